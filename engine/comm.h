@@ -1,0 +1,148 @@
+/*
+ * comm.h - cost of collective communication on a GPU topology.
+ *
+ * The model is alpha-beta (Hockney): time = latency + bytes / bandwidth,
+ * priced per algorithm (ring, double binary tree, in-switch reduction,
+ * hierarchical, rail-routed all-to-all) and per protocol (LL, LL128,
+ * Simple, as in NCCL), and the cheapest available pair is chosen, as NCCL's
+ * tuner does (src/graph/tuning.cc, src/enqueue.cc in NVIDIA/nccl).
+ *
+ * Results follow the nccl-tests conventions (doc/PERFORMANCE.md):
+ *   algbw = bytes / time
+ *   busbw = algbw * 2(n-1)/n   all-reduce
+ *         = algbw * (n-1)/n    all-gather, reduce-scatter, all-to-all
+ *         = algbw              broadcast, reduce, send/recv
+ * where `bytes` is the total buffer for all-gather and reduce-scatter
+ * (what each rank holds after the all-gather), the per-rank send buffer for
+ * all-to-all, and the message for the others.
+ *
+ * Units: bytes, seconds, bytes/s.  Link bandwidth is per direction, per GPU
+ * (scale-up) or per NIC (scale-out).  Every struct is caller-owned; nothing
+ * here allocates, prints or keeps state, and a call costs a few hundred
+ * floating-point operations.
+ */
+#ifndef GP_COMM_H
+#define GP_COMM_H
+
+#include "common.h"
+
+/* Collectives, in nccl-tests naming. */
+typedef enum gp_coll {
+	GP_ALL_REDUCE = 0,
+	GP_ALL_GATHER,
+	GP_REDUCE_SCATTER,
+	GP_ALL_TO_ALL,
+	GP_BROADCAST,
+	GP_REDUCE,
+	GP_SEND_RECV,
+	GP_COLL_COUNT
+} gp_coll;
+
+/* Algorithms.  Which ones apply depends on the collective and topology:
+ *   RING   pipelined ring over all ranks (flat across nodes, like NCCL's)
+ *   TREE   NCCL double binary tree: chain inside a node, two complementary
+ *          binary trees across nodes (all-reduce only)
+ *   NVLS   reduction/multicast inside the NVSwitch (Hopper+ NVLink Switch
+ *          "SHARP"); across nodes it is NCCL's NVLS_TREE
+ *   SHARP  in-network reduction in the IB switches (NCCL CollNet)
+ *   HIER   intra-node reduce-scatter -> inter-node ring all-reduce on each
+ *          rail -> intra-node all-gather, phases run one after another
+ *   P2P    direct pairwise transfers (all-to-all, send/recv)
+ *   PXN    all-to-all across nodes with rail routing: traffic to a remote
+ *          GPU first hops over NVLink to the local GPU on the same rail */
+typedef enum gp_algo {
+	GP_ALGO_RING = 0,
+	GP_ALGO_TREE,
+	GP_ALGO_NVLS,
+	GP_ALGO_SHARP,
+	GP_ALGO_HIER,
+	GP_ALGO_P2P,
+	GP_ALGO_PXN,
+	GP_ALGO_COUNT
+} gp_algo;
+
+/* NCCL protocols: LL (8-byte stores, half of them flags), LL128 (128-byte
+ * lines, 120 bytes of data) and Simple (bulk copies + a fence per step). */
+typedef enum gp_proto {
+	GP_PROTO_LL = 0,
+	GP_PROTO_LL128,
+	GP_PROTO_SIMPLE,
+	GP_PROTO_COUNT
+} gp_proto;
+
+/* Kind of the scale-up link; selects per-step protocol overheads. */
+typedef enum gp_link_kind {
+	GP_LINK_NVLINK = 0,   /* NVLink, NVSwitch, NVLink bridge, xGMI-like */
+	GP_LINK_PCIE          /* PCIe peer-to-peer or through host memory */
+} gp_link_kind;
+
+/* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),
+ * 0 < achievable <= 1 (fraction of bw a long stream sustains). */
+typedef struct gp_link {
+	double bw;
+	double latency;
+	double achievable;
+} gp_link;
+
+typedef struct gp_topo {
+	int gpus_per_node;    /* GPUs in one scale-up domain (a "node") */
+	int nodes;            /* scale-up domains available */
+	gp_link_kind up_kind; /* scale-up link kind */
+	gp_link up;           /* scale-up bandwidth per GPU */
+	int up_nvls;          /* 1: the switch reduces in-network (NVLS) */
+	int up_crosses_cpu;   /* 1: PCIe traffic goes through the CPU root
+			       * complex / host memory (no direct P2P) */
+	int nics;             /* NICs per node (0: no scale-out) */
+	gp_link nic;          /* one NIC; ignored when nics == 0 */
+	int nic_sharp;        /* 1: the IB fabric reduces in-network (SHARP) */
+} gp_topo;
+
+typedef struct gp_comm_result {
+	double time;          /* s, latency + bw_time */
+	double latency;       /* s, the size-independent part */
+	double bw_time;       /* s, the bytes / bandwidth part */
+	double algbw;         /* B/s, bytes / time */
+	double busbw;         /* B/s, algbw * nccl-tests bus factor */
+	gp_algo algo;         /* algorithm priced (or chosen) */
+	gp_proto proto;       /* protocol priced (or chosen) */
+	int nodes;            /* nodes the gpus span */
+	int ppn;              /* GPUs per node used */
+} gp_comm_result;
+
+/* Check a topology: positive counts, finite positive bandwidths, finite
+ * non-negative latencies, achievable in (0, 1].  GP_OK or GP_EINVAL. */
+int comm_topo_check(const gp_topo *t, gp_error *err);
+
+/* Cost of collective `op` on `gpus` ranks of topology t moving `bytes`
+ * (see the conventions above).  Ranks fill nodes in order: gpus <=
+ * gpus_per_node stays in one node; more must be a multiple of
+ * gpus_per_node and at most gpus_per_node * nodes.  Chooses the cheapest
+ * available algorithm and protocol.  bytes == 0 costs 0 (as nccl-tests
+ * skips empty calls).  GP_OK and *out filled, or GP_EINVAL (bad topology,
+ * gpus < 1, too many gpus, bytes negative or not finite, op out of range)
+ * with the reason in err and *out untouched. */
+int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
+	      gp_comm_result *out, gp_error *err);
+
+/* As comm_cost but priced with algorithm `algo` (cheapest protocol for it).
+ * GP_EINVAL also when algo does not apply to op on this topology (e.g.
+ * NVLS without an NVLS switch), naming why. */
+int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
+		   double bytes, int gpus, gp_comm_result *out,
+		   gp_error *err);
+
+/* nccl-tests bus-bandwidth factor of op on n ranks (0 for n < 1 or a bad
+ * op; all-reduce on 1 rank: 0, as nccl-tests prints). */
+double comm_bus_factor(gp_coll op, int n);
+
+/* Names ("all_reduce", "ring", "ll128"); "?" out of range. */
+const char *comm_coll_name(gp_coll op);
+const char *comm_algo_name(gp_algo a);
+const char *comm_proto_name(gp_proto p);
+
+/* Parse a collective name ("all_reduce", also "allreduce"/"all-reduce");
+ * GP_OK and *out set, or GP_EINVAL.  Same for algorithms. */
+int comm_coll_parse(const char *name, gp_coll *out);
+int comm_algo_parse(const char *name, gp_algo *out);
+
+#endif
