@@ -1,0 +1,493 @@
+/*
+ * model.c - transformer architecture -> parameter counts, FLOPs, KV bytes.
+ *
+ * Counting is per operator, the way the weights are laid out in the
+ * Hugging Face / Megatron implementations:
+ *
+ *   attention (GQA/MQA)  q: h x (a*d), k and v: h x (g*d), o: (a*d) x h
+ *                        (h hidden, a heads, g kv heads, d head_dim)
+ *   attention (MLA)      DeepSeek-V2 (arXiv 2405.04434) section 2.1.2 and
+ *                        DeepSeek-V3 (arXiv 2412.19437) section 2.1.1:
+ *                        q down h x rq, q up rq x a(dn+dr)
+ *                        (or directly q: h x a(dn+dr)),
+ *                        kv down h x (rkv + dr), kv up rkv x a(dn+dv),
+ *                        o: a*dv x h, RMS norms on the two latents
+ *   MLP                  gated (SwiGLU, Shazeer 2020): 3 h f; plain: 2 h f
+ *   MoE                  routed + shared experts, router h x E per layer
+ *   embeddings           V h (+ learned positions), lm_head V h unless tied
+ *   norms                two per layer + final; RMSNorm h, LayerNorm 2h
+ *
+ * Biases: none by default (Llama, Mistral, DeepSeek).  qkv_bias adds the q,
+ * k, v biases (Qwen2); linear_bias puts one on every linear (GPT-2/3,
+ * Megatron GPT, BLOOM), which with LayerNorm gives the 13h per layer of
+ * Narayanan et al. 2021 eq. (2): P = 12 l h^2 (1 + 13/12h + (V+s)/12lh).
+ *
+ * Vision towers (ViT) carry biases on every linear and LayerNorm (CLIP
+ * ViT-L/14, the Qwen2-VL ViT); their patch embedding is a convolution of
+ * 3 * temporal_patch * patch^2 * hidden weights (Qwen2-VL folds two video
+ * frames into one patch, so its images use temporal_patch = 2 too).
+ * Class/position embeddings of the tower (< 1M parameters) are not counted.
+ *
+ * Not counted (each < 0.01% of the models in the catalog): Qwen3's per-head
+ * q/k RMSNorm (2 * head_dim per layer), DeepSeek-V3's router bias, BLOOM's
+ * embedding LayerNorm.  DeepSeek-V3's multi-token-prediction module (14B)
+ * is not part of the 671B and is left out.
+ */
+#include "model.h"
+
+#include <math.h>
+
+/* Norm parameters per element of the normalised width: 1 for RMSNorm, 2 for
+ * LayerNorm (gain and bias).  model_check guarantees one of the two. */
+static double norm_factor(const gp_model *m)
+{
+	return m->norm_params == 2 * m->hidden ? 2.0 : 1.0;
+}
+
+static int has_vision(const gp_model *m)
+{
+	return m->vision.layers > 0 || m->vision.params > 0;
+}
+
+int model_check(const gp_model *m, gp_error *err)
+{
+	const gp_moe *e;
+	const gp_mla *a;
+	const gp_vision *v;
+
+	if (!m)
+		return gp_fail(err, "model: NULL");
+	e = &m->moe;
+	a = &m->mla;
+	v = &m->vision;
+	if (m->layers <= 0)
+		return gp_fail(err, "layers must be positive (got %d)", m->layers);
+	if (m->hidden <= 0)
+		return gp_fail(err, "hidden must be positive (got %d)", m->hidden);
+	if (m->heads <= 0)
+		return gp_fail(err, "heads must be positive (got %d)", m->heads);
+	if (m->kv_heads <= 0)
+		return gp_fail(err, "kv_heads must be positive (got %d)",
+			       m->kv_heads);
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+		return gp_fail(err, "kv_heads (%d) must divide heads (%d)",
+			       m->kv_heads, m->heads);
+	if (m->head_dim <= 0)
+		return gp_fail(err, "head_dim must be positive (got %d)",
+			       m->head_dim);
+	if (m->vocab <= 0)
+		return gp_fail(err, "vocab must be positive (got %d)", m->vocab);
+	if (m->ffn_hidden < 0)
+		return gp_fail(err, "ffn_hidden must not be negative (got %d)",
+			       m->ffn_hidden);
+	/* A model whose every layer is MoE needs no dense width. */
+	if (m->ffn_hidden == 0 && (e->experts == 0 || e->dense_layers > 0) &&
+	    !(e->experts > 0 && e->dense_ffn_hidden > 0))
+		return gp_fail(err, "ffn_hidden must be positive (got 0)");
+	if (m->ffn_gated != 0 && m->ffn_gated != 1)
+		return gp_fail(err, "ffn_gated must be 0 or 1 (got %d)",
+			       m->ffn_gated);
+	if (m->tied_embeddings != 0 && m->tied_embeddings != 1)
+		return gp_fail(err, "tied_embeddings must be 0 or 1 (got %d)",
+			       m->tied_embeddings);
+	if (m->qkv_bias != 0 && m->qkv_bias != 1)
+		return gp_fail(err, "qkv_bias must be 0 or 1 (got %d)",
+			       m->qkv_bias);
+	if (m->linear_bias != 0 && m->linear_bias != 1)
+		return gp_fail(err, "linear_bias must be 0 or 1 (got %d)",
+			       m->linear_bias);
+	if (m->norm_params != m->hidden && m->norm_params != 2 * m->hidden)
+		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) or "
+			       "2*hidden (LayerNorm), got %d", m->hidden,
+			       m->norm_params);
+	if (m->pos_embeddings < 0)
+		return gp_fail(err, "pos_embeddings must not be negative (got %d)",
+			       m->pos_embeddings);
+	if (m->sliding_window < 0)
+		return gp_fail(err, "sliding_window must not be negative (got %d)",
+			       m->sliding_window);
+	if (m->sliding_layers < 0 || m->sliding_layers > m->layers)
+		return gp_fail(err, "sliding_layers must be in 0..layers (%d), "
+			       "got %d", m->layers, m->sliding_layers);
+	if (m->sliding_layers > 0 && m->sliding_window == 0)
+		return gp_fail(err, "sliding_layers = %d needs a sliding_window",
+			       m->sliding_layers);
+
+	if (e->experts < 0)
+		return gp_fail(err, "moe.experts must not be negative (got %d)",
+			       e->experts);
+	if (e->experts > 0) {
+		if (e->top_k <= 0 || e->top_k > e->experts)
+			return gp_fail(err, "moe.top_k must be in 1..experts (%d), "
+				       "got %d", e->experts, e->top_k);
+		if (e->ffn_hidden <= 0)
+			return gp_fail(err, "moe.ffn_hidden must be positive "
+				       "(got %d)", e->ffn_hidden);
+		if (e->shared_experts < 0)
+			return gp_fail(err, "moe.shared_experts must not be "
+				       "negative (got %d)", e->shared_experts);
+		if (e->shared_ffn_hidden < 0)
+			return gp_fail(err, "moe.shared_ffn_hidden must not be "
+				       "negative (got %d)", e->shared_ffn_hidden);
+		if (e->dense_layers < 0 || e->dense_layers > m->layers)
+			return gp_fail(err, "moe.dense_layers must be in "
+				       "0..layers (%d), got %d", m->layers,
+				       e->dense_layers);
+		if (e->dense_ffn_hidden < 0)
+			return gp_fail(err, "moe.dense_ffn_hidden must not be "
+				       "negative (got %d)", e->dense_ffn_hidden);
+	} else if (e->top_k != 0 || e->shared_experts != 0 ||
+		   e->dense_layers != 0) {
+		return gp_fail(err, "moe fields set but moe.experts is %d",
+			       e->experts);
+	}
+
+	if (a->kv_lora_rank < 0)
+		return gp_fail(err, "mla.kv_lora_rank must not be negative "
+			       "(got %d)", a->kv_lora_rank);
+	if (a->kv_lora_rank > 0) {
+		if (a->q_lora_rank < 0)
+			return gp_fail(err, "mla.q_lora_rank must not be "
+				       "negative (got %d)", a->q_lora_rank);
+		if (a->qk_nope_head_dim <= 0)
+			return gp_fail(err, "mla.qk_nope_head_dim must be positive "
+				       "(got %d)", a->qk_nope_head_dim);
+		if (a->qk_rope_head_dim <= 0)
+			return gp_fail(err, "mla.qk_rope_head_dim must be positive "
+				       "(got %d)", a->qk_rope_head_dim);
+		if (a->v_head_dim <= 0)
+			return gp_fail(err, "mla.v_head_dim must be positive "
+				       "(got %d)", a->v_head_dim);
+	}
+
+	if (!gp_finite(v->params) || v->params < 0)
+		return gp_fail(err, "vision.params must be a non-negative number");
+	if (!gp_finite(v->projector_params) || v->projector_params < 0)
+		return gp_fail(err, "vision.projector_params must be a "
+			       "non-negative number");
+	if (v->layers < 0)
+		return gp_fail(err, "vision.layers must not be negative (got %d)",
+			       v->layers);
+	if (has_vision(m)) {
+		if (v->layers > 0 && (v->hidden <= 0 || v->heads <= 0 ||
+				      v->ffn_hidden <= 0))
+			return gp_fail(err, "vision.hidden, vision.heads and "
+				       "vision.ffn_hidden must be positive");
+		if (v->layers > 0 && v->hidden % v->heads != 0)
+			return gp_fail(err, "vision.heads (%d) must divide "
+				       "vision.hidden (%d)", v->heads, v->hidden);
+		if (v->ffn_gated != 0 && v->ffn_gated != 1)
+			return gp_fail(err, "vision.ffn_gated must be 0 or 1");
+		if (v->merge < 0 || v->temporal_patch < 0)
+			return gp_fail(err, "vision.merge and vision.temporal_patch "
+				       "must not be negative");
+		if (v->tokens_per_image < 0)
+			return gp_fail(err, "vision.tokens_per_image must not be "
+				       "negative (got %d)", v->tokens_per_image);
+		if (v->tokens_per_image == 0 &&
+		    (v->image_size <= 0 || v->patch_size <= 0))
+			return gp_fail(err, "vision needs tokens_per_image or a "
+				       "positive image_size and patch_size");
+		if (v->layers > 0 && v->patch_size <= 0)
+			return gp_fail(err, "vision.patch_size must be positive "
+				       "(got %d)", v->patch_size);
+	}
+	return GP_OK;
+}
+
+/* Attention weights of one layer (no biases), in elements. */
+static double attn_weights(const gp_model *m)
+{
+	const gp_mla *a = &m->mla;
+	double h = m->hidden, n = m->heads;
+
+	if (a->kv_lora_rank > 0) {
+		/* DeepSeek-V2 eqs. (9)-(10), (37)-(39): queries through a
+		 * q_lora_rank latent (or directly), keys/values through the
+		 * kv_lora_rank latent plus one shared rope key, output from
+		 * heads * v_head_dim. */
+		double dq = a->qk_nope_head_dim + a->qk_rope_head_dim;
+		double q = a->q_lora_rank > 0 ?
+			h * a->q_lora_rank + (double)a->q_lora_rank * n * dq :
+			h * n * dq;
+		double kv_down = h * ((double)a->kv_lora_rank +
+				      a->qk_rope_head_dim);
+		double kv_up = (double)a->kv_lora_rank * n *
+			((double)a->qk_nope_head_dim + a->v_head_dim);
+		double o = n * a->v_head_dim * h;
+
+		return q + kv_down + kv_up + o;
+	}
+	/* q and o: h x heads*head_dim; k and v: h x kv_heads*head_dim. */
+	return 2.0 * h * n * m->head_dim +
+		2.0 * h * (double)m->kv_heads * m->head_dim;
+}
+
+/* Attention biases of one layer. */
+static double attn_biases(const gp_model *m)
+{
+	const gp_mla *a = &m->mla;
+	double qkv, o;
+
+	if (!m->qkv_bias && !m->linear_bias)
+		return 0.0;
+	if (a->kv_lora_rank > 0) {
+		qkv = (double)m->heads * (a->qk_nope_head_dim +
+					  a->qk_rope_head_dim) +
+			a->kv_lora_rank + a->qk_rope_head_dim +
+			(double)m->heads * (a->qk_nope_head_dim + a->v_head_dim);
+	} else {
+		qkv = ((double)m->heads + 2.0 * m->kv_heads) * m->head_dim;
+	}
+	o = m->linear_bias ? m->hidden : 0.0;
+	return qkv + o;
+}
+
+/* Weights of one MLP of intermediate width f (gated: gate, up, down). */
+static double mlp_weights(const gp_model *m, double f)
+{
+	return (m->ffn_gated ? 3.0 : 2.0) * m->hidden * f;
+}
+
+static double mlp_biases(const gp_model *m, double f)
+{
+	if (!m->linear_bias)
+		return 0.0;
+	return (m->ffn_gated ? 2.0 : 1.0) * f + m->hidden;
+}
+
+static double mlp_params(const gp_model *m, double f)
+{
+	return mlp_weights(m, f) + mlp_biases(m, f);
+}
+
+/* Width of the dense layers of a model (dense_ffn_hidden for the first
+ * layers of an MoE model, else ffn_hidden). */
+static double dense_width(const gp_model *m)
+{
+	if (m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0)
+		return m->moe.dense_ffn_hidden;
+	return m->ffn_hidden;
+}
+
+static double shared_width(const gp_model *m)
+{
+	return m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
+		m->moe.ffn_hidden;
+}
+
+static int moe_layers(const gp_model *m)
+{
+	return m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+}
+
+/* Derived parameter count of the vision tower and projector. */
+static double vision_params(const gp_model *m)
+{
+	const gp_vision *v = &m->vision;
+	double h = v->hidden, f = v->ffn_hidden, layer, patch, tp;
+
+	if (v->params > 0)
+		return v->params;
+	if (v->layers <= 0)
+		return v->projector_params;
+	/* ViT block (Dosovitskiy et al. 2021, eq. 2-3): qkv and out
+	 * projections 4h^2 + 4h biases, MLP (2 or 3) h f + biases, two
+	 * LayerNorms 2 * 2h. */
+	layer = 4.0 * h * h + 4.0 * h +
+		(v->ffn_gated ? 3.0 * h * f + 2.0 * f + h :
+		 2.0 * h * f + f + h) + 4.0 * h;
+	/* Patch embedding: a conv of 3 channels x temporal_patch frames x
+	 * patch^2 pixels onto hidden (Qwen2-VL's Conv3d has no bias). */
+	tp = v->temporal_patch > 1 ? v->temporal_patch : 1;
+	patch = 3.0 * tp * (double)v->patch_size * v->patch_size * h;
+	/* + the tower's final LayerNorm (CLIP post_layernorm, Qwen2-VL
+	 * merger ln_q). */
+	return v->layers * layer + patch + 2.0 * h + v->projector_params;
+}
+
+int model_params(const gp_model *m, gp_params *out, gp_error *err)
+{
+	double nf, attn, dense_mlp_one, expert_one, shared_one, router_one;
+	double norms_layer, dense_layer, moe_layer;
+	int nmoe, ndense;
+
+	if (!out)
+		return gp_fail(err, "model_params: NULL output");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	nf = norm_factor(m);
+	nmoe = moe_layers(m);
+	ndense = m->layers - nmoe;
+
+	attn = attn_weights(m) + attn_biases(m);
+	/* Two norms per layer (pre-attention, pre-MLP); MLA adds RMSNorms on
+	 * the q and kv latents (DeepSeek-V2 modelling: q_a_layernorm,
+	 * kv_a_layernorm). */
+	norms_layer = 2.0 * m->norm_params;
+	if (m->mla.kv_lora_rank > 0)
+		norms_layer += nf * ((double)m->mla.kv_lora_rank +
+				     m->mla.q_lora_rank);
+
+	dense_mlp_one = ndense > 0 ? mlp_params(m, dense_width(m)) : 0.0;
+	expert_one = nmoe > 0 ? mlp_params(m, m->moe.ffn_hidden) : 0.0;
+	shared_one = nmoe > 0 ? mlp_params(m, shared_width(m)) : 0.0;
+	/* Router: one h x E gate per MoE layer (Shazeer et al. 2017). */
+	router_one = nmoe > 0 ? (double)m->hidden * m->moe.experts : 0.0;
+
+	out->embedding = (double)m->vocab * m->hidden +
+		(double)m->pos_embeddings * m->hidden;
+	out->lm_head = m->tied_embeddings ? 0.0 : (double)m->vocab * m->hidden;
+	out->attention = m->layers * attn;
+	out->dense_mlp = ndense * dense_mlp_one;
+	out->experts = nmoe * ((double)m->moe.experts * expert_one +
+			       (double)m->moe.shared_experts * shared_one);
+	out->router = nmoe * router_one;
+	out->norms = m->layers * norms_layer + m->norm_params;
+	out->vision = has_vision(m) ? vision_params(m) : 0.0;
+	out->total = out->embedding + out->lm_head + out->attention +
+		out->dense_mlp + out->experts + out->router + out->norms +
+		out->vision;
+	/* Active: each token visits top_k of the routed experts. */
+	out->active = out->total - nmoe * (double)(m->moe.experts -
+						   m->moe.top_k) * expert_one;
+
+	dense_layer = attn + norms_layer + dense_mlp_one;
+	moe_layer = attn + norms_layer + router_one +
+		(double)m->moe.experts * expert_one +
+		(double)m->moe.shared_experts * shared_one;
+	out->per_layer_max = ndense > 0 ? dense_layer : 0.0;
+	if (nmoe > 0 && moe_layer > out->per_layer_max)
+		out->per_layer_max = moe_layer;
+
+	/* Matmul weights one token passes through (no biases, norms or
+	 * lookup); the logits multiply by V x h whether tied or not. */
+	out->matmul_active = m->layers * attn_weights(m) +
+		ndense * (ndense > 0 ? mlp_weights(m, dense_width(m)) : 0.0) +
+		nmoe * (router_one +
+			m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
+			m->moe.shared_experts *
+			mlp_weights(m, shared_width(m))) +
+		(double)m->vocab * m->hidden;
+	return GP_OK;
+}
+
+/* Attention-score and value FLOP per token per layer over c keys:
+ * QK^T 2 c a dqk and PV 2 c a dv (Kaplan et al. 2020 Table 1 count
+ * 2 n_ctx d_attn for both together at the forward pass per token; here
+ * split so MLA's 192-wide scores and 128-wide values differ). */
+static double attn_ctx_flops(const gp_model *m, double c)
+{
+	double dqk = m->head_dim, dv = m->head_dim;
+
+	if (m->mla.kv_lora_rank > 0) {
+		dqk = (double)m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim;
+		dv = m->mla.v_head_dim;
+	}
+	return 2.0 * c * m->heads * dqk + 2.0 * c * m->heads * dv;
+}
+
+double model_fwd_flops_per_token(const gp_model *m, double ctx)
+{
+	gp_params p;
+	double full, win, f;
+	int nslide;
+
+	if (!gp_finite(ctx) || ctx < 0)
+		return -1.0;
+	if (model_params(m, &p, NULL) != GP_OK)
+		return -1.0;
+	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
+	win = nslide > 0 && ctx > m->sliding_window ? m->sliding_window : ctx;
+	full = ctx;
+	/* 2 FLOP per multiply-add through every active weight (Kaplan et al.
+	 * 2020, C_forward ~ 2N + 2 n_layer n_ctx d_attn). */
+	f = 2.0 * p.matmul_active;
+	f += (m->layers - nslide) * attn_ctx_flops(m, full) +
+		nslide * attn_ctx_flops(m, win);
+	return f;
+}
+
+double model_kv_bytes_per_token(const gp_model *m, double elem_bytes)
+{
+	if (!gp_finite(elem_bytes) || elem_bytes <= 0)
+		return -1.0;
+	if (model_check(m, NULL) != GP_OK)
+		return -1.0;
+	if (m->mla.kv_lora_rank > 0)
+		/* MLA caches the compressed latent c_KV and the shared rope
+		 * key k^R (DeepSeek-V2 section 2.1.2, Table 1:
+		 * (d_c + d_h^R) l elements per token). */
+		return (double)m->layers * ((double)m->mla.kv_lora_rank +
+					    m->mla.qk_rope_head_dim) * elem_bytes;
+	/* K and V: 2 * layers * kv_heads * head_dim elements per token. */
+	return 2.0 * m->layers * (double)m->kv_heads * m->head_dim * elem_bytes;
+}
+
+double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
+{
+	double per_tok, per_layer, win;
+	int nslide;
+
+	if (!gp_finite(ctx) || ctx < 0)
+		return -1.0;
+	per_tok = model_kv_bytes_per_token(m, elem_bytes);
+	if (per_tok < 0)
+		return -1.0;
+	per_layer = per_tok / m->layers;
+	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
+	/* A sliding-window layer keeps only the last window tokens (Beltagy
+	 * et al. 2020; Mistral 7B's rolling buffer cache). */
+	win = ctx > m->sliding_window ? m->sliding_window : ctx;
+	return (m->layers - nslide) * per_layer * ctx +
+		nslide * per_layer * win;
+}
+
+double model_vision_tokens(const gp_model *m)
+{
+	const gp_vision *v;
+	double side;
+	int merge;
+
+	if (model_check(m, NULL) != GP_OK)
+		return -1.0;
+	v = &m->vision;
+	if (!has_vision(m))
+		return 0.0;
+	if (v->tokens_per_image > 0)
+		return v->tokens_per_image;
+	/* (image / patch)^2 patches, merged merge x merge into one token
+	 * (Qwen2-VL: 2x2 adjacent patches per token, Wang et al. 2024). */
+	merge = v->merge > 1 ? v->merge : 1;
+	side = floor((double)v->image_size / v->patch_size / merge);
+	return side * side;
+}
+
+double model_vision_flops_per_image(const gp_model *m)
+{
+	const gp_vision *v;
+	double patches, side, h, f, mm, merge, tp, tokens;
+
+	if (model_check(m, NULL) != GP_OK)
+		return -1.0;
+	v = &m->vision;
+	if (!has_vision(m))
+		return 0.0;
+	if (v->layers <= 0 || v->image_size <= 0)
+		return -1.0; /* an opaque params-only tower has no shape */
+	side = floor((double)v->image_size / v->patch_size);
+	patches = side * side;
+	merge = v->merge > 1 ? v->merge : 1;
+	tokens = patches / (merge * merge);
+	tp = v->temporal_patch > 1 ? v->temporal_patch : 1;
+	h = v->hidden;
+	f = v->ffn_hidden;
+	/* Per patch per layer: 2 * (4h^2 + (2|3) h f) matmul FLOP plus full
+	 * self-attention over all patches, 4 * patches * h (scores and PV);
+	 * the patch conv 2 * 3 tp p^2 h per patch; the projector 2 * its
+	 * params per output token (after the merge). */
+	mm = 4.0 * h * h + (v->ffn_gated ? 3.0 : 2.0) * h * f;
+	return v->layers * patches * (2.0 * mm + 4.0 * patches * h) +
+		2.0 * 3.0 * tp * (double)v->patch_size * v->patch_size * h *
+		patches + 2.0 * v->projector_params * tokens;
+}

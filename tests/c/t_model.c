@@ -1,0 +1,299 @@
+/*
+ * t_model.c - parameter counts, FLOPs and KV bytes against hand-derived
+ * numbers for published architectures.
+ *
+ * Exact integer counts are compared with reltol 1e-12: the engine works in
+ * doubles and every count here is below 2^53, so the only slack is the
+ * last-bit rounding of a sum of a dozen terms.
+ */
+#include "model.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+
+#define EXACT 1e-12
+
+static gp_model llama(int layers, int hidden, int heads, int kv_heads,
+		      int ffn, int vocab)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = kv_heads;
+	m.head_dim = hidden / heads;
+	m.ffn_hidden = ffn;
+	m.ffn_gated = 1;
+	m.vocab = vocab;
+	m.norm_params = hidden;	/* RMSNorm */
+	return m;
+}
+
+/* Megatron GPT (Narayanan et al. 2021 section 5.1): biases on every
+ * linear, LayerNorm, 4h MLP, learned positions, tied embeddings. */
+static gp_model gpt(int layers, int hidden, int heads, int vocab, int seq)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = heads;
+	m.head_dim = hidden / heads;
+	m.ffn_hidden = 4 * hidden;
+	m.vocab = vocab;
+	m.tied_embeddings = 1;
+	m.linear_bias = 1;
+	m.norm_params = 2 * hidden;
+	m.pos_embeddings = seq;
+	return m;
+}
+
+static gp_model deepseek_v3(void)
+{
+	gp_model m = llama(61, 7168, 128, 128, 18432, 129280);
+
+	m.moe.experts = 256;
+	m.moe.top_k = 8;
+	m.moe.shared_experts = 1;
+	m.moe.ffn_hidden = 2048;
+	m.moe.dense_layers = 3;
+	m.mla.q_lora_rank = 1536;
+	m.mla.kv_lora_rank = 512;
+	m.mla.qk_nope_head_dim = 128;
+	m.mla.qk_rope_head_dim = 64;
+	m.mla.v_head_dim = 128;
+	return m;
+}
+
+static double total(const gp_model *m)
+{
+	gp_params p;
+
+	if (model_params(m, &p, NULL) != GP_OK)
+		return NAN;
+	return p.total;
+}
+
+static int fails_with(gp_model m, const char *needle, const char *name)
+{
+	gp_error e;
+	int rc;
+
+	e.msg[0] = '\0';
+	rc = model_check(&m, &e);
+	if (!ok(rc == GP_EINVAL && strstr(e.msg, needle) != NULL, name))
+		printf("#   rc %d, msg '%s', want '%s'\n", rc, e.msg, needle);
+	return rc;
+}
+
+int main(void)
+{
+	gp_model m;
+	gp_params p;
+	gp_error e;
+	double h, l, s, V, f;
+
+	plan(42);
+
+	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
+	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
+	 *       = 67,108,864 + 135,266,304 + 8,192 = 202,383,360
+	 * total = 32 * layer + 2 * V h (untied) + h (final norm)
+	 *       = 6,476,267,520 + 262,144,000 + 4,096 = 6,738,415,616,
+	 * the count Meta and HF publish for the checkpoint. */
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	is_num(total(&m), 6738415616.0, EXACT, "llama2-7b params");
+
+	/* Llama-3-8B: GQA 8 kv heads, ffn 14336, V 128256.
+	 * attn = 2*4096^2 + 2*4096*1024 = 41,943,040; mlp = 176,160,768;
+	 * layer = 41,943,040 + 176,160,768 + 8,192 = 218,112,000
+	 * total = 32 * 218,112,000 + 2 * 525,336,576 + 4,096
+	 *       = 8,030,261,248 (published). */
+	m = llama(32, 4096, 32, 8, 14336, 128256);
+	is_num(total(&m), 8030261248.0, EXACT, "llama3-8b params");
+
+	/* Llama-2-70B: h 8192, l 80, 64 heads, 8 kv, ffn 28672, V 32000.
+	 * attn = 2*8192^2 + 2*8192*1024 = 150,994,944;
+	 * mlp = 3*8192*28672 = 704,643,072; norms 2h = 16,384;
+	 * layer = 150,994,944 + 704,643,072 + 16,384 = 855,654,400
+	 * total = 80 * 855,654,400 + 2 * 262,144,000 + 8,192
+	 *       = 68,976,648,192 (published 68.98B). */
+	m = llama(80, 8192, 64, 8, 28672, 32000);
+	is_num(total(&m), 68976648192.0, EXACT, "llama2-70b params");
+
+	/* Llama-2-70B KV cache in bf16: 2 (K,V) * 80 layers * 8 kv heads *
+	 * 128 dims * 2 bytes = 327,680 B/token; 4096 tokens = 1,342,177,280 B
+	 * = 1.25 GiB exactly. */
+	is_num(model_kv_bytes_per_token(&m, 2.0), 327680.0, EXACT,
+	       "llama2-70b kv bytes/token bf16");
+	is_num(model_kv_bytes(&m, 4096.0, 2.0), 1.25 * 1073741824.0, EXACT,
+	       "llama2-70b kv 4096 tokens = 1.25 GiB");
+
+	/* Mixtral 8x7B: Llama-3-8B-shaped attention at V 32000, 8 experts of
+	 * 3*4096*14336 = 176,160,768, top-2, router 4096*8 = 32,768.
+	 * layer = 41,943,040 + 8*176,160,768 + 32,768 + 8,192
+	 *       = 1,451,270,144
+	 * total = 32 * 1,451,270,144 + 262,144,000 + 4,096 = 46,702,792,704
+	 * active: 6 idle experts per layer fewer:
+	 *   46,702,792,704 - 32*6*176,160,768 = 12,879,925,248 (12.88B). */
+	m = llama(32, 4096, 32, 8, 14336, 32000);
+	m.moe.experts = 8;
+	m.moe.top_k = 2;
+	m.moe.ffn_hidden = 14336;
+	ok(model_params(&m, &p, NULL) == GP_OK, "mixtral counts");
+	is_num(p.total, 46702792704.0, EXACT, "mixtral total");
+	is_num(p.active, 12879925248.0, EXACT, "mixtral active");
+	is_num(p.router, 32.0 * 32768.0, EXACT, "mixtral router 32*h*E");
+
+	/* DeepSeek-V3 (MLA + MoE, 3 dense layers, 1 shared + 256 routed
+	 * experts of 2048, top-8; arXiv 2412.19437 section 4.2):
+	 * MLA per layer: q_a 7168*1536 = 11,010,048; q_b 1536*128*192 =
+	 *   37,748,736; kv_a 7168*(512+64) = 4,128,768; kv_b 512*128*256 =
+	 *   16,777,216; o 128*128*7168 = 117,440,512  -> 187,105,280
+	 * norms per layer 2*7168 + 1536 + 512 = 16,384
+	 * dense layer: + 3*7168*18432 = 396,361,728 -> 583,483,392 (x3)
+	 * MoE layer: + 257*44,040,192 + router 7168*256 = 1,835,008
+	 *   -> 11,507,286,016 (x58)
+	 * total = 1,750,450,176 + 667,422,588,928 + 2*926,679,040 + 7,168
+	 *       = 671,026,404,352 (published 671B, MTP module excluded)
+	 * active: MoE layer with 9 of 257 experts = 585,318,400 (x58)
+	 *   = 33,948,467,200 + 1,750,450,176 + 1,853,358,080 + 7,168
+	 *   = 37,552,282,624 (published "37B", 2 significant figures). */
+	m = deepseek_v3();
+	ok(model_params(&m, &p, NULL) == GP_OK, "deepseek-v3 counts");
+	is_num(p.total, 671026404352.0, EXACT, "deepseek-v3 total");
+	is_num(p.active, 37552282624.0, EXACT, "deepseek-v3 active");
+	/* Published rounded "671B" and "37B": within 1% and 1.5% (37 has two
+	 * significant figures, +-0.5B = 1.35%; 37.55 is the full count). */
+	is_num(p.total, 671e9, 0.01, "deepseek-v3 vs published 671B");
+	is_num(p.active, 37e9, 0.016, "deepseek-v3 vs published 37B");
+	/* MLA KV cache: 61 layers * (512 + 64) * 2 bytes = 70,272 B/token. */
+	is_num(model_kv_bytes_per_token(&m, 2.0), 70272.0, EXACT,
+	       "deepseek-v3 MLA kv bytes/token");
+
+	/* GPT-3 175B (Brown et al. 2020 Table 2.1): l 96, h 12288, 96 heads,
+	 * V 50257, s 2048.  Narayanan et al. 2021 eq. (2):
+	 *   P = 12 l h^2 + 13 l h + (V + s) h, plus the final LayerNorm 2h:
+	 *   = 173,946,175,488 + 15,335,424 + 642,723,840 + 24,576
+	 *   = 174,604,259,328. */
+	h = 12288; l = 96; V = 50257; s = 2048;
+	m = gpt(96, 12288, 96, 50257, 2048);
+	is_num(total(&m), 12 * l * h * h + 13 * l * h + (V + s) * h + 2 * h,
+	       EXACT, "gpt3 = Megatron eq. (2) + final norm");
+	is_num(total(&m), 174604259328.0, EXACT, "gpt3 params");
+	is_num(total(&m), 175e9, 0.01, "gpt3 vs published 175B");
+
+	/* Megatron 1T (Narayanan et al. 2021 Table 1): l 128, h 25600,
+	 * V 51200, s 2048: 1,006,632,960,000 + 42,598,400 + 1,363,148,800
+	 * + 51,200 = 1,008,038,758,400; the table prints 1008.0B. */
+	m = gpt(128, 25600, 160, 51200, 2048);
+	is_num(total(&m), 1008.0e9, 0.001, "megatron 1T vs Table 1");
+
+	/* Forward FLOPs vs Megatron: per token 24 l h^2 + 4 s l h + 2 V h
+	 * (Narayanan et al. 2021 section 5.1: forward = 1/3 of
+	 * 72 B s l h^2 (1 + s/6h + V/12lh)); biases and norms are not
+	 * counted there or here. */
+	m = gpt(96, 12288, 96, 50257, 2048);
+	f = model_fwd_flops_per_token(&m, s);
+	is_num(f, 72 * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)) / 3,
+	       1e-12, "gpt3 fwd flops/token = Megatron 72/3");
+	/* With full recompute the layers run forward twice but the logits
+	 * once: 4 * (24 l h^2 + 4 s l h) + 3 * 2 V h
+	 *   = 96 l h^2 (1 + s/6h + V/16lh)  (Narayanan eq. 3). */
+	is_num(4 * f - 2 * V * h,
+	       96 * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)),
+	       1e-12, "gpt3 training flops with recompute = 96 formula");
+	/* ctx 0: only the weights, 2 * (12 l h^2 + V h). */
+	is_num(model_fwd_flops_per_token(&m, 0.0),
+	       2 * (12 * l * h * h + V * h), 1e-12, "flops at ctx 0");
+
+	/* MLA attention FLOPs over ctx: per layer 2 c a (128+64) +
+	 * 2 c a 128 = 640 c a; a = 128, 61 layers: 40,960 * 61 * c.
+	 * The difference between ctx 1000 and ctx 0 is that term. */
+	m = deepseek_v3();
+	is_num(model_fwd_flops_per_token(&m, 1000.0) -
+	       model_fwd_flops_per_token(&m, 0.0), 640.0 * 128 * 61 * 1000,
+	       1e-9, "deepseek-v3 MLA score+value flops");
+	/* Matmul weights at ctx 0: 2 * (active - embedding lookup - norms)
+	 * = 2 * (37,552,282,624 - 926,679,040 - 61*16,384 - 7,168)
+	 * = 2 * 36,624,596,992 (routers and logits included). */
+	is_num(model_fwd_flops_per_token(&m, 0.0), 2.0 * 36624596992.0,
+	       EXACT, "deepseek-v3 fwd flops at ctx 0");
+
+	/* Sliding window (Mistral-7B-like, window 4096): 32 layers,
+	 * 8 kv heads, head_dim 128, bf16: 4,096 B per layer per token.
+	 * All layers sliding at ctx 8192: 32 * 4096 * 4096 = 0.5 GiB. */
+	m = llama(32, 4096, 32, 8, 14336, 32000);
+	m.sliding_window = 4096;
+	m.sliding_layers = 32;
+	is_num(model_kv_bytes(&m, 8192, 2.0), 536870912.0, EXACT,
+	       "kv all layers sliding capped at window");
+	/* Half the layers sliding: 16*4096*8192 + 16*4096*4096. */
+	m.sliding_layers = 16;
+	is_num(model_kv_bytes(&m, 8192, 2.0), 805306368.0, EXACT,
+	       "kv half the layers sliding");
+	/* Below the window nothing is capped: 32 * 4096 * 1000. */
+	is_num(model_kv_bytes(&m, 1000, 2.0), 131072000.0, EXACT,
+	       "kv below the window");
+
+	/* Qwen2-VL-7B: LLM h 3584, l 28, 28 heads, 4 kv, ffn 18944,
+	 * V 152064, untied, qkv bias:
+	 *  layer = 2*3584^2 + 2*3584*512 + 4,608 (bias) + 3*3584*18944
+	 *        + 7,168 = 233,057,792; x28 = 6,525,618,176
+	 *  + 2 * 544,997,376 + 3,584 = 7,615,616,512 (Qwen2-7B's count).
+	 * ViT: 32 layers, h 1280, 16 heads, ffn 5120, biases, LayerNorm:
+	 *  layer = 4h^2 + 4h + 2*h*5120 + 5120 + h + 4h = 19,677,440
+	 *  x32 = 629,678,080; patch conv 3*2*14*14*1280 = 1,505,280;
+	 *  merger LayerNorm 2,560; merger MLP 5120*5120 + 5120 +
+	 *  5120*3584 + 3584 = 44,573,184 -> tower 675,759,104
+	 * total 8,291,375,616 (published 8.29B). */
+	m = llama(28, 3584, 28, 4, 18944, 152064);
+	m.qkv_bias = 1;
+	m.vision.layers = 32;
+	m.vision.hidden = 1280;
+	m.vision.heads = 16;
+	m.vision.ffn_hidden = 5120;
+	m.vision.image_size = 448;
+	m.vision.patch_size = 14;
+	m.vision.merge = 2;
+	m.vision.temporal_patch = 2;
+	m.vision.projector_params = 44573184;
+	ok(model_params(&m, &p, NULL) == GP_OK, "qwen2-vl-7b counts");
+	is_num(p.vision, 675759104.0, EXACT, "qwen2-vl-7b vision tower");
+	is_num(p.total, 8291375616.0, EXACT, "qwen2-vl-7b total");
+	/* 448/14 = 32 patches a side, 2x2 merge -> 16^2 = 256 tokens. */
+	is_num(model_vision_tokens(&m), 256.0, EXACT, "qwen2-vl tokens/img");
+
+	/* Bad inputs: each names its field. */
+	m = llama(32, 4096, 32, 6, 11008, 32000);
+	fails_with(m, "kv_heads (6) must divide heads (32)", "kv_heads 6/32");
+	m = llama(-1, 4096, 32, 32, 11008, 32000);
+	fails_with(m, "layers must be positive", "negative layers");
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m.moe.experts = 8;
+	m.moe.top_k = 9;
+	m.moe.ffn_hidden = 1;
+	fails_with(m, "moe.top_k", "top_k > experts");
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m.norm_params = 5;
+	fails_with(m, "norm_params", "norm_params neither h nor 2h");
+	m = deepseek_v3();
+	m.mla.v_head_dim = 0;
+	fails_with(m, "mla.v_head_dim", "MLA without v_head_dim");
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	m.vision.params = NAN;
+	fails_with(m, "vision.params", "NaN vision params");
+	ok(model_params(&m, &p, &e) == GP_EINVAL, "model_params refuses too");
+
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	is_int(model_check(&m, &e), GP_OK, "a good model passes the check");
+	ok(model_fwd_flops_per_token(&m, NAN) == -1.0, "NaN ctx -> -1");
+	ok(model_fwd_flops_per_token(&m, -1.0) == -1.0, "negative ctx -> -1");
+	ok(model_kv_bytes_per_token(&m, 0.0) == -1.0, "0 bytes/elem -> -1");
+	return done();
+}
