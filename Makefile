@@ -1,0 +1,98 @@
+# gpuplan - GPU planning engine (C kernels + embedded Lua 5.4)
+#
+# User settings first; everything below the line is required by the build.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share/gpuplan
+DESTDIR    ?=
+CC         ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS     ?= -O2 -g
+LDFLAGS    ?=
+PROVE      ?= prove
+SANITIZE   ?=
+
+# ---------------------------------------------------------------------------
+VERSION := 0.1.0
+LUA_CFLAGS := $(shell $(PKG_CONFIG) --cflags lua5.4)
+LUA_LIBS   := $(shell $(PKG_CONFIG) --libs lua5.4)
+WARN       := -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+              -Wmissing-prototypes
+ifeq ($(SANITIZE),1)
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+       -fno-sanitize-recover=undefined
+endif
+ALL_CFLAGS  = $(WARN) -D_POSIX_C_SOURCE=200809L -Iengine $(SAN) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+KERNEL_SRC := $(filter-out engine/main.c engine/lgpuplan.c,$(wildcard engine/*.c))
+KERNEL_OBJ := $(KERNEL_SRC:.c=.o)
+HEADERS    := $(wildcard engine/*.h)
+CTEST_SRC  := $(wildcard tests/c/t_*.c)
+CTEST_BIN  := $(CTEST_SRC:.c=.t)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+.PHONY: all test check bench install uninstall clean deps
+
+all: gpuplan
+
+engine/%.o: engine/%.c $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+engine/lgpuplan.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
+engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
+
+libgpuplan.a: $(KERNEL_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+gpuplan: engine/main.o engine/lgpuplan.o libgpuplan.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ engine/main.o engine/lgpuplan.o \
+		libgpuplan.a $(LUA_LIBS) -lm
+
+tests/c/%.t: tests/c/%.c tests/c/tap.h libgpuplan.a $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/c $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
+
+# C tests are TAP executables; Lua tests run inside ./gpuplan; CLI tests are
+# Perl.  Each group gets its own prove so each can use its own interpreter.
+test check: gpuplan $(CTEST_BIN)
+	$(PROVE) --exec '' $(CTEST_BIN)
+	$(PROVE) --exec './gpuplan run' tests/lua/*.t
+	$(PROVE) tests/cli/*.t
+
+bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
+
+bench: gpuplan $(if $(BENCH_SRC),bench/sweep_bench)
+	@if [ -x bench/sweep_bench ]; then ./bench/sweep_bench; fi
+	./gpuplan run bench/bench.lua
+
+install: gpuplan
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 gpuplan $(DESTDIR)$(BINDIR)/gpuplan
+	cp -R lua catalog scripts $(DESTDIR)$(DATADIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gpuplan
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# Installs the Debian packages the build and tests need (run as root).
+deps:
+	apt-get update
+	apt-get install -y --no-install-recommends liblua5.4-dev lua-filesystem \
+		lua-cjson make gcc libc6-dev perl pkg-config
+
+clean:
+	rm -f gpuplan libgpuplan.a engine/*.o tests/c/*.t bench/sweep_bench

@@ -1,0 +1,68 @@
+/* common.c - error buffer and dtype helpers shared by the kernels. */
+#include "common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int gp_fail(gp_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+	}
+	return GP_EINVAL;
+}
+
+int gp_finite(double x)
+{
+	return isfinite(x) ? 1 : 0;
+}
+
+static const struct {
+	const char *name;
+	double bytes;
+} dtypes[GP_DTYPE_COUNT] = {
+	[GP_FP32] = {"fp32", 4.0},
+	/* TF32 is a compute mode: operands are stored as fp32. */
+	[GP_TF32] = {"tf32", 4.0},
+	[GP_BF16] = {"bf16", 2.0},
+	[GP_FP16] = {"fp16", 2.0},
+	[GP_FP8] = {"fp8", 1.0},
+	[GP_INT8] = {"int8", 1.0},
+	[GP_FP6] = {"fp6", 0.75},
+	[GP_INT4] = {"int4", 0.5},
+	[GP_FP4] = {"fp4", 0.5},
+	[GP_NF4] = {"nf4", 0.5},
+};
+
+double gp_dtype_bytes(gp_dtype t)
+{
+	if ((int)t < 0 || t >= GP_DTYPE_COUNT)
+		return 0.0;
+	return dtypes[t].bytes;
+}
+
+const char *gp_dtype_name(gp_dtype t)
+{
+	if ((int)t < 0 || t >= GP_DTYPE_COUNT)
+		return "?";
+	return dtypes[t].name;
+}
+
+int gp_dtype_parse(const char *name, gp_dtype *out)
+{
+	int i;
+
+	for (i = 0; i < GP_DTYPE_COUNT; i++) {
+		if (name && strcmp(name, dtypes[i].name) == 0) {
+			*out = (gp_dtype)i;
+			return GP_OK;
+		}
+	}
+	return GP_EINVAL;
+}

@@ -1,0 +1,51 @@
+/*
+ * common.h - shared conventions of the gpuplan engine.
+ *
+ * Units inside the engine are SI doubles: bytes, seconds, FLOP, FLOP/s,
+ * bytes/s.  Link bandwidth is per direction, per GPU (or per NIC).
+ *
+ * Errors: a kernel that can refuse its input returns GP_OK (0) or GP_EINVAL
+ * and writes a one-line reason into a caller-owned gp_error.  Kernels never
+ * allocate, never print and never touch global state.
+ */
+#ifndef GP_COMMON_H
+#define GP_COMMON_H
+
+#include <stddef.h>
+
+#define GP_OK 0
+#define GP_EINVAL (-1)
+
+/* Caller-owned error buffer; msg is always NUL-terminated. */
+typedef struct gp_error {
+	char msg[256];
+} gp_error;
+
+/* Format a reason into err (if not NULL); returns GP_EINVAL so a kernel can
+ * write `return gp_fail(err, "...", ...);`. */
+int gp_fail(gp_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+/* 1 when x is a finite number, 0 for NaN or +-inf. */
+int gp_finite(double x);
+
+/* Precisions the engine knows.  Bytes per element are in gp_dtype_bytes. */
+typedef enum gp_dtype {
+	GP_FP32 = 0, GP_TF32, GP_BF16, GP_FP16, GP_FP8, GP_INT8, GP_FP6,
+	GP_INT4, GP_FP4, GP_NF4, GP_DTYPE_COUNT
+} gp_dtype;
+
+/* Storage bytes per element of a dtype (int4/nf4/fp4: 0.5, fp6: 0.75);
+ * excludes quantisation scales, which the callers add. */
+double gp_dtype_bytes(gp_dtype t);
+
+/* Canonical lower-case name ("bf16"); "?" for an out-of-range value. */
+const char *gp_dtype_name(gp_dtype t);
+
+/* Parse a canonical name; returns GP_OK and sets *out, or GP_EINVAL. */
+int gp_dtype_parse(const char *name, gp_dtype *out);
+
+#endif

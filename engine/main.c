@@ -1,0 +1,194 @@
+/*
+ * main.c - the gpuplan executable.
+ *
+ * A Lua 5.4 state with the standard libraries, the engine's module
+ * (gpuplan.core) preloaded and package.path pointing at the engine's own Lua
+ * code; argv goes to lua/gpuplan/cli.lua, which does everything else.
+ * Structure after lua.c: main -> pmain (protected) -> docall with a message
+ * handler that appends a traceback.
+ *
+ * Where the Lua code is: $GPUPLAN_HOME if set; else the directory of the
+ * executable when it holds lua/gpuplan/cli.lua (the build tree); else the
+ * compile-time GP_DATADIR (make install).  LUA_PATH is honoured; ";;" in
+ * it stands for the engine's directories followed by Lua's defaults.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+#include "lualib.h"
+
+#ifndef GP_DATADIR
+#define GP_DATADIR "/usr/local/share/gpuplan"
+#endif
+#ifndef GP_VERSION
+#define GP_VERSION "0.0.0"
+#endif
+
+int luaopen_gpuplan_core(lua_State *L);
+
+static int file_exists(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* Writes the engine's data root into buf; returns 0 or -1. */
+static int find_root(char *buf, size_t len)
+{
+	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	const char *home = getenv("GPUPLAN_HOME");
+	ssize_t n;
+	char *slash;
+
+	if (home && *home) {
+		snprintf(buf, len, "%s", home);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(probe, sizeof probe, "%s/lua/gpuplan/cli.lua",
+				 exe);
+			if (file_exists(probe)) {
+				snprintf(buf, len, "%s", exe);
+				return 0;
+			}
+		}
+	}
+	snprintf(buf, len, "%s", GP_DATADIR);
+	return 0;
+}
+
+/* Message handler: append a traceback to string errors; leave structured
+ * (table) errors from the CLI alone, they carry their own exit code. */
+static int msghandler(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+
+	if (msg == NULL) {
+		if (lua_type(L, 1) == LUA_TTABLE)
+			return 1;
+		msg = lua_pushfstring(L, "(error object is a %s value)",
+				      luaL_typename(L, 1));
+	}
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+static void set_path(lua_State *L, const char *root)
+{
+	const char *user = getenv("LUA_PATH");
+	luaL_Buffer b;
+
+	lua_getglobal(L, "package");
+	luaL_buffinit(L, &b);
+	lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua", root, root);
+	luaL_addvalue(&b);
+	if (user && *user) {
+		/* The user's path first: ";;" in it expands to ours. */
+		luaL_addstring(&b, ";");
+		luaL_addgsub(&b, user, ";;", ";");
+	}
+	luaL_addstring(&b, ";");
+	lua_getfield(L, -2, "path");
+	luaL_addvalue(&b);
+	luaL_pushresult(&b);
+	lua_setfield(L, -2, "path");
+	lua_pop(L, 1);
+}
+
+static int pmain(lua_State *L)
+{
+	int argc = (int)lua_tointeger(L, 1);
+	char **argv = (char **)lua_touserdata(L, 2);
+	char root[PATH_MAX];
+	int i;
+
+	luaL_openlibs(L);
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+	lua_pushcfunction(L, luaopen_gpuplan_core);
+	lua_setfield(L, -2, "gpuplan.core");
+	lua_pop(L, 1);
+
+	find_root(root, sizeof root);
+	set_path(L, root);
+
+	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */
+	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+	lua_createtable(L, 0, 3);
+	lua_pushstring(L, root);
+	lua_setfield(L, -2, "root");
+	lua_pushstring(L, GP_VERSION);
+	lua_setfield(L, -2, "version");
+	lua_pushstring(L, argv[0]);
+	lua_setfield(L, -2, "progname");
+	lua_setfield(L, -2, "gpuplan.config");
+	lua_pop(L, 1);
+
+	lua_pushcfunction(L, msghandler);
+	lua_getglobal(L, "require");
+	lua_pushliteral(L, "gpuplan.cli");
+	if (lua_pcall(L, 1, 1, -3) != LUA_OK)
+		return lua_error(L);
+	lua_getfield(L, -1, "main");
+	lua_createtable(L, argc, 0);
+	for (i = 1; i < argc; i++) {
+		lua_pushstring(L, argv[i]);
+		lua_rawseti(L, -2, i);
+	}
+	if (lua_pcall(L, 1, 1, -4) != LUA_OK)
+		return lua_error(L);
+	return 1;
+}
+
+/* Print an error that escaped the CLI.  Tables come from cli.lua's own
+ * error constructors: { msg = "...", usage = true|nil }. */
+static int report(lua_State *L)
+{
+	int usage = 0;
+	const char *msg;
+
+	if (lua_type(L, -1) == LUA_TTABLE) {
+		lua_getfield(L, -1, "usage");
+		usage = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		lua_getfield(L, -1, "msg");
+	}
+	msg = lua_tostring(L, -1);
+	fprintf(stderr, "gpuplan: %s\n", msg ? msg : "(no message)");
+	fflush(stderr);
+	return usage ? 2 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	lua_State *L = luaL_newstate();
+	int status, code;
+
+	if (L == NULL) {
+		fprintf(stderr, "gpuplan: cannot create Lua state: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	lua_pushcfunction(L, pmain);
+	lua_pushinteger(L, argc);
+	lua_pushlightuserdata(L, argv);
+	status = lua_pcall(L, 2, 1, 0);
+	if (status != LUA_OK)
+		code = report(L);
+	else if (lua_isinteger(L, -1))
+		code = (int)lua_tointeger(L, -1);
+	else
+		code = 0;
+	fflush(stdout);
+	lua_close(L);
+	return code;
+}

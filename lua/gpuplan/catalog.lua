@@ -1,0 +1,358 @@
+-- gpuplan.catalog: load catalog directories in a sandbox.
+--
+-- Search path: the built-in catalog/, then each dir of $GPUPLAN_CATALOG
+-- (colon-separated), then $XDG_CONFIG_HOME/gpuplan/catalog (default
+-- ~/.config/gpuplan/catalog).  Within a directory, *.lua files are read in
+-- sorted path order, recursively.  Each file runs text-only ("t" mode) in an
+-- environment holding only the constructors (gpu, arch, fabric, system,
+-- price, currency, settings, model), unit helpers and include(); reading or
+-- writing any other global is an error, and an instruction budget stops
+-- runaway loops.  Entries are checked against gpuplan.schema; an error
+-- names file:line and the field path.  A later directory may redefine an id
+-- (an override, recorded); the same id twice in one directory is an error.
+
+local lfs = require "lfs"
+local schema = require "gpuplan.schema"
+local config = require "gpuplan.config"
+
+local M = {}
+
+-- Instructions one catalog file may execute (a data file needs a few
+-- thousand; this stops `while true do end` without bothering real files).
+local BUDGET = 10000000
+
+local singular = {}
+for ctor, tbl in pairs(schema.kinds) do singular[tbl] = ctor end
+
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Sorted list of *.lua files under dir (recursive); nil, err if dir is not
+-- a readable directory.
+local function list_files(dir)
+  local attr = lfs.attributes(dir)
+  if not attr then return nil, "no such directory: " .. dir end
+  if attr.mode ~= "directory" then return nil, "not a directory: " .. dir end
+  local out = {}
+  local function walk(d)
+    local ok, iter, state = pcall(lfs.dir, d)
+    if not ok then return end
+    local names = {}
+    for name in iter, state do
+      if name:sub(1, 1) ~= "." then names[#names + 1] = name end
+    end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local p = d .. "/" .. name
+      local mode = lfs.attributes(p, "mode")
+      if mode == "directory" then
+        walk(p)
+      elseif mode == "file" and name:match("%.lua$") then
+        out[#out + 1] = p
+      end
+    end
+  end
+  walk(dir)
+  return out
+end
+
+-- The line of the catalog file that called a constructor.
+local function caller_line(path)
+  for level = 3, 12 do
+    local info = debug.getinfo(level, "Sl")
+    if not info then break end
+    if info.source == "@" .. path then return info.currentline end
+  end
+  return 0
+end
+
+local function unit_helper(suffix)
+  return function(x)
+    if type(x) ~= "number" then
+      error("unit helper expects a number, got " .. type(x), 2)
+    end
+    return string.format("%.17g%s", x, suffix)
+  end
+end
+
+local helpers = {
+  B = unit_helper("B"), KB = unit_helper("KB"), MB = unit_helper("MB"),
+  GB = unit_helper("GB"), TB = unit_helper("TB"), KiB = unit_helper("KiB"),
+  MiB = unit_helper("MiB"), GiB = unit_helper("GiB"), TiB = unit_helper("TiB"),
+  TFLOPS = unit_helper("TFLOPS"), PFLOPS = unit_helper("PFLOPS"),
+  TOPS = unit_helper("TOPS"), W = unit_helper("W"), us = unit_helper("us"),
+  ms = unit_helper("ms"),
+}
+
+-- Methods of a loaded catalog (cat:get, cat:ids, cat:achievable, ...).
+local methods = {}
+
+-- Suggest near ids (shared prefix or substring) for an unknown one.
+local function suggest(tbl, name)
+  local out = {}
+  local key = name:sub(1, 3)
+  for k in pairs(tbl) do
+    if k:sub(1, #key) == key or k:find(name, 1, true) then out[#out + 1] = k end
+  end
+  table.sort(out)
+  while #out > 6 do table.remove(out) end
+  return out
+end
+
+-- cat:get("gpus", id) -> entry; raises "unknown gpu 'x' (did you mean ...)".
+function methods.get(cat, kind, id)
+  local tbl = cat[kind]
+  if type(tbl) ~= "table" or not singular[kind] then
+    error("unknown catalog table '" .. tostring(kind) .. "'", 2)
+  end
+  local e = tbl[id]
+  if e then return e end
+  local s = suggest(tbl, tostring(id))
+  local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)")
+    or string.format(" (see 'gpuplan catalog list %s')", kind)
+  error(string.format("unknown %s '%s'%s", singular[kind], tostring(id), hint), 0)
+end
+
+-- Sorted ids of one table.
+function methods.ids(cat, kind)
+  local out = {}
+  for k in pairs(cat[kind]) do out[#out + 1] = k end
+  table.sort(out)
+  return out
+end
+
+-- The GPU's achievable fractions: its own, else its arch's defaults.
+-- Returns the table and where it came from ("gpu" or "arch hopper").
+function methods.achievable(cat, gpu)
+  if gpu.achievable then return gpu.achievable, "gpu" end
+  local a = cat.archs[gpu.arch]
+  return a and a.achievable, "arch " .. gpu.arch
+end
+
+-- Convert a price {amount, currency} to currency `to` (default: settings).
+function methods.convert(cat, price, to)
+  to = to or cat.settings.currency
+  local function per_usd(c)
+    if c == "USD" then return 1 end
+    local e = cat.currencies[c]
+    if not e then error("no exchange rate for currency " .. c, 0) end
+    return e.per_usd
+  end
+  return price.amount / per_usd(price.currency) * per_usd(to), to
+end
+
+local catalog_meta = { __index = methods }
+
+-- A new, empty catalog.
+local function new_catalog()
+  local cat = { files = {}, settings = { currency = "USD", safety_margin = 0.10 } }
+  for _, tbl in pairs(schema.kinds) do cat[tbl] = {} end
+  return setmetatable(cat, catalog_meta)
+end
+
+-- Run one file into cat.  layer: the index of its directory in the search
+-- path.  Returns true or false, "file:line: message".
+local function load_file(cat, path, layer, seen)
+  local src, err = read_file(path)
+  if not src then return false, path .. ": cannot read: " .. tostring(err) end
+  local env = {}
+  local errors
+
+  local function define(ctor, fields)
+    local line = caller_line(path)
+    local where = path .. ":" .. line
+    if type(fields) ~= "table" then
+      error(string.format("%s: %s{...} expects a table", where, ctor), 0)
+    end
+    local s = schema[ctor]
+    local val, e = schema.check(fields, s)
+    local label = ctor .. (type(fields.id) == "string" and " '" .. fields.id .. "'" or "")
+    if not val then
+      local f = e.path ~= "" and ("field '" .. e.path .. "': ") or ""
+      error(string.format("%s: %s: %s%s", where, label, f, e.msg), 0)
+    end
+    if ctor == "settings" then
+      for k, v in pairs(val) do cat.settings[k] = v end
+      cat.settings._file, cat.settings._line = path, line
+      return
+    end
+    local tbl = cat[schema.kinds[ctor]]
+    local prev = tbl[val.id]
+    if prev then
+      if prev._layer == layer then
+        error(string.format("%s: duplicate %s (first defined at %s:%d)",
+          where, label, prev._file, prev._line), 0)
+      end
+      val._overrides = { table.unpack(prev._overrides or {}) }
+      table.insert(val._overrides, prev._file .. ":" .. prev._line)
+    end
+    val._file, val._line, val._layer, val._kind = path, line, layer, ctor
+    tbl[val.id] = val
+    return val
+  end
+
+  for ctor in pairs(schema.kinds) do
+    env[ctor] = function(t) return define(ctor, t) end
+  end
+  env.settings = function(t) return define("settings", t) end
+  for k, f in pairs(helpers) do env[k] = f end
+  -- include("relative.lua"): another data file, same sandbox rules.
+  env.include = function(rel)
+    if type(rel) ~= "string" or rel:find("%.%.") or rel:sub(1, 1) == "/" then
+      error("include expects a relative path without '..'", 2)
+    end
+    local dir = path:match("^(.*)/[^/]*$") or "."
+    local p = dir .. "/" .. rel
+    if seen[p] then error("include cycle at " .. p, 2) end
+    seen[p] = true
+    local ok, e = load_file(cat, p, layer, seen)
+    if not ok then error(e, 0) end
+  end
+  setmetatable(env, {
+    __index = function(_, k)
+      error("undeclared name '" .. tostring(k) .. "' (catalog files are data: "
+        .. "only constructors and unit helpers are available)", 2)
+    end,
+    __newindex = function(_, k)
+      error("assignment to global '" .. tostring(k) .. "' (use local)", 2)
+    end,
+  })
+
+  local chunk, lerr = load(src, "@" .. path, "t", env)
+  if not chunk then return false, lerr end
+  local count = 0
+  local co = coroutine.create(chunk)
+  debug.sethook(co, function()
+    count = count + 1
+    if count * 1000 > BUDGET then
+      error("catalog file runs too long (instruction budget exceeded)", 2)
+    end
+  end, "", 1000)
+  local ok, e = coroutine.resume(co)
+  if not ok then
+    errors = type(e) == "string" and e or tostring(e)
+    return false, errors
+  end
+  if coroutine.status(co) ~= "dead" then
+    return false, path .. ": catalog files must not yield"
+  end
+  cat.files[#cat.files + 1] = path
+  return true
+end
+
+-- Load every file of dir as one layer.  Returns a list of error strings.
+local function load_dir(cat, dir, layer)
+  local files, err = list_files(dir)
+  if not files then return { err } end
+  local errs = {}
+  for _, p in ipairs(files) do
+    local ok, e = load_file(cat, p, layer, { [p] = true })
+    if not ok then errs[#errs + 1] = e end
+  end
+  return errs
+end
+
+-- Cross-references between entries, after every layer is in.
+local function check_refs(cat)
+  local errs = {}
+  local function need(entry, field, kind, value)
+    if value ~= nil and not cat[kind][value] then
+      errs[#errs + 1] = string.format("%s:%d: %s '%s': field '%s': unknown %s '%s'",
+        entry._file, entry._line, entry._kind, entry.id, field, singular[kind], value)
+    end
+  end
+  local function sorted(t)
+    local ids = {}
+    for k in pairs(t) do ids[#ids + 1] = k end
+    table.sort(ids)
+    return ids
+  end
+  for _, k in ipairs(sorted(cat.gpus)) do
+    local g = cat.gpus[k]
+    if g.scaleup then need(g, "scaleup.fabric", "fabrics", g.scaleup.fabric) end
+    if not g.achievable and not cat.archs[g.arch] then
+      errs[#errs + 1] = string.format("%s:%d: gpu '%s': field 'achievable': missing, and no arch '%s' entry gives defaults",
+        g._file, g._line, g.id, g.arch)
+    end
+    if g.usable_memory and g.usable_memory > g.memory then
+      errs[#errs + 1] = string.format("%s:%d: gpu '%s': field 'usable_memory': larger than memory",
+        g._file, g._line, g.id)
+    end
+  end
+  for _, k in ipairs(sorted(cat.systems)) do
+    local s = cat.systems[k]
+    need(s, "gpu", "gpus", s.gpu)
+    need(s, "scaleup", "fabrics", s.scaleup)
+    need(s, "nic_fabric", "fabrics", s.nic_fabric)
+    if s.nics > 0 and not s.nic_fabric then
+      errs[#errs + 1] = string.format("%s:%d: system '%s': field 'nic_fabric': required when nics > 0",
+        s._file, s._line, s.id)
+    end
+  end
+  for _, k in ipairs(sorted(cat.prices)) do
+    local p = cat.prices[k]
+    need(p, "gpu", "gpus", p.gpu)
+    if p.price.currency ~= "USD" and not cat.currencies[p.price.currency] then
+      errs[#errs + 1] = string.format("%s:%d: price '%s': field 'price': no currency entry for %s",
+        p._file, p._line, p.id, p.price.currency)
+    end
+  end
+  return errs
+end
+
+-- The directories of the search path, in order.
+function M.search_path()
+  local dirs = { config.root .. "/catalog" }
+  local extra = os.getenv("GPUPLAN_CATALOG")
+  if extra and extra ~= "" then
+    for d in extra:gmatch("[^:]+") do dirs[#dirs + 1] = d end
+  end
+  local xdg = os.getenv("XDG_CONFIG_HOME")
+  if not xdg or xdg == "" then
+    local home = os.getenv("HOME")
+    xdg = home and (home .. "/.config")
+  end
+  if xdg then
+    local d = xdg .. "/gpuplan/catalog"
+    if lfs.attributes(d, "mode") == "directory" then dirs[#dirs + 1] = d end
+  end
+  return dirs
+end
+
+-- Load a list of directories.  Returns cat, errors (a list; empty when all
+-- is well).  Missing user directories named in $GPUPLAN_CATALOG are errors.
+function M.load(dirs)
+  local cat = new_catalog()
+  local errs = {}
+  for i, d in ipairs(dirs) do
+    for _, e in ipairs(load_dir(cat, d, i)) do errs[#errs + 1] = e end
+  end
+  if #errs == 0 then
+    for _, e in ipairs(check_refs(cat)) do errs[#errs + 1] = e end
+  end
+  cat.dirs = dirs
+  return cat, errs
+end
+
+local cached
+
+-- The catalog of the search path, loaded once.  Raises on any error.
+function M.get()
+  if cached then return cached end
+  local cat, errs = M.load(M.search_path())
+  if #errs > 0 then
+    error(errs[1] .. (#errs > 1 and string.format(" (and %d more errors)", #errs - 1) or ""), 0)
+  end
+  cached = cat
+  return cat
+end
+
+-- Forget the cached catalog (tests, long-running scripts after edits).
+function M.reset() cached = nil end
+
+return M

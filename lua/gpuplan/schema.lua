@@ -1,0 +1,292 @@
+-- gpuplan.schema: declarative schemas for catalog entries.
+--
+-- A schema is a record of fields; each field has a type and may be required.
+-- check(value, schema, path) returns the value converted to engine units
+-- (quantity strings become SI numbers) or raises "<path>: <problem>".
+-- Unknown fields are rejected.  After LuaRocks' type_check: the schema is
+-- data, the checker is one small recursive function.
+
+local units = require "gpuplan.units"
+
+local M = {}
+
+local function fail(path, fmt, ...)
+  error({ path = path, msg = string.format(fmt, ...) }, 0)
+end
+
+local function show(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  return tostring(v)
+end
+
+-- Type constructors.  Each returns { check = function(v, path) -> v' }.
+local T = {}
+M.T = T
+
+function T.string()
+  return { name = "string", check = function(v, path)
+    if type(v) ~= "string" then fail(path, "expected a string, got %s", show(v)) end
+    if v == "" then fail(path, "must not be empty") end
+    return v
+  end }
+end
+
+-- Lower-case id: letters, digits, '.', '-', '_', '/'.
+function T.id()
+  return { name = "id", check = function(v, path)
+    if type(v) ~= "string" or not v:match("^[a-z0-9][a-z0-9%.%-_/]*$") then
+      fail(path, "expected a lower-case id (a-z, 0-9, '.', '-', '_', '/'), got %s", show(v))
+    end
+    return v
+  end }
+end
+
+function T.boolean()
+  return { name = "boolean", check = function(v, path)
+    if type(v) ~= "boolean" then fail(path, "expected true or false, got %s", show(v)) end
+    return v
+  end }
+end
+
+-- Number in [min, max]; opts.integer, opts.positive (> 0).
+function T.number(opts)
+  opts = opts or {}
+  return { name = "number", check = function(v, path)
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+      fail(path, "expected a finite number, got %s", show(v))
+    end
+    if opts.integer and math.type(v) ~= "integer" and v ~= math.floor(v) then
+      fail(path, "expected an integer, got %s", show(v))
+    end
+    if opts.positive and v <= 0 then fail(path, "must be positive, got %s", show(v)) end
+    if opts.min and v < opts.min then fail(path, "must be >= %s, got %s", opts.min, show(v)) end
+    if opts.max and v > opts.max then fail(path, "must be <= %s, got %s", opts.max, show(v)) end
+    if opts.integer then v = math.tointeger(v) or v end
+    return v
+  end }
+end
+
+function T.integer(opts)
+  opts = opts or {}
+  opts.integer = true
+  return T.number(opts)
+end
+
+-- A fraction of a peak: 0 < x <= 1.
+function T.fraction()
+  return { name = "fraction", check = function(v, path)
+    if type(v) ~= "number" or v ~= v or v <= 0 or v > 1 then
+      fail(path, "expected a fraction in (0, 1], got %s", show(v))
+    end
+    return v
+  end }
+end
+
+-- A quantity string with a unit of the given kind (see gpuplan.units).
+-- opts.positive: zero is refused too.
+function T.unit(kind, opts)
+  opts = opts or {}
+  return { name = kind, check = function(v, path)
+    local ok, r = pcall(units.parse, v, kind)
+    if not ok then fail(path, "%s", r) end
+    local n = type(r) == "table" and r.amount or r
+    if opts.positive ~= false and n <= 0 then fail(path, "must be positive, got %s", show(v)) end
+    return r
+  end }
+end
+
+function T.enum(values)
+  local set = {}
+  for _, x in ipairs(values) do set[x] = true end
+  return { name = "enum", check = function(v, path)
+    if not set[v] then
+      fail(path, "expected one of %s, got %s", table.concat(values, ", "), show(v))
+    end
+    return v
+  end }
+end
+
+function T.array(item)
+  return { name = "array", check = function(v, path)
+    if type(v) ~= "table" then fail(path, "expected a list, got %s", show(v)) end
+    local out, n = {}, #v
+    for k in pairs(v) do
+      if math.type(k) ~= "integer" or k < 1 or k > n then
+        fail(path, "expected a list, found key %s", show(k))
+      end
+    end
+    for i = 1, n do out[i] = item.check(v[i], path .. "[" .. i .. "]") end
+    return out
+  end }
+end
+
+-- A record: fields = { name = spec | required(spec) }.
+function T.record(fields)
+  local names = {}
+  for k in pairs(fields) do names[#names + 1] = k end
+  table.sort(names)
+  return { name = "record", fields = fields, check = function(v, path)
+    if type(v) ~= "table" then fail(path, "expected a table, got %s", show(v)) end
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      if type(k) ~= "string" or not fields[k] then
+        local sub = path == "" and k or path .. "." .. k
+        fail(sub, "unknown field (known: %s)", table.concat(names, ", "))
+      end
+    end
+    local out = {}
+    for _, k in ipairs(names) do
+      local spec, sub = fields[k], path == "" and k or path .. "." .. k
+      if v[k] == nil then
+        if spec.required then fail(sub, "required field is missing") end
+      else
+        out[k] = spec.check(v[k], sub)
+      end
+    end
+    return out
+  end }
+end
+
+function M.required(spec)
+  local r = {}
+  for k, x in pairs(spec) do r[k] = x end
+  r.required = true
+  return r
+end
+
+-- Check v against spec.  Returns the converted value, or nil and
+-- { path = "peak.bf16", msg = "..." }.
+function M.check(v, spec)
+  local ok, r = pcall(spec.check, v, "")
+  if ok then return r end
+  if type(r) == "table" then return nil, r end
+  return nil, { path = "", msg = tostring(r) }
+end
+
+-- The catalog's schemas -------------------------------------------------
+
+local R = M.required
+local str, id, num, int, frac, bool = T.string, T.id, T.number, T.integer,
+  T.fraction, T.boolean
+local precisions = { "fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16",
+                     "fp8", "fp6", "fp4", "int8", "int4" }
+
+local function precision_map(item)
+  local f = {}
+  for _, p in ipairs(precisions) do f[p] = item end
+  return f
+end
+
+local achievable = T.record {
+  gemm = T.record(precision_map(frac())),
+  hbm = frac(),
+  reason = R(str()),
+  source = R(str()),
+}
+
+M.gpu = T.record {
+  id = R(id()), name = R(str()), vendor = R(str()), arch = R(id()),
+  form_factor = str(), year = int { min = 2010, max = 2035 },
+  memory = R(T.unit("bytes")), usable_memory = T.unit("bytes"),
+  memory_type = str(),
+  mem_bw = R(T.unit("bandwidth")),
+  peak = R(T.record(precision_map(T.unit("compute")))),
+  achievable = achievable,
+  scaleup = T.record { fabric = R(id()), domain = R(int { min = 1 }) },
+  pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(int { min = 1, max = 32 }) },
+  tdp = T.unit("power"),
+  mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
+  source = R(str()), notes = str(),
+}
+
+M.arch = T.record {
+  id = R(id()), name = R(str()),
+  achievable = R(achievable),
+  launch_overhead = R(T.unit("time")),
+  graph_launch_overhead = T.unit("time"),
+  source = str(), notes = str(),
+}
+
+M.fabric = T.record {
+  id = R(id()), name = R(str()),
+  scope = R(T.enum { "scaleup", "scaleout" }),
+  bw = R(T.unit("link")),
+  latency = R(T.unit("time")),
+  achievable = R(frac()), achievable_reason = R(str()),
+  in_switch_reduction = T.enum { "nvls", "sharp" },
+  crosses_cpu = bool(),
+  source = R(str()), notes = str(),
+}
+
+M.system = T.record {
+  id = R(id()), name = R(str()), gpu = R(id()), gpus = R(int { min = 1 }),
+  scaleup = R(id()),
+  nics = R(int { min = 0 }), nic_fabric = id(),
+  host_memory = T.unit("bytes"), host_mem_bw = T.unit("bandwidth"),
+  cpu = str(),
+  source = R(str()), notes = str(),
+}
+
+M.price = T.record {
+  id = R(id()), gpu = R(id()),
+  provider = R(str()),
+  provider_kind = R(T.enum { "hyperscaler", "specialty", "marketplace", "guide" }),
+  region = R(str()),
+  price = R(T.unit("price")),
+  range = T.array(T.unit("price")),
+  date = R(str()), source = R(str()), notes = str(),
+}
+
+M.currency = T.record {
+  id = R(T.enum { "USD", "CNY", "EUR", "GBP", "JPY", "KRW", "INR" }),
+  per_usd = R(num { positive = true }),
+  date = R(str()), source = R(str()), notes = str(),
+}
+
+M.settings = T.record {
+  currency = T.enum { "USD", "CNY", "EUR", "GBP", "JPY", "KRW", "INR" },
+  safety_margin = num { min = 0, max = 0.9 },
+}
+
+local pos = function() return int { min = 1 } end
+
+M.model = T.record {
+  id = R(id()), name = R(str()), family = str(),
+  layers = R(pos()), hidden = R(pos()), heads = R(pos()),
+  kv_heads = pos(), head_dim = pos(),
+  ffn_hidden = R(int { min = 0 }), ffn_gated = bool(),
+  linear_bias = bool(),
+  vocab = R(pos()), tied_embeddings = bool(),
+  qkv_bias = bool(), norm = T.enum { "rms", "layer" },
+  max_seq = pos(),
+  moe = T.record {
+    experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
+    ffn_hidden = R(pos()), dense_layers = int { min = 0 },
+    dense_ffn_hidden = pos(), capacity_factor = num { positive = true },
+  },
+  mla = T.record {
+    q_lora_rank = int { min = 0 }, kv_lora_rank = R(pos()),
+    qk_nope_head_dim = R(pos()), qk_rope_head_dim = R(pos()),
+    v_head_dim = R(pos()),
+  },
+  sliding_window = T.record { size = R(pos()), layers = int { min = 0 } },
+  vision = T.record {
+    params = num { positive = true }, layers = pos(), hidden = pos(),
+    heads = pos(), ffn_hidden = pos(), ffn_gated = bool(),
+    image_size = pos(), patch_size = pos(), merge = pos(),
+    tokens_per_image = pos(), projector_params = num { min = 0 },
+  },
+  params_b = R(num { positive = true }), active_params_b = num { positive = true },
+  dtype = T.enum { "fp32", "bf16", "fp16", "fp8" },
+  source = R(str()), notes = str(),
+}
+
+-- Which constructor fills which catalog table.
+M.kinds = {
+  gpu = "gpus", arch = "archs", fabric = "fabrics", system = "systems",
+  price = "prices", currency = "currencies", model = "models",
+}
+
+return M

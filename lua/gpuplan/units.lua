@@ -1,0 +1,200 @@
+-- gpuplan.units: parse and print quantities.
+--
+-- Strings carry their unit ("80GB", "3.35TB/s", "989TFLOPS", "$2.49/h");
+-- parsing returns SI numbers.  Decimal prefixes are powers of 10, binary
+-- ones (KiB, MiB, GiB, TiB) powers of 2.  Byte counts come back as Lua
+-- integers.  Link bandwidths must say which convention they use: "bidir"
+-- (a datasheet's total of both directions) or "per-dir"; the result is
+-- always per direction.  Bits ("400Gb/s") are divided by 8.
+--
+-- Every error quotes the offending value: bad bytes '80 G': unknown unit 'G'.
+
+local M = {}
+
+M.KB, M.MB, M.GB, M.TB, M.PB = 1e3, 1e6, 1e9, 1e12, 1e15
+M.KiB, M.MiB, M.GiB, M.TiB = 1024, 1024 ^ 2, 1024 ^ 3, 1024 ^ 4
+
+local decimal = { [""] = 1, K = 1e3, k = 1e3, M = 1e6, G = 1e9, T = 1e12,
+                  P = 1e15, E = 1e18 }
+local binary = { Ki = 2 ^ 10, Mi = 2 ^ 20, Gi = 2 ^ 30, Ti = 2 ^ 40,
+                 Pi = 2 ^ 50 }
+
+local function prefix_factor(p)
+  return decimal[p] or binary[p]
+end
+
+local time_units = { s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6, ns = 1e-9,
+                     min = 60, h = 3600 }
+
+local kinds = { bytes = true, bandwidth = true, link = true, compute = true,
+                power = true, time = true, price = true }
+
+local function fail(kind, s, why)
+  error(string.format("bad %s '%s': %s", kind, tostring(s), why), 0)
+end
+
+-- Split "3.35TB/s bidir" into 3.35, "TB/s", "bidir".
+local function split(kind, s)
+  if type(s) ~= "string" then
+    fail(kind, s, "expected a string with a unit, got a " .. type(s))
+  end
+  local num, unit, rest = s:match("^%s*(%-?[%d%.]+[eE]?[%+%-]?%d*)%s*([^%s]*)%s*(.-)%s*$")
+  local n = num and tonumber(num)
+  if not n then fail(kind, s, "expected a number followed by a unit") end
+  if unit == "" then fail(kind, s, "missing unit") end
+  return n, unit, rest
+end
+
+local function check_num(kind, s, n)
+  if n ~= n or n == math.huge then fail(kind, s, "not a finite number") end
+  if n < 0 then fail(kind, s, "must not be negative") end
+  return n
+end
+
+local function to_bytes_int(kind, s, x)
+  local r = math.floor(x + 0.5)
+  local i = math.tointeger(r)
+  if not i then fail(kind, s, "too large") end
+  return i
+end
+
+local parsers = {}
+
+function parsers.bytes(s)
+  local n, unit, rest = split("bytes", s)
+  if rest ~= "" then fail("bytes", s, "unexpected '" .. rest .. "'") end
+  local p = unit:match("^(%a-)B$")
+  local f = p and prefix_factor(p)
+  if not f then fail("bytes", s, "unknown unit '" .. unit .. "' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)") end
+  return to_bytes_int("bytes", s, check_num("bytes", s, n) * f)
+end
+
+-- "3.35TB/s", "400Gb/s"; returns bytes/s (a number) and the qualifier.
+local function rate(kind, s)
+  local n, unit, rest = split(kind, s)
+  local p, b = unit:match("^(%a-)([Bb])/s$")
+  local f = p and prefix_factor(p)
+  if not f then fail(kind, s, "unknown unit '" .. unit .. "' (use B/s, GB/s, TB/s or Gb/s)") end
+  local v = check_num(kind, s, n) * f
+  if b == "b" then v = v / 8 end
+  return v, rest
+end
+
+function parsers.bandwidth(s)
+  local v, rest = rate("bandwidth", s)
+  if rest ~= "" then fail("bandwidth", s, "unexpected '" .. rest .. "'") end
+  return v
+end
+
+-- Link bandwidth, returned per direction.
+function parsers.link(s)
+  local v, rest = rate("link bandwidth", s)
+  if rest == "bidir" then return v / 2 end
+  if rest == "per-dir" then return v end
+  if rest == "" then
+    fail("link bandwidth", s, "say 'bidir' (both directions added) or 'per-dir'")
+  end
+  fail("link bandwidth", s, "unknown qualifier '" .. rest .. "' (use bidir or per-dir)")
+end
+
+function parsers.compute(s)
+  local n, unit, rest = split("compute", s)
+  if rest ~= "" then fail("compute", s, "unexpected '" .. rest .. "'") end
+  local p = unit:match("^(%a-)FLOPS$") or unit:match("^(%a-)OPS$")
+  local f = p and decimal[p]
+  if not f then fail("compute", s, "unknown unit '" .. unit .. "' (use TFLOPS, PFLOPS or TOPS)") end
+  return check_num("compute", s, n) * f
+end
+
+function parsers.power(s)
+  local n, unit, rest = split("power", s)
+  local p = unit:match("^(%a-)W$")
+  local f = p and decimal[p]
+  if not f or rest ~= "" then fail("power", s, "unknown unit '" .. unit .. "' (use W or kW)") end
+  return check_num("power", s, n) * f
+end
+
+function parsers.time(s)
+  local n, unit, rest = split("time", s)
+  local f = time_units[unit]
+  if not f or rest ~= "" then fail("time", s, "unknown unit '" .. unit .. "' (use s, ms, us, ns)") end
+  return check_num("time", s, n) * f
+end
+
+-- "$2.49/h", "2.49USD/h", "12CNY/h" -> { amount = 2.49, currency = "USD" }
+function parsers.price(s)
+  if type(s) ~= "string" then fail("price", s, "expected a string like '$2.49/h'") end
+  local amount, cur = s:match("^%s*%$%s*([%d%.]+)%s*/h%s*$"), "USD"
+  if not amount then
+    amount, cur = s:match("^%s*([%d%.]+)%s*(%u%u%u)%s*/h%s*$")
+  end
+  local n = amount and tonumber(amount)
+  if not n then fail("price", s, "expected an amount per GPU-hour like '$2.49/h' or '12CNY/h'") end
+  check_num("price", s, n)
+  return { amount = n, currency = cur }
+end
+
+-- Parse s as a quantity of the given kind; raises with the value quoted.
+function M.parse(s, kind)
+  local p = parsers[kind]
+  if not p then error("units.parse: unknown kind '" .. tostring(kind) .. "'", 2) end
+  return p(s)
+end
+
+-- true, value or false, message (no raise).
+function M.try(s, kind)
+  local ok, v = pcall(M.parse, s, kind)
+  return ok, v
+end
+
+M.kinds = kinds
+
+-- Printing.  Explicit formats: the same number prints the same everywhere.
+
+local function trim(x)
+  local s = string.format("%.3f", x):gsub("0+$", ""):gsub("%.$", "")
+  return s
+end
+
+-- fmt_bytes(n, "GiB") -> "1.25GiB"; unit defaults to the best decimal one.
+function M.fmt_bytes(n, unit)
+  if unit then
+    local p = unit:match("^(%a-)B$")
+    local f = p and prefix_factor(p)
+    assert(f, "fmt_bytes: unknown unit " .. tostring(unit))
+    return trim(n / f) .. unit
+  end
+  for _, u in ipairs { "TB", "GB", "MB", "KB" } do
+    if math.abs(n) >= prefix_factor(u:sub(1, 1)) then return trim(n / prefix_factor(u:sub(1, 1))) .. u end
+  end
+  return string.format("%dB", n)
+end
+
+local function fmt_scaled(n, steps, suffix)
+  for _, st in ipairs(steps) do
+    if math.abs(n) >= st[2] then return trim(n / st[2]) .. st[1] .. suffix end
+  end
+  return trim(n) .. suffix
+end
+
+local si = { { "P", 1e15 }, { "T", 1e12 }, { "G", 1e9 }, { "M", 1e6 }, { "K", 1e3 } }
+
+function M.fmt(n, kind)
+  if kind == "bytes" then return M.fmt_bytes(n) end
+  if kind == "bandwidth" then return fmt_scaled(n, si, "B/s") end
+  if kind == "link" then return fmt_scaled(n, si, "B/s per-dir") end
+  if kind == "compute" then return fmt_scaled(n, si, "FLOPS") end
+  if kind == "power" then return trim(n) .. "W" end
+  if kind == "time" then
+    if n >= 1 then return trim(n) .. "s" end
+    if n >= 1e-3 then return trim(n * 1e3) .. "ms" end
+    return trim(n * 1e6) .. "us"
+  end
+  if kind == "price" then
+    if n.currency == "USD" then return string.format("$%.2f/h", n.amount) end
+    return string.format("%.2f%s/h", n.amount, n.currency)
+  end
+  error("units.fmt: unknown kind '" .. tostring(kind) .. "'", 2)
+end
+
+return M

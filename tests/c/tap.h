@@ -1,0 +1,61 @@
+/*
+ * tap.h - a small TAP producer for the C unit tests (header-only).
+ *
+ *   plan(3);
+ *   ok(x > 0, "x is positive");
+ *   is_num(got, want, 1e-9, "formula");   relative tolerance; NaN fails
+ *   is_int(got, want, "count");
+ *   return done();
+ */
+#ifndef GP_TAP_H
+#define GP_TAP_H
+
+#include <math.h>
+#include <stdio.h>
+
+static int tap_n, tap_failed, tap_planned;
+
+static void plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+}
+
+static int ok(int cond, const char *name)
+{
+	tap_n++;
+	if (!cond)
+		tap_failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", tap_n, name);
+	return cond;
+}
+
+/* |got - want| <= reltol * |want| (absolute reltol when want == 0). */
+static int is_num(double got, double want, double reltol, const char *name)
+{
+	double scale = want == 0.0 ? 1.0 : fabs(want);
+	int good = isfinite(got) && fabs(got - want) <= reltol * scale;
+
+	if (!ok(good, name))
+		printf("#   got %.9g, want %.9g (reltol %g)\n", got, want,
+		       reltol);
+	return good;
+}
+
+static int is_int(long long got, long long want, const char *name)
+{
+	int good = got == want;
+
+	if (!ok(good, name))
+		printf("#   got %lld, want %lld\n", got, want);
+	return good;
+}
+
+static int done(void)
+{
+	if (tap_planned != tap_n)
+		printf("# planned %d tests, ran %d\n", tap_planned, tap_n);
+	return tap_failed != 0 || tap_planned != tap_n;
+}
+
+#endif
