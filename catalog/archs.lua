@@ -1,0 +1,176 @@
+-- Per-architecture defaults for what the roofline can achieve. A GPU with an
+-- `achievable` table of its own overrides these (catalog/gpus/*.lua does so
+-- only where a measurement on that exact part exists).
+--
+-- gemm: the fraction of the DENSE peak that the best large matmul reaches
+-- (the "maximum achievable matmul FLOPS", MAMF, of a brute-force shape
+-- search). Real layers use smaller shapes and reach less; the size-dependent
+-- falloff belongs to the roofline model, not to these constants.
+-- hbm: the fraction of the rated memory bandwidth that a streaming kernel
+-- (BabelStream copy/triad, large arrays) sustains.
+--
+-- No measurement was made on our own devices yet; every figure below is a
+-- published measurement, and an unmeasured precision says so in `reason`.
+--
+-- Launch overheads: a kernel launched from a stream costs about 4 us of host
+-- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
+-- CUDA 13, susun-blog.com "pegainfer (3)"); inside a CUDA graph the per-kernel
+-- cost drops to about 1 us (NVIDIA blog "Getting Started with CUDA Graphs":
+-- a 2.9 us kernel took 3.8 us per kernel with back-to-back stream launches
+-- and 3.4 us inside a graph). Both are host-side costs, hidden whenever the
+-- GPU work per kernel is longer than the launch. The AMD and Gaudi entries
+-- reuse these NVIDIA figures: no HIP or Habana launch measurement was found.
+
+arch {
+  id = "volta", name = "NVIDIA Volta",
+  achievable = {
+    gemm = { fp16 = 0.80 },
+    hbm = 0.85,
+    reason = "no published large-GEMM or STREAM measurement on V100 was found; "
+          .. "0.80 and 0.85 are the Hopper/Ampere measured values rounded "
+          .. "down as an assumption, not a measurement",
+    source = "assumption; see the ampere and hopper entries for the measurements",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "ampere", name = "NVIDIA Ampere",
+  achievable = {
+    gemm = { bf16 = 0.87, fp16 = 0.87, tf32 = 0.87, int8 = 0.87 },
+    hbm = 0.85,
+    reason = "A100 SXM best bf16 matmul 271.2 of 312 TFLOPS = 0.869 (an earlier "
+          .. "run with CUDA 12.1: 267.9 = 0.859); tf32/int8 not measured and "
+          .. "taken equal to bf16. BabelStream triad on A100-SXM4-80GB 1.725 of "
+          .. "2.039 TB/s = 0.846, on A100-SXM4-40GB 1.378 of 1.555 = 0.886: "
+          .. "0.85 (refresh, ECC and DRAM page overheads keep streaming below "
+          .. "the pin rate)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table (torch 2.6.0+cu126); BabelStream 5.0 example output "
+          .. "on Tursa (A100-SXM4-80GB) in a NERSC-10-derived benchmark README; "
+          .. "ALCF Polaris beginners guide (A100-SXM4-40GB, BabelStream 5.0)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "hopper", name = "NVIDIA Hopper",
+  achievable = {
+    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.71, int8 = 0.71 },
+    hbm = 0.84,
+    reason = "H100 SXM best bf16 matmul 794.5 of 989 TFLOPS = 0.803 (GH200: "
+          .. "828.6 = 0.838), fp8 1402.6 of 1979 = 0.709; tf32 and int8 not "
+          .. "measured, taken from bf16 and fp8. BabelStream triad on H100 NVL "
+          .. "3.30 of 3.938 TB/s = 0.84. The 700 W parts cannot hold the boost "
+          .. "clock at full tensor load, hence the lower fraction than Ampere",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table (torch 2.7.0+cu126); BabelStream 5.0 output on an "
+          .. "H100 NVL (public GitHub benchmark log)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "ada", name = "NVIDIA Ada Lovelace",
+  achievable = {
+    gemm = { bf16 = 0.90, fp16 = 0.90, tf32 = 0.90, fp8 = 0.90, int8 = 0.90 },
+    hbm = 0.85,
+    reason = "cuBLAS HGEMM on an L20 reaches 105-115 of 119.5 TFLOPS (0.88-0.96; "
+          .. "0.90 taken); the smaller, lower-power Ada dies are not "
+          .. "clock-throttled at full tensor load the way 700 W Hopper is. "
+          .. "Other precisions not measured (taken equal). GDDR streaming "
+          .. "fraction not measured: the HBM value 0.85 is assumed",
+    source = "DefTruth/CUDA-Learn-Notes hgemm/README.md (L20 cuBLAS vs its own "
+          .. "kernels)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "blackwell", name = "NVIDIA Blackwell",
+  achievable = {
+    gemm = { bf16 = 0.78, fp16 = 0.78, tf32 = 0.78, fp8 = 0.76, fp6 = 0.76,
+             fp4 = 0.76, int8 = 0.76 },
+    hbm = 0.85,
+    reason = "B200 SXM best bf16 matmul 1745.0 of 2250 TFLOPS = 0.776, fp8 "
+          .. "3432.5 of 4500 = 0.763 (B300: 0.786 / 0.745; GB200 0.729 / "
+          .. "0.723 carried per GPU). fp6/fp4/int8/tf32 not measured, taken "
+          .. "from fp8/bf16. No Blackwell STREAM measurement was found: 0.85 "
+          .. "is the Ampere/Hopper BabelStream value carried over",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table (torch 2.7.1+cu128)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "cdna2", name = "AMD CDNA 2",
+  achievable = {
+    gemm = { bf16 = 0.77, fp16 = 0.77, int8 = 0.77 },
+    hbm = 0.85,
+    reason = "MI250X one GCD: best bf16 matmul 147.0 of 191.5 TFLOPS = 0.767 "
+          .. "(ROCm 6.2); the catalog's MI250X peak covers both GCDs, so a "
+          .. "single-device matmul reaches 0.77 of half of it. int8 and the "
+          .. "memory fraction not measured (0.85 assumed as on NVIDIA HBM)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table (earlier revision, ROCm-6.2)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "cdna3", name = "AMD CDNA 3",
+  achievable = {
+    gemm = { bf16 = 0.60, fp16 = 0.60, tf32 = 0.60, fp8 = 0.60, int8 = 0.60 },
+    hbm = 0.85,
+    reason = "MI325X best bf16 matmul 784.9 of 1307.4 TFLOPS = 0.600 "
+          .. "(TunableOp on), MI300X 781.9 = 0.598 (ROCm 6.2); a later MI300X run "
+          .. "(torch 2.5.1, ROCm 6.3) found 668.4 = 0.511. The part cannot hold "
+          .. "its peak clock at 750 W under full matrix load (AMD ROCm blog). "
+          .. "fp8/int8/tf32 not measured, taken equal; memory not measured",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table; rocm.blogs.amd.com 'Understanding Peak and "
+          .. "Max-Achievable FLOPS'",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "cdna4", name = "AMD CDNA 4",
+  achievable = {
+    gemm = { bf16 = 0.63, fp16 = 0.63, fp8 = 0.63, fp6 = 0.63, fp4 = 0.63,
+             int8 = 0.63 },
+    hbm = 0.85,
+    reason = "MI355X best bf16 matmul 1565.0 TFLOPS against the 2500 stored peak "
+          .. "= 0.626 (ml-engineering itself divides by 2300: 0.68); other "
+          .. "precisions and memory not measured (taken equal / 0.85 assumed)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table (torch 2.8.0+rocm7.0.2)",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
+  id = "gaudi", name = "Intel Gaudi",
+  achievable = {
+    gemm = { bf16 = 0.74, fp16 = 0.74, tf32 = 0.74, fp8 = 0.77 },
+    hbm = 0.85,
+    reason = "Gaudi 3 best matmul relative to its shipping 1677 TFLOPS: bf16 "
+          .. "0.741, fp8 0.769 (Gaudi 2: 0.969 / 0.955; both GPUs carry their "
+          .. "own measured values). Memory not measured: 0.85 assumed. Launch "
+          .. "overheads: graph/lazy mode batches ops; the NVIDIA figures are "
+          .. "used as placeholders (not measured on Gaudi)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+          .. "Matmul FLOPS table",
+  },
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}

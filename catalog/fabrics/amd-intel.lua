@@ -1,0 +1,67 @@
+-- AMD Infinity Fabric (xGMI) and Intel Gaudi's integrated RoCE, used as the
+-- scale-up fabric on 8-accelerator boards. Bandwidth per accelerator.
+--
+-- xGMI on MI2xx/MI3xx boards is a full mesh: each OAM has 7 links, one to
+-- each peer, so a single pair talks over ONE link (1/7 of the aggregate)
+-- while collectives over all 8 use all 7 at once.
+-- latency: NCCL's NVLink LL figure (0.6 us) stands in for RCCL's (not read).
+
+fabric {
+  id = "xgmi3", name = "Infinity Fabric xGMI (MI250X, 7 x 50 GB/s)",
+  scope = "scaleup",
+  bw = "350GB/s per-dir",
+  latency = "0.6us",
+  achievable = 0.75,
+  achievable_reason = "no RCCL measurement found; assumed near the measured "
+                   .. "NVLink ring fractions (0.76-0.82)",
+  source = "stas00/ml-engineering network/README.md (50 GB/s x 7 = 350 uni / 700 duplex)",
+}
+
+fabric {
+  id = "xgmi4", name = "Infinity Fabric xGMI (MI300X/MI325X, 7 x 64 GB/s)",
+  scope = "scaleup",
+  bw = "448GB/s per-dir",
+  latency = "0.6us",
+  achievable = 0.75,
+  achievable_reason = "no RCCL measurement found; assumed near the measured "
+                   .. "NVLink ring fractions (0.76-0.82)",
+  source = "stas00/ml-engineering network/README.md (64 GB/s x 7 = 448 uni / 896 duplex)",
+}
+
+fabric {
+  id = "xgmi-mi355x", name = "Infinity Fabric xGMI (MI355X, 7 x 76.5 GB/s)",
+  scope = "scaleup",
+  bw = "535.5GB/s per-dir",
+  latency = "0.6us",
+  achievable = 0.75,
+  achievable_reason = "no RCCL measurement found; assumed near the measured "
+                   .. "NVLink ring fractions (0.76-0.82)",
+  source = "stas00/ml-engineering network/README.md (76.5 GB/s x 7 = 535.5 uni / 1071 "
+        .. "duplex)",
+}
+
+fabric {
+  id = "gaudi2-roce", name = "Gaudi 2 intra-node RoCE v2 (21 of 24 x 100GbE to peers)",
+  scope = "scaleup",
+  bw = "300GB/s per-dir",
+  latency = "2.7us",
+  achievable = 0.85,
+  achievable_reason = "no HCCL measurement found; Ethernet framing and RoCE "
+                   .. "headers assumed to cost more than IB's measured 0.94",
+  source = "stas00/ml-engineering (Gaudi 2: intra-node 300 GB/s unidirectional, "
+        .. "24 x 100 Gbps)",
+  notes = "latency: NCCL's network LL per-step figure used as a stand-in.",
+}
+
+fabric {
+  id = "gaudi3-roce", name = "Gaudi 3 intra-node RoCE v2 (24 x 200GbE)",
+  scope = "scaleup",
+  bw = "600GB/s per-dir",
+  latency = "2.7us",
+  achievable = 0.85,
+  achievable_reason = "no HCCL measurement found; Ethernet framing and RoCE "
+                   .. "headers assumed to cost more than IB's measured 0.94",
+  source = "stas00/ml-engineering (Gaudi 3: intra-node 600 GB/s unidirectional, "
+        .. "24 x 200 Gbps); theregister.com 2024-04-09",
+  notes = "latency: NCCL's network LL per-step figure used as a stand-in.",
+}

@@ -1,0 +1,144 @@
+-- NVLink fabrics (scale-up, bandwidth per GPU).
+--
+-- Bandwidths are written the way NVIDIA prints them (bidirectional per GPU)
+-- and stored per direction: "900GB/s bidir" = 450 GB/s each way.
+--
+-- latency: NCCL 2.30.7's per-step hardware latency for NVLink with the LL
+-- protocol (hwLatencies[NVLINK][RING][LL] = 0.6 us, src/graph/tuning.cc); with
+-- LL128 it is 1.9 us and with Simple (large messages) 3.4 us per step, plus a
+-- fixed 6.6-14 us base per collective. The comm model owns those; the value
+-- here is the small-message per-hop cost.
+--
+-- achievable: measured plateau ring all-reduce bus bandwidth (nccl-tests,
+-- NCCL_ALGO=Ring) divided by the per-direction link bandwidth. Where no
+-- measurement exists, NCCL's own link model is used (its per-lane constants in
+-- src/graph/topo.h times the link count, over the line rate) and the reason
+-- says so.
+
+fabric {
+  id = "nvlink2", name = "NVLink 2 (6 links, V100 SXM2)",
+  scope = "scaleup",
+  bw = "300GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.80,
+  achievable_reason = "NCCL's model: 6 links x 20 GB/s (SM70 per-lane constant) = "
+                   .. "120 of 150 GB/s per direction; no measurement read",
+  source = "stas00/ml-engineering network/README.md (NVLink 2: 6 links, 150 GB/s per "
+        .. "direction, 300 duplex); NVIDIA/nccl tuning.cc and topo.h (2.30.7)",
+  notes = "DGX-1 wires 8 V100s as a hybrid cube-mesh, not through a switch: "
+       .. "rings reach the per-GPU figure, all-to-all does not.",
+}
+
+fabric {
+  id = "nvlink3", name = "NVLink 3 (12 links, A100 SXM + NVSwitch gen 2)",
+  scope = "scaleup",
+  bw = "600GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.77,
+  achievable_reason = "8x A100 ring all-reduce plateaus at 228-233 GB/s busbw of "
+                   .. "300 GB/s per direction (NCCL's model: 12 x 20 = 240)",
+  source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md (12 "
+        .. "ports, 300 GB/s per direction); measured busbw as collected in "
+        .. "../shared/research/collectives.md section 1.6",
+  notes = "Second-generation NVSwitch has no in-switch reduction (NVLS needs "
+       .. "Hopper's NVSwitch gen 3).",
+}
+
+fabric {
+  id = "nvlink3-a800", name = "NVLink 3, export-limited (8 links, A800 SXM)",
+  scope = "scaleup",
+  bw = "400GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.80,
+  achievable_reason = "NCCL's model: 8 links x 20 GB/s (SM80 per-lane constant) = "
+                   .. "160 of 200 GB/s per direction; no A800 measurement read",
+  source = "techpowerup news (A800: chip-to-chip 600 -> 400 GB/s); citsjtu2020/LLM-Prof "
+        .. "hardware_spec.md (400 GB/s); aliyun/SimAI calbusbw (A800: 8 NVLinks)",
+  notes = "Same NVSwitch board as A100; only the link count is cut.",
+}
+
+fabric {
+  id = "nvlink4", name = "NVLink 4 (18 links, H100/H200/H20 SXM + NVSwitch gen 3)",
+  scope = "scaleup",
+  bw = "900GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.82,
+  achievable_reason = "8x H100 ring all-reduce plateaus at 365-371 GB/s busbw of "
+                   .. "450 GB/s per direction (NCCL's model: 18 x 20.6 = 370.8; "
+                   .. "ASTRA-sim's validated HGX-H100 input notes 370.67)",
+  in_switch_reduction = "nvls",
+  source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md; "
+        .. "NVIDIA/nccl topo.h (SM90 20.6 GB/s per lane); astra-sim "
+        .. "inputs/network/hgx_h100_8gpu.yml",
+  notes = "With NVLS (NVSwitch multicast/reduction) all-reduce busbw reaches "
+       .. "~480 GB/s, above the line rate, because nccl-tests keeps the ring "
+       .. "busbw formula (nccl-tests #212).",
+}
+
+fabric {
+  id = "nvlink4-h800", name = "NVLink 4, export-limited (8 links, H800 SXM)",
+  scope = "scaleup",
+  bw = "400GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.80,
+  achievable_reason = "ring all-reduce on H800 measured at about 160 GB/s busbw of "
+                   .. "200 GB/s per direction (DeepSeek; NCCL's model 8 x 20.6 = "
+                   .. "164.8)",
+  in_switch_reduction = "nvls",
+  source = "citsjtu2020/LLM-Prof (interconnect 400); H800-vs-H100 articles (tumgag.com, "
+        .. "philisun.com: 400 GB/s bidirectional); aliyun/SimAI calbusbw (H800: 8 "
+        .. "NVLinks, NVLS busbw 215)",
+  notes = "Same NVSwitch gen 3 board as H100, so NVLS is available.",
+}
+
+fabric {
+  id = "nvlink5", name = "NVLink 5 (18 links, B200/B300/GB200/GB300 + NVSwitch gen 4)",
+  scope = "scaleup",
+  bw = "1800GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.76,
+  achievable_reason = "GB200/B300 ring all-reduce plateaus at 680-695 GB/s busbw of "
+                   .. "900 GB/s per direction (NCCL's model: 18 x 40.1 = 721.8)",
+  in_switch_reduction = "nvls",
+  source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md "
+        .. "(NVL72: 18 NVSwitches); NVIDIA/nccl topo.h (SM100 40.1 GB/s per lane)",
+  notes = "NVLS all-reduce busbw measured around 845 GB/s. The same fabric "
+       .. "spans 8 GPUs (HGX) or 72 (NVL72); the GPU's scaleup.domain says which.",
+}
+
+fabric {
+  id = "nvlink-bridge", name = "NVLink bridge, 600 GB/s (H100 PCIe / H100 NVL / A100 PCIe pairs)",
+  scope = "scaleup",
+  bw = "600GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.80,
+  achievable_reason = "no bridge measurement read; taken as the NVLink ring "
+                   .. "fractions measured through NVSwitch (0.76-0.82)",
+  source = "hpctech.co.jp copy of NVIDIA's H100 table (H100 PCIe NVLink 600 GB/s); "
+        .. "nvidia.com H100 page transcription (H100 NVL bridge pairs)",
+  notes = "Joins 2 cards point to point; traffic to any other card goes over PCIe.",
+}
+
+fabric {
+  id = "nvlink-bridge-h200", name = "NVLink bridge, 900 GB/s (H200 NVL, 2- or 4-way)",
+  scope = "scaleup",
+  bw = "900GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.80,
+  achievable_reason = "no bridge measurement read; taken as the NVLink ring "
+                   .. "fractions measured through NVSwitch (0.76-0.82)",
+  source = "GitHub transcription of nvidia.com/en-us/data-center/h200 (H200 NVL: NVLink "
+        .. "bridge 2- or 4-way, 900 GB/s)",
+}
+
+fabric {
+  id = "nvlink-bridge-ga102", name = "NVLink bridge, 112.5 GB/s (RTX A6000 / A40 pairs)",
+  scope = "scaleup",
+  bw = "112.5GB/s bidir",
+  latency = "0.6us",
+  achievable = 0.85,
+  achievable_reason = "NCCL's model: 4 links x 12.0 GB/s (SM86 per-lane constant) = "
+                   .. "48 of 56.25 GB/s per direction; no measurement read",
+  source = "servethehome.com RTX A6000 article (NVIDIA spec: NVLink 112.5 GB/s "
+        .. "bidirectional, 2-way); NVIDIA/nccl topo.h (SM86 12.0)",
+}

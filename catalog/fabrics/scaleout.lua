@@ -1,0 +1,119 @@
+-- Scale-out fabrics between nodes. Bandwidth is per NIC port, per direction
+-- (a "400Gb/s" port carries 50 GB/s each way).
+--
+-- latency: NCCL 2.30.7's per-step network latency with LL
+-- (hwLatencies[NET][RING][LL] = 2.7 us; Simple 14 us). It is the same for
+-- every transport in NCCL's model (IB and socket transports report no
+-- latency of their own); the physical switch hop is a small part of it.
+--
+-- achievable: nccl-tests bus bandwidth per NIC divided by the line rate.
+
+fabric {
+  id = "ib-edr-100", name = "InfiniBand EDR 100 Gb/s",
+  scope = "scaleout",
+  bw = "100Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.94,
+  achievable_reason = "not measured; the HDR/NDR fraction (0.94) is assumed",
+  source = "stas00/ml-engineering network/README.md (IB generation table)",
+  notes = "Switch-IB 2 (EDR) had SHARP v1 for small messages only; no in-switch "
+       .. "reduction is modelled.",
+}
+
+fabric {
+  id = "ib-hdr-200", name = "InfiniBand HDR 200 Gb/s (ConnectX-6)",
+  scope = "scaleout",
+  bw = "200Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.94,
+  achievable_reason = "SimAI's calibrated ConnectX-6 figure 23.5 of 25 GB/s "
+                   .. "(0.94): headers and flow control",
+  in_switch_reduction = "sharp",
+  source = "stas00/ml-engineering network/README.md; aliyun/SimAI calbusbw.h (CX6 23.5 "
+        .. "GB/s)",
+  notes = "Quantum (HDR) switches support SHARP v2 (large-message reduction), "
+       .. "used by NCCL through the CollNet plugin.",
+}
+
+fabric {
+  id = "ib-ndr-400", name = "InfiniBand NDR 400 Gb/s (ConnectX-7)",
+  scope = "scaleout",
+  bw = "400Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.94,
+  achievable_reason = "nccl-tests reach 46-49 GB/s per NDR NIC of 50 (maintainers "
+                   .. "in nccl-tests #290 and #267); SimAI calibrates CX7 at 48.5",
+  in_switch_reduction = "sharp",
+  source = "stas00/ml-engineering network/README.md; NVIDIA/nccl-tests issues #290, "
+        .. "#267; aliyun/SimAI calbusbw.h",
+  notes = "Quantum-2 switches: SHARP v3.",
+}
+
+fabric {
+  id = "ib-xdr-800", name = "InfiniBand XDR 800 Gb/s (ConnectX-8)",
+  scope = "scaleout",
+  bw = "800Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.94,
+  achievable_reason = "not measured; the NDR fraction is assumed",
+  in_switch_reduction = "sharp",
+  source = "stas00/ml-engineering network/README.md (IB generations; DGX B300: 8x 800G "
+        .. "ConnectX-8)",
+}
+
+fabric {
+  id = "roce-100", name = "RoCE v2 100 GbE",
+  scope = "scaleout",
+  bw = "100Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.90,
+  achievable_reason = "no measurement read; Ethernet framing and congestion "
+                   .. "control (PFC/ECN) assumed to cost a little more than IB",
+  source = "arithmetic (100 Gb/s / 8 = 12.5 GB/s); stas00/ml-engineering adapters table",
+}
+
+fabric {
+  id = "roce-200", name = "RoCE v2 200 GbE",
+  scope = "scaleout",
+  bw = "200Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.90,
+  achievable_reason = "no measurement read; Ethernet framing and congestion "
+                   .. "control (PFC/ECN) assumed to cost a little more than IB",
+  source = "arithmetic (200 Gb/s / 8 = 25 GB/s)",
+}
+
+fabric {
+  id = "roce-400", name = "RoCE v2 400 GbE (ConnectX-7 / BlueField-3)",
+  scope = "scaleout",
+  bw = "400Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.90,
+  achievable_reason = "no measurement read; Ethernet framing and congestion "
+                   .. "control (PFC/ECN) assumed to cost a little more than IB",
+  source = "arithmetic (400 Gb/s / 8 = 50 GB/s); stas00/ml-engineering adapters table",
+}
+
+fabric {
+  id = "efa-100", name = "AWS Elastic Fabric Adapter, 100 Gb/s per adapter",
+  scope = "scaleout",
+  bw = "100Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.85,
+  achievable_reason = "no measurement read; SRD over Ethernet assumed below "
+                   .. "RoCE",
+  source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA)",
+  notes = "EFA's per-message latency is higher than InfiniBand's; no figure was "
+       .. "found, NCCL's generic network value is used.",
+}
+
+fabric {
+  id = "opa-100", name = "Intel Omni-Path 100 Gb/s",
+  scope = "scaleout",
+  bw = "100Gb/s per-dir",
+  latency = "2.7us",
+  achievable = 0.85,
+  achievable_reason = "no measurement read; assumed below InfiniBand (PSM2 "
+                   .. "host-driven transport)",
+  source = "arithmetic (100 Gb/s / 8 = 12.5 GB/s)",
+}

@@ -1,0 +1,85 @@
+-- AMD Instinct (CDNA 2/3/4), OAM modules on 8-GPU UBB boards.
+--
+-- AMD lists dense figures and, separately, "with structured sparsity"
+-- figures at exactly 2x. For MI355X the "10.1 PF FP8" and "5 PF FP16"
+-- headline numbers are the sparse ones; its FP6/FP4 10.1 PF are dense.
+-- AMD FP64 figures were not found in the sources read (left out).
+
+gpu {
+  id = "mi250x", name = "AMD Instinct MI250X 128GB (2 GCDs)", vendor = "AMD",
+  arch = "cdna2", form_factor = "OAM", year = 2021,
+  memory = "128GB", memory_type = "HBM2e",
+  mem_bw = "3.28TB/s",
+  peak = {
+    fp32 = "47.9TFLOPS", bf16 = "383TFLOPS", fp16 = "383TFLOPS",
+    int8 = "383TOPS",
+  },
+  scaleup = { fabric = "xgmi3", domain = 8 },
+  tdp = "500W",
+  source = "stas00/ml-engineering compute/accelerator/README.md (47.9/383/383; 128 GB "
+        .. "HBM2e 3.28 TB/s; 500 W TDP, 560 W peak TBP) and network/README.md (xGMI "
+        .. "50 GB/s x 7 = 350 per direction); cli99/llm-analysis mi250x-128gb.json "
+        .. "(3200 GB/s, fp16 383)",
+  notes = "All figures cover the two GCDs of the package. Software sees each "
+       .. "GCD as its own device (64 GB, 1.64 TB/s, 191.5 TFLOPS); a single "
+       .. "matmul uses one GCD. llm-analysis uses 3.2 TB/s. Year from the Nov "
+       .. "2021 launch (not in the source table).",
+}
+
+gpu {
+  id = "mi300x", name = "AMD Instinct MI300X 192GB", vendor = "AMD",
+  arch = "cdna3", form_factor = "OAM", year = 2023,
+  memory = "192GB", memory_type = "HBM3",
+  mem_bw = "5.3TB/s",
+  peak = {
+    fp32 = "163.4TFLOPS", tf32 = "653.7TFLOPS",
+    bf16 = "1307.4TFLOPS", fp16 = "1307.4TFLOPS",
+    fp8 = "2614.9TFLOPS", int8 = "2600TOPS",
+  },
+  scaleup = { fabric = "xgmi4", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "750W",
+  source = "stas00/ml-engineering (163.4/653.7/1300/2610/2600; 192 GB 5.3 TB/s; 750 W; "
+        .. "xGMI 448 per direction); aiwiki.ai amd_instinct_mi355x (MI300X 192 GB "
+        .. "5.3 TB/s 750 W, late 2023)",
+  notes = "gpu.blog lists FP16 330.6 and 5.2 TB/s: wrong. No MIG (spatial "
+       .. "partitioning instead).",
+}
+
+gpu {
+  id = "mi325x", name = "AMD Instinct MI325X 256GB", vendor = "AMD",
+  arch = "cdna3", form_factor = "OAM", year = 2024,
+  memory = "256GB", memory_type = "HBM3e",
+  mem_bw = "6TB/s",
+  peak = {
+    fp32 = "163.4TFLOPS", tf32 = "653.7TFLOPS",
+    bf16 = "1307.4TFLOPS", fp16 = "1307.4TFLOPS",
+    fp8 = "2614.9TFLOPS", int8 = "2600TOPS",
+  },
+  scaleup = { fabric = "xgmi4", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "1000W",
+  source = "awesomeagents.ai amd-mi325x (256 GB HBM3e, 6 TB/s, FP8 2614.9 / 5229.8 "
+        .. "sparse, FP16 1307.4, TF32 653.7, FP32 163.4, Oct 2024); stas00/ml-engineering "
+        .. "(1000 W peak TBP; xGMI); wiaix.com (PCIe Gen5 x16, 7 IF links)",
+  notes = "INT8 taken equal to MI300X (same CDNA 3 compute die).",
+}
+
+gpu {
+  id = "mi355x", name = "AMD Instinct MI355X 288GB", vendor = "AMD",
+  arch = "cdna4", form_factor = "OAM (liquid-cooled)", year = 2025,
+  memory = "288GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp32 = "157.3TFLOPS", bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
+    fp8 = "5000TFLOPS", fp6 = "10100TFLOPS", fp4 = "10100TFLOPS",
+    int8 = "5000TOPS",
+  },
+  scaleup = { fabric = "xgmi-mi355x", domain = 8 },
+  tdp = "1400W",
+  source = "stas00/ml-engineering (dense table and its note 22 on AMD sparsity labels; "
+        .. "288 GB 8 TB/s; 1400 W TBP; xGMI 535.5 per direction); aiwiki.ai "
+        .. "amd_instinct_mi355x (1400 W, GA Oct 2025)",
+  notes = "The ml-engineering MAMF table uses 2300 as MI355X's bf16 'theory' "
+       .. "while its dense table says 2500 (stored). PCIe generation not found.",
+}

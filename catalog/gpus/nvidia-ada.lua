@@ -1,0 +1,135 @@
+-- NVIDIA Ada Lovelace (AD102/AD104) data-centre, workstation and GeForce cards.
+--
+-- Tensor peaks are DENSE; the datasheets' headline figures are 2:4-sparse.
+-- GeForce cards (RTX 4090) run FP16/BF16 and FP8 tensor math with an FP32
+-- accumulator at half the FP16-accumulate rate; mixed-precision training
+-- accumulates in FP32, so the FP32-accumulate rates are stored.
+
+gpu {
+  id = "l40s", name = "NVIDIA L40S 48GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
+  memory = "48GB", memory_type = "GDDR6",
+  mem_bw = "864GB/s",
+  peak = {
+    fp64 = "1.4TFLOPS", fp32 = "91.6TFLOPS", tf32 = "183TFLOPS",
+    bf16 = "362TFLOPS", fp16 = "362TFLOPS", fp8 = "733TFLOPS",
+    int8 = "733TOPS",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "350W",
+  source = "stas00/ml-engineering (dense 91.6/183/362/733; 350 W); 'Data Center PCIe "
+        .. "Cards' table (48 GB GDDR6 ECC, 864 GB/s, Gen4 x16, no NVLink, no MIG)",
+  notes = "Datasheet headline 366/733/1466 are sparse. winston-zhang-orz/gpu-specs "
+       .. "lists 300 W; NVIDIA says 350 W (chosen). No MIG. FP64 as reported "
+       .. "by third parties.",
+}
+
+gpu {
+  id = "l40", name = "NVIDIA L40 48GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "PCIe dual-slot", year = 2022,
+  memory = "48GB", memory_type = "GDDR6",
+  mem_bw = "864GB/s",
+  peak = {
+    fp64 = "1.4TFLOPS", fp32 = "90.5TFLOPS", tf32 = "90.5TFLOPS",
+    bf16 = "181TFLOPS", fp16 = "181TFLOPS", fp8 = "362TFLOPS",
+    int8 = "362TOPS",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "300W",
+  source = "lamonoai/gpumap (L40: TF32 91/181, BF16 181/362, FP8 362/724, 864 GB/s, "
+        .. "300 W); hahnyuan/LLM-Viewer (FP16 181e12, INT8 362e12); simoncblyth/j "
+        .. "data_center_rt.rst (2022/10, 300 W, FP32 90.5)",
+  notes = "One doc (kpu-sim) claims one NVLink 4.0 link: contradicted by gpumap "
+       .. "('no NVLink', chosen).",
+}
+
+gpu {
+  id = "l20", name = "NVIDIA L20 48GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
+  memory = "48GB", memory_type = "GDDR6",
+  mem_bw = "864GB/s",
+  peak = {
+    fp32 = "59.35TFLOPS", bf16 = "119.5TFLOPS", fp16 = "119.5TFLOPS",
+    int8 = "239TOPS",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "275W",
+  source = "citsjtu2020/LLM-Prof hardware_spec.md (L20: 864 GB/s, FP16 119.5e12, INT8 "
+        .. "239e12, 48 GB); technical.city and topcpu.net (Nov 2023, 275 W, PCIe 4.0 "
+        .. "x16); 1cnz.cn (PCIe 4.0 x16, 48 GB GDDR6)",
+  notes = "China-market part, no NVIDIA datasheet found. FP32 is an aggregator's "
+       .. "clock-derived value. FP8 and TF32 not found (left out; the chip has "
+       .. "FP8 tensor cores like the rest of AD102).",
+}
+
+gpu {
+  id = "l4", name = "NVIDIA L4 24GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "PCIe low-profile single-slot", year = 2023,
+  memory = "24GB", memory_type = "GDDR6",
+  mem_bw = "300GB/s",
+  peak = {
+    fp64 = "0.5TFLOPS", fp32 = "30.3TFLOPS", tf32 = "60TFLOPS",
+    bf16 = "121TFLOPS", fp16 = "121TFLOPS", fp8 = "242TFLOPS",
+    int8 = "242TOPS",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "72W",
+  source = "winston-zhang-orz/gpu-specs specs.md; 'Data Center PCIe Cards' table "
+        .. "(cites nvidia.com/en-us/data-center/l4)",
+  notes = "Datasheet 120/242/485 are sparse. No MIG.",
+}
+
+gpu {
+  id = "rtx-4090", name = "NVIDIA GeForce RTX 4090 24GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "consumer PCIe 3-slot", year = 2022,
+  memory = "24GB", memory_type = "GDDR6X",
+  mem_bw = "1.008TB/s",
+  peak = {
+    fp64 = "1.29TFLOPS", fp32 = "82.6TFLOPS", tf32 = "82.6TFLOPS",
+    bf16 = "165.2TFLOPS", fp16 = "165.2TFLOPS", fp8 = "330.3TFLOPS",
+    int8 = "660.6TOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 1.0, fp16 = 1.0, tf32 = 0.90, fp8 = 0.90, int8 = 0.90 },
+    hbm = 0.85,
+    reason = "MAMF measured 178.5 TFLOPS bf16 against the 165.2 FP32-accumulate "
+          .. "spec (1.08): GeForce cards boost above the rated 2520 MHz clock; "
+          .. "capped at 1.0 of the spec. tf32/fp8/int8 not measured: the ada "
+          .. "arch value (0.90) is used; memory fraction as the ada arch",
+    source = "mag-/gpu_benchmark README (MAMF finder, RTX 4090 178.5 TFLOPS, shape "
+          .. "15360x6784x8192)",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "450W",
+  source = "lamonoai/gpumap nvidia/GPU.md (FP32 83; TF32 83/165; FP16 FP16-acc 330/661, "
+        .. "FP32-acc 165/330; BF16 165/330; FP8 661/1321; INT8 661/1321; 1008 GB/s; "
+        .. "450 W; no NVLink; PCIe 4.0 x16); NVIDIA Ada whitepaper FP8 FP32-accumulate "
+        .. "rate (half the FP16-accumulate 660.6)",
+  notes = "FP16 with FP16 accumulate is 330.3 dense and FP8 with FP16 accumulate "
+       .. "660.6: training accumulates in FP32, so the halved rates are stored. "
+       .. "winston-zhang-orz/gpu-specs lists 'FP16 Tensor 1171.2': wrong. "
+       .. "Launched Oct 2022. No NVLink; GeForce drivers disable PCIe P2P.",
+}
+
+gpu {
+  id = "rtx-6000-ada", name = "NVIDIA RTX 6000 Ada 48GB", vendor = "NVIDIA",
+  arch = "ada", form_factor = "workstation PCIe dual-slot", year = 2022,
+  memory = "48GB", memory_type = "GDDR6",
+  mem_bw = "960GB/s",
+  peak = {
+    fp64 = "1.423TFLOPS", fp32 = "91.1TFLOPS", tf32 = "182TFLOPS",
+    bf16 = "364TFLOPS", fp16 = "364TFLOPS", fp8 = "728TFLOPS",
+    int8 = "728TOPS",
+  },
+  scaleup = { fabric = "pcie4", domain = 8 },
+  pcie = { gen = 4, lanes = 16 },
+  tdp = "300W",
+  source = "lamonoai/gpumap nvidia/GPU.md (RTX 6000 Ada column)",
+  notes = "Single secondary source. Year from the Dec 2022 announcement "
+       .. "(not in the source table).",
+}

@@ -1,0 +1,177 @@
+-- NVIDIA Blackwell (B100/B200/GB200), Blackwell Ultra (B300/GB300) and the
+-- consumer Blackwell RTX 5090.
+--
+-- Tensor peaks are DENSE. Every tensor row of NVIDIA's HGX B200 / GB200 NVL72
+-- / HGX B300 tables is "with sparsity": B200 "4.5 PFLOPS FP16/BF16" is
+-- 2.25 PFLOPS dense. Shipping HGX/DGX B200 has 180 GB; the 192 GB figure is
+-- the launch announcement.
+
+gpu {
+  id = "b100", name = "NVIDIA B100 192GB", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "SXM (HGX B100)", year = 2024,
+  memory = "192GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp64 = "30TFLOPS", fp32 = "60.6TFLOPS",
+    bf16 = "1750TFLOPS", fp16 = "1750TFLOPS",
+    fp8 = "3500TFLOPS", fp4 = "7000TFLOPS", int8 = "3500TOPS",
+  },
+  scaleup = { fabric = "nvlink5", domain = 8 },
+  tdp = "700W",
+  source = "hmc-tech.com b200-vs-b100 (aggregator: 700 W, 192 GB, dense/sparse FP4 "
+        .. "7/14, FP8 3.5/7, BF16 1.75/3.5 PF); yobitel.com nvidia-b100 (192 GB, "
+        .. "8 TB/s, NVLink 1.8 TB/s, 700 W); glennklockwood B200 page (B100 = 700 W "
+        .. "variant)",
+  notes = "LOW CONFIDENCE: no NVIDIA datasheet text read; jax-ml/scaling-book says "
+       .. "B100 'wasn't mass-produced'. hmc-tech gives 7.7 TB/s; yobitel 8 TB/s "
+       .. "(chosen). TF32 and PCIe generation not found.",
+}
+
+gpu {
+  id = "b200", name = "NVIDIA B200 (HGX/DGX) 180GB", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "SXM (HGX B200)", year = 2024,
+  memory = "180GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp64 = "37TFLOPS", fp64_tensor = "37TFLOPS", fp32 = "75TFLOPS",
+    tf32 = "1100TFLOPS", bf16 = "2250TFLOPS", fp16 = "2250TFLOPS",
+    fp8 = "4500TFLOPS", fp6 = "4500TFLOPS", fp4 = "9000TFLOPS",
+    int8 = "4500TOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 0.78, fp16 = 0.78, tf32 = 0.78, fp8 = 0.76, fp6 = 0.76,
+             fp4 = 0.76, int8 = 0.76 },
+    hbm = 0.85,
+    reason = "MAMF on B200 SXM: bf16 1745.0 of 2250 = 0.776, fp8 3432.5 of "
+          .. "4500 = 0.763; tf32 and fp6/fp4/int8 not measured, taken from the "
+          .. "bf16 and fp8 rows; hbm as the blackwell arch (not measured)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
+          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128)",
+  },
+  scaleup = { fabric = "nvlink5", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "1000W",
+  mig = { max = 7 },
+  source = "NVIDIA HGX B200 / GB200 NVL72 spec table as transcribed at zdszero.github.io/"
+        .. "Computer/Artificial_Intelligence/Hardware.html (sparse FP4 18, FP8/FP6 9, "
+        .. "BF16 4.5, TF32 2.2 PF; FP32 75, FP64 37; PCIe Gen5 128 GB/s); "
+        .. "stas00/ml-engineering (dense 2250/4500/9000; 180 GB and 8 TB/s from the "
+        .. "DGX B200 datasheet; 1000 W); jax-ml/scaling-book gpus.md (148 SMs)",
+  notes = "Launch figures were 192 GB / 8 TB/s; shipping HGX/DGX B200 is 180 GB "
+       .. "(ml-engineering suggests 192 GiB physical with 1/16 held back, "
+       .. "unconfirmed by NVIDIA). The HGX B200 table gives 7.7 TB/s per GPU "
+       .. "(62 TB/s per 8); the DGX B200 datasheet 8 TB/s (chosen, within 4%). "
+       .. "ml-engineering lists FP32 80 vs NVIDIA's 75 (75 chosen). "
+       .. "glennklockwood claims PCIe Gen6; NVIDIA's table says Gen5 (chosen).",
+}
+
+gpu {
+  id = "gb200", name = "NVIDIA GB200 (per Blackwell GPU, NVL72)", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "Superchip (1 Grace : 2 GPUs), NVL72 rack",
+  year = 2024,
+  memory = "186GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp64 = "40TFLOPS", fp64_tensor = "40TFLOPS", fp32 = "80TFLOPS",
+    tf32 = "1250TFLOPS", bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
+    fp8 = "5000TFLOPS", fp6 = "5000TFLOPS", fp4 = "10000TFLOPS",
+    int8 = "5000TOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 0.73, fp16 = 0.73, tf32 = 0.73, fp8 = 0.72, fp6 = 0.72,
+             fp4 = 0.72, int8 = 0.72 },
+    hbm = 0.85,
+    reason = "MAMF on GB200: bf16 1822.0 of 2500 = 0.729, fp8 3615.6 of 5000 = "
+          .. "0.723 (nightly torch 2.10 + cu130); the 1200 W part holds a "
+          .. "lower fraction of its higher peak than B200; others taken from the "
+          .. "bf16/fp8 rows; hbm as the blackwell arch (not measured)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
+          .. "Achievable Matmul FLOPS table",
+  },
+  scaleup = { fabric = "nvlink5", domain = 72 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "1200W",
+  mig = { max = 7 },
+  source = "NVIDIA GB200 NVL72 table via zdszero.github.io Hardware.html (186 GB, 8 TB/s, "
+        .. "up to 1200 W, NVLink 1.8 TB/s, sparse FP4 20 / FP8 10 / BF16 5 / TF32 2.5 "
+        .. "PF); stas00/ml-engineering (dense 2500/5000/10000); jax-ml/scaling-book "
+        .. "(NVL72, 18 NVSwitches)",
+  notes = "glennklockwood lists FP64 45 / FP32 90, older launch numbers; NVIDIA's "
+       .. "table says 40/80 (chosen). 4 GPUs per compute tray.",
+}
+
+gpu {
+  id = "b300", name = "NVIDIA B300 (HGX/DGX) 288GB", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "SXM (HGX B300)", year = 2025,
+  memory = "288GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp32 = "75TFLOPS", tf32 = "1125TFLOPS",
+    bf16 = "2250TFLOPS", fp16 = "2250TFLOPS",
+    fp8 = "4500TFLOPS", fp6 = "4500TFLOPS", fp4 = "12600TFLOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 0.79, fp16 = 0.79, tf32 = 0.79, fp8 = 0.75, fp6 = 0.75,
+             fp4 = 0.75 },
+    hbm = 0.85,
+    reason = "MAMF on B300 SXM: bf16 1769.0 of 2250 = 0.786, fp8 3353.3 of 4500 "
+          .. "= 0.745 (torch 2.9.1+cu130); others taken from these rows; hbm "
+          .. "as the blackwell arch (not measured)",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
+          .. "Achievable Matmul FLOPS table",
+  },
+  scaleup = { fabric = "nvlink5", domain = 8 },
+  tdp = "1000W",
+  source = "stas00/ml-engineering (dense table; 288 GB, 8 TB/s; 1000 W max TGP from the "
+        .. "DGX B300 power-capping doc); glennklockwood.com B300 page; verda.com "
+        .. "gb300-nvl72-architecture; fibermall.com HGX B300 table",
+  notes = "Sources disagree and no NVIDIA datasheet was read: FP4 dense 12600 "
+       .. "(ml-engineering, chosen) vs 13125 (glennklockwood) vs 14000 (verda); "
+       .. "FP32 75-80; INT8 4500 (ml-engineering) vs ~150 TOPS (verda/fibermall "
+       .. "report INT8 and FP64 cut on Blackwell Ultra) and FP64 ~1.25 TFLOPS: "
+       .. "INT8 and FP64 are left out rather than guessed. verda says 270 GB "
+       .. "usable and 7.7 TB/s. PCIe Gen6 per glennklockwood is unconfirmed "
+       .. "(not stored).",
+}
+
+gpu {
+  id = "gb300", name = "NVIDIA GB300 (per Blackwell Ultra GPU, NVL72)", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "Superchip, NVL72 rack", year = 2025,
+  memory = "288GB", memory_type = "HBM3e",
+  mem_bw = "8TB/s",
+  peak = {
+    fp32 = "80TFLOPS", tf32 = "1250TFLOPS",
+    bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
+    fp8 = "5000TFLOPS", fp6 = "5000TFLOPS", fp4 = "15000TFLOPS",
+  },
+  scaleup = { fabric = "nvlink5", domain = 72 },
+  tdp = "1400W",
+  source = "stas00/ml-engineering (dense table; 1400 W per-GPU max power); verda.com "
+        .. "GB300 NVL72 post; glennklockwood B300 page (GB300 NVL72: 72 ConnectX-8 NICs)",
+  notes = "INT8 conflicting (5000 ml-engineering vs ~165 verda) and FP64 unknown: "
+       .. "both left out. verda reports 279 GB usable. PCIe generation not found.",
+}
+
+gpu {
+  id = "rtx-5090", name = "NVIDIA GeForce RTX 5090 32GB", vendor = "NVIDIA",
+  arch = "blackwell", form_factor = "consumer PCIe dual-slot", year = 2025,
+  memory = "32GB", memory_type = "GDDR7",
+  mem_bw = "1.792TB/s",
+  peak = {
+    fp64 = "1.64TFLOPS", fp32 = "104.8TFLOPS", tf32 = "105TFLOPS",
+    bf16 = "210TFLOPS", fp16 = "210TFLOPS", fp8 = "419TFLOPS",
+    fp4 = "1676TFLOPS", int8 = "838TOPS",
+  },
+  scaleup = { fabric = "pcie5", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "575W",
+  source = "lamonoai/gpumap nvidia/GPU.md (dense: TF32 105, BF16 210, FP8 419, INT8 838); "
+        .. "VladislavDuma/gpu_specs README.md (2x those); alternox1.github.io "
+        .. "2025-01-08 (NVIDIA spec table: 3,352 AI TOPS, 32 GB GDDR7, 512-bit); "
+        .. "GitHub product JSON (launch 2025-01-30, 575 W)",
+  notes = "The two tables differ by exactly 2x on TF32/BF16/FP8; gpumap is taken "
+       .. "as dense with FP32 accumulate because it keeps the RTX 4090 ratio "
+       .. "INT8 = 4 x BF16(FP32-acc) (838 = 4 x 209.5). GeForce runs FP16 with "
+       .. "FP16 accumulate at 2x (419). FP4 1676 = NVIDIA's 3352 sparse AI TOPS "
+       .. "halved. No NVLink; P2P over PCIe.",
+}

@@ -1,0 +1,208 @@
+-- NVIDIA Hopper (GH100) and its export variants (H800, H20).
+--
+-- Tensor peaks are DENSE. NVIDIA's H100/H200 tables print the tensor rows
+-- "with sparsity" (footnote: "Specifications 1/2 lower without sparsity"), so
+-- H100 SXM "1,979 TFLOPS BF16" is 989 dense and "3,958 FP8" is 1,979 dense.
+-- The ~495 TFLOPS figure sometimes quoted as H200 "dense FP16" is the dense
+-- TF32 rate (494.5): 1979 halved twice.
+
+gpu {
+  id = "h100-sxm", name = "NVIDIA H100 SXM5 80GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "SXM5", year = 2022,
+  memory = "80GB", memory_type = "HBM3",
+  usable_memory = "79.1GiB",
+  mem_bw = "3.35TB/s",
+  peak = {
+    fp64 = "34TFLOPS", fp64_tensor = "67TFLOPS", fp32 = "67TFLOPS",
+    tf32 = "494.5TFLOPS", bf16 = "989TFLOPS", fp16 = "989TFLOPS",
+    fp8 = "1979TFLOPS", int8 = "1979TOPS",
+  },
+  scaleup = { fabric = "nvlink4", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "700W",
+  mig = { max = 7, profiles = { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb",
+                                "4g.40gb", "7g.80gb" } },
+  source = "NVIDIA H100 table as reproduced at archive-lib.hpctech.co.jp/gpuproduct/"
+        .. "nvidia-h100.html (with the sparsity footnote); stas00/ml-engineering "
+        .. "compute/accelerator/README.md dense table (67/494.5/989/1979); "
+        .. "jax-ml/scaling-book gpus.md",
+  notes = "usable_memory: nvidia-smi shows 81559MiB (79.6 GiB); PyTorch reports "
+       .. "'total capacity of 79.10-79.11 GiB' on H100 80GB (vLLM and fine-tuning "
+       .. "OOM reports). Some tools use 3072 GB/s for the bandwidth (LLM-Viewer); "
+       .. "NVIDIA says 3.35 TB/s.",
+}
+
+gpu {
+  id = "h100-pcie", name = "NVIDIA H100 PCIe 80GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "PCIe dual-slot", year = 2022,
+  memory = "80GB", memory_type = "HBM2e",
+  mem_bw = "2.0TB/s",
+  peak = {
+    fp64 = "26TFLOPS", fp64_tensor = "51TFLOPS", fp32 = "51TFLOPS",
+    tf32 = "378TFLOPS", bf16 = "756TFLOPS", fp16 = "756TFLOPS",
+    fp8 = "1513TFLOPS", int8 = "1513TOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 0.66, fp16 = 0.66, tf32 = 0.66, fp8 = 0.59, int8 = 0.59 },
+    hbm = 0.84,
+    reason = "MAMF 499.5 of 756 dense bf16 TFLOPS = 0.66: the 350 W card is "
+          .. "power-limited well below the SXM part; fp8 scaled by the H100 SXM "
+          .. "fp8/bf16 MAMF ratio (0.709/0.803), not measured; hbm as the hopper arch",
+    source = "mag-/gpu_benchmark README (MAMF finder, H100 PCIe 499.5 TFLOPS, "
+          .. "shape 6912x16384x2048)",
+  },
+  scaleup = { fabric = "nvlink-bridge", domain = 2 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "350W",
+  mig = { max = 7 },
+  source = "NVIDIA H100 PCIe Product Brief PB-11133-001_v02 (350 W, MIG 7, >2000 GB/s) "
+        .. "via manuals.plus; hpctech.co.jp copy of NVIDIA's table (NVLink 600 GB/s, "
+        .. "PCIe Gen5 128 GB/s, 300-350 W); stas00/ml-engineering dense table",
+  notes = "Memory listed as HBM2e by NVIDIA's table copy; some blogs say HBM3. "
+       .. "The NVLink bridge pairs 2 cards; without it use pcie5.",
+}
+
+gpu {
+  id = "h100-nvl", name = "NVIDIA H100 NVL 94GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "PCIe dual-slot (bridged pairs)", year = 2023,
+  memory = "94GB", memory_type = "HBM3",
+  mem_bw = "3.9TB/s",
+  peak = {
+    fp64 = "30TFLOPS", fp64_tensor = "60TFLOPS", fp32 = "60TFLOPS",
+    tf32 = "417.5TFLOPS", bf16 = "835.5TFLOPS", fp16 = "835.5TFLOPS",
+    fp8 = "1670.5TFLOPS", int8 = "1670.5TOPS",
+  },
+  scaleup = { fabric = "nvlink-bridge", domain = 2 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "400W",
+  mig = { max = 7 },
+  source = "GitHub transcriptions of nvidia.com/en-us/data-center/h100 (sparse "
+        .. "835/1671/3341); 'Data Center PCIe Cards' table (94 GB HBM3, 3,938 GB/s, "
+        .. "400 W, bridge pairs); stas00/ml-engineering power table (350-400 W)",
+  notes = "Dense tensor values are NVIDIA's sparse figures halved. TDP is "
+       .. "configurable 350-400 W; 400 W stored. Bandwidth 3.9 TB/s (3,938 GB/s "
+       .. "in the PCIe-cards table). BabelStream triad on an H100 NVL measured "
+       .. "3.30 TB/s (0.84 of 3.938).",
+}
+
+gpu {
+  id = "h800-sxm", name = "NVIDIA H800 SXM5 80GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "SXM5", year = 2023,
+  memory = "80GB", memory_type = "HBM3",
+  usable_memory = "79.1GiB",
+  mem_bw = "3.35TB/s",
+  peak = {
+    fp64 = "1TFLOPS", fp32 = "67TFLOPS", tf32 = "494.5TFLOPS",
+    bf16 = "989TFLOPS", fp16 = "989TFLOPS",
+    fp8 = "1979TFLOPS", int8 = "1979TOPS",
+  },
+  scaleup = { fabric = "nvlink4-h800", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "700W",
+  source = "citsjtu2020/LLM-Prof hardware_spec.md (H800: 3350 GB/s, FP16 989e12, INT8 "
+        .. "1979e12, 80 GB, interconnect 400); tumgag.com and philisun.com H800-vs-H100 "
+        .. "articles (NVLink 400 GB/s bidirectional, FP64 1 TFLOPS); aiwiki.ai "
+        .. "nvidia_h800 (launched 2023-03-21)",
+  notes = "No NVIDIA H800 datasheet was found. FP32, TF32, PCIe Gen5 and 700 W "
+       .. "are taken equal to H100 SXM (the export cut touched NVLink and FP64 "
+       .. "only). nvidia-smi shows 81559MiB as on H100, hence the same usable "
+       .. "memory. focusunsink/timeflies uses 1979 for H800 bf16: that is the "
+       .. "sparse figure.",
+}
+
+gpu {
+  id = "h800-pcie", name = "NVIDIA H800 PCIe 80GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "PCIe dual-slot",
+  memory = "80GB", memory_type = "HBM2e",
+  mem_bw = "2.0TB/s",
+  peak = {
+    bf16 = "756TFLOPS", fp16 = "756TFLOPS",
+    fp8 = "1513TFLOPS", int8 = "1513TOPS",
+  },
+  scaleup = { fabric = "pcie5", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "350W",
+  source = "GitHub benchmark README ('H800 PCIe peak F8: 3026 TFLOPS' sparse, 114 SMs); "
+        .. "GitHub GPU config (H800 PCIe = H100 PCIe export variant); techpowerup "
+        .. "news (H800 chip-to-chip 300 GB/s vs 600 GB/s on H100 PCIe)",
+  notes = "LOW CONFIDENCE. One config says 2039 GB/s; 2.0 TB/s (as H100 PCIe) "
+       .. "chosen. TDP taken from H100 PCIe. The seed claim 'H800 PCIe has no "
+       .. "NVLink' is not confirmed: techpowerup/Reuters report a reduced "
+       .. "300 GB/s bridge; no datasheet was found, so the scale-up fabric is "
+       .. "plain PCIe here (the conservative choice).",
+}
+
+gpu {
+  id = "h20", name = "NVIDIA H20 96GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "SXM (HGX H20 8-way)", year = 2024,
+  memory = "96GB", memory_type = "HBM3",
+  mem_bw = "4.0TB/s",
+  peak = {
+    fp64 = "1TFLOPS", fp32 = "44TFLOPS", tf32 = "74TFLOPS",
+    bf16 = "148TFLOPS", fp16 = "148TFLOPS",
+    fp8 = "296TFLOPS", int8 = "296TOPS",
+  },
+  scaleup = { fabric = "nvlink4", domain = 8 },
+  tdp = "400W",
+  mig = { max = 7 },
+  source = "zangshuxian.com/new/674733024499207168 (FP16 dense 148, INT8 296, TF32 74, "
+        .. "FP32 44, FP64 1, 4.0 TB/s, 78 SMs); 1cnz.cn/d/2353773.html (96 GB HBM3, "
+        .. "4.0 TB/s, FP8 296, FP16 148, NVLink 900 GB/s, 8-way HGX); "
+        .. "willitrunai.com h20-96gb (400 W, MIG 7)",
+  notes = "No public NVIDIA datasheet; press figures describe 148 as dense FP16 "
+       .. "('FP16稠密算力'). 74 TFLOPS is the TF32 figure, not BF16. LLM-Prof "
+       .. "uses 4022 GB/s. A 141 GB HBM3e H20 variant is also reported (not "
+       .. "catalogued). PCIe generation not found.",
+}
+
+gpu {
+  id = "h200-sxm", name = "NVIDIA H200 SXM5 141GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "SXM5", year = 2024,
+  memory = "141GB", memory_type = "HBM3e",
+  mem_bw = "4.8TB/s",
+  peak = {
+    fp64 = "34TFLOPS", fp64_tensor = "67TFLOPS", fp32 = "67TFLOPS",
+    tf32 = "494.5TFLOPS", bf16 = "989TFLOPS", fp16 = "989TFLOPS",
+    fp8 = "1979TFLOPS", int8 = "1979TOPS",
+  },
+  achievable = {
+    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.73, int8 = 0.73 },
+    hbm = 0.84,
+    reason = "fp8 MAMF measured on H200 SXM: 1453.4 of 1979 = 0.73; bf16 "
+          .. "'H200 is the same' as H100 SXM (794.5 of 989 = 0.80); tf32/int8 "
+          .. "not measured, taken from the bf16/fp8 rows; hbm as the hopper arch",
+    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
+          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128)",
+  },
+  scaleup = { fabric = "nvlink4", domain = 8 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "700W",
+  mig = { max = 7, profiles = { "1g.18gb", "7g.141gb" } },
+  source = "GitHub transcription of nvidia.com/en-us/data-center/h200 (sparsity "
+        .. "footnote, 'preliminary specifications'); stas00/ml-engineering (dense "
+        .. "989/1979, 700 W); mlcommons inference_results_v4.1 H200-SXM-141GBx8 system "
+        .. "json (18x NVLink4 900 GB/s, PCIe Gen5 x16, 700 W)",
+  notes = "Announced Nov 2023, shipping Q2 2024. gdtairukj.com repeats '494 "
+       .. "dense FP16 / 989 FP8': wrong, those are TF32 and BF16.",
+}
+
+gpu {
+  id = "h200-nvl", name = "NVIDIA H200 NVL 141GB", vendor = "NVIDIA",
+  arch = "hopper", form_factor = "PCIe dual-slot", year = 2024,
+  memory = "141GB", memory_type = "HBM3e",
+  mem_bw = "4.8TB/s",
+  peak = {
+    fp64 = "30TFLOPS", fp64_tensor = "60TFLOPS", fp32 = "60TFLOPS",
+    tf32 = "417.5TFLOPS", bf16 = "835.5TFLOPS", fp16 = "835.5TFLOPS",
+    fp8 = "1670.5TFLOPS", int8 = "1670.5TOPS",
+  },
+  scaleup = { fabric = "nvlink-bridge-h200", domain = 4 },
+  pcie = { gen = 5, lanes = 16 },
+  tdp = "600W",
+  mig = { max = 7 },
+  source = "GitHub transcription of nvidia.com/en-us/data-center/h200 (sparse "
+        .. "835/1671/3341, NVLink bridge 2- or 4-way 900 GB/s, MIG 7 @16.5GB); "
+        .. "stas00/ml-engineering power table (600 W)",
+  notes = "Dense values are NVIDIA's sparse figures halved. The bridge joins "
+       .. "2 or 4 cards; domain 4 is the larger option.",
+}

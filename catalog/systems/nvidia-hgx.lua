@@ -1,0 +1,104 @@
+-- 8-GPU NVLink nodes (DGX/HGX) and the GB200 NVL72 rack.
+--
+-- host_mem_bw is the theoretical DRAM bandwidth of the host, all sockets:
+-- channels x transfer rate x 8 bytes. Servers with two DIMMs per channel
+-- (DGX H100/B200 carry 32 DIMMs) may clock the memory lower; what offload
+-- actually gets per GPU is usually bounded by the GPU's PCIe link first.
+-- HGX boards ship inside vendors' servers: where the host is not fixed by a
+-- product spec, the DGX sibling's host is used and the notes say so.
+
+system {
+  id = "dgx-a100", name = "NVIDIA DGX A100 640GB", gpu = "a100-sxm-80gb", gpus = 8,
+  scaleup = "nvlink3",
+  nics = 8, nic_fabric = "ib-hdr-200",
+  host_memory = "2TB", host_mem_bw = "409.6GB/s",
+  cpu = "2x AMD EPYC 7742 (64 cores)",
+  source = "NVIDIA DGX A100 datasheet/user guide (8x A100 80GB, 6 NVSwitches, 2x EPYC "
+        .. "7742, 2 TB, 8x ConnectX-6 200 Gb/s HDR); host_mem_bw derived: 2 sockets x "
+        .. "8 channels x DDR4-3200 x 8 B = 409.6 GB/s",
+  notes = "The original DGX A100 320GB has 40 GB GPUs and 1 TB of host memory.",
+}
+
+system {
+  id = "hgx-a800", name = "HGX A800 8-GPU server", gpu = "a800-sxm-80gb", gpus = 8,
+  scaleup = "nvlink3-a800",
+  nics = 8, nic_fabric = "ib-hdr-200",
+  host_memory = "2TB", host_mem_bw = "409.6GB/s",
+  cpu = "2x AMD EPYC 7742 (64 cores), as DGX A100 (typical, not fixed)",
+  source = "A800 board as catalog/gpus (techpowerup, LLM-Prof); host and NICs taken "
+        .. "from DGX A100",
+  notes = "Vendor servers vary (Intel Ice Lake hosts and 4x 200G NICs are also "
+       .. "common); override in a user catalog for a specific cluster.",
+}
+
+system {
+  id = "dgx-h100", name = "NVIDIA DGX H100", gpu = "h100-sxm", gpus = 8,
+  scaleup = "nvlink4",
+  nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "2TB", host_mem_bw = "614.4GB/s",
+  cpu = "2x Intel Xeon Platinum 8480C (56 cores)",
+  source = "NVIDIA DGX BasePOD reference architecture, core components (DGX H100/H200: "
+        .. "4 NVSwitches, 2x Xeon Platinum 8480C, 2 TB DDR5, 8x single-port "
+        .. "ConnectX-7 up to 400 Gb/s); host_mem_bw derived: 2 x 8 channels x "
+        .. "DDR5-4800 x 8 B",
+}
+
+system {
+  id = "hgx-h800", name = "HGX H800 8-GPU server", gpu = "h800-sxm", gpus = 8,
+  scaleup = "nvlink4-h800",
+  nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "2TB", host_mem_bw = "614.4GB/s",
+  cpu = "2x Intel Xeon Platinum 8480C, as DGX H100 (typical, not fixed)",
+  source = "DeepSeek-V3 technical report (arXiv:2412.19437) sections 3.1 and 3.2.2: H800 nodes of 8 "
+        .. "GPUs on NVLink/NVSwitch, InfiniBand between nodes, ~160 GB/s NVLink vs "
+        .. "50 GB/s IB per GPU (one 400G NIC per GPU); host as DGX H100",
+}
+
+system {
+  id = "hgx-h20", name = "HGX H20 8-GPU server", gpu = "h20", gpus = 8,
+  scaleup = "nvlink4",
+  nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "2TB", host_mem_bw = "614.4GB/s",
+  cpu = "2x Intel Xeon Platinum 8480C, as DGX H100 (typical, not fixed)",
+  source = "1cnz.cn (H20: SXM 8-way HGX, NVLink 900 GB/s); NIC layout as the 2-node H20 "
+        .. "nccl-tests setup in ../shared/validation (8x NDR per node); host as DGX H100",
+}
+
+system {
+  id = "dgx-h200", name = "NVIDIA DGX H200", gpu = "h200-sxm", gpus = 8,
+  scaleup = "nvlink4",
+  nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "2TB", host_mem_bw = "614.4GB/s",
+  cpu = "2x Intel Xeon Platinum 8480C (56 cores)",
+  source = "NVIDIA DGX BasePOD reference architecture, core components (DGX H200: 1,128 "
+        .. "GB GPU memory, same host as DGX H100)",
+  notes = "An MLPerf H200 system lists 10x 400G InfiniBand ports (8 compute + 2 "
+       .. "storage).",
+}
+
+system {
+  id = "dgx-b200", name = "NVIDIA DGX B200", gpu = "b200", gpus = 8,
+  scaleup = "nvlink5",
+  nics = 8, nic_fabric = "ib-ndr-400",
+  host_memory = "2TB", host_mem_bw = "716.8GB/s",
+  cpu = "2x Intel Xeon Platinum 8570 (56 cores)",
+  source = "NVIDIA DGX B200 user guide, 'Introduction to NVIDIA DGX B200 Systems' (8x B200, "
+        .. "1,440 GB GPU memory, 2x Xeon 8570, 2 NVSwitch chips, 8x ConnectX-7 400 Gb/s, "
+        .. "2 TB in 32 DIMMs upgradable to 4 TB); host_mem_bw derived: 2 x 8 channels "
+        .. "x DDR5-5600 x 8 B",
+}
+
+system {
+  id = "gb200-nvl72", name = "NVIDIA GB200 NVL72 rack (one NVLink domain)", gpu = "gb200",
+  gpus = 72,
+  scaleup = "nvlink5",
+  nics = 72, nic_fabric = "ib-ndr-400",
+  host_memory = "17TB", host_mem_bw = "18.4TB/s",
+  cpu = "36x NVIDIA Grace (72 Arm Neoverse V2 cores each), 1 per 2 GPUs",
+  source = "NVIDIA GB200 NVL72 spec table via zdszero.github.io Hardware.html (up to 17 TB "
+        .. "LPDDR5X, up to 18.4 TB/s); jax-ml/scaling-book gpus.md (72 GPUs, 18 "
+        .. "NVSwitches); one ConnectX-7 400G per GPU as in the GB200 validation cases",
+  notes = "The whole rack is one 72-GPU NVLink domain, treated as one node. Grace "
+       .. "memory is reached over NVLink-C2C (900 GB/s per superchip), not PCIe, "
+       .. "so offload is much cheaper than on x86 hosts.",
+}
