@@ -88,11 +88,18 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpuplan
 	rm -rf $(DESTDIR)$(DATADIR)
 
-# Installs the Debian packages the build and tests need (run as root).
+# Installs the Debian packages the build and tests need, when any is
+# missing (through sudo when not root).
+DEPS := liblua5.4-dev lua-filesystem lua-cjson make gcc libc6-dev perl \
+        pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 deps:
-	apt-get update
-	apt-get install -y --no-install-recommends liblua5.4-dev lua-filesystem \
-		lua-cjson make gcc libc6-dev perl pkg-config
+	@if dpkg -s $(DEPS) >/dev/null 2>&1; then \
+		echo "deps: all packages present"; \
+	else \
+		$(SUDO) apt-get update && \
+		$(SUDO) apt-get install -y --no-install-recommends $(DEPS); \
+	fi
 
 clean:
 	rm -f gpuplan libgpuplan.a engine/*.o tests/c/*.t bench/sweep_bench

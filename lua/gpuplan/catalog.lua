@@ -245,8 +245,16 @@ local function load_file(cat, path, layer, seen)
   return true
 end
 
+-- Paths in messages are relative to the working directory when under it.
+local function display(dir)
+  local cwd = lfs.currentdir()
+  if cwd and dir:sub(1, #cwd + 1) == cwd .. "/" then return dir:sub(#cwd + 2) end
+  return dir
+end
+
 -- Load every file of dir as one layer.  Returns a list of error strings.
 local function load_dir(cat, dir, layer)
+  dir = display(dir)
   local files, err = list_files(dir)
   if not files then return { err } end
   local errs = {}

@@ -15,13 +15,13 @@
 
 static int tap_n, tap_failed, tap_planned;
 
-static void plan(int n)
+static inline void plan(int n)
 {
 	tap_planned = n;
 	printf("1..%d\n", n);
 }
 
-static int ok(int cond, const char *name)
+static inline int ok(int cond, const char *name)
 {
 	tap_n++;
 	if (!cond)
@@ -31,7 +31,7 @@ static int ok(int cond, const char *name)
 }
 
 /* |got - want| <= reltol * |want| (absolute reltol when want == 0). */
-static int is_num(double got, double want, double reltol, const char *name)
+static inline int is_num(double got, double want, double reltol, const char *name)
 {
 	double scale = want == 0.0 ? 1.0 : fabs(want);
 	int good = isfinite(got) && fabs(got - want) <= reltol * scale;
@@ -42,7 +42,7 @@ static int is_num(double got, double want, double reltol, const char *name)
 	return good;
 }
 
-static int is_int(long long got, long long want, const char *name)
+static inline int is_int(long long got, long long want, const char *name)
 {
 	int good = got == want;
 
@@ -51,7 +51,7 @@ static int is_int(long long got, long long want, const char *name)
 	return good;
 }
 
-static int done(void)
+static inline int done(void)
 {
 	if (tap_planned != tap_n)
 		printf("# planned %d tests, ran %d\n", tap_planned, tap_n);

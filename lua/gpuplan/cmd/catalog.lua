@@ -1,0 +1,195 @@
+-- gpuplan catalog list|show|check, --explain ID
+local catalog = require "gpuplan.catalog"
+local report = require "gpuplan.report"
+local units = require "gpuplan.units"
+local cli = require "gpuplan.cli"
+
+local C = {
+  summary = "list, show and check catalog entries (GPUs, fabrics, systems, prices, models)",
+  usage = [[
+usage: gpuplan catalog list [gpus|archs|fabrics|systems|prices|currencies|models] [--format F]
+       gpuplan catalog show ID [--explain]
+       gpuplan catalog check DIR...
+       gpuplan catalog --explain ID
+
+  list     one row per entry (default table: gpus)
+  show     every field of one entry, in engine units, and where it was defined
+  check    load DIR(s) on top of the built-in catalog and report every error
+           (file:line, field); exit 1 when there is any
+  --explain  which file defined an id and which earlier definitions it overrode]],
+  options = { format = "format", explain = "flag" },
+}
+
+local tables = { "gpus", "archs", "fabrics", "systems", "prices", "currencies", "models" }
+
+local function tflops(v) return v and string.format("%.1f", v / 1e12) or nil end
+
+local list_columns = {
+  gpus = {
+    { key = "id", label = "id" }, { key = "name", label = "name" },
+    { key = "memory", label = "memory GB", fmt = function(v) return string.format("%.0f", v / 1e9) end },
+    { key = "mem_bw", label = "HBM TB/s", fmt = function(v) return string.format("%.3f", v / 1e12) end },
+    { key = "bf16", label = "bf16 TFLOPS", fmt = tflops },
+    { key = "fp8", label = "fp8 TFLOPS", fmt = tflops },
+    { key = "fabric", label = "scale-up" },
+    { key = "source", label = "source" },
+  },
+  archs = { { key = "id" }, { key = "name" }, { key = "hbm", label = "hbm frac", fmt = "%.2f" },
+            { key = "gemm_bf16", label = "gemm bf16 frac", fmt = "%.2f" },
+            { key = "launch_overhead", label = "launch us", fmt = function(v) return string.format("%.1f", v * 1e6) end } },
+  fabrics = {
+    { key = "id" }, { key = "name" }, { key = "scope" },
+    { key = "bw", label = "GB/s per dir", fmt = function(v) return string.format("%.1f", v / 1e9) end },
+    { key = "latency", label = "latency us", fmt = function(v) return string.format("%.2f", v * 1e6) end },
+    { key = "achievable", label = "achievable", fmt = "%.2f" },
+    { key = "in_switch_reduction", label = "in-switch" },
+  },
+  systems = { { key = "id" }, { key = "name" }, { key = "gpu" }, { key = "gpus" },
+              { key = "scaleup", label = "scale-up" }, { key = "nics" }, { key = "nic_fabric", label = "NIC fabric" } },
+  prices = { { key = "id" }, { key = "gpu" }, { key = "provider" }, { key = "provider_kind", label = "kind" },
+             { key = "region" }, { key = "price_s", label = "price/GPU-h" }, { key = "date" } },
+  currencies = { { key = "id" }, { key = "per_usd", label = "per USD" }, { key = "date" }, { key = "source" } },
+  models = { { key = "id" }, { key = "name" }, { key = "layers" }, { key = "hidden" }, { key = "heads" },
+             { key = "kv_heads", label = "kv heads" }, { key = "params_b", label = "params B" },
+             { key = "moe_s", label = "MoE" } },
+}
+
+local function row_of(kind, e, cat)
+  local r = {}
+  for k, v in pairs(e) do r[k] = v end
+  if kind == "gpus" then
+    r.bf16 = e.peak.bf16
+    r.fp8 = e.peak.fp8
+    r.fabric = e.scaleup and e.scaleup.fabric or "pcie"
+  elseif kind == "archs" then
+    r.hbm = e.achievable.hbm
+    r.gemm_bf16 = e.achievable.gemm and e.achievable.gemm.bf16
+  elseif kind == "prices" then
+    r.price_s = units.fmt(e.price, "price")
+  elseif kind == "models" then
+    r.kv_heads = e.kv_heads or e.heads
+    r.moe_s = e.moe and string.format("%d×top%d", e.moe.experts, e.moe.top_k) or nil
+  end
+  return r
+end
+
+local function list(cat, kind, format)
+  local rows = {}
+  for _, id in ipairs(cat:ids(kind)) do rows[#rows + 1] = row_of(kind, cat[kind][id], cat) end
+  report.print(rows, { columns = list_columns[kind], format = format })
+end
+
+local function find(cat, id)
+  local hits = {}
+  for _, kind in ipairs(tables) do
+    if cat[kind][id] then hits[#hits + 1] = { kind = kind, entry = cat[kind][id] } end
+  end
+  return hits
+end
+
+-- Flatten an entry into path = value rows for `show`.
+local function flatten(prefix, v, out)
+  if type(v) == "table" then
+    local keys = {}
+    for k in pairs(v) do
+      if not (type(k) == "string" and k:sub(1, 1) == "_") then keys[#keys + 1] = k end
+    end
+    table.sort(keys, function(a, b)
+      if type(a) == type(b) then return a < b end
+      return type(a) == "number"
+    end)
+    if v.amount and v.currency then
+      out[#out + 1] = { field = prefix, value = units.fmt(v, "price") }
+      return
+    end
+    for _, k in ipairs(keys) do
+      local p = type(k) == "number" and (prefix .. "[" .. k .. "]") or (prefix == "" and k or prefix .. "." .. k)
+      flatten(p, v[k], out)
+    end
+  else
+    local s = v
+    if math.type(v) == "float" then s = string.format("%.6g", v) end
+    out[#out + 1] = { field = prefix, value = tostring(s) }
+  end
+end
+
+local function explain(cat, id)
+  local hits = find(cat, id)
+  if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  for _, h in ipairs(hits) do
+    local e = h.entry
+    io.stdout:write(string.format("%s '%s' defined at %s:%d\n", e._kind, id, e._file, e._line))
+    for _, o in ipairs(e._overrides or {}) do
+      io.stdout:write(string.format("  overrides %s\n", o))
+    end
+  end
+end
+
+local function show(cat, id, format)
+  local hits = find(cat, id)
+  if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  for _, h in ipairs(hits) do
+    local rows = {}
+    flatten("", h.entry, rows)
+    if format == "text" then
+      io.stdout:write(string.format("%s '%s' (%s:%d)\n", h.entry._kind, id, h.entry._file, h.entry._line))
+    end
+    report.print(rows, { columns = { { key = "field" }, { key = "value", align = "left" } }, format = format })
+  end
+end
+
+local function check(dirs)
+  local paths = catalog.search_path()
+  local base = { paths[1] }
+  for _, d in ipairs(dirs) do base[#base + 1] = d end
+  local cat, errs = catalog.load(base)
+  for _, e in ipairs(errs) do io.stderr:write(e, "\n") end
+  if #errs > 0 then
+    io.stderr:write(string.format("gpuplan: %d error%s in %s\n", #errs, #errs == 1 and "" or "s",
+      table.concat(dirs, ", ")))
+    return 1
+  end
+  local n = 0
+  for _, kind in ipairs(tables) do
+    for _, e in pairs(cat[kind]) do
+      for _, d in ipairs(dirs) do
+        if e._file:sub(1, #d) == d then n = n + 1 break end
+      end
+    end
+  end
+  io.stdout:write(string.format("ok: %d entries in %s\n", n, table.concat(dirs, ", ")))
+  return 0
+end
+
+function C.run(opts, args)
+  local format = opts.format or "text"
+  local sub = args[1]
+  if opts.explain and sub ~= "show" then
+    local id = sub
+    if not id then error(cli.usage("catalog: --explain needs an ID"), 0) end
+    explain(catalog.get(), id)
+    return 0
+  end
+  if sub == nil or sub == "list" then
+    local kind = args[2] or "gpus"
+    local ok = false
+    for _, t in ipairs(tables) do ok = ok or t == kind end
+    if not ok then
+      error(cli.usage(string.format("catalog list: unknown table '%s' (%s)", kind, table.concat(tables, ", "))), 0)
+    end
+    list(catalog.get(), kind, format)
+    return 0
+  elseif sub == "show" then
+    if not args[2] then error(cli.usage("catalog show: missing ID"), 0) end
+    if opts.explain then explain(catalog.get(), args[2]) else show(catalog.get(), args[2], format) end
+    return 0
+  elseif sub == "check" then
+    if not args[2] then error(cli.usage("catalog check: missing DIR"), 0) end
+    local dirs = {}
+    for i = 2, #args do dirs[#dirs + 1] = args[i] end
+    return check(dirs)
+  end
+  error(cli.usage(string.format("catalog: unknown subcommand '%s'", sub)), 0)
+end
+
+return C

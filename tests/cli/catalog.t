@@ -1,0 +1,48 @@
+# gpuplan catalog check / list / show / --explain on fixture directories.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my $F = 'tests/fixtures/catalog';
+
+my ($c, $o, $e) = run_gp('catalog', 'check', "$F/bad");
+is($c, 1, 'check of a broken directory exits 1');
+my @lines = grep { /^\Q$F\E\/bad\// } split /\n/, $e;
+opendir(my $dh, "$F/bad") or die;
+my @files = sort grep { /\.lua$/ } readdir $dh;
+closedir $dh;
+is(scalar @lines, scalar @files, 'one error per broken file');
+for my $f (@files) {
+    ok((grep { /^\Q$F\E\/bad\/\Q$f\E:\d+: / } @lines) == 1, "error for $f names file:line");
+}
+like($e, qr/gpu 'unknown': field 'colour': unknown field/, 'unknown field is named');
+like($e, qr/gpuplan: \d+ errors in \Q$F\E\/bad$/m, 'summary line');
+
+($c, $o, $e) = run_gp('catalog', 'check', "$F/nope");
+is($c, 1, 'missing directory exits 1');
+like($e, qr/no such directory: \Q$F\E\/nope/, 'missing directory named');
+
+($c, $o, $e) = run_gp('catalog', 'check');
+is($c, 2, 'check without DIR is a usage error');
+
+($c, $o, $e) = run_gp('catalog', 'show', 'no-such-gpu');
+is($c, 1, 'unknown id exits 1');
+like($e, qr/unknown id 'no-such-gpu'/, 'unknown id named');
+
+# A user directory on GPUPLAN_CATALOG adds a GPU without recompiling and
+# --explain reports where it came from and what it overrides.
+{
+    local $ENV{GPUPLAN_CATALOG} = "$F/good:$F/override";
+    local $ENV{XDG_CONFIG_HOME} = '/nonexistent';
+    ($c, $o, $e) = run_gp('catalog', 'show', 'testgpu-48g', '--format', 'csv');
+    is($c, 0, 'user GPU is shown') or diag $e;
+    like($o, qr/^memory,51539607552$/m, 'user GPU memory in bytes');
+    ($c, $o, $e) = run_gp('catalog', '--explain', 'testgpu-48g/acme/us');
+    is($c, 0, '--explain exits 0');
+    like($o, qr/price 'testgpu-48g\/acme\/us' defined at \Q$F\E\/override\/price.lua:2/, '--explain names the defining file');
+    like($o, qr/overrides \Q$F\E\/good\/tiny.lua:24/, '--explain names the overridden definition');
+    ($c, $o, $e) = run_gp('catalog', 'list', 'gpus', '--format', 'csv');
+    like($o, qr/^testgpu-48g,Test GPU 48GB,/m, 'user GPU listed');
+}
+done_testing();

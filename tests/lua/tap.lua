@@ -1,0 +1,74 @@
+-- tap: a small TAP producer for the Lua tests (run with ./gpuplan run).
+--
+--   local t = require "tap"
+--   t.plan(3)                               -- or t.done_testing() at the end
+--   t.ok(x > 0, "x is positive")
+--   t.is(got, want, "exact")
+--   t.near(got, want, 0.01, "within 1%")   -- relative; NaN fails
+--   t.raises(fn, "pattern", "error text")
+local M = {}
+local n, failed, planned = 0, 0, nil
+
+function M.plan(k)
+  planned = k
+  io.write("1..", k, "\n")
+end
+
+function M.ok(cond, name)
+  n = n + 1
+  if not cond then failed = failed + 1 end
+  io.write(cond and "ok " or "not ok ", n, " - ", name or "", "\n")
+  return cond
+end
+
+function M.diag(...)
+  local s = table.concat({ ... }, " ")
+  for line in (s .. "\n"):gmatch("([^\n]*)\n") do io.write("# ", line, "\n") end
+end
+
+function M.is(got, want, name)
+  local good = got == want
+  if not M.ok(good, name) then
+    M.diag(string.format("got %s, want %s", tostring(got), tostring(want)))
+  end
+  return good
+end
+
+-- |got - want| <= reltol * |want| (absolute when want == 0); NaN fails.
+function M.near(got, want, reltol, name)
+  local scale = want == 0 and 1 or math.abs(want)
+  local good = type(got) == "number" and got == got and math.abs(got - want) <= reltol * scale
+  if not M.ok(good, name) then
+    M.diag(string.format("got %s, want %.9g (reltol %g)", tostring(got), want, reltol))
+  end
+  return good
+end
+
+-- fn must raise an error whose text matches pattern (plain find if plain).
+function M.raises(fn, pattern, name, plain)
+  local ok, err = pcall(fn)
+  if type(err) == "table" then err = err.msg or tostring(err) end
+  local good = not ok and tostring(err):find(pattern, 1, plain) ~= nil
+  if not M.ok(good, name) then
+    M.diag(ok and "no error raised" or ("error was: " .. tostring(err)))
+  end
+  return good
+end
+
+function M.like(s, pattern, name, plain)
+  local good = type(s) == "string" and s:find(pattern, 1, plain) ~= nil
+  if not M.ok(good, name) then M.diag("got: " .. tostring(s)) end
+  return good
+end
+
+function M.done_testing()
+  if not planned then io.write("1..", n, "\n") end
+  io.stdout:flush()
+  if planned and planned ~= n then
+    io.write("# planned ", planned, " tests, ran ", n, "\n")
+    os.exit(1)
+  end
+  os.exit(failed == 0 and 0 or 1)
+end
+
+return M
