@@ -1,0 +1,40 @@
+-- Sparse mixture-of-experts models other than Qwen's.
+
+model {
+  id = "mixtral-8x7b", name = "Mixtral 8x7B", family = "mixtral",
+  layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
+  ffn_hidden = 14336, ffn_gated = true, vocab = 32000,
+  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 32768,
+  moe = { experts = 8, top_k = 2, shared_experts = 0, ffn_hidden = 14336,
+          dense_layers = 0 },
+  params_b = 46.7, active_params_b = 12.9,
+  source = "mistralai/Mixtral-8x7B-v0.1 config.json (num_local_experts 8, "
+        .. "num_experts_per_tok 2, intermediate_size 14336 per expert); "
+        .. "Jiang et al. 2024 (arXiv:2401.04088): 47B total, 13B active; "
+        .. "Mistral AI announcement: 46.7B total, 12.9B per token",
+  notes = "Exact count 46,702,792,704 total, 12,879,925,248 active (both "
+       .. "embedding matrices counted active).",
+}
+
+model {
+  id = "deepseek-v3", name = "DeepSeek-V3", family = "deepseek_v3",
+  layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 128,
+  ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
+  tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 163840,
+  moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
+          dense_layers = 3 },
+  mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
+          qk_rope_head_dim = 64, v_head_dim = 128 },
+  params_b = 671, active_params_b = 37,
+  source = "deepseek-ai/DeepSeek-V3 config.json (n_routed_experts 256, "
+        .. "n_shared_experts 1, first_k_dense_replace 3, "
+        .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64); "
+        .. "DeepSeek-V3 report arXiv:2412.19437 sections 2 and 4.2: 671B "
+        .. "total, 37B activated per token",
+  notes = "The 671B exclude the 14B multi-token-prediction module shipped "
+       .. "in the checkpoint (685B in all); the engine leaves it out too. "
+       .. "Engine active 37.55B counts the input embedding (0.93B); without "
+       .. "the lookup it is 36.6B, which is what rounds to the paper's 37B. "
+       .. "kv_heads/head_dim are unused under MLA (KV cache = 61 x 576 "
+       .. "elements per token).",
+}
