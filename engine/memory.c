@@ -1,0 +1,1129 @@
+/*
+ * memory.c - per-GPU memory breakdown: model states, activations, KV cache,
+ * reserve and margin.  See memory.h for the recipe table and its sources.
+ *
+ * Activations follow Korthikanti et al. 2022, "Reducing Activation
+ * Recomputation in Large Transformer Models" (arXiv 2205.05198), sec. 4.1:
+ * with s tokens, b sequences, h hidden, a heads and 16-bit activations one
+ * GPT layer saves
+ *
+ *   attention  11 s b h + 5 a s^2 b   (QKV input 2sbh, Q and K 4sbh,
+ *                                      softmax 2as^2b, its dropout mask
+ *                                      as^2b, dropout output 2as^2b, V 2sbh,
+ *                                      projection input 2sbh, mask sbh)
+ *   MLP        19 s b h               (fc1 input 2sbh, GeLU input 8sbh,
+ *                                      fc2 input 8sbh, dropout mask sbh)
+ *   norms       4 s b h               (two LayerNorm inputs)
+ *   total      s b h (34 + 5 a s / h)                         (eq. 1)
+ *
+ * sec. 4.2.1: tensor parallelism splits all but the norm inputs, the two
+ * matmul inputs of each block and the two dropout masks (10 sbh stay):
+ * s b h (10 + 24/t + 5 a s / (h t)) (eq. 2); sec. 4.2.2: sequence
+ * parallelism splits those as well: s b h / t (34 + 5 a s / h) (eq. 3).
+ * sec. 5 (Table 2): selective recompute drops the 5 a s^2 b core-attention
+ * term; full recompute keeps only the layer input, 2 s b h.
+ *
+ * Here each saved tensor is listed per op with its real width, so the same
+ * code covers GQA (K and V are kv_heads * head_dim wide), MLA (latents),
+ * SwiGLU (gate, up and the down-projection input), MoE (top_k * capacity
+ * copies of each token through the experts), fused (flash) attention
+ * (Dao et al. 2022: saves the output and the fp32 log-sum-exp per row, no
+ * s^2 tensor), dropout on/off and context parallelism (s / cp tokens).
+ */
+#include "memory.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const recipe_names[GP_RECIPE_COUNT] = {
+	"mixed-16", "megatron-18", "fp32", "bf16", "fp8"
+};
+static const char *const optim_names[GP_OPT_COUNT] = {
+	"adamw", "adam8bit", "sgd"
+};
+static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {
+	"none", "selective", "full"
+};
+static const char *const schedule_names[GP_SCHED_COUNT] = {
+	"1f1b", "interleaved"
+};
+static const char *const comp_names[GP_MEM_NCOMP] = {
+	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
+	"activations", "recompute", "logits", "ref_model", "reward_model",
+	"critic", "rollout_weights", "kv_cache", "workspace",
+	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation"
+};
+
+static int parse_name(const char *s, const char *const *names, int n,
+		      int *out, const char *what, gp_error *err)
+{
+	char list[160];
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (s && strcmp(s, names[i]) == 0) {
+			*out = i;
+			return GP_OK;
+		}
+	list[0] = '\0';
+	for (i = 0; i < n && used + 20 < sizeof list; i++) {
+		size_t k = strlen(names[i]);
+		if (i > 0)
+			list[used++] = '|';
+		memcpy(list + used, names[i], k);
+		used += k;
+		list[used] = '\0';
+	}
+	return gp_fail(err, "unknown %s '%s' (expected %s)", what,
+		       s ? s : "(null)", list);
+}
+
+#define NAME_OF(arr, n, v) ((int)(v) >= 0 && (int)(v) < (n) ? arr[v] : "?")
+
+const char *mem_recipe_name(gp_recipe r)
+{
+	return NAME_OF(recipe_names, GP_RECIPE_COUNT, r);
+}
+
+int mem_recipe_parse(const char *s, gp_recipe *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, recipe_names, GP_RECIPE_COUNT, &v, "recipe", err))
+		return GP_EINVAL;
+	*out = (gp_recipe)v;
+	return GP_OK;
+}
+
+const char *mem_optim_name(gp_optim o)
+{
+	return NAME_OF(optim_names, GP_OPT_COUNT, o);
+}
+
+int mem_optim_parse(const char *s, gp_optim *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, optim_names, GP_OPT_COUNT, &v, "optimizer", err))
+		return GP_EINVAL;
+	*out = (gp_optim)v;
+	return GP_OK;
+}
+
+const char *mem_recompute_name(gp_recompute r)
+{
+	return NAME_OF(recompute_names, GP_RECOMPUTE_COUNT, r);
+}
+
+int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, recompute_names, GP_RECOMPUTE_COUNT, &v,
+		       "recompute policy", err))
+		return GP_EINVAL;
+	*out = (gp_recompute)v;
+	return GP_OK;
+}
+
+const char *mem_schedule_name(gp_schedule s)
+{
+	return NAME_OF(schedule_names, GP_SCHED_COUNT, s);
+}
+
+int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, schedule_names, GP_SCHED_COUNT, &v,
+		       "pipeline schedule", err))
+		return GP_EINVAL;
+	*out = (gp_schedule)v;
+	return GP_OK;
+}
+
+const char *mem_comp_name(int comp)
+{
+	return comp >= 0 && comp < GP_MEM_NCOMP ? comp_names[comp] : "?";
+}
+
+int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
+		    gp_error *err)
+{
+	double state;   /* bytes of one optimizer-state element */
+	double nstates; /* states per parameter */
+
+	if (!out)
+		return gp_fail(err, "mem_state_bytes: NULL output");
+	switch (r) {
+	case GP_RECIPE_MIXED16:
+		/* ZeRO (Rajbhandari et al. 2020) sec. 3.1: fp16 params and
+		 * grads 2 + 2, fp32 params, momentum, variance 4 + 4 + 4. */
+		out->weights = 2; out->grads = 2; out->master = 4; state = 4;
+		break;
+	case GP_RECIPE_MEGATRON18:
+		/* Megatron-LM distributed optimizer: bf16 params, fp32 main
+		 * grads, fp32 main params, fp32 Adam states = 18. */
+		out->weights = 2; out->grads = 4; out->master = 4; state = 4;
+		break;
+	case GP_RECIPE_FP32:
+		out->weights = 4; out->grads = 4; out->master = 0; state = 4;
+		break;
+	case GP_RECIPE_BF16:
+		/* Pure bf16: the optimizer updates the bf16 params directly
+		 * and keeps its states in bf16. */
+		out->weights = 2; out->grads = 2; out->master = 0; state = 2;
+		break;
+	case GP_RECIPE_FP8:
+		/* Transformer Engine fp8: the bf16 param plus its cached
+		 * fp8 cast (1 B), otherwise megatron-18. */
+		out->weights = 3; out->grads = 4; out->master = 4; state = 4;
+		break;
+	default:
+		return gp_fail(err, "unknown recipe %d", (int)r);
+	}
+	switch (o) {
+	case GP_OPT_ADAMW:
+		nstates = 2;
+		break;
+	case GP_OPT_ADAM8BIT:
+		/* Dettmers et al. 2022: two 8-bit states, one fp32 absmax
+		 * per 2048-element block each. */
+		nstates = 2;
+		state = 1.0 + 4.0 / 2048.0;
+		break;
+	case GP_OPT_SGD:
+		nstates = 1; /* momentum buffer */
+		break;
+	default:
+		return gp_fail(err, "unknown optimizer %d", (int)o);
+	}
+	out->optimizer = nstates * state;
+	return GP_OK;
+}
+
+double mem_quant_bits(const gp_quant *q)
+{
+	if (!q || !gp_finite(q->bits) || q->bits <= 0 || q->bits > 32 ||
+	    q->group < 0 || !gp_finite(q->group_bits) || q->group_bits < 0)
+		return -1.0;
+	if (q->group == 0)
+		return q->bits;
+	return q->bits + q->group_bits / q->group;
+}
+
+static int dflt(int v)
+{
+	return v > 0 ? v : 1;
+}
+
+static int check_int(int v, const char *name, gp_error *err)
+{
+	if (v < 0)
+		return gp_fail(err, "%s must be positive (got %d)", name, v);
+	return GP_OK;
+}
+
+static int check_pos(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v <= 0)
+		return gp_fail(err, "%s must be a positive number (got %g)",
+			       name, v);
+	return GP_OK;
+}
+
+static int check_nonneg(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v < 0)
+		return gp_fail(err, "%s must be >= 0 (got %g)", name, v);
+	return GP_OK;
+}
+
+/* Widths of one layer in elements per token. */
+typedef struct widths {
+	double q, k, v;      /* Q and K (after rope), V */
+	double o;            /* output-projection input */
+	double latent;       /* MLA latents saved for the up-projections */
+	double dense_f;      /* dense MLP intermediate */
+	double expert_f, shared_f; /* one expert, all shared experts */
+} widths;
+
+static void layer_widths(const gp_model *m, widths *w)
+{
+	const gp_mla *a = &m->mla;
+
+	if (a->kv_lora_rank > 0) {
+		/* DeepSeek-V2 sec. 2.1.2: per-head q and k of
+		 * nope + rope dims, v of v_head_dim; the normalised kv and
+		 * q latents feed the up-projections, so they are saved. */
+		double dq = (double)a->qk_nope_head_dim + a->qk_rope_head_dim;
+		w->q = m->heads * dq;
+		w->k = m->heads * dq;
+		w->v = (double)m->heads * a->v_head_dim;
+		w->o = w->v;
+		w->latent = 2.0 * ((double)a->kv_lora_rank + a->q_lora_rank);
+	} else {
+		w->q = (double)m->heads * m->head_dim;
+		w->k = (double)m->kv_heads * m->head_dim;
+		w->v = w->k;
+		w->o = w->q;
+		w->latent = 0;
+	}
+	w->dense_f = m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0 ?
+		m->moe.dense_ffn_hidden : m->ffn_hidden;
+	w->expert_f = m->moe.ffn_hidden;
+	w->shared_f = (double)m->moe.shared_experts *
+		(m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
+		 m->moe.ffn_hidden);
+}
+
+/* Elements saved per token by an MLP of width f: plain (GeLU) fc1 output
+ * and fc2 input, 2f (Korthikanti's 8sbh + 8sbh at f = 4h); gated: gate and
+ * up outputs and the down-projection input, 3f; an unfused SiLU also keeps
+ * silu(gate) for the product's backward, 4f. */
+static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f)
+{
+	if (!m->ffn_gated)
+		return 2.0 * f;
+	return (c->eager_swiglu ? 4.0 : 3.0) * f;
+}
+
+int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
+		  gp_act_layer *out, gp_error *err)
+{
+	widths w;
+	double s, sk, b, t, A, rep, par, cf, tok;
+	int tp, cp, ep;
+
+	if (!c || !out)
+		return gp_fail(err, "mem_act_layer: NULL argument");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (check_pos(c->seq, "seq", err) ||
+	    check_pos(c->micro_batch, "micro_batch", err) ||
+	    check_int(c->tp, "tp", err) || check_int(c->cp, "cp", err) ||
+	    check_int(c->ep, "ep", err) ||
+	    check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    check_nonneg(c->capacity_factor, "capacity_factor", err))
+		return GP_EINVAL;
+	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
+		return gp_fail(err, "unknown recompute policy %d",
+			       (int)c->recompute);
+	tp = dflt(c->tp);
+	cp = dflt(c->cp);
+	ep = dflt(c->ep);
+	if (m->heads % tp != 0)
+		return gp_fail(err, "tp %d does not divide the %d attention "
+			       "heads", tp, m->heads);
+	if (moe && m->moe.experts <= 0)
+		return gp_fail(err, "moe layer asked of a dense model");
+	if (moe && m->moe.experts % ep != 0)
+		return gp_fail(err, "ep %d does not divide the %d experts", ep,
+			       m->moe.experts);
+	if (c->seq < cp)
+		return gp_fail(err, "cp %d is larger than seq %g", cp, c->seq);
+
+	layer_widths(m, &w);
+	s = c->seq / cp;          /* query tokens held by this CP rank */
+	sk = c->seq;              /* keys each query attends to */
+	b = c->micro_batch;
+	t = tp;
+	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
+	cf = c->capacity_factor > 0 ? c->capacity_factor : 1.0;
+	tok = s * b;              /* tokens per micro-batch on this GPU */
+	/* Tensors every TP rank holds in full without SP (sec. 4.2.1);
+	 * sequence parallelism splits them t ways (sec. 4.2.2). */
+	rep = c->sp ? 1.0 / t : 1.0;
+	par = 1.0 / t;
+
+	/* Two norm inputs, h each. */
+	out->norms = 2.0 * m->hidden * A * tok * rep;
+	/* QKV input (the first norm's output) is replicated; Q, K, V and
+	 * the projection input are split over heads. */
+	out->attention = tok * A * (m->hidden * rep + w.latent * rep +
+				     (w.q + w.k + w.v + w.o) * par);
+	/* Core attention.  Unfused: the softmax output 2as^2b; with
+	 * dropout also its mask as^2b and the dropout output 2as^2b
+	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
+	 * 2022 Algorithm 2): only the fp32 log-sum-exp per query row; the
+	 * output is the projection input already counted. */
+	if (c->flash)
+		out->core = 4.0 * m->heads * tok * par;
+	else
+		out->core = (double)m->heads * tok * sk * par *
+			(c->dropout ? 2.0 * A + 1.0 : A);
+	/* MLP: its input (the second norm's output, replicated) plus the
+	 * per-op intermediates split over t. */
+	if (!moe) {
+		out->mlp = tok * A * (m->hidden * rep +
+				      mlp_saved(m, c, w.dense_f) * par);
+	} else {
+		/* Routed MoE: the router keeps fp32 logits (E per token);
+		 * each token goes to top_k experts, cf times over for
+		 * capacity padding; the experts see the dispatched copy of
+		 * the token (h), their intermediates, and their outputs are
+		 * kept for the gate-weighted combine (h).  With EP the
+		 * all-to-all brings, on average, as many tokens to each GPU
+		 * as it sends, so EP does not divide these (Lepikhin et al.
+		 * 2020, GShard sec. 2.2). */
+		double k = m->moe.top_k * cf;
+		out->mlp = tok * (A * m->hidden * rep +
+				  4.0 * m->moe.experts * rep +
+				  A * k * 2.0 * m->hidden * rep +
+				  A * k * mlp_saved(m, c, w.expert_f) * par +
+				  A * mlp_saved(m, c, w.shared_f) * par);
+	}
+	/* Dropout masks, 1 byte per element, after the attention and MLP
+	 * blocks (Korthikanti: sbh each). */
+	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
+
+	out->full = out->norms + out->attention + out->core + out->mlp +
+		out->masks;
+	switch (c->recompute) {
+	case GP_RECOMPUTE_SELECTIVE:
+		/* Korthikanti sec. 5: recompute the core attention. */
+		out->total = out->full - out->core;
+		break;
+	case GP_RECOMPUTE_FULL:
+		/* Only the layer input survives (Table 2: 2sbh; split over
+		 * t when SP keeps it sharded). */
+		out->total = m->hidden * A * tok * rep;
+		break;
+	default:
+		out->total = out->full;
+	}
+	return GP_OK;
+}
+
+int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err)
+{
+	static const char *const names[] = {
+		"q", "k", "v", "o", "gate", "up", "down"
+	};
+	unsigned mask = 0;
+	const char *p = s;
+
+	if (!s || !out)
+		return gp_fail(err, "lora targets: NULL");
+	if (strcmp(s, "all") == 0) {
+		*out = 127;
+		return GP_OK;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int i, found = 0;
+
+		for (i = 0; i < 7; i++)
+			if (strlen(names[i]) == n &&
+			    strncmp(p, names[i], n) == 0) {
+				mask |= 1u << i;
+				found = 1;
+			}
+		if (!found)
+			return gp_fail(err, "unknown LoRA target '%.*s' "
+				       "(expected q,k,v,o,gate,up,down or "
+				       "all)", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (mask == 0)
+		return gp_fail(err, "no LoRA targets given");
+	*out = mask;
+	return GP_OK;
+}
+
+double mem_lora_params(const gp_model *m, int rank, unsigned targets)
+{
+	widths w;
+	double h, r = rank, attn = 0, mlp = 0, f;
+	int nmoe;
+
+	if (model_check(m, NULL) != GP_OK || rank < 0 || targets > 127)
+		return -1.0;
+	layer_widths(m, &w);
+	h = m->hidden;
+	/* A (in x r) and B (r x out) per adapted matrix: r (in + out). */
+	if (targets & GP_LORA_Q)
+		attn += r * (h + w.q);
+	if (targets & GP_LORA_K)
+		attn += r * (h + w.k);
+	if (targets & GP_LORA_V)
+		attn += r * (h + w.v);
+	if (targets & GP_LORA_O)
+		attn += r * (w.o + h);
+	nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	/* Per MLP of width f: gate and up h -> f, down f -> h. */
+#define MLP_LORA(f_) \
+	(((targets & GP_LORA_GATE) && m->ffn_gated ? r * (h + (f_)) : 0) + \
+	 ((targets & GP_LORA_UP) ? r * (h + (f_)) : 0) + \
+	 ((targets & GP_LORA_DOWN) ? r * ((f_) + h) : 0))
+	f = w.dense_f;
+	mlp = (m->layers - nmoe) * MLP_LORA(f);
+	if (nmoe > 0)
+		mlp += nmoe * (m->moe.experts * MLP_LORA(w.expert_f) +
+			       (m->moe.shared_experts > 0 ?
+				m->moe.shared_experts *
+				MLP_LORA(w.shared_f / m->moe.shared_experts) :
+				0));
+#undef MLP_LORA
+	return m->layers * attn + mlp;
+}
+
+/* ---- reserve ------------------------------------------------------- */
+
+void mem_reserve_default(gp_mem_reserve *r, int gpus)
+{
+	/* CUDA context with lazy module loading (CUDA >= 11.7): the driver
+	 * state plus the kernels PyTorch/cuBLAS load, about 0.3-0.6 GiB on
+	 * A100/H100 (nvidia-smi of an idle `torch.zeros(1, device="cuda")`
+	 * process; NVIDIA CUDA C Programming Guide, "Lazy Loading").
+	 * 0.5 GiB is the middle of that range. */
+	r->context = 0.5 * 1073741824.0;
+	/* cuBLAS keeps a workspace per handle and stream (PyTorch's default
+	 * CUBLAS_WORKSPACE_CONFIG :4096:8 = 32 MiB on Hopper) and cuBLASLt
+	 * another 32 MiB (PyTorch CUDA semantics notes): 64 MiB. */
+	r->workspace = 64.0 * 1048576.0;
+	/* NCCL: NCCL_BUFFSIZE 4 MiB per channel per peer, up to 32
+	 * channels, for each communicator (DP, TP, PP groups) plus proxy
+	 * state; 0.5 GiB covers a few communicators (NCCL environment
+	 * variable docs, NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS). */
+	r->comm = gpus > 1 ? 0.5 * 1073741824.0 : 0.0;
+	/* PyTorch's caching allocator rounds requests (512 B granules,
+	 * 2 MiB / 20 MiB segments) and cannot merge split blocks across
+	 * segments; reserved exceeds allocated by a few percent in steady
+	 * training (PyTorch CUDA semantics, "Memory management"). */
+	r->frag = 0.05;
+	/* DESIGN.md: default safety margin 10% of capacity. */
+	r->margin = 0.10;
+}
+
+static int check_reserve(const gp_mem_reserve *r, double capacity,
+			 gp_error *err)
+{
+	if (check_pos(capacity, "capacity", err))
+		return GP_EINVAL;
+	if (!r)
+		return gp_fail(err, "reserve: NULL");
+	if (check_nonneg(r->context, "reserve.context", err) ||
+	    check_nonneg(r->workspace, "reserve.workspace", err) ||
+	    check_nonneg(r->comm, "reserve.comm", err) ||
+	    check_nonneg(r->frag, "reserve.frag", err) ||
+	    check_nonneg(r->margin, "margin", err))
+		return GP_EINVAL;
+	if (r->margin >= 1.0)
+		return gp_fail(err, "margin must be below 1 (got %g)",
+			       r->margin);
+	return GP_OK;
+}
+
+/* Sum the tensors, add the reserve, decide. */
+static void finish(gp_mem_result *o, double capacity,
+		   const gp_mem_reserve *r)
+{
+	int i;
+
+	o->allocated = 0;
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		o->allocated += o->bytes[i];
+	o->bytes[GP_MEM_CONTEXT] = r->context;
+	o->bytes[GP_MEM_LIBWS] = r->workspace;
+	o->bytes[GP_MEM_COMM] = r->comm;
+	o->bytes[GP_MEM_FRAG] = r->frag * o->allocated;
+	o->total = 0;
+	o->largest = 0;
+	for (i = 0; i < GP_MEM_NCOMP; i++) {
+		o->total += o->bytes[i];
+		if (o->bytes[i] > o->bytes[o->largest])
+			o->largest = i;
+	}
+	o->capacity = capacity;
+	o->margin = r->margin * capacity;
+	o->budget = capacity - o->margin;
+	o->usable = o->budget - r->context - r->workspace - r->comm;
+	o->short_by = o->total - o->budget;
+	o->fits = o->total <= o->budget;
+}
+
+/* ---- training ------------------------------------------------------ */
+
+typedef struct layout {
+	int dp, tp, pp, cp, ep, vpp, L_s;
+	double shard, eshard;   /* ZeRO groups: dp*cp dense, /ep experts */
+} layout;
+
+static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
+		       gp_error *err)
+{
+	if (!c)
+		return gp_fail(err, "training config: NULL");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if ((int)c->recipe < 0 || c->recipe >= GP_RECIPE_COUNT)
+		return gp_fail(err, "unknown recipe %d", (int)c->recipe);
+	if ((int)c->optim < 0 || c->optim >= GP_OPT_COUNT)
+		return gp_fail(err, "unknown optimizer %d", (int)c->optim);
+	if ((int)c->schedule < 0 || c->schedule >= GP_SCHED_COUNT)
+		return gp_fail(err, "unknown pipeline schedule %d",
+			       (int)c->schedule);
+	if (check_int(c->dp, "dp", err) || check_int(c->tp, "tp", err) ||
+	    check_int(c->pp, "pp", err) || check_int(c->cp, "cp", err) ||
+	    check_int(c->ep, "ep", err) || check_int(c->vpp, "vpp", err) ||
+	    check_int(c->lora_rank, "lora_rank", err) ||
+	    check_nonneg(c->microbatches, "microbatches", err) ||
+	    check_nonneg(c->logit_bytes, "logit_bytes", err))
+		return GP_EINVAL;
+	if (c->zero < 0 || c->zero > 3)
+		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
+			       c->zero);
+	y->dp = dflt(c->dp);
+	y->tp = dflt(c->tp);
+	y->pp = dflt(c->pp);
+	y->cp = dflt(c->cp);
+	y->ep = dflt(c->ep);
+	y->vpp = dflt(c->vpp);
+	if (m->heads % y->tp != 0)
+		return gp_fail(err, "tp %d does not divide the %d attention "
+			       "heads", y->tp, m->heads);
+	if (m->kv_heads % y->tp != 0 && y->tp % m->kv_heads != 0)
+		return gp_fail(err, "tp %d and the %d kv heads: one must "
+			       "divide the other", y->tp, m->kv_heads);
+	if (y->pp > m->layers)
+		return gp_fail(err, "pp %d exceeds the %d layers", y->pp,
+			       m->layers);
+	if (y->ep > 1 && m->moe.experts <= 0)
+		return gp_fail(err, "ep %d given for a dense model", y->ep);
+	if ((y->dp * y->cp) % y->ep != 0)
+		return gp_fail(err, "ep %d must divide dp*cp = %d (experts "
+			       "are sharded inside the data-parallel group)",
+			       y->ep, y->dp * y->cp);
+	if (c->lora_rank > 0 && c->lora_targets == 0)
+		return gp_fail(err, "LoRA rank %d given without targets",
+			       c->lora_rank);
+	if (c->lora_rank > 0 && c->base.bits > 0 &&
+	    mem_quant_bits(&c->base) < 0)
+		return gp_fail(err, "bad base weight format (bits %g, group "
+			       "%d, group_bits %g)", c->base.bits,
+			       c->base.group, c->base.group_bits);
+	/* Layers per stage: the most loaded stage takes the ceiling. */
+	y->L_s = (m->layers + y->pp - 1) / y->pp;
+	y->shard = (double)y->dp * y->cp;
+	y->eshard = y->shard / y->ep;
+	return GP_OK;
+}
+
+/* Largest single linear of a layer (elements), dequantised as a transient
+ * by 4-bit matmuls. */
+static double largest_linear(const gp_model *m)
+{
+	widths w;
+	double f, big;
+
+	layer_widths(m, &w);
+	f = w.dense_f > w.expert_f ? w.dense_f : w.expert_f;
+	big = (double)m->hidden * f;
+	if ((double)m->hidden * w.q > big)
+		big = (double)m->hidden * w.q;
+	return big;
+}
+
+static int train_stage(const gp_model *m, const gp_train_cfg *c,
+		       const layout *y, const gp_params *p, int stage,
+		       gp_mem_result *o, gp_error *err)
+{
+	gp_state_bytes sb;
+	gp_act_cfg ac;
+	gp_act_layer al, alm;
+	double frac, lin, nonlin, expert, dense, mine, emb, wb, A, inflight;
+	double frozen_bits = 0, per_layer_w, tok, act_layer;
+	int first = stage == 0, last = stage == y->pp - 1, nmoe, ndense;
+	int zero = c->zero;
+
+	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
+		return GP_EINVAL;
+	memset(o, 0, sizeof *o);
+	o->stage = stage;
+	frac = (double)y->L_s / m->layers;
+	/* Per-layer parameters split into routed experts (sharded over
+	 * EP and TP) and the rest (TP only); norms are counted with the
+	 * rest (replicated in truth; < 0.01%). */
+	expert = p->experts * frac / ((double)y->tp * y->ep);
+	dense = (p->attention + p->dense_mlp + p->router + p->norms) * frac /
+		y->tp;
+	/* First stage: vocabulary-parallel input embedding (Shoeybi et al.
+	 * 2019 sec. 3) and the vision tower; last stage: the output layer,
+	 * or with pp > 1 and tied embeddings Megatron's copy of the
+	 * embedding that it keeps in sync by an all-reduce. */
+	emb = 0;
+	if (first)
+		emb += (p->embedding + p->vision) / y->tp;
+	if (last) {
+		if (p->lm_head > 0)
+			emb += p->lm_head / y->tp;
+		else if (y->pp > 1)
+			emb += p->embedding / y->tp;
+	}
+	dense += emb;
+	mine = dense + expert;
+	o->params = mine;
+
+	wb = sb.weights;
+	if (c->lora_rank > 0) {
+		/* LoRA / QLoRA: the base is frozen, no grads or states;
+		 * the linears may be stored quantised, the embeddings,
+		 * norms and output layer stay 16-bit (bitsandbytes and
+		 * GPTQ/AWQ quantise nn.Linear blocks only). */
+		double ad = mem_lora_params(m, c->lora_rank, c->lora_targets);
+		double ad_mine = ad * frac / y->tp;
+		frozen_bits = c->base.bits > 0 ? mem_quant_bits(&c->base) :
+			8.0 * wb;
+		lin = (p->attention + p->dense_mlp + p->experts) * frac /
+			y->tp;
+		lin -= p->experts * frac / y->tp * (1.0 - 1.0 / y->ep);
+		nonlin = mine - lin;
+		o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
+			nonlin * (wb < 2 ? wb : 2.0);
+		if (zero == 3)
+			o->bytes[GP_MEM_WEIGHTS] /= y->shard;
+		/* Adapter: its weights, grads, master and states by the
+		 * recipe, sharded like a small model. */
+		o->bytes[GP_MEM_ADAPTER] = ad_mine * (sb.weights + sb.grads +
+			sb.master + sb.optimizer) / (zero > 0 ? y->shard : 1);
+		o->trainable = ad;
+		if (c->base.bits > 0 && frozen_bits < 16)
+			/* A 4-bit matmul dequantises the weight to 16 bits
+			 * first (bitsandbytes dequantize_4bit): one matrix
+			 * live at a time. */
+			o->bytes[GP_MEM_WORKSPACE] = 2.0 *
+				largest_linear(m) / y->tp;
+	} else {
+		double wsh = zero == 3 ? 1.0 : 0.0, gsh = zero >= 2,
+			osh = zero >= 1;
+		/* Dense states shard over dp*cp, expert states over the
+		 * expert-data-parallel group dp*cp/ep (Megatron-Core MoE:
+		 * expert params are replicated only across EDP). */
+#define SH(flag, d, e) ((flag) ? (d) / y->shard + (e) / y->eshard : (d) + (e))
+		o->bytes[GP_MEM_WEIGHTS] = SH(wsh, dense, expert) * wb;
+		o->bytes[GP_MEM_GRADS] = SH(gsh, dense, expert) * sb.grads;
+		o->bytes[GP_MEM_MASTER] = SH(osh, dense, expert) * sb.master;
+		o->bytes[GP_MEM_OPTIMIZER] = SH(osh, dense, expert) *
+			sb.optimizer;
+#undef SH
+		o->trainable = p->total;
+		if (c->offload_optimizer || c->offload_params) {
+			/* ZeRO-Offload (Ren et al. 2021): master weights and
+			 * optimizer states live and update on the CPU. */
+			o->cpu_bytes += o->bytes[GP_MEM_MASTER] +
+				o->bytes[GP_MEM_OPTIMIZER];
+			o->bytes[GP_MEM_MASTER] = 0;
+			o->bytes[GP_MEM_OPTIMIZER] = 0;
+		}
+		if (c->offload_params) {
+			/* ZeRO-Infinity (Rajbhandari et al. 2021): params
+			 * and grads too; the GPU keeps gather buffers. */
+			o->cpu_bytes += o->bytes[GP_MEM_WEIGHTS] +
+				o->bytes[GP_MEM_GRADS];
+			o->bytes[GP_MEM_WEIGHTS] = 0;
+			o->bytes[GP_MEM_GRADS] = 0;
+		}
+	}
+	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
+	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
+	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
+	 * a 16-bit bucket of one layer's grads before reduce-scatter. */
+	per_layer_w = (p->per_layer_max / y->tp);
+	if (zero == 3 || c->offload_params)
+		o->bytes[GP_MEM_PARAM_GATHER] += 2.0 * per_layer_w *
+			(c->lora_rank > 0 ? frozen_bits / 8.0 : wb);
+	if (zero >= 2 && c->lora_rank == 0)
+		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
+
+	/* Activations. */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = c->seq;
+	ac.micro_batch = c->micro_batch;
+	ac.tp = y->tp;
+	ac.sp = c->sp;
+	ac.cp = y->cp;
+	ac.ep = y->ep;
+	A = c->act_bytes > 0 ? c->act_bytes :
+		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
+	ac.act_bytes = A;
+	ac.flash = c->flash;
+	ac.dropout = c->dropout;
+	ac.recompute = c->recompute;
+	ac.capacity_factor = c->capacity_factor;
+	ac.eager_swiglu = c->eager_swiglu;
+	nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	ndense = m->layers - nmoe;
+	if (mem_act_layer(m, &ac, 0, &al, err))
+		return GP_EINVAL;
+	alm = al;
+	if (nmoe > 0 && mem_act_layer(m, &ac, 1, &alm, err))
+		return GP_EINVAL;
+	/* Average layer (dense-first MoE models mix the two). */
+	act_layer = (ndense * al.total + nmoe * alm.total) / m->layers;
+	o->act_layer = act_layer;
+
+	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
+	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
+	 * v chunks: the first stage holds p (1 + (p-1)/(p v)) micro-batches
+	 * worth of its layers (Korthikanti et al. 2022 sec. 4.2.3). */
+	if (y->pp == 1) {
+		inflight = 1;
+	} else if (c->schedule == GP_SCHED_INTERLEAVED && y->vpp > 1) {
+		inflight = first ? y->pp * (1.0 + (y->pp - 1.0) /
+					     ((double)y->pp * y->vpp)) :
+			y->pp - stage;
+	} else {
+		inflight = y->pp - stage;
+	}
+	if (c->microbatches > 0 && inflight > c->microbatches)
+		inflight = c->microbatches;
+	o->inflight = inflight;
+	o->bytes[GP_MEM_ACTIVATIONS] = act_layer * y->L_s * inflight;
+	tok = c->seq / y->cp * c->micro_batch;
+	if (first && c->dropout)
+		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
+		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /
+			(c->sp ? y->tp : 1);
+	/* One layer re-run during backward: full recompute rebuilds a
+	 * whole layer, selective its core attention. */
+	if (c->recompute == GP_RECOMPUTE_FULL)
+		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al.full : 0) >
+			(nmoe ? alm.full : 0) ? al.full : alm.full;
+	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
+		o->bytes[GP_MEM_RECOMPUTE] = al.core;
+	if (last) {
+		/* Output layer (Korthikanti sec. 4.3): the final norm input
+		 * and the projection input, h each, and the logits kept
+		 * for the loss, vocab-parallel over t. */
+		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
+		o->bytes[GP_MEM_LOGITS] = tok * (2.0 * m->hidden * A /
+			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
+	}
+	return GP_OK;
+}
+
+static int train_core(const gp_model *m, const gp_train_cfg *c,
+		      gp_mem_result *out, layout *y, gp_error *err)
+{
+	gp_params p;
+	gp_mem_result r0;
+
+	if (check_train(m, c, y, err))
+		return GP_EINVAL;
+	if (check_pos(c->seq, "seq", err) ||
+	    check_pos(c->micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	if (model_params(m, &p, err))
+		return GP_EINVAL;
+	if (train_stage(m, c, y, &p, 0, out, err))
+		return GP_EINVAL;
+	if (y->pp > 1) {
+		double a = 0, b = 0;
+		int i;
+
+		if (train_stage(m, c, y, &p, y->pp - 1, &r0, err))
+			return GP_EINVAL;
+		for (i = 0; i < GP_MEM_NTENSOR; i++) {
+			a += out->bytes[i];
+			b += r0.bytes[i];
+		}
+		if (b > a)
+			*out = r0;
+	}
+	return GP_OK;
+}
+
+int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
+	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
+{
+	layout y;
+
+	if (!out)
+		return gp_fail(err, "mem_train: NULL output");
+	if (check_reserve(r, capacity, err))
+		return GP_EINVAL;
+	if (train_core(m, c, out, &y, err))
+		return GP_EINVAL;
+	finish(out, capacity, r);
+	return GP_OK;
+}
+
+/* ---- inference ----------------------------------------------------- */
+
+/* Share of the model's KV held by one TP rank: kv_heads / tp heads, at
+ * least one head (vLLM replicates a KV head when tp > kv_heads); an MLA
+ * latent is not split by head, every rank keeps it whole. */
+static double kv_share(const gp_model *m, int tp)
+{
+	double per;
+
+	if (m->mla.kv_lora_rank > 0)
+		return 1.0;
+	per = ceil((double)m->kv_heads / tp);
+	return per / m->kv_heads;
+}
+
+typedef struct infer_parts {
+	double weights;      /* bytes on this GPU, all its layers */
+	double layer_w;      /* bytes of one layer on this GPU */
+	double workspace;
+	int L_s;
+} infer_parts;
+
+static int infer_check(const gp_model *m, const gp_infer_cfg *c,
+		       gp_error *err)
+{
+	if (!c)
+		return gp_fail(err, "inference config: NULL");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (check_int(c->tp, "tp", err) || check_int(c->pp, "pp", err) ||
+	    check_int(c->block, "block", err) ||
+	    check_nonneg(c->seqs, "seqs", err) ||
+	    check_nonneg(c->ctx, "ctx", err) ||
+	    check_nonneg(c->kv_bytes, "kv_bytes", err) ||
+	    check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
+	    check_nonneg(c->act_bytes, "act_bytes", err))
+		return GP_EINVAL;
+	if (c->weights.bits != 0 && mem_quant_bits(&c->weights) < 0)
+		return gp_fail(err, "bad weight format (bits %g, group %d, "
+			       "group_bits %g)", c->weights.bits,
+			       c->weights.group, c->weights.group_bits);
+	if (m->heads % dflt(c->tp) != 0)
+		return gp_fail(err, "tp %d does not divide the %d attention "
+			       "heads", dflt(c->tp), m->heads);
+	if (dflt(c->pp) > m->layers)
+		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
+			       m->layers);
+	return GP_OK;
+}
+
+/* KV bytes of one sequence of ctx tokens on one GPU (paged: rounded up to
+ * whole blocks, as vLLM allocates; Kwon et al. 2023 sec. 4.2). */
+static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
+		     double L_s)
+{
+	double kb = c->kv_bytes > 0 ? c->kv_bytes : 2.0;
+	double eff = ctx;
+
+	if (c->block > 0)
+		eff = ceil(ctx / c->block) * c->block;
+	return model_kv_bytes(m, eff, kb) * kv_share(m, dflt(c->tp)) *
+		L_s / m->layers;
+}
+
+static int infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
+			  infer_parts *ip, gp_error *err)
+{
+	gp_params p;
+	widths w;
+	double bits, lin, rest, frac, A, T, f;
+	int tp = dflt(c->tp), pp = dflt(c->pp);
+
+	if (model_params(m, &p, err))
+		return GP_EINVAL;
+	layer_widths(m, &w);
+	ip->L_s = (m->layers + pp - 1) / pp;
+	frac = (double)ip->L_s / m->layers;
+	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
+	/* Linears at the chosen format; embeddings, norms, router and the
+	 * output layer at 16 bits (GPTQ/AWQ/bitsandbytes keep them so). */
+	lin = (p.attention + p.dense_mlp + p.experts) * frac / tp;
+	rest = (p.norms + p.router) * frac / tp;
+	ip->layer_w = (lin * bits / 8.0 + rest * 2.0) / ip->L_s;
+	/* Most loaded stage: with pp == 1 both ends; else the larger. */
+	{
+		double e_first = (p.embedding + p.vision) / tp;
+		double e_last = p.lm_head > 0 ? p.lm_head / tp :
+			(pp > 1 ? p.embedding / tp : 0);
+		double ends = pp == 1 ? e_first + e_last :
+			(e_first > e_last ? e_first : e_last);
+		ip->weights = ip->layer_w * ip->L_s + ends * 2.0;
+	}
+	/* Activation workspace of one forward over T tokens: within a
+	 * layer the residual, norm output, q/k/v, attention output and the
+	 * MLP intermediates are live at once (nothing is kept for
+	 * backward); plus fp32 logits of the sampled rows. */
+	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
+	T = c->chunk_tokens > 0 ? c->chunk_tokens : c->seqs * c->ctx;
+	if (c->chunk_tokens <= 0 && T > 8192)
+		/* vLLM's default max_num_batched_tokens for chunked
+		 * prefill (8192 since v0.6). */
+		T = 8192;
+	f = w.dense_f > w.expert_f * m->moe.top_k ? w.dense_f :
+		w.expert_f * m->moe.top_k;
+	ip->workspace = T * A * (2.0 * m->hidden +
+		(w.q + w.k + w.v + w.o + (m->ffn_gated ? 3.0 : 2.0) * f) /
+		tp) + c->seqs * (double)m->vocab * 4.0 / tp;
+	return GP_OK;
+}
+
+int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
+	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
+{
+	infer_parts ip;
+	double free_b, per, lo, hi;
+	int i;
+
+	if (!out)
+		return gp_fail(err, "mem_infer: NULL output");
+	if (check_reserve(r, capacity, err) || infer_check(m, c, err))
+		return GP_EINVAL;
+	if (infer_parts_of(m, c, &ip, err))
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	out->bytes[GP_MEM_WEIGHTS] = ip.weights;
+	out->bytes[GP_MEM_WORKSPACE] = ip.workspace;
+	out->kv_per_seq = kv_seq(m, c, c->ctx, ip.L_s);
+	out->bytes[GP_MEM_KV] = c->seqs * out->kv_per_seq;
+	finish(out, capacity, r);
+
+	/* What fits: room for KV once weights and workspace are placed,
+	 * fragmentation included (usable = budget - fixed reserve). */
+	free_b = out->usable / (1.0 + r->frag) - ip.weights - ip.workspace;
+	out->max_seqs = out->kv_per_seq > 0 && free_b > 0 ?
+		floor(free_b / out->kv_per_seq) : 0;
+	out->max_ctx = 0;
+	if (c->seqs > 0 && free_b > 0) {
+		/* KV grows monotonically with ctx (sliding-window layers
+		 * flatten it): bisect on whole tokens. */
+		lo = 0;
+		hi = 1;
+		while (hi < 1e9 && c->seqs * kv_seq(m, c, hi, ip.L_s) <= free_b)
+			hi *= 2;
+		for (i = 0; i < 64 && hi - lo > 1; i++) {
+			double mid = floor((lo + hi) / 2);
+			if (c->seqs * kv_seq(m, c, mid, ip.L_s) <= free_b)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		out->max_ctx = lo;
+	}
+	/* CPU offload (llama.cpp -ngl): move whole layers, their weights
+	 * and their share of the KV cache, until the rest fits. */
+	if (c->offload && !out->fits) {
+		per = ip.layer_w + out->bytes[GP_MEM_KV] / ip.L_s;
+		for (i = 0; i < ip.L_s && out->short_by > 0; i++) {
+			out->bytes[GP_MEM_WEIGHTS] -= ip.layer_w;
+			out->bytes[GP_MEM_KV] -= out->bytes[GP_MEM_KV] /
+				(ip.L_s - i);
+			out->cpu_bytes += per;
+			out->cpu_layers++;
+			finish(out, capacity, r);
+		}
+	}
+	out->params = ip.weights;
+	return GP_OK;
+}
+
+/* ---- RL fine-tuning ------------------------------------------------ */
+
+int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
+	   const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
+{
+	layout y;
+	gp_infer_cfg ic;
+	gp_mem_result ro;
+	infer_parts ip;
+	double frozen, states, train_tr, roll_tr, seqs, inst;
+	int gpus, rtp, i;
+
+	if (!out || !c)
+		return gp_fail(err, "mem_rl: NULL argument");
+	if (check_reserve(r, capacity, err))
+		return GP_EINVAL;
+	if (check_nonneg(c->prompts, "prompts", err) ||
+	    check_pos(c->group, "group", err) ||
+	    check_nonneg(c->prompt_len, "prompt_len", err) ||
+	    check_pos(c->response_len, "response_len", err) ||
+	    check_int(c->rollout_tp, "rollout_tp", err) ||
+	    check_int(c->gpus, "gpus", err))
+		return GP_EINVAL;
+	if (train_core(m, &c->actor, out, &y, err))
+		return GP_EINVAL;
+	/* Frozen reference / reward: weights only, laid out like the
+	 * actor's (16-bit, TP/PP split, ZeRO-3 sharded when the actor is). */
+	frozen = out->params * 2.0 / (c->actor.zero == 3 ? y.shard : 1.0);
+	if (c->ref_model)
+		out->bytes[GP_MEM_REF] = frozen;
+	if (c->reward_model)
+		out->bytes[GP_MEM_REWARD] = frozen;
+	/* PPO critic: a second trainable model of the actor's shape; its
+	 * update runs after the actor's, so only its states are resident
+	 * with the actor's activations (Ouyang et al. 2022; OpenRLHF). */
+	if (c->ppo) {
+		states = out->bytes[GP_MEM_WEIGHTS] + out->bytes[GP_MEM_GRADS] +
+			out->bytes[GP_MEM_MASTER] +
+			out->bytes[GP_MEM_OPTIMIZER] +
+			out->bytes[GP_MEM_ADAPTER];
+		out->bytes[GP_MEM_CRITIC] = states;
+	}
+
+	/* Rollout engine: prompts x group sequences of prompt + response
+	 * tokens spread over the engine instances of the pool. */
+	rtp = c->rollout_tp > 0 ? c->rollout_tp : y.tp;
+	gpus = c->gpus > 0 ? c->gpus : y.dp * y.tp * y.pp * y.cp;
+	if (gpus % rtp != 0)
+		return gp_fail(err, "rollout tp %d does not divide the %d GPUs",
+			       rtp, gpus);
+	inst = gpus / rtp;
+	seqs = c->prompts * c->group / inst;
+	memset(&ic, 0, sizeof ic);
+	ic.weights = c->rollout_weights;
+	ic.kv_bytes = c->kv_bytes;
+	ic.tp = rtp;
+	ic.seqs = ceil(seqs);
+	ic.ctx = c->prompt_len + c->response_len;
+	if (infer_check(m, &ic, err) || infer_parts_of(m, &ic, &ip, err))
+		return GP_EINVAL;
+	memset(&ro, 0, sizeof ro);
+	ro.bytes[GP_MEM_ROLLOUT_WEIGHTS] = ip.weights;
+	ro.bytes[GP_MEM_KV] = ic.seqs * kv_seq(m, &ic, ic.ctx, ip.L_s);
+	ro.bytes[GP_MEM_WORKSPACE] = ip.workspace;
+	out->kv_per_seq = kv_seq(m, &ic, ic.ctx, ip.L_s);
+
+	if (c->colocated) {
+		/* One pool (verl hybrid engine): the training states and
+		 * the engine's weights stay resident; the training
+		 * transients and the rollout KV alternate, so the peak is
+		 * the larger phase. */
+		train_tr = out->bytes[GP_MEM_ACTIVATIONS] +
+			out->bytes[GP_MEM_RECOMPUTE] +
+			out->bytes[GP_MEM_LOGITS] +
+			out->bytes[GP_MEM_PARAM_GATHER] +
+			out->bytes[GP_MEM_WORKSPACE];
+		roll_tr = ro.bytes[GP_MEM_KV] + ro.bytes[GP_MEM_WORKSPACE];
+		out->bytes[GP_MEM_ROLLOUT_WEIGHTS] = ip.weights;
+		if (roll_tr > train_tr) {
+			out->bytes[GP_MEM_ACTIVATIONS] = 0;
+			out->bytes[GP_MEM_RECOMPUTE] = 0;
+			out->bytes[GP_MEM_LOGITS] = 0;
+			out->bytes[GP_MEM_PARAM_GATHER] = 0;
+			out->bytes[GP_MEM_KV] = ro.bytes[GP_MEM_KV];
+			out->bytes[GP_MEM_WORKSPACE] = ro.bytes[GP_MEM_WORKSPACE];
+		}
+		finish(out, capacity, r);
+	} else {
+		/* Separate pools of the same GPU type: report the more
+		 * loaded one. */
+		double a = 0, b = 0;
+
+		finish(out, capacity, r);
+		finish(&ro, capacity, r);
+		for (i = 0; i < GP_MEM_NTENSOR; i++) {
+			a += out->bytes[i];
+			b += ro.bytes[i];
+		}
+		if (b > a) {
+			ro.kv_per_seq = out->kv_per_seq;
+			ro.trainable = out->trainable;
+			*out = ro;
+		}
+	}
+	return GP_OK;
+}

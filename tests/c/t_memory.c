@@ -1,0 +1,348 @@
+/* t_memory.c - memory breakdown against hand-derived numbers. */
+#include "memory.h"
+#include "tap.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GiB 1073741824.0
+
+/* GPT-3 175B block of Korthikanti et al. 2022 (Table 3): h 12288, a 96,
+ * GeLU MLP of 4h, LayerNorm, s 2048. */
+static gp_model gpt175(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 96;
+	m.hidden = 12288;
+	m.heads = 96;
+	m.kv_heads = 96;
+	m.head_dim = 128;
+	m.ffn_hidden = 4 * 12288;
+	m.vocab = 51200;
+	m.norm_params = 2 * 12288;
+	m.linear_bias = 1;
+	return m;
+}
+
+static gp_model llama2_7b(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 32;
+	m.hidden = 4096;
+	m.heads = 32;
+	m.kv_heads = 32;
+	m.head_dim = 128;
+	m.ffn_hidden = 11008;
+	m.ffn_gated = 1;
+	m.vocab = 32000;
+	m.norm_params = 4096;
+	return m;
+}
+
+static gp_model llama2_70b(void)
+{
+	gp_model m = llama2_7b();
+
+	m.layers = 80;
+	m.hidden = 8192;
+	m.heads = 64;
+	m.kv_heads = 8;
+	m.ffn_hidden = 28672;
+	m.norm_params = 8192;
+	return m;
+}
+
+static gp_act_cfg korthikanti(int tp, int sp, gp_recompute rc)
+{
+	gp_act_cfg c;
+
+	memset(&c, 0, sizeof c);
+	c.seq = 2048;
+	c.micro_batch = 1;
+	c.tp = tp;
+	c.sp = sp;
+	c.dropout = 1;
+	c.flash = 0;
+	c.act_bytes = 2;
+	c.recompute = rc;
+	return c;
+}
+
+static double states(const gp_mem_result *r)
+{
+	return r->bytes[GP_MEM_WEIGHTS] + r->bytes[GP_MEM_GRADS] +
+		r->bytes[GP_MEM_MASTER] + r->bytes[GP_MEM_OPTIMIZER];
+}
+
+static gp_train_cfg train_cfg(void)
+{
+	gp_train_cfg c;
+
+	memset(&c, 0, sizeof c);
+	c.recipe = GP_RECIPE_MIXED16;
+	c.optim = GP_OPT_ADAMW;
+	c.seq = 2048;
+	c.micro_batch = 1;
+	c.flash = 1;
+	return c;
+}
+
+int main(void)
+{
+	gp_error err;
+	gp_state_bytes sb;
+	gp_act_cfg ac;
+	gp_act_layer al;
+	gp_mem_reserve rs;
+	gp_mem_result r, r1;
+	gp_train_cfg tc;
+	gp_infer_cfg ic;
+	gp_rl_cfg rl;
+	gp_recipe rec;
+	gp_quant nf4 = {4, 64, 8.0 + 32.0 / 256};
+	gp_model m = gpt175(), l7 = llama2_7b(), l70 = llama2_70b(), bad;
+	/* s b h for the GPT-3 block: 2048 * 1 * 12288. */
+	const double sbh = 2048.0 * 12288.0;
+	unsigned mask;
+	int rc;
+
+	plan(47);
+	mem_reserve_default(&rs, 1);
+
+	/* --- recipes: bytes per parameter (exact sums) --- */
+	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &err);
+	/* ZeRO sec. 3.1: 2 + 2 + 12 = 16. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 16, 0,
+	       "mixed-16 AdamW = 16 B/param");
+	mem_state_bytes(GP_RECIPE_MEGATRON18, GP_OPT_ADAMW, &sb, &err);
+	/* 2 bf16 + 4 fp32 grad + 4 master + 8 Adam = 18. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 18, 0,
+	       "megatron-18 AdamW = 18 B/param");
+	mem_state_bytes(GP_RECIPE_BF16, GP_OPT_ADAMW, &sb, &err);
+	/* 2 + 2 + 0 + 2*2 = 8. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 8, 0,
+	       "pure bf16 AdamW = 8 B/param");
+	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAM8BIT, &sb, &err);
+	/* 2 + 2 + 4 + 2 * (1 + 4/2048) = 10.00390625. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer,
+	       10.00390625, 1e-15, "mixed-16 8-bit Adam = 10.004 B/param");
+	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_SGD, &sb, &err);
+	/* 2 + 2 + 4 + 4 (momentum) = 12. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 12, 0,
+	       "mixed-16 SGD momentum = 12 B/param");
+	rc = mem_recipe_parse("fp7", &rec, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "unknown recipe 'fp7'") &&
+	   strstr(err.msg, "megatron-18"), "unknown recipe: clear error");
+	/* QLoRA sec. 3: 4 + (8 + 32/256)/64 = 4.126953125 bits. */
+	is_num(mem_quant_bits(&nf4), 4.126953125, 1e-15,
+	       "NF4 + double quant = 4.127 bits/weight");
+
+	/* --- Korthikanti et al. 2022 per-layer activations, exact --- */
+	ac = korthikanti(1, 0, GP_RECOMPUTE_NONE);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* eq. 1: sbh (34 + 5 a s / h) = sbh (34 + 5*96*2048/12288)
+	 * = sbh * 114. */
+	is_num(al.total, sbh * 114, 1e-12, "Korthikanti eq.1 34sbh+5as^2b");
+	/* The split of sec. 4.1: attention 11sbh + 5as^2b. */
+	is_num(al.attention + al.core + al.masks / 2, 11 * sbh +
+	       5.0 * 96 * 2048.0 * 2048, 1e-12, "attention 11sbh + 5as^2b");
+	/* MLP 19 sbh (one mask sbh). */
+	is_num(al.mlp + al.masks / 2, 19 * sbh, 1e-12, "MLP 19sbh");
+	ac = korthikanti(8, 0, GP_RECOMPUTE_NONE);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* eq. 2: sbh (10 + 24/8 + 5*96*2048/(12288*8)) = sbh * 23. */
+	is_num(al.total, sbh * 23, 1e-12, "Korthikanti eq.2 TP=8");
+	ac = korthikanti(8, 1, GP_RECOMPUTE_NONE);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* eq. 3: sbh/t (34 + 80) = sbh * 114 / 8. */
+	is_num(al.total, sbh * 114 / 8, 1e-12, "Korthikanti eq.3 TP+SP");
+	ac = korthikanti(8, 1, GP_RECOMPUTE_SELECTIVE);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* eq. 6 / Table 2: 34 sbh / t. */
+	is_num(al.total, sbh * 34 / 8, 1e-12, "selective + TP+SP 34sbh/t");
+	ac = korthikanti(8, 0, GP_RECOMPUTE_SELECTIVE);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* Table 2: sbh (10 + 24/t) = 13 sbh. */
+	is_num(al.total, sbh * 13, 1e-12, "selective + TP sbh(10+24/t)");
+	ac = korthikanti(1, 0, GP_RECOMPUTE_FULL);
+	mem_act_layer(&m, &ac, 0, &al, &err);
+	/* Table 2: full recompute keeps the layer input, 2 sbh. */
+	is_num(al.total, 2 * sbh, 1e-12, "full recompute 2sbh");
+	is_num(al.full, sbh * 114, 1e-12, "full: working set = one layer");
+
+	/* --- generalisation: Llama-2-70B, GQA + SwiGLU + flash --- */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = 4096;
+	ac.micro_batch = 1;
+	ac.flash = 1;
+	mem_act_layer(&l70, &ac, 0, &al, &err);
+	/* s = 4096, h = 8192, q = o = 8192, k = v = 8 * 128 = 1024,
+	 * f = 28672, 2 bytes:
+	 * norms 2h, attention h + q + k + v + o = 8192*3 + 2048 = 26624,
+	 * MLP h + 3f = 8192 + 86016 = 94208; flash core 4 B * 64 heads.
+	 * per token: 2*(16384 + 26624 + 94208) + 256 = 274688 B. */
+	is_num(al.total, 4096.0 * 274688, 1e-12,
+	       "Llama-2-70B layer, flash, GQA, SwiGLU");
+	ac.flash = 0;
+	mem_act_layer(&l70, &ac, 0, &al, &err);
+	/* no flash, no dropout: softmax output a s^2 b * 2 bytes. */
+	is_num(al.core, 64.0 * 4096 * 4096 * 2, 1e-12,
+	       "unfused attention keeps 2 a s^2 b");
+	ac.cp = 2;
+	ac.flash = 1;
+	mem_act_layer(&l70, &ac, 0, &al, &err);
+	/* CP = 2 halves every per-token term. */
+	is_num(al.total, 2048.0 * 274688, 1e-12, "CP=2 halves activations");
+
+	/* --- 7B full fine-tune, mixed-16 AdamW: 16 B/param --- */
+	tc = train_cfg();
+	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_OK, "7B full fine-tune evaluates");
+	/* Llama-2-7B: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h
+	 * = 6,738,415,616 params * 16 = 107,814,649,856 B. */
+	is_num(states(&r), 107814649856.0, 1e-12,
+	       "7B model states = 16 B/param (107.8 GB)");
+	ok(!r.fits && r.short_by > 30e9,
+	   "7B full fine-tune does not fit one 80 GB card");
+	ok(r.largest == GP_MEM_OPTIMIZER, "largest term is the optimizer");
+	/* Verdict arithmetic: budget = 0.9 * capacity. */
+	is_num(r.short_by, r.total - 72e9, 1e-12, "short_by = total - 0.9C");
+
+	/* --- ZeRO-3 over 8 divides model states by 8 --- */
+	tc.dp = 8;
+	tc.zero = 3;
+	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	is_num(states(&r1), 107814649856.0 / 8, 1e-12,
+	       "ZeRO-3 over 8: model states / 8");
+	/* Megatron distributed optimizer (ZeRO-1): 6 + 12/d B/param. */
+	tc.recipe = GP_RECIPE_MEGATRON18;
+	tc.zero = 1;
+	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	is_num(states(&r1), 6738415616.0 * (6 + 12.0 / 8), 1e-12,
+	       "megatron-18 ZeRO-1 over 8: 6 + 12/d");
+
+	/* --- pipeline: micro-batches in flight on stage 0 --- */
+	tc = train_cfg();
+	tc.pp = 4;
+	tc.seq = 8192;
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	/* 4 micro-batches of 8k tokens on stage 0 outweigh the last
+	 * stage's one micro-batch plus fp32 logits (V/h = 7.8 < 3 extra
+	 * micro-batches of ~33 h per token). */
+	is_int(r.stage, 0, "most loaded stage: the first");
+	/* Stage 0 with 1F1B holds p = 4 micro-batches (Narayanan 2021). */
+	is_num(r.inflight, 4, 0, "1F1B: p micro-batches in flight");
+	tc.seq = 2048;
+	tc.schedule = GP_SCHED_INTERLEAVED;
+	tc.vpp = 2;
+	tc.logit_bytes = 1e-9; /* make stage 0 the loaded one */
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	/* Korthikanti 4.2.3: p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5. */
+	is_num(r.inflight, 5.5, 1e-12, "interleaved: p + (p-1)/v in flight");
+
+	/* --- QLoRA 70B base: ~36 GB --- */
+	tc = train_cfg();
+	tc.recipe = GP_RECIPE_BF16;
+	tc.lora_rank = 16;
+	tc.lora_targets = 127;
+	tc.base = nf4;
+	mem_train(&l70, &tc, 80e9, &rs, &r, &err);
+	/* linears 80 * 855,638,016 = 68,451,041,280 * 4.126953125 / 8
+	 * = 35,311,779,840 B; embeddings, lm_head and norms 525,606,912
+	 * params * 2 B = 1,051,213,824 B; sum 36,362,993,664 B. */
+	is_num(r.bytes[GP_MEM_WEIGHTS], 36362993664.0, 1e-12,
+	       "70B QLoRA NF4 base = 36.36 GB");
+	ok(r.bytes[GP_MEM_GRADS] == 0 && r.bytes[GP_MEM_OPTIMIZER] == 0,
+	   "frozen base has no grads or optimizer states");
+	/* LoRA r=8 on q,v of Llama-2-7B: 32 * 2 * 8 * (4096 + 4096) =
+	 * 4,194,304 (LitGPT's printed trainable count). */
+	mem_lora_targets_parse("q,v", &mask, &err);
+	is_num(mem_lora_params(&l7, 8, mask), 4194304, 0,
+	       "LoRA r=8 q,v on 7B = 4,194,304");
+	rc = mem_lora_targets_parse("q,x", &mask, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "'x'"),
+	   "unknown LoRA target named");
+
+	/* --- inference: Llama-2-70B bf16 KV for 4096 tokens --- */
+	memset(&ic, 0, sizeof ic);
+	ic.seqs = 1;
+	ic.ctx = 4096;
+	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	/* 2 * 80 layers * 8 kv heads * 128 * 2 B * 4096 = 1.25 GiB. */
+	is_num(r.kv_per_seq, 1.25 * GiB, 1e-12, "70B KV 4096 tok = 1.25 GiB");
+	ic.tp = 16;
+	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	/* tp 16 > 8 kv heads: one head per GPU, 1/8 of the cache. */
+	is_num(r.kv_per_seq, 1.25 * GiB / 8, 1e-12,
+	       "KV replicated when kv_heads < tp");
+	ic.tp = 8;
+	ic.seqs = 4;
+	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	ok(r.max_seqs >= 4 && r.fits, "70B on 8x80 GB serves 4 x 4096");
+	/* max_seqs is floor(room / kv_per_seq): one more must not fit. */
+	ic.seqs = r.max_seqs + 1;
+	mem_infer(&l70, &ic, 80e9, &rs, &r1, &err);
+	ok(!r1.fits, "max_seqs + 1 sequences do not fit");
+	/* 7B bf16 on a 6 GB card: offload layers to the CPU. */
+	memset(&ic, 0, sizeof ic);
+	ic.seqs = 1;
+	ic.ctx = 2048;
+	ic.offload = 1;
+	mem_infer(&l7, &ic, 6e9, &rs, &r, &err);
+	ok(r.cpu_layers > 0 && r.cpu_layers < 32 && r.fits,
+	   "7B on 6 GB: some layers on the CPU, the rest fits");
+
+	/* --- RL: GRPO colocated vs PPO --- */
+	memset(&rl, 0, sizeof rl);
+	rl.actor = train_cfg();
+	rl.actor.recipe = GP_RECIPE_MEGATRON18;
+	rl.actor.dp = 8;
+	rl.actor.zero = 3;
+	rl.ref_model = 1;
+	rl.prompts = 64;
+	rl.group = 8;
+	rl.prompt_len = 512;
+	rl.response_len = 1024;
+	rl.colocated = 1;
+	rc = mem_rl(&l7, &rl, 80e9, &rs, &r, &err);
+	/* Reference: 6.74e9 params * 2 B / 8 (ZeRO-3 sharded). */
+	is_num(r.bytes[GP_MEM_REF], 6738415616.0 * 2 / 8, 1e-12,
+	       "GRPO reference = bf16 weights / 8");
+	ok(rc == GP_OK && r.bytes[GP_MEM_CRITIC] == 0, "GRPO has no critic");
+	rl.ppo = 1;
+	mem_rl(&l7, &rl, 80e9, &rs, &r1, &err);
+	/* Critic states = actor states: 18 B/param / 8. */
+	is_num(r1.bytes[GP_MEM_CRITIC], 6738415616.0 * 18 / 8, 1e-12,
+	       "PPO critic states = actor's");
+
+	/* --- invalid input: clear errors --- */
+	tc = train_cfg();
+	tc.tp = 3;
+	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "tp 3 does not divide"),
+	   "tp not dividing heads rejected");
+	tc = train_cfg();
+	tc.seq = -1;
+	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "seq"), "negative seq rejected");
+	tc.seq = NAN;
+	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL, "NaN seq rejected");
+	tc = train_cfg();
+	tc.zero = 4;
+	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "zero"), "zero 4 rejected");
+	tc = train_cfg();
+	rc = mem_train(&l7, &tc, -80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "capacity"),
+	   "negative capacity rejected");
+	bad = l7;
+	bad.hidden = -4096;
+	rc = mem_train(&bad, &tc, 80e9, &rs, &r, &err);
+	ok(rc == GP_EINVAL, "negative hidden rejected by model_check");
+	return done();
+}
