@@ -1,0 +1,697 @@
+/*
+ * comm.c - alpha-beta cost of collectives on a GPU topology.
+ *
+ * Every algorithm is priced as
+ *
+ *     time = base(proto) + sum over steps of hop latency(link, proto)
+ *          + bytes * traffic / (bandwidth * protocol efficiency)
+ *
+ * (Hockney's alpha-beta model; the per-algorithm step counts and traffic
+ * are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005, Sec. 4,
+ * adapted to NCCL's pipelined ring/tree as NCCL's own tuner prices them in
+ * src/graph/tuning.cc, ncclTopoTuneModel / ncclTopoGetAlgoTime, NCCL 2.18
+ * to 2.30).  The cheapest (algorithm, protocol) wins, as in NCCL's
+ * topoGetAlgoInfo (src/enqueue.cc).
+ *
+ * Bandwidths: `up` is the per-GPU scale-up bandwidth per direction, `nic`
+ * one NIC's; both are multiplied by their `achievable` fraction (catalog
+ * data: what a long SM-driven stream sustains, e.g. 20 of 25 GB/s per
+ * NVLink lane with 128-byte payloads, nccl-tests#149).
+ */
+#include "comm.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#define US 1e-6
+
+/* ---- protocol constants -------------------------------------------------
+ *
+ * Base latency per call (kernel launch, work-queue setup, first flag
+ * exchange), us.  NCCL 2.30.7 baseLat for Ring/Tree (tuning.cc): LL 6.6,
+ * LL128 14, Simple 8.4.  The LL128 figure is larger because its warps
+ * synchronise on whole 128-byte lines before the first store.
+ */
+static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
+
+/* Extra latency per pipeline step on top of the link's own hop latency, us.
+ * LL signals with a flag inside each 8-byte word, so a step costs only the
+ * wire; LL128 waits for a full 128-byte line; Simple writes data, issues a
+ * memory fence and then a separate flag (and across the network the proxy
+ * must also flush the GPUDirect RDMA write, hence the large NET value).
+ * Figures: differences between NCCL 2.30.7 hwLat columns (tuning.cc) and
+ * their LL column: NVLink ring 0.6/1.9/3.4, PCI 1.0/2.5/5.7, NET
+ * 2.7/4.0/14.0 us. */
+enum { LINK_NVL = 0, LINK_PCI, LINK_NET, LINK_COUNT };
+static const double step_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
+	{0.0, 1.3, 2.8},        /* NVLink */
+	{0.0, 1.5, 4.7},        /* PCIe */
+	{0.0, 1.3, 11.3},       /* network */
+};
+
+/* Fraction of the achievable link rate each protocol carries as payload,
+ * relative to the 128-byte writes that `achievable` was measured with.
+ * LL: 16-byte stores holding 8 bytes of data + 8 bytes of flags -> 1/2;
+ *     and a 16-byte write costs a 16-byte header flit + 1 data flit (1/2
+ *     payload) where a 128-byte write is 8 data flits + 1 header (8/9):
+ *     (1/2) / (8/9) = 0.5625 [derived from the NVLink flit format; the
+ *     PCIe TLP header gives a similar ratio].  Together 0.28.  NCCL caps
+ *     LL for the same reason (llMaxBw, tuning.cc).
+ * LL128: 128-byte lines of which 120 bytes are data -> 120/128.
+ * Simple: bulk data, flags travel separately -> 1.
+ * (NCCL src/include/device.h: LL line = 2 x (4 B data + 4 B flag); LL128
+ * line = 16 x 8 B with one flag word.) */
+static const double proto_eff[GP_PROTO_COUNT] = {
+	0.5 * 0.5625, 120.0 / 128.0, 1.0
+};
+
+/* ---- algorithm constants ------------------------------------------------ */
+
+/* NVLS (NVLink SHARP): multimem loads/stores through the NVSwitch reach
+ * 0.85 of the link rate a plain copy reaches on Hopper (NCCL 2.30.7
+ * nvlsEfficiency[Hopper]; Blackwell is listed at 0.74, not modelled
+ * separately).  Check: H100 450 GB/s x 0.82 (ring achievable) x 0.85 x 8/9
+ * = 279 GB/s algbw = 488 GB/s busbw vs 480 measured (GTC S62129, cited in
+ * nccl#1374); H800 200 x 0.82 x 0.85 x 8/9 x 1.75 = 217 vs 215 (nccl#1374).
+ */
+#define NVLS_EFF 0.85
+
+/* NVLS per-call latency, us: a multicast barrier through the switch at the
+ * start and end of the kernel; NCCL 2.21-2.30 price NVLS on NVLink at 25 us
+ * and no base (tuning.cc hwLat[NVLINK][NVLS][SIMPLE]). */
+#define NVLS_LAT_US 25.0
+
+/* Point-to-point (send/recv) over NVLink/PCIe reaches about half of the
+ * ring's per-GPU rate: NCCL runs send and receive of a pair in the same
+ * channels, splitting each block's warps between the two, and spreads a
+ * peer over fewer channels than a collective uses.  Measured: H100 pair
+ * sendrecv_perf plateaus near 180 GB/s where the ring reaches 370
+ * (nccl-tests#268). */
+#define P2P_EFF 0.5
+
+/* Traffic staged through host memory (no GPU peer-to-peer: consumer cards,
+ * PCIe slots on different root complexes): each chunk is written to a host
+ * bounce buffer and read back, two PCIe crossings in series.  The hop
+ * latency doubles, and with the two legs serialised per pipeline slot half
+ * of the link time carries payload (NCCL SHM transport; its topology model
+ * also derates P2P through an Intel root complex, INTEL_P2P_OVERHEAD, topo.h).
+ * Estimate, checked against 8x RTX 5090 (validation cases). */
+#define HOST_STAGED_BW 0.5
+#define HOST_STAGED_LAT 2.0
+
+/* Cost of posting one network message from the proxy thread, us: NCCL
+ * getNetOverhead, 1 us on Intel (2 on AMD). */
+#define NET_POST_US 1.0
+
+/* ---- names -------------------------------------------------------------- */
+
+static const char *const coll_names[GP_COLL_COUNT] = {
+	"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+	"broadcast", "reduce", "send_recv",
+};
+static const char *const algo_names[GP_ALGO_COUNT] = {
+	"ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn",
+};
+static const char *const proto_names[GP_PROTO_COUNT] = {
+	"ll", "ll128", "simple",
+};
+
+const char *comm_coll_name(gp_coll op)
+{
+	return ((int)op >= 0 && op < GP_COLL_COUNT) ? coll_names[op] : "?";
+}
+
+const char *comm_algo_name(gp_algo a)
+{
+	return ((int)a >= 0 && a < GP_ALGO_COUNT) ? algo_names[a] : "?";
+}
+
+const char *comm_proto_name(gp_proto p)
+{
+	return ((int)p >= 0 && p < GP_PROTO_COUNT) ? proto_names[p] : "?";
+}
+
+/* Compare ignoring '_', '-' and case, so "all-reduce", "allreduce" and
+ * "All_Reduce" all match "all_reduce". */
+static int name_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '_' || *a == '-')
+			a++;
+		while (*b == '_' || *b == '-')
+			b++;
+		if (!*a || !*b)
+			return *a == *b;
+		if ((*a | 0x20) != (*b | 0x20))
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+int comm_coll_parse(const char *name, gp_coll *out)
+{
+	int i;
+
+	if (!name)
+		return GP_EINVAL;
+	for (i = 0; i < GP_COLL_COUNT; i++)
+		if (name_eq(name, coll_names[i])) {
+			*out = (gp_coll)i;
+			return GP_OK;
+		}
+	if (name_eq(name, "sendrecv") || name_eq(name, "p2p")) {
+		*out = GP_SEND_RECV;
+		return GP_OK;
+	}
+	return GP_EINVAL;
+}
+
+int comm_algo_parse(const char *name, gp_algo *out)
+{
+	int i;
+
+	if (!name)
+		return GP_EINVAL;
+	for (i = 0; i < GP_ALGO_COUNT; i++)
+		if (name_eq(name, algo_names[i])) {
+			*out = (gp_algo)i;
+			return GP_OK;
+		}
+	if (name_eq(name, "hier")) {
+		*out = GP_ALGO_HIER;
+		return GP_OK;
+	}
+	if (name_eq(name, "collnet")) {
+		*out = GP_ALGO_SHARP;
+		return GP_OK;
+	}
+	return GP_EINVAL;
+}
+
+/* nccl-tests doc/PERFORMANCE.md: the factor that turns algbw into the
+ * per-rank bottleneck bandwidth, independent of n. */
+double comm_bus_factor(gp_coll op, int n)
+{
+	if (n < 1)
+		return 0.0;
+	switch (op) {
+	case GP_ALL_REDUCE:
+		return 2.0 * (n - 1) / n;
+	case GP_ALL_GATHER:
+	case GP_REDUCE_SCATTER:
+	case GP_ALL_TO_ALL:
+		return (double)(n - 1) / n;
+	case GP_BROADCAST:
+	case GP_REDUCE:
+	case GP_SEND_RECV:
+		return 1.0;
+	default:
+		return 0.0;
+	}
+}
+
+/* ---- topology ----------------------------------------------------------- */
+
+static int link_check(const gp_link *l, const char *what, gp_error *err)
+{
+	if (!gp_finite(l->bw) || l->bw <= 0.0)
+		return gp_fail(err, "%s bandwidth must be a positive number of "
+			       "B/s (got %g)", what, l->bw);
+	if (!gp_finite(l->latency) || l->latency < 0.0)
+		return gp_fail(err, "%s latency must be >= 0 s (got %g)", what,
+			       l->latency);
+	if (!gp_finite(l->achievable) || l->achievable <= 0.0 ||
+	    l->achievable > 1.0)
+		return gp_fail(err, "%s achievable must be in (0, 1] (got %g)",
+			       what, l->achievable);
+	return GP_OK;
+}
+
+int comm_topo_check(const gp_topo *t, gp_error *err)
+{
+	if (!t)
+		return gp_fail(err, "no topology");
+	if (t->gpus_per_node < 1)
+		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)",
+			       t->gpus_per_node);
+	if (t->nodes < 1)
+		return gp_fail(err, "nodes must be >= 1 (got %d)", t->nodes);
+	if (t->up_kind != GP_LINK_NVLINK && t->up_kind != GP_LINK_PCIE)
+		return gp_fail(err, "unknown scale-up link kind %d",
+			       (int)t->up_kind);
+	if (t->gpus_per_node > 1 && link_check(&t->up, "scale-up", err))
+		return GP_EINVAL;
+	if (t->nics < 0)
+		return gp_fail(err, "nics must be >= 0 (got %d)", t->nics);
+	if (t->nics > 0 && link_check(&t->nic, "nic", err))
+		return GP_EINVAL;
+	if (t->nodes > 1 && t->nics == 0)
+		return gp_fail(err, "%d nodes need nics > 0 to talk", t->nodes);
+	return GP_OK;
+}
+
+/* Everything an algorithm needs, derived once per call. */
+typedef struct ctx {
+	gp_coll op;
+	double bytes;
+	int n;          /* ranks */
+	int g;          /* ranks per node */
+	int nn;         /* nodes used */
+	double bu;      /* achievable scale-up B/s per GPU per direction */
+	double bn;      /* achievable NIC B/s per node per direction */
+	double bnic;    /* achievable B/s of one NIC */
+	double lat_up;  /* scale-up hop latency, s */
+	double lat_net; /* network hop latency, s */
+	int kind_up;    /* LINK_NVL or LINK_PCI */
+	const gp_topo *t;
+} ctx;
+
+static double hop_up(const ctx *c, gp_proto p)
+{
+	return c->lat_up + step_extra_us[c->kind_up][p] * US;
+}
+
+static double hop_net(const ctx *c, gp_proto p)
+{
+	return c->lat_net + step_extra_us[LINK_NET][p] * US;
+}
+
+static double base(gp_proto p)
+{
+	return base_lat_us[p] * US;
+}
+
+static double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* floor(log2(x)) for x >= 1: depth of a binary tree over x nodes. */
+static int ilog2(int x)
+{
+	int r = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		r++;
+	}
+	return r;
+}
+
+/* Price one (algorithm, protocol).  Returns 0 and sets *lat, *bwt when it
+ * applies; otherwise returns 1 and leaves a reason in *why. */
+static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
+		 double *bwt, const char **why)
+{
+	const gp_topo *t = c->t;
+	double S = c->bytes, pe = proto_eff[p], n = c->n, g = c->g;
+	double nn = c->nn, inf = HUGE_VAL;
+	double up = c->g > 1 ? c->bu * pe : inf;   /* no intra traffic */
+	double net = c->nn > 1 ? c->bn * pe : inf; /* no inter traffic */
+	int steps, inter;
+
+	/* LL128 needs 128-byte stores to arrive whole and in order, which
+	 * NVLink guarantees and PCIe does not; NCCL enables it only on NVLink
+	 * paths (tuning.cc, LL128 enable rule). */
+	if (p == GP_PROTO_LL128 && c->kind_up != LINK_NVL) {
+		*why = "ll128 needs NVLink";
+		return 1;
+	}
+
+	switch (a) {
+	case GP_ALGO_RING:
+		if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV) {
+			*why = "ring does not apply to all_to_all or send_recv";
+			return 1;
+		}
+		/* Flat pipelined ring over all n ranks, as NCCL builds it
+		 * (nccl#530).  Each channel's ring enters and leaves every
+		 * node once, so the node's NICs carry one ring-width of
+		 * traffic: busbw <= node NIC bandwidth; inside the node
+		 * busbw <= per-GPU link bandwidth.  Steps: all-reduce
+		 * 2(n-1) (reduce-scatter then all-gather), of which 2(N-1)
+		 * cross the network; all-gather/reduce-scatter n-1 with N-1
+		 * network steps; broadcast/reduce n-1 hops to fill the
+		 * pipeline (Thakur et al. 2005, ring formulas). */
+		if (c->op == GP_ALL_REDUCE) {
+			steps = 2 * (c->n - 1);
+			inter = 2 * (c->nn - 1);
+		} else {
+			steps = c->n - 1;
+			inter = c->nn - 1;
+		}
+		*lat = base(p) + (steps - inter) * hop_up(c, p) +
+		       inter * hop_net(c, p);
+		*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
+		return 0;
+
+	case GP_ALGO_TREE:
+		if (c->op != GP_ALL_REDUCE) {
+			*why = "tree is priced for all_reduce only";
+			return 1;
+		}
+		/* NCCL double binary tree: a chain inside each node, two
+		 * complementary binary trees across nodes, each carrying
+		 * half the data (Sanders et al., Parallel Computing 35(12)
+		 * 2009; NCCL 2.4).  Latency: up and down the chain and the
+		 * tree, 2((g-1) + floor(log2 N)) hops (tuning.cc).
+		 * Per GPU in the chain each half is received and sent once
+		 * going up and once going down: 2S egress -> algbw = up/2.
+		 * Per node across the network: with N = 2 each node is root
+		 * of one tree and leaf of the other: S egress; with N >= 3 an
+		 * interior node sends S/2 up and S down in one tree and S/2
+		 * up in the other: 2S (why tree beats ring at 2 nodes,
+		 * nccl-tests#196). */
+		*lat = base(p) + 2.0 * ((c->g - 1) * hop_up(c, p) +
+					ilog2(c->nn) * hop_net(c, p));
+		*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+		return 0;
+
+	case GP_ALGO_NVLS:
+		if (!t->up_nvls || c->g < 2) {
+			*why = "nvls needs an NVLink switch with in-switch "
+			       "reduction and >= 2 GPUs per node";
+			return 1;
+		}
+		if (p != GP_PROTO_SIMPLE) {
+			*why = "nvls runs the simple protocol only";
+			return 1;
+		}
+		if (c->op == GP_ALL_REDUCE) {
+			/* Reduce-scatter by multimem.ld_reduce: the switch reads
+			 * every GPU's whole buffer once (egress S) and returns
+			 * each GPU its reduced S/g; all-gather by multimem.st:
+			 * each GPU pushes S/g once and the switch replicates it
+			 * to all (ingress S).  Per direction S(1 + 1/g)
+			 * (cf. Calculon h100 config, 1 + 1/n). */
+			double intra = S * (1.0 + 1.0 / g) / (up * NVLS_EFF);
+
+			if (c->nn == 1) {
+				*lat = NVLS_LAT_US * US;
+				*bwt = intra;
+			} else {
+				/* NVLS_TREE: NVLS inside the node, a binary
+				 * tree of node shards across nodes (traffic
+				 * as for the double binary tree), pipelined:
+				 * the slower stage sets the rate. */
+				*lat = NVLS_LAT_US * US + 2.0 * ilog2(c->nn) *
+				       hop_net(c, p);
+				*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) *
+					    S / net);
+			}
+			return 0;
+		}
+		if ((c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) &&
+		    c->nn == 1) {
+			/* All-gather: each GPU stores its S/g by multicast and
+			 * receives S; reduce-scatter mirrors it: S per
+			 * direction at the derated rate. */
+			*lat = NVLS_LAT_US * US;
+			*bwt = S / (up * NVLS_EFF);
+			return 0;
+		}
+		*why = "nvls is priced for all_reduce, and all_gather/"
+		       "reduce_scatter on one node";
+		return 1;
+
+	case GP_ALGO_SHARP:
+		if (!t->nic_sharp || c->nn < 2 || c->op != GP_ALL_REDUCE) {
+			*why = "sharp needs >= 2 nodes on a fabric with "
+			       "in-network reduction (all_reduce only)";
+			return 1;
+		}
+		if (p != GP_PROTO_SIMPLE) {
+			*why = "sharp runs the simple protocol only";
+			return 1;
+		}
+		/* CollNet: reduce inside the node (NVLS when the switch can,
+		 * else ring reduce-scatter + all-gather over g), each node
+		 * sends its data once to the switch tree and gets the result
+		 * once: S per direction per node whatever N (Graham et al.,
+		 * COMHPC 2016, SHARP).  Latency: one round trip up and down
+		 * the aggregation tree, ~2 network steps. */
+		{
+			double intra, ilat;
+
+			if (t->up_nvls && c->g > 1) {
+				intra = S * (1.0 + 1.0 / g) / (up * NVLS_EFF);
+				ilat = NVLS_LAT_US * US;
+			} else {
+				intra = S * 2.0 * (g - 1) / g / up;
+				ilat = base(p) + 2.0 * (c->g - 1) *
+				       hop_up(c, p);
+			}
+			*lat = ilat + 2.0 * hop_net(c, p);
+			*bwt = max2(intra, S / net);
+		}
+		return 0;
+
+	case GP_ALGO_HIER:
+		if (c->nn < 2 || c->g < 2 ||
+		    (c->op != GP_ALL_REDUCE && c->op != GP_ALL_GATHER &&
+		     c->op != GP_REDUCE_SCATTER)) {
+			*why = "hierarchical needs >= 2 nodes of >= 2 GPUs "
+			       "(all_reduce, all_gather, reduce_scatter)";
+			return 1;
+		}
+		/* Two levels run one after another (Horovod/DeepSpeed style,
+		 * collectives.md Sec. 3 "hierarchical all-reduce"):
+		 * all-reduce = intra ring reduce-scatter ((g-1)/g S at up) ->
+		 * inter ring all-reduce of the S/g shard on each GPU's rail
+		 * (2(N-1)/N S/g at the GPU's NIC share bn/g, i.e.
+		 * 2(N-1)/N S/bn) -> intra ring all-gather.  All-gather and
+		 * reduce-scatter do one intra and one inter phase. */
+		if (c->op == GP_ALL_REDUCE) {
+			*lat = base(p) + 2.0 * (c->g - 1) * hop_up(c, p) +
+			       2.0 * (c->nn - 1) * hop_net(c, p);
+			*bwt = 2.0 * (g - 1) / g * S / up +
+			       2.0 * (nn - 1) / nn * S / net;
+		} else {
+			*lat = base(p) + (c->g - 1) * hop_up(c, p) +
+			       (c->nn - 1) * hop_net(c, p);
+			*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
+		}
+		return 0;
+
+	case GP_ALGO_P2P:
+		if (p == GP_PROTO_LL128) {
+			*why = "p2p uses ll or simple";
+			return 1;
+		}
+		if (c->op == GP_SEND_RECV) {
+			/* nccl-tests sendrecv: rank i sends S to i+1 while
+			 * receiving from i-1, all at once; across nodes the
+			 * boundary pairs go through one NIC each. */
+			if (c->nn == 1) {
+				*lat = base(p) + hop_up(c, p);
+				*bwt = S / (up * P2P_EFF);
+			} else {
+				*lat = base(p) + hop_net(c, p);
+				*bwt = max2(S / (up * P2P_EFF),
+					    S / (c->bnic * pe));
+			}
+			return 0;
+		}
+		if (c->op == GP_ALL_TO_ALL) {
+			/* Pairwise exchange with all peers at once (NCCL
+			 * all-to-all is n-1 grouped send/recv): (g-1)/n of the
+			 * send buffer stays in the node, (n-g)/n leaves through
+			 * the GPU's share of the node's NICs, bn/g
+			 * (nccl-tests#130: all-to-all is bound by the network
+			 * bandwidth per GPU).  Every remote peer is a separate
+			 * network message posted by the proxy. */
+			double intra = (g - 1) / n * S / (up * P2P_EFF);
+			double remote = (n - g) / n * S / (net / g);
+
+			*lat = base(p) + hop_up(c, p);
+			if (c->nn > 1)
+				*lat += hop_net(c, p) +
+					(c->n - c->g) * NET_POST_US * US;
+			*bwt = max2(c->g > 1 ? intra : 0.0,
+				    c->nn > 1 ? remote : 0.0);
+			return 0;
+		}
+		*why = "p2p is for all_to_all and send_recv";
+		return 1;
+
+	case GP_ALGO_PXN:
+		if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
+		    c->kind_up != LINK_NVL) {
+			*why = "pxn is for all_to_all across >= 2 NVLink nodes";
+			return 1;
+		}
+		if (p == GP_PROTO_LL128) {
+			*why = "pxn uses ll or simple";
+			return 1;
+		}
+		/* PXN (NCCL 2.12): data for remote GPU j first crosses
+		 * NVLink to the local GPU on j's rail, which aggregates what
+		 * all local GPUs send to j into one network message.  Extra
+		 * NVLink traffic: the (g-1)/g of the remote data not already
+		 * on its rail; network posts drop from n-g to N-1 per GPU;
+		 * all traffic stays rail-local. */
+		{
+			double intra = ((g - 1) / n + (n - g) / n *
+					(g - 1) / g) * S / (up * P2P_EFF);
+			double remote = (n - g) / n * S / (net / g);
+
+			*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
+			       (c->nn - 1) * NET_POST_US * US;
+			*bwt = max2(intra, remote);
+		}
+		return 0;
+
+	default:
+		*why = "unknown algorithm";
+		return 1;
+	}
+}
+
+/* Validate inputs and fill the context; GP_OK or GP_EINVAL. */
+static int setup(const gp_topo *t, gp_coll op, double bytes, int gpus,
+		 ctx *c, gp_error *err)
+{
+	if (comm_topo_check(t, err))
+		return GP_EINVAL;
+	if ((int)op < 0 || op >= GP_COLL_COUNT)
+		return gp_fail(err, "unknown collective %d", (int)op);
+	if (!gp_finite(bytes) || bytes < 0.0)
+		return gp_fail(err, "bytes must be a finite number >= 0 "
+			       "(got %g)", bytes);
+	if (gpus < 1)
+		return gp_fail(err, "gpus must be >= 1 (got %d)", gpus);
+	if (gpus > t->gpus_per_node && t->gpus_per_node > 0 &&
+	    (double)gpus > (double)t->gpus_per_node * t->nodes)
+		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
+			       "%d gpus)", gpus, t->nodes, t->gpus_per_node);
+	if (gpus > t->gpus_per_node && gpus % t->gpus_per_node != 0)
+		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
+			       gpus, t->gpus_per_node);
+	if (op == GP_SEND_RECV && gpus < 2)
+		return gp_fail(err, "send_recv needs >= 2 gpus (got %d)",
+			       gpus);
+
+	memset(c, 0, sizeof *c);
+	c->t = t;
+	c->op = op;
+	c->bytes = bytes;
+	c->n = gpus;
+	c->g = gpus <= t->gpus_per_node ? gpus : t->gpus_per_node;
+	c->nn = gpus / c->g;
+	c->kind_up = t->up_kind == GP_LINK_PCIE ? LINK_PCI : LINK_NVL;
+	c->bu = t->up.bw * t->up.achievable;
+	c->lat_up = t->up.latency;
+	if (t->up_crosses_cpu) {
+		c->bu *= HOST_STAGED_BW;
+		c->lat_up *= HOST_STAGED_LAT;
+	}
+	if (t->nics > 0) {
+		c->bnic = t->nic.bw * t->nic.achievable;
+		c->bn = t->nics * c->bnic;
+		c->lat_net = t->nic.latency;
+	}
+	return GP_OK;
+}
+
+static void finish(const ctx *c, gp_algo a, gp_proto p, double lat,
+		   double bwt, gp_comm_result *out)
+{
+	out->latency = lat;
+	out->bw_time = bwt;
+	out->time = lat + bwt;
+	out->algo = a;
+	out->proto = p;
+	out->nodes = c->nn;
+	out->ppn = c->g;
+	out->algbw = out->time > 0.0 ? c->bytes / out->time : 0.0;
+	out->busbw = out->algbw * comm_bus_factor(c->op, c->n);
+}
+
+/* One rank or nothing to move: no communication at all. */
+static int trivial(const ctx *c, gp_comm_result *out)
+{
+	if (c->n > 1 && c->bytes > 0.0)
+		return 0;
+	finish(c, c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV ?
+	       GP_ALGO_P2P : GP_ALGO_RING, GP_PROTO_SIMPLE, 0.0, 0.0, out);
+	return 1;
+}
+
+/* Cheapest protocol for algorithm a; 0 when one applies. */
+static int best_proto(const ctx *c, gp_algo a, gp_comm_result *out,
+		      const char **why)
+{
+	int p, found = 0;
+	double lat, bwt, best = HUGE_VAL, blat = 0.0, bbwt = 0.0;
+	gp_proto bp = GP_PROTO_SIMPLE;
+
+	for (p = 0; p < GP_PROTO_COUNT; p++) {
+		if (price(c, a, (gp_proto)p, &lat, &bwt, why))
+			continue;
+		if (lat + bwt < best) {
+			best = lat + bwt;
+			blat = lat;
+			bbwt = bwt;
+			bp = (gp_proto)p;
+			found = 1;
+		}
+	}
+	if (!found)
+		return 1;
+	finish(c, a, bp, blat, bbwt, out);
+	return 0;
+}
+
+int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo, double bytes,
+		   int gpus, gp_comm_result *out, gp_error *err)
+{
+	ctx c;
+	const char *why = "not applicable";
+	gp_comm_result r;
+
+	if (setup(t, op, bytes, gpus, &c, err))
+		return GP_EINVAL;
+	if ((int)algo < 0 || algo >= GP_ALGO_COUNT)
+		return gp_fail(err, "unknown algorithm %d", (int)algo);
+	if (best_proto(&c, algo, &r, &why))
+		return gp_fail(err, "%s: %s", comm_algo_name(algo), why);
+	if (trivial(&c, &r))
+		r.algo = algo;
+	*out = r;
+	return GP_OK;
+}
+
+int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
+	      gp_comm_result *out, gp_error *err)
+{
+	ctx c;
+	int a, found = 0;
+	const char *why = NULL;
+	gp_comm_result r, best;
+
+	if (setup(t, op, bytes, gpus, &c, err))
+		return GP_EINVAL;
+	memset(&best, 0, sizeof best);
+	if (!trivial(&c, &best)) {
+		for (a = 0; a < GP_ALGO_COUNT; a++) {
+			if (best_proto(&c, (gp_algo)a, &r, &why))
+				continue;
+			if (!found || r.time < best.time) {
+				best = r;
+				found = 1;
+			}
+		}
+		if (!found)
+			return gp_fail(err, "no algorithm applies to %s on "
+				       "this topology", comm_coll_name(op));
+	}
+	*out = best;
+	return GP_OK;
+}
