@@ -48,6 +48,12 @@ engine/%.o: engine/%.c $(HEADERS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# main.o bakes DATADIR in; rebuild it when PREFIX/DATADIR change.
+DATADIR_STAMP := engine/datadir.stamp
+$(shell echo '$(DATADIR)' | cmp -s - $(DATADIR_STAMP) || \
+	echo '$(DATADIR)' > $(DATADIR_STAMP))
+engine/main.o: $(DATADIR_STAMP)
+
 engine/lgpuplan.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
 engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
 
@@ -102,4 +108,4 @@ deps:
 	fi
 
 clean:
-	rm -f gpuplan libgpuplan.a engine/*.o tests/c/*.t bench/sweep_bench
+	rm -f gpuplan libgpuplan.a engine/*.o $(DATADIR_STAMP) tests/c/*.t bench/sweep_bench
