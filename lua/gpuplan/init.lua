@@ -40,6 +40,40 @@ function gp.report(rows, opts) return report.print(rows, opts) end
 gp.render = report.render
 gp.json = report.json
 
+-- Script parameters declared as data (after sysbench's option tables):
+--   local p = gp.options({ gpus = {"GPU count", 8}, gpu = {"GPU id", "h100-sxm"},
+--                          dry = {"only print the plan", false} }, arg)
+-- The type comes from the default (integer, number, string, boolean flag);
+-- --help prints the parameters and exits 0; an unknown or ill-typed option
+-- is a usage error (exit 2) naming the argument.
+function gp.options(params, argv)
+  local cli = require "gpuplan.cli"
+  local spec, names = {}, {}
+  for name, p in pairs(params) do
+    local d = p[2]
+    spec[name] = math.type(d) == "integer" and "int" or type(d) == "number" and "number"
+      or type(d) == "boolean" and "flag" or "string"
+    names[#names + 1] = name
+  end
+  table.sort(names)
+  local script = argv and argv[0] or "script"
+  local opts, rest = cli.parse(script, spec, argv or {}, 1)
+  if opts.help then
+    io.stdout:write("usage: gpuplan run ", script, " [options]\n")
+    for _, n in ipairs(names) do
+      io.stdout:write(string.format("  --%-16s %s (default: %s)\n", n:gsub("_", "-"),
+        params[n][1], tostring(params[n][2])))
+    end
+    os.exit(0)
+  end
+  local out = {}
+  for _, n in ipairs(names) do
+    if opts[n] == nil then out[n] = params[n][2] else out[n] = opts[n] end
+  end
+  out[0] = rest
+  return out
+end
+
 -- Where a lazily loaded name lives when it is not gpuplan.<name>.
 local aliases = { model_from_hf = "gpuplan.hf" }
 
