@@ -1,0 +1,188 @@
+/*
+ * roofline.c - operator time on a device: max(compute, memory) + launch.
+ *
+ * Roofline: Williams, Waterman, Patterson, CACM 52(4) 65-76, 2009.  The
+ * ceilings are achievable fractions of the dense datasheet peaks (catalog
+ * data per GPU / arch).  The GEMM shape term follows NVIDIA's "Matrix
+ * Multiplication Background User's Guide" (DU-09799-001, 2023), ch. 3:
+ * tile quantisation (3.1) and wave quantisation (3.2).
+ */
+#include "roofline.h"
+
+#include <math.h>
+
+/* Output tile of a large cuBLAS GEMM: 128 x 128 is the middle of the tile
+ * sizes cuBLAS picks (DU-09799-001 sec. 2.3 lists 256x128 ... 64x64). */
+#define ROOF_TILE 128.0
+/* Smallest tile edge along a skinny dimension: the warp-level tensor-core
+ * MMA is m16n8k16 on Ampere/Hopper (PTX ISA, "Matrix shape"), and cuBLAS
+ * puts the small dimension (decode batch) on a 16-row edge. */
+#define ROOF_MIN_EDGE 16.0
+/* Pipeline fill + epilogue of one output tile, in K elements: a
+ * multistage mainloop (CUTLASS "Efficient GEMM", software pipelining)
+ * first loads about two k-tiles of 64 before the first MMA and then writes
+ * the tile out; a tile whose loop is only k long therefore runs at about
+ * k / (k + 128) of its steady rate. */
+#define ROOF_K_FILL 128.0
+/* The catalog's large-GEMM fractions are measured on GEMMs with K in the
+ * thousands (e.g. 8192^3); the K term is normalised to that depth so the
+ * catalog fraction is not counted twice. */
+#define ROOF_K_REF 8192.0
+/* Largest split-K factor a library uses to fill idle SMs (cuBLAS and
+ * CUTLASS split-K / stream-K: Osama et al., PPoPP 2023).  Each slice is
+ * kept at least 256 deep so its own pipeline fill does not dominate. */
+#define ROOF_MAX_SPLIT 16
+#define ROOF_MIN_SLICE 256.0
+
+static int bad(double x)
+{
+	return !gp_finite(x) || x < 0.0;
+}
+
+int roof_device_check(const roof_device *d, gp_error *err)
+{
+	int i, any = 0;
+
+	if (!d)
+		return gp_fail(err, "device is missing");
+	for (i = 0; i < GP_DTYPE_COUNT; i++) {
+		if (bad(d->peak[i]))
+			return gp_fail(err, "device peak.%s must be a "
+			               "non-negative number",
+			               gp_dtype_name((gp_dtype)i));
+		if (bad(d->gemm_frac[i]) || d->gemm_frac[i] > 1.0)
+			return gp_fail(err, "device achievable.gemm.%s must be"
+			               " in [0, 1]", gp_dtype_name((gp_dtype)i));
+		if (d->peak[i] > 0.0)
+			any = 1;
+	}
+	if (!any)
+		return gp_fail(err, "device has no compute peak");
+	if (bad(d->mem_bw) || d->mem_bw <= 0.0)
+		return gp_fail(err, "device mem_bw must be positive");
+	if (bad(d->hbm_frac) || d->hbm_frac <= 0.0 || d->hbm_frac > 1.0)
+		return gp_fail(err, "device achievable.hbm must be in (0, 1]");
+	if (bad(d->launch) || bad(d->graph_launch))
+		return gp_fail(err, "device launch overheads must be "
+		               "non-negative");
+	if (d->sms < 0)
+		return gp_fail(err, "device sms must be >= 0");
+	return GP_OK;
+}
+
+/* Edge of the tile covering dimension x: a skinny dimension is padded to
+ * the MMA granularity, a wide one cut into 128-wide tiles. */
+static double tile_edge(double x)
+{
+	double e = ceil(x / ROOF_MIN_EDGE) * ROOF_MIN_EDGE;
+
+	return e < ROOF_TILE ? e : ROOF_TILE;
+}
+
+/* Pipeline-fill efficiency of a K loop of depth k (see ROOF_K_FILL). */
+static double k_fill(double k)
+{
+	return k / (k + ROOF_K_FILL);
+}
+
+double roof_gemm_eff(const roof_device *d, double m, double n, double k,
+                     double count)
+{
+	double tm, tn, tiles, tile_eff, best = 0.0, kref;
+	int s;
+
+	if (!(m > 0.0) || !(n > 0.0) || !(k > 0.0))
+		return 1.0;
+	if (!(count >= 1.0))
+		count = 1.0;
+	tm = tile_edge(m);
+	tn = tile_edge(n);
+	/* Tile quantisation (DU-09799-001 sec. 3.1): work is done for whole
+	 * tiles, so useful / computed = m n / (ceil(m/tm) tm ceil(n/tn) tn). */
+	tiles = ceil(m / tm) * ceil(n / tn);
+	tile_eff = (m * n) / (tiles * tm * tn);
+	tiles *= count;
+	kref = k_fill(ROOF_K_REF);
+	if (!d || d->sms <= 0)
+		return tile_eff * fmin(1.0, k_fill(k) / kref);
+	/* Wave quantisation (sec. 3.2): tiles run in waves of `sms` CTAs, the
+	 * last wave partly idle: eff = tiles / (ceil(tiles / sms) sms).  A
+	 * library may split K into s slices to fill the SMs (split-K), at the
+	 * price of shorter K loops; take the best s, as its heuristics do. */
+	for (s = 1; s <= ROOF_MAX_SPLIT; s++) {
+		double units = tiles * s, waves, e;
+
+		if (s > 1 && k / s < ROOF_MIN_SLICE)
+			break;
+		waves = ceil(units / d->sms);
+		e = units / (waves * d->sms) * fmin(1.0, k_fill(k / s) / kref);
+		if (e > best)
+			best = e;
+	}
+	return tile_eff * best;
+}
+
+double roof_ridge(const roof_device *d, gp_dtype p, int achievable)
+{
+	if (!d || (int)p < 0 || p >= GP_DTYPE_COUNT || !(d->peak[p] > 0.0) ||
+	    !(d->mem_bw > 0.0))
+		return 0.0;
+	if (!achievable)
+		return d->peak[p] / d->mem_bw;
+	/* Ridge at the achievable ceilings: peak f_gemm / (bw f_hbm). */
+	return d->peak[p] * d->gemm_frac[p] / (d->mem_bw * d->hbm_frac);
+}
+
+int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
+                 roof_result *out, gp_error *err)
+{
+	const char *nm;
+	double rate, gemm, peak, frac;
+
+	if (!d || !op || !out)
+		return gp_fail(err, "roofline: missing argument");
+	nm = op->name ? op->name : "op";
+	if (bad(op->flop) || bad(op->bytes))
+		return gp_fail(err, "op %s: FLOP and bytes must be non-negative"
+		               " numbers", nm);
+	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count))
+		return gp_fail(err, "op %s: GEMM shape must be non-negative",
+		               nm);
+	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
+		return gp_fail(err, "op %s: unknown precision", nm);
+	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
+	peak = d->peak[op->prec];
+	frac = d->gemm_frac[op->prec];
+	if (!gemm && d->peak[GP_FP32] > 0.0) {
+		/* Norms, activations, softmax run on the vector units (CUDA
+		 * cores), not the tensor cores: fp32 vector peak.  They are
+		 * memory-bound in every case that matters. */
+		peak = d->peak[GP_FP32];
+		frac = 1.0;
+	}
+	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
+		return gp_fail(err, "op %s: device has no %s compute", nm,
+		               gp_dtype_name(op->prec));
+	out->shape_eff = gemm ? roof_gemm_eff(d, op->m, op->n, op->k,
+	                                      op->count) : 1.0;
+	rate = peak * frac * out->shape_eff;
+	out->compute_rate = rate;
+	out->mem_rate = d->mem_bw * d->hbm_frac;
+	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
+	out->t_memory = op->bytes / out->mem_rate;
+	out->t_launch = graphs ? d->graph_launch : d->launch;
+	/* Williams et al. 2009: the op runs at the lower of the two roofs,
+	 * i.e. takes the longer of the two times. */
+	out->bound = out->t_compute >= out->t_memory ? ROOF_COMPUTE
+	                                             : ROOF_MEMORY;
+	out->time = fmax(out->t_compute, out->t_memory) + out->t_launch;
+	out->intensity = op->bytes > 0.0 ? op->flop / op->bytes : 0.0;
+	out->ridge = roof_ridge(d, op->prec, 1);
+	out->ridge_peak = roof_ridge(d, op->prec, 0);
+	return GP_OK;
+}
+
+const char *roof_bound_name(roof_bound b)
+{
+	return b == ROOF_COMPUTE ? "compute" : "memory";
+}

@@ -1,0 +1,87 @@
+/*
+ * roofline.h - time of one operator on one device.
+ *
+ * time = max(FLOP / achievable compute, bytes / achievable bandwidth)
+ *        + per-kernel launch overhead
+ * (Williams, Waterman, Patterson, "Roofline", CACM 52(4), 2009), where the
+ * ceilings are the catalog's achievable fractions of the dense peaks, and
+ * achievable compute further depends on the GEMM shape (tile and wave
+ * quantisation, pipeline fill along K; see roof_gemm_eff).
+ *
+ * Units: FLOP, bytes, seconds, FLOP/s, bytes/s.  The caller owns every
+ * struct; nothing allocates.
+ */
+#ifndef GP_ROOFLINE_H
+#define GP_ROOFLINE_H
+
+#include "common.h"
+
+/* One accelerator as the roofline sees it. */
+typedef struct roof_device {
+	double peak[GP_DTYPE_COUNT];   /* dense FLOP/s per precision; 0 = none */
+	double gemm_frac[GP_DTYPE_COUNT]; /* achievable fraction of peak on a
+	                                     large GEMM, (0, 1]; 0 = none */
+	double mem_bw;        /* memory (HBM/GDDR) bandwidth, bytes/s */
+	double hbm_frac;      /* achievable fraction of mem_bw, (0, 1] */
+	double launch;        /* s per kernel launched from the host stream */
+	double graph_launch;  /* s per kernel inside a CUDA graph */
+	int sms;              /* streaming multiprocessors (compute units);
+	                         0 = unknown: no wave-quantisation term */
+} roof_device;
+
+typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;
+
+/* One operator: FLOP and bytes moved to/from device memory, the GEMM shape
+ * when it is one (output m x n, reduction depth k, `count` independent
+ * GEMMs of that shape, e.g. one per attention head; m = n = k = 0: not a
+ * GEMM, the compute ceiling is then the plain achievable fraction). */
+typedef struct roof_op {
+	const char *name;     /* static string, not copied */
+	double flop;
+	double bytes;
+	double m, n, k;
+	double count;         /* 0 is read as 1 */
+	gp_dtype prec;        /* compute precision; must have a peak */
+} roof_op;
+
+typedef struct roof_result {
+	double time;          /* s, max(t_compute, t_memory) + t_launch */
+	double t_compute;     /* s */
+	double t_memory;      /* s */
+	double t_launch;      /* s */
+	double intensity;     /* FLOP / byte (0 when bytes == 0) */
+	double ridge;         /* FLOP / byte where the achievable ceilings meet */
+	double ridge_peak;    /* FLOP / byte at the datasheet peaks */
+	double shape_eff;     /* GEMM shape efficiency in (0, 1]; 1 off-GEMM */
+	double compute_rate;  /* FLOP/s used for t_compute */
+	double mem_rate;      /* bytes/s used for t_memory */
+	roof_bound bound;
+} roof_result;
+
+/* Check a device: finite non-negative numbers, mem_bw > 0,
+ * 0 < hbm_frac <= 1, each gemm_frac in [0, 1], at least one peak.
+ * GP_OK or GP_EINVAL with the field named. */
+int roof_device_check(const roof_device *d, gp_error *err);
+
+/* Efficiency in (0, 1] of a GEMM of `count` x (m x n x k) relative to the
+ * large square GEMM the catalog's gemm_frac was measured on: tile
+ * quantisation x wave quantisation (with split-K when the tiles do not fill
+ * the SMs) x pipeline fill along k.  Returns 1 for m, n or k <= 0. */
+double roof_gemm_eff(const roof_device *d, double m, double n, double k,
+                     double count);
+
+/* Ridge point of precision p in FLOP/byte: achievable (achievable = 1:
+ * peak * gemm_frac / (mem_bw * hbm_frac)) or datasheet (0: peak / mem_bw).
+ * Returns 0 when the device has no peak for p. */
+double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
+
+/* Time one operator; graphs = 1 uses graph_launch, 0 uses launch.
+ * d must pass roof_device_check.  GP_OK, or GP_EINVAL for negative / NaN
+ * FLOP or bytes, or a precision the device has no peak for. */
+int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
+                 roof_result *out, gp_error *err);
+
+/* "compute" or "memory". */
+const char *roof_bound_name(roof_bound b);
+
+#endif

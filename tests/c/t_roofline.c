@@ -1,0 +1,133 @@
+/* t_roofline.c - roofline op time, ridge points and the GEMM shape term. */
+#include <math.h>
+#include <string.h>
+
+#include "roofline.h"
+#include "tap.h"
+
+/* H100 SXM as the catalog gives it: dense bf16 989 TFLOPS, fp8 1979,
+ * fp32 67, HBM 3.35 TB/s; Hopper achievable bf16 0.80, fp8 0.71,
+ * hbm 0.84; launch 4 us, in a graph 1 us; 132 SMs. */
+static void h100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = 989e12;
+	d->peak[GP_FP8] = 1979e12;
+	d->peak[GP_FP32] = 67e12;
+	d->gemm_frac[GP_BF16] = 0.80;
+	d->gemm_frac[GP_FP8] = 0.71;
+	d->mem_bw = 3.35e12;
+	d->hbm_frac = 0.84;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 132;
+}
+
+int main(void)
+{
+	roof_device d;
+	roof_op op;
+	roof_result r;
+	gp_error err;
+	double e;
+
+	plan(24);
+	h100(&d);
+	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
+
+	/* Ridge at peak: 989e12 / 3.35e12 = 295.22 FLOP/byte (the issue's
+	 * hand figure); exact arithmetic, tolerance 1e-9 for rounding. */
+	is_num(roof_ridge(&d, GP_BF16, 0), 989e12 / 3.35e12, 1e-9,
+	       "H100 bf16 ridge at peak = 295.2 FLOP/B");
+	is_num(roof_ridge(&d, GP_BF16, 0), 295.0, 0.002,
+	       "... which is ~295 FLOP/B");
+	/* Achievable: 989e12 * 0.80 / (3.35e12 * 0.84) = 281.16. */
+	is_num(roof_ridge(&d, GP_BF16, 1), 791.2e12 / 2.814e12, 1e-9,
+	       "H100 bf16 achievable ridge = 281.2 FLOP/B");
+	/* fp8: 1979e12 * 0.71 / 2.814e12 = 499.3. */
+	is_num(roof_ridge(&d, GP_FP8, 1), 1979e12 * 0.71 / 2.814e12, 1e-9,
+	       "H100 fp8 achievable ridge = 499 FLOP/B");
+	ok(roof_ridge(&d, GP_FP4, 1) == 0.0, "no fp4 peak -> ridge 0");
+
+	/* Shape term without SMs (no wave term): a large square GEMM has
+	 * whole tiles and the reference K -> 1 exactly. */
+	d.sms = 0;
+	is_num(roof_gemm_eff(&d, 8192, 8192, 8192, 1), 1.0, 1e-12,
+	       "8192^3 GEMM: shape efficiency 1");
+	/* Decode GEMV m = 1: the row is padded to a 16-row MMA edge ->
+	 * 1/16, times the K fill (4096/4224)/(8192/8320) = 0.984848. */
+	is_num(roof_gemm_eff(&d, 1, 4096, 4096, 1),
+	       (1.0 / 16) * (4096.0 / 4224) / (8192.0 / 8320), 1e-12,
+	       "m=1 GEMV: 1/16 tile use x K fill");
+	/* m = 200: tiles of 128 -> 2 tiles = 256 rows, 200/256 = 0.78125. */
+	is_num(roof_gemm_eff(&d, 200, 8192, 8192, 1), 200.0 / 256, 1e-12,
+	       "m=200: tile quantisation 200/256");
+	/* k = 128 (a short reduction): 128/256 / (8192/8320) = 0.5078. */
+	is_num(roof_gemm_eff(&d, 8192, 8192, 128, 1),
+	       (128.0 / 256) / (8192.0 / 8320), 1e-12,
+	       "k=128: pipeline fill halves the rate");
+	ok(roof_gemm_eff(&d, 0, 10, 10, 1) == 1.0, "not a GEMM -> 1");
+
+	/* Wave quantisation with split-K on 132 SMs: 1280 x 1280 -> 100
+	 * tiles, one wave 100/132 = 0.758.  Best split s = 5: 500 slices,
+	 * ceil(500/132) = 4 waves -> 500/528 = 0.94697, each slice K
+	 * 8192/5 = 1638.4 deep: fill (1638.4/1766.4)/(8192/8320) = 0.94203
+	 * -> 0.89207 (by hand over s = 1..16: s = 9 gives 0.8673, s = 13
+	 * 0.8313, s = 1 0.7576; s = 5 is the best). */
+	d.sms = 132;
+	e = roof_gemm_eff(&d, 1280, 1280, 8192, 1);
+	is_num(e, 500.0 / 528 * (1638.4 / 1766.4) / (8192.0 / 8320), 1e-9,
+	       "1280^2 x 8192 on 132 SMs: split-K 5 -> 0.892");
+
+	/* A memory-bound op: 1 GFLOP over 1 GB at bf16.  Memory
+	 * 1e9 / (3.35e12 * 0.84) = 355.37 us; compute 1e9 / 791.2e12 =
+	 * 1.26 us (non-GEMM ops use the fp32 vector peak: 1e9 / 67e12 =
+	 * 14.9 us) -> memory-bound, + 1 us graph launch. */
+	memset(&op, 0, sizeof op);
+	op.name = "copy";
+	op.flop = 1e9;
+	op.bytes = 1e9;
+	op.prec = GP_BF16;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "memory op times");
+	is_num(r.time, 1e9 / 2.814e12 + 1e-6, 1e-9,
+	       "memory op: bytes / (bw * 0.84) + 1 us");
+	ok(r.bound == ROOF_MEMORY, "... and is memory-bound");
+	is_num(r.intensity, 1.0, 1e-12, "... intensity 1 FLOP/B");
+	is_num(r.t_compute, 1e9 / 67e12, 1e-9,
+	       "non-GEMM op runs on the fp32 vector peak");
+
+	/* A large bf16 GEMM 8192^3: 2 * 8192^3 = 1.0995e12 FLOP, bytes
+	 * 3 * 8192^2 * 2 = 402.7 MB -> intensity 2730 > ridge: compute
+	 * bound.  On 132 SMs: 4096 tiles, s = 1: 4096/(32*132) = 0.969697;
+	 * s = 2: 8192/(63*132) = 0.985137 x (4096/4224)/(8192/8320) =
+	 * 0.970211 (best; s = 3 gives 0.9608).  time = 1.0995e12 /
+	 * (791.2e12 * 0.970211) + 4 us (eager launch). */
+	op.name = "gemm";
+	op.flop = 2.0 * 8192.0 * 8192.0 * 8192.0;
+	op.bytes = 3.0 * 8192.0 * 8192.0 * 2.0;
+	op.m = op.n = op.k = 8192;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_OK && r.bound ==
+	   ROOF_COMPUTE, "8192^3 GEMM is compute-bound");
+	is_num(r.shape_eff, 8192.0 / 8316 * (4096.0 / 4224) / (8192.0 / 8320),
+	       1e-9, "8192^3 on 132 SMs: wave + split-K efficiency 0.970");
+	is_num(r.time, op.flop / (791.2e12 * r.shape_eff) + 4e-6, 1e-9,
+	       "8192^3 GEMM time = FLOP / (peak 0.8 eff) + 4 us");
+
+	/* Errors: NaN FLOP, a precision without a peak, a bad device. */
+	op.flop = NAN;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "non-negative") != NULL, "NaN FLOP is refused");
+	op.flop = 1e9;
+	op.prec = GP_FP4;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "no fp4") != NULL,
+	   "fp4 GEMM on a chip without fp4 is refused");
+	d.hbm_frac = 1.5;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "hbm") != NULL, "achievable.hbm 1.5 is refused");
+	d.hbm_frac = 0.84;
+	d.mem_bw = NAN;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "mem_bw") != NULL, "NaN bandwidth is refused");
+	return done();
+}
