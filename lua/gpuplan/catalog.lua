@@ -192,6 +192,7 @@ local function load_file(cat, path, layer, seen)
       table.insert(val._overrides, prev._file .. ":" .. prev._line)
     end
     val._file, val._line, val._layer, val._kind = path, line, layer, ctor
+    val._raw = fields
     tbl[val.id] = val
     return val
   end

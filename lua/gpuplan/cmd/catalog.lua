@@ -27,7 +27,7 @@ local function tflops(v) return v and string.format("%.1f", v / 1e12) or nil end
 local list_columns = {
   gpus = {
     { key = "id", label = "id" }, { key = "name", label = "name" },
-    { key = "memory", label = "memory GB", fmt = function(v) return string.format("%.0f", v / 1e9) end },
+    { key = "memory_s", label = "memory" },
     { key = "mem_bw", label = "HBM TB/s", fmt = function(v) return string.format("%.3f", v / 1e12) end },
     { key = "bf16", label = "bf16 TFLOPS", fmt = tflops },
     { key = "fp8", label = "fp8 TFLOPS", fmt = tflops },
@@ -58,6 +58,7 @@ local function row_of(kind, e, cat)
   local r = {}
   for k, v in pairs(e) do r[k] = v end
   if kind == "gpus" then
+    r.memory_s = tostring(e._raw.memory)
     r.bf16 = e.peak.bf16
     r.fp8 = e.peak.fp8
     r.fabric = e.scaleup and e.scaleup.fabric or "pcie"
@@ -75,6 +76,14 @@ end
 
 local function list(cat, kind, format)
   local rows = {}
+  -- Long sources fit a terminal in text form; markdown/csv/json keep them.
+  for _, c in ipairs(list_columns[kind]) do
+    if c.key == "source" then
+      c.fmt = format == "text" and function(v)
+        return utf8.len(v) and utf8.len(v) > 60 and (v:sub(1, utf8.offset(v, 58) - 1) .. "...") or v
+      end or nil
+    end
+  end
   for _, id in ipairs(cat:ids(kind)) do rows[#rows + 1] = row_of(kind, cat[kind][id], cat) end
   report.print(rows, { columns = list_columns[kind], format = format })
 end
