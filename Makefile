@@ -72,10 +72,13 @@ tests/c/%.t: tests/c/%.c tests/c/tap.h libgpuplan.a $(HEADERS)
 
 # C tests are TAP executables; Lua tests run inside ./gpuplan; CLI tests are
 # Perl.  Each group gets its own prove so each can use its own interpreter.
+# All three groups run even when one fails; the target fails if any did.
 test check: gpuplan $(CTEST_BIN)
-	$(PROVE) --exec '' $(CTEST_BIN)
-	$(PROVE) --exec './gpuplan run' tests/lua/*.t
-	$(PROVE) tests/cli/*.t
+	@rc=0; \
+	$(PROVE) --exec '' $(CTEST_BIN) || rc=1; \
+	$(PROVE) --exec './gpuplan run' tests/lua/*.t || rc=1; \
+	$(PROVE) tests/cli/*.t || rc=1; \
+	exit $$rc
 
 bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS)
 	$(call msg,CC,$@)
