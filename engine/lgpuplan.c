@@ -14,7 +14,9 @@
 #include "lua.h"
 
 #include "common.h"
+#include "memory.h"
 #include "model.h"
+#include "comm.h"
 
 int luaopen_gpuplan_core(lua_State *L);
 
@@ -262,11 +264,321 @@ static int lgp_model_kv(lua_State *L)
 
 /* ---- end model ---- */
 
+/* ---- memory ---- */
+
+/* String field parsed by a kernel parser; absent -> def. */
+static const char *lgp_field_str(lua_State *L, int idx, const char *what,
+				 const char *key, const char *def)
+{
+	int t = lua_getfield(L, idx, key);
+	const char *s;
+
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return def;
+	}
+	if (t != LUA_TSTRING)
+		return luaL_error(L, "%s.%s must be a string (got %s)", what,
+				  key, lua_typename(L, t)), NULL;
+	s = lua_tostring(L, -1);
+	lua_pop(L, 1); /* the string stays alive in the table */
+	return s;
+}
+
+/* {bits=, group=, group_bits=} at t[key]; absent -> all zero. */
+static void lgp_toquant(lua_State *L, int idx, const char *what,
+			const char *key, gp_quant *q)
+{
+	int sub = lgp_subtable(L, idx, what, key);
+
+	memset(q, 0, sizeof *q);
+	if (!sub)
+		return;
+	q->bits = lgp_field_num(L, sub, key, "bits", 1, 0);
+	q->group = lgp_field_int(L, sub, key, "group", 0, 0, 0);
+	q->group_bits = lgp_field_num(L, sub, key, "group_bits", 0, 0);
+	lua_pop(L, 1);
+	if (mem_quant_bits(q) < 0)
+		luaL_error(L, "%s.%s: bits must be in (0, 32], group and "
+			   "group_bits >= 0", what, key);
+}
+
+static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
+{
+	const char *w = "memory";
+	const char *s;
+	gp_error err;
+
+	memset(c, 0, sizeof *c);
+	s = lgp_field_str(L, idx, w, "recipe", "mixed-16");
+	if (mem_recipe_parse(s, &c->recipe, &err))
+		luaL_error(L, "%s", err.msg);
+	s = lgp_field_str(L, idx, w, "optimizer", "adamw");
+	if (mem_optim_parse(s, &c->optim, &err))
+		luaL_error(L, "%s", err.msg);
+	s = lgp_field_str(L, idx, w, "recompute", "none");
+	if (mem_recompute_parse(s, &c->recompute, &err))
+		luaL_error(L, "%s", err.msg);
+	s = lgp_field_str(L, idx, w, "schedule", "1f1b");
+	if (mem_schedule_parse(s, &c->schedule, &err))
+		luaL_error(L, "%s", err.msg);
+	c->dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
+	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
+	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	c->cp = lgp_field_int(L, idx, w, "cp", 0, 1, 1);
+	c->ep = lgp_field_int(L, idx, w, "ep", 0, 1, 1);
+	c->vpp = lgp_field_int(L, idx, w, "vpp", 0, 1, 1);
+	c->zero = lgp_field_int(L, idx, w, "zero", 0, 0, 0);
+	c->sp = lgp_field_bool(L, idx, w, "sp", 0);
+	c->seq = lgp_field_num(L, idx, w, "seq", 1, 0);
+	c->micro_batch = lgp_field_num(L, idx, w, "micro_batch", 0, 1);
+	c->microbatches = lgp_field_num(L, idx, w, "microbatches", 0, 0);
+	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
+	c->dropout = lgp_field_bool(L, idx, w, "dropout", 0);
+	c->eager_swiglu = lgp_field_bool(L, idx, w, "eager_swiglu", 0);
+	c->act_bytes = lgp_field_num(L, idx, w, "act_bytes", 0, 0);
+	c->logit_bytes = lgp_field_num(L, idx, w, "logit_bytes", 0, 0);
+	c->capacity_factor = lgp_field_num(L, idx, w, "capacity_factor", 0,
+					   0);
+	s = lgp_field_str(L, idx, w, "offload", "none");
+	if (strcmp(s, "optimizer") == 0)
+		c->offload_optimizer = 1;
+	else if (strcmp(s, "params") == 0 ||
+		 strcmp(s, "params+optimizer") == 0)
+		c->offload_optimizer = c->offload_params = 1;
+	else if (strcmp(s, "none") != 0)
+		luaL_error(L, "memory.offload must be none, optimizer or "
+			   "params+optimizer (got '%s')", s);
+	c->lora_rank = lgp_field_int(L, idx, w, "lora_rank", 0, 0, 0);
+	s = lgp_field_str(L, idx, w, "lora_targets", NULL);
+	if (s && mem_lora_targets_parse(s, &c->lora_targets, &err))
+		luaL_error(L, "%s", err.msg);
+	lgp_toquant(L, idx, w, "base", &c->base);
+}
+
+static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
+{
+	const char *w = "memory";
+
+	memset(c, 0, sizeof *c);
+	lgp_toquant(L, idx, w, "weights", &c->weights);
+	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, 2);
+	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
+	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	c->seqs = lgp_field_num(L, idx, w, "seqs", 0, 1);
+	c->ctx = lgp_field_num(L, idx, w, "ctx", 1, 0);
+	c->block = lgp_field_int(L, idx, w, "block", 0, 0, 0);
+	c->chunk_tokens = lgp_field_num(L, idx, w, "chunk_tokens", 0, 0);
+	c->act_bytes = lgp_field_num(L, idx, w, "act_bytes", 0, 0);
+	c->offload = lgp_field_bool(L, idx, w, "offload", 0);
+}
+
+/* core.memory(model, cfg) -> breakdown table.  cfg.kind selects the
+ * kernel: "train" (default), "infer" or "rl"; cfg.capacity is the GPU's
+ * memory in bytes; cfg.gpus picks the reserve defaults; cfg.margin,
+ * cfg.context, cfg.lib_workspace, cfg.comm, cfg.frag override them. */
+static int lgp_memory(lua_State *L)
+{
+	static const char *const kinds[] = {"train", "infer", "rl", NULL};
+	const char *w = "memory";
+	gp_model m;
+	gp_mem_reserve rs;
+	gp_mem_result r;
+	gp_error err;
+	double cap;
+	int kind, rc, i, n;
+
+	lgp_tomodel(L, 1, &m);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	{
+		const char *k = lgp_field_str(L, 2, w, "kind", "train");
+
+		for (kind = 0; kinds[kind] && strcmp(kinds[kind], k); kind++)
+			;
+		if (!kinds[kind])
+			return luaL_error(L, "memory.kind must be train, infer "
+					  "or rl (got '%s')", k);
+	}
+	cap = lgp_field_num(L, 2, w, "capacity", 1, 0);
+	mem_reserve_default(&rs, lgp_field_int(L, 2, w, "gpus", 0, 1, 1));
+	rs.margin = lgp_field_num(L, 2, w, "margin", 0, rs.margin);
+	rs.context = lgp_field_num(L, 2, w, "context", 0, rs.context);
+	rs.workspace = lgp_field_num(L, 2, w, "lib_workspace", 0,
+				     rs.workspace);
+	rs.comm = lgp_field_num(L, 2, w, "comm", 0, rs.comm);
+	rs.frag = lgp_field_num(L, 2, w, "frag", 0, rs.frag);
+	if (kind == 1) {
+		gp_infer_cfg ic;
+
+		lgp_toinfer(L, 2, &ic);
+		rc = mem_infer(&m, &ic, cap, &rs, &r, &err);
+	} else if (kind == 2) {
+		gp_rl_cfg rl;
+
+		memset(&rl, 0, sizeof rl);
+		lgp_totrain(L, 2, &rl.actor);
+		rl.ppo = lgp_field_bool(L, 2, w, "ppo", 0);
+		rl.ref_model = lgp_field_bool(L, 2, w, "ref_model", 1);
+		rl.reward_model = lgp_field_bool(L, 2, w, "reward_model", 0);
+		rl.prompts = lgp_field_num(L, 2, w, "prompts", 1, 0);
+		rl.group = lgp_field_num(L, 2, w, "group", 0, 8);
+		rl.prompt_len = lgp_field_num(L, 2, w, "prompt_len", 0, 0);
+		rl.response_len = lgp_field_num(L, 2, w, "response_len", 1, 0);
+		rl.kv_bytes = lgp_field_num(L, 2, w, "kv_bytes", 0, 2);
+		lgp_toquant(L, 2, w, "rollout_weights", &rl.rollout_weights);
+		rl.rollout_tp = lgp_field_int(L, 2, w, "rollout_tp", 0, 0, 0);
+		rl.gpus = lgp_field_int(L, 2, w, "gpus", 0, 0, 0);
+		rl.colocated = lgp_field_bool(L, 2, w, "colocated", 1);
+		rc = mem_rl(&m, &rl, cap, &rs, &r, &err);
+	} else {
+		gp_train_cfg tc;
+
+		lgp_totrain(L, 2, &tc);
+		rc = mem_train(&m, &tc, cap, &rs, &r, &err);
+	}
+	if (rc != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+
+	lua_createtable(L, 0, 24);
+	lua_pushboolean(L, r.fits);
+	lua_setfield(L, -2, "fits");
+	lgp_setnum(L, "total", r.total);
+	lgp_setnum(L, "allocated", r.allocated);
+	lgp_setnum(L, "capacity", r.capacity);
+	lgp_setnum(L, "margin", r.margin);
+	lgp_setnum(L, "budget", r.budget);
+	lgp_setnum(L, "usable", r.usable);
+	lgp_setnum(L, "short_by", r.short_by);
+	lua_pushstring(L, mem_comp_name(r.largest));
+	lua_setfield(L, -2, "largest");
+	lgp_setnum(L, "stage", r.stage);
+	lgp_setnum(L, "params", r.params);
+	lgp_setnum(L, "trainable", r.trainable);
+	lgp_setnum(L, "inflight", r.inflight);
+	lgp_setnum(L, "act_layer", r.act_layer);
+	lgp_setnum(L, "cpu_bytes", r.cpu_bytes);
+	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
+	lgp_setnum(L, "max_seqs", r.max_seqs);
+	lgp_setnum(L, "max_ctx", r.max_ctx);
+	lgp_setnum(L, "cpu_layers", r.cpu_layers);
+	/* components: the non-zero ones, in the engine's order. */
+	lua_newtable(L);
+	for (i = 0, n = 0; i < GP_MEM_NCOMP; i++) {
+		if (r.bytes[i] <= 0)
+			continue;
+		lua_createtable(L, 0, 3);
+		lua_pushstring(L, mem_comp_name(i));
+		lua_setfield(L, -2, "name");
+		lgp_setnum(L, "bytes", r.bytes[i]);
+		lua_pushboolean(L, i < GP_MEM_NTENSOR);
+		lua_setfield(L, -2, "tensor");
+		lua_rawseti(L, -2, ++n);
+	}
+	lua_setfield(L, -2, "components");
+	return 1;
+}
+
+/* ---- end memory ---- */
+
+/* ---- comm ---- */
+
+/* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
+ * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
+ * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
+ * nic_achievable, nic_sharp.  Range checks are the kernel's. */
+static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
+{
+	static const char *const kinds[] = {"nvlink", "pcie", NULL};
+	const char *w = "topology";
+	int k;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(t, 0, sizeof *t);
+	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
+	t->nodes = lgp_field_int(L, idx, w, "nodes", 0, 1, 1);
+	lua_getfield(L, idx, "up_kind");
+	for (k = 0; kinds[k]; k++)
+		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING &&
+		    strcmp(lua_tostring(L, -1), kinds[k]) == 0))
+			break;
+	if (!kinds[k]) {
+		luaL_error(L, "%s.up_kind must be 'nvlink' or 'pcie'", w);
+		return;
+	}
+	lua_pop(L, 1);
+	t->up_kind = k == 1 ? GP_LINK_PCIE : GP_LINK_NVLINK;
+	t->up.bw = lgp_field_num(L, idx, w, "up_bw", t->gpus_per_node > 1, 0);
+	t->up.latency = lgp_field_num(L, idx, w, "up_latency", 0, 0.0);
+	t->up.achievable = lgp_field_num(L, idx, w, "up_achievable", 0, 1.0);
+	t->up_nvls = lgp_field_bool(L, idx, w, "up_nvls", 0);
+	t->up_crosses_cpu = lgp_field_bool(L, idx, w, "up_crosses_cpu", 0);
+	t->nics = lgp_field_int(L, idx, w, "nics", 0, 0, 0);
+	t->nic.bw = lgp_field_num(L, idx, w, "nic_bw", t->nics > 0, 0.0);
+	t->nic.latency = lgp_field_num(L, idx, w, "nic_latency", 0, 0.0);
+	t->nic.achievable = lgp_field_num(L, idx, w, "nic_achievable", 0,
+					  1.0);
+	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
+}
+
+/* core.comm_cost(topo, op, bytes, gpus [, algo]) -> {time, latency,
+ * bw_time, algbw, busbw, algo, proto, nodes, ppn}; seconds, B/s. */
+static int lgp_comm_cost(lua_State *L)
+{
+	static const char *const ops[] = {
+		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+		"broadcast", "reduce", "send_recv", NULL
+	};
+	static const char *const algos[] = {
+		"ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn",
+		NULL
+	};
+	gp_topo t;
+	gp_comm_result r;
+	gp_error err;
+	gp_coll op;
+	double bytes;
+	lua_Integer gpus;
+	int rc;
+
+	lgp_totopo(L, 1, &t);
+	op = (gp_coll)luaL_checkoption(L, 2, NULL, ops);
+	bytes = luaL_checknumber(L, 3);
+	gpus = luaL_checkinteger(L, 4);
+	luaL_argcheck(L, gpus >= 1 && gpus <= 1 << 24, 4,
+		      "gpus must be a positive integer");
+	if (lua_isnoneornil(L, 5))
+		rc = comm_cost(&t, op, bytes, (int)gpus, &r, &err);
+	else
+		rc = comm_cost_algo(&t, op, (gp_algo)luaL_checkoption(L, 5,
+				    NULL, algos), bytes, (int)gpus, &r, &err);
+	if (rc != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 9);
+	lgp_setnum(L, "time", r.time);
+	lgp_setnum(L, "latency", r.latency);
+	lgp_setnum(L, "bw_time", r.bw_time);
+	lgp_setnum(L, "algbw", r.algbw);
+	lgp_setnum(L, "busbw", r.busbw);
+	lua_pushstring(L, comm_algo_name(r.algo));
+	lua_setfield(L, -2, "algo");
+	lua_pushstring(L, comm_proto_name(r.proto));
+	lua_setfield(L, -2, "proto");
+	lua_pushinteger(L, r.nodes);
+	lua_setfield(L, -2, "nodes");
+	lua_pushinteger(L, r.ppn);
+	lua_setfield(L, -2, "ppn");
+	return 1;
+}
+
+/* ---- end comm ---- */
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
+	{"memory", lgp_memory},
 	/* module functions: one line each, grouped by section above */
+	{"comm_cost", lgp_comm_cost},
 	{NULL, NULL}
 };
 
