@@ -4,11 +4,16 @@
 -- dense and sparse pairs; the sparse figure is exactly twice the dense one.
 -- The 78 TFLOPS FP16 figure that some guides quote for A100 is the non-tensor
 -- (vector) rate; tensor FP16/BF16 is 312 dense.
+--
+-- Memory: NVIDIA markets the 40 GB and 80 GB HBM parts in "GB" but the HBM is
+-- binary (5 stacks x 8 or 16 GiB): nvidia-smi reports 40960MiB / 81920MiB for
+-- A100 and 81559MiB for H100/H800 (a little held back). Those capacities are
+-- therefore written in GiB; other parts keep the marketed figure and unit.
 
 gpu {
   id = "a100-sxm-40gb", name = "NVIDIA A100 SXM4 40GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "SXM4", year = 2020,
-  memory = "40GB", memory_type = "HBM2",
+  memory = "40GiB", memory_type = "HBM2",
   mem_bw = "1.555TB/s",
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
@@ -30,7 +35,7 @@ gpu {
 gpu {
   id = "a100-sxm-80gb", name = "NVIDIA A100 SXM4 80GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "SXM4", year = 2020,
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   peak = {
@@ -55,7 +60,7 @@ gpu {
 gpu {
   id = "a100-pcie-80gb", name = "NVIDIA A100 PCIe 80GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "PCIe dual-slot", year = 2021,
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
@@ -85,7 +90,7 @@ gpu {
 gpu {
   id = "a800-sxm-80gb", name = "NVIDIA A800 SXM4 80GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "SXM4", year = 2022,
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.039TB/s",
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
@@ -107,7 +112,7 @@ gpu {
 gpu {
   id = "a800-pcie-80gb", name = "NVIDIA A800 PCIe 80GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "PCIe dual-slot",
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",

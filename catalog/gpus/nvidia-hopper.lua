@@ -5,11 +5,16 @@
 -- H100 SXM "1,979 TFLOPS BF16" is 989 dense and "3,958 FP8" is 1,979 dense.
 -- The ~495 TFLOPS figure sometimes quoted as H200 "dense FP16" is the dense
 -- TF32 rate (494.5): 1979 halved twice.
+--
+-- Memory: NVIDIA markets the 40 GB and 80 GB HBM parts in "GB" but the HBM is
+-- binary (5 stacks x 8 or 16 GiB): nvidia-smi reports 40960MiB / 81920MiB for
+-- A100 and 81559MiB for H100/H800 (a little held back). Those capacities are
+-- therefore written in GiB; other parts keep the marketed figure and unit.
 
 gpu {
   id = "h100-sxm", name = "NVIDIA H100 SXM5 80GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "SXM5", year = 2022,
-  memory = "80GB", memory_type = "HBM3",
+  memory = "80GiB", memory_type = "HBM3",
   usable_memory = "79.1GiB",
   mem_bw = "3.35TB/s",
   peak = {
@@ -35,7 +40,7 @@ gpu {
 gpu {
   id = "h100-pcie", name = "NVIDIA H100 PCIe 80GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "PCIe dual-slot", year = 2022,
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.0TB/s",
   peak = {
     fp64 = "26TFLOPS", fp64_tensor = "51TFLOPS", fp32 = "51TFLOPS",
@@ -88,7 +93,7 @@ gpu {
 gpu {
   id = "h800-sxm", name = "NVIDIA H800 SXM5 80GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "SXM5", year = 2023,
-  memory = "80GB", memory_type = "HBM3",
+  memory = "80GiB", memory_type = "HBM3",
   usable_memory = "79.1GiB",
   mem_bw = "3.35TB/s",
   peak = {
@@ -113,7 +118,7 @@ gpu {
 gpu {
   id = "h800-pcie", name = "NVIDIA H800 PCIe 80GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "PCIe dual-slot",
-  memory = "80GB", memory_type = "HBM2e",
+  memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.0TB/s",
   peak = {
     bf16 = "756TFLOPS", fp16 = "756TFLOPS",
