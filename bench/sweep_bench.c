@@ -1,0 +1,138 @@
+/*
+ * sweep_bench.c - how fast the engine evaluates candidates, in C.
+ *
+ * A layout sweep for Llama-2-70B-shaped training on 64 GPUs (TP, PP,
+ * ZeRO, micro-batch, recompute: 4*4*4*3*3 = 576 layouts per pass), each
+ * evaluated by mem_train plus the DP gradient all-reduce priced by
+ * comm_cost; and a collective sweep over message sizes.  Prints
+ * evaluations per second and ns per evaluation.  Timing uses
+ * CLOCK_MONOTONIC over enough repetitions to run ~0.5 s per figure.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm.h"
+#include "memory.h"
+#include "model.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Llama-2-70B (Touvron et al. 2023, Table 1 / HF config.json). */
+static void llama70b(gp_model *m)
+{
+	memset(m, 0, sizeof *m);
+	m->layers = 80;
+	m->hidden = 8192;
+	m->heads = 64;
+	m->kv_heads = 8;
+	m->head_dim = 128;
+	m->ffn_hidden = 28672;
+	m->ffn_gated = 1;
+	m->vocab = 32000;
+	m->norm_params = 8192;
+}
+
+/* 8 GPUs per node on NVLink4 (450 GB/s per direction), 8 NDR NICs. */
+static void dgx_h100(gp_topo *t)
+{
+	memset(t, 0, sizeof *t);
+	t->gpus_per_node = 8;
+	t->nodes = 8;
+	t->up_kind = GP_LINK_NVLINK;
+	t->up.bw = 450e9;
+	t->up.latency = 0.6e-6;
+	t->up.achievable = 0.82;
+	t->up_nvls = 1;
+	t->nics = 8;
+	t->nic.bw = 50e9;
+	t->nic.latency = 2.7e-6;
+	t->nic.achievable = 0.94;
+	t->nic_sharp = 1;
+}
+
+/* One pass over the layout grid; returns layouts that fit (so the work
+ * cannot be optimised away) and adds the evaluations done to *evals. */
+static int sweep_pass(const gp_model *m, const gp_topo *t, long *evals)
+{
+	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8};
+	static const double mbs[] = {1, 2, 4};
+	const double capacity = 80.0 * 1073741824.0;
+	gp_mem_reserve r;
+	gp_mem_result res;
+	gp_comm_result cr;
+	gp_train_cfg c;
+	gp_error err;
+	int i, j, z, b, rc, fits = 0;
+
+	mem_reserve_default(&r, 64);
+	for (i = 0; i < 4; i++)
+	for (j = 0; j < 4; j++)
+	for (z = 0; z < 4; z++)
+	for (b = 0; b < 3; b++)
+	for (rc = 0; rc < 3; rc++) {
+		memset(&c, 0, sizeof c);
+		c.recipe = GP_RECIPE_MEGATRON18;
+		c.optim = GP_OPT_ADAMW;
+		c.tp = tps[i];
+		c.pp = pps[j];
+		c.dp = 64 / (tps[i] * pps[j]);
+		c.zero = z;
+		c.seq = 4096;
+		c.micro_batch = mbs[b];
+		c.recompute = (gp_recompute)rc;
+		c.flash = 1;
+		c.sp = c.tp > 1;
+		(*evals)++;
+		if (mem_train(m, &c, capacity, &r, &res, NULL) != GP_OK)
+			continue;
+		/* gradient all-reduce of this rank's bf16 shard over DP */
+		if (comm_cost(t, GP_ALL_REDUCE, 2.0 * res.params, c.dp, &cr,
+			      &err) == GP_OK && res.fits)
+			fits++;
+	}
+	return fits;
+}
+
+int main(void)
+{
+	gp_model m;
+	gp_topo t;
+	gp_comm_result cr;
+	double t0, dt, bytes, sink = 0;
+	long evals = 0, n = 0;
+	int fits = 0;
+
+	llama70b(&m);
+	dgx_h100(&t);
+	t0 = now();
+	do {
+		fits += sweep_pass(&m, &t, &evals);
+		dt = now() - t0;
+	} while (dt < 0.5);
+	printf("C layout sweep (mem_train + comm_cost), Llama-2-70B on 64 "
+	       "GPUs: %.3g evaluations/s, %.0f ns each (%d fitting per "
+	       "pass)\n", evals / dt, 1e9 * dt / evals,
+	       fits / (int)(evals / 576));
+
+	t0 = now();
+	do {
+		for (bytes = 8; bytes <= 8.0 * 1073741824.0; bytes *= 2) {
+			if (comm_cost(&t, GP_ALL_REDUCE, bytes, 16, &cr, NULL)
+			    == GP_OK)
+				sink += cr.time;
+			n++;
+		}
+		dt = now() - t0;
+	} while (dt < 0.5);
+	printf("C collective sweep (comm_cost, all-reduce, 16 GPUs): %.3g "
+	       "evaluations/s, %.0f ns each (checksum %.3g)\n", n / dt,
+	       1e9 * dt / n, sink);
+	return 0;
+}
