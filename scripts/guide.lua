@@ -13,7 +13,7 @@ for _, id in ipairs(seed) do
   if g then
     local link = g.scaleup and cat.fabrics[g.scaleup.fabric]
     rows[#rows + 1] = {
-      gpu = id, memory = g.memory / 1e9, hbm = g.mem_bw / 1e12,
+      gpu = id, memory = tostring(g._raw.memory), hbm = g.mem_bw / 1e12,
       bf16 = g.peak.bf16 and g.peak.bf16 / 1e12,
       fp8 = g.peak.fp8 and g.peak.fp8 / 1e12,
       link = link and link.bw / 1e9,
@@ -25,7 +25,7 @@ local format = arg[1] == "--format" and arg[2] or "text"
 gp.report(rows, { format = format, title = "GPUs of the seed guides (dense peaks; NVLink per direction)",
   columns = {
     { key = "gpu", label = "GPU" },
-    { key = "memory", label = "memory GB", fmt = "%.0f" },
+    { key = "memory", label = "memory" },
     { key = "hbm", label = "HBM TB/s", fmt = "%.2f" },
     { key = "bf16", label = "bf16 TFLOPS", fmt = "%.0f" },
     { key = "fp8", label = "fp8 TFLOPS", fmt = "%.0f" },
