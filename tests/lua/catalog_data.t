@@ -1,0 +1,196 @@
+-- The built-in catalog's data: the figures the seed guides get wrong are
+-- stored right, every entry is complete and every reference resolves.
+-- Loads only the built-in directory so a user catalog cannot change the
+-- outcome. Quantities are SI after loading (FLOP/s, B/s per direction,
+-- bytes, seconds).
+local t = require "tap"
+local gp = require "gpuplan"
+
+local cat = gp.catalog { dirs = { "catalog" } }
+
+-- Parsing "148TFLOPS" multiplies two doubles; 1e-12 relative covers the
+-- last-bit rounding and nothing else.
+local EXACT = 1e-12
+
+local function peak(id, p) return cat:get("gpus", id).peak[p] end
+
+-- H20: press figures are dense; 148 TFLOPS BF16, 74 is TF32.
+t.near(peak("h20", "bf16"), 148e12, EXACT, "h20 bf16 dense = 148 TFLOPS")
+t.near(peak("h20", "tf32"), 74e12, EXACT, "h20 tf32 = 74 TFLOPS (the guide's 'bf16')")
+t.near(peak("h20", "fp8"), 296e12, EXACT, "h20 fp8 dense = 2 x 148 = 296 TFLOPS")
+-- H20 memory: 96 GB as marketed = 96e9 bytes; 4.0 TB/s = 4e12 B/s.
+t.is(cat.gpus.h20.memory, 96e9, "h20 memory 96 GB")
+t.near(cat.gpus.h20.mem_bw, 4e12, EXACT, "h20 bandwidth 4.0 TB/s")
+
+-- B200: NVIDIA's 4.5 PFLOPS BF16 is sparse; dense 2.25e15. Ships with 180 GB.
+t.near(peak("b200", "bf16"), 2.25e15, EXACT, "b200 bf16 dense = 4.5 PF / 2")
+t.near(peak("b200", "fp4"), 9e15, EXACT, "b200 fp4 dense = 18 PF / 2")
+t.is(cat.gpus.b200.memory, 180e9, "b200 shipping memory 180 GB (192 announced)")
+t.like(cat.gpus.b200.notes, "192", "b200 notes record the 192 GB launch figure")
+
+-- A100: tensor FP16 312 dense (78 is the non-tensor rate, not stored).
+t.near(peak("a100-sxm-80gb", "fp16"), 312e12, EXACT, "a100 fp16 tensor dense = 312")
+t.near(peak("a100-sxm-80gb", "bf16"), 312e12, EXACT, "a100 bf16 dense = 312")
+-- A100 80GB: nvidia-smi 81920 MiB = 80 GiB = 80 * 2^30 bytes.
+t.is(cat.gpus["a100-sxm-80gb"].memory, 80 * 2^30, "a100 80GB is 80 GiB")
+t.near(cat.gpus["a100-sxm-80gb"].mem_bw, 2.039e12, EXACT, "a100 80GB 2.039 TB/s")
+
+-- H200 / H100: 989 dense BF16 (1979 sparse); ~495 is TF32.
+t.near(peak("h200-sxm", "bf16"), 989e12, EXACT, "h200 bf16 dense = 989")
+t.near(peak("h200-sxm", "tf32"), 494.5e12, EXACT, "h200 tf32 = 494.5 (the '495')")
+t.near(peak("h100-sxm", "bf16"), 989e12, EXACT, "h100 bf16 dense = 989, not 1979")
+-- usable: 79.1 GiB = 79.1 * 2^30 B, below the 80 GiB capacity. Byte counts
+-- are rounded to whole bytes, so 1e-9 relative (0.08 B here would do).
+local h100 = cat.gpus["h100-sxm"]
+t.near(h100.usable_memory, 79.1 * 2^30, 1e-9, "h100 usable 79.1 GiB")
+t.ok(h100.usable_memory < h100.memory, "h100 usable below capacity")
+
+-- Links are stored per direction: "400GB/s bidir" = 200e9 B/s each way.
+local F = cat.fabrics
+t.is(F["nvlink4-h800"].bw, 200e9, "nvlink4-h800 400 bidir = 200 GB/s per dir")
+t.is(F["nvlink3-a800"].bw, 200e9, "nvlink3-a800 400 bidir = 200 GB/s per dir")
+t.is(F.nvlink3.bw, 300e9, "nvlink3 600 bidir = 300 GB/s per dir")
+t.is(F.nvlink4.bw, 450e9, "nvlink4 900 bidir = 450 GB/s per dir")
+t.is(F.nvlink5.bw, 900e9, "nvlink5 1800 bidir = 900 GB/s per dir")
+-- 400 Gb/s = 400e9 / 8 = 50e9 B/s.
+t.is(F["ib-ndr-400"].bw, 50e9, "ib-ndr-400 = 50 GB/s per dir")
+t.is(F["ib-hdr-200"].bw, 25e9, "ib-hdr-200 = 25 GB/s per dir")
+t.is(F.nvlink4.in_switch_reduction, "nvls", "nvlink4 NVSwitch has NVLS")
+t.is(F["ib-ndr-400"].in_switch_reduction, "sharp", "NDR has SHARP")
+t.is(F.nvlink3.in_switch_reduction, nil, "nvlink3 (NVSwitch gen 2) has no NVLS")
+t.is(F.pcie4.crosses_cpu, true, "pcie4 crosses the CPU")
+t.is(cat.gpus["h800-sxm"].scaleup.fabric, "nvlink4-h800", "h800 uses the cut NVLink")
+t.is(cat.gpus["a800-sxm-80gb"].scaleup.fabric, "nvlink3-a800", "a800 uses the cut NVLink")
+
+-- Every id of the shared id list exists.
+local want = {
+  gpus = { "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "a800-sxm-80gb",
+    "a800-pcie-80gb", "h100-sxm", "h100-pcie", "h100-nvl", "h800-sxm",
+    "h800-pcie", "h20", "h200-sxm", "h200-nvl", "b100", "b200", "gb200",
+    "b300", "gb300", "l40s", "l40", "l20", "l4", "a10", "a40", "rtx-4090",
+    "rtx-5090", "rtx-6000-ada", "rtx-a6000", "v100-sxm2-32gb", "mi250x",
+    "mi300x", "mi325x", "mi355x", "gaudi2", "gaudi3" },
+  fabrics = { "nvlink2", "nvlink3", "nvlink3-a800", "nvlink4", "nvlink4-h800",
+    "nvlink5", "nvlink-bridge", "pcie3", "pcie4", "pcie5", "pcie6", "xgmi3",
+    "xgmi4", "ib-edr-100", "ib-hdr-200", "ib-ndr-400", "ib-xdr-800",
+    "roce-100", "roce-200", "roce-400", "efa-100", "opa-100" },
+  systems = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20",
+    "dgx-h200", "dgx-b200", "gb200-nvl72", "pcie-8x" },
+}
+for _, kind in ipairs { "gpus", "fabrics", "systems" } do
+  local missing = {}
+  for _, id in ipairs(want[kind]) do
+    if not cat[kind][id] then missing[#missing + 1] = id end
+  end
+  t.is(table.concat(missing, ","), "", "every listed " .. kind .. " id exists")
+end
+
+-- Every GPU is complete enough for the engine.
+local bad = {}
+local function fail(id, why) bad[#bad + 1] = id .. ": " .. why end
+local function frac(x) return type(x) == "number" and x > 0 and x <= 1 end
+for _, id in ipairs(cat:ids("gpus")) do
+  local g = cat.gpus[id]
+  if not (g.mem_bw and g.mem_bw > 0) then fail(id, "mem_bw") end
+  if not (g.memory and g.memory > 0) then fail(id, "memory") end
+  if type(g.source) ~= "string" or #g.source < 10 then fail(id, "source") end
+  local n = 0
+  for p, v in pairs(g.peak) do
+    n = n + 1
+    if not (v > 0) then fail(id, "peak." .. p) end
+  end
+  if n == 0 then fail(id, "no peaks") end
+  local a = cat:achievable(g)
+  if not (a and frac(a.hbm)) then fail(id, "achievable.hbm") end
+  -- Every tensor precision the GPU has must have a GEMM fraction, or the
+  -- roofline would have nothing to scale that peak by.
+  for _, p in ipairs { "bf16", "fp16", "fp8", "tf32" } do
+    if g.peak[p] and not (a and frac(a.gemm[p])) then fail(id, "gemm." .. p) end
+  end
+end
+t.is(table.concat(bad, "; "), "", "every gpu: memory, mem_bw, peaks, source, fractions")
+
+-- Dense-vs-sparse slip detector: on NVIDIA parts a 16-bit tensor peak is
+-- 2 x the TF32 tensor peak (B200: 2250/1100 = 2.045, hence 3%). A sparse
+-- BF16 next to a dense TF32 would give 4x.
+bad = {}
+for _, id in ipairs(cat:ids("gpus")) do
+  local g = cat.gpus[id]
+  if g.vendor == "NVIDIA" and g.peak.bf16 and g.peak.tf32 then
+    local r = g.peak.bf16 / g.peak.tf32
+    if math.abs(r - 2) > 0.06 then fail(id, string.format("bf16/tf32 = %.3f", r)) end
+  end
+end
+t.is(table.concat(bad, "; "), "", "NVIDIA bf16 = 2 x tf32 everywhere (dense both)")
+
+-- Arch defaults: launch overheads positive, graphs cheaper than streams.
+bad = {}
+for _, id in ipairs(cat:ids("archs")) do
+  local a = cat.archs[id]
+  if not (a.launch_overhead > 0 and a.graph_launch_overhead > 0
+          and a.graph_launch_overhead < a.launch_overhead) then
+    fail(id, "launch overheads")
+  end
+  if not (frac(a.achievable.hbm) and #a.achievable.reason > 20) then
+    fail(id, "achievable")
+  end
+end
+t.is(table.concat(bad, "; "), "", "every arch: fractions with reasons, launch overheads")
+-- Hopper's large-GEMM fraction: MAMF 794.5 / 989 = 0.803.
+t.near(cat.archs.hopper.achievable.gemm.bf16, 794.5 / 989, 0.01, "hopper gemm bf16 = MAMF/peak")
+
+-- Fabrics: fraction in (0,1] with a reason, a per-hop latency.
+bad = {}
+for _, id in ipairs(cat:ids("fabrics")) do
+  local f = cat.fabrics[id]
+  if not (frac(f.achievable) and #f.achievable_reason > 10) then fail(id, "achievable") end
+  if not (f.latency > 0 and f.latency < 1e-4) then fail(id, "latency") end
+  if not (f.bw > 0) then fail(id, "bw") end
+end
+t.is(table.concat(bad, "; "), "", "every fabric: bw, latency, fraction with reason")
+
+-- Systems: references resolve (the loader checks too; this pins the data).
+bad = {}
+for _, id in ipairs(cat:ids("systems")) do
+  local s = cat.systems[id]
+  if not cat.gpus[s.gpu] then fail(id, "gpu " .. tostring(s.gpu)) end
+  if not cat.fabrics[s.scaleup] then fail(id, "scaleup") end
+  if s.nics > 0 and not cat.fabrics[s.nic_fabric] then fail(id, "nic_fabric") end
+  if not (s.host_memory > 0 and s.host_mem_bw > 0) then fail(id, "host memory") end
+  if s.gpus < 1 then fail(id, "gpus") end
+end
+t.is(table.concat(bad, "; "), "", "every system: gpu, fabrics, host memory resolve")
+t.is(cat.systems["gb200-nvl72"].gpus, 72, "NVL72 is one 72-GPU domain")
+t.is(cat.gpus.gb200.scaleup.domain, 72, "gb200 NVLink domain 72")
+-- DGX H100 host: 2 x 8 ch x 4800 MT/s x 8 B = 614.4 GB/s.
+t.near(cat.systems["dgx-h100"].host_mem_bw, 2 * 8 * 4800e6 * 8, EXACT, "dgx-h100 host bw")
+
+-- Prices: gpu exists, amount positive, price inside its range.
+bad = {}
+local guides = 0
+for _, id in ipairs(cat:ids("prices")) do
+  local p = cat.prices[id]
+  if not cat.gpus[p.gpu] then fail(id, "gpu") end
+  if not (p.price.amount > 0) then fail(id, "amount") end
+  if p.range then
+    local lo, hi = p.range[1], p.range[2]
+    if lo.currency ~= p.price.currency or hi.currency ~= p.price.currency
+       or not (lo.amount <= p.price.amount and p.price.amount <= hi.amount) then
+      fail(id, "range")
+    end
+  end
+  if p.provider_kind == "guide" then guides = guides + 1 end
+end
+t.is(table.concat(bad, "; "), "", "every price: known gpu, positive, inside its range")
+t.is(guides, 3, "the three seed-guide ranges are labelled guide")
+local g = cat.prices["h800-sxm/guide/cn"]
+t.ok(g.price.currency == "CNY" and g.range[1].amount == 20 and g.range[2].amount == 40,
+  "H800 guide range 20-40 CNY/h")
+
+-- Currency: 14 CNY at 7.0 CNY/USD = 2.0 USD.
+t.is(cat.currencies.CNY.per_usd, 7.0, "CNY per USD")
+t.near(cat:convert({ amount = 14, currency = "CNY" }, "USD"), 2.0, EXACT, "14 CNY = 2 USD")
+t.is(cat.settings.currency, "USD", "default currency USD")
+t.is(cat.settings.safety_margin, 0.10, "default safety margin 10%")
+
+t.done_testing()
