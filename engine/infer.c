@@ -1,0 +1,673 @@
+/*
+ * infer.c - LLM serving on the roofline (see infer.h).
+ *
+ * Operator FLOPs follow Kaplan et al. 2020 (Table 1: 2 FLOP per weight
+ * per token, 2 n_ctx d_attn for scores and values); bytes are the weights
+ * each op reads at their storage dtype, the activations it reads and
+ * writes (bf16) and the KV cache it reads or writes.  Decode reads every
+ * weight once per step whatever the batch, so a step is bandwidth-bound
+ * until the batch nears the ridge point (Pope et al. 2022, "Efficiently
+ * Scaling Transformer Inference", sec. 2-3; Kwon et al. 2023, vLLM, sec. 2
+ * for continuous batching and KV-bound batch size).
+ */
+#include "infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Activations and logits in flight are bf16/fp16: 2 bytes. */
+#define ACT_BYTES 2.0
+/* Framework ops per step outside the layers in eager mode (embedding,
+ * final norm, lm_head, softmax / sampling, cache bookkeeping). */
+#define EAGER_OUTER_OPS 10.0
+
+static int bad(double x)
+{
+	return !gp_finite(x) || x < 0.0;
+}
+
+int infer_weight_format(const char *name, double *bits, gp_dtype *stored)
+{
+	/* Effective bits per weight including quantisation scales:
+	 *  fp8/int8: per-tensor or per-channel scales, < 0.01 bit/weight.
+	 *  int4 (GPTQ, Frantar et al. 2023; AWQ, Lin et al. 2024): groups of
+	 *   128 with an fp16 scale and a 4-bit zero point: 4 + 20/128.
+	 *  nf4 with double quantisation (Dettmers et al. 2023, QLoRA sec. 3):
+	 *   4 + 8/64 + 32/(64*256) = 4.127.
+	 *  fp4 = NVFP4 (NVIDIA Blackwell): 16-element blocks with an E4M3
+	 *   scale: 4 + 8/16 = 4.5.  mxfp4 (OCP MX v1.0): 32-element blocks,
+	 *   E8M0 scale: 4.25.  fp6 (OCP MX): 6 + 8/32 = 6.25. */
+	static const struct {
+		const char *name;
+		double bits;
+		gp_dtype t;
+	} f[] = {
+		{"bf16", 16.0, GP_BF16}, {"fp16", 16.0, GP_FP16},
+		{"fp8", 8.0, GP_FP8}, {"int8", 8.0, GP_INT8},
+		{"w8a8", 8.0, GP_INT8}, {"int4", 4.0 + 20.0 / 128, GP_INT4},
+		{"gptq", 4.0 + 20.0 / 128, GP_INT4},
+		{"awq", 4.0 + 20.0 / 128, GP_INT4},
+		{"nf4", 4.0 + 8.0 / 64 + 32.0 / (64 * 256), GP_NF4},
+		{"fp4", 4.5, GP_FP4}, {"mxfp4", 4.25, GP_FP4},
+		{"fp6", 6.25, GP_FP6},
+	};
+	size_t i;
+
+	for (i = 0; name && i < sizeof f / sizeof f[0]; i++) {
+		if (strcmp(name, f[i].name) == 0) {
+			if (bits)
+				*bits = f[i].bits;
+			if (stored)
+				*stored = f[i].t;
+			return GP_OK;
+		}
+	}
+	return GP_EINVAL;
+}
+
+static int has(const roof_device *d, gp_dtype t)
+{
+	return d->peak[t] > 0.0 && d->gemm_frac[t] > 0.0;
+}
+
+gp_dtype infer_compute_dtype(const roof_device *d, const char *w)
+{
+	gp_dtype half = has(d, GP_BF16) ? GP_BF16 : GP_FP16;
+
+	if (!w)
+		return half;
+	/* Weight-and-activation formats run on their own tensor cores when
+	 * the chip has them (FP8 on Hopper/Ada, FP4 on Blackwell); the
+	 * weight-only formats (int4/GPTQ/AWQ/NF4, int8 weight-only) are
+	 * dequantised in the GEMM mainloop and multiply in 16 bits. */
+	if (strcmp(w, "fp8") == 0 && has(d, GP_FP8))
+		return GP_FP8;
+	if ((strcmp(w, "fp4") == 0 || strcmp(w, "mxfp4") == 0)) {
+		if (has(d, GP_FP4))
+			return GP_FP4;
+		if (has(d, GP_FP8))
+			return GP_FP8;
+	}
+	if (strcmp(w, "w8a8") == 0 && has(d, GP_INT8))
+		return GP_INT8;
+	return half;
+}
+
+void infer_defaults(infer_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->weight_bits = 16.0;
+	c->embed_bits = 16.0;
+	c->kv_bytes = 2.0;
+	c->compute = GP_BF16;
+	c->tp = c->pp = c->gpus = 1;
+	c->input = 2048.0;
+	c->output = 256.0;
+	c->flash = 1;
+	c->runtime = INFER_GRAPHS;
+	/* Eager PyTorch: ~5-25 us of host work per op (Python, pybind11,
+	 * dispatcher, cudaLaunchKernel) and ~50 elementary ops per
+	 * transformer block; 15 us is the middle of that range. */
+	c->host_op_time = 15e-6;
+	c->host_ops_per_layer = 50.0;
+	/* TensorRT-LLM's default max_num_tokens is 8192 tokens per batch. */
+	c->max_num_tokens = 8192.0;
+	/* TensorRT-LLM's default max_batch_size (2048). */
+	c->max_batch = 2048;
+	/* Placeholder all-reduce link (until a topology is given): NVLink-4
+	 * class, 450 GB/s per direction at 0.8 achievable, 2 us per step. */
+	c->ar_latency = 2e-6;
+	c->ar_bw = 360e9;
+}
+
+/* Shape facts shared by the step and the run. */
+typedef struct shape {
+	double h, nh, nkv, hd, dqk, dv;   /* per GPU heads */
+	double qkv_n, o_k;                /* per GPU GEMM widths */
+	double kv_tok_layer;              /* KV bytes/token/layer per GPU */
+	double dense_f, moe_f, shared_f;  /* per GPU MLP widths */
+	double ndense, nmoe;
+	double layer_w;                   /* weight bytes per layer per GPU */
+	double emb_w, lm_w;               /* per GPU */
+	double mlp_mats;                  /* 3 gated, 2 plain */
+} shape;
+
+static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
+                     gp_error *err)
+{
+	gp_params p;
+	double tp = c->tp, wb = c->weight_bits / 8.0, eb = c->embed_bits / 8.0;
+	double attn_l, per_tok, lt;
+
+	if (model_params(m, &p, err) != GP_OK)
+		return GP_EINVAL;
+	if (m->heads % c->tp != 0)
+		return gp_fail(err, "tp %d does not divide heads %d", c->tp,
+		               m->heads);
+	if (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0)
+		return gp_fail(err, "tp %d and kv_heads %d: neither divides "
+		               "the other", c->tp, m->kv_heads);
+	s->h = m->hidden;
+	s->nh = m->heads / tp;
+	/* KV heads are split by TP, or replicated when kv_heads < tp
+	 * (TensorRT-LLM / vLLM GQA sharding). */
+	s->nkv = m->kv_heads >= c->tp ? (double)m->kv_heads / tp : 1.0;
+	s->hd = m->head_dim;
+	s->dqk = s->dv = m->head_dim;
+	attn_l = p.attention / m->layers;
+	if (m->mla.kv_lora_rank > 0) {
+		s->dqk = (double)m->mla.qk_nope_head_dim +
+		         m->mla.qk_rope_head_dim;
+		s->dv = m->mla.v_head_dim;
+		s->o_k = s->nh * s->dv;
+		s->qkv_n = (attn_l - m->heads * s->dv * s->h) / s->h / tp;
+	} else {
+		s->o_k = s->nh * s->hd;
+		s->qkv_n = (s->nh + 2.0 * s->nkv) * s->hd;
+	}
+	per_tok = model_kv_bytes_per_token(m, c->kv_bytes);
+	if (per_tok < 0)
+		return gp_fail(err, "model: cannot size the KV cache");
+	/* MLA's latent is shared by all heads: every TP rank holds it. */
+	s->kv_tok_layer = per_tok / m->layers *
+		(m->mla.kv_lora_rank > 0 ? 1.0 : s->nkv / m->kv_heads);
+	s->mlp_mats = m->ffn_gated ? 3.0 : 2.0;
+	s->nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	s->ndense = m->layers - s->nmoe;
+	s->dense_f = (m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0 ?
+	              m->moe.dense_ffn_hidden : m->ffn_hidden) / tp;
+	s->moe_f = m->moe.ffn_hidden / tp;
+	s->shared_f = m->moe.shared_experts *
+		(m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
+		 m->moe.ffn_hidden) / tp;
+	/* Transformer weights (everything but embeddings, lm_head and the
+	 * vision tower, which text serving does not run) at weight_bits. */
+	lt = p.total - p.embedding - p.lm_head - p.vision;
+	s->layer_w = lt / m->layers * wb / tp;
+	/* Vocab-parallel embedding and lm_head (Megatron / TensorRT-LLM). */
+	s->emb_w = p.embedding * eb / tp;
+	s->lm_w = (m->tied_embeddings ? p.embedding : p.lm_head) * eb / tp;
+	return GP_OK;
+}
+
+static int check_cfg(const gp_model *m, const roof_device *d,
+                     const infer_cfg *c, gp_error *err)
+{
+	if (!m || !d || !c)
+		return gp_fail(err, "infer: missing argument");
+	if (roof_device_check(d, err) != GP_OK)
+		return GP_EINVAL;
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (!gp_finite(c->weight_bits) || c->weight_bits <= 0 ||
+	    !gp_finite(c->embed_bits) || c->embed_bits <= 0)
+		return gp_fail(err, "weight bits must be positive");
+	if (!gp_finite(c->kv_bytes) || c->kv_bytes <= 0)
+		return gp_fail(err, "kv bytes per element must be positive");
+	if (c->tp < 1 || c->pp < 1 || c->gpus < 1)
+		return gp_fail(err, "tp, pp and gpus must be >= 1");
+	if (c->gpus % (c->tp * c->pp) != 0)
+		return gp_fail(err, "gpus %d is not a multiple of tp*pp = %d",
+		               c->gpus, c->tp * c->pp);
+	if (c->pp > m->layers)
+		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
+		               m->layers);
+	if (c->batch < 0 || c->concurrency < 0 || c->max_batch < 1)
+		return gp_fail(err, "batch and concurrency must be >= 0, "
+		               "max_batch >= 1");
+	if (!gp_finite(c->input) || c->input < 1 || !gp_finite(c->output) ||
+	    c->output < 1)
+		return gp_fail(err, "input and output must be >= 1 token");
+	if (bad(c->host_op_time) || bad(c->host_ops_per_layer) ||
+	    bad(c->offload_bw) || bad(c->offload_prefill_bw) ||
+	    bad(c->host_capacity) || bad(c->ar_latency) || bad(c->ar_bw) ||
+	    bad(c->p2p_bw) || bad(c->price))
+		return gp_fail(err, "overheads, bandwidths, capacities and "
+		               "price must be non-negative numbers");
+	if (!gp_finite(c->capacity) || c->capacity <= 0)
+		return gp_fail(err, "GPU capacity must be positive");
+	if (!gp_finite(c->max_num_tokens) || c->max_num_tokens < 1)
+		return gp_fail(err, "max_num_tokens must be >= 1");
+	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT ||
+	    !(d->peak[c->compute] > 0.0) || !(d->gemm_frac[c->compute] > 0))
+		return gp_fail(err, "device has no %s tensor compute",
+		               gp_dtype_name(c->compute));
+	if (c->tp > 1 && !c->topo && !(c->ar_bw > 0.0))
+		return gp_fail(err, "tp > 1 needs a topology or ar_bw");
+	return GP_OK;
+}
+
+/* All-reduce of `bytes` over the TP group. */
+static int allreduce(const infer_cfg *c, double bytes, double *t,
+                     gp_error *err)
+{
+	gp_comm_result r;
+	double n = c->tp;
+
+	*t = 0.0;
+	if (c->tp <= 1 || bytes <= 0.0)
+		return GP_OK;
+	if (c->topo) {
+		if (comm_cost(c->topo, GP_ALL_REDUCE, bytes, c->tp, &r, err)
+		    != GP_OK)
+			return GP_EINVAL;
+		*t = r.time;
+		return GP_OK;
+	}
+	/* Ring all-reduce, alpha-beta (Patarasuk & Yuan 2009; Thakur et al.
+	 * 2005): 2(n-1) steps of latency, 2(n-1)/n of the buffer per GPU. */
+	*t = 2.0 * (n - 1) * c->ar_latency +
+		2.0 * (n - 1) / n * bytes / c->ar_bw;
+	return GP_OK;
+}
+
+typedef struct builder {
+	const roof_device *d;
+	const infer_cfg *c;
+	infer_phase *ph;
+	gp_error *err;
+	int graphs;
+} builder;
+
+static int add(builder *b, const char *name, double count, double flop,
+               double bytes, double m, double n, double k, double nb,
+               gp_dtype prec)
+{
+	roof_op op;
+	infer_op_row *row;
+
+	if (count <= 0.0)
+		return GP_OK;
+	if (b->ph->nops >= INFER_MAX_OPS)
+		return gp_fail(b->err, "infer: too many operators");
+	op.name = name;
+	op.flop = flop;
+	op.bytes = bytes;
+	op.m = m;
+	op.n = n;
+	op.k = k;
+	op.count = nb;
+	op.prec = prec;
+	row = &b->ph->ops[b->ph->nops];
+	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
+		return GP_EINVAL;
+	row->name = name;
+	row->count = count;
+	row->flop = flop;
+	row->bytes = bytes;
+	row->total = count * row->r.time;
+	b->ph->nops++;
+	b->ph->gpu_time += row->total;
+	b->ph->flop += count * flop;
+	b->ph->bytes += count * bytes;
+	return GP_OK;
+}
+
+/* A GEMM of T tokens through an n x k weight slice at wb bytes/weight. */
+static int gemm(builder *b, const char *name, double count, double T,
+                double n, double k, double wb, gp_dtype prec)
+{
+	double bytes = n * k * wb + T * (k + n) * ACT_BYTES;
+
+	return add(b, name, count, 2.0 * T * n * k, bytes, T, n, k, 1.0, prec);
+}
+
+/* An elementwise op reading and writing `elems` activations. */
+static int elem(builder *b, const char *name, double count, double elems,
+                double flop_per)
+{
+	return add(b, name, count, flop_per * elems,
+	           2.0 * elems * ACT_BYTES, 0, 0, 0, 0, b->c->compute);
+}
+
+int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
+               double batch, double q, double ctx, double n_off,
+               infer_phase *out, gp_error *err)
+{
+	shape s;
+	builder b;
+	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
+	double attn_flop, attn_bytes, ar, t, mw, hb;
+	gp_dtype cp;
+
+	if (check_cfg(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	if (!out)
+		return gp_fail(err, "infer_step: NULL output");
+	if (!gp_finite(batch) || batch < 1 || !gp_finite(q) || q < 1 ||
+	    !gp_finite(ctx) || ctx < q || bad(n_off) || n_off > L)
+		return gp_fail(err, "infer_step: batch >= 1, 1 <= q <= ctx, "
+		               "0 <= offloaded layers <= layers");
+	if (get_shape(m, c, &s, err) != GP_OK)
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	b.d = d;
+	b.c = c;
+	b.ph = out;
+	b.err = err;
+	b.graphs = c->runtime == INFER_GRAPHS;
+	cp = c->compute;
+	wb = c->weight_bits / 8.0;
+	eb = c->embed_bits / 8.0;
+	T = batch * q;
+	out->batch = batch;
+	out->tokens = T;
+	out->ctx = ctx;
+	/* Mean KV length a query attends to: the step's q tokens see
+	 * ctx - q + 1 ... ctx keys (causal), mean ctx - (q - 1) / 2;
+	 * sliding-window layers see at most the window. */
+	kv_mean = ctx - (q - 1.0) / 2.0;
+	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
+	win = fmin(kv_mean, m->sliding_window > 0 ? m->sliding_window
+	                                           : kv_mean);
+	kv_mean = ((L - nslide) * kv_mean + nslide * win) / L;
+
+	if (elem(&b, "attn_norm", L, T * s.h, 4.0) ||
+	    gemm(&b, "qkv", L, T, s.qkv_n, s.h, wb, cp) ||
+	    /* rope on q and k, K and V written to the cache */
+	    add(&b, "rope_kv", L, 6.0 * T * (s.nh + s.nkv) * s.hd,
+	        2.0 * T * (s.nh + s.nkv) * s.hd * ACT_BYTES +
+	        T * s.kv_tok_layer, 0, 0, 0, 0, cp))
+		return GP_EINVAL;
+	/* Scores QK^T and values PV: 2 kv dqk + 2 kv dv FLOP per query per
+	 * head (Kaplan et al. 2020 Table 1).  Bytes: the whole cache of the
+	 * batch once (FlashAttention streams K/V tiles; re-reads across query
+	 * tiles hit L2, Dao 2023 FlashAttention-2 sec. 3), Q in, O out. */
+	attn_flop = 2.0 * T * kv_mean * s.nh * (s.dqk + s.dv);
+	attn_bytes = batch * kv_mean * s.kv_tok_layer +
+		T * s.nh * (s.dqk + s.dv) * ACT_BYTES;
+	if (c->flash) {
+		/* Fused kernel: the q rows of one KV head's group form the M
+		 * side (GQA packing, FlashDecoding), the loop runs over the
+		 * kv length. */
+		if (add(&b, "attention", L, attn_flop, attn_bytes,
+		        q * s.nh / s.nkv, s.dv, kv_mean, batch * s.nkv, cp))
+			return GP_EINVAL;
+	} else {
+		/* Unfused: the scores matrix is written, read by softmax,
+		 * written as P and read by PV: 4 transfers (Dao et al. 2022,
+		 * FlashAttention, sec. 2.2 standard attention). */
+		attn_bytes += 4.0 * batch * s.nh * q * kv_mean * ACT_BYTES;
+		if (add(&b, "attention", L, attn_flop, attn_bytes,
+		        q, kv_mean, s.dqk, batch * s.nh, cp))
+			return GP_EINVAL;
+	}
+	if (gemm(&b, "o_proj", L, T, s.h, s.o_k, wb, cp) ||
+	    elem(&b, "mlp_norm", L, T * s.h, 5.0))
+		return GP_EINVAL;
+	if (s.ndense > 0) {
+		if (gemm(&b, "mlp_up", s.ndense, T,
+		         (s.mlp_mats - 1.0) * s.dense_f, s.h, wb, cp) ||
+		    elem(&b, "mlp_act", s.ndense, T * s.dense_f * 1.5, 5.0) ||
+		    gemm(&b, "mlp_down", s.ndense, T, s.h, s.dense_f, wb, cp))
+			return GP_EINVAL;
+	}
+	if (s.nmoe > 0) {
+		double E = m->moe.experts, k = m->moe.top_k, touched, tpe;
+		double up_n = (s.mlp_mats - 1.0) * s.moe_f;
+		double sh_up = (s.mlp_mats - 1.0) * s.shared_f;
+
+		/* Distinct experts the T tokens touch: each token picks k of
+		 * E, an expert is missed by one token with probability
+		 * 1 - k/E, so E (1 - (1 - k/E)^T) are read (uniform routing
+		 * assumed; real routers are skewed, which touches fewer). */
+		touched = E * (1.0 - pow(1.0 - k / E, T));
+		tpe = T * k / touched;
+		mw = s.mlp_mats * s.h;
+		if (gemm(&b, "moe_router", s.nmoe, T, E, s.h, ACT_BYTES, cp) ||
+		    add(&b, "moe_up", s.nmoe,
+		        2.0 * T * s.h * (k * up_n + sh_up),
+		        s.h * (touched * up_n + sh_up) * wb +
+		        T * (k * (s.h + up_n) + s.h + sh_up) * ACT_BYTES,
+		        tpe, up_n, s.h, touched, cp) ||
+		    elem(&b, "moe_act", s.nmoe,
+		         T * (k * s.moe_f + s.shared_f) * 1.5, 5.0) ||
+		    add(&b, "moe_down", s.nmoe,
+		        2.0 * T * s.h * (k * s.moe_f + s.shared_f),
+		        s.h * (touched * s.moe_f + s.shared_f) * wb +
+		        T * (k * (s.h + s.moe_f) + s.h + s.shared_f) *
+		        ACT_BYTES, tpe, s.h, s.moe_f, touched, cp))
+			return GP_EINVAL;
+		(void)mw;
+	}
+	/* Once per step: embedding gather, final norm, logits of the last
+	 * token of each sequence, sampling over the vocabulary slice. */
+	hb = m->vocab / (double)c->tp;
+	if (add(&b, "embed", 1.0, 0.0, 2.0 * T * s.h * ACT_BYTES, 0, 0, 0, 0,
+	        cp) ||
+	    elem(&b, "final_norm", 1.0, batch * s.h, 4.0) ||
+	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, cp) ||
+	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
+	        0, 0, cp))
+		return GP_EINVAL;
+
+	/* Two all-reduces per layer on the critical path (after o_proj and
+	 * the MLP down projection; Shoeybi et al. 2019, Megatron-LM sec. 3,
+	 * Fig. 4), each of the T x h bf16 activations. */
+	if (allreduce(c, T * s.h * ACT_BYTES, &ar, err) != GP_OK)
+		return GP_EINVAL;
+	out->comm_time = 2.0 * L * ar;
+	if (c->pp > 1) {
+		double bw = c->p2p_bw > 0 ? c->p2p_bw : c->ar_bw;
+
+		/* PP: pp - 1 activation sends per step (Narayanan et al.
+		 * 2021, sec. 2.2); latency + bytes / bandwidth each. */
+		if (bw > 0)
+			out->comm_time += (c->pp - 1) * (c->ar_latency +
+			                  T * s.h * ACT_BYTES / bw);
+	}
+	/* Offloaded layers: their weights come from host memory (CPU
+	 * compute in llama.cpp reads them at DRAM bandwidth; streamed
+	 * prefill copies them over PCIe), instead of from HBM. */
+	if (n_off > 0) {
+		double bw = q > 1 && c->offload_prefill_bw > 0 ?
+			c->offload_prefill_bw : c->offload_bw;
+
+		if (!(bw > 0))
+			return gp_fail(err, "offloaded layers need a host "
+			               "bandwidth");
+		t = n_off * s.layer_w * (1.0 / bw - 1.0 /
+		                          (d->mem_bw * d->hbm_frac));
+		out->offload_time = t > 0 ? t : 0.0;
+	}
+	out->time = out->gpu_time + out->comm_time + out->offload_time;
+	if (c->runtime == INFER_EAGER) {
+		/* The host dispatches ops asynchronously ahead of the GPU;
+		 * the slower of the two sets the pace. */
+		out->host_time = (L * c->host_ops_per_layer +
+		                  EAGER_OUTER_OPS) * c->host_op_time;
+		out->time = fmax(out->time, out->host_time);
+	}
+	return GP_OK;
+}
+
+static double per_gpu_kv(const gp_model *m, const infer_cfg *c,
+                         const shape *s, double ctx)
+{
+	double stage = ceil((double)m->layers / c->pp);
+	double kv = model_kv_bytes(m, ctx, c->kv_bytes);
+
+	if (kv < 0)
+		return -1.0;
+	/* One stage's layers, this rank's KV heads. */
+	return kv * stage / m->layers *
+		(m->mla.kv_lora_rank > 0 ? 1.0 : s->nkv / m->kv_heads);
+}
+
+int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
+              infer_result *r, gp_error *err)
+{
+	shape s;
+	double stage, need, x, n_off = 0.0, pb, share, cavg, bm, f, steps;
+	infer_phase ph;
+	int B;
+
+	if (!r)
+		return gp_fail(err, "infer_run: NULL output");
+	if (check_cfg(m, d, c, err) != GP_OK ||
+	    get_shape(m, c, &s, err) != GP_OK)
+		return GP_EINVAL;
+	memset(r, 0, sizeof *r);
+	r->replicas = c->gpus / (c->tp * c->pp);
+	stage = ceil((double)m->layers / c->pp);
+	r->weights_total = (s.layer_w * m->layers + s.emb_w + s.lm_w) * c->tp;
+	/* First stage holds the embedding, last the lm_head; with pp = 1
+	 * one GPU holds both (tied: one matrix). */
+	r->weights_gpu = s.layer_w * stage +
+		(c->pp == 1 ? (m->tied_embeddings ? s.emb_w : s.emb_w + s.lm_w)
+		            : fmax(s.emb_w, s.lm_w));
+	/* Activation workspace of one prefill batch: per token the residual,
+	 * norm output, q/k/v and attention output (~4 h) and the MLP
+	 * intermediate (up to 3 f / tp), bf16. */
+	f = fmax(s.dense_f, s.moe_f * (m->moe.top_k > 0 ? m->moe.top_k : 1)
+	         + s.shared_f);
+	r->workspace = c->max_num_tokens * (4.0 * s.h + 3.0 * f) * ACT_BYTES;
+	r->kv_per_seq = per_gpu_kv(m, c, &s, c->input + c->output);
+	if (r->kv_per_seq < 0)
+		return gp_fail(err, "model: cannot size the KV cache");
+	need = r->weights_gpu + r->workspace + r->kv_per_seq;
+	if (need > c->capacity) {
+		if (!(c->offload_bw > 0)) {
+			r->fits = 0;
+			snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
+			         "(weights %.2f, one sequence's KV %.2f, "
+			         "workspace %.2f), has %.2f GB", need / 1e9,
+			         r->weights_gpu / 1e9, r->kv_per_seq / 1e9,
+			         r->workspace / 1e9, c->capacity / 1e9);
+			return GP_OK;
+		}
+		/* Offload whole layers until one sequence fits. */
+		x = need - c->capacity;
+		n_off = ceil(x / s.layer_w);
+		if (n_off > stage || n_off * s.layer_w * c->tp * c->pp *
+		    r->replicas > c->host_capacity) {
+			r->fits = 0;
+			snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU,"
+			         " has %.2f GB; offloading %.0f layers needs "
+			         "%.2f GB of host memory, has %.2f GB",
+			         need / 1e9, c->capacity / 1e9, n_off,
+			         n_off * s.layer_w * c->gpus / 1e9,
+			         c->host_capacity / 1e9);
+			return GP_OK;
+		}
+		r->offload_layers = n_off;
+		r->offload_bytes = n_off * s.layer_w;
+		r->weights_gpu -= r->offload_bytes;
+	}
+	r->kv_budget = c->capacity - r->weights_gpu - r->workspace;
+	x = floor(r->kv_budget / r->kv_per_seq);
+	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
+	if (c->batch > 0) {
+		if (c->batch > r->max_batch_kv) {
+			r->fits = 0;
+			snprintf(r->why, sizeof r->why, "batch %d needs %.2f GB"
+			         " of KV per GPU, the budget is %.2f GB (%d "
+			         "sequences)", c->batch,
+			         c->batch * r->kv_per_seq / 1e9,
+			         r->kv_budget / 1e9, r->max_batch_kv);
+			return GP_OK;
+		}
+		B = c->batch;
+	} else if (c->concurrency > 0) {
+		B = (c->concurrency + r->replicas - 1) / r->replicas;
+		if (B > r->max_batch_kv)
+			B = r->max_batch_kv;
+	} else {
+		B = r->max_batch_kv;
+	}
+	r->fits = 1;
+	r->batch = B;
+	if (infer_step(m, d, c, 1, c->input, c->input, n_off, &r->prefill,
+	               err) != GP_OK)
+		return GP_EINVAL;
+	r->ttft = r->prefill.time;
+	/* Prefill of a serving batch: as many prompts as max_num_tokens
+	 * holds are prefilled together (TensorRT-LLM / vLLM batch prefill
+	 * and decode); its time is shared by those requests. */
+	pb = floor(c->max_num_tokens / c->input);
+	pb = pb < 1 ? 1 : (pb > B ? B : pb);
+	if (infer_step(m, d, c, pb, c->input, c->input, n_off, &ph, err)
+	    != GP_OK)
+		return GP_EINVAL;
+	share = ph.time / pb;
+	r->prefill_share = share;
+	/* Decode at the mean context of a request's life; PP splits the
+	 * batch into pp micro-batches in flight, so a step of the batch is
+	 * one pass of a micro-batch through all stages. */
+	cavg = c->input + c->output / 2.0;
+	bm = ceil((double)B / c->pp);
+	if (infer_step(m, d, c, bm, 1, cavg, n_off, &r->decode, err) != GP_OK)
+		return GP_EINVAL;
+	r->itl = r->decode.time;
+	if (infer_step(m, d, c, 1, 1, cavg, n_off, &ph, err) != GP_OK)
+		return GP_EINVAL;
+	r->itl_batch1 = ph.time;
+	r->stream_tokens_per_s = 1.0 / r->itl;
+	/* Steady state: B requests produce B * output tokens in B prefill
+	 * shares plus output - 1 decode steps (the first token comes from
+	 * the prefill). */
+	steps = c->output - 1.0;
+	r->tokens_per_s = r->replicas * B * c->output /
+		(B * share + steps * r->itl);
+	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+	if (c->price > 0) {
+		/* cost per 1e6 tokens = price/h * gpus / 3600 / (tokens/s) */
+		r->cost_per_mtok = c->price * c->gpus / 3600.0 /
+			r->tokens_per_s * 1e6;
+		r->tokens_per_s_per_price = r->tokens_per_s /
+			(c->price * c->gpus);
+	}
+	return GP_OK;
+}
+
+int infer_gpus_for(const gp_model *m, const roof_device *d,
+                   const infer_cfg *c, double target, double itl_limit,
+                   int *gpus, int *batch, double *tps, gp_error *err)
+{
+	infer_cfg k = *c;
+	infer_result r;
+	int lo, hi, per;
+	double rep;
+
+	if (!gpus || !batch || !tps)
+		return gp_fail(err, "infer_gpus_for: NULL output");
+	if (!gp_finite(target) || target <= 0 || !gp_finite(itl_limit) ||
+	    itl_limit <= 0)
+		return gp_fail(err, "target tokens/s and ITL limit must be "
+		               "positive");
+	per = c->tp * c->pp;
+	k.gpus = per;
+	k.batch = 0;
+	k.concurrency = 0;
+	if (infer_run(m, d, &k, &r, err) != GP_OK)
+		return GP_EINVAL;
+	if (!r.fits)
+		return gp_fail(err, "%s", r.why);
+	/* ITL grows with the batch: bisect for the largest batch within
+	 * the limit. */
+	lo = 0;
+	hi = r.max_batch_kv;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+
+		k.batch = mid;
+		if (infer_run(m, d, &k, &r, err) != GP_OK)
+			return GP_EINVAL;
+		if (r.fits && r.itl <= itl_limit)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo == 0)
+		return gp_fail(err, "no batch meets ITL %.3g ms (batch 1 "
+		               "takes longer)", itl_limit * 1e3);
+	k.batch = lo;
+	if (infer_run(m, d, &k, &r, err) != GP_OK)
+		return GP_EINVAL;
+	rep = ceil(target / r.tokens_per_s);
+	*gpus = (int)rep * per;
+	*batch = lo;
+	*tps = rep * r.tokens_per_s;
+	return GP_OK;
+}

@@ -1,0 +1,156 @@
+/*
+ * infer.h - LLM serving on a roofline: prefill, decode, continuous
+ * batching, CPU offload and cost per token.
+ *
+ * A step (one prefill of a batch of prompts, or one decode step of a batch
+ * of sequences) is a list of operators per layer (norms, QKV, rope + KV
+ * write, attention over the KV cache, output projection, MLP or MoE
+ * experts) plus embedding, final norm, logits and sampling; each is timed
+ * by roof_op_time on one GPU of a TP group, and the two TP all-reduces per
+ * layer are added on the critical path.  Serving throughput follows from
+ * how many sequences the KV budget holds.
+ *
+ * Units: bytes, seconds, FLOP, tokens, bytes/s.  Caller-owned structs, no
+ * allocation; errors through gp_error.
+ */
+#ifndef GP_INFER_H
+#define GP_INFER_H
+
+#include "comm.h"
+#include "common.h"
+#include "model.h"
+#include "roofline.h"
+
+#define INFER_MAX_OPS 20
+
+/* How kernels reach the GPU. */
+typedef enum infer_runtime {
+	INFER_GRAPHS = 0,  /* CUDA graphs (TensorRT-LLM, vLLM, SGLang decode) */
+	INFER_KERNELS,     /* fused kernels launched one by one (llama.cpp) */
+	INFER_EAGER        /* framework eager mode: a host dispatch per op
+	                      (plain PyTorch / HF generate / LitGPT) */
+} infer_runtime;
+
+typedef struct infer_cfg {
+	double weight_bits;   /* effective bits per transformer weight, scales
+	                         included (infer_weight_format) */
+	double embed_bits;    /* embedding and lm_head bits (GPTQ/AWQ/ModelOpt
+	                         keep them at 16) */
+	double kv_bytes;      /* bytes per cached K or V element */
+	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */
+	int tp, pp;           /* per replica; tp * pp GPUs per replica */
+	int gpus;             /* total GPUs; a multiple of tp * pp */
+	int batch;            /* > 0: decode batch per replica, fixed */
+	int concurrency;      /* > 0: requests in flight in the whole system
+	                         (batch == 0); 0 and batch 0: as many as the
+	                         KV budget and max_batch allow */
+	double input;         /* prompt tokens per request, >= 1 */
+	double output;        /* generated tokens per request, >= 1 */
+	int flash;            /* 1: fused (flash) attention */
+	infer_runtime runtime;
+	double host_op_time;  /* eager: host seconds per framework op */
+	double host_ops_per_layer; /* eager: framework ops per layer */
+	double capacity;      /* bytes per GPU usable for weights, KV cache
+	                         and activations (after context/reserve) */
+	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
+	int max_batch;        /* the engine's cap on sequences per batch */
+	double offload_bw;    /* B/s at which host-resident layers are read
+	                         in decode; 0: no offload (does not fit) */
+	double offload_prefill_bw; /* B/s to stream them in prefill */
+	double host_capacity; /* bytes of host memory for offloaded layers */
+	const gp_topo *topo;  /* scale-up topology for the TP all-reduces;
+	                         NULL: alpha-beta with ar_latency / ar_bw */
+	double ar_latency;    /* s per all-reduce step (topo == NULL) */
+	double ar_bw;         /* achievable B/s per direction (topo == NULL) */
+	double p2p_bw;        /* PP send B/s; 0 = ar_bw */
+	double price;         /* per GPU-hour; 0 = no cost figures */
+} infer_cfg;
+
+/* One operator row of a step on one GPU. */
+typedef struct infer_op_row {
+	const char *name;     /* static */
+	double count;         /* instances per step (layers for a layer op) */
+	double flop, bytes;   /* one instance */
+	roof_result r;        /* one instance */
+	double total;         /* s, count * r.time */
+} infer_op_row;
+
+typedef struct infer_phase {
+	int nops;
+	infer_op_row ops[INFER_MAX_OPS];
+	double batch;         /* sequences in the step */
+	double tokens;        /* tokens processed */
+	double ctx;           /* KV length at the end of the step */
+	double gpu_time;      /* s, sum of operator rows (all PP stages) */
+	double comm_time;     /* s, TP all-reduces + PP sends */
+	double offload_time;  /* s, extra for host-resident layers */
+	double host_time;     /* s, eager host dispatch (0 otherwise) */
+	double time;          /* s, wall time of the step */
+	double flop, bytes;   /* per GPU, whole step */
+} infer_phase;
+
+typedef struct infer_result {
+	int fits;             /* 0: why says what does not fit */
+	char why[160];
+	double weights_total; /* bytes of the whole model at its dtypes */
+	double weights_gpu;   /* bytes resident per GPU */
+	double offload_layers; /* layers read from host memory */
+	double offload_bytes; /* bytes of them per GPU */
+	double workspace;     /* bytes per GPU of activations/logits */
+	double kv_per_seq;    /* bytes per GPU per sequence of input+output */
+	double kv_budget;     /* bytes per GPU left for the KV cache */
+	int max_batch_kv;     /* sequences the KV budget holds per replica */
+	int replicas;         /* gpus / (tp * pp) */
+	int batch;            /* decode batch per replica used */
+	double ttft;          /* s, prefill of one prompt (no queueing) */
+	double itl;           /* s, decode step at batch, mean context */
+	double itl_batch1;    /* s, same at batch 1 */
+	double prefill_share; /* s of replica time per request for prefill */
+	double tokens_per_s;  /* output tokens/s, whole system */
+	double tokens_per_s_gpu;
+	double stream_tokens_per_s; /* 1 / itl: what one user sees */
+	double cost_per_mtok; /* price units per 1e6 output tokens; 0 = none */
+	double tokens_per_s_per_price; /* tokens/s per (price unit / hour) */
+	infer_phase prefill;  /* the single-prompt prefill (TTFT) */
+	infer_phase decode;   /* the decode step at batch */
+} infer_result;
+
+/* Map a weight format name to effective bits per weight (scales
+ * included) and the dtype its values are stored as: bf16, fp16, fp8,
+ * int8, w8a8, int4 (= gptq, awq), nf4, fp4 (NVFP4), mxfp4, fp6.
+ * GP_OK or GP_EINVAL naming the known formats. */
+int infer_weight_format(const char *name, double *bits, gp_dtype *stored);
+
+/* GEMM precision a weight format runs at on d: fp8 / fp4 / w8a8 use their
+ * tensor cores when d has them, else (like weight-only int4/int8/nf4)
+ * dequantise to bf16 (fp16 on chips without bf16). */
+gp_dtype infer_compute_dtype(const roof_device *d, const char *weights);
+
+/* Fill cfg with the documented defaults (bf16 weights and KV, flash,
+ * CUDA graphs, tp = pp = gpus = 1, input 2048, output 256, ...); the
+ * caller then sets capacity and what it knows. */
+void infer_defaults(infer_cfg *cfg);
+
+/* Time one step on one GPU of a replica: `batch` sequences each
+ * processing q tokens (q = prompt length for a prefill, 1 for decode)
+ * with ctx tokens in the KV cache at the end of the step.  n_off layers
+ * are read from host memory.  GP_OK or GP_EINVAL. */
+int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
+               double batch, double q, double ctx, double n_off,
+               infer_phase *out, gp_error *err);
+
+/* Whole serving estimate.  GP_OK (possibly with fits = 0 and why) or
+ * GP_EINVAL for invalid input. */
+int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
+              infer_result *out, gp_error *err);
+
+/* Smallest GPU count meeting target output tokens/s with every decode
+ * step within itl_limit (s): the largest batch whose ITL fits the limit
+ * sets tokens/s per replica; replicas = ceil(target / that).  *gpus,
+ * *batch and *tps (whole system) filled; GP_EINVAL when no batch meets
+ * the limit or the model does not fit. */
+int infer_gpus_for(const gp_model *m, const roof_device *d,
+                   const infer_cfg *c, double target, double itl_limit,
+                   int *gpus, int *batch, double *tps, gp_error *err);
+
+#endif
