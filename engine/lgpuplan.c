@@ -17,6 +17,8 @@
 #include "memory.h"
 #include "model.h"
 #include "comm.h"
+#include "infer.h"
+#include "roofline.h"
 
 int luaopen_gpuplan_core(lua_State *L);
 
@@ -572,6 +574,326 @@ static int lgp_comm_cost(lua_State *L)
 
 /* ---- end comm ---- */
 
+/* ---- roofline/infer ---- */
+
+/* Read a device table (lua/gpuplan/roofline.lua builds it from the
+ * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
+ * mem_bw (B/s), hbm (fraction), launch, graph_launch (s), sms. */
+static void lgp_todevice(lua_State *L, int idx, roof_device *d)
+{
+	const char *w = "device";
+	gp_error err;
+	int i, sub;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(d, 0, sizeof *d);
+	sub = lgp_subtable(L, idx, w, "peak");
+	if (!sub)
+		luaL_error(L, "device.peak is required");
+	for (i = 0; i < GP_DTYPE_COUNT; i++)
+		d->peak[i] = lgp_field_num(L, sub, "device.peak",
+					   gp_dtype_name((gp_dtype)i), 0, 0.0);
+	lua_pop(L, 1);
+	sub = lgp_subtable(L, idx, w, "gemm");
+	if (sub) {
+		for (i = 0; i < GP_DTYPE_COUNT; i++)
+			d->gemm_frac[i] = lgp_field_num(L, sub, "device.gemm",
+					gp_dtype_name((gp_dtype)i), 0, 0.0);
+		lua_pop(L, 1);
+	}
+	d->mem_bw = lgp_field_num(L, idx, w, "mem_bw", 1, 0.0);
+	d->hbm_frac = lgp_field_num(L, idx, w, "hbm", 1, 0.0);
+	d->launch = lgp_field_num(L, idx, w, "launch", 0, 0.0);
+	d->graph_launch = lgp_field_num(L, idx, w, "graph_launch", 0, 0.0);
+	d->sms = lgp_field_int(L, idx, w, "sms", 0, 0, 0);
+	if (roof_device_check(d, &err) != GP_OK)
+		luaL_error(L, "%s", err.msg);
+}
+
+static gp_dtype lgp_checkdtype(lua_State *L, const char *what,
+			       const char *name)
+{
+	gp_dtype t;
+
+	if (!name || gp_dtype_parse(name, &t) != GP_OK)
+		luaL_error(L, "%s: unknown precision '%s'", what,
+			   name ? name : "nil");
+	return t;
+}
+
+static void lgp_pushroof(lua_State *L, const roof_result *r)
+{
+	lgp_setnum(L, "time", r->time);
+	lgp_setnum(L, "t_compute", r->t_compute);
+	lgp_setnum(L, "t_memory", r->t_memory);
+	lgp_setnum(L, "t_launch", r->t_launch);
+	lgp_setnum(L, "intensity", r->intensity);
+	lgp_setnum(L, "ridge", r->ridge);
+	lgp_setnum(L, "ridge_peak", r->ridge_peak);
+	lgp_setnum(L, "shape_eff", r->shape_eff);
+	lgp_setnum(L, "compute_rate", r->compute_rate);
+	lgp_setnum(L, "mem_rate", r->mem_rate);
+	lua_pushstring(L, roof_bound_name(r->bound));
+	lua_setfield(L, -2, "bound");
+}
+
+/* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
+ * graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
+ * ridge, ridge_peak, shape_eff, ...}; seconds, FLOP/byte. */
+static int lgp_roof_op(lua_State *L)
+{
+	const char *w = "op";
+	roof_device d;
+	roof_op op;
+	roof_result r;
+	gp_error err;
+	int graphs;
+
+	lgp_todevice(L, 1, &d);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	memset(&op, 0, sizeof op);
+	op.name = "op";
+	op.flop = lgp_field_num(L, 2, w, "flop", 1, 0.0);
+	op.bytes = lgp_field_num(L, 2, w, "bytes", 1, 0.0);
+	op.m = lgp_field_num(L, 2, w, "m", 0, 0.0);
+	op.n = lgp_field_num(L, 2, w, "n", 0, 0.0);
+	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
+	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
+	lua_getfield(L, 2, "prec");
+	op.prec = lgp_checkdtype(L, "op.prec", lua_isnil(L, -1) ? "bf16" :
+				 luaL_checkstring(L, -1));
+	lua_pop(L, 1);
+	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
+	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 12);
+	lgp_pushroof(L, &r);
+	return 1;
+}
+
+/* core.roof_ridge(device, prec [, achievable=true]) -> FLOP/byte. */
+static int lgp_roof_ridge(lua_State *L)
+{
+	roof_device d;
+	gp_dtype p;
+
+	lgp_todevice(L, 1, &d);
+	p = lgp_checkdtype(L, "prec", luaL_checkstring(L, 2));
+	lua_pushnumber(L, roof_ridge(&d, p, lua_isnoneornil(L, 3) ? 1 :
+				     lua_toboolean(L, 3)));
+	return 1;
+}
+
+/* core.infer_weight_format(name) -> bits per weight, stored dtype name;
+ * raises for an unknown format. */
+static int lgp_infer_wformat(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	double bits;
+	gp_dtype t;
+
+	if (infer_weight_format(name, &bits, &t) != GP_OK)
+		return luaL_error(L, "unknown weight format '%s' (known: bf16,"
+				  " fp16, fp8, int8, w8a8, int4, gptq, awq, "
+				  "nf4, fp4, mxfp4, fp6)", name);
+	lua_pushnumber(L, bits);
+	lua_pushstring(L, gp_dtype_name(t));
+	return 2;
+}
+
+/* core.infer_compute_dtype(device, weights) -> dtype name. */
+static int lgp_infer_cdtype(lua_State *L)
+{
+	roof_device d;
+
+	lgp_todevice(L, 1, &d);
+	lua_pushstring(L, gp_dtype_name(infer_compute_dtype(&d,
+					luaL_checkstring(L, 2))));
+	return 1;
+}
+
+/* Read an infer config table (lua/gpuplan/infer.lua fills it: SI units,
+ * field names as infer_cfg; runtime "graphs"|"kernels"|"eager", compute a
+ * dtype name, topo an optional topology table as for comm_cost). */
+static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
+{
+	static const char *const rts[] = {"graphs", "kernels", "eager", NULL};
+	const char *w = "infer";
+	int k, sub;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	infer_defaults(c);
+	c->weight_bits = lgp_field_num(L, idx, w, "weight_bits", 0,
+				       c->weight_bits);
+	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0,
+				      c->embed_bits);
+	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, c->kv_bytes);
+	lua_getfield(L, idx, "compute");
+	if (!lua_isnil(L, -1))
+		c->compute = lgp_checkdtype(L, "infer.compute",
+					    luaL_checkstring(L, -1));
+	lua_pop(L, 1);
+	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
+	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->tp * c->pp, 1);
+	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
+	c->concurrency = lgp_field_int(L, idx, w, "concurrency", 0, 0, 0);
+	c->input = lgp_field_num(L, idx, w, "input", 0, c->input);
+	c->output = lgp_field_num(L, idx, w, "output", 0, c->output);
+	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
+	lua_getfield(L, idx, "runtime");
+	for (k = 0; rts[k]; k++)
+		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING &&
+		    strcmp(lua_tostring(L, -1), rts[k]) == 0))
+			break;
+	if (!rts[k])
+		luaL_error(L, "infer.runtime must be graphs, kernels or eager");
+	lua_pop(L, 1);
+	c->runtime = (infer_runtime)k;
+	c->host_op_time = lgp_field_num(L, idx, w, "host_op_time", 0,
+					c->host_op_time);
+	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
+					      0, c->host_ops_per_layer);
+	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0.0);
+	c->max_num_tokens = lgp_field_num(L, idx, w, "max_num_tokens", 0,
+					  c->max_num_tokens);
+	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
+				     1);
+	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
+	c->offload_prefill_bw = lgp_field_num(L, idx, w,
+					      "offload_prefill_bw", 0, 0.0);
+	c->host_capacity = lgp_field_num(L, idx, w, "host_capacity", 0, 0.0);
+	c->ar_latency = lgp_field_num(L, idx, w, "ar_latency", 0,
+				      c->ar_latency);
+	c->ar_bw = lgp_field_num(L, idx, w, "ar_bw", 0, c->ar_bw);
+	c->p2p_bw = lgp_field_num(L, idx, w, "p2p_bw", 0, 0.0);
+	c->price = lgp_field_num(L, idx, w, "price", 0, 0.0);
+	sub = lgp_subtable(L, idx, w, "topo");
+	if (sub) {
+		lgp_totopo(L, sub, t);
+		c->topo = t;
+		lua_pop(L, 1);
+	}
+}
+
+static void lgp_pushphase(lua_State *L, const infer_phase *p)
+{
+	int i;
+
+	lua_createtable(L, 0, 12);
+	lgp_setnum(L, "batch", p->batch);
+	lgp_setnum(L, "tokens", p->tokens);
+	lgp_setnum(L, "ctx", p->ctx);
+	lgp_setnum(L, "time", p->time);
+	lgp_setnum(L, "gpu_time", p->gpu_time);
+	lgp_setnum(L, "comm_time", p->comm_time);
+	lgp_setnum(L, "offload_time", p->offload_time);
+	lgp_setnum(L, "host_time", p->host_time);
+	lgp_setnum(L, "flop", p->flop);
+	lgp_setnum(L, "bytes", p->bytes);
+	lua_createtable(L, p->nops, 0);
+	for (i = 0; i < p->nops; i++) {
+		const infer_op_row *o = &p->ops[i];
+
+		lua_createtable(L, 0, 18);
+		lua_pushstring(L, o->name);
+		lua_setfield(L, -2, "name");
+		lgp_setnum(L, "count", o->count);
+		lgp_setnum(L, "flop", o->flop);
+		lgp_setnum(L, "bytes", o->bytes);
+		lgp_setnum(L, "total", o->total);
+		lgp_pushroof(L, &o->r);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+}
+
+/* core.infer(model, device, cfg) -> plain table of infer_result (fits,
+ * why, ttft, itl, tokens_per_s, ..., prefill = phase, decode = phase);
+ * seconds, bytes, tokens/s. */
+static int lgp_infer(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	infer_cfg c;
+	gp_topo t;
+	infer_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toserve(L, 3, &c, &t);
+	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 28);
+	lua_pushboolean(L, r.fits);
+	lua_setfield(L, -2, "fits");
+	if (!r.fits) {
+		lua_pushstring(L, r.why);
+		lua_setfield(L, -2, "why");
+	}
+	lgp_setnum(L, "weights_total", r.weights_total);
+	lgp_setnum(L, "weights_gpu", r.weights_gpu);
+	lgp_setnum(L, "offload_layers", r.offload_layers);
+	lgp_setnum(L, "offload_bytes", r.offload_bytes);
+	lgp_setnum(L, "workspace", r.workspace);
+	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
+	lgp_setnum(L, "kv_budget", r.kv_budget);
+	lua_pushinteger(L, r.max_batch_kv);
+	lua_setfield(L, -2, "max_batch_kv");
+	lua_pushinteger(L, r.replicas);
+	lua_setfield(L, -2, "replicas");
+	lua_pushinteger(L, r.batch);
+	lua_setfield(L, -2, "batch");
+	if (r.fits) {
+		lgp_setnum(L, "ttft", r.ttft);
+		lgp_setnum(L, "itl", r.itl);
+		lgp_setnum(L, "itl_batch1", r.itl_batch1);
+		lgp_setnum(L, "prefill_share", r.prefill_share);
+		lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
+		lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
+		lgp_setnum(L, "stream_tokens_per_s", r.stream_tokens_per_s);
+		if (c.price > 0) {
+			lgp_setnum(L, "cost_per_mtok", r.cost_per_mtok);
+			lgp_setnum(L, "tokens_per_s_per_price",
+				   r.tokens_per_s_per_price);
+		}
+		lgp_pushphase(L, &r.prefill);
+		lua_setfield(L, -2, "prefill");
+		lgp_pushphase(L, &r.decode);
+		lua_setfield(L, -2, "decode");
+	}
+	return 1;
+}
+
+/* core.infer_gpus_for(model, device, cfg, target_tps, itl_limit_s) ->
+ * gpus, batch, tokens_per_s (whole system). */
+static int lgp_infer_gpus_for(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	infer_cfg c;
+	gp_topo t;
+	gp_error err;
+	double target, limit, tps;
+	int gpus, batch;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toserve(L, 3, &c, &t);
+	target = luaL_checknumber(L, 4);
+	limit = luaL_checknumber(L, 5);
+	if (infer_gpus_for(&m, &d, &c, target, limit, &gpus, &batch, &tps,
+			   &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_pushinteger(L, gpus);
+	lua_pushinteger(L, batch);
+	lua_pushnumber(L, tps);
+	return 3;
+}
+
+/* ---- end roofline/infer ---- */
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
@@ -579,6 +901,12 @@ static const luaL_Reg corelib[] = {
 	{"memory", lgp_memory},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},
+	{"roof_op", lgp_roof_op},
+	{"roof_ridge", lgp_roof_ridge},
+	{"infer", lgp_infer},
+	{"infer_gpus_for", lgp_infer_gpus_for},
+	{"infer_weight_format", lgp_infer_wformat},
+	{"infer_compute_dtype", lgp_infer_cdtype},
 	{NULL, NULL}
 };
 
