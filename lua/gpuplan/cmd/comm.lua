@@ -1,0 +1,118 @@
+-- gpuplan comm: nccl-tests-like table of one collective over message sizes.
+local comm = require "gpuplan.comm"
+local report = require "gpuplan.report"
+local units = require "gpuplan.units"
+local cli = require "gpuplan.cli"
+
+local C = {
+  summary = "collective cost over message sizes, nccl-tests style (time, algbw, busbw, algorithm)",
+  usage = [[
+usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
+
+  --system ID     catalog system (one node), e.g. dgx-h100, hgx-h800, pcie-8x-4090
+  --nodes N       nodes of that system (default 1)
+  --gpus N        ranks (default: all GPUs of the nodes)
+  --op OP         all_reduce (default), all_gather, reduce_scatter, all_to_all,
+                  broadcast, reduce, send_recv
+  --algo A        force ring, tree, nvls, sharp, hierarchical, p2p or pxn
+  --min SIZE      smallest message (default 8B); --max SIZE largest (default 8GiB);
+                  sizes double (nccl-tests -f 2).  SIZE: 8, 1MiB, 4GB ...
+  --format F      text (default), markdown, csv, json
+  --svg FILE      also write an SVG chart of busbw vs size for --systems
+  --systems LIST  comma-separated system ids for the chart (default: --system)
+
+  Sizes follow nccl-tests: total buffer for all_gather/reduce_scatter, the
+  per-rank send buffer for all_to_all.  GB/s are 10^9 B/s; busbw = algbw x
+  2(n-1)/n (all_reduce), (n-1)/n (all_gather, reduce_scatter, all_to_all),
+  1 (others).  count is in 4-byte floats as nccl-tests prints it.]],
+  options = { system = "string", nodes = "int", gpus = "int", op = "string",
+              algo = "string", min = "string", max = "string", format = "format",
+              svg = "string", systems = "string" },
+}
+
+local function size_arg(v, name, default)
+  if v == nil then return default end
+  local n = math.tointeger(tonumber(v))
+  if n then return n end
+  local ok, b = units.try(v, "bytes")
+  if not ok then error(cli.usage("comm: --" .. name .. " expects a size like 8, 1MiB or 4GB, got '" .. v .. "'"), 0) end
+  return b
+end
+
+local function gbps(v) return string.format("%.2f", v / 1e9) end
+
+local columns = {
+  { key = "bytes", label = "size (B)", fmt = "%.0f" },
+  { key = "count", label = "count" },
+  { key = "time_us", label = "time (us)", fmt = "%.2f" },
+  { key = "algbw", label = "algbw (GB/s)", fmt = gbps },
+  { key = "busbw", label = "busbw (GB/s)", fmt = gbps },
+  { key = "algo", label = "algorithm" },
+  { key = "proto", label = "protocol" },
+}
+
+function C.run(opts)
+  if not opts.system then error(cli.usage("comm: --system ID is required"), 0) end
+  local op = opts.op or "all_reduce"
+  local ok, canon = pcall(comm.op_name, op)
+  if not ok then
+    error(cli.usage("comm: --op: " .. tostring(canon):gsub("^.-(unknown op)", "%1")), 0)
+  end
+  if opts.algo then
+    local known = false
+    for _, a in ipairs(comm.algos) do known = known or a == opts.algo end
+    if not known then
+      error(cli.usage("comm: --algo must be one of " .. table.concat(comm.algos, ", ") .. ", got '" .. opts.algo .. "'"), 0)
+    end
+  end
+  if opts.nodes and opts.nodes < 1 then error(cli.usage("comm: --nodes must be >= 1"), 0) end
+  local lo = size_arg(opts.min, "min", 8)
+  local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
+  if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
+
+  local function sweep(system)
+    local rows = comm.sweep { op = canon, system = system, nodes = opts.nodes or 1,
+                              gpus = opts.gpus, algo = opts.algo, min = lo, max = hi }
+    for _, r in ipairs(rows) do
+      r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
+      r.time_us = r.time * 1e6
+    end
+    return rows
+  end
+
+  local function check_system(id)
+    local okc, err = pcall(function() return require("gpuplan").catalog():get("systems", id) end)
+    if not okc then error("comm: --system: " .. tostring(err), 0) end
+  end
+  check_system(opts.system)
+  local rows = sweep(opts.system)
+  local r1 = rows[1]
+  local title = string.format("%s on %d x %s (%d node%s x %d GPUs)", canon, r1.gpus, opts.system,
+                              r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn)
+  report.print(rows, { columns = columns, format = opts.format, title = title })
+
+  if opts.svg then
+    local list = {}
+    for id in (opts.systems or opts.system):gmatch("[^,%s]+") do
+      check_system(id)
+      list[#list + 1] = id
+    end
+    local series = {}
+    for _, id in ipairs(list) do
+      local s = sweep(id)
+      local pts = {}
+      for i, r in ipairs(s) do pts[i] = { x = r.bytes, y = r.busbw / 1e9 } end
+      series[#series + 1] = { name = string.format("%s (%d GPUs)", id, s[1].gpus), points = pts }
+    end
+    local svg = require "gpuplan.comm_svg"
+    svg.write(opts.svg, svg.chart {
+      title = string.format("%s busbw vs message size (%d node%s)", canon, opts.nodes or 1,
+                            (opts.nodes or 1) == 1 and "" or "s"),
+      xlabel = "message size (bytes, log scale)", ylabel = "busbw (GB/s)",
+      series = series,
+    })
+  end
+  return 0
+end
+
+return C

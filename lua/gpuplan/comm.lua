@@ -1,0 +1,197 @@
+-- gpuplan.comm: collective communication cost (nccl-tests conventions).
+--
+--   local gp = require "gpuplan"
+--   local r = gp.comm{ op = "all_reduce", bytes = 2^30, gpus = 16, system = "dgx-h100" }
+--   print(r.time, r.algbw / 1e9, r.busbw / 1e9, r.algo, r.proto)
+--
+-- The engine (engine/comm.c) prices ring, double binary tree, NVLS, SHARP,
+-- hierarchical, p2p and PXN algorithms with LL/LL128/Simple protocols and
+-- keeps the cheapest, as NCCL's tuner does.  Sizes follow nccl-tests: the
+-- total buffer for all_gather/reduce_scatter, the per-rank send buffer for
+-- all_to_all, the message otherwise.  time in s, algbw/busbw in B/s.
+--
+-- A topology is a flat table of SI numbers (the fields of gp_topo in
+-- engine/comm.h):
+--   gpus_per_node, nodes, up_kind = "nvlink"|"pcie", up_bw (B/s per
+--   direction per GPU), up_latency (s per hop), up_achievable, up_nvls,
+--   up_crosses_cpu, nics (per node), nic_bw (B/s per direction per NIC),
+--   nic_latency, nic_achievable, nic_sharp
+-- built by M.topology from catalog `system` and `fabric` entries; any field
+-- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
+-- "0.6us").
+
+local units = require "gpuplan.units"
+
+local M = {}
+
+M.ops = { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+          "broadcast", "reduce", "send_recv" }
+M.algos = { "ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn" }
+
+local op_alias = { allreduce = "all_reduce", allgather = "all_gather",
+                   reducescatter = "reduce_scatter", alltoall = "all_to_all",
+                   sendrecv = "send_recv", bcast = "broadcast" }
+
+local function is_in(list, v)
+  for _, x in ipairs(list) do if x == v then return true end end
+  return false
+end
+
+-- Canonical op name or an error naming the choices.
+function M.op_name(op)
+  if type(op) ~= "string" then
+    error("comm: op must be a string (one of " .. table.concat(M.ops, ", ") .. ")", 3)
+  end
+  local k = op:lower():gsub("-", "_")
+  k = op_alias[k:gsub("_", "")] or k
+  if not is_in(M.ops, k) then
+    error("comm: unknown op '" .. op .. "' (one of " .. table.concat(M.ops, ", ") .. ")", 3)
+  end
+  return k
+end
+
+local function core() return require "gpuplan.core" end
+local function catalog(cat) return cat or require("gpuplan").catalog() end
+
+-- Kind of a scale-up fabric: PCIe fabrics are named pcieN in the catalog;
+-- NVLink, bridges, xGMI and Gaudi's on-board RoCE are point-to-point links
+-- that keep 128-byte writes whole (the LL128 condition).
+local function up_kind(fab)
+  return fab.id:match("^pcie") and "pcie" or "nvlink"
+end
+
+-- Field kinds for overrides given as strings with units.
+local field_kind = {
+  up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
+}
+local topo_fields = {
+  gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
+  up_latency = "number", up_achievable = "number", up_nvls = "boolean",
+  up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
+  nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
+}
+M.topology_fields = topo_fields
+
+local function apply_overrides(t, o, strict)
+  for k, v in pairs(o or {}) do
+    local ty = topo_fields[k]
+    if ty then
+      if type(v) == "string" and field_kind[k] then v = units.parse(v, field_kind[k]) end
+      if ty == "int" and math.type(v) ~= "integer" then
+        if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)
+        else error("comm: " .. k .. " must be an integer (got " .. tostring(v) .. ")", 3) end
+      elseif (ty == "number" and type(v) ~= "number") or (ty ~= "int" and ty ~= "number" and type(v) ~= ty) then
+        error("comm: " .. k .. " must be a " .. ty .. " (got " .. type(v) .. ")", 3)
+      end
+      t[k] = v
+    elseif strict then
+      error("comm: unknown topology field '" .. tostring(k) .. "'", 3)
+    end
+  end
+  return t
+end
+
+-- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
+-- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
+-- where the NIC fabric has it }.  Returns the flat table.
+function M.from_fabrics(spec, cat)
+  cat = catalog(cat)
+  local up = cat:get("fabrics", spec.scaleup)
+  local t = {
+    gpus_per_node = spec.gpus_per_node, nodes = spec.nodes or 1,
+    up_kind = up_kind(up), up_bw = up.bw, up_latency = up.latency or 0,
+    up_achievable = up.achievable or 1,
+    up_nvls = up.in_switch_reduction == "nvls",
+    up_crosses_cpu = up.crosses_cpu == true, nics = 0,
+  }
+  if spec.nic_fabric and (spec.nics or 0) > 0 then
+    local nic = cat:get("fabrics", spec.nic_fabric)
+    t.nics = spec.nics
+    t.nic_bw, t.nic_latency = nic.bw, nic.latency or 0
+    t.nic_achievable = nic.achievable or 1
+    -- SHARP only when asked: NCCL's CollNet is off by default
+    -- (NCCL_COLLNET_ENABLE=0) and needs the SHARP plugin and the switches'
+    -- aggregation manager, so a fabric that can reduce usually does not.
+    t.nic_sharp = spec.sharp == true and nic.in_switch_reduction == "sharp"
+  end
+  return t
+end
+
+-- M.topology(system_id, nodes, overrides [, cat]): the topology of `nodes`
+-- copies of a catalog system (default 1), with overrides applied
+-- (nic_sharp = true enables SHARP on a fabric that has it).
+-- system_id may also be a system entry table.
+function M.topology(system_id, nodes, overrides, cat)
+  cat = catalog(cat)
+  local sys = type(system_id) == "table" and system_id or cat:get("systems", system_id)
+  local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
+                             nodes = nodes or 1, nics = sys.nics,
+                             nic_fabric = sys.nic_fabric }, cat)
+  return apply_overrides(t, overrides, true)
+end
+
+-- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, algo=, <topology
+-- fields>}: one collective.  Returns {op, bytes, gpus, time, latency,
+-- bw_time, algbw, busbw, algo, proto, nodes, ppn, system}.
+function M.comm(a)
+  if type(a) ~= "table" then error("comm: expected a table of arguments", 2) end
+  local op = M.op_name(a.op or "all_reduce")
+  local bytes = a.bytes
+  if type(bytes) == "string" then bytes = units.parse(bytes, "bytes") end
+  if type(bytes) ~= "number" or bytes ~= bytes or bytes < 0 or bytes == math.huge then
+    error("comm: bytes must be a number >= 0 (got " .. tostring(a.bytes) .. ")", 2)
+  end
+  local topo
+  if a.topology then
+    topo = apply_overrides({}, a.topology, true)
+  elseif a.system then
+    topo = M.topology(a.system, 1, nil, a.catalog)
+  else
+    error("comm: give system = ID or topology = {...}", 2)
+  end
+  apply_overrides(topo, a, false)
+  local gpus = a.gpus or topo.gpus_per_node * (a.nodes or topo.nodes or 1)
+  if math.type(gpus) ~= "integer" then
+    if type(gpus) == "number" and gpus == math.floor(gpus) then gpus = math.tointeger(gpus)
+    else error("comm: gpus must be an integer (got " .. tostring(a.gpus) .. ")", 2) end
+  end
+  if gpus < 1 then error("comm: gpus must be >= 1 (got " .. gpus .. ")", 2) end
+  -- enough nodes for the gpus asked (the system is one node)
+  if not a.nodes and not (a.topology and a.topology.nodes) then
+    topo.nodes = math.max(topo.nodes or 1, (gpus + topo.gpus_per_node - 1) // topo.gpus_per_node)
+  end
+  if a.algo ~= nil and not is_in(M.algos, a.algo) then
+    error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
+  end
+  local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo)
+  if not ok then error("comm: " .. tostring(r), 2) end
+  r.op, r.bytes, r.gpus = op, bytes, gpus
+  r.system = type(a.system) == "string" and a.system or nil
+  r.topology = topo
+  return r
+end
+
+-- Sizes lo, 2lo, 4lo ... <= hi (nccl-tests -f 2).
+function M.sizes(lo, hi, factor)
+  factor = factor or 2
+  local out, s = {}, lo
+  while s <= hi do
+    out[#out + 1] = s
+    s = s * factor
+  end
+  return out
+end
+
+-- One row per size: the nccl-tests table.
+function M.sweep(a)
+  local rows = {}
+  for _, s in ipairs(M.sizes(a.min or 8, a.max or 8 * 1024 ^ 3, a.factor)) do
+    local args = {}
+    for k, v in pairs(a) do args[k] = v end
+    args.bytes, args.min, args.max, args.factor = s, nil, nil, nil
+    rows[#rows + 1] = M.comm(args)
+  end
+  return rows
+end
+
+return M

@@ -1,0 +1,61 @@
+-- Predict a `collective` validation case (shared/validation/SCHEMA.md):
+-- nccl-tests busbw (GB/s) or time (us) of one collective.
+--
+-- Topology: the GPU's scale-up fabric (catalog gpu.scaleup.fabric, or the
+-- case's hardware.intra_node) over hardware.gpus_per_node GPUs per node;
+-- nodes = gpus / gpus_per_node over hardware.inter_node with
+-- hardware.nics_per_node NICs (default one per GPU, the rail-optimised
+-- DGX/HGX layout).  The algorithm is the cheapest (NCCL's default) unless
+-- the case notes say one was forced ("algorithm: Ring (forced)").
+local comm = require "gpuplan.comm"
+
+local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
+                       collnet = "sharp", sharp = "sharp" }
+
+return function(case, cat)
+  local h = case.hardware or {}
+  local metric = case.measured and case.measured.metric
+  if metric ~= "busbw_gbps" and metric ~= "time_us" then
+    return nil, "collective metric must be busbw_gbps or time_us (got " .. tostring(metric) .. ")"
+  end
+  local gpu = h.gpu and cat.gpus[h.gpu]
+  if not gpu then return nil, "unknown gpu '" .. tostring(h.gpu) .. "'" end
+  local defaults = {}
+  local intra = h.intra_node or (gpu.scaleup and gpu.scaleup.fabric)
+  if not intra then return nil, "gpu " .. h.gpu .. " has no scale-up fabric in the catalog" end
+  if not cat.fabrics[intra] then return nil, "unknown fabric '" .. intra .. "'" end
+  local gpus = h.gpus
+  if type(gpus) ~= "number" or gpus < 1 then return nil, "hardware.gpus missing" end
+  local ppn = h.gpus_per_node
+  if not ppn then
+    ppn = math.min(gpus, gpu.scaleup and gpu.scaleup.domain or gpus)
+    defaults[#defaults + 1] = "gpus_per_node=" .. ppn
+  end
+  local nodes = 1
+  if gpus > ppn then nodes = gpus // ppn end
+  local nics = h.nics_per_node
+  if nodes > 1 then
+    if not h.inter_node then return nil, "multi-node case without hardware.inter_node" end
+    if not cat.fabrics[h.inter_node] then return nil, "unknown fabric '" .. h.inter_node .. "'" end
+    if not nics then
+      nics = ppn
+      defaults[#defaults + 1] = "nics_per_node=" .. nics .. " (one per GPU)"
+    end
+  end
+  local topo = comm.from_fabrics({ scaleup = intra, gpus_per_node = ppn, nodes = nodes,
+                                   nics = nics, nic_fabric = h.inter_node }, cat)
+
+  local algo
+  local note = (case.notes or ""):lower()
+  local name = note:match("algorithm:%s*([%w_]+)%s*%(forced%)")
+  if name then
+    algo = forced_names[name:gsub("_", "")]
+    if algo then defaults[#defaults + 1] = "algo=" .. algo .. " (forced per case notes)" end
+  end
+
+  local r = comm.comm { op = case.collective, bytes = case.bytes, gpus = gpus,
+                        topology = topo, algo = algo }
+  local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
+  return { value = value, defaults = defaults,
+           detail = string.format("%s/%s, %.1f us", r.algo, r.proto, r.time * 1e6) }
+end
