@@ -1,0 +1,109 @@
+-- gpuplan model import FILE [--id ID] | gpuplan model params ID|FILE
+local cli = require "gpuplan.cli"
+local report = require "gpuplan.report"
+local hf = require "gpuplan.hf"
+
+local C = {
+  summary = "import a Hugging Face config.json; per-component parameter counts",
+  usage = [[
+usage: gpuplan model import CONFIG.json [--id ID] [--name NAME] [--image-size N]
+       gpuplan model params ID|CONFIG.json [--format F]
+
+  import   print a catalog `model {}` entry (Lua) read from a config.json;
+           save it under a catalog directory ($GPUPLAN_CATALOG) to use it.
+           Defaults applied (absent fields) are listed on stderr and in
+           the entry's notes.  params_b is gpuplan's own count: replace it
+           with the published total.
+  params   parameter counts per component (embedding, attention, MLP,
+           experts, router, norms, vision, lm_head), total and active,
+           and the KV cache per token in bf16
+  --id ID          catalog id (default: the file or directory name)
+  --name NAME      display name (default: _name_or_path or the id)
+  --image-size N   square image side for any-resolution vision towers
+                   (default 448)]],
+  options = { id = "string", name = "string", image_size = "int",
+              format = "format" },
+}
+
+local function import(opts, file)
+  local e = hf.model_from_hf(file, { id = opts.id, name = opts.name,
+                                     image_size = opts.image_size })
+  -- Defaults are diagnostics (stderr); the entry is the data (stdout).
+  for _, note in ipairs(e._defaults) do
+    io.stderr:write("note: ", note, "\n")
+  end
+  io.stdout:write(hf.to_lua(e))
+  return 0
+end
+
+local components = {
+  { "embedding", "input embedding (+ learned positions)" },
+  { "attention", "attention q, k, v, o (MLA down/up), biases" },
+  { "dense_mlp", "dense MLP layers" },
+  { "experts", "routed + shared experts" },
+  { "router", "MoE routers" },
+  { "norms", "norms" },
+  { "lm_head", "LM head (0 when tied)" },
+  { "vision", "vision tower + projector" },
+}
+
+local function params(opts, what)
+  local m
+  if what:match("%.json$") then
+    m = hf.model_from_hf(what, { id = opts.id, image_size = opts.image_size })
+  else
+    m = require("gpuplan").catalog():get("models", what)
+  end
+  local core = require "gpuplan.core"
+  local p = core.model_params(m)
+  local rows = {}
+  for _, c in ipairs(components) do
+    if p[c[1]] > 0 then
+      rows[#rows + 1] = { component = c[1], what = c[2], params = p[c[1]],
+                          share = p[c[1]] / p.total }
+    end
+  end
+  rows[#rows + 1] = { component = "total", what = "all parameters",
+                      params = p.total, share = 1 }
+  if m.moe then
+    rows[#rows + 1] = { component = "active", what = string.format(
+      "per token (top %d of %d experts)", m.moe.top_k, m.moe.experts),
+      params = p.active, share = p.active / p.total }
+  end
+  local kv = core.model_kv_bytes(m, 1, 2)
+  rows[#rows + 1] = { component = "kv_bytes_per_token",
+                      what = "KV cache per token in bf16 (bytes)",
+                      params = kv }
+  local format = opts.format or "text"
+  report.print(rows, {
+    format = format,
+    title = format ~= "json" and format ~= "csv" and
+      string.format("%s (%s)", m.name or m.id, m.id) or nil,
+    columns = {
+      { key = "component" },
+      { key = "params", label = "count",
+        fmt = format == "text" and "%.0f" or nil },
+      { key = "share", label = "share",
+        fmt = function(v) return v and string.format("%.1f%%", v * 100) end },
+      { key = "what", label = "what", align = "left" },
+    },
+  })
+  return 0
+end
+
+function C.run(opts, args)
+  local sub, target = args[1], args[2]
+  if sub == "import" then
+    if not target then error(cli.usage("model import: missing CONFIG.json"), 0) end
+    if args[3] then error(cli.usage("model import: one file at a time"), 0) end
+    return import(opts, target)
+  elseif sub == "params" then
+    if not target then error(cli.usage("model params: missing ID or CONFIG.json"), 0) end
+    return params(opts, target)
+  elseif sub == nil then
+    error(cli.usage("model: missing subcommand (import | params)"), 0)
+  end
+  error(cli.usage(string.format("model: unknown subcommand '%s' (import | params)", sub)), 0)
+end
+
+return C

@@ -1,0 +1,594 @@
+-- gpuplan.hf: read a Hugging Face config.json into a catalog model entry.
+--
+--   local entry = gp.model_from_hf("path/to/config.json", { id = "my-model" })
+--   local entry = gp.model_from_hf(decoded_table, { id = "x", file = "name" })
+--   io.write(require("gpuplan.hf").to_lua(entry))
+--
+-- The entry has the fields of a `model {}` in catalog/FORMAT.md.  Facts a
+-- config does not state (gated MLP, q/k/v biases, norm kind) come from a
+-- per-model_type rule table, `M.rules`, that callers may extend.  Every
+-- default applied is listed in entry.notes; every refusal names the file
+-- and the JSON field.
+--
+-- Where things are in a config (transformers conventions):
+--   * multimodal configs nest the language model under text_config (LLaVA,
+--     newer Qwen2-VL files; InternVL: llm_config) and the tower under
+--     vision_config; older Qwen2-VL files keep the text fields at the top;
+--   * transformers writes a nested sub-config as a diff against that
+--     sub-config class's defaults (llava-hf's text_config omits hidden_size
+--     because LlamaConfig's default is 4096), so nested configs fall back to
+--     `M.defaults[model_type]`; a top-level config must state its fields;
+--   * expert counts are num_local_experts (Mixtral), num_experts (Qwen MoE)
+--     or n_routed_experts (DeepSeek); the width of one expert is
+--     moe_intermediate_size, or intermediate_size for Mixtral;
+--   * num_key_value_heads absent or null means MHA; head_dim absent means
+--     hidden_size / num_attention_heads.
+local cjson = require "cjson"
+
+local M = {}
+
+-- What config.json does not say, per model_type.
+--   gated:  SwiGLU/GeGLU MLP (gate, up, down)    norm: "rms" | "layer"
+--   qkv_bias: q/k/v biases (Qwen2 family)          linear_bias: every linear
+--   ffn_mult: intermediate width when the config has none (GPT-2, BLOOM: 4h)
+--   tied: tie_word_embeddings when the config omits it (the class default)
+M.rules = {
+  llama = { gated = true, norm = "rms", tied = false },
+  mistral = { gated = true, norm = "rms", tied = false },
+  mixtral = { gated = true, norm = "rms", tied = false },
+  qwen2 = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  qwen2_moe = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  qwen2_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  qwen2_vl_text = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  qwen2_5_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false },
+  qwen2_5_vl_text = { gated = true, norm = "rms", qkv_bias = true,
+                      tied = false },
+  qwen3 = { gated = true, norm = "rms", tied = false },
+  qwen3_moe = { gated = true, norm = "rms", tied = false },
+  deepseek_v2 = { gated = true, norm = "rms", tied = false },
+  deepseek_v3 = { gated = true, norm = "rms", tied = false },
+  gemma = { gated = true, norm = "rms", tied = true },
+  gemma2 = { gated = true, norm = "rms", tied = true },
+  phi3 = { gated = true, norm = "rms", tied = false },
+  gpt2 = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
+           ffn_mult = 4, tied = true },
+  bloom = { gated = false, norm = "layer", linear_bias = true,
+            qkv_bias = true, ffn_mult = 4, tied = true },
+  gpt_neox = { gated = false, norm = "layer", linear_bias = true,
+               qkv_bias = true, tied = false },
+}
+
+-- Class defaults of sub-configs (transformers configuration_*.py), used
+-- only for fields a nested config leaves out.
+M.defaults = {
+  llama = { hidden_size = 4096, intermediate_size = 11008,
+            num_hidden_layers = 32, num_attention_heads = 32,
+            vocab_size = 32000, max_position_embeddings = 2048,
+            hidden_act = "silu", tie_word_embeddings = false },
+  mistral = { hidden_size = 4096, intermediate_size = 14336,
+              num_hidden_layers = 32, num_attention_heads = 32,
+              num_key_value_heads = 8, vocab_size = 32000,
+              max_position_embeddings = 131072, hidden_act = "silu",
+              tie_word_embeddings = false },
+  clip_vision_model = { hidden_size = 768, intermediate_size = 3072,
+                        num_hidden_layers = 12, num_attention_heads = 12,
+                        image_size = 224, patch_size = 32 },
+}
+
+-- Default square image side for towers that read any resolution.
+M.default_image_size = 448
+
+local NULL = cjson.null
+
+local function fail(file, fmt, ...)
+  error(string.format("%s: " .. fmt, file, ...), 0)
+end
+
+local function read_json(path)
+  local f, err = io.open(path, "rb")
+  if not f then error(string.format("%s: cannot open (%s)", path, err), 0) end
+  local text = f:read("a")
+  f:close()
+  local ok, v = pcall(cjson.decode, text)
+  if not ok then
+    fail(path, "invalid JSON: %s", (tostring(v):gsub("^.-: ", "")))
+  end
+  return v
+end
+
+-- A reader over one JSON object.  get(keys) tries each key name in turn
+-- in `cfg`, then in `fallback` (the top level, for text fields), then in
+-- `defaults`; returns value, the field path it came from.
+local function reader(file, cfg, prefix, fallback, defaults, notes)
+  local r = {}
+  local function present(t, k)
+    local v = t and t[k]
+    if v == nil or v == NULL then return nil end
+    return v
+  end
+  function r.get(keys)
+    if type(keys) == "string" then keys = { keys } end
+    for _, k in ipairs(keys) do
+      local v = present(cfg, k)
+      if v ~= nil then return v, prefix .. k end
+    end
+    for _, k in ipairs(keys) do
+      local v = present(fallback, k)
+      if v ~= nil then return v, k end
+    end
+    if defaults then
+      for _, k in ipairs(keys) do
+        if defaults[k] ~= nil then
+          notes[#notes + 1] = string.format("%s%s absent: class default %s",
+            prefix, k, tostring(defaults[k]))
+          return defaults[k], prefix .. k
+        end
+      end
+    end
+    return nil, prefix .. keys[1]
+  end
+  -- Integer >= lo (default 1); nil when absent unless required.
+  function r.int(keys, required, lo)
+    lo = lo or 1
+    local v, path = r.get(keys)
+    if v == nil then
+      if required then
+        local names = type(keys) == "table" and keys or { keys }
+        local also = #names > 1 and
+          (" (also looked for " .. table.concat(names, ", ", 2) .. ")") or ""
+        fail(file, "missing field '%s'%s", path, also)
+      end
+      return nil
+    end
+    if type(v) ~= "number" or v ~= math.floor(v) or v ~= v then
+      fail(file, "%s must be an integer (got %s)", path,
+           type(v) == "string" and ("'" .. v .. "'") or tostring(v))
+    end
+    if v < lo then
+      fail(file, "%s must be %s (got %s)", path,
+           lo == 1 and "a positive integer" or ("an integer >= " .. lo),
+           tostring(math.tointeger(v) or v))
+    end
+    return math.tointeger(v), path
+  end
+  function r.bool(keys)
+    local v, path = r.get(keys)
+    if v == nil then return nil end
+    if type(v) ~= "boolean" then
+      fail(file, "%s must be true or false (got %s)", path, tostring(v))
+    end
+    return v, path
+  end
+  return r
+end
+
+local dtypes = {
+  bfloat16 = "bf16", float16 = "fp16", half = "fp16", float32 = "fp32",
+  float = "fp32", float8_e4m3fn = "fp8", float8_e5m2 = "fp8",
+}
+
+local function id_from(file, cfg)
+  local base
+  if file then
+    base = file:match("([^/]+)%.json$")
+    if base == "config" then base = file:match("([^/]+)/[^/]+$") end
+  end
+  if not base or base == "config" then
+    local n = cfg._name_or_path
+    base = type(n) == "string" and n:match("([^/]+)/*$") or nil
+  end
+  if not base then return nil end
+  return (base:lower():gsub("[^a-z0-9%.%-_/]", "-"))
+end
+
+-- The vision tower of a multimodal config, or nil.
+local function vision_of(file, cfg, text_hidden, notes, opts)
+  local vc = cfg.vision_config
+  if vc == nil or vc == NULL then return nil end
+  if type(vc) ~= "table" then fail(file, "vision_config must be an object") end
+  local vtype = type(vc.model_type) == "string" and vc.model_type or nil
+  local rd = reader(file, vc, "vision_config.", nil,
+                    vtype and M.defaults[vtype], notes)
+  local v = {}
+  local img = opts.image_size
+  if rd.get("embed_dim") ~= nil then
+    -- Qwen2-VL ViT: depth x (attention + MLP of mlp_ratio * embed_dim),
+    -- 2x2 patch merger, LayerNorm + MLP (4*embed -> 4*embed -> LLM width).
+    v.layers = rd.int("depth", true)
+    v.hidden = rd.int("embed_dim", true)
+    v.heads = rd.int("num_heads", true)
+    v.ffn_hidden = v.hidden * (rd.int("mlp_ratio") or 4)
+    v.ffn_gated = false
+    v.patch_size = rd.int("patch_size") or 14
+    v.merge = rd.int("spatial_merge_size") or 2
+    local out = rd.int("hidden_size") or text_hidden
+    local m2 = v.hidden * v.merge * v.merge
+    v.projector_params = m2 * m2 + m2 + m2 * out + out
+  elseif rd.get("out_hidden_size") ~= nil then
+    -- Qwen2.5-VL ViT: SwiGLU MLP of intermediate_size, same merger.
+    v.layers = rd.int("depth", true)
+    v.hidden = rd.int("hidden_size", true)
+    v.heads = rd.int("num_heads", true)
+    v.ffn_hidden = rd.int("intermediate_size", true)
+    v.ffn_gated = true
+    v.patch_size = rd.int("patch_size") or 14
+    v.merge = rd.int("spatial_merge_size") or 2
+    local out = rd.int("out_hidden_size", true)
+    local m2 = v.hidden * v.merge * v.merge
+    v.projector_params = m2 * m2 + m2 + m2 * out + out
+  elseif rd.get("num_hidden_layers") ~= nil or vtype then
+    -- CLIP / SigLIP ViT (LLaVA).  The LLaVA projector is two linears with
+    -- biases, vision hidden -> text hidden -> text hidden.
+    v.layers = rd.int("num_hidden_layers", true)
+    v.hidden = rd.int("hidden_size", true)
+    v.heads = rd.int("num_attention_heads", true)
+    v.ffn_hidden = rd.int("intermediate_size", true)
+    v.ffn_gated = false
+    v.patch_size = rd.int("patch_size", true)
+    img = img or rd.int("image_size", true)
+    v.merge = 1
+    local bias = cfg.multimodal_projector_bias ~= false and 1 or 0
+    v.projector_params = v.hidden * text_hidden + bias * text_hidden +
+      text_hidden * text_hidden + bias * text_hidden
+    local side = img // v.patch_size
+    v.tokens_per_image = side * side
+    if cfg.vision_feature_select_strategy == "full" then
+      v.tokens_per_image = v.tokens_per_image + 1   -- keeps CLS
+    end
+    local n = tonumber(cfg.image_seq_length)
+    if n and n > 0 then v.tokens_per_image = math.tointeger(n) end
+  else
+    fail(file, "vision_config has neither depth/embed_dim (Qwen2-VL), "
+      .. "out_hidden_size (Qwen2.5-VL) nor num_hidden_layers (CLIP)")
+  end
+  if v.hidden % v.heads ~= 0 then
+    fail(file, "vision_config: hidden size %d is not divisible by %d heads",
+         v.hidden, v.heads)
+  end
+  if not img then
+    img = M.default_image_size
+    notes[#notes + 1] = string.format("any-resolution tower: image_size %d "
+      .. "assumed (tokens = (H/%d)(W/%d))", img, v.patch_size * v.merge,
+      v.patch_size * v.merge)
+  end
+  v.image_size = img
+  if not v.tokens_per_image then
+    local side = img // (v.patch_size * v.merge)
+    v.tokens_per_image = side * side
+  end
+  local tp = rd.int("temporal_patch_size")
+  if tp and tp > 1 then
+    notes[#notes + 1] = string.format("vision temporal_patch_size %d (patch "
+      .. "conv has %dx the weights; not a catalog field yet)", tp, tp)
+  end
+  return v
+end
+
+-- Build a catalog model entry from a decoded config (see the header).
+local function convert(cfg, file, opts)
+  if type(cfg) ~= "table" or cfg[1] ~= nil then
+    fail(file, "top level is not a JSON object")
+  end
+  local notes = {}
+  local nested = cfg.text_config or cfg.llm_config
+  if nested == NULL then nested = nil end
+  if nested ~= nil and type(nested) ~= "table" then
+    fail(file, "text_config must be an object")
+  end
+  local prefix = nested and (cfg.text_config and "text_config." or
+                             "llm_config.") or ""
+  local mtype = (nested and type(nested.model_type) == "string" and
+                 nested.model_type) or cfg.model_type
+  if mtype ~= nil and type(mtype) ~= "string" then
+    fail(file, "model_type must be a string")
+  end
+  local rd = reader(file, nested or cfg, prefix, nested and cfg or nil,
+                    nested and mtype and M.defaults[mtype] or nil, notes)
+
+  local rule = M.rules[mtype] or M.rules[cfg.model_type]
+  if not rule then
+    local act = rd.get({ "hidden_act", "activation_function" })
+    if type(act) ~= "string" then
+      fail(file, "unknown model_type '%s' and no hidden_act: cannot tell a "
+        .. "gated MLP from a plain one (add a rule to gpuplan.hf.rules)",
+        tostring(mtype))
+    end
+    local gated = act == "silu" or act == "swiglu" or act:match("glu$") ~= nil
+    rule = { gated = gated,
+             norm = rd.get("rms_norm_eps") ~= nil and "rms" or "layer" }
+    notes[#notes + 1] = string.format("model_type '%s' has no rule: %s MLP "
+      .. "from hidden_act '%s', %s norm", tostring(mtype),
+      gated and "gated" or "plain", act, rule.norm)
+  end
+
+  local e = {}
+  e.id = opts.id or id_from(file ~= "config" and file or nil, cfg)
+  if not e.id then fail(file, "no id: pass opts.id (--id ID)") end
+  if not e.id:match("^[a-z0-9][a-z0-9%.%-_/]*$") then
+    fail(file, "id '%s' must be lower-case letters, digits, '.', '-', '_' "
+      .. "or '/'", e.id)
+  end
+  local nm = opts.name or cfg._name_or_path
+  e.name = type(nm) == "string" and nm ~= "" and nm or e.id
+  e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
+
+  e.layers = rd.int({ "num_hidden_layers", "n_layer", "num_layers" }, true)
+  e.hidden = rd.int({ "hidden_size", "n_embd", "d_model" }, true)
+  local heads_path
+  e.heads, heads_path = rd.int({ "num_attention_heads", "n_head" }, true)
+  local kv, kv_path = rd.int({ "num_key_value_heads", "n_head_kv" })
+  if kv == nil then
+    kv = e.heads
+    notes[#notes + 1] = "num_key_value_heads absent: MHA (kv_heads = heads)"
+  elseif e.heads % kv ~= 0 then
+    fail(file, "%s %d does not divide %s %d", kv_path, kv, heads_path,
+         e.heads)
+  end
+  e.kv_heads = kv
+
+  -- MLA (DeepSeek-V2/V3) replaces per-head K/V by a latent.
+  local kv_lora = rd.int("kv_lora_rank")
+  if kv_lora then
+    e.mla = {
+      q_lora_rank = rd.int("q_lora_rank", false, 0) or 0,
+      kv_lora_rank = kv_lora,
+      qk_nope_head_dim = rd.int("qk_nope_head_dim", true),
+      qk_rope_head_dim = rd.int("qk_rope_head_dim", true),
+      v_head_dim = rd.int("v_head_dim", true),
+    }
+    if e.mla.q_lora_rank == 0 then
+      notes[#notes + 1] = "q_lora_rank absent: queries projected directly"
+    end
+  end
+
+  local hd = rd.int("head_dim")
+  if hd == nil then
+    if e.hidden % e.heads ~= 0 then
+      if e.mla then
+        hd = e.mla.v_head_dim
+      else
+        fail(file, "%shidden_size %d is not divisible by %s %d and head_dim "
+          .. "is missing", prefix, e.hidden, heads_path, e.heads)
+      end
+    else
+      hd = e.hidden // e.heads
+    end
+  end
+  e.head_dim = hd
+
+  -- Experts: three names for one number.
+  local experts, experts_path
+  for _, k in ipairs({ "num_local_experts", "num_experts", "n_routed_experts" }) do
+    local v, p = rd.int(k, false, 0)
+    if v and v > 0 then
+      if experts and experts ~= v then
+        fail(file, "%s (%d) and %s (%d) disagree", experts_path, experts, p, v)
+      end
+      experts, experts_path = v, p
+    end
+  end
+
+  local ffn, ffn_path = rd.int({ "intermediate_size", "n_inner",
+                                 "ffn_hidden_size", "ffn_dim" })
+  if ffn == nil and rule.ffn_mult then
+    ffn = rule.ffn_mult * e.hidden
+    notes[#notes + 1] = string.format("no intermediate size: %d x hidden",
+                                      rule.ffn_mult)
+  end
+  if ffn == nil and not experts then
+    fail(file, "missing field '%s'", ffn_path)
+  end
+  e.ffn_hidden = ffn or 0
+  e.ffn_gated = rule.gated and true or false
+
+  if experts then
+    local top_k, tk_path = rd.int({ "num_experts_per_tok", "moe_topk",
+                                    "num_selected_experts" }, true)
+    if top_k > experts then
+      fail(file, "%s %d exceeds the expert count %d (%s)", tk_path, top_k,
+           experts, experts_path)
+    end
+    local width = rd.int("moe_intermediate_size")
+    if not width then
+      if not ffn then fail(file, "missing field 'moe_intermediate_size'") end
+      width = ffn
+      notes[#notes + 1] = "expert width = intermediate_size (Mixtral style)"
+    end
+    local shared = rd.int("n_shared_experts", false, 0) or 0
+    local sw = rd.int("shared_expert_intermediate_size", false, 0)
+    if sw and sw > 0 then
+      -- Qwen2-MoE: one wide shared expert = sw/width experts of the routed
+      -- width (same parameters and FLOPs: 3 h sw = (sw/width) 3 h width).
+      if sw % width ~= 0 then
+        fail(file, "shared_expert_intermediate_size %d is not a multiple of "
+          .. "the expert width %d", sw, width)
+      end
+      shared = shared + sw // width
+      notes[#notes + 1] = string.format("shared expert of width %d counted "
+        .. "as %d experts of width %d", sw, sw // width, width)
+    end
+    local dense = rd.int("first_k_dense_replace", false, 0) or 0
+    local freq = rd.int({ "moe_layer_freq", "decoder_sparse_step" })
+    if freq and freq ~= 1 then
+      fail(file, "MoE every %d layers (moe_layer_freq/decoder_sparse_step) "
+        .. "is not supported: only the first N layers may be dense", freq)
+    end
+    local only = rd.get("mlp_only_layers")
+    if type(only) == "table" and #only > 0 then
+      local set = {}
+      for _, l in ipairs(only) do set[l] = true end
+      for i = 0, #only - 1 do
+        if not set[i] then
+          fail(file, "mlp_only_layers is not a prefix 0..%d: interleaved "
+            .. "dense layers are not supported", #only - 1)
+        end
+      end
+      dense = math.max(dense, #only)
+    end
+    if dense >= e.layers then
+      fail(file, "%d dense layers leave no MoE layer of %d", dense, e.layers)
+    end
+    if dense > 0 and not ffn then
+      fail(file, "missing field 'intermediate_size' (width of the %d dense "
+        .. "layers)", dense)
+    end
+    e.moe = { experts = experts, top_k = top_k, shared_experts = shared,
+              ffn_hidden = width, dense_layers = dense }
+  end
+
+  e.vocab = rd.int({ "vocab_size", "padded_vocab_size" }, true)
+  local tied = rd.bool("tie_word_embeddings")
+  if tied == nil then
+    tied = rule.tied
+    if tied == nil then
+      tied = true   -- PretrainedConfig's default
+    end
+    notes[#notes + 1] = string.format("tie_word_embeddings absent: %s "
+      .. "(class default)", tostring(tied))
+  end
+  e.tied_embeddings = tied
+  local ab = rd.bool({ "attention_bias", "qkv_bias" })
+  e.qkv_bias = ab
+  if e.qkv_bias == nil then e.qkv_bias = rule.qkv_bias and true or false end
+  local mb = rd.bool("mlp_bias")
+  if rule.linear_bias or (ab and mb) then e.linear_bias = true end
+  e.norm = rule.norm or "rms"
+  e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
+                       "seq_length" })
+
+  -- Weight dtype as saved.
+  local dt, dt_path = rd.get({ "dtype", "torch_dtype" })
+  if dt ~= nil then
+    local d = type(dt) == "string" and dtypes[dt:gsub("^torch%.", "")]
+    if not d then
+      fail(file, "%s '%s' is not one of bfloat16, float16, float32, "
+        .. "float8_e4m3fn", dt_path, tostring(dt))
+    end
+    e.dtype = d
+  end
+  local q = cfg.quantization_config
+  if type(q) == "table" and q.quant_method == "fp8" then
+    e.dtype = "fp8"
+    notes[#notes + 1] = "quantization_config fp8: weights stored in fp8"
+  end
+
+  -- Sliding-window attention.
+  local win = rd.int("sliding_window", false, 0)
+  local use = rd.bool("use_sliding_window")
+  local types = rd.get("layer_types")
+  if type(types) == "table" and #types > 0 then
+    local n = 0
+    for _, ty in ipairs(types) do
+      if ty == "sliding_attention" then n = n + 1 end
+    end
+    if n > 0 then
+      if not win or win == 0 then
+        fail(file, "layer_types has sliding layers but sliding_window is "
+          .. "missing")
+      end
+      e.sliding_window = { size = win, layers = n }
+    end
+  elseif win and win > 0 and use ~= false then
+    -- Qwen2: layers from max_window_layers on slide; Mistral: all layers.
+    local n = e.layers
+    if use == true then
+      n = e.layers - (rd.int("max_window_layers", false, 0) or 0)
+    end
+    if n > 0 and not (e.max_seq and win >= e.max_seq) then
+      e.sliding_window = { size = win, layers = n }
+    end
+  end
+
+  e.vision = vision_of(file, cfg, e.hidden, notes, opts)
+
+  -- The published total is not in a config: record the engine's count
+  -- and say so.
+  local okc, core = pcall(require, "gpuplan.core")
+  if okc then
+    local ok, p = pcall(core.model_params, e)
+    if not ok then fail(file, "%s", tostring(p)) end
+    e.params_b = p.total / 1e9
+    if e.moe then e.active_params_b = p.active / 1e9 end
+  end
+  e.source = string.format("imported from %s", file)
+  e._defaults = notes   -- the defaults applied, one string each
+  e.notes = table.concat({ "params_b is gpuplan's count at import (replace "
+    .. "it with the published total)", table.unpack(notes) }, "; ")
+  return e
+end
+
+-- model_from_hf(path_or_table [, opts]) -> catalog model entry.
+-- opts: id, name, file (name used in messages for a table), image_size.
+function M.model_from_hf(src, opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    error("model_from_hf: opts must be a table", 2)
+  end
+  local cfg, file
+  if type(src) == "string" then
+    file = src
+    cfg = read_json(src)
+  elseif type(src) == "table" then
+    file = opts.file or "config"
+    cfg = src
+  else
+    error("model_from_hf: expected a config.json path or a table, got "
+      .. type(src), 2)
+  end
+  return convert(cfg, file, opts)
+end
+
+-- Catalog text of an entry, keys in a fixed order.
+local order = {
+  top = { "id", "name", "family", "layers", "hidden", "heads", "kv_heads",
+          "head_dim", "ffn_hidden", "ffn_gated", "vocab", "tied_embeddings",
+          "qkv_bias", "linear_bias", "norm", "max_seq", "dtype", "moe", "mla",
+          "sliding_window", "vision", "params_b", "active_params_b",
+          "source", "notes" },
+  moe = { "experts", "top_k", "shared_experts", "ffn_hidden",
+          "dense_layers", "dense_ffn_hidden" },
+  mla = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+          "qk_rope_head_dim", "v_head_dim" },
+  sliding_window = { "size", "layers" },
+  vision = { "layers", "hidden", "heads", "ffn_hidden", "ffn_gated",
+             "image_size", "patch_size", "merge", "tokens_per_image",
+             "projector_params", "params" },
+}
+
+local function lit(v)
+  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "number" then
+    local i = math.tointeger(v)
+    if i then return tostring(i) end
+    return string.format("%.6g", v)
+  end
+  return tostring(v)
+end
+
+function M.to_lua(e)
+  local out = { "model {" }
+  for _, k in ipairs(order.top) do
+    local v = e[k]
+    if v ~= nil then
+      if type(v) == "table" then
+        local parts = {}
+        for _, sk in ipairs(order[k]) do
+          if v[sk] ~= nil then
+            parts[#parts + 1] = sk .. " = " .. lit(v[sk])
+          end
+        end
+        out[#out + 1] = string.format("  %s = { %s },", k,
+                                      table.concat(parts, ", "))
+      elseif k == "params_b" or k == "active_params_b" then
+        out[#out + 1] = string.format("  %s = %s,", k,
+                                      (string.format("%.4f", v):gsub("%.?0+$", "")))
+      else
+        out[#out + 1] = string.format("  %s = %s,", k, lit(v))
+      end
+    end
+  end
+  out[#out + 1] = "}"
+  return table.concat(out, "\n") .. "\n"
+end
+
+return M
