@@ -683,7 +683,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		lin -= p->experts * frac / y->tp * (1.0 - 1.0 / y->ep);
 		nonlin = mine - lin;
 		o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
-			nonlin * (wb < 2 ? wb : 2.0);
+			nonlin * (frozen_bits >= 16 ? frozen_bits / 8.0 : 2.0);
 		if (zero == 3)
 			o->bytes[GP_MEM_WEIGHTS] /= y->shard;
 		/* Adapter: its weights, grads, master and states by the

@@ -1,0 +1,117 @@
+-- gpuplan fit MODEL --gpu ID [...]: the per-GPU memory breakdown and verdict.
+local memory = require "gpuplan.memory"
+local report = require "gpuplan.report"
+local units = require "gpuplan.units"
+local cli = require "gpuplan.cli"
+
+local C = {
+  summary = "does it fit? per-GPU memory breakdown for training, LoRA/QLoRA, RL and inference",
+  usage = [[
+usage: gpuplan fit MODEL --gpu ID [options]
+
+  --gpus N          GPUs in the job (default 1); dp = gpus / (tp*pp*cp)
+  --method M        pretrain|full|lora|qlora|grpo|ppo|infer (default full)
+  --tp N --pp N --cp N --ep N   model parallel sizes (default 1)
+  --zero N          ZeRO stage 0-3 over data parallel (--fsdp = 3)
+  --seq N           tokens per sequence (training; default 2048)
+  --batch N         micro-batch (training) or concurrent sequences (infer)
+  --recompute R     none|selective|full (default none)
+  --precision P     bf16|fp16|fp8|fp32 (default bf16); --recipe overrides
+                    (mixed-16|megatron-18|fp32|bf16|fp8)
+  --optimizer O     adamw|adam8bit|sgd (default adamw)
+  --lora-rank N     LoRA rank (default 8), --lora-targets q,v,...
+  --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|fp4 or
+                    bits per weight (GGUF-style, e.g. 4.85)
+  --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
+  --ctx N           context per sequence (infer; default the model's max)
+  --offload X       training: optimizer|params+optimizer; infer: layers
+  --margin F        safety margin, fraction of capacity (default 0.1)
+  --format F        text|markdown|csv|json
+
+  Prints each component in GiB and GB, the total, the usable budget and the
+  verdict "fits: yes/no (short by X GiB; largest term Y)".]],
+  options = {
+    gpu = "string", gpus = "int", method = "string", tp = "int", pp = "int",
+    cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
+    batch = "int", recompute = "string", precision = "string",
+    recipe = "string", optimizer = "string", lora_rank = "int",
+    lora_targets = "string", weights = "string", kv = "string", ctx = "int",
+    offload = "string", margin = "number", sp = "flag", format = "format",
+  },
+}
+
+local function row(name, bytes, note)
+  return { component = name, gib = bytes / units.GiB, gb = bytes / units.GB,
+           bytes = bytes, note = note or "" }
+end
+
+function C.run(opts, args)
+  if #args ~= 1 then error(cli.usage("fit: expected one MODEL id"), 0) end
+  if not opts.gpu then error(cli.usage("fit: --gpu ID is required"), 0) end
+  if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
+    error(cli.usage("fit: --margin must be in [0, 1)"), 0)
+  end
+  local o = {
+    model = args[1], gpu = opts.gpu, gpus = opts.gpus, method = opts.method,
+    tp = opts.tp, pp = opts.pp, cp = opts.cp, ep = opts.ep, zero = opts.zero,
+    fsdp = opts.fsdp or nil, sp = opts.sp or nil, seq = opts.seq,
+    batch = opts.batch, recompute = opts.recompute, precision = opts.precision,
+    recipe = opts.recipe, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
+    lora_targets = opts.lora_targets, weights = opts.weights, kv = opts.kv,
+    ctx = opts.ctx, margin = opts.margin,
+  }
+  if opts.offload then
+    if opts.method == "infer" then o.offload = opts.offload == "layers"
+    else o.offload = opts.offload end
+  end
+  local ok, r = pcall(memory.memory, o)
+  if not ok then error((tostring(r):gsub("^[^:]*:%d+: ", "")), 0) end
+
+  local rows = {}
+  for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes) end
+  rows[#rows + 1] = row("total", r.total)
+  rows[#rows + 1] = row("capacity", r.capacity)
+  rows[#rows + 1] = row("budget", r.budget,
+    string.format("capacity - %.0f%% margin", 100 * r.margin / r.capacity))
+  local format = opts.format or "text"
+  if format == "json" then
+    local out = {
+      model = r.model, gpu = r.gpu, gpus = r.gpus, method = r.method,
+      recipe = r.recipe or report.null, dp = r.dp or report.null,
+      fits = r.fits, total = r.total, allocated = r.allocated,
+      capacity = r.capacity, budget = r.budget, usable = r.usable,
+      short_by = r.short_by, largest = r.largest, stage = r.stage,
+      max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
+      cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
+    }
+    io.write(report.json(out), "\n")
+    return 0
+  end
+  local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
+    r.method, r.dp and string.format(" (dp %d)", r.dp) or "")
+  report.print(rows, { format = format, title = title, columns = {
+    { key = "component", label = "component" },
+    { key = "gib", label = "GiB", fmt = "%.2f" },
+    { key = "gb", label = "GB", fmt = "%.2f" },
+    { key = "note", label = "note" },
+  } })
+  if format == "text" or format == "markdown" then
+    if r.method == "infer" then
+      io.write(string.format("max concurrent sequences at this context: %d; " ..
+        "max context at this concurrency: %d tokens\n", r.max_seqs, r.max_ctx))
+      if r.cpu_layers > 0 then
+        io.write(string.format("layers offloaded to the CPU: %d (%.1f GiB host)\n",
+          r.cpu_layers, r.cpu_bytes / units.GiB))
+      end
+    elseif r.cpu_bytes > 0 then
+      io.write(string.format("offloaded to host memory: %.1f GiB\n", r.cpu_bytes / units.GiB))
+    end
+    if #r.defaults > 0 then
+      io.write("defaults: ", table.concat(r.defaults, ", "), "\n")
+    end
+    io.write(memory.verdict(r), "\n")
+  end
+  return 0
+end
+
+return C

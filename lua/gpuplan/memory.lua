@@ -1,0 +1,254 @@
+-- gpuplan.memory: "does it fit?" -- the per-GPU memory breakdown.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.memory{ model = "llama2-7b", gpu = "h100-sxm", gpus = 8,
+--                        method = "full", zero = 3, seq = 4096, batch = 1 }
+--   print(r.fits, r.total / gp.GiB, r.largest)
+--   for _, c in ipairs(r.components) do print(c.name, c.bytes) end
+--
+-- The arithmetic is engine/memory.c (core.memory); this module turns
+-- names (models, GPUs, methods, dtypes) into the engine's numbers and
+-- records every default it chose in r.defaults.
+
+local units = require "gpuplan.units"
+
+local M = {}
+
+-- Training precision -> recipe (memory.h has the bytes and the sources).
+-- Pre-training defaults to Megatron's bf16 + fp32 main grads (18 B/param);
+-- fine-tuning to the classic mixed-precision 16 B/param of the ZeRO paper
+-- (DeepSpeed / HF Trainer bf16/fp16 with fp32 master and Adam states).
+local RECIPE = {
+  pretrain = { bf16 = "megatron-18", fp16 = "megatron-18", fp8 = "fp8", fp32 = "fp32",
+               tf32 = "fp32" },
+  full = { bf16 = "mixed-16", fp16 = "mixed-16", fp8 = "fp8", fp32 = "fp32",
+           tf32 = "fp32" },
+}
+
+-- Weight storage formats: bits per weight plus group overhead (memory.h).
+M.weight_formats = {
+  fp32 = { bits = 32 }, bf16 = { bits = 16 }, fp16 = { bits = 16 },
+  fp8 = { bits = 8 }, int8 = { bits = 8 },
+  -- NF4 + double quantisation: 4 + (8 + 32/256)/64 = 4.127 bits
+  -- (Dettmers et al. 2023, QLoRA, sec. 3 "Double Quantization").
+  nf4 = { bits = 4, group = 64, group_bits = 8 + 32 / 256 },
+  -- GPTQ / AWQ int4, group 128, fp16 scale + 4-bit zero point per group
+  -- (Frantar et al. 2023; Lin et al. 2024; AutoGPTQ/AutoAWQ packing).
+  int4 = { bits = 4, group = 128, group_bits = 16 + 4 },
+  gptq = { bits = 4, group = 128, group_bits = 16 + 4 },
+  awq = { bits = 4, group = 128, group_bits = 16 + 4 },
+  -- NVFP4: an fp8 (E4M3) scale per 16 elements (NVIDIA Blackwell NVFP4).
+  fp4 = { bits = 4, group = 16, group_bits = 8 },
+}
+
+-- Bytes per cached K/V element.
+M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, int4 = 0.5 }
+
+local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+
+-- A weight format from a name, a bits-per-weight number (GGUF-style
+-- "4.85") or a {bits=, group=, group_bits=} table.
+function M.weight_format(w)
+  if type(w) == "table" then return w end
+  if type(w) == "number" or (type(w) == "string" and tonumber(w)) then
+    local b = tonumber(w)
+    if b <= 0 or b > 32 then fail("weights: %s bits per weight is out of (0, 32]", w) end
+    return { bits = b }
+  end
+  local f = M.weight_formats[w]
+  if not f then
+    local names = {}
+    for k in pairs(M.weight_formats) do names[#names + 1] = k end
+    table.sort(names)
+    fail("unknown weight format '%s' (expected %s or bits per weight)", tostring(w),
+      table.concat(names, "|"))
+  end
+  return f
+end
+
+local function kv_elem(k)
+  if k == nil then return 2 end
+  local b = M.kv_bytes[k] or tonumber(k)
+  if not b then fail("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|int4|fp32)", tostring(k)) end
+  return b
+end
+
+local function get(cat_kind, v, cat)
+  if type(v) == "table" then return v end
+  if type(v) ~= "string" then fail("%s must be an id or a table", cat_kind) end
+  cat = cat or require("gpuplan").catalog()
+  return cat:get(cat_kind .. "s", v)
+end
+
+local function posint(name, v, def)
+  if v == nil then return def end
+  if math.type(v) ~= "integer" and not (type(v) == "number" and v == math.floor(v)) then
+    fail("%s must be a positive integer (got %s)", name, tostring(v))
+  end
+  if v < 1 then fail("%s must be a positive integer (got %s)", name, tostring(v)) end
+  return math.tointeger(v)
+end
+
+-- Capacity of a GPU entry in bytes: what the framework sees when the
+-- catalog says (usable_memory, torch's total_memory), else the marketed
+-- size.
+function M.capacity(gpu)
+  local c = gpu.usable_memory or gpu.memory
+  if type(c) == "string" then c = units.parse(c, "bytes") end
+  if type(c) ~= "number" or c <= 0 then
+    fail("gpu '%s' has no memory size", tostring(gpu.id))
+  end
+  return c
+end
+
+local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
+  grpo = true, ppo = true, infer = true }
+
+-- M.memory{...} -> breakdown (see the header comment).  Options:
+--   model, gpu (ids or tables), gpus, method, precision (bf16), recipe,
+--   optimizer (adamw|adam8bit|sgd), tp, pp, cp, ep, vpp, zero, fsdp, sp,
+--   seq, batch (micro-batch), microbatches, schedule, recompute, flash,
+--   dropout, offload (none|optimizer|params+optimizer), lora_rank,
+--   lora_targets ("q,v"), weights (format), kv (dtype), concurrency, ctx,
+--   block, prompts, group, prompt_len, response_len, colocated, ppo
+--   reward_model, margin, capacity (bytes, overrides the GPU's), cat.
+function M.memory(o)
+  if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
+  local defaults = {}
+  local function dflt(name, v)
+    defaults[#defaults + 1] = name .. "=" .. tostring(v)
+    return v
+  end
+  local model = get("model", o.model or fail("memory: model is required"), o.cat)
+  local capacity = o.capacity
+  local gpu
+  if capacity == nil then
+    gpu = get("gpu", o.gpu or fail("memory: gpu (or capacity) is required"), o.cat)
+    capacity = M.capacity(gpu)
+  elseif type(capacity) == "string" then
+    capacity = units.parse(capacity, "bytes")
+  end
+  local method = o.method or dflt("method", "full")
+  if not METHODS[method] then
+    fail("unknown method '%s' (expected pretrain|full|lora|qlora|grpo|ppo|infer)", tostring(method))
+  end
+  local gpus = posint("gpus", o.gpus, 1)
+  local tp = posint("tp", o.tp, 1)
+  local pp = posint("pp", o.pp, 1)
+  local cp = posint("cp", o.cp, 1)
+  local ep = posint("ep", o.ep, 1)
+  local cfg = {
+    capacity = capacity, gpus = gpus, margin = o.margin, tp = tp, pp = pp,
+  }
+  if method == "infer" then
+    if gpus % (tp * pp) ~= 0 then
+      fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
+    end
+    cfg.kind = "infer"
+    cfg.weights = M.weight_format(o.weights or dflt("weights", "bf16"))
+    cfg.kv_bytes = kv_elem(o.kv)
+    if o.kv == nil then dflt("kv", "bf16") end
+    cfg.seqs = o.concurrency or o.batch or dflt("concurrency", 1)
+    cfg.ctx = o.ctx or o.seq or dflt("ctx", model.max_seq or 4096)
+    cfg.block = o.block
+    cfg.chunk_tokens = o.chunk_tokens
+    cfg.offload = o.offload == true or o.offload == "layers"
+  else
+    if gpus % (tp * pp * cp) ~= 0 then
+      fail("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
+    end
+    cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
+    cfg.dp = gpus // (tp * pp * cp)
+    cfg.cp, cfg.ep, cfg.vpp = cp, ep, o.vpp
+    cfg.zero = o.zero or (o.fsdp and 3) or dflt("zero", 0)
+    if o.fsdp and o.zero and o.zero ~= 3 then fail("fsdp (full shard) is zero 3, not %s", o.zero) end
+    cfg.sp = o.sp
+    cfg.seq = o.seq or dflt("seq", 2048)
+    cfg.micro_batch = o.batch or o.micro_batch or dflt("batch", 1)
+    cfg.microbatches = o.microbatches
+    cfg.schedule = o.schedule
+    cfg.recompute = o.recompute or dflt("recompute", "none")
+    cfg.flash = o.flash
+    if o.flash == nil then dflt("flash", true) end
+    cfg.dropout = o.dropout
+    -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
+    -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
+    -- Korthikanti et al. 2022 sec. 4.3).  Fine-tuning stacks (HF
+    -- transformers, PEFT, LitGPT, torchtune) run eager modules: F.silu
+    -- saves its input and the product saves silu(gate) and up, and the
+    -- loss keeps the bf16 lm_head output (2 B) plus the fp32 log-softmax
+    -- that cross_entropy saves after the upcast (4 B): 6 B per logit.
+    local stack = o.stack or dflt("stack", method == "pretrain" and "megatron" or "hf")
+    if stack ~= "megatron" and stack ~= "hf" then
+      fail("unknown stack '%s' (expected megatron|hf)", tostring(stack))
+    end
+    cfg.eager_swiglu = o.eager_swiglu
+    if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
+    cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
+    cfg.act_bytes = o.act_bytes
+    cfg.capacity_factor = o.capacity_factor
+    cfg.offload = o.offload
+    cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
+    local precision = o.precision or dflt("precision", "bf16")
+    local lora = method == "lora" or method == "qlora" or (o.lora_rank or 0) > 0
+    if o.recipe then
+      cfg.recipe = o.recipe
+    elseif lora then
+      -- Adapters train in the compute dtype with fp32 states.
+      cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
+    else
+      local r = (RECIPE[method] or RECIPE.full)[precision]
+      if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
+      cfg.recipe = dflt("recipe", r)
+    end
+    if lora then
+      cfg.lora_rank = o.lora_rank or dflt("lora_rank", 8)
+      cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
+      if method == "qlora" then
+        cfg.base = M.weight_format(o.weights or dflt("weights", "nf4"))
+      else
+        cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
+      end
+    end
+    if cfg.kind == "rl" then
+      cfg.ppo = method == "ppo"
+      cfg.reward_model = o.reward_model or false
+      cfg.ref_model = o.ref_model ~= false
+      cfg.prompts = o.prompts or dflt("prompts", 8 * cfg.dp)
+      cfg.group = o.group or dflt("group", 8)
+      cfg.prompt_len = o.prompt_len or dflt("prompt_len", 512)
+      cfg.response_len = o.response_len or dflt("response_len", 1024)
+      cfg.kv_bytes = kv_elem(o.kv)
+      cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
+      cfg.rollout_tp = o.rollout_tp
+      cfg.colocated = o.colocated ~= false
+    end
+  end
+  local core = require "gpuplan.core"
+  local r = core.memory(model, cfg)
+  r.model = model.id or model.name
+  r.gpu = gpu and gpu.id or nil
+  r.gpus = gpus
+  r.method = method
+  r.recipe = cfg.recipe
+  r.dp = cfg.dp
+  r.defaults = defaults
+  return r
+end
+
+-- One-line verdict: "fits: yes (headroom 3.2 GiB)" or
+-- "fits: no (short by 27.9 GiB; largest term optimizer 50.2 GiB)".
+function M.verdict(r)
+  local big
+  for _, c in ipairs(r.components) do
+    if c.name == r.largest then big = c.bytes end
+  end
+  local largest = string.format("largest term %s %.1f GiB", r.largest,
+    (big or 0) / units.GiB)
+  if r.fits then
+    return string.format("fits: yes (headroom %.1f GiB; %s)", -r.short_by / units.GiB, largest)
+  end
+  return string.format("fits: no (short by %.1f GiB; %s)", r.short_by / units.GiB, largest)
+end
+
+return M

@@ -1,0 +1,82 @@
+-- Predict a `memory` validation case (../shared/validation/SCHEMA.md):
+-- peak allocated bytes per GPU, as torch.cuda.max_memory_allocated reports
+-- it -- the tensor components of the breakdown (r.allocated), without the
+-- CUDA context, library workspaces or allocator cache, which that counter
+-- does not see.
+--
+-- Everything not stated by the case is a documented default of
+-- gpuplan.memory and is listed in `defaults`.
+
+local memory = require "gpuplan.memory"
+local units = require "gpuplan.units"
+local null = require("cjson").null
+
+-- JSON null (cjson.null) and absent both mean "not stated".
+local function v(x) if x == null then return nil end return x end
+
+-- A catalog-shaped model table from the case's own shape.
+local function model_of(cm)
+  for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
+    if type(v(cm[k])) ~= "number" then
+      return nil, "model." .. k .. " not given (architecture unknown)"
+    end
+  end
+  local m = {
+    id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
+    kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
+    ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
+    tied_embeddings = cm.tied_embeddings == true,
+    -- Gated (SwiGLU) models of the cases use RMSNorm (Llama), the GeLU
+    -- ones LayerNorm (GPT, BLOOM); a 2h-per-layer difference.
+    norm = cm.ffn_gated and "rms" or "layer",
+  }
+  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
+  return m
+end
+
+
+return function(case, cat)
+  local model, why = model_of(case.model or {})
+  if not model then return nil, why end
+  local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
+  local defaults = {}
+  local o = {
+    model = model, gpus = v(hw.gpus) or 1, method = v(wl.method) or "full",
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep),
+    vpp = v(par.vpp), zero = v(par.zero), sp = v(par.sp) or nil,
+    batch = v(par.micro_batch) or v(wl.batch), seq = v(wl.seq_len),
+    recompute = v(par.recompute), precision = v(wl.precision),
+    optimizer = v(wl.optimizer), weights = v(wl.weight_dtype), kv = v(wl.kv_dtype),
+    offload = v(par.offload), cat = cat,
+  }
+  if v(par.fsdp) then o.fsdp = true end
+  if o.vpp then o.schedule = "interleaved" end
+  local lora = v(wl.lora)
+  if type(lora) == "table" then
+    o.lora_rank = v(lora.rank)
+    if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+  end
+  if o.method == "infer" then
+    o.concurrency = v(wl.concurrency) or o.batch
+    o.ctx = o.seq
+    if v(wl.input_len) and v(wl.output_len) then o.ctx = wl.input_len + wl.output_len end
+    o.batch, o.seq = nil, nil
+  end
+  local ok, g = pcall(cat.get, cat, "gpus", hw.gpu)
+  if ok then o.gpu = g else
+    o.capacity = 80e9
+    defaults[#defaults + 1] = "capacity=80GB (gpu not in catalog)"
+  end
+  local r = memory.memory(o)
+  for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  local unit = case.measured.metric == "peak_memory_gib" and units.GiB or units.GB
+  if case.measured.metric ~= "peak_memory_gib" and case.measured.metric ~= "peak_memory_gb" then
+    return nil, "metric " .. tostring(case.measured.metric) .. " is not a memory peak"
+  end
+  local parts = {}
+  for _, c in ipairs(r.components) do
+    if c.tensor then parts[#parts + 1] = string.format("%s %.1f", c.name, c.bytes / unit) end
+  end
+  return { value = r.allocated / unit, defaults = defaults,
+           detail = table.concat(parts, ", ") }
+end
