@@ -1,0 +1,50 @@
+# gpuplan fit: breakdown, verdict line, formats and errors.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+is($c, 0, 'fit exits 0 when it does not fit (a result, not an error)');
+like($o, qr/^component\s+GiB\s+GB\s+note$/m, 'columns labelled GiB and GB');
+# mixed-16 AdamW: 6,738,415,616 params * 8 B (Adam m + v) = 53.91 GB.
+like($o, qr/^optimizer\s+50\.21\s+53\.91\s*$/m, 'optimizer 8 B/param = 53.91 GB');
+like($o, qr/^fits: no \(short by \d+\.\d GiB; largest term optimizer 50\.2 GiB\)$/m,
+     'verdict line');
+like($o, qr/^defaults: .*recipe=mixed-16/m, 'defaults are listed');
+
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--zero', '3', '--recompute', 'full');
+is($c, 0, 'ZeRO-3 over 8 exits 0');
+# 13,476,831,232 B weights / 8 = 1,684,603,904 B = 1.57 GiB, 1.68 GB.
+like($o, qr/^weights\s+1\.57\s+1\.68\s*$/m, 'ZeRO-3 shards weights 8 ways');
+like($o, qr/^fits: yes/m, 'ZeRO-3 + full recompute fits');
+
+($c, $o, $e) = run_gp('fit', 'llama2-70b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--tp', '8', '--method', 'infer', '--ctx', '4096',
+                      '--batch', '1', '--format', 'json');
+is($c, 0, 'json exits 0');
+like($o, qr/"method":"infer"/, 'json names the method');
+# 1.25 GiB per 4096-token sequence over 8 TP shards = 167,772,160 B.
+like($o, qr/"bytes":167772160,"name":"kv_cache"/, 'json KV bytes per GPU');
+
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer',
+                      '--format', 'csv');
+is($c, 0, 'csv exits 0');
+like($o, qr/^component,GiB,GB,note$/m, 'csv header');
+
+($c, $o, $e) = run_gp('fit', 'llama2-7b');
+is($c, 2, 'missing --gpu is a usage error');
+like($e, qr/--gpu ID is required/, 'says --gpu is required');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'dpo');
+is($c, 1, 'unknown method exits 1');
+like($e, qr/^gpuplan: unknown method 'dpo'/, 'names the method');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recompute', 'some');
+is($c, 1, 'unknown recompute exits 1');
+like($e, qr/unknown recompute policy 'some'/, 'names the policy');
+($c, $o, $e) = run_gp('fit', 'no-such-model', '--gpu', 'h100-sxm');
+is($c, 1, 'unknown model exits 1');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--margin', '1.5');
+is($c, 2, 'margin out of range is a usage error');
+
+done_testing();
