@@ -71,8 +71,10 @@ function C.run(opts)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
 
   local function sweep(system)
-    local rows = comm.sweep { op = canon, system = system, nodes = opts.nodes or 1,
-                              gpus = opts.gpus, algo = opts.algo, min = lo, max = hi }
+    local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
+                                          gpus = opts.gpus, algo = opts.algo, min = lo, max = hi })
+    -- a user error: drop the Lua source position, keep the reason
+    if not okr then error((tostring(rows):gsub("^[^\n]-%.lua:%d+: ", "")), 0) end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
       r.time_us = r.time * 1e6
@@ -106,8 +108,8 @@ function C.run(opts)
     end
     local svg = require "gpuplan.comm_svg"
     svg.write(opts.svg, svg.chart {
-      title = string.format("%s busbw vs message size (%d node%s)", canon, opts.nodes or 1,
-                            (opts.nodes or 1) == 1 and "" or "s"),
+      title = string.format("%s busbw vs message size (%d node%s)", canon, r1.nodes,
+                            r1.nodes == 1 and "" or "s"),
       xlabel = "message size (bytes, log scale)", ylabel = "busbw (GB/s)",
       series = series,
     })

@@ -1,0 +1,71 @@
+# gpuplan comm: the nccl-tests-like table, csv, SVG, and its errors.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--op', 'all_reduce');
+is($c, 0, 'comm exits 0');
+like($o, qr/^all_reduce on 16 x dgx-h100 \(2 nodes x 8 GPUs\)$/m, 'title names ranks and nodes');
+like($o, qr/^\s*size \(B\)\s+count\s+time \(us\)\s+algbw \(GB\/s\)\s+busbw \(GB\/s\)\s+algorithm\s+protocol$/m,
+     'table header');
+my @data = grep { /^\s*\d/ } split /\n/, $o;
+is(scalar @data, 31, '8 B .. 8 GiB doubling is 31 rows');
+like($data[0], qr/^\s*8\s+2\s/, 'first row is 8 bytes = 2 floats');
+like($data[-1], qr/^\s*8589934592\s/, 'last row is 8 GiB');
+is($e, '', 'nothing on stderr');
+
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--format', 'csv', '--min', '1MiB', '--max', '4MiB');
+is($c, 0, 'csv exits 0');
+my @lines = split /\n/, $o;
+is($lines[0], 'size (B),count,time (us),algbw (GB/s),busbw (GB/s),algorithm,protocol', 'csv header');
+is(scalar @lines, 4, 'header + 3 sizes (1, 2, 4 MiB)');
+my $good = 1;
+for my $l (@lines[1 .. $#lines]) {
+    my @f = split /,/, $l;
+    $good &&= @f == 7 && $f[0] =~ /^\d+$/ && $f[2] =~ /^[\d.]+$/ && $f[4] =~ /^[\d.]+$/ && $f[2] > 0;
+}
+ok($good, 'csv rows parse: 7 fields, numbers where numbers belong');
+my @f = split /,/, $lines[1];
+is($f[0], 1048576, 'first csv size is 1 MiB');
+# busbw = algbw x 2(n-1)/n = algbw x 1.75 on 8 GPUs (2-decimal rounding)
+ok(abs($f[4] - 1.75 * $f[3]) < 0.02, 'busbw = 1.75 x algbw');
+
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--op', 'all_rdeuce');
+is($c, 2, 'bad --op is a usage error (exit 2)');
+like($e, qr/^gpuplan: comm: --op: unknown op 'all_rdeuce'/, 'bad --op named');
+
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h1000');
+is($c, 1, 'unknown system exits 1');
+like($e, qr/^gpuplan: comm: --system: unknown system 'dgx-h1000'/, 'error names the argument');
+
+($c, $o, $e) = run_gp('comm');
+is($c, 2, 'missing --system is a usage error');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--algo', 'magic');
+is($c, 2, 'bad --algo is a usage error');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', 'lots');
+is($c, 2, 'bad --max is a usage error');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--gpus', '12');
+is($c, 1, '12 GPUs of 8-GPU nodes exits 1');
+like($e, qr/do not fill whole nodes/, 'and says why');
+
+my $dir = tempdir(CLEANUP => 1);
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--svg', "$dir/bw.svg",
+                      '--systems', 'dgx-a100,hgx-a800,dgx-h100,hgx-h800,hgx-h20');
+is($c, 0, 'svg exits 0');
+ok(-s "$dir/bw.svg", 'svg written');
+ok(!-e "$dir/bw.svg.tmp", 'no temporary file left');
+open(my $fh, '<', "$dir/bw.svg") or die;
+my $svg = do { local $/; <$fh> };
+close $fh;
+like($svg, qr/^<\?xml.*\n<svg /, 'an SVG document');
+is(scalar(() = $svg =~ /<polyline /g), 5, 'one line per system');
+like($svg, qr/>hgx-h800 \(8 GPUs\)</, 'legend names the systems');
+like($svg, qr/>busbw \(GB\/s\)</, 'y axis labelled');
+like($svg, qr/>1MiB</, 'x axis labelled in sizes');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--svg', "$dir/none/bw.svg");
+is($c, 1, 'unwritable svg path exits 1');
+ok(!-e "$dir/none/bw.svg", 'nothing half-written');
+
+done_testing();

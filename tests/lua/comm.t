@@ -1,0 +1,118 @@
+-- gp.comm: topology from the catalog, overrides, nccl-tests conventions,
+-- errors.  Expected numbers are derived from the catalog's own fabric
+-- entries, so a catalog edit moves the expectation with it.
+local t = require "tap"
+local gp = require "gpuplan"
+local comm = require "gpuplan.comm"
+local core = require "gpuplan.core"
+
+local cat = gp.catalog()
+local GiB = 2 ^ 30
+
+t.is(gp.comm, comm.comm, "gp.comm is gpuplan.comm.comm")
+
+-- Topology of two DGX H100: fields straight from nvlink4 and ib-ndr-400.
+local nvl4, ndr = cat.fabrics.nvlink4, cat.fabrics["ib-ndr-400"]
+local topo = comm.topology("dgx-h100", 2)
+t.is(topo.gpus_per_node, 8, "dgx-h100 has 8 GPUs per node")
+t.is(topo.nodes, 2, "two nodes")
+t.is(topo.up_bw, nvl4.bw, "scale-up bw is the fabric's per-direction bw")
+t.is(topo.up_achievable, nvl4.achievable, "achievable from the fabric")
+t.is(topo.up_nvls, true, "nvlink4 reduces in the switch (NVLS)")
+t.is(topo.up_kind, "nvlink", "nvlink kind")
+t.is(topo.nics, 8, "8 NICs per node")
+t.is(topo.nic_bw, ndr.bw, "NIC bw from ib-ndr-400")
+t.is(topo.nic_sharp, false, "SHARP off unless asked (NCCL CollNet default)")
+t.is(comm.topology("pcie-8x-4090").up_kind, "pcie", "pcie fabric kind")
+t.is(comm.topology("pcie-8x-4090").up_crosses_cpu, true, "4090 box crosses the CPU")
+
+-- Overrides: strings with units or SI numbers; unknown fields refused.
+t.is(comm.topology("dgx-h100", 1, { up_bw = "200GB/s per-dir" }).up_bw, 200e9,
+     "override with units")
+t.is(comm.topology("dgx-h100", 1, { up_bw = 400e9 }).up_bw, 400e9,
+     "override in SI")
+t.raises(function() comm.topology("dgx-h100", 1, { up_bandwidth = 1 }) end,
+         "unknown topology field 'up_bandwidth'", "unknown override refused", true)
+t.raises(function() comm.topology("dgx-h1000") end, "unknown system 'dgx-h1000'",
+         "unknown system named", true)
+
+-- 8 x A100 ring all-reduce of 1 GiB: busbw = S x 1.75 / time with
+-- time = 56 us (Simple ring latency, 8.4 + 14 x (0.6 + 2.8) us) +
+-- S x 1.75 / (bw x achievable); the latency is < 1% of the time, so busbw
+-- is within 1% of the fabric's achievable bandwidth.
+local nvl3 = cat.fabrics.nvlink3
+local r = gp.comm { op = "all_reduce", bytes = GiB, gpus = 8, system = "dgx-a100" }
+t.is(r.algo, "ring", "a100 all_reduce 1 GiB: ring")
+t.near(r.busbw, nvl3.bw * nvl3.achievable, 0.01, "a100 busbw ~ bw x achievable")
+t.near(r.busbw, r.algbw * 2 * 7 / 8, 1e-12, "busbw = algbw x 2(n-1)/n")
+t.near(r.algbw, GiB / r.time, 1e-12, "algbw = bytes / time")
+
+-- Halving achievable halves the bandwidth term: busbw -> 0.5 x bw x ach.
+local r2 = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 8, system = "dgx-a100",
+                     up_achievable = nvl3.achievable / 2 }
+t.near(r2.busbw, nvl3.bw * nvl3.achievable / 2, 0.01, "achievable override used")
+
+-- A800: 400 GB/s bidirectional = 200 GB/s per direction.
+local a800 = cat.fabrics[cat.systems["hgx-a800"].scaleup]
+t.is(a800.bw, 200e9, "A800 NVLink is 200 GB/s per direction")
+r = gp.comm { op = "all_reduce", bytes = 8 * GiB, system = "hgx-a800" }
+t.near(r.busbw, 200e9 * a800.achievable, 0.01, "a800 busbw ~ 200 GB/s x achievable")
+
+-- 16 GPUs of a one-node system span two nodes.
+r = gp.comm { op = "all_reduce", bytes = GiB, gpus = 16, system = "dgx-h100" }
+t.ok(r.nodes == 2 and r.ppn == 8, "16 gpus of dgx-h100: 2 x 8")
+
+-- all_gather: bytes are the total buffer; busbw = algbw x (n-1)/n.
+r = gp.comm { op = "allgather", bytes = GiB, system = "dgx-a100" }
+t.is(r.op, "all_gather", "op alias allgather")
+t.near(r.busbw, r.algbw * 7 / 8, 1e-12, "all_gather busbw factor 7/8")
+
+-- Small message: latency, tens of microseconds at most, never 0.
+-- 8 bytes on NVLink: LL ring 6.6 + 14 x 0.6 us (nvlink latency) = 15 us.
+r = gp.comm { op = "all_reduce", bytes = 8, system = "dgx-h100" }
+t.near(r.time, 6.6e-6 + 14 * nvl4.latency, 0.01, "8-byte all_reduce = LL ring latency")
+
+-- Forced algorithm; refusal names why.
+r = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-h100", algo = "ring" }
+t.is(r.algo, "ring", "forced ring")
+t.raises(function() gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-a100", algo = "nvls" } end,
+         "nvls needs an NVLink switch", "nvls refused on A100", true)
+
+-- Sweep: 8 B .. 8 GiB doubling is 31 sizes, time increasing.
+local rows = comm.sweep { op = "all_reduce", system = "dgx-h100" }
+t.is(#rows, 31, "8B..8GiB is 31 sizes")
+local mono = true
+for i = 2, #rows do mono = mono and rows[i].time > rows[i - 1].time end
+t.ok(mono, "time increases with size")
+
+-- Errors name the argument.
+t.raises(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end,
+         "unknown op 'all_rdeuce'", "unknown op", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = -1, system = "dgx-h100" } end,
+         "bytes must be a number >= 0", "negative bytes", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 0 / 0, system = "dgx-h100" } end,
+         "bytes must be a number >= 0", "NaN bytes", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 0, system = "dgx-h100" } end,
+         "gpus must be >= 1", "zero gpus", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, system = "dgx-h100" } end,
+         "12 gpus do not fill whole nodes of 8", "partial node", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1 } end,
+         "give system = ID or topology", "no topology", true)
+t.raises(function() core.comm_cost({ gpus_per_node = "8" }, "all_reduce", 1, 8) end,
+         "topology.gpus_per_node must be a number", "binding names the field", true)
+t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, up_achievable = 0 },
+                                   "all_reduce", 1, 8) end,
+         "scale-up achievable must be in (0, 1]", "kernel range check", true)
+
+-- Predictor: a synthetic case, and a case it must decline.
+local predict = require "gpuplan.predict.collective"
+local case = { kind = "collective", collective = "all_reduce", bytes = 8 * GiB,
+               hardware = { gpu = "a100-sxm-80gb", gpus = 8, gpus_per_node = 8 },
+               measured = { metric = "busbw_gbps", value = 230 } }
+local p = predict(case, cat)
+t.near(p.value, nvl3.bw * nvl3.achievable / 1e9, 0.01, "predictor: GB/s from the gpu's fabric")
+case.hardware.gpu = "no-such-gpu"
+local none, why = predict(case, cat)
+t.ok(none == nil and why:find("unknown gpu", 1, true), "predictor declines unknown gpu")
+
+t.done_testing()
