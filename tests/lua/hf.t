@@ -1,0 +1,188 @@
+-- gpuplan.hf: Hugging Face config.json -> catalog model entry.
+-- Run with ./gpuplan run tests/lua/hf.t from the source tree.
+local t = require "tap"
+local hf = require "gpuplan.hf"
+local core = require "gpuplan.core"
+local catalog = require "gpuplan.catalog"
+
+local F = "tests/fixtures/hf/"
+local cat = assert(catalog.load { "catalog/models" })
+
+-- Each fixture against the catalog entry of the same model: the shape
+-- fields must agree exactly and the engine's count must match the
+-- published total within 1% (tolerance as in tests/lua/models.t).
+local pairs_ = {
+  { "llama-2-7b.json", "llama2-7b" },
+  { "llama-3.1-8b.json", "llama3.1-8b" },
+  { "qwen2.5-7b.json", "qwen2.5-7b" },
+  { "mixtral-8x7b.json", "mixtral-8x7b" },
+  { "deepseek-v3.json", "deepseek-v3" },
+  { "qwen2-vl-7b.json", "qwen2-vl-7b" },
+  { "qwen3-30b-a3b.json", "qwen3-30b-a3b" },
+  { "llava-1.5-7b.json", "llava-1.5-7b" },
+}
+local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
+                "tied_embeddings", "qkv_bias", "norm" }
+for _, pr in ipairs(pairs_) do
+  local file, id = pr[1], pr[2]
+  local ok, e = pcall(hf.model_from_hf, F .. file)
+  if not t.ok(ok, file .. " imports") then
+    t.diag(tostring(e))
+  else
+    local c = cat.models[id]
+    local diffs = {}
+    for _, k in ipairs(shape) do
+      local want = c[k]
+      if k == "kv_heads" and want == nil then want = c.heads end
+      if e[k] ~= want then
+        diffs[#diffs + 1] = string.format("%s %s ~= %s", k, tostring(e[k]),
+                                          tostring(want))
+      end
+    end
+    -- head_dim matters only outside MLA (DeepSeek: 7168/128 = 56 unused).
+    if not c.mla and e.head_dim ~= c.head_dim then
+      diffs[#diffs + 1] = "head_dim"
+    end
+    t.is(table.concat(diffs, ", "), "", file .. " shape equals " .. id)
+    local total = core.model_params(e).total
+    t.near(total / 1e9, c.params_b, 0.01,
+      string.format("%s: %.3fB vs published %gB", file, total / 1e9,
+                    c.params_b))
+  end
+end
+
+-- Specific mappings, each with where it comes from.
+local e = hf.model_from_hf(F .. "mixtral-8x7b.json")
+-- num_local_experts 8, num_experts_per_tok 2, expert width =
+-- intermediate_size 14336 (Mixtral has no moe_intermediate_size).
+t.is(string.format("%d/%d/%d", e.moe.experts, e.moe.top_k, e.moe.ffn_hidden),
+  "8/2/14336", "mixtral: num_local_experts, top-k, expert width")
+t.is(e.sliding_window, nil, "mixtral: sliding_window null -> none")
+t.is(e.id, "mixtral-8x7b", "id from the file name")
+
+e = hf.model_from_hf(F .. "qwen3-30b-a3b.json")
+t.is(e.moe.experts, 128, "qwen3 moe: num_experts")
+t.is(e.moe.ffn_hidden, 768, "qwen3 moe: moe_intermediate_size")
+
+e = hf.model_from_hf(F .. "deepseek-v3.json")
+t.is(string.format("%d/%d/%d", e.moe.experts, e.moe.shared_experts,
+  e.moe.dense_layers), "256/1/3",
+  "deepseek: n_routed_experts, n_shared_experts, first_k_dense_replace")
+t.is(string.format("%d/%d/%d/%d/%d", e.mla.q_lora_rank, e.mla.kv_lora_rank,
+  e.mla.qk_nope_head_dim, e.mla.qk_rope_head_dim, e.mla.v_head_dim),
+  "1536/512/128/64/128", "deepseek: MLA fields")
+t.is(e.dtype, "fp8", "deepseek: fp8 quantization_config wins over torch_dtype")
+-- MLA KV: 61 * (512 + 64) * 2 B = 70,272 B per token in bf16.
+t.is(core.model_kv_bytes(e, 1, 2), 70272, "deepseek import: MLA KV bytes")
+
+e = hf.model_from_hf(F .. "llama-2-7b.json")
+t.is(e.name, "meta-llama/Llama-2-7b-hf", "name from _name_or_path")
+t.is(e.dtype, "fp16", "torch_dtype float16 -> fp16")
+t.is(e.head_dim, 128, "head_dim absent: 4096 / 32")
+
+e = hf.model_from_hf(F .. "qwen2-vl-7b.json")
+t.is(e.vision.layers, 32, "qwen2-vl: vision depth")
+-- Merger: LayerNorm then MLP 4*1280 -> 5120 -> 3584 with biases:
+-- 5120*5120 + 5120 + 5120*3584 + 3584 = 44,573,184.
+t.is(e.vision.projector_params, 44573184, "qwen2-vl: merger params")
+-- 448 px / 14 px patches / 2x2 merge = 16 a side -> 256 tokens.
+t.is(e.vision.tokens_per_image, 256, "qwen2-vl: tokens per 448px image")
+t.is(e.sliding_window, nil, "qwen2-vl: use_sliding_window false -> none")
+e = hf.model_from_hf(F .. "qwen2-vl-7b.json", { image_size = 896 })
+-- 896 / 28 = 32 a side -> 1024 tokens.
+t.is(e.vision.tokens_per_image, 1024, "qwen2-vl: --image-size 896")
+
+e = hf.model_from_hf(F .. "llava-1.5-7b.json")
+t.is(e.family, "llava", "llava: family is the top-level model_type")
+-- llava-hf's text_config omits LlamaConfig defaults: hidden 4096 etc.
+t.is(e.hidden, 4096, "llava: text_config class default hidden_size")
+t.is(e.vocab, 32064, "llava: text_config vocab_size 32064")
+-- (336/14)^2 = 576 image tokens; projector 1024*4096 + 4096 +
+-- 4096*4096 + 4096 = 20,979,712.
+t.is(e.vision.tokens_per_image, 576, "llava: 576 tokens per image")
+t.is(e.vision.projector_params, 20979712, "llava: 2-layer MLP projector")
+local listed = table.concat(e._defaults, "\n")
+t.like(listed, "text_config.hidden_size absent: class default 4096",
+  "llava: applied defaults are listed", true)
+
+-- A table works as well as a path; missing kv heads and head_dim default.
+e = hf.model_from_hf({ model_type = "mistral", hidden_size = 4096,
+  intermediate_size = 14336, num_attention_heads = 32,
+  num_hidden_layers = 32, vocab_size = 32000, sliding_window = 4096,
+  max_position_embeddings = 32768, tie_word_embeddings = false },
+  { id = "mistral-7b-v0.1" })
+t.is(e.kv_heads, 32, "table: num_key_value_heads absent -> MHA")
+t.is(e.sliding_window and e.sliding_window.layers, 32,
+  "mistral: sliding_window without use_sliding_window -> every layer")
+-- Qwen2 semantics: layers >= max_window_layers slide.
+e = hf.model_from_hf({ model_type = "qwen2", hidden_size = 896,
+  intermediate_size = 4864, num_attention_heads = 14, num_key_value_heads = 2,
+  num_hidden_layers = 24, vocab_size = 151936, sliding_window = 4096,
+  use_sliding_window = true, max_window_layers = 21,
+  max_position_embeddings = 32768 }, { id = "q" })
+t.is(e.sliding_window and e.sliding_window.layers, 3,
+  "qwen2: 24 layers - max_window_layers 21 = 3 sliding")
+t.is(e.tied_embeddings, false, "qwen2 rule: untied when the config is silent")
+-- Qwen2-MoE: a shared expert of 5632 = 4 experts of 1408.
+e = hf.model_from_hf({ model_type = "qwen2_moe", hidden_size = 2048,
+  intermediate_size = 5632, moe_intermediate_size = 1408,
+  shared_expert_intermediate_size = 5632, num_experts = 60,
+  num_experts_per_tok = 4, num_attention_heads = 16, num_hidden_layers = 24,
+  vocab_size = 151936 }, { id = "qwen1.5-moe" })
+t.is(e.moe.shared_experts, 4, "qwen2_moe: shared width 5632 = 4 x 1408")
+
+-- Broken configs: each refused with the file and the field named.
+local broken = {
+  { "bad-head-dim.json", "bad%-head%-dim%.json: hidden_size 4000 is not "
+    .. "divisible by num_attention_heads 48 and head_dim is missing" },
+  { "bad-kv-heads.json", "bad%-kv%-heads%.json: num_key_value_heads 6 does "
+    .. "not divide num_attention_heads 32" },
+  { "bad-negative.json", "intermediate_size must be a positive integer "
+    .. "%(got %-18944%)" },
+  { "bad-missing-layers.json", "missing field 'num_hidden_layers'" },
+  { "bad-experts.json", "num_local_experts %(8%) and num_experts %(16%) "
+    .. "disagree" },
+  { "bad-top-k.json", "num_experts_per_tok 10 exceeds the expert count 8" },
+  { "bad-mla.json", "missing field 'qk_nope_head_dim'" },
+  { "bad-syntax.json", "bad%-syntax%.json: invalid JSON" },
+  { "bad-type.json", "hidden_size must be an integer %(got '4096'%)" },
+  { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
+}
+for _, b in ipairs(broken) do
+  t.raises(function() hf.model_from_hf(F .. b[1]) end, b[2], b[1])
+end
+t.raises(function() hf.model_from_hf(F .. "no-such.json") end,
+  "no%-such%.json: cannot open", "missing file")
+t.raises(function() hf.model_from_hf({ 1, 2 }, { id = "x" }) end,
+  "config: top level is not a JSON object", "array instead of object")
+t.raises(function()
+  hf.model_from_hf({ model_type = "llama", hidden_size = 4096,
+    intermediate_size = 11008, num_attention_heads = 32,
+    num_hidden_layers = 32, vocab_size = 32000 }, { id = "Bad Id" })
+end, "id 'Bad Id' must be lower%-case", "invalid id")
+t.raises(function()
+  hf.model_from_hf({ model_type = "mystery", hidden_size = 64,
+    num_attention_heads = 4, num_hidden_layers = 2, vocab_size = 10,
+    intermediate_size = 128 }, { id = "m" })
+end, "unknown model_type 'mystery' and no hidden_act", "unknown model_type")
+t.raises(function() hf.model_from_hf(42) end,
+  "expected a config.json path or a table", "wrong argument type")
+
+-- to_lua: deterministic text that loads back as the same model.
+e = hf.model_from_hf(F .. "deepseek-v3.json")
+local text = hf.to_lua(e)
+t.is(text, hf.to_lua(hf.model_from_hf(F .. "deepseek-v3.json")),
+  "to_lua is deterministic")
+local got
+local env = { model = function(m) got = m end }
+local chunk = load(text, "=import", "t", env)
+t.ok(chunk and pcall(chunk), "to_lua output is a loadable catalog chunk")
+t.is(got and got.mla and got.mla.kv_lora_rank, 512, "round trip keeps MLA")
+t.is(got and core.model_params(got).total, core.model_params(e).total,
+  "round trip keeps the parameter count")
+
+-- gp.model_from_hf is the same function (lazy module lookup).
+t.is(require("gpuplan").model_from_hf, hf.model_from_hf,
+  "gp.model_from_hf resolves to gpuplan.hf")
+
+t.done_testing()
