@@ -98,7 +98,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(42);
+	plan(49);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -268,6 +268,46 @@ int main(void)
 	is_num(p.total, 8291375616.0, EXACT, "qwen2-vl-7b total");
 	/* 448/14 = 32 patches a side, 2x2 merge -> 16^2 = 256 tokens. */
 	is_num(model_vision_tokens(&m), 256.0, EXACT, "qwen2-vl tokens/img");
+
+	/* LLaVA-1.5 CLIP ViT-L/14-336 tower: 24 layers, h 1024, ffn 4096,
+	 * 336/14 = 24 -> 576 patches, projector 20,979,712.
+	 * per layer per patch: 2*(4h^2 + 2hf) = 25,165,824 matmul FLOP
+	 *   + 4 * 576 * 1024 = 2,359,296 (scores + PV) = 27,525,120
+	 * x 576 patches x 24 layers = 380,507,258,880
+	 * + patch conv 2*3*14*14*1024*576 = 693,633,024
+	 * + projector 2*20,979,712*576 = 24,168,628,224
+	 * = 405,369,520,128 FLOP per image. */
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	is_num(model_vision_flops_per_image(&m), 0.0, EXACT,
+	       "no vision tower: 0 FLOP per image");
+	m.vision.layers = 24;
+	m.vision.hidden = 1024;
+	m.vision.heads = 16;
+	m.vision.ffn_hidden = 4096;
+	m.vision.image_size = 336;
+	m.vision.patch_size = 14;
+	m.vision.projector_params = 20979712;
+	is_num(model_vision_flops_per_image(&m), 405369520128.0, EXACT,
+	       "llava clip tower FLOP per image");
+	/* tokens_per_image unset: (336/14)^2 = 576. */
+	is_num(model_vision_tokens(&m), 576.0, EXACT, "llava tokens derived");
+
+	/* Matmul weights of Llama-2-7B: 32 * (4h^2 + 3*h*11008)
+	 * = 32 * 202,375,168 = 6,476,005,376, + logits 131,072,000
+	 * = 6,607,077,376 (no norms, no input lookup). */
+	m = llama(32, 4096, 32, 32, 11008, 32000);
+	ok(model_params(&m, &p, NULL) == GP_OK, "llama2-7b counts again");
+	is_num(p.matmul_active, 6607077376.0, EXACT, "llama2-7b matmul weights");
+
+	/* DeepSeek-V3's largest layer is an MoE layer: 11,507,286,016. */
+	m = deepseek_v3();
+	model_params(&m, &p, NULL);
+	is_num(p.per_layer_max, 11507286016.0, EXACT, "deepseek largest layer");
+	/* A shared expert twice the routed width adds one more expert's
+	 * worth per MoE layer: 58 * 3*7168*2048 = 2,554,331,136. */
+	m.moe.shared_ffn_hidden = 4096;
+	is_num(total(&m) - 671026404352.0, 2554331136.0, EXACT,
+	       "shared_ffn_hidden widens the shared expert");
 
 	/* Bad inputs: each names its field. */
 	m = llama(32, 4096, 32, 6, 11008, 32000);
