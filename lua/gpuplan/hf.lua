@@ -358,7 +358,8 @@ local function convert(cfg, file, opts)
 
   -- Experts: three names for one number.
   local experts, experts_path
-  for _, k in ipairs({ "num_local_experts", "num_experts", "n_routed_experts" }) do
+  for _, k in ipairs({ "num_local_experts", "num_experts",
+                       "n_routed_experts" }) do
     local v, p = rd.int(k, false, 0)
     if v and v > 0 then
       if experts and experts ~= v then

@@ -105,6 +105,22 @@ local listed = table.concat(e._defaults, "\n")
 t.like(listed, "text_config.hidden_size absent: class default 4096",
   "llava: applied defaults are listed", true)
 
+-- Qwen2.5-VL shape: vision_config with out_hidden_size and a SwiGLU MLP;
+-- text fields at the top level.  Must count as the catalog entry does.
+do
+  local cfg = require("cjson").decode(
+    io.open(F .. "qwen2.5-7b.json"):read("a"))
+  cfg.model_type = "qwen2_5_vl"
+  cfg.vision_config = { depth = 32, hidden_size = 1280,
+    intermediate_size = 3420, num_heads = 16, out_hidden_size = 3584,
+    patch_size = 14, spatial_merge_size = 2, temporal_patch_size = 2 }
+  local v = hf.model_from_hf(cfg, { id = "qwen2.5-vl-7b" })
+  t.is(v.vision.ffn_gated, true, "qwen2.5-vl: gated vision MLP")
+  t.is(core.model_params(v).total,
+    core.model_params(cat.models["qwen2.5-vl-7b"]).total,
+    "qwen2.5-vl import counts as the catalog entry")
+end
+
 -- A table works as well as a path; missing kv heads and head_dim default.
 e = hf.model_from_hf({ model_type = "mistral", hidden_size = 4096,
   intermediate_size = 14336, num_attention_heads = 32,
