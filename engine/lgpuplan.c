@@ -125,6 +125,9 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->vocab = lgp_field_int(L, idx, w, "vocab", 1, 0, 1);
 	m->tied_embeddings = lgp_field_bool(L, idx, w, "tied_embeddings", 0);
 	m->qkv_bias = lgp_field_bool(L, idx, w, "qkv_bias", 0);
+	m->linear_bias = lgp_field_bool(L, idx, w, "linear_bias", 0);
+	m->pos_embeddings = lgp_field_int(L, idx, w, "pos_embeddings", 0, 0,
+					  0);
 	lua_getfield(L, idx, "norm");
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
@@ -153,6 +156,9 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		m->moe.dense_ffn_hidden = lgp_field_int(L, sub, w,
 							"dense_ffn_hidden",
 							0, 0, 0);
+		m->moe.shared_ffn_hidden = lgp_field_int(L, sub, w,
+							 "shared_ffn_hidden",
+							 0, 0, 0);
 		w = "model";
 	}
 	if ((sub = lgp_subtable(L, idx, w, "mla"))) {
@@ -187,6 +193,8 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		v->image_size = lgp_field_int(L, sub, w, "image_size", 0, 0, 0);
 		v->patch_size = lgp_field_int(L, sub, w, "patch_size", 0, 0, 0);
 		v->merge = lgp_field_int(L, sub, w, "merge", 0, 1, 1);
+		v->temporal_patch = lgp_field_int(L, sub, w, "temporal_patch",
+						  0, 1, 1);
 		v->tokens_per_image = lgp_field_int(L, sub, w,
 						    "tokens_per_image", 0,
 						    0, 0);
@@ -212,7 +220,7 @@ static int lgp_model_params(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	if (model_params(&m, &p, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
-	lua_createtable(L, 0, 11);
+	lua_createtable(L, 0, 12);
 	lgp_setnum(L, "embedding", p.embedding);
 	lgp_setnum(L, "lm_head", p.lm_head);
 	lgp_setnum(L, "attention", p.attention);
@@ -224,6 +232,7 @@ static int lgp_model_params(lua_State *L)
 	lgp_setnum(L, "total", p.total);
 	lgp_setnum(L, "active", p.active);
 	lgp_setnum(L, "per_layer_max", p.per_layer_max);
+	lgp_setnum(L, "matmul_active", p.matmul_active);
 	return 1;
 }
 
