@@ -8,8 +8,7 @@
 -- et al. 2022 "Reducing Activation Recomputation in Large Transformer
 -- Models" (arXiv:2205.05198) Table 3.  Their eq. (2):
 --   P = 12 l h^2 (1 + 13/(12 h) + (V + s)/(12 l h))
--- counts the learned position table (s h) that the engine adds through
--- pos_embeddings (not yet a catalog field: up to 0.1% at 1.7B, see notes).
+-- counts the learned position table (s h), given here as pos_embeddings.
 
 local function megatron(t)
   t.family = "gpt"
@@ -21,9 +20,7 @@ local function megatron(t)
   t.linear_bias = true
   t.norm = "layer"
   t.max_seq = 2048
-  t.notes = (t.notes and t.notes .. " " or "")
-    .. "Learned position embeddings (2048 x hidden) are in params_b but "
-    .. "not in the engine count until the catalog carries pos_embeddings."
+  t.pos_embeddings = 2048   -- learned absolute positions, s x h
   return model(t)
 end
 
@@ -77,7 +74,7 @@ model {
   layers = 96, hidden = 12288, heads = 96, kv_heads = 96, head_dim = 128,
   ffn_hidden = 49152, ffn_gated = false, vocab = 50257,
   tied_embeddings = true, linear_bias = true, qkv_bias = true,
-  norm = "layer", max_seq = 2048,
+  norm = "layer", max_seq = 2048, pos_embeddings = 2048,
   params_b = 175,
   source = "Brown et al. 2020 (arXiv:2005.14165) Table 2.1: n_layers 96, "
         .. "d_model 12288, n_heads 96, d_head 128, n_ctx 2048; GPT-2 BPE "

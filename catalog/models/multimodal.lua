@@ -2,8 +2,8 @@
 --
 -- Tower conventions (engine/model.c): ViT linears carry biases, norms are
 -- counted as LayerNorm (2 * hidden), the patch embedding is
--- 3 * patch^2 * hidden (times the temporal patch of 2 for Qwen2-VL and
--- Qwen2.5-VL, once the catalog carries that field: 0.75M parameters), the
+-- 3 * temporal_patch * patch^2 * hidden (temporal_patch 2 for Qwen2-VL and
+-- Qwen2.5-VL: one patch spans two frames, a still image is repeated), the
 -- tower's position/class embeddings (< 1M) are not counted.
 --
 -- Qwen2-VL / Qwen2.5-VL read images at their native resolution: an H x W
@@ -18,7 +18,7 @@ model {
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 32768,
   vision = { layers = 32, hidden = 1280, heads = 16, ffn_hidden = 5120,
              ffn_gated = false, image_size = 448, patch_size = 14,
-             merge = 2, tokens_per_image = 256,
+             merge = 2, temporal_patch = 2, tokens_per_image = 256,
              projector_params = 44573184 },
   params_b = 8.29,
   source = "Qwen/Qwen2-VL-7B-Instruct config.json (vision_config depth 32, "
@@ -36,7 +36,7 @@ model {
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 32768,
   vision = { layers = 32, hidden = 1280, heads = 16, ffn_hidden = 5120,
              ffn_gated = false, image_size = 448, patch_size = 14,
-             merge = 2, tokens_per_image = 256,
+             merge = 2, temporal_patch = 2, tokens_per_image = 256,
              projector_params = 68170752 },
   params_b = 73.4,
   source = "Qwen/Qwen2-VL-72B-Instruct config.json and model card (73.4B); "
@@ -52,7 +52,7 @@ model {
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 128000,
   vision = { layers = 32, hidden = 1280, heads = 16, ffn_hidden = 3420,
              ffn_gated = true, image_size = 448, patch_size = 14,
-             merge = 2, tokens_per_image = 256,
+             merge = 2, temporal_patch = 2, tokens_per_image = 256,
              projector_params = 44573184 },
   params_b = 8.29,
   source = "Qwen/Qwen2.5-VL-7B-Instruct config.json (vision_config "
@@ -71,7 +71,7 @@ model {
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 128000,
   vision = { layers = 32, hidden = 1280, heads = 16, ffn_hidden = 3456,
              ffn_gated = true, image_size = 448, patch_size = 14,
-             merge = 2, tokens_per_image = 256,
+             merge = 2, temporal_patch = 2, tokens_per_image = 256,
              projector_params = 68170752 },
   params_b = 73.4,
   source = "Qwen/Qwen2.5-VL-72B-Instruct config.json (vision_config "

@@ -257,10 +257,7 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
     v.tokens_per_image = side * side
   end
   local tp = rd.int("temporal_patch_size")
-  if tp and tp > 1 then
-    notes[#notes + 1] = string.format("vision temporal_patch_size %d (patch "
-      .. "conv has %dx the weights; not a catalog field yet)", tp, tp)
-  end
+  if tp and tp > 1 then v.temporal_patch = tp end
   return v
 end
 
@@ -552,8 +549,8 @@ local order = {
           "qk_rope_head_dim", "v_head_dim" },
   sliding_window = { "size", "layers" },
   vision = { "layers", "hidden", "heads", "ffn_hidden", "ffn_gated",
-             "image_size", "patch_size", "merge", "tokens_per_image",
-             "projector_params", "params" },
+             "image_size", "patch_size", "merge", "temporal_patch",
+             "tokens_per_image", "projector_params", "params" },
 }
 
 local function lit(v)

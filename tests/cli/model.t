@@ -59,9 +59,9 @@ like($o, qr/^kv_bytes_per_token,70272,/m, 'MLA KV bytes per token');
 # params straight from a config.json.
 ($c, $o, $e) = run_gp('model', 'params', "$F/qwen2-vl-7b.json", '--format', 'csv');
 is($c, 0, 'params of a config.json') or diag $e;
-# ViT 629,678,080 + patch conv 752,640 (one frame: the catalog has no
-# temporal patch yet) + LayerNorm 2,560 + merger 44,573,184 = 675,006,464.
-like($o, qr/^vision,675006464,/m, 'Qwen2-VL-7B vision tower + merger');
+# ViT 629,678,080 + patch conv 3*2*14^2*1280 = 1,505,280 (temporal patch
+# of 2 frames) + LayerNorm 2,560 + merger 44,573,184 = 675,759,104.
+like($o, qr/^vision,675759104,/m, 'Qwen2-VL-7B vision tower + merger');
 
 # Errors: file and field named, exit 1; usage problems exit 2.
 ($c, $o, $e) = run_gp('model', 'import', "$F/bad-kv-heads.json");
