@@ -1,0 +1,243 @@
+-- gpuplan.infer: LLM serving estimates on the roofline.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.infer{ model = "llama3-70b", gpu = "h100-sxm", gpus = 2, tp = 2,
+--                       weights = "fp8", kv = "bf16", concurrency = 64,
+--                       input = 2048, output = 256, price = "$2.99/h" }
+--   print(r.fits, r.ttft_s, r.itl_s, r.tokens_per_s, r.per_gpu, r.cost_per_mtok)
+--   for _, op in ipairs(r.ops) do print(op.name, op.time, op.bound, op.intensity) end
+--
+-- Arguments (SI numbers, or strings with units where noted):
+--   model     catalog id or a catalog-shaped model table          (required)
+--   gpu       catalog id                                          (required)
+--   gpus      total GPUs (default tp * pp); replicas = gpus / (tp * pp)
+--   tp, pp    per replica (default 1)
+--   weights   bf16 | fp16 | fp8 | int8 | w8a8 | int4 | gptq | awq | nf4 | fp4 | mxfp4 | fp6
+--             (default bf16); embeddings and lm_head stay 16-bit
+--   kv        KV-cache dtype: bf16 | fp16 | fp8 | int8 | fp4 (default bf16)
+--   batch     fixed decode batch per replica, or
+--   concurrency  requests in flight over the system; neither: as many as fit
+--   input, output  tokens per request (default 2048, 256)
+--   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager
+--   flash     fused attention (default true)
+--   memory    usable bytes per GPU (default: the GPU's usable memory x (1 - safety
+--             margin of the catalog settings, 0.10 by default))
+--   offload   true: layers that do not fit are read from host memory;
+--             host_bw (default: the system's host_mem_bw x 0.8, else 60 GB/s),
+--             host_memory (default: the system's, else 32 GB), pcie_bw for prefill
+--   system    catalog system id (host memory, NVLink domain)
+--   price     number per GPU-hour, "$2.49/h", or a catalog price id
+--   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
+--
+-- Result: a plain table.  fits (false: why), model, gpu, batch, replicas,
+-- ttft_s, itl_s (decode step at the batch and mean context), itl_batch1_s,
+-- tokens_per_s (system output), per_gpu, stream_tokens_per_s, cost_per_mtok,
+-- tokens_per_s_per_dollar_hour, weights_gpu/kv_per_seq/kv_budget (bytes),
+-- max_batch_kv, offload_layers, ops (decode step, one GPU) and prefill_ops:
+-- {name, count, time (s, one instance), total (s per step), bound,
+-- intensity (FLOP/B), flop, bytes, shape_eff}, ridge (FLOP/B, achievable, at
+-- the compute precision), defaults (what was assumed).
+
+local units = require "gpuplan.units"
+local roofline = require "gpuplan.roofline"
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function catalog(cat) return cat or require("gpuplan").catalog() end
+
+local kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
+
+local function int_arg(a, k, lo)
+  local v = a[k]
+  if v == nil then return nil end
+  if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) end
+  if math.type(v) ~= "integer" or v < lo then
+    error("infer: " .. k .. " must be an integer >= " .. lo .. " (got " .. tostring(a[k]) .. ")", 3)
+  end
+  return v
+end
+
+local function num_arg(a, k, kind)
+  local v = a[k]
+  if v == nil then return nil end
+  if type(v) == "string" and kind then v = units.parse(v, kind) end
+  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+    error("infer: " .. k .. " must be a non-negative number (got " .. tostring(a[k]) .. ")", 3)
+  end
+  return v
+end
+
+-- Price per GPU-hour: number, "$2.49/h" or a catalog price id.
+local function price_of(p, cat)
+  if p == nil then return nil end
+  if type(p) == "number" then return p, "USD" end
+  if type(p) == "table" then return p.amount, p.currency end
+  if cat.prices and cat.prices[p] then
+    local e = cat.prices[p]
+    return e.price.amount, e.price.currency
+  end
+  local v = units.parse(p, "price")
+  return v.amount, v.currency
+end
+
+-- Scale-up topology of one TP group on this GPU (for comm_cost).
+local function tp_topology(g, sys, cat)
+  local comm = require "gpuplan.comm"
+  local fab = sys and sys.scaleup or (g.scaleup and g.scaleup.fabric)
+    or (g.pcie and ("pcie" .. g.pcie.gen))
+  if not fab then return nil end
+  local ok, t = pcall(comm.from_fabrics, { scaleup = fab, nodes = 1, nics = 0,
+    gpus_per_node = (sys and sys.gpus) or (g.scaleup and g.scaleup.domain) or 8 }, cat)
+  return ok and t or nil
+end
+
+local function op_rows(ph)
+  local rows = {}
+  for i, o in ipairs(ph.ops) do
+    rows[i] = { name = o.name, count = o.count, time = o.time, total = o.total,
+                bound = o.bound, intensity = o.intensity, flop = o.flop,
+                bytes = o.bytes, shape_eff = o.shape_eff, t_launch = o.t_launch,
+                t_compute = o.t_compute, t_memory = o.t_memory }
+  end
+  return rows
+end
+
+-- Build the engine's (model, device, cfg) from gp.infer arguments.
+function M.setup(a)
+  if type(a) ~= "table" then error("infer: expected a table of arguments", 3) end
+  local cat = catalog(a.cat or a.catalog)
+  if a.model == nil then error("infer: model is required", 3) end
+  if a.gpu == nil then error("infer: gpu is required", 3) end
+  local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
+  local g = type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu)
+  local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
+  local d = roofline.device(g, cat)
+  local defaults = {}
+  local function default(s) defaults[#defaults + 1] = s end
+
+  local weights = a.weights or "bf16"
+  local okw, bits = pcall(core().infer_weight_format, weights)
+  if not okw then error("infer: " .. tostring(bits), 3) end
+  local kv = a.kv or "bf16"
+  if not kv_bytes[kv] then
+    error("infer: unknown kv dtype '" .. tostring(kv) .. "' (bf16, fp16, fp8, int8, fp4)", 3)
+  end
+  if a.kv == nil then default("kv=bf16") end
+  local tp, pp = int_arg(a, "tp", 1) or 1, int_arg(a, "pp", 1) or 1
+  local c = {
+    weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
+    compute = core().infer_compute_dtype(d, weights),
+    tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
+    batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
+    input = num_arg(a, "input") or 2048, output = num_arg(a, "output") or 256,
+    runtime = a.runtime or "graphs", flash = a.flash ~= false,
+    max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
+    host_op_time = num_arg(a, "host_op_time", "time"),
+    host_ops_per_layer = num_arg(a, "host_ops_per_layer"),
+  }
+  if c.batch and c.concurrency then error("infer: give batch or concurrency, not both", 3) end
+  if a.input == nil then default("input=2048") end
+  if a.output == nil then default("output=256") end
+  if a.runtime == nil then default("runtime=graphs") end
+  local mem = num_arg(a, "memory", "bytes")
+  if not mem then
+    local margin = (cat.settings and cat.settings.safety_margin) or 0.10
+    mem = (g.usable_memory or g.memory) * (1 - margin)
+    default(string.format("memory=%.1fGB (%s x %.2f)", mem / 1e9,
+                          g.usable_memory and "usable_memory" or "memory", 1 - margin))
+  end
+  c.capacity = mem
+  if a.offload then
+    c.offload_bw = num_arg(a, "host_bw", "bandwidth")
+    if not c.offload_bw then
+      -- Streaming reads reach ~0.8 of theoretical DRAM bandwidth (STREAM on
+      -- DDR4/DDR5 servers and desktops); 60 GB/s is 0.8 of dual-channel
+      -- DDR5-4800 (76.8 GB/s), the desktop llama.cpp case.
+      c.offload_bw = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
+      default(string.format("host_bw=%.0fGB/s", c.offload_bw / 1e9))
+    end
+    c.host_capacity = num_arg(a, "host_memory", "bytes")
+    if not c.host_capacity then
+      c.host_capacity = sys and sys.host_memory or 32e9
+      default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
+    end
+    -- Prefill streams host layers over PCIe: x16 per direction is about
+    -- 2 GB/s per lane-generation step (Gen4 ~32 GB/s), ~0.8 achievable.
+    c.offload_prefill_bw = num_arg(a, "pcie_bw", "bandwidth")
+      or (g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8) or 25e9
+  end
+  if tp > 1 or pp > 1 then
+    c.topo = tp_topology(g, sys, cat)
+    if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
+    if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
+  end
+  local price, currency = price_of(a.price, cat)
+  c.price = price
+  return model, d, c, { defaults = defaults, currency = currency, gpu = g, weights = weights,
+                        kv = kv }
+end
+
+-- gp.infer{...}: see the header.
+function M.infer(a)
+  local model, d, c, info = M.setup(a)
+  local ok, r = pcall(core().infer, model, d, c)
+  if not ok then error("infer: " .. tostring(r), 2) end
+  local out = {
+    fits = r.fits, why = r.why, model = model.id or model.name or "model",
+    gpu = d.id, gpus = c.gpus, tp = c.tp, pp = c.pp, weights = info.weights, kv = info.kv,
+    compute = c.compute, input = c.input, output = c.output,
+    batch = r.batch, replicas = r.replicas, max_batch_kv = r.max_batch_kv,
+    weights_total = r.weights_total, weights_gpu = r.weights_gpu,
+    kv_per_seq = r.kv_per_seq, kv_budget = r.kv_budget, workspace = r.workspace,
+    offload_layers = r.offload_layers, offload_bytes = r.offload_bytes,
+    ridge = core().roof_ridge(d, c.compute, true),
+    defaults = info.defaults, currency = info.currency,
+  }
+  if r.fits then
+    out.ttft_s, out.itl_s, out.itl_batch1_s = r.ttft, r.itl, r.itl_batch1
+    out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
+    out.stream_tokens_per_s = r.stream_tokens_per_s
+    out.prefill_share_s = r.prefill_share
+    out.cost_per_mtok = r.cost_per_mtok
+    out.tokens_per_s_per_dollar_hour = r.tokens_per_s_per_price
+    out.ops, out.prefill_ops = op_rows(r.decode), op_rows(r.prefill)
+    out.decode, out.prefill = r.decode, r.prefill
+  end
+  return out
+end
+
+-- Throughput/latency curve: gp.infer at batch 1, 2, 4, ... up to the most
+-- the KV budget holds (and that maximum itself).  Returns rows
+-- {batch, itl_s, tokens_per_s, per_gpu, stream_tokens_per_s, ttft_s}.
+function M.sweep(a)
+  local base = {}
+  for k, v in pairs(a) do base[k] = v end
+  base.batch, base.concurrency = nil, nil
+  local top = M.infer(base)
+  if not top.fits then return {}, top end
+  local rows, b = {}, 1
+  while true do
+    local args = {}
+    for k, v in pairs(base) do args[k] = v end
+    args.batch = math.min(b, top.max_batch_kv)
+    local r = M.infer(args)
+    rows[#rows + 1] = { batch = r.batch, itl_s = r.itl_s, itl_ms = r.itl_s * 1e3,
+                        tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu,
+                        stream_tokens_per_s = r.stream_tokens_per_s, ttft_s = r.ttft_s }
+    if args.batch >= top.max_batch_kv then break end
+    b = b * 2
+  end
+  return rows, top
+end
+
+-- GPUs for a target output tokens/s with every decode step within itl_limit
+-- (s): returns {gpus, batch, tokens_per_s}.
+function M.gpus_for(a, target, itl_limit)
+  local model, d, c = M.setup(a)
+  local ok, g, b, tps = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
+  if not ok then error("infer: " .. tostring(g), 2) end
+  return { gpus = g, batch = b, tokens_per_s = tps }
+end
+
+return M

@@ -1,0 +1,160 @@
+-- gpuplan.roofline: a GPU as the roofline sees it, ridge points, and the
+-- roofline chart.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.roofline{ gpu = "h100-sxm" }            -- or gpu = <catalog entry>
+--   print(r.ridges.bf16.peak, r.ridges.bf16.achievable)  -- FLOP/byte
+--   local t = gp.roofline{ gpu = "h200-sxm", op = { flop = 2e12, bytes = 1e9,
+--                          m = 4096, n = 4096, k = 4096, prec = "bf16" } }
+--   print(t.op.time, t.op.bound, t.op.intensity)
+--   require("gpuplan.roofline").svg("roof.svg", { gpu = "h100-sxm", model = "llama3-8b" })
+--
+-- The device table (M.device) takes the GPU's dense peaks, its `achievable`
+-- fractions (the GPU's own, else its arch's), the arch's launch overheads
+-- and the SM count (gpu.sms when the catalog has it, else the table below).
+
+local units = require "gpuplan.units"
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function catalog(cat) return cat or require("gpuplan").catalog() end
+
+-- Streaming multiprocessors (NVIDIA) / compute units (AMD) per GPU, for the
+-- wave-quantisation term.  Sources: NVIDIA A100 whitepaper (108 SMs), H100
+-- whitepaper (SXM5 132, PCIe 114; H200/H800 share the SXM5 GH100
+-- configuration), Ada whitepaper (RTX 4090 128, L40/L40S/RTX 6000 Ada 142,
+-- L4 58), GA102 whitepaper (A10 72, A40/RTX A6000 84), V100 whitepaper (80),
+-- Blackwell datasheets (B200 148, RTX 5090 170); AMD CDNA whitepapers
+-- (MI250X 220 CUs, MI300X/MI325X 304, MI355X 256).  H20 78 and L20 92 are
+-- from press reports, not NVIDIA documents.  Unknown: 0 (no wave term).
+M.sms = {
+  ["a100-sxm-40gb"] = 108, ["a100-sxm-80gb"] = 108, ["a100-pcie-80gb"] = 108,
+  ["a800-sxm-80gb"] = 108, ["a800-pcie-80gb"] = 108,
+  ["h100-sxm"] = 132, ["h100-pcie"] = 114, ["h100-nvl"] = 132,
+  ["h800-sxm"] = 132, ["h800-pcie"] = 114, ["h200-sxm"] = 132, ["h200-nvl"] = 132,
+  ["h20"] = 78, ["l20"] = 92, ["l40s"] = 142, ["l40"] = 142, ["l4"] = 58,
+  ["rtx-4090"] = 128, ["rtx-6000-ada"] = 142, ["a10"] = 72, ["a40"] = 84,
+  ["rtx-a6000"] = 84, ["v100-sxm2-32gb"] = 80, ["b200"] = 148, ["b100"] = 148,
+  ["gb200"] = 148, ["rtx-5090"] = 170,
+  ["mi250x"] = 220, ["mi300x"] = 304, ["mi325x"] = 304, ["mi355x"] = 256,
+}
+
+M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
+
+-- The roofline device table of a catalog GPU (id or entry).
+function M.device(gpu, cat)
+  cat = catalog(cat)
+  local g = type(gpu) == "table" and gpu or cat:get("gpus", gpu)
+  local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
+  local ach = g.achievable or arch.achievable
+  if not ach or not ach.hbm then
+    error("gpu '" .. tostring(g.id) .. "': no achievable fractions (neither the gpu nor its arch '"
+          .. tostring(g.arch) .. "' has them)", 0)
+  end
+  local d = { id = g.id, name = g.name, peak = {}, gemm = {}, mem_bw = g.mem_bw,
+              hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
+              graph_launch = arch.graph_launch_overhead or 1e-6,
+              sms = g.sms or M.sms[g.id] or 0, memory = g.usable_memory or g.memory }
+  for _, p in ipairs(M.precisions) do
+    d.peak[p] = g.peak and g.peak[p] or nil
+    d.gemm[p] = ach.gemm and ach.gemm[p] or nil
+  end
+  return d
+end
+
+-- gp.roofline{gpu = ID | entry, op = {...}?, cat = ...} -> {device, ridges, op?}
+-- ridges[prec] = {peak = FLOP/B, achievable = FLOP/B, flops = achievable FLOP/s}.
+function M.roofline(a)
+  if type(a) ~= "table" then error("roofline: expected a table of arguments", 2) end
+  if not a.gpu then error("roofline: gpu is required", 2) end
+  local d = M.device(a.gpu, a.cat or a.catalog)
+  local r = { device = d, ridges = {} }
+  for _, p in ipairs(M.precisions) do
+    if d.peak[p] and d.gemm[p] then
+      r.ridges[p] = { peak = core().roof_ridge(d, p, false),
+                      achievable = core().roof_ridge(d, p, true),
+                      flops = d.peak[p] * d.gemm[p] }
+    end
+  end
+  if a.op then
+    local ok, res = pcall(core().roof_op, d, a.op)
+    if not ok then error("roofline: " .. tostring(res), 2) end
+    r.op = res
+  end
+  return r
+end
+
+local function fmt_roof(v) return string.format("%.0f", v) end
+
+-- Write the roofline chart of a GPU to path (whole or nothing).
+-- o = {gpu =, model = id|entry (optional), infer = {gp.infer args} (optional),
+--      cat =}.  With a model, the prefill and decode operators of gp.infer
+-- (default: batch 1 decode and a 2048-token prompt) are plotted as points.
+-- Returns path and the infer result (or nil).
+function M.svg(path, o)
+  local svg = require "gpuplan.svg"
+  local cat = catalog(o.cat)
+  local d = M.device(o.gpu, cat)
+  local res
+  if o.model then
+    local args = {}
+    for k, v in pairs(o.infer or {}) do args[k] = v end
+    args.model, args.gpu, args.cat = o.model, o.gpu, cat
+    if args.batch == nil and args.concurrency == nil then args.batch = 1 end
+    res = require("gpuplan.infer").infer(args)
+  end
+  local p = svg.plot {
+    title = "Roofline: " .. (d.name or d.id) .. (res and (" - " .. res.model) or ""),
+    xlabel = "arithmetic intensity (FLOP/byte)",
+    ylabel = "attainable TFLOP/s (dense, achievable)",
+    xlog = true, ylog = true, xmin = 0.1, xmax = 1e4,
+    note = string.format("HBM %.2f TB/s x %.2f achievable; compute roofs = dense peak x achievable GEMM fraction",
+                         d.mem_bw / 1e12, d.hbm),
+  }
+  local bw = d.mem_bw * d.hbm
+  local roofs, ymax = {}, 0
+  for _, prec in ipairs { "fp4", "fp8", "int8", "bf16", "tf32", "fp32" } do
+    if d.peak[prec] and d.gemm[prec] then
+      local f = d.peak[prec] * d.gemm[prec]
+      if not roofs[f] then
+        roofs[f] = true
+        roofs[#roofs + 1] = { prec = prec, f = f }
+        ymax = math.max(ymax, f)
+      end
+    end
+  end
+  -- one bandwidth slope, then each compute roof from its ridge point
+  p:line({ { 0.1, 0.1 * bw / 1e12 }, { ymax / bw, ymax / 1e12 } },
+         { label = string.format("HBM %.2f TB/s achievable", bw / 1e12), color = "#333", width = 2.5 })
+  for i, r in ipairs(roofs) do
+    local ridge = r.f / bw
+    p:line({ { ridge, r.f / 1e12 }, { 1e4, r.f / 1e12 } },
+           { label = string.format("%s %s TFLOP/s (ridge %s)", r.prec, fmt_roof(r.f / 1e12),
+                                   fmt_roof(ridge)),
+             color = svg.palette[(i % #svg.palette) + 1], dash = i > 1 and "6,3" or nil })
+  end
+  if res and res.fits then
+    for _, ph in ipairs { { "prefill", "#d62728", "circle" }, { "decode", "#1f77b4", "square" } } do
+      local pts = {}
+      for _, op in ipairs(res[ph[1]].ops) do
+        local t = op.time - op.t_launch
+        -- GEMMs, attention and logits; the elementwise ops (norms, rope,
+        -- activation, sampling) all sit at ~1 FLOP/B and would bury them
+        if op.flop > 0 and op.bytes > 0 and t > 0 and (op.shape_eff < 1 or op.intensity > 2
+           or op.name == "attention" or op.name == "logits" or op.name:match("^moe_")) then
+          pts[#pts + 1] = { op.intensity, op.flop / t / 1e12, op.name }
+        end
+      end
+      p:points(pts, { label = ph[1] .. (ph[1] == "prefill" and string.format(" (%d tokens)", res.input)
+                                        or string.format(" (batch %d)", res.batch)),
+                      color = ph[2], shape = ph[3] })
+    end
+  end
+  p.ymin = 0.1
+  p.ymax = 10 ^ math.ceil(math.log(ymax / 1e12, 10))
+  p:write(path)
+  return path, res
+end
+
+return M

@@ -1,0 +1,331 @@
+-- gpuplan.svg: a small SVG chart writer (no plotting dependency).
+--
+--   local svg = require "gpuplan.svg"
+--   local p = svg.plot{ title = "Roofline", xlabel = "FLOP/byte", ylabel = "TFLOP/s",
+--                       xlog = true, ylog = true,          -- log10 axes (default linear)
+--                       xmin = 0.1, xmax = 1e4,            -- optional: else from the data
+--                       width = 900, height = 600 }
+--   p:line({{x1, y1}, {x2, y2}, ...}, { label = "bf16 roof", color = "#1f77b4",
+--                                       dash = "6,3", width = 2 })
+--   p:points({{x, y, "name"}, ...}, { label = "decode ops", color = "#d62728",
+--                                     shape = "circle" | "square" })
+--   p:text(x, y, "ridge 295", { color = "#555", anchor = "start" })   -- data coords
+--   local s = p:render()      -- the SVG document as a string
+--   p:write("out.svg")        -- whole or nothing: writes out.svg.tmp, then renames
+--
+-- Axes get tick marks and labels (decades on log axes: 0.1 1 10 100 1k 10k ...;
+-- 1-2-5 steps on linear ones), a title, axis labels and a legend of the
+-- labelled series.  Point names (the third element) are placed next to their
+-- point where they overlap nothing already drawn (eight candidate spots at
+-- two distances) where they overlap no point, line, legend or other name;
+-- points closer than 12 px share one label ("qkv, o_proj"); a name that fits
+-- nowhere is left out and counted in a footnote, so labels never overlap.  Coordinates <= 0 on a log axis are
+-- dropped.  Colours default to a 10-colour palette in series order.
+
+local M = {}
+
+local palette = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" }
+M.palette = palette
+
+local FONT = 12          -- px, tick labels and point names
+local CHAR_W = 0.6       -- average glyph width / font size (sans-serif)
+
+local function esc(s)
+  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")
+                     :gsub('"', "&quot;"))
+end
+
+local function fmtnum(v)
+  return string.format("%.2f", v):gsub("%.?0+$", "")
+end
+
+-- Tick label with an SI suffix: 1500 -> 1.5k, 0.001 -> 0.001.
+function M.si(v)
+  local a = math.abs(v)
+  if a >= 1e12 then return fmtnum(v / 1e12) .. "T"
+  elseif a >= 1e9 then return fmtnum(v / 1e9) .. "G"
+  elseif a >= 1e6 then return fmtnum(v / 1e6) .. "M"
+  elseif a >= 1e3 then return fmtnum(v / 1e3) .. "k"
+  elseif a == 0 or a >= 0.01 then return fmtnum(v)
+  else return string.format("%.0e", v) end
+end
+
+local Plot = {}
+Plot.__index = Plot
+
+function M.plot(o)
+  o = o or {}
+  local p = setmetatable({
+    title = o.title or "", xlabel = o.xlabel or "", ylabel = o.ylabel or "",
+    xlog = o.xlog or false, ylog = o.ylog or false,
+    xmin = o.xmin, xmax = o.xmax, ymin = o.ymin, ymax = o.ymax,
+    width = o.width or 900, height = o.height or 600,
+    series = {}, texts = {}, note = o.note,
+  }, Plot)
+  p.ml, p.mr, p.mt, p.mb = 80, 30, 50, 70     -- margins: left right top bottom
+  return p
+end
+
+local function add_series(p, kind, pts, o)
+  o = o or {}
+  local s = { kind = kind, pts = {}, label = o.label, color = o.color
+              or palette[(#p.series % #palette) + 1], dash = o.dash,
+              width = o.width or 2, shape = o.shape or "circle" }
+  for _, q in ipairs(pts) do
+    local x, y = q[1] or q.x, q[2] or q.y
+    if type(x) == "number" and type(y) == "number" and x == x and y == y
+       and (not p.xlog or x > 0) and (not p.ylog or y > 0) then
+      s.pts[#s.pts + 1] = { x, y, q[3] or q.name }
+    end
+  end
+  p.series[#p.series + 1] = s
+  return s
+end
+
+function Plot:line(pts, o) return add_series(self, "line", pts, o) end
+function Plot:points(pts, o) return add_series(self, "points", pts, o) end
+function Plot:text(x, y, s, o)
+  o = o or {}
+  self.texts[#self.texts + 1] = { x = x, y = y, s = s, color = o.color or "#444",
+                                  anchor = o.anchor or "start" }
+end
+
+-- Data range, padded, with log axes snapped to decades.
+local function range(p, axis)
+  local lo, hi = p[axis .. "min"], p[axis .. "max"]
+  local i = axis == "x" and 1 or 2
+  local dlo, dhi = math.huge, -math.huge
+  for _, s in ipairs(p.series) do
+    for _, q in ipairs(s.pts) do
+      dlo, dhi = math.min(dlo, q[i]), math.max(dhi, q[i])
+    end
+  end
+  if dlo == math.huge then dlo, dhi = 1, 10 end
+  local log = p[axis .. "log"]
+  if log then
+    lo = lo or 10 ^ math.floor(math.log(dlo, 10))
+    hi = hi or 10 ^ math.ceil(math.log(dhi, 10))
+    if hi <= lo then hi = lo * 10 end
+  else
+    lo = lo or math.min(0, dlo)
+    hi = hi or dhi * 1.05
+    if hi <= lo then hi = lo + 1 end
+  end
+  return lo, hi
+end
+
+local function ticks(lo, hi, log)
+  local t = {}
+  if log then
+    for k = math.floor(math.log(lo, 10) + 1e-9), math.ceil(math.log(hi, 10) - 1e-9) do
+      t[#t + 1] = 10 ^ k
+    end
+    return t
+  end
+  local raw = (hi - lo) / 6
+  local mag = 10 ^ math.floor(math.log(raw, 10))
+  local step = mag
+  for _, m in ipairs { 1, 2, 5, 10 } do
+    if m * mag >= raw then step = m * mag; break end
+  end
+  local v = math.ceil(lo / step) * step
+  while v <= hi + step * 1e-9 do t[#t + 1] = v; v = v + step end
+  return t
+end
+
+function Plot:render()
+  local W, H = self.width, self.height
+  local x0, x1 = range(self, "x")
+  local y0, y1 = range(self, "y")
+  local pw, ph = W - self.ml - self.mr, H - self.mt - self.mb
+  local function fx(x)
+    local f = self.xlog and (math.log(x, 10) - math.log(x0, 10)) / (math.log(x1, 10) - math.log(x0, 10))
+      or (x - x0) / (x1 - x0)
+    return self.ml + f * pw
+  end
+  local function fy(y)
+    local f = self.ylog and (math.log(y, 10) - math.log(y0, 10)) / (math.log(y1, 10) - math.log(y0, 10))
+      or (y - y0) / (y1 - y0)
+    return self.mt + (1 - f) * ph
+  end
+  local out = {}
+  local function w(...) out[#out + 1] = string.format(...) end
+  w('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="DejaVu Sans, Arial, sans-serif" font-size="%d">', W, H, W, H, FONT)
+  w('<rect width="%d" height="%d" fill="white"/>', W, H)
+  w('<defs><clipPath id="plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>',
+    self.ml, self.mt, pw, ph)
+  -- occupied boxes for label placement: {x0, y0, x1, y1}
+  local boxes = {}
+  local function free(b)
+    if b[1] < self.ml or b[3] > W - self.mr or b[2] < self.mt or b[4] > H - self.mb then
+      return false
+    end
+    for _, o in ipairs(boxes) do
+      if b[1] < o[3] and o[1] < b[3] and b[2] < o[4] and o[2] < b[4] then return false end
+    end
+    return true
+  end
+  -- grid and ticks
+  for _, v in ipairs(ticks(x0, x1, self.xlog)) do
+    local X = fx(v)
+    w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e6e6e6"/>', X, self.mt, X, self.mt + ph)
+    w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>', X, self.mt + ph, X, self.mt + ph + 5)
+    w('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', X, self.mt + ph + 19, esc(M.si(v)))
+  end
+  for _, v in ipairs(ticks(y0, y1, self.ylog)) do
+    local Y = fy(v)
+    w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e6e6e6"/>', self.ml, Y, self.ml + pw, Y)
+    w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>', self.ml - 5, Y, self.ml, Y)
+    w('<text x="%d" y="%.1f" text-anchor="end">%s</text>', self.ml - 8, Y + 4, esc(M.si(v)))
+  end
+  w('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', self.ml, self.mt, pw, ph)
+  w('<text x="%d" y="28" text-anchor="middle" font-size="16" font-weight="bold">%s</text>',
+    W / 2, esc(self.title))
+  w('<text x="%d" y="%d" text-anchor="middle" font-size="13">%s</text>',
+    self.ml + pw / 2, H - 28, esc(self.xlabel))
+  w('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle" font-size="13">%s</text>',
+    self.mt + ph / 2, esc(self.ylabel))
+  -- series
+  w('<g clip-path="url(#plot)">')
+  for _, s in ipairs(self.series) do
+    if s.kind == "line" and #s.pts > 1 then
+      local d = {}
+      for i, q in ipairs(s.pts) do
+        d[#d + 1] = string.format("%s%.1f,%.1f", i == 1 and "M" or "L", fx(q[1]), fy(q[2]))
+      end
+      w('<path d="%s" fill="none" stroke="%s" stroke-width="%s"%s/>', table.concat(d, " "),
+        s.color, s.width, s.dash and (' stroke-dasharray="' .. s.dash .. '"') or "")
+      -- the line occupies its pixels: names are kept off it
+      for i = 2, #s.pts do
+        local ax, ay = fx(s.pts[i - 1][1]), fy(s.pts[i - 1][2])
+        local bx, by = fx(s.pts[i][1]), fy(s.pts[i][2])
+        local n = math.max(1, math.ceil(math.max(math.abs(bx - ax), math.abs(by - ay)) / 4))
+        for j = 0, n do
+          local X, Y = ax + (bx - ax) * j / n, ay + (by - ay) * j / n
+          boxes[#boxes + 1] = { X - 2, Y - 2, X + 2, Y + 2 }
+        end
+      end
+    end
+  end
+  for _, s in ipairs(self.series) do
+    if s.kind == "points" then
+      for _, q in ipairs(s.pts) do
+        local X, Y = fx(q[1]), fy(q[2])
+        if s.shape == "square" then
+          w('<rect x="%.1f" y="%.1f" width="8" height="8" fill="%s" stroke="white"/>', X - 4, Y - 4, s.color)
+        else
+          w('<circle cx="%.1f" cy="%.1f" r="4.5" fill="%s" stroke="white"/>', X, Y, s.color)
+        end
+        boxes[#boxes + 1] = { X - 5, Y - 5, X + 5, Y + 5 }
+      end
+    end
+  end
+  w('</g>')
+  -- free-standing texts (placed first: they are part of the chart)
+  for _, t in ipairs(self.texts) do
+    if t.x >= x0 and t.x <= x1 and t.y >= y0 and t.y <= y1 then
+      local X, Y = fx(t.x), fy(t.y)
+      local tw = #t.s * FONT * CHAR_W
+      local bx = t.anchor == "end" and X - tw or t.anchor == "middle" and X - tw / 2 or X
+      boxes[#boxes + 1] = { bx, Y - FONT, bx + tw, Y + 3 }
+      w('<text x="%.1f" y="%.1f" text-anchor="%s" fill="%s">%s</text>', X, Y, t.anchor, t.color, esc(t.s))
+    end
+  end
+  -- legend (top-left inside the plot), reserved before point names
+  local items = {}
+  for _, s in ipairs(self.series) do if s.label then items[#items + 1] = s end end
+  if #items > 0 then
+    local lw = 0
+    for _, s in ipairs(items) do lw = math.max(lw, #s.label * FONT * CHAR_W) end
+    local lx, ly = self.ml + 10, self.mt + 10
+    local lh = #items * 18 + 8
+    boxes[#boxes + 1] = { lx, ly, lx + lw + 40, ly + lh }
+    w('<rect x="%d" y="%d" width="%.0f" height="%d" fill="white" fill-opacity="0.9" stroke="#999"/>',
+      lx, ly, lw + 40, lh)
+    for i, s in ipairs(items) do
+      local Y = ly + 4 + i * 18 - 5
+      if s.kind == "line" then
+        w('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%s"%s/>', lx + 6, Y - 4,
+          lx + 28, Y - 4, s.color, s.width, s.dash and (' stroke-dasharray="' .. s.dash .. '"') or "")
+      else
+        w('<circle cx="%d" cy="%d" r="4.5" fill="%s"/>', lx + 17, Y - 4, s.color)
+      end
+      w('<text x="%d" y="%d">%s</text>', lx + 34, Y, esc(s.label))
+    end
+  end
+  -- point names: greedy placement, never overlapping
+  local dropped = 0
+  for _, s in ipairs(self.series) do
+    -- points of a series closer than 12 px share one name list
+    local groups = {}
+    for _, q in ipairs(s.pts) do
+      if q[3] and s.kind == "points" then
+        local X, Y, g = fx(q[1]), fy(q[2]), nil
+        for _, o in ipairs(groups) do
+          if math.abs(o.X - X) < 12 and math.abs(o.Y - Y) < 12 then g = o; break end
+        end
+        if g then
+          if not g.seen[q[3]] then g.seen[q[3]] = true; g.names[#g.names + 1] = tostring(q[3]) end
+        else
+          groups[#groups + 1] = { X = X, Y = Y, names = { tostring(q[3]) }, seen = { [q[3]] = true } }
+        end
+      end
+    end
+    for _, grp in ipairs(groups) do
+      do
+        local X, Y, name = grp.X, grp.Y, table.concat(grp.names, ", ")
+        local tw, th = #name * FONT * CHAR_W, FONT
+        local placed
+        for _, r in ipairs { 8, 22 } do
+          for _, c in ipairs { { 1, 0 }, { -1, 0 }, { 0, -1 }, { 0, 1 },
+                               { 1, -1 }, { -1, -1 }, { 1, 1 }, { -1, 1 } } do
+            local bx = c[1] > 0 and X + r or c[1] < 0 and X - r - tw or X - tw / 2
+            local by = c[2] < 0 and Y - r - th or c[2] > 0 and Y + r or Y - th / 2
+            local b = { bx, by, bx + tw, by + th }
+            if free(b) then placed = b; break end
+          end
+          if placed then break end
+        end
+        if placed then
+          boxes[#boxes + 1] = placed
+          w('<text x="%.1f" y="%.1f" fill="%s">%s</text>', placed[1], placed[4] - 2, s.color, esc(name))
+        else
+          dropped = dropped + 1
+        end
+      end
+    end
+  end
+  local foot = self.note or ""
+  if dropped > 0 then
+    foot = foot .. (foot ~= "" and "  " or "") .. dropped .. " point name(s) omitted to avoid overlap"
+  end
+  if foot ~= "" then
+    w('<text x="%d" y="%d" font-size="11" fill="#666">%s</text>', self.ml, H - 8, esc(foot))
+  end
+  w('</svg>')
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- Write the chart to path, whole or not at all (tmp file + rename).
+function Plot:write(path)
+  local s = self:render()
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "w")
+  if not f then error("cannot write " .. path .. ": " .. tostring(err), 0) end
+  local ok, werr = f:write(s)
+  local cok = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    error("cannot write " .. path .. ": " .. tostring(werr), 0)
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    error("cannot write " .. path .. ": " .. tostring(rerr), 0)
+  end
+  return path
+end
+
+return M
