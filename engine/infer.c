@@ -556,7 +556,13 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		r->weights_gpu -= r->offload_bytes;
 	}
 	r->kv_budget = c->capacity - r->weights_gpu - r->workspace;
-	x = floor(r->kv_budget / r->kv_per_seq);
+	/* Paged KV (Kwon et al. 2023, vLLM, sec. 4) allocates blocks as
+	 * tokens arrive; with continuous batching the running sequences are
+	 * spread over their lives, so each holds input + output / 2 on
+	 * average.  A no-evict scheduler reserves the whole length. */
+	r->kv_admit = c->kv_reserve_max ? r->kv_per_seq :
+		per_gpu_kv(m, c, &s, c->input + c->output / 2.0);
+	x = floor(r->kv_budget / r->kv_admit);
 	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
 	if (c->batch > 0) {
 		if (c->batch > r->max_batch_kv) {
@@ -564,7 +570,7 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 			snprintf(r->why, sizeof r->why, "batch %d needs %.2f GB"
 			         " of KV per GPU, the budget is %.2f GB (%d "
 			         "sequences)", c->batch,
-			         c->batch * r->kv_per_seq / 1e9,
+			         c->batch * r->kv_admit / 1e9,
 			         r->kv_budget / 1e9, r->max_batch_kv);
 			return GP_OK;
 		}

@@ -52,6 +52,11 @@ typedef struct infer_cfg {
 	double host_ops_per_layer; /* eager: framework ops per layer */
 	double capacity;      /* bytes per GPU usable for weights, KV cache
 	                         and activations (after context/reserve) */
+	int kv_reserve_max;   /* 1: admit a sequence only when KV for its
+	                         whole input + output is free (TensorRT-LLM
+	                         GUARANTEED_NO_EVICT); 0: paged KV holds the
+	                         mean length input + output / 2 per sequence
+	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int max_batch;        /* the engine's cap on sequences per batch */
 	double offload_bw;    /* B/s at which host-resident layers are read
@@ -98,6 +103,8 @@ typedef struct infer_result {
 	double offload_bytes; /* bytes of them per GPU */
 	double workspace;     /* bytes per GPU of activations/logits */
 	double kv_per_seq;    /* bytes per GPU per sequence of input+output */
+	double kv_admit;      /* bytes per GPU a sequence holds on average
+	                         (kv_per_seq when kv_reserve_max) */
 	double kv_budget;     /* bytes per GPU left for the KV cache */
 	int max_batch_kv;     /* sequences the KV budget holds per replica */
 	int replicas;         /* gpus / (tp * pp) */

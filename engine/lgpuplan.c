@@ -764,6 +764,7 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
 					      0, c->host_ops_per_layer);
 	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0.0);
+	c->kv_reserve_max = lgp_field_bool(L, idx, w, "kv_reserve_max", 0);
 	c->max_num_tokens = lgp_field_num(L, idx, w, "max_num_tokens", 0,
 					  c->max_num_tokens);
 	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
@@ -847,6 +848,7 @@ static int lgp_infer(lua_State *L)
 	lgp_setnum(L, "offload_bytes", r.offload_bytes);
 	lgp_setnum(L, "workspace", r.workspace);
 	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
+	lgp_setnum(L, "kv_admit", r.kv_admit);
 	lgp_setnum(L, "kv_budget", r.kv_budget);
 	lua_pushinteger(L, r.max_batch_kv);
 	lua_setfield(L, -2, "max_batch_kv");

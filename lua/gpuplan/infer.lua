@@ -15,6 +15,9 @@
 --   weights   bf16 | fp16 | fp8 | int8 | w8a8 | int4 | gptq | awq | nf4 | fp4 | mxfp4 | fp6
 --             (default bf16); embeddings and lm_head stay 16-bit
 --   kv        KV-cache dtype: bf16 | fp16 | fp8 | int8 | fp4 (default bf16)
+--   kv_policy mean (default: paged KV, each running sequence holds input +
+--             output/2 on average, vLLM) | max (reserve input + output per
+--             sequence, TensorRT-LLM GUARANTEED_NO_EVICT)
 --   batch     fixed decode batch per replica, or
 --   concurrency  requests in flight over the system; neither: as many as fit
 --   input, output  tokens per request (default 2048, 256)
@@ -135,7 +138,12 @@ function M.setup(a)
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer"),
+    kv_reserve_max = a.kv_policy == "max",
   }
+  if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
+    error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)
+  end
+  if a.kv_policy == nil then default("kv_policy=mean") end
   if c.batch and c.concurrency then error("infer: give batch or concurrency, not both", 3) end
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end

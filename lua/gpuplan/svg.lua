@@ -17,7 +17,7 @@
 -- 1-2-5 steps on linear ones), a title, axis labels and a legend of the
 -- labelled series.  Point names (the third element) are placed next to their
 -- point where they overlap nothing already drawn (eight candidate spots at
--- two distances) where they overlap no point, line, legend or other name;
+-- three distances) where they overlap no point, line, legend or other name;
 -- points closer than 12 px share one label ("qkv, o_proj"); a name that fits
 -- nowhere is left out and counted in a footnote, so labels never overlap.  Coordinates <= 0 on a log axis are
 -- dropped.  Colours default to a 10-colour palette in series order.
@@ -278,7 +278,7 @@ function Plot:render()
         local X, Y, name = grp.X, grp.Y, table.concat(grp.names, ", ")
         local tw, th = #name * FONT * CHAR_W, FONT
         local placed
-        for _, r in ipairs { 8, 22 } do
+        for _, r in ipairs { 8, 22, 40 } do
           for _, c in ipairs { { 1, 0 }, { -1, 0 }, { 0, -1 }, { 0, 1 },
                                { 1, -1 }, { -1, -1 }, { 1, 1 }, { -1, 1 } } do
             local bx = c[1] > 0 and X + r or c[1] < 0 and X - r - tw or X - tw / 2

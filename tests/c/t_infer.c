@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(32);
+	plan(33);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -139,6 +139,7 @@ int main(void)
 	hopper(&d, 3.35e12);
 	infer_defaults(&c);
 	c.capacity = 72e9;
+	c.kv_reserve_max = 1;
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
 	   "8B bf16 fits on 72 GB");
 	is_num(r.kv_per_seq, 2304.0 * 131072, 1e-12,
@@ -148,6 +149,15 @@ int main(void)
 	                        (2304.0 * 131072)), "batch the KV allows");
 	ok(r.max_batch_kv >= 180 && r.max_batch_kv <= 184,
 	   "... about 182 sequences");
+	/* Paged mean occupancy: 2048 + 128 = 2176 tokens per sequence ->
+	 * floor(54.97e9 / (2176 x 131072)) = 192 sequences. */
+	c.kv_reserve_max = 0;
+	infer_run(&m, &d, &c, &r, &err);
+	is_int(r.max_batch_kv,
+	       (long long)floor((72e9 - r.weights_gpu - r.workspace) /
+	                        (2176.0 * 131072)), "paged: mean length");
+	c.kv_reserve_max = 1;
+	infer_run(&m, &d, &c, &r, &err);
 	ok(r.itl > r.itl_batch1 && r.tokens_per_s > 1.0 / r.itl_batch1,
 	   "a bigger batch: slower steps, more tokens/s");
 	/* tokens/s = B out / (B share + (out - 1) itl), B = r.batch. */

@@ -1,0 +1,85 @@
+-- Predict an `infer` validation case (../shared/validation/SCHEMA.md) with
+-- gpuplan.infer: output_tokens_per_s (whole system, steady state),
+-- decode_tokens_per_s (one stream: 1 / ITL), itl_ms, ttft_ms.
+--
+-- What the case does not state is a documented default, listed in
+-- `defaults`:
+--   kv dtype bf16 (the engines' default unless KV quantisation is enabled);
+--   input 128 / output 256 tokens when not given;
+--   runtime from the source: PyTorch-eager tools (LitGPT, HF transformers)
+--   -> eager, serving engines (TensorRT-LLM, NIM, vLLM, SGLang) -> CUDA
+--   graphs; the engine limits of gpuplan.infer (max_num_tokens 8192,
+--   max_batch 2048, KV reserved for input + output per sequence).
+
+local infer = require "gpuplan.infer"
+local ok_cjson, cjson = pcall(require, "cjson")
+local null = ok_cjson and cjson.null or nil
+
+local function v(x) if x == null then return nil end return x end
+
+local function model_of(cm)
+  for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
+    if type(v(cm[k])) ~= "number" then
+      return nil, "model." .. k .. " not given (architecture unknown)"
+    end
+  end
+  local m = {
+    id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
+    kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
+    ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
+    tied_embeddings = cm.tied_embeddings == true,
+    -- gated (SwiGLU) models use RMSNorm (Llama, Qwen), GeLU ones LayerNorm
+    norm = cm.ffn_gated and "rms" or "layer",
+  }
+  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
+  return m
+end
+
+-- Runtime implied by the tool that measured the case.
+local function runtime_of(case)
+  local s = case.source or {}
+  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "")):lower()
+  if text:find("litgpt") or text:find("transformers") or text:find("pytorch eager") then
+    return "eager", "runtime=eager (PyTorch eager tool)"
+  end
+  return "graphs", "runtime=graphs (serving engine)"
+end
+
+return function(case, cat)
+  local model, why = model_of(case.model or {})
+  if not model then return nil, why end
+  local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
+  local metric = case.measured and case.measured.metric
+  local pick = {
+    output_tokens_per_s = function(r) return r.tokens_per_s end,
+    decode_tokens_per_s = function(r) return r.stream_tokens_per_s end,
+    itl_ms = function(r) return r.itl_s * 1e3 end,
+    ttft_ms = function(r) return r.ttft_s * 1e3 end,
+  }
+  if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an infer metric" end
+  if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  local defaults = {}
+  local runtime, rnote = runtime_of(case)
+  defaults[#defaults + 1] = rnote
+  local a = {
+    model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, tp = v(par.tp) or 1,
+    pp = v(par.pp) or 1, weights = v(wl.weight_dtype) or v(wl.precision) or "bf16",
+    kv = v(wl.kv_dtype), runtime = runtime, cat = cat,
+    input = v(wl.input_len), output = v(wl.output_len),
+  }
+  if not a.input then a.input = 128; defaults[#defaults + 1] = "input=128" end
+  if not a.output then a.output = 256; defaults[#defaults + 1] = "output=256" end
+  local batch = v(wl.batch) or v(par.micro_batch)
+  local conc = v(wl.concurrency)
+  if conc then a.concurrency = conc elseif batch then a.batch = batch end
+  local ok, r = pcall(infer.infer, a)
+  if not ok then return nil, tostring(r):gsub("^[^\n]-%.lua:%d+: ", "") end
+  if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
+  for _, d in ipairs(r.defaults) do
+    if not d:match("^runtime=") and not d:match("^input=") and not d:match("^output=") then
+      defaults[#defaults + 1] = d
+    end
+  end
+  defaults[#defaults + 1] = string.format("batch=%d", r.batch)
+  return { value = pick[metric](r), defaults = defaults }
+end

@@ -1,0 +1,59 @@
+# gpuplan infer / roofline: the summary table, json, sweep + SVG, errors.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '2', '--tp', '2',
+                         '--weights', 'fp8', '--concurrency', '64', '--price', '$2.99/h');
+is($c, 0, 'infer exits 0');
+like($o, qr/^llama3-70b on 2 x h100-sxm \(tp 2, pp 1\), fp8 weights, bf16 KV, in 2048 \/ out 256$/m, 'title');
+like($o, qr/^batch per replica\s+64 \(x 1 replicas\)$/m, 'batch from concurrency');
+like($o, qr/^ITL at batch\s+\d+\.\d\d ms$/m, 'ITL in ms');
+like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD$/m, 'cost per token');
+is($e, '', 'nothing on stderr');
+
+($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--batch', '1', '--in', '1',
+                      '--out', '2', '--format', 'json');
+is($c, 0, 'json exits 0');
+# 13B bf16 on H200 at batch 1: ~25.7 GB / (4.8 TB/s x 0.84) + launches -> ~148 tok/s
+my ($tps) = $o =~ /"stream_tokens_per_s":\s*([\d.]+)/;
+ok(defined $tps && $tps > 140 && $tps < 157, '13B H200 batch-1 decode 140-157 tok/s')
+    or diag($o);
+
+my $dir = tempdir(CLEANUP => 1);
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', 'fp8',
+                      '--sweep-batch', '--svg', "$dir/sweep.svg");
+is($c, 0, 'sweep exits 0');
+like($o, qr/^batch\s+ITL ms\s+tok\/s\/user\s+tok\/s system\s+tok\/s\/GPU$/m, 'sweep header');
+ok(-s "$dir/sweep.svg", 'sweep SVG written');
+ok(!-e "$dir/sweep.svg.tmp", 'no temporary file left');
+
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', '--svg', "$dir/roof.svg");
+is($c, 0, 'roofline exits 0');
+like($o, qr/^bf16\s+989\.0\s+791\.2\s+295\.2\s+281\.2$/m, 'H100 bf16 ridge 295.2 at peak');
+open(my $fh, '<', "$dir/roof.svg") or die; local $/; my $svg = <$fh>; close $fh;
+like($svg, qr/arithmetic intensity \(FLOP\/byte\)/, 'x axis labelled');
+like($svg, qr/decode \(batch 1\)/, 'decode ops in the legend');
+
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB');
+is($c, 1, 'does not fit: exit 1');
+like($e, qr/^gpuplan: does not fit: needs [\d.]+ GB per GPU/m, 'says what it needs');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--offload',
+                      '--batch', '1', '--in', '512', '--out', '128');
+is($c, 0, 'fits with --offload');
+like($o, qr/^layers in host memory\s+\d+ /m, 'reports offloaded layers');
+
+($c, $o, $e) = run_gp('infer', 'llama3-8b');
+is($c, 2, 'missing --gpu: usage error');
+like($e, qr/--gpu ID is required/, 'names the missing option');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--weights', 'int3');
+is($c, 1, 'bad weight format: exit 1');
+like($e, qr/unknown weight format 'int3'/, 'names the format');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--svg', 'x.svg');
+is($c, 2, '--svg without --sweep-batch is a usage error');
+($c, $o, $e) = run_gp('roofline');
+is($c, 2, 'roofline without --gpu: usage error');
+
+done_testing();

@@ -1,0 +1,76 @@
+-- gp.infer / gp.roofline from Lua: catalog devices, hand-checked figures,
+-- the plain result table, the SVG writer and argument errors.
+local t = require "tap"
+local gp = require "gpuplan"
+local infer = require "gpuplan.infer"
+local roofline = require "gpuplan.roofline"
+local svg = require "gpuplan.svg"
+
+-- Ridge of H100 SXM bf16 at peak: 989e12 / 3.35e12 = 295.2 FLOP/B.
+local r = gp.roofline { gpu = "h100-sxm" }
+t.near(r.ridges.bf16.peak, 989e12 / 3.35e12, 1e-9, "H100 bf16 ridge 295 FLOP/B")
+-- Achievable (hopper arch: 0.80 gemm, 0.84 hbm): 295.2 x 0.80 / 0.84 = 281.2.
+t.near(r.ridges.bf16.achievable, 989e12 * 0.80 / (3.35e12 * 0.84), 1e-9,
+       "achievable ridge uses the arch fractions")
+t.is(r.device.sms, 132, "H100 SXM has 132 SMs")
+
+-- 13B bf16 decode, batch 1, H200: weights (12.688e9 + 0.164e9) x 2 B =
+-- 25.70 GB read per token; / (4.8e12 x 0.84) = 6.37 ms + ~0.36 ms of graph
+-- launches -> ~148 tok/s; the issue's "<= 160 tok/s before overheads".
+local d = infer.infer { model = "llama2-13b", gpu = "h200-sxm", batch = 1, input = 1, output = 2 }
+t.ok(d.fits, "13B fits on H200")
+t.near(d.decode.bytes, 25.70e9, 0.01, "13B decode reads ~25.7 GB per token")
+t.ok(d.stream_tokens_per_s > 140 and d.stream_tokens_per_s < 4.8e12 * 0.84 / 25.7e9,
+     "13B H200 batch 1: 140-157 tok/s")
+local mlp
+for _, op in ipairs(d.ops) do if op.name == "mlp_up" then mlp = op end end
+t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
+
+-- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
+-- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with equal launch overheads.
+local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "int4", batch = 1, input = 1, output = 2 }
+local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
+t.ok(a.itl_s / h.itl_s > 2.0 and a.itl_s / h.itl_s < 2.35, "70B int4: A100 ~2.2x slower than H200")
+
+-- Serving: result table fields and cost per token at $2/h per GPU:
+-- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.
+local s = infer.infer { model = "llama3-70b", gpu = "h100-sxm", gpus = 2, tp = 2,
+                        weights = "fp8", concurrency = 32, price = 2 }
+t.ok(s.fits and s.batch == 32, "concurrency 32 -> batch 32")
+t.near(s.cost_per_mtok, 2 * 2 / 3600 / s.tokens_per_s * 1e6, 1e-12, "cost per million tokens")
+t.is(s.compute, "fp8", "fp8 weights run on fp8 tensor cores on Hopper")
+t.ok(s.decode.comm_time > 0, "TP 2 pays all-reduces")
+-- fp8 on A100 falls back to bf16 compute (W8A16)
+t.is(infer.infer { model = "llama3-8b", gpu = "a100-sxm-80gb", weights = "fp8", batch = 1 }.compute,
+     "bf16", "fp8 weights on A100 compute in bf16")
+
+-- Offload: 7B bf16 on a 6 GB card fits only with host layers.
+local o = infer.infer { model = "llama2-7b", gpu = "rtx-4090", memory = 6e9, batch = 1, input = 512, output = 128 }
+t.ok(not o.fits and o.why:match("needs"), "7B bf16 on 6 GB does not fit without offload")
+o = infer.infer { model = "llama2-7b", gpu = "rtx-4090", memory = "6GB", offload = true, batch = 1, input = 512, output = 128 }
+t.ok(o.fits and o.offload_layers > 0, "... and fits with offload")
+
+-- Sweep: tokens/s grows with the batch until the KV limit, ITL too.
+local rows = infer.sweep { model = "llama3-8b", gpu = "h100-sxm", weights = "fp8", input = 1024, output = 256 }
+t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].itl_s > rows[1].itl_s,
+     "throughput and ITL grow with the batch")
+
+-- Errors
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", weights = "int3" } end,
+         "unknown weight format 'int3'", "unknown weight format", true)
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 3, gpus = 3 } end,
+         "does not divide heads", "tp must divide heads", true)
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 2, concurrency = 4 } end,
+         "batch or concurrency", "batch and concurrency together", true)
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "nope" } end, "unknown gpu", "unknown gpu", true)
+
+-- SVG writer: whole-or-nothing, labels, escaping
+local dir = os.tmpname(); os.remove(dir)
+local p = svg.plot { title = "a<b", xlog = true, ylog = true, xlabel = "x", ylabel = "y" }
+p:line({ { 1, 1 }, { 100, 100 } }, { label = "slope" })
+p:points({ { 10, 10, "p1" }, { 10.01, 10.01, "p2" } }, { label = "pts" })
+local text = p:render()
+t.ok(text:match("^<svg") and text:match("a&lt;b"), "SVG document with an escaped title")
+t.ok(text:find("p1, p2", 1, true), "coincident points share one label")
+t.raises(function() p:write(dir .. "/no/such/dir.svg") end, "cannot write", "unwritable path raises", true)
+t.done_testing()
