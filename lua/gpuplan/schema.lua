@@ -197,6 +197,7 @@ M.gpu = T.record {
   scaleup = T.record { fabric = R(id()), domain = R(int { min = 1 }) },
   pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(int { min = 1, max = 32 }) },
   tdp = T.unit("power"),
+  sms = int { min = 1 },           -- streaming multiprocessors (GEMM wave model)
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),
 }
