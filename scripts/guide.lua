@@ -1,34 +1,184 @@
 #!/usr/bin/env gpuplan
 -- The default guide: what `gpuplan` with no arguments prints.
 --
--- Until the scenario guide lands, it shows the GPUs of the catalog the
--- seed buying guides compare, with the numbers that decide between them.
+-- It answers the questions of the GPU buying guides people use today, with
+-- the models instead of the rules of thumb:
+--   1. the cards: dense peaks, bandwidth, NVLink per direction, price;
+--   2. does the job fit on one card (full / LoRA / QLoRA / inference)?
+--   3. how fast do the cards of one node talk (the H800/A800 NVLink cut)?
+--   4. what serving costs: decode speed, throughput, $ per million tokens.
+-- Copy it and change the lists at the top to ask about your own jobs.
+--
+--   gpuplan run scripts/guide.lua [--format markdown] [--currency CNY]
 local gp = require "gpuplan"
 local cat = gp.catalog()
 
-local seed = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20", "h200-sxm", "b200" }
-local rows = {}
-for _, id in ipairs(seed) do
-  local g = cat.gpus[id]
-  if g then
-    local link = g.scaleup and cat.fabrics[g.scaleup.fabric]
-    rows[#rows + 1] = {
-      gpu = id, memory = tostring(g._raw.memory), hbm = g.mem_bw / 1e12,
-      bf16 = g.peak.bf16 and g.peak.bf16 / 1e12,
-      fp8 = g.peak.fp8 and g.peak.fp8 / 1e12,
-      link = link and link.bw / 1e9,
-      ridge = g.peak.bf16 and g.peak.bf16 / g.mem_bw,
-    }
-  end
+local opt = gp.options({
+  format = { "output format: text, markdown, csv or json", "text" },
+  currency = { "currency of prices (USD, CNY, ...)", cat.settings.currency },
+}, arg)
+if not require("gpuplan.report").formats[opt.format] then
+  error(require("gpuplan.cli").usage("guide: --format must be text, markdown, csv or json"), 0)
 end
-local format = arg[1] == "--format" and arg[2] or "text"
-gp.report(rows, { format = format, title = "GPUs of the seed guides (dense peaks; NVLink per direction)",
-  columns = {
-    { key = "gpu", label = "GPU" },
-    { key = "memory", label = "memory" },
-    { key = "hbm", label = "HBM TB/s", fmt = "%.2f" },
-    { key = "bf16", label = "bf16 TFLOPS", fmt = "%.0f" },
-    { key = "fp8", label = "fp8 TFLOPS", fmt = "%.0f" },
-    { key = "link", label = "NVLink GB/s/dir", fmt = "%.0f" },
-    { key = "ridge", label = "bf16 ridge FLOP/B", fmt = "%.0f" },
-  } })
+if opt.currency ~= "USD" and not cat.currencies[opt.currency] then
+  error(require("gpuplan.cli").usage("guide: --currency: no exchange rate for '" .. opt.currency
+    .. "' in the catalog (see 'gpuplan catalog list currencies')"), 0)
+end
+
+local GPUS = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20",
+               "h200-sxm", "b200", "rtx-4090" }
+local NODES = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20", "dgx-h200",
+                "dgx-b200", "pcie-8x-4090" }
+
+-- JSON: one object of sections, printed at the end, so the output parses.
+local json_out = {}
+
+local function section(title, rows, columns)
+  if opt.format == "json" then
+    local keep = {}
+    for i, r in ipairs(rows) do
+      keep[i] = {}
+      for _, c in ipairs(columns) do keep[i][c.key] = r[c.key] end
+    end
+    json_out[#json_out + 1] = { title = title, rows = keep }
+    return
+  end
+  if opt.format == "text" or opt.format == "markdown" then
+    io.write(opt.format == "markdown" and "## " or "== ", title,
+      opt.format == "markdown" and "\n\n" or " ==\n")
+  end
+  gp.report(rows, { format = opt.format, columns = columns })
+  io.write("\n")
+end
+
+-- The cheapest sourced price of a GPU-hour; when the catalog has only a
+-- guide's rule-of-thumb range for the GPU, that one, flagged (third value).
+local function cheapest(gpu)
+  local best, id, guide
+  for _, pid in ipairs(cat:ids("prices")) do
+    local p = cat.prices[pid]
+    if p.gpu == gpu then
+      local v = cat:convert(p.price, opt.currency)
+      local g = p.provider_kind == "guide"
+      if not best or (guide and not g) or (g == guide and v < best) then
+        best, id, guide = v, pid, g
+      end
+    end
+  end
+  return best, id, guide
+end
+
+-- 1. The cards ------------------------------------------------------------
+local rows = {}
+for _, id in ipairs(GPUS) do
+  local g = cat:get("gpus", id)
+  local link = g.scaleup and cat.fabrics[g.scaleup.fabric]
+  local price, _, guide = cheapest(id)
+  rows[#rows + 1] = {
+    gpu = id, memory = tostring(g._raw.memory), hbm = g.mem_bw / 1e12,
+    bf16 = g.peak.bf16 and g.peak.bf16 / 1e12, fp8 = g.peak.fp8 and g.peak.fp8 / 1e12,
+    link = link and link.bw / 1e9 or nil,
+    ridge = g.peak.bf16 and g.peak.bf16 / g.mem_bw,
+    price = price and string.format("%.2f%s", price, guide and "*" or ""),
+  }
+end
+section("The cards (dense tensor peaks; scale-up link per direction; cheapest sourced price)", rows, {
+  { key = "gpu", label = "GPU" }, { key = "memory" },
+  { key = "hbm", label = "HBM TB/s", fmt = "%.2f" },
+  { key = "bf16", label = "bf16 TFLOPS", fmt = "%.0f" },
+  { key = "fp8", label = "fp8 TFLOPS", fmt = "%.0f" },
+  { key = "link", label = "link GB/s/dir", fmt = "%.0f" },
+  { key = "ridge", label = "bf16 ridge FLOP/B", fmt = "%.0f" },
+  { key = "price", label = opt.currency .. "/GPU-h", align = "right" },
+})
+if opt.format == "text" then
+  io.write("* no sourced price in the catalog: the seed guide's rule of thumb (catalog show ID)\n\n")
+end
+
+-- 2. Does it fit on one card? ---------------------------------------------
+local JOBS = {
+  { label = "7B full FT, AdamW mixed precision, seq 2048", model = "llama2-7b", method = "full", seq = 2048 },
+  { label = "7B LoRA r8, bf16 base, seq 2048", model = "llama2-7b", method = "lora", seq = 2048 },
+  { label = "13B QLoRA, seq 2048", model = "llama2-13b", method = "qlora", seq = 2048 },
+  { label = "70B QLoRA, seq 2048, full recompute", model = "llama2-70b", method = "qlora", seq = 2048,
+    recompute = "full" },
+  { label = "70B inference, int4, 4096-token context", model = "llama2-70b", method = "infer",
+    weights = "int4", seq = 4096 },
+}
+rows = {}
+for _, job in ipairs(JOBS) do
+  local row = { job = job.label }
+  for _, id in ipairs { "rtx-4090", "a100-sxm-80gb", "h20", "h200-sxm", "b200" } do
+    local ok, r = pcall(gp.memory, { model = job.model, gpu = id, method = job.method, seq = job.seq,
+      recompute = job.recompute, weights = job.weights })
+    if not ok then
+      row[id] = "error"
+    elseif r.fits then
+      row[id] = string.format("yes %.0fG", r.total / gp.GiB)
+    else
+      row[id] = string.format("no +%.0fG", r.short_by / gp.GiB)
+    end
+  end
+  rows[#rows + 1] = row
+end
+section("Does it fit on one card? (GiB per GPU incl. reserve; no: short by, after a 10% margin)", rows, {
+  { key = "job" }, { key = "rtx-4090", align = "right" }, { key = "a100-sxm-80gb", align = "right" },
+  { key = "h20", align = "right" }, { key = "h200-sxm", align = "right" }, { key = "b200", align = "right" },
+})
+
+-- 3. How fast the cards of one node talk ----------------------------------
+-- TP all-reduce of one layer's activations: s * b * h * 2 bytes for a 70B
+-- (h = 8192) at seq 4096, micro-batch 1 = 64 MiB, twice per layer forward.
+-- Gradient all-reduce of a 70B model in bf16: 2 bytes * 69e9 = 138 GB.
+local tp_bytes = 4096 * 8192 * 2
+rows = {}
+for _, sys in ipairs(NODES) do
+  local s = cat:get("systems", sys)
+  local big = gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = s.gpus, system = sys }
+  local tp = gp.comm { op = "all_reduce", bytes = tp_bytes, gpus = s.gpus, system = sys }
+  local grads = gp.comm { op = "all_reduce", bytes = 2 * 68.98e9, gpus = s.gpus, system = sys }
+  rows[#rows + 1] = { system = sys, gpus = s.gpus, fabric = s.scaleup, busbw = big.busbw / 1e9,
+    algo = big.algo, tp = tp.time * 1e6, grads = grads.time }
+end
+section("One node talking: all-reduce across its GPUs (nccl-tests busbw)", rows, {
+  { key = "system" }, { key = "gpus" }, { key = "fabric", label = "scale-up" },
+  { key = "busbw", label = "busbw 1GiB GB/s", fmt = "%.0f" }, { key = "algo", label = "algorithm" },
+  { key = "tp", label = "TP all-reduce 64MiB us", fmt = "%.0f" },
+  { key = "grads", label = "70B bf16 grads s", fmt = "%.2f" },
+})
+
+-- 4. Serving --------------------------------------------------------------
+-- Rule of thumb: decode tok/s = HBM bandwidth / bytes of weights.  The model
+-- adds the KV reads, achievable bandwidth, kernel launches and the logits.
+rows = {}
+for _, id in ipairs(GPUS) do
+  local g = cat:get("gpus", id)
+  local row = { gpu = id }
+  local ok, r = pcall(gp.infer, { model = "llama2-70b", gpu = id, weights = "int4", batch = 1,
+    input = 512, output = 256 })
+  if ok and r.fits then
+    row.rule = g.mem_bw / r.weights_total
+    row.decode = r.stream_tokens_per_s
+  end
+  local price = cheapest(id)
+  ok, r = pcall(gp.infer, { model = "llama3.1-8b", gpu = id, weights = g.peak.fp8 and "fp8" or "bf16",
+    concurrency = 64, input = 1024, output = 256, price = price })
+  if ok and r.fits then
+    row.tps = r.per_gpu
+    row.cost = r.cost_per_mtok
+  end
+  rows[#rows + 1] = row
+end
+section("Serving: 70B int4 single stream; 8B at 64 concurrent requests (1024 in / 256 out)", rows, {
+  { key = "gpu", label = "GPU" },
+  { key = "rule", label = "70B rule of thumb tok/s", fmt = "%.0f" },
+  { key = "decode", label = "70B modelled tok/s", fmt = "%.0f" },
+  { key = "tps", label = "8B tok/s per GPU", fmt = "%.0f" },
+  { key = "cost", label = opt.currency .. " per 1M out tokens", fmt = "%.3f" },
+})
+
+if opt.format == "json" then io.write(gp.json(json_out), "\n") end
+if opt.format == "text" then
+  io.write("Each number comes from a model you can inspect: gpuplan fit, comm, infer, catalog show.\n")
+end
+return 0
