@@ -1,0 +1,55 @@
+# A user's catalog directory extends and overrides the built-in one without
+# recompiling, and the answers change accordingly.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use File::Path qw(make_path);
+require './tests/cli/lib.pl';
+
+my $xdg = tempdir(CLEANUP => 1);
+my $dir = "$xdg/gpuplan/catalog";
+make_path($dir);
+
+# A new GPU, reusing a built-in arch and fabric.
+write_file("$dir/mygpu.lua", <<'LUA');
+gpu {
+  id = "my-h100-64g", name = "Hypothetical H100 with 64 GiB", vendor = "NVIDIA",
+  arch = "hopper", memory = "64GiB", mem_bw = "3.35TB/s",
+  peak = { bf16 = "989TFLOPS", fp8 = "1979TFLOPS" },
+  scaleup = { fabric = "nvlink4", domain = 8 },
+  source = "user test",
+}
+LUA
+# The H100's cheapest sourced price, overridden by id.
+write_file("$dir/price.lua", <<'LUA');
+price {
+  id = "h100-sxm/aiapiplaybook/global", gpu = "h100-sxm", provider = "my deal",
+  provider_kind = "specialty", region = "global", price = "$0.50/h",
+  date = "2026-11", source = "user test",
+}
+LUA
+
+my $empty = tempdir(CLEANUP => 1);
+local $ENV{XDG_CONFIG_HOME} = $empty;
+local $ENV{GPUPLAN_CATALOG} = '';
+my ($c, $o, $e) = run_gp();
+like($o, qr/^h100-sxm\s.*\s1\.80$/m, 'built-in cheapest H100 price is $1.80/h');
+
+{
+    local $ENV{XDG_CONFIG_HOME} = $xdg;
+    ($c, $o, $e) = run_gp('catalog', 'check', $dir);
+    is($c, 0, 'user catalog checks') or diag $e;
+
+    # 7B LoRA (about 24 GiB in the guide) fits the new 64 GiB card.
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'my-h100-64g', '--method', 'lora');
+    is($c, 0, 'fit on the user GPU exits 0') or diag $e;
+    like($o, qr/^fits: yes/m, 'new GPU is usable by fit without recompiling');
+
+    ($c, $o, $e) = run_gp();
+    like($o, qr/^h100-sxm\s.*\s0\.50$/m, 'guide uses the overriding price');
+
+    ($c, $o, $e) = run_gp('catalog', '--explain', 'h100-sxm/aiapiplaybook/global');
+    like($o, qr/defined at \Q$dir\E\/price.lua:1\n  overrides catalog\/prices\//, '--explain shows the override');
+}
+done_testing();
