@@ -52,6 +52,8 @@ local columns = {
 }
 
 function C.run(opts)
+  -- With only --systems (a chart of several), the table is for the first.
+  if not opts.system and opts.systems then opts.system = opts.systems:match("[^,%s]+") end
   if not opts.system then error(cli.usage("comm: --system ID is required"), 0) end
   local op = opts.op or "all_reduce"
   local ok, canon = pcall(comm.op_name, op)
