@@ -489,6 +489,32 @@ static int lgp_memory(lua_State *L)
 	return 1;
 }
 
+/* core.state_bytes(recipe, optimizer) -> {weights=, grads=, master=,
+ * optimizer=, total=}: bytes per parameter of the model states before
+ * any sharding (memory.h has the table and its sources). */
+static int lgp_state_bytes(lua_State *L)
+{
+	gp_recipe rec;
+	gp_optim opt;
+	gp_state_bytes sb;
+	gp_error err;
+
+	if (mem_recipe_parse(luaL_checkstring(L, 1), &rec, &err) ||
+	    mem_optim_parse(luaL_optstring(L, 2, "adamw"), &opt, &err) ||
+	    mem_state_bytes(rec, opt, &sb, &err))
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 6);
+	lgp_setnum(L, "weights", sb.weights);
+	lgp_setnum(L, "grads", sb.grads);
+	lgp_setnum(L, "master", sb.master);
+	lgp_setnum(L, "optimizer", sb.optimizer);
+	lgp_setnum(L, "total", sb.weights + sb.grads + sb.master +
+		   sb.optimizer);
+	lua_pushboolean(L, sb.master_shard0);
+	lua_setfield(L, -2, "master_shard0");
+	return 1;
+}
+
 /* ---- end memory ---- */
 
 /* ---- comm ---- */
@@ -642,6 +668,7 @@ static void lgp_pushroof(lua_State *L, const roof_result *r)
 	lgp_setnum(L, "shape_eff", r->shape_eff);
 	lgp_setnum(L, "compute_rate", r->compute_rate);
 	lgp_setnum(L, "mem_rate", r->mem_rate);
+	lgp_setnum(L, "mem_eff", r->mem_eff);
 	lua_pushstring(L, roof_bound_name(r->bound));
 	lua_setfield(L, -2, "bound");
 }
@@ -910,6 +937,7 @@ static const luaL_Reg corelib[] = {
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
 	{"memory", lgp_memory},
+	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},
 	{"roof_op", lgp_roof_op},

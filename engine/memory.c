@@ -36,7 +36,7 @@
 #include <string.h>
 
 static const char *const recipe_names[GP_RECIPE_COUNT] = {
-	"mixed-16", "megatron-18", "fp32", "bf16", "fp8"
+	"mixed-16", "megatron-18", "fp32", "bf16", "fp8", "deepspeed-bf16"
 };
 static const char *const optim_names[GP_OPT_COUNT] = {
 	"adamw", "adam8bit", "sgd"
@@ -156,6 +156,7 @@ int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
 
 	if (!out)
 		return gp_fail(err, "mem_state_bytes: NULL output");
+	out->master_shard0 = 0;
 	switch (r) {
 	case GP_RECIPE_MIXED16:
 		/* ZeRO (Rajbhandari et al. 2020) sec. 3.1: fp16 params and
@@ -179,6 +180,14 @@ int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
 		/* Transformer Engine fp8: the bf16 param plus its cached
 		 * fp8 cast (1 B), otherwise megatron-18. */
 		out->weights = 3; out->grads = 4; out->master = 4; state = 4;
+		break;
+	case GP_RECIPE_DSBF16:
+		/* DeepSpeed BF16_Optimizer (memory.h): bf16 params, bf16
+		 * .grad (2) + flat fp32 accumulation buffer (4), fp32
+		 * master partition, fp32 Adam states on that partition. */
+		out->weights = 2; out->grads = 2 + 4; out->master = 4;
+		state = 4;
+		out->master_shard0 = 1;
 		break;
 	default:
 		return gp_fail(err, "unknown recipe %d", (int)r);
@@ -699,7 +708,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 				largest_linear(m) / y->tp;
 	} else {
 		double wsh = zero == 3 ? 1.0 : 0.0, gsh = zero >= 2,
-			osh = zero >= 1;
+			osh = zero >= 1 || sb.master_shard0;
 		/* Dense states shard over dp*cp, expert states over the
 		 * expert-data-parallel group dp*cp/ep (Megatron-Core MoE:
 		 * expert params are replicated only across EDP). */

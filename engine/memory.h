@@ -23,6 +23,27 @@
  *                Transformer Engine: bf16 params, the fp8 cast of each
  *                weight cached between micro-batches (+1), fp32 main
  *                grads, master and states (NVIDIA TE FP8 primer)
+ *   deepspeed-bf16
+ *                2 bf16  2+4     4 fp32  4+4 fp32  20  DeepSpeed's
+ *                BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py),
+ *                which the engine picks for a bf16 model with fp32
+ *                gradient accumulation at ZeRO stage 0 or 1 without
+ *                offload (engine.py, _do_optimizer_sanity_check); it is
+ *                the optimizer of Megatron-DeepSpeed bf16 runs.  Grads
+ *                are 6 B: autograd's bf16 .grad (2, kept after backward:
+ *                backward(clear_lp_grads=False)) plus a flat fp32
+ *                accumulation buffer (4, zeros_like the whole flat bf16
+ *                group, all-reduced in full over DP).  Sharding over DP:
+ *                the fp32 master and the Adam states are partitioned at
+ *                every stage, ZeRO 0 included (the optimizer is built on
+ *                fp32_groups_flat_partition), so 8 + 12/d B/param; the
+ *                bf16 params and both grads are never partitioned at
+ *                ZeRO 0/1.  At ZeRO 2/3 DeepSpeed runs its ZeRO
+ *                optimizer instead (stage_1_and_2.py / stage3.py): the
+ *                bf16 grads are reduce-scattered into a partition and
+ *                the fp32 grad exists only for the local partition
+ *                (single_grad_partition ... .to(fp32) in step), so the
+ *                6 B of grads shard with d; ZeRO 3 shards the params.
  *
  * Optimizers: adamw keeps two states (m, v) in the recipe's state dtype;
  * adam8bit keeps both in 8 bits with one fp32 absmax per 2048-element
@@ -37,7 +58,7 @@
 
 typedef enum gp_recipe {
 	GP_RECIPE_MIXED16 = 0, GP_RECIPE_MEGATRON18, GP_RECIPE_FP32,
-	GP_RECIPE_BF16, GP_RECIPE_FP8, GP_RECIPE_COUNT
+	GP_RECIPE_BF16, GP_RECIPE_FP8, GP_RECIPE_DSBF16, GP_RECIPE_COUNT
 } gp_recipe;
 
 typedef enum gp_optim {
@@ -67,6 +88,8 @@ int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err);
 /* Bytes per parameter of each model-state kind, unsharded. */
 typedef struct gp_state_bytes {
 	double weights, grads, master, optimizer;
+	int master_shard0;  /* 1: master and optimizer states shard over
+			     * DP even at ZeRO 0 (deepspeed-bf16) */
 } gp_state_bytes;
 
 /* Fill *out for a recipe and optimizer; GP_OK or GP_EINVAL. */

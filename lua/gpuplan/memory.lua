@@ -14,16 +14,25 @@ local units = require "gpuplan.units"
 
 local M = {}
 
--- Training precision -> recipe (memory.h has the bytes and the sources).
--- Pre-training defaults to Megatron's bf16 + fp32 main grads (18 B/param);
--- fine-tuning to the classic mixed-precision 16 B/param of the ZeRO paper
--- (DeepSpeed / HF Trainer bf16/fp16 with fp32 master and Adam states).
+-- Training precision -> recipe, by software stack (memory.h has the bytes
+-- and the sources).  The stack is who owns the optimizer:
+--   megatron   Megatron-LM: bf16/fp16 params with fp32 main grads, master
+--              and Adam states, 18 B/param (6 + 12/d with its distributed
+--              optimizer, which gpuplan spells zero = 1).
+--   deepspeed  DeepSpeed (and Megatron-DeepSpeed): bf16 runs through
+--              BF16_Optimizer, 20 B/param (8 + 12/d); fp16 through the
+--              classic mixed-precision ZeRO optimizer, 16 B/param.
+--   hf         HF Trainer / accelerate / PEFT / LitGPT / torchtune on plain
+--              torch.optim: mixed precision with fp32 master and Adam
+--              states, the ZeRO paper's 16 B/param.
+-- fp8 and fp32 are one recipe each whatever the stack.
 local RECIPE = {
-  pretrain = { bf16 = "megatron-18", fp16 = "megatron-18", fp8 = "fp8", fp32 = "fp32",
-               tf32 = "fp32" },
-  full = { bf16 = "mixed-16", fp16 = "mixed-16", fp8 = "fp8", fp32 = "fp32",
-           tf32 = "fp32" },
+  megatron = { bf16 = "megatron-18", fp16 = "megatron-18" },
+  deepspeed = { bf16 = "deepspeed-bf16", fp16 = "mixed-16" },
+  hf = { bf16 = "mixed-16", fp16 = "mixed-16" },
+  any = { fp8 = "fp8", fp32 = "fp32", tf32 = "fp32" },
 }
+M.stacks = { megatron = true, deepspeed = true, hf = true }
 
 -- Weight storage formats: bits per weight plus group overhead (memory.h).
 M.weight_formats = {
@@ -178,10 +187,12 @@ function M.memory(o)
     -- saves its input and the product saves silu(gate) and up, and the
     -- loss keeps the bf16 lm_head output (2 B) plus the fp32 log-softmax
     -- that cross_entropy saves after the upcast (4 B): 6 B per logit.
+    -- Megatron-DeepSpeed runs Megatron's fused modules: like megatron here.
     local stack = o.stack or dflt("stack", method == "pretrain" and "megatron" or "hf")
-    if stack ~= "megatron" and stack ~= "hf" then
-      fail("unknown stack '%s' (expected megatron|hf)", tostring(stack))
+    if not M.stacks[stack] then
+      fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
     end
+    cfg.stack = stack
     cfg.eager_swiglu = o.eager_swiglu
     if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
     cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
@@ -197,7 +208,7 @@ function M.memory(o)
       -- Adapters train in the compute dtype with fp32 states.
       cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
     else
-      local r = (RECIPE[method] or RECIPE.full)[precision]
+      local r = RECIPE[stack][precision] or RECIPE.any[precision]
       if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
       cfg.recipe = dflt("recipe", r)
     end
@@ -231,6 +242,10 @@ function M.memory(o)
   r.gpus = gpus
   r.method = method
   r.recipe = cfg.recipe
+  r.stack = cfg.stack
+  -- Bytes per parameter of the (trainable) model states before sharding,
+  -- {weights, grads, master, optimizer, total} (memory.h's recipe table).
+  if cfg.recipe then r.state_bytes = core.state_bytes(cfg.recipe, cfg.optimizer) end
   r.dp = cfg.dp
   r.defaults = defaults
   return r

@@ -110,7 +110,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(47);
+	plan(55);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -134,6 +134,14 @@ int main(void)
 	/* 2 + 2 + 4 + 4 (momentum) = 12. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 12, 0,
 	       "mixed-16 SGD momentum = 12 B/param");
+	mem_state_bytes(GP_RECIPE_DSBF16, GP_OPT_ADAMW, &sb, &err);
+	/* DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20. */
+	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 20, 0,
+	       "deepspeed-bf16 AdamW = 20 B/param");
+	rc = mem_recipe_parse("deepspeed-bf16", &rec, &err);
+	ok(rc == GP_OK && rec == GP_RECIPE_DSBF16 &&
+	   strcmp(mem_recipe_name(rec), "deepspeed-bf16") == 0,
+	   "deepspeed-bf16 parses and names itself");
 	rc = mem_recipe_parse("fp7", &rec, &err);
 	ok(rc == GP_EINVAL && strstr(err.msg, "unknown recipe 'fp7'") &&
 	   strstr(err.msg, "megatron-18"), "unknown recipe: clear error");
@@ -224,6 +232,39 @@ int main(void)
 	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 	is_num(states(&r1), 6738415616.0 * (6 + 12.0 / 8), 1e-12,
 	       "megatron-18 ZeRO-1 over 8: 6 + 12/d");
+	/* DeepSpeed BF16_Optimizer, 7B on one GPU: 2 bf16 + (2 bf16 +
+	 * 4 fp32) grads + 4 master + 8 Adam = 20 B/param;
+	 * 6,738,415,616 * 20 = 134,768,312,320 B. */
+	tc.recipe = GP_RECIPE_DSBF16;
+	tc.dp = 1;
+	tc.zero = 0;
+	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	is_num(states(&r1), 134768312320.0, 1e-12,
+	       "deepspeed-bf16 7B = 20 B/param (134.8 GB)");
+	is_num(r1.bytes[GP_MEM_GRADS], 6738415616.0 * 6, 1e-12,
+	       "deepspeed-bf16 grads: bf16 .grad + fp32 buffer = 6 B");
+	/* ZeRO-1 over 8: params and both grads whole, master and Adam
+	 * partitioned: 2 + 6 + 12/8 = 9.5 B/param. */
+	tc.dp = 8;
+	tc.zero = 1;
+	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	is_num(states(&r1), 6738415616.0 * 9.5, 1e-12,
+	       "deepspeed-bf16 ZeRO-1 over 8: 8 + 12/d");
+	/* BF16_Optimizer partitions master and Adam at ZeRO 0 too. */
+	tc.zero = 0;
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	is_num(states(&r), states(&r1), 1e-12,
+	       "deepspeed-bf16 ZeRO-0 = ZeRO-1 (partitioned by design)");
+	/* ZeRO-2: the 6 B of grads shard too: 2 + 18/8 = 4.25 B/param;
+	 * ZeRO-3: everything, 20/8 = 2.5 B/param. */
+	tc.zero = 2;
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	is_num(states(&r), 6738415616.0 * 4.25, 1e-12,
+	       "deepspeed-bf16 ZeRO-2 over 8: 2 + 18/d");
+	tc.zero = 3;
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	is_num(states(&r), 6738415616.0 * 2.5, 1e-12,
+	       "deepspeed-bf16 ZeRO-3 over 8: 20/d");
 
 	/* --- pipeline: micro-batches in flight on stage 0 --- */
 	tc = train_cfg();

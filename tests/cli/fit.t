@@ -12,6 +12,9 @@ like($o, qr/^optimizer\s+50\.21\s+53\.91\s*$/m, 'optimizer 8 B/param = 53.91 GB'
 like($o, qr/^fits: no \(short by \d+\.\d GiB; largest term optimizer 50\.2 GiB\)$/m,
      'verdict line');
 like($o, qr/^defaults: .*recipe=mixed-16/m, 'defaults are listed');
+# mixed-16: 2 + 2 + 4 + 8 = 16 B/param, all of it on the one GPU.
+like($o, qr/^model states: 16\.0 B\/param before sharding \(weights 2 \+ grads 2 \+ master 4 \+ optimizer 8; recipe mixed-16\), 16\.00 B\/param on this GPU after sharding$/m,
+     'states line: mixed-16 = 16 B/param');
 
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8',
                       '--zero', '3', '--recompute', 'full');
@@ -32,6 +35,28 @@ like($o, qr/"bytes":167772160,"name":"kv_cache"/, 'json KV bytes per GPU');
                       '--format', 'csv');
 is($c, 0, 'csv exits 0');
 like($o, qr/^component,GiB,GB,note$/m, 'csv header');
+
+# The 16 / 18 / 20 B/param question answered by named recipes.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
+                      '--method', 'pretrain', '--stack', 'deepspeed');
+is($c, 0, 'deepspeed stack exits 0');
+# BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before sharding; ZeRO-1
+# over 8 leaves 2 + 6 + 12/8 = 9.50 B/param on each GPU.
+like($o, qr/^model states: 20\.0 B\/param before sharding \(weights 2 \+ grads 6 \+ master 4 \+ optimizer 8; recipe deepspeed-bf16\), 9\.50 B\/param on this GPU after sharding$/m,
+     'states line: deepspeed-bf16 = 20 B/param, 9.5 after ZeRO-1/8');
+# grads 6,738,415,616 * 6 B = 40.43 GB, 37.65 GiB, unsharded at ZeRO-1.
+like($o, qr/^grads\s+37\.65\s+40\.43\s+bf16 \.grad \+ fp32 accumulation$/m,
+     'deepspeed grads row with its note');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'pretrain');
+# Megatron: 2 + 4 + 4 + 8 = 18 B/param, nothing sharded on one GPU.
+like($o, qr/^model states: 18\.0 B\/param before sharding .*recipe megatron-18\), 18\.00 B\/param on this GPU/m,
+     'states line: megatron-18');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recipe', 'deepspeed-bf16',
+                      '--format', 'json');
+like($o, qr/"state_bytes":\{[^}]*"total":20[,}]/, 'json carries state_bytes.total = 20');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--stack', 'jax');
+is($c, 1, 'unknown stack exits 1');
+like($e, qr/unknown stack 'jax' \(expected megatron\|deepspeed\|hf\)/, 'names the stacks');
 
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
 is($c, 2, 'missing --gpu is a usage error');

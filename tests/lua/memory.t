@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(22)
+t.plan(33)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -57,6 +57,51 @@ t.near(rq.trainable, 16384000, 1e-12, "QLoRA trainable = r (in + out) per q, v")
 -- Weight formats: GGUF-style bits per weight and named formats.
 t.near(memory.weight_format("4.85").bits, 4.85, 0, "bits-per-weight string")
 t.is(memory.weight_format("nf4").group, 64, "nf4 block of 64")
+
+-- DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before
+-- sharding; 7B on one GPU: 6,738,415,616 * 20 = 134,768,312,320 B.
+local rd = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain",
+                       stack = "deepspeed" }
+t.is(rd.recipe, "deepspeed-bf16", "stack deepspeed + bf16 -> deepspeed-bf16")
+t.near(states(rd), 134768312320, 1e-12, "deepspeed-bf16 7B = 20 B/param (134.8 GB)")
+t.near(rd.state_bytes.total, 20, 0, "r.state_bytes.total = 20")
+t.near(rd.state_bytes.grads, 6, 0, "r.state_bytes.grads = bf16 2 + fp32 4")
+-- ZeRO-1 over 8: 2 + 6 + 12/8 = 9.5 B/param = 64,014,948,352 B.
+local rd8 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain",
+                        stack = "deepspeed", gpus = 8, zero = 1 }
+t.near(states(rd8), 6738415616 * 9.5, 1e-12, "deepspeed-bf16 ZeRO-1/8 = 9.5 B/param")
+-- The stacks answer the 16 / 18 / 20 question for the same bf16 job.
+local r16 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain", stack = "hf" }
+local r18 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain" }
+t.ok(r16.state_bytes.total == 16 and r18.state_bytes.total == 18,
+  "hf 16, megatron 18 B/param")
+local rf16 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrain",
+                         stack = "deepspeed", precision = "fp16" }
+t.is(rf16.recipe, "mixed-16", "DeepSpeed fp16 is the classic 16 B/param")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, stack = "jax" } end,
+  "unknown stack 'jax'", "unknown stack")
+
+-- Predictor rule: pretrain + ZeRO stage >= 1 without FSDP -> DeepSpeed.
+local predict = require "gpuplan.predict.memory"
+local function case(zero, fsdp)
+  return { model = { name = "tiny", layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
+                     ffn_hidden = 11008, ffn_gated = true, vocab = 32000 },
+           hardware = { gpu = "a100-sxm-80gb", gpus = 8 },
+           parallel = { tp = 1, pp = 1, dp = 8, zero = zero, fsdp = fsdp, micro_batch = 1 },
+           workload = { seq_len = 2048, precision = "bf16", method = "pretrain" },
+           measured = { metric = "peak_memory_gb", value = 1 } }
+end
+local function has(list, pat)
+  for _, d in ipairs(list) do if d:match(pat) then return true end end
+  return false
+end
+local cat = gp.catalog()
+t.ok(has(predict(case(1, false), cat).defaults, "^recipe=deepspeed%-bf16"),
+  "ZeRO-1 pretrain case -> deepspeed-bf16")
+t.ok(has(predict(case(3, true), cat).defaults, "^recipe=megatron%-18"),
+  "FSDP case is not DeepSpeed")
+t.ok(has(predict(case(0, false), cat).defaults, "^recipe=megatron%-18"),
+  "no ZeRO stage -> Megatron 18 B/param")
 
 -- Errors are clear.
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, tp = 3, gpus = 3 } end,

@@ -17,7 +17,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --batch N         micro-batch (training) or concurrent sequences (infer)
   --recompute R     none|selective|full (default none)
   --precision P     bf16|fp16|fp8|fp32 (default bf16); --recipe overrides
-                    (mixed-16|megatron-18|fp32|bf16|fp8)
+                    (mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8)
+  --stack S         who owns the optimizer: megatron (18 B/param in bf16),
+                    deepspeed (20), hf (16); default megatron for pretrain,
+                    else hf
   --optimizer O     adamw|adam8bit|sgd (default adamw)
   --lora-rank N     LoRA rank (default 8), --lora-targets q,v,...
   --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|fp4 or
@@ -28,17 +31,40 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --margin F        safety margin, fraction of capacity (default 0.1)
   --format F        text|markdown|csv|json
 
-  Prints each component in GiB and GB, the total, the usable budget and the
+  Prints each component in GiB and GB, the total, the usable budget, the
+  bytes per parameter of the model states before sharding, and the
   verdict "fits: yes/no (short by X GiB; largest term Y)".]],
   options = {
     gpu = "string", gpus = "int", method = "string", tp = "int", pp = "int",
     cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
     batch = "int", recompute = "string", precision = "string",
-    recipe = "string", optimizer = "string", lora_rank = "int",
+    recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
     lora_targets = "string", weights = "string", kv = "string", ctx = "int",
     offload = "string", margin = "number", sp = "flag", format = "format",
   },
 }
+
+-- "model states: 20.0 B/param before sharding (weights 2 + grads 6 +
+-- master 4 + optimizer 8; recipe deepspeed-bf16)"; for LoRA/QLoRA the
+-- states are the adapter's (the frozen base has weights only).
+local function states_line(r)
+  local b = r.state_bytes
+  local function n(x) return (string.format("%.3f", x):gsub("%.?0+$", "")) end
+  local lora = r.method == "lora" or r.method == "qlora"
+  local here = ""
+  if not lora and r.params and r.params > 0 then
+    local sum = 0
+    for _, c in ipairs(r.components) do
+      if c.name == "weights" or c.name == "grads" or c.name == "master" or
+         c.name == "optimizer" then sum = sum + c.bytes end
+    end
+    here = string.format(", %.2f B/param on this GPU after sharding", sum / r.params)
+  end
+  return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
+    "master %s + optimizer %s; recipe %s)%s",
+    lora and "adapter states" or "model states",
+    b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe, here)
+end
 
 local function row(name, bytes, note)
   return { component = name, gib = bytes / units.GiB, gb = bytes / units.GB,
@@ -56,7 +82,7 @@ function C.run(opts, args)
     tp = opts.tp, pp = opts.pp, cp = opts.cp, ep = opts.ep, zero = opts.zero,
     fsdp = opts.fsdp or nil, sp = opts.sp or nil, seq = opts.seq,
     batch = opts.batch, recompute = opts.recompute, precision = opts.precision,
-    recipe = opts.recipe, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
+    recipe = opts.recipe, stack = opts.stack, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
     lora_targets = opts.lora_targets, weights = opts.weights, kv = opts.kv,
     ctx = opts.ctx, margin = opts.margin,
   }
@@ -68,7 +94,10 @@ function C.run(opts, args)
   if not ok then error((tostring(r):gsub("^[^:]*:%d+: ", "")), 0) end
 
   local rows = {}
-  for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes) end
+  -- deepspeed-bf16 grads are two buffers; say so where the number is.
+  local notes = {}
+  if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
+  for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
   rows[#rows + 1] = row("capacity", r.capacity)
   rows[#rows + 1] = row("budget", r.budget,
@@ -78,6 +107,7 @@ function C.run(opts, args)
     local out = {
       model = r.model, gpu = r.gpu, gpus = r.gpus, method = r.method,
       recipe = r.recipe or report.null, dp = r.dp or report.null,
+      stack = r.stack or report.null, state_bytes = r.state_bytes or report.null,
       fits = r.fits, total = r.total, allocated = r.allocated,
       capacity = r.capacity, budget = r.budget, usable = r.usable,
       short_by = r.short_by, largest = r.largest, stage = r.stage,
@@ -106,6 +136,7 @@ function C.run(opts, args)
     elseif r.cpu_bytes > 0 then
       io.write(string.format("offloaded to host memory: %.1f GiB\n", r.cpu_bytes / units.GiB))
     end
+    if r.state_bytes then io.write(states_line(r), "\n") end
     if #r.defaults > 0 then
       io.write("defaults: ", table.concat(r.defaults, ", "), "\n")
     end

@@ -50,6 +50,21 @@ return function(case, cat)
     offload = v(par.offload), cat = cat,
   }
   if v(par.fsdp) then o.fsdp = true end
+  -- Which stack owns the optimizer (gpuplan.memory's RECIPE table).  Rule:
+  -- a pre-training case that states a ZeRO stage >= 1 without FSDP speaks
+  -- DeepSpeed's vocabulary -- Megatron-LM has no ZeRO stages (it shards
+  -- with its "distributed optimizer", use_distributed_optimizer) and
+  -- PyTorch FSDP cases carry fsdp = true -- so it ran on DeepSpeed or
+  -- Megatron-DeepSpeed.  There a bf16 model with fp32 gradient
+  -- accumulation gets BF16_Optimizer at ZeRO 0/1 and the ZeRO optimizer at
+  -- 2/3 (DeepSpeed engine.py, _do_optimizer_sanity_check): the
+  -- deepspeed-bf16 recipe, 20 B/param before sharding; fp16 gets the
+  -- classic 16.  Other pre-training cases keep Megatron's 18, fine-tuning
+  -- cases the HF-style 16.  Nothing here looks at ids or source titles.
+  if o.method == "pretrain" and (o.zero or 0) >= 1 and not o.fsdp then
+    o.stack = "deepspeed"
+    defaults[#defaults + 1] = "stack=deepspeed (pretrain with a ZeRO stage, no FSDP)"
+  end
   if o.vpp then o.schedule = "interleaved" end
   local lora = v(wl.lora)
   if type(lora) == "table" then
