@@ -11,6 +11,11 @@
  * executable when it holds lua/gpuplan/cli.lua (the build tree); else the
  * compile-time GP_DATADIR (make install).  LUA_PATH is honoured; ";;" in
  * it stands for the engine's directories followed by Lua's defaults.
+ *
+ * The state's allocator counts bytes and can refuse growth past a limit
+ * (off by default): gpuplan.config.memory([limit]) reads or sets it, so the
+ * catalog loader can stop a data file that builds a huge string with a
+ * clean "not enough memory" instead of being killed by the kernel.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,6 +36,59 @@
 #endif
 
 int luaopen_gpuplan_core(lua_State *L);
+
+/* Bytes the state holds and the most it may hold (0: no limit). */
+struct gp_mem {
+	size_t used;
+	size_t limit;
+};
+
+/* lua_Alloc with accounting.  When ptr is NULL, osize is a type tag, not a
+ * size.  Only growth is refused: Lua relies on shrinking never failing.
+ * A refusal makes Lua collect garbage, retry once, then raise "not enough
+ * memory" in the code that asked. */
+static void *gp_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	struct gp_mem *m = ud;
+	size_t old = ptr ? osize : 0;
+	void *p;
+
+	if (old > m->used)
+		old = m->used;	/* blocks from before accounting began */
+	if (nsize == 0) {
+		free(ptr);
+		m->used -= old;
+		return NULL;
+	}
+	if (m->limit && nsize > old &&
+	    (nsize - old > m->limit || m->used > m->limit - (nsize - old)))
+		return NULL;
+	p = realloc(ptr, nsize);
+	if (p)
+		m->used = m->used - old + nsize;
+	return p;
+}
+
+/* config.memory([limit]) -> previous limit, bytes in use.  limit: bytes,
+ * 0 for none; without it the limit is left as it is. */
+static int l_memory(lua_State *L)
+{
+	void *ud;
+	struct gp_mem *m;
+	size_t prev;
+
+	lua_getallocf(L, &ud);
+	m = ud;
+	prev = m->limit;
+	if (!lua_isnoneornil(L, 1)) {
+		lua_Integer n = luaL_checkinteger(L, 1);
+		luaL_argcheck(L, n >= 0, 1, "limit must be >= 0 bytes");
+		m->limit = (size_t)n;
+	}
+	lua_pushinteger(L, (lua_Integer)prev);
+	lua_pushinteger(L, (lua_Integer)m->used);
+	return 2;
+}
 
 static int file_exists(const char *path)
 {
@@ -123,7 +181,9 @@ static int pmain(lua_State *L)
 
 	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	lua_createtable(L, 0, 3);
+	lua_createtable(L, 0, 4);
+	lua_pushcfunction(L, l_memory);
+	lua_setfield(L, -2, "memory");
 	lua_pushstring(L, root);
 	lua_setfield(L, -2, "root");
 	lua_pushstring(L, GP_VERSION);
@@ -171,6 +231,7 @@ static int report(lua_State *L)
 int main(int argc, char **argv)
 {
 	lua_State *L = luaL_newstate();
+	struct gp_mem mem;
 	int status, code;
 
 	if (L == NULL) {
@@ -178,6 +239,11 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	/* Take over allocation, starting from what the new state holds. */
+	mem.used = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 +
+		   (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+	mem.limit = 0;
+	lua_setallocf(L, gp_alloc, &mem);
 	lua_pushcfunction(L, pmain);
 	lua_pushinteger(L, argc);
 	lua_pushlightuserdata(L, argv);
