@@ -3,13 +3,18 @@
 -- Search path: the built-in catalog/, then each dir of $GPUPLAN_CATALOG
 -- (colon-separated), then $XDG_CONFIG_HOME/gpuplan/catalog (default
 -- ~/.config/gpuplan/catalog).  Within a directory, *.lua files are read in
--- sorted path order, recursively.  Each file runs text-only ("t" mode) in an
+-- sorted path order, recursively (a directory reached twice through
+-- symlinks is read once).  Each file runs text-only ("t" mode) in an
 -- environment holding only the constructors (gpu, arch, fabric, system,
--- price, currency, settings, model), unit helpers and include(); reading or
--- writing any other global is an error, and an instruction budget stops
--- runaway loops.  Entries are checked against gpuplan.schema; an error
--- names file:line and the field path.  A later directory may redefine an id
--- (an override, recorded); the same id twice in one directory is an error.
+-- price, currency, settings, model) and unit helpers; reading or writing
+-- any other global is an error.  A file runs in a coroutine under limits
+-- (M.limits: instructions, CPU seconds, bytes allocated) and, while it
+-- runs, strings offer only the methods in `safe_string` (no rep, dump or
+-- pattern matching: those can spend unbounded memory or time inside one C
+-- call, where no hook can stop them).  Entries are checked against
+-- gpuplan.schema; an error names file:line and the field path.  A later
+-- directory may redefine an id (an override, recorded); the same id twice
+-- in one directory is an error.
 
 local lfs = require "lfs"
 local schema = require "gpuplan.schema"
@@ -17,9 +22,35 @@ local config = require "gpuplan.config"
 
 local M = {}
 
--- Instructions one catalog file may execute (a data file needs a few
--- thousand; this stops `while true do end` without bothering real files).
-local BUDGET = 10000000
+-- What one catalog file may spend.  A data file needs a few thousand
+-- instructions, well under a millisecond and a few kilobytes; these stop
+-- `while true do end`, a loop of costly instructions and a string doubled
+-- forty times without bothering real files.  (Tests lower them.)
+M.limits = {
+  instructions = 10000000,
+  seconds = 5,
+  bytes = 64 * 1024 * 1024,
+}
+
+-- Instructions between two checks of the limits.
+local HOOK_EVERY = 100
+
+local string_meta = getmetatable("")
+local string_lib = string_meta.__index
+
+-- String methods a catalog file may call: each costs time and memory in
+-- proportion to its arguments, which the limits above already bound.
+local safe = {}
+for _, k in ipairs { "byte", "char", "format", "len", "lower", "reverse",
+                     "sub", "upper" } do
+  safe[k] = string_lib[k]
+end
+local function safe_string(_, k)
+  local f = safe[k]
+  if f then return f end
+  error(string.format("string method '%s' is not available in catalog files",
+    tostring(k)), 2)
+end
 
 local singular = {}
 for ctor, tbl in pairs(schema.kinds) do singular[tbl] = ctor end
@@ -32,16 +63,22 @@ local function read_file(path)
   return s
 end
 
--- Sorted list of *.lua files under dir (recursive); nil, err if dir is not
--- a readable directory.
+-- Sorted list of *.lua files under dir (recursive) and a list of problems
+-- (unreadable subdirectories); nil, err if dir is not a directory.
 local function list_files(dir)
   local attr = lfs.attributes(dir)
   if not attr then return nil, "no such directory: " .. dir end
   if attr.mode ~= "directory" then return nil, "not a directory: " .. dir end
-  local out = {}
-  local function walk(d)
+  local out, problems, seen = {}, {}, {}
+  local function walk(d, a)
+    local key = a.dev .. ":" .. a.ino
+    if seen[key] then return end
+    seen[key] = true
     local ok, iter, state = pcall(lfs.dir, d)
-    if not ok then return end
+    if not ok then
+      problems[#problems + 1] = "cannot read directory " .. d .. ": " .. tostring(iter)
+      return
+    end
     local names = {}
     for name in iter, state do
       if name:sub(1, 1) ~= "." then names[#names + 1] = name end
@@ -49,35 +86,49 @@ local function list_files(dir)
     table.sort(names)
     for _, name in ipairs(names) do
       local p = d .. "/" .. name
-      local mode = lfs.attributes(p, "mode")
-      if mode == "directory" then
-        walk(p)
-      elseif mode == "file" and name:match("%.lua$") then
+      local pa = lfs.attributes(p)
+      if pa and pa.mode == "directory" then
+        walk(p, pa)
+      elseif pa and pa.mode == "file" and name:match("%.lua$") then
         out[#out + 1] = p
       end
     end
   end
-  walk(dir)
-  return out
+  walk(dir, attr)
+  return out, problems
 end
 
--- The line of the catalog file that called a constructor.
-local function caller_line(path)
-  for level = 3, 12 do
-    local info = debug.getinfo(level, "Sl")
-    if not info then break end
+-- The line the catalog file at path is executing, innermost first, in the
+-- running coroutine or in co (also after co died of an error).
+local function caller_line(path, co)
+  local level = co and 0 or 2
+  while true do
+    local info
+    if co then info = debug.getinfo(co, level, "Sl") else info = debug.getinfo(level, "Sl") end
+    if not info then return 0 end
     if info.source == "@" .. path then return info.currentline end
+    level = level + 1
   end
-  return 0
 end
 
 local function unit_helper(suffix)
   return function(x)
     if type(x) ~= "number" then
-      error("unit helper expects a number, got " .. type(x), 2)
+      error(suffix .. "() expects a number, got " .. type(x), 2)
+    end
+    if x ~= x or x == math.huge or x == -math.huge then
+      error(suffix .. "() expects a finite number", 2)
     end
     return string.format("%.17g%s", x, suffix)
   end
+end
+
+-- A copy of a validated tree of fields (plain data, no cycles).
+local function copy(v)
+  if type(v) ~= "table" then return v end
+  local out = {}
+  for k, x in pairs(v) do out[k] = copy(x) end
+  return out
 end
 
 local helpers = {
@@ -157,17 +208,19 @@ end
 
 -- Run one file into cat.  layer: the index of its directory in the search
 -- path.  Returns true or false, "file:line: message".
-local function load_file(cat, path, layer, seen)
+local function load_file(cat, path, layer)
   local src, err = read_file(path)
   if not src then return false, path .. ": cannot read: " .. tostring(err) end
   local env = {}
-  local errors
+  local limits = M.limits
 
+  -- Runs with the full string library (schema and units use it).
   local function define(ctor, fields)
     local line = caller_line(path)
     local where = path .. ":" .. line
     if type(fields) ~= "table" then
-      error(string.format("%s: %s{...} expects a table", where, ctor), 0)
+      error(string.format("%s: %s{...} expects a table, got a %s", where, ctor,
+        type(fields)), 0)
     end
     local s = schema[ctor]
     local val, e = schema.check(fields, s)
@@ -192,28 +245,24 @@ local function load_file(cat, path, layer, seen)
       table.insert(val._overrides, prev._file .. ":" .. prev._line)
     end
     val._file, val._line, val._layer, val._kind = path, line, layer, ctor
-    val._raw = fields
+    -- A copy: the file keeps its own table and may change it afterwards.
+    val._raw = copy(fields)
     tbl[val.id] = val
-    return val
   end
 
-  for ctor in pairs(schema.kinds) do
-    env[ctor] = function(t) return define(ctor, t) end
-  end
-  env.settings = function(t) return define("settings", t) end
-  for k, f in pairs(helpers) do env[k] = f end
-  -- include("relative.lua"): another data file, same sandbox rules.
-  env.include = function(rel)
-    if type(rel) ~= "string" or rel:find("%.%.") or rel:sub(1, 1) == "/" then
-      error("include expects a relative path without '..'", 2)
+  -- Constructors return nothing, so a file cannot edit a checked entry.
+  local function constructor(ctor)
+    return function(t)
+      string_meta.__index = string_lib
+      local ok, e = pcall(define, ctor, t)
+      string_meta.__index = safe_string
+      if not ok then error(e, 0) end
     end
-    local dir = path:match("^(.*)/[^/]*$") or "."
-    local p = dir .. "/" .. rel
-    if seen[p] then error("include cycle at " .. p, 2) end
-    seen[p] = true
-    local ok, e = load_file(cat, p, layer, seen)
-    if not ok then error(e, 0) end
   end
+
+  for ctor in pairs(schema.kinds) do env[ctor] = constructor(ctor) end
+  env.settings = constructor("settings")
+  for k, f in pairs(helpers) do env[k] = f end
   setmetatable(env, {
     __index = function(_, k)
       error("undeclared name '" .. tostring(k) .. "' (catalog files are data: "
@@ -225,19 +274,44 @@ local function load_file(cat, path, layer, seen)
   })
 
   local chunk, lerr = load(src, "@" .. path, "t", env)
-  if not chunk then return false, lerr end
-  local count = 0
+  if not chunk then
+    if lerr:sub(1, #path + 1) ~= path .. ":" then lerr = path .. ": " .. lerr end
+    return false, lerr
+  end
   local co = coroutine.create(chunk)
+  local count, checks, t0 = 0, limits.instructions / HOOK_EVERY, os.clock()
   debug.sethook(co, function()
     count = count + 1
-    if count * 1000 > BUDGET then
-      error("catalog file runs too long (instruction budget exceeded)", 2)
+    if count > checks or os.clock() - t0 > limits.seconds then
+      error(string.format("%s:%d: catalog file runs too long (limits: %d "
+        .. "instructions, %g s)", path, caller_line(path), limits.instructions,
+        limits.seconds), 0)
     end
-  end, "", 1000)
+  end, "", HOOK_EVERY)
+  local memory = config.memory
+  local old_limit
+  if memory then
+    local used
+    old_limit, used = memory()
+    local limit = used + limits.bytes
+    if old_limit > 0 and old_limit < limit then limit = old_limit end
+    memory(limit)
+  end
+  string_meta.__index = safe_string
   local ok, e = coroutine.resume(co)
+  string_meta.__index = string_lib
+  if memory then memory(old_limit) end
   if not ok then
-    errors = type(e) == "string" and e or tostring(e)
-    return false, errors
+    local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
+    if msg == "not enough memory" then
+      msg = string.format("catalog file uses too much memory (limit %d MiB)",
+        limits.bytes // 2 ^ 20)
+    end
+    if msg:sub(1, #path + 1) ~= path .. ":" then
+      local line = caller_line(path, co)
+      msg = path .. (line > 0 and ":" .. line or "") .. ": " .. msg
+    end
+    return false, msg
   end
   if coroutine.status(co) ~= "dead" then
     return false, path .. ": catalog files must not yield"
@@ -256,11 +330,11 @@ end
 -- Load every file of dir as one layer.  Returns a list of error strings.
 local function load_dir(cat, dir, layer)
   dir = display(dir)
-  local files, err = list_files(dir)
-  if not files then return { err } end
-  local errs = {}
+  local files, problems = list_files(dir)
+  if not files then return { problems } end
+  local errs = problems
   for _, p in ipairs(files) do
-    local ok, e = load_file(cat, p, layer, { [p] = true })
+    local ok, e = load_file(cat, p, layer)
     if not ok then errs[#errs + 1] = e end
   end
   return errs

@@ -19,6 +19,18 @@ for my $f (@files) {
 like($e, qr/gpu 'unknown': field 'colour': unknown field/, 'unknown field is named');
 like($e, qr/gpuplan: \d+ errors in \Q$F\E\/bad$/m, 'summary line');
 
+# Escape attempts (huge strings, string methods, recursion, editing an
+# entry after it was checked): one error per file, exit 1, no crash.
+($c, $o, $e) = run_gp('catalog', 'check', "$F/escape");
+is($c, 1, 'check of escape attempts exits 1');
+@lines = grep { /^\Q$F\E\/escape\// } split /\n/, $e;
+opendir($dh, "$F/escape") or die;
+@files = sort grep { /\.lua$/ } readdir $dh;
+closedir $dh;
+is(scalar @lines, scalar @files, 'one error per escape attempt');
+like($e, qr/concat_bomb.lua:3: catalog file uses too much memory/, 'memory bomb stopped cleanly');
+unlike($e, qr/stack traceback/, 'no traceback');
+
 ($c, $o, $e) = run_gp('catalog', 'check', "$F/nope");
 is($c, 1, 'missing directory exits 1');
 like($e, qr/no such directory: \Q$F\E\/nope/, 'missing directory named');

@@ -40,7 +40,7 @@ local expect = {
   io_open = "io_open.lua:2: undeclared name 'io'",
   require = "require.lua:2: undeclared name 'require'",
   loop = "loop.lua:2: catalog file runs too long",
-  string_meta = "string_meta.lua:3: undeclared name 'getmetatable'",
+  string_meta = "string_meta.lua:2: string method 'rep' is not available in catalog files",
   link_no_dir = "link_no_dir.lua:1: fabric 'nodir': field 'bw': bad link bandwidth '900GB/s': say 'bidir'",
 }
 local names = {}
@@ -52,7 +52,8 @@ for _, k in ipairs(names) do
   t.ok(found and by[k] == 1, "one clear error for bad/" .. k .. ".lua")
 end
 t.is(#bad, #names, "no other errors")
-local f = io.open("/tmp/gpuplan-sandbox-escaped", "r")
+-- os_execute.lua would create this file in the working directory.
+local f = io.open("sandbox-escaped.tmp", "r")
 t.ok(f == nil, "os.execute in a catalog file did not run")
 if f then f:close() end
 
@@ -70,4 +71,103 @@ t.like(e3[1], "price 'testgpu-48g/acme/us': field 'gpu': unknown gpu 'testgpu-48
 
 t.raises(function() catalog.load { F .. "nope" } ; error(select(2, catalog.load { F .. "nope" })[1], 0) end,
   "no such directory", "missing directory is an error")
+
+-- Escape attempts: each file of escape/ yields exactly one error, naming
+-- file:line, and leaves nothing behind (no entry, no changed string
+-- library, no memory limit).
+local _, esc = catalog.load { F .. "good", F .. "escape" }
+local eexpect = {
+  concat_bomb = "concat_bomb.lua:3: catalog file uses too much memory",
+  rep_bomb = "rep_bomb.lua:2: string method 'rep' is not available in catalog files",
+  pattern = "pattern.lua:4: string method 'find' is not available in catalog files",
+  dump = "dump.lua:2: string method 'dump' is not available in catalog files",
+  mutate = "mutate.lua:4: attempt to index a nil value (local 'g')",
+  nan_helper = "nan_helper.lua:3: GB() expects a finite number",
+  include = "include.lua:3: undeclared name 'include'",
+  recursion = "recursion.lua:2: stack overflow",
+  non_table = "non_table.lua:2: gpu{...} expects a table, got a string",
+  env_meta = "env_meta.lua:3: assignment to global 'os'",
+}
+local enames, eby = {}, {}
+for k in pairs(eexpect) do enames[#enames + 1] = k end
+table.sort(enames)
+for _, e in ipairs(esc) do
+  local file = e:match("escape/([%w_]+)%.lua")
+  if file then eby[file] = (eby[file] or 0) + 1 end
+end
+for _, k in ipairs(enames) do
+  local found = false
+  for _, e in ipairs(esc) do found = found or e:find(F .. "escape/" .. eexpect[k], 1, true) == 1 end
+  if not t.ok(found and eby[k] == 1, "escape/" .. k .. ".lua: one clear error") then
+    for _, e in ipairs(esc) do if e:find(k, 1, true) then t.diag(e) end end
+  end
+end
+t.is(#esc, #enames, "no other errors from escape/")
+t.is(("ab"):rep(2), "abab", "string methods are back after loading")
+local config = require "gpuplan.config"
+t.is(config.memory(), 0, "no memory limit left after loading")
+
+-- Cases that need a scratch directory.
+local lfs = require "lfs"
+local tmp = os.tmpname()
+os.remove(tmp)
+assert(lfs.mkdir(tmp))
+local function put(name, text)
+  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
+  fh:write(text)
+  fh:close()
+end
+local function clean()
+  for name in lfs.dir(tmp) do
+    if name ~= "." and name ~= ".." then os.remove(tmp .. "/" .. name) end
+  end
+end
+
+-- A precompiled chunk is refused ("t" mode), whatever its extension.
+put("binary.lua", string.dump(function() return 1 end))
+local _, eb = catalog.load { tmp }
+t.like(eb[1], "binary.lua: attempt to load a binary chunk", "binary chunk refused", true)
+clean()
+
+-- The table a file passed to a constructor is copied: editing it after
+-- validation changes nothing in the catalog.
+put("later_edit.lua", [[
+local t = { id = "edited", name = "x", vendor = "T", arch = "testarch",
+  memory = "48GB", mem_bw = "1TB/s", peak = { bf16 = "100TFLOPS" }, source = "t" }
+gpu(t)
+t.memory = "-1GB"
+t.peak.bf16 = "1TFLOPS"
+]])
+local ce, ee = catalog.load { F .. "good", tmp }
+t.is(#ee, 0, "a file that edits its own table after gpu{} loads")
+t.is(ce.gpus.edited._raw.memory, "48GB", "the raw fields are a copy")
+t.is(ce.gpus.edited._raw.peak.bf16, "100TFLOPS", "nested raw fields are a copy")
+clean()
+
+-- Time: a loop of expensive instructions stays under the instruction
+-- budget but not under the CPU-time limit (lowered here to keep the test
+-- short; each 4 MB concatenation is ~1 ms).
+put("slow.lua", [[
+local s = "x"
+for _ = 1, 22 do s = s .. s end
+for _ = 1, 1000000 do local u = s .. s end
+]])
+local saved = catalog.limits.seconds
+catalog.limits.seconds = 0.05
+local _, es = catalog.load { tmp }
+catalog.limits.seconds = saved
+t.like(es[1], "slow.lua:3: catalog file runs too long", "CPU time limit", true)
+clean()
+
+-- A directory symlink that loops back is walked once.
+put("one.lua", [[
+arch { id = "looparch", name = "x", launch_overhead = "1us",
+  achievable = { hbm = 0.8, reason = "t", source = "t" } }
+]])
+lfs.link(".", tmp .. "/loop", true)
+local cl, el = catalog.load { tmp }
+t.is(#el, 0, "a symlink loop is not an error")
+t.ok(cl.archs.looparch ~= nil and #cl.files == 1, "and each file is read once")
+clean()
+lfs.rmdir(tmp)
 t.done_testing()
