@@ -73,6 +73,9 @@ function M.parse(cmdname, spec, argv, first)
     else
       local name, value = a:match("^%-%-([%w][%w%-]*)=(.*)$")
       if not name then name = a:match("^%-%-([%w][%w%-]*)$") end
+      if value == "" then
+        error(M.usage(string.format("%s: option '--%s' needs a value", cmdname, name)), 0)
+      end
       if not name then error(M.usage(string.format("%s: bad option '%s'", cmdname, a)), 0) end
       local key = name:gsub("%-", "_")
       local ty = spec[key]
@@ -112,31 +115,63 @@ function M.parse(cmdname, spec, argv, first)
   return opts, args
 end
 
+-- The text of an error value: strings as they are, objects with
+-- __tostring through it, cli.usage/cli.fail tables by their msg.
+local function describe(e)
+  if type(e) == "string" then return e end
+  local mt = getmetatable(e)
+  if mt and mt.__tostring then return tostring(e) end
+  if type(e) == "table" and type(e.msg) == "string" then return e.msg end
+  return "error object is a " .. type(e) .. " value"
+end
+
 -- Turn any error value into (message, exit code, traceback-or-nil).
 local function classify(e)
-  if type(e) == "table" then
-    return tostring(e.msg), e.usage and 2 or 1
+  if type(e) == "table" and not (getmetatable(e) or {}).__tostring then
+    return describe(e), e.usage and 2 or 1
   end
-  local s = tostring(e)
+  local s = describe(e)
   local first, rest = s:match("^([^\n]*)\n(.*)$")
   return first or s, 1, rest
 end
 
+-- Diagnostics follow the data written so far, also when both streams go
+-- to one pipe: stdout is flushed before anything goes to stderr.
 local function report_error(e, usage_text)
   local msg, code, tb = classify(e)
+  io.stdout:flush()
   io.stderr:write("gpuplan: ", msg, "\n")
   if code == 2 and usage_text then io.stderr:write(usage_text, "\n") end
   if tb and os.getenv("GPUPLAN_DEBUG") then io.stderr:write(tb, "\n") end
   return code
 end
 
--- gpuplan run FILE.lua [args...]: a script with `arg` set, traceback on error.
+-- An exit status from a script's return value: integers 0..255 as they
+-- are, other numbers an error; anything else is success.
+local function exit_status(res, what)
+  if type(res) ~= "number" then return 0 end
+  local n = math.tointeger(res)
+  if n and n >= 0 and n <= 255 then return n end
+  io.stdout:flush()
+  io.stderr:write(string.format("gpuplan: %s returned %s, not an exit status 0..255\n",
+    what, tostring(res)))
+  return 1
+end
+
+-- gpuplan run FILE.lua [args...]: a script with `arg` set.  An error with
+-- a position (file:line: ...) is a bug in the script and gets a traceback;
+-- one without (error("msg", 0), a library's message about user input) is
+-- the one line, the traceback only with GPUPLAN_DEBUG set.
 function M.run_script(path, args)
   local f = io.open(path, "rb")
   if not f then
     error(M.fail(string.format("cannot open script '%s'", path)), 0)
   end
+  local _, rerr, code = f:read(0)
   f:close()
+  if code == 21 or (rerr and rerr:find("Is a directory", 1, true)) then
+    error(M.fail(string.format("cannot open script '%s': is a directory", path)), 0)
+  end
   local chunk, err = loadfile(path)
   if not chunk then error(M.fail(err), 0) end
   local dir = path:match("^(.*)/[^/]*$") or "."
@@ -145,18 +180,36 @@ function M.run_script(path, args)
   for i, a in ipairs(args) do argt[i] = a end
   _G.arg = argt
   local ok, res = xpcall(chunk, function(m)
-    if type(m) == "table" then return m end
-    return debug.traceback(tostring(m), 2)
+    if type(m) == "table" and not (getmetatable(m) or {}).__tostring
+      and type(m.msg) == "string" then
+      return m  -- cli.usage / cli.fail: exit code and message as given
+    end
+    local s = describe(m)
+    if type(m) ~= "string" then s = path .. ": " .. s end
+    return { msg = s, traceback = debug.traceback(s, 2),
+             positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil }
   end, table.unpack(args))
   if not ok then
-    if type(res) == "table" then error(res, 0) end
-    local first, tb = tostring(res):match("^([^\n]*)\n?(.*)$")
-    io.stderr:write("gpuplan: ", first, "\n")
-    if tb and tb ~= "" then io.stderr:write(tb, "\n") end
+    if not res.traceback then error(res, 0) end
+    io.stdout:flush()
+    if res.positioned or os.getenv("GPUPLAN_DEBUG") then
+      io.stderr:write("gpuplan: ", res.traceback, "\n")
+    else
+      io.stderr:write("gpuplan: ", res.msg, "\n")
+    end
     return 1
   end
-  return math.tointeger(res) or 0
+  return exit_status(res, path)
 end
+
+local RUN_USAGE = [[
+usage: gpuplan run FILE.lua [ARGS...]
+       gpuplan FILE.lua [ARGS...]     (or a script starting #!/usr/bin/env gpuplan)
+
+  Runs a Lua script with the gpuplan modules (require "gpuplan") and the
+  arguments in `arg` and `...`.  An integer the script returns is the exit
+  status.
+]]
 
 local function dispatch(argv)
   local name = argv[1]
@@ -164,9 +217,17 @@ local function dispatch(argv)
     return M.run_script(config.root .. "/scripts/guide.lua", {})
   end
   if name == "--help" or name == "-h" or name == "help" then
-    if name == "help" and argv[2] then
-      local mod = load_cmd(argv[2])
-      if mod then io.stdout:write(mod.usage or "", "\n") return 0 end
+    local topic = name == "help" and argv[2]
+    if topic == "run" then
+      io.stdout:write(RUN_USAGE)
+      return 0
+    elseif topic then
+      local mod = load_cmd(topic)
+      if not mod then
+        error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", topic)), 0)
+      end
+      io.stdout:write(mod.usage or ("usage: gpuplan " .. topic), "\n")
+      return 0
     end
     io.stdout:write(help_text())
     return 0
@@ -178,7 +239,7 @@ local function dispatch(argv)
   if name == "run" then
     if argv[2] == nil then error(M.usage("run: missing script (gpuplan run FILE.lua [args...])"), 0) end
     if argv[2] == "--help" or argv[2] == "-h" then
-      io.stdout:write("usage: gpuplan run FILE.lua [ARGS...]\n")
+      io.stdout:write(RUN_USAGE)
       return 0
     end
     local rest = {}
@@ -206,7 +267,7 @@ local function dispatch(argv)
     return debug.traceback(tostring(m), 2)
   end, opts, args)
   if not rok then return report_error(res, mod.usage) end
-  return math.tointeger(res) or 0
+  return exit_status(res, "command '" .. name .. "'")
 end
 
 function M.main(argv)

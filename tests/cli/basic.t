@@ -57,4 +57,62 @@ write_file("$dir/syntax.lua", "local = 1\n");
 is($c, 1, 'script syntax error exits 1');
 like($e, qr/syntax.lua:1:/, 'syntax error names file:line');
 
+# help COMMAND: the command's own usage; an unknown one is a usage error.
+($c, $o, $e) = run_gp('help', 'catalog');
+is($c, 0, 'help catalog exits 0');
+like($o, qr/^usage: gpuplan catalog list/, 'help catalog prints its usage');
+($c, $o, $e) = run_gp('help', 'run');
+is($c, 0, 'help run exits 0');
+like($o, qr/^usage: gpuplan run FILE.lua/, 'help run prints the run usage');
+($c, $o, $e) = run_gp('help', 'frobnicate');
+is($c, 2, 'help of an unknown command exits 2');
+like($e, qr/^gpuplan: unknown command 'frobnicate'/, 'and names it');
+
+# An empty --key= value is refused, whatever the type.
+($c, $o, $e) = run_gp('catalog', 'list', '--format=');
+is($c, 2, '--format= exits 2');
+($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', '--kind=');
+is($c, 2, 'an empty string option exits 2');
+like($e, qr/^gpuplan: validate: option '--kind' needs a value$/m, 'empty value named');
+# After --, everything is an argument.
+($c, $o, $e) = run_gp('catalog', 'show', '--', '--explain');
+is($c, 1, 'an option-like argument after -- is an argument');
+like($e, qr/unknown id '--explain'/, 'and is used as the id');
+
+# Scripts: error values that are not strings, messages without a position,
+# os.exit, exit codes out of range, a directory, output order.
+write_file("$dir/errtable.lua", "error({ code = 3 })\n");
+($c, $o, $e) = run_gp('run', "$dir/errtable.lua");
+is($c, 1, 'a table error exits 1');
+like($e, qr/^gpuplan: \Q$dir\E\/errtable.lua: error object is a table value$/m, 'table error described');
+write_file("$dir/errnil.lua", "error()\n");
+($c, $o, $e) = run_gp('run', "$dir/errnil.lua");
+is($c, 1, 'error() exits 1');
+like($e, qr/^gpuplan: \Q$dir\E\/errnil.lua: error object is a nil value$/m, 'nil error described');
+write_file("$dir/errstr.lua", "error(setmetatable({}, { __tostring = function() return 'custom' end }))\n");
+($c, $o, $e) = run_gp('run', "$dir/errstr.lua");
+like($e, qr/^gpuplan: \Q$dir\E\/errstr.lua: custom$/m, 'an error object with __tostring prints with it');
+write_file("$dir/usermsg.lua", "io.write('partial\\n')\nerror('unknown gpu \\'x\\'', 0)\n");
+($c, $o, $e) = run_gp('run', "$dir/usermsg.lua");
+is($c, 1, 'a message without position exits 1');
+is($e, "gpuplan: unknown gpu 'x'\n", 'one line, no traceback');
+is($o, "partial\n", 'output written before the error is kept');
+write_file("$dir/osexit.lua", "io.write('before exit\\n')\nos.exit(4)\n");
+($c, $o, $e) = run_gp('run', "$dir/osexit.lua");
+is($c, 4, 'os.exit code passes through');
+is($o, "before exit\n", 'buffered output is flushed on os.exit');
+write_file("$dir/ret256.lua", "return 256\n");
+($c, $o, $e) = run_gp('run', "$dir/ret256.lua");
+is($c, 1, 'a return value that is not an exit status exits 1, not 0');
+like($e, qr/returned 256, not an exit status/, 'and says why');
+($c, $o, $e) = run_gp('run', $dir);
+is($c, 1, 'run of a directory exits 1');
+like($e, qr/^gpuplan: cannot open script '\Q$dir\E': is a directory$/, 'directory named');
+# stdout and stderr into one pipe: what was printed before the error comes
+# first.
+{
+    my $out = `$main::GP run $dir/usermsg.lua 2>&1`;
+    is($out, "partial\ngpuplan: unknown gpu 'x'\n", 'stdout flushed before the error message');
+}
+
 done_testing();
