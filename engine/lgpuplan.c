@@ -668,6 +668,7 @@ static void lgp_pushroof(lua_State *L, const roof_result *r)
 	lgp_setnum(L, "shape_eff", r->shape_eff);
 	lgp_setnum(L, "compute_rate", r->compute_rate);
 	lgp_setnum(L, "mem_rate", r->mem_rate);
+	lgp_setnum(L, "mem_eff", r->mem_eff);
 	lua_pushstring(L, roof_bound_name(r->bound));
 	lua_setfield(L, -2, "bound");
 }

@@ -54,7 +54,10 @@ typedef struct roof_result {
 	double ridge_peak;    /* FLOP / byte at the datasheet peaks */
 	double shape_eff;     /* GEMM shape efficiency in (0, 1]; 1 off-GEMM */
 	double compute_rate;  /* FLOP/s used for t_compute */
-	double mem_rate;      /* bytes/s used for t_memory */
+	double mem_rate;      /* bytes/s streaming rate of t_memory (the
+	                         fixed fill is added on top) */
+	double mem_eff;       /* bytes / t_memory as a fraction of the
+	                         streaming rate mem_bw * hbm_frac, (0, 1] */
 	roof_bound bound;
 } roof_result;
 
@@ -76,6 +79,9 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
 
 /* Time one operator; graphs = 1 uses graph_launch, 0 uses launch.
+ * t_memory = bytes / (mem_bw * hbm_frac * g) + fill, g = 0.94 for a GEMM
+ * (weight-streaming GEMV) and 1 otherwise, fill = 3.9 us per kernel that
+ * moves bytes (constants and their source in roofline.c).
  * d must pass roof_device_check.  GP_OK, or GP_EINVAL for negative / NaN
  * FLOP or bytes, or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(24);
+	plan(30);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -80,17 +80,53 @@ int main(void)
 	       "1280^2 x 8192 on 132 SMs: split-K 5 -> 0.892");
 
 	/* A memory-bound op: 1 GFLOP over 1 GB at bf16.  Memory
-	 * 1e9 / (3.35e12 * 0.84) = 355.37 us; compute 1e9 / 791.2e12 =
-	 * 1.26 us (non-GEMM ops use the fp32 vector peak: 1e9 / 67e12 =
-	 * 14.9 us) -> memory-bound, + 1 us graph launch. */
+	 * 1e9 / (3.35e12 * 0.84) = 355.37 us + 3.9 us pipeline fill;
+	 * compute 1e9 / 791.2e12 = 1.26 us (non-GEMM ops use the fp32
+	 * vector peak: 1e9 / 67e12 = 14.9 us) -> memory-bound, + 1 us graph
+	 * launch. */
 	memset(&op, 0, sizeof op);
 	op.name = "copy";
 	op.flop = 1e9;
 	op.bytes = 1e9;
 	op.prec = GP_BF16;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "memory op times");
-	is_num(r.time, 1e9 / 2.814e12 + 1e-6, 1e-9,
-	       "memory op: bytes / (bw * 0.84) + 1 us");
+	is_num(r.time, 1e9 / 2.814e12 + 3.9e-6 + 1e-6, 1e-9,
+	       "memory op: bytes / (bw * 0.84) + 3.9 us fill + 1 us");
+	/* Streaming efficiency: 355.37 / (355.37 + 3.9) = 0.98914. */
+	is_num(r.mem_eff, (1e9 / 2.814e12) / (1e9 / 2.814e12 + 3.9e-6),
+	       1e-9, "... achieves 0.989 of the streaming rate");
+	/* A 16 MB elementwise kernel: 16e6 / 2.814e12 = 5.686 us + 3.9 us
+	 * fill -> 0.593 of the streaming rate: small kernels fall short. */
+	op.flop = 0.0;
+	op.bytes = 16e6;
+	roof_op_time(&d, &op, 1, &r, &err);
+	is_num(r.mem_eff, 5.6858e-6 / (5.6858e-6 + 3.9e-6), 1e-4,
+	       "16 MB kernel: 0.593 of the streaming rate");
+	/* A batch-1 GEMV through an 8192 x 8192 bf16 weight (134.2 MB):
+	 * streamed at 0.94 x 2.814e12 = 2.645e12 B/s = 50.74 us + 3.9 us
+	 * fill; compute 2 x 8192^2 / (791.2e12 x shape eff) is ~1 us. */
+	op.name = "gemv";
+	op.m = 1;
+	op.n = op.k = 8192;
+	op.flop = 2.0 * 8192 * 8192;
+	op.bytes = 8192.0 * 8192 * 2 + 2.0 * 8192 * 2;
+	roof_op_time(&d, &op, 1, &r, &err);
+	is_num(r.t_memory, op.bytes / (2.814e12 * 0.94) + 3.9e-6, 1e-9,
+	       "GEMV: bytes / (bw * 0.84 * 0.94) + 3.9 us");
+	ok(r.bound == ROOF_MEMORY && r.mem_eff < 0.94 && r.mem_eff > 0.86,
+	   "... memory-bound at 0.87 of the streaming rate");
+	is_num(r.mem_rate, 2.814e12 * 0.94, 1e-12,
+	       "... GEMM memory rate is 0.94 of the streaming copy");
+	op.bytes = 0.0;
+	op.flop = 0.0;
+	roof_op_time(&d, &op, 1, &r, &err);
+	ok(r.t_memory == 0.0 && r.mem_eff == 1.0,
+	   "an op that moves no bytes pays no fill");
+	op.name = "copy";
+	op.m = op.n = op.k = 0;
+	op.flop = 1e9;
+	op.bytes = 1e9;
+	roof_op_time(&d, &op, 1, &r, &err);
 	ok(r.bound == ROOF_MEMORY, "... and is memory-bound");
 	is_num(r.intensity, 1.0, 1e-12, "... intensity 1 FLOP/B");
 	is_num(r.t_compute, 1e9 / 67e12, 1e-9,

@@ -17,9 +17,10 @@ is($e, '', 'nothing on stderr');
 ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--batch', '1', '--in', '1',
                       '--out', '2', '--format', 'json');
 is($c, 0, 'json exits 0');
-# 13B bf16 on H200 at batch 1: ~25.7 GB / (4.8 TB/s x 0.84) + launches -> ~148 tok/s
+# 13B bf16 on H200 at batch 1: ~25.7 GB / (4.8 TB/s x 0.84 x 0.94 GEMV rate)
+# + 364 kernels x 4.9 us -> 8.57 ms, ~117 tok/s
 my ($tps) = $o =~ /"stream_tokens_per_s":\s*([\d.]+)/;
-ok(defined $tps && $tps > 140 && $tps < 157, '13B H200 batch-1 decode 140-157 tok/s')
+ok(defined $tps && $tps > 110 && $tps < 125, '13B H200 batch-1 decode 110-125 tok/s')
     or diag($o);
 
 my $dir = tempdir(CLEANUP => 1);

@@ -15,22 +15,35 @@ t.near(r.ridges.bf16.achievable, 989e12 * 0.80 / (3.35e12 * 0.84), 1e-9,
 t.is(r.device.sms, 132, "H100 SXM has 132 SMs")
 
 -- 13B bf16 decode, batch 1, H200: weights (12.688e9 + 0.164e9) x 2 B =
--- 25.70 GB read per token; / (4.8e12 x 0.84) = 6.37 ms + ~0.36 ms of graph
--- launches -> ~148 tok/s; the issue's "<= 160 tok/s before overheads".
+-- 25.70 GB read per token through GEMMs at 0.94 of the streaming rate:
+-- / (4.8e12 x 0.84 x 0.94) = 6.78 ms, + 364 kernels x (1 us launch + 3.9 us
+-- memory fill) = 1.78 ms -> 8.57 ms, ~117 tok/s; the issue's "<= 160 tok/s
+-- before overheads".
 local d = infer.infer { model = "llama2-13b", gpu = "h200-sxm", batch = 1, input = 1, output = 2 }
 t.ok(d.fits, "13B fits on H200")
 t.near(d.decode.bytes, 25.70e9, 0.01, "13B decode reads ~25.7 GB per token")
-t.ok(d.stream_tokens_per_s > 140 and d.stream_tokens_per_s < 4.8e12 * 0.84 / 25.7e9,
-     "13B H200 batch 1: 140-157 tok/s")
+t.ok(d.stream_tokens_per_s > 110 and d.stream_tokens_per_s < 125,
+     "13B H200 batch 1: 110-125 tok/s")
 local mlp
 for _, op in ipairs(d.ops) do if op.name == "mlp_up" then mlp = op end end
 t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
 
 -- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
--- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with equal launch overheads.
+-- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with the equal per-kernel
+-- costs: (37.71 / (1.733 x 0.94) + 3.55) / (37.71 / (4.032 x 0.94) + 3.55)
+-- = 26.7 / 13.5 ms = 1.98.
 local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "int4", batch = 1, input = 1, output = 2 }
 local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
-t.ok(a.itl_s / h.itl_s > 2.0 and a.itl_s / h.itl_s < 2.35, "70B int4: A100 ~2.2x slower than H200")
+t.ok(a.itl_s / h.itl_s > 1.9 and a.itl_s / h.itl_s < 2.35, "70B int4: A100 ~2x slower than H200")
+
+-- Eager PyTorch (LitGPT / HF generate): the host dispatches (40 x 50 + 10)
+-- framework ops x 24.4 us = 49.04 ms per token (the per-op cost from the
+-- PyTorch blog's host-bound eager Llama-2-7B, 25.5 tok/s), above the GPU's
+-- ~22 ms, so ITL = host time.
+local e = infer.infer { model = "llama2-13b", gpu = "a100-sxm-40gb", batch = 1, input = 128,
+                        output = 256, runtime = "eager" }
+t.near(e.itl_s, 2010 * 24.4e-6, 1e-9, "eager 13B: ITL = 2010 host ops x 24.4 us")
+t.ok(e.decode.gpu_time < e.itl_s, "... the GPU waits on the host")
 
 -- Serving: result table fields and cost per token at $2/h per GPU:
 -- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.
