@@ -38,9 +38,16 @@ M.stacks = { megatron = true, deepspeed = true, hf = true }
 M.weight_formats = {
   fp32 = { bits = 32 }, bf16 = { bits = 16 }, fp16 = { bits = 16 },
   fp8 = { bits = 8 }, int8 = { bits = 8 },
-  -- NF4 + double quantisation: 4 + (8 + 32/256)/64 = 4.127 bits
-  -- (Dettmers et al. 2023, QLoRA, sec. 3 "Double Quantization").
-  nf4 = { bits = 4, group = 64, group_bits = 8 + 32 / 256 },
+  -- bitsandbytes NF4 as its plain mode stores it: 4-bit codes and one fp32
+  -- absmax per 64-weight block, 4 + 32/64 = 4.5 bits (bitsandbytes
+  -- quantize_4bit, blocksize 64; HF BitsAndBytesConfig defaults
+  -- bnb_4bit_use_double_quant=False; Lightning's BitsandbytesPrecision
+  -- names it "nf4" and the double-quantised one "nf4-dq").
+  nf4 = { bits = 4, group = 64, group_bits = 32 },
+  -- NF4 + double quantisation: the absmax itself in 8 bits with an fp32
+  -- scale per 256 blocks, 4 + (8 + 32/256)/64 = 4.127 bits (Dettmers et
+  -- al. 2023, QLoRA, sec. 3 "Double Quantization") -- the QLoRA recipe.
+  ["nf4-dq"] = { bits = 4, group = 64, group_bits = 8 + 32 / 256 },
   -- GPTQ / AWQ int4, group 128, fp16 scale + 4-bit zero point per group
   -- (Frantar et al. 2023; Lin et al. 2024; AutoGPTQ/AutoAWQ packing).
   int4 = { bits = 4, group = 128, group_bits = 16 + 4 },
@@ -216,7 +223,7 @@ function M.memory(o)
       cfg.lora_rank = o.lora_rank or dflt("lora_rank", 8)
       cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
       if method == "qlora" then
-        cfg.base = M.weight_format(o.weights or dflt("weights", "nf4"))
+        cfg.base = M.weight_format(o.weights or dflt("weights", "nf4-dq"))
       else
         cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
       end

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(33)
+t.plan(35)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -57,6 +57,18 @@ t.near(rq.trainable, 16384000, 1e-12, "QLoRA trainable = r (in + out) per q, v")
 -- Weight formats: GGUF-style bits per weight and named formats.
 t.near(memory.weight_format("4.85").bits, 4.85, 0, "bits-per-weight string")
 t.is(memory.weight_format("nf4").group, 64, "nf4 block of 64")
+-- bitsandbytes plain NF4: 4-bit codes + an fp32 absmax per 64 weights
+-- = 4 + 32/64 = 4.5 bits/weight.
+local f = memory.weight_format("nf4")
+t.near(f.bits + f.group_bits / f.group, 4.5, 0, "nf4 (no double quant) = 4.5 bits")
+-- 7B QLoRA base, nf4 vs nf4-dq: the linears, 32 (4 h^2 + 3 h f) =
+-- 6,476,005,376 weights, differ by 4.5 - 4.126953125 = 0.373046875 bits:
+-- 301,981,696 B.  (LitGPT's resource table shows 14.14 vs 13.84 GB for the
+-- two modes, 0.30 GB: a check, nothing was fitted to it.)
+local qa = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora", weights = "nf4" }
+local qb = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora" }
+t.near(comp(qa, "weights") - comp(qb, "weights"), 301981696, 1e-9,
+  "nf4 - nf4-dq on 7B linears = 0.302 GB; qlora defaults to nf4-dq")
 
 -- DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before
 -- sharding; 7B on one GPU: 6,738,415,616 * 20 = 134,768,312,320 B.

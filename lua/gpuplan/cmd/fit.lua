@@ -23,7 +23,8 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     else hf
   --optimizer O     adamw|adam8bit|sgd (default adamw)
   --lora-rank N     LoRA rank (default 8), --lora-targets q,v,...
-  --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|fp4 or
+                    (qlora: base nf4-dq, 4.127 bits; nf4 is 4.5 bits)
+  --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|nf4-dq|fp4 or
                     bits per weight (GGUF-style, e.g. 4.85)
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
