@@ -12,6 +12,16 @@ local M = {}
 
 M.formats = { text = true, markdown = true, csv = true, json = true }
 
+-- Non-finite numbers print the same on every platform ("%.1f" of 0/0 is
+-- "-nan" with glibc); nil for finite ones.
+local function nonfinite(v)
+  if type(v) ~= "number" then return nil end
+  if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
+  return nil
+end
+
 local function default_fmt(v)
   if math.type(v) == "integer" then return tostring(v) end
   if type(v) == "number" then
@@ -26,10 +36,45 @@ end
 local function cell(col, row)
   local v = row[col.key]
   if v == nil then return nil end
-  if type(col.fmt) == "function" then return col.fmt(v, row) end
+  local nf = nonfinite(v)
+  if nf then return nf end
+  if type(col.fmt) == "function" then
+    local s = col.fmt(v, row)
+    if s == nil then return nil end
+    return tostring(s)
+  end
   if type(col.fmt) == "string" and type(v) == "number" then return string.format(col.fmt, v) end
   return default_fmt(v)
 end
+
+-- Display width in terminal columns: East Asian wide and fullwidth
+-- characters take two, combining marks and zero-width characters none
+-- (the ranges of Unicode's East_Asian_Width W/F and general category Mn
+-- that occur in practice, as in Markus Kuhn's wcwidth).  A string that is
+-- not valid UTF-8 counts one column per byte.
+local function char_width(c)
+  if (c >= 0x0300 and c <= 0x036F) or (c >= 0x1AB0 and c <= 0x1AFF)
+    or (c >= 0x1DC0 and c <= 0x1DFF) or (c >= 0x200B and c <= 0x200F)
+    or (c >= 0x20D0 and c <= 0x20FF) or (c >= 0xFE20 and c <= 0xFE2F) then
+    return 0
+  end
+  if (c >= 0x1100 and c <= 0x115F) or (c >= 0x2E80 and c <= 0xA4CF and c ~= 0x303F)
+    or (c >= 0xAC00 and c <= 0xD7A3) or (c >= 0xF900 and c <= 0xFAFF)
+    or (c >= 0xFE30 and c <= 0xFE4F) or (c >= 0xFF00 and c <= 0xFF60)
+    or (c >= 0xFFE0 and c <= 0xFFE6) or (c >= 0x1F300 and c <= 0x1F64F)
+    or (c >= 0x1F900 and c <= 0x1F9FF) or (c >= 0x20000 and c <= 0x3FFFD) then
+    return 2
+  end
+  return 1
+end
+
+local function width(s)
+  if not utf8.len(s) then return #s end
+  local w = 0
+  for _, c in utf8.codes(s) do w = w + char_width(c) end
+  return w
+end
+M.width = width
 
 local function columns_of(rows, opts)
   if opts.columns then
@@ -55,8 +100,22 @@ end
 local escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f",
                   ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
 
+-- s with each byte that is not part of valid UTF-8 replaced by U+FFFD.
+local function valid_utf8(s)
+  if utf8.len(s) then return s end
+  local out, i = {}, 1
+  while i <= #s do
+    local ok, bad = utf8.len(s, i)
+    if ok then out[#out + 1] = s:sub(i) break end
+    out[#out + 1] = s:sub(i, bad - 1)
+    out[#out + 1] = "\239\191\189"
+    i = bad + 1
+  end
+  return table.concat(out)
+end
+
 local function json_string(s)
-  return '"' .. s:gsub('[%c"\\]', function(c)
+  return '"' .. valid_utf8(s):gsub('[%c"\\]', function(c)
     return escapes[c] or string.format("\\u%04x", c:byte())
   end) .. '"'
 end
@@ -72,11 +131,17 @@ end
 
 local encode
 
+-- The shortest of %.15g/%.16g/%.17g that reads back as the same double
+-- (17 significant digits always do); integers exactly.
 local function encode_number(v)
   if v ~= v or v == math.huge or v == -math.huge then return "null" end
   if math.type(v) == "integer" then return tostring(v) end
-  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format("%d", v) end
-  return string.format("%.15g", v)
+  if v == math.floor(v) and math.abs(v) <= 2 ^ 53 then return string.format("%d", v) end
+  for _, f in ipairs { "%.15g", "%.16g" } do
+    local s = string.format(f, v)
+    if tonumber(s) == v then return s end
+  end
+  return string.format("%.17g", v)
 end
 
 encode = function(v, out)
@@ -141,6 +206,7 @@ end
 
 local function csv_field(s)
   if s == nil then return "" end
+  s = tostring(s)
   if s:find('[,"\r\n]') then return '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
@@ -166,22 +232,32 @@ local function is_numeric_col(rows, c)
 end
 
 local function render_table(rows, cols, opts, markdown)
-  local cells, width, right = {}, {}, {}
+  -- One line per row: control characters become spaces (a newline is
+  -- <br> in markdown) and markdown escapes its cell separator.
+  local function clean(s)
+    if markdown then
+      s = s:gsub("\r?\n", "<br>"):gsub("%c", " "):gsub("|", "\\|")
+    else
+      s = s:gsub("%c", " ")
+    end
+    return s
+  end
+  local cells, widths, right, head = {}, {}, {}, {}
   for i, c in ipairs(cols) do
-    width[i] = #c.label
+    head[i] = clean(tostring(c.label))
+    widths[i] = width(head[i])
     right[i] = c.align == "right" or (c.align ~= "left" and is_numeric_col(rows, c))
   end
   for r, row in ipairs(rows) do
     cells[r] = {}
     for i, c in ipairs(cols) do
-      local s = cell(c, row) or "-"
-      if markdown then s = s:gsub("|", "\\|") end
+      local s = clean(cell(c, row) or "-")
       cells[r][i] = s
-      if utf8.len(s) and utf8.len(s) > width[i] then width[i] = utf8.len(s) end
+      if width(s) > widths[i] then widths[i] = width(s) end
     end
   end
   local function pad(s, w, r)
-    local n = w - (utf8.len(s) or #s)
+    local n = w - width(s)
     if n <= 0 then return s end
     return r and (string.rep(" ", n) .. s) or (s .. string.rep(" ", n))
   end
@@ -191,25 +267,23 @@ local function render_table(rows, cols, opts, markdown)
   end
   local function line(vals)
     local parts = {}
-    for i, s in ipairs(vals) do parts[i] = pad(s, width[i], right[i]) end
+    for i, s in ipairs(vals) do parts[i] = pad(s, widths[i], right[i]) end
     if markdown then return "| " .. table.concat(parts, " | ") .. " |" end
     return (table.concat(parts, "  "):gsub("%s+$", ""))
   end
-  local head = {}
-  for i, c in ipairs(cols) do head[i] = c.label end
   out[#out + 1] = line(head)
   local sep = {}
   for i = 1, #cols do
     if markdown then
-      sep[i] = right[i] and (string.rep("-", math.max(width[i] - 1, 2)) .. ":")
-        or string.rep("-", math.max(width[i], 3))
+      sep[i] = right[i] and (string.rep("-", math.max(widths[i] - 1, 2)) .. ":")
+        or string.rep("-", math.max(widths[i], 3))
     else
-      sep[i] = string.rep("-", width[i])
+      sep[i] = string.rep("-", widths[i])
     end
   end
   if markdown then
     local parts = {}
-    for i, s in ipairs(sep) do parts[i] = pad(s, width[i], false) end
+    for i, s in ipairs(sep) do parts[i] = pad(s, widths[i], false) end
     out[#out + 1] = "| " .. table.concat(parts, " | ") .. " |"
   else
     out[#out + 1] = table.concat(sep, "  ")

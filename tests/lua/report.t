@@ -31,4 +31,53 @@ t.raises(function() report.render(rows, { format = "xml" }) end, "unknown format
 -- The same input renders the same bytes twice (no table-order dependence).
 local a = report.render({ { z = 1, a = 2, m = 3 } })
 t.is(a, report.render({ { m = 3, z = 1, a = 2 } }), "default columns sorted")
+
+-- Awkward cells.  Text and markdown tables stay one line per row; CSV
+-- quotes; JSON escapes control characters and writes non-finite numbers
+-- as null (JSON has no NaN).
+local odd = {
+  { s = "a|b", n = 0 / 0 },
+  { s = "two\nlines", n = 1 / 0 },
+  { s = "tab\there", n = -1 / 0 },
+  { s = "ctl\1x", n = 1.5 },
+}
+local oc = { { key = "s" }, { key = "n", fmt = "%.1f" } }
+t.is(report.render(odd, { columns = oc }),
+  "s             n\n" ..
+  "---------  ----\n" ..
+  "a|b         nan\n" ..
+  "two lines   inf\n" ..
+  "tab here   -inf\n" ..
+  "ctl x       1.5\n", "text: control characters become spaces, NaN is 'nan' (never '-nan')")
+t.is(report.render(odd, { columns = oc, format = "markdown" }),
+  "| s            |    n |\n" ..
+  "| ------------ | ---: |\n" ..
+  "| a\\|b         |  nan |\n" ..
+  "| two<br>lines |  inf |\n" ..
+  "| tab here     | -inf |\n" ..
+  "| ctl x        |  1.5 |\n", "markdown: pipes escaped, newline as <br>")
+t.is(report.render(odd, { columns = oc, format = "csv" }),
+  "s,n\na|b,nan\n\"two\nlines\",inf\ntab\there,-inf\nctl\1x,1.5\n", "csv: newline quoted, NaN spelled 'nan'")
+t.is(report.render(odd, { columns = { { key = "s" }, { key = "n" } }, format = "json" }),
+  "[\n {\"s\":\"a|b\",\"n\":null},\n {\"s\":\"two\\nlines\",\"n\":null},\n" ..
+  " {\"s\":\"tab\\there\",\"n\":null},\n {\"s\":\"ctl\\u0001x\",\"n\":1.5}\n]\n",
+  "json: control characters escaped, non-finite numbers null")
+t.is(report.render({ { n = 0 / 0 }, { n = 2 } }), "  n\n---\nnan\n  2\n", "default format: nan")
+
+-- Width is what a terminal shows: CJK characters take two columns,
+-- combining marks none; bytes that are not UTF-8 count one each.
+local wide = { { a = "中文", b = 1 }, { a = "e\204\129", b = 2 }, { a = "x\255y", b = 3 } }
+t.is(report.render(wide),
+  "a     b\n" ..
+  "----  -\n" ..
+  "中文  1\n" ..
+  "e\204\129     2\n" ..
+  "x\255y   3\n", "text: display width")
+
+-- JSON numbers: the shortest form that reads back as the same double.
+t.is(report.json { 0.1, 1 / 3, 2 ^ 53, 2 ^ 63, 1e300, 1e-7, -0.0 },
+  "[0.1,0.3333333333333333,9007199254740992,9.223372036854776e+18,1e+300,1e-07,0]",
+  "json: round-trip numbers")
+t.is(report.json("bad\255utf8"), "\"bad\239\191\189utf8\"", "json: invalid UTF-8 becomes U+FFFD")
+t.is(report.json { a = { 0 / 0, 1 / 0 } }, "{\"a\":[null,null]}", "json: nested non-finite numbers are null")
 t.done_testing()
