@@ -10,6 +10,7 @@ gpu {
   arch = "cdna2", form_factor = "OAM", year = 2021,
   memory = "128GB", memory_type = "HBM2e",
   mem_bw = "3.28TB/s",
+  sms = 220,
   peak = {
     fp32 = "47.9TFLOPS", bf16 = "383TFLOPS", fp16 = "383TFLOPS",
     int8 = "383TOPS",
@@ -23,7 +24,8 @@ gpu {
   notes = "All figures cover the two GCDs of the package. Software sees each "
        .. "GCD as its own device (64 GB, 1.64 TB/s, 191.5 TFLOPS); a single "
        .. "matmul uses one GCD. llm-analysis uses 3.2 TB/s. Year from the Nov "
-       .. "2021 launch (not in the source table).",
+       .. "2021 launch (not in the source table)."
+       .. " SMs: 220 (AMD CDNA 2 whitepaper: MI250X 220 CUs (2 GCDs)).",
 }
 
 gpu {
@@ -31,6 +33,7 @@ gpu {
   arch = "cdna3", form_factor = "OAM", year = 2023,
   memory = "192GB", memory_type = "HBM3",
   mem_bw = "5.3TB/s",
+  sms = 304,
   peak = {
     fp32 = "163.4TFLOPS", tf32 = "653.7TFLOPS",
     bf16 = "1307.4TFLOPS", fp16 = "1307.4TFLOPS",
@@ -43,7 +46,8 @@ gpu {
         .. "xGMI 448 per direction); aiwiki.ai amd_instinct_mi355x (MI300X 192 GB "
         .. "5.3 TB/s 750 W, late 2023)",
   notes = "gpu.blog lists FP16 330.6 and 5.2 TB/s: wrong. No MIG (spatial "
-       .. "partitioning instead).",
+       .. "partitioning instead)."
+       .. " SMs: 304 (AMD CDNA 3 whitepaper: MI300X 304 CUs).",
 }
 
 gpu {
@@ -51,6 +55,7 @@ gpu {
   arch = "cdna3", form_factor = "OAM", year = 2024,
   memory = "256GB", memory_type = "HBM3e",
   mem_bw = "6TB/s",
+  sms = 304,
   peak = {
     fp32 = "163.4TFLOPS", tf32 = "653.7TFLOPS",
     bf16 = "1307.4TFLOPS", fp16 = "1307.4TFLOPS",
@@ -62,7 +67,8 @@ gpu {
   source = "awesomeagents.ai amd-mi325x (256 GB HBM3e, 6 TB/s, FP8 2614.9 / 5229.8 "
         .. "sparse, FP16 1307.4, TF32 653.7, FP32 163.4, Oct 2024); stas00/ml-engineering "
         .. "(1000 W peak TBP; xGMI); wiaix.com (PCIe Gen5 x16, 7 IF links)",
-  notes = "INT8 taken equal to MI300X (same CDNA 3 compute die).",
+  notes = "INT8 taken equal to MI300X (same CDNA 3 compute die)."
+       .. " SMs: 304 (AMD CDNA 3: MI325X 304 CUs (same die as MI300X)).",
 }
 
 gpu {
@@ -70,6 +76,7 @@ gpu {
   arch = "cdna4", form_factor = "OAM (liquid-cooled)", year = 2025,
   memory = "288GB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
+  sms = 256,
   peak = {
     fp32 = "157.3TFLOPS", bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
     fp8 = "5000TFLOPS", fp6 = "10100TFLOPS", fp4 = "10100TFLOPS",
@@ -81,5 +88,6 @@ gpu {
         .. "288 GB 8 TB/s; 1400 W TBP; xGMI 535.5 per direction); aiwiki.ai "
         .. "amd_instinct_mi355x (1400 W, GA Oct 2025)",
   notes = "The ml-engineering MAMF table uses 2300 as MI355X's bf16 'theory' "
-       .. "while its dense table says 2500 (stored). PCIe generation not found.",
+       .. "while its dense table says 2500 (stored). PCIe generation not found."
+       .. " SMs: 256 (AMD CDNA 4 whitepaper: MI355X 256 CUs).",
 }

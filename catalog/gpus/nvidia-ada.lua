@@ -10,6 +10,7 @@ gpu {
   arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "864GB/s",
+  sms = 142,
   peak = {
     fp64 = "1.4TFLOPS", fp32 = "91.6TFLOPS", tf32 = "183TFLOPS",
     bf16 = "362TFLOPS", fp16 = "362TFLOPS", fp8 = "733TFLOPS",
@@ -22,7 +23,8 @@ gpu {
         .. "Cards' table (48 GB GDDR6 ECC, 864 GB/s, Gen4 x16, no NVLink, no MIG)",
   notes = "Datasheet headline 366/733/1466 are sparse. winston-zhang-orz/gpu-specs "
        .. "lists 300 W; NVIDIA says 350 W (chosen). No MIG. FP64 as reported "
-       .. "by third parties.",
+       .. "by third parties."
+       .. " SMs: 142 (NVIDIA Ada Lovelace architecture whitepaper (AD102 as L40/L40S): 142 SMs).",
 }
 
 gpu {
@@ -30,6 +32,7 @@ gpu {
   arch = "ada", form_factor = "PCIe dual-slot", year = 2022,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "864GB/s",
+  sms = 142,
   peak = {
     fp64 = "1.4TFLOPS", fp32 = "90.5TFLOPS", tf32 = "90.5TFLOPS",
     bf16 = "181TFLOPS", fp16 = "181TFLOPS", fp8 = "362TFLOPS",
@@ -42,7 +45,8 @@ gpu {
         .. "300 W); hahnyuan/LLM-Viewer (FP16 181e12, INT8 362e12); simoncblyth/j "
         .. "data_center_rt.rst (2022/10, 300 W, FP32 90.5)",
   notes = "One doc (kpu-sim) claims one NVLink 4.0 link: contradicted by gpumap "
-       .. "('no NVLink', chosen).",
+       .. "('no NVLink', chosen)."
+       .. " SMs: 142 (NVIDIA Ada whitepaper: L40 142 SMs).",
 }
 
 gpu {
@@ -50,6 +54,7 @@ gpu {
   arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "864GB/s",
+  sms = 92,
   peak = {
     fp32 = "59.35TFLOPS", bf16 = "119.5TFLOPS", fp16 = "119.5TFLOPS",
     int8 = "239TOPS",
@@ -62,7 +67,8 @@ gpu {
         .. "x16); 1cnz.cn (PCIe 4.0 x16, 48 GB GDDR6)",
   notes = "China-market part, no NVIDIA datasheet found. FP32 is an aggregator's "
        .. "clock-derived value. FP8 and TF32 not found (left out; the chip has "
-       .. "FP8 tensor cores like the rest of AD102).",
+       .. "FP8 tensor cores like the rest of AD102)."
+       .. " SMs: 92 (92 SMs from press reports, not an NVIDIA document).",
 }
 
 gpu {
@@ -70,6 +76,7 @@ gpu {
   arch = "ada", form_factor = "PCIe low-profile single-slot", year = 2023,
   memory = "24GB", memory_type = "GDDR6",
   mem_bw = "300GB/s",
+  sms = 58,
   peak = {
     fp64 = "0.5TFLOPS", fp32 = "30.3TFLOPS", tf32 = "60TFLOPS",
     bf16 = "121TFLOPS", fp16 = "121TFLOPS", fp8 = "242TFLOPS",
@@ -80,7 +87,8 @@ gpu {
   tdp = "72W",
   source = "winston-zhang-orz/gpu-specs specs.md; 'Data Center PCIe Cards' table "
         .. "(cites nvidia.com/en-us/data-center/l4)",
-  notes = "Datasheet 120/242/485 are sparse. No MIG.",
+  notes = "Datasheet 120/242/485 are sparse. No MIG."
+       .. " SMs: 58 (NVIDIA Ada whitepaper / L4 datasheet: 58 SMs).",
 }
 
 gpu {
@@ -88,6 +96,7 @@ gpu {
   arch = "ada", form_factor = "consumer PCIe 3-slot", year = 2022,
   memory = "24GB", memory_type = "GDDR6X",
   mem_bw = "1.008TB/s",
+  sms = 128,
   peak = {
     fp64 = "1.29TFLOPS", fp32 = "82.6TFLOPS", tf32 = "82.6TFLOPS",
     bf16 = "165.2TFLOPS", fp16 = "165.2TFLOPS", fp8 = "330.3TFLOPS",
@@ -113,7 +122,8 @@ gpu {
   notes = "FP16 with FP16 accumulate is 330.3 dense and FP8 with FP16 accumulate "
        .. "660.6: training accumulates in FP32, so the halved rates are stored. "
        .. "winston-zhang-orz/gpu-specs lists 'FP16 Tensor 1171.2': wrong. "
-       .. "Launched Oct 2022. No NVLink; GeForce drivers disable PCIe P2P.",
+       .. "Launched Oct 2022. No NVLink; GeForce drivers disable PCIe P2P."
+       .. " SMs: 128 (NVIDIA Ada whitepaper: RTX 4090 128 SMs).",
 }
 
 gpu {
@@ -121,6 +131,7 @@ gpu {
   arch = "ada", form_factor = "workstation PCIe dual-slot", year = 2022,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "960GB/s",
+  sms = 142,
   peak = {
     fp64 = "1.423TFLOPS", fp32 = "91.1TFLOPS", tf32 = "182TFLOPS",
     bf16 = "364TFLOPS", fp16 = "364TFLOPS", fp8 = "728TFLOPS",
@@ -131,5 +142,6 @@ gpu {
   tdp = "300W",
   source = "lamonoai/gpumap nvidia/GPU.md (RTX 6000 Ada column)",
   notes = "Single secondary source. Year from the Dec 2022 announcement "
-       .. "(not in the source table).",
+       .. "(not in the source table)."
+       .. " SMs: 142 (NVIDIA Ada whitepaper: RTX 6000 Ada 142 SMs).",
 }

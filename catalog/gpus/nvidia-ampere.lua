@@ -15,6 +15,7 @@ gpu {
   arch = "ampere", form_factor = "SXM4", year = 2020,
   memory = "40GiB", memory_type = "HBM2",
   mem_bw = "1.555TB/s",
+  sms = 108,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -29,7 +30,8 @@ gpu {
         .. "stas00/ml-engineering network/README.md (NVLink 3: 12 links, 600 GB/s bidir)",
   notes = "Datasheet sparse figures: TF32 312, BF16/FP16 624, INT8 1248 (2x dense). "
        .. "MIG profile names are the NVIDIA MIG user guide's A100-40GB set; the "
-       .. "count 7 was not read from the A100 datasheet itself.",
+       .. "count 7 was not read from the A100 datasheet itself."
+       .. " SMs: 108 (NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs).",
 }
 
 gpu {
@@ -38,6 +40,7 @@ gpu {
   memory = "80GiB", memory_type = "HBM2e",
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
+  sms = 108,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -54,7 +57,8 @@ gpu {
   notes = "Guides round the bandwidth to 2.0 TB/s (within 2%). usable_memory: "
        .. "PyTorch OOM messages on A100 80GB report 'total capacity of 79.15 GiB' "
        .. "alongside nvidia-smi's 81920MiB; the figure moves by ~0.1-0.2 GiB "
-       .. "with the driver. CTS SKUs run up to 500 W (ml-engineering power table).",
+       .. "with the driver. CTS SKUs run up to 500 W (ml-engineering power table)."
+       .. " SMs: 108 (NVIDIA A100 whitepaper: 108 SMs).",
 }
 
 gpu {
@@ -62,6 +66,7 @@ gpu {
   arch = "ampere", form_factor = "PCIe dual-slot", year = 2021,
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
+  sms = 108,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -84,7 +89,8 @@ gpu {
         .. "(same TFLOPS as SXM, 300 W, 1.94 TB/s); winston-zhang-orz/gpu-specs",
   notes = "The NVLink bridge is optional and pairs 2 cards; without it the "
        .. "cards talk over PCIe (use the pcie4 fabric). nvplay.ru lists 250 W "
-       .. "for the launch SKU; NVIDIA says 300 W (chosen).",
+       .. "for the launch SKU; NVIDIA says 300 W (chosen)."
+       .. " SMs: 108 (NVIDIA A100 whitepaper: 108 SMs).",
 }
 
 gpu {
@@ -92,6 +98,7 @@ gpu {
   arch = "ampere", form_factor = "SXM4", year = 2022,
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.039TB/s",
+  sms = 108,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -106,7 +113,8 @@ gpu {
         .. "bandwidth, 600 -> 400 GB/s)",
   notes = "No NVIDIA A800 datasheet was found. FP64/FP32/TF32 and the 400 W TDP "
        .. "are taken equal to A100 SXM 80GB on techpowerup's 'only difference is "
-       .. "the NVLink' statement, not read directly.",
+       .. "the NVLink' statement, not read directly."
+       .. " SMs: 108 (same GA100 configuration as A100 (A100 whitepaper: 108 SMs)).",
 }
 
 gpu {
@@ -114,6 +122,7 @@ gpu {
   arch = "ampere", form_factor = "PCIe dual-slot",
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
+  sms = 108,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -127,7 +136,8 @@ gpu {
   notes = "LOW CONFIDENCE. Memory bandwidth and TDP were not found for the A800 "
        .. "PCIe; the A100 PCIe 80GB figures (1.935 TB/s, 300 W) are used. "
        .. "hmc-tech gives 250 W and a 2021 date, which look wrong. Bridge "
-       .. "bandwidth unknown, so the scale-up fabric is plain PCIe.",
+       .. "bandwidth unknown, so the scale-up fabric is plain PCIe."
+       .. " SMs: 108 (same GA100 configuration as A100 (A100 whitepaper: 108 SMs)).",
 }
 
 gpu {
@@ -135,6 +145,7 @@ gpu {
   arch = "ampere", form_factor = "PCIe single-slot FHFL", year = 2021,
   memory = "24GB", memory_type = "GDDR6",
   mem_bw = "600GB/s",
+  sms = 72,
   peak = {
     fp64 = "0.488TFLOPS", fp32 = "31.2TFLOPS", tf32 = "62.5TFLOPS",
     bf16 = "125TFLOPS", fp16 = "125TFLOPS", int8 = "250TOPS",
@@ -145,7 +156,8 @@ gpu {
   source = "NVIDIA A10 datasheet via the 'Data Center PCIe Cards' table and "
         .. "winston-zhang-orz/gpu-specs; lamonoai/gpumap (FP64 0.488)",
   notes = "cli99/llm-analysis a10-pcie-28gb.json says 28 GB: wrong, A10 is 24 GB. "
-       .. "Datasheet sparse figures are 2x the dense ones stored here.",
+       .. "Datasheet sparse figures are 2x the dense ones stored here."
+       .. " SMs: 72 (NVIDIA GA102 whitepaper: A10 72 SMs).",
 }
 
 gpu {
@@ -153,6 +165,7 @@ gpu {
   arch = "ampere", form_factor = "PCIe dual-slot", year = 2020,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "696GB/s",
+  sms = 84,
   peak = {
     fp64 = "0.585TFLOPS", fp32 = "37.4TFLOPS", tf32 = "74.8TFLOPS",
     bf16 = "149.7TFLOPS", fp16 = "149.7TFLOPS", int8 = "299.3TOPS",
@@ -164,7 +177,8 @@ gpu {
         .. "lamonoai/gpumap (TF32 74.8, 300 W, PCIe 4.0, NVLink); topcpu.net (Oct 2020)",
   notes = "The 2-way NVLink bridge bandwidth was not read for the A40; it is "
        .. "taken equal to the RTX A6000's 112.5 GB/s bidirectional (same GA102 "
-       .. "die and bridge). Without a bridge use pcie4.",
+       .. "die and bridge). Without a bridge use pcie4."
+       .. " SMs: 84 (NVIDIA GA102 whitepaper: A40 84 SMs).",
 }
 
 gpu {
@@ -172,6 +186,7 @@ gpu {
   arch = "ampere", form_factor = "workstation PCIe dual-slot", year = 2020,
   memory = "48GB", memory_type = "GDDR6",
   mem_bw = "768GB/s",
+  sms = 84,
   peak = {
     fp32 = "38.7TFLOPS", bf16 = "154.8TFLOPS", fp16 = "154.8TFLOPS",
     int8 = "309.7TOPS",
@@ -184,5 +199,6 @@ gpu {
         .. "2-way); llmperf.net A6000 page citing Microway (FP16/BF16 tensor 154.8 "
         .. "dense, 309.7 sparse; INT8 309.7 TOPS); sysrqmts.com (FP32 38.71 TFLOPS)",
   notes = "Not in the shared GPU table; added because validation cases use it. "
-       .. "TF32 and FP64 not read. Without a bridge use pcie4.",
+       .. "TF32 and FP64 not read. Without a bridge use pcie4."
+       .. " SMs: 84 (NVIDIA GA102 whitepaper: RTX A6000 84 SMs).",
 }

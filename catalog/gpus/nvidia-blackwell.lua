@@ -11,6 +11,7 @@ gpu {
   arch = "blackwell", form_factor = "SXM (HGX B100)", year = 2024,
   memory = "192GB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
+  sms = 148,
   peak = {
     fp64 = "30TFLOPS", fp32 = "60.6TFLOPS",
     bf16 = "1750TFLOPS", fp16 = "1750TFLOPS",
@@ -24,7 +25,8 @@ gpu {
         .. "variant)",
   notes = "LOW CONFIDENCE: no NVIDIA datasheet text read; jax-ml/scaling-book says "
        .. "B100 'wasn't mass-produced'. hmc-tech gives 7.7 TB/s; yobitel 8 TB/s "
-       .. "(chosen). TF32 and PCIe generation not found.",
+       .. "(chosen). TF32 and PCIe generation not found."
+       .. " SMs: 148 (NVIDIA Blackwell datasheets: 148 SMs (same die as B200)).",
 }
 
 gpu {
@@ -32,6 +34,7 @@ gpu {
   arch = "blackwell", form_factor = "SXM (HGX B200)", year = 2024,
   memory = "180GB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
+  sms = 148,
   peak = {
     fp64 = "37TFLOPS", fp64_tensor = "37TFLOPS", fp32 = "75TFLOPS",
     tf32 = "1100TFLOPS", bf16 = "2250TFLOPS", fp16 = "2250TFLOPS",
@@ -62,7 +65,8 @@ gpu {
        .. "unconfirmed by NVIDIA). The HGX B200 table gives 7.7 TB/s per GPU "
        .. "(62 TB/s per 8); the DGX B200 datasheet 8 TB/s (chosen, within 4%). "
        .. "ml-engineering lists FP32 80 vs NVIDIA's 75 (75 chosen). "
-       .. "glennklockwood claims PCIe Gen6; NVIDIA's table says Gen5 (chosen).",
+       .. "glennklockwood claims PCIe Gen6; NVIDIA's table says Gen5 (chosen)."
+       .. " SMs: 148 (NVIDIA Blackwell datasheets: B200 148 SMs).",
 }
 
 gpu {
@@ -71,6 +75,7 @@ gpu {
   year = 2024,
   memory = "186GB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
+  sms = 148,
   peak = {
     fp64 = "40TFLOPS", fp64_tensor = "40TFLOPS", fp32 = "80TFLOPS",
     tf32 = "1250TFLOPS", bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
@@ -97,7 +102,8 @@ gpu {
         .. "PF); stas00/ml-engineering (dense 2500/5000/10000); jax-ml/scaling-book "
         .. "(NVL72, 18 NVSwitches)",
   notes = "glennklockwood lists FP64 45 / FP32 90, older launch numbers; NVIDIA's "
-       .. "table says 40/80 (chosen). 4 GPUs per compute tray.",
+       .. "table says 40/80 (chosen). 4 GPUs per compute tray."
+       .. " SMs: 148 (NVIDIA Blackwell datasheets: 148 SMs per GPU).",
 }
 
 gpu {
@@ -157,6 +163,7 @@ gpu {
   arch = "blackwell", form_factor = "consumer PCIe dual-slot", year = 2025,
   memory = "32GB", memory_type = "GDDR7",
   mem_bw = "1.792TB/s",
+  sms = 170,
   peak = {
     fp64 = "1.64TFLOPS", fp32 = "104.8TFLOPS", tf32 = "105TFLOPS",
     bf16 = "210TFLOPS", fp16 = "210TFLOPS", fp8 = "419TFLOPS",
@@ -173,5 +180,6 @@ gpu {
        .. "as dense with FP32 accumulate because it keeps the RTX 4090 ratio "
        .. "INT8 = 4 x BF16(FP32-acc) (838 = 4 x 209.5). GeForce runs FP16 with "
        .. "FP16 accumulate at 2x (419). FP4 1676 = NVIDIA's 3352 sparse AI TOPS "
-       .. "halved. No NVLink; P2P over PCIe.",
+       .. "halved. No NVLink; P2P over PCIe."
+       .. " SMs: 170 (NVIDIA RTX Blackwell whitepaper: RTX 5090 170 SMs).",
 }

@@ -17,6 +17,7 @@ gpu {
   memory = "80GiB", memory_type = "HBM3",
   usable_memory = "79.1GiB",
   mem_bw = "3.35TB/s",
+  sms = 132,
   peak = {
     fp64 = "34TFLOPS", fp64_tensor = "67TFLOPS", fp32 = "67TFLOPS",
     tf32 = "494.5TFLOPS", bf16 = "989TFLOPS", fp16 = "989TFLOPS",
@@ -34,7 +35,8 @@ gpu {
   notes = "usable_memory: nvidia-smi shows 81559MiB (79.6 GiB); PyTorch reports "
        .. "'total capacity of 79.10-79.11 GiB' on H100 80GB (vLLM and fine-tuning "
        .. "OOM reports). Some tools use 3072 GB/s for the bandwidth (LLM-Viewer); "
-       .. "NVIDIA says 3.35 TB/s.",
+       .. "NVIDIA says 3.35 TB/s."
+       .. " SMs: 132 (NVIDIA H100 Tensor Core GPU Architecture whitepaper: SXM5 132 SMs).",
 }
 
 gpu {
@@ -42,6 +44,7 @@ gpu {
   arch = "hopper", form_factor = "PCIe dual-slot", year = 2022,
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.0TB/s",
+  sms = 114,
   peak = {
     fp64 = "26TFLOPS", fp64_tensor = "51TFLOPS", fp32 = "51TFLOPS",
     tf32 = "378TFLOPS", bf16 = "756TFLOPS", fp16 = "756TFLOPS",
@@ -64,7 +67,8 @@ gpu {
         .. "via manuals.plus; hpctech.co.jp copy of NVIDIA's table (NVLink 600 GB/s, "
         .. "PCIe Gen5 128 GB/s, 300-350 W); stas00/ml-engineering dense table",
   notes = "Memory listed as HBM2e by NVIDIA's table copy; some blogs say HBM3. "
-       .. "The NVLink bridge pairs 2 cards; without it use pcie5.",
+       .. "The NVLink bridge pairs 2 cards; without it use pcie5."
+       .. " SMs: 114 (NVIDIA H100 whitepaper: PCIe 114 SMs).",
 }
 
 gpu {
@@ -72,6 +76,7 @@ gpu {
   arch = "hopper", form_factor = "PCIe dual-slot (bridged pairs)", year = 2023,
   memory = "94GB", memory_type = "HBM3",
   mem_bw = "3.9TB/s",
+  sms = 132,
   peak = {
     fp64 = "30TFLOPS", fp64_tensor = "60TFLOPS", fp32 = "60TFLOPS",
     tf32 = "417.5TFLOPS", bf16 = "835.5TFLOPS", fp16 = "835.5TFLOPS",
@@ -87,7 +92,8 @@ gpu {
   notes = "Dense tensor values are NVIDIA's sparse figures halved. TDP is "
        .. "configurable 350-400 W; 400 W stored. Bandwidth 3.9 TB/s (3,938 GB/s "
        .. "in the PCIe-cards table). BabelStream triad on an H100 NVL measured "
-       .. "3.30 TB/s (0.84 of 3.938).",
+       .. "3.30 TB/s (0.84 of 3.938)."
+       .. " SMs: 132 (H100 NVL uses the SXM5 GH100 configuration, 132 SMs (H100 whitepaper)).",
 }
 
 gpu {
@@ -96,6 +102,7 @@ gpu {
   memory = "80GiB", memory_type = "HBM3",
   usable_memory = "79.1GiB",
   mem_bw = "3.35TB/s",
+  sms = 132,
   peak = {
     fp64 = "1TFLOPS", fp32 = "67TFLOPS", tf32 = "494.5TFLOPS",
     bf16 = "989TFLOPS", fp16 = "989TFLOPS",
@@ -112,7 +119,8 @@ gpu {
        .. "are taken equal to H100 SXM (the export cut touched NVLink and FP64 "
        .. "only). nvidia-smi shows 81559MiB as on H100, hence the same usable "
        .. "memory. focusunsink/timeflies uses 1979 for H800 bf16: that is the "
-       .. "sparse figure.",
+       .. "sparse figure."
+       .. " SMs: 132 (same GH100 SXM5 configuration as H100 SXM (H100 whitepaper: 132 SMs)).",
 }
 
 gpu {
@@ -120,6 +128,7 @@ gpu {
   arch = "hopper", form_factor = "PCIe dual-slot",
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "2.0TB/s",
+  sms = 114,
   peak = {
     bf16 = "756TFLOPS", fp16 = "756TFLOPS",
     fp8 = "1513TFLOPS", int8 = "1513TOPS",
@@ -134,7 +143,8 @@ gpu {
        .. "chosen. TDP taken from H100 PCIe. The seed claim 'H800 PCIe has no "
        .. "NVLink' is not confirmed: techpowerup/Reuters report a reduced "
        .. "300 GB/s bridge; no datasheet was found, so the scale-up fabric is "
-       .. "plain PCIe here (the conservative choice).",
+       .. "plain PCIe here (the conservative choice)."
+       .. " SMs: 114 (same configuration as H100 PCIe (H100 whitepaper: 114 SMs)).",
 }
 
 gpu {
@@ -142,6 +152,7 @@ gpu {
   arch = "hopper", form_factor = "SXM (HGX H20 8-way)", year = 2024,
   memory = "96GB", memory_type = "HBM3",
   mem_bw = "4.0TB/s",
+  sms = 78,
   peak = {
     fp64 = "1TFLOPS", fp32 = "44TFLOPS", tf32 = "74TFLOPS",
     bf16 = "148TFLOPS", fp16 = "148TFLOPS",
@@ -157,7 +168,8 @@ gpu {
   notes = "No public NVIDIA datasheet; press figures describe 148 as dense FP16 "
        .. "('FP16稠密算力'). 74 TFLOPS is the TF32 figure, not BF16. LLM-Prof "
        .. "uses 4022 GB/s. A 141 GB HBM3e H20 variant is also reported (not "
-       .. "catalogued). PCIe generation not found.",
+       .. "catalogued). PCIe generation not found."
+       .. " SMs: 78 (78 SMs from press reports, not an NVIDIA document).",
 }
 
 gpu {
@@ -165,6 +177,7 @@ gpu {
   arch = "hopper", form_factor = "SXM5", year = 2024,
   memory = "141GB", memory_type = "HBM3e",
   mem_bw = "4.8TB/s",
+  sms = 132,
   peak = {
     fp64 = "34TFLOPS", fp64_tensor = "67TFLOPS", fp32 = "67TFLOPS",
     tf32 = "494.5TFLOPS", bf16 = "989TFLOPS", fp16 = "989TFLOPS",
@@ -188,7 +201,8 @@ gpu {
         .. "989/1979, 700 W); mlcommons inference_results_v4.1 H200-SXM-141GBx8 system "
         .. "json (18x NVLink4 900 GB/s, PCIe Gen5 x16, 700 W)",
   notes = "Announced Nov 2023, shipping Q2 2024. gdtairukj.com repeats '494 "
-       .. "dense FP16 / 989 FP8': wrong, those are TF32 and BF16.",
+       .. "dense FP16 / 989 FP8': wrong, those are TF32 and BF16."
+       .. " SMs: 132 (H200 shares the GH100 SXM5 configuration, 132 SMs (H100 whitepaper)).",
 }
 
 gpu {
@@ -196,6 +210,7 @@ gpu {
   arch = "hopper", form_factor = "PCIe dual-slot", year = 2024,
   memory = "141GB", memory_type = "HBM3e",
   mem_bw = "4.8TB/s",
+  sms = 132,
   peak = {
     fp64 = "30TFLOPS", fp64_tensor = "60TFLOPS", fp32 = "60TFLOPS",
     tf32 = "417.5TFLOPS", bf16 = "835.5TFLOPS", fp16 = "835.5TFLOPS",
@@ -209,5 +224,6 @@ gpu {
         .. "835/1671/3341, NVLink bridge 2- or 4-way 900 GB/s, MIG 7 @16.5GB); "
         .. "stas00/ml-engineering power table (600 W)",
   notes = "Dense values are NVIDIA's sparse figures halved. The bridge joins "
-       .. "2 or 4 cards; domain 4 is the larger option.",
+       .. "2 or 4 cards; domain 4 is the larger option."
+       .. " SMs: 132 (H200 shares the GH100 SXM5 configuration, 132 SMs (H100 whitepaper)).",
 }

@@ -5,6 +5,7 @@ gpu {
   arch = "volta", form_factor = "SXM2", year = 2018,
   memory = "32GB", memory_type = "HBM2",
   mem_bw = "900GB/s",
+  sms = 80,
   peak = {
     fp64 = "7.8TFLOPS", fp32 = "15.7TFLOPS", fp16 = "125TFLOPS",
   },
@@ -18,5 +19,6 @@ gpu {
        .. "reaches the per-GPU NVLink figure, all-to-all traffic does not. "
        .. "LLM-Viewer uses 112 TFLOPS (the PCIe V100). gpu-specs' 'TF32 125' is "
        .. "wrong: Volta has no TF32. Year: the 32 GB SKU (2018); release year "
-       .. "not in the source table.",
+       .. "not in the source table."
+       .. " SMs: 80 (NVIDIA Tesla V100 whitepaper: 80 SMs).",
 }

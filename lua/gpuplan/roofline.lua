@@ -11,7 +11,7 @@
 --
 -- The device table (M.device) takes the GPU's dense peaks, its `achievable`
 -- fractions (the GPU's own, else its arch's), the arch's launch overheads
--- and the SM count (gpu.sms when the catalog has it, else the table below).
+-- and the SM count (gpu.sms, else the arch default of M.arch_sms).
 
 local units = require "gpuplan.units"
 
@@ -21,23 +21,17 @@ local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 -- Streaming multiprocessors (NVIDIA) / compute units (AMD) per GPU, for the
--- wave-quantisation term.  Sources: NVIDIA A100 whitepaper (108 SMs), H100
--- whitepaper (SXM5 132, PCIe 114; H200/H800 share the SXM5 GH100
--- configuration), Ada whitepaper (RTX 4090 128, L40/L40S/RTX 6000 Ada 142,
--- L4 58), GA102 whitepaper (A10 72, A40/RTX A6000 84), V100 whitepaper (80),
--- Blackwell datasheets (B200 148, RTX 5090 170); AMD CDNA whitepapers
--- (MI250X 220 CUs, MI300X/MI325X 304, MI355X 256).  H20 78 and L20 92 are
--- from press reports, not NVIDIA documents.  Unknown: 0 (no wave term).
-M.sms = {
-  ["a100-sxm-40gb"] = 108, ["a100-sxm-80gb"] = 108, ["a100-pcie-80gb"] = 108,
-  ["a800-sxm-80gb"] = 108, ["a800-pcie-80gb"] = 108,
-  ["h100-sxm"] = 132, ["h100-pcie"] = 114, ["h100-nvl"] = 132,
-  ["h800-sxm"] = 132, ["h800-pcie"] = 114, ["h200-sxm"] = 132, ["h200-nvl"] = 132,
-  ["h20"] = 78, ["l20"] = 92, ["l40s"] = 142, ["l40"] = 142, ["l4"] = 58,
-  ["rtx-4090"] = 128, ["rtx-6000-ada"] = 142, ["a10"] = 72, ["a40"] = 84,
-  ["rtx-a6000"] = 84, ["v100-sxm2-32gb"] = 80, ["b200"] = 148, ["b100"] = 148,
-  ["gb200"] = 148, ["rtx-5090"] = 170,
-  ["mi250x"] = 220, ["mi300x"] = 304, ["mi325x"] = 304, ["mi355x"] = 256,
+-- wave-quantisation term, come from the catalog entry (`sms`, with its source
+-- in the entry's notes).  An entry without `sms` (a user's new part) takes its
+-- architecture's flagship count below; an architecture whose parts differ too
+-- much for one number (Ada: 58-142 SMs), or that has no SMs (Gaudi: matrix
+-- engines), gets 0: no wave term.  Sources: NVIDIA V100 whitepaper (80), A100
+-- whitepaper (GA100, 108), H100 whitepaper (GH100 SXM5, 132), Blackwell
+-- datasheets (B200, 148); AMD CDNA 2 (MI250X, 220 CUs), CDNA 3 (MI300X, 304),
+-- CDNA 4 (MI355X, 256) whitepapers.
+M.arch_sms = {
+  volta = 80, ampere = 108, hopper = 132, blackwell = 148,
+  cdna2 = 220, cdna3 = 304, cdna4 = 256,
 }
 
 M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
@@ -55,7 +49,7 @@ function M.device(gpu, cat)
   local d = { id = g.id, name = g.name, peak = {}, gemm = {}, mem_bw = g.mem_bw,
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
-              sms = g.sms or M.sms[g.id] or 0, memory = g.usable_memory or g.memory }
+              sms = g.sms or M.arch_sms[g.arch] or 0, memory = g.usable_memory or g.memory }
   for _, p in ipairs(M.precisions) do
     d.peak[p] = g.peak and g.peak[p] or nil
     d.gemm[p] = ach.gemm and ach.gemm[p] or nil

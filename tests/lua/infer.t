@@ -13,6 +13,17 @@ t.near(r.ridges.bf16.peak, 989e12 / 3.35e12, 1e-9, "H100 bf16 ridge 295 FLOP/B")
 t.near(r.ridges.bf16.achievable, 989e12 * 0.80 / (3.35e12 * 0.84), 1e-9,
        "achievable ridge uses the arch fractions")
 t.is(r.device.sms, 132, "H100 SXM has 132 SMs")
+-- SM counts come from the catalog entries (H100 PCIe 114, H20 78 per its
+-- notes); an entry without sms takes its arch's flagship count (hopper 132),
+-- an arch without one number (ada) none.
+t.is(roofline.device("h100-pcie").sms, 114, "H100 PCIe: 114 SMs from the catalog")
+t.is(gp.catalog():get("gpus", "h100-pcie").sms, 114, "... the catalog entry carries sms")
+local bare = {}
+for k, v in pairs(gp.catalog():get("gpus", "h100-sxm")) do bare[k] = v end
+bare.sms = nil
+t.is(roofline.device(bare).sms, 132, "no sms: the hopper default 132")
+bare.arch = "ada"
+t.is(roofline.device(bare).sms, 0, "no sms on ada: no wave term")
 
 -- 13B bf16 decode, batch 1, H200: weights (12.688e9 + 0.164e9) x 2 B =
 -- 25.70 GB read per token through GEMMs at 0.94 of the streaming rate:
