@@ -38,6 +38,7 @@ local function split(kind, s)
   if type(s) ~= "string" then
     fail(kind, s, "expected a string with a unit, got a " .. type(s))
   end
+  if s:match("^%s*%-?0[xX]") then fail(kind, s, "hexadecimal numbers are not accepted") end
   local num, unit, rest = s:match("^%s*(%-?[%d%.]+[eE]?[%+%-]?%d*)%s*([^%s]*)%s*(.-)%s*$")
   local n = num and tonumber(num)
   if not n then fail(kind, s, "expected a number followed by a unit") end
@@ -156,8 +157,19 @@ local function trim(x)
   return s
 end
 
+-- "nan", "inf", "-inf" for those, nil for finite numbers: the same text on
+-- every platform (C's "%f" of a NaN may say "-nan").
+local function nonfinite(n)
+  if n ~= n then return "nan" end
+  if n == math.huge then return "inf" end
+  if n == -math.huge then return "-inf" end
+  return nil
+end
+
 -- fmt_bytes(n, "GiB") -> "1.25GiB"; unit defaults to the best decimal one.
 function M.fmt_bytes(n, unit)
+  local nf = nonfinite(n)
+  if nf then return nf end
   if unit then
     local p = unit:match("^(%a-)B$")
     local f = p and prefix_factor(p)
@@ -167,7 +179,7 @@ function M.fmt_bytes(n, unit)
   for _, u in ipairs { "TB", "GB", "MB", "KB" } do
     if math.abs(n) >= prefix_factor(u:sub(1, 1)) then return trim(n / prefix_factor(u:sub(1, 1))) .. u end
   end
-  return string.format("%dB", n)
+  return trim(n) .. "B"
 end
 
 local function fmt_scaled(n, steps, suffix)
@@ -180,6 +192,7 @@ end
 local si = { { "P", 1e15 }, { "T", 1e12 }, { "G", 1e9 }, { "M", 1e6 }, { "K", 1e3 } }
 
 function M.fmt(n, kind)
+  if type(n) == "number" and nonfinite(n) then return nonfinite(n) end
   if kind == "bytes" then return M.fmt_bytes(n) end
   if kind == "bandwidth" then return fmt_scaled(n, si, "B/s") end
   if kind == "link" then return fmt_scaled(n, si, "B/s per-dir") end

@@ -39,4 +39,24 @@ t.is(u.fmt(3.35e12, "bandwidth"), "3.35TB/s", "fmt bandwidth")
 t.is(u.fmt(450e9, "link"), "450GB/s per-dir", "fmt link says per-dir")
 t.is(u.fmt({ amount = 12, currency = "CNY" }, "price"), "12.00CNY/h", "fmt price")
 t.is(u.fmt(2.5e-6, "time"), "2.5us", "fmt time")
+
+-- Odd inputs: a space before the unit is accepted (datasheets write
+-- "80 GB"); case matters (g and b are not G and B); other number syntaxes
+-- are refused with the value quoted.
+t.is(u.parse("80 GB", "bytes"), 80000000000, "a space before the unit")
+t.is(u.parse(" 989 TFLOPS ", "compute"), 989e12, "surrounding spaces")
+t.raises(function() u.parse("80gb", "bytes") end, "bad bytes '80gb': unknown unit 'gb'", "units are case-sensitive", true)
+t.raises(function() u.parse("0x10GB", "bytes") end, "bad bytes '0x10GB': hexadecimal", "hex refused", true)
+t.raises(function() u.parse("1e999GB", "bytes") end, "bad bytes '1e999GB': not a finite number", "overflow to inf refused", true)
+t.raises(function() u.parse("", "bytes") end, "bad bytes '': expected a number followed by a unit", "empty string", true)
+t.raises(function() u.parse("1e30TB", "bytes") end, "bad bytes '1e30TB': too large", "more bytes than an integer holds", true)
+t.raises(function() u.parse("80GB", "weight") end, "unknown kind 'weight'", "unknown kind", true)
+
+-- Printing never fails on a number: fractions of a byte, NaN, infinity.
+t.is(u.fmt_bytes(0.5), "0.5B", "fmt_bytes of a fraction")
+t.is(u.fmt_bytes(512), "512B", "fmt_bytes below 1 KB")
+t.is(u.fmt_bytes(0 / 0), "nan", "fmt_bytes of NaN")
+t.is(u.fmt(1 / 0, "time"), "inf", "fmt of infinity")
+t.is(u.fmt(-1 / 0, "bandwidth"), "-inf", "fmt of -infinity")
+t.is(u.fmt(0 / 0, "compute"), "nan", "fmt of NaN, never '-nan'")
 t.done_testing()
