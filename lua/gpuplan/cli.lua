@@ -167,9 +167,10 @@ function M.run_script(path, args)
   if not f then
     error(M.fail(string.format("cannot open script '%s'", path)), 0)
   end
-  local _, rerr, code = f:read(0)
   f:close()
-  if code == 21 or (rerr and rerr:find("Is a directory", 1, true)) then
+  -- Not by reading: a pipe (gpuplan run /dev/stdin) would lose what the
+  -- probe buffered.
+  if require("lfs").attributes(path, "mode") == "directory" then
     error(M.fail(string.format("cannot open script '%s': is a directory", path)), 0)
   end
   local chunk, err = loadfile(path)

@@ -115,4 +115,10 @@ like($e, qr/^gpuplan: cannot open script '\Q$dir\E': is a directory$/, 'director
     is($out, "partial\ngpuplan: unknown gpu 'x'\n", 'stdout flushed before the error message');
 }
 
+# A script on a pipe (gpuplan run /dev/stdin, process substitution).
+{
+    my $out = `echo 'print("from a pipe")' | $main::GP run /dev/stdin 2>&1`;
+    is($out, "from a pipe\n", 'a script read from a pipe runs');
+}
+
 done_testing();
