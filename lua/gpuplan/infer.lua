@@ -21,7 +21,9 @@
 --   batch     fixed decode batch per replica, or
 --   concurrency  requests in flight over the system; neither: as many as fit
 --   input, output  tokens per request (default 2048, 256)
---   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager
+--   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager,
+--             or a runtime name: trtllm, vllm, sglang, nim-http (= graphs),
+--             eager-pytorch (= eager), llama.cpp (= kernels); see M.runtimes
 --   flash     fused attention (default true)
 --   memory    usable bytes per GPU (default: the GPU's usable memory x (1 - safety
 --             margin of the catalog settings, 0.10 by default))
@@ -50,6 +52,21 @@ local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 local kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
+
+-- Serving runtimes by name -> how kernels reach the GPU.  Serving engines
+-- replay decode steps as CUDA graphs and keep scheduling, sampling,
+-- detokenisation and HTTP streaming off the GPU's critical path (vLLM v0.6:
+-- async output processing and multi-step scheduling; TensorRT-LLM: C++
+-- executor with an overlap scheduler), so no per-step host cost is added.
+-- NIM is TensorRT-LLM behind an OpenAI-compatible HTTP server; its TTFT also
+-- holds tokenisation, queueing and the network (NVIDIA NIM benchmarking
+-- "Metrics"), but no published figure for those was found: 0, not a guess.
+-- Eager PyTorch (LitGPT, HF generate) dispatches every op from Python.
+M.runtimes = {
+  graphs = "graphs", kernels = "kernels", eager = "eager",
+  trtllm = "graphs", vllm = "graphs", sglang = "graphs", ["nim-http"] = "graphs",
+  ["eager-pytorch"] = "eager", ["llama.cpp"] = "kernels",
+}
 
 local function int_arg(a, k, lo)
   local v = a[k]
@@ -134,12 +151,16 @@ function M.setup(a)
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
     input = num_arg(a, "input") or 2048, output = num_arg(a, "output") or 256,
-    runtime = a.runtime or "graphs", flash = a.flash ~= false,
+    runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer"),
     kv_reserve_max = a.kv_policy == "max",
   }
+  if not c.runtime then
+    error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
+          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, llama.cpp)", 3)
+  end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)
   end

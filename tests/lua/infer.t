@@ -56,6 +56,27 @@ local e = infer.infer { model = "llama2-13b", gpu = "a100-sxm-40gb", batch = 1, 
 t.near(e.itl_s, 2010 * 24.4e-6, 1e-9, "eager 13B: ITL = 2010 host ops x 24.4 us")
 t.ok(e.decode.gpu_time < e.itl_s, "... the GPU waits on the host")
 
+-- The validation predictor picks the runtime from the framework a case
+-- names, as a whole word ("minimum" is not NIM).
+local predict = require "gpuplan.predict.infer"
+local function case_with(title)
+  return { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn_hidden = 14336,
+                     ffn_gated = true, vocab = 128256 },
+           hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = {},
+           workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 128 },
+           measured = { metric = "itl_ms" }, source = { title = title } }
+end
+local function rt(title)
+  local res = predict(case_with(title), gp.catalog())
+  for _, d in ipairs(res.defaults) do local m = d:match("^runtime=(%S+)") if m then return m end end
+end
+t.is(rt("LitGPT generate, Python eager"), "eager-pytorch", "LitGPT -> eager-pytorch")
+t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
+t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
+t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
+         "unknown runtime 'onnx'", "unknown runtime name refused")
+
 -- Serving: result table fields and cost per token at $2/h per GPU:
 -- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.
 local s = infer.infer { model = "llama3-70b", gpu = "h100-sxm", gpus = 2, tp = 2,

@@ -6,9 +6,7 @@
 -- `defaults`:
 --   kv dtype bf16 (the engines' default unless KV quantisation is enabled);
 --   input 128 / output 256 tokens when not given;
---   runtime from the source: PyTorch-eager tools (LitGPT, HF transformers)
---   -> eager, serving engines (TensorRT-LLM, NIM, vLLM, SGLang) -> CUDA
---   graphs; the engine limits of gpuplan.infer (max_num_tokens 8192,
+--   runtime from the framework the case names (runtime_of below); the engine limits of gpuplan.infer (max_num_tokens 8192,
 --   max_batch 2048, KV reserved for input + output per sequence).
 
 local infer = require "gpuplan.infer"
@@ -35,14 +33,25 @@ local function model_of(cm)
   return m
 end
 
--- Runtime implied by the tool that measured the case.
+-- Runtime implied by the framework the case names (source title/id and
+-- notes): a general rule on the tool, never on a case id.  Python-eager
+-- tools (LitGPT, HF transformers generate, "Python eager") -> eager-pytorch;
+-- NIM (measured over HTTP, e.g. with AIPerf) -> nim-http; TensorRT-LLM,
+-- vLLM, SGLang -> their names; otherwise a CUDA-graph serving engine.
+local runtime_rules = {   -- whole words (Lua frontier patterns), first match wins
+  { "litgpt", "eager-pytorch" }, { "transformers", "eager-pytorch" },
+  { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
+  { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
+  { "vllm", "vllm" }, { "sglang", "sglang" },
+}
 local function runtime_of(case)
   local s = case.source or {}
-  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "")):lower()
-  if text:find("litgpt") or text:find("transformers") or text:find("pytorch eager") then
-    return "eager", "runtime=eager (PyTorch eager tool)"
+  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "") .. " "
+                .. tostring(v(case.notes) or "")):lower()
+  for _, r in ipairs(runtime_rules) do
+    if text:find("%f[%w]" .. r[1] .. "%f[%W]") then return r[2], "runtime=" .. r[2] .. " (framework named: " .. r[1]:gsub("%%", "") .. ")" end
   end
-  return "graphs", "runtime=graphs (serving engine)"
+  return "graphs", "runtime=graphs (serving engine assumed)"
 end
 
 return function(case, cat)
