@@ -7,7 +7,10 @@
 -- (predicted - measured) / measured; per kind the report gives the count,
 -- the median and the 90th percentile of |error| (nearest-rank).
 
-local cjson = require "cjson"
+-- A decoder of our own: strict numbers (no NaN, Infinity or hex, which
+-- JSON does not have), without changing the shared module's settings.
+local cjson = require("cjson").new()
+cjson.decode_invalid_numbers(false)
 
 local M = {}
 
@@ -23,15 +26,20 @@ local function strip_nulls(v)
   return v
 end
 
--- Read one case file; raises "FILE: problem".
-function M.read(path)
+-- Read one case file; raises "FILE: problem".  seen (optional, shared
+-- between the files of one run): id -> { file, index }, so an id given
+-- twice is an error naming both places.
+function M.read(path, seen)
+  seen = seen or {}
   local f, err = io.open(path, "rb")
   if not f then error(string.format("cannot open case file '%s': %s", path, err), 0) end
-  local text = f:read("a")
+  local text, rerr = f:read("a")
   f:close()
+  if not text then error(string.format("cannot read case file '%s': %s", path, rerr), 0) end
   local ok, data = pcall(cjson.decode, text)
   if not ok then error(string.format("%s: invalid JSON: %s", path, tostring(data)), 0) end
-  if type(data) ~= "table" or (next(data) ~= nil and data[1] == nil) then
+  -- cjson decodes [] and {} alike: ask the text.
+  if type(data) ~= "table" or not text:match("^%s*%[") then
     error(string.format("%s: expected a JSON array of cases", path), 0)
   end
   strip_nulls(data)
@@ -40,6 +48,14 @@ function M.read(path)
     if type(c) ~= "table" then error(where .. ": not an object", 0) end
     if type(c.id) ~= "string" then error(where .. ": missing 'id'", 0) end
     where = string.format("%s: case '%s'", path, c.id)
+    local first = seen[c.id]
+    if first and first[1] == path and first[2] == i then
+      error(string.format("%s: the file is given twice", path), 0)
+    elseif first then
+      error(string.format("%s (case %d) repeats the id of %scase %d", where, i,
+        first[1] == path and "" or first[1] .. " ", first[2]), 0)
+    end
+    seen[c.id] = { path, i }
     if not M.kinds[c.kind] then
       error(string.format("%s: unknown kind '%s' (train, memory, infer, collective)", where, tostring(c.kind)), 0)
     end
@@ -47,7 +63,9 @@ function M.read(path)
     if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
       error(where .. ": 'measured' needs a metric and a numeric value", 0)
     end
-    if m.value <= 0 then error(where .. ": measured value must be positive", 0) end
+    if not (m.value > 0 and m.value < math.huge) then
+      error(where .. ": measured value must be a positive finite number", 0)
+    end
     c._file = path
   end
   return data

@@ -34,4 +34,19 @@ t.near(sum[1].p90, 0.3, 1e-12, "p90 |error|")
 -- A predictor's refusal and a missing predictor both come back as reasons.
 local row = v.predict({ id = "c", kind = "train", measured = { metric = "mfu", value = 0.5 } }, nil)
 t.ok(row.predicted == nil and row.reason ~= nil, "unpredicted case has a reason")
+
+-- Numbers JSON does not have, and shapes that are not a case list.
+local V = "tests/fixtures/validation/"
+t.raises(function() v.read(V .. "nan_value.json") end,
+  "nan_value.json: invalid JSON", "NaN is not JSON", true)
+t.raises(function() v.read(V .. "inf_value.json") end,
+  "inf_value.json: case 'inf-value': measured value must be a positive finite number",
+  "1e999 overflows to infinity: refused", true)
+t.raises(function() v.read(V .. "object.json") end,
+  "object.json: expected a JSON array of cases", "an empty object is not an empty array", true)
+t.is(#v.read(V .. "empty.json"), 0, "an empty array is no cases")
+t.raises(function() v.read(V .. "duplicate.json") end,
+  "duplicate.json: case 'twice' (case 2) repeats the id of case 1", "duplicate id named", true)
+t.raises(function() v.read("tests/fixtures/validation") end,
+  "cannot read case file 'tests/fixtures/validation'", "a directory named", true)
 t.done_testing()

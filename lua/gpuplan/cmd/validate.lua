@@ -29,9 +29,9 @@ function C.run(opts, args)
   if opts.kind and not validate.kinds[opts.kind] then
     error(cli.usage("validate: --kind must be train, memory, infer or collective"), 0)
   end
-  local cases = {}
+  local cases, seen = {}, {}
   for _, path in ipairs(args) do
-    for _, c in ipairs(validate.read(path)) do
+    for _, c in ipairs(validate.read(path, seen)) do
       if not opts.kind or c.kind == opts.kind then cases[#cases + 1] = c end
     end
   end
