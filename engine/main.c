@@ -254,7 +254,14 @@ int main(int argc, char **argv)
 		code = (int)lua_tointeger(L, -1);
 	else
 		code = 0;
-	fflush(stdout);
+	/* Output that did not reach its file is an error (a full disk,
+	 * >/dev/full), not a silent success. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gpuplan: cannot write output: %s\n",
+			strerror(errno));
+		if (code == 0)
+			code = 1;
+	}
 	lua_close(L);
 	return code;
 }

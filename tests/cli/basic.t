@@ -121,4 +121,12 @@ like($e, qr/^gpuplan: cannot open script '\Q$dir\E': is a directory$/, 'director
     is($out, "from a pipe\n", 'a script read from a pipe runs');
 }
 
+# Output that cannot be written is an error, not a silent success.
+SKIP: {
+    skip '/dev/full not available', 2 unless -w '/dev/full';
+    my $err = `$main::GP --version 2>&1 >/dev/full`;
+    isnt($? >> 8, 0, 'writing to a full device exits non-zero');
+    like($err, qr/^gpuplan: cannot write output: /, 'and says so');
+}
+
 done_testing();
