@@ -328,10 +328,11 @@ local function display(dir)
 end
 
 -- Load every file of dir as one layer.  Returns a list of error strings.
-local function load_dir(cat, dir, layer)
-  dir = display(dir)
-  local files, problems = list_files(dir)
-  if not files then return { problems } end
+local function load_dir(cat, dir, layer, from)
+  local files, problems = list_files(display(dir))
+  if not files then
+    return { problems .. (from and " (from " .. from .. ")" or "") }
+  end
   local errs = problems
   for _, p in ipairs(files) do
     local ok, e = load_file(cat, p, layer)
@@ -388,12 +389,16 @@ local function check_refs(cat)
   return errs
 end
 
--- The directories of the search path, in order.
+-- The directories of the search path, in order, and where each was named
+-- (origins[i]: "GPUPLAN_CATALOG" or nil), for messages.
 function M.search_path()
-  local dirs = { config.root .. "/catalog" }
+  local dirs, origins = { config.root .. "/catalog" }, {}
   local extra = os.getenv("GPUPLAN_CATALOG")
   if extra and extra ~= "" then
-    for d in extra:gmatch("[^:]+") do dirs[#dirs + 1] = d end
+    for d in extra:gmatch("[^:]+") do
+      dirs[#dirs + 1] = d
+      origins[#dirs] = "GPUPLAN_CATALOG"
+    end
   end
   local xdg = os.getenv("XDG_CONFIG_HOME")
   if not xdg or xdg == "" then
@@ -404,16 +409,19 @@ function M.search_path()
     local d = xdg .. "/gpuplan/catalog"
     if lfs.attributes(d, "mode") == "directory" then dirs[#dirs + 1] = d end
   end
-  return dirs
+  return dirs, origins
 end
 
 -- Load a list of directories.  Returns cat, errors (a list; empty when all
 -- is well).  Missing user directories named in $GPUPLAN_CATALOG are errors.
-function M.load(dirs)
+-- origins (optional): as returned by search_path.
+function M.load(dirs, origins)
   local cat = new_catalog()
   local errs = {}
   for i, d in ipairs(dirs) do
-    for _, e in ipairs(load_dir(cat, d, i)) do errs[#errs + 1] = e end
+    for _, e in ipairs(load_dir(cat, d, i, origins and origins[i])) do
+      errs[#errs + 1] = e
+    end
   end
   if #errs == 0 then
     for _, e in ipairs(check_refs(cat)) do errs[#errs + 1] = e end
@@ -427,7 +435,7 @@ local cached
 -- The catalog of the search path, loaded once.  Raises on any error.
 function M.get()
   if cached then return cached end
-  local cat, errs = M.load(M.search_path())
+  local cat, errs = M.load(M.search_path())  -- dirs, origins
   if #errs > 0 then
     error(errs[1] .. (#errs > 1 and string.format(" (and %d more errors)", #errs - 1) or ""), 0)
   end

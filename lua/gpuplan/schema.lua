@@ -127,8 +127,22 @@ function T.record(fields)
   table.sort(names)
   return { name = "record", fields = fields, check = function(v, path)
     if type(v) ~= "table" then fail(path, "expected a table, got %s", show(v)) end
+    -- Keys that cannot be field names, described without addresses so the
+    -- message is the same on every run.
+    local odd = {}
+    for k in pairs(v) do
+      if type(k) == "number" then
+        odd[#odd + 1] = "a number key (" .. show(k) .. ")"
+      elseif type(k) ~= "string" then
+        odd[#odd + 1] = "a " .. type(k) .. " key"
+      end
+    end
+    if #odd > 0 then
+      table.sort(odd)
+      fail(path, "keys must be field names, found %s", table.concat(odd, " and "))
+    end
     local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+    for k in pairs(v) do keys[#keys + 1] = k end
     table.sort(keys)
     for _, k in ipairs(keys) do
       if type(k) ~= "string" or not fields[k] then

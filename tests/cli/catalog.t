@@ -57,4 +57,30 @@ like($e, qr/unknown id 'no-such-gpu'/, 'unknown id named');
     ($c, $o, $e) = run_gp('catalog', 'list', 'gpus', '--format', 'csv');
     like($o, qr/^testgpu-48g,Test GPU 48GB,/m, 'user GPU listed');
 }
+# Misplaced arguments are usage errors, not silently ignored.
+($c, $o, $e) = run_gp('catalog', 'list', '--explain');
+is($c, 2, '--explain with list is a usage error');
+like($e, qr/--explain goes with an ID/, 'and says where it goes');
+($c, $o, $e) = run_gp('catalog', 'list', 'gpus', 'extra');
+is($c, 2, 'an extra argument to list exits 2');
+like($e, qr/catalog list: unexpected argument 'extra'/, 'extra argument named');
+($c, $o, $e) = run_gp('catalog', 'show', 'h100-sxm', 'extra');
+is($c, 2, 'an extra argument to show exits 2');
+
+# GPUPLAN_CATALOG naming a file or a missing directory: the error says
+# where the name came from.
+{
+    local $ENV{GPUPLAN_CATALOG} = "$F/good/tiny.lua";
+    ($c, $o, $e) = run_gp('catalog', 'list');
+    is($c, 1, 'GPUPLAN_CATALOG naming a file exits 1');
+    like($e, qr/^gpuplan: not a directory: \Q$F\E\/good\/tiny.lua \(from GPUPLAN_CATALOG\)$/, 'and names it and the variable');
+    $ENV{GPUPLAN_CATALOG} = "$F/nope";
+    ($c, $o, $e) = run_gp('catalog', 'list');
+    like($e, qr/^gpuplan: no such directory: \Q$F\E\/nope \(from GPUPLAN_CATALOG\)$/, 'missing directory too');
+}
+
+# good/tiny.lua defines an arch, a fabric, a GPU and a price.
+($c, $o, $e) = run_gp('catalog', 'check', "$F/good");
+is($o, "ok: 4 entries in $F/good\n", 'check counts the directory\'s entries');
+
 done_testing();

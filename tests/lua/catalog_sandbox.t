@@ -41,6 +41,7 @@ local expect = {
   require = "require.lua:2: undeclared name 'require'",
   loop = "loop.lua:2: catalog file runs too long",
   string_meta = "string_meta.lua:2: string method 'rep' is not available in catalog files",
+  table_key = "table_key.lua:1: gpu 'tkey': keys must be field names, found a number key (2) and a table key",
   link_no_dir = "link_no_dir.lua:1: fabric 'nodir': field 'bw': bad link bandwidth '900GB/s': say 'bidir'",
 }
 local names = {}

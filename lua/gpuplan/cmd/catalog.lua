@@ -162,7 +162,7 @@ local function check(dirs)
   for _, kind in ipairs(tables) do
     for _, e in pairs(cat[kind]) do
       for _, d in ipairs(dirs) do
-        if e._file:sub(1, #d) == d then n = n + 1 break end
+        if e._file:sub(1, #d + 1) == d .. "/" then n = n + 1 break end
       end
     end
   end
@@ -173,13 +173,23 @@ end
 function C.run(opts, args)
   local format = opts.format or "text"
   local sub = args[1]
+  local function at_most(n)
+    if args[n + 1] then
+      error(cli.usage(string.format("catalog %s: unexpected argument '%s'", sub or "list", args[n + 1])), 0)
+    end
+  end
+  if opts.explain and (sub == "list" or sub == "check") then
+    error(cli.usage("catalog: --explain goes with an ID (catalog --explain ID, catalog show ID --explain)"), 0)
+  end
   if opts.explain and sub ~= "show" then
+    at_most(1)
     local id = sub
     if not id then error(cli.usage("catalog: --explain needs an ID"), 0) end
     explain(catalog.get(), id)
     return 0
   end
   if sub == nil or sub == "list" then
+    at_most(2)
     local kind = args[2] or "gpus"
     local ok = false
     for _, t in ipairs(tables) do ok = ok or t == kind end
@@ -190,6 +200,7 @@ function C.run(opts, args)
     return 0
   elseif sub == "show" then
     if not args[2] then error(cli.usage("catalog show: missing ID"), 0) end
+    at_most(2)
     if opts.explain then explain(catalog.get(), args[2]) else show(catalog.get(), args[2], format) end
     return 0
   elseif sub == "check" then
