@@ -79,10 +79,15 @@ function M.parse(cmdname, spec, argv, first)
       if not name then error(M.usage(string.format("%s: bad option '%s'", cmdname, a)), 0) end
       local key = name:gsub("%-", "_")
       local ty = spec[key]
+      local on = true
+      -- --no-NAME turns a flag off (for flags that default to true).
+      if not ty and key:match("^no_.") and spec[key:sub(4)] == "flag" then
+        key, ty, on = key:sub(4), "flag", false
+      end
       if not ty then error(M.usage(string.format("%s: unknown option '--%s'", cmdname, name)), 0) end
       if ty == "flag" then
         if value then error(M.usage(string.format("%s: option '--%s' takes no value", cmdname, name)), 0) end
-        opts[key] = true
+        opts[key] = on
       else
         if not value then
           i = i + 1

@@ -50,6 +50,10 @@ function gp.options(params, argv)
   local cli = require "gpuplan.cli"
   local spec, names = {}, {}
   for name, p in pairs(params) do
+    if type(p) ~= "table" or type(p[1]) ~= "string" then
+      error(string.format("gp.options: parameter '%s' must be {description, default}",
+        tostring(name)), 2)
+    end
     local d = p[2]
     spec[name] = math.type(d) == "integer" and "int" or type(d) == "number" and "number"
       or type(d) == "boolean" and "flag" or "string"
@@ -61,7 +65,9 @@ function gp.options(params, argv)
   if opts.help then
     io.stdout:write("usage: gpuplan run ", script, " [options]\n")
     for _, n in ipairs(names) do
-      io.stdout:write(string.format("  --%-16s %s (default: %s)\n", n:gsub("_", "-"),
+      local opt = n:gsub("_", "-")
+      if params[n][2] == true then opt = "[no-]" .. opt end
+      io.stdout:write(string.format("  --%-16s %s (default: %s)\n", opt,
         params[n][1], tostring(params[n][2])))
     end
     os.exit(0)

@@ -14,4 +14,18 @@ t.raises(function() gp.options(P, { [0] = "s.lua", "--gpus", "many" }) end,
   "option '--gpus' expects an integer, got 'many'", "bad value names the argument", true)
 t.raises(function() gp.options(P, { [0] = "s.lua", "--nodes", "2" }) end,
   "unknown option '--nodes'", "unknown option named", true)
+
+-- A flag that defaults to true can be turned off with --no-NAME.
+local Q = { fp8 = { "use fp8", true }, gpus = { "GPU count", 8 } }
+t.is(gp.options(Q, { [0] = "s.lua" }).fp8, true, "flag default true")
+t.is(gp.options(Q, { [0] = "s.lua", "--no-fp8" }).fp8, false, "--no-fp8 turns it off")
+t.raises(function() gp.options(Q, { [0] = "s.lua", "--no-gpus" }) end,
+  "unknown option '--no-gpus'", "--no- only for flags", true)
+t.raises(function() gp.options(Q, { [0] = "s.lua", "--no-fp8=1" }) end,
+  "option '--no-fp8' takes no value", "--no-NAME takes no value", true)
+-- Empty values and a malformed declaration are named.
+t.raises(function() gp.options(Q, { [0] = "s.lua", "--gpus=" }) end,
+  "option '--gpus' needs a value", "empty value refused", true)
+t.raises(function() gp.options({ gpus = 8 }, { [0] = "s.lua" }) end,
+  "gp.options: parameter 'gpus' must be {description, default}", "bad declaration named", true)
 t.done_testing()
