@@ -33,7 +33,8 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-KERNEL_SRC := $(filter-out engine/main.c engine/lgpuplan.c,$(wildcard engine/*.c))
+KERNEL_SRC := $(filter-out engine/main.c engine/lgpuplan.c, \
+                $(wildcard engine/*.c))
 KERNEL_OBJ := $(KERNEL_SRC:.c=.o)
 HEADERS    := $(wildcard engine/*.h)
 CTEST_SRC  := $(wildcard tests/c/t_*.c)
@@ -44,29 +45,33 @@ BENCH_SRC  := $(wildcard bench/*.c)
 
 all: gpuplan
 
-engine/%.o: engine/%.c $(HEADERS)
+# The settings baked into the build: DATADIR (in main.o), the compiler and
+# its flags.  Everything built depends on this stamp, rewritten when they
+# change, so `make test SANITIZE=1` after a plain `make` rebuilds every
+# object with the sanitizers instead of linking the old ones.
+BUILD_STAMP := engine/datadir.stamp
+BUILD_ID    := $(DATADIR) $(VERSION) $(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS)
+$(shell echo '$(BUILD_ID)' | cmp -s - $(BUILD_STAMP) || \
+	echo '$(BUILD_ID)' > $(BUILD_STAMP))
+
+engine/%.o: engine/%.c $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# main.o bakes DATADIR in; rebuild it when PREFIX/DATADIR change.
-DATADIR_STAMP := engine/datadir.stamp
-$(shell echo '$(DATADIR)' | cmp -s - $(DATADIR_STAMP) || \
-	echo '$(DATADIR)' > $(DATADIR_STAMP))
-engine/main.o: $(DATADIR_STAMP)
-
 engine/lgpuplan.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
-engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' -DGP_VERSION='"$(VERSION)"'
+engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' \
+                              -DGP_VERSION='"$(VERSION)"'
 
 libgpuplan.a: $(KERNEL_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-gpuplan: engine/main.o engine/lgpuplan.o libgpuplan.a
+gpuplan: engine/main.o engine/lgpuplan.o libgpuplan.a $(BUILD_STAMP)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ engine/main.o engine/lgpuplan.o \
 		libgpuplan.a $(LUA_LIBS) -lm
 
-tests/c/%.t: tests/c/%.c tests/c/tap.h libgpuplan.a $(HEADERS)
+tests/c/%.t: tests/c/%.c tests/c/tap.h libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/c $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
 
@@ -80,7 +85,7 @@ test check: gpuplan $(CTEST_BIN)
 	$(PROVE) tests/cli/*.t || rc=1; \
 	exit $$rc
 
-bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS)
+bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
 
@@ -111,4 +116,5 @@ deps:
 	fi
 
 clean:
-	rm -f gpuplan libgpuplan.a engine/*.o $(DATADIR_STAMP) tests/c/*.t bench/sweep_bench
+	rm -f gpuplan libgpuplan.a engine/*.o $(BUILD_STAMP) tests/c/*.t \
+		bench/sweep_bench
