@@ -95,8 +95,9 @@ static int file_exists(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* Writes the engine's data root into buf; returns 0 or -1. */
-static int find_root(char *buf, size_t len)
+/* Writes the engine's data root into buf; returns where it came from
+ * (for the message when the Lua code is not there). */
+static const char *find_root(char *buf, size_t len)
 {
 	char exe[PATH_MAX], probe[PATH_MAX + 32];
 	const char *home = getenv("GPUPLAN_HOME");
@@ -105,7 +106,7 @@ static int find_root(char *buf, size_t len)
 
 	if (home && *home) {
 		snprintf(buf, len, "%s", home);
-		return 0;
+		return "GPUPLAN_HOME";
 	}
 	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
@@ -117,12 +118,12 @@ static int find_root(char *buf, size_t len)
 				 exe);
 			if (file_exists(probe)) {
 				snprintf(buf, len, "%s", exe);
-				return 0;
+				return "the build tree";
 			}
 		}
 	}
 	snprintf(buf, len, "%s", GP_DATADIR);
-	return 0;
+	return "the install directory (make install DATADIR)";
 }
 
 /* Message handler: append a traceback to string errors; leave structured
@@ -167,7 +168,8 @@ static int pmain(lua_State *L)
 {
 	int argc = (int)lua_tointeger(L, 1);
 	char **argv = (char **)lua_touserdata(L, 2);
-	char root[PATH_MAX];
+	char root[PATH_MAX], probe[PATH_MAX + 32];
+	const char *from;
 	int i;
 
 	luaL_openlibs(L);
@@ -176,7 +178,11 @@ static int pmain(lua_State *L)
 	lua_setfield(L, -2, "gpuplan.core");
 	lua_pop(L, 1);
 
-	find_root(root, sizeof root);
+	from = find_root(root, sizeof root);
+	snprintf(probe, sizeof probe, "%s/lua/gpuplan/cli.lua", root);
+	if (!file_exists(probe))
+		return luaL_error(L, "cannot find the gpuplan Lua modules: no "
+				  "%s (root from %s)", probe, from);
 	set_path(L, root);
 
 	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */

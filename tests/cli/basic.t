@@ -129,4 +129,14 @@ SKIP: {
     like($err, qr/^gpuplan: cannot write output: /, 'and says so');
 }
 
+# Lua modules missing (a broken install, a wrong GPUPLAN_HOME): one line
+# saying what is missing and where the root came from.
+{
+    local $ENV{GPUPLAN_HOME} = "$dir/empty-home";
+    ($c, $o, $e) = run_gp('--version');
+    is($c, 1, 'missing Lua modules exit 1');
+    is($e, "gpuplan: cannot find the gpuplan Lua modules: no $dir/empty-home/lua/gpuplan/cli.lua (root from GPUPLAN_HOME)\n",
+       'one line naming the missing file and the setting');
+}
+
 done_testing();
