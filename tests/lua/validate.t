@@ -49,4 +49,7 @@ t.raises(function() v.read(V .. "duplicate.json") end,
   "duplicate.json: case 'twice' (case 2) repeats the id of case 1", "duplicate id named", true)
 t.raises(function() v.read("tests/fixtures/validation") end,
   "cannot read case file 'tests/fixtures/validation'", "a directory named", true)
+t.raises(function() v.read(V .. "wrong_kind.json") end,
+  "wrong_kind.json: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective)",
+  "a kind outside the four named", true)
 t.done_testing()
