@@ -139,4 +139,10 @@ SKIP: {
        'one line naming the missing file and the setting');
 }
 
+# An option given twice: the last one wins (so a wrapper's default can be
+# overridden by appending).
+($c, $o, $e) = run_gp('catalog', 'list', 'archs', '--format', 'json', '--format', 'csv');
+is($c, 0, 'a repeated option is accepted');
+like($o, qr/^id,name,/, 'and the last value is used');
+
 done_testing();
