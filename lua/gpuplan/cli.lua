@@ -29,6 +29,9 @@ local function load_cmd(name)
   if type(mod) == "string" and mod:find("module 'gpuplan.cmd." .. name .. "' not found", 1, true) then
     return nil
   end
+  -- require's "error loading module 'x' from file 'f':\n\tf:1: ..." -> the
+  -- second line, which names file:line.
+  if type(mod) == "string" then mod = mod:gsub("^error loading module [^\n]*\n%s*", "") end
   error(mod, 0)
 end
 
@@ -44,8 +47,15 @@ local function help_text()
   }
   local rows = {}
   for _, name in ipairs(builtin) do
-    local mod = load_cmd(name)
-    if mod then rows[#rows + 1] = string.format("  %-10s %s", name, mod.summary or "") end
+    -- One broken command module must not take the help of the others
+    -- down with it.
+    local ok, mod = pcall(load_cmd, name)
+    if not ok then
+      rows[#rows + 1] = string.format("  %-10s (cannot load: %s)", name,
+        tostring(mod):match("^[^\n]*"))
+    elseif mod then
+      rows[#rows + 1] = string.format("  %-10s %s", name, mod.summary or "")
+    end
   end
   for _, r in ipairs(rows) do out[#out + 1] = r end
   out[#out + 1] = ""

@@ -145,4 +145,21 @@ SKIP: {
 is($c, 0, 'a repeated option is accepted');
 like($o, qr/^id,name,/, 'and the last value is used');
 
+# A command module that fails to load: its own error when used, and the
+# help of the others still works.
+{
+    my $home = "$dir/home";
+    system('mkdir', '-p', "$home/lua/gpuplan/cmd");
+    system('cp', '-R', 'lua', 'catalog', 'scripts', $home);
+    write_file("$home/lua/gpuplan/cmd/sweep.lua", "local x = = 1\n");
+    local $ENV{GPUPLAN_HOME} = $home;
+    ($c, $o, $e) = run_gp('--help');
+    is($c, 0, '--help with a broken command module exits 0');
+    like($o, qr/^  sweep\s+\(cannot load: .*sweep.lua:1: /m, 'and names the broken module');
+    like($o, qr/^  catalog\s+list, show/m, 'the other commands are listed');
+    ($c, $o, $e) = run_gp('sweep');
+    is($c, 1, 'running the broken command exits 1');
+    like($e, qr/sweep.lua:1: unexpected symbol/, 'with its syntax error');
+}
+
 done_testing();
