@@ -124,6 +124,17 @@ local function clean()
   end
 end
 
+-- Nothing but constructors and unit helpers: every standard global that
+-- could reach code, files, metatables or the interpreter is undeclared.
+for _, name in ipairs { "_G", "coroutine", "debug", "dofile", "getmetatable",
+    "io", "load", "loadfile", "os", "package", "pcall", "rawget", "rawset",
+    "require", "setmetatable", "string", "collectgarbage", "print" } do
+  put("g.lua", "local x = " .. name .. "\n")
+  local _, eg = catalog.load { tmp }
+  t.like(eg[1], "g.lua:1: undeclared name '" .. name .. "'", "no " .. name, true)
+end
+clean()
+
 -- A precompiled chunk is refused ("t" mode), whatever its extension.
 put("binary.lua", string.dump(function() return 1 end))
 local _, eb = catalog.load { tmp }
