@@ -16,6 +16,8 @@ end
 
 local function show(v)
   if type(v) == "string" then return string.format("%q", v) end
+  -- tostring(0/0) is "-nan" or "nan" depending on the platform.
+  if v ~= v then return "nan" end
   return tostring(v)
 end
 

@@ -135,6 +135,16 @@ for _, name in ipairs { "_G", "coroutine", "debug", "dofile", "getmetatable",
 end
 clean()
 
+-- 0/0 in a plain number or fraction field: named, spelled "nan".
+put("nan.lua", [[
+fabric { id = "nanlink", name = "x", scope = "scaleup", bw = "100GB/s bidir",
+  latency = "1us", achievable = 0 / 0, achievable_reason = "t", source = "t" }
+]])
+local _, en = catalog.load { tmp }
+t.is(en[1], tmp .. "/nan.lua:1: fabric 'nanlink': field 'achievable': expected a fraction in (0, 1], got nan",
+  "NaN fraction refused, same text on every platform")
+clean()
+
 -- A precompiled chunk is refused ("t" mode), whatever its extension.
 put("binary.lua", string.dump(function() return 1 end))
 local _, eb = catalog.load { tmp }
