@@ -29,8 +29,15 @@ local time_units = { s = 1, ms = 1e-3, us = 1e-6, ["µs"] = 1e-6, ns = 1e-9,
 local kinds = { bytes = true, bandwidth = true, link = true, compute = true,
                 power = true, time = true, price = true }
 
+-- The longest quantity string accepted ("1979.5TFLOPS", "900GB/s bidir"
+-- need a dozen characters); longer ones are refused before any pattern
+-- runs, as matching cost grows with the length.
+local MAX_LEN = 64
+
 local function fail(kind, s, why)
-  error(string.format("bad %s '%s': %s", kind, tostring(s), why), 0)
+  s = tostring(s)
+  if #s > 40 then s = s:sub(1, 40) .. "..." end
+  error(string.format("bad %s '%s': %s", kind, s, why), 0)
 end
 
 -- Split "3.35TB/s bidir" into 3.35, "TB/s", "bidir".
@@ -38,6 +45,7 @@ local function split(kind, s)
   if type(s) ~= "string" then
     fail(kind, s, "expected a string with a unit, got a " .. type(s))
   end
+  if #s > MAX_LEN then fail(kind, s, "too long for a quantity") end
   if s:match("^%s*%-?0[xX]") then fail(kind, s, "hexadecimal numbers are not accepted") end
   local num, unit, rest = s:match("^%s*(%-?[%d%.]+[eE]?[%+%-]?%d*)%s*([^%s]*)%s*(.-)%s*$")
   local n = num and tonumber(num)
@@ -125,6 +133,7 @@ end
 -- "$2.49/h", "2.49USD/h", "12CNY/h" -> { amount = 2.49, currency = "USD" }
 function parsers.price(s)
   if type(s) ~= "string" then fail("price", s, "expected a string like '$2.49/h'") end
+  if #s > MAX_LEN then fail("price", s, "too long for a quantity") end
   local amount, cur = s:match("^%s*%$%s*([%d%.]+)%s*/h%s*$"), "USD"
   if not amount then
     amount, cur = s:match("^%s*([%d%.]+)%s*(%u%u%u)%s*/h%s*$")

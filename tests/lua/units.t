@@ -59,4 +59,15 @@ t.is(u.fmt_bytes(0 / 0), "nan", "fmt_bytes of NaN")
 t.is(u.fmt(1 / 0, "time"), "inf", "fmt of infinity")
 t.is(u.fmt(-1 / 0, "bandwidth"), "-inf", "fmt of -infinity")
 t.is(u.fmt(0 / 0, "compute"), "nan", "fmt of NaN, never '-nan'")
+
+-- A quantity is short: a long string is refused before any pattern runs
+-- (the split pattern backtracks quadratically on long runs of spaces: one
+-- of 20,000 took a second, one of 10^6 would take most of an hour) and
+-- the message quotes only its start.
+local long = "1GB a" .. (" "):rep(1000000) .. "b"
+local t0 = os.clock()
+t.raises(function() u.parse(long, "bytes") end,
+  "bad bytes '1GB a" .. (" "):rep(35) .. "...': too long for a quantity", "long string refused", true)
+-- 0.1 s of CPU: the check is one length test; the old path took > 10 s.
+t.ok(os.clock() - t0 < 0.1, "and quickly")
 t.done_testing()
