@@ -224,7 +224,9 @@ local function load_file(cat, path, layer)
     end
     local s = schema[ctor]
     local val, e = schema.check(fields, s)
-    local label = ctor .. (type(fields.id) == "string" and " '" .. fields.id .. "'" or "")
+    local id = type(fields.id) == "string" and fields.id or nil
+    if id and #id > 60 then id = id:sub(1, 60) .. "..." end
+    local label = ctor .. (id and " '" .. id .. "'" or "")
     if not val then
       local f = e.path ~= "" and ("field '" .. e.path .. "': ") or ""
       error(string.format("%s: %s: %s%s", where, label, f, e.msg), 0)

@@ -15,7 +15,10 @@ local function fail(path, fmt, ...)
 end
 
 local function show(v)
-  if type(v) == "string" then return string.format("%q", v) end
+  if type(v) == "string" then
+    if #v > 60 then return string.format("%q...", v:sub(1, 60)) end
+    return string.format("%q", v)
+  end
   -- tostring(0/0) is "-nan" or "nan" depending on the platform.
   if v ~= v then return "nan" end
   return tostring(v)

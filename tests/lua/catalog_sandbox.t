@@ -145,6 +145,19 @@ t.is(en[1], tmp .. "/nan.lua:1: fabric 'nanlink': field 'achievable': expected a
   "NaN fraction refused, same text on every platform")
 clean()
 
+-- A huge value is quoted by its start only: one line stays one line.
+put("long.lua", [[
+local s = "X"
+for _ = 1, 20 do s = s .. s end
+gpu { id = s, name = "x", vendor = "T", arch = "testarch", memory = "48GB",
+  mem_bw = "1TB/s", peak = { bf16 = "100TFLOPS" }, source = "t" }
+]])
+local _, elong = catalog.load { tmp }
+t.ok(#elong == 1 and #elong[1] < 400, "a 1 MB id gives a short message")
+t.like(elong[1], "long.lua:3: gpu '" .. ("X"):rep(60) .. "...': field 'id': expected a lower-case id",
+  "naming the entry by the start of its id", true)
+clean()
+
 -- A precompiled chunk is refused ("t" mode), whatever its extension.
 put("binary.lua", string.dump(function() return 1 end))
 local _, eb = catalog.load { tmp }
