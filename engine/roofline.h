@@ -45,7 +45,8 @@ typedef struct roof_op {
 } roof_op;
 
 typedef struct roof_result {
-	double time;          /* s, max(t_compute, t_memory) + t_launch */
+	double time;          /* s, overlap of t_compute and t_memory (max
+	                         off-GEMM) + t_launch */
 	double t_compute;     /* s */
 	double t_memory;      /* s */
 	double t_launch;      /* s */
@@ -73,6 +74,12 @@ int roof_device_check(const roof_device *d, gp_error *err);
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count);
 
+/* Time of a GEMM whose compute takes tc and memory traffic tm seconds
+ * on their own roofs (imperfect overlap near the ridge; constants and
+ * source in roofline.c): hypot(tc, tm) when tc >= tm; when memory-bound,
+ * tm + (tc/tm)^2 (hypot(tc, tm) - tm).  0 when both are 0. */
+double roof_overlap(double tc, double tm);
+
 /* Ridge point of precision p in FLOP/byte: achievable (achievable = 1:
  * peak * gemm_frac / (mem_bw * hbm_frac)) or datasheet (0: peak / mem_bw).
  * Returns 0 when the device has no peak for p. */
@@ -81,7 +88,9 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
 /* Time one operator; graphs = 1 uses graph_launch, 0 uses launch.
  * t_memory = bytes / (mem_bw * hbm_frac * g) + fill, g = 0.94 for a GEMM
  * (weight-streaming GEMV) and 1 otherwise, fill = 3.9 us per kernel that
- * moves bytes (constants and their source in roofline.c).
+ * moves bytes (constants and their source in roofline.c).  time =
+ * roof_overlap(t_compute, t_memory) + t_launch for a GEMM (m, n, k > 0),
+ * max(t_compute, t_memory) + t_launch otherwise.
  * d must pass roof_device_check.  GP_OK, or GP_EINVAL for negative / NaN
  * FLOP or bytes, or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(30);
+	plan(37);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -136,8 +136,11 @@ int main(void)
 	 * 3 * 8192^2 * 2 = 402.7 MB -> intensity 2730 > ridge: compute
 	 * bound.  On 132 SMs: 4096 tiles, s = 1: 4096/(32*132) = 0.969697;
 	 * s = 2: 8192/(63*132) = 0.985137 x (4096/4224)/(8192/8320) =
-	 * 0.970211 (best; s = 3 gives 0.9608).  time = 1.0995e12 /
-	 * (791.2e12 * 0.970211) + 4 us (eager launch). */
+	 * 0.970211 (best; s = 3 gives 0.9608).  t_c = 1.0995e12 /
+	 * (791.2e12 * 0.970211) = 1.4323 ms; t_m = 402.65e6 / (3.35e12 x
+	 * 0.84 x 0.94) + 3.9 us = 156.1 us; time = sqrt(t_c^2 + t_m^2)
+	 * (overlap, p = 2) + 4 us (eager launch) = 1.4448 ms, 0.6% above
+	 * the plain roofline max. */
 	op.name = "gemm";
 	op.flop = 2.0 * 8192.0 * 8192.0 * 8192.0;
 	op.bytes = 3.0 * 8192.0 * 8192.0 * 2.0;
@@ -146,8 +149,42 @@ int main(void)
 	   ROOF_COMPUTE, "8192^3 GEMM is compute-bound");
 	is_num(r.shape_eff, 8192.0 / 8316 * (4096.0 / 4224) / (8192.0 / 8320),
 	       1e-9, "8192^3 on 132 SMs: wave + split-K efficiency 0.970");
-	is_num(r.time, op.flop / (791.2e12 * r.shape_eff) + 4e-6, 1e-9,
-	       "8192^3 GEMM time = FLOP / (peak 0.8 eff) + 4 us");
+	e = op.flop / (791.2e12 * r.shape_eff);
+	is_num(r.time, sqrt(e * e + pow(op.bytes / 2.64516e12 + 3.9e-6, 2))
+	       + 4e-6, 1e-9, "8192^3 GEMM time = hypot(t_c, t_m) + 4 us");
+
+	/* Overlap of the two roofs, exact: compute-bound (4, 3) is the
+	 * p = 2 smooth maximum hypot = 5; memory-bound (3, 4) exposes
+	 * (3/4)^2 of the excess: 4 + 0.5625 x (5 - 4) = 4.5625. */
+	is_num(roof_overlap(4.0, 3.0), 5.0, 1e-12, "overlap(4, 3) = 5");
+	is_num(roof_overlap(3.0, 4.0), 4.5625, 1e-12,
+	       "overlap(3, 4) = 4.5625 (memory-bound)");
+	is_num(roof_overlap(2.0, 0.0), 2.0, 1e-12,
+	       "overlap(t, 0) = t: nothing to hide");
+	ok(roof_overlap(0.0, 0.0) == 0.0, "overlap(0, 0) = 0");
+
+	/* DeepGEMM README (H800 = H100 compute and HBM): 2 groups of
+	 * M = 512, N = 4096, K = 7168 FP8 at 1040 TFLOPS, i.e. 6.0130e10 /
+	 * 1040e12 = 57.82 us.  Model: 128 tiles x 2 = 256 on 132 SMs, s = 1
+	 * best: 256/264 x (7168/7296)/(8192/8320) = 0.967570, rate 1979e12
+	 * x 0.71 x 0.967570 = 1359.55e12, t_c = 44.228 us; bytes 2 x 4096 x
+	 * 7168 + 2 x 512 x 7168 (fp8) + 2 x 512 x 4096 x 2 (bf16 out) =
+	 * 74.449e6, t_m = 74.449e6 / 2.64516e12 + 3.9 us = 32.046 us;
+	 * time = hypot = 54.618 us + 1 us graph launch = 55.618 us: within
+	 * 10% of the measurement (the plain max, 45.2 us, is 22% short). */
+	op.name = "deepgemm";
+	op.flop = 2.0 * 2 * 512 * 4096 * 7168;
+	op.bytes = 2.0 * 4096 * 7168 + 2.0 * 512 * 7168 + 2.0 * 512 * 4096 * 2;
+	op.m = 512;
+	op.n = 4096;
+	op.k = 7168;
+	op.count = 2;
+	op.prec = GP_FP8;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "DeepGEMM shape");
+	is_num(r.time, 55.618e-6, 1e-4, "M=512 FP8 GEMM: 55.6 us (hand)");
+	is_num(r.time, 57.82e-6, 0.10, "... within 10% of DeepGEMM's 57.8");
+	op.count = 0;
+	op.prec = GP_BF16;
 
 	/* Errors: NaN FLOP, a precision without a peak, a bad device. */
 	op.flop = NAN;
