@@ -334,7 +334,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	builder b;
 	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
 	double attn_flop, attn_bytes, ar, t, mw, hb;
-	gp_dtype cp;
+	gp_dtype cp, ap;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
@@ -379,6 +379,14 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * head (Kaplan et al. 2020 Table 1).  Bytes: the whole cache of the
 	 * batch once (FlashAttention streams K/V tiles; re-reads across query
 	 * tiles hit L2, Dao 2023 FlashAttention-2 sec. 3), Q in, O out. */
+	/* The attention matmuls multiply Q by the cached K and P by the
+	 * cached V, so they run at the cache's precision, not the weights':
+	 * FP8 only with an 8-bit cache on a chip with FP8 tensor cores (vLLM
+	 * "Quantized KV Cache": with FlashAttention-3 and an FP8 cache the
+	 * attention is computed in FP8; TensorRT-LLM's FP8 context FMHA
+	 * likewise needs the FP8 cache), else bf16 (fp16 without bf16). */
+	ap = c->kv_bytes <= 1.0 && has(d, GP_FP8) ? GP_FP8
+	                                          : infer_compute_dtype(d, NULL);
 	attn_flop = 2.0 * T * kv_mean * s.nh * (s.dqk + s.dv);
 	attn_bytes = batch * kv_mean * s.kv_tok_layer +
 		T * s.nh * (s.dqk + s.dv) * ACT_BYTES;
@@ -387,7 +395,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		 * side (GQA packing, FlashDecoding), the loop runs over the
 		 * kv length. */
 		if (add(&b, "attention", L, attn_flop, attn_bytes,
-		        q * s.nh / s.nkv, s.dv, kv_mean, batch * s.nkv, cp))
+		        q * s.nh / s.nkv, s.dv, kv_mean, batch * s.nkv, ap))
 			return GP_EINVAL;
 	} else {
 		/* Unfused: the scores matrix is written, read by softmax,
@@ -395,7 +403,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		 * FlashAttention, sec. 2.2 standard attention). */
 		attn_bytes += 4.0 * batch * s.nh * q * kv_mean * ACT_BYTES;
 		if (add(&b, "attention", L, attn_flop, attn_bytes,
-		        q, kv_mean, s.dqk, batch * s.nh, cp))
+		        q, kv_mean, s.dqk, batch * s.nh, ap))
 			return GP_EINVAL;
 	}
 	if (gemm(&b, "o_proj", L, T, s.h, s.o_k, wb, cp) ||

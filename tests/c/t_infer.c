@@ -63,8 +63,8 @@ static const infer_op_row *row(const infer_phase *p, const char *name)
 
 int main(void)
 {
-	gp_model m;
-	roof_device d;
+	gp_model m, m2;
+	roof_device d, d2;
 	infer_cfg c;
 	infer_phase p;
 	infer_result r;
@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(33);
+	plan(38);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -243,6 +243,36 @@ int main(void)
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && !r.fits &&
 	   strstr(r.why, "host memory") != NULL,
 	   "not enough host memory: does not fit, says why");
+
+	/* --- attention precision follows the KV cache --------------------
+	 * FP8 weights with a bf16 cache: the GEMMs run on the FP8 roof but
+	 * the attention on bf16, 989e12 x 0.80 = 791.2e12 before the shape
+	 * term; with an FP8 cache, on FP8, 1979e12 x 0.71 = 1405.09e12.
+	 * Exact up to rounding (1e-9). */
+	m2 = m;
+	d2 = d;
+	llama(&m, 32, 4096, 32, 8, 14336, 128256);
+	hopper(&d, 3.35e12);
+	infer_defaults(&c);
+	c.capacity = 70e9;
+	c.weight_bits = 8.0;
+	c.compute = GP_FP8;
+	ok(infer_step(&m, &d, &c, 1, 2048, 2048, 0, &p, &err) == GP_OK,
+	   "8B fp8 prefill of 2048 tokens runs");
+	o = row(&p, "attention");
+	ok(o && o->r.shape_eff > 0, "... has an attention row");
+	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 791.2e12, 1e-9,
+	       "bf16 KV: attention on the bf16 roof");
+	o = row(&p, "qkv");
+	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 1405.09e12,
+	       1e-9, "... while the GEMMs use the fp8 roof");
+	c.kv_bytes = 1.0;
+	infer_step(&m, &d, &c, 1, 2048, 2048, 0, &p, &err);
+	o = row(&p, "attention");
+	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 1405.09e12,
+	       1e-9, "fp8 KV: attention on the fp8 roof");
+	m = m2;
+	d = d2;
 
 	/* --- bad input ----------------------------------------------------*/
 	infer_defaults(&c);
