@@ -23,7 +23,8 @@
 --   input, output  tokens per request (default 2048, 256)
 --   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager,
 --             or a runtime name: trtllm, vllm, sglang, nim-http (= graphs),
---             eager-pytorch (= eager), llama.cpp (= kernels); see M.runtimes
+--             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
+--             llama.cpp (= kernels); see M.runtimes and M.host_ops
 --   flash     fused attention (default true)
 --   memory    usable bytes per GPU (default: the GPU's usable memory x (1 - safety
 --             margin of the catalog settings, 0.10 by default))
@@ -65,8 +66,20 @@ local kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, i
 M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
   trtllm = "graphs", vllm = "graphs", sglang = "graphs", ["nim-http"] = "graphs",
-  ["eager-pytorch"] = "eager", ["llama.cpp"] = "kernels",
+  ["eager-pytorch"] = "eager", litgpt = "eager", ["llama.cpp"] = "kernels",
 }
+
+-- Kernel-launching framework ops per Llama block at decode, for eager
+-- runtimes whose model code was counted (the engine's default, 49, is
+-- gpt-fast's plain-PyTorch block, the source of the per-op host time).
+-- LitGPT (lit_gpt/model.py and rmsnorm.py, 2023, Block with
+-- CausalSelfAttention, LLaMAMLP, RMSNorm, apply_rope, KVCache), views and
+-- slices not counted: RMSNorm 6 (x*x, mean, +eps, rsqrt, mul, *weight) x 2,
+-- qkv linear 1, apply_rope 5 x 2 (neg, cat, x*cos, rotated*sin, add), the
+-- cat with the un-roped tail 2, KV index_copy_ 2, SDPA 1, proj 1, LLaMAMLP
+-- 5 (fc_1, fc_2, silu, mul, proj), residual adds 2: 36.  (RMSNorm
+-- revisions that upcast to fp32 add 2 casts each: 40.)
+M.host_ops = { litgpt = 36 }
 
 local function int_arg(a, k, lo)
   local v = a[k]
@@ -154,12 +167,12 @@ function M.setup(a)
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
-    host_ops_per_layer = num_arg(a, "host_ops_per_layer"),
+    host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
-          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, llama.cpp)", 3)
+          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp)", 3)
   end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)

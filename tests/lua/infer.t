@@ -47,14 +47,22 @@ local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "
 local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
 t.ok(a.itl_s / h.itl_s > 1.9 and a.itl_s / h.itl_s < 2.35, "70B int4: A100 ~2x slower than H200")
 
--- Eager PyTorch (LitGPT / HF generate): the host dispatches (40 x 50 + 10)
--- framework ops x 24.4 us = 49.04 ms per token (the per-op cost from the
--- PyTorch blog's host-bound eager Llama-2-7B, 25.5 tok/s), above the GPU's
--- ~22 ms, so ITL = host time.
+-- Eager PyTorch (plain PyTorch / HF generate): the host dispatches
+-- (40 x 49 + 10) kernel-launching ops x 24.84 us = 48.93 ms per token (49
+-- ops per gpt-fast block, the per-op cost from the PyTorch blog's
+-- host-bound eager Llama-2-7B, 25.5 tok/s), above the GPU's ~22 ms, so
+-- ITL = host time.
 local e = infer.infer { model = "llama2-13b", gpu = "a100-sxm-40gb", batch = 1, input = 128,
                         output = 256, runtime = "eager" }
-t.near(e.itl_s, 2010 * 24.4e-6, 1e-9, "eager 13B: ITL = 2010 host ops x 24.4 us")
+t.near(e.itl_s, 1970 * 24.84e-6, 1e-9, "eager 13B: ITL = 1970 host ops x 24.84 us")
 t.ok(e.decode.gpu_time < e.itl_s, "... the GPU waits on the host")
+-- LitGPT's own block launches 36 ops (counted in lit_gpt/model.py, see
+-- infer.lua M.host_ops): (40 x 36 + 10) x 24.84 us = 36.02 ms, still above
+-- the GPU's ~22 ms.
+local l = infer.infer { model = "llama2-13b", gpu = "a100-sxm-40gb", batch = 1, input = 128,
+                        output = 256, runtime = "litgpt" }
+t.near(l.itl_s, 1450 * 24.84e-6, 1e-9, "LitGPT 13B: ITL = 1450 host ops x 24.84 us")
+t.ok(l.decode.gpu_time < l.itl_s, "... the GPU still waits on the host")
 
 -- The validation predictor picks the runtime from the framework a case
 -- names, as a whole word ("minimum" is not NIM).
@@ -70,7 +78,8 @@ local function rt(title)
   local res = predict(case_with(title), gp.catalog())
   for _, d in ipairs(res.defaults) do local m = d:match("^runtime=(%S+)") if m then return m end end
 end
-t.is(rt("LitGPT generate, Python eager"), "eager-pytorch", "LitGPT -> eager-pytorch")
+t.is(rt("LitGPT generate, Python eager"), "litgpt", "LitGPT -> litgpt")
+t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pytorch")
 t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
 t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
 t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")

@@ -17,7 +17,7 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --concurrency C   requests in flight over the system (default: as many as fit)
   --in N, --out N   prompt and generated tokens per request (default 2048, 256)
   --runtime R       graphs (CUDA graphs; default) | kernels | eager (plain PyTorch),
-                    or trtllm, vllm, sglang, nim-http, eager-pytorch, llama.cpp
+                    or trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp
   --memory SIZE     usable memory per GPU (default: the GPU's x 0.90), e.g. 6GB
   --offload         read layers that do not fit from host memory
   --host-bw BW      host-memory bandwidth for them (default 60GB/s or the system's)
@@ -65,7 +65,7 @@ function C.run(opts, args)
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
   if opts.runtime and not require("gpuplan.infer").runtimes[opts.runtime] then
     error(cli.usage("infer: --runtime must be graphs, kernels, eager, trtllm, vllm, sglang, "
-                    .. "nim-http, eager-pytorch or llama.cpp"), 0)
+                    .. "nim-http, eager-pytorch, litgpt or llama.cpp"), 0)
   end
   if opts.svg and not opts.sweep_batch then
     error(cli.usage("infer: --svg needs --sweep-batch"), 0)

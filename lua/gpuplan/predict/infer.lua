@@ -35,11 +35,12 @@ end
 
 -- Runtime implied by the framework the case names (source title/id and
 -- notes): a general rule on the tool, never on a case id.  Python-eager
--- tools (LitGPT, HF transformers generate, "Python eager") -> eager-pytorch;
+-- tools (HF transformers generate, "Python eager") -> eager-pytorch, LitGPT
+-- -> litgpt (eager with the ops of LitGPT's own block);
 -- NIM (measured over HTTP, e.g. with AIPerf) -> nim-http; TensorRT-LLM,
 -- vLLM, SGLang -> their names; otherwise a CUDA-graph serving engine.
 local runtime_rules = {   -- whole words (Lua frontier patterns), first match wins
-  { "litgpt", "eager-pytorch" }, { "transformers", "eager-pytorch" },
+  { "litgpt", "litgpt" }, { "transformers", "eager-pytorch" },
   { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
   { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
   { "vllm", "vllm" }, { "sglang", "sglang" },
