@@ -364,6 +364,7 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	s = lgp_field_str(L, idx, w, "lora_targets", NULL);
 	if (s && mem_lora_targets_parse(s, &c->lora_targets, &err))
 		luaL_error(L, "%s", err.msg);
+	c->lora_dropout = lgp_field_bool(L, idx, w, "lora_dropout", 0);
 	lgp_toquant(L, idx, w, "base", &c->base);
 }
 

@@ -29,6 +29,14 @@
  * copies of each token through the experts), fused (flash) attention
  * (Dao et al. 2022: saves the output and the fp32 log-sum-exp per row, no
  * s^2 tensor), dropout on/off and context parallelism (s / cp tokens).
+ *
+ * Korthikanti's counts assume every weight trains.  On a frozen base
+ * (LoRA, QLoRA) autograd keeps a matmul's input only when something
+ * needs it (keep_input below): the activation functions, the products,
+ * the norms and the attention core keep theirs whatever trains; a
+ * frozen bf16 linear keeps nothing, a bitsandbytes 4-bit one keeps its
+ * input, an adapter keeps its input (or its dropout output and mask)
+ * and its rank-r intermediate.
  */
 #include "memory.h"
 
@@ -287,23 +295,84 @@ static void layer_widths(const gp_model *m, widths *w)
 		 m->moe.ffn_hidden);
 }
 
-/* Elements saved per token by an MLP of width f: plain (GeLU) fc1 output
- * and fc2 input, 2f (Korthikanti's 8sbh + 8sbh at f = 4h); gated: gate and
- * up outputs and the down-projection input, 3f; an unfused SiLU also keeps
- * silu(gate) for the product's backward, 4f. */
-static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f)
+/* Which inputs of a layer's matmuls are kept for backward.
+ *
+ * PyTorch autograd saves an operand of a matmul only to form the other
+ * operand's gradient: for y = x W^T, dL/dx = g W needs W alone and
+ * dL/dW = g^T x needs x, so x is kept only when W requires grad
+ * (the generated autograd code guards each saved variable with
+ * should_compute_output of the input whose formula uses it; PyTorch
+ * tools/autograd/gen_variable_type.py, guard_for).  A frozen bf16
+ * nn.Linear therefore keeps nothing.  bitsandbytes' 4-bit and 8-bit
+ * matmuls are autograd Functions that keep their input A whenever A
+ * or B needs grad (bitsandbytes autograd/_functions.py, MatMul4Bit
+ * .forward: ctx.tensors = (A, B)), although grad_A uses only the
+ * dequantised weight.  A LoRA adapter B A x keeps the input of A (the
+ * base input itself, or with adapter dropout p > 0 the dropout output,
+ * a new tensor, plus its 1-byte mask: native_dropout saves the bool
+ * mask) and the rank-r output of A for B's gradient (Hu et al. 2021,
+ * eq. 3).  Full training keeps every matmul input, as in Korthikanti
+ * et al. 2022. */
+typedef struct saves {
+	int base;      /* the base kernel keeps its inputs */
+	int drop;      /* adapter dropout on */
+	double A;      /* bytes per element */
+	double r;      /* LoRA rank */
+} saves;
+
+/* Bytes per token kept for one input tensor of width `width` that feeds
+ * the base matmuls of `nlin` targets, `nlora` of them adapted: the
+ * input itself when the base or a dropout-free adapter reads it, and
+ * into *lora the adapter's own tensors. */
+static double keep_input(const saves *k, double width, int nlora,
+			 double *lora)
 {
-	if (!m->ffn_gated)
-		return 2.0 * f;
-	return (c->eager_swiglu ? 4.0 : 3.0) * f;
+	if (nlora > 0) {
+		if (k->drop)
+			/* dropout output (A) and its bool mask (1 byte);
+			 * one dropout per input tensor (LitGPT's fused
+			 * QKV adapter; PEFT keeps one per module). */
+			*lora += width * (k->A + 1.0);
+		*lora += nlora * k->r * k->A;
+	}
+	return k->base || (nlora > 0 && !k->drop) ? width * k->A : 0.0;
+}
+
+static int nbits(unsigned v)
+{
+	int n = 0;
+
+	for (; v; v >>= 1)
+		n += (int)(v & 1u);
+	return n;
+}
+
+/* Elements saved per token by an MLP of width f, its input excluded.
+ * Whatever trains: the activation's input (SiLU and GeLU backward need
+ * it), for a gated MLP the product's two operands (silu(gate) and up;
+ * a fused SwiGLU recomputes silu(gate) from gate and keeps gate and up
+ * only, Megatron-LM fused_bias_swiglu), so 1f plain, 2f fused gated,
+ * 3f eager gated.  The down-projection input (GeLU output, or the
+ * product) is kept when that matmul keeps its input: +1f.  Full
+ * training: 2f plain (Korthikanti's 8sbh + 8sbh at f = 4h), 3f fused,
+ * 4f eager. */
+static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
+			int down)
+{
+	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
+
+	return (act + (down ? 1.0 : 0.0)) * f;
 }
 
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		  gp_act_layer *out, gp_error *err)
 {
 	widths w;
-	double s, sk, b, t, A, rep, par, cf, tok;
-	int tp, cp, ep;
+	saves k;
+	double s, sk, b, t, A, rep, par, cf, tok, lora = 0, in_qkv, in_mlp;
+	double o_in, e_in = 0;
+	int tp, cp, ep, lo = 0, ld = 0, lmlp = 0, lqkv = 0, down;
+	unsigned tg;
 
 	if (!c || !out)
 		return gp_fail(err, "mem_act_layer: NULL argument");
@@ -313,12 +382,16 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	    check_pos(c->micro_batch, "micro_batch", err) ||
 	    check_int(c->tp, "tp", err) || check_int(c->cp, "cp", err) ||
 	    check_int(c->ep, "ep", err) ||
+	    check_int(c->lora_rank, "lora_rank", err) ||
 	    check_nonneg(c->act_bytes, "act_bytes", err) ||
 	    check_nonneg(c->capacity_factor, "capacity_factor", err))
 		return GP_EINVAL;
 	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
 		return gp_fail(err, "unknown recompute policy %d",
 			       (int)c->recompute);
+	if (c->lora_targets > 127)
+		return gp_fail(err, "bad LoRA target mask %u",
+			       c->lora_targets);
 	tp = dflt(c->tp);
 	cp = dflt(c->cp);
 	ep = dflt(c->ep);
@@ -346,12 +419,39 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	rep = c->sp ? 1.0 / t : 1.0;
 	par = 1.0 / t;
 
-	/* Two norm inputs, h each. */
-	out->norms = 2.0 * m->hidden * A * tok * rep;
+	/* Who keeps matmul inputs: every matmul in full training; on a
+	 * frozen base only a quantised kernel or an adapter. */
+	k.base = !c->frozen || c->base_saves_input;
+	k.drop = c->frozen && c->lora_dropout;
+	k.A = A;
+	k.r = c->frozen ? c->lora_rank : 0;
+	tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
+	lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
+	lo = nbits(tg & GP_LORA_O);
+	lmlp = nbits(tg & (m->ffn_gated ? GP_LORA_GATE | GP_LORA_UP :
+			   GP_LORA_UP));
+	ld = nbits(tg & GP_LORA_DOWN);
+
+	/* Two norm inputs, h each: RMSNorm/LayerNorm backward needs its
+	 * input (and the per-row rstd) for the input gradient whether or
+	 * not its weight trains.  A layer whose input needs no grad (the
+	 * first one above a frozen embedding) keeps no first-norm input. */
+	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden * A * tok *
+		rep;
 	/* QKV input (the first norm's output) is replicated; Q, K, V and
-	 * the projection input are split over heads. */
-	out->attention = tok * A * (m->hidden * rep + w.latent * rep +
-				     (w.q + w.k + w.v + w.o) * par);
+	 * the projection input are split over heads.  Core attention
+	 * (flash or the unfused QK^T and softmax.V) keeps Q, K, V
+	 * whatever trains: the query/key/value gradients need each other.
+	 * The projection input is the attention output, which flash keeps
+	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
+	 * kept only when the projection keeps its input. */
+	in_qkv = keep_input(&k, m->hidden * rep, lqkv, &lora);
+	o_in = c->flash ? w.o * par * A :
+		keep_input(&k, w.o * par, lo, &lora);
+	if (c->flash)
+		(void)keep_input(&k, w.o * par, lo, &lora); /* adapter only */
+	out->attention = tok * (in_qkv + w.latent * rep * A +
+				(w.q + w.k + w.v) * par * A + o_in);
 	/* Core attention.  Unfused: the softmax output 2as^2b; with
 	 * dropout also its mask as^2b and the dropout output 2as^2b
 	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
@@ -364,31 +464,48 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 			(c->dropout ? 2.0 * A + 1.0 : A);
 	/* MLP: its input (the second norm's output, replicated) plus the
 	 * per-op intermediates split over t. */
+	down = k.base || (ld > 0 && !k.drop);
 	if (!moe) {
-		out->mlp = tok * A * (m->hidden * rep +
-				      mlp_saved(m, c, w.dense_f) * par);
+		in_mlp = keep_input(&k, m->hidden * rep, lmlp, &lora);
+		(void)keep_input(&k, w.dense_f * par, ld, &lora);
+		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w.dense_f,
+							 down) * par);
 	} else {
 		/* Routed MoE: the router keeps fp32 logits (E per token);
 		 * each token goes to top_k experts, cf times over for
 		 * capacity padding; the experts see the dispatched copy of
-		 * the token (h), their intermediates, and their outputs are
-		 * kept for the gate-weighted combine (h).  With EP the
-		 * all-to-all brings, on average, as many tokens to each GPU
-		 * as it sends, so EP does not divide these (Lepikhin et al.
-		 * 2020, GShard sec. 2.2). */
-		double k = m->moe.top_k * cf;
-		out->mlp = tok * (A * m->hidden * rep +
-				  4.0 * m->moe.experts * rep +
-				  A * k * 2.0 * m->hidden * rep +
-				  A * k * mlp_saved(m, c, w.expert_f) * par +
-				  A * mlp_saved(m, c, w.shared_f) * par);
+		 * the token (h, kept when the expert matmuls keep their
+		 * input), their intermediates, and their outputs are kept
+		 * for the gate-weighted combine (h: the product with the
+		 * router probability needs it for the router's gradient).
+		 * With EP the all-to-all brings, on average, as many tokens
+		 * to each GPU as it sends, so EP does not divide these
+		 * (Lepikhin et al. 2020, GShard sec. 2.2).  Adapters on
+		 * routed experts are priced like the dense ones, per copy. */
+		double kk = m->moe.top_k * cf, el = 0;
+
+		/* The norm output feeds the router and the shared
+		 * experts; the routed experts read the dispatched copy. */
+		in_mlp = keep_input(&k, m->hidden * rep,
+				    w.shared_f > 0 ? lmlp : 0, &lora);
+		e_in = keep_input(&k, m->hidden * rep, lmlp, &el);
+		(void)keep_input(&k, w.expert_f * par, ld, &el);
+		lora += kk * el;
+		if (w.shared_f > 0)
+			(void)keep_input(&k, w.shared_f * par, ld, &lora);
+		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
+				  kk * (e_in + A * m->hidden * rep) +
+				  A * kk * mlp_saved(m, c, w.expert_f, down) *
+				  par +
+				  A * mlp_saved(m, c, w.shared_f, down) * par);
 	}
+	out->lora = tok * lora;
 	/* Dropout masks, 1 byte per element, after the attention and MLP
 	 * blocks (Korthikanti: sbh each). */
 	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
 
 	out->full = out->norms + out->attention + out->core + out->mlp +
-		out->masks;
+		out->masks + out->lora;
 	switch (c->recompute) {
 	case GP_RECOMPUTE_SELECTIVE:
 		/* Korthikanti sec. 5: recompute the core attention. */
@@ -645,7 +762,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	gp_act_cfg ac;
 	gp_act_layer al, alm;
 	double frac, lin, nonlin, expert, dense, mine, emb, wb, A, inflight;
-	double frozen_bits = 0, per_layer_w, tok, act_layer;
+	double frozen_bits = 0, per_layer_w, tok, act_layer, first_less;
 	int first = stage == 0, last = stage == y->pp - 1, nmoe, ndense;
 	int zero = c->zero;
 
@@ -764,6 +881,16 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	ac.recompute = c->recompute;
 	ac.capacity_factor = c->capacity_factor;
 	ac.eager_swiglu = c->eager_swiglu;
+	if (c->lora_rank > 0) {
+		/* Frozen base: only adapters train.  A quantised base
+		 * (bits < 16) runs through bitsandbytes-style matmuls that
+		 * keep their input (see mem_act_layer). */
+		ac.frozen = 1;
+		ac.base_saves_input = c->base.bits > 0 && frozen_bits < 16;
+		ac.lora_rank = c->lora_rank;
+		ac.lora_targets = c->lora_targets;
+		ac.lora_dropout = c->lora_dropout;
+	}
 	nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
 	ndense = m->layers - nmoe;
 	if (mem_act_layer(m, &ac, 0, &al, err))
@@ -774,6 +901,19 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	/* Average layer (dense-first MoE models mix the two). */
 	act_layer = (ndense * al.total + nmoe * alm.total) / m->layers;
 	o->act_layer = act_layer;
+	/* With a frozen embedding the first layer's input needs no grad:
+	 * autograd keeps nothing for it until the first adapter, so its
+	 * first norm input is not saved (one h per token, once). */
+	first_less = 0;
+	if (first && ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+		gp_act_layer a0;
+
+		ac.input_nograd = 1;
+		if (mem_act_layer(m, &ac, ndense > 0 ? 0 : 1, &a0, err))
+			return GP_EINVAL;
+		first_less = (ndense > 0 ? al.total : alm.total) - a0.total;
+		ac.input_nograd = 0;
+	}
 
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
@@ -791,7 +931,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (c->microbatches > 0 && inflight > c->microbatches)
 		inflight = c->microbatches;
 	o->inflight = inflight;
-	o->bytes[GP_MEM_ACTIVATIONS] = act_layer * y->L_s * inflight;
+	o->bytes[GP_MEM_ACTIVATIONS] = (act_layer * y->L_s - first_less) *
+		inflight;
 	tok = c->seq / y->cp * c->micro_batch;
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
@@ -807,9 +948,12 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (last) {
 		/* Output layer (Korthikanti sec. 4.3): the final norm input
 		 * and the projection input, h each, and the logits kept
-		 * for the loss, vocab-parallel over t. */
+		 * for the loss, vocab-parallel over t.  A frozen 16-bit
+		 * output layer (LoRA, and QLoRA, whose lm_head stays
+		 * 16-bit here) keeps no input. */
 		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
-		o->bytes[GP_MEM_LOGITS] = tok * (2.0 * m->hidden * A /
+		double nin = c->lora_rank > 0 ? 1.0 : 2.0;
+		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
 	return GP_OK;

@@ -127,6 +127,19 @@ typedef struct gp_act_cfg {
 	gp_recompute recompute;
 	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
 	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
+	/* What trains (zero = full training, Korthikanti's case):
+	 * a matmul keeps its input for backward only to form its weight
+	 * gradient, so a frozen base linear keeps nothing unless its
+	 * kernel saves the input anyway or an adapter reads it. */
+	int frozen;          /* 1: base linears and norms do not train */
+	int base_saves_input; /* 1: the frozen base's matmul keeps its
+			      * input regardless (bitsandbytes MatMul4Bit,
+			      * MatMul8bitLt) */
+	int lora_rank;       /* adapters on the frozen base; 0 = none */
+	unsigned lora_targets; /* GP_LORA_* mask */
+	int lora_dropout;    /* 1: dropout (p > 0) on the adapter input */
+	int input_nograd;    /* 1: the layer's input does not require grad
+			      * (no trainable parameter below it) */
 } gp_act_cfg;
 
 /* Per-layer activation terms in bytes (one micro-batch, one GPU).
@@ -138,6 +151,8 @@ typedef struct gp_act_layer {
 	double mlp;          /* MLP (dense or MoE + shared) saved tensors */
 	double norms;        /* the two norm inputs */
 	double masks;        /* dropout masks (1 byte per element) */
+	double lora;         /* adapter tensors: dropout outputs and
+			      * masks, rank-r intermediates */
 	double total;        /* saved per layer after the recompute policy */
 	double full;         /* saved per layer with no recompute: the
 			      * working set while one layer is recomputed */
@@ -186,6 +201,7 @@ typedef struct gp_train_cfg {
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;
+	int lora_dropout;        /* 1: adapter dropout p > 0 */
 	gp_quant base;           /* frozen base storage; bits 0 = recipe's */
 } gp_train_cfg;
 

@@ -125,7 +125,7 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   optimizer (adamw|adam8bit|sgd), tp, pp, cp, ep, vpp, zero, fsdp, sp,
 --   seq, batch (micro-batch), microbatches, schedule, recompute, flash,
 --   dropout, offload (none|optimizer|params+optimizer), lora_rank,
---   lora_targets ("q,v"), weights (format), kv (dtype), concurrency, ctx,
+--   lora_targets ("q,v"), lora_dropout (p, or a boolean), weights (format), kv (dtype), concurrency, ctx,
 --   block, prompts, group, prompt_len, response_len, colocated, ppo
 --   reward_model, margin, capacity (bytes, overrides the GPU's), cat.
 function M.memory(o)
@@ -222,6 +222,20 @@ function M.memory(o)
     if lora then
       cfg.lora_rank = o.lora_rank or dflt("lora_rank", 8)
       cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
+      -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
+      -- adapted input (memory.c, keep_input).  Default on: the QLoRA
+      -- recipe (Dettmers et al. 2023, appendix: 0.1 up to 13B, 0.05
+      -- above) and LitGPT's finetune/lora.py (0.05) train with it;
+      -- PEFT's LoraConfig default is 0, so say lora_dropout = 0 for it.
+      local d = o.lora_dropout
+      if d == nil then d = dflt("lora_dropout", 0.05) end
+      if type(d) ~= "boolean" and type(d) ~= "number" then
+        fail("lora_dropout must be a number in [0, 1) or a boolean")
+      end
+      if type(d) == "number" and not (d >= 0 and d < 1) then
+        fail("lora_dropout must be in [0, 1) (got %s)", tostring(d))
+      end
+      cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
       if method == "qlora" then
         cfg.base = M.weight_format(o.weights or dflt("weights", "nf4-dq"))
       else

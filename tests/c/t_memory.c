@@ -110,7 +110,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(55);
+	plan(64);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -205,6 +205,75 @@ int main(void)
 	mem_act_layer(&l70, &ac, 0, &al, &err);
 	/* CP = 2 halves every per-token term. */
 	is_num(al.total, 2048.0 * 274688, 1e-12, "CP=2 halves activations");
+
+	/* --- what trains decides what backward keeps (Llama-2-7B,
+	 * s = 1024, b = 1, flash, fused SwiGLU, 2-byte activations;
+	 * h = 4096, f = 11008, 32 heads) --- */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = 1024;
+	ac.micro_batch = 1;
+	ac.flash = 1;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* Full fine-tuning, every matmul keeps its input:
+	 * norms 2h, attention QKV input h + q k v 3h + out h = 5h,
+	 * MLP input h + gate, up, down input 3f; flash lse 4 B * 32.
+	 * 2 (2h + 5h + h + 3f) + 128 = 2 (32768 + 33024) + 128
+	 * = 131712 B per token.  Exact arithmetic: tolerance 1e-12. */
+	is_num(al.total, 1024.0 * 131712, 1e-12,
+	       "full FT layer: every matmul input kept");
+	ac.frozen = 1;
+	ac.lora_rank = 8;
+	ac.lora_targets = GP_LORA_Q | GP_LORA_V;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* bf16 LoRA r=8 on q,v, no adapter dropout: the adapters read
+	 * the QKV input itself (kept, h) and keep their rank-8 outputs
+	 * (2 * 8); frozen MLP linears keep no input: only SiLU's input
+	 * (gate) and the product's operand up, 2f; out h via flash.
+	 * 2 (2h + h + 3h + h + 2f + 16) + 128
+	 * = 2 (28672 + 22016 + 16) + 128 = 101536 B per token. */
+	is_num(al.total, 1024.0 * 101536, 1e-12,
+	       "bf16 LoRA q,v: frozen MLP keeps no linear input");
+	is_num(al.lora, 1024.0 * 2 * 16, 1e-12,
+	       "LoRA rank-r intermediates: 2 adapters * 8 * 2 B");
+	ac.lora_dropout = 1;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* With adapter dropout the QKV input is no longer read by
+	 * anything that keeps it (-2h B); the dropout output (2 B) and
+	 * its bool mask (1 B) are kept: +3h - 2h = +h = +4096 B. */
+	is_num(al.total, 1024.0 * (101536 + 4096), 1e-12,
+	       "LoRA dropout: dropout output + mask replace the input");
+	ac.base_saves_input = 1;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* QLoRA: bitsandbytes' MatMul4Bit keeps every input like full
+	 * training, plus the adapter's dropout output and mask (3h B)
+	 * and rank outputs (32 B): 131712 + 12288 + 32 = 144032. */
+	is_num(al.total, 1024.0 * 144032, 1e-12,
+	       "QLoRA: 4-bit matmuls keep inputs, + adapter tensors");
+	ac.input_nograd = 1;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* First layer above a frozen embedding: no first-norm input,
+	 * 144032 - 2h = 135840 B per token. */
+	is_num(al.total, 1024.0 * 135840, 1e-12,
+	       "input needing no grad: first norm input not kept");
+	ac.frozen = 0;
+	ac.input_nograd = 0;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	/* Full training ignores the adapter fields: 131712 again. */
+	is_num(al.total, 1024.0 * 131712, 1e-12,
+	       "full FT unchanged by LoRA fields");
+	/* Whole model, bf16 LoRA q,v, no dropout: 32 layers of 101536 B
+	 * per token, less the first layer's first norm input (8192 B),
+	 * and the output layer: frozen lm_head keeps no input, so the
+	 * final norm input h * 2 + fp32 logits 32000 * 4 = 136192 B. */
+	tc = train_cfg();
+	tc.seq = 1024;
+	tc.lora_rank = 8;
+	tc.lora_targets = GP_LORA_Q | GP_LORA_V;
+	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	is_num(r.bytes[GP_MEM_ACTIVATIONS], 1024.0 * (32 * 101536.0 - 8192),
+	       1e-12, "LoRA model activations: 32 layers - first norm");
+	is_num(r.bytes[GP_MEM_LOGITS], 1024.0 * 136192, 1e-12,
+	       "LoRA logits: frozen lm_head keeps no input");
 
 	/* --- 7B full fine-tune, mixed-16 AdamW: 16 B/param --- */
 	tc = train_cfg();

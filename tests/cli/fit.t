@@ -58,6 +58,19 @@ like($o, qr/"state_bytes":\{[^}]*"total":20[,}]/, 'json carries state_bytes.tota
 is($c, 1, 'unknown stack exits 1');
 like($e, qr/unknown stack 'jax' \(expected megatron\|deepspeed\|hf\)/, 'names the stacks');
 
+# Adapter dropout on a QLoRA base keeps its output (2 B) and bool mask
+# (1 B) per q,v adapter input: 3 * 4096 * 1304 tokens * 32 layers
+# = 512,753,664 B = 0.51 GB more activations than --lora-dropout 0.
+my @q = ('fit', 'llama2-7b', '--gpu', 'a100-sxm-40gb', '--method', 'qlora',
+         '--seq', '1304');
+my ($c1, $o1) = run_gp(@q);
+my ($c0, $o0) = run_gp(@q, '--lora-dropout', '0');
+my ($a1) = $o1 =~ /^activations\s+\S+\s+(\S+)/m;
+my ($a0) = $o0 =~ /^activations\s+\S+\s+(\S+)/m;
+ok($c1 == 0 && $c0 == 0 && defined $a1 && defined $a0
+   && abs($a1 - $a0 - 0.51) < 0.011, '--lora-dropout 0 drops 0.51 GB');
+like($o1, qr/^defaults: .*lora_dropout=0\.05/m, 'dropout default listed');
+
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
 is($c, 2, 'missing --gpu is a usage error');
 like($e, qr/--gpu ID is required/, 'says --gpu is required');

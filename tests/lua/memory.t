@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(35)
+t.plan(38)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -69,6 +69,20 @@ local qa = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora", w
 local qb = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora" }
 t.near(comp(qa, "weights") - comp(qb, "weights"), 301981696, 1e-9,
   "nf4 - nf4-dq on 7B linears = 0.302 GB; qlora defaults to nf4-dq")
+
+-- Adapter dropout (default p = 0.05): on a QLoRA base, whose 4-bit matmuls
+-- keep their inputs anyway, it adds the dropout output (2 B) and its bool
+-- mask (1 B) on the q,v adapters' input: 3 h B per token per layer,
+-- 3 * 4096 * 2048 tokens * 32 layers = 805,306,368 B.
+local qd = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora" }
+local q0 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "qlora", lora_dropout = 0 }
+t.near(comp(qd, "activations") - comp(q0, "activations"), 805306368, 1e-12,
+  "QLoRA adapter dropout = +3h B per token per layer")
+t.ok(table.concat(qd.defaults, " "):find("lora_dropout=0.05", 1, true) ~= nil,
+  "the dropout default is recorded")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora",
+                                lora_dropout = 1.5 } end,
+  "lora_dropout must be in %[0, 1%)", "lora_dropout out of range")
 
 -- DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before
 -- sharding; 7B on one GPU: 6,738,415,616 * 20 = 134,768,312,320 B.

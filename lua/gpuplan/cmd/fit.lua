@@ -24,6 +24,8 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --optimizer O     adamw|adam8bit|sgd (default adamw)
   --lora-rank N     LoRA rank (default 8), --lora-targets q,v,...
                     (qlora: base nf4-dq, 4.127 bits; nf4 is 4.5 bits)
+  --lora-dropout P  adapter dropout (default 0.05; 0 keeps no dropout
+                    output or mask, as PEFT's default)
   --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|nf4-dq|fp4 or
                     bits per weight (GGUF-style, e.g. 4.85)
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
@@ -40,8 +42,8 @@ usage: gpuplan fit MODEL --gpu ID [options]
     cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
     batch = "int", recompute = "string", precision = "string",
     recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
-    lora_targets = "string", weights = "string", kv = "string", ctx = "int",
-    offload = "string", margin = "number", sp = "flag", format = "format",
+    lora_targets = "string", lora_dropout = "number", weights = "string",
+    kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
   },
 }
 
@@ -84,8 +86,8 @@ function C.run(opts, args)
     fsdp = opts.fsdp or nil, sp = opts.sp or nil, seq = opts.seq,
     batch = opts.batch, recompute = opts.recompute, precision = opts.precision,
     recipe = opts.recipe, stack = opts.stack, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
-    lora_targets = opts.lora_targets, weights = opts.weights, kv = opts.kv,
-    ctx = opts.ctx, margin = opts.margin,
+    lora_targets = opts.lora_targets, lora_dropout = opts.lora_dropout,
+    weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
   }
   if opts.offload then
     if opts.method == "infer" then o.offload = opts.offload == "layers"
