@@ -10,28 +10,8 @@
 --   max_batch 2048, KV reserved for input + output per sequence).
 
 local infer = require "gpuplan.infer"
-local ok_cjson, cjson = pcall(require, "cjson")
-local null = ok_cjson and cjson.null or nil
-
-local function v(x) if x == null then return nil end return x end
-
-local function model_of(cm)
-  for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
-    if type(v(cm[k])) ~= "number" then
-      return nil, "model." .. k .. " not given (architecture unknown)"
-    end
-  end
-  local m = {
-    id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
-    kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
-    ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
-    tied_embeddings = cm.tied_embeddings == true,
-    -- gated (SwiGLU) models use RMSNorm (Llama, Qwen), GeLU ones LayerNorm
-    norm = cm.ffn_gated and "rms" or "layer",
-  }
-  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
-  return m
-end
+local case_ = require "gpuplan.predict.case"
+local v, model_of = case_.v, case_.model
 
 -- Runtime implied by the framework the case names (source title/id and
 -- notes): a general rule on the tool, never on a case id.  Python-eager

@@ -9,30 +9,8 @@
 
 local memory = require "gpuplan.memory"
 local units = require "gpuplan.units"
-local null = require("cjson").null
-
--- JSON null (cjson.null) and absent both mean "not stated".
-local function v(x) if x == null then return nil end return x end
-
--- A catalog-shaped model table from the case's own shape.
-local function model_of(cm)
-  for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
-    if type(v(cm[k])) ~= "number" then
-      return nil, "model." .. k .. " not given (architecture unknown)"
-    end
-  end
-  local m = {
-    id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
-    kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
-    ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
-    tied_embeddings = cm.tied_embeddings == true,
-    -- Gated (SwiGLU) models of the cases use RMSNorm (Llama), the GeLU
-    -- ones LayerNorm (GPT, BLOOM); a 2h-per-layer difference.
-    norm = cm.ffn_gated and "rms" or "layer",
-  }
-  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
-  return m
-end
+local case_ = require "gpuplan.predict.case"
+local v, model_of = case_.v, case_.model
 
 
 return function(case, cat)

@@ -1,0 +1,35 @@
+-- gpuplan.predict.case: what every predictor reads from a validation case
+-- (../shared/validation/SCHEMA.md) in the same way.
+
+local ok_cjson, cjson = pcall(require, "cjson")
+local null = ok_cjson and cjson.null or nil
+
+local M = {}
+
+-- JSON null (cjson.null) and absent both mean "not stated".
+function M.v(x) if x == null then return nil end return x end
+local v = M.v
+
+-- A catalog-shaped model table from the case's own shape, or nil and the
+-- reason.  The schema has no norm or bias fields, so the family decides:
+-- gated (SwiGLU) models of the cases are Llama/Qwen-like (RMSNorm), the
+-- GeLU ones GPT/BLOOM-like (LayerNorm) -- a 2h-per-layer difference.
+function M.model(cm)
+  cm = cm or {}
+  for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
+    if type(v(cm[k])) ~= "number" then
+      return nil, "model." .. k .. " not given (architecture unknown)"
+    end
+  end
+  local m = {
+    id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
+    kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
+    ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
+    tied_embeddings = cm.tied_embeddings == true,
+    norm = cm.ffn_gated and "rms" or "layer",
+  }
+  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
+  return m
+end
+
+return M
