@@ -4,7 +4,9 @@
 --   local p = svg.plot{ title = "Roofline", xlabel = "FLOP/byte", ylabel = "TFLOP/s",
 --                       xlog = true, ylog = true,          -- log10 axes (default linear)
 --                       xmin = 0.1, xmax = 1e4,            -- optional: else from the data
---                       width = 900, height = 600 }
+--                       width = 900, height = 600,
+--                       xfmt = function(v, lo, hi) ... end, -- optional tick labels
+--                       legend = "right" }                 -- optional: outside the plot
 --   p:line({{x1, y1}, {x2, y2}, ...}, { label = "bf16 roof", color = "#1f77b4",
 --                                       dash = "6,3", width = 2 })
 --   p:points({{x, y, "name"}, ...}, { label = "decode ops", color = "#d62728",
@@ -15,18 +17,30 @@
 --
 -- Axes get tick marks and labels (decades on log axes: 0.1 1 10 100 1k 10k ...;
 -- 1-2-5 steps on linear ones), a title, axis labels and a legend of the
--- labelled series.  Point names (the third element) are placed next to their
--- point where they overlap nothing already drawn (eight candidate spots at
--- three distances) where they overlap no point, line, legend or other name;
--- points closer than 12 px share one label ("qkv, o_proj"); a name that fits
--- nowhere is left out and counted in a footnote, so labels never overlap.  Coordinates <= 0 on a log axis are
--- dropped.  Colours default to a 10-colour palette in series order.
+-- labelled series.  xlog = 2 (or ylog = 2) is a log2 axis with a tick at each
+-- power of two.  xfmt / yfmt(v, lo, hi) label the tick at v of an axis from
+-- lo to hi (default M.si); nil leaves that tick short, unlabelled and without
+-- a grid line.  The legend sits top-left inside the plot, or, with
+-- legend = "right", in a margin right of it where it covers no line; lines
+-- that coincide stay apart with dash = M.dash(i).
+--
+-- Point names (the third element) are placed next to their point where they
+-- overlap no point, line, legend or other name (eight candidate spots at three
+-- distances); points closer than 12 px share one label ("qkv, o_proj"); a name
+-- that fits nowhere is left out and counted in a footnote, so labels never
+-- overlap.  Coordinates <= 0 on a log axis are dropped.  Colours default to a
+-- 10-colour palette in series order.
 
 local M = {}
 
 local palette = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" }
 M.palette = palette
+
+-- The dash pattern of the i-th series (nil: solid), so lines that coincide
+-- stay visible.
+local dashes = { false, "8,4", "3,3", "10,3,3,3", "1,4" }
+function M.dash(i) return dashes[(i - 1) % #dashes + 1] or nil end
 
 local FONT = 12          -- px, tick labels and point names
 local CHAR_W = 0.6       -- average glyph width / font size (sans-serif)
@@ -62,6 +76,7 @@ function M.plot(o)
     xmin = o.xmin, xmax = o.xmax, ymin = o.ymin, ymax = o.ymax,
     width = o.width or 900, height = o.height or 600,
     series = {}, texts = {}, note = o.note,
+    xfmt = o.xfmt or M.si, yfmt = o.yfmt or M.si, legend = o.legend,
   }, Plot)
   p.ml, p.mr, p.mt, p.mb = 80, 30, 50, 70     -- margins: left right top bottom
   return p
@@ -91,7 +106,13 @@ function Plot:text(x, y, s, o)
                                   anchor = o.anchor or "start" }
 end
 
--- Data range, padded, with log axes snapped to decades.
+-- The base of an axis's logarithm (xlog = true: 10), or nil when linear.
+local function logbase(p, axis)
+  local l = p[axis .. "log"]
+  return l == true and 10 or l or nil
+end
+
+-- Data range, padded, with log axes snapped to powers of their base.
 local function range(p, axis)
   local lo, hi = p[axis .. "min"], p[axis .. "max"]
   local i = axis == "x" and 1 or 2
@@ -102,11 +123,11 @@ local function range(p, axis)
     end
   end
   if dlo == math.huge then dlo, dhi = 1, 10 end
-  local log = p[axis .. "log"]
-  if log then
-    lo = lo or 10 ^ math.floor(math.log(dlo, 10))
-    hi = hi or 10 ^ math.ceil(math.log(dhi, 10))
-    if hi <= lo then hi = lo * 10 end
+  local b = logbase(p, axis)
+  if b then
+    lo = lo or b ^ math.floor(math.log(dlo, b))
+    hi = hi or b ^ math.ceil(math.log(dhi, b))
+    if hi <= lo then hi = lo * b end
   else
     lo = lo or math.min(0, dlo)
     hi = hi or dhi * 1.05
@@ -115,11 +136,12 @@ local function range(p, axis)
   return lo, hi
 end
 
-local function ticks(lo, hi, log)
+-- Tick values: each power of b on a log axis, 1-2-5 steps on a linear one.
+local function ticks(lo, hi, b)
   local t = {}
-  if log then
-    for k = math.floor(math.log(lo, 10) + 1e-9), math.ceil(math.log(hi, 10) - 1e-9) do
-      t[#t + 1] = 10 ^ k
+  if b then
+    for k = math.floor(math.log(lo, b) + 1e-9), math.ceil(math.log(hi, b) - 1e-9) do
+      t[#t + 1] = b ^ k
     end
     return t
   end
@@ -138,14 +160,25 @@ function Plot:render()
   local W, H = self.width, self.height
   local x0, x1 = range(self, "x")
   local y0, y1 = range(self, "y")
-  local pw, ph = W - self.ml - self.mr, H - self.mt - self.mb
+  local xb, yb = logbase(self, "x"), logbase(self, "y")
+  -- the legend's series and text width, known before the plot area is
+  local items, lw = {}, 0
+  for _, s in ipairs(self.series) do
+    if s.label then
+      items[#items + 1] = s
+      lw = math.max(lw, #s.label * FONT * CHAR_W)
+    end
+  end
+  local right = self.legend == "right" and #items > 0
+  local mr = right and self.mr + math.ceil(lw) + 55 or self.mr
+  local pw, ph = W - self.ml - mr, H - self.mt - self.mb
   local function fx(x)
-    local f = self.xlog and (math.log(x, 10) - math.log(x0, 10)) / (math.log(x1, 10) - math.log(x0, 10))
+    local f = xb and (math.log(x, xb) - math.log(x0, xb)) / (math.log(x1, xb) - math.log(x0, xb))
       or (x - x0) / (x1 - x0)
     return self.ml + f * pw
   end
   local function fy(y)
-    local f = self.ylog and (math.log(y, 10) - math.log(y0, 10)) / (math.log(y1, 10) - math.log(y0, 10))
+    local f = yb and (math.log(y, yb) - math.log(y0, yb)) / (math.log(y1, yb) - math.log(y0, yb))
       or (y - y0) / (y1 - y0)
     return self.mt + (1 - f) * ph
   end
@@ -159,7 +192,7 @@ function Plot:render()
   -- occupied boxes for label placement: {x0, y0, x1, y1}
   local boxes = {}
   local function free(b)
-    if b[1] < self.ml or b[3] > W - self.mr or b[2] < self.mt or b[4] > H - self.mb then
+    if b[1] < self.ml or b[3] > W - mr or b[2] < self.mt or b[4] > H - self.mb then
       return false
     end
     for _, o in ipairs(boxes) do
@@ -167,18 +200,26 @@ function Plot:render()
     end
     return true
   end
-  -- grid and ticks
-  for _, v in ipairs(ticks(x0, x1, self.xlog)) do
-    local X = fx(v)
-    w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e6e6e6"/>', X, self.mt, X, self.mt + ph)
-    w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>', X, self.mt + ph, X, self.mt + ph + 5)
-    w('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', X, self.mt + ph + 19, esc(M.si(v)))
+  -- grid and ticks; a tick without a label is short and has no grid line
+  for _, v in ipairs(ticks(x0, x1, xb)) do
+    local X, label = fx(v), self.xfmt(v, x0, x1)
+    if label then
+      w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e6e6e6"/>', X, self.mt, X, self.mt + ph)
+      w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>', X, self.mt + ph, X, self.mt + ph + 5)
+      w('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', X, self.mt + ph + 19, esc(label))
+    else
+      w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333"/>', X, self.mt + ph, X, self.mt + ph + 3)
+    end
   end
-  for _, v in ipairs(ticks(y0, y1, self.ylog)) do
-    local Y = fy(v)
-    w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e6e6e6"/>', self.ml, Y, self.ml + pw, Y)
-    w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>', self.ml - 5, Y, self.ml, Y)
-    w('<text x="%d" y="%.1f" text-anchor="end">%s</text>', self.ml - 8, Y + 4, esc(M.si(v)))
+  for _, v in ipairs(ticks(y0, y1, yb)) do
+    local Y, label = fy(v), self.yfmt(v, y0, y1)
+    if label then
+      w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e6e6e6"/>', self.ml, Y, self.ml + pw, Y)
+      w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>', self.ml - 5, Y, self.ml, Y)
+      w('<text x="%d" y="%.1f" text-anchor="end">%s</text>', self.ml - 8, Y + 4, esc(label))
+    else
+      w('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#333"/>', self.ml - 3, Y, self.ml, Y)
+    end
   end
   w('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', self.ml, self.mt, pw, ph)
   w('<text x="%d" y="28" text-anchor="middle" font-size="16" font-weight="bold">%s</text>',
@@ -233,13 +274,11 @@ function Plot:render()
       w('<text x="%.1f" y="%.1f" text-anchor="%s" fill="%s">%s</text>', X, Y, t.anchor, t.color, esc(t.s))
     end
   end
-  -- legend (top-left inside the plot), reserved before point names
-  local items = {}
-  for _, s in ipairs(self.series) do if s.label then items[#items + 1] = s end end
+  -- legend (top-left inside the plot, or right of it), reserved before
+  -- point names
   if #items > 0 then
-    local lw = 0
-    for _, s in ipairs(items) do lw = math.max(lw, #s.label * FONT * CHAR_W) end
     local lx, ly = self.ml + 10, self.mt + 10
+    if right then lx, ly = self.ml + pw + 15, self.mt end
     local lh = #items * 18 + 8
     boxes[#boxes + 1] = { lx, ly, lx + lw + 40, ly + lh }
     w('<rect x="%d" y="%d" width="%.0f" height="%d" fill="white" fill-opacity="0.9" stroke="#999"/>',
@@ -315,10 +354,10 @@ function Plot:write(path)
   local f, err = io.open(tmp, "w")
   if not f then error("cannot write " .. path .. ": " .. tostring(err), 0) end
   local ok, werr = f:write(s)
-  local cok = f:close()
+  local cok, cerr = f:close()
   if not ok or not cok then
     os.remove(tmp)
-    error("cannot write " .. path .. ": " .. tostring(werr), 0)
+    error("cannot write " .. path .. ": " .. tostring(werr or cerr), 0)
   end
   local rok, rerr = os.rename(tmp, path)
   if not rok then

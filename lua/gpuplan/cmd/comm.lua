@@ -39,6 +39,22 @@ local function size_arg(v, name, default)
   return b
 end
 
+-- An x tick of the chart: powers of 1024 as B, KiB, MiB, GiB; the ends of
+-- the axis too where they are 3 to 7 doublings from one (no collision);
+-- nil (an unlabelled tick) for the other powers of two.
+local function size_tick(x, lo, hi)
+  local k = math.floor(math.log(x, 2) + 0.5)
+  local kend = k == math.floor(math.log(lo, 2) + 0.5)
+               or k == math.floor(math.log(hi, 2) + 0.5)
+  if k % 10 ~= 0 and not (kend and k % 10 >= 3 and k % 10 <= 7) then
+    return nil
+  end
+  for _, u in ipairs { { 1024 ^ 3, "GiB" }, { 1024 ^ 2, "MiB" }, { 1024, "KiB" } } do
+    if x >= u[1] then return string.format("%g%s", x / u[1], u[2]) end
+  end
+  return string.format("%gB", x)
+end
+
 local function gbps(v) return string.format("%.2f", v / 1e9) end
 
 local columns = {
@@ -101,20 +117,20 @@ function C.run(opts)
       check_system(id)
       list[#list + 1] = id
     end
-    local series = {}
-    for _, id in ipairs(list) do
-      local s = sweep(id)
-      local pts = {}
-      for i, r in ipairs(s) do pts[i] = { x = r.bytes, y = r.busbw / 1e9 } end
-      series[#series + 1] = { name = string.format("%s (%d GPUs)", id, s[1].gpus), points = pts }
-    end
-    local svg = require "gpuplan.comm_svg"
-    svg.write(opts.svg, svg.chart {
+    local svg = require "gpuplan.svg"
+    local p = svg.plot {
       title = string.format("%s busbw vs message size (%d node%s)", canon, r1.nodes,
                             r1.nodes == 1 and "" or "s"),
       xlabel = "message size (bytes, log scale)", ylabel = "busbw (GB/s)",
-      series = series,
-    })
+      xlog = 2, xfmt = size_tick, legend = "right", width = 960,
+    }
+    for i, id in ipairs(list) do
+      local s = sweep(id)
+      local pts = {}
+      for j, r in ipairs(s) do pts[j] = { r.bytes, r.busbw / 1e9 } end
+      p:line(pts, { label = string.format("%s (%d GPUs)", id, s[1].gpus), dash = svg.dash(i) })
+    end
+    p:write(opts.svg)
   end
   return 0
 end
