@@ -222,11 +222,12 @@ function Plot:render()
     end
   end
   w('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333"/>', self.ml, self.mt, pw, ph)
-  w('<text x="%d" y="28" text-anchor="middle" font-size="16" font-weight="bold">%s</text>',
+  -- centres are %.0f: half an odd width is not an integer
+  w('<text x="%.0f" y="28" text-anchor="middle" font-size="16" font-weight="bold">%s</text>',
     W / 2, esc(self.title))
-  w('<text x="%d" y="%d" text-anchor="middle" font-size="13">%s</text>',
+  w('<text x="%.0f" y="%d" text-anchor="middle" font-size="13">%s</text>',
     self.ml + pw / 2, H - 28, esc(self.xlabel))
-  w('<text transform="translate(18,%d) rotate(-90)" text-anchor="middle" font-size="13">%s</text>',
+  w('<text transform="translate(18,%.0f) rotate(-90)" text-anchor="middle" font-size="13">%s</text>',
     self.mt + ph / 2, esc(self.ylabel))
   -- series
   w('<g clip-path="url(#plot)">')

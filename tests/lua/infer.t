@@ -127,4 +127,17 @@ local text = p:render()
 t.ok(text:match("^<svg") and text:match("a&lt;b"), "SVG document with an escaped title")
 t.ok(text:find("p1, p2", 1, true), "coincident points share one label")
 t.raises(function() p:write(dir .. "/no/such/dir.svg") end, "cannot write", "unwritable path raises", true)
+-- A log2 axis: a tick at each power of two, labelled only where xfmt says;
+-- legend = "right" puts the legend right of the plot frame.
+p = svg.plot { xlog = 2, xfmt = function(v) return v == 4 and "four" or nil end,
+               legend = "right", width = 600 }
+p:line({ { 1, 1 }, { 16, 2 } }, { label = "l" })
+text = p:render()
+local _, ticks = text:gsub('<line x1="[%d.]+" y1="%d+" x2="[%d.]+" y2="%d+" stroke="#333"/>', "")
+t.is(ticks, 5, "log2 axis from 1 to 16: an x tick at 1, 2, 4, 8 and 16")
+t.ok(text:find(">four<", 1, true) and not text:find(">8<", 1, true),
+     "xfmt labels the ticks it names and leaves the others bare")
+local frame_w = tonumber(text:match('<rect x="80" y="50" width="(%d+)" height="%d+" fill="none"'))
+local legend_x = tonumber(text:match('<text x="(%d+)" y="%d+">l</text>'))
+t.ok(frame_w and legend_x and legend_x > 80 + frame_w, "right legend sits outside the plot frame")
 t.done_testing()
