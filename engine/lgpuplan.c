@@ -94,9 +94,75 @@ static int lgp_subtable(lua_State *L, int idx, const char *what,
 	return lua_gettop(L);
 }
 
+/* t[key] as an index into the NULL-terminated list opts; absent -> 0 (the
+ * first is the default).  Raises "<what>.<key> must be <expect>" for
+ * anything else. */
+static int lgp_field_option(lua_State *L, int idx, const char *what,
+			    const char *key, const char *const opts[],
+			    const char *expect)
+{
+	int t = lua_getfield(L, idx, key), k = 0;
+
+	if (t != LUA_TNIL) {
+		const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : "";
+
+		while (opts[k] && strcmp(s, opts[k]) != 0)
+			k++;
+		if (t != LUA_TSTRING || !opts[k])
+			return luaL_error(L, "%s.%s must be %s", what, key,
+					  expect);
+	}
+	lua_pop(L, 1);
+	return k;
+}
+
+/* t[key] as a precision name (bf16, fp8, ...); absent -> def.  Raises
+ * "<what>.<key>: unknown precision '...'" (a number reads as its text),
+ * or "<what>.<key> must be a string" for any other value. */
+static gp_dtype lgp_field_dtype(lua_State *L, int idx, const char *what,
+				const char *key, gp_dtype def)
+{
+	int t = lua_getfield(L, idx, key);
+	const char *name = lua_tostring(L, -1);
+
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return def;
+	}
+	if (!name)
+		return (gp_dtype)luaL_error(L, "%s.%s must be a string "
+					    "(got %s)", what, key,
+					    lua_typename(L, t));
+	if (gp_dtype_parse(name, &def) != GP_OK)
+		return (gp_dtype)luaL_error(L, "%s.%s: unknown precision "
+					    "'%s'", what, key, name);
+	lua_pop(L, 1);
+	return def;
+}
+
+/* Set field key of the table on top of the stack to a number, an
+ * integer, a string or a boolean. */
 static void lgp_setnum(lua_State *L, const char *key, double v)
 {
 	lua_pushnumber(L, v);
+	lua_setfield(L, -2, key);
+}
+
+static void lgp_setint(lua_State *L, const char *key, lua_Integer v)
+{
+	lua_pushinteger(L, v);
+	lua_setfield(L, -2, key);
+}
+
+static void lgp_setstr(lua_State *L, const char *key, const char *v)
+{
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, key);
+}
+
+static void lgp_setbool(lua_State *L, const char *key, int v)
+{
+	lua_pushboolean(L, v);
 	lua_setfield(L, -2, key);
 }
 
@@ -528,23 +594,14 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};
 	const char *w = "topology";
-	int k;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
 	memset(t, 0, sizeof *t);
 	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
 	t->nodes = lgp_field_int(L, idx, w, "nodes", 0, 1, 1);
-	lua_getfield(L, idx, "up_kind");
-	for (k = 0; kinds[k]; k++)
-		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING &&
-		    strcmp(lua_tostring(L, -1), kinds[k]) == 0))
-			break;
-	if (!kinds[k]) {
-		luaL_error(L, "%s.up_kind must be 'nvlink' or 'pcie'", w);
-		return;
-	}
-	lua_pop(L, 1);
-	t->up_kind = k == 1 ? GP_LINK_PCIE : GP_LINK_NVLINK;
+	t->up_kind = lgp_field_option(L, idx, w, "up_kind", kinds,
+				      "'nvlink' or 'pcie'") == 1 ?
+		     GP_LINK_PCIE : GP_LINK_NVLINK;
 	t->up.bw = lgp_field_num(L, idx, w, "up_bw", t->gpus_per_node > 1, 0);
 	t->up.latency = lgp_field_num(L, idx, w, "up_latency", 0, 0.0);
 	t->up.achievable = lgp_field_num(L, idx, w, "up_achievable", 0, 1.0);
@@ -597,20 +654,34 @@ static int lgp_comm_cost(lua_State *L)
 	lgp_setnum(L, "bw_time", r.bw_time);
 	lgp_setnum(L, "algbw", r.algbw);
 	lgp_setnum(L, "busbw", r.busbw);
-	lua_pushstring(L, comm_algo_name(r.algo));
-	lua_setfield(L, -2, "algo");
-	lua_pushstring(L, comm_proto_name(r.proto));
-	lua_setfield(L, -2, "proto");
-	lua_pushinteger(L, r.nodes);
-	lua_setfield(L, -2, "nodes");
-	lua_pushinteger(L, r.ppn);
-	lua_setfield(L, -2, "ppn");
+	lgp_setstr(L, "algo", comm_algo_name(r.algo));
+	lgp_setstr(L, "proto", comm_proto_name(r.proto));
+	lgp_setint(L, "nodes", r.nodes);
+	lgp_setint(L, "ppn", r.ppn);
 	return 1;
 }
 
 /* ---- end comm ---- */
 
 /* ---- roofline/infer ---- */
+
+/* t[key] = {bf16 = x, fp8 = y, ...} into out[GP_DTYPE_COUNT], a precision
+ * it does not name 0.  Returns 0 (out untouched) when t[key] is absent. */
+static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
+			      const char *key, double *out)
+{
+	int i, sub = lgp_subtable(L, idx, what, key);
+	const char *path;
+
+	if (!sub)
+		return 0;
+	path = lua_pushfstring(L, "%s.%s", what, key);
+	for (i = 0; i < GP_DTYPE_COUNT; i++)
+		out[i] = lgp_field_num(L, sub, path,
+				       gp_dtype_name((gp_dtype)i), 0, 0.0);
+	lua_pop(L, 2);
+	return 1;
+}
 
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
@@ -619,24 +690,12 @@ static void lgp_todevice(lua_State *L, int idx, roof_device *d)
 {
 	const char *w = "device";
 	gp_error err;
-	int i, sub;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
 	memset(d, 0, sizeof *d);
-	sub = lgp_subtable(L, idx, w, "peak");
-	if (!sub)
+	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
 		luaL_error(L, "device.peak is required");
-	for (i = 0; i < GP_DTYPE_COUNT; i++)
-		d->peak[i] = lgp_field_num(L, sub, "device.peak",
-					   gp_dtype_name((gp_dtype)i), 0, 0.0);
-	lua_pop(L, 1);
-	sub = lgp_subtable(L, idx, w, "gemm");
-	if (sub) {
-		for (i = 0; i < GP_DTYPE_COUNT; i++)
-			d->gemm_frac[i] = lgp_field_num(L, sub, "device.gemm",
-					gp_dtype_name((gp_dtype)i), 0, 0.0);
-		lua_pop(L, 1);
-	}
+	lgp_field_perdtype(L, idx, w, "gemm", d->gemm_frac);
 	d->mem_bw = lgp_field_num(L, idx, w, "mem_bw", 1, 0.0);
 	d->hbm_frac = lgp_field_num(L, idx, w, "hbm", 1, 0.0);
 	d->launch = lgp_field_num(L, idx, w, "launch", 0, 0.0);
@@ -670,8 +729,7 @@ static void lgp_pushroof(lua_State *L, const roof_result *r)
 	lgp_setnum(L, "compute_rate", r->compute_rate);
 	lgp_setnum(L, "mem_rate", r->mem_rate);
 	lgp_setnum(L, "mem_eff", r->mem_eff);
-	lua_pushstring(L, roof_bound_name(r->bound));
-	lua_setfield(L, -2, "bound");
+	lgp_setstr(L, "bound", roof_bound_name(r->bound));
 }
 
 /* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
@@ -696,10 +754,7 @@ static int lgp_roof_op(lua_State *L)
 	op.n = lgp_field_num(L, 2, w, "n", 0, 0.0);
 	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
 	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
-	lua_getfield(L, 2, "prec");
-	op.prec = lgp_checkdtype(L, "op.prec", lua_isnil(L, -1) ? "bf16" :
-				 luaL_checkstring(L, -1));
-	lua_pop(L, 1);
+	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
 	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
 	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
@@ -756,7 +811,7 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 {
 	static const char *const rts[] = {"graphs", "kernels", "eager", NULL};
 	const char *w = "infer";
-	int k, sub;
+	int sub;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
 	infer_defaults(c);
@@ -765,11 +820,7 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0,
 				      c->embed_bits);
 	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, c->kv_bytes);
-	lua_getfield(L, idx, "compute");
-	if (!lua_isnil(L, -1))
-		c->compute = lgp_checkdtype(L, "infer.compute",
-					    luaL_checkstring(L, -1));
-	lua_pop(L, 1);
+	c->compute = lgp_field_dtype(L, idx, w, "compute", c->compute);
 	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
 	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
 	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->tp * c->pp, 1);
@@ -778,15 +829,8 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	c->input = lgp_field_num(L, idx, w, "input", 0, c->input);
 	c->output = lgp_field_num(L, idx, w, "output", 0, c->output);
 	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
-	lua_getfield(L, idx, "runtime");
-	for (k = 0; rts[k]; k++)
-		if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING &&
-		    strcmp(lua_tostring(L, -1), rts[k]) == 0))
-			break;
-	if (!rts[k])
-		luaL_error(L, "infer.runtime must be graphs, kernels or eager");
-	lua_pop(L, 1);
-	c->runtime = (infer_runtime)k;
+	c->runtime = (infer_runtime)lgp_field_option(L, idx, w, "runtime", rts,
+					"graphs, kernels or eager");
 	c->host_op_time = lgp_field_num(L, idx, w, "host_op_time", 0,
 					c->host_op_time);
 	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
@@ -834,8 +878,7 @@ static void lgp_pushphase(lua_State *L, const infer_phase *p)
 		const infer_op_row *o = &p->ops[i];
 
 		lua_createtable(L, 0, 18);
-		lua_pushstring(L, o->name);
-		lua_setfield(L, -2, "name");
+		lgp_setstr(L, "name", o->name);
 		lgp_setnum(L, "count", o->count);
 		lgp_setnum(L, "flop", o->flop);
 		lgp_setnum(L, "bytes", o->bytes);
@@ -864,12 +907,9 @@ static int lgp_infer(lua_State *L)
 	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 28);
-	lua_pushboolean(L, r.fits);
-	lua_setfield(L, -2, "fits");
-	if (!r.fits) {
-		lua_pushstring(L, r.why);
-		lua_setfield(L, -2, "why");
-	}
+	lgp_setbool(L, "fits", r.fits);
+	if (!r.fits)
+		lgp_setstr(L, "why", r.why);
 	lgp_setnum(L, "weights_total", r.weights_total);
 	lgp_setnum(L, "weights_gpu", r.weights_gpu);
 	lgp_setnum(L, "offload_layers", r.offload_layers);
@@ -878,12 +918,9 @@ static int lgp_infer(lua_State *L)
 	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
 	lgp_setnum(L, "kv_admit", r.kv_admit);
 	lgp_setnum(L, "kv_budget", r.kv_budget);
-	lua_pushinteger(L, r.max_batch_kv);
-	lua_setfield(L, -2, "max_batch_kv");
-	lua_pushinteger(L, r.replicas);
-	lua_setfield(L, -2, "replicas");
-	lua_pushinteger(L, r.batch);
-	lua_setfield(L, -2, "batch");
+	lgp_setint(L, "max_batch_kv", r.max_batch_kv);
+	lgp_setint(L, "replicas", r.replicas);
+	lgp_setint(L, "batch", r.batch);
 	if (r.fits) {
 		lgp_setnum(L, "ttft", r.ttft);
 		lgp_setnum(L, "itl", r.itl);

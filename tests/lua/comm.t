@@ -100,6 +100,9 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1 } end,
          "give system = ID or topology", "no topology", true)
 t.raises(function() core.comm_cost({ gpus_per_node = "8" }, "all_reduce", 1, 8) end,
          "topology.gpus_per_node must be a number", "binding names the field", true)
+t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, up_kind = "pci" },
+                                   "all_reduce", 1, 8) end,
+         "topology.up_kind must be 'nvlink' or 'pcie'", "binding: unknown link kind", true)
 t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, up_achievable = 0 },
                                    "all_reduce", 1, 8) end,
          "scale-up achievable must be in (0, 1]", "kernel range check", true)

@@ -117,6 +117,24 @@ t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 3,
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 2, concurrency = 4 } end,
          "batch or concurrency", "batch and concurrency together", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "nope" } end, "unknown gpu", "unknown gpu", true)
+-- The binding names the field it could not read.
+local core = require "gpuplan.core"
+local dev = roofline.device("h100-sxm")
+t.raises(function() core.roof_op(dev, { flop = 1, bytes = 1, prec = "bf17" }) end,
+         "op.prec: unknown precision 'bf17'", "binding: unknown op precision", true)
+t.raises(function() core.roof_op(dev, { flop = 1, bytes = 1, prec = {} }) end,
+         "op.prec must be a string (got table)", "binding: op precision of the wrong type", true)
+t.raises(function() core.roof_ridge({ mem_bw = 1e12, hbm = 1 }, "bf16") end,
+         "device.peak is required", "binding: device without peaks", true)
+t.raises(function() core.roof_ridge({ peak = { fp8 = "x" }, mem_bw = 1e12, hbm = 1 }, "bf16") end,
+         "device.peak.fp8 must be a number (got string)", "binding: a peak of the wrong type", true)
+local sm, sd, sc = infer.setup { model = "llama3-8b", gpu = "h100-sxm" }
+sc.runtime = "fast"
+t.raises(function() core.infer(sm, sd, sc) end,
+         "infer.runtime must be graphs, kernels or eager", "binding: unknown runtime", true)
+sc.runtime, sc.compute = nil, "bf17"
+t.raises(function() core.infer(sm, sd, sc) end,
+         "infer.compute: unknown precision 'bf17'", "binding: unknown compute precision", true)
 
 -- SVG writer: whole-or-nothing, labels, escaping
 local dir = os.tmpname(); os.remove(dir)
