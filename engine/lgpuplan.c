@@ -432,6 +432,10 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 		luaL_error(L, "%s", err.msg);
 	c->lora_dropout = lgp_field_bool(L, idx, w, "lora_dropout", 0);
 	lgp_toquant(L, idx, w, "base", &c->base);
+	c->paged_optimizer = lgp_field_bool(L, idx, w, "paged_optimizer", 0);
+	c->grads_in_bwd = lgp_field_bool(L, idx, w, "grads_in_bwd", 0);
+	c->fused_qkv_view = lgp_field_bool(L, idx, w, "fused_qkv_view", 0);
+	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
 }
 
 static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)

@@ -59,7 +59,8 @@ static const char *const comp_names[GP_MEM_NCOMP] = {
 	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
 	"activations", "recompute", "logits", "ref_model", "reward_model",
 	"critic", "rollout_weights", "kv_cache", "workspace",
-	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation"
+	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation",
+	"optimizer_paged"
 };
 
 static int parse_name(const char *s, const char *const *names, int n,
@@ -452,6 +453,20 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		(void)keep_input(&k, w.o * par, lo, &lora); /* adapter only */
 	out->attention = tok * (in_qkv + w.latent * rep * A +
 				(w.q + w.k + w.v) * par * A + o_in);
+	if (c->fused_qkv_view && w.latent == 0) {
+		/* LitGPT's CausalSelfAttention (lit_gpt/model.py, 2023):
+		 * qkv = self.attn(x) is viewed and split into q, k, v;
+		 * rope and torch.cat make new q and k, the kernel saves
+		 * q, k, v.  With kv_heads == heads v stays a view of the
+		 * fused output, so all q + k + v of it stays alive: the
+		 * buffer's q and k parts come on top (2h for MHA).  With
+		 * GQA k and v are expand()-ed to every head and reshape
+		 * copies them: the saved k and v are q-wide, the buffer
+		 * is freed, 2 (q - k) more than the kv-wide pair. */
+		double extra = w.k == w.q ? w.q + w.k : 2.0 * (w.q - w.k);
+
+		out->attention += tok * extra * par * A;
+	}
 	/* Core attention.  Unfused: the softmax output 2as^2b; with
 	 * dropout also its mask as^2b and the dropout output 2as^2b
 	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
@@ -765,6 +780,11 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	double frozen_bits = 0, per_layer_w, tok, act_layer, first_less;
 	int first = stage == 0, last = stage == y->pp - 1, nmoe, ndense;
 	int zero = c->zero;
+	/* Output layer quantised with the base: LoRA on a sub-16-bit base
+	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
+	 * bitsandbytes 4-bit head then keeps its input like the others. */
+	int qhead = last && c->quant_head && c->lora_rank > 0 &&
+		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
 
 	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
 		return GP_EINVAL;
@@ -807,6 +827,11 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		lin = (p->attention + p->dense_mlp + p->experts) * frac /
 			y->tp;
 		lin -= p->experts * frac / y->tp * (1.0 - 1.0 / y->ep);
+		if (qhead)
+			/* The output layer is one more nn.Linear for a
+			 * quantiser that replaces them all (Lightning's
+			 * BitsandbytesPrecision without ignore_modules). */
+			lin += p->lm_head / y->tp;
 		nonlin = mine - lin;
 		o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
 			nonlin * (frozen_bits >= 16 ? frozen_bits / 8.0 : 2.0);
@@ -822,7 +847,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			 * first (bitsandbytes dequantize_4bit): one matrix
 			 * live at a time. */
 			o->bytes[GP_MEM_WORKSPACE] = 2.0 *
-				largest_linear(m) / y->tp;
+				(qhead && p->lm_head > largest_linear(m) ?
+				 p->lm_head : largest_linear(m)) / y->tp;
 	} else {
 		double wsh = zero == 3 ? 1.0 : 0.0, gsh = zero >= 2,
 			osh = zero >= 1 || sb.master_shard0;
@@ -837,6 +863,31 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			sb.optimizer;
 #undef SH
 		o->trainable = p->total;
+		if (c->grads_in_bwd) {
+			/* Optimizer step in the backward pass (torchtune
+			 * optimizer_in_bwd: a post-accumulate-grad hook steps
+			 * and frees each parameter's grad as soon as it is
+			 * complete): one parameter's grad at a time, the
+			 * largest -- the embedding or output matrix, or the
+			 * largest linear of a layer. */
+			double big = largest_linear(m);
+
+			if (first && p->embedding > big)
+				big = p->embedding;
+			if (last && p->lm_head > big)
+				big = p->lm_head;
+			o->bytes[GP_MEM_GRADS] = big / y->tp * sb.grads;
+		}
+		if (c->paged_optimizer) {
+			/* bitsandbytes paged optimizers allocate their states
+			 * with cudaMallocManaged (bitsandbytes functional.py
+			 * get_paged / cget_managed_ptr): resident on the card
+			 * until evicted, but outside PyTorch's caching
+			 * allocator, so torch.cuda.max_memory_allocated and
+			 * memory_stats never count them. */
+			o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
+			o->bytes[GP_MEM_OPTIMIZER] = 0;
+		}
 		if (c->offload_optimizer || c->offload_params) {
 			/* ZeRO-Offload (Ren et al. 2021): master weights and
 			 * optimizer states live and update on the CPU. */
@@ -881,6 +932,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	ac.recompute = c->recompute;
 	ac.capacity_factor = c->capacity_factor;
 	ac.eager_swiglu = c->eager_swiglu;
+	ac.fused_qkv_view = c->fused_qkv_view;
 	if (c->lora_rank > 0) {
 		/* Frozen base: only adapters train.  A quantised base
 		 * (bits < 16) runs through bitsandbytes-style matmuls that
@@ -949,10 +1001,10 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		/* Output layer (Korthikanti sec. 4.3): the final norm input
 		 * and the projection input, h each, and the logits kept
 		 * for the loss, vocab-parallel over t.  A frozen 16-bit
-		 * output layer (LoRA, and QLoRA, whose lm_head stays
-		 * 16-bit here) keeps no input. */
+		 * output layer (LoRA, and QLoRA unless quant_head) keeps
+		 * no input; a 4-bit one keeps it (MatMul4Bit). */
 		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
-		double nin = c->lora_rank > 0 ? 1.0 : 2.0;
+		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}

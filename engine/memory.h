@@ -140,6 +140,12 @@ typedef struct gp_act_cfg {
 	int lora_dropout;    /* 1: dropout (p > 0) on the adapter input */
 	int input_nograd;    /* 1: the layer's input does not require grad
 			      * (no trainable parameter below it) */
+	int fused_qkv_view;  /* 1: one fused QKV matmul whose output is
+			      * viewed as q, k, v (LitGPT): with equal
+			      * head counts v is a view, so the whole
+			      * fused output stays alive beside the roped
+			      * q and k copies; with GQA, k and v are
+			      * expanded to all heads by copy */
 } gp_act_cfg;
 
 /* Per-layer activation terms in bytes (one micro-batch, one GPU).
@@ -203,6 +209,17 @@ typedef struct gp_train_cfg {
 	unsigned lora_targets;
 	int lora_dropout;        /* 1: adapter dropout p > 0 */
 	gp_quant base;           /* frozen base storage; bits 0 = recipe's */
+	/* Software-stack behaviour (memory.c, train_stage): */
+	int paged_optimizer;     /* optimizer states in CUDA managed memory
+				  * (bitsandbytes paged optimizers): on the
+				  * card but outside PyTorch's allocator */
+	int grads_in_bwd;        /* optimizer step fused into backward
+				  * (torchtune optimizer_in_bwd): each grad
+				  * is freed after its step, only the
+				  * largest one is ever whole */
+	int fused_qkv_view;      /* see gp_act_cfg */
+	int quant_head;          /* a quantised frozen base quantises the
+				  * output layer too (every nn.Linear) */
 } gp_train_cfg;
 
 typedef struct gp_infer_cfg {
@@ -258,6 +275,7 @@ typedef enum gp_mem_comp {
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */
 	GP_MEM_CONTEXT, GP_MEM_LIBWS, GP_MEM_COMM, GP_MEM_FRAG,
+	GP_MEM_PAGED,            /* paged optimizer states (managed memory) */
 	GP_MEM_NCOMP
 } gp_mem_comp;
 

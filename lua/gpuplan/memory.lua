@@ -127,7 +127,10 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   dropout, offload (none|optimizer|params+optimizer), lora_rank,
 --   lora_targets ("q,v"), lora_dropout (p, or a boolean), weights (format), kv (dtype), concurrency, ctx,
 --   block, prompts, group, prompt_len, response_len, colocated, ppo
---   reward_model, margin, capacity (bytes, overrides the GPU's), cat.
+--   reward_model, margin, capacity (bytes, overrides the GPU's),
+--   paged_optimizer, grads_in_bwd, fused_qkv_view, quant_head (booleans,
+--   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
+--   eager_swiglu, cat.
 function M.memory(o)
   if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
   local defaults = {}
@@ -204,6 +207,16 @@ function M.memory(o)
     if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
     cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
     cfg.act_bytes = o.act_bytes
+    -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
+    -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer
+    -- step fused into backward (torchtune optimizer_in_bwd), LitGPT's
+    -- fused-QKV views, an output layer quantised with the base.
+    for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "quant_head" } do
+      if o[k] ~= nil and type(o[k]) ~= "boolean" then
+        fail("%s must be a boolean (got %s)", k, tostring(o[k]))
+      end
+      cfg[k] = o[k] or nil
+    end
     cfg.capacity_factor = o.capacity_factor
     cfg.offload = o.offload
     cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")

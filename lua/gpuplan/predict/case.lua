@@ -32,4 +32,21 @@ function M.model(cm)
   return m
 end
 
+-- The framework a case names: the first of `rules` ({word, name} pairs,
+-- Lua patterns matched as whole words, case-insensitive) found in the
+-- case's source title, source id or notes.  Returns name and the word as
+-- written in the rule, or nil.  A general rule on the tool a case names,
+-- never on a case id.
+function M.framework(case, rules)
+  local s = case.source or {}
+  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "") .. " "
+                .. tostring(v(case.notes) or "")):lower()
+  for _, r in ipairs(rules) do
+    if text:find("%f[%w]" .. r[1] .. "%f[%W]") then
+      return r[2], (r[1]:gsub("%%", ""))
+    end
+  end
+  return nil
+end
+
 return M

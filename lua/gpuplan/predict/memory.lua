@@ -12,6 +12,113 @@ local units = require "gpuplan.units"
 local case_ = require "gpuplan.predict.case"
 local v, model_of = case_.v, case_.model
 
+-- Stack profiles: what a framework does when the case does not say, each
+-- setting read from that framework's own source or published default
+-- configs at the era of its measurements.  The framework is the one the
+-- case names (case.framework: source title / id / notes, whole word) --
+-- the same general rule the infer predictor uses for runtimes.  A value
+-- the case states always wins; every profile value used is listed in the
+-- prediction's defaults.  `all` applies to every method, `full` to full
+-- fine-tuning and pre-training, `lora` to LoRA and QLoRA.
+local FRAMEWORKS = {
+  { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" },
+  { "torchtune", "torchtune" }, { "peft", "peft" },
+}
+local PROFILES = {
+  -- LitGPT (lit-gpt, 2023; the resource tables' commit 8641822):
+  litgpt = {
+    all = {
+      -- lit_gpt/model.py CausalSelfAttention: one fused `attn` linear
+      -- whose output is viewed and split into q, k, v (memory.h).
+      { "fused_qkv_view", true, "lit_gpt/model.py fused attn linear, q/k/v views" },
+      -- tutorials/resource-tables.md: "All experiments were run using
+      -- --precision bf16-true": params (adapters included) and their
+      -- AdamW states in bf16, no fp32 master.
+      { "recipe", "bf16", "resource tables: --precision bf16-true" },
+      -- finetune/*.py: model(..., lm_head_chunk_size=128) and
+      -- lit_gpt/utils.py chunked_cross_entropy on the bf16 logit chunks
+      -- without an upcast: the chunks (2 B, held by the loop's `logits`
+      -- through backward) and cross_entropy's bf16 log-softmax (2 B).
+      { "logit_bytes", 4, "chunked bf16 cross-entropy, no fp32 upcast" },
+    },
+    lora = {
+      -- finetune/lora.py hyperparameters: lora_r = 8, lora_dropout =
+      -- 0.05, lora_query = lora_value = True (key, projection, mlp,
+      -- head False).
+      { "lora_rank", 8, "finetune/lora.py lora_r" },
+      { "lora_targets", "q,v", "finetune/lora.py lora_query/lora_value" },
+      { "lora_dropout", 0.05, "finetune/lora.py lora_dropout" },
+      -- --quantize bnb.* goes through Lightning's BitsandbytesPrecision,
+      -- which swaps every torch.nn.Linear built under init_module for a
+      -- bitsandbytes one; LitGPT's lm_head is a LoRALinear wrapping a
+      -- torch.nn.Linear, so the head is quantised too.
+      { "quant_head", true, "BitsandbytesPrecision replaces every nn.Linear" },
+    },
+  },
+  -- torchtune, recipes/configs/llama3_1 at the README table's commit
+  -- (0031bfb, Sep 2024); the README states batch 2, packed 2048 and
+  -- torch.compile on for every row.
+  torchtune = {
+    all = {
+      -- enable_activation_checkpointing: True in the single-device
+      -- configs: each TransformerSelfAttentionLayer is checkpointed.
+      { "recompute", "full", "enable_activation_checkpointing: True" },
+      -- dtype: bf16 -- the model and the optimizer states in bf16, no
+      -- fp32 master copy.
+      { "recipe", "bf16", "dtype: bf16 (no fp32 master)" },
+      -- loss CEWithChunkedOutputLoss (torchtune/modules/loss): the
+      -- output projection in num_output_chunks = 8 bf16 chunks, each
+      -- upcast to fp32 inside the compiled compute_cross_entropy, "only
+      -- upcasting one chunk at a time": 2 B per logit for the kept bf16
+      -- chunks plus 4 B for one chunk in eight.
+      { "logit_bytes", 2 + 4 / 8, "CEWithChunkedOutputLoss, 8 chunks, one fp32 at a time" },
+    },
+    full = {
+      -- 8B_full_single_device.yaml: optimizer
+      -- bitsandbytes.optim.PagedAdamW8bit, optimizer_in_bwd: True.
+      { "optimizer", "adam8bit", "PagedAdamW8bit" },
+      { "paged_optimizer", true, "PagedAdamW8bit states in CUDA managed memory" },
+      { "grads_in_bwd", true, "optimizer_in_bwd: True" },
+    },
+    lora = {
+      -- 8B_lora(_single_device).yaml model section at that commit:
+      -- lora_attn_modules ['q_proj', 'v_proj'], apply_lora_to_mlp
+      -- False, lora_rank 8, lora_dropout 0.0; optimizer torch AdamW.
+      { "lora_rank", 8, "lora_rank: 8" },
+      { "lora_targets", "q,v", "lora_attn_modules [q_proj, v_proj]" },
+      { "lora_dropout", 0, "lora_dropout: 0.0" },
+      { "optimizer", "adamw", "torch.optim.AdamW" },
+    },
+  },
+  -- PEFT's README table ran the examples on ought/raft
+  -- twitter_complaints: examples/causal_language_modeling/
+  -- peft_lora_clm_accelerate_ds_zero3_offload.py (bigscience/bloomz-7b1,
+  -- plain PyTorch without the DeepSpeed config for the "PEFT-LoRA
+  -- PyTorch" column).
+  peft = {
+    all = {
+      { "seq", 64, "example script max_length = 64" },
+      { "batch", 8, "example script batch_size = 8" },
+      -- transformers of that era (before SDPA support, v4.36) computes
+      -- BLOOM attention unfused: baddbmm, softmax, dropout.
+      { "flash", false, "transformers eager attention (pre-SDPA)" },
+      -- BloomForCausalLM.forward in fp32: lm_logits kept in the output
+      -- (4 B), the shifted .contiguous() copy (4 B) and the log-softmax
+      -- that CrossEntropyLoss saves (4 B).
+      { "logit_bytes", 12, "fp32 logits, shifted copy, log-softmax" },
+    },
+    lora = {
+      -- LoraConfig(r=8, lora_alpha=32, lora_dropout=0.1); no
+      -- target_modules, so PEFT's default map for the model type (bloom:
+      -- query_key_value, the fused q, k, v linear).
+      { "lora_rank", 8, "LoraConfig r=8" },
+      { "lora_dropout", 0.1, "LoraConfig lora_dropout=0.1" },
+      { "lora_targets", "q,k,v", "PEFT default target query_key_value" },
+      { "optimizer", "adamw", "torch.optim.AdamW" },
+    },
+  },
+}
+
 
 return function(case, cat)
   local model, why = model_of(case.model or {})
@@ -48,6 +155,23 @@ return function(case, cat)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
     if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+  end
+  -- The framework's stack profile fills what the case leaves open.
+  local fw = case_.framework(case, FRAMEWORKS)
+  if fw and o.method ~= "infer" then
+    local prof = PROFILES[fw]
+    local group = (o.method == "lora" or o.method == "qlora") and "lora"
+      or ((o.method == "full" or o.method == "pretrain") and "full" or nil)
+    defaults[#defaults + 1] = "stack profile=" .. fw
+    for _, part in ipairs { "all", group } do
+      for _, set in ipairs(prof[part] or {}) do
+        local k, val, why = set[1], set[2], set[3]
+        if o[k] == nil then
+          o[k] = val
+          defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), why)
+        end
+      end
+    end
   end
   if o.method == "infer" then
     o.concurrency = v(wl.concurrency) or o.batch
