@@ -1310,7 +1310,8 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 			out->bytes[GP_MEM_LOGITS] = 0;
 			out->bytes[GP_MEM_PARAM_GATHER] = 0;
 			out->bytes[GP_MEM_KV] = ro.bytes[GP_MEM_KV];
-			out->bytes[GP_MEM_WORKSPACE] = ro.bytes[GP_MEM_WORKSPACE];
+			out->bytes[GP_MEM_WORKSPACE] =
+				ro.bytes[GP_MEM_WORKSPACE];
 		}
 		finish(out, capacity, r);
 	} else {

@@ -110,7 +110,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(64);
+	plan(77);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -428,6 +428,107 @@ int main(void)
 	/* Critic states = actor states: 18 B/param / 8. */
 	is_num(r1.bytes[GP_MEM_CRITIC], 6738415616.0 * 18 / 8, 1e-12,
 	       "PPO critic states = actor's");
+
+	/* --- framework behaviour (stack profiles) --- */
+	/* LitGPT fused QKV, MHA (Llama 2 7B, full training, flash, s 1304,
+	 * b 1, 2 B): the fused output stays alive through the v view, so
+	 * its q and k parts come on top: 1304 * (4096 + 4096) * 2 =
+	 * 21364736 B per layer.  Exact arithmetic. */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = 1304;
+	ac.micro_batch = 1;
+	ac.flash = 1;
+	ac.act_bytes = 2;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	{
+		double a0 = al.attention, t0 = al.total;
+
+		ac.fused_qkv_view = 1;
+		mem_act_layer(&l7, &ac, 0, &al, &err);
+		is_num(al.attention - a0, 21364736.0, 1e-12,
+		       "fused QKV view keeps q+k of the fused output (MHA)");
+		is_num(al.total - t0, 21364736.0, 1e-12,
+		       "fused QKV view adds to the layer total");
+	}
+	/* GQA (Llama 2 70B: q 64*128 = 8192, k = v 8*128 = 1024), s 2048:
+	 * k and v expanded to every head by copy, 2 * (8192 - 1024) wider:
+	 * 2048 * 14336 * 2 = 58720256 B. */
+	ac.seq = 2048;
+	ac.fused_qkv_view = 0;
+	mem_act_layer(&l70, &ac, 0, &al, &err);
+	{
+		double a0 = al.attention;
+
+		ac.fused_qkv_view = 1;
+		mem_act_layer(&l70, &ac, 0, &al, &err);
+		is_num(al.attention - a0, 58720256.0, 1e-12,
+		       "fused QKV with GQA: expanded k and v copies");
+	}
+	/* torchtune full fine-tune of a Llama 3.1 8B shape: bf16 params,
+	 * PagedAdamW8bit, optimizer_in_bwd.  Parameters: embedding and
+	 * lm_head 128256 * 4096 = 525336576 each; per layer q, o 4096^2,
+	 * k, v 4096 * 1024, MLP 3 * 4096 * 14336, two norms 2 * 4096 =
+	 * 218112000; 32 layers + final norm 4096: 8030261248. */
+	{
+		gp_model l8 = l7;
+
+		l8.kv_heads = 8;
+		l8.ffn_hidden = 14336;
+		l8.vocab = 128256;
+		tc = train_cfg();
+		tc.recipe = GP_RECIPE_BF16;
+		tc.optim = GP_OPT_ADAM8BIT;
+		tc.micro_batch = 2;
+		tc.recompute = GP_RECOMPUTE_FULL;
+		tc.paged_optimizer = 1;
+		tc.grads_in_bwd = 1;
+		rc = mem_train(&l8, &tc, 24e9, &rs, &r, &err);
+		ok(rc == GP_OK, "paged + in-backward config accepted");
+		is_num(r.params, 8030261248.0, 1e-12, "Llama 3.1 8B params");
+		ok(r.bytes[GP_MEM_OPTIMIZER] == 0,
+		   "paged states leave the allocator's optimizer term");
+		/* 8-bit Adam: 2 * (1 + 4/2048) B/param on managed memory. */
+		is_num(r.bytes[GP_MEM_PAGED],
+		       8030261248.0 * 2 * (1 + 4.0 / 2048), 1e-12,
+		       "paged 8-bit Adam states = 2.00390625 B/param");
+		/* One grad at a time, the largest: lm_head 525336576 * 2 B. */
+		is_num(r.bytes[GP_MEM_GRADS], 1050673152.0, 1e-12,
+		       "optimizer_in_bwd: only the largest grad (lm_head)");
+		/* max_memory_allocated does not see managed memory, the
+		 * card does: total = allocated + paged + context (0.5 GiB) +
+		 * workspaces (64 MiB) + 5% fragmentation of allocated. */
+		is_num(r.total, r.allocated * 1.05 + r.bytes[GP_MEM_PAGED] +
+		       0.5 * GiB + 64.0 * 1048576, 1e-12,
+		       "paged states in total, not in allocated");
+	}
+	/* QLoRA with the output layer quantised too (LitGPT under
+	 * BitsandbytesPrecision), Llama 2 7B, NF4-DQ 4.126953125 bits:
+	 * lm_head 32000 * 4096 = 131072000 weights drop from 2 B to
+	 * 0.515869140625 B: 194528000 B less. */
+	tc = train_cfg();
+	tc.lora_rank = 8;
+	tc.lora_targets = GP_LORA_Q | GP_LORA_V;
+	tc.base = nf4;
+	mem_train(&l7, &tc, 40e9, &rs, &r1, &err);
+	tc.quant_head = 1;
+	mem_train(&l7, &tc, 40e9, &rs, &r, &err);
+	is_num(r1.bytes[GP_MEM_WEIGHTS] - r.bytes[GP_MEM_WEIGHTS],
+	       131072000.0 * (2 - 4.126953125 / 8), 1e-9,
+	       "quantised head stored at 4.127 bits");
+	/* The 4-bit head keeps its input: + s h A = 2048 * 4096 * 2. */
+	is_num(r.bytes[GP_MEM_LOGITS] - r1.bytes[GP_MEM_LOGITS], 16777216.0,
+	       1e-9, "quantised head keeps its input");
+	/* Dequantised transient: the head (131072000 elements) is larger
+	 * than any layer linear (4096 * 11008): 2 * 131072000 B. */
+	is_num(r.bytes[GP_MEM_WORKSPACE], 262144000.0, 1e-12,
+	       "dequantised head is the largest transient");
+	/* A 16-bit base ignores quant_head: nothing to quantise. */
+	tc.base.bits = 0;
+	mem_train(&l7, &tc, 40e9, &rs, &r, &err);
+	tc.quant_head = 0;
+	mem_train(&l7, &tc, 40e9, &rs, &r1, &err);
+	is_num(r.allocated, r1.allocated, 0,
+	       "quant_head has no effect on a 16-bit base");
 
 	/* --- invalid input: clear errors --- */
 	tc = train_cfg();

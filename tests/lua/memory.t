@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(38)
+t.plan(48)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -147,4 +147,76 @@ t.raises(function() core.memory(gp.catalog():get("models", "llama2-7b"),
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 8, tp = 8,
                                 zero = 5 } end,
   "zero must be 0, 1, 2 or 3", "zero 5")
+-- Stack profiles of the memory predictor: the framework a case names
+-- fills what the case leaves open (lua/gpuplan/predict/memory.lua).
+do
+  local predict = require "gpuplan.predict.memory"
+  local function case(title, method, extra)
+    local c = {
+      kind = "memory",
+      model = { name = "l31-8b", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+                ffn_hidden = 14336, ffn_gated = true, vocab = 128256 },
+      hardware = { gpu = "h100-sxm", gpus = 1 },
+      parallel = { tp = 1, pp = 1, micro_batch = 2 },
+      workload = { seq_len = 2048, precision = "bf16", method = method },
+      measured = { metric = "peak_memory_gib", value = 1 },
+      source = { title = title },
+    }
+    for k, v in pairs(extra or {}) do c.workload[k] = v end
+    return c
+  end
+  local function has(defaults, pat)
+    for _, d in ipairs(defaults) do if d:find(pat, 1, true) then return true end end
+    return false
+  end
+  local cat = gp.catalog()
+  -- torchtune full fine-tune (8B_full_single_device.yaml): bf16 params
+  -- 8030261248 * 2 = 16060522496; one grad at a time, lm_head 128256 *
+  -- 4096 * 2 = 1050673152; checkpointed layer inputs 32 * 4096 tok *
+  -- 4096 * 2 = 1073741824; one layer recomputed, per token 2 B * (norms
+  -- 2h 8192 + attention h+q+k+v+o 14336 + MLP h + 4f 61440) + flash
+  -- lse 4 * 32 = 168064 B, * 4096 = 688390144; logits 4096 * (2 h * 2 +
+  -- V * 2.5) = 1380450304.  Sum 20253777920 B = 18.8630 GiB; the paged
+  -- 8-bit states are outside max_memory_allocated.
+  local p = predict(case("torchtune README table", "full"), cat)
+  t.near(p.value, 20253777920 / GiB, 1e-9, "torchtune full FT profile: 18.86 GiB allocated")
+  t.ok(has(p.defaults, "paged_optimizer=true") and has(p.defaults, "grads_in_bwd=true")
+       and has(p.defaults, "recompute=full"), "torchtune profile settings listed in defaults")
+  -- The same case with no framework named: no profile, AdamW mixed
+  -- precision with grads and states in the allocator -- far larger.
+  local q = predict(case("some benchmark", "full"), cat)
+  t.ok(not has(q.defaults, "stack profile") and q.value > 3 * p.value,
+       "no framework named: no profile")
+  -- Whole words only: "torchtuner" names no framework.
+  q = predict(case("torchtuner notes", "full"), cat)
+  t.ok(not has(q.defaults, "stack profile"), "framework matched as a whole word")
+  -- What the case states wins over the profile.
+  q = predict(case("torchtune", "full", { optimizer = "adamw" }), cat)
+  t.ok(not has(q.defaults, "optimizer=adam8bit") and has(q.defaults, "paged_optimizer=true"),
+       "a stated optimizer is kept, the rest of the profile applies")
+  -- PEFT example script: seq 64, batch 8 unless stated.
+  local c = case("Hugging Face PEFT README", "lora")
+  c.workload.seq_len, c.parallel.micro_batch = nil, nil
+  q = predict(c, cat)
+  t.ok(has(q.defaults, "seq=64") and has(q.defaults, "batch=8")
+       and has(q.defaults, "lora_dropout=0.1"), "PEFT profile: the example script's settings")
+  c = case("Hugging Face PEFT README", "lora")
+  q = predict(c, cat)
+  t.ok(not has(q.defaults, "seq=64"), "PEFT profile: a stated seq wins")
+  -- LitGPT: the fused-QKV view is listed and raises the estimate by
+  -- exactly 32 layers * tok * 2 * (q - k) * 2 B for this GQA shape
+  -- (k, v expanded copies): 32 * 4096 * 2 * 3072 * 2 = 1610612736 B.
+  local lit = predict(case("LitGPT resource tables", "lora", { lora = { rank = 8, targets = { "q", "v" } } }), cat)
+  t.ok(has(lit.defaults, "fused_qkv_view=true"), "LitGPT profile lists the fused QKV view")
+  local gl = memory.memory { model = case("x", "lora").model, gpu = "h100-sxm", cat = cat,
+    method = "lora", seq = 2048, batch = 2, lora_rank = 8, lora_targets = "q,v",
+    lora_dropout = 0.05, recipe = "bf16", logit_bytes = 4, fused_qkv_view = false }
+  local gl2 = memory.memory { model = case("x", "lora").model, gpu = "h100-sxm", cat = cat,
+    method = "lora", seq = 2048, batch = 2, lora_rank = 8, lora_targets = "q,v",
+    lora_dropout = 0.05, recipe = "bf16", logit_bytes = 4, fused_qkv_view = true }
+  t.near(gl2.allocated - gl.allocated, 1610612736, 1e-12, "fused QKV (GQA) adds 2 (q - k) per token per layer")
+end
+t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
+  "paged_optimizer must be a boolean", "paged_optimizer type checked")
+
 t.done_testing()
