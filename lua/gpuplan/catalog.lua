@@ -346,10 +346,14 @@ end
 -- Cross-references between entries, after every layer is in.
 local function check_refs(cat)
   local errs = {}
+  -- "file:line: gpu 'id': field 'f': " and the message
+  local function bad(entry, field, fmt, ...)
+    errs[#errs + 1] = string.format("%s:%d: %s '%s': field '%s': ", entry._file, entry._line,
+                                    entry._kind, entry.id, field) .. string.format(fmt, ...)
+  end
   local function need(entry, field, kind, value)
     if value ~= nil and not cat[kind][value] then
-      errs[#errs + 1] = string.format("%s:%d: %s '%s': field '%s': unknown %s '%s'",
-        entry._file, entry._line, entry._kind, entry.id, field, singular[kind], value)
+      bad(entry, field, "unknown %s '%s'", singular[kind], value)
     end
   end
   local function sorted(t)
@@ -362,12 +366,10 @@ local function check_refs(cat)
     local g = cat.gpus[k]
     if g.scaleup then need(g, "scaleup.fabric", "fabrics", g.scaleup.fabric) end
     if not g.achievable and not cat.archs[g.arch] then
-      errs[#errs + 1] = string.format("%s:%d: gpu '%s': field 'achievable': missing, and no arch '%s' entry gives defaults",
-        g._file, g._line, g.id, g.arch)
+      bad(g, "achievable", "missing, and no arch '%s' entry gives defaults", g.arch)
     end
     if g.usable_memory and g.usable_memory > g.memory then
-      errs[#errs + 1] = string.format("%s:%d: gpu '%s': field 'usable_memory': larger than memory",
-        g._file, g._line, g.id)
+      bad(g, "usable_memory", "larger than memory")
     end
   end
   for _, k in ipairs(sorted(cat.systems)) do
@@ -375,17 +377,13 @@ local function check_refs(cat)
     need(s, "gpu", "gpus", s.gpu)
     need(s, "scaleup", "fabrics", s.scaleup)
     need(s, "nic_fabric", "fabrics", s.nic_fabric)
-    if s.nics > 0 and not s.nic_fabric then
-      errs[#errs + 1] = string.format("%s:%d: system '%s': field 'nic_fabric': required when nics > 0",
-        s._file, s._line, s.id)
-    end
+    if s.nics > 0 and not s.nic_fabric then bad(s, "nic_fabric", "required when nics > 0") end
   end
   for _, k in ipairs(sorted(cat.prices)) do
     local p = cat.prices[k]
     need(p, "gpu", "gpus", p.gpu)
     if p.price.currency ~= "USD" and not cat.currencies[p.price.currency] then
-      errs[#errs + 1] = string.format("%s:%d: price '%s': field 'price': no currency entry for %s",
-        p._file, p._line, p.id, p.price.currency)
+      bad(p, "price", "no currency entry for %s", p.price.currency)
     end
   end
   return errs
