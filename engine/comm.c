@@ -150,44 +150,53 @@ static int name_eq(const char *a, const char *b)
 	}
 }
 
-int comm_coll_parse(const char *name, gp_coll *out)
+struct name_alias {
+	const char *name;
+	int value;
+};
+
+/* The index of name in names[0..n), else the value of its alias (a list
+ * ended by a NULL name); -1 for NULL or a name that is neither. */
+static int name_find(const char *name, const char *const names[], int n,
+		     const struct name_alias *alias)
 {
 	int i;
 
 	if (!name)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (name_eq(name, names[i]))
+			return i;
+	for (; alias->name; alias++)
+		if (name_eq(name, alias->name))
+			return alias->value;
+	return -1;
+}
+
+int comm_coll_parse(const char *name, gp_coll *out)
+{
+	static const struct name_alias alias[] = {
+		{"sendrecv", GP_SEND_RECV}, {"p2p", GP_SEND_RECV}, {NULL, 0}
+	};
+	int i = name_find(name, coll_names, GP_COLL_COUNT, alias);
+
+	if (i < 0)
 		return GP_EINVAL;
-	for (i = 0; i < GP_COLL_COUNT; i++)
-		if (name_eq(name, coll_names[i])) {
-			*out = (gp_coll)i;
-			return GP_OK;
-		}
-	if (name_eq(name, "sendrecv") || name_eq(name, "p2p")) {
-		*out = GP_SEND_RECV;
-		return GP_OK;
-	}
-	return GP_EINVAL;
+	*out = (gp_coll)i;
+	return GP_OK;
 }
 
 int comm_algo_parse(const char *name, gp_algo *out)
 {
-	int i;
+	static const struct name_alias alias[] = {
+		{"hier", GP_ALGO_HIER}, {"collnet", GP_ALGO_SHARP}, {NULL, 0}
+	};
+	int i = name_find(name, algo_names, GP_ALGO_COUNT, alias);
 
-	if (!name)
+	if (i < 0)
 		return GP_EINVAL;
-	for (i = 0; i < GP_ALGO_COUNT; i++)
-		if (name_eq(name, algo_names[i])) {
-			*out = (gp_algo)i;
-			return GP_OK;
-		}
-	if (name_eq(name, "hier")) {
-		*out = GP_ALGO_HIER;
-		return GP_OK;
-	}
-	if (name_eq(name, "collnet")) {
-		*out = GP_ALGO_SHARP;
-		return GP_OK;
-	}
-	return GP_EINVAL;
+	*out = (gp_algo)i;
+	return GP_OK;
 }
 
 /* nccl-tests doc/PERFORMANCE.md: the factor that turns algbw into the
