@@ -49,6 +49,26 @@ static int has_vision(const gp_model *m)
 	return m->vision.layers > 0 || m->vision.params > 0;
 }
 
+/* A count of the model that must be at least lo (0 or 1); otherwise
+ * "<name> must not be negative (got v)" or "<name> must be positive
+ * (got v)" in err and GP_EINVAL. */
+static int check_min(int v, int lo, const char *name, gp_error *err)
+{
+	if (v >= lo)
+		return GP_OK;
+	if (lo > 0)
+		return gp_fail(err, "%s must be positive (got %d)", name, v);
+	return gp_fail(err, "%s must not be negative (got %d)", name, v);
+}
+
+/* A switch of the model: 0 or 1. */
+static int check_switch(int v, const char *name, gp_error *err)
+{
+	if (v != 0 && v != 1)
+		return gp_fail(err, "%s must be 0 or 1 (got %d)", name, v);
+	return GP_OK;
+}
+
 int model_check(const gp_model *m, gp_error *err)
 {
 	const gp_moe *e;
@@ -60,52 +80,34 @@ int model_check(const gp_model *m, gp_error *err)
 	e = &m->moe;
 	a = &m->mla;
 	v = &m->vision;
-	if (m->layers <= 0)
-		return gp_fail(err, "layers must be positive (got %d)", m->layers);
-	if (m->hidden <= 0)
-		return gp_fail(err, "hidden must be positive (got %d)", m->hidden);
-	if (m->heads <= 0)
-		return gp_fail(err, "heads must be positive (got %d)", m->heads);
-	if (m->kv_heads <= 0)
-		return gp_fail(err, "kv_heads must be positive (got %d)",
-			       m->kv_heads);
+	if (check_min(m->layers, 1, "layers", err) ||
+	    check_min(m->hidden, 1, "hidden", err) ||
+	    check_min(m->heads, 1, "heads", err) ||
+	    check_min(m->kv_heads, 1, "kv_heads", err))
+		return GP_EINVAL;
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
 		return gp_fail(err, "kv_heads (%d) must divide heads (%d)",
 			       m->kv_heads, m->heads);
-	if (m->head_dim <= 0)
-		return gp_fail(err, "head_dim must be positive (got %d)",
-			       m->head_dim);
-	if (m->vocab <= 0)
-		return gp_fail(err, "vocab must be positive (got %d)", m->vocab);
-	if (m->ffn_hidden < 0)
-		return gp_fail(err, "ffn_hidden must not be negative (got %d)",
-			       m->ffn_hidden);
+	if (check_min(m->head_dim, 1, "head_dim", err) ||
+	    check_min(m->vocab, 1, "vocab", err) ||
+	    check_min(m->ffn_hidden, 0, "ffn_hidden", err))
+		return GP_EINVAL;
 	/* A model whose every layer is MoE needs no dense width. */
 	if (m->ffn_hidden == 0 && (e->experts == 0 || e->dense_layers > 0) &&
 	    !(e->experts > 0 && e->dense_ffn_hidden > 0))
 		return gp_fail(err, "ffn_hidden must be positive (got 0)");
-	if (m->ffn_gated != 0 && m->ffn_gated != 1)
-		return gp_fail(err, "ffn_gated must be 0 or 1 (got %d)",
-			       m->ffn_gated);
-	if (m->tied_embeddings != 0 && m->tied_embeddings != 1)
-		return gp_fail(err, "tied_embeddings must be 0 or 1 (got %d)",
-			       m->tied_embeddings);
-	if (m->qkv_bias != 0 && m->qkv_bias != 1)
-		return gp_fail(err, "qkv_bias must be 0 or 1 (got %d)",
-			       m->qkv_bias);
-	if (m->linear_bias != 0 && m->linear_bias != 1)
-		return gp_fail(err, "linear_bias must be 0 or 1 (got %d)",
-			       m->linear_bias);
+	if (check_switch(m->ffn_gated, "ffn_gated", err) ||
+	    check_switch(m->tied_embeddings, "tied_embeddings", err) ||
+	    check_switch(m->qkv_bias, "qkv_bias", err) ||
+	    check_switch(m->linear_bias, "linear_bias", err))
+		return GP_EINVAL;
 	if (m->norm_params != m->hidden && m->norm_params != 2 * m->hidden)
 		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) or "
 			       "2*hidden (LayerNorm), got %d", m->hidden,
 			       m->norm_params);
-	if (m->pos_embeddings < 0)
-		return gp_fail(err, "pos_embeddings must not be negative (got %d)",
-			       m->pos_embeddings);
-	if (m->sliding_window < 0)
-		return gp_fail(err, "sliding_window must not be negative (got %d)",
-			       m->sliding_window);
+	if (check_min(m->pos_embeddings, 0, "pos_embeddings", err) ||
+	    check_min(m->sliding_window, 0, "sliding_window", err))
+		return GP_EINVAL;
 	if (m->sliding_layers < 0 || m->sliding_layers > m->layers)
 		return gp_fail(err, "sliding_layers must be in 0..layers (%d), "
 			       "got %d", m->layers, m->sliding_layers);
@@ -113,61 +115,47 @@ int model_check(const gp_model *m, gp_error *err)
 		return gp_fail(err, "sliding_layers = %d needs a sliding_window",
 			       m->sliding_layers);
 
-	if (e->experts < 0)
-		return gp_fail(err, "moe.experts must not be negative (got %d)",
-			       e->experts);
+	if (check_min(e->experts, 0, "moe.experts", err))
+		return GP_EINVAL;
 	if (e->experts > 0) {
 		if (e->top_k <= 0 || e->top_k > e->experts)
 			return gp_fail(err, "moe.top_k must be in 1..experts (%d), "
 				       "got %d", e->experts, e->top_k);
-		if (e->ffn_hidden <= 0)
-			return gp_fail(err, "moe.ffn_hidden must be positive "
-				       "(got %d)", e->ffn_hidden);
-		if (e->shared_experts < 0)
-			return gp_fail(err, "moe.shared_experts must not be "
-				       "negative (got %d)", e->shared_experts);
-		if (e->shared_ffn_hidden < 0)
-			return gp_fail(err, "moe.shared_ffn_hidden must not be "
-				       "negative (got %d)", e->shared_ffn_hidden);
+		if (check_min(e->ffn_hidden, 1, "moe.ffn_hidden", err) ||
+		    check_min(e->shared_experts, 0, "moe.shared_experts",
+			      err) ||
+		    check_min(e->shared_ffn_hidden, 0,
+			      "moe.shared_ffn_hidden", err))
+			return GP_EINVAL;
 		if (e->dense_layers < 0 || e->dense_layers > m->layers)
 			return gp_fail(err, "moe.dense_layers must be in "
 				       "0..layers (%d), got %d", m->layers,
 				       e->dense_layers);
-		if (e->dense_ffn_hidden < 0)
-			return gp_fail(err, "moe.dense_ffn_hidden must not be "
-				       "negative (got %d)", e->dense_ffn_hidden);
+		if (check_min(e->dense_ffn_hidden, 0, "moe.dense_ffn_hidden",
+			      err))
+			return GP_EINVAL;
 	} else if (e->top_k != 0 || e->shared_experts != 0 ||
 		   e->dense_layers != 0) {
 		return gp_fail(err, "moe fields set but moe.experts is %d",
 			       e->experts);
 	}
 
-	if (a->kv_lora_rank < 0)
-		return gp_fail(err, "mla.kv_lora_rank must not be negative "
-			       "(got %d)", a->kv_lora_rank);
-	if (a->kv_lora_rank > 0) {
-		if (a->q_lora_rank < 0)
-			return gp_fail(err, "mla.q_lora_rank must not be "
-				       "negative (got %d)", a->q_lora_rank);
-		if (a->qk_nope_head_dim <= 0)
-			return gp_fail(err, "mla.qk_nope_head_dim must be positive "
-				       "(got %d)", a->qk_nope_head_dim);
-		if (a->qk_rope_head_dim <= 0)
-			return gp_fail(err, "mla.qk_rope_head_dim must be positive "
-				       "(got %d)", a->qk_rope_head_dim);
-		if (a->v_head_dim <= 0)
-			return gp_fail(err, "mla.v_head_dim must be positive "
-				       "(got %d)", a->v_head_dim);
-	}
+	if (check_min(a->kv_lora_rank, 0, "mla.kv_lora_rank", err))
+		return GP_EINVAL;
+	if (a->kv_lora_rank > 0 &&
+	    (check_min(a->q_lora_rank, 0, "mla.q_lora_rank", err) ||
+	     check_min(a->qk_nope_head_dim, 1, "mla.qk_nope_head_dim", err) ||
+	     check_min(a->qk_rope_head_dim, 1, "mla.qk_rope_head_dim", err) ||
+	     check_min(a->v_head_dim, 1, "mla.v_head_dim", err)))
+		return GP_EINVAL;
 
 	if (!gp_finite(v->params) || v->params < 0)
 		return gp_fail(err, "vision.params must be a non-negative number");
 	if (!gp_finite(v->projector_params) || v->projector_params < 0)
 		return gp_fail(err, "vision.projector_params must be a "
 			       "non-negative number");
-	if (v->layers < 0)
-		return gp_fail(err, "vision.layers must not be negative (got %d)",
-			       v->layers);
+	if (check_min(v->layers, 0, "vision.layers", err))
+		return GP_EINVAL;
 	if (has_vision(m)) {
 		if (v->layers > 0 && (v->hidden <= 0 || v->heads <= 0 ||
 				      v->ffn_hidden <= 0))
@@ -181,16 +169,16 @@ int model_check(const gp_model *m, gp_error *err)
 		if (v->merge < 0 || v->temporal_patch < 0)
 			return gp_fail(err, "vision.merge and vision.temporal_patch "
 				       "must not be negative");
-		if (v->tokens_per_image < 0)
-			return gp_fail(err, "vision.tokens_per_image must not be "
-				       "negative (got %d)", v->tokens_per_image);
+		if (check_min(v->tokens_per_image, 0, "vision.tokens_per_image",
+			      err))
+			return GP_EINVAL;
 		if (v->tokens_per_image == 0 &&
 		    (v->image_size <= 0 || v->patch_size <= 0))
 			return gp_fail(err, "vision needs tokens_per_image or a "
 				       "positive image_size and patch_size");
-		if (v->layers > 0 && v->patch_size <= 0)
-			return gp_fail(err, "vision.patch_size must be positive "
-				       "(got %d)", v->patch_size);
+		if (v->layers > 0 &&
+		    check_min(v->patch_size, 1, "vision.patch_size", err))
+			return GP_EINVAL;
 	}
 	return GP_OK;
 }
