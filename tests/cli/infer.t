@@ -39,8 +39,8 @@ like($svg, qr/arithmetic intensity \(FLOP\/byte\)/, 'x axis labelled');
 like($svg, qr/decode \(batch 1\)/, 'decode ops in the legend');
 
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB');
-is($c, 1, 'does not fit: exit 1');
-like($e, qr/^gpuplan: does not fit: needs [\d.]+ GB per GPU/m, 'says what it needs');
+is($c, 0, 'does not fit is an answer: exit 0');
+like($o, qr/^fits: no \(needs [\d.]+ GB per GPU.*try --weights int4/m, 'says what it needs and what helps');
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--offload',
                       '--batch', '1', '--in', '512', '--out', '128');
 is($c, 0, 'fits with --offload');

@@ -75,7 +75,10 @@ function C.run(opts, args)
   if opts.sweep_batch then
     local ok, rows, top = pcall(infer.sweep, a)
     if not ok then error(clean(rows), 0) end
-    if not top.fits then error("infer: does not fit: " .. tostring(top.why), 0) end
+    if not top.fits then
+      io.stdout:write("fits: no (", tostring(top.why), ")\n")
+      return 0
+    end
     report.print(rows, {
       format = opts.format,
       title = string.format("%s on %d x %s (tp %d, %s weights): throughput vs latency",
@@ -126,13 +129,16 @@ function C.run(opts, args)
     end
     if opts.format == "json" then row.ops = r.ops end
     report.print({ row }, { format = opts.format })
-    return r.fits and 0 or 1
+    return 0
   end
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
                               r.model, r.gpus, r.gpu, r.tp, r.pp, r.weights, r.kv, r.input, r.output)
+  -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
+  -- what it needs and what would help, exit 0.
   if not r.fits then
-    io.stdout:write(title, "\n")
-    error("does not fit: " .. tostring(r.why), 0)
+    io.stdout:write(title, "\n", "fits: no (", tostring(r.why),
+      "; try --weights int4, --kv fp8, more GPUs with --tp, or --offload)\n")
+    return 0
   end
   local cur = r.currency or "USD"
   local rows = {
