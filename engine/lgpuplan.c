@@ -399,6 +399,9 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	s = lgp_field_str(L, idx, w, "schedule", "1f1b");
 	if (mem_schedule_parse(s, &c->schedule, &err))
 		luaL_error(L, "%s", err.msg);
+	s = lgp_field_str(L, idx, w, "pipe", "megatron");
+	if (mem_pipe_parse(s, &c->pipe, &err))
+		luaL_error(L, "%s", err.msg);
 	c->dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
 	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
 	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);

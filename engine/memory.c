@@ -55,10 +55,13 @@ static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {
 static const char *const schedule_names[GP_SCHED_COUNT] = {
 	"1f1b", "interleaved"
 };
+static const char *const pipe_names[GP_PIPE_COUNT] = {
+	"megatron", "deepspeed"
+};
 static const char *const comp_names[GP_MEM_NCOMP] = {
 	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
-	"activations", "recompute", "logits", "ref_model", "reward_model",
-	"critic", "rollout_weights", "kv_cache", "workspace",
+	"activations", "recompute", "logits", "pipe_buffers", "ref_model",
+	"reward_model", "critic", "rollout_weights", "kv_cache", "workspace",
 	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation",
 	"optimizer_paged"
 };
@@ -149,6 +152,22 @@ int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err)
 		       "pipeline schedule", err))
 		return GP_EINVAL;
 	*out = (gp_schedule)v;
+	return GP_OK;
+}
+
+const char *mem_pipe_name(gp_pipe_engine p)
+{
+	return NAME_OF(pipe_names, GP_PIPE_COUNT, p);
+}
+
+int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, pipe_names, GP_PIPE_COUNT, &v, "pipeline engine",
+		       err))
+		return GP_EINVAL;
+	*out = (gp_pipe_engine)v;
 	return GP_OK;
 }
 
@@ -708,6 +727,9 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 	if ((int)c->schedule < 0 || c->schedule >= GP_SCHED_COUNT)
 		return gp_fail(err, "unknown pipeline schedule %d",
 			       (int)c->schedule);
+	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
+		return gp_fail(err, "unknown pipeline engine %d",
+			       (int)c->pipe);
 	if (check_int(c->dp, "dp", err) || check_int(c->tp, "tp", err) ||
 	    check_int(c->pp, "pp", err) || check_int(c->cp, "cp", err) ||
 	    check_int(c->ep, "ep", err) || check_int(c->vpp, "vpp", err) ||
@@ -767,6 +789,66 @@ static double largest_linear(const gp_model *m)
 	if ((double)m->hidden * w.q > big)
 		big = (double)m->hidden * w.q;
 	return big;
+}
+
+/* Stage buffers of a pipeline engine beyond the layers' saved tensors,
+ * for one stage with `inflight` micro-batches between forward and
+ * backward; hid = one stage output (s/cp * b * h elements, /t with
+ * sequence parallel).
+ *
+ * Megatron-LM (the default, nothing added): its schedules keep each
+ * in-flight micro-batch's received input -- the first layer's saved
+ * input, counted with the activations -- and pseudo-free the output
+ * once sent (megatron/core/pipeline_parallel/schedules.py,
+ * deallocate_output_tensor: out.data becomes a scalar, only grad_fn
+ * stays; megatron/training/arguments.py sets deallocate_pipeline_outputs
+ * = True for every run).
+ *
+ * DeepSpeed's PipelineEngine (deepspeed/runtime/pipe/engine.py,
+ * schedule.py TrainSchedule):
+ *  - outputs: _exec_forward_pass stores the stage output in
+ *    pipe_buffers['outputs'][id] and only _exec_backward_pass of a
+ *    non-last stage sets it to None, so every micro-batch in flight
+ *    keeps one.  With tensor parallelism and the default pipeline
+ *    config (pipe_partitioned and grad_partitioned true, runtime/
+ *    config.py get_pipeline_config) the engine zeroes the full
+ *    output's .data and keeps this rank's 1/t slice (runtime/utils.py
+ *    PartitionedTensor: narrow(...).clone()): hid/t each; without tp,
+ *    the full output: hid each.
+ *  - inputs: a non-first stage receives into pipe_recv_buf and clones
+ *    it into pipe_buffers['inputs'][id], kept until _exec_send_grads.
+ *    Partitioned (tp > 1), the forward all-gathers it into the full
+ *    tensor the first layer reads and stores that tensor back in the
+ *    buffer: the layers' saved input, nothing more.  Unpartitioned,
+ *    the forward runs on a second .clone() of the buffer, so each
+ *    micro-batch in flight holds one more full input: hid each.
+ *  - one receive buffer (pipe_recv_buf, non-first stages) and one
+ *    gradient buffer (grad_layer, non-last stages) persist, allocated
+ *    once with the shapes of the (partitioned) messages: hid/t each.
+ *  - the last stage's backward returns before clearing its output, so
+ *    outputs[id] keeps the previous micro-batch's output while the
+ *    next one runs (num_pipe_buffers = max(2, min(p - k + 1, m)) = 2
+ *    there): one stale output, in Megatron-DeepSpeed's GPTModelPipe
+ *    the fp32 logits (its last pipeline layer is float16_to_fp32):
+ *    s/cp * b * V/t * 4 bytes.
+ * The micro-batch count in flight is the schedule's (TrainSchedule
+ * runs stage k's first backward after p - k forwards, Narayanan et al.
+ * 2021's 1F1B). */
+static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
+			      const layout *y, double tok, double A,
+			      double inflight, int first, int last)
+{
+	double hid = tok * m->hidden * A / (c->sp ? y->tp : 1);
+	double part = y->tp;  /* partitioned over tp; 1 = whole */
+	double b = 0;
+
+	if (!last)
+		b += inflight * hid / part + hid / part;
+	if (!first)
+		b += hid / part + (y->tp == 1 ? inflight * hid : 0);
+	if (last)
+		b += tok * (double)m->vocab * 4.0 / y->tp;
+	return b;
 }
 
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
@@ -1008,6 +1090,9 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
+	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED)
+		o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c, y, tok,
+			A, inflight, first, last);
 	return GP_OK;
 }
 

@@ -74,6 +74,15 @@ typedef enum gp_schedule {
 	GP_SCHED_1F1B = 0, GP_SCHED_INTERLEAVED, GP_SCHED_COUNT
 } gp_schedule;
 
+/* Pipeline engine: what a stage holds between a micro-batch's forward
+ * and its backward besides the layers' saved tensors (memory.c,
+ * train_stage).  megatron: Megatron-LM's schedules, which pseudo-free
+ * each sent output; deepspeed: DeepSpeed's PipelineEngine, which keeps
+ * one output buffer per micro-batch in flight. */
+typedef enum gp_pipe_engine {
+	GP_PIPE_MEGATRON = 0, GP_PIPE_DEEPSPEED, GP_PIPE_COUNT
+} gp_pipe_engine;
+
 /* Names ("mixed-16", "adamw", "selective", "1f1b") and their parsers
  * (GP_OK or GP_EINVAL naming the accepted values in err). */
 const char *mem_recipe_name(gp_recipe r);
@@ -84,6 +93,8 @@ const char *mem_recompute_name(gp_recompute r);
 int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err);
 const char *mem_schedule_name(gp_schedule s);
 int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err);
+const char *mem_pipe_name(gp_pipe_engine p);
+int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err);
 
 /* Bytes per parameter of each model-state kind, unsharded. */
 typedef struct gp_state_bytes {
@@ -195,6 +206,7 @@ typedef struct gp_train_cfg {
 	double seq, micro_batch;
 	double microbatches;     /* per step per pipeline; 0 = >= pp */
 	gp_schedule schedule;
+	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
 	gp_recompute recompute;
 	int flash, dropout, eager_swiglu;
 	double act_bytes;        /* 0: 4 for the fp32 recipe, else 2 */
@@ -271,6 +283,7 @@ typedef enum gp_mem_comp {
 	GP_MEM_ADAPTER,          /* LoRA params + grads + states */
 	GP_MEM_PARAM_GATHER,     /* ZeRO-3/FSDP gathered layers */
 	GP_MEM_ACTIVATIONS, GP_MEM_RECOMPUTE, GP_MEM_LOGITS,
+	GP_MEM_PIPE_BUFFERS,     /* pipeline engine's stage buffers */
 	GP_MEM_REF, GP_MEM_REWARD, GP_MEM_CRITIC,
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */

@@ -203,6 +203,11 @@ function M.memory(o)
       fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
     end
     cfg.stack = stack
+    -- The pipeline engine follows the stack: DeepSpeed's PipelineEngine
+    -- keeps an output buffer per micro-batch in flight, Megatron-LM's
+    -- schedules pseudo-free each sent output (memory.c, ds_pipe_buffers).
+    -- Fine-tuning stacks do not pipeline; Megatron's rule stands for them.
+    cfg.pipe = stack == "deepspeed" and "deepspeed" or "megatron"
     cfg.eager_swiglu = o.eager_swiglu
     if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
     cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)

@@ -43,6 +43,23 @@ static gp_model llama2_7b(void)
 	return m;
 }
 
+/* BLOOM-176B (BigScience tr11-176B-ml): 70 layers, h 14336, 112 heads,
+ * GeLU MLP of 4h, LayerNorm with biases, vocab 250880, tied. */
+static gp_model bloom176(void)
+{
+	gp_model m = gpt175();
+
+	m.layers = 70;
+	m.hidden = 14336;
+	m.heads = 112;
+	m.kv_heads = 112;
+	m.ffn_hidden = 4 * 14336;
+	m.vocab = 250880;
+	m.norm_params = 2 * 14336;
+	m.tied_embeddings = 1;
+	return m;
+}
+
 static gp_model llama2_70b(void)
 {
 	gp_model m = llama2_7b();
@@ -110,7 +127,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(77);
+	plan(87);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -353,6 +370,66 @@ int main(void)
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	/* Korthikanti 4.2.3: p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5. */
 	is_num(r.inflight, 5.5, 1e-12, "interleaved: p + (p-1)/v in flight");
+
+	/* --- pipeline engine buffers: DeepSpeed vs Megatron --- */
+	{
+		gp_model bl = bloom176();
+		gp_pipe_engine pe;
+
+		/* BLOOM-176B as trained: TP 4, PP 12, DP 8, micro-batch 2,
+		 * seq 2048, full recompute, bf16 (DeepSpeed BF16_Optimizer). */
+		tc = train_cfg();
+		tc.recipe = GP_RECIPE_DSBF16;
+		tc.dp = 8;
+		tc.tp = 4;
+		tc.pp = 12;
+		tc.zero = 1;
+		tc.micro_batch = 2;
+		tc.recompute = GP_RECOMPUTE_FULL;
+		mem_train(&bl, &tc, 80e9, &rs, &r1, &err);
+		/* Megatron-LM pseudo-frees each sent output: no buffers. */
+		ok(r1.bytes[GP_MEM_PIPE_BUFFERS] == 0,
+		   "megatron: outputs deallocated, no pipe buffers");
+		tc.pipe = GP_PIPE_DEEPSPEED;
+		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		is_int(r.stage, 0, "bloom: stage 0 is the most loaded");
+		is_num(r.inflight, 12, 0, "bloom stage 0: p = 12 in flight");
+		/* One stage output = s b h * 2 B = 2048*2*14336*2 =
+		 * 117,440,512 B, kept as its 1/t = 1/4 slice (pipe_partitioned
+		 * default): 29,360,128 B per micro-batch in flight, 12 of
+		 * them, plus the one partitioned grad_layer buffer: 13 *
+		 * 29,360,128 = 381,681,664 B.  Pure arithmetic: 1e-12. */
+		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 381681664.0, 1e-12,
+		       "deepspeed: 12 partitioned outputs + grad buffer");
+		/* Nothing else moves: allocated grows by exactly that. */
+		is_num(r.allocated - r1.allocated, 381681664.0, 1e-9,
+		       "deepspeed adds only the pipe buffers");
+
+		/* Without tp nothing is partitioned.  Llama-2-7B, pp 4,
+		 * seq 8192, b 1: one output = 8192*4096*2 = 67,108,864 B.
+		 * Stage 0 keeps 4 outputs + grad_layer = 5 * 67,108,864 =
+		 * 335,544,320 B.  The last stage keeps recv buffer (1), one
+		 * extra input copy per micro-batch in flight (1 there) and one
+		 * stale fp32 logits tensor 8192*32000*4 = 1,048,576,000 B:
+		 * 2 * 67,108,864 + 1,048,576,000 = 1,182,793,728 B. */
+		tc = train_cfg();
+		tc.pp = 4;
+		tc.seq = 8192;
+		tc.pipe = GP_PIPE_DEEPSPEED;
+		mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+		is_int(r.stage, 0, "7b pp4: stage 0 still the most loaded");
+		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 335544320.0, 1e-12,
+		       "deepspeed tp 1: 4 full outputs + grad buffer");
+		tc.logit_bytes = 400; /* weigh the last stage down */
+		mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+		is_int(r.stage, 3, "huge logits: the last stage");
+		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 1182793728.0, 1e-12,
+		       "deepspeed last stage: recv, input copy, stale logits");
+		ok(mem_pipe_parse("deepspeed", &pe, &err) == GP_OK &&
+		   pe == GP_PIPE_DEEPSPEED && mem_pipe_parse("gpipe", &pe,
+		   &err) == GP_EINVAL && strstr(err.msg, "megatron"),
+		   "pipe engine names parse; unknown ones list the choices");
+	}
 
 	/* --- QLoRA 70B base: ~36 GB --- */
 	tc = train_cfg();

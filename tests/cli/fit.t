@@ -71,6 +71,18 @@ ok($c1 == 0 && $c0 == 0 && defined $a1 && defined $a0
    && abs($a1 - $a0 - 0.51) < 0.011, '--lora-dropout 0 drops 0.51 GB');
 like($o1, qr/^defaults: .*lora_dropout=0\.05/m, 'dropout default listed');
 
+# DeepSpeed's pipeline engine keeps each in-flight micro-batch's stage
+# output: BLOOM-176B TP4 PP12, b 2, s 2048 on stage 0 holds 12 outputs of
+# 2048*2*14336*2/4 = 29,360,128 B (the 1/t slice) and one grad buffer:
+# 13 * 29,360,128 = 381,681,664 B = 0.36 GiB, 0.38 GB.  Megatron: none.
+my @bloom = ('fit', 'bloom-176b', '--gpu', 'a100-sxm-80gb', '--gpus', '384',
+             '--tp', '4', '--pp', '12', '--zero', '1', '--method', 'pretrain',
+             '--batch', '2', '--seq', '2048', '--recompute', 'full');
+($c, $o, $e) = run_gp(@bloom, '--stack', 'deepspeed');
+like($o, qr/^pipe_buffers\s+0\.36\s+0\.38\s*$/m, 'deepspeed pipe buffers row');
+($c, $o, $e) = run_gp(@bloom, '--stack', 'megatron');
+unlike($o, qr/^pipe_buffers/m, 'megatron frees its sent outputs');
+
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
 is($c, 2, 'missing --gpu is a usage error');
 like($e, qr/--gpu ID is required/, 'says --gpu is required');

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(48)
+t.plan(50)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -106,6 +106,21 @@ local rf16 = gp.memory { model = "llama2-7b", capacity = 80e9, method = "pretrai
 t.is(rf16.recipe, "mixed-16", "DeepSpeed fp16 is the classic 16 B/param")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, stack = "jax" } end,
   "unknown stack 'jax'", "unknown stack")
+
+-- The pipeline engine follows the stack.  Llama-2-7B, tp 2, pp 4, seq 2048,
+-- micro-batch 1, on stage 0: DeepSpeed keeps each in-flight micro-batch's
+-- output as its 1/t slice, 2048 * 4096 * 2 B / 2 = 8,388,608 B, for 4 in
+-- flight plus one partitioned grad buffer: 5 * 8,388,608 = 41,943,040 B;
+-- Megatron pseudo-frees its outputs: no such component.
+local pj = { model = "llama2-7b", capacity = 80e9, method = "pretrain", gpus = 8,
+             tp = 2, pp = 4, seq = 2048, batch = 1 }
+pj.stack = "deepspeed"
+local rpd = gp.memory(pj)
+pj.stack = "megatron"
+local rpm = gp.memory(pj)
+t.near(comp(rpd, "pipe_buffers"), 41943040, 1e-12,
+  "deepspeed stage 0: 4 partitioned outputs + grad buffer")
+t.is(comp(rpm, "pipe_buffers"), 0, "megatron: no pipe buffers")
 
 -- Predictor rule: pretrain + ZeRO stage >= 1 without FSDP -> DeepSpeed.
 local predict = require "gpuplan.predict.memory"
