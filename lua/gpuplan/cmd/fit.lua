@@ -98,7 +98,10 @@ function C.run(opts, args)
 
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.
-  local notes = {}
+  local notes = {
+    pipe_buffers = "stage outputs kept per micro-batch in flight (DeepSpeed)",
+    optimizer_paged = "paged to host when short (not in torch's allocated peak)",
+  }
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
   for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
