@@ -133,8 +133,24 @@ end
 -- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, algo=, <topology
 -- fields>}: one collective.  Returns {op, bytes, gpus, time, latency,
 -- bw_time, algbw, busbw, algo, proto, nodes, ppn, system}.
+-- Arguments M.comm reads besides the topology fields; anything else is a
+-- misspelling that would otherwise price a different collective in silence.
+local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
+               nodes = true, algo = true, catalog = true }
+
+local function check_args(a, sweep)
+  if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
+  local bad
+  for k in pairs(a) do
+    local known = ARGS[k] or topo_fields[k]
+      or (sweep and (k == "min" or k == "max" or k == "factor"))
+    if not known and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
+  end
+  if bad ~= nil then error("comm: unknown argument '" .. tostring(bad) .. "'", 3) end
+end
+
 function M.comm(a)
-  if type(a) ~= "table" then error("comm: expected a table of arguments", 2) end
+  check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")
   local bytes = a.bytes
   if type(bytes) == "string" then bytes = units.parse(bytes, "bytes") end
@@ -184,6 +200,7 @@ end
 
 -- One row per size: the nccl-tests table.
 function M.sweep(a)
+  check_args(a, true)
   local rows = {}
   for _, s in ipairs(M.sizes(a.min or 8, a.max or 8 * 1024 ^ 3, a.factor)) do
     local args = {}

@@ -136,9 +136,27 @@ local function op_rows(ph)
   return rows
 end
 
+-- Every argument gp.infer reads; anything else is a misspelling (tp_size
+-- for tp) that would otherwise estimate a different deployment in silence.
+local ARGS = {}
+for k in ([[model gpu gpus tp pp weights kv kv_policy batch concurrency input
+  output runtime flash memory offload host_bw host_memory pcie_bw system price
+  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]):gmatch("%S+") do
+  ARGS[k] = true
+end
+
+local function check_args(a, level)
+  if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
+  local bad
+  for k in pairs(a) do
+    if not ARGS[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
+  end
+  if bad ~= nil then error("infer: unknown argument '" .. tostring(bad) .. "'", level + 1) end
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
-  if type(a) ~= "table" then error("infer: expected a table of arguments", 3) end
+  check_args(a, 3)
   local cat = catalog(a.cat or a.catalog)
   if a.model == nil then error("infer: model is required", 3) end
   if a.gpu == nil then error("infer: gpu is required", 3) end
@@ -253,6 +271,7 @@ end
 -- the KV budget holds (and that maximum itself).  Returns rows
 -- {batch, itl_s, tokens_per_s, per_gpu, stream_tokens_per_s, ttft_s}.
 function M.sweep(a)
+  check_args(a, 2)
   local base = {}
   for k, v in pairs(a) do base[k] = v end
   base.batch, base.concurrency = nil, nil

@@ -117,6 +117,27 @@ function M.capacity(gpu)
   return c
 end
 
+-- Every option M.memory reads; anything else is a misspelling (tp_size for
+-- tp) that would otherwise plan a different job in silence.
+local OPTIONS = {}
+for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
+  zero fsdp sp seq batch micro_batch microbatches schedule recompute flash
+  dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
+  ctx block chunk_tokens prompts group prompt_len response_len colocated
+  reward_model ref_model rollout_weights rollout_tp margin capacity
+  capacity_factor paged_optimizer grads_in_bwd fused_qkv_view quant_head stack
+  logit_bytes act_bytes eager_swiglu cat]]):gmatch("%S+") do OPTIONS[k] = true end
+
+-- The first (in sorted order) key of t that is not in known, or nil.
+local function unknown_key(t, known)
+  local bad
+  for k in pairs(t) do
+    if not known[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
+  end
+  return bad
+end
+M.unknown_key = unknown_key
+
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }
 
@@ -133,6 +154,8 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   eager_swiglu, cat.
 function M.memory(o)
   if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
+  local bad = unknown_key(o, OPTIONS)
+  if bad ~= nil then fail("memory: unknown option '%s'", tostring(bad)) end
   local defaults = {}
   local function dflt(name, v)
     defaults[#defaults + 1] = name .. "=" .. tostring(v)

@@ -61,7 +61,15 @@ end
 -- ridges[prec] = {peak = FLOP/B, achievable = FLOP/B, flops = achievable FLOP/s}.
 function M.roofline(a)
   if type(a) ~= "table" then error("roofline: expected a table of arguments", 2) end
+  for k in pairs(a) do
+    if k ~= "gpu" and k ~= "op" and k ~= "cat" and k ~= "catalog" then
+      error("roofline: unknown argument '" .. tostring(k) .. "' (gpu, op, cat)", 2)
+    end
+  end
   if not a.gpu then error("roofline: gpu is required", 2) end
+  if a.op ~= nil and type(a.op) ~= "table" then
+    error("roofline: op must be a table {flop =, bytes =, ...} (got " .. type(a.op) .. ")", 2)
+  end
   local d = M.device(a.gpu, a.cat or a.catalog)
   local r = { device = d, ridges = {} }
   for _, p in ipairs(M.precisions) do

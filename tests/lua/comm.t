@@ -118,4 +118,11 @@ case.hardware.gpu = "no-such-gpu"
 local none, why = predict(case, cat)
 t.ok(none == nil and why:find("unknown gpu", 1, true), "predictor declines unknown gpu")
 
+
+-- A misspelled argument is an error naming it, not a silent default.
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
+  "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
+t.raises(function() require("gpuplan.comm").sweep { op = "all_reduce", system = "dgx-h100", nodez = 2 } end,
+  "comm: unknown argument 'nodez'", "comm sweep: misspelled argument named", true)
+
 t.done_testing()

@@ -201,4 +201,9 @@ t.is(got and core.model_params(got).total, core.model_params(e).total,
 t.is(require("gpuplan").model_from_hf, hf.model_from_hf,
   "gp.model_from_hf resolves to gpuplan.hf")
 
+
+-- A misspelled option is an error naming it (idd would drop the id).
+t.raises(function() hf.model_from_hf({ model_type = "llama" }, { idd = "x" }) end,
+  "model_from_hf: unknown option 'idd'", "model_from_hf: misspelled option named", true)
+
 t.done_testing()

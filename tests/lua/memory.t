@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(50)
+t.plan(51)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -233,5 +233,11 @@ do
 end
 t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
   "paged_optimizer must be a boolean", "paged_optimizer type checked")
+
+
+-- A misspelled option is an error naming it, never a silent default: tp_size
+-- (for tp) would otherwise plan a tp = 1 job.
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, tp_size = 2 } end,
+  "memory: unknown option 'tp_size'", "misspelled option named", true)
 
 t.done_testing()
