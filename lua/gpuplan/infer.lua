@@ -81,31 +81,54 @@ M.runtimes = {
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
 
+-- A bad value as a message shows it: NaN in one spelling (the C library
+-- prints "nan" or "-nan"), a string quoted with its type.
+local function shown(v)
+  if v ~= v then return "NaN" end
+  if type(v) == "string" then return "string '" .. v .. "'" end
+  return tostring(v)
+end
+
 local function int_arg(a, k, lo)
   local v = a[k]
   if v == nil then return nil end
-  if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v) end
+  if type(v) == "number" and v == math.floor(v) and v < 2 ^ 31 then v = math.tointeger(v) end
   if math.type(v) ~= "integer" or v < lo then
-    error("infer: " .. k .. " must be an integer >= " .. lo .. " (got " .. tostring(a[k]) .. ")", 3)
+    error("infer: " .. k .. " must be an integer >= " .. lo .. " (got " .. shown(a[k]) .. ")", 3)
   end
   return v
 end
 
-local function num_arg(a, k, kind)
+-- A number >= 0 (> 0 with positive), or a string with units of kind.
+local function num_arg(a, k, kind, positive)
   local v = a[k]
   if v == nil then return nil end
   if type(v) == "string" and kind then v = units.parse(v, kind) end
-  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
-    error("infer: " .. k .. " must be a non-negative number (got " .. tostring(a[k]) .. ")", 3)
+  if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge or (positive and v == 0) then
+    error("infer: " .. k .. " must be a " .. (positive and "positive" or "non-negative")
+          .. " number (got " .. shown(a[k]) .. ")", 3)
   end
   return v
+end
+
+local function bool_arg(a, k)
+  if a[k] ~= nil and type(a[k]) ~= "boolean" then
+    error("infer: " .. k .. " must be a boolean (got " .. type(a[k]) .. ")", 3)
+  end
+  return a[k]
 end
 
 -- Price per GPU-hour: number, "$2.49/h" or a catalog price id.
 local function price_of(p, cat)
   if p == nil then return nil end
   if type(p) == "number" then return p, "USD" end
-  if type(p) == "table" then return p.amount, p.currency end
+  if type(p) == "table" then
+    local v = p.amount
+    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
+      error("infer: price.amount must be a non-negative number (got " .. shown(v) .. ")", 4)
+    end
+    return v, p.currency
+  end
   if cat.prices and cat.prices[p] then
     local e = cat.prices[p]
     return e.price.amount, e.price.currency
@@ -164,6 +187,8 @@ function M.setup(a)
   local g = type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu)
   local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
   local d = roofline.device(g, cat)
+  bool_arg(a, "flash")
+  bool_arg(a, "offload")
   local defaults = {}
   local function default(s) defaults[#defaults + 1] = s end
 
@@ -209,7 +234,7 @@ function M.setup(a)
   end
   c.capacity = mem
   if a.offload then
-    c.offload_bw = num_arg(a, "host_bw", "bandwidth")
+    c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
     if not c.offload_bw then
       -- Streaming reads reach ~0.8 of theoretical DRAM bandwidth (STREAM on
       -- DDR4/DDR5 servers and desktops); 60 GB/s is 0.8 of dual-channel
@@ -217,14 +242,14 @@ function M.setup(a)
       c.offload_bw = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
       default(string.format("host_bw=%.0fGB/s", c.offload_bw / 1e9))
     end
-    c.host_capacity = num_arg(a, "host_memory", "bytes")
+    c.host_capacity = num_arg(a, "host_memory", "bytes", true)
     if not c.host_capacity then
       c.host_capacity = sys and sys.host_memory or 32e9
       default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
     end
     -- Prefill streams host layers over PCIe: x16 per direction is about
     -- 2 GB/s per lane-generation step (Gen4 ~32 GB/s), ~0.8 achievable.
-    c.offload_prefill_bw = num_arg(a, "pcie_bw", "bandwidth")
+    c.offload_prefill_bw = num_arg(a, "pcie_bw", "bandwidth", true)
       or (g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8) or 25e9
   end
   if tp > 1 or pp > 1 then

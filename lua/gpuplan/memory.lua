@@ -86,6 +86,11 @@ local function kv_elem(k)
   if k == nil then return 2 end
   local b = M.kv_bytes[k] or tonumber(k)
   if not b then fail("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|int4|fp32)", tostring(k)) end
+  -- A number is bytes per element: fp32 (4) is the widest cache anyone
+  -- keeps; 8 leaves room for fp64 experiments, 0 or less is no dtype.
+  if not (b > 0 and b <= 8) then
+    fail("kv: %s bytes per element is out of (0, 8]", b == b and tostring(b) or "NaN")
+  end
   return b
 end
 
@@ -96,13 +101,28 @@ local function get(cat_kind, v, cat)
   return cat:get(cat_kind .. "s", v)
 end
 
+-- A bad value as a message shows it: NaN in one spelling (the C library
+-- prints "nan" or "-nan"), a string quoted with its type.
+local function shown(v)
+  if v ~= v then return "NaN" end
+  if type(v) == "string" then return "string '" .. v .. "'" end
+  return tostring(v)
+end
+M.shown = shown
+
 local function posint(name, v, def)
   if v == nil then return def end
-  if math.type(v) ~= "integer" and not (type(v) == "number" and v == math.floor(v)) then
-    fail("%s must be a positive integer (got %s)", name, tostring(v))
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
+    fail("%s must be a positive integer (got %s)", name, shown(v))
   end
-  if v < 1 then fail("%s must be a positive integer (got %s)", name, tostring(v)) end
   return math.tointeger(v)
+end
+
+local function boolean(name, v)
+  if v ~= nil and type(v) ~= "boolean" then
+    fail("%s must be a boolean (got %s)", name, type(v))
+  end
+  return v
 end
 
 -- Capacity of a GPU entry in bytes: what the framework sees when the
@@ -190,8 +210,10 @@ function M.memory(o)
     cfg.weights = M.weight_format(o.weights or dflt("weights", "bf16"))
     cfg.kv_bytes = kv_elem(o.kv)
     if o.kv == nil then dflt("kv", "bf16") end
-    cfg.seqs = o.concurrency or o.batch or dflt("concurrency", 1)
-    cfg.ctx = o.ctx or o.seq or dflt("ctx", model.max_seq or 4096)
+    cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
+      o.concurrency or o.batch) or dflt("concurrency", 1)
+    cfg.ctx = posint(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
+      or dflt("ctx", model.max_seq or 4096)
     cfg.block = o.block
     cfg.chunk_tokens = o.chunk_tokens
     cfg.offload = o.offload == true or o.offload == "layers"
@@ -202,6 +224,8 @@ function M.memory(o)
     cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
     cfg.dp = gpus // (tp * pp * cp)
     cfg.cp, cfg.ep, cfg.vpp = cp, ep, o.vpp
+    boolean("fsdp", o.fsdp)
+    boolean("sp", o.sp)
     cfg.zero = o.zero or (o.fsdp and 3) or dflt("zero", 0)
     if o.fsdp and o.zero and o.zero ~= 3 then fail("fsdp (full shard) is zero 3, not %s", o.zero) end
     cfg.sp = o.sp
@@ -249,7 +273,9 @@ function M.memory(o)
     cfg.offload = o.offload
     cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
     local precision = o.precision or dflt("precision", "bf16")
-    local lora = method == "lora" or method == "qlora" or (o.lora_rank or 0) > 0
+    -- A rank-0 adapter has no parameters: a given rank is a positive one.
+    local lora_rank = posint("lora_rank", o.lora_rank)
+    local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
     if o.recipe then
       cfg.recipe = o.recipe
     elseif lora then
@@ -261,7 +287,7 @@ function M.memory(o)
       cfg.recipe = dflt("recipe", r)
     end
     if lora then
-      cfg.lora_rank = o.lora_rank or dflt("lora_rank", 8)
+      cfg.lora_rank = lora_rank or dflt("lora_rank", 8)
       cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
       -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
       -- adapted input (memory.c, keep_input).  Default on: the QLoRA

@@ -171,4 +171,20 @@ t.raises(function() gp.roofline { gpu = "h100-sxm", gpu_id = 1 } end,
 t.raises(function() gp.roofline { gpu = "h100-sxm", op = "gemm" } end,
   "roofline: op must be a table", "roofline: op type named", true)
 
+-- Switches are booleans: offload = "no" read as true, flash = "no" as true.
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = "no" } end,
+  "infer: offload must be a boolean (got string)", "offload type checked", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", flash = "no" } end,
+  "infer: flash must be a boolean (got string)", "flash type checked", true)
+-- A zero host bandwidth or host memory turned offloading off in silence
+-- (the engine offloads only over a positive bandwidth).
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 0 } end,
+  "infer: host_bw must be a positive number (got 0)", "host_bw 0 refused", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_memory = 0 } end,
+  "infer: host_memory must be a positive number (got 0)", "host_memory 0 refused", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", price = {} } end,
+  "infer: price.amount must be a non-negative number", "price table checked", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 0 / 0 } end,
+  "infer: tp must be an integer >= 1 (got NaN)", "NaN tp named, one spelling", true)
+
 t.done_testing()

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(51)
+t.plan(60)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -239,5 +239,28 @@ t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_
 -- (for tp) would otherwise plan a tp = 1 job.
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, tp_size = 2 } end,
   "memory: unknown option 'tp_size'", "misspelled option named", true)
+
+-- Values that would plan nonsense in silence are errors naming the option:
+-- a rank-0 adapter has no parameters; 0 concurrent sequences or a 0-token
+-- context hold no KV; a 0-byte KV element is no dtype; fsdp = "yes" is not
+-- the boolean it reads as.
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora", lora_rank = 0 } end,
+  "lora_rank must be a positive integer (got 0)", "lora_rank 0 refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora", lora_rank = -4 } end,
+  "lora_rank must be a positive integer (got -4)", "negative lora_rank refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", concurrency = 0 } end,
+  "concurrency must be a positive integer (got 0)", "infer concurrency 0 refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", ctx = 0 } end,
+  "ctx must be a positive integer (got 0)", "infer ctx 0 refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 0 } end,
+  "kv: 0 bytes per element is out of (0, 8]", "kv 0 bytes refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 1 / 0 } end,
+  "kv: inf bytes per element is out of (0, 8]", "kv inf bytes refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, fsdp = "yes" } end,
+  "fsdp must be a boolean (got string)", "fsdp type checked", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 0 / 0 } end,
+  "gpus must be a positive integer (got NaN)", "NaN gpus named, one spelling", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = "8" } end,
+  "gpus must be a positive integer (got string '8')", "string gpus says it is a string", true)
 
 t.done_testing()
