@@ -23,6 +23,30 @@ int gp_finite(double x)
 	return isfinite(x) ? 1 : 0;
 }
 
+int gp_check_count(int v, int lo, const char *name, gp_error *err)
+{
+	if (v > GP_COUNT_MAX)
+		return gp_fail(err, "%s must be at most %d (got %d)", name,
+			       GP_COUNT_MAX, v);
+	if (v >= lo)
+		return GP_OK;
+	if (lo == 1)
+		return gp_fail(err, "%s must be positive (got %d)", name, v);
+	if (lo == 0)
+		return gp_fail(err, "%s must not be negative (got %d)", name,
+			       v);
+	return gp_fail(err, "%s must be at least %d (got %d)", name, lo, v);
+}
+
+int gp_check_num(double v, double lo, double hi, const char *name,
+		 gp_error *err)
+{
+	if (isfinite(v) && v >= lo && v <= hi)
+		return GP_OK;
+	return gp_fail(err, "%s must be a number in [%g, %g] (got %g)", name,
+		       lo, hi, v);
+}
+
 static const struct {
 	const char *name;
 	double bytes;

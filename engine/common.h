@@ -32,6 +32,31 @@ int gp_fail(gp_error *err, const char *fmt, ...)
 /* 1 when x is a finite number, 0 for NaN or +-inf. */
 int gp_finite(double x);
 
+/* Largest count a kernel accepts for a size of the model (layers, widths,
+ * heads, experts, vocabulary) or of a layout (GPUs, parallel degrees):
+ * 2^24.  The largest published models are far below it (vocabularies of
+ * 256k, 1M experts in PEER, He 2024), and it keeps the sum of two counts
+ * (ceil divisions like (layers + pp - 1) / pp) inside an int and loops
+ * over layers short.  A product of two counts must still be formed in
+ * double or long long. */
+#define GP_COUNT_MAX (1 << 24)
+
+/* Largest amount of a double input that counts things (tokens,
+ * sequences, parameters, bytes of capacity): 1e15.  With every factor
+ * bounded so, the products the kernels form (tokens x widths x layers x
+ * bytes) stay far below DBL_MAX and every result is finite. */
+#define GP_AMOUNT_MAX 1e15
+
+/* A count field: lo <= v <= GP_COUNT_MAX, else GP_EINVAL with
+ * "<name> must be positive (got v)" (lo 1), "must not be negative"
+ * (lo 0) or "must be at most 16777216" in err. */
+int gp_check_count(int v, int lo, const char *name, gp_error *err);
+
+/* A number field: finite and lo <= v <= hi, else GP_EINVAL with
+ * "<name> must be a number in [lo, hi] (got v)" in err. */
+int gp_check_num(double v, double lo, double hi, const char *name,
+		 gp_error *err);
+
 /* Precisions the engine knows.  Bytes per element are in gp_dtype_bytes. */
 typedef enum gp_dtype {
 	GP_FP32 = 0, GP_TF32, GP_BF16, GP_FP16, GP_FP8, GP_INT8, GP_FP6,

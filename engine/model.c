@@ -41,7 +41,7 @@
  * LayerNorm (gain and bias).  model_check guarantees one of the two. */
 static double norm_factor(const gp_model *m)
 {
-	return m->norm_params == 2 * m->hidden ? 2.0 : 1.0;
+	return m->norm_params == 2.0 * m->hidden ? 2.0 : 1.0;
 }
 
 static int has_vision(const gp_model *m)
@@ -49,16 +49,11 @@ static int has_vision(const gp_model *m)
 	return m->vision.layers > 0 || m->vision.params > 0;
 }
 
-/* A count of the model that must be at least lo (0 or 1); otherwise
- * "<name> must not be negative (got v)" or "<name> must be positive
- * (got v)" in err and GP_EINVAL. */
+/* A count of the model: lo (0 or 1) <= v <= GP_COUNT_MAX; otherwise the
+ * field is named in err (gp_check_count) and GP_EINVAL. */
 static int check_min(int v, int lo, const char *name, gp_error *err)
 {
-	if (v >= lo)
-		return GP_OK;
-	if (lo > 0)
-		return gp_fail(err, "%s must be positive (got %d)", name, v);
-	return gp_fail(err, "%s must not be negative (got %d)", name, v);
+	return gp_check_count(v, lo, name, err);
 }
 
 /* A switch of the model: 0 or 1. */
@@ -101,7 +96,8 @@ int model_check(const gp_model *m, gp_error *err)
 	    check_switch(m->qkv_bias, "qkv_bias", err) ||
 	    check_switch(m->linear_bias, "linear_bias", err))
 		return GP_EINVAL;
-	if (m->norm_params != m->hidden && m->norm_params != 2 * m->hidden)
+	/* 2.0 *: twice a hidden near INT_MAX does not fit an int. */
+	if (m->norm_params != m->hidden && m->norm_params != 2.0 * m->hidden)
 		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) or "
 			       "2*hidden (LayerNorm), got %d", m->hidden,
 			       m->norm_params);
@@ -149,14 +145,23 @@ int model_check(const gp_model *m, gp_error *err)
 	     check_min(a->v_head_dim, 1, "mla.v_head_dim", err)))
 		return GP_EINVAL;
 
-	if (!gp_finite(v->params) || v->params < 0)
-		return gp_fail(err, "vision.params must be a non-negative number");
-	if (!gp_finite(v->projector_params) || v->projector_params < 0)
-		return gp_fail(err, "vision.projector_params must be a "
-			       "non-negative number");
-	if (check_min(v->layers, 0, "vision.layers", err))
+	if (gp_check_num(v->params, 0, GP_AMOUNT_MAX, "vision.params", err) ||
+	    gp_check_num(v->projector_params, 0, GP_AMOUNT_MAX,
+			 "vision.projector_params", err) ||
+	    check_min(v->layers, 0, "vision.layers", err))
 		return GP_EINVAL;
 	if (has_vision(m)) {
+		/* Bounded like the language model's counts: patches^2 and
+		 * hidden^2 are formed in double, never overflow. */
+		if (check_min(v->hidden, 0, "vision.hidden", err) ||
+		    check_min(v->heads, 0, "vision.heads", err) ||
+		    check_min(v->ffn_hidden, 0, "vision.ffn_hidden", err) ||
+		    check_min(v->image_size, 0, "vision.image_size", err) ||
+		    check_min(v->patch_size, 0, "vision.patch_size", err) ||
+		    check_min(v->merge, 0, "vision.merge", err) ||
+		    check_min(v->temporal_patch, 0, "vision.temporal_patch",
+			      err))
+			return GP_EINVAL;
 		if (v->layers > 0 && (v->hidden <= 0 || v->heads <= 0 ||
 				      v->ffn_hidden <= 0))
 			return gp_fail(err, "vision.hidden, vision.heads and "
