@@ -255,25 +255,39 @@ static int dflt(int v)
 	return v > 0 ? v : 1;
 }
 
+/* A count of the config (parallel degree, rank, block): 0 (= default)
+ * up to GP_COUNT_MAX. */
 static int check_int(int v, const char *name, gp_error *err)
 {
-	if (v < 0)
-		return gp_fail(err, "%s must be positive (got %d)", name, v);
-	return GP_OK;
+	return gp_check_count(v, 0, name, err);
 }
 
+/* An amount (tokens, sequences, bytes): finite, > 0, <= GP_AMOUNT_MAX,
+ * so that products of amounts and model widths stay finite. */
 static int check_pos(double v, const char *name, gp_error *err)
 {
-	if (!gp_finite(v) || v <= 0)
-		return gp_fail(err, "%s must be a positive number (got %g)",
-			       name, v);
+	if (!gp_finite(v) || v <= 0 || v > GP_AMOUNT_MAX)
+		return gp_fail(err, "%s must be a positive number up to %g "
+			       "(got %g)", name, GP_AMOUNT_MAX, v);
 	return GP_OK;
 }
 
+/* As check_pos, 0 allowed (0 = default or none). */
 static int check_nonneg(double v, const char *name, gp_error *err)
 {
-	if (!gp_finite(v) || v < 0)
-		return gp_fail(err, "%s must be >= 0 (got %g)", name, v);
+	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
+}
+
+/* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
+ * 16 B.  Below a bit no format exists, and the sequences that fit are
+ * free bytes / KV bytes: a denormal width made that count inf. */
+static int check_elem(double v, const char *name, gp_error *err)
+{
+	if (v == 0.0)
+		return GP_OK;
+	if (!gp_finite(v) || v < 0.125 || v > 16.0)
+		return gp_fail(err, "%s must be 0 (default) or 0.125..16 "
+			       "bytes per element (got %g)", name, v);
 	return GP_OK;
 }
 
@@ -735,6 +749,7 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 	    check_int(c->ep, "ep", err) || check_int(c->vpp, "vpp", err) ||
 	    check_int(c->lora_rank, "lora_rank", err) ||
 	    check_nonneg(c->microbatches, "microbatches", err) ||
+	    check_nonneg(c->act_bytes, "act_bytes", err) ||
 	    check_nonneg(c->logit_bytes, "logit_bytes", err))
 		return GP_EINVAL;
 	if (c->zero < 0 || c->zero > 3)
@@ -757,10 +772,11 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 			       m->layers);
 	if (y->ep > 1 && m->moe.experts <= 0)
 		return gp_fail(err, "ep %d given for a dense model", y->ep);
-	if ((y->dp * y->cp) % y->ep != 0)
-		return gp_fail(err, "ep %d must divide dp*cp = %d (experts "
+	/* long long: two counts up to 2^24 multiply past INT_MAX. */
+	if (((long long)y->dp * y->cp) % y->ep != 0)
+		return gp_fail(err, "ep %d must divide dp*cp = %lld (experts "
 			       "are sharded inside the data-parallel group)",
-			       y->ep, y->dp * y->cp);
+			       y->ep, (long long)y->dp * y->cp);
 	if (c->lora_rank > 0 && c->lora_targets == 0)
 		return gp_fail(err, "LoRA rank %d given without targets",
 			       c->lora_rank);
@@ -1175,7 +1191,7 @@ static int infer_check(const gp_model *m, const gp_infer_cfg *c,
 	    check_int(c->block, "block", err) ||
 	    check_nonneg(c->seqs, "seqs", err) ||
 	    check_nonneg(c->ctx, "ctx", err) ||
-	    check_nonneg(c->kv_bytes, "kv_bytes", err) ||
+	    check_elem(c->kv_bytes, "kv_bytes", err) ||
 	    check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
 	    check_nonneg(c->act_bytes, "act_bytes", err))
 		return GP_EINVAL;
@@ -1320,7 +1336,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	gp_infer_cfg ic;
 	gp_mem_result ro;
 	infer_parts ip;
-	double frozen, states, train_tr, roll_tr, seqs, inst;
+	double frozen, states, train_tr, roll_tr, seqs, inst, pool;
 	int gpus, rtp, i;
 
 	if (!out || !c)
@@ -1331,6 +1347,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	    check_pos(c->group, "group", err) ||
 	    check_nonneg(c->prompt_len, "prompt_len", err) ||
 	    check_pos(c->response_len, "response_len", err) ||
+	    check_elem(c->kv_bytes, "kv_bytes", err) ||
 	    check_int(c->rollout_tp, "rollout_tp", err) ||
 	    check_int(c->gpus, "gpus", err))
 		return GP_EINVAL;
@@ -1357,7 +1374,14 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	/* Rollout engine: prompts x group sequences of prompt + response
 	 * tokens spread over the engine instances of the pool. */
 	rtp = c->rollout_tp > 0 ? c->rollout_tp : y.tp;
-	gpus = c->gpus > 0 ? c->gpus : y.dp * y.tp * y.pp * y.cp;
+	/* The pool defaults to the actor's GPUs; their product of four
+	 * degrees is formed in double and bounded like any count. */
+	pool = c->gpus > 0 ? c->gpus :
+		(double)y.dp * y.tp * y.pp * y.cp;
+	if (pool > GP_COUNT_MAX)
+		return gp_fail(err, "gpus (dp*tp*pp*cp = %g) must be at most "
+			       "%d", pool, GP_COUNT_MAX);
+	gpus = (int)pool;
 	if (gpus % rtp != 0)
 		return gp_fail(err, "rollout tp %d does not divide the %d GPUs",
 			       rtp, gpus);
