@@ -57,4 +57,33 @@ is($c, 2, '--svg without --sweep-batch is a usage error');
 ($c, $o, $e) = run_gp('roofline');
 is($c, 2, 'roofline without --gpu: usage error');
 
+# A target the model cannot serve (one replica does not fit) is an answer,
+# as in plain infer: fits: no, exit 0.
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--target', '1000');
+is($c, 0, '--target for a model that does not fit: exit 0');
+like($o, qr/^fits: no \(needs [\d.]+ GB per GPU/m, '--target says it does not fit');
+is($e, '', '--target not fitting: nothing on stderr');
+
+# Options the chosen mode would ignore are usage errors, not silent no-ops.
+for my $bad (['--itl-max', '10'], ['--ops', '--sweep-batch'], ['--sweep-batch', '--target', '100'],
+             ['--sweep-batch', '--batch', '4'], ['--sweep-batch', '--concurrency', '4'],
+             ['--host-bw', '5GB/s'], ['--host-memory', '64GB'], ['--target', '100', '--batch', '4'],
+             ['--target', '100', '--gpus', '4']) {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$bad);
+    is($c, 2, "infer @$bad: usage error");
+    like($e, qr/^gpuplan: infer: --/, "infer @$bad: names the option");
+}
+($c, $o, $e) = run_gp('infer', 'llama3-8b', 'llama3-70b', '--gpu', 'h100-sxm');
+is($c, 2, 'infer with two models: usage error');
+
+# An SVG that cannot be written: exit 1 naming the path, nothing left.
+my $ro = tempdir(CLEANUP => 1);
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', $ro);
+is($c, 1, '--svg to a directory: exit 1');
+like($e, qr/^gpuplan: cannot write \Q$ro\E: /m, 'names the path');
+ok(!-e "$ro.tmp", 'no temporary file left beside it');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', "$ro/no/such/x.svg");
+is($c, 1, '--svg under a missing directory: exit 1');
+like($e, qr/^gpuplan: cannot write \Q$ro\E\/no\/such\/x\.svg: /m, 'names the path');
+
 done_testing();

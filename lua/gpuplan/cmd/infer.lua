@@ -67,9 +67,28 @@ function C.run(opts, args)
     error(cli.usage("infer: --runtime must be graphs, kernels, eager, trtllm, vllm, sglang, "
                     .. "nim-http, eager-pytorch, litgpt or llama.cpp"), 0)
   end
-  if opts.svg and not opts.sweep_batch then
-    error(cli.usage("infer: --svg needs --sweep-batch"), 0)
+  if #args > 1 then error(cli.usage("infer: one MODEL at a time"), 0) end
+  -- An option the chosen mode does not read is a usage error, not a
+  -- silent no-op: the user asked for something they would not get.
+  local function needs(opt, what, cond)
+    if opts[opt] ~= nil and not cond then
+      error(cli.usage("infer: --" .. opt:gsub("_", "-") .. " needs " .. what), 0)
+    end
   end
+  local function excludes(mode, opt)
+    if opts[mode] and opts[opt] ~= nil then
+      error(cli.usage("infer: --" .. opt:gsub("_", "-") .. " does not go with --"
+                      .. mode:gsub("_", "-")), 0)
+    end
+  end
+  needs("svg", "--sweep-batch", opts.sweep_batch)
+  needs("itl_max", "--target", opts.target)
+  needs("host_bw", "--offload", opts.offload)
+  needs("host_memory", "--offload", opts.offload)
+  -- the sweep sets the batch itself and prints no operator table; the
+  -- target search picks GPUs and batch itself
+  for _, o in ipairs { "ops", "target", "batch", "concurrency" } do excludes("sweep_batch", o) end
+  for _, o in ipairs { "ops", "batch", "concurrency", "gpus" } do excludes("target", o) end
   local a = args_of(opts, model)
 
   if opts.sweep_batch then
@@ -107,6 +126,14 @@ function C.run(opts, args)
   end
 
   if opts.target then
+    -- One replica that does not fit is an answer (as below), not an error.
+    local okf, one = pcall(infer.infer, a)
+    if not okf then error(clean(one), 0) end
+    if not one.fits then
+      io.stdout:write("fits: no (", tostring(one.why),
+        "; try --weights int4, --kv fp8, --tp, or --offload)\n")
+      return 0
+    end
     local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
     if not ok then error(clean(g), 0) end
     report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
