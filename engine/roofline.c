@@ -80,6 +80,21 @@ static int bad(double x)
 	return !gp_finite(x) || x < 0.0;
 }
 
+/* Bounds of a device, wide enough for any real accelerator and narrow
+ * enough that FLOP / rate and bytes / bandwidth stay finite for work up
+ * to ROOF_MAX_WORK: a peak below 1 MFLOP/s, a bandwidth below 1 MB/s or
+ * an achievable fraction below 1% is no accelerator (a denormal peak
+ * made every time inf), and a launch overhead over 1 s is no kernel. */
+#define ROOF_MIN_RATE 1e6
+#define ROOF_MAX_RATE 1e21
+#define ROOF_MIN_FRAC 0.01
+#define ROOF_MAX_LAUNCH 1.0
+/* Largest FLOP or bytes of one operator, and largest GEMM dimension or
+ * count: 1e30 FLOP is 10^9 s of a zettaFLOP/s machine; dimensions of
+ * 1e15 keep m n count in range. */
+#define ROOF_MAX_WORK 1e30
+#define ROOF_MAX_DIM 1e15
+
 int roof_device_check(const roof_device *d, gp_error *err)
 {
 	int i, any = 0;
@@ -87,27 +102,43 @@ int roof_device_check(const roof_device *d, gp_error *err)
 	if (!d)
 		return gp_fail(err, "device is missing");
 	for (i = 0; i < GP_DTYPE_COUNT; i++) {
-		if (bad(d->peak[i]))
-			return gp_fail(err, "device peak.%s must be a "
-			               "non-negative number",
-			               gp_dtype_name((gp_dtype)i));
-		if (bad(d->gemm_frac[i]) || d->gemm_frac[i] > 1.0)
+		const char *nm = gp_dtype_name((gp_dtype)i);
+
+		if (bad(d->peak[i]) || (d->peak[i] != 0.0 &&
+		    (d->peak[i] < ROOF_MIN_RATE ||
+		     d->peak[i] > ROOF_MAX_RATE)))
+			return gp_fail(err, "device peak.%s must be 0 or "
+			               "%g..%g FLOP/s (got %g)", nm,
+			               ROOF_MIN_RATE, ROOF_MAX_RATE,
+			               d->peak[i]);
+		if (bad(d->gemm_frac[i]) || d->gemm_frac[i] > 1.0 ||
+		    (d->gemm_frac[i] != 0.0 &&
+		     d->gemm_frac[i] < ROOF_MIN_FRAC))
 			return gp_fail(err, "device achievable.gemm.%s must be"
-			               " in [0, 1]", gp_dtype_name((gp_dtype)i));
+			               " 0 or in [%g, 1] (got %g)", nm,
+			               ROOF_MIN_FRAC, d->gemm_frac[i]);
 		if (d->peak[i] > 0.0)
 			any = 1;
 	}
 	if (!any)
 		return gp_fail(err, "device has no compute peak");
-	if (bad(d->mem_bw) || d->mem_bw <= 0.0)
-		return gp_fail(err, "device mem_bw must be positive");
-	if (bad(d->hbm_frac) || d->hbm_frac <= 0.0 || d->hbm_frac > 1.0)
-		return gp_fail(err, "device achievable.hbm must be in (0, 1]");
-	if (bad(d->launch) || bad(d->graph_launch))
-		return gp_fail(err, "device launch overheads must be "
-		               "non-negative");
-	if (d->sms < 0)
-		return gp_fail(err, "device sms must be >= 0");
+	if (bad(d->mem_bw) || d->mem_bw < ROOF_MIN_RATE ||
+	    d->mem_bw > ROOF_MAX_RATE)
+		return gp_fail(err, "device mem_bw must be %g..%g B/s (got %g)",
+		               ROOF_MIN_RATE, ROOF_MAX_RATE, d->mem_bw);
+	if (bad(d->hbm_frac) || d->hbm_frac < ROOF_MIN_FRAC ||
+	    d->hbm_frac > 1.0)
+		return gp_fail(err, "device achievable.hbm must be in [%g, 1] "
+		               "(got %g)", ROOF_MIN_FRAC, d->hbm_frac);
+	if (bad(d->launch) || d->launch > ROOF_MAX_LAUNCH)
+		return gp_fail(err, "device launch must be 0..%g s (got %g)",
+		               ROOF_MAX_LAUNCH, d->launch);
+	if (bad(d->graph_launch) || d->graph_launch > ROOF_MAX_LAUNCH)
+		return gp_fail(err, "device graph_launch must be 0..%g s "
+		               "(got %g)", ROOF_MAX_LAUNCH, d->graph_launch);
+	if (d->sms < 0 || d->sms > GP_COUNT_MAX)
+		return gp_fail(err, "device sms must be 0..%d (got %d)",
+		               GP_COUNT_MAX, d->sms);
 	return GP_OK;
 }
 
@@ -142,6 +173,12 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 
 	if (!(m > 0.0) || !(n > 0.0) || !(k > 0.0))
 		return 1.0;
+	/* A dimension below one element still occupies a whole tile row:
+	 * read it as 1 (m n of 1e-308 squared underflowed to an efficiency
+	 * of 0 and an infinite time). */
+	m = fmax(m, 1.0);
+	n = fmax(n, 1.0);
+	k = fmax(k, 1.0);
 	if (!(count >= 1.0))
 		count = 1.0;
 	tm = tile_edge(m);
@@ -206,13 +243,25 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 
 	if (!d || !op || !out)
 		return gp_fail(err, "roofline: missing argument");
+	/* The contract asks for a checked device; checking here costs a
+	 * few compares and stops an unchecked one (hbm_frac 0, peak inf)
+	 * from dividing by zero. */
+	if (roof_device_check(d, err) != GP_OK)
+		return GP_EINVAL;
 	nm = op->name ? op->name : "op";
-	if (bad(op->flop) || bad(op->bytes))
-		return gp_fail(err, "op %s: FLOP and bytes must be non-negative"
-		               " numbers", nm);
-	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count))
-		return gp_fail(err, "op %s: GEMM shape must be non-negative",
-		               nm);
+	if (bad(op->flop) || op->flop > ROOF_MAX_WORK)
+		return gp_fail(err, "op %s: flop must be a non-negative "
+		               "number up to %g (got %g)", nm,
+		               ROOF_MAX_WORK, op->flop);
+	if (bad(op->bytes) || op->bytes > ROOF_MAX_WORK)
+		return gp_fail(err, "op %s: bytes must be a non-negative "
+		               "number up to %g (got %g)", nm,
+		               ROOF_MAX_WORK, op->bytes);
+	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count) ||
+	    op->m > ROOF_MAX_DIM || op->n > ROOF_MAX_DIM ||
+	    op->k > ROOF_MAX_DIM || op->count > ROOF_MAX_DIM)
+		return gp_fail(err, "op %s: GEMM m, n, k and count must be "
+		               "0..%g", nm, ROOF_MAX_DIM);
 	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
 		return gp_fail(err, "op %s: unknown precision", nm);
 	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
@@ -251,7 +300,10 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 	out->time = (gemm ? roof_overlap(out->t_compute, out->t_memory)
 	                  : fmax(out->t_compute, out->t_memory)) +
 	            out->t_launch;
-	out->intensity = op->bytes > 0.0 ? op->flop / op->bytes : 0.0;
+	/* An op that moves bytes moves at least one: below that the ratio
+	 * is no intensity (bytes 1e-308 made it inf). */
+	out->intensity = op->bytes > 0.0 ? op->flop / fmax(op->bytes, 1.0)
+	                                 : 0.0;
 	out->ridge = roof_ridge(d, op->prec, 1);
 	out->ridge_peak = roof_ridge(d, op->prec, 0);
 	return GP_OK;

@@ -62,15 +62,17 @@ typedef struct roof_result {
 	roof_bound bound;
 } roof_result;
 
-/* Check a device: finite non-negative numbers, mem_bw > 0,
- * 0 < hbm_frac <= 1, each gemm_frac in [0, 1], at least one peak.
- * GP_OK or GP_EINVAL with the field named. */
+/* Check a device: each peak 0 or 1e6..1e21 FLOP/s (at least one set),
+ * each gemm_frac 0 or in [0.01, 1], mem_bw 1e6..1e21 B/s, hbm_frac in
+ * [0.01, 1], launch overheads 0..1 s, sms 0..GP_COUNT_MAX.  GP_OK or
+ * GP_EINVAL with the field named. */
 int roof_device_check(const roof_device *d, gp_error *err);
 
 /* Efficiency in (0, 1] of a GEMM of `count` x (m x n x k) relative to the
  * large square GEMM the catalog's gemm_frac was measured on: tile
  * quantisation x wave quantisation (with split-K when the tiles do not fill
- * the SMs) x pipeline fill along k.  Returns 1 for m, n or k <= 0. */
+ * the SMs) x pipeline fill along k.  Returns 1 for m, n or k <= 0;
+ * a dimension in (0, 1) is read as 1. */
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count);
 
@@ -91,8 +93,9 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * moves bytes (constants and their source in roofline.c).  time =
  * roof_overlap(t_compute, t_memory) + t_launch for a GEMM (m, n, k > 0),
  * max(t_compute, t_memory) + t_launch otherwise.
- * d must pass roof_device_check.  GP_OK, or GP_EINVAL for negative / NaN
- * FLOP or bytes, or a precision the device has no peak for. */
+ * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
+ * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
+ * over 1e15, or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);
 
