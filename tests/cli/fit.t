@@ -97,4 +97,8 @@ is($c, 1, 'unknown model exits 1');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--margin', '1.5');
 is($c, 2, 'margin out of range is a usage error');
 
+# --offload for inference is 'layers'; 'optimizer' read as off in silence.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--offload', 'optimizer');
+is($c, 2, 'infer --offload optimizer: usage error');
+like($e, qr/^gpuplan: fit: --offload for --method infer is 'layers'/, 'names the option and the value');
 done_testing();

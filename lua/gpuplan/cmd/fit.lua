@@ -90,7 +90,13 @@ function C.run(opts, args)
     weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
   }
   if opts.offload then
-    if opts.method == "infer" then o.offload = opts.offload == "layers"
+    if opts.method == "infer" then
+      -- inference offloads whole layers; any other value read as "off"
+      if opts.offload ~= "layers" then
+        error(cli.usage("fit: --offload for --method infer is 'layers' (got '"
+                        .. opts.offload .. "')"), 0)
+      end
+      o.offload = true
     else o.offload = opts.offload end
   end
   local ok, r = pcall(memory.memory, o)
