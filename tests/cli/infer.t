@@ -86,4 +86,18 @@ ok(!-e "$ro.tmp", 'no temporary file left beside it');
 is($c, 1, '--svg under a missing directory: exit 1');
 like($e, qr/^gpuplan: cannot write \Q$ro\E\/no\/such\/x\.svg: /m, 'names the path');
 
+# roofline: the model options only shape the chart's points; without
+# --model they were ignored in silence.  A bad --model is found before the
+# table is printed.
+for my $bad (['--weights', 'int4'], ['--batch', '4'], ['--in', '512']) {
+    ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', @$bad);
+    is($c, 2, "roofline @$bad without --model: usage error");
+    like($e, qr/^gpuplan: roofline: --\w+ needs --model/, "roofline @$bad: names the option");
+}
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', 'extra');
+is($c, 2, 'roofline with an argument: usage error');
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'no-such', '--svg', "$ro/r.svg");
+is($c, 1, 'roofline --model unknown: exit 1');
+is($o, '', 'nothing printed before the error');
+ok(!-e "$ro/r.svg", 'no chart written');
 done_testing();

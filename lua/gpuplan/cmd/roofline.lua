@@ -24,11 +24,27 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
 
 local function clean(e) return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", "")) end
 
-function C.run(opts)
+function C.run(opts, args)
   if not opts.gpu then error(cli.usage("roofline: --gpu ID is required"), 0) end
+  if #args > 0 then error(cli.usage("roofline: no arguments (got '" .. args[1] .. "')"), 0) end
   if opts.model and not opts.svg then error(cli.usage("roofline: --model needs --svg FILE"), 0) end
+  -- the model options place the model's points on the chart; without a
+  -- model they would be ignored
+  for _, o in ipairs { "weights", "batch", "in" } do
+    if opts[o] ~= nil and not opts.model then
+      error(cli.usage("roofline: --" .. o .. " needs --model M --svg FILE"), 0)
+    end
+  end
   local ok, r = pcall(roofline.roofline, { gpu = opts.gpu })
   if not ok then error(clean(r), 0) end
+  -- The chart first: a bad --model or an unwritable file fails before the
+  -- table is printed, so a failed run prints nothing.
+  if opts.svg then
+    local okw, err = pcall(roofline.svg, opts.svg, {
+      gpu = opts.gpu, model = opts.model,
+      infer = { weights = opts.weights, batch = opts.batch, input = opts["in"], output = 1 } })
+    if not okw then error(clean(err), 0) end
+  end
   local rows = {}
   for _, p in ipairs(roofline.precisions) do
     local x = r.ridges[p]
@@ -47,12 +63,6 @@ function C.run(opts)
                 { key = "achievable", label = "achievable TFLOP/s", fmt = "%.1f" },
                 { key = "ridge_peak", label = "ridge (peak) FLOP/B", fmt = "%.1f" },
                 { key = "ridge", label = "ridge (achievable) FLOP/B", fmt = "%.1f" } } })
-  if opts.svg then
-    local okw, err = pcall(roofline.svg, opts.svg, {
-      gpu = opts.gpu, model = opts.model,
-      infer = { weights = opts.weights, batch = opts.batch, input = opts["in"], output = 1 } })
-    if not okw then error(clean(err), 0) end
-  end
   return 0
 end
 
