@@ -69,4 +69,16 @@ unlike($svg, qr/>2KiB</, 'powers of two between are not labelled');
 is($c, 1, 'unwritable svg path exits 1');
 ok(!-e "$dir/none/bw.svg", 'nothing half-written');
 
+# A bad id in --systems is found before anything is printed or written.
+my $d2 = tempdir(CLEANUP => 1);
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--systems', 'dgx-h100,no-such', '--svg', "$d2/c.svg");
+is($c, 1, 'bad --systems id: exit 1');
+like($e, qr/^gpuplan: comm: --systems: unknown system 'no-such'/, 'names the option and the id');
+is($o, '', 'nothing printed before the error');
+ok(!-e "$d2/c.svg", 'no chart written');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', 'extra');
+is($c, 2, 'comm with an argument: usage error');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--svg', $d2);
+is($c, 1, '--svg to a directory: exit 1');
+like($e, qr/^gpuplan: cannot write \Q$d2\E: /m, 'names the path');
 done_testing();

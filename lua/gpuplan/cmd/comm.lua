@@ -67,7 +67,8 @@ local columns = {
   { key = "proto", label = "protocol" },
 }
 
-function C.run(opts)
+function C.run(opts, args)
+  if #args > 0 then error(cli.usage("comm: no arguments (got '" .. args[1] .. "'); --system ID"), 0) end
   -- With only --systems (a chart of several), the table is for the first.
   if not opts.system and opts.systems then opts.system = opts.systems:match("[^,%s]+") end
   if not opts.system then error(cli.usage("comm: --system ID is required"), 0) end
@@ -100,11 +101,19 @@ function C.run(opts)
     return rows
   end
 
-  local function check_system(id)
+  local function check_system(id, opt)
     local okc, err = pcall(function() return require("gpuplan").catalog():get("systems", id) end)
-    if not okc then error("comm: --system: " .. tostring(err), 0) end
+    if not okc then error("comm: --" .. opt .. ": " .. tostring(err), 0) end
   end
-  check_system(opts.system)
+  check_system(opts.system, "system")
+  -- Every chart id before anything is printed or written.
+  local list = {}
+  if opts.svg then
+    for id in (opts.systems or opts.system):gmatch("[^,%s]+") do
+      check_system(id, opts.systems and "systems" or "system")
+      list[#list + 1] = id
+    end
+  end
   local rows = sweep(opts.system)
   local r1 = rows[1]
   local title = string.format("%s on %d x %s (%d node%s x %d GPUs)", canon, r1.gpus, opts.system,
@@ -112,11 +121,6 @@ function C.run(opts)
   report.print(rows, { columns = columns, format = opts.format, title = title })
 
   if opts.svg then
-    local list = {}
-    for id in (opts.systems or opts.system):gmatch("[^,%s]+") do
-      check_system(id)
-      list[#list + 1] = id
-    end
     local svg = require "gpuplan.svg"
     local p = svg.plot {
       title = string.format("%s busbw vs message size (%d node%s)", canon, r1.nodes,
