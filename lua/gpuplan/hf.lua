@@ -87,8 +87,12 @@ end
 local function read_json(path)
   local f, err = io.open(path, "rb")
   if not f then error(string.format("%s: cannot open (%s)", path, err), 0) end
-  local text = f:read("a")
+  -- io.open succeeds on a directory; the read is what fails
+  local text, rerr = f:read("a")
   f:close()
+  if type(text) ~= "string" then
+    error(string.format("%s: cannot read (%s)", path, tostring(rerr or "not a file")), 0)
+  end
   local ok, v = pcall(cjson.decode, text)
   if not ok then
     fail(path, "invalid JSON: %s", (tostring(v):gsub("^.-: ", "")))

@@ -90,4 +90,19 @@ is($c, 2, 'import without a file exits 2');
 is($c, 2, 'unknown subcommand exits 2');
 like($e, qr/unknown subcommand 'frob'/, 'unknown subcommand named');
 
+# Extra arguments and options params does not read are usage errors.
+($c, $o, $e) = run_gp('model', 'params', 'llama3-8b', 'extra');
+is($c, 2, 'model params with two ids: usage error');
+($c, $o, $e) = run_gp('model', 'params', 'llama3-8b', '--name', 'x');
+is($c, 2, 'model params --name: usage error');
+like($e, qr/^gpuplan: model params: --name /, 'names the option');
+($c, $o, $e) = run_gp('model', 'import', 'x.json', '--image-size', '0');
+is($c, 2, '--image-size 0: usage error');
+like($e, qr/^gpuplan: model: --image-size must be a positive integer/, 'names the option');
+# A directory is not a config file: say so, not a JSON decoder's internals.
+my $dd = tempdir(CLEANUP => 1);
+($c, $o, $e) = run_gp('model', 'import', $dd);
+is($c, 1, 'model import DIR: exit 1');
+like($e, qr/^gpuplan: \Q$dd\E: cannot read/, 'names the path');
+unlike($e, qr/cjson|bad argument/, 'no decoder internals');
 done_testing();

@@ -93,12 +93,18 @@ end
 
 function C.run(opts, args)
   local sub, target = args[1], args[2]
+  if opts.image_size ~= nil and opts.image_size < 1 then
+    error(cli.usage("model: --image-size must be a positive integer (got "
+                    .. opts.image_size .. ")"), 0)
+  end
   if sub == "import" then
     if not target then error(cli.usage("model import: missing CONFIG.json"), 0) end
     if args[3] then error(cli.usage("model import: one file at a time"), 0) end
     return import(opts, target)
   elseif sub == "params" then
     if not target then error(cli.usage("model params: missing ID or CONFIG.json"), 0) end
+    if args[3] then error(cli.usage("model params: one model at a time"), 0) end
+    if opts.name then error(cli.usage("model params: --name is for import"), 0) end
     return params(opts, target)
   elseif sub == nil then
     error(cli.usage("model: missing subcommand (import | params)"), 0)
