@@ -219,8 +219,12 @@ end
 function M.load_claims(path)
   local f, err = io.open(path, "rb")
   if not f then error("cannot open claims file: " .. tostring(err), 0) end
-  local src = f:read("a")
+  -- io.open succeeds on a directory; the read is what fails
+  local src, rerr = f:read("a")
   f:close()
+  if type(src) ~= "string" then
+    error("cannot read claims file " .. path .. ": " .. tostring(rerr or "not a file"), 0)
+  end
   local chunk, lerr = load(src, "@" .. path, "t", {})
   if not chunk then error(lerr, 0) end
   local ok, claims = pcall(chunk)

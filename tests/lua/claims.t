@@ -92,4 +92,9 @@ t.raises(function() C.check(cat, { { gpu = "h20", field = "memory" } }) end,
 t.raises(function() C.load_claims("tests/fixtures/no-such-claims.lua") end,
   "cannot open claims file", "missing claims file")
 
+-- A directory opens but does not read: an error naming it, not a
+-- traceback from load(nil).
+t.raises(function() C.load_claims("scripts") end,
+  "cannot read claims file scripts", "claims path that is a directory", true)
+
 t.done_testing()
