@@ -188,7 +188,7 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	s->dense_f = (m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0 ?
 	              m->moe.dense_ffn_hidden : m->ffn_hidden) / tp;
 	s->moe_f = m->moe.ffn_hidden / tp;
-	s->shared_f = m->moe.shared_experts *
+	s->shared_f = (double)m->moe.shared_experts *
 		(m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
 		 m->moe.ffn_hidden) / tp;
 	/* Transformer weights (everything but embeddings, lm_head and the
@@ -201,6 +201,21 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	return GP_OK;
 }
 
+/* A non-negative amount (seconds, B/s, bytes, price); 0 = none. */
+static int amount(double v, const char *name, gp_error *err)
+{
+	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
+}
+
+/* A bandwidth: 0 (none) or 1 B/s up to GP_AMOUNT_MAX; bytes / 1e-308
+ * B/s was an infinite time. */
+static int rate(double v, const char *name, gp_error *err)
+{
+	if (v == 0.0)
+		return GP_OK;
+	return gp_check_num(v, 1, GP_AMOUNT_MAX, name, err);
+}
+
 static int check_cfg(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, gp_error *err)
 {
@@ -210,39 +225,58 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
-	if (!gp_finite(c->weight_bits) || c->weight_bits <= 0 ||
-	    !gp_finite(c->embed_bits) || c->embed_bits <= 0)
-		return gp_fail(err, "weight bits must be positive");
-	if (!gp_finite(c->kv_bytes) || c->kv_bytes <= 0)
-		return gp_fail(err, "kv bytes per element must be positive");
-	if (c->tp < 1 || c->pp < 1 || c->gpus < 1)
-		return gp_fail(err, "tp, pp and gpus must be >= 1");
-	if (c->gpus % (c->tp * c->pp) != 0)
-		return gp_fail(err, "gpus %d is not a multiple of tp*pp = %d",
-		               c->gpus, c->tp * c->pp);
+	/* Bits per weight from 1 (BitNet) to 32 (fp32); a KV element from
+	 * one bit to 16 B.  Amounts are bounded at GP_AMOUNT_MAX and
+	 * counts at GP_COUNT_MAX so that every product below is finite
+	 * and every int sum fits (weight_bits 1e308 made the weights inf,
+	 * gpus 2^30 with tp 2 overflowed tp * pp * replicas). */
+	if (gp_check_num(c->weight_bits, 1, 32, "weight_bits", err) ||
+	    gp_check_num(c->embed_bits, 1, 32, "embed_bits", err) ||
+	    gp_check_num(c->kv_bytes, 0.125, 16, "kv_bytes", err) ||
+	    gp_check_count(c->tp, 1, "tp", err) ||
+	    gp_check_count(c->pp, 1, "pp", err) ||
+	    gp_check_count(c->gpus, 1, "gpus", err))
+		return GP_EINVAL;
+	if (c->gpus % ((long long)c->tp * c->pp) != 0)
+		return gp_fail(err, "gpus %d is not a multiple of tp*pp = %lld",
+		               c->gpus, (long long)c->tp * c->pp);
 	if (c->pp > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
-	if (c->batch < 0 || c->concurrency < 0 || c->max_batch < 1)
-		return gp_fail(err, "batch and concurrency must be >= 0, "
-		               "max_batch >= 1");
-	if (!gp_finite(c->input) || c->input < 1 || !gp_finite(c->output) ||
-	    c->output < 1)
-		return gp_fail(err, "input and output must be >= 1 token");
-	if (bad(c->host_op_time) || bad(c->host_ops_per_layer) ||
-	    bad(c->offload_bw) || bad(c->offload_prefill_bw) ||
-	    bad(c->host_capacity) || bad(c->ar_latency) || bad(c->ar_bw) ||
-	    bad(c->p2p_bw) || bad(c->price))
-		return gp_fail(err, "overheads, bandwidths, capacities and "
-		               "price must be non-negative numbers");
-	if (!gp_finite(c->capacity) || c->capacity <= 0)
-		return gp_fail(err, "GPU capacity must be positive");
-	if (!gp_finite(c->max_num_tokens) || c->max_num_tokens < 1)
-		return gp_fail(err, "max_num_tokens must be >= 1");
+	if (gp_check_count(c->batch, 0, "batch", err) ||
+	    gp_check_count(c->concurrency, 0, "concurrency", err) ||
+	    gp_check_count(c->max_batch, 1, "max_batch", err) ||
+	    gp_check_num(c->input, 1, GP_AMOUNT_MAX, "input", err) ||
+	    gp_check_num(c->output, 1, GP_AMOUNT_MAX, "output", err) ||
+	    amount(c->host_op_time, "host_op_time", err) ||
+	    amount(c->host_ops_per_layer, "host_ops_per_layer", err) ||
+	    rate(c->offload_bw, "offload_bw", err) ||
+	    rate(c->offload_prefill_bw, "offload_prefill_bw", err) ||
+	    amount(c->host_capacity, "host_capacity", err) ||
+	    amount(c->ar_latency, "ar_latency", err) ||
+	    rate(c->ar_bw, "ar_bw", err) ||
+	    rate(c->p2p_bw, "p2p_bw", err) ||
+	    amount(c->price, "price", err))
+		return GP_EINVAL;
+	/* A price is 0 (no cost figures) or at least 1e-6 units per
+	 * GPU-hour: tokens/s per price of 1e-308 was inf. */
+	if (c->price != 0.0 && c->price < 1e-6)
+		return gp_fail(err, "price must be 0 or at least 1e-06 per "
+		               "GPU-hour (got %g)", c->price);
+	if (!gp_finite(c->capacity) || c->capacity <= 0 ||
+	    c->capacity > GP_AMOUNT_MAX)
+		return gp_fail(err, "capacity must be a positive number of "
+		               "bytes up to %g (got %g)", GP_AMOUNT_MAX,
+		               c->capacity);
+	if (gp_check_num(c->max_num_tokens, 1, GP_AMOUNT_MAX,
+	                 "max_num_tokens", err))
+		return GP_EINVAL;
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT ||
 	    !(d->peak[c->compute] > 0.0) || !(d->gemm_frac[c->compute] > 0))
 		return gp_fail(err, "device has no %s tensor compute",
 		               gp_dtype_name(c->compute));
+	if ((int)c->runtime < INFER_GRAPHS || c->runtime > INFER_EAGER)
+		return gp_fail(err, "unknown runtime %d", (int)c->runtime);
 	if (c->tp > 1 && !c->topo && !(c->ar_bw > 0.0))
 		return gp_fail(err, "tp > 1 needs a topology or ar_bw");
 	return GP_OK;
@@ -649,13 +683,16 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
                    const infer_cfg *c, double target, double itl_limit,
                    int *gpus, int *batch, double *tps, gp_error *err)
 {
-	infer_cfg k = *c;
+	infer_cfg k;
 	infer_result r;
 	int lo, hi, per;
 	double rep;
 
-	if (!gpus || !batch || !tps)
-		return gp_fail(err, "infer_gpus_for: NULL output");
+	if (!c || !gpus || !batch || !tps)
+		return gp_fail(err, "infer_gpus_for: NULL argument");
+	if (check_cfg(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	k = *c;
 	if (!gp_finite(target) || target <= 0 || !gp_finite(itl_limit) ||
 	    itl_limit <= 0)
 		return gp_fail(err, "target tokens/s and ITL limit must be "
@@ -689,7 +726,13 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	k.batch = lo;
 	if (infer_run(m, d, &k, &r, err) != GP_OK)
 		return GP_EINVAL;
-	rep = ceil(target / r.tokens_per_s);
+	/* At least one replica: a target of 5e-324 tokens/s underflowed
+	 * target / tokens_per_s to 0 replicas and 0 GPUs. */
+	rep = fmax(1.0, ceil(target / r.tokens_per_s));
+	/* target 1e308 made rep too large for an int (UB in the cast). */
+	if (rep * per > GP_COUNT_MAX)
+		return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
+		               target, GP_COUNT_MAX);
 	*gpus = (int)rep * per;
 	*batch = lo;
 	*tps = rep * r.tokens_per_s;
