@@ -223,14 +223,22 @@ double comm_bus_factor(gp_coll op, int n)
 
 /* ---- topology ----------------------------------------------------------- */
 
+/* A link moves 1 B/s to 1e18 B/s with at most 1 s per hop: a denormal
+ * bandwidth (5e-324 B/s) passed as positive and its product with the
+ * achievable fraction underflowed to 0, a division by zero in price(). */
+#define LINK_MIN_BW 1.0
+#define LINK_MAX_BW 1e18
+#define LINK_MAX_LAT 1.0
+
 static int link_check(const gp_link *l, const char *what, gp_error *err)
 {
-	if (!gp_finite(l->bw) || l->bw <= 0.0)
-		return gp_fail(err, "%s bandwidth must be a positive number of "
-			       "B/s (got %g)", what, l->bw);
-	if (!gp_finite(l->latency) || l->latency < 0.0)
-		return gp_fail(err, "%s latency must be >= 0 s (got %g)", what,
-			       l->latency);
+	if (!gp_finite(l->bw) || l->bw < LINK_MIN_BW || l->bw > LINK_MAX_BW)
+		return gp_fail(err, "%s bandwidth must be %g..%g B/s (got %g)",
+			       what, LINK_MIN_BW, LINK_MAX_BW, l->bw);
+	if (!gp_finite(l->latency) || l->latency < 0.0 ||
+	    l->latency > LINK_MAX_LAT)
+		return gp_fail(err, "%s latency must be 0..%g s (got %g)", what,
+			       LINK_MAX_LAT, l->latency);
 	if (!gp_finite(l->achievable) || l->achievable <= 0.0 ||
 	    l->achievable > 1.0)
 		return gp_fail(err, "%s achievable must be in (0, 1] (got %g)",
@@ -247,6 +255,10 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 			       t->gpus_per_node);
 	if (t->nodes < 1)
 		return gp_fail(err, "nodes must be >= 1 (got %d)", t->nodes);
+	if (gp_check_count(t->gpus_per_node, 1, "gpus_per_node", err) ||
+	    gp_check_count(t->nodes, 1, "nodes", err) ||
+	    gp_check_count(t->nics, 0, "nics", err))
+		return GP_EINVAL;
 	if (t->up_kind != GP_LINK_NVLINK && t->up_kind != GP_LINK_PCIE)
 		return gp_fail(err, "unknown scale-up link kind %d",
 			       (int)t->up_kind);
