@@ -406,12 +406,13 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 			return 1;
 		}
 		if (c->op == GP_ALL_REDUCE) {
-			/* Reduce-scatter by multimem.ld_reduce: the switch reads
-			 * every GPU's whole buffer once (egress S) and returns
-			 * each GPU its reduced S/g; all-gather by multimem.st:
-			 * each GPU pushes S/g once and the switch replicates it
-			 * to all (ingress S).  Per direction S(1 + 1/g)
-			 * (cf. Calculon h100 config, 1 + 1/n). */
+			/* Reduce-scatter by multimem.ld_reduce: the switch
+			 * reads every GPU's whole buffer once (egress S) and
+			 * returns each GPU its reduced S/g; all-gather by
+			 * multimem.st: each GPU pushes S/g once and the
+			 * switch replicates it to all (ingress S).  Per
+			 * direction S(1 + 1/g) (cf. Calculon h100 config,
+			 * 1 + 1/n). */
 			double intra = S * (1.0 + 1.0 / g) / (up * NVLS_EFF);
 
 			if (c->nn == 1) {

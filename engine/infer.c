@@ -424,8 +424,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * "Quantized KV Cache": with FlashAttention-3 and an FP8 cache the
 	 * attention is computed in FP8; TensorRT-LLM's FP8 context FMHA
 	 * likewise needs the FP8 cache), else bf16 (fp16 without bf16). */
-	ap = c->kv_bytes <= 1.0 && has(d, GP_FP8) ? GP_FP8
-	                                          : infer_compute_dtype(d, NULL);
+	ap = c->kv_bytes <= 1.0 && has(d, GP_FP8) ?
+	     GP_FP8 : infer_compute_dtype(d, NULL);
 	attn_flop = 2.0 * T * kv_mean * s.nh * (s.dqk + s.dv);
 	attn_bytes = batch * kv_mean * s.kv_tok_layer +
 		T * s.nh * (s.dqk + s.dv) * ACT_BYTES;
@@ -731,8 +731,8 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	rep = fmax(1.0, ceil(target / r.tokens_per_s));
 	/* target 1e308 made rep too large for an int (UB in the cast). */
 	if (rep * per > GP_COUNT_MAX)
-		return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
-		               target, GP_COUNT_MAX);
+		return gp_fail(err, "target %g tokens/s needs more than %d "
+		               "GPUs", target, GP_COUNT_MAX);
 	*gpus = (int)rep * per;
 	*batch = lo;
 	*tps = rep * r.tokens_per_s;

@@ -97,9 +97,10 @@ int model_check(const gp_model *m, gp_error *err)
 	    check_switch(m->linear_bias, "linear_bias", err))
 		return GP_EINVAL;
 	/* 2.0 *: twice a hidden near INT_MAX does not fit an int. */
-	if (m->norm_params != m->hidden && m->norm_params != 2.0 * m->hidden)
-		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) or "
-			       "2*hidden (LayerNorm), got %d", m->hidden,
+	if (m->norm_params != m->hidden &&
+	    m->norm_params != 2.0 * m->hidden)
+		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) "
+			       "or 2*hidden (LayerNorm), got %d", m->hidden,
 			       m->norm_params);
 	if (check_min(m->pos_embeddings, 0, "pos_embeddings", err) ||
 	    check_min(m->sliding_window, 0, "sliding_window", err))
@@ -108,15 +109,15 @@ int model_check(const gp_model *m, gp_error *err)
 		return gp_fail(err, "sliding_layers must be in 0..layers (%d), "
 			       "got %d", m->layers, m->sliding_layers);
 	if (m->sliding_layers > 0 && m->sliding_window == 0)
-		return gp_fail(err, "sliding_layers = %d needs a sliding_window",
-			       m->sliding_layers);
+		return gp_fail(err, "sliding_layers = %d needs a "
+			       "sliding_window", m->sliding_layers);
 
 	if (check_min(e->experts, 0, "moe.experts", err))
 		return GP_EINVAL;
 	if (e->experts > 0) {
 		if (e->top_k <= 0 || e->top_k > e->experts)
-			return gp_fail(err, "moe.top_k must be in 1..experts (%d), "
-				       "got %d", e->experts, e->top_k);
+			return gp_fail(err, "moe.top_k must be in 1..experts "
+				       "(%d), got %d", e->experts, e->top_k);
 		if (check_min(e->ffn_hidden, 1, "moe.ffn_hidden", err) ||
 		    check_min(e->shared_experts, 0, "moe.shared_experts",
 			      err) ||
@@ -168,19 +169,18 @@ int model_check(const gp_model *m, gp_error *err)
 				       "vision.ffn_hidden must be positive");
 		if (v->layers > 0 && v->hidden % v->heads != 0)
 			return gp_fail(err, "vision.heads (%d) must divide "
-				       "vision.hidden (%d)", v->heads, v->hidden);
+				       "vision.hidden (%d)", v->heads,
+				       v->hidden);
 		if (v->ffn_gated != 0 && v->ffn_gated != 1)
 			return gp_fail(err, "vision.ffn_gated must be 0 or 1");
-		if (v->merge < 0 || v->temporal_patch < 0)
-			return gp_fail(err, "vision.merge and vision.temporal_patch "
-				       "must not be negative");
 		if (check_min(v->tokens_per_image, 0, "vision.tokens_per_image",
 			      err))
 			return GP_EINVAL;
 		if (v->tokens_per_image == 0 &&
 		    (v->image_size <= 0 || v->patch_size <= 0))
-			return gp_fail(err, "vision needs tokens_per_image or a "
-				       "positive image_size and patch_size");
+			return gp_fail(err, "vision needs tokens_per_image or "
+				       "a positive image_size and "
+				       "patch_size");
 		if (v->layers > 0 &&
 		    check_min(v->patch_size, 1, "vision.patch_size", err))
 			return GP_EINVAL;
@@ -228,7 +228,8 @@ static double attn_biases(const gp_model *m)
 		qkv = (double)m->heads * (a->qk_nope_head_dim +
 					  a->qk_rope_head_dim) +
 			a->kv_lora_rank + a->qk_rope_head_dim +
-			(double)m->heads * (a->qk_nope_head_dim + a->v_head_dim);
+			(double)m->heads *
+			(a->qk_nope_head_dim + a->v_head_dim);
 	} else {
 		qkv = ((double)m->heads + 2.0 * m->kv_heads) * m->head_dim;
 	}
@@ -411,8 +412,9 @@ double model_kv_bytes_per_token(const gp_model *m, double elem_bytes)
 		/* MLA caches the compressed latent c_KV and the shared rope
 		 * key k^R (DeepSeek-V2 section 2.1.2, Table 1:
 		 * (d_c + d_h^R) l elements per token). */
-		return (double)m->layers * ((double)m->mla.kv_lora_rank +
-					    m->mla.qk_rope_head_dim) * elem_bytes;
+		return (double)m->layers *
+			((double)m->mla.kv_lora_rank +
+			 m->mla.qk_rope_head_dim) * elem_bytes;
 	/* K and V: 2 * layers * kv_heads * head_dim elements per token. */
 	return 2.0 * m->layers * (double)m->kv_heads * m->head_dim * elem_bytes;
 }

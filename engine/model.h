@@ -54,7 +54,8 @@ typedef struct gp_model {
 	int vocab;
 	int tied_embeddings;  /* 1: logits reuse the embedding matrix */
 	int qkv_bias;         /* 1: biases on q, k, v (Qwen2) */
-	int norm_params;      /* parameters per norm: hidden (RMS) or 2*hidden */
+	int norm_params;      /* parameters per norm: hidden (RMS) or
+			       * 2*hidden (LayerNorm) */
 	int sliding_window;   /* window size in tokens, 0 = none */
 	int sliding_layers;   /* how many layers use the window */
 	gp_moe moe;
@@ -70,14 +71,16 @@ typedef struct gp_model {
 typedef struct gp_params {
 	double embedding;     /* input embedding */
 	double lm_head;       /* 0 when tied */
-	double attention;     /* all layers: q, k, v, o (+ MLA down/up, biases) */
+	double attention;     /* all layers: q, k, v, o (+ MLA down/up,
+			       * biases) */
 	double dense_mlp;     /* all dense-MLP layers */
 	double experts;       /* all routed + shared experts, all MoE layers */
 	double router;        /* MoE gates */
 	double norms;         /* layer norms and the final norm */
 	double vision;        /* vision tower + projector */
 	double total;         /* everything above */
-	double active;        /* per token: routed experts counted top_k/experts */
+	double active;        /* per token: routed experts counted
+			       * top_k/experts */
 	double per_layer_max; /* largest single transformer layer */
 	double matmul_active; /* weights one token multiplies through in the
 			       * language model: active attention, MLP and

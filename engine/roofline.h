@@ -18,7 +18,8 @@
 
 /* One accelerator as the roofline sees it. */
 typedef struct roof_device {
-	double peak[GP_DTYPE_COUNT];   /* dense FLOP/s per precision; 0 = none */
+	double peak[GP_DTYPE_COUNT];   /* dense FLOP/s per precision;
+	                                  0 = none */
 	double gemm_frac[GP_DTYPE_COUNT]; /* achievable fraction of peak on a
 	                                     large GEMM, (0, 1]; 0 = none */
 	double mem_bw;        /* memory (HBM/GDDR) bandwidth, bytes/s */
@@ -51,7 +52,8 @@ typedef struct roof_result {
 	double t_memory;      /* s */
 	double t_launch;      /* s */
 	double intensity;     /* FLOP / byte (0 when bytes == 0) */
-	double ridge;         /* FLOP / byte where the achievable ceilings meet */
+	double ridge;         /* FLOP / byte where the achievable ceilings
+	                         meet */
 	double ridge_peak;    /* FLOP / byte at the datasheet peaks */
 	double shape_eff;     /* GEMM shape efficiency in (0, 1]; 1 off-GEMM */
 	double compute_rate;  /* FLOP/s used for t_compute */
