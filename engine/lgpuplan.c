@@ -55,9 +55,12 @@ static int lgp_field_int(lua_State *L, int idx, const char *what,
 {
 	double v = lgp_field_num(L, idx, what, key, required, (double)def);
 
+	/* lua_pushfstring knows %f (a lua_Number, "%.14g"), not %g: with
+	 * %g every out-of-range count raised "invalid option '%g' to
+	 * 'lua_pushfstring'" instead of naming the field. */
 	if (v != floor(v) || v < lo || v > 2147483647.0)
-		return luaL_error(L, "%s.%s must be an integer >= %d (got %g)",
-				  what, key, lo, v);
+		return luaL_error(L, "%s.%s must be an integer >= %d (got %f)",
+				  what, key, lo, (lua_Number)v);
 	return (int)v;
 }
 
@@ -214,7 +217,8 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		m->moe.experts = lgp_field_int(L, sub, w, "experts", 1, 0, 1);
 		m->moe.top_k = lgp_field_int(L, sub, w, "top_k", 1, 0, 1);
 		m->moe.shared_experts = lgp_field_int(L, sub, w,
-						      "shared_experts", 0, 0, 0);
+						      "shared_experts", 0, 0,
+						      0);
 		m->moe.ffn_hidden = lgp_field_int(L, sub, w, "ffn_hidden", 1,
 						  0, 1);
 		m->moe.dense_layers = lgp_field_int(L, sub, w, "dense_layers",
@@ -830,6 +834,12 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	c->compute = lgp_field_dtype(L, idx, w, "compute", c->compute);
 	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
 	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	/* The default gpus is tp * pp: an int product that overflowed for
+	 * tp = pp = 65536.  Formed in double and bounded like the kernel's
+	 * counts. */
+	if ((double)c->tp * c->pp > GP_COUNT_MAX)
+		luaL_error(L, "infer.tp * infer.pp must be at most %d (got "
+			   "%d * %d)", GP_COUNT_MAX, c->tp, c->pp);
 	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->tp * c->pp, 1);
 	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
 	c->concurrency = lgp_field_int(L, idx, w, "concurrency", 0, 0, 0);

@@ -1,0 +1,123 @@
+-- gpuplan.core misuse from Lua: wrong types, missing tables, NaN,
+-- integers out of range.  Every misuse must raise a Lua error whose text
+-- names the argument or the field; none may crash the VM or return
+-- garbage.  The tables are built by hand so that only the binding is
+-- under test, not the catalog.
+local t = require "tap"
+local core = require "gpuplan.core"
+
+-- Llama-like: 2 layers, h 256, 8 heads (4 kv), f 512, vocab 1000.
+local function model(over)
+  local m = { layers = 2, hidden = 256, heads = 8, kv_heads = 4,
+              ffn_hidden = 512, ffn_gated = true, vocab = 1000 }
+  for k, v in pairs(over or {}) do m[k] = v end
+  return m
+end
+
+-- Hopper-like: bf16 989 TFLOP/s at 0.8, 3.35 TB/s at 0.84.
+local function device(over)
+  local d = { peak = { bf16 = 989e12 }, gemm = { bf16 = 0.8 },
+              mem_bw = 3.35e12, hbm = 0.84, launch = 4e-6,
+              graph_launch = 1e-6, sms = 132 }
+  for k, v in pairs(over or {}) do d[k] = v end
+  return d
+end
+
+local topo = { gpus_per_node = 8, up_bw = 450e9, up_latency = 2e-6,
+               up_achievable = 0.8 }
+
+-- The valid calls succeed: the failures below are the misuse, not the
+-- scaffolding.
+t.ok(core.model_params(model()).total > 0, "model_params on a valid model")
+t.ok(core.memory(model(), { capacity = 80e9, seq = 512 }).total > 0,
+     "memory on a valid config")
+t.ok(core.infer(model(), device(), { capacity = 70e9 }) ~= nil,
+     "infer on a valid config")
+t.ok(core.comm_cost(topo, "all_reduce", 1e6, 8).time > 0,
+     "comm_cost on a valid topology")
+t.ok(core.roof_op(device(), { flop = 1e9, bytes = 1e6 }).time > 0,
+     "roof_op on a valid op")
+
+-- Wrong type or missing table for the first argument.
+t.raises(function() core.model_params() end, "table expected",
+         "model_params(): table expected", true)
+t.raises(function() core.model_params("llama") end, "table expected",
+         "model_params('llama'): table expected", true)
+t.raises(function() core.memory(model()) end, "table expected",
+         "memory(model): config table expected", true)
+t.raises(function() core.infer(model(), nil, {}) end, "table expected",
+         "infer without a device: table expected", true)
+t.raises(function() core.comm_cost(42, "all_reduce", 1, 8) end,
+         "table expected", "comm_cost(42): table expected", true)
+t.raises(function() core.roof_op(device(), "gemm") end, "table expected",
+         "roof_op(device, 'gemm'): table expected", true)
+
+-- Wrong field types name the field.
+t.raises(function() core.model_params(model { layers = "32" }) end,
+         "model.layers must be a number (got string)",
+         "a string layer count names model.layers", true)
+t.raises(function() core.model_params(model { ffn_gated = 1 }) end,
+         "model.ffn_gated must be a boolean", "a numeric switch is refused",
+         true)
+t.raises(function() core.memory(model(), { capacity = 80e9, seq = {} })
+         end, "memory.seq must be a number (got table)",
+         "a table seq names memory.seq", true)
+t.raises(function() core.roof_op(device { peak = 1e15 }, { flop = 1 })
+         end, "device.peak must be a table", "a scalar peak is refused", true)
+
+-- NaN and infinities are refused where they are read.
+t.raises(function() core.model_params(model { hidden = 0 / 0 }) end,
+         "model.hidden must be finite", "NaN hidden names the field", true)
+t.raises(function() core.memory(model(), { capacity = 1 / 0, seq = 8 })
+         end, "memory.capacity must be finite", "inf capacity is refused",
+         true)
+t.raises(function() core.comm_cost(topo, "all_reduce", 0 / 0, 8) end,
+         "bytes", "NaN bytes is refused, naming bytes", true)
+t.raises(function() core.model_flops_per_token(model(), 0 / 0) end,
+         "bad argument #2", "NaN ctx: bad argument #2", true)
+
+-- Integers out of range.
+t.raises(function() core.model_params(model { layers = 2.5 }) end,
+         "model.layers must be an integer", "a fractional count", true)
+t.raises(function() core.model_params(model { vocab = 2 ^ 31 }) end,
+         "model.vocab must be an integer", "vocab 2^31 does not fit an int",
+         true)
+t.raises(function() core.model_params(model { vocab = 2 ^ 31 - 1 }) end,
+         "vocab must be at most", "vocab 2^31-1 is over the count bound",
+         true)
+t.raises(function() core.comm_cost(topo, "all_reduce", 1, 2 ^ 40) end,
+         "bad argument #4", "gpus 2^40: bad argument #4", true)
+-- tp * pp of 2^32 overflowed the default gpus = tp * pp (an int product).
+t.raises(function()
+           core.infer(model(), device(), { capacity = 70e9, tp = 65536,
+                                           pp = 65536 })
+         end, "infer.tp", "tp * pp over an int is refused, naming tp", true)
+t.raises(function()
+           core.memory(model(), { capacity = 80e9, seq = 512, dp = 2 ^ 30,
+                                  cp = 2 })
+         end, "dp", "dp 2^30 is refused, naming dp", true)
+
+-- Kernel refusals reach Lua as errors naming the field.
+t.raises(function() core.model_params(model { kv_heads = 3 }) end,
+         "kv_heads (3) must divide heads (8)", "kv_heads not dividing heads",
+         true)
+t.raises(function() core.memory(model(), { capacity = 80e9, seq = 512,
+                                           tp = 16 }) end,
+         "tp 16 does not divide the 8 attention heads", "tp > heads", true)
+t.raises(function() core.memory(model(), { capacity = 80e9, seq = 512,
+                                           pp = 3 }) end,
+         "pp 3 exceeds the 2 layers", "pp > layers", true)
+t.raises(function() core.infer(model(), device(), { capacity = 70e9,
+                                                    weight_bits = 1e308 })
+         end, "weight_bits must be a number in [1, 32]",
+         "weight_bits 1e308 names the field", true)
+
+-- Options.
+t.raises(function() core.comm_cost(topo, "allreduce!", 1, 8) end,
+         "bad argument #2", "an unknown collective: bad argument #2", true)
+t.raises(function() core.state_bytes("mixed-17") end, "mixed-17",
+         "an unknown recipe is named", true)
+t.raises(function() core.roof_ridge(device(), "bf17") end,
+         "unknown precision 'bf17'", "an unknown precision is named", true)
+
+t.done_testing()
