@@ -19,7 +19,8 @@ LUA_LIBS   := $(shell $(PKG_CONFIG) --libs lua5.4)
 WARN       := -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
               -Wmissing-prototypes
 ifeq ($(SANITIZE),1)
-SAN := -fsanitize=address,undefined -fno-omit-frame-pointer \
+SAN := -fsanitize=address,undefined,float-cast-overflow,float-divide-by-zero \
+       -fno-omit-frame-pointer \
        -fno-sanitize-recover=undefined
 endif
 ALL_CFLAGS  = $(WARN) -D_POSIX_C_SOURCE=200809L -Iengine $(SAN) $(CFLAGS)
