@@ -650,8 +650,8 @@ static int lgp_comm_cost(lua_State *L)
 	op = (gp_coll)luaL_checkoption(L, 2, NULL, ops);
 	bytes = luaL_checknumber(L, 3);
 	gpus = luaL_checkinteger(L, 4);
-	luaL_argcheck(L, gpus >= 1 && gpus <= 1 << 24, 4,
-		      "gpus must be a positive integer");
+	luaL_argcheck(L, gpus >= 1 && gpus <= GP_COUNT_MAX, 4,
+		      "gpus must be an integer in 1..16777216");
 	if (lua_isnoneornil(L, 5))
 		rc = comm_cost(&t, op, bytes, (int)gpus, &r, &err);
 	else

@@ -84,7 +84,16 @@ function C.run(opts, args)
       error(cli.usage("comm: --algo must be one of " .. table.concat(comm.algos, ", ") .. ", got '" .. opts.algo .. "'"), 0)
     end
   end
-  if opts.nodes and opts.nodes < 1 then error(cli.usage("comm: --nodes must be >= 1"), 0) end
+  -- The engine prices at most 2^24 ranks (engine/common.h GP_COUNT_MAX).
+  if opts.nodes then
+    local okc, sys = pcall(function() return require("gpuplan").catalog():get("systems", opts.system) end)
+    if not okc then error(sys, 0) end
+    local per = sys.gpus
+    if opts.nodes < 1 or opts.nodes * per > 2 ^ 24 then
+      error(cli.usage(string.format("comm: --nodes must be in 1..%d for %s (%d GPUs each; at most 2^24 ranks)",
+        2 ^ 24 // per, opts.system, per)), 0)
+    end
+  end
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
