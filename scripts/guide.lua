@@ -17,6 +17,9 @@ local opt = gp.options({
   format = { "output format: text, markdown, csv or json", "text" },
   currency = { "currency of prices (USD, CNY, ...)", cat.settings.currency },
 }, arg)
+if #opt[0] > 0 then
+  error(require("gpuplan.cli").usage("guide: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
+end
 if not require("gpuplan.report").formats[opt.format] then
   error(require("gpuplan.cli").usage("guide: --format must be text, markdown, csv or json"), 0)
 end

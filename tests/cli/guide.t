@@ -31,4 +31,7 @@ is($c, 2, 'unknown currency is a usage error');
 like($e, qr/^gpuplan: guide: --currency: no exchange rate for 'XYZ'/m, 'currency named');
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--format', 'xml');
 is($c, 2, 'bad format is a usage error');
+($c, $o, $e) = run_gp('run', 'scripts/guide.lua', 'extra');
+is($c, 2, 'a stray argument is a usage error');
+like($e, qr/unexpected argument 'extra'/, 'the argument is named');
 done_testing();
