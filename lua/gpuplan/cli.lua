@@ -44,6 +44,7 @@ local function help_text()
     "default guide (scripts/guide.lua).",
     "",
     "commands:",
+    string.format("  %-10s %s", "run", "run a Lua script: gpuplan run FILE.lua [ARGS...] (or a #!/usr/bin/env gpuplan line)"),
   }
   local rows = {}
   for _, name in ipairs(builtin) do
