@@ -406,6 +406,9 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	s = lgp_field_str(L, idx, w, "pipe", "megatron");
 	if (mem_pipe_parse(s, &c->pipe, &err))
 		luaL_error(L, "%s", err.msg);
+	s = lgp_field_str(L, idx, w, "partition", "auto");
+	if (mem_partition_parse(s, &c->partition, &err))
+		luaL_error(L, "%s", err.msg);
 	c->dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
 	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
 	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
@@ -541,6 +544,7 @@ static int lgp_memory(lua_State *L)
 	lua_pushstring(L, mem_comp_name(r.largest));
 	lua_setfield(L, -2, "largest");
 	lgp_setnum(L, "stage", r.stage);
+	lgp_setnum(L, "stage_layers", r.stage_layers);
 	lgp_setnum(L, "params", r.params);
 	lgp_setnum(L, "trainable", r.trainable);
 	lgp_setnum(L, "inflight", r.inflight);

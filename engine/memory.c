@@ -58,9 +58,14 @@ static const char *const schedule_names[GP_SCHED_COUNT] = {
 static const char *const pipe_names[GP_PIPE_COUNT] = {
 	"megatron", "deepspeed"
 };
+static const char *const partition_names[GP_PART_COUNT] = {
+	"auto", "uniform", "parameters", "type:transformer",
+	"type:transformer|embedding"
+};
 static const char *const comp_names[GP_MEM_NCOMP] = {
 	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
-	"activations", "recompute", "logits", "pipe_buffers", "ref_model",
+	"activations", "recompute", "logits", "pipe_buffers", "grad_reduce",
+	"ref_model",
 	"reward_model", "critic", "rollout_weights", "kv_cache", "workspace",
 	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation",
 	"optimizer_paged"
@@ -168,6 +173,22 @@ int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err)
 		       err))
 		return GP_EINVAL;
 	*out = (gp_pipe_engine)v;
+	return GP_OK;
+}
+
+const char *mem_partition_name(gp_partition p)
+{
+	return NAME_OF(partition_names, GP_PART_COUNT, p);
+}
+
+int mem_partition_parse(const char *s, gp_partition *out, gp_error *err)
+{
+	int v;
+
+	if (parse_name(s, partition_names, GP_PART_COUNT, &v,
+		       "pipeline partition", err))
+		return GP_EINVAL;
+	*out = (gp_partition)v;
 	return GP_OK;
 }
 
@@ -723,9 +744,135 @@ static void finish(gp_mem_result *o, double capacity,
 /* ---- training ------------------------------------------------------ */
 
 typedef struct layout {
-	int dp, tp, pp, cp, ep, vpp, L_s;
+	int dp, tp, pp, cp, ep, vpp;
 	double shard, eshard;   /* ZeRO groups: dp*cp dense, /ep experts */
+	/* Stage split (stage_split): uniform, or balanced with the first
+	 * stage taking n0 layers, the next ones m each, the last the rest */
+	int balanced, n0, m;
 } layout;
+
+/* Largest n in [0, L] with a + n w < B (strict) or <= B (le = 1); -1
+ * when even n = 0 fails. */
+static int fit_layers(double a, double w, double B, int L, int le)
+{
+	double n;
+
+#define FITS(k) (le ? a + (k) * w <= B : a + (k) * w < B)
+	if (!FITS(0.0))
+		return -1;
+	if (w <= 0 || FITS((double)L))
+		return L;
+	n = floor((B - a) / w);
+	if (n > L)
+		n = L;
+	if (n < 0)
+		n = 0;
+	while (n > 0 && !FITS(n))
+		n -= 1;
+	while (n < L && FITS(n + 1))
+		n += 1;
+#undef FITS
+	return (int)n;
+}
+
+/* DeepSpeed's _lprobe for the item list [e0, w x L, e1] in p parts:
+ * each of the first p - 1 parts takes items while its sum stays below
+ * B, the last takes the rest and must not exceed B.  With identical
+ * layers the greedy is closed-form: the first part takes n0 layers,
+ * each middle part m, the last t at most.  Fills n0 and m. */
+static int lprobe(double e0, double w, double e1, int L, int p, double B,
+		  int *n0, int *m)
+{
+	int t;
+
+	*n0 = fit_layers(e0, w, B, L, 0);
+	if (*n0 < 0)
+		return 0;  /* DeepSpeed would leave stage 0 empty */
+	*m = fit_layers(0, w, B, L, 0);
+	if (*m < 0)
+		*m = 0;
+	t = fit_layers(e1, w, B, L, 1);
+	if (t < 0)
+		return 0;
+	return (double)*n0 + (double)(p - 2) * *m + t >= L;
+}
+
+/* Layers per pipeline stage (sets y->balanced, n0, m).  Uniform: L/p
+ * with the first L mod p stages one more -- DeepSpeed's
+ * partition_uniform, and Megatron-LM's split when p divides L (it
+ * refuses other p, or takes explicit first/last stage counts).
+ * Balanced: DeepSpeed's partition_balanced (deepspeed/runtime/utils.py,
+ * PipelineModule._partition_layers in runtime/pipe/module.py): a binary
+ * search for the smallest bottleneck B, from sum/p up to sum, with
+ * eps = 1e-3, each probe the greedy _lprobe above.  Item weights by
+ * method: 'parameters' counts each spec's trainable parameters
+ * (_count_layer_params) -- the embedding (first stage) and the output
+ * layer or the tied embedding copy (a TiedLayerSpec built again on the
+ * last stage) beside the layers; 'type:REGEX' weighs 1 each spec whose
+ * class name matches: transformer layers, and with '|embedding' the
+ * EmbeddingPipe specs (both ends when tied). */
+static void stage_split(const gp_model *m, const gp_train_cfg *c,
+			const gp_params *p, layout *y)
+{
+	gp_partition part = c->partition;
+	double e0 = 0, w = 1, e1 = 0, lo, hi, mid, sum;
+	int L = m->layers, n0, mm;
+
+	y->balanced = 0;
+	if (part == GP_PART_AUTO)
+		part = c->pipe == GP_PIPE_DEEPSPEED ? GP_PART_PARAMETERS :
+			GP_PART_UNIFORM;
+	if (y->pp == 1 || part == GP_PART_UNIFORM)
+		return;
+	if (part == GP_PART_PARAMETERS && c->lora_rank > 0) {
+		/* Only the adapters train: layers weigh alike, the frozen
+		 * ends weigh nothing. */
+	} else if (part == GP_PART_PARAMETERS) {
+		e0 = p->embedding + p->vision;
+		w = (p->attention + p->dense_mlp + p->router + p->norms +
+		     p->experts) / L;
+		e1 = p->lm_head > 0 ? p->lm_head : p->embedding;
+	} else if (part == GP_PART_TYPE_EMB) {
+		e0 = 1;
+		e1 = p->lm_head > 0 ? 0 : 1;  /* an untied head is no
+					       * EmbeddingPipe */
+	}
+	sum = e0 + w * L + e1;
+	lo = sum / y->pp;
+	hi = sum;
+	while (hi > lo + 1e-3) {
+		mid = lo + (hi - lo) / 2;
+		if (lprobe(e0, w, e1, L, y->pp, mid, &n0, &mm))
+			hi = mid;
+		else
+			lo = mid + 1e-3;
+	}
+	if (!lprobe(e0, w, e1, L, y->pp, hi, &n0, &mm))
+		return;  /* unreachable: B = sum always succeeds */
+	y->balanced = 1;
+	y->n0 = n0;
+	y->m = mm;
+}
+
+/* Transformer layers on stage k. */
+static int stage_layers(const gp_model *m, const layout *y, int k)
+{
+	int L = m->layers;
+	double left;
+
+	if (y->pp == 1)
+		return L;
+	if (!y->balanced)
+		return L / y->pp + (k < L % y->pp);
+	if (k == 0)
+		return y->n0;
+	left = (double)L - y->n0 - (double)(k - 1) * y->m;
+	if (left < 0)
+		left = 0;
+	if (k < y->pp - 1 && left > y->m)
+		left = y->m;
+	return (int)left;
+}
 
 static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 		       gp_error *err)
@@ -744,6 +891,9 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
 		return gp_fail(err, "unknown pipeline engine %d",
 			       (int)c->pipe);
+	if ((int)c->partition < 0 || c->partition >= GP_PART_COUNT)
+		return gp_fail(err, "unknown pipeline partition %d",
+			       (int)c->partition);
 	if (check_int(c->dp, "dp", err) || check_int(c->tp, "tp", err) ||
 	    check_int(c->pp, "pp", err) || check_int(c->cp, "cp", err) ||
 	    check_int(c->ep, "ep", err) || check_int(c->vpp, "vpp", err) ||
@@ -785,8 +935,6 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 		return gp_fail(err, "bad base weight format (bits %g, group "
 			       "%d, group_bits %g)", c->base.bits,
 			       c->base.group, c->base.group_bits);
-	/* Layers per stage: the most loaded stage takes the ceiling. */
-	y->L_s = (m->layers + y->pp - 1) / y->pp;
 	y->shard = (double)y->dp * y->cp;
 	y->eshard = y->shard / y->ep;
 	return GP_OK;
@@ -867,8 +1015,57 @@ static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
 	return b;
 }
 
+/* DeepSpeed's gradient all-reduce under BF16_Optimizer with pipeline
+ * parallelism.  After the step's last backward, PipelineEngine's
+ * ReduceGrads instruction (runtime/pipe/engine.py _exec_reduce_grads ->
+ * _bf16_reduce_grads) hands the optimizer's flat fp32 gradient buffer
+ * (bf16_optimizer.py get_grads_for_reduction: one flat tensor per param
+ * group, the whole stage's grads) to buffered_allreduce_fallback with
+ * elements_per_buffer = MEMORY_OPT_ALLREDUCE_SIZE (500M).  The 500M
+ * bucket cannot split a tensor: allreduce_no_retain buckets whole
+ * tensors, so the flat buffer goes alone, and allreduce_bucket
+ * (runtime/engine.py) flattens it (one tensor: a view) and, the
+ * communication dtype being bf16 whenever bf16 is enabled and none is
+ * configured (engine.py communication_data_type), takes tensor.to(bf16):
+ * a 2-byte copy of every gradient of the stage, live through the
+ * all-reduce, then copied back into the fp32 buffer.
+ *
+ * It does not coexist with the activations: every micro-batch's
+ * backward has run, so the layers' saved tensors, the recompute working
+ * set and the loss buffers are gone.  What stays: the model states, the
+ * bf16 .grad of the last backward (in the recipe's grads), the stage's
+ * persistent pipe buffers (receive and gradient buffers, hid/t each)
+ * and on the last stage both output buffers, the fp32 logits of the
+ * step's last two micro-batches (num_pipe_buffers = 2 there, never
+ * cleared).  When that moment is the larger, the breakdown reports it:
+ * activations, recompute and logits 0, grad_reduce the copy. */
+static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
+			    const layout *y, double tok, double A,
+			    double mine, int first, int last,
+			    gp_mem_result *o)
+{
+	double hid = tok * m->hidden * A / (c->sp ? y->tp : 1);
+	double keep = 0, red = mine * 2.0, bwd;
+
+	if (!last)
+		keep += hid / y->tp;
+	if (!first)
+		keep += hid / y->tp;
+	if (last)
+		keep += 2.0 * tok * (double)m->vocab * 4.0 / y->tp;
+	bwd = o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
+		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_PIPE_BUFFERS];
+	if (keep + red <= bwd)
+		return;
+	o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	o->bytes[GP_MEM_RECOMPUTE] = 0;
+	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_PIPE_BUFFERS] = keep;
+	o->bytes[GP_MEM_GRAD_REDUCE] = red;
+}
+
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
-		       const layout *y, const gp_params *p, int stage,
+		       const layout *y, const gp_params *p, int stage, int nl,
 		       gp_mem_result *o, gp_error *err)
 {
 	gp_state_bytes sb;
@@ -888,7 +1085,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		return GP_EINVAL;
 	memset(o, 0, sizeof *o);
 	o->stage = stage;
-	frac = (double)y->L_s / m->layers;
+	o->stage_layers = nl;
+	frac = (double)nl / m->layers;
 	/* Per-layer parameters split into routed experts (sharded over
 	 * EP and TP) and the rest (TP only); norms are counted with the
 	 * rest (replicated in truth; < 0.01%). */
@@ -1055,7 +1253,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	 * autograd keeps nothing for it until the first adapter, so its
 	 * first norm input is not saved (one h per token, once). */
 	first_less = 0;
-	if (first && ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+	if (first && nl > 0 && ac.frozen &&
+	    c->recompute != GP_RECOMPUTE_FULL) {
 		gp_act_layer a0;
 
 		ac.input_nograd = 1;
@@ -1081,7 +1280,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (c->microbatches > 0 && inflight > c->microbatches)
 		inflight = c->microbatches;
 	o->inflight = inflight;
-	o->bytes[GP_MEM_ACTIVATIONS] = (act_layer * y->L_s - first_less) *
+	o->bytes[GP_MEM_ACTIVATIONS] = (act_layer * nl - first_less) *
 		inflight;
 	tok = c->seq / y->cp * c->micro_batch;
 	if (first && c->dropout)
@@ -1090,7 +1289,9 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			(c->sp ? y->tp : 1);
 	/* One layer re-run during backward: full recompute rebuilds a
 	 * whole layer, selective its core attention. */
-	if (c->recompute == GP_RECOMPUTE_FULL)
+	if (nl == 0)
+		;  /* no layer on this stage to re-run */
+	else if (c->recompute == GP_RECOMPUTE_FULL)
 		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al.full : 0) >
 			(nmoe ? alm.full : 0) ? al.full : alm.full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
@@ -1106,10 +1307,25 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
-	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED)
+	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
 		o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c, y, tok,
 			A, inflight, first, last);
+		if (c->recipe == GP_RECIPE_DSBF16 && zero < 2 &&
+		    c->lora_rank == 0 && !c->offload_optimizer &&
+		    !c->offload_params)
+			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
+	}
 	return GP_OK;
+}
+
+static double tensor_sum(const gp_mem_result *r)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		s += r->bytes[i];
+	return s;
 }
 
 static int train_core(const gp_model *m, const gp_train_cfg *c,
@@ -1125,21 +1341,49 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 		return GP_EINVAL;
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
-	if (train_stage(m, c, y, &p, 0, out, err))
+	stage_split(m, c, &p, y);
+	if (train_stage(m, c, y, &p, 0, stage_layers(m, y, 0), out, err))
 		return GP_EINVAL;
+	/* Evaluate the stages, keep the most loaded (the earliest of
+	 * equals).  Middle stages with the same layer count differ only
+	 * in micro-batches in flight, which fall with k (p - k), so the
+	 * first stage of each run of equal counts stands for its run. */
 	if (y->pp > 1) {
-		double a = 0, b = 0;
-		int i;
+		double best = tensor_sum(out), v;
+		int k, nl, prev = -1;
 
-		if (train_stage(m, c, y, &p, y->pp - 1, &r0, err))
-			return GP_EINVAL;
-		for (i = 0; i < GP_MEM_NTENSOR; i++) {
-			a += out->bytes[i];
-			b += r0.bytes[i];
+		for (k = 1; k < y->pp; k++) {
+			nl = stage_layers(m, y, k);
+			if (k < y->pp - 1 && nl == prev)
+				continue;
+			prev = nl;
+			if (train_stage(m, c, y, &p, k, nl, &r0, err))
+				return GP_EINVAL;
+			v = tensor_sum(&r0);
+			if (v > best) {
+				best = v;
+				*out = r0;
+			}
 		}
-		if (b > a)
-			*out = r0;
 	}
+	return GP_OK;
+}
+
+int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
+		     int *out, gp_error *err)
+{
+	layout y;
+	gp_params p;
+
+	if (!out)
+		return gp_fail(err, "mem_stage_layers: NULL output");
+	if (check_train(m, c, &y, err) || model_params(m, &p, err))
+		return GP_EINVAL;
+	if (stage < 0 || stage >= y.pp)
+		return gp_fail(err, "stage %d is outside 0..%d", stage,
+			       y.pp - 1);
+	stage_split(m, c, &p, &y);
+	*out = stage_layers(m, &y, stage);
 	return GP_OK;
 }
 

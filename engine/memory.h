@@ -83,6 +83,26 @@ typedef enum gp_pipe_engine {
 	GP_PIPE_MEGATRON = 0, GP_PIPE_DEEPSPEED, GP_PIPE_COUNT
 } gp_pipe_engine;
 
+/* How layers are assigned to pipeline stages (memory.c, stage_split).
+ *  auto        by the pipeline engine: megatron -> uniform, deepspeed ->
+ *              parameters (PipelineModule's default partition_method)
+ *  uniform     L/p layers, the first L mod p stages one more (Megatron-LM
+ *              requires p | L; DeepSpeed's partition_uniform)
+ *  parameters  DeepSpeed's partition_balanced over each layer's trainable
+ *              parameters: the embedding counts on the first stage, the
+ *              output layer or the tied embedding copy on the last
+ *  type:transformer            balanced over transformer layers only
+ *              (Megatron-DeepSpeed GPTModelPipe's default)
+ *  type:transformer|embedding  layers, the embedding and the tied copy
+ *              weigh one each (the BLOOM-176B run)
+ * The embedding always sits on the first stage and the output layer (or
+ * tied copy) on the last; the most loaded stage is found by evaluating
+ * the stages. */
+typedef enum gp_partition {
+	GP_PART_AUTO = 0, GP_PART_UNIFORM, GP_PART_PARAMETERS,
+	GP_PART_TYPE_LAYER, GP_PART_TYPE_EMB, GP_PART_COUNT
+} gp_partition;
+
 /* Names ("mixed-16", "adamw", "selective", "1f1b") and their parsers
  * (GP_OK or GP_EINVAL naming the accepted values in err). */
 const char *mem_recipe_name(gp_recipe r);
@@ -95,6 +115,8 @@ const char *mem_schedule_name(gp_schedule s);
 int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err);
 const char *mem_pipe_name(gp_pipe_engine p);
 int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err);
+const char *mem_partition_name(gp_partition p);
+int mem_partition_parse(const char *s, gp_partition *out, gp_error *err);
 
 /* Bytes per parameter of each model-state kind, unsharded. */
 typedef struct gp_state_bytes {
@@ -207,6 +229,7 @@ typedef struct gp_train_cfg {
 	double microbatches;     /* per step per pipeline; 0 = >= pp */
 	gp_schedule schedule;
 	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
+	gp_partition partition;  /* layers per stage (pp > 1) */
 	gp_recompute recompute;
 	int flash, dropout, eager_swiglu;
 	double act_bytes;        /* 0: 4 for the fp32 recipe, else 2 */
@@ -284,6 +307,8 @@ typedef enum gp_mem_comp {
 	GP_MEM_PARAM_GATHER,     /* ZeRO-3/FSDP gathered layers */
 	GP_MEM_ACTIVATIONS, GP_MEM_RECOMPUTE, GP_MEM_LOGITS,
 	GP_MEM_PIPE_BUFFERS,     /* pipeline engine's stage buffers */
+	GP_MEM_GRAD_REDUCE,      /* DeepSpeed bf16 copy of the fp32 grads
+				  * for the DP all-reduce (memory.c) */
 	GP_MEM_REF, GP_MEM_REWARD, GP_MEM_CRITIC,
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */
@@ -312,6 +337,7 @@ typedef struct gp_mem_result {
 	double short_by;    /* total - budget (negative: headroom) */
 	int largest;        /* index of the largest component */
 	int stage;          /* most loaded pipeline stage (0-based) */
+	int stage_layers;   /* transformer layers on that stage */
 	double params;      /* parameters held on this GPU (elements) */
 	double trainable;   /* trainable parameters, whole model */
 	double inflight;    /* micro-batches in flight on this stage */
@@ -329,6 +355,11 @@ typedef struct gp_mem_result {
  * see out->fits) or GP_EINVAL for impossible input. */
 int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);
+
+/* Transformer layers on pipeline stage `stage` (0-based) under c's
+ * partition (gp_partition); GP_OK or GP_EINVAL. */
+int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
+		     int *out, gp_error *err);
 
 /* Inference serving.  GP_OK or GP_EINVAL. */
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,

@@ -146,7 +146,7 @@ for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view quant_head stack
-  logit_bytes act_bytes eager_swiglu cat]]):gmatch("%S+") do OPTIONS[k] = true end
+  logit_bytes act_bytes eager_swiglu partition cat]]):gmatch("%S+") do OPTIONS[k] = true end
 
 -- The first (in sorted order) key of t that is not in known, or nil.
 local function unknown_key(t, known)
@@ -171,7 +171,8 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
---   eager_swiglu, cat.
+--   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
+--   type:transformer|embedding: layers per pipeline stage), cat.
 function M.memory(o)
   if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
   local bad = unknown_key(o, OPTIONS)
@@ -255,6 +256,16 @@ function M.memory(o)
     -- schedules pseudo-free each sent output (memory.c, ds_pipe_buffers).
     -- Fine-tuning stacks do not pipeline; Megatron's rule stands for them.
     cfg.pipe = stack == "deepspeed" and "deepspeed" or "megatron"
+    -- Layers per stage (memory.h gp_partition): auto follows the engine,
+    -- Megatron's uniform split or DeepSpeed PipelineModule's default
+    -- 'parameters'; the breakdown is the most loaded stage's.
+    if o.partition ~= nil and type(o.partition) ~= "string" then
+      fail("partition must be a string (got %s)", tostring(o.partition))
+    end
+    cfg.partition = o.partition
+    if o.partition == nil and pp > 1 then
+      dflt("partition", stack == "deepspeed" and "parameters" or "uniform")
+    end
     cfg.eager_swiglu = o.eager_swiglu
     if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
     cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)

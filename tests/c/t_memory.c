@@ -127,7 +127,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(87);
+	plan(105);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -391,6 +391,9 @@ int main(void)
 		ok(r1.bytes[GP_MEM_PIPE_BUFFERS] == 0,
 		   "megatron: outputs deallocated, no pipe buffers");
 		tc.pipe = GP_PIPE_DEEPSPEED;
+		/* Same split as Megatron's (6 layers on stage 0) so that
+		 * only the engine differs; the default split follows. */
+		tc.partition = GP_PART_UNIFORM;
 		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
 		is_int(r.stage, 0, "bloom: stage 0 is the most loaded");
 		is_num(r.inflight, 12, 0, "bloom stage 0: p = 12 in flight");
@@ -404,6 +407,104 @@ int main(void)
 		/* Nothing else moves: allocated grows by exactly that. */
 		is_num(r.allocated - r1.allocated, 381681664.0, 1e-9,
 		       "deepspeed adds only the pipe buffers");
+		/* Stage 0 at the all-reduce would hold its 6 layers + the
+		 * embedding, 4.6e9 params per GPU, as a 2-byte copy (9.2 GB),
+		 * less than its 12 micro-batches of saved inputs, one layer
+		 * re-run and the buffers (9.66 GB): the backward moment
+		 * stays the peak, and Megatron has no such copy. */
+		ok(r.bytes[GP_MEM_GRAD_REDUCE] == 0 &&
+		   r1.bytes[GP_MEM_GRAD_REDUCE] == 0,
+		   "stage 0: the backward moment outweighs the reduce copy");
+
+		/* --- layers per stage (BLOOM: 70 layers, 12 stages) ---
+		 * Item weights: embedding e = 250880*14336 = 3,596,615,680,
+		 * layer w = 12h^2 + 13h = 2,466,437,120 (tr11-176B-ml
+		 * README), e/w = 1.458. */
+		{
+			static const struct {
+				gp_partition part;
+				gp_pipe_engine pipe;
+				int l0, l1, l10, l11;
+				const char *name;
+			} sp[] = {
+				/* 70 = 12*5 + 10: stages 0..9 take 6. */
+				{GP_PART_UNIFORM, GP_PIPE_DEEPSPEED,
+				 6, 6, 5, 5, "uniform: 6 x 10, 5, 5"},
+				/* Megatron (auto): the uniform split. */
+				{GP_PART_AUTO, GP_PIPE_MEGATRON,
+				 6, 6, 5, 5, "auto on megatron: uniform"},
+				/* 70 ones in 12 parts: B = 6+, each part
+				 * < B takes 6, the last the 4 left. */
+				{GP_PART_TYPE_LAYER, GP_PIPE_DEEPSPEED,
+				 6, 6, 6, 4, "type:transformer: 6 x 11, 4"},
+				/* 72 ones (embedding, 70 layers, tied
+				 * copy): B = 6+, stage 0 = embed + 5,
+				 * the last 5 + embed: the README's table
+				 * "pp rank 0: [embed | 5 transformer
+				 * blocks] ... pp rank 11: [5 ... | embed]". */
+				{GP_PART_TYPE_EMB, GP_PIPE_DEEPSPEED,
+				 5, 6, 6, 5,
+				 "type:transformer|embedding: BLOOM's table"},
+				/* Parameters: sum/12 = 14.99e9; B must reach
+				 * e + 5w = 15.93e9 (at e + 4w = 13.46e9 the
+				 * ends hold 4, the middle 6 (14.80e9 < B),
+				 * 4 + 60 + 4 = 68 < 70); just above it:
+				 * 5, 6 x 10, 5. */
+				{GP_PART_PARAMETERS, GP_PIPE_DEEPSPEED,
+				 5, 6, 6, 5, "parameters: 5, 6 x 10, 5"},
+				{GP_PART_AUTO, GP_PIPE_DEEPSPEED,
+				 5, 6, 6, 5, "auto on deepspeed: parameters"},
+			};
+			size_t i;
+
+			for (i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+				int l0 = -1, l1 = -1, l10 = -1, l11 = -1;
+
+				tc.partition = sp[i].part;
+				tc.pipe = sp[i].pipe;
+				mem_stage_layers(&bl, &tc, 0, &l0, &err);
+				mem_stage_layers(&bl, &tc, 1, &l1, &err);
+				mem_stage_layers(&bl, &tc, 10, &l10, &err);
+				mem_stage_layers(&bl, &tc, 11, &l11, &err);
+				ok(l0 == sp[i].l0 && l1 == sp[i].l1 &&
+				   l10 == sp[i].l10 && l11 == sp[i].l11,
+				   sp[i].name);
+			}
+		}
+		/* DeepSpeed's default split: stages 0 and 11 hold 5 layers
+		 * + the embedding, 15,928,801,280 params / t 4 =
+		 * 3,982,200,320 per GPU (the engine spreads the final
+		 * norm's 2h over the layers: +512 here, 1.3e-7; 1e-6).
+		 * Stage 11 at the all-reduce: the states, the bf16 copy
+		 * of its grads 2 * 3,982,200,320 = 7,964,400,640 B, its
+		 * receive buffer s b h 2 / t = 29,360,128 and both
+		 * output buffers' fp32 logits 2 * (2048*2 * 250880/4 *
+		 * 4) = 2,055,208,960: 10.05 GB over the states, against
+		 * 3.7 GB at its backward (one micro-batch) and 8.25 GB on
+		 * stage 0 (12 x 5 x 117,440,512 saved inputs + one layer
+		 * + buffers). */
+		tc.partition = GP_PART_AUTO;
+		tc.pipe = GP_PIPE_DEEPSPEED;
+		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		ok(r.stage == 11 && r.stage_layers == 5,
+		   "bloom deepspeed default: the last stage, 5 layers");
+		is_num(r.params, 3982200320.0, 1e-6,
+		       "bloom stage 11: 5 layers + embedding over tp 4");
+		is_num(r.bytes[GP_MEM_GRAD_REDUCE], 7964400640.0, 1e-6,
+		       "grad_reduce: a bf16 copy of the stage's grads");
+		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 2084569088.0, 1e-12,
+		       "at the reduce: receive buffer + two fp32 logits");
+		ok(r.bytes[GP_MEM_ACTIVATIONS] == 0 &&
+		   r.bytes[GP_MEM_RECOMPUTE] == 0 &&
+		   r.bytes[GP_MEM_LOGITS] == 0,
+		   "no activations coexist with the reduce copy");
+		/* The copy exists only under BF16_Optimizer: the 16-B
+		 * recipe's fp16 grads are reduced in place. */
+		tc.recipe = GP_RECIPE_MIXED16;
+		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		ok(r.bytes[GP_MEM_GRAD_REDUCE] == 0,
+		   "mixed-16: no reduce copy");
+		tc.recipe = GP_RECIPE_DSBF16;
 
 		/* Without tp nothing is partitioned.  Llama-2-7B, pp 4,
 		 * seq 8192, b 1: one output = 8192*4096*2 = 67,108,864 B.
@@ -429,6 +530,58 @@ int main(void)
 		   pe == GP_PIPE_DEEPSPEED && mem_pipe_parse("gpipe", &pe,
 		   &err) == GP_EINVAL && strstr(err.msg, "megatron"),
 		   "pipe engine names parse; unknown ones list the choices");
+	}
+
+	/* --- a balanced split off the uniform one --- */
+	{
+		gp_model g = gpt175();
+		gp_params gpp;
+		double x;
+		int l[4] = {-1, -1, -1, -1}, k, nok = 0;
+
+		/* 8 layers of h 1024 and a 30720-token tied embedding:
+		 * x = e/w = 31,457,280 / (12h^2 + 13h ~ 12.6e6) ~ 2.5.
+		 * Items [x, 1 x 8, x] in 4 parts: for 2 < x < 3 the best
+		 * bottleneck is x + 1 (ends: embedding + 1 layer, middle:
+		 * 3 layers, 1 + 6 + 1 = 8); any smaller B leaves the ends
+		 * with 0 layers and the middle with 3 (6 < 8).  So
+		 * 1, 3, 3, 1 where uniform gives 2, 2, 2, 2. */
+		g.layers = 8;
+		g.hidden = 1024;
+		g.heads = 16;
+		g.kv_heads = 16;
+		g.head_dim = 64;
+		g.ffn_hidden = 4096;
+		g.vocab = 30720;
+		g.norm_params = 2 * 1024;
+		g.tied_embeddings = 1;
+		model_params(&g, &gpp, &err);
+		x = gpp.embedding / ((gpp.attention + gpp.dense_mlp +
+				      gpp.norms) / 8);
+		ok(x > 2 && x < 3, "toy: embedding weighs 2..3 layers");
+		tc = train_cfg();
+		tc.pp = 4;
+		tc.pipe = GP_PIPE_DEEPSPEED;
+		for (k = 0; k < 4; k++)
+			nok |= mem_stage_layers(&g, &tc, k, &l[k], &err);
+		ok(!nok && l[0] == 1 && l[1] == 3 && l[2] == 3 && l[3] == 1,
+		   "parameters: 1, 3, 3, 1 around a heavy embedding");
+		/* Evaluated, not assumed: stage 1 (3 layers, 3 micro-
+		 * batches in flight = 9 layer-micro-batches) outweighs
+		 * stage 0 (1 layer x 4 + its embedding) with long
+		 * sequences. */
+		tc.seq = 32768;
+		mem_train(&g, &tc, 80e9, &rs, &r, &err);
+		ok(r.stage == 1 && r.stage_layers == 3,
+		   "the most loaded stage is found: stage 1");
+		ok(mem_stage_layers(&g, &tc, 4, &k, &err) == GP_EINVAL &&
+		   strstr(err.msg, "0..3"), "stage out of range: an error");
+		ok(mem_partition_parse("type:transformer|embedding",
+				       &tc.partition, &err) == GP_OK &&
+		   tc.partition == GP_PART_TYPE_EMB &&
+		   mem_partition_parse("balanced", &tc.partition, &err) ==
+		   GP_EINVAL && strstr(err.msg, "parameters"),
+		   "partition names parse; unknown ones list the choices");
 	}
 
 	/* --- QLoRA 70B base: ~36 GB --- */

@@ -78,10 +78,27 @@ like($o1, qr/^defaults: .*lora_dropout=0\.05/m, 'dropout default listed');
 my @bloom = ('fit', 'bloom-176b', '--gpu', 'a100-sxm-80gb', '--gpus', '384',
              '--tp', '4', '--pp', '12', '--zero', '1', '--method', 'pretrain',
              '--batch', '2', '--seq', '2048', '--recompute', 'full');
-($c, $o, $e) = run_gp(@bloom, '--stack', 'deepspeed');
+# (With the uniform split, as Megatron's: 6 layers on stage 0.)
+($c, $o, $e) = run_gp(@bloom, '--stack', 'deepspeed', '--partition', 'uniform');
 like($o, qr/^pipe_buffers\s+0\.36\s+0\.38\s+stage outputs kept per micro-batch in flight \(DeepSpeed\)$/m, 'deepspeed pipe buffers row');
+like($o, qr/^most loaded pipeline stage: 0 of 12 \(6 layers, the embedding\)$/m,
+     'uniform: stage 0 with 6 layers');
 ($c, $o, $e) = run_gp(@bloom, '--stack', 'megatron');
 unlike($o, qr/^pipe_buffers/m, 'megatron frees its sent outputs');
+# DeepSpeed's default split balances parameters: 5 layers + the
+# embedding on stages 0 and 11.  The last stage peaks at the gradient
+# all-reduce: a bf16 copy of its grads, 2 * (5 * 2,466,437,120 +
+# 3,596,615,680) / 4 = 7,964,400,640 B = 7.42 GiB, 7.96 GB.
+($c, $o, $e) = run_gp(@bloom, '--stack', 'deepspeed');
+like($o, qr/^grad_reduce\s+7\.42\s+7\.96\s+bf16 copy of the fp32 grads/m,
+     'deepspeed: the reduce copy row');
+like($o, qr/^most loaded pipeline stage: 11 of 12 \(5 layers, the output layer\)$/m,
+     'deepspeed: the last stage, 5 layers');
+like($o, qr/^defaults: .*partition=parameters/m, 'partition default listed');
+($c, $o, $e) = run_gp(@bloom, '--partition', 'balanced');
+is($c, 1, 'unknown partition exits 1');
+like($e, qr/unknown pipeline partition 'balanced' \(expected auto\|uniform\|parameters/,
+     'unknown partition lists the choices');
 
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
 is($c, 2, 'missing --gpu is a usage error');

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(60)
+t.plan(65)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -121,6 +121,24 @@ local rpm = gp.memory(pj)
 t.near(comp(rpd, "pipe_buffers"), 41943040, 1e-12,
   "deepspeed stage 0: 4 partitioned outputs + grad buffer")
 t.is(comp(rpm, "pipe_buffers"), 0, "megatron: no pipe buffers")
+-- Layers per stage: DeepSpeed's default balances parameters; Llama-2-7B's
+-- 131M-param embedding and head against 202M-param layers still give 8
+-- layers a stage (32 = 4 x 8: the ends hold e + 8w = 1.75e9 < 9w).
+t.ok(rpd.stage == 0 and rpd.stage_layers == 8, "7B pp 4: 8 layers on stage 0")
+t.ok(table.concat(rpd.defaults, " "):find("partition=parameters", 1, true) ~= nil,
+  "the partition default is recorded")
+-- BLOOM-176B with Megatron-DeepSpeed's 'type:transformer' (70 ones in 12
+-- parts: 6 a stage, 4 on the last): stage 0 holds 6 layers + the embedding.
+local bt = gp.memory { model = "bloom-176b", capacity = 80e9, method = "pretrain",
+                       gpus = 48, tp = 4, pp = 12, seq = 2048, batch = 2,
+                       recompute = "full", stack = "deepspeed", partition = "type:transformer" }
+t.ok(bt.stage == 0 and bt.stage_layers == 6, "type:transformer: stage 0, 6 layers")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, pp = 4, gpus = 4,
+                                partition = 2 } end,
+  "partition must be a string", "partition: a string")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, pp = 4, gpus = 4,
+                                partition = "greedy" } end,
+  "unknown pipeline partition 'greedy'", "partition: a known name")
 
 -- Predictor rule: pretrain + ZeRO stage >= 1 without FSDP -> DeepSpeed.
 local predict = require "gpuplan.predict.memory"

@@ -31,6 +31,9 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
   --offload X       training: optimizer|params+optimizer; infer: layers
+  --partition P     layers per pipeline stage: auto (default: uniform on
+                    megatron, parameters on deepspeed)|uniform|parameters|
+                    type:transformer|type:transformer|embedding
   --margin F        safety margin, fraction of capacity (default 0.1)
   --format F        text|markdown|csv|json
 
@@ -44,6 +47,7 @@ usage: gpuplan fit MODEL --gpu ID [options]
     recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
     lora_targets = "string", lora_dropout = "number", weights = "string",
     kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
+    partition = "string",
   },
 }
 
@@ -88,6 +92,7 @@ function C.run(opts, args)
     recipe = opts.recipe, stack = opts.stack, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
     lora_targets = opts.lora_targets, lora_dropout = opts.lora_dropout,
     weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
+    partition = opts.partition,
   }
   if opts.offload then
     if opts.method == "infer" then
@@ -107,7 +112,15 @@ function C.run(opts, args)
   local notes = {
     pipe_buffers = "stage outputs kept per micro-batch in flight (DeepSpeed)",
     optimizer_paged = "paged to host when short (not in torch's allocated peak)",
+    grad_reduce = "bf16 copy of the fp32 grads for the DP all-reduce (DeepSpeed)",
   }
+  if r.components then
+    for _, c in ipairs(r.components) do
+      if c.name == "grad_reduce" then
+        notes.pipe_buffers = "buffers held through the all-reduce (DeepSpeed)"
+      end
+    end
+  end
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
   for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
@@ -123,6 +136,7 @@ function C.run(opts, args)
       fits = r.fits, total = r.total, allocated = r.allocated,
       capacity = r.capacity, budget = r.budget, usable = r.usable,
       short_by = r.short_by, largest = r.largest, stage = r.stage,
+      stage_layers = r.stage_layers,
       max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
       cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
     }
@@ -147,6 +161,11 @@ function C.run(opts, args)
       end
     elseif r.cpu_bytes > 0 then
       io.write(string.format("offloaded to host memory: %.1f GiB\n", r.cpu_bytes / units.GiB))
+    end
+    if (opts.pp or 1) > 1 and r.method ~= "infer" then
+      io.write(string.format("most loaded pipeline stage: %d of %d (%d layers%s)\n",
+        r.stage, opts.pp, r.stage_layers,
+        r.stage == 0 and ", the embedding" or r.stage == opts.pp - 1 and ", the output layer" or ""))
     end
     if r.state_bytes then io.write(states_line(r), "\n") end
     if #r.defaults > 0 then
