@@ -83,11 +83,18 @@ static int parse_name(const char *s, const char *const *names, int n,
 			*out = i;
 			return GP_OK;
 		}
+	/* The choices, ", "-separated (a name may itself hold '|'); a name
+	 * that would not fit whole with its separator and the NUL ends the
+	 * list instead of overflowing it. */
 	list[0] = '\0';
-	for (i = 0; i < n && used + 20 < sizeof list; i++) {
+	for (i = 0; i < n; i++) {
 		size_t k = strlen(names[i]);
-		if (i > 0)
-			list[used++] = '|';
+		if (used + k + 3 > sizeof list)
+			break;
+		if (i > 0) {
+			list[used++] = ',';
+			list[used++] = ' ';
+		}
 		memcpy(list + used, names[i], k);
 		used += k;
 		list[used] = '\0';
