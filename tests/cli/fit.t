@@ -97,7 +97,7 @@ like($o, qr/^most loaded pipeline stage: 11 of 12 \(5 layers, the output layer\)
 like($o, qr/^defaults: .*partition=parameters/m, 'partition default listed');
 ($c, $o, $e) = run_gp(@bloom, '--partition', 'balanced');
 is($c, 1, 'unknown partition exits 1');
-like($e, qr/unknown pipeline partition 'balanced' \(expected auto\|uniform\|parameters/,
+like($e, qr/unknown pipeline partition 'balanced' \(expected auto, uniform, parameters, /,
      'unknown partition lists the choices');
 
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
