@@ -384,6 +384,15 @@ static void lgp_toquant(lua_State *L, int idx, const char *what,
 			   "group_bits >= 0", what, key);
 }
 
+/* Read t[key] (default def) as a name and parse it with a kernel's
+ * name parser into *dst; raise the parser's message on a bad name. */
+#define LGP_PARSE(L, idx, w, key, def, parse, dst)                        \
+	do {                                                                \
+		gp_error perr_;                                             \
+		if (parse(lgp_field_str(L, idx, w, key, def), dst, &perr_)) \
+			luaL_error(L, "%s", perr_.msg);                     \
+	} while (0)
+
 static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 {
 	const char *w = "memory";
@@ -391,24 +400,18 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	gp_error err;
 
 	memset(c, 0, sizeof *c);
-	s = lgp_field_str(L, idx, w, "recipe", "mixed-16");
-	if (mem_recipe_parse(s, &c->recipe, &err))
-		luaL_error(L, "%s", err.msg);
-	s = lgp_field_str(L, idx, w, "optimizer", "adamw");
-	if (mem_optim_parse(s, &c->optim, &err))
-		luaL_error(L, "%s", err.msg);
-	s = lgp_field_str(L, idx, w, "recompute", "none");
-	if (mem_recompute_parse(s, &c->recompute, &err))
-		luaL_error(L, "%s", err.msg);
-	s = lgp_field_str(L, idx, w, "schedule", "1f1b");
-	if (mem_schedule_parse(s, &c->schedule, &err))
-		luaL_error(L, "%s", err.msg);
-	s = lgp_field_str(L, idx, w, "pipe", "megatron");
-	if (mem_pipe_parse(s, &c->pipe, &err))
-		luaL_error(L, "%s", err.msg);
-	s = lgp_field_str(L, idx, w, "partition", "auto");
-	if (mem_partition_parse(s, &c->partition, &err))
-		luaL_error(L, "%s", err.msg);
+	LGP_PARSE(L, idx, w, "recipe", "mixed-16", mem_recipe_parse,
+		  &c->recipe);
+	LGP_PARSE(L, idx, w, "optimizer", "adamw", mem_optim_parse,
+		  &c->optim);
+	LGP_PARSE(L, idx, w, "recompute", "none", mem_recompute_parse,
+		  &c->recompute);
+	LGP_PARSE(L, idx, w, "schedule", "1f1b", mem_schedule_parse,
+		  &c->schedule);
+	LGP_PARSE(L, idx, w, "pipe", "megatron", mem_pipe_parse,
+		  &c->pipe);
+	LGP_PARSE(L, idx, w, "partition", "auto", mem_partition_parse,
+		  &c->partition);
 	c->dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
 	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
 	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
