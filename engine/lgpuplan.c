@@ -448,6 +448,7 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	c->paged_optimizer = lgp_field_bool(L, idx, w, "paged_optimizer", 0);
 	c->grads_in_bwd = lgp_field_bool(L, idx, w, "grads_in_bwd", 0);
 	c->fused_qkv_view = lgp_field_bool(L, idx, w, "fused_qkv_view", 0);
+	c->lora_zero_pad = lgp_field_bool(L, idx, w, "lora_zero_pad", 0);
 	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
 }
 

@@ -575,6 +575,18 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 				  par +
 				  A * mlp_saved(m, c, w.shared_f, down) * par);
 	}
+	/* LitGPT's LoRAQKVLinear.zero_pad (lit_gpt/lora.py, 2023) scatters
+	 * the adapter output of the enabled q/k/v parts into a zero
+	 * buffer as wide as the fused output with index_copy; PyTorch's
+	 * backward formula for index_copy's source is
+	 * grad.index_select(dim, index).expand_as(source)
+	 * (tools/autograd/derivatives.yaml), so autograd keeps the source
+	 * tensor itself: the enabled widths, per token.  With all three
+	 * enabled zero_pad returns its input and nothing is scattered. */
+	if (c->lora_zero_pad && lqkv > 0 && lqkv < 3)
+		lora += ((tg & GP_LORA_Q ? w.q : 0.0) +
+			 (tg & GP_LORA_K ? w.k : 0.0) +
+			 (tg & GP_LORA_V ? w.v : 0.0)) * par * A;
 	out->lora = tok * lora;
 	/* Dropout masks, 1 byte per element, after the attention and MLP
 	 * blocks (Korthikanti: sbh each). */
@@ -1236,6 +1248,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	ac.capacity_factor = c->capacity_factor;
 	ac.eager_swiglu = c->eager_swiglu;
 	ac.fused_qkv_view = c->fused_qkv_view;
+	ac.lora_zero_pad = c->lora_zero_pad;
 	if (c->lora_rank > 0) {
 		/* Frozen base: only adapters train.  A quantised base
 		 * (bits < 16) runs through bitsandbytes-style matmuls that

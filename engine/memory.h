@@ -179,6 +179,12 @@ typedef struct gp_act_cfg {
 			      * fused output stays alive beside the roped
 			      * q and k copies; with GQA, k and v are
 			      * expanded to all heads by copy */
+	int lora_zero_pad;   /* 1: a fused-QKV adapter that covers only
+			      * some of q, k, v scatters its output into
+			      * a zero q+k+v buffer with index_copy, whose
+			      * backward keeps the source (LitGPT
+			      * LoRAQKVLinear.zero_pad): the adapted
+			      * widths are kept per token */
 } gp_act_cfg;
 
 /* Per-layer activation terms in bytes (one micro-batch, one GPU).
@@ -253,6 +259,7 @@ typedef struct gp_train_cfg {
 				  * is freed after its step, only the
 				  * largest one is ever whole */
 	int fused_qkv_view;      /* see gp_act_cfg */
+	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the
 				  * output layer too (every nn.Linear) */
 } gp_train_cfg;

@@ -145,7 +145,7 @@ for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
-  capacity_factor paged_optimizer grads_in_bwd fused_qkv_view quant_head stack
+  capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
   logit_bytes act_bytes eager_swiglu partition cat]]):gmatch("%S+") do OPTIONS[k] = true end
 
 -- The first (in sorted order) key of t that is not in known, or nil.
@@ -169,7 +169,7 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   lora_targets ("q,v"), lora_dropout (p, or a boolean), weights (format), kv (dtype), concurrency, ctx,
 --   block, prompts, group, prompt_len, response_len, colocated, ppo
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
---   paged_optimizer, grads_in_bwd, fused_qkv_view, quant_head (booleans,
+--   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
 --   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), cat.
@@ -273,8 +273,9 @@ function M.memory(o)
     -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
     -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer
     -- step fused into backward (torchtune optimizer_in_bwd), LitGPT's
-    -- fused-QKV views, an output layer quantised with the base.
-    for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "quant_head" } do
+    -- fused-QKV views and its index_copy zero padding of a partial QKV
+    -- adapter, an output layer quantised with the base.
+    for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "lora_zero_pad", "quant_head" } do
       if o[k] ~= nil and type(o[k]) ~= "boolean" then
         fail("%s must be a boolean (got %s)", k, tostring(o[k]))
       end

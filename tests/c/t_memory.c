@@ -127,7 +127,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(105);
+	plan(107);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -693,6 +693,36 @@ int main(void)
 		mem_act_layer(&l70, &ac, 0, &al, &err);
 		is_num(al.attention - a0, 58720256.0, 1e-12,
 		       "fused QKV with GQA: expanded k and v copies");
+	}
+	/* LitGPT's zero padding of a q,v adapter on the fused QKV
+	 * (Llama 2 7B, frozen base, r 8, s 1304, b 1, 2 B): index_copy
+	 * keeps its source, the q and v adapter outputs: 1304 * (4096 +
+	 * 4096) * 2 = 21364736 B per layer.  With q, k and v all adapted
+	 * zero_pad scatters nothing: no change.  Exact arithmetic. */
+	memset(&ac, 0, sizeof ac);
+	ac.seq = 1304;
+	ac.micro_batch = 1;
+	ac.flash = 1;
+	ac.act_bytes = 2;
+	ac.frozen = 1;
+	ac.lora_rank = 8;
+	ac.lora_targets = GP_LORA_Q | GP_LORA_V;
+	mem_act_layer(&l7, &ac, 0, &al, &err);
+	{
+		double l0 = al.lora;
+
+		ac.lora_zero_pad = 1;
+		mem_act_layer(&l7, &ac, 0, &al, &err);
+		is_num(al.lora - l0, 21364736.0, 1e-12,
+		       "LitGPT zero pad keeps the q,v adapter outputs");
+		ac.lora_targets = GP_LORA_Q | GP_LORA_K | GP_LORA_V;
+		ac.lora_zero_pad = 0;
+		mem_act_layer(&l7, &ac, 0, &al, &err);
+		l0 = al.lora;
+		ac.lora_zero_pad = 1;
+		mem_act_layer(&l7, &ac, 0, &al, &err);
+		is_num(al.lora - l0, 0.0, 0,
+		       "zero pad with q, k, v all adapted keeps nothing");
 	}
 	/* torchtune full fine-tune of a Llama 3.1 8B shape: bf16 params,
 	 * PagedAdamW8bit, optimizer_in_bwd.  Parameters: embedding and
