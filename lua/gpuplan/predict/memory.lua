@@ -53,6 +53,10 @@ local PROFILES = {
       -- bitsandbytes one; LitGPT's lm_head is a LoRALinear wrapping a
       -- torch.nn.Linear, so the head is quantised too.
       { "quant_head", true, "BitsandbytesPrecision replaces every nn.Linear" },
+      -- lit_gpt/lora.py LoRAQKVLinear.zero_pad scatters the q and v
+      -- adapter outputs into the fused q+k+v width with index_copy,
+      -- whose backward keeps its source (engine/memory.c).
+      { "lora_zero_pad", true, "LoRAQKVLinear.zero_pad: index_copy keeps its source" },
     },
   },
   -- torchtune, recipes/configs/llama3_1 at the README table's commit
@@ -60,9 +64,15 @@ local PROFILES = {
   -- torch.compile on for every row.
   torchtune = {
     all = {
-      -- enable_activation_checkpointing: True in the single-device
-      -- configs: each TransformerSelfAttentionLayer is checkpointed.
-      { "recompute", "full", "enable_activation_checkpointing: True" },
+      -- The configs turn activation checkpointing on
+      -- (enable_activation_checkpointing: True, every
+      -- TransformerSelfAttentionLayer), but the README table reports,
+      -- per card, the run with the best tokens/s -- its maintainers
+      -- "capture lowest memory utilization AND peak tokens/sec"
+      -- (pytorch/torchtune issue #925) -- and checkpointing costs 21.5%
+      -- of tokens/s (PR #2003's table).  So it is on only where the
+      -- run does not fit the card without it (AC_IF_NEEDED below).
+      { "recompute", "if-needed", "README rows: fastest run that fits the card" },
       -- dtype: bf16 -- the model and the optimizer states in bf16, no
       -- fp32 master copy.
       { "recipe", "bf16", "dtype: bf16 (no fp32 master)" },
@@ -119,6 +129,18 @@ local PROFILES = {
   },
 }
 
+-- What a framework's own generate script allocates for its KV cache when
+-- the case does not give the prompt and output lengths.
+local GENERATE = {
+  -- lit-gpt generate/base.py (the resource tables' era, 2023): main()
+  -- defaults prompt "What food do llamas eat?" (9 Llama tokens with BOS;
+  -- a few tokens either way move a 13B cache by under 0.01 GB) and
+  -- max_new_tokens = 50, then "set the max_seq_length to limit the
+  -- memory usage to what we need": model.max_seq_length =
+  -- prompt_length + max_new_tokens before set_kv_cache(batch_size=1).
+  litgpt = { prompt = 9, new = 50,
+             why = "generate/base.py sets max_seq_length = prompt + max_new_tokens" },
+}
 
 return function(case, cat)
   local model, why = model_of(case.model or {})
@@ -176,7 +198,21 @@ return function(case, cat)
   if o.method == "infer" then
     o.concurrency = v(wl.concurrency) or o.batch
     o.ctx = o.seq
-    if v(wl.input_len) and v(wl.output_len) then o.ctx = wl.input_len + wl.output_len end
+    local inp, outp = v(wl.input_len), v(wl.output_len)
+    local gen = fw and GENERATE[fw]
+    if gen and not (inp and outp) then
+      -- The framework's generate sizes the cache itself; the case's
+      -- seq_len is then the model's context, a cap on it.
+      inp, outp = inp or gen.prompt, outp or gen.new
+      local ctx = inp + outp
+      if o.seq and o.seq < ctx then ctx = o.seq end
+      defaults[#defaults + 1] = string.format(
+        "ctx=%d (%s generate: cache for prompt %d + %d new tokens, %s)",
+        ctx, fw, inp, outp, gen.why)
+      o.ctx = ctx
+    elseif inp and outp then
+      o.ctx = inp + outp
+    end
     o.batch, o.seq = nil, nil
   end
   local ok, g = pcall(cat.get, cat, "gpus", hw.gpu)
@@ -184,7 +220,33 @@ return function(case, cat)
     o.capacity = 80e9
     defaults[#defaults + 1] = "capacity=80GB (gpu not in catalog)"
   end
-  local r = memory.memory(o)
+  local r
+  if o.recompute == "if-needed" then
+    -- Would the run start without activation checkpointing?  Every
+    -- term on the card counts, reserve and fragmentation included, but
+    -- not the margin (the question is whether it ran, not whether it
+    -- is safe) nor paged optimizer states (cudaMallocManaged: the
+    -- driver evicts them to host memory under pressure).
+    o.recompute = "none"
+    r = memory.memory(o)
+    local need = r.total
+    for _, c in ipairs(r.components) do
+      if c.name == "optimizer_paged" then need = need - c.bytes end
+    end
+    if need > r.capacity then
+      o.recompute = "full"
+      r = memory.memory(o)
+    end
+    for i, d in ipairs(defaults) do
+      if d:match("^recompute=if%-needed") then
+        defaults[i] = string.format("recompute=%s (README rows: fastest run that fits; "
+          .. "%.1f GiB without checkpointing vs %.1f GiB card)", o.recompute,
+          need / units.GiB, r.capacity / units.GiB)
+      end
+    end
+  else
+    r = memory.memory(o)
+  end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   local unit = case.measured.metric == "peak_memory_gib" and units.GiB or units.GB
   if case.measured.metric ~= "peak_memory_gib" and case.measured.metric ~= "peak_memory_gb" then
