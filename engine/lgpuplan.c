@@ -450,6 +450,8 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	c->fused_qkv_view = lgp_field_bool(L, idx, w, "fused_qkv_view", 0);
 	c->lora_zero_pad = lgp_field_bool(L, idx, w, "lora_zero_pad", 0);
 	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
+	c->images = lgp_field_num(L, idx, w, "images", 0, 0);
+	c->vision_frozen = lgp_field_bool(L, idx, w, "vision_frozen", 0);
 }
 
 static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)

@@ -64,7 +64,8 @@ static const char *const partition_names[GP_PART_COUNT] = {
 };
 static const char *const comp_names[GP_MEM_NCOMP] = {
 	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
-	"activations", "recompute", "logits", "pipe_buffers", "grad_reduce",
+	"activations", "recompute", "logits", "vision_activations",
+	"pipe_buffers", "grad_reduce",
 	"ref_model",
 	"reward_model", "critic", "rollout_weights", "kv_cache", "workspace",
 	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation",
@@ -816,6 +817,14 @@ static int lprobe(double e0, double w, double e1, int L, int p, double B,
 	return (double)*n0 + (double)(p - 2) * *m + t >= L;
 }
 
+/* Parameters of the ViT tower alone (the projector excluded). */
+static double tower_params(const gp_model *m, const gp_params *p)
+{
+	double t = p->vision - m->vision.projector_params;
+
+	return t > 0 ? t : 0;
+}
+
 /* Layers per pipeline stage (sets y->balanced, n0, m).  Uniform: L/p
  * with the first L mod p stages one more -- DeepSpeed's
  * partition_uniform, and Megatron-LM's split when p divides L (it
@@ -847,7 +856,8 @@ static void stage_split(const gp_model *m, const gp_train_cfg *c,
 		/* Only the adapters train: layers weigh alike, the frozen
 		 * ends weigh nothing. */
 	} else if (part == GP_PART_PARAMETERS) {
-		e0 = p->embedding + p->vision;
+		e0 = p->embedding + p->vision -
+			(c->vision_frozen ? tower_params(m, p) : 0);
 		w = (p->attention + p->dense_mlp + p->router + p->norms +
 		     p->experts) / L;
 		e1 = p->lm_head > 0 ? p->lm_head : p->embedding;
@@ -954,6 +964,20 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 		return gp_fail(err, "bad base weight format (bits %g, group "
 			       "%d, group_bits %g)", c->base.bits,
 			       c->base.group, c->base.group_bits);
+	if (check_nonneg(c->images, "images", err))
+		return GP_EINVAL;
+	if (c->images != floor(c->images))
+		return gp_fail(err, "images must be a whole number per "
+			       "sequence (got %g)", c->images);
+	if (c->images > 0 && m->vision.layers <= 0)
+		return gp_fail(err, "images %g given for a model without a "
+			       "vision tower", c->images);
+	if (c->images > 0 && c->seq > 0 &&
+	    c->images * model_vision_tokens(m) > c->seq)
+		return gp_fail(err, "%g images of %g tokens do not fit in a "
+			       "sequence of %g tokens (seq counts the image "
+			       "tokens)", c->images, model_vision_tokens(m),
+			       c->seq);
 	y->shard = (double)y->dp * y->cp;
 	y->eshard = y->shard / y->ep;
 	return GP_OK;
@@ -1073,14 +1097,84 @@ static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
 	if (last)
 		keep += 2.0 * tok * (double)m->vocab * 4.0 / y->tp;
 	bwd = o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
-		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_PIPE_BUFFERS];
+		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION] +
+		o->bytes[GP_MEM_PIPE_BUFFERS];
 	if (keep + red <= bwd)
 		return;
 	o->bytes[GP_MEM_ACTIVATIONS] = 0;
 	o->bytes[GP_MEM_RECOMPUTE] = 0;
 	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_VISION] = 0;
 	o->bytes[GP_MEM_PIPE_BUFFERS] = keep;
 	o->bytes[GP_MEM_GRAD_REDUCE] = red;
+}
+
+/* The vision tower as a model mem_act_layer understands: a
+ * bidirectional encoder of ViT layers (LayerNorm, MHA, GELU or SwiGLU
+ * MLP) over the patches of one image. */
+static void vision_model(const gp_model *m, gp_model *v)
+{
+	memset(v, 0, sizeof *v);
+	v->layers = m->vision.layers;
+	v->hidden = m->vision.hidden;
+	v->heads = m->vision.heads;
+	v->kv_heads = m->vision.heads;
+	v->head_dim = m->vision.hidden / m->vision.heads;
+	v->ffn_hidden = m->vision.ffn_hidden;
+	v->ffn_gated = m->vision.ffn_gated;
+	v->vocab = 1;
+	v->norm_params = 2 * m->vision.hidden;
+}
+
+/* Vision-language training on the first stage (Wang et al. 2024,
+ * Qwen2-VL sec. 2.1: an image of P = (image_size / patch_size)^2 patches
+ * runs through the ViT, attention within the image, and the projector
+ * merges merge^2 neighbouring patches into one LLM token).
+ * A training tower keeps what any transformer layer keeps
+ * (mem_act_layer over P tokens, images * b sequences, the recompute
+ * policy applied) in every ViT layer.  A frozen tower fed pixels that
+ * need no grad is not recorded by autograd at all: it keeps nothing.
+ * A training projector keeps its inputs: for Qwen2-VL's merger
+ * (LayerNorm, then Linear, GELU, Linear over merge^2 * hidden_v wide
+ * tokens) the norm input, both linear inputs and the GELU input, each
+ * P * hidden_v wide per image: 4 P hidden_v elements.  *full gets the
+ * working set of one tower layer re-run under recompute. */
+static int vision_act(const gp_model *m, const gp_train_cfg *c,
+		      const layout *y, double A, double *saved,
+		      double *full, gp_error *err)
+{
+	gp_model v;
+	gp_act_cfg ac;
+	gp_act_layer al;
+	double merge = m->vision.merge > 0 ? m->vision.merge : 1;
+	double P = model_vision_tokens(m) * merge * merge;
+	double imgs = c->images * c->micro_batch;
+	int tower = !c->vision_frozen && c->lora_rank == 0;
+
+	*saved = *full = 0;
+	if (c->images <= 0)
+		return GP_OK;
+	if (c->lora_rank == 0)
+		*saved += 4.0 * P * m->vision.hidden * A * imgs;
+	if (!tower)
+		return GP_OK;
+	vision_model(m, &v);
+	memset(&ac, 0, sizeof ac);
+	ac.seq = P;
+	ac.micro_batch = imgs;
+	/* Megatron shards the encoder like the decoder when its heads
+	 * allow; otherwise the tower runs whole on every TP rank. */
+	ac.tp = v.heads % y->tp == 0 ? y->tp : 1;
+	ac.act_bytes = A;
+	ac.flash = c->flash;
+	ac.recompute = c->recompute;
+	ac.eager_swiglu = c->eager_swiglu;
+	if (mem_act_layer(&v, &ac, 0, &al, err))
+		return GP_EINVAL;
+	*saved += v.layers * al.total;
+	if (c->recompute != GP_RECOMPUTE_NONE)
+		*full = c->recompute == GP_RECOMPUTE_FULL ? al.full : al.core;
+	return GP_OK;
 }
 
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
@@ -1167,17 +1261,24 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	} else {
 		double wsh = zero == 3 ? 1.0 : 0.0, gsh = zero >= 2,
 			osh = zero >= 1 || sb.master_shard0;
+		/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
+		 * its weights only: no grads, master or states. */
+		double vf = first && c->vision_frozen ?
+			tower_params(m, p) / y->tp : 0;
 		/* Dense states shard over dp*cp, expert states over the
 		 * expert-data-parallel group dp*cp/ep (Megatron-Core MoE:
 		 * expert params are replicated only across EDP). */
 #define SH(flag, d, e) ((flag) ? (d) / y->shard + (e) / y->eshard : (d) + (e))
 		o->bytes[GP_MEM_WEIGHTS] = SH(wsh, dense, expert) * wb;
-		o->bytes[GP_MEM_GRADS] = SH(gsh, dense, expert) * sb.grads;
-		o->bytes[GP_MEM_MASTER] = SH(osh, dense, expert) * sb.master;
-		o->bytes[GP_MEM_OPTIMIZER] = SH(osh, dense, expert) *
+		o->bytes[GP_MEM_GRADS] = SH(gsh, dense - vf, expert) *
+			sb.grads;
+		o->bytes[GP_MEM_MASTER] = SH(osh, dense - vf, expert) *
+			sb.master;
+		o->bytes[GP_MEM_OPTIMIZER] = SH(osh, dense - vf, expert) *
 			sb.optimizer;
 #undef SH
-		o->trainable = p->total;
+		o->trainable = p->total -
+			(c->vision_frozen ? tower_params(m, p) : 0);
 		if (c->grads_in_bwd) {
 			/* Optimizer step in the backward pass (torchtune
 			 * optimizer_in_bwd: a post-accumulate-grad hook steps
@@ -1316,6 +1417,15 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			(nmoe ? alm.full : 0) ? al.full : alm.full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
 		o->bytes[GP_MEM_RECOMPUTE] = al.core;
+	if (first && c->images > 0) {
+		double vs, vfull;
+
+		if (vision_act(m, c, y, A, &vs, &vfull, err))
+			return GP_EINVAL;
+		o->bytes[GP_MEM_VISION] = vs * inflight;
+		if (vfull > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = vfull;
+	}
 	if (last) {
 		/* Output layer (Korthikanti sec. 4.3): the final norm input
 		 * and the projection input, h each, and the logits kept
@@ -1673,6 +1783,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 		train_tr = out->bytes[GP_MEM_ACTIVATIONS] +
 			out->bytes[GP_MEM_RECOMPUTE] +
 			out->bytes[GP_MEM_LOGITS] +
+			out->bytes[GP_MEM_VISION] +
 			out->bytes[GP_MEM_PARAM_GATHER] +
 			out->bytes[GP_MEM_WORKSPACE];
 		roll_tr = ro.bytes[GP_MEM_KV] + ro.bytes[GP_MEM_WORKSPACE];
@@ -1681,6 +1792,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 			out->bytes[GP_MEM_ACTIVATIONS] = 0;
 			out->bytes[GP_MEM_RECOMPUTE] = 0;
 			out->bytes[GP_MEM_LOGITS] = 0;
+			out->bytes[GP_MEM_VISION] = 0;
 			out->bytes[GP_MEM_PARAM_GATHER] = 0;
 			out->bytes[GP_MEM_KV] = ro.bytes[GP_MEM_KV];
 			out->bytes[GP_MEM_WORKSPACE] =

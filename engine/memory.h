@@ -262,6 +262,15 @@ typedef struct gp_train_cfg {
 	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the
 				  * output layer too (every nn.Linear) */
+	/* Vision-language models (gp_model.vision): */
+	double images;           /* images per sequence, a whole number; each
+				  * goes through the vision tower and its
+				  * tokens_per_image LLM tokens are part of
+				  * seq.  0 = text only */
+	int vision_frozen;       /* 1: the ViT tower does not train (weights
+				  * only; with pixels needing no grad it
+				  * saves nothing); the projector still
+				  * trains unless the base is frozen (LoRA) */
 } gp_train_cfg;
 
 typedef struct gp_infer_cfg {
@@ -313,6 +322,7 @@ typedef enum gp_mem_comp {
 	GP_MEM_ADAPTER,          /* LoRA params + grads + states */
 	GP_MEM_PARAM_GATHER,     /* ZeRO-3/FSDP gathered layers */
 	GP_MEM_ACTIVATIONS, GP_MEM_RECOMPUTE, GP_MEM_LOGITS,
+	GP_MEM_VISION,           /* saved by the vision tower and projector */
 	GP_MEM_PIPE_BUFFERS,     /* pipeline engine's stage buffers */
 	GP_MEM_GRAD_REDUCE,      /* DeepSpeed bf16 copy of the fp32 grads
 				  * for the DP all-reduce (memory.c) */

@@ -146,7 +146,7 @@ for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition cat]]):gmatch("%S+") do OPTIONS[k] = true end
+  logit_bytes act_bytes eager_swiglu partition images train_vision cat]]):gmatch("%S+") do OPTIONS[k] = true end
 
 -- The first (in sorted order) key of t that is not in known, or nil.
 local function unknown_key(t, known)
@@ -172,7 +172,9 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
 --   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
---   type:transformer|embedding: layers per pipeline stage), cat.
+--   type:transformer|embedding: layers per pipeline stage), images (per
+--   sequence, vision-language models; seq counts their tokens),
+--   train_vision (boolean: the ViT tower trains), cat.
 function M.memory(o)
   if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
   local bad = unknown_key(o, OPTIONS)
@@ -204,6 +206,10 @@ function M.memory(o)
     capacity = capacity, gpus = gpus, margin = o.margin, tp = tp, pp = pp,
   }
   if method == "infer" then
+    if o.images ~= nil or o.train_vision ~= nil then
+      fail("%s: applies to training; for inference count the image tokens in ctx",
+        o.images ~= nil and "images" or "train_vision")
+    end
     if gpus % (tp * pp) ~= 0 then
       fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
     end
@@ -320,6 +326,37 @@ function M.memory(o)
       else
         cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
       end
+    end
+    -- Vision-language models: images per sequence through the ViT tower
+    -- (memory.c, vision_act).  Full fine-tuning freezes the tower by
+    -- default, as LLaMA-Factory (FinetuningArguments.freeze_vision_tower
+    -- = True) and ms-swift (freeze_vit = True) do; pre-training trains
+    -- it; LoRA freezes the whole base, tower included.
+    if o.images ~= nil then
+      if math.type(o.images) ~= "integer" and not (type(o.images) == "number" and o.images == math.floor(o.images)) then
+        fail("images must be a whole number of images per sequence (got %s)", tostring(o.images))
+      end
+      if o.images < 0 then fail("images must be >= 0 (got %s)", tostring(o.images)) end
+      if o.images > 0 and not model.vision then
+        fail("images given for %s, which has no vision tower", tostring(model.id or model.name))
+      end
+      cfg.images = o.images
+    end
+    if o.train_vision ~= nil then
+      if type(o.train_vision) ~= "boolean" then
+        fail("train_vision must be a boolean (got %s)", tostring(o.train_vision))
+      end
+      if not model.vision then
+        fail("train_vision given for %s, which has no vision tower", tostring(model.id or model.name))
+      end
+      if lora and o.train_vision then
+        fail("train_vision: LoRA/QLoRA freeze the whole base, the vision tower included")
+      end
+    end
+    if model.vision and not lora then
+      local tv = o.train_vision
+      if tv == nil then tv = dflt("train_vision", method == "pretrain") end
+      cfg.vision_frozen = not tv
     end
     if cfg.kind == "rl" then
       cfg.ppo = method == "ppo"

@@ -86,6 +86,7 @@ static const field fields[] = {
 	U(tc.lora_targets), I(tc.lora_dropout), D(tc.base.bits),
 	I(tc.base.group), D(tc.base.group_bits), I(tc.paged_optimizer),
 	I(tc.grads_in_bwd), I(tc.fused_qkv_view), I(tc.lora_zero_pad), I(tc.quant_head),
+	D(tc.images), I(tc.vision_frozen),
 
 	D(ic.weights.bits), I(ic.weights.group), D(ic.weights.group_bits),
 	D(ic.kv_bytes), I(ic.tp), I(ic.pp), D(ic.seqs), D(ic.ctx),

@@ -127,7 +127,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(107);
+	plan(116);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -789,6 +789,94 @@ int main(void)
 	mem_train(&l7, &tc, 40e9, &rs, &r1, &err);
 	is_num(r.allocated, r1.allocated, 0,
 	       "quant_head has no effect on a 16-bit base");
+
+	/* --- vision-language training (Qwen2-VL 7B shape) --- */
+	{
+		gp_model vl = l7;
+		gp_params vp;
+		double P = 1024.0; /* (448 / 14)^2 patches; 256 tokens x 2^2 */
+		double proj, tower;
+
+		vl.kv_heads = 4;
+		vl.layers = 28;
+		vl.hidden = 3584;
+		vl.heads = 28;
+		vl.head_dim = 128;
+		vl.ffn_hidden = 18944;
+		vl.norm_params = 3584;
+		vl.vocab = 152064;
+		vl.vision.layers = 32;
+		vl.vision.hidden = 1280;
+		vl.vision.heads = 16;
+		vl.vision.ffn_hidden = 5120;
+		vl.vision.image_size = 448;
+		vl.vision.patch_size = 14;
+		vl.vision.merge = 2;
+		vl.vision.temporal_patch = 2;
+		vl.vision.tokens_per_image = 256;
+		vl.vision.projector_params = 44573184;
+		model_params(&vl, &vp, &err);
+		tower = vp.vision - 44573184;
+		tc = train_cfg();
+		tc.seq = 4096;
+		tc.images = 4;
+		tc.vision_frozen = 1;
+		rc = mem_train(&vl, &tc, 80e9, &rs, &r, &err);
+		/* Frozen tower, pixels need no grad: only the training
+		 * merger keeps inputs, 4 * P * 1280 elements per image:
+		 * 4 images * 4 * 1024 * 1280 * 2 B = 41943040 B. */
+		is_num(r.bytes[GP_MEM_VISION], 41943040.0, 1e-12,
+		       "frozen tower: only the merger's inputs are kept");
+		tc.vision_frozen = 0;
+		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		/* A training tower, no recompute, flash: per ViT layer per
+		 * patch 2 B * (two LayerNorm inputs 2560 + qkv input 1280 +
+		 * q, k, v 3840 + projection input 1280 + fc1 input 1280 +
+		 * GELU input 5120 + fc2 input 5120) + lse 4 B * 16 heads =
+		 * 41024 B; * 32 layers * 4 * 1024 patches = 5377097728, plus
+		 * the merger's 41943040: 5419040768 B. */
+		is_num(r1.bytes[GP_MEM_VISION], 5419040768.0, 1e-12,
+		       "training tower keeps every ViT layer's inputs");
+		/* Frozen tower: no grads, master or Adam states for it:
+		 * 2 + 4 + 8 B per tower parameter fewer (mixed-16). */
+		is_num((r1.bytes[GP_MEM_GRADS] + r1.bytes[GP_MEM_MASTER] +
+			r1.bytes[GP_MEM_OPTIMIZER]) -
+		       (r.bytes[GP_MEM_GRADS] + r.bytes[GP_MEM_MASTER] +
+			r.bytes[GP_MEM_OPTIMIZER]), tower * 14.0, 1e-12,
+		       "frozen tower drops its 14 B/param of states");
+		ok(r1.bytes[GP_MEM_WEIGHTS] == r.bytes[GP_MEM_WEIGHTS],
+		   "frozen or not, the tower's weights are held");
+		/* Full recompute: each ViT layer keeps its input only,
+		 * 4 * 1024 * 1280 * 2 B * 32 layers = 335544320, + merger. */
+		tc.recompute = GP_RECOMPUTE_FULL;
+		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		is_num(r1.bytes[GP_MEM_VISION], 335544320.0 + 41943040.0,
+		       1e-12, "recomputed tower keeps layer inputs");
+		/* LoRA: the whole base is frozen, projector included. */
+		tc = train_cfg();
+		tc.seq = 4096;
+		tc.images = 4;
+		tc.lora_rank = 8;
+		tc.lora_targets = GP_LORA_Q | GP_LORA_V;
+		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		ok(r1.bytes[GP_MEM_VISION] == 0, "LoRA keeps nothing in the tower");
+		/* Errors. */
+		tc = train_cfg();
+		tc.seq = 1000;
+		tc.images = 4;
+		rc = mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		ok(rc == GP_EINVAL && strstr(err.msg, "do not fit in a sequence"),
+		   "image tokens beyond seq rejected");
+		tc.seq = 4096;
+		tc.images = 1.5;
+		rc = mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		ok(rc == GP_EINVAL && strstr(err.msg, "whole number"),
+		   "fractional images rejected");
+		tc.images = 1;
+		rc = mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+		ok(rc == GP_EINVAL && strstr(err.msg, "without a vision tower"),
+		   "images on a text model rejected");
+	}
 
 	/* --- invalid input: clear errors --- */
 	tc = train_cfg();

@@ -118,4 +118,28 @@ is($c, 2, 'margin out of range is a usage error');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--offload', 'optimizer');
 is($c, 2, 'infer --offload optimizer: usage error');
 like($e, qr/^gpuplan: fit: --offload for --method infer is 'layers'/, 'names the option and the value');
+# Vision-language fine-tuning: 4 images per 4096-token sequence of
+# Qwen2-VL 7B.  The tower is frozen by default: only the merger keeps
+# its inputs, 4 images * 4 * 1024 patches * 1280 * 2 B = 41,943,040 B
+# = 0.04 GiB / 0.04 GB.
+($c, $o, $e) = run_gp('fit', 'qwen2-vl-7b', '--gpu', 'h100-sxm', '--seq', '4096',
+                      '--images', '4', '--recompute', 'full');
+is($c, 0, 'fit with images exits 0');
+like($o, qr/^vision_activations\s+0\.04\s+0\.04\s+saved by the vision tower/m,
+     'frozen tower: the merger inputs only');
+like($o, qr/^defaults: .*train_vision=false/m, 'frozen tower listed as a default');
+# --train-vision, full recompute: + 32 layer inputs of 4 * 1024 * 1280 * 2 B
+# = 335,544,320 B; with the merger 377,487,360 B = 0.35 GiB / 0.38 GB.
+($c, $o, $e) = run_gp('fit', 'qwen2-vl-7b', '--gpu', 'h100-sxm', '--seq', '4096',
+                      '--images', '4', '--recompute', 'full', '--train-vision');
+like($o, qr/^vision_activations\s+0\.35\s+0\.38\s/m, 'training tower keeps its layer inputs');
+($c, $o, $e) = run_gp('fit', 'qwen2-vl-7b', '--gpu', 'h100-sxm', '--seq', '512',
+                      '--images', '4');
+is($c, 1, 'image tokens beyond --seq: exit 1');
+like($e, qr/4 images of 256 tokens do not fit in a sequence of 512 tokens/,
+     'the message says why');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--images', '1');
+is($c, 1, 'images for a text model: exit 1');
+like($e, qr/llama2-7b, which has no vision tower/, 'the model is named');
+
 done_testing();

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(75)
+t.plan(85)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -291,6 +291,46 @@ end
 t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
   "paged_optimizer must be a boolean", "paged_optimizer type checked")
 
+
+-- Vision-language models: images per sequence through the ViT tower.
+do
+  local function comp(r, name)
+    for _, c in ipairs(r.components) do if c.name == name then return c.bytes end end
+    return 0
+  end
+  local function has(defaults, pat)
+    for _, d in ipairs(defaults) do if d:find(pat, 1, true) then return true end end
+    return false
+  end
+  -- Frozen tower (the fine-tuning default): the merger's inputs only,
+  -- 4 images * 4 * 1024 patches * 1280 * 2 B = 41943040 B.
+  local r = gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "full",
+                        seq = 4096, images = 4 }
+  t.near(comp(r, "vision_activations"), 41943040, 1e-12, "frozen tower: merger inputs")
+  t.ok(has(r.defaults, "train_vision=false"), "full fine-tuning freezes the tower by default")
+  local rp = gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "pretrain",
+                         seq = 4096, images = 4 }
+  t.ok(has(rp.defaults, "train_vision=true") and comp(rp, "vision_activations") > 100 *
+       comp(r, "vision_activations"), "pre-training trains the tower")
+  local rt = gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "full",
+                         seq = 4096, images = 4, train_vision = true }
+  t.ok(comp(rt, "grads") > comp(r, "grads"), "a training tower has grads")
+  t.raises(function() gp.memory { model = "llama2-7b", gpu = "h100-sxm", images = 1 } end,
+    "images given for llama2-7b, which has no vision tower", "images on a text model", true)
+  t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", images = 1.5 } end,
+    "images must be a whole number", "fractional images")
+  t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", images = -1 } end,
+    "images must be >= 0", "negative images")
+  t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "lora",
+                                  train_vision = true } end,
+    "LoRA/QLoRA freeze the whole base", "LoRA cannot train the tower")
+  t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", train_vision = "yes" } end,
+    "train_vision must be a boolean", "train_vision type checked")
+  t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "infer",
+                                  images = 2 } end,
+    "images: applies to training; for inference count the image tokens in ctx",
+    "images are not silently ignored in inference")
+end
 
 -- A misspelled option is an error naming it, never a silent default: tp_size
 -- (for tp) would otherwise plan a tp = 1 job.

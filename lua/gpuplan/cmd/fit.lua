@@ -31,6 +31,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
   --offload X       training: optimizer|params+optimizer; infer: layers
+  --images N        images per sequence (vision-language models; --seq
+                    counts their tokens): the ViT tower's and projector's
+                    saved activations; --train-vision trains the tower
+                    (default: frozen in fine-tuning, trained in pretrain)
   --partition P     layers per pipeline stage: auto (default: uniform on
                     megatron, parameters on deepspeed)|uniform|parameters|
                     type:transformer|type:transformer|embedding
@@ -47,7 +51,7 @@ usage: gpuplan fit MODEL --gpu ID [options]
     recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
     lora_targets = "string", lora_dropout = "number", weights = "string",
     kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
-    partition = "string",
+    partition = "string", images = "int", train_vision = "flag",
   },
 }
 
@@ -92,7 +96,8 @@ function C.run(opts, args)
     recipe = opts.recipe, stack = opts.stack, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
     lora_targets = opts.lora_targets, lora_dropout = opts.lora_dropout,
     weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
-    partition = opts.partition,
+    partition = opts.partition, images = opts.images,
+    train_vision = opts.train_vision or nil,
   }
   if opts.offload then
     if opts.method == "infer" then
@@ -112,6 +117,7 @@ function C.run(opts, args)
   local notes = {
     pipe_buffers = "stage outputs kept per micro-batch in flight (DeepSpeed)",
     optimizer_paged = "paged to host when short (not in torch's allocated peak)",
+    vision_activations = "saved by the vision tower and projector",
     grad_reduce = "bf16 copy of the fp32 grads for the DP all-reduce (DeepSpeed)",
   }
   if r.components then
