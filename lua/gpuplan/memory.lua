@@ -72,6 +72,22 @@ function M.weight_format(w)
     return { bits = b }
   end
   local f = M.weight_formats[w]
+  -- A grouped integer format with its group size and, optionally, its
+  -- scale dtype: "gptq-g64", "awq-g32-fp32".  Each group stores a scale
+  -- and a 4-bit zero point (AutoGPTQ / AutoAWQ packing).
+  local base, g, scale = tostring(w):match("^(%a+%d?)%-g(%d+)(.*)$")
+  if not f and base and M.weight_formats[base] and M.weight_formats[base].group then
+    local sb = ({ [""] = 16, ["-fp16"] = 16, ["-bf16"] = 16, ["-fp32"] = 32 })[scale]
+    if not sb then
+      fail("weights '%s': scale dtype must be -fp16, -bf16 or -fp32", w)
+    end
+    local group = math.tointeger(tonumber(g))
+    if not group or group < 1 or group > 65536 then
+      fail("weights '%s': group size must be 1..65536", w)
+    end
+    local b = M.weight_formats[base]
+    return { bits = b.bits, group = group, group_bits = sb + (base == "fp4" and 0 or 4) }
+  end
   if not f then
     local names = {}
     for k in pairs(M.weight_formats) do names[#names + 1] = k end

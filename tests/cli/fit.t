@@ -142,4 +142,36 @@ like($e, qr/4 images of 256 tokens do not fit in a sequence of 512 tokens/,
 is($c, 1, 'images for a text model: exit 1');
 like($e, qr/llama2-7b, which has no vision tower/, 'the model is named');
 
+# --no-flash: the unfused softmax output a*s^2*b*2 B per layer replaces
+# flash's fp32 lse 4*a*s*b: (32*4096*4096*2 - 4*32*4096) * 32 layers =
+# 34,342,961,152 B more than flash's 18.77 GiB: 50.75 GiB.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '4096', '--no-flash');
+like($o, qr/^activations\s+50\.75\s+54\.49\s*$/m, '--no-flash saves the score tensors');
+# --vpp 2 on pp 4, full recompute: stage 0 holds p(1 + (p-1)/(p v)) = 5.5
+# micro-batches of its 8 layer inputs, 5.5 * 8 * 2048 * 4096 * 2 B =
+# 738,197,504 B = 0.69 GiB / 0.74 GB (Korthikanti et al. 2022 sec. 4.2.3).
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '4', '--pp', '4',
+                      '--vpp', '2', '--recompute', 'full');
+like($o, qr/^activations\s+0\.69\s+0\.74\s*$/m, '--vpp: interleaved in-flight micro-batches');
+like($o, qr/^most loaded pipeline stage: 0 of 4/m, 'the first stage is the most loaded');
+# RL options reach the planner; given values are not listed as defaults.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--method', 'grpo', '--prompts', '16', '--group', '4',
+                      '--response-len', '2048', '--no-colocated');
+is($c, 0, 'GRPO options accepted');
+like($o, qr/^defaults: .*prompt_len=512/m, 'an unset RL option is a listed default');
+unlike($o, qr/^defaults: .*(prompts=|group=|response_len=)/m, 'given RL options are not defaults');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--prompts', '16');
+is($c, 2, 'an RL option on full fine-tuning is a usage error');
+like($e, qr/--prompts applies to --method grpo\|ppo/, 'and says which methods');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer',
+                      '--recompute', 'full');
+is($c, 2, 'a training option on inference is a usage error');
+like($e, qr/--recompute applies to training, not --method infer/, 'and says so');
+# Grouped weight formats: group size and scale dtype in the name.
+($c, $o, $e) = run_gp('fit', 'llama2-70b', '--gpu', 'h100-sxm', '--method', 'infer',
+                      '--weights', 'gptq-g64-fp8');
+is($c, 1, 'unknown scale dtype: exit 1');
+like($e, qr/scale dtype must be -fp16, -bf16 or -fp32/, 'the scale dtypes are listed');
+
 done_testing();

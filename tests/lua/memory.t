@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(85)
+t.plan(89)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -330,6 +330,18 @@ do
                                   images = 2 } end,
     "images: applies to training; for inference count the image tokens in ctx",
     "images are not silently ignored in inference")
+end
+
+-- Grouped integer formats by name: GPTQ/AWQ group size and scale dtype
+-- (each group a scale and a 4-bit zero point).
+do
+  local f = memory.weight_format("gptq-g64")
+  t.ok(f.bits == 4 and f.group == 64 and f.group_bits == 20, "gptq-g64: fp16 scale + 4-bit zero per 64")
+  f = memory.weight_format("awq-g32-fp32")
+  t.ok(f.group == 32 and f.group_bits == 36, "awq-g32-fp32: fp32 scale + 4-bit zero per 32")
+  t.raises(function() memory.weight_format("gptq-g0") end, "group size must be 1..65536", "group 0")
+  t.raises(function() memory.weight_format("bf16-g64") end, "unknown weight format 'bf16-g64'",
+    "a format without groups takes no group size", true)
 end
 
 -- A misspelled option is an error naming it, never a silent default: tp_size

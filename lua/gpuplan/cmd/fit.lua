@@ -16,6 +16,11 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --seq N           tokens per sequence (training; default 2048)
   --batch N         micro-batch (training) or concurrent sequences (infer)
   --recompute R     none|selective|full (default none)
+  --no-flash        unfused attention: the s^2 score tensors are saved
+  --dropout         dropout after attention and MLP (masks are saved)
+  --vpp N           interleaved 1F1B with N model chunks per stage
+  --microbatches N  micro-batches per step (caps those in flight)
+  --capacity-factor F   MoE token capacity factor (default 1.0)
   --precision P     bf16|fp16|fp8|fp32 (default bf16); --recipe overrides
                     (mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8)
   --stack S         who owns the optimizer: megatron (18 B/param in bf16),
@@ -27,9 +32,15 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --lora-dropout P  adapter dropout (default 0.05; 0 keeps no dropout
                     output or mask, as PEFT's default)
   --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|nf4-dq|fp4 or
-                    bits per weight (GGUF-style, e.g. 4.85)
+                    bits per weight (GGUF-style, e.g. 4.85); group size and
+                    scale dtype: gptq-g64, awq-g32-fp32 (default g128, fp16)
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
+  --block N         paged KV block in tokens (infer; default unpaged)
+  GRPO/PPO: --prompts N (default 8 per DP rank) --group N (8)
+            --prompt-len N (512) --response-len N (1024) --reward-model
+            --no-ref-model --no-colocated (separate rollout pool)
+            --rollout-weights W --rollout-tp N
   --offload X       training: optimizer|params+optimizer; infer: layers
   --images N        images per sequence (vision-language models; --seq
                     counts their tokens): the ViT tower's and projector's
@@ -52,6 +63,11 @@ usage: gpuplan fit MODEL --gpu ID [options]
     lora_targets = "string", lora_dropout = "number", weights = "string",
     kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
     partition = "string", images = "int", train_vision = "flag",
+    flash = "flag", dropout = "flag", vpp = "int", microbatches = "int",
+    capacity_factor = "number", block = "int", prompts = "int", group = "int",
+    prompt_len = "int", response_len = "int", reward_model = "flag",
+    ref_model = "flag", colocated = "flag", rollout_weights = "string",
+    rollout_tp = "int",
   },
 }
 
@@ -98,7 +114,39 @@ function C.run(opts, args)
     weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
     partition = opts.partition, images = opts.images,
     train_vision = opts.train_vision or nil,
+    flash = opts.flash, dropout = opts.dropout, vpp = opts.vpp,
+    microbatches = opts.microbatches, capacity_factor = opts.capacity_factor,
+    block = opts.block, prompts = opts.prompts, group = opts.group,
+    prompt_len = opts.prompt_len, response_len = opts.response_len,
+    reward_model = opts.reward_model, ref_model = opts.ref_model,
+    colocated = opts.colocated, rollout_weights = opts.rollout_weights,
+    rollout_tp = opts.rollout_tp,
   }
+  if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
+  -- RL options on a method that is not RL would plan a different job in
+  -- silence: say so.
+  local rl = opts.method == "grpo" or opts.method == "ppo"
+  for _, k in ipairs { "prompts", "group", "prompt_len", "response_len", "reward_model",
+                       "ref_model", "colocated", "rollout_weights", "rollout_tp" } do
+    if opts[k] ~= nil and not rl then
+      error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to --method grpo|ppo"), 0)
+    end
+  end
+  -- Training options on --method infer would be ignored in silence.
+  if opts.method == "infer" then
+    for _, k in ipairs { "recompute", "zero", "fsdp", "sp", "cp", "ep", "vpp",
+                         "microbatches", "flash", "dropout", "capacity_factor",
+                         "lora_rank", "lora_targets", "lora_dropout", "optimizer",
+                         "recipe", "stack", "partition", "images", "train_vision",
+                         "precision" } do
+      if opts[k] ~= nil then
+        error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to training, not --method infer"), 0)
+      end
+    end
+  end
+  if opts.block ~= nil and opts.method ~= "infer" then
+    error(cli.usage("fit: --block applies to --method infer"), 0)
+  end
   if opts.offload then
     if opts.method == "infer" then
       -- inference offloads whole layers; any other value read as "off"
