@@ -252,7 +252,14 @@ function M.memory(o)
     cfg.zero = o.zero or (o.fsdp and 3) or dflt("zero", 0)
     if o.fsdp and o.zero and o.zero ~= 3 then fail("fsdp (full shard) is zero 3, not %s", o.zero) end
     cfg.sp = o.sp
-    cfg.seq = o.seq or dflt("seq", 2048)
+    -- RL trains the actor on whole rollouts: prompt + response tokens.
+    if cfg.kind == "rl" and o.seq == nil then
+      local pl, rl = o.prompt_len or 512, o.response_len or 1024
+      cfg.seq = pl + rl
+      defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
+    else
+      cfg.seq = o.seq or dflt("seq", 2048)
+    end
     cfg.micro_batch = o.batch or o.micro_batch or dflt("batch", 1)
     cfg.microbatches = o.microbatches
     cfg.schedule = o.schedule

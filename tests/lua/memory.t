@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(89)
+t.plan(90)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -330,6 +330,18 @@ do
                                   images = 2 } end,
     "images: applies to training; for inference count the image tokens in ctx",
     "images are not silently ignored in inference")
+end
+
+-- RL trains on whole rollouts: with no seq given the actor's sequence is
+-- prompt + response (1024 + 4096 = 5120), and says so.
+do
+  local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                        method = "grpo", prompt_len = 1024, response_len = 4096 }
+  local listed = false
+  for _, d in ipairs(r.defaults) do
+    if d == "seq=5120 (prompt 1024 + response 4096)" then listed = true end
+  end
+  t.ok(listed, "GRPO actor seq defaults to prompt + response")
 end
 
 -- Grouped integer formats by name: GPTQ/AWQ group size and scale dtype
