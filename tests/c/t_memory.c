@@ -794,8 +794,8 @@ int main(void)
 	{
 		gp_model vl = l7;
 		gp_params vp;
-		double P = 1024.0; /* (448 / 14)^2 patches; 256 tokens x 2^2 */
-		double proj, tower;
+		/* (448 / 14)^2 = 1024 patches per image, 256 tokens x 2^2. */
+		double tower;
 
 		vl.kv_heads = 4;
 		vl.layers = 28;
