@@ -104,24 +104,12 @@ function C.run(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("fit: --margin must be in [0, 1)"), 0)
   end
-  local o = {
-    model = args[1], gpu = opts.gpu, gpus = opts.gpus, method = opts.method,
-    tp = opts.tp, pp = opts.pp, cp = opts.cp, ep = opts.ep, zero = opts.zero,
-    fsdp = opts.fsdp or nil, sp = opts.sp or nil, seq = opts.seq,
-    batch = opts.batch, recompute = opts.recompute, precision = opts.precision,
-    recipe = opts.recipe, stack = opts.stack, optimizer = opts.optimizer, lora_rank = opts.lora_rank,
-    lora_targets = opts.lora_targets, lora_dropout = opts.lora_dropout,
-    weights = opts.weights, kv = opts.kv, ctx = opts.ctx, margin = opts.margin,
-    partition = opts.partition, images = opts.images,
-    train_vision = opts.train_vision or nil,
-    flash = opts.flash, dropout = opts.dropout, vpp = opts.vpp,
-    microbatches = opts.microbatches, capacity_factor = opts.capacity_factor,
-    block = opts.block, prompts = opts.prompts, group = opts.group,
-    prompt_len = opts.prompt_len, response_len = opts.response_len,
-    reward_model = opts.reward_model, ref_model = opts.ref_model,
-    colocated = opts.colocated, rollout_weights = opts.rollout_weights,
-    rollout_tp = opts.rollout_tp,
-  }
+  -- Every option of this command is a gp.memory option of the same name
+  -- (memory.memory rejects any it does not know); --format is ours.
+  local o = { model = args[1] }
+  for k, v in pairs(opts) do
+    if k ~= "format" then o[k] = v end
+  end
   if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
   -- RL options on a method that is not RL would plan a different job in
   -- silence: say so.
