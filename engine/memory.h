@@ -330,7 +330,9 @@ typedef enum gp_mem_comp {
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */
 	GP_MEM_CONTEXT, GP_MEM_LIBWS, GP_MEM_COMM, GP_MEM_FRAG,
-	GP_MEM_PAGED,            /* paged optimizer states (managed memory) */
+	GP_MEM_PAGED,            /* paged optimizer states (managed memory,
+				  * evicted to the host under pressure: not
+				  * in total, never the reason for a no) */
 	GP_MEM_NCOMP
 } gp_mem_comp;
 
