@@ -396,7 +396,21 @@ function M.memory(o)
     end
   end
   local core = require "gpuplan.core"
-  local r = core.memory(model, cfg)
+  local r
+  if cfg.recompute == "auto" then
+    -- The least recomputation that fits: none, then selective, then full
+    -- (each costs more compute in backward; Korthikanti et al. 2022
+    -- sec. 5).  With margin = 0 this asks "would the run start at all".
+    for _, rc in ipairs { "none", "selective", "full" } do
+      cfg.recompute = rc
+      r = core.memory(model, cfg)
+      if r.fits then break end
+    end
+    defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
+      r.fits and "the least that fits" or "nothing fits; the most saving")
+  else
+    r = core.memory(model, cfg)
+  end
   r.model = model.id or model.name
   r.gpu = gpu and gpu.id or nil
   r.gpus = gpus

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(90)
+t.plan(92)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -218,7 +218,7 @@ do
   local p = predict(c4090, cat)
   t.near(p.value, 20253777920 / GiB, 1e-9, "torchtune full FT profile: 18.86 GiB allocated")
   t.ok(has(p.defaults, "paged_optimizer=true") and has(p.defaults, "grads_in_bwd=true")
-       and has(p.defaults, "recompute=full (README rows"), "torchtune profile settings listed in defaults")
+       and has(p.defaults, "recompute=full (auto: the least that fits)"), "torchtune profile settings listed in defaults")
   -- On an 80 GB H100 it fits without: every matmul input kept, per
   -- layer per token 2 B * (norms 8192 + attention 14336 + MLP 61440) +
   -- lse 128 = 168064 B, * 32 layers * 4096 tokens = 22028484608; plus
@@ -226,11 +226,11 @@ do
   -- above), no recompute term: 40520130560 B = 37.74 GiB.
   local ph = predict(case("torchtune README table", "full"), cat)
   t.near(ph.value, 40520130560 / GiB, 1e-9, "torchtune on 80 GB: no checkpointing, 37.74 GiB")
-  t.ok(has(ph.defaults, "recompute=none (README rows"), "the resolved recompute is listed")
+  t.ok(has(ph.defaults, "recompute=none (auto: the least that fits)"), "the resolved recompute is listed")
   -- A stated recompute is kept whatever the card.
   local cs = case("torchtune README table", "full")
   cs.parallel.recompute = "full"
-  t.near(predict(cs, cat).value, 20253777920 / GiB, 1e-9, "stated recompute wins over if-needed")
+  t.near(predict(cs, cat).value, 20253777920 / GiB, 1e-9, "stated recompute wins over auto")
   -- The same case with no framework named: no profile, AdamW mixed
   -- precision with grads and states in the allocator -- far larger.
   local q = predict(case("some benchmark", "full"), cat)
@@ -330,6 +330,26 @@ do
                                   images = 2 } end,
     "images: applies to training; for inference count the image tokens in ctx",
     "images are not silently ignored in inference")
+end
+
+-- recompute = "auto": the least recomputation that fits the budget.
+-- Llama 2 7B full fine-tune, seq 2048, on 8 x 80 GB with ZeRO-3 fits
+-- without recomputation (the CLI test shows headroom with full
+-- recompute; the states are 16 B/param / 8 = 13.5 GB); on one 80 GB card
+-- the 107.8 GB of states alone do not fit, so auto ends at full and says
+-- nothing fits.
+do
+  local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                        recompute = "auto" }
+  local want = gp.memory { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                           recompute = "none" }
+  t.ok(r.fits and r.total == want.total, "auto picks none when none fits")
+  local r1 = gp.memory { model = "llama2-7b", gpu = "h100-sxm", recompute = "auto" }
+  local listed = false
+  for _, d in ipairs(r1.defaults) do
+    if d == "recompute=full (auto: nothing fits; the most saving)" then listed = true end
+  end
+  t.ok(not r1.fits and listed, "auto says when nothing fits")
 end
 
 -- RL trains on whole rollouts: with no seq given the actor's sequence is

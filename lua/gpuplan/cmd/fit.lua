@@ -15,7 +15,8 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --zero N          ZeRO stage 0-3 over data parallel (--fsdp = 3)
   --seq N           tokens per sequence (training; default 2048)
   --batch N         micro-batch (training) or concurrent sequences (infer)
-  --recompute R     none|selective|full (default none)
+  --recompute R     none|selective|full|auto (default none; auto: the
+                    least that fits the budget)
   --no-flash        unfused attention: the s^2 score tensors are saved
   --dropout         dropout after attention and MLP (masks are saved)
   --vpp N           interleaved 1F1B with N model chunks per stage

@@ -71,8 +71,9 @@ local PROFILES = {
       -- "capture lowest memory utilization AND peak tokens/sec"
       -- (pytorch/torchtune issue #925) -- and checkpointing costs 21.5%
       -- of tokens/s (PR #2003's table).  So it is on only where the
-      -- run does not fit the card without it (AC_IF_NEEDED below).
-      { "recompute", "if-needed", "README rows: fastest run that fits the card" },
+      -- run does not fit the card without it: gpuplan.memory's
+      -- recompute = "auto", with no margin (below).
+      { "recompute", "auto", "README rows: fastest run that fits the card" },
       -- dtype: bf16 -- the model and the optimizer states in bf16, no
       -- fp32 master copy.
       { "recipe", "bf16", "dtype: bf16 (no fp32 master)" },
@@ -220,33 +221,10 @@ return function(case, cat)
     o.capacity = 80e9
     defaults[#defaults + 1] = "capacity=80GB (gpu not in catalog)"
   end
-  local r
-  if o.recompute == "if-needed" then
-    -- Would the run start without activation checkpointing?  Every
-    -- term on the card counts, reserve and fragmentation included, but
-    -- not the margin (the question is whether it ran, not whether it
-    -- is safe) nor paged optimizer states (cudaMallocManaged: the
-    -- driver evicts them to host memory under pressure).
-    o.recompute = "none"
-    r = memory.memory(o)
-    local need = r.total
-    for _, c in ipairs(r.components) do
-      if c.name == "optimizer_paged" then need = need - c.bytes end
-    end
-    if need > r.capacity then
-      o.recompute = "full"
-      r = memory.memory(o)
-    end
-    for i, d in ipairs(defaults) do
-      if d:match("^recompute=if%-needed") then
-        defaults[i] = string.format("recompute=%s (README rows: fastest run that fits; "
-          .. "%.1f GiB without checkpointing vs %.1f GiB card)", o.recompute,
-          need / units.GiB, r.capacity / units.GiB)
-      end
-    end
-  else
-    r = memory.memory(o)
-  end
+  -- A measured run ran: whatever a choice hangs on "fits" (recompute =
+  -- "auto") asks whether it starts, not whether it is safe.
+  o.margin = 0
+  local r = memory.memory(o)
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   local unit = case.measured.metric == "peak_memory_gib" and units.GiB or units.GB
   if case.measured.metric ~= "peak_memory_gib" and case.measured.metric ~= "peak_memory_gb" then
