@@ -282,11 +282,14 @@ do
   local want = memory.memory { model = ci.model, gpu = "h100-sxm", cat = cat,
     method = "infer", ctx = 59, concurrency = 1 }
   t.near(pi.value * GiB, want.allocated, 1e-12, "LitGPT generate: KV for 59 tokens")
-  t.ok(has(pi.defaults, "ctx=59 (litgpt generate"), "the generate sizing is listed")
+  t.ok(has(pi.defaults, "input_len=9 (generate/base.py") and has(pi.defaults, "ctx=59 (prompt 9 + output 50)"),
+       "the generate sizing is listed")
   ci.workload.seq_len = 32
-  t.ok(has(predict(ci, cat).defaults, "ctx=32 (litgpt"), "seq_len caps the generate cache")
+  t.ok(has(predict(ci, cat).defaults, "ctx=32 (prompt 9 + output 50, capped by seq_len)"),
+       "seq_len caps the generate cache")
   ci.workload.seq_len, ci.workload.input_len, ci.workload.output_len = 4096, 1000, 24
-  t.ok(not has(predict(ci, cat).defaults, "litgpt generate"), "stated lengths win")
+  local ds = predict(ci, cat).defaults
+  t.ok(not has(ds, "input_len=9") and has(ds, "ctx=1024 (prompt 1000 + output 24)"), "stated lengths win")
 end
 t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
   "paged_optimizer must be a boolean", "paged_optimizer type checked")

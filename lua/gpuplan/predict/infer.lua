@@ -20,18 +20,14 @@ local v, model_of = case_.v, case_.model
 -- NIM (measured over HTTP, e.g. with AIPerf) -> nim-http; TensorRT-LLM,
 -- vLLM, SGLang -> their names; otherwise a CUDA-graph serving engine.
 local runtime_rules = {   -- whole words (Lua frontier patterns), first match wins
-  { "litgpt", "litgpt" }, { "transformers", "eager-pytorch" },
+  { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" }, { "transformers", "eager-pytorch" },
   { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
   { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
   { "vllm", "vllm" }, { "sglang", "sglang" },
 }
 local function runtime_of(case)
-  local s = case.source or {}
-  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "") .. " "
-                .. tostring(v(case.notes) or "")):lower()
-  for _, r in ipairs(runtime_rules) do
-    if text:find("%f[%w]" .. r[1] .. "%f[%W]") then return r[2], "runtime=" .. r[2] .. " (framework named: " .. r[1]:gsub("%%", "") .. ")" end
-  end
+  local rt, word = case_.framework(case, runtime_rules)
+  if rt then return rt, "runtime=" .. rt .. " (framework named: " .. word .. ")" end
   return "graphs", "runtime=graphs (serving engine assumed)"
 end
 
@@ -63,13 +59,9 @@ return function(case, cat)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
   local ok, r = pcall(infer.infer, a)
-  if not ok then return nil, tostring(r):gsub("^[^\n]-%.lua:%d+: ", "") end
+  if not ok then return nil, (tostring(r):gsub("^[^\n]-%.lua:%d+: ", "")) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
-  for _, d in ipairs(r.defaults) do
-    if not d:match("^runtime=") and not d:match("^input=") and not d:match("^output=") then
-      defaults[#defaults + 1] = d
-    end
-  end
+  for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
   return { value = pick[metric](r), defaults = defaults }
 end

@@ -18,8 +18,9 @@ local v, model_of = case_.v, case_.model
 -- case names (case.framework: source title / id / notes, whole word) --
 -- the same general rule the infer predictor uses for runtimes.  A value
 -- the case states always wins; every profile value used is listed in the
--- prediction's defaults.  `all` applies to every method, `full` to full
--- fine-tuning and pre-training, `lora` to LoRA and QLoRA.
+-- prediction's defaults.  `all` applies to every training method, `full`
+-- to full fine-tuning and pre-training, `lora` to LoRA and QLoRA, `infer`
+-- to inference.
 local FRAMEWORKS = {
   { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" },
   { "torchtune", "torchtune" }, { "peft", "peft" },
@@ -57,6 +58,17 @@ local PROFILES = {
       -- adapter outputs into the fused q+k+v width with index_copy,
       -- whose backward keeps its source (engine/memory.c).
       { "lora_zero_pad", true, "LoRAQKVLinear.zero_pad: index_copy keeps its source" },
+    },
+    -- generate/base.py main() defaults: prompt "What food do llamas
+    -- eat?" (9 Llama tokens with BOS; a few either way move a 13B cache
+    -- by under 0.01 GB) and max_new_tokens = 50, then "set the
+    -- max_seq_length to limit the memory usage to what we need":
+    -- model.max_seq_length = prompt + max_new_tokens before
+    -- set_kv_cache(batch_size=1).  The cache holds those tokens; the
+    -- case's seq_len, the model's context, only caps them.
+    infer = {
+      { "input_len", 9, "generate/base.py default prompt" },
+      { "output_len", 50, "generate/base.py max_new_tokens; cache sized to prompt + new" },
     },
   },
   -- torchtune, recipes/configs/llama3_1 at the README table's commit
@@ -130,19 +142,6 @@ local PROFILES = {
   },
 }
 
--- What a framework's own generate script allocates for its KV cache when
--- the case does not give the prompt and output lengths.
-local GENERATE = {
-  -- lit-gpt generate/base.py (the resource tables' era, 2023): main()
-  -- defaults prompt "What food do llamas eat?" (9 Llama tokens with BOS;
-  -- a few tokens either way move a 13B cache by under 0.01 GB) and
-  -- max_new_tokens = 50, then "set the max_seq_length to limit the
-  -- memory usage to what we need": model.max_seq_length =
-  -- prompt_length + max_new_tokens before set_kv_cache(batch_size=1).
-  litgpt = { prompt = 9, new = 50,
-             why = "generate/base.py sets max_seq_length = prompt + max_new_tokens" },
-}
-
 return function(case, cat)
   local model, why = model_of(case.model or {})
   if not model then return nil, why end
@@ -156,7 +155,12 @@ return function(case, cat)
     recompute = v(par.recompute), precision = v(wl.precision),
     optimizer = v(wl.optimizer), weights = v(wl.weight_dtype), kv = v(wl.kv_dtype),
     offload = v(par.offload), cat = cat,
+    input_len = v(wl.input_len), output_len = v(wl.output_len),
   }
+  local metric = case.measured and case.measured.metric
+  if metric ~= "peak_memory_gib" and metric ~= "peak_memory_gb" then
+    return nil, "metric " .. tostring(metric) .. " is not a memory peak"
+  end
   if v(par.fsdp) then o.fsdp = true end
   -- Which stack owns the optimizer (gpuplan.memory's RECIPE table).  Rule:
   -- a pre-training case that states a ZeRO stage >= 1 without FSDP speaks
@@ -181,12 +185,13 @@ return function(case, cat)
   end
   -- The framework's stack profile fills what the case leaves open.
   local fw = case_.framework(case, FRAMEWORKS)
-  if fw and o.method ~= "infer" then
+  if fw then
     local prof = PROFILES[fw]
-    local group = (o.method == "lora" or o.method == "qlora") and "lora"
-      or ((o.method == "full" or o.method == "pretrain") and "full" or nil)
+    local parts = o.method == "infer" and { "infer" }
+      or { "all", (o.method == "lora" or o.method == "qlora") and "lora"
+                  or ((o.method == "full" or o.method == "pretrain") and "full" or nil) }
     defaults[#defaults + 1] = "stack profile=" .. fw
-    for _, part in ipairs { "all", group } do
+    for _, part in ipairs(parts) do
       for _, set in ipairs(prof[part] or {}) do
         local k, val, why = set[1], set[2], set[3]
         if o[k] == nil then
@@ -198,24 +203,19 @@ return function(case, cat)
   end
   if o.method == "infer" then
     o.concurrency = v(wl.concurrency) or o.batch
+    -- The cache holds prompt + output when both are known; seq_len, the
+    -- model's context, caps it (and stands in when they are not).
     o.ctx = o.seq
-    local inp, outp = v(wl.input_len), v(wl.output_len)
-    local gen = fw and GENERATE[fw]
-    if gen and not (inp and outp) then
-      -- The framework's generate sizes the cache itself; the case's
-      -- seq_len is then the model's context, a cap on it.
-      inp, outp = inp or gen.prompt, outp or gen.new
-      local ctx = inp + outp
+    if o.input_len and o.output_len then
+      local ctx = o.input_len + o.output_len
       if o.seq and o.seq < ctx then ctx = o.seq end
-      defaults[#defaults + 1] = string.format(
-        "ctx=%d (%s generate: cache for prompt %d + %d new tokens, %s)",
-        ctx, fw, inp, outp, gen.why)
       o.ctx = ctx
-    elseif inp and outp then
-      o.ctx = inp + outp
+      defaults[#defaults + 1] = string.format("ctx=%d (prompt %d + output %d%s)", ctx,
+        o.input_len, o.output_len, ctx == o.seq and ", capped by seq_len" or "")
     end
     o.batch, o.seq = nil, nil
   end
+  o.input_len, o.output_len = nil, nil
   local ok, g = pcall(cat.get, cat, "gpus", hw.gpu)
   if ok then o.gpu = g else
     o.capacity = 80e9
@@ -226,10 +226,7 @@ return function(case, cat)
   o.margin = 0
   local r = memory.memory(o)
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
-  local unit = case.measured.metric == "peak_memory_gib" and units.GiB or units.GB
-  if case.measured.metric ~= "peak_memory_gib" and case.measured.metric ~= "peak_memory_gb" then
-    return nil, "metric " .. tostring(case.measured.metric) .. " is not a memory peak"
-  end
+  local unit = metric == "peak_memory_gib" and units.GiB or units.GB
   local parts = {}
   for _, c in ipairs(r.components) do
     if c.tensor then parts[#parts + 1] = string.format("%s %.1f", c.name, c.bytes / unit) end
