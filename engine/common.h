@@ -46,6 +46,8 @@ int gp_finite(double x);
  * bounded so, the products the kernels form (tokens x widths x layers x
  * bytes) stay far below DBL_MAX and every result is finite. */
 #define GP_AMOUNT_MAX 1e15
+/* Widest element a cache or activation holds: fp64. */
+#define GP_ELEM_BYTES_MAX 8.0
 
 /* A count field: lo <= v <= GP_COUNT_MAX, else GP_EINVAL with
  * "<name> must be positive (got v)" (lo 1), "must not be negative"

@@ -301,6 +301,16 @@ static int check_pos(double v, const char *name, gp_error *err)
 	return GP_OK;
 }
 
+/* Tokens of one sequence: 0 (none) up to GP_COUNT_MAX, the longest
+ * context the model kernels size (model_kv_bytes). */
+static int check_tokens(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v < 0 || v > GP_COUNT_MAX)
+		return gp_fail(err, "%s must be 0 to %d tokens (got %g)", name,
+			       GP_COUNT_MAX, v);
+	return GP_OK;
+}
+
 /* As check_pos, 0 allowed (0 = default or none). */
 static int check_nonneg(double v, const char *name, gp_error *err)
 {
@@ -1570,7 +1580,7 @@ static int infer_check(const gp_model *m, const gp_infer_cfg *c,
 	if (check_int(c->tp, "tp", err) || check_int(c->pp, "pp", err) ||
 	    check_int(c->block, "block", err) ||
 	    check_nonneg(c->seqs, "seqs", err) ||
-	    check_nonneg(c->ctx, "ctx", err) ||
+	    check_tokens(c->ctx, "ctx", err) ||
 	    check_elem(c->kv_bytes, "kv_bytes", err) ||
 	    check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
 	    check_nonneg(c->act_bytes, "act_bytes", err))
@@ -1679,7 +1689,8 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 		 * flatten it): bisect on whole tokens. */
 		lo = 0;
 		hi = 1;
-		while (hi < 1e9 && c->seqs * kv_seq(m, c, hi, ip.L_s) <= free_b)
+		while (hi < GP_COUNT_MAX &&
+		       c->seqs * kv_seq(m, c, hi, ip.L_s) <= free_b)
 			hi *= 2;
 		for (i = 0; i < 64 && hi - lo > 1; i++) {
 			double mid = floor((lo + hi) / 2);
@@ -1725,8 +1736,10 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 		return GP_EINVAL;
 	if (check_nonneg(c->prompts, "prompts", err) ||
 	    check_pos(c->group, "group", err) ||
-	    check_nonneg(c->prompt_len, "prompt_len", err) ||
+	    check_tokens(c->prompt_len, "prompt_len", err) ||
 	    check_pos(c->response_len, "response_len", err) ||
+	    check_tokens(c->prompt_len + c->response_len,
+			 "prompt_len + response_len", err) ||
 	    check_elem(c->kv_bytes, "kv_bytes", err) ||
 	    check_int(c->rollout_tp, "rollout_tp", err) ||
 	    check_int(c->gpus, "gpus", err))

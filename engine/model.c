@@ -387,7 +387,7 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx)
 	double full, win, f;
 	int nslide;
 
-	if (!gp_finite(ctx) || ctx < 0)
+	if (!gp_finite(ctx) || ctx < 0 || ctx > GP_COUNT_MAX)
 		return -1.0;
 	if (model_params(m, &p, NULL) != GP_OK)
 		return -1.0;
@@ -404,7 +404,8 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx)
 
 double model_kv_bytes_per_token(const gp_model *m, double elem_bytes)
 {
-	if (!gp_finite(elem_bytes) || elem_bytes <= 0)
+	if (!gp_finite(elem_bytes) || elem_bytes <= 0 ||
+	    elem_bytes > GP_ELEM_BYTES_MAX)
 		return -1.0;
 	if (model_check(m, NULL) != GP_OK)
 		return -1.0;
@@ -424,7 +425,7 @@ double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
 	double per_tok, per_layer, win;
 	int nslide;
 
-	if (!gp_finite(ctx) || ctx < 0)
+	if (!gp_finite(ctx) || ctx < 0 || ctx > GP_COUNT_MAX)
 		return -1.0;
 	per_tok = model_kv_bytes_per_token(m, elem_bytes);
 	if (per_tok < 0)

@@ -105,7 +105,7 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err);
  * the caller's business: pass the mean context); sliding-window layers
  * attend to min(ctx, window) tokens.  MLA scores use qk_nope + qk_rope
  * per head and the value product v_head_dim.  Returns FLOP, or -1 when
- * the model is invalid or ctx is negative or not finite. */
+ * the model is invalid or ctx is not in [0, GP_COUNT_MAX]. */
 double model_fwd_flops_per_token(const gp_model *m, double ctx);
 
 /* Number of LLM tokens one image becomes: tokens_per_image when set, else
@@ -124,11 +124,13 @@ double model_vision_flops_per_image(const gp_model *m);
  * latent (kv_lora_rank + qk_rope_head_dim) per layer instead.  Sliding-window
  * layers are counted in full here; capping them at the window is the
  * caller's business (model_kv_bytes handles it for a given context).
- * Returns bytes, or -1 for an invalid model. */
+ * Returns bytes, or -1 for an invalid model or elem_bytes outside
+ * (0, GP_ELEM_BYTES_MAX]. */
 double model_kv_bytes_per_token(const gp_model *m, double elem_bytes);
 
-/* KV-cache bytes for one sequence of ctx tokens: sliding-window layers hold
- * at most sliding_window tokens.  Returns bytes, or -1 when invalid. */
+/* KV-cache bytes for one sequence of ctx tokens (0..GP_COUNT_MAX):
+ * sliding-window layers hold at most sliding_window tokens.  Returns
+ * bytes, or -1 when invalid. */
 double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes);
 
 #endif
