@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(38);
+	plan(40);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -157,18 +157,17 @@ int main(void)
 	   "8B bf16 fits on 72 GB");
 	is_num(r.kv_per_seq, 2304.0 * 131072, 1e-12,
 	       "KV per sequence = 2304 tokens x 128 KiB");
-	is_int(r.max_batch_kv,
-	       (long long)floor((72e9 - r.weights_gpu - r.workspace) /
-	                        (2304.0 * 131072)), "batch the KV allows");
-	ok(r.max_batch_kv >= 180 && r.max_batch_kv <= 184,
-	   "... about 182 sequences");
+	/* Exact: 8030261248 params x 2 B = 16060522496; workspace 8192 x
+	 * 59392 x 2 = 973078528; (72e9 - both) / 301989888 = 182.01. */
+	is_num(r.weights_gpu, 16060522496.0, 1e-12, "8B bf16 weights");
+	is_num(r.workspace, 973078528.0, 1e-12, "8192-token workspace");
+	is_int(r.max_batch_kv, 182, "batch the KV allows: 182 sequences");
 	/* Paged mean occupancy: 2048 + 128 = 2176 tokens per sequence ->
 	 * floor(54.97e9 / (2176 x 131072)) = 192 sequences. */
 	c.kv_reserve_max = 0;
 	infer_run(&m, &d, &c, &r, &err);
-	is_int(r.max_batch_kv,
-	       (long long)floor((72e9 - r.weights_gpu - r.workspace) /
-	                        (2176.0 * 131072)), "paged: mean length");
+	/* 54966398976 / (2176 x 131072 = 285212672) = 192.7. */
+	is_int(r.max_batch_kv, 192, "paged: mean length, 192 sequences");
 	c.kv_reserve_max = 1;
 	infer_run(&m, &d, &c, &r, &err);
 	ok(r.itl > r.itl_batch1 && r.tokens_per_s > 1.0 / r.itl_batch1,
@@ -236,7 +235,12 @@ int main(void)
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
 	   "... fits with layers in host memory");
 	is_num(r.offload_layers, 24.0, 1e-12, "24 of 32 layers offloaded");
-	is_num(r.decode.offload_time, r.offload_bytes * (1 / 60e9 - 1 /
+	/* A layer: 4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096 norms =
+	 * 202383360 params, plus its 1/32 share of the final norm (128):
+	 * 202383488 x 2 B = 404766976 B; 24 of them 9714407424 B. */
+	is_num(r.offload_bytes, 24.0 * 404766976, 1e-12,
+	       "offloaded bytes: 24 whole layers");
+	is_num(r.decode.offload_time, 24.0 * 404766976 * (1 / 60e9 - 1 /
 	       (360e9 * 0.85)), 1e-9, "offload: host reads replace HBM");
 	ok(r.itl > 0.13 && r.itl < 0.2, "7B offloaded decode: 5-8 tok/s");
 	c.host_capacity = 8e9;
