@@ -183,14 +183,11 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	s->kv_tok_layer = per_tok / m->layers *
 		(m->mla.kv_lora_rank > 0 ? 1.0 : s->nkv / m->kv_heads);
 	s->mlp_mats = m->ffn_gated ? 3.0 : 2.0;
-	s->nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	s->nmoe = model_moe_layers(m);
 	s->ndense = m->layers - s->nmoe;
-	s->dense_f = (m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0 ?
-	              m->moe.dense_ffn_hidden : m->ffn_hidden) / tp;
+	s->dense_f = model_dense_ffn(m) / tp;
 	s->moe_f = m->moe.ffn_hidden / tp;
-	s->shared_f = (double)m->moe.shared_experts *
-		(m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
-		 m->moe.ffn_hidden) / tp;
+	s->shared_f = m->moe.shared_experts * model_shared_ffn(m) / tp;
 	/* Transformer weights (everything but embeddings, lm_head and the
 	 * vision tower, which text serving does not run) at weight_bits. */
 	lt = p.total - p.embedding - p.lm_head - p.vision;

@@ -640,14 +640,6 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
  * bw_time, algbw, busbw, algo, proto, nodes, ppn}; seconds, B/s. */
 static int lgp_comm_cost(lua_State *L)
 {
-	static const char *const ops[] = {
-		"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-		"broadcast", "reduce", "send_recv", NULL
-	};
-	static const char *const algos[] = {
-		"ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn",
-		NULL
-	};
 	gp_topo t;
 	gp_comm_result r;
 	gp_error err;
@@ -657,16 +649,23 @@ static int lgp_comm_cost(lua_State *L)
 	int rc;
 
 	lgp_totopo(L, 1, &t);
-	op = (gp_coll)luaL_checkoption(L, 2, NULL, ops);
+	if (comm_coll_parse(luaL_checkstring(L, 2), &op) != GP_OK)
+		return luaL_argerror(L, 2, lua_pushfstring(L,
+			"unknown collective '%s'", lua_tostring(L, 2)));
 	bytes = luaL_checknumber(L, 3);
 	gpus = luaL_checkinteger(L, 4);
 	luaL_argcheck(L, gpus >= 1 && gpus <= GP_COUNT_MAX, 4,
 		      "gpus must be an integer in 1..16777216");
 	if (lua_isnoneornil(L, 5))
 		rc = comm_cost(&t, op, bytes, (int)gpus, &r, &err);
-	else
-		rc = comm_cost_algo(&t, op, (gp_algo)luaL_checkoption(L, 5,
-				    NULL, algos), bytes, (int)gpus, &r, &err);
+	else {
+		gp_algo algo;
+
+		if (comm_algo_parse(luaL_checkstring(L, 5), &algo) != GP_OK)
+			return luaL_argerror(L, 5, lua_pushfstring(L,
+				"unknown algorithm '%s'", lua_tostring(L, 5)));
+		rc = comm_cost_algo(&t, op, algo, bytes, (int)gpus, &r, &err);
+	}
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 9);

@@ -360,12 +360,9 @@ static void layer_widths(const gp_model *m, widths *w)
 		w->o = w->q;
 		w->latent = 0;
 	}
-	w->dense_f = m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0 ?
-		m->moe.dense_ffn_hidden : m->ffn_hidden;
+	w->dense_f = model_dense_ffn(m);
 	w->expert_f = m->moe.ffn_hidden;
-	w->shared_f = (double)m->moe.shared_experts *
-		(m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
-		 m->moe.ffn_hidden);
+	w->shared_f = m->moe.shared_experts * model_shared_ffn(m);
 }
 
 /* Which inputs of a layer's matmuls are kept for backward.
@@ -678,7 +675,7 @@ double mem_lora_params(const gp_model *m, int rank, unsigned targets)
 		attn += r * (h + w.v);
 	if (targets & GP_LORA_O)
 		attn += r * (w.o + h);
-	nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	nmoe = model_moe_layers(m);
 	/* Per MLP of width f: gate and up h -> f, down f -> h. */
 #define MLP_LORA(f_) \
 	(((targets & GP_LORA_GATE) && m->ffn_gated ? r * (h + (f_)) : 0) + \
@@ -690,7 +687,7 @@ double mem_lora_params(const gp_model *m, int rank, unsigned targets)
 		mlp += nmoe * (m->moe.experts * MLP_LORA(w.expert_f) +
 			       (m->moe.shared_experts > 0 ?
 				m->moe.shared_experts *
-				MLP_LORA(w.shared_f / m->moe.shared_experts) :
+				MLP_LORA(model_shared_ffn(m)) :
 				0));
 #undef MLP_LORA
 	return m->layers * attn + mlp;
@@ -1376,7 +1373,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		ac.lora_targets = c->lora_targets;
 		ac.lora_dropout = c->lora_dropout;
 	}
-	nmoe = m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
+	nmoe = model_moe_layers(m);
 	ndense = m->layers - nmoe;
 	if (mem_act_layer(m, &ac, 0, &al, err))
 		return GP_EINVAL;
@@ -1790,9 +1787,9 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 		return GP_EINVAL;
 	memset(&ro, 0, sizeof ro);
 	ro.bytes[GP_MEM_ROLLOUT_WEIGHTS] = ip.weights;
-	ro.bytes[GP_MEM_KV] = ic.seqs * kv_seq(m, &ic, ic.ctx, ip.L_s);
-	ro.bytes[GP_MEM_WORKSPACE] = ip.workspace;
 	out->kv_per_seq = kv_seq(m, &ic, ic.ctx, ip.L_s);
+	ro.bytes[GP_MEM_KV] = ic.seqs * out->kv_per_seq;
+	ro.bytes[GP_MEM_WORKSPACE] = ip.workspace;
 
 	if (c->colocated) {
 		/* One pool (verl hybrid engine): the training states and

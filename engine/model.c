@@ -255,22 +255,20 @@ static double mlp_params(const gp_model *m, double f)
 	return mlp_weights(m, f) + mlp_biases(m, f);
 }
 
-/* Width of the dense layers of a model (dense_ffn_hidden for the first
- * layers of an MoE model, else ffn_hidden). */
-static double dense_width(const gp_model *m)
+double model_dense_ffn(const gp_model *m)
 {
 	if (m->moe.experts > 0 && m->moe.dense_ffn_hidden > 0)
 		return m->moe.dense_ffn_hidden;
 	return m->ffn_hidden;
 }
 
-static double shared_width(const gp_model *m)
+double model_shared_ffn(const gp_model *m)
 {
 	return m->moe.shared_ffn_hidden > 0 ? m->moe.shared_ffn_hidden :
 		m->moe.ffn_hidden;
 }
 
-static int moe_layers(const gp_model *m)
+int model_moe_layers(const gp_model *m)
 {
 	return m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
 }
@@ -311,7 +309,7 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
 	nf = norm_factor(m);
-	nmoe = moe_layers(m);
+	nmoe = model_moe_layers(m);
 	ndense = m->layers - nmoe;
 
 	attn = attn_weights(m) + attn_biases(m);
@@ -323,9 +321,9 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 		norms_layer += nf * ((double)m->mla.kv_lora_rank +
 				     m->mla.q_lora_rank);
 
-	dense_mlp_one = ndense > 0 ? mlp_params(m, dense_width(m)) : 0.0;
+	dense_mlp_one = ndense > 0 ? mlp_params(m, model_dense_ffn(m)) : 0.0;
 	expert_one = nmoe > 0 ? mlp_params(m, m->moe.ffn_hidden) : 0.0;
-	shared_one = nmoe > 0 ? mlp_params(m, shared_width(m)) : 0.0;
+	shared_one = nmoe > 0 ? mlp_params(m, model_shared_ffn(m)) : 0.0;
 	/* Router: one h x E gate per MoE layer (Shazeer et al. 2017). */
 	router_one = nmoe > 0 ? (double)m->hidden * m->moe.experts : 0.0;
 
@@ -357,11 +355,11 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 	/* Matmul weights one token passes through (no biases, norms or
 	 * lookup); the logits multiply by V x h whether tied or not. */
 	out->matmul_active = m->layers * attn_weights(m) +
-		ndense * (ndense > 0 ? mlp_weights(m, dense_width(m)) : 0.0) +
+		ndense * (ndense > 0 ? mlp_weights(m, model_dense_ffn(m)) : 0.0) +
 		nmoe * (router_one +
 			m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +
 			m->moe.shared_experts *
-			mlp_weights(m, shared_width(m))) +
+			mlp_weights(m, model_shared_ffn(m))) +
 		(double)m->vocab * m->hidden;
 	return GP_OK;
 }

@@ -108,6 +108,15 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err);
  * the model is invalid or ctx is not in [0, GP_COUNT_MAX]. */
 double model_fwd_flops_per_token(const gp_model *m, double ctx);
 
+/* Layer shapes of a (possibly MoE) model, m valid: the MLP width of its
+ * dense layers (dense_ffn_hidden in an MoE model when set, else
+ * ffn_hidden), the width of one shared expert (shared_ffn_hidden, else the
+ * routed experts' ffn_hidden) and how many layers are MoE (the first
+ * moe.dense_layers stay dense). */
+double model_dense_ffn(const gp_model *m);
+double model_shared_ffn(const gp_model *m);
+int model_moe_layers(const gp_model *m);
+
 /* Number of LLM tokens one image becomes: tokens_per_image when set, else
  * (image_size / patch_size / merge)^2.  0 for a model without a vision
  * tower, -1 when invalid. */
