@@ -1190,16 +1190,91 @@ static int vision_act(const gp_model *m, const gp_train_cfg *c,
 	return GP_OK;
 }
 
+/* What every pipeline stage of one layout shares, computed once per
+ * layout (train_core): the saved activations of a dense and of an MoE
+ * layer, what the first layer saves less when its input needs no grad,
+ * and the vision tower's terms. */
+typedef struct stage_acts {
+	gp_act_layer al, alm;   /* dense, MoE layer (alm = al if none) */
+	double A;               /* bytes per activation element */
+	double act_layer;       /* average layer, dense-first MoE mixed */
+	double first_less;      /* first layer of a frozen base */
+	double vis, vis_full;   /* vision_act: saved, re-run working set */
+	int nmoe, ndense;
+} stage_acts;
+
+static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
+			 const layout *y, stage_acts *sa, gp_error *err)
+{
+	gp_act_cfg ac;
+
+	memset(sa, 0, sizeof *sa);
+	memset(&ac, 0, sizeof ac);
+	ac.seq = c->seq;
+	ac.micro_batch = c->micro_batch;
+	ac.tp = y->tp;
+	ac.sp = c->sp;
+	ac.cp = y->cp;
+	ac.ep = y->ep;
+	sa->A = c->act_bytes > 0 ? c->act_bytes :
+		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
+	ac.act_bytes = sa->A;
+	ac.flash = c->flash;
+	ac.dropout = c->dropout;
+	ac.recompute = c->recompute;
+	ac.capacity_factor = c->capacity_factor;
+	ac.eager_swiglu = c->eager_swiglu;
+	ac.fused_qkv_view = c->fused_qkv_view;
+	ac.lora_zero_pad = c->lora_zero_pad;
+	if (c->lora_rank > 0) {
+		/* Frozen base: only adapters train.  A quantised base
+		 * (bits < 16) runs through bitsandbytes-style matmuls that
+		 * keep their input (see mem_act_layer). */
+		ac.frozen = 1;
+		ac.base_saves_input = c->base.bits > 0 &&
+			mem_quant_bits(&c->base) < 16;
+		ac.lora_rank = c->lora_rank;
+		ac.lora_targets = c->lora_targets;
+		ac.lora_dropout = c->lora_dropout;
+	}
+	sa->nmoe = model_moe_layers(m);
+	sa->ndense = m->layers - sa->nmoe;
+	if (mem_act_layer(m, &ac, 0, &sa->al, err))
+		return GP_EINVAL;
+	sa->alm = sa->al;
+	if (sa->nmoe > 0 && mem_act_layer(m, &ac, 1, &sa->alm, err))
+		return GP_EINVAL;
+	sa->act_layer = (sa->ndense * sa->al.total +
+			 sa->nmoe * sa->alm.total) / m->layers;
+	/* With a frozen embedding the first layer's input needs no grad:
+	 * autograd keeps nothing for it until the first adapter, so its
+	 * first norm input is not saved (one h per token, once). */
+	if (ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+		gp_act_layer a0;
+
+		ac.input_nograd = 1;
+		if (mem_act_layer(m, &ac, sa->ndense > 0 ? 0 : 1, &a0, err))
+			return GP_EINVAL;
+		sa->first_less = (sa->ndense > 0 ? sa->al.total :
+				  sa->alm.total) - a0.total;
+	}
+	if (c->images > 0 &&
+	    vision_act(m, c, y, sa->A, &sa->vis, &sa->vis_full, err))
+		return GP_EINVAL;
+	return GP_OK;
+}
+
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
-		       const layout *y, const gp_params *p, int stage, int nl,
+		       const layout *y, const gp_params *p,
+		       const stage_acts *sa, int stage, int nl,
 		       gp_mem_result *o, gp_error *err)
 {
 	gp_state_bytes sb;
-	gp_act_cfg ac;
-	gp_act_layer al, alm;
-	double frac, lin, nonlin, expert, dense, mine, emb, wb, A, inflight;
-	double frozen_bits = 0, per_layer_w, tok, act_layer, first_less;
-	int first = stage == 0, last = stage == y->pp - 1, nmoe, ndense;
+	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
+	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight;
+	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
+	int first = stage == 0, last = stage == y->pp - 1;
+	int nmoe = sa->nmoe, ndense = sa->ndense;
 	int zero = c->zero;
 	/* Output layer quantised with the base: LoRA on a sub-16-bit base
 	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
@@ -1345,59 +1420,6 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (zero >= 2 && c->lora_rank == 0)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 
-	/* Activations. */
-	memset(&ac, 0, sizeof ac);
-	ac.seq = c->seq;
-	ac.micro_batch = c->micro_batch;
-	ac.tp = y->tp;
-	ac.sp = c->sp;
-	ac.cp = y->cp;
-	ac.ep = y->ep;
-	A = c->act_bytes > 0 ? c->act_bytes :
-		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
-	ac.act_bytes = A;
-	ac.flash = c->flash;
-	ac.dropout = c->dropout;
-	ac.recompute = c->recompute;
-	ac.capacity_factor = c->capacity_factor;
-	ac.eager_swiglu = c->eager_swiglu;
-	ac.fused_qkv_view = c->fused_qkv_view;
-	ac.lora_zero_pad = c->lora_zero_pad;
-	if (c->lora_rank > 0) {
-		/* Frozen base: only adapters train.  A quantised base
-		 * (bits < 16) runs through bitsandbytes-style matmuls that
-		 * keep their input (see mem_act_layer). */
-		ac.frozen = 1;
-		ac.base_saves_input = c->base.bits > 0 && frozen_bits < 16;
-		ac.lora_rank = c->lora_rank;
-		ac.lora_targets = c->lora_targets;
-		ac.lora_dropout = c->lora_dropout;
-	}
-	nmoe = model_moe_layers(m);
-	ndense = m->layers - nmoe;
-	if (mem_act_layer(m, &ac, 0, &al, err))
-		return GP_EINVAL;
-	alm = al;
-	if (nmoe > 0 && mem_act_layer(m, &ac, 1, &alm, err))
-		return GP_EINVAL;
-	/* Average layer (dense-first MoE models mix the two). */
-	act_layer = (ndense * al.total + nmoe * alm.total) / m->layers;
-	o->act_layer = act_layer;
-	/* With a frozen embedding the first layer's input needs no grad:
-	 * autograd keeps nothing for it until the first adapter, so its
-	 * first norm input is not saved (one h per token, once). */
-	first_less = 0;
-	if (first && nl > 0 && ac.frozen &&
-	    c->recompute != GP_RECOMPUTE_FULL) {
-		gp_act_layer a0;
-
-		ac.input_nograd = 1;
-		if (mem_act_layer(m, &ac, ndense > 0 ? 0 : 1, &a0, err))
-			return GP_EINVAL;
-		first_less = (ndense > 0 ? al.total : alm.total) - a0.total;
-		ac.input_nograd = 0;
-	}
-
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
 	 * v chunks: the first stage holds p (1 + (p-1)/(p v)) micro-batches
@@ -1414,8 +1436,9 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (c->microbatches > 0 && inflight > c->microbatches)
 		inflight = c->microbatches;
 	o->inflight = inflight;
-	o->bytes[GP_MEM_ACTIVATIONS] = (act_layer * nl - first_less) *
-		inflight;
+	o->act_layer = sa->act_layer;
+	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
+		(first && nl > 0 ? sa->first_less : 0)) * inflight;
 	tok = c->seq / y->cp * c->micro_batch;
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
@@ -1426,18 +1449,14 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (nl == 0)
 		;  /* no layer on this stage to re-run */
 	else if (c->recompute == GP_RECOMPUTE_FULL)
-		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al.full : 0) >
-			(nmoe ? alm.full : 0) ? al.full : alm.full;
+		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al->full : 0) >
+			(nmoe ? alm->full : 0) ? al->full : alm->full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
-		o->bytes[GP_MEM_RECOMPUTE] = al.core;
-	if (first && c->images > 0) {
-		double vs, vfull;
-
-		if (vision_act(m, c, y, A, &vs, &vfull, err))
-			return GP_EINVAL;
-		o->bytes[GP_MEM_VISION] = vs * inflight;
-		if (vfull > o->bytes[GP_MEM_RECOMPUTE])
-			o->bytes[GP_MEM_RECOMPUTE] = vfull;
+		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+	if (first) {
+		o->bytes[GP_MEM_VISION] = sa->vis * inflight;
+		if (sa->vis_full > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = sa->vis_full;
 	}
 	if (last) {
 		/* Output layer (Korthikanti sec. 4.3): the final norm input
@@ -1476,6 +1495,7 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 {
 	gp_params p;
 	gp_mem_result r0;
+	stage_acts sa;
 
 	if (check_train(m, c, y, err))
 		return GP_EINVAL;
@@ -1485,7 +1505,9 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
 	stage_split(m, c, &p, y);
-	if (train_stage(m, c, y, &p, 0, stage_layers(m, y, 0), out, err))
+	if (stage_acts_of(m, c, y, &sa, err) ||
+	    train_stage(m, c, y, &p, &sa, 0, stage_layers(m, y, 0), out,
+			err))
 		return GP_EINVAL;
 	/* Evaluate the stages, keep the most loaded (the earliest of
 	 * equals).  Middle stages with the same layer count differ only
@@ -1500,7 +1522,7 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 			if (k < y->pp - 1 && nl == prev)
 				continue;
 			prev = nl;
-			if (train_stage(m, c, y, &p, k, nl, &r0, err))
+			if (train_stage(m, c, y, &p, &sa, k, nl, &r0, err))
 				return GP_EINVAL;
 			v = tensor_sum(&r0);
 			if (v > best) {
