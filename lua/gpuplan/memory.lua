@@ -218,8 +218,15 @@ function M.memory(o)
   local pp = posint("pp", o.pp, 1)
   local cp = posint("cp", o.cp, 1)
   local ep = posint("ep", o.ep, 1)
+  -- The safety margin: the caller's, else the catalog's settings (as
+  -- gpuplan.infer reads it), else the engine's 10%.
+  local margin = o.margin
+  if margin == nil then
+    local cat = o.cat or require("gpuplan").catalog()
+    margin = cat.settings and cat.settings.safety_margin
+  end
   local cfg = {
-    capacity = capacity, gpus = gpus, margin = o.margin, tp = tp, pp = pp,
+    capacity = capacity, gpus = gpus, margin = margin, tp = tp, pp = pp,
   }
   if method == "infer" then
     if o.images ~= nil or o.train_vision ~= nil then

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(92)
+t.plan(94)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -353,6 +353,17 @@ do
     if d == "recompute=full (auto: nothing fits; the most saving)" then listed = true end
   end
   t.ok(not r1.fits and listed, "auto says when nothing fits")
+end
+
+-- The margin comes from the catalog's settings when the caller gives
+-- none, as gpuplan.infer takes it: 0.2 of capacity here; a given margin wins.
+do
+  local cat = gp.catalog()
+  local c2 = setmetatable({ settings = { safety_margin = 0.2 } }, { __index = cat })
+  local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm", cat = c2 }
+  t.near(r.margin / r.capacity, 0.2, 1e-12, "catalog safety_margin honoured")
+  r = gp.memory { model = "llama2-7b", gpu = "h100-sxm", cat = c2, margin = 0.05 }
+  t.near(r.margin / r.capacity, 0.05, 1e-12, "a given margin wins")
 end
 
 -- RL trains on whole rollouts: with no seq given the actor's sequence is
