@@ -52,7 +52,8 @@ local M = {}
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
-local kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
+-- Bytes per cached element by KV dtype: one table, gpuplan.memory's.
+local kv_bytes = require("gpuplan.memory").kv_bytes
 
 -- Serving runtimes by name -> how kernels reach the GPU.  Serving engines
 -- replay decode steps as CUDA graphs and keep scheduling, sampling,

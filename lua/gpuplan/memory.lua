@@ -58,7 +58,7 @@ M.weight_formats = {
 }
 
 -- Bytes per cached K/V element.
-M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, int4 = 0.5 }
+M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
 
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
@@ -101,7 +101,7 @@ end
 local function kv_elem(k)
   if k == nil then return 2 end
   local b = M.kv_bytes[k] or tonumber(k)
-  if not b then fail("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|int4|fp32)", tostring(k)) end
+  if not b then fail("unknown kv dtype '%s' (expected bf16|fp16|fp8|int8|fp4|int4|fp32)", tostring(k)) end
   -- A number is bytes per element: fp32 (4) is the widest cache anyone
   -- keeps; 8 leaves room for fp64 experiments, 0 or less is no dtype.
   if not (b > 0 and b <= 8) then
