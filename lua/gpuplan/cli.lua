@@ -297,4 +297,10 @@ function M.main(argv)
   return res
 end
 
+-- An error message without the "file.lua:N: " position Lua prefixed:
+-- commands show users what went wrong, not where in gpuplan it was seen.
+function M.clean(e)
+  return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", ""))
+end
+
 return M

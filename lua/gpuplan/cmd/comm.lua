@@ -102,7 +102,7 @@ function C.run(opts, args)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
                                           gpus = opts.gpus, algo = opts.algo, min = lo, max = hi })
     -- a user error: drop the Lua source position, keep the reason
-    if not okr then error((tostring(rows):gsub("^[^\n]-%.lua:%d+: ", "")), 0) end
+    if not okr then error(cli.clean(rows), 0) end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
       r.time_us = r.time * 1e6

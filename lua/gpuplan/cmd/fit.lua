@@ -147,7 +147,7 @@ function C.run(opts, args)
     else o.offload = opts.offload end
   end
   local ok, r = pcall(memory.memory, o)
-  if not ok then error((tostring(r):gsub("^[^:]*:%d+: ", "")), 0) end
+  if not ok then error(cli.clean(r), 0) end
 
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.

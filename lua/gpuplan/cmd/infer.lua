@@ -42,7 +42,7 @@ usage: gpuplan infer MODEL --gpu ID [options]
               target = "number", itl_max = "number", format = "format" },
 }
 
-local function clean(e) return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", "")) end
+local clean = cli.clean
 
 local function args_of(opts, model)
   local price = opts.price

@@ -22,7 +22,7 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
               ["in"] = "int", svg = "string", format = "format" },
 }
 
-local function clean(e) return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", "")) end
+local clean = cli.clean
 
 function C.run(opts, args)
   if not opts.gpu then error(cli.usage("roofline: --gpu ID is required"), 0) end

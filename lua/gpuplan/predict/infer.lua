@@ -59,7 +59,7 @@ return function(case, cat)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
   local ok, r = pcall(infer.infer, a)
-  if not ok then return nil, (tostring(r):gsub("^[^\n]-%.lua:%d+: ", "")) end
+  if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
