@@ -140,12 +140,9 @@ local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = t
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
-  local bad
-  for k in pairs(a) do
-    local known = ARGS[k] or topo_fields[k]
-      or (sweep and (k == "min" or k == "max" or k == "factor"))
-    if not known and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
-  end
+  local bad = require("gpuplan.args").unknown_key(a, function(k)
+    return ARGS[k] or topo_fields[k] or (sweep and (k == "min" or k == "max" or k == "factor"))
+  end)
   if bad ~= nil then error("comm: unknown argument '" .. tostring(bad) .. "'", 3) end
 end
 

@@ -526,10 +526,9 @@ function M.model_from_hf(src, opts)
   if type(opts) ~= "table" then
     error("model_from_hf: opts must be a table", 2)
   end
-  for k in pairs(opts) do
-    if k ~= "id" and k ~= "name" and k ~= "file" and k ~= "image_size" then
-      error("model_from_hf: unknown option '" .. tostring(k) .. "' (id, name, file, image_size)", 2)
-    end
+  local bad = require("gpuplan.args").unknown_key(opts, { id = true, name = true, file = true, image_size = true })
+  if bad ~= nil then
+    error("model_from_hf: unknown option '" .. tostring(bad) .. "' (id, name, file, image_size)", 2)
   end
   local cfg, file
   if type(src) == "string" then

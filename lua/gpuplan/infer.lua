@@ -82,13 +82,8 @@ M.runtimes = {
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
 
--- A bad value as a message shows it: NaN in one spelling (the C library
--- prints "nan" or "-nan"), a string quoted with its type.
-local function shown(v)
-  if v ~= v then return "NaN" end
-  if type(v) == "string" then return "string '" .. v .. "'" end
-  return tostring(v)
-end
+local args = require "gpuplan.args"
+local shown = args.shown
 
 local function int_arg(a, k, lo)
   local v = a[k]
@@ -171,10 +166,7 @@ end
 
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
-  local bad
-  for k in pairs(a) do
-    if not ARGS[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
-  end
+  local bad = args.unknown_key(a, ARGS)
   if bad ~= nil then error("infer: unknown argument '" .. tostring(bad) .. "'", level + 1) end
 end
 

@@ -117,14 +117,7 @@ local function get(cat_kind, v, cat)
   return cat:get(cat_kind .. "s", v)
 end
 
--- A bad value as a message shows it: NaN in one spelling (the C library
--- prints "nan" or "-nan"), a string quoted with its type.
-local function shown(v)
-  if v ~= v then return "NaN" end
-  if type(v) == "string" then return "string '" .. v .. "'" end
-  return tostring(v)
-end
-M.shown = shown
+local shown = require("gpuplan.args").shown
 
 local function posint(name, v, def)
   if v == nil then return def end
@@ -164,15 +157,7 @@ for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
   logit_bytes act_bytes eager_swiglu partition images train_vision cat]]):gmatch("%S+") do OPTIONS[k] = true end
 
--- The first (in sorted order) key of t that is not in known, or nil.
-local function unknown_key(t, known)
-  local bad
-  for k in pairs(t) do
-    if not known[k] and (bad == nil or tostring(k) < tostring(bad)) then bad = k end
-  end
-  return bad
-end
-M.unknown_key = unknown_key
+local unknown_key = require("gpuplan.args").unknown_key
 
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }

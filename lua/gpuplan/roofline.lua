@@ -61,10 +61,9 @@ end
 -- ridges[prec] = {peak = FLOP/B, achievable = FLOP/B, flops = achievable FLOP/s}.
 function M.roofline(a)
   if type(a) ~= "table" then error("roofline: expected a table of arguments", 2) end
-  for k in pairs(a) do
-    if k ~= "gpu" and k ~= "op" and k ~= "cat" and k ~= "catalog" then
-      error("roofline: unknown argument '" .. tostring(k) .. "' (gpu, op, cat)", 2)
-    end
+  local bad = require("gpuplan.args").unknown_key(a, { gpu = true, op = true, cat = true, catalog = true })
+  if bad ~= nil then
+    error("roofline: unknown argument '" .. tostring(bad) .. "' (gpu, op, cat)", 2)
   end
   if not a.gpu then error("roofline: gpu is required", 2) end
   if a.op ~= nil and type(a.op) ~= "table" then
