@@ -157,12 +157,9 @@ end
 
 -- Every argument gp.infer reads; anything else is a misspelling (tp_size
 -- for tp) that would otherwise estimate a different deployment in silence.
-local ARGS = {}
-for k in ([[model gpu gpus tp pp weights kv kv_policy batch concurrency input
+local ARGS = args.set [[model gpu gpus tp pp weights kv kv_policy batch concurrency input
   output runtime flash memory offload host_bw host_memory pcie_bw system price
-  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]):gmatch("%S+") do
-  ARGS[k] = true
-end
+  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]
 
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end

@@ -148,14 +148,13 @@ end
 
 -- Every option M.memory reads; anything else is a misspelling (tp_size for
 -- tp) that would otherwise plan a different job in silence.
-local OPTIONS = {}
-for k in ([[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
+local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   zero fsdp sp seq batch micro_batch microbatches schedule recompute flash
   dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision cat]]):gmatch("%S+") do OPTIONS[k] = true end
+  logit_bytes act_bytes eager_swiglu partition images train_vision cat]]
 
 local unknown_key = require("gpuplan.args").unknown_key
 
