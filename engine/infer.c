@@ -165,7 +165,8 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	s->nkv = m->kv_heads >= c->tp ? (double)m->kv_heads / tp : 1.0;
 	s->hd = m->head_dim;
 	s->dqk = s->dv = m->head_dim;
-	attn_l = p.attention / m->layers;
+	/* The matrices alone: biases are not GEMM width. */
+	attn_l = model_attn_weights(m);
 	if (m->mla.kv_lora_rank > 0) {
 		s->dqk = (double)m->mla.qk_nope_head_dim +
 		         m->mla.qk_rope_head_dim;

@@ -189,7 +189,7 @@ int model_check(const gp_model *m, gp_error *err)
 }
 
 /* Attention weights of one layer (no biases), in elements. */
-static double attn_weights(const gp_model *m)
+double model_attn_weights(const gp_model *m)
 {
 	const gp_mla *a = &m->mla;
 	double h = m->hidden, n = m->heads;
@@ -312,7 +312,7 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 	nmoe = model_moe_layers(m);
 	ndense = m->layers - nmoe;
 
-	attn = attn_weights(m) + attn_biases(m);
+	attn = model_attn_weights(m) + attn_biases(m);
 	/* Two norms per layer (pre-attention, pre-MLP); MLA adds RMSNorms on
 	 * the q and kv latents (DeepSeek-V2 modelling: q_a_layernorm,
 	 * kv_a_layernorm). */
@@ -354,7 +354,7 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 
 	/* Matmul weights one token passes through (no biases, norms or
 	 * lookup); the logits multiply by V x h whether tied or not. */
-	out->matmul_active = m->layers * attn_weights(m) +
+	out->matmul_active = m->layers * model_attn_weights(m) +
 		ndense * (ndense > 0 ? mlp_weights(m, model_dense_ffn(m)) : 0.0) +
 		nmoe * (router_one +
 			m->moe.top_k * mlp_weights(m, m->moe.ffn_hidden) +

@@ -114,6 +114,9 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx);
  * routed experts' ffn_hidden) and how many layers are MoE (the first
  * moe.dense_layers stay dense). */
 double model_dense_ffn(const gp_model *m);
+/* Attention weight matrices of one layer (q, k, v, o, or MLA's latent
+ * down- and up-projections), biases excluded; m valid. */
+double model_attn_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
 

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(40);
+	plan(42);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -275,6 +275,33 @@ int main(void)
 	o = row(&p, "attention");
 	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 1405.09e12,
 	       1e-9, "fp8 KV: attention on the fp8 roof");
+	m = m2;
+	d = d2;
+
+	/* --- MLA QKV width: the matrices, not the biases ------------------
+	 * h 2048, 16 heads, no q latent, kv_lora 512, nope 128, rope 64,
+	 * v 128 (DeepSeek-V2 eqs. 9-10, 37-39): q 2048 x 16 x 192 =
+	 * 6291456, kv down 2048 x 576 = 1179648, kv up 512 x 16 x 256 =
+	 * 2097152, o 16 x 128 x 2048 = 4194304.  The q/kv GEMM width is
+	 * (all but o) / h = 9568256 / 2048 = 4672; one decode token's qkv
+	 * FLOP = 2 x 4672 x 2048 = 19136512, with or without q/k/v biases. */
+	llama(&m, 4, 2048, 16, 16, 5632, 32000);
+	m.head_dim = 128;
+	m.mla.kv_lora_rank = 512;
+	m.mla.qk_nope_head_dim = 128;
+	m.mla.qk_rope_head_dim = 64;
+	m.mla.v_head_dim = 128;
+	hopper(&d, 3.35e12);
+	infer_defaults(&c);
+	c.capacity = 80e9;
+	infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err);
+	o = row(&p, "qkv");
+	is_num(o ? o->flop : NAN, 19136512.0, 1e-12, "MLA qkv GEMM width 4672");
+	m.qkv_bias = 1;
+	infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err);
+	o = row(&p, "qkv");
+	is_num(o ? o->flop : NAN, 19136512.0, 1e-12,
+	       "... and biases do not widen it");
 	m = m2;
 	d = d2;
 
