@@ -144,7 +144,11 @@ like($e, qr/llama2-7b, which has no vision tower/, 'the model is named');
 
 # --no-flash: the unfused softmax output a*s^2*b*2 B per layer replaces
 # flash's fp32 lse 4*a*s*b: (32*4096*4096*2 - 4*32*4096) * 32 layers =
-# 34,342,961,152 B more than flash's 18.77 GiB: 50.75 GiB.
+# 34,342,961,152 B more than with flash, where each layer keeps per token
+# 2 B * (two norm inputs 2h + qkv input h + q, k, v 3h + o input h + MLP
+# input h + gate, up, silu(gate) and down input 4f) + lse 4 * 32 =
+# 2 * (8 * 4096 + 4 * 11008) + 128 = 153,728 B: * 4096 * 32 =
+# 20,149,436,416 B = 18.77 GiB.  Sum 54,492,397,568 B = 50.75 GiB / 54.49 GB.
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '4096', '--no-flash');
 like($o, qr/^activations\s+50\.75\s+54\.49\s*$/m, '--no-flash saves the score tensors');
 # --vpp 2 on pp 4, full recompute: stage 0 holds p(1 + (p-1)/(p v)) = 5.5
