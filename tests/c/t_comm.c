@@ -152,18 +152,27 @@ int main(void)
 	is_num(r.busbw, 90e9, 0.01, "2-node ring busbw = node NIC bw 90 GB/s");
 	/* Double binary tree at 2 nodes: each node sends S once (root of
 	 * one tree, leaf of the other): algbw = min(240/2, 90) = 90,
-	 * busbw = 90 x 1.875 = 168.75 > the NIC bound (nccl-tests#196). */
+	 * busbw = 90 x 1.875 = 168.75 > the NIC bound (nccl-tests#196).
+	 * Latency (Simple): 8.4 + 2 x ((8 - 1) x (0.6 + 2.8) + log2(2) x
+	 * (2.7 + 11.3)) = 84.0 us against S / 90e9 = 47.72 ms: 0.18%, so
+	 * busbw = 1.875 S / (84 us + S / 90e9) = 168.45 GB/s.  Exact
+	 * arithmetic: tolerance 1e-9. */
 	comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e);
 	ok(r.algo == GP_ALGO_TREE, "2 nodes, NIC-bound: tree wins");
-	is_num(r.busbw, 168.75e9, 0.01, "tree busbw 1.875 x 90 GB/s");
+	is_num(r.busbw, 1.875 * S / (84.0 * US + S / 90e9), 1e-9,
+	       "tree busbw 1.875 x 90 GB/s, less 0.18% of latency");
 
 	/* --- all-gather: size is the total buffer ---
-	 * ring, 8 GiB on 8 A100: bw term 7/8 x S / 240e9, busbw -> 240. */
+	 * ring, 8 GiB on 8 A100: bw term 7/8 x S / 240e9 = 31.32 ms,
+	 * latency (Simple) 8.4 + (8 - 1) x (0.6 + 2.8) = 32.2 us, 0.10% of
+	 * the time: busbw = 7/8 S / time = 239.75 GB/s, i.e. 240 less the
+	 * latency share.  Exact arithmetic: tolerance 1e-9. */
 	S = 8 * GiB;
 	comm_cost(&a100, GP_ALL_GATHER, S, 8, &r, &e);
 	is_num(r.bw_time, 7.0 / 8 * S / 240e9, 1e-9,
 	       "all_gather bw term (n-1)/n S / bw");
-	is_num(r.busbw, 240e9, 0.01, "all_gather busbw ~ 240 GB/s");
+	is_num(r.busbw, 7.0 / 8 * S / (32.2 * US + 7.0 / 8 * S / 240e9), 1e-9,
+	       "all_gather busbw ~ 240 GB/s (239.75: 0.10% latency)");
 
 	/* --- all-to-all across 2 nodes, 8 NICs x 50 x 0.9 ---
 	 * 16 ranks: half of each rank's buffer leaves the node through the
@@ -195,9 +204,14 @@ int main(void)
 	S = 8 * GiB;
 	comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e);
 	is_num(r.busbw, 12.8e9, 0.01, "host-staged PCIe ring busbw 12.8 GB/s");
-	/* 8 bytes: LL ring, 6.6 + 14 x (1.0 x 2) = 34.6 us */
+	/* 8 bytes: LL ring, 6.6 + 14 x (1.0 x 2) = 34.6 us latency; the
+	 * bandwidth term is 8 x 1.75 / (32e9 x 0.8 x 0.5 staged x LL
+	 * payload 0.5 x 0.5625 = 0.28125, comm.c) = 14 / 3.6e9 = 0.0039 us
+	 * (1.1e-4 of the time).
+	 * Exact arithmetic: tolerance 1e-9. */
 	comm_cost(&t, GP_ALL_REDUCE, 8, 8, &r, &e);
-	is_num(r.time, 34.6 * US, 1e-3, "host-staged 8-byte all_reduce 34.6 us");
+	is_num(r.time, 34.6 * US + 8 * 1.75 / (32e9 * 0.8 * 0.5 * 0.28125),
+	       1e-9, "host-staged 8-byte all_reduce 34.6 us");
 	rc = 0;
 	for (i = 3; i <= 33; i++) {
 		comm_cost(&t, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e);

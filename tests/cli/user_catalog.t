@@ -34,6 +34,10 @@ my $empty = tempdir(CLEANUP => 1);
 local $ENV{XDG_CONFIG_HOME} = $empty;
 local $ENV{GPUPLAN_CATALOG} = '';
 my ($c, $o, $e) = run_gp();
+# The guide's price column is the cheapest sourced h100-sxm entry:
+# h100-sxm/aiapiplaybook/global, price = "$1.80/h" in
+# catalog/prices/usd-2026.lua (the others: 2.10, 2.25, 2.69, 3.00, 3.24,
+# 4.25; the seed guide's $3/h is not a sourced price).
 like($o, qr/^h100-sxm\s.*\s1\.80$/m, 'built-in cheapest H100 price is $1.80/h');
 
 {

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(94)
+t.plan(97)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -232,10 +232,16 @@ do
   cs.parallel.recompute = "full"
   t.near(predict(cs, cat).value, 20253777920 / GiB, 1e-9, "stated recompute wins over auto")
   -- The same case with no framework named: no profile, AdamW mixed
-  -- precision with grads and states in the allocator -- far larger.
+  -- precision with grads and states in the allocator -- far larger:
+  -- 16 B/param x 8030261248 = 128484179968; no recompute, so every
+  -- layer keeps 168064 B per token (as above) x 32 x 4096 tokens =
+  -- 22028484608; logits at the hf stack's 6 B (bf16 + fp32 upcast):
+  -- 4096 x (2 h x 2 + 128256 x 6) = 3219128320.  Sum 153731792896 B =
+  -- 143.17 GiB, 7.6 times the profile's 18.86.
   local q = predict(case("some benchmark", "full"), cat)
-  t.ok(not has(q.defaults, "stack profile") and q.value > 3 * p.value,
-       "no framework named: no profile")
+  t.ok(not has(q.defaults, "stack profile"), "no framework named: no profile")
+  t.near(q.value, 153731792896 / GiB, 1e-9, "... AdamW mixed-16 in the allocator: 143.17 GiB")
+  t.ok(q.value > 3 * p.value, "... far above the profile's 18.86 GiB")
   -- Whole words only: "torchtuner" names no framework.
   q = predict(case("torchtuner notes", "full"), cat)
   t.ok(not has(q.defaults, "stack profile"), "framework matched as a whole word")
@@ -311,10 +317,18 @@ do
                         seq = 4096, images = 4 }
   t.near(comp(r, "vision_activations"), 41943040, 1e-12, "frozen tower: merger inputs")
   t.ok(has(r.defaults, "train_vision=false"), "full fine-tuning freezes the tower by default")
+  -- Pre-training trains the tower: each of its 32 layers keeps, per
+  -- patch (4 images x 1024 patches), 2 B x (norm inputs 2h 2560 +
+  -- attention input, q, k, v, out 5h 6400 + MLP input h 1280 + GELU
+  -- input and fc2 input 2f 10240) + flash lse 4 B x 16 heads = 41024 B:
+  -- 32 x 4096 x 41024 = 5377097728, + the merger's 41943040 =
+  -- 5419040768 B, 129 times the frozen tower's.
   local rp = gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "pretrain",
                          seq = 4096, images = 4 }
   t.ok(has(rp.defaults, "train_vision=true") and comp(rp, "vision_activations") > 100 *
        comp(r, "vision_activations"), "pre-training trains the tower")
+  t.near(comp(rp, "vision_activations"), 32 * 4096 * 41024 + 41943040, 1e-12,
+         "... every ViT layer keeps its inputs: 5.42 GB")
   local rt = gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "full",
                          seq = 4096, images = 4, train_vision = true }
   t.ok(comp(rt, "grads") > comp(r, "grads"), "a training tower has grads")
