@@ -80,20 +80,20 @@ static int sweep_pass(const gp_model *m, const gp_topo *t, long *evals)
 		memset(&c, 0, sizeof c);
 		c.recipe = GP_RECIPE_MEGATRON18;
 		c.optim = GP_OPT_ADAMW;
-		c.tp = tps[i];
-		c.pp = pps[j];
-		c.dp = 64 / (tps[i] * pps[j]);
-		c.zero = z;
+		c.lay.tp = tps[i];
+		c.lay.pp = pps[j];
+		c.lay.dp = 64 / (tps[i] * pps[j]);
+		c.lay.zero = z;
 		c.seq = 4096;
-		c.micro_batch = mbs[b];
+		c.lay.micro_batch = mbs[b];
 		c.recompute = (gp_recompute)rc;
 		c.flash = 1;
-		c.sp = c.tp > 1;
+		c.lay.sp = c.lay.tp > 1;
 		(*evals)++;
 		if (mem_train(m, &c, capacity, &r, &res, NULL) != GP_OK)
 			continue;
 		/* gradient all-reduce of this rank's bf16 shard over DP */
-		if (comm_cost(t, GP_ALL_REDUCE, 2.0 * res.params, c.dp, &cr,
+		if (comm_cost(t, GP_ALL_REDUCE, 2.0 * res.params, c.lay.dp, &cr,
 			      &err) == GP_OK && res.fits)
 			fits++;
 	}

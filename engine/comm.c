@@ -576,9 +576,10 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 	}
 }
 
-/* Validate inputs and fill the context; GP_OK or GP_EINVAL. */
-static int setup(const gp_topo *t, gp_coll op, double bytes, int gpus,
-		 ctx *c, gp_error *err)
+/* Validate inputs and fill the context for the placed group g;
+ * GP_OK or GP_EINVAL. */
+static int setup(const gp_topo *t, gp_coll op, double bytes,
+		 const gp_group *g, ctx *c, gp_error *err)
 {
 	if (comm_topo_check(t, err))
 		return GP_EINVAL;
@@ -587,26 +588,36 @@ static int setup(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	if (!gp_finite(bytes) || bytes < 0.0)
 		return gp_fail(err, "bytes must be a finite number >= 0 "
 			       "(got %g)", bytes);
-	if (gpus < 1)
-		return gp_fail(err, "gpus must be >= 1 (got %d)", gpus);
-	if (gpus > t->gpus_per_node && t->gpus_per_node > 0 &&
-	    (double)gpus > (double)t->gpus_per_node * t->nodes)
-		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
-			       "%d gpus)", gpus, t->nodes, t->gpus_per_node);
-	if (gpus > t->gpus_per_node && gpus % t->gpus_per_node != 0)
+	if (!g)
+		return gp_fail(err, "no group");
+	if (g->ranks < 1)
+		return gp_fail(err, "gpus must be >= 1 (got %d)", g->ranks);
+	if (g->per_node < 1 || g->per_node > t->gpus_per_node)
+		return gp_fail(err, "a group's GPUs per node must be 1..%d "
+			       "(got %d)", t->gpus_per_node, g->per_node);
+	if (g->ranks % g->per_node != 0)
 		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
-			       gpus, t->gpus_per_node);
-	if (op == GP_SEND_RECV && gpus < 2)
+			       g->ranks, g->per_node);
+	if (g->ranks / g->per_node > t->nodes)
+		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
+			       "%d gpus)", g->ranks, t->nodes,
+			       t->gpus_per_node);
+	if (g->sharing < 1 ||
+	    (double)g->sharing * g->per_node > t->gpus_per_node)
+		return gp_fail(err, "%d groups of %d GPUs cannot share a "
+			       "node of %d", g->sharing, g->per_node,
+			       t->gpus_per_node);
+	if (op == GP_SEND_RECV && g->ranks < 2)
 		return gp_fail(err, "send_recv needs >= 2 gpus (got %d)",
-			       gpus);
+			       g->ranks);
 
 	memset(c, 0, sizeof *c);
 	c->t = t;
 	c->op = op;
 	c->bytes = bytes;
-	c->n = gpus;
-	c->g = gpus <= t->gpus_per_node ? gpus : t->gpus_per_node;
-	c->nn = gpus / c->g;
+	c->n = g->ranks;
+	c->g = g->per_node;
+	c->nn = g->ranks / g->per_node;
 	c->kind_up = t->up_kind == GP_LINK_PCIE ? LINK_PCI : LINK_NVL;
 	c->bu = t->up.bw * t->up.achievable;
 	c->lat_up = t->up.latency;
@@ -616,9 +627,37 @@ static int setup(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	}
 	if (t->nics > 0) {
 		c->bnic = t->nic.bw * t->nic.achievable;
-		c->bn = t->nics * c->bnic;
+		/* The group's share of the node's NICs: the groups with
+		 * ranks on the node run at once and split them; and its
+		 * GPUs cannot push more than their PCIe paths carry. */
+		c->bn = t->nics * c->bnic / g->sharing;
+		if (t->nic_path_bw > 0 && c->bn > g->per_node * t->nic_path_bw)
+			c->bn = g->per_node * t->nic_path_bw;
+		if (t->nic_path_bw > 0 && c->bnic > t->nic_path_bw)
+			c->bnic = t->nic_path_bw;
 		c->lat_net = t->nic.latency;
 	}
+	return GP_OK;
+}
+
+/* Ranks filling nodes in order, the only group on its nodes: *g, or
+ * GP_EINVAL when gpus do not fill whole nodes of t. */
+static int filled(const gp_topo *t, int gpus, gp_group *g, gp_error *err)
+{
+	if (comm_topo_check(t, err))
+		return GP_EINVAL;
+	if (gpus < 1)
+		return gp_fail(err, "gpus must be >= 1 (got %d)", gpus);
+	if (gpus > t->gpus_per_node &&
+	    (double)gpus > (double)t->gpus_per_node * t->nodes)
+		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
+			       "%d gpus)", gpus, t->nodes, t->gpus_per_node);
+	if (gpus > t->gpus_per_node && gpus % t->gpus_per_node != 0)
+		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
+			       gpus, t->gpus_per_node);
+	g->ranks = gpus;
+	g->per_node = gpus > t->gpus_per_node ? t->gpus_per_node : gpus;
+	g->sharing = 1;
 	return GP_OK;
 }
 
@@ -677,8 +716,9 @@ int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo, double bytes,
 	ctx c;
 	const char *why = "not applicable";
 	gp_comm_result r;
+	gp_group g;
 
-	if (setup(t, op, bytes, gpus, &c, err))
+	if (filled(t, gpus, &g, err) || setup(t, op, bytes, &g, &c, err))
 		return GP_EINVAL;
 	if ((int)algo < 0 || algo >= GP_ALGO_COUNT)
 		return gp_fail(err, "unknown algorithm %d", (int)algo);
@@ -693,12 +733,22 @@ int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo, double bytes,
 int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	      gp_comm_result *out, gp_error *err)
 {
+	gp_group g;
+
+	if (filled(t, gpus, &g, err))
+		return GP_EINVAL;
+	return comm_group_cost(t, op, bytes, &g, out, err);
+}
+
+int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
+		    const gp_group *g, gp_comm_result *out, gp_error *err)
+{
 	ctx c;
 	int a, found = 0;
 	const char *why = NULL;
 	gp_comm_result r, best;
 
-	if (setup(t, op, bytes, gpus, &c, err))
+	if (setup(t, op, bytes, g, &c, err))
 		return GP_EINVAL;
 	memset(&best, 0, sizeof best);
 	if (!trivial(&c, &best)) {

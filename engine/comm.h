@@ -95,7 +95,23 @@ typedef struct gp_topo {
 	int nics;             /* NICs per node (0: no scale-out) */
 	gp_link nic;          /* one NIC; ignored when nics == 0 */
 	int nic_sharp;        /* 1: the IB fabric reduces in-network (SHARP) */
+	double nic_path_bw;   /* B/s per direction one GPU can push to the
+			       * NICs: its PCIe link (achievable); 0 = no
+			       * limit beyond the NICs */
 } gp_topo;
+
+/* Where the ranks of one collective sit: `ranks` GPUs, `per_node` of them
+ * in each of the ranks / per_node nodes the group spans, and `sharing`
+ * groups of the same kind with ranks on each of those nodes that run
+ * their collectives at the same time (the data-parallel groups of a
+ * TP = 8 layout on 8-GPU nodes: 1 rank per node, 8 groups sharing each
+ * node's NICs).  A group gets 1 / sharing of each node's NIC bandwidth,
+ * and never more than per_node GPUs' paths to the NICs (nic_path_bw). */
+typedef struct gp_group {
+	int ranks;
+	int per_node;
+	int sharing;
+} gp_group;
 
 typedef struct gp_comm_result {
 	double time;          /* s, latency + bw_time */
@@ -123,6 +139,15 @@ int comm_topo_check(const gp_topo *t, gp_error *err);
  * with the reason in err and *out untouched. */
 int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	      gp_comm_result *out, gp_error *err);
+
+/* Cost of collective `op` on the placed group g of topology t (see
+ * gp_group): per_node in 1..gpus_per_node dividing ranks, the nodes it
+ * spans at most t->nodes, sharing >= 1 with per_node * sharing <=
+ * gpus_per_node.  Otherwise as comm_cost, which is this function with
+ * ranks filling nodes in order (per_node = min(gpus, gpus_per_node),
+ * sharing 1). */
+int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
+		    const gp_group *g, gp_comm_result *out, gp_error *err);
 
 /* As comm_cost but priced with algorithm `algo` (cheapest protocol for it).
  * GP_EINVAL also when algo does not apply to op on this topology (e.g.

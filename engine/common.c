@@ -47,6 +47,71 @@ int gp_check_num(double v, double lo, double hi, const char *name,
 		       lo, hi, v);
 }
 
+int gp_check_pos(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v <= 0 || v > GP_AMOUNT_MAX)
+		return gp_fail(err, "%s must be a positive number up to %g "
+			       "(got %g)", name, GP_AMOUNT_MAX, v);
+	return GP_OK;
+}
+
+int gp_check_nonneg(double v, const char *name, gp_error *err)
+{
+	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
+}
+
+int gp_check_tokens(double v, const char *name, gp_error *err)
+{
+	if (!gp_finite(v) || v < 0 || v > GP_COUNT_MAX)
+		return gp_fail(err, "%s must be 0 to %d tokens (got %g)", name,
+			       GP_COUNT_MAX, v);
+	return GP_OK;
+}
+
+int gp_check_elem(double v, const char *name, gp_error *err)
+{
+	if (v == 0.0)
+		return GP_OK;
+	if (!gp_finite(v) || v < 0.125 || v > 16.0)
+		return gp_fail(err, "%s must be 0 (default) or 0.125..16 "
+			       "bytes per element (got %g)", name, v);
+	return GP_OK;
+}
+
+int gp_parse_name(const char *s, const char *const *names, int n, int *out,
+		  const char *what, gp_error *err)
+{
+	char list[160];
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (s && strcmp(s, names[i]) == 0) {
+			*out = i;
+			return GP_OK;
+		}
+	/* The choices, ", "-separated (a name may itself hold '|'); a name
+	 * that would not fit whole with its separator and the NUL ends the
+	 * list instead of overflowing it. */
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		size_t k = strlen(names[i]);
+		if (used + k + 3 > sizeof list)
+			break;
+		if (i > 0) {
+			list[used++] = ',';
+			list[used++] = ' ';
+		}
+		memcpy(list + used, names[i], k);
+		used += k;
+		list[used] = '\0';
+	}
+	return gp_fail(err, "unknown %s '%s' (expected %s)", what,
+		       s ? s : "(null)", list);
+}
+
+#define NAME_OF(arr, n, v) ((int)(v) >= 0 && (int)(v) < (n) ? arr[v] : "?")
+
 static const struct {
 	const char *name;
 	double bytes;

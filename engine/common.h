@@ -59,6 +59,33 @@ int gp_check_count(int v, int lo, const char *name, gp_error *err);
 int gp_check_num(double v, double lo, double hi, const char *name,
 		 gp_error *err);
 
+/* An amount (tokens, sequences, bytes): finite, > 0 and <= GP_AMOUNT_MAX,
+ * so that products of amounts and model widths stay finite; else
+ * GP_EINVAL with "<name> must be a positive number up to 1e+15". */
+int gp_check_pos(double v, const char *name, gp_error *err);
+
+/* As gp_check_pos with 0 allowed (0 = default or none). */
+int gp_check_nonneg(double v, const char *name, gp_error *err);
+
+/* Tokens of one sequence: 0 (none) up to GP_COUNT_MAX, the longest
+ * context the model kernels size (model_kv_bytes). */
+int gp_check_tokens(double v, const char *name, gp_error *err);
+
+/* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
+ * 16 B.  Below a bit no format exists, and the sequences that fit are
+ * free bytes / KV bytes: a denormal width made that count inf. */
+int gp_check_elem(double v, const char *name, gp_error *err);
+
+/* Find s in names[0..n) and set *out to its index; else GP_EINVAL with
+ * "unknown <what> 's' (expected a, b, c)" in err (names ", "-separated,
+ * since a name may itself hold '|'). */
+int gp_parse_name(const char *s, const char *const *names, int n, int *out,
+		  const char *what, gp_error *err);
+
+/* names[v] when 0 <= v < n, else "?". */
+#define GP_NAME_OF(arr, n, v) \
+	((int)(v) >= 0 && (int)(v) < (n) ? (arr)[v] : "?")
+
 /* Precisions the engine knows.  Bytes per element are in gp_dtype_bytes. */
 typedef enum gp_dtype {
 	GP_FP32 = 0, GP_TF32, GP_BF16, GP_FP16, GP_FP8, GP_INT8, GP_FP6,

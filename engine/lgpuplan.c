@@ -407,22 +407,22 @@ static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 	LGP_PARSE(L, idx, w, "recompute", "none", mem_recompute_parse,
 		  &c->recompute);
 	LGP_PARSE(L, idx, w, "schedule", "1f1b", mem_schedule_parse,
-		  &c->schedule);
+		  &c->lay.schedule);
 	LGP_PARSE(L, idx, w, "pipe", "megatron", mem_pipe_parse,
 		  &c->pipe);
 	LGP_PARSE(L, idx, w, "partition", "auto", mem_partition_parse,
 		  &c->partition);
-	c->dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
-	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
-	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
-	c->cp = lgp_field_int(L, idx, w, "cp", 0, 1, 1);
-	c->ep = lgp_field_int(L, idx, w, "ep", 0, 1, 1);
-	c->vpp = lgp_field_int(L, idx, w, "vpp", 0, 1, 1);
-	c->zero = lgp_field_int(L, idx, w, "zero", 0, 0, 0);
-	c->sp = lgp_field_bool(L, idx, w, "sp", 0);
+	c->lay.dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
+	c->lay.tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
+	c->lay.pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	c->lay.cp = lgp_field_int(L, idx, w, "cp", 0, 1, 1);
+	c->lay.ep = lgp_field_int(L, idx, w, "ep", 0, 1, 1);
+	c->lay.vpp = lgp_field_int(L, idx, w, "vpp", 0, 1, 1);
+	c->lay.zero = lgp_field_int(L, idx, w, "zero", 0, 0, 0);
+	c->lay.sp = lgp_field_bool(L, idx, w, "sp", 0);
 	c->seq = lgp_field_num(L, idx, w, "seq", 1, 0);
-	c->micro_batch = lgp_field_num(L, idx, w, "micro_batch", 0, 1);
-	c->microbatches = lgp_field_num(L, idx, w, "microbatches", 0, 0);
+	c->lay.micro_batch = lgp_field_num(L, idx, w, "micro_batch", 0, 1);
+	c->lay.microbatches = lgp_field_num(L, idx, w, "microbatches", 0, 0);
 	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
 	c->dropout = lgp_field_bool(L, idx, w, "dropout", 0);
 	c->eager_swiglu = lgp_field_bool(L, idx, w, "eager_swiglu", 0);

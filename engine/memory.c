@@ -1,67 +1,13 @@
 /*
  * memory.c - per-GPU memory breakdown: model states, activations, KV cache,
- * reserve and margin.  See memory.h for the recipe table and its sources.
- *
- * Activations follow Korthikanti et al. 2022, "Reducing Activation
- * Recomputation in Large Transformer Models" (arXiv 2205.05198), sec. 4.1:
- * with s tokens, b sequences, h hidden, a heads and 16-bit activations one
- * GPT layer saves
- *
- *   attention  11 s b h + 5 a s^2 b   (QKV input 2sbh, Q and K 4sbh,
- *                                      softmax 2as^2b, its dropout mask
- *                                      as^2b, dropout output 2as^2b, V 2sbh,
- *                                      projection input 2sbh, mask sbh)
- *   MLP        19 s b h               (fc1 input 2sbh, GeLU input 8sbh,
- *                                      fc2 input 8sbh, dropout mask sbh)
- *   norms       4 s b h               (two LayerNorm inputs)
- *   total      s b h (34 + 5 a s / h)                         (eq. 1)
- *
- * sec. 4.2.1: tensor parallelism splits all but the norm inputs, the two
- * matmul inputs of each block and the two dropout masks (10 sbh stay):
- * s b h (10 + 24/t + 5 a s / (h t)) (eq. 2); sec. 4.2.2: sequence
- * parallelism splits those as well: s b h / t (34 + 5 a s / h) (eq. 3).
- * sec. 5 (Table 2): selective recompute drops the 5 a s^2 b core-attention
- * term; full recompute keeps only the layer input, 2 s b h.
- *
- * Here each saved tensor is listed per op with its real width, so the same
- * code covers GQA (K and V are kv_heads * head_dim wide), MLA (latents),
- * SwiGLU (gate, up and the down-projection input), MoE (top_k * capacity
- * copies of each token through the experts), fused (flash) attention
- * (Dao et al. 2022: saves the output and the fp32 log-sum-exp per row, no
- * s^2 tensor), dropout on/off and context parallelism (s / cp tokens).
- *
- * Korthikanti's counts assume every weight trains.  On a frozen base
- * (LoRA, QLoRA) autograd keeps a matmul's input only when something
- * needs it (keep_input below): the activation functions, the products,
- * the norms and the attention core keep theirs whatever trains; a
- * frozen bf16 linear keeps nothing, a bitsandbytes 4-bit one keeps its
- * input, an adapter keeps its input (or its dropout output and mask)
- * and its rank-r intermediate.
+ * reserve and margin (see memory.h; recipes in states.c, per-layer
+ * activations in act.c, the layout and stage split in layout.c).
  */
 #include "memory.h"
 
 #include <math.h>
 #include <string.h>
 
-static const char *const recipe_names[GP_RECIPE_COUNT] = {
-	"mixed-16", "megatron-18", "fp32", "bf16", "fp8", "deepspeed-bf16"
-};
-static const char *const optim_names[GP_OPT_COUNT] = {
-	"adamw", "adam8bit", "sgd"
-};
-static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {
-	"none", "selective", "full"
-};
-static const char *const schedule_names[GP_SCHED_COUNT] = {
-	"1f1b", "interleaved"
-};
-static const char *const pipe_names[GP_PIPE_COUNT] = {
-	"megatron", "deepspeed"
-};
-static const char *const partition_names[GP_PART_COUNT] = {
-	"auto", "uniform", "parameters", "type:transformer",
-	"type:transformer|embedding"
-};
 static const char *const comp_names[GP_MEM_NCOMP] = {
 	"weights", "grads", "master", "optimizer", "adapter", "param_gather",
 	"activations", "recompute", "logits", "vision_activations",
@@ -72,625 +18,14 @@ static const char *const comp_names[GP_MEM_NCOMP] = {
 	"optimizer_paged"
 };
 
-static int parse_name(const char *s, const char *const *names, int n,
-		      int *out, const char *what, gp_error *err)
-{
-	char list[160];
-	size_t used = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (s && strcmp(s, names[i]) == 0) {
-			*out = i;
-			return GP_OK;
-		}
-	/* The choices, ", "-separated (a name may itself hold '|'); a name
-	 * that would not fit whole with its separator and the NUL ends the
-	 * list instead of overflowing it. */
-	list[0] = '\0';
-	for (i = 0; i < n; i++) {
-		size_t k = strlen(names[i]);
-		if (used + k + 3 > sizeof list)
-			break;
-		if (i > 0) {
-			list[used++] = ',';
-			list[used++] = ' ';
-		}
-		memcpy(list + used, names[i], k);
-		used += k;
-		list[used] = '\0';
-	}
-	return gp_fail(err, "unknown %s '%s' (expected %s)", what,
-		       s ? s : "(null)", list);
-}
-
-#define NAME_OF(arr, n, v) ((int)(v) >= 0 && (int)(v) < (n) ? arr[v] : "?")
-
-const char *mem_recipe_name(gp_recipe r)
-{
-	return NAME_OF(recipe_names, GP_RECIPE_COUNT, r);
-}
-
-int mem_recipe_parse(const char *s, gp_recipe *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, recipe_names, GP_RECIPE_COUNT, &v, "recipe", err))
-		return GP_EINVAL;
-	*out = (gp_recipe)v;
-	return GP_OK;
-}
-
-const char *mem_optim_name(gp_optim o)
-{
-	return NAME_OF(optim_names, GP_OPT_COUNT, o);
-}
-
-int mem_optim_parse(const char *s, gp_optim *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, optim_names, GP_OPT_COUNT, &v, "optimizer", err))
-		return GP_EINVAL;
-	*out = (gp_optim)v;
-	return GP_OK;
-}
-
-const char *mem_recompute_name(gp_recompute r)
-{
-	return NAME_OF(recompute_names, GP_RECOMPUTE_COUNT, r);
-}
-
-int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, recompute_names, GP_RECOMPUTE_COUNT, &v,
-		       "recompute policy", err))
-		return GP_EINVAL;
-	*out = (gp_recompute)v;
-	return GP_OK;
-}
-
-const char *mem_schedule_name(gp_schedule s)
-{
-	return NAME_OF(schedule_names, GP_SCHED_COUNT, s);
-}
-
-int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, schedule_names, GP_SCHED_COUNT, &v,
-		       "pipeline schedule", err))
-		return GP_EINVAL;
-	*out = (gp_schedule)v;
-	return GP_OK;
-}
-
-const char *mem_pipe_name(gp_pipe_engine p)
-{
-	return NAME_OF(pipe_names, GP_PIPE_COUNT, p);
-}
-
-int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, pipe_names, GP_PIPE_COUNT, &v, "pipeline engine",
-		       err))
-		return GP_EINVAL;
-	*out = (gp_pipe_engine)v;
-	return GP_OK;
-}
-
-const char *mem_partition_name(gp_partition p)
-{
-	return NAME_OF(partition_names, GP_PART_COUNT, p);
-}
-
-int mem_partition_parse(const char *s, gp_partition *out, gp_error *err)
-{
-	int v;
-
-	if (parse_name(s, partition_names, GP_PART_COUNT, &v,
-		       "pipeline partition", err))
-		return GP_EINVAL;
-	*out = (gp_partition)v;
-	return GP_OK;
-}
-
 const char *mem_comp_name(int comp)
 {
 	return comp >= 0 && comp < GP_MEM_NCOMP ? comp_names[comp] : "?";
 }
 
-int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
-		    gp_error *err)
-{
-	double state;   /* bytes of one optimizer-state element */
-	double nstates; /* states per parameter */
-
-	if (!out)
-		return gp_fail(err, "mem_state_bytes: NULL output");
-	out->master_shard0 = 0;
-	switch (r) {
-	case GP_RECIPE_MIXED16:
-		/* ZeRO (Rajbhandari et al. 2020) sec. 3.1: fp16 params and
-		 * grads 2 + 2, fp32 params, momentum, variance 4 + 4 + 4. */
-		out->weights = 2; out->grads = 2; out->master = 4; state = 4;
-		break;
-	case GP_RECIPE_MEGATRON18:
-		/* Megatron-LM distributed optimizer: bf16 params, fp32 main
-		 * grads, fp32 main params, fp32 Adam states = 18. */
-		out->weights = 2; out->grads = 4; out->master = 4; state = 4;
-		break;
-	case GP_RECIPE_FP32:
-		out->weights = 4; out->grads = 4; out->master = 0; state = 4;
-		break;
-	case GP_RECIPE_BF16:
-		/* Pure bf16: the optimizer updates the bf16 params directly
-		 * and keeps its states in bf16. */
-		out->weights = 2; out->grads = 2; out->master = 0; state = 2;
-		break;
-	case GP_RECIPE_FP8:
-		/* Transformer Engine fp8: the bf16 param plus its cached
-		 * fp8 cast (1 B), otherwise megatron-18. */
-		out->weights = 3; out->grads = 4; out->master = 4; state = 4;
-		break;
-	case GP_RECIPE_DSBF16:
-		/* DeepSpeed BF16_Optimizer (memory.h): bf16 params, bf16
-		 * .grad (2) + flat fp32 accumulation buffer (4), fp32
-		 * master partition, fp32 Adam states on that partition. */
-		out->weights = 2; out->grads = 2 + 4; out->master = 4;
-		state = 4;
-		out->master_shard0 = 1;
-		break;
-	default:
-		return gp_fail(err, "unknown recipe %d", (int)r);
-	}
-	switch (o) {
-	case GP_OPT_ADAMW:
-		nstates = 2;
-		break;
-	case GP_OPT_ADAM8BIT:
-		/* Dettmers et al. 2022: two 8-bit states, one fp32 absmax
-		 * per 2048-element block each. */
-		nstates = 2;
-		state = 1.0 + 4.0 / 2048.0;
-		break;
-	case GP_OPT_SGD:
-		nstates = 1; /* momentum buffer */
-		break;
-	default:
-		return gp_fail(err, "unknown optimizer %d", (int)o);
-	}
-	out->optimizer = nstates * state;
-	return GP_OK;
-}
-
-double mem_quant_bits(const gp_quant *q)
-{
-	if (!q || !gp_finite(q->bits) || q->bits <= 0 || q->bits > 32 ||
-	    q->group < 0 || !gp_finite(q->group_bits) || q->group_bits < 0)
-		return -1.0;
-	if (q->group == 0)
-		return q->bits;
-	return q->bits + q->group_bits / q->group;
-}
-
 static int dflt(int v)
 {
 	return v > 0 ? v : 1;
-}
-
-/* A count of the config (parallel degree, rank, block): 0 (= default)
- * up to GP_COUNT_MAX. */
-static int check_int(int v, const char *name, gp_error *err)
-{
-	return gp_check_count(v, 0, name, err);
-}
-
-/* An amount (tokens, sequences, bytes): finite, > 0, <= GP_AMOUNT_MAX,
- * so that products of amounts and model widths stay finite. */
-static int check_pos(double v, const char *name, gp_error *err)
-{
-	if (!gp_finite(v) || v <= 0 || v > GP_AMOUNT_MAX)
-		return gp_fail(err, "%s must be a positive number up to %g "
-			       "(got %g)", name, GP_AMOUNT_MAX, v);
-	return GP_OK;
-}
-
-/* Tokens of one sequence: 0 (none) up to GP_COUNT_MAX, the longest
- * context the model kernels size (model_kv_bytes). */
-static int check_tokens(double v, const char *name, gp_error *err)
-{
-	if (!gp_finite(v) || v < 0 || v > GP_COUNT_MAX)
-		return gp_fail(err, "%s must be 0 to %d tokens (got %g)", name,
-			       GP_COUNT_MAX, v);
-	return GP_OK;
-}
-
-/* As check_pos, 0 allowed (0 = default or none). */
-static int check_nonneg(double v, const char *name, gp_error *err)
-{
-	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
-}
-
-/* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
- * 16 B.  Below a bit no format exists, and the sequences that fit are
- * free bytes / KV bytes: a denormal width made that count inf. */
-static int check_elem(double v, const char *name, gp_error *err)
-{
-	if (v == 0.0)
-		return GP_OK;
-	if (!gp_finite(v) || v < 0.125 || v > 16.0)
-		return gp_fail(err, "%s must be 0 (default) or 0.125..16 "
-			       "bytes per element (got %g)", name, v);
-	return GP_OK;
-}
-
-/* Widths of one layer in elements per token. */
-typedef struct widths {
-	double q, k, v;      /* Q and K (after rope), V */
-	double o;            /* output-projection input */
-	double latent;       /* MLA latents saved for the up-projections */
-	double dense_f;      /* dense MLP intermediate */
-	double expert_f, shared_f; /* one expert, all shared experts */
-} widths;
-
-static void layer_widths(const gp_model *m, widths *w)
-{
-	const gp_mla *a = &m->mla;
-
-	if (a->kv_lora_rank > 0) {
-		/* DeepSeek-V2 sec. 2.1.2: per-head q and k of
-		 * nope + rope dims, v of v_head_dim; the normalised kv and
-		 * q latents feed the up-projections, so they are saved. */
-		double dq = (double)a->qk_nope_head_dim + a->qk_rope_head_dim;
-		w->q = m->heads * dq;
-		w->k = m->heads * dq;
-		w->v = (double)m->heads * a->v_head_dim;
-		w->o = w->v;
-		w->latent = 2.0 * ((double)a->kv_lora_rank + a->q_lora_rank);
-	} else {
-		w->q = (double)m->heads * m->head_dim;
-		w->k = (double)m->kv_heads * m->head_dim;
-		w->v = w->k;
-		w->o = w->q;
-		w->latent = 0;
-	}
-	w->dense_f = model_dense_ffn(m);
-	w->expert_f = m->moe.ffn_hidden;
-	w->shared_f = m->moe.shared_experts * model_shared_ffn(m);
-}
-
-/* Which inputs of a layer's matmuls are kept for backward.
- *
- * PyTorch autograd saves an operand of a matmul only to form the other
- * operand's gradient: for y = x W^T, dL/dx = g W needs W alone and
- * dL/dW = g^T x needs x, so x is kept only when W requires grad
- * (the generated autograd code guards each saved variable with
- * should_compute_output of the input whose formula uses it; PyTorch
- * tools/autograd/gen_variable_type.py, guard_for).  A frozen bf16
- * nn.Linear therefore keeps nothing.  bitsandbytes' 4-bit and 8-bit
- * matmuls are autograd Functions that keep their input A whenever A
- * or B needs grad (bitsandbytes autograd/_functions.py, MatMul4Bit
- * .forward: ctx.tensors = (A, B)), although grad_A uses only the
- * dequantised weight.  A LoRA adapter B A x keeps the input of A (the
- * base input itself, or with adapter dropout p > 0 the dropout output,
- * a new tensor, plus its 1-byte mask: native_dropout saves the bool
- * mask) and the rank-r output of A for B's gradient (Hu et al. 2021,
- * eq. 3).  Full training keeps every matmul input, as in Korthikanti
- * et al. 2022. */
-typedef struct saves {
-	int base;      /* the base kernel keeps its inputs */
-	int drop;      /* adapter dropout on */
-	double A;      /* bytes per element */
-	double r;      /* LoRA rank */
-} saves;
-
-/* Bytes per token kept for one input tensor of width `width` that feeds
- * the base matmuls of `nlin` targets, `nlora` of them adapted: the
- * input itself when the base or a dropout-free adapter reads it, and
- * into *lora the adapter's own tensors. */
-static double keep_input(const saves *k, double width, int nlora,
-			 double *lora)
-{
-	if (nlora > 0) {
-		if (k->drop)
-			/* dropout output (A) and its bool mask (1 byte);
-			 * one dropout per input tensor (LitGPT's fused
-			 * QKV adapter; PEFT keeps one per module). */
-			*lora += width * (k->A + 1.0);
-		*lora += nlora * k->r * k->A;
-	}
-	return k->base || (nlora > 0 && !k->drop) ? width * k->A : 0.0;
-}
-
-static int nbits(unsigned v)
-{
-	int n = 0;
-
-	for (; v; v >>= 1)
-		n += (int)(v & 1u);
-	return n;
-}
-
-/* Elements saved per token by an MLP of width f, its input excluded.
- * Whatever trains: the activation's input (SiLU and GeLU backward need
- * it), for a gated MLP the product's two operands (silu(gate) and up;
- * a fused SwiGLU recomputes silu(gate) from gate and keeps gate and up
- * only, Megatron-LM fused_bias_swiglu), so 1f plain, 2f fused gated,
- * 3f eager gated.  The down-projection input (GeLU output, or the
- * product) is kept when that matmul keeps its input: +1f.  Full
- * training: 2f plain (Korthikanti's 8sbh + 8sbh at f = 4h), 3f fused,
- * 4f eager. */
-static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
-			int down)
-{
-	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
-
-	return (act + (down ? 1.0 : 0.0)) * f;
-}
-
-int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
-		  gp_act_layer *out, gp_error *err)
-{
-	widths w;
-	saves k;
-	double s, sk, b, t, A, rep, par, cf, tok, lora = 0, in_qkv, in_mlp;
-	double o_in, e_in = 0;
-	int tp, cp, ep, lo = 0, ld = 0, lmlp = 0, lqkv = 0, down;
-	unsigned tg;
-
-	if (!c || !out)
-		return gp_fail(err, "mem_act_layer: NULL argument");
-	if (model_check(m, err) != GP_OK)
-		return GP_EINVAL;
-	if (check_pos(c->seq, "seq", err) ||
-	    check_pos(c->micro_batch, "micro_batch", err) ||
-	    check_int(c->tp, "tp", err) || check_int(c->cp, "cp", err) ||
-	    check_int(c->ep, "ep", err) ||
-	    check_int(c->lora_rank, "lora_rank", err) ||
-	    check_nonneg(c->act_bytes, "act_bytes", err) ||
-	    check_nonneg(c->capacity_factor, "capacity_factor", err))
-		return GP_EINVAL;
-	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
-		return gp_fail(err, "unknown recompute policy %d",
-			       (int)c->recompute);
-	if (c->lora_targets > 127)
-		return gp_fail(err, "bad LoRA target mask %u",
-			       c->lora_targets);
-	tp = dflt(c->tp);
-	cp = dflt(c->cp);
-	ep = dflt(c->ep);
-	if (m->heads % tp != 0)
-		return gp_fail(err, "tp %d does not divide the %d attention "
-			       "heads", tp, m->heads);
-	if (moe && m->moe.experts <= 0)
-		return gp_fail(err, "moe layer asked of a dense model");
-	if (moe && m->moe.experts % ep != 0)
-		return gp_fail(err, "ep %d does not divide the %d experts", ep,
-			       m->moe.experts);
-	if (c->seq < cp)
-		return gp_fail(err, "cp %d is larger than seq %g", cp, c->seq);
-
-	layer_widths(m, &w);
-	s = c->seq / cp;          /* query tokens held by this CP rank */
-	sk = c->seq;              /* keys each query attends to */
-	b = c->micro_batch;
-	t = tp;
-	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
-	cf = c->capacity_factor > 0 ? c->capacity_factor : 1.0;
-	tok = s * b;              /* tokens per micro-batch on this GPU */
-	/* Tensors every TP rank holds in full without SP (sec. 4.2.1);
-	 * sequence parallelism splits them t ways (sec. 4.2.2). */
-	rep = c->sp ? 1.0 / t : 1.0;
-	par = 1.0 / t;
-
-	/* Who keeps matmul inputs: every matmul in full training; on a
-	 * frozen base only a quantised kernel or an adapter. */
-	k.base = !c->frozen || c->base_saves_input;
-	k.drop = c->frozen && c->lora_dropout;
-	k.A = A;
-	k.r = c->frozen ? c->lora_rank : 0;
-	tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
-	lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
-	lo = nbits(tg & GP_LORA_O);
-	lmlp = nbits(tg & (m->ffn_gated ? GP_LORA_GATE | GP_LORA_UP :
-			   GP_LORA_UP));
-	ld = nbits(tg & GP_LORA_DOWN);
-
-	/* Two norm inputs, h each: RMSNorm/LayerNorm backward needs its
-	 * input (and the per-row rstd) for the input gradient whether or
-	 * not its weight trains.  A layer whose input needs no grad (the
-	 * first one above a frozen embedding) keeps no first-norm input. */
-	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden * A * tok *
-		rep;
-	/* QKV input (the first norm's output) is replicated; Q, K, V and
-	 * the projection input are split over heads.  Core attention
-	 * (flash or the unfused QK^T and softmax.V) keeps Q, K, V
-	 * whatever trains: the query/key/value gradients need each other.
-	 * The projection input is the attention output, which flash keeps
-	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
-	 * kept only when the projection keeps its input. */
-	in_qkv = keep_input(&k, m->hidden * rep, lqkv, &lora);
-	o_in = c->flash ? w.o * par * A :
-		keep_input(&k, w.o * par, lo, &lora);
-	if (c->flash)
-		(void)keep_input(&k, w.o * par, lo, &lora); /* adapter only */
-	out->attention = tok * (in_qkv + w.latent * rep * A +
-				(w.q + w.k + w.v) * par * A + o_in);
-	if (c->fused_qkv_view && w.latent == 0) {
-		/* LitGPT's CausalSelfAttention (lit_gpt/model.py, 2023):
-		 * qkv = self.attn(x) is viewed and split into q, k, v;
-		 * rope and torch.cat make new q and k, the kernel saves
-		 * q, k, v.  With kv_heads == heads v stays a view of the
-		 * fused output, so all q + k + v of it stays alive: the
-		 * buffer's q and k parts come on top (2h for MHA).  With
-		 * GQA k and v are expand()-ed to every head and reshape
-		 * copies them: the saved k and v are q-wide, the buffer
-		 * is freed, 2 (q - k) more than the kv-wide pair. */
-		double extra = w.k == w.q ? w.q + w.k : 2.0 * (w.q - w.k);
-
-		out->attention += tok * extra * par * A;
-	}
-	/* Core attention.  Unfused: the softmax output 2as^2b; with
-	 * dropout also its mask as^2b and the dropout output 2as^2b
-	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
-	 * 2022 Algorithm 2): only the fp32 log-sum-exp per query row; the
-	 * output is the projection input already counted. */
-	if (c->flash)
-		out->core = 4.0 * m->heads * tok * par;
-	else
-		out->core = (double)m->heads * tok * sk * par *
-			(c->dropout ? 2.0 * A + 1.0 : A);
-	/* MLP: its input (the second norm's output, replicated) plus the
-	 * per-op intermediates split over t. */
-	down = k.base || (ld > 0 && !k.drop);
-	if (!moe) {
-		in_mlp = keep_input(&k, m->hidden * rep, lmlp, &lora);
-		(void)keep_input(&k, w.dense_f * par, ld, &lora);
-		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w.dense_f,
-							 down) * par);
-	} else {
-		/* Routed MoE: the router keeps fp32 logits (E per token);
-		 * each token goes to top_k experts, cf times over for
-		 * capacity padding; the experts see the dispatched copy of
-		 * the token (h, kept when the expert matmuls keep their
-		 * input), their intermediates, and their outputs are kept
-		 * for the gate-weighted combine (h: the product with the
-		 * router probability needs it for the router's gradient).
-		 * With EP the all-to-all brings, on average, as many tokens
-		 * to each GPU as it sends, so EP does not divide these
-		 * (Lepikhin et al. 2020, GShard sec. 2.2).  Adapters on
-		 * routed experts are priced like the dense ones, per copy. */
-		double kk = m->moe.top_k * cf, el = 0;
-
-		/* The norm output feeds the router and the shared
-		 * experts; the routed experts read the dispatched copy. */
-		in_mlp = keep_input(&k, m->hidden * rep,
-				    w.shared_f > 0 ? lmlp : 0, &lora);
-		e_in = keep_input(&k, m->hidden * rep, lmlp, &el);
-		(void)keep_input(&k, w.expert_f * par, ld, &el);
-		lora += kk * el;
-		if (w.shared_f > 0)
-			(void)keep_input(&k, w.shared_f * par, ld, &lora);
-		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
-				  kk * (e_in + A * m->hidden * rep) +
-				  A * kk * mlp_saved(m, c, w.expert_f, down) *
-				  par +
-				  A * mlp_saved(m, c, w.shared_f, down) * par);
-	}
-	/* LitGPT's LoRAQKVLinear.zero_pad (lit_gpt/lora.py, 2023) scatters
-	 * the adapter output of the enabled q/k/v parts into a zero
-	 * buffer as wide as the fused output with index_copy; PyTorch's
-	 * backward formula for index_copy's source is
-	 * grad.index_select(dim, index).expand_as(source)
-	 * (tools/autograd/derivatives.yaml), so autograd keeps the source
-	 * tensor itself: the enabled widths, per token.  With all three
-	 * enabled zero_pad returns its input and nothing is scattered. */
-	if (c->lora_zero_pad && lqkv > 0 && lqkv < 3)
-		lora += ((tg & GP_LORA_Q ? w.q : 0.0) +
-			 (tg & GP_LORA_K ? w.k : 0.0) +
-			 (tg & GP_LORA_V ? w.v : 0.0)) * par * A;
-	out->lora = tok * lora;
-	/* Dropout masks, 1 byte per element, after the attention and MLP
-	 * blocks (Korthikanti: sbh each). */
-	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
-
-	out->full = out->norms + out->attention + out->core + out->mlp +
-		out->masks + out->lora;
-	switch (c->recompute) {
-	case GP_RECOMPUTE_SELECTIVE:
-		/* Korthikanti sec. 5: recompute the core attention. */
-		out->total = out->full - out->core;
-		break;
-	case GP_RECOMPUTE_FULL:
-		/* Only the layer input survives (Table 2: 2sbh; split over
-		 * t when SP keeps it sharded). */
-		out->total = m->hidden * A * tok * rep;
-		break;
-	default:
-		out->total = out->full;
-	}
-	return GP_OK;
-}
-
-int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err)
-{
-	static const char *const names[] = {
-		"q", "k", "v", "o", "gate", "up", "down"
-	};
-	unsigned mask = 0;
-	const char *p = s;
-
-	if (!s || !out)
-		return gp_fail(err, "lora targets: NULL");
-	if (strcmp(s, "all") == 0) {
-		*out = 127;
-		return GP_OK;
-	}
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		int i, found = 0;
-
-		for (i = 0; i < 7; i++)
-			if (strlen(names[i]) == n &&
-			    strncmp(p, names[i], n) == 0) {
-				mask |= 1u << i;
-				found = 1;
-			}
-		if (!found)
-			return gp_fail(err, "unknown LoRA target '%.*s' "
-				       "(expected q,k,v,o,gate,up,down or "
-				       "all)", (int)n, p);
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	if (mask == 0)
-		return gp_fail(err, "no LoRA targets given");
-	*out = mask;
-	return GP_OK;
-}
-
-double mem_lora_params(const gp_model *m, int rank, unsigned targets)
-{
-	widths w;
-	double h, r = rank, attn = 0, mlp = 0, f;
-	int nmoe;
-
-	if (model_check(m, NULL) != GP_OK || rank < 0 || targets > 127)
-		return -1.0;
-	layer_widths(m, &w);
-	h = m->hidden;
-	/* A (in x r) and B (r x out) per adapted matrix: r (in + out). */
-	if (targets & GP_LORA_Q)
-		attn += r * (h + w.q);
-	if (targets & GP_LORA_K)
-		attn += r * (h + w.k);
-	if (targets & GP_LORA_V)
-		attn += r * (h + w.v);
-	if (targets & GP_LORA_O)
-		attn += r * (w.o + h);
-	nmoe = model_moe_layers(m);
-	/* Per MLP of width f: gate and up h -> f, down f -> h. */
-#define MLP_LORA(f_) \
-	(((targets & GP_LORA_GATE) && m->ffn_gated ? r * (h + (f_)) : 0) + \
-	 ((targets & GP_LORA_UP) ? r * (h + (f_)) : 0) + \
-	 ((targets & GP_LORA_DOWN) ? r * ((f_) + h) : 0))
-	f = w.dense_f;
-	mlp = (m->layers - nmoe) * MLP_LORA(f);
-	if (nmoe > 0)
-		mlp += nmoe * (m->moe.experts * MLP_LORA(w.expert_f) +
-			       (m->moe.shared_experts > 0 ?
-				m->moe.shared_experts *
-				MLP_LORA(model_shared_ffn(m)) :
-				0));
-#undef MLP_LORA
-	return m->layers * attn + mlp;
 }
 
 /* ---- reserve ------------------------------------------------------- */
@@ -724,15 +59,15 @@ void mem_reserve_default(gp_mem_reserve *r, int gpus)
 static int check_reserve(const gp_mem_reserve *r, double capacity,
 			 gp_error *err)
 {
-	if (check_pos(capacity, "capacity", err))
+	if (gp_check_pos(capacity, "capacity", err))
 		return GP_EINVAL;
 	if (!r)
 		return gp_fail(err, "reserve: NULL");
-	if (check_nonneg(r->context, "reserve.context", err) ||
-	    check_nonneg(r->workspace, "reserve.workspace", err) ||
-	    check_nonneg(r->comm, "reserve.comm", err) ||
-	    check_nonneg(r->frag, "reserve.frag", err) ||
-	    check_nonneg(r->margin, "margin", err))
+	if (gp_check_nonneg(r->context, "reserve.context", err) ||
+	    gp_check_nonneg(r->workspace, "reserve.workspace", err) ||
+	    gp_check_nonneg(r->comm, "reserve.comm", err) ||
+	    gp_check_nonneg(r->frag, "reserve.frag", err) ||
+	    gp_check_nonneg(r->margin, "margin", err))
 		return GP_EINVAL;
 	if (r->margin >= 1.0)
 		return gp_fail(err, "margin must be below 1 (got %g)",
@@ -776,59 +111,7 @@ static void finish(gp_mem_result *o, double capacity,
 
 /* ---- training ------------------------------------------------------ */
 
-typedef struct layout {
-	int dp, tp, pp, cp, ep, vpp;
-	double shard, eshard;   /* ZeRO groups: dp*cp dense, /ep experts */
-	/* Stage split (stage_split): uniform, or balanced with the first
-	 * stage taking n0 layers, the next ones m each, the last the rest */
-	int balanced, n0, m;
-} layout;
-
-/* Largest n in [0, L] with a + n w < B (strict) or <= B (le = 1); -1
- * when even n = 0 fails. */
-static int fit_layers(double a, double w, double B, int L, int le)
-{
-	double n;
-
-#define FITS(k) (le ? a + (k) * w <= B : a + (k) * w < B)
-	if (!FITS(0.0))
-		return -1;
-	if (w <= 0 || FITS((double)L))
-		return L;
-	n = floor((B - a) / w);
-	if (n > L)
-		n = L;
-	if (n < 0)
-		n = 0;
-	while (n > 0 && !FITS(n))
-		n -= 1;
-	while (n < L && FITS(n + 1))
-		n += 1;
-#undef FITS
-	return (int)n;
-}
-
-/* DeepSpeed's _lprobe for the item list [e0, w x L, e1] in p parts:
- * each of the first p - 1 parts takes items while its sum stays below
- * B, the last takes the rest and must not exceed B.  With identical
- * layers the greedy is closed-form: the first part takes n0 layers,
- * each middle part m, the last t at most.  Fills n0 and m. */
-static int lprobe(double e0, double w, double e1, int L, int p, double B,
-		  int *n0, int *m)
-{
-	int t;
-
-	*n0 = fit_layers(e0, w, B, L, 0);
-	if (*n0 < 0)
-		return 0;  /* DeepSpeed would leave stage 0 empty */
-	*m = fit_layers(0, w, B, L, 0);
-	if (*m < 0)
-		*m = 0;
-	t = fit_layers(e1, w, B, L, 1);
-	if (t < 0)
-		return 0;
-	return (double)*n0 + (double)(p - 2) * *m + t >= L;
-}
+/* ---- training ------------------------------------------------------ */
 
 /* Parameters of the ViT tower alone (the projector excluded). */
 static double tower_params(const gp_model *m, const gp_params *p)
@@ -838,33 +121,23 @@ static double tower_params(const gp_model *m, const gp_params *p)
 	return t > 0 ? t : 0;
 }
 
-/* Layers per pipeline stage (sets y->balanced, n0, m).  Uniform: L/p
- * with the first L mod p stages one more -- DeepSpeed's
- * partition_uniform, and Megatron-LM's split when p divides L (it
- * refuses other p, or takes explicit first/last stage counts).
- * Balanced: DeepSpeed's partition_balanced (deepspeed/runtime/utils.py,
- * PipelineModule._partition_layers in runtime/pipe/module.py): a binary
- * search for the smallest bottleneck B, from sum/p up to sum, with
- * eps = 1e-3, each probe the greedy _lprobe above.  Item weights by
- * method: 'parameters' counts each spec's trainable parameters
- * (_count_layer_params) -- the embedding (first stage) and the output
- * layer or the tied embedding copy (a TiedLayerSpec built again on the
- * last stage) beside the layers; 'type:REGEX' weighs 1 each spec whose
- * class name matches: transformer layers, and with '|embedding' the
- * EmbeddingPipe specs (both ends when tied). */
+/* Layers per pipeline stage (layout_split) by partition method.  Item
+ * weights: 'parameters' counts each spec's trainable parameters
+ * (DeepSpeed _count_layer_params) -- the embedding (first stage) and
+ * the output layer or the tied embedding copy (a TiedLayerSpec built
+ * again on the last stage) beside the layers; 'type:REGEX' weighs 1
+ * each spec whose class name matches: transformer layers, and with
+ * '|embedding' the EmbeddingPipe specs (both ends when tied). */
 static void stage_split(const gp_model *m, const gp_train_cfg *c,
-			const gp_params *p, layout *y)
+			const gp_params *p, gp_layout *y)
 {
 	gp_partition part = c->partition;
-	double e0 = 0, w = 1, e1 = 0, lo, hi, mid, sum;
-	int L = m->layers, n0, mm;
+	double e0 = 0, w = 1, e1 = 0;
+	int L = m->layers;
 
-	y->balanced = 0;
 	if (part == GP_PART_AUTO)
 		part = c->pipe == GP_PIPE_DEEPSPEED ? GP_PART_PARAMETERS :
 			GP_PART_UNIFORM;
-	if (y->pp == 1 || part == GP_PART_UNIFORM)
-		return;
 	if (part == GP_PART_PARAMETERS && c->lora_rank > 0) {
 		/* Only the adapters train: layers weigh alike, the frozen
 		 * ends weigh nothing. */
@@ -879,45 +152,16 @@ static void stage_split(const gp_model *m, const gp_train_cfg *c,
 		e1 = p->lm_head > 0 ? 0 : 1;  /* an untied head is no
 					       * EmbeddingPipe */
 	}
-	sum = e0 + w * L + e1;
-	lo = sum / y->pp;
-	hi = sum;
-	while (hi > lo + 1e-3) {
-		mid = lo + (hi - lo) / 2;
-		if (lprobe(e0, w, e1, L, y->pp, mid, &n0, &mm))
-			hi = mid;
-		else
-			lo = mid + 1e-3;
-	}
-	if (!lprobe(e0, w, e1, L, y->pp, hi, &n0, &mm))
-		return;  /* unreachable: B = sum always succeeds */
-	y->balanced = 1;
-	y->n0 = n0;
-	y->m = mm;
+	layout_split(y, L, part != GP_PART_UNIFORM, e0, w, e1);
 }
 
-/* Transformer layers on stage k. */
-static int stage_layers(const gp_model *m, const layout *y, int k)
+static int stage_layers(const gp_model *m, const gp_layout *y, int k)
 {
-	int L = m->layers;
-	double left;
-
-	if (y->pp == 1)
-		return L;
-	if (!y->balanced)
-		return L / y->pp + (k < L % y->pp);
-	if (k == 0)
-		return y->n0;
-	left = (double)L - y->n0 - (double)(k - 1) * y->m;
-	if (left < 0)
-		left = 0;
-	if (k < y->pp - 1 && left > y->m)
-		left = y->m;
-	return (int)left;
+	return layout_stage_layers(y, m->layers, k);
 }
 
-static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
-		       gp_error *err)
+static int check_train(const gp_model *m, const gp_train_cfg *c,
+		       gp_layout *y, gp_error *err)
 {
 	if (!c)
 		return gp_fail(err, "training config: NULL");
@@ -927,48 +171,18 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 		return gp_fail(err, "unknown recipe %d", (int)c->recipe);
 	if ((int)c->optim < 0 || c->optim >= GP_OPT_COUNT)
 		return gp_fail(err, "unknown optimizer %d", (int)c->optim);
-	if ((int)c->schedule < 0 || c->schedule >= GP_SCHED_COUNT)
-		return gp_fail(err, "unknown pipeline schedule %d",
-			       (int)c->schedule);
 	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
 		return gp_fail(err, "unknown pipeline engine %d",
 			       (int)c->pipe);
 	if ((int)c->partition < 0 || c->partition >= GP_PART_COUNT)
 		return gp_fail(err, "unknown pipeline partition %d",
 			       (int)c->partition);
-	if (check_int(c->dp, "dp", err) || check_int(c->tp, "tp", err) ||
-	    check_int(c->pp, "pp", err) || check_int(c->cp, "cp", err) ||
-	    check_int(c->ep, "ep", err) || check_int(c->vpp, "vpp", err) ||
-	    check_int(c->lora_rank, "lora_rank", err) ||
-	    check_nonneg(c->microbatches, "microbatches", err) ||
-	    check_nonneg(c->act_bytes, "act_bytes", err) ||
-	    check_nonneg(c->logit_bytes, "logit_bytes", err))
+	if (layout_check(m, &c->lay, y, err))
 		return GP_EINVAL;
-	if (c->zero < 0 || c->zero > 3)
-		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
-			       c->zero);
-	y->dp = dflt(c->dp);
-	y->tp = dflt(c->tp);
-	y->pp = dflt(c->pp);
-	y->cp = dflt(c->cp);
-	y->ep = dflt(c->ep);
-	y->vpp = dflt(c->vpp);
-	if (m->heads % y->tp != 0)
-		return gp_fail(err, "tp %d does not divide the %d attention "
-			       "heads", y->tp, m->heads);
-	if (m->kv_heads % y->tp != 0 && y->tp % m->kv_heads != 0)
-		return gp_fail(err, "tp %d and the %d kv heads: one must "
-			       "divide the other", y->tp, m->kv_heads);
-	if (y->pp > m->layers)
-		return gp_fail(err, "pp %d exceeds the %d layers", y->pp,
-			       m->layers);
-	if (y->ep > 1 && m->moe.experts <= 0)
-		return gp_fail(err, "ep %d given for a dense model", y->ep);
-	/* long long: two counts up to 2^24 multiply past INT_MAX. */
-	if (((long long)y->dp * y->cp) % y->ep != 0)
-		return gp_fail(err, "ep %d must divide dp*cp = %lld (experts "
-			       "are sharded inside the data-parallel group)",
-			       y->ep, (long long)y->dp * y->cp);
+	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err))
+		return GP_EINVAL;
 	if (c->lora_rank > 0 && c->lora_targets == 0)
 		return gp_fail(err, "LoRA rank %d given without targets",
 			       c->lora_rank);
@@ -977,7 +191,7 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 		return gp_fail(err, "bad base weight format (bits %g, group "
 			       "%d, group_bits %g)", c->base.bits,
 			       c->base.group, c->base.group_bits);
-	if (check_nonneg(c->images, "images", err))
+	if (gp_check_nonneg(c->images, "images", err))
 		return GP_EINVAL;
 	if (c->images != floor(c->images))
 		return gp_fail(err, "images must be a whole number per "
@@ -991,19 +205,15 @@ static int check_train(const gp_model *m, const gp_train_cfg *c, layout *y,
 			       "sequence of %g tokens (seq counts the image "
 			       "tokens)", c->images, model_vision_tokens(m),
 			       c->seq);
-	y->shard = (double)y->dp * y->cp;
-	y->eshard = y->shard / y->ep;
 	return GP_OK;
 }
 
-/* Largest single linear of a layer (elements), dequantised as a transient
- * by 4-bit matmuls. */
 static double largest_linear(const gp_model *m)
 {
-	widths w;
+	gp_widths w;
 	double f, big;
 
-	layer_widths(m, &w);
+	model_widths(m, &w);
 	f = w.dense_f > w.expert_f ? w.dense_f : w.expert_f;
 	big = (double)m->hidden * f;
 	if ((double)m->hidden * w.q > big)
@@ -1055,10 +265,10 @@ static double largest_linear(const gp_model *m)
  * runs stage k's first backward after p - k forwards, Narayanan et al.
  * 2021's 1F1B). */
 static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
-			      const layout *y, double tok, double A,
+			      const gp_layout *y, double tok, double A,
 			      double inflight, int first, int last)
 {
-	double hid = tok * m->hidden * A / (c->sp ? y->tp : 1);
+	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
 	double part = y->tp;  /* partitioned over tp; 1 = whole */
 	double b = 0;
 
@@ -1096,11 +306,11 @@ static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
  * cleared).  When that moment is the larger, the breakdown reports it:
  * activations, recompute and logits 0, grad_reduce the copy. */
 static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
-			    const layout *y, double tok, double A,
+			    const gp_layout *y, double tok, double A,
 			    double mine, int first, int last,
 			    gp_mem_result *o)
 {
-	double hid = tok * m->hidden * A / (c->sp ? y->tp : 1);
+	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
 	double keep = 0, red = mine * 2.0, bwd;
 
 	if (!last)
@@ -1153,7 +363,7 @@ static void vision_model(const gp_model *m, gp_model *v)
  * P * hidden_v wide per image: 4 P hidden_v elements.  *full gets the
  * working set of one tower layer re-run under recompute. */
 static int vision_act(const gp_model *m, const gp_train_cfg *c,
-		      const layout *y, double A, double *saved,
+		      const gp_layout *y, double A, double *saved,
 		      double *full, gp_error *err)
 {
 	gp_model v;
@@ -1161,7 +371,7 @@ static int vision_act(const gp_model *m, const gp_train_cfg *c,
 	gp_act_layer al;
 	double merge = m->vision.merge > 0 ? m->vision.merge : 1;
 	double P = model_vision_tokens(m) * merge * merge;
-	double imgs = c->images * c->micro_batch;
+	double imgs = c->images * c->lay.micro_batch;
 	int tower = !c->vision_frozen && c->lora_rank == 0;
 
 	*saved = *full = 0;
@@ -1204,16 +414,16 @@ typedef struct stage_acts {
 } stage_acts;
 
 static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
-			 const layout *y, stage_acts *sa, gp_error *err)
+			 const gp_layout *y, stage_acts *sa, gp_error *err)
 {
 	gp_act_cfg ac;
 
 	memset(sa, 0, sizeof *sa);
 	memset(&ac, 0, sizeof ac);
 	ac.seq = c->seq;
-	ac.micro_batch = c->micro_batch;
+	ac.micro_batch = c->lay.micro_batch;
 	ac.tp = y->tp;
-	ac.sp = c->sp;
+	ac.sp = c->lay.sp;
 	ac.cp = y->cp;
 	ac.ep = y->ep;
 	sa->A = c->act_bytes > 0 ? c->act_bytes :
@@ -1265,7 +475,7 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 }
 
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
-		       const layout *y, const gp_params *p,
+		       const gp_layout *y, const gp_params *p,
 		       const stage_acts *sa, int stage, int nl,
 		       gp_mem_result *o, gp_error *err)
 {
@@ -1275,7 +485,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
 	int first = stage == 0, last = stage == y->pp - 1;
 	int nmoe = sa->nmoe, ndense = sa->ndense;
-	int zero = c->zero;
+	int zero = c->lay.zero;
 	/* Output layer quantised with the base: LoRA on a sub-16-bit base
 	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
 	 * bitsandbytes 4-bit head then keeps its input like the others. */
@@ -1426,24 +636,24 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	 * worth of its layers (Korthikanti et al. 2022 sec. 4.2.3). */
 	if (y->pp == 1) {
 		inflight = 1;
-	} else if (c->schedule == GP_SCHED_INTERLEAVED && y->vpp > 1) {
+	} else if (c->lay.schedule == GP_SCHED_INTERLEAVED && y->vpp > 1) {
 		inflight = first ? y->pp * (1.0 + (y->pp - 1.0) /
 					     ((double)y->pp * y->vpp)) :
 			y->pp - stage;
 	} else {
 		inflight = y->pp - stage;
 	}
-	if (c->microbatches > 0 && inflight > c->microbatches)
-		inflight = c->microbatches;
+	if (c->lay.microbatches > 0 && inflight > c->lay.microbatches)
+		inflight = c->lay.microbatches;
 	o->inflight = inflight;
 	o->act_layer = sa->act_layer;
 	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
 		(first && nl > 0 ? sa->first_less : 0)) * inflight;
-	tok = c->seq / y->cp * c->micro_batch;
+	tok = c->seq / y->cp * c->lay.micro_batch;
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
 		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /
-			(c->sp ? y->tp : 1);
+			(c->lay.sp ? y->tp : 1);
 	/* One layer re-run during backward: full recompute rebuilds a
 	 * whole layer, selective its core attention. */
 	if (nl == 0)
@@ -1467,7 +677,7 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
 		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
-			(c->sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
+			(c->lay.sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
 	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
 		o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c, y, tok,
@@ -1491,7 +701,7 @@ static double tensor_sum(const gp_mem_result *r)
 }
 
 static int train_core(const gp_model *m, const gp_train_cfg *c,
-		      gp_mem_result *out, layout *y, gp_error *err)
+		      gp_mem_result *out, gp_layout *y, gp_error *err)
 {
 	gp_params p;
 	gp_mem_result r0;
@@ -1499,8 +709,8 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 
 	if (check_train(m, c, y, err))
 		return GP_EINVAL;
-	if (check_pos(c->seq, "seq", err) ||
-	    check_pos(c->micro_batch, "micro_batch", err))
+	if (gp_check_pos(c->seq, "seq", err) ||
+	    gp_check_pos(c->lay.micro_batch, "micro_batch", err))
 		return GP_EINVAL;
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
@@ -1537,7 +747,7 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 		     int *out, gp_error *err)
 {
-	layout y;
+	gp_layout y;
 	gp_params p;
 
 	if (!out)
@@ -1555,7 +765,7 @@ int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
 {
-	layout y;
+	gp_layout y;
 
 	if (!out)
 		return gp_fail(err, "mem_train: NULL output");
@@ -1596,21 +806,21 @@ static int infer_check(const gp_model *m, const gp_infer_cfg *c,
 		return gp_fail(err, "inference config: NULL");
 	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
-	if (check_int(c->tp, "tp", err) || check_int(c->pp, "pp", err) ||
-	    check_int(c->block, "block", err) ||
-	    check_nonneg(c->seqs, "seqs", err) ||
-	    check_tokens(c->ctx, "ctx", err) ||
-	    check_elem(c->kv_bytes, "kv_bytes", err) ||
-	    check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
-	    check_nonneg(c->act_bytes, "act_bytes", err))
+	if (gp_check_count(c->tp, 0, "tp", err) ||
+	    gp_check_count(c->pp, 0, "pp", err) ||
+	    gp_check_count(c->block, 0, "block", err) ||
+	    gp_check_nonneg(c->seqs, "seqs", err) ||
+	    gp_check_tokens(c->ctx, "ctx", err) ||
+	    gp_check_elem(c->kv_bytes, "kv_bytes", err) ||
+	    gp_check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err))
 		return GP_EINVAL;
 	if (c->weights.bits != 0 && mem_quant_bits(&c->weights) < 0)
 		return gp_fail(err, "bad weight format (bits %g, group %d, "
 			       "group_bits %g)", c->weights.bits,
 			       c->weights.group, c->weights.group_bits);
-	if (m->heads % dflt(c->tp) != 0)
-		return gp_fail(err, "tp %d does not divide the %d attention "
-			       "heads", dflt(c->tp), m->heads);
+	if (layout_check_tp(m, c->tp, err))
+		return GP_EINVAL;
 	if (dflt(c->pp) > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 			       m->layers);
@@ -1635,13 +845,13 @@ static int infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 			  infer_parts *ip, gp_error *err)
 {
 	gp_params p;
-	widths w;
+	gp_widths w;
 	double bits, lin, rest, frac, A, T, f;
 	int tp = dflt(c->tp), pp = dflt(c->pp);
 
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
-	layer_widths(m, &w);
+	model_widths(m, &w);
 	ip->L_s = (m->layers + pp - 1) / pp;
 	frac = (double)ip->L_s / m->layers;
 	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
@@ -1742,7 +952,7 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	   const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
 {
-	layout y;
+	gp_layout y;
 	gp_infer_cfg ic;
 	gp_mem_result ro;
 	infer_parts ip;
@@ -1753,21 +963,21 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 		return gp_fail(err, "mem_rl: NULL argument");
 	if (check_reserve(r, capacity, err))
 		return GP_EINVAL;
-	if (check_nonneg(c->prompts, "prompts", err) ||
-	    check_pos(c->group, "group", err) ||
-	    check_tokens(c->prompt_len, "prompt_len", err) ||
-	    check_pos(c->response_len, "response_len", err) ||
-	    check_tokens(c->prompt_len + c->response_len,
+	if (gp_check_nonneg(c->prompts, "prompts", err) ||
+	    gp_check_pos(c->group, "group", err) ||
+	    gp_check_tokens(c->prompt_len, "prompt_len", err) ||
+	    gp_check_pos(c->response_len, "response_len", err) ||
+	    gp_check_tokens(c->prompt_len + c->response_len,
 			 "prompt_len + response_len", err) ||
-	    check_elem(c->kv_bytes, "kv_bytes", err) ||
-	    check_int(c->rollout_tp, "rollout_tp", err) ||
-	    check_int(c->gpus, "gpus", err))
+	    gp_check_elem(c->kv_bytes, "kv_bytes", err) ||
+	    gp_check_count(c->rollout_tp, 0, "rollout_tp", err) ||
+	    gp_check_count(c->gpus, 0, "gpus", err))
 		return GP_EINVAL;
 	if (train_core(m, &c->actor, out, &y, err))
 		return GP_EINVAL;
 	/* Frozen reference / reward: weights only, laid out like the
 	 * actor's (16-bit, TP/PP split, ZeRO-3 sharded when the actor is). */
-	frozen = out->params * 2.0 / (c->actor.zero == 3 ? y.shard : 1.0);
+	frozen = out->params * 2.0 / (c->actor.lay.zero == 3 ? y.shard : 1.0);
 	if (c->ref_model)
 		out->bytes[GP_MEM_REF] = frozen;
 	if (c->reward_model)

@@ -6,234 +6,25 @@
  * struct; kernels fill them and return GP_OK, or GP_EINVAL with a one-line
  * reason in err.  Nothing is allocated and nothing global is touched.
  *
- * Bytes per parameter of the model states (weights, grads, master copy,
- * optimizer states) by precision recipe, before any sharding:
- *
- *   recipe       weights grads master  AdamW m+v   total (AdamW)
- *   mixed-16     2 fp16  2 fp16  4 fp32  4+4 fp32  16  ZeRO paper
- *                (Rajbhandari et al. 2020, sec. 3.1: 2+2+K with K = 12)
- *   megatron-18  2 bf16  4 fp32  4 fp32  4+4 fp32  18  Megatron-LM
- *                distributed-optimizer docs: bf16 params with fp32 main
- *                grads, 18 B/param, 6 + 12/d with the distributed optimizer
- *   fp32         4       4       -       4+4 fp32  16  plain fp32 / AMP
- *                (autocast keeps fp32 weights and grads; casts per op)
- *   bf16         2       2       -       2+2 bf16   8  pure bf16 training
- *                (no master copy: optimizer states in the param dtype)
- *   fp8          2 bf16  4 fp32  4 fp32  4+4 fp32  19  fp8 compute as in
- *                Transformer Engine: bf16 params, the fp8 cast of each
- *                weight cached between micro-batches (+1), fp32 main
- *                grads, master and states (NVIDIA TE FP8 primer)
- *   deepspeed-bf16
- *                2 bf16  2+4     4 fp32  4+4 fp32  20  DeepSpeed's
- *                BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py),
- *                which the engine picks for a bf16 model with fp32
- *                gradient accumulation at ZeRO stage 0 or 1 without
- *                offload (engine.py, _do_optimizer_sanity_check); it is
- *                the optimizer of Megatron-DeepSpeed bf16 runs.  Grads
- *                are 6 B: autograd's bf16 .grad (2, kept after backward:
- *                backward(clear_lp_grads=False)) plus a flat fp32
- *                accumulation buffer (4, zeros_like the whole flat bf16
- *                group, all-reduced in full over DP).  Sharding over DP:
- *                the fp32 master and the Adam states are partitioned at
- *                every stage, ZeRO 0 included (the optimizer is built on
- *                fp32_groups_flat_partition), so 8 + 12/d B/param; the
- *                bf16 params and both grads are never partitioned at
- *                ZeRO 0/1.  At ZeRO 2/3 DeepSpeed runs its ZeRO
- *                optimizer instead (stage_1_and_2.py / stage3.py): the
- *                bf16 grads are reduce-scattered into a partition and
- *                the fp32 grad exists only for the local partition
- *                (single_grad_partition ... .to(fp32) in step), so the
- *                6 B of grads shard with d; ZeRO 3 shards the params.
- *
- * Optimizers: adamw keeps two states (m, v) in the recipe's state dtype;
- * adam8bit keeps both in 8 bits with one fp32 absmax per 2048-element
- * block (Dettmers et al. 2022, "8-bit Optimizers via Block-wise
- * Quantization": 2 + 2*4/2048 B/param); sgd keeps one momentum buffer.
+ * The parts live in their own headers: model-state bytes per recipe and
+ * optimizer in states.h, what a layer saves for backward in act.h, the
+ * parallel layout and its stage split in layout.h.
  */
 #ifndef GP_MEMORY_H
 #define GP_MEMORY_H
 
+#include "act.h"
 #include "common.h"
+#include "layout.h"
 #include "model.h"
-
-typedef enum gp_recipe {
-	GP_RECIPE_MIXED16 = 0, GP_RECIPE_MEGATRON18, GP_RECIPE_FP32,
-	GP_RECIPE_BF16, GP_RECIPE_FP8, GP_RECIPE_DSBF16, GP_RECIPE_COUNT
-} gp_recipe;
-
-typedef enum gp_optim {
-	GP_OPT_ADAMW = 0, GP_OPT_ADAM8BIT, GP_OPT_SGD, GP_OPT_COUNT
-} gp_optim;
-
-typedef enum gp_recompute {
-	GP_RECOMPUTE_NONE = 0, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_FULL,
-	GP_RECOMPUTE_COUNT
-} gp_recompute;
-
-typedef enum gp_schedule {
-	GP_SCHED_1F1B = 0, GP_SCHED_INTERLEAVED, GP_SCHED_COUNT
-} gp_schedule;
-
-/* Pipeline engine: what a stage holds between a micro-batch's forward
- * and its backward besides the layers' saved tensors (memory.c,
- * train_stage).  megatron: Megatron-LM's schedules, which pseudo-free
- * each sent output; deepspeed: DeepSpeed's PipelineEngine, which keeps
- * one output buffer per micro-batch in flight. */
-typedef enum gp_pipe_engine {
-	GP_PIPE_MEGATRON = 0, GP_PIPE_DEEPSPEED, GP_PIPE_COUNT
-} gp_pipe_engine;
-
-/* How layers are assigned to pipeline stages (memory.c, stage_split).
- *  auto        by the pipeline engine: megatron -> uniform, deepspeed ->
- *              parameters (PipelineModule's default partition_method)
- *  uniform     L/p layers, the first L mod p stages one more (Megatron-LM
- *              requires p | L; DeepSpeed's partition_uniform)
- *  parameters  DeepSpeed's partition_balanced over each layer's trainable
- *              parameters: the embedding counts on the first stage, the
- *              output layer or the tied embedding copy on the last
- *  type:transformer            balanced over transformer layers only
- *              (Megatron-DeepSpeed GPTModelPipe's default)
- *  type:transformer|embedding  layers, the embedding and the tied copy
- *              weigh one each (the BLOOM-176B run)
- * The embedding always sits on the first stage and the output layer (or
- * tied copy) on the last; the most loaded stage is found by evaluating
- * the stages. */
-typedef enum gp_partition {
-	GP_PART_AUTO = 0, GP_PART_UNIFORM, GP_PART_PARAMETERS,
-	GP_PART_TYPE_LAYER, GP_PART_TYPE_EMB, GP_PART_COUNT
-} gp_partition;
-
-/* Names ("mixed-16", "adamw", "selective", "1f1b") and their parsers
- * (GP_OK or GP_EINVAL naming the accepted values in err). */
-const char *mem_recipe_name(gp_recipe r);
-int mem_recipe_parse(const char *s, gp_recipe *out, gp_error *err);
-const char *mem_optim_name(gp_optim o);
-int mem_optim_parse(const char *s, gp_optim *out, gp_error *err);
-const char *mem_recompute_name(gp_recompute r);
-int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err);
-const char *mem_schedule_name(gp_schedule s);
-int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err);
-const char *mem_pipe_name(gp_pipe_engine p);
-int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err);
-const char *mem_partition_name(gp_partition p);
-int mem_partition_parse(const char *s, gp_partition *out, gp_error *err);
-
-/* Bytes per parameter of each model-state kind, unsharded. */
-typedef struct gp_state_bytes {
-	double weights, grads, master, optimizer;
-	int master_shard0;  /* 1: master and optimizer states shard over
-			     * DP even at ZeRO 0 (deepspeed-bf16) */
-} gp_state_bytes;
-
-/* Fill *out for a recipe and optimizer; GP_OK or GP_EINVAL. */
-int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
-		    gp_error *err);
-
-/* Weight storage: bits per weight plus per-group overhead.
- * Effective bits = bits + group_bits / group (group 0: no groups).
- *   bf16: {16, 0, 0}.  int8 per-channel: ~{8, 0, 0}.
- *   NF4 + double quantisation (Dettmers et al. 2023, QLoRA, sec. 3):
- *     {4, 64, 8 + 32/256} -> 4 + 8.125/64 = 4.127 bits.
- *   GPTQ/AWQ int4, group 128, fp16 scale + 4-bit zero: {4, 128, 20}.
- *   GGUF-style bits-per-weight (Q4_K_M ~4.85): {4.85, 0, 0}. */
-typedef struct gp_quant {
-	double bits;
-	int group;
-	double group_bits;
-} gp_quant;
-
-/* Effective bits per weight, or -1 when q is invalid. */
-double mem_quant_bits(const gp_quant *q);
-
-/* What one transformer layer saves for backward, per micro-batch, on one
- * GPU.  Defaults are what zero-initialised fields mean. */
-typedef struct gp_act_cfg {
-	double seq;          /* tokens per sequence (s) */
-	double micro_batch;  /* sequences per micro-batch (b) */
-	int tp;              /* tensor parallel (t); 0 = 1 */
-	int sp;              /* 1: sequence parallel over the TP group */
-	int cp;              /* context parallel; 0 = 1 (divides s) */
-	int ep;              /* expert parallel; 0 = 1 */
-	double act_bytes;    /* bytes per saved activation element; 0 = 2 */
-	int flash;           /* 1: fused attention, no s^2 tensors saved */
-	int dropout;         /* 1: dropout after attention, projections */
-	gp_recompute recompute;
-	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
-	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
-	/* What trains (zero = full training, Korthikanti's case):
-	 * a matmul keeps its input for backward only to form its weight
-	 * gradient, so a frozen base linear keeps nothing unless its
-	 * kernel saves the input anyway or an adapter reads it. */
-	int frozen;          /* 1: base linears and norms do not train */
-	int base_saves_input; /* 1: the frozen base's matmul keeps its
-			      * input regardless (bitsandbytes MatMul4Bit,
-			      * MatMul8bitLt) */
-	int lora_rank;       /* adapters on the frozen base; 0 = none */
-	unsigned lora_targets; /* GP_LORA_* mask */
-	int lora_dropout;    /* 1: dropout (p > 0) on the adapter input */
-	int input_nograd;    /* 1: the layer's input does not require grad
-			      * (no trainable parameter below it) */
-	int fused_qkv_view;  /* 1: one fused QKV matmul whose output is
-			      * viewed as q, k, v (LitGPT): with equal
-			      * head counts v is a view, so the whole
-			      * fused output stays alive beside the roped
-			      * q and k copies; with GQA, k and v are
-			      * expanded to all heads by copy */
-	int lora_zero_pad;   /* 1: a fused-QKV adapter that covers only
-			      * some of q, k, v scatters its output into
-			      * a zero q+k+v buffer with index_copy, whose
-			      * backward keeps the source (LitGPT
-			      * LoRAQKVLinear.zero_pad): the adapted
-			      * widths are kept per token */
-} gp_act_cfg;
-
-/* Per-layer activation terms in bytes (one micro-batch, one GPU).
- * Korthikanti et al. 2022 sec. 4.1 split these into attention (11sbh +
- * 5as^2b), MLP (19sbh) and the two LayerNorms (4sbh). */
-typedef struct gp_act_layer {
-	double attention;    /* QKV input, Q K V, output-projection input */
-	double core;         /* softmax/dropout s^2 tensors or flash stats */
-	double mlp;          /* MLP (dense or MoE + shared) saved tensors */
-	double norms;        /* the two norm inputs */
-	double masks;        /* dropout masks (1 byte per element) */
-	double lora;         /* adapter tensors: dropout outputs and
-			      * masks, rank-r intermediates */
-	double total;        /* saved per layer after the recompute policy */
-	double full;         /* saved per layer with no recompute: the
-			      * working set while one layer is recomputed */
-} gp_act_layer;
-
-/* Activation bytes saved by one layer for backward (Korthikanti et al.
- * 2022, "Reducing Activation Recomputation in Large Transformer Models",
- * sec. 4, generalised per op; see memory.c).  moe = 1 prices the MLP as
- * a routed MoE layer (the model must have experts), 0 as a dense MLP.
- * GP_OK or GP_EINVAL (bad sizes, tp not dividing heads, ...). */
-int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
-		  gp_act_layer *out, gp_error *err);
-
-/* LoRA adapter targets (bit mask). */
-enum {
-	GP_LORA_Q = 1, GP_LORA_K = 2, GP_LORA_V = 4, GP_LORA_O = 8,
-	GP_LORA_GATE = 16, GP_LORA_UP = 32, GP_LORA_DOWN = 64
-};
-
-/* Parse "q,k,v,o,gate,up,down" (or "all") into a mask; GP_OK/GP_EINVAL. */
-int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err);
-
-/* Trainable adapter parameters r * (in + out) per targeted matrix per
- * layer (Hu et al. 2021, LoRA, sec. 4.1); -1 when invalid. */
-double mem_lora_params(const gp_model *m, int rank, unsigned targets);
+#include "states.h"
 
 typedef struct gp_train_cfg {
 	gp_recipe recipe;
 	gp_optim optim;
-	int dp, tp, pp, cp, ep;  /* 0 = 1; dp*cp is the sharding group */
-	int vpp;                 /* virtual stages per GPU (interleaved) */
-	int zero;                /* 0..3; FSDP full shard = 3 */
-	int sp;
-	double seq, micro_batch;
-	double microbatches;     /* per step per pipeline; 0 = >= pp */
-	gp_schedule schedule;
+	gp_layout lay;           /* degrees, ZeRO, SP, schedule, micro-batch
+				  * (dp*cp is the sharding group) */
+	double seq;              /* tokens per sequence */
 	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
 	gp_partition partition;  /* layers per stage (pp > 1) */
 	gp_recompute recompute;

@@ -485,3 +485,29 @@ double model_vision_flops_per_image(const gp_model *m)
 		2.0 * 3.0 * tp * (double)v->patch_size * v->patch_size * h *
 		patches + 2.0 * v->projector_params * tokens;
 }
+
+void model_widths(const gp_model *m, gp_widths *w)
+{
+	const gp_mla *a = &m->mla;
+
+	if (a->kv_lora_rank > 0) {
+		/* DeepSeek-V2 sec. 2.1.2: per-head q and k of
+		 * nope + rope dims, v of v_head_dim; the normalised kv and
+		 * q latents feed the up-projections, so they are saved. */
+		double dq = (double)a->qk_nope_head_dim + a->qk_rope_head_dim;
+		w->q = m->heads * dq;
+		w->k = m->heads * dq;
+		w->v = (double)m->heads * a->v_head_dim;
+		w->o = w->v;
+		w->latent = 2.0 * ((double)a->kv_lora_rank + a->q_lora_rank);
+	} else {
+		w->q = (double)m->heads * m->head_dim;
+		w->k = (double)m->kv_heads * m->head_dim;
+		w->v = w->k;
+		w->o = w->q;
+		w->latent = 0;
+	}
+	w->dense_f = model_dense_ffn(m);
+	w->expert_f = m->moe.ffn_hidden;
+	w->shared_f = m->moe.shared_experts * model_shared_ffn(m);
+}

@@ -120,6 +120,22 @@ double model_attn_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
 
+/* Widths of one layer's tensors per token, in elements, for the whole
+ * layer (before any tensor-parallel split). */
+typedef struct gp_widths {
+	double q, k, v;      /* Q and K (after rope), V */
+	double o;            /* output-projection input */
+	double latent;       /* MLA latents read by the up-projections */
+	double dense_f;      /* dense MLP intermediate */
+	double expert_f;     /* one routed expert's intermediate */
+	double shared_f;     /* all shared experts' intermediates */
+} gp_widths;
+
+/* Fill *w for a valid model m (GQA: k, v are kv_heads wide; MLA:
+ * DeepSeek-V2 sec. 2.1.2 per-head nope + rope q and k, v_head_dim v,
+ * the two latents). */
+void model_widths(const gp_model *m, gp_widths *w);
+
 /* Number of LLM tokens one image becomes: tokens_per_image when set, else
  * (image_size / patch_size / merge)^2.  0 for a model without a vision
  * tower, -1 when invalid. */

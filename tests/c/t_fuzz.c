@@ -77,9 +77,9 @@ static const field fields[] = {
 	D(m.vision.params), I(m.vision.temporal_patch), I(m.linear_bias),
 	I(m.pos_embeddings),
 
-	I(tc.recipe), I(tc.optim), I(tc.dp), I(tc.tp), I(tc.pp), I(tc.cp),
-	I(tc.ep), I(tc.vpp), I(tc.zero), I(tc.sp), D(tc.seq),
-	D(tc.micro_batch), D(tc.microbatches), I(tc.schedule), I(tc.pipe),
+	I(tc.recipe), I(tc.optim), I(tc.lay.dp), I(tc.lay.tp), I(tc.lay.pp), I(tc.lay.cp),
+	I(tc.lay.ep), I(tc.lay.vpp), I(tc.lay.zero), I(tc.lay.sp), D(tc.seq),
+	D(tc.lay.micro_batch), D(tc.lay.microbatches), I(tc.lay.schedule), I(tc.pipe),
 	I(tc.recompute), I(tc.flash), I(tc.dropout), I(tc.eager_swiglu),
 	D(tc.act_bytes), D(tc.logit_bytes), D(tc.capacity_factor),
 	I(tc.offload_optimizer), I(tc.offload_params), I(tc.lora_rank),
@@ -92,8 +92,8 @@ static const field fields[] = {
 	D(ic.kv_bytes), I(ic.tp), I(ic.pp), D(ic.seqs), D(ic.ctx),
 	I(ic.block), D(ic.chunk_tokens), D(ic.act_bytes), I(ic.offload),
 
-	I(rl.actor.dp), I(rl.actor.tp), I(rl.actor.pp), D(rl.actor.seq),
-	D(rl.actor.micro_batch), I(rl.actor.lora_rank), I(rl.ppo),
+	I(rl.actor.lay.dp), I(rl.actor.lay.tp), I(rl.actor.lay.pp), D(rl.actor.seq),
+	D(rl.actor.lay.micro_batch), I(rl.actor.lora_rank), I(rl.ppo),
 	I(rl.reward_model), I(rl.ref_model), D(rl.prompts), D(rl.group),
 	D(rl.prompt_len), D(rl.response_len), D(rl.kv_bytes),
 	D(rl.rollout_weights.bits), I(rl.rollout_weights.group),
@@ -178,12 +178,12 @@ static void base(world *w)
 	m->moe.ffn_hidden = 384;
 	m->moe.dense_layers = 1;
 
-	w->tc.dp = 2;
-	w->tc.tp = 2;
-	w->tc.pp = 2;
-	w->tc.ep = 2;
+	w->tc.lay.dp = 2;
+	w->tc.lay.tp = 2;
+	w->tc.lay.pp = 2;
+	w->tc.lay.ep = 2;
 	w->tc.seq = 512;
-	w->tc.micro_batch = 1;
+	w->tc.lay.micro_batch = 1;
 	w->tc.flash = 1;
 
 	w->ic.seqs = 4;
@@ -192,7 +192,7 @@ static void base(world *w)
 	w->ic.block = 16;
 
 	w->rl.actor = w->tc;
-	w->rl.actor.ep = 1;
+	w->rl.actor.lay.ep = 1;
 	w->rl.prompts = 8;
 	w->rl.group = 4;
 	w->rl.prompt_len = 128;

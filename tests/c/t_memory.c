@@ -103,7 +103,7 @@ static gp_train_cfg train_cfg(void)
 	c.recipe = GP_RECIPE_MIXED16;
 	c.optim = GP_OPT_ADAMW;
 	c.seq = 2048;
-	c.micro_batch = 1;
+	c.lay.micro_batch = 1;
 	c.flash = 1;
 	return c;
 }
@@ -318,14 +318,14 @@ int main(void)
 	is_num(r.short_by, r.total - 72e9, 1e-12, "short_by = total - 0.9C");
 
 	/* --- ZeRO-3 over 8 divides model states by 8 --- */
-	tc.dp = 8;
-	tc.zero = 3;
+	tc.lay.dp = 8;
+	tc.lay.zero = 3;
 	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 	is_num(states(&r1), 107814649856.0 / 8, 1e-12,
 	       "ZeRO-3 over 8: model states / 8");
 	/* Megatron distributed optimizer (ZeRO-1): 6 + 12/d B/param. */
 	tc.recipe = GP_RECIPE_MEGATRON18;
-	tc.zero = 1;
+	tc.lay.zero = 1;
 	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 	is_num(states(&r1), 6738415616.0 * (6 + 12.0 / 8), 1e-12,
 	       "megatron-18 ZeRO-1 over 8: 6 + 12/d");
@@ -333,8 +333,8 @@ int main(void)
 	 * 4 fp32) grads + 4 master + 8 Adam = 20 B/param;
 	 * 6,738,415,616 * 20 = 134,768,312,320 B. */
 	tc.recipe = GP_RECIPE_DSBF16;
-	tc.dp = 1;
-	tc.zero = 0;
+	tc.lay.dp = 1;
+	tc.lay.zero = 0;
 	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 	is_num(states(&r1), 134768312320.0, 1e-12,
 	       "deepspeed-bf16 7B = 20 B/param (134.8 GB)");
@@ -342,30 +342,30 @@ int main(void)
 	       "deepspeed-bf16 grads: bf16 .grad + fp32 buffer = 6 B");
 	/* ZeRO-1 over 8: params and both grads whole, master and Adam
 	 * partitioned: 2 + 6 + 12/8 = 9.5 B/param. */
-	tc.dp = 8;
-	tc.zero = 1;
+	tc.lay.dp = 8;
+	tc.lay.zero = 1;
 	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 	is_num(states(&r1), 6738415616.0 * 9.5, 1e-12,
 	       "deepspeed-bf16 ZeRO-1 over 8: 8 + 12/d");
 	/* BF16_Optimizer partitions master and Adam at ZeRO 0 too. */
-	tc.zero = 0;
+	tc.lay.zero = 0;
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	is_num(states(&r), states(&r1), 1e-12,
 	       "deepspeed-bf16 ZeRO-0 = ZeRO-1 (partitioned by design)");
 	/* ZeRO-2: the 6 B of grads shard too: 2 + 18/8 = 4.25 B/param;
 	 * ZeRO-3: everything, 20/8 = 2.5 B/param. */
-	tc.zero = 2;
+	tc.lay.zero = 2;
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	is_num(states(&r), 6738415616.0 * 4.25, 1e-12,
 	       "deepspeed-bf16 ZeRO-2 over 8: 2 + 18/d");
-	tc.zero = 3;
+	tc.lay.zero = 3;
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	is_num(states(&r), 6738415616.0 * 2.5, 1e-12,
 	       "deepspeed-bf16 ZeRO-3 over 8: 20/d");
 
 	/* --- pipeline: micro-batches in flight on stage 0 --- */
 	tc = train_cfg();
-	tc.pp = 4;
+	tc.lay.pp = 4;
 	tc.seq = 8192;
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	/* 4 micro-batches of 8k tokens on stage 0 outweigh the last
@@ -375,8 +375,8 @@ int main(void)
 	/* Stage 0 with 1F1B holds p = 4 micro-batches (Narayanan 2021). */
 	is_num(r.inflight, 4, 0, "1F1B: p micro-batches in flight");
 	tc.seq = 2048;
-	tc.schedule = GP_SCHED_INTERLEAVED;
-	tc.vpp = 2;
+	tc.lay.schedule = GP_SCHED_INTERLEAVED;
+	tc.lay.vpp = 2;
 	tc.logit_bytes = 1e-9; /* make stage 0 the loaded one */
 	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	/* Korthikanti 4.2.3: p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5. */
@@ -391,11 +391,11 @@ int main(void)
 		 * seq 2048, full recompute, bf16 (DeepSpeed BF16_Optimizer). */
 		tc = train_cfg();
 		tc.recipe = GP_RECIPE_DSBF16;
-		tc.dp = 8;
-		tc.tp = 4;
-		tc.pp = 12;
-		tc.zero = 1;
-		tc.micro_batch = 2;
+		tc.lay.dp = 8;
+		tc.lay.tp = 4;
+		tc.lay.pp = 12;
+		tc.lay.zero = 1;
+		tc.lay.micro_batch = 2;
 		tc.recompute = GP_RECOMPUTE_FULL;
 		mem_train(&bl, &tc, 80e9, &rs, &r1, &err);
 		/* Megatron-LM pseudo-frees each sent output: no buffers. */
@@ -525,7 +525,7 @@ int main(void)
 		 * stale fp32 logits tensor 8192*32000*4 = 1,048,576,000 B:
 		 * 2 * 67,108,864 + 1,048,576,000 = 1,182,793,728 B. */
 		tc = train_cfg();
-		tc.pp = 4;
+		tc.lay.pp = 4;
 		tc.seq = 8192;
 		tc.pipe = GP_PIPE_DEEPSPEED;
 		mem_train(&l7, &tc, 80e9, &rs, &r, &err);
@@ -571,7 +571,7 @@ int main(void)
 				      gpp.norms) / 8);
 		ok(x > 2 && x < 3, "toy: embedding weighs 2..3 layers");
 		tc = train_cfg();
-		tc.pp = 4;
+		tc.lay.pp = 4;
 		tc.pipe = GP_PIPE_DEEPSPEED;
 		for (k = 0; k < 4; k++)
 			nok |= mem_stage_layers(&g, &tc, k, &l[k], &err);
@@ -673,8 +673,8 @@ int main(void)
 	memset(&rl, 0, sizeof rl);
 	rl.actor = train_cfg();
 	rl.actor.recipe = GP_RECIPE_MEGATRON18;
-	rl.actor.dp = 8;
-	rl.actor.zero = 3;
+	rl.actor.lay.dp = 8;
+	rl.actor.lay.zero = 3;
 	rl.ref_model = 1;
 	rl.prompts = 64;
 	rl.group = 8;
@@ -771,7 +771,7 @@ int main(void)
 		tc = train_cfg();
 		tc.recipe = GP_RECIPE_BF16;
 		tc.optim = GP_OPT_ADAM8BIT;
-		tc.micro_batch = 2;
+		tc.lay.micro_batch = 2;
 		tc.recompute = GP_RECOMPUTE_FULL;
 		tc.paged_optimizer = 1;
 		tc.grads_in_bwd = 1;
@@ -919,7 +919,7 @@ int main(void)
 
 	/* --- invalid input: clear errors --- */
 	tc = train_cfg();
-	tc.tp = 3;
+	tc.lay.tp = 3;
 	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	ok(rc == GP_EINVAL && strstr(err.msg, "tp 3 does not divide"),
 	   "tp not dividing heads rejected");
@@ -931,7 +931,7 @@ int main(void)
 	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	ok(rc == GP_EINVAL, "NaN seq rejected");
 	tc = train_cfg();
-	tc.zero = 4;
+	tc.lay.zero = 4;
 	rc = mem_train(&l7, &tc, 80e9, &rs, &r, &err);
 	ok(rc == GP_EINVAL && strstr(err.msg, "zero"), "zero 4 rejected");
 	tc = train_cfg();

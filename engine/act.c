@@ -1,0 +1,396 @@
+/*
+ * act.c - what one layer saves for backward (see act.h).
+ *
+ * Activations follow Korthikanti et al. 2022, "Reducing Activation
+ * Recomputation in Large Transformer Models" (arXiv 2205.05198), sec. 4.1:
+ * with s tokens, b sequences, h hidden, a heads and 16-bit activations one
+ * GPT layer saves
+ *
+ *   attention  11 s b h + 5 a s^2 b   (QKV input 2sbh, Q and K 4sbh,
+ *                                      softmax 2as^2b, its dropout mask
+ *                                      as^2b, dropout output 2as^2b, V 2sbh,
+ *                                      projection input 2sbh, mask sbh)
+ *   MLP        19 s b h               (fc1 input 2sbh, GeLU input 8sbh,
+ *                                      fc2 input 8sbh, dropout mask sbh)
+ *   norms       4 s b h               (two LayerNorm inputs)
+ *   total      s b h (34 + 5 a s / h)                         (eq. 1)
+ *
+ * sec. 4.2.1: tensor parallelism splits all but the norm inputs, the two
+ * matmul inputs of each block and the two dropout masks (10 sbh stay):
+ * s b h (10 + 24/t + 5 a s / (h t)) (eq. 2); sec. 4.2.2: sequence
+ * parallelism splits those as well: s b h / t (34 + 5 a s / h) (eq. 3).
+ * sec. 5 (Table 2): selective recompute drops the 5 a s^2 b core-attention
+ * term; full recompute keeps only the layer input, 2 s b h.
+ *
+ * Here each saved tensor is listed per op with its real width, so the same
+ * code covers GQA (K and V are kv_heads * head_dim wide), MLA (latents),
+ * SwiGLU (gate, up and the down-projection input), MoE (top_k * capacity
+ * copies of each token through the experts), fused (flash) attention
+ * (Dao et al. 2022: saves the output and the fp32 log-sum-exp per row, no
+ * s^2 tensor), dropout on/off and context parallelism (s / cp tokens).
+ *
+ * Korthikanti's counts assume every weight trains.  On a frozen base
+ * (LoRA, QLoRA) autograd keeps a matmul's input only when something
+ * needs it (keep_input below): the activation functions, the products,
+ * the norms and the attention core keep theirs whatever trains; a
+ * frozen bf16 linear keeps nothing, a bitsandbytes 4-bit one keeps its
+ * input, an adapter keeps its input (or its dropout output and mask)
+ * and its rank-r intermediate.
+ */
+#include "act.h"
+
+#include <string.h>
+
+static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {
+	"none", "selective", "full"
+};
+
+const char *mem_recompute_name(gp_recompute r)
+{
+	return GP_NAME_OF(recompute_names, GP_RECOMPUTE_COUNT, r);
+}
+
+int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err)
+{
+	int v;
+
+	if (gp_parse_name(s, recompute_names, GP_RECOMPUTE_COUNT, &v,
+			  "recompute policy", err))
+		return GP_EINVAL;
+	*out = (gp_recompute)v;
+	return GP_OK;
+}
+
+static int dflt(int v)
+{
+	return v > 0 ? v : 1;
+}
+
+/* Which inputs of a layer's matmuls are kept for backward.
+ *
+ * PyTorch autograd saves an operand of a matmul only to form the other
+ * operand's gradient: for y = x W^T, dL/dx = g W needs W alone and
+ * dL/dW = g^T x needs x, so x is kept only when W requires grad
+ * (the generated autograd code guards each saved variable with
+ * should_compute_output of the input whose formula uses it; PyTorch
+ * tools/autograd/gen_variable_type.py, guard_for).  A frozen bf16
+ * nn.Linear therefore keeps nothing.  bitsandbytes' 4-bit and 8-bit
+ * matmuls are autograd Functions that keep their input A whenever A
+ * or B needs grad (bitsandbytes autograd/_functions.py, MatMul4Bit
+ * .forward: ctx.tensors = (A, B)), although grad_A uses only the
+ * dequantised weight.  A LoRA adapter B A x keeps the input of A (the
+ * base input itself, or with adapter dropout p > 0 the dropout output,
+ * a new tensor, plus its 1-byte mask: native_dropout saves the bool
+ * mask) and the rank-r output of A for B's gradient (Hu et al. 2021,
+ * eq. 3).  Full training keeps every matmul input, as in Korthikanti
+ * et al. 2022. */
+typedef struct saves {
+	int base;      /* the base kernel keeps its inputs */
+	int drop;      /* adapter dropout on */
+	double A;      /* bytes per element */
+	double r;      /* LoRA rank */
+} saves;
+
+/* Bytes per token kept for one input tensor of width `width` that feeds
+ * the base matmuls of `nlin` targets, `nlora` of them adapted: the
+ * input itself when the base or a dropout-free adapter reads it, and
+ * into *lora the adapter's own tensors. */
+static double keep_input(const saves *k, double width, int nlora,
+			 double *lora)
+{
+	if (nlora > 0) {
+		if (k->drop)
+			/* dropout output (A) and its bool mask (1 byte);
+			 * one dropout per input tensor (LitGPT's fused
+			 * QKV adapter; PEFT keeps one per module). */
+			*lora += width * (k->A + 1.0);
+		*lora += nlora * k->r * k->A;
+	}
+	return k->base || (nlora > 0 && !k->drop) ? width * k->A : 0.0;
+}
+
+static int nbits(unsigned v)
+{
+	int n = 0;
+
+	for (; v; v >>= 1)
+		n += (int)(v & 1u);
+	return n;
+}
+
+/* Elements saved per token by an MLP of width f, its input excluded.
+ * Whatever trains: the activation's input (SiLU and GeLU backward need
+ * it), for a gated MLP the product's two operands (silu(gate) and up;
+ * a fused SwiGLU recomputes silu(gate) from gate and keeps gate and up
+ * only, Megatron-LM fused_bias_swiglu), so 1f plain, 2f fused gated,
+ * 3f eager gated.  The down-projection input (GeLU output, or the
+ * product) is kept when that matmul keeps its input: +1f.  Full
+ * training: 2f plain (Korthikanti's 8sbh + 8sbh at f = 4h), 3f fused,
+ * 4f eager. */
+static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
+			int down)
+{
+	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
+
+	return (act + (down ? 1.0 : 0.0)) * f;
+}
+
+int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
+		  gp_act_layer *out, gp_error *err)
+{
+	gp_widths w;
+	saves k;
+	double s, sk, b, t, A, rep, par, cf, tok, lora = 0, in_qkv, in_mlp;
+	double o_in, e_in = 0;
+	int tp, cp, ep, lo = 0, ld = 0, lmlp = 0, lqkv = 0, down;
+	unsigned tg;
+
+	if (!c || !out)
+		return gp_fail(err, "mem_act_layer: NULL argument");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (gp_check_pos(c->seq, "seq", err) ||
+	    gp_check_pos(c->micro_batch, "micro_batch", err) ||
+	    gp_check_count(c->tp, 0, "tp", err) ||
+	    gp_check_count(c->cp, 0, "cp", err) ||
+	    gp_check_count(c->ep, 0, "ep", err) ||
+	    gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    gp_check_nonneg(c->capacity_factor, "capacity_factor", err))
+		return GP_EINVAL;
+	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
+		return gp_fail(err, "unknown recompute policy %d",
+			       (int)c->recompute);
+	if (c->lora_targets > 127)
+		return gp_fail(err, "bad LoRA target mask %u",
+			       c->lora_targets);
+	tp = dflt(c->tp);
+	cp = dflt(c->cp);
+	ep = dflt(c->ep);
+	if (m->heads % tp != 0)
+		return gp_fail(err, "tp %d does not divide the %d attention "
+			       "heads", tp, m->heads);
+	if (moe && m->moe.experts <= 0)
+		return gp_fail(err, "moe layer asked of a dense model");
+	if (moe && m->moe.experts % ep != 0)
+		return gp_fail(err, "ep %d does not divide the %d experts", ep,
+			       m->moe.experts);
+	if (c->seq < cp)
+		return gp_fail(err, "cp %d is larger than seq %g", cp, c->seq);
+
+	model_widths(m, &w);
+	s = c->seq / cp;          /* query tokens held by this CP rank */
+	sk = c->seq;              /* keys each query attends to */
+	b = c->micro_batch;
+	t = tp;
+	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
+	cf = c->capacity_factor > 0 ? c->capacity_factor : 1.0;
+	tok = s * b;              /* tokens per micro-batch on this GPU */
+	/* Tensors every TP rank holds in full without SP (sec. 4.2.1);
+	 * sequence parallelism splits them t ways (sec. 4.2.2). */
+	rep = c->sp ? 1.0 / t : 1.0;
+	par = 1.0 / t;
+
+	/* Who keeps matmul inputs: every matmul in full training; on a
+	 * frozen base only a quantised kernel or an adapter. */
+	k.base = !c->frozen || c->base_saves_input;
+	k.drop = c->frozen && c->lora_dropout;
+	k.A = A;
+	k.r = c->frozen ? c->lora_rank : 0;
+	tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
+	lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
+	lo = nbits(tg & GP_LORA_O);
+	lmlp = nbits(tg & (m->ffn_gated ? GP_LORA_GATE | GP_LORA_UP :
+			   GP_LORA_UP));
+	ld = nbits(tg & GP_LORA_DOWN);
+
+	/* Two norm inputs, h each: RMSNorm/LayerNorm backward needs its
+	 * input (and the per-row rstd) for the input gradient whether or
+	 * not its weight trains.  A layer whose input needs no grad (the
+	 * first one above a frozen embedding) keeps no first-norm input. */
+	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden * A * tok *
+		rep;
+	/* QKV input (the first norm's output) is replicated; Q, K, V and
+	 * the projection input are split over heads.  Core attention
+	 * (flash or the unfused QK^T and softmax.V) keeps Q, K, V
+	 * whatever trains: the query/key/value gradients need each other.
+	 * The projection input is the attention output, which flash keeps
+	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
+	 * kept only when the projection keeps its input. */
+	in_qkv = keep_input(&k, m->hidden * rep, lqkv, &lora);
+	o_in = c->flash ? w.o * par * A :
+		keep_input(&k, w.o * par, lo, &lora);
+	if (c->flash)
+		(void)keep_input(&k, w.o * par, lo, &lora); /* adapter only */
+	out->attention = tok * (in_qkv + w.latent * rep * A +
+				(w.q + w.k + w.v) * par * A + o_in);
+	if (c->fused_qkv_view && w.latent == 0) {
+		/* LitGPT's CausalSelfAttention (lit_gpt/model.py, 2023):
+		 * qkv = self.attn(x) is viewed and split into q, k, v;
+		 * rope and torch.cat make new q and k, the kernel saves
+		 * q, k, v.  With kv_heads == heads v stays a view of the
+		 * fused output, so all q + k + v of it stays alive: the
+		 * buffer's q and k parts come on top (2h for MHA).  With
+		 * GQA k and v are expand()-ed to every head and reshape
+		 * copies them: the saved k and v are q-wide, the buffer
+		 * is freed, 2 (q - k) more than the kv-wide pair. */
+		double extra = w.k == w.q ? w.q + w.k : 2.0 * (w.q - w.k);
+
+		out->attention += tok * extra * par * A;
+	}
+	/* Core attention.  Unfused: the softmax output 2as^2b; with
+	 * dropout also its mask as^2b and the dropout output 2as^2b
+	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
+	 * 2022 Algorithm 2): only the fp32 log-sum-exp per query row; the
+	 * output is the projection input already counted. */
+	if (c->flash)
+		out->core = 4.0 * m->heads * tok * par;
+	else
+		out->core = (double)m->heads * tok * sk * par *
+			(c->dropout ? 2.0 * A + 1.0 : A);
+	/* MLP: its input (the second norm's output, replicated) plus the
+	 * per-op intermediates split over t. */
+	down = k.base || (ld > 0 && !k.drop);
+	if (!moe) {
+		in_mlp = keep_input(&k, m->hidden * rep, lmlp, &lora);
+		(void)keep_input(&k, w.dense_f * par, ld, &lora);
+		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w.dense_f,
+							 down) * par);
+	} else {
+		/* Routed MoE: the router keeps fp32 logits (E per token);
+		 * each token goes to top_k experts, cf times over for
+		 * capacity padding; the experts see the dispatched copy of
+		 * the token (h, kept when the expert matmuls keep their
+		 * input), their intermediates, and their outputs are kept
+		 * for the gate-weighted combine (h: the product with the
+		 * router probability needs it for the router's gradient).
+		 * With EP the all-to-all brings, on average, as many tokens
+		 * to each GPU as it sends, so EP does not divide these
+		 * (Lepikhin et al. 2020, GShard sec. 2.2).  Adapters on
+		 * routed experts are priced like the dense ones, per copy. */
+		double kk = m->moe.top_k * cf, el = 0;
+
+		/* The norm output feeds the router and the shared
+		 * experts; the routed experts read the dispatched copy. */
+		in_mlp = keep_input(&k, m->hidden * rep,
+				    w.shared_f > 0 ? lmlp : 0, &lora);
+		e_in = keep_input(&k, m->hidden * rep, lmlp, &el);
+		(void)keep_input(&k, w.expert_f * par, ld, &el);
+		lora += kk * el;
+		if (w.shared_f > 0)
+			(void)keep_input(&k, w.shared_f * par, ld, &lora);
+		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
+				  kk * (e_in + A * m->hidden * rep) +
+				  A * kk * mlp_saved(m, c, w.expert_f, down) *
+				  par +
+				  A * mlp_saved(m, c, w.shared_f, down) * par);
+	}
+	/* LitGPT's LoRAQKVLinear.zero_pad (lit_gpt/lora.py, 2023) scatters
+	 * the adapter output of the enabled q/k/v parts into a zero
+	 * buffer as wide as the fused output with index_copy; PyTorch's
+	 * backward formula for index_copy's source is
+	 * grad.index_select(dim, index).expand_as(source)
+	 * (tools/autograd/derivatives.yaml), so autograd keeps the source
+	 * tensor itself: the enabled widths, per token.  With all three
+	 * enabled zero_pad returns its input and nothing is scattered. */
+	if (c->lora_zero_pad && lqkv > 0 && lqkv < 3)
+		lora += ((tg & GP_LORA_Q ? w.q : 0.0) +
+			 (tg & GP_LORA_K ? w.k : 0.0) +
+			 (tg & GP_LORA_V ? w.v : 0.0)) * par * A;
+	out->lora = tok * lora;
+	/* Dropout masks, 1 byte per element, after the attention and MLP
+	 * blocks (Korthikanti: sbh each). */
+	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
+
+	out->full = out->norms + out->attention + out->core + out->mlp +
+		out->masks + out->lora;
+	switch (c->recompute) {
+	case GP_RECOMPUTE_SELECTIVE:
+		/* Korthikanti sec. 5: recompute the core attention. */
+		out->total = out->full - out->core;
+		break;
+	case GP_RECOMPUTE_FULL:
+		/* Only the layer input survives (Table 2: 2sbh; split over
+		 * t when SP keeps it sharded). */
+		out->total = m->hidden * A * tok * rep;
+		break;
+	default:
+		out->total = out->full;
+	}
+	return GP_OK;
+}
+
+int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err)
+{
+	static const char *const names[] = {
+		"q", "k", "v", "o", "gate", "up", "down"
+	};
+	unsigned mask = 0;
+	const char *p = s;
+
+	if (!s || !out)
+		return gp_fail(err, "lora targets: NULL");
+	if (strcmp(s, "all") == 0) {
+		*out = 127;
+		return GP_OK;
+	}
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		int i, found = 0;
+
+		for (i = 0; i < 7; i++)
+			if (strlen(names[i]) == n &&
+			    strncmp(p, names[i], n) == 0) {
+				mask |= 1u << i;
+				found = 1;
+			}
+		if (!found)
+			return gp_fail(err, "unknown LoRA target '%.*s' "
+				       "(expected q,k,v,o,gate,up,down or "
+				       "all)", (int)n, p);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (mask == 0)
+		return gp_fail(err, "no LoRA targets given");
+	*out = mask;
+	return GP_OK;
+}
+
+double mem_lora_params(const gp_model *m, int rank, unsigned targets)
+{
+	gp_widths w;
+	double h, r = rank, attn = 0, mlp = 0, f;
+	int nmoe;
+
+	if (model_check(m, NULL) != GP_OK || rank < 0 || targets > 127)
+		return -1.0;
+	model_widths(m, &w);
+	h = m->hidden;
+	/* A (in x r) and B (r x out) per adapted matrix: r (in + out). */
+	if (targets & GP_LORA_Q)
+		attn += r * (h + w.q);
+	if (targets & GP_LORA_K)
+		attn += r * (h + w.k);
+	if (targets & GP_LORA_V)
+		attn += r * (h + w.v);
+	if (targets & GP_LORA_O)
+		attn += r * (w.o + h);
+	nmoe = model_moe_layers(m);
+	/* Per MLP of width f: gate and up h -> f, down f -> h. */
+#define MLP_LORA(f_) \
+	(((targets & GP_LORA_GATE) && m->ffn_gated ? r * (h + (f_)) : 0) + \
+	 ((targets & GP_LORA_UP) ? r * (h + (f_)) : 0) + \
+	 ((targets & GP_LORA_DOWN) ? r * ((f_) + h) : 0))
+	f = w.dense_f;
+	mlp = (m->layers - nmoe) * MLP_LORA(f);
+	if (nmoe > 0)
+		mlp += nmoe * (m->moe.experts * MLP_LORA(w.expert_f) +
+			       (m->moe.shared_experts > 0 ?
+				m->moe.shared_experts *
+				MLP_LORA(model_shared_ffn(m)) :
+				0));
+#undef MLP_LORA
+	return m->layers * attn + mlp;
+}

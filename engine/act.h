@@ -1,0 +1,102 @@
+/*
+ * act.h - activations one transformer layer saves for backward, per
+ * micro-batch, on one GPU; LoRA adapter counts.
+ *
+ * Bytes; caller-owned structs; GP_OK or GP_EINVAL with the reason in err.
+ */
+#ifndef GP_ACT_H
+#define GP_ACT_H
+
+#include "common.h"
+#include "model.h"
+
+typedef enum gp_recompute {
+	GP_RECOMPUTE_NONE = 0, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_FULL,
+	GP_RECOMPUTE_COUNT
+} gp_recompute;
+
+/* "none", "selective", "full" and the parser (GP_OK or GP_EINVAL naming
+ * the accepted values in err). */
+const char *mem_recompute_name(gp_recompute r);
+int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err);
+
+/* What one transformer layer saves for backward, per micro-batch, on one
+ * GPU.  Defaults are what zero-initialised fields mean. */
+typedef struct gp_act_cfg {
+	double seq;          /* tokens per sequence (s) */
+	double micro_batch;  /* sequences per micro-batch (b) */
+	int tp;              /* tensor parallel (t); 0 = 1 */
+	int sp;              /* 1: sequence parallel over the TP group */
+	int cp;              /* context parallel; 0 = 1 (divides s) */
+	int ep;              /* expert parallel; 0 = 1 */
+	double act_bytes;    /* bytes per saved activation element; 0 = 2 */
+	int flash;           /* 1: fused attention, no s^2 tensors saved */
+	int dropout;         /* 1: dropout after attention, projections */
+	gp_recompute recompute;
+	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
+	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
+	/* What trains (zero = full training, Korthikanti's case):
+	 * a matmul keeps its input for backward only to form its weight
+	 * gradient, so a frozen base linear keeps nothing unless its
+	 * kernel saves the input anyway or an adapter reads it. */
+	int frozen;          /* 1: base linears and norms do not train */
+	int base_saves_input; /* 1: the frozen base's matmul keeps its
+			      * input regardless (bitsandbytes MatMul4Bit,
+			      * MatMul8bitLt) */
+	int lora_rank;       /* adapters on the frozen base; 0 = none */
+	unsigned lora_targets; /* GP_LORA_* mask */
+	int lora_dropout;    /* 1: dropout (p > 0) on the adapter input */
+	int input_nograd;    /* 1: the layer's input does not require grad
+			      * (no trainable parameter below it) */
+	int fused_qkv_view;  /* 1: one fused QKV matmul whose output is
+			      * viewed as q, k, v (LitGPT): with equal
+			      * head counts v is a view, so the whole
+			      * fused output stays alive beside the roped
+			      * q and k copies; with GQA, k and v are
+			      * expanded to all heads by copy */
+	int lora_zero_pad;   /* 1: a fused-QKV adapter that covers only
+			      * some of q, k, v scatters its output into
+			      * a zero q+k+v buffer with index_copy, whose
+			      * backward keeps the source (LitGPT
+			      * LoRAQKVLinear.zero_pad): the adapted
+			      * widths are kept per token */
+} gp_act_cfg;
+
+/* Per-layer activation terms in bytes (one micro-batch, one GPU).
+ * Korthikanti et al. 2022 sec. 4.1 split these into attention (11sbh +
+ * 5as^2b), MLP (19sbh) and the two LayerNorms (4sbh). */
+typedef struct gp_act_layer {
+	double attention;    /* QKV input, Q K V, output-projection input */
+	double core;         /* softmax/dropout s^2 tensors or flash stats */
+	double mlp;          /* MLP (dense or MoE + shared) saved tensors */
+	double norms;        /* the two norm inputs */
+	double masks;        /* dropout masks (1 byte per element) */
+	double lora;         /* adapter tensors: dropout outputs and
+			      * masks, rank-r intermediates */
+	double total;        /* saved per layer after the recompute policy */
+	double full;         /* saved per layer with no recompute: the
+			      * working set while one layer is recomputed */
+} gp_act_layer;
+
+/* Activation bytes saved by one layer for backward (Korthikanti et al.
+ * 2022, "Reducing Activation Recomputation in Large Transformer Models",
+ * sec. 4, generalised per op; see act.c).  moe = 1 prices the MLP as
+ * a routed MoE layer (the model must have experts), 0 as a dense MLP.
+ * GP_OK or GP_EINVAL (bad sizes, tp not dividing heads, ...). */
+int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
+		  gp_act_layer *out, gp_error *err);
+
+/* LoRA adapter targets (bit mask). */
+enum {
+	GP_LORA_Q = 1, GP_LORA_K = 2, GP_LORA_V = 4, GP_LORA_O = 8,
+	GP_LORA_GATE = 16, GP_LORA_UP = 32, GP_LORA_DOWN = 64
+};
+
+/* Parse "q,k,v,o,gate,up,down" (or "all") into a mask; GP_OK/GP_EINVAL. */
+int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err);
+
+/* Trainable adapter parameters r * (in + out) per targeted matrix per
+ * layer (Hu et al. 2021, LoRA, sec. 4.1); -1 when invalid. */
+double mem_lora_params(const gp_model *m, int rank, unsigned targets);
+
+#endif

@@ -1,0 +1,407 @@
+/*
+ * layout.c - the parallel layout: one check, the pipeline stage split and
+ * the placement of each dimension's groups on the nodes (see layout.h).
+ */
+#include "layout.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const schedule_names[GP_SCHED_COUNT] = {
+	"1f1b", "interleaved"
+};
+static const char *const pipe_names[GP_PIPE_COUNT] = {
+	"megatron", "deepspeed"
+};
+static const char *const partition_names[GP_PART_COUNT] = {
+	"auto", "uniform", "parameters", "type:transformer",
+	"type:transformer|embedding"
+};
+static const char *const grp_names[GP_GRP_COUNT] = {
+	"tp", "cp", "dp", "pp", "ep", "edp", "dp_cp"
+};
+
+const char *mem_schedule_name(gp_schedule s)
+{
+	return GP_NAME_OF(schedule_names, GP_SCHED_COUNT, s);
+}
+
+int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err)
+{
+	int v;
+
+	if (gp_parse_name(s, schedule_names, GP_SCHED_COUNT, &v,
+			  "pipeline schedule", err))
+		return GP_EINVAL;
+	*out = (gp_schedule)v;
+	return GP_OK;
+}
+
+const char *mem_pipe_name(gp_pipe_engine p)
+{
+	return GP_NAME_OF(pipe_names, GP_PIPE_COUNT, p);
+}
+
+int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err)
+{
+	int v;
+
+	if (gp_parse_name(s, pipe_names, GP_PIPE_COUNT, &v,
+			  "pipeline engine", err))
+		return GP_EINVAL;
+	*out = (gp_pipe_engine)v;
+	return GP_OK;
+}
+
+const char *mem_partition_name(gp_partition p)
+{
+	return GP_NAME_OF(partition_names, GP_PART_COUNT, p);
+}
+
+int mem_partition_parse(const char *s, gp_partition *out, gp_error *err)
+{
+	int v;
+
+	if (gp_parse_name(s, partition_names, GP_PART_COUNT, &v,
+			  "pipeline partition", err))
+		return GP_EINVAL;
+	*out = (gp_partition)v;
+	return GP_OK;
+}
+
+const char *layout_grp_name(gp_grp g)
+{
+	return GP_NAME_OF(grp_names, GP_GRP_COUNT, g);
+}
+
+/* ---- rank order ------------------------------------------------------ */
+
+static const char *const dim_names[GP_DIM_COUNT] = { "tp", "cp", "dp", "pp" };
+
+/* Megatron-LM's default order "tp-cp-ep-dp-pp" (megatron/core/
+ * parallel_state.py, initialize_model_parallel(order=...)): tensor
+ * parallel ranks innermost, then context, data, pipeline outermost. */
+static const unsigned char default_order[GP_DIM_COUNT] = {
+	GP_DIM_TP, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP
+};
+
+int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
+		       gp_error *err)
+{
+	int seen[GP_DIM_COUNT] = {0}, n = 0, i;
+	const char *p = s;
+
+	if (!s)
+		return gp_fail(err, "rank order: NULL");
+	while (*p) {
+		size_t k = strcspn(p, "-");
+		int found = -1;
+
+		for (i = 0; i < GP_DIM_COUNT; i++)
+			if (strlen(dim_names[i]) == k &&
+			    strncmp(p, dim_names[i], k) == 0)
+				found = i;
+		if (found < 0 && !(k == 2 && strncmp(p, "ep", 2) == 0))
+			return gp_fail(err, "rank order '%s': unknown dimension "
+				       "'%.*s' (expected tp, cp, ep, dp, pp)",
+				       s, (int)k, p);
+		if (found >= 0) {
+			if (seen[found])
+				return gp_fail(err, "rank order '%s' names %s "
+					       "twice", s, dim_names[found]);
+			seen[found] = 1;
+			order[n++] = (unsigned char)found;
+		}
+		p += k;
+		if (*p == '-')
+			p++;
+	}
+	if (n != GP_DIM_COUNT)
+		return gp_fail(err, "rank order '%s' must name each of tp, cp, "
+			       "dp and pp once (ep optional)", s);
+	return GP_OK;
+}
+
+static int order_ok(const unsigned char o[GP_DIM_COUNT])
+{
+	int seen = 0, i;
+
+	for (i = 0; i < GP_DIM_COUNT; i++) {
+		if (o[i] >= GP_DIM_COUNT)
+			return 0;
+		seen |= 1 << o[i];
+	}
+	return seen == (1 << GP_DIM_COUNT) - 1;
+}
+
+static int all_zero(const unsigned char o[GP_DIM_COUNT])
+{
+	int i;
+
+	for (i = 0; i < GP_DIM_COUNT; i++)
+		if (o[i])
+			return 0;
+	return 1;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static int dflt(int v)
+{
+	return v > 0 ? v : 1;
+}
+
+int layout_check_tp(const gp_model *m, int tp, gp_error *err)
+{
+	if (tp < 1)
+		tp = 1;
+	if (m->heads % tp != 0)
+		return gp_fail(err, "tp %d does not divide the %d attention "
+			       "heads", tp, m->heads);
+	if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)
+		return gp_fail(err, "tp %d and the %d kv heads: one must "
+			       "divide the other", tp, m->kv_heads);
+	return GP_OK;
+}
+
+int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
+		 gp_error *err)
+{
+	gp_layout y;
+	double gpus;
+
+	if (!m || !in || !out)
+		return gp_fail(err, "layout: NULL argument");
+	if (gp_check_count(in->dp, 0, "dp", err) ||
+	    gp_check_count(in->tp, 0, "tp", err) ||
+	    gp_check_count(in->pp, 0, "pp", err) ||
+	    gp_check_count(in->cp, 0, "cp", err) ||
+	    gp_check_count(in->ep, 0, "ep", err) ||
+	    gp_check_count(in->vpp, 0, "vpp", err) ||
+	    gp_check_nonneg(in->microbatches, "microbatches", err))
+		return GP_EINVAL;
+	if (in->zero < 0 || in->zero > 3)
+		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
+			       in->zero);
+	if (in->sp != 0 && in->sp != 1)
+		return gp_fail(err, "sp must be 0 or 1 (got %d)", in->sp);
+	if ((int)in->schedule < 0 || in->schedule >= GP_SCHED_COUNT)
+		return gp_fail(err, "unknown pipeline schedule %d",
+			       (int)in->schedule);
+	if (!all_zero(in->order) && !order_ok(in->order))
+		return gp_fail(err, "rank order must be a permutation of tp, "
+			       "cp, dp, pp");
+	y = *in;
+	y.dp = dflt(in->dp);
+	y.tp = dflt(in->tp);
+	y.pp = dflt(in->pp);
+	y.cp = dflt(in->cp);
+	y.ep = dflt(in->ep);
+	y.vpp = dflt(in->vpp);
+	if (all_zero(in->order))
+		memcpy(y.order, default_order, sizeof y.order);
+	gpus = (double)y.dp * y.tp * y.pp * y.cp;
+	if (gpus > GP_COUNT_MAX)
+		return gp_fail(err, "tp*pp*dp*cp = %g GPUs must be at most %d",
+			       gpus, GP_COUNT_MAX);
+	if (layout_check_tp(m, y.tp, err))
+		return GP_EINVAL;
+	if (y.pp > m->layers)
+		return gp_fail(err, "pp %d exceeds the %d layers", y.pp,
+			       m->layers);
+	if (y.vpp > 1 && y.pp == 1)
+		return gp_fail(err, "vpp %d needs pipeline parallelism "
+			       "(pp > 1)", y.vpp);
+	if ((double)y.pp * y.vpp > m->layers)
+		return gp_fail(err, "pp %d x vpp %d model chunks exceed the "
+			       "%d layers", y.pp, y.vpp, m->layers);
+	if (y.ep > 1 && m->moe.experts <= 0)
+		return gp_fail(err, "ep %d given for a dense model", y.ep);
+	if (y.ep > 1 && m->moe.experts % y.ep != 0)
+		return gp_fail(err, "ep %d does not divide the %d experts",
+			       y.ep, m->moe.experts);
+	/* long long: two counts up to 2^24 multiply past INT_MAX. */
+	if (((long long)y.dp * y.cp) % y.ep != 0)
+		return gp_fail(err, "ep %d must divide dp*cp = %lld (experts "
+			       "are sharded inside the data-parallel group)",
+			       y.ep, (long long)y.dp * y.cp);
+	y.gpus = gpus;
+	y.shard = (double)y.dp * y.cp;
+	y.eshard = y.shard / y.ep;
+	y.balanced = 0;
+	y.n0 = y.m = 0;
+	*out = y;
+	return GP_OK;
+}
+
+/* ---- pipeline stage split -------------------------------------------- */
+
+/* Largest n in [0, L] with a + n w < B (strict) or <= B (le = 1); -1
+ * when even n = 0 fails. */
+static int fit_layers(double a, double w, double B, int L, int le)
+{
+	double n;
+
+#define FITS(k) (le ? a + (k) * w <= B : a + (k) * w < B)
+	if (!FITS(0.0))
+		return -1;
+	if (w <= 0 || FITS((double)L))
+		return L;
+	n = floor((B - a) / w);
+	if (n > L)
+		n = L;
+	if (n < 0)
+		n = 0;
+	while (n > 0 && !FITS(n))
+		n -= 1;
+	while (n < L && FITS(n + 1))
+		n += 1;
+#undef FITS
+	return (int)n;
+}
+
+/* DeepSpeed's _lprobe for the item list [e0, w x L, e1] in p parts:
+ * each of the first p - 1 parts takes items while its sum stays below
+ * B, the last takes the rest and must not exceed B.  With identical
+ * layers the greedy is closed-form: the first part takes n0 layers,
+ * each middle part m, the last t at most.  Fills n0 and m. */
+static int lprobe(double e0, double w, double e1, int L, int p, double B,
+		  int *n0, int *m)
+{
+	int t;
+
+	*n0 = fit_layers(e0, w, B, L, 0);
+	if (*n0 < 0)
+		return 0;  /* DeepSpeed would leave stage 0 empty */
+	*m = fit_layers(0, w, B, L, 0);
+	if (*m < 0)
+		*m = 0;
+	t = fit_layers(e1, w, B, L, 1);
+	if (t < 0)
+		return 0;
+	return (double)*n0 + (double)(p - 2) * *m + t >= L;
+}
+
+
+void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
+		  double e1)
+{
+	double lo, hi, mid, sum;
+	int n0, mm;
+
+	/* Uniform: L/p with the first L mod p stages one more -- DeepSpeed's
+	 * partition_uniform, and Megatron-LM's split when p divides L (it
+	 * refuses other p, or takes explicit first/last stage counts).
+	 * Balanced: DeepSpeed's partition_balanced (deepspeed/runtime/
+	 * utils.py, PipelineModule._partition_layers in runtime/pipe/
+	 * module.py): a binary search for the smallest bottleneck B, from
+	 * sum/p up to sum, with eps = 1e-3, each probe the greedy _lprobe
+	 * above. */
+	y->balanced = 0;
+	if (y->pp == 1 || !balanced)
+		return;
+	sum = e0 + w * L + e1;
+	lo = sum / y->pp;
+	hi = sum;
+	while (hi > lo + 1e-3) {
+		mid = lo + (hi - lo) / 2;
+		if (lprobe(e0, w, e1, L, y->pp, mid, &n0, &mm))
+			hi = mid;
+		else
+			lo = mid + 1e-3;
+	}
+	if (!lprobe(e0, w, e1, L, y->pp, hi, &n0, &mm))
+		return;  /* unreachable: B = sum always succeeds */
+	y->balanced = 1;
+	y->n0 = n0;
+	y->m = mm;
+}
+
+int layout_stage_layers(const gp_layout *y, int L, int k)
+{
+	double left;
+
+	if (y->pp == 1)
+		return L;
+	if (!y->balanced)
+		return L / y->pp + (k < L % y->pp);
+	if (k == 0)
+		return y->n0;
+	left = (double)L - y->n0 - (double)(k - 1) * y->m;
+	if (left < 0)
+		left = 0;
+	if (k < y->pp - 1 && left > y->m)
+		left = y->m;
+	return (int)left;
+}
+
+/* ---- placement --------------------------------------------------------- */
+
+/* Ranks of a dimension of `size` at `stride` that share a node of G
+ * ranks: every rank of the grid is r = sum of index x stride over the
+ * dimensions (mixed radix, innermost first), nodes hold G consecutive
+ * ranks, so a dimension whose stride is G or more puts each of its ranks
+ * on another node, and one whose stride is below G puts G / stride of
+ * them in a node (all of them when size x stride <= G).  Exact when G
+ * and the strides are multiples of one another, as for power-of-two
+ * degrees on 4- or 8-GPU nodes; otherwise the count is rounded up. */
+static double in_node(double size, double stride, double G)
+{
+	double k;
+
+	if (stride >= G)
+		return 1;
+	k = ceil(G / stride);
+	return k < size ? k : size;
+}
+
+int layout_place(const gp_layout *y, int gpus_per_node,
+		 gp_group out[GP_GRP_COUNT], gp_error *err)
+{
+	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1, G, pn, ep_st;
+	int i, d;
+
+	if (gpus_per_node < 1)
+		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)",
+			       gpus_per_node);
+	size[GP_DIM_TP] = y->tp;
+	size[GP_DIM_CP] = y->cp;
+	size[GP_DIM_DP] = y->dp;
+	size[GP_DIM_PP] = y->pp;
+	for (i = 0; i < GP_DIM_COUNT; i++) {
+		d = y->order[i];
+		stride[d] = s;
+		s *= size[d];
+	}
+	/* A job smaller than a node sits in one node. */
+	G = s < gpus_per_node ? s : gpus_per_node;
+#define PLACE(k, n_, pn_) do { \
+		out[k].ranks = (int)(n_); \
+		out[k].per_node = (int)(pn_); \
+		out[k].sharing = (int)(G / (pn_)); \
+	} while (0)
+	for (d = 0; d < GP_DIM_COUNT; d++) {
+		static const gp_grp of[GP_DIM_COUNT] = {
+			GP_GRP_TP, GP_GRP_CP, GP_GRP_DP, GP_GRP_PP
+		};
+		PLACE(of[d], size[d], in_node(size[d], stride[d], G));
+	}
+	/* Data parallel with CP folded in: both dimensions at once. */
+	pn = in_node(size[GP_DIM_CP], stride[GP_DIM_CP], G) *
+		in_node(size[GP_DIM_DP], stride[GP_DIM_DP], G);
+	PLACE(GP_GRP_DPCP, size[GP_DIM_CP] * size[GP_DIM_DP], pn);
+	/* EP: ep consecutive ranks of the cp x dp space, starting at the
+	 * inner of the two; EDP: the rest of that space, outside EP. */
+	ep_st = stride[GP_DIM_CP] < stride[GP_DIM_DP] && size[GP_DIM_CP] > 1 ?
+		stride[GP_DIM_CP] : stride[GP_DIM_DP];
+	PLACE(GP_GRP_EP, y->ep, in_node(y->ep, ep_st, G));
+	PLACE(GP_GRP_EDP, y->shard / y->ep,
+	      fmax(1.0, floor(pn / out[GP_GRP_EP].per_node)));
+#undef PLACE
+	for (i = 0; i < GP_GRP_COUNT; i++)
+		if (out[i].per_node < 1) {
+			out[i].per_node = 1;
+			out[i].sharing = (int)G;
+		}
+	return GP_OK;
+}

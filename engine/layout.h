@@ -1,0 +1,138 @@
+/*
+ * layout.h - the parallel layout of a training job: degrees, schedule,
+ * micro-batching, the pipeline stage split, and where each dimension's
+ * groups sit on the nodes.
+ *
+ * A layout of tp * cp * dp * pp ranks (ep is carved out of cp * dp, as
+ * Megatron-Core's expert-data-parallel groups are) is checked once by
+ * layout_check, which also fills the derived fields.  The stage split
+ * (layout_split) and the placement of each dimension's groups
+ * (layout_place) are computed from a checked layout.  Caller-owned
+ * structs; GP_OK or GP_EINVAL with the reason in err; nothing allocates.
+ */
+#ifndef GP_LAYOUT_H
+#define GP_LAYOUT_H
+
+#include "comm.h"
+#include "common.h"
+#include "model.h"
+
+typedef enum gp_schedule {
+	GP_SCHED_1F1B = 0, GP_SCHED_INTERLEAVED, GP_SCHED_COUNT
+} gp_schedule;
+
+/* Pipeline engine: what a stage holds between a micro-batch's forward
+ * and its backward besides the layers' saved tensors (memory.c,
+ * train_stage).  megatron: Megatron-LM's schedules, which pseudo-free
+ * each sent output; deepspeed: DeepSpeed's PipelineEngine, which keeps
+ * one output buffer per micro-batch in flight. */
+typedef enum gp_pipe_engine {
+	GP_PIPE_MEGATRON = 0, GP_PIPE_DEEPSPEED, GP_PIPE_COUNT
+} gp_pipe_engine;
+
+/* How layers are assigned to pipeline stages (layout_split).
+ *  auto        by the pipeline engine: megatron -> uniform, deepspeed ->
+ *              parameters (PipelineModule's default partition_method)
+ *  uniform     L/p layers, the first L mod p stages one more (Megatron-LM
+ *              requires p | L; DeepSpeed's partition_uniform)
+ *  parameters  DeepSpeed's partition_balanced over each layer's trainable
+ *              parameters: the embedding counts on the first stage, the
+ *              output layer or the tied embedding copy on the last
+ *  type:transformer            balanced over transformer layers only
+ *              (Megatron-DeepSpeed GPTModelPipe's default)
+ *  type:transformer|embedding  layers, the embedding and the tied copy
+ *              weigh one each (the BLOOM-176B run)
+ * The embedding always sits on the first stage and the output layer (or
+ * tied copy) on the last. */
+typedef enum gp_partition {
+	GP_PART_AUTO = 0, GP_PART_UNIFORM, GP_PART_PARAMETERS,
+	GP_PART_TYPE_LAYER, GP_PART_TYPE_EMB, GP_PART_COUNT
+} gp_partition;
+
+/* The dimensions of the rank grid, and the groups collectives run on.
+ * EP groups are carved out of the cp * dp ranks next to the inner of
+ * the two (Megatron-Core: experts use tp x ep x edp x pp with
+ * ep * edp = cp * dp); DPCP is the data-parallel group with context
+ * parallelism folded in, over which gradients are reduced and ZeRO
+ * shards the dense states. */
+typedef enum gp_dim {
+	GP_DIM_TP = 0, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP, GP_DIM_COUNT
+} gp_dim;
+
+typedef enum gp_grp {
+	GP_GRP_TP = 0, GP_GRP_CP, GP_GRP_DP, GP_GRP_PP, GP_GRP_EP,
+	GP_GRP_EDP, GP_GRP_DPCP, GP_GRP_COUNT
+} gp_grp;
+
+typedef struct gp_layout {
+	/* Given by the caller; a degree of 0 reads as 1. */
+	int tp, pp, dp, cp, ep;
+	int vpp;                 /* model chunks per stage (interleaved) */
+	int zero;                /* 0..3 over dp * cp; FSDP full shard = 3 */
+	int sp;                  /* 1: sequence parallel over the TP group */
+	gp_schedule schedule;
+	double micro_batch;      /* sequences per micro-batch, > 0 */
+	double microbatches;     /* micro-batches per step per pipeline;
+				  * 0 = not known (memory: >= pp in flight) */
+	/* Rank order, innermost first: a permutation of the gp_dim values
+	 * (Megatron-LM's default tp-cp-ep-dp-pp is TP, CP, DP, PP).  All
+	 * zero reads as that default. */
+	unsigned char order[GP_DIM_COUNT];
+	/* Filled by layout_check: */
+	double gpus;             /* tp * cp * dp * pp */
+	double shard;            /* dense ZeRO group: dp * cp */
+	double eshard;           /* expert ZeRO group: dp * cp / ep */
+	/* Filled by layout_split: stage 0 takes n0 layers, the next ones
+	 * m each, the last the rest (balanced), or uniform. */
+	int balanced, n0, m;
+} gp_layout;
+
+/* Names ("1f1b", "megatron", "uniform") and parsers (GP_OK or GP_EINVAL
+ * naming the accepted values in err). */
+const char *mem_schedule_name(gp_schedule s);
+int mem_schedule_parse(const char *s, gp_schedule *out, gp_error *err);
+const char *mem_pipe_name(gp_pipe_engine p);
+int mem_pipe_parse(const char *s, gp_pipe_engine *out, gp_error *err);
+const char *mem_partition_name(gp_partition p);
+int mem_partition_parse(const char *s, gp_partition *out, gp_error *err);
+const char *layout_grp_name(gp_grp g);
+
+/* Parse a rank order "tp-cp-ep-dp-pp" (innermost first; each of tp, cp,
+ * dp, pp once, ep optional and placed by the rule above) into order[].
+ * GP_OK or GP_EINVAL naming the problem. */
+int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
+		       gp_error *err);
+
+/* Tensor parallelism over the model's heads: tp divides heads, and tp
+ * and kv_heads divide one or the other (KV heads are replicated when
+ * tp > kv_heads).  GP_OK or GP_EINVAL. */
+int layout_check_tp(const gp_model *m, int tp, gp_error *err);
+
+/* Check a layout against a valid model and write its normalised form
+ * (degrees >= 1, derived fields) to *out (may be in).  Checks: counts
+ * 0..GP_COUNT_MAX, the product of degrees <= GP_COUNT_MAX, zero 0..3,
+ * schedule, micro_batch > 0, layout_check_tp, pp <= layers, vpp > 1 only
+ * with pp > 1 and pp * vpp <= layers, ep only on an MoE model, dividing
+ * its experts and dp * cp, cp <= seq handled by the callers.  GP_OK or
+ * GP_EINVAL. */
+int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
+		 gp_error *err);
+
+/* Split L layers over the pp stages of a checked layout y: uniform, or
+ * DeepSpeed's partition_balanced over the item weights [e0, w x L, e1]
+ * (e0 on the first stage, e1 on the last; see layout.c).  Sets
+ * y->balanced, n0, m. */
+void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
+		  double e1);
+
+/* Transformer layers on stage k (0-based) of a split layout. */
+int layout_stage_layers(const gp_layout *y, int L, int k);
+
+/* Where the groups of each kind sit when ranks fill nodes of
+ * gpus_per_node GPUs in the layout's rank order (a job smaller than a
+ * node sits in one node).  out[k] for every gp_grp k.  GP_OK or
+ * GP_EINVAL for gpus_per_node < 1. */
+int layout_place(const gp_layout *y, int gpus_per_node,
+		 gp_group out[GP_GRP_COUNT], gp_error *err);
+
+#endif
