@@ -11,6 +11,7 @@
  * for continuous batching and KV-bound batch size).
  */
 #include "infer.h"
+#include "layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -131,16 +132,14 @@ void infer_defaults(infer_cfg *c)
 	c->ar_bw = 360e9;
 }
 
-/* Shape facts shared by the step and the run. */
+/* Shape facts shared by the step and the run (the step's operators come
+ * from model_layer_ops). */
 typedef struct shape {
-	double h, nh, nkv, hd, dqk, dv;   /* per GPU heads */
-	double qkv_n, o_k;                /* per GPU GEMM widths */
-	double kv_tok_layer;              /* KV bytes/token/layer per GPU */
+	double h, nkv;                    /* hidden; KV heads per GPU */
 	double dense_f, moe_f, shared_f;  /* per GPU MLP widths */
 	double ndense, nmoe;
 	double layer_w;                   /* weight bytes per layer per GPU */
 	double emb_w, lm_w;               /* per GPU */
-	double mlp_mats;                  /* 3 gated, 2 plain */
 } shape;
 
 static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
@@ -148,42 +147,15 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 {
 	gp_params p;
 	double tp = c->tp, wb = c->weight_bits / 8.0, eb = c->embed_bits / 8.0;
-	double attn_l, per_tok, lt;
+	double lt;
 
-	if (model_params(m, &p, err) != GP_OK)
+	if (model_params(m, &p, err) != GP_OK ||
+	    layout_check_tp(m, c->tp, err) != GP_OK)
 		return GP_EINVAL;
-	if (m->heads % c->tp != 0)
-		return gp_fail(err, "tp %d does not divide heads %d", c->tp,
-		               m->heads);
-	if (m->kv_heads % c->tp != 0 && c->tp % m->kv_heads != 0)
-		return gp_fail(err, "tp %d and kv_heads %d: neither divides "
-		               "the other", c->tp, m->kv_heads);
 	s->h = m->hidden;
-	s->nh = m->heads / tp;
 	/* KV heads are split by TP, or replicated when kv_heads < tp
 	 * (TensorRT-LLM / vLLM GQA sharding). */
 	s->nkv = m->kv_heads >= c->tp ? (double)m->kv_heads / tp : 1.0;
-	s->hd = m->head_dim;
-	s->dqk = s->dv = m->head_dim;
-	/* The matrices alone: biases are not GEMM width. */
-	attn_l = model_attn_weights(m);
-	if (m->mla.kv_lora_rank > 0) {
-		s->dqk = (double)m->mla.qk_nope_head_dim +
-		         m->mla.qk_rope_head_dim;
-		s->dv = m->mla.v_head_dim;
-		s->o_k = s->nh * s->dv;
-		s->qkv_n = (attn_l - m->heads * s->dv * s->h) / s->h / tp;
-	} else {
-		s->o_k = s->nh * s->hd;
-		s->qkv_n = (s->nh + 2.0 * s->nkv) * s->hd;
-	}
-	per_tok = model_kv_bytes_per_token(m, c->kv_bytes);
-	if (per_tok < 0)
-		return gp_fail(err, "model: cannot size the KV cache");
-	/* MLA's latent is shared by all heads: every TP rank holds it. */
-	s->kv_tok_layer = per_tok / m->layers *
-		(m->mla.kv_lora_rank > 0 ? 1.0 : s->nkv / m->kv_heads);
-	s->mlp_mats = m->ffn_gated ? 3.0 : 2.0;
 	s->nmoe = model_moe_layers(m);
 	s->ndense = m->layers - s->nmoe;
 	s->dense_f = model_dense_ffn(m) / tp;
@@ -369,9 +341,12 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 {
 	shape s;
 	builder b;
+	gp_op_cfg oc;
+	gp_op ops[GP_MAX_LAYER_OPS];
 	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
-	double attn_flop, attn_bytes, ar, t, mw, hb;
+	double ar, t, hb;
 	gp_dtype cp, ap;
+	int i, nops;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
@@ -405,81 +380,36 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	                                           : kv_mean);
 	kv_mean = ((L - nslide) * kv_mean + nslide * win) / L;
 
-	if (elem(&b, "attn_norm", L, T * s.h, 4.0) ||
-	    gemm(&b, "qkv", L, T, s.qkv_n, s.h, wb, cp) ||
-	    /* rope on q and k, K and V written to the cache */
-	    add(&b, "rope_kv", L, 6.0 * T * (s.nh + s.nkv) * s.hd,
-	        2.0 * T * (s.nh + s.nkv) * s.hd * ACT_BYTES +
-	        T * s.kv_tok_layer, 0, 0, 0, 0, cp))
-		return GP_EINVAL;
-	/* Scores QK^T and values PV: 2 kv dqk + 2 kv dv FLOP per query per
-	 * head (Kaplan et al. 2020 Table 1).  Bytes: the whole cache of the
-	 * batch once (FlashAttention streams K/V tiles; re-reads across query
-	 * tiles hit L2, Dao 2023 FlashAttention-2 sec. 3), Q in, O out. */
-	/* The attention matmuls multiply Q by the cached K and P by the
-	 * cached V, so they run at the cache's precision, not the weights':
-	 * FP8 only with an 8-bit cache on a chip with FP8 tensor cores (vLLM
-	 * "Quantized KV Cache": with FlashAttention-3 and an FP8 cache the
-	 * attention is computed in FP8; TensorRT-LLM's FP8 context FMHA
-	 * likewise needs the FP8 cache), else bf16 (fp16 without bf16). */
+	/* The layer's operators (model_layer_ops), priced at this step's
+	 * dtypes: linears at the weight format, the router in 16 bits,
+	 * activations in bf16, the cache at kv_bytes.  The attention
+	 * matmuls multiply Q by the cached K and P by the cached V, so they
+	 * run at the cache's precision, not the weights': FP8 only with an
+	 * 8-bit cache on a chip with FP8 tensor cores (vLLM "Quantized KV
+	 * Cache": with FlashAttention-3 and an FP8 cache the attention is
+	 * computed in FP8; TensorRT-LLM's FP8 context FMHA likewise needs
+	 * the FP8 cache), else bf16 (fp16 without bf16). */
 	ap = c->kv_bytes <= 1.0 && has(d, GP_FP8) ?
 	     GP_FP8 : infer_compute_dtype(d, NULL);
-	attn_flop = 2.0 * T * kv_mean * s.nh * (s.dqk + s.dv);
-	attn_bytes = batch * kv_mean * s.kv_tok_layer +
-		T * s.nh * (s.dqk + s.dv) * ACT_BYTES;
-	if (c->flash) {
-		/* Fused kernel: the q rows of one KV head's group form the M
-		 * side (GQA packing, FlashDecoding), the loop runs over the
-		 * kv length. */
-		if (add(&b, "attention", L, attn_flop, attn_bytes,
-		        q * s.nh / s.nkv, s.dv, kv_mean, batch * s.nkv, ap))
-			return GP_EINVAL;
-	} else {
-		/* Unfused: the scores matrix is written, read by softmax,
-		 * written as P and read by PV: 4 transfers (Dao et al. 2022,
-		 * FlashAttention, sec. 2.2 standard attention). */
-		attn_bytes += 4.0 * batch * s.nh * q * kv_mean * ACT_BYTES;
-		if (add(&b, "attention", L, attn_flop, attn_bytes,
-		        q, kv_mean, s.dqk, batch * s.nh, ap))
-			return GP_EINVAL;
-	}
-	if (gemm(&b, "o_proj", L, T, s.h, s.o_k, wb, cp) ||
-	    elem(&b, "mlp_norm", L, T * s.h, 5.0))
-		return GP_EINVAL;
-	if (s.ndense > 0) {
-		if (gemm(&b, "mlp_up", s.ndense, T,
-		         (s.mlp_mats - 1.0) * s.dense_f, s.h, wb, cp) ||
-		    elem(&b, "mlp_act", s.ndense, T * s.dense_f * 1.5, 5.0) ||
-		    gemm(&b, "mlp_down", s.ndense, T, s.h, s.dense_f, wb, cp))
-			return GP_EINVAL;
-	}
-	if (s.nmoe > 0) {
-		double E = m->moe.experts, k = m->moe.top_k, touched, tpe;
-		double up_n = (s.mlp_mats - 1.0) * s.moe_f;
-		double sh_up = (s.mlp_mats - 1.0) * s.shared_f;
+	oc.seqs = batch;
+	oc.q = q;
+	oc.kv_len = kv_mean;
+	oc.tp = c->tp;
+	oc.sp = 0;
+	oc.ep = 1;
+	oc.flash = c->flash;
+	nops = model_layer_ops(m, &oc, ops);
+	for (i = 0; i < nops; i++) {
+		const gp_op *o = &ops[i];
+		double count = o->scope == GP_SCOPE_ALL ? L :
+			o->scope == GP_SCOPE_DENSE ? s.ndense : s.nmoe;
+		double bytes = o->act * ACT_BYTES + o->kv * c->kv_bytes +
+			o->weights * (o->wclass == GP_W_LINEAR ? wb :
+				      ACT_BYTES);
 
-		/* Distinct experts the T tokens touch: each token picks k of
-		 * E, an expert is missed by one token with probability
-		 * 1 - k/E, so E (1 - (1 - k/E)^T) are read (uniform routing
-		 * assumed; real routers are skewed, which touches fewer). */
-		touched = E * (1.0 - pow(1.0 - k / E, T));
-		tpe = T * k / touched;
-		mw = s.mlp_mats * s.h;
-		if (gemm(&b, "moe_router", s.nmoe, T, E, s.h, ACT_BYTES, cp) ||
-		    add(&b, "moe_up", s.nmoe,
-		        2.0 * T * s.h * (k * up_n + sh_up),
-		        s.h * (touched * up_n + sh_up) * wb +
-		        T * (k * (s.h + up_n) + s.h + sh_up) * ACT_BYTES,
-		        tpe, up_n, s.h, touched, cp) ||
-		    elem(&b, "moe_act", s.nmoe,
-		         T * (k * s.moe_f + s.shared_f) * 1.5, 5.0) ||
-		    add(&b, "moe_down", s.nmoe,
-		        2.0 * T * s.h * (k * s.moe_f + s.shared_f),
-		        s.h * (touched * s.moe_f + s.shared_f) * wb +
-		        T * (k * (s.h + s.moe_f) + s.h + s.shared_f) *
-		        ACT_BYTES, tpe, s.h, s.moe_f, touched, cp))
+		if (add(&b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
+		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
 			return GP_EINVAL;
-		(void)mw;
 	}
 	/* Once per step: embedding gather, final norm, logits of the last
 	 * token of each sequence, sampling over the vocabulary slice. */

@@ -161,4 +161,80 @@ double model_kv_bytes_per_token(const gp_model *m, double elem_bytes);
  * bytes, or -1 when invalid. */
 double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes);
 
+/* ---- the operators of one layer --------------------------------------
+ *
+ * One list serves inference (the forward pass of a prefill or a decode
+ * step) and training (forward, both backward GEMMs, recompute): each op
+ * gives its forward FLOP, the elements it moves and, for a GEMM, its
+ * shape; the caller prices bytes at its own dtypes and derives the
+ * backward pass.  Everything is per GPU of a TP group (widths / tp) for
+ * the tokens that GPU processes. */
+
+typedef enum gp_op_kind {
+	GP_OP_GEMM = 0,   /* tokens x weight matrix */
+	GP_OP_ATTN,       /* attention core: scores and values over the KV */
+	GP_OP_ELEM        /* elementwise / reductions on the vector units */
+} gp_op_kind;
+
+/* Which layers an op runs in. */
+typedef enum gp_op_scope {
+	GP_SCOPE_ALL = 0, /* every layer */
+	GP_SCOPE_DENSE,   /* dense-MLP layers */
+	GP_SCOPE_MOE      /* MoE layers */
+} gp_op_scope;
+
+/* Which weights a GEMM reads: the layer's linears (stored at the
+ * weight format), or a 16-bit matrix quantisers leave alone (router). */
+typedef enum gp_op_wclass { GP_W_LINEAR = 0, GP_W_16BIT } gp_op_wclass;
+
+typedef struct gp_op {
+	const char *name;   /* static */
+	gp_op_kind kind;
+	gp_op_scope scope;
+	gp_op_wclass wclass;
+	double flop;        /* forward FLOP of one instance */
+	double m, n, k;     /* GEMM shape (output m x n, depth k) ... */
+	double batch;       /* ... of `batch` independent GEMMs (0: 1) */
+	double weights;     /* weight elements read (GEMM) */
+	double act;         /* activation elements read and written */
+	double kv;          /* KV-cache elements read and written */
+	double elems;       /* elementwise: elements of its output */
+} gp_op;
+
+/* The step an op list is for, on one GPU. */
+typedef struct gp_op_cfg {
+	double seqs;        /* sequences in the step (> 0) */
+	double q;           /* query tokens per sequence on this GPU (> 0):
+			     * the prompt (/ cp) in prefill or training, 1
+			     * in decode */
+	double kv_len;      /* keys a query attends to on average (causal:
+			     * the mean over the step's queries; sliding
+			     * layers are capped by the caller) */
+	int tp;             /* tensor parallel (>= 1) */
+	int sp;             /* 1: elementwise ops run on T / tp tokens */
+	int ep;             /* expert parallel (>= 1): the rank holds
+			     * experts / ep experts and receives, on
+			     * average, its tokens x top_k dispatches */
+	int flash;          /* 1: fused attention (no s^2 tensors) */
+} gp_op_cfg;
+
+#define GP_MAX_LAYER_OPS 16
+
+/* Fill ops[] with the operators of one layer of a valid model for the
+ * step c (tokens T = seqs * q): norms, QKV, rope + KV write, attention,
+ * output projection, MLP (scope dense) and MoE router, experts and
+ * activation (scope MoE).  FLOP count 2 per multiply-add (Kaplan et al.
+ * 2020 Table 1); attention 2 T kv_len heads (dqk + dv) per layer; KV in
+ * elements of this GPU's heads (replicated when kv_heads < tp; MLA: the
+ * shared latent).  MoE experts: the distinct experts T tokens touch under
+ * uniform routing, E (1 - (1 - k/E)^T) (per rank with EP).  Returns the
+ * number of ops (<= GP_MAX_LAYER_OPS). */
+int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
+		    gp_op ops[GP_MAX_LAYER_OPS]);
+
+/* KV elements per token per layer on one GPU of a TP group of tp
+ * (K and V of this rank's kv heads, at least one head; MLA: the
+ * latent, not split). */
+double model_kv_elems_layer(const gp_model *m, int tp);
+
 #endif

@@ -130,7 +130,7 @@ t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", weights = "int3" } end,
          "unknown weight format 'int3'", "unknown weight format", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 3, gpus = 3 } end,
-         "does not divide heads", "tp must divide heads", true)
+         "tp 3 does not divide the 32 attention heads", "tp must divide heads", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 2, concurrency = 4 } end,
          "batch or concurrency", "batch and concurrency together", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "nope" } end, "unknown gpu", "unknown gpu", true)
