@@ -72,8 +72,8 @@
  * ... 4096) this model has a median |error| of 12% and a 90th percentile
  * of 29%, against 16% and 39% with the plain max; the shapes near the
  * ridge (M = 256 ... 1024) go from -26% ... -9% to -10% ... +1%. */
-#define ROOF_OVERLAP_P 2.0
-#define ROOF_OVERLAP_MEM 2.0
+#define ROOF_OVERLAP_P 2
+#define ROOF_OVERLAP_MEM 2
 
 static int bad(double x)
 {
@@ -139,6 +139,13 @@ int roof_device_check(const roof_device *d, gp_error *err)
 	if (d->sms < 0 || d->sms > GP_COUNT_MAX)
 		return gp_fail(err, "device sms must be 0..%d (got %d)",
 		               GP_COUNT_MAX, d->sms);
+	if (bad(d->attn_fwd) || d->attn_fwd > 1.0 ||
+	    (d->attn_fwd != 0.0 && d->attn_fwd < ROOF_MIN_FRAC) ||
+	    bad(d->attn_bwd) || d->attn_bwd > 1.0 ||
+	    (d->attn_bwd != 0.0 && d->attn_bwd < ROOF_MIN_FRAC))
+		return gp_fail(err, "device achievable.attention fwd/bwd must "
+		               "be 0 or in [%g, 1] (got %g, %g)", ROOF_MIN_FRAC,
+		               d->attn_fwd, d->attn_bwd);
 	return GP_OK;
 }
 
@@ -219,9 +226,16 @@ double roof_overlap(double tc, double tm)
 	/* Memory-bound side: the MMAs slot into the gaps of the stream, so
 	 * only the share (tc/tm)^ROOF_OVERLAP_MEM of the p-norm's excess is
 	 * exposed; compute-bound side: all of it. */
+#if ROOF_OVERLAP_P == 2 && ROOF_OVERLAP_MEM == 2
+	/* The constants' case, without pow (this runs in every GEMM of a
+	 * sweep): sqrt(1 + x^2) and x^2. */
+	w = tc >= tm ? 1.0 : x * x;
+	return hi + w * hi * (sqrt(1.0 + x * x) - 1.0);
+#else
 	w = tc >= tm ? 1.0 : pow(x, ROOF_OVERLAP_MEM);
 	return hi + w * hi * (pow(1.0 + pow(x, ROOF_OVERLAP_P),
 	                          1.0 / ROOF_OVERLAP_P) - 1.0);
+#endif
 }
 
 double roof_ridge(const roof_device *d, gp_dtype p, int achievable)
@@ -235,35 +249,13 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable)
 	return d->peak[p] * d->gemm_frac[p] / (d->mem_bw * d->hbm_frac);
 }
 
-int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
-                 roof_result *out, gp_error *err)
+/* The arithmetic of roof_op_time on checked inputs. */
+static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
+                      roof_result *out)
 {
-	const char *nm;
-	double rate, gemm, peak, frac;
+	double rate, peak, frac;
+	int gemm;
 
-	if (!d || !op || !out)
-		return gp_fail(err, "roofline: missing argument");
-	/* The contract asks for a checked device; checking here costs a
-	 * few compares and stops an unchecked one (hbm_frac 0, peak inf)
-	 * from dividing by zero. */
-	if (roof_device_check(d, err) != GP_OK)
-		return GP_EINVAL;
-	nm = op->name ? op->name : "op";
-	if (bad(op->flop) || op->flop > ROOF_MAX_WORK)
-		return gp_fail(err, "op %s: flop must be a non-negative "
-		               "number up to %g (got %g)", nm,
-		               ROOF_MAX_WORK, op->flop);
-	if (bad(op->bytes) || op->bytes > ROOF_MAX_WORK)
-		return gp_fail(err, "op %s: bytes must be a non-negative "
-		               "number up to %g (got %g)", nm,
-		               ROOF_MAX_WORK, op->bytes);
-	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count) ||
-	    op->m > ROOF_MAX_DIM || op->n > ROOF_MAX_DIM ||
-	    op->k > ROOF_MAX_DIM || op->count > ROOF_MAX_DIM)
-		return gp_fail(err, "op %s: GEMM m, n, k and count must be "
-		               "0..%g", nm, ROOF_MAX_DIM);
-	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
-		return gp_fail(err, "op %s: unknown precision", nm);
 	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
 	peak = d->peak[op->prec];
 	frac = d->gemm_frac[op->prec];
@@ -274,9 +266,6 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 		peak = d->peak[GP_FP32];
 		frac = 1.0;
 	}
-	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
-		return gp_fail(err, "op %s: device has no %s compute", nm,
-		               gp_dtype_name(op->prec));
 	out->shape_eff = gemm ? roof_gemm_eff(d, op->m, op->n, op->k,
 	                                      op->count) : 1.0;
 	rate = peak * frac * out->shape_eff;
@@ -306,7 +295,61 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 	                                 : 0.0;
 	out->ridge = roof_ridge(d, op->prec, 1);
 	out->ridge_peak = roof_ridge(d, op->prec, 0);
+}
+
+
+int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
+                 roof_result *out, gp_error *err)
+{
+	const char *nm;
+	double peak, frac;
+	int gemm;
+
+	if (!d || !op || !out)
+		return gp_fail(err, "roofline: missing argument");
+	/* The contract asks for a checked device; checking here costs a
+	 * few compares and stops an unchecked one (hbm_frac 0, peak inf)
+	 * from dividing by zero. */
+	if (roof_device_check(d, err) != GP_OK)
+		return GP_EINVAL;
+	nm = op->name ? op->name : "op";
+	if (bad(op->flop) || op->flop > ROOF_MAX_WORK)
+		return gp_fail(err, "op %s: flop must be a non-negative "
+		               "number up to %g (got %g)", nm,
+		               ROOF_MAX_WORK, op->flop);
+	if (bad(op->bytes) || op->bytes > ROOF_MAX_WORK)
+		return gp_fail(err, "op %s: bytes must be a non-negative "
+		               "number up to %g (got %g)", nm,
+		               ROOF_MAX_WORK, op->bytes);
+	if (bad(op->m) || bad(op->n) || bad(op->k) || bad(op->count) ||
+	    op->m > ROOF_MAX_DIM || op->n > ROOF_MAX_DIM ||
+	    op->k > ROOF_MAX_DIM || op->count > ROOF_MAX_DIM)
+		return gp_fail(err, "op %s: GEMM m, n, k and count must be "
+		               "0..%g", nm, ROOF_MAX_DIM);
+	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
+		return gp_fail(err, "op %s: unknown precision", nm);
+	/* A GEMM needs the precision's tensor peak; other ops run on the
+	 * fp32 vector units when the device has them (roof_eval). */
+	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
+	peak = d->peak[op->prec];
+	frac = d->gemm_frac[op->prec];
+	if (!gemm && d->peak[GP_FP32] > 0.0) {
+		peak = d->peak[GP_FP32];
+		frac = 1.0;
+	}
+	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
+		return gp_fail(err, "op %s: device has no %s compute", nm,
+		               gp_dtype_name(op->prec));
+	roof_eval(d, op, graphs, out);
 	return GP_OK;
+}
+
+double roof_time(const roof_device *d, const roof_op *op, int graphs)
+{
+	roof_result r;
+
+	roof_eval(d, op, graphs, &r);
+	return r.time;
 }
 
 const char *roof_bound_name(roof_bound b)

@@ -28,6 +28,11 @@ typedef struct roof_device {
 	double graph_launch;  /* s per kernel inside a CUDA graph */
 	int sms;              /* streaming multiprocessors (compute units);
 	                         0 = unknown: no wave-quantisation term */
+	double attn_fwd;      /* fraction of the 16-bit dense peak the fused
+	                         attention kernel sustains at long
+	                         sequences, forward, (0, 1]; 0 = priced as a
+	                         GEMM of its shape */
+	double attn_bwd;      /* the same for its backward pass */
 } roof_device;
 
 typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;
@@ -100,6 +105,12 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * over 1e15, or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);
+
+/* Seconds of one op on a device already checked by roof_device_check,
+ * with an op whose fields are in the ranges roof_op_time checks: the
+ * same arithmetic as roof_op_time without the checks (the training
+ * step's and the sweep's fast path).  Returns the time only. */
+double roof_time(const roof_device *d, const roof_op *op, int graphs);
 
 /* "compute" or "memory". */
 const char *roof_bound_name(roof_bound b);

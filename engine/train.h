@@ -1,0 +1,129 @@
+/*
+ * train.h - one training step on a placed parallel layout: compute,
+ * communication on the critical path, pipeline bubble and optimizer
+ * step -> step time, tokens/s, MFU/HFU, time and cost to train.
+ *
+ * The step of a layout (tp, cp, ep, dp, pp, vpp, ZeRO, SP, micro-batch;
+ * layout.h) is priced stage by stage: each pipeline stage runs its
+ * layers' operators (model_layer_ops) forward, backward (input and
+ * weight gradients) and recomputed on the roofline (roofline.h), plus
+ * the collectives that sit on the critical path of a micro-batch (TP,
+ * CP, EP), each on its placed group (layout_place, comm_group_cost);
+ * the pipeline schedule turns the per-micro-batch stage times into the
+ * step, and the data-parallel gradient reduction, ZeRO parameter
+ * gathers and the optimizer step follow.  Overlap is explicit: every
+ * communication kind reports the seconds it added to the step (exposed)
+ * and the seconds that ran under compute (hidden).
+ *
+ * Units: seconds, FLOP, bytes, tokens.  Caller-owned structs; nothing
+ * allocates; GP_OK or GP_EINVAL with the reason in err.  A layout that
+ * does not fit memory is a result (fits = 0), not an error.
+ */
+#ifndef GP_TRAIN_H
+#define GP_TRAIN_H
+
+#include "comm.h"
+#include "common.h"
+#include "layout.h"
+#include "memory.h"
+#include "model.h"
+#include "roofline.h"
+
+/* Where the seconds of a step go.  COMPUTE is every operator of the
+ * forward and backward passes; RECOMPUTE the recomputed forward; the
+ * communication kinds are what they add on the critical path; BUBBLE
+ * the pipeline's fill and drain; OPTIMIZER the optimizer step. */
+typedef enum train_part {
+	TRAIN_COMPUTE = 0, TRAIN_RECOMPUTE, TRAIN_TP, TRAIN_CP, TRAIN_EP,
+	TRAIN_PP, TRAIN_DP, TRAIN_ZERO, TRAIN_BUBBLE, TRAIN_OPTIMIZER,
+	TRAIN_NPARTS
+} train_part;
+
+/* Stable names: "compute", "recompute", "tp_comm", ... */
+const char *train_part_name(int part);
+
+/* Warnings a result carries (bit mask). */
+enum {
+	TRAIN_WARN_ZERO_DP1 = 1,      /* ZeRO over a data-parallel group of
+				       * one rank shards nothing */
+	TRAIN_WARN_TP_NODES = 2,      /* the TP group leaves the node */
+	TRAIN_WARN_EP_NODES = 4,      /* the EP group leaves the node */
+	TRAIN_WARN_UNEVEN_MB = 8      /* interleaving with micro-batches
+				       * not a multiple of pp */
+};
+
+typedef struct train_cfg {
+	gp_train_cfg mem;        /* the memory model's config: recipe,
+				  * optimizer, layout (mem.lay), seq,
+				  * recompute, LoRA, vision, offload */
+	gp_dtype compute;        /* GEMM precision of the linears: bf16,
+				  * fp16, fp8 (Transformer Engine: the
+				  * layers' linears only), tf32 or fp32 */
+	double global_batch;     /* sequences per step; its micro-batches
+				  * per pipeline = global_batch / (dp *
+				  * micro_batch), a whole number >= 1 */
+	int fsdp;                /* 1: PyTorch FSDP semantics for zero 2
+				  * and 3 (parameters gathered per micro-
+				  * batch); 0: ZeRO / distributed optimizer */
+	/* Overlap of communication with compute (1 = on): */
+	int overlap_grad_reduce; /* DP reduction under the last backward */
+	int overlap_param_gather; /* ZeRO-1/2 parameter all-gather under the
+				   * next forward; ZeRO-3 layer gathers
+				   * prefetched under the layer before */
+	int tp_overlap;          /* TP collectives under the GEMMs
+				  * (Transformer Engine Userbuffers) */
+	int overlap_p2p;         /* PP sends under compute */
+	int ep_overlap;          /* EP all-to-all under compute */
+	int causal_flops;        /* model FLOPs count causal attention at
+				  * half (0: the full s^2 of Megatron's and
+				  * PaLM's formulas) */
+	/* Memory: */
+	double capacity;         /* bytes per GPU */
+	gp_mem_reserve reserve;
+	/* Money and time: */
+	double tokens;           /* tokens to train on; 0 = no time/cost */
+	double price;            /* per GPU-hour; 0 = no cost */
+} train_cfg;
+
+/* The documented defaults: bf16 compute, mixed-16 AdamW, every overlap
+ * off, reserve from mem_reserve_default. */
+void train_defaults(train_cfg *c);
+
+typedef struct train_result {
+	double step;             /* s per step */
+	double part[TRAIN_NPARTS];   /* s each kind adds to the step */
+	double hidden[TRAIN_NPARTS]; /* s of communication under compute */
+	double microbatches;     /* per pipeline per step */
+	double bubble_frac;      /* bubble / step */
+	int stage;               /* slowest pipeline stage */
+	int stage_layers;        /* its transformer layers */
+	double stage_time;       /* s of one micro-batch on that stage
+				  * (forward + backward + exposed comm) */
+	double tokens_per_step;
+	double tokens_per_s;     /* whole job */
+	double tokens_per_s_gpu;
+	double model_flops;      /* per step, whole job: forward + backward,
+				  * no recompute */
+	double hw_flops;         /* per step, with the recomputed forward */
+	double mfu, hfu;         /* of the dense peak of `compute` */
+	double model_tflops_gpu; /* model FLOP/s per GPU / 1e12 */
+	double hw_tflops_gpu;
+	double peak;             /* FLOP/s per GPU the fractions use */
+	double train_time;       /* s to train cfg.tokens (0: none) */
+	double cost;             /* price units for them (0: none) */
+	gp_mem_result mem;       /* most loaded GPU */
+	int fits;
+	unsigned warn;           /* TRAIN_WARN_* */
+	gp_group groups[GP_GRP_COUNT]; /* placement used */
+} train_result;
+
+/* One training step of model m on device d in topology t (gpus_per_node
+ * and nodes, links; t->nodes is raised to what the layout needs when
+ * smaller).  GP_OK with *out filled, or GP_EINVAL: invalid model or
+ * layout, fp8 on a device without fp8 tensor cores, a global batch that
+ * is not a multiple of dp x micro_batch, a layout needing more GPUs than
+ * 2^24, ... */
+int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
+	       const train_cfg *c, train_result *out, gp_error *err);
+
+#endif
