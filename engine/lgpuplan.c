@@ -19,6 +19,7 @@
 #include "comm.h"
 #include "infer.h"
 #include "roofline.h"
+#include "train.h"
 
 int luaopen_gpuplan_core(lua_State *L);
 
@@ -393,9 +394,9 @@ static void lgp_toquant(lua_State *L, int idx, const char *what,
 			luaL_error(L, "%s", perr_.msg);                     \
 	} while (0)
 
-static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
+static void lgp_totrain(lua_State *L, int idx, const char *w,
+			gp_train_cfg *c)
 {
-	const char *w = "memory";
 	const char *s;
 	gp_error err;
 
@@ -471,6 +472,50 @@ static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
 	c->offload = lgp_field_bool(L, idx, w, "offload", 0);
 }
 
+/* Push a memory breakdown as the result table of core.memory. */
+static void lgp_pushmem(lua_State *L, const gp_mem_result *r)
+{
+	int i, n;
+
+	lua_createtable(L, 0, 24);
+	lua_pushboolean(L, r->fits);
+	lua_setfield(L, -2, "fits");
+	lgp_setnum(L, "total", r->total);
+	lgp_setnum(L, "allocated", r->allocated);
+	lgp_setnum(L, "capacity", r->capacity);
+	lgp_setnum(L, "margin", r->margin);
+	lgp_setnum(L, "budget", r->budget);
+	lgp_setnum(L, "usable", r->usable);
+	lgp_setnum(L, "short_by", r->short_by);
+	lua_pushstring(L, mem_comp_name(r->largest));
+	lua_setfield(L, -2, "largest");
+	lgp_setnum(L, "stage", r->stage);
+	lgp_setnum(L, "stage_layers", r->stage_layers);
+	lgp_setnum(L, "params", r->params);
+	lgp_setnum(L, "trainable", r->trainable);
+	lgp_setnum(L, "inflight", r->inflight);
+	lgp_setnum(L, "act_layer", r->act_layer);
+	lgp_setnum(L, "cpu_bytes", r->cpu_bytes);
+	lgp_setnum(L, "kv_per_seq", r->kv_per_seq);
+	lgp_setnum(L, "max_seqs", r->max_seqs);
+	lgp_setnum(L, "max_ctx", r->max_ctx);
+	lgp_setnum(L, "cpu_layers", r->cpu_layers);
+	/* components: the non-zero ones, in the engine's order-> */
+	lua_newtable(L);
+	for (i = 0, n = 0; i < GP_MEM_NCOMP; i++) {
+		if (r->bytes[i] <= 0)
+			continue;
+		lua_createtable(L, 0, 3);
+		lua_pushstring(L, mem_comp_name(i));
+		lua_setfield(L, -2, "name");
+		lgp_setnum(L, "bytes", r->bytes[i]);
+		lua_pushboolean(L, i < GP_MEM_NTENSOR);
+		lua_setfield(L, -2, "tensor");
+		lua_rawseti(L, -2, ++n);
+	}
+	lua_setfield(L, -2, "components");
+}
+
 /* core.memory(model, cfg) -> breakdown table.  cfg.kind selects the
  * kernel: "train" (default), "infer" or "rl"; cfg.capacity is the GPU's
  * memory in bytes; cfg.gpus picks the reserve defaults; cfg.margin,
@@ -484,7 +529,7 @@ static int lgp_memory(lua_State *L)
 	gp_mem_result r;
 	gp_error err;
 	double cap;
-	int kind, rc, i, n;
+	int kind, rc;
 
 	lgp_tomodel(L, 1, &m);
 	luaL_checktype(L, 2, LUA_TTABLE);
@@ -514,7 +559,7 @@ static int lgp_memory(lua_State *L)
 		gp_rl_cfg rl;
 
 		memset(&rl, 0, sizeof rl);
-		lgp_totrain(L, 2, &rl.actor);
+		lgp_totrain(L, 2, w, &rl.actor);
 		rl.ppo = lgp_field_bool(L, 2, w, "ppo", 0);
 		rl.ref_model = lgp_field_bool(L, 2, w, "ref_model", 1);
 		rl.reward_model = lgp_field_bool(L, 2, w, "reward_model", 0);
@@ -531,49 +576,13 @@ static int lgp_memory(lua_State *L)
 	} else {
 		gp_train_cfg tc;
 
-		lgp_totrain(L, 2, &tc);
+		lgp_totrain(L, 2, w, &tc);
 		rc = mem_train(&m, &tc, cap, &rs, &r, &err);
 	}
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 
-	lua_createtable(L, 0, 24);
-	lua_pushboolean(L, r.fits);
-	lua_setfield(L, -2, "fits");
-	lgp_setnum(L, "total", r.total);
-	lgp_setnum(L, "allocated", r.allocated);
-	lgp_setnum(L, "capacity", r.capacity);
-	lgp_setnum(L, "margin", r.margin);
-	lgp_setnum(L, "budget", r.budget);
-	lgp_setnum(L, "usable", r.usable);
-	lgp_setnum(L, "short_by", r.short_by);
-	lua_pushstring(L, mem_comp_name(r.largest));
-	lua_setfield(L, -2, "largest");
-	lgp_setnum(L, "stage", r.stage);
-	lgp_setnum(L, "stage_layers", r.stage_layers);
-	lgp_setnum(L, "params", r.params);
-	lgp_setnum(L, "trainable", r.trainable);
-	lgp_setnum(L, "inflight", r.inflight);
-	lgp_setnum(L, "act_layer", r.act_layer);
-	lgp_setnum(L, "cpu_bytes", r.cpu_bytes);
-	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
-	lgp_setnum(L, "max_seqs", r.max_seqs);
-	lgp_setnum(L, "max_ctx", r.max_ctx);
-	lgp_setnum(L, "cpu_layers", r.cpu_layers);
-	/* components: the non-zero ones, in the engine's order. */
-	lua_newtable(L);
-	for (i = 0, n = 0; i < GP_MEM_NCOMP; i++) {
-		if (r.bytes[i] <= 0)
-			continue;
-		lua_createtable(L, 0, 3);
-		lua_pushstring(L, mem_comp_name(i));
-		lua_setfield(L, -2, "name");
-		lgp_setnum(L, "bytes", r.bytes[i]);
-		lua_pushboolean(L, i < GP_MEM_NTENSOR);
-		lua_setfield(L, -2, "tensor");
-		lua_rawseti(L, -2, ++n);
-	}
-	lua_setfield(L, -2, "components");
+	lgp_pushmem(L, &r);
 	return 1;
 }
 
@@ -634,6 +643,7 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 	t->nic.achievable = lgp_field_num(L, idx, w, "nic_achievable", 0,
 					  1.0);
 	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
+	t->nic_path_bw = lgp_field_num(L, idx, w, "nic_path_bw", 0, 0.0);
 }
 
 /* core.comm_cost(topo, op, bytes, gpus [, algo]) -> {time, latency,
@@ -721,6 +731,8 @@ static void lgp_todevice(lua_State *L, int idx, roof_device *d)
 	d->launch = lgp_field_num(L, idx, w, "launch", 0, 0.0);
 	d->graph_launch = lgp_field_num(L, idx, w, "graph_launch", 0, 0.0);
 	d->sms = lgp_field_int(L, idx, w, "sms", 0, 0, 0);
+	d->attn_fwd = lgp_field_num(L, idx, w, "attn_fwd", 0, 0.0);
+	d->attn_bwd = lgp_field_num(L, idx, w, "attn_bwd", 0, 0.0);
 	if (roof_device_check(d, &err) != GP_OK)
 		luaL_error(L, "%s", err.msg);
 }
@@ -996,11 +1008,123 @@ static int lgp_infer_gpus_for(lua_State *L)
 
 /* ---- end roofline/infer ---- */
 
+
+/* ---- train ---- */
+
+/* core.train(model, device, topo, cfg) -> result table.  cfg holds every
+ * field core.memory reads for kind "train" (layout, recipe, seq, ...)
+ * plus compute (dtype name), global_batch, fsdp, order (rank order),
+ * the overlap switches, causal_flops, capacity (bytes per GPU), margin,
+ * tokens and price; seconds, FLOP, bytes. */
+static int lgp_train(lua_State *L)
+{
+	static const char *const warns[] = {
+		"zero_dp1", "tp_leaves_node", "ep_leaves_node",
+		"microbatches_not_multiple_of_pp"
+	};
+	const char *w = "train";
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg c;
+	train_result r;
+	gp_error err;
+	const char *s;
+	int i, n;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	luaL_checktype(L, 4, LUA_TTABLE);
+	train_defaults(&c);
+	lgp_totrain(L, 4, w, &c.mem);
+	c.compute = lgp_field_dtype(L, 4, w, "compute", GP_BF16);
+	s = lgp_field_str(L, 4, w, "order", NULL);
+	if (s && layout_order_parse(s, c.mem.lay.order, &err))
+		return luaL_error(L, "%s", err.msg);
+	c.global_batch = lgp_field_num(L, 4, w, "global_batch", 0, 0);
+	c.fsdp = lgp_field_bool(L, 4, w, "fsdp", 0);
+	c.overlap_grad_reduce = lgp_field_bool(L, 4, w, "overlap_grad_reduce",
+					       0);
+	c.overlap_param_gather = lgp_field_bool(L, 4, w,
+						"overlap_param_gather", 0);
+	c.tp_overlap = lgp_field_bool(L, 4, w, "tp_overlap", 0);
+	c.overlap_p2p = lgp_field_bool(L, 4, w, "overlap_p2p", 0);
+	c.ep_overlap = lgp_field_bool(L, 4, w, "ep_overlap", 0);
+	c.causal_flops = lgp_field_bool(L, 4, w, "causal_flops", 0);
+	c.capacity = lgp_field_num(L, 4, w, "capacity", 1, 0);
+	c.tokens = lgp_field_num(L, 4, w, "tokens", 0, 0);
+	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
+	{
+		double gpus = (double)(c.mem.lay.tp > 0 ? c.mem.lay.tp : 1) *
+			(c.mem.lay.pp > 0 ? c.mem.lay.pp : 1) *
+			(c.mem.lay.dp > 0 ? c.mem.lay.dp : 1) *
+			(c.mem.lay.cp > 0 ? c.mem.lay.cp : 1);
+
+		mem_reserve_default(&c.reserve, gpus > 1 ? 2 : 1);
+	}
+	c.reserve.margin = lgp_field_num(L, 4, w, "margin", 0,
+					 c.reserve.margin);
+	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+
+	lua_createtable(L, 0, 32);
+	lgp_setnum(L, "step", r.step);
+	lua_createtable(L, 0, TRAIN_NPARTS);
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		lgp_setnum(L, train_part_name(i), r.part[i]);
+	lua_setfield(L, -2, "parts");
+	lua_createtable(L, 0, TRAIN_NPARTS);
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		lgp_setnum(L, train_part_name(i), r.hidden[i]);
+	lua_setfield(L, -2, "hidden");
+	lgp_setnum(L, "microbatches", r.microbatches);
+	lgp_setnum(L, "bubble_frac", r.bubble_frac);
+	lgp_setint(L, "stage", r.stage);
+	lgp_setint(L, "stage_layers", r.stage_layers);
+	lgp_setnum(L, "stage_time", r.stage_time);
+	lgp_setnum(L, "tokens_per_step", r.tokens_per_step);
+	lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
+	lgp_setnum(L, "model_flops", r.model_flops);
+	lgp_setnum(L, "hw_flops", r.hw_flops);
+	lgp_setnum(L, "mfu", r.mfu);
+	lgp_setnum(L, "hfu", r.hfu);
+	lgp_setnum(L, "model_tflops_gpu", r.model_tflops_gpu);
+	lgp_setnum(L, "hw_tflops_gpu", r.hw_tflops_gpu);
+	lgp_setnum(L, "peak", r.peak);
+	lgp_setnum(L, "train_time", r.train_time);
+	lgp_setnum(L, "cost", r.cost);
+	lgp_setbool(L, "fits", r.fits);
+	lgp_pushmem(L, &r.mem);
+	lua_setfield(L, -2, "memory");
+	lua_newtable(L);
+	for (i = 0, n = 0; i < 4; i++)
+		if (r.warn & (1u << i)) {
+			lua_pushstring(L, warns[i]);
+			lua_rawseti(L, -2, ++n);
+		}
+	lua_setfield(L, -2, "warnings");
+	lua_createtable(L, 0, GP_GRP_COUNT);
+	for (i = 0; i < GP_GRP_COUNT; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setint(L, "ranks", r.groups[i].ranks);
+		lgp_setint(L, "per_node", r.groups[i].per_node);
+		lgp_setint(L, "sharing", r.groups[i].sharing);
+		lua_setfield(L, -2, layout_grp_name((gp_grp)i));
+	}
+	lua_setfield(L, -2, "groups");
+	return 1;
+}
+
+/* ---- end train ---- */
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
 	{"memory", lgp_memory},
+	{"train", lgp_train},
 	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},

@@ -175,10 +175,15 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
 --   train_vision (boolean: the ViT tower trains), cat.
-function M.memory(o)
-  if type(o) ~= "table" then fail("memory{...}: expected a table of options") end
-  local bad = unknown_key(o, OPTIONS)
-  if bad ~= nil then fail("memory: unknown option '%s'", tostring(bad)) end
+-- M.prepare(o, extra): the options of M.memory checked and turned into
+-- the engine's config.  extra (optional) is a set of more option names
+-- the caller (gpuplan.train) reads itself.  Returns a table {model, gpu,
+-- capacity, cfg, defaults, method, gpus}; raises on a bad option.
+function M.prepare(o, extra, who)
+  who = who or "memory"
+  if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
+  local bad = unknown_key(o, function(k) return OPTIONS[k] or (extra and extra[k]) end)
+  if bad ~= nil then fail("%s: unknown option '%s'", who, tostring(bad)) end
   local defaults = {}
   local function dflt(name, v)
     defaults[#defaults + 1] = name .. "=" .. tostring(v)
@@ -386,19 +391,35 @@ function M.memory(o)
       cfg.colocated = o.colocated ~= false
     end
   end
+  return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
+           method = method, gpus = gpus }
+end
+
+-- The least recomputation that fits: none, then selective, then full
+-- (each costs more compute in backward; Korthikanti et al. 2022 sec. 5).
+-- With margin = 0 this asks "would the run start at all".  Sets
+-- cfg.recompute and returns the memory result of the choice.
+function M.auto_recompute(model, cfg, defaults)
+  local core = require "gpuplan.core"
+  local r
+  for _, rc in ipairs { "none", "selective", "full" } do
+    cfg.recompute = rc
+    r = core.memory(model, cfg)
+    if r.fits then break end
+  end
+  defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
+    r.fits and "the least that fits" or "nothing fits; the most saving")
+  return r
+end
+
+function M.memory(o)
+  local p = M.prepare(o)
+  local model, gpu, cfg, defaults, method, gpus = p.model, p.gpu, p.cfg, p.defaults,
+    p.method, p.gpus
   local core = require "gpuplan.core"
   local r
   if cfg.recompute == "auto" then
-    -- The least recomputation that fits: none, then selective, then full
-    -- (each costs more compute in backward; Korthikanti et al. 2022
-    -- sec. 5).  With margin = 0 this asks "would the run start at all".
-    for _, rc in ipairs { "none", "selective", "full" } do
-      cfg.recompute = rc
-      r = core.memory(model, cfg)
-      if r.fits then break end
-    end
-    defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
-      r.fits and "the least that fits" or "nothing fits; the most saving")
+    r = M.auto_recompute(model, cfg, defaults)
   else
     r = core.memory(model, cfg)
   end

@@ -50,6 +50,9 @@ function M.device(gpu, cat)
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
               sms = g.sms or M.arch_sms[g.arch] or 0, memory = g.usable_memory or g.memory }
+  -- The fused attention kernel's fractions: the GPU's own, else its arch's.
+  local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
+  if at then d.attn_fwd, d.attn_bwd = at.fwd, at.bwd end
   for _, p in ipairs(M.precisions) do
     d.peak[p] = g.peak and g.peak[p] or nil
     d.gemm[p] = ach.gemm and ach.gemm[p] or nil

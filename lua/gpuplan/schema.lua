@@ -201,6 +201,9 @@ end
 local achievable = T.record {
   gemm = T.record(precision_map(frac())),
   hbm = frac(),
+  -- fused attention (FlashAttention / cuDNN): fraction of the 16-bit dense
+  -- peak its forward and backward kernels sustain at long sequences
+  attention = T.record { fwd = frac(), bwd = frac(), reason = str(), source = str() },
   reason = R(str()),
   source = R(str()),
 }

@@ -1,0 +1,910 @@
+/*
+ * train.c - one training step on a placed layout (see train.h).
+ *
+ * Per micro-batch and pipeline stage, every operator of the stage's layers
+ * (model_layer_ops) is priced on the roofline three ways:
+ *   forward    the op itself;
+ *   backward   a GEMM twice, once for the input gradient (dgrad: the
+ *              transposed shape, same FLOP) and once for the weight
+ *              gradient (wgrad: output n x k, depth the tokens) unless
+ *              the weight is frozen; fused attention 2.5x its forward
+ *              FLOP (5 matmuls to 2: Dao 2023, FlashAttention-2, sec.
+ *              3.1.2), unfused 2x; elementwise ops read the saved input
+ *              and the incoming gradient and write one gradient: 1.5x the
+ *              forward traffic;
+ *   recompute  the forward again: the whole layer (full) or the attention
+ *              core (selective; Korthikanti et al. 2022 sec. 5).
+ * The collectives of a micro-batch run on their placed groups
+ * (layout_place): tensor parallelism two all-reduces per layer per pass
+ * (Shoeybi et al. 2019, Megatron-LM, sec. 3), or with sequence
+ * parallelism an all-gather and a reduce-scatter in their place
+ * (Korthikanti et al. 2022 sec. 4.2.2); context parallelism a ring
+ * exchange of K and V, cp - 1 steps each under the attention of one
+ * chunk (Liu et al. 2023, Ring Attention; Megatron-Core's p2p CP);
+ * expert parallelism a dispatch and a combine all-to-all per MoE layer
+ * per pass (Lepikhin et al. 2020, GShard); pipeline parallelism one
+ * activation send forward and one gradient send backward per chunk.
+ *
+ * Schedule (Narayanan et al. 2021, sec. 2.2): with m micro-batches, p
+ * stages of per-micro-batch times t_k and v chunks per stage, the step
+ * takes m max(t_k) + (sum t_k - max t_k) / v; for equal stages the bubble
+ * is (p - 1) / (v m) of the ideal, as the paper gives for 1F1B (v = 1)
+ * and the interleaved schedule.  After the last backward: the
+ * data-parallel gradient reduction (all-reduce; reduce-scatter under a
+ * distributed optimizer, Rajbhandari et al. 2020), overlapped with that
+ * backward when asked; the parameter all-gather of ZeRO-1/2; the
+ * optimizer step, memory-bound over the local states.  ZeRO-3 / FSDP
+ * gather each layer's parameters per micro-batch and reduce-scatter its
+ * gradients, prefetched under the layer before when overlap is on
+ * (Zhao et al. 2023, PyTorch FSDP, sec. 3.3).
+ */
+#include "train.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const part_names[TRAIN_NPARTS] = {
+	"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
+	"dp_comm", "zero_gather", "bubble", "optimizer"
+};
+
+const char *train_part_name(int part)
+{
+	return GP_NAME_OF(part_names, TRAIN_NPARTS, part);
+}
+
+/* Megatron-Core's DDP bucket: 40M parameters (ddp_config bucket_size
+ * default max(40000000, 1000000 * dp)); the last bucket's reduction is
+ * what no backward is left to hide. */
+#define DDP_BUCKET 4e7
+
+/* Weight-gradient GEMMs accumulate into fp32 main grads (Megatron's
+ * gradient-accumulation fusion; torch autocast keeps fp32 .grad):
+ * read and write 4 bytes per weight element. */
+#define WGRAD_ACC_BYTES 8.0
+
+void train_defaults(train_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->mem.recipe = GP_RECIPE_MIXED16;
+	c->mem.optim = GP_OPT_ADAMW;
+	c->mem.seq = 2048;
+	c->mem.flash = 1;
+	c->mem.lay.micro_batch = 1;
+	c->compute = GP_BF16;
+	mem_reserve_default(&c->reserve, 1);
+}
+
+/* Seconds of one pass of one layer (or of the first/last stage's extra
+ * operators) for one micro-batch. */
+typedef struct pass {
+	double t;        /* all operators */
+	double gemm;     /* of which GEMMs: the window TP overlap hides in */
+	double attn;     /* of which the attention core */
+} pass;
+
+typedef struct lcost {
+	pass fwd, bwd;
+	double rec_full, rec_sel;   /* recomputed forward */
+	double tp_fwd, tp_bwd;      /* TP collectives per pass */
+	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
+	double cp_hid;              /* CP exchange hidden, fwd + bwd */
+	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
+	double params, eparams;     /* weights of the layer on this GPU;
+				     * of which routed experts */
+} lcost;
+
+typedef struct ctx {
+	const gp_model *m;
+	const roof_device *d;
+	const train_cfg *c;
+	gp_topo t;
+	gp_layout y;
+	gp_group *g;
+	gp_params p;
+	gp_dtype lin, half;   /* linears' precision; attention, logits */
+	double A;             /* bytes per activation element */
+	double wb;            /* bytes per weight a linear GEMM reads */
+	double T;             /* tokens per micro-batch on one GPU */
+	double Tn;            /* of them, what norms and residuals see */
+	int frozen;           /* the base does not train (LoRA) */
+	double quant;         /* bits of a quantised frozen base, else 0 */
+	gp_error *err;
+	int bad;              /* a collective failed: err holds why */
+} ctx;
+
+static double op_time(const ctx *x, double flop, double bytes, double m,
+		      double n, double k, double batch, gp_dtype p)
+{
+	roof_op op;
+
+	op.name = NULL;
+	op.flop = flop;
+	op.bytes = bytes;
+	op.m = m;
+	op.n = n;
+	op.k = k;
+	op.count = batch;
+	op.prec = p;
+	/* The host launches kernels ahead of the GPU in training; what a
+	 * kernel costs beyond its work is the GPU-side gap between
+	 * kernels, the graph-launch figure. */
+	return roof_time(x->d, &op, 1);
+}
+
+/* A memory-bound op moving `bytes`. */
+static double mem_time(const ctx *x, double bytes)
+{
+	return bytes > 0 ? op_time(x, 0, bytes, 0, 0, 0, 0, x->half) : 0.0;
+}
+
+/* A collective on group g; 0 for a group of one rank. */
+static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
+{
+	gp_comm_result r;
+
+	if (g->ranks <= 1 || bytes <= 0 || x->bad)
+		return 0.0;
+	if (comm_group_cost(&x->t, op, bytes, g, &r, x->err) != GP_OK) {
+		x->bad = 1;
+		return 0.0;
+	}
+	return r.time;
+}
+
+/* Attention core of one pass: a fused kernel at the device's measured
+ * attention fraction of the 16-bit peak when it has one, else priced as
+ * the GEMM of its shape; never faster than its memory traffic. */
+static double attn_time(const ctx *x, const gp_op *o, int bwd)
+{
+	double frac = bwd ? x->d->attn_bwd : x->d->attn_fwd;
+	double flop = o->flop * (bwd ? (x->c->mem.flash ? 2.5 : 2.0) : 1.0);
+	double bytes = o->act * x->A * (bwd ? 2.0 : 1.0);
+
+	if (x->c->mem.flash && frac > 0) {
+		double tc = flop / (x->d->peak[x->half] * frac);
+		double tm = mem_time(x, bytes);
+
+		return (tc > tm ? tc : tm) + x->d->graph_launch;
+	}
+	return op_time(x, flop, bytes, o->m, o->n, o->k, o->batch, x->half);
+}
+
+static void add(pass *p, double t, int gemm, int attn)
+{
+	p->t += t;
+	if (gemm)
+		p->gemm += t;
+	if (attn)
+		p->attn += t;
+}
+
+/* LoRA adapter of one targeted matrix (in -> out) at rank r on T
+ * tokens: A (in x r) then B (r x out), added to the base output.
+ * Forward reads the input, writes and reads the rank-r intermediate,
+ * reads and writes the output; backward does both GEMMs' dgrad and
+ * wgrad: about twice that traffic.  Memory-bound at any useful rank. */
+static void lora_costs(const ctx *x, double in, double out, lcost *lc)
+{
+	double r = x->c->mem.lora_rank, T = x->T;
+	double f = 2.0 * T * r * (in + out);
+	double bytes = T * (in + 2.0 * r + 2.0 * out) * x->A;
+	double tf = op_time(x, f, bytes, T, r, in, 1, x->half);
+
+	add(&lc->fwd, tf, 1, 0);
+	add(&lc->bwd, 2.0 * tf, 1, 0);
+}
+
+static unsigned lora_bit(const char *name)
+{
+	if (strcmp(name, "qkv") == 0)
+		return GP_LORA_Q | GP_LORA_K | GP_LORA_V;
+	if (strcmp(name, "o_proj") == 0)
+		return GP_LORA_O;
+	if (strcmp(name, "mlp_up") == 0 || strcmp(name, "moe_up") == 0)
+		return GP_LORA_GATE | GP_LORA_UP;
+	if (strcmp(name, "mlp_down") == 0 || strcmp(name, "moe_down") == 0)
+		return GP_LORA_DOWN;
+	return 0;
+}
+
+/* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
+static void layer_costs(ctx *x, int moe, lcost *lc)
+{
+	const gp_model *m = x->m;
+	const train_cfg *c = x->c;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op_cfg oc;
+	gp_widths w;
+	double seq = c->mem.seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
+	double k = m->moe.top_k;
+	int i, n, fp8 = x->lin == GP_FP8;
+	unsigned tg = x->frozen ? c->mem.lora_targets : 0;
+
+	memset(lc, 0, sizeof *lc);
+	memset(&oc, 0, sizeof oc);
+	oc.seqs = c->mem.lay.micro_batch;
+	oc.q = seq / x->y.cp;
+	/* Causal attention: a fused kernel skips the masked half, so a
+	 * query sees seq/2 keys on average (with CP's load-balanced
+	 * chunks as well); unfused attention computes the whole s x s
+	 * score matrix and masks it. */
+	oc.kv_len = c->mem.flash ? seq / 2.0 : seq;
+	if (m->sliding_window > 0 && m->sliding_layers > 0) {
+		double win = fmin(oc.kv_len, m->sliding_window);
+
+		oc.kv_len = ((m->layers - m->sliding_layers) * oc.kv_len +
+			     m->sliding_layers * win) / m->layers;
+	}
+	oc.tp = x->y.tp;
+	oc.sp = x->y.sp;
+	oc.ep = x->y.ep;
+	oc.flash = c->mem.flash;
+	n = model_layer_ops(m, &oc, ops);
+	for (i = 0; i < n; i++) {
+		const gp_op *o = &ops[i];
+		double wbytes, bytes, t, tb_;
+		gp_dtype p;
+
+		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
+			continue;
+		switch (o->kind) {
+		case GP_OP_GEMM:
+			p = o->wclass == GP_W_LINEAR ? x->lin : x->half;
+			wbytes = o->wclass == GP_W_LINEAR ? x->wb : 2.0;
+			bytes = o->weights * wbytes + o->act * x->A;
+			t = op_time(x, o->flop, bytes, o->m, o->n, o->k,
+				    o->batch, p);
+			/* dgrad: dX = dY W, output m x k, depth n. */
+			tb_ = op_time(x, o->flop, bytes, o->m, o->k, o->n,
+				      o->batch, p);
+			/* wgrad: dW = dY^T X, output n x k, depth m, the
+			 * fp32 main grad read and written. */
+			if (!x->frozen || o->wclass != GP_W_LINEAR)
+				tb_ += op_time(x, o->flop, o->weights *
+					       WGRAD_ACC_BYTES + o->act * x->A,
+					       o->n, o->k, o->m, o->batch, p);
+			if (p == GP_FP8 && fp8) {
+				/* Transformer Engine: the input is cast to
+				 * fp8 with its transpose for the wgrad GEMM
+				 * (fused into the norm before qkv and
+				 * mlp_up, a kernel of its own before o_proj
+				 * and mlp_down: read 2 B, write 1 + 1 B);
+				 * backward casts dY the same way. */
+				double in = o->m * o->batch * o->k;
+				double outv = o->m * o->batch * o->n;
+				double fused = strcmp(o->name, "qkv") == 0 ||
+					strcmp(o->name, "mlp_up") == 0 ||
+					strcmp(o->name, "moe_up") == 0;
+
+				t += mem_time(x, in * (fused ? 1.0 :
+						       x->A + 2.0));
+				tb_ += mem_time(x, outv * (x->A + 2.0));
+			}
+			if (x->quant > 0 && o->wclass == GP_W_LINEAR) {
+				/* A 4-bit base is dequantised to 16 bits
+				 * before each matmul (bitsandbytes
+				 * dequantize_4bit): read the packed weight,
+				 * write the 16-bit copy the GEMM then
+				 * reads, forward and dgrad. */
+				double dq = mem_time(x, o->weights *
+						     (x->quant / 8.0 + 2.0));
+				t += dq;
+				tb_ += dq;
+			}
+			add(&lc->fwd, t, 1, 0);
+			add(&lc->bwd, tb_, 1, 0);
+			/* in and out widths of this GPU's slice */
+			if (tg & lora_bit(o->name))
+				lora_costs(x, o->k, o->n, lc);
+			break;
+		case GP_OP_ATTN:
+			t = attn_time(x, o, 0);
+			add(&lc->fwd, t, 0, 1);
+			add(&lc->bwd, attn_time(x, o, 1), 0, 1);
+			lc->rec_sel = t;
+			break;
+		case GP_OP_ELEM:
+			/* Training writes no KV cache (o->kv). */
+			bytes = o->act * x->A;
+			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
+			add(&lc->fwd, t, 0, 0);
+			add(&lc->bwd, op_time(x, 2.0 * o->flop, 1.5 * bytes,
+					      0, 0, 0, 0, x->half), 0, 0);
+			break;
+		}
+	}
+	/* The two residual adds (Megatron's fused bias-dropout-add): read
+	 * the block output and the residual, write the sum (and a 1-byte
+	 * mask with dropout); the gradient passes through the add, and
+	 * through dropout by its mask. */
+	{
+		double e = x->Tn * h, mask = c->mem.dropout ? 1.0 : 0.0;
+		double t = mem_time(x, e * (3.0 * x->A + mask));
+
+		add(&lc->fwd, 2.0 * t, 0, 0);
+		if (c->mem.dropout)
+			add(&lc->bwd, 2.0 * mem_time(x, e * (2.0 * x->A +
+							     mask)), 0, 0);
+	}
+	switch (c->mem.recompute) {
+	case GP_RECOMPUTE_FULL:
+		lc->rec_full = lc->fwd.t;
+		break;
+	default:
+		break;
+	}
+	if (c->mem.recompute != GP_RECOMPUTE_SELECTIVE)
+		lc->rec_sel = 0;
+
+	/* Parameters of one layer on this GPU. */
+	model_widths(m, &w);
+	{
+		double attn = x->p.attention / m->layers;
+		double norms = x->p.norms / m->layers;
+		int nmoe = model_moe_layers(m);
+
+		lc->params = (attn + norms) / x->y.tp;
+		if (moe) {
+			lc->eparams = x->p.experts / nmoe / x->y.tp / x->y.ep;
+			lc->params += x->p.router / nmoe + lc->eparams;
+		} else {
+			lc->params += x->p.dense_mlp / (m->layers - nmoe) /
+				x->y.tp;
+		}
+	}
+
+	/* Tensor parallelism: the activations cross the TP group in the
+	 * 16-bit dtype (fp8 runs too: Transformer Engine reduces in bf16),
+	 * two collectives per layer per pass, each on the whole T x h
+	 * buffer (an all-reduce, or an all-gather plus a reduce-scatter
+	 * with SP -- the same bytes per rank as one all-reduce). */
+	tb = x->T * h * (x->A > 2.0 ? x->A : 2.0);
+	if (x->y.sp) {
+		ag = coll(x, GP_ALL_GATHER, tb, &x->g[GP_GRP_TP]);
+		rs = coll(x, GP_REDUCE_SCATTER, tb, &x->g[GP_GRP_TP]);
+		lc->tp_fwd = 2.0 * (ag + rs);
+	} else {
+		lc->tp_fwd = 2.0 * coll(x, GP_ALL_REDUCE, tb, &x->g[GP_GRP_TP]);
+	}
+	lc->tp_bwd = lc->tp_fwd;
+
+	/* Context parallelism: cp - 1 ring steps per pass, each sending
+	 * this rank's K and V chunk (backward: K, V and their gradients,
+	 * twice the bytes) while the attention of one chunk runs. */
+	if (x->y.cp > 1) {
+		double steps = x->y.cp - 1, ef, eb, t_sb;
+
+		kvb = x->T * model_kv_elems_layer(m, x->y.tp) * x->A;
+		t_sr = coll(x, GP_SEND_RECV, kvb, &x->g[GP_GRP_CP]);
+		t_sb = coll(x, GP_SEND_RECV, 2.0 * kvb, &x->g[GP_GRP_CP]);
+		ef = fmax(0.0, t_sr - lc->fwd.attn / x->y.cp);
+		eb = fmax(0.0, t_sb - lc->bwd.attn / x->y.cp);
+		lc->cp_fwd = steps * ef;
+		lc->cp_bwd = steps * eb;
+		lc->cp_hid = steps * (t_sr - ef + t_sb - eb);
+	}
+
+	/* Expert parallelism: each token's hidden state goes to its top_k
+	 * experts and comes back (dispatch and combine all-to-all, the
+	 * per-rank send buffer T k h in 16 bits, padded to the capacity
+	 * factor), in each pass. */
+	if (moe && x->y.ep > 1) {
+		double cf = c->mem.capacity_factor > 0 ?
+			c->mem.capacity_factor : 1.0;
+		double a2a = coll(x, GP_ALL_TO_ALL, x->T * k * cf * h * 2.0,
+				  &x->g[GP_GRP_EP]);
+
+		lc->ep_fwd = 2.0 * a2a;
+		lc->ep_bwd = 2.0 * a2a;
+	}
+}
+
+/* Exposed seconds of `comm` run beside `window` seconds of compute:
+ * all of it when not overlapped. */
+static double exposed(double comm, double window, int overlap)
+{
+	if (!overlap)
+		return comm;
+	return comm > window ? comm - window : 0.0;
+}
+
+/* One pipeline stage, one micro-batch. */
+typedef struct scost {
+	double part[TRAIN_NPARTS];
+	double hidden[TRAIN_NPARTS];
+	double t;              /* sum of part */
+	double fwd, bwd;       /* compute */
+	double params, eparams; /* on this GPU */
+	int layers;
+} scost;
+
+static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
+			int first_layer, int nl, scost *s)
+{
+	const gp_model *m = x->m;
+	const train_cfg *c = x->c;
+	int nd, nm, i, zero = x->y.zero;
+	double h = m->hidden, V = m->vocab, tp = x->y.tp;
+	double full = c->mem.recompute == GP_RECOMPUTE_FULL;
+	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
+	const lcost *L[2];
+	double cnt[2];
+
+	memset(s, 0, sizeof *s);
+	s->layers = nl;
+	/* Dense layers are the first moe.dense_layers of the model. */
+	nd = 0;
+	if (model_moe_layers(m) < m->layers) {
+		int dl = model_moe_layers(m) > 0 ? m->moe.dense_layers :
+			m->layers;
+		int lo = first_layer, hi = first_layer + nl;
+
+		nd = (hi < dl ? hi : dl) - lo;
+		if (nd < 0)
+			nd = 0;
+	}
+	nm = nl - nd;
+	L[0] = ld;
+	L[1] = lm;
+	cnt[0] = nd;
+	cnt[1] = nm;
+	for (i = 0; i < 2; i++) {
+		const lcost *l = L[i];
+		double n = cnt[i], e;
+
+		if (n <= 0)
+			continue;
+		s->part[TRAIN_COMPUTE] += n * (l->fwd.t + l->bwd.t);
+		s->fwd += n * l->fwd.t;
+		s->bwd += n * l->bwd.t;
+		s->part[TRAIN_RECOMPUTE] += n * (l->rec_full + l->rec_sel);
+		/* TP: exposed per pass beyond the GEMMs it overlaps with
+		 * (Userbuffers), else all of it; the recomputed forward
+		 * runs its collectives again. */
+		e = exposed(l->tp_fwd, l->fwd.gemm, c->tp_overlap) *
+			(1.0 + full) +
+			exposed(l->tp_bwd, l->bwd.gemm, c->tp_overlap);
+		s->part[TRAIN_TP] += n * e;
+		s->hidden[TRAIN_TP] += n * (l->tp_fwd * (1.0 + full) +
+					    l->tp_bwd - e);
+		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + full) +
+					  l->cp_bwd);
+		s->hidden[TRAIN_CP] += n * l->cp_hid;
+		e = exposed(l->ep_fwd, l->fwd.t, c->ep_overlap) *
+			(1.0 + full) + exposed(l->ep_bwd, l->bwd.t,
+					       c->ep_overlap);
+		s->part[TRAIN_EP] += n * e;
+		s->hidden[TRAIN_EP] += n * (l->ep_fwd * (1.0 + full) +
+					    l->ep_bwd - e);
+		s->params += n * l->params;
+		s->eparams += n * l->eparams;
+		/* ZeRO-3 / FSDP: gather each layer's 16-bit parameters over
+		 * the sharding group for its forward (and, resharded after
+		 * forward under full sharding, again for its backward);
+		 * reduce-scatter its gradients in backward.  DeepSpeed
+		 * ZeRO-2 reduce-scatters each micro-batch's gradients. */
+		if (zero >= 2 && x->y.shard > 1 && !x->frozen) {
+			double dense = l->params - l->eparams;
+			double agw = fsdp_full || fsdp_sgo ?
+				coll(x, GP_ALL_GATHER, dense * 2.0 *
+				     x->y.shard, &x->g[GP_GRP_DPCP]) +
+				coll(x, GP_ALL_GATHER, l->eparams * 2.0 *
+				     x->y.eshard, &x->g[GP_GRP_EDP]) : 0.0;
+			double rsw = coll(x, GP_REDUCE_SCATTER, dense * 2.0,
+					  &x->g[GP_GRP_DPCP]) +
+				coll(x, GP_REDUCE_SCATTER, l->eparams * 2.0,
+				     &x->g[GP_GRP_EDP]);
+			double f = agw, b = (fsdp_full ? agw : 0.0) + rsw;
+			double ef = exposed(f, l->fwd.t,
+					    c->overlap_param_gather);
+			double eb = exposed(b, l->bwd.t,
+					    c->overlap_param_gather ||
+					    c->overlap_grad_reduce);
+
+			s->part[TRAIN_ZERO] += n * ef;
+			s->part[TRAIN_DP] += n * eb;
+			s->hidden[TRAIN_ZERO] += n * (f - ef);
+			s->hidden[TRAIN_DP] += n * (b - eb);
+		}
+	}
+	/* First stage: embedding gather (vocab-parallel: an all-reduce,
+	 * or a reduce-scatter with SP, over TP) and its gradient
+	 * scatter-add into the fp32 main grad; the vision tower. */
+	if (k == 0) {
+		double e = x->Tn * h, tpc;
+
+		s->part[TRAIN_COMPUTE] += mem_time(x, 2.0 * x->T * h * x->A) +
+			(x->frozen ? 0.0 : mem_time(x, e * (x->A + 8.0)));
+		tpc = x->y.sp ? coll(x, GP_REDUCE_SCATTER, x->T * h * 2.0,
+				     &x->g[GP_GRP_TP]) :
+			coll(x, GP_ALL_REDUCE, x->T * h * 2.0,
+			     &x->g[GP_GRP_TP]);
+		s->part[TRAIN_TP] += tpc;
+		s->params += (x->p.embedding) / tp;
+		if (c->mem.images > 0 && m->vision.layers > 0) {
+			/* The ViT tower at the large-GEMM rate: forward for
+			 * every image, backward only when it trains (a
+			 * frozen tower fed pixels needs no gradient). */
+			double vf = model_vision_flops_per_image(m) *
+				c->mem.images * c->mem.lay.micro_batch / tp;
+			double rate = x->d->peak[x->half] *
+				x->d->gemm_frac[x->half];
+			int trains = !c->mem.vision_frozen && !x->frozen;
+
+			if (vf > 0 && rate > 0)
+				s->part[TRAIN_COMPUTE] += vf / rate *
+					(trains ? 3.0 : 1.0);
+			s->params += x->p.vision / tp;
+		}
+	}
+	/* Last stage: final norm, logits (16-bit GEMM, vocab-parallel over
+	 * TP), the loss (fp32 softmax over the vocabulary slice: read the
+	 * logits, write and read fp32 exponentials; backward writes the
+	 * logit gradients) and the gradient of the output layer. */
+	if (k == x->y.pp - 1) {
+		double Vt = V / tp, f = 2.0 * x->T * Vt * h, e = x->Tn * h;
+		double bytes = Vt * h * 2.0 + x->T * (h + Vt) * x->A;
+		double tl, tlb;
+		int head_trains = !x->frozen;
+
+		tl = op_time(x, f, bytes, x->T, Vt, h, 1, x->half) +
+			mem_time(x, x->T * Vt * (x->A + 8.0)) +
+			mem_time(x, 2.0 * e * x->A);
+		tlb = op_time(x, f, bytes, x->T, h, Vt, 1, x->half) +
+			(head_trains ? op_time(x, f, Vt * h * WGRAD_ACC_BYTES +
+					       x->T * (h + Vt) * x->A, Vt, h,
+					       x->T, 1, x->half) : 0.0) +
+			mem_time(x, x->T * Vt * (4.0 + x->A)) +
+			mem_time(x, 3.0 * e * x->A);
+		s->part[TRAIN_COMPUTE] += tl + tlb;
+		s->fwd += tl;
+		s->bwd += tlb;
+		/* Its input gathered over TP under SP (reduce-scattered in
+		 * backward); without SP the copy into the TP region
+		 * all-reduces its gradient. */
+		s->part[TRAIN_TP] += x->y.sp ?
+			coll(x, GP_ALL_GATHER, x->T * h * 2.0,
+			     &x->g[GP_GRP_TP]) +
+			coll(x, GP_REDUCE_SCATTER, x->T * h * 2.0,
+			     &x->g[GP_GRP_TP]) :
+			coll(x, GP_ALL_REDUCE, x->T * h * 2.0,
+			     &x->g[GP_GRP_TP]);
+		s->params += (x->p.lm_head > 0 ? x->p.lm_head :
+			      (x->y.pp > 1 ? x->p.embedding : 0.0)) / tp;
+	}
+	/* Pipeline: each of the v chunks of the stage receives its input
+	 * and sends its output forward, and the gradients back: the
+	 * activations T x h in 16 bits, split over TP (Megatron's
+	 * scatter/gather: each TP rank sends its 1/t and the receivers
+	 * all-gather over NVLink; with SP they are split already). */
+	if (x->y.pp > 1) {
+		double bytes = x->T * h * 2.0 / tp;
+		double sr = coll(x, GP_SEND_RECV, bytes, &x->g[GP_GRP_PP]);
+		double gat = x->y.sp ? 0.0 :
+			coll(x, GP_ALL_GATHER, x->T * h * 2.0,
+			     &x->g[GP_GRP_TP]);
+		double v = x->y.schedule == GP_SCHED_INTERLEAVED ?
+			x->y.vpp : 1.0;
+		double all = 2.0 * v * (sr + gat);
+
+		if (c->overlap_p2p) {
+			s->hidden[TRAIN_PP] += all;
+		} else {
+			s->part[TRAIN_PP] += all;
+		}
+	}
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		s->t += s->part[i];
+}
+
+/* Bytes per parameter a gradient reduction moves: the recipe's
+ * gradient dtype (Megatron reduces its fp32 main grads in fp32 for bf16
+ * runs, accumulate_allreduce_grads_in_fp32; fp16 mixed precision its
+ * fp16 grads), DeepSpeed's BF16_Optimizer a bf16 copy. */
+static double reduce_bytes(const gp_train_cfg *mc, const gp_state_bytes *sb)
+{
+	if (mc->recipe == GP_RECIPE_DSBF16)
+		return 2.0;
+	return sb->grads;
+}
+
+static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
+		 const train_cfg *c, gp_error *err)
+{
+	if (!m || !d || !t || !c)
+		return gp_fail(err, "train: missing argument");
+	if (model_check(m, err) || roof_device_check(d, err) ||
+	    comm_topo_check(t, err))
+		return GP_EINVAL;
+	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT)
+		return gp_fail(err, "unknown compute precision %d",
+			       (int)c->compute);
+	if (!(d->peak[c->compute] > 0) || !(d->gemm_frac[c->compute] > 0))
+		return gp_fail(err, "%s training needs %s tensor cores; this "
+			       "device has none", gp_dtype_name(c->compute),
+			       gp_dtype_name(c->compute));
+	if (c->compute != GP_BF16 && c->compute != GP_FP16 &&
+	    c->compute != GP_FP8 && c->compute != GP_TF32 &&
+	    c->compute != GP_FP32)
+		return gp_fail(err, "train: compute precision %s is not a "
+			       "training precision (bf16, fp16, fp8, tf32, "
+			       "fp32)", gp_dtype_name(c->compute));
+	if (gp_check_nonneg(c->global_batch, "global_batch", err) ||
+	    gp_check_nonneg(c->tokens, "tokens", err) ||
+	    gp_check_nonneg(c->price, "price", err) ||
+	    gp_check_pos(c->capacity, "capacity", err) ||
+	    gp_check_tokens(c->mem.seq, "seq", err) ||
+	    gp_check_pos(c->mem.seq, "seq", err))
+		return GP_EINVAL;
+	return GP_OK;
+}
+
+int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
+	       const train_cfg *c, train_result *out, gp_error *err)
+{
+	ctx x;
+	lcost ld, lm;
+	scost s, worst;
+	gp_state_bytes sb;
+	gp_train_cfg mc;
+	double mb, per_step, nodes, tmax = 0, tsum = 0, v, post_dp = 0;
+	double post_zero = 0, post_opt = 0, post_dp_hid = 0, fpt, rb;
+	double post_zero_hid = 0, opt_bytes, ctx_len;
+	int k, first, G;
+
+	if (!out)
+		return gp_fail(err, "train: NULL result");
+	if (check(m, d, t, c, err))
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	memset(&x, 0, sizeof x);
+	x.m = m;
+	x.d = d;
+	x.c = c;
+	x.err = err;
+	x.g = out->groups;
+	if (layout_check(m, &c->mem.lay, &x.y, err) ||
+	    model_params(m, &x.p, err) ||
+	    mem_state_bytes(c->mem.recipe, c->mem.optim, &sb, err))
+		return GP_EINVAL;
+	if (c->mem.seq < x.y.cp)
+		return gp_fail(err, "cp %d is larger than seq %g", x.y.cp,
+			       c->mem.seq);
+	if (gp_check_pos(x.y.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	mb = x.y.micro_batch;
+	/* Micro-batches per pipeline per step. */
+	per_step = c->global_batch > 0 ? c->global_batch / (x.y.dp * mb) :
+		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
+	if (per_step < 1 || per_step != floor(per_step))
+		return gp_fail(err, "global batch %g is not a multiple of dp "
+			       "x micro_batch = %g", c->global_batch,
+			       x.y.dp * mb);
+	if (per_step > GP_AMOUNT_MAX)
+		return gp_fail(err, "global batch %g is too large",
+			       c->global_batch);
+	if (x.y.schedule == GP_SCHED_INTERLEAVED && x.y.vpp > 1 &&
+	    fmod(per_step, x.y.pp) != 0)
+		out->warn |= TRAIN_WARN_UNEVEN_MB;
+	/* The topology holds the job: as many nodes as it needs. */
+	x.t = *t;
+	G = t->gpus_per_node;
+	nodes = ceil(x.y.gpus / G);
+	if (nodes > GP_COUNT_MAX)
+		return gp_fail(err, "%g nodes are too many", nodes);
+	if (x.t.nodes < nodes)
+		x.t.nodes = (int)nodes;
+	if (nodes > 1 && x.t.nics == 0)
+		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
+			       "system has no NICs", x.y.gpus, nodes, G);
+	if (layout_place(&x.y, G, out->groups, err))
+		return GP_EINVAL;
+	if (x.y.zero > 0 && x.y.shard == 1)
+		out->warn |= TRAIN_WARN_ZERO_DP1;
+	if (out->groups[GP_GRP_TP].per_node < x.y.tp)
+		out->warn |= TRAIN_WARN_TP_NODES;
+	if (out->groups[GP_GRP_EP].per_node < x.y.ep)
+		out->warn |= TRAIN_WARN_EP_NODES;
+
+	/* Precisions and bytes. */
+	x.lin = c->compute;
+	x.half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ? GP_BF16 :
+		GP_FP16;
+	if (c->compute == GP_FP16 || c->compute == GP_FP32 ||
+	    c->compute == GP_TF32)
+		x.half = c->compute;
+	x.A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
+		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
+	x.wb = c->compute == GP_FP8 ? 1.0 : x.A;
+	x.frozen = c->mem.lora_rank > 0;
+	if (x.frozen && c->mem.base.bits > 0 &&
+	    mem_quant_bits(&c->mem.base) < 16) {
+		x.quant = mem_quant_bits(&c->mem.base);
+		x.wb = 2.0;   /* the GEMM reads the dequantised copy */
+	}
+	x.T = mb * c->mem.seq / x.y.cp;
+	x.Tn = x.y.sp ? x.T / x.y.tp : x.T;
+
+	layer_costs(&x, 0, &ld);
+	lm = ld;
+	if (model_moe_layers(m) > 0)
+		layer_costs(&x, 1, &lm);
+	if (x.bad)
+		return GP_EINVAL;
+
+	/* Stages: the split of the memory model (uniform for Megatron,
+	 * DeepSpeed's balanced partition when configured). */
+	mc = c->mem;
+	mc.lay.microbatches = mc.lay.microbatches > 0 ?
+		mc.lay.microbatches : per_step;
+	if (mem_train(m, &mc, c->capacity, &c->reserve, &out->mem, err))
+		return GP_EINVAL;
+	out->fits = out->mem.fits;
+	memset(&worst, 0, sizeof worst);
+	rb = reduce_bytes(&c->mem, &sb);
+	/* Optimizer step: memory-bound over the local trainable states;
+	 * Adam reads and writes the fp32 master and both moments, reads
+	 * the gradient (and zeroes it), writes the 16-bit weights
+	 * (apex/Megatron multi-tensor fused Adam). */
+	opt_bytes = 2.0 * (sb.master + sb.optimizer) + 2.0 * sb.grads +
+		sb.weights;
+	first = 0;
+	for (k = 0; k < x.y.pp; k++) {
+		int nl;
+		double dp = 0, zg = 0, e, lp, le, opt;
+
+		if (mem_stage_layers(m, &c->mem, k, &nl, err))
+			return GP_EINVAL;
+		stage_costs(&x, &ld, &lm, k, first, nl, &s);
+		first += nl;
+		if (x.bad)
+			return GP_EINVAL;
+		tsum += s.t;
+		if (s.t > tmax) {
+			tmax = s.t;
+			worst = s;
+			out->stage = k;
+			out->stage_layers = nl;
+		}
+		if (x.frozen) {
+			/* LoRA: only the adapters reduce and step, a few
+			 * MB; their cost is below the model's resolution. */
+			continue;
+		}
+		lp = s.params - s.eparams;
+		le = s.eparams;
+		/* Gradient reduction once per step (ZeRO 0/1; ZeRO 2/3
+		 * reduced per micro-batch in the stage) and, with a
+		 * distributed optimizer, the parameter all-gather. */
+		if (x.y.zero <= 1) {
+			gp_coll op = x.y.zero == 0 ? GP_ALL_REDUCE :
+				GP_REDUCE_SCATTER;
+
+			dp = coll(&x, op, lp * rb, &out->groups[GP_GRP_DPCP]) +
+				coll(&x, op, le * rb, &out->groups[GP_GRP_EDP]);
+		}
+		if (x.y.zero >= 1 && !(x.y.zero == 3 || (x.y.zero == 2 &&
+							  c->fsdp)))
+			zg = coll(&x, GP_ALL_GATHER, lp * 2.0,
+				  &out->groups[GP_GRP_DPCP]) +
+				coll(&x, GP_ALL_GATHER, le * 2.0,
+				     &out->groups[GP_GRP_EDP]);
+		if (x.bad)
+			return GP_EINVAL;
+		/* Overlapped with the last micro-batch's backward, all but
+		 * the last bucket; unoverlapped, all of it. */
+		e = c->overlap_grad_reduce ?
+			fmax(dp * fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0)),
+			     dp - s.bwd) : dp;
+		if (e > post_dp) {
+			post_dp = e;
+			post_dp_hid = dp - e;
+		}
+		e = c->overlap_param_gather ?
+			fmax(zg * fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0)),
+			     zg - s.fwd) : zg;
+		if (e > post_zero) {
+			post_zero = e;
+			post_zero_hid = zg - e;
+		}
+		/* Local states: sharded over dp x cp (experts over the
+		 * expert-data-parallel group) from ZeRO 1 on. */
+		opt = (x.y.zero >= 1 || sb.master_shard0 ?
+		       lp / x.y.shard + le / x.y.eshard : lp + le) *
+			opt_bytes;
+		if (x.lin == GP_FP8)
+			/* The fp8 weight casts, once per step (Transformer
+			 * Engine caches them over micro-batches). */
+			opt += (lp + le) * 4.0;
+		opt = mem_time(&x, opt);
+		if (c->mem.offload_optimizer || c->mem.offload_params)
+			/* ZeRO-Offload: grads down and params up over PCIe
+			 * (2 + 2 B per local parameter at the NIC path
+			 * rate, else 25 GB/s); the CPU step overlaps. */
+			opt = (lp / x.y.shard + le / x.y.eshard) * 4.0 /
+				(x.t.nic_path_bw > 0 ? x.t.nic_path_bw : 25e9);
+		if (opt > post_opt)
+			post_opt = opt;
+	}
+	/* Tied embeddings across the pipeline: the first and last stage
+	 * all-reduce the embedding gradient (Megatron's embedding group). */
+	if (x.y.pp > 1 && x.p.lm_head == 0 && !x.frozen) {
+		gp_group eg;
+
+		eg.ranks = 2;
+		eg.per_node = out->groups[GP_GRP_PP].per_node > 1 ? 2 : 1;
+		eg.sharing = G / eg.per_node;
+		if (eg.sharing < 1)
+			eg.sharing = 1;
+		post_dp += coll(&x, GP_ALL_REDUCE, x.p.embedding / x.y.tp * rb,
+				&eg);
+		if (x.bad)
+			return GP_EINVAL;
+	}
+
+	/* The schedule. */
+	v = x.y.schedule == GP_SCHED_INTERLEAVED ? x.y.vpp : 1.0;
+	out->microbatches = per_step;
+	out->stage_time = tmax;
+	for (k = 0; k < TRAIN_NPARTS; k++) {
+		out->part[k] = per_step * worst.part[k];
+		out->hidden[k] = per_step * worst.hidden[k];
+	}
+	out->part[TRAIN_BUBBLE] = x.y.pp > 1 ? (tsum - tmax) / v : 0.0;
+	out->part[TRAIN_DP] += post_dp;
+	out->hidden[TRAIN_DP] += post_dp_hid;
+	out->part[TRAIN_ZERO] += post_zero;
+	out->hidden[TRAIN_ZERO] += post_zero_hid;
+	out->part[TRAIN_OPTIMIZER] = post_opt;
+	out->step = 0;
+	for (k = 0; k < TRAIN_NPARTS; k++)
+		out->step += out->part[k];
+	out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
+
+	/* Throughput and FLOPs.  Model FLOPs per token: the forward
+	 * (2 per active matmul weight, logits included, plus attention
+	 * over ctx keys) times 3 (backward twice the forward, Kaplan et
+	 * al. 2020 sec. 2.1); attention over the whole sequence as in
+	 * Megatron's and PaLM's formulas (Narayanan et al. 2021 eq. 3;
+	 * Chowdhery et al. 2022 app. B), or half of it when causal_flops.
+	 * A frozen base (LoRA) runs forward and input gradients only
+	 * (2x) plus the adapters' 6 FLOP per parameter. */
+	out->tokens_per_step = per_step * x.y.dp * mb * c->mem.seq;
+	out->tokens_per_s = out->tokens_per_step / out->step;
+	out->tokens_per_s_gpu = out->tokens_per_s / x.y.gpus;
+	ctx_len = c->causal_flops ? c->mem.seq / 2.0 : c->mem.seq;
+	fpt = model_fwd_flops_per_token(m, ctx_len);
+	if (fpt < 0)
+		return gp_fail(err, "train: cannot count the model's FLOPs");
+	{
+		double attn = fpt - 2.0 * x.p.matmul_active;
+		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
+		double mult = x.frozen ? 2.0 : 3.0, rec = 0, vis = 0;
+
+		if (c->mem.recompute == GP_RECOMPUTE_FULL)
+			rec = layer_fwd;
+		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
+			rec = attn;
+		if (c->mem.images > 0 && m->vision.layers > 0)
+			vis = model_vision_flops_per_image(m) *
+				c->mem.images / c->mem.seq *
+				(!c->mem.vision_frozen && !x.frozen ? 3.0 : 1.0);
+		out->model_flops = out->tokens_per_step * (mult * fpt + vis +
+			(x.frozen ? 6.0 * mem_lora_params(m, c->mem.lora_rank,
+				c->mem.lora_targets) : 0.0));
+		out->hw_flops = out->model_flops + out->tokens_per_step * rec;
+	}
+	out->peak = d->peak[c->compute];
+	out->model_tflops_gpu = out->model_flops / out->step / x.y.gpus / 1e12;
+	out->hw_tflops_gpu = out->hw_flops / out->step / x.y.gpus / 1e12;
+	out->mfu = out->model_tflops_gpu * 1e12 / out->peak;
+	out->hfu = out->hw_tflops_gpu * 1e12 / out->peak;
+	if (c->tokens > 0) {
+		out->train_time = c->tokens / out->tokens_per_s;
+		if (c->price > 0)
+			out->cost = out->train_time / 3600.0 * x.y.gpus *
+				c->price;
+	}
+	return GP_OK;
+}

@@ -1,0 +1,132 @@
+-- gpuplan train MODEL --gpu ID --gpus N [...]: one training step -- how long,
+-- where the time goes, MFU, days and cost.
+local train = require "gpuplan.train"
+local memory = require "gpuplan.memory"
+local report = require "gpuplan.report"
+local units = require "gpuplan.units"
+local cli = require "gpuplan.cli"
+local fit = require "gpuplan.cmd.fit"
+
+local C = {
+  summary = "how long a training step takes, where the time goes, MFU, days and cost",
+  usage = [[
+usage: gpuplan train MODEL --gpu ID --gpus N [options]
+
+  The job (as for `gpuplan fit`): --method pretrain|full|lora|qlora,
+  --tp --pp --cp --ep --vpp --zero --fsdp --sp, --seq, --batch (micro-
+  batch), --recompute none|selective|full|auto, --precision bf16|fp16|fp8|
+  fp32|tf32, --stack megatron|deepspeed|hf, --optimizer, --lora-rank ...
+  (see `gpuplan fit --help`), and:
+
+  --global-batch N   sequences per step (default about 4M tokens for
+                     pretraining, 128 sequences for fine-tuning)
+  --system ID        the node (GPUs, NVLink, NICs; default the catalog's
+                     system of this GPU); --nics N --nic-fabric ID
+                     --gpus-per-node N override it
+  --order O          rank order, innermost first (default tp-cp-ep-dp-pp)
+  --overlap-grad-reduce --overlap-param-gather --tp-overlap
+  --overlap-p2p --ep-overlap   communication under compute (--no-... to
+                     turn off; defaults by stack)
+  --causal-flops     model FLOPs count causal attention at half
+  --tokens N         tokens to train on (e.g. 2e12): days and cost
+  --price P          per GPU-hour ('$2.49/h', a catalog price id; default
+                     the cheapest catalog price), --currency C
+  --scaling          also the scaling efficiency against one node
+  --format F         text|markdown|csv|json
+
+  Prints the step time by part (compute, recompute, each communication
+  kind as it adds to the step, bubble, optimizer; hidden = overlapped),
+  tokens/s, MFU and HFU against the dense peak, the memory verdict, and
+  time and cost to train.]],
+  options = {},
+}
+for k, v in pairs(fit.options) do C.options[k] = v end
+for k, v in pairs {
+  global_batch = "int", system = "string", nics = "int", nic_fabric = "string",
+  gpus_per_node = "int", order = "string", overlap_grad_reduce = "flag",
+  overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
+  ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
+  currency = "string", scaling = "flag",
+} do C.options[k] = v end
+-- Options of fit that are not a training step's.
+for _, k in ipairs { "kv", "ctx", "block", "prompts", "group", "prompt_len",
+                     "response_len", "reward_model", "ref_model", "colocated",
+                     "rollout_weights", "rollout_tp" } do C.options[k] = nil end
+
+local function pct(x) return string.format("%.1f%%", 100 * x) end
+
+function C.run(opts, args)
+  if #args ~= 1 then error(cli.usage("train: expected one MODEL id"), 0) end
+  if not opts.gpu then error(cli.usage("train: --gpu ID is required"), 0) end
+  local o = { model = args[1] }
+  for k, v in pairs(opts) do
+    if k ~= "format" then o[k] = v end
+  end
+  if o.tokens then
+    local n = units.try and units.try(o.tokens, "count") or tonumber(o.tokens)
+    if not n then n = tonumber(o.tokens) end
+    if not n then error(cli.usage("train: --tokens expects a number like 2e12, got '"
+                                  .. o.tokens .. "'"), 0) end
+    o.tokens = n
+  end
+  local ok, r = pcall(train.train, o)
+  if not ok then error(cli.clean(r), 0) end
+  local format = opts.format or "text"
+  if format == "json" then
+    local out = {}
+    for k, v in pairs(r) do out[k] = v end
+    io.write(report.json(out), "\n")
+    return 0
+  end
+  local rows = {}
+  for _, p in ipairs(r.parts) do
+    if p.seconds > 0 or p.hidden > 0 then
+      rows[#rows + 1] = { part = p.name, seconds = p.seconds, share = pct(p.share),
+                          hidden = p.hidden > 0 and string.format("%.4f", p.hidden) or "" }
+    end
+  end
+  rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "" }
+  local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, zero %d%s), %s %s, "
+    .. "seq %d, global batch %d (%d micro-batches of %d)",
+    r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
+    r.ep > 1 and (", ep " .. r.ep) or "", r.zero, r.sp and ", sp" or "", r.method, r.precision,
+    r.seq, r.global_batch, r.microbatches, r.micro_batch)
+  report.print(rows, { format = format, title = title, columns = {
+    { key = "part", label = "part" },
+    { key = "seconds", label = "seconds", fmt = "%.4f" },
+    { key = "share", label = "share", align = "right" },
+    { key = "hidden", label = "hidden (s)", align = "right" },
+  } })
+  if format == "text" or format == "markdown" then
+    io.write(string.format("throughput: %.0f tokens/s (%.0f per GPU); MFU %s, HFU %s of %.0f "
+      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", r.tokens_per_s, r.tokens_per_s_gpu,
+      pct(r.mfu), pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
+    if r.bubble_frac > 0 then
+      io.write(string.format("pipeline: slowest stage %d of %d (%d layers), bubble %s of the step\n",
+        r.stage, r.pp, r.stage_layers, pct(r.bubble_frac)))
+    end
+    local m = r.memory
+    m.method = r.method
+    io.write(string.format("memory: %.1f GiB of %.1f GiB per GPU; %s\n", m.total / units.GiB,
+      m.capacity / units.GiB, memory.verdict(m)))
+    if r.days then
+      io.write(string.format("time to train %.3g tokens: %.1f days on %d GPUs", r.tokens, r.days,
+        r.gpus))
+      if r.cost then
+        io.write(string.format("; cost %.0f %s at %.2f %s/GPU-h", r.cost, r.currency, r.price,
+          r.currency))
+      end
+      io.write("\n")
+    end
+    if r.scaling then
+      io.write(string.format("scaling efficiency: %.2f against %d GPUs (%.0f tokens/s per GPU "
+        .. "there)%s\n", r.scaling.efficiency, r.scaling.gpus, r.scaling.tokens_per_s_gpu,
+        r.scaling.efficiency < 0.6 and " -- below 0.6: change the layout or the cards" or ""))
+    end
+    if #r.warnings > 0 then io.write("warnings: ", table.concat(r.warnings, ", "), "\n") end
+    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+  end
+  return 0
+end
+
+return C

@@ -1,0 +1,271 @@
+-- gpuplan.train: how long one training step takes, where the time goes,
+-- and what a run costs.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.train{ model = "llama3-70b", gpu = "h800-sxm", gpus = 64,
+--                       tp = 4, pp = 2, zero = 1, seq = 8192, global_batch = 512,
+--                       tokens = 1e12, price = "$2.00/h" }
+--   print(r.fits, r.step_s, r.mfu, r.tokens_per_s, r.days, r.cost)
+--   for _, p in ipairs(r.parts) do print(p.name, p.seconds, p.hidden) end
+--
+-- Every option of gp.memory (the job: model, gpu, gpus, method, precision,
+-- tp/pp/cp/ep/vpp, zero, sp, seq, batch = micro-batch, recompute, LoRA ...)
+-- plus:
+--   global_batch  sequences per step (default: ~4M tokens for pretraining,
+--                 128 sequences for fine-tuning, a multiple of dp x batch)
+--   system        catalog system id (a node: GPUs, scale-up fabric, NICs);
+--                 default the catalog's system of this GPU, else one node
+--                 of the GPU's NVLink domain
+--   nics, nic_fabric, gpus_per_node   override the node
+--   order         rank order, innermost first (default tp-cp-ep-dp-pp)
+--   overlap_grad_reduce, overlap_param_gather, tp_overlap, overlap_p2p,
+--   ep_overlap    booleans; defaults by stack (see OVERLAPS)
+--   causal_flops  count causal attention at half in model FLOPs (default
+--                 false: Megatron's and PaLM's full s^2)
+--   tokens        tokens to train on (number or "2e12"): time and cost
+--   price         per GPU-hour ("$2.49/h", a number, a catalog price id);
+--                 default the cheapest catalog price of the GPU
+--   scaling       true: also the scaling efficiency against one node
+--
+-- Result: plain table (seconds, FLOP, bytes): fits, step_s, parts {name,
+-- seconds, hidden} in the engine's order, microbatches, bubble_frac, stage,
+-- stage_layers, tokens_per_step, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
+-- model_tflops_gpu, hw_tflops_gpu, train_s, days, cost, currency, memory
+-- (gp.memory's breakdown), warnings, groups, defaults.
+
+local units = require "gpuplan.units"
+local memory = require "gpuplan.memory"
+local args = require "gpuplan.args"
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function catalog(cat) return cat or require("gpuplan").catalog() end
+local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+
+M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
+  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
+  causal_flops tokens price currency scaling]]
+
+M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
+
+-- Which communication each software stack overlaps by default.
+--   megatron   Megatron-Core with --overlap-grad-reduce and
+--              --overlap-param-gather (the distributed optimizer's
+--              bucketed reduce-scatter / all-gather under backward and
+--              forward), overlapped p2p for the interleaved schedule;
+--              TP overlap (Userbuffers) off unless asked (tp_overlap).
+--   deepspeed  overlap_comm off at ZeRO 0-2 (the DeepSpeed config
+--              default), ZeRO-3 prefetches parameters.
+--   hf         PyTorch DDP overlaps bucketed all-reduce with backward;
+--              FSDP prefetches the next layer's gather.
+M.OVERLAPS = {
+  megatron = { overlap_grad_reduce = true, overlap_param_gather = true, overlap_p2p = true },
+  deepspeed = { overlap_grad_reduce = false, overlap_param_gather = false, overlap_p2p = false },
+  hf = { overlap_grad_reduce = true, overlap_param_gather = true, overlap_p2p = false },
+}
+
+-- GEMM precision by training precision.
+local COMPUTE = { bf16 = "bf16", fp16 = "fp16", fp8 = "fp8", fp32 = "fp32", tf32 = "tf32" }
+
+-- PCIe bandwidth per direction of a GPU's host link: 0.985 GB/s per lane
+-- at Gen3 (8 GT/s, 128b/130b), doubling per generation, at 0.8 for TLP
+-- headers and flow control (PCI-SIG base specification; the same rule as
+-- gpuplan.infer's prefill offload).
+function M.pcie_bw(g)
+  if not g.pcie or not g.pcie.gen then return nil end
+  return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
+end
+
+-- The node the job runs on: a catalog system, or one built from the GPU.
+local function topology(o, gpu, cat, default)
+  local comm = require "gpuplan.comm"
+  local sys
+  if o.system ~= nil then
+    sys = cat:get("systems", o.system)
+    if gpu and sys.gpu ~= gpu.id then
+      fail("train: system '%s' holds %s, not %s", o.system, tostring(sys.gpu), gpu.id)
+    end
+  elseif gpu then
+    for _, id in ipairs(cat:ids("systems")) do
+      if cat.systems[id].gpu == gpu.id then sys = cat.systems[id]; break end
+    end
+    if sys then default("system=" .. sys.id) end
+  end
+  local spec
+  if sys then
+    spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
+             nic_fabric = sys.nic_fabric }
+  else
+    local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
+    if not fab then fail("train: gpu '%s' has no scale-up fabric; give system = ID", gpu.id) end
+    spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
+    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, gpu.id, fab))
+  end
+  if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
+  if o.nics ~= nil then spec.nics = o.nics end
+  if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
+  if (spec.nics or 0) > 0 and not spec.nic_fabric then
+    fail("train: nics = %s needs nic_fabric", tostring(spec.nics))
+  end
+  local t = comm.from_fabrics(spec, cat)
+  t.nic_path_bw = M.pcie_bw(gpu) or nil
+  return t, sys
+end
+
+-- Price per GPU-hour: the caller's ("$2.49/h", a number in the catalog
+-- currency, a catalog price id), else the cheapest catalog price of the
+-- GPU in the currency asked (converted at the catalog's rate, and said).
+local function price_of(o, gpu, cat, currency, default)
+  local p = o.price
+  if p == nil then
+    local best, bid
+    for _, pid in ipairs(cat:ids("prices")) do
+      local e = cat.prices[pid]
+      if e.gpu == gpu.id then
+        local v = cat:convert(e.price, currency)
+        if v and (not best or v < best) then best, bid = v, pid end
+      end
+    end
+    if best then default(string.format("price=%.2f %s/GPU-h (catalog %s, the cheapest)",
+                                       best, currency, bid)) end
+    return best
+  end
+  if type(p) == "number" then
+    if p ~= p or p < 0 or p == math.huge then fail("train: price must be a non-negative number") end
+    return p
+  end
+  if type(p) ~= "string" then fail("train: price must be a string like '$2.49/h' or a number") end
+  if cat.prices and cat.prices[p] then return cat:convert(cat.prices[p].price, currency) end
+  local v = units.parse(p, "price")
+  local c = cat:convert(v, currency)
+  if not c then fail("train: cannot convert %s to %s (no exchange rate in the catalog)", p, currency) end
+  return c
+end
+
+local function tokens_of(v)
+  if v == nil then return nil end
+  local n = tonumber(v)
+  if not n or n ~= n or n <= 0 or n == math.huge then
+    fail("train: tokens must be a positive number (got %s)", args.shown(v))
+  end
+  return n
+end
+
+-- gp.train{...}: see the header.
+function M.train(o)
+  local p = memory.prepare(o, M.EXTRA, "train")
+  local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
+  local function default(s) defaults[#defaults + 1] = s end
+  if not M.METHODS[p.method] then
+    fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; RL: gp.rl)",
+      p.method)
+  end
+  if not gpu then fail("train: gpu is required") end
+  local cat = catalog(o.cat)
+  local precision = o.precision or "bf16"
+  cfg.compute = COMPUTE[precision]
+  if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
+  -- Global batch: what a run of this kind uses, rounded up to whole
+  -- micro-batches on every data-parallel rank.
+  local per = cfg.dp * (cfg.micro_batch or 1)
+  local gb = o.global_batch
+  if gb == nil then
+    local want = p.method == "pretrain" and math.ceil(4 * 1024 * 1024 / cfg.seq) or 128
+    gb = per * math.max(1, math.ceil(want / per))
+    default(string.format("global_batch=%d (%s)", gb, p.method == "pretrain" and
+      "about 4M tokens per step" or "128 sequences per step"))
+  end
+  if math.type(gb) ~= "integer" and not (type(gb) == "number" and gb == math.floor(gb)) then
+    fail("train: global_batch must be a whole number of sequences (got %s)", args.shown(gb))
+  end
+  if gb < per or gb % per ~= 0 then
+    fail("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
+      cfg.micro_batch or 1)
+  end
+  cfg.global_batch = gb
+  if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
+  -- Overlaps: the stack's defaults, each overridable.
+  local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
+  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
+                       "overlap_p2p", "ep_overlap", "causal_flops", "scaling" } do
+    if o[k] ~= nil and type(o[k]) ~= "boolean" then
+      fail("train: %s must be a boolean (got %s)", k, type(o[k]))
+    end
+  end
+  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
+                       "overlap_p2p", "ep_overlap" } do
+    local v = o[k]
+    if v == nil then v = ov[k] or false end
+    cfg[k] = v
+  end
+  cfg.causal_flops = o.causal_flops == true
+  cfg.fsdp = cfg.stack == "hf" and (cfg.zero or 0) >= 2
+  if o.order ~= nil then cfg.order = o.order end
+  local topo = topology(o, gpu, cat, default)
+  cfg.capacity = p.capacity
+  local currency = o.currency or (cat.settings and cat.settings.currency) or "USD"
+  cfg.tokens = tokens_of(o.tokens)
+  cfg.price = price_of(o, gpu, cat, currency, default)
+  local device = require("gpuplan.roofline").device(gpu, cat)
+
+  local function run(c)
+    if c.recompute == "auto" then
+      memory.auto_recompute(model, c, defaults)
+    end
+    local ok, r = pcall(core().train, model, device, topo, c)
+    if not ok then error("train: " .. require("gpuplan.cli").clean(r), 0) end
+    return r
+  end
+  local r = run(cfg)
+  local out = {
+    model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,
+    tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, cp = cfg.cp, ep = cfg.ep, vpp = cfg.vpp or 1,
+    zero = cfg.zero, sp = cfg.sp == true, micro_batch = cfg.micro_batch or 1,
+    global_batch = gb, seq = cfg.seq, recompute = cfg.recompute, precision = precision,
+    recipe = cfg.recipe, stack = cfg.stack,
+    fits = r.fits, step_s = r.step, microbatches = r.microbatches,
+    bubble_frac = r.bubble_frac, stage = r.stage, stage_layers = r.stage_layers,
+    stage_time_s = r.stage_time, tokens_per_step = r.tokens_per_step,
+    tokens_per_s = r.tokens_per_s, tokens_per_s_gpu = r.tokens_per_s_gpu,
+    model_flops = r.model_flops, hw_flops = r.hw_flops, mfu = r.mfu, hfu = r.hfu,
+    model_tflops_gpu = r.model_tflops_gpu, hw_tflops_gpu = r.hw_tflops_gpu, peak = r.peak,
+    memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency,
+    price = cfg.price, defaults = defaults, overlaps = {},
+  }
+  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
+                       "overlap_p2p", "ep_overlap" } do out.overlaps[k] = cfg[k] end
+  out.parts = {}
+  for _, name in ipairs(M.PARTS) do
+    out.parts[#out.parts + 1] = { name = name, seconds = r.parts[name], hidden = r.hidden[name],
+                                  share = r.parts[name] / r.step }
+  end
+  if cfg.tokens then
+    out.tokens = cfg.tokens
+    out.train_s = r.train_time
+    out.days = r.train_time / 86400
+    if cfg.price then out.cost = r.cost end
+  end
+  if o.scaling then
+    -- One node (or one model replica, when that is larger) with the same
+    -- model-parallel layout and per-replica batch: tokens/s per GPU there
+    -- against here.
+    local g = topo.gpus_per_node
+    local rep = cfg.tp * cfg.pp * cfg.cp
+    local dp1 = math.max(1, g // rep)
+    local c1 = {}
+    for k, v in pairs(cfg) do c1[k] = v end
+    c1.dp = dp1
+    if (c1.ep or 1) > 1 and (dp1 * cfg.cp) % c1.ep ~= 0 then c1.ep = dp1 * cfg.cp end
+    c1.global_batch = dp1 * (cfg.micro_batch or 1) * r.microbatches
+    local r1 = run(c1)
+    out.scaling = { gpus = dp1 * rep, tokens_per_s_gpu = r1.tokens_per_s_gpu,
+                    efficiency = r.tokens_per_s_gpu / r1.tokens_per_s_gpu }
+  end
+  return out
+end
+
+M.PARTS = { "compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
+            "dp_comm", "zero_gather", "bubble", "optimizer" }
+
+return M
