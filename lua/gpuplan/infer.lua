@@ -218,9 +218,12 @@ function M.setup(a)
   local mem = num_arg(a, "memory", "bytes")
   if not mem then
     local margin = (cat.settings and cat.settings.safety_margin) or 0.10
-    mem = (g.usable_memory or g.memory) * (1 - margin)
+    local usable, derived = require("gpuplan.memory").capacity(g)
+    mem = usable * (1 - margin)
     default(string.format("memory=%.1fGB (%s x %.2f)", mem / 1e9,
-                          g.usable_memory and "usable_memory" or "memory", 1 - margin))
+                          derived and string.format("memory x %.3f",
+                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory",
+                          1 - margin))
   end
   c.capacity = mem
   if a.offload then

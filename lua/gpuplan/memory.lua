@@ -134,16 +134,34 @@ local function boolean(name, v)
   return v
 end
 
--- Capacity of a GPU entry in bytes: what the framework sees when the
--- catalog says (usable_memory, torch's total_memory), else the marketed
--- size.
+-- The share of a card's memory CUDA lets a framework allocate when the
+-- catalog does not say (catalog/FORMAT.md "Memory capacity"): PyTorch's
+-- total_memory (the "total capacity" of its OOM message) over the
+-- marketed size read as GiB is 79.15/80 = 0.989 on A100 80GB,
+-- 79.10-79.19/80 = 0.989-0.990 on H100 80GB, 139.80/141 = 0.991 on
+-- H200 and 95.01/96 = 0.990 on RTX PRO 6000; the rest is the driver's
+-- own reservation.  0.989, the low end, so a derived capacity does not
+-- promise more than the measured cards give.
+M.USABLE_FRACTION = 0.989
+
+-- Capacity of a GPU entry in bytes, the one rule every command uses: the
+-- catalog's usable_memory when it gives one, else memory x
+-- USABLE_FRACTION.  Second result: true when derived.
 function M.capacity(gpu)
-  local c = gpu.usable_memory or gpu.memory
+  local u = gpu.usable_memory
+  if type(u) == "string" then u = units.parse(u, "bytes") end
+  if u ~= nil then
+    if type(u) ~= "number" or not (u > 0 and u < math.huge) then
+      fail("gpu '%s': usable_memory must be a positive size", tostring(gpu.id))
+    end
+    return u, false
+  end
+  local c = gpu.memory
   if type(c) == "string" then c = units.parse(c, "bytes") end
-  if type(c) ~= "number" or c <= 0 then
+  if type(c) ~= "number" or not (c > 0 and c < math.huge) then
     fail("gpu '%s' has no memory size", tostring(gpu.id))
   end
-  return c
+  return c * M.USABLE_FRACTION, true
 end
 
 -- Every option M.memory reads; anything else is a misspelling (tp_size for

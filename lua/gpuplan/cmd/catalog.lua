@@ -140,6 +140,20 @@ local function show(cat, id, format)
   for _, h in ipairs(hits) do
     local rows = {}
     flatten("", h.entry, rows)
+    -- A card without a measured usable_memory gets the derived one
+    -- (catalog/FORMAT.md "Memory capacity"): shown, and said so.
+    if h.kind == "gpus" and h.entry.usable_memory == nil then
+      local memory = require "gpuplan.memory"
+      local ok, c = pcall(memory.capacity, h.entry)
+      if ok then
+        local at = #rows + 1
+        for i, r in ipairs(rows) do
+          if r.field > "usable_memory" then at = i break end
+        end
+        table.insert(rows, at, { field = "usable_memory", value = string.format(
+          "%.0f (derived: memory x %.3f)", c, memory.USABLE_FRACTION) })
+      end
+    end
     if format == "text" then
       io.stdout:write(string.format("%s '%s' (%s:%d)\n", h.entry._kind, id, h.entry._file, h.entry._line))
     end
