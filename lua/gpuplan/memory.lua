@@ -55,7 +55,19 @@ M.weight_formats = {
   awq = { bits = 4, group = 128, group_bits = 16 + 4 },
   -- NVFP4: an fp8 (E4M3) scale per 16 elements (NVIDIA Blackwell NVFP4).
   fp4 = { bits = 4, group = 16, group_bits = 8 },
+  -- SmoothQuant-style W8A8: int8 weights, per-channel scales (< 0.01 bit).
+  w8a8 = { bits = 8 },
+  -- OCP Microscaling v1.0: an E8M0 scale per 32 elements, 4 + 8/32 = 4.25
+  -- (MXFP4) and 6 + 8/32 = 6.25 (MXFP6); the block is fixed by the format.
+  mxfp4 = { bits = 4, group = 32, group_bits = 8, fixed_group = true },
+  fp6 = { bits = 6, group = 32, group_bits = 8, fixed_group = true },
 }
+
+-- Effective bits per weight of a format (codes plus the group scales):
+-- int4 4 + 20/128 = 4.156, nf4-dq 4.127, fp4 4.5.
+function M.weight_bits(f)
+  return f.bits + (f.group and f.group_bits / f.group or 0)
+end
 
 -- Bytes per cached K/V element.
 M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
@@ -63,7 +75,9 @@ M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 -- A weight format from a name, a bits-per-weight number (GGUF-style
--- "4.85") or a {bits=, group=, group_bits=} table.
+-- "4.85") or a {bits=, group=, group_bits=} table.  The one rule for
+-- --weights in every command (fit, infer, the RL rollout engine): infer
+-- reads its bits from here too.
 function M.weight_format(w)
   if type(w) == "table" then return w end
   if type(w) == "number" or (type(w) == "string" and tonumber(w)) then
@@ -76,7 +90,8 @@ function M.weight_format(w)
   -- scale dtype: "gptq-g64", "awq-g32-fp32".  Each group stores a scale
   -- and a 4-bit zero point (AutoGPTQ / AutoAWQ packing).
   local base, g, scale = tostring(w):match("^(%a+%d?)%-g(%d+)(.*)$")
-  if not f and base and M.weight_formats[base] and M.weight_formats[base].group then
+  if not f and base and M.weight_formats[base] and M.weight_formats[base].group
+     and not M.weight_formats[base].fixed_group then
     local sb = ({ [""] = 16, ["-fp16"] = 16, ["-bf16"] = 16, ["-fp32"] = 32 })[scale]
     if not sb then
       fail("weights '%s': scale dtype must be -fp16, -bf16 or -fp32", w)

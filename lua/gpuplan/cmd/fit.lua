@@ -32,9 +32,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     (qlora: base nf4-dq, 4.127 bits; nf4 is 4.5 bits)
   --lora-dropout P  adapter dropout (default 0.05; 0 keeps no dropout
                     output or mask, as PEFT's default)
-  --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|nf4-dq|fp4 or
-                    bits per weight (GGUF-style, e.g. 4.85); group size and
-                    scale dtype: gptq-g64, awq-g32-fp32 (default g128, fp16)
+  --weights W       weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|
+                    nf4-dq|fp4|mxfp4|fp6 or bits per weight (GGUF-style, e.g.
+                    4.85); group size and scale dtype: gptq-g64, awq-g32-fp32
+                    (default g128, fp16); 'gpuplan infer' takes the same
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
   --block N         paged KV block in tokens (infer; default unpaged)
