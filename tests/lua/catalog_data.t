@@ -233,9 +233,10 @@ local g = cat.prices["h800-sxm/guide/cn"]
 t.ok(g.price.currency == "CNY" and g.range[1].amount == 20 and g.range[2].amount == 40,
   "H800 guide range 20-40 CNY/h")
 
--- Currency: 14 CNY at 7.0 CNY/USD = 2.0 USD.
-t.is(cat.currencies.CNY.per_usd, 7.0, "CNY per USD")
-t.near(cat:convert({ amount = 14, currency = "CNY" }, "USD"), 2.0, EXACT, "14 CNY = 2 USD")
+-- Currency: the PBOC central parity 7.0197 CNY/USD (2026-01-08);
+-- 70.197 CNY / 7.0197 = 10 USD.
+t.is(cat.currencies.CNY.per_usd, 7.0197, "CNY per USD")
+t.near(cat:convert({ amount = 70.197, currency = "CNY" }, "USD"), 10.0, EXACT, "70.197 CNY = 10 USD")
 t.is(cat.settings.currency, "USD", "default currency USD")
 t.is(cat.settings.safety_margin, 0.10, "default safety margin 10%")
 
