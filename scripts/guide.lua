@@ -16,6 +16,8 @@
 -- quoted in another currency is converted at the catalog's central-bank
 -- rate and the market column says "converted from" the quoted price.
 -- --market keeps one market's offers (cn: what renting in China costs).
+-- --format csv prints one table (a `section` column and the union of the
+-- sections' columns); json one array of sections.
 local gp = require "gpuplan"
 local cat = gp.catalog()
 
@@ -57,7 +59,34 @@ end
 -- JSON: one object of sections, printed at the end, so the output parses.
 local json_out = {}
 
+-- CSV: one table a spreadsheet opens, printed at the end: a `section`
+-- column, then the union of the sections' columns (one column per label;
+-- a section leaves the others empty), cells formatted as the tables.
+local csv_rows, csv_cols, csv_col_of = {}, { { key = "section", label = "section" } }, {}
+
 local function section(title, rows, columns)
+  if opt.format == "csv" then
+    for _, c in ipairs(columns) do
+      local label = c.label or c.key
+      if not csv_col_of[label] then
+        csv_col_of[label] = "c" .. #csv_cols
+        csv_cols[#csv_cols + 1] = { key = csv_col_of[label], label = label }
+      end
+    end
+    for _, r in ipairs(rows) do
+      local out = { section = title }
+      for _, c in ipairs(columns) do
+        local v = r[c.key]
+        if v ~= nil and type(c.fmt) == "function" then v = c.fmt(v, r)
+        elseif v ~= nil and type(c.fmt) == "string" and type(v) == "number" then
+          v = string.format(c.fmt, v)
+        end
+        out[csv_col_of[c.label or c.key]] = v
+      end
+      csv_rows[#csv_rows + 1] = out
+    end
+    return
+  end
   if opt.format == "json" then
     local keep = {}
     for i, r in ipairs(rows) do
@@ -211,6 +240,7 @@ section("Serving: 70B int4 single stream; 8B at 64 concurrent requests (1024 in 
 })
 
 if opt.format == "json" then io.write(gp.json(json_out), "\n") end
+if opt.format == "csv" then gp.report(csv_rows, { format = "csv", columns = csv_cols }) end
 if opt.format == "text" then
   io.write("Each number comes from a model you can inspect: gpuplan fit, comm, infer, catalog show.\n")
 end

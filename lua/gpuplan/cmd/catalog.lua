@@ -137,6 +137,9 @@ end
 local function show(cat, id, format)
   local hits = find(cat, id)
   if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  -- csv is one table: with an id in several tables (a gpu and a model
+  -- of the same name), one table with a `kind` column.
+  local all = format == "csv" and #hits > 1 and {} or nil
   for _, h in ipairs(hits) do
     local rows = {}
     flatten("", h.entry, rows)
@@ -157,7 +160,14 @@ local function show(cat, id, format)
     if format == "text" then
       io.stdout:write(string.format("%s '%s' (%s:%d)\n", h.entry._kind, id, h.entry._file, h.entry._line))
     end
-    report.print(rows, { columns = { { key = "field" }, { key = "value", align = "left" } }, format = format })
+    if all then
+      for _, r in ipairs(rows) do r.kind = h.entry._kind; all[#all + 1] = r end
+    else
+      report.print(rows, { columns = { { key = "field" }, { key = "value", align = "left" } }, format = format })
+    end
+  end
+  if all then
+    report.print(all, { columns = { { key = "kind" }, { key = "field" }, { key = "value" } }, format = "csv" })
   end
 end
 

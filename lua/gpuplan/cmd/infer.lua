@@ -31,7 +31,9 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --svg FILE        with --sweep-batch: write the curve as SVG
   --target TPS      GPUs needed for TPS output tokens/s ...
   --itl-max MS      ... with every decode step within MS milliseconds (default 50)
-  --format F        text (default), markdown, csv, json
+  --format F        text (default), markdown, csv, json (csv: one table, the
+                    deployment as one row with its defaults; with --ops the
+                    decode operators instead)
 
   Times in ms, bandwidth GB/s = 10^9 B/s, memory GB = 10^9 bytes.  ITL is one
   decode step at the batch and the mean context (in + out/2).  tokens/s counts
@@ -168,12 +170,24 @@ function C.run(opts, args)
 
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
+  if opts.format == "csv" and opts.ops then
+    -- One table: the decode step's operators (SI units: s, FLOP, bytes).
+    report.print(r.ops or {}, { format = "csv", columns = {
+      { key = "name", label = "op" }, { key = "count" }, { key = "time", label = "time_s" },
+      { key = "total", label = "total_s" }, { key = "bound" }, { key = "intensity" },
+      { key = "flop" }, { key = "bytes" }, { key = "shape_eff" } } })
+    return 0
+  end
   if opts.format == "json" or opts.format == "csv" then
     local row = {}
     for k, v in pairs(r) do
       if type(v) ~= "table" then row[k] = v end
     end
-    if opts.format == "json" then row.ops = r.ops end
+    if opts.format == "json" then
+      row.ops, row.defaults = r.ops, r.defaults
+    else
+      row.defaults = table.concat(r.defaults, ", ")
+    end
     report.print({ row }, { format = opts.format })
     return 0
   end
