@@ -7,14 +7,14 @@ local cli = require "gpuplan.cli"
 local C = {
   summary = "predict published measurements and report the error per case and per kind",
   usage = [[
-usage: gpuplan validate CASES.json... [--format text|markdown|csv|json] [--kind K]
+usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kind K]
                         [--summary]
 
   Predicts every case (format: validation/SCHEMA.md; the published cases
   ship as validation/cases.json) with the models that exist and prints
   predicted / measured / error per case, the cases not predicted with the
   reason, then per kind the count and the median and 90th-percentile
-  absolute error.  --kind keeps one kind (train, memory, infer,
+  absolute error.  Without a file: the shipped validation/cases.json.  --kind keeps one kind (train, memory, infer,
   collective).  --summary prints only the per-kind table.
   csv: one table, a row per case (id, kind, metric, measured, predicted,
   error, reason, defaults; predicted and error empty where not predicted);
@@ -30,7 +30,9 @@ local function num(v)
 end
 
 function C.run(opts, args)
-  if #args == 0 then error(cli.usage("validate: missing CASES.json"), 0) end
+  if #args == 0 then
+    args = { require("gpuplan.config").root .. "/validation/cases.json" }
+  end
   if opts.kind and not validate.kinds[opts.kind] then
     error(cli.usage("validate: --kind must be train, memory, infer or collective"), 0)
   end
