@@ -79,7 +79,6 @@ local function hint(opts)
   local last = table.remove(t)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
 end
-C.hint = hint
 
 function C.run(opts, args)
   local model = args[1]
