@@ -42,7 +42,7 @@ CTEST_SRC  := $(wildcard tests/c/t_*.c)
 CTEST_BIN  := $(CTEST_SRC:.c=.t)
 BENCH_SRC  := $(wildcard bench/*.c)
 
-.PHONY: all test check bench install uninstall clean deps
+.PHONY: all test check bench validate install uninstall clean deps
 
 all: gpuplan
 
@@ -86,6 +86,12 @@ test check: gpuplan $(CTEST_BIN)
 	$(PROVE) tests/cli/*.t || rc=1; \
 	exit $$rc
 
+# The published cases and the check of the README's per-kind figures
+# (also part of `make test`).
+validate: gpuplan
+	./gpuplan validate validation/cases.json
+	$(PROVE) --exec './gpuplan run' tests/lua/validate_figures.t
+
 bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
@@ -97,7 +103,7 @@ bench: gpuplan $(if $(BENCH_SRC),bench/sweep_bench)
 install: gpuplan
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 gpuplan $(DESTDIR)$(BINDIR)/gpuplan
-	cp -R lua catalog scripts $(DESTDIR)$(DATADIR)/
+	cp -R lua catalog scripts validation $(DESTDIR)$(DATADIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gpuplan

@@ -21,7 +21,9 @@
 --   halved      claimed = dense / 2 (halved once too often: a sparse
 --               headline halved twice)
 --   bidir       a link figure off by 2 x (bidirectional vs per direction)
---   GB/GiB      capacity off by 2^30 / 10^9 = 1.074
+--   GB/GiB      memory claims in "GB" are read as GiB (the vendors' GB is
+--               binary, catalog/FORMAT.md); an entry written in decimal GB
+--               is then off by 2^30 / 10^9 = 1.074
 --   variant     a known alternative figure of the same part (launch vs
 --               shipping capacity, one vendor table vs another)
 --   sibling     the figure of another variant of the same chip family
@@ -73,7 +75,14 @@ local function near(a, b) return b ~= 0 and math.abs(a - b) <= M.TOL * math.abs(
 
 -- Parse a claimed figure. Returns the SI value and, for links, the
 -- direction qualifier the claim carried ("bidir", "per-dir" or nil).
+--
+-- Memory: a vendor's "N GB" capacity is binary, N GiB (catalog/FORMAT.md,
+-- "Memory capacity": nvidia-smi shows 81920MiB for the 80GB A100), so a
+-- claim in GB is read as GiB and the reading is returned as "binary".
 local function parse_claim(s, kind)
+  if kind == "bytes" and s:match("%dGB$") then
+    return units.parse(s, "bytes") * 2 ^ 30 / 1e9, "binary"
+  end
   if kind == "link" then
     local q = s:match("%s(%S+)%s*$")
     if q == "bidir" or q == "per-dir" then return units.parse(s, "link"), q end
@@ -130,28 +139,31 @@ function M.check_one(cat, c)
 
   if near(x, v) then
     row.verdict = "agree"
-    if x ~= v then add(string.format("within %d%%: rounding of the marketed figure",
-      math.floor(M.TOL * 100 + 0.5))) end
+    if dir == "binary" then
+      add(string.format("marketed 'GB' is binary: the part has %s",
+        units.fmt_bytes(v, "GiB")))
+    end
+    if math.abs(x - v) > 1e-9 * math.abs(v) then
+      add(string.format("within %d%%: rounding of the marketed figure",
+        math.floor(M.TOL * 100 + 0.5)))
+    end
     row.cause = #causes > 0 and table.concat(causes, "; ") or nil
     return row
   end
 
   -- A known alternative figure of this part: a real difference, not a
-  -- misreading, so it is checked before the GB/GiB reading below.
+  -- misreading.  Read the way the claim was.
   local alts = M.variants[c.gpu] and M.variants[c.gpu][c.field]
   for _, a in ipairs(alts or {}) do
-    if near(x, units.parse(a[1], kind == "link" and "bandwidth" or kind)) then add(a[2]) end
+    if near(x, (parse_claim(a[1], kind))) then add(a[2]) end
   end
 
-  -- GB vs GiB: a claim in decimal "GB" for a part whose catalog capacity is
-  -- binary (A100/H100 "80GB" are 80 GiB).
-  if #causes == 0 and kind == "bytes" and c.claim:match("%dGB$")
-     and near(x * 2^30 / 1e9, v) then
-    row.verdict = "agree"
-    add(string.format("marketed 'GB' is binary: the part has %s",
-      units.fmt_bytes(v, "GiB")))
-    row.cause = table.concat(causes, "; ")
-    return row
+  -- GB vs GiB: the claim read as binary is 2^30/10^9 = 1.074 above an
+  -- entry written in decimal GB (a user catalog that does not follow the
+  -- rule).
+  if #causes == 0 and kind == "bytes" and dir == "binary" and near(x * 1e9 / 2 ^ 30, v) then
+    add("GB vs GiB: the catalog entry gives the capacity in decimal GB; "
+      .. "catalog/FORMAT.md writes it in GiB (the marketed 'GB' is binary)")
   end
 
   row.verdict = "disagree"

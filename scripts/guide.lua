@@ -9,13 +9,23 @@
 --   4. what serving costs: decode speed, throughput, $ per million tokens.
 -- Copy it and change the lists at the top to ask about your own jobs.
 --
---   gpuplan run scripts/guide.lua [--format markdown] [--currency CNY]
+--   gpuplan run scripts/guide.lua [--format markdown] [--currency CNY] [--market cn]
+--
+-- Prices: the cheapest dated offer of each card, in --currency, with the
+-- market it is from (the price entry's region: cn, us, global); a price
+-- quoted in another currency is converted at the catalog's central-bank
+-- rate and the market column says "converted from" the quoted price.
+-- --market keeps one market's offers (cn: what renting in China costs).
+-- --format csv prints one table (a `section` column and the union of the
+-- sections' columns); json one array of sections.
 local gp = require "gpuplan"
 local cat = gp.catalog()
 
 local opt = gp.options({
   format = { "output format: text, markdown, csv or json", "text" },
   currency = { "currency of prices (USD, CNY, ...)", cat.settings.currency },
+  market = { "keep the prices of one market (a price region: cn, us, global, ...); "
+             .. "empty: every market", "" },
 }, arg)
 if #opt[0] > 0 then
   error(require("gpuplan.cli").usage("guide: unexpected argument '" .. opt[0][1] .. "' (see --help)"), 0)
@@ -33,10 +43,50 @@ local GPUS = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20",
 local NODES = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20", "dgx-h200",
                 "dgx-b200", "pcie-8x-4090" }
 
+local market = opt.market ~= "" and opt.market or nil
+if market then
+  local known = {}
+  for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end
+  if not known[market] then
+    local names = {}
+    for k in pairs(known) do names[#names + 1] = k end
+    table.sort(names)
+    error(require("gpuplan.cli").usage("guide: --market: no price in the catalog is from '"
+      .. market .. "' (markets: " .. table.concat(names, ", ") .. ")"), 0)
+  end
+end
+
 -- JSON: one object of sections, printed at the end, so the output parses.
 local json_out = {}
 
+-- CSV: one table a spreadsheet opens, printed at the end: a `section`
+-- column, then the union of the sections' columns (one column per label;
+-- a section leaves the others empty), cells formatted as the tables.
+local csv_rows, csv_cols, csv_col_of = {}, { { key = "section", label = "section" } }, {}
+
 local function section(title, rows, columns)
+  if opt.format == "csv" then
+    for _, c in ipairs(columns) do
+      local label = c.label or c.key
+      if not csv_col_of[label] then
+        csv_col_of[label] = "c" .. #csv_cols
+        csv_cols[#csv_cols + 1] = { key = csv_col_of[label], label = label }
+      end
+    end
+    for _, r in ipairs(rows) do
+      local out = { section = title }
+      for _, c in ipairs(columns) do
+        local v = r[c.key]
+        if v ~= nil and type(c.fmt) == "function" then v = c.fmt(v, r)
+        elseif v ~= nil and type(c.fmt) == "string" and type(v) == "number" then
+          v = string.format(c.fmt, v)
+        end
+        out[csv_col_of[c.label or c.key]] = v
+      end
+      csv_rows[#csv_rows + 1] = out
+    end
+    return
+  end
   if opt.format == "json" then
     local keep = {}
     for i, r in ipairs(rows) do
@@ -54,21 +104,14 @@ local function section(title, rows, columns)
   io.write("\n")
 end
 
--- The cheapest sourced price of a GPU-hour; when the catalog has only a
--- guide's rule-of-thumb range for the GPU, that one, flagged (third value).
+-- The cheapest dated price of a GPU-hour in --currency (gp.prices.cheapest:
+-- a guide's rule-of-thumb range only when nothing else is there, flagged).
+local converted_from, guide_used = {}, false
 local function cheapest(gpu)
-  local best, id, guide
-  for _, pid in ipairs(cat:ids("prices")) do
-    local p = cat.prices[pid]
-    if p.gpu == gpu then
-      local v = cat:convert(p.price, opt.currency)
-      local g = p.provider_kind == "guide"
-      if not best or (guide and not g) or (g == guide and v < best) then
-        best, id, guide = v, pid, g
-      end
-    end
-  end
-  return best, id, guide
+  local q = gp.prices.cheapest(cat, gpu, { currency = opt.currency, market = market })
+  if q and q.converted then converted_from[q.entry.price.currency] = true end
+  if q and q.guide then guide_used = true end
+  return q
 end
 
 -- 1. The cards ------------------------------------------------------------
@@ -76,16 +119,18 @@ local rows = {}
 for _, id in ipairs(GPUS) do
   local g = cat:get("gpus", id)
   local link = g.scaleup and cat.fabrics[g.scaleup.fabric]
-  local price, _, guide = cheapest(id)
+  local q = cheapest(id)
   rows[#rows + 1] = {
     gpu = id, memory = tostring(g._raw.memory), hbm = g.mem_bw / 1e12,
     bf16 = g.peak.bf16 and g.peak.bf16 / 1e12, fp8 = g.peak.fp8 and g.peak.fp8 / 1e12,
     link = link and link.bw / 1e9 or nil,
     ridge = g.peak.bf16 and g.peak.bf16 / g.mem_bw,
-    price = price and string.format("%.2f%s", price, guide and "*" or ""),
+    price = q and string.format("%.2f%s", q.amount, q.guide and "*" or ""),
+    market = gp.prices.origin(q),
   }
 end
-section("The cards (dense tensor peaks; scale-up link per direction; cheapest sourced price)", rows, {
+section("The cards (dense tensor peaks; scale-up link per direction; cheapest sourced price"
+        .. (market and (" in market " .. market) or "") .. ")", rows, {
   { key = "gpu", label = "GPU" }, { key = "memory" },
   { key = "hbm", label = "HBM TB/s", fmt = "%.2f" },
   { key = "bf16", label = "bf16 TFLOPS", fmt = "%.0f" },
@@ -93,9 +138,20 @@ section("The cards (dense tensor peaks; scale-up link per direction; cheapest so
   { key = "link", label = "link GB/s/dir", fmt = "%.0f" },
   { key = "ridge", label = "bf16 ridge FLOP/B", fmt = "%.0f" },
   { key = "price", label = opt.currency .. "/GPU-h", align = "right" },
+  { key = "market", label = "market (price region)", align = "left" },
 })
 if opt.format == "text" then
-  io.write("* no sourced price in the catalog: the seed guide's rule of thumb (catalog show ID)\n\n")
+  if guide_used then
+    io.write("* no dated offer in the catalog: the seed guide's rule of thumb (catalog show ID)\n")
+  end
+  local from = {}
+  for c in pairs(converted_from) do from[#from + 1] = c end
+  table.sort(from)
+  for _, c in ipairs(from) do
+    io.write(string.format("converted prices: %s to %s at %s (catalog list currencies)\n",
+      c, opt.currency, gp.prices.rate(cat, c, opt.currency)))
+  end
+  io.write("\n")
 end
 
 -- 2. Does it fit on one card? ---------------------------------------------
@@ -163,12 +219,14 @@ for _, id in ipairs(GPUS) do
     row.rule = g.mem_bw / r.weights_total
     row.decode = r.stream_tokens_per_s
   end
-  local price = cheapest(id)
+  local q = cheapest(id)
   ok, r = pcall(gp.infer, { model = "llama3.1-8b", gpu = id, weights = g.peak.fp8 and "fp8" or "bf16",
-    concurrency = 64, input = 1024, output = 256, price = price })
+    concurrency = 64, input = 1024, output = 256,
+    price = q and { amount = q.amount, currency = q.currency } })
   if ok and r.fits then
     row.tps = r.per_gpu
     row.cost = r.cost_per_mtok
+    row.market = q and gp.prices.origin(q)
   end
   rows[#rows + 1] = row
 end
@@ -178,9 +236,11 @@ section("Serving: 70B int4 single stream; 8B at 64 concurrent requests (1024 in 
   { key = "decode", label = "70B modelled tok/s", fmt = "%.0f" },
   { key = "tps", label = "8B tok/s per GPU", fmt = "%.0f" },
   { key = "cost", label = opt.currency .. " per 1M out tokens", fmt = "%.3f" },
+  { key = "market", label = "price from", align = "left" },
 })
 
 if opt.format == "json" then io.write(gp.json(json_out), "\n") end
+if opt.format == "csv" then gp.report(csv_rows, { format = "csv", columns = csv_cols }) end
 if opt.format == "text" then
   io.write("Each number comes from a model you can inspect: gpuplan fit, comm, infer, catalog show.\n")
 end

@@ -8,7 +8,7 @@
 gpu {
   id = "mi250x", name = "AMD Instinct MI250X 128GB (2 GCDs)", vendor = "AMD",
   arch = "cdna2", form_factor = "OAM", year = 2021,
-  memory = "128GB", memory_type = "HBM2e",
+  memory = "128GiB", memory_type = "HBM2e",
   mem_bw = "3.28TB/s",
   sms = 220,
   peak = {
@@ -31,7 +31,7 @@ gpu {
 gpu {
   id = "mi300x", name = "AMD Instinct MI300X 192GB", vendor = "AMD",
   arch = "cdna3", form_factor = "OAM", year = 2023,
-  memory = "192GB", memory_type = "HBM3",
+  memory = "192GiB", memory_type = "HBM3",
   mem_bw = "5.3TB/s",
   sms = 304,
   peak = {
@@ -53,7 +53,7 @@ gpu {
 gpu {
   id = "mi325x", name = "AMD Instinct MI325X 256GB", vendor = "AMD",
   arch = "cdna3", form_factor = "OAM", year = 2024,
-  memory = "256GB", memory_type = "HBM3e",
+  memory = "256GiB", memory_type = "HBM3e",
   mem_bw = "6TB/s",
   sms = 304,
   peak = {
@@ -74,7 +74,7 @@ gpu {
 gpu {
   id = "mi355x", name = "AMD Instinct MI355X 288GB", vendor = "AMD",
   arch = "cdna4", form_factor = "OAM (liquid-cooled)", year = 2025,
-  memory = "288GB", memory_type = "HBM3e",
+  memory = "288GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   sms = 256,
   peak = {

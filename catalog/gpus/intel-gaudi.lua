@@ -4,7 +4,7 @@
 gpu {
   id = "gaudi2", name = "Intel Gaudi 2 96GB", vendor = "Intel",
   arch = "gaudi", form_factor = "OAM", year = 2022,
-  memory = "96GB", memory_type = "HBM2e",
+  memory = "96GiB", memory_type = "HBM2e",
   mem_bw = "2.45TB/s",
   peak = { bf16 = "432TFLOPS", fp8 = "865TFLOPS" },
   achievable = {
@@ -29,7 +29,7 @@ gpu {
 gpu {
   id = "gaudi3", name = "Intel Gaudi 3 128GB (HL-325L OAM)", vendor = "Intel",
   arch = "gaudi", form_factor = "OAM", year = 2024,
-  memory = "128GB", memory_type = "HBM2e",
+  memory = "128GiB", memory_type = "HBM2e",
   mem_bw = "3.7TB/s",
   peak = {
     fp32 = "229TFLOPS", tf32 = "459TFLOPS",

@@ -8,7 +8,8 @@
 gpu {
   id = "l40s", name = "NVIDIA L40S 48GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
+  usable_memory = "44.5GiB",
   mem_bw = "864GB/s",
   sms = 142,
   peak = {
@@ -24,13 +25,15 @@ gpu {
   notes = "Datasheet headline 366/733/1466 are sparse. winston-zhang-orz/gpu-specs "
        .. "lists 300 W; NVIDIA says 350 W (chosen). No MIG. FP64 as reported "
        .. "by third parties."
-       .. " SMs: 142 (NVIDIA Ada Lovelace architecture whitepaper (AD102 as L40/L40S): 142 SMs).",
+       .. " SMs: 142 (NVIDIA Ada Lovelace architecture whitepaper (AD102 as L40/L40S): 142 SMs)."
+       .. " usable_memory: ECC on the GDDR6 is on by default and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 48 x 15/16 x 0.989 = 44.5 GiB.",
 }
 
 gpu {
   id = "l40", name = "NVIDIA L40 48GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "PCIe dual-slot", year = 2022,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
+  usable_memory = "44.5GiB",
   mem_bw = "864GB/s",
   sms = 142,
   peak = {
@@ -46,13 +49,15 @@ gpu {
         .. "data_center_rt.rst (2022/10, 300 W, FP32 90.5)",
   notes = "One doc (kpu-sim) claims one NVLink 4.0 link: contradicted by gpumap "
        .. "('no NVLink', chosen)."
-       .. " SMs: 142 (NVIDIA Ada whitepaper: L40 142 SMs).",
+       .. " SMs: 142 (NVIDIA Ada whitepaper: L40 142 SMs)."
+       .. " usable_memory: ECC on the GDDR6 is on by default (assumed for this card as for the other data-centre GDDR6 parts) and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 48 x 15/16 x 0.989 = 44.5 GiB.",
 }
 
 gpu {
   id = "l20", name = "NVIDIA L20 48GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "PCIe dual-slot", year = 2023,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
+  usable_memory = "44.5GiB",
   mem_bw = "864GB/s",
   sms = 92,
   peak = {
@@ -68,13 +73,15 @@ gpu {
   notes = "China-market part, no NVIDIA datasheet found. FP32 is an aggregator's "
        .. "clock-derived value. FP8 and TF32 not found (left out; the chip has "
        .. "FP8 tensor cores like the rest of AD102)."
-       .. " SMs: 92 (92 SMs from press reports, not an NVIDIA document).",
+       .. " SMs: 92 (92 SMs from press reports, not an NVIDIA document)."
+       .. " usable_memory: ECC on the GDDR6 is on by default (assumed for this card as for the other data-centre GDDR6 parts) and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 48 x 15/16 x 0.989 = 44.5 GiB.",
 }
 
 gpu {
   id = "l4", name = "NVIDIA L4 24GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "PCIe low-profile single-slot", year = 2023,
-  memory = "24GB", memory_type = "GDDR6",
+  memory = "24GiB", memory_type = "GDDR6",
+  usable_memory = "22.25GiB",
   mem_bw = "300GB/s",
   sms = 58,
   peak = {
@@ -88,13 +95,14 @@ gpu {
   source = "winston-zhang-orz/gpu-specs specs.md; 'Data Center PCIe Cards' table "
         .. "(cites nvidia.com/en-us/data-center/l4)",
   notes = "Datasheet 120/242/485 are sparse. No MIG."
-       .. " SMs: 58 (NVIDIA Ada whitepaper / L4 datasheet: 58 SMs).",
+       .. " SMs: 58 (NVIDIA Ada whitepaper / L4 datasheet: 58 SMs)."
+       .. " usable_memory: ECC on the GDDR6 is on by default and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 24 x 15/16 x 0.989 = 22.25 GiB.",
 }
 
 gpu {
   id = "rtx-4090", name = "NVIDIA GeForce RTX 4090 24GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "consumer PCIe 3-slot", year = 2022,
-  memory = "24GB", memory_type = "GDDR6X",
+  memory = "24GiB", memory_type = "GDDR6X",
   mem_bw = "1.008TB/s",
   sms = 128,
   peak = {
@@ -129,7 +137,7 @@ gpu {
 gpu {
   id = "rtx-6000-ada", name = "NVIDIA RTX 6000 Ada 48GB", vendor = "NVIDIA",
   arch = "ada", form_factor = "workstation PCIe dual-slot", year = 2022,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
   mem_bw = "960GB/s",
   sms = 142,
   peak = {

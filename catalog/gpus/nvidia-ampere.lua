@@ -5,10 +5,12 @@
 -- The 78 TFLOPS FP16 figure that some guides quote for A100 is the non-tensor
 -- (vector) rate; tensor FP16/BF16 is 312 dense.
 --
--- Memory: NVIDIA markets the 40 GB and 80 GB HBM parts in "GB" but the HBM is
--- binary (5 stacks x 8 or 16 GiB): nvidia-smi reports 40960MiB / 81920MiB for
--- A100 and 81559MiB for H100/H800 (a little held back). Those capacities are
--- therefore written in GiB; other parts keep the marketed figure and unit.
+-- Memory follows catalog/FORMAT.md "Memory capacity": `memory` is the
+-- marketed size read as GiB (the vendors' "GB" is binary: nvidia-smi reports
+-- 81920MiB for the 80GB A100 and A800, 81559MiB for the 80GB H100/H800,
+-- 97871MiB for the 96GB H20, 143771MiB for the 141GB H200); `usable_memory`
+-- is what CUDA lets PyTorch allocate, given where measured and otherwise
+-- derived as memory x 0.989.
 
 gpu {
   id = "a100-sxm-40gb", name = "NVIDIA A100 SXM4 40GB", vendor = "NVIDIA",
@@ -97,6 +99,7 @@ gpu {
   id = "a800-sxm-80gb", name = "NVIDIA A800 SXM4 80GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "SXM4", year = 2022,
   memory = "80GiB", memory_type = "HBM2e",
+  usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   sms = 108,
   peak = {
@@ -114,7 +117,8 @@ gpu {
   notes = "No NVIDIA A800 datasheet was found. FP64/FP32/TF32 and the 400 W TDP "
        .. "are taken equal to A100 SXM 80GB on techpowerup's 'only difference is "
        .. "the NVLink' statement, not read directly."
-       .. " SMs: 108 (same GA100 configuration as A100 (A100 whitepaper: 108 SMs)).",
+       .. " SMs: 108 (same GA100 configuration as A100 (A100 whitepaper: 108 SMs))."
+       .. " usable_memory: as A100 SXM4 80GB, the same GA100 board: nvidia-smi shows 81920MiB on both (A800-SXM4-80GB nvidia-smi transcripts on GitHub).",
 }
 
 gpu {
@@ -143,7 +147,8 @@ gpu {
 gpu {
   id = "a10", name = "NVIDIA A10 24GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "PCIe single-slot FHFL", year = 2021,
-  memory = "24GB", memory_type = "GDDR6",
+  memory = "24GiB", memory_type = "GDDR6",
+  usable_memory = "22.25GiB",
   mem_bw = "600GB/s",
   sms = 72,
   peak = {
@@ -157,13 +162,15 @@ gpu {
         .. "winston-zhang-orz/gpu-specs; lamonoai/gpumap (FP64 0.488)",
   notes = "cli99/llm-analysis a10-pcie-28gb.json says 28 GB: wrong, A10 is 24 GB. "
        .. "Datasheet sparse figures are 2x the dense ones stored here."
-       .. " SMs: 72 (NVIDIA GA102 whitepaper: A10 72 SMs).",
+       .. " SMs: 72 (NVIDIA GA102 whitepaper: A10 72 SMs)."
+       .. " usable_memory: ECC on the GDDR6 is on by default and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 24 x 15/16 x 0.989 = 22.25 GiB.",
 }
 
 gpu {
   id = "a40", name = "NVIDIA A40 48GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "PCIe dual-slot", year = 2020,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
+  usable_memory = "44.5GiB",
   mem_bw = "696GB/s",
   sms = 84,
   peak = {
@@ -178,13 +185,14 @@ gpu {
   notes = "The 2-way NVLink bridge bandwidth was not read for the A40; it is "
        .. "taken equal to the RTX A6000's 112.5 GB/s bidirectional (same GA102 "
        .. "die and bridge). Without a bridge use pcie4."
-       .. " SMs: 84 (NVIDIA GA102 whitepaper: A40 84 SMs).",
+       .. " SMs: 84 (NVIDIA GA102 whitepaper: A40 84 SMs)."
+       .. " usable_memory: ECC on the GDDR6 is on by default (assumed for this card as for the other data-centre GDDR6 parts) and holds 1/16 of it (nvidia-smi: L4 23034MiB, L40S 46068MiB; an A10 shows 23028MiB with ECC on, 24564MiB with it off), then x 0.989 (catalog/FORMAT.md): 48 x 15/16 x 0.989 = 44.5 GiB.",
 }
 
 gpu {
   id = "rtx-a6000", name = "NVIDIA RTX A6000 48GB", vendor = "NVIDIA",
   arch = "ampere", form_factor = "workstation PCIe dual-slot", year = 2020,
-  memory = "48GB", memory_type = "GDDR6",
+  memory = "48GiB", memory_type = "GDDR6",
   mem_bw = "768GB/s",
   sms = 84,
   peak = {

@@ -9,7 +9,7 @@
 gpu {
   id = "b100", name = "NVIDIA B100 192GB", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "SXM (HGX B100)", year = 2024,
-  memory = "192GB", memory_type = "HBM3e",
+  memory = "192GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   sms = 148,
   peak = {
@@ -32,7 +32,7 @@ gpu {
 gpu {
   id = "b200", name = "NVIDIA B200 (HGX/DGX) 180GB", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "SXM (HGX B200)", year = 2024,
-  memory = "180GB", memory_type = "HBM3e",
+  memory = "180GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   sms = 148,
   peak = {
@@ -73,7 +73,7 @@ gpu {
   id = "gb200", name = "NVIDIA GB200 (per Blackwell GPU, NVL72)", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "Superchip (1 Grace : 2 GPUs), NVL72 rack",
   year = 2024,
-  memory = "186GB", memory_type = "HBM3e",
+  memory = "186GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   sms = 148,
   peak = {
@@ -109,7 +109,7 @@ gpu {
 gpu {
   id = "b300", name = "NVIDIA B300 (HGX/DGX) 288GB", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "SXM (HGX B300)", year = 2025,
-  memory = "288GB", memory_type = "HBM3e",
+  memory = "288GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   peak = {
     fp32 = "75TFLOPS", tf32 = "1125TFLOPS",
@@ -143,7 +143,7 @@ gpu {
 gpu {
   id = "gb300", name = "NVIDIA GB300 (per Blackwell Ultra GPU, NVL72)", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "Superchip, NVL72 rack", year = 2025,
-  memory = "288GB", memory_type = "HBM3e",
+  memory = "288GiB", memory_type = "HBM3e",
   mem_bw = "8TB/s",
   peak = {
     fp32 = "80TFLOPS", tf32 = "1250TFLOPS",
@@ -161,7 +161,7 @@ gpu {
 gpu {
   id = "rtx-5090", name = "NVIDIA GeForce RTX 5090 32GB", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "consumer PCIe dual-slot", year = 2025,
-  memory = "32GB", memory_type = "GDDR7",
+  memory = "32GiB", memory_type = "GDDR7",
   mem_bw = "1.792TB/s",
   sms = 170,
   peak = {

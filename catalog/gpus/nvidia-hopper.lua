@@ -6,10 +6,12 @@
 -- The ~495 TFLOPS figure sometimes quoted as H200 "dense FP16" is the dense
 -- TF32 rate (494.5): 1979 halved twice.
 --
--- Memory: NVIDIA markets the 40 GB and 80 GB HBM parts in "GB" but the HBM is
--- binary (5 stacks x 8 or 16 GiB): nvidia-smi reports 40960MiB / 81920MiB for
--- A100 and 81559MiB for H100/H800 (a little held back). Those capacities are
--- therefore written in GiB; other parts keep the marketed figure and unit.
+-- Memory follows catalog/FORMAT.md "Memory capacity": `memory` is the
+-- marketed size read as GiB (the vendors' "GB" is binary: nvidia-smi reports
+-- 81920MiB for the 80GB A100 and A800, 81559MiB for the 80GB H100/H800,
+-- 97871MiB for the 96GB H20, 143771MiB for the 141GB H200); `usable_memory`
+-- is what CUDA lets PyTorch allocate, given where measured and otherwise
+-- derived as memory x 0.989.
 
 gpu {
   id = "h100-sxm", name = "NVIDIA H100 SXM5 80GB", vendor = "NVIDIA",
@@ -74,7 +76,7 @@ gpu {
 gpu {
   id = "h100-nvl", name = "NVIDIA H100 NVL 94GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "PCIe dual-slot (bridged pairs)", year = 2023,
-  memory = "94GB", memory_type = "HBM3",
+  memory = "94GiB", memory_type = "HBM3",
   mem_bw = "3.9TB/s",
   sms = 132,
   peak = {
@@ -150,7 +152,7 @@ gpu {
 gpu {
   id = "h20", name = "NVIDIA H20 96GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "SXM (HGX H20 8-way)", year = 2024,
-  memory = "96GB", memory_type = "HBM3",
+  memory = "96GiB", memory_type = "HBM3",
   mem_bw = "4.0TB/s",
   sms = 78,
   peak = {
@@ -175,7 +177,8 @@ gpu {
 gpu {
   id = "h200-sxm", name = "NVIDIA H200 SXM5 141GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "SXM5", year = 2024,
-  memory = "141GB", memory_type = "HBM3e",
+  memory = "141GiB", memory_type = "HBM3e",
+  usable_memory = "139.8GiB",
   mem_bw = "4.8TB/s",
   sms = 132,
   peak = {
@@ -202,13 +205,14 @@ gpu {
         .. "json (18x NVLink4 900 GB/s, PCIe Gen5 x16, 700 W)",
   notes = "Announced Nov 2023, shipping Q2 2024. gdtairukj.com repeats '494 "
        .. "dense FP16 / 989 FP8': wrong, those are TF32 and BF16."
-       .. " SMs: 132 (H200 shares the GH100 SXM5 configuration, 132 SMs (H100 whitepaper)).",
+       .. " SMs: 132 (H200 shares the GH100 SXM5 configuration, 132 SMs (H100 whitepaper))."
+       .. " usable_memory: PyTorch OOM messages on 8x H200 report 'total capacity of 139.80 GiB' (139.72-139.81 across drivers); nvidia-smi shows 143771MiB.",
 }
 
 gpu {
   id = "h200-nvl", name = "NVIDIA H200 NVL 141GB", vendor = "NVIDIA",
   arch = "hopper", form_factor = "PCIe dual-slot", year = 2024,
-  memory = "141GB", memory_type = "HBM3e",
+  memory = "141GiB", memory_type = "HBM3e",
   mem_bw = "4.8TB/s",
   sms = 132,
   peak = {

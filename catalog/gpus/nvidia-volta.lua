@@ -3,7 +3,7 @@
 gpu {
   id = "v100-sxm2-32gb", name = "NVIDIA V100 SXM2 32GB", vendor = "NVIDIA",
   arch = "volta", form_factor = "SXM2", year = 2018,
-  memory = "32GB", memory_type = "HBM2",
+  memory = "32GiB", memory_type = "HBM2",
   mem_bw = "900GB/s",
   sms = 80,
   peak = {

@@ -1,7 +1,11 @@
--- Price ranges quoted by the seed selection guides (undated blog posts).
--- provider_kind = "guide": a rule of thumb, not an offer. Kept so scenario
--- scripts can reproduce the guides' arithmetic and compare with the dated
--- offers in the other price files.
+-- Price ranges quoted by the seed selection guides (blog posts; the text
+-- carries no date, so date = "undated"). provider_kind = "guide": a rule of
+-- thumb, not an offer. Each range is its own entry with its market: "cn"
+-- for the China-market CNY ranges (A100 80GB 8-20, H800 20-40 CNY per
+-- card-hour: "A100 80GB 单卡每小时多在 8~20 元，H800 大致 20~40 元"),
+-- "overseas" for the guide's USD range ("境外 H100 常见 2~4 美元/卡/小时").
+-- Kept so scenario scripts can reproduce the guides' arithmetic and compare
+-- with the dated offers in the other price files.
 
 price {
   id = "a100-sxm-80gb/guide/cn", gpu = "a100-sxm-80gb",

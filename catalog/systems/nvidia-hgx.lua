@@ -61,7 +61,7 @@ system {
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Platinum 8480C, as DGX H100 (typical, not fixed)",
   source = "1cnz.cn (H20: SXM 8-way HGX, NVLink 900 GB/s); NIC layout as the 2-node H20 "
-        .. "nccl-tests setup in ../shared/validation (8x NDR per node); host as DGX H100",
+        .. "nccl-tests setup in validation/cases.json (8x NDR per node); host as DGX H100",
 }
 
 system {

@@ -12,8 +12,10 @@
 --   gpu       catalog id                                          (required)
 --   gpus      total GPUs (default tp * pp); replicas = gpus / (tp * pp)
 --   tp, pp    per replica (default 1)
---   weights   bf16 | fp16 | fp8 | int8 | w8a8 | int4 | gptq | awq | nf4 | fp4 | mxfp4 | fp6
---             (default bf16); embeddings and lm_head stay 16-bit
+--   weights   bf16 | fp16 | fp8 | int8 | w8a8 | int4 | gptq | awq | nf4 |
+--             nf4-dq | fp4 | mxfp4 | fp6, a group variant (gptq-g64, awq-g32-fp32)
+--             or bits per weight (4.85, GGUF-style): gpuplan.memory.weight_format,
+--             the rule `fit` uses (default bf16); embeddings and lm_head stay 16-bit
 --   kv        KV-cache dtype: bf16 | fp16 | fp8 | int8 | fp4 (default bf16)
 --   kv_policy mean (default: paged KV, each running sequence holds input +
 --             output/2 on average, vLLM) | max (reserve input + output per
@@ -182,9 +184,25 @@ function M.setup(a)
   local defaults = {}
   local function default(s) defaults[#defaults + 1] = s end
 
+  -- One rule for --weights with `gpuplan fit` (gpuplan.memory.weight_format):
+  -- a name (gptq-g64, nf4-dq ...) or GGUF-style bits per weight (4.85).
+  -- The compute dtype follows the format's base name; bits alone are a
+  -- weight-only format (dequantised, multiplied in 16 bits, as llama.cpp).
   local weights = a.weights or "bf16"
-  local okw, bits = pcall(core().infer_weight_format, weights)
-  if not okw then error("infer: " .. tostring(bits), 3) end
+  if type(weights) ~= "string" and type(weights) ~= "number" then
+    error("infer: weights must be a format name or bits per weight (got "
+          .. shown(weights) .. ")", 3)
+  end
+  local okw, wf = pcall(require("gpuplan.memory").weight_format, weights)
+  if not okw then error("infer: " .. require("gpuplan.cli").clean(wf), 3) end
+  local bits = require("gpuplan.memory").weight_bits(wf)
+  local base = type(weights) == "string" and not tonumber(weights)
+    and (weights:match("^(%a+%d?)%-g%d+") or weights:match("^(nf4)%-dq$") or weights) or nil
+  if base == "fp32" then
+    error("infer: weights 'fp32': serving multiplies in bf16/fp16 or lower and fp32 "
+          .. "matmuls are not modelled; use bf16", 3)
+  end
+  weights = tostring(weights)
   local kv = a.kv or "bf16"
   if not kv_bytes[kv] then
     error("infer: unknown kv dtype '" .. tostring(kv) .. "' (bf16, fp16, fp8, int8, fp4)", 3)
@@ -193,7 +211,7 @@ function M.setup(a)
   local tp, pp = int_arg(a, "tp", 1) or 1, int_arg(a, "pp", 1) or 1
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
-    compute = core().infer_compute_dtype(d, weights),
+    compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
     input = num_arg(a, "input") or 2048, output = num_arg(a, "output") or 256,
@@ -218,9 +236,12 @@ function M.setup(a)
   local mem = num_arg(a, "memory", "bytes")
   if not mem then
     local margin = (cat.settings and cat.settings.safety_margin) or 0.10
-    mem = (g.usable_memory or g.memory) * (1 - margin)
+    local usable, derived = require("gpuplan.memory").capacity(g)
+    mem = usable * (1 - margin)
     default(string.format("memory=%.1fGB (%s x %.2f)", mem / 1e9,
-                          g.usable_memory and "usable_memory" or "memory", 1 - margin))
+                          derived and string.format("memory x %.3f",
+                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory",
+                          1 - margin))
   end
   c.capacity = mem
   if a.offload then

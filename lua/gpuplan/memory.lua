@@ -55,7 +55,19 @@ M.weight_formats = {
   awq = { bits = 4, group = 128, group_bits = 16 + 4 },
   -- NVFP4: an fp8 (E4M3) scale per 16 elements (NVIDIA Blackwell NVFP4).
   fp4 = { bits = 4, group = 16, group_bits = 8 },
+  -- SmoothQuant-style W8A8: int8 weights, per-channel scales (< 0.01 bit).
+  w8a8 = { bits = 8 },
+  -- OCP Microscaling v1.0: an E8M0 scale per 32 elements, 4 + 8/32 = 4.25
+  -- (MXFP4) and 6 + 8/32 = 6.25 (MXFP6); the block is fixed by the format.
+  mxfp4 = { bits = 4, group = 32, group_bits = 8, fixed_group = true },
+  fp6 = { bits = 6, group = 32, group_bits = 8, fixed_group = true },
 }
+
+-- Effective bits per weight of a format (codes plus the group scales):
+-- int4 4 + 20/128 = 4.156, nf4-dq 4.127, fp4 4.5.
+function M.weight_bits(f)
+  return f.bits + (f.group and f.group_bits / f.group or 0)
+end
 
 -- Bytes per cached K/V element.
 M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
@@ -63,7 +75,9 @@ M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 -- A weight format from a name, a bits-per-weight number (GGUF-style
--- "4.85") or a {bits=, group=, group_bits=} table.
+-- "4.85") or a {bits=, group=, group_bits=} table.  The one rule for
+-- --weights in every command (fit, infer, the RL rollout engine): infer
+-- reads its bits from here too.
 function M.weight_format(w)
   if type(w) == "table" then return w end
   if type(w) == "number" or (type(w) == "string" and tonumber(w)) then
@@ -76,7 +90,8 @@ function M.weight_format(w)
   -- scale dtype: "gptq-g64", "awq-g32-fp32".  Each group stores a scale
   -- and a 4-bit zero point (AutoGPTQ / AutoAWQ packing).
   local base, g, scale = tostring(w):match("^(%a+%d?)%-g(%d+)(.*)$")
-  if not f and base and M.weight_formats[base] and M.weight_formats[base].group then
+  if not f and base and M.weight_formats[base] and M.weight_formats[base].group
+     and not M.weight_formats[base].fixed_group then
     local sb = ({ [""] = 16, ["-fp16"] = 16, ["-bf16"] = 16, ["-fp32"] = 32 })[scale]
     if not sb then
       fail("weights '%s': scale dtype must be -fp16, -bf16 or -fp32", w)
@@ -134,16 +149,34 @@ local function boolean(name, v)
   return v
 end
 
--- Capacity of a GPU entry in bytes: what the framework sees when the
--- catalog says (usable_memory, torch's total_memory), else the marketed
--- size.
+-- The share of a card's memory CUDA lets a framework allocate when the
+-- catalog does not say (catalog/FORMAT.md "Memory capacity"): PyTorch's
+-- total_memory (the "total capacity" of its OOM message) over the
+-- marketed size read as GiB is 79.15/80 = 0.989 on A100 80GB,
+-- 79.10-79.19/80 = 0.989-0.990 on H100 80GB, 139.80/141 = 0.991 on
+-- H200 and 95.01/96 = 0.990 on RTX PRO 6000; the rest is the driver's
+-- own reservation.  0.989, the low end, so a derived capacity does not
+-- promise more than the measured cards give.
+M.USABLE_FRACTION = 0.989
+
+-- Capacity of a GPU entry in bytes, the one rule every command uses: the
+-- catalog's usable_memory when it gives one, else memory x
+-- USABLE_FRACTION.  Second result: true when derived.
 function M.capacity(gpu)
-  local c = gpu.usable_memory or gpu.memory
+  local u = gpu.usable_memory
+  if type(u) == "string" then u = units.parse(u, "bytes") end
+  if u ~= nil then
+    if type(u) ~= "number" or not (u > 0 and u < math.huge) then
+      fail("gpu '%s': usable_memory must be a positive size", tostring(gpu.id))
+    end
+    return u, false
+  end
+  local c = gpu.memory
   if type(c) == "string" then c = units.parse(c, "bytes") end
-  if type(c) ~= "number" or c <= 0 then
+  if type(c) ~= "number" or not (c > 0 and c < math.huge) then
     fail("gpu '%s' has no memory size", tostring(gpu.id))
   end
-  return c
+  return c * M.USABLE_FRACTION, true
 end
 
 -- Every option M.memory reads; anything else is a misspelling (tp_size for

@@ -211,13 +211,25 @@ local function csv_field(s)
   return s
 end
 
+-- A CSV cell: as the table's, except that a number without an explicit
+-- format keeps 15 significant digits (the tables' "%.4g" is for reading;
+-- a spreadsheet computes with the value).
+local function csv_cell(col, row)
+  local v = row[col.key]
+  if col.fmt == nil and math.type(v) == "float" and not nonfinite(v)
+     and not (v == math.floor(v) and math.abs(v) < 1e15) then
+    return string.format("%.15g", v)
+  end
+  return cell(col, row)
+end
+
 local function render_csv(rows, cols)
   local out, head = {}, {}
   for i, c in ipairs(cols) do head[i] = csv_field(c.label) end
   out[1] = table.concat(head, ",")
   for _, row in ipairs(rows) do
     local f = {}
-    for i, c in ipairs(cols) do f[i] = csv_field(cell(c, row)) end
+    for i, c in ipairs(cols) do f[i] = csv_field(csv_cell(c, row)) end
     out[#out + 1] = table.concat(f, ",")
   end
   return table.concat(out, "\n") .. "\n"

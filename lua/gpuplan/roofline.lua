@@ -49,7 +49,7 @@ function M.device(gpu, cat)
   local d = { id = g.id, name = g.name, peak = {}, gemm = {}, mem_bw = g.mem_bw,
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
-              sms = g.sms or M.arch_sms[g.arch] or 0, memory = g.usable_memory or g.memory }
+              sms = g.sms or M.arch_sms[g.arch] or 0, memory = (require("gpuplan.memory").capacity(g)) }
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
   if at then d.attn_fwd, d.attn_bwd = at.fwd, at.bwd end

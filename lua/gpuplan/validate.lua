@@ -1,6 +1,6 @@
 -- gpuplan.validate: predict published measurements and score the models.
 --
--- Case files follow ../shared/validation/SCHEMA.md (a JSON array of cases).
+-- Case files follow validation/SCHEMA.md (a JSON array of cases).
 -- For each case of kind K the predictor lua/gpuplan/predict/K.lua is asked
 -- for a value in the case's metric; a kind without a predictor, or a case a
 -- predictor declines, is listed with the reason.  Errors are

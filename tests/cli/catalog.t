@@ -83,4 +83,11 @@ is($c, 2, 'an extra argument to show exits 2');
 ($c, $o, $e) = run_gp('catalog', 'check', "$F/good");
 is($o, "ok: 4 entries in $F/good\n", 'check counts the directory\'s entries');
 
+# A card without a measured usable_memory shows the derived one and says
+# so (catalog/FORMAT.md): H20 96 GiB x 0.989 = 101945343737.9 -> "%.0f".
+($c, $o, $e) = run_gp('catalog', 'show', 'h20');
+like($o, qr/^usable_memory\s+101945343738 \(derived: memory x 0\.989\)$/m, 'show h20: derived usable_memory');
+($c, $o, $e) = run_gp('catalog', 'show', 'h100-sxm');
+unlike($o, qr/derived/, 'show h100-sxm: its measured usable_memory, not derived');
+
 done_testing();

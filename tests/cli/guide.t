@@ -26,6 +26,30 @@ like($o, qr/^\[\{"rows":\[/, 'json guide is one array of sections');
 is($c, 0, 'CNY prices');
 like($o, qr/CNY\/GPU-h/, 'CNY column');
 
+# --currency CNY: a price quoted in USD is converted and says so; the
+# market column names where each price is from.
+($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--currency', 'CNY');
+my ($cards) = $o =~ /^== The cards.*?\n(.*?)\n\n/ms;
+my @rows = grep { /^[a-z]/ && !/^GPU/ } split /\n/, $cards;
+is(scalar @rows, 8, 'eight cards');
+my @silent = grep { /\s(us|global|overseas)\s*$/ } @rows;
+is(scalar @silent, 0, 'no US/global price shown in CNY without saying it was converted');
+like($cards, qr/^h20\s.*\s6\.98\s+cn$/m, 'h20: 6.98 CNY/h from the China market (AutoDL)');
+like($cards, qr/^a100-sxm-80gb\s.*\s6\.67\s+us, converted from \$0\.95\/h$/m,
+     'a100: the US $0.95/h, converted at 7.0197 and labelled');
+like($o, qr/^converted prices: USD to CNY at 7\.0197 CNY\/USD, 2026-01-08 /m, 'the rate and its date');
+like($o, qr/^h20\s.*\scn$/m, 'serving table: the h20 cost says where its price is from');
+($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--currency', 'CNY', '--market', 'cn');
+like($o, qr/^a100-sxm-80gb\s.*\s6\.68\s+cn$/m, '--market cn: the AutoDL 6.68 CNY');
+like($o, qr/^h100-sxm\s.*\s-\s+-$/m, '--market cn: no China-market H100 price');
+($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--market', 'mars');
+is($c, 2, 'an unknown market is a usage error');
+like($e, qr/^gpuplan: guide: --market: no price in the catalog is from 'mars' \(markets: cn, global, overseas, us\)$/m,
+     'and lists the markets');
+# USD (the default): a CNY price is converted the other way, and says so.
+($c, $o, $e) = run_gp();
+like($o, qr/^h20\s.*\s0\.99\s+cn, converted from 6\.98CNY\/h$/m, 'h20 in USD: 6.98 / 7.0197, labelled');
+
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--currency', 'XYZ');
 is($c, 2, 'unknown currency is a usage error');
 like($e, qr/^gpuplan: guide: --currency: no exchange rate for 'XYZ'/m, 'currency named');

@@ -66,6 +66,39 @@ like($o, qr/^fits: no \(needs [\d.]+ GB per GPU.*try --weights int4/m, 'says wha
 is($c, 0, 'fits with --offload');
 like($o, qr/^layers in host memory\s+\d+ /m, 'reports offloaded layers');
 
+# The hint names only the levers not pulled yet.
+($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090');
+like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload\)$/m,
+     'nothing set: every lever suggested');
+($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'int4',
+                      '--kv', 'fp8', '--offload');
+like($o, qr/; try more GPUs with --tp or more host memory with --host-memory\)$/m,
+     'int4, fp8 KV and --offload set: not suggested again');
+unlike($o, qr/try[^\n]*(--weights|--kv|--offload\b)/, 'no --weights/--kv/--offload in that hint');
+($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
+                      '--kv', 'int8', '--target', '100');
+like($o, qr/^fits: no \(.*; try more GPUs with --tp or --offload\)$/m,
+     'the --target path uses the same hint (nf4-dq and int8 KV count as pulled)');
+
+# --weights: one rule for fit and infer (gpuplan.memory.weight_format).
+# llama2-7b at 4.85 bits: 6,476,005,376 linear weights x 4.85/8 =
+# 3,926,078,259.2 B + embedding and lm_head 2 x 32000 x 4096 x 2 B =
+# 524,288,000 B + norms 266,240 x 2 B = 532,480 B -> 4.4509e9 B = 4.45 GB
+# in fit; infer stores the norms at 4.85 bits too (161,408 B): 4.4505e9,
+# also 4.45 GB at two decimals.
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--weights', '4.85');
+is($c, 0, 'infer accepts GGUF-style bits per weight');
+like($o, qr/^weights per GPU\s+4\.45 GB$/m, 'infer: 4.85 bits -> 4.45 GB of weights');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--weights', '4.85');
+like($o, qr/^weights\s+4\.15\s+4\.45\s*$/m, 'fit: the same 4.45 GB (4.15 GiB)');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--weights', 'gptq-g64');
+is($c, 0, 'infer accepts the group variants fit accepts');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--weights', 'mxfp4');
+is($c, 0, 'fit accepts the formats infer accepts (mxfp4)');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--weights', '40');
+is($c, 1, 'bits out of range: exit 1');
+like($e, qr/^gpuplan: infer: weights: 40 bits per weight is out of \(0, 32\]$/m, 'names the value');
+
 ($c, $o, $e) = run_gp('infer', 'llama3-8b');
 is($c, 2, 'missing --gpu: usage error');
 like($e, qr/--gpu ID is required/, 'names the missing option');

@@ -38,7 +38,7 @@ my ($c, $o, $e) = run_gp();
 # h100-sxm/aiapiplaybook/global, price = "$1.80/h" in
 # catalog/prices/usd-2026.lua (the others: 2.10, 2.25, 2.69, 3.00, 3.24,
 # 4.25; the seed guide's $3/h is not a sourced price).
-like($o, qr/^h100-sxm\s.*\s1\.80$/m, 'built-in cheapest H100 price is $1.80/h');
+like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $1.80/h');
 
 {
     local $ENV{XDG_CONFIG_HOME} = $xdg;
@@ -51,7 +51,7 @@ like($o, qr/^h100-sxm\s.*\s1\.80$/m, 'built-in cheapest H100 price is $1.80/h');
     like($o, qr/^fits: yes/m, 'new GPU is usable by fit without recompiling');
 
     ($c, $o, $e) = run_gp();
-    like($o, qr/^h100-sxm\s.*\s0\.50$/m, 'guide uses the overriding price');
+    like($o, qr/^h100-sxm\s.*\s0\.50\s+global$/m, 'guide uses the overriding price');
 
     ($c, $o, $e) = run_gp('catalog', '--explain', 'h100-sxm/aiapiplaybook/global');
     like($o, qr/defined at \Q$dir\E\/price.lua:1\n  overrides catalog\/prices\//, '--explain shows the override');

@@ -17,8 +17,10 @@ like($o, qr/^\[\n \{"id":"mini-unknown-predictor".*\n \{"id":"mini-train","kind"
 like($o, qr/"error":/, 'json has error');
 like($o, qr/"reason":/, 'json has reason');
 
-($c, $o, $e) = run_gp('validate');
-is($c, 2, 'no case file is a usage error');
+# Without a file: the shipped cases (validation/cases.json).
+($c, $o, $e) = run_gp('validate', '--summary');
+is($c, 0, 'no case file: the shipped cases');
+like($o, qr/^collective\s+20\s+20\s/m, 'all 20 collective cases of validation/cases.json');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json: invalid JSON/, 'bad JSON names the file');
@@ -43,10 +45,31 @@ like($e, qr/^gpuplan: tests\/fixtures\/validation\/mini.json: the file is given 
 is($c, 1, 'a non-finite measurement exits 1');
 unlike($e, qr/traceback/, 'without a traceback');
 
-SKIP: {
-    skip 'shared validation cases not present', 2 unless -f '../shared/validation/cases.json';
-    ($c, $o, $e) = run_gp('validate', '../shared/validation/cases.json');
-    is($c, 0, 'the shared cases validate');
-    like($o, qr/^collective\s+20\s/m, 'all 20 collective cases counted');
+# The cases ship with the project: the README's line works from a clone.
+($c, $o, $e) = run_gp('validate', 'validation/cases.json');
+is($c, 0, 'validation/cases.json validates') or diag $e;
+like($o, qr/^collective\s+20\s/m, 'all 20 collective cases counted');
+ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
+
+# The README figures check fails when a kind is worse than stated: a copy
+# of the README whose infer median says 5.0% makes it fail, naming the kind.
+{
+    use File::Temp qw(tempdir);
+    my $dir = tempdir(CLEANUP => 1);
+    open my $in, '<', 'README.md' or die;
+    my $text = do { local $/; <$in> };
+    close $in;
+    ok($text =~ s/^\| infer \| (\d+) \| (\d+) \| [\d.]+% \|/| infer | $1 | $2 | 5.0% |/m,
+       'doctored README: infer median set to 5.0%');
+    write_file("$dir/README.md", $text);
+    my $out = `./gpuplan run tests/lua/validate_figures.t $dir/README.md 2>&1`;
+    isnt($? >> 8, 0, 'the figures check fails against it');
+    like($out, qr/^not ok \d+ - infer: median [\d.]+% not worse than the README's 5\.0%$/m,
+         'and names the kind and both figures');
+    $text =~ s/^\| infer \| (\d+) \| (\d+) \|/"| infer | $1 | " . ($2 - 1) . " |"/me;
+    write_file("$dir/README.md", $text);
+    $out = `./gpuplan run tests/lua/validate_figures.t $dir/README.md 2>&1`;
+    like($out, qr/^not ok \d+ - infer: predicted as the README states$/m,
+         'a predicted count the README does not state fails too');
 }
 done_testing();

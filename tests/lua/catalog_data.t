@@ -18,14 +18,16 @@ local function peak(id, p) return cat:get("gpus", id).peak[p] end
 t.near(peak("h20", "bf16"), 148e12, EXACT, "h20 bf16 dense = 148 TFLOPS")
 t.near(peak("h20", "tf32"), 74e12, EXACT, "h20 tf32 = 74 TFLOPS (the guide's 'bf16')")
 t.near(peak("h20", "fp8"), 296e12, EXACT, "h20 fp8 dense = 2 x 148 = 296 TFLOPS")
--- H20 memory: 96 GB as marketed = 96e9 bytes; 4.0 TB/s = 4e12 B/s.
-t.is(cat.gpus.h20.memory, 96e9, "h20 memory 96 GB")
+-- H20 memory: the marketed 96 GB read as GiB (catalog/FORMAT.md: the
+-- vendors' GB is binary; nvidia-smi shows 97871MiB) = 96 * 2^30 bytes;
+-- 4.0 TB/s = 4e12 B/s.
+t.is(cat.gpus.h20.memory, 96 * 2^30, "h20 memory 96 GiB")
 t.near(cat.gpus.h20.mem_bw, 4e12, EXACT, "h20 bandwidth 4.0 TB/s")
 
 -- B200: NVIDIA's 4.5 PFLOPS BF16 is sparse; dense 2.25e15. Ships with 180 GB.
 t.near(peak("b200", "bf16"), 2.25e15, EXACT, "b200 bf16 dense = 4.5 PF / 2")
 t.near(peak("b200", "fp4"), 9e15, EXACT, "b200 fp4 dense = 18 PF / 2")
-t.is(cat.gpus.b200.memory, 180e9, "b200 shipping memory 180 GB (192 announced)")
+t.is(cat.gpus.b200.memory, 180 * 2^30, "b200 shipping memory 180 GiB (192 announced)")
 t.like(cat.gpus.b200.notes, "192", "b200 notes record the 192 GB launch figure")
 
 -- A100: tensor FP16 312 dense (78 is the non-tensor rate, not stored).
@@ -44,6 +46,47 @@ t.near(peak("h100-sxm", "bf16"), 989e12, EXACT, "h100 bf16 dense = 989, not 1979
 local h100 = cat.gpus["h100-sxm"]
 t.near(h100.usable_memory, 79.1 * 2^30, 1e-9, "h100 usable 79.1 GiB")
 t.ok(h100.usable_memory < h100.memory, "h100 usable below capacity")
+
+-- Memory capacity: one rule for every card (catalog/FORMAT.md).
+local memory = require "gpuplan.memory"
+-- 1. memory is written in GiB on every built-in card.
+local not_gib = {}
+for _, id in ipairs(cat:ids("gpus")) do
+  if not tostring(cat.gpus[id]._raw.memory):match("GiB$") then not_gib[#not_gib + 1] = id end
+end
+t.is(table.concat(not_gib, ","), "", "every built-in GPU gives memory in GiB")
+-- 2. The same board gets the same capacity: A800 SXM = A100 SXM 80GB
+-- (79.15 GiB measured on A100, nvidia-smi 81920MiB on both); H800 = H100
+-- (79.1 GiB, 81559MiB on both).
+t.is(memory.capacity(cat.gpus["a800-sxm-80gb"]), memory.capacity(cat.gpus["a100-sxm-80gb"]),
+     "a800 sxm usable = a100 sxm 80GB usable")
+t.near(memory.capacity(cat.gpus["a800-sxm-80gb"]), 79.15 * 2^30, 1e-9, "a800 usable 79.15 GiB")
+t.is(memory.capacity(cat.gpus["h800-sxm"]), memory.capacity(cat.gpus["h100-sxm"]),
+     "h800 usable = h100 usable")
+-- 3. Without a measurement the capacity is derived: H20 96 GiB x 0.989
+-- = 94.944 GiB = 101,945,343,737.9 bytes; derived is flagged.  The
+-- product of two doubles: 1e-12 relative.
+local h20cap, derived = memory.capacity(cat.gpus.h20)
+t.near(h20cap, 96 * 2^30 * 0.989, 1e-12, "h20 usable derived: 96 GiB x 0.989")
+t.is(derived, true, "and flagged as derived")
+t.is(select(2, memory.capacity(cat.gpus["h100-sxm"])), false, "a measured usable_memory is not derived")
+-- H200: measured 139.80 GiB (PyTorch total capacity on 8x H200).
+t.near(memory.capacity(cat.gpus["h200-sxm"]), 139.8 * 2^30, 1e-9, "h200 usable 139.8 GiB")
+-- 4. ECC-on GDDR cards: memory x 15/16 x 0.989 (L40S: 48 x 15/16 x 0.989
+-- = 44.505 GiB, written 44.5: 0.011% rounding; 1e-3 covers it).
+for _, id in ipairs { "l4", "l40s", "l40", "l20", "a10", "a40" } do
+  local g = cat.gpus[id]
+  t.near(memory.capacity(g), g.memory * 15 / 16 * 0.989, 1e-3, id .. " usable = memory x 15/16 x 0.989")
+end
+-- 5. Every card lies in the rule's range: at most its memory, at least
+-- memory x 15/16 x 0.989 (the ECC case, less 0.1% for rounding).
+local out = {}
+for _, id in ipairs(cat:ids("gpus")) do
+  local g = cat.gpus[id]
+  local c = memory.capacity(g)
+  if c > g.memory or c < g.memory * 15 / 16 * 0.989 * 0.999 then out[#out + 1] = id end
+end
+t.is(table.concat(out, ","), "", "every card's usable memory is within the rule's range")
 
 -- Links are stored per direction: "400GB/s bidir" = 200e9 B/s each way.
 local F = cat.fabrics
@@ -190,9 +233,10 @@ local g = cat.prices["h800-sxm/guide/cn"]
 t.ok(g.price.currency == "CNY" and g.range[1].amount == 20 and g.range[2].amount == 40,
   "H800 guide range 20-40 CNY/h")
 
--- Currency: 14 CNY at 7.0 CNY/USD = 2.0 USD.
-t.is(cat.currencies.CNY.per_usd, 7.0, "CNY per USD")
-t.near(cat:convert({ amount = 14, currency = "CNY" }, "USD"), 2.0, EXACT, "14 CNY = 2 USD")
+-- Currency: the PBOC central parity 7.0197 CNY/USD (2026-01-08);
+-- 70.197 CNY / 7.0197 = 10 USD.
+t.is(cat.currencies.CNY.per_usd, 7.0197, "CNY per USD")
+t.near(cat:convert({ amount = 70.197, currency = "CNY" }, "USD"), 10.0, EXACT, "70.197 CNY = 10 USD")
 t.is(cat.settings.currency, "USD", "default currency USD")
 t.is(cat.settings.safety_margin, 0.10, "default safety margin 10%")
 

@@ -34,7 +34,7 @@ pin("h100-sxm peak.bf16", "agree", nil, "H100 989")
 pin("h100-sxm scaleup.bw", "agree", "bidirectional", "H100 NVLink 900")
 pin("h100-sxm memory", "agree", "binary", "H100 '80GB' = 80 GiB")
 pin("h800-sxm scaleup.bw", "agree", "bidirectional", "H800 NVLink 400")
-pin("h20 memory", "agree", nil, "H20 96 GB")
+pin("h20 memory", "agree", "binary", "H20 '96GB' = 96 GiB")
 pin("h20 mem_bw", "agree", nil, "H20 4.0 TB/s")
 -- 74 = the H20 tf32 peak; 74/148 = 0.5.
 pin("h20 peak.bf16", "disagree", "TF32 vs BF16", "H20 bf16 74")
@@ -47,7 +47,7 @@ pin("b200 mem_bw", "agree", nil, "B200 8.0 TB/s")
 pin("b200 peak.bf16", "disagree", "sparse vs dense", "B200 4.5 PF")
 t.near(by["b200 peak.bf16"].ratio, 2, 1e-9, "B200 4.5/2.25 = 2")
 pin("b200 scaleup.bw", "agree", "bidirectional", "B200 NVLink 1800")
-pin("h200-sxm memory", "agree", nil, "H200 141 GB")
+pin("h200-sxm memory", "agree", "binary", "H200 '141GB' = 141 GiB")
 pin("h200-sxm mem_bw", "agree", nil, "H200 4.8 TB/s")
 -- 78 = 4 x 19.5 (A100 fp32): the vector FP16 rate.
 pin("a100-sxm-80gb peak.fp16", "disagree", "non-tensor", "A100 fp16 78")
@@ -77,6 +77,16 @@ t.is(r.verdict, "disagree", "3.5% off disagrees")
 t.like(r.cause, "unexplained", "no known cause -> unexplained", true)
 r = one { gpu = "h20", field = "memory", claim = "141GB" }
 t.like(r.cause, "141 GB HBM3e H20 variant", "H20 141 GB variant named", true)
+
+-- A user entry written in decimal GB (against catalog/FORMAT.md): the
+-- claim "96GB" read as 96 GiB is 2^30/10^9 = 1.074 above 96e9 -> named.
+local dec = { id = "dec-96", memory = 96e9, peak = {} }
+local fake = { get = function() return dec end, ids = function() return {} end,
+               fabrics = {} }
+r = C.check_one(fake, { gpu = "dec-96", field = "memory", claim = "96GB" })
+t.is(r.verdict, "disagree", "decimal-GB entry vs a '96GB' claim disagrees")
+t.near(r.ratio, 2 ^ 30 / 1e9, 1e-12, "ratio 2^30/10^9")
+t.like(r.cause, "GB vs GiB", "and names the GB/GiB reading", true)
 
 -- Bad input: clear errors, never a silent row.
 t.raises(function() one { gpu = "h100", field = "mem_bw", claim = "3TB/s" } end,

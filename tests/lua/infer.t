@@ -126,6 +126,19 @@ local rows = infer.sweep { model = "llama3-8b", gpu = "h100-sxm", weights = "fp8
 t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].itl_s > rows[1].itl_s,
      "throughput and ITL grow with the batch")
 
+-- --weights follows gpuplan.memory.weight_format, as fit: plain NF4 is
+-- 4 + 32/64 = 4.5 bits, nf4-dq 4.127.  llama2-7b: 6,476,005,376 linear
+-- weights x 4.5/8 = 3,642,753,024 B + 16-bit embedding and lm_head
+-- 524,288,000 B + norms 266,240 x 4.5/8 = 149,760 B = 4,167,190,784 B.
+-- Sums of exact binary fractions: 1e-12 relative.
+local nf4 = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = "nf4", batch = 1 }
+t.near(nf4.weights_total, 4167190784, 1e-12, "infer nf4 = 4.5 bits per weight, as fit")
+-- Bits per weight (GGUF-style) are a weight-only format: 16-bit compute.
+local gguf = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = 4.85, batch = 1 }
+t.is(gguf.compute, "bf16", "4.85 bits per weight compute in bf16")
+t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", weights = "fp32" } end,
+         "fp32 matmuls are not modelled", "fp32 weights: a clear error", true)
+
 -- Errors
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", weights = "int3" } end,
          "unknown weight format 'int3'", "unknown weight format", true)

@@ -137,13 +137,37 @@ end
 local function show(cat, id, format)
   local hits = find(cat, id)
   if #hits == 0 then error(cli.fail(string.format("unknown id '%s' (see 'gpuplan catalog list')", id)), 0) end
+  -- csv is one table: with an id in several tables (a gpu and a model
+  -- of the same name), one table with a `kind` column.
+  local all = format == "csv" and #hits > 1 and {} or nil
   for _, h in ipairs(hits) do
     local rows = {}
     flatten("", h.entry, rows)
+    -- A card without a measured usable_memory gets the derived one
+    -- (catalog/FORMAT.md "Memory capacity"): shown, and said so.
+    if h.kind == "gpus" and h.entry.usable_memory == nil then
+      local memory = require "gpuplan.memory"
+      local ok, c = pcall(memory.capacity, h.entry)
+      if ok then
+        local at = #rows + 1
+        for i, r in ipairs(rows) do
+          if r.field > "usable_memory" then at = i break end
+        end
+        table.insert(rows, at, { field = "usable_memory", value = string.format(
+          "%.0f (derived: memory x %.3f)", c, memory.USABLE_FRACTION) })
+      end
+    end
     if format == "text" then
       io.stdout:write(string.format("%s '%s' (%s:%d)\n", h.entry._kind, id, h.entry._file, h.entry._line))
     end
-    report.print(rows, { columns = { { key = "field" }, { key = "value", align = "left" } }, format = format })
+    if all then
+      for _, r in ipairs(rows) do r.kind = h.entry._kind; all[#all + 1] = r end
+    else
+      report.print(rows, { columns = { { key = "field" }, { key = "value", align = "left" } }, format = format })
+    end
+  end
+  if all then
+    report.print(all, { columns = { { key = "kind" }, { key = "field" }, { key = "value" } }, format = "csv" })
   end
 end
 

@@ -32,9 +32,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     (qlora: base nf4-dq, 4.127 bits; nf4 is 4.5 bits)
   --lora-dropout P  adapter dropout (default 0.05; 0 keeps no dropout
                     output or mask, as PEFT's default)
-  --weights W       weight format: bf16|fp8|int8|int4|gptq|awq|nf4|nf4-dq|fp4 or
-                    bits per weight (GGUF-style, e.g. 4.85); group size and
-                    scale dtype: gptq-g64, awq-g32-fp32 (default g128, fp16)
+  --weights W       weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|
+                    nf4-dq|fp4|mxfp4|fp6 or bits per weight (GGUF-style, e.g.
+                    4.85); group size and scale dtype: gptq-g64, awq-g32-fp32
+                    (default g128, fp16); 'gpuplan infer' takes the same
   --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
   --ctx N           context per sequence (infer; default the model's max)
   --block N         paged KV block in tokens (infer; default unpaged)
@@ -51,7 +52,9 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     megatron, parameters on deepspeed)|uniform|parameters|
                     type:transformer|type:transformer|embedding
   --margin F        safety margin, fraction of capacity (default 0.1)
-  --format F        text|markdown|csv|json
+  --format F        text|markdown|csv|json (csv: one table, every row also
+                    carries the job, fits, the verdict, the details and
+                    the defaults columns)
 
   Prints each component in GiB and GB, the total, the usable budget, the
   bytes per parameter of the model states before sharding, and the
@@ -186,36 +189,58 @@ function C.run(opts, args)
     io.write(report.json(out), "\n")
     return 0
   end
-  local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
-    r.method, r.dp and string.format(" (dp %d)", r.dp) or "")
-  report.print(rows, { format = format, title = title, columns = {
+  -- The lines under the table: capacity facts, the pipeline stage, the
+  -- bytes per parameter.
+  local details = {}
+  if r.method == "infer" then
+    details[#details + 1] = string.format("max concurrent sequences at this context: %d; " ..
+      "max context at this concurrency: %d tokens", r.max_seqs, r.max_ctx)
+    if r.cpu_layers > 0 then
+      details[#details + 1] = string.format("layers offloaded to the CPU: %d (%.1f GiB host)",
+        r.cpu_layers, r.cpu_bytes / units.GiB)
+    end
+  elseif r.cpu_bytes > 0 then
+    details[#details + 1] = string.format("offloaded to host memory: %.1f GiB", r.cpu_bytes / units.GiB)
+  end
+  if (opts.pp or 1) > 1 and r.method ~= "infer" then
+    details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
+      r.stage, opts.pp, r.stage_layers,
+      r.stage == 0 and ", the embedding" or r.stage == opts.pp - 1 and ", the output layer" or "")
+  end
+  if r.state_bytes then details[#details + 1] = states_line(r) end
+  local verdict = memory.verdict(r)
+  local columns = {
     { key = "component", label = "component" },
     { key = "gib", label = "GiB", fmt = "%.2f" },
     { key = "gb", label = "GB", fmt = "%.2f" },
     { key = "note", label = "note" },
-  } })
-  if format == "text" or format == "markdown" then
-    if r.method == "infer" then
-      io.write(string.format("max concurrent sequences at this context: %d; " ..
-        "max context at this concurrency: %d tokens\n", r.max_seqs, r.max_ctx))
-      if r.cpu_layers > 0 then
-        io.write(string.format("layers offloaded to the CPU: %d (%.1f GiB host)\n",
-          r.cpu_layers, r.cpu_bytes / units.GiB))
-      end
-    elseif r.cpu_bytes > 0 then
-      io.write(string.format("offloaded to host memory: %.1f GiB\n", r.cpu_bytes / units.GiB))
+  }
+  if format == "csv" then
+    -- One table a spreadsheet opens: each component row also carries the
+    -- job, the verdict, the lines text prints under the table and the
+    -- defaults assumed (the same on every row).
+    local job = string.format("%s on %s x%d, method %s", r.model, r.gpu, r.gpus, r.method)
+    for _, row in ipairs(rows) do
+      row.job, row.fits, row.verdict = job, r.fits and "yes" or "no", verdict
+      row.details = table.concat(details, "; ")
+      row.defaults = table.concat(r.defaults, ", ")
     end
-    if (opts.pp or 1) > 1 and r.method ~= "infer" then
-      io.write(string.format("most loaded pipeline stage: %d of %d (%d layers%s)\n",
-        r.stage, opts.pp, r.stage_layers,
-        r.stage == 0 and ", the embedding" or r.stage == opts.pp - 1 and ", the output layer" or ""))
-    end
-    if r.state_bytes then io.write(states_line(r), "\n") end
-    if #r.defaults > 0 then
-      io.write("defaults: ", table.concat(r.defaults, ", "), "\n")
-    end
-    io.write(memory.verdict(r), "\n")
+    columns[#columns + 1] = { key = "fits", label = "fits" }
+    columns[#columns + 1] = { key = "verdict", label = "verdict" }
+    columns[#columns + 1] = { key = "details", label = "details" }
+    columns[#columns + 1] = { key = "defaults", label = "defaults" }
+    table.insert(columns, 1, { key = "job", label = "job" })
+    report.print(rows, { format = "csv", columns = columns })
+    return 0
   end
+  local title = string.format("%s on %s x%d, method %s%s", r.model, r.gpu, r.gpus,
+    r.method, r.dp and string.format(" (dp %d)", r.dp) or "")
+  report.print(rows, { format = format, title = title, columns = columns })
+  for _, line in ipairs(details) do io.write(line, "\n") end
+  if #r.defaults > 0 then
+    io.write("defaults: ", table.concat(r.defaults, ", "), "\n")
+  end
+  io.write(verdict, "\n")
   return 0
 end
 

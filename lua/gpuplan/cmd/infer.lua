@@ -11,7 +11,9 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --gpu ID          catalog GPU (required), e.g. h100-sxm, h200-sxm, a100-sxm-80gb
   --gpus N          GPUs in total (default tp x pp); replicas = gpus / (tp x pp)
   --tp N, --pp N    tensor / pipeline parallel per replica (default 1)
-  --weights W       bf16 (default) fp16 fp8 int8 w8a8 int4 gptq awq nf4 fp4 mxfp4 fp6
+  --weights W       bf16 (default) fp16 fp8 int8 w8a8 int4 gptq awq nf4 nf4-dq fp4
+                    mxfp4 fp6, gptq-g64 / awq-g32-fp32 (group, scale dtype), or bits
+                    per weight (GGUF-style, e.g. 4.85): the rule of 'gpuplan fit'
   --kv K            KV-cache dtype: bf16 (default) fp16 fp8 int8 fp4
   --batch B         fixed decode batch per replica, or
   --concurrency C   requests in flight over the system (default: as many as fit)
@@ -29,7 +31,9 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --svg FILE        with --sweep-batch: write the curve as SVG
   --target TPS      GPUs needed for TPS output tokens/s ...
   --itl-max MS      ... with every decode step within MS milliseconds (default 50)
-  --format F        text (default), markdown, csv, json
+  --format F        text (default), markdown, csv, json (csv: one table, the
+                    deployment as one row with its defaults; with --ops the
+                    decode operators instead)
 
   Times in ms, bandwidth GB/s = 10^9 B/s, memory GB = 10^9 bytes.  ITL is one
   decode step at the batch and the mean context (in + out/2).  tokens/s counts
@@ -58,6 +62,23 @@ local function args_of(opts, model)
 end
 
 local function ms(v) return v and string.format("%.2f", v * 1e3) or "-" end
+
+-- What could make a deployment that does not fit fit: only the levers this
+-- command line has not pulled (suggesting --weights int4 to an int4 run
+-- says nothing).  Weights count as pulled at 5 bits or fewer per weight
+-- (the 4-bit formats with their scales, 4.13-4.5); the KV cache at 1 byte
+-- or less per element (fp8, int8, fp4).
+local function hint(opts)
+  local memory = require "gpuplan.memory"
+  local t = {}
+  local ok, w = pcall(memory.weight_format, opts.weights or "bf16")
+  if not ok or memory.weight_bits(w) > 5 then t[#t + 1] = "--weights int4" end
+  if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
+  t[#t + 1] = "more GPUs with --tp"
+  t[#t + 1] = opts.offload and "more host memory with --host-memory" or "--offload"
+  local last = table.remove(t)
+  return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
+end
 
 function C.run(opts, args)
   local model = args[1]
@@ -130,8 +151,7 @@ function C.run(opts, args)
     local okf, one = pcall(infer.infer, a)
     if not okf then error(clean(one), 0) end
     if not one.fits then
-      io.stdout:write("fits: no (", tostring(one.why),
-        "; try --weights int4, --kv fp8, --tp, or --offload)\n")
+      io.stdout:write("fits: no (", tostring(one.why), "; ", hint(opts), ")\n")
       return 0
     end
     local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
@@ -149,12 +169,24 @@ function C.run(opts, args)
 
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
+  if opts.format == "csv" and opts.ops then
+    -- One table: the decode step's operators (SI units: s, FLOP, bytes).
+    report.print(r.ops or {}, { format = "csv", columns = {
+      { key = "name", label = "op" }, { key = "count" }, { key = "time", label = "time_s" },
+      { key = "total", label = "total_s" }, { key = "bound" }, { key = "intensity" },
+      { key = "flop" }, { key = "bytes" }, { key = "shape_eff" } } })
+    return 0
+  end
   if opts.format == "json" or opts.format == "csv" then
     local row = {}
     for k, v in pairs(r) do
       if type(v) ~= "table" then row[k] = v end
     end
-    if opts.format == "json" then row.ops = r.ops end
+    if opts.format == "json" then
+      row.ops, row.defaults = r.ops, r.defaults
+    else
+      row.defaults = table.concat(r.defaults, ", ")
+    end
     report.print({ row }, { format = opts.format })
     return 0
   end
@@ -163,8 +195,7 @@ function C.run(opts, args)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then
-    io.stdout:write(title, "\n", "fits: no (", tostring(r.why),
-      "; try --weights int4, --kv fp8, more GPUs with --tp, or --offload)\n")
+    io.stdout:write(title, "\n", "fits: no (", tostring(r.why), "; ", hint(opts), ")\n")
     return 0
   end
   local cur = r.currency or "USD"

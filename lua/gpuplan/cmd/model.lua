@@ -100,6 +100,10 @@ function C.run(opts, args)
   if sub == "import" then
     if not target then error(cli.usage("model import: missing CONFIG.json"), 0) end
     if args[3] then error(cli.usage("model import: one file at a time"), 0) end
+    if opts.format then
+      error(cli.usage("model import: --format does not apply: the output is a catalog "
+                      .. "entry in Lua (--format goes with 'model params')"), 0)
+    end
     return import(opts, target)
   elseif sub == "params" then
     if not target then error(cli.usage("model params: missing ID or CONFIG.json"), 0) end

@@ -7,15 +7,20 @@ local cli = require "gpuplan.cli"
 local C = {
   summary = "predict published measurements and report the error per case and per kind",
   usage = [[
-usage: gpuplan validate CASES.json... [--format text|markdown|csv|json] [--kind K]
+usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kind K]
+                        [--summary]
 
-  Predicts every case (format: shared/validation/SCHEMA.md) with the models
-  that exist and prints predicted / measured / error per case, the cases
-  not predicted with the reason, then per kind the count and the median and
-  90th-percentile absolute error.  --kind keeps one kind (train, memory,
-  infer, collective).  json: an array of {id, kind, metric, measured,
-  predicted, error, reason, defaults}.]],
-  options = { format = "format", kind = "string" },
+  Predicts every case (format: validation/SCHEMA.md; the published cases
+  ship as validation/cases.json) with the models that exist and prints
+  predicted / measured / error per case, the cases not predicted with the
+  reason, then per kind the count and the median and 90th-percentile
+  absolute error.  Without a file: the shipped validation/cases.json.  --kind keeps one kind (train, memory, infer,
+  collective).  --summary prints only the per-kind table.
+  csv: one table, a row per case (id, kind, metric, measured, predicted,
+  error, reason, defaults; predicted and error empty where not predicted);
+  the per-kind table is --summary --format csv.  json: an array of the
+  same rows (--summary: of {kind, cases, predicted, median, p90}).]],
+  options = { format = "format", kind = "string", summary = "flag" },
 }
 
 local function pct(v) return string.format("%+.1f%%", v * 100) end
@@ -25,7 +30,9 @@ local function num(v)
 end
 
 function C.run(opts, args)
-  if #args == 0 then error(cli.usage("validate: missing CASES.json"), 0) end
+  if #args == 0 then
+    args = { require("gpuplan.config").root .. "/validation/cases.json" }
+  end
   if opts.kind and not validate.kinds[opts.kind] then
     error(cli.usage("validate: --kind must be train, memory, infer or collective"), 0)
   end
@@ -47,6 +54,32 @@ function C.run(opts, args)
     return a.id < b.id
   end)
   local format = opts.format or "text"
+  local summary = validate.summarise(rows)
+  local pct_abs = function(v) return string.format("%.1f%%", v * 100) end
+  if opts.summary then
+    if format == "json" then
+      for _, s in ipairs(summary) do
+        s.median = s.median or report.null
+        s.p90 = s.p90 or report.null
+      end
+      report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median", "p90" } })
+      return 0
+    end
+    -- csv carries fractions (a spreadsheet's numbers), the tables percent.
+    local csv = format == "csv"
+    report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
+      { key = "kind" }, { key = "cases" }, { key = "predicted" },
+      { key = "median", label = csv and "median abs error" or "median |err|", fmt = csv and "%.6f" or pct_abs },
+      { key = "p90", label = csv and "p90 abs error" or "p90 |err|", fmt = csv and "%.6f" or pct_abs } } })
+    return 0
+  end
+  if format == "csv" then
+    report.print(rows, { format = "csv", columns = {
+      { key = "id" }, { key = "kind" }, { key = "metric" },
+      { key = "measured", fmt = "%.15g" }, { key = "predicted", fmt = "%.6g" },
+      { key = "error", fmt = "%.6f" }, { key = "reason" }, { key = "defaults" } } })
+    return 0
+  end
   if format == "json" then
     for _, r in ipairs(rows) do
       r.predicted = r.predicted or report.null
@@ -70,11 +103,10 @@ function C.run(opts, args)
   report.print(missing, { format = format, title = "Not predicted", columns = {
     { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } } })
   io.stdout:write("\n")
-  local summary = validate.summarise(rows)
   report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
     { key = "kind" }, { key = "cases" }, { key = "predicted" },
-    { key = "median", label = "median |err|", fmt = function(v) return string.format("%.1f%%", v * 100) end },
-    { key = "p90", label = "p90 |err|", fmt = function(v) return string.format("%.1f%%", v * 100) end } } })
+    { key = "median", label = "median |err|", fmt = pct_abs },
+    { key = "p90", label = "p90 |err|", fmt = pct_abs } } })
   return 0
 end
 

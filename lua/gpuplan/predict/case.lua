@@ -1,5 +1,5 @@
 -- gpuplan.predict.case: what every predictor reads from a validation case
--- (../shared/validation/SCHEMA.md) in the same way.
+-- (validation/SCHEMA.md) in the same way.
 
 local ok_cjson, cjson = pcall(require, "cjson")
 local null = ok_cjson and cjson.null or nil

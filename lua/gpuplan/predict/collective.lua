@@ -1,4 +1,4 @@
--- Predict a `collective` validation case (shared/validation/SCHEMA.md):
+-- Predict a `collective` validation case (validation/SCHEMA.md):
 -- nccl-tests busbw (GB/s) or time (us) of one collective.
 --
 -- Topology: the GPU's scale-up fabric (catalog gpu.scaleup.fabric, or the

@@ -1,4 +1,4 @@
--- Predict an `infer` validation case (../shared/validation/SCHEMA.md) with
+-- Predict an `infer` validation case (validation/SCHEMA.md) with
 -- gpuplan.infer: output_tokens_per_s (whole system, steady state),
 -- decode_tokens_per_s (one stream: 1 / ITL), itl_ms, ttft_ms.
 --

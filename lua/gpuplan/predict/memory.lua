@@ -1,4 +1,4 @@
--- Predict a `memory` validation case (../shared/validation/SCHEMA.md):
+-- Predict a `memory` validation case (validation/SCHEMA.md):
 -- peak allocated bytes per GPU, as torch.cuda.max_memory_allocated reports
 -- it -- the tensor components of the breakdown (r.allocated), without the
 -- CUDA context, library workspaces or allocator cache, which that counter

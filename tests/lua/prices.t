@@ -1,0 +1,72 @@
+-- Money: the CNY rate, the China-market prices and how a price is chosen
+-- and labelled (gpuplan.prices).  Built-in catalog only, so a user catalog
+-- cannot change the outcome.
+local t = require "tap"
+local gp = require "gpuplan"
+local prices = require "gpuplan.prices"
+
+local cat = gp.catalog { dirs = { "catalog" } }
+
+-- The rate is a central bank's: PBOC central parity, dated.
+local cny = cat.currencies.CNY
+t.is(cny.per_usd, 7.0197, "CNY per USD: PBOC central parity 7.0197")
+t.is(cny.date, "2026-01-08", "dated 2026-01-08")
+t.like(cny.source, "central parity", "source: the central parity", true)
+t.like(cny.source, "China Foreign Exchange Trade System", "published by CFETS", true)
+
+-- H20 has a dated price, in the China market: AutoDL 6.98 CNY/h (2026-03).
+local h20 = prices.cheapest(cat, "h20", { currency = "CNY" })
+t.ok(h20 ~= nil, "h20 has a price")
+t.is(h20.amount, 6.98, "h20 6.98 CNY per GPU-hour")
+t.is(h20.market, "cn", "from the China market")
+t.is(h20.converted, false, "shown as quoted")
+t.is(prices.origin(h20), "cn", "origin: cn")
+t.is(h20.entry.date, "2026-03", "dated 2026-03")
+
+-- The same price in USD is converted and says so: 6.98 / 7.0197 = 0.99435.
+-- Two divisions of doubles: 1e-12 relative.
+local h20usd = prices.cheapest(cat, "h20", { currency = "USD" })
+t.near(h20usd.amount, 6.98 / 7.0197, 1e-12, "h20 in USD = 6.98 / 7.0197")
+t.is(h20usd.converted, true, "converted")
+t.is(prices.origin(h20usd), "cn, converted from 6.98CNY/h", "origin names the quoted price")
+t.is(prices.rate(cat, "CNY", "USD"), "7.0197 CNY/USD, 2026-01-08", "the rate it used")
+
+-- A100 80GB in CNY: the US long-tail $0.95/h x 7.0197 = 6.6687 CNY is
+-- below AutoDL's 6.68 CNY: the cheapest is a US price, converted -- and
+-- labelled as such, never passed off as a CNY price.
+local a100 = prices.cheapest(cat, "a100-sxm-80gb", { currency = "CNY" })
+t.near(a100.amount, 0.95 * 7.0197, 1e-12, "a100: $0.95 x 7.0197 CNY")
+t.is(a100.market, "us", "from the US market")
+t.is(prices.origin(a100), "us, converted from $0.95/h", "and says it was converted")
+-- Kept to the China market: AutoDL's 6.68 CNY.
+local a100cn = prices.cheapest(cat, "a100-sxm-80gb", { currency = "CNY", market = "cn" })
+t.is(a100cn.amount, 6.68, "a100 in market cn: 6.68 CNY (AutoDL)")
+t.is(a100cn.id, "a100-sxm-80gb/autodl/cn", "the AutoDL entry")
+t.is(prices.cheapest(cat, "h100-sxm", { market = "cn" }), nil, "no China-market H100 price")
+
+-- Every China-market entry is priced in CNY and dated; the seed guides'
+-- CNY ranges are their own entries (8-20 CNY for A100 80GB, 20-40 H800).
+local bad = {}
+for _, id in ipairs(cat:ids("prices")) do
+  local p = cat.prices[id]
+  if p.region == "cn" and (p.price.currency ~= "CNY" or p.date == "") then bad[#bad + 1] = id end
+end
+t.is(table.concat(bad, ","), "", "every cn price is in CNY with a date")
+local g = cat.prices["a100-sxm-80gb/guide/cn"]
+t.is(g.range[1].amount .. "-" .. g.range[2].amount, "8-20", "guide A100 range 8-20 CNY")
+t.is(g.provider_kind, "guide", "a rule of thumb, not an offer")
+local h800 = cat.prices["h800-sxm/guide/cn"]
+t.is(h800.range[1].amount .. "-" .. h800.range[2].amount, "20-40", "guide H800 range 20-40 CNY")
+-- A dated offer beats a guide's rule of thumb even when the guide is lower:
+-- H800 AutoDL 8.88 CNY is the price, not the guide's 30 (nor its 20 low end).
+t.is(prices.cheapest(cat, "h800-sxm", { currency = "CNY" }).id, "h800-sxm/autodl/cn",
+     "h800: the dated AutoDL offer")
+-- A guide price is used only when there is nothing else, and flagged.
+local only_guide = { settings = cat.settings, currencies = cat.currencies,
+  prices = { x = cat.prices["h800-sxm/guide/cn"] }, convert = cat.convert,
+  ids = function() return { "x" } end }
+local q = prices.cheapest(only_guide, "h800-sxm", { currency = "CNY" })
+t.ok(q and q.guide, "only a guide price: used, flagged guide")
+
+t.raises(function() prices.quote(cat, "nope") end, "unknown price 'nope'", "unknown price id", true)
+t.done_testing()
