@@ -38,18 +38,39 @@ arch {
 arch {
   id = "ampere", name = "NVIDIA Ampere",
   achievable = {
-    gemm = { bf16 = 0.87, fp16 = 0.87, tf32 = 0.87, int8 = 0.87 },
+    gemm = { bf16 = 0.754, fp16 = 0.754, tf32 = 0.754, int8 = 0.754 },
     hbm = 0.85,
-    reason = "A100 SXM best bf16 matmul 271.2 of 312 TFLOPS = 0.869 (an earlier "
-          .. "run with CUDA 12.1: 267.9 = 0.859); tf32/int8 not measured and "
-          .. "taken equal to bf16. BabelStream triad on A100-SXM4-80GB 1.725 of "
+    reason = "A large fp16 GEMM of an ordinary shape, 3456 x 4096 x 8192, runs at 235.1 "
+          .. "of 312 TFLOPS = 0.754 (CUTLASS profiler documentation, "
+          .. "s16816gemm_f16_256x128_32x3 on A100; cuBLAS agrees there). The best "
+          .. "shape a brute-force search finds reaches 271.2 = 0.869 (MAMF; CUDA 12.1: "
+          .. "267.9), but layers do not run at their best shape: end-to-end, "
+          .. "FlashAttention-2's GPT-3 2.7B training at 8k reaches 225 TFLOPS (72% "
+          .. "MFU, FA2 paper Table 1), which 0.87 would overshoot by 14% and 0.754 "
+          .. "matches. tf32/int8 not measured and taken equal to bf16. BabelStream "
+          .. "triad on A100-SXM4-80GB 1.725 of "
           .. "2.039 TB/s = 0.846, on A100-SXM4-40GB 1.378 of 1.555 = 0.886: "
           .. "0.85 (refresh, ECC and DRAM page overheads keep streaming below "
           .. "the pin rate)",
-    source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
+    source = "NVIDIA/cutlass media/docs/cpp/profiler.md (tensor core GEMM example); "
+          .. "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (torch 2.6.0+cu126); BabelStream 5.0 example output "
           .. "on Tursa (A100-SXM4-80GB) in a NERSC-10-derived benchmark README; "
           .. "ALCF Polaris beginners guide (A100-SXM4-40GB, BabelStream 5.0)",
+
+    attention = {
+      kernel = "fa2",
+      fa2 = { fwd = 0.61, bwd = 0.53 },
+      triton = { fwd = 0.26, bwd = 0.23 },
+      reason = "A100-80GB, head_dim 128, causal, 4k tokens: FlashAttention-2 forward + "
+            .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
+            .. "causal counts the unmasked half, backward = 2.5 x forward); split into "
+            .. "forward and backward by the paper's maxima, 73% and 63% (0.55 = 3.5 / "
+            .. "(1/f + 2.5/b) with f/b = 73/63). The Triton FlashAttention of the same "
+            .. "figure: 74 TFLOP/s = 0.24, split the same way",
+      source = "Dao 2023, FlashAttention-2 (arXiv 2307.08691) sec. 4.1 and Fig. 4 "
+            .. "(assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention)",
+    },
   },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -68,6 +89,23 @@ arch {
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (torch 2.7.0+cu126); BabelStream 5.0 output on an "
           .. "H100 NVL (public GitHub benchmark log)",
+
+    attention = {
+      kernel = "cudnn",
+      cudnn = { fwd = 0.53, bwd = 0.45 },
+      fa3 = { fwd = 0.60, bwd = 0.52 },
+      fa2 = { fwd = 0.33, bwd = 0.29 },
+      triton = { fwd = 0.145, bwd = 0.125 },
+      reason = "H100 SXM5, head_dim 128, bf16, 4k-8k tokens (FA3 paper Figs. 5-6): causal "
+            .. "forward cuDNN 518-529, FA3 579-602, FA2 319-333 TFLOP/s of 989; backward "
+            .. "(non-causal only in the paper) cuDNN 499-518, FA3 542-559, FA2 310-318, "
+            .. "scaled by each kernel's causal/non-causal forward ratio (0.88, 0.93, "
+            .. "0.9). cuDNN is what Transformer Engine picks on sm90 (NeMo, Megatron-"
+            .. "Bridge). triton: not measured on Hopper; the A100 ratio of the Triton "
+            .. "kernel to FA2 (0.24 / 0.55) applied to FA2 here, an estimate",
+      source = "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) Figs. 5-6; "
+            .. "TransformerEngine attention.py 'Select FusedAttention on sm90'",
+    },
   },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -103,6 +141,18 @@ arch {
           .. "is the Ampere/Hopper BabelStream value carried over",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (torch 2.7.1+cu128)",
+
+    attention = {
+      kernel = "cudnn",
+      fa4 = { fwd = 0.63, bwd = 0.54 },
+      cudnn = { fwd = 0.57, bwd = 0.49 },
+      reason = "B200-class (SM100), head_dim 128, causal, 8k tokens: FlashAttention-4 "
+            .. "forward 1418, backward (2-CTA) 1209 TFLOP/s of 2250 (flash-attention PR "
+            .. "#2280). cuDNN, which Transformer Engine picks: FA4 is 1.05x cuDNN at d64 "
+            .. "causal 8k (PR #2605) and 'up to 1.3x' (FA4 paper); 1.1x taken",
+      source = "Dao-AILab/flash-attention PRs #2280 and #2605; FlashAttention-4 paper "
+            .. "(arXiv 2603.05451) abstract",
+    },
   },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",

@@ -344,15 +344,22 @@ int layout_stage_layers(const gp_layout *y, int L, int k)
  * on another node, and one whose stride is below G puts G / stride of
  * them in a node (all of them when size x stride <= G).  Exact when G
  * and the strides are multiples of one another, as for power-of-two
- * degrees on 4- or 8-GPU nodes; otherwise the count is rounded up. */
+ * degrees on 4- or 8-GPU nodes; otherwise see below. */
 static double in_node(double size, double stride, double G)
 {
 	double k;
 
 	if (stride >= G)
 		return 1;
-	k = ceil(G / stride);
-	return k < size ? k : size;
+	k = floor(G / stride);
+	if (k >= size)
+		return size;
+	/* Not aligned (a 72-GPU NVLink domain over power-of-two degrees):
+	 * nodes hold unequal shares; take the largest divisor of size that
+	 * every node can hold, so the group divides into whole nodes. */
+	while (k > 1 && fmod(size, k) != 0)
+		k -= 1;
+	return k;
 }
 
 int layout_place(const gp_layout *y, int gpus_per_node,

@@ -423,6 +423,8 @@ static void lgp_totrain(lua_State *L, int idx, const char *w,
 	c->lay.sp = lgp_field_bool(L, idx, w, "sp", 0);
 	c->seq = lgp_field_num(L, idx, w, "seq", 1, 0);
 	c->lay.micro_batch = lgp_field_num(L, idx, w, "micro_batch", 0, 1);
+	c->recompute_layers = lgp_field_int(L, idx, w, "recompute_layers", 0,
+					    0, 0);
 	c->lay.microbatches = lgp_field_num(L, idx, w, "microbatches", 0, 0);
 	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
 	c->dropout = lgp_field_bool(L, idx, w, "dropout", 0);
@@ -1052,6 +1054,7 @@ static int lgp_train(lua_State *L)
 	c.overlap_p2p = lgp_field_bool(L, 4, w, "overlap_p2p", 0);
 	c.ep_overlap = lgp_field_bool(L, 4, w, "ep_overlap", 0);
 	c.causal_flops = lgp_field_bool(L, 4, w, "causal_flops", 0);
+	c.reduce_bytes = lgp_field_num(L, 4, w, "reduce_bytes", 0, 0);
 	c.capacity = lgp_field_num(L, 4, w, "capacity", 1, 0);
 	c.tokens = lgp_field_num(L, 4, w, "tokens", 0, 0);
 	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
@@ -1114,6 +1117,15 @@ static int lgp_train(lua_State *L)
 		lua_setfield(L, -2, layout_grp_name((gp_grp)i));
 	}
 	lua_setfield(L, -2, "groups");
+	lua_createtable(L, r.nops, 0);
+	for (i = 0; i < r.nops; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setstr(L, "name", r.ops[i].name);
+		lgp_setnum(L, "fwd", r.ops[i].fwd);
+		lgp_setnum(L, "bwd", r.ops[i].bwd);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
 	return 1;
 }
 

@@ -649,6 +649,18 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	o->act_layer = sa->act_layer;
 	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
 		(first && nl > 0 ? sa->first_less : 0)) * inflight;
+	if (c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 &&
+	    c->recompute_layers < nl) {
+		/* Megatron's block method: the first recompute_layers layers
+		 * of the stage keep their input only, the others all they
+		 * save without recompute (al.full). */
+		double keep = ((double)sa->ndense * al->full +
+			       (double)sa->nmoe * alm->full) / m->layers;
+
+		o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer *
+			c->recompute_layers + keep * (nl - c->recompute_layers)) *
+			inflight;
+	}
 	tok = c->seq / y->cp * c->lay.micro_batch;
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */

@@ -28,6 +28,9 @@ typedef struct gp_train_cfg {
 	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
 	gp_partition partition;  /* layers per stage (pp > 1) */
 	gp_recompute recompute;
+	int recompute_layers;    /* full recompute of only the first N layers
+				  * of each stage (Megatron --recompute-
+				  * method block); 0 = every layer */
 	int flash, dropout, eager_swiglu;
 	double act_bytes;        /* 0: 4 for the fp32 recipe, else 2 */
 	double logit_bytes;      /* bytes per vocab entry per token kept for

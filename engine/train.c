@@ -85,6 +85,8 @@ typedef struct pass {
 
 typedef struct lcost {
 	pass fwd, bwd;
+	int nops;
+	train_op ops[TRAIN_MAX_OPS];
 	double rec_full, rec_sel;   /* recomputed forward */
 	double tp_fwd, tp_bwd;      /* TP collectives per pass */
 	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
@@ -159,7 +161,16 @@ static double attn_time(const ctx *x, const gp_op *o, int bwd)
 {
 	double frac = bwd ? x->d->attn_bwd : x->d->attn_fwd;
 	double flop = o->flop * (bwd ? (x->c->mem.flash ? 2.5 : 2.0) : 1.0);
-	double bytes = o->act * x->A * (bwd ? 2.0 : 1.0);
+	double bytes = o->act * x->A;
+
+	/* Unfused attention with dropout on the probabilities: dropout
+	 * reads them and writes the dropped copy and its 1-byte mask
+	 * (Korthikanti et al. 2022 sec. 4.1: the as^2b mask and 2as^2b
+	 * output), which the PV matmul then reads instead. */
+	if (!x->c->mem.flash && x->c->mem.dropout)
+		bytes += o->batch * o->m * o->n * (2.0 * x->A + 1.0);
+	if (bwd)
+		bytes *= 2.0;
 
 	if (x->c->mem.flash && frac > 0) {
 		double tc = flop / (x->d->peak[x->half] * frac);
@@ -179,6 +190,20 @@ static void add(pass *p, double t, int gemm, int attn)
 		p->attn += t;
 }
 
+/* Add an operator's two passes to the layer and to its op list. */
+static void add_op(lcost *lc, const char *name, double f, double b,
+		   int gemm, int attn)
+{
+	add(&lc->fwd, f, gemm, attn);
+	add(&lc->bwd, b, gemm, attn);
+	if (lc->nops < TRAIN_MAX_OPS) {
+		lc->ops[lc->nops].name = name;
+		lc->ops[lc->nops].fwd = f;
+		lc->ops[lc->nops].bwd = b;
+		lc->nops++;
+	}
+}
+
 /* LoRA adapter of one targeted matrix (in -> out) at rank r on T
  * tokens: A (in x r) then B (r x out), added to the base output.
  * Forward reads the input, writes and reads the rank-r intermediate,
@@ -191,8 +216,7 @@ static void lora_costs(const ctx *x, double in, double out, lcost *lc)
 	double bytes = T * (in + 2.0 * r + 2.0 * out) * x->A;
 	double tf = op_time(x, f, bytes, T, r, in, 1, x->half);
 
-	add(&lc->fwd, tf, 1, 0);
-	add(&lc->bwd, 2.0 * tf, 1, 0);
+	add_op(lc, "lora", tf, 2.0 * tf, 1, 0);
 }
 
 static unsigned lora_bit(const char *name)
@@ -292,25 +316,23 @@ static void layer_costs(ctx *x, int moe, lcost *lc)
 				t += dq;
 				tb_ += dq;
 			}
-			add(&lc->fwd, t, 1, 0);
-			add(&lc->bwd, tb_, 1, 0);
+			add_op(lc, o->name, t, tb_, 1, 0);
 			/* in and out widths of this GPU's slice */
 			if (tg & lora_bit(o->name))
 				lora_costs(x, o->k, o->n, lc);
 			break;
 		case GP_OP_ATTN:
 			t = attn_time(x, o, 0);
-			add(&lc->fwd, t, 0, 1);
-			add(&lc->bwd, attn_time(x, o, 1), 0, 1);
+			add_op(lc, o->name, t, attn_time(x, o, 1), 0, 1);
 			lc->rec_sel = t;
 			break;
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv). */
 			bytes = o->act * x->A;
 			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
-			add(&lc->fwd, t, 0, 0);
-			add(&lc->bwd, op_time(x, 2.0 * o->flop, 1.5 * bytes,
-					      0, 0, 0, 0, x->half), 0, 0);
+			add_op(lc, o->name, t, op_time(x, 2.0 * o->flop,
+						      1.5 * bytes, 0, 0, 0, 0,
+						      x->half), 0, 0);
 			break;
 		}
 	}
@@ -322,10 +344,8 @@ static void layer_costs(ctx *x, int moe, lcost *lc)
 		double e = x->Tn * h, mask = c->mem.dropout ? 1.0 : 0.0;
 		double t = mem_time(x, e * (3.0 * x->A + mask));
 
-		add(&lc->fwd, 2.0 * t, 0, 0);
-		if (c->mem.dropout)
-			add(&lc->bwd, 2.0 * mem_time(x, e * (2.0 * x->A +
-							     mask)), 0, 0);
+		add_op(lc, "residual", 2.0 * t, c->mem.dropout ?
+		       2.0 * mem_time(x, e * (2.0 * x->A + mask)) : 0.0, 0, 0);
 	}
 	switch (c->mem.recompute) {
 	case GP_RECOMPUTE_FULL:
@@ -368,6 +388,12 @@ static void layer_costs(ctx *x, int moe, lcost *lc)
 		lc->tp_fwd = 2.0 * coll(x, GP_ALL_REDUCE, tb, &x->g[GP_GRP_TP]);
 	}
 	lc->tp_bwd = lc->tp_fwd;
+	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
+		lc->ops[lc->nops].name = "tp_comm";
+		lc->ops[lc->nops].fwd = lc->tp_fwd;
+		lc->ops[lc->nops].bwd = lc->tp_bwd;
+		lc->nops++;
+	}
 
 	/* Context parallelism: cp - 1 ring steps per pass, each sending
 	 * this rank's K and V chunk (backward: K, V and their gradients,
@@ -400,13 +426,31 @@ static void layer_costs(ctx *x, int moe, lcost *lc)
 	}
 }
 
-/* Exposed seconds of `comm` run beside `window` seconds of compute:
- * all of it when not overlapped. */
-static double exposed(double comm, double window, int overlap)
+/* Compute under communication runs slower: the collective's kernels
+ * take SMs (NCCL: a CTA per channel, 16-32 channels; Transformer
+ * Engine's Userbuffers 16-24 SMs of 132) and memory bandwidth from the
+ * GEMMs beside them.  Measured over GPT and Llama training on A100,
+ * H100, MI210 and MI250: overlap slows the computation by 18.9% on
+ * average (40% at most), while still beating running the two one after
+ * the other (arXiv 2507.03114, "Characterizing Compute-Communication
+ * Overlap in GPU-Accelerated Distributed Deep Learning"). */
+#define OVERLAP_SLOWDOWN 0.189
+
+/* Seconds `comm` adds to the critical path when it runs beside `window`
+ * seconds of compute: all of it when not overlapped; otherwise what the
+ * window cannot hide plus the slowdown of the compute under it.  The
+ * hidden seconds are added to *hidden. */
+static double overlap(double comm, double window, int on, double *hidden)
 {
-	if (!overlap)
-		return comm;
-	return comm > window ? comm - window : 0.0;
+	double h;
+
+	if (!on || comm <= 0)
+		return comm > 0 ? comm : 0.0;
+	h = comm < window ? comm : window;
+	if (h < 0)
+		h = 0;
+	*hidden += h;
+	return comm - h + OVERLAP_SLOWDOWN * h;
 }
 
 /* One pipeline stage, one micro-batch. */
@@ -425,11 +469,11 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 	const gp_model *m = x->m;
 	const train_cfg *c = x->c;
 	int nd, nm, i, zero = x->y.zero;
-	double h = m->hidden, V = m->vocab, tp = x->y.tp;
+	double hid = m->hidden, V = m->vocab, tp = x->y.tp;
 	double full = c->mem.recompute == GP_RECOMPUTE_FULL;
 	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
 	const lcost *L[2];
-	double cnt[2];
+	double cnt[2], rec;
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
@@ -449,34 +493,43 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 	L[1] = lm;
 	cnt[0] = nd;
 	cnt[1] = nm;
+	/* Full recompute of the first recompute_layers layers of the stage
+	 * only (Megatron --recompute-method block --recompute-num-layers):
+	 * that share of the layers re-runs its forward. */
+	rec = full;
+	if (full && c->mem.recompute_layers > 0 && nl > 0)
+		rec = fmin(1.0, (double)c->mem.recompute_layers / nl);
 	for (i = 0; i < 2; i++) {
 		const lcost *l = L[i];
-		double n = cnt[i], e;
+		double n = cnt[i], e, h;
 
 		if (n <= 0)
 			continue;
 		s->part[TRAIN_COMPUTE] += n * (l->fwd.t + l->bwd.t);
 		s->fwd += n * l->fwd.t;
 		s->bwd += n * l->bwd.t;
-		s->part[TRAIN_RECOMPUTE] += n * (l->rec_full + l->rec_sel);
+		s->part[TRAIN_RECOMPUTE] += n * (rec * l->rec_full + l->rec_sel);
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
-		e = exposed(l->tp_fwd, l->fwd.gemm, c->tp_overlap) *
-			(1.0 + full) +
-			exposed(l->tp_bwd, l->bwd.gemm, c->tp_overlap);
+		h = 0;
+		e = overlap(l->tp_fwd, l->fwd.gemm, c->tp_overlap, &h);
+		e *= 1.0 + rec;
+		h *= 1.0 + rec;
+		e += overlap(l->tp_bwd, l->bwd.gemm, c->tp_overlap, &h);
 		s->part[TRAIN_TP] += n * e;
-		s->hidden[TRAIN_TP] += n * (l->tp_fwd * (1.0 + full) +
-					    l->tp_bwd - e);
-		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + full) +
-					  l->cp_bwd);
+		s->hidden[TRAIN_TP] += n * h;
+		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
+					  l->cp_bwd + OVERLAP_SLOWDOWN *
+					  l->cp_hid);
 		s->hidden[TRAIN_CP] += n * l->cp_hid;
-		e = exposed(l->ep_fwd, l->fwd.t, c->ep_overlap) *
-			(1.0 + full) + exposed(l->ep_bwd, l->bwd.t,
-					       c->ep_overlap);
+		h = 0;
+		e = overlap(l->ep_fwd, l->fwd.t, c->ep_overlap, &h);
+		e *= 1.0 + rec;
+		h *= 1.0 + rec;
+		e += overlap(l->ep_bwd, l->bwd.t, c->ep_overlap, &h);
 		s->part[TRAIN_EP] += n * e;
-		s->hidden[TRAIN_EP] += n * (l->ep_fwd * (1.0 + full) +
-					    l->ep_bwd - e);
+		s->hidden[TRAIN_EP] += n * h;
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
 		/* ZeRO-3 / FSDP: gather each layer's 16-bit parameters over
@@ -486,39 +539,43 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 		 * ZeRO-2 reduce-scatters each micro-batch's gradients. */
 		if (zero >= 2 && x->y.shard > 1 && !x->frozen) {
 			double dense = l->params - l->eparams;
+			/* nccl-tests convention: the all-gather's bytes
+			 * are the whole buffer after it, the layer's
+			 * 16-bit slice on this TP/EP rank. */
 			double agw = fsdp_full || fsdp_sgo ?
-				coll(x, GP_ALL_GATHER, dense * 2.0 *
-				     x->y.shard, &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_ALL_GATHER, l->eparams * 2.0 *
-				     x->y.eshard, &x->g[GP_GRP_EDP]) : 0.0;
+				coll(x, GP_ALL_GATHER, dense * 2.0,
+				     &x->g[GP_GRP_DPCP]) +
+				coll(x, GP_ALL_GATHER, l->eparams * 2.0,
+				     &x->g[GP_GRP_EDP]) : 0.0;
 			double rsw = coll(x, GP_REDUCE_SCATTER, dense * 2.0,
 					  &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_REDUCE_SCATTER, l->eparams * 2.0,
 				     &x->g[GP_GRP_EDP]);
 			double f = agw, b = (fsdp_full ? agw : 0.0) + rsw;
-			double ef = exposed(f, l->fwd.t,
-					    c->overlap_param_gather);
-			double eb = exposed(b, l->bwd.t,
+			double hz = 0, hd = 0;
+			double ef = overlap(f, l->fwd.t,
+					    c->overlap_param_gather, &hz);
+			double eb = overlap(b, l->bwd.t,
 					    c->overlap_param_gather ||
-					    c->overlap_grad_reduce);
+					    c->overlap_grad_reduce, &hd);
 
 			s->part[TRAIN_ZERO] += n * ef;
 			s->part[TRAIN_DP] += n * eb;
-			s->hidden[TRAIN_ZERO] += n * (f - ef);
-			s->hidden[TRAIN_DP] += n * (b - eb);
+			s->hidden[TRAIN_ZERO] += n * hz;
+			s->hidden[TRAIN_DP] += n * hd;
 		}
 	}
 	/* First stage: embedding gather (vocab-parallel: an all-reduce,
 	 * or a reduce-scatter with SP, over TP) and its gradient
 	 * scatter-add into the fp32 main grad; the vision tower. */
 	if (k == 0) {
-		double e = x->Tn * h, tpc;
+		double e = x->Tn * hid, tpc;
 
-		s->part[TRAIN_COMPUTE] += mem_time(x, 2.0 * x->T * h * x->A) +
+		s->part[TRAIN_COMPUTE] += mem_time(x, 2.0 * x->T * hid * x->A) +
 			(x->frozen ? 0.0 : mem_time(x, e * (x->A + 8.0)));
-		tpc = x->y.sp ? coll(x, GP_REDUCE_SCATTER, x->T * h * 2.0,
+		tpc = x->y.sp ? coll(x, GP_REDUCE_SCATTER, x->T * hid * 2.0,
 				     &x->g[GP_GRP_TP]) :
-			coll(x, GP_ALL_REDUCE, x->T * h * 2.0,
+			coll(x, GP_ALL_REDUCE, x->T * hid * 2.0,
 			     &x->g[GP_GRP_TP]);
 		s->part[TRAIN_TP] += tpc;
 		s->params += (x->p.embedding) / tp;
@@ -543,17 +600,17 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 	 * logits, write and read fp32 exponentials; backward writes the
 	 * logit gradients) and the gradient of the output layer. */
 	if (k == x->y.pp - 1) {
-		double Vt = V / tp, f = 2.0 * x->T * Vt * h, e = x->Tn * h;
-		double bytes = Vt * h * 2.0 + x->T * (h + Vt) * x->A;
+		double Vt = V / tp, f = 2.0 * x->T * Vt * hid, e = x->Tn * hid;
+		double bytes = Vt * hid * 2.0 + x->T * (hid + Vt) * x->A;
 		double tl, tlb;
 		int head_trains = !x->frozen;
 
-		tl = op_time(x, f, bytes, x->T, Vt, h, 1, x->half) +
+		tl = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
 			mem_time(x, x->T * Vt * (x->A + 8.0)) +
 			mem_time(x, 2.0 * e * x->A);
-		tlb = op_time(x, f, bytes, x->T, h, Vt, 1, x->half) +
-			(head_trains ? op_time(x, f, Vt * h * WGRAD_ACC_BYTES +
-					       x->T * (h + Vt) * x->A, Vt, h,
+		tlb = op_time(x, f, bytes, x->T, hid, Vt, 1, x->half) +
+			(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
+					       x->T * (hid + Vt) * x->A, Vt, hid,
 					       x->T, 1, x->half) : 0.0) +
 			mem_time(x, x->T * Vt * (4.0 + x->A)) +
 			mem_time(x, 3.0 * e * x->A);
@@ -564,35 +621,33 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 		 * backward); without SP the copy into the TP region
 		 * all-reduces its gradient. */
 		s->part[TRAIN_TP] += x->y.sp ?
-			coll(x, GP_ALL_GATHER, x->T * h * 2.0,
+			coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
 			     &x->g[GP_GRP_TP]) +
-			coll(x, GP_REDUCE_SCATTER, x->T * h * 2.0,
+			coll(x, GP_REDUCE_SCATTER, x->T * hid * 2.0,
 			     &x->g[GP_GRP_TP]) :
-			coll(x, GP_ALL_REDUCE, x->T * h * 2.0,
+			coll(x, GP_ALL_REDUCE, x->T * hid * 2.0,
 			     &x->g[GP_GRP_TP]);
 		s->params += (x->p.lm_head > 0 ? x->p.lm_head :
 			      (x->y.pp > 1 ? x->p.embedding : 0.0)) / tp;
 	}
 	/* Pipeline: each of the v chunks of the stage receives its input
 	 * and sends its output forward, and the gradients back: the
-	 * activations T x h in 16 bits, split over TP (Megatron's
+	 * activations T x hid in 16 bits, split over TP (Megatron's
 	 * scatter/gather: each TP rank sends its 1/t and the receivers
 	 * all-gather over NVLink; with SP they are split already). */
 	if (x->y.pp > 1) {
-		double bytes = x->T * h * 2.0 / tp;
+		double bytes = x->T * hid * 2.0 / tp;
 		double sr = coll(x, GP_SEND_RECV, bytes, &x->g[GP_GRP_PP]);
 		double gat = x->y.sp ? 0.0 :
-			coll(x, GP_ALL_GATHER, x->T * h * 2.0,
+			coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
 			     &x->g[GP_GRP_TP]);
 		double v = x->y.schedule == GP_SCHED_INTERLEAVED ?
 			x->y.vpp : 1.0;
 		double all = 2.0 * v * (sr + gat);
 
-		if (c->overlap_p2p) {
-			s->hidden[TRAIN_PP] += all;
-		} else {
-			s->part[TRAIN_PP] += all;
-		}
+		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
+					     c->overlap_p2p,
+					     &s->hidden[TRAIN_PP]);
 	}
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		s->t += s->part[i];
@@ -602,8 +657,12 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
  * gradient dtype (Megatron reduces its fp32 main grads in fp32 for bf16
  * runs, accumulate_allreduce_grads_in_fp32; fp16 mixed precision its
  * fp16 grads), DeepSpeed's BF16_Optimizer a bf16 copy. */
-static double reduce_bytes(const gp_train_cfg *mc, const gp_state_bytes *sb)
+static double reduce_bytes(const train_cfg *c, const gp_state_bytes *sb)
 {
+	const gp_train_cfg *mc = &c->mem;
+
+	if (c->reduce_bytes > 0)
+		return c->reduce_bytes;
 	if (mc->recipe == GP_RECIPE_DSBF16)
 		return 2.0;
 	return sb->grads;
@@ -633,6 +692,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (gp_check_nonneg(c->global_batch, "global_batch", err) ||
 	    gp_check_nonneg(c->tokens, "tokens", err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
+	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
 	    gp_check_pos(c->capacity, "capacity", err) ||
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
@@ -732,6 +792,8 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		layer_costs(&x, 1, &lm);
 	if (x.bad)
 		return GP_EINVAL;
+	out->nops = lm.nops;
+	memcpy(out->ops, lm.ops, sizeof out->ops);
 
 	/* Stages: the split of the memory model (uniform for Megatron,
 	 * DeepSpeed's balanced partition when configured). */
@@ -742,12 +804,15 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return GP_EINVAL;
 	out->fits = out->mem.fits;
 	memset(&worst, 0, sizeof worst);
-	rb = reduce_bytes(&c->mem, &sb);
+	rb = reduce_bytes(c, &sb);
 	/* Optimizer step: memory-bound over the local trainable states;
 	 * Adam reads and writes the fp32 master and both moments, reads
 	 * the gradient (and zeroes it), writes the 16-bit weights
 	 * (apex/Megatron multi-tensor fused Adam). */
-	opt_bytes = 2.0 * (sb.master + sb.optimizer) + 2.0 * sb.grads +
+	/* Before it, the gradient norm for clipping reads every gradient
+	 * once (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with
+	 * fp16 the inf/nan check rides on it). */
+	opt_bytes = 2.0 * (sb.master + sb.optimizer) + 3.0 * sb.grads +
 		sb.weights;
 	first = 0;
 	for (k = 0; k < x.y.pp; k++) {
@@ -793,20 +858,26 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		if (x.bad)
 			return GP_EINVAL;
 		/* Overlapped with the last micro-batch's backward, all but
-		 * the last bucket; unoverlapped, all of it. */
-		e = c->overlap_grad_reduce ?
-			fmax(dp * fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0)),
-			     dp - s.bwd) : dp;
-		if (e > post_dp) {
-			post_dp = e;
-			post_dp_hid = dp - e;
-		}
-		e = c->overlap_param_gather ?
-			fmax(zg * fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0)),
-			     zg - s.fwd) : zg;
-		if (e > post_zero) {
-			post_zero = e;
-			post_zero_hid = zg - e;
+		 * the last bucket (nothing is left to hide it); unoverlapped,
+		 * all of it.  The parameter all-gather likewise under the
+		 * next step's first forward. */
+		{
+			double bucket = fmin(1.0, DDP_BUCKET /
+					     fmax(lp + le, 1.0));
+			double hdp = 0, hzg = 0;
+
+			e = fmax(dp * bucket, overlap(dp, s.bwd,
+				 c->overlap_grad_reduce, &hdp));
+			if (e > post_dp) {
+				post_dp = e;
+				post_dp_hid = hdp;
+			}
+			e = fmax(zg * bucket, overlap(zg, s.fwd,
+				 c->overlap_param_gather, &hzg));
+			if (e > post_zero) {
+				post_zero = e;
+				post_zero_hid = hzg;
+			}
 		}
 		/* Local states: sharded over dp x cp (experts over the
 		 * expert-data-parallel group) from ZeRO 1 on. */
@@ -883,7 +954,9 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		double mult = x.frozen ? 2.0 : 3.0, rec = 0, vis = 0;
 
 		if (c->mem.recompute == GP_RECOMPUTE_FULL)
-			rec = layer_fwd;
+			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
+				fmin(1.0, c->mem.recompute_layers * x.y.pp /
+				     (double)m->layers) : 1.0);
 		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
 			rec = attn;
 		if (c->mem.images > 0 && m->vision.layers > 0)

@@ -74,6 +74,9 @@ typedef struct train_cfg {
 				  * (Transformer Engine Userbuffers) */
 	int overlap_p2p;         /* PP sends under compute */
 	int ep_overlap;          /* EP all-to-all under compute */
+	double reduce_bytes;     /* bytes per gradient element the DP
+				  * reduction moves; 0 = the recipe's
+				  * gradient dtype (Megatron bf16: fp32) */
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
@@ -88,6 +91,14 @@ typedef struct train_cfg {
 /* The documented defaults: bf16 compute, mixed-16 AdamW, every overlap
  * off, reserve from mem_reserve_default. */
 void train_defaults(train_cfg *c);
+
+/* One operator of a layer, one micro-batch on one GPU. */
+typedef struct train_op {
+	const char *name;        /* static */
+	double fwd, bwd;         /* s; bwd: dgrad + wgrad for a GEMM */
+} train_op;
+
+#define TRAIN_MAX_OPS 24
 
 typedef struct train_result {
 	double step;             /* s per step */
@@ -115,6 +126,11 @@ typedef struct train_result {
 	int fits;
 	unsigned warn;           /* TRAIN_WARN_* */
 	gp_group groups[GP_GRP_COUNT]; /* placement used */
+	/* The operators of one layer (an MoE layer when the model has
+	 * any, else a dense one) for one micro-batch on one GPU, and the
+	 * TP collectives of its forward and backward passes. */
+	int nops;
+	train_op ops[TRAIN_MAX_OPS];
 } train_result;
 
 /* One training step of model m on device d in topology t (gpus_per_node

@@ -187,7 +187,7 @@ local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision re
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision cat]]
+  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers cat]]
 
 local unknown_key = require("gpuplan.args").unknown_key
 
@@ -293,6 +293,12 @@ function M.prepare(o, extra, who)
     cfg.microbatches = o.microbatches
     cfg.schedule = o.schedule
     cfg.recompute = o.recompute or dflt("recompute", "none")
+    if o.recompute_layers ~= nil then
+      cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
+      if cfg.recompute ~= "full" then
+        fail("recompute_layers applies to recompute = \"full\" (got %s)", tostring(cfg.recompute))
+      end
+    end
     cfg.flash = o.flash
     if o.flash == nil then dflt("flash", true) end
     cfg.dropout = o.dropout

@@ -36,8 +36,12 @@ M.arch_sms = {
 
 M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
 
--- The roofline device table of a catalog GPU (id or entry).
-function M.device(gpu, cat)
+M.attention_kernels = { "fa2", "fa3", "fa4", "cudnn", "triton" }
+
+-- The roofline device table of a catalog GPU (id or entry).  attn_kernel
+-- (optional) picks the fused attention kernel whose measured fractions
+-- the training step uses; default the arch's `kernel`.
+function M.device(gpu, cat, attn_kernel)
   cat = catalog(cat)
   local g = type(gpu) == "table" and gpu or cat:get("gpus", gpu)
   local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
@@ -52,7 +56,20 @@ function M.device(gpu, cat)
               sms = g.sms or M.arch_sms[g.arch] or 0, memory = (require("gpuplan.memory").capacity(g)) }
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
-  if at then d.attn_fwd, d.attn_bwd = at.fwd, at.bwd end
+  if at then
+    local k = attn_kernel or at.kernel
+    local pair = at[k]
+    if not pair then
+      local have = {}
+      for _, n in ipairs(M.attention_kernels) do if at[n] then have[#have + 1] = n end end
+      error(string.format("no measurement of attention kernel '%s' on %s (%s has %s)",
+        tostring(k), tostring(g.id), tostring(g.arch), table.concat(have, ", ")), 0)
+    end
+    d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd, pair.bwd
+  elseif attn_kernel then
+    error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
+      tostring(g.arch)), 0)
+  end
   for _, p in ipairs(M.precisions) do
     d.peak[p] = g.peak and g.peak[p] or nil
     d.gemm[p] = ach.gemm and ach.gemm[p] or nil

@@ -198,12 +198,20 @@ local function precision_map(item)
   return f
 end
 
+local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()) }
+
 local achievable = T.record {
   gemm = T.record(precision_map(frac())),
   hbm = frac(),
-  -- fused attention (FlashAttention / cuDNN): fraction of the 16-bit dense
-  -- peak its forward and backward kernels sustain at long sequences
-  attention = T.record { fwd = frac(), bwd = frac(), reason = str(), source = str() },
+  -- fused attention kernels (FlashAttention 2/3/4, cuDNN, the Triton
+  -- FlashAttention): fraction of the 16-bit dense peak each one's forward
+  -- and backward sustain on causal training sequences; `kernel` names the
+  -- one frameworks pick on this hardware by default
+  attention = T.record {
+    kernel = R(T.enum { "fa2", "fa3", "fa4", "cudnn", "triton" }),
+    fa2 = attn_pair, fa3 = attn_pair, fa4 = attn_pair, cudnn = attn_pair, triton = attn_pair,
+    reason = str(), source = str(),
+  },
   reason = R(str()),
   source = R(str()),
 }

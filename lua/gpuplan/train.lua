@@ -22,6 +22,10 @@
 --   ep_overlap    booleans; defaults by stack (see OVERLAPS)
 --   causal_flops  count causal attention at half in model FLOPs (default
 --                 false: Megatron's and PaLM's full s^2)
+--   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton (default
+--                 the arch's: what frameworks pick there)
+--   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
+--                 (default the recipe's gradient dtype)
 --   tokens        tokens to train on (number or "2e12"): time and cost
 --   price         per GPU-hour ("$2.49/h", a number, a catalog price id);
 --                 default the cheapest catalog price of the GPU
@@ -45,7 +49,7 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
   overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price currency scaling]]
+  causal_flops tokens price currency scaling attn_kernel grad_reduce]]
 
 M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
 
@@ -207,7 +211,19 @@ function M.train(o)
   local currency = o.currency or (cat.settings and cat.settings.currency) or "USD"
   cfg.tokens = tokens_of(o.tokens)
   cfg.price = price_of(o, gpu, cat, currency, default)
-  local device = require("gpuplan.roofline").device(gpu, cat)
+  if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
+    fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
+  end
+  local okd, device = pcall(require("gpuplan.roofline").device, gpu, cat, o.attn_kernel)
+  if not okd then fail("train: %s", tostring(device)) end
+  if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
+    default("attn_kernel=" .. device.attn_kernel)
+  end
+  if o.grad_reduce ~= nil then
+    local b = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_reduce]
+    if not b then fail("train: grad_reduce must be fp32, bf16 or fp16 (got %s)", args.shown(o.grad_reduce)) end
+    cfg.reduce_bytes = b
+  end
 
   local function run(c)
     if c.recompute == "auto" then
@@ -230,7 +246,7 @@ function M.train(o)
     tokens_per_s = r.tokens_per_s, tokens_per_s_gpu = r.tokens_per_s_gpu,
     model_flops = r.model_flops, hw_flops = r.hw_flops, mfu = r.mfu, hfu = r.hfu,
     model_tflops_gpu = r.model_tflops_gpu, hw_tflops_gpu = r.hw_tflops_gpu, peak = r.peak,
-    memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency,
+    memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
   }
   for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",

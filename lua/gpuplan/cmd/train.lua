@@ -28,6 +28,10 @@ usage: gpuplan train MODEL --gpu ID --gpus N [options]
   --overlap-p2p --ep-overlap   communication under compute (--no-... to
                      turn off; defaults by stack)
   --causal-flops     model FLOPs count causal attention at half
+  --attn-kernel K    fa2|fa3|fa4|cudnn|triton (default the arch's)
+  --grad-reduce D    fp32|bf16: dtype of the DP gradient reduction
+  --recompute-layers N   with --recompute full: only the first N layers
+                     of each stage (Megatron's block method)
   --tokens N         tokens to train on (e.g. 2e12): days and cost
   --price P          per GPU-hour ('$2.49/h', a catalog price id; default
                      the cheapest catalog price), --currency C
@@ -46,7 +50,8 @@ for k, v in pairs {
   gpus_per_node = "int", order = "string", overlap_grad_reduce = "flag",
   overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
   ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
-  currency = "string", scaling = "flag",
+  currency = "string", scaling = "flag", attn_kernel = "string", grad_reduce = "string",
+  recompute_layers = "int",
 } do C.options[k] = v end
 -- Options of fit that are not a training step's.
 for _, k in ipairs { "kv", "ctx", "block", "prompts", "group", "prompt_len",

@@ -28,7 +28,16 @@ function M.model(cm)
     tied_embeddings = cm.tied_embeddings == true,
     norm = cm.ffn_gated and "rms" or "layer",
   }
-  if type(v(cm.moe)) == "table" then m.moe = cm.moe end
+  -- MoE: the case format names the expert width expert_ffn_hidden (the
+  -- catalog's moe.ffn_hidden); the dense layers keep ffn_hidden.
+  if type(v(cm.moe)) == "table" then
+    local e = {}
+    for k, x in pairs(cm.moe) do e[k] = v(x) end
+    e.ffn_hidden = e.ffn_hidden or e.expert_ffn_hidden
+    e.expert_ffn_hidden = nil
+    m.moe = e
+  end
+  if type(v(cm.mla)) == "table" then m.mla = cm.mla end
   return m
 end
 

@@ -1,0 +1,220 @@
+-- Predict a `train` validation case (validation/SCHEMA.md) with gpuplan.train:
+-- step_time_s, tokens_per_s_per_gpu, and achieved TFLOP/s per GPU in the
+-- case's convention -- hfu_tflops_per_gpu counts the recomputed forward
+-- (Narayanan et al. 2021 eq. 3: 96 B s l h^2 (1 + s/6h + V/16lh) with full
+-- recompute), mfu_tflops_per_gpu does not; both count attention over the
+-- whole sequence, as Megatron's formula and Llama 3's MFU do.
+--
+-- What a case leaves open comes from the software stack its source names
+-- (case.framework: the source's title, id and notes, whole words), each
+-- setting from that stack's own code or published configs of the era, and
+-- is listed in the prediction's defaults; a value the case states wins.
+
+local train = require "gpuplan.train"
+local case_ = require "gpuplan.predict.case"
+local v, model_of = case_.v, case_.model
+
+-- First match wins: the more specific names first.
+local FRAMEWORKS = {
+  { "megatron%-deepspeed", "megatron-deepspeed" }, { "bigscience", "megatron-deepspeed" },
+  { "nemo", "nemo" },
+  { "megatron bridge", "megatron-bridge" }, { "megatron%-bridge", "megatron-bridge" },
+  { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
+  { "llama 3 herd", "llama3" },
+  { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
+}
+
+-- Stack profiles: { option, value, why [, when] }; `when(o, m)` (the
+-- options so far and the case's model) limits an entry to the runs it
+-- describes.  Sources: the frameworks' own code and run configs of the
+-- era (Megatron-LM examples/sc21 scripts, NeMo-Framework-Launcher 24.07
+-- yamls, Megatron-Bridge 25.11 scripts/performance, llm-foundry's
+-- benchmarking sweep, the Llama 3 paper sec. 3.3).
+local function gated(_, m) return m.ffn_gated end
+local function gpt(_, m) return not m.ffn_gated end
+local function lora(o) return o.method == "lora" or o.method == "qlora" end
+local function pretrain(o) return o.method == "pretrain" end
+local function tp2(o) return (o.tp or 1) > 1 end
+local function fp16(o) return o.precision == "fp16" end
+
+-- Megatron-LM's SC21 scripts (NVIDIA/Megatron-LM examples/sc21,
+-- run_table_1.sh and run_figure_12/18.sh): micro-batch, interleaving and
+-- DDP implementation per model, found by the model's shape.
+local SC21 = {
+  { layers = 30, hidden = 3072, batch = 16, ddp = "torch" },       -- 3.6B
+  { layers = 48, hidden = 8192, batch = 4 },                        -- 39.1B
+  { layers = 60, hidden = 10240, batch = 2, vpp = 3 },              -- 76.1B
+  { layers = 80, hidden = 12288, batch = 2, vpp = 2 },              -- 145.6B
+  { layers = 96, hidden = 12288, batch = 1, vpp = 4 },              -- 175B
+  { layers = 105, hidden = 20480, batch = 1, vpp = 3 },             -- 530B
+  { layers = 128, hidden = 25600, batch = 1 },                      -- 1T
+}
+local function sc21(m)
+  for _, r in ipairs(SC21) do
+    if r.layers == m.layers and r.hidden == m.hidden then return r end
+  end
+end
+
+local PROFILES = {
+  -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
+  -- it on Selene (A100, 8 HDR NICs per node).
+  ["megatron-lm"] = {
+    -- The Megatron paper's ZeRO-3 comparison ran DeepSpeed ZeRO-3
+    -- (Narayanan et al. 2021 sec. 5.2), which prefetches parameters and
+    -- overlaps the reduce-scatter (stage 3 overlap_comm default true).
+    { "stack", "deepspeed", "ZeRO-3 runs: DeepSpeed", function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_grad_reduce", true, "DeepSpeed stage 3 overlap_comm", function(o) return (o.zero or 0) >= 2 end },
+    { "stack", "megatron", "Megatron-LM" },
+    -- Unfused baddbmm + fused scale-mask-softmax; FlashAttention came to
+    -- Megatron-LM on 2022-12-08, after both papers.
+    { "flash", false, "fused softmax kernels, pre-FlashAttention" },
+    { "dropout", true, "hidden/attention dropout 0.1 (Megatron default)" },
+    { "batch", function(_, m) return sc21(m) and sc21(m).batch end, "examples/sc21 run scripts" },
+    { "vpp", function(_, m) return sc21(m) and sc21(m).vpp end, "examples/sc21 run scripts",
+      function(o) return (o.pp or 1) > 1 end },
+    -- --DDP-impl local all-reduces after backward (training.py: after
+    -- forward_backward_func); the PP = 1 runs used torch DDP, which
+    -- overlaps the bucketed all-reduce with backward.
+    { "overlap_grad_reduce", function(_, m) return sc21(m) and sc21(m).ddp == "torch" or false end,
+      "DDP-impl local: all-reduce after backward (torch DDP for PP = 1 rows)" },
+    { "overlap_param_gather", false, "no distributed optimizer" },
+    { "overlap_p2p", false, "synchronous batched p2p" },
+    -- fp16 keeps fp16 main grads and all-reduces them in fp16
+    -- (arguments.py: accumulate_allreduce_grads_in_fp32 only for bf16).
+    { "grad_reduce", "fp16", "fp16 grads all-reduced in fp16", fp16 },
+  },
+  -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
+  ["megatron-deepspeed"] = {
+    { "stack", "deepspeed", "Megatron-DeepSpeed (BF16_Optimizer)" },
+    { "flash", false, "fused softmax kernels, pre-FlashAttention" },
+    { "dropout", false, "BLOOM: hidden/attention dropout 0.0" },
+    { "partition", "type:transformer|embedding", "tr11 --pp-partition-method" },
+  },
+  -- NeMo 24.07 (NeMo-Framework-Launcher 24.07 training / peft yamls).
+  nemo = {
+    { "stack", "megatron", "Megatron-Core" },
+    { "flash", true, "TE fused attention (cuDNN on sm90)" },
+    { "zero", 1, "distributed_fused_adam", function(o) return not lora(o) end },
+    { "sp", true, "sequence_parallel: true", function(o) return pretrain(o) and tp2(o) end },
+    { "tp_overlap", true, "llama yamls: ub_tp_comm_overlap: true",
+      function(o, m) return pretrain(o) and tp2(o) and m.ffn_gated end },
+    { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
+    { "grad_reduce", "bf16", "gpt3/175b_fp8.yaml grad_sync_dtype: bf16", gpt },
+    { "recompute", "none", "activations_checkpoint_granularity: null" },
+    { "lora_rank", 32, "peft adapter_dim 32", lora },
+    { "lora_targets", "q,k,v", "peft target_modules [attention_qkv]", lora },
+    { "lora_dropout", 0, "no adapter dropout", lora },
+  },
+  -- Megatron-Bridge 25.11 (scripts/performance configs).
+  ["megatron-bridge"] = {
+    { "stack", "megatron", "Megatron-Core" },
+    { "flash", true, "TE fused attention (cuDNN)" },
+    { "zero", 1, "use_distributed_optimizer" },
+    { "sp", true, "sequence parallel with TP", tp2 },
+    { "tp_overlap", true, "comm_overlap: TP >= 2 with SP", tp2 },
+    { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
+    { "causal_flops", true, "flop_utils: causal attention at half" },
+    { "recompute", "none", "no recompute in the perf configs", gated },
+    -- DeepSeek-V3 GB200: recompute_modules [mla_up_proj], selective.
+    { "recompute", "selective", "recompute_modules [mla_up_proj]", function(_, m) return m.moe end },
+  },
+  -- llm-foundry's throughput tables (scripts/train/benchmarking).
+  ["llm-foundry"] = {
+    { "stack", "hf", "PyTorch FSDP (Composer)" },
+    { "flash", true, "attn_impl: triton" },
+    { "attn_kernel", "triton", "attn_impl: triton (FlashAttention in Triton)" },
+    { "grad_reduce", "fp32", "FSDP mixed precision DEFAULT: fp32 reduce" },
+  },
+  -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
+  llama3 = {
+    { "stack", "hf", "FSDP in the data-parallel dimension" },
+    { "flash", true, "fused attention" },
+    { "recompute", "none", "8K sequences without activation checkpointing" },
+    { "grad_reduce", "fp32", "reduce-scatter gradients in FP32" },
+  },
+}
+
+return function(case, cat)
+  local fw = case_.framework(case, FRAMEWORKS)
+  local cm, vocab_note = case.model or {}, nil
+  if fw == "nemo" and v(cm.vocab) == nil and v(cm.ffn_gated) == false then
+    -- NeMo's GPT-3 configs: the GPT-2 BPE tokenizer padded to 51200
+    -- (the table's 782 TFLOP/s at 726 tokens/s needs V = 51200).
+    local c2 = {}
+    for k, x in pairs(cm) do c2[k] = x end
+    c2.vocab = 51200
+    cm, vocab_note = c2, "vocab=51200 (NeMo gpt3: GPT-2 BPE, padded)"
+  end
+  local model, why = model_of(cm)
+  if not model then return nil, why end
+  local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
+  local metric = case.measured and case.measured.metric
+  local pick = {
+    step_time_s = function(r) return r.step_s end,
+    tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,
+    hfu_tflops_per_gpu = function(r) return r.hw_tflops_gpu end,
+    mfu_tflops_per_gpu = function(r) return r.model_tflops_gpu end,
+    mfu = function(r) return r.mfu end,
+  }
+  if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not a training metric" end
+  if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  if model.moe and not v(model.moe.ffn_hidden) then
+    return nil, "model.moe without its expert width"
+  end
+  local defaults = {}
+  local o = {
+    model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, method = v(wl.method) or "pretrain",
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), vpp = v(par.vpp),
+    zero = v(par.zero), sp = v(par.sp), batch = v(par.micro_batch),
+    global_batch = v(par.global_batch), seq = v(wl.seq_len), recompute = v(par.recompute),
+    precision = v(wl.precision), optimizer = v(wl.optimizer), offload = v(par.offload),
+    gpus_per_node = v(hw.gpus_per_node), cat = cat,
+  }
+  if v(par.fsdp) then o.fsdp = o.zero == nil or o.zero == 3 or nil end
+  if o.vpp == 1 then o.vpp = nil end
+  local lora = v(wl.lora)
+  if type(lora) == "table" then
+    o.lora_rank = v(lora.rank)
+    if type(lora.targets) == "table" then o.lora_targets = table.concat(lora.targets, ",") end
+  end
+  if v(hw.inter_node) and (v(hw.gpus) or 1) > (v(hw.gpus_per_node) or 8) then
+    o.nic_fabric = hw.inter_node
+    o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
+  end
+  if vocab_note then defaults[#defaults + 1] = vocab_note end
+  if fw then
+    defaults[#defaults + 1] = "stack profile=" .. fw
+    for _, set in ipairs(PROFILES[fw]) do
+      local k, val, note, when = set[1], set[2], set[3], set[4]
+      if o[k] == nil and (not when or when(o, model)) then
+        if type(val) == "function" then val = val(o, model) end
+        if val ~= nil then
+          o[k] = val
+          defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
+        end
+      end
+    end
+  end
+
+  if o.precision == nil then
+    o.precision = "bf16"
+    defaults[#defaults + 1] = "precision=bf16 (not stated; fp16 runs at the same peak)"
+  end
+  if o.recompute == nil then
+    o.recompute = "auto"
+    defaults[#defaults + 1] = "recompute=auto (not stated)"
+  end
+  -- Memory as the framework would have it: the run did start.
+  o.margin = 0
+  local ok, r = pcall(train.train, o)
+  if not ok then return nil, require("gpuplan.cli").clean(r) end
+  for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  local parts = {}
+  for _, p in ipairs(r.parts) do
+    if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
+  end
+  return { value = pick[metric](r), defaults = defaults,
+           detail = string.format("step %.3g s; %s; mfu %.1f%%", r.step_s,
+                                  table.concat(parts, ", "), 100 * r.mfu) }
+end
