@@ -1,0 +1,250 @@
+/*
+ * t_train.c - the training step against hand derivations.
+ *
+ * The device and topology are built here with round numbers so the
+ * expected values can be worked out on paper: an A100-like part (312
+ * TFLOPS bf16, 19.5 fp32, no fp8, 2.039 TB/s at 0.85) in 8-GPU nodes on
+ * NVLink (300 GB/s per direction at 0.8, NVLS off) with 8 NICs of 25 GB/s
+ * at 0.9 each (HDR 200 Gb/s).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "comm.h"
+#include "memory.h"
+#include "model.h"
+#include "tap.h"
+#include "train.h"
+
+#define US 1e-6
+
+static void a100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
+	d->peak[GP_FP32] = 19.5e12;
+	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
+	d->mem_bw = 2.039e12;
+	d->hbm_frac = 0.85;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 108;
+}
+
+static gp_topo selene(void)
+{
+	gp_topo t;
+
+	memset(&t, 0, sizeof t);
+	t.gpus_per_node = 8;
+	t.nodes = 1;
+	t.up_kind = GP_LINK_NVLINK;
+	t.up.bw = 300e9;
+	t.up.latency = 0.6 * US;
+	t.up.achievable = 0.8;
+	t.nics = 8;
+	t.nic.bw = 25e9;
+	t.nic.latency = 2.7 * US;
+	t.nic.achievable = 0.9;
+	return t;
+}
+
+/* A GPT of Narayanan et al. 2021's shape: LayerNorm, GeLU MLP of 4h, MHA,
+ * tied embeddings, no biases (so the parameter count is the formula's
+ * 12 l h^2 + V h exactly). */
+static gp_model gpt(int l, int h, int a, int v)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = l;
+	m.hidden = h;
+	m.heads = a;
+	m.kv_heads = a;
+	m.head_dim = h / a;
+	m.ffn_hidden = 4 * h;
+	m.vocab = v;
+	m.tied_embeddings = 1;
+	m.norm_params = 2 * h;
+	return m;
+}
+
+static train_cfg cfg(int tp, int pp, int dp, double mb, double gb)
+{
+	train_cfg c;
+
+	train_defaults(&c);
+	c.mem.recipe = GP_RECIPE_MEGATRON18;
+	c.mem.lay.tp = tp;
+	c.mem.lay.pp = pp;
+	c.mem.lay.dp = dp;
+	c.mem.lay.micro_batch = mb;
+	c.mem.seq = 2048;
+	c.global_batch = gb;
+	c.capacity = 80e9;
+	return c;
+}
+
+int main(void)
+{
+	roof_device d;
+	gp_topo t = selene();
+	gp_model m;
+	train_cfg c;
+	train_result r, r2;
+	gp_error e;
+	double tok, want, s, l, h, V, S;
+	int i, rc;
+
+	plan(29);
+	a100(&d);
+
+	/* --- one GPU: the step is its compute and its optimizer ------------ */
+	m = gpt(24, 2048, 16, 51200);
+	c = cfg(1, 1, 1, 1, 4);
+	rc = train_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_OK, "1-GPU step");
+	for (i = TRAIN_TP, s = 0; i <= TRAIN_BUBBLE; i++)
+		s += r.part[i];
+	ok(s == 0, "1 GPU: no communication and no bubble");
+	is_num(r.step, r.part[TRAIN_COMPUTE] + r.part[TRAIN_OPTIMIZER], 1e-12,
+	       "1 GPU: step = compute + optimizer");
+	/* 4 micro-batches of one sequence: tokens = 4 x 2048. */
+	is_num(r.tokens_per_step, 8192, 0, "tokens per step = gb x seq");
+	is_num(r.microbatches, 4, 0, "gb 4 / (dp 1 x mb 1) = 4 micro-batches");
+
+	/* --- model FLOPs per token = 6N + the attention term --------------- */
+	/* Forward per token: 2 x (12 l h^2 + V h) matmul FLOP (logits with
+	 * the tied matrix) + 4 l s h attention (QK^T and PV over the whole
+	 * sequence, Megatron's convention); model FLOPs are 3x the forward:
+	 * 6 (12 l h^2 + V h) + 12 l s h.  l = 24, h = 2048, V = 51200,
+	 * s = 2048. */
+	l = 24, h = 2048, V = 51200, s = 2048;
+	want = 6 * (12 * l * h * h + V * h) + 12 * l * s * h;
+	is_num(r.model_flops / r.tokens_per_step, want, 1e-12,
+	       "model FLOPs per token = 6N + 12 l s h");
+	/* causal_flops halves the attention term: 6N + 6 l s h. */
+	c.causal_flops = 1;
+	train_step(&m, &d, &t, &c, &r2, &e);
+	is_num(r2.model_flops / r2.tokens_per_step,
+	       6 * (12 * l * h * h + V * h) + 6 * l * s * h, 1e-12,
+	       "causal: 6N + 6 l s h");
+	c.causal_flops = 0;
+
+	/* --- Narayanan et al. 2021 eq. 3 ---------------------------------- */
+	/* With full recompute the hardware FLOPs per step are
+	 * 96 B s l h^2 (1 + s / 6h + V / 16 l h) (the layers 4x forward,
+	 * the logits 3x).  A 4-layer GPT, B = 4 sequences of 2048. */
+	m = gpt(4, 4096, 32, 51200);
+	c = cfg(1, 1, 1, 1, 4);
+	c.mem.recompute = GP_RECOMPUTE_FULL;
+	train_step(&m, &d, &t, &c, &r, &e);
+	l = 4, h = 4096;
+	want = 96 * 4 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+	is_num(r.hw_flops, want, 1e-12, "hw FLOPs = Narayanan eq. 3");
+	/* HFU / MFU = (3 fwd + layer fwd) / 3 fwd. */
+	ok(r.hfu > r.mfu, "recompute: HFU above MFU");
+
+	/* --- the pipeline bubble ------------------------------------------- */
+	/* 8 stages of 4 layers, 32 micro-batches, tiny vocabulary so the
+	 * embedding and logits barely unbalance the ends: the bubble is
+	 * (p - 1) stage times, i.e. (p - 1) / m of the ideal 1F1B step
+	 * (Narayanan et al. 2021 sec. 2.2.1).  0.5%: the ends' extra ops. */
+	m = gpt(32, 4096, 32, 64);
+	c = cfg(1, 8, 1, 1, 32);
+	train_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.part[TRAIN_BUBBLE], 7 * r.stage_time, 0.005,
+	       "1F1B bubble = (p - 1) stage times");
+	is_num(r.part[TRAIN_BUBBLE] / (32 * r.stage_time), 7.0 / 32, 0.005,
+	       "1F1B bubble fraction (p - 1) / m");
+	/* Interleaved, v = 2: (p - 1) / (v m). */
+	c.mem.lay.vpp = 2;
+	c.mem.lay.schedule = GP_SCHED_INTERLEAVED;
+	train_step(&m, &d, &t, &c, &r2, &e);
+	is_num(r2.part[TRAIN_BUBBLE] / (32 * r2.stage_time), 7.0 / (2 * 32),
+	       0.005, "interleaved bubble (p - 1) / (v m)");
+	ok(r2.part[TRAIN_PP] > r.part[TRAIN_PP],
+	   "interleaving sends v times per micro-batch");
+
+	/* --- a DP group across 8 nodes costs what its NIC share gives ----- */
+	/* TP 8 x DP 8 on 8 nodes, ZeRO 0, no overlap: the DP group has one
+	 * rank per node and 8 groups share each node's 8 NICs: one 25 GB/s
+	 * NIC at 0.9 = 22.5 GB/s each.  It all-reduces the fp32 main grads of
+	 * its TP shard, S = 4 B x params / 8 (layers, and the embedding /
+	 * tied output on the single stage), as a ring over 8 nodes: 8.4 us
+	 * + 14 network steps of (2.7 + 11.3) us + 2 x 7/8 x S / 22.5 GB/s
+	 * (comm.c constants; the same collective as tests/c/t_layout.c). */
+	m = gpt(8, 4096, 32, 51200);
+	c = cfg(8, 1, 8, 1, 8);
+	train_step(&m, &d, &t, &c, &r, &e);
+	S = 4.0 * (8 * 12.0 * 4096 * 4096 + 8 * 4.0 * 4096 + 2 * 4096 +
+		   51200.0 * 4096) / 8;
+	want = 8.4 * US + 14 * 14.0 * US + 1.75 * S / 22.5e9;
+	is_num(r.part[TRAIN_DP], want, 1e-6, "DP all-reduce on one NIC");
+	is_int(r.groups[GP_GRP_DP].per_node, 1, "DP: one rank per node");
+	is_int(r.groups[GP_GRP_DP].sharing, 8, "DP: 8 groups share the NICs");
+	/* Overlapped with the last backward, only the last bucket (40M of
+	 * the shard's ~60M parameters) and the slowdown remain. */
+	c.overlap_grad_reduce = 1;
+	train_step(&m, &d, &t, &c, &r2, &e);
+	ok(r2.part[TRAIN_DP] < r.part[TRAIN_DP] && r2.hidden[TRAIN_DP] > 0,
+	   "overlap hides part of the reduction");
+	/* TP comm: two all-reduces of T x h x 2 B per layer per pass. */
+	ok(r.part[TRAIN_TP] > 0 && r.groups[GP_GRP_TP].per_node == 8,
+	   "TP 8 stays in the node");
+
+	/* --- warnings and errors ------------------------------------------ */
+	m = gpt(8, 4096, 32, 51200);
+	c = cfg(1, 1, 1, 1, 2);
+	c.mem.lay.zero = 1;
+	train_step(&m, &d, &t, &c, &r, &e);
+	ok(r.warn & TRAIN_WARN_ZERO_DP1, "ZeRO-1 at DP 1 shards nothing: warned");
+	c = cfg(8, 1, 8, 1, 8);
+	t.gpus_per_node = 4;
+	t.nodes = 16;
+	train_step(&m, &d, &t, &c, &r, &e);
+	ok(r.warn & TRAIN_WARN_TP_NODES, "TP 8 over 4-GPU nodes: warned");
+	t = selene();
+	c = cfg(1, 1, 1, 1, 4);
+	c.compute = GP_FP8;
+	rc = train_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_EINVAL && strstr(e.msg, "fp8 training needs fp8 tensor "
+				     "cores"), "fp8 without fp8 tensor cores");
+	c = cfg(1, 1, 4, 1, 6);
+	rc = train_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_EINVAL && strstr(e.msg, "not a multiple"),
+	   "global batch not a multiple of dp x micro-batch");
+	c = cfg(3, 1, 1, 1, 4);
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "tp 3 does not divide"), "tp must divide the heads");
+	c = cfg(1, 1, 16, 1, 16);
+	t.nics = 0;
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "no NICs"), "two nodes without NICs");
+	t = selene();
+	c = cfg(1, 1, 1, 1, 4);
+	c.mem.seq = NAN;
+	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL,
+	   "NaN sequence length refused");
+
+	/* --- memory rides along ------------------------------------------- */
+	m = gpt(24, 2048, 16, 51200);
+	c = cfg(1, 1, 1, 1, 4);
+	train_step(&m, &d, &t, &c, &r, &e);
+	{
+		gp_mem_result mr;
+		gp_train_cfg mc = c.mem;
+
+		mc.lay.microbatches = 4;
+		mem_train(&m, &mc, c.capacity, &c.reserve, &mr, &e);
+		is_num(r.mem.total, mr.total, 1e-12,
+		       "memory = mem_train of the same layout");
+		ok(r.fits == mr.fits, "fits follows the memory model");
+	}
+	/* MFU against the dense bf16 peak. */
+	is_num(r.mfu, r.model_flops / r.step / 312e12, 1e-12,
+	       "MFU = model FLOP/s / dense peak");
+	tok = r.tokens_per_step / r.step;
+	is_num(r.tokens_per_s, tok, 1e-12, "tokens/s = tokens per step / step");
+	return done();
+}
