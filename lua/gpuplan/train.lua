@@ -123,28 +123,32 @@ end
 local function price_of(o, gpu, cat, currency, default)
   local p = o.price
   if p == nil then
-    local best, bid
-    for _, pid in ipairs(cat:ids("prices")) do
-      local e = cat.prices[pid]
-      if e.gpu == gpu.id then
-        local v = cat:convert(e.price, currency)
-        if v and (not best or v < best) then best, bid = v, pid end
-      end
+    -- Dated offers before the seed guides' rules of thumb (gpuplan.prices).
+    local prices = require "gpuplan.prices"
+    local q = prices.cheapest(cat, gpu.id, { currency = currency })
+    if q then
+      default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, currency, q.id,
+        prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
+      return q.amount
     end
-    if best then default(string.format("price=%.2f %s/GPU-h (catalog %s, the cheapest)",
-                                       best, currency, bid)) end
-    return best
+    return nil
   end
   if type(p) == "number" then
     if p ~= p or p < 0 or p == math.huge then fail("train: price must be a non-negative number") end
     return p
   end
   if type(p) ~= "string" then fail("train: price must be a string like '$2.49/h' or a number") end
-  if cat.prices and cat.prices[p] then return cat:convert(cat.prices[p].price, currency) end
-  local v = units.parse(p, "price")
-  local c = cat:convert(v, currency)
-  if not c then fail("train: cannot convert %s to %s (no exchange rate in the catalog)", p, currency) end
-  return c
+  local ok, v
+  if cat.prices and cat.prices[p] then
+    ok, v = pcall(cat.convert, cat, cat.prices[p].price, currency)
+  else
+    ok, v = pcall(units.parse, p, "price")
+    if ok then ok, v = pcall(cat.convert, cat, v, currency) end
+  end
+  if not ok or not v then
+    fail("train: price '%s': %s", p, tostring(v or "no exchange rate in the catalog"):gsub("^.-:%d+: ", ""))
+  end
+  return v
 end
 
 local function tokens_of(v)

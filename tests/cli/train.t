@@ -1,0 +1,84 @@
+# gpuplan train: the step table, the summary lines, formats and errors; and
+# scripts/h800_vs_h100.lua, whose conclusion must follow from its table.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my @job = ('llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
+           '--seq', '4096', '--method', 'pretrain', '--recompute', 'selective',
+           '--global-batch', '64');
+my ($c, $o, $e) = run_gp('train', @job, '--tokens', '1e12', '--price', '$2.00/h');
+is($c, 0, 'train exits 0');
+like($o, qr/^llama3-8b on 8 x h100-sxm \(tp 1, pp 1, dp 8, cp 1, zero 1\), pretrain bf16, seq 4096, global batch 64 \(8 micro-batches of 1\)$/m,
+     'title names the layout and the batch');
+like($o, qr/^part\s+seconds\s+share\s+hidden \(s\)$/m, 'part table header');
+like($o, qr/^compute\s+\d+\.\d{4}\s+\d+\.\d%/m, 'compute row');
+like($o, qr/^step\s+\d+\.\d{4}\s+100\.0%/m, 'step row');
+like($o, qr/^throughput: \d+ tokens\/s \(\d+ per GPU\); MFU \d+\.\d%, HFU \d+\.\d% of 989 TFLOPS bf16 dense/m,
+     'throughput line against the dense peak');
+like($o, qr/^memory: \d+\.\d GiB of 79\.1 GiB per GPU; fits: (yes|no)/m, 'memory verdict');
+# days x 24 h x 8 GPUs x $2/h; the line states both.
+my ($days) = $o =~ /^time to train 1e\+12 tokens: ([\d.]+) days on 8 GPUs; cost (\d+) USD at 2\.00 USD\/GPU-h$/m;
+ok(defined $days, 'time and cost line');
+my ($cost) = $o =~ /; cost (\d+) USD/;
+ok(abs($cost - $days * 24 * 8 * 2) <= $cost * 0.002 + 1, 'cost = days x 24 x GPUs x price (rounding)');
+like($o, qr/^defaults: .*system=dgx-h100/m, 'defaults name the node');
+unlike($o, qr/^defaults: .*global_batch=/m, 'a global batch given is not a default');
+
+($c, $o, $e) = run_gp('train', @job, '--format', 'json');
+is($c, 0, 'json exits 0');
+like($o, qr/"step_s":/, 'json has the step');
+like($o, qr/"parts":\[/, 'json has the parts');
+
+($c, $o, $e) = run_gp('train', @job, '--scaling', '--gpus', '16', '--global-batch', '128');
+like($o, qr/^scaling efficiency: \d\.\d\d against 8 GPUs/m, 'scaling line');
+
+# Errors: usage (2) and job errors (1), each naming the input.
+($c, $o, $e) = run_gp('train', 'llama3-8b');
+is($c, 2, 'missing --gpu is a usage error');
+like($e, qr/--gpu ID is required/, 'says so');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--precision', 'fp8');
+is($c, 1, 'fp8 on A100 exits 1');
+like($e, qr/fp8 training needs fp8 tensor cores/, 'and says why');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '12');
+is($c, 1, 'a global batch that does not divide exits 1');
+like($e, qr/global_batch 12 is not a multiple of dp x batch = 8 x 1/, 'names the numbers');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--kv', 'fp8');
+is($c, 2, '--kv is not a training option');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', 'lots');
+is($c, 2, '--tokens must be a number');
+unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
+
+# The study script: its conclusion follows from its table.
+($c, $o, $e) = run_gp('run', 'scripts/h800_vs_h100.lua');
+is($c, 0, 'h800_vs_h100 runs');
+my %step;
+for my $line (split /\n/, $o) {
+    if ($line =~ /^\s*(\d+)\s+(TP\d(?: PP\d)?)\s+\d+\s+(h[18]00-sxm)\s+([\d.]+)\s/) {
+        $step{"$1 $2 $3"} = $4;
+    }
+}
+is(scalar keys %step, 18, '3 counts x 3 layouts x 2 cards');
+for my $n (64, 512) {
+    # The table prints steps to 0.01 s: the ratio of the printed steps
+    # matches the printed penalty to 0.2 percentage points.
+    my $pen = 100 * ($step{"$n TP8 h800-sxm"} / $step{"$n TP8 h100-sxm"} - 1);
+    my ($said) = $o =~ /^\s+$n GPUs: TP8 \+([\d.]+)%/m;
+    ok(defined $said && abs($said - $pen) < 0.2,
+       "$n GPUs: the TP8 penalty is the ratio of the table's steps");
+}
+my ($lo, $hi) = $o =~ /TP8: H800 is (\d+)-(\d+)% slower than H100 -- (inside|below|above|overlapping)/;
+ok(defined $lo, 'a TP8 conclusion');
+my $verdict = ($lo >= 20 && $hi <= 35) ? 'inside' : 'other';
+like($o, qr/TP8: H800 is $lo-$hi% slower than H100 -- \Q@{[$verdict eq 'inside' ? 'inside' : '']}\E/,
+     'the TP8 verdict matches its range');
+like($o, qr/On 8 GPUs no layout fits/, 'says when nothing fits');
+like($o, qr/ZeRO-1 at DP 1 shards nothing/, 'says when ZeRO-1 does nothing');
+for my $n (64, 512) {
+    my $wins = $step{"$n TP4 PP2 h800-sxm"} < $step{"$n TP8 h800-sxm"} ? 'TP4 x PP2 wins' : 'TP8 wins';
+    like($o, qr/$n H800: TP4 x PP2 takes [\d.]+ s a step against TP8's [\d.]+ s \($wins/,
+         "$n H800: the winner follows the table");
+}
+
+done_testing();

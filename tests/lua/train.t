@@ -1,0 +1,93 @@
+-- gp.train{}: the training step from Lua, its options, money and errors.
+-- Run with ./gpuplan run tests/lua/train.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local train = require "gpuplan.train"
+
+t.plan(30)
+
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
+-- Llama-3 8B on one DGX H100, ZeRO-1, selective recompute.
+local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,
+               method = "pretrain", recompute = "selective", global_batch = 64 }
+local r = gp.train(base)
+t.ok(r.step_s > 0, "a step time")
+local sum = 0
+for _, p in ipairs(r.parts) do sum = sum + p.seconds end
+t.near(sum, r.step_s, 1e-12, "the parts add up to the step")
+t.is(#r.parts, 10, "ten parts, in the engine's order")
+t.is(r.parts[1].name, "compute", "compute first")
+-- 64 sequences of 4096 tokens per step.
+t.is(r.tokens_per_step, 64 * 4096, "tokens per step = global batch x seq")
+t.near(r.tokens_per_s_gpu * 8, r.tokens_per_s, 1e-12, "per GPU = total / 8")
+-- dp 8, micro-batch 1: 64 / 8 = 8 micro-batches.
+t.is(r.microbatches, 8, "micro-batches = gb / (dp x mb)")
+t.is(r.groups.tp.ranks, 1, "groups are returned")
+t.ok(r.mfu > 0 and r.mfu < 1, "MFU in (0, 1)")
+t.ok(#r.ops > 5, "the layer's operators are listed")
+t.is(r.memory.capacity ~= nil, true, "memory breakdown rides along")
+
+-- The stack's overlaps are the defaults, and each can be turned off.
+t.is(r.overlaps.overlap_grad_reduce, true, "megatron overlaps the grad reduction")
+local o2 = {}
+for k, v in pairs(base) do o2[k] = v end
+o2.overlap_grad_reduce = false
+local r2 = gp.train(o2)
+t.ok(part(r2, "dp_comm").seconds > part(r, "dp_comm").seconds, "no overlap: the reduction is exposed")
+
+-- Time and cost: 1e12 tokens at the given price.  days = tokens / (tokens/s)
+-- / 86400; cost = days x 24 h x 8 GPUs x $2/h.
+local o = {}
+for k, v in pairs(base) do o[k] = v end
+o.tokens, o.price = 1e12, "$2.00/h"
+local rc = gp.train(o)
+t.near(rc.days, 1e12 / rc.tokens_per_s / 86400, 1e-12, "days to train")
+t.near(rc.cost, rc.days * 24 * 8 * 2.0, 1e-9, "cost = days x 24 x GPUs x price")
+t.is(rc.currency, "USD", "cost in the catalog currency")
+-- A CNY price stays CNY in a CNY report; a USD one is converted.
+o.currency, o.price = "CNY", "12CNY/h"
+local rn = gp.train(o)
+t.near(rn.cost, rn.days * 24 * 8 * 12, 1e-9, "CNY price, CNY cost")
+
+-- Scaling efficiency against one node: 2 nodes of the same layout.
+o = {}
+for k, v in pairs(base) do o[k] = v end
+o.gpus, o.global_batch, o.scaling = 16, 128, true
+local rs = gp.train(o)
+t.is(rs.scaling.gpus, 8, "reference: one node")
+t.near(rs.scaling.efficiency, rs.tokens_per_s_gpu / rs.scaling.tokens_per_s_gpu, 1e-12,
+  "efficiency = per-GPU throughput / one node's")
+
+-- Defaults are said.
+local said = table.concat(r.defaults, ", ")
+t.ok(said:find("system=dgx-h100", 1, true), "the node is a default said")
+t.ok(said:find("attn_kernel=cudnn", 1, true), "the attention kernel is said")
+
+-- Warnings: ZeRO-1 over DP 1.
+o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, zero = 1, seq = 2048, method = "pretrain",
+      recompute = "full", global_batch = 4 }
+local rw = gp.train(o)
+t.is(rw.warnings[1], "zero_dp1", "ZeRO at DP 1 warned")
+
+-- Errors name the option.
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", tp_size = 2 } end,
+  "unknown option 'tp_size'", "unknown option", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "a100-sxm-80gb", precision = "fp8" } end,
+  "fp8 training needs fp8 tensor cores", "fp8 on A100", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, global_batch = 12 } end,
+  "not a multiple of dp x batch", "global batch", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", method = "grpo" } end,
+  "not a training step", "RL is gp.rl", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", attn_kernel = "fa9" } end,
+  "attention kernel 'fa9'", "unknown attention kernel", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", price = "12XYZ/h" } end,
+  "price", "unknown currency", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", tokens = -5 } end,
+  "tokens must be a positive number", "negative tokens", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", recompute = "selective",
+                               recompute_layers = 2 } end,
+  "recompute_layers applies to recompute", "recompute_layers without full", true)
+t.ok(train.METHODS.lora, "LoRA is a training step")
