@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(30)
+t.plan(31)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
