@@ -15,6 +15,7 @@
 #include "comm.h"
 #include "memory.h"
 #include "model.h"
+#include "train.h"
 
 static double now(void)
 {
@@ -100,6 +101,62 @@ static int sweep_pass(const gp_model *m, const gp_topo *t, long *evals)
 	return fits;
 }
 
+/* H100 SXM as the catalog has it (bf16 989 TFLOPS at 0.80, fp32 67,
+ * 3.35 TB/s at 0.84, 132 SMs, cuDNN attention 0.53 / 0.45). */
+static void h100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = d->peak[GP_FP16] = 989e12;
+	d->peak[GP_FP32] = 67e12;
+	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.80;
+	d->mem_bw = 3.35e12;
+	d->hbm_frac = 0.84;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 132;
+	d->attn_fwd = 0.53;
+	d->attn_bwd = 0.45;
+}
+
+/* Full training-step evaluations (memory + step time) over the same
+ * 576-layout grid; returns layouts that fit. */
+static int train_pass(const gp_model *m, const roof_device *d,
+		      const gp_topo *t, long *evals, double *sink)
+{
+	static const int tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4, 8};
+	static const double mbs[] = {1, 2, 4};
+	train_cfg c;
+	train_result r;
+	gp_error err;
+	int i, j, z, b, rc, fits = 0;
+
+	for (i = 0; i < 4; i++)
+	for (j = 0; j < 4; j++)
+	for (z = 0; z < 4; z++)
+	for (b = 0; b < 3; b++)
+	for (rc = 0; rc < 3; rc++) {
+		train_defaults(&c);
+		c.mem.recipe = GP_RECIPE_MEGATRON18;
+		c.mem.lay.tp = tps[i];
+		c.mem.lay.pp = pps[j];
+		c.mem.lay.dp = 64 / (tps[i] * pps[j]);
+		c.mem.lay.zero = z;
+		c.mem.seq = 4096;
+		c.mem.lay.micro_batch = mbs[b];
+		c.mem.recompute = (gp_recompute)rc;
+		c.mem.lay.sp = c.mem.lay.tp > 1;
+		c.global_batch = 512;
+		c.capacity = 80.0 * 1073741824.0;
+		c.overlap_grad_reduce = c.overlap_param_gather = 1;
+		(*evals)++;
+		if (train_step(m, d, t, &c, &r, &err) != GP_OK)
+			continue;
+		*sink += r.step;
+		fits += r.fits;
+	}
+	return fits;
+}
+
 int main(void)
 {
 	gp_model m;
@@ -134,5 +191,22 @@ int main(void)
 	printf("C collective sweep (comm_cost, all-reduce, 16 GPUs): %.3g "
 	       "evaluations/s, %.0f ns each (checksum %.3g)\n", n / dt,
 	       1e9 * dt / n, sink);
+
+	{
+		roof_device d;
+
+		h100(&d);
+		evals = 0;
+		fits = 0;
+		t0 = now();
+		do {
+			fits += train_pass(&m, &d, &t, &evals, &sink);
+			dt = now() - t0;
+		} while (dt < 0.5);
+		printf("C training step (train_step: memory + step time), "
+		       "Llama-2-70B on 64 H100: %.3g evaluations/s, %.0f ns "
+		       "each (%d fitting per pass)\n", evals / dt,
+		       1e9 * dt / evals, fits / (int)(evals / 576));
+	}
 	return 0;
 }

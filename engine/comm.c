@@ -685,6 +685,34 @@ static int trivial(const ctx *c, gp_comm_result *out)
 	return 1;
 }
 
+/* A quick filter before pricing: 0 when algorithm a cannot apply to this
+ * collective on this placement (price() would refuse it for every
+ * protocol); 1 when it may.  The reasons are price()'s. */
+static int may_apply(const ctx *c, gp_algo a)
+{
+	int a2a = c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV;
+
+	switch (a) {
+	case GP_ALGO_RING:
+		return !a2a;
+	case GP_ALGO_TREE:
+		return c->op == GP_ALL_REDUCE;
+	case GP_ALGO_NVLS:
+		return c->t->up_nvls && c->g >= 2 && !a2a;
+	case GP_ALGO_SHARP:
+		return c->t->nic_sharp && c->nn >= 2 &&
+			c->op == GP_ALL_REDUCE;
+	case GP_ALGO_HIER:
+		return c->nn >= 2 && c->g >= 2 && !a2a;
+	case GP_ALGO_P2P:
+		return a2a;
+	case GP_ALGO_PXN:
+		return c->op == GP_ALL_TO_ALL && c->nn >= 2 && c->g >= 2;
+	default:
+		return 1;
+	}
+}
+
 /* Cheapest protocol for algorithm a; 0 when one applies. */
 static int best_proto(const ctx *c, gp_algo a, gp_comm_result *out,
 		      const char **why)
@@ -753,6 +781,8 @@ int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 	memset(&best, 0, sizeof best);
 	if (!trivial(&c, &best)) {
 		for (a = 0; a < GP_ALGO_COUNT; a++) {
+			if (!may_apply(&c, (gp_algo)a))
+				continue;
 			if (best_proto(&c, (gp_algo)a, &r, &why))
 				continue;
 			if (!found || r.time < best.time) {

@@ -774,6 +774,19 @@ int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 	return GP_OK;
 }
 
+int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
+	       gp_error *err)
+{
+	gp_params p;
+
+	if (!out)
+		return gp_fail(err, "mem_layout: NULL output");
+	if (check_train(m, c, out, err) || model_params(m, &p, err))
+		return GP_EINVAL;
+	stage_split(m, c, &p, out);
+	return GP_OK;
+}
+
 int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
 {

@@ -174,6 +174,12 @@ int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 		     int *out, gp_error *err);
 
+/* The checked layout of c with its pipeline stage split by c's partition
+ * (layout_stage_layers then gives each stage's layers).  GP_OK or
+ * GP_EINVAL. */
+int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
+	       gp_error *err);
+
 /* Inference serving.  GP_OK or GP_EINVAL. */
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);

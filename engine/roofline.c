@@ -203,12 +203,18 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 	 * library may split K into s slices to fill the SMs (split-K), at the
 	 * price of shorter K loops; take the best s, as its heuristics do. */
 	for (s = 1; s <= ROOF_MAX_SPLIT; s++) {
-		double units = tiles * s, waves, e;
+		double units = tiles * s, waves, e, fill;
 
 		if (s > 1 && k / s < ROOF_MIN_SLICE)
 			break;
+		fill = fmin(1.0, k_fill(k / s) / kref);
+		/* The fill term falls with s and the wave term is at most 1,
+		 * so no larger split can beat `best` once it reaches this
+		 * split's fill: stop (the same answer, fewer steps). */
+		if (best >= fill)
+			break;
 		waves = ceil(units / d->sms);
-		e = units / (waves * d->sms) * fmin(1.0, k_fill(k / s) / kref);
+		e = units / (waves * d->sms) * fill;
 		if (e > best)
 			best = e;
 	}

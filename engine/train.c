@@ -113,6 +113,11 @@ typedef struct ctx {
 	double quant;         /* bits of a quantised frozen base, else 0 */
 	gp_error *err;
 	int bad;              /* a collective failed: err holds why */
+	/* Collectives priced so far in this step: the same op, bytes and
+	 * group recur across layers kinds and stages (TP gathers of the
+	 * head and the layers, PP sends of every stage). */
+	int ncache;
+	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
 } ctx;
 
 static double op_time(const ctx *x, double flop, double bytes, double m,
@@ -144,12 +149,24 @@ static double mem_time(const ctx *x, double bytes)
 static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 {
 	gp_comm_result r;
+	int i;
 
 	if (g->ranks <= 1 || bytes <= 0 || x->bad)
 		return 0.0;
+	for (i = 0; i < x->ncache; i++)
+		if (x->cache[i].op == op && x->cache[i].bytes == bytes &&
+		    x->cache[i].g == g)
+			return x->cache[i].time;
 	if (comm_group_cost(&x->t, op, bytes, g, &r, x->err) != GP_OK) {
 		x->bad = 1;
 		return 0.0;
+	}
+	if (x->ncache < 16) {
+		x->cache[x->ncache].op = op;
+		x->cache[x->ncache].bytes = bytes;
+		x->cache[x->ncache].g = g;
+		x->cache[x->ncache].time = r.time;
+		x->ncache++;
 	}
 	return r.time;
 }
@@ -463,6 +480,20 @@ typedef struct scost {
 	int layers;
 } scost;
 
+/* Dense layers among layers [first_layer, first_layer + nl): the first
+ * moe.dense_layers of an MoE model, all of a dense one. */
+static int stage_dense(const gp_model *m, int first_layer, int nl)
+{
+	int dl, hi, nd;
+
+	if (model_moe_layers(m) == 0)
+		return nl;
+	dl = m->moe.dense_layers;
+	hi = first_layer + nl;
+	nd = (hi < dl ? hi : dl) - first_layer;
+	return nd > 0 ? nd : 0;
+}
+
 static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 			int first_layer, int nl, scost *s)
 {
@@ -477,17 +508,7 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
-	/* Dense layers are the first moe.dense_layers of the model. */
-	nd = 0;
-	if (model_moe_layers(m) < m->layers) {
-		int dl = model_moe_layers(m) > 0 ? m->moe.dense_layers :
-			m->layers;
-		int lo = first_layer, hi = first_layer + nl;
-
-		nd = (hi < dl ? hi : dl) - lo;
-		if (nd < 0)
-			nd = 0;
-	}
+	nd = stage_dense(m, first_layer, nl);
 	nm = nl - nd;
 	L[0] = ld;
 	L[1] = lm;
@@ -711,7 +732,7 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	double mb, per_step, nodes, tmax = 0, tsum = 0, v, post_dp = 0;
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, fpt, rb;
 	double post_zero_hid = 0, opt_bytes, ctx_len;
-	int k, first, G;
+	int k, first, G, prev_nl = -1, prev_nd = -1;
 
 	if (!out)
 		return gp_fail(err, "train: NULL result");
@@ -724,7 +745,7 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	x.c = c;
 	x.err = err;
 	x.g = out->groups;
-	if (layout_check(m, &c->mem.lay, &x.y, err) ||
+	if (mem_layout(m, &c->mem, &x.y, err) ||
 	    model_params(m, &x.p, err) ||
 	    mem_state_bytes(c->mem.recipe, c->mem.optim, &sb, err))
 		return GP_EINVAL;
@@ -816,11 +837,19 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		sb.weights;
 	first = 0;
 	for (k = 0; k < x.y.pp; k++) {
-		int nl;
+		int nl = layout_stage_layers(&x.y, m->layers, k), nd;
 		double dp = 0, zg = 0, e, lp, le, opt;
 
-		if (mem_stage_layers(m, &c->mem, k, &nl, err))
-			return GP_EINVAL;
+		/* A middle stage like the one before it (same layers, same
+		 * dense/MoE mix) costs the same: counted, not re-priced. */
+		nd = stage_dense(m, first, nl);
+		if (k > 1 && k < x.y.pp - 1 && nl == prev_nl && nd == prev_nd) {
+			tsum += s.t;
+			first += nl;
+			continue;
+		}
+		prev_nl = nl;
+		prev_nd = nd;
 		stage_costs(&x, &ld, &lm, k, first, nl, &s);
 		first += nl;
 		if (x.bad)
