@@ -75,27 +75,6 @@ void train_defaults(train_cfg *c)
 	mem_reserve_default(&c->reserve, 1);
 }
 
-/* Seconds of one pass of one layer (or of the first/last stage's extra
- * operators) for one micro-batch. */
-typedef struct pass {
-	double t;        /* all operators */
-	double gemm;     /* of which GEMMs: the window TP overlap hides in */
-	double attn;     /* of which the attention core */
-} pass;
-
-typedef struct lcost {
-	pass fwd, bwd;
-	int nops;
-	train_op ops[TRAIN_MAX_OPS];
-	double rec_full, rec_sel;   /* recomputed forward */
-	double tp_fwd, tp_bwd;      /* TP collectives per pass */
-	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
-	double cp_hid;              /* CP exchange hidden, fwd + bwd */
-	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
-	double params, eparams;     /* weights of the layer on this GPU;
-				     * of which routed experts */
-} lcost;
-
 typedef struct ctx {
 	const gp_model *m;
 	const roof_device *d;
@@ -198,7 +177,7 @@ static double attn_time(const ctx *x, const gp_op *o, int bwd)
 	return op_time(x, flop, bytes, o->m, o->n, o->k, o->batch, x->half);
 }
 
-static void add(pass *p, double t, int gemm, int attn)
+static void add(train_pass *p, double t, int gemm, int attn)
 {
 	p->t += t;
 	if (gemm)
@@ -208,7 +187,7 @@ static void add(pass *p, double t, int gemm, int attn)
 }
 
 /* Add an operator's two passes to the layer and to its op list. */
-static void add_op(lcost *lc, const char *name, double f, double b,
+static void add_op(train_lcost *lc, const char *name, double f, double b,
 		   int gemm, int attn)
 {
 	add(&lc->fwd, f, gemm, attn);
@@ -226,7 +205,7 @@ static void add_op(lcost *lc, const char *name, double f, double b,
  * Forward reads the input, writes and reads the rank-r intermediate,
  * reads and writes the output; backward does both GEMMs' dgrad and
  * wgrad: about twice that traffic.  Memory-bound at any useful rank. */
-static void lora_costs(const ctx *x, double in, double out, lcost *lc)
+static void lora_costs(const ctx *x, double in, double out, train_lcost *lc)
 {
 	double r = x->c->mem.lora_rank, T = x->T;
 	double f = 2.0 * T * r * (in + out);
@@ -250,7 +229,7 @@ static unsigned lora_bit(const char *name)
 }
 
 /* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
-static void layer_costs(ctx *x, int moe, lcost *lc)
+static void layer_costs(ctx *x, int moe, train_lcost *lc)
 {
 	const gp_model *m = x->m;
 	const train_cfg *c = x->c;
@@ -494,7 +473,7 @@ static int stage_dense(const gp_model *m, int first_layer, int nl)
 	return nd > 0 ? nd : 0;
 }
 
-static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
+static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, int k,
 			int first_layer, int nl, scost *s)
 {
 	const gp_model *m = x->m;
@@ -503,7 +482,7 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 	double hid = m->hidden, V = m->vocab, tp = x->y.tp;
 	double full = c->mem.recompute == GP_RECOMPUTE_FULL;
 	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
-	const lcost *L[2];
+	const train_lcost *L[2];
 	double cnt[2], rec;
 
 	memset(s, 0, sizeof *s);
@@ -521,7 +500,7 @@ static void stage_costs(ctx *x, const lcost *ld, const lcost *lm, int k,
 	if (full && c->mem.recompute_layers > 0 && nl > 0)
 		rec = fmin(1.0, (double)c->mem.recompute_layers / nl);
 	for (i = 0; i < 2; i++) {
-		const lcost *l = L[i];
+		const train_lcost *l = L[i];
 		double n = cnt[i], e, h;
 
 		if (n <= 0)
@@ -721,11 +700,98 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	return GP_OK;
 }
 
+/* The key of a layer's costs: every input layer_costs reads besides
+ * the model, device and topology (which the cache holds itself). */
+static void cache_key(const ctx *x, double *k)
+{
+	const train_cfg *c = x->c;
+	const gp_group *g = x->g;
+	int i = 0;
+
+	memset(k, 0, 24 * sizeof *k);
+	k[i++] = c->mem.seq;
+	k[i++] = x->y.micro_batch;
+	k[i++] = x->y.tp;
+	k[i++] = x->y.cp;
+	k[i++] = x->y.ep;
+	k[i++] = x->y.sp;
+	k[i++] = c->mem.flash;
+	k[i++] = c->mem.dropout;
+	k[i++] = c->mem.recompute;
+	k[i++] = c->mem.capacity_factor;
+	k[i++] = x->A;
+	k[i++] = x->wb;
+	k[i++] = x->lin;
+	k[i++] = x->half;
+	k[i++] = x->quant;
+	k[i++] = c->mem.lora_rank;
+	k[i++] = c->mem.lora_targets;
+	k[i++] = g[GP_GRP_TP].per_node + 1e3 * g[GP_GRP_TP].sharing;
+	k[i++] = g[GP_GRP_CP].per_node + 1e3 * g[GP_GRP_CP].sharing;
+	k[i++] = g[GP_GRP_EP].per_node + 1e3 * g[GP_GRP_EP].sharing;
+}
+
+static int cache_get(ctx *x, train_cache *cc, train_lcost *ld,
+		     train_lcost *lm)
+{
+	double k[24];
+	gp_topo tn;
+	int i;
+
+	if (!cc)
+		return 0;
+	/* The node count only bounds the groups, whose placement is in
+	 * the key: layouts of different sizes share the memo. */
+	tn = x->t;
+	tn.nodes = 0;
+	if (!cc->valid || memcmp(&cc->m, x->m, sizeof cc->m) ||
+	    memcmp(&cc->d, x->d, sizeof cc->d) ||
+	    memcmp(&cc->t, &tn, sizeof cc->t)) {
+		memset(cc, 0, sizeof *cc);
+		cc->m = *x->m;
+		cc->d = *x->d;
+		cc->t = tn;
+		cc->valid = 1;
+		return 0;
+	}
+	cache_key(x, k);
+	for (i = 0; i < cc->n; i++)
+		if (memcmp(cc->e[i].key, k, sizeof k) == 0) {
+			*ld = cc->e[i].ld;
+			*lm = cc->e[i].lm;
+			cc->hits++;
+			return 1;
+		}
+	cc->misses++;
+	return 0;
+}
+
+static void cache_put(ctx *x, train_cache *cc, const train_lcost *ld,
+		      const train_lcost *lm)
+{
+	int i;
+
+	if (!cc || !cc->valid)
+		return;
+	i = cc->n < TRAIN_CACHE_N ? cc->n++ : cc->next;
+	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
+	cache_key(x, cc->e[i].key);
+	cc->e[i].ld = *ld;
+	cc->e[i].lm = *lm;
+}
+
 int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	       const train_cfg *c, train_result *out, gp_error *err)
 {
+	return train_step_cached(m, d, t, c, NULL, out, err);
+}
+
+int train_step_cached(const gp_model *m, const roof_device *d,
+		      const gp_topo *t, const train_cfg *c, train_cache *cache,
+		      train_result *out, gp_error *err)
+{
 	ctx x;
-	lcost ld, lm;
+	train_lcost ld, lm;
 	scost s, worst;
 	gp_state_bytes sb;
 	gp_train_cfg mc;
@@ -807,12 +873,15 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	x.T = mb * c->mem.seq / x.y.cp;
 	x.Tn = x.y.sp ? x.T / x.y.tp : x.T;
 
-	layer_costs(&x, 0, &ld);
-	lm = ld;
-	if (model_moe_layers(m) > 0)
-		layer_costs(&x, 1, &lm);
-	if (x.bad)
-		return GP_EINVAL;
+	if (!cache_get(&x, cache, &ld, &lm)) {
+		layer_costs(&x, 0, &ld);
+		lm = ld;
+		if (model_moe_layers(m) > 0)
+			layer_costs(&x, 1, &lm);
+		if (x.bad)
+			return GP_EINVAL;
+		cache_put(&x, cache, &ld, &lm);
+	}
 	out->nops = lm.nops;
 	memcpy(out->ops, lm.ops, sizeof out->ops);
 

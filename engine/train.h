@@ -100,6 +100,48 @@ typedef struct train_op {
 
 #define TRAIN_MAX_OPS 24
 
+/* Seconds of one pass of one layer (or of the first/last stage's extra
+ * operators) for one micro-batch. */
+typedef struct train_pass {
+	double t;        /* all operators */
+	double gemm;     /* of which GEMMs: the window TP overlap hides in */
+	double attn;     /* of which the attention core */
+} train_pass;
+
+typedef struct train_lcost {
+	train_pass fwd, bwd;
+	int nops;
+	train_op ops[TRAIN_MAX_OPS];
+	double rec_full, rec_sel;   /* recomputed forward */
+	double tp_fwd, tp_bwd;      /* TP collectives per pass */
+	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
+	double cp_hid;              /* CP exchange hidden, fwd + bwd */
+	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
+	double params, eparams;     /* weights of the layer on this GPU;
+				     * of which routed experts */
+} train_lcost;
+
+/* A caller-owned memo of layer costs for sweeps that evaluate many
+ * layouts of one model on one device and topology.  A layer's costs
+ * depend on its tensor / context / expert split and placement, the
+ * micro-batch, sequence, recompute, precision and LoRA, not on pp, dp,
+ * ZeRO or the global batch, so a sweep prices each of those a few
+ * hundred times instead of once per layout.  Zero it (memset) before the
+ * first use; it notices another model, device or topology and starts
+ * over.  The fields are train.c's. */
+#define TRAIN_CACHE_N 64
+typedef struct train_cache {
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	int n, next, valid;
+	long hits, misses;
+	struct train_cache_entry {
+		double key[24];
+		train_lcost ld, lm;
+	} e[TRAIN_CACHE_N];
+} train_cache;
+
 typedef struct train_result {
 	double step;             /* s per step */
 	double part[TRAIN_NPARTS];   /* s each kind adds to the step */
@@ -141,5 +183,11 @@ typedef struct train_result {
  * 2^24, ... */
 int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	       const train_cfg *c, train_result *out, gp_error *err);
+
+/* train_step with the layer costs memoised in *cache (may be NULL: no
+ * memo).  The same results as train_step. */
+int train_step_cached(const gp_model *m, const roof_device *d,
+		      const gp_topo *t, const train_cfg *c, train_cache *cache,
+		      train_result *out, gp_error *err);
 
 #endif
