@@ -1,0 +1,102 @@
+/*
+ * sweep.h - enumerate the layouts of a training job on one GPU type and
+ * keep the best: every TP x PP x CP x EP x DP split of each GPU count
+ * that divides the model and the nodes, x ZeRO stage x micro-batch x
+ * recompute x interleaving x sequence parallelism.  What cannot divide is
+ * skipped before anything is priced, what does not fit memory before it
+ * is timed; the rest are timed by train_step_cached.
+ *
+ * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
+ * ep ascending, zero, micro-batch, recompute, vpp, sp), so results and
+ * shards are deterministic: candidate i belongs to shard i mod n.
+ * Caller-owned structs; nothing allocates; GP_OK or GP_EINVAL.
+ */
+#ifndef GP_SWEEP_H
+#define GP_SWEEP_H
+
+#include "train.h"
+
+/* What to rank by (the best first). */
+typedef enum sweep_key {
+	SWEEP_TIME = 0,      /* step time per token: fastest */
+	SWEEP_COST,          /* price per token (needs a price): cheapest */
+	SWEEP_PER_DOLLAR,    /* tokens/s per price unit per hour */
+	SWEEP_MFU,           /* highest MFU */
+	SWEEP_GPUS,          /* fewest GPUs, then fastest */
+	SWEEP_KEYS
+} sweep_key;
+
+const char *sweep_key_name(sweep_key k);
+int sweep_key_parse(const char *s, sweep_key *out, gp_error *err);
+
+typedef struct sweep_space {
+	const int *gpus;     /* GPU counts to try, > 0 */
+	int ngpus;
+	int tp_max, pp_max, cp_max, ep_max; /* upper bounds (0 = 1) */
+	unsigned zero_mask;  /* bit z: try ZeRO stage z (0 = {0}) */
+	const double *mbs;   /* micro-batch sizes to try */
+	int nmb;             /* 0: {1} */
+	unsigned rec_mask;   /* bits of gp_recompute (0 = {none}) */
+	int vpp_max;         /* interleaving 1..vpp_max (0 = 1) */
+	int sp_mask;         /* bit 0: SP off, bit 1: SP on (0 = {on}) */
+	int shard_k, shard_n;/* this shard of n (n 0 = the whole space) */
+} sweep_space;
+
+/* One ranked layout. */
+typedef struct sweep_cand {
+	long index;          /* position in the enumeration */
+	int gpus, tp, pp, cp, ep, dp, zero, vpp, sp;
+	double micro_batch;
+	gp_recompute recompute;
+	double step, tokens_per_s, mfu, cost, train_time, mem_total;
+	double score;        /* the key's value, lower is better */
+} sweep_cand;
+
+typedef struct sweep_stats {
+	long space;          /* combinations enumerated (this shard) */
+	long divided;        /* of them, dividing the model and the nodes */
+	long fitting;        /* of them, fitting memory (then timed) */
+	long errors;         /* refused by the training step */
+} sweep_stats;
+
+/* The enumeration as an iterator: sweep_begin, then sweep_next until it
+ * returns 0; each call yields the next dividing candidate of this shard
+ * as a training config (base with the layout set) and its index.  The
+ * iterator's fields are sweep.c's. */
+typedef struct sweep_iter {
+	const gp_model *m;
+	const train_cfg *base;
+	const sweep_space *s;
+	int G;               /* GPUs per node */
+	long index;
+	int ig, tp, pp, cp, ep, iz, imb, ir, vpp, isp, started;
+	sweep_stats st;
+} sweep_iter;
+
+/* Start an enumeration.  GP_EINVAL for an empty or bad space. */
+int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
+		const train_cfg *base, const sweep_space *s, gp_error *err);
+
+/* Next dividing candidate: 1 with *out and *c filled, 0 at the end. */
+int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c);
+
+/* Score of a timed result under key k (lower is better); HUGE_VAL when
+ * the key needs what the result has not (a cost without a price). */
+double sweep_score(sweep_key k, const sweep_cand *c);
+
+/* Fill a candidate's figures from a timed result. */
+void sweep_fill(sweep_cand *c, const train_result *r);
+
+/* Run the whole enumeration and keep the `k` best fitting layouts in
+ * top[0..k) (best first; *ntop how many), pricing memory before time.
+ * cache may be NULL.  stats (may be NULL) counts what was pruned. */
+int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
+	      const train_cfg *base, const sweep_space *s, sweep_key key,
+	      train_cache *cache, sweep_cand *top, int k, int *ntop,
+	      sweep_stats *stats, gp_error *err);
+
+/* Insert c into the ranked list top[0..*n) of capacity k (ties keep the
+ * earlier index first). */
+void sweep_keep(sweep_cand *top, int k, int *n, const sweep_cand *c);
+
+#endif
