@@ -34,6 +34,8 @@
  * synchronise on whole 128-byte lines before the first store.
  */
 static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
+/* The tree's (NCCL 2.30.7 baseLat[TREE]): LL 6.8, LL128 14, Simple 8.4. */
+static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 
 /* Extra latency per pipeline step on top of the link's own hop latency, us.
  * LL signals with a flag inside each 8-byte word, so a step costs only the
@@ -48,6 +50,58 @@ static const double step_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
 	{0.0, 1.3, 2.8},        /* NVLink */
 	{0.0, 1.5, 4.7},        /* PCIe */
 	{0.0, 1.3, 11.3},       /* network */
+};
+
+/* The same for a step of the double binary tree, and for a ring's
+ * network step when each node holds one rank: NCCL 2.30.7 hwLat[.][TREE]
+ * NVLink 0.6/1.25/4.0, PCI 1.0/1.9/4.0, NET 5.0/8.5/14 us, less the ring's
+ * LL value the catalog carries as the link latency (0.6, 1.0, 2.7).  On
+ * the network a tree node waits for its children before it forwards, and
+ * with one rank per node no NVLink step hides the proxy's post and poll
+ * ("with ppn=1 latencies are fully exposed, use the Tree network
+ * latency", ncclTopoTuneModel). */
+static const double tree_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
+	{0.0, 0.65, 3.4},       /* NVLink */
+	{0.0, 0.9, 3.0},        /* PCIe */
+	{2.3, 5.8, 11.3},       /* network */
+};
+
+/* A network step of NVLS_TREE, us: the head GPU's proxy posts the
+ * NVLS-reduced shard, the remote proxy sees it land, flushes it and the
+ * remote head multicasts it -- NCCL 2.30.7 hwLat[NET][NVLS_TREE][SIMPLE]
+ * = 20.9 us, of which the catalog's link latency (2.7) is the wire. */
+#define NVLS_TREE_NET_EXTRA_US (20.9 - 2.7)
+
+/* Multi-node ring all-reduce with Simple costs 1.4x its modelled latency:
+ * NCCL's own measured correction, "plateau effect of ring" (NCCL 2.30.7
+ * ncclTopoGetAlgoTime, SM80 and later; 1.9 before).  Its 2(N-1) network
+ * steps each end in a proxy's post, poll and GPUDirect flush, which the
+ * per-step constants undercount once every rank's chunks are in flight. */
+#define RING_PLATEAU 1.4
+
+/* LL across nodes: every 16-byte LL line is half flags and the LL buffer
+ * is small, so the network carries LL in many small proxy-driven steps;
+ * NCCL caps the bus bandwidth of LL at 39 GB/s on 2 nodes and 20.4 GB/s
+ * on 3 or more, whatever the NICs (NCCL 2.30.7 llMaxBws, its rows for
+ * multi-node runs on Intel and other hosts; AMD hosts are listed lower,
+ * 22.5 / 19.0, not modelled).  A tree's algbw is half its busbw
+ * (ncclTopoTuneModel), so its LL runs at half the cap. */
+static const double ll_net_max_busbw[2] = {39.0e9, 20.4e9};
+
+/* The double binary tree falls short of its model at medium sizes
+ * ("trees are not perfectly sticking to the model for medium sizes"):
+ * with few chunks per channel its up-and-down pipeline through (g-1) +
+ * log2 N stages does not fill.  NCCL corrects the tree's bandwidth by a
+ * measured factor per power-of-two size, 64 B .. 256 MiB (index
+ * log2(bytes / 64)), per protocol (NCCL 2.30.7 treeCorrectionFactor,
+ * applied to Tree all-reduce in ncclTopoGetAlgoTime); 1 outside it. */
+static const double tree_corr[GP_PROTO_COUNT][23] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6,
+	 .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6,
+	 .8, .9, .9, .9, .9, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7,
+	 .8, .7, .7, .8, .9, .9},
 };
 
 /* Fraction of the achievable link rate each protocol carries as payload,
@@ -101,7 +155,10 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 #define HOST_STAGED_LAT 2.0
 
 /* Cost of posting one network message from the proxy thread, us: NCCL
- * getNetOverhead, 1 us on Intel (2 on AMD). */
+ * getNetOverhead, 1 us on Intel (2 on AMD), 3x for Simple.  A ring that
+ * crosses nodes pays at least that on every step, those inside a node
+ * too ("inter-node rings still have to launch nsteps * net overhead",
+ * ncclTopoTuneModel): the steps run in lock-step with the network ones. */
 #define NET_POST_US 1.0
 
 /* ---- names -------------------------------------------------------------- */
@@ -270,6 +327,14 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 		return GP_EINVAL;
 	if (t->nodes > 1 && t->nics == 0)
 		return gp_fail(err, "%d nodes need nics > 0 to talk", t->nodes);
+	if (!gp_finite(t->nic_path_bw) || t->nic_path_bw < 0.0)
+		return gp_fail(err, "nic_path_bw must be a finite number >= 0 "
+			       "(got %g)", t->nic_path_bw);
+	if (!gp_finite(t->nvls_tree_bw[0]) || t->nvls_tree_bw[0] < 0.0 ||
+	    !gp_finite(t->nvls_tree_bw[1]) || t->nvls_tree_bw[1] < 0.0)
+		return gp_fail(err, "nvls_tree_bw must be finite numbers >= 0 "
+			       "(got %g, %g)", t->nvls_tree_bw[0],
+			       t->nvls_tree_bw[1]);
 	return GP_OK;
 }
 
@@ -283,6 +348,7 @@ typedef struct ctx {
 	double bu;      /* achievable scale-up B/s per GPU per direction */
 	double bn;      /* achievable NIC B/s per node per direction */
 	double bnic;    /* achievable B/s of one NIC */
+	double nic_use; /* NICs per node the group drives (bn / NIC rate) */
 	double lat_up;  /* scale-up hop latency, s */
 	double lat_net; /* network hop latency, s */
 	int kind_up;    /* LINK_NVL or LINK_PCI */
@@ -294,14 +360,41 @@ static double hop_up(const ctx *c, gp_proto p)
 	return c->lat_up + step_extra_us[c->kind_up][p] * US;
 }
 
+/* A network step; with one rank per node the exposed (tree) value. */
 static double hop_net(const ctx *c, gp_proto p)
 {
-	return c->lat_net + step_extra_us[LINK_NET][p] * US;
+	return c->lat_net + (c->g == 1 ? tree_extra_us[LINK_NET][p] :
+			     step_extra_us[LINK_NET][p]) * US;
+}
+
+static double tree_hop_up(const ctx *c, gp_proto p)
+{
+	return c->lat_up + tree_extra_us[c->kind_up][p] * US;
+}
+
+static double tree_hop_net(const ctx *c, gp_proto p)
+{
+	return c->lat_net + tree_extra_us[LINK_NET][p] * US;
 }
 
 static double base(gp_proto p)
 {
 	return base_lat_us[p] * US;
+}
+
+/* NCCL's tree correction for `bytes` with protocol p (see tree_corr). */
+static double tree_factor(gp_proto p, double bytes)
+{
+	int i = 0;
+	double x = bytes / 64.0;
+
+	if (x < 1.0)
+		return 1.0;
+	while (x >= 2.0 && i < 64) {
+		x /= 2.0;
+		i++;
+	}
+	return i < 23 ? tree_corr[p][i] : 1.0;
 }
 
 static double min2(double a, double b)
@@ -368,9 +461,22 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 			steps = c->n - 1;
 			inter = c->nn - 1;
 		}
-		*lat = base(p) + (steps - inter) * hop_up(c, p) +
-		       inter * hop_net(c, p);
+		{
+			double intra = hop_up(c, p);
+
+			if (c->nn > 1)
+				intra = max2(intra, NET_POST_US * US *
+					     (p == GP_PROTO_SIMPLE ? 3 : 1));
+			*lat = base(p) + (steps - inter) * intra +
+			       inter * hop_net(c, p);
+		}
+		if (c->nn > 1 && p == GP_PROTO_SIMPLE &&
+		    c->op == GP_ALL_REDUCE)
+			*lat *= RING_PLATEAU;
 		*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
+		if (c->nn > 1 && p == GP_PROTO_LL)
+			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
+				    ll_net_max_busbw[c->nn > 2]);
 		return 0;
 
 	case GP_ALGO_TREE:
@@ -390,9 +496,14 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 		 * interior node sends S/2 up and S down in one tree and S/2
 		 * up in the other: 2S (why tree beats ring at 2 nodes,
 		 * nccl-tests#196). */
-		*lat = base(p) + 2.0 * ((c->g - 1) * hop_up(c, p) +
-					ilog2(c->nn) * hop_net(c, p));
+		*lat = tree_base_lat_us[p] * US +
+		       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
+			      ilog2(c->nn) * tree_hop_net(c, p));
 		*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+		if (c->nn > 1 && p == GP_PROTO_LL)
+			*bwt = max2(*bwt, 2.0 * S /
+				    ll_net_max_busbw[c->nn > 2]);
+		*bwt /= tree_factor(p, S);
 		return 0;
 
 	case GP_ALGO_NVLS:
@@ -422,11 +533,26 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 				/* NVLS_TREE: NVLS inside the node, a binary
 				 * tree of node shards across nodes (traffic
 				 * as for the double binary tree), pipelined:
-				 * the slower stage sets the rate. */
+				 * the slower stage sets the rate.  Each head
+				 * (a GPU with a NIC; NCCL's NVLS search pairs
+				 * them, at most one per GPU) runs its part of
+				 * both stages in one thread block, which
+				 * caps the busbw it carries at
+				 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
+				 * busbw <= heads x perChMaxNVLSTreeBw,
+				 * algbw = busbw x n / 2(n-1)). */
+				double heads = min2(g, max2(1.0, c->nic_use));
+				double cap = t->nvls_tree_bw[c->nn > 2];
+
 				*lat = NVLS_LAT_US * US + 2.0 * ilog2(c->nn) *
-				       hop_net(c, p);
+				       (c->lat_net +
+					NVLS_TREE_NET_EXTRA_US * US);
 				*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) *
 					    S / net);
+				if (cap > 0.0)
+					*bwt = max2(*bwt, S * comm_bus_factor(
+						    c->op, c->n) /
+						    (heads * cap));
 			}
 			return 0;
 		}
@@ -489,15 +615,19 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 		 * inter ring all-reduce of the S/g shard on each GPU's rail
 		 * (2(N-1)/N S/g at the GPU's NIC share bn/g, i.e.
 		 * 2(N-1)/N S/bn) -> intra ring all-gather.  All-gather and
-		 * reduce-scatter do one intra and one inter phase. */
+		 * reduce-scatter do one intra and one inter phase.  Each
+		 * phase is its own collective call (its own base latency),
+		 * and a rail's ring holds one rank per node, so its network
+		 * steps are exposed as in NCCL's one-rank-per-node case. */
 		if (c->op == GP_ALL_REDUCE) {
-			*lat = base(p) + 2.0 * (c->g - 1) * hop_up(c, p) +
-			       2.0 * (c->nn - 1) * hop_net(c, p);
+			*lat = 3.0 * base(p) +
+			       2.0 * (c->g - 1) * hop_up(c, p) +
+			       2.0 * (c->nn - 1) * tree_hop_net(c, p);
 			*bwt = 2.0 * (g - 1) / g * S / up +
 			       2.0 * (nn - 1) / nn * S / net;
 		} else {
-			*lat = base(p) + (c->g - 1) * hop_up(c, p) +
-			       (c->nn - 1) * hop_net(c, p);
+			*lat = 2.0 * base(p) + (c->g - 1) * hop_up(c, p) +
+			       (c->nn - 1) * tree_hop_net(c, p);
 			*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
 		}
 		return 0;
@@ -626,11 +756,24 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 		c->lat_up *= HOST_STAGED_LAT;
 	}
 	if (t->nics > 0) {
+		/* NICs each GPU drives: those on its own PCIe switch in a
+		 * rail-optimised node (nics / gpus_per_node), at least its
+		 * nearest one.  NCCL picks a GPU's closest NICs and reaches
+		 * another GPU's NIC only through that GPU (PXN), which must
+		 * be in the communicator: one H100 per node of a 4-NIC node
+		 * plateaus at one NIC's ~41 GB/s (nccl-tests#232). */
+		double per_gpu = max2(1.0, (double)t->nics / t->gpus_per_node);
+
 		c->bnic = t->nic.bw * t->nic.achievable;
 		/* The group's share of the node's NICs: the groups with
-		 * ranks on the node run at once and split them; and its
-		 * GPUs cannot push more than their PCIe paths carry. */
-		c->bn = t->nics * c->bnic / g->sharing;
+		 * ranks on the node run at once and split them; a group
+		 * alone on part of a node drives only its GPUs' NICs (the
+		 * GPUs taken on different PCIe switches, as a scheduler
+		 * spreading them does); and its GPUs cannot push more than
+		 * their PCIe paths carry. */
+		c->nic_use = min2((double)t->nics / g->sharing,
+				  min2((double)t->nics, g->per_node * per_gpu));
+		c->bn = c->nic_use * c->bnic;
 		if (t->nic_path_bw > 0 && c->bn > g->per_node * t->nic_path_bw)
 			c->bn = g->per_node * t->nic_path_bw;
 		if (t->nic_path_bw > 0 && c->bnic > t->nic_path_bw)
@@ -741,12 +884,22 @@ static int best_proto(const ctx *c, gp_algo a, gp_comm_result *out,
 int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo, double bytes,
 		   int gpus, gp_comm_result *out, gp_error *err)
 {
+	gp_group g;
+
+	if (filled(t, gpus, &g, err))
+		return GP_EINVAL;
+	return comm_group_cost_algo(t, op, algo, bytes, &g, out, err);
+}
+
+int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
+			 double bytes, const gp_group *g,
+			 gp_comm_result *out, gp_error *err)
+{
 	ctx c;
 	const char *why = "not applicable";
 	gp_comm_result r;
-	gp_group g;
 
-	if (filled(t, gpus, &g, err) || setup(t, op, bytes, &g, &c, err))
+	if (setup(t, op, bytes, g, &c, err))
 		return GP_EINVAL;
 	if ((int)algo < 0 || algo >= GP_ALGO_COUNT)
 		return gp_fail(err, "unknown algorithm %d", (int)algo);

@@ -98,6 +98,12 @@ typedef struct gp_topo {
 	double nic_path_bw;   /* B/s per direction one GPU can push to the
 			       * NICs: its PCIe link (achievable); 0 = no
 			       * limit beyond the NICs */
+	double nvls_tree_bw[2]; /* NVLS_TREE (NVLS in the node, a tree across
+			       * nodes): the most bus bandwidth, B/s, one
+			       * head (a GPU with its NIC) carries, [0] on 2
+			       * nodes, [1] on 3 or more; 0 = no such limit.
+			       * A per-thread-block ceiling of the GPU
+			       * generation (NCCL perChMaxNVLSTreeBws) */
 } gp_topo;
 
 /* Where the ranks of one collective sit: `ranks` GPUs, `per_node` of them
@@ -106,7 +112,10 @@ typedef struct gp_topo {
  * their collectives at the same time (the data-parallel groups of a
  * TP = 8 layout on 8-GPU nodes: 1 rank per node, 8 groups sharing each
  * node's NICs).  A group gets 1 / sharing of each node's NIC bandwidth,
- * and never more than per_node GPUs' paths to the NICs (nic_path_bw). */
+ * never more NICs than its GPUs reach (a GPU drives the NICs on its own
+ * PCIe switch: nics / gpus_per_node of them, at least one; NICs of GPUs
+ * outside the group stay idle), and never more than per_node GPUs' paths
+ * to the NICs (nic_path_bw). */
 typedef struct gp_group {
 	int ranks;
 	int per_node;
@@ -155,6 +164,11 @@ int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
 		   double bytes, int gpus, gp_comm_result *out,
 		   gp_error *err);
+
+/* comm_cost_algo on the placed group g (see comm_group_cost). */
+int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
+			 double bytes, const gp_group *g,
+			 gp_comm_result *out, gp_error *err);
 
 /* nccl-tests bus-bandwidth factor of op on n ranks (0 for n < 1 or a bad
  * op; all-reduce on 1 rank: 0, as nccl-tests prints). */

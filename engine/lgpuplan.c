@@ -621,7 +621,8 @@ static int lgp_state_bytes(lua_State *L)
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
- * nic_achievable, nic_sharp.  Range checks are the kernel's. */
+ * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3.
+ * Range checks are the kernel's. */
 static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};
@@ -646,19 +647,26 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 					  1.0);
 	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
 	t->nic_path_bw = lgp_field_num(L, idx, w, "nic_path_bw", 0, 0.0);
+	t->nvls_tree_bw[0] = lgp_field_num(L, idx, w, "nvls_tree_bw2", 0, 0.0);
+	t->nvls_tree_bw[1] = lgp_field_num(L, idx, w, "nvls_tree_bw3", 0, 0.0);
 }
 
-/* core.comm_cost(topo, op, bytes, gpus [, algo]) -> {time, latency,
- * bw_time, algbw, busbw, algo, proto, nodes, ppn}; seconds, B/s. */
+/* core.comm_cost(topo, op, bytes, gpus [, algo [, per_node [, sharing]]])
+ * -> {time, latency, bw_time, algbw, busbw, algo, proto, nodes, ppn};
+ * seconds, B/s.  Without per_node the ranks fill whole nodes (comm_cost);
+ * with it they form the placed group {gpus, per_node, sharing (default
+ * 1)} (comm_group_cost). */
 static int lgp_comm_cost(lua_State *L)
 {
 	gp_topo t;
 	gp_comm_result r;
 	gp_error err;
 	gp_coll op;
+	gp_algo algo = GP_ALGO_RING;
+	gp_group g;
 	double bytes;
 	lua_Integer gpus;
-	int rc;
+	int rc, forced = !lua_isnoneornil(L, 5);
 
 	lgp_totopo(L, 1, &t);
 	if (comm_coll_parse(luaL_checkstring(L, 2), &op) != GP_OK)
@@ -668,15 +676,27 @@ static int lgp_comm_cost(lua_State *L)
 	gpus = luaL_checkinteger(L, 4);
 	luaL_argcheck(L, gpus >= 1 && gpus <= GP_COUNT_MAX, 4,
 		      "gpus must be an integer in 1..16777216");
-	if (lua_isnoneornil(L, 5))
-		rc = comm_cost(&t, op, bytes, (int)gpus, &r, &err);
-	else {
-		gp_algo algo;
+	if (forced && comm_algo_parse(luaL_checkstring(L, 5), &algo) != GP_OK)
+		return luaL_argerror(L, 5, lua_pushfstring(L,
+			"unknown algorithm '%s'", lua_tostring(L, 5)));
+	if (lua_isnoneornil(L, 6)) {
+		rc = forced ? comm_cost_algo(&t, op, algo, bytes, (int)gpus,
+					     &r, &err) :
+			      comm_cost(&t, op, bytes, (int)gpus, &r, &err);
+	} else {
+		lua_Integer pn = luaL_checkinteger(L, 6);
+		lua_Integer sh = luaL_optinteger(L, 7, 1);
 
-		if (comm_algo_parse(luaL_checkstring(L, 5), &algo) != GP_OK)
-			return luaL_argerror(L, 5, lua_pushfstring(L,
-				"unknown algorithm '%s'", lua_tostring(L, 5)));
-		rc = comm_cost_algo(&t, op, algo, bytes, (int)gpus, &r, &err);
+		luaL_argcheck(L, pn >= 1 && pn <= GP_COUNT_MAX, 6,
+			      "per_node must be an integer in 1..16777216");
+		luaL_argcheck(L, sh >= 1 && sh <= GP_COUNT_MAX, 7,
+			      "sharing must be an integer in 1..16777216");
+		g.ranks = (int)gpus;
+		g.per_node = (int)pn;
+		g.sharing = (int)sh;
+		rc = forced ? comm_group_cost_algo(&t, op, algo, bytes, &g,
+						   &r, &err) :
+			      comm_group_cost(&t, op, bytes, &g, &r, &err);
 	}
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);

@@ -67,6 +67,9 @@ fabric {
                    .. "450 GB/s per direction (NCCL's model: 18 x 20.6 = 370.8; "
                    .. "ASTRA-sim's validated HGX-H100 input notes 370.67)",
   in_switch_reduction = "nvls",
+  nvls_tree_bw = { nodes2 = "57.7GB/s", nodes3 = "45.5GB/s",
+                   source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Hopper "
+                         .. "row (NCCL 2.28.3-2.30.7): bus bandwidth per NVLS_TREE head" },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md; "
         .. "NVIDIA/nccl topo.h (SM90 20.6 GB/s per lane); astra-sim "
         .. "inputs/network/hgx_h100_8gpu.yml",
@@ -85,6 +88,9 @@ fabric {
                    .. "200 GB/s per direction (DeepSeek; NCCL's model 8 x 20.6 = "
                    .. "164.8)",
   in_switch_reduction = "nvls",
+  nvls_tree_bw = { nodes2 = "57.7GB/s", nodes3 = "45.5GB/s",
+                   source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Hopper "
+                         .. "row (NCCL 2.28.3-2.30.7): bus bandwidth per NVLS_TREE head" },
   source = "citsjtu2020/LLM-Prof (interconnect 400); H800-vs-H100 articles (tumgag.com, "
         .. "philisun.com: 400 GB/s bidirectional); aliyun/SimAI calbusbw (H800: 8 "
         .. "NVLinks, NVLS busbw 215)",
@@ -100,6 +106,9 @@ fabric {
   achievable_reason = "GB200/B300 ring all-reduce plateaus at 680-695 GB/s busbw of "
                    .. "900 GB/s per direction (NCCL's model: 18 x 40.1 = 721.8)",
   in_switch_reduction = "nvls",
+  nvls_tree_bw = { nodes2 = "96GB/s", nodes3 = "80GB/s",
+                   source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Blackwell "
+                         .. "row (NCCL 2.28.3-2.30.7): bus bandwidth per NVLS_TREE head" },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md "
         .. "(NVL72: 18 NVSwitches); NVIDIA/nccl topo.h (SM100 40.1 GB/s per lane)",
   notes = "NVLS all-reduce busbw measured around 845 GB/s. The same fabric "

@@ -14,7 +14,7 @@ fabric {
   bw = "100Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.94,
-  achievable_reason = "not measured; the HDR/NDR fraction (0.94) is assumed",
+  achievable_reason = "not measured; the NDR fraction (0.94) is assumed",
   source = "stas00/ml-engineering network/README.md (IB generation table)",
   notes = "Switch-IB 2 (EDR) had SHARP v1 for small messages only; no in-switch "
        .. "reduction is modelled.",
@@ -25,11 +25,14 @@ fabric {
   scope = "scaleout",
   bw = "200Gb/s per-dir",
   latency = "2.7us",
-  achievable = 0.94,
-  achievable_reason = "SimAI's calibrated ConnectX-6 figure 23.5 of 25 GB/s "
-                   .. "(0.94): headers and flow control",
+  achievable = 0.96,
+  achievable_reason = "NCCL's maintainers measure 192 GB/s ring all-reduce busbw on "
+                   .. "DGX A100's 8 x 200 Gb/s IB NICs, 24 of 25 GB/s per NIC (nccl#1576 "
+                   .. "quoting nccl#812); SimAI calibrates ConnectX-6 lower, at 23.5 (0.94): "
+                   .. "headers and flow control",
   in_switch_reduction = "sharp",
-  source = "stas00/ml-engineering network/README.md; aliyun/SimAI calbusbw.h (CX6 23.5 "
+  source = "stas00/ml-engineering network/README.md; NVIDIA/nccl issues #812, #1576 "
+        .. "(AddyLaddy: DGX-A100 2 nodes, 192 GB/s); aliyun/SimAI calbusbw.h (CX6 23.5 "
         .. "GB/s)",
   notes = "Quantum (HDR) switches support SHARP v2 (large-message reduction), "
        .. "used by NCCL through the CollNet plugin.",
@@ -89,8 +92,11 @@ fabric {
   bw = "400Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.90,
-  achievable_reason = "no measurement read; Ethernet framing and congestion "
-                   .. "control (PFC/ECN) assumed to cost a little more than IB",
+  achievable_reason = "Ethernet framing and congestion control (PFC/ECN) cost a "
+                   .. "little more than IB's 0.94; the published H100 RoCE logs, all "
+                   .. "filed because they ran slow, reach 40-41.5 GB/s per NIC "
+                   .. "(0.80-0.83: nccl#1221 4-node ring, nccl#1411, nccl-tests#232), "
+                   .. "a floor rather than the typical fabric",
   source = "arithmetic (400 Gb/s / 8 = 50 GB/s); stas00/ml-engineering adapters table",
 }
 

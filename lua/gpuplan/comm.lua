@@ -15,10 +15,18 @@
 --   gpus_per_node, nodes, up_kind = "nvlink"|"pcie", up_bw (B/s per
 --   direction per GPU), up_latency (s per hop), up_achievable, up_nvls,
 --   up_crosses_cpu, nics (per node), nic_bw (B/s per direction per NIC),
---   nic_latency, nic_achievable, nic_sharp
+--   nic_latency, nic_achievable, nic_sharp, nic_path_bw (B/s one GPU
+--   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
+--   B/s one NVLS_TREE head carries on 2 / 3+ nodes)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
+--
+-- Where the ranks sit: `gpus` ranks over `nodes` nodes, gpus / nodes in
+-- each (gp.comm{gpus = 8, nodes = 8}: one GPU in each of 8 nodes), or
+-- `gpus_per_node` of each node's GPUs; without either the ranks fill whole
+-- nodes.  A group on part of a node drives only its own GPUs' NICs and
+-- PCIe links (engine/comm.h, gp_group).
 
 local units = require "gpuplan.units"
 
@@ -63,12 +71,14 @@ end
 -- Field kinds for overrides given as strings with units.
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
+  nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
   up_latency = "number", up_achievable = "number", up_nvls = "boolean",
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
+  nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
 }
 M.topology_fields = topo_fields
 
@@ -91,9 +101,20 @@ local function apply_overrides(t, o, strict)
   return t
 end
 
+-- The PCIe bandwidth per direction of a GPU's host link, B/s: 0.985 GB/s
+-- per lane at Gen3 (8 GT/s, 128b/130b), doubling per generation, at 0.8 for
+-- TLP headers and flow control (PCI-SIG base specification); nil when the
+-- catalog gives no PCIe link.  It bounds what the GPU pushes to its NICs
+-- (GPUDirect RDMA reads the GPU's memory over this link) and host offload.
+function M.pcie_bw(g)
+  if not g or not g.pcie or not g.pcie.gen then return nil end
+  return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
+end
+
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
 -- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
--- where the NIC fabric has it }.  Returns the flat table.
+-- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
+-- the path to the NICs) }.  Returns the flat table.
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
   local up = cat:get("fabrics", spec.scaleup)
@@ -104,6 +125,12 @@ function M.from_fabrics(spec, cat)
     up_nvls = up.in_switch_reduction == "nvls",
     up_crosses_cpu = up.crosses_cpu == true, nics = 0,
   }
+  if t.up_nvls and up.nvls_tree_bw then
+    t.nvls_tree_bw2, t.nvls_tree_bw3 = up.nvls_tree_bw.nodes2, up.nvls_tree_bw.nodes3
+  end
+  local gpu = spec.gpu
+  if type(gpu) == "string" then gpu = cat:get("gpus", gpu) end
+  t.nic_path_bw = M.pcie_bw(gpu)
   if spec.nic_fabric and (spec.nics or 0) > 0 then
     local nic = cat:get("fabrics", spec.nic_fabric)
     t.nics = spec.nics
@@ -126,13 +153,15 @@ function M.topology(system_id, nodes, overrides, cat)
   local sys = type(system_id) == "table" and system_id or cat:get("systems", system_id)
   local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
                              nodes = nodes or 1, nics = sys.nics,
-                             nic_fabric = sys.nic_fabric }, cat)
+                             nic_fabric = sys.nic_fabric, gpu = sys.gpu }, cat)
   return apply_overrides(t, overrides, true)
 end
 
--- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, algo=, <topology
--- fields>}: one collective.  Returns {op, bytes, gpus, time, latency,
--- bw_time, algbw, busbw, algo, proto, nodes, ppn, system}.
+-- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, gpus_per_node=,
+-- algo=, <topology fields>}: one collective.  The node is the system's (or
+-- the topology table's); `nodes` and `gpus_per_node` say where the ranks
+-- sit (see the top of this file).  Returns {op, bytes, gpus, time,
+-- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system}.
 -- Arguments M.comm reads besides the topology fields; anything else is a
 -- misspelling that would otherwise price a different collective in silence.
 local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
@@ -144,6 +173,54 @@ local function check_args(a, sweep)
     return ARGS[k] or topo_fields[k] or (sweep and (k == "min" or k == "max" or k == "factor"))
   end)
   if bad ~= nil then error("comm: unknown argument '" .. tostring(bad) .. "'", 3) end
+end
+
+-- A count argument (an integer in 1..2^24, the engine's bound) or nil;
+-- raises naming it.
+local function count_arg(a, k)
+  local v = a[k]
+  if v == nil then return nil end
+  if math.type(v) ~= "integer" then
+    v = type(v) == "number" and v == math.floor(v) and math.tointeger(v) or nil
+    if not v then error("comm: " .. k .. " must be an integer (got " .. tostring(a[k]) .. ")", 4) end
+  end
+  if v < 1 then error("comm: " .. k .. " must be >= 1 (got " .. tostring(a[k]) .. ")", 4) end
+  if v > 2 ^ 24 then
+    error("comm: " .. k .. " must be at most 16777216 (got " .. tostring(a[k]) .. ")", 4)
+  end
+  return v
+end
+
+-- Ranks, nodes and ranks per node of the collective on nodes of G GPUs:
+-- gpus over `nodes` nodes evenly, or `gpus_per_node` of each node, or
+-- filling whole nodes.  Returns gpus, per_node (nil: fill nodes), nodes.
+local function placement(a, G, topo_nodes)
+  local gpus, nodes, per = count_arg(a, "gpus"), count_arg(a, "nodes"), count_arg(a, "gpus_per_node")
+  if per and per > G then
+    error(string.format("comm: gpus_per_node %d exceeds the node's %d GPUs", per, G), 3)
+  end
+  if per then
+    nodes = nodes or (gpus and -(-gpus // per)) or topo_nodes or 1
+    gpus = gpus or per * nodes
+    if gpus ~= per * nodes then
+      error(string.format("comm: %d gpus are not %d nodes x %d gpus_per_node", gpus, nodes, per), 3)
+    end
+    return gpus, per, nodes
+  end
+  if nodes and gpus then
+    if gpus % nodes ~= 0 then
+      error(string.format("comm: %d gpus do not split evenly over %d nodes", gpus, nodes), 3)
+    end
+    per = gpus // nodes
+    if per > G then
+      error(string.format("comm: %d gpus over %d nodes is %d per node, more than the node's %d",
+                          gpus, nodes, per, G), 3)
+    end
+    return gpus, per, nodes
+  end
+  if nodes then return G * nodes, G, nodes end
+  gpus = gpus or G * (topo_nodes or 1)
+  return gpus, nil, math.max(1, -(-gpus // G))
 end
 
 function M.comm(a)
@@ -162,21 +239,27 @@ function M.comm(a)
   else
     error("comm: give system = ID or topology = {...}", 2)
   end
-  apply_overrides(topo, a, false)
-  local gpus = a.gpus or topo.gpus_per_node * (a.nodes or topo.nodes or 1)
-  if math.type(gpus) ~= "integer" then
-    if type(gpus) == "number" and gpus == math.floor(gpus) then gpus = math.tointeger(gpus)
-    else error("comm: gpus must be an integer (got " .. tostring(a.gpus) .. ")", 2) end
+  -- Top-level topology fields override the node's; nodes and
+  -- gpus_per_node say where the ranks sit instead (placement).
+  local over = {}
+  for k, v in pairs(a) do
+    if topo_fields[k] and k ~= "nodes" and k ~= "gpus_per_node" then over[k] = v end
   end
-  if gpus < 1 then error("comm: gpus must be >= 1 (got " .. gpus .. ")", 2) end
-  -- enough nodes for the gpus asked (the system is one node)
-  if not a.nodes and not (a.topology and a.topology.nodes) then
-    topo.nodes = math.max(topo.nodes or 1, (gpus + topo.gpus_per_node - 1) // topo.gpus_per_node)
+  apply_overrides(topo, over, false)
+  if math.type(topo.gpus_per_node) ~= "integer" or topo.gpus_per_node < 1 then
+    error("comm: the topology needs gpus_per_node >= 1", 2)
+  end
+  local gpus, per, nodes = placement(a, topo.gpus_per_node,
+                                     a.topology and a.topology.nodes or nil)
+  -- enough nodes for the ranks asked (the system is one node), unless the
+  -- topology table fixed its node count
+  if not (a.topology and a.topology.nodes) then
+    topo.nodes = math.max(topo.nodes or 1, nodes)
   end
   if a.algo ~= nil and not is_in(M.algos, a.algo) then
     error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
   end
-  local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo)
+  local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
   if not ok then error("comm: " .. tostring(r), 2) end
   r.op, r.bytes, r.gpus = op, bytes, gpus
   r.system = type(a.system) == "string" and a.system or nil

@@ -247,6 +247,8 @@ M.fabric = T.record {
   latency = R(T.unit("time")),
   achievable = R(frac()), achievable_reason = R(str()),
   in_switch_reduction = T.enum { "nvls", "sharp" },
+  nvls_tree_bw = T.record { nodes2 = R(T.unit("bandwidth")), nodes3 = R(T.unit("bandwidth")),
+                            source = R(str()) },
   crosses_cpu = bool(),
   source = R(str()), notes = str(),
 }

@@ -72,14 +72,9 @@ M.OVERLAPS = {
 -- GEMM precision by training precision.
 local COMPUTE = { bf16 = "bf16", fp16 = "fp16", fp8 = "fp8", fp32 = "fp32", tf32 = "tf32" }
 
--- PCIe bandwidth per direction of a GPU's host link: 0.985 GB/s per lane
--- at Gen3 (8 GT/s, 128b/130b), doubling per generation, at 0.8 for TLP
--- headers and flow control (PCI-SIG base specification; the same rule as
--- gpuplan.infer's prefill offload).
-function M.pcie_bw(g)
-  if not g.pcie or not g.pcie.gen then return nil end
-  return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
-end
+-- PCIe bandwidth per direction of a GPU's host link (gpuplan.comm.pcie_bw:
+-- the same rule as gpuplan.infer's prefill offload).
+function M.pcie_bw(g) return require("gpuplan.comm").pcie_bw(g) end
 
 -- The node the job runs on: a catalog system, or one built from the GPU.
 local function topology(o, gpu, cat, default)

@@ -91,7 +91,8 @@ end
 -- Predict one case.  Returns a result row.
 function M.predict(case, cat)
   local row = { id = case.id, kind = case.kind, metric = case.measured.metric,
-                measured = case.measured.value, unit = case.measured.unit }
+                measured = case.measured.value, unit = case.measured.unit,
+                bytes = case.kind == "collective" and tonumber(case.bytes) or nil }
   local p = predictor(case.kind)
   if not p then
     row.reason = "no " .. M.kinds[case.kind] .. " model yet"
@@ -126,27 +127,49 @@ function M.percentile(sorted, q)
   return sorted[k]
 end
 
--- Per-kind summary rows: kind, cases, predicted, median, p90 (fractions).
+-- Summary rows that cover part of a kind, after the kind's own row: the
+-- collectives of 1 MiB and more, where bandwidth rather than latency sets
+-- the time (what a training step's gradient and weight traffic moves),
+-- apart from all sizes, which the small-message latency cases dominate.
+M.subsets = {
+  collective = { { kind = "collective >= 1 MiB",
+                   keep = function(r) return (r.bytes or 0) >= 2 ^ 20 end } },
+}
+
+-- Per-kind summary rows: kind, cases, predicted, median, p90 (fractions);
+-- each kind's subsets (M.subsets) follow its row.
 function M.summarise(rows)
   local by = {}
-  for _, r in ipairs(rows) do
-    local s = by[r.kind] or { kind = r.kind, cases = 0, predicted = 0, errs = {} }
-    by[r.kind] = s
+  local function add(name, r)
+    local s = by[name] or { kind = name, cases = 0, predicted = 0, errs = {} }
+    by[name] = s
     s.cases = s.cases + 1
     if r.error then
       s.predicted = s.predicted + 1
       s.errs[#s.errs + 1] = math.abs(r.error)
     end
   end
+  for _, r in ipairs(rows) do
+    add(r.kind, r)
+    for _, sub in ipairs(M.subsets[r.kind] or {}) do
+      if sub.keep(r) then add(sub.kind, r) end
+    end
+  end
   local out = {}
-  for _, k in ipairs { "train", "memory", "infer", "collective" } do
-    local s = by[k]
+  local function emit(name)
+    local s = by[name]
     if s then
       table.sort(s.errs)
       s.median = M.percentile(s.errs, 0.5)
       s.p90 = M.percentile(s.errs, 0.9)
       s.errs = nil
       out[#out + 1] = s
+    end
+  end
+  for _, k in ipairs { "train", "memory", "infer", "collective" } do
+    emit(k)
+    if by[k] then
+      for _, sub in ipairs(M.subsets[k] or {}) do emit(sub.kind) end
     end
   end
   return out

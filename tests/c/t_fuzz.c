@@ -125,6 +125,7 @@ static const field fields[] = {
 	D(topo.up.latency), D(topo.up.achievable), I(topo.up_nvls),
 	I(topo.up_crosses_cpu), I(topo.nics), D(topo.nic.bw),
 	D(topo.nic.latency), D(topo.nic.achievable), I(topo.nic_sharp),
+	D(topo.nic_path_bw), D(topo.nvls_tree_bw[0]), D(topo.nvls_tree_bw[1]),
 
 	D(batch), D(q), D(ctx), D(n_off), D(target), D(itl_limit), D(bytes),
 	I(gpus), I(coll), I(algo), I(moe_layer), I(lora_rank),

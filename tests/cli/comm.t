@@ -50,6 +50,20 @@ is($c, 2, 'bad --max is a usage error');
 is($c, 1, '12 GPUs of 8-GPU nodes exits 1');
 like($e, qr/do not fill whole nodes/, 'and says why');
 
+# --nodes with --gpus places the ranks: 8 over 8 nodes is one GPU each,
+# on one NIC (ib-ndr-400: 50 GB/s x 0.94 = 47 GB/s), not one node's NVLS.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '8', '--gpus', '8',
+                      '--min', '1GiB', '--max', '1GiB');
+is($c, 0, '--nodes 8 --gpus 8 exits 0');
+like($o, qr/^all_reduce on 8 x dgx-h100 \(8 nodes x 1 GPU\)$/m, '8 nodes x 1 GPU');
+my ($row) = grep { /^\s*1073741824\s/ } split /\n/, $o;
+my @col = split ' ', $row // '';
+ok(@col == 7 && $col[4] <= 47.0 && $col[4] > 40, "busbw within one NIC's 47 GB/s (got $col[4])");
+is($col[5], 'ring', 'a ring across the 8 nodes');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '3', '--gpus', '8');
+is($c, 1, '8 GPUs over 3 nodes exits 1');
+like($e, qr/^gpuplan: comm: 8 gpus do not split evenly over 3 nodes/m, 'and says why');
+
 my $dir = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--svg', "$dir/bw.svg",
                       '--systems', 'dgx-a100,hgx-a800,dgx-h100,hgx-h800,hgx-h20');

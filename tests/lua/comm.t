@@ -65,6 +65,44 @@ t.near(r.busbw, 200e9 * a800.achievable, 0.01, "a800 busbw ~ 200 GB/s x achievab
 r = gp.comm { op = "all_reduce", bytes = GiB, gpus = 16, system = "dgx-h100" }
 t.ok(r.nodes == 2 and r.ppn == 8, "16 gpus of dgx-h100: 2 x 8")
 
+-- Placed groups: where the ranks sit.  8 GPUs over 8 nodes is one GPU in
+-- each node, not one full node.
+r = gp.comm { op = "all_reduce", bytes = GiB, gpus = 8, nodes = 8, system = "dgx-h100" }
+t.ok(r.nodes == 8 and r.ppn == 1, "gpus = 8, nodes = 8: 8 nodes x 1 GPU")
+-- One GPU per node drives only its own NIC, over its own PCIe link:
+-- dgx-a100 has one ib-hdr-200 NIC per GPU (25 GB/s x 0.96 = 24 GB/s) and
+-- PCIe Gen4 x16 (16 x 0.985 x 2 x 0.8 = 25.2 GB/s); so at every size the
+-- busbw stays under the one NIC's 24 GB/s, never the 8 NICs' 192 (the old
+-- 361 GB/s on dgx-h100 came from all 8 NICs of each node on one GPU).
+local hdr = cat.fabrics["ib-hdr-200"]
+local one_nic = hdr.bw * hdr.achievable
+local under = true
+for _, s in ipairs(comm.sizes(1024, 16 * GiB, 4)) do
+  local q = gp.comm { op = "all_reduce", bytes = s, gpus = 8, gpus_per_node = 1, system = "dgx-a100" }
+  under = under and q.nodes == 8 and q.busbw <= one_nic * (1 + 1e-12)
+end
+t.ok(under, "gpus_per_node = 1: busbw <= one NIC at every size")
+-- 16 GiB: the ring's latency ((8.4 + 14 x 14) x 1.4 = 286 us) is 0.02% of
+-- 1.75 x 16 GiB / 24 GB/s = 1.25 s, so busbw = 24 GB/s within 0.1%.
+r = gp.comm { op = "all_reduce", bytes = 16 * GiB, gpus = 8, gpus_per_node = 1, system = "dgx-a100" }
+t.near(r.busbw, one_nic, 0.001, "one GPU per node: one HDR NIC's 24 GB/s")
+-- The topology carries the GPU's PCIe path and the NVLS_TREE head ceiling.
+t.near(comm.topology("dgx-h100").nic_path_bw, 16 * 0.985e9 * 4 * 0.8, 1e-12,
+       "dgx-h100: PCIe Gen5 x16 path to the NICs, 50.4 GB/s")
+t.is(comm.topology("dgx-h100").nvls_tree_bw2, nvl4.nvls_tree_bw.nodes2,
+     "NVLS_TREE head ceiling from the nvlink4 fabric")
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, nodes = 8, system = "dgx-h100" } end,
+         "12 gpus do not split evenly over 8 nodes", "uneven placement refused", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus_per_node = 9, system = "dgx-h100" } end,
+         "gpus_per_node 9 exceeds the node's 8 GPUs", "too many per node refused", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 64, nodes = 4, system = "dgx-h100" } end,
+         "64 gpus over 4 nodes is 16 per node, more than the node's 8", "overfull nodes refused", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 8, gpus_per_node = 2, nodes = 2,
+                              system = "dgx-h100" } end,
+         "8 gpus are not 2 nodes x 2 gpus_per_node", "inconsistent placement refused", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus_per_node = 1.5, system = "dgx-h100" } end,
+         "gpus_per_node must be an integer", "fractional gpus_per_node refused", true)
+
 -- all_gather: bytes are the total buffer; busbw = algbw x (n-1)/n.
 r = gp.comm { op = "allgather", bytes = GiB, system = "dgx-a100" }
 t.is(r.op, "all_gather", "op alias allgather")

@@ -1,6 +1,7 @@
 -- The README's validation table is the one place the per-kind figures are
 -- stated; this test holds the models to it.  For each kind of
--- validation/cases.json: the case and predicted counts must equal the
+-- validation/cases.json (and each subset row gpuplan.validate adds, such as
+-- "collective >= 1 MiB"): the case and predicted counts must equal the
 -- README row, and the median and p90 of |predicted - measured| / measured
 -- must not be worse than the row states.  A kind that goes from "–" to
 -- predicted, a new kind, more cases, or an error that got worse all fail
@@ -63,7 +64,9 @@ for _, s in ipairs(validate.summarise(results)) do got[s.kind] = s end
 
 local function pct(v) return v and string.format("%.1f%%", v * 100) or "–" end
 
-for _, kind in ipairs { "train", "memory", "infer", "collective" } do
+-- Every summary row, the kinds and their subsets ("collective >= 1 MiB").
+for _, row in ipairs(validate.summarise(results)) do
+  local kind = row.kind
   local s, g = stated[kind], got[kind]
   if g then
     if not t.ok(s ~= nil, kind .. ": has a row in the README table") then

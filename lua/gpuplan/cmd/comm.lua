@@ -11,7 +11,9 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
 
   --system ID     catalog system (one node), e.g. dgx-h100, hgx-h800, pcie-8x-4090
   --nodes N       nodes of that system (default 1)
-  --gpus N        ranks (default: all GPUs of the nodes)
+  --gpus N        ranks (default: all GPUs of the nodes); with --nodes they
+                  are spread evenly, --nodes 8 --gpus 8 is one GPU in each of
+                  8 nodes (it drives only its own NICs and PCIe link)
   --op OP         all_reduce (default), all_gather, reduce_scatter, all_to_all,
                   broadcast, reduce, send_recv
   --algo A        force ring, tree, nvls, sharp, hierarchical, p2p or pxn
@@ -125,8 +127,8 @@ function C.run(opts, args)
   end
   local rows = sweep(opts.system)
   local r1 = rows[1]
-  local title = string.format("%s on %d x %s (%d node%s x %d GPUs)", canon, r1.gpus, opts.system,
-                              r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn)
+  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s)", canon, r1.gpus, opts.system,
+                              r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn, r1.ppn == 1 and "" or "s")
   report.print(rows, { columns = columns, format = opts.format, title = title })
 
   if opts.svg then

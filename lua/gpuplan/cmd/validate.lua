@@ -14,7 +14,10 @@ usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kin
   ship as validation/cases.json) with the models that exist and prints
   predicted / measured / error per case, the cases not predicted with the
   reason, then per kind the count and the median and 90th-percentile
-  absolute error.  Without a file: the shipped validation/cases.json.  --kind keeps one kind (train, memory, infer,
+  absolute error; the collectives also over the cases of 1 MiB and more
+  apart ("collective >= 1 MiB": bandwidth-bound sizes, without the
+  small-message latency cases).  Without a file: the shipped
+  validation/cases.json.  --kind keeps one kind (train, memory, infer,
   collective).  --summary prints only the per-kind table.
   csv: one table, a row per case (id, kind, metric, measured, predicted,
   error, reason, defaults; predicted and error empty where not predicted);

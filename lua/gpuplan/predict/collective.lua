@@ -5,8 +5,9 @@
 -- case's hardware.intra_node) over hardware.gpus_per_node GPUs per node;
 -- nodes = gpus / gpus_per_node over hardware.inter_node with
 -- hardware.nics_per_node NICs (default one per GPU, the rail-optimised
--- DGX/HGX layout).  The algorithm is the cheapest (NCCL's default) unless
--- the case notes say one was forced ("algorithm: Ring (forced)").
+-- DGX/HGX layout); each GPU reaches the NICs over its own PCIe link (the
+-- catalog's gpu.pcie).  The algorithm is the cheapest (NCCL's default)
+-- unless the case notes say one was forced ("algorithm: Ring (forced)").
 local comm = require "gpuplan.comm"
 
 local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
@@ -43,7 +44,7 @@ return function(case, cat)
     end
   end
   local topo = comm.from_fabrics({ scaleup = intra, gpus_per_node = ppn, nodes = nodes,
-                                   nics = nics, nic_fabric = h.inter_node }, cat)
+                                   nics = nics, nic_fabric = h.inter_node, gpu = gpu }, cat)
 
   local algo
   local note = (case.notes or ""):lower()
