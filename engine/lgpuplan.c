@@ -19,6 +19,7 @@
 #include "comm.h"
 #include "infer.h"
 #include "roofline.h"
+#include "sweep.h"
 #include "train.h"
 
 int luaopen_gpuplan_core(lua_State *L);
@@ -1033,6 +1034,45 @@ static int lgp_infer_gpus_for(lua_State *L)
 
 /* ---- train ---- */
 
+/* Read a train config table (lua/gpuplan/train.lua fills it): every field
+ * core.memory reads for kind "train", plus compute, order, global_batch,
+ * fsdp, the overlap switches, causal_flops, reduce_bytes, capacity,
+ * margin, tokens and price. */
+static void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
+{
+	const char *w = "train";
+	const char *s;
+	gp_error err;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	train_defaults(c);
+	lgp_totrain(L, idx, w, &c->mem);
+	c->compute = lgp_field_dtype(L, idx, w, "compute", GP_BF16);
+	s = lgp_field_str(L, idx, w, "order", NULL);
+	if (s && layout_order_parse(s, c->mem.lay.order, &err))
+		luaL_error(L, "%s", err.msg);
+	c->global_batch = lgp_field_num(L, idx, w, "global_batch", 0, 0);
+	c->fsdp = lgp_field_bool(L, idx, w, "fsdp", 0);
+	c->overlap_grad_reduce = lgp_field_bool(L, idx, w,
+						"overlap_grad_reduce", 0);
+	c->overlap_param_gather = lgp_field_bool(L, idx, w,
+						 "overlap_param_gather", 0);
+	c->tp_overlap = lgp_field_bool(L, idx, w, "tp_overlap", 0);
+	c->overlap_p2p = lgp_field_bool(L, idx, w, "overlap_p2p", 0);
+	c->ep_overlap = lgp_field_bool(L, idx, w, "ep_overlap", 0);
+	c->causal_flops = lgp_field_bool(L, idx, w, "causal_flops", 0);
+	c->reduce_bytes = lgp_field_num(L, idx, w, "reduce_bytes", 0, 0);
+	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0);
+	c->tokens = lgp_field_num(L, idx, w, "tokens", 0, 0);
+	c->price = lgp_field_num(L, idx, w, "price", 0, 0);
+	/* The reserve: NCCL buffers whenever the job has more than one
+	 * GPU (a sweep's layouts all do, or are one GPU). */
+	mem_reserve_default(&c->reserve, lgp_field_int(L, idx, w, "gpus", 0,
+						       2, 1) > 1 ? 2 : 1);
+	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
+					  c->reserve.margin);
+}
+
 /* core.train(model, device, topo, cfg) -> result table.  cfg holds every
  * field core.memory reads for kind "train" (layout, recipe, seq, ...)
  * plus compute (dtype name), global_batch, fsdp, order (rank order),
@@ -1044,50 +1084,18 @@ static int lgp_train(lua_State *L)
 		"zero_dp1", "tp_leaves_node", "ep_leaves_node",
 		"microbatches_not_multiple_of_pp"
 	};
-	const char *w = "train";
 	gp_model m;
 	roof_device d;
 	gp_topo t;
 	train_cfg c;
 	train_result r;
 	gp_error err;
-	const char *s;
 	int i, n;
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	luaL_checktype(L, 4, LUA_TTABLE);
-	train_defaults(&c);
-	lgp_totrain(L, 4, w, &c.mem);
-	c.compute = lgp_field_dtype(L, 4, w, "compute", GP_BF16);
-	s = lgp_field_str(L, 4, w, "order", NULL);
-	if (s && layout_order_parse(s, c.mem.lay.order, &err))
-		return luaL_error(L, "%s", err.msg);
-	c.global_batch = lgp_field_num(L, 4, w, "global_batch", 0, 0);
-	c.fsdp = lgp_field_bool(L, 4, w, "fsdp", 0);
-	c.overlap_grad_reduce = lgp_field_bool(L, 4, w, "overlap_grad_reduce",
-					       0);
-	c.overlap_param_gather = lgp_field_bool(L, 4, w,
-						"overlap_param_gather", 0);
-	c.tp_overlap = lgp_field_bool(L, 4, w, "tp_overlap", 0);
-	c.overlap_p2p = lgp_field_bool(L, 4, w, "overlap_p2p", 0);
-	c.ep_overlap = lgp_field_bool(L, 4, w, "ep_overlap", 0);
-	c.causal_flops = lgp_field_bool(L, 4, w, "causal_flops", 0);
-	c.reduce_bytes = lgp_field_num(L, 4, w, "reduce_bytes", 0, 0);
-	c.capacity = lgp_field_num(L, 4, w, "capacity", 1, 0);
-	c.tokens = lgp_field_num(L, 4, w, "tokens", 0, 0);
-	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
-	{
-		double gpus = (double)(c.mem.lay.tp > 0 ? c.mem.lay.tp : 1) *
-			(c.mem.lay.pp > 0 ? c.mem.lay.pp : 1) *
-			(c.mem.lay.dp > 0 ? c.mem.lay.dp : 1) *
-			(c.mem.lay.cp > 0 ? c.mem.lay.cp : 1);
-
-		mem_reserve_default(&c.reserve, gpus > 1 ? 2 : 1);
-	}
-	c.reserve.margin = lgp_field_num(L, 4, w, "margin", 0,
-					 c.reserve.margin);
+	lgp_totraincfg(L, 4, &c);
 	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 
@@ -1151,12 +1159,246 @@ static int lgp_train(lua_State *L)
 
 /* ---- end train ---- */
 
+
+/* ---- sweep ---- */
+
+/* Push one ranked candidate. */
+static void lgp_pushcand(lua_State *L, const sweep_cand *c)
+{
+	lua_createtable(L, 0, 20);
+	lgp_setint(L, "index", c->index);
+	lgp_setint(L, "gpus", c->gpus);
+	lgp_setint(L, "tp", c->tp);
+	lgp_setint(L, "pp", c->pp);
+	lgp_setint(L, "cp", c->cp);
+	lgp_setint(L, "ep", c->ep);
+	lgp_setint(L, "dp", c->dp);
+	lgp_setint(L, "zero", c->zero);
+	lgp_setint(L, "vpp", c->vpp);
+	lgp_setbool(L, "sp", c->sp);
+	lgp_setnum(L, "micro_batch", c->micro_batch);
+	lgp_setstr(L, "recompute", mem_recompute_name(c->recompute));
+	lgp_setnum(L, "step", c->step);
+	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
+	lgp_setnum(L, "mfu", c->mfu);
+	lgp_setnum(L, "cost", c->cost);
+	lgp_setnum(L, "train_time", c->train_time);
+	lgp_setnum(L, "mem_total", c->mem_total);
+	lgp_setnum(L, "score", c->score);
+}
+
+/* An integer list t[key] = {...} into out[0..max); returns its length. */
+static int lgp_field_ints(lua_State *L, int idx, const char *what,
+			  const char *key, int *out, int max)
+{
+	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	if (n > max)
+		luaL_error(L, "%s.%s: at most %d values", what, key, max);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isinteger(L, -1))
+			luaL_error(L, "%s.%s[%d] must be an integer", what,
+				   key, i + 1);
+		out[i] = (int)lua_tointeger(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+static int lgp_field_nums(lua_State *L, int idx, const char *what,
+			  const char *key, double *out, int max)
+{
+	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	if (n > max)
+		luaL_error(L, "%s.%s: at most %d values", what, key, max);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isnumber(L, -1))
+			luaL_error(L, "%s.%s[%d] must be a number", what,
+				   key, i + 1);
+		out[i] = lua_tonumber(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+/* core.sweep(model, device, topo, base, space) -> {results = {...},
+ * stats = {space, fitting, within, errors}}.  base is a train config
+ * (as core.train's; its layout fields are ignored); space = {gpus = {..},
+ * tp_max, pp_max, cp_max, ep_max, vpp_max, zero = {0, 1, ..},
+ * micro_batch = {..}, recompute = {"none", ..}, sp = {false, true},
+ * key = "time"|"cost"|"per_dollar"|"mfu"|"gpus", top = k, shard = {k, n},
+ * deadline (s), budget, where = function(candidate) -> boolean}.  With
+ * `where` every fitting candidate within the deadline and budget is
+ * passed to it (protected) and only those it accepts are ranked. */
+static int lgp_sweep(lua_State *L)
+{
+	static const char *const recs[] = {"none", "selective", "full", NULL};
+	const char *w = "sweep";
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg base, c;
+	sweep_space s;
+	sweep_iter it;
+	sweep_cand *top, cand;
+	sweep_key key;
+	train_cache *cache;
+	train_result r;
+	gp_mem_result mr;
+	gp_error err, e2;
+	int gpus[64], k, ntop = 0, i, n, has_where;
+	double mbs[32];
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	lgp_totraincfg(L, 4, &base);
+	luaL_checktype(L, 5, LUA_TTABLE);
+	memset(&s, 0, sizeof s);
+	s.ngpus = lgp_field_ints(L, 5, w, "gpus", gpus, 64);
+	s.gpus = gpus;
+	s.tp_max = lgp_field_int(L, 5, w, "tp_max", 0, 8, 1);
+	s.pp_max = lgp_field_int(L, 5, w, "pp_max", 0, 1, 1);
+	s.cp_max = lgp_field_int(L, 5, w, "cp_max", 0, 1, 1);
+	s.ep_max = lgp_field_int(L, 5, w, "ep_max", 0, 1, 1);
+	s.vpp_max = lgp_field_int(L, 5, w, "vpp_max", 0, 1, 1);
+	{
+		int z[4], nz = lgp_field_ints(L, 5, w, "zero", z, 4);
+
+		for (i = 0; i < nz; i++) {
+			if (z[i] < 0 || z[i] > 3)
+				return luaL_error(L, "sweep.zero: stages are "
+						  "0..3 (got %d)", z[i]);
+			s.zero_mask |= 1u << z[i];
+		}
+	}
+	s.nmb = lgp_field_nums(L, 5, w, "micro_batch", mbs, 32);
+	s.mbs = mbs;
+	{
+		int sub = lgp_subtable(L, 5, w, "recompute");
+
+		if (sub) {
+			n = (int)lua_rawlen(L, sub);
+			for (i = 0; i < n; i++) {
+				lua_rawgeti(L, sub, i + 1);
+				s.rec_mask |= 1u << luaL_checkoption(L, -1,
+								     NULL, recs);
+				lua_pop(L, 1);
+			}
+			lua_pop(L, 1);
+		}
+	}
+	{
+		int sub = lgp_subtable(L, 5, w, "sp");
+
+		if (sub) {
+			n = (int)lua_rawlen(L, sub);
+			for (i = 0; i < n; i++) {
+				lua_rawgeti(L, sub, i + 1);
+				s.sp_mask |= lua_toboolean(L, -1) ? 2 : 1;
+				lua_pop(L, 1);
+			}
+			lua_pop(L, 1);
+		}
+	}
+	{
+		int sh[2], nsh = lgp_field_ints(L, 5, w, "shard", sh, 2);
+
+		if (nsh == 2) {
+			s.shard_k = sh[0];
+			s.shard_n = sh[1];
+		}
+	}
+	s.max_time = lgp_field_num(L, 5, w, "deadline", 0, 0);
+	s.max_cost = lgp_field_num(L, 5, w, "budget", 0, 0);
+	if (sweep_key_parse(lgp_field_str(L, 5, w, "key", "time"), &key,
+			    &err))
+		return luaL_error(L, "%s", err.msg);
+	k = lgp_field_int(L, 5, w, "top", 0, 10, 1);
+	if (k > 100000)
+		return luaL_error(L, "sweep.top must be at most 100000");
+	lua_getfield(L, 5, "where");
+	has_where = lua_isfunction(L, -1);
+	if (!has_where && !lua_isnil(L, -1))
+		return luaL_error(L, "sweep.where must be a function");
+	lua_pop(L, 1);
+	/* The ranked list and the layer memo live in Lua userdata: freed
+	 * with the call's values, even when a where function raises. */
+	top = lua_newuserdatauv(L, sizeof *top * (size_t)k, 0);
+	cache = lua_newuserdatauv(L, sizeof *cache, 0);
+	memset(cache, 0, sizeof *cache);
+	if (sweep_begin(&it, &m, &t, &base, &s, &err))
+		return luaL_error(L, "%s", err.msg);
+	while (sweep_next(&it, &c, &cand)) {
+		c.mem.lay.microbatches = c.global_batch /
+			(c.mem.lay.dp * c.mem.lay.micro_batch);
+		if (mem_train(&m, &c.mem, c.capacity, &c.reserve, &mr, &e2)) {
+			it.st.errors++;
+			continue;
+		}
+		if (!mr.fits)
+			continue;
+		it.st.fitting++;
+		c.mem.lay.microbatches = 0;
+		if (train_step_cached(&m, &d, &t, &c, cache, &r, &e2)) {
+			it.st.errors++;
+			continue;
+		}
+		sweep_fill(&cand, &r);
+		if (!sweep_within(&s, &cand))
+			continue;
+		it.st.within++;
+		cand.score = sweep_score(key, &cand);
+		if (has_where) {
+			int keep;
+
+			lua_getfield(L, 5, "where");
+			lgp_pushcand(L, &cand);
+			lua_call(L, 1, 1);
+			keep = lua_toboolean(L, -1);
+			lua_pop(L, 1);
+			if (!keep)
+				continue;
+		}
+		sweep_keep(top, k, &ntop, &cand);
+	}
+	lua_createtable(L, 0, 2);
+	lua_createtable(L, ntop, 0);
+	for (i = 0; i < ntop; i++) {
+		lgp_pushcand(L, &top[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "results");
+	lua_createtable(L, 0, 4);
+	lgp_setint(L, "space", it.st.space);
+	lgp_setint(L, "fitting", it.st.fitting);
+	lgp_setint(L, "within", it.st.within);
+	lgp_setint(L, "errors", it.st.errors);
+	lgp_setint(L, "cache_hits", cache->hits);
+	lua_setfield(L, -2, "stats");
+	return 1;
+}
+
+/* ---- end sweep ---- */
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
 	{"memory", lgp_memory},
 	{"train", lgp_train},
+	{"sweep", lgp_sweep},
 	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},

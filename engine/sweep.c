@@ -54,6 +54,14 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	for (i = 0; i < s->nmb; i++)
 		if (gp_check_pos(s->mbs[i], "micro_batch", err))
 			return GP_EINVAL;
+	if (gp_check_nonneg(s->max_time, "deadline", err) ||
+	    gp_check_nonneg(s->max_cost, "budget", err))
+		return GP_EINVAL;
+	if ((s->max_time > 0 || s->max_cost > 0) && !(base->tokens > 0))
+		return gp_fail(err, "sweep: a deadline or budget needs the "
+			       "tokens to train on");
+	if (s->max_cost > 0 && !(base->price > 0))
+		return gp_fail(err, "sweep: a budget needs a price");
 	if (s->shard_n < 0 || (s->shard_n > 0 &&
 			       (s->shard_k < 0 || s->shard_k >= s->shard_n)))
 		return gp_fail(err, "shard %d/%d: K must be in 0..N-1",
@@ -238,6 +246,16 @@ double sweep_score(sweep_key k, const sweep_cand *c)
 	}
 }
 
+int sweep_within(const sweep_space *s, const sweep_cand *c)
+{
+	if (s->max_time > 0 && !(c->train_time > 0 &&
+				 c->train_time <= s->max_time))
+		return 0;
+	if (s->max_cost > 0 && !(c->cost > 0 && c->cost <= s->max_cost))
+		return 0;
+	return 1;
+}
+
 void sweep_keep(sweep_cand *top, int k, int *n, const sweep_cand *c)
 {
 	int i;
@@ -292,6 +310,9 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 			continue;
 		}
 		sweep_fill(&cand, &r);
+		if (!sweep_within(s, &cand))
+			continue;
+		it.st.within++;
 		cand.score = sweep_score(key, &cand);
 		sweep_keep(top, k, ntop, &cand);
 	}

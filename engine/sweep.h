@@ -40,6 +40,8 @@ typedef struct sweep_space {
 	int vpp_max;         /* interleaving 1..vpp_max (0 = 1) */
 	int sp_mask;         /* bit 0: SP off, bit 1: SP on (0 = {on}) */
 	int shard_k, shard_n;/* this shard of n (n 0 = the whole space) */
+	double max_time;     /* s to train base.tokens; 0 = no deadline */
+	double max_cost;     /* price units for them; 0 = no budget */
 } sweep_space;
 
 /* One ranked layout. */
@@ -56,6 +58,7 @@ typedef struct sweep_stats {
 	long space;          /* combinations enumerated (this shard) */
 	long divided;        /* of them, dividing the model and the nodes */
 	long fitting;        /* of them, fitting memory (then timed) */
+	long within;         /* of them, within the deadline and budget */
 	long errors;         /* refused by the training step */
 } sweep_stats;
 
@@ -94,6 +97,9 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	      const train_cfg *base, const sweep_space *s, sweep_key key,
 	      train_cache *cache, sweep_cand *top, int k, int *ntop,
 	      sweep_stats *stats, gp_error *err);
+
+/* 1 when a timed candidate meets the space's deadline and budget. */
+int sweep_within(const sweep_space *s, const sweep_cand *c);
 
 /* Insert c into the ranked list top[0..*n) of capacity k (ties keep the
  * earlier index first). */

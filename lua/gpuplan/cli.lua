@@ -17,7 +17,7 @@ function M.usage(msg) return { usage = true, msg = msg } end
 -- An error object for a user-facing failure: exit 1, no traceback.
 function M.fail(msg) return { msg = msg } end
 
-local builtin = { "run", "catalog", "validate", "model", "fit", "infer",
+local builtin = { "run", "catalog", "validate", "model", "fit", "infer", "plan",
                   "roofline", "comm", "train", "rl", "sweep", "merge" }
 
 local function load_cmd(name)

@@ -53,6 +53,11 @@ M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
 
 M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
 
+-- What gp.sweep takes besides the job (the layout is swept).
+M.SWEEP_EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
+  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
+  causal_flops tokens price currency attn_kernel grad_reduce]]
+
 -- Which communication each software stack overlaps by default.
 --   megatron   Megatron-Core with --overlap-grad-reduce and
 --              --overlap-param-gather (the distributed optimizer's
@@ -156,8 +161,13 @@ local function tokens_of(v)
 end
 
 -- gp.train{...}: see the header.
-function M.train(o)
-  local p = memory.prepare(o, M.EXTRA, "train")
+-- M.setup(o [, sweep]): gp.train's options checked and resolved once:
+-- {p (memory.prepare's), model, gpu, cfg (the engine's train config),
+-- topo, device, defaults, currency, precision}.  For a sweep the layout
+-- comes from the enumeration: the global batch is checked for being a
+-- whole number only (each layout must divide it).
+function M.setup(o, sweep)
+  local p = memory.prepare(o, sweep and M.SWEEP_EXTRA or M.EXTRA, sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
@@ -175,14 +185,14 @@ function M.train(o)
   local gb = o.global_batch
   if gb == nil then
     local want = p.method == "pretrain" and math.ceil(4 * 1024 * 1024 / cfg.seq) or 128
-    gb = per * math.max(1, math.ceil(want / per))
+    gb = sweep and want or per * math.max(1, math.ceil(want / per))
     default(string.format("global_batch=%d (%s)", gb, p.method == "pretrain" and
       "about 4M tokens per step" or "128 sequences per step"))
   end
   if math.type(gb) ~= "integer" and not (type(gb) == "number" and gb == math.floor(gb)) then
     fail("train: global_batch must be a whole number of sequences (got %s)", args.shown(gb))
   end
-  if gb < per or gb % per ~= 0 then
+  if not sweep and (gb < per or gb % per ~= 0) then
     fail("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
       cfg.micro_batch or 1)
   end
@@ -223,6 +233,15 @@ function M.train(o)
     if not b then fail("train: grad_reduce must be fp32, bf16 or fp16 (got %s)", args.shown(o.grad_reduce)) end
     cfg.reduce_bytes = b
   end
+  return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
+           defaults = defaults, currency = currency, precision = precision, cat = cat }
+end
+
+function M.train(o)
+  local s = M.setup(o)
+  local p, model, gpu, cfg, defaults = s.p, s.model, s.gpu, s.cfg, s.defaults
+  local topo, device, currency, precision = s.topo, s.device, s.currency, s.precision
+  local gb = cfg.global_batch
 
   local function run(c)
     if c.recompute == "auto" then

@@ -1,0 +1,172 @@
+-- gpuplan plan MODEL --gpu A,B --gpus 64..1024 [...]: the layout search.
+local sweep = require "gpuplan.sweep"
+local train = require "gpuplan.train"
+local report = require "gpuplan.report"
+local cli = require "gpuplan.cli"
+local fit = require "gpuplan.cmd.fit"
+
+local C = {
+  summary = "which cards, how many, which layout: the best layouts of a training job",
+  usage = [[
+usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
+
+  The job as for `gpuplan train` (--method, --seq, --precision, --stack,
+  --global-batch, --tokens, --price, --currency, --system ...); the layout
+  is searched: every TP x PP x CP x EP x DP split of each GPU count that
+  divides the model and the nodes, ZeRO stage, micro-batch, recompute and
+  interleaving; what does not fit is dropped before it is timed.
+
+  --gpu A,B,...      the cards to compare
+  --gpus COUNTS      64..1024 (64, 128, ... doubling), or 8,16,32
+  --tp-max N --pp-max N --cp-max N --ep-max N --vpp-max N
+                     bounds of the split (defaults 8, 8, 1, 1, 1)
+  --zero LIST        ZeRO stages to try (default 1), e.g. 0,1,2,3
+  --micro-batch LIST sizes to try (default 1,2,4)
+  --recompute LIST   policies to try (default none,selective,full)
+  --policy P         fastest|cheapest|fewest-gpus|best-per-dollar
+                     (default fastest; cheapest with a deadline)
+  --deadline D       train --tokens within D (30d, 12h, 2w)
+  --budget B         spend at most B ($50k, 100kCNY)
+  --top N            how many layouts to print (default 5)
+  --shard K/N        this shard of a deterministic split (for gpuplan merge)
+  --format F         text|markdown|csv|json (json: one result per line)
+
+  Prints the best layouts with their step, MFU, days and cost, and why the
+  runner-up lost (the part of its step that differs most).]],
+  options = {},
+}
+for k, v in pairs(fit.options) do C.options[k] = v end
+for _, k in ipairs { "tp", "pp", "cp", "ep", "vpp", "zero", "batch", "recompute", "kv", "ctx",
+                     "block", "prompts", "group", "prompt_len", "response_len", "reward_model",
+                     "ref_model", "colocated", "rollout_weights", "rollout_tp", "gpus", "gpu" } do
+  C.options[k] = nil
+end
+for k, v in pairs {
+  gpu = "string", gpus = "string", global_batch = "int", system = "string", nics = "int",
+  nic_fabric = "string", gpus_per_node = "int", overlap_grad_reduce = "flag",
+  overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
+  ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
+  currency = "string", attn_kernel = "string", grad_reduce = "string",
+  tp_max = "int", pp_max = "int", cp_max = "int", ep_max = "int", vpp_max = "int",
+  zero = "string", micro_batch = "string", recompute = "string", policy = "string",
+  deadline = "string", budget = "string", top = "int", shard = "string",
+} do C.options[k] = v end
+
+local function ints(s, what)
+  local out = {}
+  for x in tostring(s):gmatch("[^,]+") do
+    local n = math.tointeger(tonumber(x))
+    if not n then error(cli.usage("plan: --" .. what .. " expects a list of integers, got '" .. s .. "'"), 0) end
+    out[#out + 1] = n
+  end
+  return out
+end
+
+local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] = "fewest_gpus",
+                   ["best-per-dollar"] = "best_per_dollar" }
+
+-- Why the runner-up lost: its step against the winner's, part by part.
+local function why(best, second, job)
+  local function parts(c)
+    local o = {}
+    for k, v in pairs(job) do
+      if not sweep.SWEEP_OPTIONS[k] then o[k] = v end
+    end
+    o.gpu, o.gpus, o.tp, o.pp, o.cp, o.ep = c.gpu, c.gpus, c.tp, c.pp, c.cp, c.ep
+    o.zero, o.sp, o.batch, o.recompute = c.zero, c.sp, c.micro_batch, c.recompute
+    o.vpp = c.vpp > 1 and c.vpp or nil
+    local ok, r = pcall(train.train, o)
+    return ok and r or nil
+  end
+  local a, b = parts(best), parts(second)
+  if not a or not b then return nil end
+  local worst, diff = nil, -math.huge
+  for i, p in ipairs(b.parts) do
+    local d = p.share - a.parts[i].share
+    if d > diff then worst, diff = p.name, d end
+  end
+  return string.format("runner-up %s x %d (%s): %.1f%% more time per token%s; its %s is %.0f%% of the step against %.0f%%",
+    second.gpu, second.gpus, second.layout,
+    100 * (best.tokens_per_s / second.tokens_per_s - 1),
+    (best.cost and second.cost) and string.format(", %.1f%% more cost", 100 * (second.cost / best.cost - 1)) or "",
+    worst, 100 * (b.parts[1] and (function() for _, p in ipairs(b.parts) do if p.name == worst then return p.share end end end)() or 0),
+    100 * (function() for _, p in ipairs(a.parts) do if p.name == worst then return p.share end end end)())
+end
+
+function C.run(opts, args)
+  if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
+  if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
+  local o = { model = args[1] }
+  for k, v in pairs(opts) do
+    if k ~= "format" and k ~= "policy" then o[k] = v end
+  end
+  local gpus = {}
+  for g in opts.gpu:gmatch("[^,]+") do gpus[#gpus + 1] = g end
+  o.gpu = gpus
+  o.gpus = opts.gpus or "8"
+  if opts.zero then o.zero = ints(opts.zero, "zero") end
+  if opts.micro_batch then o.micro_batch = ints(opts.micro_batch, "micro-batch") end
+  if opts.recompute then
+    local list = {}
+    for x in opts.recompute:gmatch("[^,]+") do list[#list + 1] = x end
+    o.recompute = list
+  end
+  if opts.tokens then
+    local n = tonumber(opts.tokens)
+    if not n then error(cli.usage("plan: --tokens expects a number like 2e12, got '" .. opts.tokens .. "'"), 0) end
+    o.tokens = n
+  end
+  local pname = opts.policy or ((opts.deadline and not opts.budget) and "cheapest" or "fastest")
+  if not POLICIES[pname] then
+    error(cli.usage("plan: --policy must be fastest, cheapest, fewest-gpus or best-per-dollar"), 0)
+  end
+  o.policy = sweep.policy[POLICIES[pname]] { deadline = opts.deadline, budget = opts.budget }
+  o.deadline, o.budget = nil, nil
+  o.top = math.max(opts.top or 5, 2)
+  local ok, r = pcall(sweep.sweep, o)
+  if not ok then error(cli.clean(r), 0) end
+  local format = opts.format or "text"
+  local shown = {}
+  for i = 1, math.min(opts.top or 5, #r.results) do shown[i] = r.results[i] end
+  if format == "json" then
+    -- One result per line (JSON lines): what gpuplan merge reads.
+    for _, c in ipairs(r.results) do io.write(report.json(c), "\n") end
+    return 0
+  end
+  local title = string.format("%s: best layouts by %s%s%s", args[1], pname,
+    opts.deadline and (", deadline " .. opts.deadline) or "",
+    opts.budget and (", budget " .. opts.budget) or "")
+  if #shown == 0 then
+    io.write(title, "\n", "no layout fits", (opts.deadline or opts.budget) and " within the deadline and budget" or "", "\n")
+  else
+    report.print(shown, { format = format, title = title, columns = {
+      { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
+      { key = "layout", label = "layout" },
+      { key = "step_s", label = "step (s)", fmt = "%.2f" },
+      { key = "mfu", label = "MFU", fmt = "%.3f" },
+      { key = "days", label = "days", fmt = "%.1f" },
+      { key = "cost", label = "cost", fmt = "%.0f" },
+      { key = "currency", label = "" },
+      { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
+    } })
+  end
+  if format == "text" or format == "markdown" then
+    if #r.results >= 2 then
+      local w = why(r.results[1], r.results[2], o)
+      if w then io.write(w, "\n") end
+    end
+    local names = {}
+    for g in pairs(r.stats) do names[#names + 1] = g end
+    table.sort(names)
+    local st = {}
+    for _, g in ipairs(names) do
+      local s = r.stats[g]
+      st[#st + 1] = string.format("%s %d layouts, %d fit, %d within", g, s.space, s.fitting, s.within)
+    end
+    io.write("searched: ", table.concat(st, "; "), "\n")
+    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+  end
+  return 0
+end
+
+return C

@@ -1,0 +1,297 @@
+-- gpuplan.sweep: the layout search -- which cards, how many, which layout.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.sweep{ model = "llama3-70b", method = "pretrain", seq = 8192,
+--                       gpu = { "h100-sxm", "h800-sxm", "b200" }, gpus = "64..1024",
+--                       tokens = 2e12, policy = gp.policy.cheapest{ deadline = "30d" } }
+--   for _, c in ipairs(r.results) do print(c.gpu, c.gpus, c.layout, c.days, c.cost) end
+--
+-- Every option of gp.train describes the job (model, method, precision,
+-- seq, global_batch, tokens, price, system, overlaps ...); the layout is
+-- swept instead of given:
+--   gpu          one id or a list                           (required)
+--   gpus         counts: a list, a number, or "A..B" (A, 2A, 4A ... <= B)
+--   tp_max (8, the node), pp_max (8), cp_max (1), ep_max (1), vpp_max (1)
+--   zero         stages to try (default {1}: the distributed optimizer)
+--   micro_batch  sizes to try (default {1, 2, 4})
+--   recompute    policies to try (default {"none", "selective", "full"})
+--   sp           {true} (default), {false, true} ...
+--   key          time | cost | per_dollar | mfu | gpus (default time)
+--   deadline     "30d", "12h", seconds: time to train `tokens` at most
+--   budget       "$50k", "100kCNY", "¥100k": the run's cost at most
+--   where        function(candidate) -> boolean: a predicate on each
+--                fitting candidate (its fields as in the results)
+--   policy       a gp.policy.* table (sets key, deadline, budget), or a
+--                function(candidate) -> score (lower is better; nil drops it)
+--   top          how many to keep (default 10)
+--   shard        "K/N": this shard of a deterministic split of the space
+--
+-- Result: results (ranked, best first): gpu, gpus, tp, pp, cp, ep, dp,
+-- zero, vpp, sp, micro_batch, recompute, layout (a label), step_s,
+-- tokens_per_s, mfu, days, cost, currency, mem_gib, flags; stats (space,
+-- fitting, within, per GPU type); defaults.
+
+local units = require "gpuplan.units"
+local args = require "gpuplan.args"
+local train = require "gpuplan.train"
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+
+M.SWEEP_OPTIONS = args.set [[gpu gpus tp_max pp_max cp_max ep_max vpp_max zero
+  micro_batch recompute sp key deadline budget where policy top shard]]
+
+-- Durations: "30d", "2w", "12h", "90m", "3600s" or seconds.
+function M.duration(v, what)
+  if type(v) == "number" then
+    if not (v > 0 and v < math.huge) then fail("%s must be a positive duration", what) end
+    return v
+  end
+  if type(v) ~= "string" then fail("%s must be a duration like '30d' (got %s)", what, type(v)) end
+  local n, u = v:match("^%s*([%d.eE+]+)%s*([smhdw]?)%s*$")
+  local mult = { s = 1, m = 60, h = 3600, d = 86400, w = 7 * 86400, [""] = 1 }
+  n = tonumber(n)
+  if not n or not (n > 0 and n < math.huge) then
+    fail("%s '%s': expected a duration like 30d, 12h or 2w", what, v)
+  end
+  return n * mult[u]
+end
+
+-- Money: "$50k", "50000USD", "100kCNY", "¥100k", "1.2M$" -> {amount, currency}.
+function M.money(v, what, default_currency)
+  if type(v) == "number" then
+    if not (v > 0 and v < math.huge) then fail("%s must be a positive amount", what) end
+    return { amount = v, currency = default_currency }
+  end
+  if type(v) ~= "string" then fail("%s must be an amount like '$50k' (got %s)", what, type(v)) end
+  local s, cur = v:gsub("%s", ""), nil
+  if s:match("^%$") then cur, s = "USD", s:sub(2)
+  elseif s:match("^\u{a5}") then cur, s = "CNY", s:sub(3)
+  elseif s:match("^\u{ffe5}") then cur, s = "CNY", s:sub(4) end
+  local n, suffix, code = s:match("^([%d.eE+]+)([kKmM]?)(%a*)$")
+  if code and code ~= "" then cur = code:upper() end
+  n = tonumber(n)
+  if not n or not (n > 0 and n < math.huge) then
+    fail("%s '%s': expected an amount like $50k, 100kCNY or 1.2MUSD", what, v)
+  end
+  local mult = ({ k = 1e3, K = 1e3, m = 1e6, M = 1e6 })[suffix] or 1
+  return { amount = n * mult, currency = cur or default_currency }
+end
+
+-- GPU counts: a list, a number, or "A..B" doubling from A to B.
+function M.counts(v)
+  if type(v) == "number" then v = { v } end
+  if type(v) == "string" then
+    local a, b = v:match("^%s*(%d+)%s*%.%.%s*(%d+)%s*$")
+    if not a then
+      local list = {}
+      for x in v:gmatch("[^,]+") do
+        local n = math.tointeger(tonumber(x))
+        if not n then fail("gpus '%s': expected counts like 64..1024 or 8,16,32", v) end
+        list[#list + 1] = n
+      end
+      v = list
+    else
+      a, b = tonumber(a), tonumber(b)
+      if a < 1 or b < a then fail("gpus '%s': need 1 <= A <= B", v) end
+      local list, n = {}, a
+      while n <= b do list[#list + 1] = n; n = n * 2 end
+      v = list
+    end
+  end
+  if type(v) ~= "table" or #v == 0 then fail("gpus must be counts (a list, a number or 'A..B')") end
+  if #v > 64 then fail("gpus: at most 64 counts (got %d)", #v) end
+  for i, n in ipairs(v) do
+    if math.type(n) ~= "integer" or n < 1 or n > 2 ^ 24 then
+      fail("gpus[%d] must be a positive integer (got %s)", i, args.shown(n))
+    end
+  end
+  return v
+end
+
+local function list_of(v, name)
+  if v == nil then return nil end
+  if type(v) ~= "table" then v = { v } end
+  if #v == 0 then fail("%s must not be empty", name) end
+  return v
+end
+
+-- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective".
+function M.label(c)
+  local s = { "TP" .. c.tp }
+  if c.pp > 1 then s[#s + 1] = "PP" .. c.pp .. (c.vpp > 1 and ("x" .. c.vpp) or "") end
+  if c.cp > 1 then s[#s + 1] = "CP" .. c.cp end
+  if c.ep > 1 then s[#s + 1] = "EP" .. c.ep end
+  s[#s + 1] = "DP" .. c.dp
+  if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
+  if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
+  s[#s + 1] = string.format("mb%g", c.micro_batch)
+  s[#s + 1] = c.recompute
+  return table.concat(s, " ")
+end
+
+-- gp.sweep{...}: see the header.
+function M.sweep(o)
+  if type(o) ~= "table" then fail("sweep{...}: expected a table of options") end
+  local policy = o.policy
+  local a = {}
+  for k, v in pairs(o) do a[k] = v end
+  if type(policy) == "table" then
+    for k, v in pairs(policy) do if a[k] == nil then a[k] = v end end
+  elseif policy ~= nil and type(policy) ~= "function" then
+    fail("sweep: policy must be a gp.policy.* table or a function")
+  end
+  if a.gpu == nil then fail("sweep: gpu is required (an id or a list)") end
+  local gpus_list = type(a.gpu) == "table" and a.gpu or { a.gpu }
+  local counts = M.counts(a.gpus or 8)
+  local job = {}
+  for k, v in pairs(a) do
+    if not M.SWEEP_OPTIONS[k] then job[k] = v end
+  end
+  local bad = args.unknown_key(job, function(k)
+    return require("gpuplan.memory").OPTIONS[k] or train.SWEEP_EXTRA[k]
+  end)
+  if bad ~= nil then fail("sweep: unknown option '%s'", tostring(bad)) end
+  for _, k in ipairs { "tp", "pp", "cp", "ep", "vpp", "zero", "batch", "micro_batch" } do
+    if o[k] ~= nil and M.SWEEP_OPTIONS[k] == nil then
+      fail("sweep: %s is swept; bound it with %s_max or a list", k, k)
+    end
+  end
+  local space = {
+    gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
+    ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
+    zero = list_of(a.zero, "zero") or { 1 },
+    micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
+    recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
+    sp = list_of(a.sp, "sp") or { true },
+    key = a.key or "time", top = a.top or 10,
+  }
+  if type(policy) == "function" then space.top = 100000 end
+  if a.shard ~= nil then
+    local k, n = tostring(a.shard):match("^%s*(%d+)%s*/%s*(%d+)%s*$")
+    k, n = math.tointeger(tonumber(k)), math.tointeger(tonumber(n))
+    if not k or not (n >= 1 and k >= 1 and k <= n) then
+      fail("sweep: shard '%s' must be K/N with 1 <= K <= N", tostring(a.shard))
+    end
+    space.shard = { k - 1, n }
+  end
+  if a.deadline ~= nil then space.deadline = M.duration(a.deadline, "deadline") end
+  local results, stats, defaults = {}, {}, nil
+  local where_user = a.where
+  if where_user ~= nil and type(where_user) ~= "function" then fail("sweep: where must be a function") end
+  for _, gid in ipairs(gpus_list) do
+    -- The job, resolved once per card: the first count stands in for the
+    -- layout, which the enumeration then replaces.
+    job.gpu, job.gpus = gid, counts[1]
+    local s = train.setup(job, true)
+    -- What the stand-in layout assumed is not the sweep's: only the
+    -- job's defaults are.
+    if not defaults then
+      defaults = {}
+      for _, d in ipairs(s.defaults) do
+        local k = d:match("^([%w_]+)=")
+        if not (k == "zero" or k == "batch" or k == "recompute" or k == "partition" or
+                k == "system" or k == "price") then defaults[#defaults + 1] = d end
+      end
+    end
+    for _, d in ipairs(s.defaults) do
+      local k = d:match("^([%w_]+)=")
+      if k == "system" or k == "price" then defaults[#defaults + 1] = gid .. ": " .. d end
+    end
+    local sp = {}
+    for k, v in pairs(space) do sp[k] = v end
+    if a.budget ~= nil then
+      local b = M.money(a.budget, "budget", s.currency)
+      local amount = s.cat:convert(b, s.currency)
+      if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
+      if not s.cfg.price then fail("sweep: a budget needs a price for %s (give price =)", gid) end
+      sp.budget = amount
+    end
+    if sp.deadline or sp.budget then
+      if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
+    end
+    local collected = {}
+    if where_user or type(policy) == "function" then
+      sp.where = function(c)
+        c.gpu = gid
+        if where_user and not where_user(c) then return false end
+        if type(policy) == "function" then
+          local score = policy(c)
+          if score == nil then return false end
+          if type(score) ~= "number" or score ~= score then
+            error("sweep: policy must return a number or nil (got " .. type(score) .. ")", 0)
+          end
+          c.policy_score = score
+          collected[#collected + 1] = c
+        end
+        return true
+      end
+    end
+    local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
+    if not ok then error("sweep: " .. require("gpuplan.cli").clean(r), 2) end
+    stats[gid] = r.stats
+    local list = type(policy) == "function" and collected or r.results
+    for _, c in ipairs(list) do
+      c.gpu = gid
+      c.price = s.cfg.price
+      c.currency = s.currency
+      results[#results + 1] = c
+    end
+  end
+  -- Rank across cards: by the key with each card's own price.
+  local key = space.key
+  local function score(c)
+    if c.policy_score then return c.policy_score end
+    if key == "cost" then return c.price and c.gpus * c.price / c.tokens_per_s or math.huge end
+    if key == "per_dollar" then return c.price and -c.tokens_per_s / (c.gpus * c.price) or math.huge end
+    if key == "mfu" then return -c.mfu end
+    if key == "gpus" then return c.gpus + 1e-9 / c.tokens_per_s end
+    return 1 / c.tokens_per_s
+  end
+  for i, c in ipairs(results) do c._s, c._i = score(c), i end
+  table.sort(results, function(x, y)
+    if x._s ~= y._s then return x._s < y._s end
+    return x._i < y._i
+  end)
+  local top = a.top or 10
+  local out = {}
+  for i = 1, math.min(top, #results) do
+    local c = results[i]
+    c._s, c._i, c.score = nil, nil, nil
+    c.layout = M.label(c)
+    c.step_s = c.step
+    c.step = nil
+    c.mem_gib = c.mem_total / units.GiB
+    if c.train_time and c.train_time > 0 then c.days = c.train_time / 86400 end
+    if c.cost == 0 then c.cost = nil end
+    out[i] = c
+  end
+  return { results = out, stats = stats, defaults = defaults or {}, key = key }
+end
+
+-- Policies: tables gp.sweep folds into its options.
+M.policy = {}
+function M.policy.cheapest(t) t = t or {}; return { key = "cost", deadline = t.deadline, budget = t.budget } end
+function M.policy.fastest(t) t = t or {}; return { key = "time", deadline = t.deadline, budget = t.budget } end
+function M.policy.fewest_gpus(t) t = t or {}; return { key = "gpus", deadline = t.deadline, budget = t.budget } end
+function M.policy.best_per_dollar(t) t = t or {}; return { key = "per_dollar", deadline = t.deadline, budget = t.budget } end
+-- A monthly budget: the fastest layout whose GPUs cost at most `budget` a
+-- month (30 days of 24 h), and how long the run then takes.
+function M.policy.monthly(t)
+  if type(t) ~= "table" or t.budget == nil then fail("policy.monthly{budget = ...}: budget is required") end
+  local b = t.budget
+  return function(c)
+    local m = M.money(b, "monthly budget", c.currency)
+    local cat = require("gpuplan").catalog()
+    local amount = cat:convert(m, c.currency)
+    if not c.price then return nil end
+    local per_month = c.price * c.gpus * 24 * 30
+    if per_month > amount then return nil end
+    c.per_month = per_month
+    return 1 / c.tokens_per_s
+  end
+end
+
+return M
