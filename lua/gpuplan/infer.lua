@@ -28,8 +28,16 @@
 --             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
 --             llama.cpp (= kernels); see M.runtimes and M.host_ops
 --   flash     fused attention (default true)
---   memory    usable bytes per GPU (default: the GPU's usable memory x (1 - safety
---             margin of the catalog settings, 0.10 by default))
+--   memory    bytes per GPU the runtime may allocate (default: the GPU's usable
+--             memory, the rule of gpuplan fit); the CUDA context, library
+--             workspaces, NCCL buffers, fragmentation and the safety margin come
+--             off it in the one inference-memory model gp.memory uses, so both
+--             count the same sequences
+--   margin    safety margin, fraction of memory (default: the catalog settings'
+--             safety_margin, else 0.10: vLLM's gpu_memory_utilization 0.9)
+--   kv_free_fraction  the KV pool is this fraction of the memory free once the
+--             model is loaded (TensorRT-LLM kv_cache_free_gpu_mem_fraction),
+--             instead of what the margin leaves of the whole (default: off)
 --   offload   true: layers that do not fit are read from host memory;
 --             host_bw (default: the system's host_mem_bw x 0.8, else 60 GB/s),
 --             host_memory (default: the system's, else 32 GB), pcie_bw for prefill
@@ -160,7 +168,8 @@ end
 -- Every argument gp.infer reads; anything else is a misspelling (tp_size
 -- for tp) that would otherwise estimate a different deployment in silence.
 local ARGS = args.set [[model gpu gpus tp pp weights kv kv_policy batch concurrency input
-  output runtime flash memory offload host_bw host_memory pcie_bw system price
+  output runtime flash memory margin kv_free_fraction offload host_bw host_memory
+  pcie_bw system price
   max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]
 
 local function check_args(a, level)
@@ -233,17 +242,31 @@ function M.setup(a)
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
   if a.runtime == nil then default("runtime=graphs") end
-  local mem = num_arg(a, "memory", "bytes")
+  -- The card's capacity (the rule every command uses) and the margin; the
+  -- reserve and the margin come off it in the engine's memory model
+  -- (memory.c mem_infer), the same call gp.memory makes.
+  local mem = num_arg(a, "memory", "bytes", true)
   if not mem then
-    local margin = (cat.settings and cat.settings.safety_margin) or 0.10
     local usable, derived = require("gpuplan.memory").capacity(g)
-    mem = usable * (1 - margin)
-    default(string.format("memory=%.1fGB (%s x %.2f)", mem / 1e9,
+    mem = usable
+    default(string.format("memory=%.1fGB (%s)", mem / 1e9,
                           derived and string.format("memory x %.3f",
-                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory",
-                          1 - margin))
+                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory"))
   end
   c.capacity = mem
+  local margin = num_arg(a, "margin")
+  if margin ~= nil and margin >= 1 then
+    error("infer: margin must be below 1 (got " .. shown(a.margin) .. ")", 3)
+  end
+  if margin == nil then
+    margin = (cat.settings and cat.settings.safety_margin) or 0.10
+    default(string.format("margin=%.2f", margin))
+  end
+  c.margin = margin
+  c.kv_free_fraction = num_arg(a, "kv_free_fraction")
+  if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
+    error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
+  end
   if a.offload then
     c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
     if not c.offload_bw then

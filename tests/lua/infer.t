@@ -129,10 +129,11 @@ t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].
 -- --weights follows gpuplan.memory.weight_format, as fit: plain NF4 is
 -- 4 + 32/64 = 4.5 bits, nf4-dq 4.127.  llama2-7b: 6,476,005,376 linear
 -- weights x 4.5/8 = 3,642,753,024 B + 16-bit embedding and lm_head
--- 524,288,000 B + norms 266,240 x 4.5/8 = 149,760 B = 4,167,190,784 B.
--- Sums of exact binary fractions: 1e-12 relative.
+-- 524,288,000 B + 16-bit norms (quantisers convert the linears only;
+-- memory.c, the one inference-memory model) 266,240 x 2 = 532,480 B =
+-- 4,167,573,504 B.  Sums of exact binary fractions: 1e-12 relative.
 local nf4 = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = "nf4", batch = 1 }
-t.near(nf4.weights_total, 4167190784, 1e-12, "infer nf4 = 4.5 bits per weight, as fit")
+t.near(nf4.weights_total, 4167573504, 1e-12, "infer nf4 = 4.5 bits per weight, as fit")
 -- Bits per weight (GGUF-style) are a weight-only format: 16-bit compute.
 local gguf = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = 4.85, batch = 1 }
 t.is(gguf.compute, "bf16", "4.85 bits per weight compute in bf16")
@@ -216,5 +217,49 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", price = {}
   "infer: price.amount must be a non-negative number", "price table checked", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 0 / 0 } end,
   "infer: tp must be an integer >= 1 (got NaN)", "NaN tp named, one spelling", true)
+
+-- One inference-memory model: gp.memory and gp.infer count the same
+-- sequences for the same job (they once said 656 and 696).  Llama 3.1 8B,
+-- fp8 weights, bf16 KV, 2048 in / 256 out on one H200 (139.8 GiB usable):
+-- budget 0.9 x 150109106995.2 = 135098196295.7 B, less the CUDA context
+-- 0.5 GiB and library workspaces 64 MiB = 134494216519.7; weights
+-- 6979321856 linears x 1 B + 266240 norms x 2 + embedding and lm_head
+-- 2 x 128256 x 4096 x 2 = 9081200640 (whole: no fragmentation); workspace
+-- of the 8192-token budget 8192 x 2 x 61440 = 1006632960, x 1.05.  Room
+-- 124356051271.7 B / (KV 2304 x 131072 + 1.05 x 128256 x 4 logits) =
+-- 411.06 -> 411 sequences.  With the mean (paged) occupancy of 2048 + 128
+-- tokens: / (2176 x 131072 + 538675.2) = 435.2 -> 435.  Whole numbers.
+local job = { model = "llama3.1-8b", gpu = "h200-sxm", weights = "fp8" }
+local function with(extra)
+  local a = {}
+  for k, v in pairs(job) do a[k] = v end
+  for k, v in pairs(extra) do a[k] = v end
+  return a
+end
+local im = gp.infer(with { input = 2048, output = 256, kv_policy = "max" })
+local mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64 })
+t.is(im.max_batch_kv, 411, "gp.infer: 411 sequences of 2304 tokens")
+t.is(mm.max_seqs, 411, "gp.memory: the same 411")
+t.near(im.kv_budget, mm.kv_room, 1e-12, "... in the same KV room")
+im = gp.infer(with { input = 2048, output = 256 })
+mm = gp.memory(with { method = "infer", ctx = 2048 + 128, concurrency = 64 })
+t.is(im.max_batch_kv, 435, "gp.infer paged mean: 435 sequences")
+t.is(mm.max_seqs, 435, "gp.memory at the mean length: the same 435")
+-- The margin is one option of both, with one meaning.
+im = gp.infer(with { input = 2048, output = 256, kv_policy = "max", margin = 0.2 })
+mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64, margin = 0.2 })
+t.ok(im.max_batch_kv == mm.max_seqs and im.max_batch_kv < 411,
+     "a 20% margin: fewer sequences, the same in both")
+-- TensorRT-LLM's rule, the KV pool as 0.9 of what is free after loading:
+-- (150109106995.2 - 603979776 - 9081200640 - 1056964608) x 0.9 =
+-- 125430265774.1 B / 302528563.2 = 414.6 -> 414, in both.
+im = gp.infer(with { input = 2048, output = 256, kv_policy = "max", kv_free_fraction = 0.9 })
+mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64, kv_free_fraction = 0.9 })
+t.is(im.max_batch_kv, 414, "kv_free_fraction 0.9: 414 sequences")
+t.is(mm.max_seqs, 414, "... the same in gp.memory")
+t.raises(function() gp.infer(with { margin = 1 }) end,
+  "infer: margin must be below 1 (got 1)", "margin 1 refused", true)
+t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
+  "infer: kv_free_fraction must be in (0, 1] (got 1.5)", "kv_free_fraction checked", true)
 
 t.done_testing()
