@@ -19,6 +19,9 @@
 
 /* Activations and logits in flight are bf16/fp16: 2 bytes. */
 #define ACT_BYTES 2.0
+/* Vector FLOP per weight a weight-only format costs to dequantise (the
+ * count and its source are in infer_step). */
+#define INFER_DEQUANT_FLOP 4.0
 /* Framework ops per step outside the layers in eager mode (embedding,
  * final norm, lm_head, softmax / sampling, cache bookkeeping). */
 #define EAGER_OUTER_OPS 10.0
@@ -131,6 +134,10 @@ void infer_defaults(infer_cfg *c)
 	c->ar_latency = 2e-6;
 	c->ar_bw = 360e9;
 	mem_reserve_default(&c->reserve, 1);
+	/* Tensor-core tiles at every batch (vLLM / SGLang: Marlin,
+	 * Machete, CUTLASS); a runtime with small-M GEMV kernels sets its
+	 * limit (lua/gpuplan/infer.lua M.gemv_max). */
+	c->gemv_max = 0;
 }
 
 /* Shape facts shared by the step and the run (the step's operators come
@@ -214,7 +221,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->pp > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
-	if (gp_check_count(c->batch, 0, "batch", err) ||
+	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
+	    gp_check_count(c->batch, 0, "batch", err) ||
 	    gp_check_count(c->concurrency, 0, "concurrency", err) ||
 	    gp_check_count(c->max_batch, 1, "max_batch", err) ||
 	    gp_check_num(c->input, 1, GP_COUNT_MAX, "input", err) ||
@@ -285,6 +293,8 @@ typedef struct builder {
 	infer_phase *ph;
 	gp_error *err;
 	int graphs;
+	int gemv;             /* the next op runs as a CUDA-core GEMV */
+	double dequant;       /* and dequantises this many FLOP per weight */
 } builder;
 
 static int add(builder *b, const char *name, double count, double flop,
@@ -306,6 +316,8 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.k = k;
 	op.count = nb;
 	op.prec = prec;
+	op.gemv = b->gemv;
+	op.dequant = b->dequant;
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
 		return GP_EINVAL;
@@ -349,7 +361,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
 	double ar, t, hb;
 	gp_dtype cp, ap;
-	int i, nops;
+	int i, nops, wo;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
@@ -367,6 +379,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.ph = out;
 	b.err = err;
 	b.graphs = c->runtime == INFER_GRAPHS;
+	b.gemv = 0;
+	b.dequant = 0.0;
 	cp = c->compute;
 	wb = c->weight_bits / 8.0;
 	eb = c->embed_bits / 8.0;
@@ -401,19 +415,48 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	oc.sp = 0;
 	oc.ep = 1;
 	oc.flash = c->flash;
+	/* Weight-only formats (stored below 16 bits, multiplied in 16:
+	 * int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits, fp8 on a chip
+	 * without fp8 tensor cores) convert every weight on the vector
+	 * units before it multiplies.  FasterTransformer's / TensorRT-LLM's
+	 * converters (cutlass_extensions interleaved_numeric_conversion.h,
+	 * FastInterleavedAndBiasedNumericArrayConverter) turn 8 int4 into 8
+	 * fp16 with 4 lop3 + 2 sub.f16x2 + 2 fma.f16x2 and 4 int8 with 2
+	 * prmt + 2 sub.f16x2; lop3/prmt issue at half the FP32 lane rate
+	 * on GA100/GH100 (64 INT32 lanes per SM against 128 FP32), and the
+	 * group scale is one fma.f16x2 per two weights: 16 FP32-lane slots
+	 * per 8 int4 weights, 8 per 4 int8 -- 2 FMA slots per weight in both,
+	 * 4 FLOP at the fp32 peak's 2 FLOP per FMA.  Formats the GEMM
+	 * multiplies as stored (bf16, fp8 on fp8 tensor cores, w8a8, fp4
+	 * on Blackwell) convert nothing.
+	 * Small-M kernels: a step of at most gemv_max tokens runs the
+	 * weight-only linears as CUDA-core GEMVs when the runtime has them
+	 * (roofline.c; gemv_max is the runtime's, lua/gpuplan/infer.lua).
+	 * For the natively multiplied formats the tile path is kept: with
+	 * the tokens on a 16-wide edge their padded tensor rate still
+	 * exceeds what streaming the weights needs on every catalogued
+	 * card (16-bit peak / bandwidth >= 16 FLOP/B, fp8 >= 32; the least,
+	 * H20, has 37 and 68), so cuBLAS's one-row gemv2T or a 16-wide tile
+	 * take the same time. */
+	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
 	nops = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < nops; i++) {
 		const gp_op *o = &ops[i];
 		double count = o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s.ndense : s.nmoe;
+		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
 		double bytes = o->act * ACT_BYTES + o->kv * c->kv_bytes +
 			o->weights * (o->wclass == GP_W_LINEAR ? wb :
 				      ACT_BYTES);
 
+		b.dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
+		b.gemv = lin && wo && T <= c->gemv_max;
 		if (add(&b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
 			return GP_EINVAL;
 	}
+	b.dequant = 0.0;
+	b.gemv = 0;
 	/* Once per step: embedding gather, final norm, logits of the last
 	 * token of each sequence, sampling over the vocabulary slice. */
 	hb = m->vocab / (double)c->tp;

@@ -71,6 +71,10 @@ typedef struct infer_cfg {
 	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int max_batch;        /* the engine's cap on sequences per batch */
+	int gemv_max;         /* steps of at most this many tokens run the
+	                         weight-only linears as CUDA-core GEMVs
+	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-
+	                         core tiles at every batch (roofline.h) */
 	double offload_bw;    /* B/s at which host-resident layers are read
 	                         in decode; 0: no offload (does not fit) */
 	double offload_prefill_bw; /* B/s to stream them in prefill */

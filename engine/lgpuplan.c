@@ -801,6 +801,8 @@ static int lgp_roof_op(lua_State *L)
 	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
 	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
 	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
+	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
+	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
 	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
 	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
@@ -909,6 +911,7 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 					  c->max_num_tokens);
 	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
 				     1);
+	c->gemv_max = lgp_field_int(L, idx, w, "gemv_max", 0, c->gemv_max, 0);
 	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
 	c->offload_prefill_bw = lgp_field_num(L, idx, w,
 					      "offload_prefill_bw", 0, 0.0);

@@ -92,6 +92,29 @@ M.runtimes = {
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
 
+-- Small-M kernels by runtime: a decode step of at most this many tokens runs
+-- the weight-only linears (int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits)
+-- as CUDA-core GEMVs, larger ones -- and every step at 0 -- on tensor-core
+-- tiles that pad the tokens to 16 (engine/roofline.c).  From the runtimes'
+-- own dispatch code:
+--   TensorRT-LLM (and NIM, its backend): weightOnlyQuantMatmulPlugin and
+--     weightOnlyGroupwiseQuantMatmulPlugin run the batched GEMV while
+--     m < SMALL_M_FAST_PATH = 5, the CUTLASS fpA_intB GEMM above: 4.
+--   vLLM, SGLang: GPTQ/AWQ run as gptq_marlin / awq_marlin (Machete on
+--     Hopper), tensor-core kernels with 16-token tiles at every batch: 0.
+--   llama.cpp: ggml-cuda mul_mat_vec_q for up to MMVQ_MAX_BATCH_SIZE = 8
+--     columns (its dp4a dot products are priced as the fp32 GEMV: an upper
+--     bound on their cost): 8.
+--   eager PyTorch / HF / LitGPT: bitsandbytes' gemv_4bit and AutoGPTQ's
+--     exllama kernels for a single token: 1.
+-- The generic names follow the engines they stand for: graphs (vLLM-like,
+-- the default) 0, kernels (llama.cpp) 8, eager 1.
+M.gemv_max = {
+  graphs = 0, kernels = 8, eager = 1,
+  trtllm = 4, ["nim-http"] = 4, vllm = 0, sglang = 0,
+  ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8,
+}
+
 local args = require "gpuplan.args"
 local shown = args.shown
 
@@ -229,6 +252,7 @@ function M.setup(a)
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
+    gemv_max = M.gemv_max[a.runtime or "graphs"],
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "

@@ -49,18 +49,47 @@ t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
 
 -- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
 -- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with the equal per-kernel
--- costs.  Both read 37.71 GB (int4 group-128 linears, 4.156 bits, + the
--- bf16 lm_head) through GEMMs at 0.94 of the streaming rate, + 724 kernels
--- (9 x 80 + 4) x 4.9 us = 3.548 ms; the batch-1 MMAs overlap the stream
--- imperfectly, x 1.0037 on H200 and x 1.0091 on A100 (derived in
--- tests/c/t_infer.c): A100 37.71 / (1.7332 x 0.94) x 1.0091 + 3.548
--- = 26.905 ms, H200 37.71 / (4.032 x 0.94) x 1.0037 + 3.548 = 13.535 ms,
--- ratio 1.988.  0.5%: the hand inputs carry four digits and leave out the
--- activation bytes (< 0.1%; the engine is 0.05% above).
+-- costs.  Both read 35.56 GB of int4 linears (4.156 bits) and the 2.10 GB
+-- bf16 lm_head through GEMMs at 0.94 of the streaming rate, + 724 kernels
+-- (9 x 80 + 4) x 4.9 us = 3.548 ms; each int4 weight costs 4 vector FLOP to
+-- dequantise beside the MMAs, which the batch-1 overlap exposes, x 1.0137
+-- on H200 and x 1.0709 on A100 (the lm_head x 1.0037 and x 1.0091; derived
+-- in tests/c/t_infer.c): A100 35.56 / 1.62921 x 1.0709 + 2.101 / 1.62921 x
+-- 1.0091 + 3.548 = 28.224 ms, H200 35.56 / 3.79008 x 1.0137 + 2.101 /
+-- 3.79008 x 1.0037 + 3.548 = 13.615 ms, ratio 2.073.  0.5%: the smaller
+-- GEMMs' overlap differs from mlp_up's (the engine is 0.2% below).
 local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "int4", batch = 1, input = 1, output = 2 }
 local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
-t.near(a.itl_s / h.itl_s, (37.71 / (1.7332 * 0.94) * 1.0091 + 3.548) /
-       (37.71 / (4.032 * 0.94) * 1.0037 + 3.548), 0.005, "70B int4: A100 1.99x slower than H200")
+t.near(a.itl_s / h.itl_s, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 + 3.548) /
+       (35.56 / 3.79008 * 1.0137 + 2.101 / 3.79008 * 1.0037 + 3.548), 0.005,
+       "70B int4: A100 2.07x slower than H200")
+-- Small-M kernels follow the runtime, the same rule for every dtype
+-- (engine/roofline.c, M.gemv_max): on H20 (bf16 148 TFLOPS, fp32 44) a
+-- 70B int4 decode step at batch 1 runs TensorRT-LLM's CUDA-core GEMV (m < 5)
+-- and vLLM's Marlin 16-row tiles.  GEMV compute of mlp_up, exactly:
+-- (2 + 4 dequant) x 57344 x 8192 / 44e12 = 64.06 us, below its 81.2 us
+-- stream; on tiles the padded MMAs take >= 939524096 / (148e12 x 0.80 / 16)
+-- = 127 us: compute-bound.
+local function up(r) for _, op in ipairs(r.ops) do if op.name == "mlp_up" then return op end end end
+local h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
+                           output = 256, runtime = "trtllm" }
+local h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
+                           output = 256, runtime = "vllm" }
+t.near(up(h20t).t_compute, 6 * 57344 * 8192 / 44e12, 1e-12, "H20 int4 GEMV: 64.06 us of vector work")
+t.is(up(h20t).bound, "memory", "... TensorRT-LLM's batch-1 int4 decode streams")
+t.ok(up(h20v).bound == "compute" and up(h20v).t_compute > 127e-6, "... vLLM's Marlin tiles are compute-bound")
+t.ok(h20v.itl_s / h20t.itl_s > 1.4, "H20 70B int4 batch 1: the GEMV runtime is > 1.4x faster")
+-- Batch 8 is past TensorRT-LLM's GEMV limit: both on tiles, the same step.
+h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 8, input = 512,
+                     output = 256, runtime = "trtllm" }
+h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 8, input = 512,
+                     output = 256, runtime = "vllm" }
+t.near(h20t.itl_s, h20v.itl_s, 1e-12, "batch 8: tiles in both runtimes")
+-- Natively multiplied formats never dequantise: bf16 / fp8 steps do not
+-- depend on the runtime's GEMV limit.
+local b1 = infer.infer { model = "llama3.1-8b", gpu = "h20", weights = "fp8", batch = 1, runtime = "trtllm" }
+local b2 = infer.infer { model = "llama3.1-8b", gpu = "h20", weights = "fp8", batch = 1, runtime = "vllm" }
+t.near(b1.itl_s, b2.itl_s, 1e-12, "fp8 on H20: the same step whatever the GEMV limit")
 -- The bound: never more than the peak-bandwidth ratio 4.8 / 2.039 = 2.35.
 t.ok(a.itl_s / h.itl_s < 4.8 / 2.039, "... below the 2.35 peak-bandwidth ratio")
 
