@@ -282,15 +282,16 @@ function M.setup(a)
   if margin ~= nil and margin >= 1 then
     error("infer: margin must be below 1 (got " .. shown(a.margin) .. ")", 3)
   end
-  if margin == nil then
-    margin = (cat.settings and cat.settings.safety_margin) or 0.10
-    default(string.format("margin=%.2f", margin))
-  end
-  c.margin = margin
   c.kv_free_fraction = num_arg(a, "kv_free_fraction")
   if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
     error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
   end
+  if margin == nil then
+    margin = (cat.settings and cat.settings.safety_margin) or 0.10
+    -- With kv_free_fraction the rest of the free memory is the margin.
+    if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end
+  end
+  c.margin = margin
   if a.offload then
     c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
     if not c.offload_bw then

@@ -129,6 +129,41 @@ t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pyt
 t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
 t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
 t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
+-- The TensorRT-LLM profile (predict/infer.lua), for a max-load case that
+-- states neither KV dtype nor batch limits: Llama 3.1 8B FP8 on H200,
+-- 128 in / 2048 out.  trtllm-bench forces an FP8 KV cache for an FP8 model;
+-- GUARANTEED_NO_EVICT reserves prompt + output; the KV pool is 0.90 of the
+-- free memory; trtllm-bench's heuristic: KV per token 2 x 32 x 8 x 128 x
+-- 1 B = 65536 B, engine 8030261248 B = 7.4787 GiB, (139.8 - 7.4787) x 0.95
+-- = 125.705 GiB / (65536 x 2176 B = 0.1328125 GiB) = 946.5 requests ->
+-- max_batch 128 x ceil(946.5 / 128) = 1024, max_num_tokens max(2048, 946.5 x
+-- (1 + 128/2048) = 1005.6 rounded up to 256) = 2048.
+local function trt_case(extra)
+  local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn_hidden = 14336,
+                        ffn_gated = true, vocab = 128256 },
+              hardware = { gpu = "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
+              workload = { weight_dtype = "fp8", input_len = 128, output_len = 2048 },
+              measured = { metric = "output_tokens_per_s" },
+              source = { title = "TensorRT-LLM performance overview (trtllm-bench max-load)" } }
+  for k, x in pairs(extra or {}) do c.workload[k] = x end
+  return c
+end
+local function has(res, pat)
+  for _, d in ipairs(res.defaults) do if d:find(pat, 1, true) then return true end end
+  return false
+end
+local tr = predict(trt_case(), gp.catalog())
+t.ok(has(tr, "kv=fp8 (trtllm-bench forces an FP8 KV cache"), "TensorRT-LLM FP8: FP8 KV cache")
+t.ok(has(tr, "kv_policy=max (GUARANTEED_NO_EVICT"), "... whole-request KV reservation")
+t.ok(has(tr, "kv_free_fraction=0.90"), "... 0.90 of the free memory")
+t.ok(has(tr, "max_batch=1024, max_num_tokens=2048 (trtllm-bench tuning heuristic)"),
+     "... trtllm-bench's own batch limits: 1024 and 2048")
+t.ok(not has(tr, "margin="), "... and no capacity margin beside the free fraction")
+local trb = predict(trt_case { kv_dtype = "bf16" }, gp.catalog())
+t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (and holds fewer sequences)")
+local vc = trt_case()
+vc.source.title = "vLLM serving benchmark"
+t.ok(not has(predict(vc, gp.catalog()), "kv=fp8"), "the profile is TensorRT-LLM's alone")
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
          "unknown runtime 'onnx'", "unknown runtime name refused")
 
