@@ -112,7 +112,7 @@ static const field fields[] = {
 	D(d.mem_bw), D(d.hbm_frac), D(d.launch), D(d.graph_launch),
 	I(d.sms),
 	D(op.flop), D(op.bytes), D(op.m), D(op.n), D(op.k), D(op.count),
-	I(op.prec), I(graphs),
+	I(op.prec), I(op.gemv), D(op.dequant), I(graphs),
 
 	D(sc.weight_bits), D(sc.embed_bits), D(sc.kv_bytes), I(sc.compute),
 	I(sc.tp), I(sc.pp), I(sc.gpus), I(sc.batch), I(sc.concurrency),
@@ -122,7 +122,7 @@ static const field fields[] = {
 	D(sc.offload_prefill_bw), D(sc.host_capacity), D(sc.ar_latency),
 	D(sc.ar_bw), D(sc.p2p_bw), D(sc.price), D(sc.reserve.context),
 	D(sc.reserve.workspace), D(sc.reserve.comm), D(sc.reserve.frag),
-	D(sc.reserve.margin), D(sc.kv_free_fraction),
+	D(sc.reserve.margin), D(sc.kv_free_fraction), I(sc.gemv_max),
 
 	I(topo.gpus_per_node), I(topo.nodes), I(topo.up_kind), D(topo.up.bw),
 	D(topo.up.latency), D(topo.up.achievable), I(topo.up_nvls),
