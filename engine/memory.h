@@ -81,7 +81,8 @@ typedef struct gp_infer_cfg {
 				  * kv_cache_free_gpu_mem_fraction); the
 				  * margin is then the rest of that free
 				  * memory.  0: the margin is a fraction of
-				  * the capacity (vLLM gpu_memory_utilization) */
+				  * the capacity (vLLM's
+				  * gpu_memory_utilization) */
 	int offload;             /* 1: put layers on CPU when short */
 } gp_infer_cfg;
 
