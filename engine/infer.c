@@ -19,6 +19,9 @@
 
 /* Activations and logits in flight are bf16/fp16: 2 bytes. */
 #define ACT_BYTES 2.0
+/* Vector FLOP per weight a weight-only format costs to dequantise (the
+ * count and its source are in infer_step). */
+#define INFER_DEQUANT_FLOP 4.0
 /* Framework ops per step outside the layers in eager mode (embedding,
  * final norm, lm_head, softmax / sampling, cache bookkeeping). */
 #define EAGER_OUTER_OPS 10.0
@@ -130,6 +133,11 @@ void infer_defaults(infer_cfg *c)
 	 * class, 450 GB/s per direction at 0.8 achievable, 2 us per step. */
 	c->ar_latency = 2e-6;
 	c->ar_bw = 360e9;
+	mem_reserve_default(&c->reserve, 1);
+	/* Tensor-core tiles at every batch (vLLM / SGLang: Marlin,
+	 * Machete, CUTLASS); a runtime with small-M GEMV kernels sets its
+	 * limit (lua/gpuplan/infer.lua M.gemv_max). */
+	c->gemv_max = 0;
 }
 
 /* Shape facts shared by the step and the run (the step's operators come
@@ -213,11 +221,14 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->pp > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
-	if (gp_check_count(c->batch, 0, "batch", err) ||
+	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
+	    gp_check_count(c->batch, 0, "batch", err) ||
 	    gp_check_count(c->concurrency, 0, "concurrency", err) ||
 	    gp_check_count(c->max_batch, 1, "max_batch", err) ||
-	    gp_check_num(c->input, 1, GP_AMOUNT_MAX, "input", err) ||
-	    gp_check_num(c->output, 1, GP_AMOUNT_MAX, "output", err) ||
+	    gp_check_num(c->input, 1, GP_COUNT_MAX, "input", err) ||
+	    gp_check_num(c->output, 1, GP_COUNT_MAX, "output", err) ||
+	    gp_check_num(c->input + c->output, 2, GP_COUNT_MAX,
+	                 "input + output", err) ||
 	    amount(c->host_op_time, "host_op_time", err) ||
 	    amount(c->host_ops_per_layer, "host_ops_per_layer", err) ||
 	    rate(c->offload_bw, "offload_bw", err) ||
@@ -282,6 +293,8 @@ typedef struct builder {
 	infer_phase *ph;
 	gp_error *err;
 	int graphs;
+	int gemv;             /* the next op runs as a CUDA-core GEMV */
+	double dequant;       /* and dequantises this many FLOP per weight */
 } builder;
 
 static int add(builder *b, const char *name, double count, double flop,
@@ -303,6 +316,8 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.k = k;
 	op.count = nb;
 	op.prec = prec;
+	op.gemv = b->gemv;
+	op.dequant = b->dequant;
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
 		return GP_EINVAL;
@@ -346,7 +361,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
 	double ar, t, hb;
 	gp_dtype cp, ap;
-	int i, nops;
+	int i, nops, wo;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
@@ -364,6 +379,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.ph = out;
 	b.err = err;
 	b.graphs = c->runtime == INFER_GRAPHS;
+	b.gemv = 0;
+	b.dequant = 0.0;
 	cp = c->compute;
 	wb = c->weight_bits / 8.0;
 	eb = c->embed_bits / 8.0;
@@ -398,19 +415,48 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	oc.sp = 0;
 	oc.ep = 1;
 	oc.flash = c->flash;
+	/* Weight-only formats (stored below 16 bits, multiplied in 16:
+	 * int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits, fp8 on a chip
+	 * without fp8 tensor cores) convert every weight on the vector
+	 * units before it multiplies.  FasterTransformer's / TensorRT-LLM's
+	 * converters (cutlass_extensions interleaved_numeric_conversion.h,
+	 * FastInterleavedAndBiasedNumericArrayConverter) turn 8 int4 into 8
+	 * fp16 with 4 lop3 + 2 sub.f16x2 + 2 fma.f16x2 and 4 int8 with 2
+	 * prmt + 2 sub.f16x2; lop3/prmt issue at half the FP32 lane rate
+	 * on GA100/GH100 (64 INT32 lanes per SM against 128 FP32), and the
+	 * group scale is one fma.f16x2 per two weights: 16 FP32-lane slots
+	 * per 8 int4 weights, 8 per 4 int8 -- 2 FMA slots per weight in both,
+	 * 4 FLOP at the fp32 peak's 2 FLOP per FMA.  Formats the GEMM
+	 * multiplies as stored (bf16, fp8 on fp8 tensor cores, w8a8, fp4
+	 * on Blackwell) convert nothing.
+	 * Small-M kernels: a step of at most gemv_max tokens runs the
+	 * weight-only linears as CUDA-core GEMVs when the runtime has them
+	 * (roofline.c; gemv_max is the runtime's, lua/gpuplan/infer.lua).
+	 * For the natively multiplied formats the tile path is kept: with
+	 * the tokens on a 16-wide edge their padded tensor rate still
+	 * exceeds what streaming the weights needs on every catalogued
+	 * card (16-bit peak / bandwidth >= 16 FLOP/B, fp8 >= 32; the least,
+	 * H20, has 37 and 68), so cuBLAS's one-row gemv2T or a 16-wide tile
+	 * take the same time. */
+	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
 	nops = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < nops; i++) {
 		const gp_op *o = &ops[i];
 		double count = o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s.ndense : s.nmoe;
+		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
 		double bytes = o->act * ACT_BYTES + o->kv * c->kv_bytes +
 			o->weights * (o->wclass == GP_W_LINEAR ? wb :
 				      ACT_BYTES);
 
+		b.dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
+		b.gemv = lin && wo && T <= c->gemv_max;
 		if (add(&b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
 			return GP_EINVAL;
 	}
+	b.dequant = 0.0;
+	b.gemv = 0;
 	/* Once per step: embedding gather, final norm, logits of the last
 	 * token of each sequence, sampling over the vocabulary slice. */
 	hb = m->vocab / (double)c->tp;
@@ -462,87 +508,112 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	return GP_OK;
 }
 
-static double per_gpu_kv(const gp_model *m, const infer_cfg *c,
-                         const shape *s, double ctx)
+/* The memory model's view of this replica (memory.h, gp_infer_cfg):
+ * seqs sequences of ctx tokens, the workspace of the engine's token
+ * budget max_num_tokens. */
+static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
+                    int offload, gp_infer_cfg *ic)
 {
-	double stage = ceil((double)m->layers / c->pp);
-	double kv = model_kv_bytes(m, ctx, c->kv_bytes);
-
-	if (kv < 0)
-		return -1.0;
-	/* One stage's layers, this rank's KV heads. */
-	return kv * stage / m->layers *
-		(m->mla.kv_lora_rank > 0 ? 1.0 : s->nkv / m->kv_heads);
+	memset(ic, 0, sizeof *ic);
+	ic->weights.bits = c->weight_bits;
+	ic->embed_bits = c->embed_bits;
+	ic->kv_bytes = c->kv_bytes;
+	ic->tp = c->tp;
+	ic->pp = c->pp;
+	ic->seqs = seqs;
+	ic->ctx = ctx;
+	ic->chunk_tokens = c->max_num_tokens;
+	ic->kv_free_fraction = c->kv_free_fraction;
+	ic->offload = offload;
 }
 
 int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
               infer_result *r, gp_error *err)
 {
-	shape s;
-	double stage, need, x, n_off = 0.0, pb, share, cavg, bm, f, steps;
+	gp_infer_cfg ic;
+	gp_mem_result mr, ma;
+	double x, n_off = 0.0, pb, share, cavg, bm, steps, room, kv_gpu;
 	infer_phase ph;
-	int B;
+	int B, stage;
 
 	if (!r)
 		return gp_fail(err, "infer_run: NULL output");
-	if (check_cfg(m, d, c, err) != GP_OK ||
-	    get_shape(m, c, &s, err) != GP_OK)
+	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
 	memset(r, 0, sizeof *r);
 	r->replicas = c->gpus / (c->tp * c->pp);
-	stage = ceil((double)m->layers / c->pp);
-	r->weights_total = (s.layer_w * m->layers + s.emb_w + s.lm_w) * c->tp;
-	/* First stage holds the embedding, last the lm_head; with pp = 1
-	 * one GPU holds both (tied: one matrix). */
-	r->weights_gpu = s.layer_w * stage +
-		(c->pp == 1 ? (m->tied_embeddings ? s.emb_w : s.emb_w + s.lm_w)
-		            : fmax(s.emb_w, s.lm_w));
-	/* Activation workspace of one prefill batch: per token the residual,
-	 * norm output, q/k/v and attention output (~4 h) and the MLP
-	 * intermediate (up to 3 f / tp), bf16. */
-	f = fmax(s.dense_f, s.moe_f * (m->moe.top_k > 0 ? m->moe.top_k : 1)
-	         + s.shared_f);
-	r->workspace = c->max_num_tokens * (4.0 * s.h + 3.0 * f) * ACT_BYTES;
-	r->kv_per_seq = per_gpu_kv(m, c, &s, c->input + c->output);
-	if (r->kv_per_seq < 0)
-		return gp_fail(err, "model: cannot size the KV cache");
-	need = r->weights_gpu + r->workspace + r->kv_per_seq;
-	if (need > c->capacity) {
-		if (!(c->offload_bw > 0)) {
+	stage = (m->layers + c->pp - 1) / c->pp;
+	/* The whole model at its dtypes: one unsplit copy. */
+	mem_cfg(c, 1, c->input + c->output, 0, &ic);
+	ic.tp = ic.pp = 1;
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, &mr, err) != GP_OK)
+		return GP_EINVAL;
+	r->weights_total = mr.bytes[GP_MEM_WEIGHTS];
+	/* One sequence of input + output on the replica's most loaded GPU,
+	 * layers offloaded to the host when that is allowed and needed
+	 * (mem_infer moves whole layers with their KV share, never more
+	 * than the stage holds). */
+	mem_cfg(c, 1, c->input + c->output, c->offload_bw > 0, &ic);
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, &mr, err) != GP_OK)
+		return GP_EINVAL;
+	r->weights_gpu = mr.bytes[GP_MEM_WEIGHTS];
+	r->workspace = mr.bytes[GP_MEM_WORKSPACE];
+	r->kv_per_seq = mr.kv_per_seq;
+	if (!mr.fits && mr.cpu_layers == 0) {
+		r->fits = 0;
+		snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
+		         "(weights %.2f, one sequence's KV %.2f, workspace "
+		         "%.2f, reserve %.2f), has %.2f GB after the margin",
+		         mr.total / 1e9, mr.params / 1e9,
+		         r->kv_per_seq / 1e9, r->workspace / 1e9,
+		         (mr.total - mr.allocated) / 1e9, mr.budget / 1e9);
+		return GP_OK;
+	}
+	if (mr.cpu_layers > 0) {
+		n_off = mr.cpu_layers;
+		if (!mr.fits) {
+			/* Every layer of the stage is on the host and the
+			 * ends, one sequence's KV share and the workspace
+			 * still do not fit. */
 			r->fits = 0;
-			snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
-			         "(weights %.2f, one sequence's KV %.2f, "
-			         "workspace %.2f), has %.2f GB", need / 1e9,
-			         r->weights_gpu / 1e9, r->kv_per_seq / 1e9,
-			         r->workspace / 1e9, c->capacity / 1e9);
+			snprintf(r->why, sizeof r->why, "needs %.2f GB per "
+			         "GPU even with all %d layers in host memory,"
+			         " has %.2f GB after the margin",
+			         mr.total / 1e9, stage, mr.budget / 1e9);
 			return GP_OK;
 		}
-		/* Offload whole layers until one sequence fits. */
-		x = need - c->capacity;
-		n_off = ceil(x / s.layer_w);
-		if (n_off > stage || n_off * s.layer_w * c->tp * c->pp *
-		    r->replicas > c->host_capacity) {
+		x = mr.cpu_bytes * c->gpus;
+		if (x > c->host_capacity) {
 			r->fits = 0;
-			snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU,"
-			         " has %.2f GB; offloading %.0f layers needs "
-			         "%.2f GB of host memory, has %.2f GB",
-			         need / 1e9, c->capacity / 1e9, n_off,
-			         n_off * s.layer_w * c->gpus / 1e9,
+			snprintf(r->why, sizeof r->why, "offloading %.0f of "
+			         "%d layers needs %.2f GB of host memory, has "
+			         "%.2f GB", n_off, stage, x / 1e9,
 			         c->host_capacity / 1e9);
 			return GP_OK;
 		}
 		r->offload_layers = n_off;
-		r->offload_bytes = n_off * s.layer_w;
-		r->weights_gpu -= r->offload_bytes;
+		r->offload_bytes = mr.params - mr.bytes[GP_MEM_WEIGHTS];
 	}
-	r->kv_budget = c->capacity - r->weights_gpu - r->workspace;
 	/* Paged KV (Kwon et al. 2023, vLLM, sec. 4) allocates blocks as
 	 * tokens arrive; with continuous batching the running sequences are
 	 * spread over their lives, so each holds input + output / 2 on
 	 * average.  A no-evict scheduler reserves the whole length. */
-	r->kv_admit = c->kv_reserve_max ? r->kv_per_seq :
-		per_gpu_kv(m, c, &s, c->input + c->output / 2.0);
-	x = floor(r->kv_budget / r->kv_admit);
+	mem_cfg(c, 1, c->kv_reserve_max ? c->input + c->output :
+	        c->input + c->output / 2.0, 0, &ic);
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, &ma, err) != GP_OK)
+		return GP_EINVAL;
+	r->kv_admit = ma.kv_per_seq;
+	if (n_off > 0) {
+		/* What the GPU keeps after the offload: the resident layers'
+		 * KV share per sequence in the room the budget leaves. */
+		room = mr.budget - (mr.total - mr.bytes[GP_MEM_KV]);
+		kv_gpu = r->kv_admit * (stage - n_off) / stage;
+		r->kv_budget = room > 0 ? room : 0;
+		x = kv_gpu > 0 ? floor(r->kv_budget / kv_gpu) : c->max_batch;
+	} else {
+		r->kv_budget = ma.kv_room;
+		x = ma.max_seqs;
+	}
 	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
 	if (c->batch > 0) {
 		if (c->batch > r->max_batch_kv) {
@@ -561,6 +632,13 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 			B = r->max_batch_kv;
 	} else {
 		B = r->max_batch_kv;
+	}
+	if (B < 1) {
+		r->fits = 0;
+		snprintf(r->why, sizeof r->why, "one sequence's KV (%.2f GB "
+		         "per GPU) does not fit the %.2f GB budget",
+		         r->kv_admit / 1e9, r->kv_budget / 1e9);
+		return GP_OK;
 	}
 	r->fits = 1;
 	r->batch = B;
@@ -594,7 +672,7 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * shares plus output - 1 decode steps (the first token comes from
 	 * the prefill). */
 	steps = c->output - 1.0;
-	r->tokens_per_s = r->replicas * B * c->output /
+	r->tokens_per_s = (double)r->replicas * B * c->output /
 		(B * share + steps * r->itl);
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
 	if (c->price > 0) {

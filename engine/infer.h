@@ -18,6 +18,7 @@
 
 #include "comm.h"
 #include "common.h"
+#include "memory.h"
 #include "model.h"
 #include "roofline.h"
 
@@ -50,8 +51,19 @@ typedef struct infer_cfg {
 	infer_runtime runtime;
 	double host_op_time;  /* eager: host seconds per framework op */
 	double host_ops_per_layer; /* eager: framework ops per layer */
-	double capacity;      /* bytes per GPU usable for weights, KV cache
-	                         and activations (after context/reserve) */
+	double capacity;      /* bytes per GPU the runtime may allocate
+	                         (the card's usable memory); the reserve
+	                         and margin come off it in mem_infer, the
+	                         one inference-memory model */
+	gp_mem_reserve reserve; /* CUDA context, library workspaces, NCCL
+	                         buffers, fragmentation and the safety
+	                         margin (mem_reserve_default for the
+	                         replica's tp * pp GPUs) */
+	double kv_free_fraction; /* > 0: KV pool = this fraction of the
+	                         memory free after loading (TensorRT-LLM
+	                         kv_cache_free_gpu_mem_fraction) instead of
+	                         the margin of the capacity; see
+	                         gp_infer_cfg */
 	int kv_reserve_max;   /* 1: admit a sequence only when KV for its
 	                         whole input + output is free (TensorRT-LLM
 	                         GUARANTEED_NO_EVICT); 0: paged KV holds the
@@ -59,6 +71,10 @@ typedef struct infer_cfg {
 	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int max_batch;        /* the engine's cap on sequences per batch */
+	int gemv_max;         /* steps of at most this many tokens run the
+	                         weight-only linears as CUDA-core GEMVs
+	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-
+	                         core tiles at every batch (roofline.h) */
 	double offload_bw;    /* B/s at which host-resident layers are read
 	                         in decode; 0: no offload (does not fit) */
 	double offload_prefill_bw; /* B/s to stream them in prefill */
@@ -105,7 +121,8 @@ typedef struct infer_result {
 	double kv_per_seq;    /* bytes per GPU per sequence of input+output */
 	double kv_admit;      /* bytes per GPU a sequence holds on average
 	                         (kv_per_seq when kv_reserve_max) */
-	double kv_budget;     /* bytes per GPU left for the KV cache */
+	double kv_budget;     /* bytes per GPU left for the KV cache
+	                         (mem_infer's kv_room) */
 	int max_batch_kv;     /* sequences the KV budget holds per replica */
 	int replicas;         /* gpus / (tp * pp) */
 	int batch;            /* decode batch per replica used */
@@ -134,8 +151,9 @@ int infer_weight_format(const char *name, double *bits, gp_dtype *stored);
 gp_dtype infer_compute_dtype(const roof_device *d, const char *weights);
 
 /* Fill cfg with the documented defaults (bf16 weights and KV, flash,
- * CUDA graphs, tp = pp = gpus = 1, input 2048, output 256, ...); the
- * caller then sets capacity and what it knows. */
+ * CUDA graphs, tp = pp = gpus = 1, input 2048, output 256, the reserve
+ * of one GPU, ...); the caller then sets capacity and what it knows
+ * (for tp * pp > 1, mem_reserve_default(&cfg->reserve, tp * pp)). */
 void infer_defaults(infer_cfg *cfg);
 
 /* Time one step on one GPU of a replica: `batch` sequences each
@@ -146,8 +164,11 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
                double batch, double q, double ctx, double n_off,
                infer_phase *out, gp_error *err);
 
-/* Whole serving estimate.  GP_OK (possibly with fits = 0 and why) or
- * GP_EINVAL for invalid input. */
+/* Whole serving estimate.  Weights, workspace, KV per sequence, the KV
+ * budget, the sequences it holds and the layers offloaded come from
+ * mem_infer (so gp.memory and gp.infer agree); the times from
+ * infer_step.  GP_OK (possibly with fits = 0 and why) or GP_EINVAL for
+ * invalid input. */
 int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
               infer_result *out, gp_error *err);
 

@@ -472,6 +472,9 @@ static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
 	c->block = lgp_field_int(L, idx, w, "block", 0, 0, 0);
 	c->chunk_tokens = lgp_field_num(L, idx, w, "chunk_tokens", 0, 0);
 	c->act_bytes = lgp_field_num(L, idx, w, "act_bytes", 0, 0);
+	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0, 0);
+	c->kv_free_fraction = lgp_field_num(L, idx, w, "kv_free_fraction", 0,
+					    0);
 	c->offload = lgp_field_bool(L, idx, w, "offload", 0);
 }
 
@@ -502,6 +505,7 @@ static void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 	lgp_setnum(L, "kv_per_seq", r->kv_per_seq);
 	lgp_setnum(L, "max_seqs", r->max_seqs);
 	lgp_setnum(L, "max_ctx", r->max_ctx);
+	lgp_setnum(L, "kv_room", r->kv_room);
 	lgp_setnum(L, "cpu_layers", r->cpu_layers);
 	/* components: the non-zero ones, in the engine's order-> */
 	lua_newtable(L);
@@ -546,7 +550,17 @@ static int lgp_memory(lua_State *L)
 					  "or rl (got '%s')", k);
 	}
 	cap = lgp_field_num(L, 2, w, "capacity", 1, 0);
-	mem_reserve_default(&rs, lgp_field_int(L, 2, w, "gpus", 0, 1, 1));
+	/* A serving replica talks over NCCL only inside its tp * pp group
+	 * (data-parallel replicas share nothing): its reserve is that
+	 * group's, as infer_run's (lgp_toserve). */
+	if (kind == 1)
+		mem_reserve_default(&rs, lgp_field_int(L, 2, w, "tp", 0, 1,
+						       1) > 1 ||
+				    lgp_field_int(L, 2, w, "pp", 0, 1, 1) > 1 ?
+				    2 : 1);
+	else
+		mem_reserve_default(&rs, lgp_field_int(L, 2, w, "gpus", 0, 1,
+						       1));
 	rs.margin = lgp_field_num(L, 2, w, "margin", 0, rs.margin);
 	rs.context = lgp_field_num(L, 2, w, "context", 0, rs.context);
 	rs.workspace = lgp_field_num(L, 2, w, "lib_workspace", 0,
@@ -810,6 +824,8 @@ static int lgp_roof_op(lua_State *L)
 	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
 	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
 	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
+	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
+	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
 	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
 	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
@@ -897,11 +913,28 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
 					      0, c->host_ops_per_layer);
 	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0.0);
+	/* The reserve of the replica's tp * pp GPUs (NCCL buffers only
+	 * when they talk), then what the caller overrides, as for
+	 * core.memory. */
+	mem_reserve_default(&c->reserve, c->tp * c->pp);
+	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
+					  c->reserve.margin);
+	c->reserve.context = lgp_field_num(L, idx, w, "context", 0,
+					   c->reserve.context);
+	c->reserve.workspace = lgp_field_num(L, idx, w, "lib_workspace", 0,
+					     c->reserve.workspace);
+	c->reserve.comm = lgp_field_num(L, idx, w, "comm", 0,
+					c->reserve.comm);
+	c->reserve.frag = lgp_field_num(L, idx, w, "frag", 0,
+					c->reserve.frag);
+	c->kv_free_fraction = lgp_field_num(L, idx, w, "kv_free_fraction", 0,
+					    0.0);
 	c->kv_reserve_max = lgp_field_bool(L, idx, w, "kv_reserve_max", 0);
 	c->max_num_tokens = lgp_field_num(L, idx, w, "max_num_tokens", 0,
 					  c->max_num_tokens);
 	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
 				     1);
+	c->gemv_max = lgp_field_int(L, idx, w, "gemv_max", 0, c->gemv_max, 0);
 	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
 	c->offload_prefill_bw = lgp_field_num(L, idx, w,
 					      "offload_prefill_bw", 0, 0.0);

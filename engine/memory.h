@@ -77,6 +77,15 @@ typedef struct gp_infer_cfg {
 	double chunk_tokens;     /* tokens per forward (prefill chunk) for the
 				  * workspace; 0 = min(seqs*ctx, 8192) */
 	double act_bytes;        /* 0 = 2 */
+	double embed_bits;       /* embedding / lm_head bits; 0 = 16 */
+	double kv_free_fraction; /* > 0: the KV pool is this fraction of
+				  * what is left once weights, workspace and
+				  * the fixed reserve are placed (TensorRT-LLM
+				  * kv_cache_free_gpu_mem_fraction); the
+				  * margin is then the rest of that free
+				  * memory.  0: the margin is a fraction of
+				  * the capacity (vLLM's
+				  * gpu_memory_utilization) */
 	int offload;             /* 1: put layers on CPU when short */
 } gp_infer_cfg;
 
@@ -160,6 +169,9 @@ typedef struct gp_mem_result {
 	double kv_per_seq;  /* KV bytes per sequence on this GPU */
 	double max_seqs;    /* sequences of ctx tokens that fit (floor) */
 	double max_ctx;     /* context that fits at seqs sequences */
+	double kv_room;     /* bytes left for the KV cache and the logits
+			     * rows once the weights and the workspace of
+			     * the engine's token budget are placed */
 	int cpu_layers;     /* layers offloaded to the CPU to fit */
 } gp_mem_result;
 
@@ -180,7 +192,12 @@ int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
 	       gp_error *err);
 
-/* Inference serving.  GP_OK or GP_EINVAL. */
+/* Inference serving: the one inference-memory model (infer_run sizes its
+ * replica with it).  Weights, workspace (one forward of chunk_tokens plus
+ * the fp32 logits of c->seqs sequences) and c->seqs sequences of c->ctx
+ * tokens of KV; the KV pool is exempt from fragmentation (serving engines
+ * allocate it once, see memory.c).  out->max_seqs counts the sequences of
+ * ctx tokens that fit, each with its logits row.  GP_OK or GP_EINVAL. */
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);
 

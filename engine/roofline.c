@@ -14,10 +14,29 @@
 /* Output tile of a large cuBLAS GEMM: 128 x 128 is the middle of the tile
  * sizes cuBLAS picks (DU-09799-001 sec. 2.3 lists 256x128 ... 64x64). */
 #define ROOF_TILE 128.0
-/* Smallest tile edge along a skinny dimension: the warp-level tensor-core
- * MMA is m16n8k16 on Ampere/Hopper (PTX ISA, "Matrix shape"), and cuBLAS
- * puts the small dimension (decode batch) on a 16-row edge. */
+/* Smallest tile edge along a skinny dimension.  The warp-level tensor-core
+ * MMA is m16n8k16 on Ampere/Hopper (PTX ISA, "Matrix shape"), and the
+ * decode kernels the runtimes ship put the few tokens on a 16-wide edge
+ * whatever the format: vLLM's CUTLASS fp8 GEMM for M in [1, 16] uses
+ * 64 x 16 x 256 tiles with A and B swapped (csrc/quantization/cutlass_w8a8
+ * sm90 dispatch, sm90_fp8_config_M16), Marlin 16-row activation tiles
+ * (IST-DASLab/marlin: "close to ideal speedups up to batchsizes of 16-32"),
+ * Machete 128 x 16 schedules, TensorRT-LLM's fpA_intB CUTLASS GEMM a
+ * 16-row CTA tile, cuBLAS its small-N tiles.  So a decode batch of 1-16 on
+ * tensor cores pays for 16 tokens (roof_gemm_eff's tile term). */
 #define ROOF_MIN_EDGE 16.0
+/* Small-M kernels on the CUDA cores.  Several runtimes do not use tensor
+ * cores for a decode GEMM of a few tokens: cuBLAS runs gemv2T for a
+ * single row, TensorRT-LLM's weight-only plugins (weightOnlyQuantMatmul,
+ * weightOnlyGroupwiseQuantMatmul) a batched GEMV while m < 5
+ * (SMALL_M_FAST_PATH), llama.cpp mul_mat_vec_q up to 8 columns
+ * (MMVQ_MAX_BATCH_SIZE), bitsandbytes gemv_4bit for one token.  Such a
+ * kernel pads nothing: m 2 FLOP per weight on the fp32 vector units (an
+ * FMA per lane per clock), plus the dequantisation (roof_op.dequant,
+ * priced the same way whichever kernel runs; infer.c has the counts).
+ * Which family runs is the runtime's choice and comes in roof_op.gemv;
+ * the arithmetic is the same for every dtype. */
+#define ROOF_MAX_DEQUANT 64.0
 /* Pipeline fill + epilogue of one output tile, in K elements: a
  * multistage mainloop (CUTLASS "Efficient GEMM", software pipelining)
  * first loads about two k-tiles of 64 before the first MMA and then writes
@@ -259,8 +278,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable)
 static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
                       roof_result *out)
 {
-	double rate, peak, frac;
-	int gemm;
+	double rate, peak, frac, vec, dq;
+	int gemm, gemv;
 
 	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
 	peak = d->peak[op->prec];
@@ -272,15 +291,26 @@ static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
 		peak = d->peak[GP_FP32];
 		frac = 1.0;
 	}
-	out->shape_eff = gemm ? roof_gemm_eff(d, op->m, op->n, op->k,
-	                                      op->count) : 1.0;
-	rate = peak * frac * out->shape_eff;
+	vec = d->peak[GP_FP32];
+	gemv = gemm && op->gemv && vec > 0.0;
+	out->shape_eff = gemm && !gemv ? roof_gemm_eff(d, op->m, op->n, op->k,
+	                                               op->count) : 1.0;
+	rate = gemv ? vec : peak * frac * out->shape_eff;
 	out->compute_rate = rate;
+	/* Dequantisation: vector FLOP per weight element; on the GEMV path
+	 * on top of the dot products, beside the tensor-core MMAs else
+	 * (Marlin interleaves the two pipelines so that neither waits). */
+	dq = gemm && op->dequant > 0.0 && vec > 0.0 ?
+		op->dequant * op->n * op->k * (op->count >= 1.0 ? op->count
+		                                                : 1.0) : 0.0;
 	/* Weight-streaming GEMMs read below a streaming copy (ROOF_GEMV_BW),
 	 * other ops at the streaming rate; every kernel that moves bytes
 	 * pays the pipeline fill (ROOF_MEM_FILL). */
 	out->mem_rate = d->mem_bw * d->hbm_frac * (gemm ? ROOF_GEMV_BW : 1.0);
 	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
+	if (dq > 0.0)
+		out->t_compute = gemv ? (op->flop + dq) / vec :
+			fmax(out->t_compute, dq / vec);
 	out->t_memory = op->bytes > 0.0 ? op->bytes / out->mem_rate +
 	                ROOF_MEM_FILL : 0.0;
 	/* Achieved fraction of the streaming rate on the memory side. */
@@ -334,6 +364,10 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 		               "0..%g", nm, ROOF_MAX_DIM);
 	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
 		return gp_fail(err, "op %s: unknown precision", nm);
+	if (bad(op->dequant) || op->dequant > ROOF_MAX_DEQUANT ||
+	    (op->gemv != 0 && op->gemv != 1))
+		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
+		               "weight and gemv 0 or 1", nm, ROOF_MAX_DEQUANT);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (roof_eval). */
 	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;

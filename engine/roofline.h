@@ -48,6 +48,16 @@ typedef struct roof_op {
 	double m, n, k;
 	double count;         /* 0 is read as 1 */
 	gp_dtype prec;        /* compute precision; must have a peak */
+	/* Small-M kernels (decode GEMMs of a few tokens; roofline.c): */
+	int gemv;             /* 1: a CUDA-core GEMV kernel -- no tensor-
+	                         core tile, no padding of m; its FLOP and
+	                         the dequantisation run on the fp32 vector
+	                         units.  0: tensor-core tiles (m padded to
+	                         the 16-wide tile edge) */
+	double dequant;       /* vector-unit FLOP per weight element (n k
+	                         count of them) spent converting a stored
+	                         weight format to the MMA's inputs; 0 when
+	                         the GEMM multiplies what is stored */
 } roof_op;
 
 typedef struct roof_result {
@@ -95,6 +105,10 @@ double roof_overlap(double tc, double tm);
 double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
 
 /* Time one operator; graphs = 1 uses graph_launch, 0 uses launch.
+ * A GEMM's compute is t_c = FLOP / (peak f_gemm shape_eff) on the tensor
+ * cores, or its dequantisation dequant n k count / fp32 peak on the
+ * vector units if that is longer (the two pipelines overlap); with
+ * op->gemv, (FLOP + dequant n k count) / fp32 peak and shape_eff 1.
  * t_memory = bytes / (mem_bw * hbm_frac * g) + fill, g = 0.94 for a GEMM
  * (weight-streaming GEMV) and 1 otherwise, fill = 3.9 us per kernel that
  * moves bytes (constants and their source in roofline.c).  time =
@@ -102,7 +116,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * max(t_compute, t_memory) + t_launch otherwise.
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
- * over 1e15, or a precision the device has no peak for. */
+ * over 1e15, dequant outside 0..64 or gemv not 0/1, or a precision the
+ * device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);
 

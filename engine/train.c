@@ -112,6 +112,10 @@ static double op_time(const ctx *x, double flop, double bytes, double m,
 	op.k = k;
 	op.count = batch;
 	op.prec = p;
+	/* Training GEMMs run on tensor-core tiles and multiply what they
+	 * read (roofline.h: no small-M GEMV, no dequantisation term). */
+	op.gemv = 0;
+	op.dequant = 0.0;
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */

@@ -28,8 +28,16 @@
 --             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
 --             llama.cpp (= kernels); see M.runtimes and M.host_ops
 --   flash     fused attention (default true)
---   memory    usable bytes per GPU (default: the GPU's usable memory x (1 - safety
---             margin of the catalog settings, 0.10 by default))
+--   memory    bytes per GPU the runtime may allocate (default: the GPU's usable
+--             memory, the rule of gpuplan fit); the CUDA context, library
+--             workspaces, NCCL buffers, fragmentation and the safety margin come
+--             off it in the one inference-memory model gp.memory uses, so both
+--             count the same sequences
+--   margin    safety margin, fraction of memory (default: the catalog settings'
+--             safety_margin, else 0.10: vLLM's gpu_memory_utilization 0.9)
+--   kv_free_fraction  the KV pool is this fraction of the memory free once the
+--             model is loaded (TensorRT-LLM kv_cache_free_gpu_mem_fraction),
+--             instead of what the margin leaves of the whole (default: off)
 --   offload   true: layers that do not fit are read from host memory;
 --             host_bw (default: the system's host_mem_bw x 0.8, else 60 GB/s),
 --             host_memory (default: the system's, else 32 GB), pcie_bw for prefill
@@ -83,6 +91,29 @@ M.runtimes = {
 -- 5 (fc_1, fc_2, silu, mul, proj), residual adds 2: 36.  (RMSNorm
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
+
+-- Small-M kernels by runtime: a decode step of at most this many tokens runs
+-- the weight-only linears (int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits)
+-- as CUDA-core GEMVs, larger ones -- and every step at 0 -- on tensor-core
+-- tiles that pad the tokens to 16 (engine/roofline.c).  From the runtimes'
+-- own dispatch code:
+--   TensorRT-LLM (and NIM, its backend): weightOnlyQuantMatmulPlugin and
+--     weightOnlyGroupwiseQuantMatmulPlugin run the batched GEMV while
+--     m < SMALL_M_FAST_PATH = 5, the CUTLASS fpA_intB GEMM above: 4.
+--   vLLM, SGLang: GPTQ/AWQ run as gptq_marlin / awq_marlin (Machete on
+--     Hopper), tensor-core kernels with 16-token tiles at every batch: 0.
+--   llama.cpp: ggml-cuda mul_mat_vec_q for up to MMVQ_MAX_BATCH_SIZE = 8
+--     columns (its dp4a dot products are priced as the fp32 GEMV: an upper
+--     bound on their cost): 8.
+--   eager PyTorch / HF / LitGPT: bitsandbytes' gemv_4bit and AutoGPTQ's
+--     exllama kernels for a single token: 1.
+-- The generic names follow the engines they stand for: graphs (vLLM-like,
+-- the default) 0, kernels (llama.cpp) 8, eager 1.
+M.gemv_max = {
+  graphs = 0, kernels = 8, eager = 1,
+  trtllm = 4, ["nim-http"] = 4, vllm = 0, sglang = 0,
+  ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8,
+}
 
 local args = require "gpuplan.args"
 local shown = args.shown
@@ -160,7 +191,8 @@ end
 -- Every argument gp.infer reads; anything else is a misspelling (tp_size
 -- for tp) that would otherwise estimate a different deployment in silence.
 local ARGS = args.set [[model gpu gpus tp pp weights kv kv_policy batch concurrency input
-  output runtime flash memory offload host_bw host_memory pcie_bw system price
+  output runtime flash memory margin kv_free_fraction offload host_bw host_memory
+  pcie_bw system price
   max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]
 
 local function check_args(a, level)
@@ -220,6 +252,7 @@ function M.setup(a)
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
+    gemv_max = M.gemv_max[a.runtime or "graphs"],
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
@@ -233,17 +266,32 @@ function M.setup(a)
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
   if a.runtime == nil then default("runtime=graphs") end
-  local mem = num_arg(a, "memory", "bytes")
+  -- The card's capacity (the rule every command uses) and the margin; the
+  -- reserve and the margin come off it in the engine's memory model
+  -- (memory.c mem_infer), the same call gp.memory makes.
+  local mem = num_arg(a, "memory", "bytes", true)
   if not mem then
-    local margin = (cat.settings and cat.settings.safety_margin) or 0.10
     local usable, derived = require("gpuplan.memory").capacity(g)
-    mem = usable * (1 - margin)
-    default(string.format("memory=%.1fGB (%s x %.2f)", mem / 1e9,
+    mem = usable
+    default(string.format("memory=%.1fGB (%s)", mem / 1e9,
                           derived and string.format("memory x %.3f",
-                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory",
-                          1 - margin))
+                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory"))
   end
   c.capacity = mem
+  local margin = num_arg(a, "margin")
+  if margin ~= nil and margin >= 1 then
+    error("infer: margin must be below 1 (got " .. shown(a.margin) .. ")", 3)
+  end
+  c.kv_free_fraction = num_arg(a, "kv_free_fraction")
+  if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
+    error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
+  end
+  if margin == nil then
+    margin = (cat.settings and cat.settings.safety_margin) or 0.10
+    -- With kv_free_fraction the rest of the free memory is the margin.
+    if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end
+  end
+  c.margin = margin
   if a.offload then
     c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
     if not c.offload_bw then

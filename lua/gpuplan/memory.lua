@@ -184,7 +184,7 @@ end
 local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
   zero fsdp sp seq batch micro_batch microbatches schedule recompute flash
   dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
-  ctx block chunk_tokens prompts group prompt_len response_len colocated
+  ctx block chunk_tokens kv_free_fraction prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
   logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers cat]]
@@ -201,7 +201,7 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   seq, batch (micro-batch), microbatches, schedule, recompute, flash,
 --   dropout, offload (none|optimizer|params+optimizer), lora_rank,
 --   lora_targets ("q,v"), lora_dropout (p, or a boolean), weights (format), kv (dtype), concurrency, ctx,
---   block, prompts, group, prompt_len, response_len, colocated, ppo
+--   block, chunk_tokens, kv_free_fraction, prompts, group, prompt_len, response_len, colocated, ppo
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
@@ -269,6 +269,13 @@ function M.prepare(o, extra, who)
       or dflt("ctx", model.max_seq or 4096)
     cfg.block = o.block
     cfg.chunk_tokens = o.chunk_tokens
+    -- The KV pool as a fraction of the memory free after loading
+    -- (TensorRT-LLM kv_cache_free_gpu_mem_fraction; gp.infer's option too).
+    local kf = o.kv_free_fraction
+    if kf ~= nil and (type(kf) ~= "number" or not (kf > 0 and kf <= 1)) then
+      fail("kv_free_fraction must be in (0, 1] (got %s)", shown(kf))
+    end
+    cfg.kv_free_fraction = kf
     cfg.offload = o.offload == true or o.offload == "layers"
   else
     if gpus % (tp * pp * cp) ~= 0 then

@@ -91,6 +91,7 @@ static const field fields[] = {
 	D(ic.weights.bits), I(ic.weights.group), D(ic.weights.group_bits),
 	D(ic.kv_bytes), I(ic.tp), I(ic.pp), D(ic.seqs), D(ic.ctx),
 	I(ic.block), D(ic.chunk_tokens), D(ic.act_bytes), I(ic.offload),
+	D(ic.embed_bits), D(ic.kv_free_fraction),
 
 	I(rl.actor.lay.dp), I(rl.actor.lay.tp), I(rl.actor.lay.pp), D(rl.actor.seq),
 	D(rl.actor.lay.micro_batch), I(rl.actor.lora_rank), I(rl.ppo),
@@ -111,7 +112,7 @@ static const field fields[] = {
 	D(d.mem_bw), D(d.hbm_frac), D(d.launch), D(d.graph_launch),
 	I(d.sms),
 	D(op.flop), D(op.bytes), D(op.m), D(op.n), D(op.k), D(op.count),
-	I(op.prec), I(graphs),
+	I(op.prec), I(op.gemv), D(op.dequant), I(graphs),
 
 	D(sc.weight_bits), D(sc.embed_bits), D(sc.kv_bytes), I(sc.compute),
 	I(sc.tp), I(sc.pp), I(sc.gpus), I(sc.batch), I(sc.concurrency),
@@ -119,7 +120,9 @@ static const field fields[] = {
 	D(sc.host_ops_per_layer), D(sc.capacity), I(sc.kv_reserve_max),
 	D(sc.max_num_tokens), I(sc.max_batch), D(sc.offload_bw),
 	D(sc.offload_prefill_bw), D(sc.host_capacity), D(sc.ar_latency),
-	D(sc.ar_bw), D(sc.p2p_bw), D(sc.price),
+	D(sc.ar_bw), D(sc.p2p_bw), D(sc.price), D(sc.reserve.context),
+	D(sc.reserve.workspace), D(sc.reserve.comm), D(sc.reserve.frag),
+	D(sc.reserve.margin), D(sc.kv_free_fraction), I(sc.gemv_max),
 
 	I(topo.gpus_per_node), I(topo.nodes), I(topo.up_kind), D(topo.up.bw),
 	D(topo.up.latency), D(topo.up.achievable), I(topo.up_nvls),

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(38);
+	plan(46);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -192,6 +192,58 @@ int main(void)
 	is_num(r.time, 57.82e-6, 0.10, "... within 10% of DeepGEMM's 57.8");
 	op.count = 0;
 	op.prec = GP_BF16;
+
+	/* Small-M kernels (roofline.c): a 70B mlp_up (n 57344, k 8192) at
+	 * one token with int4 weights, 0.5195 B each.  On H100 the tile
+	 * path's compute is the longer of the padded MMAs and the 4 vector
+	 * FLOP per weight of dequantisation: 4 x 57344 x 8192 / 67e12 =
+	 * 28.045 us against 939524096 / (791.2e12 x ~0.06) ~ 20 us, so the
+	 * dequantisation, exactly. */
+	memset(&op, 0, sizeof op);
+	op.name = "mlp_up";
+	op.flop = 2.0 * 57344 * 8192;
+	op.bytes = 57344.0 * 8192 * 0.5195;
+	op.m = 1;
+	op.n = 57344;
+	op.k = 8192;
+	op.count = 1;
+	op.prec = GP_BF16;
+	op.dequant = 4.0;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
+	   r.bound == ROOF_MEMORY, "H100 int4 batch-1 GEMM: memory-bound");
+	is_num(r.t_compute, 4.0 * 57344 * 8192 / 67e12, 1e-12,
+	       "... its compute side is the dequantisation, 28.0 us");
+	/* H20: bf16 148e12 x 0.80, fp32 44e12, 4.0 TB/s, 78 SMs.  On
+	 * 16-row tiles the padded MMAs (>= 939524096 / (118.4e12 / 16) =
+	 * 127 us) outlast the stream, 244041384 B / (4e12 x 0.84 x 0.94)
+	 * + 3.9 us = 81.17 us: compute-bound.  As a CUDA-core GEMV (no
+	 * padding): (939524096 + 4 x 469762048) / 44e12 = 64.06 us, below
+	 * the stream: memory-bound, shape efficiency 1. */
+	d.peak[GP_BF16] = 148e12;
+	d.peak[GP_FP8] = 296e12;
+	d.peak[GP_FP32] = 44e12;
+	d.mem_bw = 4.0e12;
+	d.sms = 78;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
+	   r.bound == ROOF_COMPUTE && r.t_compute > 127e-6,
+	   "H20 int4 batch 1 on 16-row tiles: compute-bound");
+	op.gemv = 1;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
+	   r.bound == ROOF_MEMORY && r.shape_eff == 1.0,
+	   "... as a CUDA-core GEMV: memory-bound, no padding");
+	is_num(r.t_compute, (2.0 + 4.0) * 57344 * 8192 / 44e12, 1e-12,
+	       "GEMV compute: (2 + 4) FLOP per weight on the vector units");
+	is_num(r.t_memory, 57344.0 * 8192 * 0.5195 / (4e12 * 0.84 * 0.94) +
+	       3.9e-6, 1e-12, "... and the same weight stream");
+	op.gemv = 2;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "gemv") != NULL, "gemv 2 is refused");
+	op.gemv = 0;
+	op.dequant = -1;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "dequant") != NULL, "negative dequant is refused");
+	op.dequant = 0;
+	h100(&d);
 
 	/* Errors: NaN FLOP, a precision without a peak, a bad device. */
 	op.flop = NAN;

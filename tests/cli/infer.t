@@ -153,4 +153,24 @@ is($c, 2, 'roofline with an argument: usage error');
 is($c, 1, 'roofline --model unknown: exit 1');
 is($o, '', 'nothing printed before the error');
 ok(!-e "$ro/r.svg", 'no chart written');
+# --margin: the option of fit, with its range; an 80-layer model never
+# offloads more than its 80 layers (it once said "offloading 88 layers").
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--margin', '1.5');
+is($c, 2, 'infer --margin out of range is a usage error');
+like($e, qr/--margin must be in \[0, 1\)/, '... and says the range');
+($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'rtx-4090', '--offload',
+                      '--in', '100000', '--out', '256');
+like($o, qr/^fits: no \(offloading (\d+) of 80 layers needs/m, 'offload counts layers of 80');
+ok($o =~ /offloading (\d+) of 80/ && $1 <= 80, '... never more than 80');
+
+# fit and infer share one inference-memory model: the same sequences for
+# the same job (8B fp8 on H200, 2048 + 256/2 tokens held per sequence: 435,
+# derived in tests/lua/infer.t).
+($c, $o, $e) = run_gp('fit', 'llama3.1-8b', '--gpu', 'h200-sxm', '--method', 'infer',
+                      '--weights', 'fp8', '--ctx', '2176', '--batch', '64');
+like($o, qr/^max concurrent sequences at this context: 435;/m, 'fit: 435 sequences');
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--weights', 'fp8',
+                      '--in', '2048', '--out', '256');
+like($o, qr/^KV budget per GPU\s+124\.36 GB \(435 sequences\)$/m, 'infer: the same 435');
+
 done_testing();

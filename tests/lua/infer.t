@@ -49,20 +49,47 @@ t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
 
 -- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
 -- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with the equal per-kernel
--- costs.  Both read 37.71 GB (int4 group-128 linears, 4.156 bits, + the
--- bf16 lm_head) through GEMMs at 0.94 of the streaming rate, + 724 kernels
--- (9 x 80 + 4) x 4.9 us = 3.548 ms; the batch-1 MMAs overlap the stream
--- imperfectly, x 1.0037 on H200 and x 1.0163 on A100 (derived in
--- tests/c/t_infer.c for the A100 at gemm 0.87; the excess x^2 (sqrt(1 +
--- x^2) - 1) ~ x^4 / 2 grows as (0.87 / 0.754)^4 = 1.77 at the catalog's
--- 0.754: 0.0091 x 1.77 = 0.0163): A100 37.71 / (1.7332 x 0.94) x 1.0163
--- + 3.548 = 27.071 ms, H200 37.71 / (4.032 x 0.94) x 1.0037 + 3.548 =
--- 13.535 ms, ratio 2.000.  0.5%: the hand inputs carry four digits and leave out the
--- activation bytes (< 0.1%; the engine is 0.05% above).
+-- costs.  Both read 35.56 GB of int4 linears (4.156 bits) and the 2.10 GB
+-- bf16 lm_head through GEMMs at 0.94 of the streaming rate, + 724 kernels
+-- (9 x 80 + 4) x 4.9 us = 3.548 ms; each int4 weight costs 4 vector FLOP to
+-- dequantise beside the MMAs, which the batch-1 overlap exposes, x 1.0137
+-- on H200 and x 1.0709 on A100 (the lm_head x 1.0037 and x 1.0091; derived
+-- in tests/c/t_infer.c): A100 35.56 / 1.62921 x 1.0709 + 2.101 / 1.62921 x
+-- 1.0091 + 3.548 = 28.224 ms, H200 35.56 / 3.79008 x 1.0137 + 2.101 /
+-- 3.79008 x 1.0037 + 3.548 = 13.615 ms, ratio 2.073.  0.5%: the smaller
+-- GEMMs' overlap differs from mlp_up's (the engine is 0.2% below).
 local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "int4", batch = 1, input = 1, output = 2 }
 local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
-t.near(a.itl_s / h.itl_s, (37.71 / (1.7332 * 0.94) * 1.0163 + 3.548) /
-       (37.71 / (4.032 * 0.94) * 1.0037 + 3.548), 0.005, "70B int4: A100 2.00x slower than H200")
+t.near(a.itl_s / h.itl_s, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 + 3.548) /
+       (35.56 / 3.79008 * 1.0137 + 2.101 / 3.79008 * 1.0037 + 3.548), 0.005,
+       "70B int4: A100 2.07x slower than H200")
+-- Small-M kernels follow the runtime, the same rule for every dtype
+-- (engine/roofline.c, M.gemv_max): on H20 (bf16 148 TFLOPS, fp32 44) a
+-- 70B int4 decode step at batch 1 runs TensorRT-LLM's CUDA-core GEMV (m < 5)
+-- and vLLM's Marlin 16-row tiles.  GEMV compute of mlp_up, exactly:
+-- (2 + 4 dequant) x 57344 x 8192 / 44e12 = 64.06 us, below its 81.2 us
+-- stream; on tiles the padded MMAs take >= 939524096 / (148e12 x 0.80 / 16)
+-- = 127 us: compute-bound.
+local function up(r) for _, op in ipairs(r.ops) do if op.name == "mlp_up" then return op end end end
+local h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
+                           output = 256, runtime = "trtllm" }
+local h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
+                           output = 256, runtime = "vllm" }
+t.near(up(h20t).t_compute, 6 * 57344 * 8192 / 44e12, 1e-12, "H20 int4 GEMV: 64.06 us of vector work")
+t.is(up(h20t).bound, "memory", "... TensorRT-LLM's batch-1 int4 decode streams")
+t.ok(up(h20v).bound == "compute" and up(h20v).t_compute > 127e-6, "... vLLM's Marlin tiles are compute-bound")
+t.ok(h20v.itl_s / h20t.itl_s > 1.4, "H20 70B int4 batch 1: the GEMV runtime is > 1.4x faster")
+-- Batch 8 is past TensorRT-LLM's GEMV limit: both on tiles, the same step.
+h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 8, input = 512,
+                     output = 256, runtime = "trtllm" }
+h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 8, input = 512,
+                     output = 256, runtime = "vllm" }
+t.near(h20t.itl_s, h20v.itl_s, 1e-12, "batch 8: tiles in both runtimes")
+-- Natively multiplied formats never dequantise: bf16 / fp8 steps do not
+-- depend on the runtime's GEMV limit.
+local b1 = infer.infer { model = "llama3.1-8b", gpu = "h20", weights = "fp8", batch = 1, runtime = "trtllm" }
+local b2 = infer.infer { model = "llama3.1-8b", gpu = "h20", weights = "fp8", batch = 1, runtime = "vllm" }
+t.near(b1.itl_s, b2.itl_s, 1e-12, "fp8 on H20: the same step whatever the GEMV limit")
 -- The bound: never more than the peak-bandwidth ratio 4.8 / 2.039 = 2.35.
 t.ok(a.itl_s / h.itl_s < 4.8 / 2.039, "... below the 2.35 peak-bandwidth ratio")
 
@@ -102,6 +129,41 @@ t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pyt
 t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
 t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
 t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
+-- The TensorRT-LLM profile (predict/infer.lua), for a max-load case that
+-- states neither KV dtype nor batch limits: Llama 3.1 8B FP8 on H200,
+-- 128 in / 2048 out.  trtllm-bench forces an FP8 KV cache for an FP8 model;
+-- GUARANTEED_NO_EVICT reserves prompt + output; the KV pool is 0.90 of the
+-- free memory; trtllm-bench's heuristic: KV per token 2 x 32 x 8 x 128 x
+-- 1 B = 65536 B, engine 8030261248 B = 7.4787 GiB, (139.8 - 7.4787) x 0.95
+-- = 125.705 GiB / (65536 x 2176 B = 0.1328125 GiB) = 946.5 requests ->
+-- max_batch 128 x ceil(946.5 / 128) = 1024, max_num_tokens max(2048, 946.5 x
+-- (1 + 128/2048) = 1005.6 rounded up to 256) = 2048.
+local function trt_case(extra)
+  local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn_hidden = 14336,
+                        ffn_gated = true, vocab = 128256 },
+              hardware = { gpu = "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
+              workload = { weight_dtype = "fp8", input_len = 128, output_len = 2048 },
+              measured = { metric = "output_tokens_per_s" },
+              source = { title = "TensorRT-LLM performance overview (trtllm-bench max-load)" } }
+  for k, x in pairs(extra or {}) do c.workload[k] = x end
+  return c
+end
+local function has(res, pat)
+  for _, d in ipairs(res.defaults) do if d:find(pat, 1, true) then return true end end
+  return false
+end
+local tr = predict(trt_case(), gp.catalog())
+t.ok(has(tr, "kv=fp8 (trtllm-bench forces an FP8 KV cache"), "TensorRT-LLM FP8: FP8 KV cache")
+t.ok(has(tr, "kv_policy=max (GUARANTEED_NO_EVICT"), "... whole-request KV reservation")
+t.ok(has(tr, "kv_free_fraction=0.90"), "... 0.90 of the free memory")
+t.ok(has(tr, "max_batch=1024, max_num_tokens=2048 (trtllm-bench tuning heuristic)"),
+     "... trtllm-bench's own batch limits: 1024 and 2048")
+t.ok(not has(tr, "margin="), "... and no capacity margin beside the free fraction")
+local trb = predict(trt_case { kv_dtype = "bf16" }, gp.catalog())
+t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (and holds fewer sequences)")
+local vc = trt_case()
+vc.source.title = "vLLM serving benchmark"
+t.ok(not has(predict(vc, gp.catalog()), "kv=fp8"), "the profile is TensorRT-LLM's alone")
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
          "unknown runtime 'onnx'", "unknown runtime name refused")
 
@@ -131,10 +193,11 @@ t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].
 -- --weights follows gpuplan.memory.weight_format, as fit: plain NF4 is
 -- 4 + 32/64 = 4.5 bits, nf4-dq 4.127.  llama2-7b: 6,476,005,376 linear
 -- weights x 4.5/8 = 3,642,753,024 B + 16-bit embedding and lm_head
--- 524,288,000 B + norms 266,240 x 4.5/8 = 149,760 B = 4,167,190,784 B.
--- Sums of exact binary fractions: 1e-12 relative.
+-- 524,288,000 B + 16-bit norms (quantisers convert the linears only;
+-- memory.c, the one inference-memory model) 266,240 x 2 = 532,480 B =
+-- 4,167,573,504 B.  Sums of exact binary fractions: 1e-12 relative.
 local nf4 = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = "nf4", batch = 1 }
-t.near(nf4.weights_total, 4167190784, 1e-12, "infer nf4 = 4.5 bits per weight, as fit")
+t.near(nf4.weights_total, 4167573504, 1e-12, "infer nf4 = 4.5 bits per weight, as fit")
 -- Bits per weight (GGUF-style) are a weight-only format: 16-bit compute.
 local gguf = infer.infer { model = "llama2-7b", gpu = "h100-sxm", weights = 4.85, batch = 1 }
 t.is(gguf.compute, "bf16", "4.85 bits per weight compute in bf16")
@@ -218,5 +281,49 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", price = {}
   "infer: price.amount must be a non-negative number", "price table checked", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 0 / 0 } end,
   "infer: tp must be an integer >= 1 (got NaN)", "NaN tp named, one spelling", true)
+
+-- One inference-memory model: gp.memory and gp.infer count the same
+-- sequences for the same job (they once said 656 and 696).  Llama 3.1 8B,
+-- fp8 weights, bf16 KV, 2048 in / 256 out on one H200 (139.8 GiB usable):
+-- budget 0.9 x 150109106995.2 = 135098196295.7 B, less the CUDA context
+-- 0.5 GiB and library workspaces 64 MiB = 134494216519.7; weights
+-- 6979321856 linears x 1 B + 266240 norms x 2 + embedding and lm_head
+-- 2 x 128256 x 4096 x 2 = 9081200640 (whole: no fragmentation); workspace
+-- of the 8192-token budget 8192 x 2 x 61440 = 1006632960, x 1.05.  Room
+-- 124356051271.7 B / (KV 2304 x 131072 + 1.05 x 128256 x 4 logits) =
+-- 411.06 -> 411 sequences.  With the mean (paged) occupancy of 2048 + 128
+-- tokens: / (2176 x 131072 + 538675.2) = 435.2 -> 435.  Whole numbers.
+local job = { model = "llama3.1-8b", gpu = "h200-sxm", weights = "fp8" }
+local function with(extra)
+  local a = {}
+  for k, v in pairs(job) do a[k] = v end
+  for k, v in pairs(extra) do a[k] = v end
+  return a
+end
+local im = gp.infer(with { input = 2048, output = 256, kv_policy = "max" })
+local mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64 })
+t.is(im.max_batch_kv, 411, "gp.infer: 411 sequences of 2304 tokens")
+t.is(mm.max_seqs, 411, "gp.memory: the same 411")
+t.near(im.kv_budget, mm.kv_room, 1e-12, "... in the same KV room")
+im = gp.infer(with { input = 2048, output = 256 })
+mm = gp.memory(with { method = "infer", ctx = 2048 + 128, concurrency = 64 })
+t.is(im.max_batch_kv, 435, "gp.infer paged mean: 435 sequences")
+t.is(mm.max_seqs, 435, "gp.memory at the mean length: the same 435")
+-- The margin is one option of both, with one meaning.
+im = gp.infer(with { input = 2048, output = 256, kv_policy = "max", margin = 0.2 })
+mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64, margin = 0.2 })
+t.ok(im.max_batch_kv == mm.max_seqs and im.max_batch_kv < 411,
+     "a 20% margin: fewer sequences, the same in both")
+-- TensorRT-LLM's rule, the KV pool as 0.9 of what is free after loading:
+-- (150109106995.2 - 603979776 - 9081200640 - 1056964608) x 0.9 =
+-- 125430265774.1 B / 302528563.2 = 414.6 -> 414, in both.
+im = gp.infer(with { input = 2048, output = 256, kv_policy = "max", kv_free_fraction = 0.9 })
+mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64, kv_free_fraction = 0.9 })
+t.is(im.max_batch_kv, 414, "kv_free_fraction 0.9: 414 sequences")
+t.is(mm.max_seqs, 414, "... the same in gp.memory")
+t.raises(function() gp.infer(with { margin = 1 }) end,
+  "infer: margin must be below 1 (got 1)", "margin 1 refused", true)
+t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
+  "infer: kv_free_fraction must be in (0, 1] (got 1.5)", "kv_free_fraction checked", true)
 
 t.done_testing()

@@ -20,7 +20,10 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --in N, --out N   prompt and generated tokens per request (default 2048, 256)
   --runtime R       graphs (CUDA graphs; default) | kernels | eager (plain PyTorch),
                     or trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp
-  --memory SIZE     usable memory per GPU (default: the GPU's x 0.90), e.g. 6GB
+  --memory SIZE     memory per GPU the runtime may use (default: the GPU's usable
+                    memory), e.g. 6GB; CUDA context, buffers and the margin come off
+                    it as in 'gpuplan fit --method infer'
+  --margin F        safety margin, fraction of memory (default 0.1)
   --offload         read layers that do not fit from host memory
   --host-bw BW      host-memory bandwidth for them (default 60GB/s or the system's)
   --host-memory SZ  host memory for them (default 32GB or the system's)
@@ -40,7 +43,7 @@ usage: gpuplan infer MODEL --gpu ID [options]
   output tokens of the whole system in steady state (prefill included).]],
   options = { gpu = "string", gpus = "int", tp = "int", pp = "int", weights = "string",
               kv = "string", batch = "int", concurrency = "int", ["in"] = "int",
-              out = "int", runtime = "string", memory = "string", offload = "flag",
+              out = "int", runtime = "string", memory = "string", margin = "number", offload = "flag",
               host_bw = "string", host_memory = "string", system = "string",
               price = "string", ops = "flag", sweep_batch = "flag", svg = "string",
               target = "number", itl_max = "number", format = "format" },
@@ -55,7 +58,8 @@ local function args_of(opts, model)
     model = model, gpu = opts.gpu, gpus = opts.gpus, tp = opts.tp, pp = opts.pp,
     weights = opts.weights, kv = opts.kv, batch = opts.batch,
     concurrency = opts.concurrency, input = opts["in"], output = opts.out,
-    runtime = opts.runtime, memory = opts.memory, offload = opts.offload or nil,
+    runtime = opts.runtime, memory = opts.memory, margin = opts.margin,
+    offload = opts.offload or nil,
     host_bw = opts.host_bw, host_memory = opts.host_memory, system = opts.system,
     price = price,
   }
@@ -101,6 +105,9 @@ function C.run(opts, args)
       error(cli.usage("infer: --" .. opt:gsub("_", "-") .. " does not go with --"
                       .. mode:gsub("_", "-")), 0)
     end
+  end
+  if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
+    error(cli.usage("infer: --margin must be in [0, 1)"), 0)
   end
   needs("svg", "--sweep-batch", opts.sweep_batch)
   needs("itl_max", "--target", opts.target)

@@ -4,7 +4,8 @@
 --
 -- What the case does not state is a documented default, listed in
 -- `defaults`:
---   kv dtype bf16 (the engines' default unless KV quantisation is enabled);
+--   kv dtype bf16 (the engines' default unless KV quantisation is enabled;
+--   a runtime profile below may say otherwise, e.g. TensorRT-LLM's);
 --   input 128 / output 256 tokens when not given;
 --   runtime from the framework the case names (runtime_of below); the engine limits of gpuplan.infer (max_num_tokens 8192,
 --   max_batch 2048, KV reserved for input + output per sequence).
@@ -30,6 +31,83 @@ local function runtime_of(case)
   if rt then return rt, "runtime=" .. rt .. " (framework named: " .. word .. ")" end
   return "graphs", "runtime=graphs (serving engine assumed)"
 end
+
+-- trtllm-bench's own batch limits when the benchmark does not give them
+-- (tensorrt_llm/bench/build/tuning.py calc_engine_setting and
+-- finetune_setting, called by get_benchmark_engine_settings with its
+-- kv_cache_gpu_mem_fraction default 0.95): requests of isl + osl tokens
+-- that the KV cache of (GPU memory - engine) x 0.95 holds, at least one KV
+-- head per TP rank, capped at 4096 / pp; max_batch_size rounded up to 32
+-- (at least 64) below 256, to 128 below 1024, else to 256; max_num_tokens
+-- = batch x (1 + isl / osl), at most 32768, rounded up to 256 (at least
+-- 2048) below 4096, to 512 below 8192, else to 1024.  Memory in GiB as NVML
+-- reports it (gpuplan.memory.capacity: the usable figure, within 0.5%).
+local function trtllm_bench_limits(model, g, tp, pp, isl, osl, wbytes, kvbytes)
+  local gp = require "gpuplan"
+  local GiB = 2 ^ 30
+  local kv_heads = math.max(tp, model.kv_heads or model.heads)
+  local head = model.head_dim or model.hidden / model.heads
+  local per_token = 2 * model.layers * kv_heads * head * kvbytes / GiB
+  local engine = gp.params(model).total * wbytes / GiB
+  local avail = require("gpuplan.memory").capacity(g) / GiB * tp * pp - engine
+  local reqs = avail * 0.95 / (per_token * (isl + osl))
+  if not (reqs >= 1) then return nil end
+  local bs = math.min(reqs, 4096) / pp
+  local tok = math.min(bs * (1 + isl / osl), 32768)
+  local max_bs
+  if bs < 256 then max_bs = math.max(64, 32 * math.ceil(bs / 32))
+  elseif bs < 1024 then max_bs = 128 * math.ceil(bs / 128)
+  else max_bs = 256 * math.ceil(bs / 256) end
+  local max_tok
+  if tok < 4096 then max_tok = math.max(2048, 256 * math.ceil(tok / 256))
+  elseif tok < 8192 then max_tok = 512 * math.ceil(tok / 512)
+  else max_tok = 1024 * math.ceil(tok / 1024) end
+  return math.tointeger(max_bs), math.tointeger(max_tok)
+end
+
+-- Runtime profiles: what a runtime does where the case is silent, each
+-- setting read from the runtime's own code or documentation.  A value the
+-- case states always wins; every setting used is listed in the defaults.
+-- Keyed on the runtime the case names (runtime_of), never on a case id.
+local PROFILES = {
+  -- TensorRT-LLM's max-throughput benchmark (trtllm-bench throughput, the
+  -- perf-overview workflow).
+  trtllm = function(a, model, g, defaults)
+    local fp8 = a.weights == "fp8" or a.weights == "fp4"
+    -- trtllm-bench: "If the quantization is NVFP4 or FP8, force the KV cache
+    -- dtype to FP8" (bench/build/build.py); NVIDIA's ModelOpt FP8
+    -- checkpoints carry the same, kv_cache_quant_algo FP8 in
+    -- hf_quant_config.json (ModelOpt hf_ptq.py --kv_cache_qformat default
+    -- fp8), and the LLM API's KV dtype "auto" follows the checkpoint.
+    if a.kv == nil and fp8 then
+      a.kv = "fp8"
+      defaults[#defaults + 1] = "kv=fp8 (trtllm-bench forces an FP8 KV cache for FP8/NVFP4 models)"
+    end
+    -- SchedulerConfig.capacity_scheduler_policy defaults to
+    -- GUARANTEED_NO_EVICT: a request starts only when the KV blocks for
+    -- its prompt and its whole output are free ("Useful Runtime Options",
+    -- Capacity Scheduler Policy).
+    a.kv_policy = "max"
+    defaults[#defaults + 1] = "kv_policy=max (GUARANTEED_NO_EVICT, the capacity scheduler default)"
+    -- KvCacheConfig.free_gpu_memory_fraction: the KV pool is 0.90 of the
+    -- memory free once the model is loaded (perf-overview: "the default
+    -- setting of 0.90"; some rows ran 0.95, the page does not say which).
+    a.kv_free_fraction = 0.90
+    defaults[#defaults + 1] = "kv_free_fraction=0.90 (kv_cache_free_gpu_mem_fraction default)"
+    -- Batch limits: trtllm-bench's heuristic for the tuned formats (FP8,
+    -- NVFP4, unquantised: TUNED_QUANTS), else TensorRT-LLM's defaults.
+    local wb = ({ fp8 = 1, fp4 = 0.5, bf16 = 2, fp16 = 2 })[a.weights]
+    if wb then
+      local bs, tok = trtllm_bench_limits(model, g, a.tp or 1, a.pp or 1, a.input, a.output,
+                                          wb, a.kv == "fp8" and 1 or 2)
+      if bs then
+        a.max_batch, a.max_num_tokens = bs, tok
+        defaults[#defaults + 1] = string.format(
+          "max_batch=%d, max_num_tokens=%d (trtllm-bench tuning heuristic)", bs, tok)
+      end
+    end
+  end,
+}
 
 return function(case, cat)
   local model, why = model_of(case.model or {})
@@ -58,6 +136,10 @@ return function(case, cat)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
+  if PROFILES[runtime] then
+    local g = type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
+    PROFILES[runtime](a, model, g, defaults)
+  end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
