@@ -198,6 +198,16 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->linear_bias = lgp_field_bool(L, idx, w, "linear_bias", 0);
 	m->pos_embeddings = lgp_field_int(L, idx, w, "pos_embeddings", 0, 0,
 					  0);
+	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
+					  0);
+	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
+	{
+		static const char *const acts[] = {"default", "relu", "gelu",
+						   "silu", NULL};
+
+		m->ffn_relu = lgp_field_option(L, idx, w, "ffn_act", acts,
+					       "'relu', 'gelu' or 'silu'") == 1;
+	}
 	lua_getfield(L, idx, "norm");
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
@@ -304,6 +314,7 @@ static int lgp_model_params(lua_State *L)
 	lgp_setnum(L, "active", p.active);
 	lgp_setnum(L, "per_layer_max", p.per_layer_max);
 	lgp_setnum(L, "matmul_active", p.matmul_active);
+	lgp_setnum(L, "encoder", p.encoder);
 	return 1;
 }
 
@@ -340,6 +351,27 @@ static int lgp_model_kv(lua_State *L)
 	b = model_kv_bytes(&m, ctx, eb);
 	if (b < 0)
 		return luaL_error(L, "model_kv_bytes failed");
+	lua_pushnumber(L, b);
+	return 1;
+}
+
+/* core.model_cross_kv_bytes(model, enc_len, elem_bytes) -> bytes of the
+ * cross-attention K/V of one sequence (0 for a decoder-only model). */
+static int lgp_model_cross_kv(lua_State *L)
+{
+	gp_model m;
+	double n, eb, b;
+
+	lgp_tomodel(L, 1, &m);
+	n = luaL_checknumber(L, 2);
+	eb = luaL_checknumber(L, 3);
+	luaL_argcheck(L, gp_finite(n) && n >= 0, 2,
+		      "enc_len must be a finite number >= 0");
+	luaL_argcheck(L, gp_finite(eb) && eb > 0, 3,
+		      "elem_bytes must be a positive number");
+	b = model_cross_kv_bytes(&m, n, eb);
+	if (b < 0)
+		return luaL_error(L, "model_cross_kv_bytes failed");
 	lua_pushnumber(L, b);
 	return 1;
 }
@@ -1123,6 +1155,7 @@ static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
+	{"model_cross_kv_bytes", lgp_model_cross_kv},
 	{"memory", lgp_memory},
 	{"train", lgp_train},
 	{"state_bytes", lgp_state_bytes},
