@@ -484,6 +484,7 @@ static void lgp_totrain(lua_State *L, int idx, const char *w,
 	c->lora_zero_pad = lgp_field_bool(L, idx, w, "lora_zero_pad", 0);
 	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
 	c->images = lgp_field_num(L, idx, w, "images", 0, 0);
+	c->enc_seq = lgp_field_num(L, idx, w, "enc_seq", 0, 0);
 	c->vision_frozen = lgp_field_bool(L, idx, w, "vision_frozen", 0);
 }
 
@@ -528,6 +529,12 @@ static void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 	lgp_setnum(L, "inflight", r->inflight);
 	lgp_setnum(L, "act_layer", r->act_layer);
 	lgp_setnum(L, "cpu_bytes", r->cpu_bytes);
+	lua_createtable(L, 0, 4);
+	lgp_setnum(L, "weights", r->host_weights);
+	lgp_setnum(L, "grads", r->host_grads);
+	lgp_setnum(L, "master", r->host_master);
+	lgp_setnum(L, "optimizer", r->host_optimizer);
+	lua_setfield(L, -2, "host");
 	lgp_setnum(L, "kv_per_seq", r->kv_per_seq);
 	lgp_setnum(L, "max_seqs", r->max_seqs);
 	lgp_setnum(L, "max_ctx", r->max_ctx);

@@ -617,6 +617,10 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (model_check(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "the training step of an encoder-decoder "
+			       "model is not modelled (its memory is: "
+			       "gpuplan fit)");
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT)
 		return gp_fail(err, "unknown compute precision %d",
 			       (int)c->compute);

@@ -187,7 +187,7 @@ local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision re
   ctx block chunk_tokens prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision cat]]
+  logit_bytes act_bytes eager_swiglu partition images train_vision enc_seq cat]]
 
 local unknown_key = require("gpuplan.args").unknown_key
 
@@ -207,7 +207,9 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
---   train_vision (boolean: the ViT tower trains), cat.
+--   train_vision (boolean: the ViT tower trains), enc_seq (encoder-decoder
+--   models: encoder tokens per sequence; seq is then the decoder's;
+--   default seq), cat.
 -- M.prepare(o, extra): the options of M.memory checked and turned into
 -- the engine's config.  extra (optional) is a set of more option names
 -- the caller (gpuplan.train) reads itself.  Returns a table {model, gpu,
@@ -294,7 +296,24 @@ function M.prepare(o, extra, who)
     cfg.schedule = o.schedule
     cfg.recompute = o.recompute or dflt("recompute", "none")
     cfg.flash = o.flash
-    if o.flash == nil then dflt("flash", true) end
+    if o.flash == nil and (model.rel_buckets or 0) > 0 then
+      -- T5's attention adds a relative-position bias to the scores;
+      -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
+      -- + position_bias, softmax, dropout, matmul), no fused kernel.
+      cfg.flash = false
+      defaults[#defaults + 1] = "flash=false (T5 position-bias attention runs unfused)"
+    elseif o.flash == nil then
+      dflt("flash", true)
+    end
+    -- Encoder-decoder: the encoder's length beside seq, the decoder's.
+    local encdec = (model.encoder_layers or 0) > 0
+    if o.enc_seq ~= nil and not encdec then
+      fail("enc_seq applies to encoder-decoder models; %s is decoder-only",
+        tostring(model.id or model.name))
+    end
+    if encdec then
+      cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", cfg.seq)
+    end
     cfg.dropout = o.dropout
     -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
     -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
