@@ -704,7 +704,10 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "system has no NICs", x.y.gpus, nodes, G);
 	if (layout_place(&x.y, G, out->groups, err))
 		return GP_EINVAL;
-	if (x.y.zero > 0 && x.y.shard == 1)
+	/* ZeRO over one rank shards nothing -- unless it carries the
+	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
+	if (x.y.zero > 0 && x.y.shard == 1 && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
 		out->warn |= TRAIN_WARN_ZERO_DP1;
 	if (out->groups[GP_GRP_TP].per_node < x.y.tp)
 		out->warn |= TRAIN_WARN_TP_NODES;

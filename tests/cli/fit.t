@@ -199,6 +199,27 @@ unlike($o, qr/^(master|optimizer) /m, 'no master or optimizer states on the GPU'
 is($c, 1, 'parameter offload below ZeRO-3: an error');
 like($e, qr/^gpuplan: offloading the parameters needs zero 3/m, 'says which stage');
 
+# Plans that run but waste something print a warning, in gpuplan train's
+# codes; fp8 on a GPU without fp8 tensor cores is an error.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--zero', '1');
+like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank \(dp x cp = 1\) shards nothing\)$/m,
+     'ZeRO-1 at dp 1 says it shards nothing');
+($c, $o, $e) = run_gp('fit', 'llama2-70b', '--gpu', 'h100-sxm', '--gpus', '64', '--tp', '64');
+like($o, qr/^warnings: tp_leaves_node \(tp 64 spans 8 nodes, 8 ranks on each/m,
+     'tp 64 over 8-GPU nodes warned');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--precision', 'fp8');
+is($c, 1, 'fp8 on A100: exit 1');
+like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+     'names the GPU');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8',
+                      '--precision', 'fp8');
+like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+     'gpuplan train: the same words');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '8',
+                      '--zero', '1');
+like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/m,
+     'gpuplan train: the same warning text');
+
 # Encoder-decoder: --enc-seq is the input length.
 ($c, $o, $e) = run_gp('fit', 't0-3b', '--gpu', 'a100-sxm-80gb', '--method', 'lora',
                       '--seq', '8', '--enc-seq', '256');

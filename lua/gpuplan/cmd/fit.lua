@@ -65,8 +65,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
 
   Prints each component in GiB and GB, the total, the usable budget, the
   bytes per parameter of the model states before sharding, the host
-  memory of offloaded states, and the verdict "fits: yes/no (short by X
-  GiB; largest term Y)".]],
+  memory of offloaded states, warnings (ZeRO that shards nothing, a TP
+  group wider than the node), and the verdict "fits: yes/no (short by X
+  GiB; largest term Y)".  fp8 on a GPU without fp8 tensor cores is an
+  error.]],
   options = {
     gpu = "string", gpus = "int", method = "string", tp = "int", pp = "int",
     cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
@@ -198,7 +200,7 @@ function C.run(opts, args)
       stage_layers = r.stage_layers,
       max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
       cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
-      host = r.method ~= "infer" and r.host or nil,
+      host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
     }
     io.write(report.json(out), "\n")
     return 0
@@ -222,6 +224,8 @@ function C.run(opts, args)
       r.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
       r.cpu_bytes * r.gpus / g, r.gpus, r.gpus == 1 and "" or "s")
   end
+  local wl = memory.warning_line(r.warnings, r.job)
+  if wl then details[#details + 1] = wl end
   if (opts.pp or 1) > 1 and r.method ~= "infer" then
     details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
       r.stage, opts.pp, r.stage_layers,
