@@ -201,13 +201,17 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
 					  0);
 	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
-	{
-		static const char *const acts[] = {"default", "relu", "gelu",
-						   "silu", NULL};
+	lua_getfield(L, idx, "ffn_act");
+	if (!lua_isnil(L, -1)) {
+		const char *a = lua_type(L, -1) == LUA_TSTRING ?
+			lua_tostring(L, -1) : "";
 
-		m->ffn_relu = lgp_field_option(L, idx, w, "ffn_act", acts,
-					       "'relu', 'gelu' or 'silu'") == 1;
+		if (strcmp(a, "relu") && strcmp(a, "gelu") && strcmp(a, "silu"))
+			luaL_error(L, "model.ffn_act must be 'relu', 'gelu' or "
+				   "'silu'");
+		m->ffn_relu = strcmp(a, "relu") == 0;
 	}
+	lua_pop(L, 1);
 	lua_getfield(L, idx, "norm");
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))

@@ -53,6 +53,22 @@ t.is(core.model_params(probe).total - plain, 72, "the binding passes linear_bias
 probe.linear_bias, probe.pos_embeddings = nil, 16
 t.is(core.model_params(probe).total - plain, 128, "the binding passes pos_embeddings")
 
+-- ffn_act = "relu" reaches the engine: ReLU keeps its output, which is also
+-- the down-projection's input, so a plain MLP saves one f-wide tensor less:
+-- 1 layer x 4 tokens x f 32 x 2 B = 256 B fewer activations.
+probe.pos_embeddings = nil
+local function act(m)
+  local r = core.memory(m, { capacity = 80e9, seq = 4 })
+  for _, c in ipairs(r.components) do if c.name == "activations" then return c.bytes end end
+end
+local gelu = act(probe)
+probe.ffn_act = "relu"
+t.is(gelu - act(probe), 256, "the binding passes ffn_act relu")
+probe.ffn_act = "default"
+t.raises(function() core.model_params(probe) end,
+  "model.ffn_act must be 'relu', 'gelu' or 'silu'", "an unknown ffn_act refused")
+probe.ffn_act = nil
+
 local ids = {}
 for id in pairs(cat.models) do ids[#ids + 1] = id end
 table.sort(ids)

@@ -101,6 +101,11 @@ local function states_line(r)
     end
     here = string.format(", %.2f B/param on this GPU after sharding", sum / r.params)
   end
+  -- Offloaded, the states are DeepSpeed's host copies instead (the host
+  -- memory line), and the GPU figure after sharding would mislead.
+  if r.cpu_bytes and r.cpu_bytes > 0 and r.method ~= "infer" then
+    here = "; offloaded: see the host memory line"
+  end
   return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
     "master %s + optimizer %s; recipe %s)%s",
     lora and "adapter states" or "model states",
