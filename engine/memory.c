@@ -226,8 +226,8 @@ static int check_train(const gp_model *m, const gp_train_cfg *c,
 	 * stage 3"); the CPU step is DeepSpeedCPUAdam (or a torch optimizer
 	 * on CPU tensors) with fp32 states, not bitsandbytes' 8-bit one. */
 	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
-		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 or 3: "
-			       "DeepSpeed offloads through its ZeRO "
+		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
+			       "or 3: DeepSpeed offloads through its ZeRO "
 			       "optimizer), got zero 0");
 	if (c->offload_params && y->zero != 3)
 		return gp_fail(err, "offloading the parameters needs zero 3 "
@@ -1162,8 +1162,9 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	if (!out || !c)
 		return gp_fail(err, "mem_rl: NULL argument");
 	if (m && m->encoder_layers > 0)
-		return gp_fail(err, "RL fine-tuning of an encoder-decoder model "
-			       "is not modelled (its training memory is)");
+		return gp_fail(err, "RL fine-tuning of an encoder-decoder "
+			       "model is not modelled (its training memory "
+			       "is)");
 	if (check_reserve(r, capacity, err))
 		return GP_EINVAL;
 	if (gp_check_nonneg(c->prompts, "prompts", err) ||

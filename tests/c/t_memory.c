@@ -923,7 +923,8 @@ int main(void)
 		tc.lora_rank = 8;
 		tc.lora_targets = GP_LORA_Q | GP_LORA_V;
 		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
-		ok(r1.bytes[GP_MEM_VISION] == 0, "LoRA keeps nothing in the tower");
+		ok(r1.bytes[GP_MEM_VISION] == 0,
+		   "LoRA keeps nothing in the tower");
 		/* Errors. */
 		tc = train_cfg();
 		tc.seq = 1000;
@@ -959,23 +960,28 @@ int main(void)
 		   "t5 decoder layer activations");
 		/* Norm inputs: self, cross and MLP norms, 3 x 64 x 2 B x 16
 		 * tokens = 6,144. */
-		is_num(al.norms, 6144, EXACT, "decoder layer: three norm inputs");
+		is_num(al.norms, 6144, EXACT,
+		       "decoder layer: three norm inputs");
 		/* Cross block: per target token its q input 128 B, q 256 B,
 		 * o input 256 B (16 x 640 = 10,240); per encoder token K
 		 * and V 2 x 128 x 2 B (32 x 512 = 16,384): 26,624. */
 		is_num(al.cross, 26624, EXACT, "decoder layer: cross block");
 		/* The encoder output the k and v linears read: 32 x 64 x 2
 		 * = 4,096, kept once per stack (not in the layer's total). */
-		is_num(al.enc_out, 4096, EXACT, "decoder layer: encoder output");
+		is_num(al.enc_out, 4096, EXACT,
+		       "decoder layer: encoder output");
 		/* Scores: 4 heads x 16 queries x (8 self + 16 cross) keys x
 		 * (2 B softmax + 1 B mask + 2 B dropout) = 7,680. */
-		is_num(al.core, 7680, EXACT, "decoder layer: self + cross scores");
+		is_num(al.core, 7680, EXACT,
+		       "decoder layer: self + cross scores");
 		/* ReLU MLP with T5's inner dropout: input 128 B, ReLU output
 		 * 512 B, dropout output (wo's input) 512 B per token:
 		 * 16 x 1,152 = 18,432; masks: 3 blocks x 64 + the inner 256
 		 * bytes per token: 16 x 448 = 7,168. */
-		is_num(al.mlp, 18432, EXACT, "decoder layer: ReLU MLP + dropout");
-		is_num(al.masks, 7168, EXACT, "decoder layer: four dropout masks");
+		is_num(al.mlp, 18432, EXACT,
+		       "decoder layer: ReLU MLP + dropout");
+		is_num(al.masks, 7168, EXACT,
+		       "decoder layer: four dropout masks");
 		/* Total: norms 6,144 + self attention 16 x (128 + 768 + 256)
 		 * = 18,432 + core 7,680 + MLP 18,432 + masks 7,168 + cross
 		 * 26,624 = 84,480. */
@@ -1034,7 +1040,8 @@ int main(void)
 		       "t5: both stacks' activations");
 		/* Logits over the 16 target tokens: 2 x 64 x 2 B + 100 x
 		 * 4 B = 656 per token: 10,496. */
-		is_num(r.bytes[GP_MEM_LOGITS], 10496, EXACT, "t5: decoder logits");
+		is_num(r.bytes[GP_MEM_LOGITS], 10496, EXACT,
+		       "t5: decoder logits");
 		tc.lay.pp = 2;
 		ok(mem_train(&t, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
 		   strstr(err.msg, "pp 2: an encoder-decoder"),
@@ -1068,14 +1075,18 @@ int main(void)
 		tc.offload_optimizer = tc.offload_params = 1;
 		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK,
 		   "ZeRO-3 offload params+optimizer");
-		is_num(r.host_weights, 2 * N / 8, EXACT, "host: bf16 partition");
+		is_num(r.host_weights, 2 * N / 8, EXACT,
+		       "host: bf16 partition");
 		is_num(r.host_grads, 6 * N / 8, EXACT,
 		       "host: fp32 grad + bf16 accumulation partition");
 		is_num(r.host_master, 4 * N / 8, EXACT, "host: fp32 master");
 		is_num(r.host_optimizer, 8 * N / 8, EXACT, "host: Adam m, v");
-		is_num(r.cpu_bytes, 16846039040.0, EXACT, "host: 20 B/param / 8");
-		ok(r.bytes[GP_MEM_WEIGHTS] == 0 && r.bytes[GP_MEM_MASTER] == 0 &&
-		   r.bytes[GP_MEM_OPTIMIZER] == 0, "GPU: no partitions or states");
+		is_num(r.cpu_bytes, 16846039040.0, EXACT,
+		       "host: 20 B/param / 8");
+		ok(r.bytes[GP_MEM_WEIGHTS] == 0 &&
+		   r.bytes[GP_MEM_MASTER] == 0 &&
+		   r.bytes[GP_MEM_OPTIMIZER] == 0,
+		   "GPU: no partitions or states");
 		/* GPU grads: the 5e8-element bf16 bucket + the largest
 		 * tensor's .grad, the 32000 x 4096 embedding:
 		 * (500,000,000 + 131,072,000) x 2 = 1,262,144,000. */
@@ -1094,7 +1105,8 @@ int main(void)
 		tc.offload_params = 0;
 		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK,
 		   "ZeRO-2 offload optimizer");
-		is_num(r.bytes[GP_MEM_WEIGHTS], 2 * N, EXACT, "ZeRO-2: bf16 weights");
+		is_num(r.bytes[GP_MEM_WEIGHTS], 2 * N, EXACT,
+		       "ZeRO-2: bf16 weights");
 		is_num(r.bytes[GP_MEM_GRADS], (5e8 + 2 * big) * 2, EXACT,
 		       "ZeRO-2: bucket + .grad + temp buffer");
 		is_num(r.bytes[GP_MEM_PARAM_GATHER], 0, 0,
@@ -1115,7 +1127,8 @@ int main(void)
 		is_num(r.host_weights, 2 * N + 2 * 4194304.0, EXACT,
 		       "LoRA: base and adapter partitions on the host");
 		is_num(r.host_master + r.host_grads + r.host_optimizer,
-		       18 * 4194304.0, EXACT, "LoRA: adapter states on the host");
+		       18 * 4194304.0, EXACT,
+		       "LoRA: adapter states on the host");
 		is_num(r.bytes[GP_MEM_GRADS], (5e8 + 8 * 11008.0) * 2, EXACT,
 		       "LoRA: the full bucket still");
 		ok(r.bytes[GP_MEM_WEIGHTS] == 0 && r.bytes[GP_MEM_ADAPTER] == 0,
@@ -1135,7 +1148,8 @@ int main(void)
 		tc.offload_params = 0;
 		tc.optim = GP_OPT_ADAM8BIT;
 		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
-		   strstr(err.msg, "adam8bit"), "offload with adam8bit rejected");
+		   strstr(err.msg, "adam8bit"),
+		   "offload with adam8bit rejected");
 	}
 
 	/* --- invalid input: clear errors --- */

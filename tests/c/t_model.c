@@ -234,7 +234,8 @@ int main(void)
 	m = gpt(128, 25600, 160, 51200, 2048);
 	/* Printed to 0.1B: +-0.05e9, 5.0e-5 of it; 1008.04e9 is 3.8e-5
 	 * above. */
-	is_num(total(&m), 1008.0e9, 0.05e9 / 1008.0e9, "megatron 1T vs Table 1");
+	is_num(total(&m), 1008.0e9, 0.05e9 / 1008.0e9,
+	       "megatron 1T vs Table 1");
 
 	/* Forward FLOPs vs Megatron: per token 24 l h^2 + 4 s l h + 2 V h
 	 * (Narayanan et al. 2021 section 5.1: forward = 1/3 of
@@ -339,7 +340,8 @@ int main(void)
 	 * = 6,607,077,376 (no norms, no input lookup). */
 	m = llama(32, 4096, 32, 32, 11008, 32000);
 	ok(model_params(&m, &p, NULL) == GP_OK, "llama2-7b counts again");
-	is_num(p.matmul_active, 6607077376.0, EXACT, "llama2-7b matmul weights");
+	is_num(p.matmul_active, 6607077376.0, EXACT,
+	       "llama2-7b matmul weights");
 
 	/* DeepSeek-V3's largest layer is an MoE layer: 11,507,286,016. */
 	m = deepseek_v3();
@@ -440,7 +442,8 @@ int main(void)
 		   "t5 encoder layer ops");
 		for (wsum = 0, i = 0; i < n; i++)
 			wsum += ops[i].weights;
-		is_num(wsum, 50331648.0, EXACT, "encoder GEMMs read its weights");
+		is_num(wsum, 50331648.0, EXACT,
+		       "encoder GEMMs read its weights");
 		/* Decoder layer, 4 target tokens per sequence over 64
 		 * encoder tokens: + kv_write and the cross block; GEMM
 		 * weights 2 x 16,777,216 + 33,554,432 = 67,108,864. */
@@ -456,7 +459,8 @@ int main(void)
 		   "t5 decoder layer ops");
 		for (wsum = 0, i = 0; i < n; i++)
 			wsum += ops[i].weights;
-		is_num(wsum, 67108864.0, EXACT, "decoder GEMMs read its weights");
+		is_num(wsum, 67108864.0, EXACT,
+		       "decoder GEMMs read its weights");
 		/* cross_kv: 2 x 128 encoder tokens x 8192 (K and V) x 1024
 		 * = 2,147,483,648 FLOP; cross_attention: 2 x 8 queries x 64
 		 * keys x 32 heads x (128 + 128) = 8,388,608 FLOP. */
@@ -464,7 +468,8 @@ int main(void)
 		is_num(ops[9].flop, 8388608.0, EXACT, "cross_attention FLOP");
 		/* Decoding with the cross K/V cached: no cross_kv. */
 		oc.cross_cached = 1;
-		is_int(model_layer_ops(&m, &oc, ops), 14, "cached cross K/V: 14 ops");
+		is_int(model_layer_ops(&m, &oc, ops), 14,
+		       "cached cross K/V: 14 ops");
 		oc.enc_len = 0;
 		is_int(model_layer_ops(&m, &oc, ops), 0,
 		       "a decoder layer without enc_len: no list");
