@@ -36,6 +36,19 @@
  * frozen bf16 linear keeps nothing, a bitsandbytes 4-bit one keeps its
  * input, an adapter keeps its input (or its dropout output and mask)
  * and its rank-r intermediate.
+ *
+ * Encoder-decoder layers (T5, Hugging Face modeling_t5.py): an encoder
+ * layer saves what a decoder-only layer saves over the input tokens
+ * (bidirectional attention keeps the same s^2 tensors).  A decoder layer
+ * adds the cross-attention block: its norm input, the q linear's input,
+ * q, the K and V of the s_enc encoder tokens, the softmax over
+ * s_dec x s_enc scores (and its dropout), the o input, a dropout mask;
+ * the k and v linears read the encoder output, one tensor for all
+ * decoder layers (enc_out).  T5's MLP applies dropout between the
+ * activation and wo (T5DenseActDense, T5DenseGatedActDense): with
+ * dropout its mask (1 byte) and its output (wo's input) are kept.  A
+ * ReLU MLP (T5 v1.0) keeps the activation's output, which is also wo's
+ * input: one tensor of f where GeLU keeps two.
  */
 #include "act.h"
 
@@ -118,6 +131,13 @@ static int nbits(unsigned v)
 	return n;
 }
 
+/* T5's feed-forward dropout between the activation and wo: the
+ * encoder-decoder models modelled here are the T5 family. */
+static int inner_dropout(const gp_model *m, const gp_act_cfg *c)
+{
+	return c->dropout && m->encoder_layers > 0;
+}
+
 /* Elements saved per token by an MLP of width f, its input excluded.
  * Whatever trains: the activation's input (SiLU and GeLU backward need
  * it), for a gated MLP the product's two operands (silu(gate) and up;
@@ -132,6 +152,11 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 {
 	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
 
+	/* ReLU saves its output (threshold_backward reads the result), the
+	 * very tensor wo reads -- unless T5's inner dropout sits between
+	 * them and wo keeps the dropout output instead. */
+	if (m->ffn_relu && !inner_dropout(m, c))
+		return f;
 	return (act + (down ? 1.0 : 0.0)) * f;
 }
 
@@ -177,6 +202,11 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 			       m->moe.experts);
 	if (c->seq < cp)
 		return gp_fail(err, "cp %d is larger than seq %g", cp, c->seq);
+	if (gp_check_nonneg(c->enc_len, "enc_len", err))
+		return GP_EINVAL;
+	if (c->enc_len > 0 && m->encoder_layers <= 0)
+		return gp_fail(err, "enc_len %g given for a decoder-only model",
+			       c->enc_len);
 
 	model_widths(m, &w);
 	s = c->seq / cp;          /* query tokens held by this CP rank */
@@ -297,13 +327,45 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		lora += ((tg & GP_LORA_Q ? w.q : 0.0) +
 			 (tg & GP_LORA_K ? w.k : 0.0) +
 			 (tg & GP_LORA_V ? w.v : 0.0)) * par * A;
-	out->lora = tok * lora;
 	/* Dropout masks, 1 byte per element, after the attention and MLP
-	 * blocks (Korthikanti: sbh each). */
+	 * blocks (Korthikanti: sbh each); T5's inside the MLP too. */
 	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
+	if (inner_dropout(m, c))
+		out->masks += (moe ? 0.0 : w.dense_f) * tok * par;
+	out->cross = out->enc_out = 0;
+	if (c->enc_len > 0) {
+		/* Cross-attention (modeling_t5.py T5LayerCrossAttention):
+		 * the q adapter and the k/v adapters are PEFT's q, k, v
+		 * targets on EncDecAttention as on SelfAttention (matched
+		 * by module name).  eb: encoder tokens of the micro-batch;
+		 * their adapter tensors are per layer, the encoder output
+		 * itself is one tensor (enc_out). */
+		double eb = b * c->enc_len, el = 0, q_in, kv_in, co_in;
+		int lq = nbits(tg & GP_LORA_Q);
+		int lkv = nbits(tg & (GP_LORA_K | GP_LORA_V));
+
+		out->norms += m->hidden * A * tok * rep;
+		q_in = keep_input(&k, m->hidden * rep, lq, &lora);
+		kv_in = keep_input(&k, m->hidden * rep, lkv, &el);
+		co_in = c->flash ? w.o * par * A :
+			keep_input(&k, w.o * par, lo, &lora);
+		if (c->flash)
+			(void)keep_input(&k, w.o * par, lo, &lora);
+		out->enc_out = eb * kv_in;
+		out->cross = tok * (q_in + w.q * par * A + co_in) +
+			eb * ((w.k + w.v) * par * A + el);
+		if (c->flash)
+			out->core += 4.0 * m->heads * tok * par;
+		else
+			out->core += (double)m->heads * tok * c->enc_len *
+				par * (c->dropout ? 2.0 * A + 1.0 : A);
+		if (c->dropout)
+			out->masks += m->hidden * tok * rep;
+	}
+	out->lora = tok * lora;
 
 	out->full = out->norms + out->attention + out->core + out->mlp +
-		out->masks + out->lora;
+		out->masks + out->lora + out->cross;
 	switch (c->recompute) {
 	case GP_RECOMPUTE_SELECTIVE:
 		/* Korthikanti sec. 5: recompute the core attention. */
@@ -391,6 +453,13 @@ double mem_lora_params(const gp_model *m, int rank, unsigned targets)
 				m->moe.shared_experts *
 				MLP_LORA(model_shared_ffn(m)) :
 				0));
+	if (m->encoder_layers > 0)
+		/* The encoder's layers and the decoder's cross-attention
+		 * (q, k, v, o of the self-attention's shape): PEFT matches
+		 * targets by module name in both stacks. */
+		return ((double)m->encoder_layers + 2.0 * m->layers) * attn +
+			((double)m->encoder_layers + m->layers) *
+			MLP_LORA(f);
 #undef MLP_LORA
 	return m->layers * attn + mlp;
 }

@@ -60,6 +60,10 @@ typedef struct gp_act_cfg {
 			      * backward keeps the source (LitGPT
 			      * LoRAQKVLinear.zero_pad): the adapted
 			      * widths are kept per token */
+	double enc_len;      /* a decoder layer of an encoder-decoder
+			      * model: encoder tokens per sequence its
+			      * cross-attention reads (> 0 adds the
+			      * cross-attention block); 0 = none */
 } gp_act_cfg;
 
 /* Per-layer activation terms in bytes (one micro-batch, one GPU).
@@ -73,6 +77,14 @@ typedef struct gp_act_layer {
 	double masks;        /* dropout masks (1 byte per element) */
 	double lora;         /* adapter tensors: dropout outputs and
 			      * masks, rank-r intermediates */
+	double cross;        /* cross-attention block (enc_len > 0): its q
+			      * input, q, the encoder tokens' K and V, the
+			      * o input; its s_dec x s_enc tensors are in
+			      * core, its norm input in norms */
+	double enc_out;      /* NOT in total: the encoder output that every
+			      * cross-attention's k and v linears read,
+			      * kept once for the decoder stack when they
+			      * keep their input */
 	double total;        /* saved per layer after the recompute policy */
 	double full;         /* saved per layer with no recompute: the
 			      * working set while one layer is recomputed */

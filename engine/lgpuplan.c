@@ -199,6 +199,20 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->linear_bias = lgp_field_bool(L, idx, w, "linear_bias", 0);
 	m->pos_embeddings = lgp_field_int(L, idx, w, "pos_embeddings", 0, 0,
 					  0);
+	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
+					  0);
+	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
+	lua_getfield(L, idx, "ffn_act");
+	if (!lua_isnil(L, -1)) {
+		const char *a = lua_type(L, -1) == LUA_TSTRING ?
+			lua_tostring(L, -1) : "";
+
+		if (strcmp(a, "relu") && strcmp(a, "gelu") && strcmp(a, "silu"))
+			luaL_error(L, "model.ffn_act must be 'relu', 'gelu' or "
+				   "'silu'");
+		m->ffn_relu = strcmp(a, "relu") == 0;
+	}
+	lua_pop(L, 1);
 	lua_getfield(L, idx, "norm");
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
@@ -305,6 +319,7 @@ static int lgp_model_params(lua_State *L)
 	lgp_setnum(L, "active", p.active);
 	lgp_setnum(L, "per_layer_max", p.per_layer_max);
 	lgp_setnum(L, "matmul_active", p.matmul_active);
+	lgp_setnum(L, "encoder", p.encoder);
 	return 1;
 }
 
@@ -341,6 +356,27 @@ static int lgp_model_kv(lua_State *L)
 	b = model_kv_bytes(&m, ctx, eb);
 	if (b < 0)
 		return luaL_error(L, "model_kv_bytes failed");
+	lua_pushnumber(L, b);
+	return 1;
+}
+
+/* core.model_cross_kv_bytes(model, enc_len, elem_bytes) -> bytes of the
+ * cross-attention K/V of one sequence (0 for a decoder-only model). */
+static int lgp_model_cross_kv(lua_State *L)
+{
+	gp_model m;
+	double n, eb, b;
+
+	lgp_tomodel(L, 1, &m);
+	n = luaL_checknumber(L, 2);
+	eb = luaL_checknumber(L, 3);
+	luaL_argcheck(L, gp_finite(n) && n >= 0, 2,
+		      "enc_len must be a finite number >= 0");
+	luaL_argcheck(L, gp_finite(eb) && eb > 0, 3,
+		      "elem_bytes must be a positive number");
+	b = model_cross_kv_bytes(&m, n, eb);
+	if (b < 0)
+		return luaL_error(L, "model_cross_kv_bytes failed");
 	lua_pushnumber(L, b);
 	return 1;
 }
@@ -455,6 +491,7 @@ static void lgp_totrain(lua_State *L, int idx, const char *w,
 	c->lora_zero_pad = lgp_field_bool(L, idx, w, "lora_zero_pad", 0);
 	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
 	c->images = lgp_field_num(L, idx, w, "images", 0, 0);
+	c->enc_seq = lgp_field_num(L, idx, w, "enc_seq", 0, 0);
 	c->vision_frozen = lgp_field_bool(L, idx, w, "vision_frozen", 0);
 }
 
@@ -502,6 +539,12 @@ static void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 	lgp_setnum(L, "inflight", r->inflight);
 	lgp_setnum(L, "act_layer", r->act_layer);
 	lgp_setnum(L, "cpu_bytes", r->cpu_bytes);
+	lua_createtable(L, 0, 4);
+	lgp_setnum(L, "weights", r->host_weights);
+	lgp_setnum(L, "grads", r->host_grads);
+	lgp_setnum(L, "master", r->host_master);
+	lgp_setnum(L, "optimizer", r->host_optimizer);
+	lua_setfield(L, -2, "host");
 	lgp_setnum(L, "kv_per_seq", r->kv_per_seq);
 	lgp_setnum(L, "max_seqs", r->max_seqs);
 	lgp_setnum(L, "max_ctx", r->max_ctx);
@@ -1429,6 +1472,7 @@ static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
 	{"model_kv_bytes", lgp_model_kv},
+	{"model_cross_kv_bytes", lgp_model_cross_kv},
 	{"memory", lgp_memory},
 	{"train", lgp_train},
 	{"sweep", lgp_sweep},

@@ -212,6 +212,45 @@ static int check_train(const gp_model *m, const gp_train_cfg *c,
 			       "sequence of %g tokens (seq counts the image "
 			       "tokens)", c->images, model_vision_tokens(m),
 			       c->seq);
+	if (gp_check_tokens(c->enc_seq, "enc_seq", err))
+		return GP_EINVAL;
+	if (c->enc_seq > 0 && m->encoder_layers == 0)
+		return gp_fail(err, "enc_seq %g given for a decoder-only model "
+			       "(it is the encoder length of an "
+			       "encoder-decoder)", c->enc_seq);
+	/* One stage, one context chunk: the encoder and decoder stacks are
+	 * not split over pipeline stages or sequence chunks here. */
+	if (m->encoder_layers > 0 && (y->pp > 1 || y->cp > 1))
+		return gp_fail(err, "%s %d: an encoder-decoder model is "
+			       "planned on one pipeline stage and without "
+			       "context parallelism (pp 1, cp 1)",
+			       y->pp > 1 ? "pp" : "cp",
+			       y->pp > 1 ? y->pp : y->cp);
+	/* Offload is DeepSpeed's (ZeRO-Offload, Ren et al. 2021; ZeRO-
+	 * Infinity, Rajbhandari et al. 2021): its ZeRO optimizer moves the
+	 * optimizer to the CPU at stages 1-3 and the parameters at stage 3
+	 * only (DeepSpeed config docs, offload_param: "valid only with
+	 * stage 3"); the CPU step is DeepSpeedCPUAdam (or a torch optimizer
+	 * on CPU tensors) with fp32 states, not bitsandbytes' 8-bit one. */
+	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
+		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
+			       "or 3: DeepSpeed offloads through its ZeRO "
+			       "optimizer), got zero 0");
+	if (c->offload_params && y->zero != 3)
+		return gp_fail(err, "offloading the parameters needs zero 3 "
+			       "(DeepSpeed offload_param is a ZeRO-3 "
+			       "feature), got zero %d", y->zero);
+	if ((c->offload_optimizer || c->offload_params) &&
+	    c->optim == GP_OPT_ADAM8BIT)
+		return gp_fail(err, "offload steps the optimizer on the CPU "
+			       "with fp32 states; adam8bit (bitsandbytes) "
+			       "runs on the GPU only");
+	if ((c->offload_optimizer || c->offload_params) &&
+	    (c->paged_optimizer || c->grads_in_bwd))
+		return gp_fail(err, "offload (DeepSpeed) does not combine "
+			       "with %s", c->paged_optimizer ?
+			       "paged_optimizer (bitsandbytes)" :
+			       "grads_in_bwd (torchtune)");
 	return GP_OK;
 }
 
@@ -417,8 +456,44 @@ typedef struct stage_acts {
 	double act_layer;       /* average layer, dense-first MoE mixed */
 	double first_less;      /* first layer of a frozen base */
 	double vis, vis_full;   /* vision_act: saved, re-run working set */
+	/* Encoder-decoder: an encoder layer, and what the stacks keep
+	 * beyond their layers (encdec_acts) */
+	gp_act_layer ale;
+	double enc_extra;
 	int nmoe, ndense;
 } stage_acts;
+
+/* Encoder-decoder (T5) activations beyond the decoder layers, one
+ * micro-batch (Hugging Face modeling_t5.py): the encoder_layers layers
+ * over the enc tokens; the encoder output, one tensor every
+ * cross-attention's k and v read (kept when they keep their input, and
+ * under full recompute always: torch.utils.checkpoint saves each block's
+ * inputs, encoder_hidden_states among them, and the stacks' position
+ * biases, [b, heads, s, s] once per stack and [b, heads, s_dec, s_enc]
+ * for the cross-attention, passed to every block); the dropout masks on
+ * the encoder's embedding and on each stack's final norm output.
+ * Without recompute the position biases are not saved (the scores add
+ * them in place) and are freed when each stack returns. */
+static void encdec_acts(const gp_model *m, const gp_train_cfg *c,
+			const gp_layout *y, stage_acts *sa)
+{
+	double A = sa->A, rep = c->lay.sp ? 1.0 / y->tp : 1.0;
+	double b = c->lay.micro_batch, sd = c->seq / y->cp;
+	double se = c->enc_seq > 0 ? c->enc_seq : c->seq;
+	double x = m->encoder_layers * sa->ale.total;
+
+	if (c->recompute == GP_RECOMPUTE_FULL) {
+		x += b * se * m->hidden * rep * A;
+		if (m->rel_buckets > 0)
+			x += b * (double)m->heads / y->tp *
+				(se * se + sd * sd + sd * se) * A;
+	} else {
+		x += sa->al.enc_out;
+	}
+	if (c->dropout)
+		x += b * m->hidden * rep * (2.0 * se + sd);
+	sa->enc_extra = x;
+}
 
 static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 			 const gp_layout *y, stage_acts *sa, gp_error *err)
@@ -443,6 +518,9 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 	ac.eager_swiglu = c->eager_swiglu;
 	ac.fused_qkv_view = c->fused_qkv_view;
 	ac.lora_zero_pad = c->lora_zero_pad;
+	/* Decoder layers of an encoder-decoder read the encoder tokens. */
+	if (m->encoder_layers > 0)
+		ac.enc_len = c->enc_seq > 0 ? c->enc_seq : c->seq;
 	if (c->lora_rank > 0) {
 		/* Frozen base: only adapters train.  A quantised base
 		 * (bits < 16) runs through bitsandbytes-style matmuls that
@@ -465,7 +543,8 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 			 sa->nmoe * sa->alm.total) / m->layers;
 	/* With a frozen embedding the first layer's input needs no grad:
 	 * autograd keeps nothing for it until the first adapter, so its
-	 * first norm input is not saved (one h per token, once). */
+	 * first norm input is not saved (one h per token, once; in each
+	 * stack of an encoder-decoder). */
 	if (ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
 		gp_act_layer a0;
 
@@ -474,11 +553,95 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 			return GP_EINVAL;
 		sa->first_less = (sa->ndense > 0 ? sa->al.total :
 				  sa->alm.total) - a0.total;
+		ac.input_nograd = 0;
+	}
+	if (m->encoder_layers > 0) {
+		/* The encoder layer: the input length, no cross block. */
+		ac.seq = c->enc_seq > 0 ? c->enc_seq : c->seq;
+		ac.enc_len = 0;
+		if (mem_act_layer(m, &ac, 0, &sa->ale, err))
+			return GP_EINVAL;
+		if (ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+			gp_act_layer a0;
+
+			ac.input_nograd = 1;
+			if (mem_act_layer(m, &ac, 0, &a0, err))
+				return GP_EINVAL;
+			sa->first_less += sa->ale.total - a0.total;
+		}
+		encdec_acts(m, c, y, sa);
 	}
 	if (c->images > 0 &&
 	    vision_act(m, c, y, sa->A, &sa->vis, &sa->vis_full, err))
 		return GP_EINVAL;
 	return GP_OK;
+}
+
+/* DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py,
+ * DeepSpeedZeroConfig): reduce_bucket_size 5e8 elements and
+ * stage3_max_reuse_distance 1e9 elements.  (Hugging Face's Trainer and
+ * accelerate fill a config's "auto" values with hidden^2 and leave the
+ * reuse distance alone; a config without "auto" gets these.) */
+#define DS_REDUCE_BUCKET 5e8
+#define DS_REUSE_DISTANCE 1e9
+
+/* Offloaded training: DeepSpeed ZeRO-Offload (Ren et al. 2021) at stages
+ * 1-3 and ZeRO-Infinity's CPU parameter offload (Rajbhandari et al. 2021)
+ * at stage 3, as deepspeed/runtime/zero/stage_1_and_2.py and stage3.py
+ * allocate them.  tr: trainable elements of this GPU's partition; pb:
+ * bytes of their parameter dtype (16-bit, or 4 for fp32 training); big:
+ * the largest trainable tensor on this GPU (elements).
+ *
+ * Host, per GPU (what the node needs is the sum over its GPUs):
+ *  - master: the fp32 partition, a clone().float() of the parameters
+ *    even when they are fp32 already (single_partition_of_fp32_groups,
+ *    fp32_partitioned_groups_flat): 4 tr;
+ *  - grads: its fp32 gradient (the partition's .grad, zeros on the CPU
+ *    device): 4 tr; at stage 3 also grad_partitions_flat_buffer, the
+ *    partitioned gradients in the parameter dtype, on the CPU when the
+ *    optimizer is offloaded: pb tr;
+ *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
+ *    SGD's fp32 momentum (4), per trainable element;
+ *  - weights (offload_params): the 16-bit partitions of every parameter,
+ *    frozen ones included (ZeRO-3 partitions the whole module): the
+ *    weights (and adapter weights) the GPU would otherwise hold.
+ *  DeepSpeed's own estimator (stage3.py
+ *  estimate_zero3_model_states_mem_needs) counts 18 B per parameter on
+ *  the host with both offloaded (2 + 4 + 4 + 8, without the stage-3
+ *  accumulation partition) and multiplies by an additional_buffer_factor
+ *  of 1.5 for pinned-buffer overhead; here no factor: offload pin_memory
+ *  is off by default and an unpinned tensor is its size.
+ *
+ * GPU: no master, optimizer states or gradient partition.  The gradient
+ * bucket the reduction fills (stage 3: __ipg_bucket_flat_buffer, made at
+ * init; stages 1-2: ipg_buffer, made at each backward; both
+ * reduce_bucket_size elements of the parameter dtype, whatever the
+ * trainable count), the .grad autograd produces for one tensor before
+ * it is copied into the bucket, and at stages 1-2 the
+ * temp_grad_buffer_for_gpu_offload of the largest parameter: grads =
+ * (bucket + big (+ big)) pb.  The gathered layers are train_stage's. */
+static void train_offload(const gp_train_cfg *c, double tr, double pb,
+			  double big, gp_mem_result *o)
+{
+	int z3 = c->lay.zero == 3;
+	double nst = c->optim == GP_OPT_SGD ? 1.0 : 2.0;
+
+	o->host_master = 4.0 * tr;
+	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
+	o->host_optimizer = 4.0 * nst * tr;
+	o->host_weights = 0;
+	if (c->offload_params) {
+		o->host_weights = o->bytes[GP_MEM_WEIGHTS] +
+			o->bytes[GP_MEM_ADAPTER];
+		o->bytes[GP_MEM_WEIGHTS] = 0;
+		o->bytes[GP_MEM_ADAPTER] = 0;
+	}
+	o->bytes[GP_MEM_MASTER] = 0;
+	o->bytes[GP_MEM_OPTIMIZER] = 0;
+	o->bytes[GP_MEM_GRADS] = (DS_REDUCE_BUCKET + (z3 ? 1.0 : 2.0) * big) *
+		pb;
+	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
+		o->host_optimizer;
 }
 
 static int train_stage(const gp_model *m, const gp_train_cfg *c,
@@ -490,6 +653,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
 	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight;
 	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
+	double off_tr = 0, off_pb = 2, off_big = 0;
+	int off = c->offload_optimizer || c->offload_params;
 	int first = stage == 0, last = stage == y->pp - 1;
 	int nmoe = sa->nmoe, ndense = sa->ndense;
 	int zero = c->lay.zero;
@@ -556,6 +721,23 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_ADAPTER] = ad_mine * (sb.weights + sb.grads +
 			sb.master + sb.optimizer) / (zero > 0 ? y->shard : 1);
 		o->trainable = ad;
+		if (off) {
+			/* Offloaded: the GPU keeps the adapter weights (their
+			 * ZeRO-3 partition); its largest tensor is an A or B
+			 * of rank x the widest dimension. */
+			gp_widths aw;
+			double wide;
+
+			model_widths(m, &aw);
+			wide = aw.dense_f > aw.q ? aw.dense_f : aw.q;
+			if (m->hidden > wide)
+				wide = m->hidden;
+			o->bytes[GP_MEM_ADAPTER] = ad_mine * sb.weights /
+				(zero == 3 ? y->shard : 1);
+			off_tr = ad_mine / y->shard;
+			off_pb = sb.weights;
+			off_big = (double)c->lora_rank * wide / y->tp;
+		}
 		if (c->base.bits > 0 && frozen_bits < 16)
 			/* A 4-bit matmul dequantises the weight to 16 bits
 			 * first (bitsandbytes dequantize_4bit): one matrix
@@ -609,32 +791,38 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
 			o->bytes[GP_MEM_OPTIMIZER] = 0;
 		}
-		if (c->offload_optimizer || c->offload_params) {
-			/* ZeRO-Offload (Ren et al. 2021): master weights and
-			 * optimizer states live and update on the CPU. */
-			o->cpu_bytes += o->bytes[GP_MEM_MASTER] +
-				o->bytes[GP_MEM_OPTIMIZER];
-			o->bytes[GP_MEM_MASTER] = 0;
-			o->bytes[GP_MEM_OPTIMIZER] = 0;
-		}
-		if (c->offload_params) {
-			/* ZeRO-Infinity (Rajbhandari et al. 2021): params
-			 * and grads too; the GPU keeps gather buffers. */
-			o->cpu_bytes += o->bytes[GP_MEM_WEIGHTS] +
-				o->bytes[GP_MEM_GRADS];
-			o->bytes[GP_MEM_WEIGHTS] = 0;
-			o->bytes[GP_MEM_GRADS] = 0;
+		if (off) {
+			/* The trainable partition, its 16-bit (fp32) dtype and
+			 * its largest tensor: the embedding or output matrix,
+			 * or a layer's largest linear. */
+			double big = largest_linear(m);
+
+			if (first && p->embedding > big)
+				big = p->embedding;
+			if (last && p->lm_head > big)
+				big = p->lm_head;
+			off_tr = (dense - vf) / y->shard + expert / y->eshard;
+			off_pb = c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0;
+			off_big = big / y->tp;
 		}
 	}
+	if (off)
+		train_offload(c, off_tr, off_pb, off_big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
 	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
-	 * a 16-bit bucket of one layer's grads before reduce-scatter. */
+	 * a 16-bit bucket of one layer's grads before reduce-scatter.
+	 * Offloaded (DeepSpeed's coordinator, train_offload): the reuse
+	 * window instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
-	if (zero == 3 || c->offload_params)
-		o->bytes[GP_MEM_PARAM_GATHER] += 2.0 * per_layer_w *
-			(c->lora_rank > 0 ? frozen_bits / 8.0 : wb);
-	if (zero >= 2 && c->lora_rank == 0)
+	if (zero == 3) {
+		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
+
+		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
+			fmin(mine, DS_REUSE_DISTANCE / 2.0 + per_layer_w) :
+			2.0 * per_layer_w);
+	}
+	if (zero >= 2 && c->lora_rank == 0 && !off)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
@@ -655,7 +843,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	o->inflight = inflight;
 	o->act_layer = sa->act_layer;
 	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
-		(first && nl > 0 ? sa->first_less : 0)) * inflight;
+		(first && nl > 0 ? sa->first_less : 0) +
+		(first ? sa->enc_extra : 0)) * inflight;
 	if (c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 &&
 	    c->recompute_layers < nl) {
 		/* Megatron's block method: the first recompute_layers layers
@@ -665,8 +854,8 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			       (double)sa->nmoe * alm->full) / m->layers;
 
 		o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer *
-			c->recompute_layers + keep * (nl - c->recompute_layers)) *
-			inflight;
+			c->recompute_layers + keep * (nl - c->recompute_layers) +
+			(first ? sa->enc_extra : 0)) * inflight;
 	}
 	tok = c->seq / y->cp * c->lay.micro_batch;
 	if (first && c->dropout)
@@ -682,6 +871,14 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 			(nmoe ? alm->full : 0) ? al->full : alm->full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
 		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+	/* An encoder layer re-run may be the larger working set. */
+	if (m->encoder_layers > 0 && c->recompute != GP_RECOMPUTE_NONE) {
+		double e = c->recompute == GP_RECOMPUTE_FULL ? sa->ale.full :
+			sa->ale.core;
+
+		if (e > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = e;
+	}
 	if (first) {
 		o->bytes[GP_MEM_VISION] = sa->vis * inflight;
 		if (sa->vis_full > o->bytes[GP_MEM_RECOMPUTE])
@@ -843,6 +1040,9 @@ static int infer_check(const gp_model *m, const gp_infer_cfg *c,
 		return gp_fail(err, "inference config: NULL");
 	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "inference of an encoder-decoder model is "
+			       "not modelled (its training memory is)");
 	if (gp_check_count(c->tp, 0, "tp", err) ||
 	    gp_check_count(c->pp, 0, "pp", err) ||
 	    gp_check_count(c->block, 0, "block", err) ||
@@ -1082,6 +1282,10 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 
 	if (!out || !c)
 		return gp_fail(err, "mem_rl: NULL argument");
+	if (m && m->encoder_layers > 0)
+		return gp_fail(err, "RL fine-tuning of an encoder-decoder "
+			       "model is not modelled (its training memory "
+			       "is)");
 	if (check_reserve(r, capacity, err))
 		return GP_EINVAL;
 	if (gp_check_nonneg(c->prompts, "prompts", err) ||

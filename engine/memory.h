@@ -37,8 +37,14 @@ typedef struct gp_train_cfg {
 				  * the loss; 0 = 4 (fp32 logits,
 				  * Korthikanti et al. 2022 sec. 4.3 4sbv) */
 	double capacity_factor;  /* MoE; 0 = 1.0 */
-	int offload_optimizer;   /* master + optimizer states live on CPU */
-	int offload_params;      /* + weights and grads (ZeRO-Infinity) */
+	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory.c
+	 * train_offload): the fp32 master, its gradient and the optimizer
+	 * states live and step on the CPU (zero 1-3); with offload_params
+	 * the 16-bit parameter partitions too (zero 3).  The GPU keeps
+	 * DeepSpeed's gradient bucket and, at zero 3, the gathered
+	 * layers. */
+	int offload_optimizer;
+	int offload_params;
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;
@@ -61,6 +67,10 @@ typedef struct gp_train_cfg {
 				  * goes through the vision tower and its
 				  * tokens_per_image LLM tokens are part of
 				  * seq.  0 = text only */
+	/* Encoder-decoder models (gp_model.encoder_layers): seq is the
+	 * decoder (target) length and enc_seq the encoder (input) length;
+	 * 0 = seq. */
+	double enc_seq;
 	int vision_frozen;       /* 1: the ViT tower does not train (weights
 				  * only; with pixels needing no grad it
 				  * saves nothing); the projector still
@@ -164,7 +174,13 @@ typedef struct gp_mem_result {
 	double trainable;   /* trainable parameters, whole model */
 	double inflight;    /* micro-batches in flight on this stage */
 	double act_layer;   /* saved activations per layer per micro-batch */
-	double cpu_bytes;   /* host memory of offloaded states / layers */
+	double cpu_bytes;   /* host memory of offloaded states / layers
+			     * (training: the sum of the host_* below) */
+	/* Training with offload: host bytes per GPU of its offloaded
+	 * parameter partition, gradient partitions (fp32, and at zero 3
+	 * DeepSpeed's 16-bit accumulation partition), fp32 master and
+	 * optimizer states.  A node needs the sum over its GPUs. */
+	double host_weights, host_grads, host_master, host_optimizer;
 	/* inference and rollouts */
 	double kv_per_seq;  /* KV bytes per sequence on this GPU */
 	double max_seqs;    /* sequences of ctx tokens that fit (floor) */

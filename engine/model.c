@@ -28,6 +28,17 @@
  * frames into one patch, so its images use temporal_patch = 2 too).
  * Class/position embeddings of the tower (< 1M parameters) are not counted.
  *
+ * Encoder-decoder (Raffel et al. 2020, "Exploring the Limits of Transfer
+ * Learning with a Unified Text-to-Text Transformer", sec. 2.1; Hugging Face
+ * modeling_t5.py): a shared V x h embedding read by both stacks (and by
+ * the output layer unless untied, T5 v1.1 / Flan-T5 / mT5); encoder layers
+ * of self-attention + MLP with two norms; decoder layers of self-attention,
+ * cross-attention (q from the decoder, k and v from the encoder output,
+ * o; the self-attention's shape) and MLP with three norms; a final norm
+ * per stack; a relative_attention_bias table of buckets x heads in the
+ * first layer of each stack.  T5-3B: 32128 x 1024 + 24 x 50,333,696 +
+ * 24 x 67,111,936 + 2 x 32 x 32 + 2 x 1024 = 2,851,598,336.
+ *
  * Not counted (each < 0.01% of the models in the catalog): Qwen3's per-head
  * q/k RMSNorm (2 * head_dim per layer), DeepSeek-V3's router bias, BLOOM's
  * embedding LayerNorm.  DeepSeek-V3's multi-token-prediction module (14B)
@@ -111,6 +122,17 @@ int model_check(const gp_model *m, gp_error *err)
 	if (m->sliding_layers > 0 && m->sliding_window == 0)
 		return gp_fail(err, "sliding_layers = %d needs a "
 			       "sliding_window", m->sliding_layers);
+	if (check_min(m->encoder_layers, 0, "encoder_layers", err) ||
+	    check_min(m->rel_buckets, 0, "rel_buckets", err) ||
+	    check_switch(m->ffn_relu, "ffn_relu", err))
+		return GP_EINVAL;
+	if (m->ffn_relu && m->ffn_gated)
+		return gp_fail(err, "ffn_relu applies to a plain MLP, not a "
+			       "gated one");
+	if (m->encoder_layers == 0 && m->rel_buckets > 0)
+		return gp_fail(err, "rel_buckets (%d) applies to "
+			       "encoder-decoder models (encoder_layers > 0)",
+			       m->rel_buckets);
 
 	if (check_min(e->experts, 0, "moe.experts", err))
 		return GP_EINVAL;
@@ -184,6 +206,19 @@ int model_check(const gp_model *m, gp_error *err)
 		if (v->layers > 0 &&
 		    check_min(v->patch_size, 1, "vision.patch_size", err))
 			return GP_EINVAL;
+	}
+	/* The encoder-decoder stacks are dense softmax-attention layers:
+	 * what the operator list and the activations know for them. */
+	if (m->encoder_layers > 0) {
+		const char *what = e->experts > 0 ? "experts (moe)" :
+			a->kv_lora_rank > 0 ? "MLA" :
+			has_vision(m) ? "a vision tower" :
+			m->sliding_window > 0 ? "a sliding window" : NULL;
+
+		if (what)
+			return gp_fail(err, "an encoder-decoder model "
+				       "(encoder_layers %d) with %s is not "
+				       "supported", m->encoder_layers, what);
 	}
 	return GP_OK;
 }
@@ -298,6 +333,36 @@ static double vision_params(const gp_model *m)
 	return v->layers * layer + patch + 2.0 * h + v->projector_params;
 }
 
+/* The encoder stack and the decoder's cross-attention of an
+ * encoder-decoder, added to the decoder-only counts of the `layers`
+ * decoder layers (attn: one attention block with its biases; mlp: one
+ * MLP).  Model_check has ruled out MoE, MLA and vision here. */
+static void encdec_params(const gp_model *m, double attn, double mlp,
+			  gp_params *out)
+{
+	double E = m->encoder_layers, D = m->layers, n = m->norm_params;
+	/* relative_attention_bias: buckets x heads in the first layer of
+	 * each stack (modeling_t5.py has_relative_attention_bias = i == 0). */
+	double rel = (double)m->rel_buckets * m->heads;
+	double aw = model_attn_weights(m), mw = mlp_weights(m,
+							  model_dense_ffn(m));
+
+	out->encoder = E * (attn + 2.0 * n + mlp) + n + rel;
+	/* Each stack reads the shared token embedding; a learned position
+	 * table (BART) is one per stack. */
+	out->embedding += (double)m->pos_embeddings * m->hidden;
+	/* Cross-attention: one more attention block and norm per decoder
+	 * layer; the encoder's layers; both stacks' bias tables. */
+	out->attention += D * attn + E * attn + 2.0 * rel;
+	out->dense_mlp += E * mlp;
+	out->norms += D * n + E * 2.0 * n + n;
+	out->total += D * (attn + n) + out->encoder + rel +
+		(double)m->pos_embeddings * m->hidden;
+	out->active = out->total;
+	out->per_layer_max += attn + n;
+	out->matmul_active += D * aw + E * (aw + mw);
+}
+
 int model_params(const gp_model *m, gp_params *out, gp_error *err)
 {
 	double nf, attn, dense_mlp_one, expert_one, shared_one, router_one;
@@ -329,6 +394,7 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 
 	out->embedding = (double)m->vocab * m->hidden +
 		(double)m->pos_embeddings * m->hidden;
+	out->encoder = 0;
 	out->lm_head = m->tied_embeddings ? 0.0 : (double)m->vocab * m->hidden;
 	out->attention = m->layers * attn;
 	out->dense_mlp = ndense * dense_mlp_one;
@@ -361,6 +427,8 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err)
 			m->moe.shared_experts *
 			mlp_weights(m, model_shared_ffn(m))) +
 		(double)m->vocab * m->hidden;
+	if (m->encoder_layers > 0)
+		encdec_params(m, attn, dense_mlp_one, out);
 	return GP_OK;
 }
 
@@ -397,6 +465,10 @@ double model_fwd_flops_per_token(const gp_model *m, double ctx)
 	f = 2.0 * p.matmul_active;
 	f += (m->layers - nslide) * attn_ctx_flops(m, full) +
 		nslide * attn_ctx_flops(m, win);
+	/* Encoder-decoder: the encoder token's attention over ctx keys and
+	 * the decoder token's cross-attention over ctx encoder keys. */
+	if (m->encoder_layers > 0)
+		f += (m->encoder_layers + m->layers) * attn_ctx_flops(m, full);
 	return f;
 }
 
@@ -435,6 +507,22 @@ double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes)
 	win = ctx > m->sliding_window ? m->sliding_window : ctx;
 	return (m->layers - nslide) * per_layer * ctx +
 		nslide * per_layer * win;
+}
+
+double model_cross_kv_bytes(const gp_model *m, double enc_len,
+			    double elem_bytes)
+{
+	double per_tok;
+
+	if (!gp_finite(enc_len) || enc_len < 0 || enc_len > GP_COUNT_MAX)
+		return -1.0;
+	per_tok = model_kv_bytes_per_token(m, elem_bytes);
+	if (per_tok < 0)
+		return -1.0;
+	/* Each decoder layer's cross K and V have the self-attention's
+	 * width (k, v: h x kv_heads*head_dim), one pair per encoder
+	 * token: the same 2 * layers * kv_heads * head_dim per token. */
+	return m->encoder_layers > 0 ? per_tok * enc_len : 0.0;
 }
 
 double model_vision_tokens(const gp_model *m)
@@ -564,6 +652,108 @@ static void op_elem(gp_op *o, const char *name, gp_op_scope scope,
 	o->elems = elems;
 }
 
+/* The attention core of c->q queries of each of c->seqs sequences over
+ * kv keys, on this GPU's nh query heads and nkv KV heads, dqk-wide
+ * scores and dv-wide values, kv_tok KV elements per key.  Scores QK^T
+ * and values PV: 2 kv (dqk + dv) FLOP per query per head (Kaplan et al.
+ * 2020 Table 1).  Moved: the keys' K/V once (FlashAttention streams K/V
+ * tiles; re-reads across query tiles hit L2, Dao 2023 sec. 3), Q in,
+ * O out. */
+static void op_attn(gp_op *o, const char *name, const gp_op_cfg *c,
+		    double kv, double nh, double nkv, double dqk, double dv,
+		    double kv_tok)
+{
+	double T = c->seqs * c->q;
+
+	op_set(o, name, GP_OP_ATTN, GP_SCOPE_ALL);
+	o->flop = 2.0 * T * kv * nh * (dqk + dv);
+	o->kv = c->seqs * kv * kv_tok;
+	o->act = T * nh * (dqk + dv);
+	if (c->flash) {
+		/* Fused kernel: the q rows of one KV head's group form the
+		 * M side (GQA packing, FlashDecoding), the loop runs over
+		 * the kv length. */
+		o->m = c->q * nh / nkv;
+		o->n = dv;
+		o->k = kv;
+		o->batch = c->seqs * nkv;
+	} else {
+		/* Unfused: the scores matrix is written, read by softmax,
+		 * written as P and read by PV: 4 transfers (Dao et al.
+		 * 2022, FlashAttention, sec. 2.2 standard attention). */
+		o->act += 4.0 * c->seqs * nh * c->q * kv;
+		o->m = c->q;
+		o->n = kv;
+		o->k = dqk;
+		o->batch = c->seqs * nh;
+	}
+}
+
+/* One layer of an encoder-decoder (model_layer_ops; T5 as in Hugging
+ * Face modeling_t5.py: RMS norms, no rope, no biases).  Encoder layer:
+ * bidirectional self-attention over kv_len keys (the caller passes the
+ * input length), nothing cached.  Decoder layer: causal self-attention
+ * whose K/V are written to the cache, then the cross-attention block:
+ * q from the decoder tokens, K and V projected from the encoder output
+ * (seqs * enc_len tokens, once per sequence: every step in training and
+ * at prefill, read from the cache when decoding), attention without a
+ * mask over the enc_len keys, o. */
+static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
+			    gp_op ops[GP_MAX_LAYER_OPS])
+{
+	double tp = c->tp > 0 ? c->tp : 1;
+	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
+	double nkv = m->kv_heads >= tp ? m->kv_heads / tp : 1.0;
+	double mats = m->ffn_gated ? 3.0 : 2.0, f = model_dense_ffn(m) / tp;
+	double T = c->seqs * c->q, Tn = c->sp ? T / tp : T, kv = c->kv_len;
+	double kv_tok = model_kv_elems_layer(m, (int)tp);
+	int dec = !c->encoder, n = 0;
+	gp_op *o;
+
+	if (dec && !(c->enc_len > 0))
+		return 0;
+	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
+	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, (nh + 2.0 * nkv) * hd, h);
+	if (dec) {
+		/* K and V to the cache (inference): no rope to apply. */
+		o = &ops[n++];
+		op_set(o, "kv_write", GP_OP_ELEM, GP_SCOPE_ALL);
+		o->elems = T * 2.0 * nkv * hd;
+		o->act = o->elems;
+		o->kv = T * kv_tok;
+	}
+	if (m->rel_buckets > 0) {
+		/* The relative-position bias added to every score (Raffel
+		 * et al. 2020 sec. 2.1: a scalar per bucket per head): read
+		 * the scores and the batch-wide bias, write the scores; a
+		 * fused kernel reads only the bias. */
+		o = &ops[n++];
+		op_set(o, "pos_bias", GP_OP_ELEM, GP_SCOPE_ALL);
+		o->elems = c->seqs * nh * c->q * kv;
+		o->flop = o->elems;
+		o->act = (c->flash ? 1.0 : 3.0) * o->elems;
+	}
+	op_attn(&ops[n++], "attention", c, kv, nh, nkv, hd, hd, kv_tok);
+	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, nh * hd);
+	if (dec) {
+		op_elem(&ops[n++], "cross_norm", GP_SCOPE_ALL, Tn * h, 4.0);
+		op_gemm(&ops[n++], "cross_q", GP_SCOPE_ALL, T, nh * hd, h);
+		if (!c->cross_cached) {
+			op_gemm(&ops[n], "cross_kv", GP_SCOPE_ALL,
+				c->seqs * c->enc_len, 2.0 * nkv * hd, h);
+			ops[n++].kv = c->seqs * c->enc_len * kv_tok;
+		}
+		op_attn(&ops[n++], "cross_attention", c, c->enc_len, nh, nkv,
+			hd, hd, kv_tok);
+		op_gemm(&ops[n++], "cross_o", GP_SCOPE_ALL, T, h, nh * hd);
+	}
+	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
+	op_gemm(&ops[n++], "mlp_up", GP_SCOPE_ALL, T, (mats - 1.0) * f, h);
+	op_elem(&ops[n++], "mlp_act", GP_SCOPE_ALL, T * f * 1.5, 5.0);
+	op_gemm(&ops[n++], "mlp_down", GP_SCOPE_ALL, T, h, f);
+	return n;
+}
+
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS])
 {
@@ -576,6 +766,8 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	int n = 0;
 	gp_op *o;
 
+	if (m->encoder_layers > 0)
+		return encdec_layer_ops(m, c, ops);
 	T = c->seqs * c->q;
 	/* Norms work on the whole hidden width of every token, or on
 	 * T / tp tokens under sequence parallelism (Korthikanti et al.
@@ -605,33 +797,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	o->act = 2.0 * T * (nh + nkv) * hd;
 	o->elems = T * (nh + nkv) * hd;
 	o->kv = T * kv_tok;
-	/* Scores QK^T and values PV: 2 kv (dqk + dv) FLOP per query per
-	 * head (Kaplan et al. 2020 Table 1).  Moved: the whole cache of
-	 * the batch once (FlashAttention streams K/V tiles; re-reads
-	 * across query tiles hit L2, Dao 2023 sec. 3), Q in, O out. */
-	o = &ops[n++];
-	op_set(o, "attention", GP_OP_ATTN, GP_SCOPE_ALL);
-	o->flop = 2.0 * T * kv * nh * (dqk + dv);
-	o->kv = c->seqs * kv * kv_tok;
-	o->act = T * nh * (dqk + dv);
-	if (c->flash) {
-		/* Fused kernel: the q rows of one KV head's group form the
-		 * M side (GQA packing, FlashDecoding), the loop runs over
-		 * the kv length. */
-		o->m = c->q * nh / nkv;
-		o->n = dv;
-		o->k = kv;
-		o->batch = c->seqs * nkv;
-	} else {
-		/* Unfused: the scores matrix is written, read by softmax,
-		 * written as P and read by PV: 4 transfers (Dao et al.
-		 * 2022, FlashAttention, sec. 2.2 standard attention). */
-		o->act += 4.0 * c->seqs * nh * c->q * kv;
-		o->m = c->q;
-		o->n = kv;
-		o->k = dqk;
-		o->batch = c->seqs * nh;
-	}
+	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);
 	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, o_k);
 	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
 	if (model_moe_layers(m) < m->layers) {

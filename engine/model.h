@@ -2,8 +2,11 @@
  * model.h - transformer architecture -> parameter counts and FLOPs.
  *
  * A gp_model describes a decoder-only transformer (dense, GQA/MQA, MLA, MoE)
- * with an optional vision tower.  All counts are in elements (parameters)
- * or FLOP; a multiply-add is 2 FLOP.  The caller owns every struct.
+ * with an optional vision tower, or an encoder-decoder (T5: an encoder
+ * stack of encoder_layers bidirectional layers, a decoder stack of
+ * `layers` layers with cross-attention over the encoder output, relative
+ * position buckets).  All counts are in elements (parameters) or FLOP; a
+ * multiply-add is 2 FLOP.  The caller owns every struct.
  */
 #ifndef GP_MODEL_H
 #define GP_MODEL_H
@@ -65,6 +68,19 @@ typedef struct gp_model {
 			       * GPT, BLOOM); implies the qkv biases */
 	int pos_embeddings;   /* rows of a learned absolute position table
 			       * (GPT-3: 2048); 0 = rotary / ALiBi */
+	/* Encoder-decoder (Raffel et al. 2020, T5): encoder_layers > 0
+	 * makes `layers` the decoder stack.  Each decoder layer adds a
+	 * cross-attention block (norm, q from the decoder, k and v from
+	 * the encoder output, o) of the self-attention's shape.  No MoE,
+	 * MLA, sliding window or vision tower with it. */
+	int encoder_layers;   /* 0 = decoder-only */
+	int rel_buckets;      /* T5 relative position buckets: a buckets x
+			       * heads bias table in the first layer of each
+			       * stack; 0 = none (encoder-decoder only) */
+	int ffn_relu;         /* 1: the plain MLP's activation is ReLU (T5
+			       * v1.0), whose backward keeps its output --
+			       * the down-projection's input -- instead of
+			       * its input */
 } gp_model;
 
 /* Parameter counts, in elements. */
@@ -78,15 +94,22 @@ typedef struct gp_params {
 	double router;        /* MoE gates */
 	double norms;         /* layer norms and the final norm */
 	double vision;        /* vision tower + projector */
-	double total;         /* everything above */
+	double encoder;       /* encoder-decoder: the encoder stack's layers
+			       * and final norm, also counted in attention,
+			       * dense_mlp and norms (not in total twice) */
+	double total;         /* everything above but encoder */
 	double active;        /* per token: routed experts counted
 			       * top_k/experts */
-	double per_layer_max; /* largest single transformer layer */
+	double per_layer_max; /* largest single transformer layer (the
+			       * decoder layer of an encoder-decoder) */
 	double matmul_active; /* weights one token multiplies through in the
 			       * language model: active attention, MLP and
 			       * expert matrices, routers and the logits
 			       * (counted even when tied); no embedding
-			       * lookup, norms, biases or vision tower */
+			       * lookup, norms, biases or vision tower.
+			       * Encoder-decoder: one encoder token and one
+			       * decoder token (both stacks, cross q, k, v
+			       * and o, the logits) */
 } gp_params;
 
 /* Check a model for impossible or contradictory shapes (non-positive sizes,
@@ -104,8 +127,11 @@ int model_params(const gp_model *m, gp_params *out, gp_error *err);
  * + attention 2 * 2 * ctx * heads * head_dim per layer (causal averaging is
  * the caller's business: pass the mean context); sliding-window layers
  * attend to min(ctx, window) tokens.  MLA scores use qk_nope + qk_rope
- * per head and the value product v_head_dim.  Returns FLOP, or -1 when
- * the model is invalid or ctx is not in [0, GP_COUNT_MAX]. */
+ * per head and the value product v_head_dim.  An encoder-decoder counts
+ * one token of each stack (an input and a target of equal length ctx):
+ * the encoder's attention over ctx keys, the decoder's self-attention
+ * over ctx and its cross-attention over ctx encoder keys.  Returns FLOP,
+ * or -1 when the model is invalid or ctx is not in [0, GP_COUNT_MAX]. */
 double model_fwd_flops_per_token(const gp_model *m, double ctx);
 
 /* Layer shapes of a (possibly MoE) model, m valid: the MLP width of its
@@ -160,6 +186,15 @@ double model_kv_bytes_per_token(const gp_model *m, double elem_bytes);
  * sliding-window layers hold at most sliding_window tokens.  Returns
  * bytes, or -1 when invalid. */
 double model_kv_bytes(const gp_model *m, double ctx, double elem_bytes);
+
+/* Cross-attention K/V bytes of an encoder-decoder for one sequence of
+ * enc_len encoder tokens (0..GP_COUNT_MAX): every decoder layer projects
+ * the encoder output once to its own K and V, 2 * layers * kv_heads *
+ * head_dim * elem_bytes per encoder token, and decoding reads them each
+ * step (HF T5 past_key_values: cross K/V cached at the first step).
+ * 0 for a decoder-only model; -1 when invalid. */
+double model_cross_kv_bytes(const gp_model *m, double enc_len,
+			    double elem_bytes);
 
 /* ---- the operators of one layer --------------------------------------
  *
@@ -216,6 +251,16 @@ typedef struct gp_op_cfg {
 			     * experts / ep experts and receives, on
 			     * average, its tokens x top_k dispatches */
 	int flash;          /* 1: fused attention (no s^2 tensors) */
+	/* Encoder-decoder models (zero for decoder-only: the list is the
+	 * decoder-only one whatever these hold): */
+	int encoder;        /* 1: an encoder layer (bidirectional, no KV
+			     * cache, no cross-attention); 0: a decoder
+			     * layer */
+	double enc_len;     /* decoder layers: encoder tokens per sequence
+			     * the cross-attention reads (> 0) */
+	int cross_cached;   /* decoder layers: 1 when the cross K/V are in
+			     * the cache already (decode steps), 0 when
+			     * this step projects them (training, prefill) */
 } gp_op_cfg;
 
 #define GP_MAX_LAYER_OPS 16
@@ -227,8 +272,16 @@ typedef struct gp_op_cfg {
  * 2020 Table 1); attention 2 T kv_len heads (dqk + dv) per layer; KV in
  * elements of this GPU's heads (replicated when kv_heads < tp; MLA: the
  * shared latent).  MoE experts: the distinct experts T tokens touch under
- * uniform routing, E (1 - (1 - k/E)^T) (per rank with EP).  Returns the
- * number of ops (<= GP_MAX_LAYER_OPS). */
+ * uniform routing, E (1 - (1 - k/E)^T) (per rank with EP).
+ * Encoder-decoder (m->encoder_layers > 0): an encoder layer (c->encoder)
+ * is norms, qkv, the relative-position bias add (rel_buckets), attention
+ * over kv_len keys, o_proj and the MLP; a decoder layer adds kv_write
+ * (K and V to the cache, no rope), the position bias, and the
+ * cross-attention block cross_norm, cross_q, cross_kv (over seqs *
+ * enc_len encoder tokens; absent when cross_cached), cross_attention
+ * (q x enc_len, no mask) and cross_o.  Returns the number of ops
+ * (<= GP_MAX_LAYER_OPS), or 0 when an encoder-decoder decoder layer is
+ * asked without enc_len > 0. */
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS]);
 

@@ -680,6 +680,10 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (model_check(m, err) || roof_device_check(d, err) ||
 	    comm_topo_check(t, err))
 		return GP_EINVAL;
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "the training step of an encoder-decoder "
+			       "model is not modelled (its memory is: "
+			       "gpuplan fit)");
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT)
 		return gp_fail(err, "unknown compute precision %d",
 			       (int)c->compute);
@@ -851,7 +855,10 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 			       "system has no NICs", x.y.gpus, nodes, G);
 	if (layout_place(&x.y, G, out->groups, err))
 		return GP_EINVAL;
-	if (x.y.zero > 0 && x.y.shard == 1)
+	/* ZeRO over one rank shards nothing -- unless it carries the
+	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
+	if (x.y.zero > 0 && x.y.shard == 1 && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
 		out->warn |= TRAIN_WARN_ZERO_DP1;
 	if (out->groups[GP_GRP_TP].per_node < x.y.tp)
 		out->warn |= TRAIN_WARN_TP_NODES;

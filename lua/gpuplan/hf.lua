@@ -22,7 +22,11 @@
 --     or n_routed_experts (DeepSeek); the width of one expert is
 --     moe_intermediate_size, or intermediate_size for Mixtral;
 --   * num_key_value_heads absent or null means MHA; head_dim absent means
---     hidden_size / num_attention_heads.
+--     hidden_size / num_attention_heads;
+--   * T5-family encoder-decoders (t5, mt5) say d_model, d_kv, d_ff,
+--     num_heads, num_layers (the encoder) and num_decoder_layers (absent:
+--     num_layers), feed_forward_proj ("relu", "gated-gelu", ...) and
+--     relative_attention_num_buckets (T5Config defaults where absent).
 local cjson = require "cjson"
 
 local M = {}
@@ -56,7 +60,15 @@ M.rules = {
             qkv_bias = true, ffn_mult = 4, tied = true },
   gpt_neox = { gated = false, norm = "layer", linear_bias = true,
                qkv_bias = true, tied = false },
+  -- T5 (T5Config: tie_word_embeddings True) and mT5 / mT0 (MT5Config:
+  -- False); the MLP's gating comes from feed_forward_proj.
+  t5 = { encdec = true, norm = "rms", tied = true },
+  mt5 = { encdec = true, norm = "rms", tied = false },
 }
+
+-- T5Config defaults (transformers configuration_t5.py) for the fields a
+-- T5 config may leave out.
+M.t5_defaults = { feed_forward_proj = "relu", relative_attention_num_buckets = 32 }
 
 -- Class defaults of sub-configs (transformers configuration_*.py), used
 -- only for fields a nested config leaves out.
@@ -313,10 +325,24 @@ local function convert(cfg, file, opts)
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
 
+  if cfg.is_encoder_decoder == true and not rule.encdec then
+    fail(file, "model_type '%s' is an encoder-decoder (is_encoder_decoder): "
+      .. "only the T5 family (t5, mt5) is supported", tostring(mtype))
+  end
   e.layers = rd.int({ "num_hidden_layers", "n_layer", "num_layers" }, true)
+  if rule.encdec then
+    -- T5: num_layers is the encoder; the decoder has num_decoder_layers,
+    -- "defaults to num_layers if not set" (T5Config).
+    e.encoder_layers = e.layers
+    local dl = rd.int("num_decoder_layers")
+    if dl == nil then
+      notes[#notes + 1] = "num_decoder_layers absent: = num_layers (T5Config)"
+    end
+    e.layers = dl or e.encoder_layers
+  end
   e.hidden = rd.int({ "hidden_size", "n_embd", "d_model" }, true)
   local heads_path
-  e.heads, heads_path = rd.int({ "num_attention_heads", "n_head" }, true)
+  e.heads, heads_path = rd.int({ "num_attention_heads", "n_head", "num_heads" }, true)
   local kv, kv_path = rd.int({ "num_key_value_heads", "n_head_kv" })
   if kv == nil then
     kv = e.heads
@@ -342,7 +368,7 @@ local function convert(cfg, file, opts)
     end
   end
 
-  local hd = rd.int("head_dim")
+  local hd = rd.int({ "head_dim", "d_kv" })
   if hd == nil then
     if e.hidden % e.heads ~= 0 then
       if e.mla then
@@ -371,7 +397,7 @@ local function convert(cfg, file, opts)
   end
 
   local ffn, ffn_path = rd.int({ "intermediate_size", "n_inner",
-                                 "ffn_hidden_size", "ffn_dim" })
+                                 "ffn_hidden_size", "ffn_dim", "d_ff" })
   if ffn == nil and rule.ffn_mult then
     ffn = rule.ffn_mult * e.hidden
     notes[#notes + 1] = string.format("no intermediate size: %d x hidden",
@@ -382,6 +408,32 @@ local function convert(cfg, file, opts)
   end
   e.ffn_hidden = ffn or 0
   e.ffn_gated = rule.gated and true or false
+  if rule.encdec then
+    -- T5Config: act_info = feed_forward_proj.split("-"), gated when it
+    -- starts with "gated", the activation its last part ("gated-gelu"
+    -- is gelu_new).
+    local proj, proj_path = rd.get("feed_forward_proj")
+    if proj == nil then
+      proj = M.t5_defaults.feed_forward_proj
+      notes[#notes + 1] = "feed_forward_proj absent: relu (T5Config default)"
+    elseif type(proj) ~= "string" then
+      fail(file, "%s must be a string like 'relu' or 'gated-gelu'", proj_path)
+    end
+    local gated, act = proj:match("^(gated%-)(%a+)$")
+    act = act or proj
+    local acts = { relu = "relu", gelu = "gelu", gelu_new = "gelu", silu = "silu" }
+    if not acts[act] or (not gated and proj:find("-", 1, true)) then
+      fail(file, "feed_forward_proj '%s' is not relu, gelu, silu or gated-<one of them>", proj)
+    end
+    e.ffn_gated = gated ~= nil
+    e.ffn_act = acts[act]
+    local nb = rd.int("relative_attention_num_buckets")
+    if nb == nil then
+      nb = M.t5_defaults.relative_attention_num_buckets
+      notes[#notes + 1] = "relative_attention_num_buckets absent: 32 (T5Config default)"
+    end
+    e.rel_buckets = nb
+  end
 
   if experts then
     local top_k, tk_path = rd.int({ "num_experts_per_tok", "moe_topk",
@@ -546,9 +598,10 @@ end
 
 -- Catalog text of an entry, keys in a fixed order.
 local order = {
-  top = { "id", "name", "family", "layers", "hidden", "heads", "kv_heads",
-          "head_dim", "ffn_hidden", "ffn_gated", "vocab", "tied_embeddings",
-          "qkv_bias", "linear_bias", "norm", "max_seq", "dtype", "moe", "mla",
+  top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
+          "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
+          "tied_embeddings", "qkv_bias", "linear_bias", "norm", "rel_buckets",
+          "max_seq", "dtype", "moe", "mla",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

@@ -187,7 +187,7 @@ local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision re
   ctx block chunk_tokens kv_free_fraction prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers cat]]
+  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers enc_seq cat]]
 
 M.OPTIONS = OPTIONS
 local unknown_key = require("gpuplan.args").unknown_key
@@ -208,7 +208,11 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
---   train_vision (boolean: the ViT tower trains), cat.
+--   train_vision (boolean: the ViT tower trains), enc_seq (encoder-decoder
+--   models: encoder tokens per sequence; seq is then the decoder's;
+--   default seq), cat.
+-- The result carries `warnings`: codes of a plan that runs but wastes
+-- something (M.WARNINGS), the same codes gp.train reports.
 -- M.prepare(o, extra): the options of M.memory checked and turned into
 -- the engine's config.  extra (optional) is a set of more option names
 -- the caller (gpuplan.train) reads itself.  Returns a table {model, gpu,
@@ -308,7 +312,24 @@ function M.prepare(o, extra, who)
       end
     end
     cfg.flash = o.flash
-    if o.flash == nil then dflt("flash", true) end
+    if o.flash == nil and (model.rel_buckets or 0) > 0 then
+      -- T5's attention adds a relative-position bias to the scores;
+      -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
+      -- + position_bias, softmax, dropout, matmul), no fused kernel.
+      cfg.flash = false
+      defaults[#defaults + 1] = "flash=false (T5 position-bias attention runs unfused)"
+    elseif o.flash == nil then
+      dflt("flash", true)
+    end
+    -- Encoder-decoder: the encoder's length beside seq, the decoder's.
+    local encdec = (model.encoder_layers or 0) > 0
+    if o.enc_seq ~= nil and not encdec then
+      fail("enc_seq applies to encoder-decoder models; %s is decoder-only",
+        tostring(model.id or model.name))
+    end
+    if encdec then
+      cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", cfg.seq)
+    end
     cfg.dropout = o.dropout
     -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
     -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
@@ -357,6 +378,14 @@ function M.prepare(o, extra, who)
     cfg.offload = o.offload
     cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
     local precision = o.precision or dflt("precision", "bf16")
+    -- fp8 compute needs fp8 tensor cores (Hopper, Ada, Blackwell); the
+    -- catalog lists a dense fp8 peak only for those.  The training step
+    -- (engine/train.c) refuses the same; say it here in the same words.
+    if (precision == "fp8" or o.recipe == "fp8") and gpu and
+       not (type(gpu.peak) == "table" and (gpu.peak.fp8 or 0) > 0) then
+      fail("fp8 training needs fp8 tensor cores; gpu %s has none (bf16 or fp16 instead)",
+        tostring(gpu.id))
+    end
     -- A rank-0 adapter has no parameters: a given rank is a positive one.
     local lora_rank = posint("lora_rank", o.lora_rank)
     local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
@@ -459,6 +488,62 @@ function M.auto_recompute(model, cfg, defaults)
   return r
 end
 
+-- Warnings of a plan that runs but wastes something, by code (the codes
+-- the training step reports, engine/train.c TRAIN_WARN_*), each a sentence
+-- for a job j = { zero, tp, ep, pp, tp_per_node, ep_per_node } (the
+-- ranks of one TP / EP group on a node).
+M.WARNINGS = {
+  zero_dp1 = function(j)
+    return string.format("ZeRO-%d over a data-parallel group of one rank (dp x cp = 1) "
+      .. "shards nothing", j.zero or 0)
+  end,
+  tp_leaves_node = function(j)
+    local tp, per = j.tp or 1, j.tp_per_node or 8
+    return string.format("tp %d spans %d nodes, %d ranks on each: every layer's TP "
+      .. "collectives cross the NICs", tp, math.ceil(tp / per), per)
+  end,
+  ep_leaves_node = function(j)
+    local ep, per = j.ep or 1, j.ep_per_node or 8
+    return string.format("an ep %d group spans %d nodes, %d ranks on each: the expert "
+      .. "all-to-alls cross the NICs", ep, math.ceil(ep / per), per)
+  end,
+  microbatches_not_multiple_of_pp = function(j)
+    return string.format("the interleaved schedule's micro-batches are not a multiple "
+      .. "of pp %d", j.pp or 1)
+  end,
+}
+
+-- "warnings: zero_dp1 (ZeRO-1 over ...), tp_leaves_node (...)", or nil.
+function M.warning_line(codes, j)
+  if not codes or #codes == 0 then return nil end
+  local parts = {}
+  for _, c in ipairs(codes) do
+    local f = M.WARNINGS[c]
+    parts[#parts + 1] = f and string.format("%s (%s)", c, f(j)) or c
+  end
+  return "warnings: " .. table.concat(parts, ", ")
+end
+
+-- The warnings of a training plan that the memory model can tell (no
+-- placement): ZeRO that shards nothing -- unless it carries the offload,
+-- which DeepSpeed runs through its ZeRO optimizer -- and a TP group wider
+-- than the node (TP ranks are innermost, Megatron's default order; the
+-- node is gp.train's: the catalog system of the GPU, else its NVLink
+-- domain, else 8).
+local function plan_warnings(cfg, gpu, cat)
+  local w, j = {}, { zero = cfg.zero, tp = cfg.tp, pp = cfg.pp }
+  if (cfg.zero or 0) > 0 and (cfg.dp or 1) * (cfg.cp or 1) == 1 and
+     (cfg.offload == nil or cfg.offload == "none") then
+    w[#w + 1] = "zero_dp1"
+  end
+  if gpu then
+    local _, g = require("gpuplan.train").default_node(gpu, cat or require("gpuplan").catalog())
+    j.tp_per_node = math.min(cfg.tp or 1, g)
+    if (cfg.tp or 1) > g then w[#w + 1] = "tp_leaves_node" end
+  end
+  return w, j
+end
+
 function M.memory(o)
   local p = M.prepare(o)
   local model, gpu, cfg, defaults, method, gpus = p.model, p.gpu, p.cfg, p.defaults,
@@ -481,6 +566,8 @@ function M.memory(o)
   if cfg.recipe then r.state_bytes = core.state_bytes(cfg.recipe, cfg.optimizer) end
   r.dp = cfg.dp
   r.defaults = defaults
+  r.warnings, r.job = {}, { tp = cfg.tp }
+  if cfg.kind ~= "infer" then r.warnings, r.job = plan_warnings(cfg, gpu, o.cat) end
   return r
 end
 

@@ -294,6 +294,11 @@ M.model = T.record {
   vocab = R(pos()), tied_embeddings = bool(),
   qkv_bias = bool(), norm = T.enum { "rms", "layer" },
   max_seq = pos(),
+  -- Encoder-decoder (T5): layers of the encoder stack (`layers` is then
+  -- the decoder's), the relative-position buckets, and the MLP's
+  -- activation where ReLU keeps a different tensor (T5 v1.0).
+  encoder_layers = int { min = 0 }, rel_buckets = int { min = 0 },
+  ffn_act = T.enum { "relu", "gelu", "silu" },
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },

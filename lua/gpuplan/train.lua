@@ -81,6 +81,17 @@ local COMPUTE = { bf16 = "bf16", fp16 = "fp16", fp8 = "fp8", fp32 = "fp32", tf32
 -- the same rule as gpuplan.infer's prefill offload).
 function M.pcie_bw(g) return require("gpuplan.comm").pcie_bw(g) end
 
+-- The catalog system that holds this GPU (the first by id), or nil; and
+-- the GPUs per node a job of this GPU gets by default: that system's, else
+-- the GPU's scale-up domain, else 8.  gpuplan fit's node warnings use the
+-- same rule.
+function M.default_node(gpu, cat)
+  for _, id in ipairs(cat:ids("systems")) do
+    if cat.systems[id].gpu == gpu.id then return cat.systems[id], cat.systems[id].gpus end
+  end
+  return nil, gpu.scaleup and gpu.scaleup.domain or 8
+end
+
 -- The node the job runs on: a catalog system, or one built from the GPU.
 local function topology(o, gpu, cat, default)
   local comm = require "gpuplan.comm"
@@ -91,9 +102,7 @@ local function topology(o, gpu, cat, default)
       fail("train: system '%s' holds %s, not %s", o.system, tostring(sys.gpu), gpu.id)
     end
   elseif gpu then
-    for _, id in ipairs(cat:ids("systems")) do
-      if cat.systems[id].gpu == gpu.id then sys = cat.systems[id]; break end
-    end
+    sys = M.default_node(gpu, cat)
     if sys then default("system=" .. sys.id) end
   end
   local spec

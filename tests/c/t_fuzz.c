@@ -75,7 +75,8 @@ static const field fields[] = {
 	I(m.vision.image_size), I(m.vision.patch_size), I(m.vision.merge),
 	I(m.vision.tokens_per_image), D(m.vision.projector_params),
 	D(m.vision.params), I(m.vision.temporal_patch), I(m.linear_bias),
-	I(m.pos_embeddings),
+	I(m.pos_embeddings), I(m.encoder_layers), I(m.rel_buckets),
+	I(m.ffn_relu),
 
 	I(tc.recipe), I(tc.optim), I(tc.lay.dp), I(tc.lay.tp), I(tc.lay.pp), I(tc.lay.cp),
 	I(tc.lay.ep), I(tc.lay.vpp), I(tc.lay.zero), I(tc.lay.sp), D(tc.seq),
@@ -86,7 +87,7 @@ static const field fields[] = {
 	U(tc.lora_targets), I(tc.lora_dropout), D(tc.base.bits),
 	I(tc.base.group), D(tc.base.group_bits), I(tc.paged_optimizer),
 	I(tc.grads_in_bwd), I(tc.fused_qkv_view), I(tc.lora_zero_pad), I(tc.quant_head),
-	D(tc.images), I(tc.vision_frozen),
+	D(tc.images), I(tc.vision_frozen), D(tc.enc_seq),
 
 	D(ic.weights.bits), I(ic.weights.group), D(ic.weights.group_bits),
 	D(ic.kv_bytes), I(ic.tp), I(ic.pp), D(ic.seqs), D(ic.ctx),
@@ -103,7 +104,7 @@ static const field fields[] = {
 	D(ac.seq), D(ac.micro_batch), I(ac.tp), I(ac.sp), I(ac.cp), I(ac.ep),
 	D(ac.act_bytes), I(ac.flash), I(ac.dropout), I(ac.recompute),
 	D(ac.capacity_factor), I(ac.frozen), I(ac.lora_rank),
-	U(ac.lora_targets), I(ac.input_nograd),
+	U(ac.lora_targets), I(ac.input_nograd), D(ac.enc_len),
 
 	D(res.context), D(res.workspace), D(res.comm), D(res.frag),
 	D(res.margin), D(capacity),
@@ -265,6 +266,31 @@ static void base(world *w)
 	w->lora_targets = 127;
 }
 
+/* The base world with a T5-like encoder-decoder instead (4 + 4 layers,
+ * no experts, ReLU MLP, position buckets; one stage, no EP), so that the
+ * hostile values reach the encoder-decoder arithmetic too. */
+static void base_t5(world *w)
+{
+	gp_model *m = &w->m;
+
+	base(w);
+	memset(&m->moe, 0, sizeof m->moe);
+	m->encoder_layers = 4;
+	m->kv_heads = m->heads;
+	m->ffn_gated = 0;
+	m->ffn_relu = 1;
+	m->rel_buckets = 8;
+	w->tc.lay.pp = 1;
+	w->tc.lay.ep = 1;
+	w->tc.lay.zero = 3;
+	w->tc.offload_optimizer = 1;
+	w->tc.offload_params = 1;
+	w->tc.enc_seq = 256;
+	w->tc.dropout = 1;
+	w->ac.enc_len = 64;
+	w->moe_layer = 0;
+}
+
 static void set_field(world *w, int f, int vi)
 {
 	char *p = (char *)w + fields[f].off;
@@ -370,6 +396,8 @@ static int mem_result_good(const gp_mem_result *r)
 		nonneg(r->act_layer) && nonneg(r->cpu_bytes) &&
 		nonneg(r->kv_per_seq) && nonneg(r->max_seqs) &&
 		nonneg(r->max_ctx) && r->cpu_layers >= 0 &&
+		nonneg(r->host_weights) && nonneg(r->host_grads) &&
+		nonneg(r->host_master) && nonneg(r->host_optimizer) &&
 		r->largest >= 0 && r->largest < GP_MEM_NCOMP;
 	return good;
 }
@@ -480,7 +508,8 @@ static void call_all(const world *w, tally *t)
 	CALL(K_ACT, mem_act_layer(&w->m, &w->ac, w->moe_layer, &al, &e),
 	     nonneg(al.attention) && nonneg(al.core) && nonneg(al.mlp) &&
 	     nonneg(al.norms) && nonneg(al.masks) && nonneg(al.lora) &&
-	     nonneg(al.total) && nonneg(al.full),
+	     nonneg(al.total) && nonneg(al.full) && nonneg(al.cross) &&
+	     nonneg(al.enc_out),
 	     "a negative or non-finite figure");
 
 	x = mem_lora_params(&w->m, w->lora_rank, w->lora_targets);
@@ -543,6 +572,37 @@ int main(void)
 
 		base(&w);
 		n = 1 + (int)(rng(&seed) % 4);
+		for (j = 0; j < n; j++) {
+			f = (int)(rng(&seed) % NFIELDS);
+			v = (int)(rng(&seed) % (uint64_t)nvals(f));
+			set_field(&w, f, v);
+			val_str(f, v, vs, sizeof vs);
+			used += (size_t)snprintf(t.what + used,
+					sizeof t.what - used, "%s=%s ",
+					fields[f].name, vs);
+			if (used >= sizeof t.what)
+				used = sizeof t.what - 1;
+		}
+		call_all(&w, &t);
+	}
+
+	/* The same through the encoder-decoder base: every field, then
+	 * 5000 random worlds. */
+	for (f = 0; f < NFIELDS; f++)
+		for (v = 0; v < nvals(f); v++) {
+			base_t5(&w);
+			set_field(&w, f, v);
+			val_str(f, v, vs, sizeof vs);
+			snprintf(t.what, sizeof t.what, "t5: %s = %s",
+				 fields[f].name, vs);
+			call_all(&w, &t);
+		}
+	for (i = 0; i < 5000; i++) {
+		size_t used = 0;
+
+		base_t5(&w);
+		n = 1 + (int)(rng(&seed) % 4);
+		used += (size_t)snprintf(t.what, sizeof t.what, "t5: ");
 		for (j = 0; j < n; j++) {
 			f = (int)(rng(&seed) % NFIELDS);
 			v = (int)(rng(&seed) % (uint64_t)nvals(f));

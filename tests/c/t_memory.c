@@ -6,6 +6,8 @@
 #include <string.h>
 
 #define GiB 1073741824.0
+/* Exact sums of a few dozen integer terms in doubles: only the last bit. */
+#define EXACT 1e-12
 
 /* GPT-3 175B block of Korthikanti et al. 2022 (Table 3): h 12288, a 96,
  * GeLU MLP of 4h, LayerNorm, s 2048. */
@@ -73,6 +75,29 @@ static gp_model llama2_70b(void)
 	return m;
 }
 
+/* A small T5 v1.0-style encoder-decoder whose terms are easy to add by
+ * hand: 2 + 2 layers, h 64, 4 heads of 32 (q width 128 != h), ReLU MLP of
+ * 256, vocab 100, tied, 8 position buckets, T5LayerNorm (h per norm). */
+static gp_model t5_tiny(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 2;
+	m.encoder_layers = 2;
+	m.hidden = 64;
+	m.heads = 4;
+	m.kv_heads = 4;
+	m.head_dim = 32;
+	m.ffn_hidden = 256;
+	m.ffn_relu = 1;
+	m.vocab = 100;
+	m.tied_embeddings = 1;
+	m.norm_params = 64;
+	m.rel_buckets = 8;
+	return m;
+}
+
 static gp_act_cfg korthikanti(int tp, int sp, gp_recompute rc)
 {
 	gp_act_cfg c;
@@ -127,7 +152,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(120);
+	plan(161);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -901,7 +926,8 @@ int main(void)
 		tc.lora_rank = 8;
 		tc.lora_targets = GP_LORA_Q | GP_LORA_V;
 		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
-		ok(r1.bytes[GP_MEM_VISION] == 0, "LoRA keeps nothing in the tower");
+		ok(r1.bytes[GP_MEM_VISION] == 0,
+		   "LoRA keeps nothing in the tower");
 		/* Errors. */
 		tc = train_cfg();
 		tc.seq = 1000;
@@ -918,6 +944,215 @@ int main(void)
 		rc = mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
 		ok(rc == GP_EINVAL && strstr(err.msg, "without a vision tower"),
 		   "images on a text model rejected");
+	}
+
+	/* --- encoder-decoder (T5) activations --- */
+	{
+		gp_model t = t5_tiny();
+
+		/* Decoder layer: 2 sequences of 8 target tokens (16 tokens)
+		 * over 16 encoder tokens (32 per micro-batch), 2-byte
+		 * activations, unfused, dropout on, full training. */
+		memset(&ac, 0, sizeof ac);
+		ac.seq = 8;
+		ac.micro_batch = 2;
+		ac.act_bytes = 2;
+		ac.dropout = 1;
+		ac.enc_len = 16;
+		ok(mem_act_layer(&t, &ac, 0, &al, &err) == GP_OK,
+		   "t5 decoder layer activations");
+		/* Norm inputs: self, cross and MLP norms, 3 x 64 x 2 B x 16
+		 * tokens = 6,144. */
+		is_num(al.norms, 6144, EXACT,
+		       "decoder layer: three norm inputs");
+		/* Cross block: per target token its q input 128 B, q 256 B,
+		 * o input 256 B (16 x 640 = 10,240); per encoder token K
+		 * and V 2 x 128 x 2 B (32 x 512 = 16,384): 26,624. */
+		is_num(al.cross, 26624, EXACT, "decoder layer: cross block");
+		/* The encoder output the k and v linears read: 32 x 64 x 2
+		 * = 4,096, kept once per stack (not in the layer's total). */
+		is_num(al.enc_out, 4096, EXACT,
+		       "decoder layer: encoder output");
+		/* Scores: 4 heads x 16 queries x (8 self + 16 cross) keys x
+		 * (2 B softmax + 1 B mask + 2 B dropout) = 7,680. */
+		is_num(al.core, 7680, EXACT,
+		       "decoder layer: self + cross scores");
+		/* ReLU MLP with T5's inner dropout: input 128 B, ReLU output
+		 * 512 B, dropout output (wo's input) 512 B per token:
+		 * 16 x 1,152 = 18,432; masks: 3 blocks x 64 + the inner 256
+		 * bytes per token: 16 x 448 = 7,168. */
+		is_num(al.mlp, 18432, EXACT,
+		       "decoder layer: ReLU MLP + dropout");
+		is_num(al.masks, 7168, EXACT,
+		       "decoder layer: four dropout masks");
+		/* Total: norms 6,144 + self attention 16 x (128 + 768 + 256)
+		 * = 18,432 + core 7,680 + MLP 18,432 + masks 7,168 + cross
+		 * 26,624 = 84,480. */
+		is_num(al.total, 84480, EXACT, "decoder layer total");
+		/* Without dropout ReLU's output is wo's input: one tensor,
+		 * 16 x (128 + 512) = 10,240. */
+		ac.dropout = 0;
+		mem_act_layer(&t, &ac, 0, &al, &err);
+		is_num(al.mlp, 10240, EXACT, "ReLU keeps one MLP-wide tensor");
+		/* LoRA on q, v (PEFT's T5 default: SelfAttention and
+		 * EncDecAttention) with adapter dropout, frozen base: the
+		 * cross q input and the encoder output are kept only as
+		 * the adapters' dropout outputs (64 x 3 B) + rank-4 outputs
+		 * (8 B), per target token and per encoder token: cross =
+		 * 16 x q 256 + 32 x (K, V 512 + 200) = 26,880; no shared
+		 * encoder output. */
+		ac.dropout = 1;
+		ac.frozen = 1;
+		ac.lora_rank = 4;
+		ac.lora_targets = GP_LORA_Q | GP_LORA_V;
+		ac.lora_dropout = 1;
+		mem_act_layer(&t, &ac, 0, &al, &err);
+		is_num(al.cross, 26880, EXACT, "LoRA q,v: cross block");
+		is_num(al.enc_out, 0, 0, "LoRA q,v: k/v linears keep no input");
+		/* Adapters: r (in + out) for q and v, 4 x 2 x (64 + 128) =
+		 * 1,536 per attention block, in 2 encoder self, 2 decoder
+		 * self and 2 cross blocks: 9,216. */
+		is_num(mem_lora_params(&t, 4, GP_LORA_Q | GP_LORA_V), 9216,
+		       EXACT, "t5 LoRA q,v parameters: both stacks + cross");
+		ac.frozen = 0;
+		ac.lora_rank = 0;
+		ac.lora_targets = 0;
+		ac.lora_dropout = 0;
+		ac.enc_len = 3;
+		ok(mem_act_layer(&l7, &ac, 0, &al, &err) == GP_EINVAL &&
+		   strstr(err.msg, "enc_len 3 given for a decoder-only"),
+		   "enc_len on a decoder-only model rejected");
+
+		/* The whole model, one micro-batch: 2 decoder layers
+		 * (84,480) + 2 encoder layers (16 encoder tokens x 2
+		 * sequences: norms 8,192 + attention 32 x 1,152 + scores
+		 * 4 x 32 x 16 x 5 = 10,240 + MLP 32 x 1,152 + masks
+		 * 32 x 384 = 104,448) + the encoder output 4,096 + the
+		 * dropout masks of the encoder embedding and both final
+		 * norms 2 x 64 x (2 x 16 + 8) = 5,120 + the decoder
+		 * embedding's 16 x 64 = 1,024: 388,096. */
+		tc = train_cfg();
+		tc.seq = 8;
+		tc.enc_seq = 16;
+		tc.lay.micro_batch = 2;
+		tc.flash = 0;
+		tc.dropout = 1;
+		ok(mem_train(&t, &tc, 80e9, &rs, &r, &err) == GP_OK,
+		   "t5 training memory");
+		is_num(r.bytes[GP_MEM_ACTIVATIONS], 388096, EXACT,
+		       "t5: both stacks' activations");
+		/* Logits over the 16 target tokens: 2 x 64 x 2 B + 100 x
+		 * 4 B = 656 per token: 10,496. */
+		is_num(r.bytes[GP_MEM_LOGITS], 10496, EXACT,
+		       "t5: decoder logits");
+		tc.lay.pp = 2;
+		ok(mem_train(&t, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "pp 2: an encoder-decoder"),
+		   "t5 over pipeline stages rejected");
+		tc.lay.pp = 1;
+		tc.enc_seq = 16;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "enc_seq 16 given for a decoder-only"),
+		   "enc_seq on a decoder-only model rejected");
+		memset(&ic, 0, sizeof ic);
+		ic.ctx = 512;
+		ic.seqs = 1;
+		ok(mem_infer(&t, &ic, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "inference of an encoder-decoder"),
+		   "t5 inference memory refused, not mispriced");
+	}
+
+	/* --- offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity) --- */
+	{
+		/* Llama-2-7B, N = 6,738,415,616, mixed-16, ZeRO-3 over 8
+		 * with params and optimizer on the host.  Host per GPU: the
+		 * bf16 partition 2N/8 = 1,684,603,904; fp32 grad + the
+		 * 16-bit accumulation partition (4 + 2) N/8 =
+		 * 5,053,811,712; fp32 master 4N/8 = 3,369,207,808; Adam
+		 * 8N/8 = 6,738,415,616; sum 20N/8 = 16,846,039,040. */
+		double N = 6738415616.0, big = 32000.0 * 4096;
+
+		tc = train_cfg();
+		tc.lay.dp = 8;
+		tc.lay.zero = 3;
+		tc.offload_optimizer = tc.offload_params = 1;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK,
+		   "ZeRO-3 offload params+optimizer");
+		is_num(r.host_weights, 2 * N / 8, EXACT,
+		       "host: bf16 partition");
+		is_num(r.host_grads, 6 * N / 8, EXACT,
+		       "host: fp32 grad + bf16 accumulation partition");
+		is_num(r.host_master, 4 * N / 8, EXACT, "host: fp32 master");
+		is_num(r.host_optimizer, 8 * N / 8, EXACT, "host: Adam m, v");
+		is_num(r.cpu_bytes, 16846039040.0, EXACT,
+		       "host: 20 B/param / 8");
+		ok(r.bytes[GP_MEM_WEIGHTS] == 0 &&
+		   r.bytes[GP_MEM_MASTER] == 0 &&
+		   r.bytes[GP_MEM_OPTIMIZER] == 0,
+		   "GPU: no partitions or states");
+		/* GPU grads: the 5e8-element bf16 bucket + the largest
+		 * tensor's .grad, the 32000 x 4096 embedding:
+		 * (500,000,000 + 131,072,000) x 2 = 1,262,144,000. */
+		is_num(r.bytes[GP_MEM_GRADS], (5e8 + big) * 2, EXACT,
+		       "GPU: gradient bucket + one .grad");
+		/* Gathered: the layers within half the 1e9 reuse distance
+		 * of the turnaround + the layer in flight, 5e8 +
+		 * 202,383,360 = 702,383,360 elements x 2 B. */
+		is_num(r.bytes[GP_MEM_PARAM_GATHER], 702383360.0 * 2, EXACT,
+		       "GPU: the reuse window, gathered");
+		/* ZeRO-2 with the optimizer offloaded: bf16 weights whole
+		 * (2N), the bucket + the .grad + DeepSpeed's
+		 * temp_grad_buffer_for_gpu_offload of the largest tensor;
+		 * host 16 B/param / 8 = 2N. */
+		tc.lay.zero = 2;
+		tc.offload_params = 0;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK,
+		   "ZeRO-2 offload optimizer");
+		is_num(r.bytes[GP_MEM_WEIGHTS], 2 * N, EXACT,
+		       "ZeRO-2: bf16 weights");
+		is_num(r.bytes[GP_MEM_GRADS], (5e8 + 2 * big) * 2, EXACT,
+		       "ZeRO-2: bucket + .grad + temp buffer");
+		is_num(r.bytes[GP_MEM_PARAM_GATHER], 0, 0,
+		       "ZeRO-2: no gather, no one-layer bucket");
+		is_num(r.cpu_bytes, 2 * N, EXACT, "ZeRO-2: host 16N/8");
+		/* LoRA r 8 on q, v (32 x 8 x 2 x 8192 = 4,194,304 adapter
+		 * parameters) over a bf16 base, ZeRO-3 on one GPU, both
+		 * offloaded: host base 2N + adapter 2 x 4,194,304; adapter
+		 * master 4, grads 4 + 2, Adam 8 B each; GPU grads the bucket
+		 * + one adapter matrix (8 x 11008) in bf16. */
+		tc = train_cfg();
+		tc.lay.zero = 3;
+		tc.offload_optimizer = tc.offload_params = 1;
+		tc.lora_rank = 8;
+		tc.lora_targets = GP_LORA_Q | GP_LORA_V;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK,
+		   "LoRA ZeRO-3 offload");
+		is_num(r.host_weights, 2 * N + 2 * 4194304.0, EXACT,
+		       "LoRA: base and adapter partitions on the host");
+		is_num(r.host_master + r.host_grads + r.host_optimizer,
+		       18 * 4194304.0, EXACT,
+		       "LoRA: adapter states on the host");
+		is_num(r.bytes[GP_MEM_GRADS], (5e8 + 8 * 11008.0) * 2, EXACT,
+		       "LoRA: the full bucket still");
+		ok(r.bytes[GP_MEM_WEIGHTS] == 0 && r.bytes[GP_MEM_ADAPTER] == 0,
+		   "LoRA: no partition on the GPU");
+		/* Refusals: offload without ZeRO, params below stage 3, an
+		 * 8-bit GPU optimizer. */
+		tc = train_cfg();
+		tc.offload_optimizer = 1;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "offload needs a ZeRO stage"),
+		   "offload at zero 0 rejected");
+		tc.lay.zero = 2;
+		tc.offload_params = 1;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "parameters needs zero 3"),
+		   "parameter offload at zero 2 rejected");
+		tc.offload_params = 0;
+		tc.optim = GP_OPT_ADAM8BIT;
+		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_EINVAL &&
+		   strstr(err.msg, "adam8bit"),
+		   "offload with adam8bit rejected");
 	}
 
 	/* --- invalid input: clear errors --- */

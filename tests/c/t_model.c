@@ -70,6 +70,44 @@ static gp_model deepseek_v3(void)
 	return m;
 }
 
+/* T5 (Raffel et al. 2020; Hugging Face T5Config): d_model, d_kv, d_ff,
+ * num_heads, num_layers = num_decoder_layers, 32 buckets, T5LayerNorm
+ * (a gain only: hidden parameters per norm). */
+static gp_model t5(int layers, int hidden, int heads, int d_kv, int ffn,
+		   int gated, int tied)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = layers;
+	m.encoder_layers = layers;
+	m.hidden = hidden;
+	m.heads = heads;
+	m.kv_heads = heads;
+	m.head_dim = d_kv;
+	m.ffn_hidden = ffn;
+	m.ffn_gated = gated;
+	m.ffn_relu = !gated;
+	m.vocab = 32128;
+	m.tied_embeddings = tied;
+	m.norm_params = hidden;
+	m.rel_buckets = 32;
+	return m;
+}
+
+/* "name,name,..." of an op list. */
+static const char *op_names(const gp_op *ops, int n, char *buf, size_t len)
+{
+	size_t k = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && k + 1 < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "," : "",
+				      ops[i].name);
+	return buf;
+}
+
 static double total(const gp_model *m)
 {
 	gp_params p;
@@ -98,7 +136,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(49);
+	plan(70);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -196,7 +234,8 @@ int main(void)
 	m = gpt(128, 25600, 160, 51200, 2048);
 	/* Printed to 0.1B: +-0.05e9, 5.0e-5 of it; 1008.04e9 is 3.8e-5
 	 * above. */
-	is_num(total(&m), 1008.0e9, 0.05e9 / 1008.0e9, "megatron 1T vs Table 1");
+	is_num(total(&m), 1008.0e9, 0.05e9 / 1008.0e9,
+	       "megatron 1T vs Table 1");
 
 	/* Forward FLOPs vs Megatron: per token 24 l h^2 + 4 s l h + 2 V h
 	 * (Narayanan et al. 2021 section 5.1: forward = 1/3 of
@@ -301,7 +340,8 @@ int main(void)
 	 * = 6,607,077,376 (no norms, no input lookup). */
 	m = llama(32, 4096, 32, 32, 11008, 32000);
 	ok(model_params(&m, &p, NULL) == GP_OK, "llama2-7b counts again");
-	is_num(p.matmul_active, 6607077376.0, EXACT, "llama2-7b matmul weights");
+	is_num(p.matmul_active, 6607077376.0, EXACT,
+	       "llama2-7b matmul weights");
 
 	/* DeepSeek-V3's largest layer is an MoE layer: 11,507,286,016. */
 	m = deepseek_v3();
@@ -333,6 +373,135 @@ int main(void)
 	m.vision.params = NAN;
 	fails_with(m, "vision.params", "NaN vision params");
 	ok(model_params(&m, &p, &e) == GP_EINVAL, "model_params refuses too");
+
+	/* --- encoder-decoder (T5) --- */
+	{
+		gp_op ops[GP_MAX_LAYER_OPS];
+		gp_op_cfg oc;
+		char names[400];
+		double wsum;
+		int n, i;
+
+		/* T5-3B (v1.0): shared 32128 x 1024 = 32,899,072; encoder
+		 * layer: q,k,v,o 4 x 1024 x 4096 = 16,777,216 + wi, wo
+		 * 2 x 1024 x 16384 = 33,554,432 + 2 norms 2048 =
+		 * 50,333,696; decoder layer: two attention blocks
+		 * 33,554,432 + MLP 33,554,432 + 3 norms 3072 = 67,111,936;
+		 * 2 x 32 buckets x 32 heads + 2 final norms = 4096:
+		 * 32,899,072 + 24 x 50,333,696 + 24 x 67,111,936 + 4096 =
+		 * 2,851,598,336 (KerasNLP's t5_3b preset). */
+		m = t5(24, 1024, 32, 128, 16384, 0, 1);
+		model_params(&m, &p, NULL);
+		is_num(p.total, 2851598336.0, EXACT, "t5-3b total");
+		/* Encoder: 24 x 50,333,696 + final norm 1024 + its bias
+		 * table 1024 = 1,208,010,752. */
+		is_num(p.encoder, 1208010752.0, EXACT, "t5-3b encoder stack");
+		is_num(p.per_layer_max, 67111936.0, EXACT,
+		       "t5-3b largest layer: a decoder layer");
+		/* T5 v1.1 XL (T0 3B): 2 x 32128 x 2048 + 24 x (4 x 2048^2
+		 * + 3 x 2048 x 5120 + 4096) + 24 x (8 x 2048^2 + 3 x 2048
+		 * x 5120 + 6144) + 2048 + 4096 = 2,849,757,184; XXL (d 4096,
+		 * d_kv 64, 64 heads, d_ff 10240) 11,135,332,352 (KerasHub
+		 * t5_1.1_xl / t5_1.1_xxl presets). */
+		m = t5(24, 2048, 32, 64, 5120, 1, 0);
+		is_num(total(&m), 2849757184.0, EXACT, "t5 v1.1 xl total");
+		m = t5(24, 4096, 64, 64, 10240, 1, 0);
+		is_num(total(&m), 11135332352.0, EXACT, "t5 v1.1 xxl total");
+
+		/* Forward FLOP of one encoder + one decoder token at ctx
+		 * 512: 2 x matmul weights (24 x (16,777,216 + 33,554,432)
+		 * encoder + 24 x (2 x 16,777,216 + 33,554,432) decoder +
+		 * 32,899,072 logits = 2,851,471,360) + 72 attention cores
+		 * (encoder self, decoder self, cross) of 4 x 512 x 32 x 128
+		 * = 8,388,608: 5,702,942,720 + 603,979,776. */
+		m = t5(24, 1024, 32, 128, 16384, 0, 1);
+		is_num(model_fwd_flops_per_token(&m, 512), 6306922496.0, EXACT,
+		       "t5-3b forward FLOP per token pair at 512");
+		/* Cross K/V: 2 x 24 layers x 32 heads x 128 x 2 B = 393,216
+		 * per encoder token; decoder-only models have none. */
+		is_num(model_cross_kv_bytes(&m, 100, 2), 39321600.0, EXACT,
+		       "t5-3b cross K/V of 100 encoder tokens in bf16");
+		m = llama(32, 4096, 32, 32, 11008, 32000);
+		is_num(model_cross_kv_bytes(&m, 100, 2), 0, 0,
+		       "decoder-only: no cross K/V");
+
+		/* The operator lists.  Encoder layer of 2 sequences of 64
+		 * tokens, unfused; its GEMMs read the layer's matmul
+		 * weights, 16,777,216 + 33,554,432 = 50,331,648. */
+		m = t5(24, 1024, 32, 128, 16384, 0, 1);
+		memset(&oc, 0, sizeof oc);
+		oc.seqs = 2;
+		oc.q = 64;
+		oc.kv_len = 64;
+		oc.tp = 1;
+		oc.encoder = 1;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(strcmp(op_names(ops, n, names, sizeof names),
+			  "attn_norm,qkv,pos_bias,attention,o_proj,mlp_norm,"
+			  "mlp_up,mlp_act,mlp_down") == 0,
+		   "t5 encoder layer ops");
+		for (wsum = 0, i = 0; i < n; i++)
+			wsum += ops[i].weights;
+		is_num(wsum, 50331648.0, EXACT,
+		       "encoder GEMMs read its weights");
+		/* Decoder layer, 4 target tokens per sequence over 64
+		 * encoder tokens: + kv_write and the cross block; GEMM
+		 * weights 2 x 16,777,216 + 33,554,432 = 67,108,864. */
+		oc.encoder = 0;
+		oc.q = 4;
+		oc.kv_len = 2;
+		oc.enc_len = 64;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(strcmp(op_names(ops, n, names, sizeof names),
+			  "attn_norm,qkv,kv_write,pos_bias,attention,o_proj,"
+			  "cross_norm,cross_q,cross_kv,cross_attention,cross_o,"
+			  "mlp_norm,mlp_up,mlp_act,mlp_down") == 0,
+		   "t5 decoder layer ops");
+		for (wsum = 0, i = 0; i < n; i++)
+			wsum += ops[i].weights;
+		is_num(wsum, 67108864.0, EXACT,
+		       "decoder GEMMs read its weights");
+		/* cross_kv: 2 x 128 encoder tokens x 8192 (K and V) x 1024
+		 * = 2,147,483,648 FLOP; cross_attention: 2 x 8 queries x 64
+		 * keys x 32 heads x (128 + 128) = 8,388,608 FLOP. */
+		is_num(ops[8].flop, 2147483648.0, EXACT, "cross_kv FLOP");
+		is_num(ops[9].flop, 8388608.0, EXACT, "cross_attention FLOP");
+		/* Decoding with the cross K/V cached: no cross_kv. */
+		oc.cross_cached = 1;
+		is_int(model_layer_ops(&m, &oc, ops), 14,
+		       "cached cross K/V: 14 ops");
+		oc.enc_len = 0;
+		is_int(model_layer_ops(&m, &oc, ops), 0,
+		       "a decoder layer without enc_len: no list");
+		/* Decoder-only lists are the same whatever the encoder-decoder
+		 * fields of the config hold. */
+		m = llama(32, 4096, 32, 8, 14336, 128256);
+		oc.encoder = 1;
+		oc.enc_len = 99;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(strcmp(op_names(ops, n, names, sizeof names),
+			  "attn_norm,qkv,rope_kv,attention,o_proj,mlp_norm,"
+			  "mlp_up,mlp_act,mlp_down") == 0,
+		   "decoder-only list unchanged");
+
+		m = t5(24, 1024, 32, 128, 16384, 0, 1);
+		m.moe.experts = 8;
+		m.moe.top_k = 2;
+		m.moe.ffn_hidden = 1024;
+		fails_with(m, "encoder-decoder model (encoder_layers 24) with "
+			   "experts", "encoder-decoder with experts refused");
+		m = llama(32, 4096, 32, 32, 11008, 32000);
+		m.rel_buckets = 32;
+		fails_with(m, "rel_buckets (32) applies to encoder-decoder",
+			   "rel_buckets on a decoder-only model");
+		m = t5(24, 2048, 32, 64, 5120, 1, 0);
+		m.ffn_relu = 1;
+		fails_with(m, "ffn_relu applies to a plain MLP",
+			   "ReLU on a gated MLP");
+		m.ffn_relu = 0;
+		m.encoder_layers = -1;
+		fails_with(m, "encoder_layers", "negative encoder_layers");
+	}
 
 	m = llama(32, 4096, 32, 32, 11008, 32000);
 	is_int(model_check(&m, &e), GP_OK, "a good model passes the check");

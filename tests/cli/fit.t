@@ -181,4 +181,53 @@ like($e, qr/--recompute applies to training, not --method infer/, 'and says so')
 is($c, 1, 'unknown scale dtype: exit 1');
 like($e, qr/scale dtype must be -fp16, -bf16 or -fp32/, 'the scale dtypes are listed');
 
+# Offload: the GPU keeps DeepSpeed's gradient bucket and the gathered layers;
+# the host memory is printed per GPU and for the job.  Llama-2-7B, ZeRO-3
+# over 8 GPUs, params and optimizer offloaded: 20 B/param / 8 =
+# 16,846,039,040 B = 15.69 GiB per GPU, 134,768,312,320 B = 125.51 GiB for 8 (bf16 partition
+# 1.57 + grads 4.71 + master 3.14 + Adam 6.28 GiB; tests/c/t_memory.c).
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--offload', 'params+optimizer');
+is($c, 0, 'offload params+optimizer') or diag $e;
+like($o, qr/^host memory \(offload\): 15\.69 GiB per GPU \(weights 1\.57 \+ grads 4\.71 \+ master 3\.14 \+ optimizer 6\.28 GiB\), 125\.51 GiB for the 8 GPUs$/m,
+     'host memory per GPU, by kind, and for the job');
+like($o, qr/^grads\s+1\.18\s+1\.26\s+DeepSpeed gradient bucket/m,
+     'GPU grads: the bucket, (5e8 + 131,072,000) x 2 B = 1.26 GB');
+unlike($o, qr/^(master|optimizer) /m, 'no master or optimizer states on the GPU');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--zero', '2',
+                      '--offload', 'params+optimizer');
+is($c, 1, 'parameter offload below ZeRO-3: an error');
+like($e, qr/^gpuplan: offloading the parameters needs zero 3/m, 'says which stage');
+
+# Plans that run but waste something print a warning, in gpuplan train's
+# codes; fp8 on a GPU without fp8 tensor cores is an error.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--zero', '1');
+like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank \(dp x cp = 1\) shards nothing\)$/m,
+     'ZeRO-1 at dp 1 says it shards nothing');
+($c, $o, $e) = run_gp('fit', 'llama2-70b', '--gpu', 'h100-sxm', '--gpus', '64', '--tp', '64');
+like($o, qr/^warnings: tp_leaves_node \(tp 64 spans 8 nodes, 8 ranks on each/m,
+     'tp 64 over 8-GPU nodes warned');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--precision', 'fp8');
+is($c, 1, 'fp8 on A100: exit 1');
+like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+     'names the GPU');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8',
+                      '--precision', 'fp8');
+like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+     'gpuplan train: the same words');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '8',
+                      '--zero', '1');
+like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/m,
+     'gpuplan train: the same warning text');
+
+# Encoder-decoder: --enc-seq is the input length.
+($c, $o, $e) = run_gp('fit', 't0-3b', '--gpu', 'a100-sxm-80gb', '--method', 'lora',
+                      '--seq', '8', '--enc-seq', '256');
+is($c, 0, 'T0 3B LoRA') or diag $e;
+like($o, qr/^defaults: .*flash=false \(T5 position-bias attention runs unfused\)/m,
+     'T5 attention unfused by default');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--enc-seq', '256');
+is($c, 1, '--enc-seq on a decoder-only model: an error');
+like($e, qr/enc_seq applies to encoder-decoder models/, 'says why');
+
 done_testing();

@@ -56,6 +56,22 @@ like($o, qr/^active,37552282624,/m, 'DeepSeek-V3 active 37,552,282,624');
 # 61 layers * (512 + 64) * 2 bytes = 70,272.
 like($o, qr/^kv_bytes_per_token,70272,/m, 'MLA KV bytes per token');
 
+# An encoder-decoder: the encoder's share and the cross-attention K/V.
+($c, $o, $e) = run_gp('model', 'params', 'flan-t5-xxl', '--format', 'csv');
+is($c, 0, 'params flan-t5-xxl') or diag $e;
+# 2 x 131,596,288 + 24 x 192,946,176 + 24 x 260,059,136 + 4,096 + 8,192.
+like($o, qr/^total,11135332352,/m, 'Flan-T5-XXL total 11,135,332,352');
+# 24 x 192,946,176 + 4,096 final norm + 32 x 64 bias table.
+like($o, qr/^encoder,4630714368,41\.6%,/m, 'the encoder stack, 41.6%');
+# 2 x 24 x 64 heads x 64 x 2 bytes = 393,216 per input token.
+like($o, qr/^cross_kv_bytes_per_input_token,393216,/m, 'cross K/V per input token');
+($c, $o, $e) = run_gp('model', 'import', "$F/t5-3b.json");
+is($c, 0, 'import a T5 config') or diag $e;
+like($o, qr/^  encoder_layers = 24,\n/m, 'encoder_layers in the entry');
+like($o, qr/^  ffn_act = "relu",\n/m, 'T5 v1.0: relu');
+like($e, qr/^note: num_decoder_layers absent: = num_layers \(T5Config\)$/m,
+     'the decoder depth default is reported');
+
 # params straight from a config.json.
 ($c, $o, $e) = run_gp('model', 'params', "$F/qwen2-vl-7b.json", '--format', 'csv');
 is($c, 0, 'params of a config.json') or diag $e;

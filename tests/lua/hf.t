@@ -20,9 +20,12 @@ local pairs_ = {
   { "qwen2-vl-7b.json", "qwen2-vl-7b" },
   { "qwen3-30b-a3b.json", "qwen3-30b-a3b" },
   { "llava-1.5-7b.json", "llava-1.5-7b" },
+  { "t5-3b.json", "t5-3b" },
+  { "flan-t5-xxl.json", "flan-t5-xxl" },
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
-                "tied_embeddings", "qkv_bias", "norm" }
+                "tied_embeddings", "qkv_bias", "norm", "encoder_layers",
+                "rel_buckets", "ffn_act" }
 for _, pr in ipairs(pairs_) do
   local file, id = pr[1], pr[2]
   local ok, e = pcall(hf.model_from_hf, F .. file)
@@ -163,6 +166,8 @@ local broken = {
   { "bad-syntax.json", "bad%-syntax%.json: invalid JSON" },
   { "bad-type.json", "hidden_size must be an integer %(got '4096'%)" },
   { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
+  { "bad-encdec.json", "bad%-encdec%.json: model_type 'bart' is an "
+    .. "encoder%-decoder %(is_encoder_decoder%): only the T5 family" },
 }
 for _, b in ipairs(broken) do
   t.raises(function() hf.model_from_hf(F .. b[1]) end, b[2], b[1])
@@ -183,6 +188,30 @@ t.raises(function()
 end, "unknown model_type 'mystery' and no hidden_act", "unknown model_type")
 t.raises(function() hf.model_from_hf(42) end,
   "expected a config.json path or a table", "wrong argument type")
+
+-- T5: num_layers is the encoder, num_decoder_layers (absent in t5-3b's
+-- config: = num_layers, T5Config) the decoder; feed_forward_proj absent =
+-- relu, "gated-gelu" = gated gelu; d_kv is the head width (128 x 32 heads
+-- = 4096, not d_model 1024).
+e = hf.model_from_hf(F .. "t5-3b.json")
+t.is(string.format("%d/%d/%d/%s/%s", e.encoder_layers, e.layers, e.head_dim,
+  tostring(e.ffn_gated), e.ffn_act), "24/24/128/false/relu",
+  "t5-3b: encoder/decoder layers, d_kv, relu MLP")
+local notes = table.concat(e._defaults, "; ")
+t.ok(notes:find("num_decoder_layers absent", 1, true) and
+  notes:find("feed_forward_proj absent: relu", 1, true),
+  "t5-3b: the T5Config defaults applied are listed")
+e = hf.model_from_hf({ model_type = "mt5", d_model = 512, d_kv = 64, d_ff = 1024,
+  num_layers = 8, num_decoder_layers = 6, num_heads = 6, vocab_size = 250112,
+  feed_forward_proj = "gated-gelu" }, { id = "mt5-small" })
+t.is(string.format("%d/%d/%s/%s", e.encoder_layers, e.layers,
+  tostring(e.tied_embeddings), tostring(e.ffn_gated)), "8/6/false/true",
+  "mt5: decoder depth of its own, untied (MT5Config), gated")
+t.raises(function()
+  hf.model_from_hf({ model_type = "t5", d_model = 512, d_kv = 64, d_ff = 1024,
+    num_layers = 8, num_heads = 8, vocab_size = 32128,
+    feed_forward_proj = "gated-swish" }, { id = "x" })
+end, "feed_forward_proj 'gated%-swish' is not relu, gelu, silu", "unknown T5 activation")
 
 -- to_lua: deterministic text that loads back as the same model.
 e = hf.model_from_hf(F .. "deepseek-v3.json")

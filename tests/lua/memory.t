@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(97)
+t.plan(112)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -431,5 +431,52 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 0 /
   "gpus must be a positive integer (got NaN)", "NaN gpus named, one spelling", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = "8" } end,
   "gpus must be a positive integer (got string '8')", "string gpus says it is a string", true)
+
+-- Encoder-decoder: enc_seq is the encoder's length (seq the decoder's); T5's
+-- position-bias attention runs unfused unless flash is asked for.
+local r = gp.memory { model = "t0-3b", gpu = "a100-sxm-80gb", method = "lora", seq = 8, enc_seq = 64 }
+local d = table.concat(r.defaults, ", ")
+t.ok(d:find("flash=false (T5 position-bias attention runs unfused)", 1, true),
+  "t5: flash defaults off, said")
+local r2 = gp.memory { model = "t0-3b", gpu = "a100-sxm-80gb", method = "lora", seq = 8, enc_seq = 128 }
+local function act(x)
+  for _, c in ipairs(x.components) do if c.name == "activations" then return c.bytes end end
+end
+t.ok(act(r2) > act(r), "t5: a longer input saves more")
+t.ok(table.concat(gp.memory { model = "t0-3b", gpu = "a100-sxm-80gb", seq = 8 }.defaults, ", ")
+  :find("enc_seq=8", 1, true), "t5: enc_seq defaults to seq, said")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, enc_seq = 64 } end,
+  "enc_seq applies to encoder%-decoder models; llama2%-7b is decoder%-only", "enc_seq on a decoder-only model")
+t.raises(function() gp.memory { model = "t0-3b", capacity = 80e9, method = "infer" } end,
+  "inference of an encoder%-decoder model is not modelled", "t5 inference refused")
+
+-- Offload: host memory by kind; ZeRO carrying the offload is no zero_dp1.
+r = gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", zero = 3, offload = "params+optimizer" }
+-- 6,738,415,616 params on one GPU: host bf16 2 + grads 4 + 2 + master 4 +
+-- Adam 8 = 20 B/param = 134,768,312,320 B (tests/c/t_memory.c derives the
+-- per-kind terms).
+t.is(r.cpu_bytes, 134768312320, "offload: 20 B/param on the host")
+t.is(r.host.weights + r.host.grads + r.host.master + r.host.optimizer, r.cpu_bytes,
+  "offload: host kinds add up")
+t.is(#r.warnings, 0, "ZeRO-3 at dp 1 carrying the offload: no warning")
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, offload = "optimizer" } end,
+  "offload needs a ZeRO stage", "offload without ZeRO refused")
+
+-- Warnings (the codes gp.train reports): ZeRO over one rank; TP wider than
+-- the node (the DGX A100 system: 8 GPUs).
+r = gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", zero = 1 }
+t.is(table.concat(r.warnings, ","), "zero_dp1", "ZeRO-1 at dp 1: zero_dp1")
+r = gp.memory { model = "llama2-70b", gpu = "a100-sxm-80gb", gpus = 64, tp = 64 }
+t.is(table.concat(r.warnings, ","), "tp_leaves_node", "tp 64 over 8-GPU nodes: tp_leaves_node")
+t.is(memory.warning_line(r.warnings, r.job),
+  "warnings: tp_leaves_node (tp 64 spans 8 nodes, 8 ranks on each: every layer's TP "
+  .. "collectives cross the NICs)", "the warning says how far it spans")
+t.is(#gp.memory { model = "llama2-70b", gpu = "a100-sxm-80gb", gpus = 16, tp = 8, zero = 1 }.warnings,
+  0, "tp 8 on 8-GPU nodes, ZeRO over dp 2: no warning")
+
+-- fp8 needs fp8 tensor cores: an error on A100, as gp.train's.
+t.raises(function() gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", precision = "fp8" } end,
+  "fp8 training needs fp8 tensor cores; gpu a100%-sxm%-80gb has none", "fp8 on A100 refused")
+t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", precision = "fp8" }), "fp8 on H100 fine")
 
 t.done_testing()

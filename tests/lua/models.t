@@ -23,7 +23,7 @@ local required = {
   "megatron-gpt-145b", "megatron-gpt-175b", "megatron-gpt-310b",
   "megatron-gpt-530b", "megatron-gpt-1t", "bloom-176b", "qwen2-vl-7b",
   "qwen2-vl-72b", "qwen2.5-vl-7b", "qwen2.5-vl-72b", "llava-1.5-7b",
-  "llava-1.5-13b",
+  "llava-1.5-13b", "t5-3b", "t0-3b", "flan-t5-xxl",
 }
 local missing = {}
 for _, id in ipairs(required) do
@@ -52,6 +52,22 @@ probe.linear_bias = true
 t.is(core.model_params(probe).total - plain, 72, "the binding passes linear_bias")
 probe.linear_bias, probe.pos_embeddings = nil, 16
 t.is(core.model_params(probe).total - plain, 128, "the binding passes pos_embeddings")
+
+-- ffn_act = "relu" reaches the engine: ReLU keeps its output, which is also
+-- the down-projection's input, so a plain MLP saves one f-wide tensor less:
+-- 1 layer x 4 tokens x f 32 x 2 B = 256 B fewer activations.
+probe.pos_embeddings = nil
+local function act(m)
+  local r = core.memory(m, { capacity = 80e9, seq = 4 })
+  for _, c in ipairs(r.components) do if c.name == "activations" then return c.bytes end end
+end
+local gelu = act(probe)
+probe.ffn_act = "relu"
+t.is(gelu - act(probe), 256, "the binding passes ffn_act relu")
+probe.ffn_act = "default"
+t.raises(function() core.model_params(probe) end,
+  "model.ffn_act must be 'relu', 'gelu' or 'silu'", "an unknown ffn_act refused")
+probe.ffn_act = nil
 
 local ids = {}
 for id in pairs(cat.models) do ids[#ids + 1] = id end
@@ -96,6 +112,11 @@ t.is(core.model_params(cat.models["mixtral-8x7b"]).active, 12879925248,
 -- = 1,342,177,280 B = 1.25 GiB.
 t.is(core.model_kv_bytes(cat.models["llama2-70b"], 4096, 2), 1.25 * 2 ^ 30,
   "llama2-70b KV for 4096 tokens in bf16 = 1.25 GiB")
+-- T5-3B through the binding (encoder_layers, rel_buckets, ffn_act reach
+-- the engine): 32,899,072 + 24 x 50,333,696 + 24 x 67,111,936 + 4,096
+-- (tests/c/t_model.c).
+t.is(core.model_params(cat.models["t5-3b"]).total, 2851598336,
+  "t5-3b: embedding + 24 encoder + 24 decoder layers + bias tables + norms")
 -- DeepSeek-V3 MLA: 61 * (512 + 64) * 2 B = 70,272 B/token.
 t.is(core.model_kv_bytes(cat.models["deepseek-v3"], 1, 2), 70272,
   "deepseek-v3 MLA KV per token")

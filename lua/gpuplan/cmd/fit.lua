@@ -13,7 +13,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
   --method M        pretrain|full|lora|qlora|grpo|ppo|infer (default full)
   --tp N --pp N --cp N --ep N   model parallel sizes (default 1)
   --zero N          ZeRO stage 0-3 over data parallel (--fsdp = 3)
-  --seq N           tokens per sequence (training; default 2048)
+  --seq N           tokens per sequence (training; default 2048); for an
+                    encoder-decoder (t5-3b, flan-t5-xxl) the decoder's
+  --enc-seq N       encoder-decoder: encoder tokens per sequence (default
+                    --seq)
   --batch N         micro-batch (training) or concurrent sequences (infer)
   --recompute R     none|selective|full|auto (default none; auto: the
                     least that fits the budget)
@@ -43,7 +46,11 @@ usage: gpuplan fit MODEL --gpu ID [options]
             --prompt-len N (512) --response-len N (1024) --reward-model
             --no-ref-model --no-colocated (separate rollout pool)
             --rollout-weights W --rollout-tp N
-  --offload X       training: optimizer|params+optimizer; infer: layers
+  --offload X       training (DeepSpeed ZeRO-Offload, needs --zero 1-3):
+                    optimizer (fp32 master, grads, states on the host) or
+                    params+optimizer (--zero 3: the parameter partitions
+                    too); the GPU keeps the gradient bucket and the
+                    gathered layers; prints the host memory.  infer: layers
   --images N        images per sequence (vision-language models; --seq
                     counts their tokens): the ViT tower's and projector's
                     saved activations; --train-vision trains the tower
@@ -57,8 +64,11 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     the defaults columns)
 
   Prints each component in GiB and GB, the total, the usable budget, the
-  bytes per parameter of the model states before sharding, and the
-  verdict "fits: yes/no (short by X GiB; largest term Y)".]],
+  bytes per parameter of the model states before sharding, the host
+  memory of offloaded states, warnings (ZeRO that shards nothing, a TP
+  group wider than the node), and the verdict "fits: yes/no (short by X
+  GiB; largest term Y)".  fp8 on a GPU without fp8 tensor cores is an
+  error.]],
   options = {
     gpu = "string", gpus = "int", method = "string", tp = "int", pp = "int",
     cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
@@ -71,7 +81,7 @@ usage: gpuplan fit MODEL --gpu ID [options]
     capacity_factor = "number", block = "int", prompts = "int", group = "int",
     prompt_len = "int", response_len = "int", reward_model = "flag",
     ref_model = "flag", colocated = "flag", rollout_weights = "string",
-    rollout_tp = "int",
+    rollout_tp = "int", enc_seq = "int",
   },
 }
 
@@ -90,6 +100,11 @@ local function states_line(r)
          c.name == "optimizer" then sum = sum + c.bytes end
     end
     here = string.format(", %.2f B/param on this GPU after sharding", sum / r.params)
+  end
+  -- Offloaded, the states are DeepSpeed's host copies instead (the host
+  -- memory line), and the GPU figure after sharding would mislead.
+  if r.cpu_bytes and r.cpu_bytes > 0 and r.method ~= "infer" then
+    here = "; offloaded: see the host memory line"
   end
   return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
     "master %s + optimizer %s; recipe %s)%s",
@@ -130,7 +145,7 @@ function C.run(opts, args)
                          "microbatches", "flash", "dropout", "capacity_factor",
                          "lora_rank", "lora_targets", "lora_dropout", "optimizer",
                          "recipe", "stack", "partition", "images", "train_vision",
-                         "precision" } do
+                         "precision", "enc_seq" } do
       if opts[k] ~= nil then
         error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to training, not --method infer"), 0)
       end
@@ -168,6 +183,11 @@ function C.run(opts, args)
     end
   end
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
+  if r.cpu_bytes > 0 and r.method ~= "infer" then
+    notes.grads = "DeepSpeed gradient bucket (5e8 elements) + one tensor's .grad"
+    notes.param_gather = "layers gathered within the reuse distance (DeepSpeed, 1e9/2)"
+    notes.adapter = "adapter weights (their states on the host)"
+  end
   for _, c in ipairs(r.components) do rows[#rows + 1] = row(c.name, c.bytes, notes[c.name]) end
   rows[#rows + 1] = row("total", r.total)
   rows[#rows + 1] = row("capacity", r.capacity)
@@ -185,6 +205,7 @@ function C.run(opts, args)
       stage_layers = r.stage_layers,
       max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
       cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
+      host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
     }
     io.write(report.json(out), "\n")
     return 0
@@ -200,8 +221,16 @@ function C.run(opts, args)
         r.cpu_layers, r.cpu_bytes / units.GiB)
     end
   elseif r.cpu_bytes > 0 then
-    details[#details + 1] = string.format("offloaded to host memory: %.1f GiB", r.cpu_bytes / units.GiB)
+    -- Offloaded training: host bytes per GPU by kind, and the job's sum
+    -- (a node needs its GPUs' share).
+    local h, g = r.host, units.GiB
+    details[#details + 1] = string.format("host memory (offload): %.2f GiB per GPU (weights "
+      .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
+      r.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
+      r.cpu_bytes * r.gpus / g, r.gpus, r.gpus == 1 and "" or "s")
   end
+  local wl = memory.warning_line(r.warnings, r.job)
+  if wl then details[#details + 1] = wl end
   if (opts.pp or 1) > 1 and r.method ~= "infer" then
     details[#details + 1] = string.format("most loaded pipeline stage: %d of %d (%d layers%s)",
       r.stage, opts.pp, r.stage_layers,

@@ -16,7 +16,9 @@ usage: gpuplan model import CONFIG.json [--id ID] [--name NAME] [--image-size N]
            with the published total.
   params   parameter counts per component (embedding, attention, MLP,
            experts, router, norms, vision, lm_head), total and active,
-           and the KV cache per token in bf16
+           and the KV cache per token in bf16 (encoder-decoder: the
+           encoder stack's share and the cross-attention K/V per input
+           token too)
   --id ID          catalog id (default: the file or directory name)
   --name NAME      display name (default: _name_or_path or the id)
   --image-size N   square image side for any-resolution vision towers
@@ -70,10 +72,21 @@ local function params(opts, what)
       "per token (top %d of %d experts)", m.moe.top_k, m.moe.experts),
       params = p.active, share = p.active / p.total }
   end
+  if p.encoder > 0 then
+    rows[#rows + 1] = { component = "encoder", what = string.format(
+      "of the total: the %d-layer encoder stack (decoder: %d layers)",
+      m.encoder_layers, m.layers), params = p.encoder, share = p.encoder / p.total }
+  end
   local kv = core.model_kv_bytes(m, 1, 2)
   rows[#rows + 1] = { component = "kv_bytes_per_token",
-                      what = "KV cache per token in bf16 (bytes)",
+                      what = (p.encoder > 0 and "decoder self-attention " or "")
+                        .. "KV cache per token in bf16 (bytes)",
                       params = kv }
+  if p.encoder > 0 then
+    rows[#rows + 1] = { component = "cross_kv_bytes_per_input_token",
+                        what = "cross-attention K/V per encoder token in bf16 (bytes)",
+                        params = core.model_cross_kv_bytes(m, 1, 2) }
+  end
   local format = opts.format or "text"
   report.print(rows, {
     format = format,

@@ -128,7 +128,11 @@ function C.run(opts, args)
         .. "there)%s\n", r.scaling.efficiency, r.scaling.gpus, r.scaling.tokens_per_s_gpu,
         r.scaling.efficiency < 0.6 and " -- below 0.6: change the layout or the cards" or ""))
     end
-    if #r.warnings > 0 then io.write("warnings: ", table.concat(r.warnings, ", "), "\n") end
+    local wl = memory.warning_line(r.warnings, {
+      zero = r.zero, tp = r.tp, ep = r.ep, pp = r.pp,
+      tp_per_node = r.groups.tp and r.groups.tp.per_node,
+      ep_per_node = r.groups.ep and r.groups.ep.per_node })
+    if wl then io.write(wl, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end
   return 0

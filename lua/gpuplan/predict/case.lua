@@ -11,23 +11,43 @@ function M.v(x) if x == null then return nil end return x end
 local v = M.v
 
 -- A catalog-shaped model table from the case's own shape, or nil and the
--- reason.  The schema has no norm or bias fields, so the family decides:
--- gated (SwiGLU) models of the cases are Llama/Qwen-like (RMSNorm), the
--- GeLU ones GPT/BLOOM-like (LayerNorm) -- a 2h-per-layer difference.
+-- reason (every missing field named; a case whose model name says
+-- encoder-decoder is told it needs encoder_layers too).  The schema has no
+-- norm or bias fields, so the family decides: gated (SwiGLU) models of the
+-- cases are Llama/Qwen-like (RMSNorm), the GeLU ones GPT/BLOOM-like
+-- (LayerNorm) -- a 2h-per-layer difference; an encoder-decoder
+-- (encoder_layers, SCHEMA.md) is T5-like (RMS-style T5LayerNorm).
 function M.model(cm)
   cm = cm or {}
+  local missing = {}
   for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
-    if type(v(cm[k])) ~= "number" then
-      return nil, "model." .. k .. " not given (architecture unknown)"
+    if type(v(cm[k])) ~= "number" then missing[#missing + 1] = k end
+  end
+  local encdec = type(v(cm.encoder_layers)) == "number" and cm.encoder_layers > 0
+  local says = tostring(v(cm.name) or ""):lower():find("encoder%-decoder") ~= nil
+  if says and not encdec then missing[#missing + 1] = "encoder_layers" end
+  if #missing > 0 then
+    local stated = {}
+    for _, k in ipairs { "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",
+                         "vocab", "encoder_layers", "params_b" } do
+      if v(cm[k]) ~= nil then stated[#stated + 1] = k end
     end
+    return nil, string.format("model %s not given: architecture unknown (the case states %s%s)",
+      table.concat(missing, ", "),
+      #stated > 0 and (table.concat(stated, ", ") .. " only") or "no model field",
+      says and "; an encoder-decoder needs both stacks' layer counts" or "")
   end
   local m = {
     id = v(cm.name), layers = cm.layers, hidden = cm.hidden, heads = cm.heads,
     kv_heads = v(cm.kv_heads), head_dim = v(cm.head_dim), ffn_hidden = cm.ffn_hidden,
     ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
     tied_embeddings = cm.tied_embeddings == true,
-    norm = cm.ffn_gated and "rms" or "layer",
+    norm = (cm.ffn_gated or encdec) and "rms" or "layer",
   }
+  if encdec then
+    m.encoder_layers, m.rel_buckets, m.ffn_act = cm.encoder_layers, v(cm.rel_buckets),
+      v(cm.ffn_act)
+  end
   -- MoE: the case format names the expert width expert_ffn_hidden (the
   -- catalog's moe.ffn_hidden); the dense layers keep ffn_hidden.
   if type(v(cm.moe)) == "table" then

@@ -162,6 +162,15 @@ return function(case, cat)
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"
   end
   if v(par.fsdp) then o.fsdp = true end
+  -- An encoder-decoder trains on an input (encoder) and a target
+  -- (decoder) sequence: input_len and output_len when the case gives
+  -- them, seq_len standing in for either (and a stack profile's seq for
+  -- what is still open).
+  if model.encoder_layers and o.method ~= "infer" then
+    o.enc_seq = o.input_len
+    if o.output_len then o.seq = o.output_len end
+    o.input_len, o.output_len = nil, nil
+  end
   -- Which stack owns the optimizer (gpuplan.memory's RECIPE table).  Rule:
   -- a pre-training case that states a ZeRO stage >= 1 without FSDP speaks
   -- DeepSpeed's vocabulary -- Megatron-LM has no ZeRO stages (it shards
