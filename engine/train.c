@@ -794,6 +794,107 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	return train_step_cached(m, d, t, c, NULL, out, err);
 }
 
+/* What every use of a config shares: the checks, the layout and its
+ * placement, the precisions, and the two kinds of layer's costs (from
+ * the memo when it has them).  Fills *xp, out's groups and warnings,
+ * *ld, *lm, *sb and the micro-batches per step. */
+static int prepare(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const train_cfg *c, train_cache *cache,
+		   ctx *xp, train_lcost *ld, train_lcost *lm,
+		   gp_state_bytes *sb, double *per_step_out,
+		   train_result *out, gp_error *err)
+{
+	double mb, per_step, nodes;
+	int G;
+
+	if (check(m, d, t, c, err))
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	memset(xp, 0, sizeof *xp);
+	xp->m = m;
+	xp->d = d;
+	xp->c = c;
+	xp->err = err;
+	xp->g = out->groups;
+	if (mem_layout(m, &c->mem, &xp->y, err) ||
+	    model_params(m, &xp->p, err) ||
+	    mem_state_bytes(c->mem.recipe, c->mem.optim, sb, err))
+		return GP_EINVAL;
+	if (c->mem.seq < xp->y.cp)
+		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
+			       c->mem.seq);
+	if (gp_check_pos(xp->y.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	mb = xp->y.micro_batch;
+	/* Micro-batches per pipeline per step. */
+	per_step = c->global_batch > 0 ?
+		c->global_batch / (xp->y.dp * mb) :
+		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
+	if (per_step < 1 || per_step != floor(per_step))
+		return gp_fail(err, "global batch %g is not a multiple of dp "
+			       "x micro_batch = %g", c->global_batch,
+			       xp->y.dp * mb);
+	if (per_step > GP_AMOUNT_MAX)
+		return gp_fail(err, "global batch %g is too large",
+			       c->global_batch);
+	*per_step_out = per_step;
+	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
+	    fmod(per_step, xp->y.pp) != 0)
+		out->warn |= TRAIN_WARN_UNEVEN_MB;
+	/* The topology holds the job: as many nodes as it needs. */
+	xp->t = *t;
+	G = t->gpus_per_node;
+	nodes = ceil(xp->y.gpus / G);
+	if (nodes > GP_COUNT_MAX)
+		return gp_fail(err, "%g nodes are too many", nodes);
+	if (xp->t.nodes < nodes)
+		xp->t.nodes = (int)nodes;
+	if (nodes > 1 && xp->t.nics == 0)
+		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
+			       "system has no NICs", xp->y.gpus, nodes, G);
+	if (layout_place(&xp->y, G, out->groups, err))
+		return GP_EINVAL;
+	/* ZeRO over one rank shards nothing -- unless it carries the
+	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
+	if (xp->y.zero > 0 && xp->y.shard == 1 && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
+		out->warn |= TRAIN_WARN_ZERO_DP1;
+	if (out->groups[GP_GRP_TP].per_node < xp->y.tp)
+		out->warn |= TRAIN_WARN_TP_NODES;
+	if (out->groups[GP_GRP_EP].per_node < xp->y.ep)
+		out->warn |= TRAIN_WARN_EP_NODES;
+
+	/* Precisions and bytes. */
+	xp->lin = c->compute;
+	xp->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ? GP_BF16 :
+		GP_FP16;
+	if (c->compute == GP_FP16 || c->compute == GP_FP32 ||
+	    c->compute == GP_TF32)
+		xp->half = c->compute;
+	xp->A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
+		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
+	xp->wb = c->compute == GP_FP8 ? 1.0 : xp->A;
+	xp->frozen = c->mem.lora_rank > 0;
+	if (xp->frozen && c->mem.base.bits > 0 &&
+	    mem_quant_bits(&c->mem.base) < 16) {
+		xp->quant = mem_quant_bits(&c->mem.base);
+		xp->wb = 2.0;   /* the GEMM reads the dequantised copy */
+	}
+	xp->T = mb * c->mem.seq / xp->y.cp;
+	xp->Tn = xp->y.sp ? xp->T / xp->y.tp : xp->T;
+
+	if (!cache_get(xp, cache, ld, lm)) {
+		layer_costs(xp, 0, ld);
+		*lm = *ld;
+		if (model_moe_layers(m) > 0)
+			layer_costs(xp, 1, lm);
+		if (xp->bad)
+			return GP_EINVAL;
+		cache_put(xp, cache, ld, lm);
+	}
+	return GP_OK;
+}
+
 int train_step_cached(const gp_model *m, const roof_device *d,
 		      const gp_topo *t, const train_cfg *c, train_cache *cache,
 		      train_result *out, gp_error *err)
@@ -803,96 +904,18 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	scost s, worst;
 	gp_state_bytes sb;
 	gp_train_cfg mc;
-	double mb, per_step, nodes, tmax = 0, tsum = 0, v, post_dp = 0;
+	double mb, per_step = 1, tmax = 0, tsum = 0, v, post_dp = 0;
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, fpt, rb;
 	double post_zero_hid = 0, opt_bytes, ctx_len;
 	int k, first, G, prev_nl = -1, prev_nd = -1;
 
 	if (!out)
 		return gp_fail(err, "train: NULL result");
-	if (check(m, d, t, c, err))
-		return GP_EINVAL;
-	memset(out, 0, sizeof *out);
-	memset(&x, 0, sizeof x);
-	x.m = m;
-	x.d = d;
-	x.c = c;
-	x.err = err;
-	x.g = out->groups;
-	if (mem_layout(m, &c->mem, &x.y, err) ||
-	    model_params(m, &x.p, err) ||
-	    mem_state_bytes(c->mem.recipe, c->mem.optim, &sb, err))
-		return GP_EINVAL;
-	if (c->mem.seq < x.y.cp)
-		return gp_fail(err, "cp %d is larger than seq %g", x.y.cp,
-			       c->mem.seq);
-	if (gp_check_pos(x.y.micro_batch, "micro_batch", err))
+	if (prepare(m, d, t, c, cache, &x, &ld, &lm, &sb, &per_step, out,
+		    err))
 		return GP_EINVAL;
 	mb = x.y.micro_batch;
-	/* Micro-batches per pipeline per step. */
-	per_step = c->global_batch > 0 ? c->global_batch / (x.y.dp * mb) :
-		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
-	if (per_step < 1 || per_step != floor(per_step))
-		return gp_fail(err, "global batch %g is not a multiple of dp "
-			       "x micro_batch = %g", c->global_batch,
-			       x.y.dp * mb);
-	if (per_step > GP_AMOUNT_MAX)
-		return gp_fail(err, "global batch %g is too large",
-			       c->global_batch);
-	if (x.y.schedule == GP_SCHED_INTERLEAVED && x.y.vpp > 1 &&
-	    fmod(per_step, x.y.pp) != 0)
-		out->warn |= TRAIN_WARN_UNEVEN_MB;
-	/* The topology holds the job: as many nodes as it needs. */
-	x.t = *t;
 	G = t->gpus_per_node;
-	nodes = ceil(x.y.gpus / G);
-	if (nodes > GP_COUNT_MAX)
-		return gp_fail(err, "%g nodes are too many", nodes);
-	if (x.t.nodes < nodes)
-		x.t.nodes = (int)nodes;
-	if (nodes > 1 && x.t.nics == 0)
-		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
-			       "system has no NICs", x.y.gpus, nodes, G);
-	if (layout_place(&x.y, G, out->groups, err))
-		return GP_EINVAL;
-	/* ZeRO over one rank shards nothing -- unless it carries the
-	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
-	if (x.y.zero > 0 && x.y.shard == 1 && !c->mem.offload_optimizer &&
-	    !c->mem.offload_params)
-		out->warn |= TRAIN_WARN_ZERO_DP1;
-	if (out->groups[GP_GRP_TP].per_node < x.y.tp)
-		out->warn |= TRAIN_WARN_TP_NODES;
-	if (out->groups[GP_GRP_EP].per_node < x.y.ep)
-		out->warn |= TRAIN_WARN_EP_NODES;
-
-	/* Precisions and bytes. */
-	x.lin = c->compute;
-	x.half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ? GP_BF16 :
-		GP_FP16;
-	if (c->compute == GP_FP16 || c->compute == GP_FP32 ||
-	    c->compute == GP_TF32)
-		x.half = c->compute;
-	x.A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
-		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
-	x.wb = c->compute == GP_FP8 ? 1.0 : x.A;
-	x.frozen = c->mem.lora_rank > 0;
-	if (x.frozen && c->mem.base.bits > 0 &&
-	    mem_quant_bits(&c->mem.base) < 16) {
-		x.quant = mem_quant_bits(&c->mem.base);
-		x.wb = 2.0;   /* the GEMM reads the dequantised copy */
-	}
-	x.T = mb * c->mem.seq / x.y.cp;
-	x.Tn = x.y.sp ? x.T / x.y.tp : x.T;
-
-	if (!cache_get(&x, cache, &ld, &lm)) {
-		layer_costs(&x, 0, &ld);
-		lm = ld;
-		if (model_moe_layers(m) > 0)
-			layer_costs(&x, 1, &lm);
-		if (x.bad)
-			return GP_EINVAL;
-		cache_put(&x, cache, &ld, &lm);
-	}
 	out->nops = lm.nops;
 	memcpy(out->ops, lm.ops, sizeof out->ops);
 
