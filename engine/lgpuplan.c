@@ -1032,7 +1032,8 @@ static void lgp_tolayout(lua_State *L, int idx, const char *key,
 
 /* Read a serve config: the infer fields (lgp_toserve) for the base, topo
  * (required: the node and its NICs), decode and prefill layouts, disagg,
- * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant,
+ * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant
+ * (-1 or absent: SERVE_REDUNDANT_AUTO),
  * imbalance, mtp, mtp_layers, acceptance, a2a ("deepep" | "nccl"),
  * dispatch_bytes, combine_bytes. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
@@ -1059,7 +1060,8 @@ static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 	c->itl_max = lgp_field_num(L, idx, w, "itl_max", 0, 0.0);
 	c->prefill_tokens = lgp_field_num(L, idx, w, "prefill_tokens", 0,
 					  c->prefill_tokens);
-	c->redundant = lgp_field_int(L, idx, w, "redundant", 0, 0, 0);
+	c->redundant = lgp_field_int(L, idx, w, "redundant", 0,
+				     SERVE_REDUNDANT_AUTO, SERVE_REDUNDANT_AUTO);
 	c->imbalance = lgp_field_num(L, idx, w, "imbalance", 0, c->imbalance);
 	c->mtp = lgp_field_int(L, idx, w, "mtp", 0, 0, 0);
 	c->mtp_layers = lgp_field_int(L, idx, w, "mtp_layers", 0, 0, 0);

@@ -103,12 +103,14 @@ int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
 		return gp_fail(err, "%s tp %d spans %d nodes, but the system "
 		               "has no NICs", pool, L->tp, L->tp / G);
 	if (L->ep > 1) {
-		slots = m->moe.experts + c->redundant;
+		int r = serve_redundant(m, c, L);
+
+		slots = m->moe.experts + r;
 		if (slots % L->ep != 0)
 			return gp_fail(err, "%s ep %d does not divide the %d "
 			               "expert slots (%d experts + %d "
 			               "redundant)", pool, L->ep, slots,
-			               m->moe.experts, c->redundant);
+			               m->moe.experts, r);
 	}
 	return GP_OK;
 }
@@ -128,7 +130,8 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	if (infer_check(m, d, &b, err) != GP_OK ||
 	    comm_topo_check(&c->topo, err) != GP_OK)
 		return GP_EINVAL;
-	if (gp_check_count(c->redundant, 0, "redundant_experts", err) ||
+	if ((c->redundant != SERVE_REDUNDANT_AUTO &&
+	     gp_check_count(c->redundant, 0, "redundant_experts", err)) ||
 	    gp_check_count(c->gpus, 1, "gpus", err) ||
 	    gp_check_count(c->prefill_gpus, 0, "prefill_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||
@@ -181,6 +184,21 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 }
 
 /* ---- shapes shared by memory and time (serve_int.h) ---- */
+
+int serve_redundant(const gp_model *m, const serve_cfg *c,
+                    const serve_layout *L)
+{
+	double E = m->moe.experts, ep = L->ep;
+
+	if (c->redundant != SERVE_REDUNDANT_AUTO)
+		return c->redundant;
+	if (L->ep <= 1 || E <= 0)
+		return 0;
+	/* DeepSeek's 32 redundant slots (prefill EP32 and decode EP144,
+	 * day 6; SGLang's and TensorRT-LLM's 288), rounded up to whole
+	 * slots on every GPU of the group. */
+	return (int)(ceil((E + SERVE_REDUNDANT_MIN) / ep) * ep - E);
+}
 void serve_shape(const gp_model *m, const serve_cfg *c,
                      const serve_layout *L, shp *s)
 {
@@ -195,7 +213,7 @@ void serve_shape(const gp_model *m, const serve_cfg *c,
 	s->k = m->moe.top_k;
 	s->mats = m->ffn_gated ? 3.0 : 2.0;
 	s->ep = L->ep;
-	s->slots = s->E + (L->ep > 1 ? c->redundant : 0);
+	s->slots = s->E + (L->ep > 1 ? serve_redundant(m, c, L) : 0);
 	s->S = L->ep > 1 ? s->slots / L->ep : s->E;
 	s->fx = L->ep > 1 ? m->moe.ffn_hidden :
 		(double)m->moe.ffn_hidden / L->tp;
@@ -302,9 +320,10 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	 * attention group, all of whose KV (MLA) or KV heads (GQA) each
 	 * GPU of the group holds. */
 	o->kv_per_seq = s.a * serve_kv_rank(m, c, &s, c->base.input +
-	                               c->base.output);
+	                                    c->base.output);
 	o->kv_admit = c->base.kv_reserve_max ? o->kv_per_seq :
-		s.a * serve_kv_rank(m, c, &s, c->base.input + c->base.output / 2.0);
+		s.a * serve_kv_rank(m, c, &s, c->base.input +
+		                    c->base.output / 2.0);
 	if (o->kv_per_seq < 0 || o->kv_admit < 0)
 		return gp_fail(err, "model: cannot size the KV cache");
 
@@ -328,7 +347,10 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	if (phase != SERVE_DECODE) {
 		Tr = c->prefill_tokens / s.a;
 		Tmb = c->prefill_tokens / tbo;
-		recv = Tr / tbo * s.k * c->imbalance;
+		/* EP: the hottest GPU's routed tokens; TP experts: every
+		 * token of the instance through a slice. */
+		recv = s.ep > 1 ? Tr / tbo * s.k * c->imbalance :
+			Tr * s.N * s.k;
 		seqs = fmax(1.0, c->prefill_tokens / c->base.input);
 		fixed = (Tmb * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) +
 		         (s.nm > 0 ? recv * (s.h + 3.0 * s.fx) : 0.0)) * ACT +
@@ -342,8 +364,9 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	if (phase != SERVE_PREFILL) {
 		/* per decode sequence per GPU: its tokens' activations */
 		per = q * s.a * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) * ACT /
-			tbo + (s.nm > 0 ? q * s.k * c->imbalance *
-			       (s.h + 3.0 * s.fx) * ACT / tbo : 0.0) +
+			tbo + (s.nm > 0 ? q * s.k * (s.ep > 1 ?
+			       c->imbalance / tbo : s.N) *
+			       (s.h + 3.0 * s.fx) * ACT : 0.0) +
 			q * s.a * m->vocab / s.a * 4.0;
 	}
 	ws = fixed + per * batch;

@@ -35,6 +35,12 @@
 
 #define SERVE_MAX_OPS 24
 
+/* redundant = SERVE_REDUNDANT_AUTO: at least SERVE_REDUNDANT_MIN slots,
+ * rounded up to whole slots per GPU of each EP layout
+ * (serve_redundant). */
+#define SERVE_REDUNDANT_AUTO (-1)
+#define SERVE_REDUNDANT_MIN 32
+
 /* Who moves the tokens of an EP group. */
 typedef enum serve_a2a {
 	SERVE_A2A_DEEPEP = 0, /* DeepEP: low-latency kernels in decode,
@@ -79,7 +85,8 @@ typedef struct serve_cfg {
 	                          with dp_attention, else the instance) per
 	                          prefill step */
 	int redundant;        /* redundant expert slots over an EP group
-	                         (EPLB replicas of hot experts) */
+	                         (EPLB replicas of hot experts), or
+	                         SERVE_REDUNDANT_AUTO */
 	double imbalance;     /* routed tokens of the hottest GPU / the mean,
 	                         in [1, 64] */
 	int mtp;              /* draft tokens per decode step; 0 = off */
@@ -127,12 +134,13 @@ typedef struct serve_step {
 	                         all-to-all kernels hold under overlap */
 	double draft;         /* s, MTP draft passes (decode) */
 	double time;          /* s, the step */
-	double dispatch_bytes; /* per GPU per MoE layer: tokens x top_k x
-	                          hidden x dispatch_bytes */
+	double dispatch_bytes; /* per GPU per MoE layer (both micro-batches):
+	                          tokens x top_k x hidden x dispatch_bytes */
 	double combine_bytes;  /* the same at combine_bytes */
-	double remote_bytes;   /* of the dispatch, bytes leaving the node */
-	double dispatch;       /* s per MoE layer and micro-batch */
-	double combine;        /* s per MoE layer and micro-batch */
+	double remote_bytes;   /* of the dispatch, bytes leaving the node
+	                          (normal kernels: once per remote node) */
+	double dispatch;       /* s per MoE layer (both micro-batches) */
+	double combine;        /* s per MoE layer (both micro-batches) */
 } serve_step;
 
 typedef struct serve_pool {
@@ -183,6 +191,12 @@ void serve_defaults(serve_cfg *c);
  * amounts.  GP_OK or GP_EINVAL naming the field. */
 int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
                 gp_error *err);
+
+/* Redundant slots of layout L: c->redundant, or with
+ * SERVE_REDUNDANT_AUTO ceil((experts + 32) / ep) x ep - experts for
+ * ep > 1 (0 for ep 1). */
+int serve_redundant(const gp_model *m, const serve_cfg *c,
+                    const serve_layout *L);
 
 /* Check one layout against a valid model and c's topology and expert
  * slots (as serve_check does for c's own).  GP_OK or GP_EINVAL. */

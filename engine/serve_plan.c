@@ -344,30 +344,45 @@ static int check_cand(const gp_model *m, const serve_cfg *c,
 static int candidates(const gp_model *m, const serve_cfg *c, int prefill,
                       serve_layout *out)
 {
+	static const int nodes[] = {1, 2, 3, 4, 6, 8, 9, 12, 16, 18, 24, 32,
+	                            36};
 	int G = c->topo.gpus_per_node, n = 0, N, dp, tbo, i;
-	int slots = m->moe.experts + c->redundant;
 	gp_error e;
 
 	/* Tensor-parallel instances of one and two nodes. */
 	for (i = 1; i <= 2 && n < MAX_CAND; i++) {
-		serve_layout L = {G * i, 1, 0, 0};
+		serve_layout L;
 
+		L.tp = G * i;
+		L.ep = 1;
+		L.dp_attention = L.tbo = 0;
 		if (check_cand(m, c, &L, &e) == GP_OK)
 			out[n++] = L;
 	}
 	if (m->moe.experts <= 0)
 		return n;
-	/* EP instances of whole nodes whose size divides the slots. */
-	for (N = G; N <= 36 * G && n + 4 <= MAX_CAND; N += G) {
-		if (slots % N != 0)
+	/* EP instances of whole nodes (the sizes of 1..36 nodes that
+	 * deployments use: DeepSeek's 4 and 18, SGLang's 9, TensorRT-LLM's
+	 * 36 ranks) whose expert slots split evenly. */
+	for (i = 0; i < (int)(sizeof nodes / sizeof nodes[0]); i++) {
+		serve_layout P;
+
+		N = G * nodes[i];
+		P.tp = P.ep = N;
+		P.dp_attention = P.tbo = 1;
+		if ((m->moe.experts + serve_redundant(m, c, &P)) % N != 0)
 			continue;
 		for (dp = 1; dp >= 0; dp--)
 			for (tbo = 1; tbo >= 0; tbo--) {
-				serve_layout L = {N, N, dp, tbo};
+				serve_layout L;
 
-				if (prefill && (!dp || !tbo || N > 8 * G))
+				L.tp = L.ep = N;
+				L.dp_attention = dp;
+				L.tbo = tbo;
+				if (prefill && (!dp || !tbo || nodes[i] > 8))
 					continue;
-				if (check_cand(m, c, &L, &e) == GP_OK)
+				if (n < MAX_CAND &&
+				    check_cand(m, c, &L, &e) == GP_OK)
 					out[n++] = L;
 			}
 	}

@@ -464,11 +464,11 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 	st->tp_comm = mb * (x->s.nd * b.tp_dense + x->s.nm * b.tp_moe);
 	st->a2a = mb * x->s.nm * comm;
 	st->a2a_exposed = x->s.nm * exp_l;
-	st->dispatch = b.disp;
-	st->combine = b.comb;
-	st->dispatch_bytes = b.dbytes;
-	st->combine_bytes = b.cbytes;
-	st->remote_bytes = b.remote;
+	st->dispatch = mb * b.disp;
+	st->combine = mb * b.comb;
+	st->dispatch_bytes = mb * b.dbytes;
+	st->combine_bytes = mb * b.cbytes;
+	st->remote_bytes = mb * b.remote;
 	st->sm_loss = x->s.nm * loss;
 	st->time = st->compute + st->tp_comm + st->a2a_exposed + st->sm_loss;
 	if (decode && x->c->mtp > 0) {
