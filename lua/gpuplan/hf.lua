@@ -438,6 +438,11 @@ local function convert(cfg, file, opts)
               ffn_hidden = width, dense_layers = dense }
   end
 
+  -- DeepSeek-V3's multi-token-prediction module (drafts for MTP
+  -- speculative decoding).
+  local nextn = rd.int("num_nextn_predict_layers", false, 0)
+  if nextn and nextn > 0 then e.mtp_layers = nextn end
+
   e.vocab = rd.int({ "vocab_size", "padded_vocab_size" }, true)
   local tied = rd.bool("tie_word_embeddings")
   if tied == nil then
@@ -549,7 +554,7 @@ local order = {
   top = { "id", "name", "family", "layers", "hidden", "heads", "kv_heads",
           "head_dim", "ffn_hidden", "ffn_gated", "vocab", "tied_embeddings",
           "qkv_bias", "linear_bias", "norm", "max_seq", "dtype", "moe", "mla",
-          "sliding_window", "vision", "params_b", "active_params_b",
+          "mtp_layers", "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",
           "dense_layers", "dense_ffn_hidden" },
