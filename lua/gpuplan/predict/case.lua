@@ -29,6 +29,8 @@ function M.model(cm)
     norm = cm.ffn_gated and "rms" or "layer",
   }
   if type(v(cm.moe)) == "table" then m.moe = cm.moe end
+  if type(v(cm.mla)) == "table" then m.mla = cm.mla end
+  if type(v(cm.mtp_layers)) == "number" then m.mtp_layers = cm.mtp_layers end
   return m
 end
 
