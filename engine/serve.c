@@ -103,7 +103,12 @@ int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
 		return gp_fail(err, "%s tp %d spans %d nodes, but the system "
 		               "has no NICs", pool, L->tp, L->tp / G);
 	if (L->ep > 1) {
-		int r = serve_redundant(m, c, L);
+		int r;
+
+		if (c->redundant != SERVE_REDUNDANT_AUTO &&
+		    gp_check_count(c->redundant, 0, "redundant_experts", err))
+			return GP_EINVAL;
+		r = serve_redundant(m, c, L);
 
 		slots = m->moe.experts + r;
 		if (slots % L->ep != 0)
@@ -129,6 +134,11 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	b.offload_bw = b.offload_prefill_bw = 0;
 	if (infer_check(m, d, &b, err) != GP_OK ||
 	    comm_topo_check(&c->topo, err) != GP_OK)
+		return GP_EINVAL;
+	/* The KV cache is sized for input + output tokens
+	 * (model_kv_bytes: at most GP_COUNT_MAX). */
+	if (gp_check_tokens(c->base.input + c->base.output,
+	                    "input + output", err))
 		return GP_EINVAL;
 	if ((c->redundant != SERVE_REDUNDANT_AUTO &&
 	     gp_check_count(c->redundant, 0, "redundant_experts", err)) ||
@@ -281,9 +291,10 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	double tbo, lo, hi, fixed, per;
 	int i;
 
-	if (!o)
-		return gp_fail(err, "serve_memory: NULL output");
-	if (model_params(m, &p, err) != GP_OK)
+	if (!o || !c || !L)
+		return gp_fail(err, "serve_memory: NULL argument");
+	if (model_params(m, &p, err) != GP_OK ||
+	    serve_check_layout_named(m, c, L, "memory", err))
 		return GP_EINVAL;
 	if (!gp_finite(batch) || batch < 0 || batch > GP_AMOUNT_MAX)
 		return gp_fail(err, "serve_memory: batch must be >= 0");

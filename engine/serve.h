@@ -205,7 +205,8 @@ int serve_check_layout(const gp_model *m, const serve_cfg *c,
 
 /* Memory per GPU of layout L for `phase` at `batch` decode sequences per
  * GPU (decode, colocated) or one prefill chunk (prefill).  out->max_batch
- * is the largest batch that fits (0 = none).  c checked by serve_check.
+ * is the largest batch that fits (0 = none).  The model and L are
+ * checked here; the rest of c is serve_check's (call it first).
  * GP_OK or GP_EINVAL. */
 int serve_memory(const gp_model *m, const serve_cfg *c,
                  const serve_layout *L, serve_phase phase, double batch,

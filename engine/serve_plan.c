@@ -123,6 +123,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 			snprintf(o->why, sizeof o->why, "no batch meets ITL "
 			         "%.3g ms (batch 1 takes %.3g ms)",
 			         c->itl_max * 1e3, itl * 1e3);
+			o->itl = itl;
 			return GP_OK;
 		}
 		lo = 1;
@@ -409,9 +410,9 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
                  gp_error *err)
 {
 	serve_layout dl[MAX_CAND], pl[MAX_CAND];
-	double pin[MAX_CAND], bestg = -1, bestp = 0, bestt = 0;
+	double pin[MAX_CAND], bestg = -1, bestp = 0, bestt = 0, best1 = -1;
 	serve_cfg t, win;
-	int nd, np, i, j, mode, lo, hi, found = 0, pj = -1;
+	int nd, np, i, j, mode, lo, hi, found = 0, pj = -1, big = 0;
 	char why[200] = "";
 
 	if (!c || !cfg_out || !best)
@@ -453,13 +454,22 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			if (decode_side(m, d, &t, &dl[i], !mode, &o, err))
 				return GP_EINVAL;
 			if (!o.fits) {
-				if (!why[0])
+				/* Say why the closest layout missed: the
+				 * quickest batch of one, else a memory
+				 * shortfall. */
+				if (o.itl > 0 && (best1 < 0 || o.itl < best1)) {
+					best1 = o.itl;
 					snprintf(why, sizeof why, "%s", o.why);
+				} else if (!why[0]) {
+					snprintf(why, sizeof why, "%s", o.why);
+				}
 				continue;
 			}
 			D = instances(target, o.tps_gpu, dl[i].tp);
-			if (D < 0)
+			if (D < 0) {
+				big = 1;
 				continue;
+			}
 			if (mode) {
 				double need = target * c->base.input /
 					c->base.output;
@@ -478,8 +488,10 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 					continue;
 			}
 			tot = D + P;
-			if (tot > GP_COUNT_MAX)
+			if (tot > GP_COUNT_MAX) {
+				big = 1;
 				continue;
+			}
 			if (bestg < 0 || tot < bestg ||
 			    (tot == bestg && o.tps_gpu > bestt)) {
 				bestg = tot;
@@ -493,6 +505,9 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			}
 		}
 	}
+	if (!found && big)
+		return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
+		               target, GP_COUNT_MAX);
 	if (!found)
 		return gp_fail(err, "no layout meets ITL %.3g ms%s%s",
 		               itl_max * 1e3, why[0] ? ": " : "", why);

@@ -36,6 +36,9 @@
 --   system    catalog system id (host memory, NVLink domain)
 --   price     number per GPU-hour, "$2.49/h", or a catalog price id
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
+--   ep, dp_attention, disagg, mtp, ...   a MoE model across many GPUs: the
+--             serving model of gpuplan.serve (see its header for every option
+--             and the result's fields)
 --
 -- Result: a plain table.  fits (false: why), model, gpu, batch, replicas,
 -- ttft_s, itl_s (decode step at the batch and mean context), itl_batch1_s,

@@ -81,6 +81,97 @@ static void cfg(serve_cfg *c, int ep, int dp)
 	c->redundant = 32;
 }
 
+/* Finite and not negative. */
+static int good(double x)
+{
+	return isfinite(x) && x >= 0;
+}
+
+static int result_good(const serve_result *r)
+{
+	if (!r->fits)
+		return r->why[0] != 0;
+	return good(r->tpot) && good(r->itl) && good(r->ttft) &&
+		good(r->tokens_per_s) && r->tokens_per_s > 0 &&
+		good(r->tokens_per_s_gpu) && good(r->input_tokens_per_s) &&
+		good(r->pool_ratio) && good(r->cost_per_mtok) &&
+		good(r->decode.step.time) && good(r->decode.mem.weights) &&
+		good(r->kv_transfer) && good(r->accept);
+}
+
+/* Every hostile value in every numeric field of the configuration: the
+ * kernels return GP_OK with finite, non-negative results, or GP_EINVAL
+ * with a message; never a crash, NaN or inf (run under SANITIZE=1 for
+ * overflow and out-of-range conversions too).  Returns the failures. */
+static int fuzz(const gp_model *m, const roof_device *d, const serve_cfg *c0)
+{
+	static const double dv[] = {0, -1, 1, 0.5, 2, 1e-300, 1e308, -1e308,
+	                            16777217, 2147483647.0};
+	serve_cfg c;
+	serve_result r;
+	serve_mem mem;
+	serve_step st;
+	gp_error err;
+	double nan = NAN, inf = INFINITY;
+	int i, j, k, bad = 0, rc;
+
+	for (i = 0; i < 18; i++) {
+		for (j = 0; j < (int)(sizeof dv / sizeof dv[0]) + 2; j++) {
+			double v = j < 10 ? dv[j] : (j == 10 ? nan : inf);
+
+			c = *c0;
+			switch (i) {
+			case 0: c.base.input = v; break;
+			case 1: c.base.output = v; break;
+			case 2: c.base.capacity = v; break;
+			case 3: c.itl_max = v; break;
+			case 4: c.prefill_tokens = v; break;
+			case 5: c.imbalance = v; break;
+			case 6: c.acceptance = v; break;
+			case 7: c.dispatch_bytes = v; break;
+			case 8: c.combine_bytes = v; break;
+			case 9: c.base.kv_bytes = v; break;
+			case 10: c.topo.nic.bw = v; break;
+			case 11: c.topo.up.bw = v; break;
+			case 12: c.base.price = v; break;
+			default:
+				if (!(fabs(v) < 3e9) || v != floor(v))
+					continue;
+				k = (int)v;
+				if (i == 13) c.decode.tp = c.decode.ep = k;
+				if (i == 14) c.batch = k;
+				if (i == 15) c.mtp = k, c.mtp_layers = 1;
+				if (i == 16) c.redundant = k;
+				if (i == 17) c.gpus = k;
+			}
+			rc = serve_run(m, d, &c, &r, &err);
+			if (!(rc == GP_EINVAL ? err.msg[0] != 0 :
+			      rc == GP_OK && result_good(&r))) {
+				printf("# serve_run field %d value %g: rc %d "
+				       "%s\n", i, v, rc, err.msg);
+				bad++;
+			}
+			rc = serve_memory(m, &c, &c.decode, SERVE_DECODE, 1,
+			                  &mem, &err);
+			if (serve_check(m, d, &c, &err) == GP_OK &&
+			    (rc != GP_OK || !good(mem.weights) ||
+			     !isfinite(mem.kv_budget))) {
+				printf("# serve_memory field %d value %g\n", i,
+				       v);
+				bad++;
+			}
+			if (serve_step_time(m, d, &c, &c.decode, SERVE_DECODE,
+			                    v, &st, &err) == GP_OK &&
+			    !(good(st.time) && good(st.a2a))) {
+				printf("# serve_step_time field %d batch %g\n",
+				       i, v);
+				bad++;
+			}
+		}
+	}
+	return bad;
+}
+
 int main(void)
 {
 	gp_model m;
@@ -93,7 +184,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(43);
+	plan(44);
 	dsv3(&m);
 	hopper(&d);
 
@@ -326,5 +417,15 @@ int main(void)
 	c.topo.nics = 0;
 	ok(serve_check(&m, &d, &c, &err) == GP_EINVAL && strstr(err.msg, "NICs"),
 	   "EP16 across nodes without NICs is refused");
+
+	/* --- hostile input ------------------------------------------------ */
+	cfg(&c, 16, 1);
+	c.disagg = 1;
+	c.prefill.tp = c.prefill.ep = 16;
+	c.prefill.dp_attention = c.prefill.tbo = 1;
+	c.gpus = 32;
+	c.base.price = 2.0;
+	is_int(fuzz(&m, &d, &c), 0, "hostile values: results finite or "
+	       "refused with a message");
 	return done();
 }
