@@ -472,10 +472,21 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 	st->sm_loss = x->s.nm * loss;
 	st->time = st->compute + st->tp_comm + st->a2a_exposed + st->sm_loss;
 	if (decode && x->c->mtp > 0) {
-		/* Draft passes: mtp_layers MoE layers and the projection
-		 * per draft token, then its logits (the shared head). */
-		st->draft = x->c->mtp * (x->c->mtp_layers * moe_l +
-		                         mb * (b.proj + b.outer));
+		/* Draft passes, one token per sequence each: mtp_layers MoE
+		 * layers and the projection per draft token, then its logits
+		 * (the shared head), with the same overlap rule. */
+		sx y = *x;
+		blk bd;
+		double cd, md;
+
+		y.st = NULL;
+		if (block(&y, B / mb, 1.0, kv, decode, &bd))
+			return GP_EINVAL;
+		cd = moe_parts(&bd, &md);
+		st->draft = x->c->mtp * (x->c->mtp_layers *
+		                         (tbo ? fmax(2.0 * cd, 2.0 * md) :
+		                          cd + md) +
+		                         mb * (bd.proj + bd.outer));
 	} else if (x->c->mtp > 0) {
 		/* Prefill runs the MTP layers too (their KV). */
 		st->draft = x->c->mtp_layers * moe_l;

@@ -184,7 +184,7 @@ local function pct(v) return string.format("%.1f%%", v * 100) end
 section(string.format("H800 vs H100 (the same chip, NVLink 200 vs 450 GB/s per direction), "
                       .. "DP attention, ITL <= %g ms", opt.itl_max), gap_rows, {
   { key = "phase" }, { key = "ep", label = "EP" },
-  { key = "link", label = "dispatch leaving the node", fmt = pct },
+  { key = "link", label = "dispatch over the NICs", fmt = pct },
   { key = "h100", label = "H100 tok/s/GPU", fmt = "%.0f" },
   { key = "h800", label = "H800 tok/s/GPU", fmt = "%.0f" },
   { key = "gap", label = "H800 gap", fmt = pct },
@@ -231,7 +231,7 @@ if #gap_rows > 0 then
   end
   if hi.gap < 0.005 then
     lines[#lines + 1] = string.format("H800 matches H100 within 0.5%% at every EP size shown: "
-      .. "the all-to-all is bound by the NICs (%.0f%%+ of a dispatch leaves the node) or "
+      .. "the all-to-all is bound by the NICs (%.0f%%+ of a dispatch crosses them) or "
       .. "hidden by two-batch overlap, so the cut NVLink costs nothing here.",
       100 * (function() local m = 1 for _, r in ipairs(gap_rows) do m = math.min(m, r.link) end
         return m end)())
@@ -240,8 +240,8 @@ if #gap_rows > 0 then
     for _, r in ipairs(gap_rows) do
       if r.gap < 0.005 then zero[#zero + 1] = r.phase .. " EP" .. r.ep end
     end
-    lines[#lines + 1] = string.format("H800's largest gap to H100 is %s at %s EP%d (%s of the "
-      .. "dispatch leaves the node)%s; %s.", pct(hi.gap), hi.phase, hi.ep, pct(hi.link),
+    lines[#lines + 1] = string.format("H800's largest gap to H100 is %s at %s EP%d (%s of its "
+      .. "dispatch bytes cross the NICs)%s; %s.", pct(hi.gap), hi.phase, hi.ep, pct(hi.link),
       hi.comm and string.format(", and the all-to-all explains %.0f%% of the slower step",
         hi.comm * 100) or "",
       #zero > 0 and ("none at " .. table.concat(zero, ", ") .. ", where the NICs bind or "
