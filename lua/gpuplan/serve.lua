@@ -10,7 +10,8 @@
 --                       output = 1536, mtp = 1, itl_max = "50ms" }
 --   print(r.batch, r.itl_s, r.per_gpu, r.memory.experts / 1e9, r.dispatch_ms)
 --   local p = gp.infer_plan{ model = "deepseek-v3", gpu = "h800-sxm", target = 1e5,
---                            itl_max = "50ms", input = 4096, output = 1536 }
+--                            itl_max = "50ms", weights = "fp8", input = 4096,
+--                            output = 1536, price = "$2/h" }
 --   print(p.gpus, p.layout, p.prefill_layout, p.cost_per_mtok)
 --
 -- Arguments (besides gp.infer's model, gpu, gpus, weights, kv, kv_policy,
