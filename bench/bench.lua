@@ -53,3 +53,21 @@ if core.memory then
     return #grid
   end)
 end
+
+-- The MoE serving model: one deployment (memory, decode batch under an ITL
+-- bound, both pools) and the layout search for a throughput target.
+do
+  local serve = require "gpuplan.serve"
+  local a = { model = "deepseek-v3", gpu = "h800-sxm", weights = "fp8", input = 4096,
+              output = 1536, gpus = 96, ep = 64, dp_attention = true, disagg = true,
+              prefill_gpus = 32, prefill_ep = 16, prefill_tp = 16, itl_max = 0.05 }
+  local m, d, s = serve.setup(a)
+  run("MoE serving deployment (core.serve), DeepSeek-V3 on 96 H800", function()
+    core.serve(m, d, s)
+    return 1
+  end)
+  run("MoE layout search (core.serve_target), 100k tok/s at ITL <= 50 ms", function()
+    core.serve_target(m, d, s, 1e5, 0.05, false, false)
+    return 1
+  end)
+end

@@ -266,6 +266,12 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
+                gp_error *err)
+{
+	return check_cfg(m, d, c, err);
+}
+
 /* All-reduce of `bytes` over the TP group. */
 static int allreduce(const infer_cfg *c, double bytes, double *t,
                      gp_error *err)

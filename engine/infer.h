@@ -156,6 +156,12 @@ gp_dtype infer_compute_dtype(const roof_device *d, const char *weights);
  * (for tp * pp > 1, mem_reserve_default(&cfg->reserve, tp * pp)). */
 void infer_defaults(infer_cfg *cfg);
 
+/* Check a model, device and configuration as infer_step and infer_run
+ * do (engine/serve.c checks its base configuration with it).  GP_OK or
+ * GP_EINVAL naming the field. */
+int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
+                gp_error *err);
+
 /* Time one step on one GPU of a replica: `batch` sequences each
  * processing q tokens (q = prompt length for a prefill, 1 for decode)
  * with ctx tokens in the KV cache at the end of the step.  n_off layers

@@ -19,6 +19,7 @@
 #include "comm.h"
 #include "infer.h"
 #include "roofline.h"
+#include "serve.h"
 #include "sweep.h"
 #include "train.h"
 
@@ -1107,6 +1108,236 @@ static int lgp_infer_gpus_for(lua_State *L)
 
 /* ---- end roofline/infer ---- */
 
+/* ---- serve (MoE across many GPUs) ---- */
+
+/* A layout table {tp, ep, dp_attention, tbo} at cfg[key]; absent: tp 1,
+ * ep 1, both flags off. */
+static void lgp_tolayout(lua_State *L, int idx, const char *key,
+			 serve_layout *y)
+{
+	const char *w = key;
+	int sub = lgp_subtable(L, idx, "serve", key);
+
+	y->tp = y->ep = 1;
+	y->dp_attention = y->tbo = 0;
+	if (!sub)
+		return;
+	y->tp = lgp_field_int(L, sub, w, "tp", 0, 1, 1);
+	y->ep = lgp_field_int(L, sub, w, "ep", 0, 1, 1);
+	y->dp_attention = lgp_field_bool(L, sub, w, "dp_attention", 0);
+	y->tbo = lgp_field_bool(L, sub, w, "tbo", 0);
+	lua_pop(L, 1);
+}
+
+/* Read a serve config: the infer fields (lgp_toserve) for the base, topo
+ * (required: the node and its NICs), decode and prefill layouts, disagg,
+ * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant
+ * (-1 or absent: SERVE_REDUNDANT_AUTO),
+ * imbalance, mtp, mtp_layers, acceptance, a2a ("deepep" | "nccl"),
+ * dispatch_bytes, combine_bytes. */
+static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
+{
+	static const char *const a2as[] = {"deepep", "nccl", NULL};
+	const char *w = "serve";
+	gp_topo t;
+	int sub;
+
+	serve_defaults(c);
+	lgp_toserve(L, idx, &c->base, &t);
+	c->base.topo = NULL;
+	sub = lgp_subtable(L, idx, w, "topo");
+	if (!sub)
+		luaL_error(L, "serve.topo is required");
+	lgp_totopo(L, sub, &c->topo);
+	lua_pop(L, 1);
+	lgp_tolayout(L, idx, "decode", &c->decode);
+	lgp_tolayout(L, idx, "prefill", &c->prefill);
+	c->disagg = lgp_field_bool(L, idx, w, "disagg", 0);
+	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->decode.tp, 1);
+	c->prefill_gpus = lgp_field_int(L, idx, w, "prefill_gpus", 0, 0, 0);
+	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
+	c->itl_max = lgp_field_num(L, idx, w, "itl_max", 0, 0.0);
+	c->prefill_tokens = lgp_field_num(L, idx, w, "prefill_tokens", 0,
+					  c->prefill_tokens);
+	c->redundant = lgp_field_int(L, idx, w, "redundant", 0,
+				     SERVE_REDUNDANT_AUTO, SERVE_REDUNDANT_AUTO);
+	c->imbalance = lgp_field_num(L, idx, w, "imbalance", 0, c->imbalance);
+	c->mtp = lgp_field_int(L, idx, w, "mtp", 0, 0, 0);
+	c->mtp_layers = lgp_field_int(L, idx, w, "mtp_layers", 0, 0, 0);
+	c->acceptance = lgp_field_num(L, idx, w, "acceptance", 0,
+				      c->acceptance);
+	c->a2a = (serve_a2a)lgp_field_option(L, idx, w, "a2a", a2as,
+					     "'deepep' or 'nccl'");
+	c->dispatch_bytes = lgp_field_num(L, idx, w, "dispatch_bytes", 0,
+					  c->dispatch_bytes);
+	c->combine_bytes = lgp_field_num(L, idx, w, "combine_bytes", 0,
+					 c->combine_bytes);
+}
+
+static void lgp_pushstep(lua_State *L, const serve_step *s)
+{
+	int i;
+
+	lua_createtable(L, 0, 16);
+	lgp_setnum(L, "batch", s->batch);
+	lgp_setnum(L, "tokens", s->tokens);
+	lgp_setnum(L, "compute", s->compute);
+	lgp_setnum(L, "tp_comm", s->tp_comm);
+	lgp_setnum(L, "a2a", s->a2a);
+	lgp_setnum(L, "a2a_exposed", s->a2a_exposed);
+	lgp_setnum(L, "sm_loss", s->sm_loss);
+	lgp_setnum(L, "draft", s->draft);
+	lgp_setnum(L, "time", s->time);
+	lgp_setnum(L, "dispatch_bytes", s->dispatch_bytes);
+	lgp_setnum(L, "combine_bytes", s->combine_bytes);
+	lgp_setnum(L, "remote_bytes", s->remote_bytes);
+	lgp_setnum(L, "dispatch", s->dispatch);
+	lgp_setnum(L, "combine", s->combine);
+	lua_createtable(L, s->nops, 0);
+	for (i = 0; i < s->nops; i++) {
+		const infer_op_row *o = &s->ops[i];
+
+		lua_createtable(L, 0, 18);
+		lgp_setstr(L, "name", o->name);
+		lgp_setnum(L, "count", o->count);
+		lgp_setnum(L, "flop", o->flop);
+		lgp_setnum(L, "bytes", o->bytes);
+		lgp_setnum(L, "total", o->total);
+		lgp_pushroof(L, &o->r);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+}
+
+static void lgp_pushpool(lua_State *L, const serve_pool *p)
+{
+	const serve_mem *m = &p->mem;
+
+	lua_createtable(L, 0, 10);
+	lgp_setint(L, "tp", p->lay.tp);
+	lgp_setint(L, "ep", p->lay.ep);
+	lgp_setbool(L, "dp_attention", p->lay.dp_attention);
+	lgp_setbool(L, "tbo", p->lay.tbo);
+	lgp_setint(L, "gpus", p->gpus);
+	lgp_setint(L, "nodes", p->nodes);
+	lgp_setnum(L, "tokens_per_s_gpu", p->tokens_per_s_gpu);
+	lua_createtable(L, 0, 16);
+	lgp_setnum(L, "attention", m->attention);
+	lgp_setnum(L, "dense", m->dense);
+	lgp_setnum(L, "shared", m->shared);
+	lgp_setnum(L, "experts", m->experts);
+	lgp_setnum(L, "embed", m->embed);
+	lgp_setnum(L, "other", m->other);
+	lgp_setnum(L, "mtp", m->mtp);
+	lgp_setnum(L, "weights", m->weights);
+	lgp_setnum(L, "expert_slots", m->expert_slots);
+	lgp_setnum(L, "kv_per_seq", m->kv_per_seq);
+	lgp_setnum(L, "kv_admit", m->kv_admit);
+	lgp_setnum(L, "a2a_buffer", m->a2a_buffer);
+	lgp_setnum(L, "workspace", m->workspace);
+	lgp_setnum(L, "kv_budget", m->kv_budget);
+	lgp_setnum(L, "used", m->used);
+	lgp_setint(L, "max_batch", m->max_batch);
+	lua_setfield(L, -2, "memory");
+	lgp_pushstep(L, &p->step);
+	lua_setfield(L, -2, "step");
+}
+
+static void lgp_pushserve(lua_State *L, const serve_result *r)
+{
+	lua_createtable(L, 0, 24);
+	lgp_setbool(L, "fits", r->fits);
+	if (!r->fits)
+		lgp_setstr(L, "why", r->why);
+	lgp_setbool(L, "disagg", r->disagg);
+	lgp_setnum(L, "accept", r->accept);
+	lgp_setnum(L, "tpot", r->tpot);
+	lgp_setnum(L, "itl", r->itl);
+	lgp_setnum(L, "ttft", r->ttft);
+	lgp_setnum(L, "kv_transfer", r->kv_transfer);
+	lgp_setnum(L, "prefill_share", r->prefill_share);
+	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
+	lgp_setnum(L, "input_tokens_per_s", r->input_tokens_per_s);
+	lgp_setnum(L, "pool_ratio", r->pool_ratio);
+	lgp_setnum(L, "cost_per_mtok", r->cost_per_mtok);
+	if (r->disagg) {
+		lgp_setbool(L, "coloc_fits", r->coloc_fits);
+		lgp_setnum(L, "coloc_tokens_per_s_gpu",
+			   r->coloc_tokens_per_s_gpu);
+		lgp_setnum(L, "coloc_itl", r->coloc_itl);
+		lgp_setint(L, "coloc_batch", r->coloc_batch);
+	}
+	lgp_pushpool(L, &r->decode);
+	lua_setfield(L, -2, "decode");
+	lgp_pushpool(L, &r->prefill);
+	lua_setfield(L, -2, "prefill");
+}
+
+/* core.serve(model, device, cfg) -> the deployment (serve_run); seconds,
+ * bytes, tokens/s. */
+static int lgp_serve(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	serve_cfg c;
+	serve_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toservemoe(L, 3, &c);
+	if (serve_run(&m, &d, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushserve(L, &r);
+	return 1;
+}
+
+/* core.serve_target(model, device, cfg, target_tps, itl_max_s,
+ * fix_layout, fix_disagg) -> result (serve_run of the plan) and the
+ * plan {gpus, prefill_gpus, disagg, decode = layout, prefill = layout}. */
+static int lgp_serve_target(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	serve_cfg c, out;
+	serve_result r;
+	gp_error err;
+	double target, limit;
+	int fl, fd;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toservemoe(L, 3, &c);
+	target = luaL_checknumber(L, 4);
+	limit = luaL_checknumber(L, 5);
+	fl = lua_toboolean(L, 6);
+	fd = lua_toboolean(L, 7);
+	if (serve_target(&m, &d, &c, target, limit, fl, fd, &out, &r, &err)
+	    != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushserve(L, &r);
+	lua_createtable(L, 0, 5);
+	lgp_setint(L, "gpus", out.gpus);
+	lgp_setint(L, "prefill_gpus", out.prefill_gpus);
+	lgp_setbool(L, "disagg", out.disagg);
+	return 2;
+}
+
+/* core.serve_accept(mtp, acceptance) -> tokens per decode step. */
+static int lgp_serve_accept(lua_State *L)
+{
+	lua_Integer n = luaL_checkinteger(L, 1);
+	double a = luaL_checknumber(L, 2);
+
+	luaL_argcheck(L, n >= 0 && n <= 16, 1, "mtp must be 0..16");
+	luaL_argcheck(L, a >= 0 && a <= 1, 2, "acceptance must be in [0, 1]");
+	lua_pushnumber(L, serve_accept_length((int)n, a));
+	return 1;
+}
+
+/* ---- end serve ---- */
+
 
 /* ---- train ---- */
 
@@ -1485,6 +1716,9 @@ static const luaL_Reg corelib[] = {
 	{"infer_gpus_for", lgp_infer_gpus_for},
 	{"infer_weight_format", lgp_infer_wformat},
 	{"infer_compute_dtype", lgp_infer_cdtype},
+	{"serve", lgp_serve},
+	{"serve_target", lgp_serve_target},
+	{"serve_accept", lgp_serve_accept},
 	{NULL, NULL}
 };
 

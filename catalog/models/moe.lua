@@ -25,10 +25,12 @@ model {
           dense_layers = 3 },
   mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
           qk_rope_head_dim = 64, v_head_dim = 128 },
+  mtp_layers = 1,
   params_b = 671, active_params_b = 37,
   source = "deepseek-ai/DeepSeek-V3 config.json (n_routed_experts 256, "
         .. "n_shared_experts 1, first_k_dense_replace 3, "
-        .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64); "
+        .. "moe_intermediate_size 2048, MLA ranks 1536/512, rope 64, "
+        .. "num_nextn_predict_layers 1); "
         .. "DeepSeek-V3 report arXiv:2412.19437 sections 2 and 4.2: 671B "
         .. "total, 37B activated per token",
   notes = "The 671B exclude the 14B multi-token-prediction module shipped "

@@ -490,6 +490,11 @@ local function convert(cfg, file, opts)
               ffn_hidden = width, dense_layers = dense }
   end
 
+  -- DeepSeek-V3's multi-token-prediction module (drafts for MTP
+  -- speculative decoding).
+  local nextn = rd.int("num_nextn_predict_layers", false, 0)
+  if nextn and nextn > 0 then e.mtp_layers = nextn end
+
   e.vocab = rd.int({ "vocab_size", "padded_vocab_size" }, true)
   local tied = rd.bool("tie_word_embeddings")
   if tied == nil then
@@ -601,7 +606,7 @@ local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
           "tied_embeddings", "qkv_bias", "linear_bias", "norm", "rel_buckets",
-          "max_seq", "dtype", "moe", "mla",
+          "max_seq", "dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

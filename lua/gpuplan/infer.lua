@@ -44,6 +44,9 @@
 --   system    catalog system id (host memory, NVLink domain)
 --   price     number per GPU-hour, "$2.49/h", or a catalog price id
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
+--   ep, dp_attention, disagg, mtp, ...   a MoE model across many GPUs: the
+--             serving model of gpuplan.serve (see its header for every option
+--             and the result's fields)
 --
 -- Result: a plain table.  fits (false: why), model, gpu, batch, replicas,
 -- ttft_s, itl_s (decode step at the batch and mean context), itl_batch1_s,
@@ -190,10 +193,11 @@ end
 
 -- Every argument gp.infer reads; anything else is a misspelling (tp_size
 -- for tp) that would otherwise estimate a different deployment in silence.
-local ARGS = args.set [[model gpu gpus tp pp weights kv kv_policy batch concurrency input
+local ARGS = args.set([[model gpu gpus tp pp weights kv kv_policy batch concurrency input
   output runtime flash memory margin kv_free_fraction offload host_bw host_memory
   pcie_bw system price
-  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog]]
+  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog ]]
+  .. require("gpuplan.serve").ARGS)   -- the MoE serving model's
 
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
@@ -322,8 +326,12 @@ function M.setup(a)
                         kv = kv }
 end
 
--- gp.infer{...}: see the header.
+-- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,
+-- disagg, mtp, ...: gpuplan.serve) take the MoE serving model.
 function M.infer(a)
+  if type(a) == "table" and require("gpuplan.serve").wants(a) then
+    return require("gpuplan.serve").infer(a)
+  end
   local model, d, c, info = M.setup(a)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end

@@ -81,7 +81,8 @@ function gp.options(params, argv)
 end
 
 -- Where a lazily loaded name lives when it is not gpuplan.<name>.
-local aliases = { model_from_hf = "gpuplan.hf", policy = "gpuplan.sweep" }
+local aliases = { model_from_hf = "gpuplan.hf", policy = "gpuplan.sweep",
+                  infer_plan = "gpuplan.serve" }
 
 local core
 function gp.core()

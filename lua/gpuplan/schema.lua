@@ -310,6 +310,7 @@ M.model = T.record {
     qk_nope_head_dim = R(pos()), qk_rope_head_dim = R(pos()),
     v_head_dim = R(pos()),
   },
+  mtp_layers = int { min = 0 },
   sliding_window = T.record { size = R(pos()), layers = int { min = 0 } },
   vision = T.record {
     params = num { positive = true }, layers = pos(), hidden = pos(),

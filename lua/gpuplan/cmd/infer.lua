@@ -33,7 +33,26 @@ usage: gpuplan infer MODEL --gpu ID [options]
   --sweep-batch     throughput vs latency as the batch doubles up to the KV limit
   --svg FILE        with --sweep-batch: write the curve as SVG
   --target TPS      GPUs needed for TPS output tokens/s ...
-  --itl-max MS      ... with every decode step within MS milliseconds (default 50)
+  --itl-max MS      ... with every decode step within MS milliseconds (default 50);
+                    MoE serving: also the largest batch within MS without --target
+
+  Serving a MoE model across many GPUs (any of these):
+  --ep N            experts split over an instance of N GPUs (= --tp; default 1:
+                    experts sliced by TP)
+  --dp-attention    attention, dense layers, shared experts whole on every GPU,
+                    each with its own requests' KV (default: TP over the instance)
+  --no-two-batch-overlap   one micro-batch (default with --ep: two, hiding the
+                    all-to-all)
+  --a2a K           deepep (default: low-latency decode, normal prefill) | nccl
+  --redundant-experts N  EPLB slots (default: >= 32, whole slots per GPU)
+  --imbalance X     hottest GPU's routed tokens / mean (default 1.11 with --ep)
+  --disagg          separate prefill and decode pools; --prefill-gpus N (default:
+                    the split that balances them), --prefill-tp N, --prefill-ep N,
+                    --prefill-dp-attention (default: the decode layout)
+  --prefill-tokens N  prompt tokens per attention group per step (default 16384)
+  --mtp N           MTP draft tokens per step (models with an MTP module), with
+  --acceptance P    ... each accepted with probability P (default 0.85)
+  --nics N, --nic-fabric ID   the node's NICs (default: the system's)
   --format F        text (default), markdown, csv, json (csv: one table, the
                     deployment as one row with its defaults; with --ops the
                     decode operators instead)
@@ -46,7 +65,12 @@ usage: gpuplan infer MODEL --gpu ID [options]
               out = "int", runtime = "string", memory = "string", margin = "number", offload = "flag",
               host_bw = "string", host_memory = "string", system = "string",
               price = "string", ops = "flag", sweep_batch = "flag", svg = "string",
-              target = "number", itl_max = "number", format = "format" },
+              target = "number", itl_max = "number", format = "format",
+              ep = "int", dp_attention = "flag", two_batch_overlap = "flag",
+              a2a = "string", redundant_experts = "int", imbalance = "number",
+              disagg = "flag", prefill_gpus = "int", prefill_tp = "int",
+              prefill_ep = "int", prefill_dp_attention = "flag", prefill_tokens = "int",
+              mtp = "int", acceptance = "number", nics = "int", nic_fabric = "string" },
 }
 
 local clean = cli.clean
@@ -62,7 +86,84 @@ local function args_of(opts, model)
     offload = opts.offload or nil,
     host_bw = opts.host_bw, host_memory = opts.host_memory, system = opts.system,
     price = price,
+    ep = opts.ep, dp_attention = opts.dp_attention, two_batch_overlap = opts.two_batch_overlap,
+    a2a = opts.a2a, redundant_experts = opts.redundant_experts, imbalance = opts.imbalance,
+    disagg = opts.disagg, prefill_gpus = opts.prefill_gpus, prefill_tp = opts.prefill_tp,
+    prefill_ep = opts.prefill_ep, prefill_dp_attention = opts.prefill_dp_attention,
+    prefill_tokens = opts.prefill_tokens, mtp = opts.mtp, acceptance = opts.acceptance,
+    nics = opts.nics, nic_fabric = opts.nic_fabric,
   }
+end
+
+-- The MoE serving options given (the MoE serving model answers).
+local function moe_opts(a)
+  return require("gpuplan.serve").wants(a)
+end
+
+local function gb(v) return string.format("%.2f GB", v / 1e9) end
+
+-- The MoE serving answer: layout, memory by part, steps, pools.
+local function moe_report(r, opts)
+  local title = string.format("%s on %d x %s: %s%s, %s weights, %s KV, in %d / out %d",
+    r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights, r.kv,
+    r.input, r.output)
+  if not r.fits then
+    io.stdout:write(title, "\n", "fits: no (", tostring(r.why), ")\n")
+    return 0
+  end
+  local m, cur = r.memory, r.currency or "USD"
+  local rows = {
+    { k = "weights per GPU", v = string.format("%s (experts %.1f x %s, shared %s, "
+        .. "attention %s, dense %s, embeddings %s%s)", gb(m.weights), m.expert_slots,
+        gb(m.experts / math.max(m.expert_slots, 1e-9)), gb(m.shared), gb(m.attention),
+        gb(m.dense), gb(m.embed), m.mtp > 0 and (", MTP " .. gb(m.mtp)) or "") },
+    { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
+    { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
+    { k = "batch per GPU", v = string.format("%d (KV holds %d; x %d instances)", r.batch,
+        r.max_batch_kv, r.instances) },
+    { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
+        .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
+        r.a2a_exposed_ms, r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms) or "") },
+    { k = "dispatch / combine", v = string.format("%.1f / %.1f us per MoE layer (%.2f MB out, "
+        .. "%.0f%% leaves the node)", r.dispatch_ms * 1e3, r.combine_ms * 1e3,
+        r.dispatch_bytes / 1e6, r.dispatch_bytes > 0 and 100 * r.remote_bytes / r.dispatch_bytes or 0) },
+    { k = "tokens per step", v = string.format("%.2f%s", r.accept, r.mtp > 0 and
+        string.format(" (%d MTP draft%s)", r.mtp, r.mtp > 1 and "s" or "") or "") },
+    { k = "TTFT", v = string.format("%.2f ms%s", r.ttft_s * 1e3, r.disagg and
+        string.format(" (KV transfer %.2f ms)", r.kv_transfer_s * 1e3) or "") },
+    { k = "ITL", v = string.format("%.2f ms%s", r.itl_s * 1e3, r.disagg and "" or
+        string.format(" (decode %.2f + prefill stalls)", r.tpot_s * 1e3)) },
+    { k = "tokens/s per user", v = string.format("%.1f", r.stream_tokens_per_s) },
+    { k = "tokens/s system", v = string.format("%.0f", r.tokens_per_s) },
+    { k = "tokens/s per GPU", v = string.format("%.0f", r.per_gpu) },
+  }
+  if r.disagg then
+    rows[#rows + 1] = { k = "pools", v = string.format("prefill %d GPUs (%s, %.0f prompt "
+      .. "tok/s each) : decode %d GPUs (%.0f tok/s each); balanced ratio %.2f", r.prefill_gpus,
+      r.prefill_layout, r.prefill_per_gpu, r.decode_gpus, r.decode_per_gpu, r.pool_ratio) }
+    local c = r.coloc
+    rows[#rows + 1] = { k = "colocated instead", v = c.fits and string.format(
+      "%.0f tok/s per GPU at ITL %.2f ms (batch %d)", c.per_gpu, c.itl_s * 1e3, c.batch)
+      or "does not fit" }
+  end
+  if r.cost_per_mtok then
+    rows[#rows + 1] = { k = "cost per 1M output tokens", v = string.format("%.3f %s",
+      r.cost_per_mtok, cur) }
+  end
+  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
+  report.print(rows, { format = opts.format, title = title,
+                       columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
+  if opts.ops then
+    io.stdout:write("\n")
+    report.print(r.ops, { format = opts.format, title = string.format(
+      "decode step, batch %d per GPU, the most loaded GPU", r.batch),
+      columns = { { key = "name", label = "op" }, { key = "count", label = "x", fmt = "%.0f" },
+                  { key = "time", label = "us each", fmt = function(v) return string.format("%.2f", v * 1e6) end },
+                  { key = "total", label = "ms/step", fmt = function(v) return string.format("%.3f", v * 1e3) end },
+                  { key = "bound", label = "bound" },
+                  { key = "intensity", label = "FLOP/B", fmt = "%.1f" } } })
+  end
+  return 0
 end
 
 local function ms(v) return v and string.format("%.2f", v * 1e3) or "-" end
@@ -109,15 +210,22 @@ function C.run(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("infer: --margin must be in [0, 1)"), 0)
   end
+  local a = args_of(opts, model)
+  local moe = moe_opts(a)
   needs("svg", "--sweep-batch", opts.sweep_batch)
-  needs("itl_max", "--target", opts.target)
+  needs("itl_max", "--target or the MoE serving options", opts.target or moe)
+  if opts.sweep_batch and moe then
+    error(cli.usage("infer: --sweep-batch does not go with the MoE serving options"), 0)
+  end
   needs("host_bw", "--offload", opts.offload)
   needs("host_memory", "--offload", opts.offload)
   -- the sweep sets the batch itself and prints no operator table; the
   -- target search picks GPUs and batch itself
   for _, o in ipairs { "ops", "target", "batch", "concurrency" } do excludes("sweep_batch", o) end
-  for _, o in ipairs { "ops", "batch", "concurrency", "gpus" } do excludes("target", o) end
-  local a = args_of(opts, model)
+  for _, o in ipairs { "ops", "batch", "concurrency", "gpus", "prefill_gpus" } do
+    excludes("target", o)
+  end
+  if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
 
   if opts.sweep_batch then
     local ok, rows, top = pcall(infer.sweep, a)
@@ -153,6 +261,48 @@ function C.run(opts, args)
     return 0
   end
 
+  -- A MoE model's target: the layout search (EP / TP, colocated or not).
+  local ismoe = moe
+  if opts.target and not moe then
+    local okm, m = pcall(function()
+      return type(model) == "table" and model or require("gpuplan").catalog():get("models", model)
+    end)
+    ismoe = okm and m.moe ~= nil
+  end
+  if opts.target and ismoe then
+    local pa = {}
+    for k, v in pairs(a) do pa[k] = v end
+    pa.target = opts.target
+    pa.itl_max = string.format("%.17gms", opts.itl_max or 50)
+    local ok, p = pcall(require("gpuplan.serve").plan, pa)
+    if not ok then error(clean(p), 0) end
+    local r = p.result
+    report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
+                     decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
+                       or p.layout,
+                     prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
+                       p.prefill_layout) or "colocated",
+                     batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
+                     ttft_ms = p.ttft_s * 1e3,
+                     cost = p.cost_per_mtok and string.format("%.3f %s", p.cost_per_mtok,
+                       p.currency or "USD") or "-" } },
+                 { format = opts.format, title = "GPUs for a target throughput",
+                   columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
+                               { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                               { key = "gpus", label = "GPUs" },
+                               { key = "decode", label = "decode" },
+                               { key = "prefill", label = "prefill" },
+                               { key = "batch", label = "batch/GPU" },
+                               { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                               { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
+                               { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
+                               { key = "cost", label = "$/Mtok" } } })
+    if r and #r.defaults > 0 and (opts.format or "text") == "text" then
+      io.stdout:write("assumed: ", table.concat(r.defaults, ", "), "\n")
+    end
+    return 0
+  end
+
   if opts.target then
     -- One replica that does not fit is an answer (as below), not an error.
     local okf, one = pcall(infer.infer, a)
@@ -176,6 +326,9 @@ function C.run(opts, args)
 
   local ok, r = pcall(infer.infer, a)
   if not ok then error(clean(r), 0) end
+  if r.moe and (opts.format or "text") ~= "csv" and opts.format ~= "json" then
+    return moe_report(r, opts)
+  end
   if opts.format == "csv" and opts.ops then
     -- One table: the decode step's operators (SI units: s, FLOP, bytes).
     report.print(r.ops or {}, { format = "csv", columns = {

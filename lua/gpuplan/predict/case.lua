@@ -58,6 +58,7 @@ function M.model(cm)
     m.moe = e
   end
   if type(v(cm.mla)) == "table" then m.mla = cm.mla end
+  if type(v(cm.mtp_layers)) == "number" then m.mtp_layers = cm.mtp_layers end
   return m
 end
 

@@ -1,0 +1,251 @@
+/*
+ * serve.h - serving a mixture-of-experts model across many GPUs: expert
+ * parallelism (EP), data-parallel attention, the dispatch / combine
+ * all-to-all, two-batch overlap, prefill / decode disaggregation and
+ * multi-token-prediction (MTP) speculative decoding.
+ *
+ * One *instance* of a pool is `tp` GPUs that run a forward pass together.
+ * Its routed experts are split over them by experts (ep = tp, each GPU
+ * holds (experts + redundant) / ep of them whole) or by tensor slices
+ * (ep = 1, every GPU holds a 1/tp slice of every expert).  Attention, the
+ * dense MLP layers, the shared experts and the embeddings are tensor
+ * parallel over the whole instance, or with dp_attention whole on every
+ * GPU, which then runs its own requests and holds only their KV cache
+ * (SGLang "DP attention"; DeepSeek's "MLA/Shared Expert DP32").
+ *
+ * A step is priced on the most loaded GPU: the layer operators of
+ * model_layer_ops on the roofline (roof_op_time) for the attention and
+ * dense parts, grouped expert GEMMs at the tokens the hottest GPU receives,
+ * TP collectives on the placed TP group (comm_group_cost), and the
+ * dispatch and combine all-to-all of every MoE layer on the placed EP
+ * group with DeepEP's kernels (low-latency for decode, normal for
+ * prefill) or NCCL's all-to-all.
+ *
+ * Units: bytes, seconds, FLOP, tokens, bytes/s.  Caller-owned structs, no
+ * allocation; errors through gp_error (GP_OK / GP_EINVAL).
+ */
+#ifndef GP_SERVE_H
+#define GP_SERVE_H
+
+#include "comm.h"
+#include "common.h"
+#include "infer.h"
+#include "model.h"
+#include "roofline.h"
+
+#define SERVE_MAX_OPS 24
+
+/* redundant = SERVE_REDUNDANT_AUTO: at least SERVE_REDUNDANT_MIN slots,
+ * rounded up to whole slots per GPU of each EP layout
+ * (serve_redundant). */
+#define SERVE_REDUNDANT_AUTO (-1)
+#define SERVE_REDUNDANT_MIN 32
+
+/* Who moves the tokens of an EP group. */
+typedef enum serve_a2a {
+	SERVE_A2A_DEEPEP = 0, /* DeepEP: low-latency kernels in decode,
+	                         normal (high-throughput) kernels in prefill */
+	SERVE_A2A_NCCL        /* NCCL all-to-all (comm_group_cost) */
+} serve_a2a;
+
+/* Which phase a step or a memory figure is for. */
+typedef enum serve_phase {
+	SERVE_DECODE = 0, SERVE_PREFILL, SERVE_COLOCATED
+} serve_phase;
+
+/* One pool's instance. */
+typedef struct serve_layout {
+	int tp;            /* GPUs of an instance (>= 1) */
+	int ep;            /* 1: experts sliced over tp; tp: split by experts */
+	int dp_attention;  /* 1: attention, dense, shared experts, embeddings
+	                      whole on each GPU (attention TP = 1) */
+	int tbo;           /* 1: two micro-batches overlap each MoE layer's
+	                      all-to-all with the other's compute */
+} serve_layout;
+
+typedef struct serve_cfg {
+	/* weight_bits, embed_bits, kv_bytes, compute, input, output, flash,
+	 * runtime, capacity, kv_reserve_max, max_batch, price as in
+	 * infer_cfg; its tp, pp, gpus, batch, concurrency, topo, offload
+	 * and ar_* fields are not read (the layouts below and topo say
+	 * it). */
+	infer_cfg base;
+	gp_topo topo;         /* one node (scale-up domain) and its NICs;
+	                         nodes are added as the instances need */
+	serve_layout decode;  /* the decode pool (the only one, colocated) */
+	serve_layout prefill; /* the prefill pool (disagg) */
+	int disagg;           /* 1: separate prefill and decode pools */
+	int gpus;             /* GPUs in all (whole instances) */
+	int prefill_gpus;     /* disagg: GPUs of the prefill pool; 0 = the
+	                         split that balances the two */
+	int batch;            /* decode sequences per GPU; 0 = the most that
+	                         fit, within itl_max when set */
+	double itl_max;       /* s; 0 = no bound on the inter-token latency */
+	double prefill_tokens; /* prompt tokens per attention group (a GPU
+	                          with dp_attention, else the instance) per
+	                          prefill step */
+	int redundant;        /* redundant expert slots over an EP group
+	                         (EPLB replicas of hot experts), or
+	                         SERVE_REDUNDANT_AUTO */
+	double imbalance;     /* routed tokens of the hottest GPU / the mean,
+	                         in [1, 64] */
+	int mtp;              /* draft tokens per decode step; 0 = off */
+	int mtp_layers;       /* layers of the model's MTP module */
+	double acceptance;    /* probability that a draft token is accepted */
+	serve_a2a a2a;
+	double dispatch_bytes; /* bytes per hidden element dispatched */
+	double combine_bytes;  /* bytes per hidden element combined */
+} serve_cfg;
+
+/* Per-GPU memory of one pool (the most loaded GPU). */
+typedef struct serve_mem {
+	double attention;     /* attention weights, all layers */
+	double dense;         /* dense-MLP layers */
+	double shared;        /* shared experts */
+	double experts;       /* this GPU's routed experts (or slices) */
+	double embed;         /* embedding + lm_head */
+	double other;         /* routers and norms (16-bit) */
+	double mtp;           /* the MTP module's layers (mtp > 0) */
+	double weights;       /* sum of the above */
+	double expert_slots;  /* routed experts per GPU (fraction: slices) */
+	double kv_per_seq;    /* KV bytes this GPU holds per sequence of
+	                         input + output in its attention group */
+	double kv_admit;      /* per sequence on average (kv_reserve_max:
+	                         kv_per_seq; paged: input + output / 2) */
+	double a2a_buffer;    /* DeepEP buffers */
+	double workspace;     /* activations of a step */
+	double kv_budget;     /* capacity - weights - buffers - workspace */
+	double used;          /* all of it at the batch */
+	int max_batch;        /* sequences per GPU the KV budget holds */
+} serve_mem;
+
+/* One step on the most loaded GPU. */
+typedef struct serve_step {
+	int nops;
+	infer_op_row ops[SERVE_MAX_OPS]; /* per micro-batch pass; count =
+	                                    layers x passes */
+	double batch;         /* sequences per GPU */
+	double tokens;        /* tokens per GPU in the step */
+	double compute;       /* s, the operator rows summed */
+	double tp_comm;       /* s, TP collectives */
+	double a2a;           /* s, dispatch + combine of all MoE layers */
+	double a2a_exposed;   /* s, the part of a2a no compute hides */
+	double sm_loss;       /* s, compute slowed by the SMs the prefill
+	                         all-to-all kernels hold under overlap */
+	double draft;         /* s, MTP draft passes (decode) */
+	double time;          /* s, the step */
+	double dispatch_bytes; /* per GPU per MoE layer (both micro-batches):
+	                          tokens x top_k x hidden x dispatch_bytes */
+	double combine_bytes;  /* the same at combine_bytes */
+	double remote_bytes;   /* of the dispatch, bytes leaving the node
+	                          (normal kernels: once per remote node) */
+	double dispatch;       /* s per MoE layer (both micro-batches) */
+	double combine;        /* s per MoE layer (both micro-batches) */
+} serve_step;
+
+typedef struct serve_pool {
+	serve_layout lay;
+	int gpus;             /* of this pool */
+	int nodes;            /* nodes an instance spans */
+	serve_mem mem;
+	serve_step step;      /* decode: at the batch; prefill: one chunk */
+	double tokens_per_s_gpu; /* decode: output; prefill: input */
+} serve_pool;
+
+typedef struct serve_result {
+	int fits;             /* 0: why says what does not fit */
+	char why[200];
+	int disagg;
+	serve_pool decode;    /* colocated: the one pool */
+	serve_pool prefill;   /* colocated: the same GPUs' prefill step */
+	double accept;        /* tokens per sequence per decode step */
+	double tpot;          /* s, decode step / accept */
+	double itl;           /* s a user waits per token: tpot (disagg), or
+	                         with the prefills of its GPU (colocated) */
+	double ttft;          /* s, a prefill step (+ the KV transfer) */
+	double kv_transfer;   /* s, one request's KV to the decode pool */
+	double prefill_share; /* s of a GPU per request for its prefill */
+	double tokens_per_s;  /* output tokens/s, the system */
+	double tokens_per_s_gpu;
+	double input_tokens_per_s; /* prompt tokens/s the system takes in */
+	double pool_ratio;    /* prefill GPUs per decode GPU that balance
+	                         the pools (disagg) */
+	double cost_per_mtok; /* price units per 1e6 output tokens */
+	/* The same GPUs colocated (computed when disagg), for comparison: */
+	int coloc_fits;
+	double coloc_tokens_per_s_gpu, coloc_itl;
+	int coloc_batch;
+} serve_result;
+
+/* Fill c with the documented defaults (serve.c): infer_defaults for the
+ * base, one 8-GPU NVLink-4 node without NICs, decode = prefill = tp 1,
+ * ep 1, prefill_tokens 16384, redundant 0, imbalance 1, mtp off,
+ * acceptance 0.85, DeepEP with fp8 dispatch (1 + 4/128 B) and bf16
+ * combine (2 B).  The caller then sets capacity, topo and layouts. */
+void serve_defaults(serve_cfg *c);
+
+/* Check the model (an MoE model unless every layout has ep = 1), device
+ * and configuration: layouts (tp in 1..GP_COUNT_MAX, ep 1 or tp,
+ * tp dividing the heads unless dp_attention, an instance filling whole
+ * nodes, experts + redundant split evenly over ep), topology, counts and
+ * amounts.  GP_OK or GP_EINVAL naming the field. */
+int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
+                gp_error *err);
+
+/* Redundant slots of layout L: c->redundant, or with
+ * SERVE_REDUNDANT_AUTO ceil((experts + 32) / ep) x ep - experts for
+ * ep > 1 (0 for ep 1). */
+int serve_redundant(const gp_model *m, const serve_cfg *c,
+                    const serve_layout *L);
+
+/* Check one layout against a valid model and c's topology and expert
+ * slots (as serve_check does for c's own).  GP_OK or GP_EINVAL. */
+int serve_check_layout(const gp_model *m, const serve_cfg *c,
+                       const serve_layout *L, gp_error *err);
+
+/* Memory per GPU of layout L for `phase` at `batch` decode sequences per
+ * GPU (decode, colocated) or one prefill chunk (prefill).  out->max_batch
+ * is the largest batch that fits (0 = none).  The model and L are
+ * checked here; the rest of c is serve_check's (call it first).
+ * GP_OK or GP_EINVAL. */
+int serve_memory(const gp_model *m, const serve_cfg *c,
+                 const serve_layout *L, serve_phase phase, double batch,
+                 serve_mem *out, gp_error *err);
+
+/* One decode step of layout L at `batch` sequences per GPU (>= 1), each
+ * verifying 1 + mtp tokens at a mean KV length of input + output / 2;
+ * or one prefill step of prefill_tokens per GPU (batch ignored).
+ * GP_OK or GP_EINVAL. */
+int serve_step_time(const gp_model *m, const roof_device *d,
+                    const serve_cfg *c, const serve_layout *L,
+                    serve_phase phase, double batch, serve_step *out,
+                    gp_error *err);
+
+/* Tokens a sequence gains per decode step with mtp drafts each accepted
+ * with probability a (Leviathan et al. 2023, eq. 1: (1 - a^(d+1)) /
+ * (1 - a)); 1 without drafts. */
+double serve_accept_length(int mtp, double a);
+
+/* The whole deployment: memory, batch, steps, TTFT, ITL, tokens/s and
+ * cost, disaggregated or colocated (and the colocated comparison).
+ * GP_OK (possibly fits = 0 with why) or GP_EINVAL. */
+int serve_run(const gp_model *m, const roof_device *d, const serve_cfg *c,
+              serve_result *out, gp_error *err);
+
+/* Search for the fewest GPUs that deliver `target` output tokens/s with
+ * every user within itl_max (s): over decode instances of one or two
+ * nodes with tensor-parallel experts, and EP instances of 1..36 whole
+ * nodes whose size divides the expert slots (attention data-parallel or
+ * tensor-parallel, two-batch overlap on or off), colocated or with a
+ * prefill pool (TP nodes, or EP instances with DP attention and
+ * overlap).  Fields the
+ * caller fixes are kept: fix_layout (c->decode and c->prefill as given),
+ * fix_disagg (c->disagg as given).  *best is the plan's serve_run result
+ * and *cfg_out its configuration.  GP_EINVAL when nothing meets the
+ * bound. */
+int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
+                 double target, double itl_max, int fix_layout,
+                 int fix_disagg, serve_cfg *cfg_out, serve_result *best,
+                 gp_error *err);
+
+#endif

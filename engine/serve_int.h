@@ -1,0 +1,37 @@
+/*
+ * serve_int.h - what serve.c, serve_step.c and serve_plan.c share: the
+ * shape of a layout on a model.  Internal to the engine's serving model;
+ * the contract is serve.h.
+ */
+#ifndef GP_SERVE_INT_H
+#define GP_SERVE_INT_H
+
+#include "serve.h"
+
+/* Counts and widths of layout L on model m (both checked). */
+typedef struct shp {
+	double N, a, G;        /* instance, attention TP, GPUs per node */
+	double h, L, nd, nm, E, k, mats;
+	double slots;          /* expert slots of the EP group (ep > 1) */
+	double S;              /* routed experts (or slices) per GPU */
+	double fx;             /* width of a routed expert on a GPU */
+	double fd, fs;         /* dense and all-shared widths, per GPU */
+	double wb, eb;
+	int ep;                /* 1 or N */
+	int mla;
+} shp;
+
+void serve_shape(const gp_model *m, const serve_cfg *c,
+                 const serve_layout *L, shp *s);
+
+/* KV bytes one GPU holds for one sequence of ctx tokens in its attention
+ * group (see serve.c); -1 when the model cannot size it. */
+double serve_kv_rank(const gp_model *m, const serve_cfg *c, const shp *s,
+                     double ctx);
+
+/* serve_check_layout with the pool named in the message. */
+int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
+                             const serve_layout *L, const char *pool,
+                             gp_error *err);
+
+#endif

@@ -1,0 +1,520 @@
+/*
+ * serve_plan.c - a MoE deployment from its steps (see serve.h): the
+ * decode batch, colocated or disaggregated pools, the KV transfer, the
+ * pool ratio, tokens/s and cost; and the search for the fewest GPUs that
+ * meet a throughput target under an inter-token-latency bound.
+ *
+ * Steady state (as infer_run): a decode GPU holds B sequences, each
+ * gaining `accept` tokens per step.  Colocated, the same GPUs also
+ * prefill every request (`share` GPU-seconds each), and with EP every
+ * GPU of the instance steps together, so a user waits for the prefills
+ * of its GPU too: ITL = tpot + B share / (output - 1).  Disaggregated
+ * (DistServe, Zhong et al. OSDI 2024; Splitwise, Patel et al. ISCA 2024;
+ * DeepSeek day 6), decode steps are never interrupted, prefill runs on
+ * its own pool and each request's KV cache crosses the network once.
+ */
+#include "serve.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dec {
+	int fits;
+	char why[200];
+	int B;
+	serve_mem mem;
+	serve_step st;        /* decode step at B */
+	serve_step pst;       /* colocated: the prefill step */
+	double accept, tpot, itl, share, tps_gpu;
+} dec;
+
+typedef struct pre {
+	int fits;
+	char why[200];
+	serve_mem mem;
+	serve_step st;
+	double in_gpu;        /* prompt tokens/s per GPU */
+	double kvb;           /* KV bytes per prompt token sent */
+	double nic;           /* B/s per GPU to the network */
+	double kv_transfer;   /* s per request */
+} pre;
+
+static double nic_gpu(const serve_cfg *c)
+{
+	const gp_topo *t = &c->topo;
+	double b;
+
+	if (t->nics <= 0)
+		return 0.0;
+	b = t->nics * t->nic.bw * t->nic.achievable / t->gpus_per_node;
+	if (t->nic_path_bw > 0 && b > t->nic_path_bw)
+		b = t->nic_path_bw;
+	return b;
+}
+
+static void no_fit_mem(char *why, size_t n, const serve_mem *m,
+                       const serve_cfg *c, const char *pool)
+{
+	snprintf(why, n, "%s: needs %.2f GB per GPU (weights %.2f, one "
+	         "sequence's KV %.3f, buffers %.2f, workspace %.2f), has "
+	         "%.2f GB", pool,
+	         (m->weights + m->kv_admit + m->a2a_buffer + m->workspace) /
+	         1e9, m->weights / 1e9, m->kv_admit / 1e9,
+	         m->a2a_buffer / 1e9, m->workspace / 1e9,
+	         c->base.capacity / 1e9);
+}
+
+/* ITL a user sees at batch B. */
+static int itl_at(const gp_model *m, const roof_device *d,
+                  const serve_cfg *c, const serve_layout *L, int coloc,
+                  double B, const dec *o, serve_step *st, double *itl,
+                  gp_error *err)
+{
+	if (serve_step_time(m, d, c, L, SERVE_DECODE, B, st, err))
+		return GP_EINVAL;
+	*itl = st->time / o->accept;
+	if (coloc && c->base.output > 1)
+		*itl += B * o->share / (c->base.output - 1.0);
+	return GP_OK;
+}
+
+/* The decode side of layout L: batch, step, ITL and tokens/s per GPU. */
+static int decode_side(const gp_model *m, const roof_device *d,
+                       const serve_cfg *c, const serve_layout *L,
+                       int coloc, dec *o, gp_error *err)
+{
+	serve_phase ph = coloc ? SERVE_COLOCATED : SERVE_DECODE;
+	double itl, steps;
+	int lo, hi, B;
+
+	memset(o, 0, sizeof *o);
+	o->accept = serve_accept_length(c->mtp, c->acceptance);
+	if (serve_memory(m, c, L, ph, 1.0, &o->mem, err))
+		return GP_EINVAL;
+	if (coloc) {
+		if (serve_step_time(m, d, c, L, SERVE_PREFILL, 0, &o->pst,
+		                    err))
+			return GP_EINVAL;
+		/* A request's prompt costs input / chunk of a chunk's step
+		 * of its attention group; a GPU's B sequences are B x a of
+		 * the group's. */
+		o->share = o->pst.time * c->base.input / c->prefill_tokens *
+			(L->dp_attention ? 1.0 : L->tp);
+	}
+	if (o->mem.max_batch < 1) {
+		no_fit_mem(o->why, sizeof o->why, &o->mem, c, "decode");
+		return GP_OK;
+	}
+	if (c->batch > 0) {
+		if (c->batch > o->mem.max_batch) {
+			snprintf(o->why, sizeof o->why, "batch %d per GPU does "
+			         "not fit: the KV budget holds %d sequences "
+			         "(%.3f GB each)", c->batch, o->mem.max_batch,
+			         o->mem.kv_admit / 1e9);
+			return GP_OK;
+		}
+		B = c->batch;
+	} else if (c->itl_max > 0) {
+		/* The largest batch within the bound (ITL grows with it). */
+		if (itl_at(m, d, c, L, coloc, 1.0, o, &o->st, &itl, err))
+			return GP_EINVAL;
+		if (itl > c->itl_max) {
+			snprintf(o->why, sizeof o->why, "no batch meets ITL "
+			         "%.3g ms (batch 1 takes %.3g ms)",
+			         c->itl_max * 1e3, itl * 1e3);
+			o->itl = itl;
+			return GP_OK;
+		}
+		lo = 1;
+		hi = o->mem.max_batch;
+		while (lo < hi) {
+			int mid = lo + (hi - lo + 1) / 2;
+
+			if (itl_at(m, d, c, L, coloc, mid, o, &o->st, &itl,
+			           err))
+				return GP_EINVAL;
+			if (itl <= c->itl_max)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		B = lo;
+	} else {
+		B = o->mem.max_batch;
+	}
+	o->B = B;
+	if (serve_memory(m, c, L, ph, B, &o->mem, err) ||
+	    itl_at(m, d, c, L, coloc, B, o, &o->st, &o->itl, err))
+		return GP_EINVAL;
+	o->tpot = o->st.time / o->accept;
+	/* output tokens per GPU: B requests' output in B prefills (when
+	 * colocated) and the decode steps of output - 1 tokens (the first
+	 * comes from the prefill). */
+	steps = (c->base.output - 1.0) / o->accept;
+	o->tps_gpu = B * c->base.output /
+		((coloc ? B * o->share : 0.0) + steps * o->st.time +
+		 (coloc || steps > 0 ? 0.0 : o->st.time));
+	o->fits = 1;
+	return GP_OK;
+}
+
+/* The prefill side of layout L (its own pool). */
+static int prefill_side(const gp_model *m, const roof_device *d,
+                        const serve_cfg *c, const serve_layout *L, pre *o,
+                        gp_error *err)
+{
+	double per_tok, a = L->dp_attention ? 1.0 : L->tp;
+
+	memset(o, 0, sizeof *o);
+	if (serve_memory(m, c, L, SERVE_PREFILL, 0, &o->mem, err))
+		return GP_EINVAL;
+	if (o->mem.used > c->base.capacity) {
+		snprintf(o->why, sizeof o->why, "prefill: needs %.2f GB per "
+		         "GPU (weights %.2f, buffers %.2f, a chunk's "
+		         "activations and KV %.2f), has %.2f GB",
+		         o->mem.used / 1e9, o->mem.weights / 1e9,
+		         o->mem.a2a_buffer / 1e9, o->mem.workspace / 1e9,
+		         c->base.capacity / 1e9);
+		return GP_OK;
+	}
+	if (serve_step_time(m, d, c, L, SERVE_PREFILL, 0, &o->st, err))
+		return GP_EINVAL;
+	o->in_gpu = o->st.tokens / o->st.time;
+	/* KV sent per prompt token: the whole model's cache (the MLA
+	 * latent; every KV head), the MTP layers' too; an attention
+	 * group's GPUs send their requests' share in parallel. */
+	per_tok = model_kv_bytes_per_token(m, c->base.kv_bytes);
+	if (c->mtp > 0)
+		per_tok += c->mtp_layers * per_tok / m->layers;
+	o->kvb = per_tok;
+	o->nic = nic_gpu(c);
+	if (o->nic > 0 && o->in_gpu * per_tok > o->nic)
+		o->in_gpu = o->nic / per_tok;  /* the NICs cap the pool */
+	o->kv_transfer = o->nic > 0 ? c->base.input * per_tok /
+		(a * o->nic) + c->topo.nic.latency : 0.0;
+	o->fits = 1;
+	return GP_OK;
+}
+
+static void pool_of(serve_pool *p, const serve_layout *L, int gpus,
+                    const serve_mem *mem, const serve_step *st,
+                    double tps, const serve_cfg *c)
+{
+	p->lay = *L;
+	p->gpus = gpus;
+	p->nodes = (int)ceil((double)L->tp / c->topo.gpus_per_node);
+	p->mem = *mem;
+	p->step = *st;
+	p->tokens_per_s_gpu = tps;
+}
+
+static void cost(const serve_cfg *c, serve_result *r)
+{
+	if (c->base.price > 0 && r->tokens_per_s > 0)
+		r->cost_per_mtok = c->base.price * c->gpus / 3600.0 /
+			r->tokens_per_s * 1e6;
+}
+
+static int colocated(const gp_model *m, const roof_device *d,
+                     const serve_cfg *c, serve_result *r, gp_error *err)
+{
+	dec o;
+
+	if (decode_side(m, d, c, &c->decode, 1, &o, err))
+		return GP_EINVAL;
+	r->disagg = 0;
+	r->accept = o.accept;
+	if (!o.fits) {
+		r->fits = 0;
+		snprintf(r->why, sizeof r->why, "%s", o.why);
+		pool_of(&r->decode, &c->decode, c->gpus, &o.mem, &o.st, 0, c);
+		return GP_OK;
+	}
+	r->fits = 1;
+	pool_of(&r->decode, &c->decode, c->gpus, &o.mem, &o.st, o.tps_gpu, c);
+	pool_of(&r->prefill, &c->decode, c->gpus, &o.mem, &o.pst,
+	        o.pst.tokens / o.pst.time, c);
+	r->tpot = o.tpot;
+	r->itl = o.itl;
+	r->ttft = o.pst.time;
+	r->prefill_share = o.share;
+	r->tokens_per_s_gpu = o.tps_gpu;
+	r->tokens_per_s = o.tps_gpu * c->gpus;
+	r->input_tokens_per_s = r->tokens_per_s * c->base.input /
+		c->base.output;
+	cost(c, r);
+	return GP_OK;
+}
+
+int serve_run(const gp_model *m, const roof_device *d, const serve_cfg *c,
+              serve_result *r, gp_error *err)
+{
+	dec o;
+	pre p;
+	serve_cfg cc;
+	serve_result cr;
+	double best = -1, Nd, Np, rate, P, D;
+	int k, kbest = 0;
+
+	if (!r)
+		return gp_fail(err, "serve_run: NULL output");
+	if (serve_check(m, d, c, err))
+		return GP_EINVAL;
+	memset(r, 0, sizeof *r);
+	if (!c->disagg)
+		return colocated(m, d, c, r, err);
+
+	r->disagg = 1;
+	if (decode_side(m, d, c, &c->decode, 0, &o, err) ||
+	    prefill_side(m, d, c, &c->prefill, &p, err))
+		return GP_EINVAL;
+	r->accept = o.accept;
+	if (!o.fits || !p.fits) {
+		snprintf(r->why, sizeof r->why, "%s", !o.fits ? o.why : p.why);
+		pool_of(&r->decode, &c->decode, 0, &o.mem, &o.st, 0, c);
+		pool_of(&r->prefill, &c->prefill, 0, &p.mem, &p.st, 0, c);
+		return GP_OK;
+	}
+	/* Split the GPUs: whole instances of each pool; the requests/s the
+	 * pair sustains is the smaller of the two pools' (decode: output
+	 * tokens / output, prefill: prompt tokens / input). */
+	Nd = c->decode.tp;
+	Np = c->prefill.tp;
+	if (c->prefill_gpus > 0) {
+		P = c->prefill_gpus;
+		D = c->gpus - P;
+	} else {
+		for (k = 1; k * Np + Nd <= c->gpus; k++) {
+			double pk = k * Np, dk = floor((c->gpus - pk) / Nd) * Nd;
+
+			rate = fmin(dk * o.tps_gpu / c->base.output,
+			            pk * p.in_gpu / c->base.input);
+			if (rate > best) {
+				best = rate;
+				kbest = k;
+			}
+		}
+		P = kbest * Np;
+		D = floor((c->gpus - P) / Nd) * Nd;
+	}
+	rate = fmin(D * o.tps_gpu / c->base.output,
+	            P * p.in_gpu / c->base.input);
+	r->fits = 1;
+	pool_of(&r->decode, &c->decode, (int)D, &o.mem, &o.st, o.tps_gpu, c);
+	pool_of(&r->prefill, &c->prefill, (int)P, &p.mem, &p.st, p.in_gpu, c);
+	r->tpot = o.tpot;
+	r->itl = o.tpot;
+	r->kv_transfer = p.kv_transfer;
+	r->ttft = p.st.time + p.kv_transfer;
+	r->tokens_per_s = rate * c->base.output;
+	r->input_tokens_per_s = rate * c->base.input;
+	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+	/* Prefill GPUs per decode GPU at which both pools run full. */
+	r->pool_ratio = o.tps_gpu * c->base.input /
+		(p.in_gpu * c->base.output);
+	cost(c, r);
+
+	/* The same GPUs colocated, for comparison. */
+	cc = *c;
+	cc.disagg = 0;
+	cc.gpus = (c->gpus / c->decode.tp) * c->decode.tp;
+	if (cc.gpus >= c->decode.tp && colocated(m, d, &cc, &cr, err) == GP_OK) {
+		r->coloc_fits = cr.fits;
+		r->coloc_tokens_per_s_gpu = cr.fits ? cr.tokens_per_s /
+			c->gpus : 0.0;
+		r->coloc_itl = cr.itl;
+		r->coloc_batch = cr.fits ? (int)cr.decode.step.batch : 0;
+	} else if (cc.gpus >= c->decode.tp) {
+		return GP_EINVAL;
+	}
+	return GP_OK;
+}
+
+/* ---- the search -------------------------------------------------- */
+
+#define MAX_CAND 64
+
+/* A layout the configuration accepts. */
+static int check_cand(const gp_model *m, const serve_cfg *c,
+                      const serve_layout *L, gp_error *e)
+{
+	return serve_check_layout(m, c, L, e);
+}
+
+static int candidates(const gp_model *m, const serve_cfg *c, int prefill,
+                      serve_layout *out)
+{
+	static const int nodes[] = {1, 2, 3, 4, 6, 8, 9, 12, 16, 18, 24, 32,
+	                            36};
+	int G = c->topo.gpus_per_node, n = 0, N, dp, tbo, i;
+	gp_error e;
+
+	/* Tensor-parallel instances of one and two nodes. */
+	for (i = 1; i <= 2 && n < MAX_CAND; i++) {
+		serve_layout L;
+
+		L.tp = G * i;
+		L.ep = 1;
+		L.dp_attention = L.tbo = 0;
+		if (check_cand(m, c, &L, &e) == GP_OK)
+			out[n++] = L;
+	}
+	if (m->moe.experts <= 0)
+		return n;
+	/* EP instances of whole nodes (the sizes of 1..36 nodes that
+	 * deployments use: DeepSeek's 4 and 18, SGLang's 9, TensorRT-LLM's
+	 * 36 ranks) whose expert slots split evenly. */
+	for (i = 0; i < (int)(sizeof nodes / sizeof nodes[0]); i++) {
+		serve_layout P;
+
+		N = G * nodes[i];
+		P.tp = P.ep = N;
+		P.dp_attention = P.tbo = 1;
+		if ((m->moe.experts + serve_redundant(m, c, &P)) % N != 0)
+			continue;
+		for (dp = 1; dp >= 0; dp--)
+			for (tbo = 1; tbo >= 0; tbo--) {
+				serve_layout L;
+
+				L.tp = L.ep = N;
+				L.dp_attention = dp;
+				L.tbo = tbo;
+				if (prefill && (!dp || !tbo || nodes[i] > 8))
+					continue;
+				if (n < MAX_CAND &&
+				    check_cand(m, c, &L, &e) == GP_OK)
+					out[n++] = L;
+			}
+	}
+	return n;
+}
+
+/* GPUs of whole instances of n GPUs for `need` tokens/s at `per_gpu`
+ * each; -1 when out of range. */
+static double instances(double need, double per_gpu, int n)
+{
+	double g;
+
+	if (!(per_gpu > 0))
+		return -1.0;
+	g = ceil(need / (per_gpu * n)) * n;
+	if (g < n)
+		g = n;
+	return g > GP_COUNT_MAX ? -1.0 : g;
+}
+
+int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
+                 double target, double itl_max, int fix_layout,
+                 int fix_disagg, serve_cfg *cfg_out, serve_result *best,
+                 gp_error *err)
+{
+	serve_layout dl[MAX_CAND], pl[MAX_CAND];
+	double pin[MAX_CAND], bestg = -1, bestp = 0, bestt = 0, best1 = -1;
+	serve_cfg t, win;
+	int nd, np, i, j, mode, lo, hi, found = 0, pj = -1, big = 0;
+	char why[200] = "";
+
+	if (!c || !cfg_out || !best)
+		return gp_fail(err, "serve_target: NULL argument");
+	if (!gp_finite(target) || target <= 0 || target > GP_AMOUNT_MAX ||
+	    !gp_finite(itl_max) || itl_max <= 0 || itl_max > 3600)
+		return gp_fail(err, "target tokens/s and ITL limit must be "
+		               "positive");
+	if (serve_check(m, d, c, err))
+		return GP_EINVAL;
+	t = *c;
+	t.itl_max = itl_max;
+	t.batch = 0;
+	t.prefill_gpus = 0;
+	if (fix_layout) {
+		dl[0] = c->decode;
+		pl[0] = c->prefill;
+		nd = np = 1;
+	} else {
+		nd = candidates(m, c, 0, dl);
+		np = candidates(m, c, 1, pl);
+	}
+	/* Prompt tokens/s per GPU of each prefill shape (disagg). */
+	for (j = 0; j < np; j++) {
+		pre p;
+
+		if (prefill_side(m, d, &t, &pl[j], &p, err))
+			return GP_EINVAL;
+		pin[j] = p.fits ? p.in_gpu : 0.0;
+	}
+	lo = fix_disagg ? c->disagg : 0;
+	hi = fix_disagg ? c->disagg : (c->topo.nics > 0 ? 1 : 0);
+	for (mode = lo; mode <= hi; mode++) {
+		for (i = 0; i < nd; i++) {
+			dec o;
+			double D, P = 0, tot;
+			int jb = -1;
+
+			if (decode_side(m, d, &t, &dl[i], !mode, &o, err))
+				return GP_EINVAL;
+			if (!o.fits) {
+				/* Say why the closest layout missed: the
+				 * quickest batch of one, else a memory
+				 * shortfall. */
+				if (o.itl > 0 && (best1 < 0 || o.itl < best1)) {
+					best1 = o.itl;
+					snprintf(why, sizeof why, "%s", o.why);
+				} else if (!why[0]) {
+					snprintf(why, sizeof why, "%s", o.why);
+				}
+				continue;
+			}
+			D = instances(target, o.tps_gpu, dl[i].tp);
+			if (D < 0) {
+				big = 1;
+				continue;
+			}
+			if (mode) {
+				double need = target * c->base.input /
+					c->base.output;
+
+				P = -1;
+				for (j = 0; j < np; j++) {
+					double pj_ = instances(need, pin[j],
+					                       pl[j].tp);
+
+					if (pj_ > 0 && (P < 0 || pj_ < P)) {
+						P = pj_;
+						jb = j;
+					}
+				}
+				if (P < 0)
+					continue;
+			}
+			tot = D + P;
+			if (tot > GP_COUNT_MAX) {
+				big = 1;
+				continue;
+			}
+			if (bestg < 0 || tot < bestg ||
+			    (tot == bestg && o.tps_gpu > bestt)) {
+				bestg = tot;
+				bestp = P;
+				bestt = o.tps_gpu;
+				win = t;
+				win.decode = dl[i];
+				win.disagg = mode;
+				pj = jb;
+				found = 1;
+			}
+		}
+	}
+	if (!found && big)
+		return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
+		               target, GP_COUNT_MAX);
+	if (!found)
+		return gp_fail(err, "no layout meets ITL %.3g ms%s%s",
+		               itl_max * 1e3, why[0] ? ": " : "", why);
+	if (win.disagg)
+		win.prefill = pl[pj];
+	win.gpus = (int)bestg;
+	win.prefill_gpus = win.disagg ? (int)bestp : 0;
+	*cfg_out = win;
+	return serve_run(m, d, &win, best, err);
+}

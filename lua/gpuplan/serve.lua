@@ -1,0 +1,381 @@
+-- gpuplan.serve: serving a mixture-of-experts model across many GPUs --
+-- expert parallelism, data-parallel attention, two-batch overlap,
+-- prefill/decode disaggregation and MTP speculative decoding (engine/serve.h).
+-- gp.infer{...} comes here when an argument below asks for it; the names are
+-- gp.infer's and the CLI's (`--ep 16 --dp-attention ...`).
+--
+--   local gp = require "gpuplan"
+--   local r = gp.infer{ model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
+--                       dp_attention = true, weights = "fp8", input = 4096,
+--                       output = 1536, mtp = 1, itl_max = "50ms" }
+--   print(r.batch, r.itl_s, r.per_gpu, r.memory.experts / 1e9, r.dispatch_ms)
+--   local p = gp.infer_plan{ model = "deepseek-v3", gpu = "h800-sxm", target = 1e5,
+--                            itl_max = "50ms", weights = "fp8", input = 4096,
+--                            output = 1536, price = "$2/h" }
+--   print(p.gpus, p.layout, p.prefill_layout, p.cost_per_mtok)
+--
+-- Arguments (besides gp.infer's model, gpu, gpus, weights, kv, kv_policy,
+-- batch, input, output, runtime, memory, system, price, max_batch):
+--   tp          GPUs of one instance (default: ep, else all GPUs)
+--   ep          experts split over the instance (= tp) or 1 (experts sliced by
+--               TP, the default)
+--   dp_attention  attention, dense layers, shared experts and embeddings whole
+--               on every GPU, each with its own requests' KV (default false:
+--               tensor parallel over the instance)
+--   two_batch_overlap  two micro-batches hide the all-to-all (default: on with
+--               ep > 1, as DeepSeek's and SGLang's large-EP deployments)
+--   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
+--               DeepSeek's, rounded up to whole slots per GPU)
+--   imbalance   hottest GPU's routed tokens / the mean (default 1.11 with ep > 1:
+--               EPLB with 32 redundant slots, TensorRT-LLM tech blog 4 Table 1;
+--               without EPLB that table measures 2.56)
+--   a2a         deepep (low-latency decode, normal prefill kernels; default) |
+--               nccl
+--   disagg      separate prefill and decode pools (default false)
+--   prefill_gpus, prefill_tp, prefill_ep, prefill_dp_attention   the prefill
+--               pool (default: the balancing split; the decode pool's layout)
+--   prefill_tokens  prompt tokens per attention group per prefill step (16384)
+--   mtp         MTP draft tokens per step (the model's mtp_layers module)
+--   acceptance  probability a draft is accepted (default 0.85: DeepSeek-V3
+--               sec. 5.4.3, 85-90% for the second token)
+--   itl_max     with no batch: the largest batch per GPU within it (s or "50ms")
+--   nics, nic_fabric  override the node's NICs (count, fabric id)
+-- batch is per GPU here (SGLang's and Ant Group's "batch size per GPU").
+--
+-- Result: gp.infer's fields where they apply (fits, why, batch, ttft_s, itl_s,
+-- tokens_per_s, per_gpu, stream_tokens_per_s, cost_per_mtok, weights_gpu,
+-- kv_per_seq, kv_budget, max_batch_kv, ops, prefill_ops, defaults) and moe =
+-- true, tp, ep, dp_attention, two_batch_overlap, disagg, instances, memory
+-- {attention, dense, shared, experts, embed, other, mtp, weights, a2a_buffer,
+-- workspace, expert_slots}, tpot_s, accept, dispatch_ms / combine_ms (one MoE
+-- layer, one micro-batch), a2a_ms / a2a_exposed_ms / tp_comm_ms / compute_ms /
+-- step_ms (a decode step), decode_gpus, prefill_gpus, decode_per_gpu (output
+-- tok/s per decode GPU), prefill_per_gpu (prompt tok/s per prefill GPU),
+-- pool_ratio, kv_transfer_s, input_tokens_per_s, coloc {fits, per_gpu, itl_s,
+-- batch} (disagg: the same GPUs colocated).
+
+local units = require "gpuplan.units"
+local args = require "gpuplan.args"
+local shown = args.shown
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function catalog(cat) return cat or require("gpuplan").catalog() end
+local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
+
+-- The arguments that only the MoE serving model reads; any of them sends
+-- gp.infer here.
+M.ARGS = [[ep dp_attention two_batch_overlap redundant_experts imbalance a2a
+  disagg prefill_gpus prefill_tp prefill_ep prefill_dp_attention prefill_tokens mtp
+  acceptance itl_max nics nic_fabric]]
+local ONLY = args.set(M.ARGS)
+
+-- Does gp.infer{a} ask for the MoE serving model?  Any of its arguments,
+-- other than a plain ep = 1 / false flag.
+function M.wants(a)
+  for k in pairs(ONLY) do
+    local v = a[k]
+    if v ~= nil and v ~= false and not (k == "ep" and v == 1) and
+       not (k == "mtp" and v == 0) then
+      return true
+    end
+  end
+  return false
+end
+
+local function int_of(a, k, lo)
+  local v = a[k]
+  if v == nil then return nil end
+  if type(v) == "number" and v == math.floor(v) and v < 2 ^ 31 then v = math.tointeger(v) end
+  if math.type(v) ~= "integer" or v < lo then
+    fail("infer: %s must be an integer >= %d (got %s)", k, lo, shown(a[k]))
+  end
+  return v
+end
+
+local function bool_of(a, k)
+  if a[k] ~= nil and type(a[k]) ~= "boolean" then
+    fail("infer: %s must be a boolean (got %s)", k, type(a[k]))
+  end
+  return a[k]
+end
+
+local function num_of(a, k, lo, hi)
+  local v = a[k]
+  if v == nil then return nil end
+  if type(v) ~= "number" or v ~= v or v < lo or v > hi then
+    fail("infer: %s must be a number in [%g, %g] (got %s)", k, lo, hi, shown(v))
+  end
+  return v
+end
+
+-- The node the instances run on: the catalog system (given, or the first
+-- whose GPU this is), its NICs overridable.  A flat topology table.
+local function node_of(a, g, cat, default)
+  local comm = require "gpuplan.comm"
+  local sys
+  if a.system ~= nil then
+    sys = type(a.system) == "table" and a.system or cat:get("systems", a.system)
+  else
+    for _, id in ipairs(cat:ids("systems")) do
+      if cat.systems[id].gpu == g.id then sys = cat.systems[id]; break end
+    end
+    if sys then default("system=" .. sys.id) end
+  end
+  local spec
+  if sys then
+    spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
+             nic_fabric = sys.nic_fabric }
+  else
+    local fab = g.scaleup and g.scaleup.fabric or (g.pcie and ("pcie" .. g.pcie.gen))
+    if not fab then fail("infer: gpu '%s' has no scale-up fabric; give system = ID", g.id) end
+    spec = { scaleup = fab, gpus_per_node = g.scaleup and g.scaleup.domain or 8, nics = 0 }
+    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, g.id, fab))
+  end
+  local nics = int_of(a, "nics", 0)
+  if nics ~= nil then spec.nics = nics end
+  if a.nic_fabric ~= nil then
+    if type(a.nic_fabric) ~= "string" then
+      fail("infer: nic_fabric must be a fabric id (got %s)", shown(a.nic_fabric))
+    end
+    spec.nic_fabric = a.nic_fabric
+  end
+  if (spec.nics or 0) > 0 and not spec.nic_fabric then
+    fail("infer: nics = %d needs nic_fabric", spec.nics)
+  end
+  local t = comm.from_fabrics(spec, cat)
+  t.nic_path_bw = require("gpuplan.train").pcie_bw(g) or nil
+  return t
+end
+
+-- "EP16, DP attention, two-batch overlap" / "TP8".
+function M.layout_name(p)
+  if not p or not p.tp then return "-" end
+  local s
+  if p.ep and p.ep > 1 then
+    s = string.format("EP%d, %s attention", p.ep,
+                      p.dp_attention and "DP" or ("TP" .. p.tp))
+    if p.tbo then s = s .. ", two-batch overlap" end
+  else
+    s = string.format("TP%d%s", p.tp, p.dp_attention and ", DP attention" or "")
+  end
+  return s
+end
+
+-- (model, device, serve cfg, info) for the engine from gp.infer arguments.
+function M.setup(a)
+  local infer = require "gpuplan.infer"
+  if a.concurrency ~= nil then
+    fail("infer: concurrency does not go with the MoE serving options; give batch "
+         .. "(sequences per GPU) or itl_max")
+  end
+  local model, d, c, info = infer.setup(a)
+  local cat = catalog(a.cat or a.catalog)
+  local defaults = info.defaults
+  local function default(s) defaults[#defaults + 1] = s end
+  local ep = int_of(a, "ep", 1) or 1
+  local dp = bool_of(a, "dp_attention") or false
+  local disagg = bool_of(a, "disagg") or false
+  local tp = int_of(a, "tp", 1)
+  if not tp then
+    tp = ep > 1 and ep or (not disagg and int_of(a, "gpus", 1)) or 1
+  end
+  if ep > 1 and ep ~= tp then
+    fail("infer: ep %d: the experts are split over the whole instance (ep = tp = %d) "
+         .. "or sliced by TP (ep 1)", ep, tp)
+  end
+  local tbo = bool_of(a, "two_batch_overlap")
+  if tbo == nil then
+    tbo = ep > 1
+    if ep > 1 then default("two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)") end
+  end
+  local ptp = int_of(a, "prefill_tp", 1) or tp
+  local pep = int_of(a, "prefill_ep", 1) or (ptp == tp and ep) or (ep > 1 and ptp) or 1
+  local pdp = bool_of(a, "prefill_dp_attention")
+  if pdp == nil then pdp = dp end
+  for _, k in ipairs { "prefill_gpus", "prefill_tp", "prefill_ep", "prefill_dp_attention" } do
+    if a[k] ~= nil and not disagg then fail("infer: %s needs disagg = true", k) end
+  end
+  local pg = int_of(a, "prefill_gpus", 1) or 0
+  local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
+  local a2a = a.a2a or "deepep"
+  if a2a ~= "deepep" and a2a ~= "nccl" then
+    fail("infer: a2a must be 'deepep' or 'nccl' (got %s)", shown(a.a2a))
+  end
+  local mtp = int_of(a, "mtp", 0) or 0
+  local acc = num_of(a, "acceptance", 0, 1)
+  if mtp > 0 and acc == nil then default("acceptance=0.85 (DeepSeek-V3: 85-90%)") end
+  if mtp > 0 and (model.mtp_layers or 0) == 0 then
+    fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,
+         tostring(model.id or model.name))
+  end
+  local imb = num_of(a, "imbalance", 1, 64)
+  if imb == nil then
+    imb = ep > 1 and 1.11 or 1
+    if ep > 1 then default("imbalance=1.11 (EPLB with redundant slots)") end
+  end
+  local red = int_of(a, "redundant_experts", 0)
+  if red == nil and (ep > 1 or (disagg and pep > 1)) then
+    default("redundant_experts=auto (>= 32, whole slots per GPU)")
+  end
+  local itl = a.itl_max
+  if type(itl) == "string" then itl = units.parse(itl, "time") end
+  if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
+    fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
+  end
+  local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
+  local s = {
+    weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
+    compute = c.compute, input = c.input, output = c.output, flash = c.flash,
+    runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
+    max_batch = c.max_batch, price = c.price,
+    topo = node_of(a, info.gpu, cat, default),
+    decode = { tp = tp, ep = ep, dp_attention = dp, tbo = tbo },
+    prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
+    disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
+    itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
+    mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
+  }
+  return model, d, s, info
+end
+
+local function rows(step)
+  local out = {}
+  for i, o in ipairs(step.ops or {}) do
+    out[i] = { name = o.name, count = o.count, time = o.time, total = o.total,
+               bound = o.bound, intensity = o.intensity, flop = o.flop,
+               bytes = o.bytes, shape_eff = o.shape_eff, t_launch = o.t_launch,
+               t_compute = o.t_compute, t_memory = o.t_memory }
+  end
+  return out
+end
+
+-- The result table of a core.serve result r for config s.
+function M.result(r, model, d, s, info)
+  local dec, pre, st = r.decode, r.prefill, r.decode.step
+  local mem = dec.memory
+  local out = {
+    moe = true, fits = r.fits, why = r.why,
+    model = model.id or model.name or "model", gpu = d.id, gpus = s.gpus,
+    tp = s.decode.tp, ep = s.decode.ep, dp_attention = s.decode.dp_attention,
+    two_batch_overlap = s.decode.tbo, disagg = r.disagg,
+    weights = info.weights, kv = info.kv, compute = s.compute, input = s.input,
+    output = s.output, mtp = s.mtp,
+    layout = M.layout_name(s.decode),
+    prefill_layout = r.disagg and M.layout_name(s.prefill) or nil,
+    memory = {
+      attention = mem.attention, dense = mem.dense, shared = mem.shared,
+      experts = mem.experts, embed = mem.embed, other = mem.other, mtp = mem.mtp,
+      weights = mem.weights, a2a_buffer = mem.a2a_buffer, workspace = mem.workspace,
+      expert_slots = mem.expert_slots, kv_budget = mem.kv_budget,
+    },
+    weights_gpu = mem.weights, kv_per_seq = mem.kv_per_seq, kv_budget = mem.kv_budget,
+    max_batch_kv = mem.max_batch,
+    ridge = core().roof_ridge(d, s.compute, true),
+    defaults = info.defaults, currency = info.currency,
+  }
+  if not r.fits then return out end
+  out.batch = math.tointeger(st.batch) or st.batch
+  out.decode_gpus = dec.gpus
+  out.prefill_gpus = r.disagg and pre.gpus or 0
+  out.instances = dec.gpus // s.decode.tp
+  out.ttft_s, out.itl_s, out.tpot_s = r.ttft, r.itl, r.tpot
+  out.accept = r.accept
+  out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
+  out.stream_tokens_per_s = 1 / r.itl
+  out.input_tokens_per_s = r.input_tokens_per_s
+  out.decode_per_gpu = dec.tokens_per_s_gpu
+  out.prefill_per_gpu = pre.tokens_per_s_gpu
+  out.pool_ratio = r.disagg and r.pool_ratio or nil
+  out.kv_transfer_s = r.disagg and r.kv_transfer or nil
+  out.prefill_share_s = r.prefill_share
+  out.cost_per_mtok = r.cost_per_mtok > 0 and r.cost_per_mtok or nil
+  if s.price and s.price > 0 then
+    out.tokens_per_s_per_dollar_hour = r.tokens_per_s / (s.price * s.gpus)
+  end
+  out.dispatch_ms, out.combine_ms = st.dispatch * 1e3, st.combine * 1e3
+  out.a2a_ms, out.a2a_exposed_ms = st.a2a * 1e3, st.a2a_exposed * 1e3
+  out.tp_comm_ms, out.compute_ms = st.tp_comm * 1e3, st.compute * 1e3
+  out.draft_ms, out.step_ms = st.draft * 1e3, st.time * 1e3
+  out.dispatch_bytes, out.combine_bytes = st.dispatch_bytes, st.combine_bytes
+  out.remote_bytes = st.remote_bytes
+  if r.disagg then
+    out.coloc = { fits = r.coloc_fits, per_gpu = r.coloc_tokens_per_s_gpu,
+                  itl_s = r.coloc_itl, batch = r.coloc_batch }
+  end
+  out.ops, out.prefill_ops = rows(st), rows(pre.step)
+  out.decode, out.prefill = st, pre.step
+  return out
+end
+
+-- gp.infer{...} with the MoE serving options (see the header).
+function M.infer(a)
+  local model, d, s, info = M.setup(a)
+  local ok, r = pcall(core().serve, model, d, s)
+  if not ok then error("infer: " .. tostring(r), 3) end
+  return M.result(r, model, d, s, info)
+end
+
+-- Does the caller fix the layout (any layout argument given)?
+local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefill_ep
+  prefill_dp_attention]]
+
+-- gp.infer_plan{target = tok/s, itl_max = s or "50ms", <gp.infer arguments>}:
+-- the fewest GPUs delivering target output tokens/s with every user within
+-- itl_max (default 50 ms).  A MoE model searches EP and TP instances,
+-- colocated or disaggregated (what the arguments fix stays fixed); a dense
+-- model takes TP replicas (gp.infer.gpus_for).  Returns {gpus, decode_gpus,
+-- prefill_gpus, disagg, layout, prefill_layout, batch, tokens_per_s, per_gpu,
+-- itl_s, ttft_s, cost_per_mtok, currency, result (gp.infer's table)}.
+function M.plan(a)
+  if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
+  local target = a.target
+  if type(target) ~= "number" or target ~= target or target <= 0 or target == math.huge then
+    error("infer_plan: target must be a positive number of output tokens/s (got "
+          .. shown(target) .. ")", 2)
+  end
+  local itl = a.itl_max or 0.050
+  if type(itl) == "string" then itl = units.parse(itl, "time") end
+  if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then
+    error("infer_plan: itl_max must be a positive time (got " .. shown(a.itl_max) .. ")", 2)
+  end
+  local b = {}
+  for k, v in pairs(a) do b[k] = v end
+  b.target, b.itl_max = nil, nil
+  local cat = catalog(b.cat or b.catalog)
+  local model = type(b.model) == "table" and b.model or cat:get("models", b.model)
+  if not model.moe and not M.wants(b) then
+    local g = require("gpuplan.infer").gpus_for(b, target, itl)
+    local r = require("gpuplan.infer").infer(
+      (function() local x = {} for k, v in pairs(b) do x[k] = v end
+        x.gpus, x.batch = g.gpus, g.batch; return x end)())
+    return { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
+             layout = string.format("TP%d", r.tp), batch = g.batch,
+             tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_s,
+             ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
+             result = r }
+  end
+  b.batch = nil
+  local m, d, s, info = M.setup(b)
+  local fix_layout = false
+  for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end
+  local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
+  if not ok then error("infer_plan: " .. require("gpuplan.cli").clean(r), 2) end
+  s.gpus, s.prefill_gpus, s.disagg = p.gpus, p.prefill_gpus, p.disagg
+  s.decode = { tp = r.decode.tp, ep = r.decode.ep, dp_attention = r.decode.dp_attention,
+               tbo = r.decode.tbo }
+  if p.disagg then
+    s.prefill = { tp = r.prefill.tp, ep = r.prefill.ep,
+                  dp_attention = r.prefill.dp_attention, tbo = r.prefill.tbo }
+  end
+  local out = M.result(r, m, d, s, info)
+  return { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
+           disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
+           batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
+           itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
+           currency = out.currency, result = out }
+end
+M.infer_plan = M.plan
+
+return M

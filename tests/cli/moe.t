@@ -1,0 +1,112 @@
+# gpuplan infer with the MoE serving options, --target on a MoE model, and
+# scripts/moe_serving.lua (the study runs here as a test: its conclusions
+# must follow from its own tables).
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my @ds = ('infer', 'deepseek-v3', '--weights', 'fp8', '--in', '4096', '--out', '1536');
+
+my ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--dp-attention',
+                         '--batch', '32');
+is($c, 0, 'EP16 DP attention on 16 H20: exit 0') or diag $e;
+like($o, qr/^deepseek-v3 on 16 x h20: EP16, DP attention, two-batch overlap, fp8 weights/m,
+     'title names the layout');
+# 18 slots x 58 layers x 3 x 7168 x 2048 B = 45.98 GB of routed experts:
+# 18 x 2.55 GB per slot (all layers).
+like($o, qr/^weights per GPU\s+65\.\d\d GB \(experts 18\.0 x 2\.55 GB, shared 2\.55 GB, attention 11\.41 GB/m,
+     'weights by part: 18 expert slots, shared, attention whole');
+# 32 x 8 x 7168 x 1.03125 B = 1.89 MB per MoE layer, half over the NICs.
+like($o, qr/^dispatch \/ combine\s+[\d.]+ \/ [\d.]+ us per MoE layer \(1\.89 MB out, 50% leaves the node\)$/m,
+     'dispatch bytes and the share leaving the node');
+like($o, qr/^batch per GPU\s+32 /m, 'batch per GPU');
+is($e, '', 'nothing on stderr');
+
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--dp-attention',
+                      '--batch', '16');
+like($o, qr/\(\d+\.\d\d MB out, 0% leaves the node\)/, 'EP8 in one node: nothing leaves it');
+
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h800-sxm', '--gpus', '96', '--ep', '64', '--dp-attention',
+                      '--disagg', '--prefill-gpus', '32', '--prefill-ep', '16', '--prefill-tp', '16',
+                      '--itl-max', '50', '--price', '2');
+is($c, 0, 'disaggregated: exit 0') or diag $e;
+like($o, qr/^pools\s+prefill 32 GPUs \(EP16, DP attention, two-batch overlap, \d+ prompt tok\/s each\) : decode 64 GPUs/m,
+     'the two pools');
+like($o, qr/^colocated instead\s+\d+ tok\/s per GPU at ITL/m, 'the colocated comparison');
+like($o, qr/^TTFT\s+[\d.]+ ms \(KV transfer [\d.]+ ms\)$/m, 'TTFT with the KV transfer');
+like($o, qr/^ITL\s+(\d+\.\d\d) ms$/m, 'ITL');
+my ($itl) = $o =~ /^ITL\s+(\d+\.\d\d) ms$/m;
+ok(defined $itl && $itl <= 50, 'within --itl-max');
+like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD$/m, 'cost');
+
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h800-sxm', '--target', '100000', '--itl-max', '50');
+is($c, 0, '--target on a MoE model: exit 0') or diag $e;
+like($o, qr/^target tok\/s\s+ITL limit ms\s+GPUs\s+decode\s+prefill/m, 'the plan table');
+my ($gpus, $tps) = $o =~ /^\s+100000\s+50\.0\s+(\d+)\s.*?\s(\d+)\s+[\d.]+\s+\d+\s+\S+$/m;
+ok(defined $tps && $tps >= 100000, 'the plan delivers the target');
+
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16', '--dp-attention',
+                      '--format', 'json');
+is($c, 0, 'json exits 0');
+like($o, qr/"moe":true/, 'json marks the MoE serving model');
+like($o, qr/"dispatch_bytes":/, 'json carries the all-to-all');
+
+# Errors: exit 1 naming the argument; usage errors exit 2.
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '8');
+is($c, 1, 'ep != tp: exit 1');
+like($e, qr/^gpuplan: infer: ep 8: the experts are split over the whole instance/m, 'ep named');
+($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
+                      '--mtp', '1');
+is($c, 1, 'MTP without the module: exit 1');
+like($e, qr/has no MTP module/, 'says so');
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--ep', '16', '--sweep-batch');
+is($c, 2, '--sweep-batch with MoE serving: usage error');
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--a2a', 'mpi');
+is($c, 1, 'unknown --a2a: exit 1');
+like($e, qr/a2a must be 'deepep' or 'nccl'/, 'names the choices');
+
+# The study.
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua');
+is($c, 0, 'scripts/moe_serving.lua exits 0') or diag $e;
+is($e, '', 'nothing on stderr');
+my ($plain) = $o =~ /^(deepseek-v3, 4096 in \/ 1536 out: GPUs for 100000 output tok\/s at ITL <= 50 ms\n.*?)\n\n/ms;
+ok(defined $plain, 'the plan table');
+my %g;
+for my $l (split /\n/, $plain // '') {
+    $g{$1} = $2 if $l =~ /^(h20|h800-sxm|h200-sxm)\s+(\d+)\s/;
+}
+is(scalar keys %g, 3, 'three cards planned');
+my ($min) = sort { $g{$a} <=> $g{$b} } keys %g;
+like($o, qr/^Fewest GPUs for 100000 tok\/s: \Q$min\E \(/m, 'the conclusion names the fewest-GPU card');
+for my $k (keys %g) {
+    like($o, qr/^Fewest GPUs .*\b\Q$k\E $g{$k}\b/m, "conclusion repeats ${k}: $g{$k} GPUs");
+}
+my %cost;
+for my $l (split /\n/, $plain // '') {
+    $cost{$1} = $2 if $l =~ /^(h20|h800-sxm|h200-sxm)\s.*\s(\d+\.\d{3})\s+\S/;
+}
+my ($cheap) = sort { $cost{$a} <=> $cost{$b} } keys %cost;
+like($o, qr/^Cheapest per million output tokens: \Q$cheap\E at \Q$cost{$cheap}\E USD\.$/m,
+     'the conclusion names the cheapest card at its table cost');
+my ($gap) = $o =~ /^(H800 vs H100 .*?)\n\n/ms;
+my ($maxgap, $at) = (-1, '');
+for my $l (split /\n/, $gap // '') {
+    if ($l =~ /^(decode|prefill)\s+(\d+)\s+[\d.]+%\s+\d+\s+\d+\s+(-?[\d.]+)%/) {
+        ($maxgap, $at) = ($3, "$1 EP$2") if $3 > $maxgap;
+    }
+}
+ok($maxgap >= 0, 'the H800 gap table');
+if ($maxgap >= 0.5) {
+    like($o, qr/^H800's largest gap to H100 is \Q$maxgap\E% at \Q$at\E /m,
+         'the gap conclusion follows the table');
+} else {
+    like($o, qr/^H800 matches H100 within 0\.5% at every EP size shown/m,
+         'the gap conclusion follows the table');
+}
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--format', 'csv');
+is($c, 0, 'csv exits 0');
+like($o, qr/^section,GPU,GPUs,/, 'csv: one table with a section column');
+($c, $o, $e) = run_gp('run', 'scripts/moe_serving.lua', '--target', '0');
+is($c, 2, 'a bad --target is a usage error');
+done_testing();

@@ -1,0 +1,101 @@
+-- gp.infer with the MoE serving options and gp.infer_plan: the weights a
+-- GPU holds by part, DP vs TP attention, the all-to-all bytes, a one-node
+-- EP group, the plan meeting its target, and the argument errors.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local base = { model = "deepseek-v3", gpu = "h20", weights = "fp8", input = 4096,
+               output = 1536 }
+local function with(x)
+  local a = {}
+  for k, v in pairs(base) do a[k] = v end
+  for k, v in pairs(x) do a[k] = v end
+  return a
+end
+
+-- DeepSeek-V3 on 16 H20, EP16, DP attention, batch 32 per GPU.
+-- Routed experts: (256 + 32 redundant) / 16 = 18 slots, each 58 MoE layers
+-- x 3 x 7168 x 2048 fp8 weights = 2,554,331,136 B; 18 of them =
+-- 45,977,960,448 B.  Attention whole (DP): 61 x 187,105,280 B.  Exact.
+local r = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32 })
+t.ok(r.moe and r.fits, "EP16 DP attention on 16 H20 fits at batch 32")
+t.is(r.layout, "EP16, DP attention, two-batch overlap", "the layout, named")
+t.near(r.memory.expert_slots, 18, 0, "18 expert slots per GPU (288 / 16)")
+t.near(r.memory.experts, 18 * 58 * 3 * 7168 * 2048, 1e-12, "routed experts per GPU")
+t.near(r.memory.shared, 58 * 3 * 7168 * 2048, 1e-12, "the shared expert whole")
+t.near(r.memory.attention, 61 * 187105280, 1e-12, "attention whole under DP attention")
+-- Dispatch: 32 tokens x top-8 x 7168 x (1 + 4/128) B = 1,892,352 B;
+-- combine at 2 B = 3,670,016 B; EP16 on 8-GPU nodes: half leaves the node.
+t.near(r.dispatch_bytes, 32 * 8 * 7168 * (1 + 4 / 128), 1e-12, "dispatch bytes")
+t.near(r.combine_bytes, 32 * 8 * 7168 * 2, 1e-12, "combine bytes")
+t.near(r.remote_bytes, r.dispatch_bytes / 2, 1e-12, "EP16: half of it over the NICs")
+t.is(r.batch, 32, "batch per GPU as given")
+t.ok(r.instances == 1 and r.decode_gpus == 16, "one instance of 16")
+
+-- TP attention instead: the MLA latent is the heads' shared cache, so each
+-- TP rank holds the whole group's -- 16 x the KV per GPU's sequence.
+local tp = gp.infer(with { gpus = 16, ep = 16, batch = 1 })
+t.near(tp.kv_per_seq, 16 * r.kv_per_seq, 1e-12, "TP16 attention: 16 latents per sequence")
+t.ok(tp.max_batch_kv < r.max_batch_kv, "DP attention holds more sequences per GPU")
+
+-- One node: EP8 on H200 (141 GB holds 36 slots) never leaves NVLink.
+local one = gp.infer(with { gpu = "h200-sxm", gpus = 8, ep = 8, dp_attention = true, batch = 16 })
+t.ok(one.fits, "EP8 fits one H200 node")
+t.is(one.remote_bytes, 0, "a one-node EP group sends nothing over the NICs")
+local nonic = gp.infer(with { gpu = "h200-sxm", gpus = 8, ep = 8, dp_attention = true,
+                              batch = 16, nics = 0 })
+t.is(nonic.dispatch_ms, one.dispatch_ms, "and prices the same without NICs")
+
+-- MTP: 1 draft at 0.85 -> 1.85 tokens per step (DeepSeek-V3 sec. 5.4.3).
+local m = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1 })
+t.near(m.accept, 1.85, 1e-12, "accept length 1 + 0.85")
+t.near(m.itl_s, m.tpot_s + m.batch * m.prefill_share_s / (1536 - 1), 1e-12,
+       "colocated ITL = decode step / accept + the GPU's prefills over the output")
+t.ok(m.memory.mtp > 0, "the MTP module's weights are held")
+
+-- Disaggregated: the pools split, the ratio that balances them.
+local dg = gp.infer(with { gpu = "h800-sxm", gpus = 96, ep = 64, dp_attention = true,
+                           disagg = true, prefill_gpus = 32, prefill_ep = 16,
+                           prefill_tp = 16, itl_max = "50ms" })
+t.ok(dg.fits and dg.itl_s <= 0.050, "disaggregated H800 meets 50 ms")
+t.near(dg.tokens_per_s, math.min(64 * dg.decode_per_gpu / 1536,
+                                 32 * dg.prefill_per_gpu / 4096) * 1536, 1e-12,
+       "system tokens/s = the slower pool's")
+t.is(dg.prefill_layout, "EP16, DP attention, two-batch overlap", "prefill layout named")
+-- Colocated, the same bound leaves a smaller batch: a user also waits for
+-- the prefills of its GPU (ITL = tpot + batch x share / (output - 1)).
+t.ok(dg.coloc and dg.coloc.itl_s <= 0.050 and dg.coloc.batch < dg.batch,
+     "colocated under the same bound: a smaller batch")
+
+-- The plan: the fewest GPUs for 100k tok/s within 50 ms.
+local p = gp.infer_plan(with { gpu = "h800-sxm", target = 1e5, itl_max = "50ms" })
+t.ok(p.tokens_per_s >= 1e5 and p.itl_s <= 0.050, "plan meets target and bound")
+t.is(p.gpus, p.decode_gpus + p.prefill_gpus, "GPUs = decode + prefill pools")
+local pf = gp.infer_plan(with { gpu = "h800-sxm", target = 1e5, itl_max = 0.05, ep = 32,
+                                dp_attention = true })
+t.is(pf.result.ep, 32, "a given ep stays fixed")
+local pd = gp.infer_plan { model = "llama3.1-8b", gpu = "h100-sxm", target = 2e4, itl_max = 0.05,
+                           weights = "fp8" }
+t.ok(pd.gpus >= 1 and pd.tokens_per_s >= 2e4, "a dense model plans TP replicas")
+
+-- Errors name the argument.
+t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16 }) end,
+         "ep 8: the experts are split over the whole instance", "ep must equal tp")
+t.raises(function() gp.infer { model = "qwen3-235b-a22b", gpu = "h200-sxm", gpus = 8, ep = 8,
+                               mtp = 1 } end,
+         "has no MTP module", "MTP needs the model's module")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
+         "a2a must be 'deepep' or 'nccl'", "unknown all-to-all")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, concurrency = 64 }) end,
+         "concurrency does not go with the MoE serving options", "concurrency refused")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, prefill_gpus = 8 }) end,
+         "prefill_gpus needs disagg = true", "prefill pool needs disagg")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, itl_max = -1 }) end,
+         "itl_max must be a positive time", "bad itl_max")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, imbalance = 0.5 }) end,
+         "imbalance must be a number in %[1, 64%]", "imbalance below 1")
+t.raises(function() gp.infer(with { gpus = 20, ep = 20, dp_attention = true }) end,
+         "does not fill whole nodes", "EP20 on 8-GPU nodes")
+t.raises(function() gp.infer_plan(with { target = 0 }) end,
+         "target must be a positive number", "plan target")
+t.done_testing()
