@@ -167,12 +167,14 @@ static int stage_layers(const gp_model *m, const gp_layout *y, int k)
 	return layout_stage_layers(y, m->layers, k);
 }
 
-static int check_train(const gp_model *m, const gp_train_cfg *c,
-		       gp_layout *y, gp_error *err)
+/* The checks of a training config; the model's own only when
+ * !model_checked (a sweep checks its model once). */
+static int check_train_cfg(const gp_model *m, const gp_train_cfg *c,
+			   gp_layout *y, int model_checked, gp_error *err)
 {
 	if (!c)
 		return gp_fail(err, "training config: NULL");
-	if (model_check(m, err) != GP_OK)
+	if (!model_checked && model_check(m, err) != GP_OK)
 		return GP_EINVAL;
 	if ((int)c->recipe < 0 || c->recipe >= GP_RECIPE_COUNT)
 		return gp_fail(err, "unknown recipe %d", (int)c->recipe);
@@ -252,6 +254,12 @@ static int check_train(const gp_model *m, const gp_train_cfg *c,
 			       "paged_optimizer (bitsandbytes)" :
 			       "grads_in_bwd (torchtune)");
 	return GP_OK;
+}
+
+static int check_train(const gp_model *m, const gp_train_cfg *c,
+		       gp_layout *y, gp_error *err)
+{
+	return check_train_cfg(m, c, y, 0, err);
 }
 
 static double largest_linear(const gp_model *m)
@@ -495,43 +503,70 @@ static void encdec_acts(const gp_model *m, const gp_train_cfg *c,
 	sa->enc_extra = x;
 }
 
+/* The activation config of a layer of layout y: every input of the
+ * layers' saved activations (with stage_acts_key's few more). */
+static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
+		       const gp_layout *y, gp_act_cfg *ac)
+{
+	/* memset: the padding too, the memo compares the bytes */
+	memset(ac, 0, sizeof *ac);
+	ac->seq = c->seq;
+	ac->micro_batch = c->lay.micro_batch;
+	ac->tp = y->tp;
+	ac->sp = c->lay.sp;
+	ac->cp = y->cp;
+	ac->ep = y->ep;
+	ac->act_bytes = c->act_bytes > 0 ? c->act_bytes :
+		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
+	ac->flash = c->flash;
+	ac->dropout = c->dropout;
+	ac->recompute = c->recompute;
+	ac->capacity_factor = c->capacity_factor;
+	ac->eager_swiglu = c->eager_swiglu;
+	ac->fused_qkv_view = c->fused_qkv_view;
+	ac->lora_zero_pad = c->lora_zero_pad;
+	/* Decoder layers of an encoder-decoder read the encoder tokens. */
+	if (m->encoder_layers > 0)
+		ac->enc_len = c->enc_seq > 0 ? c->enc_seq : c->seq;
+	if (c->lora_rank > 0) {
+		/* Frozen base: only adapters train.  A quantised base
+		 * (bits < 16) runs through bitsandbytes-style matmuls that
+		 * keep their input (see mem_act_layer). */
+		ac->frozen = 1;
+		ac->base_saves_input = c->base.bits > 0 &&
+			mem_quant_bits(&c->base) < 16;
+		ac->lora_rank = c->lora_rank;
+		ac->lora_targets = c->lora_targets;
+		ac->lora_dropout = c->lora_dropout;
+	}
+}
+
+/* What stage_acts_of reads beyond the activation config: the vision
+ * tower's images and whether it trains, the encoder's length, and the
+ * activation bytes. */
+static void stage_acts_key(const gp_model *m, const gp_train_cfg *c,
+			   const gp_layout *y, unsigned char *key)
+{
+	gp_act_cfg ac;
+	double more[4];
+
+	act_cfg_of(m, c, y, &ac);
+	more[0] = c->images;
+	more[1] = c->vision_frozen;
+	more[2] = c->enc_seq;
+	more[3] = ac.act_bytes;
+	memcpy(key, &ac, sizeof ac);
+	memcpy(key + sizeof ac, more, sizeof more);
+}
+
 static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 			 const gp_layout *y, stage_acts *sa, gp_error *err)
 {
 	gp_act_cfg ac;
 
 	memset(sa, 0, sizeof *sa);
-	memset(&ac, 0, sizeof ac);
-	ac.seq = c->seq;
-	ac.micro_batch = c->lay.micro_batch;
-	ac.tp = y->tp;
-	ac.sp = c->lay.sp;
-	ac.cp = y->cp;
-	ac.ep = y->ep;
-	sa->A = c->act_bytes > 0 ? c->act_bytes :
-		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
-	ac.act_bytes = sa->A;
-	ac.flash = c->flash;
-	ac.dropout = c->dropout;
-	ac.recompute = c->recompute;
-	ac.capacity_factor = c->capacity_factor;
-	ac.eager_swiglu = c->eager_swiglu;
-	ac.fused_qkv_view = c->fused_qkv_view;
-	ac.lora_zero_pad = c->lora_zero_pad;
-	/* Decoder layers of an encoder-decoder read the encoder tokens. */
-	if (m->encoder_layers > 0)
-		ac.enc_len = c->enc_seq > 0 ? c->enc_seq : c->seq;
-	if (c->lora_rank > 0) {
-		/* Frozen base: only adapters train.  A quantised base
-		 * (bits < 16) runs through bitsandbytes-style matmuls that
-		 * keep their input (see mem_act_layer). */
-		ac.frozen = 1;
-		ac.base_saves_input = c->base.bits > 0 &&
-			mem_quant_bits(&c->base) < 16;
-		ac.lora_rank = c->lora_rank;
-		ac.lora_targets = c->lora_targets;
-		ac.lora_dropout = c->lora_dropout;
-	}
+	act_cfg_of(m, c, y, &ac);
+	sa->A = ac.act_bytes;
 	sa->nmoe = model_moe_layers(m);
 	sa->ndense = m->layers - sa->nmoe;
 	if (mem_act_layer(m, &ac, 0, &sa->al, err))
@@ -916,11 +951,44 @@ static double tensor_sum(const gp_mem_result *r)
 	return s;
 }
 
+/* The stages of layout y (split already), the most loaded kept (the
+ * earliest of equals).  Middle stages with the same layer count differ
+ * only in micro-batches in flight, which fall with k (p - k), so the
+ * first stage of each run of equal counts stands for its run. */
+static int train_stages(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, const gp_layout *y,
+			const stage_acts *sa, gp_mem_result *out,
+			gp_error *err)
+{
+	gp_mem_result r0;
+
+	if (train_stage(m, c, y, p, sa, 0, stage_layers(m, y, 0), out, err))
+		return GP_EINVAL;
+	if (y->pp > 1) {
+		double best = tensor_sum(out), v;
+		int k, nl, prev = -1;
+
+		for (k = 1; k < y->pp; k++) {
+			nl = stage_layers(m, y, k);
+			if (k < y->pp - 1 && nl == prev)
+				continue;
+			prev = nl;
+			if (train_stage(m, c, y, p, sa, k, nl, &r0, err))
+				return GP_EINVAL;
+			v = tensor_sum(&r0);
+			if (v > best) {
+				best = v;
+				*out = r0;
+			}
+		}
+	}
+	return GP_OK;
+}
+
 static int train_core(const gp_model *m, const gp_train_cfg *c,
 		      gp_mem_result *out, gp_layout *y, gp_error *err)
 {
 	gp_params p;
-	gp_mem_result r0;
 	stage_acts sa;
 
 	if (check_train(m, c, y, err))
@@ -931,32 +999,70 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
 	stage_split(m, c, &p, y);
-	if (stage_acts_of(m, c, y, &sa, err) ||
-	    train_stage(m, c, y, &p, &sa, 0, stage_layers(m, y, 0), out,
-			err))
+	if (stage_acts_of(m, c, y, &sa, err))
 		return GP_EINVAL;
-	/* Evaluate the stages, keep the most loaded (the earliest of
-	 * equals).  Middle stages with the same layer count differ only
-	 * in micro-batches in flight, which fall with k (p - k), so the
-	 * first stage of each run of equal counts stands for its run. */
-	if (y->pp > 1) {
-		double best = tensor_sum(out), v;
-		int k, nl, prev = -1;
+	return train_stages(m, &p, c, y, &sa, out, err);
+}
 
-		for (k = 1; k < y->pp; k++) {
-			nl = stage_layers(m, y, k);
-			if (k < y->pp - 1 && nl == prev)
-				continue;
-			prev = nl;
-			if (train_stage(m, c, y, &p, &sa, k, nl, &r0, err))
-				return GP_EINVAL;
-			v = tensor_sum(&r0);
-			if (v > best) {
-				best = v;
-				*out = r0;
-			}
+int mem_layout_prepared(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, gp_layout *out, gp_error *err)
+{
+	if (!m || !p || !out)
+		return gp_fail(err, "mem_layout_prepared: missing argument");
+	if (check_train_cfg(m, c, out, 1, err) ||
+	    gp_check_pos(c->seq, "seq", err) ||
+	    gp_check_pos(c->lay.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	stage_split(m, c, p, out);
+	return GP_OK;
+}
+
+/* The memo keeps a stage_acts in its bytes. */
+typedef char stage_acts_fits_memo[sizeof(stage_acts) <=
+	sizeof(((gp_mem_memo *)0)->e[0].acts) ? 1 : -1];
+
+/* The memo's stage_acts for c and y: found, or computed and kept. */
+static int memo_acts(const gp_model *m, const gp_train_cfg *c,
+		     const gp_layout *y, gp_mem_memo *mm, stage_acts *sa,
+		     gp_error *err)
+{
+	unsigned char key[sizeof mm->e[0].key];
+	int i;
+
+	if (!mm)
+		return stage_acts_of(m, c, y, sa, err);
+	memset(key, 0, sizeof key);
+	stage_acts_key(m, c, y, key);
+	for (i = 0; i < mm->n; i++)
+		if (memcmp(mm->e[i].key, key, sizeof key) == 0) {
+			memcpy(sa, mm->e[i].acts, sizeof *sa);
+			mm->hits++;
+			return GP_OK;
 		}
-	}
+	mm->misses++;
+	if (stage_acts_of(m, c, y, sa, err))
+		return GP_EINVAL;
+	i = mm->n < GP_MEM_MEMO_N ? mm->n++ : mm->next;
+	mm->next = (mm->next + 1) % GP_MEM_MEMO_N;
+	memcpy(mm->e[i].key, key, sizeof key);
+	memcpy(mm->e[i].acts, sa, sizeof *sa);
+	return GP_OK;
+}
+
+int mem_train_prepared(const gp_model *m, const gp_params *p,
+		       const gp_train_cfg *c, const gp_layout *y,
+		       double capacity, const gp_mem_reserve *r,
+		       gp_mem_memo *memo, gp_mem_result *out, gp_error *err)
+{
+	stage_acts sa;
+
+	if (!m || !p || !c || !y || !out)
+		return gp_fail(err, "mem_train_prepared: missing argument");
+	if (check_reserve(r, capacity, err) ||
+	    memo_acts(m, c, y, memo, &sa, err) ||
+	    train_stages(m, p, c, y, &sa, out, err))
+		return GP_EINVAL;
+	finish(out, capacity, r);
 	return GP_OK;
 }
 

@@ -208,6 +208,34 @@ int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
 int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
 	       gp_error *err);
 
+/* For sweeps, which evaluate many layouts of one model: the per-layer
+ * activations of the splits seen so far (they depend on the split of a
+ * layer, the micro-batch, the sequence, the recompute policy and what
+ * trains -- not on pp, dp, ZeRO or the schedule).  One model per memo:
+ * zero it (memset) before the first use and whenever the model changes.
+ * The fields are memory.c's. */
+#define GP_MEM_MEMO_N 32
+typedef struct gp_mem_memo {
+	int n, next;
+	long hits, misses;
+	struct gp_mem_memo_entry {
+		unsigned char key[sizeof(gp_act_cfg) + 4 * sizeof(double)];
+		unsigned char acts[1024];   /* memory.c's stage_acts */
+	} e[GP_MEM_MEMO_N];
+} gp_mem_memo;
+
+/* mem_layout and mem_train for a model already checked (model_check)
+ * whose parameter counts p are model_params(m): what a sweep does for
+ * each layout without re-deriving either.  mem_train_prepared takes the
+ * layout y that mem_layout_prepared returned for the same m and c, and a
+ * memo (may be NULL).  The same results as mem_layout and mem_train. */
+int mem_layout_prepared(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, gp_layout *out, gp_error *err);
+int mem_train_prepared(const gp_model *m, const gp_params *p,
+		       const gp_train_cfg *c, const gp_layout *y,
+		       double capacity, const gp_mem_reserve *r,
+		       gp_mem_memo *memo, gp_mem_result *out, gp_error *err);
+
 /* Inference serving: the one inference-memory model (infer_run sizes its
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus
  * the fp32 logits of c->seqs sequences) and c->seqs sequences of c->ctx

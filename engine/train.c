@@ -97,6 +97,7 @@ typedef struct ctx {
 	 * head and the layers, PP sends of every stage). */
 	int ncache;
 	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
+	train_cache *cc;      /* the caller's memo, or NULL */
 } ctx;
 
 static double op_time(const ctx *x, double flop, double bytes, double m,
@@ -128,6 +129,77 @@ static double mem_time(const ctx *x, double bytes)
 	return bytes > 0 ? op_time(x, 0, bytes, 0, 0, 0, 0, x->half) : 0.0;
 }
 
+/* The memo's collectives: open addressing on a hash of the op, bytes,
+ * placed group and node count (the group's whole input to
+ * comm_group_cost besides the topology the memo holds). */
+static void coll_key(const ctx *x, gp_coll op, double bytes,
+		     const gp_group *g, double *k)
+{
+	k[0] = bytes;
+	k[1] = (double)op + 64.0 * x->t.nodes;
+	k[2] = g->ranks;
+	k[3] = g->per_node + 16777216.0 * (double)g->sharing;
+}
+
+static unsigned coll_slot(const double *k)
+{
+	unsigned long long h = 1469598103934665603ULL, u;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		memcpy(&u, &k[i], sizeof u);
+		h = (h ^ u) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return (unsigned)(h % TRAIN_COLL_N);
+}
+
+static int coll_memo(const ctx *x, gp_coll op, double bytes,
+		     const gp_group *g, double *time)
+{
+	double k[4];
+	unsigned i, n;
+
+	if (!x->cc)
+		return 0;
+	coll_key(x, op, bytes, g, k);
+	for (i = coll_slot(k), n = 0; n < TRAIN_COLL_N;
+	     i = (i + 1) % TRAIN_COLL_N, n++) {
+		const struct train_cache_coll *e = &x->cc->coll[i];
+
+		if (e->time < 0)
+			return 0;       /* an empty slot ends the probe */
+		if (memcmp(e->key, k, sizeof k) == 0) {
+			*time = e->time;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void coll_keep(ctx *x, gp_coll op, double bytes, const gp_group *g,
+		      double time)
+{
+	double k[4];
+	unsigned i;
+
+	if (!x->cc)
+		return;
+	/* Full at three quarters: start over rather than probe long. */
+	if (x->cc->ncoll >= TRAIN_COLL_N / 4 * 3) {
+		for (i = 0; i < TRAIN_COLL_N; i++)
+			x->cc->coll[i].time = -1;
+		x->cc->ncoll = 0;
+	}
+	coll_key(x, op, bytes, g, k);
+	for (i = coll_slot(k); x->cc->coll[i].time >= 0;
+	     i = (i + 1) % TRAIN_COLL_N)
+		;
+	memcpy(x->cc->coll[i].key, k, sizeof k);
+	x->cc->coll[i].time = time;
+	x->cc->ncoll++;
+}
+
 /* A collective on group g; 0 for a group of one rank. */
 static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 {
@@ -140,9 +212,13 @@ static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 		if (x->cache[i].op == op && x->cache[i].bytes == bytes &&
 		    x->cache[i].g == g)
 			return x->cache[i].time;
-	if (comm_group_cost(&x->t, op, bytes, g, &r, x->err) != GP_OK) {
-		x->bad = 1;
-		return 0.0;
+	if (!coll_memo(x, op, bytes, g, &r.time)) {
+		if (comm_group_cost(&x->t, op, bytes, g, &r, x->err) !=
+		    GP_OK) {
+			x->bad = 1;
+			return 0.0;
+		}
+		coll_keep(x, op, bytes, g, r.time);
 	}
 	if (x->ncache < 16) {
 		x->cache[x->ncache].op = op;
@@ -426,6 +502,44 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	}
 }
 
+/* The ends of the model for one micro-batch, into ld.
+ * First stage: embedding gather (vocab-parallel: an all-reduce, or a
+ * reduce-scatter with SP, over TP) and its gradient scatter-add into
+ * the fp32 main grad.
+ * Last stage: final norm, logits (16-bit GEMM, vocab-parallel over TP),
+ * the loss (fp32 softmax over the vocabulary slice: read the logits,
+ * write and read fp32 exponentials; backward writes the logit
+ * gradients) and the gradient of the output layer; its input gathered
+ * over TP under SP (reduce-scattered in backward), or without SP the
+ * copy into the TP region all-reducing its gradient. */
+static void ends_costs(ctx *x, train_lcost *ld)
+{
+	const gp_model *m = x->m;
+	double hid = m->hidden, Vt = m->vocab / (double)x->y.tp;
+	double f = 2.0 * x->T * Vt * hid, e = x->Tn * hid;
+	double bytes = Vt * hid * 2.0 + x->T * (hid + Vt) * x->A;
+	double act = x->T * hid * 2.0;
+	int head_trains = !x->frozen;
+	const gp_group *tpg = &x->g[GP_GRP_TP];
+
+	ld->emb = mem_time(x, 2.0 * x->T * hid * x->A) +
+		(x->frozen ? 0.0 : mem_time(x, e * (x->A + 8.0)));
+	ld->emb_tp = x->y.sp ? coll(x, GP_REDUCE_SCATTER, act, tpg) :
+		coll(x, GP_ALL_REDUCE, act, tpg);
+	ld->head_f = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
+		mem_time(x, x->T * Vt * (x->A + 8.0)) +
+		mem_time(x, 2.0 * e * x->A);
+	ld->head_b = op_time(x, f, bytes, x->T, hid, Vt, 1, x->half) +
+		(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
+				       x->T * (hid + Vt) * x->A, Vt, hid,
+				       x->T, 1, x->half) : 0.0) +
+		mem_time(x, x->T * Vt * (4.0 + x->A)) +
+		mem_time(x, 3.0 * e * x->A);
+	ld->head_tp = x->y.sp ? coll(x, GP_ALL_GATHER, act, tpg) +
+		coll(x, GP_REDUCE_SCATTER, act, tpg) :
+		coll(x, GP_ALL_REDUCE, act, tpg);
+}
+
 /* Compute under communication runs slower: the collective's kernels
  * take SMs (NCCL: a CTA per channel, 16-32 channels; Transformer
  * Engine's Userbuffers 16-24 SMs of 132) and memory bandwidth from the
@@ -483,7 +597,7 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 	const gp_model *m = x->m;
 	const train_cfg *c = x->c;
 	int nd, nm, i, zero = x->y.zero;
-	double hid = m->hidden, V = m->vocab, tp = x->y.tp;
+	double hid = m->hidden, tp = x->y.tp;
 	double full = c->mem.recompute == GP_RECOMPUTE_FULL;
 	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
 	const train_lcost *L[2];
@@ -569,19 +683,10 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 			s->hidden[TRAIN_DP] += n * hd;
 		}
 	}
-	/* First stage: embedding gather (vocab-parallel: an all-reduce,
-	 * or a reduce-scatter with SP, over TP) and its gradient
-	 * scatter-add into the fp32 main grad; the vision tower. */
+	/* First stage: the embedding (ends_costs) and the vision tower. */
 	if (k == 0) {
-		double e = x->Tn * hid, tpc;
-
-		s->part[TRAIN_COMPUTE] += mem_time(x, 2.0 * x->T * hid * x->A) +
-			(x->frozen ? 0.0 : mem_time(x, e * (x->A + 8.0)));
-		tpc = x->y.sp ? coll(x, GP_REDUCE_SCATTER, x->T * hid * 2.0,
-				     &x->g[GP_GRP_TP]) :
-			coll(x, GP_ALL_REDUCE, x->T * hid * 2.0,
-			     &x->g[GP_GRP_TP]);
-		s->part[TRAIN_TP] += tpc;
+		s->part[TRAIN_COMPUTE] += ld->emb;
+		s->part[TRAIN_TP] += ld->emb_tp;
 		s->params += (x->p.embedding) / tp;
 		if (c->mem.images > 0 && m->vision.layers > 0) {
 			/* The ViT tower at the large-GEMM rate: forward for
@@ -599,38 +704,13 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 			s->params += x->p.vision / tp;
 		}
 	}
-	/* Last stage: final norm, logits (16-bit GEMM, vocab-parallel over
-	 * TP), the loss (fp32 softmax over the vocabulary slice: read the
-	 * logits, write and read fp32 exponentials; backward writes the
-	 * logit gradients) and the gradient of the output layer. */
+	/* Last stage: the head (ends_costs) and the output layer's (or
+	 * the tied embedding copy's) weights. */
 	if (k == x->y.pp - 1) {
-		double Vt = V / tp, f = 2.0 * x->T * Vt * hid, e = x->Tn * hid;
-		double bytes = Vt * hid * 2.0 + x->T * (hid + Vt) * x->A;
-		double tl, tlb;
-		int head_trains = !x->frozen;
-
-		tl = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
-			mem_time(x, x->T * Vt * (x->A + 8.0)) +
-			mem_time(x, 2.0 * e * x->A);
-		tlb = op_time(x, f, bytes, x->T, hid, Vt, 1, x->half) +
-			(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
-					       x->T * (hid + Vt) * x->A, Vt, hid,
-					       x->T, 1, x->half) : 0.0) +
-			mem_time(x, x->T * Vt * (4.0 + x->A)) +
-			mem_time(x, 3.0 * e * x->A);
-		s->part[TRAIN_COMPUTE] += tl + tlb;
-		s->fwd += tl;
-		s->bwd += tlb;
-		/* Its input gathered over TP under SP (reduce-scattered in
-		 * backward); without SP the copy into the TP region
-		 * all-reduces its gradient. */
-		s->part[TRAIN_TP] += x->y.sp ?
-			coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
-			     &x->g[GP_GRP_TP]) +
-			coll(x, GP_REDUCE_SCATTER, x->T * hid * 2.0,
-			     &x->g[GP_GRP_TP]) :
-			coll(x, GP_ALL_REDUCE, x->T * hid * 2.0,
-			     &x->g[GP_GRP_TP]);
+		s->part[TRAIN_COMPUTE] += ld->head_f + ld->head_b;
+		s->fwd += ld->head_f;
+		s->bwd += ld->head_b;
+		s->part[TRAIN_TP] += ld->head_tp;
 		s->params += (x->p.lm_head > 0 ? x->p.lm_head :
 			      (x->y.pp > 1 ? x->p.embedding : 0.0)) / tp;
 	}
@@ -672,14 +752,10 @@ static double reduce_bytes(const train_cfg *c, const gp_state_bytes *sb)
 	return sb->grads;
 }
 
-static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
-		 const train_cfg *c, gp_error *err)
+/* The config's checks against a checked model and device. */
+static int check_cfg(const gp_model *m, const roof_device *d,
+		     const train_cfg *c, gp_error *err)
 {
-	if (!m || !d || !t || !c)
-		return gp_fail(err, "train: missing argument");
-	if (model_check(m, err) || roof_device_check(d, err) ||
-	    comm_topo_check(t, err))
-		return GP_EINVAL;
 	if (m->encoder_layers > 0)
 		return gp_fail(err, "the training step of an encoder-decoder "
 			       "model is not modelled (its memory is: "
@@ -706,6 +782,17 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_pos(c->mem.seq, "seq", err))
 		return GP_EINVAL;
 	return GP_OK;
+}
+
+static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
+		 const train_cfg *c, gp_error *err)
+{
+	if (!m || !d || !t || !c)
+		return gp_fail(err, "train: missing argument");
+	if (model_check(m, err) || roof_device_check(d, err) ||
+	    comm_topo_check(t, err))
+		return GP_EINVAL;
+	return check_cfg(m, d, c, err);
 }
 
 /* The key of a layer's costs: every input layer_costs reads besides
@@ -739,53 +826,102 @@ static void cache_key(const ctx *x, double *k)
 	k[i++] = g[GP_GRP_EP].per_node + 1e3 * g[GP_GRP_EP].sharing;
 }
 
-static int cache_get(ctx *x, train_cache *cc, train_lcost *ld,
-		     train_lcost *lm)
+/* Take the model, device and topology into the memo: the same as it
+ * holds (checked then) or checked now and the memo started over.
+ * Then the config's own checks.  Without a memo, every check. */
+static int cache_open(train_cache *cc, const gp_model *m,
+		      const roof_device *d, const gp_topo *t,
+		      const train_cfg *c, gp_error *err)
 {
-	double k[24];
 	gp_topo tn;
 	int i;
 
 	if (!cc)
-		return 0;
+		return check(m, d, t, c, err);
+	if (!m || !d || !t || !c)
+		return gp_fail(err, "train: missing argument");
 	/* The node count only bounds the groups, whose placement is in
-	 * the key: layouts of different sizes share the memo. */
-	tn = x->t;
+	 * the layer key: layouts of different sizes share the memo. */
+	tn = *t;
 	tn.nodes = 0;
-	if (!cc->valid || memcmp(&cc->m, x->m, sizeof cc->m) ||
-	    memcmp(&cc->d, x->d, sizeof cc->d) ||
-	    memcmp(&cc->t, &tn, sizeof cc->t)) {
-		memset(cc, 0, sizeof *cc);
-		cc->m = *x->m;
-		cc->d = *x->d;
-		cc->t = tn;
-		cc->valid = 1;
-		return 0;
-	}
-	cache_key(x, k);
-	for (i = 0; i < cc->n; i++)
-		if (memcmp(cc->e[i].key, k, sizeof k) == 0) {
-			*ld = cc->e[i].ld;
-			*lm = cc->e[i].lm;
-			cc->hits++;
-			return 1;
+	if (cc->valid && memcmp(&cc->m, m, sizeof cc->m) == 0 &&
+	    memcmp(&cc->d, d, sizeof cc->d) == 0 &&
+	    memcmp(&cc->t, &tn, sizeof cc->t) == 0) {
+		if (t->nodes != cc->checked_nodes) {
+			if (comm_topo_check(t, err))
+				return GP_EINVAL;
+			cc->checked_nodes = t->nodes;
 		}
-	cc->misses++;
-	return 0;
+		return check_cfg(m, d, c, err);
+	}
+	cc->valid = 0;
+	if (check(m, d, t, c, err))
+		return GP_EINVAL;
+	memset(cc, 0, sizeof *cc);
+	if (model_params(m, &cc->p, err))
+		return GP_EINVAL;
+	cc->m = *m;
+	cc->d = *d;
+	cc->t = tn;
+	cc->checked_nodes = t->nodes;
+	cc->fpt_ctx = -1;
+	for (i = 0; i < TRAIN_COLL_N; i++)
+		cc->coll[i].time = -1;
+	cc->valid = 1;
+	return GP_OK;
 }
 
-static void cache_put(ctx *x, train_cache *cc, const train_lcost *ld,
-		      const train_lcost *lm)
+static unsigned long long key_hash(const double *k, int n)
+{
+	unsigned long long h = 1469598103934665603ULL, u;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&u, &k[i], sizeof u);
+		h = (h ^ u) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/* The memo's layer costs for x's key, or NULL. */
+static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
+						 double *k,
+						 unsigned long long *h)
 {
 	int i;
 
-	if (!cc || !cc->valid)
-		return;
+	if (!cc)
+		return NULL;
+	cache_key(x, k);
+	*h = key_hash(k, 24);
+	for (i = 0; i < cc->n; i++)
+		if (cc->e[i].hash == *h &&
+		    memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
+			cc->hits++;
+			return &cc->e[i];
+		}
+	cc->misses++;
+	return NULL;
+}
+
+static const struct train_cache_entry *cache_put(train_cache *cc,
+						 const double *k,
+						 unsigned long long h,
+						 const train_lcost *ld,
+						 const train_lcost *lm)
+{
+	struct train_cache_entry *e;
+	int i;
+
 	i = cc->n < TRAIN_CACHE_N ? cc->n++ : cc->next;
 	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
-	cache_key(x, cc->e[i].key);
-	cc->e[i].ld = *ld;
-	cc->e[i].lm = *lm;
+	e = &cc->e[i];
+	memcpy(e->key, k, sizeof e->key);
+	e->hash = h;
+	e->ld = *ld;
+	e->lm = *lm;
+	return e;
 }
 
 int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
@@ -797,17 +933,16 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 /* What every use of a config shares: the checks, the layout and its
  * placement, the precisions, and the two kinds of layer's costs (from
  * the memo when it has them).  Fills *xp, out's groups and warnings,
- * *ld, *lm, *sb and the micro-batches per step. */
+ * *sb and the micro-batches per step. */
 static int prepare(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const train_cfg *c, train_cache *cache,
-		   ctx *xp, train_lcost *ld, train_lcost *lm,
-		   gp_state_bytes *sb, double *per_step_out,
+		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
 		   train_result *out, gp_error *err)
 {
 	double mb, per_step, nodes;
 	int G;
 
-	if (check(m, d, t, c, err))
+	if (cache_open(cache, m, d, t, c, err))
 		return GP_EINVAL;
 	memset(out, 0, sizeof *out);
 	memset(xp, 0, sizeof *xp);
@@ -816,9 +951,16 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->c = c;
 	xp->err = err;
 	xp->g = out->groups;
-	if (mem_layout(m, &c->mem, &xp->y, err) ||
-	    model_params(m, &xp->p, err) ||
-	    mem_state_bytes(c->mem.recipe, c->mem.optim, sb, err))
+	xp->cc = cache;
+	if (cache) {
+		xp->p = cache->p;
+		if (mem_layout_prepared(m, &xp->p, &c->mem, &xp->y, err))
+			return GP_EINVAL;
+	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
+		   model_params(m, &xp->p, err)) {
+		return GP_EINVAL;
+	}
+	if (mem_state_bytes(c->mem.recipe, c->mem.optim, sb, err))
 		return GP_EINVAL;
 	if (c->mem.seq < xp->y.cp)
 		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
@@ -882,16 +1024,71 @@ static int prepare(const gp_model *m, const roof_device *d,
 	}
 	xp->T = mb * c->mem.seq / xp->y.cp;
 	xp->Tn = xp->y.sp ? xp->T / xp->y.tp : xp->T;
+	return GP_OK;
+}
 
-	if (!cache_get(xp, cache, ld, lm)) {
-		layer_costs(xp, 0, ld);
-		*lm = *ld;
-		if (model_moe_layers(m) > 0)
-			layer_costs(xp, 1, lm);
+/* The two kinds of layer's costs of a prepared config: from the memo
+ * when it has them, else priced (into buf, and kept in the memo). */
+static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
+		      const train_lcost **ldp, const train_lcost **lmp)
+{
+	const struct train_cache_entry *e;
+	double k[24];
+	unsigned long long h = 0;
+
+	e = cache_get(xp, cache, k, &h);
+	if (!e) {
+		layer_costs(xp, 0, &buf[0]);
+		ends_costs(xp, &buf[0]);
+		buf[1] = buf[0];
+		if (model_moe_layers(xp->m) > 0)
+			layer_costs(xp, 1, &buf[1]);
 		if (xp->bad)
 			return GP_EINVAL;
-		cache_put(xp, cache, ld, lm);
+		if (cache)
+			e = cache_put(cache, k, h, &buf[0], &buf[1]);
 	}
+	*ldp = e ? &e->ld : &buf[0];
+	*lmp = e ? &e->lm : &buf[1];
+	return GP_OK;
+}
+
+int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
+		const train_cfg *c, train_cache *cache, double *step_lb,
+		gp_error *err)
+{
+	ctx x;
+	train_lcost buf[2];
+	const train_lcost *ld = NULL, *lm = NULL;
+	train_result *out;
+	gp_state_bytes sb;
+	scost s;
+	double per_step = 1;
+	int k, first = 0, nl, best = -1, kb = 0, fb = 0;
+
+	if (!step_lb || !cache)
+		return gp_fail(err, "train_bound: missing argument");
+	out = &cache->scratch;
+	if (prepare(m, d, t, c, cache, &x, &sb, &per_step, out, err) ||
+	    layer_pair(&x, cache, buf, &ld, &lm))
+		return GP_EINVAL;
+	/* The stage with the most layers (the first of equals).  The step
+	 * is per_step x the slowest stage's micro-batch time plus the
+	 * bubble, the reductions and the optimizer, none negative: this
+	 * stage's own time, per_step times, is below it. */
+	for (k = 0; k < x.y.pp; k++) {
+		nl = layout_stage_layers(&x.y, m->layers, k);
+		if (nl > best) {
+			best = nl;
+			kb = k;
+			fb = first;
+		}
+		first += nl;
+	}
+	stage_costs(&x, ld, lm, kb, fb, best, &s);
+	if (x.bad)
+		return GP_EINVAL;
+	*step_lb = per_step * s.t;
 	return GP_OK;
 }
 
@@ -900,7 +1097,8 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 		      train_result *out, gp_error *err)
 {
 	ctx x;
-	train_lcost ld, lm;
+	train_lcost buf[2];
+	const train_lcost *ld = NULL, *lm = NULL;
 	scost s, worst;
 	gp_state_bytes sb;
 	gp_train_cfg mc;
@@ -911,22 +1109,35 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 
 	if (!out)
 		return gp_fail(err, "train: NULL result");
-	if (prepare(m, d, t, c, cache, &x, &ld, &lm, &sb, &per_step, out,
-		    err))
+	if (prepare(m, d, t, c, cache, &x, &sb, &per_step, out, err))
 		return GP_EINVAL;
 	mb = x.y.micro_batch;
 	G = t->gpus_per_node;
-	out->nops = lm.nops;
-	memcpy(out->ops, lm.ops, sizeof out->ops);
 
 	/* Stages: the split of the memory model (uniform for Megatron,
 	 * DeepSpeed's balanced partition when configured). */
 	mc = c->mem;
 	mc.lay.microbatches = mc.lay.microbatches > 0 ?
 		mc.lay.microbatches : per_step;
-	if (mem_train(m, &mc, c->capacity, &c->reserve, &out->mem, err))
+	if (cache) {
+		gp_layout y = x.y;
+
+		y.microbatches = mc.lay.microbatches;
+		if (mem_train_prepared(m, &x.p, &mc, &y, c->capacity,
+				       &c->reserve, &cache->mem, &out->mem,
+				       err))
+			return GP_EINVAL;
+	} else if (mem_train(m, &mc, c->capacity, &c->reserve, &out->mem,
+			     err)) {
 		return GP_EINVAL;
+	}
 	out->fits = out->mem.fits;
+	if (!out->fits && c->skip_unfit)
+		return GP_OK;
+	if (layer_pair(&x, cache, buf, &ld, &lm))
+		return GP_EINVAL;
+	out->nops = lm->nops;
+	memcpy(out->ops, lm->ops, sizeof out->ops);
 	memset(&worst, 0, sizeof worst);
 	rb = reduce_bytes(c, &sb);
 	/* Optimizer step: memory-bound over the local trainable states;
@@ -953,7 +1164,7 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 		}
 		prev_nl = nl;
 		prev_nd = nd;
-		stage_costs(&x, &ld, &lm, k, first, nl, &s);
+		stage_costs(&x, ld, lm, k, first, nl, &s);
 		first += nl;
 		if (x.bad)
 			return GP_EINVAL;
@@ -1077,7 +1288,15 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	out->tokens_per_s = out->tokens_per_step / out->step;
 	out->tokens_per_s_gpu = out->tokens_per_s / x.y.gpus;
 	ctx_len = c->causal_flops ? c->mem.seq / 2.0 : c->mem.seq;
-	fpt = model_fwd_flops_per_token(m, ctx_len);
+	if (cache && cache->fpt_ctx == ctx_len) {
+		fpt = cache->fpt;
+	} else {
+		fpt = model_fwd_flops_per_token(m, ctx_len);
+		if (cache) {
+			cache->fpt_ctx = ctx_len;
+			cache->fpt = fpt;
+		}
+	}
 	if (fpt < 0)
 		return gp_fail(err, "train: cannot count the model's FLOPs");
 	{

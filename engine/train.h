@@ -86,6 +86,10 @@ typedef struct train_cfg {
 	/* Money and time: */
 	double tokens;           /* tokens to train on; 0 = no time/cost */
 	double price;            /* per GPU-hour; 0 = no cost */
+	int skip_unfit;          /* 1: a layout that does not fit memory
+				  * returns with its memory and placement
+				  * only (fits 0, no time): a sweep's
+				  * pruning */
 } train_cfg;
 
 /* The documented defaults: bf16 compute, mixed-16 AdamW, every overlap
@@ -119,28 +123,12 @@ typedef struct train_lcost {
 	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
 	double params, eparams;     /* weights of the layer on this GPU;
 				     * of which routed experts */
+	/* The ends of the model, one micro-batch (train.c ends_costs): the
+	 * first stage's embedding, the last stage's head forward and
+	 * backward, and the TP collectives of each. */
+	double emb, head_f, head_b, emb_tp, head_tp;
 } train_lcost;
 
-/* A caller-owned memo of layer costs for sweeps that evaluate many
- * layouts of one model on one device and topology.  A layer's costs
- * depend on its tensor / context / expert split and placement, the
- * micro-batch, sequence, recompute, precision and LoRA, not on pp, dp,
- * ZeRO or the global batch, so a sweep prices each of those a few
- * hundred times instead of once per layout.  Zero it (memset) before the
- * first use; it notices another model, device or topology and starts
- * over.  The fields are train.c's. */
-#define TRAIN_CACHE_N 64
-typedef struct train_cache {
-	gp_model m;
-	roof_device d;
-	gp_topo t;
-	int n, next, valid;
-	long hits, misses;
-	struct train_cache_entry {
-		double key[24];
-		train_lcost ld, lm;
-	} e[TRAIN_CACHE_N];
-} train_cache;
 
 typedef struct train_result {
 	double step;             /* s per step */
@@ -175,6 +163,42 @@ typedef struct train_result {
 	train_op ops[TRAIN_MAX_OPS];
 } train_result;
 
+/* A caller-owned memo for sweeps that evaluate many layouts of one model
+ * on one device and topology.  A layer's costs depend on its tensor /
+ * context / expert split and placement, the micro-batch, sequence,
+ * recompute, precision and LoRA, not on pp, dp, ZeRO or the global
+ * batch, so a sweep prices each of those a few hundred times instead of
+ * once per layout; so do the saved activations of the memory model.  A
+ * collective's time depends on its op, bytes and placed group only.  The
+ * model, device and topology are checked once, when the memo takes
+ * them.  Zero it (memset) before the first use; it notices another
+ * model, device or topology and starts over.  The fields are train.c's. */
+#define TRAIN_CACHE_N 64
+#define TRAIN_COLL_N 512
+typedef struct train_cache {
+	gp_model m;
+	roof_device d;
+	gp_topo t;               /* nodes 0: the layer costs' topology */
+	int checked_nodes;       /* t.nodes comm_topo_check passed for */
+	int n, next, valid;
+	long hits, misses;
+	gp_params p;             /* model_params(m) */
+	double fpt_ctx, fpt;     /* model_fwd_flops_per_token(m, fpt_ctx) */
+	gp_mem_memo mem;         /* the memory model's activations */
+	struct train_cache_entry {
+		double key[24];
+		unsigned long long hash;
+		train_lcost ld, lm;
+	} e[TRAIN_CACHE_N];
+	train_result scratch;    /* train_bound's placement */
+	/* Collectives priced on placed groups: op, bytes, group, nodes. */
+	int ncoll;
+	struct train_cache_coll {
+		double key[4];
+		double time;
+	} coll[TRAIN_COLL_N];
+} train_cache;
+
 /* One training step of model m on device d in topology t (gpus_per_node
  * and nodes, links; t->nodes is raised to what the layout needs when
  * smaller).  GP_OK with *out filled, or GP_EINVAL: invalid model or
@@ -189,5 +213,15 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 int train_step_cached(const gp_model *m, const roof_device *d,
 		      const gp_topo *t, const train_cfg *c, train_cache *cache,
 		      train_result *out, gp_error *err);
+
+/* A lower bound on train_step's step time for c, without its memory,
+ * schedule or reductions: per micro-batch count times the time of the
+ * pipeline stage with the most layers (compute, recompute and the
+ * collectives inside it).  cache is required (the bound reuses its
+ * layer costs).  GP_OK with *step_lb <= train_step(...)->step, or
+ * GP_EINVAL where train_step would fail. */
+int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
+		const train_cfg *c, train_cache *cache, double *step_lb,
+		gp_error *err);
 
 #endif
