@@ -1485,6 +1485,8 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 	lgp_setbool(L, "sp", c->sp);
 	lgp_setnum(L, "micro_batch", c->micro_batch);
 	lgp_setstr(L, "recompute", mem_recompute_name(c->recompute));
+	lgp_setbool(L, "tp_overlap", c->tp_overlap);
+	lgp_setbool(L, "overlap_grad_reduce", c->dp_overlap);
 	lgp_setnum(L, "step", c->step);
 	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
 	lgp_setnum(L, "mfu", c->mfu);
@@ -1539,15 +1541,59 @@ static int lgp_field_nums(lua_State *L, int idx, const char *what,
 	return n;
 }
 
+/* The where predicate of a Lua sweep: the function at stack index 5's
+ * field, called unprotected (an error unwinds through sweep_run, which
+ * holds nothing the Lua stack does not). */
+typedef struct lgp_where {
+	lua_State *L;
+} lgp_where;
+
+static int lgp_where_call(void *ud, const sweep_cand *c)
+{
+	lua_State *L = ((lgp_where *)ud)->L;
+	int keep;
+
+	lua_getfield(L, 5, "where");
+	lgp_pushcand(L, c);
+	lua_call(L, 1, 1);
+	keep = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	return keep;
+}
+
+/* A list of booleans t[key] = {false, true} as a mask: bit 0 false,
+ * bit 1 true; 0 when absent. */
+static int lgp_field_boolmask(lua_State *L, int idx, const char *what,
+			      const char *key)
+{
+	int sub = lgp_subtable(L, idx, what, key), n, i, mask = 0;
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isboolean(L, -1))
+			luaL_error(L, "%s.%s[%d] must be a boolean", what, key,
+				   i + 1);
+		mask |= lua_toboolean(L, -1) ? 2 : 1;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return mask;
+}
+
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
- * stats = {space, fitting, within, errors}}.  base is a train config
- * (as core.train's; its layout fields are ignored); space = {gpus = {..},
- * tp_max, pp_max, cp_max, ep_max, vpp_max, zero = {0, 1, ..},
- * micro_batch = {..}, recompute = {"none", ..}, sp = {false, true},
- * key = "time"|"cost"|"per_dollar"|"mfu"|"gpus", top = k, shard = {k, n},
- * deadline (s), budget, where = function(candidate) -> boolean}.  With
- * `where` every fitting candidate within the deadline and budget is
- * passed to it (protected) and only those it accepts are ranked. */
+ * stats = {space, layouts, bounded, fitting, within, errors}}.  base is
+ * a train config (as core.train's; its layout fields are ignored);
+ * space = {gpus = {..}, tp_max, pp_max, cp_max, ep_max, vpp_max, zero =
+ * {0, 1, ..}, micro_batch = {..}, recompute = {"none", ..}, sp = {false,
+ * true}, tp_overlap = {false, true}, overlap_grad_reduce = {false,
+ * true}, key = "time"|"cost"|"per_dollar"|"mfu"|"gpus", top = k, shard =
+ * {k, n}, deadline (s), budget, bound (false: time every fitting
+ * layout), where = function(candidate) -> boolean}.  `where` is asked
+ * about each timed candidate within the deadline and budget that could
+ * still enter the top k; only those it accepts are ranked. */
 static int lgp_sweep(lua_State *L)
 {
 	static const char *const recs[] = {"none", "selective", "full", NULL};
@@ -1555,15 +1601,14 @@ static int lgp_sweep(lua_State *L)
 	gp_model m;
 	roof_device d;
 	gp_topo t;
-	train_cfg base, c;
+	train_cfg base;
 	sweep_space s;
-	sweep_iter it;
-	sweep_cand *top, cand;
+	sweep_stats st;
+	sweep_cand *top;
 	sweep_key key;
 	train_cache *cache;
-	train_result r;
-	gp_mem_result mr;
-	gp_error err, e2;
+	lgp_where wh;
+	gp_error err;
 	int gpus[64], k, ntop = 0, i, n, has_where;
 	double mbs[32];
 
@@ -1606,19 +1651,10 @@ static int lgp_sweep(lua_State *L)
 			lua_pop(L, 1);
 		}
 	}
-	{
-		int sub = lgp_subtable(L, 5, w, "sp");
-
-		if (sub) {
-			n = (int)lua_rawlen(L, sub);
-			for (i = 0; i < n; i++) {
-				lua_rawgeti(L, sub, i + 1);
-				s.sp_mask |= lua_toboolean(L, -1) ? 2 : 1;
-				lua_pop(L, 1);
-			}
-			lua_pop(L, 1);
-		}
-	}
+	s.sp_mask = lgp_field_boolmask(L, 5, w, "sp");
+	s.tpo_mask = lgp_field_boolmask(L, 5, w, "tp_overlap");
+	s.dpo_mask = lgp_field_boolmask(L, 5, w, "overlap_grad_reduce");
+	s.no_bound = !lgp_field_bool(L, 5, w, "bound", 1);
 	{
 		int sh[2], nsh = lgp_field_ints(L, 5, w, "shard", sh, 2);
 
@@ -1640,46 +1676,16 @@ static int lgp_sweep(lua_State *L)
 	if (!has_where && !lua_isnil(L, -1))
 		return luaL_error(L, "sweep.where must be a function");
 	lua_pop(L, 1);
-	/* The ranked list and the layer memo live in Lua userdata: freed
-	 * with the call's values, even when a where function raises. */
-	top = lua_newuserdatauv(L, sizeof *top * (size_t)k, 0);
+	/* The ranked list and the memo live in Lua userdata: freed with
+	 * the call's values, even when a where function raises. */
+	top = lua_newuserdatauv(L, sizeof *top * (size_t)(k > 0 ? k : 1), 0);
 	cache = lua_newuserdatauv(L, sizeof *cache, 0);
 	memset(cache, 0, sizeof *cache);
-	if (sweep_begin(&it, &m, &t, &base, &s, &err))
+	wh.L = L;
+	if (sweep_run(&m, &d, &t, &base, &s, key, cache,
+		      has_where ? lgp_where_call : NULL, &wh, top, k, &ntop,
+		      &st, &err))
 		return luaL_error(L, "%s", err.msg);
-	while (sweep_next(&it, &c, &cand)) {
-		c.mem.lay.microbatches = c.global_batch /
-			(c.mem.lay.dp * c.mem.lay.micro_batch);
-		if (mem_train(&m, &c.mem, c.capacity, &c.reserve, &mr, &e2)) {
-			it.st.errors++;
-			continue;
-		}
-		if (!mr.fits)
-			continue;
-		it.st.fitting++;
-		c.mem.lay.microbatches = 0;
-		if (train_step_cached(&m, &d, &t, &c, cache, &r, &e2)) {
-			it.st.errors++;
-			continue;
-		}
-		sweep_fill(&cand, &r);
-		if (!sweep_within(&s, &cand))
-			continue;
-		it.st.within++;
-		cand.score = sweep_score(key, &cand);
-		if (has_where) {
-			int keep;
-
-			lua_getfield(L, 5, "where");
-			lgp_pushcand(L, &cand);
-			lua_call(L, 1, 1);
-			keep = lua_toboolean(L, -1);
-			lua_pop(L, 1);
-			if (!keep)
-				continue;
-		}
-		sweep_keep(top, k, &ntop, &cand);
-	}
 	lua_createtable(L, 0, 2);
 	lua_createtable(L, ntop, 0);
 	for (i = 0; i < ntop; i++) {
@@ -1687,11 +1693,13 @@ static int lgp_sweep(lua_State *L)
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "results");
-	lua_createtable(L, 0, 4);
-	lgp_setint(L, "space", it.st.space);
-	lgp_setint(L, "fitting", it.st.fitting);
-	lgp_setint(L, "within", it.st.within);
-	lgp_setint(L, "errors", it.st.errors);
+	lua_createtable(L, 0, 8);
+	lgp_setint(L, "space", st.space);
+	lgp_setint(L, "layouts", st.divided);
+	lgp_setint(L, "bounded", st.bounded);
+	lgp_setint(L, "fitting", st.fitting);
+	lgp_setint(L, "within", st.within);
+	lgp_setint(L, "errors", st.errors);
 	lgp_setint(L, "cache_hits", cache->hits);
 	lua_setfield(L, -2, "stats");
 	return 1;

@@ -70,9 +70,10 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		return gp_fail(err, "sweep: a global batch is needed (the "
 			       "micro-batches per step follow from it)");
 	if ((s->zero_mask & ~15u) || (s->rec_mask & ~7u) || s->sp_mask < 0 ||
-	    s->sp_mask > 3)
-		return gp_fail(err, "sweep: zero_mask, rec_mask or sp_mask "
-			       "out of range");
+	    s->sp_mask > 3 || s->tpo_mask < 0 || s->tpo_mask > 3 ||
+	    s->dpo_mask < 0 || s->dpo_mask > 3)
+		return gp_fail(err, "sweep: zero_mask, rec_mask, sp_mask, "
+			       "tpo_mask or dpo_mask out of range");
 	memset(it, 0, sizeof *it);
 	it->m = m;
 	it->base = base;
@@ -122,6 +123,10 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 	unsigned zm = s->zero_mask ? s->zero_mask : 1u;
 	unsigned rm = s->rec_mask ? s->rec_mask : 1u;
 	int spm = s->sp_mask ? s->sp_mask : 2;
+	int tpm_o = s->tpo_mask ? s->tpo_mask :
+		(it->base->tp_overlap ? 2 : 1);
+	int dpm_o = s->dpo_mask ? s->dpo_mask :
+		(it->base->overlap_grad_reduce ? 2 : 1);
 
 	if (!it->started) {
 		it->started = 1;
@@ -135,9 +140,16 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 			double mb = s->nmb > 0 ? s->mbs[it->imb] : 1.0;
 			int sp = it->isp;
 
+			/* Without TP there is no sequence to split and no
+			 * TP collective to overlap: SP and TP overlap off,
+			 * once, whatever the masks. */
+			int one = it->tp == 1;
+
 			if ((zm >> it->iz & 1u) && (rm >> it->ir & 1u) &&
-			    (spm >> sp & 1) && !(sp && it->tp == 1) &&
-			    !(!sp && it->tp == 1 && !(spm & 1) ) &&
+			    (one ? sp == 0 : (spm >> sp & 1)) &&
+			    (one ? it->itpo == 0 : (tpm_o >> it->itpo & 1)) &&
+			    (dpm_o >> it->idpo & 1) &&
+			    (it->st.space++, 1) &&
 			    divides(it, N, it->tp, it->pp, it->cp, it->ep, mb,
 				    it->vpp)) {
 				long idx = it->index++;
@@ -161,6 +173,8 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 					out->mem.lay.microbatches = 0;
 					out->mem.recompute =
 						(gp_recompute)it->ir;
+					out->tp_overlap = it->itpo;
+					out->overlap_grad_reduce = it->idpo;
 					memset(c, 0, sizeof *c);
 					c->index = idx;
 					c->gpus = N;
@@ -174,14 +188,23 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 					c->sp = sp;
 					c->micro_batch = mb;
 					c->recompute = (gp_recompute)it->ir;
-					it->st.space++;
+					c->tp_overlap = it->itpo;
+					c->dp_overlap = it->idpo;
+					it->st.divided++;
 					return 1;
 				}
 			}
 		}
 advance:
-		/* Odometer, innermost first: sp, vpp, recompute,
-		 * micro-batch, zero, ep, cp, pp, tp, GPU count. */
+		/* Odometer, innermost first: DP overlap, TP overlap, sp,
+		 * vpp, recompute, micro-batch, zero, ep, cp, pp, tp, GPU
+		 * count. */
+		if (++it->idpo < 2)
+			continue;
+		it->idpo = 0;
+		if (++it->itpo < 2)
+			continue;
+		it->itpo = 0;
 		if (++it->isp < 2)
 			continue;
 		it->isp = 0;
@@ -274,46 +297,78 @@ void sweep_keep(sweep_cand *top, int k, int *n, const sweep_cand *c)
 	top[i] = *c;
 }
 
+/* Can a layout whose step is at least lb still enter the list or meet
+ * the deadline and budget?  0 when it cannot. */
+static int may_enter(const sweep_space *s, sweep_key key, const train_cfg *c,
+		     const sweep_cand *cand, const sweep_cand *top, int k,
+		     int ntop, double lb)
+{
+	sweep_cand b = *cand;
+	double tps = c->global_batch * c->mem.seq / lb;
+
+	b.tokens_per_s = tps;
+	if (c->tokens > 0) {
+		b.train_time = c->tokens / tps;
+		if (s->max_time > 0 && b.train_time > s->max_time)
+			return 0;
+		b.cost = b.train_time / 3600.0 * b.gpus * c->price;
+		if (s->max_cost > 0 && c->price > 0 && b.cost > s->max_cost)
+			return 0;
+	}
+	/* MFU's score needs the FLOPs: no bound on it here. */
+	if (ntop < k || key == SWEEP_MFU)
+		return 1;
+	return sweep_score(key, &b) < top[k - 1].score;
+}
+
 int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	      const train_cfg *base, const sweep_space *s, sweep_key key,
-	      train_cache *cache, sweep_cand *top, int k, int *ntop,
-	      sweep_stats *stats, gp_error *err)
+	      train_cache *cache, sweep_where where, void *ud,
+	      sweep_cand *top, int k, int *ntop, sweep_stats *stats,
+	      gp_error *err)
 {
 	sweep_iter it;
 	train_cfg c;
 	sweep_cand cand;
 	train_result r;
-	gp_mem_result mr;
 	gp_error e2;
+	double lb;
 
-	if (!top || !ntop || k < 0)
-		return gp_fail(err, "sweep: no result buffer");
+	if (!top || !ntop || k < 0 || !cache)
+		return gp_fail(err, "sweep: no result buffer or memo");
 	if ((int)key < 0 || key >= SWEEP_KEYS)
 		return gp_fail(err, "sweep: unknown key %d", (int)key);
 	if (sweep_begin(&it, m, t, base, s, err))
 		return GP_EINVAL;
 	*ntop = 0;
 	while (sweep_next(&it, &c, &cand)) {
-		/* Memory first: what does not fit is not timed. */
-		c.mem.lay.microbatches = c.global_batch /
-			(c.mem.lay.dp * c.mem.lay.micro_batch);
-		if (mem_train(m, &c.mem, c.capacity, &c.reserve, &mr, &e2)) {
-			it.st.errors++;
-			continue;
+		if (!s->no_bound && (*ntop == k || s->max_time > 0 ||
+				     s->max_cost > 0)) {
+			if (train_bound(m, d, t, &c, cache, &lb, &e2)) {
+				it.st.errors++;
+				continue;
+			}
+			if (!may_enter(s, key, &c, &cand, top, k, *ntop, lb)) {
+				it.st.bounded++;
+				continue;
+			}
 		}
-		if (!mr.fits)
-			continue;
-		it.st.fitting++;
-		c.mem.lay.microbatches = 0;
+		/* Memory first: what does not fit is not timed. */
+		c.skip_unfit = 1;
 		if (train_step_cached(m, d, t, &c, cache, &r, &e2)) {
 			it.st.errors++;
 			continue;
 		}
+		if (!r.fits)
+			continue;
+		it.st.fitting++;
 		sweep_fill(&cand, &r);
 		if (!sweep_within(s, &cand))
 			continue;
 		it.st.within++;
 		cand.score = sweep_score(key, &cand);
+		if (where && !where(ud, &cand))
+			continue;
 		sweep_keep(top, k, ntop, &cand);
 	}
 	if (stats)

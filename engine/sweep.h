@@ -7,8 +7,9 @@
  * is timed; the rest are timed by train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * ep ascending, zero, micro-batch, recompute, vpp, sp), so results and
- * shards are deterministic: candidate i belongs to shard i mod n.
+ * ep ascending, zero, micro-batch, recompute, vpp, sp, TP overlap, DP
+ * overlap), so results and shards are deterministic: candidate i
+ * belongs to shard i mod n.
  * Caller-owned structs; nothing allocates; GP_OK or GP_EINVAL.
  */
 #ifndef GP_SWEEP_H
@@ -39,6 +40,13 @@ typedef struct sweep_space {
 	unsigned rec_mask;   /* bits of gp_recompute (0 = {none}) */
 	int vpp_max;         /* interleaving 1..vpp_max (0 = 1) */
 	int sp_mask;         /* bit 0: SP off, bit 1: SP on (0 = {on}) */
+	int tpo_mask;        /* TP overlap (Userbuffers): bit 0 off, bit 1
+			      * on (0 = base's tp_overlap) */
+	int dpo_mask;        /* DP reduction under the backward: bit 0
+			      * off, bit 1 on (0 = base's
+			      * overlap_grad_reduce) */
+	int no_bound;        /* 1: time every fitting layout (no lower-
+			      * bound pruning in sweep_run) */
 	int shard_k, shard_n;/* this shard of n (n 0 = the whole space) */
 	double max_time;     /* s to train base.tokens; 0 = no deadline */
 	double max_cost;     /* price units for them; 0 = no budget */
@@ -48,6 +56,7 @@ typedef struct sweep_space {
 typedef struct sweep_cand {
 	long index;          /* position in the enumeration */
 	int gpus, tp, pp, cp, ep, dp, zero, vpp, sp;
+	int tp_overlap, dp_overlap;
 	double micro_batch;
 	gp_recompute recompute;
 	double step, tokens_per_s, mfu, cost, train_time, mem_total;
@@ -55,10 +64,15 @@ typedef struct sweep_cand {
 } sweep_cand;
 
 typedef struct sweep_stats {
-	long space;          /* combinations enumerated (this shard) */
-	long divided;        /* of them, dividing the model and the nodes */
+	long space;          /* combinations enumerated (every shard's) */
+	long divided;        /* of them, dividing the model, the nodes and
+			      * the batch, in this shard: the layouts */
 	long fitting;        /* of them, fitting memory (then timed) */
 	long within;         /* of them, within the deadline and budget */
+	long bounded;        /* of the dividing, never timed: a lower
+			      * bound on their step already ranked them
+			      * below the k kept or past the deadline or
+			      * budget (sweep_run) */
 	long errors;         /* refused by the training step */
 } sweep_stats;
 
@@ -72,7 +86,7 @@ typedef struct sweep_iter {
 	const sweep_space *s;
 	int G;               /* GPUs per node */
 	long index;
-	int ig, tp, pp, cp, ep, iz, imb, ir, vpp, isp, started;
+	int ig, tp, pp, cp, ep, iz, imb, ir, vpp, isp, itpo, idpo, started;
 	sweep_stats st;
 } sweep_iter;
 
@@ -92,11 +106,19 @@ void sweep_fill(sweep_cand *c, const train_result *r);
 
 /* Run the whole enumeration and keep the `k` best fitting layouts in
  * top[0..k) (best first; *ntop how many), pricing memory before time.
- * cache may be NULL.  stats (may be NULL) counts what was pruned. */
+ * Once k are kept, a layout whose lower bound (train_bound) cannot beat
+ * the k-th, or already misses the deadline or budget, is not priced
+ * further (unless s->no_bound): the kept list is the one timing every
+ * layout gives.  where (may be NULL) is asked about each timed layout
+ * within the deadline and budget that could enter the list; only those
+ * it accepts (returns non-zero) are kept.  cache is required (zero it
+ * before the first use).  stats (may be NULL) counts what was pruned. */
+typedef int (*sweep_where)(void *ud, const sweep_cand *c);
 int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	      const train_cfg *base, const sweep_space *s, sweep_key key,
-	      train_cache *cache, sweep_cand *top, int k, int *ntop,
-	      sweep_stats *stats, gp_error *err);
+	      train_cache *cache, sweep_where where, void *ud,
+	      sweep_cand *top, int k, int *ntop, sweep_stats *stats,
+	      gp_error *err);
 
 /* 1 when a timed candidate meets the space's deadline and budget. */
 int sweep_within(const sweep_space *s, const sweep_cand *c);

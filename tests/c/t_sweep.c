@@ -1,0 +1,294 @@
+/*
+ * t_sweep.c - the layout enumeration, its pruning and its shards.
+ *
+ * What a sweep returns must be what pricing every layout one by one
+ * returns: each candidate's result equals train_step's without a memo,
+ * the lower bound never exceeds the step it bounds, the ranked list with
+ * the bound's pruning equals the list without it, and shards merged
+ * equal the whole.  The space's size is counted by hand for a small
+ * case.  Round-number A100-like device and 8-GPU nodes as in t_train.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sweep.h"
+#include "tap.h"
+
+static void a100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
+	d->peak[GP_FP32] = 19.5e12;
+	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
+	d->mem_bw = 2.039e12;
+	d->hbm_frac = 0.85;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 108;
+}
+
+static gp_topo nodes8(void)
+{
+	gp_topo t;
+
+	memset(&t, 0, sizeof t);
+	t.gpus_per_node = 8;
+	t.nodes = 1;
+	t.up_kind = GP_LINK_NVLINK;
+	t.up.bw = 300e9;
+	t.up.latency = 0.6e-6;
+	t.up.achievable = 0.8;
+	t.nics = 8;
+	t.nic.bw = 25e9;
+	t.nic.latency = 2.7e-6;
+	t.nic.achievable = 0.9;
+	return t;
+}
+
+static gp_model gpt(int l, int h, int a, int v)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = l;
+	m.hidden = h;
+	m.heads = a;
+	m.kv_heads = a;
+	m.head_dim = h / a;
+	m.ffn_hidden = 4 * h;
+	m.vocab = v;
+	m.tied_embeddings = 1;
+	m.norm_params = 2 * h;
+	return m;
+}
+
+static train_cfg base_cfg(double gb, double seq)
+{
+	train_cfg c;
+
+	train_defaults(&c);
+	c.mem.recipe = GP_RECIPE_MEGATRON18;
+	c.mem.seq = seq;
+	c.global_batch = gb;
+	c.capacity = 40.0 * 1073741824.0;
+	c.tokens = 1e10;
+	c.price = 2.0;
+	return c;
+}
+
+/* The wide space the comparisons run on. */
+static void wide(sweep_space *s, const int *gpus, int ng, const double *mbs,
+		 int nmb)
+{
+	memset(s, 0, sizeof *s);
+	s->gpus = gpus;
+	s->ngpus = ng;
+	s->tp_max = 8;
+	s->pp_max = 8;
+	s->vpp_max = 2;
+	s->zero_mask = 0xf;
+	s->mbs = mbs;
+	s->nmb = nmb;
+	s->rec_mask = 7;
+	s->sp_mask = 3;
+	s->tpo_mask = 3;
+}
+
+static int same_result(const train_result *a, const train_result *b)
+{
+	int i;
+
+	if (a->step != b->step || a->fits != b->fits ||
+	    a->mem.total != b->mem.total || a->mfu != b->mfu ||
+	    a->tokens_per_s != b->tokens_per_s || a->cost != b->cost)
+		return 0;
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		if (a->part[i] != b->part[i] || a->hidden[i] != b->hidden[i])
+			return 0;
+	return 1;
+}
+
+static int same_top(const sweep_cand *a, int na, const sweep_cand *b, int nb)
+{
+	int i;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (a[i].index != b[i].index || a[i].score != b[i].score)
+			return 0;
+	return 1;
+}
+
+static int by_score(const void *pa, const void *pb)
+{
+	const sweep_cand *a = pa, *b = pb;
+
+	if (a->score != b->score)
+		return a->score < b->score ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static train_cache cache, cache2;
+
+int main(void)
+{
+	static const int g8[] = {8}, gw[] = {8, 16, 32};
+	static const double mb2[] = {1, 2}, mb3[] = {1, 2, 4};
+	gp_model m = gpt(4, 1024, 8, 32000), w = gpt(24, 2048, 16, 50257);
+	gp_topo t = nodes8();
+	roof_device d;
+	train_cfg base = base_cfg(16, 2048), bw = base_cfg(64, 2048), c;
+	sweep_space s;
+	sweep_iter it;
+	sweep_cand cand, top[5], top2[5], all[15];
+	sweep_stats st, st2;
+	train_result r1, r2;
+	gp_error err;
+	int n, n2, i, k, mism = 0, over = 0, timed = 0;
+	long count = 0;
+	double lb;
+
+	plan(25);
+	a100(&d);
+
+	/* Space of gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
+	 * zero {0,1}, micro-batch {1,2}, no recompute, SP where tp > 1:
+	 * the odometer visits tp 1..8 x pp 1..4 x zero 2 x mb 2 = 128
+	 * combinations; dividing: tp in {1,2,4,8} (8 % tp, heads % tp),
+	 * pp with (8/tp) % pp == 0 and pp <= 4: tp1 {1,2,4}, tp2 {1,2,4},
+	 * tp4 {1,2}, tp8 {1} = 9 splits, each with dp x mb <= 16 dividing
+	 * the global batch 16: 9 x 2 x 2 = 36 layouts. */
+	memset(&s, 0, sizeof s);
+	s.gpus = g8;
+	s.ngpus = 1;
+	s.tp_max = 8;
+	s.pp_max = 4;
+	s.zero_mask = 3;
+	s.mbs = mb2;
+	s.nmb = 2;
+	ok(sweep_begin(&it, &m, &t, &base, &s, &err) == GP_OK, "begin");
+	while (sweep_next(&it, &c, &cand))
+		count++;
+	is_int(it.st.space, 128, "combinations visited: 8 x 4 x 2 x 2");
+	is_int(it.st.divided, 36, "layouts: 9 splits x zero 2 x mb 2");
+	is_int(count, 36, "the iterator yields each layout once");
+
+	/* Every candidate of the wide space: the memo's result is the
+	 * plain one, and the bound is below the step. */
+	wide(&s, gw, 3, mb3, 3);
+	ok(sweep_begin(&it, &w, &t, &bw, &s, &err) == GP_OK, "begin wide");
+	memset(&cache, 0, sizeof cache);
+	while (sweep_next(&it, &c, &cand)) {
+		int e1 = train_step(&w, &d, &t, &c, &r1, &err);
+		int e2 = train_step_cached(&w, &d, &t, &c, &cache, &r2, &err);
+
+		if (e1 != e2 || (e1 == GP_OK && !same_result(&r1, &r2)))
+			mism++;
+		if (e1 == GP_OK) {
+			timed++;
+			if (train_bound(&w, &d, &t, &c, &cache, &lb, &err) ||
+			    !(lb <= r1.step) || !(lb > 0))
+				over++;
+		}
+	}
+	ok(timed > 1000, "the wide space times more than 1000 layouts");
+	is_int(mism, 0, "train_step_cached == train_step on every layout");
+	is_int(over, 0, "0 < train_bound <= step on every layout");
+	ok(cache.hits > cache.misses, "the memo is hit more than missed");
+
+	/* skip_unfit: memory only for what does not fit. */
+	c = bw;
+	c.mem.lay.tp = 1;
+	c.mem.lay.dp = 8;
+	c.capacity = 1e9;
+	c.skip_unfit = 1;
+	ok(train_step_cached(&w, &d, &t, &c, &cache, &r1, &err) == GP_OK &&
+	   !r1.fits && r1.step == 0 && r1.mem.total > 1e9,
+	   "skip_unfit: an unfit layout returns its memory, no time");
+
+	/* Pruning changes nothing that is kept: for each key, and under a
+	 * deadline and a budget, the list with the bound is the list
+	 * without it; and the bound prunes something. */
+	for (k = 0; k < 4; k++) {
+		static const sweep_key keys[] = {SWEEP_TIME, SWEEP_COST,
+			SWEEP_PER_DOLLAR, SWEEP_GPUS};
+		char name[96];
+
+		wide(&s, gw, 3, mb3, 3);
+		s.no_bound = 1;
+		memset(&cache, 0, sizeof cache);
+		sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache, NULL, NULL,
+			  top, 5, &n, &st, &err);
+		s.no_bound = 0;
+		memset(&cache2, 0, sizeof cache2);
+		sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache2, NULL, NULL,
+			  top2, 5, &n2, &st2, &err);
+		snprintf(name, sizeof name, "key %s: top 5 with the bound == "
+			 "without (%ld pruned)", sweep_key_name(keys[k]),
+			 st2.bounded);
+		ok(n == 5 && same_top(top, n, top2, n2), name);
+		snprintf(name, sizeof name, "key %s: the bound prunes",
+			 sweep_key_name(keys[k]));
+		ok(st2.bounded > 0 && st.bounded == 0, name);
+	}
+	wide(&s, gw, 3, mb3, 3);
+	s.no_bound = 1;
+	memset(&cache, 0, sizeof cache);
+	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top, 5,
+		  &n, &st, &err);
+	/* A deadline between the fastest and the fifth: a list of fewer. */
+	s.max_time = top[2].train_time * 1.0000001;
+	sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL, top, 5,
+		  &n, &st, &err);
+	s.no_bound = 0;
+	sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL, top2,
+		  5, &n2, &st2, &err);
+	ok(n >= 3 && same_top(top, n, top2, n2),
+	   "cheapest under a deadline: the same with the bound");
+	for (i = 0, k = 1; i < n; i++)
+		k &= top[i].train_time <= s.max_time;
+	ok(k, "every kept layout meets the deadline");
+
+	/* Shards: 3 shards' top 5, merged by score, are the whole top 5. */
+	wide(&s, gw, 3, mb3, 3);
+	memset(&cache, 0, sizeof cache);
+	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top, 5,
+		  &n, &st, &err);
+	count = 0;
+	for (k = 0, i = 0; k < 3; k++) {
+		int nk;
+
+		s.shard_k = k;
+		s.shard_n = 3;
+		sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL,
+			  all + i, 5, &nk, &st2, &err);
+		i += nk;
+		count += st2.divided;
+	}
+	qsort(all, (size_t)i, sizeof all[0], by_score);
+	ok(same_top(top, n, all, i < 5 ? i : 5), "3 shards merged == whole");
+	is_int(count, st.divided, "the shards split the layouts");
+	s.shard_n = 0;
+
+	/* Deterministic: the same run twice. */
+	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top2,
+		  5, &n2, &st2, &err);
+	ok(same_top(top, n, top2, n2), "the same sweep twice, the same list");
+
+	/* Refusals. */
+	s.shard_k = 3;
+	s.shard_n = 3;
+	ok(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top,
+		     5, &n, &st, &err) == GP_EINVAL &&
+	   strstr(err.msg, "shard 3/3") != NULL, "shard K out of range");
+	s.shard_n = 0;
+	s.max_time = 1;
+	c = bw;
+	c.tokens = 0;
+	ok(sweep_run(&w, &d, &t, &c, &s, SWEEP_TIME, &cache, NULL, NULL, top,
+		     5, &n, &st, &err) == GP_EINVAL &&
+	   strstr(err.msg, "tokens") != NULL, "a deadline needs tokens");
+	return done();
+}
