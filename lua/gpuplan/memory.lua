@@ -298,6 +298,11 @@ function M.prepare(o, extra, who)
       local pl, rl = o.prompt_len or 512, o.response_len or 1024
       cfg.seq = pl + rl
       defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
+    elseif o.seq == nil and method == "pretrain" and (model.max_seq or 0) > 2048 then
+      -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
+      -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).
+      cfg.seq = math.min(model.max_seq, 8192)
+      defaults[#defaults + 1] = string.format("seq=%d (the model's context, at most 8192)", cfg.seq)
     else
       cfg.seq = o.seq or dflt("seq", 2048)
     end

@@ -16,11 +16,15 @@
 --   micro_batch  sizes to try (default {1, 2, 4})
 --   recompute    policies to try (default {"none", "selective", "full"})
 --   sp           {true} (default), {false, true} ...
+--   tp_overlap, overlap_grad_reduce   a list ({false, true}) sweeps them
 --   key          time | cost | per_dollar | mfu | gpus (default time)
 --   deadline     "30d", "12h", seconds: time to train `tokens` at most
 --   budget       "$50k", "100kCNY", "¥100k": the run's cost at most
 --   where        function(candidate) -> boolean: a predicate on each
---                fitting candidate (its fields as in the results)
+--                fitting candidate that could still enter the top
+--                (its fields as in the results)
+--   bound        false: time every fitting layout (default true: a lower
+--                bound on a layout's step skips those that cannot rank)
 --   policy       a gp.policy.* table (sets key, deadline, budget), or a
 --                function(candidate) -> score (lower is better; nil drops it)
 --   top          how many to keep (default 10)
@@ -28,8 +32,10 @@
 --
 -- Result: results (ranked, best first): gpu, gpus, tp, pp, cp, ep, dp,
 -- zero, vpp, sp, micro_batch, recompute, layout (a label), step_s,
--- tokens_per_s, mfu, days, cost, currency, mem_gib, flags; stats (space,
--- fitting, within, per GPU type); defaults.
+-- tokens_per_s, mfu, days, cost, currency, mem_gib, flags; stats per GPU
+-- type (space: combinations enumerated, layouts: of them dividing the
+-- model, nodes and batch, bounded: skipped by the lower bound, fitting,
+-- within); defaults.
 
 local units = require "gpuplan.units"
 local args = require "gpuplan.args"
@@ -41,7 +47,7 @@ local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 M.SWEEP_OPTIONS = args.set [[gpu gpus tp_max pp_max cp_max ep_max vpp_max zero
-  micro_batch recompute sp key deadline budget where policy top shard]]
+  micro_batch recompute sp key deadline budget where policy top shard bound]]
 
 -- Durations: "30d", "2w", "12h", "90m", "3600s" or seconds.
 function M.duration(v, what)
@@ -132,6 +138,23 @@ function M.label(c)
   return table.concat(s, " ")
 end
 
+-- The gp.train options of one result of gp.sweep(o): the job as the
+-- sweep resolved it, with the candidate's card and layout.
+function M.train_options(o, c)
+  local t = {}
+  for k, v in pairs(o) do
+    if not M.SWEEP_OPTIONS[k] and type(v) ~= "table" or k == "model" or k == "cat" then
+      t[k] = v
+    end
+  end
+  if t.method == nil then t.method = "pretrain" end
+  t.gpu, t.gpus, t.tp, t.pp, t.cp, t.ep = c.gpu, c.gpus, c.tp, c.pp, c.cp, c.ep
+  t.zero, t.sp, t.batch, t.recompute = c.zero, c.sp, c.micro_batch, c.recompute
+  t.tp_overlap, t.overlap_grad_reduce = c.tp_overlap, c.overlap_grad_reduce
+  t.vpp = c.vpp > 1 and c.vpp or nil
+  return t
+end
+
 -- gp.sweep{...}: see the header.
 function M.sweep(o)
   if type(o) ~= "table" then fail("sweep{...}: expected a table of options") end
@@ -150,6 +173,9 @@ function M.sweep(o)
   for k, v in pairs(a) do
     if not M.SWEEP_OPTIONS[k] then job[k] = v end
   end
+  -- A layout search plans a training run: pre-training unless told.
+  local method_default = job.method == nil
+  if method_default then job.method = "pretrain" end
   local bad = args.unknown_key(job, function(k)
     return require("gpuplan.memory").OPTIONS[k] or train.SWEEP_EXTRA[k]
   end)
@@ -168,7 +194,23 @@ function M.sweep(o)
     sp = list_of(a.sp, "sp") or { true },
     key = a.key or "time", top = a.top or 10,
   }
-  if type(policy) == "function" then space.top = 100000 end
+  -- A policy function scores every candidate itself: the engine's lower
+  -- bound (which ranks by the key) must not drop any.
+  if type(policy) == "function" then space.top, space.bound = 100000, false end
+  if a.bound ~= nil then
+    if type(a.bound) ~= "boolean" then fail("sweep: bound must be a boolean") end
+    if a.bound == false then space.bound = false end
+  end
+  -- Overlaps given as a list are swept: {false, true}.
+  for _, k in ipairs { "tp_overlap", "overlap_grad_reduce" } do
+    if type(a[k]) == "table" then
+      space[k] = list_of(a[k], k)
+      for i, v in ipairs(space[k]) do
+        if type(v) ~= "boolean" then fail("sweep: %s[%d] must be a boolean", k, i) end
+      end
+      job[k] = nil
+    end
+  end
   if a.shard ~= nil then
     local k, n = tostring(a.shard):match("^%s*(%d+)%s*/%s*(%d+)%s*$")
     k, n = math.tointeger(tonumber(k)), math.tointeger(tonumber(n))
@@ -189,7 +231,7 @@ function M.sweep(o)
     -- What the stand-in layout assumed is not the sweep's: only the
     -- job's defaults are.
     if not defaults then
-      defaults = {}
+      defaults = method_default and { "method=pretrain" } or {}
       for _, d in ipairs(s.defaults) do
         local k = d:match("^([%w_]+)=")
         if not (k == "zero" or k == "batch" or k == "recompute" or k == "partition" or

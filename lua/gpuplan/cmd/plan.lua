@@ -65,32 +65,33 @@ end
 local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] = "fewest_gpus",
                    ["best-per-dollar"] = "best_per_dollar" }
 
--- Why the runner-up lost: its step against the winner's, part by part.
+-- Why the runner-up lost: its time and cost per token against the
+-- winner's, and the part of its step that differs most.
 local function why(best, second, job)
   local function parts(c)
-    local o = {}
-    for k, v in pairs(job) do
-      if not sweep.SWEEP_OPTIONS[k] then o[k] = v end
-    end
-    o.gpu, o.gpus, o.tp, o.pp, o.cp, o.ep = c.gpu, c.gpus, c.tp, c.pp, c.cp, c.ep
-    o.zero, o.sp, o.batch, o.recompute = c.zero, c.sp, c.micro_batch, c.recompute
-    o.vpp = c.vpp > 1 and c.vpp or nil
-    local ok, r = pcall(train.train, o)
+    local ok, r = pcall(train.train, sweep.train_options(job, c))
     return ok and r or nil
+  end
+  local function more(x, what)
+    if x >= 1 then return string.format("%.1f%% more %s", 100 * (x - 1), what) end
+    return string.format("%.1f%% less %s", 100 * (1 - x), what)
   end
   local a, b = parts(best), parts(second)
   if not a or not b then return nil end
-  local worst, diff = nil, -math.huge
+  local worst, diff, sa, sb = nil, -math.huge, 0, 0
   for i, p in ipairs(b.parts) do
     local d = p.share - a.parts[i].share
-    if d > diff then worst, diff = p.name, d end
+    if d > diff then worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share end
   end
-  return string.format("runner-up %s x %d (%s): %.1f%% more time per token%s; its %s is %.0f%% of the step against %.0f%%",
-    second.gpu, second.gpus, second.layout,
-    100 * (best.tokens_per_s / second.tokens_per_s - 1),
-    (best.cost and second.cost) and string.format(", %.1f%% more cost", 100 * (second.cost / best.cost - 1)) or "",
-    worst, 100 * (b.parts[1] and (function() for _, p in ipairs(b.parts) do if p.name == worst then return p.share end end end)() or 0),
-    100 * (function() for _, p in ipairs(a.parts) do if p.name == worst then return p.share end end end)())
+  local cost = (best.cost and second.cost)
+    and ", " .. more(second.cost / best.cost, "cost") or ""
+  if cost ~= "" and best.price and second.price and best.price ~= second.price then
+    cost = cost .. string.format(" (%.2f against %.2f %s/GPU-h)", second.price, best.price,
+                                 second.currency or "")
+  end
+  return string.format("runner-up %s x %d (%s): %s per token%s; its %s is %.0f%% of the step against %.0f%%",
+    second.gpu, second.gpus, second.layout, more(best.tokens_per_s / second.tokens_per_s, "time"),
+    cost, worst, 100 * sb, 100 * sa)
 end
 
 function C.run(opts, args)
@@ -161,7 +162,8 @@ function C.run(opts, args)
     local st = {}
     for _, g in ipairs(names) do
       local s = r.stats[g]
-      st[#st + 1] = string.format("%s %d layouts, %d fit, %d within", g, s.space, s.fitting, s.within)
+      st[#st + 1] = string.format("%s %d layouts (%d bounded out), %d timed fit, %d within",
+                                  g, s.layouts, s.bounded, s.fitting, s.within)
     end
     io.write("searched: ", table.concat(st, "; "), "\n")
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
