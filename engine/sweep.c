@@ -30,6 +30,15 @@ static int dflt(int v)
 	return v > 0 ? v : 1;
 }
 
+static int popcount(unsigned v)
+{
+	int n = 0;
+
+	for (; v; v >>= 1)
+		n += (int)(v & 1u);
+	return n;
+}
+
 int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		const train_cfg *base, const sweep_space *s, gp_error *err)
 {
@@ -79,162 +88,178 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
+	it->zm = s->zero_mask ? s->zero_mask : 1u;
+	it->rm = s->rec_mask ? s->rec_mask : 1u;
+	it->spm = s->sp_mask ? s->sp_mask : 2;
+	it->tpom = s->tpo_mask ? s->tpo_mask : (base->tp_overlap ? 2 : 1);
+	it->dpom = s->dpo_mask ? s->dpo_mask :
+		(base->overlap_grad_reduce ? 2 : 1);
+	/* The grid: the product of the dimensions' sizes. */
+	it->st.space = (long)s->ngpus * dflt(s->tp_max) * dflt(s->pp_max) *
+		dflt(s->cp_max) * dflt(s->ep_max) * popcount(it->zm) *
+		(s->nmb > 0 ? s->nmb : 1) * popcount(it->rm) *
+		dflt(s->vpp_max) * popcount((unsigned)it->spm) *
+		popcount((unsigned)it->tpom) * popcount((unsigned)it->dpom);
 	return GP_OK;
 }
 
-/* Does this combination divide the model, the nodes and the batch? */
-static int divides(const sweep_iter *it, int N, int tp, int pp, int cp,
-		   int ep, double mb, int vpp)
+/* The levels of the enumeration, outermost first. */
+enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_Z, LV_MB, LV_R, LV_V, LV_SP,
+       LV_TPO, LV_DPO, LV_N };
+
+/* The values a level runs over: lo..hi. */
+static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
+{
+	const sweep_space *s = it->s;
+
+	*lo = lv == LV_G || lv == LV_Z || lv == LV_MB || lv == LV_R ||
+		lv >= LV_SP ? 0 : 1;
+	switch (lv) {
+	case LV_G: *hi = s->ngpus - 1; break;
+	case LV_TP: *hi = dflt(s->tp_max); break;
+	case LV_PP: *hi = dflt(s->pp_max); break;
+	case LV_CP: *hi = dflt(s->cp_max); break;
+	case LV_EP: *hi = dflt(s->ep_max); break;
+	case LV_Z: *hi = 3; break;
+	case LV_MB: *hi = (s->nmb > 0 ? s->nmb : 1) - 1; break;
+	case LV_R: *hi = GP_RECOMPUTE_COUNT - 1; break;
+	case LV_V: *hi = dflt(s->vpp_max); break;
+	default: *hi = 1; break;
+	}
+}
+
+static double level_mb(const sweep_iter *it)
+{
+	return it->s->nmb > 0 ? it->s->mbs[it->cur[LV_MB]] : 1.0;
+}
+
+/* Is the current value of level lv possible, given the levels outside
+ * it?  Each check sits at the outermost level that decides it, so an
+ * impossible split is skipped with everything inside it. */
+static int level_ok(const sweep_iter *it, int lv)
 {
 	const gp_model *m = it->m;
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]], tp = v[LV_TP], pp = v[LV_PP];
+	int cp = v[LV_CP], ep = v[LV_EP], one = tp == 1;
 	double dp, per;
 
-	if (N % tp || (N / tp) % pp || (N / tp / pp) % cp)
-		return 0;
-	/* TP inside a node, as every layout search keeps it: its
-	 * collectives run per layer. */
-	if (tp > it->G || it->G % tp || m->heads % tp ||
-	    (m->kv_heads % tp && tp % m->kv_heads))
-		return 0;
-	if (pp > m->layers || (vpp > 1 && (pp == 1 || m->layers %
-					   (pp * vpp))))
-		return 0;
-	/* Megatron's CP splits each sequence into 2 cp chunks. */
-	if (cp > 1 && fmod(it->base->mem.seq, 2.0 * cp) != 0)
-		return 0;
-	dp = N / tp / pp / cp;
-	if (ep > 1 && (m->moe.experts <= 0 || m->moe.experts % ep ||
-		       fmod(dp * cp, ep) != 0))
-		return 0;
-	per = it->base->global_batch / (dp * mb);
-	if (per < 1 || per != floor(per))
-		return 0;
-	if (vpp > 1 && fmod(per, pp) != 0)
-		return 0;
-	return 1;
+	switch (lv) {
+	case LV_G:
+		return 1;
+	case LV_TP:
+		/* TP inside a node, as every layout search keeps it: its
+		 * collectives run per layer. */
+		return N % tp == 0 && tp <= it->G && it->G % tp == 0 &&
+			m->heads % tp == 0 &&
+			(m->kv_heads % tp == 0 || tp % m->kv_heads == 0);
+	case LV_PP:
+		return (N / tp) % pp == 0 && pp <= m->layers;
+	case LV_CP:
+		/* Megatron's CP splits each sequence into 2 cp chunks. */
+		return (N / tp / pp) % cp == 0 &&
+			(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0);
+	case LV_EP:
+		dp = N / tp / pp / cp;
+		return ep == 1 || (m->moe.experts > 0 &&
+				   m->moe.experts % ep == 0 &&
+				   fmod(dp * cp, ep) == 0);
+	case LV_Z:
+		return it->zm >> v[LV_Z] & 1u;
+	case LV_MB:
+		dp = N / tp / pp / cp;
+		per = it->base->global_batch / (dp * level_mb(it));
+		return per >= 1 && per == floor(per);
+	case LV_R:
+		return it->rm >> v[LV_R] & 1u;
+	case LV_V:
+		dp = N / tp / pp / cp;
+		per = it->base->global_batch / (dp * level_mb(it));
+		return v[LV_V] == 1 || (pp > 1 && m->layers % (pp * v[LV_V]) == 0 &&
+					fmod(per, pp) == 0);
+	/* Without TP there is no sequence to split and no TP collective to
+	 * overlap: SP and TP overlap off, once, whatever the masks. */
+	case LV_SP:
+		return one ? v[LV_SP] == 0 : it->spm >> v[LV_SP] & 1;
+	case LV_TPO:
+		return one ? v[LV_TPO] == 0 : it->tpom >> v[LV_TPO] & 1;
+	case LV_DPO:
+		return it->dpom >> v[LV_DPO] & 1;
+	}
+	return 0;
 }
 
 int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 {
 	const sweep_space *s = it->s;
-	int tpm = dflt(s->tp_max), ppm = dflt(s->pp_max);
-	int cpm = dflt(s->cp_max), epm = dflt(s->ep_max);
-	int vm = dflt(s->vpp_max), nmb = s->nmb > 0 ? s->nmb : 1;
-	unsigned zm = s->zero_mask ? s->zero_mask : 1u;
-	unsigned rm = s->rec_mask ? s->rec_mask : 1u;
-	int spm = s->sp_mask ? s->sp_mask : 2;
-	int tpm_o = s->tpo_mask ? s->tpo_mask :
-		(it->base->tp_overlap ? 2 : 1);
-	int dpm_o = s->dpo_mask ? s->dpo_mask :
-		(it->base->overlap_grad_reduce ? 2 : 1);
+	int lv, lo, hi;
 
 	if (!it->started) {
 		it->started = 1;
-		it->tp = it->pp = it->cp = it->ep = it->vpp = 1;
+		lv = 0;
+		level_range(it, lv, &lo, &hi);
+		it->cur[lv] = lo - 1;
 	} else {
-		goto advance;
+		lv = LV_N - 1;
 	}
 	for (;;) {
-		{
-			int N = s->gpus[it->ig];
-			double mb = s->nmb > 0 ? s->mbs[it->imb] : 1.0;
-			int sp = it->isp;
-
-			/* Without TP there is no sequence to split and no
-			 * TP collective to overlap: SP and TP overlap off,
-			 * once, whatever the masks. */
-			int one = it->tp == 1;
-
-			if ((zm >> it->iz & 1u) && (rm >> it->ir & 1u) &&
-			    (one ? sp == 0 : (spm >> sp & 1)) &&
-			    (one ? it->itpo == 0 : (tpm_o >> it->itpo & 1)) &&
-			    (dpm_o >> it->idpo & 1) &&
-			    (it->st.space++, 1) &&
-			    divides(it, N, it->tp, it->pp, it->cp, it->ep, mb,
-				    it->vpp)) {
-				long idx = it->index++;
-
-				if (s->shard_n <= 0 ||
-				    idx % s->shard_n == s->shard_k) {
-					*out = *it->base;
-					out->mem.lay.tp = it->tp;
-					out->mem.lay.pp = it->pp;
-					out->mem.lay.cp = it->cp;
-					out->mem.lay.ep = it->ep;
-					out->mem.lay.dp = N / it->tp / it->pp /
-						it->cp;
-					out->mem.lay.zero = it->iz;
-					out->mem.lay.micro_batch = mb;
-					out->mem.lay.vpp = it->vpp;
-					out->mem.lay.schedule = it->vpp > 1 ?
-						GP_SCHED_INTERLEAVED :
-						GP_SCHED_1F1B;
-					out->mem.lay.sp = sp;
-					out->mem.lay.microbatches = 0;
-					out->mem.recompute =
-						(gp_recompute)it->ir;
-					out->tp_overlap = it->itpo;
-					out->overlap_grad_reduce = it->idpo;
-					memset(c, 0, sizeof *c);
-					c->index = idx;
-					c->gpus = N;
-					c->tp = it->tp;
-					c->pp = it->pp;
-					c->cp = it->cp;
-					c->ep = it->ep;
-					c->dp = out->mem.lay.dp;
-					c->zero = it->iz;
-					c->vpp = it->vpp;
-					c->sp = sp;
-					c->micro_batch = mb;
-					c->recompute = (gp_recompute)it->ir;
-					c->tp_overlap = it->itpo;
-					c->dp_overlap = it->idpo;
-					it->st.divided++;
-					return 1;
-				}
-			}
+		level_range(it, lv, &lo, &hi);
+		if (++it->cur[lv] > hi) {
+			if (lv == 0)
+				return 0;
+			lv--;
+			continue;
 		}
-advance:
-		/* Odometer, innermost first: DP overlap, TP overlap, sp,
-		 * vpp, recompute, micro-batch, zero, ep, cp, pp, tp, GPU
-		 * count. */
-		if (++it->idpo < 2)
+		if (!level_ok(it, lv))
 			continue;
-		it->idpo = 0;
-		if (++it->itpo < 2)
+		if (lv < LV_N - 1) {
+			lv++;
+			level_range(it, lv, &lo, &hi);
+			it->cur[lv] = lo - 1;
 			continue;
-		it->itpo = 0;
-		if (++it->isp < 2)
-			continue;
-		it->isp = 0;
-		if (++it->vpp <= vm)
-			continue;
-		it->vpp = 1;
-		if (++it->ir < GP_RECOMPUTE_COUNT)
-			continue;
-		it->ir = 0;
-		if (++it->imb < nmb)
-			continue;
-		it->imb = 0;
-		if (++it->iz < 4)
-			continue;
-		it->iz = 0;
-		if (++it->ep <= epm)
-			continue;
-		it->ep = 1;
-		if (++it->cp <= cpm)
-			continue;
-		it->cp = 1;
-		if (++it->pp <= ppm)
-			continue;
-		it->pp = 1;
-		if (++it->tp <= tpm)
-			continue;
-		it->tp = 1;
-		if (++it->ig < s->ngpus)
-			continue;
-		return 0;
+		}
+		/* A layout: this shard's, or the next. */
+		{
+			const int *v = it->cur;
+			int N = s->gpus[v[LV_G]];
+			long idx = it->index++;
+
+			if (s->shard_n > 0 && idx % s->shard_n != s->shard_k)
+				continue;
+			*out = *it->base;
+			out->mem.lay.tp = v[LV_TP];
+			out->mem.lay.pp = v[LV_PP];
+			out->mem.lay.cp = v[LV_CP];
+			out->mem.lay.ep = v[LV_EP];
+			out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+			out->mem.lay.zero = v[LV_Z];
+			out->mem.lay.micro_batch = level_mb(it);
+			out->mem.lay.vpp = v[LV_V];
+			out->mem.lay.schedule = v[LV_V] > 1 ?
+				GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
+			out->mem.lay.sp = v[LV_SP];
+			out->mem.lay.microbatches = 0;
+			out->mem.recompute = (gp_recompute)v[LV_R];
+			out->tp_overlap = v[LV_TPO];
+			out->overlap_grad_reduce = v[LV_DPO];
+			memset(c, 0, sizeof *c);
+			c->index = idx;
+			c->gpus = N;
+			c->tp = v[LV_TP];
+			c->pp = v[LV_PP];
+			c->cp = v[LV_CP];
+			c->ep = v[LV_EP];
+			c->dp = out->mem.lay.dp;
+			c->zero = v[LV_Z];
+			c->vpp = v[LV_V];
+			c->sp = v[LV_SP];
+			c->micro_batch = out->mem.lay.micro_batch;
+			c->recompute = (gp_recompute)v[LV_R];
+			c->tp_overlap = v[LV_TPO];
+			c->dp_overlap = v[LV_DPO];
+			it->st.divided++;
+			return 1;
+		}
 	}
 }
 

@@ -64,7 +64,8 @@ typedef struct sweep_cand {
 } sweep_cand;
 
 typedef struct sweep_stats {
-	long space;          /* combinations enumerated (every shard's) */
+	long space;          /* the grid: the product of the dimensions'
+			      * sizes (every shard's) */
 	long divided;        /* of them, dividing the model, the nodes and
 			      * the batch, in this shard: the layouts */
 	long fitting;        /* of them, fitting memory (then timed) */
@@ -86,7 +87,10 @@ typedef struct sweep_iter {
 	const sweep_space *s;
 	int G;               /* GPUs per node */
 	long index;
-	int ig, tp, pp, cp, ep, iz, imb, ir, vpp, isp, itpo, idpo, started;
+	int cur[12];         /* the odometer, one value per level */
+	unsigned zm, rm;     /* the masks in force */
+	int spm, tpom, dpom;
+	int started;
 	sweep_stats st;
 } sweep_iter;
 
