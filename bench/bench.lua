@@ -71,3 +71,34 @@ do
     return 1
   end)
 end
+
+-- The whole layout space of GPT-3 175B on 4096 A100s (Narayanan et al.
+-- 2021's case: seq 2048, 1536 sequences a step, 300B tokens): every TP
+-- inside the node x PP x interleaving x micro-batch dividing the batch x
+-- recompute none/selective/full x distributed optimizer on/off x TP
+-- communication (sequence parallel or all-reduce) x TP overlap on/off x
+-- DP overlap on/off, searched by gp.sweep on one core.  The median of
+-- three runs of CPU time.
+do
+  local mbs = {}
+  for i = 1, 32 do mbs[i] = i end
+  local o = { model = "gpt3-175b", method = "pretrain", seq = 2048, global_batch = 1536,
+    gpu = "a100-sxm-80gb", gpus = 4096, tp_max = 8, pp_max = 96, vpp_max = 48,
+    zero = { 0, 1 }, micro_batch = mbs, recompute = { "none", "selective", "full" },
+    sp = { false, true }, tp_overlap = { false, true }, overlap_grad_reduce = { false, true },
+    tokens = 300e9, top = 5 }
+  local times, r = {}, nil
+  for i = 1, 3 do
+    local t0 = clock()
+    r = gp.sweep(o)
+    times[i] = clock() - t0
+  end
+  table.sort(times)
+  local st = r.stats["a100-sxm-80gb"]
+  print(string.format("GPT-3 175B on 4096 A100: %d layouts of a %d-combination grid, %d "
+                      .. "skipped by the bound, %d timed that fit; best %s at %.1f%% MFU",
+                      st.layouts, st.space, st.bounded, st.fitting, r.results[1].layout,
+                      100 * r.results[1].mfu))
+  print(string.format("gpt3_175b_4096_search_s: %.3f", times[2]))
+  print(string.format("gpt3_175b_4096_space: %d", st.layouts))
+end

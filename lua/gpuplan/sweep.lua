@@ -133,6 +133,7 @@ function M.label(c)
   s[#s + 1] = "DP" .. c.dp
   if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
   if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
+  if c.tp_overlap and c.tp > 1 then s[#s + 1] = "TP-overlap" end
   s[#s + 1] = string.format("mb%g", c.micro_batch)
   s[#s + 1] = c.recompute
   return table.concat(s, " ")
