@@ -30,7 +30,9 @@
 --   top          how many to keep (default 10)
 --   shard        "K/N": this shard of a deterministic split of the space
 --
--- Result: results (ranked, best first): gpu, gpus, tp, pp, cp, ep, dp,
+-- Result: results (ranked, best first): gpu, gpu_order (its place in the
+-- gpu list), index (the layout's place in that card's enumeration), score
+-- (what they are ranked by, lower first), gpus, tp, pp, cp, ep, dp,
 -- zero, vpp, sp, micro_batch, recompute, layout (a label), step_s,
 -- tokens_per_s, mfu, days, cost, currency, mem_gib, flags; stats per GPU
 -- type (space: combinations enumerated, layouts: of them dividing the
@@ -139,6 +141,16 @@ function M.label(c)
   return table.concat(s, " ")
 end
 
+-- The order of results across cards: by score (lower first), then the
+-- card's place in the gpu list, then the layout's place in the card's
+-- enumeration -- what gpuplan merge sorts shards by.
+function M.before(x, y)
+  local a, b = x._s or x.score, y._s or y.score
+  if a ~= b then return a < b end
+  if x.gpu_order ~= y.gpu_order then return x.gpu_order < y.gpu_order end
+  return x.index < y.index
+end
+
 -- The gp.train options of one result of gp.sweep(o): the job as the
 -- sweep resolved it, with the candidate's card and layout.
 function M.train_options(o, c)
@@ -224,7 +236,7 @@ function M.sweep(o)
   local results, stats, defaults = {}, {}, nil
   local where_user = a.where
   if where_user ~= nil and type(where_user) ~= "function" then fail("sweep: where must be a function") end
-  for _, gid in ipairs(gpus_list) do
+  for gi, gid in ipairs(gpus_list) do
     -- The job, resolved once per card: the first count stands in for the
     -- layout, which the enumeration then replaces.
     job.gpu, job.gpus = gid, counts[1]
@@ -277,7 +289,7 @@ function M.sweep(o)
     stats[gid] = r.stats
     local list = type(policy) == "function" and collected or r.results
     for _, c in ipairs(list) do
-      c.gpu = gid
+      c.gpu, c.gpu_order = gid, gi
       c.price = s.cfg.price
       c.currency = s.currency
       results[#results + 1] = c
@@ -293,16 +305,13 @@ function M.sweep(o)
     if key == "gpus" then return c.gpus + 1e-9 / c.tokens_per_s end
     return 1 / c.tokens_per_s
   end
-  for i, c in ipairs(results) do c._s, c._i = score(c), i end
-  table.sort(results, function(x, y)
-    if x._s ~= y._s then return x._s < y._s end
-    return x._i < y._i
-  end)
+  for _, c in ipairs(results) do c._s = score(c) end
+  table.sort(results, M.before)
   local top = a.top or 10
   local out = {}
   for i = 1, math.min(top, #results) do
     local c = results[i]
-    c._s, c._i, c.score = nil, nil, nil
+    c.score, c._s = c._s, nil
     c.layout = M.label(c)
     c.step_s = c.step
     c.step = nil

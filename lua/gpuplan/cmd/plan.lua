@@ -126,19 +126,39 @@ function C.run(opts, args)
   o.top = math.max(opts.top or 5, 2)
   local ok, r = pcall(sweep.sweep, o)
   if not ok then error(cli.clean(r), 0) end
-  local format = opts.format or "text"
-  local shown = {}
-  for i = 1, math.min(opts.top or 5, #r.results) do shown[i] = r.results[i] end
-  if format == "json" then
-    -- One result per line (JSON lines): what gpuplan merge reads.
-    for _, c in ipairs(r.results) do io.write(report.json(c), "\n") end
+  local head = { model = args[1], policy = pname, deadline = opts.deadline,
+                 budget = opts.budget }
+  if (opts.format or "text") == "json" then
+    -- JSON lines, what gpuplan merge reads: one line for the run (the
+    -- job, the policy, the counts), then one per result.
+    local job = {}
+    for k, v in pairs(o) do if type(v) ~= "function" then job[k] = v end end
+    io.write(report.json { kind = "plan", model = head.model, policy = pname,
+                           deadline = opts.deadline, budget = opts.budget, job = job,
+                           shard = opts.shard, stats = r.stats, defaults = r.defaults,
+                           top = opts.top or 5 }, "\n")
+    for _, c in ipairs(r.results) do
+      c.kind = "result"
+      io.write(report.json(c), "\n")
+    end
     return 0
   end
-  local title = string.format("%s: best layouts by %s%s%s", args[1], pname,
-    opts.deadline and (", deadline " .. opts.deadline) or "",
-    opts.budget and (", budget " .. opts.budget) or "")
+  C.show(r, o, head, opts.format or "text", opts.top or 5)
+  return 0
+end
+
+-- Print a plan: the best layouts, why the runner-up lost, what was
+-- searched and the defaults.  r = {results, stats, defaults}; job: the
+-- sweep's options; head = {model, policy, deadline, budget}.
+function C.show(r, job, head, format, top)
+  local shown = {}
+  for i = 1, math.min(top, #r.results) do shown[i] = r.results[i] end
+  local title = string.format("%s: best layouts by %s%s%s", head.model, head.policy,
+    head.deadline and (", deadline " .. head.deadline) or "",
+    head.budget and (", budget " .. head.budget) or "")
   if #shown == 0 then
-    io.write(title, "\n", "no layout fits", (opts.deadline or opts.budget) and " within the deadline and budget" or "", "\n")
+    io.write(title, "\n", "no layout fits",
+             (head.deadline or head.budget) and " within the deadline and budget" or "", "\n")
   else
     report.print(shown, { format = format, title = title, columns = {
       { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
@@ -153,7 +173,7 @@ function C.run(opts, args)
   end
   if format == "text" or format == "markdown" then
     if #r.results >= 2 then
-      local w = why(r.results[1], r.results[2], o)
+      local w = why(r.results[1], r.results[2], job)
       if w then io.write(w, "\n") end
     end
     local names = {}
@@ -162,13 +182,13 @@ function C.run(opts, args)
     local st = {}
     for _, g in ipairs(names) do
       local s = r.stats[g]
-      st[#st + 1] = string.format("%s %d layouts (%d bounded out), %d timed fit, %d within",
-                                  g, s.layouts, s.bounded, s.fitting, s.within)
+      st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
+                                  g, s.layouts, s.fitting, s.within, s.layouts - s.bounded, s.bounded)
     end
-    io.write("searched: ", table.concat(st, "; "), "\n")
+    io.write(head.shards and string.format("searched (%d shards): ", head.shards) or "searched: ",
+             table.concat(st, "; "), "\n")
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end
-  return 0
 end
 
 return C
