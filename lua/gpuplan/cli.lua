@@ -197,9 +197,10 @@ function M.run_script(path, args)
   for i, a in ipairs(args) do argt[i] = a end
   _G.arg = argt
   local ok, res = xpcall(chunk, function(m)
-    if type(m) == "table" and not (getmetatable(m) or {}).__tostring
-      and type(m.msg) == "string" then
-      return m  -- cli.usage / cli.fail: exit code and message as given
+    if type(m) == "table" and type(m.msg) == "string" then
+      -- cli.usage / cli.fail / a catalog error: exit code and message as
+      -- given (a catalog error names its own file and line).
+      return m
     end
     local s = describe(m)
     if type(m) ~= "string" then s = path .. ": " .. s end
@@ -299,7 +300,10 @@ end
 
 -- An error message without the "file.lua:N: " position Lua prefixed:
 -- commands show users what went wrong, not where in gpuplan it was seen.
+-- Error tables (cli.fail, catalog errors naming a catalog file's line)
+-- are left as they are.
 function M.clean(e)
+  if type(e) == "table" then return e end
   return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", ""))
 end
 

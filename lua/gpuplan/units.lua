@@ -60,6 +60,14 @@ local function check_num(kind, s, n)
   return n
 end
 
+-- n units of factor f in SI, finite: "1e300TB/s" is 1e312 B/s, inf as a
+-- double, and must not be stored as that.
+local function scaled(kind, s, n, f)
+  local v = check_num(kind, s, n) * f
+  if v == math.huge then fail(kind, s, "too large") end
+  return v
+end
+
 local function to_bytes_int(kind, s, x)
   local r = math.floor(x + 0.5)
   local i = math.tointeger(r)
@@ -84,7 +92,7 @@ local function rate(kind, s)
   local p, b = unit:match("^(%a-)([Bb])/s$")
   local f = p and prefix_factor(p)
   if not f then fail(kind, s, "unknown unit '" .. unit .. "' (use B/s, GB/s, TB/s or Gb/s)") end
-  local v = check_num(kind, s, n) * f
+  local v = scaled(kind, s, n, f)
   if b == "b" then v = v / 8 end
   return v, rest
 end
@@ -112,7 +120,7 @@ function parsers.compute(s)
   local p = unit:match("^(%a-)FLOPS$") or unit:match("^(%a-)OPS$")
   local f = p and decimal[p]
   if not f then fail("compute", s, "unknown unit '" .. unit .. "' (use TFLOPS, PFLOPS or TOPS)") end
-  return check_num("compute", s, n) * f
+  return scaled("compute", s, n, f)
 end
 
 function parsers.power(s)
@@ -120,14 +128,14 @@ function parsers.power(s)
   local p = unit:match("^(%a-)W$")
   local f = p and decimal[p]
   if not f or rest ~= "" then fail("power", s, "unknown unit '" .. unit .. "' (use W or kW)") end
-  return check_num("power", s, n) * f
+  return scaled("power", s, n, f)
 end
 
 function parsers.time(s)
   local n, unit, rest = split("time", s)
   local f = time_units[unit]
   if not f or rest ~= "" then fail("time", s, "unknown unit '" .. unit .. "' (use s, ms, us, ns)") end
-  return check_num("time", s, n) * f
+  return scaled("time", s, n, f)
 end
 
 -- "$2.49/h", "2.49USD/h", "12CNY/h" -> { amount = 2.49, currency = "USD" }
