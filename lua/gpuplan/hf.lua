@@ -84,20 +84,47 @@ local function fail(file, fmt, ...)
   error(string.format("%s: " .. fmt, file, ...), 0)
 end
 
+-- The decoded config.json at path; a file past files.limits.config is
+-- refused by its size before it is read.  (Python's json writes Infinity
+-- and NaN, so the decoder takes them; the field readers refuse them.)
 local function read_json(path)
-  local f, err = io.open(path, "rb")
-  if not f then error(string.format("%s: cannot open (%s)", path, err), 0) end
-  -- io.open succeeds on a directory; the read is what fails
-  local text, rerr = f:read("a")
-  f:close()
-  if type(text) ~= "string" then
-    error(string.format("%s: cannot read (%s)", path, tostring(rerr or "not a file")), 0)
+  local text, err = require("gpuplan.files").read(path, "config")
+  if not text then
+    if err:find(": is a directory$") then err = path .. ": cannot read (is a directory)" end
+    error(err, 0)
   end
+  -- Under pcall: a message handler of a caller does not run on the
+  -- decoder's errors.
   local ok, v = pcall(cjson.decode, text)
   if not ok then
-    fail(path, "invalid JSON: %s", (tostring(v):gsub("^.-: ", "")))
+    fail(path, "invalid JSON: %s", (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))
   end
   return v
+end
+
+-- The largest count a field may hold: the engine's GP_COUNT_MAX, 2^24
+-- (widths, heads, layers, experts, vocabularies; contexts too, the
+-- longest published being 10M tokens).
+M.COUNT_MAX = 1 << 24
+
+-- A JSON value as a message shows it: strings quoted, numbers as JSON
+-- would spell them (1e+300, inf for Python's Infinity), tables by kind.
+local function shown(v)
+  if type(v) == "string" then
+    if #v > 40 then v = v:sub(1, 40) .. "..." end
+    return "'" .. v .. "'"
+  end
+  if type(v) == "number" then
+    if v ~= v then return "NaN" end
+    if v == math.huge then return "Infinity" end
+    if v == -math.huge then return "-Infinity" end
+    if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+      return string.format("%d", v)
+    end
+    return tostring(v)
+  end
+  if type(v) == "table" then return v[1] ~= nil and "an array" or "an object" end
+  return tostring(v)
 end
 
 -- A reader over one JSON object.  get(keys) tries each key name in turn
@@ -131,7 +158,10 @@ local function reader(file, cfg, prefix, fallback, defaults, notes)
     end
     return nil, prefix .. keys[1]
   end
-  -- Integer >= lo (default 1); nil when absent unless required.
+  -- Integer in lo (default 1) .. M.COUNT_MAX; nil and the field path
+  -- when absent unless required.  A value out of range -- 1e300, 2^63,
+  -- Python's Infinity -- is an error naming the field, the value and the
+  -- range, never "absent".
   function r.int(keys, required, lo)
     lo = lo or 1
     local v, path = r.get(keys)
@@ -142,24 +172,19 @@ local function reader(file, cfg, prefix, fallback, defaults, notes)
           (" (also looked for " .. table.concat(names, ", ", 2) .. ")") or ""
         fail(file, "missing field '%s'%s", path, also)
       end
-      return nil
+      return nil, path
     end
-    if type(v) ~= "number" or v ~= math.floor(v) or v ~= v then
-      fail(file, "%s must be an integer (got %s)", path,
-           type(v) == "string" and ("'" .. v .. "'") or tostring(v))
+    local i = type(v) == "number" and v >= lo and v <= M.COUNT_MAX and math.tointeger(v)
+    if not i then
+      fail(file, "%s must be an integer in %d..%d (got %s)", path, lo, M.COUNT_MAX, shown(v))
     end
-    if v < lo then
-      fail(file, "%s must be %s (got %s)", path,
-           lo == 1 and "a positive integer" or ("an integer >= " .. lo),
-           tostring(math.tointeger(v) or v))
-    end
-    return math.tointeger(v), path
+    return i, path
   end
   function r.bool(keys)
     local v, path = r.get(keys)
     if v == nil then return nil end
     if type(v) ~= "boolean" then
-      fail(file, "%s must be true or false (got %s)", path, tostring(v))
+      fail(file, "%s must be true or false (got %s)", path, shown(v))
     end
     return v, path
   end
@@ -239,8 +264,15 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
     if cfg.vision_feature_select_strategy == "full" then
       v.tokens_per_image = v.tokens_per_image + 1   -- keeps CLS
     end
-    local n = tonumber(cfg.image_seq_length)
-    if n and n > 0 then v.tokens_per_image = math.tointeger(n) end
+    local n = cfg.image_seq_length
+    if n ~= nil and n ~= NULL then
+      local k = type(n) == "number" and n >= 1 and n <= M.COUNT_MAX and math.tointeger(n)
+      if not k then
+        fail(file, "image_seq_length must be an integer in 1..%d (got %s)", M.COUNT_MAX,
+             shown(n))
+      end
+      v.tokens_per_image = k
+    end
   else
     fail(file, "vision_config has neither depth/embed_dim (Qwen2-VL), "
       .. "out_hidden_size (Qwen2.5-VL) nor num_hidden_layers (CLIP)")
@@ -529,6 +561,16 @@ function M.model_from_hf(src, opts)
   local bad = require("gpuplan.args").unknown_key(opts, { id = true, name = true, file = true, image_size = true })
   if bad ~= nil then
     error("model_from_hf: unknown option '" .. tostring(bad) .. "' (id, name, file, image_size)", 2)
+  end
+  for _, k in ipairs { "id", "name", "file" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "string" then
+      error("model_from_hf: opts." .. k .. " must be a string (got " .. type(opts[k]) .. ")", 2)
+    end
+  end
+  local is = opts.image_size
+  if is ~= nil and not (math.type(is) == "integer" and is >= 1 and is <= M.COUNT_MAX) then
+    error(string.format("model_from_hf: opts.image_size must be an integer in 1..%d (got %s)",
+      M.COUNT_MAX, tostring(is)), 2)
   end
   local cfg, file
   if type(src) == "string" then

@@ -153,15 +153,15 @@ local broken = {
     .. "divisible by num_attention_heads 48 and head_dim is missing" },
   { "bad-kv-heads.json", "bad%-kv%-heads%.json: num_key_value_heads 6 does "
     .. "not divide num_attention_heads 32" },
-  { "bad-negative.json", "intermediate_size must be a positive integer "
-    .. "%(got %-18944%)" },
+  { "bad-negative.json", "intermediate_size must be an integer in "
+    .. "1%.%.16777216 %(got %-18944%)" },
   { "bad-missing-layers.json", "missing field 'num_hidden_layers'" },
   { "bad-experts.json", "num_local_experts %(8%) and num_experts %(16%) "
     .. "disagree" },
   { "bad-top-k.json", "num_experts_per_tok 10 exceeds the expert count 8" },
   { "bad-mla.json", "missing field 'qk_nope_head_dim'" },
   { "bad-syntax.json", "bad%-syntax%.json: invalid JSON" },
-  { "bad-type.json", "hidden_size must be an integer %(got '4096'%)" },
+  { "bad-type.json", "hidden_size must be an integer in 1%.%.16777216 %(got '4096'%)" },
   { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
 }
 for _, b in ipairs(broken) do
@@ -201,6 +201,33 @@ t.is(got and core.model_params(got).total, core.model_params(e).total,
 t.is(require("gpuplan").model_from_hf, hf.model_from_hf,
   "gp.model_from_hf resolves to gpuplan.hf")
 
+
+-- Values a reader once took for "absent" (issue 13): each is an error
+-- naming the field, the value and the range.
+local base = { model_type = "llama", hidden_size = 4096, intermediate_size = 11008,
+  num_attention_heads = 32, num_key_value_heads = 8, num_hidden_layers = 32,
+  vocab_size = 32000 }
+local function with(k, v)
+  local c = {}
+  for a, b in pairs(base) do c[a] = b end
+  c[k] = v
+  return c
+end
+for _, b in ipairs {
+  { "hidden_size", 1e300, "hidden_size must be an integer in 1..16777216 (got 1e+300)" },
+  { "hidden_size", math.huge, "hidden_size must be an integer in 1..16777216 (got Infinity)" },
+  { "hidden_size", 2 ^ 63, "hidden_size must be an integer in 1..16777216 (got 9.2233720368548e+18)" },
+  { "num_key_value_heads", 1e300, "num_key_value_heads must be an integer in 1..16777216 (got 1e+300)" },
+  { "num_key_value_heads", 0 / 0, "num_key_value_heads must be an integer in 1..16777216 (got NaN)" },
+  { "num_hidden_layers", 2 ^ 24 + 1, "num_hidden_layers must be an integer in 1..16777216 (got 16777217)" },
+  { "vocab_size", {}, "vocab_size must be an integer in 1..16777216 (got an object)" },
+  { "intermediate_size", nil, "missing field 'intermediate_size'" },
+} do
+  t.raises(function() hf.model_from_hf(with(b[1], b[2]), { id = "x" }) end,
+    "config: " .. b[3], b[1] .. " = " .. tostring(b[2]), true)
+end
+t.raises(function() hf.model_from_hf(base, { id = "x", image_size = 1e300 }) end,
+  "model_from_hf: opts.image_size must be an integer in 1..16777216", "opts.image_size checked", true)
 
 -- A misspelled option is an error naming it (idd would drop the id).
 t.raises(function() hf.model_from_hf({ model_type = "llama" }, { idd = "x" }) end,
