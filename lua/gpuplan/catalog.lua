@@ -221,6 +221,8 @@ function methods.convert(cat, price, to)
   return price.amount / per_usd(price.currency) * per_usd(to), to
 end
 
+-- cat:get("gpus", "h100-sxmm") from a script names the script's line.
+require("gpuplan.args").api_module(methods)
 local catalog_meta = { __index = methods }
 
 -- A new, empty catalog.

@@ -8,6 +8,7 @@
 -- message naming the file:line or the argument), 2 usage.
 
 local config = require "gpuplan.config"
+local argmod = require "gpuplan.args"
 
 local M = {}
 
@@ -204,8 +205,17 @@ function M.run_script(path, args)
     end
     local s = describe(m)
     if type(m) ~= "string" then s = path .. ": " .. s end
+    -- Raised by gpuplan's own code (a misuse the API reported, naming
+    -- the script's line): that line, no traceback through gpuplan.
+    local lib = false
+    for level = 2, 4 do
+      local info = debug.getinfo(level, "S")
+      if not info then break end
+      if info.what ~= "C" then lib = argmod.is_library(info.source) break end
+    end
     return { msg = s, traceback = debug.traceback(s, 2),
-             positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil }
+             positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil
+                          and not lib }
   end, table.unpack(args))
   if not ok then
     if not res.traceback then error(res, 0) end

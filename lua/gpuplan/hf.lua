@@ -639,4 +639,5 @@ function M.to_lua(e)
   return table.concat(out, "\n") .. "\n"
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

@@ -358,4 +358,6 @@ function Plot:write(path)
   return path
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+require("gpuplan.args").api_module(Plot)
+return require("gpuplan.args").api_module(M)
