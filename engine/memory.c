@@ -40,6 +40,7 @@
  */
 #include "memory.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -856,7 +857,7 @@ static void stage_split(const gp_model *m, const gp_train_cfg *c,
 			const gp_params *p, layout *y)
 {
 	gp_partition part = c->partition;
-	double e0 = 0, w = 1, e1 = 0, lo, hi, mid, sum;
+	double e0 = 0, w = 1, e1 = 0, lo, hi, mid, sum, eps;
 	int L = m->layers, n0, mm;
 
 	y->balanced = 0;
@@ -882,12 +883,17 @@ static void stage_split(const gp_model *m, const gp_train_cfg *c,
 	sum = e0 + w * L + e1;
 	lo = sum / y->pp;
 	hi = sum;
-	while (hi > lo + 1e-3) {
+	/* DeepSpeed's eps is 1e-3 parameters; past ~4.5e12 parameters that
+	 * is below the spacing of doubles, lo + eps == lo and the search
+	 * never ended (issue 13).  Four ulps of the bound at least keeps
+	 * every step moving; below 1.1e12 parameters eps stays 1e-3. */
+	eps = fmax(1e-3, 4.0 * DBL_EPSILON * sum);
+	while (hi > lo + eps) {
 		mid = lo + (hi - lo) / 2;
 		if (lprobe(e0, w, e1, L, y->pp, mid, &n0, &mm))
 			hi = mid;
 		else
-			lo = mid + 1e-3;
+			lo = mid + eps;
 	}
 	if (!lprobe(e0, w, e1, L, y->pp, hi, &n0, &mm))
 		return;  /* unreachable: B = sum always succeeds */

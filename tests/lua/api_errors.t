@@ -79,4 +79,16 @@ local okc, ec = pcall(gp.report, { { a = 1 } }, { columns = { { key = "a", fmt =
 t.like(tostring(ec), me .. ":" .. cb .. ": in my fmt", "a callback's error names the callback's line", true)
 t.ok(not okc, "and is raised")
 
+-- Answers, not hangs (found by tests/lua/fuzz_cases.t): DeepSpeed's
+-- 'parameters' partition searched with an absolute 1e-3 step, below the
+-- spacing of doubles past ~4.5e12 parameters, and never ended.  A model
+-- of hidden 2^20 over 70 layers has 70 x 12 x 2^40 = 9.2e14 parameters.
+local big = { layers = 70, hidden = 2 ^ 20, heads = 112, kv_heads = 112, ffn_hidden = 4096,
+              vocab = 250880, tied_embeddings = true }
+local r = gp.memory { model = big, capacity = 80e9, gpus = 384, tp = 4, pp = 12, zero = 1,
+                      method = "pretrain", stack = "deepspeed", partition = "parameters" }
+t.ok(r.fits == false and r.total == r.total and r.total < math.huge,
+  "a 9e14-parameter model on 12 DeepSpeed stages: an answer (does not fit)")
+t.ok(r.stage_layers >= 1 and r.stage_layers <= 70, "with a stage split of whole layers")
+
 t.done_testing()
