@@ -275,6 +275,7 @@ local function load_file(cat, path, layer, errs)
     local id = type(fields.id) == "string" and fields.id or nil
     local short = id
     if short and #short > 60 then short = short:sub(1, 60) .. "..." end
+    if short then short = require("gpuplan.units").oneline(short) end
     local label = ctor .. (short and " '" .. short .. "'" or "")
     if not val then
       local f = e.path ~= "" and ("field '" .. e.path .. "': ") or ""
@@ -454,7 +455,10 @@ local function check_refs(cat, errs)
   local function scope(entry, field, value, want)
     local f = value ~= nil and cat.fabrics[value]
     if f and f.scope ~= want then
-      bad(entry, field, "fabric '%s' has scope '%s', not '%s'", value, f.scope, want)
+      -- Defined elsewhere (an override, often): say where.
+      local at = f._file ~= entry._file and string.format(" (defined at %s:%d)", f._file, f._line)
+        or ""
+      bad(entry, field, "fabric '%s'%s has scope '%s', not '%s'", value, at, f.scope, want)
     end
   end
   for _, k in ipairs(sorted_ids(cat.gpus)) do

@@ -80,8 +80,9 @@ M.default_image_size = 448
 
 local NULL = cjson.null
 
+-- "FILE: message", one line whatever the config's strings hold.
 local function fail(file, fmt, ...)
-  error(string.format("%s: " .. fmt, file, ...), 0)
+  error(require("gpuplan.units").oneline(string.format("%s: " .. fmt, file, ...)), 0)
 end
 
 -- The decoded config.json at path; a file past files.limits.config is
@@ -260,6 +261,10 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
     v.projector_params = v.hidden * text_hidden + bias * text_hidden +
       text_hidden * text_hidden + bias * text_hidden
     local side = img // v.patch_size
+    if side < 1 then
+      fail(file, "vision_config: an image of %d pixels is smaller than one patch (%d)", img,
+        v.patch_size)
+    end
     v.tokens_per_image = side * side
     if cfg.vision_feature_select_strategy == "full" then
       v.tokens_per_image = v.tokens_per_image + 1   -- keeps CLS
@@ -290,6 +295,10 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
   v.image_size = img
   if not v.tokens_per_image then
     local side = img // (v.patch_size * v.merge)
+    if side < 1 then
+      fail(file, "vision_config: an image of %d pixels is smaller than one token (patch %d x "
+        .. "merge %d)", img, v.patch_size, v.merge)
+    end
     v.tokens_per_image = side * side
   end
   local tp = rd.int("temporal_patch_size")
@@ -344,6 +353,7 @@ local function convert(cfg, file, opts)
   local nm = opts.name or cfg._name_or_path
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
+  if e.family == "" then e.family = nil end
 
   e.layers = rd.int({ "num_hidden_layers", "n_layer", "num_layers" }, true)
   e.hidden = rd.int({ "hidden_size", "n_embd", "d_model" }, true)
@@ -543,6 +553,12 @@ local function convert(cfg, file, opts)
     if not ok then fail(file, "%s", tostring(p)) end
     e.params_b = p.total / 1e9
     if e.moe then e.active_params_b = p.active / 1e9 end
+    -- The engine's bound on an amount (GP_AMOUNT_MAX, 1e15 parameters);
+    -- the largest published models are under 1e13.
+    if e.params_b > 1e6 then
+      fail(file, "the config makes %.4g billion parameters, past the engine's 1e6 billion",
+        e.params_b)
+    end
   end
   e.source = string.format("imported from %s", file)
   e._defaults = notes   -- the defaults applied, one string each

@@ -16,8 +16,9 @@ end
 
 local function show(v)
   if type(v) == "string" then
-    if #v > 60 then return string.format("%q...", v:sub(1, 60)) end
-    return string.format("%q", v)
+    -- %q, but one line: a newline is \n, not a backslash and a newline.
+    local q = #v > 60 and string.format("%q...", v:sub(1, 60)) or string.format("%q", v)
+    return (q:gsub("\\\n", "\\n"):gsub("\r", "\\r"))
   end
   -- tostring(0/0) is "-nan" or "nan" depending on the platform.
   if v ~= v then return "nan" end

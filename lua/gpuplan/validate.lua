@@ -112,10 +112,7 @@ local function short(id)
   return id
 end
 
--- Read one case file; raises "FILE: problem".  seen (optional, shared
--- between the files of one run): id -> { file, index }, so an id given
--- twice is an error naming both places.
-function M.read(path, seen)
+local function read(path, seen)
   seen = seen or {}
   local text_, rerr = require("gpuplan.files").read(path, "case")
   if not text_ then
@@ -188,6 +185,16 @@ function M.read(path, seen)
     c._file = path
   end
   return data
+end
+
+-- Read one case file; raises "FILE: problem" (one line, whatever the
+-- file's strings hold).  seen (optional, shared between the files of one
+-- run): id -> { file, index }, so an id given twice is an error naming
+-- both places.
+function M.read(path, seen)
+  local ok, r = pcall(read, path, seen)
+  if ok then return r end
+  error(type(r) == "string" and require("gpuplan.units").oneline(r) or r, 0)
 end
 
 local predictors = {}
