@@ -226,6 +226,23 @@ for _, b in ipairs {
   t.raises(function() hf.model_from_hf(with(b[1], b[2]), { id = "x" }) end,
     "config: " .. b[3], b[1] .. " = " .. tostring(b[2]), true)
 end
+-- Imports the catalog would then refuse (found by tests/lua/fuzz_hf.t).
+local e0 = hf.model_from_hf(with("model_type", "llama"), { id = "x" })
+t.is(e0.family, "llama", "family from model_type")
+local nofam = with("model_type", "")
+nofam.hidden_act = "silu"
+t.is(hf.model_from_hf(nofam, { id = "x" }).family, nil, "an empty model_type gives no family, not ''")
+t.raises(function() hf.model_from_hf(with("num_hidden_layers", 2 ^ 24), { id = "x" }) end,
+  "config: the config makes", "2^24 layers: past the engine's 1e6 billion parameters", true)
+t.raises(function() hf.model_from_hf(with("torch_dtype", "bf\n16"), { id = "x" }) end,
+  "config: torch_dtype 'bf\\n16' is not one of", "a newline in a value stays escaped, one line", true)
+local clip = { model_type = "llava", vocab_size = 32064,
+  text_config = { model_type = "llama" },
+  vision_config = { model_type = "clip_vision_model", hidden_size = 1024, intermediate_size = 4096,
+                    num_hidden_layers = 24, num_attention_heads = 16, image_size = 8, patch_size = 14 } }
+t.raises(function() hf.model_from_hf(clip, { id = "x" }) end,
+  "config: vision_config: an image of 8 pixels is smaller than one patch (14)", "an image under one patch", true)
+
 t.raises(function() hf.model_from_hf(base, { id = "x", image_size = 1e300 }) end,
   "model_from_hf: opts.image_size must be an integer in 1..16777216", "opts.image_size checked", true)
 
