@@ -161,7 +161,7 @@ is($o, '', 'and no "ok"');
 # A broken file on the search path: every command names it.
 my $broken = "$tmp/broken";
 make_path($broken);
-write_file("$broken/a.lua", "gpu { id = \"x\" }\nwhile true do end\n");
+write_file("$broken/a.lua", "gpu { id = \"x\" }\nlimit = 1\n");
 {
     local $ENV{GPUPLAN_CATALOG} = $broken;
     for my $cmd (['fit', 'llama2-7b', '--gpu', 'h100-sxm'], ['infer', 'llama2-7b', '--gpu', 'h100-sxm'],
@@ -177,7 +177,13 @@ write_file("$broken/a.lua", "gpu { id = \"x\" }\nwhile true do end\n");
         clean_error($e, $name);
     }
     ($c, $o, $e) = run_gp('catalog', 'check', $broken);
-    like($e, qr/^\Q$broken\E\/a.lua:2: catalog file runs too long/m, 'check lists the second error, the loop, with its line');
+    like($e, qr/^\Q$broken\E\/a.lua:2: assignment to global 'limit'/m, 'check lists the second error with its line');
+    # A runaway loop, the "runs too long" that fit printed without a file.
+    write_file("$broken/a.lua", "gpu { id = \"x\" }\nwhile true do end\n");
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    like($e, qr/^gpuplan: \Q$broken\E\/a.lua:1: .*\(and 1 more error/m, 'fit with a looping catalog file names it');
+    ($c, $o, $e) = run_gp('catalog', 'check', $broken);
+    like($e, qr/^\Q$broken\E\/a.lua:2: catalog file runs too long/m, 'and check names the loop\'s line');
 }
 
 # Skipped, not silent: a broken link and a link loop on the search path.
