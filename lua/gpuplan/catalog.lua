@@ -190,7 +190,8 @@ function methods.get(cat, kind, id)
   local s = suggest(tbl, tostring(id))
   local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)")
     or string.format(" (see 'gpuplan catalog list %s')", kind)
-  error(string.format("unknown %s '%s'%s", singular[kind], tostring(id), hint), 0)
+  error(string.format("unknown %s '%s'%s", singular[kind],
+    require("gpuplan.units").oneline(tostring(id)), hint), 0)
 end
 
 -- Sorted ids of one table.

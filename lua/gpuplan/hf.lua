@@ -460,7 +460,14 @@ local function convert(cfg, file, opts)
     local only = rd.get("mlp_only_layers")
     if type(only) == "table" and #only > 0 then
       local set = {}
-      for _, l in ipairs(only) do set[l] = true end
+      for _, l in ipairs(only) do
+        local k = type(l) == "number" and l >= 0 and l < e.layers and math.tointeger(l)
+        if not k then
+          fail(file, "mlp_only_layers must list layer indices 0..%d (got %s)", e.layers - 1,
+               shown(l))
+        end
+        set[k] = true
+      end
       for i = 0, #only - 1 do
         if not set[i] then
           fail(file, "mlp_only_layers is not a prefix 0..%d: interleaved "

@@ -242,6 +242,8 @@ function M.predict(case, cat)
     if res.defaults and #res.defaults > 0 then row.defaults = table.concat(res.defaults, "; ") end
     row.detail = res.detail
   end
+  -- A reason is one line of the report, whatever the case's strings hold.
+  if row.reason then row.reason = require("gpuplan.units").oneline(row.reason) end
   return row
 end
 

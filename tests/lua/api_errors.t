@@ -58,6 +58,7 @@ check(function() gp.parse("1GB", "volume") end, "units.parse: unknown kind 'volu
 check(function() gp.render({ { a = 1 } }, { format = "xml" }) end, "unknown format 'xml'", "render: unknown format")
 check(function() gp.catalog():get("gpus", "h100-sxmm") end, "unknown gpu 'h100-sxmm' (did you mean", "cat:get: unknown id")
 check(function() gp.catalog():get("gpuz", "x") end, "unknown catalog table 'gpuz'", "cat:get: unknown table")
+check(function() gp.catalog():get("gpus", "a100\nsxm") end, "unknown gpu 'a100\\nsxm'", "cat:get: an id with a newline stays one line")
 check(function() gp.model_from_hf(42) end, "model_from_hf: expected a config.json path or a table, got number", "model_from_hf: a number")
 check(function() gp.model_from_hf({}, { idd = "x" }) end, "model_from_hf: unknown option 'idd'", "model_from_hf: misspelt option")
 check(function() gp.model_from_hf("no/such/config.json") end, "no/such/config.json: cannot open", "model_from_hf: a missing file")

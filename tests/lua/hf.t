@@ -243,6 +243,11 @@ local clip = { model_type = "llava", vocab_size = 32064,
 t.raises(function() hf.model_from_hf(clip, { id = "x" }) end,
   "config: vision_config: an image of 8 pixels is smaller than one patch (14)", "an image under one patch", true)
 
+local moe = with("num_experts", 8)
+moe.num_experts_per_tok, moe.moe_intermediate_size, moe.mlp_only_layers = 2, 1024, { 0 / 0 }
+t.raises(function() hf.model_from_hf(moe, { id = "x" }) end,
+  "config: mlp_only_layers must list layer indices 0..31 (got NaN)", "mlp_only_layers [NaN]", true)
+
 t.raises(function() hf.model_from_hf(base, { id = "x", image_size = 1e300 }) end,
   "model_from_hf: opts.image_size must be an integer in 1..16777216", "opts.image_size checked", true)
 
