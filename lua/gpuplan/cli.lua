@@ -190,8 +190,14 @@ function M.run_script(path, args)
   if require("lfs").attributes(path, "mode") == "directory" then
     error(M.fail(string.format("cannot open script '%s': is a directory", path)), 0)
   end
-  local chunk, err = loadfile(path)
-  if not chunk then error(M.fail(err), 0) end
+  -- Under pcall: the compiler's own errors ("C stack overflow" in deeply
+  -- nested code) must not run the caller's traceback handler.
+  local okl, chunk, err = pcall(loadfile, path)
+  if not okl or not chunk then
+    err = tostring(okl and err or chunk):match("^[^\n]*")
+    if not err:find(path, 1, true) then err = path .. ": " .. err end
+    error(M.fail(err), 0)
+  end
   local dir = path:match("^(.*)/[^/]*$") or "."
   package.path = dir .. "/?.lua;" .. package.path
   local argt = { [0] = path }

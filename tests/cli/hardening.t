@@ -147,6 +147,12 @@ is($c, 1, 'a 17 MiB config.json: exit 1');
 like($e, qr/^gpuplan: \Q$big\E\/config.json: too large \(17 MiB; the limit for a config file is 16 MiB\)$/m,
      'refused by its size');
 
+# A script nested as deeply: one line naming it, not the CLI's traceback.
+write_file("$tmp/deep.lua", 'local x = ' . ('(' x 100000) . '1' . (')' x 100000) . "\n");
+($c, $o, $e) = run_gp('run', "$tmp/deep.lua");
+is($c, 1, 'a script of 100,000 nested parentheses: exit 1');
+is($e, "gpuplan: $tmp/deep.lua: C stack overflow\n", 'one line naming the script');
+
 # --- 5. catalog check runs the commands' checks ----------------------
 my $F = 'tests/fixtures/catalog';
 ($c, $o, $e) = run_gp('catalog', 'check', "$F/good", "$F/semantic");

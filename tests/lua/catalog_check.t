@@ -64,6 +64,19 @@ t.like(el[1], "literal.lua: catalog file uses too much memory (limit 1 MiB)",
 t.is(require("gpuplan.config").memory(), 0, "no memory limit left behind")
 clean()
 
+-- Compiling counts against the time limit too: the clock starts before
+-- load.  A 2 MB file takes well over a millisecond to compile (the lexer
+-- reads at ~100 MB/s), past a limit lowered to 1 ms.
+put("slow_compile.lua", ("a = 1\n"):rep(2 * 1000 * 1000 // 6))
+local saved_s = catalog.limits.seconds
+catalog.limits.seconds = 0.001
+local _, ec = catalog.load { tmp }
+catalog.limits.seconds = saved_s
+t.like(ec[1], "slow_compile.lua: catalog file takes too long to compile (limit 0.001 s)",
+  "compiling counts against the time limit", true)
+t.is(require("gpuplan.config").memory(), 0, "no memory limit left behind")
+clean()
+
 -- 100,000 nested parentheses: one line naming the file, no traceback.
 put("deep.lua", "local x = " .. ("("):rep(100000) .. "1" .. (")"):rep(100000) .. "\n")
 local _, ed = catalog.load { tmp }
@@ -122,6 +135,21 @@ t.like(text, tmp .. "/fifo.lua: not a regular file (a named pipe), skipped",
 t.like(text, tmp .. "/self: directory " .. tmp .. " already read, skipped",
   "a directory link back to an ancestor is a warning", true)
 t.is(#cw.files, 1, "the regular file is still read")
+clean()
+
+-- An unreadable subdirectory is skipped with a warning (root reads every
+-- directory, so there the case cannot be made).
+assert(lfs.mkdir(tmp .. "/locked"))
+put("locked/x.lua", "")
+os.execute("chmod 000 '" .. tmp .. "/locked'")
+if pcall(lfs.dir, tmp .. "/locked") then
+  t.ok(true, "# skip an unreadable directory (running as root)")
+else
+  local cu = catalog.load { tmp }
+  t.like(table.concat(cu.warnings, "\n"), "cannot read directory " .. tmp .. "/locked",
+    "an unreadable subdirectory is a warning", true)
+end
+os.execute("chmod 755 '" .. tmp .. "/locked'")
 clean()
 
 -- Errors from gpuplan's own catalog search raise a catalog error: a
