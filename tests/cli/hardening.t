@@ -206,6 +206,10 @@ is($c, 0, 'broken links on the search path: the command still runs');
 like($e, qr/^gpuplan: warning: \Q$links\E\/broken.lua: broken symbolic link \(to \Q$links\E\/gone.lua\), skipped$/m,
      'a broken link is a warning');
 like($e, qr/^gpuplan: warning: \Q$links\E\/a.lua: symbolic link loop/m, 'a loop is a warning');
+($c, $o, $e) = run_gp('catalog', 'check', $links);
+is($c, 0, 'catalog check of a directory of broken links: no error');
+like($e, qr/^gpuplan: warning: \Q$links\E\/broken.lua: broken symbolic link/m, 'but the warnings');
+is($o, "ok: 0 entries in $links\n", 'and no entry from it');
 
 # --- 8. A script's misuse names the script's line ---------------------
 write_file("$tmp/misuse.lua", <<'LUA');
