@@ -11,6 +11,10 @@ CFLAGS     ?= -O2 -g
 LDFLAGS    ?=
 PROVE      ?= prove
 SANITIZE   ?=
+# make fuzz: FUZZ_SCALE times the generated inputs of make test, from
+# FUZZ_SEED (tests/lua/fuzz.lua)
+FUZZ_SCALE ?= 100
+FUZZ_SEED  ?= 13
 
 # ---------------------------------------------------------------------------
 VERSION := 0.1.0
@@ -42,7 +46,7 @@ CTEST_SRC  := $(wildcard tests/c/t_*.c)
 CTEST_BIN  := $(CTEST_SRC:.c=.t)
 BENCH_SRC  := $(wildcard bench/*.c)
 
-.PHONY: all test check bench validate install uninstall clean deps
+.PHONY: all test check fuzz bench validate install uninstall clean deps
 
 all: gpuplan
 
@@ -91,6 +95,12 @@ test check: gpuplan $(CTEST_BIN)
 validate: gpuplan
 	./gpuplan validate validation/cases.json
 	$(PROVE) --exec './gpuplan run' tests/lua/validate_figures.t
+
+# The fuzz targets (tests/lua/fuzz_*.t) run a fixed, seeded number of
+# inputs in `make test`; here FUZZ_SCALE times as many (a few minutes).
+fuzz: gpuplan
+	GPUPLAN_FUZZ_SCALE=$(FUZZ_SCALE) GPUPLAN_FUZZ_SEED=$(FUZZ_SEED) \
+		$(PROVE) -v --exec './gpuplan run' tests/lua/fuzz_*.t
 
 bench/sweep_bench: bench/sweep_bench.c libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)

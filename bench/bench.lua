@@ -101,4 +101,31 @@ do
                       100 * r.results[1].mfu))
   print(string.format("gpt3_175b_4096_search_s: %.3f", times[2]))
   print(string.format("gpt3_175b_4096_space: %d", st.layouts))
+
+-- The public API as a script calls it: gp.memory's argument checks, its
+-- defaults and the wrapper that names the caller's line on misuse
+-- (gpuplan.args.api), around one core.memory.
+if gp.memory then
+  local cat = gp.catalog()
+  run("Lua gp.memory (checks, defaults, API wrapper), Llama-2-70B tp 8", function()
+    for _ = 1, 20 do
+      gp.memory { model = "llama2-70b", gpu = "h100-sxm", gpus = 64, tp = 8, pp = 2, zero = 1,
+                  seq = 4096, method = "pretrain", cat = cat }
+    end
+    return 20
+  end)
+end
+
+-- Text tables render in time linear in their size: 20 rows under one
+-- 100,000-character cell (a per-blank trim made this quadratic, hours).
+do
+  local rows = { { name = ("x"):rep(100000), v = 1 } }
+  for i = 2, 20 do rows[i] = { name = "r" .. i, v = i } end
+  local n, t0 = 0, os.clock()
+  repeat
+    gp.render(rows, { columns = { "name", "v" } })
+    n = n + 1
+  until os.clock() - t0 >= 0.5
+  print(string.format("report: a 20-row table under a 100,000-character cell: %.1f ms each",
+    1e3 * (os.clock() - t0) / n))
 end

@@ -4,6 +4,7 @@
  */
 #include "layout.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -286,7 +287,7 @@ static int lprobe(double e0, double w, double e1, int L, int p, double B,
 void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
 		  double e1)
 {
-	double lo, hi, mid, sum;
+	double lo, hi, mid, sum, eps;
 	int n0, mm;
 
 	/* Uniform: L/p with the first L mod p stages one more -- DeepSpeed's
@@ -303,12 +304,17 @@ void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
 	sum = e0 + w * L + e1;
 	lo = sum / y->pp;
 	hi = sum;
-	while (hi > lo + 1e-3) {
+	/* DeepSpeed's eps is 1e-3 parameters; past ~4.5e12 parameters that
+	 * is below the spacing of doubles, lo + eps == lo and the search
+	 * never ended.  Four ulps of the bound at least keeps every step
+	 * moving; below 1.1e12 parameters eps stays 1e-3. */
+	eps = fmax(1e-3, 4.0 * DBL_EPSILON * sum);
+	while (hi > lo + eps) {
 		mid = lo + (hi - lo) / 2;
 		if (lprobe(e0, w, e1, L, y->pp, mid, &n0, &mm))
 			hi = mid;
 		else
-			lo = mid + 1e-3;
+			lo = mid + eps;
 	}
 	if (!lprobe(e0, w, e1, L, y->pp, hi, &n0, &mm))
 		return;  /* unreachable: B = sum always succeeds */

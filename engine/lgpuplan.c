@@ -61,6 +61,12 @@ static int lgp_field_int(lua_State *L, int idx, const char *what,
 	/* lua_pushfstring knows %f (a lua_Number, "%.14g"), not %g: with
 	 * %g every out-of-range count raised "invalid option '%g' to
 	 * 'lua_pushfstring'" instead of naming the field. */
+	if (v == floor(v) && v > 2147483647.0 && v < 9e15)
+		return luaL_error(L, "%s.%s must be an integer %d..2147483647 "
+				  "(got %I)", what, key, lo, (lua_Integer)v);
+	if (v == floor(v) && v < lo && v > -9e15)
+		return luaL_error(L, "%s.%s must be an integer >= %d (got %I)",
+				  what, key, lo, (lua_Integer)v);
 	if (v != floor(v) || v < lo || v > 2147483647.0)
 		return luaL_error(L, "%s.%s must be an integer >= %d (got %f)",
 				  what, key, lo, (lua_Number)v);
@@ -218,8 +224,11 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
 		luaL_error(L, "model.norm must be 'rms' or 'layer'");
-	m->norm_params = strcmp(norm, "layer") == 0 ? 2 * m->hidden
-						    : m->hidden;
+	/* 2 * hidden overflowed an int for hidden near 2^31 (UBSan); past
+	 * GP_COUNT_MAX model_check refuses the width anyway. */
+	m->norm_params = strcmp(norm, "layer") == 0 &&
+			 m->hidden <= GP_COUNT_MAX ? 2 * m->hidden
+						   : m->hidden;
 	lua_pop(L, 1);
 
 	if ((sub = lgp_subtable(L, idx, w, "sliding_window"))) {
@@ -1707,6 +1716,38 @@ static int lgp_sweep(lua_State *L)
 
 /* ---- end sweep ---- */
 
+/* core.check(kind, t) -> true: run the reader and the kernel's check
+ * that every command runs on a catalog-shaped table -- kind "model"
+ * (lgp_tomodel, model_check), "device" (lgp_todevice, roof_device_check)
+ * or "topology" (lgp_totopo, comm_topo_check) -- and raise its message,
+ * so `catalog check` refuses what the commands would. */
+static int lgp_check(lua_State *L)
+{
+	static const char *const kinds[] = {"model", "device", "topology",
+					    NULL};
+	int kind = luaL_checkoption(L, 1, NULL, kinds);
+	gp_error err;
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	if (kind == 0) {
+		gp_model m;
+
+		lgp_tomodel(L, 2, &m);
+	} else if (kind == 1) {
+		roof_device d;
+
+		lgp_todevice(L, 2, &d);
+	} else {
+		gp_topo t;
+
+		lgp_totopo(L, 2, &t);
+		if (comm_topo_check(&t, &err) != GP_OK)
+			return luaL_error(L, "%s", err.msg);
+	}
+	lua_pushboolean(L, 1);
+	return 1;
+}
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
@@ -1727,6 +1768,7 @@ static const luaL_Reg corelib[] = {
 	{"serve", lgp_serve},
 	{"serve_target", lgp_serve_target},
 	{"serve_accept", lgp_serve_accept},
+	{"check", lgp_check},
 	{NULL, NULL}
 };
 

@@ -16,6 +16,8 @@
  * (off by default): gpuplan.config.memory([limit]) reads or sets it, so the
  * catalog loader can stop a data file that builds a huge string with a
  * clean "not enough memory" instead of being killed by the kernel.
+ * gpuplan.config.write_file(path, data) writes an output file the safe way
+ * (engine/outfile.h): every file the tool writes goes through it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +29,8 @@
 #include "lauxlib.h"
 #include "lua.h"
 #include "lualib.h"
+
+#include "outfile.h"
 
 #ifndef GP_DATADIR
 #define GP_DATADIR "/usr/local/share/gpuplan"
@@ -88,6 +92,25 @@ static int l_memory(lua_State *L)
 	lua_pushinteger(L, (lua_Integer)prev);
 	lua_pushinteger(L, (lua_Integer)m->used);
 	return 2;
+}
+
+/* config.write_file(path, data) -> true, or nil and "cannot write 'path':
+ * reason": the file whole or not at all, never through a link, only over
+ * a regular file (engine/outfile.h). */
+static int l_write_file(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	const char *data = luaL_checklstring(L, 2, &len);
+	gp_error err;
+
+	if (outfile_write(path, data, len, &err) != GP_OK) {
+		luaL_pushfail(L);
+		lua_pushfstring(L, "cannot write '%s': %s", path, err.msg);
+		return 2;
+	}
+	lua_pushboolean(L, 1);
+	return 1;
 }
 
 static int file_exists(const char *path)
@@ -187,9 +210,11 @@ static int pmain(lua_State *L)
 
 	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	lua_createtable(L, 0, 4);
+	lua_createtable(L, 0, 5);
 	lua_pushcfunction(L, l_memory);
 	lua_setfield(L, -2, "memory");
+	lua_pushcfunction(L, l_write_file);
+	lua_setfield(L, -2, "write_file");
 	lua_pushstring(L, root);
 	lua_setfield(L, -2, "root");
 	lua_pushstring(L, GP_VERSION);

@@ -1,4 +1,7 @@
--- Checks shared by the gp.* functions that take a table of arguments.
+-- Checks shared by the gp.* functions that take a table of arguments, and
+-- M.api, which makes a misuse name the caller's line.
+local config = require "gpuplan.config"
+
 local M = {}
 
 -- A bad value as a message shows it: NaN in one spelling (the C library
@@ -26,6 +29,85 @@ function M.set(names)
   local s = {}
   for k in names:gmatch("%S+") do s[k] = true end
   return s
+end
+
+-- Errors at the caller's level ---------------------------------------
+
+-- Where gpuplan's own Lua lives: chunk sources "@ROOT/lua/...".
+local LIB = "@" .. config.root .. "/lua/"
+
+-- Whether a chunk source (debug.getinfo(...).source) is gpuplan's own.
+function M.is_library(source)
+  return type(source) == "string" and source:sub(1, #LIB) == LIB
+end
+
+-- "file:line: " of the innermost frame, from level up, that is neither
+-- gpuplan's own Lua nor a C function (pcall, xpcall): the user's line
+-- that called into gpuplan.  "" when there is none (the CLI: every frame
+-- is gpuplan's), so a command's messages carry no position at all.
+function M.where(level)
+  level = (level or 1) + 1
+  while true do
+    local info = debug.getinfo(level, "Sl")
+    if not info then return "" end
+    if info.what ~= "C" and not M.is_library(info.source) and info.currentline > 0 then
+      return info.short_src .. ":" .. info.currentline .. ": "
+    end
+    level = level + 1
+  end
+end
+
+-- A position gpuplan's own code put in front of a message: "error(msg, 2)"
+-- deep inside a module names a line of the module, not the user's.
+local function library_position(msg)
+  local file = msg:match("^([^%s:]+):%d+: ")
+  return file ~= nil and (file:find("/lua/gpuplan/[%w_/]+%.lua$") ~= nil
+                          or file:find("^lua/gpuplan/[%w_/]+%.lua$") ~= nil)
+end
+
+local function has_position(msg) return msg:match("^[^%s:]+:%d+: ") ~= nil end
+
+-- The message handler of M.api: an error raised on purpose (through
+-- `error` or a C function of the binding: misuse, bad input) loses a
+-- position inside gpuplan; a runtime error in gpuplan's own code (a bug)
+-- keeps its position, so the bug shows where it is.
+local function handler(m)
+  if type(m) ~= "string" then return m end
+  local info = debug.getinfo(2, "S")
+  if info and info.what == "C" then
+    if library_position(m) then m = m:gsub("^[^%s:]+:%d+: ", "", 1) end
+    return { api = m }
+  end
+  if os.getenv("GPUPLAN_DEBUG") then m = debug.traceback(m, 2) end
+  return m
+end
+
+-- f wrapped so that an error raised on purpose inside it names the line of
+-- the user's code that called it ("guide.lua:12: memory: gpus must be a
+-- positive integer (got string '8')"), as luaL_argerror names the caller,
+-- however deep in gpuplan it was found.  Error tables (cli.usage,
+-- cli.fail, catalog errors) pass through as they are.
+function M.api(f)
+  return function(...)
+    local r = table.pack(xpcall(f, handler, ...))
+    if r[1] then return table.unpack(r, 2, r.n) end
+    local e = r[2]
+    if type(e) == "table" and e.api then
+      e = e.api
+      if not has_position(e) then e = M.where(2) .. e end
+    end
+    error(e, 0)
+  end
+end
+
+-- Every function field of module table t wrapped with M.api (in place).
+function M.api_module(t)
+  local names = {}
+  for k, v in pairs(t) do
+    if type(v) == "function" then names[#names + 1] = k end
+  end
+  for _, k in ipairs(names) do t[k] = M.api(t[k]) end
+  return t
 end
 
 return M

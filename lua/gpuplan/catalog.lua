@@ -15,10 +15,22 @@
 -- gpuplan.schema; an error names file:line and the field path.  A later
 -- directory may redefine an id (an override, recorded); the same id twice
 -- in one directory is an error.
+--
+-- A file larger than gpuplan.files.limits.catalog is refused by its size
+-- before it is read; compiling it counts against the memory and time
+-- limits.  Every error of every file is reported (a bad entry does not
+-- hide the next one), and after the schema the entries go through the
+-- checks the commands run on them (the engine's model_check,
+-- roof_device_check and comm_topo_check through gpuplan.core, and the
+-- bounds of gpuplan.memory and gpuplan.infer), so `catalog check` says ok
+-- only to what every command accepts.  Broken or looping symbolic links,
+-- unreadable subdirectories and *.lua names that are not regular files
+-- are skipped with a warning (cat.warnings; printed on stderr by M.get).
 
 local lfs = require "lfs"
 local schema = require "gpuplan.schema"
 local config = require "gpuplan.config"
+local files = require "gpuplan.files"
 
 local M = {}
 
@@ -55,28 +67,23 @@ end
 local singular = {}
 for ctor, tbl in pairs(schema.kinds) do singular[tbl] = ctor end
 
-local function read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- Sorted list of *.lua files under dir (recursive) and a list of problems
--- (unreadable subdirectories); nil, err if dir is not a directory.
+-- Sorted list of *.lua files under dir (recursive) and a list of
+-- warnings (what was skipped and why); nil, err if dir is not a readable
+-- directory.  A directory reached twice (two links to it, or a link back
+-- to an ancestor) is read once.
 local function list_files(dir)
   local attr = lfs.attributes(dir)
   if not attr then return nil, "no such directory: " .. dir end
   if attr.mode ~= "directory" then return nil, "not a directory: " .. dir end
-  local out, problems, seen = {}, {}, {}
+  local ok0, it0 = pcall(lfs.dir, dir)
+  if not ok0 then return nil, "cannot read directory " .. dir .. ": " .. tostring(it0) end
+  local out, warnings, seen = {}, {}, {}
+  local function warn(fmt, ...) warnings[#warnings + 1] = string.format(fmt, ...) end
   local function walk(d, a)
-    local key = a.dev .. ":" .. a.ino
-    if seen[key] then return end
-    seen[key] = true
+    seen[a.dev .. ":" .. a.ino] = d
     local ok, iter, state = pcall(lfs.dir, d)
     if not ok then
-      problems[#problems + 1] = "cannot read directory " .. d .. ": " .. tostring(iter)
+      warn("cannot read directory %s: %s (skipped)", d, tostring(iter))
       return
     end
     local names = {}
@@ -86,16 +93,33 @@ local function list_files(dir)
     table.sort(names)
     for _, name in ipairs(names) do
       local p = d .. "/" .. name
-      local pa = lfs.attributes(p)
-      if pa and pa.mode == "directory" then
-        walk(p, pa)
-      elseif pa and pa.mode == "file" and name:match("%.lua$") then
-        out[#out + 1] = p
+      local la = lfs.symlinkattributes(p)
+      local pa, perr = lfs.attributes(p)
+      if la and la.mode == "link" and not pa then
+        local target = la.target or lfs.symlinkattributes(p, "target") or "?"
+        if tostring(perr):find("oo many levels") then
+          warn("%s: symbolic link loop (to %s), skipped", p, target)
+        else
+          warn("%s: broken symbolic link (to %s), skipped", p, target)
+        end
+      elseif pa and pa.mode == "directory" then
+        local first = seen[pa.dev .. ":" .. pa.ino]
+        if first then
+          warn("%s: directory %s already read, skipped (a symbolic link loop?)", p, first)
+        else
+          walk(p, pa)
+        end
+      elseif pa and name:match("%.lua$") then
+        if pa.mode == "file" then
+          out[#out + 1] = p
+        else
+          warn("%s: not a regular file (a %s), skipped", p, pa.mode)
+        end
       end
     end
   end
   walk(dir, attr)
-  return out, problems
+  return out, warnings
 end
 
 -- The line the catalog file at path is executing, innermost first, in the
@@ -166,7 +190,8 @@ function methods.get(cat, kind, id)
   local s = suggest(tbl, tostring(id))
   local hint = #s > 0 and (" (did you mean " .. table.concat(s, ", ") .. "?)")
     or string.format(" (see 'gpuplan catalog list %s')", kind)
-  error(string.format("unknown %s '%s'%s", singular[kind], tostring(id), hint), 0)
+  error(string.format("unknown %s '%s'%s", singular[kind],
+    require("gpuplan.units").oneline(tostring(id)), hint), 0)
 end
 
 -- Sorted ids of one table.
@@ -197,6 +222,8 @@ function methods.convert(cat, price, to)
   return price.amount / per_usd(price.currency) * per_usd(to), to
 end
 
+-- cat:get("gpus", "h100-sxmm") from a script names the script's line.
+require("gpuplan.args").api_module(methods)
 local catalog_meta = { __index = methods }
 
 -- A new, empty catalog.
@@ -206,30 +233,57 @@ local function new_catalog()
   return setmetatable(cat, catalog_meta)
 end
 
+-- Errors are records { file =, line = (or nil), msg = } while loading, so
+-- that every message can be put in file and line order at the end.
+local function problem(list, file, line, msg)
+  list[#list + 1] = { file = file, line = line, msg = msg, seq = #list + 1 }
+end
+
+-- A message Lua positioned in path ("path:12: msg") as line, msg.
+local function split_position(path, msg)
+  if msg:sub(1, #path + 1) == path .. ":" then
+    local line, rest = msg:sub(#path + 2):match("^(%d+): (.*)$")
+    if line then return tonumber(line), rest end
+    return nil, (msg:sub(#path + 2):gsub("^%s+", ""))
+  end
+  return nil, msg
+end
+
 -- Run one file into cat.  layer: the index of its directory in the search
--- path.  Returns true or false, "file:line: message".
-local function load_file(cat, path, layer)
-  local src, err = read_file(path)
-  if not src then return false, path .. ": cannot read: " .. tostring(err) end
+-- path.  Appends every problem of the file to errs (records, see above):
+-- each bad entry, then what stopped the file, if anything.
+local function load_file(cat, path, layer, errs)
+  local src, rerr = files.read(path, "catalog")
+  if not src then
+    local _, msg = split_position(path, rerr)
+    problem(errs, path, nil, msg)
+    return
+  end
   local env = {}
   local limits = M.limits
 
-  -- Runs with the full string library (schema and units use it).
+  -- Runs with the full string library (schema and units use it).  A bad
+  -- entry is recorded and the file goes on, so one run reports them all.
   local function define(ctor, fields)
     local line = caller_line(path)
-    local where = path .. ":" .. line
     if type(fields) ~= "table" then
-      error(string.format("%s: %s{...} expects a table, got a %s", where, ctor,
-        type(fields)), 0)
+      problem(errs, path, line, string.format("%s{...} expects a table, got a %s", ctor,
+        type(fields)))
+      return
     end
     local s = schema[ctor]
     local val, e = schema.check(fields, s)
     local id = type(fields.id) == "string" and fields.id or nil
-    if id and #id > 60 then id = id:sub(1, 60) .. "..." end
-    local label = ctor .. (id and " '" .. id .. "'" or "")
+    local short = id
+    if short and #short > 60 then short = short:sub(1, 60) .. "..." end
+    if short then short = require("gpuplan.units").oneline(short) end
+    local label = ctor .. (short and " '" .. short .. "'" or "")
     if not val then
       local f = e.path ~= "" and ("field '" .. e.path .. "': ") or ""
-      error(string.format("%s: %s: %s%s", where, label, f, e.msg), 0)
+      problem(errs, path, line, string.format("%s: %s%s", label, f, e.msg))
+      -- References to it are not reported again as unknown.
+      if id and schema.kinds[ctor] then cat._failed[schema.kinds[ctor]][id] = true end
+      return
     end
     if ctor == "settings" then
       for k, v in pairs(val) do cat.settings[k] = v end
@@ -240,8 +294,9 @@ local function load_file(cat, path, layer)
     local prev = tbl[val.id]
     if prev then
       if prev._layer == layer then
-        error(string.format("%s: duplicate %s (first defined at %s:%d)",
-          where, label, prev._file, prev._line), 0)
+        problem(errs, path, line, string.format("duplicate %s (first defined at %s:%d)",
+          label, prev._file, prev._line))
+        return
       end
       val._overrides = { table.unpack(prev._overrides or {}) }
       table.insert(val._overrides, prev._file .. ":" .. prev._line)
@@ -275,21 +330,8 @@ local function load_file(cat, path, layer)
     end,
   })
 
-  local chunk, lerr = load(src, "@" .. path, "t", env)
-  if not chunk then
-    if lerr:sub(1, #path + 1) ~= path .. ":" then lerr = path .. ": " .. lerr end
-    return false, lerr
-  end
-  local co = coroutine.create(chunk)
-  local count, checks, t0 = 0, limits.instructions / HOOK_EVERY, os.clock()
-  debug.sethook(co, function()
-    count = count + 1
-    if count > checks or os.clock() - t0 > limits.seconds then
-      error(string.format("%s:%d: catalog file runs too long (limits: %d "
-        .. "instructions, %g s)", path, caller_line(path), limits.instructions,
-        limits.seconds), 0)
-    end
-  end, "", HOOK_EVERY)
+  -- The limits hold from here on: compiling counts against memory (the
+  -- allocator's limit) and time (the clock starts before load).
   local memory = config.memory
   local old_limit
   if memory then
@@ -299,27 +341,59 @@ local function load_file(cat, path, layer)
     if old_limit > 0 and old_limit < limit then limit = old_limit end
     memory(limit)
   end
-  string_meta.__index = safe_string
-  local ok, e = coroutine.resume(co)
-  string_meta.__index = string_lib
-  if memory then memory(old_limit) end
-  if not ok then
-    local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
+  local t0 = os.clock()
+  local function stop(line, msg)
+    if memory then memory(old_limit) end
     if msg == "not enough memory" then
       msg = string.format("catalog file uses too much memory (limit %d MiB)",
         limits.bytes // 2 ^ 20)
     end
-    if msg:sub(1, #path + 1) ~= path .. ":" then
-      local line = caller_line(path, co)
-      msg = path .. (line > 0 and ":" .. line or "") .. ": " .. msg
-    end
-    return false, msg
+    problem(errs, path, line, msg)
   end
+  -- Under pcall: no message handler of a caller runs on the compiler's
+  -- own errors ("C stack overflow" in deeply nested code).
+  local okl, chunk, lerr = pcall(load, src, "@" .. path, "t", env)
+  src = nil
+  if not okl or not chunk then
+    local msg = tostring(okl and lerr or chunk):match("^[^\n]*")
+    local line, rest = split_position(path, msg)
+    if rest == "C stack overflow" then
+      rest = "nested too deeply to compile (C stack overflow)"
+    end
+    return stop(line, rest)
+  end
+  if os.clock() - t0 > limits.seconds then
+    return stop(nil, string.format("catalog file takes too long to compile (limit %g s)",
+      limits.seconds))
+  end
+  local co = coroutine.create(chunk)
+  local count, checks = 0, limits.instructions / HOOK_EVERY
+  debug.sethook(co, function()
+    count = count + 1
+    if count > checks or os.clock() - t0 > limits.seconds then
+      error(string.format("%s:%d: catalog file runs too long (limits: %d "
+        .. "instructions, %g s)", path, caller_line(path), limits.instructions,
+        limits.seconds), 0)
+    end
+  end, "", HOOK_EVERY)
+  string_meta.__index = safe_string
+  local ok, e = coroutine.resume(co)
+  string_meta.__index = string_lib
+  if not ok then
+    local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
+    local line, rest = split_position(path, msg:match("^[^\n]*"))
+    if not line then
+      local l = caller_line(path, co)
+      line = l > 0 and l or nil
+    end
+    return stop(line, rest)
+  end
+  if memory then memory(old_limit) end
   if coroutine.status(co) ~= "dead" then
-    return false, path .. ": catalog files must not yield"
+    problem(errs, path, nil, "catalog files must not yield")
+    return
   end
   cat.files[#cat.files + 1] = path
-  return true
 end
 
 -- Paths in messages are relative to the working directory when under it.
@@ -329,70 +403,165 @@ local function display(dir)
   return dir
 end
 
--- Load every file of dir as one layer.  Returns a list of error strings.
-local function load_dir(cat, dir, layer, from)
-  local files, problems = list_files(display(dir))
-  if not files then
-    return { problems .. (from and " (from " .. from .. ")" or "") }
+-- Load every file of dir as one layer into cat; problems go to errs,
+-- what was skipped to cat.warnings.
+local function load_dir(cat, dir, layer, from, errs)
+  local list, why = list_files(display(dir))
+  if not list then
+    problem(errs, nil, nil, why .. (from and " (from " .. from .. ")" or ""))
+    return
   end
-  local errs = problems
-  for _, p in ipairs(files) do
-    local ok, e = load_file(cat, p, layer)
-    if not ok then errs[#errs + 1] = e end
-  end
-  return errs
+  for _, w in ipairs(why) do cat.warnings[#cat.warnings + 1] = w end
+  for _, p in ipairs(list) do load_file(cat, p, layer, errs) end
 end
 
--- Cross-references between entries, after every layer is in.
-local function check_refs(cat)
-  local errs = {}
-  -- "file:line: gpu 'id': field 'f': " and the message
+local function sorted_ids(t)
+  local ids = {}
+  for k in pairs(t) do ids[#ids + 1] = k end
+  table.sort(ids)
+  return ids
+end
+
+-- Cross-references between entries, after every layer is in.  A
+-- reference to an entry that failed its own checks is not reported again.
+local function check_refs(cat, errs)
+  -- "gpu 'id': field 'f': " and the message
   local function bad(entry, field, fmt, ...)
-    errs[#errs + 1] = string.format("%s:%d: %s '%s': field '%s': ", entry._file, entry._line,
-                                    entry._kind, entry.id, field) .. string.format(fmt, ...)
+    problem(errs, entry._file, entry._line, string.format("%s '%s': field '%s': ",
+      entry._kind, entry.id, field) .. string.format(fmt, ...))
+    entry._bad = true
   end
   local function need(entry, field, kind, value)
     if value ~= nil and not cat[kind][value] then
-      bad(entry, field, "unknown %s '%s'", singular[kind], value)
+      if cat._failed[kind][value] then
+        entry._bad = true
+      else
+        bad(entry, field, "unknown %s '%s'", singular[kind], value)
+      end
     end
   end
-  local function sorted(t)
-    local ids = {}
-    for k in pairs(t) do ids[#ids + 1] = k end
-    table.sort(ids)
-    return ids
-  end
-  for _, k in ipairs(sorted(cat.gpus)) do
+  for _, k in ipairs(sorted_ids(cat.gpus)) do
     local g = cat.gpus[k]
     if g.scaleup then need(g, "scaleup.fabric", "fabrics", g.scaleup.fabric) end
     if not g.achievable and not cat.archs[g.arch] then
-      bad(g, "achievable", "missing, and no arch '%s' entry gives defaults", g.arch)
+      if cat._failed.archs[g.arch] then g._bad = true
+      else bad(g, "achievable", "missing, and no arch '%s' entry gives defaults", g.arch) end
     end
     if g.usable_memory and g.usable_memory > g.memory then
       bad(g, "usable_memory", "larger than memory")
     end
   end
-  for _, k in ipairs(sorted(cat.systems)) do
+  -- A fabric named for a role must be of that scope: the NVLink of a
+  -- node is not its network, and gpuplan.comm prices them differently.
+  local function scope(entry, field, value, want)
+    local f = value ~= nil and cat.fabrics[value]
+    if f and f.scope ~= want then
+      -- Defined elsewhere (an override, often): say where.
+      local at = f._file ~= entry._file and string.format(" (defined at %s:%d)", f._file, f._line)
+        or ""
+      bad(entry, field, "fabric '%s'%s has scope '%s', not '%s'", value, at, f.scope, want)
+    end
+  end
+  for _, k in ipairs(sorted_ids(cat.gpus)) do
+    local g = cat.gpus[k]
+    if g.scaleup then scope(g, "scaleup.fabric", g.scaleup.fabric, "scaleup") end
+  end
+  for _, k in ipairs(sorted_ids(cat.systems)) do
     local s = cat.systems[k]
     need(s, "gpu", "gpus", s.gpu)
     need(s, "scaleup", "fabrics", s.scaleup)
     need(s, "nic_fabric", "fabrics", s.nic_fabric)
+    scope(s, "scaleup", s.scaleup, "scaleup")
+    scope(s, "nic_fabric", s.nic_fabric, "scaleout")
     if s.nics > 0 and not s.nic_fabric then bad(s, "nic_fabric", "required when nics > 0") end
   end
-  for _, k in ipairs(sorted(cat.prices)) do
+  for _, k in ipairs(sorted_ids(cat.prices)) do
     local p = cat.prices[k]
     need(p, "gpu", "gpus", p.gpu)
-    if p.price.currency ~= "USD" and not cat.currencies[p.price.currency] then
-      bad(p, "price", "no currency entry for %s", p.price.currency)
+    for _, q in ipairs { p.price, table.unpack(p.range or {}) } do
+      if q.currency ~= "USD" and not cat.currencies[q.currency] then
+        bad(p, "price", "no currency entry for %s", q.currency)
+        break
+      end
     end
   end
-  return errs
+end
+
+-- The checks the commands run on each entry, after the references: the
+-- engine's (model_check through core.check "model", roof_device_check
+-- through the device gpuplan.roofline builds, comm_topo_check through the
+-- topologies gpuplan.comm builds for a fabric and a system) and the
+-- bounds gpuplan.memory and gpuplan.infer put on what they take from an
+-- entry.  A message is the engine's, after "kind 'id': ".
+local function check_entries(cat, errs)
+  local core = require "gpuplan.core"
+  local function try(entry, f, ...)
+    if entry._bad then return end
+    local ok, e = pcall(f, ...)
+    if not ok then
+      local msg = type(e) == "table" and tostring(e.msg or e) or tostring(e)
+      local label = string.format("%s '%s': ", entry._kind, entry.id)
+      -- Without the position gpuplan.args gave it (the caller's line):
+      -- the entry's file and line are the position here.
+      msg = msg:match("^[^\n]*"):gsub("^[^%s:]+:%d+: ", "")
+      if msg:sub(1, #label) == label then msg = msg:sub(#label + 1) end
+      problem(errs, entry._file, entry._line, label .. msg)
+      entry._bad = true
+    end
+  end
+  for _, k in ipairs(sorted_ids(cat.models)) do
+    local m = cat.models[k]
+    try(m, core.check, "model", m)
+    try(m, core.model_params, m)
+  end
+  local roofline = require "gpuplan.roofline"
+  -- An arch's fractions and launch overheads, as its GPUs' devices carry
+  -- them (with a nominal 1 TFLOP/s and 1 TB/s, which only the GPU sets).
+  for _, k in ipairs(sorted_ids(cat.archs)) do
+    local a = cat.archs[k]
+    try(a, core.check, "device", { peak = { bf16 = 1e12 }, gemm = a.achievable.gemm,
+      mem_bw = 1e12, hbm = a.achievable.hbm or 1, launch = a.launch_overhead,
+      graph_launch = a.graph_launch_overhead or 0 })
+  end
+  for _, k in ipairs(sorted_ids(cat.gpus)) do
+    local g = cat.gpus[k]
+    try(g, function() core.check("device", roofline.device(g, cat)) end)
+    if g.scaleup then
+      -- The NVLink domain is the node of gpuplan.infer's TP topology.
+      try(g, function()
+        local f = cat.fabrics[g.scaleup.fabric]
+        if f then
+          core.check("topology", require("gpuplan.comm").from_fabrics(
+            { scaleup = f.id, gpus_per_node = g.scaleup.domain }, cat))
+        end
+      end)
+    end
+  end
+  local comm = require "gpuplan.comm"
+  for _, k in ipairs(sorted_ids(cat.fabrics)) do
+    local f = cat.fabrics[k]
+    -- A scale-up fabric between two GPUs of a node, a scale-out one
+    -- between two nodes of one GPU each.
+    try(f, function()
+      if f.scope == "scaleup" then
+        core.check("topology", comm.from_fabrics({ scaleup = f.id, gpus_per_node = 2 }, cat))
+      else
+        core.check("topology", { gpus_per_node = 1, nodes = 2, nics = 1, nic_bw = f.bw,
+          nic_latency = f.latency, nic_achievable = f.achievable })
+      end
+    end)
+  end
+  for _, k in ipairs(sorted_ids(cat.systems)) do
+    local s = cat.systems[k]
+    try(s, function() core.check("topology", comm.topology(s, 1, nil, cat)) end)
+  end
 end
 
 -- The directories of the search path, in order, and where each was named
--- (origins[i]: "GPUPLAN_CATALOG" or nil), for messages.
+-- (origins[i]: "GPUPLAN_CATALOG" or nil), for messages; and warnings (a
+-- configuration directory that is there but not a directory).
 function M.search_path()
-  local dirs, origins = { config.root .. "/catalog" }, {}
+  local dirs, origins, warnings = { config.root .. "/catalog" }, {}, {}
   local extra = os.getenv("GPUPLAN_CATALOG")
   if extra and extra ~= "" then
     for d in extra:gmatch("[^:]+") do
@@ -407,37 +576,73 @@ function M.search_path()
   end
   if xdg then
     local d = xdg .. "/gpuplan/catalog"
-    if lfs.attributes(d, "mode") == "directory" then dirs[#dirs + 1] = d end
-  end
-  return dirs, origins
-end
-
--- Load a list of directories.  Returns cat, errors (a list; empty when all
--- is well).  Missing user directories named in $GPUPLAN_CATALOG are errors.
--- origins (optional): as returned by search_path.
-function M.load(dirs, origins)
-  local cat = new_catalog()
-  local errs = {}
-  for i, d in ipairs(dirs) do
-    for _, e in ipairs(load_dir(cat, d, i, origins and origins[i])) do
-      errs[#errs + 1] = e
+    local mode = lfs.attributes(d, "mode")
+    if mode == "directory" then
+      dirs[#dirs + 1] = d
+    elseif lfs.symlinkattributes(d, "mode") then
+      warnings[#warnings + 1] = string.format("%s is not a directory%s (skipped)", d,
+        mode and "" or " (a broken symbolic link)")
     end
   end
-  if #errs == 0 then
-    for _, e in ipairs(check_refs(cat)) do errs[#errs + 1] = e end
+  return dirs, origins, warnings
+end
+
+-- Load a list of directories.  Returns cat, errors (a list of strings,
+-- "file:line: message", in file and line order; empty when all is well).
+-- Missing user directories named in $GPUPLAN_CATALOG are errors.  origins
+-- and warnings (optional): as returned by search_path.  What was skipped
+-- is in cat.warnings.
+function M.load(dirs, origins, warnings)
+  local cat = new_catalog()
+  cat._failed = {}
+  for _, tbl in pairs(schema.kinds) do cat._failed[tbl] = {} end
+  cat.warnings = { table.unpack(warnings or {}) }
+  local errs = {}
+  for i, d in ipairs(dirs) do
+    load_dir(cat, d, i, origins and origins[i], errs)
+  end
+  check_refs(cat, errs)
+  check_entries(cat, errs)
+  -- File order as loaded, then line, then the order found.
+  local order, n = {}, 0
+  for _, e in ipairs(errs) do
+    if e.file and not order[e.file] then n = n + 1; order[e.file] = n end
+  end
+  table.sort(errs, function(a, b)
+    local fa, fb = order[a.file] or 0, order[b.file] or 0
+    if fa ~= fb then return fa < fb end
+    if (a.line or 0) ~= (b.line or 0) then return (a.line or 0) < (b.line or 0) end
+    return a.seq < b.seq
+  end)
+  local out = {}
+  for i, e in ipairs(errs) do
+    out[i] = (e.file and (e.file .. (e.line and ":" .. e.line or "") .. ": ") or "") .. e.msg
   end
   cat.dirs = dirs
-  return cat, errs
+  return cat, out
 end
+
+-- A catalog error as the commands raise it: a table that prints as its
+-- message, so that no caller strips its file:line as if it were gpuplan's
+-- own position (cli.clean) and a script's handler can tell it from a bug.
+local error_meta = { __tostring = function(e) return e.msg end }
+function M.error(msg) return setmetatable({ msg = msg, catalog = true }, error_meta) end
 
 local cached
 
--- The catalog of the search path, loaded once.  Raises on any error.
+-- The catalog of the search path, loaded once.  Raises a catalog error
+-- (M.error) naming the first problem's file and line; prints warnings on
+-- stderr once.
 function M.get()
   if cached then return cached end
-  local cat, errs = M.load(M.search_path())  -- dirs, origins
+  local cat, errs = M.load(M.search_path())  -- dirs, origins, warnings
+  for _, w in ipairs(cat.warnings) do
+    io.stdout:flush()
+    io.stderr:write("gpuplan: warning: ", w, "\n")
+  end
   if #errs > 0 then
-    error(errs[1] .. (#errs > 1 and string.format(" (and %d more errors)", #errs - 1) or ""), 0)
+    error(M.error(errs[1] .. (#errs > 1 and string.format(" (and %d more error%s: "
+      .. "'gpuplan catalog check DIR' lists them)", #errs - 1, #errs > 2 and "s" or "") or "")), 0)
   end
   cached = cat
   return cat

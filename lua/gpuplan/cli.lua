@@ -8,6 +8,7 @@
 -- message naming the file:line or the argument), 2 usage.
 
 local config = require "gpuplan.config"
+local argmod = require "gpuplan.args"
 
 local M = {}
 
@@ -189,22 +190,38 @@ function M.run_script(path, args)
   if require("lfs").attributes(path, "mode") == "directory" then
     error(M.fail(string.format("cannot open script '%s': is a directory", path)), 0)
   end
-  local chunk, err = loadfile(path)
-  if not chunk then error(M.fail(err), 0) end
+  -- Under pcall: the compiler's own errors ("C stack overflow" in deeply
+  -- nested code) must not run the caller's traceback handler.
+  local okl, chunk, err = pcall(loadfile, path)
+  if not okl or not chunk then
+    err = tostring(okl and err or chunk):match("^[^\n]*")
+    if not err:find(path, 1, true) then err = path .. ": " .. err end
+    error(M.fail(err), 0)
+  end
   local dir = path:match("^(.*)/[^/]*$") or "."
   package.path = dir .. "/?.lua;" .. package.path
   local argt = { [0] = path }
   for i, a in ipairs(args) do argt[i] = a end
   _G.arg = argt
   local ok, res = xpcall(chunk, function(m)
-    if type(m) == "table" and not (getmetatable(m) or {}).__tostring
-      and type(m.msg) == "string" then
-      return m  -- cli.usage / cli.fail: exit code and message as given
+    if type(m) == "table" and type(m.msg) == "string" then
+      -- cli.usage / cli.fail / a catalog error: exit code and message as
+      -- given (a catalog error names its own file and line).
+      return m
     end
     local s = describe(m)
     if type(m) ~= "string" then s = path .. ": " .. s end
+    -- Raised by gpuplan's own code (a misuse the API reported, naming
+    -- the script's line): that line, no traceback through gpuplan.
+    local lib = false
+    for level = 2, 4 do
+      local info = debug.getinfo(level, "S")
+      if not info then break end
+      if info.what ~= "C" then lib = argmod.is_library(info.source) break end
+    end
     return { msg = s, traceback = debug.traceback(s, 2),
-             positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil }
+             positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil
+                          and not lib }
   end, table.unpack(args))
   if not ok then
     if not res.traceback then error(res, 0) end
@@ -299,7 +316,10 @@ end
 
 -- An error message without the "file.lua:N: " position Lua prefixed:
 -- commands show users what went wrong, not where in gpuplan it was seen.
+-- Error tables (cli.fail, catalog errors naming a catalog file's line)
+-- are left as they are.
 function M.clean(e)
+  if type(e) == "table" then return e end
   return (tostring(e):gsub("^[^\n]-%.lua:%d+: ", ""))
 end
 

@@ -267,13 +267,46 @@ function M.comm(a)
   return r
 end
 
--- Sizes lo, 2lo, 4lo ... <= hi (nccl-tests -f 2).
+-- The largest message a sweep goes to, 2^50 B (1 PiB): a thousand times
+-- the memory of any GPU, whose buffers nccl-tests' -e sizes are; and the
+-- most rows one sweep makes (nccl-tests -f 2 from 1 B to 1 PiB is 51).
+M.SWEEP_MAX_BYTES = 2 ^ 50
+M.SWEEP_MAX_SIZES = 4096
+
+local shown = require("gpuplan.args").shown
+
+-- Sizes lo, lo*f, lo*f^2 ... <= hi (nccl-tests -f 2: factor 2).  Raises
+-- "comm: ..." for a range that is not 1 <= lo <= hi <= SWEEP_MAX_BYTES, a
+-- factor that is not a finite number > 1 (the sizes would never pass hi)
+-- or a range that makes more than SWEEP_MAX_SIZES sizes.  Sizes are
+-- integers where they are whole numbers.
 function M.sizes(lo, hi, factor)
   factor = factor or 2
+  local function size(name, v)
+    if type(v) ~= "number" or v ~= v or v < 1 or v > M.SWEEP_MAX_BYTES then
+      error(string.format("comm: %s must be a size of 1 B to 2^50 B (1 PiB), got %s",
+        name, shown(v)), 0)
+    end
+  end
+  size("min", lo)
+  size("max", hi)
+  if hi < lo then
+    error(string.format("comm: min (%s) must not exceed max (%s)", shown(lo), shown(hi)), 0)
+  end
+  if type(factor) ~= "number" or factor ~= factor or factor <= 1 or factor == math.huge then
+    error("comm: factor must be a finite number > 1 (got " .. shown(factor) .. ")", 0)
+  end
+  -- log(hi/lo)/log(f) + 1 sizes, counted before any is made.
+  local n = math.floor(math.log(hi / lo) / math.log(factor) + 1e-9) + 1
+  if n > M.SWEEP_MAX_SIZES then
+    error(string.format("comm: min %s .. max %s by factor %s makes %d sizes (at most %d)",
+      shown(lo), shown(hi), shown(factor), n, M.SWEEP_MAX_SIZES), 0)
+  end
   local out, s = {}, lo
-  while s <= hi do
+  while s <= hi and #out < M.SWEEP_MAX_SIZES do
     out[#out + 1] = s
-    s = s * factor
+    local nx = s * 1.0 * factor
+    s = math.tointeger(nx) or nx
   end
   return out
 end
@@ -291,4 +324,5 @@ function M.sweep(a)
   return rows
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

@@ -92,24 +92,52 @@ M.default_image_size = 448
 
 local NULL = cjson.null
 
+-- "FILE: message", one line whatever the config's strings hold.
 local function fail(file, fmt, ...)
-  error(string.format("%s: " .. fmt, file, ...), 0)
+  error(require("gpuplan.units").oneline(string.format("%s: " .. fmt, file, ...)), 0)
 end
 
+-- The decoded config.json at path; a file past files.limits.config is
+-- refused by its size before it is read.  (Python's json writes Infinity
+-- and NaN, so the decoder takes them; the field readers refuse them.)
 local function read_json(path)
-  local f, err = io.open(path, "rb")
-  if not f then error(string.format("%s: cannot open (%s)", path, err), 0) end
-  -- io.open succeeds on a directory; the read is what fails
-  local text, rerr = f:read("a")
-  f:close()
-  if type(text) ~= "string" then
-    error(string.format("%s: cannot read (%s)", path, tostring(rerr or "not a file")), 0)
+  local text, err = require("gpuplan.files").read(path, "config")
+  if not text then
+    if err:find(": is a directory$") then err = path .. ": cannot read (is a directory)" end
+    error(err, 0)
   end
+  -- Under pcall: a message handler of a caller does not run on the
+  -- decoder's errors.
   local ok, v = pcall(cjson.decode, text)
   if not ok then
-    fail(path, "invalid JSON: %s", (tostring(v):gsub("^.-: ", "")))
+    fail(path, "invalid JSON: %s", (tostring(v):match("^[^\n]*"):gsub("^.-: ", "")))
   end
   return v
+end
+
+-- The largest count a field may hold: the engine's GP_COUNT_MAX, 2^24
+-- (widths, heads, layers, experts, vocabularies; contexts too, the
+-- longest published being 10M tokens).
+M.COUNT_MAX = 1 << 24
+
+-- A JSON value as a message shows it: strings quoted, numbers as JSON
+-- would spell them (1e+300, inf for Python's Infinity), tables by kind.
+local function shown(v)
+  if type(v) == "string" then
+    if #v > 40 then v = v:sub(1, 40) .. "..." end
+    return "'" .. v .. "'"
+  end
+  if type(v) == "number" then
+    if v ~= v then return "NaN" end
+    if v == math.huge then return "Infinity" end
+    if v == -math.huge then return "-Infinity" end
+    if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+      return string.format("%d", v)
+    end
+    return tostring(v)
+  end
+  if type(v) == "table" then return v[1] ~= nil and "an array" or "an object" end
+  return tostring(v)
 end
 
 -- A reader over one JSON object.  get(keys) tries each key name in turn
@@ -143,7 +171,10 @@ local function reader(file, cfg, prefix, fallback, defaults, notes)
     end
     return nil, prefix .. keys[1]
   end
-  -- Integer >= lo (default 1); nil when absent unless required.
+  -- Integer in lo (default 1) .. M.COUNT_MAX; nil and the field path
+  -- when absent unless required.  A value out of range -- 1e300, 2^63,
+  -- Python's Infinity -- is an error naming the field, the value and the
+  -- range, never "absent".
   function r.int(keys, required, lo)
     lo = lo or 1
     local v, path = r.get(keys)
@@ -154,24 +185,19 @@ local function reader(file, cfg, prefix, fallback, defaults, notes)
           (" (also looked for " .. table.concat(names, ", ", 2) .. ")") or ""
         fail(file, "missing field '%s'%s", path, also)
       end
-      return nil
+      return nil, path
     end
-    if type(v) ~= "number" or v ~= math.floor(v) or v ~= v then
-      fail(file, "%s must be an integer (got %s)", path,
-           type(v) == "string" and ("'" .. v .. "'") or tostring(v))
+    local i = type(v) == "number" and v >= lo and v <= M.COUNT_MAX and math.tointeger(v)
+    if not i then
+      fail(file, "%s must be an integer in %d..%d (got %s)", path, lo, M.COUNT_MAX, shown(v))
     end
-    if v < lo then
-      fail(file, "%s must be %s (got %s)", path,
-           lo == 1 and "a positive integer" or ("an integer >= " .. lo),
-           tostring(math.tointeger(v) or v))
-    end
-    return math.tointeger(v), path
+    return i, path
   end
   function r.bool(keys)
     local v, path = r.get(keys)
     if v == nil then return nil end
     if type(v) ~= "boolean" then
-      fail(file, "%s must be true or false (got %s)", path, tostring(v))
+      fail(file, "%s must be true or false (got %s)", path, shown(v))
     end
     return v, path
   end
@@ -247,12 +273,23 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
     v.projector_params = v.hidden * text_hidden + bias * text_hidden +
       text_hidden * text_hidden + bias * text_hidden
     local side = img // v.patch_size
+    if side < 1 then
+      fail(file, "vision_config: an image of %d pixels is smaller than one patch (%d)", img,
+        v.patch_size)
+    end
     v.tokens_per_image = side * side
     if cfg.vision_feature_select_strategy == "full" then
       v.tokens_per_image = v.tokens_per_image + 1   -- keeps CLS
     end
-    local n = tonumber(cfg.image_seq_length)
-    if n and n > 0 then v.tokens_per_image = math.tointeger(n) end
+    local n = cfg.image_seq_length
+    if n ~= nil and n ~= NULL then
+      local k = type(n) == "number" and n >= 1 and n <= M.COUNT_MAX and math.tointeger(n)
+      if not k then
+        fail(file, "image_seq_length must be an integer in 1..%d (got %s)", M.COUNT_MAX,
+             shown(n))
+      end
+      v.tokens_per_image = k
+    end
   else
     fail(file, "vision_config has neither depth/embed_dim (Qwen2-VL), "
       .. "out_hidden_size (Qwen2.5-VL) nor num_hidden_layers (CLIP)")
@@ -270,6 +307,10 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
   v.image_size = img
   if not v.tokens_per_image then
     local side = img // (v.patch_size * v.merge)
+    if side < 1 then
+      fail(file, "vision_config: an image of %d pixels is smaller than one token (patch %d x "
+        .. "merge %d)", img, v.patch_size, v.merge)
+    end
     v.tokens_per_image = side * side
   end
   local tp = rd.int("temporal_patch_size")
@@ -324,6 +365,7 @@ local function convert(cfg, file, opts)
   local nm = opts.name or cfg._name_or_path
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
+  if e.family == "" then e.family = nil end
 
   if cfg.is_encoder_decoder == true and not rule.encdec then
     fail(file, "model_type '%s' is an encoder-decoder (is_encoder_decoder): "
@@ -470,7 +512,14 @@ local function convert(cfg, file, opts)
     local only = rd.get("mlp_only_layers")
     if type(only) == "table" and #only > 0 then
       local set = {}
-      for _, l in ipairs(only) do set[l] = true end
+      for _, l in ipairs(only) do
+        local k = type(l) == "number" and l >= 0 and l < e.layers and math.tointeger(l)
+        if not k then
+          fail(file, "mlp_only_layers must list layer indices 0..%d (got %s)", e.layers - 1,
+               shown(l))
+        end
+        set[k] = true
+      end
       for i = 0, #only - 1 do
         if not set[i] then
           fail(file, "mlp_only_layers is not a prefix 0..%d: interleaved "
@@ -568,6 +617,12 @@ local function convert(cfg, file, opts)
     if not ok then fail(file, "%s", tostring(p)) end
     e.params_b = p.total / 1e9
     if e.moe then e.active_params_b = p.active / 1e9 end
+    -- The engine's bound on an amount (GP_AMOUNT_MAX, 1e15 parameters);
+    -- the largest published models are under 1e13.
+    if e.params_b > 1e6 then
+      fail(file, "the config makes %.4g billion parameters, past the engine's 1e6 billion",
+        e.params_b)
+    end
   end
   e.source = string.format("imported from %s", file)
   e._defaults = notes   -- the defaults applied, one string each
@@ -586,6 +641,16 @@ function M.model_from_hf(src, opts)
   local bad = require("gpuplan.args").unknown_key(opts, { id = true, name = true, file = true, image_size = true })
   if bad ~= nil then
     error("model_from_hf: unknown option '" .. tostring(bad) .. "' (id, name, file, image_size)", 2)
+  end
+  for _, k in ipairs { "id", "name", "file" } do
+    if opts[k] ~= nil and type(opts[k]) ~= "string" then
+      error("model_from_hf: opts." .. k .. " must be a string (got " .. type(opts[k]) .. ")", 2)
+    end
+  end
+  local is = opts.image_size
+  if is ~= nil and not (math.type(is) == "integer" and is >= 1 and is <= M.COUNT_MAX) then
+    error(string.format("model_from_hf: opts.image_size must be an integer in 1..%d (got %s)",
+      M.COUNT_MAX, tostring(is)), 2)
   end
   local cfg, file
   if type(src) == "string" then
@@ -655,4 +720,5 @@ function M.to_lua(e)
   return table.concat(out, "\n") .. "\n"
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

@@ -150,6 +150,16 @@ local function bool_arg(a, k)
   return a[k]
 end
 
+-- A currency the catalog can convert: USD or one with a currency entry.
+local function known_currency(cur, cat)
+  if cur == "USD" or (cat.currencies and cat.currencies[cur]) then return cur end
+  local names = { "USD" }
+  for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
+  table.sort(names)
+  error(string.format("infer: price: unknown currency '%s' (the catalog has %s)",
+    tostring(cur), table.concat(names, ", ")), 0)
+end
+
 -- Price per GPU-hour: number, "$2.49/h" or a catalog price id.
 local function price_of(p, cat)
   if p == nil then return nil end
@@ -159,14 +169,31 @@ local function price_of(p, cat)
     if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
       error("infer: price.amount must be a non-negative number (got " .. shown(v) .. ")", 4)
     end
-    return v, p.currency
+    return v, known_currency(p.currency or "USD", cat)
+  end
+  if type(p) ~= "string" then
+    error("infer: price must be a number, a string like '$2.49/h' or a price id (got "
+      .. type(p) .. ")", 0)
   end
   if cat.prices and cat.prices[p] then
     local e = cat.prices[p]
     return e.price.amount, e.price.currency
   end
   local v = units.parse(p, "price")
-  return v.amount, v.currency
+  return v.amount, known_currency(v.currency, cat)
+end
+
+-- Tokens per request (input, output): whole numbers up to 2^24, the
+-- engine's count bound (gpuplan.memory.TOKENS_MAX).
+local function tokens_arg(a, k)
+  local v = a[k]
+  if v == nil then return nil end
+  local max = require("gpuplan.memory").TOKENS_MAX
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > max then
+    error(string.format("infer: %s must be a whole number of tokens, 1..%d (got %s)", k, max,
+      shown(v)), 0)
+  end
+  return v
 end
 
 -- Scale-up topology of one TP group on this GPU (for comm_cost).
@@ -250,7 +277,7 @@ function M.setup(a)
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
-    input = num_arg(a, "input") or 2048, output = num_arg(a, "output") or 256,
+    input = tokens_arg(a, "input") or 2048, output = tokens_arg(a, "output") or 256,
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
@@ -393,4 +420,5 @@ function M.gpus_for(a, target, itl_limit)
   return { gpus = g, batch = b, tokens_per_s = tps }
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

@@ -27,7 +27,7 @@ local gp = {
 function gp.catalog(opts)
   if opts and opts.dirs then
     local cat, errs = catalog.load(opts.dirs)
-    if #errs > 0 then error(errs[1], 0) end
+    if #errs > 0 then error(catalog.error(errs[1]), 0) end
     return cat
   end
   return catalog.get()
@@ -94,6 +94,11 @@ end
 function gp.params(model)
   if type(model) == "string" then model = gp.catalog():get("models", model) end
   return gp.core().model_params(model)
+end
+
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+for _, k in ipairs { "catalog", "parse", "report", "options", "params" } do
+  gp[k] = require("gpuplan.args").api(gp[k])
 end
 
 return setmetatable(gp, {

@@ -78,11 +78,42 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 -- "4.85") or a {bits=, group=, group_bits=} table.  The one rule for
 -- --weights in every command (fit, infer, the RL rollout engine): infer
 -- reads its bits from here too.
+-- Bits per weight: from 1 (BitNet's binary weights; GGUF's smallest,
+-- IQ1_S, is 1.56) to 32 (fp32), as engine/infer.c bounds them; a group
+-- of 1 to 65536 weights sharing scales of up to 64 bits (an fp32 scale
+-- and an fp32 zero point).  1e-300 bits made any model fit, group_bits
+-- 1e300 every model short by inf.
+local function check_format(w)
+  local function bad(field, range, v)
+    fail("weights: %s must be %s (got %s)", field, range, require("gpuplan.args").shown(v))
+  end
+  local b = w.bits
+  if type(b) ~= "number" or not (b >= 1 and b <= 32) then bad("bits", "a number in [1, 32]", b) end
+  local g, gb = w.group, w.group_bits
+  if g ~= nil and not (math.type(g) == "integer" or (type(g) == "number" and g == math.floor(g)))
+     or g ~= nil and not (g >= 0 and g <= 65536) then
+    bad("group", "a whole number of weights, 1..65536 (0: none)", g)
+  end
+  if gb ~= nil and (type(gb) ~= "number" or not (gb >= 0 and gb <= 64)) then
+    bad("group_bits", "a number of bits in [0, 64]", gb)
+  end
+  if (gb or 0) > 0 and (g or 0) == 0 then bad("group", "given with group_bits", g) end
+  for k in pairs(w) do
+    if k ~= "bits" and k ~= "group" and k ~= "group_bits" then
+      fail("weights: unknown field '%s' (bits, group, group_bits)", tostring(k))
+    end
+  end
+  return { bits = b, group = g and math.tointeger(g) or nil, group_bits = gb }
+end
+
 function M.weight_format(w)
-  if type(w) == "table" then return w end
+  if type(w) == "table" then return check_format(w) end
   if type(w) == "number" or (type(w) == "string" and tonumber(w)) then
     local b = tonumber(w)
-    if b <= 0 or b > 32 then fail("weights: %s bits per weight is out of (0, 32]", w) end
+    if not (b >= 1 and b <= 32) then
+      fail("weights: %s bits per weight is out of [1, 32]",
+        type(w) == "string" and w or require("gpuplan.args").shown(w))
+    end
     return { bits = b }
   end
   local f = M.weight_formats[w]
@@ -138,6 +169,18 @@ local function posint(name, v, def)
   if v == nil then return def end
   if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
     fail("%s must be a positive integer (got %s)", name, shown(v))
+  end
+  return math.tointeger(v)
+end
+
+-- Tokens of one sequence (seq, ctx, prompt and response lengths): at most
+-- 2^24, the engine's count bound; the longest context any model takes is
+-- 10M (Llama 4 Scout).  --seq 1e15 gave an answer in PB.
+M.TOKENS_MAX = 1 << 24
+local function tokens(name, v, def)
+  if v == nil then return def end
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.TOKENS_MAX then
+    fail("%s must be a whole number of tokens, 1..%d (got %s)", name, M.TOKENS_MAX, shown(v))
   end
   return math.tointeger(v)
 end
@@ -269,7 +312,7 @@ function M.prepare(o, extra, who)
     if o.kv == nil then dflt("kv", "bf16") end
     cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
       o.concurrency or o.batch) or dflt("concurrency", 1)
-    cfg.ctx = posint(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
+    cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
       or dflt("ctx", model.max_seq or 4096)
     cfg.block = o.block
     cfg.chunk_tokens = o.chunk_tokens
@@ -287,16 +330,23 @@ function M.prepare(o, extra, who)
     end
     cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
     cfg.dp = gpus // (tp * pp * cp)
-    cfg.cp, cfg.ep, cfg.vpp = cp, ep, o.vpp
+    cfg.cp, cfg.ep, cfg.vpp = cp, ep, posint("vpp", o.vpp)
+    -- Interleaving splits each pipeline stage into chunks: with one stage
+    -- there is nothing to interleave, and the option would do nothing.
+    if (cfg.vpp or 1) > 1 and pp == 1 then
+      fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
+    end
     boolean("fsdp", o.fsdp)
     boolean("sp", o.sp)
     cfg.zero = o.zero or (o.fsdp and 3) or dflt("zero", 0)
     if o.fsdp and o.zero and o.zero ~= 3 then fail("fsdp (full shard) is zero 3, not %s", o.zero) end
     cfg.sp = o.sp
     -- RL trains the actor on whole rollouts: prompt + response tokens.
+    local prompt_len = tokens("prompt_len", o.prompt_len)
+    local response_len = tokens("response_len", o.response_len)
     if cfg.kind == "rl" and o.seq == nil then
-      local pl, rl = o.prompt_len or 512, o.response_len or 1024
-      cfg.seq = pl + rl
+      local pl, rl = prompt_len or 512, response_len or 1024
+      cfg.seq = tokens("prompt_len + response_len", pl + rl)
       defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
     elseif o.seq == nil and method == "pretrain" and (model.max_seq or 0) > 2048 then
       -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
@@ -304,7 +354,7 @@ function M.prepare(o, extra, who)
       cfg.seq = math.min(model.max_seq, 8192)
       defaults[#defaults + 1] = string.format("seq=%d (the model's context, at most 8192)", cfg.seq)
     else
-      cfg.seq = o.seq or dflt("seq", 2048)
+      cfg.seq = tokens("seq", o.seq) or dflt("seq", 2048)
     end
     cfg.micro_batch = o.batch or o.micro_batch or dflt("batch", 1)
     cfg.microbatches = o.microbatches
@@ -378,6 +428,18 @@ function M.prepare(o, extra, who)
         fail("%s must be a boolean (got %s)", k, tostring(o[k]))
       end
       cfg[k] = o[k] or nil
+    end
+    -- The MoE token buffer per expert over its even share: an MoE
+    -- option, which a dense model would ignore in silence.
+    if o.capacity_factor ~= nil then
+      if not model.moe then
+        fail("capacity_factor applies to MoE models; %s has no experts",
+          tostring(model.id or model.name or "the model"))
+      end
+      local f = o.capacity_factor
+      if type(f) ~= "number" or not (f > 0 and f <= 64) then
+        fail("capacity_factor must be a number in (0, 64] (got %s)", shown(f))
+      end
     end
     cfg.capacity_factor = o.capacity_factor
     cfg.offload = o.offload
@@ -464,8 +526,8 @@ function M.prepare(o, extra, who)
       cfg.ref_model = o.ref_model ~= false
       cfg.prompts = o.prompts or dflt("prompts", 8 * cfg.dp)
       cfg.group = o.group or dflt("group", 8)
-      cfg.prompt_len = o.prompt_len or dflt("prompt_len", 512)
-      cfg.response_len = o.response_len or dflt("response_len", 1024)
+      cfg.prompt_len = prompt_len or dflt("prompt_len", 512)
+      cfg.response_len = response_len or dflt("response_len", 1024)
       cfg.kv_bytes = kv_elem(o.kv)
       cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
       cfg.rollout_tp = o.rollout_tp
@@ -591,4 +653,5 @@ function M.verdict(r)
   return string.format("fits: no (short by %.1f GiB; %s)", r.short_by / units.GiB, largest)
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

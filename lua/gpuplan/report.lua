@@ -277,11 +277,20 @@ local function render_table(rows, cols, opts, markdown)
   if opts.title then
     out[#out + 1] = markdown and ("### " .. opts.title .. "\n") or opts.title
   end
+  -- Text lines end without blanks: the last cell is not padded, and the
+  -- blanks of empty cells before it are cut by a scan from the end (the
+  -- pattern "%s+$" retries at every blank of a run, quadratic in the
+  -- width of a long cell above).
   local function line(vals)
-    local parts = {}
-    for i, s in ipairs(vals) do parts[i] = pad(s, widths[i], right[i]) end
+    local parts, n = {}, #vals
+    for i, s in ipairs(vals) do
+      parts[i] = (markdown or i < n or right[i]) and pad(s, widths[i], right[i]) or s
+    end
     if markdown then return "| " .. table.concat(parts, " | ") .. " |" end
-    return (table.concat(parts, "  "):gsub("%s+$", ""))
+    local l = table.concat(parts, "  ")
+    local e = #l
+    while e > 0 and l:byte(e) == 32 do e = e - 1 end
+    return l:sub(1, e)
   end
   out[#out + 1] = line(head)
   local sep = {}
@@ -322,4 +331,5 @@ function M.print(rows, opts)
   io.stdout:write(M.render(rows, opts))
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+return require("gpuplan.args").api_module(M)

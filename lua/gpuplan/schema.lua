@@ -16,11 +16,16 @@ end
 
 local function show(v)
   if type(v) == "string" then
-    if #v > 60 then return string.format("%q...", v:sub(1, 60)) end
-    return string.format("%q", v)
+    -- %q, but one line: a newline is \n, not a backslash and a newline.
+    local q = #v > 60 and string.format("%q...", v:sub(1, 60)) or string.format("%q", v)
+    return (q:gsub("\\\n", "\\n"):gsub("\r", "\\r"))
   end
   -- tostring(0/0) is "-nan" or "nan" depending on the platform.
   if v ~= v then return "nan" end
+  -- 2^25 is a float in Lua; a whole number prints as one.
+  if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+    return string.format("%d", v)
+  end
   return tostring(v)
 end
 
@@ -88,7 +93,8 @@ function T.fraction()
 end
 
 -- A quantity string with a unit of the given kind (see gpuplan.units).
--- opts.positive: zero is refused too.
+-- Zero is refused unless opts.positive == false; opts.min, opts.max bound
+-- the value in SI units (opts.what names them in the message).
 function T.unit(kind, opts)
   opts = opts or {}
   return { name = kind, check = function(v, path)
@@ -96,6 +102,9 @@ function T.unit(kind, opts)
     if not ok then fail(path, "%s", r) end
     local n = type(r) == "table" and r.amount or r
     if opts.positive ~= false and n <= 0 then fail(path, "must be positive, got %s", show(v)) end
+    if (opts.min and n < opts.min) or (opts.max and n > opts.max) then
+      fail(path, "must be %s, got %s", opts.what, show(v))
+    end
     return r
   end }
 end
@@ -186,9 +195,29 @@ end
 
 -- The catalog's schemas -------------------------------------------------
 
+-- The engine's bounds (engine/common.h): a count of a model or a layout
+-- (layers, widths, heads, experts, GPUs) is at most GP_COUNT_MAX = 2^24,
+-- an amount (bytes of capacity, a price) at most GP_AMOUNT_MAX = 1e15.
+M.COUNT_MAX = 1 << 24
+M.AMOUNT_MAX = 1e15
+
 local R = M.required
-local str, id, num, int, frac, bool = T.string, T.id, T.number, T.integer,
-  T.fraction, T.boolean
+local str, id, num, frac, bool = T.string, T.id, T.number, T.fraction, T.boolean
+-- Integers are counts: at most 2^24 unless a field says otherwise.
+local function int(opts)
+  opts = opts or {}
+  opts.max = opts.max or M.COUNT_MAX
+  return T.integer(opts)
+end
+-- A size of device or host memory, in bytes, up to the engine's 1e15.
+local function mem_bytes()
+  return T.unit("bytes", { max = M.AMOUNT_MAX, what = "at most 1e15 bytes (1 PB)" })
+end
+-- A price per GPU-hour: the engine prices from 1e-6 to 1e15 per hour.
+local function per_hour()
+  return T.unit("price", { min = 1e-6, max = M.AMOUNT_MAX,
+                           what = "from 0.000001 to 1e15 per GPU-hour" })
+end
 local precisions = { "fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16",
                      "fp8", "fp6", "fp4", "int8", "int4" }
 
@@ -219,7 +248,7 @@ local achievable = T.record {
 M.gpu = T.record {
   id = R(id()), name = R(str()), vendor = R(str()), arch = R(id()),
   form_factor = str(), year = int { min = 2010, max = 2035 },
-  memory = R(T.unit("bytes")), usable_memory = T.unit("bytes"),
+  memory = R(mem_bytes()), usable_memory = mem_bytes(),
   memory_type = str(),
   mem_bw = R(T.unit("bandwidth")),
   peak = R(T.record(precision_map(T.unit("compute")))),
@@ -257,7 +286,9 @@ M.system = T.record {
   id = R(id()), name = R(str()), gpu = R(id()), gpus = R(int { min = 1 }),
   scaleup = R(id()),
   nics = R(int { min = 0 }), nic_fabric = id(),
-  host_memory = T.unit("bytes"), host_mem_bw = T.unit("bandwidth"),
+  host_memory = mem_bytes(),
+  -- gpuplan.infer streams offloaded layers at 0.8 of it, up to 1e15 B/s.
+  host_mem_bw = T.unit("bandwidth", { max = 1.25e15, what = "at most 1.25e15 B/s" }),
   cpu = str(),
   source = R(str()), notes = str(),
 }
@@ -267,14 +298,16 @@ M.price = T.record {
   provider = R(str()),
   provider_kind = R(T.enum { "hyperscaler", "specialty", "marketplace", "guide" }),
   region = R(str()),
-  price = R(T.unit("price")),
-  range = T.array(T.unit("price")),
+  price = R(per_hour()),
+  range = T.array(per_hour()),
   date = R(str()), source = R(str()), notes = str(),
 }
 
 M.currency = T.record {
   id = R(T.enum { "USD", "CNY", "EUR", "GBP", "JPY", "KRW", "INR" }),
-  per_usd = R(num { positive = true }),
+  -- Units per US dollar: the currencies above run from ~0.8 (GBP, EUR)
+  -- to ~1,400 (KRW); 1e-3 .. 1e5 leaves room and keeps prices finite.
+  per_usd = R(num { min = 1e-3, max = 1e5 }),
   date = R(str()), source = R(str()), notes = str(),
 }
 
@@ -284,6 +317,8 @@ M.settings = T.record {
 }
 
 local pos = function() return int { min = 1 } end
+-- Parameters (vision.params, projector_params) as the engine bounds them.
+local params = function(min) return num { min = min, max = M.AMOUNT_MAX } end
 
 M.model = T.record {
   id = R(id()), name = R(str()), family = str(),
@@ -302,7 +337,9 @@ M.model = T.record {
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },
-    dense_ffn_hidden = pos(), capacity_factor = num { positive = true },
+    -- Token buffer per expert over the even share (GShard 2, Switch
+    -- Transformer 1.0-2.0); past 64 no framework sizes buffers.
+    dense_ffn_hidden = pos(), capacity_factor = num { positive = true, max = 64 },
     shared_ffn_hidden = pos(),
   },
   mla = T.record {
@@ -313,13 +350,15 @@ M.model = T.record {
   mtp_layers = int { min = 0 },
   sliding_window = T.record { size = R(pos()), layers = int { min = 0 } },
   vision = T.record {
-    params = num { positive = true }, layers = pos(), hidden = pos(),
+    params = num { positive = true, max = M.AMOUNT_MAX }, layers = pos(), hidden = pos(),
     heads = pos(), ffn_hidden = pos(), ffn_gated = bool(),
     image_size = pos(), patch_size = pos(), merge = pos(),
-    tokens_per_image = pos(), projector_params = num { min = 0 },
+    tokens_per_image = pos(), projector_params = params(0),
     temporal_patch = pos(),
   },
-  params_b = R(num { positive = true }), active_params_b = num { positive = true },
+  -- Published totals in billions; 1e6 B is a thousand times the largest.
+  params_b = R(num { positive = true, max = 1e6 }),
+  active_params_b = num { positive = true, max = 1e6 },
   dtype = T.enum { "fp32", "bf16", "fp16", "fp8" },
   source = R(str()), notes = str(),
 }

@@ -13,7 +13,7 @@
 --                                     shape = "circle" | "square" })
 --   p:text(x, y, "ridge 295", { color = "#555", anchor = "start" })   -- data coords
 --   local s = p:render()      -- the SVG document as a string
---   p:write("out.svg")        -- whole or nothing: writes out.svg.tmp, then renames
+--   p:write("out.svg")        -- whole or nothing (gpuplan.files.write)
 --
 -- Axes get tick marks and labels (decades on log axes: 0.1 1 10 100 1k 10k ...;
 -- 1-2-5 steps on linear ones), a title, axis labels and a legend of the
@@ -348,24 +348,16 @@ function Plot:render()
   return table.concat(out, "\n") .. "\n"
 end
 
--- Write the chart to path, whole or not at all (tmp file + rename).
+-- Write the chart to path, whole or not at all (gpuplan.files.write: a
+-- fresh temporary beside it, renamed over a regular file; a link, a
+-- directory or a device is refused).
 function Plot:write(path)
-  local s = self:render()
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "w")
-  if not f then error("cannot write " .. path .. ": " .. tostring(err), 0) end
-  local ok, werr = f:write(s)
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    error("cannot write " .. path .. ": " .. tostring(werr or cerr), 0)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    error("cannot write " .. path .. ": " .. tostring(rerr), 0)
-  end
+  local files = require "gpuplan.files"
+  files.check_output(path)
+  files.write(path, self:render())
   return path
 end
 
-return M
+-- A misuse found anywhere inside names the caller's line (gpuplan.args).
+require("gpuplan.args").api_module(Plot)
+return require("gpuplan.args").api_module(M)

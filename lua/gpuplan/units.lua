@@ -34,10 +34,22 @@ local kinds = { bytes = true, bandwidth = true, link = true, compute = true,
 -- runs, as matching cost grows with the length.
 local MAX_LEN = 64
 
-local function fail(kind, s, why)
+-- The value as a message quotes it: its start only, and control
+-- characters escaped, so that the message stays one line.
+local escapes = { ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+-- s with its control characters escaped (\n, \009): one line.
+function M.oneline(s)
+  return (tostring(s):gsub("%c", function(c) return escapes[c] or string.format("\\%03d", c:byte()) end))
+end
+local function quoted(s)
   s = tostring(s)
   if #s > 40 then s = s:sub(1, 40) .. "..." end
-  error(string.format("bad %s '%s': %s", kind, s, why), 0)
+  return M.oneline(s)
+end
+M.quoted = quoted
+
+local function fail(kind, s, why)
+  error(string.format("bad %s '%s': %s", kind, quoted(s), why), 0)
 end
 
 -- Split "3.35TB/s bidir" into 3.35, "TB/s", "bidir".
@@ -60,6 +72,14 @@ local function check_num(kind, s, n)
   return n
 end
 
+-- n units of factor f in SI, finite: "1e300TB/s" is 1e312 B/s, inf as a
+-- double, and must not be stored as that.
+local function scaled(kind, s, n, f)
+  local v = check_num(kind, s, n) * f
+  if v == math.huge then fail(kind, s, "too large") end
+  return v
+end
+
 local function to_bytes_int(kind, s, x)
   local r = math.floor(x + 0.5)
   local i = math.tointeger(r)
@@ -71,10 +91,10 @@ local parsers = {}
 
 function parsers.bytes(s)
   local n, unit, rest = split("bytes", s)
-  if rest ~= "" then fail("bytes", s, "unexpected '" .. rest .. "'") end
+  if rest ~= "" then fail("bytes", s, "unexpected '" .. quoted(rest) .. "'") end
   local p = unit:match("^(%a-)B$")
   local f = p and prefix_factor(p)
-  if not f then fail("bytes", s, "unknown unit '" .. unit .. "' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)") end
+  if not f then fail("bytes", s, "unknown unit '" .. quoted(unit) .. "' (use B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)") end
   return to_bytes_int("bytes", s, check_num("bytes", s, n) * f)
 end
 
@@ -83,15 +103,15 @@ local function rate(kind, s)
   local n, unit, rest = split(kind, s)
   local p, b = unit:match("^(%a-)([Bb])/s$")
   local f = p and prefix_factor(p)
-  if not f then fail(kind, s, "unknown unit '" .. unit .. "' (use B/s, GB/s, TB/s or Gb/s)") end
-  local v = check_num(kind, s, n) * f
+  if not f then fail(kind, s, "unknown unit '" .. quoted(unit) .. "' (use B/s, GB/s, TB/s or Gb/s)") end
+  local v = scaled(kind, s, n, f)
   if b == "b" then v = v / 8 end
   return v, rest
 end
 
 function parsers.bandwidth(s)
   local v, rest = rate("bandwidth", s)
-  if rest ~= "" then fail("bandwidth", s, "unexpected '" .. rest .. "'") end
+  if rest ~= "" then fail("bandwidth", s, "unexpected '" .. quoted(rest) .. "'") end
   return v
 end
 
@@ -103,31 +123,31 @@ function parsers.link(s)
   if rest == "" then
     fail("link bandwidth", s, "say 'bidir' (both directions added) or 'per-dir'")
   end
-  fail("link bandwidth", s, "unknown qualifier '" .. rest .. "' (use bidir or per-dir)")
+  fail("link bandwidth", s, "unknown qualifier '" .. quoted(rest) .. "' (use bidir or per-dir)")
 end
 
 function parsers.compute(s)
   local n, unit, rest = split("compute", s)
-  if rest ~= "" then fail("compute", s, "unexpected '" .. rest .. "'") end
+  if rest ~= "" then fail("compute", s, "unexpected '" .. quoted(rest) .. "'") end
   local p = unit:match("^(%a-)FLOPS$") or unit:match("^(%a-)OPS$")
   local f = p and decimal[p]
-  if not f then fail("compute", s, "unknown unit '" .. unit .. "' (use TFLOPS, PFLOPS or TOPS)") end
-  return check_num("compute", s, n) * f
+  if not f then fail("compute", s, "unknown unit '" .. quoted(unit) .. "' (use TFLOPS, PFLOPS or TOPS)") end
+  return scaled("compute", s, n, f)
 end
 
 function parsers.power(s)
   local n, unit, rest = split("power", s)
   local p = unit:match("^(%a-)W$")
   local f = p and decimal[p]
-  if not f or rest ~= "" then fail("power", s, "unknown unit '" .. unit .. "' (use W or kW)") end
-  return check_num("power", s, n) * f
+  if not f or rest ~= "" then fail("power", s, "unknown unit '" .. quoted(unit) .. "' (use W or kW)") end
+  return scaled("power", s, n, f)
 end
 
 function parsers.time(s)
   local n, unit, rest = split("time", s)
   local f = time_units[unit]
-  if not f or rest ~= "" then fail("time", s, "unknown unit '" .. unit .. "' (use s, ms, us, ns)") end
-  return check_num("time", s, n) * f
+  if not f or rest ~= "" then fail("time", s, "unknown unit '" .. quoted(unit) .. "' (use s, ms, us, ns)") end
+  return scaled("time", s, n, f)
 end
 
 -- "$2.49/h", "2.49USD/h", "12CNY/h" -> { amount = 2.49, currency = "USD" }

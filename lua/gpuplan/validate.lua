@@ -26,28 +26,137 @@ local function strip_nulls(v)
   return v
 end
 
--- Read one case file; raises "FILE: problem".  seen (optional, shared
--- between the files of one run): id -> { file, index }, so an id given
--- twice is an error naming both places.
-function M.read(path, seen)
+-- The shape of a case (SCHEMA.md), checked before any prediction: a field
+-- of the wrong type or out of range is an error naming the case and the
+-- field, never a prediction that fails inside a predictor.  Fields the
+-- schema does not know are refused too (a misspelt "tp_size" would be
+-- ignored in silence).  Counts are at most the engine's 2^24 (tokens of
+-- a sequence too: the longest context of any model, 10M, is below it).
+local schema = require "gpuplan.schema"
+local T, R = schema.T, schema.required
+local function count(min) return T.integer { min = min or 1, max = schema.COUNT_MAX } end
+-- Free text: any string, empty included.
+local function text()
+  return { name = "text", check = function(v, path)
+    if type(v) ~= "string" then
+      error({ path = path, msg = "expected a string, got a " .. type(v) }, 0)
+    end
+    return v
+  end }
+end
+
+M.metrics = {
+  train = { "hfu_tflops_per_gpu", "mfu_tflops_per_gpu", "mfu", "tokens_per_s_per_gpu",
+            "step_time_s" },
+  memory = { "peak_memory_gb", "peak_memory_gib" },
+  infer = { "output_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "itl_ms",
+            "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu" },
+  collective = { "busbw_gbps", "time_us" },
+}
+
+-- The measured value: 1e-6 .. 1e15 of its unit.  No metric of SCHEMA.md
+-- is measured in millionths of its unit (the smallest, mfu, is a
+-- fraction like 0.3; times are in s, ms or us), and within these bounds
+-- (predicted - measured) / measured is finite; 1e-320 made it inf.
+M.VALUE_MIN, M.VALUE_MAX = 1e-6, 1e15
+
+local case_schema = T.record {
+  id = R(text()), kind = R(T.enum { "train", "memory", "infer", "collective" }),
+  model = T.record {
+    name = text(), layers = count(), hidden = count(), heads = count(),
+    kv_heads = count(), head_dim = count(), ffn_hidden = count(0),
+    ffn_gated = T.boolean(), vocab = count(), tied_embeddings = T.boolean(),
+    moe = T.record {
+      experts = count(), top_k = count(), shared_experts = count(0),
+      dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
+    },
+    mla = T.record {
+      q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),
+      qk_rope_head_dim = count(), v_head_dim = count(),
+    },
+    params_b = T.number { positive = true, max = 1e6 },
+    mtp_layers = count(0),
+  },
+  hardware = T.record {
+    gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
+    inter_node = text(), nics_per_node = count(0),
+  },
+  parallel = T.record {
+    tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), vpp = count(),
+    sp = T.boolean(), zero = T.integer { min = 0, max = 3 }, fsdp = T.boolean(),
+    micro_batch = count(), global_batch = count(),
+    recompute = T.enum { "none", "selective", "full" },
+    offload = T.enum { "optimizer", "params+optimizer" },
+    dp_attention = T.boolean(), redundant_experts = count(0),
+  },
+  workload = T.record {
+    seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
+    method = T.enum { "pretrain", "full", "lora", "qlora", "infer" },
+    lora = T.record { rank = count(), targets = T.array(T.string()) },
+    optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
+    weight_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" },
+    kv_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4" },
+    batch = count(), input_len = count(), output_len = count(), concurrency = count(),
+    -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
+    phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
+    mtp = count(0), acceptance = T.number { min = 0, max = 1 },
+    two_batch_overlap = T.boolean(), prefill_tokens = count(),
+    imbalance = T.number { min = 1, max = 1e3 },
+  },
+  measured = R(T.record {
+    metric = R(text()), unit = text(),
+    value = R(T.number { min = M.VALUE_MIN, max = M.VALUE_MAX }),
+  }),
+  source = T.record { title = text(), where = text(), id = text() },
+  notes = text(),
+  collective = T.enum { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                        "broadcast", "reduce", "send_recv" },
+  -- Message bytes, up to gpuplan comm's sweep limit of 2^50 (1 PiB).
+  bytes = T.integer { min = 0, max = 2 ^ 50 },
+}
+
+local function short(id)
+  if #id > 60 then return id:sub(1, 60) .. "..." end
+  return id
+end
+
+local function read(path, seen)
   seen = seen or {}
-  local f, err = io.open(path, "rb")
-  if not f then error(string.format("cannot open case file '%s': %s", path, err), 0) end
-  local text, rerr = f:read("a")
-  f:close()
-  if not text then error(string.format("cannot read case file '%s': %s", path, rerr), 0) end
-  local ok, data = pcall(cjson.decode, text)
-  if not ok then error(string.format("%s: invalid JSON: %s", path, tostring(data)), 0) end
+  local text_, rerr = require("gpuplan.files").read(path, "case")
+  if not text_ then
+    if rerr:find(": cannot open", 1, true) then
+      error(string.format("cannot open case file '%s': %s", path,
+        rerr:match(": cannot open %((.*)%)$") or rerr), 0)
+    elseif rerr:find(": is a directory", 1, true) then
+      error(string.format("cannot read case file '%s': is a directory", path), 0)
+    end
+    error(rerr, 0)
+  end
+  -- Under pcall: a message handler of a caller does not run on the
+  -- decoder's errors.
+  local ok, data = pcall(cjson.decode, text_)
+  if not ok then
+    error(string.format("%s: invalid JSON: %s", path, tostring(data):match("^[^\n]*")), 0)
+  end
   -- cjson decodes [] and {} alike: ask the text.
-  if type(data) ~= "table" or not text:match("^%s*%[") then
+  if type(data) ~= "table" or not text_:match("^%s*%[") then
     error(string.format("%s: expected a JSON array of cases", path), 0)
+  end
+  -- Every element is a case object, null included: stripping nulls first
+  -- left a hole, and [null, {...}] read as no cases at all.
+  for i = 1, #data do
+    local c = data[i]
+    if type(c) ~= "table" or (c[1] ~= nil and c.id == nil) then
+      error(string.format("%s: case %d: expected a case object, got %s", path, i,
+        c == cjson.null and "null" or type(c) == "table" and "an array" or
+        ("a " .. type(c))), 0)
+    end
   end
   strip_nulls(data)
   for i, c in ipairs(data) do
     local where = string.format("%s: case %d", path, i)
-    if type(c) ~= "table" then error(where .. ": not an object", 0) end
     if type(c.id) ~= "string" then error(where .. ": missing 'id'", 0) end
-    where = string.format("%s: case '%s'", path, c.id)
+    where = string.format("%s: case '%s'", path, short(c.id))
     local first = seen[c.id]
     if first and first[1] == path and first[2] == i then
       error(string.format("%s: the file is given twice", path), 0)
@@ -57,7 +166,8 @@ function M.read(path, seen)
     end
     seen[c.id] = { path, i }
     if not M.kinds[c.kind] then
-      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective)", where, tostring(c.kind)), 0)
+      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective)", where,
+        tostring(c.kind)), 0)
     end
     local m = c.measured
     if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
@@ -66,9 +176,33 @@ function M.read(path, seen)
     if not (m.value > 0 and m.value < math.huge) then
       error(where .. ": measured value must be a positive finite number", 0)
     end
+    local _, e = schema.check(c, case_schema)
+    if e then
+      error(string.format("%s: %s%s", where, e.path ~= "" and ("field '" .. e.path .. "': ") or "",
+        e.msg), 0)
+    end
+    local known = false
+    for _, x in ipairs(M.metrics[c.kind]) do known = known or x == m.metric end
+    if not known then
+      error(string.format("%s: field 'measured.metric': '%s' is not a %s metric (%s)", where,
+        short(m.metric), c.kind, table.concat(M.metrics[c.kind], ", ")), 0)
+    end
+    if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
+      error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)
+    end
     c._file = path
   end
   return data
+end
+
+-- Read one case file; raises "FILE: problem" (one line, whatever the
+-- file's strings hold).  seen (optional, shared between the files of one
+-- run): id -> { file, index }, so an id given twice is an error naming
+-- both places.
+function M.read(path, seen)
+  local ok, r = pcall(read, path, seen)
+  if ok then return r end
+  error(type(r) == "string" and require("gpuplan.units").oneline(r) or r, 0)
 end
 
 local predictors = {}
@@ -109,12 +243,16 @@ function M.predict(case, cat)
     row.reason = why or "not predicted"
   elseif res.value ~= res.value or res.value == math.huge or res.value < 0 then
     row.reason = "prediction is not a finite non-negative number"
+  elseif (res.value - row.measured) / row.measured == math.huge then
+    row.reason = "prediction is too far from the measured value to compare"
   else
     row.predicted = res.value
     row.error = (res.value - row.measured) / row.measured
     if res.defaults and #res.defaults > 0 then row.defaults = table.concat(res.defaults, "; ") end
     row.detail = res.detail
   end
+  -- A reason is one line of the report, whatever the case's strings hold.
+  if row.reason then row.reason = require("gpuplan.units").oneline(row.reason) end
   return row
 end
 

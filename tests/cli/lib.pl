@@ -7,6 +7,12 @@ use Symbol 'gensym';
 
 our $GP = $ENV{GPUPLAN_BIN} || './gpuplan';
 
+# A run that has not ended after this many seconds is killed and reads as
+# exit 137: a hang fails its test instead of stalling the suite.  Not a
+# speed check (make bench measures speed): every command here ends in well
+# under a second, the limit only catches one that never would.
+our $HANG_LIMIT = $ENV{GPUPLAN_TEST_HANG_LIMIT} || 120;
+
 # run_gp(@args) -> ($exit, $stdout, $stderr); stdin is empty.
 sub run_gp {
     my @args = @_;
@@ -20,7 +26,12 @@ sub run_gp {
         open(STDERR, '>&', $err_fh);
         exec($GP, @args) or exit 127;
     }
-    waitpid($pid, 0);
+    {
+        local $SIG{ALRM} = sub { kill 'KILL', $pid };
+        alarm $HANG_LIMIT;
+        waitpid($pid, 0);
+        alarm 0;
+    }
     my $code = $? >> 8;
     $code = 128 + ($? & 127) if $? & 127;
     local $/;

@@ -120,4 +120,22 @@ t.raises(function() core.state_bytes("mixed-17") end, "mixed-17",
 t.raises(function() core.roof_ridge(device(), "bf17") end,
          "unknown precision 'bf17'", "an unknown precision is named", true)
 
+-- hidden near 2^31 with a LayerNorm: 2 * hidden overflowed an int in the
+-- binding (UBSan, issue 13); now the engine's bound names the field.
+t.raises(function() core.model_params(model { hidden = 2147483647, heads = 1, norm = "layer" }) end,
+  "hidden must be at most 16777216 (got 2147483647)", "hidden 2^31 - 1 with LayerNorm", true)
+t.raises(function() core.model_params(model { hidden = 2147483648 }) end,
+  "model.hidden must be an integer 1..2147483647 (got 2147483648)", "hidden 2^31 names the range", true)
+
+-- core.check runs the kernels' checks on a catalog-shaped table.
+t.ok(core.check("model", model()) and core.check("device", device()) and
+  core.check("topology", topo), "core.check accepts good tables")
+t.raises(function() core.check("model", model { kv_heads = 3 }) end,
+  "kv_heads (3) must divide heads (8)", "core.check model: the engine's message", true)
+t.raises(function() core.check("device", device { mem_bw = 1e30 }) end,
+  "device mem_bw must be", "core.check device", true)
+t.raises(function() core.check("topology", { gpus_per_node = 2 ^ 25, up_bw = 1e9 }) end,
+  "gpus_per_node must be at most 16777216", "core.check topology", true)
+t.raises(function() core.check("train", {}) end, "invalid option 'train'", "core.check: unknown kind", true)
+
 t.done_testing()

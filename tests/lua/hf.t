@@ -156,15 +156,15 @@ local broken = {
     .. "divisible by num_attention_heads 48 and head_dim is missing" },
   { "bad-kv-heads.json", "bad%-kv%-heads%.json: num_key_value_heads 6 does "
     .. "not divide num_attention_heads 32" },
-  { "bad-negative.json", "intermediate_size must be a positive integer "
-    .. "%(got %-18944%)" },
+  { "bad-negative.json", "intermediate_size must be an integer in "
+    .. "1%.%.16777216 %(got %-18944%)" },
   { "bad-missing-layers.json", "missing field 'num_hidden_layers'" },
   { "bad-experts.json", "num_local_experts %(8%) and num_experts %(16%) "
     .. "disagree" },
   { "bad-top-k.json", "num_experts_per_tok 10 exceeds the expert count 8" },
   { "bad-mla.json", "missing field 'qk_nope_head_dim'" },
   { "bad-syntax.json", "bad%-syntax%.json: invalid JSON" },
-  { "bad-type.json", "hidden_size must be an integer %(got '4096'%)" },
+  { "bad-type.json", "hidden_size must be an integer in 1%.%.16777216 %(got '4096'%)" },
   { "bad-dtype.json", "torch_dtype 'float64' is not one of" },
   { "bad-encdec.json", "bad%-encdec%.json: model_type 'bart' is an "
     .. "encoder%-decoder %(is_encoder_decoder%): only the T5 family" },
@@ -230,6 +230,55 @@ t.is(got and core.model_params(got).total, core.model_params(e).total,
 t.is(require("gpuplan").model_from_hf, hf.model_from_hf,
   "gp.model_from_hf resolves to gpuplan.hf")
 
+
+-- Values a reader once took for "absent" (issue 13): each is an error
+-- naming the field, the value and the range.
+local base = { model_type = "llama", hidden_size = 4096, intermediate_size = 11008,
+  num_attention_heads = 32, num_key_value_heads = 8, num_hidden_layers = 32,
+  vocab_size = 32000 }
+local function with(k, v)
+  local c = {}
+  for a, b in pairs(base) do c[a] = b end
+  c[k] = v
+  return c
+end
+for _, b in ipairs {
+  { "hidden_size", 1e300, "hidden_size must be an integer in 1..16777216 (got 1e+300)" },
+  { "hidden_size", math.huge, "hidden_size must be an integer in 1..16777216 (got Infinity)" },
+  { "hidden_size", 2 ^ 63, "hidden_size must be an integer in 1..16777216 (got 9.2233720368548e+18)" },
+  { "num_key_value_heads", 1e300, "num_key_value_heads must be an integer in 1..16777216 (got 1e+300)" },
+  { "num_key_value_heads", 0 / 0, "num_key_value_heads must be an integer in 1..16777216 (got NaN)" },
+  { "num_hidden_layers", 2 ^ 24 + 1, "num_hidden_layers must be an integer in 1..16777216 (got 16777217)" },
+  { "vocab_size", {}, "vocab_size must be an integer in 1..16777216 (got an object)" },
+  { "intermediate_size", nil, "missing field 'intermediate_size'" },
+} do
+  t.raises(function() hf.model_from_hf(with(b[1], b[2]), { id = "x" }) end,
+    "config: " .. b[3], b[1] .. " = " .. tostring(b[2]), true)
+end
+-- Imports the catalog would then refuse (found by tests/lua/fuzz_hf.t).
+local e0 = hf.model_from_hf(with("model_type", "llama"), { id = "x" })
+t.is(e0.family, "llama", "family from model_type")
+local nofam = with("model_type", "")
+nofam.hidden_act = "silu"
+t.is(hf.model_from_hf(nofam, { id = "x" }).family, nil, "an empty model_type gives no family, not ''")
+t.raises(function() hf.model_from_hf(with("num_hidden_layers", 2 ^ 24), { id = "x" }) end,
+  "config: the config makes", "2^24 layers: past the engine's 1e6 billion parameters", true)
+t.raises(function() hf.model_from_hf(with("torch_dtype", "bf\n16"), { id = "x" }) end,
+  "config: torch_dtype 'bf\\n16' is not one of", "a newline in a value stays escaped, one line", true)
+local clip = { model_type = "llava", vocab_size = 32064,
+  text_config = { model_type = "llama" },
+  vision_config = { model_type = "clip_vision_model", hidden_size = 1024, intermediate_size = 4096,
+                    num_hidden_layers = 24, num_attention_heads = 16, image_size = 8, patch_size = 14 } }
+t.raises(function() hf.model_from_hf(clip, { id = "x" }) end,
+  "config: vision_config: an image of 8 pixels is smaller than one patch (14)", "an image under one patch", true)
+
+local moe = with("num_experts", 8)
+moe.num_experts_per_tok, moe.moe_intermediate_size, moe.mlp_only_layers = 2, 1024, { 0 / 0 }
+t.raises(function() hf.model_from_hf(moe, { id = "x" }) end,
+  "config: mlp_only_layers must list layer indices 0..31 (got NaN)", "mlp_only_layers [NaN]", true)
+
+t.raises(function() hf.model_from_hf(base, { id = "x", image_size = 1e300 }) end,
+  "model_from_hf: opts.image_size must be an integer in 1..16777216", "opts.image_size checked", true)
 
 -- A misspelled option is an error naming it (idd would drop the id).
 t.raises(function() hf.model_from_hf({ model_type = "llama" }, { idd = "x" }) end,

@@ -166,7 +166,7 @@ t.ok(has(predict(case(0, false), cat).defaults, "^recipe=megatron%-18"),
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, tp = 3, gpus = 3 } end,
   "tp 3 does not divide the 32 attention heads", "tp not dividing heads")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, seq = -5 } end,
-  "seq must be a positive number", "negative seq")
+  "seq must be a whole number of tokens, 1..16777216 (got -5)", "negative seq", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, recipe = "fp7" } end,
   "unknown recipe 'fp7'", "unknown recipe")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "dpo" } end,
@@ -420,7 +420,7 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", concurrency = 0 } end,
   "concurrency must be a positive integer (got 0)", "infer concurrency 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", ctx = 0 } end,
-  "ctx must be a positive integer (got 0)", "infer ctx 0 refused", true)
+  "ctx must be a whole number of tokens, 1..16777216 (got 0)", "infer ctx 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 0 } end,
   "kv: 0 bytes per element is out of (0, 8]", "kv 0 bytes refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 1 / 0 } end,

@@ -70,4 +70,13 @@ t.raises(function() u.parse(long, "bytes") end,
   "bad bytes '1GB a" .. (" "):rep(35) .. "...': too long for a quantity", "long string refused", true)
 -- 0.1 s of CPU: the check is one length test; the old path took > 10 s.
 t.ok(os.clock() - t0 < 0.1, "and quickly")
+-- A quoted value stays one line (found by tests/lua/fuzz_units.t): its
+-- control characters are escaped, in the value and in the part named.
+t.raises(function() u.parse("2m\n2ms", "bytes") end, "bad bytes '2m\\n2ms': unexpected '2ms'",
+  "a newline in a value is escaped", true)
+t.raises(function() u.parse("9TFLOPS x\ny", "compute") end, "unexpected 'x\\ny'",
+  "and in the part it names", true)
+t.raises(function() u.parse("1e300TB/s", "bandwidth") end, "bad bandwidth '1e300TB/s': too large",
+  "a bandwidth past a double is too large, not inf", true)
+
 t.done_testing()

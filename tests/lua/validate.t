@@ -72,4 +72,69 @@ end
 t0.workload.input_len, t0.workload.output_len = 64, 4
 row = v.predict(t0, cat)
 t.ok(row.predicted and row.predicted > 0, "T0 3B with its shape: predicted")
+
+-- Malformed cases (issue 13): an error naming the case and the field,
+-- never a prediction that fails inside a predictor.
+local lfs = require "lfs"
+local tmp = os.tmpname()
+os.remove(tmp)
+assert(lfs.mkdir(tmp))
+local function put(name, text)
+  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
+  fh:write(text)
+  fh:close()
+  return tmp .. "/" .. name
+end
+local good = [[{"id": "c1", "kind": "memory",
+  "model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256},
+  "hardware": {"gpu": "h100-sxm", "gpus": 1}, "parallel": {"tp": 1},
+  "workload": {"method": "full", "seq_len": 128},
+  "measured": {"metric": "peak_memory_gib", "value": 1.5, "unit": "GiB"}}]]
+t.is(#v.read(put("good.json", "[" .. good .. "]")), 1, "the base case reads")
+t.raises(function() v.read(put("null.json", "[null, " .. good .. "]")) end,
+  "null.json: case 1: expected a case object, got null", "[null, case] is an error, not 0 cases", true)
+t.raises(function() v.read(put("num.json", "[" .. good .. ", 3]")) end,
+  "num.json: case 2: expected a case object, got a number", "a number among the cases", true)
+t.raises(function() v.read(put("arr.json", "[[1, 2]]")) end,
+  "arr.json: case 1: expected a case object, got an array", "an array as a case", true)
+-- One field at a time made wrong: {JSON text replaced, new text, the
+-- message expected}.
+local bad = {
+  { '"layers": 2', '"layers": "2"', "field 'model.layers': expected a finite number, got \"2\"" },
+  { '"layers": 2', '"layers": 2.5', "field 'model.layers': expected an integer, got 2.5" },
+  { '"layers": 2', '"layers": 0', "field 'model.layers': must be >= 1, got 0" },
+  { '"layers": 2', '"layers": 1e300', "field 'model.layers': must be <= 16777216, got 1e+300" },
+  { '"hidden": 64', '"hidden": {"a": 1}', "field 'model.hidden': expected a finite number, got table" },
+  { '"model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256}',
+    '"model": 7', "field 'model': expected a table, got 7" },
+  { '"gpus": 1', '"gpus": -8', "field 'hardware.gpus': must be >= 1, got -8" },
+  { '"gpu": "h100-sxm"', '"gpu": 12', "field 'hardware.gpu': expected a string, got a number" },
+  { '"tp": 1', '"tp": true', "field 'parallel.tp': expected a finite number, got true" },
+  { '"tp": 1', '"tp_size": 1', "field 'parallel.tp_size': unknown field" },
+  { '"seq_len": 128', '"seq_len": 1e15', "field 'workload.seq_len': must be <= 16777216" },
+  { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain" },
+  { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8" },
+  { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list" },
+  { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got " },
+  { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15" },
+  { '"metric": "peak_memory_gib"', '"metric": "busbw_gbps"', "field 'measured.metric': 'busbw_gbps' is not a memory metric" },
+  { '"unit": "GiB"', '"unit": 3', "field 'measured.unit': expected a string, got a number" },
+  { '"kind": "memory",', '"kind": "memory", "notes": [1],', "field 'notes': expected a string, got a table" },
+  { '"kind": "memory",', '"kind": "memory", "source": "paper",', "field 'source': expected a table" },
+  { '"kind": "memory",', '"kind": "collective",', "field 'measured.metric': 'peak_memory_gib' is not a collective metric" },
+}
+for i, b in ipairs(bad) do
+  local text = good:gsub(b[1]:gsub("%p", "%%%0"), (b[2]:gsub("%%", "%%%%")), 1)
+  local path = put("bad" .. i .. ".json", "[" .. text .. "]")
+  t.raises(function() v.read(path) end, "bad" .. i .. ".json: case 'c1': " .. b[3],
+    "malformed " .. b[2], true)
+end
+local coll = put("coll.json", [=[[{"id": "k", "kind": "collective", "hardware": {"gpu": "h100-sxm", "gpus": 8},
+  "measured": {"metric": "busbw_gbps", "value": 100}}]]=])
+t.raises(function() v.read(coll) end, "coll.json: case 'k': a collective case needs 'collective' and 'bytes'",
+  "a collective case without its message", true)
+for name in lfs.dir(tmp) do
+  if name ~= "." and name ~= ".." then os.remove(tmp .. "/" .. name) end
+end
+lfs.rmdir(tmp)
 t.done_testing()

@@ -176,6 +176,9 @@ local function check(dirs)
   local base = { paths[1] }
   for _, d in ipairs(dirs) do base[#base + 1] = d end
   local cat, errs = catalog.load(base)
+  -- What was skipped (broken links, loops, unreadable directories) first:
+  -- a user's file that vanished unnoticed would look like an ok.
+  for _, w in ipairs(cat.warnings) do io.stderr:write("gpuplan: warning: ", w, "\n") end
   for _, e in ipairs(errs) do io.stderr:write(e, "\n") end
   if #errs > 0 then
     io.stderr:write(string.format("gpuplan: %d error%s in %s\n", #errs, #errs == 1 and "" or "s",

@@ -99,6 +99,11 @@ function C.run(opts, args)
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
+  -- The range before any row: 5000PB would double past 2^63 forever.
+  local okr, why = pcall(comm.sizes, lo, hi)
+  if not okr then
+    error(cli.usage(tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")), 0)
+  end
 
   local function sweep(system)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
@@ -124,6 +129,11 @@ function C.run(opts, args)
       check_system(id, opts.systems and "systems" or "system")
       list[#list + 1] = id
     end
+  end
+  -- An output file that cannot be written fails before the table prints.
+  if opts.svg then
+    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
+    if not okf then error(why, 0) end
   end
   local rows = sweep(opts.system)
   local r1 = rows[1]

@@ -228,6 +228,11 @@ function C.run(opts, args)
   if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
 
   if opts.sweep_batch then
+    -- An output file that cannot be written fails before the table prints.
+    if opts.svg then
+      local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
+      if not okf then error(why, 0) end
+    end
     local ok, rows, top = pcall(infer.sweep, a)
     if not ok then error(clean(rows), 0) end
     if not top.fits then

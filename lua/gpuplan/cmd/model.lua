@@ -57,7 +57,8 @@ local function params(opts, what)
     m = require("gpuplan").catalog():get("models", what)
   end
   local core = require "gpuplan.core"
-  local p = core.model_params(m)
+  local okp, p = pcall(core.model_params, m)
+  if not okp then error(cli.fail(cli.clean(p)), 0) end
   local rows = {}
   for _, c in ipairs(components) do
     if p[c[1]] > 0 then

@@ -45,11 +45,9 @@ function C.run(opts, args)
       if not opts.kind or c.kind == opts.kind then cases[#cases + 1] = c end
     end
   end
-  local ok, cat = pcall(catalog.get)
-  if not ok then
-    io.stderr:write("gpuplan: warning: catalog did not load: ", tostring(cat), "\n")
-    cat = nil
-  end
+  -- A broken catalog is an error naming its file and line, as in every
+  -- command: predictions against part of a catalog would be wrong.
+  local cat = catalog.get()
   local rows = {}
   for _, c in ipairs(cases) do rows[#rows + 1] = validate.predict(c, cat) end
   table.sort(rows, function(a, b)

@@ -1,0 +1,97 @@
+-- gpuplan.files: reading input files under a size limit, writing output
+-- files whole or not at all.
+--
+--   local files = require "gpuplan.files"
+--   local text = files.read(path, "case")    -- raises "... too large ..."
+--   files.write("out.svg", svg_text)         -- raises "cannot write ..."
+--
+-- Inputs are refused by size before they are read (stat), and read with a
+-- bound (a FIFO or a file that grows cannot get past it either): a data
+-- file is text a person or a converter wrote, and a runaway one must not
+-- spend the machine's memory and minutes before any check runs.  Outputs
+-- go through the engine's outfile_write (engine/outfile.h): a fresh
+-- temporary created exclusively beside the target, then renamed over it;
+-- only a regular file is replaced, never a link, a directory or a device.
+
+local lfs = require "lfs"
+local config = require "gpuplan.config"
+
+local M = {}
+
+-- The largest input of each kind, in bytes, and why it is generous.
+--   catalog: the largest built-in file (catalog/gpus/nvidia-hopper.lua,
+--            a dozen GPUs with their sources) is 11 KB; 4 MiB is a
+--            generated catalog of some 5,000 entries.
+--   case:    the published cases (60 of them) are 110 KB; 64 MiB holds
+--            tens of thousands.
+--   config:  a Hugging Face config.json is 1-10 KB; 16 MiB is far past
+--            any.
+M.limits = {
+  catalog = 4 * 1024 * 1024,
+  case = 64 * 1024 * 1024,
+  config = 16 * 1024 * 1024,
+}
+
+local names = { catalog = "a catalog file", case = "a case file", config = "a config file" }
+
+local function mib(n)
+  return (string.format("%.1f", n / 2 ^ 20):gsub("%.0$", "")) .. " MiB"
+end
+
+-- The text of the file at path, at most M.limits[kind] bytes.  Returns
+-- text, or nil and a message "PATH: ..." (no such file, a directory,
+-- too large, unreadable).
+function M.read(path, kind)
+  local max = assert(M.limits[kind], "files.read: unknown kind")
+  local attr, aerr = lfs.attributes(path)
+  if not attr then return nil, string.format("%s: cannot open (%s)", path, tostring(aerr)) end
+  if attr.mode == "directory" then return nil, path .. ": is a directory" end
+  local too_big = string.format("%s: too large (%%s; the limit for %s is %s)", path,
+    names[kind], mib(max))
+  if attr.mode == "file" and attr.size > max then
+    return nil, string.format(too_big, mib(attr.size))
+  end
+  local f, err = io.open(path, "rb")
+  if not f then return nil, string.format("%s: cannot open (%s)", path, tostring(err)) end
+  local text, rerr = f:read(max + 1)
+  f:close()
+  if text == nil and rerr then
+    return nil, string.format("%s: cannot read (%s)", path, tostring(rerr))
+  end
+  text = text or ""
+  if #text > max then return nil, string.format(too_big, "more than " .. mib(max)) end
+  return text
+end
+
+-- Why path cannot be an output file, or nil: the checks outfile_write
+-- makes, run before any work so a command fails before it prints.
+function M.output_problem(path)
+  if type(path) ~= "string" or path == "" then return "the file name is empty" end
+  local mode = lfs.symlinkattributes(path, "mode")
+  if mode == nil or mode == "file" then return nil end
+  if mode == "link" then
+    return "it is a symbolic link (output files replace a regular file and never "
+      .. "write through a link; give the link's target)"
+  end
+  local kind = ({ directory = "a directory", ["named pipe"] = "a FIFO", socket = "a socket",
+                  ["char device"] = "a character device",
+                  ["block device"] = "a block device" })[mode] or "not a regular file"
+  return "it is " .. kind .. ", not a regular file"
+end
+
+-- Raise "cannot write 'PATH': why" when path cannot be an output file.
+function M.check_output(path)
+  local why = M.output_problem(path)
+  if why then error(string.format("cannot write '%s': %s", tostring(path), why), 0) end
+end
+
+-- Write data to path whole or not at all; raises "cannot write 'PATH': why".
+function M.write(path, data)
+  if type(path) ~= "string" then error("files.write: path must be a string", 0) end
+  if type(data) ~= "string" then error("files.write: data must be a string", 0) end
+  local ok, err = config.write_file(path, data)
+  if not ok then error(err, 0) end
+  return true
+end
+
+return M

@@ -1,0 +1,301 @@
+# Hardening (issue 13): inputs that hung the tool, ate memory, overwrote a
+# file through a link or leaked an internal error.  Each gives a one-line
+# error naming the input (exit 1 or 2) or a correct answer.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use File::Path qw(make_path);
+require './tests/cli/lib.pl';
+
+my $tmp = tempdir(CLEANUP => 1);
+my ($c, $o, $e);
+
+# An error is one line naming the input, without gpuplan's own file:line
+# or a traceback.
+sub clean_error {
+    my ($err, $name) = @_;
+    my @lines = grep { /\S/ && !/^usage:/ } split /\n/, $err;
+    my $first = $lines[0] // '';
+    ok($first =~ /^gpuplan: / && $err !~ /stack traceback|lua\/gpuplan\/[\w\/]+\.lua:\d+/,
+       "$name: one clean line") or diag $err;
+}
+
+# --- 1. A size sweep whose doubling overflowed never ended -------------
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '5000PB');
+is($c, 2, 'comm --max 5000PB: a usage error, not a hang');
+like($e, qr/^gpuplan: comm: --max must be a size of 1 B to 2\^50 B \(1 PiB\), got 5000000000000000000$/m,
+     'comm --max 5000PB: the limit and the value');
+clean_error($e, 'comm --max 5000PB');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1', '--max', '4611686018427387904');
+is($c, 2, 'comm --max 2^62: a usage error');
+like($e, qr/--max must be a size of 1 B to 2\^50 B/, 'comm --max 2^62: the limit');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--min', '1', '--max', '1PiB', '--format', 'csv');
+is($c, 0, 'comm up to the limit, 1 PiB, answers');
+# 1 B .. 2^50 B doubling: 51 sizes, a header line.
+is(scalar(split /\n/, $o), 52, '1 B .. 1 PiB is 51 rows');
+
+# --- 2. Output files: never through a link, never over a non-file ------
+my $d = "$tmp/d";
+make_path($d);
+write_file("$tmp/victim", "KEEP\n");
+symlink("$tmp/victim", "$d/out.svg.tmp") or die "symlink: $!";
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$d/out.svg");
+is($c, 0, 'roofline --svg beside a planted out.svg.tmp link writes the chart');
+is(do { local (@ARGV, $/) = ("$tmp/victim"); <> }, "KEEP\n", 'the planted link\'s target is untouched');
+ok(-f "$d/out.svg" && !-l "$d/out.svg", 'the chart is a regular file');
+like(do { local (@ARGV, $/) = ("$d/out.svg"); <> }, qr/^<svg .*<\/svg>\n\z/s, 'and a whole SVG');
+opendir(my $dh, $d); my @left = grep { !/^\.\.?$/ } readdir $dh; closedir $dh;
+is_deeply([sort @left], ['out.svg', 'out.svg.tmp'], 'no temporary left in the directory');
+
+symlink("$tmp/victim", "$d/link.svg") or die "symlink: $!";
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$d/link.svg");
+is($c, 1, '--svg onto a symbolic link exits 1');
+like($e, qr/^gpuplan: cannot write '\Q$d\E\/link.svg': it is a symbolic link/, 'and says it is a link');
+is($o, '', 'nothing printed when the chart cannot be written');
+ok(-l "$d/link.svg", 'the link is still a link');
+is(do { local (@ARGV, $/) = ("$tmp/victim"); <> }, "KEEP\n", 'its target is untouched');
+
+system('mkfifo', "$d/fifo") == 0 or die "mkfifo";
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$d/fifo");
+is($c, 1, '--svg onto a FIFO exits 1, no hang');
+like($e, qr/^gpuplan: cannot write '\Q$d\E\/fifo': it is a FIFO, not a regular file$/m, 'and names the FIFO');
+ok(-p "$d/fifo", 'the FIFO is still a FIFO');
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', $d);
+is($c, 1, '--svg onto a directory exits 1');
+like($e, qr/^gpuplan: cannot write '\Q$d\E': it is a directory, not a regular file$/m, 'and names the directory');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1MiB', '--svg', "$d/link.svg");
+is($c, 1, 'comm --svg onto a link exits 1');
+is($o, '', 'comm prints no table when the chart cannot be written');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', "$d/link.svg");
+is($c, 1, 'infer --svg onto a link exits 1');
+is($o, '', 'infer prints no table when the chart cannot be written');
+write_file("$d/old.svg", "old\n");
+chmod 0600, "$d/old.svg";
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--max', '1MiB', '--svg', "$d/old.svg");
+is($c, 0, 'comm --svg over a regular file');
+like(do { local (@ARGV, $/) = ("$d/old.svg"); <> }, qr/^<svg /, 'replaces it');
+is((stat "$d/old.svg")[2] & 07777, 0600, 'keeping its mode');
+
+# --- 3. Text tables render in time linear in their size ---------------
+# A 100,000-character name: the trailing-blank trim of each row retried at
+# every blank of the padding, 20 s for 10,000 characters, hours for this.
+my $cat = "$tmp/longname";
+make_path($cat);
+my $long = 'x' x 100000;
+write_file("$cat/a.lua", qq{gpu { id = "longname", name = "$long", vendor = "v", arch = "hopper",
+  memory = "80GB", mem_bw = "3TB/s", peak = { bf16 = "900TFLOPS" }, source = "s" }\n});
+{
+    local $ENV{GPUPLAN_CATALOG} = $cat;
+    ($c, $o, $e) = run_gp('catalog', 'list', 'gpus');
+}
+is($c, 0, 'catalog list with a 100,000-character name');
+my ($row) = grep { /^longname / } split /\n/, $o;
+like($row // "", qr/^longname\s+\Q$long\E\s+80GB/, "the name is printed whole");
+ok(!grep({ / +$/ } split /\n/, $o), 'no line ends in blanks');
+my $cases = "$tmp/longid.json";
+my $id = 'c' x 80000;
+write_file($cases, qq{[{"id": "$id", "kind": "memory",
+  "model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256},
+  "hardware": {"gpu": "h100-sxm", "gpus": 1},
+  "workload": {"method": "full", "seq_len": 128},
+  "measured": {"metric": "peak_memory_gib", "value": 1.5, "unit": "GiB"}}]\n});
+($c, $o, $e) = run_gp('validate', $cases);
+is($c, 0, 'validate a case with an 80,000-character id');
+like($o, qr/^\Q$id\E +memory /m, "the id is printed whole");
+
+# --- 4. Limits apply before reading and compiling --------------------
+# Sparse files: their size is what matters, no disk is used.
+sub sparse {
+    my ($path, $head, $size, $tail) = @_;
+    open(my $fh, '>', $path) or die "$path: $!";
+    print $fh $head;
+    seek($fh, $size - length($tail), 0);
+    print $fh $tail;
+    close $fh;
+}
+my $big = "$tmp/big";
+make_path($big);
+sparse("$big/huge.lua", "-- ", 3 * 1024 ** 3, "\n");
+($c, $o, $e) = run_gp('catalog', 'check', $big);
+is($c, 1, 'a 3 GB catalog file: exit 1');
+like($e, qr/^\Q$big\E\/huge.lua: too large \(3072 MiB; the limit for a catalog file is 4 MiB\)$/m,
+     'refused by its size, before any read');
+unlink "$big/huge.lua";
+sparse("$big/literal.lua", "local s = '", 200 * 1000 ** 2, "'\n");
+($c, $o, $e) = run_gp('catalog', 'check', $big);
+is($c, 1, 'a 200 MB string literal: exit 1');
+like($e, qr/literal.lua: too large \(190.7 MiB;/, 'refused by its size');
+unlink "$big/literal.lua";
+write_file("$big/deep.lua", 'local x = ' . ('(' x 100000) . '1' . (')' x 100000) . "\n");
+($c, $o, $e) = run_gp('catalog', 'check', $big);
+is($c, 1, '100,000 nested parentheses: exit 1');
+like($e, qr/^\Q$big\E\/deep.lua: nested too deeply to compile \(C stack overflow\)$/m, 'one line naming the file');
+unlike($e, qr/stack traceback|catalog\.lua:\d+/, 'no traceback of internals');
+($c, $o, $e) = run_gp('validate', $big);
+is($c, 1, 'validate of a directory: exit 1');
+like($e, qr/^gpuplan: cannot read case file '\Q$big\E': is a directory$/m, 'names it');
+unlink "$big/deep.lua";
+sparse("$big/cases.json", "[", 65 * 1024 ** 2, "]");
+($c, $o, $e) = run_gp('validate', "$big/cases.json");
+is($c, 1, 'a 65 MiB case file: exit 1');
+like($e, qr/^gpuplan: \Q$big\E\/cases.json: too large \(65 MiB; the limit for a case file is 64 MiB\)$/m,
+     'refused by its size');
+sparse("$big/config.json", "{", 17 * 1024 ** 2, "}");
+($c, $o, $e) = run_gp('model', 'import', "$big/config.json");
+is($c, 1, 'a 17 MiB config.json: exit 1');
+like($e, qr/^gpuplan: \Q$big\E\/config.json: too large \(17 MiB; the limit for a config file is 16 MiB\)$/m,
+     'refused by its size');
+
+# A script nested as deeply: one line naming it, not the CLI's traceback.
+write_file("$tmp/deep.lua", 'local x = ' . ('(' x 100000) . '1' . (')' x 100000) . "\n");
+($c, $o, $e) = run_gp('run', "$tmp/deep.lua");
+is($c, 1, 'a script of 100,000 nested parentheses: exit 1');
+is($e, "gpuplan: $tmp/deep.lua: C stack overflow\n", 'one line naming the script');
+
+# --- 5. catalog check runs the commands' checks ----------------------
+my $F = 'tests/fixtures/catalog';
+($c, $o, $e) = run_gp('catalog', 'check', "$F/good", "$F/semantic");
+is($c, 1, 'catalog check of entries the commands refuse: exit 1');
+my @sem = grep { /^\Q$F\E\/semantic\/entries.lua:\d+: / } split /\n/, $e;
+open(my $xf, '<', "$F/semantic/expected.txt") or die;
+my @want = <$xf>;
+close $xf;
+is(scalar @sem, scalar @want, 'every bad entry of the file reported: ' . scalar @want);
+is($o, '', 'and no "ok"');
+
+# A broken file on the search path: every command names it.
+my $broken = "$tmp/broken";
+make_path($broken);
+write_file("$broken/a.lua", "gpu { id = \"x\" }\nlimit = 1\n");
+{
+    local $ENV{GPUPLAN_CATALOG} = $broken;
+    for my $cmd (['fit', 'llama2-7b', '--gpu', 'h100-sxm'], ['infer', 'llama2-7b', '--gpu', 'h100-sxm'],
+                 ['roofline', '--gpu', 'h100-sxm'], ['comm', '--system', 'dgx-h100'],
+                 ['model', 'params', 'llama2-7b'], ['catalog', 'list'],
+                 ['validate', 'tests/fixtures/validation/mini.json'],
+                 ['run', 'scripts/guide.lua'], []) {
+        ($c, $o, $e) = run_gp(@$cmd);
+        my $name = join(' ', @$cmd) || '(the guide)';
+        is($c, 1, "$name with a broken catalog: exit 1");
+        like($e, qr/^gpuplan: (comm: --system: )?\Q$broken\E\/a.lua:1: gpu 'x': field 'arch': required field is missing \(and 1 more error/m,
+             "$name names the file and line");
+        clean_error($e, $name);
+    }
+    ($c, $o, $e) = run_gp('catalog', 'check', $broken);
+    like($e, qr/^\Q$broken\E\/a.lua:2: assignment to global 'limit'/m, 'check lists the second error with its line');
+    # A runaway loop, the "runs too long" that fit printed without a file.
+    write_file("$broken/a.lua", "gpu { id = \"x\" }\nwhile true do end\n");
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    like($e, qr/^gpuplan: \Q$broken\E\/a.lua:1: .*\(and 1 more error/m, 'fit with a looping catalog file names it');
+    ($c, $o, $e) = run_gp('catalog', 'check', $broken);
+    like($e, qr/^\Q$broken\E\/a.lua:2: catalog file runs too long/m, 'and check names the loop\'s line');
+}
+
+# Skipped, not silent: a broken link and a link loop on the search path.
+my $links = "$tmp/links";
+make_path($links);
+symlink("$links/gone.lua", "$links/broken.lua") or die;
+symlink("$links/b.lua", "$links/a.lua") or die;
+symlink("$links/a.lua", "$links/b.lua") or die;
+{
+    local $ENV{GPUPLAN_CATALOG} = $links;
+    ($c, $o, $e) = run_gp('catalog', 'list', 'archs');
+}
+is($c, 0, 'broken links on the search path: the command still runs');
+like($e, qr/^gpuplan: warning: \Q$links\E\/broken.lua: broken symbolic link \(to \Q$links\E\/gone.lua\), skipped$/m,
+     'a broken link is a warning');
+like($e, qr/^gpuplan: warning: \Q$links\E\/a.lua: symbolic link loop/m, 'a loop is a warning');
+($c, $o, $e) = run_gp('catalog', 'check', $links);
+is($c, 0, 'catalog check of a directory of broken links: no error');
+like($e, qr/^gpuplan: warning: \Q$links\E\/broken.lua: broken symbolic link/m, 'but the warnings');
+is($o, "ok: 0 entries in $links\n", 'and no entry from it');
+
+# --- 8. A script's misuse names the script's line ---------------------
+write_file("$tmp/misuse.lua", <<'LUA');
+local gp = require "gpuplan"
+local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm",
+  gpus = "8" }
+LUA
+($c, $o, $e) = run_gp('run', "$tmp/misuse.lua");
+is($c, 1, 'a script\'s misuse exits 1');
+is($e, "gpuplan: $tmp/misuse.lua:2: gpus must be a positive integer (got string '8')\n",
+   'one line naming the script\'s line, no traceback');
+write_file("$tmp/sweep.lua", "require('gpuplan.comm').sweep{op = 'all_reduce', system = 'dgx-h100', min = 8, max = 64, factor = 1}\n");
+($c, $o, $e) = run_gp('run', "$tmp/sweep.lua");
+is($c, 1, 'comm.sweep with factor 1: exit 1, no hang');
+is($e, "gpuplan: $tmp/sweep.lua:1: comm: factor must be a finite number > 1 (got 1)\n", 'names the script line');
+# A script's own bug keeps its traceback (it is the script's, not ours).
+write_file("$tmp/bug.lua", "local t = nil\nprint(t.x)\n");
+($c, $o, $e) = run_gp('run', "$tmp/bug.lua");
+like($e, qr/^gpuplan: \Q$tmp\E\/bug.lua:2: attempt to index a nil value/, 'a script bug names its line');
+like($e, qr/stack traceback/, 'and keeps the traceback');
+
+# Absurd values are errors, not answers.
+for my $t (
+    [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--weights', '1e-300'],
+     qr/^gpuplan: weights: 1e-300 bits per weight is out of \[1, 32\]$/m],
+    [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '1000000000000000'],
+     qr/^gpuplan: seq must be a whole number of tokens, 1\.\.16777216 \(got 1000000000000000\)$/m],
+    [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--vpp', '2'],
+     qr/^gpuplan: vpp 2 needs a pipeline \(pp > 1; got pp 1\)$/m],
+    [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--capacity-factor', '1.5'],
+     qr/^gpuplan: capacity_factor applies to MoE models; llama2-7b has no experts$/m],
+    [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
+     qr/^gpuplan: infer: price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
+    [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--in', '100000000'],
+     qr/^gpuplan: infer: input must be a whole number of tokens, 1\.\.16777216 \(got 100000000\)$/m],
+    ) {
+    ($c, $o, $e) = run_gp(@{$t->[0]});
+    my $name = join ' ', @{$t->[0]}[0, -2, -1];
+    ok($c == 1 || $c == 2, "$name: an error") or diag "exit $c: $o";
+    like($e, $t->[1], "$name: the value and its range");
+    is($o, '', "$name: no answer printed");
+}
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12CNY/h');
+like($o, qr/^cost per 1M output tokens\s+[\d.]+ CNY$/m, 'a known currency still prices');
+
+# --- 6. model import: every bad field named with its value and range ---
+my $cfg = "$tmp/config.json";
+for my $t (['"hidden_size": 4096', '"hidden_size": 1e300', 'hidden_size must be an integer in 1..16777216 (got 1e+300)'],
+           ['"num_key_value_heads": 8', '"num_key_value_heads": 1e300', 'num_key_value_heads must be an integer in 1..16777216 (got 1e+300)'],
+           ['"hidden_size": 4096', '"hidden_size": Infinity', 'hidden_size must be an integer in 1..16777216 (got Infinity)'],
+           ['"num_hidden_layers": 32', '"num_hidden_layers": 18446744073709551616', 'num_hidden_layers must be an integer in 1..16777216 (got 1.844674407371e+19)'],
+           ['"intermediate_size": 14336,', '', "missing field 'intermediate_size'"]) {
+    my $text = do { local (@ARGV, $/) = ('tests/fixtures/hf/llama-3.1-8b.json'); <> };
+    $text =~ s/\Q$t->[0]\E/$t->[1]/ or die "no $t->[0]";
+    write_file($cfg, $text);
+    ($c, $o, $e) = run_gp('model', 'import', $cfg, '--id', 'x');
+    is($c, 1, "import with $t->[1]: exit 1");
+    is($e, "gpuplan: $cfg: $t->[2]\n", "import with $t->[1]: names the field, value and range");
+}
+
+# --- 7. validate: a malformed case is an error naming case and field ----
+write_file("$tmp/nullcase.json", '[null, {"id": "a", "kind": "memory", "measured": {"metric": "peak_memory_gib", "value": 1}}]');
+($c, $o, $e) = run_gp('validate', "$tmp/nullcase.json");
+is($c, 1, '[null, case]: exit 1, not 0 cases');
+is($e, "gpuplan: $tmp/nullcase.json: case 1: expected a case object, got null\n", 'names the null case');
+write_file("$tmp/badfield.json", '[{"id": "a", "kind": "memory", "model": {"layers": "many"}, "measured": {"metric": "peak_memory_gib", "value": 1}}]');
+($c, $o, $e) = run_gp('validate', "$tmp/badfield.json");
+is($c, 1, 'a malformed field: exit 1');
+is($e, "gpuplan: $tmp/badfield.json: case 'a': field 'model.layers': expected a finite number, got \"many\"\n",
+   'names the case and the field');
+write_file("$tmp/tiny.json", '[{"id": "a", "kind": "memory", "measured": {"metric": "peak_memory_gib", "value": 1e-320}}]');
+($c, $o, $e) = run_gp('validate', "$tmp/tiny.json");
+is($c, 1, 'a measured value of 1e-320: exit 1, not a median of inf');
+like($e, qr/^gpuplan: \Q$tmp\E\/tiny.json: case 'a': field 'measured.value': must be >= 1e-06, got /, 'names the value and its range');
+
+# --- 9. hidden near 2^31 (UBSan: signed overflow of 2 * hidden) -------
+my $hcat = "$tmp/hidden";
+make_path($hcat);
+write_file("$hcat/m.lua", 'model { id = "wide", name = "x", layers = 2, hidden = 2147483647, heads = 1, ffn_hidden = 128, vocab = 100, params_b = 1, norm = "layer", source = "t" }' . "\n");
+{
+    local $ENV{GPUPLAN_CATALOG} = $hcat;
+    ($c, $o, $e) = run_gp('model', 'params', 'wide');
+}
+is($c, 1, 'a model of hidden 2^31 - 1: exit 1');
+like($e, qr/^gpuplan: \Q$hcat\E\/m.lua:1: model 'wide': field 'hidden': must be <= 16777216, got 2147483647/m,
+     'the catalog names the field, no cmd/model.lua position');
+clean_error($e, 'model params wide');
+
+done_testing();

@@ -1,0 +1,95 @@
+-- A script's misuse of the API names the script's line (issue 13), as
+-- luaL_argerror names the caller: never a line inside gpuplan, however
+-- deep the check that found it.  Absurd values are errors, not answers.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local me = debug.getinfo(1, "S").short_src
+
+-- fn (written on the caller's line) must raise "<this file>:<that
+-- line>: " followed by text containing want.
+local function check(fn, want, name)
+  local line = debug.getinfo(2, "l").currentline
+  local ok, e = pcall(fn)
+  e = tostring(e)
+  local head = me .. ":" .. line .. ": "
+  local good = not ok and e:sub(1, #head) == head and e:find(want, 1, true) ~= nil
+    and not e:find("lua/gpuplan/", 1, true)
+  if not t.ok(good, name) then t.diag(ok and "no error" or e) end
+end
+
+local M7, H = "llama2-7b", "h100-sxm"
+check(function() gp.memory { model = M7, gpu = H, gpus = "8" } end, "gpus must be a positive integer (got string '8')", "memory: gpus a string")
+check(function() gp.memory { model = M7, gpu = H, tp = 0 } end, "tp must be a positive integer (got 0)", "memory: tp 0")
+check(function() gp.memory { model = M7, gpu = H, method = "sft" } end, "unknown method 'sft'", "memory: unknown method")
+check(function() gp.memory { model = M7, gpu = H, tp_size = 2 } end, "memory: unknown option 'tp_size'", "memory: misspelt option")
+check(function() gp.memory { model = M7, gpu = H, seq = 1e15 } end, "seq must be a whole number of tokens, 1..16777216 (got 1e+15)", "memory: seq 1e15")
+check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = { bits = 4, group = 16, group_bits = 1e300 } } end, "weights: group_bits must be a number of bits in [0, 64] (got 1e+300)", "memory: group_bits 1e300")
+check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = 1e-300 } end, "weights: 1e-300 bits per weight is out of [1, 32]", "memory: weights 1e-300 bits")
+check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = { bits = 4, group = 0.5 } } end, "weights: group must be a whole number", "memory: fractional group")
+check(function() gp.memory { model = M7, gpu = H, vpp = 2 } end, "vpp 2 needs a pipeline (pp > 1; got pp 1)", "memory: vpp without pp")
+check(function() gp.memory { model = M7, gpu = H, capacity_factor = 1.25 } end, "capacity_factor applies to MoE models; llama2-7b has no experts", "memory: capacity_factor on a dense model")
+check(function() gp.memory { model = "mixtral-8x7b", gpu = H, gpus = 8, tp = 8, capacity_factor = 1e300 } end, "capacity_factor must be a number in (0, 64] (got 1e+300)", "memory: capacity_factor 1e300")
+check(function() gp.memory { model = "llama2-7bb", gpu = H } end, "unknown model 'llama2-7bb'", "memory: unknown model")
+check(function() gp.memory { model = M7, gpu = H, method = "grpo", prompt_len = 2 ^ 30 } end, "prompt_len must be a whole number of tokens", "memory: prompt_len 2^30")
+check(function() gp.memory(7) end, "expected a table of options", "memory: not a table")
+check(function() gp.infer { model = M7, gpu = H, tp = 3 } end, "infer: tp 3 does not divide the 32 attention heads", "infer: tp 3")
+check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknown weight format 'int3'", "infer: unknown weights")
+check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")
+check(function() gp.infer { model = M7, gpu = H, input = 1e15 } end, "infer: input must be a whole number of tokens, 1..16777216", "infer: input 1e15")
+check(function() gp.infer { model = M7, gpu = H, batch = 2, concurrency = 4 } end, "infer: give batch or concurrency, not both", "infer: batch and concurrency")
+check(function() gp.infer { model = M7, gpu = H, gpuz = 2 } end, "infer: unknown argument 'gpuz'", "infer: misspelt argument")
+check(function() gp.infer { model = M7, gpu = H, kv = "fp3" } end, "infer: unknown kv dtype 'fp3'", "infer: unknown kv dtype")
+check(function() require("gpuplan.infer").sweep { model = M7, gpu = H, tp = 0 } end, "infer: tp must be an integer >= 1 (got 0)", "infer.sweep: tp 0")
+check(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end, "comm: unknown op 'all_rdeuce'", "comm: unknown op")
+check(function() gp.comm { op = "all_reduce", bytes = -1, system = "dgx-h100" } end, "comm: bytes must be a number >= 0", "comm: negative bytes")
+check(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 0, system = "dgx-h100" } end, "comm: gpus must be >= 1 (got 0)", "comm: gpus 0")
+check(function() gp.comm { op = "all_reduce", bytes = 1, system = "dgx-h100", algo = "magic" } end, "comm: unknown algo 'magic'", "comm: unknown algo")
+check(function() gp.comm { op = "all_reduce", bytes = 1, system = "dgx-h1000" } end, "unknown system 'dgx-h1000'", "comm: unknown system")
+check(function() require("gpuplan.comm").sweep { op = "all_reduce", system = "dgx-h100", min = 8, max = 64, factor = 1 } end, "comm: factor must be a finite number > 1 (got 1)", "comm.sweep: factor 1")
+check(function() require("gpuplan.comm").sweep { op = "all_reduce", system = "dgx-h100", max = 2 ^ 62 } end, "comm: max must be a size of 1 B to 2^50 B", "comm.sweep: max 2^62")
+check(function() require("gpuplan.comm").sweep { op = "all_reduce", system = "dgx-h100", min = 1, max = 2 ^ 40, factor = 1.001 } end, "makes 27740 sizes (at most 4096)", "comm.sweep: too many sizes")
+check(function() gp.roofline {} end, "roofline: gpu is required", "roofline: no gpu")
+check(function() gp.roofline { gpu = H, op = 3 } end, "roofline: op must be a table", "roofline: op not a table")
+check(function() gp.roofline { gpu = H, op = { flop = -1, bytes = 1 } } end, "roofline: ", "roofline: negative flop")
+check(function() gp.parse("80 G", "bytes") end, "bad bytes '80 G': unknown unit 'G'", "parse: unknown unit")
+check(function() gp.parse("1e300TB/s", "bandwidth") end, "bad bandwidth '1e300TB/s': too large", "parse: an infinite bandwidth")
+check(function() gp.parse("1GB", "volume") end, "units.parse: unknown kind 'volume'", "parse: unknown kind")
+check(function() gp.render({ { a = 1 } }, { format = "xml" }) end, "unknown format 'xml'", "render: unknown format")
+check(function() gp.catalog():get("gpus", "h100-sxmm") end, "unknown gpu 'h100-sxmm' (did you mean", "cat:get: unknown id")
+check(function() gp.catalog():get("gpuz", "x") end, "unknown catalog table 'gpuz'", "cat:get: unknown table")
+check(function() gp.catalog():get("gpus", "a100\nsxm") end, "unknown gpu 'a100\\nsxm'", "cat:get: an id with a newline stays one line")
+check(function() gp.model_from_hf(42) end, "model_from_hf: expected a config.json path or a table, got number", "model_from_hf: a number")
+check(function() gp.model_from_hf({}, { idd = "x" }) end, "model_from_hf: unknown option 'idd'", "model_from_hf: misspelt option")
+check(function() gp.model_from_hf("no/such/config.json") end, "no/such/config.json: cannot open", "model_from_hf: a missing file")
+check(function() gp.params("llama2-7bb") end, "unknown model 'llama2-7bb'", "params: unknown model")
+check(function() require("gpuplan.svg").plot():write("/nonexistent/dir/x.svg") end, "cannot write '/nonexistent/dir/x.svg'", "svg write: a missing directory")
+
+-- A nested call (comm.sweep -> comm.comm -> the engine) names the same
+-- line as a direct one, and a call through pcall names the line of the
+-- pcall.
+local line = debug.getinfo(1, "l").currentline; local ok, e = pcall(gp.comm, { op = "all_reduce", bytes = 1, gpus = 12, system = "dgx-h100", nodes = 1 })
+if not t.ok(not ok and tostring(e):find("^" .. me:gsub("%p", "%%%0") .. ":" .. line .. ": comm: ") ~= nil,
+  "through pcall: the line of the pcall") then
+  t.diag(ok and "no error" or tostring(e))
+end
+
+-- A user callback's own error keeps its own position.
+local cb = debug.getinfo(1, "l").currentline + 1
+local okc, ec = pcall(gp.report, { { a = 1 } }, { columns = { { key = "a", fmt = function() error("in my fmt") end } } })
+t.like(tostring(ec), me .. ":" .. cb .. ": in my fmt", "a callback's error names the callback's line", true)
+t.ok(not okc, "and is raised")
+
+-- Answers, not hangs (found by tests/lua/fuzz_cases.t): DeepSpeed's
+-- 'parameters' partition searched with an absolute 1e-3 step, below the
+-- spacing of doubles past ~4.5e12 parameters, and never ended.  A model
+-- of hidden 2^20 over 70 layers has 70 x 12 x 2^40 = 9.2e14 parameters.
+local big = { layers = 70, hidden = 2 ^ 20, heads = 112, kv_heads = 112, ffn_hidden = 4096,
+              vocab = 250880, tied_embeddings = true }
+local r = gp.memory { model = big, capacity = 80e9, gpus = 384, tp = 4, pp = 12, zero = 1,
+                      method = "pretrain", stack = "deepspeed", partition = "parameters" }
+t.ok(r.fits == false and r.total == r.total and r.total < math.huge,
+  "a 9e14-parameter model on 12 DeepSpeed stages: an answer (does not fit)")
+t.ok(r.stage_layers >= 1 and r.stage_layers <= 70, "with a stage split of whole layers")
+
+t.done_testing()

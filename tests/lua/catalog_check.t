@@ -1,0 +1,162 @@
+-- The catalog refuses what the commands refuse (issue 13): every error of
+-- every file, the engine's checks after the schema, limits applied before
+-- a file is read or compiled, warnings for what it skips.
+local t = require "tap"
+local catalog = require "gpuplan.catalog"
+local lfs = require "lfs"
+
+local F = "tests/fixtures/catalog/"
+
+-- semantic/entries.lua: one entry per line that a command would refuse
+-- (or a good one it needs); expected.txt: the message of each bad line.
+local _, errs = catalog.load { F .. "good", F .. "semantic" }
+local want = {}
+for l in io.lines(F .. "semantic/expected.txt") do want[#want + 1] = l end
+t.is(#errs, #want, "one error per bad entry, all in one file: " .. #want)
+for i, w in ipairs(want) do
+  local got = (errs[i] or ""):gsub("^" .. (F .. "semantic/entries.lua:"):gsub("%p", "%%%0"), "")
+  t.is(got, w, "line " .. w:match("^%d+"))
+end
+
+-- The built-in catalog passes the same checks.
+local _, built = catalog.load { require("gpuplan.config").root .. "/catalog" }
+t.is(#built, 0, "the built-in catalog passes every check")
+if #built > 0 then t.diag(built[1]) end
+
+-- A scratch directory.
+local tmp = os.tmpname()
+os.remove(tmp)
+assert(lfs.mkdir(tmp))
+local function put(name, text)
+  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
+  fh:write(text)
+  fh:close()
+end
+local function clean(dir)
+  dir = dir or tmp
+  for name in lfs.dir(dir) do
+    if name ~= "." and name ~= ".." then
+      local p = dir .. "/" .. name
+      if lfs.symlinkattributes(p, "mode") == "directory" then clean(p) lfs.rmdir(p)
+      else os.remove(p) end
+    end
+  end
+end
+
+-- Limits before reading: a file past files.limits.catalog (4 MiB) is
+-- refused by its size, whatever it holds.
+local files = require "gpuplan.files"
+put("big.lua", "-- " .. ("x"):rep(files.limits.catalog) .. "\n")
+local _, eb = catalog.load { tmp }
+t.is(eb[1], tmp .. "/big.lua: too large (4 MiB; the limit for a catalog file is 4 MiB)",
+  "an oversized file is refused by its size")
+clean()
+
+-- Compiling counts against the memory limit: a 3 MB string literal needs
+-- a 3 MB buffer in the lexer, past a limit lowered to 1 MiB.
+put("literal.lua", "local s = '" .. ("y"):rep(3 * 1000 * 1000) .. "'\n")
+local saved = catalog.limits.bytes
+catalog.limits.bytes = 1024 * 1024
+local _, el = catalog.load { tmp }
+catalog.limits.bytes = saved
+t.like(el[1], "literal.lua: catalog file uses too much memory (limit 1 MiB)",
+  "compiling a huge literal hits the memory limit", true)
+t.is(require("gpuplan.config").memory(), 0, "no memory limit left behind")
+clean()
+
+-- Compiling counts against the time limit too: the clock starts before
+-- load.  A 2 MB file takes well over a millisecond to compile (the lexer
+-- reads at ~100 MB/s), past a limit lowered to 1 ms.
+put("slow_compile.lua", ("a = 1\n"):rep(2 * 1000 * 1000 // 6))
+local saved_s = catalog.limits.seconds
+catalog.limits.seconds = 0.001
+local _, ec = catalog.load { tmp }
+catalog.limits.seconds = saved_s
+t.like(ec[1], "slow_compile.lua: catalog file takes too long to compile (limit 0.001 s)",
+  "compiling counts against the time limit", true)
+t.is(require("gpuplan.config").memory(), 0, "no memory limit left behind")
+clean()
+
+-- 100,000 nested parentheses: one line naming the file, no traceback.
+put("deep.lua", "local x = " .. ("("):rep(100000) .. "1" .. (")"):rep(100000) .. "\n")
+local _, ed = catalog.load { tmp }
+t.is(ed[1], tmp .. "/deep.lua: nested too deeply to compile (C stack overflow)",
+  "deep nesting: one line naming the file")
+clean()
+
+-- Every error of a file: three bad entries, three errors, in line order,
+-- and the good entry between them is loaded.
+put("three.lua", [[
+fabric { id = "f1", name = "x", scope = "scaleup", bw = "1GB/s", latency = "1us",
+  achievable = 0.5, achievable_reason = "t", source = "t" }
+fabric { id = "f2", name = "x", scope = "scaleup", bw = "1GB/s bidir", latency = "1us",
+  achievable = 0.5, achievable_reason = "t", source = "t" }
+fabric { id = "f3", name = "x", scope = "sideways", bw = "1GB/s bidir", latency = "1us",
+  achievable = 0.5, achievable_reason = "t", source = "t" }
+fabric { id = "f4", name = "x", scope = "scaleup", bw = "1GB/s bidir", latency = "1us",
+  achievable = 2, achievable_reason = "t", source = "t" }
+]])
+local c3, e3 = catalog.load { tmp }
+t.is(#e3, 3, "three bad entries, three errors")
+t.like(e3[1], "three.lua:1: fabric 'f1'", "the first", true)
+t.like(e3[2], "three.lua:5: fabric 'f3': field 'scope'", "the second", true)
+t.like(e3[3], "three.lua:7: fabric 'f4': field 'achievable'", "the third", true)
+t.ok(c3.fabrics.f2 ~= nil, "the good entry between them is in")
+clean()
+
+-- A reference to an entry that failed is not reported a second time.
+put("ref.lua", [[
+fabric { id = "badlink", name = "x", scope = "scaleup", bw = "1GB/s", latency = "1us",
+  achievable = 0.5, achievable_reason = "t", source = "t" }
+gpu { id = "g", name = "x", vendor = "T", arch = "a", memory = "1GB", mem_bw = "1TB/s",
+  peak = { bf16 = "1TFLOPS" }, scaleup = { fabric = "badlink", domain = 2 }, source = "t",
+  achievable = { hbm = 0.5, reason = "t", source = "t" } }
+]])
+local _, er = catalog.load { tmp }
+t.is(#er, 1, "the fabric's error, not a second one for the GPU that names it")
+clean()
+
+-- What the walk skips is a warning: a broken link, a link loop, a FIFO
+-- named *.lua (reading it would block).
+put("ok.lua", "")
+lfs.link(tmp .. "/missing.lua", tmp .. "/broken.lua", true)
+lfs.link(tmp .. "/loop-b.lua", tmp .. "/loop-a.lua", true)
+lfs.link(tmp .. "/loop-a.lua", tmp .. "/loop-b.lua", true)
+os.execute("mkfifo '" .. tmp .. "/fifo.lua'")
+lfs.link(".", tmp .. "/self", true)
+local cw, ew = catalog.load { tmp }
+t.is(#ew, 0, "skipped entries are not errors")
+local text = table.concat(cw.warnings, "\n")
+t.like(text, tmp .. "/broken.lua: broken symbolic link (to " .. tmp .. "/missing.lua), skipped",
+  "a broken link is a warning", true)
+t.like(text, tmp .. "/loop-a.lua: symbolic link loop", "a link loop is a warning", true)
+t.like(text, tmp .. "/fifo.lua: not a regular file (a named pipe), skipped",
+  "a FIFO is skipped with a warning, not read", true)
+t.like(text, tmp .. "/self: directory " .. tmp .. " already read, skipped",
+  "a directory link back to an ancestor is a warning", true)
+t.is(#cw.files, 1, "the regular file is still read")
+clean()
+
+-- An unreadable subdirectory is skipped with a warning (root reads every
+-- directory, so there the case cannot be made).
+assert(lfs.mkdir(tmp .. "/locked"))
+put("locked/x.lua", "")
+os.execute("chmod 000 '" .. tmp .. "/locked'")
+if pcall(lfs.dir, tmp .. "/locked") then
+  t.ok(true, "# skip an unreadable directory (running as root)")
+else
+  local cu = catalog.load { tmp }
+  t.like(table.concat(cu.warnings, "\n"), "cannot read directory " .. tmp .. "/locked",
+    "an unreadable subdirectory is a warning", true)
+end
+os.execute("chmod 755 '" .. tmp .. "/locked'")
+clean()
+
+-- Errors from gpuplan's own catalog search raise a catalog error: a
+-- table that prints as its message, so no caller strips its position.
+local e = catalog.error("x.lua:3: bad")
+t.is(tostring(e), "x.lua:3: bad", "a catalog error prints as its message")
+t.is(require("gpuplan.cli").clean(e), e, "cli.clean leaves it as it is")
+
+lfs.rmdir(tmp)
+t.done_testing()
