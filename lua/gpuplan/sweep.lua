@@ -346,4 +346,4 @@ function M.policy.monthly(t)
   end
 end
 
-return M
+return require("gpuplan.args").api_module(M)

@@ -311,4 +311,4 @@ end
 M.PARTS = { "compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
             "dp_comm", "zero_gather", "bubble", "optimizer" }
 
-return M
+return require("gpuplan.args").api_module(M)
