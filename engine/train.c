@@ -930,6 +930,38 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	return train_step_cached(m, d, t, c, NULL, out, err);
 }
 
+/* layout_place, remembered for the last few layouts (a sweep visits each
+ * split with many ZeRO stages, micro-batches and recompute policies). */
+static int place(const ctx *x, train_cache *cc, int G,
+		 gp_group g[GP_GRP_COUNT], gp_error *err)
+{
+	const gp_layout *y = &x->y;
+	int key[10], i;
+
+	if (!cc)
+		return layout_place(y, G, g, err);
+	key[0] = y->tp;
+	key[1] = y->cp;
+	key[2] = y->dp;
+	key[3] = y->pp;
+	key[4] = y->ep;
+	key[5] = G;
+	for (i = 0; i < GP_DIM_COUNT && i < 4; i++)
+		key[6 + i] = y->order[i];
+	for (i = 0; i < cc->nplace; i++)
+		if (memcmp(cc->place[i].key, key, sizeof key) == 0) {
+			memcpy(g, cc->place[i].g, sizeof cc->place[i].g);
+			return GP_OK;
+		}
+	if (layout_place(y, G, g, err))
+		return GP_EINVAL;
+	i = cc->nplace < TRAIN_PLACE_N ? cc->nplace++ : cc->next_place;
+	cc->next_place = (cc->next_place + 1) % TRAIN_PLACE_N;
+	memcpy(cc->place[i].key, key, sizeof key);
+	memcpy(cc->place[i].g, g, sizeof cc->place[i].g);
+	return GP_OK;
+}
+
 /* What every use of a config shares: the checks, the layout and its
  * placement, the precisions, and the two kinds of layer's costs (from
  * the memo when it has them).  Fills *xp, out's groups and warnings,
@@ -994,7 +1026,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	if (nodes > 1 && xp->t.nics == 0)
 		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
 			       "system has no NICs", xp->y.gpus, nodes, G);
-	if (layout_place(&xp->y, G, out->groups, err))
+	if (place(xp, cache, G, out->groups, err))
 		return GP_EINVAL;
 	/* ZeRO over one rank shards nothing -- unless it carries the
 	 * offload (DeepSpeed offloads through its ZeRO optimizer). */

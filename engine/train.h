@@ -175,6 +175,7 @@ typedef struct train_result {
  * model, device or topology and starts over.  The fields are train.c's. */
 #define TRAIN_CACHE_N 64
 #define TRAIN_COLL_N 512
+#define TRAIN_PLACE_N 16
 typedef struct train_cache {
 	gp_model m;
 	roof_device d;
@@ -191,6 +192,12 @@ typedef struct train_cache {
 		train_lcost ld, lm;
 	} e[TRAIN_CACHE_N];
 	train_result scratch;    /* train_bound's placement */
+	/* Placements of the last layouts: tp cp dp pp ep G order -> groups */
+	int nplace, next_place;
+	struct train_cache_place {
+		int key[10];
+		gp_group g[GP_GRP_COUNT];
+	} place[TRAIN_PLACE_N];
 	/* Collectives priced on placed groups: op, bytes, group, nodes. */
 	int ncoll;
 	struct train_cache_coll {
