@@ -189,6 +189,9 @@ local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision re
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
   logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers cat]]
 
+-- The set is shared with the commands built on gp.memory (gpuplan.rl).
+M.OPTIONS = OPTIONS
+
 local unknown_key = require("gpuplan.args").unknown_key
 
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,

@@ -160,9 +160,19 @@ local function tokens_of(v)
   return n
 end
 
--- gp.train{...}: see the header.
-function M.train(o)
-  local p = memory.prepare(o, M.EXTRA, "train")
+-- The job of gp.train{...} checked and turned into the engine's inputs:
+-- {p (gpuplan.memory.prepare's), model, gpu, cfg, defaults, device, topo,
+-- currency, precision, global_batch}.  gpuplan.rl prices its training
+-- phases with it; extra (optional) is a set of more option names the
+-- caller reads itself.
+function M.setup(o, extra)
+  local known = M.EXTRA
+  if extra then
+    known = {}
+    for k in pairs(M.EXTRA) do known[k] = true end
+    for k in pairs(extra) do known[k] = true end
+  end
+  local p = memory.prepare(o, known, "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
@@ -228,6 +238,16 @@ function M.train(o)
     if not b then fail("train: grad_reduce must be fp32, bf16 or fp16 (got %s)", args.shown(o.grad_reduce)) end
     cfg.reduce_bytes = b
   end
+  return { p = p, model = model, gpu = gpu, cfg = cfg, defaults = defaults, device = device,
+           topo = topo, currency = currency, precision = precision, global_batch = gb }
+end
+
+-- gp.train{...}: see the header.
+function M.train(o)
+  local s = M.setup(o)
+  local p, model, gpu, cfg, defaults = s.p, s.model, s.gpu, s.cfg, s.defaults
+  local device, topo, currency, precision, gb = s.device, s.topo, s.currency, s.precision,
+    s.global_batch
 
   local function run(c)
     if c.recompute == "auto" then
