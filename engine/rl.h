@@ -64,6 +64,9 @@ double rl_len_survival(const rl_lengths *l, double t);
 /* E[L^2] in tokens^2; l valid. */
 double rl_len_moment2(const rl_lengths *l);
 
+/* The longest a response may be: max, or mean for fixed lengths. */
+double rl_len_limit(const rl_lengths *l);
+
 /* The expected longest of n responses: where n P(L > t) = 1, clipped
  * to the distribution's range (the generation limit when n responses
  * are expected to reach it); l valid, n >= 1. */
@@ -199,6 +202,19 @@ typedef struct rl_result {
 	train_result update; /* one optimizer step of the actor */
 	train_result forward; /* one forward pass over all samples */
 } rl_result;
+
+/* The rollout phase alone (rollout.c): prompts x group responses of
+ * prompt_len + resp tokens on `engines` engines of roll->tp x roll->pp
+ * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
+ * capacity are set here), each GPU with cap bytes for the engine's
+ * weights, workspace and KV cache.  GP_OK with *o filled and why[] empty,
+ * or naming what does not fit (why holds 160 bytes); GP_EINVAL for bad
+ * input. */
+int rl_rollout_step(const gp_model *m, const roof_device *d,
+		    const infer_cfg *roll, const rl_lengths *resp,
+		    double prompts, double group, double prompt_len,
+		    double engines, double cap, rl_rollout *o, char *why,
+		    gp_error *err);
 
 /* One RL step of model m (actor; reference, reward model and critic of
  * its shape) on device d in topology t.  GP_OK with *out filled, or
