@@ -80,6 +80,9 @@ local NOT_RL = {
   concurrency = "applies to inference", chunk_tokens = "applies to inference",
   images = "RL of vision-language models is not modelled yet",
   train_vision = "RL of vision-language models is not modelled yet",
+  video_frames = "RL of vision-language models is not modelled yet",
+  image_size = "RL of vision-language models is not modelled yet",
+  frame_size = "RL of vision-language models is not modelled yet",
 }
 
 local function posint(name, v, def)
@@ -119,7 +122,8 @@ function M.rl(o)
   end)
   if bad ~= nil then fail("rl: unknown option '%s'", tostring(bad)) end
   for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",
-                       "concurrency", "chunk_tokens", "images", "train_vision" } do
+                       "concurrency", "chunk_tokens", "images", "train_vision",
+                       "video_frames", "image_size", "frame_size" } do
     if o[k] ~= nil then fail("rl: %s: %s", k, NOT_RL[k]) end
   end
   local defaults = {}

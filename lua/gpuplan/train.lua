@@ -270,6 +270,7 @@ function M.train(o)
     tokens_per_s = r.tokens_per_s, tokens_per_s_gpu = r.tokens_per_s_gpu,
     model_flops = r.model_flops, hw_flops = r.hw_flops, mfu = r.mfu, hfu = r.hfu,
     model_tflops_gpu = r.model_tflops_gpu, hw_tflops_gpu = r.hw_tflops_gpu, peak = r.peak,
+    vision_s = r.vision_time, vision_patches = r.vision_patches, media = p.media,
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
   }

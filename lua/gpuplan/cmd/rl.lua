@@ -62,7 +62,8 @@ for k, v in pairs {
   pad = "flag", steps = "number",
 } do C.options[k] = v end
 -- Options of train that are not an RL step's.
-for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "images", "train_vision" } do
+for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "images", "train_vision",
+                     "video_frames", "image_size", "frame_size" } do
   C.options[k] = nil
 end
 
