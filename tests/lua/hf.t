@@ -20,6 +20,7 @@ local pairs_ = {
   { "qwen2-vl-7b.json", "qwen2-vl-7b" },
   { "qwen3-30b-a3b.json", "qwen3-30b-a3b" },
   { "llava-1.5-7b.json", "llava-1.5-7b" },
+  { "qwen2.5-vl-7b.json", "qwen2.5-vl-7b" },
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm" }
