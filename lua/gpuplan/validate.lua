@@ -15,7 +15,7 @@ cjson.decode_invalid_numbers(false)
 local M = {}
 
 M.kinds = { train = "training", memory = "memory", infer = "inference",
-            collective = "collective" }
+            collective = "collective", rl = "RL fine-tuning" }
 
 -- JSON null -> nil, recursively.
 local function strip_nulls(v)
@@ -57,7 +57,7 @@ function M.read(path, seen)
     end
     seen[c.id] = { path, i }
     if not M.kinds[c.kind] then
-      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective)", where, tostring(c.kind)), 0)
+      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective, rl)", where, tostring(c.kind)), 0)
     end
     local m = c.measured
     if type(m) ~= "table" or type(m.metric) ~= "string" or type(m.value) ~= "number" then
@@ -139,7 +139,7 @@ function M.summarise(rows)
     end
   end
   local out = {}
-  for _, k in ipairs { "train", "memory", "infer", "collective" } do
+  for _, k in ipairs { "train", "memory", "infer", "collective", "rl" } do
     local s = by[k]
     if s then
       table.sort(s.errs)

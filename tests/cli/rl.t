@@ -68,4 +68,65 @@ is($c, 2, '--tokens is not an RL option');
 is($c, 1, 'a mini-batch that does not divide the samples exits 1');
 like($e, qr/not a whole number of mini-batches of 100/, 'and says why');
 
+# scripts/grpo.lua: the conclusion follows from its table.
+($c, $o, $e) = run_gp('run', 'scripts/grpo.lua');
+is($c, 0, 'grpo.lua runs');
+my (@g, %cell);
+for my $l (split /\n/, $o) {
+    next unless $l =~ /^(qwen\S+)\s+(8k|32k)\s+(\S+)\s+(colocated|disaggregated)\s+(tp\d cp\d(?: \(\d+\+\d+\))?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+yes\s*$/;
+    my %r = (model => $1, resp => $2, gpu => $3, pl => $4, step => $6, roll => $7, usd => $10);
+    push @g, \%r;
+    $cell{"$1 $2 $3 $4"} = \%r;
+}
+ok(@g >= 20, 'grpo.lua: most of the 24 jobs fit') or diag($o);
+for my $m ('qwen2.5-7b', 'qwen2.5-32b') {
+    for my $resp ('8k', '32k') {
+        my @j = grep { $_->{model} eq $m && $_->{resp} eq $resp } @g;
+        my ($cheap) = sort { $a->{usd} <=> $b->{usd} } @j;
+        my ($fast) = sort { $a->{step} <=> $b->{step} } @j;
+        like($o, qr/^  \Q$m\E, $resp responses: cheapest \Q$cheap->{gpu}\E $cheap->{pl} \(\Q$cheap->{usd}\E USD per 1k prompts\); fastest \Q$fast->{gpu}\E $fast->{pl} \(\Q$fast->{step}\E s a step\)\.$/m,
+             "grpo.lua: $m $resp -- cheapest and fastest as the table says");
+    }
+}
+my ($wins, $total, $lw, $lt) = (0, 0, 0, 0);
+for my $k (keys %cell) {
+    next unless $k =~ /^(\S+ (\S+) \S+) colocated$/;
+    my ($a, $b) = ($cell{$k}, $cell{"$1 disaggregated"});
+    next unless $b;
+    $total++;
+    $wins++ if $b->{step} < $a->{step};
+    if ($2 eq '32k') { $lt++; $lw++ if $b->{step} < $a->{step} }
+}
+like($o, qr/^  Separate pools beat one colocated pool in $wins of $total jobs where both fit \($lw of $lt with 32k responses\)\.$/m,
+     'grpo.lua: the placement count follows from the table');
+my @sh = sort { $a <=> $b } map { $_->{roll} / $_->{step} } grep { $_->{pl} eq 'colocated' } @g;
+my ($lo, $hi) = $o =~ /^  The rollout is (\d+)-(\d+)% of a colocated step/m;
+# Shares from the printed 0.1 s columns: within a point of the printed range.
+ok(defined $lo && abs($lo - 100 * $sh[0]) <= 1 && abs($hi - 100 * $sh[-1]) <= 1,
+   'grpo.lua: the rollout share range follows from the table');
+
+# scripts/video_sft.lua: the conclusion follows from its table.
+($c, $o, $e) = run_gp('run', 'scripts/video_sft.lua');
+is($c, 0, 'video_sft.lua runs');
+my (@v);
+for my $l (split /\n/, $o) {
+    next unless $l =~ /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(tp\d cp(\d) pp\d(?: sp)?)\s+(selective|full|none)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)/;
+    push @v, { seq => $1, frames => $2, gpu => $3, n => $4, layout => $5, cp => $6, rc => $7,
+               days => $11, cost => $12 };
+}
+ok(@v >= 12, 'video_sft.lua: most runs fit') or diag($o);
+for my $seq (32768, 65536) {
+    my @j = grep { $_->{seq} == $seq } @v;
+    my ($cheap) = sort { $a->{cost} <=> $b->{cost} } @j;
+    my ($fast) = sort { $a->{days} <=> $b->{days} } @j;
+    like($o, qr/^  $seq tokens: cheapest $cheap->{n} x \Q$cheap->{gpu}\E with \Q$cheap->{layout}\E \($cheap->{rc} recompute\), \Q$cheap->{days}\E days, $cheap->{cost} USD; fastest $fast->{n} x \Q$fast->{gpu}\E with \Q$fast->{layout}\E, \Q$fast->{days}\E days, $fast->{cost} USD\.$/m,
+         "video_sft.lua: $seq tokens -- cheapest and fastest as the table says");
+    my $ncp = grep { $_->{cp} > 1 } @j;
+    my $n = @j;
+    like($o, qr/^  At $seq tokens the best layout uses context parallelism in $ncp of $n fitting runs\.$/m,
+         "video_sft.lua: the CP count at $seq follows from the table");
+}
+# 192 frames at 448 px: 96 units x 256 tokens = 24576 = 75% of 32768.
+like($o, qr/^32768\s+192\s/m, 'video_sft.lua: 192 frames fill 75% of 32k');
+
 done_testing();

@@ -63,7 +63,7 @@ for _, s in ipairs(validate.summarise(results)) do got[s.kind] = s end
 
 local function pct(v) return v and string.format("%.1f%%", v * 100) or "–" end
 
-for _, kind in ipairs { "train", "memory", "infer", "collective" } do
+for _, kind in ipairs { "train", "memory", "infer", "collective", "rl" } do
   local s, g = stated[kind], got[kind]
   if g then
     if not t.ok(s ~= nil, kind .. ": has a row in the README table") then
