@@ -385,7 +385,9 @@ static void layer_costs(ctx *x, int moe, lcost *lc)
 		if (moe) {
 			lc->eparams = x->p.experts / nmoe / x->y.tp / x->y.ep;
 			lc->params += x->p.router / nmoe + lc->eparams;
-		} else {
+		} else if (m->layers > nmoe) {
+			/* A model whose every layer is MoE has no dense layer
+			 * (its dense costs are never counted). */
 			lc->params += x->p.dense_mlp / (m->layers - nmoe) /
 				x->y.tp;
 		}
