@@ -114,8 +114,22 @@ end
 
 local function gib(b) return b / 2 ^ 30 end
 
+-- An error raised inside gpuplan's own Lua, without the position Lua
+-- gave it there (M.rl re-raises it at its caller's).
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
+local run
+
 -- gp.rl{...}: see the header.
 function M.rl(o)
+  local ok, r = pcall(run, o)
+  if not ok then error(internal(r), 2) end
+  return r
+end
+
+run = function(o)
   if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
   local bad = args.unknown_key(o, function(k)
     return memory.OPTIONS[k] or train.EXTRA[k] or M.OPTIONS[k]
@@ -237,7 +251,8 @@ function M.rl(o)
   ot.global_batch = minib
   local oks, s = pcall(train.setup, ot)
   if not oks then
-    error((tostring(s):gsub("^train: ", "rl: ")), 2)
+    local msg = internal(s):gsub("^train: ", "")
+    error("rl: " .. msg, 0)
   end
   for _, d in ipairs(s.defaults) do defaults[#defaults + 1] = d end
   local cfg, gpu, model = s.cfg, s.gpu, s.model
@@ -257,7 +272,7 @@ function M.rl(o)
     kv = o.kv, runtime = "vllm", max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
   })
-  if not oki then error((tostring(e):gsub("^infer: ", "rl: rollout: ")), 2) end
+  if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
   local host_bw = train.pcie_bw(gpu) or 25e9
   local rmem = o.rollout_memory
   if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then

@@ -242,9 +242,16 @@ function M.setup(o, extra)
            topo = topo, currency = currency, precision = precision, global_batch = gb }
 end
 
+-- An error raised inside gpuplan's own Lua, without the position Lua
+-- gave it there (the caller's position is added when it is re-raised).
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
 -- gp.train{...}: see the header.
 function M.train(o)
-  local s = M.setup(o)
+  local oks, s = pcall(M.setup, o)
+  if not oks then error(internal(s), 2) end
   local p, model, gpu, cfg, defaults = s.p, s.model, s.gpu, s.cfg, s.defaults
   local device, topo, currency, precision, gb = s.device, s.topo, s.currency, s.precision,
     s.global_batch

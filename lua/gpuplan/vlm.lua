@@ -110,9 +110,21 @@ function M.media(model, o)
   }
 end
 
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
+local tokens
+
 -- vlm.tokens{model = id or table, images, video_frames, image_size,
 -- frame_size, cat}: M.media of a catalog model.
 function M.tokens(o)
+  local ok, r = pcall(tokens, o)
+  if not ok then error(internal(r), 2) end
+  return r
+end
+
+tokens = function(o)
   if type(o) ~= "table" then fail("vlm.tokens{...}: expected a table of options") end
   local model = o.model
   if type(model) == "string" then
