@@ -262,6 +262,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	double N, mb, seq, tgpus, rgpus, engines, usable, frozen, critic;
 	double states, resident, cap, fwd, epochs, sync = 0, tr, tt, idle_r;
 	double idle_t, frag;
+	gp_error sub;
 	const gp_layout *lay;
 	int i, rg, last;
 
@@ -315,9 +316,9 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	f = u;
 	f.forward_only = 1;
 	f.global_batch = N;
-	if (train_step(m, d, t, &u, &out->update, err) ||
-	    train_step(m, d, t, &f, &out->forward, err))
-		return GP_EINVAL;
+	if (train_step(m, d, t, &u, &out->update, &sub) ||
+	    train_step(m, d, t, &f, &out->forward, &sub))
+		return gp_fail(err, "training step: %.200s", sub.msg);
 	fwd = out->forward.step;
 
 	/* Memory.  The frozen reference and reward models are laid out
@@ -367,8 +368,8 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		cap = c->engine_memory - rs.context - rs.workspace;
 	if (rl_rollout_step(m, d, &c->roll, &c->response, c->prompts,
 			    c->group, c->prompt_len, engines, cap, &out->roll,
-			    out->why, err))
-		return GP_EINVAL;
+			    out->why, &sub))
+		return gp_fail(err, "rollout: %.200s", sub.msg);
 	memset(mr, 0, sizeof *mr);
 	if (c->colocated) {
 		mr->bytes[GP_MEM_WEIGHTS] = mu->bytes[GP_MEM_WEIGHTS];
@@ -397,7 +398,9 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	settle(mf, c->train.capacity, &rs);
 	settle(mr, c->train.capacity, &rs);
 	out->fits = out->why[0] == 0 && mu->fits && mr->fits;
-	if (out->why[0] == 0 && !mu->fits)
+	/* The training state first: what it holds is also what leaves the
+	 * rollout engine no room. */
+	if (!mu->fits)
 		snprintf(out->why, sizeof out->why, "training: needs %.1f "
 			 "GiB per GPU, the budget is %.1f GiB",
 			 mu->total / 1073741824.0, mu->budget / 1073741824.0);

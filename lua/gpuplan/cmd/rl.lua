@@ -94,8 +94,13 @@ function C.run(opts, args)
     return 0
   end
   local rows = {}
+  -- A rollout that does not fit has no time: say so in its row.
+  local noroll = not r.fits and r.rollout.steps == 0
   for _, ph in ipairs(r.phases) do
-    if ph.seconds > 0 or ph.idle > 0 then
+    if noroll and ph.name == "rollout" then
+      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
+                          idle = "does not fit", memory = ph.memory_gib }
+    elseif ph.seconds > 0 or ph.idle > 0 then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
                           share = pct(ph.share),
                           idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
