@@ -130,7 +130,7 @@ int main(void)
 	double P, kvtok, want, sum, n, B, held, th, a, x;
 	int i, rc, R;
 
-	plan(54);
+	plan(55);
 	a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
@@ -418,5 +418,31 @@ int main(void)
 	c.offload_states = 1;
 	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
 	   strstr(e.msg, "host_bw"), "offload without a host link refused");
+	/* Every amount NaN, infinite, negative or huge: an error, never a
+	 * crash or a NaN result. */
+	{
+		double bad[4] = { NAN, INFINITY, -1, 1e300 };
+		int j, all = 1;
+
+		for (i = 0; i < 9; i++)
+			for (j = 0; j < 4; j++) {
+				c = base();
+				switch (i) {
+				case 0: c.prompts = bad[j]; break;
+				case 1: c.group = bad[j]; break;
+				case 2: c.prompt_len = bad[j]; break;
+				case 3: c.response.max = bad[j];
+					c.response.dist = RL_LEN_EXP; break;
+				case 4: c.minibatch = bad[j]; break;
+				case 5: c.epochs = bad[j]; break;
+				case 6: c.host_bw = bad[j]; break;
+				case 7: c.price = bad[j]; break;
+				case 8: c.engine_memory = bad[j]; break;
+				}
+				all &= rl_step(&m, &d, &t, &c, &r, &e) ==
+					GP_EINVAL;
+			}
+		ok(all, "NaN, inf, negative and huge amounts refused");
+	}
 	return done();
 }
