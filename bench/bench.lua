@@ -53,3 +53,23 @@ if core.memory then
     return #grid
   end)
 end
+
+-- One GRPO step (gp.rl: ~100 decode steps of the rollout on the serving
+-- model, a forward and an update through the training step) and the
+-- search of the disaggregated split of 16 GPUs.
+if core.rl then
+  local job = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, zero = 3,
+                recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+                response_len = 2048, response_max = 8192 }
+  run("Lua gp.rl, one colocated GRPO step", function()
+    for _ = 1, 10 do gp.rl(job) end
+    return 10
+  end)
+  local split = {}
+  for k, v in pairs(job) do split[k] = v end
+  split.rollout_gpus = "auto"
+  run("Lua gp.rl, the split of 16 GPUs searched", function()
+    gp.rl(split)
+    return 1
+  end)
+end
