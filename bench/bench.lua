@@ -101,6 +101,7 @@ do
                       100 * r.results[1].mfu))
   print(string.format("gpt3_175b_4096_search_s: %.3f", times[2]))
   print(string.format("gpt3_175b_4096_space: %d", st.layouts))
+end
 
 -- The public API as a script calls it: gp.memory's argument checks, its
 -- defaults and the wrapper that names the caller's line on misuse
@@ -128,4 +129,24 @@ do
   until os.clock() - t0 >= 0.5
   print(string.format("report: a 20-row table under a 100,000-character cell: %.1f ms each",
     1e3 * (os.clock() - t0) / n))
+end
+
+-- One GRPO step (gp.rl: ~100 decode steps of the rollout on the serving
+-- model, a forward and an update through the training step) and the
+-- search of the disaggregated split of 16 GPUs.
+if core.rl then
+  local job = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, zero = 3,
+                recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+                response_len = 2048, response_max = 8192 }
+  run("Lua gp.rl, one colocated GRPO step", function()
+    for _ = 1, 10 do gp.rl(job) end
+    return 10
+  end)
+  local split = {}
+  for k, v in pairs(job) do split[k] = v end
+  split.rollout_gpus = "auto"
+  run("Lua gp.rl, the split of 16 GPUs searched", function()
+    gp.rl(split)
+    return 1
+  end)
 end

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "comm.h"
 #include "infer.h"
+#include "rl.h"
 #include "roofline.h"
 #include "serve.h"
 #include "sweep.h"
@@ -1377,77 +1378,71 @@ static void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
 	c->overlap_p2p = lgp_field_bool(L, idx, w, "overlap_p2p", 0);
 	c->ep_overlap = lgp_field_bool(L, idx, w, "ep_overlap", 0);
 	c->causal_flops = lgp_field_bool(L, idx, w, "causal_flops", 0);
+	c->forward_only = lgp_field_bool(L, idx, w, "forward_only", 0);
 	c->reduce_bytes = lgp_field_num(L, idx, w, "reduce_bytes", 0, 0);
 	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0);
 	c->tokens = lgp_field_num(L, idx, w, "tokens", 0, 0);
 	c->price = lgp_field_num(L, idx, w, "price", 0, 0);
 	/* The reserve: NCCL buffers whenever the job has more than one
-	 * GPU (a sweep's layouts all do, or are one GPU). */
-	mem_reserve_default(&c->reserve, lgp_field_int(L, idx, w, "gpus", 0,
-						       2, 1) > 1 ? 2 : 1);
+	 * GPU -- the gpus field (a sweep's base), else the layout's. */
+	{
+		double gpus = (double)(c->mem.lay.tp > 0 ? c->mem.lay.tp : 1) *
+			(c->mem.lay.pp > 0 ? c->mem.lay.pp : 1) *
+			(c->mem.lay.dp > 0 ? c->mem.lay.dp : 1) *
+			(c->mem.lay.cp > 0 ? c->mem.lay.cp : 1);
+
+		gpus = lgp_field_int(L, idx, w, "gpus", 0, (int)fmin(gpus,
+					2147483647.0), 1);
+		mem_reserve_default(&c->reserve, gpus > 1 ? 2 : 1);
+	}
 	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
 					  c->reserve.margin);
 }
 
-/* core.train(model, device, topo, cfg) -> result table.  cfg holds every
- * field core.memory reads for kind "train" (layout, recipe, seq, ...)
- * plus compute (dtype name), global_batch, fsdp, order (rank order),
- * the overlap switches, causal_flops, capacity (bytes per GPU), margin,
- * tokens and price; seconds, FLOP, bytes. */
-static int lgp_train(lua_State *L)
+/* Push a training-step result as the table core.train returns. */
+static void lgp_pushtrain(lua_State *L, const train_result *r)
 {
 	static const char *const warns[] = {
 		"zero_dp1", "tp_leaves_node", "ep_leaves_node",
 		"microbatches_not_multiple_of_pp"
 	};
-	gp_model m;
-	roof_device d;
-	gp_topo t;
-	train_cfg c;
-	train_result r;
-	gp_error err;
 	int i, n;
 
-	lgp_tomodel(L, 1, &m);
-	lgp_todevice(L, 2, &d);
-	lgp_totopo(L, 3, &t);
-	lgp_totraincfg(L, 4, &c);
-	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
-
-	lua_createtable(L, 0, 32);
-	lgp_setnum(L, "step", r.step);
+	lua_createtable(L, 0, 34);
+	lgp_setnum(L, "step", r->step);
 	lua_createtable(L, 0, TRAIN_NPARTS);
 	for (i = 0; i < TRAIN_NPARTS; i++)
-		lgp_setnum(L, train_part_name(i), r.part[i]);
+		lgp_setnum(L, train_part_name(i), r->part[i]);
 	lua_setfield(L, -2, "parts");
 	lua_createtable(L, 0, TRAIN_NPARTS);
 	for (i = 0; i < TRAIN_NPARTS; i++)
-		lgp_setnum(L, train_part_name(i), r.hidden[i]);
+		lgp_setnum(L, train_part_name(i), r->hidden[i]);
 	lua_setfield(L, -2, "hidden");
-	lgp_setnum(L, "microbatches", r.microbatches);
-	lgp_setnum(L, "bubble_frac", r.bubble_frac);
-	lgp_setint(L, "stage", r.stage);
-	lgp_setint(L, "stage_layers", r.stage_layers);
-	lgp_setnum(L, "stage_time", r.stage_time);
-	lgp_setnum(L, "tokens_per_step", r.tokens_per_step);
-	lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
-	lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
-	lgp_setnum(L, "model_flops", r.model_flops);
-	lgp_setnum(L, "hw_flops", r.hw_flops);
-	lgp_setnum(L, "mfu", r.mfu);
-	lgp_setnum(L, "hfu", r.hfu);
-	lgp_setnum(L, "model_tflops_gpu", r.model_tflops_gpu);
-	lgp_setnum(L, "hw_tflops_gpu", r.hw_tflops_gpu);
-	lgp_setnum(L, "peak", r.peak);
-	lgp_setnum(L, "train_time", r.train_time);
-	lgp_setnum(L, "cost", r.cost);
-	lgp_setbool(L, "fits", r.fits);
-	lgp_pushmem(L, &r.mem);
+	lgp_setnum(L, "microbatches", r->microbatches);
+	lgp_setnum(L, "bubble_frac", r->bubble_frac);
+	lgp_setint(L, "stage", r->stage);
+	lgp_setint(L, "stage_layers", r->stage_layers);
+	lgp_setnum(L, "stage_time", r->stage_time);
+	lgp_setnum(L, "tokens_per_step", r->tokens_per_step);
+	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
+	lgp_setnum(L, "model_flops", r->model_flops);
+	lgp_setnum(L, "hw_flops", r->hw_flops);
+	lgp_setnum(L, "mfu", r->mfu);
+	lgp_setnum(L, "hfu", r->hfu);
+	lgp_setnum(L, "model_tflops_gpu", r->model_tflops_gpu);
+	lgp_setnum(L, "hw_tflops_gpu", r->hw_tflops_gpu);
+	lgp_setnum(L, "peak", r->peak);
+	lgp_setnum(L, "vision_time", r->vision_time);
+	lgp_setnum(L, "vision_patches", r->vision_patches);
+	lgp_setnum(L, "train_time", r->train_time);
+	lgp_setnum(L, "cost", r->cost);
+	lgp_setbool(L, "fits", r->fits);
+	lgp_pushmem(L, &r->mem);
 	lua_setfield(L, -2, "memory");
 	lua_newtable(L);
 	for (i = 0, n = 0; i < 4; i++)
-		if (r.warn & (1u << i)) {
+		if (r->warn & (1u << i)) {
 			lua_pushstring(L, warns[i]);
 			lua_rawseti(L, -2, ++n);
 		}
@@ -1455,21 +1450,44 @@ static int lgp_train(lua_State *L)
 	lua_createtable(L, 0, GP_GRP_COUNT);
 	for (i = 0; i < GP_GRP_COUNT; i++) {
 		lua_createtable(L, 0, 3);
-		lgp_setint(L, "ranks", r.groups[i].ranks);
-		lgp_setint(L, "per_node", r.groups[i].per_node);
-		lgp_setint(L, "sharing", r.groups[i].sharing);
+		lgp_setint(L, "ranks", r->groups[i].ranks);
+		lgp_setint(L, "per_node", r->groups[i].per_node);
+		lgp_setint(L, "sharing", r->groups[i].sharing);
 		lua_setfield(L, -2, layout_grp_name((gp_grp)i));
 	}
 	lua_setfield(L, -2, "groups");
-	lua_createtable(L, r.nops, 0);
-	for (i = 0; i < r.nops; i++) {
+	lua_createtable(L, r->nops, 0);
+	for (i = 0; i < r->nops; i++) {
 		lua_createtable(L, 0, 3);
-		lgp_setstr(L, "name", r.ops[i].name);
-		lgp_setnum(L, "fwd", r.ops[i].fwd);
-		lgp_setnum(L, "bwd", r.ops[i].bwd);
+		lgp_setstr(L, "name", r->ops[i].name);
+		lgp_setnum(L, "fwd", r->ops[i].fwd);
+		lgp_setnum(L, "bwd", r->ops[i].bwd);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "ops");
+}
+
+/* core.train(model, device, topo, cfg) -> result table.  cfg holds every
+ * field core.memory reads for kind "train" (layout, recipe, seq, ...)
+ * plus compute (dtype name), global_batch, fsdp, order (rank order),
+ * the overlap switches, causal_flops, forward_only, capacity (bytes per
+ * GPU), margin, tokens and price; seconds, FLOP, bytes. */
+static int lgp_train(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg c;
+	train_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	lgp_totraincfg(L, 4, &c);
+	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushtrain(L, &r);
 	return 1;
 }
 
@@ -1716,6 +1734,152 @@ static int lgp_sweep(lua_State *L)
 
 /* ---- end sweep ---- */
 
+/* ---- rl ---- */
+
+/* core.rl(model, device, topo, cfg) -> result table.  cfg.train is a
+ * training-step config (as core.train's), cfg.rollout an engine config
+ * (as core.infer's: tp, pp, weight_bits, kv_bytes, compute, runtime,
+ * max_batch, max_num_tokens, topo; capacity is set by the step); the
+ * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
+ * prompts, group, prompt_len, response_len, response_max, response_dist
+ * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
+ * rollout_gpus, staleness, offload_states, host_bw (B/s), engine_memory
+ * (bytes), price, and
+ * split_gpus (> 0: search the disaggregated split of that many GPUs);
+ * seconds, bytes, tokens. */
+static int lgp_rl(lua_State *L)
+{
+	const char *w = "rl";
+	gp_model m;
+	roof_device d;
+	gp_topo t, rt;
+	rl_cfg c;
+	rl_result *out;   /* large: in a userdata, not on the C stack */
+	gp_error err;
+	const char *s;
+	int sub, i, split;
+	static const char *const mems[RL_NMEM] = {
+		"rollout", "forward", "update"
+	};
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	luaL_checktype(L, 4, LUA_TTABLE);
+	rl_defaults(&c);
+	sub = lgp_subtable(L, 4, w, "train");
+	if (!sub)
+		return luaL_error(L, "rl.train is required");
+	lgp_totraincfg(L, sub, &c.train);
+	lua_pop(L, 1);
+	sub = lgp_subtable(L, 4, w, "rollout");
+	if (!sub)
+		return luaL_error(L, "rl.rollout is required");
+	lgp_toserve(L, sub, &c.roll, &rt);
+	lua_pop(L, 1);
+	c.ppo = lgp_field_bool(L, 4, w, "ppo", 0);
+	c.ref_model = lgp_field_bool(L, 4, w, "ref_model", 1);
+	c.reward_model = lgp_field_bool(L, 4, w, "reward_model", 0);
+	c.old_logprobs = lgp_field_bool(L, 4, w, "old_logprobs", 1);
+	c.prompts = lgp_field_num(L, 4, w, "prompts", 1, 0);
+	c.group = lgp_field_num(L, 4, w, "group", 0, c.group);
+	c.prompt_len = lgp_field_num(L, 4, w, "prompt_len", 0, c.prompt_len);
+	c.response.mean = lgp_field_num(L, 4, w, "response_len", 1, 0);
+	c.response.max = lgp_field_num(L, 4, w, "response_max", 0, 0);
+	s = lgp_field_str(L, 4, w, "response_dist", "fixed");
+	if (rl_len_dist_parse(s, &c.response.dist, &err))
+		return luaL_error(L, "%s", err.msg);
+	c.minibatch = lgp_field_num(L, 4, w, "minibatch", 0, 0);
+	c.epochs = lgp_field_num(L, 4, w, "epochs", 0, 1);
+	c.pad = lgp_field_bool(L, 4, w, "pad", 0);
+	c.colocated = lgp_field_bool(L, 4, w, "colocated", 1);
+	c.rollout_gpus = lgp_field_int(L, 4, w, "rollout_gpus", 0, 0, 0);
+	c.staleness = lgp_field_int(L, 4, w, "staleness", 0, 1, 0);
+	c.offload_states = lgp_field_bool(L, 4, w, "offload_states", 0);
+	c.host_bw = lgp_field_num(L, 4, w, "host_bw", 0, 0);
+	c.engine_memory = lgp_field_num(L, 4, w, "engine_memory", 0, 0);
+	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
+	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
+	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
+	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
+	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+
+	lua_createtable(L, 0, 32);
+	lgp_setnum(L, "step", out->step);
+	lgp_setbool(L, "fits", out->fits);
+	if (!out->fits)
+		lgp_setstr(L, "why", out->why);
+	lgp_setnum(L, "gpus", out->gpus);
+	lgp_setnum(L, "samples", out->samples);
+	lgp_setnum(L, "train_seq", out->train_seq);
+	lgp_setnum(L, "opt_steps", out->opt_steps);
+	lgp_setnum(L, "samples_per_s", out->samples_per_s);
+	lgp_setnum(L, "tokens_per_s", out->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", out->tokens_per_s_gpu);
+	lgp_setnum(L, "gen_tokens_per_s", out->gen_tokens_per_s);
+	lgp_setnum(L, "swap_bytes", out->swap_bytes);
+	lgp_setnum(L, "sync_bytes", out->sync_bytes);
+	lgp_setnum(L, "cost_step", out->cost_step);
+	lgp_setnum(L, "cost_1k_prompts", out->cost_1k_prompts);
+	lua_createtable(L, RL_NPHASES, 0);
+	for (i = 0; i < RL_NPHASES; i++) {
+		const rl_phase_result *ph = &out->ph[i];
+
+		lua_createtable(L, 0, 6);
+		lgp_setstr(L, "name", rl_phase_name(i));
+		lgp_setnum(L, "seconds", ph->time);
+		lgp_setnum(L, "idle", ph->idle);
+		lgp_setnum(L, "gpus", ph->gpus);
+		lgp_setstr(L, "pool", rl_pool_name(ph->pool));
+		lgp_setstr(L, "memory", mems[ph->mem]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "phases");
+	lua_createtable(L, 0, 2);
+	for (i = 0; i < 2; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setnum(L, "gpus", out->pool_gpus[i]);
+		lgp_setnum(L, "busy", out->pool_busy[i]);
+		lgp_setnum(L, "idle", out->pool_idle[i]);
+		lua_setfield(L, -2, rl_pool_name(i));
+	}
+	lua_setfield(L, -2, "pools");
+	lua_createtable(L, 0, 20);
+	lgp_setnum(L, "engines", out->roll.engines);
+	lgp_setnum(L, "samples", out->roll.samples);
+	lgp_setnum(L, "prompts", out->roll.prompts);
+	lgp_setnum(L, "batch", out->roll.batch);
+	lgp_setbool(L, "queued", out->roll.queued);
+	lgp_setnum(L, "prefill", out->roll.prefill);
+	lgp_setnum(L, "decode", out->roll.decode);
+	lgp_setnum(L, "tail", out->roll.tail);
+	lgp_setnum(L, "longest", out->roll.longest);
+	lgp_setnum(L, "steps", out->roll.steps);
+	lgp_setnum(L, "mean_batch", out->roll.mean_batch);
+	lgp_setnum(L, "itl_first", out->roll.itl_first);
+	lgp_setnum(L, "itl_last", out->roll.itl_last);
+	lgp_setnum(L, "kv_budget", out->roll.kv_budget);
+	lgp_setnum(L, "kv_peak", out->roll.kv_peak);
+	lgp_setnum(L, "weights", out->roll.weights);
+	lgp_setnum(L, "workspace", out->roll.workspace);
+	lgp_setnum(L, "gen_tokens_per_s", out->roll.gen_tokens_per_s);
+	lua_setfield(L, -2, "rollout");
+	lua_createtable(L, 0, RL_NMEM);
+	for (i = 0; i < RL_NMEM; i++) {
+		lgp_pushmem(L, &out->mem[i]);
+		lua_setfield(L, -2, mems[i]);
+	}
+	lua_setfield(L, -2, "memory");
+	lgp_pushtrain(L, &out->update);
+	lua_setfield(L, -2, "update");
+	lgp_pushtrain(L, &out->forward);
+	lua_setfield(L, -2, "forward");
+	return 1;
+}
+
+/* ---- end rl ---- */
+
 /* core.check(kind, t) -> true: run the reader and the kernel's check
  * that every command runs on a catalog-shaped table -- kind "model"
  * (lgp_tomodel, model_check), "device" (lgp_todevice, roof_device_check)
@@ -1756,6 +1920,7 @@ static const luaL_Reg corelib[] = {
 	{"memory", lgp_memory},
 	{"train", lgp_train},
 	{"sweep", lgp_sweep},
+	{"rl", lgp_rl},
 	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},

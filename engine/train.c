@@ -444,7 +444,9 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 		if (moe) {
 			lc->eparams = x->p.experts / nmoe / x->y.tp / x->y.ep;
 			lc->params += x->p.router / nmoe + lc->eparams;
-		} else {
+		} else if (m->layers > nmoe) {
+			/* A model whose every layer is MoE has no dense layer
+			 * (its dense costs are never counted). */
 			lc->params += x->p.dense_mlp / (m->layers - nmoe) /
 				x->y.tp;
 		}
@@ -484,7 +486,8 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 		eb = fmax(0.0, t_sb - lc->bwd.attn / x->y.cp);
 		lc->cp_fwd = steps * ef;
 		lc->cp_bwd = steps * eb;
-		lc->cp_hid = steps * (t_sr - ef + t_sb - eb);
+		lc->cp_hid = steps * (t_sr - ef + (c->forward_only ? 0.0 :
+						   t_sb - eb));
 	}
 
 	/* Expert parallelism: each token's hidden state goes to its top_k
@@ -499,6 +502,14 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 
 		lc->ep_fwd = 2.0 * a2a;
 		lc->ep_bwd = 2.0 * a2a;
+	}
+	/* The forward pass alone: nothing runs backward or again. */
+	if (c->forward_only) {
+		memset(&lc->bwd, 0, sizeof lc->bwd);
+		lc->rec_full = lc->rec_sel = 0;
+		lc->tp_bwd = lc->cp_bwd = lc->ep_bwd = 0;
+		for (i = 0; i < lc->nops; i++)
+			lc->ops[i].bwd = 0;
 	}
 }
 
@@ -519,25 +530,28 @@ static void ends_costs(ctx *x, train_lcost *ld)
 	double f = 2.0 * x->T * Vt * hid, e = x->Tn * hid;
 	double bytes = Vt * hid * 2.0 + x->T * (hid + Vt) * x->A;
 	double act = x->T * hid * 2.0;
-	int head_trains = !x->frozen;
+	int head_trains = !x->frozen, fo = x->c->forward_only;
 	const gp_group *tpg = &x->g[GP_GRP_TP];
 
 	ld->emb = mem_time(x, 2.0 * x->T * hid * x->A) +
-		(x->frozen ? 0.0 : mem_time(x, e * (x->A + 8.0)));
+		(x->frozen || fo ? 0.0 : mem_time(x, e * (x->A + 8.0)));
 	ld->emb_tp = x->y.sp ? coll(x, GP_REDUCE_SCATTER, act, tpg) :
 		coll(x, GP_ALL_REDUCE, act, tpg);
 	ld->head_f = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
 		mem_time(x, x->T * Vt * (x->A + 8.0)) +
 		mem_time(x, 2.0 * e * x->A);
-	ld->head_b = op_time(x, f, bytes, x->T, hid, Vt, 1, x->half) +
+	/* A forward-only pass (RL's log-probabilities) has no backward:
+	 * without SP nor the all-reduce of the head input's gradient. */
+	ld->head_b = fo ? 0.0 : op_time(x, f, bytes, x->T, hid, Vt, 1,
+					x->half) +
 		(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
 				       x->T * (hid + Vt) * x->A, Vt, hid,
 				       x->T, 1, x->half) : 0.0) +
 		mem_time(x, x->T * Vt * (4.0 + x->A)) +
 		mem_time(x, 3.0 * e * x->A);
 	ld->head_tp = x->y.sp ? coll(x, GP_ALL_GATHER, act, tpg) +
-		coll(x, GP_REDUCE_SCATTER, act, tpg) :
-		coll(x, GP_ALL_REDUCE, act, tpg);
+		(fo ? 0.0 : coll(x, GP_REDUCE_SCATTER, act, tpg)) :
+		(fo ? 0.0 : coll(x, GP_ALL_REDUCE, act, tpg));
 }
 
 /* Compute under communication runs slower: the collective's kernels
@@ -574,8 +588,164 @@ typedef struct scost {
 	double t;              /* sum of part */
 	double fwd, bwd;       /* compute */
 	double params, eparams; /* on this GPU */
+	double vision;          /* s of the encoder tower (first stage) */
+	double vision_patches;  /* patches it encodes per micro-batch */
 	int layers;
 } scost;
+
+/* The vision tower as a model of its own, the rule of memory.c's
+ * vision_model: a bidirectional encoder of ViT layers (LayerNorm, MHA,
+ * a GELU or SwiGLU MLP, biases on the linears). */
+static void tower_model(const gp_model *m, gp_model *v)
+{
+	memset(v, 0, sizeof *v);
+	v->layers = m->vision.layers;
+	v->hidden = m->vision.hidden;
+	v->heads = m->vision.heads;
+	v->kv_heads = m->vision.heads;
+	v->head_dim = m->vision.hidden / m->vision.heads;
+	v->ffn_hidden = m->vision.ffn_hidden;
+	v->ffn_gated = m->vision.ffn_gated;
+	v->vocab = 1;
+	v->norm_params = 2 * m->vision.hidden;
+	v->linear_bias = 1;
+}
+
+/* A GEMM of the tower in the 16-bit dtype: forward, and when asked its
+ * input gradient (dgrad) and weight gradient (wgrad, into an fp32 main
+ * grad) as the language model's GEMMs are priced. */
+static void tower_gemm(const ctx *x, double flop, double w, double act,
+		       double M, double N, double K, double batch,
+		       int dgrad, int wgrad, double *f, double *b)
+{
+	double bytes = w * 2.0 + act * x->A;
+
+	*f += op_time(x, flop, bytes, M, N, K, batch, x->half);
+	if (dgrad)
+		*b += op_time(x, flop, bytes, M, K, N, batch, x->half);
+	if (wgrad)
+		*b += op_time(x, flop, w * WGRAD_ACC_BYTES + act * x->A, N,
+			      K, M, batch, x->half);
+}
+
+/* The encoder tower on the first stage, one micro-batch (Wang et al.
+ * 2024, Qwen2-VL sec. 2.1; Liu et al. 2023, LLaVA sec. 4.1).  Each
+ * image -- or slice of temporal_patch video frames, which Qwen2-VL's
+ * 3-D patch embedding encodes like one image -- is P patches: a linear
+ * patch embedding over 3 x temporal_patch x patch^2 pixel values per
+ * patch, every ViT layer with full attention among the image's own
+ * patches (the model_layer_ops list of the tower, kv length P, not
+ * causal), and the projector that merges merge^2 patches into one LLM
+ * token (one GEMM as wide as its parameters).  Priced like the
+ * language model's layers: forward; when the tower trains, both
+ * backward GEMMs, fused attention backward and the recompute policy's
+ * re-run.  A frozen tower fed pixels needs no gradient: forward only;
+ * the projector still computes its weight gradient unless the whole
+ * base is frozen (LoRA), its input gradient only for a training tower,
+ * and the patch embedding never has one (its input is pixels).
+ * Megatron shards the encoder over TP like the decoder when its heads
+ * allow (else it runs whole on every TP rank, as memory.c counts it);
+ * each context-parallel rank encodes the images of its chunk. */
+static void tower_costs(ctx *x, scost *s)
+{
+	const gp_model *m = x->m;
+	const train_cfg *c = x->c;
+	gp_model v;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op_cfg oc;
+	double merge = m->vision.merge > 1 ? m->vision.merge : 1;
+	double tokens = model_vision_tokens(m), P = tokens * merge * merge;
+	double imgs = c->mem.images * c->mem.lay.micro_batch / x->y.cp;
+	double hv = m->vision.hidden, tpt, kin, pk;
+	double lf = 0, lb = 0, la = 0, f, b, rec = 0, tpc = 0, pf = 0, pb = 0;
+	int fo = c->forward_only;
+	int trains = !c->mem.vision_frozen && !x->frozen && !fo;
+	int proj_trains = !x->frozen && !fo;
+	int i, n, vtp;
+
+	tower_model(m, &v);
+	vtp = v.heads % x->y.tp == 0 ? x->y.tp : 1;
+	memset(&oc, 0, sizeof oc);
+	oc.seqs = imgs;
+	oc.q = P;
+	oc.kv_len = P;
+	oc.tp = vtp;
+	oc.ep = 1;
+	oc.flash = c->mem.flash;
+	n = model_layer_ops(&v, &oc, ops);
+	for (i = 0; i < n; i++) {
+		const gp_op *o = &ops[i];
+		double t, bytes;
+
+		switch (o->kind) {
+		case GP_OP_GEMM:
+			tower_gemm(x, o->flop, o->weights, o->act, o->m, o->n,
+				   o->k, o->batch, trains, trains, &lf, &lb);
+			break;
+		case GP_OP_ATTN:
+			la = attn_time(x, o, 0);
+			lf += la;
+			if (trains)
+				lb += attn_time(x, o, 1);
+			break;
+		case GP_OP_ELEM:
+			bytes = o->act * x->A;
+			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
+			lf += t;
+			if (trains)
+				lb += op_time(x, 2.0 * o->flop, 1.5 * bytes, 0,
+					      0, 0, 0, x->half);
+			break;
+		}
+	}
+	/* Two residual adds per layer: read two P x hidden, write one. */
+	lf += 2.0 * mem_time(x, imgs * P * hv * 3.0 * x->A);
+	if (trains)
+		lb += 2.0 * mem_time(x, imgs * P * hv * 2.0 * x->A);
+	f = v.layers * lf;
+	b = v.layers * lb;
+	if (trains && c->mem.recompute == GP_RECOMPUTE_FULL)
+		rec = f;
+	else if (trains && c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
+		rec = v.layers * la;
+	/* Tensor parallelism over the tower: two all-reduces of the
+	 * P x hidden activations per layer per pass, again in a full
+	 * recompute. */
+	if (vtp > 1) {
+		double ar = coll(x, GP_ALL_REDUCE, imgs * P * hv * 2.0,
+				 &x->g[GP_GRP_TP]);
+
+		tpc = 2.0 * v.layers * ar * (1.0 + (trains ? 1.0 : 0.0) +
+			(rec > 0 && c->mem.recompute == GP_RECOMPUTE_FULL ?
+			 1.0 : 0.0));
+	}
+	/* Patch embedding: P x (3 tpt p^2) times (3 tpt p^2) x hidden. */
+	tpt = m->vision.temporal_patch > 1 ? m->vision.temporal_patch : 1;
+	kin = 3.0 * tpt * (double)m->vision.patch_size * m->vision.patch_size;
+	tower_gemm(x, 2.0 * imgs * P * kin * hv, kin * hv, imgs * P *
+		   (kin + hv), imgs * P, hv, kin, 1, 0, trains, &pf, &pb);
+	/* Projector: tokens x (merge^2 hidden) in, its parameters wide. */
+	pk = merge * merge * hv;
+	if (m->vision.projector_params > 0)
+		tower_gemm(x, 2.0 * imgs * tokens * m->vision.projector_params,
+			   m->vision.projector_params, imgs * tokens *
+			   (pk + m->vision.projector_params / pk),
+			   imgs * tokens, m->vision.projector_params / pk, pk,
+			   1, trains, proj_trains, &pf, &pb);
+	s->part[TRAIN_COMPUTE] += f + b + pf + pb;
+	s->fwd += f + pf;
+	s->bwd += b + pb;
+	s->part[TRAIN_RECOMPUTE] += rec;
+	s->part[TRAIN_TP] += tpc;
+	s->vision = f + b + pf + pb + rec + tpc;
+	s->vision_patches = imgs * P;
+	/* Trainable parameters here (reduced and stepped): the tower when
+	 * it trains, the projector unless the base is frozen. */
+	s->params += ((!c->mem.vision_frozen && !x->frozen ?
+		       x->p.vision - m->vision.projector_params : 0.0) +
+		      (!x->frozen ? m->vision.projector_params : 0.0)) /
+		x->y.tp;
+}
 
 /* Dense layers among layers [first_layer, first_layer + nl): the first
  * moe.dense_layers of an MoE model, all of a dense one. */
@@ -598,7 +768,8 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 	const train_cfg *c = x->c;
 	int nd, nm, i, zero = x->y.zero;
 	double hid = m->hidden, tp = x->y.tp;
-	double full = c->mem.recompute == GP_RECOMPUTE_FULL;
+	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
+		!c->forward_only;
 	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
 	const train_lcost *L[2];
 	double cnt[2], rec;
@@ -669,7 +840,8 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 					  &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_REDUCE_SCATTER, l->eparams * 2.0,
 				     &x->g[GP_GRP_EDP]);
-			double f = agw, b = (fsdp_full ? agw : 0.0) + rsw;
+			double f = agw, b = c->forward_only ? 0.0 :
+				(fsdp_full ? agw : 0.0) + rsw;
 			double hz = 0, hd = 0;
 			double ef = overlap(f, l->fwd.t,
 					    c->overlap_param_gather, &hz);
@@ -688,21 +860,8 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 		s->part[TRAIN_COMPUTE] += ld->emb;
 		s->part[TRAIN_TP] += ld->emb_tp;
 		s->params += (x->p.embedding) / tp;
-		if (c->mem.images > 0 && m->vision.layers > 0) {
-			/* The ViT tower at the large-GEMM rate: forward for
-			 * every image, backward only when it trains (a
-			 * frozen tower fed pixels needs no gradient). */
-			double vf = model_vision_flops_per_image(m) *
-				c->mem.images * c->mem.lay.micro_batch / tp;
-			double rate = x->d->peak[x->half] *
-				x->d->gemm_frac[x->half];
-			int trains = !c->mem.vision_frozen && !x->frozen;
-
-			if (vf > 0 && rate > 0)
-				s->part[TRAIN_COMPUTE] += vf / rate *
-					(trains ? 3.0 : 1.0);
-			s->params += x->p.vision / tp;
-		}
+		if (c->mem.images > 0 && m->vision.layers > 0)
+			tower_costs(x, s);
 	}
 	/* Last stage: the head (ends_costs) and the output layer's (or
 	 * the tied embedding copy's) weights. */
@@ -727,7 +886,7 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 			     &x->g[GP_GRP_TP]);
 		double v = x->y.schedule == GP_SCHED_INTERLEAVED ?
 			x->y.vpp : 1.0;
-		double all = 2.0 * v * (sr + gat);
+		double all = (c->forward_only ? 1.0 : 2.0) * v * (sr + gat);
 
 		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
 					     c->overlap_p2p,
@@ -820,7 +979,7 @@ static void cache_key(const ctx *x, double *k)
 	k[i++] = x->half;
 	k[i++] = x->quant;
 	k[i++] = c->mem.lora_rank;
-	k[i++] = c->mem.lora_targets;
+	k[i++] = c->mem.lora_targets + 1e6 * c->forward_only;
 	k[i++] = g[GP_GRP_TP].per_node + 1e3 * g[GP_GRP_TP].sharing;
 	k[i++] = g[GP_GRP_CP].per_node + 1e3 * g[GP_GRP_CP].sharing;
 	k[i++] = g[GP_GRP_EP].per_node + 1e3 * g[GP_GRP_EP].sharing;
@@ -1200,6 +1359,10 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 		first += nl;
 		if (x.bad)
 			return GP_EINVAL;
+		if (k == 0) {
+			out->vision_time = per_step * s.vision;
+			out->vision_patches = s.vision_patches;
+		}
 		tsum += s.t;
 		if (s.t > tmax) {
 			tmax = s.t;
@@ -1207,9 +1370,10 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 			out->stage = k;
 			out->stage_layers = nl;
 		}
-		if (x.frozen) {
+		if (x.frozen || c->forward_only) {
 			/* LoRA: only the adapters reduce and step, a few
-			 * MB; their cost is below the model's resolution. */
+			 * MB; their cost is below the model's resolution.
+			 * A forward pass reduces and steps nothing. */
 			continue;
 		}
 		lp = s.params - s.eparams;
@@ -1275,7 +1439,8 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	}
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
-	if (x.y.pp > 1 && x.p.lm_head == 0 && !x.frozen) {
+	if (x.y.pp > 1 && x.p.lm_head == 0 && !x.frozen &&
+	    !c->forward_only) {
 		gp_group eg;
 
 		eg.ranks = 2;
@@ -1334,21 +1499,37 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	{
 		double attn = fpt - 2.0 * x.p.matmul_active;
 		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
-		double mult = x.frozen ? 2.0 : 3.0, rec = 0, vis = 0;
+		double mult = c->forward_only ? 1.0 : x.frozen ? 2.0 : 3.0;
+		double rec = 0, vis = 0;
 
-		if (c->mem.recompute == GP_RECOMPUTE_FULL)
+		if (c->forward_only)
+			;
+		else if (c->mem.recompute == GP_RECOMPUTE_FULL)
 			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
 				fmin(1.0, c->mem.recompute_layers * x.y.pp /
 				     (double)m->layers) : 1.0);
 		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
 			rec = attn;
-		if (c->mem.images > 0 && m->vision.layers > 0)
-			vis = model_vision_flops_per_image(m) *
-				c->mem.images / c->mem.seq *
-				(!c->mem.vision_frozen && !x.frozen ? 3.0 : 1.0);
+		/* The tower: 3x its forward when it trains; a frozen
+		 * tower's projector 2x (forward and weight gradient), 1x
+		 * under LoRA; per token of the sequence its images are
+		 * part of. */
+		if (c->mem.images > 0 && m->vision.layers > 0 &&
+		    model_vision_flops_per_image(m) > 0) {
+			double tok = model_vision_tokens(m);
+			double pj = 2.0 * m->vision.projector_params * tok;
+			double tw = model_vision_flops_per_image(m) - pj;
+			int tt = !c->mem.vision_frozen && !x.frozen;
+
+			vis = (tw * (c->forward_only ? 1.0 : tt ? 3.0 : 1.0) +
+			       pj * (c->forward_only ? 1.0 : tt ? 3.0 :
+				     x.frozen ? 1.0 : 2.0)) *
+				c->mem.images / c->mem.seq;
+		}
 		out->model_flops = out->tokens_per_step * (mult * fpt + vis +
-			(x.frozen ? 6.0 * mem_lora_params(m, c->mem.lora_rank,
-				c->mem.lora_targets) : 0.0));
+			(x.frozen ? (c->forward_only ? 2.0 : 6.0) *
+			 mem_lora_params(m, c->mem.lora_rank,
+					 c->mem.lora_targets) : 0.0));
 		out->hw_flops = out->model_flops + out->tokens_per_step * rec;
 	}
 	out->peak = d->peak[c->compute];

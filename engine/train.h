@@ -80,6 +80,13 @@ typedef struct train_cfg {
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
+	int forward_only;        /* 1: the forward pass alone over the
+				  * global batch (Megatron's
+				  * forward_backward_func(forward_only=True):
+				  * the log-probabilities of RL's policy,
+				  * reference and reward models): no
+				  * backward, recompute, gradient reduction
+				  * or optimizer step; model FLOPs 1x */
 	/* Memory: */
 	double capacity;         /* bytes per GPU */
 	gp_mem_reserve reserve;
@@ -150,6 +157,12 @@ typedef struct train_result {
 	double model_tflops_gpu; /* model FLOP/s per GPU / 1e12 */
 	double hw_tflops_gpu;
 	double peak;             /* FLOP/s per GPU the fractions use */
+	double vision_time;      /* s per step the encoder tower (ViT,
+				  * patch embedding, projector) runs on the
+				  * first stage, forward + backward +
+				  * recompute; 0 without images */
+	double vision_patches;   /* patches one micro-batch sends through
+				  * the tower on one GPU */
 	double train_time;       /* s to train cfg.tokens (0: none) */
 	double cost;             /* price units for them (0: none) */
 	gp_mem_result mem;       /* most loaded GPU */

@@ -230,7 +230,8 @@ local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision re
   ctx block chunk_tokens kv_free_fraction prompts group prompt_len response_len colocated
   reward_model ref_model rollout_weights rollout_tp margin capacity
   capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers enc_seq cat]]
+  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers enc_seq cat
+  video_frames image_size frame_size]]
 
 M.OPTIONS = OPTIONS
 local unknown_key = require("gpuplan.args").unknown_key
@@ -251,9 +252,11 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
---   train_vision (boolean: the ViT tower trains), enc_seq (encoder-decoder
---   models: encoder tokens per sequence; seq is then the decoder's;
---   default seq), cat.
+--   train_vision (boolean: the ViT tower trains), video_frames (frames per
+--   sequence, encoded temporal_patch at a time), image_size / frame_size
+--   (pixels of a square image / frame; towers of native resolution only:
+--   gpuplan.vlm), enc_seq (encoder-decoder models: encoder tokens per
+--   sequence; seq is then the decoder's; default seq), cat.
 -- The result carries `warnings`: codes of a plan that runs but wastes
 -- something (M.WARNINGS), the same codes gp.train reports.
 -- M.prepare(o, extra): the options of M.memory checked and turned into
@@ -298,10 +301,20 @@ function M.prepare(o, extra, who)
   local cfg = {
     capacity = capacity, gpus = gpus, margin = margin, tp = tp, pp = pp,
   }
+  -- Video and image sizes (gpuplan.vlm): the tower at the media's
+  -- resolution, the sequence's media as that many image units.
+  local media
+  if method ~= "infer" and (o.video_frames ~= nil or o.image_size ~= nil or
+                            o.frame_size ~= nil) then
+    media = require("gpuplan.vlm").media(model, o)
+    model = media.model
+    for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
+  end
   if method == "infer" then
-    if o.images ~= nil or o.train_vision ~= nil then
-      fail("%s: applies to training; for inference count the image tokens in ctx",
-        o.images ~= nil and "images" or "train_vision")
+    for _, k in ipairs { "images", "train_vision", "video_frames", "image_size", "frame_size" } do
+      if o[k] ~= nil then
+        fail("%s: applies to training; for inference count the image tokens in ctx", k)
+      end
     end
     if gpus % (tp * pp) ~= 0 then
       fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
@@ -504,6 +517,7 @@ function M.prepare(o, extra, who)
       end
       cfg.images = o.images
     end
+    if media then cfg.images = media.units end
     if o.train_vision ~= nil then
       if type(o.train_vision) ~= "boolean" then
         fail("train_vision must be a boolean (got %s)", tostring(o.train_vision))
@@ -535,7 +549,7 @@ function M.prepare(o, extra, who)
     end
   end
   return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
-           method = method, gpus = gpus }
+           method = method, gpus = gpus, media = media }
 end
 
 -- The least recomputation that fits: none, then selective, then full

@@ -169,14 +169,22 @@ local function tokens_of(v)
   return n
 end
 
--- gp.train{...}: see the header.
--- M.setup(o [, sweep]): gp.train's options checked and resolved once:
--- {p (memory.prepare's), model, gpu, cfg (the engine's train config),
--- topo, device, defaults, currency, precision}.  For a sweep the layout
--- comes from the enumeration: the global batch is checked for being a
--- whole number only (each layout must divide it).
-function M.setup(o, sweep)
-  local p = memory.prepare(o, sweep and M.SWEEP_EXTRA or M.EXTRA, sweep and "sweep" or "train")
+-- M.setup(o [, sweep [, extra]]): gp.train's options checked and resolved
+-- once: {p (memory.prepare's), model, gpu, cfg (the engine's train
+-- config), topo, device, defaults, currency, precision, global_batch}.
+-- For a sweep the layout comes from the enumeration: the global batch is
+-- checked for being a whole number only (each layout must divide it).
+-- gpuplan.rl prices its training phases with it; extra (optional) is a
+-- set of more option names the caller reads itself.
+function M.setup(o, sweep, extra)
+  local known = sweep and M.SWEEP_EXTRA or M.EXTRA
+  if extra then
+    local k2 = {}
+    for k in pairs(known) do k2[k] = true end
+    for k in pairs(extra) do k2[k] = true end
+    known = k2
+  end
+  local p = memory.prepare(o, known, sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
@@ -243,11 +251,20 @@ function M.setup(o, sweep)
     cfg.reduce_bytes = b
   end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
-           defaults = defaults, currency = currency, precision = precision, cat = cat }
+           defaults = defaults, currency = currency, precision = precision, cat = cat,
+           global_batch = gb }
 end
 
+-- An error raised inside gpuplan's own Lua, without the position Lua
+-- gave it there (the caller's position is added when it is re-raised).
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
+-- gp.train{...}: see the header.
 function M.train(o)
-  local s = M.setup(o)
+  local oks, s = pcall(M.setup, o)
+  if not oks then error(type(s) == "string" and internal(s) or s, 2) end
   local p, model, gpu, cfg, defaults = s.p, s.model, s.gpu, s.cfg, s.defaults
   local topo, device, currency, precision = s.topo, s.device, s.currency, s.precision
   local gb = cfg.global_batch
@@ -273,6 +290,7 @@ function M.train(o)
     tokens_per_s = r.tokens_per_s, tokens_per_s_gpu = r.tokens_per_s_gpu,
     model_flops = r.model_flops, hw_flops = r.hw_flops, mfu = r.mfu, hfu = r.hfu,
     model_tflops_gpu = r.model_tflops_gpu, hw_tflops_gpu = r.hw_tflops_gpu, peak = r.peak,
+    vision_s = r.vision_time, vision_patches = r.vision_patches, media = p.media,
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
   }

@@ -15,7 +15,7 @@ cjson.decode_invalid_numbers(false)
 local M = {}
 
 M.kinds = { train = "training", memory = "memory", infer = "inference",
-            collective = "collective" }
+            collective = "collective", rl = "RL fine-tuning" }
 
 -- JSON null -> nil, recursively.
 local function strip_nulls(v)
@@ -52,6 +52,7 @@ M.metrics = {
   infer = { "output_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "itl_ms",
             "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu" },
   collective = { "busbw_gbps", "time_us" },
+  rl = { "step_time_s" },
 }
 
 -- The measured value: 1e-6 .. 1e15 of its unit.  No metric of SCHEMA.md
@@ -61,7 +62,7 @@ M.metrics = {
 M.VALUE_MIN, M.VALUE_MAX = 1e-6, 1e15
 
 local case_schema = T.record {
-  id = R(text()), kind = R(T.enum { "train", "memory", "infer", "collective" }),
+  id = R(text()), kind = R(T.enum { "train", "memory", "infer", "collective", "rl" }),
   model = T.record {
     name = text(), layers = count(), hidden = count(), heads = count(),
     kv_heads = count(), head_dim = count(), ffn_hidden = count(0),
@@ -91,7 +92,7 @@ local case_schema = T.record {
   },
   workload = T.record {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
-    method = T.enum { "pretrain", "full", "lora", "qlora", "infer" },
+    method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
     weight_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" },
@@ -107,6 +108,13 @@ local case_schema = T.record {
     metric = R(text()), unit = text(),
     value = R(T.number { min = M.VALUE_MIN, max = M.VALUE_MAX }),
   }),
+  -- One GRPO/PPO step (kind rl, SCHEMA.md).
+  rl = T.record {
+    prompts = count(), group = count(), prompt_len = count(), response_len = count(),
+    train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
+    rollout_tp = count(), staleness = count(0),
+    rollout_memory = T.number { min = 0, max = 1 },
+  },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),
   collective = T.enum { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
@@ -166,7 +174,7 @@ local function read(path, seen)
     end
     seen[c.id] = { path, i }
     if not M.kinds[c.kind] then
-      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective)", where,
+      error(string.format("%s: unknown kind '%s' (train, memory, infer, collective, rl)", where,
         tostring(c.kind)), 0)
     end
     local m = c.measured
@@ -304,7 +312,7 @@ function M.summarise(rows)
       out[#out + 1] = s
     end
   end
-  for _, k in ipairs { "train", "memory", "infer", "collective" } do
+  for _, k in ipairs { "train", "memory", "infer", "collective", "rl" } do
     emit(k)
     if by[k] then
       for _, sub in ipairs(M.subsets[k] or {}) do emit(sub.kind) end

@@ -96,7 +96,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(29);
+	plan(40);
 	a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -247,5 +247,79 @@ int main(void)
 	       "MFU = model FLOP/s / dense peak");
 	tok = r.tokens_per_step / r.step;
 	is_num(r.tokens_per_s, tok, 1e-12, "tokens/s = tokens per step / step");
+
+	/* --- the forward pass alone (RL's log-probabilities) --------------- */
+	/* Megatron's forward_only: no backward, recompute, reduction or
+	 * optimizer; model FLOPs 1x the forward, 2N + 4 l s h per token.
+	 * A tiny vocabulary keeps the two stages nearly equal. */
+	m = gpt(24, 2048, 16, 64);
+	c = cfg(1, 2, 4, 1, 32);
+	c.mem.recompute = GP_RECOMPUTE_FULL;
+	train_step(&m, &d, &t, &c, &r, &e);
+	c.forward_only = 1;
+	rc = train_step(&m, &d, &t, &c, &r2, &e);
+	ok(rc == GP_OK && r2.part[TRAIN_RECOMPUTE] == 0 &&
+	   r2.part[TRAIN_DP] == 0 && r2.part[TRAIN_OPTIMIZER] == 0 &&
+	   r2.part[TRAIN_ZERO] == 0, "forward only: no recompute, DP "
+	   "reduction or optimizer step");
+	l = 24, h = 2048, s = 2048;
+	is_num(r2.model_flops / r2.tokens_per_step,
+	       2 * (12 * l * h * h + 64 * h) + 4 * l * s * h, 1e-12,
+	       "forward only: 2N + 4 l s h per token");
+	/* The backward's GEMMs are two of the forward's each, attention
+	 * 2.5x: a forward is under a third of fwd + bwd. */
+	ok(r2.part[TRAIN_COMPUTE] < r.part[TRAIN_COMPUTE] / 2.9,
+	   "forward compute under a third of the training step's");
+	/* The pipeline's fill and drain stay: (p - 1) forward stage times
+	 * beside m of them (2%: the ends' embedding and logits). */
+	is_num(r2.part[TRAIN_BUBBLE], r2.stage_time, 0.02,
+	       "forward only: bubble = (p - 1) stage times");
+
+	/* --- the vision tower ------------------------------------------------ */
+	/* A ViT-L/14 at 336 px (CLIP, LLaVA-1.5: 24 layers of 1024, 16
+	 * heads, GELU 4096, no merge) makes (336 / 14)^2 = 576 tokens per
+	 * image, each one patch. */
+	m = gpt(24, 2048, 16, 51200);
+	m.vision.layers = 24;
+	m.vision.hidden = 1024;
+	m.vision.heads = 16;
+	m.vision.ffn_hidden = 4096;
+	m.vision.image_size = 336;
+	m.vision.patch_size = 14;
+	m.vision.merge = 1;
+	m.vision.projector_params = 1024.0 * 2048 + 2048 + 2048.0 * 2048 +
+		2048;
+	is_num(model_vision_tokens(&m), 576, 0, "ViT-L/14 at 336 px: 576 tokens");
+	c = cfg(1, 1, 1, 1, 4);
+	c.mem.images = 2;
+	c.mem.vision_frozen = 1;
+	rc = train_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_OK, "2 images per sequence, frozen tower");
+	is_num(r.vision_patches, 2 * 576, 0, "1152 patches per micro-batch");
+	/* Model FLOPs: the text model's per token, plus per image the
+	 * tower's forward once (frozen) and the projector's twice (forward
+	 * and weight gradient): tower = 24 x 576 x (2 (4 h^2 + 2 h f) +
+	 * 4 x 576 h) + 2 x 3 x 14^2 x h x 576, projector 2 x params x 576. */
+	{
+		double hv = 1024, fv = 4096, P = 576, pj, tw, fpt;
+
+		tw = 24 * P * (2 * (4 * hv * hv + 2 * hv * fv) + 4 * P * hv) +
+			2 * 3 * 14.0 * 14 * hv * P;
+		pj = 2 * m.vision.projector_params * P;
+		fpt = model_fwd_flops_per_token(&m, 2048);
+		is_num(r.model_flops, r.tokens_per_step * 3 * fpt +
+		       4 * 2 * (tw + 2 * pj), 1e-12,
+		       "frozen tower: forward once, projector twice");
+		c.mem.vision_frozen = 0;
+		train_step(&m, &d, &t, &c, &r2, &e);
+		is_num(r2.model_flops, r2.tokens_per_step * 3 * fpt +
+		       4 * 2 * 3 * (tw + pj), 1e-12,
+		       "trained tower: 3x tower and projector");
+	}
+	/* A trained tower runs backward too: at least twice the frozen
+	 * one's time (both GEMMs backward, attention 2.5x). */
+	ok(r2.vision_time > 2.5 * r.vision_time && r.vision_time > 0,
+	   "trained tower takes over 2.5x the frozen one");
+	ok(r2.step > r.step, "and makes the step longer");
 	return done();
 }

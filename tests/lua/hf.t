@@ -22,6 +22,7 @@ local pairs_ = {
   { "llava-1.5-7b.json", "llava-1.5-7b" },
   { "t5-3b.json", "t5-3b" },
   { "flan-t5-xxl.json", "flan-t5-xxl" },
+  { "qwen2.5-vl-7b.json", "qwen2.5-vl-7b" },
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm", "encoder_layers",

@@ -50,8 +50,8 @@ t.raises(function() v.read(V .. "duplicate.json") end,
 t.raises(function() v.read("tests/fixtures/validation") end,
   "cannot read case file 'tests/fixtures/validation'", "a directory named", true)
 t.raises(function() v.read(V .. "wrong_kind.json") end,
-  "wrong_kind.json: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective)",
-  "a kind outside the four named", true)
+  "wrong_kind.json: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective, rl)",
+  "a kind outside the five named", true)
 
 -- An encoder-decoder case: the shipped T0 3B case gives no layer fields,
 -- so it is not predicted and the reason names every missing field; the

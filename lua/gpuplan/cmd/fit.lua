@@ -55,6 +55,10 @@ usage: gpuplan fit MODEL --gpu ID [options]
                     counts their tokens): the ViT tower's and projector's
                     saved activations; --train-vision trains the tower
                     (default: frozen in fine-tuning, trained in pretrain)
+  --video-frames N  video frames per sequence (encoded temporal_patch at a
+                    time: 2 for Qwen2-VL); --image-size PX --frame-size PX
+                    square images / frames at their own resolution
+                    (Qwen2-VL family; rounded to multiples of 28)
   --partition P     layers per pipeline stage: auto (default: uniform on
                     megatron, parameters on deepspeed)|uniform|parameters|
                     type:transformer|type:transformer|embedding
@@ -76,7 +80,8 @@ usage: gpuplan fit MODEL --gpu ID [options]
     recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
     lora_targets = "string", lora_dropout = "number", weights = "string",
     kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
-    partition = "string", images = "int", train_vision = "flag",
+    partition = "string", images = "int", train_vision = "flag", video_frames = "int",
+    image_size = "int", frame_size = "int",
     flash = "flag", dropout = "flag", vpp = "int", microbatches = "int",
     capacity_factor = "number", block = "int", prompts = "int", group = "int",
     prompt_len = "int", response_len = "int", reward_model = "flag",
@@ -145,7 +150,7 @@ function C.run(opts, args)
                          "microbatches", "flash", "dropout", "capacity_factor",
                          "lora_rank", "lora_targets", "lora_dropout", "optimizer",
                          "recipe", "stack", "partition", "images", "train_vision",
-                         "precision", "enc_seq" } do
+                        "video_frames", "image_size", "frame_size", "precision", "enc_seq" } do
       if opts[k] ~= nil then
         error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to training, not --method infer"), 0)
       end

@@ -106,6 +106,15 @@ function C.run(opts, args)
     io.write(string.format("throughput: %.0f tokens/s (%.0f per GPU); MFU %s, HFU %s of %.0f "
       .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", r.tokens_per_s, r.tokens_per_s_gpu,
       pct(r.mfu), pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
+    if r.vision_s and r.vision_s > 0 then
+      local md = r.media
+      io.write(string.format("vision tower: %.0f patches per micro-batch on the first stage, "
+        .. "%.2f s per step (%s)%s\n", r.vision_patches, r.vision_s, pct(r.vision_s / r.step_s),
+        md and string.format("; media: %d units of %d tokens (%d px%s) = %d of %d tokens",
+          md.units, md.tokens_per_unit, md.size, md.frames_per_unit > 1 and md.video_tokens > 0
+          and string.format(", %d frames each", md.frames_per_unit) or "", md.tokens, r.seq)
+        or ""))
+    end
     if r.bubble_frac > 0 then
       io.write(string.format("pipeline: slowest stage %d of %d (%d layers), bubble %s of the step\n",
         r.stage, r.pp, r.stage_layers, pct(r.bubble_frac)))

@@ -37,7 +37,7 @@ function C.run(opts, args)
     args = { require("gpuplan.config").root .. "/validation/cases.json" }
   end
   if opts.kind and not validate.kinds[opts.kind] then
-    error(cli.usage("validate: --kind must be train, memory, infer or collective"), 0)
+    error(cli.usage("validate: --kind must be train, memory, infer, collective or rl"), 0)
   end
   local cases, seen = {}, {}
   for _, path in ipairs(args) do

@@ -1,0 +1,237 @@
+/*
+ * rl.h - one step of RL fine-tuning (GRPO, PPO): rollouts on the serving
+ * model, the forward passes of the policy, reference, reward model and
+ * critic, the actor (and critic) update through the training step, and
+ * the weight sync from the trainer to the rollout engines -- on one
+ * colocated pool or on two pools (rollout and training) pipelined with
+ * one step of staleness.
+ *
+ * Each phase is priced by the model that owns it: the rollout by
+ * infer_step / infer_run (infer.h) at the rollout engine's TP with a
+ * response-length distribution whose longest response sets the tail;
+ * the forward passes and updates by train_step (train.h) on the actor's
+ * placed layout; the weight sync by comm_group_cost (comm.h) on groups
+ * placed from that layout.  Memory is reported per phase state (rollout,
+ * forward, update) on the most loaded GPU of each pool.
+ *
+ * Units: seconds, bytes, tokens, samples (one response to one prompt).
+ * Caller-owned structs; nothing allocates; GP_OK or GP_EINVAL with the
+ * reason in err.  A step that does not fit memory is a result (fits = 0
+ * and why), not an error.
+ */
+#ifndef GP_RL_H
+#define GP_RL_H
+
+#include "comm.h"
+#include "common.h"
+#include "infer.h"
+#include "memory.h"
+#include "model.h"
+#include "roofline.h"
+#include "train.h"
+
+/* How response lengths spread around their mean. */
+typedef enum rl_len_dist {
+	RL_LEN_FIXED = 0,   /* every response is `mean` tokens */
+	RL_LEN_UNIFORM,     /* uniform on [2 mean - max, max] */
+	RL_LEN_EXP,         /* exponential clipped at max (responses that
+			     * hit the generation limit pile up there), its
+			     * scale set so the clipped mean is `mean` */
+	RL_LEN_COUNT
+} rl_len_dist;
+
+typedef struct rl_lengths {
+	rl_len_dist dist;
+	double mean;        /* tokens, >= 1 */
+	double max;         /* the generation limit, >= mean; fixed: 0 or
+			     * mean */
+} rl_lengths;
+
+/* "fixed", "uniform", "exp"; "?" out of range. */
+const char *rl_len_dist_name(int d);
+/* GP_OK and *out, or GP_EINVAL naming the known ones. */
+int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err);
+
+/* Check a length distribution: mean in [1, 2^24], max in [mean, 2^24]
+ * (fixed: 0 or mean), uniform with 2 mean - max >= 1, exp with mean <
+ * max.  GP_OK or GP_EINVAL. */
+int rl_lengths_check(const rl_lengths *l, gp_error *err);
+
+/* P(L > t), the share of responses still generating after t tokens;
+ * l valid. */
+double rl_len_survival(const rl_lengths *l, double t);
+
+/* E[L^2] in tokens^2; l valid. */
+double rl_len_moment2(const rl_lengths *l);
+
+/* The longest a response may be: max, or mean for fixed lengths. */
+double rl_len_limit(const rl_lengths *l);
+
+/* The expected longest of n responses: where n P(L > t) = 1, clipped
+ * to the distribution's range (the generation limit when n responses
+ * are expected to reach it); l valid, n >= 1. */
+double rl_len_longest(const rl_lengths *l, double n);
+
+/* The phases of a step, in the order they run. */
+typedef enum rl_phase {
+	RL_ROLLOUT = 0,     /* generation: prefill and decode */
+	RL_SWAP,            /* colocated: trainer states to host memory and
+			     * back (offload_states) */
+	RL_LOGPROB,         /* the policy's forward over the samples (old
+			     * log-probabilities) */
+	RL_REF,             /* the reference model's forward (KL term) */
+	RL_REWARD,          /* a reward model's forward */
+	RL_VALUES,          /* PPO: the critic's forward */
+	RL_ACTOR,           /* the actor's optimizer steps */
+	RL_CRITIC,          /* PPO: the critic's optimizer steps */
+	RL_SYNC,            /* trainer weights into the rollout engines */
+	RL_NPHASES
+} rl_phase;
+
+/* Stable names: "rollout", "offload", "logprob", "reference", "reward",
+ * "values", "actor_update", "critic_update", "weight_sync". */
+const char *rl_phase_name(int p);
+
+/* Pools and the memory states of a step. */
+enum { RL_POOL_ROLLOUT = 0, RL_POOL_TRAIN, RL_POOL_BOTH };
+const char *rl_pool_name(int pool);   /* "rollout", "train", "both" */
+enum { RL_MEM_ROLLOUT = 0, RL_MEM_FORWARD, RL_MEM_UPDATE, RL_NMEM };
+
+typedef struct rl_cfg {
+	train_cfg train;    /* the actor's training step: its layout
+			     * (train.mem.lay: the training pool's GPUs),
+			     * recipe, recompute, micro-batch, overlaps,
+			     * capacity and reserve; mem.seq, global_batch,
+			     * forward_only, tokens and price are set here */
+	infer_cfg roll;     /* one rollout engine: weight_bits, kv_bytes,
+			     * compute, tp and pp (the rollout TP), runtime,
+			     * max_batch, max_num_tokens, topo for its TP;
+			     * gpus, input, output, batch, concurrency and
+			     * capacity are set here */
+	int ppo;            /* 1: PPO (critic forward and update) */
+	int ref_model;      /* 1: a frozen reference (KL penalty) */
+	int reward_model;   /* 1: a reward model of the actor's shape; 0:
+			     * rule-based rewards (no GPU time) */
+	int old_logprobs;   /* 1: the trainer recomputes the rollout
+			     * policy's log-probabilities (verl, NeMo RL,
+			     * OpenRLHF do) */
+	double prompts;     /* prompts per step, >= 1 */
+	double group;       /* responses per prompt (GRPO G), >= 1 */
+	double prompt_len;  /* tokens per prompt, >= 1 */
+	rl_lengths response;
+	double minibatch;   /* samples per optimizer step; 0 = all of
+			     * them (one step) */
+	double epochs;      /* passes over the samples; 0 = 1 */
+	int pad;            /* 1: a training sequence is padded to the
+			     * longest response; 0: packed to its length */
+	int colocated;      /* 1: one pool, phases alternate */
+	int rollout_gpus;   /* disaggregated: GPUs of the rollout pool */
+	int staleness;      /* disaggregated: 1 = step k+1's rollouts run
+			     * while step k trains (one step off-policy);
+			     * 0 = each pool waits for the other */
+	int offload_states; /* colocated: during the rollout every trainer
+			     * tensor but the actor's 16-bit weights waits
+			     * in host memory */
+	double host_bw;     /* B/s per GPU to host memory (its PCIe link);
+			     * needed with offload_states */
+	double engine_memory; /* bytes per GPU the rollout engine may hold
+			       * (vLLM's gpu_memory_utilization x the
+			       * card); 0 = all that is left */
+	double price;       /* per GPU-hour; 0 = no cost figures */
+} rl_cfg;
+
+/* Defaults: GRPO with a reference and old log-probabilities, colocated,
+ * one epoch, packed, staleness 1, the train and infer defaults. */
+void rl_defaults(rl_cfg *c);
+
+typedef struct rl_phase_result {
+	double time;        /* s per step */
+	double idle;        /* s the phase's GPUs wait after it for the
+			     * other pool (disaggregated) */
+	double gpus;        /* GPUs running it */
+	int pool;           /* RL_POOL_* */
+	int mem;            /* RL_MEM_* it runs in */
+} rl_phase_result;
+
+typedef struct rl_rollout {
+	double engines;     /* rollout engines (tp * pp GPUs each) */
+	double samples;     /* responses of the busiest engine */
+	double prompts;     /* distinct prompts it prefills */
+	double batch;       /* sequences it decodes at once at most: all
+			     * of its samples, or what the KV budget and
+			     * max_batch admit */
+	int queued;         /* 1: samples > batch (refilled as they end) */
+	double prefill;     /* s */
+	double decode;      /* s */
+	double tail;        /* s of the rollout after 90% of the samples
+			     * have finished: the long responses alone */
+	double longest;     /* tokens of the longest response expected */
+	double steps;       /* decode steps */
+	double mean_batch;  /* generated tokens / decode steps */
+	double itl_first;   /* s of the first decode step (full batch) */
+	double itl_last;    /* s of a tail step (the longest alone) */
+	double kv_budget;   /* bytes per GPU the engine has for KV */
+	double kv_peak;     /* bytes per GPU the KV cache reaches */
+	double weights;     /* bytes per GPU of the engine's weights */
+	double workspace;   /* bytes per GPU of its prefill activations */
+	double gen_tokens_per_s; /* generated tokens/s of the pool while
+				  * it generates */
+} rl_rollout;
+
+typedef struct rl_result {
+	double step;        /* s per RL step */
+	rl_phase_result ph[RL_NPHASES];
+	rl_rollout roll;
+	double gpus;        /* all GPUs of the job */
+	double pool_gpus[2], pool_busy[2], pool_idle[2]; /* by RL_POOL_ */
+	double samples;     /* responses per step */
+	double train_seq;   /* tokens per training sequence */
+	double opt_steps;   /* optimizer steps per RL step */
+	double samples_per_s;
+	double tokens_per_s;     /* prompt + response tokens of the step's
+				  * samples per second, whole job */
+	double tokens_per_s_gpu;
+	double gen_tokens_per_s; /* response tokens per second */
+	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
+	double sync_bytes;  /* per rollout GPU: its slice of the weights */
+	double cost_step;   /* price units per step (0: no price) */
+	double cost_1k_prompts;
+	int fits;           /* every phase fits its GPUs */
+	char why[160];      /* when not */
+	gp_mem_result mem[RL_NMEM]; /* most loaded GPU in each state */
+	train_result update; /* one optimizer step of the actor */
+	train_result forward; /* one forward pass over all samples */
+} rl_result;
+
+/* The rollout phase alone (rollout.c): prompts x group responses of
+ * prompt_len + resp tokens on `engines` engines of roll->tp x roll->pp
+ * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
+ * capacity are set here), each GPU with cap bytes for the engine's
+ * weights, workspace and KV cache.  GP_OK with *o filled and why[] empty,
+ * or naming what does not fit (why holds 160 bytes); GP_EINVAL for bad
+ * input. */
+int rl_rollout_step(const gp_model *m, const roof_device *d,
+		    const infer_cfg *roll, const rl_lengths *resp,
+		    double prompts, double group, double prompt_len,
+		    double engines, double cap, rl_rollout *o, char *why,
+		    gp_error *err);
+
+/* One RL step of model m (actor; reference, reward model and critic of
+ * its shape) on device d in topology t.  GP_OK with *out filled, or
+ * GP_EINVAL: invalid model, layout or lengths, samples not a multiple
+ * of the data-parallel micro-batches or of the mini-batch, a rollout TP
+ * that does not divide its pool, ... */
+int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
+	    const rl_cfg *c, rl_result *out, gp_error *err);
+
+/* Disaggregated: the split of `gpus` between the rollout pool (a
+ * multiple of the engine's tp * pp) and the training pool (a multiple of
+ * the layout's tp * pp * cp) with the shortest step among those that
+ * fit, else the shortest.  c->train.mem.lay.dp and c->rollout_gpus are
+ * ignored; *out is that split's step (out->pool_gpus says the split).
+ * GP_EINVAL when no split is valid. */
+int rl_best_split(const gp_model *m, const roof_device *d,
+		  const gp_topo *t, const rl_cfg *c, int gpus,
+		  rl_result *out, gp_error *err);
+
+#endif

@@ -1,0 +1,482 @@
+/*
+ * rollout.c - the rollout of an RL step: response lengths and their
+ * generation on the serving model (see rl.h).
+ *
+ * An engine of tp x pp GPUs gets n samples of ceil(n / G) distinct
+ * prompts.  It prefills each prompt once (prefix caching: the G samples
+ * of a prompt share its KV blocks, vLLM automatic prefix caching) in
+ * batches of max_num_tokens, then decodes.  When its KV budget holds all
+ * n at once they all start together and the batch shrinks as responses
+ * end: n P(L > t) sequences run at decode step t, at least the longest
+ * one, until the expected longest of the n responses -- the tail where a
+ * few long responses keep the engine at batch 1.  When they do not fit,
+ * continuous batching keeps B sequences running (a fluid model: each
+ * finished one is replaced from the queue) until the queue is empty,
+ * then the last B drain as above.  Each decode step is infer_step at its
+ * batch and context; the timeline is integrated over segments at their
+ * midpoints (exact for a step time affine in the context, as the KV
+ * reads make it).
+ */
+#include "rl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const dist_names[RL_LEN_COUNT] = {
+	"fixed", "uniform", "exp"
+};
+
+const char *rl_len_dist_name(int d)
+{
+	return GP_NAME_OF(dist_names, RL_LEN_COUNT, d);
+}
+
+int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err)
+{
+	int k;
+
+	if (gp_parse_name(s, dist_names, RL_LEN_COUNT, &k,
+			  "response distribution", err))
+		return GP_EINVAL;
+	*out = (rl_len_dist)k;
+	return GP_OK;
+}
+
+/* ---- response lengths ------------------------------------------------ */
+
+/* The scale theta of an exponential clipped at M with mean mu:
+ * E[min(X, M)] = theta (1 - e^{-M/theta}), increasing in theta from 0
+ * toward M, so mu < M has one root; bisection in log theta. */
+static double exp_scale(double mu, double M)
+{
+	double lo = mu, hi = mu, g;
+	int i;
+
+	do {
+		hi *= 2.0;
+		g = -hi * expm1(-M / hi);
+	} while (g < mu && hi < 1e30);
+	for (i = 0; i < 200; i++) {
+		double mid = sqrt(lo * hi);
+
+		g = -mid * expm1(-M / mid);
+		if (g < mu)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+/* What the kernels use of a distribution: the constant head [0, lo)
+ * where every response is still running, and the exponential's scale. */
+typedef struct lenx {
+	rl_lengths l;
+	double lo;      /* fixed: mean; uniform: 2 mean - max; exp: 0 */
+	double hi;      /* the largest length: fixed mean, else max */
+	double theta;   /* exp */
+} lenx;
+
+static int lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
+{
+	if (!l)
+		return gp_fail(err, "response lengths: NULL");
+	if ((int)l->dist < 0 || l->dist >= RL_LEN_COUNT)
+		return gp_fail(err, "unknown response distribution %d",
+			       (int)l->dist);
+	if (gp_check_num(l->mean, 1, GP_COUNT_MAX, "response_len", err))
+		return GP_EINVAL;
+	memset(x, 0, sizeof *x);
+	x->l = *l;
+	if (l->dist == RL_LEN_FIXED) {
+		if (l->max != 0 && l->max != l->mean)
+			return gp_fail(err, "response_max %g differs from "
+				       "response_len %g: fixed lengths have "
+				       "one length", l->max, l->mean);
+		x->lo = x->hi = l->mean;
+		return GP_OK;
+	}
+	if (gp_check_num(l->max, l->mean, GP_COUNT_MAX, "response_max", err))
+		return GP_EINVAL;
+	x->hi = l->max;
+	if (l->dist == RL_LEN_UNIFORM) {
+		x->lo = 2.0 * l->mean - l->max;
+		if (x->lo < 1)
+			return gp_fail(err, "a uniform spread around response_"
+				       "len %g reaching response_max %g would "
+				       "start below one token (needs "
+				       "response_len >= (response_max + 1) / "
+				       "2); exp has a long tail", l->mean,
+				       l->max);
+		return GP_OK;
+	}
+	if (!(l->mean < l->max))
+		return gp_fail(err, "exp lengths need response_len %g below "
+			       "response_max %g", l->mean, l->max);
+	x->theta = exp_scale(l->mean, l->max);
+	return GP_OK;
+}
+
+int rl_lengths_check(const rl_lengths *l, gp_error *err)
+{
+	lenx x;
+
+	return lenx_of(l, &x, err);
+}
+
+static double surv(const lenx *x, double t)
+{
+	if (t < x->lo)
+		return 1.0;
+	if (t >= x->hi)
+		return 0.0;
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return (x->hi - t) / (x->hi - x->lo);
+	case RL_LEN_EXP:
+		return exp(-t / x->theta);
+	default:
+		return 0.0;
+	}
+}
+
+/* The length at which a share q in (0, 1) of the responses is still
+ * running (the (1 - q) quantile). */
+static double surv_inv(const lenx *x, double q)
+{
+	double t;
+
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return x->hi - q * (x->hi - x->lo);
+	case RL_LEN_EXP:
+		t = -x->theta * log(q);
+		return t < x->hi ? t : x->hi;
+	default:
+		return x->lo;
+	}
+}
+
+static double moment2(const lenx *x)
+{
+	double a, r;
+
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return (x->lo * x->lo + x->lo * x->hi + x->hi * x->hi) / 3.0;
+	case RL_LEN_EXP:
+		/* E[L^2] = int_0^M 2 t e^{-t/theta} dt
+		 *        = 2 theta^2 (1 - e^{-M/theta} (1 + M/theta)) */
+		a = x->hi / x->theta;
+		r = 2.0 * x->theta * x->theta *
+			(1.0 - exp(-a) * (1.0 + a));
+		return r;
+	default:
+		return x->l.mean * x->l.mean;
+	}
+}
+
+/* H_n, the n-th harmonic number (exact to 64, then ln n + gamma +
+ * 1/2n - 1/12n^2). */
+static double harmonic(double n)
+{
+	double h = 0;
+	int i;
+
+	if (n <= 64) {
+		for (i = 1; i <= (int)n; i++)
+			h += 1.0 / i;
+		return h;
+	}
+	return log(n) + 0.5772156649015329 + 0.5 / n - 1.0 / (12.0 * n * n);
+}
+
+/* The expected longest of n responses: E[max] of n draws -- uniform:
+ * lo + (max - lo) n / (n + 1); exponential: theta H_n (Renyi's
+ * representation of exponential order statistics), clipped at the
+ * generation limit. */
+static double longest(const lenx *x, double n)
+{
+	double t;
+
+	n = floor(n);
+	if (n < 1)
+		n = 1;
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return x->lo + (x->hi - x->lo) * n / (n + 1.0);
+	case RL_LEN_EXP:
+		t = x->theta * harmonic(n);
+		return t < x->hi ? t : x->hi;
+	default:
+		return x->lo;
+	}
+}
+
+double rl_len_survival(const rl_lengths *l, double t)
+{
+	lenx x;
+
+	if (lenx_of(l, &x, NULL))
+		return 0.0;
+	return surv(&x, t);
+}
+
+double rl_len_moment2(const rl_lengths *l)
+{
+	lenx x;
+
+	if (lenx_of(l, &x, NULL))
+		return 0.0;
+	return moment2(&x);
+}
+
+double rl_len_limit(const rl_lengths *l)
+{
+	return l->dist == RL_LEN_FIXED ? l->mean : l->max;
+}
+
+double rl_len_longest(const rl_lengths *l, double n)
+{
+	lenx x;
+
+	if (lenx_of(l, &x, NULL))
+		return 0.0;
+	return longest(&x, n);
+}
+
+/* ---- the rollout ------------------------------------------------------ */
+
+typedef struct rollctx {
+	const gp_model *m;
+	const roof_device *d;
+	infer_cfg ic;       /* one engine */
+	lenx len;
+	double p;           /* prompt tokens */
+	gp_error *err;
+	int bad;
+} rollctx;
+
+/* Seconds of one decode step of `batch` sequences at context ctx. */
+static double dstep(rollctx *r, double batch, double ctx)
+{
+	infer_phase ph;
+
+	if (r->bad)
+		return 0.0;
+	batch = ceil(batch - 1e-9);
+	if (batch < 1)
+		batch = 1;
+	if (infer_step(r->m, r->d, &r->ic, batch, 1, ctx, 0, &ph, r->err)) {
+		r->bad = 1;
+		return 0.0;
+	}
+	return ph.time;
+}
+
+/* Segments of the decode timeline per region. */
+#define SEG_HEAD 8
+#define SEG_BODY 32
+
+typedef struct drain {
+	double time, tail, steps, tokens, kv_peak_tok, first, last;
+} drain;
+
+/* n sequences that start together, decoded until the expected longest
+ * of `of` responses (>= n: the longest of the whole step when these are
+ * the last of a queue); the tail is the time after which fewer than
+ * tail_q of the n are still running. */
+static void decode_from_start(rollctx *r, double n, double of,
+			      double tail_q, drain *o)
+{
+	const lenx *x = &r->len;
+	double end = longest(x, of), head = fmin(x->lo, end);
+	double t90 = tail_q >= 1 ? 0 : (tail_q <= 0 ? end :
+		fmax(head, fmin(end, surv_inv(x, tail_q))));
+	double cuts[4];
+	int nseg[3], k, i;
+
+	memset(o, 0, sizeof *o);
+	cuts[0] = 0;
+	cuts[1] = head;
+	cuts[2] = fmax(head, t90);
+	cuts[3] = end;
+	nseg[0] = SEG_HEAD;
+	nseg[1] = SEG_BODY;
+	nseg[2] = SEG_BODY;
+	o->kv_peak_tok = n * r->p;
+	for (k = 0; k < 3; k++) {
+		double a = cuts[k], b = cuts[k + 1], w;
+
+		if (!(b > a))
+			continue;
+		w = (b - a) / nseg[k];
+		for (i = 0; i < nseg[k]; i++) {
+			double t0 = a + i * w, tm = t0 + 0.5 * w;
+			double act = fmax(1.0, n * surv(x, tm));
+			double at0 = fmax(1.0, n * surv(x, t0));
+			double dt = w * dstep(r, act, r->p + tm + 0.5);
+
+			o->time += dt;
+			o->steps += w;
+			o->tokens += w * act;
+			if (k == 2)
+				o->tail += dt;
+			/* KV held: every running sequence its prompt and
+			 * what it generated so far. */
+			if (at0 * (r->p + t0) > o->kv_peak_tok)
+				o->kv_peak_tok = at0 * (r->p + t0);
+			if (act * (r->p + t0 + w) > o->kv_peak_tok)
+				o->kv_peak_tok = act * (r->p + t0 + w);
+		}
+	}
+	o->first = dstep(r, n, r->p + 1);
+	o->last = dstep(r, 1, r->p + end);
+}
+
+/* The most KV tokens n sequences started together hold at once. */
+static double peak_tokens(const lenx *x, double p, double n)
+{
+	double end = longest(x, n), best = n * p, t;
+	int i;
+
+	for (i = 0; i <= 64; i++) {
+		t = end * i / 64.0;
+		if (fmax(1.0, n * surv(x, t)) * (p + t) > best)
+			best = fmax(1.0, n * surv(x, t)) * (p + t);
+	}
+	/* just before the constant head ends, all n hold p + lo */
+	if (x->lo > 0 && x->lo <= end && n * (p + x->lo) > best)
+		best = n * (p + x->lo);
+	return best;
+}
+
+int rl_rollout_step(const gp_model *m, const roof_device *d,
+		    const infer_cfg *roll, const rl_lengths *resp,
+		    double prompts, double group, double prompt_len,
+		    double engines, double cap, rl_rollout *o, char *why,
+		    gp_error *err)
+{
+	rollctx r;
+	infer_result ir;
+	infer_phase ph;
+	drain dr;
+	double n, N = prompts * group, kvtok, ctok, m2, held, B, pb;
+	double chunks, pk;
+
+	if (!m || !d || !roll || !resp || !o || !why)
+		return gp_fail(err, "rl_rollout_step: missing argument");
+	why[0] = 0;
+	memset(o, 0, sizeof *o);
+	memset(&r, 0, sizeof r);
+	if (gp_check_num(prompts, 1, GP_AMOUNT_MAX, "prompts", err) ||
+	    gp_check_num(group, 1, GP_COUNT_MAX, "group", err) ||
+	    gp_check_num(prompt_len, 1, GP_COUNT_MAX, "prompt_len", err) ||
+	    gp_check_num(engines, 1, GP_COUNT_MAX, "engines", err) ||
+	    gp_check_num(cap, -GP_AMOUNT_MAX, GP_AMOUNT_MAX, "capacity", err))
+		return GP_EINVAL;
+	r.m = m;
+	r.d = d;
+	r.err = err;
+	r.p = prompt_len;
+	if (lenx_of(resp, &r.len, err))
+		return GP_EINVAL;
+	r.ic = *roll;
+	r.ic.gpus = r.ic.tp * r.ic.pp;
+	r.ic.input = prompt_len;
+	r.ic.output = resp->mean;
+	r.ic.batch = 0;
+	r.ic.concurrency = 0;
+	r.ic.kv_reserve_max = 0;
+	o->engines = engines;
+	n = ceil(N / engines);
+	o->samples = n;
+	o->prompts = ceil(n / group);
+	if (!(cap > 0)) {
+		snprintf(why, 160, "the trainer's resident tensors leave no "
+			 "memory for the rollout engine");
+		return GP_OK;
+	}
+	r.ic.capacity = cap;
+	if (infer_run(m, d, &r.ic, &ir, err))
+		return GP_EINVAL;
+	o->weights = ir.weights_gpu;
+	o->workspace = ir.workspace;
+	o->kv_budget = ir.kv_budget;
+	if (!ir.fits) {
+		snprintf(why, 160, "rollout engine: %.140s", ir.why);
+		return GP_OK;
+	}
+	kvtok = ir.kv_per_seq / (prompt_len + resp->mean);
+	ctok = ir.kv_budget / kvtok;
+	m2 = moment2(&r.len);
+	/* A running sequence holds on average its prompt and half its
+	 * length-biased response: p + E[L^2] / (2 E[L]). */
+	held = prompt_len + m2 / (2.0 * resp->mean);
+	if (prompt_len + r.len.hi > ctok) {
+		snprintf(why, 160, "rollout engine: one sequence of %.0f "
+			 "tokens needs %.2f GB of KV per GPU, the budget is "
+			 "%.2f GB", prompt_len + r.len.hi,
+			 (prompt_len + r.len.hi) * kvtok / 1e9,
+			 ir.kv_budget / 1e9);
+		return GP_OK;
+	}
+	pk = peak_tokens(&r.len, prompt_len, n);
+	if (pk <= ctok && n <= roll->max_batch) {
+		B = n;
+	} else {
+		B = floor(fmin(ctok / held, roll->max_batch));
+		if (B >= n)
+			B = floor(n * ctok / pk);
+		if (B < 1)
+			B = 1;
+	}
+	o->batch = B;
+	o->queued = B < n;
+	/* Prefill: each distinct prompt once, max_num_tokens per batch. */
+	pb = floor(roll->max_num_tokens / prompt_len);
+	pb = pb < 1 ? 1 : (pb > o->prompts ? o->prompts : pb);
+	chunks = ceil(o->prompts / pb);
+	if (infer_step(m, d, &r.ic, pb, prompt_len, prompt_len, 0, &ph,
+		       err))
+		return GP_EINVAL;
+	o->prefill = chunks * ph.time;
+	o->longest = longest(&r.len, n);
+	if (!o->queued) {
+		decode_from_start(&r, n, n, 0.1, &dr);
+		o->decode = dr.time;
+		o->tail = dr.tail;
+		o->steps = dr.steps;
+		o->kv_peak = dr.kv_peak_tok * kvtok;
+		o->itl_first = dr.first;
+		o->itl_last = dr.last;
+	} else {
+		/* Queue: B running, each finished one replaced, until the
+		 * n - B queued have started: (n - B) E[L] / B steps at the
+		 * held context; then the last B drain. */
+		double steps_q = (n - B) * resp->mean / B;
+		double tq = dstep(&r, B, held);
+		double q = 0.1 * n / B;
+
+		decode_from_start(&r, B, n, q, &dr);
+		o->decode = steps_q * tq + dr.time;
+		o->steps = steps_q + dr.steps;
+		o->tail = dr.tail;
+		if (q >= 1)
+			/* the last 10% of the samples started in the queue
+			 * phase: its end is tail too */
+			o->tail = dr.time + fmin(steps_q, (0.1 * n - B) *
+				resp->mean / B) * tq;
+		o->kv_peak = fmax(B * held, dr.kv_peak_tok) * kvtok;
+		if (o->kv_peak > ir.kv_budget)
+			o->kv_peak = ir.kv_budget;
+		o->itl_first = tq;
+		o->itl_last = dr.last;
+	}
+	if (r.bad)
+		return GP_EINVAL;
+	o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;
+	o->gen_tokens_per_s = N * resp->mean / (o->prefill + o->decode);
+	return GP_OK;
+}

@@ -1,0 +1,169 @@
+-- gpuplan rl MODEL --algo grpo|ppo --gpu ID --gpus N [...]: one RL step --
+-- the phases, where the GPUs wait, memory per phase, throughput and cost.
+local rl = require "gpuplan.rl"
+local report = require "gpuplan.report"
+local units = require "gpuplan.units"
+local cli = require "gpuplan.cli"
+local train_cmd = require "gpuplan.cmd.train"
+
+local C = {
+  summary = "one GRPO/PPO step: rollout, forwards, update, weight sync; idle GPUs, memory, cost",
+  usage = [[
+usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]
+
+  The actor's training step as for `gpuplan train` (--method full|lora|
+  qlora, --tp --pp --cp --ep --zero --sp, --batch (micro-batch),
+  --recompute, --precision, --stack, --system, the overlaps, --price,
+  --currency ...; --gpus is the whole job), and:
+
+  --algo A           grpo (default) | ppo (adds the critic)
+  --prompts N        prompts per step (default 64)
+  --group N          responses per prompt (default 8)
+  --prompt-len N     tokens per prompt (default 512)
+  --response-len N   mean response tokens (default 1024)
+  --response-max N   the generation limit (default --response-len: all
+                     responses that long); --response-dist fixed|uniform|
+                     exp (default exp: clipped at the limit, the longest
+                     response sets the rollout's tail)
+  --reward-model     a reward model of the actor's shape (default: rule-
+                     based rewards); --no-ref-model drops the KL reference
+  --no-colocated     separate rollout and training pools; --rollout-gpus
+                     N|auto sizes the rollout pool (auto: the split with
+                     the shortest step); --staleness 0|1 (default 1: step
+                     k + 1's rollouts run while step k trains)
+  --rollout-tp N     the rollout engine's TP (default the actor's tp);
+                     --rollout-weights W, --kv K its weights and cache
+  --rollout-memory F share of a card the engine may hold (vLLM's
+                     gpu_memory_utilization; default what is left)
+  --max-batch N --max-num-tokens N   engine limits (default vLLM's)
+  --global-batch N   samples per optimizer step (default all of them)
+  --epochs N         passes over the samples (default 1)
+  --no-old-logprobs  the trainer does not recompute the policy's
+                     log-probabilities
+  --offload-states   colocated: trainer states wait in host memory during
+                     the rollout (and come back)
+  --pad              training sequences padded to --response-max
+  --steps N          RL steps in the run: hours and cost
+  --format F         text|markdown|csv|json
+
+  Prints each phase's seconds, share of the step, the seconds its pool
+  waits after it (separate pools), and the memory per GPU of the state it
+  runs in; the rollout's batch, tail and decode speed; samples/s, tokens/s,
+  cost per step and per 1k prompts.]],
+  options = {},
+}
+for k, v in pairs(train_cmd.options) do C.options[k] = v end
+for k, v in pairs {
+  algo = "string", prompts = "int", group = "int", prompt_len = "int", response_len = "int",
+  response_max = "int", response_dist = "string", reward_model = "flag", ref_model = "flag",
+  colocated = "flag", rollout_gpus = "string", staleness = "int", rollout_tp = "int",
+  rollout_weights = "string", kv = "string", rollout_memory = "number", max_batch = "int",
+  max_num_tokens = "int", epochs = "int", old_logprobs = "flag", offload_states = "flag",
+  pad = "flag", steps = "number",
+} do C.options[k] = v end
+-- Options of train that are not an RL step's.
+for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "images", "train_vision",
+                     "video_frames", "image_size", "frame_size" } do
+  C.options[k] = nil
+end
+
+local function pct(x) return string.format("%.1f%%", 100 * x) end
+
+function C.run(opts, args)
+  if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
+  if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
+  local o = { model = args[1] }
+  for k, v in pairs(opts) do
+    if k ~= "format" then o[k] = v end
+  end
+  if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
+  if o.rollout_gpus and o.rollout_gpus ~= "auto" then
+    local n = math.tointeger(tonumber(o.rollout_gpus))
+    if not n then
+      error(cli.usage("rl: --rollout-gpus expects a number of GPUs or 'auto', got '"
+        .. o.rollout_gpus .. "'"), 0)
+    end
+    o.rollout_gpus = n
+  end
+  if o.rollout_gpus ~= nil and o.colocated == nil then o.colocated = false end
+  local ok, r = pcall(rl.rl, o)
+  if not ok then error(cli.clean(r), 0) end
+  local format = opts.format or "text"
+  if format == "json" then
+    io.write(report.json(r), "\n")
+    return 0
+  end
+  local rows = {}
+  -- A rollout that does not fit has no time: say so in its row.
+  local noroll = not r.fits and r.rollout.steps == 0
+  for _, ph in ipairs(r.phases) do
+    if noroll and ph.name == "rollout" then
+      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
+                          idle = "does not fit", memory = ph.memory_gib }
+    elseif ph.seconds > 0 or ph.idle > 0 then
+      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
+                          share = pct(ph.share),
+                          idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
+                          memory = ph.memory_gib }
+    end
+  end
+  rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
+                      share = "100.0%", idle = "", memory = r.peak_memory / units.GiB }
+  local placement = r.colocated and "colocated" or string.format(
+    "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
+  local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
+    .. "rollout tp %d, %d engines): %d prompts x %d = %d samples, prompt %d + response %d (%s%s)",
+    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
+    r.rollout_tp, r.rollout.engines, r.prompts, r.group, r.samples, r.prompt_len,
+    r.response_len, r.response_dist,
+    r.response_dist == "fixed" and "" or (", max " .. r.response_max))
+  report.print(rows, { format = format, title = title, columns = {
+    { key = "phase", label = "phase" },
+    { key = "pool", label = "pool" },
+    { key = "gpus", label = "GPUs", align = "right" },
+    { key = "seconds", label = "seconds", fmt = "%.3f" },
+    { key = "share", label = "share", align = "right" },
+    { key = "idle", label = "idle (s)", align = "right" },
+    { key = "memory", label = "memory GiB", fmt = "%.1f" },
+  } })
+  if format == "text" or format == "markdown" then
+    local ro = r.rollout
+    io.write(string.format("rollout: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
+      .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
+      .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail\n",
+      ro.engines, ro.samples,
+      ro.queued and string.format("%d at a time, refilled", ro.batch) or "all at once",
+      ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
+      ro.itl_last * 1e3))
+    io.write(string.format("throughput: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
+      .. "generated tokens/s\n", r.samples_per_s, r.tokens_per_s, r.tokens_per_s_gpu,
+      r.gen_tokens_per_s))
+    io.write(string.format("training: %d optimizer step%s of %.2f s (MFU %s), forward passes "
+      .. "%.2f s each (MFU %s)\n", r.opt_steps, r.opt_steps == 1 and "" or "s", r.update.step,
+      pct(r.update.mfu), r.forward.step, pct(r.forward.mfu)))
+    if not r.colocated then
+      local pr, pt = r.pools.rollout, r.pools.train
+      io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "
+        .. "%d GPUs busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.busy, pr.idle,
+        pct(pr.idle / r.step_s), pt.gpus, pt.busy, pt.idle, pct(pt.idle / r.step_s)))
+    end
+    io.write(string.format("memory: peak %.1f GiB of %.1f GiB per GPU; %s\n",
+      r.peak_memory / units.GiB, r.capacity / units.GiB,
+      r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
+    if r.cost_step then
+      io.write(string.format("cost: %.3f %s per step, %.2f %s per 1k prompts at %.2f %s/GPU-h\n",
+        r.cost_step, r.currency, r.cost_1k_prompts, r.currency, r.price, r.currency))
+    end
+    if r.steps then
+      io.write(string.format("run: %.0f steps in %.1f hours on %d GPUs%s\n", r.steps, r.hours,
+        r.gpus, r.cost and string.format("; cost %.0f %s", r.cost, r.currency) or ""))
+    end
+    if #r.update.warnings > 0 then
+      io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")
+    end
+    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+  end
+  return 0
+end
+
+return C

@@ -1,0 +1,144 @@
+-- Predict an `rl` validation case (validation/SCHEMA.md) with gpuplan.rl:
+-- step_time_s (rollout, forwards, update and weight sync of one GRPO/PPO
+-- step) and tokens_per_s_per_gpu (the step's prompt + response tokens per
+-- second per GPU, NeMo RL's "Tokens / sec / GPU").
+--
+-- The case gives the model, the cards, the training layout (parallel), the
+-- step's prompts x group, the prompt and mean response tokens
+-- (rl.prompt_len, rl.response_len), the longest sequence (workload.seq_len)
+-- and the placement (rl.colocated, rl.rollout_gpus, rl.rollout_tp).  What it leaves open comes from the RL framework its
+-- source names, each setting from that framework's own configs, and is
+-- listed in the prediction's defaults; a value the case states wins.
+
+local rl = require "gpuplan.rl"
+local case_ = require "gpuplan.predict.case"
+local v, model_of = case_.v, case_.model
+
+local FRAMEWORKS = {
+  { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" },
+}
+
+-- NeMo RL r0.5/r0.6: examples/configs/grpo_math_1B.yaml (the base of every
+-- performance recipe) and examples/configs/recipes/llm/performance/*.yaml.
+local PROFILES = {
+  ["nemo-rl"] = {
+    { "stack", "megatron", "Megatron-Core training backend" },
+    -- grad_reduce_in_fp32: false, gradient_accumulation_fusion: false:
+    -- bf16 main grads; the distributed optimizer's fp32 master and Adam
+    -- states: 2 + 2 + (4 + 8) / dp.
+    { "recipe", "mixed-16", "bf16 params and grads, fp32 master and Adam" },
+    { "zero", 1, "use_distributed_optimizer: true" },
+    { "overlap_grad_reduce", true, "ddp overlap_grad_reduce: true" },
+    { "overlap_param_gather", true, "ddp overlap_param_gather: true" },
+    -- "colocated generation will always offload optimizer to cuda before
+    -- refit" (policy.offload_optimizer_for_logprob's comment).
+    { "offload_states", true, "colocated: optimizer offloaded before generation",
+      function(o) return o.colocated end },
+    { "rollout_memory", 0.6, "vllm_cfg gpu_memory_utilization: 0.6",
+      function(o) return o.colocated end },
+    { "rollout_memory", 0.8, "async recipes: gpu_memory_utilization: 0.8",
+      function(o) return not o.colocated end },
+    { "old_logprobs", true, "prev_logprobs recomputed by the policy" },
+    { "ref_model", true, "reference_policy_kl_penalty: 0.01" },
+  },
+}
+
+-- The prompt tokens when the case does not say: OpenMathInstruct-2's
+-- problems (a sentence or two of MATH / GSM8K-style text, ~100 tokens)
+-- inside the chat template and NeMo RL's math instruction; an assumption,
+-- listed with the prediction.
+local PROMPT_DEFAULT = 150
+
+return function(case, cat)
+  local fw = case_.framework(case, FRAMEWORKS)
+  local model, why = model_of(case.model)
+  if not model then return nil, why end
+  local hw, par, wl, c = case.hardware or {}, case.parallel or {}, case.workload or {},
+    case.rl or {}
+  local metric = case.measured and case.measured.metric
+  local pick = {
+    step_time_s = function(r) return r.step_s end,
+    tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,
+  }
+  if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
+  if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+  local prompts, group, resp = v(c.prompts), v(c.group), v(c.response_len)
+  if not prompts or not group or not resp then
+    return nil, "rl.prompts, rl.group and rl.response_len are needed"
+  end
+  local defaults = {}
+  local plen = v(c.prompt_len)
+  if not plen then
+    plen = PROMPT_DEFAULT
+    defaults[#defaults + 1] = string.format("prompt_len=%d (not published; an "
+      .. "OpenMathInstruct-2 problem in the chat template)", plen)
+  end
+  local tmax = v(wl.seq_len)
+  local o = {
+    model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), sp = v(par.sp),
+    zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
+    precision = v(wl.precision), gpus_per_node = v(hw.gpus_per_node), cat = cat,
+    prompts = prompts, group = group, prompt_len = plen,
+    response_len = math.floor(resp + 0.5),
+    global_batch = v(c.train_global_batch) or v(par.global_batch),
+    colocated = v(c.colocated), rollout_tp = v(c.rollout_tp),
+    rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
+    rollout_memory = v(c.rollout_memory), margin = 0,
+  }
+  if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
+  if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
+  if o.ep == 1 then o.ep = nil end
+  -- The generation limit: the longest total sequence less the prompt
+  -- (vLLM's max_model_len counts both); responses clipped there.
+  if tmax then o.response_max = math.max(o.response_len, tmax - plen) end
+  if v(hw.inter_node) and (v(hw.gpus) or 1) > (v(hw.gpus_per_node) or 8) then
+    o.nic_fabric = hw.inter_node
+    o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
+  end
+  if fw then
+    defaults[#defaults + 1] = "framework profile=" .. fw
+    for _, set in ipairs(PROFILES[fw]) do
+      local k, val, note, when = set[1], set[2], set[3], set[4]
+      if o[k] == nil and (not when or when(o, model)) then
+        o[k] = val
+        defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
+      end
+    end
+  end
+  if o.colocated then o.staleness = nil end
+  if not o.colocated then o.offload_states = nil end
+  -- NeMo RL packs sequences into micro-batches of max_total_sequence_length
+  -- x train_micro_batch_size tokens (sequence_packing.train_mb_tokens):
+  -- that many mean-length sequences each, as many as divide the batch.
+  if o.batch == nil and fw == "nemo-rl" and tmax then
+    local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
+    local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
+    local dp = math.max(1, tgpus // unit)
+    local b = math.max(1, tmax // (plen + resp))
+    local mini = o.global_batch or prompts * group
+    while b > 1 and (mini % (dp * b) ~= 0 or (prompts * group) % (dp * b) ~= 0) do b = b - 1 end
+    o.batch = math.tointeger(b)
+    defaults[#defaults + 1] = string.format("batch=%d (sequence packing into %d-token "
+      .. "micro-batches)", b, tmax)
+  end
+  if o.precision == nil then
+    o.precision = "bf16"
+    defaults[#defaults + 1] = "precision=bf16 (not stated)"
+  end
+  if o.recompute == nil then
+    o.recompute = "none"
+    defaults[#defaults + 1] = "recompute=none (activation_checkpointing: false)"
+  end
+  local ok, r = pcall(rl.rl, o)
+  if not ok then return nil, require("gpuplan.cli").clean(r) end
+  for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  local parts = {}
+  for _, p in ipairs(r.phases) do
+    if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
+  end
+  return { value = pick[metric](r), defaults = defaults,
+           detail = string.format("step %.3g s; %s%s", r.step_s, table.concat(parts, ", "),
+             r.colocated and "" or string.format("; rollout %d + train %d GPUs",
+               r.rollout_gpus, r.train_gpus)) }
+end

@@ -1,0 +1,373 @@
+-- gpuplan.rl: how long one GRPO / PPO step takes, where the GPUs wait, and
+-- what a run costs.
+--
+--   local gp = require "gpuplan"
+--   local r = gp.rl{ model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, algo = "grpo",
+--                    prompts = 128, group = 8, prompt_len = 512, response_len = 2048,
+--                    response_max = 8192, recompute = "full", zero = 3 }
+--   print(r.fits, r.step_s, r.samples_per_s, r.cost_1k_prompts)
+--   for _, ph in ipairs(r.phases) do print(ph.name, ph.seconds, ph.idle, ph.memory_gib) end
+--
+-- Every option of gp.train names the actor's training step (method =
+-- full|lora|qlora, precision, tp/pp/cp/ep, zero, sp, batch = micro-batch,
+-- recompute, stack, system, the overlaps, price, currency ...; gpus is the
+-- whole job), plus the RL options `gpuplan fit --method grpo` takes, with
+-- the same names:
+--   algo          grpo (default) | ppo (adds the critic's forward and update)
+--   prompts       prompts per step (default 64); group: responses per prompt (8)
+--   prompt_len    tokens per prompt (512)
+--   response_len  mean response tokens (1024)
+--   response_max  the generation limit (default response_len: every response
+--                 that long); response_dist fixed|uniform|exp (default exp
+--                 when response_max is given: an exponential clipped at the
+--                 limit, where truncated responses pile up)
+--   reward_model  a reward model of the actor's shape (default false: rule-
+--                 based rewards); ref_model (default true): the KL reference
+--   colocated     one pool (default) or separate rollout and training pools;
+--   rollout_gpus  N, or "auto" to search the split (implies colocated = false)
+--   staleness     1 (default): rollouts of step k + 1 run while step k trains;
+--                 0: the pools wait for each other
+--   rollout_tp    the rollout engine's TP (default the actor's tp);
+--   rollout_weights  its weight format (default bf16); kv its cache dtype
+--   rollout_memory  the share of a card the rollout engine may hold (vLLM's
+--                 gpu_memory_utilization; default all the trainer leaves)
+--   max_batch, max_num_tokens   the engine's limits (default vLLM's for the
+--                 card: 1024 sequences and 16384 tokens on >= 70 GiB cards
+--                 other than A100, else 256 and 8192)
+--   global_batch  samples per optimizer step (default all of the step's);
+--   epochs        passes over the samples (default 1)
+--   old_logprobs  the trainer recomputes the policy's log-probabilities
+--                 (default true, as verl, OpenRLHF and NeMo RL do)
+--   offload_states  colocated: every trainer tensor but the actor's weights
+--                 waits in host memory during the rollout (default false)
+--   pad           training sequences padded to the limit (default false:
+--                 packed to their length)
+--   steps         RL steps in the run: hours and cost
+--
+-- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
+-- seconds, idle, gpus, pool, memory (state), memory_gib}, pools {rollout,
+-- train: gpus, busy, idle}, rollout {engines, samples, batch, queued,
+-- prefill, decode, tail, longest, itl_first, itl_last, kv_budget, kv_peak,
+-- ...}, samples_per_s, tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s,
+-- cost_step, cost_1k_prompts, currency, memory {rollout, forward, update}
+-- (gp.memory-style breakdowns), update and forward (the training step's
+-- results: mfu, step, parts), run_s, hours, cost (with steps), defaults.
+
+local args = require "gpuplan.args"
+local memory = require "gpuplan.memory"
+local train = require "gpuplan.train"
+local units = require "gpuplan.units"
+
+local M = {}
+
+local function core() return require "gpuplan.core" end
+local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+local shown = args.shown
+
+-- The RL step's own options (the others are gp.train's).
+M.OPTIONS = args.set [[algo prompts group prompt_len response_len response_max
+  response_dist reward_model ref_model colocated rollout_gpus staleness rollout_tp
+  rollout_weights kv max_batch max_num_tokens rollout_memory epochs old_logprobs
+  offload_states pad steps]]
+
+-- gp.train's options that are not an RL step's, and why.
+local NOT_RL = {
+  tokens = "an RL run is counted in steps (steps = N)",
+  scaling = "applies to gp.train",
+  seq = "the training sequence is prompt_len + response_len",
+  microbatches = "the step's samples / global_batch set the optimizer steps",
+  ctx = "applies to inference", block = "applies to inference",
+  concurrency = "applies to inference", chunk_tokens = "applies to inference",
+  images = "RL of vision-language models is not modelled yet",
+  train_vision = "RL of vision-language models is not modelled yet",
+  video_frames = "RL of vision-language models is not modelled yet",
+  image_size = "RL of vision-language models is not modelled yet",
+  frame_size = "RL of vision-language models is not modelled yet",
+}
+
+local function posint(name, v, def)
+  if v == nil then return def end
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
+    fail("rl: %s must be a positive integer (got %s)", name, shown(v))
+  end
+  return math.tointeger(v)
+end
+
+local function boolean(name, v, def)
+  if v == nil then return def end
+  if type(v) ~= "boolean" then fail("rl: %s must be a boolean (got %s)", name, shown(v)) end
+  return v
+end
+
+-- vLLM's batch limits when the RL framework leaves them at their default
+-- (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, the offline
+-- LLM class verl, OpenRLHF and NeMo RL drive): on cards of >= 70 GiB
+-- other than A100, max_num_seqs 1024 and max_num_batched_tokens 16384;
+-- elsewhere 256 and 8192.
+function M.engine_limits(gpu)
+  local mem = gpu.memory
+  if type(mem) == "string" then mem = units.parse(mem, "bytes") end
+  local big = (mem or 0) >= 70 * 2 ^ 30 and not tostring(gpu.id):match("^a100")
+  if big then return 1024, 16384 end
+  return 256, 8192
+end
+
+local function gib(b) return b / 2 ^ 30 end
+
+-- An error raised inside gpuplan's own Lua, without the position Lua
+-- gave it there (M.rl re-raises it at its caller's).
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
+local run
+
+-- gp.rl{...}: see the header.
+function M.rl(o)
+  local ok, r = pcall(run, o)
+  if not ok then error(internal(r), 2) end
+  return r
+end
+
+run = function(o)
+  if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
+  local bad = args.unknown_key(o, function(k)
+    return memory.OPTIONS[k] or train.EXTRA[k] or M.OPTIONS[k]
+  end)
+  if bad ~= nil then fail("rl: unknown option '%s'", tostring(bad)) end
+  for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",
+                       "concurrency", "chunk_tokens", "images", "train_vision",
+                       "video_frames", "image_size", "frame_size" } do
+    if o[k] ~= nil then fail("rl: %s: %s", k, NOT_RL[k]) end
+  end
+  local defaults = {}
+  local function dflt(s) defaults[#defaults + 1] = s end
+  local algo = o.algo
+  if algo == nil then algo = "grpo"; dflt("algo=grpo") end
+  if algo ~= "grpo" and algo ~= "ppo" then
+    fail("rl: algo must be grpo or ppo (got %s)", shown(algo))
+  end
+  local method = o.method or "full"
+  if method == "grpo" or method == "ppo" then
+    fail("rl: method is how the actor trains (full|lora|qlora); the RL algorithm is algo = %s",
+      method)
+  end
+  if method ~= "full" and method ~= "lora" and method ~= "qlora" then
+    fail("rl: method must be full, lora or qlora (got %s)", shown(method))
+  end
+  local prompts = posint("prompts", o.prompts) or 64
+  local group = posint("group", o.group) or 8
+  local plen = posint("prompt_len", o.prompt_len) or 512
+  local rlen = posint("response_len", o.response_len) or 1024
+  if o.prompts == nil then dflt("prompts=64") end
+  if o.group == nil then dflt("group=8") end
+  if o.prompt_len == nil then dflt("prompt_len=512") end
+  if o.response_len == nil then dflt("response_len=1024") end
+  local rmax = posint("response_max", o.response_max)
+  local dist = o.response_dist
+  if dist ~= nil and dist ~= "fixed" and dist ~= "uniform" and dist ~= "exp" then
+    fail("rl: response_dist must be fixed, uniform or exp (got %s)", shown(dist))
+  end
+  if rmax == nil then
+    if dist ~= nil and dist ~= "fixed" then
+      fail("rl: response_dist %s needs response_max (the generation limit)", dist)
+    end
+    dist = "fixed"
+    dflt(string.format("response_max=%d (every response %d tokens)", rlen, rlen))
+  else
+    if rmax < rlen then
+      fail("rl: response_max %d is below response_len %d (the mean)", rmax, rlen)
+    end
+    if dist == nil then
+      dist = rmax > rlen and "exp" or "fixed"
+      if dist == "exp" then dflt("response_dist=exp (clipped at response_max)") end
+    end
+  end
+  local samples = prompts * group
+  local ppo = algo == "ppo"
+  local reward = boolean("reward_model", o.reward_model, false)
+  local ref = boolean("ref_model", o.ref_model, true)
+  local oldlp = boolean("old_logprobs", o.old_logprobs, true)
+  local offload = boolean("offload_states", o.offload_states, false)
+  local pad = boolean("pad", o.pad, false)
+  local epochs = posint("epochs", o.epochs) or 1
+  local gpus = posint("gpus", o.gpus) or 1
+  -- Pools.
+  local colocated = boolean("colocated", o.colocated)
+  local rgpus, auto = o.rollout_gpus, false
+  if rgpus == "auto" then
+    auto = true
+  elseif rgpus ~= nil then
+    rgpus = posint("rollout_gpus", rgpus)
+    if rgpus >= gpus then
+      fail("rl: rollout_gpus %d leaves none of the %d GPUs to train", rgpus, gpus)
+    end
+  end
+  if colocated == nil then colocated = rgpus == nil end
+  if colocated and rgpus ~= nil then
+    fail("rl: rollout_gpus gives the rollout its own pool; it contradicts colocated = true")
+  end
+  if not colocated and rgpus == nil then auto = true end
+  local staleness = o.staleness
+  if staleness ~= nil and staleness ~= 0 and staleness ~= 1 then
+    fail("rl: staleness must be 0 or 1 (got %s)", shown(staleness))
+  end
+  if colocated and staleness ~= nil then
+    fail("rl: staleness applies to separate pools (colocated = false)")
+  end
+  if colocated and auto then fail("rl: rollout_gpus = auto needs colocated = false") end
+  if not colocated and offload then
+    fail("rl: offload_states applies to one colocated pool")
+  end
+  if staleness == nil then staleness = 1 end
+  local tp, pp, cp = posint("tp", o.tp) or 1, posint("pp", o.pp) or 1, posint("cp", o.cp) or 1
+  local unit = tp * pp * cp
+  local tgpus = colocated and gpus or (auto and unit or gpus - rgpus)
+  if tgpus % unit ~= 0 then
+    fail("rl: the %d training GPUs are not a multiple of tp*pp*cp = %d", tgpus, unit)
+  end
+  local mbs = posint("batch", o.batch or o.micro_batch) or 1
+  local minib = posint("global_batch", o.global_batch) or samples
+  if samples % minib ~= 0 then
+    fail("rl: the %d samples (prompts x group) are not a whole number of mini-batches of %d "
+      .. "(global_batch)", samples, minib)
+  end
+  if not auto then
+    local dp = tgpus // unit
+    if minib % (dp * mbs) ~= 0 or samples % (dp * mbs) ~= 0 then
+      fail("rl: global_batch %d and the %d samples must be multiples of dp x batch = %d x %d",
+        minib, samples, dp, mbs)
+    end
+  end
+
+  -- The actor's training step (gp.train's setup) on the training pool.
+  local ot = {}
+  for k, v in pairs(o) do
+    if not M.OPTIONS[k] and k ~= "steps" then ot[k] = v end
+  end
+  ot.method = method
+  ot.gpus = tgpus
+  ot.seq = plen + (pad and (rmax or rlen) or rlen)
+  ot.global_batch = minib
+  local oks, s = pcall(train.setup, ot)
+  if not oks then
+    local msg = internal(s):gsub("^train: ", "")
+    error("rl: " .. msg, 0)
+  end
+  for _, d in ipairs(s.defaults) do defaults[#defaults + 1] = d end
+  local cfg, gpu, model = s.cfg, s.gpu, s.model
+  -- The rollout engine (gp.infer's setup).
+  local rtp = posint("rollout_tp", o.rollout_tp) or tp
+  if o.rollout_tp == nil then dflt(string.format("rollout_tp=%d (the actor's tp)", rtp)) end
+  local mb_def, mt_def = M.engine_limits(gpu)
+  local maxb = posint("max_batch", o.max_batch) or mb_def
+  local maxt = posint("max_num_tokens", o.max_num_tokens) or mt_def
+  if o.max_batch == nil or o.max_num_tokens == nil then
+    dflt(string.format("max_batch=%d, max_num_tokens=%d (vLLM's on %s)", maxb, maxt, gpu.id))
+  end
+  local roll_weights = o.rollout_weights or "bf16"
+  if o.kv == nil then dflt("kv=bf16") end
+  local oki, e, _, rc = pcall(require("gpuplan.infer").setup, {
+    model = model, gpu = gpu, tp = rtp, gpus = rtp, weights = roll_weights,
+    kv = o.kv, runtime = "vllm", max_batch = maxb, max_num_tokens = maxt,
+    memory = s.p.capacity, system = o.system, cat = o.cat,
+  })
+  if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
+  local host_bw = train.pcie_bw(gpu) or 25e9
+  local rmem = o.rollout_memory
+  if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
+    fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))
+  end
+  local c = {
+    train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
+    old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
+    response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    minibatch = minib, epochs = epochs, pad = pad, colocated = colocated,
+    rollout_gpus = (not colocated and not auto) and rgpus or 0,
+    staleness = staleness, offload_states = offload, host_bw = host_bw,
+    engine_memory = rmem and rmem * s.p.capacity or nil,
+    price = cfg.price, split_gpus = auto and gpus or nil,
+  }
+  local function run()
+    local ok, r = pcall(core().rl, model, s.device, s.topo, c)
+    if not ok then error("rl: " .. require("gpuplan.cli").clean(r), 0) end
+    return r
+  end
+  local r
+  if cfg.recompute == "auto" then
+    for _, rcp in ipairs { "none", "selective", "full" } do
+      cfg.recompute = rcp
+      r = run()
+      if r.fits then break end
+    end
+    dflt(string.format("recompute=%s (auto: %s)", cfg.recompute,
+      r.fits and "the least that fits" or "nothing fits; the most saving"))
+  else
+    r = run()
+  end
+
+  local out = {
+    model = model.id or model.name, gpu = gpu.id, algo = algo, method = method,
+    gpus = math.tointeger(r.gpus) or r.gpus, colocated = colocated,
+    rollout_gpus = math.tointeger(r.pools.rollout.gpus),
+    train_gpus = math.tointeger(r.pools.train.gpus),
+    tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
+    zero = cfg.zero, rollout_tp = rtp, rollout_weights = roll_weights,
+    prompts = prompts, group = group, samples = samples, prompt_len = plen,
+    response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
+    staleness = not colocated and staleness or nil, recompute = cfg.recompute,
+    precision = s.precision, stack = cfg.stack,
+    fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
+    samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,
+    tokens_per_s_gpu = r.tokens_per_s_gpu, gen_tokens_per_s = r.gen_tokens_per_s,
+    swap_bytes = r.swap_bytes, sync_bytes = r.sync_bytes,
+    memory = r.memory, update = r.update, forward = r.forward,
+    price = cfg.price, currency = s.currency, defaults = defaults,
+  }
+  if cfg.price then
+    out.cost_step, out.cost_1k_prompts = r.cost_step, r.cost_1k_prompts
+  end
+  out.phases = {}
+  local peak = 0
+  for _, ph in ipairs(r.phases) do
+    local m = r.memory[ph.memory]
+    out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
+      gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
+      memory_bytes = m.total, memory_gib = gib(m.total), share = ph.seconds / r.step }
+    if ph.seconds > 0 and m.total > peak then peak = m.total end
+  end
+  out.peak_memory = peak
+  out.capacity = s.p.capacity
+  if o.steps ~= nil then
+    local n = tonumber(o.steps)
+    if not n or n ~= n or n <= 0 or n == math.huge then
+      fail("rl: steps must be a positive number (got %s)", shown(o.steps))
+    end
+    out.steps = n
+    out.run_s = n * r.step
+    out.hours = out.run_s / 3600
+    if cfg.price then out.cost = n * r.cost_step end
+  end
+  return out
+end
+
+-- Colocated against disaggregated for one job (the guide's GRPO scenario):
+-- gp.rl on one pool, then on two pools with the split searched.  Returns
+-- {colocated = r1, disaggregated = r2, faster = "colocated" |
+-- "disaggregated", speedup = slower step / faster step}.
+function M.compare(o)
+  local a, b = {}, {}
+  for k, v in pairs(o) do a[k] = v; b[k] = v end
+  a.colocated, a.rollout_gpus = true, nil
+  b.colocated, b.rollout_gpus, b.offload_states = false, "auto", nil
+  local ok1, r1 = pcall(M.rl, a)
+  if not ok1 then error(r1, 2) end
+  local ok2, r2 = pcall(M.rl, b)
+  if not ok2 then error(r2, 2) end
+  local faster = r1.step_s <= r2.step_s and "colocated" or "disaggregated"
+  return { colocated = r1, disaggregated = r2, faster = faster,
+           speedup = math.max(r1.step_s, r2.step_s) / math.min(r1.step_s, r2.step_s) }
+end
+
+return M

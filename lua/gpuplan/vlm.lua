@@ -1,0 +1,204 @@
+-- gpuplan.vlm: images and video as LLM tokens, and the layouts that long
+-- multimodal sequences need.
+--
+--   local vlm = require "gpuplan.vlm"
+--   local t = vlm.tokens{ model = "qwen2-vl-72b", video_frames = 128, frame_size = 448 }
+--   print(t.units, t.tokens_per_unit, t.video_tokens, t.patches)
+--   local rows = vlm.plan{ model = "qwen2-vl-72b", gpu = "h200-sxm", gpus = 64, seq = 32768,
+--                          video_frames = 128, method = "full", train_vision = true }
+--   for _, r in ipairs(rows) do print(r.layout, r.step_s, r.fits) end
+--
+-- The vision tower sees each image -- or each slice of temporal_patch
+-- video frames, which Qwen2-VL's 3-D patch embedding encodes together
+-- (Wang et al. 2024, arXiv:2409.12191 sec. 2.1: "two consecutive frames"
+-- per patch; a still image is repeated to make the pair) -- as (S / p)^2
+-- patches with attention among them, and the projector turns merge^2
+-- neighbouring patches into one LLM token.  So a video of F frames at S x
+-- S pixels is ceil(F / temporal_patch) units of (S / (p merge))^2 tokens,
+-- the same arithmetic as that many images of size S; the engine prices
+-- them as such (gp_train_cfg.images with the unit's size).
+
+local M = {}
+
+local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+local shown = require("gpuplan.args").shown
+
+-- Towers that read every image at its own resolution (Qwen2-VL and
+-- Qwen2.5-VL: dynamic resolution with a 2x2 merge, 3-D patches) against
+-- towers that resize every image to one size (CLIP ViT-L/14-336 in
+-- LLaVA-1.5).
+local function native(v)
+  return (v.merge or 1) > 1 or (v.temporal_patch or 1) > 1
+end
+
+local function count(name, v)
+  if v == nil then return nil end
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 0 or v >= 2 ^ 31 then
+    fail("%s must be a whole number >= 0 (got %s)", name, shown(v))
+  end
+  return math.tointeger(v)
+end
+
+local function side(name, v)
+  if v == nil then return nil end
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > 65536 then
+    fail("%s must be a whole number of pixels in 1..65536 (got %s)", name, shown(v))
+  end
+  return math.tointeger(v)
+end
+
+-- The model with its tower at one resolution and the media of a sequence
+-- as units of that resolution.  o: images (per sequence), video_frames
+-- (frames per sequence after sampling), image_size and frame_size (pixels
+-- of a square image / frame; default the catalog's image_size).  Returns
+-- { model, units, tokens_per_unit, patches_per_unit, image_tokens,
+-- video_tokens, tokens, patches, size, defaults }.
+function M.media(model, o)
+  local v = model.vision
+  if not v then
+    fail("%s has no vision tower (images, video_frames, image_size, frame_size)",
+      tostring(model.id or model.name))
+  end
+  local images = count("images", o.images) or 0
+  local frames = count("video_frames", o.video_frames) or 0
+  local isz, fsz = side("image_size", o.image_size), side("frame_size", o.frame_size)
+  local defaults = {}
+  local base = v.image_size
+  local size = isz or fsz or base
+  if images > 0 and frames > 0 and (isz or base) ~= (fsz or isz or base) then
+    fail("images at %d px and video frames at %d px: the step prices one resolution per "
+      .. "sequence (give frame_size = image_size)", isz or base, fsz)
+  end
+  if frames > 0 then size = fsz or isz or base end
+  if not size then fail("%s: give image_size (its tower has no default)", tostring(model.id)) end
+  local patch, merge = v.patch_size, v.merge or 1
+  local tpt = v.temporal_patch or 1
+  local m2 = {}
+  for k, x in pairs(model) do m2[k] = x end
+  local v2 = {}
+  for k, x in pairs(v) do v2[k] = x end
+  m2.vision = v2
+  if size ~= base then
+    if not native(v) then
+      fail("%s's tower resizes every image to %d px (image_size / frame_size %d)",
+        tostring(model.id or model.name), base, size)
+    end
+    -- Qwen2-VL's smart_resize rounds each side to a multiple of
+    -- patch x merge (28 px).
+    local unit = patch * merge
+    local s = math.max(unit, math.floor(size / unit + 0.5) * unit)
+    if s ~= size then
+      defaults[#defaults + 1] = string.format("%d px rounded to %d (multiples of %d)", size, s,
+        unit)
+    end
+    v2.image_size = s
+    v2.tokens_per_image = nil
+  end
+  local tside = v2.image_size // (patch * merge)
+  local tok = v2.tokens_per_image or tside * tside
+  local units = images + (frames > 0 and (frames + tpt - 1) // tpt or 0)
+  if frames > 0 and frames % tpt ~= 0 then
+    defaults[#defaults + 1] = string.format("%d frames padded to %d (%d per temporal patch)",
+      frames, (frames + tpt - 1) // tpt * tpt, tpt)
+  end
+  local vunits = units - images
+  return {
+    model = m2, units = units, size = v2.image_size, tokens_per_unit = tok,
+    patches_per_unit = tok * merge * merge, image_tokens = images * tok,
+    video_tokens = vunits * tok, tokens = units * tok, patches = units * tok * merge * merge,
+    frames_per_unit = tpt, defaults = defaults,
+  }
+end
+
+local function internal(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
+local tokens
+
+-- vlm.tokens{model = id or table, images, video_frames, image_size,
+-- frame_size, cat}: M.media of a catalog model.
+function M.tokens(o)
+  local ok, r = pcall(tokens, o)
+  if not ok then error(internal(r), 2) end
+  return r
+end
+
+tokens = function(o)
+  if type(o) ~= "table" then fail("vlm.tokens{...}: expected a table of options") end
+  local model = o.model
+  if type(model) == "string" then
+    model = (o.cat or require("gpuplan").catalog()):get("models", model)
+  end
+  if type(model) ~= "table" then fail("vlm.tokens: model is required") end
+  local r = M.media(model, o)
+  r.model = nil
+  return r
+end
+
+-- Layouts a long multimodal training sequence can run on (the guide's
+-- multimodal scenario, until the layout search of `gpuplan plan` takes
+-- it): every tp in {1, 2, 4, 8} (with SP above 1) x cp in {1, 2, 4, 8} x
+-- pp that divides the layers, with the recompute policies asked
+-- (default selective, full) and ZeRO 1, through gp.train; the rows that
+-- fit first, fastest first.  o: gp.train's options (model, gpu, gpus,
+-- seq, images / video_frames ..., method, global_batch, tokens, price),
+-- plus tps, cps, pps, recomputes (lists) to narrow the search and top
+-- (default 10).  Each row: {layout, tp, pp, cp, dp, sp, recompute, zero,
+-- fits, step_s, mfu, tokens_per_s, days, cost, memory_gib, vision_s}.
+function M.plan(o)
+  if type(o) ~= "table" then fail("vlm.plan{...}: expected a table of options") end
+  local train = require "gpuplan.train"
+  local cat = o.cat or require("gpuplan").catalog()
+  local model = type(o.model) == "string" and cat:get("models", o.model) or o.model
+  local gpus = o.gpus or 8
+  local rows = {}
+  local search = { tps = true, cps = true, pps = true, recomputes = true, top = true }
+  local function list(v, def)
+    if v == nil then return def end
+    if type(v) ~= "table" then fail("vlm.plan: %s must be a list", shown(v)) end
+    return v
+  end
+  local tps = list(o.tps, { 1, 2, 4, 8 })
+  local cps = list(o.cps, { 1, 2, 4, 8 })
+  local pps = list(o.pps, { 1, 2, 4, 8 })
+  local rcs = list(o.recomputes, { "selective", "full" })
+  for _, tp in ipairs(tps) do
+    for _, cp in ipairs(cps) do
+      for _, pp in ipairs(pps) do
+        local n = tp * cp * pp
+        if gpus % n == 0 and model.heads % tp == 0 and model.layers % pp == 0 then
+          for _, rc in ipairs(rcs) do
+            local a = {}
+            for k, x in pairs(o) do if not search[k] then a[k] = x end end
+            a.tp, a.cp, a.pp, a.sp, a.recompute = tp, cp, pp, tp > 1, rc
+            a.zero = a.zero or 1
+            a.cat = cat
+            local dp = gpus // n
+            if a.global_batch == nil then a.global_batch = dp * math.max(1, 64 // dp) end
+            local ok, r = pcall(train.train, a)
+            if ok then
+              rows[#rows + 1] = {
+                layout = string.format("tp%d cp%d pp%d%s", tp, cp, pp, tp > 1 and " sp" or ""),
+                tp = tp, cp = cp, pp = pp, dp = dp, sp = tp > 1, recompute = rc, zero = a.zero,
+                fits = r.fits, step_s = r.step_s, mfu = r.mfu, tokens_per_s = r.tokens_per_s,
+                days = r.days, cost = r.cost, memory_gib = r.memory.total / 2 ^ 30,
+                vision_s = r.vision_time, global_batch = a.global_batch,
+              }
+            end
+          end
+        end
+      end
+    end
+  end
+  table.sort(rows, function(x, y)
+    if x.fits ~= y.fits then return x.fits end
+    if x.tokens_per_s ~= y.tokens_per_s then return x.tokens_per_s > y.tokens_per_s end
+    return x.layout < y.layout
+  end)
+  local top = o.top or 10
+  for i = #rows, top + 1, -1 do rows[i] = nil end
+  return rows
+end
+
+return M

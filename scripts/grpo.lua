@@ -1,0 +1,174 @@
+#!/usr/bin/env gpuplan
+-- GRPO on a 7B and a 32B policy with 8k and 32k responses: H100, H200 or
+-- B200, colocated or on separate rollout and training pools?
+--
+-- The seed guides say RL fine-tuning is "inference plus training": the
+-- rollouts want HBM bandwidth and KV-cache room, the update wants the
+-- interconnect, and memory must hold the actor and its reference at once.
+-- This script prices one GRPO step of each job with gp.rl on each card,
+-- colocated (trainer states offloaded during the rollout, as NeMo RL does)
+-- and disaggregated (the split of the GPUs searched, one step of
+-- staleness), each with the fastest of a few training layouts (TP with SP,
+-- CP, full recompute, Megatron's distributed optimizer; the rollout engine
+-- at the training TP), and says what the numbers support.
+--
+-- Response lengths: an exponential clipped at the limit, with the mean at
+-- 3/8 of it (reasoning RL: most responses well under the limit, a tail of
+-- long ones, the truncated ones piled at the limit).  Prices: each card's
+-- cheapest catalog offer (gp.rl's defaults say which).
+--
+--   gpuplan run scripts/grpo.lua [--gpus 32] [--prompts 128] [--group 8]
+--                                [--prompt-len 512] [--format markdown]
+local gp = require "gpuplan"
+local rl = require "gpuplan.rl"
+
+local opt = gp.options({
+  gpus = { "GPUs per job", 32 },
+  prompts = { "prompts per step", 128 },
+  group = { "responses per prompt", 8 },
+  prompt_len = { "tokens per prompt", 512 },
+  format = { "output format: text, markdown, csv or json", "text" },
+}, arg)
+
+local MODELS = { "qwen2.5-7b", "qwen2.5-32b" }
+local RESPONSES = { { name = "8k", max = 8192 }, { name = "32k", max = 32768 } }
+local GPUS = { "h100-sxm", "h200-sxm", "b200" }
+local TPS, CPS = { 1, 2, 4, 8 }, { 1, 2, 4 }
+
+-- The fastest fitting layout of one placement (else the fastest of all).
+local function best(model, resp, gpu, colocated)
+  local top
+  for _, tp in ipairs(TPS) do
+    for _, cp in ipairs(CPS) do
+      if opt.gpus % (tp * cp) == 0 then
+        local o = {
+          model = model, gpu = gpu, gpus = opt.gpus, tp = tp, cp = cp, sp = tp > 1,
+          zero = 1, stack = "megatron", recompute = "full", prompts = opt.prompts,
+          group = opt.group, prompt_len = opt.prompt_len,
+          response_len = resp.max * 3 // 8, response_max = resp.max, currency = "USD",
+        }
+        if colocated then o.offload_states = true else o.rollout_gpus = "auto" end
+        local ok, r = pcall(gp.rl, o)
+        if ok and (not top or (r.fits and not top.fits) or
+                   (r.fits == top.fits and r.step_s < top.step_s)) then
+          top = r
+        end
+      end
+    end
+  end
+  return top
+end
+
+-- Seconds of the rollout and of the training phases (the forwards and
+-- the updates) in one step.
+local function seconds(r)
+  local roll, tr = 0, 0
+  for _, p in ipairs(r.phases) do
+    if p.name == "rollout" then roll = p.seconds
+    elseif p.name ~= "offload" and p.name ~= "weight_sync" then tr = tr + p.seconds end
+  end
+  return roll, tr
+end
+
+local rows, cell = {}, {}
+for _, model in ipairs(MODELS) do
+  for _, resp in ipairs(RESPONSES) do
+    for _, gpu in ipairs(GPUS) do
+      for _, colocated in ipairs { true, false } do
+        local r = best(model, resp, gpu, colocated)
+        local roll, tr = seconds(r)
+        local row = {
+          model = model, responses = resp.name, gpu = gpu,
+          placement = colocated and "colocated" or "disaggregated",
+          layout = string.format("tp%d cp%d%s", r.tp, r.cp, colocated and "" or
+            string.format(" (%d+%d)", r.rollout_gpus, r.train_gpus)),
+          step_s = r.step_s, rollout_s = roll, train_s = tr,
+          rollout_share = colocated and roll / r.step_s or nil,
+          samples_per_s = r.samples_per_s, usd_1k = r.cost_1k_prompts, fits = r.fits,
+          note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
+        }
+        if not r.fits then
+          -- The times of a job that does not fit mean nothing.
+          row.step_s, row.rollout_s, row.train_s, row.samples_per_s, row.usd_1k = nil
+        end
+        rows[#rows + 1] = row
+        cell[model .. " " .. resp.name .. " " .. gpu .. " " .. row.placement] = row
+      end
+    end
+  end
+end
+
+gp.report(rows, { format = opt.format, title = string.format(
+  "GRPO step, %d prompts x %d, prompt %d tokens, responses exp-distributed (mean 3/8 of the "
+  .. "limit), %d GPUs per job", opt.prompts, opt.group, opt.prompt_len, opt.gpus), columns = {
+  { key = "model", label = "model" }, { key = "responses", label = "responses" },
+  { key = "gpu", label = "gpu" }, { key = "placement", label = "placement" },
+  { key = "layout", label = "layout" },
+  { key = "step_s", label = "step (s)", fmt = "%.1f" },
+  { key = "rollout_s", label = "rollout (s)", fmt = "%.1f" },
+  { key = "train_s", label = "training (s)", fmt = "%.1f" },
+  { key = "samples_per_s", label = "samples/s", fmt = "%.2f" },
+  { key = "usd_1k", label = "USD per 1k prompts", fmt = "%.2f" },
+  { key = "fits", label = "fits" }, { key = "note", label = "note" },
+} })
+
+if opt.format ~= "text" and opt.format ~= "markdown" then return end
+
+io.write("\nConclusion:\n")
+-- 1. The cheapest and the fastest fitting run of each job.
+for _, model in ipairs(MODELS) do
+  for _, resp in ipairs(RESPONSES) do
+    local cheap, fast
+    for _, gpu in ipairs(GPUS) do
+      for _, pl in ipairs { "colocated", "disaggregated" } do
+        local c = cell[model .. " " .. resp.name .. " " .. gpu .. " " .. pl]
+        if c.fits then
+          if not cheap or c.usd_1k < cheap.usd_1k then cheap = c end
+          if not fast or c.step_s < fast.step_s then fast = c end
+        end
+      end
+    end
+    if cheap then
+      io.write(string.format("  %s, %s responses: cheapest %s %s (%.2f USD per 1k prompts); "
+        .. "fastest %s %s (%.1f s a step).\n", model, resp.name, cheap.gpu, cheap.placement,
+        cheap.usd_1k, fast.gpu, fast.placement, fast.step_s))
+    else
+      io.write(string.format("  %s, %s responses: fits on none of the cards at %d GPUs.\n",
+        model, resp.name, opt.gpus))
+    end
+  end
+end
+-- 2. Colocated against disaggregated, card by card.
+local wins, total = 0, 0
+local longwins, longtotal = 0, 0
+for _, model in ipairs(MODELS) do
+  for _, resp in ipairs(RESPONSES) do
+    for _, gpu in ipairs(GPUS) do
+      local k = model .. " " .. resp.name .. " " .. gpu
+      local a, b = cell[k .. " colocated"], cell[k .. " disaggregated"]
+      if a.fits and b.fits then
+        total = total + 1
+        if b.step_s < a.step_s then wins = wins + 1 end
+        if resp.name == "32k" then
+          longtotal = longtotal + 1
+          if b.step_s < a.step_s then longwins = longwins + 1 end
+        end
+      end
+    end
+  end
+end
+io.write(string.format("  Separate pools beat one colocated pool in %d of %d jobs where both fit "
+  .. "(%d of %d with 32k responses).\n", wins, total, longwins, longtotal))
+-- 3. How much of a colocated step is generation (rollout / step).
+local shares = {}
+for _, r in ipairs(rows) do
+  if r.placement == "colocated" and r.fits then shares[#shares + 1] = r.rollout_s / r.step_s end
+end
+table.sort(shares)
+if #shares > 0 then
+  local med = shares[(#shares + 1) // 2]
+  io.write(string.format("  The rollout is %.0f-%.0f%% of a colocated step (median %.0f%%): %s.\n",
+    100 * shares[1], 100 * shares[#shares], 100 * med, med >= 0.5 and
+      "RL fine-tuning is mostly inference, so decode bandwidth and KV-cache room weigh most"
+      or "the update weighs as much as the generation"))
+end

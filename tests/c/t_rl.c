@@ -1,0 +1,448 @@
+/*
+ * t_rl.c - the RL step (GRPO/PPO) against hand derivations.
+ *
+ * The device and topology are t_train.c's round-number A100-like part
+ * (312 TFLOPS bf16, 2.039 TB/s at 0.85, 80 GB) in 8-GPU NVLink nodes with
+ * 8 NICs.  The policy is a small MQA model (16 layers, hidden 2048, one KV
+ * head of 128) whose KV cache is 2 x 16 x 128 x 2 B = 8 KiB per token, so
+ * that 512 responses of 8k tokens fit one engine at once and the rollout
+ * can be checked against the serving model step by step.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm.h"
+#include "infer.h"
+#include "memory.h"
+#include "model.h"
+#include "rl.h"
+#include "tap.h"
+#include "train.h"
+
+static void diag_msg(const char *s)
+{
+	printf("# %s\n", s);
+}
+
+static void a100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
+	d->peak[GP_FP32] = 19.5e12;
+	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
+	d->mem_bw = 2.039e12;
+	d->hbm_frac = 0.85;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 108;
+}
+
+static gp_topo selene(void)
+{
+	gp_topo t;
+
+	memset(&t, 0, sizeof t);
+	t.gpus_per_node = 8;
+	t.nodes = 1;
+	t.up_kind = GP_LINK_NVLINK;
+	t.up.bw = 300e9;
+	t.up.latency = 0.6e-6;
+	t.up.achievable = 0.8;
+	t.nics = 8;
+	t.nic.bw = 25e9;
+	t.nic.latency = 2.7e-6;
+	t.nic.achievable = 0.9;
+	return t;
+}
+
+/* 16 layers, hidden 2048, 16 heads of 128, one KV head, SwiGLU 8192,
+ * vocabulary 32000, untied, RMSNorm. */
+static gp_model mqa(void)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = 16;
+	m.hidden = 2048;
+	m.heads = 16;
+	m.kv_heads = 1;
+	m.head_dim = 128;
+	m.ffn_hidden = 8192;
+	m.ffn_gated = 1;
+	m.vocab = 32000;
+	m.norm_params = 2048;
+	return m;
+}
+
+/* GRPO on 8 GPUs, colocated: training tp 1 x dp 8 (mixed-16 AdamW, no
+ * ZeRO), rollout tp 1 (8 engines); 512 prompts x 8 of 512 + 8192
+ * tokens (fixed). */
+static rl_cfg base(void)
+{
+	rl_cfg c;
+
+	rl_defaults(&c);
+	c.train.mem.recipe = GP_RECIPE_MIXED16;
+	c.train.mem.lay.dp = 8;
+	c.train.mem.recompute = GP_RECOMPUTE_FULL;
+	c.train.capacity = 80e9;
+	mem_reserve_default(&c.train.reserve, 8);
+	c.roll.tp = 1;
+	c.roll.pp = 1;
+	c.roll.max_batch = 1024;
+	c.roll.max_num_tokens = 16384;
+	c.prompts = 512;
+	c.group = 8;
+	c.prompt_len = 512;
+	c.response.dist = RL_LEN_FIXED;
+	c.response.mean = 8192;
+	c.response.max = 8192;
+	return c;
+}
+
+static double step_at(const gp_model *m, const roof_device *d,
+		      const rl_cfg *c, double batch, double ctx)
+{
+	infer_cfg ic = c->roll;
+	infer_phase ph;
+	gp_error e;
+
+	ic.gpus = ic.tp * ic.pp;
+	ic.input = c->prompt_len;
+	ic.output = c->response.mean;
+	ic.capacity = 80e9;
+	if (infer_step(m, d, &ic, batch, 1, ctx, 0, &ph, &e))
+		return -1;
+	return ph.time;
+}
+
+int main(void)
+{
+	roof_device d;
+	gp_topo t = selene();
+	gp_model m = mqa();
+	gp_params p;
+	rl_cfg c, k;
+	rl_result r, r2;
+	rl_lengths l;
+	gp_error e;
+	double P, kvtok, want, sum, n, B, held, th, a, x;
+	int i, rc, R;
+
+	plan(55);
+	a100(&d);
+	model_params(&m, &p, &e);
+	P = p.total;
+
+	/* --- response lengths ------------------------------------------- */
+	/* exp, mean 1000, limit 4000: theta solves theta (1 - e^{-4000 /
+	 * theta}) = 1000; the clipped mean is the integral of the survival
+	 * P(L > t) = e^{-t/theta} over [0, 4000) (Simpson, 4000 panels). */
+	l.dist = RL_LEN_EXP;
+	l.mean = 1000;
+	l.max = 4000;
+	ok(rl_lengths_check(&l, &e) == GP_OK, "exp 1000 / 4000 is valid");
+	for (i = 0, sum = 0; i <= 4000; i++) {
+		double w = i == 0 || i == 4000 ? 1 : (i % 2 ? 4 : 2);
+
+		sum += w * rl_len_survival(&l, i - (i == 4000 ? 1e-9 : 0));
+	}
+	is_num(sum / 3.0, 1000, 1e-6, "exp: integral of the survival = mean");
+	/* E[L^2] = int 2 t S(t) dt, the same quadrature. */
+	for (i = 0, sum = 0; i <= 4000; i++) {
+		double w = i == 0 || i == 4000 ? 1 : (i % 2 ? 4 : 2);
+
+		sum += w * 2.0 * i * rl_len_survival(&l, i -
+			(i == 4000 ? 1e-9 : 0));
+	}
+	is_num(rl_len_moment2(&l), sum / 3.0, 1e-6,
+	       "exp: E[L^2] = 2 theta^2 (1 - e^{-M/theta}(1 + M/theta))");
+	/* theta from the survival at 1000: S = e^{-1000/theta}; the
+	 * expected longest of 4 is theta H_4 = theta 25/12 (Renyi). */
+	th = -1000.0 / log(rl_len_survival(&l, 1000));
+	is_num(rl_len_longest(&l, 4), th * 25.0 / 12.0, 1e-9,
+	       "exp: longest of 4 = theta H_4");
+	is_num(rl_len_longest(&l, 1e6), 4000, 0,
+	       "exp: a million responses reach the limit");
+	/* uniform on [2 mean - max, max] = [200, 1800]: the longest of n
+	 * is lo + (max - lo) n / (n + 1); one draw: the mean. */
+	l.dist = RL_LEN_UNIFORM;
+	l.mean = 1000;
+	l.max = 1800;
+	is_num(rl_len_longest(&l, 1), 1000, 1e-12, "uniform: longest of 1 = mean");
+	is_num(rl_len_longest(&l, 9), 200 + 1600 * 0.9, 1e-12,
+	       "uniform: longest of 9 = lo + 0.9 (max - lo)");
+	is_num(rl_len_moment2(&l), (200.0 * 200 + 200 * 1800 + 1800.0 * 1800) /
+	       3, 1e-12, "uniform: E[L^2] = (lo^2 + lo hi + hi^2) / 3");
+	l.max = 2500;
+	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	   strstr(e.msg, "below one token"),
+	   "uniform reaching below one token refused");
+	l.dist = RL_LEN_EXP;
+	l.max = 1000;
+	ok(rl_lengths_check(&l, &e) == GP_EINVAL,
+	   "exp with mean = max refused");
+
+	/* --- the 8k rollout is decode-bound and follows the serving model */
+	c = base();
+	rc = rl_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_OK, "GRPO step, 512 x 8 samples of 8k");
+	if (rc)
+		diag_msg(e.msg);
+	is_num(r.roll.engines, 8, 0, "8 GPUs at rollout tp 1: 8 engines");
+	is_num(r.roll.samples, 512, 0, "4096 samples / 8 engines = 512 each");
+	ok(!r.roll.queued && r.roll.batch == 512,
+	   "all 512 fit the KV budget at once (512 x 8704 x 8 KiB = 36.5 GB)");
+	/* Every response runs 8192 steps at batch 512; the step time is
+	 * affine in the context (the attention's KV reads; every other op
+	 * keeps its size), so the segments' midpoint rule gives exactly
+	 * 8192 x step(512, 512 + 4096 + 0.5). */
+	want = 8192 * step_at(&m, &d, &c, 512, 512 + 4096 + 0.5);
+	/* 1e-6: the attention kernel's shape term and the compute/memory
+	 * overlap of the GEMM model bend the step time slightly with the
+	 * KV length (3e-7 here). */
+	is_num(r.roll.decode, want, 1e-6,
+	       "decode = 8192 x infer_step(512, mean context)");
+	ok(r.roll.prefill < 0.01 * r.roll.decode,
+	   "decode-bound: prefill under 1% of the rollout");
+	/* Each engine prefills its 64 distinct prompts once (prefix
+	 * caching), 16384 / 512 = 32 per batch: 2 batches. */
+	{
+		infer_cfg ic = c.roll;
+		infer_phase ph;
+
+		ic.gpus = 1;
+		ic.input = 512;
+		ic.output = 8192;
+		ic.capacity = 80e9;
+		infer_step(&m, &d, &ic, 32, 512, 512, 0, &ph, &e);
+		is_num(r.roll.prefill, 2 * ph.time, 1e-12,
+		       "prefill: 64 prompts in 2 batches of 32");
+	}
+	is_num(r.roll.tail, 0, 0, "fixed lengths: no tail");
+
+	/* --- colocated memory at the rollout's peak ------------------------ */
+	/* Rollout state = actor states (mixed-16: 2 + 2 + 4 + 8 B/param, no
+	 * ZeRO) + the reference's 16-bit weights + the engine's 16-bit
+	 * copy + the KV cache when all 512 hold 512 + 8192 tokens
+	 * (8 KiB each) + the engine's prefill workspace. */
+	kvtok = 2.0 * 16 * 1 * 128 * 2;
+	{
+		const gp_mem_result *mr = &r.mem[RL_MEM_ROLLOUT];
+		double tens = 0;
+
+		is_num(mr->bytes[GP_MEM_WEIGHTS] + mr->bytes[GP_MEM_GRADS] +
+		       mr->bytes[GP_MEM_MASTER] + mr->bytes[GP_MEM_OPTIMIZER],
+		       16.0 * P, 1e-12, "actor states 16 B/param");
+		is_num(mr->bytes[GP_MEM_REF], 2.0 * P, 1e-12,
+		       "reference weights 2 B/param");
+		is_num(mr->bytes[GP_MEM_ROLLOUT_WEIGHTS], 2.0 * P, 1e-12,
+		       "rollout engine weights 2 B/param");
+		is_num(mr->bytes[GP_MEM_KV], 512.0 * (512 + 8192) * kvtok, 1e-12,
+		       "rollout KV at its peak: 512 x 8704 x 8 KiB");
+		for (i = 0; i < GP_MEM_NTENSOR; i++)
+			tens += mr->bytes[i];
+		is_num(tens, 20.0 * P + 512.0 * 8704 * kvtok +
+		       r.roll.workspace, 1e-12,
+		       "rollout tensors = states + ref + engine + KV + workspace");
+		is_num(mr->total, tens * 1.05 + 0.5 * 1073741824.0 +
+		       64.0 * 1048576 + 0.5 * 1073741824.0, 1e-12,
+		       "total = tensors x (1 + 5% fragmentation) + reserve");
+	}
+	ok(r.mem[RL_MEM_UPDATE].bytes[GP_MEM_KV] == 0,
+	   "the KV cache is freed for the update");
+
+	/* --- a colocated step is the sum of its phases --------------------- */
+	for (i = 0, sum = 0; i < RL_NPHASES; i++)
+		sum += r.ph[i].time;
+	is_num(r.step, sum, 1e-12, "colocated: step = sum of the phases");
+	ok(r.ph[RL_ROLLOUT].idle == 0 && r.ph[RL_ACTOR].idle == 0,
+	   "colocated: nobody waits");
+	/* GRPO: policy and reference forwards, no reward model or critic. */
+	ok(r.ph[RL_LOGPROB].time == r.forward.step &&
+	   r.ph[RL_REF].time == r.forward.step && r.ph[RL_REWARD].time == 0 &&
+	   r.ph[RL_VALUES].time == 0 && r.ph[RL_CRITIC].time == 0,
+	   "GRPO phases: logprob + reference forwards only");
+	/* One mini-batch of all 4096: one optimizer step. */
+	is_num(r.ph[RL_ACTOR].time, r.update.step, 1e-12,
+	       "one optimizer step over all samples");
+	/* Weight sync at tp 1 = rollout tp 1, no ZeRO, one stage: each GPU
+	 * copies its 2P bytes into the engine (read + write at 2.039 TB/s
+	 * x 0.85; 0.5%: a kernel's pipeline fill and launch, 5 us of
+	 * 2.5 ms). */
+	is_num(r.ph[RL_SYNC].time, 4.0 * P / (2.039e12 * 0.85), 5e-3,
+	       "sync = 4P bytes at HBM speed");
+	/* Cost: step x 8 GPUs x price / 3600; per 1k prompts / 512 x 1000. */
+	c.price = 2.0;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.cost_step, r.step * 8 * 2.0 / 3600, 1e-12,
+	       "cost per step = step x GPUs x price");
+	is_num(r.cost_1k_prompts, r.cost_step / 512 * 1000, 1e-12,
+	       "cost per 1k prompts");
+	is_num(r.samples_per_s, 4096 / r.step, 1e-12, "samples/s");
+	is_num(r.tokens_per_s, 4096 * (512 + 8192) / r.step, 1e-12,
+	       "tokens/s = samples x (prompt + response) / step");
+
+	/* --- offload: the states go to host memory and back ---------------- */
+	/* grads 2 + master 4 + Adam 8 + reference 2 = 16 B/param, each
+	 * way over a 25 GB/s link. */
+	c.offload_states = 1;
+	c.host_bw = 25e9;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.swap_bytes, 16.0 * P, 1e-12, "offloaded: 16 B/param");
+	is_num(r.ph[RL_SWAP].time, 2.0 * 16.0 * P / 25e9, 1e-12,
+	       "offload + reload = 2 x bytes / host link");
+	ok(r.mem[RL_MEM_ROLLOUT].bytes[GP_MEM_OPTIMIZER] == 0 &&
+	   r.mem[RL_MEM_ROLLOUT].cpu_bytes == r.swap_bytes,
+	   "the rollout state holds them on the host");
+	c.offload_states = 0;
+
+	/* --- KV-bound: the batch is what the budget holds ------------------ */
+	/* 1024 prompts x 8: 1024 samples per engine.  Started together they
+	 * would all hold 512 + 8192 tokens at the end (fixed lengths), more
+	 * than the budget: B = what it holds at that peak, floor(budget /
+	 * (8704 x 8 KiB)), run with continuous batching.  Then (n - B) L / B
+	 * steps at batch B and the mean held context p + L/2 = 4608 (the
+	 * queue), and L more as the last B drain (midpoint 4608.5). */
+	c.prompts = 1024;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	n = 1024;
+	B = r.roll.batch;
+	held = 512 + 4096;
+	ok(r.roll.queued && B < n, "1024 per engine: queued");
+	is_num(B, floor(r.roll.kv_budget / (8704 * kvtok)), 0,
+	       "B = the KV budget / (8704 tokens x 8 KiB)");
+	want = (n - B) * 8192 / B * step_at(&m, &d, &c, B, held) +
+		8192 * step_at(&m, &d, &c, B, held + 0.5);
+	is_num(r.roll.decode, want, 1e-6, "queued decode = queue + drain");
+	c.prompts = 512;
+
+	/* --- a disaggregated step is never faster than its slower pool ---- */
+	/* 64 prompts x 8 = 512 samples; 4, 6 or 7 rollout GPUs leave 4, 2
+	 * or 1 data-parallel ranks, which divide them. */
+	c = base();
+	c.prompts = 64;
+	c.response.mean = 2048;
+	c.response.max = 2048;
+	c.colocated = 0;
+	{
+		int rs[3] = { 4, 6, 7 }, good = 1, exact = 1;
+
+		for (i = 0; i < 3; i++) {
+			double tr, tt = 0;
+			int j;
+
+			k = c;
+			k.rollout_gpus = rs[i];
+			k.train.mem.lay.dp = 8 - rs[i];
+			if (rl_step(&m, &d, &t, &k, &r, &e)) {
+				good = 0;
+				diag_msg(e.msg);
+				continue;
+			}
+			tr = r.ph[RL_ROLLOUT].time;
+			for (j = RL_LOGPROB; j <= RL_CRITIC; j++)
+				tt += r.ph[j].time;
+			good &= r.step >= tr && r.step >= tt;
+			exact &= fabs(r.step - (fmax(tr, tt) +
+						r.ph[RL_SYNC].time)) <=
+				1e-12 * r.step;
+			exact &= fabs(r.pool_idle[RL_POOL_ROLLOUT] -
+				      (r.step - tr - r.ph[RL_SYNC].time)) <=
+				1e-9 * r.step;
+		}
+		ok(good, "disaggregated: step >= each pool's work");
+		ok(exact, "staleness 1: step = max(pools) + sync, idle the "
+		   "difference");
+	}
+	k = c;
+	k.rollout_gpus = 4;
+	k.train.mem.lay.dp = 4;
+	rl_step(&m, &d, &t, &k, &r, &e);
+	k.staleness = 0;
+	rl_step(&m, &d, &t, &k, &r2, &e);
+	is_num(r2.step, r.ph[RL_ROLLOUT].time + r.forward.step * 2 +
+	       r.update.step + r.ph[RL_SYNC].time, 1e-12,
+	       "staleness 0: the pools wait for each other");
+	ok(r2.step >= r.step, "one step of staleness is never slower");
+
+	/* --- the split search returns the best valid split ---------------- */
+	rc = rl_best_split(&m, &d, &t, &c, 8, &r, &e);
+	ok(rc == GP_OK, "split search on 8 GPUs");
+	for (R = 1, x = 1e300, a = -1; R < 8; R++) {
+		k = c;
+		k.rollout_gpus = R;
+		k.train.mem.lay.dp = 8 - R;
+		if (fmod(512, 8 - R) != 0)
+			continue;
+		if (rl_step(&m, &d, &t, &k, &r2, &e) == GP_OK && r2.fits &&
+		    r2.step < x) {
+			x = r2.step;
+			a = R;
+		}
+	}
+	is_num(r.step, x, 1e-12, "split search: the shortest fitting step");
+	is_num(r.pool_gpus[RL_POOL_ROLLOUT], a, 0, "and its rollout pool");
+
+	/* --- PPO adds the critic's forward and update ----------------------- */
+	c = base();
+	c.prompts = 64;
+	c.ppo = 1;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	ok(r.ph[RL_VALUES].time == r.forward.step &&
+	   r.ph[RL_CRITIC].time == r.ph[RL_ACTOR].time,
+	   "PPO: critic forward and update like the actor's");
+	is_num(r.mem[RL_MEM_UPDATE].bytes[GP_MEM_CRITIC], 16.0 * P, 1e-12,
+	       "PPO critic states resident: 16 B/param");
+
+	/* --- errors --------------------------------------------------------- */
+	c = base();
+	c.minibatch = 1000;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "mini-batches"), "samples not a multiple of the "
+	   "mini-batch");
+	c = base();
+	c.roll.tp = 3;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "does not divide"), "rollout tp must divide the pool");
+	c = base();
+	c.colocated = 0;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "rollout_gpus"), "separate pools need rollout_gpus");
+	c = base();
+	c.response.mean = NAN;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL,
+	   "NaN response length refused");
+	c = base();
+	c.offload_states = 1;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "host_bw"), "offload without a host link refused");
+	/* Every amount NaN, infinite, negative or huge: an error, never a
+	 * crash or a NaN result. */
+	{
+		double bad[4] = { NAN, INFINITY, -1, 1e300 };
+		int j, all = 1;
+
+		for (i = 0; i < 9; i++)
+			for (j = 0; j < 4; j++) {
+				c = base();
+				switch (i) {
+				case 0: c.prompts = bad[j]; break;
+				case 1: c.group = bad[j]; break;
+				case 2: c.prompt_len = bad[j]; break;
+				case 3: c.response.max = bad[j];
+					c.response.dist = RL_LEN_EXP; break;
+				case 4: c.minibatch = bad[j]; break;
+				case 5: c.epochs = bad[j]; break;
+				case 6: c.host_bw = bad[j]; break;
+				case 7: c.price = bad[j]; break;
+				case 8: c.engine_memory = bad[j]; break;
+				}
+				all &= rl_step(&m, &d, &t, &c, &r, &e) ==
+					GP_EINVAL;
+			}
+		ok(all, "NaN, inf, negative and huge amounts refused");
+	}
+	return done();
+}

@@ -1,0 +1,132 @@
+# gpuplan rl: the phase table, the summary lines, formats and errors; and
+# scripts/grpo.lua and scripts/video_sft.lua, whose conclusions must follow
+# from the numbers they print.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my @job = ('qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+           '--recompute', 'full', '--prompts', '64', '--group', '8',
+           '--prompt-len', '512', '--response-len', '2048', '--response-max', '8192');
+my ($c, $o, $e) = run_gp('rl', @job, '--price', '$2.00/h', '--steps', '500');
+is($c, 0, 'rl exits 0');
+like($o, qr/^qwen2\.5-7b GRPO on 8 x h100-sxm, colocated \(train tp 1, pp 1, dp 8, cp 1, zero 3; rollout tp 1, 8 engines\): 64 prompts x 8 = 512 samples, prompt 512 \+ response 2048 \(exp, max 8192\)$/m,
+     'title names the job, the placement and the lengths');
+like($o, qr/^phase\s+pool\s+GPUs\s+seconds\s+share\s+idle \(s\)\s+memory GiB$/m, 'phase table header');
+my %sec;
+for my $l (split /\n/, $o) {
+    $sec{$1} = $2 if $l =~ /^(rollout|logprob|reference|actor_update|weight_sync|step)\s+\S*\s+\d+\s+([\d.]+)\s/;
+}
+ok(defined $sec{$_}, "a $_ row") for qw(rollout logprob reference actor_update weight_sync step);
+my $sum = 0;
+$sum += $sec{$_} for qw(rollout logprob reference actor_update weight_sync);
+# Each row is printed to 0.001 s: five roundings of 0.0005 at most.
+ok(abs($sum - $sec{step}) <= 0.003, 'colocated: the phases add up to the step');
+like($o, qr/^rollout: 8 engines x 64 samples \(all at once\), prefill [\d.]+ s, decode [\d.]+ s over \d+ steps \(mean batch [\d.]+\); tail [\d.]+ s after 90% of the samples finished, longest response \d+ tokens/m,
+     'rollout line: engines, batch, tail, longest');
+like($o, qr/^throughput: [\d.]+ samples\/s, \d+ tokens\/s \(\d+ per GPU\), \d+ generated tokens\/s$/m, 'throughput line');
+like($o, qr/^memory: peak [\d.]+ GiB of 79\.1 GiB per GPU; fits: yes$/m, 'memory verdict');
+my ($cs, $ck) = $o =~ /^cost: ([\d.]+) USD per step, ([\d.]+) USD per 1k prompts at 2\.00 USD\/GPU-h$/m;
+ok(defined $cs, 'cost line');
+# step x 8 GPUs x $2 / 3600; per 1k prompts x 1000 / 64 (printed roundings).
+ok(abs($cs - $sec{step} * 8 * 2 / 3600) <= 0.001, 'cost per step = step x GPUs x price');
+ok(abs($ck - $cs * 1000 / 64) <= 0.02, 'cost per 1k prompts = cost per step x 1000 / 64');
+like($o, qr/^run: 500 steps in [\d.]+ hours on 8 GPUs; cost \d+ USD$/m, 'run line');
+
+($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4');
+is($c, 0, 'separate pools exit 0');
+like($o, qr/rollout 4 \+ training 4 GPUs, staleness 1/, 'title names the split');
+like($o, qr/^pools: rollout 4 GPUs busy [\d.]+ s, idle [\d.]+ s \([\d.]+%\); training 4 GPUs busy [\d.]+ s, idle [\d.]+ s \([\d.]+%\)$/m,
+     'pools line');
+($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', 'auto');
+is($c, 0, 'searched split exits 0');
+like($o, qr/rollout \d \+ training \d GPUs/, 'the search names its split');
+
+($c, $o, $e) = run_gp('rl', @job, '--format', 'json');
+is($c, 0, 'json exits 0');
+like($o, qr/"step_s":/, 'json has the step');
+like($o, qr/"phases":\[/, 'json has the phases');
+
+($c, $o, $e) = run_gp('rl', @job, '--format', 'csv');
+is($c, 0, 'csv exits 0');
+like($o, qr/^phase,pool,GPUs,seconds,share,idle \(s\),memory GiB/m, 'csv header');
+
+# Errors: usage (2) and job errors (1), each naming the input.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b');
+is($c, 2, 'missing --gpu is a usage error');
+($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', 'half');
+is($c, 2, '--rollout-gpus must be a number or auto');
+like($e, qr/--rollout-gpus expects a number of GPUs or 'auto'/, 'and says so');
+($c, $o, $e) = run_gp('rl', @job, '--algo', 'dpo');
+is($c, 1, 'an unknown algo exits 1');
+like($e, qr/^gpuplan: rl: algo must be grpo or ppo/m, 'names the option');
+unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
+($c, $o, $e) = run_gp('rl', @job, '--tokens', '1e9');
+is($c, 2, '--tokens is not an RL option');
+($c, $o, $e) = run_gp('rl', @job, '--global-batch', '100');
+is($c, 1, 'a mini-batch that does not divide the samples exits 1');
+like($e, qr/not a whole number of mini-batches of 100/, 'and says why');
+
+# scripts/grpo.lua: the conclusion follows from its table.
+($c, $o, $e) = run_gp('run', 'scripts/grpo.lua');
+is($c, 0, 'grpo.lua runs');
+my (@g, %cell);
+for my $l (split /\n/, $o) {
+    next unless $l =~ /^(qwen\S+)\s+(8k|32k)\s+(\S+)\s+(colocated|disaggregated)\s+(tp\d cp\d(?: \(\d+\+\d+\))?)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+yes\s*$/;
+    my %r = (model => $1, resp => $2, gpu => $3, pl => $4, step => $6, roll => $7, usd => $10);
+    push @g, \%r;
+    $cell{"$1 $2 $3 $4"} = \%r;
+}
+ok(@g >= 20, 'grpo.lua: most of the 24 jobs fit') or diag($o);
+for my $m ('qwen2.5-7b', 'qwen2.5-32b') {
+    for my $resp ('8k', '32k') {
+        my @j = grep { $_->{model} eq $m && $_->{resp} eq $resp } @g;
+        my ($cheap) = sort { $a->{usd} <=> $b->{usd} } @j;
+        my ($fast) = sort { $a->{step} <=> $b->{step} } @j;
+        like($o, qr/^  \Q$m\E, $resp responses: cheapest \Q$cheap->{gpu}\E $cheap->{pl} \(\Q$cheap->{usd}\E USD per 1k prompts\); fastest \Q$fast->{gpu}\E $fast->{pl} \(\Q$fast->{step}\E s a step\)\.$/m,
+             "grpo.lua: $m $resp -- cheapest and fastest as the table says");
+    }
+}
+my ($wins, $total, $lw, $lt) = (0, 0, 0, 0);
+for my $k (keys %cell) {
+    next unless $k =~ /^(\S+ (\S+) \S+) colocated$/;
+    my ($a, $b) = ($cell{$k}, $cell{"$1 disaggregated"});
+    next unless $b;
+    $total++;
+    $wins++ if $b->{step} < $a->{step};
+    if ($2 eq '32k') { $lt++; $lw++ if $b->{step} < $a->{step} }
+}
+like($o, qr/^  Separate pools beat one colocated pool in $wins of $total jobs where both fit \($lw of $lt with 32k responses\)\.$/m,
+     'grpo.lua: the placement count follows from the table');
+my @sh = sort { $a <=> $b } map { $_->{roll} / $_->{step} } grep { $_->{pl} eq 'colocated' } @g;
+my ($lo, $hi) = $o =~ /^  The rollout is (\d+)-(\d+)% of a colocated step/m;
+# Shares from the printed 0.1 s columns: within a point of the printed range.
+ok(defined $lo && abs($lo - 100 * $sh[0]) <= 1 && abs($hi - 100 * $sh[-1]) <= 1,
+   'grpo.lua: the rollout share range follows from the table');
+
+# scripts/video_sft.lua: the conclusion follows from its table.
+($c, $o, $e) = run_gp('run', 'scripts/video_sft.lua');
+is($c, 0, 'video_sft.lua runs');
+my (@v);
+for my $l (split /\n/, $o) {
+    next unless $l =~ /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(tp\d cp(\d) pp\d(?: sp)?)\s+(selective|full|none)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(\d+)/;
+    push @v, { seq => $1, frames => $2, gpu => $3, n => $4, layout => $5, cp => $6, rc => $7,
+               days => $11, cost => $12 };
+}
+ok(@v >= 12, 'video_sft.lua: most runs fit') or diag($o);
+for my $seq (32768, 65536) {
+    my @j = grep { $_->{seq} == $seq } @v;
+    my ($cheap) = sort { $a->{cost} <=> $b->{cost} } @j;
+    my ($fast) = sort { $a->{days} <=> $b->{days} } @j;
+    like($o, qr/^  $seq tokens: cheapest $cheap->{n} x \Q$cheap->{gpu}\E with \Q$cheap->{layout}\E \($cheap->{rc} recompute\), \Q$cheap->{days}\E days, $cheap->{cost} USD; fastest $fast->{n} x \Q$fast->{gpu}\E with \Q$fast->{layout}\E, \Q$fast->{days}\E days, $fast->{cost} USD\.$/m,
+         "video_sft.lua: $seq tokens -- cheapest and fastest as the table says");
+    my $ncp = grep { $_->{cp} > 1 } @j;
+    my $n = @j;
+    like($o, qr/^  At $seq tokens the best layout uses context parallelism in $ncp of $n fitting runs\.$/m,
+         "video_sft.lua: the CP count at $seq follows from the table");
+}
+# 192 frames at 448 px: 96 units x 256 tokens = 24576 = 75% of 32768.
+like($o, qr/^32768\s+192\s/m, 'video_sft.lua: 192 frames fill 75% of 32k');
+
+done_testing();

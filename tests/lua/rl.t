@@ -1,0 +1,139 @@
+-- gp.rl{} and gpuplan.vlm: the RL step and multimodal media from Lua,
+-- their options and errors.  Run with ./gpuplan run tests/lua/rl.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local rl = require "gpuplan.rl"
+local vlm = require "gpuplan.vlm"
+
+local function copy(o, extra)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  for k, v in pairs(extra or {}) do c[k] = v end
+  return c
+end
+
+local function phase(r, name)
+  for _, p in ipairs(r.phases) do if p.name == name then return p end end
+end
+
+-- GRPO on Qwen2.5-7B, one DGX H100, colocated, ZeRO-3.
+local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+               recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+               response_len = 2048, response_max = 8192, price = 2.0 }
+local r = gp.rl(base)
+t.ok(r.fits, "a 7B GRPO step fits 8 H100s at ZeRO-3")
+t.is(#r.phases, 9, "nine phases in the engine's order")
+t.is(r.phases[1].name, "rollout", "rollout first")
+local sum = 0
+for _, p in ipairs(r.phases) do sum = sum + p.seconds end
+t.near(sum, r.step_s, 1e-12, "colocated: the phases add up to the step")
+t.is(r.response_dist, "exp", "response_max beyond response_len: exp lengths")
+t.is(r.samples, 512, "64 prompts x 8")
+-- 8 engines of one GPU (rollout tp = the actor's tp 1): 64 samples each.
+t.is(r.rollout.engines, 8, "8 engines")
+t.is(r.rollout.samples, 64, "64 samples per engine")
+t.ok(r.rollout.tail > 0 and r.rollout.tail < phase(r, "rollout").seconds,
+     "the long responses make a tail inside the rollout")
+-- cost per step = step x 8 GPUs x $2 / 3600 s; per 1k prompts x 1000/64.
+t.near(r.cost_step, r.step_s * 8 * 2 / 3600, 1e-12, "cost per step")
+t.near(r.cost_1k_prompts, r.cost_step * 1000 / 64, 1e-12, "cost per 1k prompts")
+t.near(r.samples_per_s, 512 / r.step_s, 1e-12, "samples/s")
+t.like(table.concat(r.defaults, ","), "max_batch=1024, max_num_tokens=16384 (vLLM's on h100-sxm)",
+       "the engine's limits are vLLM's for an H100", true)
+
+-- steps: hours and cost of the run.
+local rs = gp.rl(copy(base, { steps = 100 }))
+t.near(rs.hours, 100 * rs.step_s / 3600, 1e-12, "hours = steps x step / 3600")
+t.near(rs.cost, 100 * rs.cost_step, 1e-12, "run cost = steps x cost per step")
+
+-- PPO adds the critic's forward and update.
+local rp = gp.rl(copy(base, { algo = "ppo" }))
+t.ok(phase(rp, "critic_update").seconds > 0 and phase(rp, "values").seconds > 0,
+     "ppo: critic phases")
+t.ok(rp.step_s > r.step_s, "ppo is slower than grpo")
+
+-- Separate pools: a fixed split, and the searched one.
+local rd = gp.rl(copy(base, { rollout_gpus = 4 }))
+t.is(rd.colocated, false, "rollout_gpus: separate pools")
+t.is(rd.rollout_gpus, 4, "4 rollout GPUs")
+t.is(rd.train_gpus, 4, "4 training GPUs")
+t.ok(rd.step_s >= phase(rd, "rollout").seconds, "never faster than the rollout pool")
+local cmp = rl.compare(base)
+t.ok(cmp.colocated.colocated and not cmp.disaggregated.colocated, "compare: both placements")
+t.is(cmp.faster, cmp.colocated.step_s <= cmp.disaggregated.step_s and "colocated" or
+     "disaggregated", "compare: the faster one is named")
+t.ok(cmp.disaggregated.rollout_gpus + cmp.disaggregated.train_gpus == 8,
+     "compare: the split uses the 8 GPUs")
+
+-- Offloading the trainer states frees KV for the rollout and costs time.
+local ro = gp.rl(copy(base, { offload_states = true }))
+t.ok(phase(ro, "offload").seconds > 0, "offload_states: an offload phase")
+t.ok(ro.rollout.kv_budget > r.rollout.kv_budget, "and a larger KV budget")
+
+-- Errors name the option.
+t.raises(function() gp.rl(copy(base, { algo = "dpo" })) end, "rl: algo must be grpo or ppo",
+         "bad algo", true)
+t.raises(function() gp.rl(copy(base, { method = "grpo" })) end,
+         "rl: method is how the actor trains", "method grpo is gp.rl's algo", true)
+t.raises(function() gp.rl(copy(base, { response_max = 100 })) end,
+         "response_max 100 is below response_len 2048", "limit below the mean", true)
+t.raises(function() gp.rl(copy(base, { rollout_gpus = 8 })) end,
+         "rollout_gpus 8 leaves none of the 8 GPUs to train", "no trainers", true)
+t.raises(function() gp.rl(copy(base, { staleness = 1 })) end,
+         "staleness applies to separate pools", "staleness when colocated", true)
+t.raises(function() gp.rl(copy(base, { global_batch = 100 })) end,
+         "not a whole number of mini-batches of 100", "mini-batch must divide", true)
+t.raises(function() gp.rl(copy(base, { tokens = 1e9 })) end, "rl: tokens:",
+         "tokens is gp.train's", true)
+t.raises(function() gp.rl(copy(base, { prompt_lenn = 3 })) end, "rl: unknown option 'prompt_lenn'",
+         "misspelt option", true)
+t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
+         "rollout_memory must be a fraction", "rollout memory out of range", true)
+
+-- --- multimodal media -------------------------------------------------
+-- 128 frames at 448 px through Qwen2-VL's 2-frame patches: 64 units of
+-- (448 / 28)^2 = 256 tokens = 16384 tokens, each unit 1024 patches.
+local v = vlm.tokens { model = "qwen2-vl-7b", video_frames = 128, frame_size = 448 }
+t.is(v.units, 64, "128 frames -> 64 temporal units")
+t.is(v.video_tokens, 16384, "64 x 256 video tokens")
+t.is(v.patches, 65536, "64 x 1024 patches through the ViT")
+-- 896 px: (896 / 28)^2 = 1024 tokens per image.
+v = vlm.tokens { model = "qwen2-vl-7b", images = 2, image_size = 896 }
+t.is(v.tokens, 2048, "2 images at 896 px = 2 x 1024 tokens")
+-- 450 px is rounded to 448; 5 frames padded to 6.
+v = vlm.tokens { model = "qwen2-vl-7b", video_frames = 5, frame_size = 450 }
+t.is(v.units, 3, "5 frames -> 3 units (padded to 6)")
+t.like(table.concat(v.defaults, "; "), "450 px rounded to 448", "rounding said", true)
+-- LLaVA-1.5's CLIP tower resizes to 336: (336 / 14)^2 = 576, no other size.
+v = vlm.tokens { model = "llava-1.5-7b", images = 1 }
+t.is(v.tokens, 576, "llava: 576 tokens per image")
+t.raises(function() vlm.tokens { model = "llava-1.5-7b", images = 1, image_size = 448 } end,
+         "resizes every image to 336 px", "a fixed-resolution tower", true)
+t.raises(function() vlm.tokens { model = "qwen2.5-7b", images = 1 } end, "has no vision tower",
+         "a text model has no media", true)
+
+-- The training step sees the video: the tower runs, seq counts its tokens.
+local tv = gp.train { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                      seq = 20480, video_frames = 64, train_vision = true, recompute = "full",
+                      global_batch = 8 }
+t.ok(tv.vision_s > 0, "the tower's seconds per step")
+t.is(tv.vision_patches, 32 * 1024, "32 units x 1024 patches per micro-batch")
+t.raises(function()
+  gp.train { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8, seq = 4096, video_frames = 64,
+             global_batch = 8 }
+end, "do not fit in a sequence of 4096 tokens", "media longer than seq", true)
+
+-- vlm.plan: fitting layouts first, fastest first.
+local rows = vlm.plan { model = "qwen2-vl-7b", gpu = "h100-sxm", gpus = 8, seq = 32768,
+                        video_frames = 96, train_vision = true, tps = { 1, 2 },
+                        cps = { 1, 2, 4 }, pps = { 1 }, recomputes = { "full" } }
+t.ok(#rows > 0, "plan: some layouts")
+local sorted = true
+for i = 2, #rows do
+  if rows[i].fits and not rows[i - 1].fits then sorted = false end
+  if rows[i].fits == rows[i - 1].fits and rows[i].tokens_per_s > rows[i - 1].tokens_per_s then
+    sorted = false
+  end
+end
+t.ok(sorted, "plan: fitting first, then by tokens/s")
+t.done_testing()
