@@ -38,8 +38,8 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-KERNEL_SRC := $(filter-out engine/main.c engine/lgpuplan.c, \
-                $(wildcard engine/*.c))
+BIND_SRC   := engine/main.c engine/lgpuplan.c engine/lfield.c
+KERNEL_SRC := $(filter-out $(BIND_SRC), $(wildcard engine/*.c))
 KERNEL_OBJ := $(KERNEL_SRC:.c=.o)
 HEADERS    := $(wildcard engine/*.h)
 CTEST_SRC  := $(wildcard tests/c/t_*.c)
@@ -63,7 +63,7 @@ engine/%.o: engine/%.c $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-engine/lgpuplan.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
+engine/lgpuplan.o engine/lfield.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
 engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' \
                               -DGP_VERSION='"$(VERSION)"'
 
@@ -71,10 +71,11 @@ libgpuplan.a: $(KERNEL_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-gpuplan: engine/main.o engine/lgpuplan.o libgpuplan.a $(BUILD_STAMP)
+gpuplan: engine/main.o engine/lgpuplan.o engine/lfield.o libgpuplan.a \
+	 $(BUILD_STAMP)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ engine/main.o engine/lgpuplan.o \
-		libgpuplan.a $(LUA_LIBS) -lm
+		engine/lfield.o libgpuplan.a $(LUA_LIBS) -lm
 
 tests/c/%.t: tests/c/%.c tests/c/tap.h libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)

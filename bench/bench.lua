@@ -72,6 +72,41 @@ do
   end)
 end
 
+-- A Lua loop pricing layouts (memory + step time) through a job resolved
+-- once (gp.train_job: the model, card and node as handles, the memo kept):
+-- the same Llama-2-70B grid on 64 H100 as bench/sweep_bench.c.
+do
+  local job = gp.train_job { model = "llama2-70b", gpu = "h100-sxm", gpus = 64,
+                             method = "pretrain", recipe = "megatron-18", seq = 4096,
+                             global_batch = 512 }
+  local grid = {}
+  for _, tp in ipairs { 1, 2, 4, 8 } do
+    for _, pp in ipairs { 1, 2, 4, 8 } do
+      for zero = 0, 3 do
+        for _, mb in ipairs { 1, 2, 4 } do
+          for _, rc in ipairs { "none", "selective", "full" } do
+            grid[#grid + 1] = { tp = tp, pp = pp, zero = zero, batch = mb, recompute = rc,
+                                sp = tp > 1 }
+          end
+        end
+      end
+    end
+  end
+  local n, fits, t0 = 0, 0, clock()
+  repeat
+    for i = 1, #grid do
+      local r = job:step(grid[i])
+      if r.fits then fits = fits + 1 end
+    end
+    n = n + #grid
+  until clock() - t0 >= 1.0
+  local dt = clock() - t0
+  print(string.format("Lua job:step (gp.train_job, handles and memo), Llama-2-70B on 64 H100: "
+                      .. "%.3g evaluations/s, %.0f ns each (%d fitting per pass)", n / dt,
+                      1e9 * dt / n, fits // (n // #grid)))
+  print(string.format("lua_sweep_evals_per_s: %.0f", n / dt))
+end
+
 -- The whole layout space of GPT-3 175B on 4096 A100s (Narayanan et al.
 -- 2021's case: seq 2048, 1536 sequences a step, 300B tokens): every TP
 -- inside the node x PP x interleaving x micro-batch dividing the batch x

@@ -8,10 +8,13 @@
  * result, not an error.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "lauxlib.h"
 #include "lua.h"
+
+#include "lfield.h"
 
 #include "common.h"
 #include "memory.h"
@@ -183,13 +186,30 @@ static void lgp_setbool(lua_State *L, const char *key, int v)
 
 /* Read a catalog-shaped model table (catalog/FORMAT.md) at idx into *m,
  * then run model_check.  Raises on any bad field. */
+#define LGP_MODEL "gpuplan.model"
+#define LGP_DEVICE "gpuplan.device"
+#define LGP_TOPO "gpuplan.topology"
+
+/* A handle (core.model, core.device, core.topology) at idx: its struct,
+ * checked when it was made; NULL when idx holds no such handle. */
+static const void *lgp_handle(lua_State *L, int idx, const char *type)
+{
+	return lua_type(L, idx) == LUA_TUSERDATA ?
+		luaL_testudata(L, idx, type) : NULL;
+}
+
 static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 {
 	const char *w = "model";
 	gp_error err;
 	int sub, top = lua_gettop(L);
 	const char *norm;
+	const gp_model *h = lgp_handle(L, idx, LGP_MODEL);
 
+	if (h) {
+		*m = *h;
+		return;
+	}
 	idx = lua_absindex(L, idx);
 	luaL_checktype(L, idx, LUA_TTABLE);
 	memset(m, 0, sizeof *m);
@@ -442,68 +462,129 @@ static void lgp_toquant(lua_State *L, int idx, const char *what,
 			luaL_error(L, "%s", perr_.msg);                     \
 	} while (0)
 
+/* ---- struct descriptions (lfield.h) ---- */
+
+/* The kernels' name parsers as lfield's parse functions. */
+#define LGP_PARSER(name, fn, T)                                           \
+	static int name(const char *s, void *out, void *err)              \
+	{                                                                 \
+		return fn(s, (T *)out, (gp_error *)err);                  \
+	}
+LGP_PARSER(p_recipe, mem_recipe_parse, gp_recipe)
+LGP_PARSER(p_optim, mem_optim_parse, gp_optim)
+LGP_PARSER(p_recompute, mem_recompute_parse, gp_recompute)
+LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
+LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)
+LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
+LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
+
+/* Field makers: name, offset, default, range. */
+#define F_INT(n, o, d, lo, hi) { n, LGP_F_INT, o, d, lo, hi, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_REQINT(n, o, lo, hi) { n, LGP_F_INT, o, 0, lo, hi, 1, NULL, NULL, NULL, NULL, NULL }
+#define F_NUM(n, o, d) { n, LGP_F_NUM, o, d, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_REQNUM(n, o) { n, LGP_F_NUM, o, 0, -HUGE_VAL, HUGE_VAL, 1, NULL, NULL, NULL, NULL, NULL }
+#define F_BOOL(n, o, d) { n, LGP_F_BOOL, o, d, 0, 1, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_PARSE(n, o, fn, ds) { n, LGP_F_PARSE, o, 0, 0, 0, 0, NULL, fn, NULL, NULL, ds }
+#define F_DTYPE(n, o, d) { n, LGP_F_DTYPE, o, d, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_SUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 0, NULL, NULL, sd, NULL, NULL }
+#define F_CUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 0, NULL, NULL, NULL, fn, NULL }
+#define F_IGNORE(n) { n, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_END { NULL, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+
+static const lgp_field quant_fields[] = {
+	F_REQNUM("bits", offsetof(gp_quant, bits)),
+	F_INT("group", offsetof(gp_quant, group), 0, 0, 2147483647.0),
+	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),
+	F_END
+};
+static const lgp_desc quant_desc = { "base", quant_fields };
+
+/* offload = "none" | "optimizer" | "params+optimizer" ("params"). */
+static void c_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	gp_train_cfg *c = dst;
+	const char *s = lua_type(L, v) == LUA_TSTRING ? lua_tostring(L, v) :
+		NULL;
+
+	c->offload_optimizer = c->offload_params = 0;
+	if (s && strcmp(s, "optimizer") == 0)
+		c->offload_optimizer = 1;
+	else if (s && (strcmp(s, "params") == 0 ||
+		       strcmp(s, "params+optimizer") == 0))
+		c->offload_optimizer = c->offload_params = 1;
+	else if (!s || strcmp(s, "none") != 0)
+		luaL_error(L, "%s must be none, optimizer or params+optimizer "
+			   "(got '%s')", path, s ? s : luaL_typename(L, v));
+}
+
+/* The gp_train_cfg fields, at prefix P of struct S (P empty: the struct
+ * itself; "mem.": inside a train_cfg) -- one list for core.memory's
+ * reader and core.train's.  Ranges the kernels check themselves (with
+ * their own messages) are left open here. */
+#define MEM_TRAIN_FIELDS(S, P)                                            \
+	F_PARSE("recipe", offsetof(S, P recipe), p_recipe, "mixed-16"),   \
+	F_PARSE("optimizer", offsetof(S, P optim), p_optim, "adamw"),     \
+	F_PARSE("recompute", offsetof(S, P recompute), p_recompute,       \
+		"none"),                                                  \
+	F_PARSE("schedule", offsetof(S, P lay.schedule), p_schedule,      \
+		"1f1b"),                                                  \
+	F_PARSE("pipe", offsetof(S, P pipe), p_pipe, "megatron"),         \
+	F_PARSE("partition", offsetof(S, P partition), p_partition,       \
+		"auto"),                                                  \
+	F_INT("dp", offsetof(S, P lay.dp), 1, 1, 2147483647.0),           \
+	F_INT("tp", offsetof(S, P lay.tp), 1, 1, 2147483647.0),           \
+	F_INT("pp", offsetof(S, P lay.pp), 1, 1, 2147483647.0),           \
+	F_INT("cp", offsetof(S, P lay.cp), 1, 1, 2147483647.0),           \
+	F_INT("ep", offsetof(S, P lay.ep), 1, 1, 2147483647.0),           \
+	F_INT("vpp", offsetof(S, P lay.vpp), 1, 1, 2147483647.0),         \
+	F_INT("zero", offsetof(S, P lay.zero), 0, 0, 2147483647.0),       \
+	F_BOOL("sp", offsetof(S, P lay.sp), 0),                           \
+	F_REQNUM("seq", offsetof(S, P seq)),                              \
+	F_NUM("micro_batch", offsetof(S, P lay.micro_batch), 1),          \
+	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
+	      2147483647.0),                                              \
+	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
+	F_BOOL("flash", offsetof(S, P flash), 1),                         \
+	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
+	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
+	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
+	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
+	F_NUM("capacity_factor", offsetof(S, P capacity_factor), 0),      \
+	F_INT("lora_rank", offsetof(S, P lora_rank), 0, 0, 2147483647.0), \
+	F_PARSE("lora_targets", offsetof(S, P lora_targets),              \
+		p_lora_targets, NULL),                                    \
+	F_BOOL("lora_dropout", offsetof(S, P lora_dropout), 0),           \
+	F_SUB("base", offsetof(S, P base), &quant_desc),                  \
+	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
+	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
+	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
+	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
+	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
+	F_NUM("images", offsetof(S, P images), 0),                        \
+	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
+	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0)
+
+static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	c_offload(L, v, dst, path);
+}
+
+static const lgp_field mem_train_fields[] = {
+	MEM_TRAIN_FIELDS(gp_train_cfg, ),
+	F_CUSTOM("offload", c_mem_offload),
+	F_END
+};
+static const lgp_desc mem_train_desc = { "memory", mem_train_fields };
+
 static void lgp_totrain(lua_State *L, int idx, const char *w,
 			gp_train_cfg *c)
 {
-	const char *s;
-	gp_error err;
-
+	(void)w;
 	memset(c, 0, sizeof *c);
-	LGP_PARSE(L, idx, w, "recipe", "mixed-16", mem_recipe_parse,
-		  &c->recipe);
-	LGP_PARSE(L, idx, w, "optimizer", "adamw", mem_optim_parse,
-		  &c->optim);
-	LGP_PARSE(L, idx, w, "recompute", "none", mem_recompute_parse,
-		  &c->recompute);
-	LGP_PARSE(L, idx, w, "schedule", "1f1b", mem_schedule_parse,
-		  &c->lay.schedule);
-	LGP_PARSE(L, idx, w, "pipe", "megatron", mem_pipe_parse,
-		  &c->pipe);
-	LGP_PARSE(L, idx, w, "partition", "auto", mem_partition_parse,
-		  &c->partition);
-	c->lay.dp = lgp_field_int(L, idx, w, "dp", 0, 1, 1);
-	c->lay.tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
-	c->lay.pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
-	c->lay.cp = lgp_field_int(L, idx, w, "cp", 0, 1, 1);
-	c->lay.ep = lgp_field_int(L, idx, w, "ep", 0, 1, 1);
-	c->lay.vpp = lgp_field_int(L, idx, w, "vpp", 0, 1, 1);
-	c->lay.zero = lgp_field_int(L, idx, w, "zero", 0, 0, 0);
-	c->lay.sp = lgp_field_bool(L, idx, w, "sp", 0);
-	c->seq = lgp_field_num(L, idx, w, "seq", 1, 0);
-	c->lay.micro_batch = lgp_field_num(L, idx, w, "micro_batch", 0, 1);
-	c->recompute_layers = lgp_field_int(L, idx, w, "recompute_layers", 0,
-					    0, 0);
-	c->lay.microbatches = lgp_field_num(L, idx, w, "microbatches", 0, 0);
-	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
-	c->dropout = lgp_field_bool(L, idx, w, "dropout", 0);
-	c->eager_swiglu = lgp_field_bool(L, idx, w, "eager_swiglu", 0);
-	c->act_bytes = lgp_field_num(L, idx, w, "act_bytes", 0, 0);
-	c->logit_bytes = lgp_field_num(L, idx, w, "logit_bytes", 0, 0);
-	c->capacity_factor = lgp_field_num(L, idx, w, "capacity_factor", 0,
-					   0);
-	s = lgp_field_str(L, idx, w, "offload", "none");
-	if (strcmp(s, "optimizer") == 0)
-		c->offload_optimizer = 1;
-	else if (strcmp(s, "params") == 0 ||
-		 strcmp(s, "params+optimizer") == 0)
-		c->offload_optimizer = c->offload_params = 1;
-	else if (strcmp(s, "none") != 0)
-		luaL_error(L, "memory.offload must be none, optimizer or "
-			   "params+optimizer (got '%s')", s);
-	c->lora_rank = lgp_field_int(L, idx, w, "lora_rank", 0, 0, 0);
-	s = lgp_field_str(L, idx, w, "lora_targets", NULL);
-	if (s && mem_lora_targets_parse(s, &c->lora_targets, &err))
-		luaL_error(L, "%s", err.msg);
-	c->lora_dropout = lgp_field_bool(L, idx, w, "lora_dropout", 0);
-	lgp_toquant(L, idx, w, "base", &c->base);
-	c->paged_optimizer = lgp_field_bool(L, idx, w, "paged_optimizer", 0);
-	c->grads_in_bwd = lgp_field_bool(L, idx, w, "grads_in_bwd", 0);
-	c->fused_qkv_view = lgp_field_bool(L, idx, w, "fused_qkv_view", 0);
-	c->lora_zero_pad = lgp_field_bool(L, idx, w, "lora_zero_pad", 0);
-	c->quant_head = lgp_field_bool(L, idx, w, "quant_head", 0);
-	c->images = lgp_field_num(L, idx, w, "images", 0, 0);
-	c->enc_seq = lgp_field_num(L, idx, w, "enc_seq", 0, 0);
-	c->vision_frozen = lgp_field_bool(L, idx, w, "vision_frozen", 0);
+	lgp_read(L, idx, 0, &mem_train_desc, c, LGP_DEFAULTS);
+	if (c->base.bits != 0 && mem_quant_bits(&c->base) < 0)
+		luaL_error(L, "memory.base: bits must be in (0, 32], group and "
+			   "group_bits >= 0");
 }
 
 static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
@@ -696,7 +777,12 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};
 	const char *w = "topology";
+	const gp_topo *h = lgp_handle(L, idx, LGP_TOPO);
 
+	if (h) {
+		*t = *h;
+		return;
+	}
 	luaL_checktype(L, idx, LUA_TTABLE);
 	memset(t, 0, sizeof *t);
 	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
@@ -811,7 +897,12 @@ static void lgp_todevice(lua_State *L, int idx, roof_device *d)
 {
 	const char *w = "device";
 	gp_error err;
+	const roof_device *h = lgp_handle(L, idx, LGP_DEVICE);
 
+	if (h) {
+		*d = *h;
+		return;
+	}
 	luaL_checktype(L, idx, LUA_TTABLE);
 	memset(d, 0, sizeof *d);
 	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
@@ -1351,52 +1442,78 @@ static int lgp_serve_accept(lua_State *L)
 
 /* ---- train ---- */
 
-/* Read a train config table (lua/gpuplan/train.lua fills it): every field
- * core.memory reads for kind "train", plus compute, order, global_batch,
- * fsdp, the overlap switches, causal_flops, reduce_bytes, capacity,
- * margin, tokens and price. */
-static void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
+/* order = "tp-cp-ep-dp-pp" (rank order, innermost first). */
+static void c_order(lua_State *L, int v, void *dst, const char *path)
 {
-	const char *w = "train";
-	const char *s;
+	train_cfg *c = dst;
 	gp_error err;
 
-	luaL_checktype(L, idx, LUA_TTABLE);
-	train_defaults(c);
-	lgp_totrain(L, idx, w, &c->mem);
-	c->compute = lgp_field_dtype(L, idx, w, "compute", GP_BF16);
-	s = lgp_field_str(L, idx, w, "order", NULL);
-	if (s && layout_order_parse(s, c->mem.lay.order, &err))
+	if (lua_type(L, v) != LUA_TSTRING)
+		luaL_error(L, "%s must be a string (got %s)", path,
+			   luaL_typename(L, v));
+	if (layout_order_parse(lua_tostring(L, v), c->mem.lay.order, &err))
 		luaL_error(L, "%s", err.msg);
-	c->global_batch = lgp_field_num(L, idx, w, "global_batch", 0, 0);
-	c->fsdp = lgp_field_bool(L, idx, w, "fsdp", 0);
-	c->overlap_grad_reduce = lgp_field_bool(L, idx, w,
-						"overlap_grad_reduce", 0);
-	c->overlap_param_gather = lgp_field_bool(L, idx, w,
-						 "overlap_param_gather", 0);
-	c->tp_overlap = lgp_field_bool(L, idx, w, "tp_overlap", 0);
-	c->overlap_p2p = lgp_field_bool(L, idx, w, "overlap_p2p", 0);
-	c->ep_overlap = lgp_field_bool(L, idx, w, "ep_overlap", 0);
-	c->causal_flops = lgp_field_bool(L, idx, w, "causal_flops", 0);
-	c->forward_only = lgp_field_bool(L, idx, w, "forward_only", 0);
-	c->reduce_bytes = lgp_field_num(L, idx, w, "reduce_bytes", 0, 0);
-	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0);
-	c->tokens = lgp_field_num(L, idx, w, "tokens", 0, 0);
-	c->price = lgp_field_num(L, idx, w, "price", 0, 0);
-	/* The reserve: NCCL buffers whenever the job has more than one
-	 * GPU -- the gpus field (a sweep's base), else the layout's. */
-	{
-		double gpus = (double)(c->mem.lay.tp > 0 ? c->mem.lay.tp : 1) *
-			(c->mem.lay.pp > 0 ? c->mem.lay.pp : 1) *
-			(c->mem.lay.dp > 0 ? c->mem.lay.dp : 1) *
-			(c->mem.lay.cp > 0 ? c->mem.lay.cp : 1);
+}
 
-		gpus = lgp_field_int(L, idx, w, "gpus", 0, (int)fmin(gpus,
-					2147483647.0), 1);
-		mem_reserve_default(&c->reserve, gpus > 1 ? 2 : 1);
-	}
-	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
+static void c_train_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	c_offload(L, v, &((train_cfg *)dst)->mem, path);
+}
+
+/* A training-step config: every gp_train_cfg field (as core.memory reads
+ * them) plus the step's own.  gpus and margin set the reserve (read
+ * after); kind and stack are gpuplan.memory's, set on the same table. */
+static const lgp_field train_fields[] = {
+	MEM_TRAIN_FIELDS(train_cfg, mem.),
+	F_CUSTOM("offload", c_train_offload),
+	F_DTYPE("compute", offsetof(train_cfg, compute), GP_BF16),
+	F_CUSTOM("order", c_order),
+	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
+	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
+	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
+	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),
+	F_BOOL("tp_overlap", offsetof(train_cfg, tp_overlap), 0),
+	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
+	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
+	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),
+	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
+	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
+	F_REQNUM("capacity", offsetof(train_cfg, capacity)),
+	F_NUM("tokens", offsetof(train_cfg, tokens), 0),
+	F_NUM("price", offsetof(train_cfg, price), 0),
+	F_IGNORE("gpus"),
+	F_IGNORE("margin"),
+	F_IGNORE("kind"),
+	F_IGNORE("stack"),
+	F_END
+};
+static const lgp_desc train_desc = { "train", train_fields };
+
+/* Read a training-step config (cfg at idx, argument arg): every field of
+ * train_desc, an unknown one refused; the reserve from gpus (NCCL
+ * buffers with more than one GPU: the gpus field, a sweep's base, else
+ * the layout's) and margin. */
+static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c)
+{
+	double gpus;
+
+	train_defaults(c);
+	lgp_read(L, idx, arg, &train_desc, c, LGP_DEFAULTS | LGP_STRICT);
+	if (c->mem.base.bits != 0 && mem_quant_bits(&c->mem.base) < 0)
+		luaL_error(L, "train.base: bits must be in (0, 32], group and "
+			   "group_bits >= 0");
+	gpus = (double)c->mem.lay.tp * c->mem.lay.pp * c->mem.lay.dp *
+		c->mem.lay.cp;
+	gpus = lgp_field_int(L, idx, "train", "gpus", 0,
+			     (int)fmin(gpus, 2147483647.0), 1);
+	mem_reserve_default(&c->reserve, gpus > 1 ? 2 : 1);
+	c->reserve.margin = lgp_field_num(L, idx, "train", "margin", 0,
 					  c->reserve.margin);
+}
+
+static void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
+{
+	lgp_totraincfg_arg(L, idx, 0, c);
 }
 
 /* Push a training-step result as the table core.train returns. */
@@ -1484,7 +1601,7 @@ static int lgp_train(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	lgp_totraincfg(L, 4, &c);
+	lgp_totraincfg_arg(L, 4, 4, &c);
 	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lgp_pushtrain(L, &r);
@@ -1642,7 +1759,7 @@ static int lgp_sweep(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	lgp_totraincfg(L, 4, &base);
+	lgp_totraincfg_arg(L, 4, 4, &base);
 	luaL_checktype(L, 5, LUA_TTABLE);
 	memset(&s, 0, sizeof s);
 	s.ngpus = lgp_field_ints(L, 5, w, "gpus", gpus, 64);
@@ -1912,6 +2029,206 @@ static int lgp_check(lua_State *L)
 	return 1;
 }
 
+/* ---- handles and training jobs (sweeps from Lua) ---- */
+
+/* core.model(t), core.device(t), core.topology(t) -> a handle: the table
+ * read and checked once into its C struct; every core function takes it
+ * where it takes the table. */
+static int lgp_model_handle(lua_State *L)
+{
+	gp_model *m = lua_newuserdatauv(L, sizeof *m, 0);
+
+	lgp_tomodel(L, 1, m);
+	luaL_setmetatable(L, LGP_MODEL);
+	return 1;
+}
+
+static int lgp_device_handle(lua_State *L)
+{
+	roof_device *d = lua_newuserdatauv(L, sizeof *d, 0);
+
+	lgp_todevice(L, 1, d);
+	luaL_setmetatable(L, LGP_DEVICE);
+	return 1;
+}
+
+static int lgp_topo_handle(lua_State *L)
+{
+	gp_topo *t = lua_newuserdatauv(L, sizeof *t, 0);
+	gp_error err;
+
+	lgp_totopo(L, 1, t);
+	if (comm_topo_check(t, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	luaL_setmetatable(L, LGP_TOPO);
+	return 1;
+}
+
+/* A training job: model, device, topology and base config resolved
+ * once, with the memo a sweep keeps (train.h train_cache). */
+#define LGP_JOB "gpuplan.train_job"
+#define LGP_RESULT "gpuplan.train_result"
+
+typedef struct lgp_job {
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg base;
+	int gpus;                /* dp = gpus / (tp pp cp) */
+	train_cache cache;
+} lgp_job;
+
+/* What job:step{...} may change, under gp.train's names: the layout
+ * (batch is the micro-batch), the recompute policy and the overlaps. */
+static const lgp_field step_fields[] = {
+	F_INT("tp", offsetof(train_cfg, mem.lay.tp), 1, 1, GP_COUNT_MAX),
+	F_INT("pp", offsetof(train_cfg, mem.lay.pp), 1, 1, GP_COUNT_MAX),
+	F_INT("cp", offsetof(train_cfg, mem.lay.cp), 1, 1, GP_COUNT_MAX),
+	F_INT("ep", offsetof(train_cfg, mem.lay.ep), 1, 1, GP_COUNT_MAX),
+	F_INT("vpp", offsetof(train_cfg, mem.lay.vpp), 1, 1, GP_COUNT_MAX),
+	F_INT("zero", offsetof(train_cfg, mem.lay.zero), 0, 0, 3),
+	F_BOOL("sp", offsetof(train_cfg, mem.lay.sp), 0),
+	F_NUM("batch", offsetof(train_cfg, mem.lay.micro_batch), 1),
+	F_PARSE("recompute", offsetof(train_cfg, mem.recompute), p_recompute,
+		NULL),
+	F_INT("recompute_layers", offsetof(train_cfg, mem.recompute_layers),
+	      0, 0, GP_COUNT_MAX),
+	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
+	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
+	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
+	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),
+	F_BOOL("tp_overlap", offsetof(train_cfg, tp_overlap), 0),
+	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
+	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
+	F_END
+};
+static const lgp_desc step_desc = { "step", step_fields };
+
+/* core.train_job(model, device, topo, cfg) -> job: cfg as core.train's
+ * (its layout the default of each step), with gpus the job's size. */
+static int lgp_train_job(lua_State *L)
+{
+	lgp_job *j = lua_newuserdatauv(L, sizeof *j, 0);
+
+	memset(j, 0, sizeof *j);
+	lgp_tomodel(L, 1, &j->m);
+	lgp_todevice(L, 2, &j->d);
+	lgp_totopo(L, 3, &j->t);
+	lgp_totraincfg_arg(L, 4, 4, &j->base);
+	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
+				j->base.mem.lay.tp * j->base.mem.lay.pp *
+				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
+	luaL_setmetatable(L, LGP_JOB);
+	return 1;
+}
+
+/* job:step{tp =, pp =, zero =, batch =, recompute = ...} -> result: the
+ * job's config with these changed (dp from the job's gpus), priced by
+ * train_step with the job's memo.  A layout that does not divide the
+ * GPUs or the model is an error, as gp.train's. */
+static int lgp_job_step(lua_State *L)
+{
+	lgp_job *j = luaL_checkudata(L, 1, LGP_JOB);
+	train_cfg c = j->base;
+	train_result *r;
+	gp_error err;
+	int rep;
+
+	if (!lua_isnoneornil(L, 2))
+		lgp_read(L, 2, 2, &step_desc, &c, LGP_STRICT);
+	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;
+	if (j->gpus % rep != 0)
+		return luaL_error(L, "step: gpus %d is not a multiple of "
+				  "tp*pp*cp = %d", j->gpus, rep);
+	c.mem.lay.dp = j->gpus / rep;
+	c.mem.lay.schedule = c.mem.lay.vpp > 1 ? GP_SCHED_INTERLEAVED :
+		GP_SCHED_1F1B;
+	r = lua_newuserdatauv(L, sizeof *r, 0);
+	if (train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err))
+		return luaL_error(L, "step: %s", err.msg);
+	luaL_setmetatable(L, LGP_RESULT);
+	return 1;
+}
+
+/* The scalar fields of a result a sweep reads, by name. */
+static const struct {
+	const char *name;
+	size_t off;
+} result_fields[] = {
+	{"step", offsetof(train_result, step)},
+	{"tokens_per_s", offsetof(train_result, tokens_per_s)},
+	{"tokens_per_s_gpu", offsetof(train_result, tokens_per_s_gpu)},
+	{"mfu", offsetof(train_result, mfu)},
+	{"hfu", offsetof(train_result, hfu)},
+	{"microbatches", offsetof(train_result, microbatches)},
+	{"bubble_frac", offsetof(train_result, bubble_frac)},
+	{"train_time", offsetof(train_result, train_time)},
+	{"cost", offsetof(train_result, cost)},
+	{"model_tflops_gpu", offsetof(train_result, model_tflops_gpu)},
+	{"stage_time", offsetof(train_result, stage_time)},
+	{"memory_total", offsetof(train_result, mem.total)},
+	{NULL, 0}
+};
+
+/* result.step, .fits, .mfu ... (numbers), result:table() -> the whole
+ * table core.train returns. */
+static int lgp_result_table(lua_State *L)
+{
+	lgp_pushtrain(L, luaL_checkudata(L, 1, LGP_RESULT));
+	return 1;
+}
+
+static int lgp_result_index(lua_State *L)
+{
+	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
+	const char *k = luaL_checkstring(L, 2);
+	int i;
+
+	for (i = 0; result_fields[i].name; i++)
+		if (strcmp(k, result_fields[i].name) == 0) {
+			lua_pushnumber(L, *(const double *)(const void *)
+				       ((const char *)r +
+					result_fields[i].off));
+			return 1;
+		}
+	if (strcmp(k, "fits") == 0) {
+		lua_pushboolean(L, r->fits);
+		return 1;
+	}
+	if (strcmp(k, "table") == 0) {
+		lua_pushcfunction(L, lgp_result_table);
+		return 1;
+	}
+	return luaL_error(L, "train result: no field '%s' (step, fits, "
+			  "tokens_per_s, mfu, memory_total, ...; "
+			  "result:table() for all)", k);
+}
+
+static void lgp_handle_types(lua_State *L)
+{
+	static const luaL_Reg job_methods[] = {
+		{"step", lgp_job_step},
+		{NULL, NULL}
+	};
+
+	luaL_newmetatable(L, LGP_MODEL);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_DEVICE);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_TOPO);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_JOB);
+	luaL_newlib(L, job_methods);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_RESULT);
+	lua_pushcfunction(L, lgp_result_index);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+}
+
+/* ---- end handles ---- */
+
 static const luaL_Reg corelib[] = {
 	{"model_params", lgp_model_params},
 	{"model_flops_per_token", lgp_model_flops},
@@ -1921,6 +2238,10 @@ static const luaL_Reg corelib[] = {
 	{"train", lgp_train},
 	{"sweep", lgp_sweep},
 	{"rl", lgp_rl},
+	{"model", lgp_model_handle},
+	{"device", lgp_device_handle},
+	{"topology", lgp_topo_handle},
+	{"train_job", lgp_train_job},
 	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},
@@ -1939,6 +2260,7 @@ static const luaL_Reg corelib[] = {
 
 int luaopen_gpuplan_core(lua_State *L)
 {
+	lgp_handle_types(L);
 	luaL_newlib(L, corelib);
 	lua_pushliteral(L, "gpuplan.core");
 	lua_setfield(L, -2, "_NAME");

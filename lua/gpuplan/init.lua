@@ -82,7 +82,7 @@ end
 
 -- Where a lazily loaded name lives when it is not gpuplan.<name>.
 local aliases = { model_from_hf = "gpuplan.hf", policy = "gpuplan.sweep",
-                  infer_plan = "gpuplan.serve" }
+                  infer_plan = "gpuplan.serve", train_job = "gpuplan.train" }
 
 local core
 function gp.core()

@@ -326,6 +326,34 @@ function M.train(o)
   return out
 end
 
+-- gp.train_job{...}: the job of gp.train resolved once -- the model, the
+-- card, the node and every default -- for a loop that prices layouts:
+--   local job = gp.train_job{ model = "llama3-70b", gpu = "h100-sxm", gpus = 64,
+--                             method = "pretrain", seq = 8192 }
+--   local r = job:step{ tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective" }
+--   if r.fits then print(r.step, r.mfu, r.tokens_per_s) end
+-- job:step takes gp.train's layout names (tp, pp, cp, ep, vpp, zero, sp,
+-- batch, recompute, recompute_layers, global_batch, fsdp and the
+-- overlaps); what it does not give is the job's.  dp follows from gpus.
+-- The result has step, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
+-- microbatches, bubble_frac, train_time, cost, model_tflops_gpu,
+-- stage_time and memory_total as fields, and r:table() gives everything
+-- core.train returns.  An unknown name is an error naming it.  The job
+-- keeps the memo a sweep keeps: each layout is priced by the same
+-- train_step as gp.train, the layer costs shared between them.
+function M.train_job(o)
+  local oks, s = pcall(M.setup, o)
+  if not oks then error(type(s) == "string" and internal(s) or s, 2) end
+  local c = {}
+  for k, v in pairs(s.cfg) do c[k] = v end
+  if c.recompute == "auto" then c.recompute = "none" end
+  c.gpus = s.p.gpus
+  local h = core()
+  local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c)
+  if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
+  return job
+end
+
 M.PARTS = { "compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
             "dp_comm", "zero_gather", "bubble", "optimizer" }
 

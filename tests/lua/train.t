@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(31)
+t.plan(53)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -91,3 +91,45 @@ t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", recompute 
                                recompute_layers = 2 } end,
   "recompute_layers applies to recompute", "recompute_layers without full", true)
 t.ok(train.METHODS.lora, "LoRA is a training step")
+
+-- gp.train_job: the job resolved once, layouts priced by job:step.  Each
+-- step is the same train_step as gp.train (the memo changes nothing), so
+-- the figures are equal exactly, not within a tolerance.
+do
+  local job_o = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, method = "pretrain",
+                  seq = 8192, tokens = 1e12 }
+  local job = gp.train_job(job_o)
+  for _, l in ipairs { { tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective", sp = true },
+                       { tp = 4, pp = 4, zero = 1, batch = 1, recompute = "full", sp = true },
+                       { tp = 8, pp = 4, zero = 0, batch = 2, recompute = "none", sp = true,
+                         vpp = 2 } } do
+    local o = {}
+    for k, v in pairs(job_o) do o[k] = v end
+    for k, v in pairs(l) do o[k] = v end
+    local g = gp.train(o)
+    local r = job:step(l)
+    local label = string.format("job:step tp %d pp %d %s", l.tp, l.pp, l.recompute)
+    t.is(r.step, g.step_s, label .. ": step == gp.train's")
+    t.is(r.mfu, g.mfu, label .. ": mfu == gp.train's")
+    t.is(r.fits, g.fits, label .. ": fits == gp.train's")
+    t.is(r.memory_total, g.memory.total, label .. ": memory == gp.train's")
+    t.is(r:table().parts.bubble, g.parts[9].seconds, label .. ": r:table() has the parts")
+  end
+  t.raises(function() job:step { tpp = 2 } end, "step: unknown field 'tpp'", "unknown step field", true)
+  t.raises(function() job:step { tp = 3 } end, "gpus 64 is not a multiple of tp*pp*cp = 3",
+    "a layout that does not divide the job", true)
+  t.raises(function() job:step { zero = 5 } end, "step.zero must be an integer in 0..3",
+    "zero out of range", true)
+  t.raises(function() return job:step { tp = 8 }.nope end, "train result: no field 'nope'",
+    "an unknown result field", true)
+  t.raises(function() gp.train_job { model = "llama3-70b", gpu = "h100-sxm", tp_size = 2 } end,
+    "unknown option 'tp_size'", "train_job: gp.train's option check", true)
+  -- Handles stand in for the tables in every core function.
+  local core = gp.core()
+  local cat = gp.catalog()
+  local m = cat:get("models", "llama3-8b")
+  t.is(core.model_params(core.model(m)).total, core.model_params(m).total,
+    "core.model handle: the same parameter count as the table")
+  t.raises(function() core.model { layers = 0, hidden = 64, heads = 2, vocab = 10 } end,
+    "model.layers must be an integer >= 1", "a handle is checked when made", true)
+end
