@@ -218,11 +218,14 @@ static double causal_diag(double q)
  * terms for output m x n over k keys, nb of them, against a causal
  * ATTN_REF_Q prompt; the causal diagonal for a prompt of causal_q
  * tokens, 0 for decode), memory at the streaming rate, the longer of
- * the two (train.c's attention; the kernels pipeline the KV stream under
- * the MMAs: DeepSeek's decode trace runs FlashMLA at 573 TFLOPS, 255 us
- * for 64 sequences x 2 tokens x 128 heads over 4K of cache, its
- * README's 580 compute-bound figure, the cache read taking less).
- * Without the measurement: the GEMM of its shape. */
+ * the two (train.c's attention: FlashMLA and FA3 pipeline the KV stream
+ * under the MMAs; FlashMLA's README gives 580 TFLOPS compute-bound and
+ * 3000 GB/s memory-bound on H800).  Cross-check: the per-kernel table of
+ * DeepSeek's H800 decode trace (profile-data decode.json, 64 sequences
+ * per micro-batch at 4K, as tabulated on zdszero.github.io
+ * deepseek_profile) has 255 us for the attention kernel: 573 TFLOPS if
+ * each sequence verifies 2 tokens (MTP), the rate FA3's 0.60 gives to
+ * within 4%.  Without the measurement: the GEMM of its shape. */
 static int attn_row(sx *x, const char *name, double count, double flop,
                     double bytes, double mm, double n, double k, double nb,
                     double causal_q, double *t)
