@@ -15,11 +15,15 @@
  *
  * A step is priced on the most loaded GPU: the layer operators of
  * model_layer_ops on the roofline (roof_op_time) for the attention and
- * dense parts, grouped expert GEMMs at the tokens the hottest GPU receives,
- * TP collectives on the placed TP group (comm_group_cost), and the
- * dispatch and combine all-to-all of every MoE layer on the placed EP
- * group with DeepEP's kernels (low-latency for decode, normal for
- * prefill) or NCCL's all-to-all.
+ * dense parts -- MLA as the kernels that run it (latent form in decode,
+ * MHA form in prefill), the attention core at the device's fused-
+ * attention fraction, the activation casts of 8-bit GEMMs -- grouped
+ * expert GEMMs at the tokens the hottest GPU receives, TP collectives on
+ * the placed TP group (comm_group_cost), and the dispatch and combine
+ * all-to-all of every MoE layer on the placed EP group with DeepEP's
+ * kernels (low-latency for decode, normal for prefill) or NCCL's
+ * all-to-all, which the two-batch overlap hides stage by stage
+ * (SGLang's decode and prefill strategies; serve_step.c).
  *
  * Units: bytes, seconds, FLOP, tokens, bytes/s.  Caller-owned structs, no
  * allocation; errors through gp_error (GP_OK / GP_EINVAL).
@@ -33,7 +37,7 @@
 #include "model.h"
 #include "roofline.h"
 
-#define SERVE_MAX_OPS 24
+#define SERVE_MAX_OPS 32
 
 /* redundant = SERVE_REDUNDANT_AUTO: at least SERVE_REDUNDANT_MIN slots,
  * rounded up to whole slots per GPU of each EP layout

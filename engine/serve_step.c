@@ -47,6 +47,42 @@
  * so decode loses none. */
 #define DEEPEP_HT_SMS 20.0
 
+/* Wire rate of DeepEP's normal kernels as a share of what the NIC reaches
+ * in nccl-tests (its catalog achievable fraction).  DeepEP's legacy table
+ * (docs/legacy.md: H800, one CX7 400 Gb/s NIC per GPU, 4096 tokens,
+ * top-8) prints an RDMA "bottleneck bandwidth" of 58 GB/s at EP32 and
+ * 51 GB/s at EP64 whose bytes (tests/legacy/test_internode.py:
+ * num_rdma_token_sent) count a token once per node it reaches, its own
+ * node included, though that copy never crosses the NIC.  Uniform top-8
+ * over 4 nodes touches 4 (1 - (3/4)^8) = 3.60 nodes, the own one with
+ * probability 0.90: 2.70 remote, so 58 x 2.70 / 3.60 = 43.5 GB/s on the
+ * wire; over 8 nodes limited to the top 4 (the test's num_topk_groups),
+ * 3.60 nodes, the own one with probability 0.5 x 0.90: 51 x 3.15 / 3.60 =
+ * 44.6 GB/s.  44 GB/s of the 47 (0.94 x 50) the same NIC reaches in
+ * nccl-tests: 0.93.  The chunked, flow-controlled forwarding (a chunk
+ * waits for the receiver's head pointer) leaves the NIC idle between
+ * chunks.  The low-latency kernels are fitted separately (DEEPEP_LAT). */
+#define DEEPEP_HT_RDMA 0.93
+
+/* Pipeline fill of a fused attention kernel's loop over the keys, and the
+ * query tile of its causal diagonal: FlashAttention-2/3 run 128 query rows
+ * per CTA (Dao 2023 sec. 3.1; Shah et al. 2024, FA3 tile sizes) and visit
+ * every key tile up to the diagonal, computing the diagonal tile whole.
+ * A causal prompt of q tokens has n = ceil(q / 128) query tiles, the i-th
+ * visiting i key tiles: useful / computed = n / (n + 1).  The loop over
+ * the keys pays the same fill as a GEMM's K loop (roof_gemm_eff's
+ * ROOF_K_FILL).  The catalog's attention fractions were measured causal
+ * at 4k-8k tokens (FA3 paper Figs. 5-6); both terms are taken relative to
+ * 8k tokens, so a shorter prompt runs slower than the measurement and a
+ * longer one is not credited beyond it. */
+#define ATTN_TILE 128.0
+#define ATTN_REF_Q 8192.0
+
+/* Bytes per element written by an activation quantisation pass: the
+ * 8-bit value and one fp32 scale per 128 elements (DeepSeek-V3 sec.
+ * 3.3.2, 1 x 128 tiles for activations; DeepGEMM's LHS scales). */
+#define QUANT_GROUP 128.0
+
 /* ---- time --------------------------------------------------------- */
 
 typedef struct sx {
@@ -63,11 +99,18 @@ typedef struct sx {
 	double passes;       /* micro-batch passes the rows stand for */
 } sx;
 
-/* Per layer (one pass of one micro-batch). */
+/* Per layer (one pass of one micro-batch), split as the stages of the
+ * two-batch overlap see it (pass()). */
 typedef struct blk {
-	double attn;         /* s, attention part of every layer */
+	double prep;         /* s, attention up to its core: norm, the q/kv
+	                        projections, rope (every layer) */
+	double core;         /* s, attention core, output projection, MLP
+	                        norm (every layer) */
 	double dense;        /* s, dense MLP */
-	double moe;          /* s, router, shared and routed experts */
+	double gate;         /* s, router, top-k (and the prefill dispatch's
+	                        fp8 cast) */
+	double shared;       /* s, shared experts */
+	double routed;       /* s, routed experts and their permutation */
 	double outer;        /* s, embed, norm, logits, sample */
 	double proj;         /* s, the MTP projection (draft passes) */
 	double tp_dense, tp_moe; /* s, TP collectives per layer */
@@ -75,13 +118,33 @@ typedef struct blk {
 	double dbytes, cbytes, remote;
 } blk;
 
+/* Add an operator's row (count per micro-batch pass) to the step: its
+ * time always, the row while there is room. */
+static void record(sx *x, const char *name, double count, double flop,
+                   double bytes, const roof_result *r)
+{
+	infer_op_row *w;
+
+	if (!x->st)
+		return;
+	x->st->compute += count * x->passes * r->time;
+	if (x->st->nops >= SERVE_MAX_OPS)
+		return;
+	w = &x->st->ops[x->st->nops++];
+	w->name = name;
+	w->count = count * x->passes;
+	w->flop = flop;
+	w->bytes = bytes;
+	w->r = *r;
+	w->total = w->count * r->time;
+}
+
 static int row(sx *x, const char *name, double count, double flop,
                double bytes, double mm, double n, double k, double nb,
                gp_dtype prec, double *t)
 {
 	roof_op op;
 	roof_result r;
-	infer_op_row *w;
 
 	*t = 0.0;
 	if (count <= 0.0)
@@ -101,16 +164,7 @@ static int row(sx *x, const char *name, double count, double flop,
 	if (roof_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	*t = r.time;
-	if (x->st && x->st->nops < SERVE_MAX_OPS) {
-		w = &x->st->ops[x->st->nops++];
-		w->name = name;
-		w->count = count * x->passes;
-		w->flop = flop;
-		w->bytes = bytes;
-		w->r = r;
-		w->total = w->count * r.time;
-		x->st->compute += w->total;
-	}
+	record(x, name, count, flop, bytes, &r);
 	return GP_OK;
 }
 
@@ -119,6 +173,97 @@ static int gemm(sx *x, const char *name, double count, double T, double n,
 {
 	return row(x, name, count, 2.0 * T * n * k,
 	           n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0, x->cp, t);
+}
+
+/* nb GEMMs of T x n x k over 16-bit weights (per-head batched GEMMs). */
+static int bmm16(sx *x, const char *name, double count, double nb,
+                 double T, double n, double k, double *t)
+{
+	return row(x, name, count, 2.0 * nb * T * n * k,
+	           nb * (n * k + T * (k + n)) * ACT, T, n, k, nb, x->half, t);
+}
+
+/* A pass casting `elems` bf16 activations to the GEMMs' input format
+ * with per-128 scales (QUANT_GROUP) when the GEMMs compute below 16 bits:
+ * DeepGEMM takes fp8 LHS with its scales and leaves the cast to the
+ * caller (README: "implement or fuse them into prior kernels"), which
+ * SGLang runs as per_token_group_quant_fp8 kernels of their own.  None
+ * at 16 bits. */
+static int quant(sx *x, const char *name, double count, double elems,
+                 double *t)
+{
+	double qb = gp_dtype_bytes(x->cp);
+
+	*t = 0.0;
+	if (!(qb < ACT) || elems <= 0)
+		return GP_OK;
+	/* An amax and a scale per group, a multiply per element. */
+	return row(x, name, count, 3.0 * elems,
+	           elems * (ACT + qb + 4.0 / QUANT_GROUP), 0, 0, 0, 0,
+	           x->cp, t);
+}
+
+/* Useful share of a causal prompt's query tiles (ATTN_TILE). */
+static double causal_diag(double q)
+{
+	double n = ceil(q / ATTN_TILE);
+
+	return n / (n + 1.0);
+}
+
+/* The attention core on the fused kernel: compute at the device's
+ * measured attention fraction of the precision's peak (roof_device
+ * attn_fwd, as train.c's attention) times the shape terms of ATTN_TILE
+ * relative to the measurement's (roof_gemm_eff's tile, wave and K-fill
+ * terms for output m x n over k keys, nb of them, against a causal
+ * ATTN_REF_Q prompt; the causal diagonal for a prompt of causal_q
+ * tokens, 0 for decode), memory at the streaming rate, the longer of
+ * the two (train.c's attention: FlashMLA and FA3 pipeline the KV stream
+ * under the MMAs; FlashMLA's README gives 580 TFLOPS compute-bound and
+ * 3000 GB/s memory-bound on H800).  Cross-check: the per-kernel table of
+ * DeepSeek's H800 decode trace (profile-data decode.json, 64 sequences
+ * per micro-batch at 4K, as tabulated on zdszero.github.io
+ * deepseek_profile) has 255 us for the attention kernel: 573 TFLOPS if
+ * each sequence verifies 2 tokens (MTP), the rate FA3's 0.60 gives to
+ * within 4%.  Without the measurement: the GEMM of its shape. */
+static int attn_row(sx *x, const char *name, double count, double flop,
+                    double bytes, double mm, double n, double k, double nb,
+                    double causal_q, double *t)
+{
+	const roof_device *d = x->d;
+	roof_op op;
+	roof_result r;
+	double eff, ref, tc;
+
+	*t = 0.0;
+	if (count <= 0.0)
+		return GP_OK;
+	if (!(d->attn_fwd > 0))
+		return row(x, name, count, flop, bytes, mm, n, k, nb, x->ap, t);
+	memset(&op, 0, sizeof op);
+	op.name = name;
+	op.bytes = bytes;
+	op.prec = x->ap;
+	if (roof_op_time(d, &op, x->graphs, &r, x->err) != GP_OK)
+		return GP_EINVAL;
+	ref = roof_gemm_eff(d, ATTN_REF_Q, n, (ATTN_REF_Q + 1.0) / 2.0,
+	                    nb) * causal_diag(ATTN_REF_Q);
+	eff = roof_gemm_eff(d, mm, n, k, nb) *
+		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
+	if (eff > 1.0)
+		eff = 1.0;
+	r.compute_rate = d->peak[x->ap] * d->attn_fwd * eff;
+	tc = flop > 0 ? flop / r.compute_rate : 0.0;
+	r.t_compute = tc;
+	r.shape_eff = eff;
+	r.bound = tc >= r.t_memory ? ROOF_COMPUTE : ROOF_MEMORY;
+	r.time = fmax(tc, r.t_memory) + r.t_launch;
+	r.intensity = bytes > 0 ? flop / fmax(bytes, 1.0) : 0.0;
+	r.ridge = roof_ridge(d, x->ap, 1);
+	r.ridge_peak = roof_ridge(d, x->ap, 0);
+	*t = r.time;
+	record(x, name, count, flop, bytes, &r);
+	return GP_OK;
 }
 
 /* Collective on `ranks` GPUs filling nodes in order (the instance's
@@ -173,7 +318,7 @@ static double nic_bw(const sx *x)
  *   distinct GPUs holding its experts in that node.  Nodes touched
  *   Nn (1 - (1 - 1/Nn)^k), experts per touched node k / that, distinct
  *   GPUs there g (1 - (1 - 1/g)^(experts)); every copy but the rail
- *   GPU's crosses NVLink.
+ *   GPU's crosses NVLink.  The NICs at DEEPEP_HT_RDMA of their rate.
  *  NCCL: comm_group_cost's all-to-all of the hottest GPU's bytes. */
 static int a2a(sx *x, double tokens, double elem, int decode, double *t,
                double *logical, double *remote)
@@ -201,12 +346,107 @@ static int a2a(sx *x, double tokens, double elem, int decode, double *t,
 			(1.0 - pow(1.0 - 1.0 / nn, k));
 		intra = tokens * h * elem * dn * dg * (g - 1.0) / g;
 		*remote = rem;
+		nb *= DEEPEP_HT_RDMA;
 	}
 	if (rem > 0 && !(nb > 0))
 		return gp_fail(x->err, "the EP group spans nodes but the "
 		               "system has no NICs");
 	*t = DEEPEP_LAT + imb * fmax(g > 1 ? intra / ub : 0.0,
 	                             rem > 0 ? rem / nb : 0.0);
+	return GP_OK;
+}
+
+/* MLA's attention as the kernels that run it (DeepSeek-V2 sec. 2.1.2 and
+ * appendix C; SGLang deepseek_v2.py forward_absorb / forward_normal).  Up
+ * to the core (prep): the q and kv down-projections as one GEMM over the
+ * hidden (SGLang's fused_qkv_a_proj_with_mqa, DeepGEMM's N = 2112 shape)
+ * whose weights every rank of a TP group holds whole (serve_memory); in
+ * prefill each rank runs it, and the norm before it, on 1/tp of the
+ * tokens and all-gathers the latents instead of repeating the whole GEMM
+ * (Ant Group's H20 blog: "reduce scatter + RMSNorm + fused_qkv_a_proj_
+ * with_mqa + all gather", SGLang PR 10568; the reduce-scatter and the
+ * latents' all-gather move fewer bytes than the all-reduce the TP
+ * collectives price), in decode on every token (the same weights are
+ * read either way); the RMSNorms of the two latents, q's up-projection
+ * from q_lora_rank; then
+ * prefill (MHA form, q > MLA_ABSORB_MAX_Q) up-projects the latent to
+ * every head's k_nope and v (kv_b, K = kv_lora_rank) and assembles K
+ * from k_nope and the shared rope key, while decode (latent form)
+ * multiplies each head's q_nope by W_UK, and after the core the latent
+ * output by W_UV: per-head batched GEMMs on 16-bit weights (SGLang
+ * dequantises the block-fp8 kv_b to bf16 for them, post_load_weights).
+ * The FLOP are model_layer_ops' one qkv row split by the real shapes,
+ * whose depths (7168, 1536, 512) run at different rates (DeepGEMM README
+ * at M = 4096: 1127, 1212 and 775 TFLOPS).  The attention core: prefill
+ * q.k over qk_nope + rope and p.v over v_head_dim per head, reading the
+ * assembled K and V; decode q.k over kv_lora_rank + rope and p.v over
+ * kv_lora_rank for every head, reading the latent once. */
+static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
+                         blk *b)
+{
+	const gp_model *m = x->m;
+	const shp *s = &x->s;
+	double L = s->L, h = s->h, Tg = Bg * q, nh = m->heads / s->a;
+	double qr = m->mla.q_lora_rank, r = m->mla.kv_lora_rank;
+	double dn = m->mla.qk_nope_head_dim, dr = m->mla.qk_rope_head_dim;
+	double dv = m->mla.v_head_dim, dq = dn + dr, wb = s->wb, t, act, kvb;
+
+	kvb = x->c->base.kv_bytes;
+	if (gemm(x, "q_kv_a", L, absorb ? Tg : Tg / s->a,
+	         (qr > 0 ? qr : 0) + r + dr, h, wb, &t))
+		return GP_EINVAL;
+	b->prep += t;
+	if (row(x, "latent_norm", L, 4.0 * Tg * (qr + r),
+	        2.0 * Tg * (qr + r) * ACT, 0, 0, 0, 0, x->cp, &t))
+		return GP_EINVAL;
+	b->prep += t;
+	if (qr > 0) {
+		if (quant(x, "q_b_quant", L, Tg * qr, &t))
+			return GP_EINVAL;
+		b->prep += t;
+		if (gemm(x, "q_b", L, Tg, nh * dq, qr, wb, &t))
+			return GP_EINVAL;
+	} else if (gemm(x, "q_proj", L, Tg, nh * dq, h, wb, &t)) {
+		return GP_EINVAL;
+	}
+	b->prep += t;
+	if (absorb) {
+		if (bmm16(x, "q_absorb", L, nh, Tg, r, dn, &t))
+			return GP_EINVAL;
+		b->prep += t;
+		/* Rope on q_pe and the shared k_pe; the latent and k_pe
+		 * written to the cache. */
+		act = 2.0 * Tg * (nh + 1.0) * dr;
+	} else {
+		if (quant(x, "kv_b_quant", L, Tg * r, &t))
+			return GP_EINVAL;
+		b->prep += t;
+		if (gemm(x, "kv_b", L, Tg, nh * (dn + dv), r, wb, &t))
+			return GP_EINVAL;
+		b->prep += t;
+		/* ... and K assembled from k_nope and the roped k_pe. */
+		act = 2.0 * Tg * (nh + 1.0) * dr + Tg * nh * (dn + dq);
+	}
+	if (row(x, "rope_kv", L, 6.0 * Tg * (nh + 1.0) * dr,
+	        act * ACT + Tg * (r + dr) * kvb, 0, 0, 0, 0, x->cp, &t))
+		return GP_EINVAL;
+	b->prep += t;
+	if (absorb) {
+		if (attn_row(x, "attention", L, 2.0 * Tg * kv * nh * (2.0 * r + dr),
+		             Bg * kv * (r + dr) * kvb +
+		             Tg * nh * (2.0 * r + dr) * ACT,
+		             q * nh, r, kv, Bg, 0.0, &t))
+			return GP_EINVAL;
+		b->core += t;
+		if (bmm16(x, "v_absorb", L, nh, Tg, dv, r, &t))
+			return GP_EINVAL;
+	} else {
+		if (attn_row(x, "attention", L, 2.0 * Tg * kv * nh * (dq + dv),
+		             (Tg * nh * (dq + dv) + Bg * q * nh * (dq + dv)) *
+		             ACT, q, dv, kv, Bg * nh, q, &t))
+			return GP_EINVAL;
+	}
+	b->core += t;
 	return GP_OK;
 }
 
@@ -221,7 +461,7 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	double a = s->a, N = s->N, h = s->h, Bg = B * a, Tg = Bg * q;
 	double Tr = B * q, Tinst = Tr * N, wb = s->wb, t, rows, vocab;
 	double recv, touched, mexp, up_n, tar;
-	int i, n;
+	int i, n, absorb = decode && q <= MLA_ABSORB_MAX_Q;
 
 	memset(b, 0, sizeof *b);
 	memset(&oc, 0, sizeof oc);
@@ -235,32 +475,52 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	for (i = 0; i < n; i++) {
 		gp_op o = ops[i];
 		double count, bytes;
+		int all = o.scope == GP_SCOPE_ALL;
 
 		if (o.scope == GP_SCOPE_MOE)
 			continue;      /* priced below, per GPU of the EP group */
-		count = o.scope == GP_SCOPE_ALL ? s->L : s->nd;
-		if (o.kind == GP_OP_ATTN && s->mla && decode &&
-		    q <= MLA_ABSORB_MAX_Q) {
-			double r = m->mla.kv_lora_rank, dr =
-				m->mla.qk_rope_head_dim, nh = m->heads / a;
-
-			o.flop = 2.0 * Tg * kv * nh * (2.0 * r + dr);
-			o.kv = Bg * kv * (r + dr);
-			o.act = Tg * nh * (2.0 * r + dr);
-			o.m = q * nh;
-			o.n = r;
-			o.k = kv;
-			o.batch = Bg;
+		count = all ? s->L : s->nd;
+		if (s->mla && !absorb && strcmp(o.name, "attn_norm") == 0) {
+			o.flop /= a;   /* on the rank's share of the tokens */
+			o.act /= a;
+		}
+		if (s->mla && (strcmp(o.name, "qkv") == 0 ||
+		               strcmp(o.name, "rope_kv") == 0))
+			continue;      /* mla_attention's */
+		if (s->mla && o.kind == GP_OP_ATTN) {
+			if (mla_attention(x, Bg, q, kv, absorb, b))
+				return GP_EINVAL;
+			continue;
+		}
+		if (strcmp(o.name, "o_proj") == 0 || strcmp(o.name,
+		                                             "mlp_up") == 0) {
+			/* Their inputs come from the attention and the MLP
+			 * norm in bf16. */
+			if (quant(x, all ? "o_quant" : "mlp_quant", count,
+			          o.m * o.k, &t))
+				return GP_EINVAL;
+			if (all)
+				b->core += t;
+			else
+				b->dense += t;
 		}
 		bytes = o.act * ACT + o.kv * x->c->base.kv_bytes +
 			o.weights * (o.wclass == GP_W_LINEAR ? wb : ACT);
-		if (row(x, o.name, count, o.flop, bytes, o.m, o.n, o.k,
-		        o.batch, o.kind == GP_OP_ATTN ? x->ap : x->cp, &t))
+		if (o.kind == GP_OP_ATTN) {
+			if (attn_row(x, o.name, count, o.flop, bytes, o.m, o.n,
+			             o.k, o.batch, decode ? 0.0 : q, &t))
+				return GP_EINVAL;
+		} else if (row(x, o.name, count, o.flop, bytes, o.m, o.n, o.k,
+		               o.batch, x->cp, &t)) {
 			return GP_EINVAL;
-		if (o.scope == GP_SCOPE_ALL)
-			b->attn += t;
-		else
+		}
+		if (!all)
 			b->dense += t;
+		else if (o.kind == GP_OP_ATTN || strcmp(o.name, "o_proj") == 0 ||
+		         strcmp(o.name, "mlp_norm") == 0)
+			b->core += t;
+		else
+			b->prep += t;
 	}
 	/* TP collectives (Megatron-LM sec. 3: an all-reduce after the
 	 * attention and one after the MLP): dense layers 2 all-reduces of
@@ -283,26 +543,38 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	if (s->nm > 0) {
 		double E = s->E, k = s->k, fx = s->fx;
 
-		/* Router over the GPU's tokens (16-bit gate). */
+		/* Router over the GPU's tokens (16-bit gate), then the
+		 * top-k selection as its own kernel: DeepSeek-V3 sec. 2.1.2
+		 * scores every expert with a sigmoid, adds the balancing bias
+		 * and picks k within the best node groups (SGLang's
+		 * biased_grouped_topk): fp32 scores read, k ids and weights
+		 * written per token. */
 		if (row(x, "moe_router", s->nm, 2.0 * Tr * E * h,
 		        E * h * ACT + Tr * (h + E) * ACT, Tr, E, h, 1.0,
 		        x->half, &t))
 			return GP_EINVAL;
-		b->moe += t;
+		b->gate += t;
+		if (row(x, "moe_topk", s->nm, 10.0 * Tr * E,
+		        Tr * (E * 4.0 + k * 8.0), 0, 0, 0, 0, x->cp, &t))
+			return GP_EINVAL;
+		b->gate += t;
 		if (s->fs > 0) {
 			up_n = (s->mats - 1.0) * s->fs;
+			if (quant(x, "shared_quant", s->nm, Tg * h, &t))
+				return GP_EINVAL;
+			b->shared += t;
 			if (gemm(x, "shared_up", s->nm, Tg, up_n, h, wb, &t))
 				return GP_EINVAL;
-			b->moe += t;
+			b->shared += t;
 			if (row(x, "shared_act", s->nm, 5.0 * Tg * s->fs,
 			        2.0 * Tg * s->fs * 1.5 * ACT, 0, 0, 0, 0,
 			        x->cp, &t))
 				return GP_EINVAL;
-			b->moe += t;
+			b->shared += t;
 			if (gemm(x, "shared_down", s->nm, Tg, h, s->fs, wb,
 			         &t))
 				return GP_EINVAL;
-			b->moe += t;
+			b->shared += t;
 		}
 		/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
 		 * GPU receives imbalance x its tokens x top_k (EP), or every
@@ -336,22 +608,32 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 			if (row(x, "experts_permute", s->nm, 0.0, pb, 0, 0,
 			        0, 0, x->cp, &t))
 				return GP_EINVAL;
-			b->moe += t;
+			b->routed += t;
+			/* The normal kernels send what they are given: an fp8
+			 * dispatch is cast beforehand (DeepEP's dispatch takes
+			 * an (fp8, scales) pair); the low-latency kernels cast
+			 * inside (use_fp8). */
+			if (x->c->dispatch_bytes < ACT &&
+			    quant(x, "dispatch_quant", s->nm, Tr * h, &t))
+				return GP_EINVAL;
+			b->gate += t;
 		}
 		if (row(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 		        touched * h * up_n * wb + recv * (h + up_n) * ACT,
 		        mexp, up_n, h, touched, x->cp, &t))
 			return GP_EINVAL;
-		b->moe += t;
+		b->routed += t;
+		/* SiLU-and-mul writes the down GEMM's input (in fp8 with
+		 * its scales: SGLang's silu_and_mul_masked_post_quant). */
 		if (row(x, "experts_act", s->nm, 5.0 * recv * fx,
 		        2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
 			return GP_EINVAL;
-		b->moe += t;
+		b->routed += t;
 		if (row(x, "experts_down", s->nm, 2.0 * recv * fx * h,
 		        touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
 		        h, fx, touched, x->cp, &t))
 			return GP_EINVAL;
-		b->moe += t;
+		b->routed += t;
 		if (a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
 		        &b->dbytes, &b->remote))
 			return GP_EINVAL;
@@ -393,12 +675,51 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	return GP_OK;
 }
 
-/* A MoE layer's time for one micro-batch pass: compute, TP comm and the
- * two all-to-alls, without overlap. */
-static double moe_parts(const blk *b, double *comm)
+/* One MoE layer (both micro-batches when the layout overlaps them): the
+ * stages of SGLang's two-batch overlap (operations_strategy.py, after
+ * DeepSeek's profile-data), each micro-batch's compute split at the yield
+ * points, its all-to-all overlapping what the other runs between them.
+ *  decode (_compute_moe_deepseek_blog_decode, the second micro-batch two
+ *   stages behind): attention prep P | attention core + gate Q | dispatch
+ *   sent, shared experts S | dispatch received, routed experts Y, combine
+ *   sent | combine received.  A's dispatch is in flight over A's S and
+ *   B's P, its combine over B's Q: each micro-batch exposes
+ *   max(0, D - S - P) + max(0, C - Q).  The low-latency kernels hold no
+ *   SM while in flight (deepseek-ai/profile-data, decoding).
+ *  prefill (_compute_moe_deepseek_blog_prefill, no delay): X = shared
+ *   experts, attention and gate, dispatch sent | Y = dispatch received,
+ *   routed experts, combine sent | ...; on the compute stream A.X B.X A.Y
+ *   B.Y: A's dispatch over B.X, B's over A.Y, A's combine over B.Y, B's
+ *   over the next X: max(X, D) + max(Y, D) + max(Y, C) + max(X, C).  The
+ *   normal kernels hold DEEPEP_HT_SMS SMs throughout and DeepGEMM is
+ *   told to use the rest (deep_gemm_num_sms = SMs - DeepEP's num_sms), so
+ *   the compute runs at (SMs - 20) / SMs; the extra is the SM loss.
+ *  one batch: compute, dispatch and combine in turn.
+ * TP collectives are added in full.  *exposed: the all-to-all no compute
+ * hides; *loss: the SM loss. */
+static double moe_layer(const sx *x, const blk *b, int tbo, int decode,
+                        double *exposed, double *loss)
 {
-	*comm = b->disp + b->comb;
-	return b->attn + b->moe + b->tp_moe;
+	double P = b->prep, Q = b->core + b->gate, S = b->shared;
+	double Y = b->routed, D = b->disp, C = b->comb, f = 1.0, X, Yf, st;
+
+	*loss = 0.0;
+	if (!tbo) {
+		*exposed = D + C;
+		return P + Q + S + Y + b->tp_moe + D + C;
+	}
+	if (decode) {
+		*exposed = 2.0 * (fmax(0.0, D - S - P) + fmax(0.0, C - Q));
+		return 2.0 * (P + Q + S + Y + b->tp_moe) + *exposed;
+	}
+	if (x->c->a2a == SERVE_A2A_DEEPEP && x->d->sms > DEEPEP_HT_SMS)
+		f = x->d->sms / (x->d->sms - DEEPEP_HT_SMS);
+	X = (P + Q + S) * f;
+	Yf = Y * f;
+	st = fmax(X, D) + fmax(Yf, D) + fmax(Yf, C) + fmax(X, C);
+	*loss = 2.0 * (P + Q + S + Y) * (f - 1.0);
+	*exposed = st - 2.0 * (X + Yf);
+	return st + 2.0 * b->tp_moe;
 }
 
 static int setup(sx *x, const gp_model *m, const roof_device *d,
@@ -429,17 +750,16 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
-/* Layer-by-layer step of B sequences per GPU (q tokens each) with the
- * overlap rule: two-batch overlap (when the layout has it, EP > 1 and
- * at least two sequences) runs every MoE layer as two micro-batches
- * whose all-to-all hides behind the other's compute: max(2 compute,
- * 2 comm) per layer (DeepSeek day 6, SGLang TBO); otherwise compute +
- * comm.  Dense layers run both halves one after the other. */
+/* Layer-by-layer step of B sequences per GPU (q tokens each): two-batch
+ * overlap (when the layout has it, EP > 1 and at least two sequences)
+ * runs every MoE layer as two micro-batches under moe_layer's stages
+ * (DeepSeek day 6, SGLang TBO); otherwise compute + comm.  Dense layers
+ * run both halves one after the other. */
 static int pass(sx *x, double B, double q, double kv, int decode,
                 int rows, serve_step *st, double *layer_moe)
 {
 	blk b;
-	double comp, comm, mb = 1.0, moe_l, exp_l, loss;
+	double mb = 1.0, moe_l, exp_l, loss;
 	int tbo = x->Ly->tbo && x->s.ep > 1 && B >= 2.0;
 
 	if (tbo)
@@ -448,25 +768,12 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 	x->passes = mb;
 	if (block(x, B / mb, q, kv, decode, &b))
 		return GP_EINVAL;
-	comp = moe_parts(&b, &comm);
-	loss = 0.0;
-	if (tbo) {
-		/* The normal kernels' SMs slow the compute they overlap. */
-		if (!decode && x->c->a2a == SERVE_A2A_DEEPEP &&
-		    x->d->sms > DEEPEP_HT_SMS)
-			loss = fmin(2.0 * comp, 2.0 * comm) * DEEPEP_HT_SMS /
-				(x->d->sms - DEEPEP_HT_SMS);
-		moe_l = fmax(2.0 * comp + loss, 2.0 * comm);
-		exp_l = fmax(0.0, 2.0 * comm - 2.0 * comp - loss);
-	} else {
-		moe_l = comp + comm;
-		exp_l = comm;
-	}
+	moe_l = moe_layer(x, &b, tbo, decode, &exp_l, &loss);
 	*layer_moe = moe_l;
 	if (!rows)
 		return GP_OK;
 	st->tp_comm = mb * (x->s.nd * b.tp_dense + x->s.nm * b.tp_moe);
-	st->a2a = mb * x->s.nm * comm;
+	st->a2a = mb * x->s.nm * (b.disp + b.comb);
 	st->a2a_exposed = x->s.nm * exp_l;
 	st->dispatch = mb * b.disp;
 	st->combine = mb * b.comb;
@@ -481,15 +788,14 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 		 * (the shared head), with the same overlap rule. */
 		sx y = *x;
 		blk bd;
-		double cd, md;
+		double e, l;
 
 		y.st = NULL;
 		if (block(&y, B / mb, 1.0, kv, decode, &bd))
 			return GP_EINVAL;
-		cd = moe_parts(&bd, &md);
 		st->draft = x->c->mtp * (x->c->mtp_layers *
-		                         (tbo ? fmax(2.0 * cd, 2.0 * md) :
-		                          cd + md) +
+		                         moe_layer(&y, &bd, tbo, decode, &e,
+		                                   &l) +
 		                         mb * (bd.proj + bd.outer));
 	} else if (x->c->mtp > 0) {
 		/* Prefill runs the MTP layers too (their KV). */

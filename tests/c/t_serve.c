@@ -99,6 +99,33 @@ static int result_good(const serve_result *r)
 		good(r->kv_transfer) && good(r->accept);
 }
 
+/* The row of a step named `name` (NULL if absent). */
+static const infer_op_row *op_row(const serve_step *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nops; i++)
+		if (strcmp(s->ops[i].name, name) == 0)
+			return &s->ops[i];
+	return NULL;
+}
+
+/* Sum over the named rows (NULL-terminated) of one pass's time, or of
+ * the FLOP of one layer pass (flop != 0); an absent row counts 0. */
+static double rows_sum(const serve_step *s, const char *const *names,
+                       int flop)
+{
+	double t = 0.0;
+
+	for (; *names; names++) {
+		const infer_op_row *o = op_row(s, *names);
+
+		if (o)
+			t += flop ? o->flop : o->r.time;
+	}
+	return t;
+}
+
 /* Every hostile value in every numeric field of the configuration: the
  * kernels return GP_OK with finite, non-negative results, or GP_EINVAL
  * with a message; never a crash, NaN or inf (run under SANITIZE=1 for
@@ -184,7 +211,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(44);
+	plan(64);
 	dsv3(&m);
 	hopper(&d);
 
@@ -327,9 +354,10 @@ int main(void)
 	       "imbalance 1.5 scales the dispatch's transfer");
 	ok(st2.compute > st.compute, "and the hottest GPU's expert GEMMs");
 
-	/* --- two-batch overlap: max(2 compute, 2 comm) per MoE layer ------
+	/* --- two-batch overlap -----------------------------------------------
 	 * With TBO the exposed all-to-all is what the other micro-batch's
-	 * compute cannot cover, never negative, never all of it here. */
+	 * compute cannot cover, never negative, never all of it here (the
+	 * stage rule itself is checked below). */
 	c2 = c;
 	c2.decode.tbo = 1;
 	serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2, &err);
@@ -353,6 +381,187 @@ int main(void)
 	is_num(st2.dispatch_bytes, 2.0 * st.dispatch_bytes, 1e-12,
 	       "MTP 1: each sequence verifies 2 tokens");
 	ok(st2.draft > 0, "and pays a draft pass");
+
+	/* --- MLA's projections as their kernels ----------------------------
+	 * model_layer_ops' one qkv row is 2 T (attention weights - o) FLOP:
+	 * 187,105,280 - 128 x 128 x 7168 = 69,664,768 weights per token.
+	 * Prefill (MHA form) splits it into q_kv_a 7168 x (1536 + 512 + 64),
+	 * q_b 1536 x 128 x 192 and kv_b 512 x 128 x 256: 15,138,816 +
+	 * 37,748,736 + 16,777,216 = 69,664,768.  Decode (latent form) runs
+	 * W_UK and W_UV per head instead of kv_b: 2 x 128 x 128 x 512 =
+	 * 16,777,216, the same.  One 8192-token prompt (prefill_tokens =
+	 * input), 32 sequences of 1 token; exact: 1e-12. */
+	{
+		static const char *const pre[] = {"q_kv_a", "q_b", "kv_b",
+		                                   NULL};
+		static const char *const dec[] = {"q_kv_a", "q_b",
+		                                   "q_absorb", "v_absorb",
+		                                   NULL};
+		const infer_op_row *o;
+
+		cfg(&c, 32, 1);
+		c.decode.tbo = 0;
+		c.base.input = 8192;
+		c.prefill_tokens = 8192;
+		d.attn_fwd = 0.60;
+		ok(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+		                   &st, &err) == GP_OK, "an 8192-token prefill");
+		is_num(rows_sum(&st, pre, 1), 2.0 * 8192 * 69664768.0, 1e-12,
+		       "prefill: q_kv_a + q_b + kv_b = the layer's q/kv FLOP");
+		ok(op_row(&st, "q_absorb") == NULL, "prefill up-projects the "
+		   "latent (MHA form), no absorbed GEMMs");
+		/* The fused attention at the catalog's fraction: 2 x 8192 x
+		 * 4096.5 keys (causal mean) x 128 heads x (192 + 128) FLOP at
+		 * 989 TFLOPS x 0.60; 8192 tokens is the reference length, so
+		 * no shape term: exact. */
+		o = op_row(&st, "attention");
+		ok(o != NULL, "the attention row");
+		if (o) {
+			is_num(o->r.t_compute, 2.0 * 8192 * 4096.5 * 128 *
+			       320 / (989e12 * 0.60), 1e-12, "prefill "
+			       "attention at attn_fwd x the 16-bit peak");
+			is_num(o->r.time, fmax(o->r.t_compute, o->r.t_memory) +
+			       1e-6, 1e-12, "compute and the KV stream "
+			       "overlap whole (+ the graph launch)");
+		}
+		ok(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32,
+		                   &st2, &err) == GP_OK, "a decode step of 32");
+		is_num(rows_sum(&st2, dec, 1), 2.0 * 32 * 69664768.0, 1e-12,
+		       "decode: q_kv_a + q_b + W_UK + W_UV = the same FLOP");
+		ok(op_row(&st2, "kv_b") == NULL, "decode stays in the latent "
+		   "space");
+		/* A 1K prompt, 16 per step (2048 head-instances): its keys
+		 * loop is 512.5 deep, its 8 query tiles waste a diagonal
+		 * tile each.  Relative to the 8192-token reference:
+		 * K fill (512.5/640.5) / (4096.5/4224.5) = 0.825158, waves
+		 * 16384 tiles / (125 x 132) = 0.992970 against 131072 /
+		 * (993 x 132) = 0.999969, diagonal (8/9) / (64/65) =
+		 * 0.902778: 0.739720 (rounding: 1e-6). */
+		c.base.input = 1024;
+		c.prefill_tokens = 16384;
+		serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0, &st,
+		                &err);
+		o = op_row(&st, "attention");
+		ok(o && fabs(o->r.shape_eff - 0.739720) < 1e-6,
+		   "a 1K prompt's attention runs at 0.7397 of the measured "
+		   "fraction");
+		if (o)
+			is_num(o->r.t_compute, o->flop / (989e12 * 0.60 *
+			       o->r.shape_eff), 1e-12, "... its compute time");
+		d.attn_fwd = 0.0;
+	}
+
+	/* --- the activation casts of fp8 GEMMs -------------------------------
+	 * DeepGEMM takes fp8 inputs with per-128 scales: the attention
+	 * output (128 x 128 per token) is cast for o_proj, 2 B read + 1 B
+	 * + 4/128 B written per element: 32 x 16384 x 3.03125 B.  A bf16
+	 * deployment casts nothing. */
+	{
+		const infer_op_row *o;
+
+		cfg(&c, 32, 1);
+		c.decode.tbo = 0;
+		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st,
+		                &err);
+		o = op_row(&st, "o_quant");
+		ok(o && fabs(o->bytes - 32.0 * 16384 * 3.03125) < 1e-6,
+		   "fp8: o_proj's input cast, 3.03 B per element");
+		c.base.compute = GP_BF16;
+		c.base.weight_bits = 16.0;
+		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st,
+		                &err);
+		ok(op_row(&st, "o_quant") == NULL &&
+		   op_row(&st, "shared_quant") == NULL &&
+		   op_row(&st, "q_b_quant") == NULL, "bf16: no casts");
+	}
+
+	/* --- the overlap's stages ------------------------------------------
+	 * Decode (SGLang's blog decode strategy): a micro-batch's dispatch
+	 * D is in flight over its shared experts S and the other's
+	 * attention prep P, its combine C over the other's attention core
+	 * + gate Q; 58 MoE layers x 2 micro-batches x (max(0, D - S - P) +
+	 * max(0, C - Q)), the parts read from the step's own rows (one
+	 * pass each) and its per-micro-batch dispatch and combine. */
+	{
+		static const char *const P[] = {"attn_norm", "q_kv_a",
+			"latent_norm", "q_b_quant", "q_b", "q_absorb", "rope_kv",
+			NULL};
+		static const char *const Q[] = {"attention", "v_absorb",
+			"o_quant", "o_proj", "mlp_norm", "moe_router",
+			"moe_topk", NULL};
+		static const char *const S[] = {"shared_quant", "shared_up",
+			"shared_act", "shared_down", NULL};
+		static const char *const X[] = {"attn_norm", "q_kv_a",
+			"latent_norm", "q_b_quant", "q_b", "kv_b_quant", "kv_b",
+			"rope_kv", "attention", "o_quant", "o_proj", "mlp_norm",
+			"moe_router", "moe_topk", "dispatch_quant",
+			"shared_quant", "shared_up", "shared_act",
+			"shared_down", NULL};
+		static const char *const Y[] = {"experts_permute",
+			"experts_up", "experts_act", "experts_down", NULL};
+		double p, q, sh, D, C, xs, ys, f = 132.0 / 112.0;
+
+		cfg(&c, 32, 1);
+		c.decode.tbo = 1;
+		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 128, &st,
+		                &err);
+		p = rows_sum(&st, P, 0);
+		q = rows_sum(&st, Q, 0);
+		sh = rows_sum(&st, S, 0);
+		D = st.dispatch / 2;
+		C = st.combine / 2;
+		is_num(st.a2a_exposed, 58 * 2 * (fmax(0, D - sh - p) +
+		       fmax(0, C - q)), 1e-9, "decode TBO exposes what S + P "
+		       "and Q leave of dispatch and combine");
+		is_num(st.sm_loss, 0.0, 1e-12, "the low-latency kernels cost "
+		       "no SMs");
+		/* Prefill (blog prefill strategy): compute stream A.X B.X A.Y
+		 * B.Y with X = shared + attention + gate, Y = permute +
+		 * routed experts, all at 132 / 112 (DeepEP's normal kernels
+		 * hold 20 of the 132 SMs): max(fX, D) + max(fY, D) + max(fY,
+		 * C) + max(fX, C) a layer, of which 2 f (X + Y) is compute
+		 * and its 2 (f - 1) (X + Y) the SM loss. */
+		c.base.input = 4096;
+		c.prefill_tokens = 16384;
+		serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0, &st,
+		                &err);
+		xs = rows_sum(&st, X, 0) * f;
+		ys = rows_sum(&st, Y, 0) * f;
+		D = st.dispatch / 2;
+		C = st.combine / 2;
+		is_num(st.a2a_exposed, 58 * (fmax(xs, D) + fmax(ys, D) +
+		       fmax(ys, C) + fmax(xs, C) - 2 * (xs + ys)), 1e-9,
+		       "prefill TBO: the four stages of a layer");
+		is_num(st.sm_loss, 58 * 2 * (xs + ys) * (1 - 1 / f), 1e-9,
+		       "prefill TBO: the SMs the normal kernels hold");
+		/* DeepEP's normal dispatch of a micro-batch, 8192 tokens over
+		 * 4 nodes: each token to 4 (1 - 0.75^8) = 3.5995 nodes, 3 x
+		 * (1 - 0.75^8) = 2.6997 of them remote: 8192 x 7168 x
+		 * 1.03125 x 2.6997 = 163.5 MB at 50 GB/s x 0.94 x 0.93
+		 * (DeepEP's measured wire rate) = 3.740 ms + 35 us; the
+		 * NVLink side, 2.05 GPUs per node touched, 7/8 of the copies
+		 * on 160 GB/s, takes 2.449 ms and does not bind. */
+		is_num(D, 35e-6 + 8192.0 * 7168 * 1.03125 * 3 *
+		       (1 - pow(0.75, 8)) / (50e9 * 0.94 * 0.93), 1e-9,
+		       "normal dispatch at DeepEP's wire rate");
+	}
+
+	/* --- TP prefill: the down-projection on the rank's tokens ---------
+	 * TP8 attention, 16384 tokens: each rank runs q_kv_a on 2048 of
+	 * them, 2 x 2048 x 2112 x 7168 FLOP. */
+	{
+		const infer_op_row *o;
+
+		cfg(&c, 8, 0);
+		c.decode.ep = 1;
+		c.redundant = 0;
+		c.prefill_tokens = 16384;
+		ok(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+		                   &st, &err) == GP_OK, "a TP8 prefill");
+		o = op_row(&st, "q_kv_a");
+		ok(o && fabs(o->flop - 2.0 * 2048 * 2112 * 7168) < 1,
+		   "TP8 prefill: q_kv_a on 1/8 of the tokens");
+	}
 
 	/* --- the deployment -------------------------------------------------
 	 * Disaggregated: 32 prefill GPUs (EP32) and 144 decode (EP144, as

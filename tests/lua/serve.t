@@ -32,6 +32,25 @@ t.near(r.remote_bytes, r.dispatch_bytes / 2, 1e-12, "EP16: half of it over the N
 t.is(r.batch, 32, "batch per GPU as given")
 t.ok(r.instances == 1 and r.decode_gpus == 16, "one instance of 16")
 
+-- The attention core runs at the catalog's fused-attention fraction of the
+-- peak: FA3's on Hopper (SGLang's default backend there), 0.60 forward
+-- (catalog/archs.lua); the row's rate / (148 TFLOPS bf16 x its shape term)
+-- recovers it.  An arch without an FA3 measurement keeps its default
+-- kernel: Ampere's FA2, 0.61 of 312 TFLOPS.
+local function attn_frac(res, peak)
+  for _, o in ipairs(res.ops) do
+    if o.name == "attention" then return o.flop / o.t_compute / peak / o.shape_eff end
+  end
+end
+t.near(attn_frac(r, 148e12), 0.60, 1e-9, "Hopper: the attention at FA3's fraction")
+local noted = false
+for _, d in ipairs(r.defaults) do if d:match("^attention=fa3") then noted = true end end
+t.ok(noted, "and says so among the assumptions")
+local amp = gp.infer { model = "qwen3-235b-a22b", gpu = "a100-sxm-80gb", gpus = 8, ep = 8,
+                       dp_attention = true, weights = "fp8", input = 4096, output = 1536,
+                       batch = 8 }
+t.near(attn_frac(amp, 312e12), 0.61, 1e-9, "Ampere: FA2, the arch's kernel")
+
 -- TP attention instead: the MLA latent is the heads' shared cache, so each
 -- TP rank holds the whole group's -- 16 x the KV per GPU's sequence.
 local tp = gp.infer(with { gpus = 16, ep = 16, batch = 1 })
