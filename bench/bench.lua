@@ -185,3 +185,22 @@ if core.rl then
     return 1
   end)
 end
+
+-- The default guide (`./gpuplan`), whole: the wall time of one run of the
+-- binary, its six scenarios' searches included.
+do
+  local function now()
+    local p = io.popen("date +%s.%N")
+    local t = tonumber(p:read("l"))
+    p:close()
+    return t
+  end
+  local times = {}
+  for i = 1, 3 do
+    local t0 = now()
+    assert(os.execute("./gpuplan > /dev/null"), "the guide failed")
+    times[i] = now() - t0
+  end
+  table.sort(times)
+  print(string.format("guide_s: %.3f", times[2]))
+end

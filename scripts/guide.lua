@@ -1,13 +1,18 @@
 #!/usr/bin/env gpuplan
 -- The default guide: what `gpuplan` with no arguments prints.
 --
--- It answers the questions of the GPU buying guides people use today, with
--- the models instead of the rules of thumb:
+-- It answers the situations of the GPU buying guides people use today,
+-- with the models instead of the rules of thumb:
 --   1. the cards: dense peaks, bandwidth, NVLink per direction, price;
---   2. does the job fit on one card (full / LoRA / QLoRA / inference)?
---   3. how fast do the cards of one node talk (the H800/A800 NVLink cut)?
---   4. what serving costs: decode speed, throughput, $ per million tokens.
--- Copy it and change the lists at the top to ask about your own jobs.
+--   2. which card, how many, which layout, how long and what it costs, for
+--      (A) a 7B multimodal fine-tune at 8k and 32k tokens, (B) a 70B full
+--      fine-tune at 32k, (C) GRPO with actor and reference, (D) 405B
+--      pre-training at 32k, (E) 70B inference on one card or several,
+--      (F) DeepSeek-V3 serving at 100k tokens/s -- each recommendation with
+--      its runner-up and why it lost;
+--   3. does the job fit on one card (full / LoRA / QLoRA / inference)?
+--   4. how fast do the cards of one node talk (the H800/A800 NVLink cut)?
+-- Copy it and change the jobs to ask about your own.
 --
 --   gpuplan run scripts/guide.lua [--format markdown] [--currency CNY] [--market cn]
 --
@@ -154,7 +159,224 @@ if opt.format == "text" then
   io.write("\n")
 end
 
--- 2. Does it fit on one card? ---------------------------------------------
+-- 2. Which card for which job ----------------------------------------------
+-- Each job is priced on every card that can run it, at that card's price
+-- above: training jobs by the layout search (gp.sweep: every TP x PP x CP
+-- x DP split, ZeRO, micro-batch and recompute that fits), the cheapest
+-- layout within the deadline on each card; the recommendation is the
+-- cheapest card, the runner-up the next card and what it loses on.
+-- The buyer's market: a buyer in China (--currency CNY or --market cn)
+-- rents at China-market prices; anyone else where the offers are open to
+-- them (us, global, overseas).  A card priced only in another market (the
+-- export variants H800, A800, H20 outside China) is left out of the
+-- recommendations and named below them.
+local buyer = market and { [market] = true } or
+  (opt.currency == "CNY" and { cn = true } or { us = true, global = true, overseas = true })
+local unpriced = {}
+local function price_opt(id)
+  local q = gp.prices.cheapest(cat, id, { currency = opt.currency, markets = buyer })
+  if not q then unpriced[id] = true; return nil end
+  if q.converted then converted_from[q.entry.price.currency] = true end
+  return q.amount, q
+end
+local function money(x)
+  if not x then return "-" end
+  if x >= 1e6 then return string.format("%.2fM %s", x / 1e6, opt.currency) end
+  if x >= 1e3 then return string.format("%.1fk %s", x / 1e3, opt.currency) end
+  return string.format("%.0f %s", x, opt.currency)
+end
+local function days(d)
+  if not d then return "-" end
+  if d < 1 then return string.format("%.1f h", d * 24) end
+  return string.format("%.1f days", d)
+end
+local function why_lost(best, second)
+  if not second then return "no other card runs it" end
+  local parts = {}
+  if best.cost and second.cost then
+    parts[#parts + 1] = string.format("%.0f%% more cost", 100 * (second.cost / best.cost - 1))
+  end
+  if best.time and second.time then
+    local r = second.time / best.time
+    parts[#parts + 1] = r >= 1 and string.format("%.0f%% longer", 100 * (r - 1))
+      or string.format("%.0f%% sooner", 100 * (1 - r))
+  end
+  if second.note then parts[#parts + 1] = second.note end
+  return string.format("%s: %s", second.label, table.concat(parts, ", "))
+end
+local quick, assumed = {}, {}
+
+-- A training job on each card: its cheapest layout within the deadline.
+local function train_job(o, cards, counts)
+  local per = {}
+  for _, id in ipairs(cards) do
+    local p, q = price_opt(id)
+    if not p then goto next end
+    local a = { gpu = id, gpus = counts, currency = opt.currency, price = p,
+                policy = gp.policy.cheapest { deadline = o.deadline }, top = 1 }
+    for k, v in pairs(o) do if k ~= "deadline" and k ~= "work" then a[k] = v end end
+    local ok, r = pcall(gp.sweep, a)
+    if ok and r.results[1] then
+      local c = r.results[1]
+      per[#per + 1] = { label = string.format("%d x %s", c.gpus, id), layout = c.layout,
+                        time = c.days, cost = c.cost, mfu = c.mfu, q = q,
+                        defaults = r.defaults }
+    end
+    ::next::
+  end
+  table.sort(per, function(x, y) return (x.cost or math.huge) < (y.cost or math.huge) end)
+  return per
+end
+
+local function add(scenario, work, per, key, extra)
+  local best, second = per[1], per[2]
+  quick[#quick + 1] = {
+    scenario = scenario, work = work,
+    best = best and best.label or "nothing fits within the deadline",
+    layout = best and best.layout or "-",
+    time = best and (best.time_text or days(best.time)) or "-",
+    cost = best and (best.cost_text or money(best.cost)) or "-",
+    runner = best and why_lost(best, second) or "-",
+  }
+  if extra then assumed[#assumed + 1] = scenario .. ": " .. extra end
+end
+
+local TRAIN_CARDS = { "a100-sxm-80gb", "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h20",
+                      "h200-sxm", "b200" }
+-- (A) 7B multimodal: Qwen2-VL-7B, four 448px images per sequence.
+local a_sft = train_job({ model = "qwen2-vl-7b", method = "full", seq = 8192, images = 4,
+                          tokens = 2e9, deadline = "3d", zero = { 1, 3 }, cp_max = 1, pp_max = 1 },
+                        TRAIN_CARDS, "8..64")
+add("A 7B multimodal SFT, 8k", "2B tokens in 3 days", a_sft, "cost",
+    "Qwen2-VL-7B full fine-tune, 4 images of 256 tokens per 8k sequence, vision tower frozen, AdamW")
+local a_lora = train_job({ model = "qwen2-vl-7b", method = "lora", seq = 32768, images = 8,
+                           tokens = 1e9, deadline = "3d", zero = { 1 }, cp_max = 4, pp_max = 1 },
+                         TRAIN_CARDS, "8..32")
+add("A 7B multimodal LoRA, 32k", "1B tokens in 3 days", a_lora, "cost",
+    "Qwen2-VL-7B LoRA rank 8 at 32k tokens with 8 images, context parallel up to 4")
+-- (B) 70B full fine-tune at 32k.
+local b_ft = train_job({ model = "llama3.1-70b", method = "full", seq = 32768, tokens = 2e9,
+                         deadline = "7d", zero = { 1 }, cp_max = 8, pp_max = 8,
+                         micro_batch = { 1 }, global_batch = 64 },
+                       TRAIN_CARDS, "32..256")
+add("B 70B full fine-tune, 32k", "2B tokens in 7 days", b_ft, "cost",
+    "Llama-3.1-70B, 64 sequences of 32k a step, Megatron distributed optimizer, TP/PP/CP searched")
+-- (D) 405B pre-training at 32k.
+local d_pt = train_job({ model = "llama3.1-405b", method = "pretrain", seq = 32768, tokens = 1e12,
+                         deadline = "90d", zero = { 1 }, cp_max = 8, pp_max = 16, vpp_max = 1,
+                         micro_batch = { 1 }, recompute = { "selective", "full" } },
+                       { "a800-sxm-80gb", "h100-sxm", "h800-sxm", "h200-sxm", "b200" },
+                       "2048..8192")
+add("D 405B pre-training, 32k", "1T tokens in 90 days", d_pt, "cost",
+    "Llama-3.1-405B at 32k context (a long-context stage), about 4M tokens a step, bf16")
+
+-- (C) GRPO: a 7B policy with its reference, 256 prompts x 8 responses, 200
+-- steps; colocated on 16 GPUs or split into rollout and training pools.
+do
+  local per = {}
+  for _, id in ipairs { "a100-sxm-80gb", "h100-sxm", "h800-sxm", "h20", "h200-sxm", "b200" } do
+    local p = price_opt(id)
+    local best
+    for _, colo in ipairs(p and { true, false } or {}) do
+      local ok, r = pcall(gp.rl, { model = "qwen2.5-7b", gpu = id, gpus = 16, prompts = 256,
+        group = 8, prompt_len = 512, response_len = 1536, response_max = 4096, steps = 200,
+        zero = 3, recompute = "full", colocated = colo, rollout_gpus = not colo and "auto" or nil,
+        price = p, currency = opt.currency })
+      if ok and r.fits and (not best or (r.cost or math.huge) < (best.cost or math.huge)) then
+        best = { label = string.format("16 x %s", id),
+                 layout = colo and "colocated" or string.format("rollout %d + train %d",
+                   r.pools.rollout.gpus, r.pools.train.gpus),
+                 time = r.hours / 24, cost = r.cost }
+      end
+    end
+    if best then per[#per + 1] = best end
+  end
+  table.sort(per, function(x, y) return (x.cost or math.huge) < (y.cost or math.huge) end)
+  add("C GRPO 7B, actor + reference", "200 steps of 256 x 8 samples", per, "cost",
+      "Qwen2.5-7B GRPO, responses a clipped exponential of mean 1536 and limit 4096, vLLM rollout")
+end
+
+-- (E) 70B inference: one card against several, one user and 32 users.
+do
+  local per = {}
+  local configs = {
+    { "h200-sxm", 1, "fp8" }, { "b200", 1, "fp8" }, { "h100-sxm", 2, "fp8" },
+    { "h20", 1, "fp8" }, { "a100-sxm-80gb", 2, "int4" }, { "h800-sxm", 2, "fp8" },
+    { "rtx-4090", 4, "int4" },
+  }
+  for _, cfg in ipairs(configs) do
+    local id, n, w = cfg[1], cfg[2], cfg[3]
+    local p = price_opt(id)
+    local ok1, one = pcall(gp.infer, { model = "llama3.1-70b", gpu = id, gpus = n, tp = n,
+      weights = w, batch = 1, input = 2048, output = 512 })
+    local ok2, many = pcall(gp.infer, { model = "llama3.1-70b", gpu = id, gpus = n, tp = n,
+      weights = w, concurrency = 32, input = 2048, output = 512,
+      price = p and { amount = p, currency = opt.currency } })
+    if p and ok1 and ok2 and one.fits and many.fits and many.cost_per_mtok then
+      per[#per + 1] = { label = string.format("%d x %s %s", n, id, w),
+                        layout = n > 1 and ("TP" .. n) or "one card",
+                        time_text = string.format("%.0f tok/s a user alone, %.0f at 32",
+                          one.stream_tokens_per_s, many.stream_tokens_per_s),
+                        cost = many.cost_per_mtok,
+                        cost_text = string.format("%.2f %s / 1M tokens", many.cost_per_mtok,
+                          opt.currency),
+                        note = string.format("%.0f tok/s a user at 32", many.stream_tokens_per_s) }
+    end
+  end
+  table.sort(per, function(x, y) return x.cost < y.cost end)
+  add("E 70B inference", "32 users, 2048 in / 512 out", per, "cost",
+      "Llama-3.1-70B; cost per million output tokens at 32 concurrent users")
+end
+
+-- (F) High-concurrency MoE serving: DeepSeek-V3 at 100k output tokens/s.
+do
+  local per = {}
+  for _, id in ipairs { "h20", "h800-sxm", "h200-sxm", "b200" } do
+    local p = price_opt(id)
+    local ok, r = pcall(gp.infer_plan, { model = "deepseek-v3", gpu = id, weights = "fp8",
+      input = 4096, output = 1536, target = 1e5, itl_max = "50ms",
+      price = p and { amount = p, currency = opt.currency } })
+    if p and ok and r.cost_per_mtok then
+      per[#per + 1] = { label = string.format("%d x %s", r.gpus, id),
+                        layout = r.disagg and string.format("decode %d x %s + prefill %d x %s",
+                          r.decode_gpus, (r.layout:match("^[^,]+")), r.prefill_gpus,
+                          (r.prefill_layout:match("^[^,]+"))) or r.layout,
+                        time_text = string.format("%.0f tok/s, ITL %.0f ms", r.tokens_per_s,
+                          r.itl_s * 1e3),
+                        cost = r.cost_per_mtok,
+                        cost_text = string.format("%.3f %s / 1M tokens", r.cost_per_mtok,
+                          opt.currency),
+                        note = string.format("%d GPUs", r.gpus) }
+    end
+  end
+  table.sort(per, function(x, y) return x.cost < y.cost end)
+  add("F DeepSeek-V3 serving", "100k tok/s, ITL <= 50 ms", per, "cost",
+      "4096 in / 1536 out, fp8, expert parallel with DP attention searched, pools split or not")
+end
+
+section("Which card for which job (the cheapest that meets the deadline; every cell computed)",
+        quick, {
+  { key = "scenario" }, { key = "work", label = "the work" },
+  { key = "best", label = "recommended" }, { key = "layout" },
+  { key = "time", label = "time" }, { key = "cost" },
+  { key = "runner", label = "runner-up: what it loses" },
+})
+if opt.format == "text" or opt.format == "markdown" then
+  for _, a in ipairs(assumed) do io.write("  ", a, "\n") end
+  local names = {}
+  for id in pairs(unpriced) do names[#names + 1] = id end
+  table.sort(names)
+  local mk = {}
+  for m in pairs(buyer) do mk[#mk + 1] = m end
+  table.sort(mk)
+  io.write(string.format("  prices: the cheapest offer of each card in the %s market%s, in %s%s\n",
+    table.concat(mk, "/"), #mk > 1 and "s" or "", opt.currency,
+    #names > 0 and ("; no offer there for " .. table.concat(names, ", ") ..
+      (buyer.cn and "" or " (China-market cards: --currency CNY)")) or ""))
+  io.write("\n")
+end
+
+-- 3. Does it fit on one card? ---------------------------------------------
 local JOBS = {
   { label = "7B full FT, AdamW mixed precision, seq 2048", model = "llama2-7b", method = "full", seq = 2048 },
   { label = "7B LoRA r8, bf16 base, seq 2048", model = "llama2-7b", method = "lora", seq = 2048 },
@@ -185,7 +407,7 @@ section("Does it fit on one card? (GiB per GPU incl. reserve; no: short by, afte
   { key = "h20", align = "right" }, { key = "h200-sxm", align = "right" }, { key = "b200", align = "right" },
 })
 
--- 3. How fast the cards of one node talk ----------------------------------
+-- 4. How fast the cards of one node talk ----------------------------------
 -- TP all-reduce of one layer's activations: s * b * h * 2 bytes for a 70B
 -- (h = 8192) at seq 4096, micro-batch 1 = 64 MiB, twice per layer forward.
 -- Gradient all-reduce of a 70B model in bf16: 2 bytes * 69e9 = 138 GB.
@@ -206,42 +428,9 @@ section("One node talking: all-reduce across its GPUs (nccl-tests busbw)", rows,
   { key = "grads", label = "70B bf16 grads s", fmt = "%.2f" },
 })
 
--- 4. Serving --------------------------------------------------------------
--- Rule of thumb: decode tok/s = HBM bandwidth / bytes of weights.  The model
--- adds the KV reads, achievable bandwidth, kernel launches and the logits.
-rows = {}
-for _, id in ipairs(GPUS) do
-  local g = cat:get("gpus", id)
-  local row = { gpu = id }
-  local ok, r = pcall(gp.infer, { model = "llama2-70b", gpu = id, weights = "int4", batch = 1,
-    input = 512, output = 256 })
-  if ok and r.fits then
-    row.rule = g.mem_bw / r.weights_total
-    row.decode = r.stream_tokens_per_s
-  end
-  local q = cheapest(id)
-  ok, r = pcall(gp.infer, { model = "llama3.1-8b", gpu = id, weights = g.peak.fp8 and "fp8" or "bf16",
-    concurrency = 64, input = 1024, output = 256,
-    price = q and { amount = q.amount, currency = q.currency } })
-  if ok and r.fits then
-    row.tps = r.per_gpu
-    row.cost = r.cost_per_mtok
-    row.market = q and gp.prices.origin(q)
-  end
-  rows[#rows + 1] = row
-end
-section("Serving: 70B int4 single stream; 8B at 64 concurrent requests (1024 in / 256 out)", rows, {
-  { key = "gpu", label = "GPU" },
-  { key = "rule", label = "70B rule of thumb tok/s", fmt = "%.0f" },
-  { key = "decode", label = "70B modelled tok/s", fmt = "%.0f" },
-  { key = "tps", label = "8B tok/s per GPU", fmt = "%.0f" },
-  { key = "cost", label = opt.currency .. " per 1M out tokens", fmt = "%.3f" },
-  { key = "market", label = "price from", align = "left" },
-})
-
 if opt.format == "json" then io.write(gp.json(json_out), "\n") end
 if opt.format == "csv" then gp.report(csv_rows, { format = "csv", columns = csv_cols }) end
 if opt.format == "text" then
-  io.write("Each number comes from a model you can inspect: gpuplan fit, comm, infer, catalog show.\n")
+  io.write("Each number comes from a model you can inspect: gpuplan plan, train, rl, infer, fit, comm.\n")
 end
 return 0

@@ -41,7 +41,8 @@ function M.cheapest(cat, gpu, opts)
   local best
   for _, id in ipairs(cat:ids("prices")) do
     local e = cat.prices[id]
-    if e.gpu == gpu and (not opts.market or e.region == opts.market) then
+    if e.gpu == gpu and (not opts.market or e.region == opts.market) and
+       (not opts.markets or opts.markets[e.region]) then
       local q = M.quote(cat, id, to)
       local better = not best
         or (best.guide and not q.guide)

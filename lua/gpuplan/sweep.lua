@@ -23,6 +23,7 @@
 --   where        function(candidate) -> boolean: a predicate on each
 --                fitting candidate that could still enter the top
 --                (its fields as in the results)
+--   scaling      false: skip each result's scaling efficiency (default: on)
 --   bound        false: time every fitting layout (default true: a lower
 --                bound on a layout's step skips those that cannot rank)
 --   policy       a gp.policy.* table (sets key, deadline, budget), or a
@@ -34,7 +35,9 @@
 -- gpu list), index (the layout's place in that card's enumeration), score
 -- (what they are ranked by, lower first), gpus, tp, pp, cp, ep, dp,
 -- zero, vpp, sp, micro_batch, recompute, layout (a label), step_s,
--- tokens_per_s, mfu, days, cost, currency, mem_gib, flags; stats per GPU
+-- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (efficiency
+-- against one node of the same layout), flags (scaling below 0.6); stats
+-- per GPU
 -- type (space: combinations enumerated, layouts: of them dividing the
 -- model, nodes and batch, bounded: skipped by the lower bound, fitting,
 -- within); defaults.
@@ -49,7 +52,7 @@ local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 M.SWEEP_OPTIONS = args.set [[gpu gpus tp_max pp_max cp_max ep_max vpp_max zero
-  micro_batch recompute sp key deadline budget where policy top shard bound]]
+  micro_batch recompute sp key deadline budget where policy top shard bound scaling]]
 
 -- Durations: "30d", "2w", "12h", "90m", "3600s" or seconds.
 function M.duration(v, what)
@@ -141,6 +144,10 @@ function M.label(c)
   return table.concat(s, " ")
 end
 
+-- The scaling efficiency below which a result is flagged (the seed guides'
+-- rule: "below 0.6, change the layout or the cards").
+M.SCALING_FLOOR = 0.6
+
 -- The order of results across cards: by score (lower first), then the
 -- card's place in the gpu list, then the layout's place in the card's
 -- enumeration -- what gpuplan merge sorts shards by.
@@ -166,6 +173,35 @@ function M.train_options(o, c)
   t.tp_overlap, t.overlap_grad_reduce = c.tp_overlap, c.overlap_grad_reduce
   t.vpp = c.vpp > 1 and c.vpp or nil
   return t
+end
+
+-- Why the runner-up lost: its time and cost per token against the
+-- winner's, and the part of its step that differs most.
+function M.why(best, second, job)
+  local function parts(c)
+    local ok, r = pcall(train.train, M.train_options(job, c))
+    return ok and r or nil
+  end
+  local function more(x, what)
+    if x >= 1 then return string.format("%.1f%% more %s", 100 * (x - 1), what) end
+    return string.format("%.1f%% less %s", 100 * (1 - x), what)
+  end
+  local a, b = parts(best), parts(second)
+  if not a or not b then return nil end
+  local worst, diff, sa, sb = nil, -math.huge, 0, 0
+  for i, p in ipairs(b.parts) do
+    local d = p.share - a.parts[i].share
+    if d > diff then worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share end
+  end
+  local cost = (best.cost and second.cost)
+    and ", " .. more(second.cost / best.cost, "cost") or ""
+  if cost ~= "" and best.price and second.price and best.price ~= second.price then
+    cost = cost .. string.format(" (%.2f against %.2f %s/GPU-h)", second.price, best.price,
+                                 second.currency or "")
+  end
+  return string.format("runner-up %s x %d (%s): %s per token%s; its %s is %.0f%% of the step against %.0f%%",
+    second.gpu, second.gpus, second.layout, more(best.tokens_per_s / second.tokens_per_s, "time"),
+    cost, worst, 100 * sb, 100 * sa)
 end
 
 -- gp.sweep{...}: see the header.
@@ -318,6 +354,22 @@ function M.sweep(o)
     c.mem_gib = c.mem_total / units.GiB
     if c.train_time and c.train_time > 0 then c.days = c.train_time / 86400 end
     if c.cost == 0 then c.cost = nil end
+    -- Scaling efficiency: tokens/s per GPU here against the same layout on
+    -- one node (or one model replica, when that is larger).  Below 0.6 the
+    -- guides advise changing the layout or the cards; the result says so.
+    if a.scaling ~= false then
+      local t = M.train_options(a, c)
+      t.scaling = true
+      local ok, r = pcall(train.train, t)
+      if ok and r.scaling and r.scaling.gpus < c.gpus then
+        c.scaling = r.scaling.efficiency
+        if c.scaling < M.SCALING_FLOOR then
+          c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPUs: change the "
+                                    .. "layout or the cards", c.scaling, M.SCALING_FLOOR,
+                                    r.scaling.gpus) }
+        end
+      end
+    end
     out[i] = c
   end
   return { results = out, stats = stats, defaults = defaults or {}, key = key }

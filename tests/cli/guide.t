@@ -10,7 +10,22 @@ is($e, '', 'nothing on stderr');
 like($o, qr/^== The cards/m, 'section: the cards');
 like($o, qr/^== Does it fit on one card\?/m, 'section: fit');
 like($o, qr/^== One node talking/m, 'section: collectives');
-like($o, qr/^== Serving/m, 'section: serving');
+like($o, qr/^== Which card for which job/m, 'section: which card for which job');
+# Scenarios A-F, each a row with a recommendation and its runner-up.
+my ($quick) = $o =~ /^== Which card for which job.*?\n(.*?)\n\n/ms;
+my @sc = grep { /^[A-F] / } split /\n/, $quick;
+is(scalar @sc, 7, 'seven rows: A (two), B, C, D, E, F');
+for my $row (@sc) {
+    my ($name) = $row =~ /^(\S+ [^ ]+ [^ ]+)/;
+    unlike($row, qr/nothing fits/, "$name: a card runs it");
+    # The runner-up is ranked after the recommendation: it costs more.
+    like($row, qr/: \d+% more cost/, "$name: the runner-up costs more");
+}
+# Outside China (USD, the default) the export variants have no offer to
+# rent: they are named, not recommended.
+unlike($quick, qr/h800|a800|\bh20\b/, 'USD: no China-market card recommended');
+like($o, qr/^  prices: .* no offer there for a800-sxm-80gb, h20, h800-sxm \(China-market cards: --currency CNY\)$/m,
+     'USD: the China-market cards are named');
 # 7B full fine-tune with AdamW mixed precision: 16 B/param x 6.74e9 = 108 GB
 # of model states alone, so it cannot fit an 80 GB A100.
 like($o, qr/^7B full FT.*\s+no \+\d+G\s+no \+\d+G/m, '7B full FT does not fit a 4090 or an A100');
@@ -38,7 +53,13 @@ like($cards, qr/^h20\s.*\s6\.98\s+cn$/m, 'h20: 6.98 CNY/h from the China market 
 like($cards, qr/^a100-sxm-80gb\s.*\s6\.67\s+us, converted from \$0\.95\/h$/m,
      'a100: the US $0.95/h, converted at 7.0197 and labelled');
 like($o, qr/^converted prices: USD to CNY at 7\.0197 CNY\/USD, 2026-01-08 /m, 'the rate and its date');
-like($o, qr/^h20\s.*\scn$/m, 'serving table: the h20 cost says where its price is from');
+# A buyer in China ranks China-market prices: the H800 and its kin, and
+# the cards without a China-market offer named.
+my ($cnq) = $o =~ /^== Which card for which job.*?\n(.*?)\n\n/ms;
+like($cnq, qr/^A 7B multimodal SFT.*\sh800-sxm\s/m, 'CNY: H800 recommended for A');
+unlike($cnq, qr/b200|h100|h200/, 'CNY: no card without a China-market offer');
+like($o, qr/^  prices: the cheapest offer of each card in the cn market, in CNY; no offer there for b200, h100-sxm, h200-sxm$/m,
+     'CNY: the market and the cards without an offer');
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', '--currency', 'CNY', '--market', 'cn');
 like($o, qr/^a100-sxm-80gb\s.*\s6\.68\s+cn$/m, '--market cn: the AutoDL 6.68 CNY');
 like($o, qr/^h100-sxm\s.*\s-\s+-$/m, '--market cn: no China-market H100 price');

@@ -65,34 +65,7 @@ end
 local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] = "fewest_gpus",
                    ["best-per-dollar"] = "best_per_dollar" }
 
--- Why the runner-up lost: its time and cost per token against the
--- winner's, and the part of its step that differs most.
-local function why(best, second, job)
-  local function parts(c)
-    local ok, r = pcall(train.train, sweep.train_options(job, c))
-    return ok and r or nil
-  end
-  local function more(x, what)
-    if x >= 1 then return string.format("%.1f%% more %s", 100 * (x - 1), what) end
-    return string.format("%.1f%% less %s", 100 * (1 - x), what)
-  end
-  local a, b = parts(best), parts(second)
-  if not a or not b then return nil end
-  local worst, diff, sa, sb = nil, -math.huge, 0, 0
-  for i, p in ipairs(b.parts) do
-    local d = p.share - a.parts[i].share
-    if d > diff then worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share end
-  end
-  local cost = (best.cost and second.cost)
-    and ", " .. more(second.cost / best.cost, "cost") or ""
-  if cost ~= "" and best.price and second.price and best.price ~= second.price then
-    cost = cost .. string.format(" (%.2f against %.2f %s/GPU-h)", second.price, best.price,
-                                 second.currency or "")
-  end
-  return string.format("runner-up %s x %d (%s): %s per token%s; its %s is %.0f%% of the step against %.0f%%",
-    second.gpu, second.gpus, second.layout, more(best.tokens_per_s / second.tokens_per_s, "time"),
-    cost, worst, 100 * sb, 100 * sa)
-end
+local why = sweep.why
 
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
@@ -172,6 +145,11 @@ function C.show(r, job, head, format, top)
     } })
   end
   if format == "text" or format == "markdown" then
+    for i, c in ipairs(shown) do
+      for _, f in ipairs(c.flags or {}) do
+        io.write(string.format("flag: #%d %s x %d %s: %s\n", i, c.gpu, c.gpus, c.layout, f))
+      end
+    end
     if #r.results >= 2 then
       local w = why(r.results[1], r.results[2], job)
       if w then io.write(w, "\n") end
