@@ -123,7 +123,7 @@ uninstall:
 # Installs the Debian packages the build and tests need, when any is
 # missing (through sudo when not root).
 DEPS := liblua5.4-dev lua-filesystem lua-cjson make gcc libc6-dev perl \
-        pkg-config
+        pkg-config parallel
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 deps:
 	@if dpkg -s $(DEPS) >/dev/null 2>&1; then \

@@ -1692,6 +1692,17 @@ typedef struct lgp_where {
 	lua_State *L;
 } lgp_where;
 
+/* space.progress(done, total): called unprotected, as where. */
+static void lgp_progress_call(void *ud, long done, long total)
+{
+	lua_State *L = ((lgp_where *)ud)->L;
+
+	lua_getfield(L, 5, "progress");
+	lua_pushinteger(L, done);
+	lua_pushinteger(L, total);
+	lua_call(L, 2, 0);
+}
+
 static int lgp_where_call(void *ud, const sweep_cand *c)
 {
 	lua_State *L = ((lgp_where *)ud)->L;
@@ -1819,6 +1830,14 @@ static int lgp_sweep(lua_State *L)
 	has_where = lua_isfunction(L, -1);
 	if (!has_where && !lua_isnil(L, -1))
 		return luaL_error(L, "sweep.where must be a function");
+	lua_pop(L, 1);
+	lua_getfield(L, 5, "progress");
+	if (lua_isfunction(L, -1)) {
+		s.progress = lgp_progress_call;
+		s.progress_ud = &wh;
+	} else if (!lua_isnil(L, -1)) {
+		return luaL_error(L, "sweep.progress must be a function");
+	}
 	lua_pop(L, 1);
 	/* The ranked list and the memo live in Lua userdata: freed with
 	 * the call's values, even when a where function raises. */

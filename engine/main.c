@@ -113,6 +113,14 @@ static int l_write_file(lua_State *L)
 	return 1;
 }
 
+/* config.stderr_is_tty() -> whether standard error is a terminal (a
+ * progress bar draws only there). */
+static int l_stderr_tty(lua_State *L)
+{
+	lua_pushboolean(L, isatty(STDERR_FILENO));
+	return 1;
+}
+
 static int file_exists(const char *path)
 {
 	return access(path, R_OK) == 0;
@@ -210,11 +218,13 @@ static int pmain(lua_State *L)
 
 	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-	lua_createtable(L, 0, 5);
+	lua_createtable(L, 0, 6);
 	lua_pushcfunction(L, l_memory);
 	lua_setfield(L, -2, "memory");
 	lua_pushcfunction(L, l_write_file);
 	lua_setfield(L, -2, "write_file");
+	lua_pushcfunction(L, l_stderr_tty);
+	lua_setfield(L, -2, "stderr_is_tty");
 	lua_pushstring(L, root);
 	lua_setfield(L, -2, "root");
 	lua_pushstring(L, GP_VERSION);

@@ -358,6 +358,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	train_result r;
 	gp_error e2;
 	double lb;
+	long total = 0, done = 0, step = SWEEP_PROGRESS_N;
 
 	if (!top || !ntop || k < 0 || !cache)
 		return gp_fail(err, "sweep: no result buffer or memo");
@@ -365,8 +366,21 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "sweep: unknown key %d", (int)key);
 	if (sweep_begin(&it, m, t, base, s, err))
 		return GP_EINVAL;
+	if (s->progress) {
+		/* The layouts to come, counted by enumerating them: cheap
+		 * next to pricing them. */
+		while (sweep_next(&it, &c, &cand))
+			total++;
+		sweep_begin(&it, m, t, base, s, err);
+		/* about a hundred updates, at most every SWEEP_PROGRESS_N */
+		step = total / 100;
+		step = step < 1 ? 1 : step > SWEEP_PROGRESS_N ?
+			SWEEP_PROGRESS_N : step;
+	}
 	*ntop = 0;
 	while (sweep_next(&it, &c, &cand)) {
+		if (s->progress && ++done % step == 0)
+			s->progress(s->progress_ud, done, total);
 		if (!s->no_bound && (*ntop == k || s->max_time > 0 ||
 				     s->max_cost > 0)) {
 			if (train_bound(m, d, t, &c, cache, &lb, &e2)) {
@@ -396,6 +410,8 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 			continue;
 		sweep_keep(top, k, ntop, &cand);
 	}
+	if (s->progress)
+		s->progress(s->progress_ud, total, total);
 	if (stats)
 		*stats = it.st;
 	return GP_OK;

@@ -30,6 +30,8 @@ typedef enum sweep_key {
 const char *sweep_key_name(sweep_key k);
 int sweep_key_parse(const char *s, sweep_key *out, gp_error *err);
 
+#define SWEEP_PROGRESS_N 2048
+
 typedef struct sweep_space {
 	const int *gpus;     /* GPU counts to try, > 0 */
 	int ngpus;
@@ -47,6 +49,11 @@ typedef struct sweep_space {
 			      * overlap_grad_reduce) */
 	int no_bound;        /* 1: time every fitting layout (no lower-
 			      * bound pruning in sweep_run) */
+	/* sweep_run calls progress(ud, done, total) about a hundred times
+	 * (at most every SWEEP_PROGRESS_N layouts) and once at the end, the
+	 * total counted first; NULL: none. */
+	void (*progress)(void *ud, long done, long total);
+	void *progress_ud;
 	int shard_k, shard_n;/* this shard of n (n 0 = the whole space) */
 	double max_time;     /* s to train base.tokens; 0 = no deadline */
 	double max_cost;     /* price units for them; 0 = no budget */

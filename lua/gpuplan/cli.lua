@@ -121,6 +121,10 @@ function M.parse(cmdname, spec, argv, first)
           if not formats[value] then
             error(M.usage(string.format("%s: option '--%s' expects text, markdown, csv or json, got '%s'", cmdname, name, value)), 0)
           end
+        elseif ty == "format_html" then
+          if not formats[value] and value ~= "html" then
+            error(M.usage(string.format("%s: option '--%s' expects text, markdown, csv, json or html, got '%s'", cmdname, name, value)), 0)
+          end
         elseif ty ~= "string" then
           error(string.format("%s: option '--%s' has unknown type '%s' in its spec", cmdname, name, tostring(ty)), 0)
         end

@@ -358,6 +358,132 @@ function Plot:write(path)
   return path
 end
 
+-- Stacked horizontal bars: one row per category, one coloured segment per
+-- stack, a legend above the rows.
+--   local b = svg.bars{ title = "Where the step goes", xlabel = "seconds",
+--                       categories = { "TP8 PP2 ...", "TP4 PP4 ..." },
+--                       stacks = { { label = "compute", values = { 3.1, 2.9 } },
+--                                  { label = "bubble", values = { 0.4, 0.9 } } },
+--                       xfmt = svg.si, note = "..." }
+--   b:write("step.svg")
+-- Negative or missing values draw nothing; a row's total is printed at its
+-- end.
+local Bars = {}
+Bars.__index = Bars
+
+function M.bars(o)
+  o = o or {}
+  if type(o.categories) ~= "table" or type(o.stacks) ~= "table" then
+    error("svg.bars: categories and stacks are required", 2)
+  end
+  for i, st in ipairs(o.stacks) do
+    if type(st) ~= "table" or type(st.values) ~= "table" then
+      error(string.format("svg.bars: stacks[%d] needs values", i), 2)
+    end
+  end
+  return setmetatable({ title = o.title or "", xlabel = o.xlabel or "",
+                        categories = o.categories, stacks = o.stacks, note = o.note,
+                        width = o.width or 900, xfmt = o.xfmt or M.si,
+                        limit = o.limit, limit_label = o.limit_label }, Bars)
+end
+
+function Bars:render()
+  local rows, W = #self.categories, self.width
+  local lw = 0
+  for _, c in ipairs(self.categories) do lw = math.max(lw, #tostring(c) * FONT * CHAR_W) end
+  local ml = math.ceil(lw) + 20
+  local legend_rows = 1
+  local lx = ml
+  for _, st in ipairs(self.stacks) do
+    local wd = 18 + #tostring(st.label or "") * FONT * CHAR_W + 16
+    if lx + wd > W - 30 then legend_rows, lx = legend_rows + 1, ml end
+    lx = lx + wd
+  end
+  local mt = 40 + legend_rows * 18 + 8
+  local bar, gap = 22, 10
+  local H = mt + rows * (bar + gap) + 60
+  local pw = W - ml - 90
+  local total, hi = {}, 0
+  for r = 1, rows do
+    total[r] = 0
+    for _, st in ipairs(self.stacks) do
+      local v = st.values[r]
+      if type(v) == "number" and v == v and v > 0 then total[r] = total[r] + v end
+    end
+    hi = math.max(hi, total[r])
+  end
+  if type(self.limit) == "number" and self.limit > hi then hi = self.limit end
+  if hi <= 0 then hi = 1 end
+  local t = ticks(0, hi * 1.02, nil)
+  local x1 = t[#t] >= hi and t[#t] or hi
+  local function fx(x) return ml + x / x1 * pw end
+  local out = {}
+  local function w(...) out[#out + 1] = string.format(...) end
+  w('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="DejaVu Sans, Arial, sans-serif" font-size="%d">', W, H, W, H, FONT)
+  w('<rect width="%d" height="%d" fill="white"/>', W, H)
+  w('<text x="%d" y="24" font-size="16" font-weight="bold">%s</text>', ml, esc(self.title))
+  -- legend
+  lx = ml
+  local ly = 44
+  for i, st in ipairs(self.stacks) do
+    local color = st.color or palette[(i - 1) % #palette + 1]
+    local wd = 18 + #tostring(st.label or "") * FONT * CHAR_W + 16
+    if lx + wd > W - 30 then lx, ly = ml, ly + 18 end
+    w('<rect x="%.1f" y="%d" width="12" height="12" fill="%s"/>', lx, ly - 10, color)
+    w('<text x="%.1f" y="%d">%s</text>', lx + 16, ly, esc(st.label or ""))
+    lx = lx + wd
+  end
+  -- grid and ticks
+  local yb = mt + rows * (bar + gap)
+  for _, v in ipairs(t) do
+    if v <= x1 + 1e-12 then
+      w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', fx(v), mt - 4, fx(v), yb)
+      w('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', fx(v), yb + 16,
+        esc(self.xfmt(v, 0, x1) or ""))
+    end
+  end
+  w('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', ml + pw / 2, yb + 38,
+    esc(self.xlabel))
+  -- bars
+  for r = 1, rows do
+    local y = mt + (r - 1) * (bar + gap)
+    w('<text x="%d" y="%.1f" text-anchor="end">%s</text>', ml - 8, y + bar / 2 + 4,
+      esc(self.categories[r]))
+    local x = 0
+    for i, st in ipairs(self.stacks) do
+      local v = st.values[r]
+      if type(v) == "number" and v == v and v > 0 then
+        local color = st.color or palette[(i - 1) % #palette + 1]
+        w('<rect x="%.2f" y="%d" width="%.2f" height="%d" fill="%s"><title>%s: %s</title></rect>',
+          fx(x), y, fx(x + v) - fx(x), bar, color, esc(st.label or ""), esc(M.si(v)))
+        x = x + v
+      end
+    end
+    w('<text x="%.1f" y="%.1f" fill="#333">%s</text>', fx(x) + 6, y + bar / 2 + 4,
+      esc(self.xfmt(total[r], 0, x1) or ""))
+  end
+  if type(self.limit) == "number" and self.limit > 0 then
+    w('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#222" stroke-dasharray="5,3"/>',
+      fx(self.limit), mt - 6, fx(self.limit), yb)
+    w('<text x="%.1f" y="%d" text-anchor="middle" font-size="11">%s</text>', fx(self.limit),
+      yb + 28, esc(self.limit_label or ""))
+  end
+  if self.note then
+    w('<text x="%d" y="%d" font-size="11" fill="#666">%s</text>', ml, H - 8, esc(self.note))
+  end
+  w('</svg>')
+  return table.concat(out, "\n") .. "\n"
+end
+
+function Bars:write(path)
+  local files = require "gpuplan.files"
+  files.check_output(path)
+  files.write(path, self:render())
+  return path
+end
+
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).
+require("gpuplan.args").api_module(Bars)
 require("gpuplan.args").api_module(Plot)
 return require("gpuplan.args").api_module(M)

@@ -24,6 +24,9 @@
 --                fitting candidate that could still enter the top
 --                (its fields as in the results)
 --   scaling      false: skip each result's scaling efficiency (default: on)
+--   progress     true: a progress bar on stderr once a card's search has
+--                run a second, when stderr is a terminal; or a
+--                function(done, total, gpu) called as layouts are priced
 --   bound        false: time every fitting layout (default true: a lower
 --                bound on a layout's step skips those that cannot rank)
 --   policy       a gp.policy.* table (sets key, deadline, budget), or a
@@ -52,7 +55,8 @@ local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 M.SWEEP_OPTIONS = args.set [[gpu gpus tp_max pp_max cp_max ep_max vpp_max zero
-  micro_batch recompute sp key deadline budget where policy top shard bound scaling]]
+  micro_batch recompute sp key deadline budget where policy top shard bound scaling
+  progress]]
 
 -- Durations: "30d", "2w", "12h", "90m", "3600s" or seconds.
 function M.duration(v, what)
@@ -204,6 +208,60 @@ function M.why(best, second, job)
     cost, worst, 100 * sb, 100 * sa)
 end
 
+-- Every timed layout of gp.sweep(o) that fits (within its deadline and
+-- budget), on every card, as points {gpu, gpus, layout, days, cost,
+-- tokens_per_s, mfu} -- no lower bound drops any -- and the cost-vs-time
+-- Pareto front among them (no other point is both sooner and cheaper),
+-- sorted by days.  Days and cost are for o.tokens (1e9 when not given:
+-- then per billion tokens).  Each card needs a price.
+function M.pareto(o)
+  local a = {}
+  for k, v in pairs(o) do a[k] = v end
+  a.tokens = a.tokens or 1e9
+  a.policy, a.key, a.top, a.bound, a.scaling = nil, "cost", 1, false, false
+  local points = {}
+  a.where = function(c)
+    if c.train_time and c.train_time > 0 and c.cost and c.cost > 0 then
+      points[#points + 1] = { gpu = c.gpu, gpus = c.gpus, layout = M.label(c),
+                              days = c.train_time / 86400, cost = c.cost,
+                              tokens_per_s = c.tokens_per_s, mfu = c.mfu }
+    end
+    return false
+  end
+  M.sweep(a)
+  table.sort(points, function(x, y)
+    if x.days ~= y.days then return x.days < y.days end
+    return x.cost < y.cost
+  end)
+  local front, best = {}, math.huge
+  for _, q in ipairs(points) do
+    if q.cost < best then
+      front[#front + 1] = q
+      best = q.cost
+    end
+  end
+  return { points = points, front = front, tokens = a.tokens }
+end
+
+-- A progress bar on stderr: drawn once the search has run a second, only
+-- when stderr is a terminal, cleared at the end.
+function M.progress_bar()
+  local tty = require("gpuplan.config").stderr_is_tty
+  if not (tty and tty()) then return nil end
+  -- GPUPLAN_PROGRESS_DELAY (seconds, default 1): when the bar appears.
+  local delay = tonumber(os.getenv("GPUPLAN_PROGRESS_DELAY") or "") or 1
+  local t0, shown = os.clock(), false
+  return function(done, total, gpu)
+    if os.clock() - t0 < delay then return end
+    local frac = total > 0 and done / total or 1
+    local n = math.floor(frac * 30 + 0.5)
+    io.stderr:write(string.format("\rsearching %s [%s%s] %3d%%  %d of %d layouts", gpu,
+      ("#"):rep(n), ("."):rep(30 - n), math.floor(100 * frac), done, total))
+    shown = true
+    if done >= total then io.stderr:write("\r", (" "):rep(78), "\r") end
+  end
+end
+
 -- gp.sweep{...}: see the header.
 function M.sweep(o)
   if type(o) ~= "table" then fail("sweep{...}: expected a table of options") end
@@ -319,6 +377,12 @@ function M.sweep(o)
         end
         return true
       end
+    end
+    if a.progress ~= nil and a.progress ~= false then
+      local f = a.progress
+      if f == true then f = M.progress_bar()
+      elseif type(f) ~= "function" then fail("sweep: progress must be true, false or a function") end
+      if f then sp.progress = function(done, total) f(done, total, gid) end end
     end
     local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
     if not ok then error("sweep: " .. require("gpuplan.cli").clean(r), 2) end

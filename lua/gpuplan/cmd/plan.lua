@@ -29,7 +29,16 @@ usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
   --budget B         spend at most B ($50k, 100kCNY)
   --top N            how many layouts to print (default 5)
   --shard K/N        this shard of a deterministic split (for gpuplan merge)
-  --format F         text|markdown|csv|json (json: one result per line)
+  --format F         text|markdown|csv|json|html (json: one result per
+                     line, what gpuplan merge reads; html: one
+                     self-contained page with the tables and the plots)
+  --svg BASE         write BASE-pareto.svg (the cost-vs-time Pareto front
+                     of every fitting layout on every card),
+                     BASE-memory.svg (stacked memory per GPU of the best
+                     layouts) and BASE-step.svg (where their step goes)
+  --no-progress      no progress bar (by default one is drawn on stderr
+                     for a search longer than a second, when stderr is a
+                     terminal)
 
   Prints the best layouts with their step, MFU, days and cost, and why the
   runner-up lost (the part of its step that differs most).]],
@@ -50,6 +59,7 @@ for k, v in pairs {
   tp_max = "int", pp_max = "int", cp_max = "int", ep_max = "int", vpp_max = "int",
   zero = "string", micro_batch = "string", recompute = "string", policy = "string",
   deadline = "string", budget = "string", top = "int", shard = "string",
+  svg = "string", format = "format_html", progress = "flag",
 } do C.options[k] = v end
 
 local function ints(s, what)
@@ -72,7 +82,7 @@ function C.run(opts, args)
   if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
   local o = { model = args[1] }
   for k, v in pairs(opts) do
-    if k ~= "format" and k ~= "policy" then o[k] = v end
+    if k ~= "format" and k ~= "policy" and k ~= "svg" and k ~= "progress" then o[k] = v end
   end
   local gpus = {}
   for g in opts.gpu:gmatch("[^,]+") do gpus[#gpus + 1] = g end
@@ -97,7 +107,9 @@ function C.run(opts, args)
   o.policy = sweep.policy[POLICIES[pname]] { deadline = opts.deadline, budget = opts.budget }
   o.deadline, o.budget = nil, nil
   o.top = math.max(opts.top or 5, 2)
+  o.progress = opts.progress ~= false
   local ok, r = pcall(sweep.sweep, o)
+  o.progress = nil
   if not ok then error(cli.clean(r), 0) end
   local head = { model = args[1], policy = pname, deadline = opts.deadline,
                  budget = opts.budget }
@@ -116,8 +128,163 @@ function C.run(opts, args)
     end
     return 0
   end
-  C.show(r, o, head, opts.format or "text", opts.top or 5)
+  local format = opts.format or "text"
+  if format == "html" or opts.svg then
+    local pics = C.pictures(r, o, head, opts.top or 5)
+    if opts.svg then
+      local files = require "gpuplan.files"
+      for _, k in ipairs { "pareto", "memory", "step" } do
+        files.check_output(opts.svg .. "-" .. k .. ".svg")
+      end
+      for _, k in ipairs { "pareto", "memory", "step" } do
+        local okw, err = pcall(pics[k].write, pics[k], opts.svg .. "-" .. k .. ".svg")
+        if not okw then error(cli.clean(err), 0) end
+      end
+    end
+    if format == "html" then
+      io.write(C.html(r, o, head, opts.top or 5, pics))
+      return 0
+    end
+  end
+  C.show(r, o, head, format, opts.top or 5)
   return 0
+end
+
+-- The plots of a plan: the Pareto front of every fitting layout, and the
+-- memory and the step of the best `top` layouts.
+function C.pictures(r, job, head, top)
+  local svg = require "gpuplan.svg"
+  local units = require "gpuplan.units"
+  local pj = {}
+  for k, v in pairs(job) do pj[k] = v end
+  local okp, par = pcall(sweep.pareto, pj)
+  local per_b = not job.tokens
+  local pareto = svg.plot { title = head.model .. ": every fitting layout, time against cost",
+    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
+    ylabel = "cost (" .. (r.results[1] and r.results[1].currency or "USD") .. ")",
+    xlog = true, ylog = true, legend = "right",
+    note = okp and string.format("%d layouts; the line joins those no other beats on both",
+                                 #par.points) or "no priced layout to plot" }
+  if okp then
+    local by = {}
+    local order = {}
+    for _, q in ipairs(par.points) do
+      if not by[q.gpu] then by[q.gpu] = {}; order[#order + 1] = q.gpu end
+      local t = by[q.gpu]
+      t[#t + 1] = { q.days, q.cost }
+    end
+    for i, g in ipairs(order) do
+      pareto:points(by[g], { label = g, color = svg.palette[(i - 1) % #svg.palette + 1] })
+    end
+    local front = {}
+    for _, q in ipairs(par.front) do
+      front[#front + 1] = { q.days, q.cost, string.format("%s x%d", q.gpu, q.gpus) }
+    end
+    pareto:line(front, { label = "Pareto front", color = "#222", width = 1.5 })
+    pareto:points(front, { color = "#222", shape = "square" })
+    if head.deadline and not per_b and #par.points > 0 then
+      local dl = sweep.duration(head.deadline, "deadline") / 86400
+      local lo, hi = math.huge, 0
+      for _, q in ipairs(par.points) do lo, hi = math.min(lo, q.cost), math.max(hi, q.cost) end
+      pareto:line({ { dl, lo }, { dl, hi } }, { label = "deadline " .. head.deadline,
+                                               color = "#888", dash = "6,4", width = 1 })
+    end
+  end
+  local cats, mem, step, mnames, snames, budget = {}, {}, {}, {}, {}, nil
+  for i = 1, math.min(top, #r.results) do
+    local c = r.results[i]
+    cats[i] = string.format("#%d %s x%d %s", i, c.gpu, c.gpus, c.layout)
+    local ok, tr = pcall(require("gpuplan.train").train, sweep.train_options(job, c))
+    if ok then
+      budget = budget or (tr.memory.budget and tr.memory.budget / units.GiB)
+      for _, comp in ipairs(tr.memory.components or {}) do
+        if not mem[comp.name] then mem[comp.name] = {}; mnames[#mnames + 1] = comp.name end
+        mem[comp.name][i] = comp.bytes / units.GiB
+      end
+      for _, p in ipairs(tr.parts) do
+        if not step[p.name] then step[p.name] = {}; snames[#snames + 1] = p.name end
+        step[p.name][i] = p.seconds
+      end
+    end
+  end
+  local function stacks(t, names)
+    local out = {}
+    for _, n in ipairs(names) do
+      local any = false
+      for i = 1, #cats do if (t[n][i] or 0) > 0 then any = true end end
+      if any then out[#out + 1] = { label = n, values = t[n] } end
+    end
+    return out
+  end
+  local memory = svg.bars { title = "Memory per GPU (the most loaded), best layouts",
+                            xlabel = "GiB", categories = cats, stacks = stacks(mem, mnames),
+                            limit = budget, limit_label = budget and
+                              string.format("budget %.1f GiB", budget) or nil }
+  local steps = svg.bars { title = "Where one training step goes, best layouts",
+                           xlabel = "seconds", categories = cats, stacks = stacks(step, snames) }
+  return { pareto = pareto, memory = memory, step = steps }
+end
+
+local function esc(s)
+  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
+end
+
+-- One self-contained page: the plan's tables and its three plots inline
+-- (no script, no network).
+function C.html(r, job, head, top, pics)
+  local out = {}
+  local function w(s) out[#out + 1] = s end
+  local title = string.format("%s: best layouts by %s%s%s", head.model, head.policy,
+    head.deadline and (", deadline " .. head.deadline) or "",
+    head.budget and (", budget " .. head.budget) or "")
+  w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+  w("<title>" .. esc(title) .. "</title>")
+  w("<style>body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;max-width:1000px}"
+    .. "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+    .. "padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
+    .. "figure{margin:1.5em 0}svg{max-width:100%;height:auto}</style></head><body>")
+  w("<h1>" .. esc(title) .. "</h1>")
+  local shown = {}
+  for i = 1, math.min(top, #r.results) do shown[i] = r.results[i] end
+  if #shown == 0 then
+    w("<p>No layout fits" .. ((head.deadline or head.budget) and " within the deadline and budget" or "")
+      .. ".</p>")
+  else
+    w("<table><tr><th>#</th><th class=\"l\">gpu</th><th>GPUs</th><th class=\"l\">layout</th>"
+      .. "<th>step (s)</th><th>MFU</th><th>days</th><th>cost</th><th>GiB/GPU</th></tr>")
+    for i, c in ipairs(shown) do
+      w(string.format("<tr><td>%d</td><td class=\"l\">%s</td><td>%d</td><td class=\"l\">%s</td>"
+        .. "<td>%.2f</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
+        c.gpus, esc(c.layout), c.step_s, c.mfu, c.days and string.format("%.1f", c.days) or "-",
+        c.cost and string.format("%.0f %s", c.cost, esc(c.currency or "")) or "-", c.mem_gib))
+    end
+    w("</table>")
+    for i, c in ipairs(shown) do
+      for _, f in ipairs(c.flags or {}) do
+        w(string.format("<p>flag: #%d %s x %d: %s</p>", i, esc(c.gpu), c.gpus, esc(f)))
+      end
+    end
+    if #r.results >= 2 then
+      local wy = sweep.why(r.results[1], r.results[2], job)
+      if wy then w("<p>" .. esc(wy) .. "</p>") end
+    end
+  end
+  for _, k in ipairs { "pareto", "memory", "step" } do
+    w("<figure>" .. pics[k]:render() .. "</figure>")
+  end
+  local names = {}
+  for g in pairs(r.stats) do names[#names + 1] = g end
+  table.sort(names)
+  local st = {}
+  for _, g in ipairs(names) do
+    local x = r.stats[g]
+    st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
+      g, x.layouts, x.fitting, x.within, x.layouts - x.bounded, x.bounded)
+  end
+  w("<p>searched: " .. esc(table.concat(st, "; ")) .. "</p>")
+  if #r.defaults > 0 then w("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
+  w("</body></html>")
+  return table.concat(out, "\n") .. "\n"
 end
 
 -- Print a plan: the best layouts, why the runner-up lost, what was

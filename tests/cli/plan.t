@@ -1,0 +1,149 @@
+# gpuplan plan: the layout search from the command line -- the ranked
+# layouts, why the runner-up lost, the pictures, the HTML page, the
+# progress bar, shards and gpuplan merge (GNU parallel and the Slurm
+# script), and the refusals.
+use strict;
+use warnings;
+use Test::More;
+use File::Temp qw(tempdir);
+use Cwd qw(getcwd);
+require './tests/cli/lib.pl';
+
+my $dir = tempdir(CLEANUP => 1);
+my @job = ('llama3-70b', '--tokens', '2e12', '--gpus', '64..1024',
+           '--gpu', 'h100-sxm,h800-sxm,b200', '--deadline', '30d');
+
+# The issue's command: the best layouts within 30 days, cheapest first.
+my ($c, $o, $e) = run_gp('plan', @job);
+is($c, 0, 'plan exits 0') or diag $e;
+like($o, qr/^llama3-70b: best layouts by cheapest, deadline 30d$/m, 'title: policy and deadline');
+my @rows = grep { /^(h100-sxm|h800-sxm|b200)\s+\d+\s/ } split /\n/, $o;
+is(scalar @rows, 5, 'five layouts');
+my @days = map { (split /\s{2,}/)[5] } @rows;
+my @cost = map { (split /\s{2,}/)[6] } @rows;
+ok(!(grep { $_ > 30 } @days), 'every layout within the 30-day deadline');
+my @sorted = sort { $a <=> $b } @cost;
+is_deeply(\@cost, \@sorted, 'ranked by cost, cheapest first');
+like($o, qr/^runner-up \S+ x \d+ \(.*\): [\d.]+% (more|less) time per token, [\d.]+% more cost/m,
+     'why the runner-up lost: its time and its cost against the winner');
+like($o, qr/^searched: b200 \d+ layouts, \d+ fit and \d+ within of \d+ timed \(\d+ skipped by the bound\); h100-sxm/m,
+     'what was searched, per card');
+like($o, qr/^defaults: method=pretrain, seq=8192 \(the model's context, at most 8192\)/m,
+     'a search plans pre-training at the model context unless told');
+
+# JSON lines: one plan line, then one per result, with what merge ranks by.
+($c, $o, $e) = run_gp('plan', @job, '--format', 'json');
+is($c, 0, 'json exits 0');
+my @lines = split /\n/, $o;
+like($lines[0], qr/^\{.*"kind":"plan"/, 'first line: the plan');
+ok(!(grep { !/"kind":"result"/ } @lines[1 .. $#lines]), 'then results');
+like($lines[1], qr/"gpu_order":\d.*"index":\d+.*"score":/, 'results carry gpu_order, index and score');
+
+# Shards with GNU parallel: 4 shards merged print what the whole search prints,
+# except the counts line, which says it summed shards.
+my ($cw, $whole) = run_gp('plan', @job);
+SKIP: {
+    skip 'GNU parallel is not installed', 3 unless system('sh', '-c', 'command -v parallel >/dev/null') == 0;
+    my $gp = getcwd() . '/gpuplan';
+    my $cmd = join(' ', map { "'$_'" } $gp, 'plan', @job, '--format', 'json');
+    my $rc = system('sh', '-c', "parallel --will-cite -j 2 $cmd --shard {}/4 '>' $dir/shard-{}.jsonl ::: 1 2 3 4");
+    is($rc, 0, 'parallel ran the 4 shards');
+    my ($cm, $merged, $em) = run_gp('merge', map { "$dir/shard-$_.jsonl" } 1 .. 4);
+    is($cm, 0, 'merge exits 0') or diag $em;
+    my $strip = sub { join "\n", grep { !/^searched/ } split /\n/, shift };
+    is($strip->($merged), $strip->($whole), 'merged shards == the whole search');
+}
+# The Slurm array script, run as an array of 3 tasks would run it.
+{
+    my $bin = "$dir/bin";
+    mkdir $bin;
+    symlink(getcwd() . '/gpuplan', "$bin/gpuplan") or die $!;
+    my $ok = 1;
+    for my $k (1 .. 3) {
+        $ok &&= system('sh', '-c', "cd $dir && PATH=$bin:\$PATH SLURM_ARRAY_TASK_COUNT=3 "
+                       . "SLURM_ARRAY_TASK_ID=$k bash " . getcwd() . "/scripts/slurm/plan.sbatch") == 0;
+    }
+    ok($ok, 'scripts/slurm/plan.sbatch: three array tasks');
+    ok(!glob("$dir/plan-shards/*.tmp"), 'no temporary left');
+    my ($cm, $merged, $em) = run_gp('merge', map { "$dir/plan-shards/shard-$_.jsonl" } 1 .. 3);
+    is($cm, 0, 'merge of the array exits 0') or diag $em;
+    my ($cs, $direct) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm,h800-sxm,b200', '--gpus', '64..1024',
+                               '--tokens', '2e12', '--deadline', '30d', '--pp-max', '16', '--vpp-max', '4',
+                               '--zero', '0,1,2', '--micro-batch', '1,2,4');
+    my $strip = sub { join "\n", grep { !/^searched/ } split /\n/, shift };
+    is($strip->($merged), $strip->($direct), 'the array merged == the search run whole');
+}
+# merge refuses what is not a whole set of shards of one search.
+($c, $o, $e) = run_gp('merge', "$dir/shard-1.jsonl", "$dir/shard-2.jsonl");
+if (-e "$dir/shard-1.jsonl") {
+    is($c, 1, 'missing shards: exit 1');
+    like($e, qr/^gpuplan: merge: shards 3\/4, 4\/4 are missing$/m, 'and which');
+    ($c, $o, $e) = run_gp('merge', "$dir/shard-1.jsonl", "$dir/shard-1.jsonl");
+    like($e, qr/^gpuplan: merge: shard 1\/4 given twice/m, 'a shard twice');
+} else {
+    pass('(no parallel shards)') for 1 .. 3;
+}
+write_file("$dir/bad.jsonl", "{\"kind\":\"plan\"\n");
+($c, $o, $e) = run_gp('merge', "$dir/bad.jsonl");
+is($c, 1, 'bad JSON: exit 1');
+like($e, qr/^gpuplan: merge: \Q$dir\E\/bad.jsonl:1: not a JSON object/m, 'names the file and line');
+
+# Pictures: the Pareto front, memory and step bars.
+($c, $o, $e) = run_gp('plan', @job, '--svg', "$dir/p");
+is($c, 0, '--svg exits 0') or diag $e;
+for my $k (qw(pareto memory step)) {
+    ok(-s "$dir/p-$k.svg", "p-$k.svg written");
+}
+my $read = sub { open(my $fh, '<', shift) or die; local $/; <$fh> };
+my $pareto = $read->("$dir/p-pareto.svg");
+like($pareto, qr/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" /, 'the Pareto plot is an SVG');
+like($pareto, qr/>Pareto front</, 'it draws the front');
+like($pareto, qr/>deadline 30d</, 'and the deadline');
+my $mem = $read->("$dir/p-memory.svg");
+is(scalar(() = $mem =~ /<text [^>]*text-anchor="end">#\d /g), 5, 'memory: a bar per layout');
+like($mem, qr/>budget [\d.]+ GiB</, 'memory: the budget line');
+my $step = $read->("$dir/p-step.svg");
+like($step, qr/<title>compute: /, 'step: the compute segment');
+
+# HTML: one self-contained page.
+($c, $o, $e) = run_gp('plan', @job, '--format', 'html');
+is($c, 0, 'html exits 0');
+like($o, qr/^<!DOCTYPE html>/, 'a page');
+is(scalar(() = $o =~ /<svg /g), 3, 'three plots inline');
+unlike($o, qr/<script|<link |src=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, no link, nothing fetched');
+like($o, qr/<td class="l">h800-sxm<\/td>/, 'the table of layouts');
+SKIP: {
+    skip 'chromium is not installed', 1 unless system('sh', '-c', 'command -v chromium >/dev/null') == 0;
+    write_file("$dir/plan.html", $o);
+    system('sh', '-c', "chromium --headless --no-sandbox --disable-gpu --window-size=1100,2400 "
+           . "--screenshot=$dir/plan.png file://$dir/plan.html >/dev/null 2>&1");
+    ok(-s "$dir/plan.png" > 10000, 'headless Chromium renders the page');
+}
+
+# The progress bar: on stderr, only on a terminal.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+is($e, '', 'not a terminal: no progress bar');
+SKIP: {
+    skip 'script(1) is not installed', 1 unless system('sh', '-c', 'command -v script >/dev/null') == 0;
+    my $gp = getcwd() . '/gpuplan';
+    my $tty = `GPUPLAN_PROGRESS_DELAY=0 script -qec '$gp plan llama3-8b --gpu h100-sxm --gpus 8 --micro-batch 1,2,4,8' /dev/null 2>&1`;
+    like($tty, qr/searching h100-sxm \[#+\.*\]\s+\d+%/, 'a terminal: the bar');
+}
+
+# Refusals.
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpus', '8');
+is($c, 2, 'no --gpu: usage error');
+($c, $o, $e) = run_gp('plan', @job, '--format', 'xml');
+is($c, 2, 'bad format: usage error');
+like($e, qr/expects text, markdown, csv, json or html/, 'names the formats');
+($c, $o, $e) = run_gp('plan', @job, '--shard', '5/4');
+is($c, 1, 'shard out of range');
+like($e, qr/shard '5\/4' must be K\/N with 1 <= K <= N/, 'names it');
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5');
+is($c, 1, 'a budget without tokens: exit 1');
+like($e, qr/a deadline or budget needs tokens/, 'says what is missing');
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5',
+                      '--tokens', '1e12');
+like($o, qr/^no layout fits within the deadline and budget$/m, 'a budget nothing meets: said so');
+
+done_testing();
