@@ -364,7 +364,8 @@ function M.sweep(o)
     local collected = {}
     if where_user or type(policy) == "function" then
       sp.where = function(c)
-        c.gpu = gid
+        -- what a policy or predicate may read: the card and its price
+        c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
         if where_user and not where_user(c) then return false end
         if type(policy) == "function" then
           local score = policy(c)

@@ -1,0 +1,100 @@
+#!/usr/bin/env gpuplan
+-- Your own cluster in the catalog, without recompiling: a user directory of
+-- catalog files (the same constructors as catalog/, checked the same way)
+-- that adds a node and a price -- here an H800 cluster with 4 NICs of
+-- 200 Gb/s RoCE per 8-GPU node (a common build in China, half the
+-- standard HGX's 8 x 400G) rented at a contract price -- and the plan on it
+-- against the stock HGX H800 at the market's price.
+--
+--   gpuplan run scripts/custom_catalog.lua [--dir DIR] [--price 7.5CNY/h]
+--
+-- The files are written to --dir (default: a fresh temporary directory);
+-- keep them under $XDG_CONFIG_HOME/gpuplan/catalog (or a directory named in
+-- $GPUPLAN_CATALOG) and every command sees them.
+local gp = require "gpuplan"
+local lfs = require "lfs"
+
+local opt = gp.options({
+  dir = { "where to write the catalog files (empty: a temporary directory)", "" },
+  price = { "the contract price per GPU-hour", "7.5CNY/h" },
+}, arg)
+
+local dir = opt.dir
+local temp = dir == ""
+if temp then
+  dir = os.tmpname()
+  os.remove(dir)
+end
+assert(lfs.mkdir(dir) or lfs.attributes(dir, "mode") == "directory", "cannot make " .. dir)
+
+local files = require "gpuplan.files"
+files.write(dir .. "/my-cluster.lua", string.format([[
+-- An H800 node as built by many Chinese clouds: 4 x 200 Gb/s RoCE NICs.
+fabric {
+  id = "my-roce-200", name = "200 Gb/s RoCE v2 (ConnectX-6 Dx)", scope = "scaleout",
+  bw = "200Gb/s per-dir", latency = "2.7us", achievable = 0.90,
+  achievable_reason = "as the catalog's RoCE 400: Ethernet framing and congestion control",
+  source = "example: the contract's NIC spec",
+}
+system {
+  id = "my-h800-4nic", name = "H800 8-GPU node, 4 x 200G RoCE", gpu = "h800-sxm", gpus = 8,
+  scaleup = "nvlink4-h800", nics = 4, nic_fabric = "my-roce-200",
+  host_memory = "2TB", host_mem_bw = "614.4GB/s",
+  source = "example: the provider's node sheet",
+}
+price {
+  id = "h800-sxm/my-contract", gpu = "h800-sxm", provider = "my contract",
+  provider_kind = "specialty", region = "cn", price = %q, date = "2026-12",
+  source = "example: the signed quote",
+}
+]], opt.price))
+
+local builtin = require("gpuplan.config").root .. "/catalog"
+local ok, cat = pcall(gp.catalog, { dirs = { builtin, dir } })
+if not ok then
+  error(require("gpuplan.cli").fail("the user catalog does not check: " .. tostring(cat)), 0)
+end
+
+-- The job: Llama-3-8B pre-training on 128 H800s, 200B tokens, layouts
+-- searched: wide data parallelism, whose gradient traffic crosses the NICs.
+local job = { model = "llama3-8b", method = "pretrain", gpu = "h800-sxm", gpus = 128,
+              tokens = 2e11, zero = { 0, 1 }, micro_batch = { 1, 2 }, currency = "CNY",
+              top = 1 }
+local rows = {}
+for _, sys in ipairs { "hgx-h800", "my-h800-4nic" } do
+  local o = {}
+  for k, v in pairs(job) do o[k] = v end
+  o.system = sys
+  -- The stock node at the built-in catalog's cheapest price; yours, from
+  -- the user catalog, at the contract's.
+  o.cat = sys == "my-h800-4nic" and cat or gp.catalog()
+  local r = gp.sweep(o)
+  local c = r.results[1]
+  local t = gp.train(require("gpuplan.sweep").train_options(o, c))
+  local dp = 0
+  for _, p in ipairs(t.parts) do if p.name == "dp_comm" then dp = p.share end end
+  rows[#rows + 1] = { system = sys, layout = c.layout, step = c.step_s, mfu = c.mfu,
+                      dp = 100 * dp, days = c.days, cost = c.cost, price = c.price }
+end
+gp.report(rows, { title = "Llama-3-8B pre-training on 128 x h800-sxm, 200B tokens: the stock "
+                          .. "node against your own",
+  columns = { { key = "system" }, { key = "layout", label = "best layout" },
+              { key = "step", label = "step (s)", fmt = "%.2f" },
+              { key = "mfu", label = "MFU", fmt = "%.3f" },
+              { key = "dp", label = "DP comm %", fmt = "%.1f" },
+              { key = "days", fmt = "%.1f" },
+              { key = "price", label = "CNY/GPU-h", fmt = "%.2f" },
+              { key = "cost", label = "cost (CNY)", fmt = "%.0f" } } })
+local a, b = rows[1], rows[2]
+print()
+print(string.format("On your nodes the step is %.1f%% %s and the run %.0f CNY %s (%s against %s);",
+                    100 * math.abs(b.step / a.step - 1), b.step >= a.step and "longer" or "shorter",
+                    math.abs(b.cost - a.cost), b.cost >= a.cost and "dearer" or "cheaper",
+                    b.layout, a.layout))
+print(string.format("the catalog files are in %s (gpuplan catalog check %s).", temp and "a temporary directory" or dir,
+                    temp and "DIR" or dir))
+if temp then
+  for f in lfs.dir(dir) do if f ~= "." and f ~= ".." then os.remove(dir .. "/" .. f) end end
+  lfs.rmdir(dir)
+end
+return 0

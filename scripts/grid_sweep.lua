@@ -1,0 +1,78 @@
+#!/usr/bin/env gpuplan
+-- A grid sweep: cards x GPU counts x every layout of a pre-training run,
+-- and the cost-vs-time Pareto front -- the layouts no other beats on both
+-- time and money.  Everything off the front is dominated: some layout is
+-- at least as fast and at least as cheap.
+--
+--   gpuplan run scripts/grid_sweep.lua [--model llama3-8b] [--tokens 1e12]
+--       [--gpus 64..1024] [--cards a100-sxm-80gb,h100-sxm,h200-sxm,b200]
+--       [--svg front.svg] [--format markdown]
+--
+-- Prices: each card's cheapest catalog offer (gp.sweep's defaults say
+-- which).  The plot (--svg) shows every fitting layout and the front.
+local gp = require "gpuplan"
+local sweep = require "gpuplan.sweep"
+
+local opt = gp.options({
+  model = { "model id", "llama3-8b" },
+  tokens = { "tokens to train on", 1e12 },
+  gpus = { "GPU counts: A..B doubling, or a list", "64..1024" },
+  cards = { "the cards, comma-separated", "a100-sxm-80gb,h100-sxm,h200-sxm,b200" },
+  svg = { "write the Pareto plot here (empty: none)", "" },
+  format = { "output format: text, markdown, csv or json", "text" },
+}, arg)
+
+local cards = {}
+for c in opt.cards:gmatch("[^,]+") do cards[#cards + 1] = c end
+local job = { model = opt.model, method = "pretrain", tokens = opt.tokens, gpu = cards,
+              gpus = opt.gpus, zero = { 0, 1 }, micro_batch = { 1, 2, 4 }, vpp_max = 2 }
+local par = sweep.pareto(job)
+
+local rows = {}
+for _, q in ipairs(par.front) do
+  rows[#rows + 1] = { gpu = q.gpu, gpus = q.gpus, layout = q.layout, days = q.days,
+                      cost = q.cost, mfu = q.mfu }
+end
+gp.report(rows, { format = opt.format,
+  title = string.format("%s, %.3g tokens: the cost-vs-time Pareto front of %d fitting layouts",
+                        opt.model, opt.tokens, #par.points),
+  columns = { { key = "gpu", label = "GPU" }, { key = "gpus", label = "GPUs" },
+              { key = "layout" }, { key = "days", fmt = "%.2f" },
+              { key = "cost", label = "cost (USD)", fmt = "%.0f" },
+              { key = "mfu", label = "MFU", fmt = "%.3f" } } })
+
+if opt.svg ~= "" then
+  local svg = require "gpuplan.svg"
+  local p = svg.plot { title = opt.model .. ": every fitting layout, time against cost",
+                       xlabel = string.format("days to train %.3g tokens", opt.tokens),
+                       ylabel = "cost (USD)", xlog = true, ylog = true, legend = "right",
+                       note = string.format("%d layouts on %d cards", #par.points, #cards) }
+  for i, c in ipairs(cards) do
+    local pts = {}
+    for _, q in ipairs(par.points) do
+      if q.gpu == c then pts[#pts + 1] = { q.days, q.cost } end
+    end
+    p:points(pts, { label = c, color = svg.palette[(i - 1) % #svg.palette + 1] })
+  end
+  local front = {}
+  for _, q in ipairs(par.front) do front[#front + 1] = { q.days, q.cost, q.gpu .. " x" .. q.gpus } end
+  p:line(front, { label = "Pareto front", color = "#222" })
+  p:write(opt.svg)
+end
+
+if opt.format == "text" and #par.front > 0 then
+  local fast, cheap = par.front[1], par.front[#par.front]
+  print()
+  print(string.format("Fastest: %d x %s (%s), %.2f days for %.0f USD; cheapest: %d x %s (%s), "
+                      .. "%.2f days for %.0f USD.", fast.gpus, fast.gpu, fast.layout, fast.days,
+                      fast.cost, cheap.gpus, cheap.gpu, cheap.layout, cheap.days, cheap.cost))
+  local on = {}
+  for _, q in ipairs(par.front) do on[q.gpu] = true end
+  local off = {}
+  for _, c in ipairs(cards) do if not on[c] then off[#off + 1] = c end end
+  if #off > 0 then
+    print(string.format("Never on the front: %s -- another card is sooner and cheaper at "
+                        .. "every size.", table.concat(off, ", ")))
+  end
+end
+return 0
