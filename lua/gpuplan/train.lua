@@ -29,6 +29,8 @@
 --   tokens        tokens to train on (number or "2e12"): time and cost
 --   price         per GPU-hour ("$2.49/h", a number, a catalog price id);
 --                 default the cheapest catalog price of the GPU
+--   market        the price regions the default price comes from: "cn"
+--                 (a buyer in China), "us,global,overseas" ...; default any
 --   scaling       true: also the scaling efficiency against one node
 --
 -- Result: plain table (seconds, FLOP, bytes): fits, step_s, parts {name,
@@ -49,14 +51,14 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
   overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price currency scaling attn_kernel grad_reduce]]
+  causal_flops tokens price market currency scaling attn_kernel grad_reduce]]
 
 M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
 
 -- What gp.sweep takes besides the job (the layout is swept).
 M.SWEEP_EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
   overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price currency attn_kernel grad_reduce]]
+  causal_flops tokens price market currency attn_kernel grad_reduce]]
 
 -- Which communication each software stack overlaps by default.
 --   megatron   Megatron-Core with --overlap-grad-reduce and
@@ -134,7 +136,16 @@ local function price_of(o, gpu, cat, currency, default)
   if p == nil then
     -- Dated offers before the seed guides' rules of thumb (gpuplan.prices).
     local prices = require "gpuplan.prices"
-    local q = prices.cheapest(cat, gpu.id, { currency = currency })
+    local markets
+    if o.market ~= nil then
+      if type(o.market) ~= "string" or o.market == "" then
+        fail("train: market must be price regions like 'cn' or 'us,global' (got %s)",
+          args.shown(o.market))
+      end
+      markets = {}
+      for m in o.market:gmatch("[^,%s]+") do markets[m] = true end
+    end
+    local q = prices.cheapest(cat, gpu.id, { currency = currency, markets = markets })
     if q then
       default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, currency, q.id,
         prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))

@@ -11,7 +11,7 @@ local C = {
 usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
 
   The job as for `gpuplan train` (--method, --seq, --precision, --stack,
-  --global-batch, --tokens, --price, --currency, --system ...); the layout
+  --global-batch, --tokens, --price, --currency, --market, --system ...); the layout
   is searched: every TP x PP x CP x EP x DP split of each GPU count that
   divides the model and the nodes, ZeRO stage, micro-batch, recompute and
   interleaving; what does not fit is dropped before it is timed.
@@ -55,7 +55,7 @@ for k, v in pairs {
   nic_fabric = "string", gpus_per_node = "int", overlap_grad_reduce = "flag",
   overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
   ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
-  currency = "string", attn_kernel = "string", grad_reduce = "string",
+  currency = "string", market = "string", attn_kernel = "string", grad_reduce = "string",
   tp_max = "int", pp_max = "int", cp_max = "int", ep_max = "int", vpp_max = "int",
   zero = "string", micro_batch = "string", recompute = "string", policy = "string",
   deadline = "string", budget = "string", top = "int", shard = "string",

@@ -35,6 +35,8 @@ usage: gpuplan train MODEL --gpu ID --gpus N [options]
   --tokens N         tokens to train on (e.g. 2e12): days and cost
   --price P          per GPU-hour ('$2.49/h', a catalog price id; default
                      the cheapest catalog price), --currency C
+  --market M         where the default price comes from: cn (a buyer in
+                     China), us,global,overseas ... (default any market)
   --scaling          also the scaling efficiency against one node
   --format F         text|markdown|csv|json
 
@@ -50,7 +52,7 @@ for k, v in pairs {
   gpus_per_node = "int", order = "string", overlap_grad_reduce = "flag",
   overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
   ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
-  currency = "string", scaling = "flag", attn_kernel = "string", grad_reduce = "string",
+  currency = "string", market = "string", scaling = "flag", attn_kernel = "string", grad_reduce = "string",
   recompute_layers = "int",
 } do C.options[k] = v end
 -- Options of fit that are not a training step's.
