@@ -111,6 +111,25 @@ function M.pcie_bw(g)
   return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
 end
 
+-- The spec of a node for from_fabrics: the catalog system's (its scale-up
+-- fabric, GPUs, NICs and their fabric), or one built from the GPU alone
+-- (its NVLink domain, or its PCIe generation, and no NICs; said through
+-- default(text)).  who names the caller in the error of a GPU with
+-- neither.
+function M.node_spec(sys, gpu, default, who)
+  if sys then
+    return { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
+             nic_fabric = sys.nic_fabric }
+  end
+  local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
+  if not fab then
+    error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
+  end
+  local spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
+  default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, gpu.id, fab))
+  return spec
+end
+
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
 -- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
 -- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds

@@ -123,16 +123,7 @@ local function node_of(a, g, cat, default)
     end
     if sys then default("system=" .. sys.id) end
   end
-  local spec
-  if sys then
-    spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
-             nic_fabric = sys.nic_fabric }
-  else
-    local fab = g.scaleup and g.scaleup.fabric or (g.pcie and ("pcie" .. g.pcie.gen))
-    if not fab then fail("infer: gpu '%s' has no scale-up fabric; give system = ID", g.id) end
-    spec = { scaleup = fab, gpus_per_node = g.scaleup and g.scaleup.domain or 8, nics = 0 }
-    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, g.id, fab))
-  end
+  local spec = comm.node_spec(sys, g, default, "infer")
   local nics = int_of(a, "nics", 0)
   if nics ~= nil then spec.nics = nics end
   if a.nic_fabric ~= nil then

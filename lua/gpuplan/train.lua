@@ -107,16 +107,7 @@ local function topology(o, gpu, cat, default)
     sys = M.default_node(gpu, cat)
     if sys then default("system=" .. sys.id) end
   end
-  local spec
-  if sys then
-    spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
-             nic_fabric = sys.nic_fabric }
-  else
-    local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
-    if not fab then fail("train: gpu '%s' has no scale-up fabric; give system = ID", gpu.id) end
-    spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
-    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, gpu.id, fab))
-  end
+  local spec = comm.node_spec(sys, gpu, default, "train")
   if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
   if o.nics ~= nil then spec.nics = o.nics end
   if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end

@@ -77,6 +77,22 @@ local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] =
 
 local why = sweep.why
 
+-- "searched: b200 675 layouts, 137 fit and 112 within of 252 timed (423
+-- skipped by the bound); ...": what the search did per card.
+local function searched(r, head)
+  local names = {}
+  for g in pairs(r.stats) do names[#names + 1] = g end
+  table.sort(names)
+  local st = {}
+  for _, g in ipairs(names) do
+    local x = r.stats[g]
+    st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
+      g, x.layouts, x.fitting, x.within, x.layouts - x.bounded, x.bounded)
+  end
+  return (head.shards and string.format("searched (%d shards): ", head.shards) or "searched: ")
+    .. table.concat(st, "; ")
+end
+
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
@@ -272,16 +288,7 @@ function C.html(r, job, head, top, pics)
   for _, k in ipairs { "pareto", "memory", "step" } do
     w("<figure>" .. pics[k]:render() .. "</figure>")
   end
-  local names = {}
-  for g in pairs(r.stats) do names[#names + 1] = g end
-  table.sort(names)
-  local st = {}
-  for _, g in ipairs(names) do
-    local x = r.stats[g]
-    st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
-      g, x.layouts, x.fitting, x.within, x.layouts - x.bounded, x.bounded)
-  end
-  w("<p>searched: " .. esc(table.concat(st, "; ")) .. "</p>")
+  w("<p>" .. esc(searched(r, head)) .. "</p>")
   if #r.defaults > 0 then w("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
   w("</body></html>")
   return table.concat(out, "\n") .. "\n"
@@ -321,17 +328,7 @@ function C.show(r, job, head, format, top)
       local w = why(r.results[1], r.results[2], job)
       if w then io.write(w, "\n") end
     end
-    local names = {}
-    for g in pairs(r.stats) do names[#names + 1] = g end
-    table.sort(names)
-    local st = {}
-    for _, g in ipairs(names) do
-      local s = r.stats[g]
-      st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
-                                  g, s.layouts, s.fitting, s.within, s.layouts - s.bounded, s.bounded)
-    end
-    io.write(head.shards and string.format("searched (%d shards): ", head.shards) or "searched: ",
-             table.concat(st, "; "), "\n")
+    io.write(searched(r, head), "\n")
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end
 end
