@@ -6,62 +6,15 @@
  * the lower bound never exceeds the step it bounds, the ranked list with
  * the bound's pruning equals the list without it, and shards merged
  * equal the whole.  The space's size is counted by hand for a small
- * case.  Round-number A100-like device and 8-GPU nodes as in t_train.c.
+ * case.  The round-number device, node and GPT of tests/c/fixture.h.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sweep.h"
+#include "fixture.h"
 #include "tap.h"
-
-static void a100(roof_device *d)
-{
-	memset(d, 0, sizeof *d);
-	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
-	d->peak[GP_FP32] = 19.5e12;
-	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
-	d->mem_bw = 2.039e12;
-	d->hbm_frac = 0.85;
-	d->launch = 4e-6;
-	d->graph_launch = 1e-6;
-	d->sms = 108;
-}
-
-static gp_topo nodes8(void)
-{
-	gp_topo t;
-
-	memset(&t, 0, sizeof t);
-	t.gpus_per_node = 8;
-	t.nodes = 1;
-	t.up_kind = GP_LINK_NVLINK;
-	t.up.bw = 300e9;
-	t.up.latency = 0.6e-6;
-	t.up.achievable = 0.8;
-	t.nics = 8;
-	t.nic.bw = 25e9;
-	t.nic.latency = 2.7e-6;
-	t.nic.achievable = 0.9;
-	return t;
-}
-
-static gp_model gpt(int l, int h, int a, int v)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = l;
-	m.hidden = h;
-	m.heads = a;
-	m.kv_heads = a;
-	m.head_dim = h / a;
-	m.ffn_hidden = 4 * h;
-	m.vocab = v;
-	m.tied_embeddings = 1;
-	m.norm_params = 2 * h;
-	return m;
-}
 
 static train_cfg base_cfg(double gb, double seq)
 {
@@ -136,8 +89,8 @@ int main(void)
 {
 	static const int g8[] = {8}, gw[] = {8, 16, 32};
 	static const double mb2[] = {1, 2}, mb3[] = {1, 2, 4};
-	gp_model m = gpt(4, 1024, 8, 32000), w = gpt(24, 2048, 16, 50257);
-	gp_topo t = nodes8();
+	gp_model m = fx_gpt(4, 1024, 8, 32000), w = fx_gpt(24, 2048, 16, 50257);
+	gp_topo t = fx_selene();
 	roof_device d;
 	train_cfg base = base_cfg(16, 2048), bw = base_cfg(64, 2048), c;
 	sweep_space s;
@@ -151,9 +104,9 @@ int main(void)
 	double lb;
 
 	plan(25);
-	a100(&d);
+	fx_a100(&d);
 
-	/* Space of gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
+	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
 	 * zero {0,1}, micro-batch {1,2}, no recompute, SP where tp > 1:
 	 * the odometer visits tp 1..8 x pp 1..4 x zero 2 x mb 2 = 128
 	 * combinations; dividing: tp in {1,2,4,8} (8 % tp, heads % tp),

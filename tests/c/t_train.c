@@ -1,7 +1,7 @@
 /*
  * t_train.c - the training step against hand derivations.
  *
- * The device and topology are built here with round numbers so the
+ * The device and topology (tests/c/fixture.h) have round numbers so the
  * expected values can be worked out on paper: an A100-like part (312
  * TFLOPS bf16, 19.5 fp32, no fp8, 2.039 TB/s at 0.85) in 8-GPU nodes on
  * NVLink (300 GB/s per direction at 0.8, NVLS off) with 8 NICs of 25 GB/s
@@ -13,61 +13,11 @@
 #include "comm.h"
 #include "memory.h"
 #include "model.h"
+#include "fixture.h"
 #include "tap.h"
 #include "train.h"
 
 #define US 1e-6
-
-static void a100(roof_device *d)
-{
-	memset(d, 0, sizeof *d);
-	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
-	d->peak[GP_FP32] = 19.5e12;
-	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
-	d->mem_bw = 2.039e12;
-	d->hbm_frac = 0.85;
-	d->launch = 4e-6;
-	d->graph_launch = 1e-6;
-	d->sms = 108;
-}
-
-static gp_topo selene(void)
-{
-	gp_topo t;
-
-	memset(&t, 0, sizeof t);
-	t.gpus_per_node = 8;
-	t.nodes = 1;
-	t.up_kind = GP_LINK_NVLINK;
-	t.up.bw = 300e9;
-	t.up.latency = 0.6 * US;
-	t.up.achievable = 0.8;
-	t.nics = 8;
-	t.nic.bw = 25e9;
-	t.nic.latency = 2.7 * US;
-	t.nic.achievable = 0.9;
-	return t;
-}
-
-/* A GPT of Narayanan et al. 2021's shape: LayerNorm, GeLU MLP of 4h, MHA,
- * tied embeddings, no biases (so the parameter count is the formula's
- * 12 l h^2 + V h exactly). */
-static gp_model gpt(int l, int h, int a, int v)
-{
-	gp_model m;
-
-	memset(&m, 0, sizeof m);
-	m.layers = l;
-	m.hidden = h;
-	m.heads = a;
-	m.kv_heads = a;
-	m.head_dim = h / a;
-	m.ffn_hidden = 4 * h;
-	m.vocab = v;
-	m.tied_embeddings = 1;
-	m.norm_params = 2 * h;
-	return m;
-}
 
 static train_cfg cfg(int tp, int pp, int dp, double mb, double gb)
 {
@@ -88,7 +38,7 @@ static train_cfg cfg(int tp, int pp, int dp, double mb, double gb)
 int main(void)
 {
 	roof_device d;
-	gp_topo t = selene();
+	gp_topo t = fx_selene();
 	gp_model m;
 	train_cfg c;
 	train_result r, r2;
@@ -97,10 +47,10 @@ int main(void)
 	int i, rc;
 
 	plan(40);
-	a100(&d);
+	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
-	m = gpt(24, 2048, 16, 51200);
+	m = fx_gpt(24, 2048, 16, 51200);
 	c = cfg(1, 1, 1, 1, 4);
 	rc = train_step(&m, &d, &t, &c, &r, &e);
 	ok(rc == GP_OK, "1-GPU step");
@@ -135,7 +85,7 @@ int main(void)
 	/* With full recompute the hardware FLOPs per step are
 	 * 96 B s l h^2 (1 + s / 6h + V / 16 l h) (the layers 4x forward,
 	 * the logits 3x).  A 4-layer GPT, B = 4 sequences of 2048. */
-	m = gpt(4, 4096, 32, 51200);
+	m = fx_gpt(4, 4096, 32, 51200);
 	c = cfg(1, 1, 1, 1, 4);
 	c.mem.recompute = GP_RECOMPUTE_FULL;
 	train_step(&m, &d, &t, &c, &r, &e);
@@ -150,7 +100,7 @@ int main(void)
 	 * embedding and logits barely unbalance the ends: the bubble is
 	 * (p - 1) stage times, i.e. (p - 1) / m of the ideal 1F1B step
 	 * (Narayanan et al. 2021 sec. 2.2.1).  0.5%: the ends' extra ops. */
-	m = gpt(32, 4096, 32, 64);
+	m = fx_gpt(32, 4096, 32, 64);
 	c = cfg(1, 8, 1, 1, 32);
 	train_step(&m, &d, &t, &c, &r, &e);
 	is_num(r.part[TRAIN_BUBBLE], 7 * r.stage_time, 0.005,
@@ -175,7 +125,7 @@ int main(void)
 	 * + 14 network steps of (2.7 + 11.3) us) x 1.4 (NCCL's multi-node
 	 * Simple ring factor) + 2 x 7/8 x S / 22.5 GB/s (comm.c constants;
 	 * the same collective as tests/c/t_layout.c). */
-	m = gpt(8, 4096, 32, 51200);
+	m = fx_gpt(8, 4096, 32, 51200);
 	c = cfg(8, 1, 8, 1, 8);
 	train_step(&m, &d, &t, &c, &r, &e);
 	S = 4.0 * (8 * 12.0 * 4096 * 4096 + 8 * 4.0 * 4096 + 2 * 4096 +
@@ -195,7 +145,7 @@ int main(void)
 	   "TP 8 stays in the node");
 
 	/* --- warnings and errors ------------------------------------------ */
-	m = gpt(8, 4096, 32, 51200);
+	m = fx_gpt(8, 4096, 32, 51200);
 	c = cfg(1, 1, 1, 1, 2);
 	c.mem.lay.zero = 1;
 	train_step(&m, &d, &t, &c, &r, &e);
@@ -205,7 +155,7 @@ int main(void)
 	t.nodes = 16;
 	train_step(&m, &d, &t, &c, &r, &e);
 	ok(r.warn & TRAIN_WARN_TP_NODES, "TP 8 over 4-GPU nodes: warned");
-	t = selene();
+	t = fx_selene();
 	c = cfg(1, 1, 1, 1, 4);
 	c.compute = GP_FP8;
 	rc = train_step(&m, &d, &t, &c, &r, &e);
@@ -222,14 +172,14 @@ int main(void)
 	t.nics = 0;
 	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
 	   strstr(e.msg, "no NICs"), "two nodes without NICs");
-	t = selene();
+	t = fx_selene();
 	c = cfg(1, 1, 1, 1, 4);
 	c.mem.seq = NAN;
 	ok(train_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL,
 	   "NaN sequence length refused");
 
 	/* --- memory rides along ------------------------------------------- */
-	m = gpt(24, 2048, 16, 51200);
+	m = fx_gpt(24, 2048, 16, 51200);
 	c = cfg(1, 1, 1, 1, 4);
 	train_step(&m, &d, &t, &c, &r, &e);
 	{
@@ -252,7 +202,7 @@ int main(void)
 	/* Megatron's forward_only: no backward, recompute, reduction or
 	 * optimizer; model FLOPs 1x the forward, 2N + 4 l s h per token.
 	 * A tiny vocabulary keeps the two stages nearly equal. */
-	m = gpt(24, 2048, 16, 64);
+	m = fx_gpt(24, 2048, 16, 64);
 	c = cfg(1, 2, 4, 1, 32);
 	c.mem.recompute = GP_RECOMPUTE_FULL;
 	train_step(&m, &d, &t, &c, &r, &e);
@@ -279,7 +229,7 @@ int main(void)
 	/* A ViT-L/14 at 336 px (CLIP, LLaVA-1.5: 24 layers of 1024, 16
 	 * heads, GELU 4096, no merge) makes (336 / 14)^2 = 576 tokens per
 	 * image, each one patch. */
-	m = gpt(24, 2048, 16, 51200);
+	m = fx_gpt(24, 2048, 16, 51200);
 	m.vision.layers = 24;
 	m.vision.hidden = 1024;
 	m.vision.heads = 16;

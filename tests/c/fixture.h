@@ -1,0 +1,69 @@
+/*
+ * fixture.h - the round-number device, node and model the training and
+ * sweep tests derive their expected values from (header-only).
+ *
+ * An A100-like part: 312 TFLOPS bf16 at 0.75, 19.5 fp32, no fp8, 2.039
+ * TB/s at 0.85, 4 us launches (1 us in a graph), 108 SMs.  A Selene-like
+ * node: 8 GPUs on NVLink at 300 GB/s per direction (0.8 achievable, 0.6 us,
+ * NVLS off) and 8 NICs of 25 GB/s (HDR 200 Gb/s) at 0.9, 2.7 us.  A GPT of
+ * Narayanan et al. 2021's shape: LayerNorm, GeLU MLP of 4h, MHA, tied
+ * embeddings, no biases, so its parameters are 12 l h^2 + V h exactly.
+ */
+#ifndef GP_TEST_FIXTURE_H
+#define GP_TEST_FIXTURE_H
+
+#include <string.h>
+
+#include "comm.h"
+#include "model.h"
+#include "roofline.h"
+
+static inline void fx_a100(roof_device *d)
+{
+	memset(d, 0, sizeof *d);
+	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
+	d->peak[GP_FP32] = 19.5e12;
+	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
+	d->mem_bw = 2.039e12;
+	d->hbm_frac = 0.85;
+	d->launch = 4e-6;
+	d->graph_launch = 1e-6;
+	d->sms = 108;
+}
+
+static inline gp_topo fx_selene(void)
+{
+	gp_topo t;
+
+	memset(&t, 0, sizeof t);
+	t.gpus_per_node = 8;
+	t.nodes = 1;
+	t.up_kind = GP_LINK_NVLINK;
+	t.up.bw = 300e9;
+	t.up.latency = 0.6e-6;
+	t.up.achievable = 0.8;
+	t.nics = 8;
+	t.nic.bw = 25e9;
+	t.nic.latency = 2.7e-6;
+	t.nic.achievable = 0.9;
+	return t;
+}
+
+static inline gp_model fx_gpt(int l, int h, int a, int v)
+{
+	gp_model m;
+
+	memset(&m, 0, sizeof m);
+	m.layers = l;
+	m.hidden = h;
+	m.heads = a;
+	m.kv_heads = a;
+	m.head_dim = h / a;
+	m.ffn_hidden = 4 * h;
+	m.vocab = v;
+	m.tied_embeddings = 1;
+	m.norm_params = 2 * h;
+	return m;
+}
+
+#endif
