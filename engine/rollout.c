@@ -13,9 +13,11 @@
  * continuous batching keeps B sequences running (a fluid model: each
  * finished one is replaced from the queue) until the queue is empty,
  * then the last B drain as above.  Each decode step is infer_step at its
- * batch and context; the timeline is integrated over segments at their
- * midpoints (exact for a step time affine in the context, as the KV
- * reads make it).
+ * batch and context, plus what RL's sampling adds to the serving model's
+ * (the sampled tokens' log-probabilities, RL_SAMPLE_BYTES) and the
+ * engine's host work for the step (rl_engine_host); the timeline is
+ * integrated over segments at their midpoints (exact for a step time
+ * affine in the context, as the KV reads make it).
  */
 #include "rl.h"
 
@@ -248,31 +250,75 @@ double rl_len_longest(const rl_lengths *l, double n)
 
 /* ---- the rollout ------------------------------------------------------ */
 
+/* RL's sampling on the engine.  The trainer needs each sampled token's
+ * log-probability under the rollout policy (importance weights, the
+ * rollout/trainer mismatch), so the engine samples with temperature and
+ * returns it: NeMo RL asks vLLM for logprobs = 0 with logprobs_mode
+ * "processed_logprobs" (nemo_rl/models/generation/vllm/vllm_worker.py,
+ * v0.5.0), verl and OpenRLHF likewise.  vLLM V1's sampler
+ * (vllm/v1/sample/sampler.py) then streams the step's logits over the
+ * whole vocabulary, in fp32, through: the cast from bf16 (read 2 B,
+ * write 4), the temperature divide in place (4 + 4), the softmax for the
+ * probabilities (two reads and a write, 12), the exponential noise
+ * (write 4), probabilities / noise in place and the argmax (4 + 4 + 4),
+ * the log-softmax (12) and the rank of the sampled token's
+ * log-probability (read 4): 58 B per vocabulary entry and sequence.
+ * With TP the logits are gathered and every rank samples them whole.
+ * The serving model's "sample" op (infer.c) already counts 4 B per entry
+ * of its vocabulary slice; the rest is charged here. */
+#define RL_SAMPLE_BYTES 58.0
+#define SERVE_SAMPLE_BYTES 4.0
+
 typedef struct rollctx {
 	const gp_model *m;
 	const roof_device *d;
 	infer_cfg ic;       /* one engine */
+	rl_engine_host host;
 	lenx len;
 	double p;           /* prompt tokens */
 	gp_error *err;
 	int bad;
 } rollctx;
 
-/* Seconds of one decode step of `batch` sequences at context ctx. */
-static double dstep(rollctx *r, double batch, double ctx)
+/* One decode step's seconds and their parts. */
+typedef struct dparts {
+	double time;        /* wall time of the step */
+	double host;        /* what the engine's host work adds to it */
+	double sampler;     /* RL's sampling beyond the serving model's */
+} dparts;
+
+/* Seconds of one decode step of `batch` sequences at context ctx: the
+ * serving model's step (infer_step), RL's sampling, and the engine's
+ * host work -- added to the GPU's, or hidden behind it up to its
+ * length when the engine overlaps them. */
+static dparts dstep(rollctx *r, double batch, double ctx)
 {
 	infer_phase ph;
+	roof_op op;
+	dparts o;
+	double gpu, h;
 
+	memset(&o, 0, sizeof o);
 	if (r->bad)
-		return 0.0;
+		return o;
 	batch = ceil(batch - 1e-9);
 	if (batch < 1)
 		batch = 1;
 	if (infer_step(r->m, r->d, &r->ic, batch, 1, ctx, 0, &ph, r->err)) {
 		r->bad = 1;
-		return 0.0;
+		return o;
 	}
-	return ph.time;
+	memset(&op, 0, sizeof op);
+	op.name = "rl_sample";
+	op.prec = r->ic.compute;
+	op.bytes = batch * (RL_SAMPLE_BYTES * r->m->vocab -
+			    SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
+	o.sampler = roof_time(r->d, &op, 1);
+	gpu = ph.time + o.sampler;
+	h = r->host.step + r->host.seq * batch;
+	o.time = r->host.overlap ? fmax(gpu, h) : gpu + h;
+	o.host = o.time - gpu;
+	return o;
 }
 
 /* Segments of the decode timeline per region. */
@@ -281,6 +327,7 @@ static double dstep(rollctx *r, double batch, double ctx)
 
 typedef struct drain {
 	double time, tail, steps, tokens, kv_peak_tok, first, last;
+	double host, sampler;
 } drain;
 
 /* n sequences that start together, decoded until the expected longest
@@ -316,9 +363,12 @@ static void decode_from_start(rollctx *r, double n, double of,
 			double t0 = a + i * w, tm = t0 + 0.5 * w;
 			double act = fmax(1.0, n * surv(x, tm));
 			double at0 = fmax(1.0, n * surv(x, t0));
-			double dt = w * dstep(r, act, r->p + tm + 0.5);
+			dparts sp = dstep(r, act, r->p + tm + 0.5);
+			double dt = w * sp.time;
 
 			o->time += dt;
+			o->host += w * sp.host;
+			o->sampler += w * sp.sampler;
 			o->steps += w;
 			o->tokens += w * act;
 			if (k == 2)
@@ -331,8 +381,8 @@ static void decode_from_start(rollctx *r, double n, double of,
 				o->kv_peak_tok = act * (r->p + t0 + w);
 		}
 	}
-	o->first = dstep(r, n, r->p + 1);
-	o->last = dstep(r, 1, r->p + end);
+	o->first = dstep(r, n, r->p + 1).time;
+	o->last = dstep(r, 1, r->p + end).time;
 }
 
 /* The most KV tokens n sequences started together hold at once. */
@@ -353,7 +403,8 @@ static double peak_tokens(const lenx *x, double p, double n)
 }
 
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_lengths *resp,
+		    const infer_cfg *roll, const rl_engine_host *host,
+		    const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
 		    gp_error *err)
@@ -376,6 +427,17 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	    gp_check_num(engines, 1, GP_COUNT_MAX, "engines", err) ||
 	    gp_check_num(cap, -GP_AMOUNT_MAX, GP_AMOUNT_MAX, "capacity", err))
 		return GP_EINVAL;
+	if (host) {
+		if (gp_check_num(host->step, 0, 3600, "engine host time per "
+				 "step", err) ||
+		    gp_check_num(host->seq, 0, 3600, "engine host time per "
+				 "sequence", err))
+			return GP_EINVAL;
+		if (host->overlap != 0 && host->overlap != 1)
+			return gp_fail(err, "engine host overlap must be 0 "
+				       "or 1 (got %d)", host->overlap);
+		r.host = *host;
+	}
 	r.m = m;
 	r.d = d;
 	r.err = err;
@@ -441,11 +503,21 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	if (infer_step(m, d, &r.ic, pb, prompt_len, prompt_len, 0, &ph,
 		       err))
 		return GP_EINVAL;
-	o->prefill = chunks * ph.time;
+	/* The engine's host work for the prefill: a step per chunk, and
+	 * each of the n requests scheduled once (the group's duplicates
+	 * hit the prefix cache but are requests of their own). */
+	{
+		double h = chunks * r.host.step + n * r.host.seq;
+		double g = chunks * ph.time;
+
+		o->prefill = r.host.overlap ? fmax(g, h) : g + h;
+	}
 	o->longest = longest(&r.len, n);
 	if (!o->queued) {
 		decode_from_start(&r, n, n, 0.1, &dr);
 		o->decode = dr.time;
+		o->host = dr.host;
+		o->sampler = dr.sampler;
 		o->tail = dr.tail;
 		o->steps = dr.steps;
 		o->kv_peak = dr.kv_peak_tok * kvtok;
@@ -456,11 +528,14 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		 * n - B queued have started: (n - B) E[L] / B steps at the
 		 * held context; then the last B drain. */
 		double steps_q = (n - B) * resp->mean / B;
-		double tq = dstep(&r, B, held);
+		dparts sq = dstep(&r, B, held);
+		double tq = sq.time;
 		double q = 0.1 * n / B;
 
 		decode_from_start(&r, B, n, q, &dr);
 		o->decode = steps_q * tq + dr.time;
+		o->host = steps_q * sq.host + dr.host;
+		o->sampler = steps_q * sq.sampler + dr.sampler;
 		o->steps = steps_q + dr.steps;
 		o->tail = dr.tail;
 		if (q >= 1)
