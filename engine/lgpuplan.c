@@ -1865,6 +1865,8 @@ static int lgp_rl(lua_State *L)
 	lgp_setnum(L, "mean_batch", out->roll.mean_batch);
 	lgp_setnum(L, "itl_first", out->roll.itl_first);
 	lgp_setnum(L, "itl_last", out->roll.itl_last);
+	lgp_setnum(L, "preempted", out->roll.preempted);
+	lgp_setnum(L, "recompute", out->roll.recompute);
 	lgp_setnum(L, "host", out->roll.host);
 	lgp_setnum(L, "sampler", out->roll.sampler);
 	lgp_setnum(L, "kv_budget", out->roll.kv_budget);

@@ -182,7 +182,12 @@ typedef struct rl_rollout {
 	double batch;       /* sequences it decodes at once at most: all
 			     * of its samples, or what the KV budget and
 			     * max_batch admit */
-	int queued;         /* 1: samples > batch (refilled as they end) */
+	int queued;         /* 1: the KV budget or max_batch cannot hold
+			     * them all at their longest: requests wait,
+			     * or are preempted and recomputed (rollout.c's
+			     * scheduler) */
+	double preempted;   /* requests evicted when the cache filled */
+	double recompute;   /* s re-prefilling them on readmission */
 	double prefill;     /* s */
 	double decode;      /* s */
 	double tail;        /* s of the rollout after 90% of the samples

@@ -385,6 +385,177 @@ static void decode_from_start(rollctx *r, double n, double of,
 	o->last = dstep(r, 1, r->p + end).time;
 }
 
+/* ---- the scheduler when the KV cache cannot hold them all ------------ */
+
+/* vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py) with every request
+ * submitted at once, as an RL step submits its samples.  Requests are
+ * admitted in arrival order while the blocks for their tokens are free
+ * (and max_num_seqs allows); each step every running request needs a slot
+ * for its next token, and when the cache is full the scheduler preempts
+ * the running request that arrived last (RECOMPUTE, V1's only mode: its
+ * blocks are freed, it returns to the queue, and when it is readmitted it
+ * prefills its prompt and what it had generated again).  Space frees as
+ * sequences end.  So a rollout whose samples outgrow the cache runs as
+ * waves -- the earliest arrivals keep running, the later ones are evicted
+ * part-way and finish after them -- not as a queue refilled at a steady
+ * mean context.
+ *
+ * The n requests are represented by K of weight w = n / K, with lengths at
+ * the distribution's quantiles, in an arrival order that mixes lengths (a
+ * stride through the quantiles).  Between events (a sequence ends, the
+ * cache fills) the running set is fixed and each running sequence gains a
+ * token per step: a segment of D steps is D decode steps at its batch and
+ * the segment's midpoint context (exact for a step affine in the context).
+ * A readmission re-prefills w sequences of its length; a request is
+ * admitted only with room for its tokens and one more step of every
+ * running sequence (so the one just evicted is not readmitted at once). */
+#define SIM_MAX 512
+
+typedef struct simout {
+	double time, host, sampler, steps, tail, kv_peak_tok, first, last;
+	double max_run, preempted, recompute;
+} simout;
+
+/* The (1 - q) quantile of the lengths as a step count. */
+static double len_at(const lenx *x, double q)
+{
+	double t = q >= 1.0 ? x->lo : (q <= 0.0 ? x->hi : surv_inv(x, q));
+
+	return fmin(x->hi, fmax(1.0, t));
+}
+
+static long gcdl(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* GP_OK, or 1 when K representatives cannot represent n requests in C
+ * tokens (one of them alone would not fit with room to grow). */
+static int sched_sim(rollctx *r, double n, double C, double maxb,
+		     simout *o)
+{
+	double L[SIM_MAX], x[SIM_MAX];
+	int st[SIM_MAX];    /* 0 waiting, 1 running, 2 done */
+	double w, used = 0, done = 0, p = r->p, tail0 = -1;
+	long K, stride, i, it, maxit;
+	int nrun = 0, first = 1;
+
+	memset(o, 0, sizeof *o);
+	K = n <= SIM_MAX ? (long)n : SIM_MAX;
+	w = n / K;
+	if (w * (p + r->len.hi) + 2.0 * w > C)
+		return 1;
+	/* Arrival order: request i has the length of quantile
+	 * (i * stride) mod K, stride ~ 0.618 K and coprime to K. */
+	stride = (long)floor(0.618 * K + 0.5);
+	if (stride < 1)
+		stride = 1;
+	while (gcdl(stride, K) != 1)
+		stride++;
+	for (i = 0; i < K; i++) {
+		long q = (i * stride) % K;
+
+		L[i] = len_at(&r->len, 1.0 - (q + 0.5) / K);
+		x[i] = 0;
+		st[i] = 0;
+	}
+	maxit = 64 * K + 64;
+	for (it = 0; it < maxit; it++) {
+		double dfin = 1e300, dkv, d, xs = 0, b, ctx;
+		dparts sp;
+
+		/* Admit in arrival order while the tokens fit. */
+		for (i = 0; i < K; i++) {
+			if (st[i] != 0)
+				continue;
+			if ((nrun + 1) * w > maxb + 1e-9 ||
+			    used + w * (p + x[i]) + w * (nrun + 1) > C)
+				break;
+			if (x[i] > 0) {
+				infer_phase ph;
+				double t = 0;
+
+				if (infer_step(r->m, r->d, &r->ic, ceil(w -
+					       1e-9), p + x[i], p + x[i], 0,
+					       &ph, r->err)) {
+					r->bad = 1;
+					return GP_OK;
+				}
+				t = ph.time + (r->host.overlap ? 0.0 :
+					r->host.step + r->host.seq * w);
+				o->recompute += t;
+			}
+			st[i] = 1;
+			nrun++;
+			used += w * (p + x[i]);
+		}
+		if (nrun == 0)
+			break;
+		if (nrun * w > o->max_run)
+			o->max_run = nrun * w;
+		for (i = 0; i < K; i++)
+			if (st[i] == 1) {
+				xs += x[i];
+				if (L[i] - x[i] < dfin)
+					dfin = L[i] - x[i];
+			}
+		dkv = floor((C - used) / (w * nrun) + 1e-9);
+		if (dkv < 1) {
+			/* Full: evict the running request that arrived
+			 * last. */
+			for (i = K - 1; i >= 0; i--)
+				if (st[i] == 1)
+					break;
+			st[i] = 0;
+			nrun--;
+			used -= w * (p + x[i]);
+			o->preempted += w;
+			continue;
+		}
+		d = fmax(1e-9, fmin(dfin, dkv));
+		b = w * nrun;
+		ctx = p + xs / nrun + 0.5 * d + 0.5;
+		sp = dstep(r, b, ctx);
+		if (first) {
+			o->first = dstep(r, b, p + xs / nrun + 1).time;
+			first = 0;
+		}
+		o->last = sp.time;
+		o->time += d * sp.time;
+		o->host += d * sp.host;
+		o->sampler += d * sp.sampler;
+		o->steps += d;
+		used += w * nrun * d;
+		if (used > o->kv_peak_tok)
+			o->kv_peak_tok = used;
+		for (i = 0; i < K; i++) {
+			if (st[i] != 1)
+				continue;
+			x[i] += d;
+			if (x[i] >= L[i] - 1e-9) {
+				st[i] = 2;
+				nrun--;
+				used -= w * (p + x[i]);
+				done += w;
+			}
+		}
+		if (tail0 < 0 && done >= 0.9 * n - 1e-9)
+			tail0 = o->time;
+	}
+	if (r->bad)
+		return GP_OK;
+	if (nrun > 0 || done < n - 1e-6 * n)
+		return 1;
+	o->tail = tail0 >= 0 ? o->time - tail0 : 0.0;
+	return GP_OK;
+}
+
 /* The most KV tokens n sequences started together hold at once. */
 static double peak_tokens(const lenx *x, double p, double n)
 {
@@ -413,6 +584,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	infer_result ir;
 	infer_phase ph;
 	drain dr;
+	simout sm;
 	double n, N = prompts * group, kvtok, ctok, m2, held, B, pb;
 	double chunks, pk;
 
@@ -523,10 +695,25 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		o->kv_peak = dr.kv_peak_tok * kvtok;
 		o->itl_first = dr.first;
 		o->itl_last = dr.last;
+	} else if (sched_sim(&r, n, ctok, roll->max_batch, &sm) == GP_OK) {
+		if (r.bad)
+			return GP_EINVAL;
+		o->decode = sm.time + sm.recompute;
+		o->host = sm.host;
+		o->sampler = sm.sampler;
+		o->steps = sm.steps;
+		o->tail = sm.tail;
+		o->kv_peak = fmin(sm.kv_peak_tok, ctok) * kvtok;
+		o->itl_first = sm.first;
+		o->itl_last = sm.last;
+		o->batch = sm.max_run;
+		o->preempted = sm.preempted;
+		o->recompute = sm.recompute;
 	} else {
-		/* Queue: B running, each finished one replaced, until the
-		 * n - B queued have started: (n - B) E[L] / B steps at the
-		 * held context; then the last B drain. */
+		/* Too many requests for the representatives: a queue, B
+		 * running, each finished one replaced, until the n - B
+		 * queued have started: (n - B) E[L] / B steps at the held
+		 * context; then the last B drain. */
 		double steps_q = (n - B) * resp->mean / B;
 		dparts sq = dstep(&r, B, held);
 		double tq = sq.time;

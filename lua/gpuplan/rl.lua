@@ -53,7 +53,9 @@
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
 -- seconds, idle, gpus, pool, memory (state), memory_gib}, pools {rollout,
 -- train: gpus, busy, idle}, rollout {engines, samples, batch, queued,
--- prefill, decode, tail, longest, itl_first, itl_last, host (s of the
+-- prefill, decode, tail, longest, itl_first, itl_last, preempted and
+-- recompute (requests the engine evicted when its KV cache filled, and the
+-- seconds re-prefilling them), host (s of the
 -- decode the engine's host work adds), sampler (s of sampling with the
 -- tokens' log-probabilities), kv_budget, kv_peak, ...}, samples_per_s, tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s,
 -- cost_step, cost_1k_prompts, currency, memory {rollout, forward, update}

@@ -130,6 +130,25 @@ static double step_at(const gp_model *m, const roof_device *d,
 	return ph.time + samp_at(m, c, batch);
 }
 
+/* Set the engine's memory so that its KV budget is want bytes: the budget
+ * is affine in it (the margin and the fragmentation allowance scale with
+ * it), so two runs give the line and the third lands on the target. */
+static void set_kv(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, rl_cfg *c, double want)
+{
+	static rl_result r;
+	gp_error e;
+	double e0 = 20e9, e1 = 10e9, k0, k1;
+
+	c->engine_memory = e0;
+	rl_step(m, d, t, c, &r, &e);
+	k0 = r.roll.kv_budget;
+	c->engine_memory = e1;
+	rl_step(m, d, t, c, &r, &e);
+	k1 = r.roll.kv_budget;
+	c->engine_memory = e1 + (want - k1) * (e0 - e1) / (k0 - k1);
+}
+
 int main(void)
 {
 	roof_device d;
@@ -140,10 +159,10 @@ int main(void)
 	rl_result r, r2;
 	rl_lengths l;
 	gp_error e;
-	double P, kvtok, want, sum, n, B, held, th, a, x;
+	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(69);
+	plan(74);
 	a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
@@ -318,24 +337,69 @@ int main(void)
 	   "the rollout state holds them on the host");
 	c.offload_states = 0;
 
-	/* --- KV-bound: the batch is what the budget holds ------------------ */
-	/* 1024 prompts x 8: 1024 samples per engine.  Started together they
-	 * would all hold 512 + 8192 tokens at the end (fixed lengths), more
-	 * than the budget: B = what it holds at that peak, floor(budget /
-	 * (8704 x 8 KiB)), run with continuous batching.  Then (n - B) L / B
-	 * steps at batch B and the mean held context p + L/2 = 4608 (the
-	 * queue), and L more as the last B drain (midpoint 4608.5). */
+	/* --- KV-bound: vLLM's scheduler preempts and recomputes ----------- */
+	/* 2 prompts x 8 = 16 samples: 2 per engine, each 512 + 8192 tokens
+	 * (fixed), in a cache of C ~ 1.5 x 8704 tokens (the engine's memory
+	 * set so): both start (2 x 512 fit), grow together until the cache
+	 * is full, d1 = floor((C - 1024) / 2) steps at batch 2; the later
+	 * arrival is evicted with d1 tokens generated; the first runs its
+	 * 8192 - d1 remaining steps alone; then the evicted one prefills its
+	 * 512 + d1 tokens again and runs 8192 - d1 steps alone.  Each
+	 * segment at its midpoint context. */
+	c = base();
+	c.prompts = 2;
+	set_kv(&m, &d, &t, &c, 1.5 * 8704 * kvtok);
+	rc = rl_step(&m, &d, &t, &c, &r, &e);
+	{
+		double C = r.roll.kv_budget / kvtok, d1, d2;
+		infer_cfg ic = c.roll;
+		infer_phase ph;
+
+		ok(rc == GP_OK && C > 1.4 * 8704 && C < 1.6 * 8704 &&
+		   r.roll.queued, "2 per engine in ~1.5 sequences of KV: queued");
+		/* (+1e-9 as the kernel: a cache filled to within float
+		 * noise of a whole step counts as that step's room) */
+		d1 = floor((C - 1024) / 2 + 1e-9);
+		d2 = 8192 - d1;
+		ic.gpus = 1;
+		ic.input = 512;
+		ic.output = 8192;
+		ic.capacity = 80e9;
+		infer_step(&m, &d, &ic, 1, 512 + d1, 512 + d1, 0, &ph, &e);
+		want = d1 * step_at(&m, &d, &c, 2, 512 + 0.5 * d1 + 0.5) +
+			2 * d2 * step_at(&m, &d, &c, 1, 512 + d1 + 0.5 * d2 +
+					 0.5) + ph.time;
+		/* 1e-6: as the decode above (the step bends slightly with
+		 * the context inside a segment). */
+		is_num(r.roll.decode, want, 1e-6,
+		       "preempted: both together, the first alone, then the "
+		       "evicted one re-prefilled and alone");
+		is_num(r.roll.steps, d1 + 2 * d2, 0, "d1 + 2 (8192 - d1) steps");
+		is_num(r.roll.preempted, 1, 0, "one preemption");
+		is_num(r.roll.recompute, ph.time, 1e-12,
+		       "its re-prefill of 512 + d1 tokens");
+	}
+	/* 1024 prompts x 8: 1024 per engine outgrow the budget; the
+	 * scheduler evicts and recomputes, and the rollout takes longer
+	 * than if every sample ran at once in a cache big enough for
+	 * them (the same lengths, 8192 steps). */
+	c = base();
 	c.prompts = 1024;
 	rl_step(&m, &d, &t, &c, &r, &e);
-	n = 1024;
-	B = r.roll.batch;
-	held = 512 + 4096;
-	ok(r.roll.queued && B < n, "1024 per engine: queued");
-	is_num(B, floor(r.roll.kv_budget / (8704 * kvtok)), 0,
-	       "B = the KV budget / (8704 tokens x 8 KiB)");
-	want = (n - B) * 8192 / B * step_at(&m, &d, &c, B, held) +
-		8192 * step_at(&m, &d, &c, B, held + 0.5);
-	is_num(r.roll.decode, want, 1e-6, "queued decode = queue + drain");
+	ok(r.roll.queued && r.roll.preempted > 0 && r.roll.recompute > 0,
+	   "1024 per engine: queued, some preempted and recomputed");
+	ok(r.roll.steps > 8192 &&
+	   r.roll.kv_peak <= r.roll.kv_budget * (1 + 1e-12),
+	   "more steps than one sequence's 8192, within the budget");
+	/* More requests than the scheduler's 512 representatives can split
+	 * in a cache of 1.5 sequences (1024 per engine, two to a
+	 * representative): the fluid queue instead, still a result. */
+	c.prompts = 1024;
+	set_kv(&m, &d, &t, &c, 1.5 * 8704 * kvtok);
+	rc = rl_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_OK && r.roll.queued && r.roll.preempted == 0 &&
+	   r.roll.decode > 0, "too coarse to simulate: the fluid queue");
+	c.engine_memory = 0;
 	c.prompts = 512;
 
 	/* --- the engine's host work per decode step ------------------------ */

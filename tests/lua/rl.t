@@ -86,6 +86,16 @@ t.is(ra.rollout.host, 0, "async scheduling: the host work is hidden")
 t.near(phase(r, "rollout").seconds - phase(ra, "rollout").seconds,
        r.rollout.host + 64 * rl.ENGINE_HOST.seq, 1e-9,
        "and the rollout is shorter by it and the prefill's")
+-- A cache too small for every sample at its longest: the engine's
+-- scheduler evicts the latest arrivals and recomputes them (rollout.c);
+-- the rollout says how many and for how long.
+local rk = gp.rl(copy(base, { rollout_memory = 0.27 }))
+t.ok(rk.rollout.queued and rk.rollout.preempted > 0 and rk.rollout.recompute > 0,
+     "a small cache: preempted and re-prefilled")
+t.ok(phase(rk, "rollout").seconds > phase(r, "rollout").seconds,
+     "and the rollout is longer than with the whole card")
+t.is(r.rollout.preempted, 0, "none when the samples fit")
+
 -- The framework's work between the phases: its own phase, on the step.
 local rf = gp.rl(copy(base, { step_overhead = 2.5 }))
 t.is(phase(rf, "framework").seconds, 2.5, "framework phase = step_overhead")

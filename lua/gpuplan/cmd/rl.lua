@@ -142,7 +142,9 @@ function C.run(opts, args)
       .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
       .. "%.2f s\n",
       ro.engines, ro.samples,
-      ro.queued and string.format("%d at a time, refilled", ro.batch) or "all at once",
+      ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
+        .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
+        or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
       ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler))
     io.write(string.format("throughput: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
