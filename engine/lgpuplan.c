@@ -1880,7 +1880,9 @@ static int lgp_sweep(lua_State *L)
  * prompts, group, prompt_len, response_len, response_max, response_dist
  * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
  * rollout_gpus, staleness, offload_states, host_bw (B/s), engine_memory
- * (bytes), price, and
+ * (bytes), price, engine_host_step and engine_host_seq (s per engine
+ * step and per sequence in it), engine_host_overlap (boolean),
+ * step_overhead (s per step), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 static int lgp_rl(lua_State *L)
@@ -1935,6 +1937,10 @@ static int lgp_rl(lua_State *L)
 	c.host_bw = lgp_field_num(L, 4, w, "host_bw", 0, 0);
 	c.engine_memory = lgp_field_num(L, 4, w, "engine_memory", 0, 0);
 	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
+	c.host.step = lgp_field_num(L, 4, w, "engine_host_step", 0, 0);
+	c.host.seq = lgp_field_num(L, 4, w, "engine_host_seq", 0, 0);
+	c.host.overlap = lgp_field_bool(L, 4, w, "engine_host_overlap", 0);
+	c.step_overhead = lgp_field_num(L, 4, w, "step_overhead", 0, 0);
 	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
@@ -1995,6 +2001,10 @@ static int lgp_rl(lua_State *L)
 	lgp_setnum(L, "mean_batch", out->roll.mean_batch);
 	lgp_setnum(L, "itl_first", out->roll.itl_first);
 	lgp_setnum(L, "itl_last", out->roll.itl_last);
+	lgp_setnum(L, "preempted", out->roll.preempted);
+	lgp_setnum(L, "recompute", out->roll.recompute);
+	lgp_setnum(L, "host", out->roll.host);
+	lgp_setnum(L, "sampler", out->roll.sampler);
 	lgp_setnum(L, "kv_budget", out->roll.kv_budget);
 	lgp_setnum(L, "kv_peak", out->roll.kv_peak);
 	lgp_setnum(L, "weights", out->roll.weights);

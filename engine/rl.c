@@ -30,7 +30,7 @@
 
 static const char *const phase_names[RL_NPHASES] = {
 	"rollout", "offload", "logprob", "reference", "reward", "values",
-	"actor_update", "critic_update", "weight_sync"
+	"actor_update", "critic_update", "weight_sync", "framework"
 };
 static const char *const pool_names[3] = { "rollout", "train", "both" };
 
@@ -94,6 +94,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_num(c->engine_memory, 0, GP_AMOUNT_MAX, "engine_memory",
 			 err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
+	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
 	    rl_lengths_check(&c->response, err))
 		return GP_EINVAL;
@@ -366,7 +367,8 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (c->engine_memory > 0 &&
 	    c->engine_memory - rs.context - rs.workspace < cap)
 		cap = c->engine_memory - rs.context - rs.workspace;
-	if (rl_rollout_step(m, d, &c->roll, &c->response, c->prompts,
+	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+			    c->prompts,
 			    c->group, c->prompt_len, engines, cap, &out->roll,
 			    out->why, &sub))
 		return gp_fail(err, "rollout: %.200s", sub.msg);
@@ -423,6 +425,11 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 			&out->sync_bytes, err))
 		return GP_EINVAL;
 	out->ph[RL_SYNC].time = sync;
+	/* The framework's own work between the phases (the driver's data
+	 * collation and reward calls, actor round trips): on the step's
+	 * path colocated, in the training pool's loop otherwise (its
+	 * driver waits for it before the next optimizer steps). */
+	out->ph[RL_FRAMEWORK].time = c->step_overhead;
 	for (i = 0; i < RL_NPHASES; i++) {
 		rl_phase_result *ph = &out->ph[i];
 
@@ -436,7 +443,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 			RL_MEM_FORWARD;
 	}
 	tr = out->ph[RL_ROLLOUT].time;
-	tt = 0;
+	tt = out->ph[RL_FRAMEWORK].time;
 	for (i = RL_LOGPROB; i <= RL_CRITIC; i++)
 		tt += out->ph[i].time;
 	if (c->colocated) {

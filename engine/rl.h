@@ -85,12 +85,28 @@ typedef enum rl_phase {
 	RL_ACTOR,           /* the actor's optimizer steps */
 	RL_CRITIC,          /* PPO: the critic's optimizer steps */
 	RL_SYNC,            /* trainer weights into the rollout engines */
+	RL_FRAMEWORK,       /* the framework's host work between the phases
+			     * (data collation, rewards, actor calls):
+			     * rl_cfg.step_overhead */
 	RL_NPHASES
 } rl_phase;
 
 /* Stable names: "rollout", "offload", "logprob", "reference", "reward",
- * "values", "actor_update", "critic_update", "weight_sync". */
+ * "values", "actor_update", "critic_update", "weight_sync",
+ * "framework". */
 const char *rl_phase_name(int p);
+
+/* The rollout engine's host work per engine step (vLLM V1's engine loop:
+ * scheduling, input preparation, the copy of the sampled tokens back and
+ * the outputs' Python objects), in seconds: step + seq x the sequences
+ * the step holds.  Serial with the GPU's work of the step (overlap 0:
+ * they add), or prepared while the GPU runs the previous step (overlap
+ * 1, vLLM --async-scheduling: the longer of the two). */
+typedef struct rl_engine_host {
+	double step;        /* s per engine step, >= 0 */
+	double seq;         /* s per sequence in the step, >= 0 */
+	int overlap;        /* 0 or 1 */
+} rl_engine_host;
 
 /* Pools and the memory states of a step. */
 enum { RL_POOL_ROLLOUT = 0, RL_POOL_TRAIN, RL_POOL_BOTH };
@@ -137,6 +153,12 @@ typedef struct rl_cfg {
 	double engine_memory; /* bytes per GPU the rollout engine may hold
 			       * (vLLM's gpu_memory_utilization x the
 			       * card); 0 = all that is left */
+	rl_engine_host host;  /* the rollout engine's host work per step;
+			       * zero = none */
+	double step_overhead; /* s per RL step of the framework's host work
+			       * between the phases (RL_FRAMEWORK), on the
+			       * critical path: the whole step colocated,
+			       * the training pool's loop otherwise */
 	double price;       /* per GPU-hour; 0 = no cost figures */
 } rl_cfg;
 
@@ -160,7 +182,12 @@ typedef struct rl_rollout {
 	double batch;       /* sequences it decodes at once at most: all
 			     * of its samples, or what the KV budget and
 			     * max_batch admit */
-	int queued;         /* 1: samples > batch (refilled as they end) */
+	int queued;         /* 1: the KV budget or max_batch cannot hold
+			     * them all at their longest: requests wait,
+			     * or are preempted and recomputed (rollout.c's
+			     * scheduler) */
+	double preempted;   /* requests evicted when the cache filled */
+	double recompute;   /* s re-prefilling them on readmission */
 	double prefill;     /* s */
 	double decode;      /* s */
 	double tail;        /* s of the rollout after 90% of the samples
@@ -170,6 +197,11 @@ typedef struct rl_rollout {
 	double mean_batch;  /* generated tokens / decode steps */
 	double itl_first;   /* s of the first decode step (full batch) */
 	double itl_last;    /* s of a tail step (the longest alone) */
+	double host;        /* s of the decode the engine's host work adds
+			     * (rl_engine_host; 0 when none or hidden) */
+	double sampler;     /* s of the decode spent sampling with the
+			     * tokens' log-probabilities beyond the
+			     * serving model's sampling pass */
 	double kv_budget;   /* bytes per GPU the engine has for KV */
 	double kv_peak;     /* bytes per GPU the KV cache reaches */
 	double weights;     /* bytes per GPU of the engine's weights */
@@ -207,11 +239,14 @@ typedef struct rl_result {
  * prompt_len + resp tokens on `engines` engines of roll->tp x roll->pp
  * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
  * capacity are set here), each GPU with cap bytes for the engine's
- * weights, workspace and KV cache.  GP_OK with *o filled and why[] empty,
- * or naming what does not fit (why holds 160 bytes); GP_EINVAL for bad
- * input. */
+ * weights, workspace and KV cache; host: the engine's host work per step
+ * (NULL: none).  Every decode step also samples with temperature and
+ * returns each sampled token's log-probability, which RL needs (see
+ * rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
+ * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_lengths *resp,
+		    const infer_cfg *roll, const rl_engine_host *host,
+		    const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
 		    gp_error *err);

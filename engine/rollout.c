@@ -13,9 +13,11 @@
  * continuous batching keeps B sequences running (a fluid model: each
  * finished one is replaced from the queue) until the queue is empty,
  * then the last B drain as above.  Each decode step is infer_step at its
- * batch and context; the timeline is integrated over segments at their
- * midpoints (exact for a step time affine in the context, as the KV
- * reads make it).
+ * batch and context, plus what RL's sampling adds to the serving model's
+ * (the sampled tokens' log-probabilities, RL_SAMPLE_BYTES) and the
+ * engine's host work for the step (rl_engine_host); the timeline is
+ * integrated over segments at their midpoints (exact for a step time
+ * affine in the context, as the KV reads make it).
  */
 #include "rl.h"
 
@@ -248,31 +250,75 @@ double rl_len_longest(const rl_lengths *l, double n)
 
 /* ---- the rollout ------------------------------------------------------ */
 
+/* RL's sampling on the engine.  The trainer needs each sampled token's
+ * log-probability under the rollout policy (importance weights, the
+ * rollout/trainer mismatch), so the engine samples with temperature and
+ * returns it: NeMo RL asks vLLM for logprobs = 0 with logprobs_mode
+ * "processed_logprobs" (nemo_rl/models/generation/vllm/vllm_worker.py,
+ * v0.5.0), verl and OpenRLHF likewise.  vLLM V1's sampler
+ * (vllm/v1/sample/sampler.py) then streams the step's logits over the
+ * whole vocabulary, in fp32, through: the cast from bf16 (read 2 B,
+ * write 4), the temperature divide in place (4 + 4), the softmax for the
+ * probabilities (two reads and a write, 12), the exponential noise
+ * (write 4), probabilities / noise in place and the argmax (4 + 4 + 4),
+ * the log-softmax (12) and the rank of the sampled token's
+ * log-probability (read 4): 58 B per vocabulary entry and sequence.
+ * With TP the logits are gathered and every rank samples them whole.
+ * The serving model's "sample" op (infer.c) already counts 4 B per entry
+ * of its vocabulary slice; the rest is charged here. */
+#define RL_SAMPLE_BYTES 58.0
+#define SERVE_SAMPLE_BYTES 4.0
+
 typedef struct rollctx {
 	const gp_model *m;
 	const roof_device *d;
 	infer_cfg ic;       /* one engine */
+	rl_engine_host host;
 	lenx len;
 	double p;           /* prompt tokens */
 	gp_error *err;
 	int bad;
 } rollctx;
 
-/* Seconds of one decode step of `batch` sequences at context ctx. */
-static double dstep(rollctx *r, double batch, double ctx)
+/* One decode step's seconds and their parts. */
+typedef struct dparts {
+	double time;        /* wall time of the step */
+	double host;        /* what the engine's host work adds to it */
+	double sampler;     /* RL's sampling beyond the serving model's */
+} dparts;
+
+/* Seconds of one decode step of `batch` sequences at context ctx: the
+ * serving model's step (infer_step), RL's sampling, and the engine's
+ * host work -- added to the GPU's, or hidden behind it up to its
+ * length when the engine overlaps them. */
+static dparts dstep(rollctx *r, double batch, double ctx)
 {
 	infer_phase ph;
+	roof_op op;
+	dparts o;
+	double gpu, h;
 
+	memset(&o, 0, sizeof o);
 	if (r->bad)
-		return 0.0;
+		return o;
 	batch = ceil(batch - 1e-9);
 	if (batch < 1)
 		batch = 1;
 	if (infer_step(r->m, r->d, &r->ic, batch, 1, ctx, 0, &ph, r->err)) {
 		r->bad = 1;
-		return 0.0;
+		return o;
 	}
-	return ph.time;
+	memset(&op, 0, sizeof op);
+	op.name = "rl_sample";
+	op.prec = r->ic.compute;
+	op.bytes = batch * (RL_SAMPLE_BYTES * r->m->vocab -
+			    SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
+	o.sampler = roof_time(r->d, &op, 1);
+	gpu = ph.time + o.sampler;
+	h = r->host.step + r->host.seq * batch;
+	o.time = r->host.overlap ? fmax(gpu, h) : gpu + h;
+	o.host = o.time - gpu;
+	return o;
 }
 
 /* Segments of the decode timeline per region. */
@@ -281,6 +327,7 @@ static double dstep(rollctx *r, double batch, double ctx)
 
 typedef struct drain {
 	double time, tail, steps, tokens, kv_peak_tok, first, last;
+	double host, sampler;
 } drain;
 
 /* n sequences that start together, decoded until the expected longest
@@ -316,9 +363,12 @@ static void decode_from_start(rollctx *r, double n, double of,
 			double t0 = a + i * w, tm = t0 + 0.5 * w;
 			double act = fmax(1.0, n * surv(x, tm));
 			double at0 = fmax(1.0, n * surv(x, t0));
-			double dt = w * dstep(r, act, r->p + tm + 0.5);
+			dparts sp = dstep(r, act, r->p + tm + 0.5);
+			double dt = w * sp.time;
 
 			o->time += dt;
+			o->host += w * sp.host;
+			o->sampler += w * sp.sampler;
 			o->steps += w;
 			o->tokens += w * act;
 			if (k == 2)
@@ -331,8 +381,179 @@ static void decode_from_start(rollctx *r, double n, double of,
 				o->kv_peak_tok = act * (r->p + t0 + w);
 		}
 	}
-	o->first = dstep(r, n, r->p + 1);
-	o->last = dstep(r, 1, r->p + end);
+	o->first = dstep(r, n, r->p + 1).time;
+	o->last = dstep(r, 1, r->p + end).time;
+}
+
+/* ---- the scheduler when the KV cache cannot hold them all ------------ */
+
+/* vLLM V1's scheduler (vllm/v1/core/sched/scheduler.py) with every request
+ * submitted at once, as an RL step submits its samples.  Requests are
+ * admitted in arrival order while the blocks for their tokens are free
+ * (and max_num_seqs allows); each step every running request needs a slot
+ * for its next token, and when the cache is full the scheduler preempts
+ * the running request that arrived last (RECOMPUTE, V1's only mode: its
+ * blocks are freed, it returns to the queue, and when it is readmitted it
+ * prefills its prompt and what it had generated again).  Space frees as
+ * sequences end.  So a rollout whose samples outgrow the cache runs as
+ * waves -- the earliest arrivals keep running, the later ones are evicted
+ * part-way and finish after them -- not as a queue refilled at a steady
+ * mean context.
+ *
+ * The n requests are represented by K of weight w = n / K, with lengths at
+ * the distribution's quantiles, in an arrival order that mixes lengths (a
+ * stride through the quantiles).  Between events (a sequence ends, the
+ * cache fills) the running set is fixed and each running sequence gains a
+ * token per step: a segment of D steps is D decode steps at its batch and
+ * the segment's midpoint context (exact for a step affine in the context).
+ * A readmission re-prefills w sequences of its length; a request is
+ * admitted only with room for its tokens and one more step of every
+ * running sequence (so the one just evicted is not readmitted at once). */
+#define SIM_MAX 512
+
+typedef struct simout {
+	double time, host, sampler, steps, tail, kv_peak_tok, first, last;
+	double max_run, preempted, recompute;
+} simout;
+
+/* The (1 - q) quantile of the lengths as a step count. */
+static double len_at(const lenx *x, double q)
+{
+	double t = q >= 1.0 ? x->lo : (q <= 0.0 ? x->hi : surv_inv(x, q));
+
+	return fmin(x->hi, fmax(1.0, t));
+}
+
+static long gcdl(long a, long b)
+{
+	while (b) {
+		long t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* GP_OK, or 1 when K representatives cannot represent n requests in C
+ * tokens (one of them alone would not fit with room to grow). */
+static int sched_sim(rollctx *r, double n, double C, double maxb,
+		     simout *o)
+{
+	double L[SIM_MAX], x[SIM_MAX];
+	int st[SIM_MAX];    /* 0 waiting, 1 running, 2 done */
+	double w, used = 0, done = 0, p = r->p, tail0 = -1;
+	long K, stride, i, it, maxit;
+	int nrun = 0, first = 1;
+
+	memset(o, 0, sizeof *o);
+	K = n <= SIM_MAX ? (long)n : SIM_MAX;
+	w = n / K;
+	if (w * (p + r->len.hi) + 2.0 * w > C)
+		return 1;
+	/* Arrival order: request i has the length of quantile
+	 * (i * stride) mod K, stride ~ 0.618 K and coprime to K. */
+	stride = (long)floor(0.618 * K + 0.5);
+	if (stride < 1)
+		stride = 1;
+	while (gcdl(stride, K) != 1)
+		stride++;
+	for (i = 0; i < K; i++) {
+		long q = (i * stride) % K;
+
+		L[i] = len_at(&r->len, 1.0 - (q + 0.5) / K);
+		x[i] = 0;
+		st[i] = 0;
+	}
+	maxit = 64 * K + 64;
+	for (it = 0; it < maxit; it++) {
+		double dfin = 1e300, dkv, d, xs = 0, b, ctx;
+		dparts sp;
+
+		/* Admit in arrival order while the tokens fit. */
+		for (i = 0; i < K; i++) {
+			if (st[i] != 0)
+				continue;
+			if ((nrun + 1) * w > maxb + 1e-9 ||
+			    used + w * (p + x[i]) + w * (nrun + 1) > C)
+				break;
+			if (x[i] > 0) {
+				infer_phase ph;
+				double t = 0;
+
+				if (infer_step(r->m, r->d, &r->ic, ceil(w -
+					       1e-9), p + x[i], p + x[i], 0,
+					       &ph, r->err)) {
+					r->bad = 1;
+					return GP_OK;
+				}
+				t = ph.time + (r->host.overlap ? 0.0 :
+					r->host.step + r->host.seq * w);
+				o->recompute += t;
+			}
+			st[i] = 1;
+			nrun++;
+			used += w * (p + x[i]);
+		}
+		if (nrun == 0)
+			break;
+		if (nrun * w > o->max_run)
+			o->max_run = nrun * w;
+		for (i = 0; i < K; i++)
+			if (st[i] == 1) {
+				xs += x[i];
+				if (L[i] - x[i] < dfin)
+					dfin = L[i] - x[i];
+			}
+		dkv = floor((C - used) / (w * nrun) + 1e-9);
+		if (dkv < 1) {
+			/* Full: evict the running request that arrived
+			 * last. */
+			for (i = K - 1; i >= 0; i--)
+				if (st[i] == 1)
+					break;
+			st[i] = 0;
+			nrun--;
+			used -= w * (p + x[i]);
+			o->preempted += w;
+			continue;
+		}
+		d = fmax(1e-9, fmin(dfin, dkv));
+		b = w * nrun;
+		ctx = p + xs / nrun + 0.5 * d + 0.5;
+		sp = dstep(r, b, ctx);
+		if (first) {
+			o->first = dstep(r, b, p + xs / nrun + 1).time;
+			first = 0;
+		}
+		o->last = sp.time;
+		o->time += d * sp.time;
+		o->host += d * sp.host;
+		o->sampler += d * sp.sampler;
+		o->steps += d;
+		used += w * nrun * d;
+		if (used > o->kv_peak_tok)
+			o->kv_peak_tok = used;
+		for (i = 0; i < K; i++) {
+			if (st[i] != 1)
+				continue;
+			x[i] += d;
+			if (x[i] >= L[i] - 1e-9) {
+				st[i] = 2;
+				nrun--;
+				used -= w * (p + x[i]);
+				done += w;
+			}
+		}
+		if (tail0 < 0 && done >= 0.9 * n - 1e-9)
+			tail0 = o->time;
+	}
+	if (r->bad)
+		return GP_OK;
+	if (nrun > 0 || done < n - 1e-6 * n)
+		return 1;
+	o->tail = tail0 >= 0 ? o->time - tail0 : 0.0;
+	return GP_OK;
 }
 
 /* The most KV tokens n sequences started together hold at once. */
@@ -353,7 +574,8 @@ static double peak_tokens(const lenx *x, double p, double n)
 }
 
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_lengths *resp,
+		    const infer_cfg *roll, const rl_engine_host *host,
+		    const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
 		    gp_error *err)
@@ -362,6 +584,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	infer_result ir;
 	infer_phase ph;
 	drain dr;
+	simout sm;
 	double n, N = prompts * group, kvtok, ctok, m2, held, B, pb;
 	double chunks, pk;
 
@@ -376,6 +599,17 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	    gp_check_num(engines, 1, GP_COUNT_MAX, "engines", err) ||
 	    gp_check_num(cap, -GP_AMOUNT_MAX, GP_AMOUNT_MAX, "capacity", err))
 		return GP_EINVAL;
+	if (host) {
+		if (gp_check_num(host->step, 0, 3600, "engine host time per "
+				 "step", err) ||
+		    gp_check_num(host->seq, 0, 3600, "engine host time per "
+				 "sequence", err))
+			return GP_EINVAL;
+		if (host->overlap != 0 && host->overlap != 1)
+			return gp_fail(err, "engine host overlap must be 0 "
+				       "or 1 (got %d)", host->overlap);
+		r.host = *host;
+	}
 	r.m = m;
 	r.d = d;
 	r.err = err;
@@ -441,26 +675,54 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	if (infer_step(m, d, &r.ic, pb, prompt_len, prompt_len, 0, &ph,
 		       err))
 		return GP_EINVAL;
-	o->prefill = chunks * ph.time;
+	/* The engine's host work for the prefill: a step per chunk, and
+	 * each of the n requests scheduled once (the group's duplicates
+	 * hit the prefix cache but are requests of their own). */
+	{
+		double h = chunks * r.host.step + n * r.host.seq;
+		double g = chunks * ph.time;
+
+		o->prefill = r.host.overlap ? fmax(g, h) : g + h;
+	}
 	o->longest = longest(&r.len, n);
 	if (!o->queued) {
 		decode_from_start(&r, n, n, 0.1, &dr);
 		o->decode = dr.time;
+		o->host = dr.host;
+		o->sampler = dr.sampler;
 		o->tail = dr.tail;
 		o->steps = dr.steps;
 		o->kv_peak = dr.kv_peak_tok * kvtok;
 		o->itl_first = dr.first;
 		o->itl_last = dr.last;
+	} else if (sched_sim(&r, n, ctok, roll->max_batch, &sm) == GP_OK) {
+		if (r.bad)
+			return GP_EINVAL;
+		o->decode = sm.time + sm.recompute;
+		o->host = sm.host;
+		o->sampler = sm.sampler;
+		o->steps = sm.steps;
+		o->tail = sm.tail;
+		o->kv_peak = fmin(sm.kv_peak_tok, ctok) * kvtok;
+		o->itl_first = sm.first;
+		o->itl_last = sm.last;
+		o->batch = sm.max_run;
+		o->preempted = sm.preempted;
+		o->recompute = sm.recompute;
 	} else {
-		/* Queue: B running, each finished one replaced, until the
-		 * n - B queued have started: (n - B) E[L] / B steps at the
-		 * held context; then the last B drain. */
+		/* Too many requests for the representatives: a queue, B
+		 * running, each finished one replaced, until the n - B
+		 * queued have started: (n - B) E[L] / B steps at the held
+		 * context; then the last B drain. */
 		double steps_q = (n - B) * resp->mean / B;
-		double tq = dstep(&r, B, held);
+		dparts sq = dstep(&r, B, held);
+		double tq = sq.time;
 		double q = 0.1 * n / B;
 
 		decode_from_start(&r, B, n, q, &dr);
 		o->decode = steps_q * tq + dr.time;
+		o->host = steps_q * sq.host + dr.host;
+		o->sampler = steps_q * sq.sampler + dr.sampler;
 		o->steps = steps_q + dr.steps;
 		o->tail = dr.tail;
 		if (q >= 1)

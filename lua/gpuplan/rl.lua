@@ -42,13 +42,22 @@
 --                 waits in host memory during the rollout (default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length)
+--   async_scheduling  the engine prepares each decode step while the GPU
+--                 runs the previous one (vLLM --async-scheduling; default
+--                 false, vLLM's default: its host work adds to each step)
+--   step_overhead the framework's host work per RL step between the phases
+--                 (data collation, rewards, actor calls), seconds (default
+--                 0); the "framework" phase
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
 -- seconds, idle, gpus, pool, memory (state), memory_gib}, pools {rollout,
 -- train: gpus, busy, idle}, rollout {engines, samples, batch, queued,
--- prefill, decode, tail, longest, itl_first, itl_last, kv_budget, kv_peak,
--- ...}, samples_per_s, tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s,
+-- prefill, decode, tail, longest, itl_first, itl_last, preempted and
+-- recompute (requests the engine evicted when its KV cache filled, and the
+-- seconds re-prefilling them), host (s of the
+-- decode the engine's host work adds), sampler (s of sampling with the
+-- tokens' log-probabilities), kv_budget, kv_peak, ...}, samples_per_s, tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s,
 -- cost_step, cost_1k_prompts, currency, memory {rollout, forward, update}
 -- (gp.memory-style breakdowns), update and forward (the training step's
 -- results: mfu, step, parts), run_s, hours, cost (with steps), defaults.
@@ -68,7 +77,7 @@ local shown = args.shown
 M.OPTIONS = args.set [[algo prompts group prompt_len response_len response_max
   response_dist reward_model ref_model colocated rollout_gpus staleness rollout_tp
   rollout_weights kv max_batch max_num_tokens rollout_memory epochs old_logprobs
-  offload_states pad steps]]
+  offload_states pad async_scheduling step_overhead steps]]
 
 -- gp.train's options that are not an RL step's, and why.
 local NOT_RL = {
@@ -111,6 +120,17 @@ function M.engine_limits(gpu)
   if big then return 1024, 16384 end
   return 256, 8192
 end
+
+-- vLLM V1's host work per decode step, serial with the GPU unless the
+-- engine schedules asynchronously (off by default through vLLM 0.11, and
+-- NeMo RL v0.5, verl and OpenRLHF leave it off): the scheduler, the input
+-- preparation, the copy of the sampled tokens back and the outputs'
+-- Python objects, all per request in the step.  Measured on the V1 engine
+-- at batch 256 (Llama-2-7B): a gap of 5-6 ms between two decode steps,
+-- 0.15-0.17 ms once scheduling runs a step ahead (vllm-project/vllm
+-- issue #10634 and PR #11133): 5.5 ms / 256 = 21.5 us per sequence per
+-- step.  The fixed part of a step (well under a millisecond) is left out.
+M.ENGINE_HOST = { step = 0, seq = 5.5e-3 / 256 }
 
 local function gib(b) return b / 2 ^ 30 end
 
@@ -190,6 +210,16 @@ run = function(o)
   local oldlp = boolean("old_logprobs", o.old_logprobs, true)
   local offload = boolean("offload_states", o.offload_states, false)
   local pad = boolean("pad", o.pad, false)
+  local async = boolean("async_scheduling", o.async_scheduling, false)
+  if o.async_scheduling == nil then
+    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
+      .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
+  end
+  local overhead = o.step_overhead
+  if overhead ~= nil and (type(overhead) ~= "number" or overhead ~= overhead
+      or overhead < 0 or overhead > 1e6) then
+    fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
+  end
   local epochs = posint("epochs", o.epochs) or 1
   local gpus = posint("gpus", o.gpus) or 1
   -- Pools.
@@ -287,6 +317,8 @@ run = function(o)
     staleness = staleness, offload_states = offload, host_bw = host_bw,
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
+    engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
+    engine_host_overlap = async, step_overhead = overhead,
   }
   local function run()
     local ok, r = pcall(core().rl, model, s.device, s.topo, c)
@@ -317,6 +349,7 @@ run = function(o)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
+    async_scheduling = async, step_overhead = overhead or 0,
     precision = s.precision, stack = cfg.stack,
     fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
     samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,

@@ -101,6 +101,19 @@ static rl_cfg base(void)
 	return c;
 }
 
+/* RL's sampling of a decode step beyond the serving model's (rollout.c):
+ * batch x (58 B x V - 4 B x V / tp) streamed at 2.039 TB/s x 0.85, plus
+ * one memory-bound kernel's fill (3.9 us, roofline.c ROOF_MEM_FILL) and
+ * a graph launch (1 us). */
+static double samp_at(const gp_model *m, const rl_cfg *c, double batch)
+{
+	double bytes = batch * (58.0 * m->vocab - 4.0 * m->vocab / c->roll.tp);
+
+	return bytes / (2.039e12 * 0.85) + 3.9e-6 + 1e-6;
+}
+
+/* One decode step of the rollout without host work: the serving model's
+ * step (infer_step) and RL's sampling. */
 static double step_at(const gp_model *m, const roof_device *d,
 		      const rl_cfg *c, double batch, double ctx)
 {
@@ -114,7 +127,26 @@ static double step_at(const gp_model *m, const roof_device *d,
 	ic.capacity = 80e9;
 	if (infer_step(m, d, &ic, batch, 1, ctx, 0, &ph, &e))
 		return -1;
-	return ph.time;
+	return ph.time + samp_at(m, c, batch);
+}
+
+/* Set the engine's memory so that its KV budget is want bytes: the budget
+ * is affine in it (the margin and the fragmentation allowance scale with
+ * it), so two runs give the line and the third lands on the target. */
+static void set_kv(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, rl_cfg *c, double want)
+{
+	static rl_result r;
+	gp_error e;
+	double e0 = 20e9, e1 = 10e9, k0, k1;
+
+	c->engine_memory = e0;
+	rl_step(m, d, t, c, &r, &e);
+	k0 = r.roll.kv_budget;
+	c->engine_memory = e1;
+	rl_step(m, d, t, c, &r, &e);
+	k1 = r.roll.kv_budget;
+	c->engine_memory = e1 + (want - k1) * (e0 - e1) / (k0 - k1);
 }
 
 int main(void)
@@ -127,10 +159,10 @@ int main(void)
 	rl_result r, r2;
 	rl_lengths l;
 	gp_error e;
-	double P, kvtok, want, sum, n, B, held, th, a, x;
+	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(55);
+	plan(74);
 	a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
@@ -197,13 +229,20 @@ int main(void)
 	/* Every response runs 8192 steps at batch 512; the step time is
 	 * affine in the context (the attention's KV reads; every other op
 	 * keeps its size), so the segments' midpoint rule gives exactly
-	 * 8192 x step(512, 512 + 4096 + 0.5). */
+	 * 8192 x step(512, 512 + 4096 + 0.5), each step the serving
+	 * model's plus RL's sampling (samp_at). */
 	want = 8192 * step_at(&m, &d, &c, 512, 512 + 4096 + 0.5);
 	/* 1e-6: the attention kernel's shape term and the compute/memory
 	 * overlap of the GEMM model bend the step time slightly with the
 	 * KV length (3e-7 here). */
 	is_num(r.roll.decode, want, 1e-6,
-	       "decode = 8192 x infer_step(512, mean context)");
+	       "decode = 8192 x (infer_step + sampling)(512, mean context)");
+	/* Sampling with log-probabilities: 512 x (58 - 4) B x 32000 =
+	 * 885 MB per step at 1.733 TB/s = 0.51 ms, 8192 times; 1e-12:
+	 * the same arithmetic. */
+	is_num(r.roll.sampler, 8192 * samp_at(&m, &c, 512), 1e-12,
+	       "sampler: 8192 x 512 x 54 B x 32000 at HBM speed");
+	ok(r.roll.host == 0, "no engine host work by default");
 	ok(r.roll.prefill < 0.01 * r.roll.decode,
 	   "decode-bound: prefill under 1% of the rollout");
 	/* Each engine prefills its 64 distinct prompts once (prefix
@@ -298,25 +337,122 @@ int main(void)
 	   "the rollout state holds them on the host");
 	c.offload_states = 0;
 
-	/* --- KV-bound: the batch is what the budget holds ------------------ */
-	/* 1024 prompts x 8: 1024 samples per engine.  Started together they
-	 * would all hold 512 + 8192 tokens at the end (fixed lengths), more
-	 * than the budget: B = what it holds at that peak, floor(budget /
-	 * (8704 x 8 KiB)), run with continuous batching.  Then (n - B) L / B
-	 * steps at batch B and the mean held context p + L/2 = 4608 (the
-	 * queue), and L more as the last B drain (midpoint 4608.5). */
+	/* --- KV-bound: vLLM's scheduler preempts and recomputes ----------- */
+	/* 2 prompts x 8 = 16 samples: 2 per engine, each 512 + 8192 tokens
+	 * (fixed), in a cache of C ~ 1.5 x 8704 tokens (the engine's memory
+	 * set so): both start (2 x 512 fit), grow together until the cache
+	 * is full, d1 = floor((C - 1024) / 2) steps at batch 2; the later
+	 * arrival is evicted with d1 tokens generated; the first runs its
+	 * 8192 - d1 remaining steps alone; then the evicted one prefills its
+	 * 512 + d1 tokens again and runs 8192 - d1 steps alone.  Each
+	 * segment at its midpoint context. */
+	c = base();
+	c.prompts = 2;
+	set_kv(&m, &d, &t, &c, 1.5 * 8704 * kvtok);
+	rc = rl_step(&m, &d, &t, &c, &r, &e);
+	{
+		double C = r.roll.kv_budget / kvtok, d1, d2;
+		infer_cfg ic = c.roll;
+		infer_phase ph;
+
+		ok(rc == GP_OK && C > 1.4 * 8704 && C < 1.6 * 8704 &&
+		   r.roll.queued, "2 per engine in ~1.5 sequences of KV: queued");
+		/* (+1e-9 as the kernel: a cache filled to within float
+		 * noise of a whole step counts as that step's room) */
+		d1 = floor((C - 1024) / 2 + 1e-9);
+		d2 = 8192 - d1;
+		ic.gpus = 1;
+		ic.input = 512;
+		ic.output = 8192;
+		ic.capacity = 80e9;
+		infer_step(&m, &d, &ic, 1, 512 + d1, 512 + d1, 0, &ph, &e);
+		want = d1 * step_at(&m, &d, &c, 2, 512 + 0.5 * d1 + 0.5) +
+			2 * d2 * step_at(&m, &d, &c, 1, 512 + d1 + 0.5 * d2 +
+					 0.5) + ph.time;
+		/* 1e-6: as the decode above (the step bends slightly with
+		 * the context inside a segment). */
+		is_num(r.roll.decode, want, 1e-6,
+		       "preempted: both together, the first alone, then the "
+		       "evicted one re-prefilled and alone");
+		is_num(r.roll.steps, d1 + 2 * d2, 0, "d1 + 2 (8192 - d1) steps");
+		is_num(r.roll.preempted, 1, 0, "one preemption");
+		is_num(r.roll.recompute, ph.time, 1e-12,
+		       "its re-prefill of 512 + d1 tokens");
+	}
+	/* 1024 prompts x 8: 1024 per engine outgrow the budget; the
+	 * scheduler evicts and recomputes, and the rollout takes longer
+	 * than if every sample ran at once in a cache big enough for
+	 * them (the same lengths, 8192 steps). */
+	c = base();
 	c.prompts = 1024;
 	rl_step(&m, &d, &t, &c, &r, &e);
-	n = 1024;
-	B = r.roll.batch;
-	held = 512 + 4096;
-	ok(r.roll.queued && B < n, "1024 per engine: queued");
-	is_num(B, floor(r.roll.kv_budget / (8704 * kvtok)), 0,
-	       "B = the KV budget / (8704 tokens x 8 KiB)");
-	want = (n - B) * 8192 / B * step_at(&m, &d, &c, B, held) +
-		8192 * step_at(&m, &d, &c, B, held + 0.5);
-	is_num(r.roll.decode, want, 1e-6, "queued decode = queue + drain");
+	ok(r.roll.queued && r.roll.preempted > 0 && r.roll.recompute > 0,
+	   "1024 per engine: queued, some preempted and recomputed");
+	ok(r.roll.steps > 8192 &&
+	   r.roll.kv_peak <= r.roll.kv_budget * (1 + 1e-12),
+	   "more steps than one sequence's 8192, within the budget");
+	/* More requests than the scheduler's 512 representatives can split
+	 * in a cache of 1.5 sequences (1024 per engine, two to a
+	 * representative): the fluid queue instead, still a result. */
+	c.prompts = 1024;
+	set_kv(&m, &d, &t, &c, 1.5 * 8704 * kvtok);
+	rc = rl_step(&m, &d, &t, &c, &r, &e);
+	ok(rc == GP_OK && r.roll.queued && r.roll.preempted == 0 &&
+	   r.roll.decode > 0, "too coarse to simulate: the fluid queue");
+	c.engine_memory = 0;
 	c.prompts = 512;
+
+	/* --- the engine's host work per decode step ------------------------ */
+	/* 20 us per sequence and 100 us per step, serial with the GPU: every
+	 * one of the 8192 steps at batch 512 adds 0.1 ms + 512 x 20 us =
+	 * 10.34 ms (the lengths are fixed: no tail); the prefill adds 2
+	 * chunks x 0.1 ms + 512 requests x 20 us = 10.44 ms. */
+	c = base();
+	rl_step(&m, &d, &t, &c, &r2, &e);
+	c.host.step = 100e-6;
+	c.host.seq = 20e-6;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.roll.decode - r2.roll.decode, 8192 * (100e-6 + 512 * 20e-6),
+	       1e-9, "serial host work: + 8192 x (0.1 ms + 512 x 20 us)");
+	is_num(r.roll.host, 8192 * (100e-6 + 512 * 20e-6), 1e-9,
+	       "and it is reported as the host's share");
+	is_num(r.roll.prefill - r2.roll.prefill, 2 * 100e-6 + 512 * 20e-6,
+	       1e-9, "prefill: 2 steps and 512 requests");
+	/* Overlapped (async scheduling): a step is the longer of the GPU's
+	 * work and the host's.  At 1 us per sequence (0.512 ms a step) the
+	 * GPU's step (~18 ms at 8k context) hides it whole; at 100 us per
+	 * sequence (51.2 ms) the host sets every step. */
+	c.host.step = 0;
+	c.host.seq = 1e-6;
+	c.host.overlap = 1;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.roll.decode, r2.roll.decode, 1e-12,
+	       "overlapped host work under the GPU's costs nothing");
+	c.host.seq = 100e-6;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.roll.decode, 8192 * 512 * 100e-6, 1e-9,
+	       "overlapped host work longer than the GPU's sets the step");
+	c.host.seq = -1e-6;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "per sequence") != NULL,
+	   "a negative host time is refused, named");
+	c.host.seq = 0;
+	c.host.overlap = 2;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "overlap") != NULL, "overlap must be 0 or 1");
+	c.host.overlap = 0;
+
+	/* --- the framework's work between the phases ----------------------- */
+	/* Colocated it adds to the step: 3 s more than r2's. */
+	c.step_overhead = 3.0;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.ph[RL_FRAMEWORK].time, 3.0, 0, "framework phase = 3 s");
+	is_num(r.step, r2.step + 3.0, 1e-12, "colocated: step + 3 s");
+	c.step_overhead = -1;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "step_overhead") != NULL,
+	   "a negative step_overhead is refused, named");
+	c.step_overhead = 0;
 
 	/* --- a disaggregated step is never faster than its slower pool ---- */
 	/* 64 prompts x 8 = 512 samples; 4, 6 or 7 rollout GPUs leave 4, 2
@@ -366,6 +502,14 @@ int main(void)
 	       r.update.step + r.ph[RL_SYNC].time, 1e-12,
 	       "staleness 0: the pools wait for each other");
 	ok(r2.step >= r.step, "one step of staleness is never slower");
+	/* Separate pools: the framework's work runs in the training pool's
+	 * loop, so with the pools waiting for each other it adds whole. */
+	k.step_overhead = 5.0;
+	rl_step(&m, &d, &t, &k, &r, &e);
+	is_num(r.step, r2.step + 5.0, 1e-12,
+	       "staleness 0: the framework's 5 s add to the step");
+	ok(r.ph[RL_FRAMEWORK].pool == RL_POOL_TRAIN,
+	   "and they are the training pool's");
 
 	/* --- the split search returns the best valid split ---------------- */
 	rc = rl_best_split(&m, &d, &t, &c, 8, &r, &e);

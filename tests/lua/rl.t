@@ -22,7 +22,7 @@ local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
                response_len = 2048, response_max = 8192, price = 2.0 }
 local r = gp.rl(base)
 t.ok(r.fits, "a 7B GRPO step fits 8 H100s at ZeRO-3")
-t.is(#r.phases, 9, "nine phases in the engine's order")
+t.is(#r.phases, 10, "ten phases in the engine's order")
 t.is(r.phases[1].name, "rollout", "rollout first")
 local sum = 0
 for _, p in ipairs(r.phases) do sum = sum + p.seconds end
@@ -70,7 +70,43 @@ local ro = gp.rl(copy(base, { offload_states = true }))
 t.ok(phase(ro, "offload").seconds > 0, "offload_states: an offload phase")
 t.ok(ro.rollout.kv_budget > r.rollout.kv_budget, "and a larger KV budget")
 
+-- The rollout engine's host work: vLLM's 5.5 ms per step at batch 256
+-- (rl.ENGINE_HOST) is serial by default, so the decode carries it; with
+-- async_scheduling it hides under the GPU's longer steps here (a 7B step
+-- at 64 sequences reads ~15 GB of weights: ~5 ms, against 64 x 21.5 us =
+-- 1.4 ms of host work).
+t.near(rl.ENGINE_HOST.seq, 5.5e-3 / 256, 1e-15, "21.5 us per sequence per step")
+t.ok(r.rollout.host > 0, "serial host work is part of the decode")
+t.ok(r.rollout.sampler > 0, "and so is sampling with log-probabilities")
+t.like(table.concat(r.defaults, ","), "async_scheduling=false (vLLM's default", "said", true)
+local ra = gp.rl(copy(base, { async_scheduling = true }))
+t.is(ra.rollout.host, 0, "async scheduling: the host work is hidden")
+-- Serial minus hidden = the decode's host work + the prefill's: each of
+-- an engine's 64 requests scheduled once, 64 x 21.5 us.
+t.near(phase(r, "rollout").seconds - phase(ra, "rollout").seconds,
+       r.rollout.host + 64 * rl.ENGINE_HOST.seq, 1e-9,
+       "and the rollout is shorter by it and the prefill's")
+-- A cache too small for every sample at its longest: the engine's
+-- scheduler evicts the latest arrivals and recomputes them (rollout.c);
+-- the rollout says how many and for how long.
+local rk = gp.rl(copy(base, { rollout_memory = 0.27 }))
+t.ok(rk.rollout.queued and rk.rollout.preempted > 0 and rk.rollout.recompute > 0,
+     "a small cache: preempted and re-prefilled")
+t.ok(phase(rk, "rollout").seconds > phase(r, "rollout").seconds,
+     "and the rollout is longer than with the whole card")
+t.is(r.rollout.preempted, 0, "none when the samples fit")
+
+-- The framework's work between the phases: its own phase, on the step.
+local rf = gp.rl(copy(base, { step_overhead = 2.5 }))
+t.is(phase(rf, "framework").seconds, 2.5, "framework phase = step_overhead")
+t.near(rf.step_s, r.step_s + 2.5, 1e-9, "colocated: the step is 2.5 s longer")
+t.is(phase(r, "framework").seconds, 0, "none by default")
+
 -- Errors name the option.
+t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
+         "rl: step_overhead must be seconds per step", "negative overhead", true)
+t.raises(function() gp.rl(copy(base, { async_scheduling = "yes" })) end,
+         "rl: async_scheduling must be a boolean", "async_scheduling is a boolean", true)
 t.raises(function() gp.rl(copy(base, { algo = "dpo" })) end, "rl: algo must be grpo or ppo",
          "bad algo", true)
 t.raises(function() gp.rl(copy(base, { method = "grpo" })) end,

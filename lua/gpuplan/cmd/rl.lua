@@ -43,13 +43,21 @@ usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]
   --offload-states   colocated: trainer states wait in host memory during
                      the rollout (and come back)
   --pad              training sequences padded to --response-max
+  --async-scheduling the engine prepares each decode step while the GPU
+                     runs the previous one (vLLM --async-scheduling;
+                     default off, vLLM's default: its host work adds to
+                     every step)
+  --step-overhead S  the framework's host work per step between the phases
+                     (data collation, rewards, actor calls), seconds
+                     (default 0)
   --steps N          RL steps in the run: hours and cost
   --format F         text|markdown|csv|json
 
   Prints each phase's seconds, share of the step, the seconds its pool
   waits after it (separate pools), and the memory per GPU of the state it
-  runs in; the rollout's batch, tail and decode speed; samples/s, tokens/s,
-  cost per step and per 1k prompts.]],
+  runs in; the rollout's batch, tail and decode speed, and what the
+  engine's host work and the sampling with log-probabilities add to it;
+  samples/s, tokens/s, cost per step and per 1k prompts.]],
   options = {},
 }
 for k, v in pairs(train_cmd.options) do C.options[k] = v end
@@ -59,7 +67,7 @@ for k, v in pairs {
   colocated = "flag", rollout_gpus = "string", staleness = "int", rollout_tp = "int",
   rollout_weights = "string", kv = "string", rollout_memory = "number", max_batch = "int",
   max_num_tokens = "int", epochs = "int", old_logprobs = "flag", offload_states = "flag",
-  pad = "flag", steps = "number",
+  pad = "flag", async_scheduling = "flag", step_overhead = "number", steps = "number",
 } do C.options[k] = v end
 -- Options of train that are not an RL step's.
 for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "images", "train_vision",
@@ -130,11 +138,15 @@ function C.run(opts, args)
     local ro = r.rollout
     io.write(string.format("rollout: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
       .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
-      .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail\n",
+      .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
+      .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
+      .. "%.2f s\n",
       ro.engines, ro.samples,
-      ro.queued and string.format("%d at a time, refilled", ro.batch) or "all at once",
+      ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
+        .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
+        or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
-      ro.itl_last * 1e3))
+      ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler))
     io.write(string.format("throughput: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
       .. "generated tokens/s\n", r.samples_per_s, r.tokens_per_s, r.tokens_per_s_gpu,
       r.gen_tokens_per_s))

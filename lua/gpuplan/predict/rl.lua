@@ -40,6 +40,20 @@ local PROFILES = {
       function(o) return not o.colocated end },
     { "old_logprobs", true, "prev_logprobs recomputed by the policy" },
     { "ref_model", true, "reference_policy_kl_penalty: 0.01" },
+    -- The framework's host work per step between the GPU phases, from NeMo
+    -- RL's own per-step timing of an async GRPO step (github NVIDIA-NeMo/RL
+    -- PR #1052): data_processing 0.23 s + logprob_inference_prep 1.34 s +
+    -- training_prep 1.06 s (no states offloaded in that run: the mode
+    -- switches and the batch's moves to the workers) = 2.6 s, and
+    -- buffer_sampling 1.38 s more where the trajectories come from the
+    -- replay buffer of separate pools: 4.0 s.  Cross-check: the NeMo RL
+    -- v0.3 blog's colocated steps leave 2-4 s outside generation,
+    -- logprobs, training and refit (112 - 109, 147 - 144, 213 - 211,
+    -- 167 - 163 s; nvidia-nemo.github.io/blog/2025/07/21/nemo-rl-v0.3).
+    { "step_overhead", 2.6, "NeMo RL's per-step data processing and prep (PR #1052 timing)",
+      function(o) return o.colocated end },
+    { "step_overhead", 4.0, "NeMo RL's per-step data processing, prep and buffer sampling "
+      .. "(PR #1052 timing)", function(o) return not o.colocated end },
   },
 }
 
