@@ -1021,31 +1021,43 @@ int mem_layout_prepared(const gp_model *m, const gp_params *p,
 typedef char stage_acts_fits_memo[sizeof(stage_acts) <=
 	sizeof(((gp_mem_memo *)0)->e[0].acts) ? 1 : -1];
 
-/* The memo's stage_acts for c and y: found, or computed and kept. */
+/* The memo's stage_acts for c and y: found (the last hit first), or
+ * computed and kept.  *sap points into the memo (or at buf). */
 static int memo_acts(const gp_model *m, const gp_train_cfg *c,
-		     const gp_layout *y, gp_mem_memo *mm, stage_acts *sa,
-		     gp_error *err)
+		     const gp_layout *y, gp_mem_memo *mm, stage_acts *buf,
+		     const stage_acts **sap, gp_error *err)
 {
 	unsigned char key[sizeof mm->e[0].key];
 	int i;
 
-	if (!mm)
-		return stage_acts_of(m, c, y, sa, err);
+	if (!mm) {
+		*sap = buf;
+		return stage_acts_of(m, c, y, buf, err);
+	}
 	memset(key, 0, sizeof key);
 	stage_acts_key(m, c, y, key);
+	i = mm->last;
+	if (i < mm->n && memcmp(mm->e[i].key, key, sizeof key) == 0) {
+		*sap = (const stage_acts *)(const void *)mm->e[i].acts;
+		mm->hits++;
+		return GP_OK;
+	}
 	for (i = 0; i < mm->n; i++)
 		if (memcmp(mm->e[i].key, key, sizeof key) == 0) {
-			memcpy(sa, mm->e[i].acts, sizeof *sa);
+			*sap = (const stage_acts *)(const void *)mm->e[i].acts;
+			mm->last = i;
 			mm->hits++;
 			return GP_OK;
 		}
 	mm->misses++;
-	if (stage_acts_of(m, c, y, sa, err))
+	if (stage_acts_of(m, c, y, buf, err))
 		return GP_EINVAL;
 	i = mm->n < GP_MEM_MEMO_N ? mm->n++ : mm->next;
 	mm->next = (mm->next + 1) % GP_MEM_MEMO_N;
 	memcpy(mm->e[i].key, key, sizeof key);
-	memcpy(mm->e[i].acts, sa, sizeof *sa);
+	memcpy(mm->e[i].acts, buf, sizeof *buf);
+	mm->last = i;
+	*sap = (const stage_acts *)(const void *)mm->e[i].acts;
 	return GP_OK;
 }
 
@@ -1054,13 +1066,14 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
 		       double capacity, const gp_mem_reserve *r,
 		       gp_mem_memo *memo, gp_mem_result *out, gp_error *err)
 {
-	stage_acts sa;
+	stage_acts buf;
+	const stage_acts *sa = NULL;
 
 	if (!m || !p || !c || !y || !out)
 		return gp_fail(err, "mem_train_prepared: missing argument");
 	if (check_reserve(r, capacity, err) ||
-	    memo_acts(m, c, y, memo, &sa, err) ||
-	    train_stages(m, p, c, y, &sa, out, err))
+	    memo_acts(m, c, y, memo, &buf, &sa, err) ||
+	    train_stages(m, p, c, y, sa, out, err))
 		return GP_EINVAL;
 	finish(out, capacity, r);
 	return GP_OK;

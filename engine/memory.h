@@ -216,11 +216,11 @@ int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
  * The fields are memory.c's. */
 #define GP_MEM_MEMO_N 32
 typedef struct gp_mem_memo {
-	int n, next;
+	int n, next, last;
 	long hits, misses;
 	struct gp_mem_memo_entry {
 		unsigned char key[sizeof(gp_act_cfg) + 4 * sizeof(double)];
-		unsigned char acts[1024];   /* memory.c's stage_acts */
+		double acts[128];           /* memory.c's stage_acts */
 	} e[GP_MEM_MEMO_N];
 } gp_mem_memo;
 
