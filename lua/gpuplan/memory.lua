@@ -238,6 +238,7 @@ local unknown_key = require("gpuplan.args").unknown_key
 
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }
+M.METHODS = METHODS
 
 -- M.memory{...} -> breakdown (see the header comment).  Options:
 --   model, gpu (ids or tables), gpus, method, precision (bf16), recipe,
