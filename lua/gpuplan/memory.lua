@@ -222,19 +222,13 @@ function M.capacity(gpu)
   return c * M.USABLE_FRACTION, true
 end
 
--- Every option M.memory reads; anything else is a misspelling (tp_size for
--- tp) that would otherwise plan a different job in silence.
-local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
-  zero fsdp sp seq batch micro_batch microbatches schedule recompute flash
-  dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
-  ctx block chunk_tokens kv_free_fraction prompts group prompt_len response_len colocated
-  reward_model ref_model rollout_weights rollout_tp margin capacity
-  capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers enc_seq cat
-  video_frames image_size frame_size]]
+-- Every option M.memory reads, declared in gpuplan.options; anything else
+-- is a misspelling (tp_size for tp) that would otherwise plan a different
+-- job in silence.
+local options = require "gpuplan.options"
+local OPTIONS = options.keys("fit")
 
 M.OPTIONS = OPTIONS
-local unknown_key = require("gpuplan.args").unknown_key
 
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }
@@ -260,15 +254,18 @@ M.METHODS = METHODS
 --   sequence; seq is then the decoder's; default seq), cat.
 -- The result carries `warnings`: codes of a plan that runs but wastes
 -- something (M.WARNINGS), the same codes gp.train reports.
--- M.prepare(o, extra): the options of M.memory checked and turned into
--- the engine's config.  extra (optional) is a set of more option names
--- the caller (gpuplan.train) reads itself.  Returns a table {model, gpu,
--- capacity, cfg, defaults, method, gpus}; raises on a bad option.
-function M.prepare(o, extra, who)
+-- M.prepare(o, cmd, who): the options of M.memory checked and turned into
+-- the engine's config.  cmd (optional, default "fit") is the command whose
+-- declared options (gpuplan.options) o may have: "train" or "plan" for
+-- gpuplan.train, which reads its own itself; who names the caller in
+-- errors.  Returns a table {model, gpu, capacity, cfg, defaults, method,
+-- gpus}; raises on a bad option.
+function M.prepare(o, cmd, who)
   who = who or "memory"
+  cmd = cmd or "fit"
   if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
-  local bad = unknown_key(o, function(k) return OPTIONS[k] or (extra and extra[k]) end)
-  if bad ~= nil then fail("%s: unknown option '%s'", who, tostring(bad)) end
+  local bad = options.unknown(o, cmd)
+  if bad ~= nil then fail("%s", options.unknown_message(cmd, bad, who)) end
   local defaults = {}
   local function dflt(name, v)
     defaults[#defaults + 1] = name .. "=" .. tostring(v)

@@ -66,9 +66,8 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 
 -- The arguments that only the MoE serving model reads; any of them sends
 -- gp.infer here.
-M.ARGS = [[ep dp_attention two_batch_overlap redundant_experts imbalance a2a
-  disagg prefill_gpus prefill_tp prefill_ep prefill_dp_attention prefill_tokens mtp
-  acceptance itl_max nics nic_fabric]]
+-- gp.infer arguments, declared (serve = true) in gpuplan.options.
+M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
 -- Does gp.infer{a} ask for the MoE serving model?  Any of its arguments,

@@ -49,16 +49,23 @@ local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
-M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
-  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price market currency scaling attn_kernel grad_reduce]]
+-- The options, declared in gpuplan.options: gp.train takes those of
+-- `gpuplan train`, gp.sweep those of `gpuplan plan`.  EXTRA and
+-- SWEEP_EXTRA are what each takes that gp.memory does not.
+local options = require "gpuplan.options"
+local function minus(a, b)
+  local s = {}
+  for k in pairs(a) do if not b[k] then s[k] = true end end
+  return s
+end
+M.OPTIONS = options.keys("train")
+M.EXTRA = minus(M.OPTIONS, options.keys("fit"))
 
 M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
 
--- What gp.sweep takes besides the job (the layout is swept).
-M.SWEEP_EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
-  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price market currency attn_kernel grad_reduce]]
+-- What gp.sweep's job takes besides gp.memory's (the layout is swept).
+M.SWEEP_EXTRA = minus(minus(options.keys("plan"), options.own("plan", "train")),
+                      options.keys("fit"))
 
 -- Which communication each software stack overlaps by default.
 --   megatron   Megatron-Core with --overlap-grad-reduce and
@@ -180,22 +187,14 @@ local function tokens_of(v)
   return n
 end
 
--- M.setup(o [, sweep [, extra]]): gp.train's options checked and resolved
--- once: {p (memory.prepare's), model, gpu, cfg (the engine's train
--- config), topo, device, defaults, currency, precision, global_batch}.
--- For a sweep the layout comes from the enumeration: the global batch is
--- checked for being a whole number only (each layout must divide it).
--- gpuplan.rl prices its training phases with it; extra (optional) is a
--- set of more option names the caller reads itself.
-function M.setup(o, sweep, extra)
-  local known = sweep and M.SWEEP_EXTRA or M.EXTRA
-  if extra then
-    local k2 = {}
-    for k in pairs(known) do k2[k] = true end
-    for k in pairs(extra) do k2[k] = true end
-    known = k2
-  end
-  local p = memory.prepare(o, known, sweep and "sweep" or "train")
+-- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
+-- (memory.prepare's), model, gpu, cfg (the engine's train config), topo,
+-- device, defaults, currency, precision, global_batch}.  For a sweep (the
+-- options of `gpuplan plan`) the layout comes from the enumeration: the
+-- global batch is checked for being a whole number only (each layout must
+-- divide it).  gpuplan.rl prices its training phases with it.
+function M.setup(o, sweep)
+  local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
