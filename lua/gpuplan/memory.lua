@@ -253,7 +253,9 @@ M.METHODS = METHODS
 --   gpuplan.vlm), enc_seq (encoder-decoder models: encoder tokens per
 --   sequence; seq is then the decoder's; default seq), cat.
 -- The result carries `warnings`: codes of a plan that runs but wastes
--- something (M.WARNINGS), the same codes gp.train reports.
+-- something (M.WARNINGS), the same codes gp.train reports; and, training,
+-- `recompute`: the policy the breakdown is of -- with recompute = "auto"
+-- the one chosen, and then recompute_auto = true.
 -- M.prepare(o, cmd, who): the options of M.memory checked and turned into
 -- the engine's config.  cmd (optional, default "fit") is the command whose
 -- declared options (gpuplan.options) o may have: "train" or "plan" for
@@ -553,7 +555,8 @@ end
 -- The least recomputation that fits: none, then selective, then full
 -- (each costs more compute in backward; Korthikanti et al. 2022 sec. 5).
 -- With margin = 0 this asks "would the run start at all".  Sets
--- cfg.recompute and returns the memory result of the choice.
+-- cfg.recompute and returns the memory result of the choice, with the
+-- choice in its fields recompute and recompute_auto = true.
 function M.auto_recompute(model, cfg, defaults)
   local core = require "gpuplan.core"
   local r
@@ -562,6 +565,7 @@ function M.auto_recompute(model, cfg, defaults)
     r = core.memory(model, cfg)
     if r.fits then break end
   end
+  r.recompute, r.recompute_auto = cfg.recompute, true
   defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
     r.fits and "the least that fits" or "nothing fits; the most saving")
   return r
@@ -634,6 +638,9 @@ function M.memory(o)
   else
     r = core.memory(model, cfg)
   end
+  -- The recomputation policy the breakdown is of (training): with
+  -- recompute = "auto" the one chosen, and recompute_auto = true.
+  r.recompute = cfg.recompute
   r.model = model.id or model.name
   r.gpu = gpu and gpu.id or nil
   r.gpus = gpus

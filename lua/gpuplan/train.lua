@@ -8,9 +8,10 @@
 --   print(r.fits, r.step_s, r.mfu, r.tokens_per_s, r.days, r.cost)
 --   for _, p in ipairs(r.parts) do print(p.name, p.seconds, p.hidden) end
 --
--- Every option of gp.memory (the job: model, gpu, gpus, method, precision,
--- tp/pp/cp/ep/vpp, zero, sp, seq, batch = micro-batch, recompute, LoRA ...)
--- plus:
+-- The training options of gp.memory (the job: model, gpu, gpus, method,
+-- precision, tp/pp/cp/ep/vpp, zero, sp, seq, batch = micro-batch,
+-- recompute, LoRA ...; not its inference and RL ones) plus the following,
+-- each declared in gpuplan.options:
 --   global_batch  sequences per step (default: ~4M tokens for pretraining,
 --                 128 sequences for fine-tuning, a multiple of dp x batch)
 --   system        catalog system id (a node: GPUs, scale-up fabric, NICs);
@@ -37,7 +38,9 @@
 -- seconds, hidden} in the engine's order, microbatches, bubble_frac, stage,
 -- stage_layers, tokens_per_step, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
 -- model_tflops_gpu, hw_tflops_gpu, train_s, days, cost, currency, memory
--- (gp.memory's breakdown), warnings, groups, defaults.
+-- (gp.memory's breakdown), warnings, groups, defaults; recompute is the
+-- policy the step is of: with recompute = "auto" the one chosen, and then
+-- recompute_auto = true.
 
 local units = require "gpuplan.units"
 local memory = require "gpuplan.memory"
@@ -279,6 +282,7 @@ function M.train(o)
   local topo, device, currency, precision = s.topo, s.device, s.currency, s.precision
   local gb = cfg.global_batch
 
+  local auto = cfg.recompute == "auto"
   local function run(c)
     if c.recompute == "auto" then
       memory.auto_recompute(model, c, defaults)
@@ -303,6 +307,7 @@ function M.train(o)
     vision_s = r.vision_time, vision_patches = r.vision_patches, media = p.media,
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
+    recompute_auto = auto or nil,
   }
   for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
                        "overlap_p2p", "ep_overlap" } do out.overlaps[k] = cfg[k] end
