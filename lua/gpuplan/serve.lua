@@ -130,7 +130,7 @@ local function node_of(a, g, cat, default)
     local fab = g.scaleup and g.scaleup.fabric or (g.pcie and ("pcie" .. g.pcie.gen))
     if not fab then fail("infer: gpu '%s' has no scale-up fabric; give system = ID", g.id) end
     spec = { scaleup = fab, gpus_per_node = g.scaleup and g.scaleup.domain or 8, nics = 0 }
-    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, g.id, fab))
+    default(string.format("gpus_per_node=%d (%s on %s, no NICs)", spec.gpus_per_node, g.id, fab))
   end
   local nics = int_of(a, "nics", 0)
   if nics ~= nil then spec.nics = nics end
@@ -186,7 +186,7 @@ function M.setup(a)
     local ok, fa3 = pcall(require("gpuplan.roofline").device, info.gpu, cat, "fa3")
     if ok and fa3.attn_fwd then
       d.attn_kernel, d.attn_fwd, d.attn_bwd = "fa3", fa3.attn_fwd, fa3.attn_bwd
-      default("attention=fa3 (SGLang's default backend on Hopper)")
+      default("attn_kernel=fa3 (SGLang's default backend on Hopper)")
     end
   end
   local ep = int_of(a, "ep", 1) or 1

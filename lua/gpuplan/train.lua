@@ -125,7 +125,7 @@ local function topology(o, gpu, cat, default)
     local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
     if not fab then fail("train: gpu '%s' has no scale-up fabric; give system = ID", gpu.id) end
     spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
-    default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, gpu.id, fab))
+    default(string.format("gpus_per_node=%d (%s on %s, no NICs)", spec.gpus_per_node, gpu.id, fab))
   end
   if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
   if o.nics ~= nil then spec.nics = o.nics end
