@@ -173,4 +173,19 @@ like($o, qr/^max concurrent sequences at this context: 435;/m, 'fit: 435 sequenc
                       '--input', '2048', '--output', '256');
 like($o, qr/^KV budget per GPU\s+124\.36 GB \(435 sequences\)$/m, 'infer: the same 435');
 
+
+# --in / --out are now --input / --output, gp.infer's names: the old
+# spelling is refused, naming the new one.
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--in', '512');
+is($c, 2, '--in is a usage error');
+like($e, qr/^gpuplan: infer: unknown option '--in' \(did you mean '--input'\?\)$/m,
+     '... naming --input');
+is($o, '', '... and prints no answer');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--out', '64');
+like($e, qr/^gpuplan: infer: unknown option '--out' \(did you mean '--output'\?\)$/m,
+     '--out names --output');
+($c, $o, $e) = run_gp('infer', '--help');
+like($o, qr/^  --input N +prompt tokens per request \(default 2048\)$/m, 'infer --help: --input');
+like($o, qr/^  --output N +generated tokens per request \(default 256\)$/m, 'infer --help: --output');
+
 done_testing();
