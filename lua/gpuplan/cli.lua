@@ -2,8 +2,10 @@
 --
 -- Subcommands live in lua/gpuplan/cmd/<name>.lua, each returning
 --   { summary = "...", usage = "...", options = { name = type, ... },
---     run = function(opts, args) -> exit code }
--- with option types string, int, number, flag, format.  `--sweep-batch`
+--     run = function(opts, args) -> exit code, hint = function(key) (optional) }
+-- with option types string, int, number, flag, format.  The job commands
+-- (fit, train, plan, rl, infer) make options, usage and hint from the
+-- declarations in gpuplan.options.  `--sweep-batch`
 -- arrives as opts.sweep_batch.  Exit codes: 0 ok, 1 error (a one-line
 -- message naming the file:line or the argument), 2 usage.
 
@@ -69,8 +71,9 @@ end
 local formats = { text = true, markdown = true, csv = true, json = true }
 
 -- Parse argv[first..] against a command's option table.
--- Returns opts, args or raises a usage error.
-function M.parse(cmdname, spec, argv, first)
+-- Returns opts, args or raises a usage error.  hint (optional):
+-- function(key) -> what to add to "unknown option '--x'" (a did-you-mean).
+function M.parse(cmdname, spec, argv, first, hint)
   local opts, args = {}, {}
   local i = first or 1
   local only_args = false
@@ -96,7 +99,10 @@ function M.parse(cmdname, spec, argv, first)
       if not ty and key:match("^no_.") and spec[key:sub(4)] == "flag" then
         key, ty, on = key:sub(4), "flag", false
       end
-      if not ty then error(M.usage(string.format("%s: unknown option '--%s'", cmdname, name)), 0) end
+      if not ty then
+        error(M.usage(string.format("%s: unknown option '--%s'%s", cmdname, name,
+          hint and hint(key) or "")), 0)
+      end
       if ty == "flag" then
         if value then error(M.usage(string.format("%s: option '--%s' takes no value", cmdname, name)), 0) end
         opts[key] = on
@@ -294,7 +300,7 @@ local function dispatch(argv)
   if not mod then
     error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", name)), 0)
   end
-  local ok, opts, args = pcall(M.parse, name, mod.options or {}, argv, 2)
+  local ok, opts, args = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
   if not ok then return report_error(opts, mod.usage) end
   if opts.help then
     io.stdout:write(mod.usage or ("usage: gpuplan " .. name), "\n")

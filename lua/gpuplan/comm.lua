@@ -126,7 +126,7 @@ function M.node_spec(sys, gpu, default, who)
     error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
   end
   local spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
-  default(string.format("node=%d x %s on %s, no NICs", spec.gpus_per_node, gpu.id, fab))
+  default(string.format("gpus_per_node=%d (%s on %s, no NICs)", spec.gpus_per_node, gpu.id, fab))
   return spec
 end
 

@@ -218,18 +218,17 @@ local function op_rows(ph)
   return rows
 end
 
--- Every argument gp.infer reads; anything else is a misspelling (tp_size
+-- Every argument gp.infer reads (the MoE serving model's included),
+-- declared in gpuplan.options; anything else is a misspelling (tp_size
 -- for tp) that would otherwise estimate a different deployment in silence.
-local ARGS = args.set([[model gpu gpus tp pp weights kv kv_policy batch concurrency input
-  output runtime flash memory margin kv_free_fraction offload host_bw host_memory
-  pcie_bw system price
-  max_num_tokens max_batch host_op_time host_ops_per_layer cat catalog ]]
-  .. require("gpuplan.serve").ARGS)   -- the MoE serving model's
+local options = require "gpuplan.options"
 
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
-  local bad = args.unknown_key(a, ARGS)
-  if bad ~= nil then error("infer: unknown argument '" .. tostring(bad) .. "'", level + 1) end
+  local bad = options.unknown(a, "infer")
+  if bad ~= nil then
+    error(options.unknown_message("infer", bad, "infer", "argument"), level + 1)
+  end
 end
 
 -- Build the engine's (model, device, cfg) from gp.infer arguments.

@@ -222,22 +222,17 @@ function M.capacity(gpu)
   return c * M.USABLE_FRACTION, true
 end
 
--- Every option M.memory reads; anything else is a misspelling (tp_size for
--- tp) that would otherwise plan a different job in silence.
-local OPTIONS = require("gpuplan.args").set [[model gpu gpus method precision recipe optimizer tp pp cp ep vpp
-  zero fsdp sp seq batch micro_batch microbatches schedule recompute flash
-  dropout offload lora_rank lora_targets lora_dropout weights kv concurrency
-  ctx block chunk_tokens kv_free_fraction prompts group prompt_len response_len colocated
-  reward_model ref_model rollout_weights rollout_tp margin capacity
-  capacity_factor paged_optimizer grads_in_bwd fused_qkv_view lora_zero_pad quant_head stack
-  logit_bytes act_bytes eager_swiglu partition images train_vision recompute_layers enc_seq cat
-  video_frames image_size frame_size]]
+-- Every option M.memory reads, declared in gpuplan.options; anything else
+-- is a misspelling (tp_size for tp) that would otherwise plan a different
+-- job in silence.
+local options = require "gpuplan.options"
+local OPTIONS = options.keys("fit")
 
 M.OPTIONS = OPTIONS
-local unknown_key = require("gpuplan.args").unknown_key
 
 local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
   grpo = true, ppo = true, infer = true }
+M.METHODS = METHODS
 
 -- M.memory{...} -> breakdown (see the header comment).  Options:
 --   model, gpu (ids or tables), gpus, method, precision (bf16), recipe,
@@ -258,16 +253,21 @@ local METHODS = { pretrain = true, full = true, lora = true, qlora = true,
 --   gpuplan.vlm), enc_seq (encoder-decoder models: encoder tokens per
 --   sequence; seq is then the decoder's; default seq), cat.
 -- The result carries `warnings`: codes of a plan that runs but wastes
--- something (M.WARNINGS), the same codes gp.train reports.
--- M.prepare(o, extra): the options of M.memory checked and turned into
--- the engine's config.  extra (optional) is a set of more option names
--- the caller (gpuplan.train) reads itself.  Returns a table {model, gpu,
--- capacity, cfg, defaults, method, gpus}; raises on a bad option.
-function M.prepare(o, extra, who)
+-- something (M.WARNINGS), the same codes gp.train reports; and, training,
+-- `recompute`: the policy the breakdown is of -- with recompute = "auto"
+-- the one chosen, and then recompute_auto = true.
+-- M.prepare(o, cmd, who): the options of M.memory checked and turned into
+-- the engine's config.  cmd (optional, default "fit") is the command whose
+-- declared options (gpuplan.options) o may have: "train" or "plan" for
+-- gpuplan.train, which reads its own itself; who names the caller in
+-- errors.  Returns a table {model, gpu, capacity, cfg, defaults, method,
+-- gpus}; raises on a bad option.
+function M.prepare(o, cmd, who)
   who = who or "memory"
+  cmd = cmd or "fit"
   if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
-  local bad = unknown_key(o, function(k) return OPTIONS[k] or (extra and extra[k]) end)
-  if bad ~= nil then fail("%s: unknown option '%s'", who, tostring(bad)) end
+  local bad = options.unknown(o, cmd)
+  if bad ~= nil then fail("%s", options.unknown_message(cmd, bad, who)) end
   local defaults = {}
   local function dflt(name, v)
     defaults[#defaults + 1] = name .. "=" .. tostring(v)
@@ -555,7 +555,8 @@ end
 -- The least recomputation that fits: none, then selective, then full
 -- (each costs more compute in backward; Korthikanti et al. 2022 sec. 5).
 -- With margin = 0 this asks "would the run start at all".  Sets
--- cfg.recompute and returns the memory result of the choice.
+-- cfg.recompute and returns the memory result of the choice, with the
+-- choice in its fields recompute and recompute_auto = true.
 function M.auto_recompute(model, cfg, defaults)
   local core = require "gpuplan.core"
   local r
@@ -564,6 +565,7 @@ function M.auto_recompute(model, cfg, defaults)
     r = core.memory(model, cfg)
     if r.fits then break end
   end
+  r.recompute, r.recompute_auto = cfg.recompute, true
   defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
     r.fits and "the least that fits" or "nothing fits; the most saving")
   return r
@@ -636,6 +638,9 @@ function M.memory(o)
   else
     r = core.memory(model, cfg)
   end
+  -- The recomputation policy the breakdown is of (training): with
+  -- recompute = "auto" the one chosen, and recompute_auto = true.
+  r.recompute = cfg.recompute
   r.model = model.id or model.name
   r.gpu = gpu and gpu.id or nil
   r.gpus = gpus

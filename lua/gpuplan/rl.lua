@@ -73,11 +73,10 @@ local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 local shown = args.shown
 
--- The RL step's own options (the others are gp.train's).
-M.OPTIONS = args.set [[algo prompts group prompt_len response_len response_max
-  response_dist reward_model ref_model colocated rollout_gpus staleness rollout_tp
-  rollout_weights kv max_batch max_num_tokens rollout_memory epochs old_logprobs
-  offload_states pad async_scheduling step_overhead steps]]
+-- The RL step's own options (the others are gp.train's), declared in
+-- gpuplan.options with the rest of `gpuplan rl`'s.
+local options = require "gpuplan.options"
+M.OPTIONS = options.own("rl", "train")
 
 -- gp.train's options that are not an RL step's, and why.
 local NOT_RL = {
@@ -151,10 +150,8 @@ end
 
 run = function(o)
   if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
-  local bad = args.unknown_key(o, function(k)
-    return memory.OPTIONS[k] or train.EXTRA[k] or M.OPTIONS[k]
-  end)
-  if bad ~= nil then fail("rl: unknown option '%s'", tostring(bad)) end
+  local bad = options.unknown(o, "rl", function(k) return NOT_RL[k] ~= nil end)
+  if bad ~= nil then fail("%s", options.unknown_message("rl", bad, "rl")) end
   for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",
                        "concurrency", "chunk_tokens", "images", "train_vision",
                        "video_frames", "image_size", "frame_size" } do

@@ -66,9 +66,8 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 
 -- The arguments that only the MoE serving model reads; any of them sends
 -- gp.infer here.
-M.ARGS = [[ep dp_attention two_batch_overlap redundant_experts imbalance a2a
-  disagg prefill_gpus prefill_tp prefill_ep prefill_dp_attention prefill_tokens mtp
-  acceptance itl_max nics nic_fabric]]
+-- gp.infer arguments, declared (serve = true) in gpuplan.options.
+M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
 -- Does gp.infer{a} ask for the MoE serving model?  Any of its arguments,
@@ -178,7 +177,7 @@ function M.setup(a)
     local ok, fa3 = pcall(require("gpuplan.roofline").device, info.gpu, cat, "fa3")
     if ok and fa3.attn_fwd then
       d.attn_kernel, d.attn_fwd, d.attn_bwd = "fa3", fa3.attn_fwd, fa3.attn_bwd
-      default("attention=fa3 (SGLang's default backend on Hopper)")
+      default("attn_kernel=fa3 (SGLang's default backend on Hopper)")
     end
   end
   local ep = int_of(a, "ep", 1) or 1

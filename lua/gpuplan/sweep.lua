@@ -54,9 +54,11 @@ local M = {}
 local function core() return require "gpuplan.core" end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
-M.SWEEP_OPTIONS = args.set [[gpu gpus tp_max pp_max cp_max ep_max vpp_max zero
-  micro_batch recompute sp key deadline budget where policy top shard bound scaling
-  progress]]
+-- What gp.sweep reads itself rather than passing on as the job's (the
+-- search, and what it searches: gpu and gpus lists, zero, micro_batch,
+-- recompute and sp lists); its options are declared in gpuplan.options.
+local options = require "gpuplan.options"
+M.SWEEP_OPTIONS = options.own("plan", "train")
 
 -- Durations: "30d", "2w", "12h", "90m", "3600s" or seconds.
 function M.duration(v, what)
@@ -283,15 +285,13 @@ function M.sweep(o)
   -- A layout search plans a training run: pre-training unless told.
   local method_default = job.method == nil
   if method_default then job.method = "pretrain" end
-  local bad = args.unknown_key(job, function(k)
-    return require("gpuplan.memory").OPTIONS[k] or train.SWEEP_EXTRA[k]
-  end)
-  if bad ~= nil then fail("sweep: unknown option '%s'", tostring(bad)) end
   for _, k in ipairs { "tp", "pp", "cp", "ep", "vpp", "zero", "batch", "micro_batch" } do
     if o[k] ~= nil and M.SWEEP_OPTIONS[k] == nil then
       fail("sweep: %s is swept; bound it with %s_max or a list", k, k)
     end
   end
+  local bad = options.unknown(job, "plan")
+  if bad ~= nil then fail("%s", options.unknown_message("plan", bad, "sweep")) end
   local space = {
     gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
     ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,

@@ -8,9 +8,10 @@
 --   print(r.fits, r.step_s, r.mfu, r.tokens_per_s, r.days, r.cost)
 --   for _, p in ipairs(r.parts) do print(p.name, p.seconds, p.hidden) end
 --
--- Every option of gp.memory (the job: model, gpu, gpus, method, precision,
--- tp/pp/cp/ep/vpp, zero, sp, seq, batch = micro-batch, recompute, LoRA ...)
--- plus:
+-- The training options of gp.memory (the job: model, gpu, gpus, method,
+-- precision, tp/pp/cp/ep/vpp, zero, sp, seq, batch = micro-batch,
+-- recompute, LoRA ...; not its inference and RL ones) plus the following,
+-- each declared in gpuplan.options:
 --   global_batch  sequences per step (default: ~4M tokens for pretraining,
 --                 128 sequences for fine-tuning, a multiple of dp x batch)
 --   system        catalog system id (a node: GPUs, scale-up fabric, NICs);
@@ -37,7 +38,9 @@
 -- seconds, hidden} in the engine's order, microbatches, bubble_frac, stage,
 -- stage_layers, tokens_per_step, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
 -- model_tflops_gpu, hw_tflops_gpu, train_s, days, cost, currency, memory
--- (gp.memory's breakdown), warnings, groups, defaults.
+-- (gp.memory's breakdown), warnings, groups, defaults; recompute is the
+-- policy the step is of: with recompute = "auto" the one chosen, and then
+-- recompute_auto = true.
 
 local units = require "gpuplan.units"
 local memory = require "gpuplan.memory"
@@ -49,16 +52,23 @@ local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
-M.EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
-  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price market currency scaling attn_kernel grad_reduce]]
+-- The options, declared in gpuplan.options: gp.train takes those of
+-- `gpuplan train`, gp.sweep those of `gpuplan plan`.  EXTRA and
+-- SWEEP_EXTRA are what each takes that gp.memory does not.
+local options = require "gpuplan.options"
+local function minus(a, b)
+  local s = {}
+  for k in pairs(a) do if not b[k] then s[k] = true end end
+  return s
+end
+M.OPTIONS = options.keys("train")
+M.EXTRA = minus(M.OPTIONS, options.keys("fit"))
 
 M.METHODS = { pretrain = true, full = true, lora = true, qlora = true }
 
--- What gp.sweep takes besides the job (the layout is swept).
-M.SWEEP_EXTRA = args.set [[global_batch system nics nic_fabric gpus_per_node order
-  overlap_grad_reduce overlap_param_gather tp_overlap overlap_p2p ep_overlap
-  causal_flops tokens price market currency attn_kernel grad_reduce]]
+-- What gp.sweep's job takes besides gp.memory's (the layout is swept).
+M.SWEEP_EXTRA = minus(minus(options.keys("plan"), options.own("plan", "train")),
+                      options.keys("fit"))
 
 -- Which communication each software stack overlaps by default.
 --   megatron   Megatron-Core with --overlap-grad-reduce and
@@ -171,22 +181,14 @@ local function tokens_of(v)
   return n
 end
 
--- M.setup(o [, sweep [, extra]]): gp.train's options checked and resolved
--- once: {p (memory.prepare's), model, gpu, cfg (the engine's train
--- config), topo, device, defaults, currency, precision, global_batch}.
--- For a sweep the layout comes from the enumeration: the global batch is
--- checked for being a whole number only (each layout must divide it).
--- gpuplan.rl prices its training phases with it; extra (optional) is a
--- set of more option names the caller reads itself.
-function M.setup(o, sweep, extra)
-  local known = sweep and M.SWEEP_EXTRA or M.EXTRA
-  if extra then
-    local k2 = {}
-    for k in pairs(known) do k2[k] = true end
-    for k in pairs(extra) do k2[k] = true end
-    known = k2
-  end
-  local p = memory.prepare(o, known, sweep and "sweep" or "train")
+-- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
+-- (memory.prepare's), model, gpu, cfg (the engine's train config), topo,
+-- device, defaults, currency, precision, global_batch}.  For a sweep (the
+-- options of `gpuplan plan`) the layout comes from the enumeration: the
+-- global batch is checked for being a whole number only (each layout must
+-- divide it).  gpuplan.rl prices its training phases with it.
+function M.setup(o, sweep)
+  local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
@@ -271,6 +273,7 @@ function M.train(o)
   local topo, device, currency, precision = s.topo, s.device, s.currency, s.precision
   local gb = cfg.global_batch
 
+  local auto = cfg.recompute == "auto"
   local function run(c)
     if c.recompute == "auto" then
       memory.auto_recompute(model, c, defaults)
@@ -295,6 +298,7 @@ function M.train(o)
     vision_s = r.vision_time, vision_patches = r.vision_patches, media = p.media,
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
+    recompute_auto = auto or nil,
   }
   for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
                        "overlap_p2p", "ep_overlap" } do out.overlaps[k] = cfg[k] end

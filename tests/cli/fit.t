@@ -230,4 +230,18 @@ like($o, qr/^defaults: .*flash=false \(T5 position-bias attention runs unfused\)
 is($c, 1, '--enc-seq on a decoder-only model: an error');
 like($e, qr/enc_seq applies to encoder-decoder models/, 'says why');
 
+
+# --help: the options declared for fit (gpuplan.options), --sp among them
+# (it worked but was missing from the hand-written help).
+($c, $o, $e) = run_gp('fit', '--help');
+is($c, 0, 'fit --help exits 0');
+like($o, qr/^usage: gpuplan fit MODEL --gpu ID \[options\]$/m, 'fit --help: the usage line');
+like($o, qr/^  --sp +sequence parallelism/m, 'fit --help lists --sp');
+like($o, qr/^  --no-flash +unfused attention/m, 'a flag that defaults on is shown as --no-');
+unlike($o, qr/^.{77,}$/m, 'fit --help: lines within 76 columns');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--sequence-parallel');
+is($c, 2, 'a synonym of --sp is a usage error');
+like($e, qr/^gpuplan: fit: unknown option '--sequence-parallel' \(did you mean '--sp'\?\)$/m,
+     '... naming --sp');
+
 done_testing();

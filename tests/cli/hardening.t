@@ -243,7 +243,7 @@ for my $t (
      qr/^gpuplan: capacity_factor applies to MoE models; llama2-7b has no experts$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
      qr/^gpuplan: infer: price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
-    [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--in', '100000000'],
+    [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--input', '100000000'],
      qr/^gpuplan: infer: input must be a whole number of tokens, 1\.\.16777216 \(got 100000000\)$/m],
     ) {
     ($c, $o, $e) = run_gp(@{$t->[0]});

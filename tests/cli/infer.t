@@ -14,8 +14,8 @@ like($o, qr/^ITL at batch\s+\d+\.\d\d ms$/m, 'ITL in ms');
 like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD$/m, 'cost per token');
 is($e, '', 'nothing on stderr');
 
-($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--batch', '1', '--in', '1',
-                      '--out', '2', '--format', 'json');
+($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--batch', '1', '--input', '1',
+                      '--output', '2', '--format', 'json');
 is($c, 0, 'json exits 0');
 # 13B bf16 on H200 at batch 1 (catalog h200-sxm 4.8 TB/s, hopper hbm 0.84;
 # GEMV rate 0.94 of streaming, 3.9 us fill + 1 us graph launch per kernel,
@@ -62,7 +62,7 @@ like($svg, qr/decode \(batch 1\)/, 'decode ops in the legend');
 is($c, 0, 'does not fit is an answer: exit 0');
 like($o, qr/^fits: no \(needs [\d.]+ GB per GPU.*try --weights int4/m, 'says what it needs and what helps');
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--offload',
-                      '--batch', '1', '--in', '512', '--out', '128');
+                      '--batch', '1', '--input', '512', '--output', '128');
 is($c, 0, 'fits with --offload');
 like($o, qr/^layers in host memory\s+\d+ /m, 'reports offloaded layers');
 
@@ -159,7 +159,7 @@ ok(!-e "$ro/r.svg", 'no chart written');
 is($c, 2, 'infer --margin out of range is a usage error');
 like($e, qr/--margin must be in \[0, 1\)/, '... and says the range');
 ($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'rtx-4090', '--offload',
-                      '--in', '100000', '--out', '256');
+                      '--input', '100000', '--output', '256');
 like($o, qr/^fits: no \(offloading (\d+) of 80 layers needs/m, 'offload counts layers of 80');
 ok($o =~ /offloading (\d+) of 80/ && $1 <= 80, '... never more than 80');
 
@@ -170,7 +170,22 @@ ok($o =~ /offloading (\d+) of 80/ && $1 <= 80, '... never more than 80');
                       '--weights', 'fp8', '--ctx', '2176', '--batch', '64');
 like($o, qr/^max concurrent sequences at this context: 435;/m, 'fit: 435 sequences');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--weights', 'fp8',
-                      '--in', '2048', '--out', '256');
+                      '--input', '2048', '--output', '256');
 like($o, qr/^KV budget per GPU\s+124\.36 GB \(435 sequences\)$/m, 'infer: the same 435');
+
+
+# --in / --out are now --input / --output, gp.infer's names: the old
+# spelling is refused, naming the new one.
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--in', '512');
+is($c, 2, '--in is a usage error');
+like($e, qr/^gpuplan: infer: unknown option '--in' \(did you mean '--input'\?\)$/m,
+     '... naming --input');
+is($o, '', '... and prints no answer');
+($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--out', '64');
+like($e, qr/^gpuplan: infer: unknown option '--out' \(did you mean '--output'\?\)$/m,
+     '--out names --output');
+($c, $o, $e) = run_gp('infer', '--help');
+like($o, qr/^  --input N +prompt tokens per request \(default 2048\)$/m, 'infer --help: --input');
+like($o, qr/^  --output N +generated tokens per request \(default 256\)$/m, 'infer --help: --output');
 
 done_testing();

@@ -6,7 +6,7 @@ use warnings;
 use Test::More;
 require './tests/cli/lib.pl';
 
-my @ds = ('infer', 'deepseek-v3', '--weights', 'fp8', '--in', '4096', '--out', '1536');
+my @ds = ('infer', 'deepseek-v3', '--weights', 'fp8', '--input', '4096', '--output', '1536');
 
 my ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--dp-attention',
                          '--batch', '32');

@@ -44,7 +44,7 @@ local function attn_frac(res, peak)
 end
 t.near(attn_frac(r, 148e12), 0.60, 1e-9, "Hopper: the attention at FA3's fraction")
 local noted = false
-for _, d in ipairs(r.defaults) do if d:match("^attention=fa3") then noted = true end end
+for _, d in ipairs(r.defaults) do if d:match("^attn_kernel=fa3") then noted = true end end
 t.ok(noted, "and says so among the assumptions")
 local amp = gp.infer { model = "qwen3-235b-a22b", gpu = "a100-sxm-80gb", gpus = 8, ep = 8,
                        dp_attention = true, weights = "fp8", input = 4096, output = 1536,

@@ -3,91 +3,20 @@ local memory = require "gpuplan.memory"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "does it fit? per-GPU memory breakdown for training, LoRA/QLoRA, RL and inference",
-  usage = [[
-usage: gpuplan fit MODEL --gpu ID [options]
-
-  --gpus N          GPUs in the job (default 1); dp = gpus / (tp*pp*cp)
-  --method M        pretrain|full|lora|qlora|grpo|ppo|infer (default full)
-  --tp N --pp N --cp N --ep N   model parallel sizes (default 1)
-  --zero N          ZeRO stage 0-3 over data parallel (--fsdp = 3)
-  --seq N           tokens per sequence (training; default 2048); for an
-                    encoder-decoder (t5-3b, flan-t5-xxl) the decoder's
-  --enc-seq N       encoder-decoder: encoder tokens per sequence (default
-                    --seq)
-  --batch N         micro-batch (training) or concurrent sequences (infer)
-  --recompute R     none|selective|full|auto (default none; auto: the
-                    least that fits the budget)
-  --no-flash        unfused attention: the s^2 score tensors are saved
-  --dropout         dropout after attention and MLP (masks are saved)
-  --vpp N           interleaved 1F1B with N model chunks per stage
-  --microbatches N  micro-batches per step (caps those in flight)
-  --capacity-factor F   MoE token capacity factor (default 1.0)
-  --precision P     bf16|fp16|fp8|fp32 (default bf16); --recipe overrides
-                    (mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8)
-  --stack S         who owns the optimizer: megatron (18 B/param in bf16),
-                    deepspeed (20), hf (16); default megatron for pretrain,
-                    else hf
-  --optimizer O     adamw|adam8bit|sgd (default adamw)
-  --lora-rank N     LoRA rank (default 8), --lora-targets q,v,...
-                    (qlora: base nf4-dq, 4.127 bits; nf4 is 4.5 bits)
-  --lora-dropout P  adapter dropout (default 0.05; 0 keeps no dropout
-                    output or mask, as PEFT's default)
-  --weights W       weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|
-                    nf4-dq|fp4|mxfp4|fp6 or bits per weight (GGUF-style, e.g.
-                    4.85); group size and scale dtype: gptq-g64, awq-g32-fp32
-                    (default g128, fp16); 'gpuplan infer' takes the same
-  --kv K            KV-cache dtype: bf16|fp8|int8 (default bf16)
-  --ctx N           context per sequence (infer; default the model's max)
-  --block N         paged KV block in tokens (infer; default unpaged)
-  GRPO/PPO: --prompts N (default 8 per DP rank) --group N (8)
-            --prompt-len N (512) --response-len N (1024) --reward-model
-            --no-ref-model --no-colocated (separate rollout pool)
-            --rollout-weights W --rollout-tp N
-  --offload X       training (DeepSpeed ZeRO-Offload, needs --zero 1-3):
-                    optimizer (fp32 master, grads, states on the host) or
-                    params+optimizer (--zero 3: the parameter partitions
-                    too); the GPU keeps the gradient bucket and the
-                    gathered layers; prints the host memory.  infer: layers
-  --images N        images per sequence (vision-language models; --seq
-                    counts their tokens): the ViT tower's and projector's
-                    saved activations; --train-vision trains the tower
-                    (default: frozen in fine-tuning, trained in pretrain)
-  --video-frames N  video frames per sequence (encoded temporal_patch at a
-                    time: 2 for Qwen2-VL); --image-size PX --frame-size PX
-                    square images / frames at their own resolution
-                    (Qwen2-VL family; rounded to multiples of 28)
-  --partition P     layers per pipeline stage: auto (default: uniform on
-                    megatron, parameters on deepspeed)|uniform|parameters|
-                    type:transformer|type:transformer|embedding
-  --margin F        safety margin, fraction of capacity (default 0.1)
-  --format F        text|markdown|csv|json (csv: one table, every row also
-                    carries the job, fits, the verdict, the details and
-                    the defaults columns)
-
+  usage = options.usage("fit", "usage: gpuplan fit MODEL --gpu ID [options]", [[
   Prints each component in GiB and GB, the total, the usable budget, the
   bytes per parameter of the model states before sharding, the host
   memory of offloaded states, warnings (ZeRO that shards nothing, a TP
   group wider than the node), and the verdict "fits: yes/no (short by X
   GiB; largest term Y)".  fp8 on a GPU without fp8 tensor cores is an
-  error.]],
-  options = {
-    gpu = "string", gpus = "int", method = "string", tp = "int", pp = "int",
-    cp = "int", ep = "int", zero = "int", fsdp = "flag", seq = "int",
-    batch = "int", recompute = "string", precision = "string",
-    recipe = "string", stack = "string", optimizer = "string", lora_rank = "int",
-    lora_targets = "string", lora_dropout = "number", weights = "string",
-    kv = "string", ctx = "int", offload = "string", margin = "number", sp = "flag", format = "format",
-    partition = "string", images = "int", train_vision = "flag", video_frames = "int",
-    image_size = "int", frame_size = "int",
-    flash = "flag", dropout = "flag", vpp = "int", microbatches = "int",
-    capacity_factor = "number", block = "int", prompts = "int", group = "int",
-    prompt_len = "int", response_len = "int", reward_model = "flag",
-    ref_model = "flag", colocated = "flag", rollout_weights = "string",
-    rollout_tp = "int", enc_seq = "int",
-  },
+  error.]]),
+  -- The options are declared once, in gpuplan.options.
+  options = options.spec("fit"),
+  hint = options.cli_hint("fit"),
 }
 
 -- "model states: 20.0 B/param before sharding (weights 2 + grads 6 +
@@ -128,36 +57,25 @@ function C.run(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("fit: --margin must be in [0, 1)"), 0)
   end
-  -- Every option of this command is a gp.memory option of the same name
-  -- (memory.memory rejects any it does not know); --format is ours.
+  -- Every option of this command that gp.memory takes goes to it under
+  -- the same name (memory.memory rejects any it does not know); --format
+  -- is ours.
   local o = { model = args[1] }
   for k, v in pairs(opts) do
-    if k ~= "format" then o[k] = v end
+    if options.takes("fit", k, "lua") then o[k] = v end
   end
   if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
-  -- RL options on a method that is not RL would plan a different job in
-  -- silence: say so.
-  local rl = opts.method == "grpo" or opts.method == "ppo"
-  for _, k in ipairs { "prompts", "group", "prompt_len", "response_len", "reward_model",
-                       "ref_model", "colocated", "rollout_weights", "rollout_tp" } do
-    if opts[k] ~= nil and not rl then
-      error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to --method grpo|ppo"), 0)
+  -- An option of some methods only (its declaration's `methods`) would
+  -- plan a different job in silence with another: say so.  An unknown
+  -- method is gp.memory's to name.
+  local method = opts.method or "full"
+  local bad, methods = options.misplaced(opts, method)
+  if bad and memory.METHODS[method] then
+    local flag = "--" .. bad:gsub("_", "-")
+    if method == "infer" and methods:find("pretrain", 1, true) then
+      error(cli.usage("fit: " .. flag .. " applies to training, not --method infer"), 0)
     end
-  end
-  -- Training options on --method infer would be ignored in silence.
-  if opts.method == "infer" then
-    for _, k in ipairs { "recompute", "zero", "fsdp", "sp", "cp", "ep", "vpp",
-                         "microbatches", "flash", "dropout", "capacity_factor",
-                         "lora_rank", "lora_targets", "lora_dropout", "optimizer",
-                         "recipe", "stack", "partition", "images", "train_vision",
-                        "video_frames", "image_size", "frame_size", "precision", "enc_seq" } do
-      if opts[k] ~= nil then
-        error(cli.usage("fit: --" .. k:gsub("_", "-") .. " applies to training, not --method infer"), 0)
-      end
-    end
-  end
-  if opts.block ~= nil and opts.method ~= "infer" then
-    error(cli.usage("fit: --block applies to --method infer"), 0)
+    error(cli.usage("fit: " .. flag .. " applies to --method " .. methods:gsub(" ", "|")), 0)
   end
   if opts.offload then
     if opts.method == "infer" then

@@ -2,97 +2,33 @@
 local infer = require "gpuplan.infer"
 local report = require "gpuplan.report"
 local cli = require "gpuplan.cli"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "LLM serving on the roofline: TTFT, inter-token latency, tokens/s, $/Mtok",
-  usage = [[
-usage: gpuplan infer MODEL --gpu ID [options]
-
-  --gpu ID          catalog GPU (required), e.g. h100-sxm, h200-sxm, a100-sxm-80gb
-  --gpus N          GPUs in total (default tp x pp); replicas = gpus / (tp x pp)
-  --tp N, --pp N    tensor / pipeline parallel per replica (default 1)
-  --weights W       bf16 (default) fp16 fp8 int8 w8a8 int4 gptq awq nf4 nf4-dq fp4
-                    mxfp4 fp6, gptq-g64 / awq-g32-fp32 (group, scale dtype), or bits
-                    per weight (GGUF-style, e.g. 4.85): the rule of 'gpuplan fit'
-  --kv K            KV-cache dtype: bf16 (default) fp16 fp8 int8 fp4
-  --batch B         fixed decode batch per replica, or
-  --concurrency C   requests in flight over the system (default: as many as fit)
-  --in N, --out N   prompt and generated tokens per request (default 2048, 256)
-  --runtime R       graphs (CUDA graphs; default) | kernels | eager (plain PyTorch),
-                    or trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp
-  --memory SIZE     memory per GPU the runtime may use (default: the GPU's usable
-                    memory), e.g. 6GB; CUDA context, buffers and the margin come off
-                    it as in 'gpuplan fit --method infer'
-  --margin F        safety margin, fraction of memory (default 0.1)
-  --offload         read layers that do not fit from host memory
-  --host-bw BW      host-memory bandwidth for them (default 60GB/s or the system's)
-  --host-memory SZ  host memory for them (default 32GB or the system's)
-  --system ID       catalog system (host memory, NVLink domain)
-  --price P         per GPU-hour: 2.49, "$2.49/h", or a catalog price id
-  --ops             also print the decode step operator by operator
-  --sweep-batch     throughput vs latency as the batch doubles up to the KV limit
-  --svg FILE        with --sweep-batch: write the curve as SVG
-  --target TPS      GPUs needed for TPS output tokens/s ...
-  --itl-max MS      ... with every decode step within MS milliseconds (default 50);
-                    MoE serving: also the largest batch within MS without --target
-
-  Serving a MoE model across many GPUs (any of these):
-  --ep N            experts split over an instance of N GPUs (= --tp; default 1:
-                    experts sliced by TP)
-  --dp-attention    attention, dense layers, shared experts whole on every GPU,
-                    each with its own requests' KV (default: TP over the instance)
-  --no-two-batch-overlap   one micro-batch (default with --ep: two, hiding the
-                    all-to-all)
-  --a2a K           deepep (default: low-latency decode, normal prefill) | nccl
-  --redundant-experts N  EPLB slots (default: >= 32, whole slots per GPU)
-  --imbalance X     hottest GPU's routed tokens / mean (default 1.11 with --ep)
-  --disagg          separate prefill and decode pools; --prefill-gpus N (default:
-                    the split that balances them), --prefill-tp N, --prefill-ep N,
-                    --prefill-dp-attention (default: the decode layout)
-  --prefill-tokens N  prompt tokens per attention group per step (default 16384)
-  --mtp N           MTP draft tokens per step (models with an MTP module), with
-  --acceptance P    ... each accepted with probability P (default 0.85)
-  --nics N, --nic-fabric ID   the node's NICs (default: the system's)
-  --format F        text (default), markdown, csv, json (csv: one table, the
-                    deployment as one row with its defaults; with --ops the
-                    decode operators instead)
-
-  Times in ms, bandwidth GB/s = 10^9 B/s, memory GB = 10^9 bytes.  ITL is one
-  decode step at the batch and the mean context (in + out/2).  tokens/s counts
-  output tokens of the whole system in steady state (prefill included).]],
-  options = { gpu = "string", gpus = "int", tp = "int", pp = "int", weights = "string",
-              kv = "string", batch = "int", concurrency = "int", ["in"] = "int",
-              out = "int", runtime = "string", memory = "string", margin = "number", offload = "flag",
-              host_bw = "string", host_memory = "string", system = "string",
-              price = "string", ops = "flag", sweep_batch = "flag", svg = "string",
-              target = "number", itl_max = "number", format = "format",
-              ep = "int", dp_attention = "flag", two_batch_overlap = "flag",
-              a2a = "string", redundant_experts = "int", imbalance = "number",
-              disagg = "flag", prefill_gpus = "int", prefill_tp = "int",
-              prefill_ep = "int", prefill_dp_attention = "flag", prefill_tokens = "int",
-              mtp = "int", acceptance = "number", nics = "int", nic_fabric = "string" },
+  usage = options.usage("infer", "usage: gpuplan infer MODEL --gpu ID [options]", [[
+  Times in ms, bandwidth GB/s = 10^9 B/s, memory GB = 10^9 bytes.  ITL is
+  one decode step at the batch and the mean context (input + output/2).
+  tokens/s counts output tokens of the whole system in steady state
+  (prefill included).]]),
+  -- The options are declared once, in gpuplan.options.
+  options = options.spec("infer"),
+  hint = options.cli_hint("infer"),
 }
 
 local clean = cli.clean
 
+-- gp.infer's arguments: every option gp.infer takes, under its name; a
+-- price of digits is a number; --itl-max (milliseconds) is set by the
+-- caller where it applies.
 local function args_of(opts, model)
-  local price = opts.price
-  if price and tonumber(price) then price = tonumber(price) end
-  return {
-    model = model, gpu = opts.gpu, gpus = opts.gpus, tp = opts.tp, pp = opts.pp,
-    weights = opts.weights, kv = opts.kv, batch = opts.batch,
-    concurrency = opts.concurrency, input = opts["in"], output = opts.out,
-    runtime = opts.runtime, memory = opts.memory, margin = opts.margin,
-    offload = opts.offload or nil,
-    host_bw = opts.host_bw, host_memory = opts.host_memory, system = opts.system,
-    price = price,
-    ep = opts.ep, dp_attention = opts.dp_attention, two_batch_overlap = opts.two_batch_overlap,
-    a2a = opts.a2a, redundant_experts = opts.redundant_experts, imbalance = opts.imbalance,
-    disagg = opts.disagg, prefill_gpus = opts.prefill_gpus, prefill_tp = opts.prefill_tp,
-    prefill_ep = opts.prefill_ep, prefill_dp_attention = opts.prefill_dp_attention,
-    prefill_tokens = opts.prefill_tokens, mtp = opts.mtp, acceptance = opts.acceptance,
-    nics = opts.nics, nic_fabric = opts.nic_fabric,
-  }
+  local a = { model = model }
+  for k, v in pairs(opts) do
+    if options.takes("infer", k, "lua") and k ~= "itl_max" then a[k] = v end
+  end
+  if a.price and tonumber(a.price) then a.price = tonumber(a.price) end
+  if a.offload == false then a.offload = nil end
+  return a
 end
 
 -- The MoE serving options given (the MoE serving model answers).

@@ -3,64 +3,23 @@ local sweep = require "gpuplan.sweep"
 local train = require "gpuplan.train"
 local report = require "gpuplan.report"
 local cli = require "gpuplan.cli"
-local fit = require "gpuplan.cmd.fit"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "which cards, how many, which layout: the best layouts of a training job",
-  usage = [[
+  usage = options.usage("plan", [[
 usage: gpuplan plan MODEL --gpu ID[,ID...] --gpus COUNTS [options]
 
-  The job as for `gpuplan train` (--method, --seq, --precision, --stack,
-  --global-batch, --tokens, --price, --currency, --market, --system ...); the layout
-  is searched: every TP x PP x CP x EP x DP split of each GPU count that
-  divides the model and the nodes, ZeRO stage, micro-batch, recompute and
-  interleaving; what does not fit is dropped before it is timed.
-
-  --gpu A,B,...      the cards to compare
-  --gpus COUNTS      64..1024 (64, 128, ... doubling), or 8,16,32
-  --tp-max N --pp-max N --cp-max N --ep-max N --vpp-max N
-                     bounds of the split (defaults 8, 8, 1, 1, 1)
-  --zero LIST        ZeRO stages to try (default 1), e.g. 0,1,2,3
-  --micro-batch LIST sizes to try (default 1,2,4)
-  --recompute LIST   policies to try (default none,selective,full)
-  --policy P         fastest|cheapest|fewest-gpus|best-per-dollar
-                     (default fastest; cheapest with a deadline)
-  --deadline D       train --tokens within D (30d, 12h, 2w)
-  --budget B         spend at most B ($50k, 100kCNY)
-  --top N            how many layouts to print (default 5)
-  --shard K/N        this shard of a deterministic split (for gpuplan merge)
-  --format F         text|markdown|csv|json|html (json: one result per
-                     line, what gpuplan merge reads; html: one
-                     self-contained page with the tables and the plots)
-  --svg BASE         write BASE-pareto.svg (the cost-vs-time Pareto front
-                     of every fitting layout on every card),
-                     BASE-memory.svg (stacked memory per GPU of the best
-                     layouts) and BASE-step.svg (where their step goes)
-  --no-progress      no progress bar (by default one is drawn on stderr
-                     for a search longer than a second, when stderr is a
-                     terminal)
-
+  The job as for `gpuplan train`; the layout is searched: every TP x PP x
+  CP x EP x DP split of each GPU count that divides the model and the
+  nodes, ZeRO stage, micro-batch, recompute and interleaving; what does
+  not fit is dropped before it is timed.]], [[
   Prints the best layouts with their step, MFU, days and cost, and why the
-  runner-up lost (the part of its step that differs most).]],
-  options = {},
+  runner-up lost (the part of its step that differs most).]]),
+  -- The options are declared once, in gpuplan.options.
+  options = options.spec("plan"),
+  hint = options.cli_hint("plan"),
 }
-for k, v in pairs(fit.options) do C.options[k] = v end
-for _, k in ipairs { "tp", "pp", "cp", "ep", "vpp", "zero", "batch", "recompute", "kv", "ctx",
-                     "block", "prompts", "group", "prompt_len", "response_len", "reward_model",
-                     "ref_model", "colocated", "rollout_weights", "rollout_tp", "gpus", "gpu" } do
-  C.options[k] = nil
-end
-for k, v in pairs {
-  gpu = "string", gpus = "string", global_batch = "int", system = "string", nics = "int",
-  nic_fabric = "string", gpus_per_node = "int", overlap_grad_reduce = "flag",
-  overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
-  ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
-  currency = "string", market = "string", attn_kernel = "string", grad_reduce = "string",
-  tp_max = "int", pp_max = "int", cp_max = "int", ep_max = "int", vpp_max = "int",
-  zero = "string", micro_batch = "string", recompute = "string", policy = "string",
-  deadline = "string", budget = "string", top = "int", shard = "string",
-  svg = "string", format = "format_html", progress = "flag",
-} do C.options[k] = v end
 
 local function ints(s, what)
   local out = {}
@@ -97,8 +56,10 @@ function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
   local o = { model = args[1] }
+  -- The job and the search under their Lua names; --policy and
+  -- --progress become gp.sweep's below.
   for k, v in pairs(opts) do
-    if k ~= "format" and k ~= "policy" and k ~= "svg" and k ~= "progress" then o[k] = v end
+    if options.takes("plan", k, "lua") and k ~= "policy" and k ~= "progress" then o[k] = v end
   end
   local gpus = {}
   for g in opts.gpu:gmatch("[^,]+") do gpus[#gpus + 1] = g end

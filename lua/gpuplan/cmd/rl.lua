@@ -4,76 +4,20 @@ local rl = require "gpuplan.rl"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
-local train_cmd = require "gpuplan.cmd.train"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "one GRPO/PPO step: rollout, forwards, update, weight sync; idle GPUs, memory, cost",
-  usage = [[
-usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]
-
-  The actor's training step as for `gpuplan train` (--method full|lora|
-  qlora, --tp --pp --cp --ep --zero --sp, --batch (micro-batch),
-  --recompute, --precision, --stack, --system, the overlaps, --price,
-  --currency ...; --gpus is the whole job), and:
-
-  --algo A           grpo (default) | ppo (adds the critic)
-  --prompts N        prompts per step (default 64)
-  --group N          responses per prompt (default 8)
-  --prompt-len N     tokens per prompt (default 512)
-  --response-len N   mean response tokens (default 1024)
-  --response-max N   the generation limit (default --response-len: all
-                     responses that long); --response-dist fixed|uniform|
-                     exp (default exp: clipped at the limit, the longest
-                     response sets the rollout's tail)
-  --reward-model     a reward model of the actor's shape (default: rule-
-                     based rewards); --no-ref-model drops the KL reference
-  --no-colocated     separate rollout and training pools; --rollout-gpus
-                     N|auto sizes the rollout pool (auto: the split with
-                     the shortest step); --staleness 0|1 (default 1: step
-                     k + 1's rollouts run while step k trains)
-  --rollout-tp N     the rollout engine's TP (default the actor's tp);
-                     --rollout-weights W, --kv K its weights and cache
-  --rollout-memory F share of a card the engine may hold (vLLM's
-                     gpu_memory_utilization; default what is left)
-  --max-batch N --max-num-tokens N   engine limits (default vLLM's)
-  --global-batch N   samples per optimizer step (default all of them)
-  --epochs N         passes over the samples (default 1)
-  --no-old-logprobs  the trainer does not recompute the policy's
-                     log-probabilities
-  --offload-states   colocated: trainer states wait in host memory during
-                     the rollout (and come back)
-  --pad              training sequences padded to --response-max
-  --async-scheduling the engine prepares each decode step while the GPU
-                     runs the previous one (vLLM --async-scheduling;
-                     default off, vLLM's default: its host work adds to
-                     every step)
-  --step-overhead S  the framework's host work per step between the phases
-                     (data collation, rewards, actor calls), seconds
-                     (default 0)
-  --steps N          RL steps in the run: hours and cost
-  --format F         text|markdown|csv|json
-
+  usage = options.usage("rl", "usage: gpuplan rl MODEL --gpu ID --gpus N [--algo grpo|ppo] [options]", [[
   Prints each phase's seconds, share of the step, the seconds its pool
   waits after it (separate pools), and the memory per GPU of the state it
   runs in; the rollout's batch, tail and decode speed, and what the
   engine's host work and the sampling with log-probabilities add to it;
-  samples/s, tokens/s, cost per step and per 1k prompts.]],
-  options = {},
+  samples/s, tokens/s, cost per step and per 1k prompts.]]),
+  -- The options are declared once, in gpuplan.options.
+  options = options.spec("rl"),
+  hint = options.cli_hint("rl"),
 }
-for k, v in pairs(train_cmd.options) do C.options[k] = v end
-for k, v in pairs {
-  algo = "string", prompts = "int", group = "int", prompt_len = "int", response_len = "int",
-  response_max = "int", response_dist = "string", reward_model = "flag", ref_model = "flag",
-  colocated = "flag", rollout_gpus = "string", staleness = "int", rollout_tp = "int",
-  rollout_weights = "string", kv = "string", rollout_memory = "number", max_batch = "int",
-  max_num_tokens = "int", epochs = "int", old_logprobs = "flag", offload_states = "flag",
-  pad = "flag", async_scheduling = "flag", step_overhead = "number", steps = "number",
-} do C.options[k] = v end
--- Options of train that are not an RL step's.
-for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "images", "train_vision",
-                     "video_frames", "image_size", "frame_size" } do
-  C.options[k] = nil
-end
 
 local function pct(x) return string.format("%.1f%%", 100 * x) end
 
@@ -82,7 +26,7 @@ function C.run(opts, args)
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
   local o = { model = args[1] }
   for k, v in pairs(opts) do
-    if k ~= "format" then o[k] = v end
+    if options.takes("rl", k, "lua") then o[k] = v end
   end
   if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
   if o.rollout_gpus and o.rollout_gpus ~= "auto" then

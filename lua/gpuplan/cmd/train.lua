@@ -5,60 +5,19 @@ local memory = require "gpuplan.memory"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
-local fit = require "gpuplan.cmd.fit"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "how long a training step takes, where the time goes, MFU, days and cost",
-  usage = [[
-usage: gpuplan train MODEL --gpu ID --gpus N [options]
-
-  The job (as for `gpuplan fit`): --method pretrain|full|lora|qlora,
-  --tp --pp --cp --ep --vpp --zero --fsdp --sp, --seq, --batch (micro-
-  batch), --recompute none|selective|full|auto, --precision bf16|fp16|fp8|
-  fp32|tf32, --stack megatron|deepspeed|hf, --optimizer, --lora-rank ...
-  (see `gpuplan fit --help`), and:
-
-  --global-batch N   sequences per step (default about 4M tokens for
-                     pretraining, 128 sequences for fine-tuning)
-  --system ID        the node (GPUs, NVLink, NICs; default the catalog's
-                     system of this GPU); --nics N --nic-fabric ID
-                     --gpus-per-node N override it
-  --order O          rank order, innermost first (default tp-cp-ep-dp-pp)
-  --overlap-grad-reduce --overlap-param-gather --tp-overlap
-  --overlap-p2p --ep-overlap   communication under compute (--no-... to
-                     turn off; defaults by stack)
-  --causal-flops     model FLOPs count causal attention at half
-  --attn-kernel K    fa2|fa3|fa4|cudnn|triton (default the arch's)
-  --grad-reduce D    fp32|bf16: dtype of the DP gradient reduction
-  --recompute-layers N   with --recompute full: only the first N layers
-                     of each stage (Megatron's block method)
-  --tokens N         tokens to train on (e.g. 2e12): days and cost
-  --price P          per GPU-hour ('$2.49/h', a catalog price id; default
-                     the cheapest catalog price), --currency C
-  --market M         where the default price comes from: cn (a buyer in
-                     China), us,global,overseas ... (default any market)
-  --scaling          also the scaling efficiency against one node
-  --format F         text|markdown|csv|json
-
+  usage = options.usage("train", "usage: gpuplan train MODEL --gpu ID --gpus N [options]", [[
   Prints the step time by part (compute, recompute, each communication
   kind as it adds to the step, bubble, optimizer; hidden = overlapped),
   tokens/s, MFU and HFU against the dense peak, the memory verdict, and
-  time and cost to train.]],
-  options = {},
+  time and cost to train.]]),
+  -- The options are declared once, in gpuplan.options.
+  options = options.spec("train"),
+  hint = options.cli_hint("train"),
 }
-for k, v in pairs(fit.options) do C.options[k] = v end
-for k, v in pairs {
-  global_batch = "int", system = "string", nics = "int", nic_fabric = "string",
-  gpus_per_node = "int", order = "string", overlap_grad_reduce = "flag",
-  overlap_param_gather = "flag", tp_overlap = "flag", overlap_p2p = "flag",
-  ep_overlap = "flag", causal_flops = "flag", tokens = "string", price = "string",
-  currency = "string", market = "string", scaling = "flag", attn_kernel = "string", grad_reduce = "string",
-  recompute_layers = "int",
-} do C.options[k] = v end
--- Options of fit that are not a training step's.
-for _, k in ipairs { "kv", "ctx", "block", "prompts", "group", "prompt_len",
-                     "response_len", "reward_model", "ref_model", "colocated",
-                     "rollout_weights", "rollout_tp" } do C.options[k] = nil end
 
 local function pct(x) return string.format("%.1f%%", 100 * x) end
 
@@ -67,7 +26,7 @@ function C.run(opts, args)
   if not opts.gpu then error(cli.usage("train: --gpu ID is required"), 0) end
   local o = { model = args[1] }
   for k, v in pairs(opts) do
-    if k ~= "format" then o[k] = v end
+    if options.takes("train", k, "lua") then o[k] = v end
   end
   if o.tokens then
     local n = units.try and units.try(o.tokens, "count") or tonumber(o.tokens)

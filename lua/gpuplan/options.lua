@@ -1,0 +1,972 @@
+-- gpuplan.options: every job option of fit, train, plan, rl and infer,
+-- declared once (after sysbench's option tables, taken all the way).
+--
+-- From these declarations come each command's CLI spec (cli.parse's
+-- option table), the option lines of its --help, the key set each Lua
+-- function accepts (gp.memory <-> fit, gp.train <-> train, gp.sweep <->
+-- plan, gp.rl <-> rl, gp.infer <-> infer) and the unknown-key error with
+-- its did-you-mean.  The CLI flag is the name with "_" -> "-"; the Lua key
+-- is the name.
+--
+-- A declaration:
+--   name      the Lua key (lowercase, "_" between words)
+--   type      the CLI type: int, number, string, flag, format, format_html
+--             (Lua-only options: the Lua value's kind, for the reader)
+--   metavar   the value's placeholder in --help (N, ID, LIST ...)
+--   help      what the --help line says; one text for every command (a
+--             flag that defaults to on is shown as --no-NAME, and its help
+--             says what turning it off does)
+--   default   as --help shows it: a string, or a table {base, cmd = ...}
+--             where one command's default differs
+--   commands  the commands that take it, on the command line and in Lua
+--   lua       more commands whose Lua function takes it (no CLI flag)
+--   cli       more commands whose command line takes it (no Lua key)
+--   lua_only  true: no command line takes it (commands are Lua's)
+--   cli_only  true: no Lua function takes it (commands are the CLI's)
+--   variants  { cmd = {type, metavar, help, default, own} }: where a command
+--             takes a different kind of value (plan's lists to search);
+--             own = true: that command reads it itself, it is not the job's
+--   methods   the fit --method values it applies to (gpuplan fit refuses
+--             it with any other, naming the option)
+--   serve     true: gp.infer takes the MoE serving model when it is given
+--   form      "no": shown as --no-NAME; "both": --[no-]NAME
+--   suggest   names users write for it (sequence_parallel for sp): never
+--             accepted, only suggested by the unknown-key error
+--   notes     { cmd = "..." }: one command's addition to the help
+
+local args = require "gpuplan.args"
+
+local M = {}
+
+M.COMMANDS = { "fit", "train", "plan", "rl", "infer" }
+-- The Lua function of each command.
+M.FUNCTION = { fit = "gp.memory", train = "gp.train", plan = "gp.sweep", rl = "gp.rl",
+               infer = "gp.infer" }
+
+-- Groups, in --help order, with their headings.
+M.GROUPS = {
+  { "job", "the job" },
+  { "layout", "the parallel layout" },
+  { "memory", "activations, states and offload" },
+  { "lora", "LoRA / QLoRA" },
+  { "vision", "vision-language models" },
+  { "inference", "inference and serving" },
+  { "moe", "serving a MoE model across many GPUs (any of these)" },
+  { "rl", "RL (GRPO / PPO)" },
+  { "node", "the node and its communication" },
+  { "search", "the search" },
+  { "cost", "time and cost" },
+  { "output", "output" },
+}
+
+-- Methods a fit option may be limited to.
+local TRAINING = "pretrain full lora qlora grpo ppo"
+local RL = "grpo ppo"
+
+local TRAIN4 = "fit train plan rl"
+local ALL = "fit train plan rl infer"
+
+local D = {}
+local group
+local function section(g) group = g end
+local function opt(t)
+  t.group = group
+  D[#D + 1] = t
+end
+
+---------------------------------------------------------------------------
+section "job"
+
+opt { name = "model", type = "string|table", lua_only = true, commands = ALL,
+  help = "catalog model id or a catalog-shaped model table (the MODEL argument "
+    .. "on the command line)" }
+opt { name = "gpu", type = "string", metavar = "ID", commands = ALL, default = "required",
+  help = "catalog GPU, e.g. h100-sxm, h200-sxm, a100-sxm-80gb",
+  suggest = { "device", "gpu_type", "card" },
+  variants = { plan = { metavar = "A,B,...", own = true,
+    help = "the cards to compare (Lua: one id or a list)" } } }
+opt { name = "gpus", type = "int", metavar = "N", commands = ALL,
+  default = { "1", infer = "tp x pp" },
+  help = "GPUs in the job: dp = gpus / (tp*pp*cp); infer: replicas = gpus / (tp*pp); "
+    .. "rl: the rollout and training GPUs together",
+  suggest = { "num_gpus", "n_gpus", "ngpus", "world_size", "gpu_count" },
+  variants = { plan = { type = "string", metavar = "COUNTS", default = "8", own = true,
+    help = "GPU counts to try: 64..1024 (64, 128, ... doubling), or 8,16,32" } } }
+opt { name = "method", type = "string", metavar = "M", commands = TRAIN4,
+  default = { "full", plan = "pretrain" },
+  help = "pretrain|full|lora|qlora (rl: the actor's); fit also grpo|ppo (an RL step's "
+    .. "memory) and infer (serving)",
+  suggest = { "mode", "training_method", "finetuning_type" } }
+opt { name = "seq", type = "int", metavar = "N", commands = "fit train plan",
+  default = "2048; pretrain: the model's context, at most 8192",
+  help = "tokens per sequence; for an encoder-decoder (t5-3b, flan-t5-xxl) the decoder's",
+  suggest = { "seq_len", "seq_length", "sequence_length", "max_seq_len", "seqlen" } }
+opt { name = "enc_seq", type = "int", metavar = "N", commands = TRAIN4, default = "--seq",
+  methods = TRAINING,
+  help = "encoder-decoder: encoder tokens per sequence",
+  suggest = { "encoder_seq", "enc_seq_len" } }
+opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infer",
+  default = { "1", infer = "as many as fit" },
+  help = "micro-batch (training), or sequences decoded together (fit --method infer: "
+    .. "concurrent sequences; infer: a fixed decode batch per replica)",
+  suggest = { "micro_batch", "micro_batch_size", "mbs", "batch_size",
+              "per_device_train_batch_size" } }
+opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan rl",
+  default = { "about 4M tokens for pretraining, 128 sequences for fine-tuning",
+              rl = "all of the step's samples" },
+  help = "sequences per optimizer step (rl: samples)",
+  suggest = { "global_batch_size", "gbs" } }
+opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train plan",
+  methods = TRAINING,
+  help = "micro-batches per step (caps those in flight)",
+  suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
+opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, default = "bf16",
+  methods = TRAINING,
+  help = "bf16|fp16|fp8|fp32|tf32; --recipe overrides",
+  suggest = { "dtype", "mixed_precision", "compute_dtype" } }
+opt { name = "recipe", type = "string", metavar = "R", commands = TRAIN4,
+  default = "from --stack and --precision", methods = TRAINING,
+  help = "model-state bytes: mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8" }
+opt { name = "stack", type = "string", metavar = "S", commands = TRAIN4,
+  default = "megatron for pretrain, else hf", methods = TRAINING,
+  help = "who owns the optimizer: megatron (18 B/param in bf16), deepspeed (20), hf (16)",
+  suggest = { "framework" } }
+opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, default = "adamw",
+  methods = TRAINING,
+  help = "adamw|adam8bit|sgd",
+  suggest = { "optim" } }
+opt { name = "weights", type = "string", metavar = "W", commands = ALL,
+  default = "bf16; qlora: nf4-dq",
+  help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
+    .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
+    .. "gptq-g64, awq-g32-fp32 (default g128, fp16); qlora's base is nf4-dq (4.127 bits; "
+    .. "nf4 is 4.5)",
+  suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
+opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", default = "bf16",
+  help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
+  suggest = { "kv_dtype", "kv_cache_dtype" } }
+opt { name = "margin", type = "number", metavar = "F", commands = ALL, default = "0.1",
+  help = "safety margin, fraction of capacity",
+  suggest = { "safety_margin" } }
+opt { name = "capacity", type = "number|string", lua_only = true, commands = TRAIN4,
+  help = "bytes per GPU (a number or '80GiB') instead of the GPU's; gpu may then be "
+    .. "left out" }
+opt { name = "cat", type = "table", lua_only = true, commands = ALL,
+  help = "the catalog (gp.catalog{dirs = ...}) instead of the search path's" }
+opt { name = "catalog", type = "table", lua_only = true, commands = "infer",
+  help = "as cat (the name gp.comm and gp.roofline take too)" }
+opt { name = "schedule", type = "string", lua_only = true, commands = TRAIN4,
+  help = "the pipeline schedule: \"interleaved\" with vpp (gp.train sets it for vpp > 1)" }
+
+---------------------------------------------------------------------------
+section "layout"
+
+opt { name = "tp", type = "int", metavar = "N", commands = "fit train rl infer", default = "1",
+  help = "tensor-parallel size (infer: per replica)",
+  suggest = { "tensor_parallel", "tp_size", "tensor_parallel_size",
+              "tensor_model_parallel_size" } }
+opt { name = "pp", type = "int", metavar = "N", commands = "fit train rl infer", default = "1",
+  help = "pipeline-parallel stages (infer: per replica)",
+  suggest = { "pipeline_parallel", "pp_size", "pipeline_parallel_size",
+              "pipeline_model_parallel_size" } }
+opt { name = "cp", type = "int", metavar = "N", commands = "fit train rl", default = "1",
+  methods = TRAINING,
+  help = "context-parallel size: each sequence split over N GPUs",
+  suggest = { "context_parallel", "cp_size", "context_parallel_size" } }
+opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer", serve = true,
+  default = { "1", infer = "1: experts sliced by TP" }, methods = TRAINING,
+  help = "expert-parallel size (MoE); infer: experts split over an instance of N GPUs "
+    .. "(= --tp)",
+  suggest = { "expert_parallel", "ep_size", "expert_model_parallel_size" } }
+opt { name = "vpp", type = "int", metavar = "N", commands = "fit train rl", methods = TRAINING,
+  help = "interleaved 1F1B with N model chunks per stage",
+  suggest = { "virtual_pipeline", "virtual_pipeline_model_parallel_size", "interleave" } }
+opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, default = "0",
+  methods = TRAINING,
+  help = "ZeRO stage 0-3 over data parallel (--fsdp = 3)",
+  suggest = { "zero_stage", "zero_optimization" },
+  variants = { plan = { type = "string", metavar = "LIST", default = "1", own = true,
+    help = "ZeRO stages to try, e.g. 0,1,2,3" } } }
+opt { name = "fsdp", type = "flag", commands = TRAIN4, methods = TRAINING,
+  help = "fully sharded data parallel: --zero 3",
+  suggest = { "full_shard" } }
+opt { name = "sp", type = "flag", commands = TRAIN4, methods = TRAINING,
+  help = "sequence parallelism: the activations outside attention and the MLP split "
+    .. "over the TP group (Megatron)",
+  suggest = { "sequence_parallel", "sequence_parallelism" },
+  variants = { plan = { default = true, own = true,
+    help = "search without sequence parallelism (Lua: a list, {false, true} searches "
+      .. "both)" } } }
+opt { name = "order", type = "string", metavar = "O", commands = "train rl", lua = "plan",
+  default = "tp-cp-ep-dp-pp",
+  help = "rank order, innermost first",
+  suggest = { "rank_order" } }
+opt { name = "partition", type = "string", metavar = "P", commands = TRAIN4,
+  default = "auto: uniform on megatron, parameters on deepspeed", methods = TRAINING,
+  help = "layers per pipeline stage: auto|uniform|parameters|type:transformer|"
+    .. "type:transformer|embedding",
+  suggest = { "partition_method" } }
+
+---------------------------------------------------------------------------
+section "memory"
+
+opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
+  default = "none", methods = TRAINING,
+  help = "none|selective|full|auto (auto: the least that fits the budget)",
+  suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
+              "recompute_granularity" },
+  variants = { plan = { metavar = "LIST", default = "none,selective,full", own = true,
+    help = "recompute policies to try" } } }
+opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train rl",
+  lua = "fit plan",
+  help = "with --recompute full: only the first N layers of each stage (Megatron's "
+    .. "block method)",
+  suggest = { "recompute_num_layers" } }
+opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default = true,
+  methods = TRAINING,
+  help = "unfused attention: the s^2 score tensors are saved",
+  suggest = { "flash_attention", "flash_attn", "use_flash_attention" } }
+opt { name = "dropout", type = "flag", commands = TRAIN4, methods = TRAINING,
+  help = "dropout after attention and MLP (masks are saved)" }
+opt { name = "offload", type = "string", metavar = "X", commands = TRAIN4 .. " infer",
+  help = "training (DeepSpeed ZeRO-Offload, needs --zero 1-3): optimizer (fp32 master, "
+    .. "grads, states on the host) or params+optimizer (--zero 3: the parameter "
+    .. "partitions too); the GPU keeps the gradient bucket and the gathered layers; "
+    .. "prints the host memory.  fit --method infer: layers",
+  suggest = { "cpu_offload", "offload_optimizer" },
+  variants = { infer = { type = "flag",
+    help = "read layers that do not fit from host memory" } } }
+opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
+  default = "1.0", methods = TRAINING,
+  help = "MoE token capacity factor" }
+opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*)" }
+opt { name = "grads_in_bwd", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "the optimizer step fused into backward (torchtune optimizer_in_bwd)" }
+opt { name = "fused_qkv_view", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "LitGPT's fused-QKV views" }
+opt { name = "lora_zero_pad", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "LitGPT's index_copy zero padding of a partial QKV adapter" }
+opt { name = "quant_head", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "the output layer quantised with the base" }
+opt { name = "logit_bytes", type = "number", lua_only = true, commands = TRAIN4,
+  help = "bytes kept per vocabulary entry per token for the loss (default 6 on hf, "
+    .. "else 4)" }
+opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
+  help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
+opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "SwiGLU saved as eager PyTorch saves it (default on hf)" }
+
+---------------------------------------------------------------------------
+section "lora"
+
+opt { name = "lora_rank", type = "int", metavar = "N", commands = TRAIN4, default = "8",
+  methods = TRAINING,
+  help = "LoRA rank",
+  suggest = { "rank", "lora_r" } }
+opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN4,
+  default = "q,v", methods = TRAINING,
+  help = "the adapted projections, e.g. q,k,v,o",
+  suggest = { "target_modules", "lora_target_modules" } }
+opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
+  default = "0.05", methods = TRAINING,
+  help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
+
+---------------------------------------------------------------------------
+section "vision"
+
+opt { name = "images", type = "int", metavar = "N", commands = "fit train plan",
+  methods = TRAINING,
+  help = "images per sequence (vision-language models; --seq counts their tokens): "
+    .. "the ViT tower's and projector's saved activations",
+  suggest = { "num_images", "images_per_sequence" } }
+opt { name = "train_vision", type = "flag", commands = "fit train plan", methods = TRAINING,
+  default = "frozen in fine-tuning, trained in pretrain",
+  help = "train the vision tower",
+  suggest = { "freeze_vision_tower", "freeze_vit" } }
+opt { name = "video_frames", type = "int", metavar = "N", commands = "fit train plan",
+  methods = TRAINING,
+  help = "video frames per sequence (encoded temporal_patch at a time: 2 for Qwen2-VL)",
+  suggest = { "frames", "num_frames" } }
+opt { name = "image_size", type = "int", metavar = "PX", commands = "fit train plan",
+  methods = TRAINING,
+  help = "square images at their own resolution (Qwen2-VL family; rounded to multiples "
+    .. "of 28)",
+  suggest = { "image_resolution", "resolution" } }
+opt { name = "frame_size", type = "int", metavar = "PX", commands = "fit train plan",
+  methods = TRAINING,
+  help = "square video frames at their own resolution (as --image-size)",
+  suggest = { "video_resolution", "frame_resolution" } }
+
+---------------------------------------------------------------------------
+section "inference"
+
+opt { name = "ctx", type = "int", metavar = "N", commands = "fit", default = "the model's max",
+  help = "context per sequence (fit --method infer)",
+  suggest = { "context", "max_model_len", "context_len" } }
+opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "unpaged",
+  methods = "infer",
+  help = "paged KV block in tokens",
+  suggest = { "block_size", "page_size" } }
+opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua = "fit",
+  default = { "as many as fit", fit = "1" },
+  help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
+  suggest = { "max_concurrency", "num_requests" } }
+opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
+  help = "tokens per forward (prefill chunk) for the activation workspace" }
+opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "fit infer",
+  help = "the KV pool is this fraction of the memory free once the model is loaded "
+    .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
+    .. "of the whole" }
+opt { name = "input", type = "int", metavar = "N", commands = "infer", default = "2048",
+  help = "prompt tokens per request",
+  suggest = { "in", "input_len", "input_tokens", "input_length", "isl", "prompt_tokens" } }
+opt { name = "output", type = "int", metavar = "N", commands = "infer", default = "256",
+  help = "generated tokens per request",
+  suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
+opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
+  help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
+    .. "nim-http, eager-pytorch, litgpt, llama.cpp",
+  suggest = { "engine", "backend", "framework" } }
+opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer",
+  default = "the GPU's usable memory",
+  help = "memory per GPU the runtime may use, e.g. 6GB; CUDA context, buffers and the "
+    .. "margin come off it as in 'gpuplan fit --method infer'",
+  suggest = { "gpu_memory", "mem" } }
+opt { name = "host_bw", type = "string", metavar = "BW", commands = "infer",
+  default = "60GB/s or the system's",
+  help = "host-memory bandwidth for offloaded layers" }
+opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
+  default = "32GB or the system's",
+  help = "host memory for offloaded layers",
+  suggest = { "host_mem", "cpu_memory" } }
+opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
+  help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
+    .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
+opt { name = "pcie_bw", type = "number|string", lua_only = true, commands = "infer",
+  help = "host-link bandwidth for the prefill of offloaded layers (default the GPU's PCIe)" }
+opt { name = "host_op_time", type = "number|string", lua_only = true, commands = "infer",
+  help = "host time per launched op (default the runtime's)" }
+opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
+  help = "host ops per layer (default the runtime's)" }
+opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "infer",
+  default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048" },
+  help = "the engine's sequences per step at most",
+  suggest = { "max_num_seqs", "max_batch_size" } }
+opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl", lua = "infer",
+  default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192" },
+  help = "the engine's tokens per step at most",
+  suggest = { "max_num_batched_tokens" } }
+
+---------------------------------------------------------------------------
+section "moe"
+
+opt { name = "dp_attention", type = "flag", commands = "infer", serve = true,
+  default = "TP over the instance",
+  help = "attention, dense layers, shared experts whole on every GPU, each with its own "
+    .. "requests' KV",
+  suggest = { "enable_dp_attention" } }
+opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = true, form = "no",
+  help = "one micro-batch (default with --ep: two, hiding the all-to-all)",
+  suggest = { "tbo", "enable_two_batch_overlap" } }
+opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
+  default = "deepep: low-latency decode, normal prefill",
+  help = "deepep | nccl",
+  suggest = { "all_to_all", "a2a_backend" } }
+opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer", serve = true,
+  default = ">= 32, whole slots per GPU",
+  help = "EPLB slots",
+  suggest = { "ep_num_redundant_experts", "redundant" } }
+opt { name = "imbalance", type = "number", metavar = "X", commands = "infer", serve = true,
+  default = "1.11 with --ep",
+  help = "hottest GPU's routed tokens / mean" }
+opt { name = "disagg", type = "flag", commands = "infer", serve = true,
+  help = "separate prefill and decode pools",
+  suggest = { "disaggregated", "disaggregation", "pd" } }
+opt { name = "prefill_gpus", type = "int", metavar = "N", commands = "infer", serve = true,
+  default = "the split that balances them",
+  help = "--disagg: GPUs of the prefill pool" }
+opt { name = "prefill_tp", type = "int", metavar = "N", commands = "infer", serve = true,
+  default = "the decode layout",
+  help = "--disagg: the prefill pool's TP" }
+opt { name = "prefill_ep", type = "int", metavar = "N", commands = "infer", serve = true,
+  default = "the decode layout",
+  help = "--disagg: the prefill pool's EP" }
+opt { name = "prefill_dp_attention", type = "flag", commands = "infer", serve = true,
+  default = "the decode layout",
+  help = "--disagg: DP attention in the prefill pool" }
+opt { name = "prefill_tokens", type = "int", metavar = "N", commands = "infer", serve = true,
+  default = "16384",
+  help = "prompt tokens per attention group per step",
+  suggest = { "chunked_prefill_size" } }
+opt { name = "mtp", type = "int", metavar = "N", commands = "infer", serve = true,
+  help = "MTP draft tokens per step (models with an MTP module)",
+  suggest = { "speculative_tokens", "num_speculative_tokens", "draft_tokens" } }
+opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", serve = true,
+  default = "0.85",
+  help = "each MTP draft accepted with probability P",
+  suggest = { "acceptance_rate", "accept_rate" } }
+
+---------------------------------------------------------------------------
+section "rl"
+
+opt { name = "algo", type = "string", metavar = "A", commands = "rl", default = "grpo",
+  help = "grpo | ppo (adds the critic)",
+  suggest = { "algorithm", "adv_estimator" } }
+opt { name = "prompts", type = "int", metavar = "N", commands = "fit rl",
+  default = { "64", fit = "8 per DP rank" }, methods = RL,
+  help = "prompts per step",
+  suggest = { "num_prompts", "prompts_per_step", "train_batch_size" } }
+opt { name = "group", type = "int", metavar = "N", commands = "fit rl", default = "8", methods = RL,
+  help = "responses per prompt",
+  suggest = { "group_size", "n_samples", "num_generations", "rollout_n" } }
+opt { name = "prompt_len", type = "int", metavar = "N", commands = "fit rl", default = "512",
+  methods = RL,
+  help = "tokens per prompt",
+  suggest = { "prompt_length", "max_prompt_length" } }
+opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl", default = "1024",
+  methods = RL,
+  help = "mean response tokens",
+  suggest = { "response_length", "completion_len" } }
+opt { name = "response_max", type = "int", metavar = "N", commands = "rl",
+  default = "--response-len: all responses that long",
+  help = "the generation limit",
+  suggest = { "max_response_length", "max_new_tokens", "max_completion_length" } }
+opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
+  default = "exp: clipped at the limit, the longest response sets the rollout's tail",
+  help = "fixed|uniform|exp: response lengths up to --response-max" }
+opt { name = "reward_model", type = "flag", commands = "fit rl", methods = RL,
+  default = "rule-based rewards",
+  help = "a reward model of the actor's shape",
+  suggest = { "rm" } }
+opt { name = "ref_model", type = "flag", commands = "fit rl", default = true, methods = RL,
+  help = "drop the KL reference model",
+  suggest = { "reference_model", "ref" } }
+opt { name = "colocated", type = "flag", commands = "fit rl", default = true, methods = RL,
+  help = "separate rollout and training pools",
+  suggest = { "colocate", "hybrid_engine" } }
+opt { name = "rollout_gpus", type = "string", metavar = "N|auto", commands = "rl",
+  help = "GPUs of the rollout pool, implies --no-colocated (auto: the split with the "
+    .. "shortest step)" }
+opt { name = "staleness", type = "int", metavar = "N", commands = "rl",
+  default = "1: step k + 1's rollouts run while step k trains",
+  help = "separate pools: 0|1",
+  suggest = { "off_policy", "async_steps" } }
+opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", methods = RL,
+  default = "the actor's tp",
+  help = "the rollout engine's TP",
+  suggest = { "rollout_tensor_parallel", "tensor_model_parallel_size_rollout" } }
+opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
+  methods = RL, default = "bf16",
+  help = "the rollout engine's weight format (as --weights)" }
+opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl",
+  default = "what the trainer leaves",
+  help = "share of a card the rollout engine may hold (vLLM's gpu_memory_utilization)",
+  suggest = { "gpu_memory_utilization" } }
+opt { name = "epochs", type = "int", metavar = "N", commands = "rl", default = "1",
+  help = "passes over the samples",
+  suggest = { "ppo_epochs", "num_epochs" } }
+opt { name = "old_logprobs", type = "flag", commands = "rl", default = true,
+  help = "the trainer does not recompute the policy's log-probabilities" }
+opt { name = "offload_states", type = "flag", commands = "rl",
+  help = "colocated: trainer states wait in host memory during the rollout (and come back)" }
+opt { name = "pad", type = "flag", commands = "rl",
+  help = "training sequences padded to --response-max",
+  suggest = { "padding" } }
+opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
+  help = "the engine prepares each decode step while the GPU runs the previous one "
+    .. "(vLLM --async-scheduling; off: its host work adds to every step)" }
+opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
+  help = "the framework's host work per step between the phases (data collation, rewards, "
+    .. "actor calls), seconds",
+  suggest = { "framework_overhead" } }
+
+---------------------------------------------------------------------------
+section "node"
+
+opt { name = "system", type = "string", metavar = "ID", commands = "train plan rl infer",
+  default = "the catalog's system of this GPU",
+  help = "the node: a catalog system (GPUs, NVLink, NICs, host memory)",
+  suggest = { "node", "server" } }
+opt { name = "nics", type = "int", metavar = "N", commands = "train plan rl infer", serve = true,
+  default = "the system's",
+  help = "NICs per node",
+  suggest = { "num_nics" } }
+opt { name = "nic_fabric", type = "string", metavar = "ID", commands = "train plan rl infer",
+  serve = true, default = "the system's",
+  help = "the NICs' fabric (a catalog fabric id)" }
+opt { name = "gpus_per_node", type = "int", metavar = "N", commands = "train plan rl",
+  default = "the system's",
+  help = "GPUs per node",
+  suggest = { "nproc_per_node", "gpus_per_host" } }
+opt { name = "overlap_grad_reduce", type = "flag", commands = "train plan rl", form = "both",
+  default = "by stack",
+  help = "the DP gradient reduction under backward (plan, Lua: {false, true} searches both)" }
+opt { name = "overlap_param_gather", type = "flag", commands = "train plan rl", form = "both",
+  default = "by stack",
+  help = "the ZeRO parameter all-gather under forward" }
+opt { name = "tp_overlap", type = "flag", commands = "train plan rl", form = "both",
+  default = "off",
+  help = "TP collectives under the GEMMs (Userbuffers; plan, Lua: {false, true} searches "
+    .. "both)",
+  suggest = { "tp_comm_overlap" } }
+opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "both",
+  default = "by stack",
+  help = "pipeline sends and receives under compute",
+  suggest = { "overlap_p2p_comm" } }
+opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "both",
+  default = "off",
+  help = "the expert all-to-all under compute" }
+opt { name = "causal_flops", type = "flag", commands = "train plan rl",
+  help = "model FLOPs count causal attention at half" }
+opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
+  default = "the arch's",
+  help = "fa2|fa3|fa4|cudnn|triton",
+  suggest = { "attention", "attention_backend", "attn_implementation" } }
+opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train plan rl",
+  default = "the recipe's gradient dtype",
+  help = "fp32|bf16|fp16: dtype of the DP gradient reduction",
+  suggest = { "grad_reduce_dtype", "reduce_dtype" } }
+
+---------------------------------------------------------------------------
+section "search"
+
+opt { name = "tp_max", type = "int", metavar = "N", commands = "plan", default = "8",
+  help = "the largest TP to try",
+  suggest = { "tp", "max_tp" } }
+opt { name = "pp_max", type = "int", metavar = "N", commands = "plan", default = "8",
+  help = "the most pipeline stages to try",
+  suggest = { "pp", "max_pp" } }
+opt { name = "cp_max", type = "int", metavar = "N", commands = "plan", default = "1",
+  help = "the largest CP to try",
+  suggest = { "cp", "max_cp" } }
+opt { name = "ep_max", type = "int", metavar = "N", commands = "plan", default = "1",
+  help = "the largest EP to try",
+  suggest = { "ep", "max_ep" } }
+opt { name = "vpp_max", type = "int", metavar = "N", commands = "plan", default = "1",
+  help = "the most model chunks per stage to try",
+  suggest = { "vpp", "max_vpp" } }
+opt { name = "micro_batch", type = "string", metavar = "LIST", commands = "plan",
+  default = "1,2,4",
+  help = "micro-batch sizes to try",
+  suggest = { "batch", "micro_batch_size", "mbs" } }
+opt { name = "policy", type = "string", metavar = "P", commands = "plan",
+  default = "fastest; cheapest with a deadline",
+  help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
+    .. "function(candidate) -> score)" }
+opt { name = "deadline", type = "string", metavar = "D", commands = "plan",
+  help = "train --tokens within D (30d, 12h, 2w)" }
+opt { name = "budget", type = "string", metavar = "B", commands = "plan",
+  help = "spend at most B ($50k, 100kCNY)" }
+opt { name = "top", type = "int", metavar = "N", commands = "plan", default = "5; Lua: 10",
+  help = "how many layouts to keep" }
+opt { name = "shard", type = "string", metavar = "K/N", commands = "plan",
+  help = "this shard of a deterministic split (for gpuplan merge)" }
+opt { name = "progress", type = "flag", commands = "plan", default = true,
+  help = "no progress bar (by default one is drawn on stderr for a search longer than a "
+    .. "second, when stderr is a terminal; Lua: true or a function(done, total, gpu))" }
+opt { name = "key", type = "string", lua_only = true, commands = "plan",
+  help = "time|cost|per_dollar|mfu|gpus: what results are ranked by (default time)" }
+opt { name = "where", type = "function", lua_only = true, commands = "plan",
+  help = "function(candidate) -> boolean: a predicate on each fitting candidate" }
+opt { name = "bound", type = "boolean", lua_only = true, commands = "plan",
+  help = "false: time every fitting layout (default true: a lower bound skips those "
+    .. "that cannot rank)" }
+
+---------------------------------------------------------------------------
+section "cost"
+
+opt { name = "tokens", type = "string", metavar = "N", commands = "train plan",
+  help = "tokens to train on (e.g. 2e12): days and cost",
+  suggest = { "train_tokens", "total_tokens" } }
+opt { name = "steps", type = "number", metavar = "N", commands = "rl",
+  help = "RL steps in the run: hours and cost",
+  suggest = { "total_steps", "num_steps", "total_training_steps" } }
+opt { name = "price", type = "string", metavar = "P", commands = "train plan rl infer",
+  default = { "the cheapest catalog price", infer = "none: no cost" },
+  help = "per GPU-hour: 2.49, '$2.49/h' or a catalog price id",
+  suggest = { "cost", "price_per_hour", "gpu_price" } }
+opt { name = "currency", type = "string", metavar = "C", commands = "train plan rl",
+  default = "the catalog's",
+  help = "the currency of prices and costs (USD, CNY ...)" }
+opt { name = "market", type = "string", metavar = "M", commands = "train plan rl",
+  default = "any market",
+  help = "where the default price comes from: cn (a buyer in China), us,global,overseas ...",
+  suggest = { "region", "markets" } }
+opt { name = "scaling", type = "flag", commands = "train", lua = "plan",
+  help = "also the scaling efficiency against one node",
+  variants = { plan = { default = true, own = true,
+    help = "false: skip each result's scaling efficiency" } } }
+
+---------------------------------------------------------------------------
+section "output"
+
+opt { name = "format", type = "format", metavar = "F", commands = ALL, cli_only = true,
+  default = "text",
+  help = "text|markdown|csv|json",
+  notes = {
+    fit = "csv: one table, every row also carries the job, fits, the verdict, the details "
+      .. "and the defaults columns",
+    infer = "csv: one table, the deployment as one row with its defaults; with --ops the "
+      .. "decode operators instead",
+  },
+  variants = { plan = { type = "format_html",
+    help = "text|markdown|csv|json|html (json: one result per line, what gpuplan merge "
+      .. "reads; html: one self-contained page with the tables and the plots)" } } }
+opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer", cli_only = true,
+  help = "with --sweep-batch: write the curve as SVG",
+  variants = { plan = { metavar = "BASE",
+    help = "write BASE-pareto.svg (the cost-vs-time Pareto front of every fitting layout "
+      .. "on every card), BASE-memory.svg (stacked memory per GPU of the best layouts) and "
+      .. "BASE-step.svg (where their step goes)" } } }
+opt { name = "ops", type = "flag", commands = "infer", cli_only = true,
+  help = "also print the decode step operator by operator" }
+opt { name = "sweep_batch", type = "flag", commands = "infer", cli_only = true,
+  help = "throughput vs latency as the batch doubles up to the KV limit" }
+opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli_only = true,
+  help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
+opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
+  default = "50",
+  help = "with --target, every decode step within MS milliseconds; MoE serving: also the "
+    .. "largest batch within MS without --target (Lua: a time, \"50ms\" or seconds)",
+  suggest = { "max_itl", "itl_limit", "tpot_max" } }
+
+---------------------------------------------------------------------------
+-- Checks of the declarations themselves: a malformed one is a bug that
+-- must show at once, naming it.
+
+local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
+                    format_html = true }
+local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
+  variants methods serve form suggest notes group]]
+local VARIANT_FIELDS = args.set [[type metavar help default own]]
+local IS_COMMAND = {}
+for _, c in ipairs(M.COMMANDS) do IS_COMMAND[c] = true end
+
+local function bad(d, msg) error("gpuplan.options: option '" .. tostring(d.name) .. "': " .. msg, 0) end
+
+local function commands_of(d, field)
+  local s = {}
+  local v = d[field]
+  if v == nil then return s end
+  if type(v) ~= "string" then bad(d, field .. " must be a list of commands") end
+  for c in v:gmatch("%S+") do
+    if not IS_COMMAND[c] then bad(d, field .. ": unknown command '" .. c .. "'") end
+    s[c] = true
+  end
+  return s
+end
+
+local BY = {}
+for _, d in ipairs(D) do
+  if type(d.name) ~= "string" or not d.name:match("^[a-z][a-z0-9_]*$") then
+    bad(d, "name must be lowercase words joined by _")
+  end
+  if BY[d.name] then bad(d, "declared twice") end
+  for k in pairs(d) do
+    if not FIELDS[k] then bad(d, "unknown field '" .. tostring(k) .. "'") end
+  end
+  if type(d.help) ~= "string" or d.help == "" then bad(d, "has no help") end
+  local both = commands_of(d, "commands")
+  if next(both) == nil then bad(d, "no command takes it") end
+  d.cli_set, d.lua_set = {}, {}
+  for c in pairs(both) do
+    if not d.lua_only then d.cli_set[c] = true end
+    if not d.cli_only then d.lua_set[c] = true end
+  end
+  for c in pairs(commands_of(d, "lua")) do d.lua_set[c] = true end
+  for c in pairs(commands_of(d, "cli")) do d.cli_set[c] = true end
+  if next(d.cli_set) ~= nil and not CLI_TYPES[d.type] then
+    bad(d, "CLI type must be int, number, string, flag, format or format_html")
+  end
+  for c, v in pairs(d.variants or {}) do
+    if not (d.cli_set[c] or d.lua_set[c]) then bad(d, "a variant for " .. c .. ", which does not take it") end
+    for k in pairs(v) do
+      if not VARIANT_FIELDS[k] then bad(d, "variant " .. c .. ": unknown field '" .. k .. "'") end
+    end
+    if v.type and not CLI_TYPES[v.type] then bad(d, "variant " .. c .. ": bad CLI type") end
+  end
+  if d.methods ~= nil and not d.cli_set.fit then bad(d, "methods, but fit does not take it") end
+  BY[d.name] = d
+end
+
+-- Suggestions name an option of the same command and are never accepted
+-- where it is.
+for _, d in ipairs(D) do
+  for _, s in ipairs(d.suggest or {}) do
+    local other = BY[s]
+    if other then
+      for c in pairs(d.lua_set) do
+        if other.lua_set[c] then bad(d, "suggests '" .. s .. "', which " .. c .. " accepts") end
+      end
+      for c in pairs(d.cli_set) do
+        if other.cli_set[c] then bad(d, "suggests '" .. s .. "', which " .. c .. " accepts") end
+      end
+    end
+  end
+end
+
+M.list = D
+
+-- The declaration of an option name, or nil.
+function M.get(name) return BY[name] end
+
+-- The declaration as command cmd takes it (its variant for cmd applied).
+function M.view(d, cmd)
+  local v = (d.variants or {})[cmd] or {}
+  local dflt = v.default
+  if dflt == nil then
+    dflt = d.default
+    if type(dflt) == "table" then
+      if dflt[cmd] ~= nil then dflt = dflt[cmd] else dflt = dflt[1] end
+    end
+  end
+  return {
+    name = d.name, type = v.type or d.type, metavar = v.metavar or d.metavar,
+    help = v.help or d.help, default = dflt, own = v.own, form = d.form,
+    note = (d.notes or {})[cmd], group = d.group,
+  }
+end
+
+-- Does command cmd take option name on its command line ("cli") or in
+-- its Lua function ("lua")?
+function M.takes(cmd, name, side)
+  local d = BY[name]
+  if not d then return false end
+  return (side == "cli" and d.cli_set or d.lua_set)[cmd] == true
+end
+
+local cache = { spec = {}, keys = {} }
+
+-- cli.parse's option table of command cmd: name -> CLI type.
+function M.spec(cmd)
+  if cache.spec[cmd] then return cache.spec[cmd] end
+  local s = {}
+  for _, d in ipairs(D) do
+    if d.cli_set[cmd] then s[d.name] = M.view(d, cmd).type end
+  end
+  cache.spec[cmd] = s
+  return s
+end
+
+-- The set of keys the Lua function of cmd accepts.
+function M.keys(cmd)
+  if cache.keys[cmd] then return cache.keys[cmd] end
+  local s = {}
+  for _, d in ipairs(D) do
+    if d.lua_set[cmd] then s[d.name] = true end
+  end
+  cache.keys[cmd] = s
+  return s
+end
+
+-- The keys of cmd's Lua function that it reads itself rather than passing
+-- on as base's (rl's own against train's; plan's search against the job):
+-- those base does not accept, and those cmd takes as a variant of its own.
+function M.own(cmd, base)
+  local s, b = {}, M.keys(base)
+  for _, d in ipairs(D) do
+    if d.lua_set[cmd] and (not b[d.name] or M.view(d, cmd).own) then s[d.name] = true end
+  end
+  return s
+end
+
+-- Names, sorted, of the options that send gp.infer to the MoE serving model.
+function M.serve_keys()
+  local t = {}
+  for _, d in ipairs(D) do if d.serve then t[#t + 1] = d.name end end
+  table.sort(t)
+  return t
+end
+
+-- The first option, in declaration order, that fit refuses with `method`:
+-- its name, or nil.  opts: the parsed command line.
+function M.misplaced(opts, method)
+  for _, d in ipairs(D) do
+    if d.methods and opts[d.name] ~= nil then
+      local ok = false
+      for m in d.methods:gmatch("%S+") do if m == method then ok = true end end
+      if not ok then return d.name, d.methods end
+    end
+  end
+  return nil
+end
+
+-- Did-you-mean ----------------------------------------------------------
+
+-- Edit distance (insertions, deletions, substitutions and transpositions
+-- of neighbours, each 1), stopping early past `limit`.
+local function distance(a, b, limit)
+  if math.abs(#a - #b) > limit then return limit + 1 end
+  local prev2, prev, cur = {}, {}, {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    cur = { [0] = i }
+    local best = i
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+        v = math.min(v, prev2[j - 2] + 1)
+      end
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > limit then return limit + 1 end
+    prev2, prev = prev, cur
+  end
+  return prev[#b]
+end
+M.distance = distance
+
+local function list_words(names)
+  if #names == 1 then return names[1] end
+  return table.concat(names, ", ", 1, #names - 1) .. " and " .. names[#names]
+end
+
+-- What to say after "unknown option 'key'" for command cmd on side "cli"
+-- or "lua": " (did you mean 'x'?)" for a declared synonym or a name
+-- within two edits, " (an option of ...)" for an option of other
+-- commands, or "".
+function M.hint(cmd, key, side)
+  if type(key) ~= "string" then return "" end
+  local cli = side == "cli"
+  local function shown(n) return cli and ("'--" .. n:gsub("_", "-") .. "'") or ("'" .. n .. "'") end
+  local k = key:lower():gsub("%-", "_")
+  -- A synonym users write for an option of this command.
+  for _, d in ipairs(D) do
+    if M.takes(cmd, d.name, side) then
+      for _, s in ipairs(d.suggest or {}) do
+        if s == k then return " (did you mean " .. shown(d.name) .. "?)" end
+      end
+    end
+  end
+  -- An option of other commands.
+  local d = BY[k]
+  if d and not M.takes(cmd, k, side) then
+    local where = {}
+    for _, c in ipairs(M.COMMANDS) do
+      if (cli and d.cli_set or d.lua_set)[c] then
+        where[#where + 1] = cli and c or M.FUNCTION[c]
+      end
+    end
+    if #where > 0 then
+      return " (an option of " .. (cli and "gpuplan " or "") .. list_words(where) .. ")"
+    end
+  end
+  -- A near miss: within two edits, and fewer than the key's length (so
+  -- "x" suggests nothing).
+  local best, bestd = nil, math.min(2, #k - 1)
+  for _, o in ipairs(D) do
+    if M.takes(cmd, o.name, side) then
+      local dist = distance(k, o.name, bestd)
+      if dist <= bestd and (best == nil or dist < bestd) then best, bestd = o.name, dist end
+    end
+  end
+  if best then return " (did you mean " .. shown(best) .. "?)" end
+  return ""
+end
+
+-- The first key of t (sorted) that cmd's Lua function does not accept,
+-- nor also(k) (optional) -- or nil.
+function M.unknown(t, cmd, also)
+  local keys = M.keys(cmd)
+  return args.unknown_key(t, function(k) return keys[k] or (also ~= nil and also(k)) end)
+end
+
+-- "who: unknown option 'key' (did you mean 'x'?)": the Lua error of cmd.
+-- noun: "option" (default) or "argument".
+function M.unknown_message(cmd, key, who, noun)
+  return string.format("%s: unknown %s '%s'%s", who or cmd, noun or "option", tostring(key),
+    M.hint(cmd, key, "lua"))
+end
+
+-- A function for cli.parse: the hint after "unknown option '--name'".
+function M.cli_hint(cmd)
+  return function(key) return M.hint(cmd, key, "cli") end
+end
+
+-- --help ------------------------------------------------------------------
+
+local WIDTH, COL = 76, 20
+
+-- Words of s wrapped into lines: the first starts after `first` (a
+-- string), the rest are indented to COL.
+local function wrap(first, s)
+  local lines, line = {}, first
+  local fresh = true
+  -- A word longer than a line (a|b|c|... alternatives) breaks after a "|".
+  local words = {}
+  for word in s:gmatch("%S+") do
+    while #word > WIDTH - COL do
+      local cut = word:sub(1, WIDTH - COL):match("^.*|")
+      if not cut then break end
+      words[#words + 1] = cut
+      word = word:sub(#cut + 1)
+    end
+    words[#words + 1] = word
+  end
+  for _, word in ipairs(words) do
+    if not fresh and #line + 1 + #word > WIDTH then
+      lines[#lines + 1] = line
+      line = string.rep(" ", COL) .. word
+    else
+      line = line .. (fresh and "" or " ") .. word
+    end
+    fresh = false
+  end
+  lines[#lines + 1] = line
+  return lines
+end
+
+-- The option line(s) of one option as command cmd takes it.
+function M.help_line(d, cmd)
+  local v = M.view(d, cmd)
+  local flag = v.name:gsub("_", "-")
+  local left
+  if v.type == "flag" then
+    local form = v.form or (v.default == true and "no") or nil
+    if form == "no" then left = "--no-" .. flag
+    elseif form == "both" then left = "--[no-]" .. flag
+    else left = "--" .. flag end
+  else
+    left = "--" .. flag .. " " .. (v.metavar or "X")
+  end
+  left = "  " .. left
+  local first = #left + 2 <= COL and left .. string.rep(" ", COL - #left) or left .. "  "
+  local text = v.help
+  if v.note then text = text .. "; " .. v.note end
+  local dflt = v.default
+  if dflt == "required" then
+    text = text .. " (required)"
+  elseif dflt ~= nil and type(dflt) ~= "boolean" then
+    text = text .. " (default " .. tostring(dflt) .. ")"
+  end
+  return wrap(first, text)
+end
+
+-- The option lines of command cmd's --help, grouped under headings.
+function M.help(cmd)
+  local out = {}
+  for _, g in ipairs(M.GROUPS) do
+    local rows = {}
+    for _, d in ipairs(D) do
+      if d.group == g[1] and d.cli_set[cmd] then
+        for _, l in ipairs(M.help_line(d, cmd)) do rows[#rows + 1] = l end
+      end
+    end
+    if #rows > 0 then
+      if #out > 0 then out[#out + 1] = "" end
+      out[#out + 1] = g[2] .. ":"
+      for _, l in ipairs(rows) do out[#out + 1] = l end
+    end
+  end
+  return table.concat(out, "\n")
+end
+
+-- A command's whole usage: its header, the option lines, its closing prose.
+function M.usage(cmd, head, tail)
+  return head .. "\n\n" .. M.help(cmd) .. (tail and ("\n\n" .. tail) or "")
+end
+
+return M
