@@ -75,10 +75,8 @@ static int check_reserve(const gp_mem_reserve *r, double capacity,
 	return GP_OK;
 }
 
-/* Sum the tensors, add the reserve, decide.  `pooled` bytes of the
- * tensors are allocated once as one block and fragment nothing. */
-static void finish_pool(gp_mem_result *o, double capacity,
-			const gp_mem_reserve *r, double pooled)
+void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
+		double pooled)
 {
 	int i;
 
@@ -113,7 +111,7 @@ static void finish_pool(gp_mem_result *o, double capacity,
 static void finish(gp_mem_result *o, double capacity,
 		   const gp_mem_reserve *r)
 {
-	finish_pool(o, capacity, r, 0.0);
+	mem_finish(o, capacity, r, 0.0);
 }
 
 /* ---- training ------------------------------------------------------ */
@@ -386,23 +384,6 @@ static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
 	o->bytes[GP_MEM_GRAD_REDUCE] = red;
 }
 
-/* The vision tower as a model mem_act_layer understands: a
- * bidirectional encoder of ViT layers (LayerNorm, MHA, GELU or SwiGLU
- * MLP) over the patches of one image. */
-static void vision_model(const gp_model *m, gp_model *v)
-{
-	memset(v, 0, sizeof *v);
-	v->layers = m->vision.layers;
-	v->hidden = m->vision.hidden;
-	v->heads = m->vision.heads;
-	v->kv_heads = m->vision.heads;
-	v->head_dim = m->vision.hidden / m->vision.heads;
-	v->ffn_hidden = m->vision.ffn_hidden;
-	v->ffn_gated = m->vision.ffn_gated;
-	v->vocab = 1;
-	v->norm_params = 2 * m->vision.hidden;
-}
-
 /* Vision-language training on the first stage (Wang et al. 2024,
  * Qwen2-VL sec. 2.1: an image of P = (image_size / patch_size)^2 patches
  * runs through the ViT, attention within the image, and the projector
@@ -435,7 +416,7 @@ static int vision_act(const gp_model *m, const gp_train_cfg *c,
 		*saved += 4.0 * P * m->vision.hidden * A * imgs;
 	if (!tower)
 		return GP_OK;
-	vision_model(m, &v);
+	model_vision_tower(m, &v);
 	memset(&ac, 0, sizeof ac);
 	ac.seq = P;
 	ac.micro_batch = imgs;
@@ -1328,7 +1309,7 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	 * activations (the workspace) does. */
 	placed = ip.weights + (1.0 + r->frag) * ip.T_cap * ip.ws_token;
 	serve_reserve(c, capacity, r, placed, &rr);
-	finish_pool(out, capacity, &rr, ip.weights + out->bytes[GP_MEM_KV]);
+	mem_finish(out, capacity, &rr, ip.weights + out->bytes[GP_MEM_KV]);
 
 	/* What fits: n sequences of ctx tokens, each with its KV and its
 	 * logits row, once the weights and the forward's workspace are
@@ -1378,7 +1359,7 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 				(ip.L_s - i);
 			out->cpu_bytes += per;
 			out->cpu_layers++;
-			finish_pool(out, capacity, &rr,
+			mem_finish(out, capacity, &rr,
 				    out->bytes[GP_MEM_WEIGHTS] +
 				    out->bytes[GP_MEM_KV]);
 		}

@@ -191,6 +191,15 @@ typedef struct gp_mem_result {
 	int cpu_layers;     /* layers offloaded to the CPU to fit */
 } gp_mem_result;
 
+/* Sum the tensors of *o (its bytes[] of the tensor components), add the
+ * reserve r and decide against capacity: allocated, the reserve rows,
+ * fragmentation (r->frag of what was allocated, less `pooled` bytes
+ * allocated once as one block), total (paged optimizer states shown but
+ * never counted), largest, budget, usable, short_by and fits -- the rule
+ * every memory result follows (mem_train, mem_infer, the RL phases). */
+void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
+		double pooled);
+
 /* Training (pretrain, full fine-tune, LoRA, QLoRA) on capacity bytes per
  * GPU.  The most loaded pipeline stage is reported.  GP_OK (fits or not:
  * see out->fits) or GP_EINVAL for impossible input. */

@@ -47,6 +47,7 @@
 #include "model.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Norm parameters per element of the normalised width: 1 for RMSNorm, 2 for
  * LayerNorm (gain and bias).  model_check guarantees one of the two. */
@@ -523,6 +524,22 @@ double model_cross_kv_bytes(const gp_model *m, double enc_len,
 	 * width (k, v: h x kv_heads*head_dim), one pair per encoder
 	 * token: the same 2 * layers * kv_heads * head_dim per token. */
 	return m->encoder_layers > 0 ? per_tok * enc_len : 0.0;
+}
+
+void model_vision_tower(const gp_model *m, gp_model *v)
+{
+	memset(v, 0, sizeof *v);
+	v->layers = m->vision.layers;
+	v->hidden = m->vision.hidden;
+	v->heads = m->vision.heads;
+	v->kv_heads = m->vision.heads;
+	v->head_dim = m->vision.heads > 0 ?
+		m->vision.hidden / m->vision.heads : 0;
+	v->ffn_hidden = m->vision.ffn_hidden;
+	v->ffn_gated = m->vision.ffn_gated;
+	v->vocab = 1;
+	v->norm_params = 2 * m->vision.hidden;
+	v->linear_bias = 1;
 }
 
 double model_vision_tokens(const gp_model *m)

@@ -167,6 +167,13 @@ void model_widths(const gp_model *m, gp_widths *w);
  * tower, -1 when invalid. */
 double model_vision_tokens(const gp_model *m);
 
+/* The vision tower of m as a model of its own (for model_layer_ops and
+ * mem_act_layer): a bidirectional encoder of vision.layers ViT layers of
+ * vision.hidden, MHA over vision.heads, a GELU or SwiGLU MLP of
+ * vision.ffn_hidden, LayerNorms and biases on the linears, vocabulary 1
+ * (no embedding to speak of). */
+void model_vision_tower(const gp_model *m, gp_model *v);
+
 /* Forward FLOP of the vision tower for one image: 2 * matmul params *
  * patches + 4 * patches^2 * hidden per ViT layer (full attention over the
  * patches) + 2 * projector params * patches.  0 without a vision tower,

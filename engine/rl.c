@@ -46,36 +46,6 @@ const char *rl_pool_name(int pool)
 
 /* ---- memory ------------------------------------------------------------ */
 
-/* Sum the tensors, add the reserve, decide (memory.c's rule). */
-static void settle(gp_mem_result *o, double capacity,
-		   const gp_mem_reserve *r)
-{
-	int i;
-
-	o->allocated = 0;
-	for (i = 0; i < GP_MEM_NTENSOR; i++)
-		o->allocated += o->bytes[i];
-	o->bytes[GP_MEM_CONTEXT] = r->context;
-	o->bytes[GP_MEM_LIBWS] = r->workspace;
-	o->bytes[GP_MEM_COMM] = r->comm;
-	o->bytes[GP_MEM_FRAG] = r->frag * o->allocated;
-	o->total = 0;
-	o->largest = 0;
-	for (i = 0; i < GP_MEM_NCOMP; i++) {
-		if (i == GP_MEM_PAGED)
-			continue;
-		o->total += o->bytes[i];
-		if (o->bytes[i] > o->bytes[o->largest])
-			o->largest = i;
-	}
-	o->capacity = capacity;
-	o->margin = r->margin * capacity;
-	o->budget = capacity - o->margin;
-	o->usable = o->budget - r->context - r->workspace - r->comm;
-	o->short_by = o->total - o->budget;
-	o->fits = o->total <= o->budget;
-}
-
 /* ---- the step ------------------------------------------------------------ */
 
 static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
@@ -390,15 +360,15 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
 	mr->bytes[GP_MEM_WORKSPACE] = out->roll.workspace;
-	settle(mu, c->train.capacity, &rs);
+	mem_finish(mu, c->train.capacity, &rs, 0.0);
 	/* The forward passes keep no activations for a backward. */
 	*mf = *mu;
 	mf->bytes[GP_MEM_ACTIVATIONS] = 0;
 	mf->bytes[GP_MEM_RECOMPUTE] = 0;
 	mf->bytes[GP_MEM_VISION] = 0;
 	mf->bytes[GP_MEM_PIPE_BUFFERS] = 0;
-	settle(mf, c->train.capacity, &rs);
-	settle(mr, c->train.capacity, &rs);
+	mem_finish(mf, c->train.capacity, &rs, 0.0);
+	mem_finish(mr, c->train.capacity, &rs, 0.0);
 	out->fits = out->why[0] == 0 && mu->fits && mr->fits;
 	/* The training state first: what it holds is also what leaves the
 	 * rollout engine no room. */

@@ -593,24 +593,6 @@ typedef struct scost {
 	int layers;
 } scost;
 
-/* The vision tower as a model of its own, the rule of memory.c's
- * vision_model: a bidirectional encoder of ViT layers (LayerNorm, MHA,
- * a GELU or SwiGLU MLP, biases on the linears). */
-static void tower_model(const gp_model *m, gp_model *v)
-{
-	memset(v, 0, sizeof *v);
-	v->layers = m->vision.layers;
-	v->hidden = m->vision.hidden;
-	v->heads = m->vision.heads;
-	v->kv_heads = m->vision.heads;
-	v->head_dim = m->vision.hidden / m->vision.heads;
-	v->ffn_hidden = m->vision.ffn_hidden;
-	v->ffn_gated = m->vision.ffn_gated;
-	v->vocab = 1;
-	v->norm_params = 2 * m->vision.hidden;
-	v->linear_bias = 1;
-}
-
 /* A GEMM of the tower in the 16-bit dtype: forward, and when asked its
  * input gradient (dgrad) and weight gradient (wgrad, into an fp32 main
  * grad) as the language model's GEMMs are priced. */
@@ -663,7 +645,7 @@ static void tower_costs(ctx *x, scost *s)
 	int proj_trains = !x->frozen && !fo;
 	int i, n, vtp;
 
-	tower_model(m, &v);
+	model_vision_tower(m, &v);
 	vtp = v.heads % x->y.tp == 0 ? x->y.tp : 1;
 	memset(&oc, 0, sizeof oc);
 	oc.seqs = imgs;

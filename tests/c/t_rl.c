@@ -17,43 +17,13 @@
 #include "memory.h"
 #include "model.h"
 #include "rl.h"
+#include "fixture.h"
 #include "tap.h"
 #include "train.h"
 
 static void diag_msg(const char *s)
 {
 	printf("# %s\n", s);
-}
-
-static void a100(roof_device *d)
-{
-	memset(d, 0, sizeof *d);
-	d->peak[GP_BF16] = d->peak[GP_FP16] = 312e12;
-	d->peak[GP_FP32] = 19.5e12;
-	d->gemm_frac[GP_BF16] = d->gemm_frac[GP_FP16] = 0.75;
-	d->mem_bw = 2.039e12;
-	d->hbm_frac = 0.85;
-	d->launch = 4e-6;
-	d->graph_launch = 1e-6;
-	d->sms = 108;
-}
-
-static gp_topo selene(void)
-{
-	gp_topo t;
-
-	memset(&t, 0, sizeof t);
-	t.gpus_per_node = 8;
-	t.nodes = 1;
-	t.up_kind = GP_LINK_NVLINK;
-	t.up.bw = 300e9;
-	t.up.latency = 0.6e-6;
-	t.up.achievable = 0.8;
-	t.nics = 8;
-	t.nic.bw = 25e9;
-	t.nic.latency = 2.7e-6;
-	t.nic.achievable = 0.9;
-	return t;
 }
 
 /* 16 layers, hidden 2048, 16 heads of 128, one KV head, SwiGLU 8192,
@@ -152,7 +122,7 @@ static void set_kv(const gp_model *m, const roof_device *d,
 int main(void)
 {
 	roof_device d;
-	gp_topo t = selene();
+	gp_topo t = fx_selene();
 	gp_model m = mqa();
 	gp_params p;
 	rl_cfg c, k;
@@ -163,7 +133,7 @@ int main(void)
 	int i, rc, R;
 
 	plan(74);
-	a100(&d);
+	fx_a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
 
