@@ -222,8 +222,7 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 		if (i < 64)
 			seen |= 1ULL << i;
 		read_value(L, arg, d, &d->fields[i], dst, mode);
-		lua_settop(L, lt + 2);
-		lua_pop(L, 1);
+		lua_pop(L, 1);       /* the value; the key stays for lua_next */
 	}
 	for (i = 0; d->fields[i].name; i++)
 		if (d->fields[i].required && (i >= 64 || !(seen >> i & 1)))

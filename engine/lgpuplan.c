@@ -2151,10 +2151,11 @@ static int lgp_train_job(lua_State *L)
 	return 1;
 }
 
-/* job:step{tp =, pp =, zero =, batch =, recompute = ...} -> result: the
- * job's config with these changed (dp from the job's gpus), priced by
- * train_step with the job's memo.  A layout that does not divide the
- * GPUs or the model is an error, as gp.train's. */
+/* job:step{tp =, pp =, zero =, batch =, recompute = ...} [, r] ->
+ * result: the job's config with these changed (dp from the job's gpus),
+ * priced by train_step with the job's memo, into r when given (a result
+ * of an earlier step, reused) or a new result.  A layout that does not
+ * divide the GPUs or the model is an error, as gp.train's. */
 static int lgp_job_step(lua_State *L)
 {
 	lgp_job *j = luaL_checkudata(L, 1, LGP_JOB);
@@ -2172,10 +2173,17 @@ static int lgp_job_step(lua_State *L)
 	c.mem.lay.dp = j->gpus / rep;
 	c.mem.lay.schedule = c.mem.lay.vpp > 1 ? GP_SCHED_INTERLEAVED :
 		GP_SCHED_1F1B;
-	r = lua_newuserdatauv(L, sizeof *r, 0);
+	/* A result given back (job:step(layout, r)) is filled again: a
+	 * loop over layouts allocates nothing. */
+	r = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3, LGP_RESULT);
+	if (r) {
+		lua_settop(L, 3);
+	} else {
+		r = lua_newuserdatauv(L, sizeof *r, 0);
+		luaL_setmetatable(L, LGP_RESULT);
+	}
 	if (train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err))
 		return luaL_error(L, "step: %s", err.msg);
-	luaL_setmetatable(L, LGP_RESULT);
 	return 1;
 }
 

@@ -341,6 +341,8 @@ end
 -- job:step takes gp.train's layout names (tp, pp, cp, ep, vpp, zero, sp,
 -- batch, recompute, recompute_layers, global_batch, fsdp and the
 -- overlaps); what it does not give is the job's.  dp follows from gpus.
+-- job:step(layout, r) fills r, a result of an earlier step, instead of
+-- making a new one (a loop then allocates nothing).
 -- The result has step, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
 -- microbatches, bubble_frac, train_time, cost, model_tflops_gpu,
 -- stage_time and memory_total as fields, and r:table() gives everything

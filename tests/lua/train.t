@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(53)
+t.plan(56)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -115,6 +115,13 @@ do
     t.is(r.memory_total, g.memory.total, label .. ": memory == gp.train's")
     t.is(r:table().parts.bubble, g.parts[9].seconds, label .. ": r:table() has the parts")
   end
+  -- A result given back is filled again: the same object, the new layout's figures.
+  local fresh = job:step { tp = 4, pp = 4, zero = 1, batch = 1, recompute = "full", sp = true }
+  local r1 = job:step { tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective", sp = true }
+  local r2 = job:step({ tp = 4, pp = 4, zero = 1, batch = 1, recompute = "full", sp = true }, r1)
+  t.ok(rawequal(r1, r2), "job:step(layout, r) returns r")
+  t.is(r2.step, fresh.step, "and r holds the new layout's step")
+  t.raises(function() job:step({ tp = 8 }, {}) end, "train_result expected", "r must be a result", true)
   t.raises(function() job:step { tpp = 2 } end, "step: unknown field 'tpp'", "unknown step field", true)
   t.raises(function() job:step { tp = 3 } end, "gpus 64 is not a multiple of tp*pp*cp = 3",
     "a layout that does not divide the job", true)
