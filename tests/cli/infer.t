@@ -142,7 +142,7 @@ like($e, qr/^gpuplan: cannot write '\Q$ro\E\/no\/such\/x\.svg': .*No such file/m
 # roofline: the model options only shape the chart's points; without
 # --model they were ignored in silence.  A bad --model is found before the
 # table is printed.
-for my $bad (['--weights', 'int4'], ['--batch', '4'], ['--in', '512']) {
+for my $bad (['--weights', 'int4'], ['--batch', '4'], ['--input', '512']) {
     ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', @$bad);
     is($c, 2, "roofline @$bad without --model: usage error");
     like($e, qr/^gpuplan: roofline: --\w+ needs --model/, "roofline @$bad: names the option");

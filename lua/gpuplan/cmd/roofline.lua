@@ -12,14 +12,14 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
   --model M       plot this model's prefill and decode operators (with --svg)
   --weights W     weight format for the model's ops (default bf16)
   --batch B       decode batch for the points (default 1)
-  --in N          prompt tokens for the prefill points (default 2048)
+  --input N       prompt tokens for the prefill points (default 2048)
   --svg FILE      write the roofline chart (log-log) as SVG
   --format F      text (default), markdown, csv, json
 
   Ridge point = peak FLOP/s / bandwidth (FLOP per byte): ops below it are
   memory-bound.  "achievable" uses the catalog's achievable fractions.]],
   options = { gpu = "string", model = "string", weights = "string", batch = "int",
-              ["in"] = "int", svg = "string", format = "format" },
+              input = "int", svg = "string", format = "format" },
 }
 
 local clean = cli.clean
@@ -30,7 +30,7 @@ function C.run(opts, args)
   if opts.model and not opts.svg then error(cli.usage("roofline: --model needs --svg FILE"), 0) end
   -- the model options place the model's points on the chart; without a
   -- model they would be ignored
-  for _, o in ipairs { "weights", "batch", "in" } do
+  for _, o in ipairs { "weights", "batch", "input" } do
     if opts[o] ~= nil and not opts.model then
       error(cli.usage("roofline: --" .. o .. " needs --model M --svg FILE"), 0)
     end
@@ -42,7 +42,7 @@ function C.run(opts, args)
   if opts.svg then
     local okw, err = pcall(roofline.svg, opts.svg, {
       gpu = opts.gpu, model = opts.model,
-      infer = { weights = opts.weights, batch = opts.batch, input = opts["in"], output = 1 } })
+      infer = { weights = opts.weights, batch = opts.batch, input = opts.input, output = 1 } })
     if not okw then error(clean(err), 0) end
   end
   local rows = {}
