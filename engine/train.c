@@ -89,6 +89,7 @@ typedef struct ctx {
 	double wb;            /* bytes per weight a linear GEMM reads */
 	double T;             /* tokens per micro-batch on one GPU */
 	double Tn;            /* of them, what norms and residuals see */
+	double rb;            /* bytes per gradient element reduced */
 	int frozen;           /* the base does not train (LoRA) */
 	double quant;         /* bits of a quantised frozen base, else 0 */
 	gp_error *err;
@@ -996,8 +997,18 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 		/* ZeRO-3 / FSDP: gather each layer's 16-bit parameters over
 		 * the sharding group for its forward (and, resharded after
 		 * forward under full sharding, again for its backward);
-		 * reduce-scatter its gradients in backward.  DeepSpeed
-		 * ZeRO-2 reduce-scatters each micro-batch's gradients. */
+		 * reduce-scatter its gradients in backward, in the
+		 * reduction's dtype (FSDP's reduce_dtype, DeepSpeed's
+		 * communication_data_type).  DeepSpeed ZeRO-2 reduce-
+		 * scatters each micro-batch's gradients.  Each layer's
+		 * gather is prefetched under the layer before and its
+		 * reduce-scatter runs under the layer after -- except at the
+		 * ends of the micro-batch: the first layer's gather precedes
+		 * the first forward and its reduce-scatter follows the last
+		 * backward, with no computation beside either (Zhao et al.
+		 * 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0,
+		 * RS0 after BWD0).  The stage's first layer is of the first
+		 * kind present (dense layers lead). */
 		if (zero >= 2 && x->y.shard > 1 && !x->frozen) {
 			double dense = l->params - l->eparams;
 			/* nccl-tests convention: the all-gather's bytes
@@ -1008,23 +1019,35 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 				     &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_ALL_GATHER, l->eparams * 2.0,
 				     &x->g[GP_GRP_EDP]) : 0.0;
-			double rsw = coll(x, GP_REDUCE_SCATTER, dense * 2.0,
+			double rsw = coll(x, GP_REDUCE_SCATTER, dense * x->rb,
 					  &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_REDUCE_SCATTER, l->eparams * 2.0,
+				coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
 				     &x->g[GP_GRP_EDP]);
 			double f = agw, b = c->forward_only ? 0.0 :
 				(fsdp_full ? agw : 0.0) + rsw;
 			double hz = 0, hd = 0;
 			double ef = overlap(f, l->fwd.t,
 					    c->overlap_param_gather, &hz);
-			double eb = overlap(b, l->bwd.t,
-					    c->overlap_param_gather ||
-					    c->overlap_grad_reduce, &hd);
+			int on_b = c->overlap_param_gather ||
+				c->overlap_grad_reduce;
+			double eb = overlap(b, l->bwd.t, on_b, &hd);
+			/* The layers of this kind that have neighbours on
+			 * both sides, and the stage's first layer. */
+			double mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
 
-			s->part[TRAIN_ZERO] += n * ef;
-			s->part[TRAIN_DP] += n * eb;
-			s->hidden[TRAIN_ZERO] += n * hz;
-			s->hidden[TRAIN_DP] += n * hd;
+			s->part[TRAIN_ZERO] += mid * ef;
+			s->part[TRAIN_DP] += mid * eb;
+			s->hidden[TRAIN_ZERO] += mid * hz;
+			s->hidden[TRAIN_DP] += mid * hd;
+			if (mid < n) {
+				double h1 = 0;
+				double rs1 = c->forward_only ? 0.0 : rsw;
+
+				s->part[TRAIN_ZERO] += f;
+				s->part[TRAIN_DP] += overlap(b - rs1, l->bwd.t,
+							     on_b, &h1) + rs1;
+				s->hidden[TRAIN_DP] += h1;
+			}
 		}
 	}
 	/* First stage: the embedding (ends_costs) and the vision tower. */
@@ -1390,6 +1413,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	}
 	xp->T = mb * c->mem.seq / xp->y.cp;
 	xp->Tn = xp->y.sp ? xp->T / xp->y.tp : xp->T;
+	xp->rb = reduce_bytes(c, sb);
 	return GP_OK;
 }
 

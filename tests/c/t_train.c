@@ -47,7 +47,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(53);
+	plan(56);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -385,5 +385,40 @@ int main(void)
 		is_num(fe, 11e-3, 1e-12, "fused: forward >= 11 host launches");
 	}
 
+	/* --- ZeRO-3 / FSDP: the ends of a micro-batch are exposed ---------- */
+	/* 4 layers of h 4096 (12 h^2 + 4 h parameters each, and a quarter
+	 * of the final LayerNorm's 2 h, as train.c spreads it) over 8 GPUs of
+	 * one node, both overlaps on: each layer's gather f (16-bit, the
+	 * whole layer after it) hides under a layer's forward but the
+	 * first, whose gather precedes the forward; in backward each
+	 * layer's gather and reduce-scatter (fp32 here: 4 B per gradient)
+	 * hide but the first layer's reduce-scatter, which follows the
+	 * last backward.  What hides costs the overlap slowdown 0.189
+	 * (train.c).  Per micro-batch: zero = f (1 + 0.189 x 3), dp =
+	 * 0.189 (4 f + 3 rs) + rs. */
+	{
+		gp_comm_result cr;
+		double P = 12.0 * 4096 * 4096 + 4.5 * 4096, f, rsc;
+
+		m = fx_gpt(4, 4096, 32, 51200);
+		c = cfg(1, 1, 8, 1, 16);
+		c.mem.lay.zero = 3;
+		c.fsdp = 1;
+		c.overlap_param_gather = 1;
+		c.overlap_grad_reduce = 1;
+		c.reduce_bytes = 4;
+		rc = train_step(&m, &d, &t, &c, &r, &e);
+		comm_group_cost(&t, GP_ALL_GATHER, P * 2, &r.groups[GP_GRP_DPCP],
+				&cr, &e);
+		f = cr.time;
+		comm_group_cost(&t, GP_REDUCE_SCATTER, P * 4,
+				&r.groups[GP_GRP_DPCP], &cr, &e);
+		rsc = cr.time;
+		ok(rc == GP_OK && r.microbatches == 2, "FSDP 8: 2 micro-batches");
+		is_num(r.part[TRAIN_ZERO], 2 * f * (1 + 0.189 * 3), 1e-9,
+		       "FSDP: the first layer's gather is exposed");
+		is_num(r.part[TRAIN_DP], 2 * (0.189 * (4 * f + 3 * rsc) + rsc),
+		       1e-9, "FSDP: the last reduce-scatter (fp32) is exposed");
+	}
 	return done();
 }
