@@ -125,6 +125,11 @@ local PROFILES = {
     { "flash", true, "attn_impl: triton" },
     { "attn_kernel", "triton", "attn_impl: triton (FlashAttention in Triton)" },
     { "grad_reduce", "fp32", "FSDP mixed precision DEFAULT: fp32 reduce" },
+    -- llmfoundry/models/mpt/modeling_mpt.py and layers/: LPLayerNorm is one
+    -- F.layer_norm kernel, the MLP's GELU one, ALiBi rides inside the Triton
+    -- attention kernel -- one kernel per operator, not the Llama modules'
+    -- chains (the optimizer stays torch ops: Composer's DecoupledAdamW).
+    { "kernels", "fused", "MPT modules: LPLayerNorm, GELU, ALiBi in the attention kernel" },
   },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
@@ -132,6 +137,7 @@ local PROFILES = {
     { "flash", true, "fused attention" },
     { "recompute", "none", "8K sequences without activation checkpointing" },
     { "grad_reduce", "fp32", "reduce-scatter gradients in FP32" },
+    { "kernels", "fused", "Meta's own training stack, not the Hugging Face modules" },
   },
 }
 
