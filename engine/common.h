@@ -86,6 +86,21 @@ int gp_parse_name(const char *s, const char *const *names, int n, int *out,
 #define GP_NAME_OF(arr, n, v) \
 	((int)(v) >= 0 && (int)(v) < (n) ? (arr)[v] : "?")
 
+/* Host seconds eager PyTorch spends on one op that launches a kernel
+ * (Python, the dispatcher, the launch; views and slices touch metadata
+ * only and launch nothing), when no CUDA graph replays the step.  From
+ * the PyTorch blog "Accelerating Generative AI with PyTorch II: GPT,
+ * Fast" (2023): its eager Llama-2-7B decodes 25.5 tok/s at batch 1 on
+ * A100-80GB and is CPU-overhead bound; gpt-fast's model.py launches 49
+ * ops per TransformerBlock (RMSNorm 8 (float, x*x, mean, +eps, rsqrt,
+ * mul, type_as, *weight) x 2, wqkv 1, rotary 9 x 2 (float, 4 mul, sub,
+ * add, stack, type_as), KV index_put 2, repeat_interleave 2, SDPA 1,
+ * contiguous 1, wo 1, SwiGLU 5 (w1, silu, w3, mul, w2), residual adds
+ * 2) and 10 outside the 32 blocks: 39.2 ms / (32 x 49 + 10) = 24.84 us
+ * per op.  Inference, no autograd: a training forward, which also
+ * records the autograd graph, spends at least this. */
+#define GP_EAGER_OP_TIME 24.84e-6
+
 /* Precisions the engine knows.  Bytes per element are in gp_dtype_bytes. */
 typedef enum gp_dtype {
 	GP_FP32 = 0, GP_TF32, GP_BF16, GP_FP16, GP_FP8, GP_INT8, GP_FP6,

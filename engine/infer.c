@@ -111,19 +111,10 @@ void infer_defaults(infer_cfg *c)
 	c->flash = 1;
 	c->runtime = INFER_GRAPHS;
 	/* Eager PyTorch: the host pays Python + dispatcher + launch for
-	 * every op that launches a kernel (views and slices only touch
-	 * metadata and are not counted).  Counted in gpt-fast's model.py
-	 * (pytorch-labs/gpt-fast, the plain-PyTorch Llama of the blog
-	 * below) at decode, per TransformerBlock: RMSNorm 8 (float, x*x,
-	 * mean, +eps, rsqrt, mul, type_as, *weight) x 2, wqkv 1, rotary
-	 * 9 x 2 (float, 4 mul, sub, add, stack, type_as), KV index_put 2,
-	 * repeat_interleave 2, SDPA 1, contiguous 1, wo 1, SwiGLU 5
-	 * (w1, silu, w3, mul, w2), residual adds 2: 49 ops.  Host time
-	 * per op from the PyTorch blog "Accelerating Generative AI with
-	 * PyTorch II: GPT, Fast" (2023): that eager Llama-2-7B runs at
-	 * 25.5 tok/s at batch 1 on A100-80GB and is CPU-overhead bound:
-	 * 39.2 ms / (32 x 49 + 10) = 24.84 us per op. */
-	c->host_op_time = 24.84e-6;
+	 * every op that launches a kernel, GP_EAGER_OP_TIME (common.h, its
+	 * measurement), 49 of them per TransformerBlock of gpt-fast's plain
+	 * PyTorch Llama at decode (counted there). */
+	c->host_op_time = GP_EAGER_OP_TIME;
 	c->host_ops_per_layer = 49.0;
 	/* TensorRT-LLM's default max_num_tokens is 8192 tokens per batch. */
 	c->max_num_tokens = 8192.0;

@@ -1477,6 +1477,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
 	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
+	F_BOOL("eager", offsetof(train_cfg, eager), 0),
+	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
 	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
 	F_REQNUM("capacity", offsetof(train_cfg, capacity)),
 	F_NUM("tokens", offsetof(train_cfg, tokens), 0),

@@ -72,6 +72,7 @@ void train_defaults(train_cfg *c)
 	c->mem.flash = 1;
 	c->mem.lay.micro_batch = 1;
 	c->compute = GP_BF16;
+	c->host_op_time = GP_EAGER_OP_TIME;
 	mem_reserve_default(&c->reserve, 1);
 }
 
@@ -88,6 +89,7 @@ typedef struct ctx {
 	double wb;            /* bytes per weight a linear GEMM reads */
 	double T;             /* tokens per micro-batch on one GPU */
 	double Tn;            /* of them, what norms and residuals see */
+	double rb;            /* bytes per gradient element reduced */
 	int frozen;           /* the base does not train (LoRA) */
 	double quant;         /* bits of a quantised frozen base, else 0 */
 	gp_error *err;
@@ -280,6 +282,96 @@ static void add_op(train_lcost *lc, const char *name, double f, double b,
 	}
 }
 
+/* Eager PyTorch modules (cfg eager).  Hugging Face transformers writes
+ * the Llama family's layer (models/llama/modeling_llama.py; Mistral,
+ * Qwen2 and their kin copy these parts, unchanged from v4.31 to v4.5x)
+ * as plain tensor operations, each its own kernel that streams its
+ * operands from HBM and pays the memory pipeline's fill (roofline.c),
+ * where Megatron / Transformer Engine, Liger or torch.compile run one
+ * fused kernel per operator (the op list of model_layer_ops):
+ *   LlamaRMSNorm  to(fp32), pow(2), mean(-1), + eps, rsqrt, * rsqrt,
+ *                 to(bf16), weight * (8 kernels);
+ *   rotary        q * cos, -x2 (half), cat(-x2, x1), * sin, + -- for q
+ *                 and for k (rotate_half, apply_rotary_pos_emb);
+ *   LlamaMLP      act_fn(gate_proj(x)) * up_proj(x): silu, mul;
+ *   attention     q_proj, k_proj, v_proj apart; the SDPA output's
+ *                 transpose(1, 2).contiguous() before o_proj.
+ * Their backward is autograd's formula for each op (a mul: the two
+ * products; a cast: the cast back; a slice: zeros and a copy; a tensor
+ * used twice: the sum of its two gradients).  One row per kernel: the
+ * transfers per element of the op's input in the activation dtype and
+ * in fp32, and whether it is a cast (none when the activations are
+ * fp32 already) or runs over one value per token row (the rsqrt of
+ * the mean).  Sums for 16-bit activations, per element: RMSNorm
+ * forward 36 B (fused 4), backward 84 B (fused 6); rotary 20 and 30 B
+ * per q/k element (fused 4 and 6); SwiGLU 10 and 18 B per ffn element
+ * (fused 6 and 9). */
+typedef struct ekernel {
+	double n16, n32;
+	int cast, row;
+} ekernel;
+
+static const ekernel rms_fwd[] = {
+	{ 1, 1, 1, 0 }, { 0, 2, 0, 0 }, { 0, 1, 0, 0 }, { 0, 2, 0, 1 },
+	{ 0, 2, 0, 1 }, { 0, 2, 0, 0 }, { 1, 1, 1, 0 }, { 2, 0, 0, 0 }
+};
+/* grad * weight; grad * h and its sum over tokens (the weight's
+ * gradient); the cast back; grad * rsqrt; grad * hidden and its row
+ * sum; rsqrt's and mean's backward; pow's 2 x and its product; the two
+ * gradients of the fp32 hidden summed; the first cast's backward. */
+static const ekernel rms_bwd[] = {
+	{ 2, 0, 0, 0 }, { 3, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 1, 1, 0 },
+	{ 0, 2, 0, 0 }, { 0, 3, 0, 0 }, { 0, 1, 0, 0 }, { 0, 2, 0, 1 },
+	{ 0, 1, 0, 0 }, { 0, 2, 0, 0 }, { 0, 3, 0, 0 }, { 0, 3, 0, 0 },
+	{ 1, 1, 1, 0 }
+};
+/* x * cos, -x2 (half the elements), cat, * sin, the sum. */
+static const ekernel rope_fwd[] = {
+	{ 2, 0, 0, 0 }, { 1, 0, 0, 0 }, { 2, 0, 0, 0 }, { 2, 0, 0, 0 },
+	{ 3, 0, 0, 0 }
+};
+/* grad * cos, grad * sin, neg's backward (half), each slice's zeros
+ * and copy, the three gradients of x summed. */
+static const ekernel rope_bwd[] = {
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 },
+	{ 1, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 }, { 3, 0, 0, 0 },
+	{ 3, 0, 0, 0 }
+};
+/* silu(gate), * up; backward grad * up, grad * silu, silu's. */
+static const ekernel glu_fwd[] = { { 2, 0, 0, 0 }, { 3, 0, 0, 0 } };
+static const ekernel glu_bwd[] = {
+	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
+};
+
+#define NK(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Seconds of the kernels k[0..n) over `elems` elements in `rows` token
+ * rows; *nk counts the kernels launched. */
+static double ekernels(const ctx *x, const ekernel *k, int n, double elems,
+		       double rows, double *nk)
+{
+	double t = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (k[i].cast && x->A >= 4.0)
+			continue;
+		t += mem_time(x, (k[i].n16 * x->A + k[i].n32 * 4.0) *
+			      (k[i].row ? rows : elems));
+		*nk += 1;
+	}
+	return t;
+}
+
+/* Host-launched kernels of one layer's forward, fused stacks: one per
+ * operator of the op list, two residual adds; LoRA's adapter its A and
+ * B GEMMs and the add.  Eager (HF, above): an RMSNorm 8, q/k/v 3, the
+ * rotary 10, attention and its layout copy 2, gate and up 2, SwiGLU 2,
+ * and the rest one each (LlamaDecoderLayer: 39 for Llama); PEFT's LoRA
+ * layer 5 (dropout, lora_A, lora_B, * scaling, +=). */
+#define FUSED_LORA_OPS 3.0
+#define EAGER_LORA_OPS 5.0
+
 /* LoRA adapter of one targeted matrix (in -> out) at rank r on T
  * tokens: A (in x r) then B (r x out), added to the base output.
  * Forward reads the input, writes and reads the rank-r intermediate,
@@ -308,6 +400,46 @@ static unsigned lora_bit(const char *name)
 	return 0;
 }
 
+/* An elementwise operator as the eager modules run it (above): its
+ * forward *t and backward *tb replaced by their kernels', *nk counting
+ * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
+ * way) and a plain activation run as the fused op does. */
+static void eager_elem(const ctx *x, const gp_op *o, double *t, double *tb,
+		       double *nk)
+{
+	const gp_model *m = x->m;
+	double h = m->hidden, tp = x->y.tp, nb = 0;
+	double nh = m->heads / tp, nkv = m->kv_heads >= tp ?
+		m->kv_heads / tp : 1.0;
+
+	if ((strcmp(o->name, "attn_norm") == 0 ||
+	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
+		*t = ekernels(x, rms_fwd, NK(rms_fwd), o->elems, o->elems / h,
+			      nk);
+		*tb = ekernels(x, rms_bwd, NK(rms_bwd), o->elems,
+			       o->elems / h, &nb);
+	} else if (strcmp(o->name, "rope_kv") == 0) {
+		/* q's and k's heads of this GPU, rotated apart. */
+		double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+		double rows = eq / (nh * m->head_dim);
+
+		*t = ekernels(x, rope_fwd, NK(rope_fwd), eq, rows, nk) +
+			ekernels(x, rope_fwd, NK(rope_fwd), ek, rows, nk);
+		*tb = ekernels(x, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
+			ekernels(x, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+	} else if ((strcmp(o->name, "mlp_act") == 0 ||
+		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
+		/* The op's elems are 1.5 per ffn element (gate and up in,
+		 * one out). */
+		double e = o->elems / 1.5;
+
+		*t = ekernels(x, glu_fwd, NK(glu_fwd), e, 0, nk);
+		*tb = ekernels(x, glu_bwd, NK(glu_bwd), e, 0, &nb);
+	} else {
+		*nk += 1;
+	}
+}
+
 /* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
 static void layer_costs(ctx *x, int moe, train_lcost *lc)
 {
@@ -317,8 +449,8 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	gp_op_cfg oc;
 	gp_widths w;
 	double seq = c->mem.seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
-	double k = m->moe.top_k;
-	int i, n, fp8 = x->lin == GP_FP8;
+	double k = m->moe.top_k, nk = 0, o_k = 0;
+	int i, n, fp8 = x->lin == GP_FP8, eager = c->eager;
 	unsigned tg = x->frozen ? c->mem.lora_targets : 0;
 
 	memset(lc, 0, sizeof *lc);
@@ -393,22 +525,37 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 				tb_ += dq;
 			}
 			add_op(lc, o->name, t, tb_, 1, 0);
+			/* Eager: q, k and v, gate and up, are linears of
+			 * their own (priced here as the one GEMM of their
+			 * shapes, launched apart). */
+			nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
+				3.0 : strcmp(o->name, "mlp_up") == 0 &&
+				m->ffn_gated ? 2.0 : 1.0;
+			if (strcmp(o->name, "o_proj") == 0)
+				o_k = o->k;
 			/* in and out widths of this GPU's slice */
-			if (tg & lora_bit(o->name))
+			if (tg & lora_bit(o->name)) {
 				lora_costs(x, o->k, o->n, lc);
+				nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
+			}
 			break;
 		case GP_OP_ATTN:
 			t = attn_time(x, o, 0);
 			add_op(lc, o->name, t, attn_time(x, o, 1), 0, 1);
 			lc->rec_sel = t;
+			nk += 1;
 			break;
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv). */
 			bytes = o->act * x->A;
 			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
-			add_op(lc, o->name, t, op_time(x, 2.0 * o->flop,
-						      1.5 * bytes, 0, 0, 0, 0,
-						      x->half), 0, 0);
+			tb_ = op_time(x, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
+				      0, x->half);
+			if (eager)
+				eager_elem(x, o, &t, &tb_, &nk);
+			else
+				nk += 1;
+			add_op(lc, o->name, t, tb_, 0, 0);
 			break;
 		}
 	}
@@ -422,7 +569,28 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 
 		add_op(lc, "residual", 2.0 * t, c->mem.dropout ?
 		       2.0 * mem_time(x, e * (2.0 * x->A + mask)) : 0.0, 0, 0);
+		nk += 2;
 	}
+	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
+	 * write, and its gradient back), and the input gradients of the
+	 * linears that share an input summed (q, k, v: two adds; gate, up:
+	 * one; read two, write one), which a fused linear returns as one. */
+	if (eager) {
+		double cp = mem_time(x, x->T * o_k * 2.0 * x->A);
+		double sums = (2.0 + (!moe && m->ffn_gated ? 1.0 : 0.0)) *
+			mem_time(x, x->T * h * 3.0 * x->A);
+
+		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
+		nk += 1;
+	}
+	/* The host launches the forward's kernels one by one from Python
+	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
+	 * the GPU waits for it (infer.c's eager runtime, the same rule).
+	 * The backward runs in autograd's C++ engine; no per-kernel host
+	 * figure for it was found, so none is charged. */
+	if (nk * c->host_op_time > lc->fwd.t)
+		add_op(lc, "host_wait", nk * c->host_op_time - lc->fwd.t, 0.0,
+		       0, 0);
 	switch (c->mem.recompute) {
 	case GP_RECOMPUTE_FULL:
 		lc->rec_full = lc->fwd.t;
@@ -522,7 +690,13 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
  * write and read fp32 exponentials; backward writes the logit
  * gradients) and the gradient of the output layer; its input gathered
  * over TP under SP (reduce-scattered in backward), or without SP the
- * copy into the TP region all-reducing its gradient. */
+ * copy into the TP region all-reducing its gradient.
+ * Eager (Hugging Face's ForCausalLMLoss, transformers/loss/loss_utils.py):
+ * logits.float() (read 16-bit, write fp32), cross_entropy's log_softmax
+ * (read and write fp32) and nll_loss; backward nll's zero-filled
+ * gradient, log_softmax's backward (read two fp32, write one) and the
+ * cast back: 14 and 22 B per logit beyond the GEMM's own, where a fused
+ * loss moves 10 and 6; the final RMSNorm as the layers' (above). */
 static void ends_costs(ctx *x, train_lcost *ld)
 {
 	const gp_model *m = x->m;
@@ -532,14 +706,32 @@ static void ends_costs(ctx *x, train_lcost *ld)
 	double act = x->T * hid * 2.0;
 	int head_trains = !x->frozen, fo = x->c->forward_only;
 	const gp_group *tpg = &x->g[GP_GRP_TP];
+	double lv = x->T * Vt, loss_f, loss_b, norm_f, norm_b, nk = 0;
+
+	/* The loss over the logits and the final norm, forward and back. */
+	loss_f = mem_time(x, lv * (x->A + 8.0));
+	loss_b = mem_time(x, lv * (4.0 + x->A));
+	norm_f = mem_time(x, 2.0 * e * x->A);
+	norm_b = mem_time(x, 3.0 * e * x->A);
+	if (x->c->eager) {
+		double up = x->A < 4.0 ? mem_time(x, lv * (x->A + 4.0)) : 0.0;
+
+		loss_f = up + mem_time(x, lv * 8.0);
+		loss_b = mem_time(x, lv * 4.0) + mem_time(x, lv * 12.0) + up;
+		if (m->norm_params == m->hidden) {
+			norm_f = ekernels(x, rms_fwd, NK(rms_fwd), e, e / hid,
+					  &nk);
+			norm_b = ekernels(x, rms_bwd, NK(rms_bwd), e, e / hid,
+					  &nk);
+		}
+	}
 
 	ld->emb = mem_time(x, 2.0 * x->T * hid * x->A) +
 		(x->frozen || fo ? 0.0 : mem_time(x, e * (x->A + 8.0)));
 	ld->emb_tp = x->y.sp ? coll(x, GP_REDUCE_SCATTER, act, tpg) :
 		coll(x, GP_ALL_REDUCE, act, tpg);
 	ld->head_f = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
-		mem_time(x, x->T * Vt * (x->A + 8.0)) +
-		mem_time(x, 2.0 * e * x->A);
+		loss_f + norm_f;
 	/* A forward-only pass (RL's log-probabilities) has no backward:
 	 * without SP nor the all-reduce of the head input's gradient. */
 	ld->head_b = fo ? 0.0 : op_time(x, f, bytes, x->T, hid, Vt, 1,
@@ -547,8 +739,7 @@ static void ends_costs(ctx *x, train_lcost *ld)
 		(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
 				       x->T * (hid + Vt) * x->A, Vt, hid,
 				       x->T, 1, x->half) : 0.0) +
-		mem_time(x, x->T * Vt * (4.0 + x->A)) +
-		mem_time(x, 3.0 * e * x->A);
+		loss_b + norm_b;
 	ld->head_tp = x->y.sp ? coll(x, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : coll(x, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : coll(x, GP_ALL_REDUCE, act, tpg));
@@ -806,8 +997,18 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 		/* ZeRO-3 / FSDP: gather each layer's 16-bit parameters over
 		 * the sharding group for its forward (and, resharded after
 		 * forward under full sharding, again for its backward);
-		 * reduce-scatter its gradients in backward.  DeepSpeed
-		 * ZeRO-2 reduce-scatters each micro-batch's gradients. */
+		 * reduce-scatter its gradients in backward, in the
+		 * reduction's dtype (FSDP's reduce_dtype, DeepSpeed's
+		 * communication_data_type).  DeepSpeed ZeRO-2 reduce-
+		 * scatters each micro-batch's gradients.  Each layer's
+		 * gather is prefetched under the layer before and its
+		 * reduce-scatter runs under the layer after -- except at the
+		 * ends of the micro-batch: the first layer's gather precedes
+		 * the first forward and its reduce-scatter follows the last
+		 * backward, with no computation beside either (Zhao et al.
+		 * 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0,
+		 * RS0 after BWD0).  The stage's first layer is of the first
+		 * kind present (dense layers lead). */
 		if (zero >= 2 && x->y.shard > 1 && !x->frozen) {
 			double dense = l->params - l->eparams;
 			/* nccl-tests convention: the all-gather's bytes
@@ -818,23 +1019,35 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 				     &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_ALL_GATHER, l->eparams * 2.0,
 				     &x->g[GP_GRP_EDP]) : 0.0;
-			double rsw = coll(x, GP_REDUCE_SCATTER, dense * 2.0,
+			double rsw = coll(x, GP_REDUCE_SCATTER, dense * x->rb,
 					  &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_REDUCE_SCATTER, l->eparams * 2.0,
+				coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
 				     &x->g[GP_GRP_EDP]);
 			double f = agw, b = c->forward_only ? 0.0 :
 				(fsdp_full ? agw : 0.0) + rsw;
 			double hz = 0, hd = 0;
 			double ef = overlap(f, l->fwd.t,
 					    c->overlap_param_gather, &hz);
-			double eb = overlap(b, l->bwd.t,
-					    c->overlap_param_gather ||
-					    c->overlap_grad_reduce, &hd);
+			int on_b = c->overlap_param_gather ||
+				c->overlap_grad_reduce;
+			double eb = overlap(b, l->bwd.t, on_b, &hd);
+			/* The layers of this kind that have neighbours on
+			 * both sides, and the stage's first layer. */
+			double mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
 
-			s->part[TRAIN_ZERO] += n * ef;
-			s->part[TRAIN_DP] += n * eb;
-			s->hidden[TRAIN_ZERO] += n * hz;
-			s->hidden[TRAIN_DP] += n * hd;
+			s->part[TRAIN_ZERO] += mid * ef;
+			s->part[TRAIN_DP] += mid * eb;
+			s->hidden[TRAIN_ZERO] += mid * hz;
+			s->hidden[TRAIN_DP] += mid * hd;
+			if (mid < n) {
+				double h1 = 0;
+				double rs1 = c->forward_only ? 0.0 : rsw;
+
+				s->part[TRAIN_ZERO] += f;
+				s->part[TRAIN_DP] += overlap(b - rs1, l->bwd.t,
+							     on_b, &h1) + rs1;
+				s->hidden[TRAIN_DP] += h1;
+			}
 		}
 	}
 	/* First stage: the embedding (ends_costs) and the vision tower. */
@@ -918,6 +1131,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_nonneg(c->tokens, "tokens", err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
+	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
 	    gp_check_pos(c->capacity, "capacity", err) ||
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
@@ -961,7 +1175,9 @@ static void cache_key(const ctx *x, double *k)
 	k[i++] = x->half;
 	k[i++] = x->quant;
 	k[i++] = c->mem.lora_rank;
-	k[i++] = c->mem.lora_targets + 1e6 * c->forward_only;
+	k[i++] = c->mem.lora_targets + 1e6 * c->forward_only +
+		2e6 * !!c->eager;
+	k[i++] = c->host_op_time;
 	k[i++] = g[GP_GRP_TP].per_node + 1e3 * g[GP_GRP_TP].sharing;
 	k[i++] = g[GP_GRP_CP].per_node + 1e3 * g[GP_GRP_CP].sharing;
 	k[i++] = g[GP_GRP_EP].per_node + 1e3 * g[GP_GRP_EP].sharing;
@@ -1197,6 +1413,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	}
 	xp->T = mb * c->mem.seq / xp->y.cp;
 	xp->Tn = xp->y.sp ? xp->T / xp->y.tp : xp->T;
+	xp->rb = reduce_bytes(c, sb);
 	return GP_OK;
 }
 
@@ -1322,6 +1539,23 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	 * fp16 the inf/nan check rides on it). */
 	opt_bytes = 2.0 * (sb.master + sb.optimizer) + 3.0 * sb.grads +
 		sb.weights;
+	if (c->eager_optim && c->mem.optim == GP_OPT_ADAMW) {
+		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
+		 * the default on CUDA) is eight passes, each a kernel over
+		 * every tensor: mul_(p) by the decay, lerp_(m, g),
+		 * mul_(v), addcmul_(v, g, g), sqrt(v) into a new denom,
+		 * div_ and add_ on it, addcdiv_(p, m, denom); torch's
+		 * clip_grad_norm_ reads the gradients for their norm and
+		 * scales them (read, write).  The parameter p its master
+		 * copy when the recipe keeps one (its gradient of its
+		 * dtype), m and v the two halves of the states: 4 p + 3 m +
+		 * 11 v + 6 g, 96 B per parameter in fp32 against the fused
+		 * step's 32 of mixed-16. */
+		double p = sb.master > 0 ? sb.master : sb.weights;
+		double mv = sb.optimizer / 2.0;
+
+		opt_bytes = 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
+	}
 	first = 0;
 	for (k = 0; k < x.y.pp; k++) {
 		int nl = layout_stage_layers(&x.y, m->layers, k), nd;

@@ -87,6 +87,24 @@ typedef struct train_cfg {
 				  * reference and reward models): no
 				  * backward, recompute, gradient reduction
 				  * or optimizer step; model FLOPs 1x */
+	/* The software the step runs on (train.c prices each): */
+	int eager;               /* 1: the layers are eager PyTorch modules
+				  * as Hugging Face transformers writes them
+				  * (Llama family): RMSNorm, rotary embedding
+				  * and SwiGLU as one kernel per tensor op,
+				  * separate q/k/v and gate/up linears, the
+				  * loss upcast to fp32; 0: one fused kernel
+				  * per operator (Megatron / Transformer
+				  * Engine, torch.compile, Liger) */
+	int eager_optim;         /* 1: torch.optim's foreach AdamW and
+				  * clip_grad_norm_ (ten passes over the fp32
+				  * states); 0: a fused multi-tensor Adam
+				  * (apex, Megatron, DeepSpeed) */
+	double host_op_time;     /* s the host spends launching one op from
+				  * Python (no CUDA graphs): a layer's
+				  * forward takes at least its ops times
+				  * this; 0 = no floor.  Default
+				  * GP_EAGER_OP_TIME */
 	/* Memory: */
 	double capacity;         /* bytes per GPU */
 	gp_mem_reserve reserve;
@@ -100,7 +118,8 @@ typedef struct train_cfg {
 } train_cfg;
 
 /* The documented defaults: bf16 compute, mixed-16 AdamW, every overlap
- * off, reserve from mem_reserve_default. */
+ * off, fused kernels and optimizer, host_op_time GP_EAGER_OP_TIME,
+ * reserve from mem_reserve_default. */
 void train_defaults(train_cfg *c);
 
 /* One operator of a layer, one micro-batch on one GPU. */

@@ -523,6 +523,11 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
   default = "the arch's",
   help = "fa2|fa3|fa4|cudnn|triton",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
+opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
+  default = "eager on the hf stack, else fused",
+  help = "eager (Hugging Face modules: one PyTorch kernel per tensor op) | fused (one per "
+    .. "operator: Megatron / Transformer Engine, torch.compile, Liger)",
+  suggest = { "torch_compile", "compile", "fused_kernels" } }
 opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train plan rl",
   default = "the recipe's gradient dtype",
   help = "fp32|bf16|fp16: dtype of the DP gradient reduction",

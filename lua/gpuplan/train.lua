@@ -23,6 +23,8 @@
 --   ep_overlap    booleans; defaults by stack (see OVERLAPS)
 --   causal_flops  count causal attention at half in model FLOPs (default
 --                 false: Megatron's and PaLM's full s^2)
+--   kernels       eager (Hugging Face modules, one kernel per tensor op) or
+--                 fused (one per operator); default eager on the hf stack
 --   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton (default
 --                 the arch's: what frameworks pick there)
 --   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
@@ -235,6 +237,21 @@ function M.setup(o, sweep)
   end
   cfg.causal_flops = o.causal_flops == true
   cfg.fsdp = cfg.stack == "hf" and (cfg.zero or 0) >= 2
+  -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
+  -- transformers' eager modules, the others fused kernels (Megatron-Core /
+  -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);
+  -- torch.compile or Liger make an hf run fused.  The hf stack's optimizer
+  -- is torch.optim's foreach AdamW (HF Trainer's adamw_torch, accelerate,
+  -- torchtitan), the others a fused multi-tensor Adam.
+  local kernels = o.kernels
+  if kernels == nil then
+    kernels = cfg.stack == "hf" and "eager" or "fused"
+    default("kernels=" .. kernels)
+  elseif kernels ~= "eager" and kernels ~= "fused" then
+    fail("train: kernels must be eager or fused (got %s)", args.shown(kernels))
+  end
+  cfg.eager = kernels == "eager"
+  cfg.eager_optim = cfg.stack == "hf"
   if o.order ~= nil then cfg.order = o.order end
   local topo = topology(o, gpu, cat, default)
   cfg.capacity = p.capacity

@@ -103,7 +103,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(25);
+	plan(28);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -150,6 +150,54 @@ int main(void)
 	is_int(mism, 0, "train_step_cached == train_step on every layout");
 	is_int(over, 0, "0 < train_bound <= step on every layout");
 	ok(cache.hits > cache.misses, "the memo is hit more than missed");
+
+	/* The eager kernels and the host floor are in the memo's key: a
+	 * gated RMSNorm variant of the wide model, each layout priced three
+	 * ways in a row through one memo (fused; eager; eager with a 2 ms
+	 * host floor, which binds), each equal to train_step's. */
+	{
+		gp_model g = w;
+		int v, differ = 0, floor = 0;
+
+		g.ffn_gated = 1;
+		g.norm_params = g.hidden;
+		g.ffn_hidden = 5632;
+		mism = 0;
+		timed = 0;
+		wide(&s, gw, 3, mb3, 3);
+		ok(sweep_begin(&it, &g, &t, &bw, &s, &err) == GP_OK,
+		   "begin wide, gated");
+		memset(&cache, 0, sizeof cache);
+		while (sweep_next(&it, &c, &cand)) {
+			double st0 = 0;
+
+			for (v = 0; v < 3; v++) {
+				train_cfg cv = c;
+				int e1, e2;
+
+				cv.eager = v > 0;
+				cv.host_op_time = v == 2 ? 2e-3 : c.host_op_time;
+				e1 = train_step(&g, &d, &t, &cv, &r1, &err);
+				e2 = train_step_cached(&g, &d, &t, &cv, &cache,
+						       &r2, &err);
+				if (e1 != e2 || (e1 == GP_OK &&
+						 !same_result(&r1, &r2)))
+					mism++;
+				if (e1 != GP_OK || !r1.fits)
+					continue;
+				timed++;
+				if (v == 0)
+					st0 = r1.step;
+				if (v == 1 && r1.step > st0)
+					differ++;
+				if (v == 2 && r1.step > st0 * 1.5)
+					floor++;
+			}
+		}
+		is_int(mism, 0, "eager and host floor: cached == plain");
+		ok(differ > 100 && floor > 100,
+		   "the eager kernels and the floor change the step");
+	}
 
 	/* skip_unfit: memory only for what does not fit. */
 	c = bw;

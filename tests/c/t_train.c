@@ -12,6 +12,7 @@
 
 #include "comm.h"
 #include "memory.h"
+#include "states.h"
 #include "model.h"
 #include "fixture.h"
 #include "tap.h"
@@ -46,7 +47,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(40);
+	plan(56);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -271,5 +272,153 @@ int main(void)
 	ok(r2.vision_time > 2.5 * r.vision_time && r.vision_time > 0,
 	   "trained tower takes over 2.5x the frozen one");
 	ok(r2.step > r.step, "and makes the step longer");
+
+	/* --- eager PyTorch modules (Hugging Face's Llama layer) ------------ */
+	/* A gated, RMSNorm model with GQA: h 1024, 8 heads of 128, 2 KV
+	 * heads, SwiGLU of 2816; one sequence of T = 2048 on one GPU, no
+	 * host floor.  Every eager kernel is memory-bound on the fixture:
+	 * bytes / (2.039e12 x 0.85 = 1.73315e12 B/s) + 3.9 us of pipeline
+	 * fill (roofline.c) + 1 us graph launch = bytes / B + K. */
+	{
+		const double B = 2.039e12 * 0.85, K = 4.9 * US;
+		double T = 2048, E = 2048.0 * 1024, Ef = 2048.0 * 2816;
+		double eq = 2048.0 * 8 * 128, ek = 2048.0 * 2 * 128;
+		double lv = 2048.0 * 32000, sum_e = 0, sum_f = 0, fe = 0;
+		train_result rf, re;
+		gp_state_bytes sb;
+		int j;
+
+		m = fx_gpt(4, 1024, 8, 32000);
+		m.kv_heads = 2;
+		m.ffn_gated = 1;
+		m.ffn_hidden = 2816;
+		m.norm_params = 1024;
+		m.tied_embeddings = 0;
+		c = cfg(1, 1, 1, 1, 1);
+		c.mem.recipe = GP_RECIPE_MIXED16;
+		c.host_op_time = 0;
+		train_step(&m, &d, &t, &c, &rf, &e);
+		c.eager = 1;
+		c.eager_optim = 1;
+		rc = train_step(&m, &d, &t, &c, &re, &e);
+		ok(rc == GP_OK, "eager step");
+		/* LlamaRMSNorm forward: to(fp32) 2+4, pow 4+4, mean 4,
+		 * * rsqrt 4+4, to(bf16) 4+2, weight * 2+2 = 36 B per element
+		 * in 6 kernels, + eps and rsqrt over the 2048 rows' fp32 (4+4
+		 * B each): (36 E + 16 T) / B + 8 K.  Backward (train.c's
+		 * rms_bwd): 84 B per element in 12 kernels and one row
+		 * kernel: (84 E + 8 T) / B + 13 K. */
+		for (j = 0; j < re.nops; j++)
+			if (strcmp(re.ops[j].name, "attn_norm") == 0)
+				break;
+		is_num(re.ops[j].fwd, (36 * E + 16 * T) / B + 8 * K, 1e-9,
+		       "eager RMSNorm forward: 36 B/element, 8 kernels");
+		is_num(re.ops[j].bwd, (84 * E + 8 * T) / B + 13 * K, 1e-9,
+		       "eager RMSNorm backward: 84 B/element, 13 kernels");
+		/* Rotary on q (8 heads) and k (2): q * cos 4, -x2 2 (half),
+		 * cat 4, * sin 4, + 6 = 20 B per element in 5 kernels each;
+		 * backward 30 B in 9 each. */
+		for (j = 0; j < re.nops; j++)
+			if (strcmp(re.ops[j].name, "rope_kv") == 0)
+				break;
+		is_num(re.ops[j].fwd, 20 * (eq + ek) / B + 10 * K, 1e-9,
+		       "eager rotary: 20 B per q/k element, 5 kernels each");
+		is_num(re.ops[j].bwd, 30 * (eq + ek) / B + 18 * K, 1e-9,
+		       "eager rotary backward: 30 B, 9 kernels each");
+		/* silu(gate) 2+2 and * up 2+2+2 per ffn element; backward
+		 * three products of 6 B. */
+		for (j = 0; j < re.nops; j++)
+			if (strcmp(re.ops[j].name, "mlp_act") == 0)
+				break;
+		is_num(re.ops[j].fwd, 10 * Ef / B + 2 * K, 1e-9,
+		       "eager SwiGLU: silu and mul, 10 B per ffn element");
+		is_num(re.ops[j].bwd, 18 * Ef / B + 3 * K, 1e-9,
+		       "eager SwiGLU backward: 18 B, 3 kernels");
+		/* The SDPA output's transpose copy (2 + 2 B per q element,
+		 * T x 8 x 128 = E), its gradient's back, and three input-
+		 * gradient sums (q/k/v two, gate/up one) of 6 B per T x h. */
+		for (j = 0; j < re.nops; j++)
+			if (strcmp(re.ops[j].name, "eager_copies") == 0)
+				break;
+		is_num(re.ops[j].bwd, 4 * E / B + K + 3 * (6 * E / B + K),
+		       1e-9, "eager copies: the transpose and the dgrad sums");
+		/* The ends, isolated: compute less the 4 layers' ops.  The
+		 * loss's eager passes (logits.float() 6, log_softmax 8;
+		 * backward nll 4, log_softmax 12, the cast back 6 B per
+		 * logit) against the fused 10 and 6: 20 lv / B + 3 K more;
+		 * the final RMSNorm eager against fused 4 and 6 B:
+		 * (32 E + 16 T) / B + 7 K and (78 E + 8 T) / B + 12 K. */
+		for (j = 0; j < re.nops; j++)
+			sum_e += re.ops[j].fwd + re.ops[j].bwd;
+		for (j = 0; j < rf.nops; j++)
+			sum_f += rf.ops[j].fwd + rf.ops[j].bwd;
+		is_num(re.part[TRAIN_COMPUTE] - rf.part[TRAIN_COMPUTE] -
+		       4 * (sum_e - sum_f), 20 * lv / B + 3 * K +
+		       (32 * E + 16 * T) / B + 7 * K + (78 * E + 8 * T) / B +
+		       12 * K, 1e-6, "eager loss and final norm");
+		/* torch.optim's foreach AdamW + clip_grad_norm_ on mixed-16
+		 * (fp32 master p, grads of its dtype, m and v 4 B each):
+		 * 4 p + 3 m + 11 v + 6 g = 96 B per parameter against the
+		 * fused 2 (4 + 8) + 3 x 2 + 2 = 32: 3x the bytes, one kernel
+		 * each way. */
+		mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &e);
+		is_num(2 * (sb.master + sb.optimizer) + 3 * sb.grads +
+		       sb.weights, 32, 0, "fused AdamW: 32 B per parameter");
+		is_num((re.part[TRAIN_OPTIMIZER] - K) /
+		       (rf.part[TRAIN_OPTIMIZER] - K), 3, 1e-9,
+		       "foreach AdamW: 96 / 32 of the fused step");
+		/* The host floor: each forward kernel launched from Python
+		 * costs host_op_time; at 1 ms the layer's forward is its
+		 * kernel count in ms: 39 eager (RMSNorm 8 x 2, q/k/v 3,
+		 * rotary 10, attention and its copy 2, o_proj 1, gate and
+		 * up 2, SwiGLU 2, down 1, residual adds 2), 11 fused (the op
+		 * list's 9 and the two adds).  The backward has none. */
+		c.host_op_time = 1e-3;
+		train_step(&m, &d, &t, &c, &re, &e);
+		for (j = 0, fe = 0; j < re.nops; j++)
+			fe += re.ops[j].fwd;
+		is_num(fe, 39e-3, 1e-12, "eager: forward >= 39 host launches");
+		c.eager = 0;
+		train_step(&m, &d, &t, &c, &rf, &e);
+		for (j = 0, fe = 0; j < rf.nops; j++)
+			fe += rf.ops[j].fwd;
+		is_num(fe, 11e-3, 1e-12, "fused: forward >= 11 host launches");
+	}
+
+	/* --- ZeRO-3 / FSDP: the ends of a micro-batch are exposed ---------- */
+	/* 4 layers of h 4096 (12 h^2 + 4 h parameters each, and a quarter
+	 * of the final LayerNorm's 2 h, as train.c spreads it) over 8 GPUs of
+	 * one node, both overlaps on: each layer's gather f (16-bit, the
+	 * whole layer after it) hides under a layer's forward but the
+	 * first, whose gather precedes the forward; in backward each
+	 * layer's gather and reduce-scatter (fp32 here: 4 B per gradient)
+	 * hide but the first layer's reduce-scatter, which follows the
+	 * last backward.  What hides costs the overlap slowdown 0.189
+	 * (train.c).  Per micro-batch: zero = f (1 + 0.189 x 3), dp =
+	 * 0.189 (4 f + 3 rs) + rs. */
+	{
+		gp_comm_result cr;
+		double P = 12.0 * 4096 * 4096 + 4.5 * 4096, f, rsc;
+
+		m = fx_gpt(4, 4096, 32, 51200);
+		c = cfg(1, 1, 8, 1, 16);
+		c.mem.lay.zero = 3;
+		c.fsdp = 1;
+		c.overlap_param_gather = 1;
+		c.overlap_grad_reduce = 1;
+		c.reduce_bytes = 4;
+		rc = train_step(&m, &d, &t, &c, &r, &e);
+		comm_group_cost(&t, GP_ALL_GATHER, P * 2, &r.groups[GP_GRP_DPCP],
+				&cr, &e);
+		f = cr.time;
+		comm_group_cost(&t, GP_REDUCE_SCATTER, P * 4,
+				&r.groups[GP_GRP_DPCP], &cr, &e);
+		rsc = cr.time;
+		ok(rc == GP_OK && r.microbatches == 2, "FSDP 8: 2 micro-batches");
+		is_num(r.part[TRAIN_ZERO], 2 * f * (1 + 0.189 * 3), 1e-9,
+		       "FSDP: the first layer's gather is exposed");
+		is_num(r.part[TRAIN_DP], 2 * (0.189 * (4 * f + 3 * rsc) + rsc),
+		       1e-9, "FSDP: the last reduce-scatter (fp32) is exposed");
+	}
 	return done();
 }

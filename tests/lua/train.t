@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(56)
+t.plan(65)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -139,4 +139,55 @@ do
     "core.model handle: the same parameter count as the table")
   t.raises(function() core.model { layers = 0, hidden = 64, heads = 2, vocab = 10 } end,
     "model.layers must be an integer >= 1", "a handle is checked when made", true)
+end
+
+-- The software the step runs on (engine/train.c; README "gpuplan train").
+do
+  local function run(o)
+    local q = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, method = "pretrain",
+                stack = "hf", seq = 8192, batch = 2, global_batch = 16, recompute = "selective" }
+    for k, v in pairs(o) do q[k] = v end
+    return gp.train(q)
+  end
+  local eager, fused = run {}, run { kernels = "fused" }
+  local found = false
+  for _, d in ipairs(eager.defaults) do found = found or d == "kernels=eager" end
+  t.ok(found, "hf stack: kernels=eager by default, said")
+  t.is(eager.kernels, nil, "kernels is a default, not a result field")
+  found = false
+  for _, d in ipairs(gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+                                method = "pretrain", seq = 4096 }.defaults) do
+    found = found or d == "kernels=fused"
+  end
+  t.ok(found, "megatron stack: kernels=fused by default")
+  -- torchtitan's Llama 3.1 8B on 8 H100s, FSDP, local batch 2 of 8192
+  -- tokens, selective AC (benchmarks/llama3_h100_202412_torchtitan.md
+  -- Table 1): torch.compile 6667 tokens/s per GPU, eager 5762, 1.157x.
+  -- Its eager modules are not Hugging Face's (complex-multiply RoPE,
+  -- nn.RMSNorm) and its H100s are 500 W HBM2e parts (2.4 TB/s, the
+  -- eager kernels' share larger there): within 0.10 of it.
+  local ratio = fused.tokens_per_s_gpu / eager.tokens_per_s_gpu
+  t.ok(math.abs(ratio - 6667 / 5762) < 0.10,
+    string.format("fused / eager %.3f against torchtitan's compile / eager 1.157", ratio))
+  t.ok(eager.mfu < fused.mfu, "eager kernels: a lower MFU")
+  -- The host floor: Llama 3.2 1B, one sequence of 2048 tokens per GPU:
+  -- the eager forward of a layer is 39 launches x 24.84 us = 968.8 us,
+  -- the GPU's kernels less (the wait listed as an op), the fused 11
+  -- launches (273 us) under its kernels.
+  local small = run { model = "llama3.2-1b", seq = 2048, batch = 1, global_batch = 64,
+                      recompute = "none" }
+  local fwd, wait = 0, 0
+  for _, op in ipairs(small.ops) do
+    fwd = fwd + op.fwd
+    if op.name == "host_wait" then wait = op.fwd end
+  end
+  t.near(fwd, 39 * 24.84e-6, 1e-9, "1B eager: a layer's forward is 39 host launches")
+  t.ok(wait > 0, "and the GPU waits for the host")
+  local sf = run { model = "llama3.2-1b", seq = 2048, batch = 1, global_batch = 64,
+                   recompute = "none", kernels = "fused" }
+  local waits = false
+  for _, op in ipairs(sf.ops) do waits = waits or op.name == "host_wait" end
+  t.ok(not waits, "1B fused: the kernels outlast 11 launches")
+  t.raises(function() run { kernels = "compiled" } end,
+    "train: kernels must be eager or fused (got string 'compiled')", "kernels: a bad value", true)
 end

@@ -17,8 +17,10 @@ local v, model_of = case_.v, case_.model
 -- First match wins: the more specific names first.
 local FRAMEWORKS = {
   { "megatron%-deepspeed", "megatron-deepspeed" }, { "bigscience", "megatron-deepspeed" },
-  { "nemo", "nemo" },
+  -- Megatron-Bridge's tables run in the NeMo container ("25.11 NeMo
+  -- container"): its own name first.
   { "megatron bridge", "megatron-bridge" }, { "megatron%-bridge", "megatron-bridge" },
+  { "nemo", "nemo" },
   { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
   { "llama 3 herd", "llama3" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
@@ -125,6 +127,11 @@ local PROFILES = {
     { "flash", true, "attn_impl: triton" },
     { "attn_kernel", "triton", "attn_impl: triton (FlashAttention in Triton)" },
     { "grad_reduce", "fp32", "FSDP mixed precision DEFAULT: fp32 reduce" },
+    -- llmfoundry/models/mpt/modeling_mpt.py and layers/: LPLayerNorm is one
+    -- F.layer_norm kernel, the MLP's GELU one, ALiBi rides inside the Triton
+    -- attention kernel -- one kernel per operator, not the Llama modules'
+    -- chains (the optimizer stays torch ops: Composer's DecoupledAdamW).
+    { "kernels", "fused", "MPT modules: LPLayerNorm, GELU, ALiBi in the attention kernel" },
   },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
@@ -132,6 +139,7 @@ local PROFILES = {
     { "flash", true, "fused attention" },
     { "recompute", "none", "8K sequences without activation checkpointing" },
     { "grad_reduce", "fp32", "reduce-scatter gradients in FP32" },
+    { "kernels", "fused", "Meta's own training stack, not the Hugging Face modules" },
   },
 }
 
@@ -173,6 +181,18 @@ return function(case, cat)
   }
   if v(par.fsdp) then o.fsdp = o.zero == nil or o.zero == 3 or nil end
   if o.vpp == 1 then o.vpp = nil end
+  local fsdp_note
+  if fw == "llama3" and o.zero == 2 then
+    -- Llama 3's FSDP is not gpuplan's ZeRO-2 (a reduce-scatter per
+    -- micro-batch): it accumulates FP32 gradients over the micro-batches
+    -- and synchronises after each training step, and keeps the gathered
+    -- parameters from forward to backward (arXiv:2407.21783 sec. 3.3.2,
+    -- "Numerical stability" and the FSDP paragraph) -- one reduce-scatter
+    -- and one all-gather per step, gpuplan's distributed optimizer.
+    o.zero, o.fsdp = 1, nil
+    fsdp_note = "zero=1 (Llama 3 FSDP: FP32 gradients accumulated over the micro-batches, "
+      .. "synchronised once per step)"
+  end
   local lora = v(wl.lora)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
@@ -185,6 +205,7 @@ return function(case, cat)
   if vocab_note then defaults[#defaults + 1] = vocab_note end
   if fw then
     defaults[#defaults + 1] = "stack profile=" .. fw
+    if fsdp_note then defaults[#defaults + 1] = fsdp_note end
     for _, set in ipairs(PROFILES[fw]) do
       local k, val, note, when = set[1], set[2], set[3], set[4]
       if o[k] == nil and (not when or when(o, model)) then
