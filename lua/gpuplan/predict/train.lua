@@ -181,18 +181,6 @@ return function(case, cat)
   }
   if v(par.fsdp) then o.fsdp = o.zero == nil or o.zero == 3 or nil end
   if o.vpp == 1 then o.vpp = nil end
-  local fsdp_note
-  if fw == "llama3" and o.zero == 2 then
-    -- Llama 3's FSDP is not gpuplan's ZeRO-2 (a reduce-scatter per
-    -- micro-batch): it accumulates FP32 gradients over the micro-batches
-    -- and synchronises after each training step, and keeps the gathered
-    -- parameters from forward to backward (arXiv:2407.21783 sec. 3.3.2,
-    -- "Numerical stability" and the FSDP paragraph) -- one reduce-scatter
-    -- and one all-gather per step, gpuplan's distributed optimizer.
-    o.zero, o.fsdp = 1, nil
-    fsdp_note = "zero=1 (Llama 3 FSDP: FP32 gradients accumulated over the micro-batches, "
-      .. "synchronised once per step)"
-  end
   local lora = v(wl.lora)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)
@@ -205,7 +193,6 @@ return function(case, cat)
   if vocab_note then defaults[#defaults + 1] = vocab_note end
   if fw then
     defaults[#defaults + 1] = "stack profile=" .. fw
-    if fsdp_note then defaults[#defaults + 1] = fsdp_note end
     for _, set in ipairs(PROFILES[fw]) do
       local k, val, note, when = set[1], set[2], set[3], set[4]
       if o[k] == nil and (not when or when(o, model)) then
