@@ -346,6 +346,23 @@ static int may_enter(const sweep_space *s, sweep_key key, const train_cfg *c,
 	return sweep_score(key, &b) < top[k - 1].score;
 }
 
+/* What the gate of one layout asks may_enter. */
+typedef struct gate_ctx {
+	const sweep_space *s;
+	sweep_key key;
+	const train_cfg *c;
+	const sweep_cand *cand, *top;
+	int k, ntop;
+} gate_ctx;
+
+static int gate(void *ud, double lb)
+{
+	const gate_ctx *g = ud;
+
+	return may_enter(g->s, g->key, g->c, g->cand, g->top, g->k, g->ntop,
+			 lb);
+}
+
 int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	      const train_cfg *base, const sweep_space *s, sweep_key key,
 	      train_cache *cache, sweep_where where, void *ud,
@@ -357,7 +374,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	sweep_cand cand;
 	train_result r;
 	gp_error e2;
-	double lb;
+	gate_ctx g;
 	long total = 0, done = 0, step = SWEEP_PROGRESS_N;
 
 	if (!top || !ntop || k < 0 || !cache)
@@ -381,21 +398,26 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	while (sweep_next(&it, &c, &cand)) {
 		if (s->progress && ++done % step == 0)
 			s->progress(s->progress_ud, done, total);
-		if (!s->no_bound && (*ntop == k || s->max_time > 0 ||
-				     s->max_cost > 0)) {
-			if (train_bound(m, d, t, &c, cache, &lb, &e2)) {
-				it.st.errors++;
-				continue;
-			}
-			if (!may_enter(s, key, &c, &cand, top, k, *ntop, lb)) {
-				it.st.bounded++;
-				continue;
-			}
-		}
-		/* Memory first: what does not fit is not timed. */
+		/* The bound first (once k are kept, or against a deadline or
+		 * budget), then memory: what cannot rank or does not fit is
+		 * not timed. */
+		g.s = s;
+		g.key = key;
+		g.c = &c;
+		g.cand = &cand;
+		g.top = top;
+		g.k = k;
+		g.ntop = *ntop;
 		c.skip_unfit = 1;
-		if (train_step_cached(m, d, t, &c, cache, &r, &e2)) {
+		if (train_step_gated(m, d, t, &c, cache, !s->no_bound &&
+				     (*ntop == k || s->max_time > 0 ||
+				      s->max_cost > 0) ? gate : NULL, &g, &r,
+				     &e2)) {
 			it.st.errors++;
+			continue;
+		}
+		if (r.bounded) {
+			it.st.bounded++;
 			continue;
 		}
 		if (!r.fits)

@@ -1443,31 +1443,19 @@ static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
 	return GP_OK;
 }
 
-int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
-		const train_cfg *c, train_cache *cache, double *step_lb,
-		gp_error *err)
+/* The lower bound of a prepared config (see train_bound): per_step x the
+ * time of the stage with the most layers (the first of equals).  The step
+ * is per_step x the slowest stage's micro-batch time plus the bubble, the
+ * reductions and the optimizer, none negative: this stage's own time,
+ * per_step times, is below it. */
+static int bound_of(ctx *x, const train_lcost *ld, const train_lcost *lm,
+		    double per_step, double *lb)
 {
-	ctx x;
-	train_lcost buf[2];
-	const train_lcost *ld = NULL, *lm = NULL;
-	train_result *out;
-	gp_state_bytes sb;
 	scost s;
-	double per_step = 1;
 	int k, first = 0, nl, best = -1, kb = 0, fb = 0;
 
-	if (!step_lb || !cache)
-		return gp_fail(err, "train_bound: missing argument");
-	out = &cache->scratch;
-	if (prepare(m, d, t, c, cache, &x, &sb, &per_step, out, err) ||
-	    layer_pair(&x, cache, buf, &ld, &lm))
-		return GP_EINVAL;
-	/* The stage with the most layers (the first of equals).  The step
-	 * is per_step x the slowest stage's micro-batch time plus the
-	 * bubble, the reductions and the optimizer, none negative: this
-	 * stage's own time, per_step times, is below it. */
-	for (k = 0; k < x.y.pp; k++) {
-		nl = layout_stage_layers(&x.y, m->layers, k);
+	for (k = 0; k < x->y.pp; k++) {
+		nl = layout_stage_layers(&x->y, x->m->layers, k);
 		if (nl > best) {
 			best = nl;
 			kb = k;
@@ -1475,16 +1463,41 @@ int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
 		}
 		first += nl;
 	}
-	stage_costs(&x, ld, lm, kb, fb, best, &s);
-	if (x.bad)
+	stage_costs(x, ld, lm, kb, fb, best, &s);
+	if (x->bad)
 		return GP_EINVAL;
-	*step_lb = per_step * s.t;
+	*lb = per_step * s.t;
 	return GP_OK;
+}
+
+/* train_bound's gate: keep the bound, price nothing more. */
+static int record_bound(void *ud, double lb)
+{
+	*(double *)ud = lb;
+	return 0;
+}
+
+int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
+		const train_cfg *c, train_cache *cache, double *step_lb,
+		gp_error *err)
+{
+	if (!step_lb || !cache)
+		return gp_fail(err, "train_bound: missing argument");
+	return train_step_gated(m, d, t, c, cache, record_bound, step_lb,
+				&cache->scratch, err);
 }
 
 int train_step_cached(const gp_model *m, const roof_device *d,
 		      const gp_topo *t, const train_cfg *c, train_cache *cache,
 		      train_result *out, gp_error *err)
+{
+	return train_step_gated(m, d, t, c, cache, NULL, NULL, out, err);
+}
+
+int train_step_gated(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const train_cfg *c, train_cache *cache,
+		     int (*gate)(void *ud, double step_lb), void *ud,
+		     train_result *out, gp_error *err)
 {
 	ctx x;
 	train_lcost buf[2];
@@ -1503,6 +1516,19 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	mb = x.y.micro_batch;
 	G = t->gpus_per_node;
+	/* The gate sees the lower bound before memory and the schedule are
+	 * priced; the layer costs it needed serve the step below. */
+	if (gate) {
+		double lb;
+
+		if (layer_pair(&x, cache, buf, &ld, &lm) ||
+		    bound_of(&x, ld, lm, per_step, &lb))
+			return GP_EINVAL;
+		if (!gate(ud, lb)) {
+			out->bounded = 1;
+			return GP_OK;
+		}
+	}
 
 	/* Stages: the split of the memory model (uniform for Megatron,
 	 * DeepSpeed's balanced partition when configured). */
@@ -1524,7 +1550,7 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	out->fits = out->mem.fits;
 	if (!out->fits && c->skip_unfit)
 		return GP_OK;
-	if (layer_pair(&x, cache, buf, &ld, &lm))
+	if (!ld && layer_pair(&x, cache, buf, &ld, &lm))
 		return GP_EINVAL;
 	out->nops = lm->nops;
 	memcpy(out->ops, lm->ops, sizeof out->ops);

@@ -188,6 +188,9 @@ typedef struct train_result {
 	int fits;
 	unsigned warn;           /* TRAIN_WARN_* */
 	gp_group groups[GP_GRP_COUNT]; /* placement used */
+	int bounded;             /* train_step_gated: the gate refused the
+				  * layout on its lower bound (only the
+				  * placement and warnings are filled) */
 	/* The operators of one layer (an MoE layer when the model has
 	 * any, else a dense one) for one micro-batch on one GPU, and the
 	 * TP collectives of its forward and backward passes. */
@@ -223,7 +226,7 @@ typedef struct train_cache {
 		unsigned long long hash;
 		train_lcost ld, lm;
 	} e[TRAIN_CACHE_N];
-	train_result scratch;    /* train_bound's placement */
+	train_result scratch;    /* train_bound's result */
 	/* Placements of the last layouts: tp cp dp pp ep G order -> groups */
 	int nplace, next_place;
 	struct train_cache_place {
@@ -262,5 +265,16 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 int train_bound(const gp_model *m, const roof_device *d, const gp_topo *t,
 		const train_cfg *c, train_cache *cache, double *step_lb,
 		gp_error *err);
+
+/* train_step_cached with a gate: once the layout is prepared and its layer
+ * costs are known, gate(ud, step_lb) sees train_bound's lower bound; 0
+ * stops there (out->bounded = 1, nothing priced), non-zero prices the
+ * step as train_step_cached does, sharing the work done.  gate NULL:
+ * train_step_cached.  What a sweep prunes with, each layout prepared
+ * once. */
+int train_step_gated(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const train_cfg *c, train_cache *cache,
+		     int (*gate)(void *ud, double step_lb), void *ud,
+		     train_result *out, gp_error *err);
 
 #endif
