@@ -61,53 +61,12 @@ if market then
   end
 end
 
--- JSON: one object of sections, printed at the end, so the output parses.
-local json_out = {}
-
--- CSV: one table a spreadsheet opens, printed at the end: a `section`
--- column, then the union of the sections' columns (one column per label;
--- a section leaves the others empty), cells formatted as the tables.
-local csv_rows, csv_cols, csv_col_of = {}, { { key = "section", label = "section" } }, {}
-
-local function section(title, rows, columns)
-  if opt.format == "csv" then
-    for _, c in ipairs(columns) do
-      local label = c.label or c.key
-      if not csv_col_of[label] then
-        csv_col_of[label] = "c" .. #csv_cols
-        csv_cols[#csv_cols + 1] = { key = csv_col_of[label], label = label }
-      end
-    end
-    for _, r in ipairs(rows) do
-      local out = { section = title }
-      for _, c in ipairs(columns) do
-        local v = r[c.key]
-        if v ~= nil and type(c.fmt) == "function" then v = c.fmt(v, r)
-        elseif v ~= nil and type(c.fmt) == "string" and type(v) == "number" then
-          v = string.format(c.fmt, v)
-        end
-        out[csv_col_of[c.label or c.key]] = v
-      end
-      csv_rows[#csv_rows + 1] = out
-    end
-    return
-  end
-  if opt.format == "json" then
-    local keep = {}
-    for i, r in ipairs(rows) do
-      keep[i] = {}
-      for _, c in ipairs(columns) do keep[i][c.key] = r[c.key] end
-    end
-    json_out[#json_out + 1] = { title = title, rows = keep }
-    return
-  end
-  if opt.format == "text" or opt.format == "markdown" then
-    io.write(opt.format == "markdown" and "## " or "== ", title,
-      opt.format == "markdown" and "\n\n" or " ==\n")
-  end
-  gp.report(rows, { format = opt.format, columns = columns })
-  io.write("\n")
-end
+-- Text and markdown: a "== title ==" heading over each table; csv one
+-- table a spreadsheet opens (a `section` column and the union of the
+-- sections' columns); json one array of sections, printed at the end so
+-- the output parses (gpuplan.report's document).
+local doc = require("gpuplan.report").document(opt.format, { heading = true })
+local function section(title, rows, columns) doc:add(title, rows, columns) end
 
 -- The cheapest dated price of a GPU-hour in --currency (gp.prices.cheapest:
 -- a guide's rule-of-thumb range only when nothing else is there, flagged).
@@ -428,8 +387,7 @@ section("One node talking: all-reduce across its GPUs (nccl-tests busbw)", rows,
   { key = "grads", label = "70B bf16 grads s", fmt = "%.2f" },
 })
 
-if opt.format == "json" then io.write(gp.json(json_out), "\n") end
-if opt.format == "csv" then gp.report(csv_rows, { format = "csv", columns = csv_cols }) end
+doc:finish()
 if opt.format == "text" then
   io.write("Each number comes from a model you can inspect: gpuplan plan, train, rl, infer, fit, comm.\n")
 end

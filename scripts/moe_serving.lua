@@ -60,39 +60,10 @@ for id in opt.gpus:gmatch("[^,%s]+") do
   cards[#cards + 1] = id
 end
 
--- Text and markdown: one table per section.  JSON: one array of sections
--- (and the conclusions), printed at the end.  CSV: one table a
--- spreadsheet opens, a `section` column and the union of the sections'
--- columns, printed at the end.
-local sections, csv_rows, csv_cols, csv_col_of = {}, {}, { { key = "section" } }, {}
-local function section(title, rows, columns)
-  sections[#sections + 1] = { title = title, rows = rows }
-  if opt.format == "csv" then
-    for _, c in ipairs(columns) do
-      local label = c.label or c.key
-      if not csv_col_of[label] then
-        csv_col_of[label] = "c" .. #csv_cols
-        csv_cols[#csv_cols + 1] = { key = csv_col_of[label], label = label }
-      end
-    end
-    for _, r in ipairs(rows) do
-      local out = { section = title }
-      for _, c in ipairs(columns) do
-        local v = r[c.key]
-        if v ~= nil and type(c.fmt) == "function" then v = c.fmt(v)
-        elseif v ~= nil and type(c.fmt) == "string" and type(v) == "number" then
-          v = string.format(c.fmt, v)
-        end
-        out[csv_col_of[c.label or c.key]] = v
-      end
-      csv_rows[#csv_rows + 1] = out
-    end
-    return
-  end
-  if opt.format == "json" then return end
-  if #sections > 1 then io.write("\n") end
-  gp.report(rows, { format = opt.format, title = title, columns = columns })
-end
+-- Text and markdown: one table per section; csv one table a spreadsheet
+-- opens, json one array of sections (gpuplan.report's document).
+local doc = require("gpuplan.report").document(opt.format)
+local function section(title, rows, columns) doc:add(title, rows, columns) end
 
 -- 1 and 2: the fewest GPUs for the target -------------------------------
 local function plans(extra)
@@ -256,12 +227,8 @@ for _, r in ipairs(plain) do
       p100.gpus, r.gpus, p100.gpus == r.gpus and " (the same)" or "")
   end
 end
-if opt.format == "json" then
-  sections[#sections + 1] = { title = "conclusions", rows = lines }
-  io.write(gp.json(sections), "\n")
-elseif opt.format == "csv" then
-  for _, l in ipairs(lines) do csv_rows[#csv_rows + 1] = { section = "conclusions", c1 = l } end
-  gp.report(csv_rows, { format = "csv", columns = csv_cols })
+if opt.format == "json" or opt.format == "csv" then
+  doc:finish { conclusions = lines }
 else
   io.write("\n")
   for _, l in ipairs(lines) do io.write(l, "\n") end

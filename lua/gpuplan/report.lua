@@ -331,5 +331,96 @@ function M.print(rows, opts)
   io.stdout:write(M.render(rows, opts))
 end
 
+-- A document of several tables in one format, as scripts print them:
+--   local doc = report.document(format, { heading = true })
+--   doc:add(title, rows, columns)   -- text/markdown: printed now
+--   doc:finish({ conclusions = lines })   -- csv/json: printed here
+-- text and markdown print each table under its title (heading = true: a
+-- "== title ==" / "## title" line, else the table's own title line), a
+-- blank line between tables; csv gathers ONE table a spreadsheet opens (a
+-- `section` column, then the union of the tables' columns by label, cells
+-- formatted as the tables format them; a column's fmt may be a function of
+-- (value, row)); json one array of {title, rows}, each row cut to its
+-- table's columns.  finish's extra sections are {name = {line, ...}}: a
+-- row each in csv, a section of {line = ...} rows in json.
+local Document = {}
+Document.__index = Document
+
+function M.document(format, o)
+  if not M.formats[format] then
+    error("unknown format '" .. tostring(format) .. "' (text, markdown, csv, json)", 2)
+  end
+  o = o or {}
+  return setmetatable({ format = format, heading = o.heading, n = 0, json = {},
+                        csv_rows = {}, csv_cols = { { key = "section", label = "section" } },
+                        csv_col_of = {} }, Document)
+end
+
+function Document:add(title, rows, columns)
+  self.n = self.n + 1
+  local f = self.format
+  if f == "csv" then
+    for _, c in ipairs(columns) do
+      local label = c.label or c.key
+      if not self.csv_col_of[label] then
+        self.csv_col_of[label] = "c" .. #self.csv_cols
+        self.csv_cols[#self.csv_cols + 1] = { key = self.csv_col_of[label], label = label }
+      end
+    end
+    for _, r in ipairs(rows) do
+      local out = { section = title }
+      for _, c in ipairs(columns) do
+        local v = r[c.key]
+        if v ~= nil and type(c.fmt) == "function" then v = c.fmt(v, r)
+        elseif v ~= nil and type(c.fmt) == "string" and type(v) == "number" then
+          v = string.format(c.fmt, v)
+        end
+        out[self.csv_col_of[c.label or c.key]] = v
+      end
+      self.csv_rows[#self.csv_rows + 1] = out
+    end
+    return
+  end
+  if f == "json" then
+    local keep = {}
+    for i, r in ipairs(rows) do
+      keep[i] = {}
+      for _, c in ipairs(columns) do keep[i][c.key] = r[c.key] end
+    end
+    self.json[#self.json + 1] = { title = title, rows = keep }
+    return
+  end
+  if self.heading then
+    io.write(f == "markdown" and "## " or "== ", title, f == "markdown" and "\n\n" or " ==\n")
+    M.print(rows, { format = f, columns = columns })
+    io.write("\n")
+  else
+    if self.n > 1 then io.write("\n") end
+    M.print(rows, { format = f, title = title, columns = columns })
+  end
+end
+
+function Document:finish(extra)
+  local names = {}
+  for k in pairs(extra or {}) do names[#names + 1] = k end
+  table.sort(names)
+  if self.format == "json" then
+    for _, k in ipairs(names) do
+      local rows = {}
+      for i, l in ipairs(extra[k]) do rows[i] = { line = l } end
+      self.json[#self.json + 1] = { title = k, rows = rows }
+    end
+    io.write(M.json(self.json), "\n")
+  elseif self.format == "csv" then
+    for _, k in ipairs(names) do
+      for _, l in ipairs(extra[k]) do
+        self.csv_rows[#self.csv_rows + 1] = { section = k, [self.csv_cols[2] and self.csv_cols[2].key or "c1"] = l }
+      end
+    end
+    M.print(self.csv_rows, { format = "csv", columns = self.csv_cols })
+  end
+end
+
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).
+require("gpuplan.args").api_module(Document)
 return require("gpuplan.args").api_module(M)
