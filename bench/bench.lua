@@ -74,7 +74,9 @@ end
 
 -- A Lua loop pricing layouts (memory + step time) through a job resolved
 -- once (gp.train_job: the model, card and node as handles, the memo kept):
--- the same Llama-2-70B grid on 64 H100 as bench/sweep_bench.c.
+-- the same Llama-2-70B grid on 64 H100 as bench/sweep_bench.c, in the
+-- order a sweep takes it: the ZeRO stage innermost, so that consecutive
+-- layouts share the step's phase (engine/train.c) as gp.sweep's do.
 do
   local job = gp.train_job { model = "llama2-70b", gpu = "h100-sxm", gpus = 64,
                              method = "pretrain", recipe = "megatron-18", seq = 4096,
@@ -82,9 +84,9 @@ do
   local grid = {}
   for _, tp in ipairs { 1, 2, 4, 8 } do
     for _, pp in ipairs { 1, 2, 4, 8 } do
-      for zero = 0, 3 do
-        for _, mb in ipairs { 1, 2, 4 } do
-          for _, rc in ipairs { "none", "selective", "full" } do
+      for _, mb in ipairs { 1, 2, 4 } do
+        for _, rc in ipairs { "none", "selective", "full" } do
+          for zero = 0, 3 do
             grid[#grid + 1] = { tp = tp, pp = pp, zero = zero, batch = mb, recompute = rc,
                                 sp = tp > 1 }
           end
@@ -92,19 +94,26 @@ do
       end
     end
   end
-  local n, fits, t0, r = 0, 0, clock(), nil
-  repeat
-    for i = 1, #grid do
-      r = job:step(grid[i], r)      -- the result reused: nothing allocated
-      if r.fits then fits = fits + 1 end
-    end
-    n = n + #grid
-  until clock() - t0 >= 1.0
-  local dt = clock() - t0
+  -- The best of ten runs of ~0.1 s: a shared machine's other loads only
+  -- ever slow a run down.
+  local best, fits, r = 0, 0, nil
+  for _ = 1, 10 do
+    local n, t0 = 0, clock()
+    fits = 0
+    repeat
+      for i = 1, #grid do
+        r = job:step(grid[i], r)    -- the result reused: nothing allocated
+        if r.fits then fits = fits + 1 end
+      end
+      n = n + #grid
+    until clock() - t0 >= 0.1
+    best = math.max(best, n / (clock() - t0))
+    fits = fits // (n // #grid)
+  end
   print(string.format("Lua job:step (gp.train_job, handles and memo), Llama-2-70B on 64 H100: "
-                      .. "%.3g evaluations/s, %.0f ns each (%d fitting per pass)", n / dt,
-                      1e9 * dt / n, fits // (n // #grid)))
-  print(string.format("lua_sweep_evals_per_s: %.0f", n / dt))
+                      .. "%.3g evaluations/s, %.0f ns each (%d fitting per pass)", best,
+                      1e9 / best, fits))
+  print(string.format("lua_sweep_evals_per_s: %.0f", best))
 end
 
 -- The whole layout space of GPT-3 175B on 4096 A100s (Narayanan et al.

@@ -660,12 +660,12 @@ static void train_offload(const gp_train_cfg *c, double tr, double pb,
 		o->host_optimizer;
 }
 
-static int train_stage(const gp_model *m, const gp_train_cfg *c,
-		       const gp_layout *y, const gp_params *p,
-		       const stage_acts *sa, int stage, int nl,
-		       gp_mem_result *o, gp_error *err)
+static void train_stage(const gp_model *m, const gp_train_cfg *c,
+			const gp_layout *y, const gp_params *p,
+			const stage_acts *sa, const gp_state_bytes *sbp,
+			int stage, int nl, gp_mem_result *o)
 {
-	gp_state_bytes sb;
+	gp_state_bytes sb = *sbp;
 	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
 	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight;
 	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
@@ -680,8 +680,6 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 	int qhead = last && c->quant_head && c->lora_rank > 0 &&
 		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
 
-	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
-		return GP_EINVAL;
 	memset(o, 0, sizeof *o);
 	o->stage = stage;
 	o->stage_layers = nl;
@@ -919,7 +917,6 @@ static int train_stage(const gp_model *m, const gp_train_cfg *c,
 		    !c->offload_params)
 			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
 	}
-	return GP_OK;
 }
 
 static double tensor_sum(const gp_mem_result *r)
@@ -942,9 +939,11 @@ static int train_stages(const gp_model *m, const gp_params *p,
 			gp_error *err)
 {
 	gp_mem_result r0;
+	gp_state_bytes sb;
 
-	if (train_stage(m, c, y, p, sa, 0, stage_layers(m, y, 0), out, err))
+	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
 		return GP_EINVAL;
+	train_stage(m, c, y, p, sa, &sb, 0, stage_layers(m, y, 0), out);
 	if (y->pp > 1) {
 		double best = tensor_sum(out), v;
 		int k, nl, prev = -1;
@@ -954,8 +953,7 @@ static int train_stages(const gp_model *m, const gp_params *p,
 			if (k < y->pp - 1 && nl == prev)
 				continue;
 			prev = nl;
-			if (train_stage(m, c, y, p, sa, k, nl, &r0, err))
-				return GP_EINVAL;
+			train_stage(m, c, y, p, sa, &sb, k, nl, &r0);
 			v = tensor_sum(&r0);
 			if (v > best) {
 				best = v;

@@ -103,8 +103,11 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	return GP_OK;
 }
 
-/* The levels of the enumeration, outermost first. */
-enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_Z, LV_MB, LV_R, LV_V, LV_SP,
+/* The levels of the enumeration, outermost first.  The ZeRO stage and
+ * the two overlaps are innermost: layouts that differ only in them share
+ * the training step's phase (train.c), so each of them pays only for
+ * what it changes. */
+enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_MB, LV_R, LV_V, LV_SP, LV_Z,
        LV_TPO, LV_DPO, LV_N };
 
 /* The values a level runs over: lo..hi. */
@@ -112,8 +115,8 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 {
 	const sweep_space *s = it->s;
 
-	*lo = lv == LV_G || lv == LV_Z || lv == LV_MB || lv == LV_R ||
-		lv >= LV_SP ? 0 : 1;
+	*lo = lv == LV_TP || lv == LV_PP || lv == LV_CP || lv == LV_EP ||
+		lv == LV_V ? 1 : 0;
 	switch (lv) {
 	case LV_G: *hi = s->ngpus - 1; break;
 	case LV_TP: *hi = dflt(s->tp_max); break;
@@ -189,22 +192,28 @@ static int level_ok(const sweep_iter *it, int lv)
 	return 0;
 }
 
-int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
+/* sweep_next; whole 0: *out is the config the last call wrote, and only
+ * the layout's fields are written again (sweep_run's loop). */
+static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
+		       int whole)
 {
 	const sweep_space *s = it->s;
-	int lv, lo, hi;
+	int lv;
 
 	if (!it->started) {
 		it->started = 1;
+		for (lv = 0; lv < LV_N; lv++)
+			level_range(it, lv, &it->lo[lv], &it->hi[lv]);
 		lv = 0;
-		level_range(it, lv, &lo, &hi);
-		it->cur[lv] = lo - 1;
+		it->cur[lv] = it->lo[lv] - 1;
+		it->moved = 0;
 	} else {
 		lv = LV_N - 1;
 	}
 	for (;;) {
-		level_range(it, lv, &lo, &hi);
-		if (++it->cur[lv] > hi) {
+		if (lv < it->moved)
+			it->moved = lv;
+		if (++it->cur[lv] > it->hi[lv]) {
 			if (lv == 0)
 				return 0;
 			lv--;
@@ -214,8 +223,7 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 			continue;
 		if (lv < LV_N - 1) {
 			lv++;
-			level_range(it, lv, &lo, &hi);
-			it->cur[lv] = lo - 1;
+			it->cur[lv] = it->lo[lv] - 1;
 			continue;
 		}
 		/* A layout: this shard's, or the next. */
@@ -226,7 +234,10 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 
 			if (s->shard_n > 0 && idx % s->shard_n != s->shard_k)
 				continue;
-			*out = *it->base;
+			it->inner = it->moved >= LV_Z;
+			it->moved = LV_N;
+			if (whole)
+				*out = *it->base;
 			out->mem.lay.tp = v[LV_TP];
 			out->mem.lay.pp = v[LV_PP];
 			out->mem.lay.cp = v[LV_CP];
@@ -261,6 +272,11 @@ int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
 			return 1;
 		}
 	}
+}
+
+int sweep_next(sweep_iter *it, train_cfg *out, sweep_cand *c)
+{
+	return next_layout(it, out, c, 1);
 }
 
 void sweep_fill(sweep_cand *c, const train_result *r)
@@ -395,7 +411,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 			SWEEP_PROGRESS_N : step;
 	}
 	*ntop = 0;
-	while (sweep_next(&it, &c, &cand)) {
+	while (next_layout(&it, &c, &cand, it.st.divided == 0)) {
 		if (s->progress && ++done % step == 0)
 			s->progress(s->progress_ud, done, total);
 		/* The bound first (once k are kept, or against a deadline or
@@ -408,11 +424,13 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		g.top = top;
 		g.k = k;
 		g.ntop = *ntop;
-		c.skip_unfit = 1;
-		if (train_step_gated(m, d, t, &c, cache, !s->no_bound &&
-				     (*ntop == k || s->max_time > 0 ||
-				      s->max_cost > 0) ? gate : NULL, &g, &r,
-				     &e2)) {
+		c.skip_unfit = !s->time_all;
+		/* Only the innermost levels moved: the step's phase of the
+		 * layout before is this one's. */
+		if ((it.inner ? train_step_next : train_step_gated)(m, d, t,
+				&c, cache, !s->no_bound && (*ntop == k ||
+				s->max_time > 0 || s->max_cost > 0) ? gate :
+				NULL, &g, &r, &e2)) {
 			it.st.errors++;
 			continue;
 		}
@@ -420,6 +438,8 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 			it.st.bounded++;
 			continue;
 		}
+		if (r.step > 0)
+			it.st.timed++;
 		if (!r.fits)
 			continue;
 		it.st.fitting++;

@@ -7,9 +7,10 @@
  * is timed; the rest are timed by train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * ep ascending, zero, micro-batch, recompute, vpp, sp, TP overlap, DP
+ * ep ascending, micro-batch, recompute, vpp, sp, zero, TP overlap, DP
  * overlap), so results and shards are deterministic: candidate i
- * belongs to shard i mod n.
+ * belongs to shard i mod n.  The last three innermost: what differs only
+ * in them shares the step's phase (train.c).
  * Caller-owned structs; nothing allocates; GP_OK or GP_EINVAL.
  */
 #ifndef GP_SWEEP_H
@@ -49,6 +50,10 @@ typedef struct sweep_space {
 			      * overlap_grad_reduce) */
 	int no_bound;        /* 1: time every fitting layout (no lower-
 			      * bound pruning in sweep_run) */
+	int time_all;        /* 1: time the layouts memory refuses too
+			      * (sweep_stats.timed counts every layout
+			      * priced whole; the kept list still holds
+			      * fitting ones only) */
 	/* sweep_run calls progress(ud, done, total) about a hundred times
 	 * (at most every SWEEP_PROGRESS_N layouts) and once at the end, the
 	 * total counted first; NULL: none. */
@@ -76,6 +81,9 @@ typedef struct sweep_stats {
 	long divided;        /* of them, dividing the model, the nodes and
 			      * the batch, in this shard: the layouts */
 	long fitting;        /* of them, fitting memory (then timed) */
+	long timed;          /* of them, priced whole: memory and step
+			      * time (the fitting ones, or all with
+			      * time_all, less the bounded) */
 	long within;         /* of them, within the deadline and budget */
 	long bounded;        /* of the dividing, never timed: a lower
 			      * bound on their step already ranked them
@@ -95,9 +103,13 @@ typedef struct sweep_iter {
 	int G;               /* GPUs per node */
 	long index;
 	int cur[12];         /* the odometer, one value per level */
+	int lo[12], hi[12];  /* each level's range */
 	unsigned zm, rm;     /* the masks in force */
 	int spm, tpom, dpom;
 	int started;
+	int moved;           /* outermost level moved since the last yield */
+	int inner;           /* the last yield differs from the one before
+			      * only in ZeRO stage, TP and DP overlap */
 	sweep_stats st;
 } sweep_iter;
 

@@ -41,6 +41,7 @@
 #include "train.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *const part_names[TRAIN_NPARTS] = {
@@ -210,7 +211,8 @@ static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 
 	if (g->ranks <= 1 || bytes <= 0 || x->bad)
 		return 0.0;
-	for (i = 0; i < x->ncache; i++)
+	/* Without a memo, the ones this step priced already. */
+	for (i = 0; !x->cc && i < x->ncache; i++)
 		if (x->cache[i].op == op && x->cache[i].bytes == bytes &&
 		    x->cache[i].g == g)
 			return x->cache[i].time;
@@ -222,7 +224,7 @@ static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 		}
 		coll_keep(x, op, bytes, g, r.time);
 	}
-	if (x->ncache < 16) {
+	if (!x->cc && x->ncache < 16) {
 		x->cache[x->ncache].op = op;
 		x->cache[x->ncache].bytes = bytes;
 		x->cache[x->ncache].g = g;
@@ -777,6 +779,8 @@ typedef struct scost {
 	double part[TRAIN_NPARTS];
 	double hidden[TRAIN_NPARTS];
 	double t;              /* sum of part */
+	double t05;            /* of it, the parts before TRAIN_DP (the
+				* sum as far as stage_base knows it) */
 	double fwd, bwd;       /* compute */
 	double params, eparams; /* on this GPU */
 	double vision;          /* s of the encoder tower (first stage) */
@@ -934,27 +938,34 @@ static int stage_dense(const gp_model *m, int first_layer, int nl)
 	return nd > 0 ? nd : 0;
 }
 
-static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, int k,
-			int first_layer, int nl, scost *s)
+/* The layers and dense layers of a stage, from its first layer. */
+typedef struct stage_rec {
+	int k, first, nl, nd;  /* stage, its first layer, layers, dense */
+	int repeat;            /* middle stages after it that cost the same */
+} stage_rec;
+
+/* What a stage costs one micro-batch before the ZeRO terms: compute,
+ * recompute, the TP, CP, EP and PP communication, its ends and its
+ * weights (zero_block adds the rest).  None of it depends on the ZeRO
+ * stage or the DP overlap; of the overlaps, TP's is read here. */
+static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
+		       const stage_rec *r, scost *s)
 {
 	const gp_model *m = x->m;
 	const train_cfg *c = x->c;
-	int nd, nm, i, zero = x->y.zero;
+	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
 	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
 		!c->forward_only;
-	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
 	const train_lcost *L[2];
 	double cnt[2], rec;
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
-	nd = stage_dense(m, first_layer, nl);
-	nm = nl - nd;
 	L[0] = ld;
 	L[1] = lm;
-	cnt[0] = nd;
-	cnt[1] = nm;
+	cnt[0] = r->nd;
+	cnt[1] = nl - r->nd;
 	/* Full recompute of the first recompute_layers layers of the stage
 	 * only (Megatron --recompute-method block --recompute-num-layers):
 	 * that share of the layers re-runs its forward. */
@@ -994,61 +1005,6 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 		s->hidden[TRAIN_EP] += n * h;
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
-		/* ZeRO-3 / FSDP: gather each layer's 16-bit parameters over
-		 * the sharding group for its forward (and, resharded after
-		 * forward under full sharding, again for its backward);
-		 * reduce-scatter its gradients in backward, in the
-		 * reduction's dtype (FSDP's reduce_dtype, DeepSpeed's
-		 * communication_data_type).  DeepSpeed ZeRO-2 reduce-
-		 * scatters each micro-batch's gradients.  Each layer's
-		 * gather is prefetched under the layer before and its
-		 * reduce-scatter runs under the layer after -- except at the
-		 * ends of the micro-batch: the first layer's gather precedes
-		 * the first forward and its reduce-scatter follows the last
-		 * backward, with no computation beside either (Zhao et al.
-		 * 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0,
-		 * RS0 after BWD0).  The stage's first layer is of the first
-		 * kind present (dense layers lead). */
-		if (zero >= 2 && x->y.shard > 1 && !x->frozen) {
-			double dense = l->params - l->eparams;
-			/* nccl-tests convention: the all-gather's bytes
-			 * are the whole buffer after it, the layer's
-			 * 16-bit slice on this TP/EP rank. */
-			double agw = fsdp_full || fsdp_sgo ?
-				coll(x, GP_ALL_GATHER, dense * 2.0,
-				     &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_ALL_GATHER, l->eparams * 2.0,
-				     &x->g[GP_GRP_EDP]) : 0.0;
-			double rsw = coll(x, GP_REDUCE_SCATTER, dense * x->rb,
-					  &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
-				     &x->g[GP_GRP_EDP]);
-			double f = agw, b = c->forward_only ? 0.0 :
-				(fsdp_full ? agw : 0.0) + rsw;
-			double hz = 0, hd = 0;
-			double ef = overlap(f, l->fwd.t,
-					    c->overlap_param_gather, &hz);
-			int on_b = c->overlap_param_gather ||
-				c->overlap_grad_reduce;
-			double eb = overlap(b, l->bwd.t, on_b, &hd);
-			/* The layers of this kind that have neighbours on
-			 * both sides, and the stage's first layer. */
-			double mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
-
-			s->part[TRAIN_ZERO] += mid * ef;
-			s->part[TRAIN_DP] += mid * eb;
-			s->hidden[TRAIN_ZERO] += mid * hz;
-			s->hidden[TRAIN_DP] += mid * hd;
-			if (mid < n) {
-				double h1 = 0;
-				double rs1 = c->forward_only ? 0.0 : rsw;
-
-				s->part[TRAIN_ZERO] += f;
-				s->part[TRAIN_DP] += overlap(b - rs1, l->bwd.t,
-							     on_b, &h1) + rs1;
-				s->hidden[TRAIN_DP] += h1;
-			}
-		}
 	}
 	/* First stage: the embedding (ends_costs) and the vision tower. */
 	if (k == 0) {
@@ -1087,8 +1043,111 @@ static void stage_costs(ctx *x, const train_lcost *ld, const train_lcost *lm, in
 					     c->overlap_p2p,
 					     &s->hidden[TRAIN_PP]);
 	}
+}
+
+/* The ZeRO-3 / FSDP collectives of one layer of a kind: the gather of
+ * its 16-bit weights and the reduce-scatter of its gradients over the
+ * sharding groups (the same in every stage, ZeRO stage and overlap).
+ * nccl-tests convention: the all-gather's bytes are the whole buffer
+ * after it, the layer's 16-bit slice on this TP/EP rank. */
+static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
+{
+	double dense = l->params - l->eparams;
+
+	kc[0] = coll(x, GP_ALL_GATHER, dense * 2.0, &x->g[GP_GRP_DPCP]) +
+		coll(x, GP_ALL_GATHER, l->eparams * 2.0, &x->g[GP_GRP_EDP]);
+	kc[1] = coll(x, GP_REDUCE_SCATTER, dense * x->rb, &x->g[GP_GRP_DPCP]) +
+		coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
+		     &x->g[GP_GRP_EDP]);
+}
+
+enum { ZB_ZERO, ZB_DP, ZB_ZERO_HID, ZB_DP_HID, ZB_N };
+
+/* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
+ * seconds (stage_base leaves all four at zero).
+ *
+ * ZeRO-3 / FSDP: gather each layer's 16-bit parameters over the
+ * sharding group for its forward (and, resharded after forward under
+ * full sharding, again for its backward); reduce-scatter its gradients
+ * in backward, in the reduction's dtype (FSDP's reduce_dtype,
+ * DeepSpeed's communication_data_type).  DeepSpeed ZeRO-2 reduce-
+ * scatters each micro-batch's gradients.  Each layer's gather is
+ * prefetched under the layer before and its reduce-scatter runs under
+ * the layer after -- except at the ends of the micro-batch: the first
+ * layer's gather precedes the first forward and its reduce-scatter
+ * follows the last backward, with no computation beside either (Zhao et
+ * al. 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0, RS0
+ * after BWD0).  The stage's first layer is of the first kind present
+ * (dense layers lead).  kc: each kind's kind_colls. */
+static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
+		       const double kc[2][2], const stage_rec *r,
+		       double z[ZB_N])
+{
+	const train_cfg *c = x->c;
+	int i, zero = x->y.zero, nd = r->nd;
+	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
+	const train_lcost *L[2];
+	double cnt[2];
+
+	memset(z, 0, ZB_N * sizeof *z);
+	L[0] = ld;
+	L[1] = lm;
+	cnt[0] = nd;
+	cnt[1] = r->nl - nd;
+	for (i = 0; i < 2 && zero >= 2 && x->y.shard > 1 && !x->frozen; i++) {
+		const train_lcost *l = L[i];
+		double n = cnt[i];
+		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
+		int on_b;
+
+		if (n <= 0)
+			continue;
+		agw = fsdp_full || fsdp_sgo ? kc[i][0] : 0.0;
+		rsw = kc[i][1];
+		f = agw;
+		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
+		ef = overlap(f, l->fwd.t, c->overlap_param_gather, &hz);
+		on_b = c->overlap_param_gather || c->overlap_grad_reduce;
+		eb = overlap(b, l->bwd.t, on_b, &hd);
+		/* The layers of this kind that have neighbours on both
+		 * sides, and the stage's first layer. */
+		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
+		z[ZB_ZERO] += mid * ef;
+		z[ZB_DP] += mid * eb;
+		z[ZB_ZERO_HID] += mid * hz;
+		z[ZB_DP_HID] += mid * hd;
+		if (mid < n) {
+			double h1 = 0;
+			double rs1 = c->forward_only ? 0.0 : rsw;
+
+			z[ZB_ZERO] += f;
+			z[ZB_DP] += overlap(b - rs1, l->bwd.t, on_b, &h1) + rs1;
+			z[ZB_DP_HID] += h1;
+		}
+	}
+}
+
+/* A stage's base with its ZeRO terms, and its total. */
+static void stage_with(const scost *base, const double z[ZB_N], scost *s)
+{
+	int i;
+
+	*s = *base;
+	s->part[TRAIN_ZERO] = z[ZB_ZERO];
+	s->part[TRAIN_DP] = z[ZB_DP];
+	s->hidden[TRAIN_ZERO] = z[ZB_ZERO_HID];
+	s->hidden[TRAIN_DP] = z[ZB_DP_HID];
+	s->t = 0;
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		s->t += s->part[i];
+}
+
+/* stage_with's total alone: the sum in its order (the base's first
+ * terms, then DP and ZeRO; the bubble and optimizer parts of a stage
+ * are zero, and adding +0 changes no sum of non-negative terms). */
+static double stage_total(const scost *base, const double z[ZB_N])
+{
+	return base->t05 + z[ZB_DP] + z[ZB_ZERO];
 }
 
 /* Bytes per parameter a gradient reduction moves: the recipe's
@@ -1184,18 +1243,15 @@ static void cache_key(const ctx *x, double *k)
 }
 
 /* Take the model, device and topology into the memo: the same as it
- * holds (checked then) or checked now and the memo started over.
- * Then the config's own checks.  Without a memo, every check. */
+ * holds (checked then) or checked now and the memo started over.  The
+ * config's own checks are the caller's (check_cfg). */
 static int cache_open(train_cache *cc, const gp_model *m,
-		      const roof_device *d, const gp_topo *t,
-		      const train_cfg *c, gp_error *err)
+		      const roof_device *d, const gp_topo *t, gp_error *err)
 {
 	gp_topo tn;
 	int i;
 
-	if (!cc)
-		return check(m, d, t, c, err);
-	if (!m || !d || !t || !c)
+	if (!m || !d || !t)
 		return gp_fail(err, "train: missing argument");
 	/* The node count only bounds the groups, whose placement is in
 	 * the layer key: layouts of different sizes share the memo. */
@@ -1209,10 +1265,11 @@ static int cache_open(train_cache *cc, const gp_model *m,
 				return GP_EINVAL;
 			cc->checked_nodes = t->nodes;
 		}
-		return check_cfg(m, d, c, err);
+		return GP_OK;
 	}
 	cc->valid = 0;
-	if (check(m, d, t, c, err))
+	if (model_check(m, err) || roof_device_check(d, err) ||
+	    comm_topo_check(t, err))
 		return GP_EINVAL;
 	memset(cc, 0, sizeof *cc);
 	if (model_params(m, &cc->p, err))
@@ -1326,20 +1383,18 @@ static int place(const ctx *x, train_cache *cc, int G,
 static int prepare(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const train_cfg *c, train_cache *cache,
 		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
-		   train_result *out, gp_error *err)
+		   gp_group *groups, unsigned *warn, gp_error *err)
 {
 	double mb, per_step, nodes;
 	int G;
 
-	if (cache_open(cache, m, d, t, c, err))
-		return GP_EINVAL;
-	memset(out, 0, sizeof *out);
 	memset(xp, 0, sizeof *xp);
+	*warn = 0;
 	xp->m = m;
 	xp->d = d;
 	xp->c = c;
 	xp->err = err;
-	xp->g = out->groups;
+	xp->g = groups;
 	xp->cc = cache;
 	if (cache) {
 		xp->p = cache->p;
@@ -1371,7 +1426,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	*per_step_out = per_step;
 	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
 	    fmod(per_step, xp->y.pp) != 0)
-		out->warn |= TRAIN_WARN_UNEVEN_MB;
+		*warn |= TRAIN_WARN_UNEVEN_MB;
 	/* The topology holds the job: as many nodes as it needs. */
 	xp->t = *t;
 	G = t->gpus_per_node;
@@ -1383,17 +1438,12 @@ static int prepare(const gp_model *m, const roof_device *d,
 	if (nodes > 1 && xp->t.nics == 0)
 		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
 			       "system has no NICs", xp->y.gpus, nodes, G);
-	if (place(xp, cache, G, out->groups, err))
+	if (place(xp, cache, G, groups, err))
 		return GP_EINVAL;
-	/* ZeRO over one rank shards nothing -- unless it carries the
-	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
-	if (xp->y.zero > 0 && xp->y.shard == 1 && !c->mem.offload_optimizer &&
-	    !c->mem.offload_params)
-		out->warn |= TRAIN_WARN_ZERO_DP1;
-	if (out->groups[GP_GRP_TP].per_node < xp->y.tp)
-		out->warn |= TRAIN_WARN_TP_NODES;
-	if (out->groups[GP_GRP_EP].per_node < xp->y.ep)
-		out->warn |= TRAIN_WARN_EP_NODES;
+	if (groups[GP_GRP_TP].per_node < xp->y.tp)
+		*warn |= TRAIN_WARN_TP_NODES;
+	if (groups[GP_GRP_EP].per_node < xp->y.ep)
+		*warn |= TRAIN_WARN_EP_NODES;
 
 	/* Precisions and bytes. */
 	xp->lin = c->compute;
@@ -1443,30 +1493,428 @@ static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
 	return GP_OK;
 }
 
-/* The lower bound of a prepared config (see train_bound): per_step x the
- * time of the stage with the most layers (the first of equals).  The step
- * is per_step x the slowest stage's micro-batch time plus the bubble, the
- * reductions and the optimizer, none negative: this stage's own time,
- * per_step times, is below it. */
-static int bound_of(ctx *x, const train_lcost *ld, const train_lcost *lm,
-		    double per_step, double *lb)
-{
-	scost s;
-	int k, first = 0, nl, best = -1, kb = 0, fb = 0;
+/* ---- the step, in phases ----------------------------------------------
+ *
+ * Layouts that differ only in their ZeRO stage, TP overlap and DP
+ * overlap share everything else the step prices: the checked and
+ * placed layout, the layer costs, which stages differ, the activations
+ * and the FLOPs.  A sweep enumerates those three innermost (sweep.c),
+ * so the memo keeps what the last layout prepared -- its phase -- and a
+ * layout that changes only them pays for what they change: its memory
+ * (kept per ZeRO stage), the stages' base costs (kept per TP overlap),
+ * and its own ZeRO and DP terms, schedule and figures.  Without a memo
+ * the phase lives on the stack for one call.  Every value is computed
+ * by the same expression in the same order either way: the results are
+ * train_step's bit for bit (tests/c/t_sweep.c). */
+#define PHASE_STAGES 16
 
+typedef struct phase {
+	train_cfg key;          /* the config with zero, tp_overlap and
+				 * overlap_grad_reduce cleared */
+	int nodes;              /* t->nodes it was prepared for */
+	int valid;
+	ctx x;                  /* prepared; x.g points at groups */
+	gp_state_bytes sb;
+	gp_group groups[GP_GRP_COUNT];
+	unsigned warn;          /* without TRAIN_WARN_ZERO_DP1 */
+	double per_step, opt_bytes;
+	/* Distinct stages in order (a run of middle stages that cost the
+	 * same is its first, with the count after it), and the one with
+	 * the most layers, which the bound prices. */
+	int nrec, kb;
+	stage_rec rec[PHASE_STAGES];
+	int layers_ok, flops_ok;
+	/* The layer costs: the memo's entries (only a new phase's layers
+	 * replace one), or without a memo the phase's own copies. */
+	const train_lcost *ld, *lm;
+	train_lcost own[2];
+	double tokens_per_step, model_flops, hw_flops;
+	int base_ok[2];         /* by TP overlap off/on */
+	scost base[2][PHASE_STAGES];
+	int kc_ok;              /* kind_colls of both kinds, when sharded */
+	double kc[2][2];
+	/* By ZeRO stage: the memory; per stage the gradient reduction,
+	 * the parameter gather, the share of the reduction in its last
+	 * bucket and the optimizer step (none reads an overlap); and the
+	 * stages' ZeRO terms by DP overlap off/on. */
+	struct zslot {
+		int mem_ok, post_ok, blk_ok[2];
+		gp_mem_result mem;
+		double dp[PHASE_STAGES], zg[PHASE_STAGES];
+		double bucket[PHASE_STAGES], opt[PHASE_STAGES];
+		double blk[2][PHASE_STAGES][ZB_N];
+	} z[4];
+} phase;
+
+typedef char phase_fits_memo[sizeof(phase) <=
+	sizeof(((train_cache *)0)->phase) ? 1 : -1];
+
+/* The stages of a prepared layout: nl layers from its first, the dense
+ * ones among them; a middle stage like the one before it (same layers,
+ * same dense/MoE mix) costs the same and is counted, not re-priced.
+ * Uniform and balanced splits change the layer count at most twice and
+ * the dense share at most twice along the pipeline, so the distinct
+ * stages are a handful; PHASE_STAGES is a wide margin. */
+static int phase_stages(phase *ph, gp_error *err)
+{
+	const ctx *x = &ph->x;
+	int k, first = 0, nl, nd, best = -1;
+
+	ph->nrec = 0;
+	ph->kb = 0;
 	for (k = 0; k < x->y.pp; k++) {
+		stage_rec *r = ph->nrec > 0 ? &ph->rec[ph->nrec - 1] : NULL;
+
 		nl = layout_stage_layers(&x->y, x->m->layers, k);
+		nd = stage_dense(x->m, first, nl);
+		if (!(k > 1 && k < x->y.pp - 1 && r && nl == r->nl &&
+		      nd == r->nd)) {
+			if (ph->nrec == PHASE_STAGES)
+				return gp_fail(err, "train: pp %d has more "
+					       "than %d distinct stages",
+					       x->y.pp, PHASE_STAGES);
+			r = &ph->rec[ph->nrec++];
+			r->k = k;
+			r->first = first;
+			r->nl = nl;
+			r->nd = nd;
+			r->repeat = 0;
+		} else {
+			r->repeat++;
+		}
+		/* The bound's stage: the most layers, the first of equals. */
 		if (nl > best) {
 			best = nl;
-			kb = k;
-			fb = first;
+			ph->kb = ph->nrec - 1;
 		}
 		first += nl;
 	}
-	stage_costs(x, ld, lm, kb, fb, best, &s);
+	return GP_OK;
+}
+
+/* The optimizer step's bytes per local trainable parameter.  Memory-
+ * bound over the local trainable states: Adam reads and writes the fp32
+ * master and both moments, reads the gradient (and zeroes it), writes
+ * the 16-bit weights (apex/Megatron multi-tensor fused Adam).  Before
+ * it, the gradient norm for clipping reads every gradient once
+ * (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with fp16 the
+ * inf/nan check rides on it). */
+static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
+{
+	if (c->eager_optim && c->mem.optim == GP_OPT_ADAMW) {
+		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
+		 * the default on CUDA) is eight passes, each a kernel over
+		 * every tensor: mul_(p) by the decay, lerp_(m, g),
+		 * mul_(v), addcmul_(v, g, g), sqrt(v) into a new denom,
+		 * div_ and add_ on it, addcdiv_(p, m, denom); torch's
+		 * clip_grad_norm_ reads the gradients for their norm and
+		 * scales them (read, write).  The parameter p its master
+		 * copy when the recipe keeps one (its gradient of its
+		 * dtype), m and v the two halves of the states: 4 p + 3 m +
+		 * 11 v + 6 g, 96 B per parameter in fp32 against the fused
+		 * step's 32 of mixed-16. */
+		double p = sb->master > 0 ? sb->master : sb->weights;
+		double mv = sb->optimizer / 2.0;
+
+		return 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
+	}
+	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
+		sb->weights;
+}
+
+/* The config as the phase's key: what the phase does not read cleared. */
+static void phase_key(const train_cfg *c, train_cfg *k)
+{
+	memcpy(k, c, sizeof *k);
+	k->mem.lay.zero = 0;
+	k->tp_overlap = 0;
+	k->overlap_grad_reduce = 0;
+}
+
+/* The phase of c: the memo's when it was prepared for a config that
+ * differs from c at most in the ZeRO stage and the TP and DP overlaps,
+ * else prepared now (into the memo, or into *local without one).  An
+ * offloaded config is prepared every time (its checks read the ZeRO
+ * stage); so is a ZeRO stage out of range (its error is the check's). */
+static int phase_get(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const train_cfg *c, train_cache *cache,
+		     phase *local, phase **php, gp_error *err)
+{
+	phase *ph = local;
+	train_cfg k;
+	int zero = c->mem.lay.zero, z;
+
+	if (cache) {
+		if (cache_open(cache, m, d, t, err))
+			return GP_EINVAL;
+		ph = (phase *)(void *)cache->phase;
+		phase_key(c, &k);
+		if (ph->valid && ph->nodes == t->nodes && zero >= 0 &&
+		    zero <= 3 && memcmp(&ph->key, &k, sizeof k) == 0) {
+			*php = ph;
+			return GP_OK;
+		}
+		ph->valid = 0;
+		if (check_cfg(m, d, c, err))
+			return GP_EINVAL;
+	} else if (check(m, d, t, c, err)) {
+		return GP_EINVAL;
+	}
+	if (prepare(m, d, t, c, cache, &ph->x, &ph->sb, &ph->per_step,
+		    ph->groups, &ph->warn, err) ||
+	    phase_stages(ph, err))
+		return GP_EINVAL;
+	ph->opt_bytes = opt_bytes_of(c, &ph->sb);
+	ph->layers_ok = ph->flops_ok = ph->kc_ok = 0;
+	memset(ph->base_ok, 0, sizeof ph->base_ok);
+	for (z = 0; z < 4; z++) {
+		ph->z[z].mem_ok = ph->z[z].post_ok = 0;
+		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
+	}
+	if (cache && !c->mem.offload_optimizer && !c->mem.offload_params) {
+		phase_key(c, &ph->key);
+		ph->nodes = t->nodes;
+		ph->valid = 1;
+	}
+	*php = ph;
+	return GP_OK;
+}
+
+/* The two kinds of layer's costs of the phase. */
+static int phase_layers(phase *ph, train_cache *cache)
+{
+	train_lcost buf[2];
+	const train_lcost *ld, *lm;
+
+	if (ph->layers_ok)
+		return GP_OK;
+	if (layer_pair(&ph->x, cache, buf, &ld, &lm))
+		return GP_EINVAL;
+	if (!cache) {
+		ph->own[0] = *ld;
+		ph->own[1] = *lm;
+		ld = &ph->own[0];
+		lm = &ph->own[1];
+	}
+	ph->ld = ld;
+	ph->lm = lm;
+	ph->layers_ok = 1;
+	return GP_OK;
+}
+
+/* The stages' base costs under c's TP overlap. */
+static int phase_base(phase *ph, train_cache *cache, const scost **base)
+{
+	int o = ph->x.c->tp_overlap != 0, j;
+
+	if (phase_layers(ph, cache))
+		return GP_EINVAL;
+	if (!ph->base_ok[o]) {
+		for (j = 0; j < ph->nrec; j++) {
+			scost *b = &ph->base[o][j];
+			int i;
+
+			stage_base(&ph->x, ph->ld, ph->lm, &ph->rec[j], b);
+			/* The total's first terms, added in its order. */
+			b->t05 = 0;
+			for (i = 0; i < TRAIN_DP; i++)
+				b->t05 += b->part[i];
+		}
+		if (ph->x.bad)
+			return GP_EINVAL;
+		ph->base_ok[o] = 1;
+	}
+	*base = ph->base[o];
+	return GP_OK;
+}
+
+/* The memory of the most loaded GPU under c's ZeRO stage: the split of
+ * the memory model (uniform for Megatron, DeepSpeed's balanced
+ * partition when configured) with the step's micro-batches. */
+static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
+		     train_cache *cache, gp_mem_result *out, gp_error *err)
+{
+	struct zslot *zs = &ph->z[c->mem.lay.zero];
+
+	if (!zs->mem_ok) {
+		gp_train_cfg mc = c->mem;
+
+		mc.lay.microbatches = mc.lay.microbatches > 0 ?
+			mc.lay.microbatches : ph->per_step;
+		if (cache) {
+			gp_layout y = ph->x.y;
+
+			y.microbatches = mc.lay.microbatches;
+			if (mem_train_prepared(m, &ph->x.p, &mc, &y,
+					       c->capacity, &c->reserve,
+					       &cache->mem, &zs->mem, err))
+				return GP_EINVAL;
+		} else if (mem_train(m, &mc, c->capacity, &c->reserve,
+				     &zs->mem, err)) {
+			return GP_EINVAL;
+		}
+		zs->mem_ok = 1;
+	}
+	*out = zs->mem;
+	return GP_OK;
+}
+
+/* The stages' ZeRO terms under c's ZeRO stage and DP overlap. */
+static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
+{
+	const train_cfg *c = ph->x.c;
+	struct zslot *zs = &ph->z[ph->x.y.zero];
+	int o = c->overlap_grad_reduce != 0, j;
+
+	if (!zs->blk_ok[o]) {
+		if (!ph->kc_ok && ph->x.y.zero >= 2 && ph->x.y.shard > 1 &&
+		    !ph->x.frozen) {
+			kind_colls(&ph->x, ph->ld, ph->kc[0]);
+			kind_colls(&ph->x, ph->lm, ph->kc[1]);
+			if (ph->x.bad)
+				return GP_EINVAL;
+			ph->kc_ok = 1;
+		}
+		for (j = 0; j < ph->nrec; j++)
+			zero_block(&ph->x, ph->ld, ph->lm,
+				   (const double (*)[2])ph->kc, &ph->rec[j],
+				   zs->blk[o][j]);
+		if (ph->x.bad)
+			return GP_EINVAL;
+		zs->blk_ok[o] = 1;
+	}
+	*blk = (const double (*)[ZB_N])zs->blk[o];
+	return GP_OK;
+}
+
+/* What each stage reduces, gathers and steps once per step under c's
+ * ZeRO stage, from its weights (base: either TP overlap's, the weights
+ * are the same). */
+static int phase_post(phase *ph, const scost *base)
+{
+	ctx *x = &ph->x;
+	const train_cfg *c = x->c;
+	struct zslot *zs = &ph->z[x->y.zero];
+	double rb = x->rb;
+	int j;
+
+	if (zs->post_ok)
+		return GP_OK;
+	for (j = 0; j < ph->nrec; j++) {
+		double lp = base[j].params - base[j].eparams;
+		double le = base[j].eparams, dp = 0, zg = 0, opt;
+
+		/* Gradient reduction once per step (ZeRO 0/1; ZeRO 2/3
+		 * reduced per micro-batch in the stage) and, with a
+		 * distributed optimizer, the parameter all-gather. */
+		if (x->y.zero <= 1) {
+			gp_coll op = x->y.zero == 0 ? GP_ALL_REDUCE :
+				GP_REDUCE_SCATTER;
+
+			dp = coll(x, op, lp * rb, &x->g[GP_GRP_DPCP]) +
+				coll(x, op, le * rb, &x->g[GP_GRP_EDP]);
+		}
+		if (x->y.zero >= 1 && !(x->y.zero == 3 || (x->y.zero == 2 &&
+							   c->fsdp)))
+			zg = coll(x, GP_ALL_GATHER, lp * 2.0,
+				  &x->g[GP_GRP_DPCP]) +
+				coll(x, GP_ALL_GATHER, le * 2.0,
+				     &x->g[GP_GRP_EDP]);
+		zs->dp[j] = dp;
+		zs->zg[j] = zg;
+		/* All but the last bucket can hide under the backward. */
+		zs->bucket[j] = fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0));
+		/* Local states: sharded over dp x cp (experts over the
+		 * expert-data-parallel group) from ZeRO 1 on. */
+		opt = (x->y.zero >= 1 || ph->sb.master_shard0 ?
+		       lp / x->y.shard + le / x->y.eshard : lp + le) *
+			ph->opt_bytes;
+		if (x->lin == GP_FP8)
+			/* The fp8 weight casts, once per step (Transformer
+			 * Engine caches them over micro-batches). */
+			opt += (lp + le) * 4.0;
+		opt = mem_time(x, opt);
+		if (c->mem.offload_optimizer || c->mem.offload_params)
+			/* ZeRO-Offload: grads down and params up over PCIe
+			 * (2 + 2 B per local parameter at the NIC path
+			 * rate, else 25 GB/s); the CPU step overlaps. */
+			opt = (lp / x->y.shard + le / x->y.eshard) * 4.0 /
+				(x->t.nic_path_bw > 0 ? x->t.nic_path_bw :
+				 25e9);
+		zs->opt[j] = opt;
+	}
 	if (x->bad)
 		return GP_EINVAL;
-	*lb = per_step * s.t;
+	zs->post_ok = 1;
+	return GP_OK;
+}
+
+/* Model and hardware FLOPs per step.  Model FLOPs per token: the forward
+ * (2 per active matmul weight, logits included, plus attention over ctx
+ * keys) times 3 (backward twice the forward, Kaplan et al. 2020 sec.
+ * 2.1); attention over the whole sequence as in Megatron's and PaLM's
+ * formulas (Narayanan et al. 2021 eq. 3; Chowdhery et al. 2022 app. B),
+ * or half of it when causal_flops.  A frozen base (LoRA) runs forward
+ * and input gradients only (2x) plus the adapters' 6 FLOP per
+ * parameter. */
+static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
+		       train_cache *cache, gp_error *err)
+{
+	const ctx *x = &ph->x;
+	double fpt, ctx_len, mb = x->y.micro_batch;
+
+	if (ph->flops_ok)
+		return GP_OK;
+	ph->tokens_per_step = ph->per_step * x->y.dp * mb * c->mem.seq;
+	ctx_len = c->causal_flops ? c->mem.seq / 2.0 : c->mem.seq;
+	if (cache && cache->fpt_ctx == ctx_len) {
+		fpt = cache->fpt;
+	} else {
+		fpt = model_fwd_flops_per_token(m, ctx_len);
+		if (cache) {
+			cache->fpt_ctx = ctx_len;
+			cache->fpt = fpt;
+		}
+	}
+	if (fpt < 0)
+		return gp_fail(err, "train: cannot count the model's FLOPs");
+	{
+		double attn = fpt - 2.0 * x->p.matmul_active;
+		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
+		double mult = c->forward_only ? 1.0 : x->frozen ? 2.0 : 3.0;
+		double rec = 0, vis = 0;
+
+		if (c->forward_only)
+			;
+		else if (c->mem.recompute == GP_RECOMPUTE_FULL)
+			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
+				fmin(1.0, c->mem.recompute_layers * x->y.pp /
+				     (double)m->layers) : 1.0);
+		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
+			rec = attn;
+		/* The tower: 3x its forward when it trains; a frozen
+		 * tower's projector 2x (forward and weight gradient), 1x
+		 * under LoRA; per token of the sequence its images are
+		 * part of. */
+		if (c->mem.images > 0 && m->vision.layers > 0 &&
+		    model_vision_flops_per_image(m) > 0) {
+			double tok = model_vision_tokens(m);
+			double pj = 2.0 * m->vision.projector_params * tok;
+			double tw = model_vision_flops_per_image(m) - pj;
+			int tt = !c->mem.vision_frozen && !x->frozen;
+
+			vis = (tw * (c->forward_only ? 1.0 : tt ? 3.0 : 1.0) +
+			       pj * (c->forward_only ? 1.0 : tt ? 3.0 :
+				     x->frozen ? 1.0 : 2.0)) *
+				c->mem.images / c->mem.seq;
+		}
+		ph->model_flops = ph->tokens_per_step * (mult * fpt + vis +
+			(x->frozen ? (c->forward_only ? 2.0 : 6.0) *
+			 mem_lora_params(m, c->mem.lora_rank,
+					 c->mem.lora_targets) : 0.0));
+		ph->hw_flops = ph->model_flops + ph->tokens_per_step * rec;
+	}
+	ph->flops_ok = 1;
 	return GP_OK;
 }
 
@@ -1494,194 +1942,121 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 	return train_step_gated(m, d, t, c, cache, NULL, NULL, out, err);
 }
 
-int train_step_gated(const gp_model *m, const roof_device *d,
-		     const gp_topo *t, const train_cfg *c, train_cache *cache,
-		     int (*gate)(void *ud, double step_lb), void *ud,
-		     train_result *out, gp_error *err)
+/* A phase's layout priced under c (the ZeRO stage and the overlaps are
+ * c's own). */
+static int step_of(phase *ph, const gp_model *m, const roof_device *d,
+		   const train_cfg *c, train_cache *cache,
+		   int (*gate)(void *ud, double step_lb), void *ud,
+		   train_result *out, gp_error *err)
 {
-	ctx x;
-	train_lcost buf[2];
-	const train_lcost *ld = NULL, *lm = NULL;
+	ctx *x = &ph->x;
+	const scost *base = NULL;
+	const double (*blk)[ZB_N] = NULL;
+	const struct zslot *zs;
 	scost s, worst;
-	gp_state_bytes sb;
-	gp_train_cfg mc;
-	double mb, per_step = 1, tmax = 0, tsum = 0, v, post_dp = 0;
-	double post_zero = 0, post_opt = 0, post_dp_hid = 0, fpt, rb;
-	double post_zero_hid = 0, opt_bytes, ctx_len;
-	int k, first, G, prev_nl = -1, prev_nd = -1;
+	double per_step = ph->per_step, tmax = 0, tsum = 0, v, post_dp = 0;
+	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
+	double post_zero_hid = 0;
+	int j, k, G = x->t.gpus_per_node, post, jw = -1;
 
-	if (!out)
-		return gp_fail(err, "train: NULL result");
-	if (prepare(m, d, t, c, cache, &x, &sb, &per_step, out, err))
-		return GP_EINVAL;
-	mb = x.y.micro_batch;
-	G = t->gpus_per_node;
-	/* The gate sees the lower bound before memory and the schedule are
-	 * priced; the layer costs it needed serve the step below. */
+	x->c = c;
+	x->err = err;
+	x->bad = 0;
+	x->y.zero = c->mem.lay.zero;
+	zs = &ph->z[x->y.zero];
+	/* Everything but the memory and the operators (copied below). */
+	memset(out, 0, offsetof(train_result, mem));
+	memset((char *)out + offsetof(train_result, fits), 0,
+	       offsetof(train_result, ops) - offsetof(train_result, fits));
+	memcpy(out->groups, ph->groups, sizeof out->groups);
+	out->warn = ph->warn;
+	/* ZeRO over one rank shards nothing -- unless it carries the
+	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
+	if (x->y.zero > 0 && x->y.shard == 1 && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
+		out->warn |= TRAIN_WARN_ZERO_DP1;
+	/* The lower bound (see train_bound): per_step x the time of the
+	 * stage with the most layers.  The step is per_step x the slowest
+	 * stage's micro-batch time plus the bubble, the reductions and the
+	 * optimizer, none negative: this stage's own time, per_step times,
+	 * is below it.  The gate sees it before memory and the schedule
+	 * are priced. */
 	if (gate) {
-		double lb;
-
-		if (layer_pair(&x, cache, buf, &ld, &lm) ||
-		    bound_of(&x, ld, lm, per_step, &lb))
+		if (phase_base(ph, cache, &base) || phase_blocks(ph, &blk))
 			return GP_EINVAL;
-		if (!gate(ud, lb)) {
+		stage_with(&base[ph->kb], blk[ph->kb], &s);
+		if (!gate(ud, per_step * s.t)) {
+			memset(&out->mem, 0, sizeof out->mem);
+			memset(out->ops, 0, sizeof out->ops);
 			out->bounded = 1;
 			return GP_OK;
 		}
 	}
-
-	/* Stages: the split of the memory model (uniform for Megatron,
-	 * DeepSpeed's balanced partition when configured). */
-	mc = c->mem;
-	mc.lay.microbatches = mc.lay.microbatches > 0 ?
-		mc.lay.microbatches : per_step;
-	if (cache) {
-		gp_layout y = x.y;
-
-		y.microbatches = mc.lay.microbatches;
-		if (mem_train_prepared(m, &x.p, &mc, &y, c->capacity,
-				       &c->reserve, &cache->mem, &out->mem,
-				       err))
-			return GP_EINVAL;
-	} else if (mem_train(m, &mc, c->capacity, &c->reserve, &out->mem,
-			     err)) {
+	if (phase_mem(ph, m, c, cache, &out->mem, err))
 		return GP_EINVAL;
-	}
 	out->fits = out->mem.fits;
-	if (!out->fits && c->skip_unfit)
+	if (!out->fits && c->skip_unfit) {
+		memset(out->ops, 0, sizeof out->ops);
 		return GP_OK;
-	if (!ld && layer_pair(&x, cache, buf, &ld, &lm))
-		return GP_EINVAL;
-	out->nops = lm->nops;
-	memcpy(out->ops, lm->ops, sizeof out->ops);
-	memset(&worst, 0, sizeof worst);
-	rb = reduce_bytes(c, &sb);
-	/* Optimizer step: memory-bound over the local trainable states;
-	 * Adam reads and writes the fp32 master and both moments, reads
-	 * the gradient (and zeroes it), writes the 16-bit weights
-	 * (apex/Megatron multi-tensor fused Adam). */
-	/* Before it, the gradient norm for clipping reads every gradient
-	 * once (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with
-	 * fp16 the inf/nan check rides on it). */
-	opt_bytes = 2.0 * (sb.master + sb.optimizer) + 3.0 * sb.grads +
-		sb.weights;
-	if (c->eager_optim && c->mem.optim == GP_OPT_ADAMW) {
-		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
-		 * the default on CUDA) is eight passes, each a kernel over
-		 * every tensor: mul_(p) by the decay, lerp_(m, g),
-		 * mul_(v), addcmul_(v, g, g), sqrt(v) into a new denom,
-		 * div_ and add_ on it, addcdiv_(p, m, denom); torch's
-		 * clip_grad_norm_ reads the gradients for their norm and
-		 * scales them (read, write).  The parameter p its master
-		 * copy when the recipe keeps one (its gradient of its
-		 * dtype), m and v the two halves of the states: 4 p + 3 m +
-		 * 11 v + 6 g, 96 B per parameter in fp32 against the fused
-		 * step's 32 of mixed-16. */
-		double p = sb.master > 0 ? sb.master : sb.weights;
-		double mv = sb.optimizer / 2.0;
-
-		opt_bytes = 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
 	}
-	first = 0;
-	for (k = 0; k < x.y.pp; k++) {
-		int nl = layout_stage_layers(&x.y, m->layers, k), nd;
-		double dp = 0, zg = 0, e, lp, le, opt;
+	if ((!base && phase_base(ph, cache, &base)) ||
+	    (!blk && phase_blocks(ph, &blk)))
+		return GP_EINVAL;
+	post = !(x->frozen || c->forward_only);
+	if (post && phase_post(ph, base))
+		return GP_EINVAL;
+	out->nops = ph->lm->nops;
+	memcpy(out->ops, ph->lm->ops, sizeof out->ops);
+	for (j = 0; j < ph->nrec; j++) {
+		const stage_rec *r = &ph->rec[j];
+		const scost *b = &base[j];
+		double e, hdp = 0, hzg = 0, st = stage_total(b, blk[j]);
 
-		/* A middle stage like the one before it (same layers, same
-		 * dense/MoE mix) costs the same: counted, not re-priced. */
-		nd = stage_dense(m, first, nl);
-		if (k > 1 && k < x.y.pp - 1 && nl == prev_nl && nd == prev_nd) {
-			tsum += s.t;
-			first += nl;
+		if (r->k == 0) {
+			out->vision_time = per_step * b->vision;
+			out->vision_patches = b->vision_patches;
+		}
+		tsum += st;
+		for (k = 0; k < r->repeat; k++)
+			tsum += st;
+		if (st > tmax) {
+			tmax = st;
+			jw = j;
+			out->stage = r->k;
+			out->stage_layers = r->nl;
+		}
+		/* LoRA: only the adapters reduce and step, a few MB; their
+		 * cost is below the model's resolution.  A forward pass
+		 * reduces and steps nothing. */
+		if (!post)
 			continue;
-		}
-		prev_nl = nl;
-		prev_nd = nd;
-		stage_costs(&x, ld, lm, k, first, nl, &s);
-		first += nl;
-		if (x.bad)
-			return GP_EINVAL;
-		if (k == 0) {
-			out->vision_time = per_step * s.vision;
-			out->vision_patches = s.vision_patches;
-		}
-		tsum += s.t;
-		if (s.t > tmax) {
-			tmax = s.t;
-			worst = s;
-			out->stage = k;
-			out->stage_layers = nl;
-		}
-		if (x.frozen || c->forward_only) {
-			/* LoRA: only the adapters reduce and step, a few
-			 * MB; their cost is below the model's resolution.
-			 * A forward pass reduces and steps nothing. */
-			continue;
-		}
-		lp = s.params - s.eparams;
-		le = s.eparams;
-		/* Gradient reduction once per step (ZeRO 0/1; ZeRO 2/3
-		 * reduced per micro-batch in the stage) and, with a
-		 * distributed optimizer, the parameter all-gather. */
-		if (x.y.zero <= 1) {
-			gp_coll op = x.y.zero == 0 ? GP_ALL_REDUCE :
-				GP_REDUCE_SCATTER;
-
-			dp = coll(&x, op, lp * rb, &out->groups[GP_GRP_DPCP]) +
-				coll(&x, op, le * rb, &out->groups[GP_GRP_EDP]);
-		}
-		if (x.y.zero >= 1 && !(x.y.zero == 3 || (x.y.zero == 2 &&
-							  c->fsdp)))
-			zg = coll(&x, GP_ALL_GATHER, lp * 2.0,
-				  &out->groups[GP_GRP_DPCP]) +
-				coll(&x, GP_ALL_GATHER, le * 2.0,
-				     &out->groups[GP_GRP_EDP]);
-		if (x.bad)
-			return GP_EINVAL;
 		/* Overlapped with the last micro-batch's backward, all but
 		 * the last bucket (nothing is left to hide it); unoverlapped,
 		 * all of it.  The parameter all-gather likewise under the
 		 * next step's first forward. */
-		{
-			double bucket = fmin(1.0, DDP_BUCKET /
-					     fmax(lp + le, 1.0));
-			double hdp = 0, hzg = 0;
-
-			e = fmax(dp * bucket, overlap(dp, s.bwd,
-				 c->overlap_grad_reduce, &hdp));
-			if (e > post_dp) {
-				post_dp = e;
-				post_dp_hid = hdp;
-			}
-			e = fmax(zg * bucket, overlap(zg, s.fwd,
-				 c->overlap_param_gather, &hzg));
-			if (e > post_zero) {
-				post_zero = e;
-				post_zero_hid = hzg;
-			}
+		e = fmax(zs->dp[j] * zs->bucket[j], overlap(zs->dp[j], b->bwd,
+			 c->overlap_grad_reduce, &hdp));
+		if (e > post_dp) {
+			post_dp = e;
+			post_dp_hid = hdp;
 		}
-		/* Local states: sharded over dp x cp (experts over the
-		 * expert-data-parallel group) from ZeRO 1 on. */
-		opt = (x.y.zero >= 1 || sb.master_shard0 ?
-		       lp / x.y.shard + le / x.y.eshard : lp + le) *
-			opt_bytes;
-		if (x.lin == GP_FP8)
-			/* The fp8 weight casts, once per step (Transformer
-			 * Engine caches them over micro-batches). */
-			opt += (lp + le) * 4.0;
-		opt = mem_time(&x, opt);
-		if (c->mem.offload_optimizer || c->mem.offload_params)
-			/* ZeRO-Offload: grads down and params up over PCIe
-			 * (2 + 2 B per local parameter at the NIC path
-			 * rate, else 25 GB/s); the CPU step overlaps. */
-			opt = (lp / x.y.shard + le / x.y.eshard) * 4.0 /
-				(x.t.nic_path_bw > 0 ? x.t.nic_path_bw : 25e9);
-		if (opt > post_opt)
-			post_opt = opt;
+		e = fmax(zs->zg[j] * zs->bucket[j], overlap(zs->zg[j], b->fwd,
+			 c->overlap_param_gather, &hzg));
+		if (e > post_zero) {
+			post_zero = e;
+			post_zero_hid = hzg;
+		}
+		if (zs->opt[j] > post_opt)
+			post_opt = zs->opt[j];
 	}
+	/* The slowest stage whole (none when every stage is free). */
+	if (jw >= 0)
+		stage_with(&base[jw], blk[jw], &worst);
+	else
+		memset(&worst, 0, sizeof worst);
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
-	if (x.y.pp > 1 && x.p.lm_head == 0 && !x.frozen &&
+	if (x->y.pp > 1 && x->p.lm_head == 0 && !x->frozen &&
 	    !c->forward_only) {
 		gp_group eg;
 
@@ -1690,21 +2065,21 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)
 			eg.sharing = 1;
-		post_dp += coll(&x, GP_ALL_REDUCE, x.p.embedding / x.y.tp * rb,
+		post_dp += coll(x, GP_ALL_REDUCE, x->p.embedding / x->y.tp * rb,
 				&eg);
-		if (x.bad)
+		if (x->bad)
 			return GP_EINVAL;
 	}
 
 	/* The schedule. */
-	v = x.y.schedule == GP_SCHED_INTERLEAVED ? x.y.vpp : 1.0;
+	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
 	out->microbatches = per_step;
 	out->stage_time = tmax;
 	for (k = 0; k < TRAIN_NPARTS; k++) {
 		out->part[k] = per_step * worst.part[k];
 		out->hidden[k] = per_step * worst.hidden[k];
 	}
-	out->part[TRAIN_BUBBLE] = x.y.pp > 1 ? (tsum - tmax) / v : 0.0;
+	out->part[TRAIN_BUBBLE] = x->y.pp > 1 ? (tsum - tmax) / v : 0.0;
 	out->part[TRAIN_DP] += post_dp;
 	out->hidden[TRAIN_DP] += post_dp_hid;
 	out->part[TRAIN_ZERO] += post_zero;
@@ -1715,75 +2090,63 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		out->step += out->part[k];
 	out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
 
-	/* Throughput and FLOPs.  Model FLOPs per token: the forward
-	 * (2 per active matmul weight, logits included, plus attention
-	 * over ctx keys) times 3 (backward twice the forward, Kaplan et
-	 * al. 2020 sec. 2.1); attention over the whole sequence as in
-	 * Megatron's and PaLM's formulas (Narayanan et al. 2021 eq. 3;
-	 * Chowdhery et al. 2022 app. B), or half of it when causal_flops.
-	 * A frozen base (LoRA) runs forward and input gradients only
-	 * (2x) plus the adapters' 6 FLOP per parameter. */
-	out->tokens_per_step = per_step * x.y.dp * mb * c->mem.seq;
+	/* Throughput and FLOPs. */
+	if (phase_flops(ph, m, c, cache, err))
+		return GP_EINVAL;
+	out->tokens_per_step = ph->tokens_per_step;
 	out->tokens_per_s = out->tokens_per_step / out->step;
-	out->tokens_per_s_gpu = out->tokens_per_s / x.y.gpus;
-	ctx_len = c->causal_flops ? c->mem.seq / 2.0 : c->mem.seq;
-	if (cache && cache->fpt_ctx == ctx_len) {
-		fpt = cache->fpt;
-	} else {
-		fpt = model_fwd_flops_per_token(m, ctx_len);
-		if (cache) {
-			cache->fpt_ctx = ctx_len;
-			cache->fpt = fpt;
-		}
-	}
-	if (fpt < 0)
-		return gp_fail(err, "train: cannot count the model's FLOPs");
-	{
-		double attn = fpt - 2.0 * x.p.matmul_active;
-		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
-		double mult = c->forward_only ? 1.0 : x.frozen ? 2.0 : 3.0;
-		double rec = 0, vis = 0;
-
-		if (c->forward_only)
-			;
-		else if (c->mem.recompute == GP_RECOMPUTE_FULL)
-			rec = layer_fwd * (c->mem.recompute_layers > 0 ?
-				fmin(1.0, c->mem.recompute_layers * x.y.pp /
-				     (double)m->layers) : 1.0);
-		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
-			rec = attn;
-		/* The tower: 3x its forward when it trains; a frozen
-		 * tower's projector 2x (forward and weight gradient), 1x
-		 * under LoRA; per token of the sequence its images are
-		 * part of. */
-		if (c->mem.images > 0 && m->vision.layers > 0 &&
-		    model_vision_flops_per_image(m) > 0) {
-			double tok = model_vision_tokens(m);
-			double pj = 2.0 * m->vision.projector_params * tok;
-			double tw = model_vision_flops_per_image(m) - pj;
-			int tt = !c->mem.vision_frozen && !x.frozen;
-
-			vis = (tw * (c->forward_only ? 1.0 : tt ? 3.0 : 1.0) +
-			       pj * (c->forward_only ? 1.0 : tt ? 3.0 :
-				     x.frozen ? 1.0 : 2.0)) *
-				c->mem.images / c->mem.seq;
-		}
-		out->model_flops = out->tokens_per_step * (mult * fpt + vis +
-			(x.frozen ? (c->forward_only ? 2.0 : 6.0) *
-			 mem_lora_params(m, c->mem.lora_rank,
-					 c->mem.lora_targets) : 0.0));
-		out->hw_flops = out->model_flops + out->tokens_per_step * rec;
-	}
+	out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
+	out->model_flops = ph->model_flops;
+	out->hw_flops = ph->hw_flops;
 	out->peak = d->peak[c->compute];
-	out->model_tflops_gpu = out->model_flops / out->step / x.y.gpus / 1e12;
-	out->hw_tflops_gpu = out->hw_flops / out->step / x.y.gpus / 1e12;
+	out->model_tflops_gpu = out->model_flops / out->step / x->y.gpus / 1e12;
+	out->hw_tflops_gpu = out->hw_flops / out->step / x->y.gpus / 1e12;
 	out->mfu = out->model_tflops_gpu * 1e12 / out->peak;
 	out->hfu = out->hw_tflops_gpu * 1e12 / out->peak;
 	if (c->tokens > 0) {
 		out->train_time = c->tokens / out->tokens_per_s;
 		if (c->price > 0)
-			out->cost = out->train_time / 3600.0 * x.y.gpus *
+			out->cost = out->train_time / 3600.0 * x->y.gpus *
 				c->price;
+	}
+	return GP_OK;
+}
+
+int train_step_gated(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const train_cfg *c, train_cache *cache,
+		     int (*gate)(void *ud, double step_lb), void *ud,
+		     train_result *out, gp_error *err)
+{
+	phase local, *ph = NULL;
+
+	if (!out)
+		return gp_fail(err, "train: NULL result");
+	if (!c)
+		return gp_fail(err, "train: missing argument");
+	if (phase_get(m, d, t, c, cache, &local, &ph, err) ||
+	    step_of(ph, m, d, c, cache, gate, ud, out, err)) {
+		/* What failed part way is not kept. */
+		if (cache)
+			((phase *)(void *)cache->phase)->valid = 0;
+		return GP_EINVAL;
+	}
+	return GP_OK;
+}
+
+int train_step_next(const gp_model *m, const roof_device *d,
+		    const gp_topo *t, const train_cfg *c, train_cache *cache,
+		    int (*gate)(void *ud, double step_lb), void *ud,
+		    train_result *out, gp_error *err)
+{
+	phase *ph = cache ? (phase *)(void *)cache->phase : NULL;
+
+	if (!ph || !ph->valid || !c || !out || c->mem.lay.zero < 0 ||
+	    c->mem.lay.zero > 3 || !cache->valid)
+		return train_step_gated(m, d, t, c, cache, gate, ud, out,
+					err);
+	if (step_of(ph, m, d, c, cache, gate, ud, out, err)) {
+		ph->valid = 0;
+		return GP_EINVAL;
 	}
 	return GP_OK;
 }

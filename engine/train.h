@@ -211,6 +211,7 @@ typedef struct train_result {
 #define TRAIN_CACHE_N 64
 #define TRAIN_COLL_N 512
 #define TRAIN_PLACE_N 16
+#define TRAIN_PHASE_WORDS 3072
 typedef struct train_cache {
 	gp_model m;
 	roof_device d;
@@ -233,6 +234,9 @@ typedef struct train_cache {
 		int key[10];
 		gp_group g[GP_GRP_COUNT];
 	} place[TRAIN_PLACE_N];
+	/* The last layout's phase (train.c): what the layouts that differ
+	 * from it only in ZeRO stage, TP overlap and DP overlap share. */
+	double phase[TRAIN_PHASE_WORDS];
 	/* Collectives priced on placed groups: op, bytes, group, nodes. */
 	int ncoll;
 	struct train_cache_coll {
@@ -276,5 +280,17 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		     const gp_topo *t, const train_cfg *c, train_cache *cache,
 		     int (*gate)(void *ud, double step_lb), void *ud,
 		     train_result *out, gp_error *err);
+
+/* train_step_gated for a sweep's next layout when it differs from the
+ * last one this memo priced only in its ZeRO stage and its TP and DP
+ * overlaps (sweep.c knows which levels of its enumeration moved): the
+ * same model, device, topology and every other field, so the memo's
+ * phase is used without taking the model, device and topology again or
+ * comparing the configs.  The same results as train_step_gated; a
+ * caller that cannot vouch for that calls train_step_gated. */
+int train_step_next(const gp_model *m, const roof_device *d,
+		    const gp_topo *t, const train_cfg *c, train_cache *cache,
+		    int (*gate)(void *ud, double step_lb), void *ud,
+		    train_result *out, gp_error *err);
 
 #endif

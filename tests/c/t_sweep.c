@@ -85,6 +85,46 @@ static int by_score(const void *pa, const void *pb)
 
 static train_cache cache, cache2;
 
+/* A where that prices each candidate sweep_run shows it afresh,
+ * train_step without a memo, and counts those that differ. */
+typedef struct recheck {
+	const gp_model *m;
+	const roof_device *d;
+	const gp_topo *t;
+	const train_cfg *base;
+	long seen, differ;
+} recheck;
+
+static int recheck_where(void *ud, const sweep_cand *k)
+{
+	recheck *rc = ud;
+	train_cfg c = *rc->base;
+	train_result r;
+	gp_error err;
+
+	c.mem.lay.tp = k->tp;
+	c.mem.lay.pp = k->pp;
+	c.mem.lay.cp = k->cp;
+	c.mem.lay.ep = k->ep;
+	c.mem.lay.dp = k->dp;
+	c.mem.lay.zero = k->zero;
+	c.mem.lay.micro_batch = k->micro_batch;
+	c.mem.lay.vpp = k->vpp;
+	c.mem.lay.schedule = k->vpp > 1 ? GP_SCHED_INTERLEAVED :
+		GP_SCHED_1F1B;
+	c.mem.lay.sp = k->sp;
+	c.mem.recompute = k->recompute;
+	c.tp_overlap = k->tp_overlap;
+	c.overlap_grad_reduce = k->dp_overlap;
+	rc->seen++;
+	if (train_step(rc->m, rc->d, rc->t, &c, &r, &err) != GP_OK ||
+	    r.step != k->step || r.tokens_per_s != k->tokens_per_s ||
+	    r.mfu != k->mfu || r.cost != k->cost ||
+	    r.mem.total != k->mem_total)
+		rc->differ++;
+	return 1;
+}
+
 int main(void)
 {
 	static const int g8[] = {8}, gw[] = {8, 16, 32};
@@ -103,7 +143,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(28);
+	plan(29);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -197,6 +237,31 @@ int main(void)
 		is_int(mism, 0, "eager and host floor: cached == plain");
 		ok(differ > 100 && floor > 100,
 		   "the eager kernels and the floor change the step");
+	}
+
+	/* What sweep_run prices itself, each layout after the one before
+	 * (the ZeRO stage and both overlaps innermost, sharing the step's
+	 * phase), is what train_step gives each alone; with time_all every
+	 * layout is priced whole. */
+	{
+		recheck rc;
+		sweep_space s2;
+
+		memset(&rc, 0, sizeof rc);
+		rc.m = &w;
+		rc.d = &d;
+		rc.t = &t;
+		rc.base = &bw;
+		wide(&s2, gw, 3, mb3, 3);
+		s2.dpo_mask = 3;
+		s2.no_bound = 1;
+		s2.time_all = 1;
+		memset(&cache, 0, sizeof cache);
+		ok(sweep_run(&w, &d, &t, &bw, &s2, SWEEP_TIME, &cache,
+			     recheck_where, &rc, top, 5, &n, &st, &err) ==
+		   GP_OK && rc.seen > 1000 && rc.differ == 0 &&
+		   st.timed == st.divided - st.errors && st.timed > st.fitting,
+		   "sweep_run's own pricing == train_step on every layout");
 	}
 
 	/* skip_unfit: memory only for what does not fit. */
