@@ -143,10 +143,22 @@ static int level_ok(const sweep_iter *it, int lv)
 {
 	const gp_model *m = it->m;
 	const int *v = it->cur;
-	int N = it->s->gpus[v[LV_G]], tp = v[LV_TP], pp = v[LV_PP];
-	int cp = v[LV_CP], ep = v[LV_EP], one = tp == 1;
+	int N, tp = v[LV_TP], pp, cp, ep, one = tp == 1;
 	double dp, per;
 
+	/* The innermost levels first: the odometer turns them most. */
+	switch (lv) {
+	case LV_DPO:
+		return it->dpom >> v[LV_DPO] & 1;
+	case LV_TPO:    /* no TP collective to overlap without TP */
+		return one ? v[LV_TPO] == 0 : it->tpom >> v[LV_TPO] & 1;
+	case LV_Z:
+		return it->zm >> v[LV_Z] & 1u;
+	}
+	N = it->s->gpus[v[LV_G]];
+	pp = v[LV_PP];
+	cp = v[LV_CP];
+	ep = v[LV_EP];
 	switch (lv) {
 	case LV_G:
 		return 1;
@@ -167,8 +179,6 @@ static int level_ok(const sweep_iter *it, int lv)
 		return ep == 1 || (m->moe.experts > 0 &&
 				   m->moe.experts % ep == 0 &&
 				   fmod(dp * cp, ep) == 0);
-	case LV_Z:
-		return it->zm >> v[LV_Z] & 1u;
 	case LV_MB:
 		dp = N / tp / pp / cp;
 		per = it->base->global_batch / (dp * level_mb(it));
@@ -180,14 +190,11 @@ static int level_ok(const sweep_iter *it, int lv)
 		per = it->base->global_batch / (dp * level_mb(it));
 		return v[LV_V] == 1 || (pp > 1 && m->layers % (pp * v[LV_V]) == 0 &&
 					fmod(per, pp) == 0);
-	/* Without TP there is no sequence to split and no TP collective to
-	 * overlap: SP and TP overlap off, once, whatever the masks. */
+	/* Without TP there is no sequence to split (nor, above, a TP
+	 * collective to overlap): SP and TP overlap off, once, whatever the
+	 * masks. */
 	case LV_SP:
 		return one ? v[LV_SP] == 0 : it->spm >> v[LV_SP] & 1;
-	case LV_TPO:
-		return one ? v[LV_TPO] == 0 : it->tpom >> v[LV_TPO] & 1;
-	case LV_DPO:
-		return it->dpom >> v[LV_DPO] & 1;
 	}
 	return 0;
 }
@@ -236,6 +243,22 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 				continue;
 			it->inner = it->moved >= LV_Z;
 			it->moved = LV_N;
+			it->st.divided++;
+			if (!whole && it->inner) {
+				/* The config and candidate of the last yield,
+				 * the innermost three levels moved. */
+				out->mem.lay.zero = v[LV_Z];
+				out->tp_overlap = v[LV_TPO];
+				out->overlap_grad_reduce = v[LV_DPO];
+				c->index = idx;
+				c->zero = v[LV_Z];
+				c->tp_overlap = v[LV_TPO];
+				c->dp_overlap = v[LV_DPO];
+				c->step = c->tokens_per_s = c->mfu = 0;
+				c->cost = c->train_time = c->mem_total = 0;
+				c->score = 0;
+				return 1;
+			}
 			if (whole)
 				*out = *it->base;
 			out->mem.lay.tp = v[LV_TP];
@@ -268,7 +291,6 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			c->recompute = (gp_recompute)v[LV_R];
 			c->tp_overlap = v[LV_TPO];
 			c->dp_overlap = v[LV_DPO];
-			it->st.divided++;
 			return 1;
 		}
 	}

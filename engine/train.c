@@ -1755,7 +1755,8 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 		}
 		zs->mem_ok = 1;
 	}
-	*out = zs->mem;
+	if (out)
+		*out = zs->mem;
 	return GP_OK;
 }
 
@@ -1947,7 +1948,7 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		   const train_cfg *c, train_cache *cache,
 		   int (*gate)(void *ud, double step_lb), void *ud,
-		   train_result *out, gp_error *err)
+		   int brief, train_result *out, gp_error *err)
 {
 	ctx *x = &ph->x;
 	const scost *base = NULL;
@@ -1968,6 +1969,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	memset(out, 0, offsetof(train_result, mem));
 	memset((char *)out + offsetof(train_result, fits), 0,
 	       offsetof(train_result, ops) - offsetof(train_result, fits));
+
 	memcpy(out->groups, ph->groups, sizeof out->groups);
 	out->warn = ph->warn;
 	/* ZeRO over one rank shards nothing -- unless it carries the
@@ -1992,8 +1994,12 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	}
-	if (phase_mem(ph, m, c, cache, &out->mem, err))
+	if (phase_mem(ph, m, c, cache, brief ? NULL : &out->mem, err))
 		return GP_EINVAL;
+	if (brief) {
+		out->mem.total = ph->z[x->y.zero].mem.total;
+		out->mem.fits = ph->z[x->y.zero].mem.fits;
+	}
 	out->fits = out->mem.fits;
 	if (!out->fits && c->skip_unfit) {
 		memset(out->ops, 0, sizeof out->ops);
@@ -2005,8 +2011,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	post = !(x->frozen || c->forward_only);
 	if (post && phase_post(ph, base))
 		return GP_EINVAL;
-	out->nops = ph->lm->nops;
-	memcpy(out->ops, ph->lm->ops, sizeof out->ops);
+	if (!brief) {
+		out->nops = ph->lm->nops;
+		memcpy(out->ops, ph->lm->ops, sizeof out->ops);
+	}
 	for (j = 0; j < ph->nrec; j++) {
 		const stage_rec *r = &ph->rec[j];
 		const scost *b = &base[j];
@@ -2124,7 +2132,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 	if (!c)
 		return gp_fail(err, "train: missing argument");
 	if (phase_get(m, d, t, c, cache, &local, &ph, err) ||
-	    step_of(ph, m, d, c, cache, gate, ud, out, err)) {
+	    step_of(ph, m, d, c, cache, gate, ud, 0, out, err)) {
 		/* What failed part way is not kept. */
 		if (cache)
 			((phase *)(void *)cache->phase)->valid = 0;
@@ -2144,7 +2152,7 @@ int train_step_next(const gp_model *m, const roof_device *d,
 	    c->mem.lay.zero > 3 || !cache->valid)
 		return train_step_gated(m, d, t, c, cache, gate, ud, out,
 					err);
-	if (step_of(ph, m, d, c, cache, gate, ud, out, err)) {
+	if (step_of(ph, m, d, c, cache, gate, ud, 1, out, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;
 	}

@@ -286,8 +286,10 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  * overlaps (sweep.c knows which levels of its enumeration moved): the
  * same model, device, topology and every other field, so the memo's
  * phase is used without taking the model, device and topology again or
- * comparing the configs.  The same results as train_step_gated; a
- * caller that cannot vouch for that calls train_step_gated. */
+ * comparing the configs.  The same figures as train_step_gated; a
+ * caller that cannot vouch for that calls train_step_gated.  Brief: of
+ * out's memory only total and fits are written, and no operator list
+ * (nops 0) -- what a sweep ranks by. */
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
 		    int (*gate)(void *ud, double step_lb), void *ud,
