@@ -78,17 +78,18 @@ static int check_reserve(const gp_mem_reserve *r, double capacity,
 void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 		double pooled)
 {
-	int i;
+	double *b = o->bytes, sum = 0, top;
+	int i, largest = 0;
 
-	o->allocated = 0;
 	for (i = 0; i < GP_MEM_NTENSOR; i++)
-		o->allocated += o->bytes[i];
-	o->bytes[GP_MEM_CONTEXT] = r->context;
-	o->bytes[GP_MEM_LIBWS] = r->workspace;
-	o->bytes[GP_MEM_COMM] = r->comm;
-	o->bytes[GP_MEM_FRAG] = r->frag * (o->allocated - pooled);
-	o->total = 0;
-	o->largest = 0;
+		sum += b[i];
+	o->allocated = sum;
+	b[GP_MEM_CONTEXT] = r->context;
+	b[GP_MEM_LIBWS] = r->workspace;
+	b[GP_MEM_COMM] = r->comm;
+	b[GP_MEM_FRAG] = r->frag * (sum - pooled);
+	sum = 0;
+	top = b[0];
 	for (i = 0; i < GP_MEM_NCOMP; i++) {
 		/* Paged optimizer states live in CUDA managed memory that
 		 * the driver evicts to the host under pressure (the point
@@ -96,10 +97,14 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 		 * make a job fail to fit. */
 		if (i == GP_MEM_PAGED)
 			continue;
-		o->total += o->bytes[i];
-		if (o->bytes[i] > o->bytes[o->largest])
-			o->largest = i;
+		sum += b[i];
+		if (b[i] > top) {
+			top = b[i];
+			largest = i;
+		}
 	}
+	o->total = sum;
+	o->largest = largest;
 	o->capacity = capacity;
 	o->margin = r->margin * capacity;
 	o->budget = capacity - o->margin;
@@ -660,14 +665,21 @@ static void train_offload(const gp_train_cfg *c, double tr, double pb,
 		o->host_optimizer;
 }
 
+/* What train_stage fills: ST_REST everything the ZeRO stage does not
+ * change (its activations, logits, buffers, in-flight micro-batches),
+ * ST_ZERO what it does (weights, gradients, master, optimizer states,
+ * adapter, gathers, offload, DeepSpeed's reduction peak) -- into a result
+ * ST_REST filled.  Both: the whole stage. */
+enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
+
 static void train_stage(const gp_model *m, const gp_train_cfg *c,
 			const gp_layout *y, const gp_params *p,
 			const stage_acts *sa, const gp_state_bytes *sbp,
-			int stage, int nl, gp_mem_result *o)
+			int stage, int nl, unsigned parts, gp_mem_result *o)
 {
 	gp_state_bytes sb = *sbp;
 	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
-	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight;
+	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight = 0;
 	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
 	double off_tr = 0, off_pb = 2, off_big = 0;
 	int off = c->offload_optimizer || c->offload_params;
@@ -680,7 +692,8 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 	int qhead = last && c->quant_head && c->lora_rank > 0 &&
 		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
 
-	memset(o, 0, sizeof *o);
+	if (parts & ST_REST)
+		memset(o, 0, sizeof *o);
 	o->stage = stage;
 	o->stage_layers = nl;
 	frac = (double)nl / m->layers;
@@ -706,6 +719,9 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 	dense += emb;
 	mine = dense + expert;
 	o->params = mine;
+	tok = c->seq / y->cp * c->lay.micro_batch;
+	if (!(parts & ST_ZERO))
+		goto rest;
 
 	wb = sb.weights;
 	if (c->lora_rank > 0) {
@@ -839,6 +855,9 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 	if (zero >= 2 && c->lora_rank == 0 && !off)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 
+rest:
+	if (!(parts & ST_REST))
+		goto tail;
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
 	 * v chunks: the first stage holds p (1 + (p-1)/(p v)) micro-batches
@@ -871,7 +890,6 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 			c->recompute_layers + keep * (nl - c->recompute_layers) +
 			(first ? sa->enc_extra : 0)) * inflight;
 	}
-	tok = c->seq / y->cp * c->lay.micro_batch;
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
 		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /
@@ -909,11 +927,14 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->lay.sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
+tail:
 	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
-		o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c, y, tok,
-			A, inflight, first, last);
-		if (c->recipe == GP_RECIPE_DSBF16 && zero < 2 &&
-		    c->lora_rank == 0 && !c->offload_optimizer &&
+		if (parts & ST_REST)
+			o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c,
+				y, tok, A, inflight, first, last);
+		/* Last: it reads what ST_REST filled. */
+		if ((parts & ST_ZERO) && c->recipe == GP_RECIPE_DSBF16 &&
+		    zero < 2 && c->lora_rank == 0 && !c->offload_optimizer &&
 		    !c->offload_params)
 			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
 	}
@@ -943,7 +964,8 @@ static int train_stages(const gp_model *m, const gp_params *p,
 
 	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
 		return GP_EINVAL;
-	train_stage(m, c, y, p, sa, &sb, 0, stage_layers(m, y, 0), out);
+	train_stage(m, c, y, p, sa, &sb, 0, stage_layers(m, y, 0), ST_ALL,
+		    out);
 	if (y->pp > 1) {
 		double best = tensor_sum(out), v;
 		int k, nl, prev = -1;
@@ -953,7 +975,7 @@ static int train_stages(const gp_model *m, const gp_params *p,
 			if (k < y->pp - 1 && nl == prev)
 				continue;
 			prev = nl;
-			train_stage(m, c, y, p, sa, &sb, k, nl, &r0);
+			train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, &r0);
 			v = tensor_sum(&r0);
 			if (v > best) {
 				best = v;
@@ -1054,6 +1076,84 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
 	    memo_acts(m, c, y, memo, &buf, &sa, err) ||
 	    train_stages(m, p, c, y, sa, out, err))
 		return GP_EINVAL;
+	finish(out, capacity, r);
+	return GP_OK;
+}
+
+typedef char stage_acts_fits_split[sizeof(stage_acts) <=
+	sizeof(((gp_mem_split *)0)->acts) ? 1 : -1];
+
+int mem_train_split(const gp_model *m, const gp_params *p,
+		    const gp_train_cfg *c, const gp_layout *y,
+		    double capacity, const gp_mem_reserve *r,
+		    gp_mem_memo *memo, gp_mem_split *s, gp_error *err)
+{
+	stage_acts buf;
+	const stage_acts *sa = NULL;
+	int k, nl, prev = -1;
+
+	if (!m || !p || !c || !y || !s)
+		return gp_fail(err, "mem_train_split: missing argument");
+	if (c->offload_optimizer || c->offload_params)
+		return gp_fail(err, "mem_train_split: an offloaded config is "
+			       "priced by mem_train_prepared (its checks read "
+			       "the ZeRO stage)");
+	if (check_reserve(r, capacity, err) ||
+	    memo_acts(m, c, y, memo, &buf, &sa, err) ||
+	    mem_state_bytes(c->recipe, c->optim, &s->sb, err))
+		return GP_EINVAL;
+	memcpy(s->acts, sa, sizeof *sa);
+	/* The stages train_stages prices, in its order. */
+	s->n = 0;
+	for (k = 0; k < y->pp; k++) {
+		nl = stage_layers(m, y, k);
+		if (k > 0 && k < y->pp - 1 && nl == prev)
+			continue;
+		/* Stage 1 is never skipped there (its run starts anew). */
+		prev = k == 0 ? -1 : nl;
+		if (s->n == GP_MEM_SPLIT_N)
+			return gp_fail(err, "mem_train_split: pp %d has more "
+				       "than %d distinct stages", y->pp,
+				       GP_MEM_SPLIT_N);
+		train_stage(m, c, y, p, sa, &s->sb, k, nl, ST_REST,
+			    &s->rest[s->n]);
+		s->n++;
+	}
+	return GP_OK;
+}
+
+int mem_train_zero(const gp_model *m, const gp_params *p,
+		   const gp_train_cfg *c, const gp_layout *y,
+		   double capacity, const gp_mem_reserve *r,
+		   const gp_mem_split *s, gp_mem_result *out, gp_error *err)
+{
+	const stage_acts *sa;
+	gp_mem_result r0;
+	double best, v;
+	int i;
+
+	if (!m || !p || !c || !y || !s || !out || s->n < 1)
+		return gp_fail(err, "mem_train_zero: missing argument");
+	if (c->lay.zero < 0 || c->lay.zero > 3)
+		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
+			       c->lay.zero);
+	sa = (const stage_acts *)(const void *)s->acts;
+	/* train_stages' choice: the first stage, then any later one that
+	 * holds more. */
+	*out = s->rest[0];
+	train_stage(m, c, y, p, sa, &s->sb, out->stage, out->stage_layers,
+		    ST_ZERO, out);
+	best = tensor_sum(out);
+	for (i = 1; i < s->n; i++) {
+		r0 = s->rest[i];
+		train_stage(m, c, y, p, sa, &s->sb, r0.stage, r0.stage_layers,
+			    ST_ZERO, &r0);
+		v = tensor_sum(&r0);
+		if (v > best) {
+			best = v;
+			*out = r0;
+		}
+	}
 	finish(out, capacity, r);
 	return GP_OK;
 }

@@ -245,6 +245,32 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
 		       double capacity, const gp_mem_reserve *r,
 		       gp_mem_memo *memo, gp_mem_result *out, gp_error *err);
 
+/* A layout's training memory with its ZeRO stage left open, for a sweep
+ * that prices several stages of one layout: mem_train_split keeps each
+ * distinct pipeline stage's share that the ZeRO stage does not change
+ * (activations, logits, buffers: everything but the states, gathers and
+ * DeepSpeed's reduction peak); mem_train_zero finishes it under c's
+ * ZeRO stage -- for the m, p, c (but its ZeRO stage), y, capacity and r
+ * the split was made with; the caller vouches.  The same result as
+ * mem_train_prepared.  An offloaded config is refused (its checks read
+ * the ZeRO stage).  The fields are memory.c's. */
+#define GP_MEM_SPLIT_N 8
+typedef struct gp_mem_split {
+	int n;
+	gp_state_bytes sb;
+	double acts[128];        /* memory.c's stage_acts */
+	gp_mem_result rest[GP_MEM_SPLIT_N];
+} gp_mem_split;
+
+int mem_train_split(const gp_model *m, const gp_params *p,
+		    const gp_train_cfg *c, const gp_layout *y,
+		    double capacity, const gp_mem_reserve *r,
+		    gp_mem_memo *memo, gp_mem_split *s, gp_error *err);
+int mem_train_zero(const gp_model *m, const gp_params *p,
+		   const gp_train_cfg *c, const gp_layout *y,
+		   double capacity, const gp_mem_reserve *r,
+		   const gp_mem_split *s, gp_mem_result *out, gp_error *err);
+
 /* Inference serving: the one inference-memory model (infer_run sizes its
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus
  * the fp32 logits of c->seqs sequences) and c->seqs sequences of c->ctx

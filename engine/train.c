@@ -101,6 +101,10 @@ typedef struct ctx {
 	int ncache;
 	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
 	train_cache *cc;      /* the caller's memo, or NULL */
+	/* A stage's pipeline send/receive and the TP gather beside it
+	 * (every stage's, priced once): pp_ok set. */
+	int pp_ok;
+	double pp_sr, pp_gat;
 } ctx;
 
 static double op_time(const ctx *x, double flop, double bytes, double m,
@@ -774,6 +778,12 @@ static double overlap(double comm, double window, int on, double *hidden)
 	return comm - h + OVERLAP_SLOWDOWN * h;
 }
 
+/* The larger of two step terms (never NaN: fmax without its libm call). */
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* One pipeline stage, one micro-batch. */
 typedef struct scost {
 	double part[TRAIN_NPARTS];
@@ -944,6 +954,20 @@ typedef struct stage_rec {
 	int repeat;            /* middle stages after it that cost the same */
 } stage_rec;
 
+/* The share of a stage's layers whose forward re-runs: full recompute
+ * of the first recompute_layers layers of the stage only (Megatron
+ * --recompute-method block --recompute-num-layers), else all or none. */
+static double rec_share(const ctx *x, int nl)
+{
+	const train_cfg *c = x->c;
+	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
+		!c->forward_only;
+
+	if (full && c->mem.recompute_layers > 0 && nl > 0)
+		return fmin(1.0, (double)c->mem.recompute_layers / nl);
+	return full;
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the ZeRO
@@ -955,8 +979,6 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	const train_cfg *c = x->c;
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
-	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
-		!c->forward_only;
 	const train_lcost *L[2];
 	double cnt[2], rec;
 
@@ -966,12 +988,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	L[1] = lm;
 	cnt[0] = r->nd;
 	cnt[1] = nl - r->nd;
-	/* Full recompute of the first recompute_layers layers of the stage
-	 * only (Megatron --recompute-method block --recompute-num-layers):
-	 * that share of the layers re-runs its forward. */
-	rec = full;
-	if (full && c->mem.recompute_layers > 0 && nl > 0)
-		rec = fmin(1.0, (double)c->mem.recompute_layers / nl);
+	rec = rec_share(x, nl);
 	for (i = 0; i < 2; i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i], e, h;
@@ -1030,14 +1047,19 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	 * scatter/gather: each TP rank sends its 1/t and the receivers
 	 * all-gather over NVLink; with SP they are split already). */
 	if (x->y.pp > 1) {
-		double bytes = x->T * hid * 2.0 / tp;
-		double sr = coll(x, GP_SEND_RECV, bytes, &x->g[GP_GRP_PP]);
-		double gat = x->y.sp ? 0.0 :
-			coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
-			     &x->g[GP_GRP_TP]);
 		double v = x->y.schedule == GP_SCHED_INTERLEAVED ?
-			x->y.vpp : 1.0;
-		double all = (c->forward_only ? 1.0 : 2.0) * v * (sr + gat);
+			x->y.vpp : 1.0, all;
+
+		if (!x->pp_ok) {
+			x->pp_sr = coll(x, GP_SEND_RECV, x->T * hid * 2.0 / tp,
+					&x->g[GP_GRP_PP]);
+			x->pp_gat = x->y.sp ? 0.0 :
+				coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
+				     &x->g[GP_GRP_TP]);
+			x->pp_ok = !x->bad;
+		}
+		all = (c->forward_only ? 1.0 : 2.0) * v * (x->pp_sr +
+							   x->pp_gat);
 
 		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
 					     c->overlap_p2p,
@@ -1531,6 +1553,12 @@ typedef struct phase {
 	double tokens_per_step, model_flops, hw_flops;
 	int base_ok[2];         /* by TP overlap off/on */
 	scost base[2][PHASE_STAGES];
+	/* Per stage, what several ZeRO stages share: the optimizer step's
+	 * time unsharded [0] and sharded [1], the parameter all-gather. */
+	int opt_ok[2], ag_ok;
+	double opt[2][PHASE_STAGES], ag[PHASE_STAGES];
+	int msplit_ok;          /* the memory's share no ZeRO stage changes */
+	gp_mem_split msplit;
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
 	double kc[2][2];
 	/* By ZeRO stage: the memory; per stage the gradient reduction,
@@ -1665,7 +1693,8 @@ static int phase_get(const gp_model *m, const roof_device *d,
 	    phase_stages(ph, err))
 		return GP_EINVAL;
 	ph->opt_bytes = opt_bytes_of(c, &ph->sb);
-	ph->layers_ok = ph->flops_ok = ph->kc_ok = 0;
+	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
+	ph->opt_ok[0] = ph->opt_ok[1] = ph->ag_ok = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	for (z = 0; z < 4; z++) {
 		ph->z[z].mem_ok = ph->z[z].post_ok = 0;
@@ -1741,7 +1770,22 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 
 		mc.lay.microbatches = mc.lay.microbatches > 0 ?
 			mc.lay.microbatches : ph->per_step;
-		if (cache) {
+		if (cache && !mc.offload_optimizer && !mc.offload_params) {
+			/* The ZeRO stage's share only, the rest once per
+			 * phase. */
+			gp_layout y = ph->x.y;
+
+			y.microbatches = mc.lay.microbatches;
+			if ((!ph->msplit_ok &&
+			     mem_train_split(m, &ph->x.p, &mc, &y,
+					     c->capacity, &c->reserve,
+					     &cache->mem, &ph->msplit, err)) ||
+			    mem_train_zero(m, &ph->x.p, &mc, &y, c->capacity,
+					   &c->reserve, &ph->msplit, &zs->mem,
+					   err))
+				return GP_EINVAL;
+			ph->msplit_ok = 1;
+		} else if (cache) {
 			gp_layout y = ph->x.y;
 
 			y.microbatches = mc.lay.microbatches;
@@ -1797,44 +1841,48 @@ static int phase_post(phase *ph, const scost *base)
 	const train_cfg *c = x->c;
 	struct zslot *zs = &ph->z[x->y.zero];
 	double rb = x->rb;
-	int j;
+	/* Local states: sharded over dp x cp (experts over the expert-
+	 * data-parallel group) from ZeRO 1 on. */
+	int sh = x->y.zero >= 1 || ph->sb.master_shard0, j;
+	int gather = x->y.zero >= 1 && !(x->y.zero == 3 ||
+					 (x->y.zero == 2 && c->fsdp));
 
 	if (zs->post_ok)
 		return GP_OK;
 	for (j = 0; j < ph->nrec; j++) {
 		double lp = base[j].params - base[j].eparams;
-		double le = base[j].eparams, dp = 0, zg = 0, opt;
+		double le = base[j].eparams, opt;
 
+		if (!ph->opt_ok[sh]) {
+			opt = (sh ? lp / x->y.shard + le / x->y.eshard :
+			       lp + le) * ph->opt_bytes;
+			if (x->lin == GP_FP8)
+				/* The fp8 weight casts, once per step
+				 * (Transformer Engine caches them over
+				 * micro-batches). */
+				opt += (lp + le) * 4.0;
+			ph->opt[sh][j] = mem_time(x, opt);
+		}
+		if (gather && !ph->ag_ok)
+			ph->ag[j] = coll(x, GP_ALL_GATHER, lp * 2.0,
+					 &x->g[GP_GRP_DPCP]) +
+				coll(x, GP_ALL_GATHER, le * 2.0,
+				     &x->g[GP_GRP_EDP]);
 		/* Gradient reduction once per step (ZeRO 0/1; ZeRO 2/3
 		 * reduced per micro-batch in the stage) and, with a
 		 * distributed optimizer, the parameter all-gather. */
+		zs->dp[j] = 0;
 		if (x->y.zero <= 1) {
 			gp_coll op = x->y.zero == 0 ? GP_ALL_REDUCE :
 				GP_REDUCE_SCATTER;
 
-			dp = coll(x, op, lp * rb, &x->g[GP_GRP_DPCP]) +
+			zs->dp[j] = coll(x, op, lp * rb, &x->g[GP_GRP_DPCP]) +
 				coll(x, op, le * rb, &x->g[GP_GRP_EDP]);
 		}
-		if (x->y.zero >= 1 && !(x->y.zero == 3 || (x->y.zero == 2 &&
-							   c->fsdp)))
-			zg = coll(x, GP_ALL_GATHER, lp * 2.0,
-				  &x->g[GP_GRP_DPCP]) +
-				coll(x, GP_ALL_GATHER, le * 2.0,
-				     &x->g[GP_GRP_EDP]);
-		zs->dp[j] = dp;
-		zs->zg[j] = zg;
+		zs->zg[j] = gather ? ph->ag[j] : 0.0;
 		/* All but the last bucket can hide under the backward. */
-		zs->bucket[j] = fmin(1.0, DDP_BUCKET / fmax(lp + le, 1.0));
-		/* Local states: sharded over dp x cp (experts over the
-		 * expert-data-parallel group) from ZeRO 1 on. */
-		opt = (x->y.zero >= 1 || ph->sb.master_shard0 ?
-		       lp / x->y.shard + le / x->y.eshard : lp + le) *
-			ph->opt_bytes;
-		if (x->lin == GP_FP8)
-			/* The fp8 weight casts, once per step (Transformer
-			 * Engine caches them over micro-batches). */
-			opt += (lp + le) * 4.0;
-		opt = mem_time(x, opt);
+		zs->bucket[j] = fmin(1.0, DDP_BUCKET / dmax(lp + le, 1.0));
+		opt = ph->opt[sh][j];
 		if (c->mem.offload_optimizer || c->mem.offload_params)
 			/* ZeRO-Offload: grads down and params up over PCIe
 			 * (2 + 2 B per local parameter at the NIC path
@@ -1846,6 +1894,8 @@ static int phase_post(phase *ph, const scost *base)
 	}
 	if (x->bad)
 		return GP_EINVAL;
+	ph->opt_ok[sh] = 1;
+	ph->ag_ok |= gather;
 	zs->post_ok = 1;
 	return GP_OK;
 }
@@ -1954,7 +2004,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	const scost *base = NULL;
 	const double (*blk)[ZB_N] = NULL;
 	const struct zslot *zs;
-	scost s, worst;
+	scost s;
 	double per_step = ph->per_step, tmax = 0, tsum = 0, v, post_dp = 0;
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
 	double post_zero_hid = 0;
@@ -2042,13 +2092,13 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		 * the last bucket (nothing is left to hide it); unoverlapped,
 		 * all of it.  The parameter all-gather likewise under the
 		 * next step's first forward. */
-		e = fmax(zs->dp[j] * zs->bucket[j], overlap(zs->dp[j], b->bwd,
+		e = dmax(zs->dp[j] * zs->bucket[j], overlap(zs->dp[j], b->bwd,
 			 c->overlap_grad_reduce, &hdp));
 		if (e > post_dp) {
 			post_dp = e;
 			post_dp_hid = hdp;
 		}
-		e = fmax(zs->zg[j] * zs->bucket[j], overlap(zs->zg[j], b->fwd,
+		e = dmax(zs->zg[j] * zs->bucket[j], overlap(zs->zg[j], b->fwd,
 			 c->overlap_param_gather, &hzg));
 		if (e > post_zero) {
 			post_zero = e;
@@ -2057,11 +2107,6 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		if (zs->opt[j] > post_opt)
 			post_opt = zs->opt[j];
 	}
-	/* The slowest stage whole (none when every stage is free). */
-	if (jw >= 0)
-		stage_with(&base[jw], blk[jw], &worst);
-	else
-		memset(&worst, 0, sizeof worst);
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
 	if (x->y.pp > 1 && x->p.lm_head == 0 && !x->frozen &&
@@ -2083,9 +2128,19 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
 	out->microbatches = per_step;
 	out->stage_time = tmax;
-	for (k = 0; k < TRAIN_NPARTS; k++) {
-		out->part[k] = per_step * worst.part[k];
-		out->hidden[k] = per_step * worst.hidden[k];
+	/* The slowest stage's parts, per_step times (none when every stage
+	 * is free): its base's, and its ZeRO terms. */
+	if (jw >= 0) {
+		const scost *w = &base[jw];
+
+		for (k = 0; k < TRAIN_NPARTS; k++) {
+			out->part[k] = per_step * w->part[k];
+			out->hidden[k] = per_step * w->hidden[k];
+		}
+		out->part[TRAIN_ZERO] = per_step * blk[jw][ZB_ZERO];
+		out->part[TRAIN_DP] = per_step * blk[jw][ZB_DP];
+		out->hidden[TRAIN_ZERO] = per_step * blk[jw][ZB_ZERO_HID];
+		out->hidden[TRAIN_DP] = per_step * blk[jw][ZB_DP_HID];
 	}
 	out->part[TRAIN_BUBBLE] = x->y.pp > 1 ? (tsum - tmax) / v : 0.0;
 	out->part[TRAIN_DP] += post_dp;
