@@ -1330,11 +1330,20 @@ static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
 	if (!cc)
 		return NULL;
 	cache_key(x, k);
+	/* Layouts in a row often share their layers (another dp or vpp):
+	 * the last hit first, without hashing. */
+	i = cc->last;
+	if (i < cc->n && memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
+		cc->hits++;
+		*h = cc->e[i].hash;
+		return &cc->e[i];
+	}
 	*h = key_hash(k, 24);
 	for (i = 0; i < cc->n; i++)
 		if (cc->e[i].hash == *h &&
 		    memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
 			cc->hits++;
+			cc->last = i;
 			return &cc->e[i];
 		}
 	cc->misses++;
@@ -1353,6 +1362,7 @@ static const struct train_cache_entry *cache_put(train_cache *cc,
 	i = cc->n < TRAIN_CACHE_N ? cc->n++ : cc->next;
 	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
 	e = &cc->e[i];
+	cc->last = i;
 	memcpy(e->key, k, sizeof e->key);
 	e->hash = h;
 	e->ld = *ld;
@@ -1807,10 +1817,17 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 /* The stages' ZeRO terms under c's ZeRO stage and DP overlap. */
 static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
 {
+	static const double none[PHASE_STAGES][ZB_N];
 	const train_cfg *c = ph->x.c;
 	struct zslot *zs = &ph->z[ph->x.y.zero];
 	int o = c->overlap_grad_reduce != 0, j;
 
+	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
+	 * zeros). */
+	if (ph->x.y.zero < 2 || !(ph->x.y.shard > 1) || ph->x.frozen) {
+		*blk = none;
+		return GP_OK;
+	}
 	if (!zs->blk_ok[o]) {
 		if (!ph->kc_ok && ph->x.y.zero >= 2 && ph->x.y.shard > 1 &&
 		    !ph->x.frozen) {
@@ -2015,11 +2032,24 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	x->bad = 0;
 	x->y.zero = c->mem.lay.zero;
 	zs = &ph->z[x->y.zero];
-	/* Everything but the memory and the operators (copied below). */
-	memset(out, 0, offsetof(train_result, mem));
-	memset((char *)out + offsetof(train_result, fits), 0,
-	       offsetof(train_result, ops) - offsetof(train_result, fits));
-
+	if (brief) {
+		/* The fields a path below may leave, set here; the rest are
+		 * all written (the memsets cost more than the step). */
+		out->step = out->bubble_frac = out->tokens_per_s_gpu = 0;
+		out->hw_tflops_gpu = out->hfu = 0;
+		out->stage = out->stage_layers = 0;
+		out->vision_time = out->vision_patches = 0;
+		out->train_time = out->cost = 0;
+		out->mem.total = 0;
+		out->mem.fits = out->fits = out->bounded = out->nops = 0;
+	} else {
+		/* Everything but the memory and the operators (copied
+		 * below). */
+		memset(out, 0, offsetof(train_result, mem));
+		memset((char *)out + offsetof(train_result, fits), 0,
+		       offsetof(train_result, ops) -
+		       offsetof(train_result, fits));
+	}
 	memcpy(out->groups, ph->groups, sizeof out->groups);
 	out->warn = ph->warn;
 	/* ZeRO over one rank shards nothing -- unless it carries the
@@ -2130,6 +2160,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	out->stage_time = tmax;
 	/* The slowest stage's parts, per_step times (none when every stage
 	 * is free): its base's, and its ZeRO terms. */
+	if (jw < 0 && brief) {
+		memset(out->part, 0, sizeof out->part);
+		memset(out->hidden, 0, sizeof out->hidden);
+	}
 	if (jw >= 0) {
 		const scost *w = &base[jw];
 
@@ -2151,21 +2185,25 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	out->step = 0;
 	for (k = 0; k < TRAIN_NPARTS; k++)
 		out->step += out->part[k];
-	out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
+	if (!brief)
+		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
 
 	/* Throughput and FLOPs. */
 	if (phase_flops(ph, m, c, cache, err))
 		return GP_EINVAL;
 	out->tokens_per_step = ph->tokens_per_step;
 	out->tokens_per_s = out->tokens_per_step / out->step;
-	out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
 	out->model_flops = ph->model_flops;
 	out->hw_flops = ph->hw_flops;
 	out->peak = d->peak[c->compute];
 	out->model_tflops_gpu = out->model_flops / out->step / x->y.gpus / 1e12;
-	out->hw_tflops_gpu = out->hw_flops / out->step / x->y.gpus / 1e12;
 	out->mfu = out->model_tflops_gpu * 1e12 / out->peak;
-	out->hfu = out->hw_tflops_gpu * 1e12 / out->peak;
+	if (!brief) {
+		out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
+		out->hw_tflops_gpu = out->hw_flops / out->step / x->y.gpus /
+			1e12;
+		out->hfu = out->hw_tflops_gpu * 1e12 / out->peak;
+	}
 	if (c->tokens > 0) {
 		out->train_time = c->tokens / out->tokens_per_s;
 		if (c->price > 0)

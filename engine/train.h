@@ -217,7 +217,7 @@ typedef struct train_cache {
 	roof_device d;
 	gp_topo t;               /* nodes 0: the layer costs' topology */
 	int checked_nodes;       /* t.nodes comm_topo_check passed for */
-	int n, next, valid;
+	int n, next, valid, last;   /* last: the entry last hit or kept */
 	long hits, misses;
 	gp_params p;             /* model_params(m) */
 	double fpt_ctx, fpt;     /* model_fwd_flops_per_token(m, fpt_ctx) */
@@ -288,8 +288,9 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  * phase is used without taking the model, device and topology again or
  * comparing the configs.  The same figures as train_step_gated; a
  * caller that cannot vouch for that calls train_step_gated.  Brief: of
- * out's memory only total and fits are written, and no operator list
- * (nops 0) -- what a sweep ranks by. */
+ * out's memory only total and fits are written, no operator list (nops
+ * 0), and bubble_frac, tokens_per_s_gpu, hw_tflops_gpu and hfu are 0 --
+ * the rest is what a sweep ranks by. */
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
 		    int (*gate)(void *ud, double step_lb), void *ud,
