@@ -414,6 +414,7 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 	gp_error e2;
 	gate_ctx g;
 	long total = 0, done = 0, step = SWEEP_PROGRESS_N;
+	int use_gate;
 
 	if (!top || !ntop || k < 0 || !cache)
 		return gp_fail(err, "sweep: no result buffer or memo");
@@ -447,12 +448,16 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		g.k = k;
 		g.ntop = *ntop;
 		c.skip_unfit = !s->time_all;
-		/* Only the innermost levels moved: the step's phase of the
-		 * layout before is this one's. */
-		if ((it.inner ? train_step_next : train_step_gated)(m, d, t,
-				&c, cache, !s->no_bound && (*ntop == k ||
-				s->max_time > 0 || s->max_cost > 0) ? gate :
-				NULL, &g, &r, &e2)) {
+		use_gate = !s->no_bound && (*ntop == k || s->max_time > 0 ||
+					    s->max_cost > 0);
+		/* After the first layout the memo holds the model, device
+		 * and topology; when only the innermost levels moved, the
+		 * step's phase of the layout before is this one's. */
+		if ((it.st.divided > 1 ?
+		     train_step_next(m, d, t, &c, cache, it.inner,
+				     use_gate ? gate : NULL, &g, &r, &e2) :
+		     train_step_gated(m, d, t, &c, cache,
+				      use_gate ? gate : NULL, &g, &r, &e2))) {
 			it.st.errors++;
 			continue;
 		}

@@ -176,7 +176,8 @@ static int coll_memo(const ctx *x, gp_coll op, double bytes,
 
 		if (e->time < 0)
 			return 0;       /* an empty slot ends the probe */
-		if (memcmp(e->key, k, sizeof k) == 0) {
+		if (e->key[0] == k[0] && e->key[1] == k[1] &&
+		    e->key[2] == k[2] && e->key[3] == k[3]) {
 			*time = e->time;
 			return 1;
 		}
@@ -791,6 +792,8 @@ typedef struct scost {
 	double t;              /* sum of part */
 	double t05;            /* of it, the parts before TRAIN_DP (the
 				* sum as far as stage_base knows it) */
+	double step05;         /* the step's sum of those parts, each
+				* per_step times, as far as they go */
 	double fwd, bwd;       /* compute */
 	double params, eparams; /* on this GPU */
 	double vision;          /* s of the encoder tower (first stage) */
@@ -1676,14 +1679,17 @@ static void phase_key(const train_cfg *c, train_cfg *k)
  * stage); so is a ZeRO stage out of range (its error is the check's). */
 static int phase_get(const gp_model *m, const roof_device *d,
 		     const gp_topo *t, const train_cfg *c, train_cache *cache,
-		     phase *local, phase **php, gp_error *err)
+		     int taken, phase *local, phase **php, gp_error *err)
 {
 	phase *ph = local;
 	train_cfg k;
 	int zero = c->mem.lay.zero, z;
 
 	if (cache) {
-		if (cache_open(cache, m, d, t, err))
+		/* taken: the memo holds m, d and t already (its caller
+		 * vouches). */
+		if (!(taken && cache->valid) &&
+		    cache_open(cache, m, d, t, err))
 			return GP_EINVAL;
 		ph = (phase *)(void *)cache->phase;
 		phase_key(c, &k);
@@ -1754,10 +1760,13 @@ static int phase_base(phase *ph, train_cache *cache, const scost **base)
 			int i;
 
 			stage_base(&ph->x, ph->ld, ph->lm, &ph->rec[j], b);
-			/* The total's first terms, added in its order. */
+			/* The totals' first terms, added in their order. */
 			b->t05 = 0;
-			for (i = 0; i < TRAIN_DP; i++)
+			b->step05 = 0;
+			for (i = 0; i < TRAIN_DP; i++) {
 				b->t05 += b->part[i];
+				b->step05 += ph->per_step * b->part[i];
+			}
 		}
 		if (ph->x.bad)
 			return GP_EINVAL;
@@ -2026,6 +2035,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
 	double post_zero_hid = 0;
 	int j, k, G = x->t.gpus_per_node, post, jw = -1;
+	double sg;
 
 	x->c = c;
 	x->err = err;
@@ -2182,9 +2192,17 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	out->part[TRAIN_ZERO] += post_zero;
 	out->hidden[TRAIN_ZERO] += post_zero_hid;
 	out->part[TRAIN_OPTIMIZER] = post_opt;
-	out->step = 0;
-	for (k = 0; k < TRAIN_NPARTS; k++)
-		out->step += out->part[k];
+	/* The sum of the parts in their order; its first six terms as the
+	 * slowest stage's base added them. */
+	if (jw >= 0) {
+		out->step = base[jw].step05;
+		for (k = TRAIN_DP; k < TRAIN_NPARTS; k++)
+			out->step += out->part[k];
+	} else {
+		out->step = 0;
+		for (k = 0; k < TRAIN_NPARTS; k++)
+			out->step += out->part[k];
+	}
 	if (!brief)
 		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
 
@@ -2196,13 +2214,14 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	out->model_flops = ph->model_flops;
 	out->hw_flops = ph->hw_flops;
 	out->peak = d->peak[c->compute];
-	out->model_tflops_gpu = out->model_flops / out->step / x->y.gpus / 1e12;
-	out->mfu = out->model_tflops_gpu * 1e12 / out->peak;
+	/* One division each (a chain of them was the step's longest). */
+	sg = out->step * x->y.gpus;
+	out->model_tflops_gpu = out->model_flops / (sg * 1e12);
+	out->mfu = out->model_flops / (sg * out->peak);
 	if (!brief) {
 		out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
-		out->hw_tflops_gpu = out->hw_flops / out->step / x->y.gpus /
-			1e12;
-		out->hfu = out->hw_tflops_gpu * 1e12 / out->peak;
+		out->hw_tflops_gpu = out->hw_flops / (sg * 1e12);
+		out->hfu = out->hw_flops / (sg * out->peak);
 	}
 	if (c->tokens > 0) {
 		out->train_time = c->tokens / out->tokens_per_s;
@@ -2224,7 +2243,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "train: NULL result");
 	if (!c)
 		return gp_fail(err, "train: missing argument");
-	if (phase_get(m, d, t, c, cache, &local, &ph, err) ||
+	if (phase_get(m, d, t, c, cache, 0, &local, &ph, err) ||
 	    step_of(ph, m, d, c, cache, gate, ud, 0, out, err)) {
 		/* What failed part way is not kept. */
 		if (cache)
@@ -2236,15 +2255,20 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int (*gate)(void *ud, double step_lb), void *ud,
-		    train_result *out, gp_error *err)
+		    int inner, int (*gate)(void *ud, double step_lb),
+		    void *ud, train_result *out, gp_error *err)
 {
-	phase *ph = cache ? (phase *)(void *)cache->phase : NULL;
+	phase local, *ph = cache ? (phase *)(void *)cache->phase : NULL;
 
-	if (!ph || !ph->valid || !c || !out || c->mem.lay.zero < 0 ||
-	    c->mem.lay.zero > 3 || !cache->valid)
+	if (!ph || !c || !out || !cache->valid)
 		return train_step_gated(m, d, t, c, cache, gate, ud, out,
 					err);
+	if (!(inner && ph->valid && c->mem.lay.zero >= 0 &&
+	      c->mem.lay.zero <= 3) &&
+	    phase_get(m, d, t, c, cache, 1, &local, &ph, err)) {
+		ph->valid = 0;
+		return GP_EINVAL;
+	}
 	if (step_of(ph, m, d, c, cache, gate, ud, 1, out, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;

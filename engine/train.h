@@ -281,19 +281,19 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		     int (*gate)(void *ud, double step_lb), void *ud,
 		     train_result *out, gp_error *err);
 
-/* train_step_gated for a sweep's next layout when it differs from the
- * last one this memo priced only in its ZeRO stage and its TP and DP
- * overlaps (sweep.c knows which levels of its enumeration moved): the
- * same model, device, topology and every other field, so the memo's
- * phase is used without taking the model, device and topology again or
- * comparing the configs.  The same figures as train_step_gated; a
- * caller that cannot vouch for that calls train_step_gated.  Brief: of
- * out's memory only total and fits are written, no operator list (nops
- * 0), and bubble_frac, tokens_per_s_gpu, hw_tflops_gpu and hfu are 0 --
- * the rest is what a sweep ranks by. */
+/* train_step_gated for a sweep's next layout, with the model, device
+ * and topology the memo took at the sweep's first layout (the caller
+ * vouches: they are not compared again).  inner: the layout differs from
+ * the last one this memo priced only in its ZeRO stage and its TP and DP
+ * overlaps (sweep.c knows which levels of its enumeration moved), so the
+ * memo's phase is used without comparing the configs.  The same figures
+ * as train_step_gated; a caller that cannot vouch for that calls
+ * train_step_gated.  Brief: of out's memory only total and fits are
+ * written, no operator list (nops 0), and bubble_frac, tokens_per_s_gpu,
+ * hw_tflops_gpu and hfu are 0 -- the rest is what a sweep ranks by. */
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int (*gate)(void *ud, double step_lb), void *ud,
-		    train_result *out, gp_error *err);
+		    int inner, int (*gate)(void *ud, double step_lb),
+		    void *ud, train_result *out, gp_error *err);
 
 #endif
