@@ -1572,6 +1572,8 @@ typedef struct phase {
 	double opt[2][PHASE_STAGES], ag[PHASE_STAGES];
 	int msplit_ok;          /* the memory's share no ZeRO stage changes */
 	gp_mem_split msplit;
+	gp_train_cfg mc;        /* and the config and layout it was made */
+	gp_layout my;           /* with (the step's micro-batches set) */
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
 	double kc[2][2];
 	/* By ZeRO stage: the memory; per stage the gradient reduction,
@@ -1784,24 +1786,31 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 {
 	struct zslot *zs = &ph->z[c->mem.lay.zero];
 
+	if (!zs->mem_ok && cache && ph->msplit_ok) {
+		/* The ZeRO stage's share only, on the config and layout the
+		 * split was made with. */
+		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
+		if (mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my, c->capacity,
+				   &c->reserve, &ph->msplit, &zs->mem, err))
+			return GP_EINVAL;
+		zs->mem_ok = 1;
+	}
 	if (!zs->mem_ok) {
 		gp_train_cfg mc = c->mem;
 
 		mc.lay.microbatches = mc.lay.microbatches > 0 ?
 			mc.lay.microbatches : ph->per_step;
 		if (cache && !mc.offload_optimizer && !mc.offload_params) {
-			/* The ZeRO stage's share only, the rest once per
-			 * phase. */
-			gp_layout y = ph->x.y;
-
-			y.microbatches = mc.lay.microbatches;
-			if ((!ph->msplit_ok &&
-			     mem_train_split(m, &ph->x.p, &mc, &y,
-					     c->capacity, &c->reserve,
-					     &cache->mem, &ph->msplit, err)) ||
-			    mem_train_zero(m, &ph->x.p, &mc, &y, c->capacity,
-					   &c->reserve, &ph->msplit, &zs->mem,
-					   err))
+			/* The rest once per phase. */
+			ph->mc = mc;
+			ph->my = ph->x.y;
+			ph->my.microbatches = mc.lay.microbatches;
+			if (mem_train_split(m, &ph->x.p, &ph->mc, &ph->my,
+					    c->capacity, &c->reserve,
+					    &cache->mem, &ph->msplit, err) ||
+			    mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my,
+					   c->capacity, &c->reserve,
+					   &ph->msplit, &zs->mem, err))
 				return GP_EINVAL;
 			ph->msplit_ok = 1;
 		} else if (cache) {
@@ -1907,7 +1916,9 @@ static int phase_post(phase *ph, const scost *base)
 		}
 		zs->zg[j] = gather ? ph->ag[j] : 0.0;
 		/* All but the last bucket can hide under the backward. */
-		zs->bucket[j] = fmin(1.0, DDP_BUCKET / dmax(lp + le, 1.0));
+		zs->bucket[j] = DDP_BUCKET / dmax(lp + le, 1.0);
+		if (zs->bucket[j] > 1.0)
+			zs->bucket[j] = 1.0;
 		opt = ph->opt[sh][j];
 		if (c->mem.offload_optimizer || c->mem.offload_params)
 			/* ZeRO-Offload: grads down and params up over PCIe
@@ -2095,6 +2106,13 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		memset(out->ops, 0, sizeof out->ops);
 		return GP_OK;
 	}
+	/* Kept already, as they mostly are: no call. */
+	if (!base && ph->layers_ok && ph->base_ok[c->tp_overlap != 0])
+		base = ph->base[c->tp_overlap != 0];
+	if (!blk && zs->blk_ok[c->overlap_grad_reduce != 0] &&
+	    x->y.zero >= 2)
+		blk = (const double (*)[ZB_N])
+			zs->blk[c->overlap_grad_reduce != 0];
 	if ((!base && phase_base(ph, cache, &base)) ||
 	    (!blk && phase_blocks(ph, &blk)))
 		return GP_EINVAL;
@@ -2224,10 +2242,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		out->hfu = out->hw_flops / (sg * out->peak);
 	}
 	if (c->tokens > 0) {
-		out->train_time = c->tokens / out->tokens_per_s;
+		out->train_time = c->tokens * out->step / out->tokens_per_step;
 		if (c->price > 0)
-			out->cost = out->train_time / 3600.0 * x->y.gpus *
-				c->price;
+			out->cost = c->tokens * sg * c->price /
+				(3600.0 * out->tokens_per_step);
 	}
 	return GP_OK;
 }
