@@ -199,38 +199,92 @@ static int level_ok(const sweep_iter *it, int lv)
 	return 0;
 }
 
+/* The valid values of the innermost three levels (ZeRO stage, TP
+ * overlap, DP overlap) in the odometer's order, for tp 1 and tp > 1:
+ * what level_ok would pass, as a list the enumeration steps through. */
+static void inner_lists(sweep_iter *it)
+{
+	int one, z, a, b;
+
+	for (one = 0; one < 2; one++) {
+		it->ntri[one] = 0;
+		it->cur[LV_TP] = one ? 1 : 2;
+		for (z = it->lo[LV_Z]; z <= it->hi[LV_Z]; z++)
+		for (a = it->lo[LV_TPO]; a <= it->hi[LV_TPO]; a++)
+		for (b = it->lo[LV_DPO]; b <= it->hi[LV_DPO]; b++) {
+			it->cur[LV_Z] = z;
+			it->cur[LV_TPO] = a;
+			it->cur[LV_DPO] = b;
+			if (!level_ok(it, LV_Z) || !level_ok(it, LV_TPO) ||
+			    !level_ok(it, LV_DPO))
+				continue;
+			it->tri[one][it->ntri[one]][0] = z;
+			it->tri[one][it->ntri[one]][1] = a;
+			it->tri[one][it->ntri[one]][2] = b;
+			it->ntri[one]++;
+		}
+	}
+}
+
 /* sweep_next; whole 0: *out is the config the last call wrote, and only
  * the layout's fields are written again (sweep_run's loop). */
 static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 		       int whole)
 {
 	const sweep_space *s = it->s;
-	int lv;
+	int lv, one;
 
 	if (!it->started) {
 		it->started = 1;
 		for (lv = 0; lv < LV_N; lv++)
 			level_range(it, lv, &it->lo[lv], &it->hi[lv]);
+		inner_lists(it);
 		lv = 0;
 		it->cur[lv] = it->lo[lv] - 1;
 		it->moved = 0;
 	} else {
-		lv = LV_N - 1;
+		lv = LV_Z;
 	}
 	for (;;) {
-		if (lv < it->moved)
-			it->moved = lv;
-		if (++it->cur[lv] > it->hi[lv]) {
-			if (lv == 0)
-				return 0;
-			lv--;
-			continue;
-		}
-		if (!level_ok(it, lv))
-			continue;
-		if (lv < LV_N - 1) {
-			lv++;
-			it->cur[lv] = it->lo[lv] - 1;
+		/* The innermost three levels run over their list of valid
+		 * values (inner_lists), the next of it or, at its end, the
+		 * level outside them. */
+		if (lv == LV_Z) {
+			const int *t3;
+
+			one = it->cur[LV_TP] == 1;
+			if (++it->tri_i >= it->ntri[one]) {
+				lv = LV_Z - 1;
+				continue;
+			}
+			t3 = it->tri[one][it->tri_i];
+			lv = t3[0] != it->cur[LV_Z] ? LV_Z :
+				t3[1] != it->cur[LV_TPO] ? LV_TPO : LV_DPO;
+			if (lv < it->moved)
+				it->moved = lv;
+			it->cur[LV_Z] = t3[0];
+			it->cur[LV_TPO] = t3[1];
+			it->cur[LV_DPO] = t3[2];
+			lv = LV_Z;
+		} else {
+			if (lv < it->moved)
+				it->moved = lv;
+			if (++it->cur[lv] > it->hi[lv]) {
+				if (lv == 0)
+					return 0;
+				lv--;
+				continue;
+			}
+			if (!level_ok(it, lv))
+				continue;
+			if (++lv == LV_Z) {
+				/* Into the innermost: their first values. */
+				it->tri_i = -1;
+				it->cur[LV_Z] = it->cur[LV_TPO] =
+					it->cur[LV_DPO] = -1;
+			} else {
+				it->cur[lv] = it->lo[lv] - 1;
+			}
 			continue;
 		}
 		/* A layout: this shard's, or the next. */

@@ -104,6 +104,9 @@ typedef struct sweep_iter {
 	long index;
 	int cur[12];         /* the odometer, one value per level */
 	int lo[12], hi[12];  /* each level's range */
+	int tri[2][16][3];   /* the innermost levels' valid values (tp 1,
+			      * tp > 1) */
+	int ntri[2], tri_i;
 	unsigned zm, rm;     /* the masks in force */
 	int spm, tpom, dpom;
 	int started;
