@@ -2186,40 +2186,45 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
 	out->microbatches = per_step;
 	out->stage_time = tmax;
-	/* The slowest stage's parts, per_step times (none when every stage
-	 * is free): its base's, and its ZeRO terms. */
-	if (jw < 0 && brief) {
-		memset(out->part, 0, sizeof out->part);
-		memset(out->hidden, 0, sizeof out->hidden);
-	}
-	if (jw >= 0) {
-		const scost *w = &base[jw];
+	/* The step: the slowest stage's parts per_step times (none when
+	 * every stage is free) -- its base's, its ZeRO terms -- plus the
+	 * bubble, the reductions and the optimizer, summed in the parts'
+	 * order (its first six terms as the slowest stage's base added
+	 * them).  A brief step writes no breakdown. */
+	{
+		double pz = 0, pd = 0, hz = 0, hd = 0, bubble;
 
-		for (k = 0; k < TRAIN_NPARTS; k++) {
-			out->part[k] = per_step * w->part[k];
-			out->hidden[k] = per_step * w->hidden[k];
+		if (jw >= 0) {
+			pz = per_step * blk[jw][ZB_ZERO];
+			pd = per_step * blk[jw][ZB_DP];
+			hz = per_step * blk[jw][ZB_ZERO_HID];
+			hd = per_step * blk[jw][ZB_DP_HID];
 		}
-		out->part[TRAIN_ZERO] = per_step * blk[jw][ZB_ZERO];
-		out->part[TRAIN_DP] = per_step * blk[jw][ZB_DP];
-		out->hidden[TRAIN_ZERO] = per_step * blk[jw][ZB_ZERO_HID];
-		out->hidden[TRAIN_DP] = per_step * blk[jw][ZB_DP_HID];
-	}
-	out->part[TRAIN_BUBBLE] = x->y.pp > 1 ? (tsum - tmax) / v : 0.0;
-	out->part[TRAIN_DP] += post_dp;
-	out->hidden[TRAIN_DP] += post_dp_hid;
-	out->part[TRAIN_ZERO] += post_zero;
-	out->hidden[TRAIN_ZERO] += post_zero_hid;
-	out->part[TRAIN_OPTIMIZER] = post_opt;
-	/* The sum of the parts in their order; its first six terms as the
-	 * slowest stage's base added them. */
-	if (jw >= 0) {
-		out->step = base[jw].step05;
-		for (k = TRAIN_DP; k < TRAIN_NPARTS; k++)
-			out->step += out->part[k];
-	} else {
-		out->step = 0;
-		for (k = 0; k < TRAIN_NPARTS; k++)
-			out->step += out->part[k];
+		bubble = x->y.pp > 1 ? (tsum - tmax) / v : 0.0;
+		pd += post_dp;
+		pz += post_zero;
+		if (!brief) {
+			if (jw >= 0) {
+				const scost *w = &base[jw];
+
+				for (k = 0; k < TRAIN_NPARTS; k++) {
+					out->part[k] = per_step * w->part[k];
+					out->hidden[k] = per_step *
+						w->hidden[k];
+				}
+			}
+			out->part[TRAIN_ZERO] = pz;
+			out->part[TRAIN_DP] = pd;
+			out->hidden[TRAIN_ZERO] = hz + post_zero_hid;
+			out->hidden[TRAIN_DP] = hd + post_dp_hid;
+			out->part[TRAIN_BUBBLE] = bubble;
+			out->part[TRAIN_OPTIMIZER] = post_opt;
+		}
+		out->step = jw >= 0 ? base[jw].step05 : 0.0;
+		out->step += pd;
+		out->step += pz;
+		out->step += bubble;
+		out->step += post_opt;
 	}
 	if (!brief)
 		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
