@@ -1585,6 +1585,11 @@ typedef struct phase {
 		gp_mem_result mem;
 		double dp[PHASE_STAGES], zg[PHASE_STAGES];
 		double bucket[PHASE_STAGES], opt[PHASE_STAGES];
+		/* Their step terms: the stages' largest, DP's by DP overlap
+		 * off/on (none reads TP overlap: the windows are compute). */
+		int pd_ok[2], pz_ok;
+		double post_dp[2], post_dp_hid[2];
+		double post_zero, post_zero_hid, post_opt;
 		double blk[2][PHASE_STAGES][ZB_N];
 	} z[4];
 } phase;
@@ -1717,6 +1722,7 @@ static int phase_get(const gp_model *m, const roof_device *d,
 	for (z = 0; z < 4; z++) {
 		ph->z[z].mem_ok = ph->z[z].post_ok = 0;
 		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
+		ph->z[z].pd_ok[0] = ph->z[z].pd_ok[1] = ph->z[z].pz_ok = 0;
 	}
 	if (cache && !c->mem.offload_optimizer && !c->mem.offload_params) {
 		phase_key(c, &ph->key);
@@ -2040,7 +2046,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	ctx *x = &ph->x;
 	const scost *base = NULL;
 	const double (*blk)[ZB_N] = NULL;
-	const struct zslot *zs;
+	struct zslot *zs;
 	scost s;
 	double per_step = ph->per_step, tmax = 0, tsum = 0, v, post_dp = 0;
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
@@ -2125,12 +2131,11 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	}
 	for (j = 0; j < ph->nrec; j++) {
 		const stage_rec *r = &ph->rec[j];
-		const scost *b = &base[j];
-		double e, hdp = 0, hzg = 0, st = stage_total(b, blk[j]);
+		double st = stage_total(&base[j], blk[j]);
 
 		if (r->k == 0) {
-			out->vision_time = per_step * b->vision;
-			out->vision_patches = b->vision_patches;
+			out->vision_time = per_step * base[j].vision;
+			out->vision_patches = base[j].vision_patches;
 		}
 		tsum += st;
 		for (k = 0; k < r->repeat; k++)
@@ -2141,29 +2146,53 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			out->stage = r->k;
 			out->stage_layers = r->nl;
 		}
-		/* LoRA: only the adapters reduce and step, a few MB; their
-		 * cost is below the model's resolution.  A forward pass
-		 * reduces and steps nothing. */
-		if (!post)
-			continue;
+	}
+	/* LoRA: only the adapters reduce and step, a few MB; their cost is
+	 * below the model's resolution.  A forward pass reduces and steps
+	 * nothing. */
+	if (post) {
+		int o = c->overlap_grad_reduce != 0;
+
 		/* Overlapped with the last micro-batch's backward, all but
 		 * the last bucket (nothing is left to hide it); unoverlapped,
 		 * all of it.  The parameter all-gather likewise under the
-		 * next step's first forward. */
-		e = dmax(zs->dp[j] * zs->bucket[j], overlap(zs->dp[j], b->bwd,
-			 c->overlap_grad_reduce, &hdp));
-		if (e > post_dp) {
-			post_dp = e;
-			post_dp_hid = hdp;
+		 * next step's first forward.  Of each the largest stage's. */
+		if (!zs->pd_ok[o]) {
+			zs->post_dp[o] = zs->post_dp_hid[o] = 0;
+			for (j = 0; j < ph->nrec; j++) {
+				double hdp = 0, e = dmax(zs->dp[j] *
+					zs->bucket[j], overlap(zs->dp[j],
+					base[j].bwd, o, &hdp));
+
+				if (e > zs->post_dp[o]) {
+					zs->post_dp[o] = e;
+					zs->post_dp_hid[o] = hdp;
+				}
+			}
+			zs->pd_ok[o] = 1;
 		}
-		e = dmax(zs->zg[j] * zs->bucket[j], overlap(zs->zg[j], b->fwd,
-			 c->overlap_param_gather, &hzg));
-		if (e > post_zero) {
-			post_zero = e;
-			post_zero_hid = hzg;
+		if (!zs->pz_ok) {
+			zs->post_zero = zs->post_zero_hid = zs->post_opt = 0;
+			for (j = 0; j < ph->nrec; j++) {
+				double hzg = 0, e = dmax(zs->zg[j] *
+					zs->bucket[j], overlap(zs->zg[j],
+					base[j].fwd, c->overlap_param_gather,
+					&hzg));
+
+				if (e > zs->post_zero) {
+					zs->post_zero = e;
+					zs->post_zero_hid = hzg;
+				}
+				if (zs->opt[j] > zs->post_opt)
+					zs->post_opt = zs->opt[j];
+			}
+			zs->pz_ok = 1;
 		}
-		if (zs->opt[j] > post_opt)
-			post_opt = zs->opt[j];
+		post_dp = zs->post_dp[o];
+		post_dp_hid = zs->post_dp_hid[o];
+		post_zero = zs->post_zero;
+		post_zero_hid = zs->post_zero_hid;
+		post_opt = zs->post_opt;
 	}
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
