@@ -75,14 +75,13 @@ static int check_reserve(const gp_mem_reserve *r, double capacity,
 	return GP_OK;
 }
 
-void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
-		double pooled)
+/* mem_finish with the tensors' sum (their bytes added in order) known. */
+static void finish_sum(gp_mem_result *o, double sum, double capacity,
+		       const gp_mem_reserve *r, double pooled)
 {
-	double *b = o->bytes, sum = 0, top;
+	double *b = o->bytes, top;
 	int i, largest = 0;
 
-	for (i = 0; i < GP_MEM_NTENSOR; i++)
-		sum += b[i];
 	o->allocated = sum;
 	b[GP_MEM_CONTEXT] = r->context;
 	b[GP_MEM_LIBWS] = r->workspace;
@@ -111,6 +110,17 @@ void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
 	o->usable = o->budget - r->context - r->workspace - r->comm;
 	o->short_by = o->total - o->budget;
 	o->fits = o->total <= o->budget;
+}
+
+void mem_finish(gp_mem_result *o, double capacity, const gp_mem_reserve *r,
+		double pooled)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		sum += o->bytes[i];
+	finish_sum(o, sum, capacity, r, pooled);
 }
 
 static void finish(gp_mem_result *o, double capacity,
@@ -1154,7 +1164,8 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
 			*out = r0;
 		}
 	}
-	finish(out, capacity, r);
+	/* best is the tensors' sum finish would add again. */
+	finish_sum(out, best, capacity, r, 0.0);
 	return GP_OK;
 }
 
