@@ -1579,7 +1579,7 @@ typedef struct phase {
 	/* By ZeRO stage: the memory; per stage the gradient reduction,
 	 * the parameter gather, the share of the reduction in its last
 	 * bucket and the optimizer step (none reads an overlap); and the
-	 * stages' ZeRO terms by DP overlap off/on. */
+	 * stages' ZeRO terms by block_set. */
 	struct zslot {
 		int mem_ok, post_ok, blk_ok[2];
 		gp_mem_result mem;
@@ -1839,17 +1839,26 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 }
 
 /* The stages' ZeRO terms under c's ZeRO stage and DP overlap. */
+/* The ZeRO terms of unsharded parameters and gradients: none. */
+static const double no_blocks[PHASE_STAGES][ZB_N];
+
+/* Which of a ZeRO slot's two block sets c's overlaps use: zero_block
+ * reads the DP overlap only as "either overlap on". */
+static int block_set(const train_cfg *c)
+{
+	return c->overlap_param_gather || c->overlap_grad_reduce;
+}
+
 static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
 {
-	static const double none[PHASE_STAGES][ZB_N];
 	const train_cfg *c = ph->x.c;
 	struct zslot *zs = &ph->z[ph->x.y.zero];
-	int o = c->overlap_grad_reduce != 0, j;
+	int o = block_set(c), j;
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
 	 * zeros). */
 	if (ph->x.y.zero < 2 || !(ph->x.y.shard > 1) || ph->x.frozen) {
-		*blk = none;
+		*blk = no_blocks;
 		return GP_OK;
 	}
 	if (!zs->blk_ok[o]) {
@@ -2115,10 +2124,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	/* Kept already, as they mostly are: no call. */
 	if (!base && ph->layers_ok && ph->base_ok[c->tp_overlap != 0])
 		base = ph->base[c->tp_overlap != 0];
-	if (!blk && zs->blk_ok[c->overlap_grad_reduce != 0] &&
-	    x->y.zero >= 2)
-		blk = (const double (*)[ZB_N])
-			zs->blk[c->overlap_grad_reduce != 0];
+	if (!blk && (x->y.zero < 2 || !(x->y.shard > 1) || x->frozen))
+		blk = no_blocks;
+	else if (!blk && zs->blk_ok[block_set(c)])
+		blk = (const double (*)[ZB_N])zs->blk[block_set(c)];
 	if ((!base && phase_base(ph, cache, &base)) ||
 	    (!blk && phase_blocks(ph, &blk)))
 		return GP_EINVAL;
