@@ -99,12 +99,14 @@ typedef struct ctx {
 	 * group recur across layers kinds and stages (TP gathers of the
 	 * head and the layers, PP sends of every stage). */
 	int ncache;
-	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
 	train_cache *cc;      /* the caller's memo, or NULL */
 	/* A stage's pipeline send/receive and the TP gather beside it
 	 * (every stage's, priced once): pp_ok set. */
 	int pp_ok;
 	double pp_sr, pp_gat;
+	/* Last: prepare clears what is before it (ncache says how much of
+	 * it holds anything). */
+	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
 } ctx;
 
 static double op_time(const ctx *x, double flop, double bytes, double m,
@@ -1423,7 +1425,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	double mb, per_step, nodes;
 	int G;
 
-	memset(xp, 0, sizeof *xp);
+	memset(xp, 0, offsetof(ctx, cache));
 	*warn = 0;
 	xp->m = m;
 	xp->d = d;
@@ -1686,7 +1688,8 @@ static void phase_key(const train_cfg *c, train_cfg *k)
  * stage); so is a ZeRO stage out of range (its error is the check's). */
 static int phase_get(const gp_model *m, const roof_device *d,
 		     const gp_topo *t, const train_cfg *c, train_cache *cache,
-		     int taken, phase *local, phase **php, gp_error *err)
+		     int taken, int moved, phase *local, phase **php,
+		     gp_error *err)
 {
 	phase *ph = local;
 	train_cfg k;
@@ -1699,9 +1702,13 @@ static int phase_get(const gp_model *m, const roof_device *d,
 		    cache_open(cache, m, d, t, err))
 			return GP_EINVAL;
 		ph = (phase *)(void *)cache->phase;
-		phase_key(c, &k);
-		if (ph->valid && ph->nodes == t->nodes && zero >= 0 &&
-		    zero <= 3 && memcmp(&ph->key, &k, sizeof k) == 0) {
+		/* moved: a level of the phase's key moved (the caller
+		 * knows), so it is not the memo's. */
+		if (!moved)
+			phase_key(c, &k);
+		if (!moved && ph->valid && ph->nodes == t->nodes &&
+		    zero >= 0 && zero <= 3 &&
+		    memcmp(&ph->key, &k, sizeof k) == 0) {
 			*php = ph;
 			return GP_OK;
 		}
@@ -2304,7 +2311,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "train: NULL result");
 	if (!c)
 		return gp_fail(err, "train: missing argument");
-	if (phase_get(m, d, t, c, cache, 0, &local, &ph, err) ||
+	if (phase_get(m, d, t, c, cache, 0, 0, &local, &ph, err) ||
 	    step_of(ph, m, d, c, cache, gate, ud, 0, out, err)) {
 		/* What failed part way is not kept. */
 		if (cache)
@@ -2326,7 +2333,7 @@ int train_step_next(const gp_model *m, const roof_device *d,
 					err);
 	if (!(inner && ph->valid && c->mem.lay.zero >= 0 &&
 	      c->mem.lay.zero <= 3) &&
-	    phase_get(m, d, t, c, cache, 1, &local, &ph, err)) {
+	    phase_get(m, d, t, c, cache, 1, !inner, &local, &ph, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;
 	}

@@ -286,7 +286,8 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  * vouches: they are not compared again).  inner: the layout differs from
  * the last one this memo priced only in its ZeRO stage and its TP and DP
  * overlaps (sweep.c knows which levels of its enumeration moved), so the
- * memo's phase is used without comparing the configs.  The same figures
+ * memo's phase is used without comparing the configs; inner 0 prepares
+ * the phase afresh, without comparing either.  The same figures
  * as train_step_gated; a caller that cannot vouch for that calls
  * train_step_gated.  Brief: what a sweep ranks by -- the step, tokens
  * per second, MFU, time, cost, fits and the memory's total -- and no
