@@ -143,7 +143,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(29);
+	plan(36);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -262,6 +262,67 @@ int main(void)
 		   GP_OK && rc.seen > 1000 && rc.differ == 0 &&
 		   st.timed == st.divided - st.errors && st.timed > st.fitting,
 		   "sweep_run's own pricing == train_step on every layout");
+	}
+
+	/* The memory's ZeRO split on the recipes whose states take their
+	 * own branches (LoRA on a 16-bit and a 4-bit base, DeepSpeed's
+	 * pipeline with its bf16 optimizer, a paged optimizer, the step in
+	 * the backward): each layout priced through one memo with its four
+	 * ZeRO stages in a row (the memory split kept across them) equals
+	 * train_step alone. */
+	{
+		static const int g16[] = {16};
+		int variant, z, seen = 0;
+
+		mism = 0;
+		for (variant = 0; variant < 5; variant++) {
+			train_cfg bv = bw;
+
+			if (variant == 0 || variant == 1) {
+				bv.mem.lora_rank = 16;
+				bv.mem.lora_targets = GP_LORA_Q | GP_LORA_V;
+				if (variant == 1)
+					bv.mem.base.bits = 4;
+			} else if (variant == 2) {
+				bv.mem.pipe = GP_PIPE_DEEPSPEED;
+				bv.mem.recipe = GP_RECIPE_DSBF16;
+			} else if (variant == 3) {
+				bv.mem.paged_optimizer = 1;
+			} else {
+				bv.mem.grads_in_bwd = 1;
+			}
+			memset(&s, 0, sizeof s);
+			s.gpus = g16;
+			s.ngpus = 1;
+			s.tp_max = 4;
+			s.pp_max = 4;
+			s.mbs = mb2;
+			s.nmb = 2;
+			s.rec_mask = 7;
+			ok(sweep_begin(&it, &w, &t, &bv, &s, &err) == GP_OK,
+			   "begin a recipe variant");
+			memset(&cache, 0, sizeof cache);
+			while (sweep_next(&it, &c, &cand)) {
+				for (z = 0; z < 4; z++) {
+					int e1, e2;
+
+					c.mem.lay.zero = z;
+					e1 = train_step(&w, &d, &t, &c, &r1, &err);
+					e2 = train_step_cached(&w, &d, &t, &c,
+							       &cache, &r2,
+							       &err);
+					if (e1 != e2 || (e1 == GP_OK &&
+					    (!same_result(&r1, &r2) ||
+					     memcmp(r1.mem.bytes, r2.mem.bytes,
+						    sizeof r1.mem.bytes) != 0)))
+						mism++;
+					seen += e1 == GP_OK;
+				}
+			}
+		}
+		ok(seen > 200, "the recipe variants price layouts");
+		is_int(mism, 0, "memory split by ZeRO stage == train_step on "
+		       "LoRA, QLoRA, DeepSpeed pipeline, paged, in-backward");
 	}
 
 	/* skip_unfit: memory only for what does not fit. */
