@@ -1127,6 +1127,7 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 				       GP_MEM_SPLIT_N);
 		train_stage(m, c, y, p, sa, &s->sb, k, nl, ST_REST,
 			    &s->rest[s->n]);
+		s->work[s->n] = s->rest[s->n];
 		s->n++;
 	}
 	return GP_OK;
@@ -1135,37 +1136,40 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 int mem_train_zero(const gp_model *m, const gp_params *p,
 		   const gp_train_cfg *c, const gp_layout *y,
 		   double capacity, const gp_mem_reserve *r,
-		   const gp_mem_split *s, gp_mem_result *out, gp_error *err)
+		   gp_mem_split *s, const gp_mem_result **res, gp_error *err)
 {
 	const stage_acts *sa;
-	gp_mem_result r0;
-	double best, v;
-	int i;
+	double best = 0, v;
+	int i, bi = 0;
 
-	if (!m || !p || !c || !y || !s || !out || s->n < 1)
+	if (!m || !p || !c || !y || !s || !res || s->n < 1)
 		return gp_fail(err, "mem_train_zero: missing argument");
 	if (c->lay.zero < 0 || c->lay.zero > 3)
 		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
 			       c->lay.zero);
 	sa = (const stage_acts *)(const void *)s->acts;
-	/* train_stages' choice: the first stage, then any later one that
-	 * holds more. */
-	*out = s->rest[0];
-	train_stage(m, c, y, p, sa, &s->sb, out->stage, out->stage_layers,
-		    ST_ZERO, out);
-	best = tensor_sum(out);
-	for (i = 1; i < s->n; i++) {
-		r0 = s->rest[i];
-		train_stage(m, c, y, p, sa, &s->sb, r0.stage, r0.stage_layers,
-			    ST_ZERO, &r0);
-		v = tensor_sum(&r0);
-		if (v > best) {
+	/* Each stage on its scratch copy: the split's share back in place
+	 * (what the ZeRO stage's own share writes or reads: the tensors
+	 * and the trainable count; the rest finish writes or the stage
+	 * never changes), then this stage's share.  train_stages' choice:
+	 * the first stage, then any later one that holds more. */
+	for (i = 0; i < s->n; i++) {
+		gp_mem_result *w = &s->work[i];
+
+		memcpy(w->bytes, s->rest[i].bytes,
+		       GP_MEM_NTENSOR * sizeof w->bytes[0]);
+		w->trainable = s->rest[i].trainable;
+		train_stage(m, c, y, p, sa, &s->sb, w->stage, w->stage_layers,
+			    ST_ZERO, w);
+		v = tensor_sum(w);
+		if (i == 0 || v > best) {
 			best = v;
-			*out = r0;
+			bi = i;
 		}
 	}
 	/* best is the tensors' sum finish would add again. */
-	finish_sum(out, best, capacity, r, 0.0);
+	finish_sum(&s->work[bi], best, capacity, r, 0.0);
+	*res = &s->work[bi];
 	return GP_OK;
 }
 

@@ -251,7 +251,8 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
  * (activations, logits, buffers: everything but the states, gathers and
  * DeepSpeed's reduction peak); mem_train_zero finishes it under c's
  * ZeRO stage -- for the m, p, c (but its ZeRO stage), y, capacity and r
- * the split was made with; the caller vouches.  The same result as
+ * the split was made with; the caller vouches -- and points *res at the
+ * result, in s (good until s is used again).  The same result as
  * mem_train_prepared.  An offloaded config is refused (its checks read
  * the ZeRO stage).  The fields are memory.c's. */
 #define GP_MEM_SPLIT_N 8
@@ -260,6 +261,7 @@ typedef struct gp_mem_split {
 	gp_state_bytes sb;
 	double acts[128];        /* memory.c's stage_acts */
 	gp_mem_result rest[GP_MEM_SPLIT_N];
+	gp_mem_result work[GP_MEM_SPLIT_N];   /* mem_train_zero's */
 } gp_mem_split;
 
 int mem_train_split(const gp_model *m, const gp_params *p,
@@ -269,7 +271,7 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 int mem_train_zero(const gp_model *m, const gp_params *p,
 		   const gp_train_cfg *c, const gp_layout *y,
 		   double capacity, const gp_mem_reserve *r,
-		   const gp_mem_split *s, gp_mem_result *out, gp_error *err);
+		   gp_mem_split *s, const gp_mem_result **res, gp_error *err);
 
 /* Inference serving: the one inference-memory model (infer_run sizes its
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus

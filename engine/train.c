@@ -1585,6 +1585,9 @@ typedef struct phase {
 	struct zslot {
 		int mem_ok, post_ok, blk_ok[2];
 		gp_mem_result mem;
+		int brief_ok;           /* total and fits alone */
+		double total;
+		int fits;
 		double dp[PHASE_STAGES], zg[PHASE_STAGES];
 		double bucket[PHASE_STAGES], opt[PHASE_STAGES];
 		/* Their step terms: the stages' largest, DP's by DP overlap
@@ -1727,7 +1730,7 @@ static int phase_get(const gp_model *m, const roof_device *d,
 	ph->opt_ok[0] = ph->opt_ok[1] = ph->ag_ok = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	for (z = 0; z < 4; z++) {
-		ph->z[z].mem_ok = ph->z[z].post_ok = 0;
+		ph->z[z].mem_ok = ph->z[z].post_ok = ph->z[z].brief_ok = 0;
 		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
 		ph->z[z].pd_ok[0] = ph->z[z].pd_ok[1] = ph->z[z].pz_ok = 0;
 	}
@@ -1795,20 +1798,29 @@ static int phase_base(phase *ph, train_cache *cache, const scost **base)
  * the memory model (uniform for Megatron, DeepSpeed's balanced
  * partition when configured) with the step's micro-batches. */
 static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
-		     train_cache *cache, gp_mem_result *out, gp_error *err)
+		     train_cache *cache, int brief, gp_mem_result *out,
+		     gp_error *err)
 {
 	struct zslot *zs = &ph->z[c->mem.lay.zero];
+	const gp_mem_result *res;
 
-	if (!zs->mem_ok && cache && ph->msplit_ok) {
+	if (!zs->mem_ok && !(brief && zs->brief_ok) && cache &&
+	    ph->msplit_ok) {
 		/* The ZeRO stage's share only, on the config and layout the
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
 		if (mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my, c->capacity,
-				   &c->reserve, &ph->msplit, &zs->mem, err))
+				   &c->reserve, &ph->msplit, &res, err))
 			return GP_EINVAL;
-		zs->mem_ok = 1;
+		zs->total = res->total;
+		zs->fits = res->fits;
+		zs->brief_ok = 1;
+		if (!brief) {
+			zs->mem = *res;
+			zs->mem_ok = 1;
+		}
 	}
-	if (!zs->mem_ok) {
+	if (!zs->mem_ok && !(brief && zs->brief_ok)) {
 		gp_train_cfg mc = c->mem;
 
 		mc.lay.microbatches = mc.lay.microbatches > 0 ?
@@ -1823,9 +1835,10 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 					    &cache->mem, &ph->msplit, err) ||
 			    mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my,
 					   c->capacity, &c->reserve,
-					   &ph->msplit, &zs->mem, err))
+					   &ph->msplit, &res, err))
 				return GP_EINVAL;
 			ph->msplit_ok = 1;
+			zs->mem = *res;
 		} else if (cache) {
 			gp_layout y = ph->x.y;
 
@@ -1838,10 +1851,16 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 				     &zs->mem, err)) {
 			return GP_EINVAL;
 		}
-		zs->mem_ok = 1;
+		zs->mem_ok = zs->brief_ok = 1;
+		zs->total = zs->mem.total;
+		zs->fits = zs->mem.fits;
 	}
-	if (out)
+	if (brief) {
+		out->total = zs->total;
+		out->fits = zs->fits;
+	} else {
 		*out = zs->mem;
+	}
 	return GP_OK;
 }
 
@@ -2117,12 +2136,8 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	}
-	if (phase_mem(ph, m, c, cache, brief ? NULL : &out->mem, err))
+	if (phase_mem(ph, m, c, cache, brief, &out->mem, err))
 		return GP_EINVAL;
-	if (brief) {
-		out->mem.total = ph->z[x->y.zero].mem.total;
-		out->mem.fits = ph->z[x->y.zero].mem.fits;
-	}
 	out->fits = out->mem.fits;
 	if (!out->fits && c->skip_unfit) {
 		memset(out->ops, 0, sizeof out->ops);

@@ -211,7 +211,7 @@ typedef struct train_result {
 #define TRAIN_CACHE_N 64
 #define TRAIN_COLL_N 512
 #define TRAIN_PLACE_N 16
-#define TRAIN_PHASE_WORDS 4096
+#define TRAIN_PHASE_WORDS 6144
 typedef struct train_cache {
 	gp_model m;
 	roof_device d;
