@@ -1032,6 +1032,22 @@ int mem_layout_prepared(const gp_model *m, const gp_params *p,
 typedef char stage_acts_fits_memo[sizeof(stage_acts) <=
 	sizeof(((gp_mem_memo *)0)->e[0].acts) ? 1 : -1];
 
+/* FNV-1a over the key's bytes, 8 at a time. */
+static unsigned long long key_hash(const unsigned char *k, size_t n)
+{
+	unsigned long long h = 1469598103934665603ULL, u;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&u, k + i, sizeof u);
+		h = (h ^ u) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ k[i]) * 1099511628211ULL;
+	return h;
+}
+
 /* The memo's stage_acts for c and y: found (the last hit first), or
  * computed and kept.  *sap points into the memo (or at buf). */
 static int memo_acts(const gp_model *m, const gp_train_cfg *c,
@@ -1039,6 +1055,7 @@ static int memo_acts(const gp_model *m, const gp_train_cfg *c,
 		     const stage_acts **sap, gp_error *err)
 {
 	unsigned char key[sizeof mm->e[0].key];
+	unsigned long long h;
 	int i;
 
 	if (!mm) {
@@ -1053,8 +1070,10 @@ static int memo_acts(const gp_model *m, const gp_train_cfg *c,
 		mm->hits++;
 		return GP_OK;
 	}
+	h = key_hash(key, sizeof key);
 	for (i = 0; i < mm->n; i++)
-		if (memcmp(mm->e[i].key, key, sizeof key) == 0) {
+		if (mm->e[i].hash == h &&
+		    memcmp(mm->e[i].key, key, sizeof key) == 0) {
 			*sap = (const stage_acts *)(const void *)mm->e[i].acts;
 			mm->last = i;
 			mm->hits++;
@@ -1066,6 +1085,7 @@ static int memo_acts(const gp_model *m, const gp_train_cfg *c,
 	i = mm->n < GP_MEM_MEMO_N ? mm->n++ : mm->next;
 	mm->next = (mm->next + 1) % GP_MEM_MEMO_N;
 	memcpy(mm->e[i].key, key, sizeof key);
+	mm->e[i].hash = h;
 	memcpy(mm->e[i].acts, buf, sizeof *buf);
 	mm->last = i;
 	*sap = (const stage_acts *)(const void *)mm->e[i].acts;

@@ -229,6 +229,7 @@ typedef struct gp_mem_memo {
 	long hits, misses;
 	struct gp_mem_memo_entry {
 		unsigned char key[sizeof(gp_act_cfg) + 4 * sizeof(double)];
+		unsigned long long hash;    /* of key */
 		double acts[128];           /* memory.c's stage_acts */
 	} e[GP_MEM_MEMO_N];
 } gp_mem_memo;

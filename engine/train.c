@@ -2260,7 +2260,8 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			hz = per_step * blk[jw][ZB_ZERO_HID];
 			hd = per_step * blk[jw][ZB_DP_HID];
 		}
-		bubble = x->y.pp > 1 ? (tsum - tmax) / v : 0.0;
+		bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
+			(tsum - tmax) / v;
 		pd += post_dp;
 		pz += post_zero;
 		if (!brief) {
