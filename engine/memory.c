@@ -795,15 +795,19 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 		/* Dense states shard over dp*cp, expert states over the
 		 * expert-data-parallel group dp*cp/ep (Megatron-Core MoE:
 		 * expert params are replicated only across EDP). */
-#define SH(flag, d, e) ((flag) ? (d) / y->shard + (e) / y->eshard : (d) + (e))
-		o->bytes[GP_MEM_WEIGHTS] = SH(wsh, dense, expert) * wb;
-		o->bytes[GP_MEM_GRADS] = SH(gsh, dense - vf, expert) *
+		double dt = dense - vf, sh = y->shard, esh = y->eshard;
+		/* Each sharded share divided once (stores into o could alias
+		 * y's fields: the compiler would divide again each time). */
+		double d_sh = dense / sh, dt_sh = dt / sh, e_sh = expert / esh;
+
+		o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
+					    dense + expert) * wb;
+		o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
 			sb.grads;
-		o->bytes[GP_MEM_MASTER] = SH(osh, dense - vf, expert) *
+		o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
 			sb.master;
-		o->bytes[GP_MEM_OPTIMIZER] = SH(osh, dense - vf, expert) *
-			sb.optimizer;
-#undef SH
+		o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
+					      dt + expert) * sb.optimizer;
 		o->trainable = p->total -
 			(c->vision_frozen ? tower_params(m, p) : 0);
 		if (c->grads_in_bwd) {

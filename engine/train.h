@@ -209,7 +209,7 @@ typedef struct train_result {
  * them.  Zero it (memset) before the first use; it notices another
  * model, device or topology and starts over.  The fields are train.c's. */
 #define TRAIN_CACHE_N 64
-#define TRAIN_COLL_N 512
+#define TRAIN_COLL_N 2048
 #define TRAIN_PLACE_N 16
 #define TRAIN_PHASE_WORDS 6144
 typedef struct train_cache {
