@@ -685,7 +685,8 @@ enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
 static void train_stage(const gp_model *m, const gp_train_cfg *c,
 			const gp_layout *y, const gp_params *p,
 			const stage_acts *sa, const gp_state_bytes *sbp,
-			int stage, int nl, unsigned parts, gp_mem_result *o)
+			int stage, int nl, unsigned parts, double *head,
+			gp_mem_result *o)
 {
 	gp_state_bytes sb = *sbp;
 	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
@@ -706,6 +707,16 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 		memset(o, 0, sizeof *o);
 	o->stage = stage;
 	o->stage_layers = nl;
+	/* head: the stage's shares below, kept by ST_REST (when given) and
+	 * read back by ST_ZERO alone. */
+	if (head && parts == ST_ZERO) {
+		frac = head[0];
+		expert = head[1];
+		dense = head[2];
+		mine = head[3];
+		tok = head[4];
+		goto zero;
+	}
 	frac = (double)nl / m->layers;
 	/* Per-layer parameters split into routed experts (sharded over
 	 * EP and TP) and the rest (TP only); norms are counted with the
@@ -730,8 +741,16 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 	mine = dense + expert;
 	o->params = mine;
 	tok = c->seq / y->cp * c->lay.micro_batch;
+	if (head) {
+		head[0] = frac;
+		head[1] = expert;
+		head[2] = dense;
+		head[3] = mine;
+		head[4] = tok;
+	}
 	if (!(parts & ST_ZERO))
 		goto rest;
+zero:
 
 	wb = sb.weights;
 	if (c->lora_rank > 0) {
@@ -979,7 +998,7 @@ static int train_stages(const gp_model *m, const gp_params *p,
 	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
 		return GP_EINVAL;
 	train_stage(m, c, y, p, sa, &sb, 0, stage_layers(m, y, 0), ST_ALL,
-		    out);
+		    NULL, out);
 	if (y->pp > 1) {
 		double best = tensor_sum(out), v;
 		int k, nl, prev = -1;
@@ -989,7 +1008,8 @@ static int train_stages(const gp_model *m, const gp_params *p,
 			if (k < y->pp - 1 && nl == prev)
 				continue;
 			prev = nl;
-			train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, &r0);
+			train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL,
+				    &r0);
 			v = tensor_sum(&r0);
 			if (v > best) {
 				best = v;
@@ -1150,7 +1170,7 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 				       "than %d distinct stages", y->pp,
 				       GP_MEM_SPLIT_N);
 		train_stage(m, c, y, p, sa, &s->sb, k, nl, ST_REST,
-			    &s->rest[s->n]);
+			    s->head[s->n], &s->rest[s->n]);
 		s->work[s->n] = s->rest[s->n];
 		s->n++;
 	}
@@ -1184,7 +1204,7 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
 		       GP_MEM_NTENSOR * sizeof w->bytes[0]);
 		w->trainable = s->rest[i].trainable;
 		train_stage(m, c, y, p, sa, &s->sb, w->stage, w->stage_layers,
-			    ST_ZERO, w);
+			    ST_ZERO, s->head[i], w);
 		v = tensor_sum(w);
 		if (i == 0 || v > best) {
 			best = v;

@@ -263,6 +263,7 @@ typedef struct gp_mem_split {
 	double acts[128];        /* memory.c's stage_acts */
 	gp_mem_result rest[GP_MEM_SPLIT_N];
 	gp_mem_result work[GP_MEM_SPLIT_N];   /* mem_train_zero's */
+	double head[GP_MEM_SPLIT_N][5];       /* each stage's shares */
 } gp_mem_split;
 
 int mem_train_split(const gp_model *m, const gp_params *p,
