@@ -2112,7 +2112,8 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		       offsetof(train_result, ops) -
 		       offsetof(train_result, fits));
 	}
-	memcpy(out->groups, ph->groups, sizeof out->groups);
+	if (!brief)
+		memcpy(out->groups, ph->groups, sizeof out->groups);
 	out->warn = ph->warn;
 	/* ZeRO over one rank shards nothing -- unless it carries the
 	 * offload (DeepSpeed offloads through its ZeRO optimizer). */
@@ -2232,7 +2233,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		gp_group eg;
 
 		eg.ranks = 2;
-		eg.per_node = out->groups[GP_GRP_PP].per_node > 1 ? 2 : 1;
+		eg.per_node = ph->groups[GP_GRP_PP].per_node > 1 ? 2 : 1;
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)
 			eg.sharing = 1;

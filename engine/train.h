@@ -291,9 +291,9 @@ int train_step_gated(const gp_model *m, const roof_device *d,
  * as train_step_gated; a caller that cannot vouch for that calls
  * train_step_gated.  Brief: what a sweep ranks by -- the step, tokens
  * per second, MFU, time, cost, fits and the memory's total -- and no
- * breakdown: part and hidden are not written, of out's memory only total
- * and fits, no operator list (nops 0), and bubble_frac, tokens_per_s_gpu,
- * hw_tflops_gpu and hfu are 0. */
+ * breakdown: part, hidden and groups are not written, of out's memory
+ * only total and fits, no operator list (nops 0), and bubble_frac,
+ * tokens_per_s_gpu, hw_tflops_gpu and hfu are 0. */
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
 		    int inner, int (*gate)(void *ud, double step_lb),
