@@ -152,7 +152,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(161);
+	plan(165);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -1180,5 +1180,52 @@ int main(void)
 	bad.hidden = -4096;
 	rc = mem_train(&bad, &tc, 80e9, &rs, &r, &err);
 	ok(rc == GP_EINVAL, "negative hidden rejected by model_check");
+
+	/* The ZeRO split: Llama-2-70B on tp 8 pp 4 dp 2 (80 layers, 20 a
+	 * stage), one split finished under each ZeRO stage equals
+	 * mem_train for that stage, byte for byte (the same expressions in
+	 * the same order); an offloaded config and a ZeRO stage past 3 are
+	 * refused. */
+	{
+		static gp_mem_split sp;
+		gp_params pp;
+		gp_layout y;
+		const gp_mem_result *res = NULL;
+		int z, same = 1;
+
+		tc = train_cfg();
+		tc.recipe = GP_RECIPE_MEGATRON18;
+		tc.seq = 4096;
+		tc.lay.tp = 8;
+		tc.lay.pp = 4;
+		tc.lay.dp = 2;
+		tc.lay.sp = 1;
+		tc.lay.microbatches = 8;
+		ok(model_params(&l70, &pp, &err) == GP_OK &&
+		   mem_layout_prepared(&l70, &pp, &tc, &y, &err) == GP_OK &&
+		   mem_train_split(&l70, &pp, &tc, &y, 80e9, &rs, NULL, &sp,
+				   &err) == GP_OK && sp.n == 3,
+		   "split: 3 distinct stages (first, middle, last) of pp 4");
+		for (z = 0; z < 4; z++) {
+			tc.lay.zero = y.zero = z;
+			if (mem_train_zero(&l70, &pp, &tc, &y, 80e9, &rs, &sp,
+					   &res, &err) != GP_OK ||
+			    mem_train(&l70, &tc, 80e9, &rs, &r, &err) != GP_OK ||
+			    memcmp(res->bytes, r.bytes, sizeof r.bytes) != 0 ||
+			    res->total != r.total || res->stage != r.stage)
+				same = 0;
+		}
+		ok(same, "split finished under ZeRO 0..3 == mem_train");
+		tc.lay.zero = y.zero = 4;
+		ok(mem_train_zero(&l70, &pp, &tc, &y, 80e9, &rs, &sp, &res,
+				  &err) == GP_EINVAL && strstr(err.msg, "zero"),
+		   "split: zero 4 refused");
+		tc.lay.zero = y.zero = 1;
+		tc.offload_optimizer = 1;
+		ok(mem_train_split(&l70, &pp, &tc, &y, 80e9, &rs, NULL, &sp,
+				   &err) == GP_EINVAL &&
+		   strstr(err.msg, "offload") != NULL,
+		   "split: an offloaded config refused");
+	}
 	return done();
 }
