@@ -75,6 +75,12 @@ static int check_reserve(const gp_mem_reserve *r, double capacity,
 	return GP_OK;
 }
 
+/* finish_sum's order: the tensors, the four reserves, the paged states
+ * last. */
+typedef char paged_after_reserves[GP_MEM_PAGED == GP_MEM_NCOMP - 1 &&
+	GP_MEM_FRAG == GP_MEM_PAGED - 1 &&
+	GP_MEM_CONTEXT == GP_MEM_NTENSOR ? 1 : -1];
+
 /* mem_finish with the tensors' sum (their bytes added in order) known. */
 static void finish_sum(gp_mem_result *o, double sum, double capacity,
 		       const gp_mem_reserve *r, double pooled)
@@ -87,21 +93,19 @@ static void finish_sum(gp_mem_result *o, double sum, double capacity,
 	b[GP_MEM_LIBWS] = r->workspace;
 	b[GP_MEM_COMM] = r->comm;
 	b[GP_MEM_FRAG] = r->frag * (sum - pooled);
-	sum = 0;
-	top = b[0];
-	for (i = 0; i < GP_MEM_NCOMP; i++) {
-		/* Paged optimizer states live in CUDA managed memory that
-		 * the driver evicts to the host under pressure (the point
-		 * of bitsandbytes' paged optimizers): shown, but they never
-		 * make a job fail to fit. */
-		if (i == GP_MEM_PAGED)
-			continue;
+	/* The total: every component in order but the paged optimizer
+	 * states, which live in CUDA managed memory that the driver evicts
+	 * to the host under pressure (the point of bitsandbytes' paged
+	 * optimizers): shown, but they never make a job fail to fit.  The
+	 * tensors come first (their sum is sum); the reserves follow. */
+	for (i = GP_MEM_NTENSOR; i < GP_MEM_PAGED; i++)
 		sum += b[i];
+	top = b[0];
+	for (i = 0; i < GP_MEM_PAGED; i++)
 		if (b[i] > top) {
 			top = b[i];
 			largest = i;
 		}
-	}
 	o->total = sum;
 	o->largest = largest;
 	o->capacity = capacity;
