@@ -206,7 +206,10 @@ typedef struct train_result {
  * once per layout; so do the saved activations of the memory model.  A
  * collective's time depends on its op, bytes and placed group only.  The
  * model, device and topology are checked once, when the memo takes
- * them.  Zero it (memset) before the first use; it notices another
+ * them.  It also keeps the last layout's phase (train.c): a layout that
+ * differs from it only in ZeRO stage and TP and DP overlap reuses its
+ * layout, stages, memory and costs.  About 280 KB: allocate it static or
+ * on the heap.  Zero it (memset) before the first use; it notices another
  * model, device or topology and starts over.  The fields are train.c's. */
 #define TRAIN_CACHE_N 64
 #define TRAIN_COLL_N 2048
