@@ -94,10 +94,10 @@ do
       end
     end
   end
-  -- The best of ten runs of ~0.1 s: a shared machine's other loads only
-  -- ever slow a run down.
+  -- The best of twenty runs of ~0.1 s: a shared machine's other loads
+  -- only ever slow a run down.
   local best, fits, r = 0, 0, nil
-  for _ = 1, 10 do
+  for _ = 1, 20 do
     local n, t0 = 0, clock()
     fits = 0
     repeat

@@ -167,7 +167,7 @@ static int train_sweep_pass(const gp_model *m, const roof_device *d,
  * 1/2/4, every recompute policy, vpp <= 2, TP overlap and DP overlap
  * each off and on, the memo warm from the pass before (its layer costs
  * and collectives; a sweep's own first pass prices them once).  Returns
- * evaluations per second, the best of twenty runs. */
+ * evaluations per second, the best of forty runs. */
 static double plan_sweep(const gp_model *m, const roof_device *d,
 			 const gp_topo *t, train_cache *cache, long *per_pass,
 			 long *layouts)
@@ -206,9 +206,9 @@ static double plan_sweep(const gp_model *m, const roof_device *d,
 	s.no_bound = 1;
 	s.time_all = 1;
 	*per_pass = *layouts = 0;
-	/* The best of twenty runs of ~50 ms: a shared machine's other loads
+	/* The best of forty runs of ~50 ms: a shared machine's other loads
 	 * (and its clock) only ever slow a run down. */
-	for (k = 0; k < 20; k++) {
+	for (k = 0; k < 40; k++) {
 		timed = 0;
 		t0 = now();
 		do {

@@ -2106,6 +2106,7 @@ typedef struct lgp_job {
 	gp_topo t;
 	train_cfg base;
 	int gpus;                /* dp = gpus / (tp pp cp) */
+	int stepped;             /* the memo holds m, d and t */
 	train_cache cache;
 } lgp_job;
 
@@ -2184,8 +2185,13 @@ static int lgp_job_step(lua_State *L)
 		r = lua_newuserdatauv(L, sizeof *r, 0);
 		luaL_setmetatable(L, LGP_RESULT);
 	}
-	if (train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err))
+	/* After the first step the memo holds the job's model, device and
+	 * topology, which nothing changes. */
+	if ((j->stepped ? train_step_next(&j->m, &j->d, &j->t, &c,
+					  &j->cache, 0, NULL, NULL, r, &err) :
+	     train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err)))
 		return luaL_error(L, "step: %s", err.msg);
+	j->stepped = 1;
 	return 1;
 }
 
@@ -2217,30 +2223,47 @@ static int lgp_result_table(lua_State *L)
 	return 1;
 }
 
+/* result.name: a loop reads fields by the million, so the names are
+ * looked up in a table (upvalue 1: name -> index into result_fields;
+ * -1 fits, -2 table) rather than compared one by one. */
 static int lgp_result_index(lua_State *L)
 {
 	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
-	const char *k = luaL_checkstring(L, 2);
+	lua_Integer i;
+
+	luaL_checkstring(L, 2);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+		return luaL_error(L, "train result: no field '%s' (step, "
+				  "fits, tokens_per_s, mfu, memory_total, "
+				  "...; result:table() for all)",
+				  lua_tostring(L, 2));
+	i = lua_tointeger(L, -1);
+	if (i == -1)
+		lua_pushboolean(L, r->fits);
+	else if (i == -2)
+		lua_pushcfunction(L, lgp_result_table);
+	else
+		lua_pushnumber(L, *(const double *)(const void *)
+			       ((const char *)r + result_fields[i].off));
+	return 1;
+}
+
+/* lgp_result_index with its name table as upvalue, pushed. */
+static void lgp_push_result_index(lua_State *L)
+{
 	int i;
 
-	for (i = 0; result_fields[i].name; i++)
-		if (strcmp(k, result_fields[i].name) == 0) {
-			lua_pushnumber(L, *(const double *)(const void *)
-				       ((const char *)r +
-					result_fields[i].off));
-			return 1;
-		}
-	if (strcmp(k, "fits") == 0) {
-		lua_pushboolean(L, r->fits);
-		return 1;
+	lua_newtable(L);
+	for (i = 0; result_fields[i].name; i++) {
+		lua_pushinteger(L, i);
+		lua_setfield(L, -2, result_fields[i].name);
 	}
-	if (strcmp(k, "table") == 0) {
-		lua_pushcfunction(L, lgp_result_table);
-		return 1;
-	}
-	return luaL_error(L, "train result: no field '%s' (step, fits, "
-			  "tokens_per_s, mfu, memory_total, ...; "
-			  "result:table() for all)", k);
+	lua_pushinteger(L, -1);
+	lua_setfield(L, -2, "fits");
+	lua_pushinteger(L, -2);
+	lua_setfield(L, -2, "table");
+	lua_pushcclosure(L, lgp_result_index, 1);
 }
 
 static void lgp_handle_types(lua_State *L)
@@ -2261,7 +2284,7 @@ static void lgp_handle_types(lua_State *L)
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
 	luaL_newmetatable(L, LGP_RESULT);
-	lua_pushcfunction(L, lgp_result_index);
+	lgp_push_result_index(L);
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
 }

@@ -508,8 +508,10 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 		 * and topology; when only the innermost levels moved, the
 		 * step's phase of the layout before is this one's. */
 		if ((it.st.divided > 1 ?
-		     train_step_next(m, d, t, &c, cache, it.inner,
-				     use_gate ? gate : NULL, &g, &r, &e2) :
+		     train_step_next(m, d, t, &c, cache, TRAIN_NEXT_BRIEF |
+				     (it.inner ? TRAIN_NEXT_REUSE :
+				      TRAIN_NEXT_FRESH), use_gate ? gate :
+				     NULL, &g, &r, &e2) :
 		     train_step_gated(m, d, t, &c, cache,
 				      use_gate ? gate : NULL, &g, &r, &e2))) {
 			it.st.errors++;

@@ -2340,7 +2340,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int inner, int (*gate)(void *ud, double step_lb),
+		    unsigned how, int (*gate)(void *ud, double step_lb),
 		    void *ud, train_result *out, gp_error *err)
 {
 	phase local, *ph = cache ? (phase *)(void *)cache->phase : NULL;
@@ -2348,13 +2348,15 @@ int train_step_next(const gp_model *m, const roof_device *d,
 	if (!ph || !c || !out || !cache->valid)
 		return train_step_gated(m, d, t, c, cache, gate, ud, out,
 					err);
-	if (!(inner && ph->valid && c->mem.lay.zero >= 0 &&
-	      c->mem.lay.zero <= 3) &&
-	    phase_get(m, d, t, c, cache, 1, !inner, &local, &ph, err)) {
+	if (!((how & TRAIN_NEXT_REUSE) && ph->valid &&
+	      c->mem.lay.zero >= 0 && c->mem.lay.zero <= 3) &&
+	    phase_get(m, d, t, c, cache, 1, !!(how & TRAIN_NEXT_FRESH),
+		      &local, &ph, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;
 	}
-	if (step_of(ph, m, d, c, cache, gate, ud, 1, out, err)) {
+	if (step_of(ph, m, d, c, cache, gate, ud, !!(how & TRAIN_NEXT_BRIEF),
+		    out, err)) {
 		ph->valid = 0;
 		return GP_EINVAL;
 	}

@@ -284,22 +284,30 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 		     int (*gate)(void *ud, double step_lb), void *ud,
 		     train_result *out, gp_error *err);
 
-/* train_step_gated for a sweep's next layout, with the model, device
- * and topology the memo took at the sweep's first layout (the caller
- * vouches: they are not compared again).  inner: the layout differs from
- * the last one this memo priced only in its ZeRO stage and its TP and DP
- * overlaps (sweep.c knows which levels of its enumeration moved), so the
- * memo's phase is used without comparing the configs; inner 0 prepares
- * the phase afresh, without comparing either.  The same figures
- * as train_step_gated; a caller that cannot vouch for that calls
- * train_step_gated.  Brief: what a sweep ranks by -- the step, tokens
- * per second, MFU, time, cost, fits and the memory's total -- and no
- * breakdown: part, hidden and groups are not written, of out's memory
- * only total and fits, no operator list (nops 0), and bubble_frac,
- * tokens_per_s_gpu, hw_tflops_gpu and hfu are 0. */
+/* train_step_gated for the next layout of a caller that keeps one memo
+ * for one model, device and topology (a sweep, a Lua job): the memo took
+ * them at the caller's first layout and they are not compared again (the
+ * caller vouches).  how, a mask:
+ *  TRAIN_NEXT_REUSE  the layout differs from the last one this memo
+ *                    priced only in its ZeRO stage and its TP and DP
+ *                    overlaps (sweep.c knows which levels of its
+ *                    enumeration moved): the memo's phase is used
+ *                    without comparing the configs;
+ *  TRAIN_NEXT_FRESH  something else moved: the phase is prepared afresh
+ *                    without comparing either;
+ *  neither           the configs are compared (train_step_cached's way);
+ *  TRAIN_NEXT_BRIEF  what a sweep ranks by -- the step, tokens per
+ *                    second, MFU, time, cost, fits and the memory's
+ *                    total -- and no breakdown: part, hidden and groups
+ *                    are not written, of out's memory only total and
+ *                    fits, no operator list (nops 0), and bubble_frac,
+ *                    tokens_per_s_gpu, hw_tflops_gpu and hfu are 0.
+ * Otherwise the same results as train_step_gated; a caller that cannot
+ * vouch for the model, device and topology calls train_step_gated. */
+enum { TRAIN_NEXT_REUSE = 1, TRAIN_NEXT_FRESH = 2, TRAIN_NEXT_BRIEF = 4 };
 int train_step_next(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
-		    int inner, int (*gate)(void *ud, double step_lb),
+		    unsigned how, int (*gate)(void *ud, double step_lb),
 		    void *ud, train_result *out, gp_error *err);
 
 #endif
