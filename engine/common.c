@@ -23,6 +23,22 @@ int gp_finite(double x)
 	return isfinite(x) ? 1 : 0;
 }
 
+unsigned long long gp_hash(const void *p, size_t n)
+{
+	const unsigned char *k = p;
+	unsigned long long h = 1469598103934665603ULL, u;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&u, k + i, sizeof u);
+		h = (h ^ u) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ k[i]) * 1099511628211ULL;
+	return h;
+}
+
 int gp_check_count(int v, int lo, const char *name, gp_error *err)
 {
 	if (v > GP_COUNT_MAX)

@@ -32,6 +32,10 @@ int gp_fail(gp_error *err, const char *fmt, ...)
 /* 1 when x is a finite number, 0 for NaN or +-inf. */
 int gp_finite(double x);
 
+/* A 64-bit hash of n bytes (FNV-1a over 8 bytes at a time, the rest a
+ * byte at a time, each word's high bits folded in): the memos' keys. */
+unsigned long long gp_hash(const void *p, size_t n);
+
 /* Largest count a kernel accepts for a size of the model (layers, widths,
  * heads, experts, vocabulary) or of a layout (GPUs, parallel degrees):
  * 2^24.  The largest published models are far below it (vocabularies of

@@ -987,10 +987,26 @@ static double tensor_sum(const gp_mem_result *r)
 	return s;
 }
 
+/* The stage train_stages prices after stage k (k -1: the first), or -1
+ * when none is left; *nl its layers.  Middle stages with the same layer
+ * count differ only in micro-batches in flight, which fall with k (p -
+ * k), so the first stage of each run of equal counts stands for its run
+ * (stage 1 always starts one). */
+static int next_stage(const gp_model *m, const gp_layout *y, int k, int *nl)
+{
+	int j, prev = k <= 0 ? -1 : stage_layers(m, y, k);
+
+	for (j = k + 1; j < y->pp; j++) {
+		*nl = stage_layers(m, y, j);
+		if (j > 0 && j < y->pp - 1 && *nl == prev)
+			continue;
+		return j;
+	}
+	return -1;
+}
+
 /* The stages of layout y (split already), the most loaded kept (the
- * earliest of equals).  Middle stages with the same layer count differ
- * only in micro-batches in flight, which fall with k (p - k), so the
- * first stage of each run of equal counts stands for its run. */
+ * earliest of equals). */
 static int train_stages(const gp_model *m, const gp_params *p,
 			const gp_train_cfg *c, const gp_layout *y,
 			const stage_acts *sa, gp_mem_result *out,
@@ -998,27 +1014,20 @@ static int train_stages(const gp_model *m, const gp_params *p,
 {
 	gp_mem_result r0;
 	gp_state_bytes sb;
+	double best, v;
+	int k, nl = 0;
 
 	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
 		return GP_EINVAL;
-	train_stage(m, c, y, p, sa, &sb, 0, stage_layers(m, y, 0), ST_ALL,
-		    NULL, out);
-	if (y->pp > 1) {
-		double best = tensor_sum(out), v;
-		int k, nl, prev = -1;
-
-		for (k = 1; k < y->pp; k++) {
-			nl = stage_layers(m, y, k);
-			if (k < y->pp - 1 && nl == prev)
-				continue;
-			prev = nl;
-			train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL,
-				    &r0);
-			v = tensor_sum(&r0);
-			if (v > best) {
-				best = v;
-				*out = r0;
-			}
+	k = next_stage(m, y, -1, &nl);
+	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, out);
+	best = tensor_sum(out);
+	while ((k = next_stage(m, y, k, &nl)) >= 0) {
+		train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, &r0);
+		v = tensor_sum(&r0);
+		if (v > best) {
+			best = v;
+			*out = r0;
 		}
 	}
 	return GP_OK;
@@ -1060,22 +1069,6 @@ int mem_layout_prepared(const gp_model *m, const gp_params *p,
 typedef char stage_acts_fits_memo[sizeof(stage_acts) <=
 	sizeof(((gp_mem_memo *)0)->e[0].acts) ? 1 : -1];
 
-/* FNV-1a over the key's bytes, 8 at a time. */
-static unsigned long long key_hash(const unsigned char *k, size_t n)
-{
-	unsigned long long h = 1469598103934665603ULL, u;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&u, k + i, sizeof u);
-		h = (h ^ u) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ k[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* The memo's stage_acts for c and y: found (the last hit first), or
  * computed and kept.  *sap points into the memo (or at buf). */
 static int memo_acts(const gp_model *m, const gp_train_cfg *c,
@@ -1098,7 +1091,7 @@ static int memo_acts(const gp_model *m, const gp_train_cfg *c,
 		mm->hits++;
 		return GP_OK;
 	}
-	h = key_hash(key, sizeof key);
+	h = gp_hash(key, sizeof key);
 	for (i = 0; i < mm->n; i++)
 		if (mm->e[i].hash == h &&
 		    memcmp(mm->e[i].key, key, sizeof key) == 0) {
@@ -1148,7 +1141,7 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 {
 	stage_acts buf;
 	const stage_acts *sa = NULL;
-	int k, nl, prev = -1;
+	int k, nl = 0;
 
 	if (!m || !p || !c || !y || !s)
 		return gp_fail(err, "mem_train_split: missing argument");
@@ -1163,12 +1156,8 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 	memcpy(s->acts, sa, sizeof *sa);
 	/* The stages train_stages prices, in its order. */
 	s->n = 0;
-	for (k = 0; k < y->pp; k++) {
-		nl = stage_layers(m, y, k);
-		if (k > 0 && k < y->pp - 1 && nl == prev)
-			continue;
-		/* Stage 1 is never skipped there (its run starts anew). */
-		prev = k == 0 ? -1 : nl;
+	for (k = next_stage(m, y, -1, &nl); k >= 0;
+	     k = next_stage(m, y, k, &nl)) {
 		if (s->n == GP_MEM_SPLIT_N)
 			return gp_fail(err, "mem_train_split: pp %d has more "
 				       "than %d distinct stages", y->pp,

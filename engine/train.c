@@ -152,15 +152,7 @@ static void coll_key(const ctx *x, gp_coll op, double bytes,
 
 static unsigned coll_slot(const double *k)
 {
-	unsigned long long h = 1469598103934665603ULL, u;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		memcpy(&u, &k[i], sizeof u);
-		h = (h ^ u) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return (unsigned)(h % TRAIN_COLL_N);
+	return (unsigned)(gp_hash(k, 4 * sizeof *k) % TRAIN_COLL_N);
 }
 
 static int coll_memo(const ctx *x, gp_coll op, double bytes,
@@ -1312,19 +1304,6 @@ static int cache_open(train_cache *cc, const gp_model *m,
 	return GP_OK;
 }
 
-static unsigned long long key_hash(const double *k, int n)
-{
-	unsigned long long h = 1469598103934665603ULL, u;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		memcpy(&u, &k[i], sizeof u);
-		h = (h ^ u) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
 /* The memo's layer costs for x's key, or NULL. */
 static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
 						 double *k,
@@ -1343,7 +1322,7 @@ static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
 		*h = cc->e[i].hash;
 		return &cc->e[i];
 	}
-	*h = key_hash(k, 24);
+	*h = gp_hash(k, 24 * sizeof *k);
 	for (i = 0; i < cc->n; i++)
 		if (cc->e[i].hash == *h &&
 		    memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
