@@ -1,6 +1,17 @@
 -- gpuplan infer: serving estimate for one model on one GPU type.
 local infer = require "gpuplan.infer"
 local report = require "gpuplan.report"
+
+-- The operators of a decode step (--ops), after a blank line.
+local function print_ops(r, opts, title)
+  io.stdout:write("\n")
+  report.print(r.ops, { format = opts.format, title = title,
+      columns = { { key = "name", label = "op" }, { key = "count", label = "x", fmt = "%.0f" },
+                  { key = "time", label = "us each", fmt = function(v) return string.format("%.2f", v * 1e6) end },
+                  { key = "total", label = "ms/step", fmt = function(v) return string.format("%.3f", v * 1e3) end },
+                  { key = "bound", label = "bound" },
+                  { key = "intensity", label = "FLOP/B", fmt = "%.1f" } } })
+end
 local cli = require "gpuplan.cli"
 local options = require "gpuplan.options"
 
@@ -90,14 +101,7 @@ local function moe_report(r, opts)
   report.print(rows, { format = opts.format, title = title,
                        columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
   if opts.ops then
-    io.stdout:write("\n")
-    report.print(r.ops, { format = opts.format, title = string.format(
-      "decode step, batch %d per GPU, the most loaded GPU", r.batch),
-      columns = { { key = "name", label = "op" }, { key = "count", label = "x", fmt = "%.0f" },
-                  { key = "time", label = "us each", fmt = function(v) return string.format("%.2f", v * 1e6) end },
-                  { key = "total", label = "ms/step", fmt = function(v) return string.format("%.3f", v * 1e3) end },
-                  { key = "bound", label = "bound" },
-                  { key = "intensity", label = "FLOP/B", fmt = "%.1f" } } })
+    print_ops(r, opts, string.format("decode step, batch %d per GPU, the most loaded GPU", r.batch))
   end
   return 0
 end
@@ -325,13 +329,7 @@ function C.run(opts, args)
   report.print(rows, { format = opts.format, title = title,
                        columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
   if opts.ops then
-    io.stdout:write("\n")
-    report.print(r.ops, { format = opts.format, title = string.format("decode step, batch %d, one GPU", r.batch),
-      columns = { { key = "name", label = "op" }, { key = "count", label = "x", fmt = "%.0f" },
-                  { key = "time", label = "us each", fmt = function(v) return string.format("%.2f", v * 1e6) end },
-                  { key = "total", label = "ms/step", fmt = function(v) return string.format("%.3f", v * 1e3) end },
-                  { key = "bound", label = "bound" },
-                  { key = "intensity", label = "FLOP/B", fmt = "%.1f" } } })
+    print_ops(r, opts, string.format("decode step, batch %d, one GPU", r.batch))
   end
   return 0
 end
