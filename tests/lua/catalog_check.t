@@ -24,24 +24,8 @@ t.is(#built, 0, "the built-in catalog passes every check")
 if #built > 0 then t.diag(built[1]) end
 
 -- A scratch directory.
-local tmp = os.tmpname()
-os.remove(tmp)
-assert(lfs.mkdir(tmp))
-local function put(name, text)
-  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
-  fh:write(text)
-  fh:close()
-end
-local function clean(dir)
-  dir = dir or tmp
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then
-      local p = dir .. "/" .. name
-      if lfs.symlinkattributes(p, "mode") == "directory" then clean(p) lfs.rmdir(p)
-      else os.remove(p) end
-    end
-  end
-end
+local scratch = t.scratch()
+local tmp, put, clean = scratch.dir, scratch.put, scratch.clean
 
 -- Limits before reading: a file past files.limits.catalog (4 MiB) is
 -- refused by its size, whatever it holds.
@@ -158,5 +142,5 @@ local e = catalog.error("x.lua:3: bad")
 t.is(tostring(e), "x.lua:3: bad", "a catalog error prints as its message")
 t.is(require("gpuplan.cli").clean(e), e, "cli.clean leaves it as it is")
 
-lfs.rmdir(tmp)
+scratch.remove()
 t.done_testing()

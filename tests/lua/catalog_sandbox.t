@@ -110,19 +110,8 @@ t.is(config.memory(), 0, "no memory limit left after loading")
 
 -- Cases that need a scratch directory.
 local lfs = require "lfs"
-local tmp = os.tmpname()
-os.remove(tmp)
-assert(lfs.mkdir(tmp))
-local function put(name, text)
-  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
-  fh:write(text)
-  fh:close()
-end
-local function clean()
-  for name in lfs.dir(tmp) do
-    if name ~= "." and name ~= ".." then os.remove(tmp .. "/" .. name) end
-  end
-end
+local scratch = t.scratch()
+local tmp, put, clean = scratch.dir, scratch.put, scratch.clean
 
 -- Nothing but constructors and unit helpers: every standard global that
 -- could reach code, files, metatables or the interpreter is undeclared.
@@ -209,6 +198,5 @@ lfs.link(".", tmp .. "/loop", true)
 local cl, el = catalog.load { tmp }
 t.is(#el, 0, "a symlink loop is not an error")
 t.ok(cl.archs.looparch ~= nil and #cl.files == 1, "and each file is read once")
-clean()
-lfs.rmdir(tmp)
+scratch.remove()
 t.done_testing()

@@ -61,6 +61,36 @@ function M.like(s, pattern, name, plain)
   return good
 end
 
+-- A scratch directory: s.dir its path, s.put(name, text) writes a file
+-- whole and returns its path, s.clean() removes everything in it (links
+-- as links, directories with what they hold), s.remove() it as well.
+function M.scratch()
+  local lfs = require "lfs"
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(lfs.mkdir(dir))
+  local s = { dir = dir }
+  function s.put(name, text)
+    local path = dir .. "/" .. name
+    local fh = assert(io.open(path, "wb"))
+    fh:write(text)
+    fh:close()
+    return path
+  end
+  local function empty(d)
+    for name in lfs.dir(d) do
+      if name ~= "." and name ~= ".." then
+        local p = d .. "/" .. name
+        if lfs.symlinkattributes(p, "mode") == "directory" then empty(p) lfs.rmdir(p)
+        else os.remove(p) end
+      end
+    end
+  end
+  function s.clean() empty(dir) end
+  function s.remove() empty(dir) lfs.rmdir(dir) end
+  return s
+end
+
 function M.done_testing()
   if not planned then io.write("1..", n, "\n") end
   io.stdout:flush()

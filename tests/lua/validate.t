@@ -75,16 +75,8 @@ t.ok(row.predicted and row.predicted > 0, "T0 3B with its shape: predicted")
 
 -- Malformed cases (issue 13): an error naming the case and the field,
 -- never a prediction that fails inside a predictor.
-local lfs = require "lfs"
-local tmp = os.tmpname()
-os.remove(tmp)
-assert(lfs.mkdir(tmp))
-local function put(name, text)
-  local fh = assert(io.open(tmp .. "/" .. name, "wb"))
-  fh:write(text)
-  fh:close()
-  return tmp .. "/" .. name
-end
+local scratch = t.scratch()
+local put = scratch.put
 local good = [[{"id": "c1", "kind": "memory",
   "model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256},
   "hardware": {"gpu": "h100-sxm", "gpus": 1}, "parallel": {"tp": 1},
@@ -133,8 +125,5 @@ local coll = put("coll.json", [=[[{"id": "k", "kind": "collective", "hardware": 
   "measured": {"metric": "busbw_gbps", "value": 100}}]]=])
 t.raises(function() v.read(coll) end, "coll.json: case 'k': a collective case needs 'collective' and 'bytes'",
   "a collective case without its message", true)
-for name in lfs.dir(tmp) do
-  if name ~= "." and name ~= ".." then os.remove(tmp .. "/" .. name) end
-end
-lfs.rmdir(tmp)
+scratch.remove()
 t.done_testing()
