@@ -371,29 +371,11 @@ static int lgp_model_flops(lua_State *L)
 	return 1;
 }
 
-/* core.model_kv_bytes(model, ctx, elem_bytes) -> bytes per sequence. */
-static int lgp_model_kv(lua_State *L)
-{
-	gp_model m;
-	double ctx, eb, b;
-
-	lgp_tomodel(L, 1, &m);
-	ctx = luaL_checknumber(L, 2);
-	eb = luaL_checknumber(L, 3);
-	luaL_argcheck(L, gp_finite(ctx) && ctx >= 0, 2,
-		      "ctx must be a finite number >= 0");
-	luaL_argcheck(L, gp_finite(eb) && eb > 0, 3,
-		      "elem_bytes must be a positive number");
-	b = model_kv_bytes(&m, ctx, eb);
-	if (b < 0)
-		return luaL_error(L, "model_kv_bytes failed");
-	lua_pushnumber(L, b);
-	return 1;
-}
-
-/* core.model_cross_kv_bytes(model, enc_len, elem_bytes) -> bytes of the
- * cross-attention K/V of one sequence (0 for a decoder-only model). */
-static int lgp_model_cross_kv(lua_State *L)
+/* A model's bytes per sequence of K/V: fn(model, n, elem_bytes), n the
+ * argument named what (tokens, >= 0). */
+static int lgp_kv_of(lua_State *L, double (*fn)(const gp_model *, double,
+						   double),
+		     const char *what, const char *fname)
 {
 	gp_model m;
 	double n, eb, b;
@@ -401,15 +383,30 @@ static int lgp_model_cross_kv(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	n = luaL_checknumber(L, 2);
 	eb = luaL_checknumber(L, 3);
-	luaL_argcheck(L, gp_finite(n) && n >= 0, 2,
-		      "enc_len must be a finite number >= 0");
+	if (!(gp_finite(n) && n >= 0))
+		return luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a "
+					"finite number >= 0", what));
 	luaL_argcheck(L, gp_finite(eb) && eb > 0, 3,
 		      "elem_bytes must be a positive number");
-	b = model_cross_kv_bytes(&m, n, eb);
+	b = fn(&m, n, eb);
 	if (b < 0)
-		return luaL_error(L, "model_cross_kv_bytes failed");
+		return luaL_error(L, "%s failed", fname);
 	lua_pushnumber(L, b);
 	return 1;
+}
+
+/* core.model_kv_bytes(model, ctx, elem_bytes) -> bytes per sequence. */
+static int lgp_model_kv(lua_State *L)
+{
+	return lgp_kv_of(L, model_kv_bytes, "ctx", "model_kv_bytes");
+}
+
+/* core.model_cross_kv_bytes(model, enc_len, elem_bytes) -> bytes of the
+ * cross-attention K/V of one sequence (0 for a decoder-only model). */
+static int lgp_model_cross_kv(lua_State *L)
+{
+	return lgp_kv_of(L, model_cross_kv_bytes, "enc_len",
+			 "model_cross_kv_bytes");
 }
 
 /* ---- end model ---- */
