@@ -11,6 +11,10 @@
  * executable when it holds lua/gpuplan/cli.lua (the build tree); else the
  * compile-time GP_DATADIR (make install).  LUA_PATH is honoured; ";;" in
  * it stands for the engine's directories followed by Lua's defaults.
+ * The engine's own modules ("gpuplan", "gpuplan.*") load from that root
+ * alone, and Lua's default paths lose their "./" entries: nothing in the
+ * directory gpuplan starts in runs unless a script asks for it
+ * (`gpuplan run` lets a script require files beside itself).
  *
  * The state's allocator counts bytes and can refuse growth past a limit
  * (off by default): gpuplan.config.memory([limit]) reads or sets it, so the
@@ -173,6 +177,32 @@ static int msghandler(lua_State *L)
 	return 1;
 }
 
+/* Lua's default path without the entries relative to the current
+ * directory ("./?.lua", "./?/init.lua", "./?.so"): a file that happens to
+ * sit where gpuplan is started must never load as code.  Pushes the result;
+ * the template is the value of package.path or package.cpath. */
+static void push_path_sans_cwd(lua_State *L, const char *tmpl)
+{
+	luaL_Buffer b;
+	const char *p = tmpl, *end;
+	int first = 1;
+
+	luaL_buffinit(L, &b);
+	while (*p) {
+		end = strchr(p, ';');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (end > p && strncmp(p, "./", 2) != 0) {
+			if (!first)
+				luaL_addchar(&b, ';');
+			luaL_addlstring(&b, p, (size_t)(end - p));
+			first = 0;
+		}
+		p = *end ? end + 1 : end;
+	}
+	luaL_pushresult(&b);
+}
+
 static void set_path(lua_State *L, const char *root)
 {
 	const char *user = getenv("LUA_PATH");
@@ -189,10 +219,71 @@ static void set_path(lua_State *L, const char *root)
 	}
 	luaL_addstring(&b, ";");
 	lua_getfield(L, -2, "path");
+	push_path_sans_cwd(L, lua_tostring(L, -1));
+	lua_remove(L, -2);
 	luaL_addvalue(&b);
 	luaL_pushresult(&b);
 	lua_setfield(L, -2, "path");
+	if (getenv("LUA_CPATH") == NULL) {
+		lua_getfield(L, -1, "cpath");
+		push_path_sans_cwd(L, lua_tostring(L, -1));
+		lua_setfield(L, -3, "cpath");
+		lua_pop(L, 1);
+	}
 	lua_pop(L, 1);
+}
+
+/* The searcher put before Lua's own: the executable's modules ("gpuplan"
+ * and "gpuplan.*") load only from its own tree (upvalue 1: the pattern
+ * ROOT/lua/?.lua;ROOT/lua/?/init.lua), never from LUA_PATH, the current
+ * directory or a C library; a name that is not there is "not found", so
+ * a later searcher can never supply it.  Other names: the next searchers.
+ * Returns what a searcher returns (a loader and its file, or a message);
+ * a missing own module raises, ending require's search. */
+static int own_searcher(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+
+	if (strcmp(name, "gpuplan") != 0 &&
+	    strncmp(name, "gpuplan.", 8) != 0) {
+		lua_pushfstring(L, "no module '%s' in gpuplan's own tree",
+				name);
+		return 1;
+	}
+	lua_getglobal(L, "package");
+	lua_getfield(L, -1, "searchpath");
+	lua_pushvalue(L, 1);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_call(L, 2, 2);
+	if (lua_isnil(L, -2))
+		return luaL_error(L, "module '%s' not found in gpuplan's "
+				  "own tree (%s)", name,
+				  lua_tostring(L, lua_upvalueindex(1)));
+	{
+		const char *file = lua_tostring(L, -2);
+		if (luaL_loadfilex(L, file, "t") != LUA_OK)
+			return luaL_error(L, "error loading module '%s' from "
+					  "file '%s':\n\t%s", name, file,
+					  lua_tostring(L, -1));
+		lua_pushstring(L, file);
+	}
+	return 2;
+}
+
+/* Puts own_searcher after the preload searcher (1), before the path and
+ * C searchers. */
+static void set_searcher(lua_State *L, const char *root)
+{
+	lua_getglobal(L, "package");
+	lua_getfield(L, -1, "searchers");
+	lua_getglobal(L, "table");
+	lua_getfield(L, -1, "insert");
+	lua_pushvalue(L, -3);
+	lua_pushinteger(L, 2);
+	lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua", root, root);
+	lua_pushcclosure(L, own_searcher, 1);
+	lua_call(L, 3, 0);
+	lua_pop(L, 3);
 }
 
 static int pmain(lua_State *L)
@@ -215,6 +306,7 @@ static int pmain(lua_State *L)
 		return luaL_error(L, "cannot find the gpuplan Lua modules: no "
 				  "%s (root from %s)", probe, from);
 	set_path(L, root);
+	set_searcher(L, root);
 
 	/* package.loaded["gpuplan.config"]: facts the Lua side needs. */
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);

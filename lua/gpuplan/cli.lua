@@ -21,7 +21,7 @@ function M.usage(msg) return { usage = true, msg = msg } end
 function M.fail(msg) return { msg = msg } end
 
 local builtin = { "run", "catalog", "validate", "model", "fit", "infer", "plan",
-                  "roofline", "comm", "train", "rl", "sweep", "merge" }
+                  "roofline", "comm", "train", "rl", "merge" }
 
 local function load_cmd(name)
   if not name:match("^[%a_][%w_]*$") then return nil end

@@ -298,4 +298,50 @@ like($e, qr/^gpuplan: \Q$hcat\E\/m.lua:1: model 'wide': field 'hidden': must be 
      'the catalog names the field, no cmd/model.lua position');
 clean_error($e, 'model params wide');
 
+# --- 10. Issue 19.1: the executable's modules load only from its own tree.
+# A gpuplan/cmd/*.lua, a gpuplan.lua or an lfs.lua in the directory where
+# gpuplan starts must never run: not on --help, not on a command, not on
+# the guide.  A script run with `gpuplan run` may require files beside it.
+{
+    use Cwd qw(abs_path getcwd);
+    my $bin = abs_path($main::GP);
+    my $here = getcwd();
+    my $pwn = "$tmp/pwn";
+    make_path("$pwn/gpuplan/cmd");
+    for my $f ('gpuplan/cmd/sweep.lua', 'gpuplan/cmd/plan.lua', 'gpuplan/cmd/nosuch.lua',
+               'gpuplan/init.lua', 'gpuplan.lua', 'gpuplan/cli.lua', 'lfs.lua', 'cjson.lua') {
+        (my $tag = $f) =~ s/\W/_/g;
+        write_file("$pwn/$f", "io.open('PWN_$tag', 'w'):write(1)\n");
+    }
+    write_file("$pwn/helper.lua", "return { answer = 42 }\n");
+    write_file("$pwn/script.lua", "local h = require 'helper'\nlocal gp = require 'gpuplan'\n"
+        . "print(h.answer, type(gp.train))\n");
+    chdir $pwn or die "chdir: $!";
+    local $main::GP = $bin;
+    ($c, $o, $e) = run_gp('--help');
+    is($c, 0, 'gpuplan --help in a directory with planted modules');
+    unlike($o, qr/^\s+sweep\s/m, 'no command listed without its module (sweep)');
+    ($c, $o, $e) = run_gp('sweep');
+    is($c, 2, 'gpuplan sweep: an unknown command, the planted file is not run');
+    ($c, $o, $e) = run_gp('nosuch');
+    is($c, 2, 'gpuplan nosuch: unknown command');
+    ($c, $o, $e) = run_gp('plan', '--help');
+    is($c, 0, 'gpuplan plan --help runs the real plan');
+    like($o, qr/^usage: gpuplan plan/, 'its own usage');
+    ($c, $o, $e) = run_gp('run', 'script.lua');
+    is($c, 0, 'a script requires a file beside itself') or diag $e;
+    is($o, "42\tfunction\n", 'its helper and the real gpuplan module');
+    opendir(my $dh, $pwn); my @pwned = grep { /^PWN/ } readdir $dh; closedir $dh;
+    is_deeply(\@pwned, [], 'no planted module ran') or diag "@pwned";
+    chdir $here or die "chdir: $!";
+}
+# Every command --help lists has its module (gpuplan CMD --help answers).
+($c, $o, $e) = run_gp('--help');
+my @cmds = $o =~ /^  (\w+)\s/mg;
+ok(@cmds >= 10, 'gpuplan --help lists the commands');
+for my $cmd (@cmds) {
+    my ($cc, $co) = run_gp($cmd, '--help');
+    is($cc, 0, "gpuplan $cmd --help: the listed command has its module");
+}
+
 done_testing();
