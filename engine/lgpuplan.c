@@ -2323,5 +2323,7 @@ int luaopen_gpuplan_core(lua_State *L)
 	luaL_newlib(L, corelib);
 	lua_pushliteral(L, "gpuplan.core");
 	lua_setfield(L, -2, "_NAME");
+	lua_pushinteger(L, SWEEP_SHARDS_MAX);
+	lua_setfield(L, -2, "SWEEP_SHARDS_MAX");
 	return 1;
 }

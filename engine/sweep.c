@@ -75,6 +75,9 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 			       (s->shard_k < 0 || s->shard_k >= s->shard_n)))
 		return gp_fail(err, "shard %d/%d: K must be in 0..N-1",
 			       s->shard_k, s->shard_n);
+	if (s->shard_n > SWEEP_SHARDS_MAX)
+		return gp_fail(err, "shard count %d: at most %d",
+			       s->shard_n, SWEEP_SHARDS_MAX);
 	if (!(base->global_batch > 0))
 		return gp_fail(err, "sweep: a global batch is needed (the "
 			       "micro-batches per step follow from it)");

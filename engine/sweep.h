@@ -59,10 +59,18 @@ typedef struct sweep_space {
 	 * total counted first; NULL: none. */
 	void (*progress)(void *ud, long done, long total);
 	void *progress_ud;
-	int shard_k, shard_n;/* this shard of n (n 0 = the whole space) */
+	int shard_k, shard_n;/* this shard of n (n 0 = the whole space),
+			      * n <= SWEEP_SHARDS_MAX */
 	double max_time;     /* s to train base.tokens; 0 = no deadline */
 	double max_cost;     /* price units for them; 0 = no budget */
 } sweep_space;
+
+/* The most shards a search splits into.  Candidate i is shard i mod n's,
+ * and a plan space holds 10^3..10^5 layouts: past 65,536 shards nearly
+ * every shard is empty, and `gpuplan merge` must read each one (a list of
+ * that many files).  A bound both sides share (plan refuses more, merge
+ * refuses a shard line claiming more). */
+#define SWEEP_SHARDS_MAX 65536
 
 /* One ranked layout. */
 typedef struct sweep_cand {

@@ -52,6 +52,10 @@ local train = require "gpuplan.train"
 local M = {}
 
 local function core() return require "gpuplan.core" end
+
+-- The most shards a search splits into (engine/sweep.h SWEEP_SHARDS_MAX,
+-- where the reason is): plan refuses more, merge a shard claiming more.
+M.SHARDS_MAX = core().SWEEP_SHARDS_MAX
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
 -- What gp.sweep reads itself rather than passing on as the job's (the
@@ -323,6 +327,9 @@ function M.sweep(o)
     k, n = math.tointeger(tonumber(k)), math.tointeger(tonumber(n))
     if not k or not (n >= 1 and k >= 1 and k <= n) then
       fail("sweep: shard '%s' must be K/N with 1 <= K <= N", tostring(a.shard))
+    end
+    if n > M.SHARDS_MAX then
+      fail("sweep: shard '%s': at most %d shards (N)", tostring(a.shard), M.SHARDS_MAX)
     end
     space.shard = { k - 1, n }
   end

@@ -143,7 +143,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(36);
+	plan(37);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -417,6 +417,12 @@ int main(void)
 	ok(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top,
 		     5, &n, &st, &err) == GP_EINVAL &&
 	   strstr(err.msg, "shard 3/3") != NULL, "shard K out of range");
+	s.shard_k = 0;
+	s.shard_n = SWEEP_SHARDS_MAX + 1;
+	ok(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top,
+		     5, &n, &st, &err) == GP_EINVAL &&
+	   strstr(err.msg, "at most 65536") != NULL,
+	   "more shards than SWEEP_SHARDS_MAX (65536) refused");
 	s.shard_n = 0;
 	s.max_time = 1;
 	c = bw;

@@ -151,15 +151,15 @@ like($o, qr/^id,name,/, 'and the last value is used');
     my $home = "$dir/home";
     system('mkdir', '-p', "$home/lua/gpuplan/cmd");
     system('cp', '-R', 'lua', 'catalog', 'scripts', $home);
-    write_file("$home/lua/gpuplan/cmd/sweep.lua", "local x = = 1\n");
+    write_file("$home/lua/gpuplan/cmd/merge.lua", "local x = = 1\n");
     local $ENV{GPUPLAN_HOME} = $home;
     ($c, $o, $e) = run_gp('--help');
     is($c, 0, '--help with a broken command module exits 0');
-    like($o, qr/^  sweep\s+\(cannot load: .*sweep.lua:1: /m, 'and names the broken module');
+    like($o, qr/^  merge\s+\(cannot load: .*merge.lua:1: /m, 'and names the broken module');
     like($o, qr/^  catalog\s+list, show/m, 'the other commands are listed');
-    ($c, $o, $e) = run_gp('sweep');
+    ($c, $o, $e) = run_gp('merge');
     is($c, 1, 'running the broken command exits 1');
-    like($e, qr/sweep.lua:1: unexpected symbol/, 'with its syntax error');
+    like($e, qr/merge.lua:1: unexpected symbol/, 'with its syntax error');
 }
 
 done_testing();

@@ -344,4 +344,40 @@ for my $cmd (@cmds) {
     is($cc, 0, "gpuplan $cmd --help: the listed command has its module");
 }
 
+# --- 11. Issue 19.2 and 19.7: shard counts are bounded on both sides, and
+# merge writes the documented --format json.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/16777216',
+                      '--format', 'json');
+isnt($c, 0, 'plan --shard 1/16777216 is refused');
+like($e, qr/shard '1\/16777216': at most 65536 shards/, 'naming the shard and the limit');
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', '1/65536',
+                      '--format', 'json');
+is($c, 0, 'plan --shard 1/65536, the limit, answers');
+write_file("$tmp/big1.json", $o);
+($c, $o, $e) = run_gp('merge', "$tmp/big1.json");
+is($c, 1, 'merge of one shard of 65536: an error, at once');
+is($e, "gpuplan: merge: shards 2/65536, 3/65536, 4/65536, 5/65536, 6/65536, 7/65536, 8/65536, "
+     . "9/65536 and 65527 more are missing\n",
+   'the first eight missing named, the rest counted (65536 - 1 given - 8 named = 65527)');
+(my $forged = do { local (@ARGV, $/) = ("$tmp/big1.json"); <> }) =~ s{"shard":"1/65536"}{"shard":"1/1000000000"}g;
+write_file("$tmp/forged.json", $forged);
+($c, $o, $e) = run_gp('merge', "$tmp/forged.json");
+is($c, 1, 'a shard line claiming 1/1e9: refused');
+like($e, qr/shard 1\/1000000000: at most 65536 shards/, 'with the limit');
+($forged = $forged) =~ s{"shard":"1/1000000000"}{"shard":"5/4"}g;
+write_file("$tmp/forged.json", $forged);
+($c, $o, $e) = run_gp('merge', "$tmp/forged.json");
+is($c, 1, 'a 5/4 shard: refused');
+like($e, qr/shard '5\/4' is not K\/N with 1 <= K <= N/, 'K above N named');
+for my $k (1, 2) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--shard', "$k/2",
+                          '--format', 'json');
+    write_file("$tmp/half$k.json", $o);
+}
+($c, $o, $e) = run_gp('merge', "$tmp/half1.json", "$tmp/half2.json", '--format', 'json');
+is($c, 0, 'merge --format json, as its help documents') or diag $e;
+like($o, qr/^\{.*"kind":"plan".*\}\n(\{.*"kind":"result".*\}\n)+\z/, 'the merged JSON lines: a plan line, results');
+($c, $o, $e) = run_gp('merge', "$tmp/half1.json", "$tmp/half1.json", "$tmp/half2.json");
+is($c, 1, 'three files for two shards: refused');
+
 done_testing();

@@ -23,7 +23,7 @@ usage: gpuplan merge FILE... [--top N] [--format F]
   The ranking is the plan's: by the policy's score, then the card's place
   in --gpu, then the layout's place in the enumeration.  Each shard kept
   its own best --top, so the merged best --top are exact.]],
-  options = { top = "int" },
+  options = { top = "int", format = "format" },
 }
 
 local cjson = require("cjson").new()
@@ -101,7 +101,15 @@ function C.run(opts, args)
     local head, results = read_shard(name)
     local k, n = tostring(head.shard or "1/1"):match("^(%d+)/(%d+)$")
     k, n = tonumber(k), tonumber(n)
-    if not k then fail("merge: %s: shard '%s' is not K/N", name, tostring(head.shard)) end
+    if not k or not (k >= 1 and k <= n) then
+      fail("merge: %s: shard '%s' is not K/N with 1 <= K <= N", name, tostring(head.shard))
+    end
+    if n > sweep.SHARDS_MAX then
+      fail("merge: %s: shard %d/%d: at most %d shards", name, k, n, sweep.SHARDS_MAX)
+    end
+    if n < #args then
+      fail("merge: %d files for shards of %d (%s is %d/%d)", #args, n, name, k, n)
+    end
     if not first then
       first, total = head, n
     else
@@ -126,9 +134,19 @@ function C.run(opts, args)
     end
     for _, c in ipairs(results) do all[#all + 1] = c end
   end
-  local missing = {}
-  for k = 1, total do if not seen[k] then missing[#missing + 1] = k .. "/" .. total end end
-  if #missing > 0 then fail("merge: shards %s are missing", table.concat(missing, ", ")) end
+  -- Each shard once and none over N (checked above), so fewer files than
+  -- N means some are missing: name the first few, count the rest, without
+  -- a list of all N.
+  if #args < total then
+    local missing, k = {}, 1
+    while #missing < 8 and k <= total do
+      if not seen[k] then missing[#missing + 1] = k .. "/" .. total end
+      k = k + 1
+    end
+    local more = total - #args - #missing
+    fail("merge: shards %s%s are missing", table.concat(missing, ", "),
+         more > 0 and string.format(" and %d more", more) or "")
+  end
   table.sort(all, sweep.before)
   local top = opts.top or first.top or 5
   local r = { results = all, stats = stats, defaults = first.defaults or {} }
