@@ -1,6 +1,7 @@
-# Every example in README.md is replayed and compared with the binary.
+# Every example in README.md and in docs/*.md is replayed and compared with
+# the binary.
 #
-# The README's fenced blocks are read by kind, so a section added later is
+# The fenced blocks are read by kind, so a section added later is
 # replayed with no change here:
 #   ``` (no language)  an example: "$ ./gpuplan ..." lines (a trailing "\"
 #                      continues one), each followed by the output it shows.
@@ -100,26 +101,33 @@ sub run_sh {
     return ($code, $out);
 }
 
-open my $fh, '<', 'README.md' or die "README.md: $!";
-my @lines = <$fh>;
-close $fh;
-chomp @lines;
+# The files replayed: the README and every page of docs/.
+my @files = ('README.md', sort glob('docs/*.md'));
+ok(@files >= 8, 'README.md and the docs/ pages (' . scalar(@files) . ' files)');
 
-# The fenced blocks: { lang, line (1-based, of the opening fence), body }.
-my (@blocks, $cur);
-for my $i (0 .. $#lines) {
-    my $l = $lines[$i];
-    if (!$cur && $l =~ /^```(\S*)\s*$/) {
-        $cur = { lang => $1, line => $i + 1, body => [] };
-    } elsif ($cur && $l =~ /^```\s*$/) {
-        push @blocks, $cur;
-        $cur = undef;
-    } elsif ($cur) {
-        push @{ $cur->{body} }, $l;
+# The fenced blocks of a Markdown file: { lang, line (1-based, of the
+# opening fence), body }.
+sub fenced_blocks {
+    my ($file) = @_;
+    open my $fh, '<', $file or die "$file: $!";
+    my @lines = <$fh>;
+    close $fh;
+    chomp @lines;
+    my (@blocks, $cur);
+    for my $i (0 .. $#lines) {
+        my $l = $lines[$i];
+        if (!$cur && $l =~ /^```(\S*)\s*$/) {
+            $cur = { lang => $1, line => $i + 1, body => [] };
+        } elsif ($cur && $l =~ /^```\s*$/) {
+            push @blocks, $cur;
+            $cur = undef;
+        } elsif ($cur) {
+            push @{ $cur->{body} }, $l;
+        }
     }
+    ok(!$cur, "every fenced block of $file is closed");
+    return @blocks;
 }
-ok(!$cur, 'every fenced block of README.md is closed');
-ok(@blocks >= 10, 'README.md has its examples (' . scalar(@blocks) . ' blocks)');
 
 # Join "\"-continued lines: [text, line number of its first line].
 sub logical_lines {
@@ -139,72 +147,79 @@ sub logical_lines {
 }
 
 my ($examples, $commands, $scripts) = (0, 0, 0);
-for my $b (@blocks) {
-    my $where = "README.md:$b->{line}";
-    if ($b->{lang} eq 'text') {
-        next;
-    } elsif ($b->{lang} eq 'sh') {
-        for my $ll (logical_lines($b)) {
-            my ($text, $n) = @$ll;
-            $text =~ s/(^|\s)#.*$//;
-            next unless $text =~ /\S/;
-            for my $part (split /\s*&&\s*/, $text) {
-                $part =~ s/^\s+|\s+$//g;
-                next if $part =~ /^make(\s|$)/;
-                if ($part !~ m{^\./gpuplan(\s|$)}) {
-                    fail("README.md:$n: a sh command that is neither ./gpuplan nor make: $part");
-                    next;
-                }
-                my ($code, $out) = run_sh($part);
-                is($code, 0, "README.md:$n: $part") or diag $out;
-                $commands++;
-            }
-        }
-    } elsif ($b->{lang} eq 'lua') {
-        my $dir = tempdir(CLEANUP => 1);
-        write_file("$dir/example.lua", join("\n", @{ $b->{body} }) . "\n");
-        my ($code, $out) = run_sh("./gpuplan run $dir/example.lua");
-        is($code, 0, "$where: the Lua example runs") or diag $out;
-        $scripts++;
-    } elsif ($b->{lang} eq '') {
-        if (!@{ $b->{body} } || $b->{body}[0] !~ /^\$ /) {
-            fail("$where: a plain block must be an example starting with '\$ ./gpuplan' "
-                 . "(mark prose blocks ```text)");
+my %blocks_in;
+for my $file (@files) {
+    my @blocks = fenced_blocks($file);
+    $blocks_in{$file} = @blocks;
+    for my $b (@blocks) {
+        my $where = "$file:$b->{line}";
+        if ($b->{lang} eq 'text') {
             next;
-        }
-        # Each "$ command" (joined over "\" continuations) with the output
-        # lines up to the next one, as written (an output line may itself
-        # end in a backslash).
-        my @ex;
-        my $i = 0;
-        my @body = @{ $b->{body} };
-        while ($i < @body) {
-            my $n = $b->{line} + 1 + $i;
-            if ($body[$i] =~ /^\$ (.*)$/) {
-                my $cmd = $1;
-                while ($cmd =~ s/\s*\\$// && $i + 1 < @body) { $i++; $cmd .= ' ' . ($body[$i] =~ s/^\s+//r) }
-                push @ex, { cmd => $cmd, line => $n, out => [] };
-            } else {
-                push @{ $ex[-1]{out} }, $body[$i] =~ s/\s+$//r;
+        } elsif ($b->{lang} eq 'sh') {
+            for my $ll (logical_lines($b)) {
+                my ($text, $n) = @$ll;
+                $text =~ s/(^|\s)#.*$//;
+                next unless $text =~ /\S/;
+                for my $part (split /\s*&&\s*/, $text) {
+                    $part =~ s/^\s+|\s+$//g;
+                    next if $part =~ /^make(\s|$)/;
+                    if ($part !~ m{^\./gpuplan(\s|$)}) {
+                        fail("$file:$n: a sh command that is neither ./gpuplan nor make: $part");
+                        next;
+                    }
+                    my ($code, $out) = run_sh($part);
+                    is($code, 0, "$file:$n: $part") or diag $out;
+                    $commands++;
+                }
             }
-            $i++;
+        } elsif ($b->{lang} eq 'lua') {
+            my $dir = tempdir(CLEANUP => 1);
+            write_file("$dir/example.lua", join("\n", @{ $b->{body} }) . "\n");
+            my ($code, $out) = run_sh("./gpuplan run $dir/example.lua");
+            is($code, 0, "$where: the Lua example runs") or diag $out;
+            $scripts++;
+        } elsif ($b->{lang} eq '') {
+            if (!@{ $b->{body} } || $b->{body}[0] !~ /^\$ /) {
+                fail("$where: a plain block must be an example starting with '\$ ./gpuplan' "
+                     . "(mark prose blocks ```text)");
+                next;
+            }
+            # Each "$ command" (joined over "\" continuations) with the output
+            # lines up to the next one, as written (an output line may itself
+            # end in a backslash).
+            my @ex;
+            my $i = 0;
+            my @body = @{ $b->{body} };
+            while ($i < @body) {
+                my $n = $b->{line} + 1 + $i;
+                if ($body[$i] =~ /^\$ (.*)$/) {
+                    my $cmd = $1;
+                    while ($cmd =~ s/\s*\\$// && $i + 1 < @body) { $i++; $cmd .= ' ' . ($body[$i] =~ s/^\s+//r) }
+                    push @ex, { cmd => $cmd, line => $n, out => [] };
+                } else {
+                    push @{ $ex[-1]{out} }, $body[$i] =~ s/\s+$//r;
+                }
+                $i++;
+            }
+            for my $x (@ex) {
+                my $w = "$file:$x->{line}";
+                if ($x->{cmd} !~ m{^\./gpuplan(\s|$)}) { fail("$w: an example must run ./gpuplan: $x->{cmd}"); next }
+                my ($code, $out) = run_sh($x->{cmd});
+                my @act = map { s/\s+$//r } split /\n/, $out;
+                pop @act while @act && $act[-1] eq '';
+                ok($code == 0 || $code == 1, "$w: exits 0 or 1 ($code): $x->{cmd}") or diag $out;
+                my $why = output_matches($x->{out}, \@act);
+                is($why, '', "$w: the output shown matches: $x->{cmd}") or diag "actual output:\n$out";
+                $examples++;
+            }
+        } else {
+            fail("$where: a ```$b->{lang} block: examples are ``` (\$ ./gpuplan ...), ```sh, ```lua, or ```text for prose");
         }
-        for my $x (@ex) {
-            my $w = "README.md:$x->{line}";
-            if ($x->{cmd} !~ m{^\./gpuplan(\s|$)}) { fail("$w: an example must run ./gpuplan: $x->{cmd}"); next }
-            my ($code, $out) = run_sh($x->{cmd});
-            my @act = map { s/\s+$//r } split /\n/, $out;
-            pop @act while @act && $act[-1] eq '';
-            ok($code == 0 || $code == 1, "$w: exits 0 or 1 ($code): $x->{cmd}") or diag $out;
-            my $why = output_matches($x->{out}, \@act);
-            is($why, '', "$w: the output shown matches: $x->{cmd}") or diag "actual output:\n$out";
-            $examples++;
-        }
-    } else {
-        fail("$where: a ```$b->{lang} block: examples are ``` (\$ ./gpuplan ...), ```sh, ```lua, or ```text for prose");
     }
 }
+ok($blocks_in{'README.md'} >= 4, "README.md has its examples ($blocks_in{'README.md'} blocks)");
 ok($examples >= 6, "replayed $examples examples with output");
 ok($commands >= 8, "ran $commands sh commands");
 ok($scripts >= 1, "ran $scripts Lua example");
 done_testing();
+

@@ -141,7 +141,7 @@ do
     "model.layers must be an integer >= 1", "a handle is checked when made", true)
 end
 
--- The software the step runs on (engine/train.c; README "gpuplan train").
+-- The software the step runs on (engine/train.c; docs/train.md).
 do
   local function run(o)
     local q = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, method = "pretrain",
