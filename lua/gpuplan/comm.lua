@@ -113,21 +113,57 @@ end
 
 -- The spec of a node for from_fabrics: the catalog system's (its scale-up
 -- fabric, GPUs, NICs and their fabric), or one built from the GPU alone
--- (its NVLink domain, or its PCIe generation, and no NICs; said through
--- default(text)).  who names the caller in the error of a GPU with
--- neither.
-function M.node_spec(sys, gpu, default, who)
+-- (its NVLink domain, or its PCIe generation, and no NICs), with the
+-- caller's o.gpus_per_node, o.nics and o.nic_fabric (checked by the
+-- caller) applied.  What the caller did not give of a built node is said
+-- through default(text).  who names the caller in errors.  spec.name says
+-- which node it is ("system 'dgx-h100'", "the node built from h800-pcie
+-- (pcie5, no catalog system)") for the caller's messages.
+function M.node_spec(sys, gpu, default, who, o)
+  o = o or {}
+  local spec
   if sys then
-    return { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
-             nic_fabric = sys.nic_fabric }
+    spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
+             nic_fabric = sys.nic_fabric, name = "system '" .. sys.id .. "'" }
+  else
+    local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
+    if not fab then
+      error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
+    end
+    spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0,
+             name = string.format("the node built from %s (%s, no catalog system)", gpu.id, fab) }
   end
-  local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
-  if not fab then
-    error(string.format("%s: gpu '%s' has no scale-up fabric; give system = ID", who, gpu.id), 0)
+  if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
+  if o.nics ~= nil then spec.nics = o.nics end
+  if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
+  if (spec.nics or 0) > 0 and not spec.nic_fabric then
+    error(string.format("%s: nics = %s needs nic_fabric", who, tostring(spec.nics)), 0)
   end
-  local spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0 }
-  default(string.format("gpus_per_node=%d (%s on %s, no NICs)", spec.gpus_per_node, gpu.id, fab))
+  if not sys then
+    local said = {}
+    if o.gpus_per_node == nil then said[#said + 1] = "gpus_per_node=" .. spec.gpus_per_node end
+    if o.nics == nil then said[#said + 1] = "nics=0" end
+    if #said > 0 then
+      default(string.format("%s (%s on %s%s)", table.concat(said, ", "), gpu.id, spec.scaleup,
+        spec.nics > 0 and "" or ", no NICs"))
+    end
+  end
   return spec
+end
+
+-- The error of a job of `gpus` GPUs that spans several nodes of a node
+-- spec (node_spec's) without NICs, or nil when it fits or has NICs; it
+-- names the node and what to give.
+function M.no_nics(spec, gpus, who, cat)
+  local g = spec.gpus_per_node
+  if (spec.nics or 0) > 0 or gpus <= g then return nil end
+  local fabs = {}
+  for _, id in ipairs(catalog(cat):ids("fabrics")) do
+    if catalog(cat).fabrics[id].scope == "scaleout" then fabs[#fabs + 1] = id end
+  end
+  return string.format("%s: %d GPUs span %d nodes of %d, but %s has no NICs: give nics = N "
+    .. "and nic_fabric = ID (--nics N --nic-fabric ID; scale-out fabrics: %s), or a system "
+    .. "with NICs", who, gpus, -(-gpus // g), g, spec.name, table.concat(fabs, ", "))
 end
 
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,

@@ -122,18 +122,11 @@ local function node_of(a, g, cat, default)
     end
     if sys then default("system=" .. sys.id) end
   end
-  local spec = comm.node_spec(sys, g, default, "infer")
-  local nics = int_of(a, "nics", 0)
-  if nics ~= nil then spec.nics = nics end
-  if a.nic_fabric ~= nil then
-    if type(a.nic_fabric) ~= "string" then
-      fail("infer: nic_fabric must be a fabric id (got %s)", shown(a.nic_fabric))
-    end
-    spec.nic_fabric = a.nic_fabric
+  if a.nic_fabric ~= nil and type(a.nic_fabric) ~= "string" then
+    fail("infer: nic_fabric must be a fabric id (got %s)", shown(a.nic_fabric))
   end
-  if (spec.nics or 0) > 0 and not spec.nic_fabric then
-    fail("infer: nics = %d needs nic_fabric", spec.nics)
-  end
+  local spec = comm.node_spec(sys, g, default, "infer",
+                              { nics = int_of(a, "nics", 0), nic_fabric = a.nic_fabric })
   local t = comm.from_fabrics(spec, cat)
   t.nic_path_bw = require("gpuplan.train").pcie_bw(g) or nil
   return t

@@ -107,7 +107,7 @@ function M.default_node(gpu, cat)
 end
 
 -- The node the job runs on: a catalog system, or one built from the GPU.
-local function topology(o, gpu, cat, default)
+local function topology(o, gpu, cat, default, gpus)
   local comm = require "gpuplan.comm"
   local sys
   if o.system ~= nil then
@@ -119,13 +119,11 @@ local function topology(o, gpu, cat, default)
     sys = M.default_node(gpu, cat)
     if sys then default("system=" .. sys.id) end
   end
-  local spec = comm.node_spec(sys, gpu, default, "train")
-  if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
-  if o.nics ~= nil then spec.nics = o.nics end
-  if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
-  if (spec.nics or 0) > 0 and not spec.nic_fabric then
-    fail("train: nics = %s needs nic_fabric", tostring(spec.nics))
-  end
+  local spec = comm.node_spec(sys, gpu, default, "train", o)
+  -- A sweep tries counts of its own (each layout that cannot span the
+  -- nodes is an error of that layout); one job is refused here.
+  local bad = gpus and comm.no_nics(spec, gpus, "train", cat)
+  if bad then fail("%s", bad) end
   local t = comm.from_fabrics(spec, cat)
   t.nic_path_bw = M.pcie_bw(gpu) or nil
   return t, sys
@@ -253,7 +251,7 @@ function M.setup(o, sweep)
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
   if o.order ~= nil then cfg.order = o.order end
-  local topo = topology(o, gpu, cat, default)
+  local topo = topology(o, gpu, cat, default, not sweep and p.gpus or nil)
   cfg.capacity = p.capacity
   local currency = o.currency or (cat.settings and cat.settings.currency) or "USD"
   cfg.tokens = tokens_of(o.tokens)

@@ -50,6 +50,17 @@ is($c, 2, '--kv is not a training option');
 is($c, 2, '--tokens must be a number');
 unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
 
+# A job across nodes without NICs names the node and the options to give;
+# once they are given the defaults stop saying "no NICs".
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-pcie', '--gpus', '64');
+is($c, 1, 'no NICs across nodes exits 1');
+like($e, qr/the node built from h800-pcie \(pcie5, no catalog system\) has no NICs: .*--nics N --nic-fabric ID/, 'names the node and the flags');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-pcie', '--gpus', '64',
+                       '--nics', '4', '--nic-fabric', 'roce-400');
+is($c, 0, 'with --nics and --nic-fabric it runs');
+like($o, qr/^defaults: .*gpus_per_node=8 \(h800-pcie on pcie5\)/m, 'the built node is named');
+unlike($o, qr/no NICs/, 'and no longer "no NICs"');
+
 # The study script: its conclusion follows from its table.
 ($c, $o, $e) = run_gp('run', 'scripts/h800_vs_h100.lua');
 is($c, 0, 'h800_vs_h100 runs');

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(65)
+t.plan(69)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -190,4 +190,23 @@ do
   t.ok(not waits, "1B fused: the kernels outlast 11 launches")
   t.raises(function() run { kernels = "compiled" } end,
     "train: kernels must be eager or fused (got string 'compiled')", "kernels: a bad value", true)
+end
+
+-- A job that spans nodes without NICs (h800-pcie has no catalog system:
+-- its node is built from the GPU, 8 on PCIe 5 and no NICs) is refused,
+-- naming the node and what to give; given NICs, it runs and the defaults
+-- no longer say "no NICs".
+do
+  local job = { model = "llama3-8b", gpu = "h800-pcie", gpus = 64 }
+  t.raises(function() gp.train(job) end,
+    "64 GPUs span 8 nodes of 8, but the node built from h800-pcie (pcie5, no catalog system) "
+    .. "has no NICs: give nics = N and nic_fabric = ID", "no NICs: names the node and the fix",
+    true)
+  job.nics, job.nic_fabric = 4, "roce-400"
+  local r = gp.train(job)
+  t.is(r.gpus, 64, "with nics and nic_fabric the job runs")
+  local d = table.concat(r.defaults, ", ")
+  t.like(d, "gpus_per_node=8 (h800-pcie on pcie5)", "the defaults name the built node", true)
+  t.ok(not d:find("no NICs", 1, true) and not d:find("nics=", 1, true),
+    "and neither 'no NICs' nor a nics default once they are given")
 end
