@@ -7,6 +7,8 @@
 --   local t = gp.roofline{ gpu = "h200-sxm", op = { flop = 2e12, bytes = 1e9,
 --                          m = 4096, n = 4096, k = 4096, prec = "bf16" } }
 --   print(t.op.time, t.op.bound, t.op.intensity)
+--   local m = gp.roofline{ gpu = "h100-sxm", model = "llama3-8b", infer = { batch = 8 } }
+--   for _, o in ipairs(m.ops) do print(o.phase, o.name, o.intensity, o.tflops, o.bound) end
 --   require("gpuplan.roofline").svg("roof.svg", { gpu = "h100-sxm", model = "llama3-8b" })
 --
 -- The device table (M.device) takes the GPU's dense peaks, its `achievable`
@@ -77,19 +79,54 @@ function M.device(gpu, cat, attn_kernel)
   return d
 end
 
--- gp.roofline{gpu = ID | entry, op = {...}?, cat = ...} -> {device, ridges, op?}
+-- The operators of a model's prefill and decode on one GPU, as the
+-- roofline places them.  o = {gpu =, model = id|entry, infer = {gp.infer
+-- args} (optional)}; gp.infer's defaults but batch 1 when neither batch
+-- nor concurrency is given.  Returns the rows (phase, name, count, flop,
+-- bytes per call, intensity FLOP/B, tflops attained = flop / (time less
+-- the launch), bound, time_s per call, total_s = count x time_s,
+-- shape_eff) and the infer result; no rows when the model does not fit
+-- the GPU (res.fits false, res.why says why).
+function M.model_ops(o, cat)
+  local a = {}
+  for k, v in pairs(o.infer or {}) do a[k] = v end
+  a.model, a.gpu, a.cat = o.model, o.gpu, cat
+  if a.batch == nil and a.concurrency == nil then a.batch = 1 end
+  local res = require("gpuplan.infer").infer(a)
+  local rows = {}
+  if not res.fits then return rows, res end
+  for _, ph in ipairs { "prefill", "decode" } do
+    for _, op in ipairs(res[ph].ops) do
+      local t = op.time - op.t_launch
+      rows[#rows + 1] = { phase = ph, name = op.name, count = op.count, flop = op.flop,
+                          bytes = op.bytes, intensity = op.intensity,
+                          tflops = t > 0 and op.flop / t / 1e12 or 0, bound = op.bound,
+                          time_s = op.time, total_s = op.total, shape_eff = op.shape_eff }
+    end
+  end
+  return rows, res
+end
+
+-- gp.roofline{gpu = ID | entry, op = {...}?, model = id | entry?, infer =
+-- {...}?, cat = ...} -> {device, ridges, op?, ops?, infer?}
 -- ridges[prec] = {peak = FLOP/B, achievable = FLOP/B, flops = achievable FLOP/s}.
+-- With a model: ops = M.model_ops's rows, infer = its gp.infer result.
 function M.roofline(a)
   if type(a) ~= "table" then error("roofline: expected a table of arguments", 2) end
-  local bad = require("gpuplan.args").unknown_key(a, { gpu = true, op = true, cat = true, catalog = true })
+  local bad = require("gpuplan.args").unknown_key(a, { gpu = true, op = true, cat = true,
+    catalog = true, model = true, infer = true })
   if bad ~= nil then
-    error("roofline: unknown argument '" .. tostring(bad) .. "' (gpu, op, cat)", 2)
+    error("roofline: unknown argument '" .. tostring(bad) .. "' (gpu, op, model, infer, cat)", 2)
   end
   if not a.gpu then error("roofline: gpu is required", 2) end
   if a.op ~= nil and type(a.op) ~= "table" then
     error("roofline: op must be a table {flop =, bytes =, ...} (got " .. type(a.op) .. ")", 2)
   end
-  local d = M.device(a.gpu, a.cat or a.catalog)
+  if a.infer ~= nil and (type(a.infer) ~= "table" or a.model == nil) then
+    error("roofline: infer must be a table of gp.infer arguments, with model", 2)
+  end
+  local cat = a.cat or a.catalog
+  local d = M.device(a.gpu, cat)
   local r = { device = d, ridges = {} }
   for _, p in ipairs(M.precisions) do
     if d.peak[p] and d.gemm[p] then
@@ -102,6 +139,9 @@ function M.roofline(a)
     local ok, res = pcall(core().roof_op, d, a.op)
     if not ok then error("roofline: " .. tostring(res), 2) end
     r.op = res
+  end
+  if a.model ~= nil then
+    r.ops, r.infer = M.model_ops({ gpu = a.gpu, model = a.model, infer = a.infer }, catalog(cat))
   end
   return r
 end
@@ -117,14 +157,8 @@ function M.svg(path, o)
   local svg = require "gpuplan.svg"
   local cat = catalog(o.cat)
   local d = M.device(o.gpu, cat)
-  local res
-  if o.model then
-    local args = {}
-    for k, v in pairs(o.infer or {}) do args[k] = v end
-    args.model, args.gpu, args.cat = o.model, o.gpu, cat
-    if args.batch == nil and args.concurrency == nil then args.batch = 1 end
-    res = require("gpuplan.infer").infer(args)
-  end
+  local ops, res = {}, nil
+  if o.model then ops, res = M.model_ops(o, cat) end
   local p = svg.plot {
     title = "Roofline: " .. (d.name or d.id) .. (res and (" - " .. res.model) or ""),
     xlabel = "arithmetic intensity (FLOP/byte)",
@@ -158,13 +192,13 @@ function M.svg(path, o)
   if res and res.fits then
     for _, ph in ipairs { { "prefill", "#d62728", "circle" }, { "decode", "#1f77b4", "square" } } do
       local pts = {}
-      for _, op in ipairs(res[ph[1]].ops) do
-        local t = op.time - op.t_launch
+      for _, op in ipairs(ops) do
         -- GEMMs, attention and logits; the elementwise ops (norms, rope,
         -- activation, sampling) all sit at ~1 FLOP/B and would bury them
-        if op.flop > 0 and op.bytes > 0 and t > 0 and (op.shape_eff < 1 or op.intensity > 2
-           or op.name == "attention" or op.name == "logits" or op.name:match("^moe_")) then
-          pts[#pts + 1] = { op.intensity, op.flop / t / 1e12, op.name }
+        if op.phase == ph[1] and op.flop > 0 and op.bytes > 0 and op.tflops > 0
+           and (op.shape_eff < 1 or op.intensity > 2 or op.name == "attention"
+                or op.name == "logits" or op.name:match("^moe_")) then
+          pts[#pts + 1] = { op.intensity, op.tflops, op.name }
         end
       end
       p:points(pts, { label = ph[1] .. (ph[1] == "prefill" and string.format(" (%d tokens)", res.input)

@@ -48,6 +48,20 @@ is($c, 0, 'roofline exits 0');
 #   ridge at peak 989e12 / 3.35e12 = 295.22 FLOP/B;
 #   ridge achievable 791.2e12 / (3.35e12 x 0.84 = 2.814e12) = 281.17 FLOP/B.
 like($o, qr/^bf16\s+989\.0\s+791\.2\s+295\.2\s+281\.2$/m, 'H100 bf16 ridge 295.2 at peak');
+# --model without --svg: the operators as a table.  Llama 3 8B qkv in bf16
+# (K 4096, N 6144): prefill of 2048 tokens 2 M N K / (2 (K N + M K + M N))
+# = 1117.1 FLOP/B (compute), decode at batch 1 K N / (K N + K + N) = 1.0.
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b');
+is($c, 0, 'roofline --model without --svg exits 0');
+like($o, qr/^bf16\s+989\.0\s+791\.2\s+295\.2\s+281\.2$/m, 'the ridge table first');
+like($o, qr/^phase\s+op\s+calls\s+FLOP\/B\s+TFLOP\/s\s+bound\s+us per call$/m, 'the operators table');
+like($o, qr/^prefill\s+qkv\s+32\s+1117\.1\s+[\d.]+\s+compute\s/m, 'prefill qkv: 1117.1 FLOP/B, compute-bound');
+like($o, qr/^decode\s+qkv\s+32\s+1\.0\s+[\d.]+\s+memory\s/m, 'decode qkv: 1.0 FLOP/B, memory-bound');
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-70b');
+is($c, 0, 'a model that does not fit one GPU is an answer');
+like($o, qr/^llama3-70b does not fit one h100-sxm: needs [\d.]+ GB per GPU.*; no operators to place$/m, 'says so');
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--batch', '4');
+is($c, 2, '--batch without --model is a usage error');
 my $svg = do {
     open(my $fh, '<', "$dir/roof.svg") or die;
     local $/;

@@ -326,4 +326,34 @@ t.raises(function() gp.infer(with { margin = 1 }) end,
 t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
   "infer: kv_free_fraction must be in (0, 1] (got 1.5)", "kv_free_fraction checked", true)
 
+-- gp.roofline with a model: its prefill and decode operators on the
+-- roofline.  Llama 3 8B qkv GEMM in bf16 (K = hidden 4096, N = q 4096 +
+-- k, v 2 x 1024 = 6144): prefill of M = 2048 tokens moves 2 B x (K N + M K
+-- + M N) = 92,274,688 B for 2 M N K = 1.0308e11 FLOP, 1117.1 FLOP/B, above
+-- the 281 ridge: compute-bound; decode at batch 1 (M = 1) moves the
+-- weights for 2 N K FLOP: K N / (K N + K + N) = 0.9992 FLOP/B, memory-bound.
+do
+  local m = gp.roofline { gpu = "h100-sxm", model = "llama3-8b" }
+  local function op(ph, name)
+    for _, o in ipairs(m.ops) do if o.phase == ph and o.name == name then return o end end
+  end
+  t.ok(m.infer.fits and #m.ops == #m.infer.prefill.ops + #m.infer.decode.ops,
+       "model: every prefill and decode operator")
+  -- exact byte/FLOP counts: only rounding in the division
+  t.near(op("prefill", "qkv").intensity, 2 * 2048 * 6144 * 4096
+         / (2 * (4096 * 6144 + 2048 * 4096 + 2048 * 6144)), 1e-9, "prefill qkv 1117.1 FLOP/B")
+  t.is(op("prefill", "qkv").bound, "compute", "prefill qkv: compute-bound")
+  t.near(op("decode", "qkv").intensity, 4096 * 6144 / (4096 * 6144 + 4096 + 6144), 1e-9,
+         "decode qkv at batch 1: 0.9992 FLOP/B")
+  t.is(op("decode", "qkv").bound, "memory", "decode qkv: memory-bound")
+  local q = op("prefill", "qkv")
+  t.near(q.tflops, q.flop / (q.time_s - m.infer.prefill.ops[2].t_launch) / 1e12, 1e-12,
+         "attained TFLOP/s = FLOP / (time less the launch)")
+  local big = gp.roofline { gpu = "h100-sxm", model = "llama3-70b" }
+  t.ok(not big.infer.fits and #big.ops == 0, "70B on one H100: no operators, and why: "
+       .. tostring(big.infer.why))
+  t.raises(function() gp.roofline { gpu = "h100-sxm", infer = { batch = 2 } } end,
+    "roofline: infer must be a table of gp.infer arguments, with model", "infer needs model", true)
+end
+
 t.done_testing()

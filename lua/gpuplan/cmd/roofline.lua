@@ -4,17 +4,20 @@ local report = require "gpuplan.report"
 local cli = require "gpuplan.cli"
 
 local C = {
-  summary = "roofline of a GPU: compute roofs, bandwidth, ridge points; SVG chart with a model's ops",
+  summary = "roofline of a GPU: compute roofs, bandwidth, ridge points; a model's ops on it (table, SVG)",
   usage = [[
 usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
 
   --gpu ID        catalog GPU (required)
-  --model M       plot this model's prefill and decode operators (with --svg)
+  --model M       this model's prefill and decode operators on the roofline:
+                  a table (intensity, attained TFLOP/s, bound), and with
+                  --svg points on the chart
   --weights W     weight format for the model's ops (default bf16)
   --batch B       decode batch for the points (default 1)
   --input N       prompt tokens for the prefill points (default 2048)
   --svg FILE      write the roofline chart (log-log) as SVG
-  --format F      text (default), markdown, csv, json
+  --format F      text (default), markdown, csv, json (with --model: csv
+                  the operators' table only, json {roofline, ops})
 
   Ridge point = peak FLOP/s / bandwidth (FLOP per byte): ops below it are
   memory-bound.  "achievable" uses the catalog's achievable fractions.]],
@@ -27,22 +30,22 @@ local clean = cli.clean
 function C.run(opts, args)
   if not opts.gpu then error(cli.usage("roofline: --gpu ID is required"), 0) end
   if #args > 0 then error(cli.usage("roofline: no arguments (got '" .. args[1] .. "')"), 0) end
-  if opts.model and not opts.svg then error(cli.usage("roofline: --model needs --svg FILE"), 0) end
   -- the model options place the model's points on the chart; without a
   -- model they would be ignored
   for _, o in ipairs { "weights", "batch", "input" } do
     if opts[o] ~= nil and not opts.model then
-      error(cli.usage("roofline: --" .. o .. " needs --model M --svg FILE"), 0)
+      error(cli.usage("roofline: --" .. o .. " needs --model M"), 0)
     end
   end
-  local ok, r = pcall(roofline.roofline, { gpu = opts.gpu })
+  local infer = opts.model and { weights = opts.weights, batch = opts.batch,
+                                 input = opts.input, output = 1 } or nil
+  local ok, r = pcall(roofline.roofline, { gpu = opts.gpu, model = opts.model, infer = infer })
   if not ok then error(clean(r), 0) end
-  -- The chart first: a bad --model or an unwritable file fails before the
-  -- table is printed, so a failed run prints nothing.
+  -- The chart first: an unwritable file fails before the table is
+  -- printed, so a failed run prints nothing.
   if opts.svg then
-    local okw, err = pcall(roofline.svg, opts.svg, {
-      gpu = opts.gpu, model = opts.model,
-      infer = { weights = opts.weights, batch = opts.batch, input = opts.input, output = 1 } })
+    local okw, err = pcall(roofline.svg, opts.svg, { gpu = opts.gpu, model = opts.model,
+                                                     infer = infer })
     if not okw then error(clean(err), 0) end
   end
   local rows = {}
@@ -54,15 +57,47 @@ function C.run(opts, args)
                           ridge = x.achievable }
     end
   end
-  report.print(rows, {
-    format = opts.format,
+  local format = opts.format or "text"
+  local ridge_table = {
+    format = format,
     title = string.format("%s: %.2f TB/s, achievable %.2f", r.device.name or r.device.id,
                           r.device.mem_bw / 1e12, r.device.hbm),
     columns = { { key = "precision", label = "precision" },
                 { key = "peak", label = "dense TFLOP/s", fmt = "%.1f" },
                 { key = "achievable", label = "achievable TFLOP/s", fmt = "%.1f" },
                 { key = "ridge_peak", label = "ridge (peak) FLOP/B", fmt = "%.1f" },
-                { key = "ridge", label = "ridge (achievable) FLOP/B", fmt = "%.1f" } } })
+                { key = "ridge", label = "ridge (achievable) FLOP/B", fmt = "%.1f" } } }
+  if not opts.model then
+    report.print(rows, ridge_table)
+    return 0
+  end
+  local res = r.infer
+  if format == "json" then
+    io.write(report.json({ roofline = rows, model = res.model, fits = res.fits,
+                           why = res.why, ops = r.ops }), "\n")
+    return 0
+  end
+  if format ~= "csv" then report.print(rows, ridge_table) end
+  if not res.fits then
+    -- an answer, not an error: the model's operators need it on one GPU
+    io.write(string.format("%s does not fit one %s: %s; no operators to place\n",
+      res.model, r.device.id, res.why or "too large"))
+    return 0
+  end
+  if format ~= "csv" then io.write("\n") end
+  report.print(r.ops, {
+    format = format,
+    title = string.format("%s on %s: prefill of %d tokens, decode at batch %d, %s weights "
+      .. "(time per call; bound by the roofline's side)", res.model, r.device.id, res.input,
+      res.batch, res.weights),
+    columns = { { key = "phase", label = "phase" },
+                { key = "name", label = "op" },
+                { key = "count", label = "calls", fmt = "%d" },
+                { key = "intensity", label = "FLOP/B", fmt = "%.1f" },
+                { key = "tflops", label = "TFLOP/s", fmt = "%.1f" },
+                { key = "bound", label = "bound" },
+                { key = "time_s", label = "us per call",
+                  fmt = function(v) return string.format("%.1f", v * 1e6) end } } })
   return 0
 end
 
