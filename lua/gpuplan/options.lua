@@ -366,8 +366,9 @@ opt { name = "dp_attention", type = "flag", commands = "infer", serve = true,
   help = "attention, dense layers, shared experts whole on every GPU, each with its own "
     .. "requests' KV",
   suggest = { "enable_dp_attention" } }
-opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = true, form = "no",
-  help = "one micro-batch (default with --ep: two, hiding the all-to-all)",
+opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = true, form = "both",
+  default = "with --ep: whichever delivers more tokens/s per GPU",
+  help = "two micro-batches per step, one's all-to-all hidden under the other's compute",
   suggest = { "tbo", "enable_two_batch_overlap" } }
 opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
   default = "deepep: low-latency decode, normal prefill",

@@ -22,8 +22,9 @@
 --   dp_attention  attention, dense layers, shared experts and embeddings whole
 --               on every GPU, each with its own requests' KV (default false:
 --               tensor parallel over the instance)
---   two_batch_overlap  two micro-batches hide the all-to-all (default: on with
---               ep > 1, as DeepSeek's and SGLang's large-EP deployments)
+--   two_batch_overlap  two micro-batches hide the all-to-all (default with
+--               ep > 1: on, as DeepSeek's and SGLang's large-EP deployments,
+--               unless one micro-batch delivers more tokens/s per GPU)
 --   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
 --               DeepSeek's, rounded up to whole slots per GPU)
 --   imbalance   hottest GPU's routed tokens / the mean (default 1.11 with ep > 1:
@@ -184,11 +185,16 @@ function M.setup(a)
     fail("infer: ep %d: the experts are split over the whole instance (ep = tp = %d) "
          .. "or sliced by TP (ep 1)", ep, tp)
   end
+  -- Two-batch overlap left open with EP: M.infer runs both and keeps the
+  -- faster (tbo_auto).  It is an opt-in in SGLang (--enable-two-batch-
+  -- overlap) that pays off at large batches; at small ones each micro-batch
+  -- reads the experts' weights again, and SGLang leaves it to the user
+  -- (two_batch_overlap.py: "may smartly disable TBO when batch size is too
+  -- small b/c it will slow down").
   local tbo = bool_of(a, "two_batch_overlap")
-  if tbo == nil then
-    tbo = ep > 1
-    if ep > 1 then default("two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)") end
-  end
+  local tbo_auto = tbo == nil and ep > 1
+  if tbo == nil then tbo = ep > 1 end
+  local tbo_at = tbo_auto and #defaults + 1 or nil  -- its "assumed" slot
   local ptp = int_of(a, "prefill_tp", 1) or tp
   local pep = int_of(a, "prefill_ep", 1) or (ptp == tp and ep) or (ep > 1 and ptp) or 1
   local pdp = bool_of(a, "prefill_dp_attention")
@@ -235,6 +241,7 @@ function M.setup(a)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
+    tbo_auto = tbo_auto, tbo_at = tbo_at,
   }
   return model, d, s, info
 end
@@ -313,6 +320,24 @@ function M.infer(a)
   local model, d, s, info = M.setup(a)
   local ok, r = pcall(core().serve, model, d, s)
   if not ok then error("infer: " .. tostring(r), 3) end
+  if s.tbo_auto then
+    -- Both ways; overlap stays unless one micro-batch fits where two do
+    -- not, or delivers more tokens/s per GPU (at the same batch: a shorter
+    -- step; under itl_max: the larger batch the shorter step allows).
+    local one = {}
+    for k, v in pairs(s) do one[k] = v end
+    one.decode = { tp = s.decode.tp, ep = s.decode.ep,
+                   dp_attention = s.decode.dp_attention, tbo = false }
+    one.prefill = { tp = s.prefill.tp, ep = s.prefill.ep,
+                    dp_attention = s.prefill.dp_attention, tbo = false }
+    local ok1, r1 = pcall(core().serve, model, d, one)
+    if not ok1 then error("infer: " .. tostring(r1), 3) end
+    local better = r1.fits and (not r.fits or r1.tokens_per_s_gpu > r.tokens_per_s_gpu)
+    if better then s, r = one, r1 end
+    table.insert(info.defaults, s.tbo_at, better
+      and "two_batch_overlap=false (faster here: each of two micro-batches reads every weight)"
+      or "two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)")
+  end
   return M.result(r, model, d, s, info)
 end
 

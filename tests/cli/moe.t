@@ -9,7 +9,7 @@ require './tests/cli/lib.pl';
 my @ds = ('infer', 'deepseek-v3', '--weights', 'fp8', '--input', '4096', '--output', '1536');
 
 my ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--dp-attention',
-                         '--batch', '32');
+                         '--batch', '32', '--two-batch-overlap');
 is($c, 0, 'EP16 DP attention on 16 H20: exit 0') or diag $e;
 like($o, qr/^deepseek-v3 on 16 x h20: EP16, DP attention, two-batch overlap, fp8 weights/m,
      'title names the layout');
@@ -22,6 +22,17 @@ like($o, qr/^dispatch \/ combine\s+[\d.]+ \/ [\d.]+ us per MoE layer \(1\.89 MB 
      'dispatch bytes and the share leaving the node');
 like($o, qr/^batch per GPU\s+32 /m, 'batch per GPU');
 is($e, '', 'nothing on stderr');
+
+# Left open, the overlap is run both ways and the faster kept: within 50 ms
+# on 16 H800 two micro-batches (each reading every weight) leave a batch of a
+# few per GPU, one micro-batch over twenty (tests/lua/serve.t compares them).
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16', '--dp-attention',
+                      '--kv', 'fp8', '--itl-max', '50');
+like($o, qr/^deepseek-v3 on 16 x h800-sxm: EP16, DP attention, fp8 weights/m,
+     'small batches: one micro-batch');
+like($o, qr/^assumed .*two_batch_overlap=false \(faster here/m, 'and the reason, assumed');
+my ($nb) = $o =~ /^batch per GPU\s+(\d+) /m;
+ok(defined $nb && $nb > 16, 'a batch of more than 16 within 50 ms');
 
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--dp-attention',
                       '--batch', '16');

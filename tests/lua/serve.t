@@ -17,7 +17,8 @@ end
 -- Routed experts: (256 + 32 redundant) / 16 = 18 slots, each 58 MoE layers
 -- x 3 x 7168 x 2048 fp8 weights = 2,554,331,136 B; 18 of them =
 -- 45,977,960,448 B.  Attention whole (DP): 61 x 187,105,280 B.  Exact.
-local r = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32 })
+local r = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32,
+                          two_batch_overlap = true })
 t.ok(r.moe and r.fits, "EP16 DP attention on 16 H20 fits at batch 32")
 t.is(r.layout, "EP16, DP attention, two-batch overlap", "the layout, named")
 t.near(r.memory.expert_slots, 18, 0, "18 expert slots per GPU (288 / 16)")
@@ -96,6 +97,34 @@ t.is(pf.result.ep, 32, "a given ep stays fixed")
 local pd = gp.infer_plan { model = "llama3.1-8b", gpu = "h100-sxm", target = 2e4, itl_max = 0.05,
                            weights = "fp8" }
 t.ok(pd.gpus >= 1 and pd.tokens_per_s >= 2e4, "a dense model plans TP replicas")
+
+-- Two-batch overlap left open: both are run and the faster kept.  DeepSeek-V3
+-- on 16 H800, EP16, within 50 ms: two micro-batches each read every weight
+-- (each op's count doubles), so the bound leaves a batch of a few per GPU;
+-- one micro-batch takes batch 26 there (526 vs 83 tok/s per GPU at the time
+-- of writing).  On EP32 (half the all-to-all crosses nodes) at batch 128 the
+-- overlap hides it and stays.
+local h8 = { gpu = "h800-sxm", gpus = 16, ep = 16, dp_attention = true, kv = "fp8" }
+local function h8w(x)
+  local a = with(h8)
+  for k, v in pairs(x) do a[k] = v end
+  return a
+end
+local auto = gp.infer(h8w { itl_max = 0.05 })
+local on = gp.infer(h8w { itl_max = 0.05, two_batch_overlap = true })
+local off = gp.infer(h8w { itl_max = 0.05, two_batch_overlap = false })
+t.ok(off.per_gpu > 2 * on.per_gpu, "small batches: one micro-batch is faster")
+t.is(auto.two_batch_overlap, false, "left open, the search turns the overlap off")
+t.near(auto.per_gpu, off.per_gpu, 0, "and delivers what one micro-batch does")
+local said = false
+for _, d in ipairs(auto.defaults) do
+  if d:match("^two_batch_overlap=false") then said = true end
+end
+t.ok(said, "and says so among the assumptions")
+local big = gp.infer(h8w { gpus = 32, ep = 32, batch = 128 })
+local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overlap = false })
+t.ok(big.two_batch_overlap and big_off.fits and big.per_gpu > big_off.per_gpu,
+     "EP32 at batch 128: the overlap is faster and kept")
 
 -- Errors name the argument.
 t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16 }) end,
