@@ -73,6 +73,25 @@ t0.workload.input_len, t0.workload.output_len = 64, 4
 row = v.predict(t0, cat)
 t.ok(row.predicted and row.predicted > 0, "T0 3B with its shape: predicted")
 
+-- A MoE case whose inline model does not state mtp_layers, with MTP asked
+-- for: the catalog model of the same architecture (deepseek-v3: one MTP
+-- layer, its config.json's num_nextn_predict_layers) lends its module, and
+-- the prediction equals the one with mtp_layers = 1 stated.  A shape no
+-- catalog model has (62 layers) has no module to take, and says so.
+local ant
+for _, c in ipairs(v.read("validation/cases.json")) do
+  if c.id == "ant-dsr1-h20-ep16-decode-bs32-mtp1" then ant = c end
+end
+local stated = v.predict(ant, cat)
+ant.model.mtp_layers = nil
+row = v.predict(ant, cat)
+t.near(row.predicted, stated.predicted, 0, "MTP layers from the architecture: same prediction")
+t.like(row.defaults or "", "; mtp_layers=1 %(the MTP module of deepseek%-v3's architecture%);",
+       "and the assumption names the catalog model")
+ant.model.layers = 62
+row = v.predict(ant, cat)
+t.like(row.reason or "", "has no MTP module", "another shape: no module to take")
+
 -- Malformed cases (issue 13): an error naming the case and the field,
 -- never a prediction that fails inside a predictor.
 local scratch = t.scratch()

@@ -62,6 +62,38 @@ function M.model(cm)
   return m
 end
 
+-- The MTP module of a case's model that does not state mtp_layers: the
+-- catalog model of the same architecture -- every shape field the engine
+-- reads equal (layers, hidden, heads, ffn_hidden, vocab, the MoE and the MLA
+-- fields) -- has it from its config.json (num_nextn_predict_layers), which a
+-- checkpoint of that architecture ships: DeepSeek-R1 and V3-0324 are V3's
+-- architecture with its one MTP layer (their config.json files say 1).
+-- Returns the layer count and the catalog id, or nil.
+local SHAPE = { "layers", "hidden", "heads", "ffn_hidden", "vocab" }
+local MOE = { "experts", "top_k", "shared_experts", "ffn_hidden", "dense_layers" }
+local MLA = { "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+              "v_head_dim" }
+local function same(a, b, keys)
+  if (a == nil) ~= (b == nil) then return false end
+  if a == nil then return true end
+  for _, k in ipairs(keys) do
+    if (a[k] or 0) ~= (b[k] or 0) then return false end
+  end
+  return true
+end
+
+function M.architecture_mtp(m, cat)
+  cat = cat or require("gpuplan").catalog()
+  for _, id in ipairs(cat:ids("models")) do
+    local c = cat:get("models", id)
+    if (c.mtp_layers or 0) > 0 and same(m, c, SHAPE) and same(m.moe, c.moe, MOE) and
+       same(m.mla, c.mla, MLA) then
+      return c.mtp_layers, id
+    end
+  end
+  return nil
+end
+
 -- The framework a case names: the first of `rules` ({word, name} pairs,
 -- Lua patterns matched as whole words, case-insensitive) found in the
 -- case's source title, source id or notes.  Returns name and the word as

@@ -125,6 +125,14 @@ local function serve_case(case, cat, model, defaults)
   if metric == "input_tokens_per_s_per_gpu" then phase = "prefill" end
   if metric == "output_tokens_per_s_per_gpu" and phase == nil then phase = "decode" end
   local tp = v(par.tp) or v(par.ep) or v(hw.gpus) or 1
+  if (v(wl.mtp) or 0) > 0 and not model.mtp_layers then
+    local n, id = case_.architecture_mtp(model, cat)
+    if n then
+      model.mtp_layers = n
+      defaults[#defaults + 1] = string.format(
+        "mtp_layers=%d (the MTP module of %s's architecture)", n, id)
+    end
+  end
   local a = {
     model = model, gpu = hw.gpu, cat = cat, tp = tp, ep = v(par.ep) or 1,
     dp_attention = v(par.dp_attention) == true,
