@@ -258,6 +258,7 @@ function M.predict(case, cat)
     row.error = (res.value - row.measured) / row.measured
     if res.defaults and #res.defaults > 0 then row.defaults = table.concat(res.defaults, "; ") end
     row.detail = res.detail
+    row.regime = res.regime
   end
   -- A reason is one line of the report, whatever the case's strings hold.
   if row.reason then row.reason = require("gpuplan.units").oneline(row.reason) end
@@ -283,16 +284,27 @@ M.subsets = {
 }
 
 -- Per-kind summary rows: kind, cases, predicted, median, p90 (fractions);
--- each kind's subsets (M.subsets) follow its row.
+-- each kind's subsets (M.subsets) follow its row.  Where rows carry their
+-- 80% range (predicted_lo, predicted_hi: gpuplan.ranges), also ranged
+-- (cases with one), coverage (the share of those whose measured value lies
+-- inside) and width (the mean of (hi - lo) / predicted).
 function M.summarise(rows)
   local by = {}
   local function add(name, r)
-    local s = by[name] or { kind = name, cases = 0, predicted = 0, errs = {} }
+    local s = by[name] or { kind = name, cases = 0, predicted = 0, errs = {},
+                            ranged = 0, inside = 0, widths = 0 }
     by[name] = s
     s.cases = s.cases + 1
     if r.error then
       s.predicted = s.predicted + 1
       s.errs[#s.errs + 1] = math.abs(r.error)
+    end
+    if r.error and r.predicted_lo then
+      s.ranged = s.ranged + 1
+      if r.measured >= r.predicted_lo and r.measured <= r.predicted_hi then
+        s.inside = s.inside + 1
+      end
+      s.widths = s.widths + (r.predicted_hi - r.predicted_lo) / r.predicted
     end
   end
   for _, r in ipairs(rows) do
@@ -309,6 +321,10 @@ function M.summarise(rows)
       s.median = M.percentile(s.errs, 0.5)
       s.p90 = M.percentile(s.errs, 0.9)
       s.errs = nil
+      if s.ranged > 0 then
+        s.coverage, s.width = s.inside / s.ranged, s.widths / s.ranged
+      end
+      s.widths = nil
       out[#out + 1] = s
     end
   end

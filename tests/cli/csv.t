@@ -96,10 +96,10 @@ is(col($r, 'fits')->[0], 'no', 'infer: a deployment that does not fit is a row, 
 
 # validate: one table of cases; --summary the per-kind table.
 $r = one_table('validate', 'validate', 'tests/fixtures/validation/mini.json', '--format', 'csv');
-is(join(',', @{ $r->[0] }), 'id,kind,metric,measured,predicted,error,reason,defaults', 'validate: the case columns');
+is(join(',', @{ $r->[0] }), 'id,kind,metric,measured,predicted,error,predicted_lo,predicted_hi,reason,defaults', 'validate: the case columns');
 like(col($r, 'reason')->[0], qr/\S/, 'validate: an unpredicted case carries its reason');
 $r = one_table('validate --summary', 'validate', 'tests/fixtures/validation/mini.json', '--summary', '--format', 'csv');
-is(join(',', @{ $r->[0] }), 'kind,cases,predicted,median abs error,p90 abs error', 'validate --summary columns');
+is(join(',', @{ $r->[0] }), 'kind,cases,predicted,median abs error,p90 abs error,in 80% range', 'validate --summary columns');
 
 # The other commands.
 one_table('comm', 'comm', '--system', 'dgx-h100', '--op', 'all_reduce', '--min', '1MiB', '--max', '4MiB', '--format', 'csv');

@@ -8,7 +8,7 @@ my ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json');
 is($c, 0, 'validate exits 0');
 like($o, qr/^Not predicted$/m, 'lists the cases not predicted');
 like($o, qr/^mini-unknown-predictor\s+collective\s+busbw_gbps\s+\S/m, 'unpredicted case has a reason');
-like($o, qr/^kind\s+cases\s+predicted\s+median \|err\|\s+p90 \|err\|$/m, 'summary header');
+like($o, qr/^kind\s+cases\s+predicted\s+median \|err\|\s+p90 \|err\|\s+in 80% range$/m, 'summary header');
 like($o, qr/^train\s+1\s+\d/m, 'summary counts the training case');
 
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', '--format', 'json');
@@ -50,6 +50,43 @@ unlike($e, qr/traceback/, 'without a traceback');
 is($c, 0, 'validation/cases.json validates') or diag $e;
 like($o, qr/^collective\s+20\s/m, 'all 20 collective cases counted');
 ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
+
+# 80% ranges (lua/gpuplan/ranges.lua).  --coverage: per kind the cases
+# with a range and the share of them inside it, leave-one-out.
+($c, $o, $e) = run_gp('validate', '--coverage');
+is($c, 0, 'validate --coverage exits 0') or diag $e;
+like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'coverage header');
+like($o, qr/^train\s+22\s+22\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 22 cases, each with a range');
+# JSON rows carry the range; every shipped predicted case has one.
+($c, $o, $e) = run_gp('validate', '--format', 'json');
+my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
+my $npred = () = $o =~ /"predicted":[0-9]/g;
+ok($npred > 60 && @lo == 2 * $npred, "all $npred predicted cases carry predicted_lo and predicted_hi");
+my $ordered = 1;
+for (my $i = 0; $i < @lo; $i += 2) { $ordered = 0 unless $lo[$i] < $lo[$i + 1] }
+ok($ordered, 'predicted_lo < predicted_hi in every row');
+# A case not in the shipped record is scored with the shipped model, as a
+# job like it would be: this copy of megatron2021-t1-gpt-39.1b (Megatron,
+# dense, PP 2: regime stack=megatron/moe=dense/style=pipeline, factors
+# 0.942 .. 1.396 in validation/ranges.lua) predicts a rate, so
+# predicted_lo = predicted / 1.396 and predicted_hi = predicted / 0.942
+# (the file's 3 decimals: within 1e-9 of those).
+($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/not_shipped.json', '--format', 'json');
+my ($p, $plo, $phi) = $o =~ /"predicted":([0-9.e+]+),.*"predicted_lo":([0-9.e+]+),"predicted_hi":([0-9.e+]+)/;
+my ($rlo, $rhi) = do {
+    open my $fh, '<', 'validation/ranges.lua' or die;
+    my $t = do { local $/; <$fh> };
+    $t =~ /\["stack=megatron\/moe=dense\/style=pipeline"\] = \{ cases = \d+, lo = ([0-9.]+), hi = ([0-9.]+)/;
+};
+ok(defined $plo && abs($plo - $p / $rhi) < 1e-9 * $p && abs($phi - $p / $rlo) < 1e-9 * $p,
+   'a case not shipped: the shipped regime\'s range') or diag "$p $plo $phi $rlo $rhi";
+# --ranges prints the error model: what `make ranges` writes.
+($c, $o, $e) = run_gp('validate', '--ranges');
+my $file = do { open my $fh, '<', 'validation/ranges.lua' or die; local $/; <$fh> };
+is($o, $file, 'validate --ranges prints validation/ranges.lua');
+($c, $o, $e) = run_gp('validate', '--ranges', '--format', 'json');
+is($c, 2, '--ranges takes no --format');
+like($e, qr/--ranges prints a Lua data file; it takes no --format/, 'and says so');
 
 # The README figures check fails when a kind is worse than stated: a copy
 # of the README whose infer median says 5.0% makes it fail, naming the kind.

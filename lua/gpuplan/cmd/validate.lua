@@ -8,7 +8,7 @@ local C = {
   summary = "predict published measurements and report the error per case and per kind",
   usage = [[
 usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kind K]
-                        [--summary]
+                        [--summary | --coverage | --ranges]
 
   Predicts every case (format: validation/SCHEMA.md; the published cases
   ship as validation/cases.json) with the models that exist and prints
@@ -19,14 +19,37 @@ usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kin
   small-message latency cases).  Without a file: the shipped
   validation/cases.json.  --kind keeps one kind (train, memory, infer,
   collective).  --summary prints only the per-kind table.
+  Each predicted case carries its 80% range (predicted_lo, predicted_hi):
+  a case of the shipped record from the other shipped cases of its kind
+  and regime (leave-one-out), any other case from the shipped error model
+  validation/ranges.lua, as a job like it gets in train, plan, rl and
+  infer.  --coverage prints per kind the cases with a range, the share
+  whose measured value lies inside it and the mean width (hi - lo) /
+  predicted.  --ranges prints the error model of the cases given (what
+  `make ranges` writes to validation/ranges.lua).
   csv: one table, a row per case (id, kind, metric, measured, predicted,
-  error, reason, defaults; predicted and error empty where not predicted);
-  the per-kind table is --summary --format csv.  json: an array of the
-  same rows (--summary: of {kind, cases, predicted, median, p90}).]],
-  options = { format = "format", kind = "string", summary = "flag" },
+  error, predicted_lo, predicted_hi, reason, defaults; predicted and error
+  empty where not predicted); the per-kind table is --summary --format
+  csv.  json: an array of the same rows (--summary: of {kind, cases,
+  predicted, median, p90, coverage}; --coverage: of {kind, predicted,
+  ranged, coverage, width}).]],
+  options = { format = "format", kind = "string", summary = "flag", coverage = "flag",
+              ranges = "flag" },
 }
 
+local ranges = require "gpuplan.ranges"
+
 local function pct(v) return string.format("%+.1f%%", v * 100) end
+
+-- Which rows are cases of the shipped record: those whose id the shipped
+-- validation/cases.json holds (all of them when it is the file given).
+local function record_ids(args)
+  local shipped = require("gpuplan.config").root .. "/validation/cases.json"
+  local ids = {}
+  local ok, cases = pcall(validate.read, shipped)
+  if ok then for _, c in ipairs(cases) do ids[c.id] = true end end
+  return function(r) return ids[r.id] == true end
+end
 local function num(v)
   if v >= 100 then return string.format("%.0f", v) end
   return string.format("%.3g", v)
@@ -55,51 +78,87 @@ function C.run(opts, args)
     return a.id < b.id
   end)
   local format = opts.format or "text"
+  if opts.ranges then
+    if opts.format and format ~= "text" then
+      error(cli.usage("validate: --ranges prints a Lua data file; it takes no --format"), 0)
+    end
+    io.stdout:write(ranges.generate(rows))
+    return 0
+  end
+  ranges.attach(rows, record_ids(args))
   local summary = validate.summarise(rows)
   local pct_abs = function(v) return string.format("%.1f%%", v * 100) end
+  -- csv carries fractions (a spreadsheet's numbers), the tables percent.
+  local csv = format == "csv"
+  local frac = csv and "%.6f" or pct_abs
+  if opts.coverage then
+    local out = {}
+    for _, s in ipairs(summary) do
+      if s.predicted > 0 then
+        out[#out + 1] = { kind = s.kind, predicted = s.predicted, ranged = s.ranged,
+                          coverage = s.coverage or report.null, width = s.width or report.null }
+      end
+    end
+    report.print(out, { format = format,
+      title = "80% ranges by kind (shipped cases: leave-one-out)", columns = {
+      { key = "kind" }, { key = "predicted" }, { key = "ranged", label = "with range" },
+      { key = "coverage", label = csv and "coverage" or "measured inside", fmt = frac },
+      { key = "width", label = csv and "mean width" or "mean width (hi-lo)/pred", fmt = frac } } })
+    return 0
+  end
   if opts.summary then
     if format == "json" then
       for _, s in ipairs(summary) do
         s.median = s.median or report.null
         s.p90 = s.p90 or report.null
+        s.coverage = s.coverage or report.null
       end
-      report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median", "p90" } })
+      report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median",
+        "p90", "coverage" } })
       return 0
     end
-    -- csv carries fractions (a spreadsheet's numbers), the tables percent.
-    local csv = format == "csv"
     report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
       { key = "kind" }, { key = "cases" }, { key = "predicted" },
-      { key = "median", label = csv and "median abs error" or "median |err|", fmt = csv and "%.6f" or pct_abs },
-      { key = "p90", label = csv and "p90 abs error" or "p90 |err|", fmt = csv and "%.6f" or pct_abs } } })
+      { key = "median", label = csv and "median abs error" or "median |err|", fmt = frac },
+      { key = "p90", label = csv and "p90 abs error" or "p90 |err|", fmt = frac },
+      { key = "coverage", label = "in 80% range", fmt = frac } } })
     return 0
   end
   if format == "csv" then
     report.print(rows, { format = "csv", columns = {
       { key = "id" }, { key = "kind" }, { key = "metric" },
       { key = "measured", fmt = "%.15g" }, { key = "predicted", fmt = "%.6g" },
-      { key = "error", fmt = "%.6f" }, { key = "reason" }, { key = "defaults" } } })
+      { key = "error", fmt = "%.6f" }, { key = "predicted_lo", fmt = "%.6g" },
+      { key = "predicted_hi", fmt = "%.6g" }, { key = "reason" }, { key = "defaults" } } })
     return 0
   end
   if format == "json" then
     for _, r in ipairs(rows) do
       r.predicted = r.predicted or report.null
       r.error = r.error or report.null
+      r.predicted_lo = r.predicted_lo or report.null
+      r.predicted_hi = r.predicted_hi or report.null
       r.reason = r.reason or report.null
       r.defaults = r.defaults or report.null
     end
     report.print(rows, { format = "json", columns = { "id", "kind", "metric", "measured",
-      "predicted", "error", "reason", "defaults" } })
+      "predicted", "error", "predicted_lo", "predicted_hi", "reason", "defaults" } })
     return 0
   end
   local predicted, missing = {}, {}
   for _, r in ipairs(rows) do
-    if r.error then predicted[#predicted + 1] = r else missing[#missing + 1] = r end
+    if r.error then
+      if r.predicted_lo then r.range = num(r.predicted_lo) .. "-" .. num(r.predicted_hi) end
+      predicted[#predicted + 1] = r
+    else
+      missing[#missing + 1] = r
+    end
   end
-  report.print(predicted, { format = format, title = format == "text" and "Predicted cases" or "Predicted cases", columns = {
+  report.print(predicted, { format = format, title = "Predicted cases", columns = {
     { key = "id" }, { key = "kind" }, { key = "metric" },
     { key = "measured", fmt = num }, { key = "predicted", fmt = num },
-    { key = "error", fmt = pct }, { key = "defaults", label = "defaults used", align = "left" } } })
+    { key = "error", fmt = pct }, { key = "range", label = "80% range" },
+    { key = "defaults", label = "defaults used", align = "left" } } })
   io.stdout:write("\n")
   report.print(missing, { format = format, title = "Not predicted", columns = {
     { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } } })
@@ -107,7 +166,8 @@ function C.run(opts, args)
   report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
     { key = "kind" }, { key = "cases" }, { key = "predicted" },
     { key = "median", label = "median |err|", fmt = pct_abs },
-    { key = "p90", label = "p90 |err|", fmt = pct_abs } } })
+    { key = "p90", label = "p90 |err|", fmt = pct_abs },
+    { key = "coverage", label = "in 80% range", fmt = pct_abs } } })
   return 0
 end
 

@@ -58,5 +58,7 @@ return function(case, cat)
                         topology = topo, algo = algo }
   local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
   return { value = value, defaults = defaults,
+           regime = require("gpuplan.ranges").regime("collective",
+             { op = case.collective, gpu = gpu, gpus = gpus, gpus_per_node = ppn }, nil, cat),
            detail = string.format("%s/%s, %.1f us", r.algo, r.proto, r.time * 1e6) }
 end

@@ -168,7 +168,8 @@ local function serve_case(case, cat, model, defaults)
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   defaults[#defaults + 1] = string.format("batch=%d per GPU", r.batch)
-  return { value = pick[metric], defaults = defaults }
+  return { value = pick[metric], defaults = defaults,
+           regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end
 
 -- Cases the MoE serving model answers: EP > 1, DP attention, a pool
@@ -224,5 +225,6 @@ return function(case, cat)
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
-  return { value = pick[metric](r), defaults = defaults }
+  return { value = pick[metric](r), defaults = defaults,
+           regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end

@@ -241,5 +241,6 @@ return function(case, cat)
     if c.tensor then parts[#parts + 1] = string.format("%s %.1f", c.name, c.bytes / unit) end
   end
   return { value = r.allocated / unit, defaults = defaults,
+           regime = require("gpuplan.ranges").regime("memory", o, r, cat),
            detail = table.concat(parts, ", ") }
 end

@@ -152,6 +152,7 @@ return function(case, cat)
     if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
   end
   return { value = pick[metric](r), defaults = defaults,
+           regime = require("gpuplan.ranges").regime("rl", o, r, cat),
            detail = string.format("step %.3g s; %s%s", r.step_s, table.concat(parts, ", "),
              r.colocated and "" or string.format("; rollout %d + train %d GPUs",
                r.rollout_gpus, r.train_gpus)) }

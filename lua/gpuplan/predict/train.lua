@@ -223,6 +223,7 @@ return function(case, cat)
     if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
   end
   return { value = pick[metric](r), defaults = defaults,
+           regime = require("gpuplan.ranges").regime("train", o, r, cat),
            detail = string.format("step %.3g s; %s; mfu %.1f%%", r.step_s,
                                   table.concat(parts, ", "), 100 * r.mfu) }
 end

@@ -1,0 +1,117 @@
+-- gpuplan.ranges: the 80% ranges from the validation record -- the shipped
+-- data file is current, the leave-one-out coverage is what the README
+-- states, and the pieces (ranks, pooling, orientation, regimes) do what
+-- lua/gpuplan/ranges.lua says.
+local t = require "tap"
+local validate = require "gpuplan.validate"
+local ranges = require "gpuplan.ranges"
+
+-- The built-in catalog only, as `make ranges` uses.
+local cat = require("gpuplan").catalog { dirs = { "catalog" } }
+local rows = {}
+for _, c in ipairs(validate.read("validation/cases.json")) do
+  rows[#rows + 1] = validate.predict(c, cat)
+end
+
+-- 1. validation/ranges.lua is what the shipped cases give now.
+local f = assert(io.open("validation/ranges.lua", "rb"))
+local shipped = f:read("a")
+f:close()
+local fresh = ranges.generate(rows)
+if not t.ok(fresh == shipped, "validation/ranges.lua is current") then
+  t.diag("validation/ranges.lua is stale: the cases or their predictions changed.\n"
+    .. "Regenerate it with `make ranges` and commit it.")
+  local a, b = {}, {}
+  for l in shipped:gmatch("[^\n]+") do a[#a + 1] = l end
+  for l in fresh:gmatch("[^\n]+") do b[#b + 1] = l end
+  for i = 1, math.max(#a, #b) do
+    if a[i] ~= b[i] then
+      t.diag("first difference, line " .. i .. ":\n  file: " .. tostring(a[i])
+        .. "\n  now:  " .. tostring(b[i]))
+      break
+    end
+  end
+end
+-- The same rows give the same bytes (sorted keys, fixed formats).
+t.is(ranges.generate(rows), fresh, "generating twice gives the same file")
+
+-- 2. Leave-one-out coverage: every kind with ten or more predicted cases
+-- has 75-85% of its cases inside the range the others give (the nominal
+-- 80%, within one case in ten either way).
+ranges.attach(rows)
+for _, s in ipairs(validate.summarise(rows)) do
+  if s.predicted >= 10 and not s.kind:find(" ") then
+    t.ok(s.coverage and s.coverage >= 0.75 and s.coverage <= 0.85,
+      string.format("%s: leave-one-out coverage %.1f%% of %d cases within 75-85%%",
+        s.kind, 100 * (s.coverage or 0), s.ranged))
+  end
+end
+
+-- 3. Conformal ranks: of m = 21 sorted values the floor(0.1 * 22) = 2nd
+-- and ceil(0.9 * 22) = 20th; of m = 8, the extremes (ranks clamp to 1..m).
+local s21 = {}
+for i = 1, 21 do s21[i] = i end
+local lo, hi = ranges.ends(s21)
+t.is(lo, 2, "m = 21: the 2nd value is the lower end")
+t.is(hi, 20, "m = 21: the 20th value is the upper end")
+lo, hi = ranges.ends { 1, 2, 3, 4, 5, 6, 7, 8 }
+t.ok(lo == 1 and hi == 8, "m = 8: the extremes")
+
+-- 4. Pooling: a regime with fewer than MIN_CASES (8) cases takes its
+-- parent's range.  Ten points: eight of stack=a with y = 0 .. 0.7 and two
+-- of stack=b with y = 5; a job of stack=b has only two cases of its own,
+-- so its range is the kind's over all ten: ranks floor(0.1 * 11) = 1 and
+-- ceil(0.9 * 11) = 10 of the sorted ys: exp(0) = 1 and exp(5).
+local pts = {}
+for i = 0, 7 do pts[#pts + 1] = { f = { stack = "a" }, y = i / 10 } end
+pts[#pts + 1] = { f = { stack = "b" }, y = 5 }
+pts[#pts + 1] = { f = { stack = "b" }, y = 5 }
+local iv = ranges.interval(pts, { stack = "b" })
+t.is(iv.key, "", "two cases of a regime: pooled into the kind")
+t.is(iv.cases, 10, "the kind's ten cases")
+t.near(iv.hi, math.exp(5), 1e-12, "upper end: the largest of ten, exp(5)")
+-- stack=a has its own eight: the extremes exp(0) and exp(0.7).
+iv = ranges.interval(pts, { stack = "a" })
+t.is(iv.key, "stack=a", "eight cases: the regime's own range")
+t.near(iv.hi, math.exp(0.7), 1e-12, "its largest, exp(0.7)")
+-- Left out, stack=a has seven: pooled again.
+iv = ranges.interval(pts, { stack = "a" }, 1)
+t.is(iv.key, "", "leave-one-out leaves seven: pooled into the kind")
+
+-- 5. Orientation: a factor range [0.9, 1.2] of a time-like value puts a
+-- 100 s step between 90 and 120 s, and a 100 tokens/s rate (work / time)
+-- between 100 / 1.2 = 83.3 and 100 / 0.9 = 111.1.
+local b1, b2 = ranges.bounds("step_time_s", 100, { lo = 0.9, hi = 1.2 })
+t.ok(math.abs(b1 - 90) < 1e-9 and math.abs(b2 - 120) < 1e-9, "time-like: [v lo, v hi]")
+b1, b2 = ranges.bounds("tokens_per_s_per_gpu", 100, { lo = 0.9, hi = 1.2 })
+t.ok(math.abs(b1 - 100 / 1.2) < 1e-9 and math.abs(b2 - 100 / 0.9) < 1e-9,
+  "rate-like: [v / hi, v / lo]")
+
+-- 6. Regimes from a job's options, as gp.train takes them.
+local r = ranges.regime("train", { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, pp = 4 },
+  nil, cat)
+t.is(table.concat(ranges.path(r), ";"), ";stack=megatron;stack=megatron/moe=dense;"
+  .. "stack=megatron/moe=dense/style=pipeline;stack=megatron/moe=dense/style=pipeline/"
+  .. "scale=nodes;stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper",
+  "pretrain by default: megatron, dense, pp 4 pipeline, 64 / 8 = 8 nodes, hopper")
+r = ranges.regime("train", { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 8,
+  method = "full", zero = 3 }, nil, cat)
+t.ok(r.stack == "hf" and r.style == "sharded" and r.scale == "node",
+  "full fine-tuning: hf; ZeRO-3: sharded; 8 GPUs: one node")
+r = ranges.regime("train", { model = "llama3-8b", gpu = "h100-sxm", gpus = 256 }, nil, cat)
+t.is(r.scale, "cluster", "256 GPUs = 32 nodes of 8: cluster")
+
+-- 7. The shipped model: a card of an architecture no training case has
+-- (MI300X, cdna3) is "no published run like this" and gets the kind's
+-- range, whatever regime the rest of its features would reach.
+local data = ranges.model()
+t.ok(data and data.kinds.train, "the shipped model has a train kind")
+local g = ranges.lookup("train", { stack = "megatron", moe = "dense", style = "pipeline",
+  scale = "nodes", gen = "cdna3" }, data)
+t.ok(g and g.novel and g.novel[1] == "gen cdna3", "cdna3 training: no published run like this")
+t.is(g and g.key, "", "its range is the kind's")
+g = ranges.lookup("train", { stack = "megatron", moe = "dense", style = "pipeline",
+  scale = "nodes", gen = "hopper" }, data)
+t.ok(g and not g.novel and g.key ~= "", "megatron on hopper: a regime's own range")
+
+t.done_testing()
