@@ -36,7 +36,8 @@ local function readme_rows(path)
       end
       local kind = cells[1]
       rows[kind] = { cases = tonumber(cells[2]), predicted = tonumber(cells[3]),
-                     median = pct(cells[4]), p90 = pct(cells[5]) }
+                     median = pct(cells[4]), p90 = pct(cells[5]),
+                     coverage = cells[6] and pct(cells[6]), width = cells[7] and pct(cells[7]) }
       order[#order + 1] = kind
     elseif in_table then
       break
@@ -59,6 +60,8 @@ local results = {}
 for _, c in ipairs(validate.read("validation/cases.json")) do
   results[#results + 1] = validate.predict(c, cat)
 end
+-- Each case's 80% range from the other cases (gpuplan.ranges).
+require("gpuplan.ranges").attach(results)
 local got = {}
 for _, s in ipairs(validate.summarise(results)) do got[s.kind] = s end
 
@@ -70,8 +73,8 @@ for _, row in ipairs(validate.summarise(results)) do
   local s, g = stated[kind], got[kind]
   if g then
     if not t.ok(s ~= nil, kind .. ": has a row in the README table") then
-      t.diag(string.format("add: | %s | %d | %d | %s | %s |", kind, g.cases, g.predicted,
-        pct(g.median), pct(g.p90)))
+      t.diag(string.format("add: | %s | %d | %d | %s | %s | %s | %s |", kind, g.cases,
+        g.predicted, pct(g.median), pct(g.p90), pct(g.coverage), pct(g.width)))
     else
       t.is(g.cases, s.cases, kind .. ": cases as the README states")
       t.is(g.predicted, s.predicted, kind .. ": predicted as the README states")
@@ -85,6 +88,16 @@ for _, row in ipairs(validate.summarise(results)) do
             t.diag(string.format("%s %s improved to %s (README %s): update the row", kind, q,
               pct(g[q]), pct(s[q])))
           end
+        end
+      end
+      -- The 80% range's leave-one-out coverage and mean width are stated as
+      -- they are (either way: a range is neither better wider nor better
+      -- narrower), to the printed 0.1%.
+      for _, q in ipairs { "coverage", "width" } do
+        if not t.ok(g[q] ~= nil and s[q] ~= nil and math.abs(g[q] - s[q]) <= ROUND,
+            string.format("%s: 80%%-range %s %s as the README's %s", kind, q, pct(g[q]),
+              pct(s[q]))) then
+          t.diag("update the README row from `gpuplan validate --coverage`")
         end
       end
     end
