@@ -1856,7 +1856,11 @@ static int lgp_sweep(lua_State *L)
 	}
 	lua_setfield(L, -2, "results");
 	lua_createtable(L, 0, 8);
-	lgp_setint(L, "space", st.space);
+	/* an integer while exact (below 2^53), else the float */
+	if (st.space < 9007199254740992.0)
+		lgp_setint(L, "space", (lua_Integer)st.space);
+	else
+		lgp_setnum(L, "space", st.space);
 	lgp_setint(L, "layouts", st.divided);
 	lgp_setint(L, "bounded", st.bounded);
 	lgp_setint(L, "fitting", st.fitting);

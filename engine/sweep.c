@@ -39,6 +39,15 @@ static int popcount(unsigned v)
 	return n;
 }
 
+/* The levels of the enumeration, outermost first.  The ZeRO stage and
+ * the two overlaps are innermost: layouts that differ only in them share
+ * the training step's phase (train.c), so each of them pays only for
+ * what it changes. */
+enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_MB, LV_R, LV_V, LV_SP, LV_Z,
+       LV_TPO, LV_DPO, LV_N };
+
+static void level_range(const sweep_iter *it, int lv, int *lo, int *hi);
+
 int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		const train_cfg *base, const sweep_space *s, gp_error *err)
 {
@@ -97,21 +106,66 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->tpom = s->tpo_mask ? s->tpo_mask : (base->tp_overlap ? 2 : 1);
 	it->dpom = s->dpo_mask ? s->dpo_mask :
 		(base->overlap_grad_reduce ? 2 : 1);
-	/* The grid: the product of the dimensions' sizes. */
-	it->st.space = (long)s->ngpus * dflt(s->tp_max) * dflt(s->pp_max) *
-		dflt(s->cp_max) * dflt(s->ep_max) * popcount(it->zm) *
+	/* The grid: the product of the dimensions' sizes, each split
+	 * clamped (split_cap), in floating point: 64 GPU counts x 2^24 CP
+	 * x ... passes 2^63, never DBL_MAX. */
+	it->st.space = (double)s->ngpus * popcount(it->zm) *
 		(s->nmb > 0 ? s->nmb : 1) * popcount(it->rm) *
-		dflt(s->vpp_max) * popcount((unsigned)it->spm) *
-		popcount((unsigned)it->tpom) * popcount((unsigned)it->dpom);
+		popcount((unsigned)it->spm) * popcount((unsigned)it->tpom) *
+		popcount((unsigned)it->dpom);
+	{
+		static const int splits[] = {LV_TP, LV_PP, LV_CP, LV_EP,
+					     LV_V};
+
+		for (i = 0; i < 5; i++) {
+			int lo, hi;
+
+			level_range(it, splits[i], &lo, &hi);
+			it->st.space *= hi;
+		}
+	}
 	return GP_OK;
 }
 
-/* The levels of the enumeration, outermost first.  The ZeRO stage and
- * the two overlaps are innermost: layouts that differ only in them share
- * the training step's phase (train.c), so each of them pays only for
- * what it changes. */
-enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_MB, LV_R, LV_V, LV_SP, LV_Z,
-       LV_TPO, LV_DPO, LV_N };
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
+/* The most a split can be that level_ok could ever pass, given the
+ * model, the node and the largest GPU count: the bound given (max, >= 1)
+ * clamped to it, so that `--vpp-max 1000000` enumerates 1..layers/2 and
+ * not a million values per layout (a search must answer in well under a
+ * second whatever the bounds).  Each clamp is level_ok's own test: TP
+ * divides the node and the heads, PP is at most the layers, CP splits
+ * the sequence into 2 cp chunks, EP divides the experts (1 when dense),
+ * VPP x PP (PP >= 2) divides the layers; each divides a GPU count. */
+static int split_cap(const sweep_iter *it, int lv, int max)
+{
+	const gp_model *m = it->m;
+	int i, n = 1;
+	double half;
+
+	for (i = 0; i < it->s->ngpus; i++)
+		if (it->s->gpus[i] > n)
+			n = it->s->gpus[i];
+	switch (lv) {
+	case LV_TP:
+		return imin(max, imin(n, imin(it->G, m->heads)));
+	case LV_PP:
+		return imin(max, imin(n, m->layers));
+	case LV_CP:
+		half = floor(it->base->mem.seq / 2);
+		return half < 1 ? 1 : half < max ? imin((int)half, n) :
+			imin(max, n);
+	case LV_EP:
+		return m->moe.experts > 0 ?
+			imin(max, imin(n, m->moe.experts)) : 1;
+	case LV_V:
+		return m->layers >= 2 ? imin(max, m->layers / 2) : 1;
+	}
+	return max;
+}
 
 /* The values a level runs over: lo..hi. */
 static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
@@ -122,14 +176,14 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 		lv == LV_V ? 1 : 0;
 	switch (lv) {
 	case LV_G: *hi = s->ngpus - 1; break;
-	case LV_TP: *hi = dflt(s->tp_max); break;
-	case LV_PP: *hi = dflt(s->pp_max); break;
-	case LV_CP: *hi = dflt(s->cp_max); break;
-	case LV_EP: *hi = dflt(s->ep_max); break;
+	case LV_TP: *hi = split_cap(it, lv, dflt(s->tp_max)); break;
+	case LV_PP: *hi = split_cap(it, lv, dflt(s->pp_max)); break;
+	case LV_CP: *hi = split_cap(it, lv, dflt(s->cp_max)); break;
+	case LV_EP: *hi = split_cap(it, lv, dflt(s->ep_max)); break;
 	case LV_Z: *hi = 3; break;
 	case LV_MB: *hi = (s->nmb > 0 ? s->nmb : 1) - 1; break;
 	case LV_R: *hi = GP_RECOMPUTE_COUNT - 1; break;
-	case LV_V: *hi = dflt(s->vpp_max); break;
+	case LV_V: *hi = split_cap(it, lv, dflt(s->vpp_max)); break;
 	default: *hi = 1; break;
 	}
 }

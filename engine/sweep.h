@@ -84,8 +84,12 @@ typedef struct sweep_cand {
 } sweep_cand;
 
 typedef struct sweep_stats {
-	long space;          /* the grid: the product of the dimensions'
-			      * sizes (every shard's) */
+	double space;        /* the grid: the product of the dimensions'
+			      * sizes (every shard's), each split's
+			      * bound clamped to what the model, node
+			      * and largest GPU count allow; in floating
+			      * point, so it never overflows (exact
+			      * below 2^53) */
 	long divided;        /* of them, dividing the model, the nodes and
 			      * the batch, in this shard: the layouts */
 	long fitting;        /* of them, fitting memory (then timed) */

@@ -41,7 +41,8 @@
 -- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (efficiency
 -- against one node of the same layout), flags (scaling below 0.6); stats
 -- per GPU
--- type (space: combinations enumerated, layouts: of them dividing the
+-- type (space: combinations enumerated, each bound clamped to what the model,
+-- node and largest count allow; layouts: of them dividing the
 -- model, nodes and batch, bounded: skipped by the lower bound, fitting,
 -- within); defaults.
 

@@ -143,7 +143,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(37);
+	plan(41);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -167,6 +167,79 @@ int main(void)
 	is_int(it.st.space, 128, "combinations visited: 8 x 4 x 2 x 2");
 	is_int(it.st.divided, 36, "layouts: 9 splits x zero 2 x mb 2");
 	is_int(count, 36, "the iterator yields each layout once");
+
+	/* Bounds far past what the model, node and GPU count allow are
+	 * clamped before enumerating (a --vpp-max of a million took 26 s):
+	 * the same model on 8 GPUs, every split's bound 10^6, CP and VPP
+	 * free.  Clamped: tp min(8 node, 8 heads, 8 GPUs) = 8, pp min(4
+	 * layers, 8) = 4, cp min(seq 2048 / 2, 8 GPUs) = 8, ep 1 (dense),
+	 * vpp 4 layers / 2 = 2; x zero 2 x mb 2: 8 x 4 x 8 x 2 x 2 x 2 =
+	 * 2048 combinations.  The layouts are those of the bounds written
+	 * at the clamp (same count, same indices: the clamp drops only
+	 * values level_ok refuses). */
+	{
+		sweep_space s3 = s;
+		long c1 = 0, c2 = 0, isum1 = 0, isum2 = 0;
+
+		s3.tp_max = s3.pp_max = s3.cp_max = s3.ep_max =
+			s3.vpp_max = 1000000;
+		ok(sweep_begin(&it, &m, &t, &base, &s3, &err) == GP_OK,
+		   "begin, bounds 10^6");
+		while (sweep_next(&it, &c, &cand)) {
+			c1++;
+			isum1 += cand.index * (cand.cp + 7L * cand.vpp);
+		}
+		is_int(it.st.space, 2048, "clamped: 8 x 4 x 8 x 2 x 2 x 2");
+		s3.tp_max = 8;
+		s3.pp_max = 4;
+		s3.cp_max = 8;
+		s3.ep_max = 1;
+		s3.vpp_max = 2;
+		sweep_begin(&it, &m, &t, &base, &s3, &err);
+		while (sweep_next(&it, &c, &cand)) {
+			c2++;
+			isum2 += cand.index * (cand.cp + 7L * cand.vpp);
+		}
+		ok(c1 == c2 && isum1 == isum2 && c1 > 36,
+		   "the clamped bounds yield the same layouts at the same "
+		   "indices");
+	}
+
+	/* The grid's size never overflows: 64 GPU counts up to 2^24 on a
+	 * model of 2^24 layers and experts, every bound 2^24, seq 2^25,
+	 * 32 micro-batches, every ZeRO stage, recompute, SP and overlap:
+	 * 2^6 counts x tp 8 (node) x pp 2^24 x cp 2^24 (seq/2, GPUs) x
+	 * ep 2^24 x vpp 2^23 (layers / 2) x zero 4 x mb 32 x rec 3 x
+	 * sp 2 x tpo 2 x dpo 2 = 3 x 2^114, exact in a double (a long
+	 * wrapped negative; only sweep_begin runs, nothing enumerates). */
+	{
+		static int gbig[64];
+		static double mb32[32];
+		gp_model big = fx_gpt(1 << 24, 1024, 8, 32000);
+		train_cfg bb = base_cfg(16, 33554432.0);
+		sweep_space s4;
+
+		for (i = 0; i < 64; i++)
+			gbig[i] = (1 << 24) - i;
+		for (i = 0; i < 32; i++)
+			mb32[i] = i + 1;
+		big.moe.experts = 1 << 24;
+		big.moe.top_k = 1;
+		big.moe.ffn_hidden = 1024;
+		memset(&s4, 0, sizeof s4);
+		s4.gpus = gbig;
+		s4.ngpus = 64;
+		s4.tp_max = s4.pp_max = s4.cp_max = s4.ep_max =
+			s4.vpp_max = 1 << 24;
+		s4.zero_mask = 15;
+		s4.rec_mask = 7;
+		s4.sp_mask = s4.tpo_mask = s4.dpo_mask = 3;
+		s4.mbs = mb32;
+		s4.nmb = 32;
+		ok(sweep_begin(&it, &big, &t, &bb, &s4, &err) == GP_OK &&
+		   it.st.space == ldexp(3.0, 114),
+		   "a grid of 3 x 2^114 combinations, not a wrapped long");
+	}
 
 	/* Every candidate of the wide space: the memo's result is the
 	 * plain one, and the bound is below the step. */
