@@ -44,6 +44,22 @@ M.limits = {
   bytes = 64 * 1024 * 1024,
 }
 
+-- What all the files of the search path may spend together: without it
+-- forty files that each build a large string, or three hundred that each
+-- loop to just under the limits above, cost every command gigabytes or
+-- tens of seconds.  The built-in catalog is 24 files, 160 KB, ~200
+-- entries; these leave it fifty times the room.  A file that crosses one
+-- is named with the budget, and no file after it is read.  (Tests lower
+-- them.)
+M.budget = {
+  files = 1000,
+  source = 16 * 1024 * 1024,  -- bytes of source text
+  instructions = 20000000,
+  seconds = 5,
+  bytes = 128 * 1024 * 1024,   -- memory the loading may hold at once
+  entries = 10000,             -- constructor calls
+}
+
 -- Instructions between two checks of the limits.
 local HOOK_EVERY = 100
 
@@ -78,7 +94,9 @@ local function list_files(dir)
   local ok0, it0 = pcall(lfs.dir, dir)
   if not ok0 then return nil, "cannot read directory " .. dir .. ": " .. tostring(it0) end
   local out, warnings, seen = {}, {}, {}
-  local function warn(fmt, ...) warnings[#warnings + 1] = string.format(fmt, ...) end
+  local function warn(fmt, ...)
+    warnings[#warnings + 1] = require("gpuplan.units").oneline(string.format(fmt, ...))
+  end
   local function walk(d, a)
     seen[a.dev .. ":" .. a.ino] = d
     local ok, iter, state = pcall(lfs.dir, d)
@@ -124,12 +142,15 @@ end
 
 -- The line the catalog file at path is executing, innermost first, in the
 -- running coroutine or in co (also after co died of an error).
+-- 0 when not known (a coroutine whose stack overflowed has no room left
+-- for debug.getinfo to inspect it).
 local function caller_line(path, co)
   local level = co and 0 or 2
   while true do
-    local info
-    if co then info = debug.getinfo(co, level, "Sl") else info = debug.getinfo(level, "Sl") end
-    if not info then return 0 end
+    local ok, info = true, nil
+    if co then ok, info = pcall(debug.getinfo, co, level, "Sl")
+    else info = debug.getinfo(level, "Sl") end
+    if not ok or not info then return 0 end
     if info.source == "@" .. path then return info.currentline end
     level = level + 1
   end
@@ -249,14 +270,30 @@ local function split_position(path, msg)
   return nil, msg
 end
 
+-- The message of a file that crossed the whole catalog's budget; spent
+-- (see M.load) records it, so that no later file is read.
+local function over_budget(spent, fmt, ...)
+  spent.over = true
+  return string.format(fmt, ...) .. ", the budget for all the files of the search path;"
+    .. " no later file is read"
+end
+
 -- Run one file into cat.  layer: the index of its directory in the search
--- path.  Appends every problem of the file to errs (records, see above):
--- each bad entry, then what stopped the file, if anything.
-local function load_file(cat, path, layer, errs)
+-- path; spent: what the files before it spent of M.budget (see M.load).
+-- Appends every problem of the file to errs (records, see above): each
+-- bad entry, then what stopped the file, if anything.
+local function load_file(cat, path, layer, errs, spent)
+  local budget = M.budget
   local src, rerr = files.read(path, "catalog")
   if not src then
     local _, msg = split_position(path, rerr)
     problem(errs, path, nil, msg)
+    return
+  end
+  spent.source = spent.source + #src
+  if spent.source > budget.source then
+    problem(errs, path, nil, over_budget(spent,
+      "the catalog files together exceed %d MiB of source", budget.source // 2 ^ 20))
     return
   end
   local env = {}
@@ -310,6 +347,11 @@ local function load_file(cat, path, layer, errs)
   -- Constructors return nothing, so a file cannot edit a checked entry.
   local function constructor(ctor)
     return function(t)
+      spent.entries = spent.entries + 1
+      if spent.entries > budget.entries then
+        error(string.format("%s:%d: %s", path, caller_line(path), over_budget(spent,
+          "the catalog files together define more than %d entries", budget.entries)), 0)
+      end
       string_meta.__index = string_lib
       local ok, e = pcall(define, ctor, t)
       string_meta.__index = safe_string
@@ -330,29 +372,46 @@ local function load_file(cat, path, layer, errs)
     end,
   })
 
-  -- The limits hold from here on: compiling counts against memory (the
-  -- allocator's limit) and time (the clock starts before load).
+  -- Compiling and running the file count against memory (the allocator's
+  -- limit, on only while gpuplan's own code does not run) and time (the
+  -- clock starts before load).  The memory limit is the file's or what is
+  -- left of the catalog's budget, whichever is lower; time and
+  -- instructions run on the file's clock and counter and on the
+  -- catalog's.
   local memory = config.memory
-  local old_limit
+  local old_limit, cap, whole_memory
   if memory then
     local used
     old_limit, used = memory()
-    local limit = used + limits.bytes
-    if old_limit > 0 and old_limit < limit then limit = old_limit end
-    memory(limit)
+    cap = used + limits.bytes
+    whole_memory = spent.memory + budget.bytes < cap
+    if whole_memory then cap = spent.memory + budget.bytes end
+    if old_limit > 0 and old_limit < cap then cap, whole_memory = old_limit, false end
+  end
+  -- Nothing between limit(true) and limit(false) but the call that runs
+  -- the file: no allocation of gpuplan's own may fail there.
+  local function limit(on)
+    if memory then memory(on and cap or old_limit) end
   end
   local t0 = os.clock()
   local function stop(line, msg)
-    if memory then memory(old_limit) end
     if msg == "not enough memory" then
-      msg = string.format("catalog file uses too much memory (limit %d MiB)",
-        limits.bytes // 2 ^ 20)
+      if whole_memory then
+        msg = over_budget(spent,
+          "the catalog files together use more than %d MiB of memory", budget.bytes // 2 ^ 20)
+      else
+        msg = string.format("catalog file uses too much memory (limit %d MiB)",
+          limits.bytes // 2 ^ 20)
+      end
     end
     problem(errs, path, line, msg)
   end
   -- Under pcall: no message handler of a caller runs on the compiler's
   -- own errors ("C stack overflow" in deeply nested code).
-  local okl, chunk, lerr = pcall(load, src, "@" .. path, "t", env)
+  local chunkname = "@" .. path
+  limit(true)
+  local okl, chunk, lerr = pcall(load, src, chunkname, "t", env)
+  limit(false)
   src = nil
   if not okl or not chunk then
     local msg = tostring(okl and lerr or chunk):match("^[^\n]*")
@@ -362,33 +421,53 @@ local function load_file(cat, path, layer, errs)
     end
     return stop(line, rest)
   end
+  local function whole_time()
+    return over_budget(spent,
+      "the catalog files together run more than %d instructions or %g s",
+      budget.instructions, budget.seconds)
+  end
+  if os.clock() - spent.t0 > budget.seconds then return stop(nil, whole_time()) end
   if os.clock() - t0 > limits.seconds then
     return stop(nil, string.format("catalog file takes too long to compile (limit %g s)",
       limits.seconds))
   end
   local co = coroutine.create(chunk)
   local count, checks = 0, limits.instructions / HOOK_EVERY
+  local left = (budget.instructions - spent.instructions) / HOOK_EVERY
   debug.sethook(co, function()
     count = count + 1
-    if count > checks or os.clock() - t0 > limits.seconds then
+    local now = os.clock()
+    if count > left or now - spent.t0 > budget.seconds then
+      error(string.format("%s:%d: %s", path, caller_line(path), whole_time()), 0)
+    end
+    if count > checks or now - t0 > limits.seconds then
       error(string.format("%s:%d: catalog file runs too long (limits: %d "
         .. "instructions, %g s)", path, caller_line(path), limits.instructions,
         limits.seconds), 0)
     end
   end, "", HOOK_EVERY)
   string_meta.__index = safe_string
+  limit(true)
   local ok, e = coroutine.resume(co)
+  limit(false)
   string_meta.__index = string_lib
+  spent.instructions = spent.instructions + count * HOOK_EVERY
   if not ok then
     local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
-    local line, rest = split_position(path, msg:match("^[^\n]*"))
+    msg = msg:match("^[^\n]*")
+    local line, rest = split_position(path, msg)
     if not line then
+      -- An error raised in gpuplan's code on the file's behalf (a stack
+      -- overflow found while it ran a hook): the file's line, not ours.
+      rest = rest:gsub("^[^:]*lua/gpuplan/[%w_/]+%.lua:%d+: ", "")
       local l = caller_line(path, co)
       line = l > 0 and l or nil
     end
+    if rest == "stack overflow" then
+      rest = "stack overflow (a function that calls itself without end?)"
+    end
     return stop(line, rest)
   end
-  if memory then memory(old_limit) end
   if coroutine.status(co) ~= "dead" then
     problem(errs, path, nil, "catalog files must not yield")
     return
@@ -405,14 +484,23 @@ end
 
 -- Load every file of dir as one layer into cat; problems go to errs,
 -- what was skipped to cat.warnings.
-local function load_dir(cat, dir, layer, from, errs)
+local function load_dir(cat, dir, layer, from, errs, spent)
   local list, why = list_files(display(dir))
   if not list then
     problem(errs, nil, nil, why .. (from and " (from " .. from .. ")" or ""))
     return
   end
   for _, w in ipairs(why) do cat.warnings[#cat.warnings + 1] = w end
-  for _, p in ipairs(list) do load_file(cat, p, layer, errs) end
+  for _, p in ipairs(list) do
+    if spent.over then return end
+    spent.files = spent.files + 1
+    if spent.files > M.budget.files then
+      problem(errs, p, nil, over_budget(spent,
+        "the search path holds more than %d catalog files", M.budget.files))
+      return
+    end
+    load_file(cat, p, layer, errs, spent)
+  end
 end
 
 local function sorted_ids(t)
@@ -580,8 +668,8 @@ function M.search_path()
     if mode == "directory" then
       dirs[#dirs + 1] = d
     elseif lfs.symlinkattributes(d, "mode") then
-      warnings[#warnings + 1] = string.format("%s is not a directory%s (skipped)", d,
-        mode and "" or " (a broken symbolic link)")
+      warnings[#warnings + 1] = require("gpuplan.units").oneline(string.format(
+        "%s is not a directory%s (skipped)", d, mode and "" or " (a broken symbolic link)"))
     end
   end
   return dirs, origins, warnings
@@ -598,8 +686,13 @@ function M.load(dirs, origins, warnings)
   for _, tbl in pairs(schema.kinds) do cat._failed[tbl] = {} end
   cat.warnings = { table.unpack(warnings or {}) }
   local errs = {}
+  -- What the files have spent of M.budget so far; memory: the bytes the
+  -- state held before the first file.
+  local spent = { files = 0, source = 0, instructions = 0, entries = 0, t0 = os.clock(),
+                  memory = config.memory and select(2, config.memory()) or 0 }
   for i, d in ipairs(dirs) do
-    load_dir(cat, d, i, origins and origins[i], errs)
+    if spent.over then break end
+    load_dir(cat, d, i, origins and origins[i], errs, spent)
   end
   check_refs(cat, errs)
   check_entries(cat, errs)
@@ -616,7 +709,8 @@ function M.load(dirs, origins, warnings)
   end)
   local out = {}
   for i, e in ipairs(errs) do
-    out[i] = (e.file and (e.file .. (e.line and ":" .. e.line or "") .. ": ") or "") .. e.msg
+    out[i] = require("gpuplan.units").oneline((e.file and (e.file .. (e.line and ":" .. e.line
+      or "") .. ": ") or "") .. e.msg)
   end
   cat.dirs = dirs
   return cat, out

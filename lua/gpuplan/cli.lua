@@ -152,14 +152,18 @@ local function describe(e)
   return "error object is a " .. type(e) .. " value"
 end
 
--- Turn any error value into (message, exit code, traceback-or-nil).
+-- Turn any error value into (message, exit code, traceback-or-nil).  The
+-- message is one line: its control characters (a newline, an ESC in a
+-- path or an option the user typed) escaped by units.oneline, the one
+-- helper every error path goes through.
 local function classify(e)
+  local oneline = require("gpuplan.units").oneline
   if type(e) == "table" and not (getmetatable(e) or {}).__tostring then
-    return describe(e), e.usage and 2 or 1
+    return oneline(describe(e)), e.usage and 2 or 1
   end
   local s = describe(e)
-  local first, rest = s:match("^([^\n]*)\n(.*)$")
-  return first or s, 1, rest
+  local first, rest = s:match("^(.-)\n(stack traceback:.*)$")
+  return oneline(first or s), 1, rest
 end
 
 -- Diagnostics follow the data written so far, also when both streams go
@@ -239,7 +243,7 @@ function M.run_script(path, args)
     if res.positioned or os.getenv("GPUPLAN_DEBUG") then
       io.stderr:write("gpuplan: ", res.traceback, "\n")
     else
-      io.stderr:write("gpuplan: ", res.msg, "\n")
+      io.stderr:write("gpuplan: ", require("gpuplan.units").oneline(res.msg), "\n")
     end
     return 1
   end

@@ -97,6 +97,17 @@ local function fail(file, fmt, ...)
   error(require("gpuplan.units").oneline(string.format("%s: " .. fmt, file, ...)), 0)
 end
 
+-- s (a string of config.json or an option) as the entry may carry it: a
+-- catalog string is text (gpuplan.schema), so a control character is an
+-- error here, not a raw ESC or newline echoed in a note.
+local function text(file, what, s)
+  local at = type(s) == "string" and s:find("%c")
+  if at then
+    fail(file, "%s '%s' has a control character at byte %d (text only)", what, s, at)
+  end
+  return s
+end
+
 -- The decoded config.json at path; a file past files.limits.config is
 -- refused by its size before it is read.  (Python's json writes Infinity
 -- and NaN, so the decoder takes them; the field readers refuse them.)
@@ -336,12 +347,14 @@ local function convert(cfg, file, opts)
   if mtype ~= nil and type(mtype) ~= "string" then
     fail(file, "model_type must be a string")
   end
+  text(file, "model_type", mtype)
+  text(file, "model_type", cfg.model_type)
   local rd = reader(file, nested or cfg, prefix, nested and cfg or nil,
                     nested and mtype and M.defaults[mtype] or nil, notes)
 
   local rule = M.rules[mtype] or M.rules[cfg.model_type]
   if not rule then
-    local act = rd.get({ "hidden_act", "activation_function" })
+    local act = text(file, "hidden_act", rd.get({ "hidden_act", "activation_function" }))
     if type(act) ~= "string" then
       fail(file, "unknown model_type '%s' and no hidden_act: cannot tell a "
         .. "gated MLP from a plain one (add a rule to gpuplan.hf.rules)",
@@ -362,7 +375,7 @@ local function convert(cfg, file, opts)
     fail(file, "id '%s' must be lower-case letters, digits, '.', '-', '_' "
       .. "or '/'", e.id)
   end
-  local nm = opts.name or cfg._name_or_path
+  local nm = text(file, opts.name and "--name" or "_name_or_path", opts.name or cfg._name_or_path)
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
   if e.family == "" then e.family = nil end

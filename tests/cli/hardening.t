@@ -78,18 +78,20 @@ like(do { local (@ARGV, $/) = ("$d/old.svg"); <> }, qr/^<svg /, 'replaces it');
 is((stat "$d/old.svg")[2] & 07777, 0600, 'keeping its mode');
 
 # --- 3. Text tables render in time linear in their size ---------------
-# A 100,000-character name: the trailing-blank trim of each row retried at
-# every blank of the padding, 20 s for 10,000 characters, hours for this.
+# A long name: the trailing-blank trim of each row retried at every blank
+# of the padding, 20 s for 10,000 characters.  A catalog string is at most
+# 4096 bytes (issue 19.6), the longest a catalog name can be; the case id
+# below, which has no such limit, is 80,000 characters.
 my $cat = "$tmp/longname";
 make_path($cat);
-my $long = 'x' x 100000;
+my $long = 'x' x 4096;
 write_file("$cat/a.lua", qq{gpu { id = "longname", name = "$long", vendor = "v", arch = "hopper",
   memory = "80GB", mem_bw = "3TB/s", peak = { bf16 = "900TFLOPS" }, source = "s" }\n});
 {
     local $ENV{GPUPLAN_CATALOG} = $cat;
     ($c, $o, $e) = run_gp('catalog', 'list', 'gpus');
 }
-is($c, 0, 'catalog list with a 100,000-character name');
+is($c, 0, 'catalog list with a 4096-character name');
 my ($row) = grep { /^longname / } split /\n/, $o;
 like($row // "", qr/^longname\s+\Q$long\E\s+80GB/, "the name is printed whole");
 ok(!grep({ / +$/ } split /\n/, $o), 'no line ends in blanks');
@@ -401,6 +403,101 @@ is($c, 1, 'three files for two shards: refused');
                           '--vpp-max', '1000000', '--format', 'json');
     is($c, 0, 'plan --gpus 1..16777216 --vpp-max 1000000');
     like($o, qr/"space":230400[,}]/, 'vpp clamped to 16: 25 x 8 x 8 x 16 x 9 = 230400');
+}
+
+# --- 13. Issue 19.6: the whole catalog has a budget, not only each file.
+# A GPU entry the commands accept, with its name given as Lua source.
+sub gpu_entry {
+    my ($id, $name) = @_;
+    return "gpu { id = '$id', name = $name, vendor = 'T', arch = 'hopper', memory = GiB(48), "
+         . "mem_bw = '1TB/s', peak = { bf16 = '100TFLOPS' }, source = 't' }\n";
+}
+# Forty files, each naming its GPU with a 16 MB string (2^24 bytes by 24
+# doublings): 1.36 GB held for every command before.  A catalog string is
+# at most 4096 bytes: each file is refused naming its line and the limit.
+my $names = "$tmp/names";
+make_path($names);
+write_file(sprintf("$names/f%02d.lua", $_), "local s = 'x' for _ = 1, 24 do s = s .. s end\n"
+           . gpu_entry("g$_", 's')) for 1 .. 40;
+($c, $o, $e) = run_gp('catalog', 'check', $names);
+is($c, 1, '40 files of 16 MB names: exit 1');
+my @long = $e =~ /^\Q$names\E\/f\d\d.lua:2: gpu 'g\d+': field 'name': longer than 4096 bytes \(got 16777216\)$/mg;
+is(scalar @long, 40, 'each file named with its line, the field and the limit');
+{
+    local $ENV{GPUPLAN_CATALOG} = $names;
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    is($c, 1, 'fit on that search path: exit 1');
+    like($e, qr/^gpuplan: \Q$names\E\/f01.lua:2: gpu 'g1': field 'name': longer than 4096 bytes/m,
+         'fit names the first file');
+    clean_error($e, 'fit with 40 files of 16 MB names');
+}
+# Three hundred files that each loop 3,000,000 times: ~7.6 million counted
+# instructions a file (two an iteration and the count hook's own), under
+# the 10 million of one file, 18 s for every command before.  With the
+# built-in catalog's ~0.35 million, the files together reach the budget of
+# 20 million in the third (0.35 + 3 x 7.6 = 23.2 > 20 > 0.35 + 2 x 7.6).
+my $loops = "$tmp/loops";
+make_path($loops);
+write_file(sprintf("$loops/f%03d.lua", $_), "local n = 0 for i = 1, 3000000 do n = n + 1 end\n")
+    for 1 .. 300;
+my $budget = qr/the catalog files together run more than 20000000 instructions or 5 s, the budget for all the files of the search path; no later file is read/;
+{
+    local $ENV{GPUPLAN_CATALOG} = $loops;
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    is($c, 1, '300 looping files: exit 1');
+    like($e, qr/^gpuplan: \Q$loops\E\/f003.lua:1: $budget$/m, 'the file that crossed the budget, and the budget');
+    clean_error($e, 'fit with 300 looping files');
+}
+($c, $o, $e) = run_gp('catalog', 'check', $loops);
+is($e, "$loops/f003.lua:1: the catalog files together run more than 20000000 instructions or 5 s, "
+     . "the budget for all the files of the search path; no later file is read\n"
+     . "gpuplan: 1 error in $loops\n", 'catalog check: one error, no file after the third is run');
+
+# --- 14. Issue 19.12 and 19.13: control characters, and what a catalog
+# file that recurses or exhausts memory is told.
+my $esc = "$tmp/esc";
+make_path($esc);
+write_file("$esc/a.lua", gpu_entry('esc-gpu', "'A\\27[31mB'"));
+{
+    local $ENV{GPUPLAN_CATALOG} = $esc;
+    ($c, $o, $e) = run_gp('roofline', '--gpu', 'esc-gpu', '--svg', "$tmp/esc.svg");
+    is($c, 1, 'an ESC in a catalog name: roofline --svg exits 1');
+    like($e, qr/^gpuplan: \Q$esc\E\/a.lua:1: gpu 'esc-gpu': field 'name': control character "\\27" at byte 2 \(text only\)$/m,
+         'refused at the catalog with file:line and the character');
+    ok(!-e "$tmp/esc.svg", 'no SVG written');
+}
+mkdir "$tmp/mi";
+write_file("$tmp/mi/config.json", '{"model_type": "x\u001b[31m\u0000\nq", "hidden_act": "silu", '
+    . '"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128, '
+    . '"vocab_size": 100}');
+($c, $o, $e) = run_gp('model', 'import', "$tmp/mi/config.json", '--id', 'ctl');
+is($c, 1, 'model import of a model_type with ESC, NUL and a newline: exit 1');
+is($e, "gpuplan: $tmp/mi/config.json: model_type 'x\\027[31m\\000\\nq' has a control character "
+     . "at byte 2 (text only)\n", 'one line, the characters escaped');
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', "--x\e[1m");
+is($c, 2, 'an option name with ESC: a usage error');
+like($e, qr/^gpuplan: fit: bad option '--x\\027\[1m'$/m, 'the option escaped');
+($c, $o, $e) = run_gp('validate', "$tmp/no\e[31m\nsuch.json");
+is($c, 1, 'a path with ESC and a newline: exit 1');
+like($e, qr/^gpuplan: cannot open case file '\Q$tmp\E\/no\\027\[31m\\nsuch.json': .*'\Q$tmp\E\/no\\027\[31m\\nsuch.json': No such file/,
+     'the path escaped');
+is(scalar(split /\n/, $e), 1, 'one line');
+($c, $o, $e) = run_gp('catalog', 'check', "$tmp/d\e[31m");
+is($e, "no such directory: $tmp/d\\027[31m\ngpuplan: 1 error in $tmp/d\\027[31m\n",
+   'catalog check escapes the directory');
+
+my $rec = "$tmp/rec";
+make_path($rec);
+for my $case (['local function f() f() end', 'f()'],
+              ['local function f() local t = { f() } return t end', 'f()'],
+              ['local t = {}', 'for i = 1, 1e9 do t[i] = { i } end']) {
+    write_file("$rec/a.lua", join("\n", @$case) . "\n");
+    local $ENV{GPUPLAN_CATALOG} = $rec;
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    is($c, 1, "a catalog file '$case->[0]': exit 1");
+    like($e, qr/^gpuplan: \Q$rec\E\/a.lua:\d: (stack overflow \(a function that calls itself without end\?\)|catalog file uses too much memory \(limit 64 MiB\))$/,
+         'names the file and line');
+    clean_error($e, "catalog file '$case->[0]'");
 }
 
 done_testing();

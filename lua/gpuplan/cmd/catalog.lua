@@ -182,7 +182,7 @@ local function check(dirs)
   for _, e in ipairs(errs) do io.stderr:write(e, "\n") end
   if #errs > 0 then
     io.stderr:write(string.format("gpuplan: %d error%s in %s\n", #errs, #errs == 1 and "" or "s",
-      table.concat(dirs, ", ")))
+      require("gpuplan.units").oneline(table.concat(dirs, ", "))))
     return 1
   end
   local n = 0
@@ -193,7 +193,8 @@ local function check(dirs)
       end
     end
   end
-  io.stdout:write(string.format("ok: %d entries in %s\n", n, table.concat(dirs, ", ")))
+  io.stdout:write(string.format("ok: %d entries in %s\n", n,
+    require("gpuplan.units").oneline(table.concat(dirs, ", "))))
   return 0
 end
 

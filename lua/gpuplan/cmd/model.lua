@@ -32,7 +32,7 @@ local function import(opts, file)
                                      image_size = opts.image_size })
   -- Defaults are diagnostics (stderr); the entry is the data (stdout).
   for _, note in ipairs(e._defaults) do
-    io.stderr:write("note: ", note, "\n")
+    io.stderr:write("note: ", require("gpuplan.units").oneline(note), "\n")
   end
   io.stdout:write(hf.to_lua(e))
   return 0
