@@ -50,7 +50,7 @@ local function best(model, resp, gpu, colocated)
         if colocated then o.offload_states = true else o.rollout_gpus = "auto" end
         local ok, r = pcall(gp.rl, o)
         if ok and (not top or (r.fits and not top.fits) or
-                   (r.fits == top.fits and r.step_s < top.step_s)) then
+                   (r.fits == top.fits and (r.step_s or math.huge) < (top.step_s or math.huge))) then
           top = r
         end
       end
@@ -83,7 +83,7 @@ for _, model in ipairs(MODELS) do
           layout = string.format("tp%d cp%d%s", r.tp, r.cp, colocated and "" or
             string.format(" (%d+%d)", r.rollout_gpus, r.train_gpus)),
           step_s = r.step_s, rollout_s = roll, train_s = tr,
-          rollout_share = colocated and roll / r.step_s or nil,
+          rollout_share = colocated and r.step_s and roll / r.step_s or nil,
           samples_per_s = r.samples_per_s, usd_1k = r.cost_1k_prompts, fits = r.fits,
           note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
         }

@@ -326,6 +326,19 @@ function M.render(rows, opts)
   return render_table(rows, cols, opts, format == "markdown")
 end
 
+-- The first line of a result that does not fit (train, rl, infer): the
+-- verdict leads, then what the figures after it are.  figures: "if" (the
+-- times and costs shown are what it would take if it fit, each line so
+-- labelled), or nil (none are shown).  The exit status stays 0: a
+-- well-formed question answered "no" is not an error.
+function M.does_not_fit(why, figures)
+  return string.format("does not fit: %s%s\n", tostring(why), figures == "if"
+    and "; the times and costs below are what it would take if it fit" or "")
+end
+
+-- " (if it fit)" after the label of a figure of a result that does not fit.
+function M.if_fit(fits) return fits and "" or " (if it fit)" end
+
 -- Render rows to stdout.
 function M.print(rows, opts)
   io.stdout:write(M.render(rows, opts))

@@ -61,6 +61,11 @@
 -- cost_step, cost_1k_prompts, currency, memory {rollout, forward, update}
 -- (gp.memory-style breakdowns), update and forward (the training step's
 -- results: mfu, step, parts), run_s, hours, cost (with steps), defaults.
+-- rollout_fits is false when the rollout engines have no room to run (no
+-- KV cache beside what stays on the GPUs): the step has no time then, so
+-- step_s, the throughputs, the costs and the run's hours are nil, and why
+-- says so; the other phases keep their seconds.  When only the training
+-- state does not fit, every figure is what the step would take if it fit.
 
 local args = require "gpuplan.args"
 local memory = require "gpuplan.memory"
@@ -358,13 +363,27 @@ run = function(o)
   if cfg.price then
     out.cost_step, out.cost_1k_prompts = r.cost_step, r.cost_1k_prompts
   end
+  -- A rollout that cannot run leaves the step without its longest phase:
+  -- no time, throughput or cost is an answer then (engine/rl.c: steps 0).
+  local mr = r.memory.rollout
+  out.rollout_fits = r.rollout.steps > 0
+  if not out.rollout_fits then
+    out.step_s, out.samples_per_s, out.tokens_per_s = nil, nil, nil
+    out.tokens_per_s_gpu, out.gen_tokens_per_s = nil, nil
+    out.cost_step, out.cost_1k_prompts = nil, nil
+    local why = string.format("rollout: no room for the engines' KV cache (%.1f GiB per GPU "
+      .. "held before it, the budget is %.1f GiB)", gib(mr.total), gib(mr.budget))
+    out.why = (r.why and r.why ~= "" and not r.why:find("^rollout")) and (r.why .. "; " .. why)
+              or why
+  end
   out.phases = {}
   local peak = 0
   for _, ph in ipairs(r.phases) do
     local m = r.memory[ph.memory]
     out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
       gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
-      memory_bytes = m.total, memory_gib = gib(m.total), share = ph.seconds / r.step }
+      memory_bytes = m.total, memory_gib = gib(m.total),
+      share = out.rollout_fits and ph.seconds / r.step or nil }
     if ph.seconds > 0 and m.total > peak then peak = m.total end
   end
   out.peak_memory = peak
@@ -375,9 +394,11 @@ run = function(o)
       fail("rl: steps must be a positive number (got %s)", shown(o.steps))
     end
     out.steps = n
-    out.run_s = n * r.step
-    out.hours = out.run_s / 3600
-    if cfg.price then out.cost = n * r.cost_step end
+    if out.rollout_fits then
+      out.run_s = n * r.step
+      out.hours = out.run_s / 3600
+      if cfg.price then out.cost = n * r.cost_step end
+    end
   end
   return out
 end
@@ -395,6 +416,11 @@ function M.compare(o)
   if not ok1 then error(r1, 2) end
   local ok2, r2 = pcall(M.rl, b)
   if not ok2 then error(r2, 2) end
+  -- a placement whose rollout cannot run has no step time: the other wins
+  if not (r1.step_s and r2.step_s) then
+    local faster = r1.step_s and "colocated" or r2.step_s and "disaggregated" or nil
+    return { colocated = r1, disaggregated = r2, faster = faster }
+  end
   local faster = r1.step_s <= r2.step_s and "colocated" or "disaggregated"
   return { colocated = r1, disaggregated = r2, faster = faster,
            speedup = math.max(r1.step_s, r2.step_s) / math.min(r1.step_s, r2.step_s) }

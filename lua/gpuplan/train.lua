@@ -317,6 +317,11 @@ function M.train(o)
   }
   for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
                        "overlap_p2p", "ep_overlap" } do out.overlaps[k] = cfg[k] end
+  if not r.fits then
+    -- what the verdict line says (gpuplan.memory.verdict, without "fits: no")
+    out.why = string.format("memory: needs %.1f GiB per GPU, %s", r.memory.total / 2 ^ 30,
+      (memory.verdict(r.memory):gsub("^fits: no %((.*)%)$", "%1")))
+  end
   out.parts = {}
   for _, name in ipairs(M.PARTS) do
     out.parts[#out.parts + 1] = { name = name, seconds = r.parts[name], hidden = r.hidden[name],

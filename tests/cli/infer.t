@@ -74,7 +74,7 @@ like($svg, qr/decode \(batch 1\)/, 'decode ops in the legend');
 
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB');
 is($c, 0, 'does not fit is an answer: exit 0');
-like($o, qr/^fits: no \(needs [\d.]+ GB per GPU.*try --weights int4/m, 'says what it needs and what helps');
+like($o, qr/\Adoes not fit: needs [\d.]+ GB per GPU.*try --weights int4.*\n\S+ on 1 x rtx-4090/, 'the verdict leads: what it needs and what helps, then the deployment');
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--offload',
                       '--batch', '1', '--input', '512', '--output', '128');
 is($c, 0, 'fits with --offload');
@@ -82,16 +82,16 @@ like($o, qr/^layers in host memory\s+\d+ /m, 'reports offloaded layers');
 
 # The hint names only the levers not pulled yet.
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090');
-like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload\)$/m,
+like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
      'nothing set: every lever suggested');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'int4',
                       '--kv', 'fp8', '--offload');
-like($o, qr/; try more GPUs with --tp or more host memory with --host-memory\)$/m,
+like($o, qr/; try more GPUs with --tp or more host memory with --host-memory$/m,
      'int4, fp8 KV and --offload set: not suggested again');
 unlike($o, qr/try[^\n]*(--weights|--kv|--offload\b)/, 'no --weights/--kv/--offload in that hint');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
                       '--kv', 'int8', '--target', '100');
-like($o, qr/^fits: no \(.*; try more GPUs with --tp or --offload\)$/m,
+like($o, qr/^does not fit: .*; try more GPUs with --tp or --offload$/m,
      'the --target path uses the same hint (nf4-dq and int8 KV count as pulled)');
 
 # --weights: one rule for fit and infer (gpuplan.memory.weight_format).
@@ -125,10 +125,10 @@ is($c, 2, '--svg without --sweep-batch is a usage error');
 is($c, 2, 'roofline without --gpu: usage error');
 
 # A target the model cannot serve (one replica does not fit) is an answer,
-# as in plain infer: fits: no, exit 0.
+# as in plain infer: "does not fit", exit 0.
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'rtx-4090', '--memory', '6GB', '--target', '1000');
 is($c, 0, '--target for a model that does not fit: exit 0');
-like($o, qr/^fits: no \(needs [\d.]+ GB per GPU/m, '--target says it does not fit');
+like($o, qr/^does not fit: needs [\d.]+ GB per GPU/m, '--target says it does not fit');
 is($e, '', '--target not fitting: nothing on stderr');
 
 # Options the chosen mode would ignore are usage errors, not silent no-ops.
@@ -174,7 +174,7 @@ is($c, 2, 'infer --margin out of range is a usage error');
 like($e, qr/--margin must be in \[0, 1\)/, '... and says the range');
 ($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'rtx-4090', '--offload',
                       '--input', '100000', '--output', '256');
-like($o, qr/^fits: no \(offloading (\d+) of 80 layers needs/m, 'offload counts layers of 80');
+like($o, qr/^does not fit: offloading (\d+) of 80 layers needs/m, 'offload counts layers of 80');
 ok($o =~ /offloading (\d+) of 80/ && $1 <= 80, '... never more than 80');
 
 # fit and infer share one inference-memory model: the same sequences for

@@ -129,4 +129,25 @@ for my $seq (32768, 65536) {
 # 192 frames at 448 px: 96 units x 256 tokens = 24576 = 75% of 32768.
 like($o, qr/^32768\s+192\s/m, 'video_sft.lua: 192 frames fill 75% of 32k');
 
+# 24.3 / 19.9: a rollout that does not fit (70B on 8 H100s colocated) has no
+# step: the verdict leads, and no step time, throughput or cost is printed.
+($c, $o, $e) = run_gp('rl', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--steps', '10');
+is($c, 0, 'a step that does not fit is an answer: exit 0');
+like($o, qr/\Adoes not fit: training: needs [\d.]+ GiB per GPU.*; rollout: no room for the engines' KV cache/,
+     'the verdict is the first line and names the rollout');
+like($o, qr/^step\s+8\s+-\s+no rollout\s/m, 'the step row has no seconds');
+unlike($o, qr/^(throughput|cost|run|rollout)\b[^\n]*:/m, 'no throughput, cost, run or rollout line');
+($c, $o, $e) = run_gp('rl', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--format', 'json');
+like($o, qr/\A\{.*"fits":false/s, 'json: fits false at the top level');
+like($o, qr/"rollout_fits":false/, 'json: rollout_fits false');
+unlike($o, qr/"(step_s|cost_step|cost_1k_prompts|samples_per_s)":/, 'json: no step time, cost or throughput');
+# Training that does not fit beside a rollout that runs (separate pools):
+# every figure is labelled as what it would be if it fit.
+($c, $o, $e) = run_gp('rl', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '3',
+                      '--rollout-tp', '8', '--recompute', 'full', '--no-colocated', '--steps', '10');
+like($o, qr/\Adoes not fit: training: .*what it would take if it fit\n/, 'the verdict leads');
+like($o, qr/^throughput \(if it fit\): /m, 'throughput labelled');
+like($o, qr/^cost \(if it fit\): /m, 'cost labelled');
+like($o, qr/^run \(if it fit\): 10 steps/m, 'run labelled');
+
 done_testing();

@@ -6,7 +6,7 @@ use Test::More;
 require './tests/cli/lib.pl';
 
 my @job = ('llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
-           '--seq', '4096', '--method', 'pretrain', '--recompute', 'selective',
+           '--seq', '4096', '--method', 'pretrain', '--recompute', 'full',
            '--global-batch', '64');
 my ($c, $o, $e) = run_gp('train', @job, '--tokens', '1e12', '--price', '$2.00/h');
 is($c, 0, 'train exits 0');
@@ -17,7 +17,8 @@ like($o, qr/^compute\s+\d+\.\d{4}\s+\d+\.\d%/m, 'compute row');
 like($o, qr/^step\s+\d+\.\d{4}\s+100\.0%/m, 'step row');
 like($o, qr/^throughput: \d+ tokens\/s \(\d+ per GPU\); MFU \d+\.\d%, HFU \d+\.\d% of 989 TFLOPS bf16 dense/m,
      'throughput line against the dense peak');
-like($o, qr/^memory: \d+\.\d GiB of 79\.1 GiB per GPU; fits: (yes|no)/m, 'memory verdict');
+like($o, qr/^memory: \d+\.\d GiB of 79\.1 GiB per GPU; fits: yes/m, 'memory verdict');
+unlike($o, qr/does not fit|if it fit/, 'a layout that fits has no "if it fit"');
 # days x 24 h x 8 GPUs x $2/h; the line states both.
 my ($days) = $o =~ /^time to train 1e\+12 tokens: ([\d.]+) days on 8 GPUs; cost (\d+) USD at 2\.00 USD\/GPU-h$/m;
 ok(defined $days, 'time and cost line');
@@ -33,6 +34,22 @@ like($o, qr/"parts":\[/, 'json has the parts');
 
 ($c, $o, $e) = run_gp('train', @job, '--scaling', '--gpus', '16', '--global-batch', '128');
 like($o, qr/^scaling efficiency: \d\.\d\d against 8 GPUs/m, 'scaling line');
+
+# A layout that does not fit (the same job with selective recompute keeps
+# 79.9 GiB of activations and states on a 79.1 GiB card): the verdict leads,
+# each figure is labelled "if it fit", the JSON says fits false at its top;
+# exit 0, a well-formed question answered no.
+my @nofit = map { $_ eq 'full' ? 'selective' : $_ } @job;
+($c, $o, $e) = run_gp('train', @nofit, '--tokens', '1e12', '--price', '$2.00/h');
+is($c, 0, 'a layout that does not fit is an answer: exit 0');
+like($o, qr/\Adoes not fit: memory: needs [\d.]+ GiB per GPU, short by [\d.]+ GiB; .*what it would take if it fit\n/,
+     'the verdict is the first line');
+like($o, qr/^throughput \(if it fit\): /m, 'throughput labelled');
+like($o, qr/^time to train 1e\+12 tokens \(if it fit\): [\d.]+ days on 8 GPUs; cost \d+ USD/m, 'time and cost labelled');
+unlike($o, qr/^(throughput|time to train [^(]*):/m, 'no unlabelled figure');
+($c, $o, $e) = run_gp('train', @nofit, '--format', 'json');
+like($o, qr/\A\{.*"fits":false/s, 'json: fits false at the top level');
+like($o, qr/"why":"memory: needs [\d.]+ GiB per GPU/, 'json: and why');
 
 # Errors: usage (2) and job errors (1), each naming the input.
 ($c, $o, $e) = run_gp('train', 'llama3-8b');

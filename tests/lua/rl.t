@@ -172,4 +172,22 @@ for i = 2, #rows do
   end
 end
 t.ok(sorted, "plan: fitting first, then by tokens/s")
+-- A rollout that cannot run (Llama 3 70B on 8 H100s, colocated: the actor's
+-- 1284 GiB of training state per GPU leaves the engines no room for a KV
+-- cache) has no step: no time, throughput or cost, and why names the
+-- rollout.  gp.rl.compare then picks the placement that has a step.
+do
+  local r = gp.rl { model = "llama3-70b", gpu = "h100-sxm", gpus = 8, steps = 10 }
+  t.ok(not r.fits and r.rollout_fits == false, "70B on 8 H100s: the rollout does not fit")
+  t.ok(r.step_s == nil and r.samples_per_s == nil and r.tokens_per_s == nil
+       and r.cost_step == nil and r.cost_1k_prompts == nil and r.hours == nil and r.cost == nil,
+       "no step time, throughput, cost or run hours")
+  t.like(r.why, "rollout: no room for the engines' KV cache", "why names the rollout", true)
+  local ph = {}
+  for _, p in ipairs(r.phases) do ph[p.name] = p end
+  t.ok(ph.actor_update.seconds > 0 and ph.actor_update.share == nil,
+       "the update keeps its seconds, without a share of a step that has no time")
+  local ok = gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3 }
+  t.ok(ok.rollout_fits and ok.step_s > 0, "a rollout that runs has a step")
+end
 t.done_testing()

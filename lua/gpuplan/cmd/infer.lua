@@ -55,7 +55,7 @@ local function moe_report(r, opts)
     r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights, r.kv,
     r.input, r.output)
   if not r.fits then
-    io.stdout:write(title, "\n", "fits: no (", tostring(r.why), ")\n")
+    io.stdout:write(report.does_not_fit(r.why), title, "\n")
     return 0
   end
   local m, cur = r.memory, r.currency or "USD"
@@ -176,7 +176,7 @@ function C.run(opts, args)
     local ok, rows, top = pcall(infer.sweep, a)
     if not ok then error(clean(rows), 0) end
     if not top.fits then
-      io.stdout:write("fits: no (", tostring(top.why), ")\n")
+      io.stdout:write(report.does_not_fit(top.why))
       return 0
     end
     report.print(rows, {
@@ -253,7 +253,7 @@ function C.run(opts, args)
     local okf, one = pcall(infer.infer, a)
     if not okf then error(clean(one), 0) end
     if not one.fits then
-      io.stdout:write("fits: no (", tostring(one.why), "; ", hint(opts), ")\n")
+      io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts)))
       return 0
     end
     local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
@@ -288,10 +288,12 @@ function C.run(opts, args)
       if type(v) ~= "table" then row[k] = v end
     end
     if opts.format == "json" then
+      -- one object, as train and rl print: fits at its top level
       row.ops, row.defaults = r.ops, r.defaults
-    else
-      row.defaults = table.concat(r.defaults, ", ")
+      io.stdout:write(report.json(row), "\n")
+      return 0
     end
+    row.defaults = table.concat(r.defaults, ", ")
     report.print({ row }, { format = opts.format })
     return 0
   end
@@ -300,7 +302,7 @@ function C.run(opts, args)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then
-    io.stdout:write(title, "\n", "fits: no (", tostring(r.why), "; ", hint(opts), ")\n")
+    io.stdout:write(report.does_not_fit(tostring(r.why) .. "; " .. hint(opts)), title, "\n")
     return 0
   end
   local cur = r.currency or "USD"

@@ -45,22 +45,31 @@ function C.run(opts, args)
     io.write(report.json(r), "\n")
     return 0
   end
+  -- A step that does not fit: the verdict first.  A rollout that cannot
+  -- run leaves the step without a time, so no step time, throughput or
+  -- cost is shown; otherwise each is labelled as what it would be if it fit.
+  local text = format == "text" or format == "markdown"
+  local noroll = not r.rollout_fits
+  local iff = report.if_fit(r.fits)
+  if text and not r.fits then
+    io.write(report.does_not_fit(r.why, not noroll and "if" or nil))
+  end
   local rows = {}
   -- A rollout that does not fit has no time: say so in its row.
-  local noroll = not r.fits and r.rollout.steps == 0
   for _, ph in ipairs(r.phases) do
     if noroll and ph.name == "rollout" then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
                           idle = "does not fit", memory = ph.memory_gib }
     elseif ph.seconds > 0 or ph.idle > 0 then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
-                          share = pct(ph.share),
+                          share = ph.share and pct(ph.share) or "",
                           idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
                           memory = ph.memory_gib }
     end
   end
   rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
-                      share = "100.0%", idle = "", memory = r.peak_memory / units.GiB }
+                      share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
+                      memory = r.peak_memory / units.GiB }
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
   local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
@@ -78,26 +87,26 @@ function C.run(opts, args)
     { key = "idle", label = "idle (s)", align = "right" },
     { key = "memory", label = "memory GiB", fmt = "%.1f" },
   } })
-  if format == "text" or format == "markdown" then
+  if text then
     local ro = r.rollout
-    io.write(string.format("rollout: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
+    if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
       .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
       .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
       .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
       .. "%.2f s\n",
-      ro.engines, ro.samples,
+      iff, ro.engines, ro.samples,
       ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
         .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
         or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
       ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler))
-    io.write(string.format("throughput: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
-      .. "generated tokens/s\n", r.samples_per_s, r.tokens_per_s, r.tokens_per_s_gpu,
-      r.gen_tokens_per_s))
-    io.write(string.format("training: %d optimizer step%s of %.2f s (MFU %s), forward passes "
-      .. "%.2f s each (MFU %s)\n", r.opt_steps, r.opt_steps == 1 and "" or "s", r.update.step,
-      pct(r.update.mfu), r.forward.step, pct(r.forward.mfu)))
-    if not r.colocated then
+    io.write(string.format("throughput%s: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
+      .. "generated tokens/s\n", iff, r.samples_per_s, r.tokens_per_s, r.tokens_per_s_gpu,
+      r.gen_tokens_per_s)) end
+    io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
+      .. "%.2f s each (MFU %s)\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
+      r.update.step, pct(r.update.mfu), r.forward.step, pct(r.forward.mfu)))
+    if not r.colocated and not noroll then
       local pr, pt = r.pools.rollout, r.pools.train
       io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "
         .. "%d GPUs busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.busy, pr.idle,
@@ -107,12 +116,12 @@ function C.run(opts, args)
       r.peak_memory / units.GiB, r.capacity / units.GiB,
       r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
     if r.cost_step then
-      io.write(string.format("cost: %.3f %s per step, %.2f %s per 1k prompts at %.2f %s/GPU-h\n",
-        r.cost_step, r.currency, r.cost_1k_prompts, r.currency, r.price, r.currency))
+      io.write(string.format("cost%s: %.3f %s per step, %.2f %s per 1k prompts at %.2f %s/GPU-h\n",
+        iff, r.cost_step, r.currency, r.cost_1k_prompts, r.currency, r.price, r.currency))
     end
-    if r.steps then
-      io.write(string.format("run: %.0f steps in %.1f hours on %d GPUs%s\n", r.steps, r.hours,
-        r.gpus, r.cost and string.format("; cost %.0f %s", r.cost, r.currency) or ""))
+    if r.hours then
+      io.write(string.format("run%s: %.0f steps in %.1f hours on %d GPUs%s\n", iff, r.steps,
+        r.hours, r.gpus, r.cost and string.format("; cost %.0f %s", r.cost, r.currency) or ""))
     end
     if #r.update.warnings > 0 then
       io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")

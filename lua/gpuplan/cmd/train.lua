@@ -44,6 +44,11 @@ function C.run(opts, args)
     io.write(report.json(out), "\n")
     return 0
   end
+  -- A layout that does not fit: the verdict first, each figure after it
+  -- labelled as what it would be if it fit.
+  local text = format == "text" or format == "markdown"
+  local iff = report.if_fit(r.fits)
+  if text and not r.fits then io.write(report.does_not_fit(r.why, "if")) end
   local rows = {}
   for _, p in ipairs(r.parts) do
     if p.seconds > 0 or p.hidden > 0 then
@@ -63,9 +68,9 @@ function C.run(opts, args)
     { key = "share", label = "share", align = "right" },
     { key = "hidden", label = "hidden (s)", align = "right" },
   } })
-  if format == "text" or format == "markdown" then
-    io.write(string.format("throughput: %.0f tokens/s (%.0f per GPU); MFU %s, HFU %s of %.0f "
-      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", r.tokens_per_s, r.tokens_per_s_gpu,
+  if text then
+    io.write(string.format("throughput%s: %.0f tokens/s (%.0f per GPU); MFU %s, HFU %s of %.0f "
+      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", iff, r.tokens_per_s, r.tokens_per_s_gpu,
       pct(r.mfu), pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
     if r.vision_s and r.vision_s > 0 then
       local md = r.media
@@ -85,8 +90,8 @@ function C.run(opts, args)
     io.write(string.format("memory: %.1f GiB of %.1f GiB per GPU; %s\n", m.total / units.GiB,
       m.capacity / units.GiB, memory.verdict(m)))
     if r.days then
-      io.write(string.format("time to train %.3g tokens: %.1f days on %d GPUs", r.tokens, r.days,
-        r.gpus))
+      io.write(string.format("time to train %.3g tokens%s: %.1f days on %d GPUs", r.tokens, iff,
+        r.days, r.gpus))
       if r.cost then
         io.write(string.format("; cost %.0f %s at %.2f %s/GPU-h", r.cost, r.currency, r.price,
           r.currency))
