@@ -1797,9 +1797,23 @@ static int lgp_sweep(lua_State *L)
 		if (sub) {
 			n = (int)lua_rawlen(L, sub);
 			for (i = 0; i < n; i++) {
+				const char *r;
+				int ri = 0;
+
 				lua_rawgeti(L, sub, i + 1);
-				s.rec_mask |= 1u << luaL_checkoption(L, -1,
-								     NULL, recs);
+				/* The key and the value named, not a stack
+				 * index (luaL_checkoption's "#-1"). */
+				r = lua_type(L, -1) == LUA_TSTRING
+					? lua_tostring(L, -1) : NULL;
+				while (r && recs[ri] && strcmp(r, recs[ri]))
+					ri++;
+				if (!r || !recs[ri])
+					return luaL_error(L, "recompute[%d] must be "
+						"none, selective or full (got %s%s%s)",
+						i + 1, r ? "'" : "a ",
+						r ? r : luaL_typename(L, -1),
+						r ? "'" : "");
+				s.rec_mask |= 1u << ri;
 				lua_pop(L, 1);
 			}
 			lua_pop(L, 1);

@@ -41,6 +41,29 @@ function M.is_library(source)
   return type(source) == "string" and source:sub(1, #LIB) == LIB
 end
 
+-- Whether f is one of gpuplan's C functions: gpuplan.core's and the
+-- methods of its handles (job:step, a result's fields).  Their errors
+-- are a script's misuse, as a Lua module's are.
+local core_functions
+function M.is_core(f)
+  if not core_functions then
+    core_functions = {}
+    local function add(t)
+      if type(t) == "function" then core_functions[t] = true end
+      if type(t) ~= "table" then return end
+      for _, v in pairs(t) do
+        if type(v) == "function" then core_functions[v] = true end
+      end
+    end
+    add(package.loaded["gpuplan.core"])
+    local reg = debug.getregistry()
+    for _, name in ipairs { "gpuplan.train_job", "gpuplan.train_result" } do
+      if type(reg[name]) == "table" then add(reg[name].__index) end
+    end
+  end
+  return core_functions[f] == true
+end
+
 -- "file:line: " of the innermost frame, from level up, that is neither
 -- gpuplan's own Lua nor a C function (pcall, xpcall): the user's line
 -- that called into gpuplan.  "" when there is none (the CLI: every frame

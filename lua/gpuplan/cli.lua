@@ -229,9 +229,10 @@ function M.run_script(path, args)
     -- the script's line): that line, no traceback through gpuplan.
     local lib = false
     for level = 2, 4 do
-      local info = debug.getinfo(level, "S")
+      local info = debug.getinfo(level, "Sf")
       if not info then break end
       if info.what ~= "C" then lib = argmod.is_library(info.source) break end
+      if argmod.is_core(info.func) then lib = true break end
     end
     return { msg = s, traceback = debug.traceback(s, 2),
              positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil

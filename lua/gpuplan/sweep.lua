@@ -125,12 +125,17 @@ function M.counts(v)
   end
   if type(v) ~= "table" or #v == 0 then fail("gpus must be counts (a list, a number or 'A..B')") end
   if #v > 64 then fail("gpus: at most 64 counts (got %d)", #v) end
+  local out = {}
   for i, n in ipairs(v) do
-    if math.type(n) ~= "integer" or n < 1 or n > 2 ^ 24 then
-      fail("gpus[%d] must be a positive integer (got %s)", i, args.shown(n))
+    -- One rule with the CLI, which reads "1e6" as 1000000: a whole
+    -- number is a count, whether Lua holds it as an integer or a float.
+    local k = math.tointeger(n)
+    if not k or k < 1 or k > 2 ^ 24 then
+      fail("gpus[%d] must be a whole number 1..16777216 (got %s)", i, args.shown(n))
     end
+    out[i] = k
   end
-  return v
+  return out
 end
 
 local function list_of(v, name)
@@ -370,16 +375,27 @@ function M.sweep(o)
       if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
     end
     local collected = {}
+    -- Which of the script's functions is running (where, policy):
+    -- an error it raises is reported as its own, not as the engine's.
+    local calling
     if where_user or type(policy) == "function" then
       sp.where = function(c)
         -- what a policy or predicate may read: the card and its price
         c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
-        if where_user and not where_user(c) then return false end
+        if where_user then
+          calling = "where function"
+          local keep = where_user(c)
+          calling = nil
+          if not keep then return false end
+        end
         if type(policy) == "function" then
+          calling = "policy function"
           local score = policy(c)
+          calling = nil
           if score == nil then return false end
           if type(score) ~= "number" or score ~= score then
-            error("sweep: policy must return a number or nil (got " .. type(score) .. ")", 0)
+            error(string.format("policy must return a number or nil (got %s)",
+              score ~= score and "nan" or type(score)), 0)
           end
           c.policy_score = score
           collected[#collected + 1] = c
@@ -394,7 +410,19 @@ function M.sweep(o)
       if f then sp.progress = function(done, total) f(done, total, gid) end end
     end
     local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
-    if not ok then error("sweep: " .. require("gpuplan.cli").clean(r), 2) end
+    if not ok then
+      if calling then
+        -- The script's message as it is (its position names its line); an
+        -- error object that is not one described.
+        local msg = r
+        if type(r) == "table" and type(r.msg) == "string" then msg = r.msg
+        elseif type(r) ~= "string" and type(r) ~= "number" then
+          msg = "an error object that is a " .. type(r) .. ", not a message"
+        end
+        error(string.format("sweep: error in the %s: %s", calling, msg), 2)
+      end
+      error("sweep: " .. require("gpuplan.cli").clean(r), 2)
+    end
     stats[gid] = r.stats
     local list = type(policy) == "function" and collected or r.results
     for _, c in ipairs(list) do

@@ -500,4 +500,24 @@ for my $case (['local function f() f() end', 'f()'],
     clean_error($e, "catalog file '$case->[0]'");
 }
 
+# --- 15. Issue 19.14: job:step (a C method) reports a misuse as the Lua
+# modules do: the script's line, one line, no traceback through the CLI.
+write_file("$tmp/step.lua", <<'LUA');
+local gp = require "gpuplan"
+local job = gp.train_job { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, seq = 8192 }
+local r = job:step { tp = 3 }
+LUA
+($c, $o, $e) = run_gp('run', "$tmp/step.lua");
+is($c, 1, 'job:step with tp 3 of 64 GPUs: exit 1');
+is($e, "gpuplan: $tmp/step.lua:3: step: gpus 64 is not a multiple of tp*pp*cp = 3\n",
+   'one line naming the script\'s line, no traceback');
+write_file("$tmp/step.lua", <<'LUA');
+local gp = require "gpuplan"
+local job = gp.train_job { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, seq = 8192 }
+local r = job:step { tpp = 2 }
+LUA
+($c, $o, $e) = run_gp('run', "$tmp/step.lua");
+is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown field 'tpp')\n",
+   'an unknown field: one line naming it');
+
 done_testing();

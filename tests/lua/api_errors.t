@@ -80,6 +80,46 @@ local okc, ec = pcall(gp.report, { { a = 1 } }, { columns = { { key = "a", fmt =
 t.like(tostring(ec), me .. ":" .. cb .. ": in my fmt", "a callback's error names the callback's line", true)
 t.ok(not okc, "and is raised")
 
+-- Issue 19.14: a script's policy, its predicate and its lists are named in
+-- what goes wrong with them, at the script's line.
+local S = { model = M7, gpu = H, gpus = 8 }
+local function with(extra)
+  local o = {}
+  for k, v in pairs(S) do o[k] = v end
+  for k, v in pairs(extra) do o[k] = v end
+  return o
+end
+check(function() gp.sweep(with { policy = function() error({}) end }) end,
+  "sweep: error in the policy function: an error object that is a table, not a message",
+  "sweep: a policy raising error({})")
+check(function() gp.sweep(with { where = function() error({}) end }) end,
+  "sweep: error in the where function: an error object that is a table, not a message",
+  "sweep: a predicate raising error({})")
+local pl = debug.getinfo(1, "l").currentline + 1
+local function mine() error("my policy failed") end
+check(function() gp.sweep(with { policy = mine }) end,
+  "sweep: error in the policy function: " .. me .. ":" .. pl .. ": my policy failed",
+  "sweep: a policy's own message keeps its line")
+check(function() gp.sweep(with { recompute = { "x" } }) end,
+  "sweep: recompute[1] must be none, selective or full (got 'x')", "sweep: recompute {'x'}")
+check(function() gp.sweep(with { recompute = { "full", 3 } }) end,
+  "sweep: recompute[2] must be none, selective or full (got a number)", "sweep: recompute {'full', 3}")
+check(function() gp.sweep(with { policy = function() return 0 / 0 end }) end,
+  "sweep: policy must return a number or nil (got nan)", "sweep: a NaN score")
+check(function() gp.sweep(with { policy = function() return "1" end }) end,
+  "sweep: policy must return a number or nil (got string)", "sweep: a string score")
+check(function() gp.sweep(with { gpus = 1.5 }) end,
+  "gpus[1] must be a whole number 1..16777216 (got 1.5)", "sweep: gpus 1.5")
+-- One rule with the CLI (`plan --gpus 1e6`): a float holding a whole
+-- number is a count.  1e6 GPUs of 8 per node: no layout of llama2-7b
+-- fills them (dp 1e6 exceeds the global batch), an answer, not an error.
+local okg, rg = pcall(gp.sweep, with { gpus = 1e6 })
+t.ok(okg, "sweep: gpus = 1e6 is accepted as 1000000, as the CLI's 1e6 is")
+if not okg then t.diag(tostring(rg)) end
+local gl = { 8.0 }
+gp.sweep(with { gpus = gl })
+t.is(math.type(gl[1]), "float", "the script's own list is left as it was")
+
 -- Answers, not hangs (found by tests/lua/fuzz_cases.t): DeepSpeed's
 -- 'parameters' partition searched with an absolute 1e-3 step, below the
 -- spacing of doubles past ~4.5e12 parameters, and never ended.  A model
