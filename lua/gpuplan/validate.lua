@@ -67,9 +67,16 @@ local case_schema = T.record {
     name = text(), layers = count(), hidden = count(), heads = count(),
     kv_heads = count(), head_dim = count(), ffn_hidden = count(0),
     ffn_gated = T.boolean(), vocab = count(), tied_embeddings = T.boolean(),
+    -- Encoder-decoder (T5): the encoder's layers, the relative-position
+    -- buckets and the MLP's activation, as the catalog has them.
+    encoder_layers = count(0), rel_buckets = count(0),
+    ffn_act = T.enum { "relu", "gelu", "silu" },
     moe = T.record {
       experts = count(), top_k = count(), shared_experts = count(0),
       dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
+      -- the width of the dense layers when not ffn_hidden, a shared
+      -- expert's when not a routed one's (the engine's names)
+      dense_ffn_hidden = count(), shared_ffn_hidden = count(),
     },
     mla = T.record {
       q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),
@@ -122,6 +129,10 @@ local case_schema = T.record {
   -- Message bytes, up to gpuplan comm's sweep limit of 2^50 (1 PiB).
   bytes = T.integer { min = 0, max = 2 ^ 50 },
 }
+
+-- The case reader's schema (tests/lua/validate_schema.t checks that it
+-- accepts every field validation/SCHEMA.md documents).
+M.case_schema = case_schema
 
 local function short(id)
   if #id > 60 then return id:sub(1, 60) .. "..." end
@@ -197,6 +208,23 @@ local function read(path, seen)
     end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)
+    end
+    -- parallel.dp is what the layout leaves of the training GPUs (the
+    -- cluster, or those beside a separate rollout pool): one that
+    -- contradicts them is an error naming both, not a field ignored.
+    local v = require("gpuplan.predict.case").v
+    local par, hw, rl = v(c.parallel), v(c.hardware), v(c.rl)
+    if par and v(par.dp) and hw and v(hw.gpus) then
+      local pool, beside = hw.gpus, ""
+      if rl and v(rl.colocated) == false and v(rl.rollout_gpus) then
+        pool, beside = hw.gpus - rl.rollout_gpus, string.format(" beside %d rollout GPUs",
+          rl.rollout_gpus)
+      end
+      local tp, pp, cp = v(par.tp) or 1, v(par.pp) or 1, v(par.cp) or 1
+      if tp * pp * cp * par.dp ~= pool then
+        error(string.format("%s: field 'parallel.dp': %d, but %d GPUs%s over tp %d x pp %d x "
+          .. "cp %d make %g", where, par.dp, pool, beside, tp, pp, cp, pool / (tp * pp * cp)), 0)
+      end
     end
     c._file = path
   end

@@ -49,12 +49,15 @@ function M.model(cm)
       v(cm.ffn_act)
   end
   -- MoE: the case format names the expert width expert_ffn_hidden (the
-  -- catalog's moe.ffn_hidden); the dense layers keep ffn_hidden.
+  -- catalog's moe.ffn_hidden, accepted too); the dense layers keep
+  -- ffn_hidden unless dense_ffn_hidden says otherwise.
   if type(v(cm.moe)) == "table" then
     local e = {}
-    for k, x in pairs(cm.moe) do e[k] = v(x) end
-    e.ffn_hidden = e.ffn_hidden or e.expert_ffn_hidden
-    e.expert_ffn_hidden = nil
+    for _, k in ipairs { "experts", "top_k", "shared_experts", "dense_layers",
+                         "dense_ffn_hidden", "shared_ffn_hidden" } do
+      e[k] = v(cm.moe[k])
+    end
+    e.ffn_hidden = v(cm.moe.ffn_hidden) or v(cm.moe.expert_ffn_hidden)
     m.moe = e
   end
   if type(v(cm.mla)) == "table" then m.mla = cm.mla end
