@@ -147,85 +147,111 @@ static int all_zero(const unsigned char o[GP_DIM_COUNT])
 
 /* ---- checks ------------------------------------------------------------ */
 
-static int dflt(int v)
-{
-	return v > 0 ? v : 1;
-}
-
 int layout_check_tp(const gp_model *m, int tp, gp_error *err)
 {
 	if (tp < 1)
 		tp = 1;
+	if (layout_tp_ok(m, tp))
+		return GP_OK;
 	if (m->heads % tp != 0)
 		return gp_fail(err, "tp %d does not divide the %d attention "
 			       "heads", tp, m->heads);
-	if (m->kv_heads % tp != 0 && tp % m->kv_heads != 0)
-		return gp_fail(err, "tp %d and the %d kv heads: one must "
-			       "divide the other", tp, m->kv_heads);
-	return GP_OK;
+	return gp_fail(err, "tp %d and the %d kv heads: one must divide the "
+		       "other", tp, m->kv_heads);
 }
+
+static int check_tp(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	return layout_check_tp(m, y->tp, err);
+}
+
+static int check_pp(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	if (layout_pp_ok(m, y->pp))
+		return GP_OK;
+	return gp_fail(err, "pp %d exceeds the %d layers", y->pp, m->layers);
+}
+
+static int check_vpp(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	if (layout_vpp_ok(m, y->pp, y->vpp))
+		return GP_OK;
+	if (y->pp == 1)
+		return gp_fail(err, "vpp %d needs pipeline parallelism "
+			       "(pp > 1)", y->vpp);
+	return gp_fail(err, "pp %d x vpp %d model chunks exceed the %d "
+		       "layers", y->pp, y->vpp, m->layers);
+}
+
+static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	long long dpcp = (long long)y->dp * y->cp;
+
+	if (layout_ep_ok(m, y->ep, dpcp))
+		return GP_OK;
+	if (m->moe.experts <= 0)
+		return gp_fail(err, "ep %d given for a dense model", y->ep);
+	if (m->moe.experts % y->ep != 0)
+		return gp_fail(err, "ep %d does not divide the %d experts",
+			       y->ep, m->moe.experts);
+	return gp_fail(err, "ep %d must divide dp*cp = %lld (experts are "
+		       "sharded inside the data-parallel group)", y->ep, dpcp);
+}
+
+#define DEGREE(f, chk) { #f, offsetof(gp_layout, f), 1, 0, 0, NULL, chk }
+const gp_layout_dim layout_dims[] = {
+	DEGREE(dp, NULL),
+	DEGREE(tp, check_tp),
+	DEGREE(pp, check_pp),
+	DEGREE(cp, NULL),
+	DEGREE(vpp, check_vpp),
+	DEGREE(ep, check_ep),
+	{ "zero", offsetof(gp_layout, zero), 0, 0, 3, "0, 1, 2 or 3", NULL },
+	{ "sp", offsetof(gp_layout, sp), 0, 0, 1, "0 or 1", NULL },
+	{ NULL, 0, 0, 0, 0, NULL, NULL }
+};
+#undef DEGREE
+
+#define DIM_AT(y, d) ((int *)(void *)((char *)(y) + (d)->off))
 
 int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 		 gp_error *err)
 {
+	const gp_layout_dim *d;
 	gp_layout y;
 	double gpus;
 
 	if (!m || !in || !out)
 		return gp_fail(err, "layout: NULL argument");
-	if (gp_check_count(in->dp, 0, "dp", err) ||
-	    gp_check_count(in->tp, 0, "tp", err) ||
-	    gp_check_count(in->pp, 0, "pp", err) ||
-	    gp_check_count(in->cp, 0, "cp", err) ||
-	    gp_check_count(in->ep, 0, "ep", err) ||
-	    gp_check_count(in->vpp, 0, "vpp", err) ||
-	    gp_check_nonneg(in->microbatches, "microbatches", err))
+	y = *in;
+	for (d = layout_dims; d->name; d++) {
+		int v = *DIM_AT(&y, d);
+
+		if (d->count && gp_check_count(v, 0, d->name, err))
+			return GP_EINVAL;
+		if (!d->count && (v < d->lo || v > d->hi))
+			return gp_fail(err, "%s must be %s (got %d)", d->name,
+				       d->values, v);
+		if (d->count && v == 0)
+			*DIM_AT(&y, d) = 1;
+	}
+	if (gp_check_nonneg(in->microbatches, "microbatches", err))
 		return GP_EINVAL;
-	if (in->zero < 0 || in->zero > 3)
-		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
-			       in->zero);
-	if (in->sp != 0 && in->sp != 1)
-		return gp_fail(err, "sp must be 0 or 1 (got %d)", in->sp);
 	if ((int)in->schedule < 0 || in->schedule >= GP_SCHED_COUNT)
 		return gp_fail(err, "unknown pipeline schedule %d",
 			       (int)in->schedule);
 	if (!all_zero(in->order) && !order_ok(in->order))
 		return gp_fail(err, "rank order must be a permutation of tp, "
 			       "cp, dp, pp");
-	y = *in;
-	y.dp = dflt(in->dp);
-	y.tp = dflt(in->tp);
-	y.pp = dflt(in->pp);
-	y.cp = dflt(in->cp);
-	y.ep = dflt(in->ep);
-	y.vpp = dflt(in->vpp);
 	if (all_zero(in->order))
 		memcpy(y.order, default_order, sizeof y.order);
 	gpus = (double)y.dp * y.tp * y.pp * y.cp;
 	if (gpus > GP_COUNT_MAX)
 		return gp_fail(err, "tp*pp*dp*cp = %g GPUs must be at most %d",
 			       gpus, GP_COUNT_MAX);
-	if (layout_check_tp(m, y.tp, err))
-		return GP_EINVAL;
-	if (y.pp > m->layers)
-		return gp_fail(err, "pp %d exceeds the %d layers", y.pp,
-			       m->layers);
-	if (y.vpp > 1 && y.pp == 1)
-		return gp_fail(err, "vpp %d needs pipeline parallelism "
-			       "(pp > 1)", y.vpp);
-	if ((double)y.pp * y.vpp > m->layers)
-		return gp_fail(err, "pp %d x vpp %d model chunks exceed the "
-			       "%d layers", y.pp, y.vpp, m->layers);
-	if (y.ep > 1 && m->moe.experts <= 0)
-		return gp_fail(err, "ep %d given for a dense model", y.ep);
-	if (y.ep > 1 && m->moe.experts % y.ep != 0)
-		return gp_fail(err, "ep %d does not divide the %d experts",
-			       y.ep, m->moe.experts);
-	/* long long: two counts up to 2^24 multiply past INT_MAX. */
-	if (((long long)y.dp * y.cp) % y.ep != 0)
-		return gp_fail(err, "ep %d must divide dp*cp = %lld (experts "
-			       "are sharded inside the data-parallel group)",
-			       y.ep, (long long)y.dp * y.cp);
+	for (d = layout_dims; d->name; d++)
+		if (d->check && d->check(m, &y, err))
+			return GP_EINVAL;
 	y.gpus = gpus;
 	y.shard = (double)y.dp * y.cp;
 	y.eshard = y.shard / y.ep;
@@ -234,6 +260,7 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	*out = y;
 	return GP_OK;
 }
+#undef DIM_AT
 
 /* ---- pipeline stage split -------------------------------------------- */
 

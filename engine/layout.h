@@ -103,10 +103,57 @@ const char *layout_grp_name(gp_grp g);
 int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
 		       gp_error *err);
 
-/* Tensor parallelism over the model's heads: tp divides heads, and tp
- * and kv_heads divide one or the other (KV heads are replicated when
- * tp > kv_heads).  GP_OK or GP_EINVAL. */
+/* Each dimension's rule against the model, once: layout_check words
+ * its errors from these, and the layout search (sweep.c) skips what
+ * they refuse.  Degrees >= 1.
+ *  tp   divides the heads, and tp and kv_heads divide one or the other
+ *       (KV heads are replicated when tp > kv_heads);
+ *  pp   at most the layers;
+ *  vpp  chunks per stage: 1, or with pp > 1 and pp * vpp <= layers;
+ *  ep   1, or on an MoE model dividing its experts and the dp * cp
+ *       ranks the expert groups are carved from. */
+static inline int layout_tp_ok(const gp_model *m, int tp)
+{
+	return m->heads % tp == 0 &&
+		(m->kv_heads % tp == 0 || tp % m->kv_heads == 0);
+}
+
+static inline int layout_pp_ok(const gp_model *m, int pp)
+{
+	return pp <= m->layers;
+}
+
+static inline int layout_vpp_ok(const gp_model *m, int pp, int vpp)
+{
+	return vpp <= 1 || (pp > 1 && (double)pp * vpp <= m->layers);
+}
+
+/* long long: two counts up to 2^24 multiply past INT_MAX. */
+static inline int layout_ep_ok(const gp_model *m, int ep, long long dpcp)
+{
+	return ep <= 1 || (m->moe.experts > 0 && m->moe.experts % ep == 0 &&
+			   dpcp % ep == 0);
+}
+
+/* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
+
+/* The integer dimensions of gp_layout as a table (layout.c's
+ * layout_dims, ended by a NULL name) that layout_check walks: the name
+ * (the Lua/CLI option's), where the value lives, the values it takes
+ * -- a count (0 .. GP_COUNT_MAX, 0 read as 1) or lo..hi, named in
+ * `values` for the error -- and, for a degree, its rule against the
+ * model (NULL: none) with the message when it fails. */
+typedef struct gp_layout_dim {
+	const char *name;
+	size_t off;              /* offsetof(gp_layout, field), an int */
+	int count;               /* 1: a degree; 0: lo..hi */
+	int lo, hi;
+	const char *values;      /* "0, 1, 2 or 3" */
+	int (*check)(const gp_model *m, const gp_layout *y, gp_error *err);
+} gp_layout_dim;
+
+extern const gp_layout_dim layout_dims[];
 
 /* Check a layout against a valid model and write its normalised form
  * (degrees >= 1, derived fields) to *out (may be in).  Checks: counts

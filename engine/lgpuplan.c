@@ -1617,19 +1617,20 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 {
 	lua_createtable(L, 0, 20);
 	lgp_setint(L, "index", c->index);
-	lgp_setint(L, "gpus", c->gpus);
-	lgp_setint(L, "tp", c->tp);
-	lgp_setint(L, "pp", c->pp);
-	lgp_setint(L, "cp", c->cp);
-	lgp_setint(L, "ep", c->ep);
+	/* The dimensions, under their names (sweep.h's table). */
+#define PUSH(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	PUSH_##lua(#name, c->name);
+#define PUSH_int(key, v) lgp_setint(L, key, v)
+#define PUSH_bool(key, v) lgp_setbool(L, key, v)
+#define PUSH_num(key, v) lgp_setnum(L, key, v)
+#define PUSH_rec(key, v) lgp_setstr(L, key, mem_recompute_name(v))
+	SWEEP_DIMS(PUSH)
+#undef PUSH
+#undef PUSH_int
+#undef PUSH_bool
+#undef PUSH_num
+#undef PUSH_rec
 	lgp_setint(L, "dp", c->dp);
-	lgp_setint(L, "zero", c->zero);
-	lgp_setint(L, "vpp", c->vpp);
-	lgp_setbool(L, "sp", c->sp);
-	lgp_setnum(L, "micro_batch", c->micro_batch);
-	lgp_setstr(L, "recompute", mem_recompute_name(c->recompute));
-	lgp_setbool(L, "tp_overlap", c->tp_overlap);
-	lgp_setbool(L, "overlap_grad_reduce", c->dp_overlap);
 	lgp_setnum(L, "step", c->step);
 	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
 	lgp_setnum(L, "mfu", c->mfu);
@@ -1737,6 +1738,69 @@ static int lgp_field_boolmask(lua_State *L, int idx, const char *what,
 	return mask;
 }
 
+/* A MASK dimension's list of values t[key] as a bit mask (bit v: try
+ * value v), by how the dimension is pushed: int 0..hi, a recompute
+ * policy's name, or a boolean. */
+static unsigned lgp_field_mask_int(lua_State *L, int idx, const char *what,
+				   const char *key, int hi)
+{
+	int v[32], n, i;
+	unsigned mask = 0;
+
+	n = lgp_field_ints(L, idx, what, key, v, hi + 1);
+	for (i = 0; i < n; i++) {
+		if (v[i] < 0 || v[i] > hi)
+			return (unsigned)luaL_error(L, "%s.%s: values are "
+						    "0..%d (got %d)", what,
+						    key, hi, v[i]);
+		mask |= 1u << v[i];
+	}
+	return mask;
+}
+
+static unsigned lgp_field_mask_rec(lua_State *L, int idx, const char *what,
+				   const char *key, int hi)
+{
+	int sub = lgp_subtable(L, idx, what, key), n, i, ri;
+	unsigned mask = 0;
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	for (i = 0; i < n; i++) {
+		const char *r;
+
+		lua_rawgeti(L, sub, i + 1);
+		/* The key and the value named, not a stack index
+		 * (luaL_checkoption's "#-1"). */
+		r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
+			NULL;
+		for (ri = 0; r && ri <= hi &&
+			     strcmp(r, mem_recompute_name((gp_recompute)ri));
+		     ri++)
+			;
+		if (!r || ri > hi)
+			return (unsigned)luaL_error(L, "%s[%d] must be none, "
+						    "selective or full (got "
+						    "%s%s%s)", key, i + 1,
+						    r ? "'" : "a ",
+						    r ? r : luaL_typename(L,
+									  -1),
+						    r ? "'" : "");
+		mask |= 1u << ri;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return mask;
+}
+
+static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
+				    const char *key, int hi)
+{
+	(void)hi;
+	return (unsigned)lgp_field_boolmask(L, idx, what, key);
+}
+
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
  * stats = {space, layouts, bounded, fitting, within, errors}}.  base is
  * a train config (as core.train's; its layout fields are ignored);
@@ -1750,7 +1814,6 @@ static int lgp_field_boolmask(lua_State *L, int idx, const char *what,
  * still enter the top k; only those it accepts are ranked. */
 static int lgp_sweep(lua_State *L)
 {
-	static const char *const recs[] = {"none", "selective", "full", NULL};
 	const char *w = "sweep";
 	gp_model m;
 	roof_device d;
@@ -1763,7 +1826,7 @@ static int lgp_sweep(lua_State *L)
 	train_cache *cache;
 	lgp_where wh;
 	gp_error err;
-	int gpus[64], k, ntop = 0, i, n, has_where;
+	int gpus[64], k, ntop = 0, i, has_where;
 	double mbs[32];
 
 	lgp_tomodel(L, 1, &m);
@@ -1774,54 +1837,21 @@ static int lgp_sweep(lua_State *L)
 	memset(&s, 0, sizeof s);
 	s.ngpus = lgp_field_ints(L, 5, w, "gpus", gpus, 64);
 	s.gpus = gpus;
-	s.tp_max = lgp_field_int(L, 5, w, "tp_max", 0, 8, 1);
-	s.pp_max = lgp_field_int(L, 5, w, "pp_max", 0, 1, 1);
-	s.cp_max = lgp_field_int(L, 5, w, "cp_max", 0, 1, 1);
-	s.ep_max = lgp_field_int(L, 5, w, "ep_max", 0, 1, 1);
-	s.vpp_max = lgp_field_int(L, 5, w, "vpp_max", 0, 1, 1);
-	{
-		int z[4], nz = lgp_field_ints(L, 5, w, "zero", z, 4);
-
-		for (i = 0; i < nz; i++) {
-			if (z[i] < 0 || z[i] > 3)
-				return luaL_error(L, "sweep.zero: stages are "
-						  "0..3 (got %d)", z[i]);
-			s.zero_mask |= 1u << z[i];
-		}
-	}
 	s.nmb = lgp_field_nums(L, 5, w, "micro_batch", mbs, 32);
 	s.mbs = mbs;
-	{
-		int sub = lgp_subtable(L, 5, w, "recompute");
-
-		if (sub) {
-			n = (int)lua_rawlen(L, sub);
-			for (i = 0; i < n; i++) {
-				const char *r;
-				int ri = 0;
-
-				lua_rawgeti(L, sub, i + 1);
-				/* The key and the value named, not a stack
-				 * index (luaL_checkoption's "#-1"). */
-				r = lua_type(L, -1) == LUA_TSTRING
-					? lua_tostring(L, -1) : NULL;
-				while (r && recs[ri] && strcmp(r, recs[ri]))
-					ri++;
-				if (!r || !recs[ri])
-					return luaL_error(L, "recompute[%d] must be "
-						"none, selective or full (got %s%s%s)",
-						i + 1, r ? "'" : "a ",
-						r ? r : luaL_typename(L, -1),
-						r ? "'" : "");
-				s.rec_mask |= 1u << ri;
-				lua_pop(L, 1);
-			}
-			lua_pop(L, 1);
-		}
-	}
-	s.sp_mask = lgp_field_boolmask(L, 5, w, "sp");
-	s.tpo_mask = lgp_field_boolmask(L, 5, w, "tp_overlap");
-	s.dpo_mask = lgp_field_boolmask(L, 5, w, "overlap_grad_reduce");
+	/* The ranges and masks by sweep.h's table (the two lists above). */
+#define SPACE(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	SPACE_##vals(name, lua, bound, hi, def)
+#define SPACE_RANGE(name, lua, bound, hi, def) \
+	s.bound = lgp_field_int(L, 5, w, #name "_max", 0, def, 1);
+#define SPACE_MASK(name, lua, bound, hi, def) \
+	s.bound = lgp_field_mask_##lua(L, 5, w, #name, hi);
+#define SPACE_LIST(name, lua, bound, hi, def)
+	SWEEP_DIMS(SPACE)
+#undef SPACE
+#undef SPACE_RANGE
+#undef SPACE_MASK
+#undef SPACE_LIST
 	s.no_bound = !lgp_field_bool(L, 5, w, "bound", 1);
 	{
 		int sh[2], nsh = lgp_field_ints(L, 5, w, "shard", sh, 2);
@@ -2335,6 +2365,41 @@ static const luaL_Reg corelib[] = {
 	{NULL, NULL}
 };
 
+/* Tables the Lua side walks instead of listing them again:
+ * TRAIN_PARTS  the parts of a step in train.h's order (train_part_name);
+ * SWEEP_DIMS   the layout search's dimensions, outermost first (sweep.h's
+ *              SWEEP_DIMS): {name, values = "range" (the space bounds it
+ *              by name_max) | "list" | "mask", base = true when a mask
+ *              left unset is the job's own value}. */
+static void lgp_push_tables(lua_State *L)
+{
+	int i = 0;
+
+	lua_createtable(L, TRAIN_NPARTS, 0);
+	for (i = 0; i < TRAIN_NPARTS; i++) {
+		lua_pushstring(L, train_part_name(i));
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "TRAIN_PARTS");
+	lua_createtable(L, SWEEP_NDIMS, 0);
+	i = 0;
+#define DIM(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	lua_createtable(L, 0, 3); \
+	lgp_setstr(L, "name", #name); \
+	lgp_setstr(L, "values", VALS_##vals); \
+	lgp_setbool(L, "base", strcmp(#def, "BASE") == 0); \
+	lua_rawseti(L, -2, ++i);
+#define VALS_RANGE "range"
+#define VALS_LIST "list"
+#define VALS_MASK "mask"
+	SWEEP_DIMS(DIM)
+#undef DIM
+#undef VALS_RANGE
+#undef VALS_LIST
+#undef VALS_MASK
+	lua_setfield(L, -2, "SWEEP_DIMS");
+}
+
 int luaopen_gpuplan_core(lua_State *L)
 {
 	lgp_handle_types(L);
@@ -2343,5 +2408,6 @@ int luaopen_gpuplan_core(lua_State *L)
 	lua_setfield(L, -2, "_NAME");
 	lua_pushinteger(L, SWEEP_SHARDS_MAX);
 	lua_setfield(L, -2, "SWEEP_SHARDS_MAX");
+	lgp_push_tables(L);
 	return 1;
 }

@@ -39,12 +39,17 @@ static int popcount(unsigned v)
 	return n;
 }
 
-/* The levels of the enumeration, outermost first.  The ZeRO stage and
- * the two overlaps are innermost: layouts that differ only in them share
- * the training step's phase (train.c), so each of them pays only for
- * what it changes. */
-enum { LV_G, LV_TP, LV_PP, LV_CP, LV_EP, LV_MB, LV_R, LV_V, LV_SP, LV_Z,
-       LV_TPO, LV_DPO, LV_N };
+/* The levels of the enumeration are the rows of SWEEP_DIMS (sweep.h),
+ * outermost first.  The ZeRO stage and the two overlaps are innermost:
+ * layouts that differ only in them share the training step's phase
+ * (train.c), so each of them pays only for what it changes. */
+enum {
+#define LV(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	LV_##ID = SWEEP_DIM_##ID,
+	SWEEP_DIMS(LV)
+#undef LV
+	LV_N = SWEEP_NDIMS
+};
 
 static void level_range(const sweep_iter *it, int lv, int *lo, int *hi);
 
@@ -90,42 +95,50 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	if (!(base->global_batch > 0))
 		return gp_fail(err, "sweep: a global batch is needed (the "
 			       "micro-batches per step follow from it)");
-	if ((s->zero_mask & ~15u) || (s->rec_mask & ~7u) || s->sp_mask < 0 ||
-	    s->sp_mask > 3 || s->tpo_mask < 0 || s->tpo_mask > 3 ||
-	    s->dpo_mask < 0 || s->dpo_mask > 3)
-		return gp_fail(err, "sweep: zero_mask, rec_mask, sp_mask, "
-			       "tpo_mask or dpo_mask out of range");
 	memset(it, 0, sizeof *it);
 	it->m = m;
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
-	it->zm = s->zero_mask ? s->zero_mask : 1u;
-	it->rm = s->rec_mask ? s->rec_mask : 1u;
-	it->spm = s->sp_mask ? s->sp_mask : 2;
-	it->tpom = s->tpo_mask ? s->tpo_mask : (base->tp_overlap ? 2 : 1);
-	it->dpom = s->dpo_mask ? s->dpo_mask :
-		(base->overlap_grad_reduce ? 2 : 1);
-	/* The grid: the product of the dimensions' sizes, each split
-	 * clamped (split_cap), in floating point: 64 GPU counts x 2^24 CP
-	 * x ... passes 2^63, never DBL_MAX. */
-	it->st.space = (double)s->ngpus * popcount(it->zm) *
-		(s->nmb > 0 ? s->nmb : 1) * popcount(it->rm) *
-		popcount((unsigned)it->spm) * popcount((unsigned)it->tpom) *
-		popcount((unsigned)it->dpom);
-	{
-		static const int splits[] = {LV_TP, LV_PP, LV_CP, LV_EP,
-					     LV_V};
-
-		for (i = 0; i < 5; i++) {
-			int lo, hi;
-
-			level_range(it, splits[i], &lo, &hi);
-			it->st.space *= hi;
-		}
-	}
+	/* The masks in force, and the grid: the product of the
+	 * dimensions' sizes, each split clamped (split_cap), in floating
+	 * point: 64 GPU counts x 2^24 CP x ... passes 2^63, never
+	 * DBL_MAX. */
+	it->st.space = 1;
+#define CFG(member) (base->member)
+#define NOCFG 0
+#define BEGIN(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	BEGIN_##vals(SWEEP_DIM_##ID, #bound, s->bound, (hi), def, at)
+#define BEGIN_MASK(lv, what, given, top, def, from_base) \
+	do { \
+		if ((unsigned)(given) >> ((top) + 1)) \
+			return gp_fail(err, "sweep: %s %d out of range", \
+				       what, (int)(given)); \
+		it->mask[lv] = (unsigned)(given) ? (unsigned)(given) : \
+			MASK_DFLT_##def(from_base); \
+		it->st.space *= popcount(it->mask[lv]); \
+	} while (0);
+#define MASK_DFLT_1(from_base) 1u
+#define MASK_DFLT_2(from_base) 2u
+#define MASK_DFLT_BASE(from_base) ((from_base) ? 2u : 1u)
+#define BEGIN_RANGE(lv, what, given, top, def, from_base) \
+	do { \
+		int lo_, hi_; \
+		level_range(it, lv, &lo_, &hi_); \
+		it->st.space *= hi_; \
+	} while (0);
+#define BEGIN_LIST(lv, what, given, top, def, from_base)
+	SWEEP_DIMS(BEGIN)
+#undef BEGIN
+#undef BEGIN_MASK
+#undef BEGIN_RANGE
+#undef BEGIN_LIST
+#undef CFG
+#undef NOCFG
+	it->st.space *= (double)s->ngpus * (s->nmb > 0 ? s->nmb : 1);
 	return GP_OK;
 }
+
 
 static int imin(int a, int b)
 {
@@ -172,86 +185,130 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 {
 	const sweep_space *s = it->s;
 
-	*lo = lv == LV_TP || lv == LV_PP || lv == LV_CP || lv == LV_EP ||
-		lv == LV_V ? 1 : 0;
 	switch (lv) {
-	case LV_G: *hi = s->ngpus - 1; break;
-	case LV_TP: *hi = split_cap(it, lv, dflt(s->tp_max)); break;
-	case LV_PP: *hi = split_cap(it, lv, dflt(s->pp_max)); break;
-	case LV_CP: *hi = split_cap(it, lv, dflt(s->cp_max)); break;
-	case LV_EP: *hi = split_cap(it, lv, dflt(s->ep_max)); break;
-	case LV_Z: *hi = 3; break;
-	case LV_MB: *hi = (s->nmb > 0 ? s->nmb : 1) - 1; break;
-	case LV_R: *hi = GP_RECOMPUTE_COUNT - 1; break;
-	case LV_V: *hi = split_cap(it, lv, dflt(s->vpp_max)); break;
-	default: *hi = 1; break;
+#define RANGE(ID, name, type, lua, at, vals, bound, count, top, def, ok) \
+	case LV_##ID: RANGE_##vals(LV_##ID, bound, count, top); break;
+#define RANGE_RANGE(lv, bound, count, top) \
+	*lo = 1; *hi = split_cap(it, lv, dflt(s->bound))
+#define RANGE_LIST(lv, bound, count, top) \
+	*lo = 0; *hi = (s->count > 0 ? s->count : 1) - 1
+#define RANGE_MASK(lv, bound, count, top) *lo = 0; *hi = (top)
+	SWEEP_DIMS(RANGE)
+#undef RANGE
+#undef RANGE_RANGE
+#undef RANGE_LIST
+#undef RANGE_MASK
 	}
 }
+
+/* The value of a level at odometer position v: a list's entry (an
+ * empty list is {1}), else v itself. */
+#define VALUE_RANGE(bound, count, v) (v)
+#define VALUE_MASK(bound, count, v) (v)
+#define VALUE_LIST(bound, count, v) \
+	(it->s->count > 0 ? it->s->bound[v] : 1)
 
 static double level_mb(const sweep_iter *it)
 {
-	return it->s->nmb > 0 ? it->s->mbs[it->cur[LV_MB]] : 1.0;
+	return VALUE_LIST(mbs, nmb, it->cur[LV_MB]);
 }
 
-/* Is the current value of level lv possible, given the levels outside
- * it?  Each check sits at the outermost level that decides it, so an
- * impossible split is skipped with everything inside it. */
+/* Each level's check: is its current value possible, given the levels
+ * outside it?  Each check sits at the outermost level that decides it,
+ * so an impossible split is skipped with everything inside it.  The
+ * model's rules are layout.h's (layout_check words their errors). */
+static inline int ok_gpus(const sweep_iter *it, int lv)
+{
+	(void)it;
+	(void)lv;
+	return 1;
+}
+
+/* TP inside a node, as every layout search keeps it: its collectives run
+ * per layer. */
+static inline int ok_tp(const sweep_iter *it, int lv)
+{
+	int N = it->s->gpus[it->cur[LV_G]], tp = it->cur[lv];
+
+	return N % tp == 0 && tp <= it->G && it->G % tp == 0 &&
+		layout_tp_ok(it->m, tp);
+}
+
+static inline int ok_pp(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]];
+
+	return (N / v[LV_TP]) % v[lv] == 0 && layout_pp_ok(it->m, v[lv]);
+}
+
+/* Megatron's CP splits each sequence into 2 cp chunks. */
+static inline int ok_cp(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]], cp = v[lv];
+
+	return (N / v[LV_TP] / v[LV_PP]) % cp == 0 &&
+		(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0);
+}
+
+static inline int ok_ep(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]];
+
+	/* dp * cp = N / tp / pp */
+	return layout_ep_ok(it->m, v[lv], N / v[LV_TP] / v[LV_PP]);
+}
+
+/* Micro-batches per pipeline per step: global_batch / (dp mb). */
+static inline double level_per(const sweep_iter *it)
+{
+	const int *v = it->cur;
+	double dp = it->s->gpus[v[LV_G]] / v[LV_TP] / v[LV_PP] / v[LV_CP];
+
+	return it->base->global_batch / (dp * level_mb(it));
+}
+
+static inline int ok_mb(const sweep_iter *it, int lv)
+{
+	double per = level_per(it);
+
+	(void)lv;
+	return per >= 1 && per == floor(per);
+}
+
+/* Interleaving as Megatron-LM takes it: the layers divide into pp x vpp
+ * chunks and the micro-batches into groups of pp. */
+static inline int ok_vpp(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int pp = v[LV_PP], vpp = v[lv];
+
+	return vpp == 1 || (layout_vpp_ok(it->m, pp, vpp) &&
+			    it->m->layers % (pp * vpp) == 0 &&
+			    fmod(level_per(it), pp) == 0);
+}
+
+static inline int ok_mask(const sweep_iter *it, int lv)
+{
+	return it->mask[lv] >> it->cur[lv] & 1u;
+}
+
+/* Without TP there is no sequence to split nor a TP collective to
+ * overlap: off, once, whatever the mask. */
+static inline int ok_with_tp(const sweep_iter *it, int lv)
+{
+	return it->cur[LV_TP] == 1 ? it->cur[lv] == 0 : ok_mask(it, lv);
+}
+
 static int level_ok(const sweep_iter *it, int lv)
 {
-	const gp_model *m = it->m;
-	const int *v = it->cur;
-	int N, tp = v[LV_TP], pp, cp, ep, one = tp == 1;
-	double dp, per;
-
-	/* The innermost levels first: the odometer turns them most. */
 	switch (lv) {
-	case LV_DPO:
-		return it->dpom >> v[LV_DPO] & 1;
-	case LV_TPO:    /* no TP collective to overlap without TP */
-		return one ? v[LV_TPO] == 0 : it->tpom >> v[LV_TPO] & 1;
-	case LV_Z:
-		return it->zm >> v[LV_Z] & 1u;
-	}
-	N = it->s->gpus[v[LV_G]];
-	pp = v[LV_PP];
-	cp = v[LV_CP];
-	ep = v[LV_EP];
-	switch (lv) {
-	case LV_G:
-		return 1;
-	case LV_TP:
-		/* TP inside a node, as every layout search keeps it: its
-		 * collectives run per layer. */
-		return N % tp == 0 && tp <= it->G && it->G % tp == 0 &&
-			m->heads % tp == 0 &&
-			(m->kv_heads % tp == 0 || tp % m->kv_heads == 0);
-	case LV_PP:
-		return (N / tp) % pp == 0 && pp <= m->layers;
-	case LV_CP:
-		/* Megatron's CP splits each sequence into 2 cp chunks. */
-		return (N / tp / pp) % cp == 0 &&
-			(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0);
-	case LV_EP:
-		dp = N / tp / pp / cp;
-		return ep == 1 || (m->moe.experts > 0 &&
-				   m->moe.experts % ep == 0 &&
-				   fmod(dp * cp, ep) == 0);
-	case LV_MB:
-		dp = N / tp / pp / cp;
-		per = it->base->global_batch / (dp * level_mb(it));
-		return per >= 1 && per == floor(per);
-	case LV_R:
-		return it->rm >> v[LV_R] & 1u;
-	case LV_V:
-		dp = N / tp / pp / cp;
-		per = it->base->global_batch / (dp * level_mb(it));
-		return v[LV_V] == 1 || (pp > 1 && m->layers % (pp * v[LV_V]) == 0 &&
-					fmod(per, pp) == 0);
-	/* Without TP there is no sequence to split (nor, above, a TP
-	 * collective to overlap): SP and TP overlap off, once, whatever the
-	 * masks. */
-	case LV_SP:
-		return one ? v[LV_SP] == 0 : it->spm >> v[LV_SP] & 1;
+#define OK(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	case LV_##ID: return ok(it, LV_##ID);
+	SWEEP_DIMS(OK)
+#undef OK
 	}
 	return 0;
 }
@@ -259,6 +316,8 @@ static int level_ok(const sweep_iter *it, int lv)
 /* The valid values of the innermost three levels (ZeRO stage, TP
  * overlap, DP overlap) in the odometer's order, for tp 1 and tp > 1:
  * what level_ok would pass, as a list the enumeration steps through. */
+typedef char inner_three[LV_N - LV_Z == 3 ? 1 : -1];
+
 static void inner_lists(sweep_iter *it)
 {
 	int one, z, a, b;
@@ -355,16 +414,22 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			it->inner = it->moved >= LV_Z;
 			it->moved = LV_N;
 			it->st.divided++;
+			/* Each level's value into the config and the
+			 * candidate: the innermost only when only they moved
+			 * since the last yield (the rest of *out and *c is
+			 * that yield's), else all of them. */
+#define CFG(member) (&out->member)
+#define NOCFG (&N)
+#define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	if (all || LV_##ID >= LV_Z) { \
+		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+		c->name = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+	}
 			if (!whole && it->inner) {
-				/* The config and candidate of the last yield,
-				 * the innermost three levels moved. */
-				out->mem.lay.zero = v[LV_Z];
-				out->tp_overlap = v[LV_TPO];
-				out->overlap_grad_reduce = v[LV_DPO];
+				const int all = 0;
+
+				SWEEP_DIMS(SET)
 				c->index = idx;
-				c->zero = v[LV_Z];
-				c->tp_overlap = v[LV_TPO];
-				c->dp_overlap = v[LV_DPO];
 				c->step = c->tokens_per_s = c->mfu = 0;
 				c->cost = c->train_time = c->mem_total = 0;
 				c->score = 0;
@@ -372,36 +437,21 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			}
 			if (whole)
 				*out = *it->base;
-			out->mem.lay.tp = v[LV_TP];
-			out->mem.lay.pp = v[LV_PP];
-			out->mem.lay.cp = v[LV_CP];
-			out->mem.lay.ep = v[LV_EP];
+			memset(c, 0, sizeof *c);
+			{
+				const int all = 1;
+
+				SWEEP_DIMS(SET)
+			}
+#undef SET
+#undef CFG
+#undef NOCFG
 			out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
-			out->mem.lay.zero = v[LV_Z];
-			out->mem.lay.micro_batch = level_mb(it);
-			out->mem.lay.vpp = v[LV_V];
 			out->mem.lay.schedule = v[LV_V] > 1 ?
 				GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
-			out->mem.lay.sp = v[LV_SP];
 			out->mem.lay.microbatches = 0;
-			out->mem.recompute = (gp_recompute)v[LV_R];
-			out->tp_overlap = v[LV_TPO];
-			out->overlap_grad_reduce = v[LV_DPO];
-			memset(c, 0, sizeof *c);
 			c->index = idx;
-			c->gpus = N;
-			c->tp = v[LV_TP];
-			c->pp = v[LV_PP];
-			c->cp = v[LV_CP];
-			c->ep = v[LV_EP];
 			c->dp = out->mem.lay.dp;
-			c->zero = v[LV_Z];
-			c->vpp = v[LV_V];
-			c->sp = v[LV_SP];
-			c->micro_batch = out->mem.lay.micro_batch;
-			c->recompute = (gp_recompute)v[LV_R];
-			c->tp_overlap = v[LV_TPO];
-			c->dp_overlap = v[LV_DPO];
 			return 1;
 		}
 	}

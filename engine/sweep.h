@@ -72,16 +72,70 @@ typedef struct sweep_space {
  * refuses a shard line claiming more). */
 #define SWEEP_SHARDS_MAX 65536
 
+/* The dimensions of the search as one table, outermost first: each
+ * row is a level of sweep.c's odometer, a field of the candidate, a
+ * field of the training config it sets and a key of the binding's
+ * space and results.  Columns:
+ *   ID     the level, SWEEP_DIM_ID
+ *   name   the Lua/CLI name: the candidate's field and the results'
+ *          key; the space's key is name (a list) or name_max (a range)
+ *   type   the candidate's field's C type; lua: how the binding
+ *          pushes it (int, bool, num, or rec: the recompute's name)
+ *   at     where it lives in a train_cfg: CFG(member), or NOCFG (the
+ *          GPU count, which sets dp)
+ *   vals   RANGE: 1 .. the space's `bound` (0 reads as 1);
+ *          LIST: the space's list `bound` of `count` values (0: {1});
+ *          MASK: the bits of the space's mask `bound`, values 0..hi
+ *   dflt   MASK: the mask when the space's is 0 (BASE: the base
+ *          config's value); RANGE: the binding's bound when the space
+ *          gives none
+ *   ok     its check in sweep.c against the levels outside it (the
+ *          model's rules are layout.h's)
+ * The ZeRO stage and the two overlaps are innermost: layouts that
+ * differ only in them share the training step's phase (train.c).
+ * Adding a dimension: a row here, a field in sweep_space, its cost in
+ * the training step. */
+#define SWEEP_DIMS(X)                                                     \
+	X(G, gpus, int, int, NOCFG, LIST, gpus, ngpus, 0, 0, ok_gpus)     \
+	X(TP, tp, int, int, CFG(mem.lay.tp), RANGE, tp_max, -, 0, 8,      \
+	  ok_tp)                                                          \
+	X(PP, pp, int, int, CFG(mem.lay.pp), RANGE, pp_max, -, 0, 1,      \
+	  ok_pp)                                                          \
+	X(CP, cp, int, int, CFG(mem.lay.cp), RANGE, cp_max, -, 0, 1,      \
+	  ok_cp)                                                          \
+	X(EP, ep, int, int, CFG(mem.lay.ep), RANGE, ep_max, -, 0, 1,      \
+	  ok_ep)                                                          \
+	X(MB, micro_batch, double, num, CFG(mem.lay.micro_batch), LIST,   \
+	  mbs, nmb, 0, 0, ok_mb)                                          \
+	X(R, recompute, gp_recompute, rec, CFG(mem.recompute), MASK,      \
+	  rec_mask, -, GP_RECOMPUTE_COUNT - 1, 1, ok_mask)                \
+	X(V, vpp, int, int, CFG(mem.lay.vpp), RANGE, vpp_max, -, 0, 1,    \
+	  ok_vpp)                                                         \
+	X(SP, sp, int, bool, CFG(mem.lay.sp), MASK, sp_mask, -, 1, 2,     \
+	  ok_with_tp)                                                     \
+	X(Z, zero, int, int, CFG(mem.lay.zero), MASK, zero_mask, -, 3, 1, \
+	  ok_mask)                                                        \
+	X(TPO, tp_overlap, int, bool, CFG(tp_overlap), MASK, tpo_mask, -, \
+	  1, BASE, ok_with_tp)                                            \
+	X(DPO, overlap_grad_reduce, int, bool, CFG(overlap_grad_reduce),  \
+	  MASK, dpo_mask, -, 1, BASE, ok_mask)
+
+#define SWEEP_DIM_ENUM(ID, name, type, lua, at, vals, bound, count, hi, \
+		       dflt, ok) SWEEP_DIM_##ID,
+enum { SWEEP_DIMS(SWEEP_DIM_ENUM) SWEEP_NDIMS };
+#undef SWEEP_DIM_ENUM
+
 /* One ranked layout. */
+#define SWEEP_DIM_FIELD(ID, name, type, lua, at, vals, bound, count, hi, \
+			dflt, ok) type name;
 typedef struct sweep_cand {
 	long index;          /* position in the enumeration */
-	int gpus, tp, pp, cp, ep, dp, zero, vpp, sp;
-	int tp_overlap, dp_overlap;
-	double micro_batch;
-	gp_recompute recompute;
+	SWEEP_DIMS(SWEEP_DIM_FIELD)
+	int dp;              /* gpus / (tp pp cp) */
 	double step, tokens_per_s, mfu, cost, train_time, mem_total;
 	double score;        /* the key's value, lower is better */
 } sweep_cand;
+#undef SWEEP_DIM_FIELD
 
 typedef struct sweep_stats {
 	double space;        /* the grid: the product of the dimensions'
@@ -114,13 +168,12 @@ typedef struct sweep_iter {
 	const sweep_space *s;
 	int G;               /* GPUs per node */
 	long index;
-	int cur[12];         /* the odometer, one value per level */
-	int lo[12], hi[12];  /* each level's range */
+	int cur[SWEEP_NDIMS];/* the odometer, one value per level */
+	int lo[SWEEP_NDIMS], hi[SWEEP_NDIMS]; /* each level's range */
 	int tri[2][16][3];   /* the innermost levels' valid values (tp 1,
 			      * tp > 1) */
 	int ntri[2], tri_i;
-	unsigned zm, rm;     /* the masks in force */
-	int spm, tpom, dpom;
+	unsigned mask[SWEEP_NDIMS]; /* the MASK levels' masks in force */
 	int started;
 	int moved;           /* outermost level moved since the last yield */
 	int inner;           /* the last yield differs from the one before

@@ -184,10 +184,12 @@ function M.train_options(o, c)
     end
   end
   if t.method == nil then t.method = "pretrain" end
-  t.gpu, t.gpus, t.tp, t.pp, t.cp, t.ep = c.gpu, c.gpus, c.tp, c.pp, c.cp, c.ep
-  t.zero, t.sp, t.batch, t.recompute = c.zero, c.sp, c.micro_batch, c.recompute
-  t.tp_overlap, t.overlap_grad_reduce = c.tp_overlap, c.overlap_grad_reduce
-  t.vpp = c.vpp > 1 and c.vpp or nil
+  t.gpu = c.gpu
+  -- The layout: each searched dimension's value (engine/sweep.h's table);
+  -- gp.train takes the micro-batch as batch, and vpp only above 1.
+  for _, d in ipairs(core().SWEEP_DIMS) do t[d.name] = c[d.name] end
+  t.batch, t.micro_batch = t.micro_batch, nil
+  if t.vpp == 1 then t.vpp = nil end
   return t
 end
 
@@ -295,11 +297,15 @@ function M.sweep(o)
   -- A layout search plans a training run: pre-training unless told.
   local method_default = job.method == nil
   if method_default then job.method = "pretrain" end
-  for _, k in ipairs { "tp", "pp", "cp", "ep", "vpp", "zero", "batch", "micro_batch" } do
-    if o[k] ~= nil and M.SWEEP_OPTIONS[k] == nil then
+  -- A searched dimension is not given a value (one whose unset mask is
+  -- the job's own value excepted); gp.train's batch is the micro-batch.
+  for _, d in ipairs(core().SWEEP_DIMS) do
+    local k = d.name
+    if o[k] ~= nil and M.SWEEP_OPTIONS[k] == nil and not d.base then
       fail("sweep: %s is swept; bound it with %s_max or a list", k, k)
     end
   end
+  if o.batch ~= nil then fail("sweep: batch is swept; give micro_batch a list") end
   local bad = options.unknown(job, "plan")
   if bad ~= nil then fail("%s", options.unknown_message("plan", bad, "sweep")) end
   local space = {
@@ -318,9 +324,11 @@ function M.sweep(o)
     if type(a.bound) ~= "boolean" then fail("sweep: bound must be a boolean") end
     if a.bound == false then space.bound = false end
   end
-  -- Overlaps given as a list are swept: {false, true}.
-  for _, k in ipairs { "tp_overlap", "overlap_grad_reduce" } do
-    if type(a[k]) == "table" then
+  -- The dimensions whose unset mask is the job's own value (the
+  -- overlaps) are swept when given as a list: {false, true}.
+  for _, d in ipairs(core().SWEEP_DIMS) do
+    local k = d.name
+    if d.base and type(a[k]) == "table" then
       space[k] = list_of(a[k], k)
       for i, v in ipairs(space[k]) do
         if type(v) ~= "boolean" then fail("sweep: %s[%d] must be a boolean", k, i) end

@@ -382,7 +382,7 @@ function M.train_job(o)
   return job
 end
 
-M.PARTS = { "compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
-            "dp_comm", "zero_gather", "bubble", "optimizer" }
+-- The parts of a step, in the engine's order (engine/train.h train_part).
+M.PARTS = core().TRAIN_PARTS
 
 return require("gpuplan.args").api_module(M)

@@ -115,7 +115,7 @@ static int recheck_where(void *ud, const sweep_cand *k)
 	c.mem.lay.sp = k->sp;
 	c.mem.recompute = k->recompute;
 	c.tp_overlap = k->tp_overlap;
-	c.overlap_grad_reduce = k->dp_overlap;
+	c.overlap_grad_reduce = k->overlap_grad_reduce;
 	rc->seen++;
 	if (train_step(rc->m, rc->d, rc->t, &c, &r, &err) != GP_OK ||
 	    r.step != k->step || r.tokens_per_s != k->tokens_per_s ||

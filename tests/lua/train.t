@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(69)
+t.plan(71)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -209,4 +209,24 @@ do
   t.like(d, "gpus_per_node=8 (h800-pcie on pcie5)", "the defaults name the built node", true)
   t.ok(not d:find("no NICs", 1, true) and not d:find("nics=", 1, true),
     "and neither 'no NICs' nor a nics default once they are given")
+end
+
+-- The layout search's dimensions are one table (engine/sweep.h SWEEP_DIMS,
+-- as core.SWEEP_DIMS): each is a key of every result, and train_options
+-- hands each back to gp.train, which prices the same step bit for bit
+-- (train.c: the sweep's memo gives train_step's results exactly).
+do
+  local core = require "gpuplan.core"
+  local sw = require "gpuplan.sweep"
+  local job = { model = "llama3-8b", seq = 4096, global_batch = 64 }
+  local o = { gpu = "h100-sxm", gpus = 8, top = 1, tp_overlap = { false, true } }
+  for k, v in pairs(job) do o[k] = v end
+  local c = gp.sweep(o).results[1]
+  local missing = {}
+  for _, d in ipairs(core.SWEEP_DIMS) do
+    if c[d.name] == nil then missing[#missing + 1] = d.name end
+  end
+  t.is(table.concat(missing, " "), "", "every searched dimension is a key of a result")
+  t.is(gp.train(sw.train_options(job, c)).step_s, c.step_s,
+       "train_options gives gp.train the result's layout: the same step")
 end
