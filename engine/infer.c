@@ -226,7 +226,8 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    amount(c->host_op_time, "host_op_time", err) ||
 	    amount(c->host_ops_per_layer, "host_ops_per_layer", err) ||
 	    rate(c->offload_bw, "offload_bw", err) ||
-	    rate(c->offload_prefill_bw, "offload_prefill_bw", err) ||
+	    rate(c->offload_link_bw, "offload_link_bw", err) ||
+	    gp_check_count(c->offload_cpu_max, 0, "offload_cpu_max", err) ||
 	    amount(c->host_capacity, "host_capacity", err) ||
 	    amount(c->ar_latency, "ar_latency", err) ||
 	    rate(c->ar_bw, "ar_bw", err) ||
@@ -483,18 +484,26 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 			out->comm_time += (c->pp - 1) * (c->ar_latency +
 			                  T * s.h * ACT_BYTES / bw);
 	}
-	/* Offloaded layers: their weights come from host memory (CPU
-	 * compute in llama.cpp reads them at DRAM bandwidth; streamed
-	 * prefill copies them over PCIe), instead of from HBM. */
+	/* Offloaded layers, by where they run.  llama.cpp computes a
+	 * step of fewer than 32 tokens on the CPU, which reads the
+	 * layers from host DRAM instead of the GPU reading HBM (ggml
+	 * backend scheduler; larger batches are sent to the GPU, PR 6083
+	 * "offload large batches to GPU", min batch 32).  Otherwise the
+	 * step copies the layers over the host link before the GPU runs
+	 * them, serially (vLLM --cpu-offload-gb: "part of the model is
+	 * loaded from CPU memory to GPU memory on the fly in each model
+	 * forward pass"; HF accelerate's hooks alike); their HBM read
+	 * stays in the GPU time. */
 	if (n_off > 0) {
-		double bw = q > 1 && c->offload_prefill_bw > 0 ?
-			c->offload_prefill_bw : c->offload_bw;
+		int cpu = T <= c->offload_cpu_max && c->offload_bw > 0;
+		double bw = cpu ? c->offload_bw : c->offload_link_bw;
 
 		if (!(bw > 0))
 			return gp_fail(err, "offloaded layers need a host "
-			               "bandwidth");
-		t = n_off * s.layer_w * (1.0 / bw - 1.0 /
-		                          (d->mem_bw * d->hbm_frac));
+			               "link bandwidth");
+		t = n_off * s.layer_w / bw;
+		if (cpu)
+			t -= n_off * s.layer_w / (d->mem_bw * d->hbm_frac);
 		out->offload_time = t > 0 ? t : 0.0;
 	}
 	out->time = out->gpu_time + out->comm_time + out->offload_time;
@@ -553,7 +562,8 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * layers offloaded to the host when that is allowed and needed
 	 * (mem_infer moves whole layers with their KV share, never more
 	 * than the stage holds). */
-	mem_cfg(c, 1, c->input + c->output, c->offload_bw > 0, &ic);
+	mem_cfg(c, 1, c->input + c->output,
+	        c->offload_bw > 0 || c->offload_link_bw > 0, &ic);
 	if (mem_infer(m, &ic, c->capacity, &c->reserve, &mr, err) != GP_OK)
 		return GP_EINVAL;
 	r->weights_gpu = mr.bytes[GP_MEM_WEIGHTS];

@@ -75,9 +75,18 @@ typedef struct infer_cfg {
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-
 	                         core tiles at every batch (roofline.h) */
-	double offload_bw;    /* B/s at which host-resident layers are read
-	                         in decode; 0: no offload (does not fit) */
-	double offload_prefill_bw; /* B/s to stream them in prefill */
+	double offload_bw;    /* B/s of host memory the CPU reads the
+	                         host-resident layers at when it computes
+	                         them (steps of at most offload_cpu_max
+	                         tokens: llama.cpp) */
+	double offload_link_bw; /* B/s of the host link over which every
+	                         other step copies them to the GPU (vLLM
+	                         cpu_offload_gb, HF accelerate); offload is
+	                         allowed when either rate is > 0 */
+	int offload_cpu_max;  /* steps of at most this many tokens run the
+	                         host-resident layers on the CPU (llama.cpp
+	                         31: larger batches go to the GPU); 0: every
+	                         step copies them over the link */
 	double host_capacity; /* bytes of host memory for offloaded layers */
 	const gp_topo *topo;  /* scale-up topology for the TP all-reduces;
 	                         NULL: alpha-beta with ar_latency / ar_bw */

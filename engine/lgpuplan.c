@@ -1078,8 +1078,10 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 				     1);
 	c->gemv_max = lgp_field_int(L, idx, w, "gemv_max", 0, c->gemv_max, 0);
 	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
-	c->offload_prefill_bw = lgp_field_num(L, idx, w,
-					      "offload_prefill_bw", 0, 0.0);
+	c->offload_link_bw = lgp_field_num(L, idx, w, "offload_link_bw", 0,
+					   0.0);
+	c->offload_cpu_max = lgp_field_int(L, idx, w, "offload_cpu_max", 0, 0,
+					   0);
 	c->host_capacity = lgp_field_num(L, idx, w, "host_capacity", 0, 0.0);
 	c->ar_latency = lgp_field_num(L, idx, w, "ar_latency", 0,
 				      c->ar_latency);

@@ -131,7 +131,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	b.tp = b.pp = b.gpus = 1;
 	b.batch = b.concurrency = 0;
 	b.topo = NULL;
-	b.offload_bw = b.offload_prefill_bw = 0;
+	b.offload_bw = b.offload_link_bw = 0;
 	if (infer_check(m, d, &b, err) != GP_OK ||
 	    comm_topo_check(&c->topo, err) != GP_OK)
 		return GP_EINVAL;

@@ -38,9 +38,12 @@
 --   kv_free_fraction  the KV pool is this fraction of the memory free once the
 --             model is loaded (TensorRT-LLM kv_cache_free_gpu_mem_fraction),
 --             instead of what the margin leaves of the whole (default: off)
---   offload   true: layers that do not fit are read from host memory;
---             host_bw (default: the system's host_mem_bw x 0.8, else 60 GB/s),
---             host_memory (default: the system's, else 32 GB), pcie_bw for prefill
+--   offload   true: layers that do not fit live in host memory; llama.cpp
+--             runs them on the CPU for steps under 32 tokens at host_bw
+--             (default: the system's host_mem_bw x 0.8, else 60 GB/s), every
+--             other step (and runtime) copies them to the GPU at pcie_bw
+--             (default: the GPU's PCIe x 0.8); host_memory (default: the
+--             system's, else 32 GB)
 --   system    catalog system id (host memory, NVLink domain)
 --   price     number per GPU-hour, "$2.49/h", or a catalog price id
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
@@ -117,6 +120,14 @@ M.gemv_max = {
   trtllm = 4, ["nim-http"] = 4, vllm = 0, sglang = 0,
   ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8,
 }
+
+-- Where host-resident layers run (--offload), by runtime: llama.cpp
+-- computes them on the CPU for steps of fewer than 32 tokens (ggml's
+-- backend scheduler sends larger batches to the GPU: PR 6083 "offload large
+-- batches to GPU", min batch 32): 31.  Every other runtime copies them to
+-- the GPU each forward pass (vLLM --cpu-offload-gb, HF accelerate's
+-- device_map hooks, DeepSpeed-Inference): 0.
+M.offload_cpu_max = { kernels = 31, ["llama.cpp"] = 31 }
 
 local args = require "gpuplan.args"
 local shown = args.shown
@@ -323,23 +334,40 @@ function M.setup(a)
   end
   c.margin = margin
   if a.offload then
-    c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
-    if not c.offload_bw then
-      -- Streaming reads reach ~0.8 of theoretical DRAM bandwidth (STREAM on
-      -- DDR4/DDR5 servers and desktops); 60 GB/s is 0.8 of dual-channel
-      -- DDR5-4800 (76.8 GB/s), the desktop llama.cpp case.
-      c.offload_bw = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
-      default(string.format("host_bw=%.0fGB/s", c.offload_bw / 1e9))
+    c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
+    if c.offload_cpu_max > 0 then
+      -- The CPU computing the layers reads them from host DRAM: streaming
+      -- reads reach ~0.8 of its theoretical bandwidth (STREAM on DDR4/DDR5
+      -- servers and desktops); 60 GB/s is 0.8 of dual-channel DDR5-4800
+      -- (76.8 GB/s), the desktop llama.cpp case.
+      c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
+      if not c.offload_bw then
+        c.offload_bw = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
+        default(string.format("host_bw=%.0fGB/s (the CPU runs offloaded layers)",
+                              c.offload_bw / 1e9))
+      end
+    elseif a.host_bw ~= nil then
+      error("infer: host_bw is the CPU's memory bandwidth, which only llama.cpp "
+            .. "(runtime llama.cpp or kernels) computes offloaded layers at; runtime "
+            .. tostring(a.runtime or "graphs") .. " copies them over PCIe (pcie_bw)", 3)
     end
     c.host_capacity = num_arg(a, "host_memory", "bytes", true)
     if not c.host_capacity then
       c.host_capacity = sys and sys.host_memory or 32e9
       default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
     end
-    -- Prefill streams host layers over PCIe: x16 per direction is about
-    -- 2 GB/s per lane-generation step (Gen4 ~32 GB/s), ~0.8 achievable.
-    c.offload_prefill_bw = num_arg(a, "pcie_bw", "bandwidth", true)
-      or (g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8) or 25e9
+    -- The copies cross PCIe: 0.985 GB/s per Gen3 lane per direction
+    -- (128b/130b at 8 GT/s), doubling each generation (Gen4 x16: 31.5
+    -- GB/s), ~0.8 of it achieved by pinned-memory copies.
+    c.offload_link_bw = num_arg(a, "pcie_bw", "bandwidth", true)
+    if not c.offload_link_bw then
+      c.offload_link_bw = g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
+        or 25e9
+      if c.offload_cpu_max == 0 then
+        default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
+                              .. "each step)", c.offload_link_bw / 1e9))
+      end
+    end
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)

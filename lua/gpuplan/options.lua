@@ -335,7 +335,7 @@ opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer",
   suggest = { "gpu_memory", "mem" } }
 opt { name = "host_bw", type = "string", metavar = "BW", commands = "infer",
   default = "60GB/s or the system's",
-  help = "host-memory bandwidth for offloaded layers" }
+  help = "host-memory bandwidth the CPU reads offloaded layers at (--runtime llama.cpp)" }
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
   default = "32GB or the system's",
   help = "host memory for offloaded layers",
@@ -344,7 +344,7 @@ opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
 opt { name = "pcie_bw", type = "number|string", lua_only = true, commands = "infer",
-  help = "host-link bandwidth for the prefill of offloaded layers (default the GPU's PCIe)" }
+  help = "host-link bandwidth over which offloaded layers are copied to the GPU (default the GPU's PCIe x 0.8)" }
 opt { name = "host_op_time", type = "number|string", lua_only = true, commands = "infer",
   help = "host time per launched op (default the runtime's)" }
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",

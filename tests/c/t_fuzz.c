@@ -120,10 +120,11 @@ static const field fields[] = {
 	D(sc.input), D(sc.output), I(sc.runtime), D(sc.host_op_time),
 	D(sc.host_ops_per_layer), D(sc.capacity), I(sc.kv_reserve_max),
 	D(sc.max_num_tokens), I(sc.max_batch), D(sc.offload_bw),
-	D(sc.offload_prefill_bw), D(sc.host_capacity), D(sc.ar_latency),
+	D(sc.offload_link_bw), D(sc.host_capacity), D(sc.ar_latency),
 	D(sc.ar_bw), D(sc.p2p_bw), D(sc.price), D(sc.reserve.context),
 	D(sc.reserve.workspace), D(sc.reserve.comm), D(sc.reserve.frag),
 	D(sc.reserve.margin), D(sc.kv_free_fraction), I(sc.gemv_max),
+	I(sc.offload_cpu_max),
 
 	I(topo.gpus_per_node), I(topo.nodes), I(topo.up_kind), D(topo.up.bw),
 	D(topo.up.latency), D(topo.up.achievable), I(topo.up_nvls),

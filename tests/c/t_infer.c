@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(44);
+	plan(47);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -251,8 +251,11 @@ int main(void)
 	 * 57600 + 32000 x 4 B) = 14803414272 B, 10007394048 too many; a
 	 * layer frees 202383488 x 2 = 404766976 B of weights (its 1/32 of
 	 * the final norm included) + 10485760 of KV = 415252736 B:
-	 * ceil(24.10) = 25 layers. */
+	 * ceil(24.10) = 25 layers.  llama.cpp (steps under 32 tokens on
+	 * the CPU) first. */
 	c.offload_bw = 60e9;
+	c.offload_link_bw = 25.2e9;
+	c.offload_cpu_max = 31;
 	c.host_capacity = 32e9;
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
 	   "... fits with layers in host memory");
@@ -276,6 +279,19 @@ int main(void)
 	is_num(r.itl, (13214154752.0 + 301989888.0) / (360e9 * 0.85 * 0.94) +
 	       292 * 4.9e-6 + 25.0 * 404766976 * (1 / 60e9 - 1 /
 	       (360e9 * 0.85)), 0.002, "7B offloaded decode: 184.0 ms, 5.4 tok/s");
+	/* The prompt, 512 tokens, goes to the GPU: the 25 layers cross
+	 * PCIe at 25.2e9 B/s, 25 x 404766976 / 25.2e9 = 401.55 ms, their
+	 * HBM read staying in the GPU time. */
+	is_num(r.prefill.offload_time, 25.0 * 404766976 / 25.2e9, 1e-9,
+	       "llama.cpp prefill: the layers copied over PCIe");
+	/* Other runtimes copy them every step, decode too: 401.55 ms
+	 * where the CPU took 135.58. */
+	c.offload_cpu_max = 0;
+	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
+	   "... streamed by a runtime that copies the layers");
+	is_num(r.decode.offload_time, 25.0 * 404766976 / 25.2e9, 1e-9,
+	       "streamed decode: the layers over PCIe each step");
+	c.offload_cpu_max = 31;
 	/* 25 layers x 415252736 B = 10.38 GB of host memory. */
 	c.host_capacity = 8e9;
 	ok(infer_run(&m, &d, &c, &r, &err) == GP_OK && !r.fits &&

@@ -273,7 +273,12 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", flash = "n
   "infer: flash must be a boolean (got string)", "flash type checked", true)
 -- A zero host bandwidth or host memory turned offloading off in silence
 -- (the engine offloads only over a positive bandwidth).
-t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 0 } end,
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 1e11 } end,
+  "infer: host_bw is the CPU's memory bandwidth, which only llama.cpp", "host_bw without a CPU to use it", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, pcie_bw = 0 } end,
+  "pcie_bw", "pcie_bw 0 refused", true)
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 0,
+                               runtime = "llama.cpp" } end,
   "infer: host_bw must be a positive number (got 0)", "host_bw 0 refused", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_memory = 0 } end,
   "infer: host_memory must be a positive number (got 0)", "host_memory 0 refused", true)
