@@ -1804,7 +1804,9 @@ static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
 }
 
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
- * stats = {space, layouts, bounded, fitting, within, errors}}.  base is
+ * stats = {space, layouts, bounded, fitting, within, errors}, error,
+ * error_at}: error the first refusal's reason and error_at its layout
+ * (only when the training step refused one).  base is
  * a train config (as core.train's; its layout fields are ignored);
  * space = {gpus = {..}, tp_max, pp_max, cp_max, ep_max, vpp_max, zero =
  * {0, 1, ..}, micro_batch = {..}, recompute = {"none", ..}, sp = {false,
@@ -1914,6 +1916,12 @@ static int lgp_sweep(lua_State *L)
 	lgp_setint(L, "errors", st.errors);
 	lgp_setint(L, "cache_hits", cache->hits);
 	lua_setfield(L, -2, "stats");
+	if (st.errors > 0) {
+		/* the first layout the training step refused, and why */
+		lgp_setstr(L, "error", st.error.msg);
+		lgp_pushcand(L, &st.error_at);
+		lua_setfield(L, -2, "error_at");
+	}
 	return 1;
 }
 

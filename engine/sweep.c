@@ -621,7 +621,13 @@ int sweep_run(const gp_model *m, const roof_device *d, const gp_topo *t,
 				     NULL, &g, &r, &e2) :
 		     train_step_gated(m, d, t, &c, cache,
 				      use_gate ? gate : NULL, &g, &r, &e2))) {
-			it.st.errors++;
+			/* An input error (no NICs past a node, tokens out of
+			 * range): the first is kept for the caller to report
+			 * rather than a search that silently finds nothing. */
+			if (it.st.errors++ == 0) {
+				it.st.error = e2;
+				it.st.error_at = cand;
+			}
 			continue;
 		}
 		if (r.bounded) {

@@ -156,6 +156,8 @@ typedef struct sweep_stats {
 			      * below the k kept or past the deadline or
 			      * budget (sweep_run) */
 	long errors;         /* refused by the training step */
+	gp_error error;      /* the first refusal's reason ("" if none) */
+	sweep_cand error_at; /* the layout it refused */
 } sweep_stats;
 
 /* The enumeration as an iterator: sweep_begin, then sweep_next until it

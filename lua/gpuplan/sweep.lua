@@ -9,7 +9,7 @@
 -- Every option of gp.train describes the job (model, method, precision,
 -- seq, global_batch, tokens, price, system, overlaps ...); the layout is
 -- swept instead of given:
---   gpu          one id or a list                           (required)
+--   gpu          one id or a list, each once, at most 64    (required)
 --   gpus         counts: a list, a number, or "A..B" (A, 2A, 4A ... <= B)
 --   tp_max (8, the node), pp_max (8), cp_max (1), ep_max (1), vpp_max (1)
 --   zero         stages to try (default {1}: the distributed optimizer)
@@ -135,6 +135,32 @@ function M.counts(v)
     end
     out[i] = k
   end
+  return out
+end
+
+-- The most cards one search compares: each runs its own enumeration (a
+-- second or so on a wide space), and a catalog holds a few dozen GPUs.
+M.GPUS_MAX = 64
+
+-- The cards to search: one id or a list of ids, each once (a repeated id
+-- is the same search again: the first place is kept), at most GPUS_MAX.
+function M.cards(v)
+  local list = type(v) == "table" and v or { v }
+  local out, seen = {}, {}
+  for i = 1, #list do
+    local id = list[i]
+    if type(id) ~= "string" or not id:match("%S") then
+      fail("sweep: gpu[%d] must be a GPU id (got %s)", i, args.shown(id))
+    end
+    if not seen[id] then
+      seen[id] = true
+      out[#out + 1] = id
+      if #out > M.GPUS_MAX then
+        fail("sweep: gpu: at most %d different cards in one search", M.GPUS_MAX)
+      end
+    end
+  end
+  if #out == 0 then fail("sweep: gpu must name at least one GPU id") end
   return out
 end
 
@@ -288,7 +314,7 @@ function M.sweep(o)
     fail("sweep: policy must be a gp.policy.* table or a function")
   end
   if a.gpu == nil then fail("sweep: gpu is required (an id or a list)") end
-  local gpus_list = type(a.gpu) == "table" and a.gpu or { a.gpu }
+  local gpus_list = M.cards(a.gpu)
   local counts = M.counts(a.gpus or 8)
   local job = {}
   for k, v in pairs(a) do
@@ -317,6 +343,9 @@ function M.sweep(o)
     sp = list_of(a.sp, "sp") or { true },
     key = a.key or "time", top = a.top or 10,
   }
+  if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
+    fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
+  end
   -- A policy function scores every candidate itself: the engine's lower
   -- bound (which ranks by the key) must not drop any.
   if type(policy) == "function" then space.top, space.bound = 100000, false end
@@ -355,7 +384,7 @@ function M.sweep(o)
     -- The job, resolved once per card: the first count stands in for the
     -- layout, which the enumeration then replaces.
     job.gpu, job.gpus = gid, counts[1]
-    local s = train.setup(job, true)
+    local s = train.setup(job, math.max(table.unpack(counts)))
     -- What the stand-in layout assumed is not the sweep's: only the
     -- job's defaults are.
     if not defaults then
@@ -430,6 +459,14 @@ function M.sweep(o)
         error(string.format("sweep: error in the %s: %s", calling, msg), 2)
       end
       error("sweep: " .. require("gpuplan.cli").clean(r), 2)
+    end
+    -- A layout the training step refused is an input error (tokens out of
+    -- range, GPUs past one node without NICs): the search fails on it, as
+    -- gp.train would, naming the card and the layout, rather than finding
+    -- nothing (or less) with the refusals only counted.
+    if r.error then
+      local c = r.error_at
+      error(string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error), 2)
     end
     stats[gid] = r.stats
     local list = type(policy) == "function" and collected or r.results

@@ -120,8 +120,8 @@ local function topology(o, gpu, cat, default, gpus)
     if sys then default("system=" .. sys.id) end
   end
   local spec = comm.node_spec(sys, gpu, default, "train", o)
-  -- A sweep tries counts of its own (each layout that cannot span the
-  -- nodes is an error of that layout); one job is refused here.
+  -- A job (or a sweep's largest count) that cannot span the nodes is
+  -- refused here.
   local bad = gpus and comm.no_nics(spec, gpus, "train", cat)
   if bad then fail("%s", bad) end
   local t = comm.from_fabrics(spec, cat)
@@ -175,8 +175,10 @@ end
 local function tokens_of(v)
   if v == nil then return nil end
   local n = tonumber(v)
-  if not n or n ~= n or n <= 0 or n == math.huge then
-    fail("train: tokens must be a positive number (got %s)", args.shown(v))
+  -- the engine's bound on an amount (GP_AMOUNT_MAX), checked here so that
+  -- a sweep refuses it once, before any layout
+  if not n or n ~= n or n <= 0 or n > require("gpuplan.schema").AMOUNT_MAX then
+    fail("train: tokens must be a positive number up to 1e+15 (got %s)", args.shown(v))
   end
   return n
 end
@@ -186,7 +188,8 @@ end
 -- device, defaults, currency, precision, global_batch}.  For a sweep (the
 -- options of `gpuplan plan`) the layout comes from the enumeration: the
 -- global batch is checked for being a whole number only (each layout must
--- divide it).  gpuplan.rl prices its training phases with it.
+-- divide it); sweep may be the largest GPU count it tries, then checked
+-- against the node's NICs.  gpuplan.rl prices its training phases with it.
 function M.setup(o, sweep)
   local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
@@ -251,7 +254,10 @@ function M.setup(o, sweep)
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
   if o.order ~= nil then cfg.order = o.order end
-  local topo = topology(o, gpu, cat, default, not sweep and p.gpus or nil)
+  -- A sweep passes its largest GPU count (a number): past one node
+  -- without NICs it is refused as one job would be, naming what to give.
+  local topo = topology(o, gpu, cat, default,
+    math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
   cfg.capacity = p.capacity
   local currency = o.currency or (cat.settings and cat.settings.currency) or "USD"
   cfg.tokens = tokens_of(o.tokens)

@@ -519,5 +519,63 @@ LUA
 ($c, $o, $e) = run_gp('run', "$tmp/step.lua");
 is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown field 'tpp')\n",
    'an unknown field: one line naming it');
+# --- 16. Issue 19.5, 19.8 and 19.10: plan's inputs.  The card list is
+# deduplicated and bounded (5,000 ids took 314 s and 3.56 GB); an input
+# error the training step refuses is an error naming it, not "no layout
+# fits" with exit 0; --top below 1 and an empty card id are refused.
+{
+    use Time::HiRes qw(time);
+    my $t0 = time;
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', join(',', ('h100-sxm') x 5000), '--gpus', '8');
+    my $dt = time - $t0;
+    is($c, 0, 'plan --gpu with one id 5,000 times answers') or diag $e;
+    like($o, qr/^searched: h100-sxm \d+ layouts, [^;]*$/m, '... searching the card once');
+    ok($dt < 10, "... in seconds (took ${dt} s)");
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', join(',', map { "g$_" } 1 .. 65));
+    is($c, 1, 'plan --gpu with 65 different ids: refused');
+    is($e, "gpuplan: sweep: gpu: at most 64 different cards in one search\n", 'naming the limit');
+    write_file("$tmp/ids.lua", <<'LUA');
+local gp = require "gpuplan"
+local ids = {}
+for i = 1, 10000 do ids[i] = i % 2 == 1 and "h100-sxm" or "b200" end
+local r = gp.sweep { model = "llama3-8b", gpu = ids, gpus = 8, top = 2, scaling = false }
+local n = 0
+for _ in pairs(r.stats) do n = n + 1 end
+print(n, r.results[1].gpu_order <= 2 and r.results[2].gpu_order <= 2)
+print(pcall(gp.sweep, { model = "llama3-8b", gpu = { "h100-sxm", 7 }, gpus = 8 }))
+print(pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, top = 0 }))
+LUA
+    ($c, $o, $e) = run_gp('run', "$tmp/ids.lua");
+    is($c, 0, 'gp.sweep with 10,000 ids (two cards alternating)') or diag $e;
+    like($o, qr/^2\ttrue\n/, 'two cards searched, each in its first place');
+    like($o, qr/^false\t(?:\S+ids\.lua:\d+: )?sweep: gpu\[2\] must be a GPU id \(got 7\)$/m, 'a number among the ids: named');
+    like($o, qr/^false\t(?:\S+ids\.lua:\d+: )?sweep: top must be an integer 1\.\.100000 \(got 0\)$/m, 'gp.sweep top = 0: refused');
+
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e300');
+    is($c, 1, 'plan --tokens 1e300: an error');
+    is($e, "gpuplan: train: tokens must be a positive number up to 1e+15 (got 1e+300)\n",
+       'naming the input and its bound, as train does');
+    is($o, '', 'no "no layout fits"');
+    (my $c2, my $o2, my $e2) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e300');
+    is($e2, $e, 'train says the same');
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--nics', '0', '--gpus', '8,64',
+                          '--format', 'json');
+    is($c, 1, 'plan --nics 0 --gpus 8,64: an error, not a JSON that counts errors');
+    like($e, qr/^gpuplan: train: 64 GPUs span 8 nodes of 8, but system 'dgx-h100' has no NICs: give nics = N and nic_fabric = ID \(--nics N --nic-fabric ID; /,
+         'naming the count and what to give');
+    clean_error($e, 'plan --nics 0');
+
+    for my $top ('0', '-1') {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--top', $top);
+        is($c, 2, "plan --top $top: a usage error");
+        like($e, qr/^gpuplan: plan: --top must be at least 1, got $top$/m, '... naming it');
+    }
+    for my $g ('', ',', 'h100-sxm,,b200', ' ') {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', $g);
+        is($c, 2, "plan --gpu '$g': a usage error");
+        like($e, qr/^gpuplan: plan: --gpu expects GPU ids separated by commas, got '\Q$g\E'$/m,
+             '... naming it');
+    }
+}
 
 done_testing();

@@ -61,9 +61,19 @@ function C.run(opts, args)
   for k, v in pairs(opts) do
     if options.takes("plan", k, "lua") and k ~= "policy" and k ~= "progress" then o[k] = v end
   end
+  -- Each id once (gp.sweep drops repeats and bounds the list); an empty
+  -- id (--gpu '', --gpu ',', --gpu a,,b) searches nothing: refused.
   local gpus = {}
-  for g in opts.gpu:gmatch("[^,]+") do gpus[#gpus + 1] = g end
+  for g in (opts.gpu .. ","):gmatch("([^,]*),") do
+    if not g:match("%S") then
+      error(cli.usage("plan: --gpu expects GPU ids separated by commas, got '" .. opts.gpu .. "'"), 0)
+    end
+    gpus[#gpus + 1] = g
+  end
   o.gpu = gpus
+  if opts.top ~= nil and opts.top < 1 then
+    error(cli.usage("plan: --top must be at least 1, got " .. opts.top), 0)
+  end
   o.gpus = opts.gpus or "8"
   if opts.zero then o.zero = ints(opts.zero, "zero") end
   if opts.micro_batch then o.micro_batch = ints(opts.micro_batch, "micro-batch") end
