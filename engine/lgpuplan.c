@@ -1527,7 +1527,7 @@ static void lgp_pushtrain(lua_State *L, const train_result *r)
 	int i, n;
 
 	lua_createtable(L, 0, 34);
-	lgp_setnum(L, "step", r->step);
+	lgp_setnum(L, "step_s", r->step);
 	lua_createtable(L, 0, TRAIN_NPARTS);
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		lgp_setnum(L, train_part_name(i), r->part[i]);
@@ -1540,7 +1540,7 @@ static void lgp_pushtrain(lua_State *L, const train_result *r)
 	lgp_setnum(L, "bubble_frac", r->bubble_frac);
 	lgp_setint(L, "stage", r->stage);
 	lgp_setint(L, "stage_layers", r->stage_layers);
-	lgp_setnum(L, "stage_time", r->stage_time);
+	lgp_setnum(L, "stage_time_s", r->stage_time);
 	lgp_setnum(L, "tokens_per_step", r->tokens_per_step);
 	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
 	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
@@ -1551,9 +1551,9 @@ static void lgp_pushtrain(lua_State *L, const train_result *r)
 	lgp_setnum(L, "model_tflops_gpu", r->model_tflops_gpu);
 	lgp_setnum(L, "hw_tflops_gpu", r->hw_tflops_gpu);
 	lgp_setnum(L, "peak", r->peak);
-	lgp_setnum(L, "vision_time", r->vision_time);
+	lgp_setnum(L, "vision_s", r->vision_time);
 	lgp_setnum(L, "vision_patches", r->vision_patches);
-	lgp_setnum(L, "train_time", r->train_time);
+	lgp_setnum(L, "train_s", r->train_time);
 	lgp_setnum(L, "cost", r->cost);
 	lgp_setbool(L, "fits", r->fits);
 	lgp_pushmem(L, &r->mem);
@@ -1633,12 +1633,12 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 #undef PUSH_num
 #undef PUSH_rec
 	lgp_setint(L, "dp", c->dp);
-	lgp_setnum(L, "step", c->step);
+	lgp_setnum(L, "step_s", c->step);
 	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
 	lgp_setnum(L, "mfu", c->mfu);
 	lgp_setnum(L, "cost", c->cost);
-	lgp_setnum(L, "train_time", c->train_time);
-	lgp_setnum(L, "mem_total", c->mem_total);
+	lgp_setnum(L, "train_s", c->train_time);
+	lgp_setnum(L, "mem_bytes", c->mem_total);
 	lgp_setnum(L, "score", c->score);
 }
 
@@ -2255,22 +2255,22 @@ static const struct {
 	const char *name;
 	size_t off;
 } result_fields[] = {
-	{"step", offsetof(train_result, step)},
+	{"step_s", offsetof(train_result, step)},
 	{"tokens_per_s", offsetof(train_result, tokens_per_s)},
 	{"tokens_per_s_gpu", offsetof(train_result, tokens_per_s_gpu)},
 	{"mfu", offsetof(train_result, mfu)},
 	{"hfu", offsetof(train_result, hfu)},
 	{"microbatches", offsetof(train_result, microbatches)},
 	{"bubble_frac", offsetof(train_result, bubble_frac)},
-	{"train_time", offsetof(train_result, train_time)},
+	{"train_s", offsetof(train_result, train_time)},
 	{"cost", offsetof(train_result, cost)},
 	{"model_tflops_gpu", offsetof(train_result, model_tflops_gpu)},
-	{"stage_time", offsetof(train_result, stage_time)},
-	{"memory_total", offsetof(train_result, mem.total)},
+	{"stage_time_s", offsetof(train_result, stage_time)},
+	{"mem_bytes", offsetof(train_result, mem.total)},
 	{NULL, 0}
 };
 
-/* result.step, .fits, .mfu ... (numbers), result:table() -> the whole
+/* result.step_s, .fits, .mfu ... (numbers), result:table() -> the whole
  * table core.train returns. */
 static int lgp_result_table(lua_State *L)
 {
@@ -2289,8 +2289,8 @@ static int lgp_result_index(lua_State *L)
 	luaL_checkstring(L, 2);
 	lua_pushvalue(L, 2);
 	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
-		return luaL_error(L, "train result: no field '%s' (step, "
-				  "fits, tokens_per_s, mfu, memory_total, "
+		return luaL_error(L, "train result: no field '%s' (step_s, "
+				  "fits, tokens_per_s, mfu, mem_bytes, "
 				  "...; result:table() for all)",
 				  lua_tostring(L, 2));
 	i = lua_tointeger(L, -1);

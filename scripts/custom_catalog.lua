@@ -73,13 +73,13 @@ for _, sys in ipairs { "hgx-h800", "my-h800-4nic" } do
   local t = gp.train(require("gpuplan.sweep").train_options(o, c))
   local dp = 0
   for _, p in ipairs(t.parts) do if p.name == "dp_comm" then dp = p.share end end
-  rows[#rows + 1] = { system = sys, layout = c.layout, step = c.step_s, mfu = c.mfu,
+  rows[#rows + 1] = { system = sys, layout = c.layout, step_s = c.step_s, mfu = c.mfu,
                       dp = 100 * dp, days = c.days, cost = c.cost, price = c.price }
 end
 gp.report(rows, { title = "Llama-3-8B pre-training on 128 x h800-sxm, 200B tokens: the stock "
                           .. "node against your own",
   columns = { { key = "system" }, { key = "layout", label = "best layout" },
-              { key = "step", label = "step (s)", fmt = "%.2f" },
+              { key = "step_s", label = "step (s)", fmt = "%.2f" },
               { key = "mfu", label = "MFU", fmt = "%.3f" },
               { key = "dp", label = "DP comm %", fmt = "%.1f" },
               { key = "days", fmt = "%.1f" },
@@ -88,7 +88,7 @@ gp.report(rows, { title = "Llama-3-8B pre-training on 128 x h800-sxm, 200B token
 local a, b = rows[1], rows[2]
 print()
 print(string.format("On your nodes the step is %.1f%% %s and the run %.0f CNY %s (%s against %s);",
-                    100 * math.abs(b.step / a.step - 1), b.step >= a.step and "longer" or "shorter",
+                    100 * math.abs(b.step_s / a.step_s - 1), b.step_s >= a.step_s and "longer" or "shorter",
                     math.abs(b.cost - a.cost), b.cost >= a.cost and "dearer" or "cheaper",
                     b.layout, a.layout))
 print(string.format("the catalog files are in %s (gpuplan catalog check %s).", temp and "a temporary directory" or dir,

@@ -60,7 +60,7 @@ for _, seq in ipairs(SEQS) do
       if r and r.fits then
         row.layout, row.recompute, row.cp = r.layout, r.recompute, r.cp
         row.step_s, row.mfu, row.days, row.cost = r.step_s, r.mfu, r.days, r.cost
-        row.memory_gib, row.vision_s = r.memory_gib, r.vision_s
+        row.mem_gib, row.vision_s = r.mem_gib, r.vision_s
       else
         row.note = "no layout fits"
       end
@@ -85,7 +85,7 @@ gp.report(rows, { format = opt.format, title = string.format(
   { key = "layout", label = "layout" }, { key = "recompute", label = "recompute" },
   { key = "step_s", label = "step (s)", fmt = "%.1f" },
   { key = "mfu", label = "MFU", fmt = "%.3f" },
-  { key = "memory_gib", label = "GiB/GPU", fmt = "%.1f" },
+  { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
   { key = "days", label = "days", fmt = "%.2f" },
   { key = "cost", label = "USD*", fmt = "%.0f" },
   { key = "note", label = "note" },

@@ -3,7 +3,9 @@
 -- rows: a list of tables.  opts.columns: a list of
 --   { key = "busbw", label = "busbw GB/s", fmt = "%.1f" | function(v, row) }
 -- (default: the sorted keys of the first row).  opts.format: text (default),
--- markdown, csv, json.  opts.title: a heading (text/markdown only).
+-- markdown, csv, json.  opts.title: a heading (text/markdown only).  The
+-- label heads text and markdown; CSV heads a column with its key (or its
+-- csv = "..."), the name JSON gives the value.
 -- Output is deterministic: explicit number formats, columns in the given
 -- order, rows in the given order (sort before calling), JSON keys sorted.
 -- A missing value prints as "-" (text, markdown), empty (CSV), null (JSON).
@@ -81,7 +83,8 @@ local function columns_of(rows, opts)
     local cols = {}
     for i, c in ipairs(opts.columns) do
       if type(c) == "string" then c = { key = c } end
-      cols[i] = { key = c.key, label = c.label or c.key, fmt = c.fmt, align = c.align }
+      cols[i] = { key = c.key, label = c.label or c.key, fmt = c.fmt, align = c.align,
+                  csv = c.csv }
     end
     return cols
   end
@@ -225,7 +228,10 @@ end
 
 local function render_csv(rows, cols)
   local out, head = {}, {}
-  for i, c in ipairs(cols) do head[i] = csv_field(c.label) end
+  -- The header is each column's key, the name JSON gives the value (the
+  -- result names of gpuplan.results: step_s, mem_gib ...); the labels are
+  -- for reading.  A column may name its header (csv).
+  for i, c in ipairs(cols) do head[i] = csv_field(c.csv or c.key) end
   out[1] = table.concat(head, ",")
   for _, row in ipairs(rows) do
     local f = {}
@@ -365,7 +371,7 @@ function M.document(format, o)
   end
   o = o or {}
   return setmetatable({ format = format, heading = o.heading, n = 0, json = {},
-                        csv_rows = {}, csv_cols = { { key = "section", label = "section" } },
+                        csv_rows = {}, csv_cols = { { key = "section", label = "section", csv = "section" } },
                         csv_col_of = {} }, Document)
 end
 
@@ -377,7 +383,8 @@ function Document:add(title, rows, columns)
       local label = c.label or c.key
       if not self.csv_col_of[label] then
         self.csv_col_of[label] = "c" .. #self.csv_cols
-        self.csv_cols[#self.csv_cols + 1] = { key = self.csv_col_of[label], label = label }
+        self.csv_cols[#self.csv_cols + 1] = { key = self.csv_col_of[label], label = label,
+                                              csv = label }
       end
     end
     for _, r in ipairs(rows) do

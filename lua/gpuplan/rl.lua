@@ -6,7 +6,7 @@
 --                    prompts = 128, group = 8, prompt_len = 512, response_len = 2048,
 --                    response_max = 8192, recompute = "full", zero = 3 }
 --   print(r.fits, r.step_s, r.samples_per_s, r.cost_1k_prompts)
---   for _, ph in ipairs(r.phases) do print(ph.name, ph.seconds, ph.idle, ph.memory_gib) end
+--   for _, ph in ipairs(r.phases) do print(ph.name, ph.seconds, ph.idle, ph.mem_gib) end
 --
 -- Every option of gp.train names the actor's training step (method =
 -- full|lora|qlora, precision, tp/pp/cp/ep, zero, sp, batch = micro-batch,
@@ -51,7 +51,7 @@
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
--- seconds, idle, gpus, pool, memory (state), memory_gib}, pools {rollout,
+-- seconds, idle, gpus, pool, memory (state), mem_gib}, pools {rollout,
 -- train: gpus, busy, idle}, rollout {engines, samples, batch, queued,
 -- prefill, decode, tail, longest, itl_first, itl_last, preempted and
 -- recompute (requests the engine evicted when its KV cache filled, and the
@@ -382,7 +382,7 @@ run = function(o)
     local m = r.memory[ph.memory]
     out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
       gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
-      memory_bytes = m.total, memory_gib = gib(m.total),
+      mem_bytes = m.total, mem_gib = gib(m.total),
       share = out.rollout_fits and ph.seconds / r.step or nil }
     if ph.seconds > 0 and m.total > peak then peak = m.total end
   end

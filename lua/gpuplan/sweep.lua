@@ -261,9 +261,9 @@ function M.pareto(o)
   a.policy, a.key, a.top, a.bound, a.scaling = nil, "cost", 1, false, false
   local points = {}
   a.where = function(c)
-    if c.train_time and c.train_time > 0 and c.cost and c.cost > 0 then
+    if c.days and c.cost then
       points[#points + 1] = { gpu = c.gpu, gpus = c.gpus, layout = M.label(c),
-                              days = c.train_time / 86400, cost = c.cost,
+                              days = c.days, cost = c.cost,
                               tokens_per_s = c.tokens_per_s, mfu = c.mfu }
     end
     return false
@@ -300,6 +300,17 @@ function M.progress_bar()
     shown = true
     if done >= total then io.stderr:write("\r", (" "):rep(78), "\r") end
   end
+end
+
+-- The engine's candidate c in gp.train's result names (gpuplan.results):
+-- mem_gib beside mem_bytes, days beside train_s; train_s, days and cost
+-- only where the run has them (tokens, a price), never as 0.  Idempotent:
+-- a candidate a `where` saw is named again when it ranks.
+function M.name_fields(c)
+  c.mem_gib = c.mem_bytes / units.GiB
+  if c.train_s == 0 then c.train_s = nil end
+  if c.train_s then c.days = c.train_s / 86400 end
+  if c.cost == 0 then c.cost = nil end
 end
 
 -- gp.sweep{...}: see the header.
@@ -417,8 +428,10 @@ function M.sweep(o)
     local calling
     if where_user or type(policy) == "function" then
       sp.where = function(c)
-        -- what a policy or predicate may read: the card and its price
+        -- what a policy or predicate may read: the card and its price,
+        -- and the result names of gp.train (gpuplan.results)
         c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
+        M.name_fields(c)
         if where_user then
           calling = "where function"
           local keep = where_user(c)
@@ -493,13 +506,9 @@ function M.sweep(o)
   local out = {}
   for i = 1, math.min(top, #results) do
     local c = results[i]
-    c.score, c._s = c._s, nil
+    c.score, c._s, c.policy_score = c._s, nil, nil
     c.layout = M.label(c)
-    c.step_s = c.step
-    c.step = nil
-    c.mem_gib = c.mem_total / units.GiB
-    if c.train_time and c.train_time > 0 then c.days = c.train_time / 86400 end
-    if c.cost == 0 then c.cost = nil end
+    M.name_fields(c)
     -- Scaling efficiency: tokens/s per GPU here against the same layout on
     -- one node (or one model replica, when that is larger).  Below 0.6 the
     -- guides advise changing the layout or the cards; the result says so.

@@ -310,13 +310,13 @@ function M.train(o)
     zero = cfg.zero, sp = cfg.sp == true, micro_batch = cfg.micro_batch or 1,
     global_batch = gb, seq = cfg.seq, recompute = cfg.recompute, precision = precision,
     recipe = cfg.recipe, stack = cfg.stack,
-    fits = r.fits, step_s = r.step, microbatches = r.microbatches,
+    fits = r.fits, step_s = r.step_s, microbatches = r.microbatches,
     bubble_frac = r.bubble_frac, stage = r.stage, stage_layers = r.stage_layers,
-    stage_time_s = r.stage_time, tokens_per_step = r.tokens_per_step,
+    stage_time_s = r.stage_time_s, tokens_per_step = r.tokens_per_step,
     tokens_per_s = r.tokens_per_s, tokens_per_s_gpu = r.tokens_per_s_gpu,
     model_flops = r.model_flops, hw_flops = r.hw_flops, mfu = r.mfu, hfu = r.hfu,
     model_tflops_gpu = r.model_tflops_gpu, hw_tflops_gpu = r.hw_tflops_gpu, peak = r.peak,
-    vision_s = r.vision_time, vision_patches = r.vision_patches, media = p.media,
+    vision_s = r.vision_s, vision_patches = r.vision_patches, media = p.media,
     memory = r.memory, warnings = r.warnings, groups = r.groups, currency = currency, ops = r.ops,
     price = cfg.price, defaults = defaults, overlaps = {},
     recompute_auto = auto or nil,
@@ -331,12 +331,12 @@ function M.train(o)
   out.parts = {}
   for _, name in ipairs(M.PARTS) do
     out.parts[#out.parts + 1] = { name = name, seconds = r.parts[name], hidden = r.hidden[name],
-                                  share = r.parts[name] / r.step }
+                                  share = r.parts[name] / r.step_s }
   end
   if cfg.tokens then
     out.tokens = cfg.tokens
-    out.train_s = r.train_time
-    out.days = r.train_time / 86400
+    out.train_s = r.train_s
+    out.days = r.train_s / 86400
     if cfg.price then out.cost = r.cost end
   end
   if o.scaling then
@@ -363,15 +363,15 @@ end
 --   local job = gp.train_job{ model = "llama3-70b", gpu = "h100-sxm", gpus = 64,
 --                             method = "pretrain", seq = 8192 }
 --   local r = job:step{ tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective" }
---   if r.fits then print(r.step, r.mfu, r.tokens_per_s) end
+--   if r.fits then print(r.step_s, r.mfu, r.tokens_per_s) end
 -- job:step takes gp.train's layout names (tp, pp, cp, ep, vpp, zero, sp,
 -- batch, recompute, recompute_layers, global_batch, fsdp and the
 -- overlaps); what it does not give is the job's.  dp follows from gpus.
 -- job:step(layout, r) fills r, a result of an earlier step, instead of
 -- making a new one (a loop then allocates nothing).
--- The result has step, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
--- microbatches, bubble_frac, train_time, cost, model_tflops_gpu,
--- stage_time and memory_total as fields, and r:table() gives everything
+-- The result has step_s, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
+-- microbatches, bubble_frac, train_s, cost, model_tflops_gpu,
+-- stage_time_s and mem_bytes as fields (the names of gp.train's result), and r:table() gives everything
 -- core.train returns.  An unknown name is an error naming it.  The job
 -- keeps the memo a sweep keeps: each layout is priced by the same
 -- train_step as gp.train, the layer costs shared between them.

@@ -145,7 +145,7 @@ end
 -- seq, images / video_frames ..., method, global_batch, tokens, price),
 -- plus tps, cps, pps, recomputes (lists) to narrow the search and top
 -- (default 10).  Each row: {layout, tp, pp, cp, dp, sp, recompute, zero,
--- fits, step_s, mfu, tokens_per_s, days, cost, memory_gib, vision_s}.
+-- fits, step_s, mfu, tokens_per_s, days, cost, mem_gib, vision_s}.
 function M.plan(o)
   if type(o) ~= "table" then fail("vlm.plan{...}: expected a table of options") end
   local train = require "gpuplan.train"
@@ -182,8 +182,8 @@ function M.plan(o)
                 layout = string.format("tp%d cp%d pp%d%s", tp, cp, pp, tp > 1 and " sp" or ""),
                 tp = tp, cp = cp, pp = pp, dp = dp, sp = tp > 1, recompute = rc, zero = a.zero,
                 fits = r.fits, step_s = r.step_s, mfu = r.mfu, tokens_per_s = r.tokens_per_s,
-                days = r.days, cost = r.cost, memory_gib = r.memory.total / 2 ^ 30,
-                vision_s = r.vision_time, global_batch = a.global_batch,
+                days = r.days, cost = r.cost, mem_gib = r.memory.total / 2 ^ 30,
+                vision_s = r.vision_s, global_batch = a.global_batch,
               }
             end
           end

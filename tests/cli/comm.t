@@ -19,7 +19,7 @@ is($e, '', 'nothing on stderr');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--format', 'csv', '--min', '1MiB', '--max', '4MiB');
 is($c, 0, 'csv exits 0');
 my @lines = split /\n/, $o;
-is($lines[0], 'size (B),count,time (us),algbw (GB/s),busbw (GB/s),algorithm,protocol', 'csv header');
+is($lines[0], 'bytes,count,time_us,algbw_gbps,busbw_gbps,algo,proto', 'csv header: the keys, units in the names');
 is(scalar @lines, 4, 'header + 3 sizes (1, 2, 4 MiB)');
 my $good = 1;
 for my $l (@lines[1 .. $#lines]) {

@@ -88,7 +88,7 @@ like(col($r, 'details')->[0], qr/max concurrent sequences at this context/, 'fit
 $r = one_table('infer', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--format', 'csv');
 like(col($r, 'defaults')->[0], qr/kv=bf16, kv_policy=mean/, 'infer: the defaults column');
 $r = one_table('infer --ops', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--ops', '--format', 'csv');
-is(col($r, 'op')->[0], 'attn_norm', 'infer --ops: the decode operators');
+is(col($r, 'name')->[0], 'attn_norm', 'infer --ops: the decode operators');
 one_table('infer --sweep-batch', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--sweep-batch', '--format', 'csv');
 one_table('infer --target', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--target', '10000', '--format', 'csv');
 $r = one_table('infer does not fit', 'infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--format', 'csv');
@@ -99,7 +99,7 @@ $r = one_table('validate', 'validate', 'tests/fixtures/validation/mini.json', '-
 is(join(',', @{ $r->[0] }), 'id,kind,metric,measured,predicted,error,predicted_lo,predicted_hi,reason,defaults', 'validate: the case columns');
 like(col($r, 'reason')->[0], qr/\S/, 'validate: an unpredicted case carries its reason');
 $r = one_table('validate --summary', 'validate', 'tests/fixtures/validation/mini.json', '--summary', '--format', 'csv');
-is(join(',', @{ $r->[0] }), 'kind,cases,predicted,median abs error,p90 abs error,in 80% range', 'validate --summary columns');
+is(join(',', @{ $r->[0] }), 'kind,cases,predicted,median,p90,coverage', 'validate --summary columns: the keys');
 
 # The other commands.
 one_table('comm', 'comm', '--system', 'dgx-h100', '--op', 'all_reduce', '--min', '1MiB', '--max', '4MiB', '--format', 'csv');

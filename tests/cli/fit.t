@@ -34,7 +34,7 @@ like($o, qr/"bytes":167772160,"name":"kv_cache"/, 'json KV bytes per GPU');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer',
                       '--format', 'csv');
 is($c, 0, 'csv exits 0');
-like($o, qr/^job,component,GiB,GB,note,fits,verdict,details,defaults$/m, 'csv header: the verdict and the defaults are columns');
+like($o, qr/^job,component,gib,gb,note,fits,verdict,details,defaults$/m, 'csv header: the verdict and the defaults are columns');
 
 # The 16 / 18 / 20 B/param question answered by named recipes.
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',

@@ -50,7 +50,7 @@ like($o, qr/"phases":\[/, 'json has the phases');
 
 ($c, $o, $e) = run_gp('rl', @job, '--format', 'csv');
 is($c, 0, 'csv exits 0');
-like($o, qr/^phase,pool,GPUs,seconds,share,idle \(s\),memory GiB/m, 'csv header');
+like($o, qr/^phase,pool,gpus,seconds,share,idle,mem_gib/m, 'csv header: the keys');
 
 # Errors: usage (2) and job errors (1), each naming the input.
 ($c, $o, $e) = run_gp('rl', 'qwen2.5-7b');

@@ -20,8 +20,12 @@ t.is(report.render(rows, { columns = cols, format = "markdown" }),
   "| ------------- | ----: | ------ |\n" ..
   "| h100-sxm      | 3.350 | a, \"b\" |\n" ..
   "| a100-sxm-80gb | 2.039 | -      |\n", "markdown table")
+-- CSV heads each column with its key (the JSON name), not its label.
 t.is(report.render(rows, { columns = cols, format = "csv" }),
-  "GPU,TB/s,note\nh100-sxm,3.350,\"a, \"\"b\"\"\"\na100-sxm-80gb,2.039,\n", "csv quoting")
+  "gpu,bw,note\nh100-sxm,3.350,\"a, \"\"b\"\"\"\na100-sxm-80gb,2.039,\n", "csv quoting")
+local named = { cols[1], { key = "bw", label = "TB/s", fmt = cols[2].fmt, csv = "bw_tbps" } }
+t.is(report.render(rows, { columns = named, format = "csv" }),
+  "gpu,bw_tbps\nh100-sxm,3.350\na100-sxm-80gb,2.039\n", "csv: a column names its header")
 t.is(report.render(rows, { columns = cols, format = "json" }),
   "[\n {\"gpu\":\"h100-sxm\",\"bw\":3350000000000,\"note\":\"a, \\\"b\\\"\"},\n" ..
   " {\"gpu\":\"a100-sxm-80gb\",\"bw\":2039000000000,\"note\":null}\n]\n", "json keeps raw numbers, null for missing")

@@ -109,10 +109,10 @@ do
     local g = gp.train(o)
     local r = job:step(l)
     local label = string.format("job:step tp %d pp %d %s", l.tp, l.pp, l.recompute)
-    t.is(r.step, g.step_s, label .. ": step == gp.train's")
+    t.is(r.step_s, g.step_s, label .. ": step == gp.train's")
     t.is(r.mfu, g.mfu, label .. ": mfu == gp.train's")
     t.is(r.fits, g.fits, label .. ": fits == gp.train's")
-    t.is(r.memory_total, g.memory.total, label .. ": memory == gp.train's")
+    t.is(r.mem_bytes, g.memory.total, label .. ": memory == gp.train's")
     t.is(r:table().parts.bubble, g.parts[9].seconds, label .. ": r:table() has the parts")
   end
   -- A result given back is filled again: the same object, the new layout's figures.
@@ -120,7 +120,7 @@ do
   local r1 = job:step { tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective", sp = true }
   local r2 = job:step({ tp = 4, pp = 4, zero = 1, batch = 1, recompute = "full", sp = true }, r1)
   t.ok(rawequal(r1, r2), "job:step(layout, r) returns r")
-  t.is(r2.step, fresh.step, "and r holds the new layout's step")
+  t.is(r2.step_s, fresh.step_s, "and r holds the new layout's step")
   t.raises(function() job:step({ tp = 8 }, {}) end, "train_result expected", "r must be a result", true)
   t.raises(function() job:step { tpp = 2 } end, "step: unknown field 'tpp'", "unknown step field", true)
   t.raises(function() job:step { tp = 3 } end, "gpus 64 is not a multiple of tp*pp*cp = 3",

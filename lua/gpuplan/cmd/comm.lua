@@ -63,8 +63,8 @@ local columns = {
   { key = "bytes", label = "size (B)", fmt = "%.0f" },
   { key = "count", label = "count" },
   { key = "time_us", label = "time (us)", fmt = "%.2f" },
-  { key = "algbw", label = "algbw (GB/s)", fmt = gbps },
-  { key = "busbw", label = "busbw (GB/s)", fmt = gbps },
+  { key = "algbw", label = "algbw (GB/s)", fmt = gbps, csv = "algbw_gbps" },
+  { key = "busbw", label = "busbw (GB/s)", fmt = gbps, csv = "busbw_gbps" },
   { key = "algo", label = "algorithm" },
   { key = "proto", label = "protocol" },
 }

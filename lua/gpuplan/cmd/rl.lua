@@ -59,17 +59,17 @@ function C.run(opts, args)
   for _, ph in ipairs(r.phases) do
     if noroll and ph.name == "rollout" then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
-                          idle = "does not fit", memory = ph.memory_gib }
+                          idle = "does not fit", mem_gib = ph.mem_gib }
     elseif ph.seconds > 0 or ph.idle > 0 then
       rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
                           share = ph.share and pct(ph.share) or "",
                           idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
-                          memory = ph.memory_gib }
+                          mem_gib = ph.mem_gib }
     end
   end
   rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
                       share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
-                      memory = r.peak_memory / units.GiB }
+                      mem_gib = r.peak_memory / units.GiB }
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
   local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
@@ -85,7 +85,7 @@ function C.run(opts, args)
     { key = "seconds", label = "seconds", fmt = "%.3f" },
     { key = "share", label = "share", align = "right" },
     { key = "idle", label = "idle (s)", align = "right" },
-    { key = "memory", label = "memory GiB", fmt = "%.1f" },
+    { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
   } })
   if text then
     local ro = r.rollout
@@ -105,7 +105,7 @@ function C.run(opts, args)
       r.gen_tokens_per_s)) end
     io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
       .. "%.2f s each (MFU %s)\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
-      r.update.step, pct(r.update.mfu), r.forward.step, pct(r.forward.mfu)))
+      r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu)))
     if not r.colocated and not noroll then
       local pr, pt = r.pools.rollout, r.pools.train
       io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "

@@ -1,0 +1,285 @@
+-- gpuplan.results: the names of what gp.memory, gp.train, gp.sweep, gp.rl,
+-- gp.infer, gp.infer_plan and gp.comm return, declared once, as options
+-- are (gpuplan.options).
+--
+-- One vocabulary: a name means the same thing in every result that has it
+-- (step_s is one optimizer step in seconds in gp.train, in a gp.sweep row,
+-- in the candidate a policy or `where` function reads, in gp.rl and in
+-- the JSON and CSV the commands print), and a value with a unit carries the
+-- unit in its name where the name alone would leave it open (step_s,
+-- train_s, days, mem_gib, mem_bytes, tokens_per_s).  The Lua reference
+-- (docs/lua.md) is generated from these declarations, and
+-- tests/lua/results.t fails when a function returns a field that is not
+-- declared here for it.
+--
+-- A declaration: field(name, unit, help, results)
+--   unit     what the number is in ("s", "B", "GiB", "days", "fraction",
+--            "count", "FLOP", "tokens/s", "currency" -- the result's
+--            currency field --, or "" for names, flags and tables)
+--   results  the results that carry it, by their key in M.RESULTS
+
+local M = {}
+
+-- The results, in the reference's order: key, the function, what it is.
+M.RESULTS = {
+  { "memory", "gp.memory", "per-GPU memory of one job" },
+  { "train", "gp.train", "one training step of a placed layout, and the run" },
+  { "sweep", "gp.sweep", "the layout search" },
+  { "plan", "gp.sweep(...).results[i]", "one ranked layout" },
+  { "candidate", "a policy's or where's argument",
+    "one fitting layout, as gp.sweep's policy or where function reads it" },
+  { "job_step", "gp.train_job(...):step(...)",
+    "a step priced by a resolved job (a userdata: these fields, and :table() for all "
+      .. "of gp.train's step fields)" },
+  { "rl", "gp.rl", "one GRPO / PPO step and the run" },
+  { "infer", "gp.infer", "serving: a dense model, or a MoE model across many GPUs" },
+  { "infer_plan", "gp.infer_plan", "the cheapest MoE serving deployment for a target" },
+  { "comm", "gp.comm", "one collective on placed ranks" },
+}
+
+M.FIELDS = {}
+M.BY_NAME = {}
+local function field(name, unit, help, results)
+  local set = {}
+  for r in results:gmatch("%S+") do set[r] = true end
+  local f = { name = name, unit = unit, help = help, results = set }
+  assert(not M.BY_NAME[name], "results: " .. name .. " declared twice")
+  M.FIELDS[#M.FIELDS + 1] = f
+  M.BY_NAME[name] = f
+end
+
+local RUN = "train plan candidate"
+local LAYOUT = "train plan candidate rl"
+
+---------------------------------------------------------------------------
+-- The verdict and the job
+field("fits", "", "the job fits in memory (false: memory says by how much; rl and infer: "
+  .. "why)", "memory train rl infer job_step")
+field("why", "", "what does not fit, when fits is false", "rl")
+field("model", "", "the model's id", "memory train rl infer")
+field("gpu", "", "the card's id", "memory train plan candidate rl infer")
+field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm")
+field("method", "", "pretrain, full, lora, qlora, grpo, ppo or infer", "memory train rl")
+field("defaults", "", "the defaults assumed, as name=value strings (the line the commands "
+  .. "print)", "memory train sweep rl infer")
+field("warnings", "", "codes of what runs but wastes something (zero_dp1, tp_leaves_node, "
+  .. "ep_leaves_node, microbatches_not_multiple_of_pp)", "memory train")
+
+-- The layout
+field("tp", "count", "tensor-parallel degree", LAYOUT .. " infer")
+field("pp", "count", "pipeline-parallel stages", LAYOUT .. " infer")
+field("cp", "count", "context-parallel degree", LAYOUT)
+field("ep", "count", "expert-parallel degree", "train plan candidate infer")
+field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
+field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
+field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
+field("sp", "", "sequence parallelism on", "train plan candidate")
+field("micro_batch", "count", "sequences per micro-batch", "train plan candidate")
+field("global_batch", "count", "sequences per optimizer step (rl: samples)", "train rl")
+field("microbatches", "count", "micro-batches per step per pipeline", "train job_step")
+field("seq", "count", "tokens per sequence", "train")
+field("recompute", "", "the activation recomputation (with recompute = \"auto\": the one "
+  .. "chosen)", "memory train plan candidate rl")
+field("recompute_auto", "", "true when recompute was \"auto\" and chosen", "memory train")
+field("tp_overlap", "", "TP communication overlapped with the GEMMs", "plan candidate")
+field("overlap_grad_reduce", "", "the DP gradient reduction overlapped with backward",
+  "plan candidate")
+field("overlaps", "", "{overlap_grad_reduce, overlap_param_gather, tp_overlap, overlap_p2p, "
+  .. "ep_overlap}: what ran under compute", "train")
+field("layout", "", "the layout as a label (TP4 PP2 DP8 ZeRO-1 SP mb1 selective; "
+  .. "infer: the instance's)", "plan infer infer_plan")
+field("precision", "", "the training precision (bf16, fp8 ...)", "train rl")
+field("recipe", "", "the model-state recipe (mixed-16, megatron-18, deepspeed-bf16 ...)",
+  "memory train")
+field("stack", "", "the software stack (hf, megatron, deepspeed)", "memory train rl")
+
+-- Time and throughput
+field("step_s", "s", "one optimizer step (rl: one RL step)", "train plan candidate rl job_step")
+field("train_s", "s", "time to train the run's tokens (given tokens)",
+  RUN .. " job_step")
+field("days", "days", "train_s in days", RUN)
+field("tokens_per_s", "tokens/s", "tokens processed per second by the whole job "
+  .. "(infer: output tokens of every replica)",
+  "train plan candidate rl infer infer_plan job_step")
+field("tokens_per_s_gpu", "tokens/s", "tokens_per_s per GPU", "train rl job_step")
+field("tokens_per_step", "count", "tokens per optimizer step", "train")
+field("mfu", "fraction", "model FLOPs utilisation (6N plus attention, no recompute)",
+  "train plan candidate job_step")
+field("hfu", "fraction", "hardware FLOPs utilisation (MFU plus the recomputed forward)",
+  "train job_step")
+field("model_flops", "FLOP", "model FLOPs of one step", "train")
+field("hw_flops", "FLOP", "FLOPs executed in one step (recompute included)", "train")
+field("model_tflops_gpu", "TFLOP/s", "model TFLOP/s per GPU", "train job_step")
+field("hw_tflops_gpu", "TFLOP/s", "executed TFLOP/s per GPU", "train")
+field("peak", "FLOP/s", "the card's dense peak at the training precision", "train")
+field("parts", "", "{name, seconds, hidden, share}: where the step goes, in the engine's "
+  .. "order (compute, recompute, tp_comm ... optimizer)", "train")
+field("ops", "", "each operator: train: of a layer, forward and backward seconds; infer: "
+  .. "of a decode step on one GPU, {name, count, time, total, bound, intensity, flop, "
+  .. "bytes, shape_eff}", "train infer")
+field("groups", "", "the placed communication groups: ranks, per_node and the NICs they "
+  .. "share", "train")
+field("bubble_frac", "fraction", "the pipeline's fill and drain, of the step",
+  "train job_step")
+field("stage", "count", "the most loaded pipeline stage (0-based)", "memory train")
+field("stage_layers", "count", "layers of that stage", "memory train")
+field("stage_time_s", "s", "that stage's time per micro-batch", "train job_step")
+field("vision_s", "s", "the vision tower's share of a step", "train")
+field("vision_patches", "count", "image patches per step", "train")
+field("scaling", "", "train: {gpus, tokens_per_s_gpu, efficiency} against one node (with "
+  .. "scaling = true); plan: that efficiency", "train plan")
+field("flags", "", "what the result warns of (scaling below 0.6)", "plan")
+
+-- Money
+field("tokens", "count", "the run's tokens (as given)", "train")
+field("price", "currency", "per GPU-hour", "train plan candidate rl")
+field("currency", "", "the currency of cost and price", "train plan candidate rl infer")
+field("cost", "currency", "the run's cost (given tokens and a price; rl: given steps)",
+  RUN .. " rl job_step")
+
+-- Memory
+field("mem_bytes", "B", "memory per GPU, the most loaded one", "plan candidate job_step")
+field("mem_gib", "GiB", "mem_bytes in GiB", "plan candidate")
+field("memory", "", "train: gp.memory's result for the layout; rl: {rollout, forward, "
+  .. "update} breakdowns; infer: the per-GPU bytes by kind", "train rl infer")
+field("total", "B", "memory per GPU, every component", "memory")
+field("components", "", "{name, bytes, note}: the components of total", "memory")
+field("largest", "", "the largest component's name", "memory")
+field("capacity", "B", "the card's memory (rl: per GPU)", "memory rl")
+field("usable", "B", "what a framework can allocate", "memory")
+field("margin", "fraction", "the safety margin taken off usable", "memory")
+field("budget", "B", "usable less the margin: what total must fit in", "memory")
+field("allocated", "B", "total as the allocator rounds it", "memory")
+field("short_by", "B", "how much more the job needs (when it does not fit)", "memory")
+field("host", "", "bytes offloaded to host memory per GPU, by kind", "memory")
+field("cpu_bytes", "B", "weights held in host memory (inference offload)", "memory")
+field("cpu_layers", "count", "layers held in host memory", "memory")
+field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
+  "memory")
+field("params", "count", "the model's parameters", "memory")
+field("trainable", "count", "parameters that train (LoRA: the adapter's)", "memory")
+field("act_layer", "B", "activations saved by one layer", "memory")
+field("inflight", "count", "micro-batches whose activations the stage holds", "memory")
+field("job", "", "the job as the engine read it", "memory")
+field("kv_per_seq", "B", "KV cache of one sequence per GPU", "memory infer")
+field("kv_room", "B", "memory left for the KV cache", "memory")
+field("kv_budget", "B", "KV cache the engine may allocate per GPU", "infer")
+field("max_ctx", "count", "longest context that fits (inference)", "memory")
+field("max_seqs", "count", "sequences whose KV fits (inference)", "memory")
+
+-- RL
+field("algo", "", "rl: grpo or ppo; comm: NCCL's algorithm (ring, tree, nvls ...)", "rl comm")
+field("colocated", "", "rollout and training share the GPUs", "rl")
+field("phases", "", "{name, seconds, idle, gpus, pool, memory, mem_bytes, mem_gib, share}: "
+  .. "the step's phases", "rl")
+field("pools", "", "{rollout, train}: gpus, busy and idle seconds", "rl")
+field("rollout", "", "the rollout: engines, samples, batch, prefill, decode, tail, "
+  .. "preemptions, host and sampler seconds, kv_budget, kv_peak", "rl")
+field("update", "", "the policy update's training step (gp.train's step fields)", "rl")
+field("forward", "", "the log-probability forward's step (gp.train's step fields)", "rl")
+field("samples", "count", "samples per step", "rl")
+field("samples_per_s", "1/s", "samples per second", "rl")
+field("gen_tokens_per_s", "tokens/s", "generated tokens per second", "rl")
+field("cost_step", "currency", "one step's cost", "rl")
+field("cost_1k_prompts", "currency", "the cost of 1000 prompts", "rl")
+field("steps", "count", "the run's steps (as given)", "rl")
+field("run_s", "s", "the run's time (given steps)", "rl")
+field("hours", "h", "run_s in hours", "rl")
+field("opt_steps", "count", "optimizer steps per RL step", "rl")
+field("epochs", "count", "passes over the step's samples", "rl")
+field("group", "count", "responses per prompt", "rl")
+field("prompts", "count", "prompts per step", "rl")
+field("prompt_len", "count", "prompt tokens", "rl")
+field("response_len", "count", "mean response tokens", "rl")
+field("response_max", "count", "longest response tokens", "rl")
+field("response_dist", "", "the response-length distribution", "rl")
+field("train_seq", "count", "training tokens per sample", "rl")
+field("train_gpus", "count", "GPUs that train", "rl")
+field("rollout_gpus", "count", "GPUs that generate", "rl")
+field("rollout_tp", "count", "TP of a rollout engine", "rl")
+field("rollout_weights", "", "the rollout's weight format", "rl")
+field("sync_bytes", "B", "weights sent to the rollout engines per step", "rl")
+field("swap_bytes", "B", "bytes moved to and from host per step (offload)", "rl")
+field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl")
+field("step_overhead", "s", "the framework's host work per step", "rl")
+field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
+
+-- Serving
+field("batch", "count", "sequences decoded together per replica", "infer infer_plan")
+field("replicas", "count", "model replicas (gpus / (tp x pp))", "infer")
+field("instances", "count", "serving instances", "infer")
+field("input", "count", "prompt tokens", "infer")
+field("output", "count", "output tokens", "infer")
+field("ttft_s", "s", "time to first token", "infer infer_plan")
+field("itl_s", "s", "inter-token latency at the batch", "infer infer_plan")
+field("itl_batch1_s", "s", "inter-token latency of one sequence alone", "infer")
+field("tpot_s", "s", "time per output token of one stream (MTP included)", "infer")
+field("per_gpu", "tokens/s", "output tokens per second per GPU", "infer infer_plan")
+field("stream_tokens_per_s", "tokens/s", "one user's tokens per second", "infer")
+field("input_tokens_per_s", "tokens/s", "prompt tokens per second", "infer")
+field("cost_per_mtok", "currency", "per million output tokens (with a price)", "infer")
+field("tokens_per_s_per_dollar_hour", "tokens/s", "tokens_per_s per unit of price an hour",
+  "infer")
+field("weights", "", "the weight format", "infer")
+field("weights_gpu", "B", "weights per GPU", "infer")
+field("weights_total", "B", "weights of the model", "infer")
+field("workspace", "B", "the runtime's workspace per GPU", "infer")
+field("kv", "", "the KV-cache dtype", "infer")
+field("max_batch_kv", "count", "sequences whose KV fits per replica", "infer")
+field("offload_layers", "count", "layers offloaded to the host", "infer")
+field("offload_bytes", "B", "bytes offloaded to the host", "infer")
+field("compute", "", "the compute precision", "infer")
+field("ridge", "FLOP/B", "the achievable roofline's ridge at the compute precision", "infer")
+field("prefill_share_s", "s", "prefill time per decode step, shared over the batch", "infer")
+field("decode", "", "the decode step's detail", "infer")
+field("prefill", "", "the prefill's detail", "infer")
+field("prefill_ops", "", "the prefill's operators (as ops)", "infer")
+field("moe", "", "the MoE serving model ran (EP, DP attention, disaggregation)", "infer")
+field("dp_attention", "", "attention data-parallel over the instance", "infer")
+field("two_batch_overlap", "", "two micro-batches hide the all-to-all", "infer")
+field("mtp", "count", "MTP draft tokens per step", "infer")
+field("accept", "fraction", "accepted draft tokens per step", "infer")
+field("disagg", "", "prefill and decode on separate pools", "infer infer_plan")
+field("decode_gpus", "count", "GPUs of the decode pool", "infer infer_plan")
+field("prefill_gpus", "count", "GPUs of the prefill pool", "infer infer_plan")
+field("prefill_layout", "", "the prefill pool's layout", "infer_plan")
+field("decode_per_gpu", "tokens/s", "output tokens per second per decode GPU", "infer")
+field("prefill_per_gpu", "tokens/s", "prompt tokens per second per prefill GPU", "infer")
+field("step_ms", "ms", "one decode step", "infer")
+field("compute_ms", "ms", "its compute", "infer")
+field("tp_comm_ms", "ms", "its TP communication", "infer")
+field("a2a_ms", "ms", "its expert all-to-all", "infer")
+field("a2a_exposed_ms", "ms", "the all-to-all not hidden by two-batch overlap", "infer")
+field("dispatch_ms", "ms", "the dispatch all-to-all", "infer")
+field("combine_ms", "ms", "the combine all-to-all", "infer")
+field("draft_ms", "ms", "the MTP draft", "infer")
+field("dispatch_bytes", "B", "bytes a GPU dispatches per step", "infer")
+field("combine_bytes", "B", "bytes a GPU combines per step", "infer")
+field("remote_bytes", "B", "of those, bytes leaving the node", "infer")
+field("result", "", "gp.infer's result for the chosen deployment", "infer_plan")
+
+-- Collectives
+field("op", "", "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast ...", "comm")
+field("bytes", "B", "the message size", "comm")
+field("time", "s", "the collective's time", "comm")
+field("latency", "s", "its latency term", "comm")
+field("bw_time", "s", "its bandwidth term", "comm")
+field("algbw", "B/s", "bytes / time", "comm")
+field("busbw", "B/s", "algbw scaled as nccl-tests does (2(n-1)/n for all-reduce)", "comm")
+field("proto", "", "NCCL's protocol (ll, ll128, simple)", "comm")
+field("nodes", "count", "nodes the ranks span", "comm")
+field("ppn", "count", "ranks per node", "comm")
+field("system", "", "the node's id", "comm")
+field("topology", "", "the topology as the engine read it", "comm")
+
+-- The search
+field("results", "", "the ranked layouts, best first (the plan fields)", "sweep")
+field("stats", "", "per card: space (combinations), layouts (dividing the model, nodes and "
+  .. "batch), bounded (skipped by the lower bound), fitting, within", "sweep")
+field("key", "", "what the results are ranked by (time, cost, per_dollar, mfu, gpus)",
+  "sweep")
+field("score", "", "the rank's value, lower first", "plan candidate")
+field("index", "count", "the layout's place in its card's enumeration", "plan candidate")
+field("gpu_order", "count", "the card's place in the gpu list", "plan")
+
+return M

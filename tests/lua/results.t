@@ -1,0 +1,123 @@
+-- The result names (gpuplan.results): one vocabulary for gp.train, the
+-- rows of gp.sweep, the candidate a policy or `where` function reads,
+-- gp.rl and gp.infer, every field a function returns declared for it (the
+-- Lua reference, docs/lua.md, is generated from the declarations).
+local t = require "tap"
+local gp = require "gpuplan"
+local results = require "gpuplan.results"
+
+-- Every key of r is declared for the result `kind`.
+local function declared(kind, r, label)
+  local missing = {}
+  for k in pairs(r) do
+    local f = results.BY_NAME[k]
+    if not (f and f.results[kind]) then missing[#missing + 1] = tostring(k) end
+  end
+  table.sort(missing)
+  t.is(table.concat(missing, " "), "", label .. ": every field is declared for " .. kind
+    .. " in gpuplan.results")
+end
+
+local job = { model = "llama2-7b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
+              seq = 4096, tokens = 1e10, price = "$2/h" }
+local function with(extra)
+  local o = {}
+  for k, v in pairs(job) do o[k] = v end
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return o
+end
+
+-- gp.memory: training with offload, inference, and recompute chosen.
+declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", method = "qlora",
+                               zero = 1, offload = "optimizer" }, "memory qlora")
+declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", method = "infer" },
+  "memory infer")
+declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", recompute = "auto" },
+  "memory auto")
+
+-- gp.train: with a run, the scaling, recompute chosen.
+local tr = gp.train(with { tp = 2, zero = 1, scaling = true, recompute = "auto" })
+declared("train", tr, "train")
+-- days is train_s in days (86400 s a day); train_s is tokens over tokens/s.
+t.near(tr.days, tr.train_s / 86400, 1e-12, "train: days = train_s / 86400")
+t.near(tr.train_s, 1e10 / tr.tokens_per_s, 1e-12, "train: train_s = tokens / tokens_per_s")
+
+-- gp.sweep: the result, its rows, and what a where and a policy function read.
+-- (copied when read: a candidate that ranks becomes a row)
+local function copy(c)
+  local o = {}
+  for k, v in pairs(c) do o[k] = v end
+  return o
+end
+local seen, scored = nil, nil
+local s = gp.sweep(with { gpus = 16, top = 3, where = function(c)
+  seen = seen or copy(c)
+  return true
+end })
+declared("sweep", s, "sweep")
+t.ok(#s.results > 0, "the search ranks layouts")
+for i, row in ipairs(s.results) do declared("plan", row, "plan row " .. i) end
+local sp = gp.sweep(with { gpus = 16, top = 3, policy = function(c)
+  scored = scored or copy(c)
+  return c.days
+end })
+for i, row in ipairs(sp.results) do declared("plan", row, "policy's plan row " .. i) end
+for name, c in pairs { where = seen, policy = scored } do
+  declared("candidate", c, name .. "'s candidate")
+  -- The names of gp.train's result, not the engine's.
+  for _, k in ipairs { "step_s", "train_s", "days", "mem_gib", "mem_bytes", "cost",
+                       "tokens_per_s", "mfu" } do
+    t.ok(type(c[k]) == "number", name .. "'s candidate has " .. k)
+  end
+  for _, k in ipairs { "step", "train_time", "mem_total" } do
+    t.ok(c[k] == nil, name .. "'s candidate has no " .. k .. " (one name each)")
+  end
+  t.near(c.days, c.train_s / 86400, 1e-12, name .. ": days = train_s / 86400")
+  t.near(c.mem_gib, c.mem_bytes / 2 ^ 30, 1e-12, name .. ": mem_gib = mem_bytes / 2^30")
+end
+-- A row is the candidate of the same layout priced by gp.train: the same
+-- step and run time (the same train_step, so exact to rounding).
+local best = s.results[1]
+local again = gp.train(with { tp = best.tp, pp = best.pp, cp = best.cp, zero = best.zero,
+                              sp = best.sp, batch = best.micro_batch,
+                              recompute = best.recompute, vpp = best.vpp })
+t.near(best.step_s, again.step_s, 1e-9, "plan row step_s = gp.train's step_s")
+t.near(best.days, again.days, 1e-9, "plan row days = gp.train's days")
+t.near(best.mem_bytes, again.memory.total, 1e-9, "plan row mem_bytes = gp.train's memory.total")
+
+-- gp.train_job: job:step's fields are gp.train's names; every declared one reads.
+local tj = gp.train_job { model = "llama2-7b", gpu = "h100-sxm", gpus = 16,
+                          method = "pretrain", seq = 4096, tokens = 1e10 }
+local r = tj:step { tp = 2, zero = 1 }
+for _, f in ipairs(results.FIELDS) do
+  if f.results.job_step then
+    t.ok(pcall(function() return r[f.name] end), "job:step result reads " .. f.name)
+  end
+end
+t.near(r.step_s, gp.train { model = "llama2-7b", gpu = "h100-sxm", gpus = 16,
+                            method = "pretrain", seq = 4096, tp = 2, zero = 1 }.step_s,
+  1e-12, "job:step step_s = gp.train's")
+
+-- gp.rl, gp.infer (dense and MoE), gp.infer_plan, gp.comm.
+declared("rl", gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, steps = 10,
+                       price = "$2/h" }, "rl")
+declared("infer", gp.infer { model = "llama2-7b", gpu = "h100-sxm", price = "$2/h" },
+  "infer dense")
+declared("infer", gp.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
+                             dp_attention = true, weights = "fp8", input = 4096,
+                             output = 1536, mtp = 1, itl_max = "50ms", price = "$2/h" },
+  "infer MoE")
+declared("infer_plan", gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5 },
+  "infer_plan")
+declared("comm", gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 16, system = "dgx-h100" },
+  "comm")
+
+-- Each declared result kind is one of M.RESULTS; each field says what it is.
+local kinds = {}
+for _, k in ipairs(results.RESULTS) do kinds[k[1]] = true end
+for _, f in ipairs(results.FIELDS) do
+  for k in pairs(f.results) do t.ok(kinds[k], f.name .. ": result '" .. k .. "' is declared") end
+  t.ok(f.help ~= "" and next(f.results) ~= nil, f.name .. ": has help and a result")
+end
+
+t.done_testing()
