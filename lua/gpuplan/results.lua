@@ -55,7 +55,9 @@ local LAYOUT = "train plan candidate rl"
 -- The verdict and the job
 field("fits", "", "the job fits in memory (false: memory says by how much; rl and infer: "
   .. "why)", "memory train rl infer job_step")
-field("why", "", "what does not fit, when fits is false", "rl")
+field("why", "", "what does not fit, when fits is false", "train rl infer")
+field("rollout_fits", "", "the rollout engines have room to run (false: the step has no "
+  .. "time, throughput or cost)", "rl")
 field("model", "", "the model's id", "memory train rl infer")
 field("gpu", "", "the card's id", "memory train plan candidate rl infer")
 field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm")

@@ -42,6 +42,9 @@ declared("train", tr, "train")
 t.near(tr.days, tr.train_s / 86400, 1e-12, "train: days = train_s / 86400")
 t.near(tr.train_s, 1e10 / tr.tokens_per_s, 1e-12, "train: train_s = tokens / tokens_per_s")
 
+declared("train", gp.train { model = "llama3-70b", gpu = "h100-sxm", tokens = 1e9 },
+  "train that does not fit")
+
 -- gp.sweep: the result, its rows, and what a where and a policy function read.
 -- (copied when read: a candidate that ranks becomes a row)
 local function copy(c)
@@ -107,6 +110,9 @@ declared("infer", gp.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep =
                              dp_attention = true, weights = "fp8", input = 4096,
                              output = 1536, mtp = 1, itl_max = "50ms", price = "$2/h" },
   "infer MoE")
+declared("infer", gp.infer { model = "llama3.1-405b", gpu = "rtx-4090" }, "infer that does not fit")
+declared("rl", gp.rl { model = "llama3-70b", gpu = "h100-sxm", gpus = 8, steps = 10 },
+  "rl that does not fit")
 declared("infer_plan", gp.infer_plan { model = "deepseek-v3", gpu = "h200-sxm", target = 1e5 },
   "infer_plan")
 declared("comm", gp.comm { op = "all_reduce", bytes = 2 ^ 30, gpus = 16, system = "dgx-h100" },
