@@ -26,9 +26,13 @@
 local gp = require "gpuplan"
 local cat = gp.catalog()
 
+-- The buyer's currency when --currency is not given: GPUPLAN_CURRENCY,
+-- else the catalog settings' (gpuplan.prices.buyer, every command's rule).
+local DEFAULT_CURRENCY = gp.prices.buyer(cat, {}, "guide").currency
 local opt = gp.options({
   format = { "output format: text, markdown, csv or json", "text" },
-  currency = { "currency of prices (USD, CNY, ...)", cat.settings.currency },
+  currency = { "currency of prices (USD, CNY, ...); default $GPUPLAN_CURRENCY, else the "
+               .. "catalog settings'", DEFAULT_CURRENCY },
   market = { "keep the prices of one market (a price region: cn, us, global, ...); "
              .. "empty: every market", "" },
 }, arg)
@@ -124,13 +128,14 @@ end
 -- x DP split, ZeRO, micro-batch and recompute that fits), the cheapest
 -- layout within the deadline on each card; the recommendation is the
 -- cheapest card, the runner-up the next card and what it loses on.
--- The buyer's market: a buyer in China (--currency CNY or --market cn)
--- rents at China-market prices; anyone else where the offers are open to
--- them (us, global, overseas).  A card priced only in another market (the
--- export variants H800, A800, H20 outside China) is left out of the
--- recommendations and named below them.
-local buyer = market and { [market] = true } or
-  (opt.currency == "CNY" and { cn = true } or { us = true, global = true, overseas = true })
+-- The buyer's market (gpuplan.prices.buyer, the rule of every command): a
+-- buyer in China (--currency CNY or --market cn) rents at China-market
+-- prices; anyone else where the offers are open to them (us, global,
+-- overseas); GPUPLAN_MARKET or the catalog settings' market set it once.
+-- A card priced only in another market (the export variants H800, A800,
+-- H20 outside China) is left out of the recommendations and named below
+-- them.
+local buyer = gp.prices.buyer(cat, { currency = opt.currency, market = market }, "guide").markets
 local unpriced = {}
 local function price_opt(id)
   local q = gp.prices.cheapest(cat, id, { currency = opt.currency, markets = buyer })
@@ -270,7 +275,7 @@ do
       weights = w, batch = 1, input = 2048, output = 512 })
     local ok2, many = pcall(gp.infer, { model = "llama3.1-70b", gpu = id, gpus = n, tp = n,
       weights = w, concurrency = 32, input = 2048, output = 512,
-      price = p and { amount = p, currency = opt.currency } })
+      price = p and { amount = p, currency = opt.currency }, currency = opt.currency })
     if p and ok1 and ok2 and one.fits and many.fits and many.cost_per_mtok then
       per[#per + 1] = { label = string.format("%d x %s %s", n, id, w),
                         layout = n > 1 and ("TP" .. n) or "one card",

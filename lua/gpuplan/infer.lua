@@ -45,7 +45,13 @@
 --             (default: the GPU's PCIe x 0.8); host_memory (default: the
 --             system's, else 32 GB)
 --   system    catalog system id (host memory, NVLink domain)
---   price     number per GPU-hour, "$2.49/h", or a catalog price id
+--   price     per GPU-hour: a number (in currency), "$2.49/h", {amount =,
+--             currency =} or a catalog price id (default: the cheapest
+--             offer in the buyer's markets, gpuplan.prices.buyer)
+--   currency, market  the buyer's (default GPUPLAN_CURRENCY, GPUPLAN_MARKET,
+--             the catalog's settings; USD, and cn for a CNY buyer, else
+--             us,global,overseas): what prices are converted to and where
+--             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
 --   ep, dp_attention, disagg, mtp, ...   a MoE model across many GPUs: the
 --             serving model of gpuplan.serve (see its header for every option
@@ -171,27 +177,46 @@ local function known_currency(cur, cat)
     tostring(cur), table.concat(names, ", ")), 0)
 end
 
--- Price per GPU-hour: number, "$2.49/h" or a catalog price id.
-local function price_of(p, cat)
-  if p == nil then return nil end
-  if type(p) == "number" then return p, "USD" end
-  if type(p) == "table" then
-    local v = p.amount
-    if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge then
-      error("infer: price.amount must be a non-negative number (got " .. shown(v) .. ")", 4)
+-- Price per GPU-hour in the buyer's currency (gpuplan.prices.buyer): a
+-- number (in that currency), {amount, currency}, "$2.49/h" or a catalog
+-- price id, converted at the catalog's rate; nil: the cheapest offer in
+-- the buyer's markets (said), or none (said where the card is offered).
+local function price_of(p, cat, g, buyer, default)
+  local prices = require "gpuplan.prices"
+  local cur = buyer.currency
+  if p == nil then
+    if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
+    local q, elsewhere = prices.offer(cat, g.id, buyer)
+    if q then
+      default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, cur, q.id,
+        prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
+      return q.amount
     end
-    return v, known_currency(p.currency or "USD", cat)
+    if elsewhere then default("price=none: " .. elsewhere) end
+    return nil
   end
-  if type(p) ~= "string" then
+  local v
+  if type(p) == "number" then
+    v = { amount = p, currency = cur }
+  elseif type(p) == "table" then
+    if type(p.amount) ~= "number" or p.amount ~= p.amount or p.amount < 0
+       or p.amount == math.huge then
+      error("infer: price.amount must be a non-negative number (got " .. shown(p.amount) .. ")", 4)
+    end
+    v = { amount = p.amount, currency = known_currency(p.currency or cur, cat) }
+  elseif type(p) ~= "string" then
     error("infer: price must be a number, a string like '$2.49/h' or a price id (got "
       .. type(p) .. ")", 0)
+  elseif cat.prices and cat.prices[p] then
+    v = cat.prices[p].price
+  else
+    v = units.parse(p, "price")
+    known_currency(v.currency, cat)
   end
-  if cat.prices and cat.prices[p] then
-    local e = cat.prices[p]
-    return e.price.amount, e.price.currency
+  if v.amount ~= v.amount or v.amount < 0 or v.amount == math.huge then
+    error("infer: price must be a non-negative number (got " .. shown(v.amount) .. ")", 0)
   end
-  local v = units.parse(p, "price")
-  return v.amount, known_currency(v.currency, cat)
+  return cat:convert(v, cur)
 end
 
 -- Tokens per request (input, output): whole numbers up to 2^24, the
@@ -374,8 +399,10 @@ function M.setup(a)
     if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
     if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
   end
-  local price, currency = price_of(a.price, cat)
-  c.price = price
+  local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, a, "infer")
+  if not okb then error(buyer, 0) end
+  local currency = buyer.currency
+  c.price = price_of(a.price, cat, g, buyer, default)
   return model, d, c, { defaults = defaults, currency = currency, gpu = g, weights = weights,
                         kv = kv }
 end
@@ -439,12 +466,16 @@ function M.sweep(a)
 end
 
 -- GPUs for a target output tokens/s with every decode step within itl_limit
--- (s): returns {gpus, batch, tokens_per_s}.
+-- (s): returns {gpus, batch, tokens_per_s, cost_per_mtok, currency,
+-- defaults}; cost_per_mtok as engine/infer.c prices one deployment: price/h
+-- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
 function M.gpus_for(a, target, itl_limit)
-  local model, d, c = M.setup(a)
+  local model, d, c, info = M.setup(a)
   local ok, g, b, tps = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
-  return { gpus = g, batch = b, tokens_per_s = tps }
+  return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,
+           cost_per_mtok = c.price and tps > 0 and c.price * g / 3600 / tps * 1e6 or nil,
+           defaults = info.defaults }
 end
 
 -- A misuse found anywhere inside names the caller's line (gpuplan.args).

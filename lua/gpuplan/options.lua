@@ -589,15 +589,17 @@ opt { name = "steps", type = "number", metavar = "N", commands = "rl",
   help = "RL steps in the run: hours and cost",
   suggest = { "total_steps", "num_steps", "total_training_steps" } }
 opt { name = "price", type = "string", metavar = "P", commands = "train plan rl infer",
-  default = { "the cheapest catalog price", infer = "none: no cost" },
+  default = "the cheapest catalog offer in the buyer's market",
   help = "per GPU-hour: 2.49, '$2.49/h' or a catalog price id",
   suggest = { "cost", "price_per_hour", "gpu_price" } }
-opt { name = "currency", type = "string", metavar = "C", commands = "train plan rl",
-  default = "the catalog's",
-  help = "the currency of prices and costs (USD, CNY ...)" }
-opt { name = "market", type = "string", metavar = "M", commands = "train plan rl",
-  default = "any market",
-  help = "where the default price comes from: cn (a buyer in China), us,global,overseas ...",
+opt { name = "currency", type = "string", metavar = "C", commands = "train plan rl infer",
+  default = "$GPUPLAN_CURRENCY, else the catalog settings'",
+  help = "the buyer's currency: of prices and costs (USD, CNY ...)" }
+opt { name = "market", type = "string", metavar = "M", commands = "train plan rl infer",
+  default = "$GPUPLAN_MARKET, else the catalog settings', else cn for CNY, us,global,overseas "
+    .. "for others",
+  help = "the buyer's market: where the default price comes from (cn: a buyer in China; "
+    .. "us,global,overseas ...)",
   suggest = { "region", "markets" } }
 opt { name = "scaling", type = "flag", commands = "train", lua = "plan",
   help = "also the scaling efficiency against one node",

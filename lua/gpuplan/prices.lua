@@ -4,6 +4,8 @@
 --   local gp = require "gpuplan"
 --   local p = gp.prices.cheapest(gp.catalog(), "h20", { currency = "CNY" })
 --   print(p.amount, p.currency, p.market, p.converted, gp.prices.origin(p))
+--   local b = gp.prices.buyer(gp.catalog(), { currency = "CNY" }, "me")  -- markets {cn}
+--   local q, why = gp.prices.offer(gp.catalog(), "h800-sxm", b)
 --
 -- A price entry belongs to one market, its `region` ("cn" for the China
 -- market, "us", "global" for offers open to anyone, "overseas" for the seed
@@ -52,6 +54,115 @@ function M.cheapest(cat, gpu, opts)
     end
   end
   return best
+end
+
+-- The markets a buyer rents in when they name none: a buyer paying in CNY
+-- rents at China-market prices (the seed guides' split: the export cards
+-- H800, A800 and H20 are sold in China), anyone else where the offers are
+-- open to them.  One rule for every command and the guide.
+M.MARKETS_BY_CURRENCY = { CNY = "cn" }
+M.OPEN_MARKETS = "us,global,overseas"
+
+-- A setting from the environment, "" counting as unset.
+local function env(name)
+  local v = os.getenv(name)
+  if v == nil or v == "" then return nil end
+  return v, name
+end
+
+-- The buyer: the currency prices and costs are shown in, and the markets
+-- whose offers they rent at.  Each comes from o (the command's currency
+-- and market: --currency / --market, the Lua keys), else the environment
+-- (GPUPLAN_CURRENCY, GPUPLAN_MARKET), else (the currency) the one o.price
+-- is given in, else the catalog's settings
+-- (currency, market: a user catalog's settings file sets them once), else
+-- USD and the currency's markets (MARKETS_BY_CURRENCY, else OPEN_MARKETS).
+-- who names the caller in errors.  Returns {currency, markets = set,
+-- market = "us,global,overseas" (the list as given or derived), said =
+-- where the market came from, or nil when the caller gave it}.
+function M.buyer(cat, o, who)
+  o = o or {}
+  local cur, cfrom = o.currency, nil
+  if cur == nil then
+    local e, name = env("GPUPLAN_CURRENCY")
+    if e then cur, cfrom = e, "$" .. name end
+  end
+  -- a price given in a currency ("6.98CNY/h", a catalog price id) is the
+  -- buyer's when nothing above names one
+  -- (one the catalog cannot convert is left to the price's own check)
+  if cur == nil then
+    local pc = M.currency_of(cat, o.price)
+    if pc == "USD" or (pc and cat.currencies and cat.currencies[pc]) then cur = pc end
+  end
+  if cur == nil then cur = cat.settings.currency or "USD" end
+  if type(cur) ~= "string" or not (cur == "USD" or (cat.currencies and cat.currencies[cur])) then
+    local names = { "USD" }
+    for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
+    table.sort(names)
+    error(string.format("%s: currency %s%s: no exchange rate in the catalog (%s)", who,
+      type(cur) == "string" and ("'" .. cur .. "'") or require("gpuplan.args").shown(cur), cfrom and (" (from " .. cfrom .. ")") or "",
+      table.concat(names, ", ")), 0)
+  end
+  local mk, said, derived = o.market, nil, false
+  if mk == nil then
+    local e, name = env("GPUPLAN_MARKET")
+    if e then mk, said = e, "$" .. name
+    elseif cat.settings.market then mk, said = cat.settings.market, "the catalog's settings"
+    else
+      mk = M.MARKETS_BY_CURRENCY[cur] or M.OPEN_MARKETS
+      said, derived = "a " .. cur .. " buyer", true
+    end
+  end
+  if type(mk) ~= "string" or not mk:find("%S") then
+    error(string.format("%s: market must be price regions like 'cn' or 'us,global' (got %s)",
+      who, require("gpuplan.args").shown(mk)), 0)
+  end
+  local known, markets, list = {}, {}, {}
+  for _, id in ipairs(cat:ids("prices")) do known[cat.prices[id].region] = true end
+  for m in mk:gmatch("[^,%s]+") do
+    if not known[m] and not derived then
+      local names = {}
+      for k in pairs(known) do names[#names + 1] = k end
+      table.sort(names)
+      error(string.format("%s: market '%s'%s: no price in the catalog is from it (markets: %s)",
+        who, m, said and (" (from " .. said .. ")") or "", table.concat(names, ", ")), 0)
+    end
+    if not markets[m] then markets[m] = true; list[#list + 1] = m end
+  end
+  return { currency = cur, markets = markets, market = table.concat(list, ","), said = said }
+end
+
+-- The currency a price names: a string with one ("6.98CNY/h", "$2/h"), a
+-- table {amount, currency}, a catalog price id; nil for a bare number or
+-- a string that does not parse (the caller's check reports it).
+function M.currency_of(cat, p)
+  if type(p) == "table" then return p.currency end
+  if type(p) ~= "string" then return nil end
+  if cat.prices and cat.prices[p] then return cat.prices[p].price.currency end
+  if tonumber(p) then return nil end
+  local ok, v = pcall(require("gpuplan.units").parse, p, "price")
+  return ok and type(v) == "table" and v.currency or nil
+end
+
+-- The buyer's price of a GPU-hour of `gpu`: the cheapest offer in the
+-- buyer's markets (M.cheapest), or nil and a phrase saying where the card
+-- is offered instead ("h800-sxm is offered in cn only: --market cn or
+-- --price"), or nil and nil when the catalog prices it nowhere.
+function M.offer(cat, gpu, buyer)
+  local q = M.cheapest(cat, gpu, { currency = buyer.currency, markets = buyer.markets })
+  if q then return q end
+  local elsewhere, seen = {}, {}
+  for _, id in ipairs(cat:ids("prices")) do
+    local e = cat.prices[id]
+    if e.gpu == gpu and not seen[e.region] then
+      seen[e.region] = true
+      elsewhere[#elsewhere + 1] = e.region
+    end
+  end
+  if #elsewhere == 0 then return nil end
+  table.sort(elsewhere)
+  return nil, string.format("no offer for %s in %s (it is offered in %s: --market %s or "
+    .. "--price)", gpu, buyer.market, table.concat(elsewhere, ", "), elsewhere[1])
 end
 
 -- The rate a conversion used, as a phrase: "7.0197 CNY/USD, 2026-01-08".

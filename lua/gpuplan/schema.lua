@@ -337,6 +337,8 @@ M.currency = T.record {
 M.settings = T.record {
   currency = T.enum { "USD", "CNY", "EUR", "GBP", "JPY", "KRW", "INR" },
   safety_margin = num { min = 0, max = 0.9 },
+  -- the buyer's markets (price regions, "cn" or "us,global"): gpuplan.prices.buyer
+  market = str(),
 }
 
 local pos = function() return int { min = 1 } end

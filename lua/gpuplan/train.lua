@@ -129,29 +129,26 @@ local function topology(o, gpu, cat, default, gpus)
   return t, sys
 end
 
--- Price per GPU-hour: the caller's ("$2.49/h", a number in the catalog
--- currency, a catalog price id), else the cheapest catalog price of the
--- GPU in the currency asked (converted at the catalog's rate, and said).
-local function price_of(o, gpu, cat, currency, default)
+-- Price per GPU-hour: the caller's ("$2.49/h", a number in the buyer's
+-- currency, a catalog price id), else the cheapest catalog offer of the
+-- GPU in the buyer's markets (gpuplan.prices.buyer: --currency/--market,
+-- GPUPLAN_CURRENCY/GPUPLAN_MARKET, the catalog's settings; converted at the
+-- catalog's rate, and said).  No offer there: no price, and the defaults
+-- say where the card is offered.
+local function price_of(o, gpu, cat, buyer, default)
   local p = o.price
+  local currency = buyer.currency
   if p == nil then
     -- Dated offers before the seed guides' rules of thumb (gpuplan.prices).
     local prices = require "gpuplan.prices"
-    local markets
-    if o.market ~= nil then
-      if type(o.market) ~= "string" or o.market == "" then
-        fail("train: market must be price regions like 'cn' or 'us,global' (got %s)",
-          args.shown(o.market))
-      end
-      markets = {}
-      for m in o.market:gmatch("[^,%s]+") do markets[m] = true end
-    end
-    local q = prices.cheapest(cat, gpu.id, { currency = currency, markets = markets })
+    if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
+    local q, elsewhere = prices.offer(cat, gpu.id, buyer)
     if q then
       default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, currency, q.id,
         prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
       return q.amount
     end
+    if elsewhere then default("price=none: " .. elsewhere) end
     return nil
   end
   if type(p) == "number" then
@@ -259,9 +256,11 @@ function M.setup(o, sweep)
   local topo = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
   cfg.capacity = p.capacity
-  local currency = o.currency or (cat.settings and cat.settings.currency) or "USD"
+  local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, o, "train")
+  if not okb then fail("%s", buyer) end
+  local currency = buyer.currency
   cfg.tokens = tokens_of(o.tokens)
-  cfg.price = price_of(o, gpu, cat, currency, default)
+  cfg.price = price_of(o, gpu, cat, buyer, default)
   if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
   end

@@ -131,6 +131,20 @@ is($c, 0, '--target for a model that does not fit: exit 0');
 like($o, qr/^does not fit: needs [\d.]+ GB per GPU/m, '--target says it does not fit');
 is($e, '', '--target not fitting: nothing on stderr');
 
+# --target in the buyer's currency: h20 at AutoDL's 6.98 CNY/h; cost per
+# 1M tokens = 6.98 x GPUs / 3600 / (tokens/s) x 1e6, to the printed 0.001.
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h20', '--tp', '4', '--weights', 'fp8',
+                      '--target', '5000', '--currency', 'CNY');
+is($c, 0, '--target --currency CNY exits 0');
+like($o, qr/cost\/Mtok/, 'the cost column names no currency sign');
+unlike($o, qr/\$/, 'no $ anywhere');
+my ($tg, $ttps, $tcost) = $o =~ /^\s+5000\s+50\.0\s+(\d+)\s+\d+\s+(\d+)\s+([\d.]+) CNY$/m;
+ok(defined $tcost && abs($tcost - 6.98 * $tg / 3600 / $ttps * 1e6) < 0.002, 'cost/Mtok = 6.98 x GPUs / 3600 / tok/s x 1e6 CNY')
+    or diag $o;
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--market', 'mars');
+is($c, 1, 'infer --market unknown: an error');
+like($e, qr/^gpuplan: infer: market 'mars': no price in the catalog is from it/, 'naming it');
+
 # Options the chosen mode would ignore are usage errors, not silent no-ops.
 for my $bad (['--itl-max', '10'], ['--ops', '--sweep-batch'], ['--sweep-batch', '--target', '100'],
              ['--sweep-batch', '--batch', '4'], ['--sweep-batch', '--concurrency', '4'],

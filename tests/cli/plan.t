@@ -111,7 +111,7 @@ is($c, 0, 'html exits 0');
 like($o, qr/^<!DOCTYPE html>/, 'a page');
 is(scalar(() = $o =~ /<svg /g), 3, 'three plots inline');
 unlike($o, qr/<script|<link |src=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, no link, nothing fetched');
-like($o, qr/<td class="l">h800-sxm<\/td>/, 'the table of layouts');
+like($o, qr/<td class="l">h100-sxm<\/td>/, 'the table of layouts');
 SKIP: {
     skip 'chromium is not installed', 1 unless system('sh', '-c', 'command -v chromium >/dev/null') == 0;
     write_file("$dir/plan.html", $o);
@@ -145,5 +145,29 @@ like($e, qr/a deadline or budget needs tokens/, 'says what is missing');
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5',
                       '--tokens', '1e12');
 like($o, qr/^no layout fits within the deadline and budget$/m, 'a budget nothing meets: said so');
+
+# One market rule (gpuplan.prices.buyer, the guide's): the H800 is offered
+# in China only (catalog/prices/cny.lua), so a USD buyer gets no price for
+# it and it is not recommended by cost; a CNY buyer rents in cn, where the
+# H800 (AutoDL 8.88 CNY/h) is the only card of the three with an offer.
+# GPUPLAN_CURRENCY sets the buyer once.
+($c, $o, $e) = run_gp('plan', @job);
+unlike($o, qr/^h800-sxm\s+\d+\s/m, 'USD buyer: no H800 layout recommended');
+like($o, qr/^defaults: .*market=us,global,overseas \(a USD buyer\)/m, 'the market is said');
+like($o, qr/h800-sxm: price=none: no offer for h800-sxm in us,global,overseas \(it is offered in cn: --market cn or --price\)/,
+     'and why the H800 has no price');
+for my $how (['--currency', 'CNY'], ['env']) {
+    local $ENV{GPUPLAN_CURRENCY} = $how->[0] eq 'env' ? 'CNY' : '';
+    ($c, $o, $e) = run_gp('plan', @job, $how->[0] eq 'env' ? () : @$how);
+    my $name = $how->[0] eq 'env' ? 'GPUPLAN_CURRENCY=CNY' : '--currency CNY';
+    like($o, qr/\A[^\n]*\n[^\n]*\n[^\n]*\nh800-sxm\s+\d+\s.*\s\d+\s+CNY\s/, "$name: the H800 first, costed in CNY");
+    like($o, qr/market=cn \(a CNY buyer\)/, "$name: the China market");
+}
+{
+    local $ENV{GPUPLAN_MARKET} = 'mars';
+    ($c, $o, $e) = run_gp('plan', @job);
+    is($c, 1, 'GPUPLAN_MARKET unknown: an error');
+    like($e, qr/market 'mars' \(from \$GPUPLAN_MARKET\): no price in the catalog is from it/, 'naming the variable');
+}
 
 done_testing();

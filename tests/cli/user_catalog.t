@@ -56,4 +56,17 @@ like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $
     ($c, $o, $e) = run_gp('catalog', '--explain', 'h100-sxm/aiapiplaybook/global');
     like($o, qr/defined at \Q$dir\E\/price.lua:1\n  overrides catalog\/prices\//, '--explain shows the override');
 }
+# A buyer in China sets the market once, in the user catalog's settings:
+# infer then prices h20 at AutoDL's 6.98 CNY/h (catalog/prices/cny.lua).
+{
+    my $cn = tempdir(CLEANUP => 1);
+    make_path("$cn/gpuplan/catalog");
+    write_file("$cn/gpuplan/catalog/settings.lua", qq(settings { currency = "CNY", market = "cn" }\n));
+    local $ENV{XDG_CONFIG_HOME} = $cn;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h20', '--batch', '8');
+    is($c, 0, 'settings: infer runs') or diag $e;
+    like($o, qr/^cost per 1M output tokens\s+[\d.]+ CNY$/m, 'settings: cost in CNY');
+    like($o, qr/market=cn \(the catalog's settings\), price=6\.98 CNY\/GPU-h \(h20\/autodl\/cn, cn\)/,
+         'settings: the China-market offer, and where the market came from');
+}
 done_testing();

@@ -69,4 +69,52 @@ local q = prices.cheapest(only_guide, "h800-sxm", { currency = "CNY" })
 t.ok(q and q.guide, "only a guide price: used, flagged guide")
 
 t.raises(function() prices.quote(cat, "nope") end, "unknown price 'nope'", "unknown price id", true)
+-- The buyer (one rule for every command and the guide): the currency is
+-- the caller's, else GPUPLAN_CURRENCY (empty under make test), else the
+-- currency a price is given in, else the settings' (USD); the markets the
+-- caller's, else cn for a CNY buyer, us,global,overseas for any other.
+local function set(b) local k = {} for m in pairs(b.markets) do k[#k + 1] = m end
+  table.sort(k) return table.concat(k, ",") end
+local b = prices.buyer(cat, {}, "t")
+t.is(b.currency .. " " .. set(b), "USD global,overseas,us", "default: a USD buyer, open markets")
+t.is(b.said, "a USD buyer", "and says why")
+b = prices.buyer(cat, { currency = "CNY" }, "t")
+t.is(b.currency .. " " .. set(b), "CNY cn", "a CNY buyer rents in cn")
+b = prices.buyer(cat, { market = "us, global" }, "t")
+t.is(set(b) .. " " .. tostring(b.said), "global,us nil", "markets given: those, nothing said")
+t.is(prices.buyer(cat, { price = "6.98CNY/h" }, "t").currency, "CNY",
+     "a price in CNY makes a CNY buyer")
+t.is(prices.buyer(cat, { price = "h800-sxm/autodl/cn" }, "t").currency, "CNY",
+     "so does a catalog price id quoted in CNY")
+t.raises(function() prices.buyer(cat, { currency = "XYZ" }, "t") end,
+  "t: currency 'XYZ': no exchange rate in the catalog (CNY, USD)", "unknown currency", true)
+t.raises(function() prices.buyer(cat, { market = "mars" }, "t") end,
+  "t: market 'mars': no price in the catalog is from it (markets: cn, global, overseas, us)",
+  "unknown market", true)
+-- H800 is offered in China only: a USD buyer gets no offer, and why.
+local q8, why8 = prices.offer(cat, "h800-sxm", prices.buyer(cat, {}, "t"))
+t.ok(q8 == nil, "h800: no offer for a USD buyer")
+t.is(why8, "no offer for h800-sxm in us,global,overseas (it is offered in cn: --market cn or --price)",
+     "and where it is offered")
+
+-- gp.infer takes the buyer's price when none is given.  Llama 3 8B on one
+-- H100, batch 8: h100-sxm's cheapest open-market offer is $1.80/h
+-- (aiapiplaybook, global), so cost per 1M tokens = 1.80 x 1 GPU / 3600 /
+-- (tokens/s) x 1e6 (engine/infer.c); the same with currency = "CNY" has no
+-- China-market H100 offer, and h20 in CNY is AutoDL's 6.98.
+local r = gp.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 8, cat = cat }
+t.near(r.cost_per_mtok, 1.80 / 3600 / r.tokens_per_s * 1e6, 1e-12, "infer: $1.80/h by default")
+t.is(r.currency, "USD", "in USD")
+local rc = gp.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 8, cat = cat,
+                      currency = "CNY" }
+t.ok(rc.cost_per_mtok == nil, "a CNY buyer: no China-market H100 offer, no cost")
+t.like(table.concat(rc.defaults, ", "), "price=none: no offer for h100-sxm in cn", "said", true)
+local r20 = gp.infer { model = "llama3-8b", gpu = "h20", batch = 8, cat = cat, currency = "CNY" }
+t.near(r20.cost_per_mtok, 6.98 / 3600 / r20.tokens_per_s * 1e6, 1e-12, "h20 in CNY: 6.98/h")
+-- A price in another currency is converted to the buyer's: $2/h to CNY at
+-- the PBOC's 7.0197.
+local rx = gp.infer { model = "llama3-8b", gpu = "h20", batch = 8, cat = cat, currency = "CNY",
+                      price = "$2/h" }
+t.near(rx.cost_per_mtok, 2 * 7.0197 / 3600 / rx.tokens_per_s * 1e6, 1e-12,
+       "infer: a USD price converted for a CNY buyer")
 t.done_testing()

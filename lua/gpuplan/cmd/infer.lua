@@ -241,7 +241,7 @@ function C.run(opts, args)
                                { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                                { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
                                { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
-                               { key = "cost", label = "$/Mtok" } } })
+                               { key = "cost", label = "cost/Mtok" } } })
     if r and #r.defaults > 0 and (opts.format or "text") == "text" then
       io.stdout:write("assumed: ", table.concat(r.defaults, ", "), "\n")
     end
@@ -259,13 +259,19 @@ function C.run(opts, args)
     local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
     if not ok then error(clean(g), 0) end
     report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
-                     batch = g.batch, tokens_per_s = g.tokens_per_s } },
+                     batch = g.batch, tokens_per_s = g.tokens_per_s,
+                     cost = g.cost_per_mtok and string.format("%.3f %s", g.cost_per_mtok,
+                       g.currency) or "-" } },
                  { format = opts.format, title = "GPUs for a target throughput",
                    columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
                                { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
                                { key = "gpus", label = "GPUs" },
                                { key = "batch", label = "batch/replica" },
-                               { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" } } })
+                               { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                               { key = "cost", label = "cost/Mtok" } } })
+    if #g.defaults > 0 and (opts.format or "text") == "text" then
+      io.stdout:write("assumed: ", table.concat(g.defaults, ", "), "\n")
+    end
     return 0
   end
 

@@ -285,7 +285,9 @@ function C.show(r, job, head, format, top)
       { key = "mfu", label = "MFU", fmt = "%.3f" },
       { key = "days", label = "days", fmt = "%.1f" },
       { key = "cost", label = "cost", fmt = "%.0f" },
-      { key = "currency", label = "" },
+      -- no currency beside a cost that is not there (a card without an
+      -- offer in the buyer's market)
+      { key = "currency", label = "", fmt = function(v, row) return row.cost and v or "" end },
       { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
     } })
   end
