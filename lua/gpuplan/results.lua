@@ -135,7 +135,7 @@ field("flags", "", "what the result warns of (scaling below 0.6)", "plan")
 -- Money
 field("tokens", "count", "the run's tokens (as given)", "train")
 field("price", "currency", "per GPU-hour", "train plan candidate rl")
-field("currency", "", "the currency of cost and price", "train plan candidate rl infer")
+field("currency", "", "the currency of cost and price", "train plan candidate rl infer infer_plan")
 field("cost", "currency", "the run's cost (given tokens and a price; rl: given steps)",
   RUN .. " rl job_step")
 
@@ -219,7 +219,7 @@ field("tpot_s", "s", "time per output token of one stream (MTP included)", "infe
 field("per_gpu", "tokens/s", "output tokens per second per GPU", "infer infer_plan")
 field("stream_tokens_per_s", "tokens/s", "one user's tokens per second", "infer")
 field("input_tokens_per_s", "tokens/s", "prompt tokens per second", "infer")
-field("cost_per_mtok", "currency", "per million output tokens (with a price)", "infer")
+field("cost_per_mtok", "currency", "per million output tokens (with a price)", "infer infer_plan")
 field("tokens_per_s_per_dollar_hour", "tokens/s", "tokens_per_s per unit of price an hour",
   "infer")
 field("weights", "", "the weight format", "infer")
