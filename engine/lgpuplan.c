@@ -217,6 +217,13 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->hidden = lgp_field_int(L, idx, w, "hidden", 1, 0, 1);
 	m->heads = lgp_field_int(L, idx, w, "heads", 1, 0, 1);
 	m->kv_heads = lgp_field_int(L, idx, w, "kv_heads", 0, m->heads, 1);
+	/* Without head_dim the heads split hidden evenly: 100 / 7 heads
+	 * would price 98 of its 100 columns. */
+	lua_getfield(L, idx, "head_dim");
+	if (lua_isnil(L, -1) && m->hidden % m->heads != 0)
+		luaL_error(L, "heads (%d) must divide hidden (%d) "
+			   "unless head_dim is given", m->heads, m->hidden);
+	lua_pop(L, 1);
 	m->head_dim = lgp_field_int(L, idx, w, "head_dim", 0,
 				    m->hidden / m->heads, 1);
 	m->ffn_hidden = lgp_field_int(L, idx, w, "ffn_hidden", 0, 0, 0);

@@ -207,6 +207,12 @@ int model_check(const gp_model *m, gp_error *err)
 		if (v->layers > 0 &&
 		    check_min(v->patch_size, 1, "vision.patch_size", err))
 			return GP_EINVAL;
+		/* A patch wider than the image leaves floor(image / patch)
+		 * = 0 patches a side: a tower that encodes nothing. */
+		if (v->image_size > 0 && v->patch_size > v->image_size)
+			return gp_fail(err, "vision.patch_size (%d) is larger "
+				       "than vision.image_size (%d)",
+				       v->patch_size, v->image_size);
 	}
 	/* The encoder-decoder stacks are dense softmax-attention layers:
 	 * what the operator list and the activations know for them. */

@@ -613,7 +613,18 @@ local function check_entries(cat, errs)
   end
   for _, k in ipairs(sorted_ids(cat.gpus)) do
     local g = cat.gpus[k]
-    try(g, function() core.check("device", roofline.device(g, cat)) end)
+    try(g, function()
+      local d = roofline.device(g, cat)
+      core.check("device", d)
+      -- The commands compute in 16 bits unless told (infer's bf16, else
+      -- fp16): a card with no GEMM fraction for either is refused here,
+      -- not by the first command ("device has no fp16 tensor compute").
+      if not ((d.peak.bf16 and d.gemm.bf16) or (d.peak.fp16 and d.gemm.fp16)) then
+        local _, from = cat:achievable(g)
+        error(string.format("field 'achievable.gemm' (%s): no bf16 or fp16 fraction with a "
+          .. "peak, the precision the commands compute in", from), 0)
+      end
+    end)
     if g.scaleup then
       -- The NVLink domain is the node of gpuplan.infer's TP topology.
       try(g, function()

@@ -331,6 +331,12 @@ function M.setup(a)
   if c.batch and c.concurrency then error("infer: give batch or concurrency, not both", 3) end
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
+  -- A request holds its prompt and its output in the model's context: past
+  -- max_seq the positions the model was trained on run out.
+  if model.max_seq and c.input + c.output > model.max_seq then
+    error(string.format("infer: input %d + output %d tokens exceed %s's context of %d tokens "
+      .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
+  end
   if a.runtime == nil then default("runtime=graphs") end
   -- The card's capacity (the rule every command uses) and the margin; the
   -- reserve and the margin come off it in the engine's memory model

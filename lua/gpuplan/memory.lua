@@ -165,10 +165,14 @@ end
 
 local shown = require("gpuplan.args").shown
 
+-- A count (GPUs, a parallel size, sequences, a rank): a whole number up to
+-- 2^24, the engine's bound on every count (engine/common.h GP_COUNT_MAX),
+-- the limit the message names.
+M.COUNT_MAX = 1 << 24
 local function posint(name, v, def)
   if v == nil then return def end
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
-    fail("%s must be a positive integer (got %s)", name, shown(v))
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.COUNT_MAX then
+    fail("%s must be a whole number 1..%d (got %s)", name, M.COUNT_MAX, shown(v))
   end
   return math.tointeger(v)
 end
@@ -369,7 +373,14 @@ function M.prepare(o, cmd, who)
     else
       cfg.seq = tokens("seq", o.seq) or dflt("seq", 2048)
     end
-    cfg.micro_batch = o.batch or o.micro_batch or dflt("batch", 1)
+    -- Sequences of a micro-batch: a count as above (2^31 gave an answer
+    -- 26 billion GiB short); a fraction is an average of uneven ones.
+    local mb = o.batch or o.micro_batch
+    if mb ~= nil and (type(mb) ~= "number" or mb ~= mb or mb <= 0 or mb > M.COUNT_MAX) then
+      fail("%s must be a number of sequences in (0, %d] (got %s)",
+        o.batch ~= nil and "batch" or "micro_batch", M.COUNT_MAX, shown(mb))
+    end
+    cfg.micro_batch = mb or dflt("batch", 1)
     cfg.microbatches = o.microbatches
     cfg.schedule = o.schedule
     cfg.recompute = o.recompute or dflt("recompute", "none")
@@ -467,7 +478,14 @@ function M.prepare(o, cmd, who)
         tostring(gpu.id))
     end
     -- A rank-0 adapter has no parameters: a given rank is a positive one.
+    -- And at most hidden: an adapter B A of a d_in x d_out weight has rank
+    -- at most min(d_in, d_out), and every adapted projection reads or
+    -- writes the hidden state; past it the adapter only adds parameters.
     local lora_rank = posint("lora_rank", o.lora_rank)
+    if lora_rank and model.hidden and lora_rank > model.hidden then
+      fail("lora_rank %d is above the model's hidden size %d (an adapter's rank is at most "
+        .. "its weight's smaller side)", lora_rank, model.hidden)
+    end
     local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
     if o.recipe then
       cfg.recipe = o.recipe

@@ -100,8 +100,9 @@ local NOT_RL = {
 
 local function posint(name, v, def)
   if v == nil then return def end
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v >= 2 ^ 31 then
-    fail("rl: %s must be a positive integer (got %s)", name, shown(v))
+  local max = require("gpuplan.memory").COUNT_MAX
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > max then
+    fail("rl: %s must be a whole number 1..%d (got %s)", name, max, shown(v))
   end
   return math.tointeger(v)
 end

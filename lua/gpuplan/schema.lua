@@ -278,7 +278,9 @@ M.gpu = T.record {
   achievable = achievable,
   scaleup = T.record { fabric = R(id()), domain = R(int { min = 1 }) },
   pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(int { min = 1, max = 32 }) },
-  tdp = T.unit("power"),
+  -- One card's board power: 0.3-1.2 kW today (a GB200 superchip is
+  -- 2.7 kW with its CPU); 100 kW is a rack, not a GPU.
+  tdp = T.unit("power", { max = 1e5, what = "at most 100 kW" }),
   sms = int { min = 1 },           -- streaming multiprocessors (GEMM wave model)
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),

@@ -76,8 +76,9 @@ local ONLY = args.set(M.ARGS)
 function M.wants(a)
   for k in pairs(ONLY) do
     local v = a[k]
-    if v ~= nil and v ~= false and not (k == "ep" and v == 1) and
-       not (k == "mtp" and v == 0) then
+    -- two_batch_overlap = false is a choice too (--no-two-batch-overlap),
+    -- which the serving model checks.
+    if v ~= nil and (v ~= false or k == "two_batch_overlap") and not (k == "ep" and v == 1) then
       return true
     end
   end
@@ -203,13 +204,32 @@ function M.setup(a)
     if a[k] ~= nil and not disagg then fail("infer: %s needs disagg = true", k) end
   end
   local pg = int_of(a, "prefill_gpus", 1) or 0
+  -- Options that change nothing where they were given are errors, not
+  -- silence: two pools need their GPUs stated, the overlap hides the
+  -- experts' all-to-all (none without EP), DP attention splits an
+  -- instance of several GPUs.
+  if disagg and a.gpus == nil and a.prefill_gpus == nil then
+    fail("infer: disagg needs gpus: the prefill and decode pools together (at least %d)",
+      ptp + tp)
+  end
+  if a.two_batch_overlap ~= nil and ep == 1 and not (disagg and pep > 1) then
+    fail("infer: two_batch_overlap applies with expert parallelism (ep > 1): it hides the "
+      .. "experts' all-to-all")
+  end
+  if dp and tp == 1 and ep == 1 then
+    fail("infer: dp_attention needs an instance of more than one GPU (tp or ep > 1); on one "
+      .. "GPU attention is whole already")
+  end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
   local a2a = a.a2a or "deepep"
   if a2a ~= "deepep" and a2a ~= "nccl" then
     fail("infer: a2a must be 'deepep' or 'nccl' (got %s)", shown(a.a2a))
   end
-  local mtp = int_of(a, "mtp", 0) or 0
+  local mtp = int_of(a, "mtp", 1) or 0
   local acc = num_of(a, "acceptance", 0, 1)
+  if acc ~= nil and mtp == 0 then
+    fail("infer: acceptance is the MTP drafts' acceptance: it needs mtp (draft tokens per step)")
+  end
   if mtp > 0 and acc == nil then default("acceptance=0.85 (DeepSeek-V3: 85-90%)") end
   if mtp > 0 and (model.mtp_layers or 0) == 0 then
     fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,

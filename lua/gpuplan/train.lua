@@ -210,8 +210,13 @@ function M.setup(o, sweep)
     default(string.format("global_batch=%d (%s)", gb, p.method == "pretrain" and
       "about 4M tokens per step" or "128 sequences per step"))
   end
-  if math.type(gb) ~= "integer" and not (type(gb) == "number" and gb == math.floor(gb)) then
-    fail("train: global_batch must be a whole number of sequences (got %s)", args.shown(gb))
+  -- At most 2^24 sequences, the engine's count bound: the largest
+  -- published steps are ~16,000 sequences (4M tokens of 256), and 2^40
+  -- gave a 1e11 s step.
+  local gb_max = require("gpuplan.memory").COUNT_MAX
+  if type(gb) ~= "number" or gb ~= math.floor(gb) or gb < 1 or gb > gb_max then
+    fail("train: global_batch must be a whole number of sequences, 1..%d (got %s)", gb_max,
+      args.shown(gb))
   end
   if not sweep and (gb < per or gb % per ~= 0) then
     fail("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,

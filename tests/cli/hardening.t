@@ -221,7 +221,7 @@ local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm",
 LUA
 ($c, $o, $e) = run_gp('run', "$tmp/misuse.lua");
 is($c, 1, 'a script\'s misuse exits 1');
-is($e, "gpuplan: $tmp/misuse.lua:2: gpus must be a positive integer (got string '8')\n",
+is($e, "gpuplan: $tmp/misuse.lua:2: gpus must be a whole number 1..16777216 (got string '8')\n",
    'one line naming the script\'s line, no traceback');
 write_file("$tmp/sweep.lua", "require('gpuplan.comm').sweep{op = 'all_reduce', system = 'dgx-h100', min = 8, max = 64, factor = 1}\n");
 ($c, $o, $e) = run_gp('run', "$tmp/sweep.lua");
@@ -577,5 +577,53 @@ LUA
              '... naming it');
     }
 }
+
+# --- 16. Issue 19.15: leftovers -- each an error naming the input.
+for my $t (
+    # Llama 3 8B's context is 8192 tokens (max_seq).
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'], 1,
+     qr/^gpuplan: infer: input 100000 \+ output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
+    # 2^40 sequences a step: a 1e11 s step before; counts stop at 2^24.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
+     qr/^gpuplan: train: global_batch must be a whole number of sequences, 1\.\.16777216 \(got 1099511627776\)$/],
+    [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '2147483648'], 1,
+     qr/^gpuplan: batch must be a number of sequences in \(0, 16777216\] \(got 2147483648\)$/],
+    [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '2147483648'], 1,
+     qr/^gpuplan: batch must be a whole number 1\.\.16777216 \(got 2147483648\)$/],
+    [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
+     qr/^gpuplan: lora_rank 100000 is above the model's hidden size 4096/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
+     qr/^gpuplan: infer: disagg needs gpus: the prefill and decode pools together \(at least 2\)$/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
+     qr/^gpuplan: infer: mtp must be an integer >= 1 \(got 0\)$/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
+     qr/^gpuplan: infer: acceptance is the MTP drafts' acceptance: it needs mtp/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
+     qr/^gpuplan: infer: dp_attention needs an instance of more than one GPU/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 1,
+     qr/^gpuplan: infer: two_batch_overlap applies with expert parallelism \(ep > 1\)/],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 1,
+     qr/^gpuplan: infer: two_batch_overlap applies with expert parallelism \(ep > 1\)/],
+    ) {
+    my ($args, $code, $re) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    my $name = join(' ', @$args[0 .. 1], @$args[4 .. $#$args]);
+    is($c, $code, "$name: exit $code");
+    like($e, $re, "$name: names the input and its limit");
+}
+# The catalog refuses what a command would: a GPU whose achievable has no
+# 16-bit GEMM fraction (infer said "device has no fp16 tensor compute"), a
+# TDP of 1e300 kW, hidden not divisible by heads, a patch wider than the
+# image -- each at its file:line (tests/fixtures/catalog/semantic, lines
+# 40-43, through section 5's replay).
+my $lo = "$tmp/leftover";
+make_path($lo);
+write_file("$lo/a.lua", "gpu { id = 'no-gemm', name = 'x', vendor = 'T', arch = 'hopper', memory = GiB(80), "
+    . "mem_bw = '3TB/s', peak = { bf16 = '900TFLOPS' }, source = 't', "
+    . "achievable = { hbm = 0.8, reason = 't', source = 't' } }\n");
+($c, $o, $e) = run_gp('catalog', 'check', $lo);
+is($c, 1, 'catalog check of a GPU without a 16-bit GEMM fraction: exit 1');
+like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): no bf16 or fp16 fraction/m,
+     'refused at its line, as infer would');
 
 done_testing();

@@ -186,7 +186,9 @@ ok(!-e "$ro/r.svg", 'no chart written');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--margin', '1.5');
 is($c, 2, 'infer --margin out of range is a usage error');
 like($e, qr/--margin must be in \[0, 1\)/, '... and says the range');
-($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'rtx-4090', '--offload',
+# Llama 3.1 70B: 80 layers and a 128k context, so 100,000 prompt tokens
+# are a request it takes (Llama 2's 4096 refuses them).
+($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'rtx-4090', '--offload',
                       '--input', '100000', '--output', '256');
 like($o, qr/^does not fit: offloading (\d+) of 80 layers needs/m, 'offload counts layers of 80');
 ok($o =~ /offloading (\d+) of 80/ && $1 <= 80, '... never more than 80');

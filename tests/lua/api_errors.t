@@ -19,8 +19,8 @@ local function check(fn, want, name)
 end
 
 local M7, H = "llama2-7b", "h100-sxm"
-check(function() gp.memory { model = M7, gpu = H, gpus = "8" } end, "gpus must be a positive integer (got string '8')", "memory: gpus a string")
-check(function() gp.memory { model = M7, gpu = H, tp = 0 } end, "tp must be a positive integer (got 0)", "memory: tp 0")
+check(function() gp.memory { model = M7, gpu = H, gpus = "8" } end, "gpus must be a whole number 1..16777216 (got string '8')", "memory: gpus a string")
+check(function() gp.memory { model = M7, gpu = H, tp = 0 } end, "tp must be a whole number 1..16777216 (got 0)", "memory: tp 0")
 check(function() gp.memory { model = M7, gpu = H, method = "sft" } end, "unknown method 'sft'", "memory: unknown method")
 check(function() gp.memory { model = M7, gpu = H, tp_size = 2 } end, "memory: unknown option 'tp_size'", "memory: misspelt option")
 check(function() gp.memory { model = M7, gpu = H, seq = 1e15 } end, "seq must be a whole number of tokens, 1..16777216 (got 1e+15)", "memory: seq 1e15")
@@ -124,7 +124,7 @@ t.is(math.type(gl[1]), "float", "the script's own list is left as it was")
 -- 'parameters' partition searched with an absolute 1e-3 step, below the
 -- spacing of doubles past ~4.5e12 parameters, and never ended.  A model
 -- of hidden 2^20 over 70 layers has 70 x 12 x 2^40 = 9.2e14 parameters.
-local big = { layers = 70, hidden = 2 ^ 20, heads = 112, kv_heads = 112, ffn_hidden = 4096,
+local big = { layers = 70, hidden = 2 ^ 20, heads = 128, kv_heads = 128, ffn_hidden = 4096,
               vocab = 250880, tied_embeddings = true }
 local r = gp.memory { model = big, capacity = 80e9, gpus = 384, tp = 4, pp = 12, zero = 1,
                       method = "pretrain", stack = "deepspeed", partition = "parameters" }

@@ -414,11 +414,11 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, tp_size = 
 -- context hold no KV; a 0-byte KV element is no dtype; fsdp = "yes" is not
 -- the boolean it reads as.
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora", lora_rank = 0 } end,
-  "lora_rank must be a positive integer (got 0)", "lora_rank 0 refused", true)
+  "lora_rank must be a whole number 1..16777216 (got 0)", "lora_rank 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora", lora_rank = -4 } end,
-  "lora_rank must be a positive integer (got -4)", "negative lora_rank refused", true)
+  "lora_rank must be a whole number 1..16777216 (got -4)", "negative lora_rank refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", concurrency = 0 } end,
-  "concurrency must be a positive integer (got 0)", "infer concurrency 0 refused", true)
+  "concurrency must be a whole number 1..16777216 (got 0)", "infer concurrency 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", ctx = 0 } end,
   "ctx must be a whole number of tokens, 1..16777216 (got 0)", "infer ctx 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 0 } end,
@@ -428,9 +428,9 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, fsdp = "yes" } end,
   "fsdp must be a boolean (got string)", "fsdp type checked", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 0 / 0 } end,
-  "gpus must be a positive integer (got NaN)", "NaN gpus named, one spelling", true)
+  "gpus must be a whole number 1..16777216 (got NaN)", "NaN gpus named, one spelling", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = "8" } end,
-  "gpus must be a positive integer (got string '8')", "string gpus says it is a string", true)
+  "gpus must be a whole number 1..16777216 (got string '8')", "string gpus says it is a string", true)
 
 -- Encoder-decoder: enc_seq is the encoder's length (seq the decoder's); T5's
 -- position-bias attention runs unfused unless flash is asked for.
