@@ -166,13 +166,24 @@ local function classify(e)
   return oneline(first or s), 1, rest
 end
 
+-- The usage lines of a command's help: its first paragraph (the lines up
+-- to the first blank one), what a usage error shows instead of the whole
+-- help.
+function M.usage_lines(usage_text)
+  return (usage_text .. "\n\n"):match("^(.-)\n%s*\n")
+end
+
 -- Diagnostics follow the data written so far, also when both streams go
--- to one pipe: stdout is flushed before anything goes to stderr.
-local function report_error(e, usage_text)
+-- to one pipe: stdout is flushed before anything goes to stderr.  A usage
+-- error (exit 2) adds the command's usage lines and where its help is.
+local function report_error(e, usage_text, name)
   local msg, code, tb = classify(e)
   io.stdout:flush()
   io.stderr:write("gpuplan: ", msg, "\n")
-  if code == 2 and usage_text then io.stderr:write(usage_text, "\n") end
+  if code == 2 and usage_text then
+    io.stderr:write(M.usage_lines(usage_text), "\n",
+      string.format("see 'gpuplan %s --help'\n", name or "COMMAND"))
+  end
   if tb and os.getenv("GPUPLAN_DEBUG") then io.stderr:write(tb, "\n") end
   return code
 end
@@ -306,7 +317,7 @@ local function dispatch(argv)
     error(M.usage(string.format("unknown command '%s' (see 'gpuplan --help')", name)), 0)
   end
   local ok, opts, args = pcall(M.parse, name, mod.options or {}, argv, 2, mod.hint)
-  if not ok then return report_error(opts, mod.usage) end
+  if not ok then return report_error(opts, mod.usage, name) end
   if opts.help then
     io.stdout:write(mod.usage or ("usage: gpuplan " .. name), "\n")
     return 0
@@ -315,7 +326,7 @@ local function dispatch(argv)
     if type(m) == "table" then return m end
     return debug.traceback(tostring(m), 2)
   end, opts, args)
-  if not rok then return report_error(res, mod.usage) end
+  if not rok then return report_error(res, mod.usage, name) end
   return exit_status(res, "command '" .. name .. "'")
 end
 

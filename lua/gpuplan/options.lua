@@ -872,6 +872,19 @@ function M.hint(cmd, key, side)
     end
   end
   if best then return " (did you mean " .. shown(best) .. "?)" end
+  -- An abbreviation or a longer spelling: the option's name begins one
+  -- of the key's words (seq in sequence_len, kv in kv_cache_dtype)
+  -- or is whole words of it (global_batch in global_batch_tokens); the
+  -- longest such name (gpus over gpu in num_gpus).
+  local words = "_" .. k .. "_"
+  for _, o in ipairs(D) do
+    local n = o.name
+    if #n >= 2 and M.takes(cmd, n, side) and (best == nil or #n > #best)
+       and (words:find("_" .. n, 1, true)) then
+      best = n
+    end
+  end
+  if best then return " (did you mean " .. shown(best) .. "?)" end
   return ""
 end
 

@@ -22,6 +22,20 @@ like($e, qr/^gpuplan: unknown command 'frobnicate'/, 'unknown command named');
 is($c, 2, 'unknown option exits 2');
 like($e, qr/catalog: unknown option '--bogus'/, 'unknown option named');
 
+# A usage error is the error, the command's usage lines and where its help
+# is -- not the whole help (train's is over 100 lines).
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--sequence-len', '4096');
+is($c, 2, 'train: an unknown option exits 2');
+is($e, "gpuplan: train: unknown option '--sequence-len' (did you mean '--seq'?)\n"
+     . "usage: gpuplan train MODEL --gpu ID --gpus N [options]\n"
+     . "see 'gpuplan train --help'\n", 'train: the error, the usage line, where the help is');
+is($o, '', 'train: nothing on stdout');
+($c, $o, $e) = run_gp('catalog', 'show');
+is($c, 2, 'catalog show without an ID exits 2');
+is((split /\n/, $e)[-1], "see 'gpuplan catalog --help'", 'catalog: the usage lines, then the pointer');
+like($e, qr/^usage: gpuplan catalog list .*\n\s+gpuplan catalog show ID/m, 'catalog: every usage line');
+ok(scalar(split /\n/, $e) <= 8, 'catalog: a few lines, not the help');
+
 ($c, $o, $e) = run_gp('catalog', 'list', '--format', 'xml');
 is($c, 2, 'bad --format exits 2');
 like($e, qr/--format' expects text, markdown, csv or json, got 'xml'/, 'bad format value quoted');

@@ -129,6 +129,18 @@ t.raises(function() gp.rl(with { pormpts = 8 }) end,
   "rl: unknown option 'pormpts' (did you mean 'prompts'?)", "a near miss", true)
 t.raises(function() gp.memory(with { reccompute = "full" }) end,
   "memory: unknown option 'reccompute' (did you mean 'recompute'?)", "an extra letter", true)
+-- An abbreviation that begins a word of the key (24.6: sequence_len was
+-- nine edits from seq, so nothing was said), or a name that is whole words
+-- of it; the longest such name.
+t.raises(function() gp.train(with { sequence_len = 4096 }) end,
+  "train: unknown option 'sequence_len' (did you mean 'seq'?)", "sequence_len -> seq", true)
+t.raises(function() gp.infer(with { kv_cache_dtype = "fp8" }) end,
+  "infer: unknown argument 'kv_cache_dtype' (did you mean 'kv'?)", "kv_cache_dtype -> kv", true)
+t.raises(function() gp.sweep(with { global_batch_tokens = 4 }) end,
+  "sweep: unknown option 'global_batch_tokens' (did you mean 'global_batch'?)",
+  "whole words: global_batch_tokens -> global_batch", true)
+t.raises(function() gp.train(with { total_gpus = 8 }) end,
+  "train: unknown option 'total_gpus' (did you mean 'gpus'?)", "the longest: gpus, not gpu", true)
 -- Three edits away is no suggestion; nor is a one-letter key ("x" is two
 -- edits from tp, pp, kv ...).
 t.raises(function() gp.memory(with { recmptx = "full" }) end,
@@ -157,6 +169,8 @@ t.is(cli_error("fit", { "--sequence-parallel" }),
   "fit: unknown option '--sequence-parallel' (did you mean '--sp'?)", "fit: --sp")
 t.is(cli_error("plan", { "--tp", "8" }),
   "plan: unknown option '--tp' (did you mean '--tp-max'?)", "plan: --tp -> --tp-max")
+t.is(cli_error("train", { "--sequence-len", "4096" }),
+  "train: unknown option '--sequence-len' (did you mean '--seq'?)", "train: --sequence-len -> --seq")
 t.is(cli_error("fit", { "--tokens", "2e12" }),
   "fit: unknown option '--tokens' (an option of gpuplan train and plan)",
   "fit: an option of other commands")
