@@ -45,9 +45,13 @@ function M.dash(i) return dashes[(i - 1) % #dashes + 1] or nil end
 local FONT = 12          -- px, tick labels and point names
 local CHAR_W = 0.6       -- average glyph width / font size (sans-serif)
 
+-- Text as XML takes it: the five markup characters escaped, and the C0
+-- controls but tab, newline and return -- which XML 1.0 forbids even as
+-- character references -- shown as U+FFFD (a script's label with an ESC
+-- made the chart not well-formed).
 local function esc(s)
   return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")
-                     :gsub('"', "&quot;"))
+                     :gsub('"', "&quot;"):gsub("[%z\1-\8\11\12\14-\31]", "\239\191\189"))
 end
 
 local function fmtnum(v)

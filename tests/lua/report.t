@@ -84,4 +84,15 @@ t.is(report.json { 0.1, 1 / 3, 2 ^ 53, 2 ^ 63, 1e300, 1e-7, -0.0 },
   "json: round-trip numbers")
 t.is(report.json("bad\255utf8"), "\"bad\239\191\189utf8\"", "json: invalid UTF-8 becomes U+FFFD")
 t.is(report.json { a = { 0 / 0, 1 / 0 } }, "{\"a\":[null,null]}", "json: nested non-finite numbers are null")
+
+-- SVG text is XML 1.0 text (issue 19.12): an ESC, a NUL or a ^A in a title,
+-- an axis or a series name become U+FFFD; tab and newline stay.  Without
+-- it the chart was not well-formed ("PCDATA invalid Char value 27").
+local plot = require("gpuplan.svg").plot { title = "a\27[31mb\0c\td", x = { label = "x\1" },
+                                           y = { label = "y" } }
+plot:line({ { 1, 1 }, { 2, 2 } }, { name = "s\27x" })
+local chart = plot:render()
+t.ok(not chart:find("[%z\1-\8\11\12\14-\31]"), "svg: no C0 control but tab, newline, return")
+t.ok(chart:find("a\239\191\189[31mb\239\191\189c\td", 1, true) ~= nil,
+  "svg: the title's ESC and NUL shown as U+FFFD, its tab kept")
 t.done_testing()
