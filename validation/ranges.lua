@@ -23,8 +23,9 @@ return {
         gen = { "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 21, lo = 0.929, hi = 1.343 },
-        ["stack=graphs"] = { cases = 20, lo = 0.929, hi = 1.343 },
+        [""] = { cases = 22, lo = 0.929, hi = 1.343 },
+        ["stack=graphs"] = { cases = 21, lo = 0.929, hi = 1.343 },
+        ["stack=graphs/moe=dense"] = { cases = 8, lo = 0.745, hi = 1.153 },
         ["stack=graphs/moe=moe"] = { cases = 13, lo = 0.929, hi = 1.392 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 12, lo = 0.960, hi = 1.392 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 10, lo = 0.960, hi = 1.392 },
