@@ -24,6 +24,7 @@
 -- --format csv prints one table (a `section` column and the union of the
 -- sections' columns); json one array of sections.
 local gp = require "gpuplan"
+local ranges = gp.ranges
 local cat = gp.catalog()
 
 -- The buyer's currency when --currency is not given: GPUPLAN_CURRENCY,
@@ -143,16 +144,23 @@ local function price_opt(id)
   if q.converted then converted_from[q.entry.price.currency] = true end
   return q.amount, q
 end
-local function money(x)
+-- A value with its 80% range (gpuplan.ranges: lo, hi, or nil) in the
+-- value's unit: "38.5 days (33.1-45.0)", "1.21M USD (1.10M-1.62M)".
+local function money(x, lo, hi)
   if not x then return "-" end
-  if x >= 1e6 then return string.format("%.2fM %s", x / 1e6, opt.currency) end
-  if x >= 1e3 then return string.format("%.1fk %s", x / 1e3, opt.currency) end
-  return string.format("%.0f %s", x, opt.currency)
+  local d, f = 1, "%.0f"
+  if x >= 1e6 then d, f = 1e6, "%.2fM" elseif x >= 1e3 then d, f = 1e3, "%.1fk" end
+  local s = string.format(f .. " %s", x / d, opt.currency)
+  if not lo then return s end
+  return string.format("%s (" .. f .. "-" .. f .. ")", s, lo / d, hi / d)
 end
-local function days(d)
-  if not d then return "-" end
-  if d < 1 then return string.format("%.1f h", d * 24) end
-  return string.format("%.1f days", d)
+local function days(x, lo, hi)
+  if not x then return "-" end
+  local m, f = 1, "%.1f days"
+  if x < 1 then m, f = 24, "%.1f h" end
+  local s = string.format(f, x * m)
+  if not lo then return s end
+  return string.format("%s (%.1f-%.1f)", s, lo * m, hi * m)
 end
 local function why_lost(best, second)
   if not second then return "no other card runs it" end
@@ -184,6 +192,8 @@ local function train_job(o, cards, counts)
       local c = r.results[1]
       per[#per + 1] = { label = string.format("%d x %s", c.gpus, id), layout = c.layout,
                         time = c.days, cost = c.cost, mfu = c.mfu, q = q,
+                        time_text = days(c.days, c.days_lo, c.days_hi),
+                        cost_text = money(c.cost, c.cost_lo, c.cost_hi),
                         defaults = r.defaults }
     end
     ::next::
@@ -250,7 +260,10 @@ do
         best = { label = string.format("16 x %s", id),
                  layout = colo and "colocated" or string.format("rollout %d + train %d",
                    r.pools.rollout.gpus, r.pools.train.gpus),
-                 time = r.hours / 24, cost = r.cost }
+                 time = r.hours / 24, cost = r.cost,
+                 time_text = days(r.hours / 24, r.hours_lo and r.hours_lo / 24,
+                                  r.hours_hi and r.hours_hi / 24),
+                 cost_text = money(r.cost, r.cost_lo, r.cost_hi) }
       end
     end
     if best then per[#per + 1] = best end
@@ -282,8 +295,8 @@ do
                         time_text = string.format("%.0f tok/s a user alone, %.0f at 32",
                           one.stream_tokens_per_s, many.stream_tokens_per_s),
                         cost = many.cost_per_mtok,
-                        cost_text = string.format("%.2f %s / 1M tokens", many.cost_per_mtok,
-                          opt.currency),
+                        cost_text = string.format("%s / 1M tokens",
+                          ranges.text(many, "cost_per_mtok", "%.2f", opt.currency)),
                         note = string.format("%.0f tok/s a user at 32", many.stream_tokens_per_s) }
     end
   end
@@ -308,8 +321,8 @@ do
                         time_text = string.format("%.0f tok/s, ITL %.0f ms", r.tokens_per_s,
                           r.itl_s * 1e3),
                         cost = r.cost_per_mtok,
-                        cost_text = string.format("%.3f %s / 1M tokens", r.cost_per_mtok,
-                          opt.currency),
+                        cost_text = string.format("%s / 1M tokens",
+                          ranges.text(r, "cost_per_mtok", "%.3f", opt.currency)),
                         note = string.format("%d GPUs", r.gpus) }
     end
   end

@@ -417,7 +417,8 @@ end
 -- disagg, mtp, ...: gpuplan.serve) take the MoE serving model.
 function M.infer(a)
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
-    return require("gpuplan.serve").infer(a)
+    -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
+    return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end
   local model, d, c, info = M.setup(a)
   local ok, r = pcall(core().infer, model, d, c)
@@ -442,6 +443,8 @@ function M.infer(a)
     out.tokens_per_s_per_dollar_hour = r.tokens_per_s_per_price
     out.ops, out.prefill_ops = op_rows(r.decode), op_rows(r.prefill)
     out.decode, out.prefill = r.decode, r.prefill
+    require("gpuplan.ranges").apply("infer", { model = model, gpu = info.gpu,
+      runtime = a.runtime }, out)
   end
   return out
 end

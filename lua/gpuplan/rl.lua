@@ -401,7 +401,9 @@ run = function(o)
       if cfg.price then out.cost = n * r.cost_step end
     end
   end
-  return out
+  -- The 80% ranges of the step, throughput, hours and cost (gpuplan.ranges).
+  return require("gpuplan.ranges").apply("rl", { model = model, gpu = gpu,
+    gpus_per_node = s.topo.gpus_per_node, fsdp = cfg.fsdp }, out)
 end
 
 -- Colocated against disaggregated for one job (the guide's GRPO scenario):

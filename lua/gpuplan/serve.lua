@@ -394,11 +394,14 @@ function M.plan(a)
     local r = require("gpuplan.infer").infer(
       (function() local x = {} for k, v in pairs(b) do x[k] = v end
         x.gpus, x.batch = g.gpus, g.batch; return x end)())
-    return { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
-             layout = string.format("TP%d", r.tp), batch = g.batch,
-             tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_s,
-             ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
-             result = r }
+    -- The 80% ranges: the chosen deployment's own (gpuplan.ranges).
+    return require("gpuplan.ranges").apply("infer", { model = model, gpu = b.gpu, tp = r.tp,
+      pp = r.pp, gpus = g.gpus, runtime = b.runtime },
+      { gpus = g.gpus, decode_gpus = g.gpus, prefill_gpus = 0, disagg = false,
+        layout = string.format("TP%d", r.tp), batch = g.batch,
+        tokens_per_s = r.tokens_per_s, per_gpu = r.per_gpu, itl_s = r.itl_s,
+        ttft_s = r.ttft_s, cost_per_mtok = r.cost_per_mtok, currency = r.currency,
+        result = r })
   end
   b.batch = nil
   local m, d, s, info = M.setup(b)
@@ -414,11 +417,13 @@ function M.plan(a)
                   dp_attention = r.prefill.dp_attention, tbo = r.prefill.tbo }
   end
   local out = M.result(r, m, d, s, info)
-  return { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
-           disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
-           batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
-           itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
-           currency = out.currency, result = out }
+  return require("gpuplan.ranges").apply("infer", { model = m, gpu = d.id, tp = out.tp,
+    ep = out.ep, gpus = p.gpus, runtime = b.runtime },
+    { gpus = p.gpus, decode_gpus = out.decode_gpus, prefill_gpus = out.prefill_gpus,
+      disagg = p.disagg, layout = out.layout, prefill_layout = out.prefill_layout,
+      batch = out.batch, tokens_per_s = out.tokens_per_s, per_gpu = out.per_gpu,
+      itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
+      currency = out.currency, result = out })
 end
 M.infer_plan = M.plan
 

@@ -12,6 +12,9 @@
 --   p:points({{x, y, "name"}, ...}, { label = "decode ops", color = "#d62728",
 --                                     shape = "circle" | "square" })
 --   p:text(x, y, "ridge 295", { color = "#555", anchor = "start" })   -- data coords
+--   p:ranges({{x, y, xlo, xhi, ylo, yhi}, ...}, { label = "80% range" })
+--                             -- error bars: x from xlo to xhi at y, y from
+--                             -- ylo to yhi at x (either pair may be nil)
 --   local s = p:render()      -- the SVG document as a string
 --   p:write("out.svg")        -- whole or nothing (gpuplan.files.write)
 --
@@ -91,11 +94,19 @@ local function add_series(p, kind, pts, o)
   local s = { kind = kind, pts = {}, label = o.label, color = o.color
               or palette[(#p.series % #palette) + 1], dash = o.dash,
               width = o.width or 2, shape = o.shape or "circle" }
+  local function ok(v, log) return type(v) == "number" and v == v and (not log or v > 0) end
   for _, q in ipairs(pts) do
     local x, y = q[1] or q.x, q[2] or q.y
-    if type(x) == "number" and type(y) == "number" and x == x and y == y
-       and (not p.xlog or x > 0) and (not p.ylog or y > 0) then
-      s.pts[#s.pts + 1] = { x, y, q[3] or q.name }
+    if ok(x, p.xlog) and ok(y, p.ylog) then
+      if kind == "ranges" then
+        -- The bars' ends, each pair kept only whole and valid.
+        local xlo, xhi, ylo, yhi = q[3], q[4], q[5], q[6]
+        if not (ok(xlo, p.xlog) and ok(xhi, p.xlog)) then xlo, xhi = nil, nil end
+        if not (ok(ylo, p.ylog) and ok(yhi, p.ylog)) then ylo, yhi = nil, nil end
+        s.pts[#s.pts + 1] = { x, y, nil, xlo, xhi, ylo, yhi }
+      else
+        s.pts[#s.pts + 1] = { x, y, q[3] or q.name }
+      end
     end
   end
   p.series[#p.series + 1] = s
@@ -104,6 +115,7 @@ end
 
 function Plot:line(pts, o) return add_series(self, "line", pts, o) end
 function Plot:points(pts, o) return add_series(self, "points", pts, o) end
+function Plot:ranges(pts, o) return add_series(self, "ranges", pts, o) end
 function Plot:text(x, y, s, o)
   o = o or {}
   self.texts[#self.texts + 1] = { x = x, y = y, s = s, color = o.color or "#444",
@@ -124,6 +136,9 @@ local function range(p, axis)
   for _, s in ipairs(p.series) do
     for _, q in ipairs(s.pts) do
       dlo, dhi = math.min(dlo, q[i]), math.max(dhi, q[i])
+      -- a range's ends (q[4], q[5] on x; q[6], q[7] on y) are drawn too
+      local a = q[2 + 2 * i]
+      if a then dlo, dhi = math.min(dlo, a), math.max(dhi, q[3 + 2 * i]) end
     end
   end
   if dlo == math.huge then dlo, dhi = 1, 10 end
@@ -256,6 +271,22 @@ function Plot:render()
     end
   end
   for _, s in ipairs(self.series) do
+    if s.kind == "ranges" then
+      -- error bars with 6 px caps, under the points they belong to
+      for _, q in ipairs(s.pts) do
+        local X, Y = fx(q[1]), fy(q[2])
+        local function bar(ax, ay, bx, by, cx, cy)
+          w('<path d="M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f M%.1f,%.1f L%.1f,%.1f" '
+            .. 'fill="none" stroke="%s" stroke-width="%s"/>', ax, ay, bx, by,
+            ax - cx, ay - cy, ax + cx, ay + cy, bx - cx, by - cy, bx + cx, by + cy,
+            s.color, s.width)
+        end
+        if q[4] then bar(fx(q[4]), Y, fx(q[5]), Y, 0, 3) end
+        if q[6] then bar(X, fy(q[6]), X, fy(q[7]), 3, 0) end
+      end
+    end
+  end
+  for _, s in ipairs(self.series) do
     if s.kind == "points" then
       for _, q in ipairs(s.pts) do
         local X, Y = fx(q[1]), fy(q[2])
@@ -290,7 +321,7 @@ function Plot:render()
       lx, ly, lw + 40, lh)
     for i, s in ipairs(items) do
       local Y = ly + 4 + i * 18 - 5
-      if s.kind == "line" then
+      if s.kind == "line" or s.kind == "ranges" then
         w('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%s"%s/>', lx + 6, Y - 4,
           lx + 28, Y - 4, s.color, s.width, s.dash and (' stroke-dasharray="' .. s.dash .. '"') or "")
       else

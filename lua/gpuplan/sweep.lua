@@ -509,6 +509,9 @@ function M.sweep(o)
     c.score, c._s, c.policy_score = c._s, nil, nil
     c.layout = M.label(c)
     M.name_fields(c)
+    -- The 80% ranges of the few results returned, never of each layout
+    -- the search priced (gpuplan.ranges).
+    require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
     -- Scaling efficiency: tokens/s per GPU here against the same layout on
     -- one node (or one model replica, when that is larger).  Below 0.6 the
     -- guides advise changing the layout or the cards; the result says so.

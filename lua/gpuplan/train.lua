@@ -359,7 +359,9 @@ function M.train(o)
     out.scaling = { gpus = dp1 * rep, tokens_per_s_gpu = r1.tokens_per_s_gpu,
                     efficiency = r.tokens_per_s_gpu / r1.tokens_per_s_gpu }
   end
-  return out
+  -- The 80% ranges of the step, throughput, days and cost (gpuplan.ranges).
+  return require("gpuplan.ranges").apply("train", { model = model, gpu = gpu,
+    gpus_per_node = topo.gpus_per_node, fsdp = cfg.fsdp }, out)
 end
 
 -- gp.train_job{...}: the job of gp.train resolved once -- the model, the

@@ -10,8 +10,10 @@ my ($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '
 is($c, 0, 'infer exits 0');
 like($o, qr/^llama3-70b on 2 x h100-sxm \(tp 2, pp 1\), fp8 weights, bf16 KV, in 2048 \/ out 256$/m, 'title');
 like($o, qr/^batch per replica\s+64 \(x 1 replicas\)$/m, 'batch from concurrency');
-like($o, qr/^ITL at batch\s+\d+\.\d\d ms$/m, 'ITL in ms');
-like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD$/m, 'cost per token');
+like($o, qr/^ITL at batch\s+\d+\.\d\d ms \(\d+\.\d\d-\d+\.\d\d\)$/m, 'ITL in ms, with its 80% range');
+like($o, qr/^cost per 1M output tokens\s+\d+\.\d+ USD \(\d+\.\d+-\d+\.\d+\)$/m, 'cost per token, with its range');
+like($o, qr/^ranges\s+where 80% of published runs like this landed \(\d+ cases: stack=graphs\S*\)$/m,
+     'where the ranges come from');
 is($e, '', 'nothing on stderr');
 
 ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'h200-sxm', '--batch', '1', '--input', '1',

@@ -18,6 +18,11 @@ my ($c, $o, $e) = run_gp('plan', @job);
 is($c, 0, 'plan exits 0') or diag $e;
 like($o, qr/^llama3-70b: best layouts by cheapest, deadline 30d$/m, 'title: policy and deadline');
 my @rows = grep { /^(h100-sxm|h800-sxm|b200)\s+\d+\s/ } split /\n/, $o;
+# Each answer with its 80% range (gpuplan.ranges): step, days and cost.
+my $ranged = grep { /\s[\d.]+ \([\d.]+-[\d.]+\)\s+[\d.]+\s+[\d.]+ \([\d.]+-[\d.]+\)\s+\d+ \(\d+-\d+\)\s+USD/ } @rows;
+is($ranged, scalar(@rows), 'every row: step, days and cost with their ranges');
+like($o, qr/^ranges \(best layout\): where 80% of published runs like this landed \(\d+ cases: stack=megatron\S*\)$/m,
+     'where the ranges come from');
 is(scalar @rows, 5, 'five layouts');
 my @days = map { (split /\s{2,}/)[5] } @rows;
 my @cost = map { (split /\s{2,}/)[6] } @rows;
@@ -99,6 +104,11 @@ my $pareto = $read->("$dir/p-pareto.svg");
 like($pareto, qr/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" /, 'the Pareto plot is an SVG');
 like($pareto, qr/>Pareto front</, 'it draws the front');
 like($pareto, qr/>deadline 30d</, 'and the deadline');
+# The best layouts' 80% ranges as bars: a bar on each axis per layout, each
+# one path of three strokes (the bar and its two caps).
+like($pareto, qr/>80% range, best 5</, 'the ranges in the legend');
+is(scalar(() = $pareto =~ /<path d="M[\d.]+,[\d.]+ L[\d.]+,[\d.]+ M[^"]* M[^"]*" fill="none" stroke="#555"/g), 10,
+   'two bars (days, cost) for each of the 5 best layouts');
 my $mem = $read->("$dir/p-memory.svg");
 is(scalar(() = $mem =~ /<text [^>]*text-anchor="end">#\d /g), 5, 'memory: a bar per layout');
 like($mem, qr/>budget [\d.]+ GiB</, 'memory: the budget line');
@@ -112,6 +122,7 @@ like($o, qr/^<!DOCTYPE html>/, 'a page');
 is(scalar(() = $o =~ /<svg /g), 3, 'three plots inline');
 unlike($o, qr/<script|<link |src=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, no link, nothing fetched');
 like($o, qr/<td class="l">h100-sxm<\/td>/, 'the table of layouts');
+like($o, qr/<td>[\d.]+ \([\d.]+-[\d.]+\)<\/td>/, 'with the ranges');
 SKIP: {
     skip 'chromium is not installed', 1 unless system('sh', '-c', 'command -v chromium >/dev/null') == 0;
     write_file("$dir/plan.html", $o);
@@ -129,6 +140,20 @@ SKIP: {
     my $tty = `GPUPLAN_PROGRESS_DELAY=0 script -qec '$gp plan llama3-8b --gpu h100-sxm --gpus 8 --micro-batch 1,2,4,8' /dev/null 2>&1`;
     like($tty, qr/searching h100-sxm \[#+\.*\]\s+\d+%/, 'a terminal: the bar');
 }
+
+# A coin flip: the fastest two layouts of Llama 3 8B on 8 cards, TP2 DP4
+# against TP2 PP2 DP2 (4.5% apart), draw their ranges from different
+# regimes (tensor parallel, pooled to stack=megatron/moe=dense; pipeline,
+# stack=megatron/moe=dense/style=pipeline), each range holds the other's
+# days: the record cannot rank them, and plan says so.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpus', '8', '--gpu', 'h100-sxm,h800-sxm',
+                      '--tokens', '1e11', '--zero', '1');
+like($o, qr/^coin flip: #1 and #2 lie inside each other's 80% range of days \([\d.]+ days \([\d.]+-[\d.]+\) against [\d.]+ days \([\d.]+-[\d.]+\)\): the published runs do not tell them apart$/m,
+     'overlapping ranges: a coin flip') or diag $o;
+# The issue's search: #1 (h800, 915k USD) is outside #2's cost range
+# (h100, 1015k-1504k): no coin flip.
+($c, $o, $e) = run_gp('plan', @job);
+unlike($o, qr/^coin flip/m, 'ranges apart: no coin flip');
 
 # Refusals.
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpus', '8');

@@ -12,18 +12,38 @@ my ($c, $o, $e) = run_gp('train', @job, '--tokens', '1e12', '--price', '$2.00/h'
 is($c, 0, 'train exits 0');
 like($o, qr/^llama3-8b on 8 x h100-sxm \(tp 1, pp 1, dp 8, cp 1, zero 1\), pretrain bf16, seq 4096, global batch 64 \(8 micro-batches of 1\)$/m,
      'title names the layout and the batch');
-like($o, qr/^part\s+seconds\s+share\s+hidden \(s\)$/m, 'part table header');
+like($o, qr/^part\s+seconds\s+share\s+hidden \(s\)\s+80% range$/m, 'part table header');
 like($o, qr/^compute\s+\d+\.\d{4}\s+\d+\.\d%/m, 'compute row');
 like($o, qr/^step\s+\d+\.\d{4}\s+100\.0%/m, 'step row');
-like($o, qr/^throughput: \d+ tokens\/s \(\d+ per GPU\); MFU \d+\.\d%, HFU \d+\.\d% of 989 TFLOPS bf16 dense/m,
+like($o, qr/^throughput: \d+ tokens\/s \(\d+-\d+\), \d+ per GPU; MFU \d+\.\d%, HFU \d+\.\d% of 989 TFLOPS bf16 dense/m,
      'throughput line against the dense peak');
 like($o, qr/^memory: \d+\.\d GiB of 79\.1 GiB per GPU; fits: yes/m, 'memory verdict');
 unlike($o, qr/does not fit|if it fit/, 'a layout that fits has no "if it fit"');
 # days x 24 h x 8 GPUs x $2/h; the line states both.
-my ($days) = $o =~ /^time to train 1e\+12 tokens: ([\d.]+) days on 8 GPUs; cost (\d+) USD at 2\.00 USD\/GPU-h$/m;
-ok(defined $days, 'time and cost line');
-my ($cost) = $o =~ /; cost (\d+) USD/;
+my ($days, $dlo, $dhi, $cost, $clo, $chi) = $o =~ /^time to train 1e\+12 tokens: ([\d.]+) days \(([\d.]+)-([\d.]+)\) on 8 GPUs; cost (\d+) USD \((\d+)-(\d+)\) at 2\.00 USD\/GPU-h$/m;
+ok(defined $days, 'time and cost line, each with its 80% range');
 ok(abs($cost - $days * 24 * 8 * 2) <= $cost * 0.002 + 1, 'cost = days x 24 x GPUs x price (rounding)');
+# The ranges: the regime the ranges line names (megatron pretraining,
+# dense, pure data parallel on one node: pooled up to
+# stack=megatron/moe=dense) has factors lo, hi in validation/ranges.lua;
+# days and cost are both times, so both are value x lo .. value x hi
+# (to their printed roundings: 0.05 day, 1 USD, over the value's 0.05 and
+# 0.5 relative).
+my ($regime) = $o =~ /^ranges: where 80% of published runs like this landed \(\d+ cases: (\S+)\)$/m;
+ok(defined $regime, 'the ranges line names the regime') or diag $o;
+my ($flo, $fhi) = do {
+    open my $fh, '<', 'validation/ranges.lua' or die;
+    my $t = do { local $/; <$fh> };
+    my ($train) = $t =~ /\n    train = \{\n(.*?)\n    \},/s;
+    my $k = quotemeta($regime // '');
+    $train =~ /\["$k"\] = \{ cases = \d+, lo = ([\d.]+), hi = ([\d.]+)/;
+};
+ok(defined $flo && abs($dlo - $days * $flo) <= 0.05 + 0.0005 * $days * $flo
+   && abs($dhi - $days * $fhi) <= 0.05 + 0.0005 * $days * $fhi,
+   'days range = days x the regime\'s factors') or diag "$days $dlo $dhi $flo $fhi";
+ok(defined $flo && abs($clo - $cost * $flo) <= 1 + 0.0005 * $cost * $flo
+   && abs($chi - $cost * $fhi) <= 1 + 0.0005 * $cost * $fhi,
+   'cost range = cost x the same factors');
 like($o, qr/^defaults: .*system=dgx-h100/m, 'defaults name the node');
 unlike($o, qr/^defaults: .*global_batch=/m, 'a global batch given is not a default');
 

@@ -114,4 +114,45 @@ g = ranges.lookup("train", { stack = "megatron", moe = "dense", style = "pipelin
   scale = "nodes", gen = "hopper" }, data)
 t.ok(g and not g.novel and g.key ~= "", "megatron on hopper: a regime's own range")
 
+-- 8. Results carry F_lo / F_hi.  gp.train of Megatron pretraining on 64
+-- H100 with PP 4 reaches the regime the lookup gives; a time (step_s,
+-- days, cost) is value x lo .. value x hi, a rate (tokens_per_s) value /
+-- hi .. value / lo, exactly (the same multiplications).
+local gp = require "gpuplan"
+local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, method = "pretrain", tp = 8,
+              pp = 4, zero = 1, tokens = 1e12, price = "$2.00/h", cat = cat }
+local tr = gp.train(job)
+local want = ranges.lookup("train", ranges.regime("train", job, tr, cat))
+t.is(tr.range.regime, want.key, "gp.train: the range of its regime (" .. want.key .. ")")
+t.is(tr.range.cases, want.cases, "with its case count")
+t.ok(tr.range.novel == nil, "Megatron on H100: published runs like it exist")
+t.near(tr.step_s_lo, tr.step_s * want.lo, 1e-12, "step_s_lo = step_s x lo")
+t.near(tr.days_hi, tr.days * want.hi, 1e-12, "days_hi = days x hi")
+t.near(tr.cost_lo, tr.cost * want.lo, 1e-12, "cost_lo = cost x lo")
+t.near(tr.tokens_per_s_lo, tr.tokens_per_s / want.hi, 1e-12, "tokens_per_s_lo = rate / hi")
+t.near(tr.tokens_per_s_hi, tr.tokens_per_s / want.lo, 1e-12, "tokens_per_s_hi = rate / lo")
+-- A card no training case ran on: the kind's range, said so.
+local mi = gp.train { model = "llama3-8b", gpu = "mi300x", gpus = 8, cat = cat }
+t.ok(mi.range and mi.range.novel == "gen cdna3" and mi.range.regime == "",
+  "gp.train on MI300X: no published run like this, the kind's range")
+t.like(ranges.note(mi), "^no published run like this %(no validated train case has gen cdna3%)",
+  "and the note says so")
+-- gp.infer and gp.rl: their times and rates too.
+local inf = gp.infer { model = "llama3-8b", gpu = "h100-sxm", cat = cat }
+t.ok(inf.ttft_s_lo and inf.ttft_s_lo < inf.ttft_s_hi and inf.tokens_per_s_hi,
+  "gp.infer: ttft_s and tokens_per_s ranges")
+local rr = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, stack = "megatron",
+                   cat = cat }
+t.ok(rr.step_s_lo and rr.range.novel == nil and rr.range.regime:find("^stack=megatron"),
+  "gp.rl on the Megatron stack: the NeMo RL cases' range")
+
+-- 9. The coin flip: 100 (90-120) and 110 (99-132) each hold the other's
+-- value; 100 (90-120) and 125 (112.5-150) do not (125 > 120).
+local a = { days = 100, days_lo = 90, days_hi = 120 }
+t.ok(ranges.coin_flip(a, { days = 110, days_lo = 99, days_hi = 132 }, "days"),
+  "110 inside 90-120 and 100 inside 99-132: a coin flip")
+t.ok(not ranges.coin_flip(a, { days = 125, days_lo = 112.5, days_hi = 150 }, "days"),
+  "125 outside 90-120: not a coin flip")
+t.ok(not ranges.coin_flip(a, { days = 101 }, "days"), "no range: no coin flip")
+
 t.done_testing()

@@ -1,6 +1,7 @@
 -- gpuplan infer: serving estimate for one model on one GPU type.
 local infer = require "gpuplan.infer"
 local report = require "gpuplan.report"
+local ranges = require "gpuplan.ranges"
 
 -- The operators of a decode step (--ops), after a blank line.
 local function print_ops(r, opts, title)
@@ -76,13 +77,13 @@ local function moe_report(r, opts)
         r.dispatch_bytes / 1e6, r.dispatch_bytes > 0 and 100 * r.remote_bytes / r.dispatch_bytes or 0) },
     { k = "tokens per step", v = string.format("%.2f%s", r.accept, r.mtp > 0 and
         string.format(" (%d MTP draft%s)", r.mtp, r.mtp > 1 and "s" or "") or "") },
-    { k = "TTFT", v = string.format("%.2f ms%s", r.ttft_s * 1e3, r.disagg and
-        string.format(" (KV transfer %.2f ms)", r.kv_transfer_s * 1e3) or "") },
-    { k = "ITL", v = string.format("%.2f ms%s", r.itl_s * 1e3, r.disagg and "" or
-        string.format(" (decode %.2f + prefill stalls)", r.tpot_s * 1e3)) },
-    { k = "tokens/s per user", v = string.format("%.1f", r.stream_tokens_per_s) },
-    { k = "tokens/s system", v = string.format("%.0f", r.tokens_per_s) },
-    { k = "tokens/s per GPU", v = string.format("%.0f", r.per_gpu) },
+    { k = "TTFT", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.disagg and
+        string.format("; KV transfer %.2f ms", r.kv_transfer_s * 1e3) or "") },
+    { k = "ITL", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
+        string.format("; decode %.2f + prefill stalls", r.tpot_s * 1e3)) },
+    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
+    { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
+    { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
   }
   if r.disagg then
     rows[#rows + 1] = { k = "pools", v = string.format("prefill %d GPUs (%s, %.0f prompt "
@@ -94,9 +95,10 @@ local function moe_report(r, opts)
       or "does not fit" }
   end
   if r.cost_per_mtok then
-    rows[#rows + 1] = { k = "cost per 1M output tokens", v = string.format("%.3f %s",
-      r.cost_per_mtok, cur) }
+    rows[#rows + 1] = { k = "cost per 1M output tokens",
+                        v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
   end
+  if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
   if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
   report.print(rows, { format = opts.format, title = title,
                        columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
@@ -105,8 +107,6 @@ local function moe_report(r, opts)
   end
   return 0
 end
-
-local function ms(v) return v and string.format("%.2f", v * 1e3) or "-" end
 
 -- What could make a deployment that does not fit fit: only the levers this
 -- command line has not pulled (suggesting --weights int4 to an int4 run
@@ -317,12 +317,12 @@ function C.run(opts, args)
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
     { k = "KV budget per GPU", v = string.format("%.2f GB (%d sequences)", r.kv_budget / 1e9, r.max_batch_kv) },
     { k = "batch per replica", v = string.format("%d (x %d replicas)", r.batch, r.replicas) },
-    { k = "TTFT (one prompt)", v = ms(r.ttft_s) .. " ms" },
-    { k = "ITL at batch", v = ms(r.itl_s) .. " ms" },
-    { k = "ITL at batch 1", v = ms(r.itl_batch1_s) .. " ms" },
-    { k = "tokens/s per user", v = string.format("%.1f", r.stream_tokens_per_s) },
-    { k = "tokens/s system", v = string.format("%.0f", r.tokens_per_s) },
-    { k = "tokens/s per GPU", v = string.format("%.0f", r.per_gpu) },
+    { k = "TTFT (one prompt)", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) },
+    { k = "ITL at batch", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) },
+    { k = "ITL at batch 1", v = ranges.text(r, "itl_batch1_s", "%.2f", "ms", 1e3) },
+    { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
+    { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
+    { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
     { k = "compute precision", v = r.compute .. string.format(" (ridge %.0f FLOP/B)", r.ridge) },
   }
   if r.offload_layers > 0 then
@@ -330,9 +330,12 @@ function C.run(opts, args)
                             r.offload_layers, r.offload_bytes / 1e9) })
   end
   if r.cost_per_mtok and r.cost_per_mtok > 0 then
-    rows[#rows + 1] = { k = "cost per 1M output tokens", v = string.format("%.3f %s", r.cost_per_mtok, cur) }
-    rows[#rows + 1] = { k = "tokens/s per " .. cur .. "/h", v = string.format("%.1f", r.tokens_per_s_per_dollar_hour) }
+    rows[#rows + 1] = { k = "cost per 1M output tokens",
+                        v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
+    rows[#rows + 1] = { k = "tokens/s per " .. cur .. "/h",
+                        v = ranges.text(r, "tokens_per_s_per_dollar_hour", "%.1f") }
   end
+  if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
   if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
   report.print(rows, { format = opts.format, title = title,
                        columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })

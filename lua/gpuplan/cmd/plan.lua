@@ -35,6 +35,34 @@ local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] =
                    ["best-per-dollar"] = "best_per_dollar" }
 
 local why = sweep.why
+local ranges = require "gpuplan.ranges"
+
+-- "coin flip: ...": when the best two results' 80% ranges of what the
+-- policy ranks by (days, else the throughput; cost) each hold the other's
+-- value, and their errors are not one error: they run on different cards
+-- or their ranges come from different regimes.  (Two layouts of one card
+-- and regime share the model's error, which moves both alike: their
+-- order is the model's difference, not a coin flip.)  nil otherwise, and
+-- for fewest-gpus, whose ranking is no prediction.
+function C.coin_flip(a, b, policy)
+  local field
+  if policy == "cheapest" or policy == "best-per-dollar" then field = "cost"
+  elseif policy == "fastest" then field = a.days and "days" or nil end
+  if policy ~= "fewest-gpus" and not (field and a[field]) then
+    -- Without days or prices: the throughput, which is what a faster
+    -- step buys (a.tokens_per_s is per job, whatever its GPU count).
+    field = "tokens_per_s"
+  end
+  if policy == "fewest-gpus" or not ranges.coin_flip(a, b, field) then return nil end
+  if a.gpu == b.gpu and a.range and b.range and a.range.regime == b.range.regime then
+    return nil
+  end
+  local fmt = field == "days" and "%.1f" or "%.0f"
+  local unit = field == "tokens_per_s" and "tokens/s" or field == "cost" and a.currency or field
+  return string.format("coin flip: #1 and #2 lie inside each other's 80%% range of %s (%s "
+    .. "against %s): the published runs do not tell them apart", field == "tokens_per_s" and
+    "throughput" or field, ranges.text(a, field, fmt, unit), ranges.text(b, field, fmt, unit))
+end
 
 -- "searched: b200 675 layouts, 137 fit and 112 within of 252 timed (423
 -- skipped by the bound); ...": what the search did per card.
@@ -169,6 +197,26 @@ function C.pictures(r, job, head, top)
     end
     pareto:line(front, { label = "Pareto front", color = "#222", width = 1.5 })
     pareto:points(front, { color = "#222", shape = "square" })
+    -- The best layouts' 80% ranges as bars: days and cost are both the
+    -- step's time times a constant, so both take the step's factors.
+    local bars = {}
+    for i = 1, math.min(top, #r.results) do
+      local c = r.results[i]
+      if c.step_s_lo then
+        local flo, fhi = c.step_s_lo / c.step_s, c.step_s_hi / c.step_s
+        for _, q in ipairs(par.points) do
+          if q.gpu == c.gpu and q.gpus == c.gpus and q.layout == c.layout then
+            bars[#bars + 1] = { q.days, q.cost, q.days * flo, q.days * fhi, q.cost * flo,
+                                q.cost * fhi }
+            break
+          end
+        end
+      end
+    end
+    if #bars > 0 then
+      pareto:ranges(bars, { label = string.format("80%% range, best %d", #bars),
+                            color = "#555", width = 1 })
+    end
     if head.deadline and not per_b and #par.points > 0 then
       local dl = sweep.duration(head.deadline, "deadline") / 86400
       local lo, hi = math.huge, 0
@@ -239,13 +287,17 @@ function C.html(r, job, head, top, pics)
   else
     w("<table><tr><th>#</th><th class=\"l\">gpu</th><th>GPUs</th><th class=\"l\">layout</th>"
       .. "<th>step (s)</th><th>MFU</th><th>days</th><th>cost</th><th>GiB/GPU</th></tr>")
+    -- Each answer with its 80% range (gpuplan.ranges).
     for i, c in ipairs(shown) do
       w(string.format("<tr><td>%d</td><td class=\"l\">%s</td><td>%d</td><td class=\"l\">%s</td>"
-        .. "<td>%.2f</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
-        c.gpus, esc(c.layout), c.step_s, c.mfu, c.days and string.format("%.1f", c.days) or "-",
-        c.cost and string.format("%.0f %s", c.cost, esc(c.currency or "")) or "-", c.mem_gib))
+        .. "<td>%s</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
+        c.gpus, esc(c.layout), ranges.text(c, "step_s", "%.2f"), c.mfu,
+        ranges.text(c, "days", "%.1f") or "-",
+        c.cost and esc(ranges.text(c, "cost", "%.0f", c.currency or "")) or "-", c.mem_gib))
     end
     w("</table>")
+    local note = ranges.note(shown[1])
+    if note then w("<p>ranges (best layout): " .. esc(note) .. "</p>") end
     for i, c in ipairs(shown) do
       for _, f in ipairs(c.flags or {}) do
         w(string.format("<p>flag: #%d %s x %d: %s</p>", i, esc(c.gpu), c.gpus, esc(f)))
@@ -254,6 +306,8 @@ function C.html(r, job, head, top, pics)
     if #r.results >= 2 then
       local wy = sweep.why(r.results[1], r.results[2], job)
       if wy then w("<p>" .. esc(wy) .. "</p>") end
+      local flip = C.coin_flip(r.results[1], r.results[2], head.policy)
+      if flip then w("<p>" .. esc(flip) .. "</p>") end
     end
   end
   for _, k in ipairs { "pareto", "memory", "step" } do
@@ -278,18 +332,31 @@ function C.show(r, job, head, format, top)
     io.write(title, "\n", "no layout fits",
              (head.deadline or head.budget) and " within the deadline and budget" or "", "\n")
   else
-    report.print(shown, { format = format, title = title, columns = {
-      { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
-      { key = "layout", label = "layout" },
-      { key = "step_s", label = "step (s)", fmt = "%.2f" },
-      { key = "mfu", label = "MFU", fmt = "%.3f" },
-      { key = "days", label = "days", fmt = "%.1f" },
-      { key = "cost", label = "cost", fmt = "%.0f" },
-      -- no currency beside a cost that is not there (a card without an
-      -- offer in the buyer's market)
-      { key = "currency", label = "", fmt = function(v, row) return row.cost and v or "" end },
-      { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
-    } })
+    -- The 80% ranges (gpuplan.ranges): beside the value in a table, as
+    -- columns of their own in a CSV.
+    local csv = format == "csv"
+    local function ranged(key, label, fmt)
+      if csv then
+        return { key = key, label = label, fmt = fmt }, { key = key .. "_lo", fmt = fmt },
+          { key = key .. "_hi", fmt = fmt }
+      end
+      for _, c in ipairs(shown) do c[key .. "_text"] = ranges.text(c, key, fmt) end
+      return { key = key .. "_text", label = label, align = "right" }
+    end
+    local cols = { { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
+      { key = "layout", label = "layout" } }
+    for _, t in ipairs { { ranged("step_s", "step (s)", "%.2f") },
+                         { { key = "mfu", label = "MFU", fmt = "%.3f" } },
+                         { ranged("days", "days", "%.1f") },
+                         { ranged("cost", "cost", "%.0f") } } do
+      for _, col in ipairs(t) do cols[#cols + 1] = col end
+    end
+    -- no currency beside a cost that is not there (a card without an
+    -- offer in the buyer's market)
+    cols[#cols + 1] = { key = "currency", label = "",
+                        fmt = function(v, row) return row.cost and v or "" end }
+    cols[#cols + 1] = { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" }
+    report.print(shown, { format = format, title = title, columns = cols })
   end
   if format == "text" or format == "markdown" then
     for i, c in ipairs(shown) do
@@ -300,7 +367,11 @@ function C.show(r, job, head, format, top)
     if #r.results >= 2 then
       local w = why(r.results[1], r.results[2], job)
       if w then io.write(w, "\n") end
+      local flip = C.coin_flip(r.results[1], r.results[2], head.policy)
+      if flip then io.write(flip, "\n") end
     end
+    local note = shown[1] and ranges.note(shown[1])
+    if note then io.write("ranges (best layout): ", note, "\n") end
     io.write(searched(r, head), "\n")
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end

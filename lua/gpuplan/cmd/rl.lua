@@ -4,6 +4,7 @@ local rl = require "gpuplan.rl"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
+local ranges = require "gpuplan.ranges"
 local options = require "gpuplan.options"
 
 local C = {
@@ -67,9 +68,12 @@ function C.run(opts, args)
                           mem_gib = ph.mem_gib }
     end
   end
+  for _, row in ipairs(rows) do row.range = "" end
   rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
                       share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
-                      mem_gib = r.peak_memory / units.GiB }
+                      mem_gib = r.peak_memory / units.GiB,
+                      range = r.step_s_lo and string.format("%.3f-%.3f", r.step_s_lo, r.step_s_hi)
+                        or "" }
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
   local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
@@ -86,6 +90,7 @@ function C.run(opts, args)
     { key = "share", label = "share", align = "right" },
     { key = "idle", label = "idle (s)", align = "right" },
     { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
+    r.range and { key = "range", label = "80% range", align = "right" } or nil,
   } })
   if text then
     local ro = r.rollout
@@ -100,8 +105,9 @@ function C.run(opts, args)
         or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
       ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler))
-    io.write(string.format("throughput%s: %.2f samples/s, %.0f tokens/s (%.0f per GPU), %.0f "
-      .. "generated tokens/s\n", iff, r.samples_per_s, r.tokens_per_s, r.tokens_per_s_gpu,
+    io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
+      ranges.text(r, "samples_per_s", "%.2f", "samples/s"),
+      ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu,
       r.gen_tokens_per_s)) end
     io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
       .. "%.2f s each (MFU %s)\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
@@ -116,16 +122,20 @@ function C.run(opts, args)
       r.peak_memory / units.GiB, r.capacity / units.GiB,
       r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
     if r.cost_step then
-      io.write(string.format("cost%s: %.3f %s per step, %.2f %s per 1k prompts at %.2f %s/GPU-h\n",
-        iff, r.cost_step, r.currency, r.cost_1k_prompts, r.currency, r.price, r.currency))
+      io.write(string.format("cost%s: %s per step, %s per 1k prompts at %.2f %s/GPU-h\n", iff,
+        ranges.text(r, "cost_step", "%.3f", r.currency),
+        ranges.text(r, "cost_1k_prompts", "%.2f", r.currency), r.price, r.currency))
     end
     if r.hours then
-      io.write(string.format("run%s: %.0f steps in %.1f hours on %d GPUs%s\n", iff, r.steps,
-        r.hours, r.gpus, r.cost and string.format("; cost %.0f %s", r.cost, r.currency) or ""))
+      io.write(string.format("run%s: %.0f steps in %s on %d GPUs%s\n", iff, r.steps,
+        ranges.text(r, "hours", "%.1f", "hours"), r.gpus,
+        r.cost and ("; cost " .. ranges.text(r, "cost", "%.0f", r.currency)) or ""))
     end
     if #r.update.warnings > 0 then
       io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")
     end
+    local note = ranges.note(r)
+    if note then io.write("ranges: ", note, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end
   return 0

@@ -6,6 +6,7 @@ local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
 local options = require "gpuplan.options"
+local ranges = require "gpuplan.ranges"
 
 local C = {
   summary = "how long a training step takes, where the time goes, MFU, days and cost",
@@ -53,10 +54,12 @@ function C.run(opts, args)
   for _, p in ipairs(r.parts) do
     if p.seconds > 0 or p.hidden > 0 then
       rows[#rows + 1] = { part = p.name, seconds = p.seconds, share = pct(p.share),
-                          hidden = p.hidden > 0 and string.format("%.4f", p.hidden) or "" }
+                          hidden = p.hidden > 0 and string.format("%.4f", p.hidden) or "",
+                          range = "" }
     end
   end
-  rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "" }
+  rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "",
+    range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, zero %d%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batches of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
@@ -67,11 +70,14 @@ function C.run(opts, args)
     { key = "seconds", label = "seconds", fmt = "%.4f" },
     { key = "share", label = "share", align = "right" },
     { key = "hidden", label = "hidden (s)", align = "right" },
+    r.range and { key = "range", label = "80% range", align = "right" } or nil,
   } })
   if text then
-    io.write(string.format("throughput%s: %.0f tokens/s (%.0f per GPU); MFU %s, HFU %s of %.0f "
-      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", iff, r.tokens_per_s, r.tokens_per_s_gpu,
-      pct(r.mfu), pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
+    io.write(string.format("throughput%s: %s, %.0f per GPU; MFU %s, HFU %s of %.0f "
+      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU
+", iff,
+      ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu, pct(r.mfu),
+      pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
     if r.vision_s and r.vision_s > 0 then
       local md = r.media
       io.write(string.format("vision tower: %.0f patches per micro-batch on the first stage, "
@@ -90,11 +96,11 @@ function C.run(opts, args)
     io.write(string.format("memory: %.1f GiB of %.1f GiB per GPU; %s\n", m.total / units.GiB,
       m.capacity / units.GiB, memory.verdict(m)))
     if r.days then
-      io.write(string.format("time to train %.3g tokens%s: %.1f days on %d GPUs", r.tokens, iff,
-        r.days, r.gpus))
+      io.write(string.format("time to train %.3g tokens%s: %s on %d GPUs", r.tokens, iff,
+        ranges.text(r, "days", "%.1f", "days"), r.gpus))
       if r.cost then
-        io.write(string.format("; cost %.0f %s at %.2f %s/GPU-h", r.cost, r.currency, r.price,
-          r.currency))
+        io.write(string.format("; cost %s at %.2f %s/GPU-h",
+          ranges.text(r, "cost", "%.0f", r.currency), r.price, r.currency))
       end
       io.write("\n")
     end
@@ -108,6 +114,8 @@ function C.run(opts, args)
       tp_per_node = r.groups.tp and r.groups.tp.per_node,
       ep_per_node = r.groups.ep and r.groups.ep.per_node })
     if wl then io.write(wl, "\n") end
+    local note = ranges.note(r)
+    if note then io.write("ranges: ", note, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end
   return 0
