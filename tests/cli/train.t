@@ -65,7 +65,7 @@ is($c, 0, 'a layout that does not fit is an answer: exit 0');
 like($o, qr/\Adoes not fit: memory: needs [\d.]+ GiB per GPU, short by [\d.]+ GiB; .*what it would take if it fit\n/,
      'the verdict is the first line');
 like($o, qr/^throughput \(if it fit\): /m, 'throughput labelled');
-like($o, qr/^time to train 1e\+12 tokens \(if it fit\): [\d.]+ days on 8 GPUs; cost \d+ USD/m, 'time and cost labelled');
+like($o, qr/^time to train 1e\+12 tokens \(if it fit\): [\d.]+ days \([\d.]+-[\d.]+\) on 8 GPUs; cost \d+ USD/m, 'time and cost labelled');
 unlike($o, qr/^(throughput|time to train [^(]*):/m, 'no unlabelled figure');
 ($c, $o, $e) = run_gp('train', @nofit, '--format', 'json');
 like($o, qr/\A\{.*"fits":false/s, 'json: fits false at the top level');

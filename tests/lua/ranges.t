@@ -141,8 +141,8 @@ t.like(ranges.note(mi), "^no published run like this %(no validated train case h
 local inf = gp.infer { model = "llama3-8b", gpu = "h100-sxm", cat = cat }
 t.ok(inf.ttft_s_lo and inf.ttft_s_lo < inf.ttft_s_hi and inf.tokens_per_s_hi,
   "gp.infer: ttft_s and tokens_per_s ranges")
-local rr = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, stack = "megatron",
-                   cat = cat }
+local rr = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, recompute = "full",
+                   stack = "megatron", cat = cat }
 t.ok(rr.step_s_lo and rr.range.novel == nil and rr.range.regime:find("^stack=megatron"),
   "gp.rl on the Megatron stack: the NeMo RL cases' range")
 

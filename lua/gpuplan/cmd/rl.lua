@@ -134,7 +134,7 @@ function C.run(opts, args)
     if #r.update.warnings > 0 then
       io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")
     end
-    local note = ranges.note(r)
+    local note = r.step_s_lo and ranges.note(r)
     if note then io.write("ranges: ", note, "\n") end
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end

@@ -74,8 +74,7 @@ function C.run(opts, args)
   } })
   if text then
     io.write(string.format("throughput%s: %s, %.0f per GPU; MFU %s, HFU %s of %.0f "
-      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU
-", iff,
+      .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", iff,
       ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu, pct(r.mfu),
       pct(r.hfu), r.peak / 1e12, r.precision, r.model_tflops_gpu))
     if r.vision_s and r.vision_s > 0 then
