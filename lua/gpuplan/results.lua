@@ -284,4 +284,36 @@ field("score", "", "the rank's value, lower first", "plan candidate")
 field("index", "count", "the layout's place in its card's enumeration", "plan candidate")
 field("gpu_order", "count", "the card's place in the gpu list", "plan")
 
+-- The 80% ranges (gpuplan.ranges): beside each field F that ranges.FIELDS
+-- names for a kind, F_lo and F_hi in F's unit, in the results of that
+-- kind that carry F; and `range`, where they came from.
+local RANGED = { train = "train plan", rl = "rl", infer = "infer infer_plan" }
+field("range", "", "where the _lo/_hi ranges came from: {kind, level (0.8), cases, regime, "
+  .. "novel (set when no published run is like the job)}", "train plan rl infer infer_plan")
+do
+  local ranged, names = {}, {}
+  for kind, fields in pairs(require("gpuplan.ranges").FIELDS) do
+    for name in pairs(fields) do
+      local f = M.BY_NAME[name]
+      for r in RANGED[kind]:gmatch("%S+") do
+        if f and f.results[r] then
+          if not ranged[name] then ranged[name] = {}; names[#names + 1] = name end
+          ranged[name][#ranged[name] + 1] = r
+        end
+      end
+    end
+  end
+  -- In the declaration order of F (the reference lists them so).
+  local order = {}
+  for i, f in ipairs(M.FIELDS) do order[f.name] = i end
+  table.sort(names, function(a, b) return order[a] < order[b] end)
+  for _, name in ipairs(names) do
+    local rs = ranged[name]
+    table.sort(rs)
+    local f = M.BY_NAME[name]
+    field(name .. "_lo", f.unit, "the 80% range's low end of " .. name, table.concat(rs, " "))
+    field(name .. "_hi", f.unit, "its high end", table.concat(rs, " "))
+  end
+end
+
 return M
