@@ -65,7 +65,7 @@ like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $
     local $ENV{XDG_CONFIG_HOME} = $cn;
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h20', '--batch', '8');
     is($c, 0, 'settings: infer runs') or diag $e;
-    like($o, qr/^cost per 1M output tokens\s+[\d.]+ CNY$/m, 'settings: cost in CNY');
+    like($o, qr/^cost per 1M output tokens\s+[\d.]+ CNY \([\d.]+-[\d.]+\)$/m, 'settings: cost in CNY');
     like($o, qr/market=cn \(the catalog's settings\), price=6\.98 CNY\/GPU-h \(h20\/autodl\/cn, cn\)/,
          'settings: the China-market offer, and where the market came from');
 }
