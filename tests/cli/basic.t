@@ -48,6 +48,36 @@ is($c, 1, 'missing script exits 1');
 like($e, qr/^gpuplan: cannot open script 'no\/such\/script.lua'/, 'missing script named');
 
 my $dir = tempdir(CLEANUP => 1);
+# A run-time error inside a script's policy or where function names the
+# script's line where it happened (issue 24.5: it said "sweep: attempt to
+# compare nil with number" at the gp.sweep call), also under GPUPLAN_DEBUG.
+write_file("$dir/policy.lua", <<'LUA');
+local gp = require "gpuplan"
+gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, tokens = 1e10,
+  policy = function(c)
+    return c.no_such_field < 3 and c.cost or nil
+  end }
+LUA
+write_file("$dir/where.lua", <<'LUA');
+local gp = require "gpuplan"
+gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8,
+  where = function(c)
+    local x = c.nothing
+    return x.y
+  end }
+LUA
+for my $debug (0, 1) {
+    local $ENV{GPUPLAN_DEBUG} = $debug ? 1 : undef;
+    delete $ENV{GPUPLAN_DEBUG} unless $debug;
+    my $with = $debug ? ' (GPUPLAN_DEBUG=1)' : '';
+    ($c, $o, $e) = run_gp('run', "$dir/policy.lua");
+    is($c, 1, "a failing policy exits 1$with");
+    like((split /\n/, $e)[0], qr/^gpuplan: \Q$dir\E\/policy\.lua:2: sweep: error in the policy function: \Q$dir\E\/policy\.lua:4: attempt to compare nil with number$/,
+         "the policy's own line (4) and the call's (2)$with");
+    ($c, $o, $e) = run_gp('run', "$dir/where.lua");
+    like((split /\n/, $e)[0], qr/^gpuplan: \Q$dir\E\/where\.lua:2: sweep: error in the where function: \Q$dir\E\/where\.lua:5: attempt to index a nil value \(local 'x'\)$/,
+         "the where function's own line (5)$with");
+}
 write_file("$dir/raise.lua", "local x = 1\nerror('boom')\n");
 ($c, $o, $e) = run_gp('run', "$dir/raise.lua");
 is($c, 1, 'script that raises exits 1');
