@@ -4,6 +4,8 @@
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 DATADIR    ?= $(PREFIX)/share/gpuplan
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR    ?=
 CC         ?= cc
 PKG_CONFIG ?= pkg-config
@@ -46,7 +48,7 @@ CTEST_SRC  := $(wildcard tests/c/t_*.c)
 CTEST_BIN  := $(CTEST_SRC:.c=.t)
 BENCH_SRC  := $(wildcard bench/*.c)
 
-.PHONY: all test check fuzz bench validate ranges install uninstall clean deps
+.PHONY: all test check fuzz bench validate ranges install uninstall clean deps docs
 
 all: gpuplan
 
@@ -121,14 +123,33 @@ bench: gpuplan $(if $(BENCH_SRC),bench/sweep_bench)
 	@if [ -x bench/sweep_bench ]; then ./bench/sweep_bench; fi
 	./gpuplan run bench/bench.lua
 
+# The references generated from the declarations (gpuplan.docgen): the CLI
+# and Lua references, the man page and the bash completion.  tests/cli/docs.t
+# fails when a committed one is not what this writes.
+docs: gpuplan
+	./gpuplan run tools/docs.lua
+
+# What install copies under DATADIR; uninstall removes exactly these files
+# (as the source tree lists them) and then the directories they leave
+# empty, so a file someone else put there stays.
+DATA_TREES := lua catalog scripts validation
+
 install: gpuplan
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 gpuplan $(DESTDIR)$(BINDIR)/gpuplan
-	cp -R lua catalog scripts validation $(DESTDIR)$(DATADIR)/
+	cp -R $(DATA_TREES) $(DESTDIR)$(DATADIR)/
+	install -m 644 man/gpuplan.1 $(DESTDIR)$(MANDIR)/man1/gpuplan.1
+	install -m 644 completion/gpuplan.bash $(DESTDIR)$(BASHCOMPDIR)/gpuplan
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/gpuplan
-	rm -rf $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(BINDIR)/gpuplan $(DESTDIR)$(MANDIR)/man1/gpuplan.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/gpuplan
+	find $(DATA_TREES) -type f | while IFS= read -r f; do \
+		rm -f "$(DESTDIR)$(DATADIR)/$$f"; done
+	find $(DATA_TREES) -depth -type d | while IFS= read -r d; do \
+		rmdir "$(DESTDIR)$(DATADIR)/$$d" 2>/dev/null || true; done
+	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
 
 # Installs the Debian packages the build and tests need, when any is
 # missing (through sudo when not root).

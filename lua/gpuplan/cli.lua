@@ -22,6 +22,9 @@ function M.fail(msg) return { msg = msg } end
 
 local builtin = { "run", "catalog", "validate", "model", "fit", "infer", "plan",
                   "roofline", "comm", "train", "rl", "merge" }
+-- The commands, in --help order (the references are generated from them:
+-- gpuplan.docgen).
+M.COMMANDS = builtin
 
 local function load_cmd(name)
   if not name:match("^[%a_][%w_]*$") then return nil end
@@ -270,6 +273,12 @@ usage: gpuplan run FILE.lua [ARGS...]
   arguments in `arg` and `...`.  An integer the script returns is the exit
   status.
 ]]
+
+-- A command's module (its summary, usage and options), the top-level help
+-- and run's usage, for the generated references.
+M.command = load_cmd
+M.help_text = help_text
+M.RUN_USAGE = RUN_USAGE
 
 local function dispatch(argv)
   local name = argv[1]

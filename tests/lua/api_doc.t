@@ -1,0 +1,86 @@
+-- The Lua reference covers the API: every gp.* function (and every function
+-- of gp's module tables) is declared in gpuplan.api, from which docs/lua.md
+-- is generated, and every declared one exists.  A module gp reaches that
+-- is not the API says so (api.INTERNAL).
+local t = require "tap"
+local gp = require "gpuplan"
+local api = require "gpuplan.api"
+local results = require "gpuplan.results"
+local options = require "gpuplan.options"
+
+local modules, constants = {}, {}
+for _, m in ipairs(api.MODULES) do modules[m[1]] = true end
+
+-- What gp holds: its own fields and every lazily loaded lua/gpuplan/NAME.lua.
+local names = {}
+for k in pairs(gp) do names[k] = true end
+local lfs = require "lfs"
+local root = require("gpuplan.config").root
+for f in lfs.dir(root .. "/lua/gpuplan") do
+  local n = f:match("^([%w_]+)%.lua$")
+  if n and n ~= "init" then names[n] = true end
+end
+local sorted = {}
+for n in pairs(names) do sorted[#sorted + 1] = n end
+table.sort(sorted)
+
+local undocumented = {}
+for _, n in ipairs(sorted) do
+  local v = gp[n]
+  local full = "gp." .. n
+  if type(v) == "function" then
+    if not api.BY_NAME[full] then undocumented[#undocumented + 1] = full end
+  elseif type(v) == "table" then
+    if modules[full] then
+      for k, f in pairs(v) do
+        if type(f) == "function" and not api.BY_NAME[full .. "." .. k] then
+          undocumented[#undocumented + 1] = full .. "." .. k
+        end
+      end
+    elseif not api.INTERNAL[n] then
+      undocumented[#undocumented + 1] = full .. " (a table: a module of the API or internal?)"
+    end
+  elseif v ~= nil then
+    constants[#constants + 1] = full
+  end
+end
+table.sort(undocumented)
+t.is(table.concat(undocumented, ", "), "",
+  "every gp.* function is declared in gpuplan.api (so docs/lua.md documents it)")
+
+-- Every declared function exists, and what it names is declared.
+for _, f in ipairs(api.FUNCTIONS) do
+  local v = gp
+  for part in f.name:gsub("^gp%.", ""):gmatch("[^.]+") do v = type(v) == "table" and v[part] or nil end
+  t.ok(type(v) == "function", f.name .. " exists")
+  t.ok(type(f.help) == "string" and f.help ~= "" and type(f.call) == "string",
+    f.name .. ": has its call and help")
+  if f.options then
+    t.ok(options.FUNCTION[f.options] ~= nil, f.name .. ": options of a declared command")
+  end
+  if f.result and results.BY_NAME and not f.result:find(" ") then
+    local kinds = {}
+    for _, r in ipairs(results.RESULTS) do kinds[r[1]] = true end
+    t.ok(kinds[f.result], f.name .. ": result '" .. f.result .. "' is declared in gpuplan.results")
+  end
+end
+for n in pairs(api.INTERNAL) do
+  t.ok(type(gp[n]) == "table", "gp." .. n .. ", internal, is a module")
+end
+
+-- The reference lists every function, every option of the planners and
+-- every result field (docs/lua.md is checked to be current by
+-- tests/cli/docs.t).
+local md = require("gpuplan.docgen").lua_md()
+for _, f in ipairs(api.FUNCTIONS) do
+  t.ok(md:find("## `" .. f.name .. "`", 1, true), "docs/lua.md has " .. f.name)
+end
+for _, f in ipairs(results.FIELDS) do
+  t.ok(md:find("| `" .. f.name .. "` |", 1, true), "docs/lua.md has the result field " .. f.name)
+end
+for _, cmd in ipairs(options.COMMANDS) do
+  for name in pairs(options.keys(cmd)) do
+    t.ok(md:find("| `" .. name .. "` |", 1, true), "docs/lua.md has " .. cmd .. "'s option " .. name)
+  end
+end
+t.done_testing()
