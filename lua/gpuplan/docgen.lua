@@ -282,21 +282,9 @@ function M.man()
               out[#out + 1] = "\\fI" .. roff(g[2]) .. "\\fR"
               first = false
             end
-            local v = options.view(d, c.name)
-            local flag = d.name:gsub("_", "-")
-            local left
-            if v.type == "flag" then
-              local form = v.form or (v.default == true and "no") or nil
-              left = "\\fB\\-\\-" .. (form == "no" and "no\\-" or form == "both" and "[no\\-]"
-                or "") .. roff(flag) .. "\\fR"
-            else
-              left = "\\fB\\-\\-" .. roff(flag) .. "\\fR \\fI" .. roff(v.metavar or "X") .. "\\fR"
-            end
-            local text = v.help .. (v.note and ("; " .. v.note) or "")
-            if v.default == "required" then text = text .. " (required)"
-            elseif v.default ~= nil and type(v.default) ~= "boolean" then
-              text = text .. " (default " .. tostring(v.default) .. ")"
-            end
+            local flag, metavar, text = options.describe(d, c.name)
+            local left = "\\fB" .. roff(flag) .. "\\fR"
+              .. (metavar and (" \\fI" .. roff(metavar) .. "\\fR") or "")
             out[#out + 1] = ".TP"
             out[#out + 1] = left
             out[#out + 1] = roff(text)

@@ -940,21 +940,22 @@ local function wrap(first, s)
   return lines
 end
 
--- The option line(s) of one option as command cmd takes it.
-function M.help_line(d, cmd)
+-- One option as command cmd's help shows it: the flag as written (--gpu,
+-- --no-flash, --[no-]sp), its value's placeholder (nil for a flag) and the
+-- help text with the command's note and its default.  --help, the man page
+-- and the references (gpuplan.docgen) all show this.
+function M.describe(d, cmd)
   local v = M.view(d, cmd)
   local flag = v.name:gsub("_", "-")
-  local left
+  local left, metavar
   if v.type == "flag" then
     local form = v.form or (v.default == true and "no") or nil
     if form == "no" then left = "--no-" .. flag
     elseif form == "both" then left = "--[no-]" .. flag
     else left = "--" .. flag end
   else
-    left = "--" .. flag .. " " .. (v.metavar or "X")
+    left, metavar = "--" .. flag, v.metavar or "X"
   end
-  left = "  " .. left
-  local first = #left + 2 <= COL and left .. string.rep(" ", COL - #left) or left .. "  "
   local text = v.help
   if v.note then text = text .. "; " .. v.note end
   local dflt = v.default
@@ -963,6 +964,14 @@ function M.help_line(d, cmd)
   elseif dflt ~= nil and type(dflt) ~= "boolean" then
     text = text .. " (default " .. tostring(dflt) .. ")"
   end
+  return left, metavar, text
+end
+
+-- The option line(s) of one option as command cmd takes it.
+function M.help_line(d, cmd)
+  local flag, metavar, text = M.describe(d, cmd)
+  local left = "  " .. flag .. (metavar and (" " .. metavar) or "")
+  local first = #left + 2 <= COL and left .. string.rep(" ", COL - #left) or left .. "  "
   return wrap(first, text)
 end
 
