@@ -332,8 +332,11 @@ function M.setup(a)
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
   -- A request holds its prompt and its output in the model's context: past
-  -- max_seq the positions the model was trained on run out.
-  if model.max_seq and c.input + c.output > model.max_seq then
+  -- max_seq the positions the model was trained on run out.  Not for an
+  -- encoder-decoder: its two stacks have a length each, and T5's relative
+  -- position buckets have no last position (max_seq is its training length).
+  if model.max_seq and (model.encoder_layers or 0) == 0
+     and c.input + c.output > model.max_seq then
     error(string.format("infer: input %d + output %d tokens exceed %s's context of %d tokens "
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
