@@ -602,9 +602,14 @@ opt { name = "market", type = "string", metavar = "M", commands = "train plan rl
     .. "us,global,overseas ...)",
   suggest = { "region", "markets" } }
 opt { name = "scaling", type = "flag", commands = "train", lua = "plan",
-  help = "also the scaling efficiency against one node",
+  help = "also the scaling efficiency: tokens/s per GPU against the job's fastest layout on "
+    .. "the smallest GPU count that fits (1 GPU when it fits), or on --scaling-base",
   variants = { plan = { default = true, own = true,
     help = "false: skip each result's scaling efficiency" } } }
+opt { name = "scaling_base", type = "int", metavar = "N", commands = "train plan",
+  default = "the smallest count that fits",
+  help = "the GPU count scaling efficiency is measured from (train: implies --scaling)",
+  suggest = { "base_gpus", "scaling_from" } }
 
 ---------------------------------------------------------------------------
 section "output"

@@ -128,8 +128,13 @@ field("stage_layers", "count", "layers of that stage", "memory train")
 field("stage_time_s", "s", "that stage's time per micro-batch", "train job_step")
 field("vision_s", "s", "the vision tower's share of a step", "train")
 field("vision_patches", "count", "image patches per step", "train")
-field("scaling", "", "train: {gpus, tokens_per_s_gpu, efficiency} against one node (with "
-  .. "scaling = true); plan: that efficiency", "train plan")
+field("scaling", "", "train: {gpus, layout, tokens_per_s_gpu, efficiency, base} (with "
+  .. "scaling = true or scaling_base): tokens/s per GPU against the job's fastest layout on "
+  .. "the base count, base saying which ('the smallest count that fits', 'scaling_base', "
+  .. "'no smaller count fits'); plan: that efficiency", "train plan")
+field("scaling_base", "count", "the GPU count the scaling efficiency is against", "plan")
+field("scaling_bases", "", "per card: {gpus, layout, tokens_per_s_gpu, given} of the base "
+  .. "its results' scaling is against", "sweep")
 field("flags", "", "what the result warns of (scaling below 0.6)", "plan")
 
 -- Money

@@ -219,6 +219,65 @@ function M.train_options(o, c)
   return t
 end
 
+-- Scaling efficiency as the seed guides use it ("below 0.6 from 1 to N
+-- GPUs, change the layout or the cards"): tokens/s per GPU at N against
+-- the same job's fastest layout on a base count -- the one given
+-- (scaling_base), else the smallest count that fits, trying 1, 2, 4, ...
+-- up to N (1 GPU when it fits).  job: gp.train's or gp.sweep's options
+-- (the layout they give is dropped: the base's is searched, ZeRO 1 or 3);
+-- gpu: the card; n: the largest count compared.  Returns {gpus, layout,
+-- tokens_per_s_gpu, given}, or nil when no count up to n fits; raises
+-- when a given base fits nothing.
+function M.scaling_base(job, gpu, n, base)
+  local function fastest(b)
+    local o = { gpu = gpu, gpus = { b }, top = 1, scaling = false, key = "time",
+                zero = { 1, 3 } }
+    for k, v in pairs(job) do
+      if o[k] == nil and k ~= "batch" and k ~= "recompute_layers" and k ~= "scaling_base"
+         and k ~= "policy" and k ~= "where" and k ~= "deadline" and k ~= "budget"
+         and k ~= "shard" and k ~= "progress" and k ~= "fsdp" and k ~= "order"
+         and (M.SWEEP_OPTIONS[k] or options.takes("plan", k, "lua")) then
+        o[k] = v
+      end
+    end
+    -- the job's layout is not the base's: each searched dimension is free
+    -- (within the job's own bounds), the overlaps stay the job's
+    for _, d in ipairs(core().SWEEP_DIMS) do
+      if not d.base and d.name ~= "gpus" and type(job[d.name]) ~= "table" then
+        o[d.name] = nil
+      end
+    end
+    o.zero = { 1, 3 }
+    o.ep_max = math.max(job.ep_max or 1, job.ep or 1)
+    o.cp_max = math.max(job.cp_max or 1, job.cp or 1)
+    local ok, r = pcall(M.sweep, o)
+    return ok and r.results[1] or nil
+  end
+  local function record(c, given)
+    return { gpus = c.gpus, layout = c.layout, tokens_per_s_gpu = c.tokens_per_s / c.gpus,
+             given = given }
+  end
+  if base ~= nil then
+    if math.type(base) ~= "integer" or base < 1 or base > n then
+      error(string.format("scaling_base must be a GPU count in 1..%d, the job's (got %s)", n,
+        args.shown(base)), 0)
+    end
+    local c = fastest(base)
+    if not c then
+      error(string.format("scaling_base %d: no layout of the job fits %d x %s", base, base, gpu),
+        0)
+    end
+    return record(c, true)
+  end
+  local b = 1
+  while b <= n do
+    local c = fastest(b)
+    if c then return record(c, false) end
+    b = b * 2
+  end
+  return nil
+end
+
 -- Why the runner-up lost: its time and cost per token against the
 -- winner's, and the part of its step that differs most.
 function M.why(best, second, job)
@@ -503,7 +562,7 @@ function M.sweep(o)
   for _, c in ipairs(results) do c._s = score(c) end
   table.sort(results, M.before)
   local top = a.top or 10
-  local out = {}
+  local out, bases = {}, {}
   for i = 1, math.min(top, #results) do
     local c = results[i]
     c.score, c._s, c.policy_score = c._s, nil, nil
@@ -512,25 +571,37 @@ function M.sweep(o)
     -- The 80% ranges of the few results returned, never of each layout
     -- the search priced (gpuplan.ranges).
     require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
-    -- Scaling efficiency: tokens/s per GPU here against the same layout on
-    -- one node (or one model replica, when that is larger).  Below 0.6 the
-    -- guides advise changing the layout or the cards; the result says so.
+    -- Scaling efficiency: tokens/s per GPU here against the card's base
+    -- (M.scaling_base: the smallest count that fits, or scaling_base),
+    -- found once per card.  Below 0.6 the guides advise changing the
+    -- layout or the cards; the result says so.
     if a.scaling ~= false then
-      local t = M.train_options(a, c)
-      t.scaling = true
-      local ok, r = pcall(train.train, t)
-      if ok and r.scaling and r.scaling.gpus < c.gpus then
-        c.scaling = r.scaling.efficiency
+      local b = bases[c.gpu]
+      if b == nil then
+        local okb, r = pcall(M.scaling_base, o, c.gpu, math.max(table.unpack(counts)),
+                             a.scaling_base)
+        if not okb then fail("sweep: %s", r) end
+        b = r or false
+        bases[c.gpu] = b
+      end
+      if b and b.gpus <= c.gpus then
+        c.scaling = c.tokens_per_s / c.gpus / b.tokens_per_s_gpu
+        c.scaling_base = b.gpus
         if c.scaling < M.SCALING_FLOOR then
-          c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPUs: change the "
-                                    .. "layout or the cards", c.scaling, M.SCALING_FLOOR,
-                                    r.scaling.gpus) }
+          c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPU%s (%s): "
+            .. "change the layout or the cards", c.scaling, M.SCALING_FLOOR, b.gpus,
+            b.gpus == 1 and "" or "s", b.given and "scaling_base" or "the smallest count that fits") }
         end
       end
     end
     out[i] = c
   end
-  return { results = out, stats = stats, defaults = defaults or {}, key = key }
+  local scaling = {}
+  for _, gid in ipairs(gpus_list) do
+    if bases[gid] then scaling[gid] = bases[gid] end
+  end
+  return { results = out, stats = stats, defaults = defaults or {}, key = key,
+           scaling_bases = scaling }
 end
 
 -- Policies: tables gp.sweep folds into its options.

@@ -343,21 +343,26 @@ function M.train(o)
     out.days = r.train_s / 86400
     if cfg.price then out.cost = r.cost end
   end
-  if o.scaling then
-    -- One node (or one model replica, when that is larger) with the same
-    -- model-parallel layout and per-replica batch: tokens/s per GPU there
-    -- against here.
-    local g = topo.gpus_per_node
-    local rep = cfg.tp * cfg.pp * cfg.cp
-    local dp1 = math.max(1, g // rep)
-    local c1 = {}
-    for k, v in pairs(cfg) do c1[k] = v end
-    c1.dp = dp1
-    if (c1.ep or 1) > 1 and (dp1 * cfg.cp) % c1.ep ~= 0 then c1.ep = dp1 * cfg.cp end
-    c1.global_batch = dp1 * (cfg.micro_batch or 1) * r.microbatches
-    local r1 = run(c1)
-    out.scaling = { gpus = dp1 * rep, tokens_per_s_gpu = r1.tokens_per_s_gpu,
-                    efficiency = r.tokens_per_s_gpu / r1.tokens_per_s_gpu }
+  if o.scaling or o.scaling_base ~= nil then
+    -- Tokens/s per GPU here against the job's fastest layout on the base
+    -- count: scaling_base, else the smallest count that fits (1 GPU when
+    -- it fits; gpuplan.sweep.scaling_base).  No smaller count fits: the
+    -- job is its own base.
+    local job = {}
+    for k, v in pairs(o) do job[k] = v end
+    job.method, job.seq, job.global_batch = p.method, cfg.seq, gb
+    local okb, b = pcall(require("gpuplan.sweep").scaling_base, job, gpu.id, p.gpus,
+                         o.scaling_base)
+    -- (gpuplan.sweep's public function names the script's line: not here)
+    if not okb then error("train: " .. tostring(b):gsub("^[^\n]-:%d+: ", ""), 2) end
+    if b then
+      out.scaling = { gpus = b.gpus, layout = b.layout, tokens_per_s_gpu = b.tokens_per_s_gpu,
+                      efficiency = r.tokens_per_s_gpu / b.tokens_per_s_gpu,
+                      base = b.given and "scaling_base" or "the smallest count that fits" }
+    else
+      out.scaling = { gpus = p.gpus, tokens_per_s_gpu = r.tokens_per_s_gpu, efficiency = 1,
+                      base = "no smaller count fits" }
+    end
   end
   -- The 80% ranges of the step, throughput, days and cost (gpuplan.ranges).
   return require("gpuplan.ranges").apply("train", { model = model, gpu = gpu,

@@ -197,4 +197,22 @@ for my $how (['--currency', 'CNY'], ['env']) {
     like($e, qr/market 'mars' \(from \$GPUPLAN_MARKET\): no price in the catalog is from it/, 'naming the variable');
 }
 
+# Scaling efficiency from the smallest count that fits (the 70B's 16 B of
+# states per parameter need 32 H100s even at ZeRO-3: 1.1 TB / 32 = 35 GB),
+# or from --scaling-base; the base is named in the text and in each JSON
+# result, and the efficiency there is tokens/s per GPU over the base's.
+($c, $o, $e) = run_gp('plan', @job);
+like($o, qr/^scaling efficiency against: h100-sxm 32 GPUs \(the smallest count that fits: (\d+) tokens\/s per GPU\)/m,
+     'the base named, per card');
+($c, $o, $e) = run_gp('plan', @job, '--format', 'json');
+my ($first) = grep { /"scaling_base"/ } split /\n/, $o;
+my ($tps, $g, $eff, $sb) = map { ($first // '') =~ /"$_":([\d.e+-]+)/ ? $1 : undef }
+    qw(tokens_per_s gpus scaling scaling_base);
+ok(defined $sb && $sb >= 1 && $sb <= $g && $eff > 0 && $eff <= 1.05, 'json: scaling and scaling_base in each result');
+($c, $o, $e) = run_gp('plan', @job, '--scaling-base', '64');
+like($o, qr/^scaling efficiency against: h100-sxm 64 GPUs \(--scaling-base: /m, '--scaling-base 64');
+($c, $o, $e) = run_gp('plan', @job, '--scaling-base', '4');
+is($c, 1, 'a base where nothing fits: an error');
+like($e, qr/^gpuplan: sweep: scaling_base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
+
 done_testing();

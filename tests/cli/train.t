@@ -52,8 +52,15 @@ is($c, 0, 'json exits 0');
 like($o, qr/"step_s":/, 'json has the step');
 like($o, qr/"parts":\[/, 'json has the parts');
 
+# Scaling is measured from the smallest count that fits (tests/lua/train.t
+# checks which: 4 H100s for this 8B job), or from --scaling-base, named.
 ($c, $o, $e) = run_gp('train', @job, '--scaling', '--gpus', '16', '--global-batch', '128');
-like($o, qr/^scaling efficiency: \d\.\d\d against 8 GPUs/m, 'scaling line');
+like($o, qr/^scaling efficiency: \d\.\d\d against 4 GPUs \(the smallest count that fits, TP\d.*: \d+ tokens\/s per GPU there\)/m,
+     'scaling line names the base');
+($c, $o, $e) = run_gp('train', @job, '--scaling-base', '8', '--gpus', '16', '--global-batch', '128');
+like($o, qr/^scaling efficiency: \d\.\d\d against 8 GPUs \(scaling_base, /m, '--scaling-base 8');
+($c, $o, $e) = run_gp('train', @job, '--scaling-base', '8', '--global-batch', '128', '--format', 'json');
+like($o, qr/"scaling":\{[^}]*"base":"scaling_base"[^}]*"gpus":8/, 'json: the base named');
 
 # A layout that does not fit (the same job with selective recompute keeps
 # 79.9 GiB of activations and states on a 79.1 GiB card): the verdict leads,

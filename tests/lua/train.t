@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(71)
+t.plan(78)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -52,14 +52,39 @@ o.currency, o.price = "CNY", "12CNY/h"
 local rn = gp.train(o)
 t.near(rn.cost, rn.days * 24 * 8 * 12, 1e-9, "CNY price, CNY cost")
 
--- Scaling efficiency against one node: 2 nodes of the same layout.
+-- Scaling efficiency as the guides use it: tokens/s per GPU on 16 GPUs
+-- against the job's fastest layout on the smallest count that fits (the
+-- 8B at 4096 tokens: states of 16 B per parameter do not fit one or two
+-- H100s even at ZeRO-3), checked against gp.sweep at that count and at
+-- half of it (nothing fits there).
 o = {}
 for k, v in pairs(base) do o[k] = v end
 o.gpus, o.global_batch, o.scaling = 16, 128, true
 local rs = gp.train(o)
-t.is(rs.scaling.gpus, 8, "reference: one node")
+local function fastest(n)
+  return gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = { n }, method = "pretrain",
+                    seq = 4096, global_batch = 128, zero = { 1, 3 }, top = 1,
+                    scaling = false }.results[1]
+end
+local b = rs.scaling.gpus
+t.ok(b > 1 and b < 16 and fastest(b // 2) == nil, "base: nothing fits half of it (" .. b .. ")")
+local fb = fastest(b)
+t.near(rs.scaling.tokens_per_s_gpu, fb.tokens_per_s / b, 1e-12, "base: the fastest layout there")
+t.is(rs.scaling.layout, fb.layout, "base: its layout named")
+t.is(rs.scaling.base, "the smallest count that fits", "base: named")
 t.near(rs.scaling.efficiency, rs.tokens_per_s_gpu / rs.scaling.tokens_per_s_gpu, 1e-12,
-  "efficiency = per-GPU throughput / one node's")
+  "efficiency = per-GPU throughput / the base's")
+o.scaling, o.scaling_base = nil, 8
+local r8 = gp.train(o)
+t.is(r8.scaling.gpus .. " " .. r8.scaling.base, "8 scaling_base", "scaling_base: the count given")
+t.near(r8.scaling.tokens_per_s_gpu, fastest(8).tokens_per_s / 8, 1e-12, "its fastest layout")
+o.scaling_base = 32
+t.raises(function() gp.train(o) end,
+  "train: scaling_base must be a GPU count in 1..16, the job's (got 32)", "base above the job",
+  true)
+-- A 1B model fits one GPU: scaling is measured from 1.
+local r1 = gp.train { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, scaling = true }
+t.is(r1.scaling.gpus, 1, "1B: from 1 GPU")
 
 -- Defaults are said.
 local said = table.concat(r.defaults, ", ")

@@ -80,6 +80,25 @@ local function searched(r, head)
     .. table.concat(st, "; ")
 end
 
+-- "scaling efficiency against: h100-sxm 32 GPUs (the smallest count that
+-- fits: 1134 tokens/s per GPU)": the base of each card shown
+-- (gpuplan.sweep.scaling_base), from the results themselves (their
+-- scaling_base and efficiency), so that merged shards say the same; nil
+-- when none has one.  given: the base was --scaling-base.
+local function scaling_line(shown, given)
+  local seen, parts = {}, {}
+  for _, c in ipairs(shown) do
+    if c.scaling_base and c.scaling and c.scaling > 0 and not seen[c.gpu] then
+      seen[c.gpu] = true
+      parts[#parts + 1] = string.format("%s %d GPU%s (%s: %.0f tokens/s per GPU)", c.gpu,
+        c.scaling_base, c.scaling_base == 1 and "" or "s", given and "--scaling-base" or
+        "the smallest count that fits", c.tokens_per_s / c.gpus / c.scaling)
+    end
+  end
+  if #parts == 0 then return nil end
+  return "scaling efficiency against: " .. table.concat(parts, "; ")
+end
+
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("plan: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("plan: --gpu ID[,ID...] is required"), 0) end
@@ -313,6 +332,8 @@ function C.html(r, job, head, top, pics)
   for _, k in ipairs { "pareto", "memory", "step" } do
     w("<figure>" .. pics[k]:render() .. "</figure>")
   end
+  local sl = scaling_line(r.results, job.scaling_base ~= nil)
+  if sl then w("<p>" .. esc(sl) .. "</p>") end
   w("<p>" .. esc(searched(r, head)) .. "</p>")
   if #r.defaults > 0 then w("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
   w("</body></html>")
@@ -372,6 +393,8 @@ function C.show(r, job, head, format, top)
     end
     local note = shown[1] and ranges.note(shown[1])
     if note then io.write("ranges (best layout): ", note, "\n") end
+    local sl = scaling_line(shown, job.scaling_base ~= nil)
+    if sl then io.write(sl, "\n") end
     io.write(searched(r, head), "\n")
     if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
   end

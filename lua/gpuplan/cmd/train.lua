@@ -104,9 +104,11 @@ function C.run(opts, args)
       io.write("\n")
     end
     if r.scaling then
-      io.write(string.format("scaling efficiency: %.2f against %d GPUs (%.0f tokens/s per GPU "
-        .. "there)%s\n", r.scaling.efficiency, r.scaling.gpus, r.scaling.tokens_per_s_gpu,
-        r.scaling.efficiency < 0.6 and " -- below 0.6: change the layout or the cards" or ""))
+      local sc = r.scaling
+      io.write(string.format("scaling efficiency%s: %.2f against %d GPU%s (%s%s: %.0f tokens/s "
+        .. "per GPU there)%s\n", iff, sc.efficiency, sc.gpus, sc.gpus == 1 and "" or "s",
+        sc.base, sc.layout and (", " .. sc.layout) or "", sc.tokens_per_s_gpu,
+        sc.efficiency < 0.6 and " -- below 0.6: change the layout or the cards" or ""))
     end
     local wl = memory.warning_line(r.warnings, {
       zero = r.zero, tp = r.tp, ep = r.ep, pp = r.pp,
