@@ -145,22 +145,33 @@ local function price_opt(id)
   return q.amount, q
 end
 -- A value with its 80% range (gpuplan.ranges: lo, hi, or nil) in the
--- value's unit: "38.5 days (33.1-45.0)", "1.21M USD (1.10M-1.62M)".
-local function money(x, lo, hi)
+-- value's unit: "38.5 days (33.1-45.0)", "1.21M USD (1.10M-1.62M)"; a
+-- range of a job like no published run (novel) ends in "*".
+local novel_seen = false
+local function mark(novel)
+  novel_seen = novel_seen or novel ~= nil
+  return novel and "*" or ""
+end
+-- gpuplan.ranges' text of a result's field (its "*" included), noted.
+local function ranged(res, field, fmt)
+  mark(res.range and res.range.novel)
+  return ranges.text(res, field, fmt, opt.currency)
+end
+local function money(x, lo, hi, novel)
   if not x then return "-" end
   local d, f = 1, "%.0f"
   if x >= 1e6 then d, f = 1e6, "%.2fM" elseif x >= 1e3 then d, f = 1e3, "%.1fk" end
   local s = string.format(f .. " %s", x / d, opt.currency)
   if not lo then return s end
-  return string.format("%s (" .. f .. "-" .. f .. ")", s, lo / d, hi / d)
+  return string.format("%s (" .. f .. "-" .. f .. ")%s", s, lo / d, hi / d, mark(novel))
 end
-local function days(x, lo, hi)
+local function days(x, lo, hi, novel)
   if not x then return "-" end
   local m, f = 1, "%.1f days"
   if x < 1 then m, f = 24, "%.1f h" end
   local s = string.format(f, x * m)
   if not lo then return s end
-  return string.format("%s (%.1f-%.1f)", s, lo * m, hi * m)
+  return string.format("%s (%.1f-%.1f)%s", s, lo * m, hi * m, mark(novel))
 end
 local function why_lost(best, second)
   if not second then return "no other card runs it" end
@@ -192,8 +203,8 @@ local function train_job(o, cards, counts)
       local c = r.results[1]
       per[#per + 1] = { label = string.format("%d x %s", c.gpus, id), layout = c.layout,
                         time = c.days, cost = c.cost, mfu = c.mfu, q = q,
-                        time_text = days(c.days, c.days_lo, c.days_hi),
-                        cost_text = money(c.cost, c.cost_lo, c.cost_hi),
+                        time_text = days(c.days, c.days_lo, c.days_hi, c.range and c.range.novel),
+                        cost_text = money(c.cost, c.cost_lo, c.cost_hi, c.range and c.range.novel),
                         defaults = r.defaults }
     end
     ::next::
@@ -262,8 +273,8 @@ do
                    r.pools.rollout.gpus, r.pools.train.gpus),
                  time = r.hours / 24, cost = r.cost,
                  time_text = days(r.hours / 24, r.hours_lo and r.hours_lo / 24,
-                                  r.hours_hi and r.hours_hi / 24),
-                 cost_text = money(r.cost, r.cost_lo, r.cost_hi) }
+                                  r.hours_hi and r.hours_hi / 24, r.range and r.range.novel),
+                 cost_text = money(r.cost, r.cost_lo, r.cost_hi, r.range and r.range.novel) }
       end
     end
     if best then per[#per + 1] = best end
@@ -296,7 +307,7 @@ do
                           one.stream_tokens_per_s, many.stream_tokens_per_s),
                         cost = many.cost_per_mtok,
                         cost_text = string.format("%s / 1M tokens",
-                          ranges.text(many, "cost_per_mtok", "%.2f", opt.currency)),
+                          ranged(many, "cost_per_mtok", "%.2f")),
                         note = string.format("%.0f tok/s a user at 32", many.stream_tokens_per_s) }
     end
   end
@@ -322,7 +333,7 @@ do
                           r.itl_s * 1e3),
                         cost = r.cost_per_mtok,
                         cost_text = string.format("%s / 1M tokens",
-                          ranges.text(r, "cost_per_mtok", "%.3f", opt.currency)),
+                          ranged(r, "cost_per_mtok", "%.3f")),
                         note = string.format("%d GPUs", r.gpus) }
     end
   end
@@ -340,6 +351,9 @@ section("Which card for which job (the cheapest that meets the deadline; every c
 })
 if opt.format == "text" or opt.format == "markdown" then
   for _, a in ipairs(assumed) do io.write("  ", a, "\n") end
+  io.write("  (lo-hi): the 80% range, where published runs like it landed against the "
+    .. "prediction (docs/validation.md)", novel_seen and "; *: no published run like it, "
+    .. "the range of all of its kind" or "", "\n")
   local names = {}
   for id in pairs(unpriced) do names[#names + 1] = id end
   table.sort(names)

@@ -383,7 +383,8 @@ end
 
 -- "38.5 days (33.1-45.0)": res[field] and its range in one format (fmt,
 -- a string.format pattern), unit (optional) after the value, for the
--- commands' text; scale (optional) multiplies all three (s -> ms).
+-- commands' text; scale (optional) multiplies all three (s -> ms).  A
+-- range of a job like no published run ends in "*" (M.note says why).
 function M.text(res, field, fmt, unit, scale)
   local v = res[field]
   if type(v) ~= "number" then return nil end
@@ -391,7 +392,8 @@ function M.text(res, field, fmt, unit, scale)
   local s = string.format(fmt, v * scale) .. (unit and (" " .. unit) or "")
   local lo, hi = res[field .. "_lo"], res[field .. "_hi"]
   if not lo then return s end
-  return string.format("%s (" .. fmt .. "-" .. fmt .. ")", s, lo * scale, hi * scale)
+  return string.format("%s (" .. fmt .. "-" .. fmt .. ")%s", s, lo * scale, hi * scale,
+    res.range and res.range.novel and "*" or "")
 end
 
 -- What the ranges of res are, said plainly (nil without): the commands
@@ -400,7 +402,7 @@ function M.note(res)
   local r = res and res.range
   if not r then return nil end
   if r.novel then
-    return string.format("no published run like this (no validated %s case has %s): "
+    return string.format("*no published run like this (no validated %s case has %s): "
       .. "the %d%% range of all %d %s cases", r.kind, r.novel, 100 * r.level, r.cases, r.kind)
   end
   return string.format("where %d%% of published runs like this landed (%d cases: %s)",

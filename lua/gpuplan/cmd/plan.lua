@@ -37,6 +37,17 @@ local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] =
 local why = sweep.why
 local ranges = require "gpuplan.ranges"
 
+-- "deadline: ...": when the deadline lies inside the best result's 80%
+-- range of days, more than one run in ten like it would miss it (the
+-- range's top is the 90th percentile).
+function C.deadline_risk(c, deadline)
+  if not (deadline and c.days_hi) then return nil end
+  local dl = sweep.duration(deadline, "deadline") / 86400
+  if c.days_hi <= dl then return nil end
+  return string.format("deadline: #1's 80%% range reaches %.1f days, past the %s deadline: "
+    .. "more than one run in ten like it would miss it", c.days_hi, deadline)
+end
+
 -- "coin flip: ...": when the best two results' 80% ranges of what the
 -- policy ranks by (days, else the throughput; cost) each hold the other's
 -- value, and their errors are not one error: they run on different cards
@@ -391,6 +402,8 @@ function C.show(r, job, head, format, top)
       local flip = C.coin_flip(r.results[1], r.results[2], head.policy)
       if flip then io.write(flip, "\n") end
     end
+    local late = shown[1] and C.deadline_risk(shown[1], head.deadline)
+    if late then io.write(late, "\n") end
     local note = shown[1] and ranges.note(shown[1])
     if note then io.write("ranges (best layout): ", note, "\n") end
     local sl = scaling_line(shown, job.scaling_base ~= nil)
