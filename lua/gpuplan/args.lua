@@ -24,6 +24,69 @@ function M.unknown_key(t, known)
   return bad
 end
 
+-- Edit distance (insertions, deletions, substitutions and transpositions
+-- of neighbours, each 1), stopping early past `limit`.
+function M.distance(a, b, limit)
+  if math.abs(#a - #b) > limit then return limit + 1 end
+  local prev2, prev, cur = {}, {}, {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    cur = { [0] = i }
+    local best = i
+    for j = 1, #b do
+      local cost = a:byte(i) == b:byte(j) and 0 or 1
+      local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
+        v = math.min(v, prev2[j - 2] + 1)
+      end
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > limit then return limit + 1 end
+    prev2, prev = prev, cur
+  end
+  return prev[#b]
+end
+
+-- The name of `names` (a list, in the order that breaks ties) a user most
+-- likely meant by `key`, or nil: the nearest within two edits and fewer
+-- than the key's length (so "x" suggests nothing); else an abbreviation or
+-- a longer spelling -- the longest name that begins one of the key's
+-- words (seq in sequence_len, kv in kv_cache_dtype) or is whole words of
+-- it (global_batch in global_batch_tokens; gpus over gpu in num_gpus).
+function M.nearest(key, names)
+  if type(key) ~= "string" then return nil end
+  local k = key:lower():gsub("%-", "_")
+  local best, bestd = nil, math.min(2, #k - 1)
+  for _, n in ipairs(names) do
+    local dist = M.distance(k, n, bestd)
+    if dist <= bestd and (best == nil or dist < bestd) then best, bestd = n, dist end
+  end
+  if best then return best end
+  local words = "_" .. k .. "_"
+  for _, n in ipairs(names) do
+    if #n >= 2 and (best == nil or #n > #best) and words:find("_" .. n, 1, true) then
+      best = n
+    end
+  end
+  return best
+end
+
+-- Refuse a key of table t that `known` (a list of names, in the order
+-- that breaks a tie) does not hold: "who: unknown argument 'k' (did you
+-- mean 'x'?)" -- or, with no near name, the names it takes.  Raised at
+-- `level` (as error's; default the caller's caller); noun: "argument"
+-- (default) or "option".
+function M.check_keys(t, known, who, level, noun)
+  local set = {}
+  for _, n in ipairs(known) do set[n] = true end
+  local bad = M.unknown_key(t, set)
+  if bad == nil then return end
+  local near = M.nearest(bad, known)
+  error(string.format("%s: unknown %s '%s' (%s)", who, noun or "argument", tostring(bad),
+    near and ("did you mean '" .. near .. "'?") or table.concat(known, ", ")), (level or 2) + 1)
+end
+
 -- A set from a whitespace-separated list of names.
 function M.set(names)
   local s = {}

@@ -224,10 +224,12 @@ local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = t
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
-  local bad = require("gpuplan.args").unknown_key(a, function(k)
-    return ARGS[k] or topo_fields[k] or (sweep and (k == "min" or k == "max" or k == "factor"))
-  end)
-  if bad ~= nil then error("comm: unknown argument '" .. tostring(bad) .. "'", 3) end
+  local known = {}
+  for _, set in ipairs { ARGS, topo_fields, sweep and { min = 1, max = 1, factor = 1 } or {} } do
+    for k in pairs(set) do known[#known + 1] = k end
+  end
+  table.sort(known)
+  require("gpuplan.args").check_keys(a, known, "comm", 3)
 end
 
 -- A count argument (an integer in 1..2^24, the engine's bound) or nil;

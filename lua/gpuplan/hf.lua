@@ -651,10 +651,8 @@ function M.model_from_hf(src, opts)
   if type(opts) ~= "table" then
     error("model_from_hf: opts must be a table", 2)
   end
-  local bad = require("gpuplan.args").unknown_key(opts, { id = true, name = true, file = true, image_size = true })
-  if bad ~= nil then
-    error("model_from_hf: unknown option '" .. tostring(bad) .. "' (id, name, file, image_size)", 2)
-  end
+  require("gpuplan.args").check_keys(opts, { "id", "name", "file", "image_size" }, "model_from_hf",
+    2, "option")
   for _, k in ipairs { "id", "name", "file" } do
     if opts[k] ~= nil and type(opts[k]) ~= "string" then
       error("model_from_hf: opts." .. k .. " must be a string (got " .. type(opts[k]) .. ")", 2)

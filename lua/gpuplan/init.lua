@@ -25,6 +25,10 @@ local gp = {
 -- The catalog of the search path (cached).  gp.catalog{dirs = {...}} loads
 -- exactly those directories instead, uncached, raising on the first error.
 function gp.catalog(opts)
+  if opts ~= nil then
+    if type(opts) ~= "table" then error("catalog: expected nothing or {dirs = {...}}", 2) end
+    require("gpuplan.args").check_keys(opts, { "dirs" }, "catalog")
+  end
   if opts and opts.dirs then
     local cat, errs = catalog.load(opts.dirs)
     if #errs > 0 then error(catalog.error(errs[1]), 0) end

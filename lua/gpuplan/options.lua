@@ -807,30 +807,7 @@ end
 
 -- Did-you-mean ----------------------------------------------------------
 
--- Edit distance (insertions, deletions, substitutions and transpositions
--- of neighbours, each 1), stopping early past `limit`.
-local function distance(a, b, limit)
-  if math.abs(#a - #b) > limit then return limit + 1 end
-  local prev2, prev, cur = {}, {}, {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    cur = { [0] = i }
-    local best = i
-    for j = 1, #b do
-      local cost = a:byte(i) == b:byte(j) and 0 or 1
-      local v = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-      if i > 1 and j > 1 and a:byte(i) == b:byte(j - 1) and a:byte(i - 1) == b:byte(j) then
-        v = math.min(v, prev2[j - 2] + 1)
-      end
-      cur[j] = v
-      if v < best then best = v end
-    end
-    if best > limit then return limit + 1 end
-    prev2, prev = prev, cur
-  end
-  return prev[#b]
-end
-M.distance = distance
+M.distance = args.distance
 
 local function list_words(names)
   if #names == 1 then return names[1] end
@@ -867,28 +844,12 @@ function M.hint(cmd, key, side)
       return " (an option of " .. (cli and "gpuplan " or "") .. list_words(where) .. ")"
     end
   end
-  -- A near miss: within two edits, and fewer than the key's length (so
-  -- "x" suggests nothing).
-  local best, bestd = nil, math.min(2, #k - 1)
+  -- A near miss or an abbreviation (args.nearest) among this command's.
+  local names = {}
   for _, o in ipairs(D) do
-    if M.takes(cmd, o.name, side) then
-      local dist = distance(k, o.name, bestd)
-      if dist <= bestd and (best == nil or dist < bestd) then best, bestd = o.name, dist end
-    end
+    if M.takes(cmd, o.name, side) then names[#names + 1] = o.name end
   end
-  if best then return " (did you mean " .. shown(best) .. "?)" end
-  -- An abbreviation or a longer spelling: the option's name begins one
-  -- of the key's words (seq in sequence_len, kv in kv_cache_dtype)
-  -- or is whole words of it (global_batch in global_batch_tokens); the
-  -- longest such name (gpus over gpu in num_gpus).
-  local words = "_" .. k .. "_"
-  for _, o in ipairs(D) do
-    local n = o.name
-    if #n >= 2 and M.takes(cmd, n, side) and (best == nil or #n > #best)
-       and (words:find("_" .. n, 1, true)) then
-      best = n
-    end
-  end
+  local best = args.nearest(k, names)
   if best then return " (did you mean " .. shown(best) .. "?)" end
   return ""
 end
@@ -902,9 +863,13 @@ end
 
 -- "who: unknown option 'key' (did you mean 'x'?)": the Lua error of cmd.
 -- noun: "option" (default) or "argument".
-function M.unknown_message(cmd, key, who, noun)
-  return string.format("%s: unknown %s '%s'%s", who or cmd, noun or "option", tostring(key),
-    M.hint(cmd, key, "lua"))
+-- extra: names the function takes besides cmd's options (infer_plan's
+-- target), suggested when no option is.
+function M.unknown_message(cmd, key, who, noun, extra)
+  local hint = M.hint(cmd, key, "lua")
+  local near = hint == "" and extra and args.nearest(key, extra)
+  if near then hint = " (did you mean '" .. near .. "'?)" end
+  return string.format("%s: unknown %s '%s'%s", who or cmd, noun or "option", tostring(key), hint)
 end
 
 -- A function for cli.parse: the hint after "unknown option '--name'".

@@ -113,11 +113,8 @@ end
 -- With a model: ops = M.model_ops's rows, infer = its gp.infer result.
 function M.roofline(a)
   if type(a) ~= "table" then error("roofline: expected a table of arguments", 2) end
-  local bad = require("gpuplan.args").unknown_key(a, { gpu = true, op = true, cat = true,
-    catalog = true, model = true, infer = true })
-  if bad ~= nil then
-    error("roofline: unknown argument '" .. tostring(bad) .. "' (gpu, op, model, infer, cat)", 2)
-  end
+  require("gpuplan.args").check_keys(a, { "gpu", "op", "model", "infer", "cat", "catalog" },
+    "roofline")
   if not a.gpu then error("roofline: gpu is required", 2) end
   if a.op ~= nil and type(a.op) ~= "table" then
     error("roofline: op must be a table {flop =, bytes =, ...} (got " .. type(a.op) .. ")", 2)

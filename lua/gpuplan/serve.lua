@@ -374,6 +374,13 @@ local LAYOUT = args.set [[tp ep dp_attention two_batch_overlap prefill_tp prefil
 -- itl_s, ttft_s, cost_per_mtok, currency, result (gp.infer's table)}.
 function M.plan(a)
   if type(a) ~= "table" then error("infer_plan: expected a table of arguments", 2) end
+  -- A misspelt key is named before the target is checked (target_tokens_per_s
+  -- would otherwise read as a missing target).
+  local options = require "gpuplan.options"
+  local bad = options.unknown(a, "infer", function(k) return k == "target" end)
+  if bad ~= nil then
+    error(options.unknown_message("infer", bad, "infer_plan", "argument", { "target" }), 2)
+  end
   local target = a.target
   if type(target) ~= "number" or target ~= target or target <= 0 or target == math.huge then
     error("infer_plan: target must be a positive number of output tokens/s (got "
@@ -425,6 +432,7 @@ function M.plan(a)
       itl_s = out.itl_s, ttft_s = out.ttft_s, cost_per_mtok = out.cost_per_mtok,
       currency = out.currency, result = out })
 end
-M.infer_plan = M.plan
+-- gp.infer_plan: a misuse names the script's line (gpuplan.args).
+M.infer_plan = require("gpuplan.args").api(M.plan)
 
 return M

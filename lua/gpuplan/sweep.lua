@@ -606,14 +606,33 @@ end
 
 -- Policies: tables gp.sweep folds into its options.
 M.policy = {}
-function M.policy.cheapest(t) t = t or {}; return { key = "cost", deadline = t.deadline, budget = t.budget } end
-function M.policy.fastest(t) t = t or {}; return { key = "time", deadline = t.deadline, budget = t.budget } end
-function M.policy.fewest_gpus(t) t = t or {}; return { key = "gpus", deadline = t.deadline, budget = t.budget } end
-function M.policy.best_per_dollar(t) t = t or {}; return { key = "per_dollar", deadline = t.deadline, budget = t.budget } end
+-- The keys a policy table takes: a misspelt deadline would rank with none.
+local function policy_keys(t, who, known)
+  if t ~= nil and type(t) ~= "table" then error(who .. ": expected a table", 3) end
+  args.check_keys(t or {}, known or { "deadline", "budget" }, who, 3)
+  return t or {}
+end
+function M.policy.cheapest(t)
+  t = policy_keys(t, "policy.cheapest")
+  return { key = "cost", deadline = t.deadline, budget = t.budget }
+end
+function M.policy.fastest(t)
+  t = policy_keys(t, "policy.fastest")
+  return { key = "time", deadline = t.deadline, budget = t.budget }
+end
+function M.policy.fewest_gpus(t)
+  t = policy_keys(t, "policy.fewest_gpus")
+  return { key = "gpus", deadline = t.deadline, budget = t.budget }
+end
+function M.policy.best_per_dollar(t)
+  t = policy_keys(t, "policy.best_per_dollar")
+  return { key = "per_dollar", deadline = t.deadline, budget = t.budget }
+end
 -- A monthly budget: the fastest layout whose GPUs cost at most `budget` a
 -- month (30 days of 24 h), and how long the run then takes.
 function M.policy.monthly(t)
   if type(t) ~= "table" or t.budget == nil then fail("policy.monthly{budget = ...}: budget is required") end
+  policy_keys(t, "policy.monthly", { "budget" })
   local b = t.budget
   return function(c)
     local m = M.money(b, "monthly budget", c.currency)

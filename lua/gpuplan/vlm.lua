@@ -126,6 +126,8 @@ end
 
 tokens = function(o)
   if type(o) ~= "table" then fail("vlm.tokens{...}: expected a table of options") end
+  require("gpuplan.args").check_keys(o, { "model", "images", "video_frames", "image_size",
+    "frame_size", "cat" }, "vlm.tokens", 3)
   local model = o.model
   if type(model) == "string" then
     model = (o.cat or require("gpuplan").catalog()):get("models", model)
@@ -154,6 +156,14 @@ function M.plan(o)
   local gpus = o.gpus or 8
   local rows = {}
   local search = { tps = true, cps = true, pps = true, recomputes = true, top = true }
+  -- Every other key is gp.train's: a misspelt one would fail each layout's
+  -- gp.train quietly and leave no rows.
+  local options = require "gpuplan.options"
+  local bad = options.unknown(o, "train", function(k) return search[k] end)
+  if bad ~= nil then
+    fail("%s", options.unknown_message("train", bad, "vlm.plan", "option",
+      { "tps", "cps", "pps", "recomputes", "top" }))
+  end
   local function list(v, def)
     if v == nil then return def end
     if type(v) ~= "table" then fail("vlm.plan: %s must be a list", shown(v)) end
