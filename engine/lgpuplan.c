@@ -2090,6 +2090,25 @@ static int lgp_rl(lua_State *L)
 
 /* ---- end rl ---- */
 
+/* core.hash(s) -> 16 hex digits: gp_hash of the string's bytes (64-bit
+ * FNV-1a, words read in the host's byte order), what a plan shard's
+ * fingerprint is made of -- a check that two runs read the same catalog
+ * and options, not a cryptographic digest. */
+static int lgp_hash(lua_State *L)
+{
+	size_t n;
+	const char *s = luaL_checklstring(L, 1, &n);
+	unsigned long long h = gp_hash(s, n);
+	char hex[17];
+	int i;
+
+	for (i = 15; i >= 0; i--, h >>= 4)
+		hex[i] = "0123456789abcdef"[h & 15u];
+	hex[16] = '\0';
+	lua_pushstring(L, hex);
+	return 1;
+}
+
 /* core.check(kind, t) -> true: run the reader and the kernel's check
  * that every command runs on a catalog-shaped table -- kind "model"
  * (lgp_tomodel, model_check), "device" (lgp_todevice, roof_device_check)
@@ -2379,6 +2398,7 @@ static const luaL_Reg corelib[] = {
 	{"serve_target", lgp_serve_target},
 	{"serve_accept", lgp_serve_accept},
 	{"check", lgp_check},
+	{"hash", lgp_hash},
 	{NULL, NULL}
 };
 

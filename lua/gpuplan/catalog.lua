@@ -291,6 +291,7 @@ local function load_file(cat, path, layer, errs, spent)
     return
   end
   spent.source = spent.source + #src
+  spent.hashes[#spent.hashes + 1] = require("gpuplan.core").hash(src)
   if spent.source > budget.source then
     problem(errs, path, nil, over_budget(spent,
       "the catalog files together exceed %d MiB of source", budget.source // 2 ^ 20))
@@ -700,7 +701,7 @@ function M.load(dirs, origins, warnings)
   -- What the files have spent of M.budget so far; memory: the bytes the
   -- state held before the first file.
   local spent = { files = 0, source = 0, instructions = 0, entries = 0, t0 = os.clock(),
-                  memory = config.memory and select(2, config.memory()) or 0 }
+                  memory = config.memory and select(2, config.memory()) or 0, hashes = {} }
   for i, d in ipairs(dirs) do
     if spent.over then break end
     load_dir(cat, d, i, origins and origins[i], errs, spent)
@@ -724,6 +725,9 @@ function M.load(dirs, origins, warnings)
       or "") .. ": ") or "") .. e.msg)
   end
   cat.dirs = dirs
+  -- What the catalog read, as a hash of each file's bytes in load order: a
+  -- plan shard carries it, so merge can tell shards of different catalogs.
+  cat.fingerprint = require("gpuplan.core").hash(table.concat(spent.hashes, " "))
   return cat, out
 end
 

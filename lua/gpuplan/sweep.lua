@@ -190,6 +190,27 @@ end
 -- rule: "below 0.6, change the layout or the cards").
 M.SCALING_FLOOR = 0.6
 
+-- A result's score under a key (lower first), each card with its own
+-- price (a card without one ranks last by cost) -- what gp.sweep ranks
+-- across cards by and gpuplan merge checks a shard's scores against.
+function M.score(key, c)
+  if key == "cost" then return c.price and c.gpus * c.price / c.tokens_per_s or math.huge end
+  if key == "per_dollar" then return c.price and -c.tokens_per_s / (c.gpus * c.price) or math.huge end
+  if key == "mfu" then return -c.mfu end
+  if key == "gpus" then return c.gpus + 1e-9 / c.tokens_per_s end
+  return 1 / c.tokens_per_s
+end
+
+-- A plan's fingerprint: the gpuplan version, the catalog's (cat.fingerprint,
+-- each file's bytes) and the job's options less the shard, hashed.  The
+-- shards of one search share it; gpuplan merge refuses any other.
+function M.fingerprint(job, cat)
+  local j = {}
+  for k, v in pairs(job) do if k ~= "shard" then j[k] = v end end
+  return core().hash(table.concat({ require("gpuplan.config").version, cat.fingerprint,
+                                    require("gpuplan.report").json(j) }, "\n"))
+end
+
 -- The order of results across cards: by score (lower first), then the
 -- card's place in the gpu list, then the layout's place in the card's
 -- enumeration -- what gpuplan merge sorts shards by.
@@ -551,15 +572,7 @@ function M.sweep(o)
   end
   -- Rank across cards: by the key with each card's own price.
   local key = space.key
-  local function score(c)
-    if c.policy_score then return c.policy_score end
-    if key == "cost" then return c.price and c.gpus * c.price / c.tokens_per_s or math.huge end
-    if key == "per_dollar" then return c.price and -c.tokens_per_s / (c.gpus * c.price) or math.huge end
-    if key == "mfu" then return -c.mfu end
-    if key == "gpus" then return c.gpus + 1e-9 / c.tokens_per_s end
-    return 1 / c.tokens_per_s
-  end
-  for _, c in ipairs(results) do c._s = score(c) end
+  for _, c in ipairs(results) do c._s = c.policy_score or M.score(key, c) end
   table.sort(results, M.before)
   local top = a.top or 10
   local out, bases = {}, {}

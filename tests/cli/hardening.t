@@ -578,7 +578,7 @@ LUA
     }
 }
 
-# --- 16. Issue 19.15: leftovers -- each an error naming the input.
+# --- 17. Issue 19.15: leftovers -- each an error naming the input.
 for my $t (
     # Llama 3 8B's context is 8192 tokens (max_seq).
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'], 1,
@@ -625,5 +625,94 @@ write_file("$lo/a.lua", "gpu { id = 'no-gemm', name = 'x', vendor = 'T', arch = 
 is($c, 1, 'catalog check of a GPU without a 16-bit GEMM fraction: exit 1');
 like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): no bf16 or fp16 fraction/m,
      'refused at its line, as infer would');
+# --- 18. Issue 19.11: merge checks what it reads.  Forged figures, a card
+# not in the plan, a shard of another catalog, malformed lines and a line
+# past the size cap: each an error naming the shard's file:line, never a
+# line of gpuplan's own code, never merged.
+{
+    my @sh;
+    for my $k (1, 2) {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--gpus', '8,16',
+                              '--tokens', '1e10', '--shard', "$k/2", '--format', 'json');
+        is($c, 0, "plan shard $k/2") or diag $e;
+        push @sh, $o;
+    }
+    like($sh[0], qr/^\{[^\n]*"fingerprint":"[0-9a-f]{16}"/, 'a shard\'s plan line carries a fingerprint');
+    write_file("$tmp/m2.json", $sh[1]);
+    my $forge = sub {
+        my ($line, $from, $to) = @_;
+        my @l = split /\n/, $sh[0];
+        $l[$line - 1] =~ s/$from/$to/ or die "no $from in line $line";
+        write_file("$tmp/m1.json", join("\n", @l) . "\n");
+        return run_gp('merge', "$tmp/m1.json", "$tmp/m2.json");
+    };
+    my @cases = (
+        [2, qr/"gpus":\d+/, '"gpus":0', qr/result field 'gpus' must be >= 1 and <= 16777216 \(got 0\)/],
+        [2, qr/"step_s":[^,]+/, '"step_s":-1', qr/result field 'step_s' must be > 0 and below 2\^53 \(got -1\)/],
+        [2, qr/"cost":[^,]+/, '"cost":-5', qr/result field 'cost' must be >= 0 and below 2\^53 \(got -5\)/],
+        [2, qr/"mfu":[^,]+/, '"mfu":7.5', qr/result field 'mfu' must be >= 0 and <= 1 \(got 7.5\)/],
+        [2, qr/"gpu":"[^"]+"/, '"gpu":"nosuch"', qr/the result's gpu 'nosuch' is not card \d of the plan's --gpu/],
+        [2, qr/"tokens_per_s":[^,]+/, '"tokens_per_s":1e308', qr/result field 'tokens_per_s' must be > 0 and below 2\^53 \(got 1e\+308\)/],
+        [2, qr/"score":[^,]+/, '"score":1e-30', qr/the result's score 1e-30 is not its time score /],
+        [2, qr/"cost":[^,]+/, '"cost":1', qr/the result's cost 1 is not train_s x gpus x price/],
+        [2, qr/"layout":"[^"]+"/, '"layout":"TP8 DP1"', qr/the result's layout 'TP8 DP1' is not its degrees' label/],
+        [2, qr/"tp":\d+/, '"tp":3', qr/the result's tp x pp x cp x dp = 3 x /],
+        [2, qr/"gpus":\d+/, '"gpus":"8"', qr/result field 'gpus' must be an integer \(got "8"\)/],
+        [2, qr/\}$/, ',"extra":1}', qr/unknown field "extra" in a result line/],
+        [2, qr/"index":\d+/, '"index":1', qr/layout 1 is shard 2\/2's, not 1\/2's/],
+        [1, qr/"layouts":\d+/, '"layouts":-3', qr/stats\.\S+ field 'layouts' must be >= 0/],
+        [1, qr/"stats":\{/, '"stats":{"zz":{},', qr/the plan's stats name a card not in its --gpu \("zz"\)/],
+        [1, qr/"gpu":\[[^\]]*\]/, '"gpu":"h100-sxm"', qr/the plan's job has no gpu list/],
+        [1, qr/"gpus":"[^"]*"/, '"gpus":"x"', qr/the plan's job\.gpus: gpus 'x': expected counts/],
+        [1, qr/"fingerprint":"[^"]*",/, '', qr/plan line without 'fingerprint'/],
+        [1, qr/"policy":"fastest"/, '"policy":"x"', qr/the plan's policy is not one plan writes/],
+        [2, qr/^.*$/, '{"kind":"result"', qr/not a JSON object/],
+        [2, qr/^.*$/, '[1,2]', qr/kind must be "plan" or "result" \(got nil\)/],
+    );
+    for my $k (@cases) {
+        my ($line, $from, $to, $want) = @$k;
+        ($c, $o, $e) = $forge->($line, $from, $to);
+        is($c, 1, "a forged line ($to): refused");
+        like($e, qr/^gpuplan: merge: \Q$tmp\E\/m1\.json:$line: /, '... naming the shard\'s file:line');
+        like($e, $want, '... and what is wrong') or diag $e;
+        clean_error($e, "merge of $to");
+        is($o, '', '... nothing merged');
+    }
+    # More results than the plan's --top (5): a sixth line.
+    my @l = split /\n/, $sh[0];
+    write_file("$tmp/m1.json", join("\n", @l, ($l[-1]) x (7 - @l)) . "\n");
+    ($c, $o, $e) = run_gp('merge', "$tmp/m1.json", "$tmp/m2.json");
+    is($c, 1, 'a shard with more results than its --top: refused');
+    like($e, qr/m1\.json:\d+: (more results than the plan's --top \(5\)|the layout of \S+ again)/, '... named');
+    # A line of 2 MiB: refused at the cap, without reading it whole.
+    write_file("$tmp/m1.json", $l[0] . "\n" . ('x' x (2 * 1024 * 1024)) . "\n");
+    ($c, $o, $e) = run_gp('merge', "$tmp/m1.json", "$tmp/m2.json");
+    is($c, 1, 'a line of 2 MiB: refused');
+    is($e, "gpuplan: merge: $tmp/m1.json:2: a line of more than 1048576 bytes (1 MiB): not a plan shard\n",
+       '... naming the cap');
+    # A shard of another catalog: a user directory adds a model.
+    my $other = "$tmp/othercat";
+    make_path($other);
+    write_file("$other/m.lua", 'model { id = "extra-tiny", name = "x", layers = 2, hidden = 64, heads = 1, ffn_hidden = 128, vocab = 100, params_b = 0.001, norm = "layer", source = "t" }' . "\n");
+    {
+        local $ENV{GPUPLAN_CATALOG} = $other;
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--gpus', '8,16',
+                              '--tokens', '1e10', '--shard', '1/2', '--format', 'json');
+    }
+    is($c, 0, 'a shard planned with another catalog') or diag $e;
+    write_file("$tmp/m1.json", $o);
+    ($c, $o, $e) = run_gp('merge', "$tmp/m1.json", "$tmp/m2.json");
+    is($c, 1, 'merged with a shard of the shipped catalog: refused');
+    like($e, qr/^gpuplan: merge: \Q$tmp\E\/m2\.json is a shard of another search than \Q$tmp\E\/m1\.json \(its fingerprint of gpuplan's version, the catalog and the options differs: [0-9a-f]{16} against [0-9a-f]{16}\)$/,
+         '... naming the fingerprint');
+    write_file("$tmp/m1.json", $sh[0]);
+    ($c, $o, $e) = run_gp('merge', "$tmp/m1.json", "$tmp/m2.json");
+    is($c, 0, 'the two true shards merge') or diag $e;
+    ($c, my $whole, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--gpus', '8,16',
+                                 '--tokens', '1e10');
+    # the counts differ (each shard's bound prunes against its own best)
+    s/^searched.*\n//m for $o, $whole;
+    is($o, $whole, '... into the whole search\'s answer');
+}
 
 done_testing();

@@ -34,6 +34,8 @@ end
 local POLICIES = { fastest = "fastest", cheapest = "cheapest", ["fewest-gpus"] = "fewest_gpus",
                    ["best-per-dollar"] = "best_per_dollar" }
 
+C.POLICIES = POLICIES
+
 local why = sweep.why
 local ranges = require "gpuplan.ranges"
 
@@ -166,7 +168,9 @@ function C.run(opts, args)
     io.write(report.json { kind = "plan", model = head.model, policy = pname,
                            deadline = opts.deadline, budget = opts.budget, job = job,
                            shard = opts.shard, stats = r.stats, defaults = r.defaults,
-                           top = opts.top or 5 }, "\n")
+                           top = opts.top or 5,
+                           fingerprint = sweep.fingerprint(job, require("gpuplan").catalog()) },
+             "\n")
     for _, c in ipairs(r.results) do
       c.kind = "result"
       io.write(report.json(c), "\n")
