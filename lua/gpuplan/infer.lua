@@ -419,6 +419,9 @@ end
 -- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,
 -- disagg, mtp, ...: gpuplan.serve) take the MoE serving model.
 function M.infer(a)
+  if type(a) == "table" and type(a.gpu) == "table" and a.gpu[1] ~= nil then
+    return M.cards(a)
+  end
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
@@ -475,6 +478,57 @@ function M.sweep(a)
     b = b * 2
   end
   return rows, top
+end
+
+-- gp.infer{gpu = {"h100-sxm", "h200-sxm", ...}, ...}: the same deployment
+-- on each card, side by side: {model, per_card = rows, winner = id or
+-- nil}.  Each row is gp.infer's result on that card (fits, why, ttft_s,
+-- itl_s, stream_tokens_per_s, per_gpu, cost_per_mtok, ...) with winner and
+-- loses (what it loses to the winner, or why it is out).  Ranked: those
+-- that fit first, the priced by cost per token, then the rest by tokens/s
+-- per user; each id once, at most 64 (gpuplan.sweep.cards).
+function M.cards(a)
+  local ids = require("gpuplan.sweep").cards(a.gpu)
+  local rows = {}
+  for i, id in ipairs(ids) do
+    local one = {}
+    for k, v in pairs(a) do one[k] = v end
+    one.gpu = id
+    local ok, r = pcall(M.infer, one)
+    if not ok then error(r, 0) end
+    r.gpu_order = i
+    rows[#rows + 1] = r
+  end
+  table.sort(rows, function(x, y)
+    if x.fits ~= y.fits then return x.fits end
+    local px, py = x.cost_per_mtok ~= nil, y.cost_per_mtok ~= nil
+    if x.fits and px ~= py then return px end
+    if x.fits and px and x.cost_per_mtok ~= y.cost_per_mtok then
+      return x.cost_per_mtok < y.cost_per_mtok
+    end
+    if x.fits and x.stream_tokens_per_s ~= y.stream_tokens_per_s then
+      return x.stream_tokens_per_s > y.stream_tokens_per_s
+    end
+    return x.gpu_order < y.gpu_order
+  end)
+  local w = rows[1] and rows[1].fits and rows[1] or nil
+  local rel = require("gpuplan.report").versus
+  for _, r in ipairs(rows) do
+    r.winner = r == w
+    if r.winner then r.loses = "(the winner)"
+    elseif not r.fits then r.loses = "does not fit"
+    else
+      local t = {}
+      if r.cost_per_mtok and w.cost_per_mtok then
+        t[#t + 1] = rel(r.cost_per_mtok / w.cost_per_mtok, "more cost per token",
+                        "less cost per token", "the cost per token")
+      elseif w.cost_per_mtok then t[#t + 1] = "no price in the buyer's market" end
+      t[#t + 1] = rel(w.stream_tokens_per_s / r.stream_tokens_per_s, "slower per user",
+                      "faster per user", "slower per user")
+      r.loses = table.concat(t, ", ")
+    end
+  end
+  return { model = rows[1] and rows[1].model, per_card = rows, winner = w and w.gpu or nil }
 end
 
 -- GPUs for a target output tokens/s with every decode step within itl_limit

@@ -83,6 +83,7 @@ opt { name = "model", type = "string|table", lua_only = true, commands = ALL,
 opt { name = "gpu", type = "string", metavar = "ID", commands = ALL, default = "required",
   help = "catalog GPU, e.g. h100-sxm, h200-sxm, a100-sxm-80gb",
   suggest = { "device", "gpu_type", "card" },
+  notes = { infer = "A,B,...: the same deployment on each card, side by side (Lua: a list)" },
   variants = { plan = { metavar = "A,B,...", own = true,
     help = "the cards to compare (Lua: one id or a list)" } } }
 opt { name = "gpus", type = "int", metavar = "N", commands = ALL,
@@ -564,6 +565,11 @@ opt { name = "deadline", type = "string", metavar = "D", commands = "plan",
   help = "train --tokens within D (30d, 12h, 2w)" }
 opt { name = "budget", type = "string", metavar = "B", commands = "plan",
   help = "spend at most B ($50k, 100kCNY)" }
+opt { name = "per_card", type = "flag", commands = "plan",
+  help = "the best layout of each card side by side: GPUs, layout, step, MFU, days, cost, "
+    .. "memory, whether it meets the deadline and budget, what it loses to the winner (Lua: "
+    .. "the result's per_card)",
+  suggest = { "by_card", "per_gpu", "cards" } }
 opt { name = "top", type = "int", metavar = "N", commands = "plan", default = "5; Lua: 10",
   help = "how many layouts to keep" }
 opt { name = "shard", type = "string", metavar = "K/N", commands = "plan",

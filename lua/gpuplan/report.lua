@@ -345,6 +345,16 @@ end
 -- " (if it fit)" after the label of a figure of a result that does not fit.
 function M.if_fit(fits) return fits and "" or " (if it fit)" end
 
+-- A ratio x of a loser's figure to the winner's, in words: "12.0% slower"
+-- (x above 1: worse), "3.0% faster" (below 1: better), "2.5x slower"
+-- (from 2: times, e.g. "the cost"), "the same".
+function M.versus(x, worse, better, times)
+  if math.abs(x - 1) < 5e-4 then return "the same" end
+  if x >= 2 then return string.format("%.1fx %s", x, times or worse) end
+  if x > 1 then return string.format("%.1f%% %s", 100 * (x - 1), worse) end
+  return string.format("%.1f%% %s", 100 * (1 - x), better)
+end
+
 -- Render rows to stdout.
 function M.print(rows, opts)
   io.stdout:write(M.render(rows, opts))

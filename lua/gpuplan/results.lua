@@ -133,6 +133,11 @@ field("scaling", "", "train: {gpus, layout, tokens_per_s_gpu, efficiency, base} 
   .. "the base count, base saying which ('the smallest count that fits', 'scaling_base', "
   .. "'no smaller count fits'); plan: that efficiency", "train plan")
 field("scaling_base", "count", "the GPU count the scaling efficiency is against", "plan")
+field("per_card", "", "per_card = true (gp.sweep) or a list of cards (gp.infer): a row per "
+  .. "card, side by side, the winner first -- the card's best (gp.sweep: its layout's fields; "
+  .. "gp.infer: its result) with gpu, fits, winner, loses (what it loses to the winner, or why "
+  .. "it is out) and, with a deadline or budget, meets_deadline and meets_budget",
+  "sweep infer")
 field("scaling_bases", "", "per card: {gpus, layout, tokens_per_s_gpu, given} of the base "
   .. "its results' scaling is against", "sweep")
 field("flags", "", "what the result warns of (scaling below 0.6)", "plan")

@@ -405,6 +405,9 @@ function M.sweep(o)
     fail("sweep: policy must be a gp.policy.* table or a function")
   end
   if a.gpu == nil then fail("sweep: gpu is required (an id or a list)") end
+  if a.per_card ~= nil and type(a.per_card) ~= "boolean" then
+    fail("sweep: per_card must be a boolean (got %s)", args.shown(a.per_card))
+  end
   local gpus_list = M.cards(a.gpu)
   local counts = M.counts(a.gpus or 8)
   local job = {}
@@ -576,19 +579,20 @@ function M.sweep(o)
   table.sort(results, M.before)
   local top = a.top or 10
   local out, bases = {}, {}
-  for i = 1, math.min(top, #results) do
-    local c = results[i]
-    c.score, c._s, c.policy_score = c._s, nil, nil
+  -- A ranked candidate named for the caller: its label, gp.train's result
+  -- names, the 80% ranges and the scaling efficiency.  Run on the few
+  -- results returned (and each card's best), never on each layout priced.
+  local function finish(c)
+    if c._s ~= nil then c.score, c._s, c.policy_score = c._s, nil, nil end
     c.layout = M.label(c)
     M.name_fields(c)
-    -- The 80% ranges of the few results returned, never of each layout
-    -- the search priced (gpuplan.ranges).
+    -- The 80% ranges (gpuplan.ranges).
     require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
     -- Scaling efficiency: tokens/s per GPU here against the card's base
     -- (M.scaling_base: the smallest count that fits, or scaling_base),
     -- found once per card.  Below 0.6 the guides advise changing the
     -- layout or the cards; the result says so.
-    if a.scaling ~= false then
+    if a.scaling ~= false and c.scaling == nil then
       local b = bases[c.gpu]
       if b == nil then
         local okb, r = pcall(M.scaling_base, o, c.gpu, math.max(table.unpack(counts)),
@@ -607,14 +611,109 @@ function M.sweep(o)
         end
       end
     end
-    out[i] = c
+    return c
+  end
+  -- Each card's best (results are ranked: the first of each card), before
+  -- the cut to top drops the cards that rank lower.
+  local bests = {}
+  if a.per_card then
+    for _, c in ipairs(results) do
+      if not bests[c.gpu] then bests[c.gpu] = c end
+    end
+  end
+  for i = 1, math.min(top, #results) do out[i] = finish(results[i]) end
+  local per_card
+  if a.per_card then
+    for _, c in pairs(bests) do finish(c) end
+    per_card = M.per_card(o, a, gpus_list, bests)
   end
   local scaling = {}
   for _, gid in ipairs(gpus_list) do
     if bases[gid] then scaling[gid] = bases[gid] end
   end
   return { results = out, stats = stats, defaults = defaults or {}, key = key,
-           scaling_bases = scaling }
+           scaling_bases = scaling, per_card = per_card }
+end
+
+-- The fields of a per-card row taken from its best candidate.
+M.CARD_FIELDS = { "gpus", "tp", "pp", "cp", "ep", "dp", "zero", "vpp", "sp", "micro_batch",
+                  "recompute", "layout", "step_s", "tokens_per_s", "mfu", "train_s", "days",
+                  "cost", "price", "currency", "mem_gib", "scaling", "scaling_base", "score" }
+
+-- "12.0% slower, 8.0% more cost": what a card's best loses to the
+-- winner's, by the run's time (1 / tokens/s: the same tokens) and cost.
+local function loses(c, w)
+  local rel = require("gpuplan.report").versus
+  local t = { rel(w.tokens_per_s / c.tokens_per_s, "slower", "faster") }
+  if c.cost and w.cost then t[#t + 1] = rel(c.cost / w.cost, "more cost", "less cost", "the cost")
+  elseif w.cost then t[#t + 1] = "no price in the buyer's market" end
+  return table.concat(t, ", ")
+end
+
+-- gp.sweep{..., per_card = true}: the best layout of each card, side by
+-- side, ranked as the results are (a card whose best misses the deadline
+-- or budget after those that meet them, one where nothing fits last).
+-- bests: each card's best candidate within the deadline and budget; a
+-- card without one is searched again without them (the fastest layout)
+-- to say by how much it misses.  Each row: gpu, fits, meets_deadline,
+-- meets_budget (nil without a deadline, a budget), winner, loses (what
+-- it loses to the winner, or why it is out) and the candidate's fields.
+function M.per_card(o, a, gpus_list, bests)
+  local deadline = a.deadline ~= nil and M.duration(a.deadline, "deadline") or nil
+  local budget
+  local rows = {}
+  for gi, gid in ipairs(gpus_list) do
+    local c, meets = bests[gid], true
+    if not c and (a.deadline ~= nil or a.budget ~= nil) then
+      -- nothing within the deadline and budget: the card's fastest layout
+      local q = {}
+      for k, v in pairs(o) do q[k] = v end
+      q.gpu, q.policy, q.deadline, q.budget, q.key = gid, nil, nil, nil, "time"
+      q.top, q.per_card, q.where, q.progress, q.shard = 1, nil, nil, nil, nil
+      local ok, r = pcall(M.sweep, q)
+      c, meets = ok and r.results[1] or nil, false
+    end
+    local row = { gpu = gid, gpu_order = gi, fits = c ~= nil }
+    if c then
+      for _, k in ipairs(M.CARD_FIELDS) do row[k] = c[k] end
+      if deadline then row.meets_deadline = c.train_s ~= nil and c.train_s <= deadline end
+      if a.budget ~= nil then
+        budget = budget or M.money(a.budget, "budget", c.currency)
+        local amount = c.currency and require("gpuplan").catalog():convert(budget, c.currency)
+        row.meets_budget = c.cost ~= nil and amount ~= nil and c.cost <= amount
+      end
+      row.meets = meets and row.meets_deadline ~= false and row.meets_budget ~= false
+    end
+    rows[#rows + 1] = row
+  end
+  table.sort(rows, function(x, y)
+    local rx = x.meets and 0 or x.fits and 1 or 2
+    local ry = y.meets and 0 or y.fits and 1 or 2
+    if rx ~= ry then return rx < ry end
+    if rx == 0 and x.score ~= y.score then return x.score < y.score end
+    if rx == 1 and x.tokens_per_s ~= y.tokens_per_s then return x.tokens_per_s > y.tokens_per_s end
+    return x.gpu_order < y.gpu_order
+  end)
+  local w = rows[1] and rows[1].meets and rows[1] or nil
+  for _, row in ipairs(rows) do
+    if row == w then row.winner, row.loses = true, "(the winner)"
+    elseif not row.fits then row.loses = "no layout fits"
+    elseif not row.meets then
+      local why = {}
+      if row.meets_deadline == false then
+        why[#why + 1] = string.format("misses the deadline (%.1f days)", row.days or 0)
+      end
+      if row.meets_budget == false then
+        why[#why + 1] = row.cost and string.format("over the budget (%.0f %s)", row.cost,
+          row.currency or "") or "no price in the buyer's market"
+      end
+      row.loses = #why > 0 and table.concat(why, ", ") or "not within the deadline and budget"
+    else
+      row.loses = w and loses(row, w) or ""
+    end
+    row.winner = row.winner or false
+  end
+  return rows
 end
 
 -- Policies: tables gp.sweep folds into its options.

@@ -147,6 +147,28 @@ ok(defined $tcost && abs($tcost - 6.98 * $tg / 3600 / $ttps * 1e6) < 0.002, 'cos
 is($c, 1, 'infer --market unknown: an error');
 like($e, qr/^gpuplan: infer: market 'mars': no price in the catalog is from it/, 'naming it');
 
+# --gpu A,B,C: the same deployment on each card side by side (tests/lua/
+# cards.t checks each row is gp.infer's on that card), ranked by cost per
+# token; a card the model does not fit last, with why.
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm,rtx-4090', '--weights', 'fp8',
+                      '--tp', '2', '--gpus', '2', '--concurrency', '32');
+is($c, 0, 'infer with a list of cards exits 0') or diag $e;
+like($o, qr/^card\s+GPUs\s+layout\s+batch\s+TTFT ms\s+ITL ms\s+tok\/s\/user\s+tok\/s\/GPU\s+cost\/Mtok\s+fits\s+against the winner$/m,
+     'the per-card columns');
+my @irow = grep { /^(h200-sxm|h100-sxm|rtx-4090)\s+\d+\s/ } split /\n/, $o;
+is(scalar @irow, 3, 'a row per card');
+my @icost = map { /\s([\d.]+) USD\s/ ? $1 : 9e99 } @irow;
+ok($icost[0] <= $icost[1], 'the cheapest per token first');
+like($irow[0], qr/\(the winner\)$/, 'the winner');
+like($irow[2], qr/^rtx-4090\s.*\sno\s+does not fit$/, 'what does not fit last');
+like($o, qr/^rtx-4090 does not fit: needs [\d.]+ GB per GPU/m, 'and why');
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm', '--format', 'json');
+like($o, qr/\A\{.*"per_card":\[/s, 'json: one object with per_card');
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,h100-sxm', '--target', '1000');
+is($c, 2, '--target with several cards: a usage error');
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'h200-sxm,,h100-sxm');
+is($c, 2, 'an empty id in the list: a usage error');
+
 # Options the chosen mode would ignore are usage errors, not silent no-ops.
 for my $bad (['--itl-max', '10'], ['--ops', '--sweep-batch'], ['--sweep-batch', '--target', '100'],
              ['--sweep-batch', '--batch', '4'], ['--sweep-batch', '--concurrency', '4'],

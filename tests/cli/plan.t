@@ -224,4 +224,35 @@ like($o, qr/^scaling efficiency against: h100-sxm 64 GPUs \(--scaling-base: /m, 
 is($c, 1, 'a base where nothing fits: an error');
 like($e, qr/^gpuplan: sweep: scaling_base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
 
+# --per-card: the best layout of each card side by side (tests/lua/cards.t
+# checks each row is the card's own best): text with the deadline column
+# and what each loses, JSON lines (the run, then a line per card), an HTML
+# page with the time-vs-cost chart, refused with --shard.
+my @cards = ('llama3-70b', '--tokens', '2e12', '--gpus', '64..1024',
+             '--gpu', 'h100-sxm,b200,a100-sxm-80gb', '--deadline', '30d', '--per-card');
+($c, $o, $e) = run_gp('plan', @cards);
+is($c, 0, '--per-card exits 0') or diag $e;
+like($o, qr/^llama3-70b: the best layout of each card, by cheapest, deadline 30d$/m, 'per-card title');
+like($o, qr/^card\s+GPUs\s+layout\s+step \(s\)\s+MFU\s+days\s+cost\s+GiB\/GPU\s+deadline\s+against the winner$/m, 'per-card columns');
+my @crow = grep { /^(h100-sxm|b200|a100-sxm-80gb)\s+\d+\s/ } split /\n/, $o;
+is(scalar @crow, 3, 'a row per card');
+like($crow[0], qr/^h100-sxm\s.*\syes\s+\(the winner\)$/, 'the cheapest within the deadline wins');
+like($o, qr/^b200\s.*\syes\s+[\d.]+% faster, [\d.]+% more cost$/m, 'b200: faster, costlier');
+like($o, qr/^a100-sxm-80gb\s.*\sno\s+misses the deadline \([\d.]+ days\)$/m, 'a100: misses the deadline');
+like($o, qr/^winner: h100-sxm x \d+ \(/m, 'the winner named');
+($c, $o, $e) = run_gp('plan', @cards, '--format', 'json');
+my @cl = split /\n/, $o;
+is(scalar @cl, 4, 'json: the run, then a line per card');
+like($cl[0], qr/"per_card":true/, 'json: the run line says per_card');
+like($cl[1], qr/"kind":"card".*"winner":true/, 'json: the winner first');
+like($o, qr/"gpu":"a100-sxm-80gb".*"meets_deadline":false/, 'json: meets_deadline');
+($c, $o, $e) = run_gp('plan', @cards, '--format', 'html');
+is($c, 0, 'per-card html exits 0');
+is(scalar(() = $o =~ /<svg /g), 1, 'html: one chart');
+like($o, qr/time against cost/, 'html: the time-vs-cost chart');
+like($o, qr/<td class="l">a100-sxm-80gb<\/td>/, 'html: the table');
+unlike($o, qr/<script|<link |src=/, 'html: nothing fetched');
+($c, $o, $e) = run_gp('plan', @cards, '--shard', '1/2');
+is($c, 2, '--per-card with --shard: a usage error');
+
 done_testing();

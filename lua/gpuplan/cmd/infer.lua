@@ -125,6 +125,59 @@ local function hint(opts)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
 end
 
+-- gpuplan infer MODEL --gpu A,B,C: the same deployment on each card, side
+-- by side (gp.infer with a list of cards), ranked as gp.infer ranks them.
+function C.cards(opts, a)
+  for _, o in ipairs { "target", "sweep_batch", "ops", "svg" } do
+    if opts[o] ~= nil then
+      error(cli.usage("infer: --" .. o:gsub("_", "-") .. " takes one card, not a list"), 0)
+    end
+  end
+  local ids = {}
+  for g in (opts.gpu .. ","):gmatch("([^,]*),") do
+    if not g:match("%S") then
+      error(cli.usage("infer: --gpu expects GPU ids separated by commas, got '" .. opts.gpu
+                      .. "'"), 0)
+    end
+    ids[#ids + 1] = g
+  end
+  a.gpu = ids
+  local ok, r = pcall(infer.infer, a)
+  if not ok then error(clean(r), 0) end
+  if opts.format == "json" then
+    io.stdout:write(report.json(r), "\n")
+    return 0
+  end
+  local rows = r.per_card
+  for _, x in ipairs(rows) do
+    x.layout_name = x.layout or string.format("TP%d%s", x.tp or 1,
+      (x.pp or 1) > 1 and (" PP" .. x.pp) or "")
+    x.cost = x.cost_per_mtok and string.format("%.3f %s", x.cost_per_mtok, x.currency or "")
+    if not x.fits then x.batch = nil end
+  end
+  local w = rows[1] and rows[1].winner and rows[1] or nil
+  report.print(rows, { format = opts.format, title = string.format(
+    "%s on each card: in %d / out %d%s", r.model, rows[1].input or 0, rows[1].output or 0,
+    w and string.format("; winner %s (%s)", w.gpu, w.cost_per_mtok and "cost per token"
+                        or "tokens/s per user") or "; no card fits"),
+    columns = {
+      { key = "gpu", label = "card" }, { key = "gpus", label = "GPUs" },
+      { key = "layout_name", label = "layout" }, { key = "batch", label = "batch" },
+      { key = "ttft_s", label = "TTFT ms", fmt = function(v) return string.format("%.1f", v * 1e3) end },
+      { key = "itl_s", label = "ITL ms", fmt = function(v) return string.format("%.2f", v * 1e3) end },
+      { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
+      { key = "per_gpu", label = "tok/s/GPU", fmt = "%.0f" },
+      { key = "cost", label = "cost/Mtok" },
+      { key = "fits", label = "fits" },
+      { key = "loses", label = "against the winner" } } })
+  if (opts.format or "text") == "text" or opts.format == "markdown" then
+    for _, x in ipairs(rows) do
+      if not x.fits then io.stdout:write(x.gpu, " does not fit: ", tostring(x.why), "\n") end
+    end
+  end
+  return 0
+end
+
 function C.run(opts, args)
   local model = args[1]
   if not model then error(cli.usage("infer: MODEL is required"), 0) end
@@ -166,6 +219,8 @@ function C.run(opts, args)
     excludes("target", o)
   end
   if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
+
+  if opts.gpu:find(",", 1, true) then return C.cards(opts, a) end
 
   if opts.sweep_batch then
     -- An output file that cannot be written fails before the table prints.

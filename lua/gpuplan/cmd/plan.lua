@@ -155,11 +155,16 @@ function C.run(opts, args)
   o.deadline, o.budget = nil, nil
   o.top = math.max(opts.top or 5, 2)
   o.progress = opts.progress ~= false
+  if opts.per_card and opts.shard then
+    error(cli.usage("plan: --per-card does not go with --shard (each card's best needs the "
+                    .. "whole search)"), 0)
+  end
   local ok, r = pcall(sweep.sweep, o)
   o.progress = nil
   if not ok then error(cli.clean(r), 0) end
   local head = { model = args[1], policy = pname, deadline = opts.deadline,
                  budget = opts.budget }
+  if opts.per_card then return C.cards(r, o, head, opts) end
   if (opts.format or "text") == "json" then
     -- JSON lines, what gpuplan merge reads: one line for the run (the
     -- job, the policy, the counts), then one per result.
@@ -196,6 +201,148 @@ function C.run(opts, args)
     end
   end
   C.show(r, o, head, format, opts.top or 5)
+  return 0
+end
+
+local function esc(s)
+  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
+end
+
+-- The columns of the per-card view (text, markdown, csv).
+local function yes_no(v) if v == nil then return "" end return v and "yes" or "no" end
+local CARD_COLUMNS = {
+  { key = "gpu", label = "card" }, { key = "gpus", label = "GPUs" },
+  { key = "layout", label = "layout" },
+  { key = "step_s", label = "step (s)", fmt = "%.2f" },
+  { key = "mfu", label = "MFU", fmt = "%.3f" },
+  { key = "days", label = "days", fmt = "%.1f" },
+  { key = "cost", label = "cost", fmt = function(v, row)
+      return string.format("%.0f %s", v, row.currency or "") end },
+  { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
+  { key = "meets_deadline", label = "deadline", fmt = yes_no, only = "deadline" },
+  { key = "meets_budget", label = "budget", fmt = yes_no, only = "budget" },
+  { key = "loses", label = "against the winner" },
+}
+-- The columns for this run: the deadline's and budget's only when given.
+local function card_columns(head)
+  local cols = {}
+  for _, c in ipairs(CARD_COLUMNS) do
+    if not c.only or head[c.only] then cols[#cols + 1] = c end
+  end
+  return cols
+end
+
+-- The time-vs-cost chart of the per-card view: each card's best as a
+-- point, days (or days per 1B tokens without --tokens) against cost (or
+-- cost per 1B tokens); a card without a price or without a fit is named
+-- in the note instead.
+function C.cards_chart(rows, job, head)
+  local svg = require "gpuplan.svg"
+  local per_b = not job.tokens
+  local pts, left, cur = {}, {}, nil
+  for _, row in ipairs(rows) do
+    local days = row.fits and (per_b and 1e9 / row.tokens_per_s / 86400 or row.days)
+    local cost = row.fits and row.price and (row.gpus * row.price * (per_b and
+      1e9 / row.tokens_per_s / 3600 or row.train_s / 3600))
+    if days and cost then
+      pts[#pts + 1] = { days, cost, row.gpu .. " x" .. row.gpus, row = row }
+      cur = cur or row.currency
+    else
+      left[#left + 1] = row.gpu .. (row.fits and " (no price)" or " (no fit)")
+    end
+  end
+  local p = svg.plot { title = head.model .. ": the best layout of each card, time against cost",
+    xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
+    ylabel = "cost" .. (per_b and " per 1B tokens" or "") .. " (" .. (cur or "USD") .. ")",
+    xlog = true, ylog = true, legend = "right",
+    note = #left > 0 and ("not drawn: " .. table.concat(left, ", ")) or
+      "each card's best layout; lower left is better" }
+  for i, q in ipairs(pts) do
+    p:points({ q }, { label = q.row.gpu .. (q.row.winner and " (winner)" or ""),
+                      color = svg.palette[(i - 1) % #svg.palette + 1],
+                      shape = q.row.winner and "square" or "circle" })
+  end
+  if head.deadline and not per_b and #pts > 0 then
+    local dl = sweep.duration(head.deadline, "deadline") / 86400
+    local ys = {}
+    for _, q in ipairs(pts) do ys[#ys + 1] = q[2] end
+    p:line({ { dl, math.min(table.unpack(ys)) / 2 }, { dl, math.max(table.unpack(ys)) * 2 } },
+           { label = "deadline " .. head.deadline, color = "#999", dash = "6,3", width = 1 })
+  end
+  return p
+end
+
+-- gpuplan plan --per-card: the best layout of each card side by side
+-- (gp.sweep's per_card), as text, markdown, csv, JSON lines (the run, then
+-- a line per card) or an HTML page with the time-vs-cost chart.
+function C.cards(r, job, head, opts)
+  local rows, format = r.per_card, opts.format or "text"
+  local title = string.format("%s: the best layout of each card, by %s%s%s", head.model,
+    head.policy, head.deadline and (", deadline " .. head.deadline) or "",
+    head.budget and (", budget " .. head.budget) or "")
+  if format == "json" then
+    io.write(report.json { kind = "plan", per_card = true, model = head.model,
+                           policy = head.policy, deadline = head.deadline,
+                           budget = head.budget, stats = r.stats, defaults = r.defaults }, "\n")
+    for _, row in ipairs(rows) do
+      row.kind = "card"
+      io.write(report.json(row), "\n")
+    end
+    return 0
+  end
+  local chart = (format == "html" or opts.svg) and C.cards_chart(rows, job, head)
+  if opts.svg then
+    local path = opts.svg .. "-cards.svg"
+    require("gpuplan.files").check_output(path)
+    local okw, err = pcall(chart.write, chart, path)
+    if not okw then error(cli.clean(err), 0) end
+  end
+  local w = rows[1] and rows[1].winner and rows[1] or nil
+  local verdict = w and string.format("winner: %s x %d (%s)", w.gpu, w.gpus, w.layout)
+    or "no card meets the " .. ((head.deadline or head.budget) and "deadline and budget"
+                                or "job: no layout fits")
+  if format == "html" then
+    local out = {}
+    local function o(x) out[#out + 1] = x end
+    o("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+    o("<title>" .. esc(title) .. "</title>")
+    o("<style>body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;max-width:1000px}"
+      .. "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+      .. "padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
+      .. "figure{margin:1.5em 0}svg{max-width:100%;height:auto}</style></head><body>")
+    o("<h1>" .. esc(title) .. "</h1>")
+    o("<p>" .. esc(verdict) .. "</p><table><tr>")
+    local cols = card_columns(head)
+    for _, c in ipairs(cols) do
+      o("<th" .. ((c.key == "gpu" or c.key == "layout" or c.key == "loses") and
+        " class=\"l\"" or "") .. ">" .. esc(c.label) .. "</th>")
+    end
+    o("</tr>")
+    for _, row in ipairs(rows) do
+      o("<tr>")
+      for _, c in ipairs(cols) do
+        local v = row[c.key]
+        local t = v == nil and "-" or type(c.fmt) == "function" and c.fmt(v, row)
+          or c.fmt and string.format(c.fmt, v) or tostring(v)
+        o("<td" .. ((c.key == "gpu" or c.key == "layout" or c.key == "loses") and
+          " class=\"l\"" or "") .. ">" .. esc(t) .. "</td>")
+      end
+      o("</tr>")
+    end
+    o("</table>")
+    o("<figure>" .. chart:render() .. "</figure>")
+    o("<p>" .. esc(searched(r, head)) .. "</p>")
+    if #r.defaults > 0 then o("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
+    o("</body></html>")
+    io.write(table.concat(out, "\n"), "\n")
+    return 0
+  end
+  report.print(rows, { format = format, title = title, columns = card_columns(head) })
+  if format == "text" or format == "markdown" then
+    io.write(verdict, "\n")
+    io.write(searched(r, head), "\n")
+    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+  end
   return 0
 end
 
@@ -292,10 +439,6 @@ function C.pictures(r, job, head, top)
   local steps = svg.bars { title = "Where one training step goes, best layouts",
                            xlabel = "seconds", categories = cats, stacks = stacks(step, snames) }
   return { pareto = pareto, memory = memory, step = steps }
-end
-
-local function esc(s)
-  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
 end
 
 -- One self-contained page: the plan's tables and its three plots inline
