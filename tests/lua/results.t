@@ -35,6 +35,10 @@ declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", method = "
 declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", recompute = "auto" },
   "memory auto")
 
+-- Tolerances: 1e-12 relative where one side is the other after one
+-- division (rounding only); 1e-9 where the two come from separate runs of
+-- the same arithmetic (gp.sweep's row and gp.train of its layout).
+
 -- gp.train: with a run, the scaling, recompute chosen.
 local tr = gp.train(with { tp = 2, zero = 1, scaling = true, recompute = "auto" })
 declared("train", tr, "train")
