@@ -426,7 +426,8 @@ opt { name = "prompt_len", type = "int", metavar = "N", commands = "fit rl", def
   methods = RL,
   help = "tokens per prompt",
   suggest = { "prompt_length", "max_prompt_length" } }
-opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl", default = "1024",
+opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl",
+  default = "1024; rl with --response-max alone: 0.696 x it, assumed from published runs",
   methods = RL,
   help = "mean response tokens",
   suggest = { "response_length", "completion_len" } }

@@ -16,7 +16,8 @@
 --   algo          grpo (default) | ppo (adds the critic's forward and update)
 --   prompts       prompts per step (default 64); group: responses per prompt (8)
 --   prompt_len    tokens per prompt (512)
---   response_len  mean response tokens (1024)
+--   response_len  mean response tokens (default 1024; with response_max
+--                 alone: assumed RESPONSE_SHARE x response_max, said so)
 --   response_max  the generation limit (default response_len: every response
 --                 that long); response_dist fixed|uniform|exp (default exp
 --                 when response_max is given: an exponential clipped at the
@@ -137,6 +138,21 @@ end
 -- step.  The fixed part of a step (well under a millisecond) is left out.
 M.ENGINE_HOST = { step = 0, seq = 5.5e-3 / 256 }
 
+-- The mean response over the generation limit when only the limit is
+-- given: the median of G-Average Seq len / T-Max Sequence Length over the
+-- 23 GRPO and DAPO runs of NeMo RL v0.5's performance summary (github
+-- NVIDIA-NeMo/RL docs/about/performance-summary.md, r0.6.0: H100 BF16,
+-- H100 FP8 and GB200 BF16 tables; each the mean of 5 measured steps on
+-- OpenMathInstruct-2 or DAPO-Math-17k).  The 23 ratios, sorted: .249 .260
+-- .270 .274 .275 .480 .484 .495 .634 .647 .648 .696 | .697 .697 .697 .780
+-- .781 .781 .782 .794 .794 .794 .795; the 12th of 23 is 0.696 (Llama 8B
+-- near a quarter, DeepSeek V3 near a half, Qwen3 up to 0.8: reasoning
+-- models run close to their limit).  With the limit the lengths are
+-- exponential clipped there (response_dist exp), so the responses that
+-- reach the limit pile up at it, as in DAPO's overlong analysis (Yu et
+-- al. 2025, sec. 3.4).
+M.RESPONSE_SHARE = 0.696
+
 local function gib(b) return b / 2 ^ 30 end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua
@@ -181,12 +197,22 @@ run = function(o)
   local prompts = posint("prompts", o.prompts) or 64
   local group = posint("group", o.group) or 8
   local plen = posint("prompt_len", o.prompt_len) or 512
-  local rlen = posint("response_len", o.response_len) or 1024
+  local rlen = posint("response_len", o.response_len)
+  local rmax = posint("response_max", o.response_max)
   if o.prompts == nil then dflt("prompts=64") end
   if o.group == nil then dflt("group=8") end
   if o.prompt_len == nil then dflt("prompt_len=512") end
-  if o.response_len == nil then dflt("response_len=1024") end
-  local rmax = posint("response_max", o.response_max)
+  if rlen == nil and rmax ~= nil then
+    -- Only the limit is known (published configs give max_new_tokens):
+    -- the mean is assumed from measured runs (M.RESPONSE_SHARE).
+    rlen = math.max(1, math.floor(M.RESPONSE_SHARE * rmax + 0.5))
+    dflt(string.format("response_len=%d (assumed: %.3f x response_max, the median mean/limit "
+      .. "of NeMo RL's published GRPO runs; give response_len when known)", rlen,
+      M.RESPONSE_SHARE))
+  elseif rlen == nil then
+    rlen = 1024
+    dflt("response_len=1024")
+  end
   local dist = o.response_dist
   if dist ~= nil and dist ~= "fixed" and dist ~= "uniform" and dist ~= "exp" then
     fail("rl: response_dist must be fixed, uniform or exp (got %s)", shown(dist))

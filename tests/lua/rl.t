@@ -102,6 +102,26 @@ t.is(phase(rf, "framework").seconds, 2.5, "framework phase = step_overhead")
 t.near(rf.step_s, r.step_s + 2.5, 1e-9, "colocated: the step is 2.5 s longer")
 t.is(phase(r, "framework").seconds, 0, "none by default")
 
+-- Only the limit given: the mean is assumed at rl.RESPONSE_SHARE = 0.696 of
+-- it (the median of NeMo RL v0.5's 23 published runs) and said so.  Hand:
+-- floor(0.696 x 4096 + 0.5) = floor(2851.4) = 2851 tokens; the step is then
+-- the one with response_len = 2851 given (same engine inputs: exact).
+local lim = copy(base, { response_len = false, response_max = 4096 })
+lim.response_len = nil
+local ra = gp.rl(lim)
+local said
+for _, d in ipairs(ra.defaults) do
+  if d:find("^response_len=2851 %(assumed") then said = true end
+end
+t.ok(said, "response_len assumed from response_max, and said so")
+t.is(ra.response_dist, "exp", "the assumed mean comes with exp lengths")
+t.is(ra.step_s, gp.rl(copy(base, { response_len = 2851, response_max = 4096 })).step_s,
+     "the assumed mean prices the step as if given")
+-- A limit below the old 1024 default is no longer refused.
+local small = copy(base, { response_max = 512 })
+small.response_len = nil
+t.ok(gp.rl(small).step_s > 0, "response_max 512 alone: a step, not an error")
+
 -- Errors name the option.
 t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
          "rl: step_overhead must be seconds per step", "negative overhead", true)

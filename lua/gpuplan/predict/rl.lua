@@ -77,8 +77,11 @@ return function(case, cat)
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
   local prompts, group, resp = v(c.prompts), v(c.group), v(c.response_len)
-  if not prompts or not group or not resp then
-    return nil, "rl.prompts, rl.group and rl.response_len are needed"
+  if not prompts or not group then
+    return nil, "rl.prompts and rl.group are needed"
+  end
+  if not resp and not v(wl.seq_len) then
+    return nil, "rl.response_len (the mean) or workload.seq_len (the limit) is needed"
   end
   local defaults = {}
   local plen = v(c.prompt_len)
@@ -94,7 +97,7 @@ return function(case, cat)
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     precision = v(wl.precision), gpus_per_node = v(hw.gpus_per_node), cat = cat,
     prompts = prompts, group = group, prompt_len = plen,
-    response_len = math.floor(resp + 0.5),
+    response_len = resp and math.floor(resp + 0.5),
     global_batch = v(c.train_global_batch) or v(par.global_batch),
     colocated = v(c.colocated), rollout_tp = v(c.rollout_tp),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
@@ -105,7 +108,12 @@ return function(case, cat)
   if o.ep == 1 then o.ep = nil end
   -- The generation limit: the longest total sequence less the prompt
   -- (vLLM's max_model_len counts both); responses clipped there.
-  if tmax then o.response_max = math.max(o.response_len, tmax - plen) end
+  -- Without the mean, gp.rl assumes one from the limit (rl.RESPONSE_SHARE)
+  -- and lists it with the defaults.
+  if tmax then o.response_max = math.max(o.response_len or 1, tmax - plen) end
+  if not resp then
+    resp = math.max(1, math.floor(rl.RESPONSE_SHARE * o.response_max + 0.5))
+  end
   if v(hw.inter_node) and (v(hw.gpus) or 1) > (v(hw.gpus_per_node) or 8) then
     o.nic_fabric = hw.inter_node
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
