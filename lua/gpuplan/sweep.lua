@@ -724,21 +724,13 @@ local function policy_keys(t, who, known)
   args.check_keys(t or {}, known or { "deadline", "budget" }, who, 3)
   return t or {}
 end
-function M.policy.cheapest(t)
-  t = policy_keys(t, "policy.cheapest")
-  return { key = "cost", deadline = t.deadline, budget = t.budget }
-end
-function M.policy.fastest(t)
-  t = policy_keys(t, "policy.fastest")
-  return { key = "time", deadline = t.deadline, budget = t.budget }
-end
-function M.policy.fewest_gpus(t)
-  t = policy_keys(t, "policy.fewest_gpus")
-  return { key = "gpus", deadline = t.deadline, budget = t.budget }
-end
-function M.policy.best_per_dollar(t)
-  t = policy_keys(t, "policy.best_per_dollar")
-  return { key = "per_dollar", deadline = t.deadline, budget = t.budget }
+-- The ranking policies: each sets the key gp.sweep ranks by.
+for name, key in pairs { cheapest = "cost", fastest = "time", fewest_gpus = "gpus",
+                         best_per_dollar = "per_dollar" } do
+  M.policy[name] = function(t)
+    t = policy_keys(t, "policy." .. name)
+    return { key = key, deadline = t.deadline, budget = t.budget }
+  end
 end
 -- A monthly budget: the fastest layout whose GPUs cost at most `budget` a
 -- month (30 days of 24 h), and how long the run then takes.
