@@ -416,22 +416,21 @@ static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
  * tokens) the norm input, both linear inputs and the GELU input, each
  * P * hidden_v wide per image: 4 P hidden_v elements.  *full gets the
  * working set of one tower layer re-run under recompute. */
-static int vision_act(const gp_model *m, const gp_train_cfg *c,
-		      const gp_layout *y, double A, double *saved,
-		      double *full, gp_error *err)
+static int vision_act(const gp_model *m, const gp_acts_key *k, double A,
+		      double *saved, double *full, gp_error *err)
 {
 	gp_model v;
 	gp_act_cfg ac;
 	gp_act_layer al;
 	double merge = m->vision.merge > 0 ? m->vision.merge : 1;
 	double P = model_vision_tokens(m) * merge * merge;
-	double imgs = c->images * c->lay.micro_batch;
-	int tower = !c->vision_frozen && c->lora_rank == 0;
+	double imgs = k->images * k->ac.micro_batch;
+	int tower = !k->vision_frozen && k->ac.lora_rank == 0;
 
 	*saved = *full = 0;
-	if (c->images <= 0)
+	if (k->images <= 0)
 		return GP_OK;
-	if (c->lora_rank == 0)
+	if (k->ac.lora_rank == 0)
 		*saved += 4.0 * P * m->vision.hidden * A * imgs;
 	if (!tower)
 		return GP_OK;
@@ -441,16 +440,17 @@ static int vision_act(const gp_model *m, const gp_train_cfg *c,
 	ac.micro_batch = imgs;
 	/* Megatron shards the encoder like the decoder when its heads
 	 * allow; otherwise the tower runs whole on every TP rank. */
-	ac.tp = v.heads % y->tp == 0 ? y->tp : 1;
+	ac.tp = v.heads % k->ac.tp == 0 ? k->ac.tp : 1;
 	ac.act_bytes = A;
-	ac.flash = c->flash;
-	ac.recompute = c->recompute;
-	ac.eager_swiglu = c->eager_swiglu;
+	ac.flash = k->ac.flash;
+	ac.recompute = k->ac.recompute;
+	ac.eager_swiglu = k->ac.eager_swiglu;
 	if (mem_act_layer(&v, &ac, 0, &al, err))
 		return GP_EINVAL;
 	*saved += v.layers * al.total;
-	if (c->recompute != GP_RECOMPUTE_NONE)
-		*full = c->recompute == GP_RECOMPUTE_FULL ? al.full : al.core;
+	if (k->ac.recompute != GP_RECOMPUTE_NONE)
+		*full = k->ac.recompute == GP_RECOMPUTE_FULL ? al.full :
+			al.core;
 	return GP_OK;
 }
 
@@ -482,29 +482,29 @@ typedef struct stage_acts {
  * the encoder's embedding and on each stack's final norm output.
  * Without recompute the position biases are not saved (the scores add
  * them in place) and are freed when each stack returns. */
-static void encdec_acts(const gp_model *m, const gp_train_cfg *c,
-			const gp_layout *y, stage_acts *sa)
+static void encdec_acts(const gp_model *m, const gp_acts_key *k,
+			stage_acts *sa)
 {
-	double A = sa->A, rep = c->lay.sp ? 1.0 / y->tp : 1.0;
-	double b = c->lay.micro_batch, sd = c->seq / y->cp;
-	double se = c->enc_seq > 0 ? c->enc_seq : c->seq;
+	double A = sa->A, rep = k->ac.sp ? 1.0 / k->ac.tp : 1.0;
+	double b = k->ac.micro_batch, sd = k->ac.seq / k->ac.cp;
+	double se = k->enc_seq > 0 ? k->enc_seq : k->ac.seq;
 	double x = m->encoder_layers * sa->ale.total;
 
-	if (c->recompute == GP_RECOMPUTE_FULL) {
+	if (k->ac.recompute == GP_RECOMPUTE_FULL) {
 		x += b * se * m->hidden * rep * A;
 		if (m->rel_buckets > 0)
-			x += b * (double)m->heads / y->tp *
+			x += b * (double)m->heads / k->ac.tp *
 				(se * se + sd * sd + sd * se) * A;
 	} else {
 		x += sa->al.enc_out;
 	}
-	if (c->dropout)
+	if (k->ac.dropout)
 		x += b * m->hidden * rep * (2.0 * se + sd);
 	sa->enc_extra = x;
 }
 
 /* The activation config of a layer of layout y: every input of the
- * layers' saved activations (with stage_acts_key's few more). */
+ * layers' saved activations (with acts_key_of's few more). */
 static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 		       const gp_layout *y, gp_act_cfg *ac)
 {
@@ -541,31 +541,26 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	}
 }
 
-/* What stage_acts_of reads beyond the activation config: the vision
- * tower's images and whether it trains, the encoder's length, and the
- * activation bytes. */
-static void stage_acts_key(const gp_model *m, const gp_train_cfg *c,
-			   const gp_layout *y, unsigned char *key)
+/* The key of a layout's saved activations: the layers' activation
+ * config and what stage_acts_of reads beyond it (the vision tower's
+ * images and whether it trains, the encoder's length); zeroed first,
+ * the memo compares the bytes. */
+static void acts_key_of(const gp_model *m, const gp_train_cfg *c,
+			const gp_layout *y, gp_acts_key *k)
 {
-	gp_act_cfg ac;
-	double more[4];
-
-	act_cfg_of(m, c, y, &ac);
-	more[0] = c->images;
-	more[1] = c->vision_frozen;
-	more[2] = c->enc_seq;
-	more[3] = ac.act_bytes;
-	memcpy(key, &ac, sizeof ac);
-	memcpy(key + sizeof ac, more, sizeof more);
+	memset(k, 0, sizeof *k);
+	act_cfg_of(m, c, y, &k->ac);
+	k->images = c->images;
+	k->enc_seq = c->enc_seq;
+	k->vision_frozen = c->vision_frozen;
 }
 
-static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
-			 const gp_layout *y, stage_acts *sa, gp_error *err)
+static int stage_acts_of(const gp_model *m, const gp_acts_key *k,
+			 stage_acts *sa, gp_error *err)
 {
-	gp_act_cfg ac;
+	gp_act_cfg ac = k->ac;
 
 	memset(sa, 0, sizeof *sa);
-	act_cfg_of(m, c, y, &ac);
 	sa->A = ac.act_bytes;
 	sa->nmoe = model_moe_layers(m);
 	sa->ndense = m->layers - sa->nmoe;
@@ -580,7 +575,7 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 	 * autograd keeps nothing for it until the first adapter, so its
 	 * first norm input is not saved (one h per token, once; in each
 	 * stack of an encoder-decoder). */
-	if (ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+	if (ac.frozen && k->ac.recompute != GP_RECOMPUTE_FULL) {
 		gp_act_layer a0;
 
 		ac.input_nograd = 1;
@@ -592,11 +587,11 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 	}
 	if (m->encoder_layers > 0) {
 		/* The encoder layer: the input length, no cross block. */
-		ac.seq = c->enc_seq > 0 ? c->enc_seq : c->seq;
+		ac.seq = k->enc_seq > 0 ? k->enc_seq : k->ac.seq;
 		ac.enc_len = 0;
 		if (mem_act_layer(m, &ac, 0, &sa->ale, err))
 			return GP_EINVAL;
-		if (ac.frozen && c->recompute != GP_RECOMPUTE_FULL) {
+		if (ac.frozen && k->ac.recompute != GP_RECOMPUTE_FULL) {
 			gp_act_layer a0;
 
 			ac.input_nograd = 1;
@@ -604,10 +599,10 @@ static int stage_acts_of(const gp_model *m, const gp_train_cfg *c,
 				return GP_EINVAL;
 			sa->first_less += sa->ale.total - a0.total;
 		}
-		encdec_acts(m, c, y, sa);
+		encdec_acts(m, k, sa);
 	}
-	if (c->images > 0 &&
-	    vision_act(m, c, y, sa->A, &sa->vis, &sa->vis_full, err))
+	if (k->images > 0 &&
+	    vision_act(m, k, sa->A, &sa->vis, &sa->vis_full, err))
 		return GP_EINVAL;
 	return GP_OK;
 }
@@ -1036,6 +1031,7 @@ static int train_stages(const gp_model *m, const gp_params *p,
 static int train_core(const gp_model *m, const gp_train_cfg *c,
 		      gp_mem_result *out, gp_layout *y, gp_error *err)
 {
+	gp_acts_key k;
 	gp_params p;
 	stage_acts sa;
 
@@ -1047,7 +1043,8 @@ static int train_core(const gp_model *m, const gp_train_cfg *c,
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
 	stage_split(m, c, &p, y);
-	if (stage_acts_of(m, c, y, &sa, err))
+	acts_key_of(m, c, y, &k);
+	if (stage_acts_of(m, &k, &sa, err))
 		return GP_EINVAL;
 	return train_stages(m, &p, c, y, &sa, out, err);
 }
@@ -1075,37 +1072,36 @@ static int memo_acts(const gp_model *m, const gp_train_cfg *c,
 		     const gp_layout *y, gp_mem_memo *mm, stage_acts *buf,
 		     const stage_acts **sap, gp_error *err)
 {
-	unsigned char key[sizeof mm->e[0].key];
+	gp_acts_key key;
 	unsigned long long h;
 	int i;
 
+	acts_key_of(m, c, y, &key);
 	if (!mm) {
 		*sap = buf;
-		return stage_acts_of(m, c, y, buf, err);
+		return stage_acts_of(m, &key, buf, err);
 	}
-	memset(key, 0, sizeof key);
-	stage_acts_key(m, c, y, key);
 	i = mm->last;
-	if (i < mm->n && memcmp(mm->e[i].key, key, sizeof key) == 0) {
+	if (i < mm->n && memcmp(&mm->e[i].key, &key, sizeof key) == 0) {
 		*sap = (const stage_acts *)(const void *)mm->e[i].acts;
 		mm->hits++;
 		return GP_OK;
 	}
-	h = gp_hash(key, sizeof key);
+	h = gp_hash(&key, sizeof key);
 	for (i = 0; i < mm->n; i++)
 		if (mm->e[i].hash == h &&
-		    memcmp(mm->e[i].key, key, sizeof key) == 0) {
+		    memcmp(&mm->e[i].key, &key, sizeof key) == 0) {
 			*sap = (const stage_acts *)(const void *)mm->e[i].acts;
 			mm->last = i;
 			mm->hits++;
 			return GP_OK;
 		}
 	mm->misses++;
-	if (stage_acts_of(m, c, y, buf, err))
+	if (stage_acts_of(m, &key, buf, err))
 		return GP_EINVAL;
 	i = mm->n < GP_MEM_MEMO_N ? mm->n++ : mm->next;
 	mm->next = (mm->next + 1) % GP_MEM_MEMO_N;
-	memcpy(mm->e[i].key, key, sizeof key);
+	mm->e[i].key = key;
 	mm->e[i].hash = h;
 	memcpy(mm->e[i].acts, buf, sizeof *buf);
 	mm->last = i;

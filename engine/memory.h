@@ -224,11 +224,23 @@ int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
  * zero it (memset) before the first use and whenever the model changes.
  * The fields are memory.c's. */
 #define GP_MEM_MEMO_N 32
+
+/* Everything the saved activations of a layout read besides the model
+ * (memory.c stage_acts_of takes this struct and nothing else of the
+ * config): the memo's key, whole by construction.  Zeroed first, the
+ * memo compares the bytes. */
+typedef struct gp_acts_key {
+	gp_act_cfg ac;           /* a layer's activation config */
+	double images;           /* images per sequence (vision tower) */
+	double enc_seq;          /* encoder tokens per sequence (0: seq) */
+	int vision_frozen;       /* 1: the tower does not train */
+} gp_acts_key;
+
 typedef struct gp_mem_memo {
 	int n, next, last;
 	long hits, misses;
 	struct gp_mem_memo_entry {
-		unsigned char key[sizeof(gp_act_cfg) + 4 * sizeof(double)];
+		gp_acts_key key;
 		unsigned long long hash;    /* of key */
 		double acts[128];           /* memory.c's stage_acts */
 	} e[GP_MEM_MEMO_N];

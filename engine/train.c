@@ -44,6 +44,13 @@
 #include <stddef.h>
 #include <string.h>
 
+/* train_phase.h's types under train.c's short names. */
+typedef train_env tenv;
+typedef train_ctx ctx;
+typedef train_scost scost;
+typedef train_stage_rec stage_rec;
+typedef struct train_phase phase;
+
 static const char *const part_names[TRAIN_NPARTS] = {
 	"compute", "recompute", "tp_comm", "cp_comm", "ep_comm", "pp_comm",
 	"dp_comm", "zero_gather", "bubble", "optimizer"
@@ -77,40 +84,9 @@ void train_defaults(train_cfg *c)
 	mem_reserve_default(&c->reserve, 1);
 }
 
-typedef struct ctx {
-	const gp_model *m;
-	const roof_device *d;
-	const train_cfg *c;
-	gp_topo t;
-	gp_layout y;
-	gp_group *g;
-	gp_params p;
-	gp_dtype lin, half;   /* linears' precision; attention, logits */
-	double A;             /* bytes per activation element */
-	double wb;            /* bytes per weight a linear GEMM reads */
-	double T;             /* tokens per micro-batch on one GPU */
-	double Tn;            /* of them, what norms and residuals see */
-	double rb;            /* bytes per gradient element reduced */
-	int frozen;           /* the base does not train (LoRA) */
-	double quant;         /* bits of a quantised frozen base, else 0 */
-	gp_error *err;
-	int bad;              /* a collective failed: err holds why */
-	/* Collectives priced so far in this step: the same op, bytes and
-	 * group recur across layers kinds and stages (TP gathers of the
-	 * head and the layers, PP sends of every stage). */
-	int ncache;
-	train_cache *cc;      /* the caller's memo, or NULL */
-	/* A stage's pipeline send/receive and the TP gather beside it
-	 * (every stage's, priced once): pp_ok set. */
-	int pp_ok;
-	double pp_sr, pp_gat;
-	/* Last: prepare clears what is before it (ncache says how much of
-	 * it holds anything). */
-	struct { gp_coll op; double bytes, time; const gp_group *g; } cache[16];
-} ctx;
 
-static double op_time(const ctx *x, double flop, double bytes, double m,
-		      double n, double k, double batch, gp_dtype p)
+static double t_op(const tenv *e, double flop, double bytes, double m,
+		   double n, double k, double batch, gp_dtype p)
 {
 	roof_op op;
 
@@ -129,135 +105,158 @@ static double op_time(const ctx *x, double flop, double bytes, double m,
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */
-	return roof_time(x->d, &op, 1);
+	return roof_time(e->d, &op, 1);
 }
 
-/* A memory-bound op moving `bytes`. */
-static double mem_time(const ctx *x, double bytes)
+/* A memory-bound op moving `bytes` in dtype p. */
+static double t_mem(const tenv *e, gp_dtype p, double bytes)
 {
-	return bytes > 0 ? op_time(x, 0, bytes, 0, 0, 0, 0, x->half) : 0.0;
+	return bytes > 0 ? t_op(e, 0, bytes, 0, 0, 0, 0, p) : 0.0;
 }
 
-/* The memo's collectives: open addressing on a hash of the op, bytes,
- * placed group and node count (the group's whole input to
- * comm_group_cost besides the topology the memo holds). */
-static void coll_key(const ctx *x, gp_coll op, double bytes,
-		     const gp_group *g, double *k)
+/* The price of a collective: comm_group_cost on the key alone (the
+ * topology's node count set from it). */
+static int coll_price(const tenv *e, const train_ckey *k, double *time)
 {
-	k[0] = bytes;
-	k[1] = (double)op + 64.0 * x->t.nodes;
-	k[2] = g->ranks;
-	k[3] = g->per_node + 16777216.0 * (double)g->sharing;
+	gp_comm_result r;
+	gp_topo t = e->t;
+
+	t.nodes = k->nodes;
+	if (comm_group_cost(&t, (gp_coll)k->op, k->bytes, &k->g, &r, e->err)
+	    != GP_OK)
+		return GP_EINVAL;
+	*time = r.time;
+	return GP_OK;
 }
 
-static unsigned coll_slot(const double *k)
+static void coll_key(const tenv *e, gp_coll op, double bytes,
+		     const gp_group *g, train_ckey *k)
 {
-	return (unsigned)(gp_hash(k, 4 * sizeof *k) % TRAIN_COLL_N);
+	memset(k, 0, sizeof *k);
+	k->bytes = bytes;
+	k->op = (int)op;
+	k->nodes = e->t.nodes;
+	k->g = *g;
 }
 
-static int coll_memo(const ctx *x, gp_coll op, double bytes,
-		     const gp_group *g, double *time)
+/* The memo's collectives: open addressing on a hash of the key. */
+static unsigned coll_slot(const train_ckey *k)
 {
-	double k[4];
+	return (unsigned)(gp_hash(k, sizeof *k) % TRAIN_COLL_N);
+}
+
+static int coll_memo(const tenv *e, const train_ckey *k, double *time)
+{
 	unsigned i, n;
 
-	if (!x->cc)
-		return 0;
-	coll_key(x, op, bytes, g, k);
 	for (i = coll_slot(k), n = 0; n < TRAIN_COLL_N;
 	     i = (i + 1) % TRAIN_COLL_N, n++) {
-		const struct train_cache_coll *e = &x->cc->coll[i];
+		const struct train_cache_coll *c = &e->cc->coll[i];
 
-		if (e->time < 0)
+		if (c->time < 0)
 			return 0;       /* an empty slot ends the probe */
-		if (e->key[0] == k[0] && e->key[1] == k[1] &&
-		    e->key[2] == k[2] && e->key[3] == k[3]) {
-			*time = e->time;
+		if (memcmp(&c->key, k, sizeof *k) == 0) {
+			*time = c->time;
 			return 1;
 		}
 	}
 	return 0;
 }
 
-static void coll_keep(ctx *x, gp_coll op, double bytes, const gp_group *g,
-		      double time)
+static void coll_keep(tenv *e, const train_ckey *k, double time)
 {
-	double k[4];
 	unsigned i;
 
-	if (!x->cc)
-		return;
 	/* Full at three quarters: start over rather than probe long. */
-	if (x->cc->ncoll >= TRAIN_COLL_N / 4 * 3) {
+	if (e->cc->ncoll >= TRAIN_COLL_N / 4 * 3) {
 		for (i = 0; i < TRAIN_COLL_N; i++)
-			x->cc->coll[i].time = -1;
-		x->cc->ncoll = 0;
+			e->cc->coll[i].time = -1;
+		e->cc->ncoll = 0;
 	}
-	coll_key(x, op, bytes, g, k);
-	for (i = coll_slot(k); x->cc->coll[i].time >= 0;
+	for (i = coll_slot(k); e->cc->coll[i].time >= 0;
 	     i = (i + 1) % TRAIN_COLL_N)
 		;
-	memcpy(x->cc->coll[i].key, k, sizeof k);
-	x->cc->coll[i].time = time;
-	x->cc->ncoll++;
+	e->cc->coll[i].key = *k;
+	e->cc->coll[i].time = time;
+	e->cc->ncoll++;
 }
 
 /* A collective on group g; 0 for a group of one rank. */
-static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
+static double t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g)
 {
-	gp_comm_result r;
+	train_ckey k;
+	double time;
 	int i;
 
-	if (g->ranks <= 1 || bytes <= 0 || x->bad)
+	if (g->ranks <= 1 || bytes <= 0 || e->bad)
 		return 0.0;
-	/* Without a memo, the ones this step priced already. */
-	for (i = 0; !x->cc && i < x->ncache; i++)
-		if (x->cache[i].op == op && x->cache[i].bytes == bytes &&
-		    x->cache[i].g == g)
-			return x->cache[i].time;
-	if (!coll_memo(x, op, bytes, g, &r.time)) {
-		if (comm_group_cost(&x->t, op, bytes, g, &r, x->err) !=
-		    GP_OK) {
-			x->bad = 1;
-			return 0.0;
-		}
-		coll_keep(x, op, bytes, g, r.time);
+	coll_key(e, op, bytes, g, &k);
+	if (e->cc) {
+		if (coll_memo(e, &k, &time))
+			return time;
+	} else {
+		/* Without a memo, the ones this step priced already. */
+		for (i = 0; i < e->ncache; i++)
+			if (memcmp(&e->cache[i].k, &k, sizeof k) == 0)
+				return e->cache[i].time;
 	}
-	if (!x->cc && x->ncache < 16) {
-		x->cache[x->ncache].op = op;
-		x->cache[x->ncache].bytes = bytes;
-		x->cache[x->ncache].g = g;
-		x->cache[x->ncache].time = r.time;
-		x->ncache++;
+	if (coll_price(e, &k, &time)) {
+		e->bad = 1;
+		return 0.0;
 	}
-	return r.time;
+	if (e->cc) {
+		coll_keep(e, &k, time);
+	} else if (e->ncache < 16) {
+		e->cache[e->ncache].k = k;
+		e->cache[e->ncache].time = time;
+		e->ncache++;
+	}
+	return time;
+}
+
+/* The stage code's shorthands, on the context's environment. */
+static double op_time(const ctx *x, double flop, double bytes, double m,
+		      double n, double k, double batch, gp_dtype p)
+{
+	return t_op(&x->e, flop, bytes, m, n, k, batch, p);
+}
+
+static double mem_time(const ctx *x, double bytes)
+{
+	return t_mem(&x->e, x->k.half, bytes);
+}
+
+static double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
+{
+	return t_coll(&x->e, op, bytes, g);
 }
 
 /* Attention core of one pass: a fused kernel at the device's measured
  * attention fraction of the 16-bit peak when it has one, else priced as
  * the GEMM of its shape; never faster than its memory traffic. */
-static double attn_time(const ctx *x, const gp_op *o, int bwd)
+static double attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
+			int bwd)
 {
-	double frac = bwd ? x->d->attn_bwd : x->d->attn_fwd;
-	double flop = o->flop * (bwd ? (x->c->mem.flash ? 2.5 : 2.0) : 1.0);
-	double bytes = o->act * x->A;
+	double frac = bwd ? e->d->attn_bwd : e->d->attn_fwd;
+	double flop = o->flop * (bwd ? (k->flash ? 2.5 : 2.0) : 1.0);
+	double bytes = o->act * k->A;
 
 	/* Unfused attention with dropout on the probabilities: dropout
 	 * reads them and writes the dropped copy and its 1-byte mask
 	 * (Korthikanti et al. 2022 sec. 4.1: the as^2b mask and 2as^2b
 	 * output), which the PV matmul then reads instead. */
-	if (!x->c->mem.flash && x->c->mem.dropout)
-		bytes += o->batch * o->m * o->n * (2.0 * x->A + 1.0);
+	if (!k->flash && k->dropout)
+		bytes += o->batch * o->m * o->n * (2.0 * k->A + 1.0);
 	if (bwd)
 		bytes *= 2.0;
 
-	if (x->c->mem.flash && frac > 0) {
-		double tc = flop / (x->d->peak[x->half] * frac);
-		double tm = mem_time(x, bytes);
+	if (k->flash && frac > 0) {
+		double tc = flop / (e->d->peak[k->half] * frac);
+		double tm = t_mem(e, k->half, bytes);
 
-		return (tc > tm ? tc : tm) + x->d->graph_launch;
+		return (tc > tm ? tc : tm) + e->d->graph_launch;
 	}
-	return op_time(x, flop, bytes, o->m, o->n, o->k, o->batch, x->half);
+	return t_op(e, flop, bytes, o->m, o->n, o->k, o->batch, k->half);
 }
 
 static void add(train_pass *p, double t, int gemm, int attn)
@@ -348,17 +347,17 @@ static const ekernel glu_bwd[] = {
 
 /* Seconds of the kernels k[0..n) over `elems` elements in `rows` token
  * rows; *nk counts the kernels launched. */
-static double ekernels(const ctx *x, const ekernel *k, int n, double elems,
-		       double rows, double *nk)
+static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
+		       int n, double elems, double rows, double *nk)
 {
 	double t = 0;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (k[i].cast && x->A >= 4.0)
+		if (ek[i].cast && k->A >= 4.0)
 			continue;
-		t += mem_time(x, (k[i].n16 * x->A + k[i].n32 * 4.0) *
-			      (k[i].row ? rows : elems));
+		t += t_mem(e, k->half, (ek[i].n16 * k->A + ek[i].n32 * 4.0) *
+			   (ek[i].row ? rows : elems));
 		*nk += 1;
 	}
 	return t;
@@ -378,12 +377,13 @@ static double ekernels(const ctx *x, const ekernel *k, int n, double elems,
  * Forward reads the input, writes and reads the rank-r intermediate,
  * reads and writes the output; backward does both GEMMs' dgrad and
  * wgrad: about twice that traffic.  Memory-bound at any useful rank. */
-static void lora_costs(const ctx *x, double in, double out, train_lcost *lc)
+static void lora_costs(const tenv *e, const train_lkey *k, double in,
+		       double out, train_lcost *lc)
 {
-	double r = x->c->mem.lora_rank, T = x->T;
+	double r = k->lora_rank, T = k->T;
 	double f = 2.0 * T * r * (in + out);
-	double bytes = T * (in + 2.0 * r + 2.0 * out) * x->A;
-	double tf = op_time(x, f, bytes, T, r, in, 1, x->half);
+	double bytes = T * (in + 2.0 * r + 2.0 * out) * k->A;
+	double tf = t_op(e, f, bytes, T, r, in, 1, k->half);
 
 	add_op(lc, "lora", tf, 2.0 * tf, 1, 0);
 }
@@ -405,74 +405,74 @@ static unsigned lora_bit(const char *name)
  * forward *t and backward *tb replaced by their kernels', *nk counting
  * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
  * way) and a plain activation run as the fused op does. */
-static void eager_elem(const ctx *x, const gp_op *o, double *t, double *tb,
-		       double *nk)
+static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
+		       double *t, double *tb, double *nk)
 {
-	const gp_model *m = x->m;
-	double h = m->hidden, tp = x->y.tp, nb = 0;
+	const gp_model *m = e->m;
+	double h = m->hidden, tp = k->tp, nb = 0;
 	double nh = m->heads / tp, nkv = m->kv_heads >= tp ?
 		m->kv_heads / tp : 1.0;
 
 	if ((strcmp(o->name, "attn_norm") == 0 ||
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
-		*t = ekernels(x, rms_fwd, NK(rms_fwd), o->elems, o->elems / h,
-			      nk);
-		*tb = ekernels(x, rms_bwd, NK(rms_bwd), o->elems,
+		*t = ekernels(e, k, rms_fwd, NK(rms_fwd), o->elems,
+			      o->elems / h, nk);
+		*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), o->elems,
 			       o->elems / h, &nb);
 	} else if (strcmp(o->name, "rope_kv") == 0) {
 		/* q's and k's heads of this GPU, rotated apart. */
 		double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
 		double rows = eq / (nh * m->head_dim);
 
-		*t = ekernels(x, rope_fwd, NK(rope_fwd), eq, rows, nk) +
-			ekernels(x, rope_fwd, NK(rope_fwd), ek, rows, nk);
-		*tb = ekernels(x, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
-			ekernels(x, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+		*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
+			ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
+		*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
+			ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
 	} else if ((strcmp(o->name, "mlp_act") == 0 ||
 		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
 		/* The op's elems are 1.5 per ffn element (gate and up in,
 		 * one out). */
-		double e = o->elems / 1.5;
+		double el = o->elems / 1.5;
 
-		*t = ekernels(x, glu_fwd, NK(glu_fwd), e, 0, nk);
-		*tb = ekernels(x, glu_bwd, NK(glu_bwd), e, 0, &nb);
+		*t = ekernels(e, k, glu_fwd, NK(glu_fwd), el, 0, nk);
+		*tb = ekernels(e, k, glu_bwd, NK(glu_bwd), el, 0, &nb);
 	} else {
 		*nk += 1;
 	}
 }
 
 /* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
-static void layer_costs(ctx *x, int moe, train_lcost *lc)
+static void layer_costs(tenv *e, const train_lkey *k, int moe,
+			train_lcost *lc)
 {
-	const gp_model *m = x->m;
-	const train_cfg *c = x->c;
+	const gp_model *m = e->m;
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	gp_widths w;
-	double seq = c->mem.seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
-	double k = m->moe.top_k, nk = 0, o_k = 0;
-	int i, n, fp8 = x->lin == GP_FP8, eager = c->eager;
-	unsigned tg = x->frozen ? c->mem.lora_targets : 0;
+	double seq = k->seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
+	double topk = m->moe.top_k, nk = 0, o_k = 0;
+	int i, n, fp8 = k->lin == GP_FP8, eager = k->eager;
+	unsigned tg = k->frozen ? k->lora_targets : 0;
 
 	memset(lc, 0, sizeof *lc);
 	memset(&oc, 0, sizeof oc);
-	oc.seqs = c->mem.lay.micro_batch;
-	oc.q = seq / x->y.cp;
+	oc.seqs = k->micro_batch;
+	oc.q = seq / k->cp;
 	/* Causal attention: a fused kernel skips the masked half, so a
 	 * query sees seq/2 keys on average (with CP's load-balanced
 	 * chunks as well); unfused attention computes the whole s x s
 	 * score matrix and masks it. */
-	oc.kv_len = c->mem.flash ? seq / 2.0 : seq;
+	oc.kv_len = k->flash ? seq / 2.0 : seq;
 	if (m->sliding_window > 0 && m->sliding_layers > 0) {
 		double win = fmin(oc.kv_len, m->sliding_window);
 
 		oc.kv_len = ((m->layers - m->sliding_layers) * oc.kv_len +
 			     m->sliding_layers * win) / m->layers;
 	}
-	oc.tp = x->y.tp;
-	oc.sp = x->y.sp;
-	oc.ep = x->y.ep;
-	oc.flash = c->mem.flash;
+	oc.tp = k->tp;
+	oc.sp = k->sp;
+	oc.ep = k->ep;
+	oc.flash = k->flash;
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
@@ -483,19 +483,19 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
-			p = o->wclass == GP_W_LINEAR ? x->lin : x->half;
-			wbytes = o->wclass == GP_W_LINEAR ? x->wb : 2.0;
-			bytes = o->weights * wbytes + o->act * x->A;
-			t = op_time(x, o->flop, bytes, o->m, o->n, o->k,
+			p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
+			wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
+			bytes = o->weights * wbytes + o->act * k->A;
+			t = t_op(e, o->flop, bytes, o->m, o->n, o->k,
 				    o->batch, p);
 			/* dgrad: dX = dY W, output m x k, depth n. */
-			tb_ = op_time(x, o->flop, bytes, o->m, o->k, o->n,
+			tb_ = t_op(e, o->flop, bytes, o->m, o->k, o->n,
 				      o->batch, p);
 			/* wgrad: dW = dY^T X, output n x k, depth m, the
 			 * fp32 main grad read and written. */
-			if (!x->frozen || o->wclass != GP_W_LINEAR)
-				tb_ += op_time(x, o->flop, o->weights *
-					       WGRAD_ACC_BYTES + o->act * x->A,
+			if (!k->frozen || o->wclass != GP_W_LINEAR)
+				tb_ += t_op(e, o->flop, o->weights *
+					       WGRAD_ACC_BYTES + o->act * k->A,
 					       o->n, o->k, o->m, o->batch, p);
 			if (p == GP_FP8 && fp8) {
 				/* Transformer Engine: the input is cast to
@@ -510,18 +510,18 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 					strcmp(o->name, "mlp_up") == 0 ||
 					strcmp(o->name, "moe_up") == 0;
 
-				t += mem_time(x, in * (fused ? 1.0 :
-						       x->A + 2.0));
-				tb_ += mem_time(x, outv * (x->A + 2.0));
+				t += t_mem(e, k->half, in * (fused ? 1.0 :
+						       k->A + 2.0));
+				tb_ += t_mem(e, k->half, outv * (k->A + 2.0));
 			}
-			if (x->quant > 0 && o->wclass == GP_W_LINEAR) {
+			if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
 				/* A 4-bit base is dequantised to 16 bits
 				 * before each matmul (bitsandbytes
 				 * dequantize_4bit): read the packed weight,
 				 * write the 16-bit copy the GEMM then
 				 * reads, forward and dgrad. */
-				double dq = mem_time(x, o->weights *
-						     (x->quant / 8.0 + 2.0));
+				double dq = t_mem(e, k->half, o->weights *
+						     (k->quant / 8.0 + 2.0));
 				t += dq;
 				tb_ += dq;
 			}
@@ -536,24 +536,24 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 				o_k = o->k;
 			/* in and out widths of this GPU's slice */
 			if (tg & lora_bit(o->name)) {
-				lora_costs(x, o->k, o->n, lc);
+				lora_costs(e, k, o->k, o->n, lc);
 				nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
 			}
 			break;
 		case GP_OP_ATTN:
-			t = attn_time(x, o, 0);
-			add_op(lc, o->name, t, attn_time(x, o, 1), 0, 1);
+			t = attn_time(e, k, o, 0);
+			add_op(lc, o->name, t, attn_time(e, k, o, 1), 0, 1);
 			lc->rec_sel = t;
 			nk += 1;
 			break;
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv). */
-			bytes = o->act * x->A;
-			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
-			tb_ = op_time(x, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
-				      0, x->half);
+			bytes = o->act * k->A;
+			t = t_op(e, o->flop, bytes, 0, 0, 0, 0, k->half);
+			tb_ = t_op(e, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
+				      0, k->half);
 			if (eager)
-				eager_elem(x, o, &t, &tb_, &nk);
+				eager_elem(e, k, o, &t, &tb_, &nk);
 			else
 				nk += 1;
 			add_op(lc, o->name, t, tb_, 0, 0);
@@ -565,11 +565,12 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	 * mask with dropout); the gradient passes through the add, and
 	 * through dropout by its mask. */
 	{
-		double e = x->Tn * h, mask = c->mem.dropout ? 1.0 : 0.0;
-		double t = mem_time(x, e * (3.0 * x->A + mask));
+		double el = k->Tn * h, mask = k->dropout ? 1.0 : 0.0;
+		double t = t_mem(e, k->half, el * (3.0 * k->A + mask));
 
-		add_op(lc, "residual", 2.0 * t, c->mem.dropout ?
-		       2.0 * mem_time(x, e * (2.0 * x->A + mask)) : 0.0, 0, 0);
+		add_op(lc, "residual", 2.0 * t, k->dropout ?
+		       2.0 * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
+		       0.0, 0, 0);
 		nk += 2;
 	}
 	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
@@ -577,9 +578,9 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	 * linears that share an input summed (q, k, v: two adds; gate, up:
 	 * one; read two, write one), which a fused linear returns as one. */
 	if (eager) {
-		double cp = mem_time(x, x->T * o_k * 2.0 * x->A);
+		double cp = t_mem(e, k->half, k->T * o_k * 2.0 * k->A);
 		double sums = (2.0 + (!moe && m->ffn_gated ? 1.0 : 0.0)) *
-			mem_time(x, x->T * h * 3.0 * x->A);
+			t_mem(e, k->half, k->T * h * 3.0 * k->A);
 
 		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
 		nk += 1;
@@ -589,35 +590,35 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	 * the GPU waits for it (infer.c's eager runtime, the same rule).
 	 * The backward runs in autograd's C++ engine; no per-kernel host
 	 * figure for it was found, so none is charged. */
-	if (nk * c->host_op_time > lc->fwd.t)
-		add_op(lc, "host_wait", nk * c->host_op_time - lc->fwd.t, 0.0,
+	if (nk * k->host_op_time > lc->fwd.t)
+		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
 		       0, 0);
-	switch (c->mem.recompute) {
+	switch (k->recompute) {
 	case GP_RECOMPUTE_FULL:
 		lc->rec_full = lc->fwd.t;
 		break;
 	default:
 		break;
 	}
-	if (c->mem.recompute != GP_RECOMPUTE_SELECTIVE)
+	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
 		lc->rec_sel = 0;
 
 	/* Parameters of one layer on this GPU. */
 	model_widths(m, &w);
 	{
-		double attn = x->p.attention / m->layers;
-		double norms = x->p.norms / m->layers;
+		double attn = e->p.attention / m->layers;
+		double norms = e->p.norms / m->layers;
 		int nmoe = model_moe_layers(m);
 
-		lc->params = (attn + norms) / x->y.tp;
+		lc->params = (attn + norms) / k->tp;
 		if (moe) {
-			lc->eparams = x->p.experts / nmoe / x->y.tp / x->y.ep;
-			lc->params += x->p.router / nmoe + lc->eparams;
+			lc->eparams = e->p.experts / nmoe / k->tp / k->ep;
+			lc->params += e->p.router / nmoe + lc->eparams;
 		} else if (m->layers > nmoe) {
 			/* A model whose every layer is MoE has no dense layer
 			 * (its dense costs are never counted). */
-			lc->params += x->p.dense_mlp / (m->layers - nmoe) /
-				x->y.tp;
+			lc->params += e->p.dense_mlp / (m->layers - nmoe) /
+				k->tp;
 		}
 	}
 
@@ -626,13 +627,13 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	 * two collectives per layer per pass, each on the whole T x h
 	 * buffer (an all-reduce, or an all-gather plus a reduce-scatter
 	 * with SP -- the same bytes per rank as one all-reduce). */
-	tb = x->T * h * (x->A > 2.0 ? x->A : 2.0);
-	if (x->y.sp) {
-		ag = coll(x, GP_ALL_GATHER, tb, &x->g[GP_GRP_TP]);
-		rs = coll(x, GP_REDUCE_SCATTER, tb, &x->g[GP_GRP_TP]);
+	tb = k->T * h * (k->A > 2.0 ? k->A : 2.0);
+	if (k->sp) {
+		ag = t_coll(e, GP_ALL_GATHER, tb, &k->g_tp);
+		rs = t_coll(e, GP_REDUCE_SCATTER, tb, &k->g_tp);
 		lc->tp_fwd = 2.0 * (ag + rs);
 	} else {
-		lc->tp_fwd = 2.0 * coll(x, GP_ALL_REDUCE, tb, &x->g[GP_GRP_TP]);
+		lc->tp_fwd = 2.0 * t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
 	}
 	lc->tp_bwd = lc->tp_fwd;
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
@@ -645,17 +646,17 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	/* Context parallelism: cp - 1 ring steps per pass, each sending
 	 * this rank's K and V chunk (backward: K, V and their gradients,
 	 * twice the bytes) while the attention of one chunk runs. */
-	if (x->y.cp > 1) {
-		double steps = x->y.cp - 1, ef, eb, t_sb;
+	if (k->cp > 1) {
+		double steps = k->cp - 1, ef, eb, t_sb;
 
-		kvb = x->T * model_kv_elems_layer(m, x->y.tp) * x->A;
-		t_sr = coll(x, GP_SEND_RECV, kvb, &x->g[GP_GRP_CP]);
-		t_sb = coll(x, GP_SEND_RECV, 2.0 * kvb, &x->g[GP_GRP_CP]);
-		ef = fmax(0.0, t_sr - lc->fwd.attn / x->y.cp);
-		eb = fmax(0.0, t_sb - lc->bwd.attn / x->y.cp);
+		kvb = k->T * model_kv_elems_layer(m, k->tp) * k->A;
+		t_sr = t_coll(e, GP_SEND_RECV, kvb, &k->g_cp);
+		t_sb = t_coll(e, GP_SEND_RECV, 2.0 * kvb, &k->g_cp);
+		ef = fmax(0.0, t_sr - lc->fwd.attn / k->cp);
+		eb = fmax(0.0, t_sb - lc->bwd.attn / k->cp);
 		lc->cp_fwd = steps * ef;
 		lc->cp_bwd = steps * eb;
-		lc->cp_hid = steps * (t_sr - ef + (c->forward_only ? 0.0 :
+		lc->cp_hid = steps * (t_sr - ef + (k->forward_only ? 0.0 :
 						   t_sb - eb));
 	}
 
@@ -663,17 +664,17 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
 	 * experts and comes back (dispatch and combine all-to-all, the
 	 * per-rank send buffer T k h in 16 bits, padded to the capacity
 	 * factor), in each pass. */
-	if (moe && x->y.ep > 1) {
-		double cf = c->mem.capacity_factor > 0 ?
-			c->mem.capacity_factor : 1.0;
-		double a2a = coll(x, GP_ALL_TO_ALL, x->T * k * cf * h * 2.0,
-				  &x->g[GP_GRP_EP]);
+	if (moe && k->ep > 1) {
+		double cf = k->capacity_factor > 0 ?
+			k->capacity_factor : 1.0;
+		double a2a = t_coll(e, GP_ALL_TO_ALL,
+				    k->T * topk * cf * h * 2.0, &k->g_ep);
 
 		lc->ep_fwd = 2.0 * a2a;
 		lc->ep_bwd = 2.0 * a2a;
 	}
 	/* The forward pass alone: nothing runs backward or again. */
-	if (c->forward_only) {
+	if (k->forward_only) {
 		memset(&lc->bwd, 0, sizeof lc->bwd);
 		lc->rec_full = lc->rec_sel = 0;
 		lc->tp_bwd = lc->cp_bwd = lc->ep_bwd = 0;
@@ -698,52 +699,54 @@ static void layer_costs(ctx *x, int moe, train_lcost *lc)
  * gradient, log_softmax's backward (read two fp32, write one) and the
  * cast back: 14 and 22 B per logit beyond the GEMM's own, where a fused
  * loss moves 10 and 6; the final RMSNorm as the layers' (above). */
-static void ends_costs(ctx *x, train_lcost *ld)
+static void ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 {
-	const gp_model *m = x->m;
-	double hid = m->hidden, Vt = m->vocab / (double)x->y.tp;
-	double f = 2.0 * x->T * Vt * hid, e = x->Tn * hid;
-	double bytes = Vt * hid * 2.0 + x->T * (hid + Vt) * x->A;
-	double act = x->T * hid * 2.0;
-	int head_trains = !x->frozen, fo = x->c->forward_only;
-	const gp_group *tpg = &x->g[GP_GRP_TP];
-	double lv = x->T * Vt, loss_f, loss_b, norm_f, norm_b, nk = 0;
+	const gp_model *m = e->m;
+	double hid = m->hidden, Vt = m->vocab / (double)k->tp;
+	double f = 2.0 * k->T * Vt * hid, el = k->Tn * hid;
+	double bytes = Vt * hid * 2.0 + k->T * (hid + Vt) * k->A;
+	double act = k->T * hid * 2.0;
+	int head_trains = !k->frozen, fo = k->forward_only;
+	const gp_group *tpg = &k->g_tp;
+	double lv = k->T * Vt, loss_f, loss_b, norm_f, norm_b, nk = 0;
 
 	/* The loss over the logits and the final norm, forward and back. */
-	loss_f = mem_time(x, lv * (x->A + 8.0));
-	loss_b = mem_time(x, lv * (4.0 + x->A));
-	norm_f = mem_time(x, 2.0 * e * x->A);
-	norm_b = mem_time(x, 3.0 * e * x->A);
-	if (x->c->eager) {
-		double up = x->A < 4.0 ? mem_time(x, lv * (x->A + 4.0)) : 0.0;
+	loss_f = t_mem(e, k->half, lv * (k->A + 8.0));
+	loss_b = t_mem(e, k->half, lv * (4.0 + k->A));
+	norm_f = t_mem(e, k->half, 2.0 * el * k->A);
+	norm_b = t_mem(e, k->half, 3.0 * el * k->A);
+	if (k->eager) {
+		double up = k->A < 4.0 ?
+			t_mem(e, k->half, lv * (k->A + 4.0)) : 0.0;
 
-		loss_f = up + mem_time(x, lv * 8.0);
-		loss_b = mem_time(x, lv * 4.0) + mem_time(x, lv * 12.0) + up;
+		loss_f = up + t_mem(e, k->half, lv * 8.0);
+		loss_b = t_mem(e, k->half, lv * 4.0) +
+			t_mem(e, k->half, lv * 12.0) + up;
 		if (m->norm_params == m->hidden) {
-			norm_f = ekernels(x, rms_fwd, NK(rms_fwd), e, e / hid,
-					  &nk);
-			norm_b = ekernels(x, rms_bwd, NK(rms_bwd), e, e / hid,
-					  &nk);
+			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
+					  el / hid, &nk);
+			norm_b = ekernels(e, k, rms_bwd, NK(rms_bwd), el,
+					  el / hid, &nk);
 		}
 	}
 
-	ld->emb = mem_time(x, 2.0 * x->T * hid * x->A) +
-		(x->frozen || fo ? 0.0 : mem_time(x, e * (x->A + 8.0)));
-	ld->emb_tp = x->y.sp ? coll(x, GP_REDUCE_SCATTER, act, tpg) :
-		coll(x, GP_ALL_REDUCE, act, tpg);
-	ld->head_f = op_time(x, f, bytes, x->T, Vt, hid, 1, x->half) +
+	ld->emb = t_mem(e, k->half, 2.0 * k->T * hid * k->A) +
+		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + 8.0)));
+	ld->emb_tp = k->sp ? t_coll(e, GP_REDUCE_SCATTER, act, tpg) :
+		t_coll(e, GP_ALL_REDUCE, act, tpg);
+	ld->head_f = t_op(e, f, bytes, k->T, Vt, hid, 1, k->half) +
 		loss_f + norm_f;
 	/* A forward-only pass (RL's log-probabilities) has no backward:
 	 * without SP nor the all-reduce of the head input's gradient. */
-	ld->head_b = fo ? 0.0 : op_time(x, f, bytes, x->T, hid, Vt, 1,
-					x->half) +
-		(head_trains ? op_time(x, f, Vt * hid * WGRAD_ACC_BYTES +
-				       x->T * (hid + Vt) * x->A, Vt, hid,
-				       x->T, 1, x->half) : 0.0) +
+	ld->head_b = fo ? 0.0 : t_op(e, f, bytes, k->T, hid, Vt, 1,
+					k->half) +
+		(head_trains ? t_op(e, f, Vt * hid * WGRAD_ACC_BYTES +
+				       k->T * (hid + Vt) * k->A, Vt, hid,
+				       k->T, 1, k->half) : 0.0) +
 		loss_b + norm_b;
-	ld->head_tp = x->y.sp ? coll(x, GP_ALL_GATHER, act, tpg) +
-		(fo ? 0.0 : coll(x, GP_REDUCE_SCATTER, act, tpg)) :
-		(fo ? 0.0 : coll(x, GP_ALL_REDUCE, act, tpg));
+	ld->head_tp = k->sp ? t_coll(e, GP_ALL_GATHER, act, tpg) +
+		(fo ? 0.0 : t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
+		(fo ? 0.0 : t_coll(e, GP_ALL_REDUCE, act, tpg));
 }
 
 /* Compute under communication runs slower: the collective's kernels
@@ -779,21 +782,6 @@ static double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
-/* One pipeline stage, one micro-batch. */
-typedef struct scost {
-	double part[TRAIN_NPARTS];
-	double hidden[TRAIN_NPARTS];
-	double t;              /* sum of part */
-	double t05;            /* of it, the parts before TRAIN_DP (the
-				* sum as far as stage_base knows it) */
-	double step05;         /* the step's sum of those parts, each
-				* per_step times, as far as they go */
-	double fwd, bwd;       /* compute */
-	double params, eparams; /* on this GPU */
-	double vision;          /* s of the encoder tower (first stage) */
-	double vision_patches;  /* patches it encodes per micro-batch */
-	int layers;
-} scost;
 
 /* A GEMM of the tower in the 16-bit dtype: forward, and when asked its
  * input gradient (dgrad) and weight gradient (wgrad, into an fp32 main
@@ -802,14 +790,14 @@ static void tower_gemm(const ctx *x, double flop, double w, double act,
 		       double M, double N, double K, double batch,
 		       int dgrad, int wgrad, double *f, double *b)
 {
-	double bytes = w * 2.0 + act * x->A;
+	double bytes = w * 2.0 + act * x->k.A;
 
-	*f += op_time(x, flop, bytes, M, N, K, batch, x->half);
+	*f += op_time(x, flop, bytes, M, N, K, batch, x->k.half);
 	if (dgrad)
-		*b += op_time(x, flop, bytes, M, K, N, batch, x->half);
+		*b += op_time(x, flop, bytes, M, K, N, batch, x->k.half);
 	if (wgrad)
-		*b += op_time(x, flop, w * WGRAD_ACC_BYTES + act * x->A, N,
-			      K, M, batch, x->half);
+		*b += op_time(x, flop, w * WGRAD_ACC_BYTES + act * x->k.A, N,
+			      K, M, batch, x->k.half);
 }
 
 /* The encoder tower on the first stage, one micro-batch (Wang et al.
@@ -832,7 +820,7 @@ static void tower_gemm(const ctx *x, double flop, double w, double act,
  * each context-parallel rank encodes the images of its chunk. */
 static void tower_costs(ctx *x, scost *s)
 {
-	const gp_model *m = x->m;
+	const gp_model *m = x->e.m;
 	const train_cfg *c = x->c;
 	gp_model v;
 	gp_op ops[GP_MAX_LAYER_OPS];
@@ -843,8 +831,8 @@ static void tower_costs(ctx *x, scost *s)
 	double hv = m->vision.hidden, tpt, kin, pk;
 	double lf = 0, lb = 0, la = 0, f, b, rec = 0, tpc = 0, pf = 0, pb = 0;
 	int fo = c->forward_only;
-	int trains = !c->mem.vision_frozen && !x->frozen && !fo;
-	int proj_trains = !x->frozen && !fo;
+	int trains = !c->mem.vision_frozen && !x->k.frozen && !fo;
+	int proj_trains = !x->k.frozen && !fo;
 	int i, n, vtp;
 
 	model_vision_tower(m, &v);
@@ -867,25 +855,25 @@ static void tower_costs(ctx *x, scost *s)
 				   o->k, o->batch, trains, trains, &lf, &lb);
 			break;
 		case GP_OP_ATTN:
-			la = attn_time(x, o, 0);
+			la = attn_time(&x->e, &x->k, o, 0);
 			lf += la;
 			if (trains)
-				lb += attn_time(x, o, 1);
+				lb += attn_time(&x->e, &x->k, o, 1);
 			break;
 		case GP_OP_ELEM:
-			bytes = o->act * x->A;
-			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->half);
+			bytes = o->act * x->k.A;
+			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->k.half);
 			lf += t;
 			if (trains)
 				lb += op_time(x, 2.0 * o->flop, 1.5 * bytes, 0,
-					      0, 0, 0, x->half);
+					      0, 0, 0, x->k.half);
 			break;
 		}
 	}
 	/* Two residual adds per layer: read two P x hidden, write one. */
-	lf += 2.0 * mem_time(x, imgs * P * hv * 3.0 * x->A);
+	lf += 2.0 * mem_time(x, imgs * P * hv * 3.0 * x->k.A);
 	if (trains)
-		lb += 2.0 * mem_time(x, imgs * P * hv * 2.0 * x->A);
+		lb += 2.0 * mem_time(x, imgs * P * hv * 2.0 * x->k.A);
 	f = v.layers * lf;
 	b = v.layers * lb;
 	if (trains && c->mem.recompute == GP_RECOMPUTE_FULL)
@@ -925,9 +913,9 @@ static void tower_costs(ctx *x, scost *s)
 	s->vision_patches = imgs * P;
 	/* Trainable parameters here (reduced and stepped): the tower when
 	 * it trains, the projector unless the base is frozen. */
-	s->params += ((!c->mem.vision_frozen && !x->frozen ?
-		       x->p.vision - m->vision.projector_params : 0.0) +
-		      (!x->frozen ? m->vision.projector_params : 0.0)) /
+	s->params += ((!c->mem.vision_frozen && !x->k.frozen ?
+		       x->e.p.vision - m->vision.projector_params : 0.0) +
+		      (!x->k.frozen ? m->vision.projector_params : 0.0)) /
 		x->y.tp;
 }
 
@@ -945,11 +933,6 @@ static int stage_dense(const gp_model *m, int first_layer, int nl)
 	return nd > 0 ? nd : 0;
 }
 
-/* The layers and dense layers of a stage, from its first layer. */
-typedef struct stage_rec {
-	int k, first, nl, nd;  /* stage, its first layer, layers, dense */
-	int repeat;            /* middle stages after it that cost the same */
-} stage_rec;
 
 /* The share of a stage's layers whose forward re-runs: full recompute
  * of the first recompute_layers layers of the stage only (Megatron
@@ -972,7 +955,7 @@ static double rec_share(const ctx *x, int nl)
 static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		       const stage_rec *r, scost *s)
 {
-	const gp_model *m = x->m;
+	const gp_model *m = x->e.m;
 	const train_cfg *c = x->c;
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
@@ -1024,7 +1007,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	if (k == 0) {
 		s->part[TRAIN_COMPUTE] += ld->emb;
 		s->part[TRAIN_TP] += ld->emb_tp;
-		s->params += (x->p.embedding) / tp;
+		s->params += (x->e.p.embedding) / tp;
 		if (c->mem.images > 0 && m->vision.layers > 0)
 			tower_costs(x, s);
 	}
@@ -1035,8 +1018,8 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->fwd += ld->head_f;
 		s->bwd += ld->head_b;
 		s->part[TRAIN_TP] += ld->head_tp;
-		s->params += (x->p.lm_head > 0 ? x->p.lm_head :
-			      (x->y.pp > 1 ? x->p.embedding : 0.0)) / tp;
+		s->params += (x->e.p.lm_head > 0 ? x->e.p.lm_head :
+			      (x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
 	}
 	/* Pipeline: each of the v chunks of the stage receives its input
 	 * and sends its output forward, and the gradients back: the
@@ -1048,12 +1031,13 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 			x->y.vpp : 1.0, all;
 
 		if (!x->pp_ok) {
-			x->pp_sr = coll(x, GP_SEND_RECV, x->T * hid * 2.0 / tp,
+			x->pp_sr = coll(x, GP_SEND_RECV,
+					x->k.T * hid * 2.0 / tp,
 					&x->g[GP_GRP_PP]);
 			x->pp_gat = x->y.sp ? 0.0 :
-				coll(x, GP_ALL_GATHER, x->T * hid * 2.0,
+				coll(x, GP_ALL_GATHER, x->k.T * hid * 2.0,
 				     &x->g[GP_GRP_TP]);
-			x->pp_ok = !x->bad;
+			x->pp_ok = !x->e.bad;
 		}
 		all = (c->forward_only ? 1.0 : 2.0) * v * (x->pp_sr +
 							   x->pp_gat);
@@ -1080,7 +1064,6 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 		     &x->g[GP_GRP_EDP]);
 }
 
-enum { ZB_ZERO, ZB_DP, ZB_ZERO_HID, ZB_DP_HID, ZB_N };
 
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
  * seconds (stage_base leaves all four at zero).
@@ -1100,7 +1083,7 @@ enum { ZB_ZERO, ZB_DP, ZB_ZERO_HID, ZB_DP_HID, ZB_N };
  * (dense layers lead).  kc: each kind's kind_colls. */
 static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		       const double kc[2][2], const stage_rec *r,
-		       double z[ZB_N])
+		       double z[TRAIN_ZB_N])
 {
 	const train_cfg *c = x->c;
 	int i, zero = x->y.zero, nd = r->nd;
@@ -1108,12 +1091,12 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	const train_lcost *L[2];
 	double cnt[2];
 
-	memset(z, 0, ZB_N * sizeof *z);
+	memset(z, 0, TRAIN_ZB_N * sizeof *z);
 	L[0] = ld;
 	L[1] = lm;
 	cnt[0] = nd;
 	cnt[1] = r->nl - nd;
-	for (i = 0; i < 2 && zero >= 2 && x->y.shard > 1 && !x->frozen; i++) {
+	for (i = 0; i < 2 && zero >= 2 && x->y.shard > 1 && !x->k.frozen; i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
 		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
@@ -1131,31 +1114,32 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */
 		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
-		z[ZB_ZERO] += mid * ef;
-		z[ZB_DP] += mid * eb;
-		z[ZB_ZERO_HID] += mid * hz;
-		z[ZB_DP_HID] += mid * hd;
+		z[TRAIN_ZB_ZERO] += mid * ef;
+		z[TRAIN_ZB_DP] += mid * eb;
+		z[TRAIN_ZB_ZERO_HID] += mid * hz;
+		z[TRAIN_ZB_DP_HID] += mid * hd;
 		if (mid < n) {
 			double h1 = 0;
 			double rs1 = c->forward_only ? 0.0 : rsw;
 
-			z[ZB_ZERO] += f;
-			z[ZB_DP] += overlap(b - rs1, l->bwd.t, on_b, &h1) + rs1;
-			z[ZB_DP_HID] += h1;
+			z[TRAIN_ZB_ZERO] += f;
+			z[TRAIN_ZB_DP] += overlap(b - rs1, l->bwd.t, on_b,
+						  &h1) + rs1;
+			z[TRAIN_ZB_DP_HID] += h1;
 		}
 	}
 }
 
 /* A stage's base with its ZeRO terms, and its total. */
-static void stage_with(const scost *base, const double z[ZB_N], scost *s)
+static void stage_with(const scost *base, const double z[TRAIN_ZB_N], scost *s)
 {
 	int i;
 
 	*s = *base;
-	s->part[TRAIN_ZERO] = z[ZB_ZERO];
-	s->part[TRAIN_DP] = z[ZB_DP];
-	s->hidden[TRAIN_ZERO] = z[ZB_ZERO_HID];
-	s->hidden[TRAIN_DP] = z[ZB_DP_HID];
+	s->part[TRAIN_ZERO] = z[TRAIN_ZB_ZERO];
+	s->part[TRAIN_DP] = z[TRAIN_ZB_DP];
+	s->hidden[TRAIN_ZERO] = z[TRAIN_ZB_ZERO_HID];
+	s->hidden[TRAIN_DP] = z[TRAIN_ZB_DP_HID];
 	s->t = 0;
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		s->t += s->part[i];
@@ -1164,9 +1148,9 @@ static void stage_with(const scost *base, const double z[ZB_N], scost *s)
 /* stage_with's total alone: the sum in its order (the base's first
  * terms, then DP and ZeRO; the bubble and optimizer parts of a stage
  * are zero, and adding +0 changes no sum of non-negative terms). */
-static double stage_total(const scost *base, const double z[ZB_N])
+static double stage_total(const scost *base, const double z[TRAIN_ZB_N])
 {
-	return base->t05 + z[ZB_DP] + z[ZB_ZERO];
+	return base->t05 + z[TRAIN_ZB_DP] + z[TRAIN_ZB_ZERO];
 }
 
 /* Bytes per parameter a gradient reduction moves: the recipe's
@@ -1228,39 +1212,6 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	return check_cfg(m, d, c, err);
 }
 
-/* The key of a layer's costs: every input layer_costs reads besides
- * the model, device and topology (which the cache holds itself). */
-static void cache_key(const ctx *x, double *k)
-{
-	const train_cfg *c = x->c;
-	const gp_group *g = x->g;
-	int i = 0;
-
-	memset(k, 0, 24 * sizeof *k);
-	k[i++] = c->mem.seq;
-	k[i++] = x->y.micro_batch;
-	k[i++] = x->y.tp;
-	k[i++] = x->y.cp;
-	k[i++] = x->y.ep;
-	k[i++] = x->y.sp;
-	k[i++] = c->mem.flash;
-	k[i++] = c->mem.dropout;
-	k[i++] = c->mem.recompute;
-	k[i++] = c->mem.capacity_factor;
-	k[i++] = x->A;
-	k[i++] = x->wb;
-	k[i++] = x->lin;
-	k[i++] = x->half;
-	k[i++] = x->quant;
-	k[i++] = c->mem.lora_rank;
-	k[i++] = c->mem.lora_targets + 1e6 * c->forward_only +
-		2e6 * !!c->eager;
-	k[i++] = c->host_op_time;
-	k[i++] = g[GP_GRP_TP].per_node + 1e3 * g[GP_GRP_TP].sharing;
-	k[i++] = g[GP_GRP_CP].per_node + 1e3 * g[GP_GRP_CP].sharing;
-	k[i++] = g[GP_GRP_EP].per_node + 1e3 * g[GP_GRP_EP].sharing;
-}
-
 /* Take the model, device and topology into the memo: the same as it
  * holds (checked then) or checked now and the memo started over.  The
  * config's own checks are the caller's (check_cfg). */
@@ -1304,28 +1255,27 @@ static int cache_open(train_cache *cc, const gp_model *m,
 	return GP_OK;
 }
 
-/* The memo's layer costs for x's key, or NULL. */
-static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
-						 double *k,
+/* The memo's layer costs for key k, or NULL. */
+static const struct train_cache_entry *cache_get(train_cache *cc,
+						 const train_lkey *k,
 						 unsigned long long *h)
 {
 	int i;
 
 	if (!cc)
 		return NULL;
-	cache_key(x, k);
 	/* Layouts in a row often share their layers (another dp or vpp):
 	 * the last hit first, without hashing. */
 	i = cc->last;
-	if (i < cc->n && memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
+	if (i < cc->n && memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
 		cc->hits++;
 		*h = cc->e[i].hash;
 		return &cc->e[i];
 	}
-	*h = gp_hash(k, 24 * sizeof *k);
+	*h = gp_hash(k, sizeof *k);
 	for (i = 0; i < cc->n; i++)
 		if (cc->e[i].hash == *h &&
-		    memcmp(cc->e[i].key, k, 24 * sizeof *k) == 0) {
+		    memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
 			cc->hits++;
 			cc->last = i;
 			return &cc->e[i];
@@ -1335,7 +1285,7 @@ static const struct train_cache_entry *cache_get(ctx *x, train_cache *cc,
 }
 
 static const struct train_cache_entry *cache_put(train_cache *cc,
-						 const double *k,
+						 const train_lkey *k,
 						 unsigned long long h,
 						 const train_lcost *ld,
 						 const train_lcost *lm)
@@ -1347,7 +1297,7 @@ static const struct train_cache_entry *cache_put(train_cache *cc,
 	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
 	e = &cc->e[i];
 	cc->last = i;
-	memcpy(e->key, k, sizeof e->key);
+	e->key = *k;
 	e->hash = h;
 	e->ld = *ld;
 	e->lm = *lm;
@@ -1404,20 +1354,23 @@ static int prepare(const gp_model *m, const roof_device *d,
 	double mb, per_step, nodes;
 	int G;
 
-	memset(xp, 0, offsetof(ctx, cache));
+	/* All but the collectives' scratch list, which ncache says how much
+	 * of holds anything. */
+	memset(xp, 0, offsetof(ctx, e.cache));
+	memset(&xp->k, 0, sizeof *xp - offsetof(ctx, k));
 	*warn = 0;
-	xp->m = m;
-	xp->d = d;
+	xp->e.m = m;
+	xp->e.d = d;
 	xp->c = c;
-	xp->err = err;
+	xp->e.err = err;
 	xp->g = groups;
-	xp->cc = cache;
+	xp->e.cc = cache;
 	if (cache) {
-		xp->p = cache->p;
-		if (mem_layout_prepared(m, &xp->p, &c->mem, &xp->y, err))
+		xp->e.p = cache->p;
+		if (mem_layout_prepared(m, &xp->e.p, &c->mem, &xp->y, err))
 			return GP_EINVAL;
 	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
-		   model_params(m, &xp->p, err)) {
+		   model_params(m, &xp->e.p, err)) {
 		return GP_EINVAL;
 	}
 	if (mem_state_bytes(c->mem.recipe, c->mem.optim, sb, err))
@@ -1444,14 +1397,14 @@ static int prepare(const gp_model *m, const roof_device *d,
 	    fmod(per_step, xp->y.pp) != 0)
 		*warn |= TRAIN_WARN_UNEVEN_MB;
 	/* The topology holds the job: as many nodes as it needs. */
-	xp->t = *t;
+	xp->e.t = *t;
 	G = t->gpus_per_node;
 	nodes = ceil(xp->y.gpus / G);
 	if (nodes > GP_COUNT_MAX)
 		return gp_fail(err, "%g nodes are too many", nodes);
-	if (xp->t.nodes < nodes)
-		xp->t.nodes = (int)nodes;
-	if (nodes > 1 && xp->t.nics == 0)
+	if (xp->e.t.nodes < nodes)
+		xp->e.t.nodes = (int)nodes;
+	if (nodes > 1 && xp->e.t.nics == 0)
 		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
 			       "system has no NICs", xp->y.gpus, nodes, G);
 	if (place(xp, cache, G, groups, err))
@@ -1462,23 +1415,42 @@ static int prepare(const gp_model *m, const roof_device *d,
 		*warn |= TRAIN_WARN_EP_NODES;
 
 	/* Precisions and bytes. */
-	xp->lin = c->compute;
-	xp->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ? GP_BF16 :
-		GP_FP16;
+	xp->k.lin = c->compute;
+	xp->k.half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
+		GP_BF16 : GP_FP16;
 	if (c->compute == GP_FP16 || c->compute == GP_FP32 ||
 	    c->compute == GP_TF32)
-		xp->half = c->compute;
-	xp->A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
+		xp->k.half = c->compute;
+	xp->k.A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
 		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
-	xp->wb = c->compute == GP_FP8 ? 1.0 : xp->A;
-	xp->frozen = c->mem.lora_rank > 0;
-	if (xp->frozen && c->mem.base.bits > 0 &&
+	xp->k.wb = c->compute == GP_FP8 ? 1.0 : xp->k.A;
+	xp->k.frozen = c->mem.lora_rank > 0;
+	if (xp->k.frozen && c->mem.base.bits > 0 &&
 	    mem_quant_bits(&c->mem.base) < 16) {
-		xp->quant = mem_quant_bits(&c->mem.base);
-		xp->wb = 2.0;   /* the GEMM reads the dequantised copy */
+		xp->k.quant = mem_quant_bits(&c->mem.base);
+		xp->k.wb = 2.0;   /* the GEMM reads the dequantised copy */
 	}
-	xp->T = mb * c->mem.seq / xp->y.cp;
-	xp->Tn = xp->y.sp ? xp->T / xp->y.tp : xp->T;
+	xp->k.T = mb * c->mem.seq / xp->y.cp;
+	xp->k.Tn = xp->y.sp ? xp->k.T / xp->y.tp : xp->k.T;
+	/* The rest of the layers' key (prepare zeroed it). */
+	xp->k.seq = c->mem.seq;
+	xp->k.micro_batch = c->mem.lay.micro_batch;
+	xp->k.capacity_factor = c->mem.capacity_factor;
+	xp->k.host_op_time = c->host_op_time;
+	xp->k.tp = xp->y.tp;
+	xp->k.cp = xp->y.cp;
+	xp->k.ep = xp->y.ep;
+	xp->k.sp = xp->y.sp;
+	xp->k.flash = c->mem.flash;
+	xp->k.dropout = c->mem.dropout;
+	xp->k.eager = c->eager;
+	xp->k.forward_only = c->forward_only;
+	xp->k.lora_rank = c->mem.lora_rank;
+	xp->k.lora_targets = c->mem.lora_targets;
+	xp->k.recompute = c->mem.recompute;
+	xp->k.g_tp = groups[GP_GRP_TP];
+	xp->k.g_cp = groups[GP_GRP_CP];
+	xp->k.g_ep = groups[GP_GRP_EP];
 	xp->rb = reduce_bytes(c, sb);
 	return GP_OK;
 }
@@ -1489,25 +1461,25 @@ static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
 		      const train_lcost **ldp, const train_lcost **lmp)
 {
 	const struct train_cache_entry *e;
-	double k[24];
 	unsigned long long h = 0;
 
-	e = cache_get(xp, cache, k, &h);
+	e = cache_get(cache, &xp->k, &h);
 	if (!e) {
-		layer_costs(xp, 0, &buf[0]);
-		ends_costs(xp, &buf[0]);
+		layer_costs(&xp->e, &xp->k, 0, &buf[0]);
+		ends_costs(&xp->e, &xp->k, &buf[0]);
 		buf[1] = buf[0];
-		if (model_moe_layers(xp->m) > 0)
-			layer_costs(xp, 1, &buf[1]);
-		if (xp->bad)
+		if (model_moe_layers(xp->e.m) > 0)
+			layer_costs(&xp->e, &xp->k, 1, &buf[1]);
+		if (xp->e.bad)
 			return GP_EINVAL;
 		if (cache)
-			e = cache_put(cache, k, h, &buf[0], &buf[1]);
+			e = cache_put(cache, &xp->k, h, &buf[0], &buf[1]);
 	}
 	*ldp = e ? &e->ld : &buf[0];
 	*lmp = e ? &e->lm : &buf[1];
 	return GP_OK;
 }
+
 
 /* ---- the step, in phases ----------------------------------------------
  *
@@ -1522,71 +1494,13 @@ static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
  * the phase lives on the stack for one call.  Every value is computed
  * by the same expression in the same order either way: the results are
  * train_step's bit for bit (tests/c/t_sweep.c). */
-#define PHASE_STAGES 16
-
-typedef struct phase {
-	train_cfg key;          /* the config with zero, tp_overlap and
-				 * overlap_grad_reduce cleared */
-	int nodes;              /* t->nodes it was prepared for */
-	int valid;
-	ctx x;                  /* prepared; x.g points at groups */
-	gp_state_bytes sb;
-	gp_group groups[GP_GRP_COUNT];
-	unsigned warn;          /* without TRAIN_WARN_ZERO_DP1 */
-	double per_step, opt_bytes;
-	/* Distinct stages in order (a run of middle stages that cost the
-	 * same is its first, with the count after it), and the one with
-	 * the most layers, which the bound prices. */
-	int nrec, kb;
-	stage_rec rec[PHASE_STAGES];
-	int layers_ok, flops_ok;
-	/* The layer costs: the memo's entries (only a new phase's layers
-	 * replace one), or without a memo the phase's own copies. */
-	const train_lcost *ld, *lm;
-	train_lcost own[2];
-	double tokens_per_step, model_flops, hw_flops;
-	int base_ok[2];         /* by TP overlap off/on */
-	scost base[2][PHASE_STAGES];
-	/* Per stage, what several ZeRO stages share: the optimizer step's
-	 * time unsharded [0] and sharded [1], the parameter all-gather. */
-	int opt_ok[2], ag_ok;
-	double opt[2][PHASE_STAGES], ag[PHASE_STAGES];
-	int msplit_ok;          /* the memory's share no ZeRO stage changes */
-	gp_mem_split msplit;
-	gp_train_cfg mc;        /* and the config and layout it was made */
-	gp_layout my;           /* with (the step's micro-batches set) */
-	int kc_ok;              /* kind_colls of both kinds, when sharded */
-	double kc[2][2];
-	/* By ZeRO stage: the memory; per stage the gradient reduction,
-	 * the parameter gather, the share of the reduction in its last
-	 * bucket and the optimizer step (none reads an overlap); and the
-	 * stages' ZeRO terms by block_set. */
-	struct zslot {
-		int mem_ok, post_ok, blk_ok[2];
-		gp_mem_result mem;
-		int brief_ok;           /* total and fits alone */
-		double total;
-		int fits;
-		double dp[PHASE_STAGES], zg[PHASE_STAGES];
-		double bucket[PHASE_STAGES], opt[PHASE_STAGES];
-		/* Their step terms: the stages' largest, DP's by DP overlap
-		 * off/on (none reads TP overlap: the windows are compute). */
-		int pd_ok[2], pz_ok;
-		double post_dp[2], post_dp_hid[2];
-		double post_zero, post_zero_hid, post_opt;
-		double blk[2][PHASE_STAGES][ZB_N];
-	} z[4];
-} phase;
-
-typedef char phase_fits_memo[sizeof(phase) <=
-	sizeof(((train_cache *)0)->phase) ? 1 : -1];
 
 /* The stages of a prepared layout: nl layers from its first, the dense
  * ones among them; a middle stage like the one before it (same layers,
  * same dense/MoE mix) costs the same and is counted, not re-priced.
  * Uniform and balanced splits change the layer count at most twice and
  * the dense share at most twice along the pipeline, so the distinct
- * stages are a handful; PHASE_STAGES is a wide margin. */
+ * stages are a handful; TRAIN_PHASE_STAGES is a wide margin. */
 static int phase_stages(phase *ph, gp_error *err)
 {
 	const ctx *x = &ph->x;
@@ -1597,14 +1511,14 @@ static int phase_stages(phase *ph, gp_error *err)
 	for (k = 0; k < x->y.pp; k++) {
 		stage_rec *r = ph->nrec > 0 ? &ph->rec[ph->nrec - 1] : NULL;
 
-		nl = layout_stage_layers(&x->y, x->m->layers, k);
-		nd = stage_dense(x->m, first, nl);
+		nl = layout_stage_layers(&x->y, x->e.m->layers, k);
+		nd = stage_dense(x->e.m, first, nl);
 		if (!(k > 1 && k < x->y.pp - 1 && r && nl == r->nl &&
 		      nd == r->nd)) {
-			if (ph->nrec == PHASE_STAGES)
+			if (ph->nrec == TRAIN_PHASE_STAGES)
 				return gp_fail(err, "train: pp %d has more "
 					       "than %d distinct stages",
-					       x->y.pp, PHASE_STAGES);
+					       x->y.pp, TRAIN_PHASE_STAGES);
 			r = &ph->rec[ph->nrec++];
 			r->k = k;
 			r->first = first;
@@ -1683,7 +1597,7 @@ static int phase_get(const gp_model *m, const roof_device *d,
 		if (!(taken && cache->valid) &&
 		    cache_open(cache, m, d, t, err))
 			return GP_EINVAL;
-		ph = (phase *)(void *)cache->phase;
+		ph = &cache->phase;
 		/* moved: a level of the phase's key moved (the caller
 		 * knows), so it is not the memo's. */
 		if (!moved)
@@ -1765,7 +1679,7 @@ static int phase_base(phase *ph, train_cache *cache, const scost **base)
 				b->step05 += ph->per_step * b->part[i];
 			}
 		}
-		if (ph->x.bad)
+		if (ph->x.e.bad)
 			return GP_EINVAL;
 		ph->base_ok[o] = 1;
 	}
@@ -1788,7 +1702,7 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 		/* The ZeRO stage's share only, on the config and layout the
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
-		if (mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my, c->capacity,
+		if (mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my, c->capacity,
 				   &c->reserve, &ph->msplit, &res, err))
 			return GP_EINVAL;
 		zs->total = res->total;
@@ -1809,10 +1723,10 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 			ph->mc = mc;
 			ph->my = ph->x.y;
 			ph->my.microbatches = mc.lay.microbatches;
-			if (mem_train_split(m, &ph->x.p, &ph->mc, &ph->my,
+			if (mem_train_split(m, &ph->x.e.p, &ph->mc, &ph->my,
 					    c->capacity, &c->reserve,
 					    &cache->mem, &ph->msplit, err) ||
-			    mem_train_zero(m, &ph->x.p, &ph->mc, &ph->my,
+			    mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my,
 					   c->capacity, &c->reserve,
 					   &ph->msplit, &res, err))
 				return GP_EINVAL;
@@ -1822,7 +1736,7 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 			gp_layout y = ph->x.y;
 
 			y.microbatches = mc.lay.microbatches;
-			if (mem_train_prepared(m, &ph->x.p, &mc, &y,
+			if (mem_train_prepared(m, &ph->x.e.p, &mc, &y,
 					       c->capacity, &c->reserve,
 					       &cache->mem, &zs->mem, err))
 				return GP_EINVAL;
@@ -1845,7 +1759,7 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 
 /* The stages' ZeRO terms under c's ZeRO stage and DP overlap. */
 /* The ZeRO terms of unsharded parameters and gradients: none. */
-static const double no_blocks[PHASE_STAGES][ZB_N];
+static const double no_blocks[TRAIN_PHASE_STAGES][TRAIN_ZB_N];
 
 /* Which of a ZeRO slot's two block sets c's overlaps use: zero_block
  * reads the DP overlap only as "either overlap on". */
@@ -1854,7 +1768,7 @@ static int block_set(const train_cfg *c)
 	return c->overlap_param_gather || c->overlap_grad_reduce;
 }
 
-static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
+static int phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 {
 	const train_cfg *c = ph->x.c;
 	struct zslot *zs = &ph->z[ph->x.y.zero];
@@ -1862,16 +1776,16 @@ static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
 	 * zeros). */
-	if (ph->x.y.zero < 2 || !(ph->x.y.shard > 1) || ph->x.frozen) {
+	if (ph->x.y.zero < 2 || !(ph->x.y.shard > 1) || ph->x.k.frozen) {
 		*blk = no_blocks;
 		return GP_OK;
 	}
 	if (!zs->blk_ok[o]) {
 		if (!ph->kc_ok && ph->x.y.zero >= 2 && ph->x.y.shard > 1 &&
-		    !ph->x.frozen) {
+		    !ph->x.k.frozen) {
 			kind_colls(&ph->x, ph->ld, ph->kc[0]);
 			kind_colls(&ph->x, ph->lm, ph->kc[1]);
-			if (ph->x.bad)
+			if (ph->x.e.bad)
 				return GP_EINVAL;
 			ph->kc_ok = 1;
 		}
@@ -1879,11 +1793,11 @@ static int phase_blocks(phase *ph, const double (**blk)[ZB_N])
 			zero_block(&ph->x, ph->ld, ph->lm,
 				   (const double (*)[2])ph->kc, &ph->rec[j],
 				   zs->blk[o][j]);
-		if (ph->x.bad)
+		if (ph->x.e.bad)
 			return GP_EINVAL;
 		zs->blk_ok[o] = 1;
 	}
-	*blk = (const double (*)[ZB_N])zs->blk[o];
+	*blk = (const double (*)[TRAIN_ZB_N])zs->blk[o];
 	return GP_OK;
 }
 
@@ -1911,7 +1825,7 @@ static int phase_post(phase *ph, const scost *base)
 		if (!ph->opt_ok[sh]) {
 			opt = (sh ? lp / x->y.shard + le / x->y.eshard :
 			       lp + le) * ph->opt_bytes;
-			if (x->lin == GP_FP8)
+			if (x->k.lin == GP_FP8)
 				/* The fp8 weight casts, once per step
 				 * (Transformer Engine caches them over
 				 * micro-batches). */
@@ -1945,11 +1859,11 @@ static int phase_post(phase *ph, const scost *base)
 			 * (2 + 2 B per local parameter at the NIC path
 			 * rate, else 25 GB/s); the CPU step overlaps. */
 			opt = (lp / x->y.shard + le / x->y.eshard) * 4.0 /
-				(x->t.nic_path_bw > 0 ? x->t.nic_path_bw :
+				(x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
 				 25e9);
 		zs->opt[j] = opt;
 	}
-	if (x->bad)
+	if (x->e.bad)
 		return GP_EINVAL;
 	ph->opt_ok[sh] = 1;
 	ph->ag_ok |= gather;
@@ -1987,9 +1901,9 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	if (fpt < 0)
 		return gp_fail(err, "train: cannot count the model's FLOPs");
 	{
-		double attn = fpt - 2.0 * x->p.matmul_active;
+		double attn = fpt - 2.0 * x->e.p.matmul_active;
 		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
-		double mult = c->forward_only ? 1.0 : x->frozen ? 2.0 : 3.0;
+		double mult = c->forward_only ? 1.0 : x->k.frozen ? 2.0 : 3.0;
 		double rec = 0, vis = 0;
 
 		if (c->forward_only)
@@ -2009,15 +1923,15 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 			double tok = model_vision_tokens(m);
 			double pj = 2.0 * m->vision.projector_params * tok;
 			double tw = model_vision_flops_per_image(m) - pj;
-			int tt = !c->mem.vision_frozen && !x->frozen;
+			int tt = !c->mem.vision_frozen && !x->k.frozen;
 
 			vis = (tw * (c->forward_only ? 1.0 : tt ? 3.0 : 1.0) +
 			       pj * (c->forward_only ? 1.0 : tt ? 3.0 :
-				     x->frozen ? 1.0 : 2.0)) *
+				     x->k.frozen ? 1.0 : 2.0)) *
 				c->mem.images / c->mem.seq;
 		}
 		ph->model_flops = ph->tokens_per_step * (mult * fpt + vis +
-			(x->frozen ? (c->forward_only ? 2.0 : 6.0) *
+			(x->k.frozen ? (c->forward_only ? 2.0 : 6.0) *
 			 mem_lora_params(m, c->mem.lora_rank,
 					 c->mem.lora_targets) : 0.0));
 		ph->hw_flops = ph->model_flops + ph->tokens_per_step * rec;
@@ -2059,18 +1973,18 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 {
 	ctx *x = &ph->x;
 	const scost *base = NULL;
-	const double (*blk)[ZB_N] = NULL;
+	const double (*blk)[TRAIN_ZB_N] = NULL;
 	struct zslot *zs;
 	scost s;
 	double per_step = ph->per_step, tmax = 0, tsum = 0, v, post_dp = 0;
 	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
 	double post_zero_hid = 0;
-	int j, k, G = x->t.gpus_per_node, post, jw = -1;
+	int j, k, G = x->e.t.gpus_per_node, post, jw = -1;
 	double sg;
 
 	x->c = c;
-	x->err = err;
-	x->bad = 0;
+	x->e.err = err;
+	x->e.bad = 0;
 	x->y.zero = c->mem.lay.zero;
 	zs = &ph->z[x->y.zero];
 	if (brief) {
@@ -2126,14 +2040,14 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	/* Kept already, as they mostly are: no call. */
 	if (!base && ph->layers_ok && ph->base_ok[c->tp_overlap != 0])
 		base = ph->base[c->tp_overlap != 0];
-	if (!blk && (x->y.zero < 2 || !(x->y.shard > 1) || x->frozen))
+	if (!blk && (x->y.zero < 2 || !(x->y.shard > 1) || x->k.frozen))
 		blk = no_blocks;
 	else if (!blk && zs->blk_ok[block_set(c)])
-		blk = (const double (*)[ZB_N])zs->blk[block_set(c)];
+		blk = (const double (*)[TRAIN_ZB_N])zs->blk[block_set(c)];
 	if ((!base && phase_base(ph, cache, &base)) ||
 	    (!blk && phase_blocks(ph, &blk)))
 		return GP_EINVAL;
-	post = !(x->frozen || c->forward_only);
+	post = !(x->k.frozen || c->forward_only);
 	if (post && phase_post(ph, base))
 		return GP_EINVAL;
 	if (!brief) {
@@ -2207,7 +2121,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	}
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
-	if (x->y.pp > 1 && x->p.lm_head == 0 && !x->frozen &&
+	if (x->y.pp > 1 && x->e.p.lm_head == 0 && !x->k.frozen &&
 	    !c->forward_only) {
 		gp_group eg;
 
@@ -2216,9 +2130,9 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)
 			eg.sharing = 1;
-		post_dp += coll(x, GP_ALL_REDUCE, x->p.embedding / x->y.tp * rb,
-				&eg);
-		if (x->bad)
+		post_dp += coll(x, GP_ALL_REDUCE,
+				x->e.p.embedding / x->y.tp * rb, &eg);
+		if (x->e.bad)
 			return GP_EINVAL;
 	}
 
@@ -2235,10 +2149,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		double pz = 0, pd = 0, hz = 0, hd = 0, bubble;
 
 		if (jw >= 0) {
-			pz = per_step * blk[jw][ZB_ZERO];
-			pd = per_step * blk[jw][ZB_DP];
-			hz = per_step * blk[jw][ZB_ZERO_HID];
-			hd = per_step * blk[jw][ZB_DP_HID];
+			pz = per_step * blk[jw][TRAIN_ZB_ZERO];
+			pd = per_step * blk[jw][TRAIN_ZB_DP];
+			hz = per_step * blk[jw][TRAIN_ZB_ZERO_HID];
+			hd = per_step * blk[jw][TRAIN_ZB_DP_HID];
 		}
 		bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
 			(tsum - tmax) / v;
@@ -2311,7 +2225,7 @@ int train_step_gated(const gp_model *m, const roof_device *d,
 	    step_of(ph, m, d, c, cache, gate, ud, 0, out, err)) {
 		/* What failed part way is not kept. */
 		if (cache)
-			((phase *)(void *)cache->phase)->valid = 0;
+			cache->phase.valid = 0;
 		return GP_EINVAL;
 	}
 	return GP_OK;
@@ -2322,7 +2236,7 @@ int train_step_next(const gp_model *m, const roof_device *d,
 		    unsigned how, int (*gate)(void *ud, double step_lb),
 		    void *ud, train_result *out, gp_error *err)
 {
-	phase local, *ph = cache ? (phase *)(void *)cache->phase : NULL;
+	phase local, *ph = cache ? &cache->phase : NULL;
 
 	if (!ph || !c || !out || !cache->valid)
 		return train_step_gated(m, d, t, c, cache, gate, ud, out,

@@ -198,6 +198,43 @@ typedef struct train_result {
 	train_op ops[TRAIN_MAX_OPS];
 } train_result;
 
+/* Everything a layer's costs read (train.c layer_costs, ends_costs)
+ * besides the model, its parameter counts, the device and the topology,
+ * which the memo holds itself: the pricing functions take this struct
+ * and nothing else of the config, so it is the memo's key whole by
+ * construction.  Filled by train.c (zeroed first: compared as bytes). */
+typedef struct train_lkey {
+	double seq;              /* tokens per sequence */
+	double micro_batch;      /* sequences per micro-batch */
+	double T, Tn;            /* tokens per micro-batch on one GPU; of
+				  * them, what norms and residuals see */
+	double A;                /* bytes per activation element */
+	double wb;               /* bytes per weight a linear GEMM reads */
+	double quant;            /* bits of a quantised frozen base, else 0 */
+	double capacity_factor;  /* MoE capacity factor (0 = 1) */
+	double host_op_time;     /* s per host launch (cfg host_op_time) */
+	int tp, cp, ep, sp;      /* the layer's split */
+	int flash, dropout, eager, forward_only;
+	int frozen;              /* the base does not train (LoRA) */
+	int lora_rank;
+	unsigned lora_targets;
+	gp_recompute recompute;
+	gp_dtype lin, half;      /* linears' precision; attention, logits */
+	gp_group g_tp, g_cp, g_ep;   /* the placed TP, CP and EP groups */
+} train_lkey;
+
+/* A collective's price depends on these alone (comm_group_cost with the
+ * memo's topology; the node count only bounds the group): the
+ * collective memo's key, zeroed first. */
+typedef struct train_ckey {
+	double bytes;
+	int op;                  /* gp_coll */
+	int nodes;
+	gp_group g;
+} train_ckey;
+
+#include "train_phase.h"
+
 /* A caller-owned memo for sweeps that evaluate many layouts of one model
  * on one device and topology.  A layer's costs depend on its tensor /
  * context / expert split and placement, the micro-batch, sequence,
@@ -208,13 +245,12 @@ typedef struct train_result {
  * model, device and topology are checked once, when the memo takes
  * them.  It also keeps the last layout's phase (train.c): a layout that
  * differs from it only in ZeRO stage and TP and DP overlap reuses its
- * layout, stages, memory and costs.  About 280 KB: allocate it static or
+ * layout, stages, memory and costs.  About 260 KB: allocate it static or
  * on the heap.  Zero it (memset) before the first use; it notices another
  * model, device or topology and starts over.  The fields are train.c's. */
 #define TRAIN_CACHE_N 64
 #define TRAIN_COLL_N 2048
 #define TRAIN_PLACE_N 16
-#define TRAIN_PHASE_WORDS 6144
 typedef struct train_cache {
 	gp_model m;
 	roof_device d;
@@ -226,7 +262,7 @@ typedef struct train_cache {
 	double fpt_ctx, fpt;     /* model_fwd_flops_per_token(m, fpt_ctx) */
 	gp_mem_memo mem;         /* the memory model's activations */
 	struct train_cache_entry {
-		double key[24];
+		train_lkey key;
 		unsigned long long hash;
 		train_lcost ld, lm;
 	} e[TRAIN_CACHE_N];
@@ -239,11 +275,11 @@ typedef struct train_cache {
 	} place[TRAIN_PLACE_N];
 	/* The last layout's phase (train.c): what the layouts that differ
 	 * from it only in ZeRO stage, TP overlap and DP overlap share. */
-	double phase[TRAIN_PHASE_WORDS];
+	struct train_phase phase;
 	/* Collectives priced on placed groups: op, bytes, group, nodes. */
 	int ncoll;
 	struct train_cache_coll {
-		double key[4];
+		train_ckey key;
 		double time;
 	} coll[TRAIN_COLL_N];
 } train_cache;

@@ -143,7 +143,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(41);
+	plan(42);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -264,13 +264,17 @@ int main(void)
 	is_int(over, 0, "0 < train_bound <= step on every layout");
 	ok(cache.hits > cache.misses, "the memo is hit more than missed");
 
-	/* The eager kernels and the host floor are in the memo's key: a
-	 * gated RMSNorm variant of the wide model, each layout priced three
-	 * ways in a row through one memo (fused; eager; eager with a 2 ms
-	 * host floor, which binds), each equal to train_step's. */
+	/* The memo's keys are the structs the priced functions read (train.h
+	 * train_lkey for a layer's costs, memory.h gp_acts_key for the saved
+	 * activations): a gated RMSNorm variant of the wide model, each
+	 * layout priced seven ways in a row through one memo (fused; eager;
+	 * eager with a 2 ms host floor, which binds; dropout; unfused
+	 * attention; forward only; 4-byte activations), each equal to
+	 * train_step's -- a memo that compared part of its key would hand
+	 * one variant another's costs. */
 	{
 		gp_model g = w;
-		int v, differ = 0, floor = 0;
+		int v, differ = 0, floor = 0, other = 0;
 
 		g.ffn_gated = 1;
 		g.norm_params = g.hidden;
@@ -284,12 +288,16 @@ int main(void)
 		while (sweep_next(&it, &c, &cand)) {
 			double st0 = 0;
 
-			for (v = 0; v < 3; v++) {
+			for (v = 0; v < 7; v++) {
 				train_cfg cv = c;
 				int e1, e2;
 
-				cv.eager = v > 0;
+				cv.eager = v == 1 || v == 2;
 				cv.host_op_time = v == 2 ? 2e-3 : c.host_op_time;
+				cv.mem.dropout = v == 3;
+				cv.mem.flash = v != 4;
+				cv.forward_only = v == 5;
+				cv.mem.act_bytes = v == 6 ? 4.0 : 0.0;
 				e1 = train_step(&g, &d, &t, &cv, &r1, &err);
 				e2 = train_step_cached(&g, &d, &t, &cv, &cache,
 						       &r2, &err);
@@ -305,11 +313,16 @@ int main(void)
 					differ++;
 				if (v == 2 && r1.step > st0 * 1.5)
 					floor++;
+				if (v > 2 && r1.step != st0)
+					other++;
 			}
 		}
-		is_int(mism, 0, "eager and host floor: cached == plain");
+		is_int(mism, 0, "seven variants of each layout: cached == "
+		       "plain");
 		ok(differ > 100 && floor > 100,
 		   "the eager kernels and the floor change the step");
+		ok(other > 400, "dropout, unfused attention, forward only and "
+		   "4-byte activations change it");
 	}
 
 	/* What sweep_run prices itself, each layout after the one before

@@ -1,0 +1,127 @@
+/*
+ * train_phase.h - the training step's working state (train.c), which the
+ * memo (train.h, train_cache) keeps between layouts: included by train.h
+ * only.  The fields are train.c's; the contract is train.h.
+ */
+#ifndef GP_TRAIN_PHASE_H
+#define GP_TRAIN_PHASE_H
+
+/* What pricing reads besides the config: the model, its parameter
+ * counts, the device and the topology (the node count raised to what the
+ * layout needs), the memo, and where an error goes. */
+typedef struct train_env {
+	const gp_model *m;
+	const roof_device *d;
+	gp_topo t;
+	gp_params p;
+	struct train_cache *cc; /* the caller's memo, or NULL */
+	gp_error *err;
+	int bad;              /* a collective failed: err holds why */
+	/* Without a memo, the collectives priced so far in this step: the
+	 * same op, bytes and group recur across layer kinds and stages (TP
+	 * gathers of the head and the layers, PP sends of every stage). */
+	int ncache;
+	struct { train_ckey k; double time; } cache[16];
+} train_env;
+
+typedef struct train_ctx {
+	train_env e;
+	train_lkey k;         /* what the layers' costs read */
+	const train_cfg *c;
+	gp_layout y;
+	gp_group *g;
+	double rb;            /* bytes per gradient element reduced */
+	/* A stage's pipeline send/receive and the TP gather beside it
+	 * (every stage's, priced once): pp_ok set. */
+	int pp_ok;
+	double pp_sr, pp_gat;
+} train_ctx;
+
+/* One pipeline stage, one micro-batch. */
+typedef struct train_scost {
+	double part[TRAIN_NPARTS];
+	double hidden[TRAIN_NPARTS];
+	double t;              /* sum of part */
+	double t05;            /* of it, the parts before TRAIN_DP (the
+				* sum as far as stage_base knows it) */
+	double step05;         /* the step's sum of those parts, each
+				* per_step times, as far as they go */
+	double fwd, bwd;       /* compute */
+	double params, eparams; /* on this GPU */
+	double vision;          /* s of the encoder tower (first stage) */
+	double vision_patches;  /* patches it encodes per micro-batch */
+	int layers;
+} train_scost;
+
+/* The layers and dense layers of a stage, from its first layer. */
+typedef struct train_stage_rec {
+	int k, first, nl, nd;  /* stage, its first layer, layers, dense */
+	int repeat;            /* middle stages after it that cost the same */
+} train_stage_rec;
+
+/* The ZeRO terms of a stage (train.c zero_block). */
+enum {
+	TRAIN_ZB_ZERO, TRAIN_ZB_DP, TRAIN_ZB_ZERO_HID, TRAIN_ZB_DP_HID,
+	TRAIN_ZB_N
+};
+
+/* The last layout's phase: what the layouts that differ from it only in
+ * ZeRO stage, TP overlap and DP overlap share (train.c, "the step, in
+ * phases"). */
+#define TRAIN_PHASE_STAGES 16
+
+struct train_phase {
+	train_cfg key;          /* the config with zero, tp_overlap and
+				 * overlap_grad_reduce cleared */
+	int nodes;              /* t->nodes it was prepared for */
+	int valid;
+	train_ctx x;                  /* prepared; x.g points at groups */
+	gp_state_bytes sb;
+	gp_group groups[GP_GRP_COUNT];
+	unsigned warn;          /* without TRAIN_WARN_ZERO_DP1 */
+	double per_step, opt_bytes;
+	/* Distinct stages in order (a run of middle stages that cost the
+	 * same is its first, with the count after it), and the one with
+	 * the most layers, which the bound prices. */
+	int nrec, kb;
+	train_stage_rec rec[TRAIN_PHASE_STAGES];
+	int layers_ok, flops_ok;
+	/* The layer costs: the memo's entries (only a new phase's layers
+	 * replace one), or without a memo the phase's own copies. */
+	const train_lcost *ld, *lm;
+	train_lcost own[2];
+	double tokens_per_step, model_flops, hw_flops;
+	int base_ok[2];         /* by TP overlap off/on */
+	train_scost base[2][TRAIN_PHASE_STAGES];
+	/* Per stage, what several ZeRO stages share: the optimizer step's
+	 * time unsharded [0] and sharded [1], the parameter all-gather. */
+	int opt_ok[2], ag_ok;
+	double opt[2][TRAIN_PHASE_STAGES], ag[TRAIN_PHASE_STAGES];
+	int msplit_ok;          /* the memory's share no ZeRO stage changes */
+	gp_mem_split msplit;
+	gp_train_cfg mc;        /* and the config and layout it was made */
+	gp_layout my;           /* with (the step's micro-batches set) */
+	int kc_ok;              /* kind_colls of both kinds, when sharded */
+	double kc[2][2];
+	/* By ZeRO stage: the memory; per stage the gradient reduction,
+	 * the parameter gather, the share of the reduction in its last
+	 * bucket and the optimizer step (none reads an overlap); and the
+	 * stages' ZeRO terms by block_set. */
+	struct zslot {
+		int mem_ok, post_ok, blk_ok[2];
+		gp_mem_result mem;
+		int brief_ok;           /* total and fits alone */
+		double total;
+		int fits;
+		double dp[TRAIN_PHASE_STAGES], zg[TRAIN_PHASE_STAGES];
+		double bucket[TRAIN_PHASE_STAGES], opt[TRAIN_PHASE_STAGES];
+		/* Their step terms: the stages' largest, DP's by DP overlap
+		 * off/on (none reads TP overlap: the windows are compute). */
+		int pd_ok[2], pz_ok;
+		double post_dp[2], post_dp_hid[2];
+		double post_zero, post_zero_hid, post_opt;
+		double blk[2][TRAIN_PHASE_STAGES][TRAIN_ZB_N];
+	} z[4];
+};
+
+#endif
