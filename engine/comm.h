@@ -104,6 +104,10 @@ typedef struct gp_topo {
 			       * nodes, [1] on 3 or more; 0 = no such limit.
 			       * A per-thread-block ceiling of the GPU
 			       * generation (NCCL perChMaxNVLSTreeBws) */
+	double host_mem_bw;   /* B/s of host DRAM the node's CPUs stream
+			       * (all sockets, achievable): what an
+			       * offloaded optimizer step reads and writes
+			       * at; 0 = unknown (train.c's HOST_BW_MIN) */
 } gp_topo;
 
 /* Where the ranks of one collective sit: `ranks` GPUs, `per_node` of them

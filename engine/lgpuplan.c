@@ -775,7 +775,8 @@ static int lgp_state_bytes(lua_State *L)
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
- * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3.
+ * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
+ * host_mem_bw.
  * Range checks are the kernel's. */
 static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
@@ -806,6 +807,7 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 					  1.0);
 	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
 	t->nic_path_bw = lgp_field_num(L, idx, w, "nic_path_bw", 0, 0.0);
+	t->host_mem_bw = lgp_field_num(L, idx, w, "host_mem_bw", 0, 0.0);
 	t->nvls_tree_bw[0] = lgp_field_num(L, idx, w, "nvls_tree_bw2", 0, 0.0);
 	t->nvls_tree_bw[1] = lgp_field_num(L, idx, w, "nvls_tree_bw3", 0, 0.0);
 }
@@ -1485,6 +1487,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
 	F_BOOL("eager", offsetof(train_cfg, eager), 0),
 	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
+	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),
 	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
 	F_REQNUM("capacity", offsetof(train_cfg, capacity)),
 	F_NUM("tokens", offsetof(train_cfg, tokens), 0),

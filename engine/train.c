@@ -71,6 +71,14 @@ const char *train_part_name(int part)
  * read and write 4 bytes per weight element. */
 #define WGRAD_ACC_BYTES 8.0
 
+/* Offload's links when the topology gives none: a PCIe 4.0 x16 link's
+ * ~25 GB/s per direction achievable (16 GT/s x 16 lanes x 128b/130b x
+ * 0.8, gpuplan.comm.pcie_bw), and host DRAM at 60 GB/s (0.8 of dual-
+ * channel DDR5-4800, the workstation case; gpuplan.comm.host_bw gives a
+ * catalog system's own). */
+#define PCIE_BW_MIN 25e9
+#define HOST_BW_MIN 60e9
+
 void train_defaults(train_cfg *c)
 {
 	memset(c, 0, sizeof *c);
@@ -1059,11 +1067,27 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 
 	kc[0] = coll(x, GP_ALL_GATHER, dense * 2.0, &x->g[GP_GRP_DPCP]) +
 		coll(x, GP_ALL_GATHER, l->eparams * 2.0, &x->g[GP_GRP_EDP]);
+	/* Offloaded parameters (ZeRO-Infinity, Rajbhandari et al. 2021
+	 * sec. 5; DeepSpeed offload_param): each rank first copies its
+	 * 16-bit partition of the layer up from the host over its PCIe
+	 * link, for the forward and again for the backward, ahead of the
+	 * gather (prefetched like it). */
+	if (x->c->mem.offload_params)
+		kc[0] += (dense / x->y.shard + l->eparams / x->y.eshard) *
+			2.0 / (x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
+			       PCIE_BW_MIN);
 	kc[1] = coll(x, GP_REDUCE_SCATTER, dense * x->rb, &x->g[GP_GRP_DPCP]) +
 		coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
 		     &x->g[GP_GRP_EDP]);
 }
 
+
+/* Whether ZeRO-3 / FSDP layers gather: over a sharding group, or from
+ * the host (offloaded parameters, one GPU included). */
+static int gathers(const ctx *x)
+{
+	return x->y.shard > 1 || x->c->mem.offload_params;
+}
 
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
  * seconds (stage_base leaves all four at zero).
@@ -1096,7 +1120,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	L[1] = lm;
 	cnt[0] = nd;
 	cnt[1] = r->nl - nd;
-	for (i = 0; i < 2 && zero >= 2 && x->y.shard > 1 && !x->k.frozen; i++) {
+	for (i = 0; i < 2 && zero >= 2 && gathers(x) && !x->k.frozen; i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
 		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
@@ -1198,6 +1222,11 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))
 		return GP_EINVAL;
+	if (c->delayed_update && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
+		return gp_fail(err, "delayed_update delays the offloaded "
+			       "optimizer's step: it needs offload "
+			       "(optimizer or params+optimizer)");
 	return GP_OK;
 }
 
@@ -1776,12 +1805,12 @@ static int phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
 	 * zeros). */
-	if (ph->x.y.zero < 2 || !(ph->x.y.shard > 1) || ph->x.k.frozen) {
+	if (ph->x.y.zero < 2 || !gathers(&ph->x) || ph->x.k.frozen) {
 		*blk = no_blocks;
 		return GP_OK;
 	}
 	if (!zs->blk_ok[o]) {
-		if (!ph->kc_ok && ph->x.y.zero >= 2 && ph->x.y.shard > 1 &&
+		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x) &&
 		    !ph->x.k.frozen) {
 			kind_colls(&ph->x, ph->ld, ph->kc[0]);
 			kind_colls(&ph->x, ph->lm, ph->kc[1]);
@@ -1799,6 +1828,44 @@ static int phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 	}
 	*blk = (const double (*)[TRAIN_ZB_N])zs->blk[o];
 	return GP_OK;
+}
+
+/* The host's side of an offloaded step (DeepSpeed ZeRO-Offload, Ren et
+ * al. 2021 sec. 4.1, Fig. 2; deepspeed/runtime/zero/stage_1_and_2.py and
+ * stage3.py): n elements of this GPU's partition.  Seconds, in order:
+ *  - grads down over the GPU's PCIe link: stages 1-2 upcast each
+ *    gradient on the GPU and copy fp32 (async_inplace_copy_grad_to_
+ *    fp32_buffer_from_gpu: src.float() then copy_), 4 B; stage 3 copies
+ *    the partition in the parameter dtype (grad_partitions_flat_buffer)
+ *    and the CPU upcasts it, 2 B;
+ *  - the CPU step: DeepSpeedCPUAdam is AVX-vectorised and memory-bound
+ *    (an Adam update is ~10 flops per element, a node's cores do ~1e13
+ *    fp32 flop/s: ~1 ps per element against ~50 ps of DRAM traffic), so
+ *    it is priced by the host DRAM bytes every GPU of the node (their
+ *    processes share the sockets) moves: Adam reads the fp32 master,
+ *    gradient, exp_avg, exp_avg_sq and writes three of them back (16 +
+ *    12 B); the gradient arriving (4 B at stages 1-2; stage 3: 2 B and
+ *    its upcast, 2 + 4 B); the 16-bit copy of the master (read 4, write
+ *    2) and its read by the DMA up (2 B);
+ *  - params up: that 16-bit partition, 2 B over PCIe (stage 3 with
+ *    offloaded parameters: it stays on the host; the layers fetch it in
+ *    kind_colls).
+ * Without the delay the three are in series after the backward (the
+ * next forward needs the new parameters); the step's assembly overlaps
+ * them with the next step under delayed_update. */
+static double offload_step(const ctx *x, double n)
+{
+	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
+	double pcie = x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw : PCIE_BW_MIN;
+	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw : HOST_BW_MIN;
+	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
+		x->e.t.gpus_per_node;
+	double down = z3 ? 2.0 : 4.0;
+	double hb = 28.0 + (z3 ? 2.0 + 6.0 : 4.0) + 6.0 + (up ? 2.0 : 0.0);
+
+	if (ranks < 1)
+		ranks = 1;
+	return n * (down + (up ? 2.0 : 0.0)) / pcie + n * ranks * hb / host;
 }
 
 /* What each stage reduces, gathers and steps once per step under c's
@@ -1855,12 +1922,8 @@ static int phase_post(phase *ph, const scost *base)
 			zs->bucket[j] = 1.0;
 		opt = ph->opt[sh][j];
 		if (c->mem.offload_optimizer || c->mem.offload_params)
-			/* ZeRO-Offload: grads down and params up over PCIe
-			 * (2 + 2 B per local parameter at the NIC path
-			 * rate, else 25 GB/s); the CPU step overlaps. */
-			opt = (lp / x->y.shard + le / x->y.eshard) * 4.0 /
-				(x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
-				 25e9);
+			opt = offload_step(x, lp / x->y.shard +
+					   le / x->y.eshard);
 		zs->opt[j] = opt;
 	}
 	if (x->e.bad)
@@ -2040,7 +2103,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	/* Kept already, as they mostly are: no call. */
 	if (!base && ph->layers_ok && ph->base_ok[c->tp_overlap != 0])
 		base = ph->base[c->tp_overlap != 0];
-	if (!blk && (x->y.zero < 2 || !(x->y.shard > 1) || x->k.frozen))
+	if (!blk && (x->y.zero < 2 || !gathers(x) || x->k.frozen))
 		blk = no_blocks;
 	else if (!blk && zs->blk_ok[block_set(c)])
 		blk = (const double (*)[TRAIN_ZB_N])zs->blk[block_set(c)];
@@ -2179,7 +2242,24 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		out->step += pd;
 		out->step += pz;
 		out->step += bubble;
-		out->step += post_opt;
+		if (c->delayed_update) {
+			/* ZeRO-Offload's one-step delayed parameter update
+			 * (Ren et al. 2021 sec. 5.2): step i's gradients go
+			 * down, the CPU steps and the parameters come up
+			 * while the GPU runs step i+1 on the parameters of
+			 * step i-1; only what outlasts the GPU's step
+			 * shows. */
+			double e = post_opt > out->step ?
+				post_opt - out->step : 0.0;
+
+			if (!brief) {
+				out->part[TRAIN_OPTIMIZER] = e;
+				out->hidden[TRAIN_OPTIMIZER] = post_opt - e;
+			}
+			out->step += e;
+		} else {
+			out->step += post_opt;
+		}
 	}
 	if (!brief)
 		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;

@@ -105,6 +105,10 @@ typedef struct train_cfg {
 				  * forward takes at least its ops times
 				  * this; 0 = no floor.  Default
 				  * GP_EAGER_OP_TIME */
+	int delayed_update;      /* 1: offload's one-step delayed parameter
+				  * update (ZeRO-Offload's DPU): the CPU
+				  * step and its copies run beside the next
+				  * step's forward and backward */
 	/* Memory: */
 	double capacity;         /* bytes per GPU */
 	gp_mem_reserve reserve;

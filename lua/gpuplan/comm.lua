@@ -72,6 +72,7 @@ end
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
+  host_mem_bw = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -79,6 +80,7 @@ local topo_fields = {
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
+  host_mem_bw = "number",
 }
 M.topology_fields = topo_fields
 
@@ -109,6 +111,31 @@ end
 function M.pcie_bw(g)
   if not g or not g.pcie or not g.pcie.gen then return nil end
   return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
+end
+
+-- The host DRAM bandwidth the node's CPUs stream at, B/s: v (the caller's
+-- host_bw: a number or "200GB/s"), else 0.8 of the catalog system's
+-- theoretical host_mem_bw (streaming reads and writes reach ~0.8 of it:
+-- STREAM on DDR4/DDR5 servers), else 60 GB/s (0.8 of dual-channel
+-- DDR5-4800, 76.8 GB/s: the workstation case), said through
+-- default(text) with why (what reads it).  who names the caller in the
+-- error.  llama.cpp's offloaded layers and the offloaded optimizer step
+-- read it.
+function M.host_bw(v, sys, default, who, why)
+  if v ~= nil then
+    if type(v) == "string" then
+      local ok, n = pcall(require("gpuplan.units").parse, v, "bandwidth")
+      v = ok and n or v
+    end
+    if type(v) ~= "number" or v ~= v or v <= 0 or v == math.huge then
+      error(string.format("%s: host_bw must be a positive bandwidth (got %s)", who,
+        require("gpuplan.args").shown(v)), 0)
+    end
+    return v
+  end
+  v = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
+  default(string.format("host_bw=%.0fGB/s (%s)", v / 1e9, why))
+  return v
 end
 
 -- The spec of a node for from_fabrics: the catalog system's (its scale-up

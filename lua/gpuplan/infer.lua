@@ -370,15 +370,12 @@ function M.setup(a)
   if a.offload then
     c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
     if c.offload_cpu_max > 0 then
-      -- The CPU computing the layers reads them from host DRAM: streaming
-      -- reads reach ~0.8 of its theoretical bandwidth (STREAM on DDR4/DDR5
-      -- servers and desktops); 60 GB/s is 0.8 of dual-channel DDR5-4800
-      -- (76.8 GB/s), the desktop llama.cpp case.
+      -- The CPU computing the layers reads them from host DRAM
+      -- (gpuplan.comm.host_bw: the system's, else the desktop's).
       c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
       if not c.offload_bw then
-        c.offload_bw = sys and sys.host_mem_bw and sys.host_mem_bw * 0.8 or 60e9
-        default(string.format("host_bw=%.0fGB/s (the CPU runs offloaded layers)",
-                              c.offload_bw / 1e9))
+        c.offload_bw = require("gpuplan.comm").host_bw(nil, sys, default, "infer",
+          "the CPU runs offloaded layers")
       end
     elseif a.host_bw ~= nil then
       error("infer: host_bw is the CPU's memory bandwidth, which only llama.cpp "

@@ -237,6 +237,10 @@ opt { name = "offload", type = "string", metavar = "X", commands = TRAIN4 .. " i
   suggest = { "cpu_offload", "offload_optimizer" },
   variants = { infer = { type = "flag",
     help = "read layers that do not fit from host memory" } } }
+opt { name = "delayed_update", type = "flag", commands = "train plan",
+  help = "with --offload: ZeRO-Offload's one-step delayed parameter update (DPU) -- the CPU "
+    .. "step and its PCIe copies run beside the next step's forward and backward",
+  suggest = { "dpu", "delay_update", "offload_overlap" } }
 opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
   default = "1.0", methods = TRAINING,
   help = "MoE token capacity factor" }
@@ -334,9 +338,10 @@ opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer",
   help = "memory per GPU the runtime may use, e.g. 6GB; CUDA context, buffers and the "
     .. "margin come off it as in 'gpuplan fit --method infer'",
   suggest = { "gpu_memory", "mem" } }
-opt { name = "host_bw", type = "string", metavar = "BW", commands = "infer",
-  default = "60GB/s or the system's",
-  help = "host-memory bandwidth the CPU reads offloaded layers at (--runtime llama.cpp)" }
+opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan infer",
+  default = "0.8 x the system's host_mem_bw, else 60GB/s",
+  help = "host-memory bandwidth the CPU streams at: the offloaded optimizer's step (train "
+    .. "--offload), offloaded layers (infer --runtime llama.cpp)" }
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
   default = "32GB or the system's",
   help = "host memory for offloaded layers",

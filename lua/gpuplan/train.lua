@@ -258,8 +258,23 @@ function M.setup(o, sweep)
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.
-  local topo = topology(o, gpu, cat, default,
+  local topo, sys = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
+  -- The offloaded optimizer steps on the host at its DRAM bandwidth.
+  local offloaded = o.offload ~= nil and o.offload ~= "none"
+  if o.host_bw ~= nil and not offloaded then
+    fail("train: host_bw is what the offloaded optimizer steps at; give offload too")
+  end
+  if offloaded then
+    local okh, bw = pcall(require("gpuplan.comm").host_bw, o.host_bw, sys, default, "train",
+      "the offloaded optimizer steps on the CPU")
+    if not okh then fail("%s", bw) end
+    topo.host_mem_bw = bw
+  end
+  if o.delayed_update ~= nil and type(o.delayed_update) ~= "boolean" then
+    fail("train: delayed_update must be a boolean (got %s)", type(o.delayed_update))
+  end
+  cfg.delayed_update = o.delayed_update or false
   cfg.capacity = p.capacity
   local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, o, "train")
   if not okb then fail("%s", buyer) end

@@ -61,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(69);
+	plan(70);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -345,6 +345,10 @@ int main(void)
 		rc = comm_group_cost(&t, GP_ALL_REDUCE, S, &four, &r, &e);
 		einval(rc, &e, "negative nic_path_bw is EINVAL");
 		t.nic_path_bw = 0.0;
+		t.host_mem_bw = -1.0;
+		rc = comm_group_cost(&t, GP_ALL_REDUCE, S, &four, &r, &e);
+		einval(rc, &e, "negative host_mem_bw is EINVAL");
+		t.host_mem_bw = 0.0;
 		t.nvls_tree_bw[1] = NAN;
 		rc = comm_group_cost(&t, GP_ALL_REDUCE, S, &four, &r, &e);
 		einval(rc, &e, "NaN nvls_tree_bw is EINVAL");

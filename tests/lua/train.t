@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(78)
+t.plan(87)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -254,4 +254,64 @@ do
   t.is(table.concat(missing, " "), "", "every searched dimension is a key of a result")
   t.is(gp.train(sw.train_options(job, c)).step_s, c.step_s,
        "train_options gives gp.train the result's layout: the same step")
+end
+
+-- The offloaded optimizer's step (train.c offload_step): Llama-3 8B, TP 8
+-- on one DGX H100, ZeRO-1, optimizer offloaded.  n, each GPU's partition,
+-- is the host's fp32 master / 4 (memory: master 4 + grads 4 + states 8 =
+-- 16 B per element on the host).  Per step: 4 B (fp32 grads) down and 2 B
+-- (16-bit params) up over PCIe 5 x16 (16 x 0.985 GB/s x 4 x 0.8 = 50.432
+-- GB/s), and 40 B of host DRAM traffic per element for each of the node's
+-- 8 GPUs at host_bw 100 GB/s.  Tolerance 1e-3: n is memory's count of the
+-- partition, the step's counts the stage's weights (the same parameters,
+-- summed in another order and with the replicated norms apart).
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, zero = 1, seq = 4096,
+              method = "full", global_batch = 8, offload = "optimizer", host_bw = "100GB/s" }
+  local ro = gp.train(o)
+  local n = ro.memory.cpu_bytes / 16
+  local want = n * 6 / 50.432e9 + n * 8 * 40 / 100e9
+  t.near(part(ro, "optimizer").seconds / want, 1, 1e-3,
+    "offload: PCIe both ways plus the node's host DRAM traffic")
+  -- The default host: 0.8 x DGX H100's 614.4 GB/s, said.
+  o.host_bw = nil
+  local rd = gp.train(o)
+  t.ok(table.concat(rd.defaults, ", "):find("host_bw=492GB/s", 1, true),
+    "the host bandwidth default is the system's, said")
+  -- Delayed update: the CPU side runs beside the next step's GPU work, so
+  -- the step is the larger of the two and only the excess shows.
+  o.host_bw = "100GB/s"
+  o.delayed_update = true
+  local rdu = gp.train(o)
+  local opt = part(ro, "optimizer").seconds
+  local gpu_part = ro.step_s - opt
+  t.near(rdu.step_s, math.max(gpu_part, opt), 1e-9, "delayed update: max(GPU step, CPU step)")
+  t.near(part(rdu, "optimizer").hidden, math.min(gpu_part, opt), 1e-9,
+    "delayed update: the overlapped part is hidden")
+  o.offload = nil
+  t.raises(function() gp.train(o) end, "host_bw is what the offloaded optimizer steps at",
+    "host_bw without offload", true)
+  o.host_bw = nil
+  t.raises(function() gp.train(o) end, "delayed_update delays the offloaded optimizer's step",
+    "delayed_update without offload", true)
+  o.offload, o.host_bw, o.delayed_update = "optimizer", "fast", nil
+  t.raises(function() gp.train(o) end, "train: host_bw must be a positive bandwidth (got",
+    "a bad host_bw", true)
+end
+
+-- Offloaded parameters (ZeRO-Infinity): each layer's partition comes up
+-- over PCIe for the forward and again for the backward, so on one GPU
+-- (nothing to gather over) ZeRO-3 with the parameters offloaded has a
+-- zero_gather part that ZeRO-3 alone over one GPU lacks.
+do
+  local o = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 1, zero = 3, seq = 2048,
+              method = "full", global_batch = 1, offload = "params+optimizer" }
+  local rp = gp.train(o)
+  -- A layer: 60.8M parameters (1.236e9 - 2 x 128256 x 2048 embed/head, /
+  -- 16 layers, tied: one 262.7M embedding) x 2 B / 50.432 GB/s = 2.4 ms a
+  -- pass; 16 layers x 2 passes ~ 77 ms before overlap; at least the first
+  -- layer's forward fetch shows.
+  t.ok(part(rp, "zero_gather").seconds > 2e-3, "param offload: the fetch shows")
+  o.offload = "optimizer"
+  t.is(part(gp.train(o), "zero_gather").seconds, 0, "no param offload: no fetch on one GPU")
 end
