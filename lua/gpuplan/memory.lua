@@ -645,13 +645,64 @@ local function plan_warnings(cfg, gpu, cat)
   return w, j
 end
 
+-- RL fine-tuning has one memory model, gpuplan.rl's: the step's states
+-- (rollout, forward, update) on the most loaded GPU of each pool, the
+-- rollout's KV cache as its sequences run.  fit reports the state that
+-- needs the most, and says which.  Separate pools: the fit's GPUs train
+-- and as many more roll out (the engine's pool mem_rl used to assume).
+local function rl_memory(o, p)
+  if not p.gpu then fail("memory: method %s needs gpu (the rollout engine runs on it)", p.method) end
+  if o.seq ~= nil then
+    fail("memory: seq: an RL step trains on prompt_len + response_len tokens per sample")
+  end
+  local ro = {}
+  for k, v in pairs(o) do
+    if options.unknown({ [k] = v }, "rl") == nil then ro[k] = v end
+  end
+  local cfg = p.cfg
+  ro.method, ro.algo = nil, p.method
+  ro.model, ro.gpu, ro.cat = p.model, p.gpu, o.cat
+  ro.prompts, ro.group = cfg.prompts, cfg.group
+  ro.prompt_len, ro.response_len = cfg.prompt_len, cfg.response_len
+  ro.zero = cfg.zero
+  ro.recompute = cfg.recompute
+  if cfg.colocated then
+    ro.gpus = p.gpus
+  else
+    ro.colocated, ro.gpus, ro.rollout_gpus = nil, 2 * p.gpus, p.gpus
+  end
+  local ok, r = pcall(require("gpuplan.rl").rl, ro)
+  if not ok then error((tostring(r):gsub("^rl: ", "memory: ")), 0) end
+  local worst
+  for _, st in ipairs { "rollout", "forward", "update" } do
+    local m = r.memory[st]
+    if m and (not worst or m.total > r.memory[worst].total) then worst = st end
+  end
+  local m = r.memory[worst]
+  m.rl_state = worst
+  local seen = {}
+  for _, d in ipairs(p.defaults) do seen[d:match("^([%w_]+)=") or d] = true end
+  for _, d in ipairs(r.defaults) do
+    local k = d:match("^([%w_]+)=") or d
+    -- The step's time and cost assumptions are not the memory's.
+    if not seen[k] and k ~= "algo" and k ~= "price" and k ~= "market"
+        and k ~= "async_scheduling" then
+      p.defaults[#p.defaults + 1] = d
+      seen[k] = true
+    end
+  end
+  return m
+end
+
 function M.memory(o)
   local p = M.prepare(o)
   local model, gpu, cfg, defaults, method, gpus = p.model, p.gpu, p.cfg, p.defaults,
     p.method, p.gpus
   local core = require "gpuplan.core"
   local r
-  if cfg.recompute == "auto" then
+  if cfg.kind == "rl" then
+    r = rl_memory(o, p)
+  elseif cfg.recompute == "auto" then
     r = M.auto_recompute(model, cfg, defaults)
   else
     r = core.memory(model, cfg)

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(112)
+t.plan(115)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -390,6 +390,24 @@ do
     if d == "seq=5120 (prompt 1024 + response 4096)" then listed = true end
   end
   t.ok(listed, "GRPO actor seq defaults to prompt + response")
+end
+
+-- One RL memory model: gp.memory's GRPO breakdown is gp.rl's state that
+-- needs the most (the same engine result: equal to the byte).
+do
+  local o = { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 8, zero = 3, prompts = 64,
+              group = 8, prompt_len = 512, response_len = 1024 }
+  local m = gp.memory(setmetatable({ method = "grpo" }, { __index = o }))
+  local r = gp.rl(o)
+  local top = math.max(r.memory.rollout.total, r.memory.forward.total, r.memory.update.total)
+  t.is(m.total, top, "fit --method grpo = gp.rl's largest state")
+  t.is(r.memory[m.rl_state].total, top, "and names it")
+  local sep = gp.memory { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                          method = "grpo", colocated = false }
+  local rs = gp.rl { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 16, zero = 3,
+                     rollout_gpus = 8, prompts = 64 }
+  t.is(sep.total, math.max(rs.memory.rollout.total, rs.memory.update.total,
+       rs.memory.forward.total), "separate pools: the fit's GPUs train, as many roll out")
 end
 
 -- Grouped integer formats by name: GPTQ/AWQ group size and scale dtype

@@ -129,6 +129,7 @@ function C.run(opts, args)
       max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
       cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
       host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
+      rl_state = r.rl_state,
     }
     io.write(report.json(out), "\n")
     return 0
@@ -151,6 +152,10 @@ function C.run(opts, args)
       .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
       r.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
       r.cpu_bytes * r.gpus / g, r.gpus, r.gpus == 1 and "" or "s")
+  end
+  if r.rl_state then
+    details[#details + 1] = string.format("RL step: the %s state needs the most of the "
+      .. "step's rollout, forward and update states (gpuplan rl prints each)", r.rl_state)
   end
   local wl = memory.warning_line(r.warnings, r.job)
   if wl then details[#details + 1] = wl end
