@@ -395,21 +395,41 @@ static double in_node(double size, double stride, double G)
 	return k;
 }
 
+void layout_place_key(const gp_layout *y, int gpus_per_node,
+		      gp_place_key *k)
+{
+	memset(k, 0, sizeof *k);
+	k->size[GP_DIM_TP] = y->tp;
+	k->size[GP_DIM_CP] = y->cp;
+	k->size[GP_DIM_DP] = y->dp;
+	k->size[GP_DIM_PP] = y->pp;
+	k->ep = y->ep;
+	k->gpus_per_node = gpus_per_node;
+	memcpy(k->order, y->order, sizeof k->order);
+}
+
 int layout_place(const gp_layout *y, int gpus_per_node,
 		 gp_group out[GP_GRP_COUNT], gp_error *err)
 {
+	gp_place_key k;
+
+	layout_place_key(y, gpus_per_node, &k);
+	return layout_place_of(&k, out, err);
+}
+
+int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
+		    gp_error *err)
+{
 	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1, G, pn, ep_st;
-	int i, d;
+	int i, d, gpus_per_node = k->gpus_per_node;
 
 	if (gpus_per_node < 1)
 		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)",
 			       gpus_per_node);
-	size[GP_DIM_TP] = y->tp;
-	size[GP_DIM_CP] = y->cp;
-	size[GP_DIM_DP] = y->dp;
-	size[GP_DIM_PP] = y->pp;
+	for (d = 0; d < GP_DIM_COUNT; d++)
+		size[d] = k->size[d];
 	for (i = 0; i < GP_DIM_COUNT; i++) {
-		d = y->order[i];
+		d = k->order[i];
 		stride[d] = s;
 		s *= size[d];
 	}
@@ -434,8 +454,8 @@ int layout_place(const gp_layout *y, int gpus_per_node,
 	 * inner of the two; EDP: the rest of that space, outside EP. */
 	ep_st = stride[GP_DIM_CP] < stride[GP_DIM_DP] && size[GP_DIM_CP] > 1 ?
 		stride[GP_DIM_CP] : stride[GP_DIM_DP];
-	PLACE(GP_GRP_EP, y->ep, in_node(y->ep, ep_st, G));
-	PLACE(GP_GRP_EDP, y->shard / y->ep,
+	PLACE(GP_GRP_EP, k->ep, in_node(k->ep, ep_st, G));
+	PLACE(GP_GRP_EDP, size[GP_DIM_DP] * size[GP_DIM_CP] / k->ep,
 	      fmax(1.0, floor(pn / out[GP_GRP_EP].per_node)));
 #undef PLACE
 	for (i = 0; i < GP_GRP_COUNT; i++)

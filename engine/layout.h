@@ -182,4 +182,20 @@ int layout_stage_layers(const gp_layout *y, int L, int k);
 int layout_place(const gp_layout *y, int gpus_per_node,
 		 gp_group out[GP_GRP_COUNT], gp_error *err);
 
+/* Everything the placement reads: the degrees by gp_dim, ep, the rank
+ * order and the node size.  layout_place is layout_place_key then
+ * layout_place_of, which reads the key alone; a memo of placements
+ * (train.c) keys on it whole.  Zeroed first (compared as bytes). */
+typedef struct gp_place_key {
+	int size[GP_DIM_COUNT];
+	int ep;
+	int gpus_per_node;
+	unsigned char order[GP_DIM_COUNT];
+} gp_place_key;
+
+void layout_place_key(const gp_layout *y, int gpus_per_node,
+		      gp_place_key *k);
+int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
+		    gp_error *err);
+
 #endif

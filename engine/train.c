@@ -1344,29 +1344,22 @@ int train_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 static int place(const ctx *x, train_cache *cc, int G,
 		 gp_group g[GP_GRP_COUNT], gp_error *err)
 {
-	const gp_layout *y = &x->y;
-	int key[10], i;
+	gp_place_key key;
+	int i;
 
 	if (!cc)
-		return layout_place(y, G, g, err);
-	key[0] = y->tp;
-	key[1] = y->cp;
-	key[2] = y->dp;
-	key[3] = y->pp;
-	key[4] = y->ep;
-	key[5] = G;
-	for (i = 0; i < GP_DIM_COUNT && i < 4; i++)
-		key[6 + i] = y->order[i];
+		return layout_place(&x->y, G, g, err);
+	layout_place_key(&x->y, G, &key);
 	for (i = 0; i < cc->nplace; i++)
-		if (memcmp(cc->place[i].key, key, sizeof key) == 0) {
+		if (memcmp(&cc->place[i].key, &key, sizeof key) == 0) {
 			memcpy(g, cc->place[i].g, sizeof cc->place[i].g);
 			return GP_OK;
 		}
-	if (layout_place(y, G, g, err))
+	if (layout_place_of(&key, g, err))
 		return GP_EINVAL;
 	i = cc->nplace < TRAIN_PLACE_N ? cc->nplace++ : cc->next_place;
 	cc->next_place = (cc->next_place + 1) % TRAIN_PLACE_N;
-	memcpy(cc->place[i].key, key, sizeof key);
+	cc->place[i].key = key;
 	memcpy(cc->place[i].g, g, sizeof cc->place[i].g);
 	return GP_OK;
 }

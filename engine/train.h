@@ -271,10 +271,10 @@ typedef struct train_cache {
 		train_lcost ld, lm;
 	} e[TRAIN_CACHE_N];
 	train_result scratch;    /* train_bound's result */
-	/* Placements of the last layouts: tp cp dp pp ep G order -> groups */
+	/* Placements of the last layouts: layout_place_of's key -> groups */
 	int nplace, next_place;
 	struct train_cache_place {
-		int key[10];
+		gp_place_key key;
 		gp_group g[GP_GRP_COUNT];
 	} place[TRAIN_PLACE_N];
 	/* The last layout's phase (train.c): what the layouts that differ
