@@ -668,6 +668,11 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
         [1, qr/"policy":"fastest"/, '"policy":"x"', qr/the plan's policy is not one plan writes/],
         [2, qr/^.*$/, '{"kind":"result"', qr/not a JSON object/],
         [2, qr/^.*$/, '[1,2]', qr/kind must be "plan" or "result" \(got nil\)/],
+        # found by tests/lua/fuzz_merge.t: a hole in a list, a range's
+        # record or one end of it (plan.lua and ranges.lua raised on them)
+        [1, qr/"defaults":\["[^"]*"/, '"defaults":[null', qr/plan field 'defaults' must be a list of strings, each one line/],
+        [2, qr/"level":0.8/, '"level":"x"', qr/result range field 'level' must be a number \(got "x"\)/],
+        [2, qr/"mfu_hi":[^,]+,/, '', qr/the result's mfu_lo and mfu_hi are not a range/],
     );
     for my $k (@cases) {
         my ($line, $from, $to, $want) = @$k;
@@ -678,6 +683,13 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
         clean_error($e, "merge of $to");
         is($o, '', '... nothing merged');
     }
+    # Found by tests/lua/fuzz_plan.t: a card named twice is searched once,
+    # and the JSON's job says so (merge took the card's place for another).
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200,h100-sxm', '--format', 'json');
+    like($o, qr/"job":\{"gpu":\["h100-sxm","b200"\]/, 'plan --gpu h100-sxm,b200,h100-sxm: each card once in the job');
+    write_file("$tmp/twice.json", $o);
+    ($c, $o, $e) = run_gp('merge', "$tmp/twice.json");
+    is($c, 0, '... and merge takes it back') or diag $e;
     # More results than the plan's --top (5): a sixth line.
     my @l = split /\n/, $sh[0];
     write_file("$tmp/m1.json", join("\n", @l, ($l[-1]) x (7 - @l)) . "\n");

@@ -208,4 +208,60 @@ function M.mutate_table(obj, null, extra)
   return obj
 end
 
+-- Run a command line in this process through cli.main, stdout and stderr
+-- captured in files of dir (a scratch directory), at most `limit` VM
+-- instructions (a hang).  Returns the exit code (or "raised"), stdout,
+-- stderr.
+function M.cli_run(argv, dir, limit)
+  local cli = require "gpuplan.cli"
+  local real_out, real_err = io.stdout, io.stderr
+  local out = assert(io.open(dir.path .. "/stdout", "w+b"))
+  local err = assert(io.open(dir.path .. "/stderr", "w+b"))
+  io.stdout, io.stderr = out, err
+  io.output(out)
+  debug.sethook(function() error("fuzz: instruction budget exceeded (a hang?)", 0) end, "",
+                limit or 50 * 1000 * 1000)
+  local ok, code = pcall(cli.main, argv)
+  debug.sethook()
+  io.stdout, io.stderr = real_out, real_err
+  io.output(real_out)
+  out:seek("set")
+  err:seek("set")
+  local so, se = out:read("a"), err:read("a")
+  out:close()
+  err:close()
+  if not ok then return "raised", so, tostring(code) end
+  return code, so, se
+end
+
+-- The properties every command line keeps (a finding recorded against
+-- `shown` otherwise): exit 0, 1 or 2; each line on stderr clean (no
+-- position inside gpuplan, no traceback, no runtime error of gpuplan's
+-- code); an error says "gpuplan: ..."; an answer prints no nan or inf
+-- outside the quoted names the command line gave (skip_nan: it gave one).
+function M.cli_check(shown, code, so, se, skip_nan)
+  if code ~= 0 and code ~= 1 and code ~= 2 then
+    M.finding("exit " .. tostring(code) .. ": " .. se, shown)
+    return
+  end
+  for line in se:gmatch("[^\n]+") do
+    local why = M.unclean(line)
+    if why then M.finding(why .. ": " .. line, shown) break end
+    if (line:find("attempt to", 1, true) and not line:find("^[^:]+%.lua:%d+: ")) or
+       line:find("fuzz: instruction budget", 1, true) then
+      M.finding(line, shown) break
+    end
+  end
+  if code ~= 0 and not se:find("^gpuplan: ") and not se:find("\ngpuplan: ") then
+    M.finding("an error without a 'gpuplan:' message: " .. se, shown)
+  end
+  if code == 0 and not skip_nan then
+    local low = so:lower():gsub('"[^"\n]*"', '""')
+    if low:find("%f[%w]nan%f[%W]") or low:find("%f[%w]inf%f[%W]") or
+       low:find("%f[%w]infinity%f[%W]") then
+      M.finding("an answer with nan or inf", shown)
+    end
+  end
+end
+
 return M

@@ -9,7 +9,6 @@
 -- no run passes an instruction budget (a hang).
 local t = require "tap"
 local fz = require "fuzz"
-local cli = require "gpuplan.cli"
 local cat = require("gpuplan").catalog()
 local lfs = require "lfs"
 
@@ -112,27 +111,7 @@ local function generate()
   return argv
 end
 
--- Run argv in this process; returns exit code, stdout, stderr.
-local real_out, real_err = io.stdout, io.stderr
-local LIMIT = 50 * 1000 * 1000  -- VM instructions per run
-local function run(argv)
-  local out = assert(io.open(dir.path .. "/stdout", "w+b"))
-  local err = assert(io.open(dir.path .. "/stderr", "w+b"))
-  io.stdout, io.stderr = out, err
-  io.output(out)
-  debug.sethook(function() error("fuzz: instruction budget exceeded (a hang?)", 0) end, "", LIMIT)
-  local ok, code = pcall(cli.main, argv)
-  debug.sethook()
-  io.stdout, io.stderr = real_out, real_err
-  io.output(real_out)
-  out:seek("set")
-  err:seek("set")
-  local so, se = out:read("a"), err:read("a")
-  out:close()
-  err:close()
-  if not ok then return "raised", so, tostring(code) end
-  return code, so, se
-end
+local function run(argv) return fz.cli_run(argv, dir) end
 
 local n = fz.start("cli", 500)
 local answered = 0
@@ -141,36 +120,15 @@ for _ = 1, n do
   local shown = table.concat(argv, " ")
   os.remove(dir.path .. "/out.svg")
   local code, so, se = run(argv)
-  if code ~= 0 and code ~= 1 and code ~= 2 then
-    fz.finding("exit " .. tostring(code) .. ": " .. se, shown)
-  else
+  -- A name the command line gave (--id nan) is printed as given.
+  local named = false
+  for i = 1, #argv - 1 do
+    local v = argv[i + 1]:lower()
+    if (argv[i] == "--id" or argv[i] == "--name") and (v:find("nan") or v:find("inf")) then named = true end
+  end
+  fz.cli_check(shown, code, so, se, named)
+  if code == 0 or code == 1 or code == 2 then
     if code == 0 then answered = answered + 1 end
-    -- Messages, notes (model import) and catalog check's list of
-    -- errors: each line clean.
-    for line in se:gmatch("[^\n]+") do
-      local why = fz.unclean(line)
-      if why then fz.finding(why .. ": " .. line, shown) break end
-      if (line:find("attempt to", 1, true) and not line:find("^[^:]+%.lua:%d+: ")) or
-         line:find("fuzz: instruction budget", 1, true) then
-        fz.finding(line, shown) break
-      end
-    end
-    if code ~= 0 and not se:find("^gpuplan: ") and not se:find("\ngpuplan: ") then
-      fz.finding("an error without a 'gpuplan:' message: " .. se, shown)
-    end
-    -- A name the command line gave (--id nan) is printed as given.
-    local named = false
-    for i = 1, #argv - 1 do
-      local v = argv[i + 1]:lower()
-      if (argv[i] == "--id" or argv[i] == "--name") and (v:find("nan") or v:find("inf")) then named = true end
-    end
-    if code == 0 and not named then
-      -- Quoted strings are names the command line gave (--id nan).
-      local low = so:lower():gsub('"[^"\n]*"', '""')
-      if low:find("%f[%w]nan%f[%W]") or low:find("%f[%w]inf%f[%W]") or low:find("%f[%w]infinity%f[%W]") then
-        fz.finding("an answer with nan or inf", shown)
-      end
-    end
     local svg = dir.path .. "/out.svg"
     local mode = lfs.symlinkattributes(svg, "mode")
     if mode then

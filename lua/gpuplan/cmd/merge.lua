@@ -116,6 +116,10 @@ local RESULT = {
   -- a little above 1 where the larger job's collectives are cheaper
   scaling = { "number", 0, 2, gt = true, opt = true },
   flags = { "strings", opt = true },
+  -- where the _lo/_hi ranges came from (gpuplan.ranges)
+  range = { "record", opt = true, spec = {
+    kind = { "string" }, level = { "number", 0, 1, gt = true }, cases = { "int", 0, BIG },
+    regime = { "string", empty = true }, novel = { "string", opt = true } } },
 }
 -- Every other field gpuplan.results declares for a plan row (the 80%
 -- ranges' F_lo and F_hi, where they came from): by its unit, a number of
@@ -125,6 +129,7 @@ for _, f in ipairs(require("gpuplan.results").FIELDS) do
     RESULT[f.name] = f.unit ~= "" and { "number", 0, BIG, opt = true } or { "any", opt = true }
   end
 end
+C.RESULT = RESULT
 local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 0, BIG },
                 fitting = { "int", 0, BIG }, within = { "int", 0, BIG },
                 errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true } }
@@ -157,7 +162,8 @@ end })
 
 -- Check record v against spec; where names the line ("f.jsonl:3") and
 -- what the record is ("result").
-local function check_fields(v, spec, where, what)
+local check_fields
+function check_fields(v, spec, where, what)
   local bad = args_.unknown_key(v, function(k) return k == "kind" or spec[k] ~= nil end)
   if bad ~= nil then fail("merge: %s: unknown field %s in a %s line", where, shown(bad), what) end
   for _, k in ipairs(ordered[spec]) do
@@ -192,15 +198,23 @@ local function check_fields(v, spec, where, what)
       if not plain(x, 1) then wrong("must hold finite numbers and one-line strings") end
     elseif ty == "strings" then
       if type(x) ~= "table" then wrong("must be a list of strings") end
+      local count = 0
       for i, y in pairs(x) do
+        count = count + 1
         if math.type(i) ~= "integer" or type(y) ~= "string" or #y > 1000 or y:find("%c") then
           wrong("must be a list of strings, each one line")
         end
       end
+      if count ~= #x then wrong("must be a list of strings, each one line") end
+    elseif ty == "record" then
+      if type(x) ~= "table" then wrong("must be an object") end
+      check_fields(x, s.spec, where, what .. " " .. k)
     elseif type(x) ~= ty then
       wrong("must be a " .. ty)
     elseif ty == "string" then
-      if x == "" or #x > 1000 or x:find("%c") then wrong("must be one line of text") end
+      if (x == "" and not s.empty) or #x > 1000 or x:find("%c") then
+        wrong("must be one line of text")
+      end
       if s.values and not s.values[x] then wrong("is not one plan writes") end
       if s.pattern and not x:find(s.pattern) then wrong("is not one plan writes") end
     end
@@ -272,6 +286,15 @@ local function check_result(c, plan, where)
     wrong("days %s is not its train_s in days", shown(c.days))
   end
   if c.layout ~= sweep.label(c) then wrong("layout '%s' is not its degrees' label", c.layout) end
+  -- an 80% range: both ends, low <= high
+  for _, k in ipairs(ordered[RESULT]) do
+    local f = k:match("^(.+)_lo$")
+    if f and RESULT[f .. "_hi"] and (c[k] ~= nil or c[f .. "_hi"] ~= nil) then
+      if c[k] == nil or c[f .. "_hi"] == nil or c[k] > c[f .. "_hi"] then
+        wrong("%s_lo and %s_hi are not a range", f, f)
+      end
+    end
+  end
 end
 
 -- The records of one file: its plan line (checked) and its results

@@ -130,7 +130,10 @@ function C.run(opts, args)
     end
     gpus[#gpus + 1] = g
   end
-  o.gpu = gpus
+  -- each card once, as gp.sweep searches them (the JSON's job says so)
+  local okc, cards = pcall(sweep.cards, gpus)
+  if not okc then error(cli.clean(cards), 0) end
+  o.gpu = cards
   if opts.top ~= nil and opts.top < 1 then
     error(cli.usage("plan: --top must be at least 1, got " .. opts.top), 0)
   end
