@@ -198,19 +198,19 @@ static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
 		       "sharded inside the data-parallel group)", y->ep, dpcp);
 }
 
-#define DEGREE(f, chk) { #f, offsetof(gp_layout, f), 1, 0, 0, NULL, chk }
+#define NOCHECK NULL
+#define COUNT 1
+#define RANGE 0
+#define DIM(f, kind, lo, hi, values, lua, chk) \
+	{ #f, offsetof(gp_layout, f), kind, lo, hi, values, chk },
 const gp_layout_dim layout_dims[] = {
-	DEGREE(dp, NULL),
-	DEGREE(tp, check_tp),
-	DEGREE(pp, check_pp),
-	DEGREE(cp, NULL),
-	DEGREE(vpp, check_vpp),
-	DEGREE(ep, check_ep),
-	{ "zero", offsetof(gp_layout, zero), 0, 0, 3, "0, 1, 2 or 3", NULL },
-	{ "sp", offsetof(gp_layout, sp), 0, 0, 1, "0 or 1", NULL },
+	GP_LAYOUT_DIMS(DIM)
 	{ NULL, 0, 0, 0, 0, NULL, NULL }
 };
-#undef DEGREE
+#undef DIM
+#undef NOCHECK
+#undef COUNT
+#undef RANGE
 
 #define DIM_AT(y, d) ((int *)(void *)((char *)(y) + (d)->off))
 

@@ -138,12 +138,24 @@ static inline int layout_ep_ok(const gp_model *m, int ep, long long dpcp)
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
 int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 
-/* The integer dimensions of gp_layout as a table (layout.c's
- * layout_dims, ended by a NULL name) that layout_check walks: the name
- * (the Lua/CLI option's), where the value lives, the values it takes
- * -- a count (0 .. GP_COUNT_MAX, 0 read as 1) or lo..hi, named in
- * `values` for the error -- and, for a degree, its rule against the
- * model (NULL: none) with the message when it fails. */
+/* The integer dimensions of gp_layout as one table, which layout_check
+ * walks (layout.c's layout_dims, ended by a NULL name) and the binding's
+ * field tables expand (lgpuplan.c).  Columns: the field, which is also
+ * the Lua/CLI name; the values -- a COUNT (0 .. GP_COUNT_MAX, 0 read as
+ * 1) or a RANGE lo..hi named in `values` for the error; how the binding
+ * reads it (int or bool); for a degree, its rule against the model
+ * (layout.c; none: NOCHECK) with the message when it fails.  Adding a
+ * dimension of the layout is a row here and its field. */
+#define GP_LAYOUT_DIMS(X)                                             \
+	X(dp, COUNT, 0, 0, NULL, int, NOCHECK)                        \
+	X(tp, COUNT, 0, 0, NULL, int, check_tp)                       \
+	X(pp, COUNT, 0, 0, NULL, int, check_pp)                       \
+	X(cp, COUNT, 0, 0, NULL, int, NOCHECK)                        \
+	X(vpp, COUNT, 0, 0, NULL, int, check_vpp)                     \
+	X(ep, COUNT, 0, 0, NULL, int, check_ep)                       \
+	X(zero, RANGE, 0, 3, "0, 1, 2 or 3", int, NOCHECK)            \
+	X(sp, RANGE, 0, 1, "0 or 1", bool, NOCHECK)
+
 typedef struct gp_layout_dim {
 	const char *name;
 	size_t off;              /* offsetof(gp_layout, field), an int */

@@ -521,6 +521,20 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 			   "(got '%s')", path, s ? s : luaL_typename(L, v));
 }
 
+/* The layout's dimensions (layout.h's table) as fields of a gp_train_cfg
+ * (lay.) or of a train_cfg (mem.lay.): a degree reads 1 by default and
+ * must be at least 1; a range reads its lowest value and is checked by
+ * the kernel with its own message (layout_check). */
+#define LAY_FIELD_AT(S, P, f, kind, lo, hi, lua) \
+	LAY_FIELD_##kind##_##lua(#f, offsetof(S, P f), lo)
+#define LAY_FIELD_COUNT_int(n, o, lo) F_INT(n, o, 1, 1, 2147483647.0),
+#define LAY_FIELD_RANGE_int(n, o, lo) F_INT(n, o, lo, lo, 2147483647.0),
+#define LAY_FIELD_RANGE_bool(n, o, lo) F_BOOL(n, o, lo),
+#define LAY_FIELD_gp_train_cfg(f, kind, lo, hi, values, lua, chk) \
+	LAY_FIELD_AT(gp_train_cfg, lay., f, kind, lo, hi, lua)
+#define LAY_FIELD_train_cfg(f, kind, lo, hi, values, lua, chk) \
+	LAY_FIELD_AT(train_cfg, mem.lay., f, kind, lo, hi, lua)
+
 /* The gp_train_cfg fields, at prefix P of struct S (P empty: the struct
  * itself; "mem.": inside a train_cfg) -- one list for core.memory's
  * reader and core.train's.  Ranges the kernels check themselves (with
@@ -535,14 +549,7 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 	F_PARSE("pipe", offsetof(S, P pipe), p_pipe, "megatron"),         \
 	F_PARSE("partition", offsetof(S, P partition), p_partition,       \
 		"auto"),                                                  \
-	F_INT("dp", offsetof(S, P lay.dp), 1, 1, 2147483647.0),           \
-	F_INT("tp", offsetof(S, P lay.tp), 1, 1, 2147483647.0),           \
-	F_INT("pp", offsetof(S, P lay.pp), 1, 1, 2147483647.0),           \
-	F_INT("cp", offsetof(S, P lay.cp), 1, 1, 2147483647.0),           \
-	F_INT("ep", offsetof(S, P lay.ep), 1, 1, 2147483647.0),           \
-	F_INT("vpp", offsetof(S, P lay.vpp), 1, 1, 2147483647.0),         \
-	F_INT("zero", offsetof(S, P lay.zero), 0, 0, 2147483647.0),       \
-	F_BOOL("sp", offsetof(S, P lay.sp), 0),                           \
+	GP_LAYOUT_DIMS(LAY_FIELD_##S)                                     \
 	F_REQNUM("seq", offsetof(S, P seq)),                              \
 	F_NUM("micro_batch", offsetof(S, P lay.micro_batch), 1),          \
 	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
