@@ -189,25 +189,28 @@ local function why_lost(best, second)
 end
 local quick, assumed = {}, {}
 
--- A training job on each card: its cheapest layout within the deadline.
+-- A training job on each card: its cheapest layout within the deadline,
+-- the cards side by side (gp.sweep's per_card) at the buyer's prices
+-- (the same rule as price_opt's: gpuplan.prices.buyer); a card without
+-- an offer in the buyer's market is left out and named below.
 local function train_job(o, cards, counts)
-  local per = {}
+  local priced = {}
   for _, id in ipairs(cards) do
-    local p, q = price_opt(id)
-    if not p then goto next end
-    local a = { gpu = id, gpus = counts, currency = opt.currency, price = p,
-                policy = gp.policy.cheapest { deadline = o.deadline }, top = 1 }
-    for k, v in pairs(o) do if k ~= "deadline" and k ~= "work" then a[k] = v end end
-    local ok, r = pcall(gp.sweep, a)
-    if ok and r.results[1] then
-      local c = r.results[1]
-      per[#per + 1] = { label = string.format("%d x %s", c.gpus, id), layout = c.layout,
-                        time = c.days, cost = c.cost, mfu = c.mfu, q = q,
+    if price_opt(id) then priced[#priced + 1] = id end
+  end
+  local per = {}
+  if #priced == 0 then return per end
+  local a = { gpu = priced, gpus = counts, currency = opt.currency, market = market,
+              policy = gp.policy.cheapest { deadline = o.deadline }, top = 1, per_card = true }
+  for k, v in pairs(o) do if k ~= "deadline" and k ~= "work" then a[k] = v end end
+  local ok, r = pcall(gp.sweep, a)
+  for _, c in ipairs(ok and r.per_card or {}) do
+    if c.meets then
+      per[#per + 1] = { label = string.format("%d x %s", c.gpus, c.gpu), layout = c.layout,
+                        time = c.days, cost = c.cost,
                         time_text = days(c.days, c.days_lo, c.days_hi, c.range and c.range.novel),
-                        cost_text = money(c.cost, c.cost_lo, c.cost_hi, c.range and c.range.novel),
-                        defaults = r.defaults }
+                        cost_text = money(c.cost, c.cost_lo, c.cost_hi, c.range and c.range.novel) }
     end
-    ::next::
   end
   table.sort(per, function(x, y) return (x.cost or math.huge) < (y.cost or math.huge) end)
   return per

@@ -635,11 +635,6 @@ function M.sweep(o)
            scaling_bases = scaling, per_card = per_card }
 end
 
--- The fields of a per-card row taken from its best candidate.
-M.CARD_FIELDS = { "gpus", "tp", "pp", "cp", "ep", "dp", "zero", "vpp", "sp", "micro_batch",
-                  "recompute", "layout", "step_s", "tokens_per_s", "mfu", "train_s", "days",
-                  "cost", "price", "currency", "mem_gib", "scaling", "scaling_base", "score" }
-
 -- "12.0% slower, 8.0% more cost": what a card's best loses to the
 -- winner's, by the run's time (1 / tokens/s: the same tokens) and cost.
 local function loses(c, w)
@@ -675,7 +670,8 @@ function M.per_card(o, a, gpus_list, bests)
     end
     local row = { gpu = gid, gpu_order = gi, fits = c ~= nil }
     if c then
-      for _, k in ipairs(M.CARD_FIELDS) do row[k] = c[k] end
+      -- the candidate's fields as a result has them (ranges included)
+      for k, v in pairs(c) do if row[k] == nil then row[k] = v end end
       if deadline then row.meets_deadline = c.train_s ~= nil and c.train_s <= deadline end
       if a.budget ~= nil then
         budget = budget or M.money(a.budget, "budget", c.currency)
