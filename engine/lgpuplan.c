@@ -1956,7 +1956,8 @@ static int lgp_sweep(lua_State *L)
  * rollout_gpus, staleness, offload_states, host_bw (B/s), engine_memory
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
- * step_overhead (s per step), and
+ * step_overhead (s per step), keep (dynamic sampling's kept share of
+ * the generated groups; 0 = no filter), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 static int lgp_rl(lua_State *L)
@@ -2015,6 +2016,7 @@ static int lgp_rl(lua_State *L)
 	c.host.seq = lgp_field_num(L, 4, w, "engine_host_seq", 0, 0);
 	c.host.overlap = lgp_field_bool(L, 4, w, "engine_host_overlap", 0);
 	c.step_overhead = lgp_field_num(L, 4, w, "step_overhead", 0, 0);
+	c.keep = lgp_field_num(L, 4, w, "keep", 0, 0);
 	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
@@ -2028,6 +2030,7 @@ static int lgp_rl(lua_State *L)
 		lgp_setstr(L, "why", out->why);
 	lgp_setnum(L, "gpus", out->gpus);
 	lgp_setnum(L, "samples", out->samples);
+	lgp_setnum(L, "generated", out->generated);
 	lgp_setnum(L, "train_seq", out->train_seq);
 	lgp_setnum(L, "opt_steps", out->opt_steps);
 	lgp_setnum(L, "samples_per_s", out->samples_per_s);

@@ -65,6 +65,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			 err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
+	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
 	    rl_lengths_check(&c->response, err))
 		return GP_EINVAL;
@@ -75,6 +76,10 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (c->prompts * c->group > GP_AMOUNT_MAX)
 		return gp_fail(err, "prompts x group = %g samples is too many",
 			       c->prompts * c->group);
+	if (c->keep > 0 && c->keep < 1 &&
+	    ceil(c->prompts / c->keep) * c->group > GP_AMOUNT_MAX)
+		return gp_fail(err, "filter_keep %g: prompts / filter_keep x group "
+			       "generated samples are too many", c->keep);
 	if (c->epochs != floor(c->epochs))
 		return gp_fail(err, "epochs must be a whole number (got %g)",
 			       c->epochs);
@@ -232,7 +237,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	gp_mem_reserve rs;
 	double N, mb, seq, tgpus, rgpus, engines, usable, frozen, critic;
 	double states, resident, cap, fwd, epochs, sync = 0, tr, tt, idle_r;
-	double idle_t, frag;
+	double idle_t, frag, gen_prompts;
 	gp_error sub;
 	const gp_layout *lay;
 	int i, rg, last;
@@ -245,6 +250,11 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	lay = &c->train.mem.lay;
 	N = c->prompts * c->group;
 	out->samples = N;
+	/* Dynamic sampling: whole groups are generated until prompts of
+	 * them survive the filter; in expectation prompts / keep. */
+	gen_prompts = c->keep > 0 && c->keep < 1 ?
+		ceil(c->prompts / c->keep) : c->prompts;
+	out->generated = gen_prompts * c->group;
 	epochs = c->epochs > 0 ? c->epochs : 1;
 	mb = c->minibatch > 0 ? c->minibatch : N;
 	if (mb > N || fmod(N, mb) != 0)
@@ -338,7 +348,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    c->engine_memory - rs.context - rs.workspace < cap)
 		cap = c->engine_memory - rs.context - rs.workspace;
 	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
-			    c->prompts,
+			    gen_prompts,
 			    c->group, c->prompt_len, engines, cap, &out->roll,
 			    out->why, &sub))
 		return gp_fail(err, "rollout: %.200s", sub.msg);
@@ -387,7 +397,9 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		2.0 * out->swap_bytes / c->host_bw : 0.0;
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
 	out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
-	out->ph[RL_REWARD].time = c->reward_model ? fwd : 0.0;
+	/* The filter needs every generated group's rewards. */
+	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
+		0.0;
 	out->ph[RL_VALUES].time = c->ppo ? fwd : 0.0;
 	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step;
 	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;
@@ -444,7 +456,8 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	out->tokens_per_s = N * (c->prompt_len + c->response.mean) /
 		out->step;
 	out->tokens_per_s_gpu = out->tokens_per_s / out->gpus;
-	out->gen_tokens_per_s = N * c->response.mean / out->step;
+	out->gen_tokens_per_s = out->generated * c->response.mean /
+		out->step;
 	if (c->price > 0) {
 		out->cost_step = out->step / 3600.0 * out->gpus * c->price;
 		out->cost_1k_prompts = out->cost_step / c->prompts * 1000.0;

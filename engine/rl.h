@@ -159,6 +159,14 @@ typedef struct rl_cfg {
 			       * between the phases (RL_FRAMEWORK), on the
 			       * critical path: the whole step colocated,
 			       * the training pool's loop otherwise */
+	double keep;        /* DAPO's dynamic sampling (Yu et al. 2025, sec.
+			     * 3.2): the share of generated prompt groups
+			     * the filter keeps (a group whose rewards all
+			     * agree has no advantage and is dropped); the
+			     * rollout over-samples to ceil(prompts / keep)
+			     * groups, the rewards score them all, the
+			     * forwards and updates see the kept prompts x
+			     * group.  0 or 1 = no filter; else (0, 1) */
 	double price;       /* per GPU-hour; 0 = no cost figures */
 } rl_cfg;
 
@@ -216,14 +224,17 @@ typedef struct rl_result {
 	rl_rollout roll;
 	double gpus;        /* all GPUs of the job */
 	double pool_gpus[2], pool_busy[2], pool_idle[2]; /* by RL_POOL_ */
-	double samples;     /* responses per step */
+	double samples;     /* responses trained on per step */
+	double generated;   /* responses generated per step (samples, or
+			     * more under dynamic sampling: rl_cfg.keep) */
 	double train_seq;   /* tokens per training sequence */
 	double opt_steps;   /* optimizer steps per RL step */
 	double samples_per_s;
 	double tokens_per_s;     /* prompt + response tokens of the step's
 				  * samples per second, whole job */
 	double tokens_per_s_gpu;
-	double gen_tokens_per_s; /* response tokens per second */
+	double gen_tokens_per_s; /* generated response tokens per second
+				  * (the filtered ones included) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */

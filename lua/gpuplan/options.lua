@@ -484,6 +484,11 @@ opt { name = "pad", type = "flag", commands = "rl",
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }
+opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl",
+  default = "1: no filter",
+  help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "
+    .. "rollout generates prompts / F groups",
+  suggest = { "dynamic_sampling", "keep_ratio", "filter_groups" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "
     .. "actor calls), seconds",

@@ -189,7 +189,10 @@ field("rollout", "", "the rollout: engines, samples, batch, prefill, decode, tai
   .. "preemptions, host and sampler seconds, kv_budget, kv_peak", "rl")
 field("update", "", "the policy update's training step (gp.train's step fields)", "rl")
 field("forward", "", "the log-probability forward's step (gp.train's step fields)", "rl")
-field("samples", "count", "samples per step", "rl")
+field("samples", "count", "samples trained on per step", "rl")
+field("generated", "count", "samples generated per step (more than samples under dynamic "
+  .. "sampling)", "rl")
+field("filter_keep", "", "dynamic sampling's kept share of the generated groups (as given)", "rl")
 field("samples_per_s", "1/s", "samples per second", "rl")
 field("gen_tokens_per_s", "tokens/s", "generated tokens per second", "rl")
 field("cost_step", "currency", "one step's cost", "rl")

@@ -46,6 +46,10 @@
 --   async_scheduling  the engine prepares each decode step while the GPU
 --                 runs the previous one (vLLM --async-scheduling; default
 --                 false, vLLM's default: its host work adds to each step)
+--   filter_keep   DAPO's dynamic sampling: the share of generated prompt
+--                 groups the filter keeps (default 1: no filter); the
+--                 rollout over-samples to prompts / filter_keep groups
+--                 (result: generated), the rewards score all of them
 --   step_overhead the framework's host work per RL step between the phases
 --                 (data collation, rewards, actor calls), seconds (default
 --                 0); the "framework" phase
@@ -249,6 +253,11 @@ run = function(o)
       or overhead < 0 or overhead > 1e6) then
     fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
   end
+  local keep = o.filter_keep
+  if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
+    fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
+      shown(keep))
+  end
   local epochs = posint("epochs", o.epochs) or 1
   local gpus = posint("gpus", o.gpus) or 1
   -- Pools.
@@ -347,7 +356,7 @@ run = function(o)
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
-    engine_host_overlap = async, step_overhead = overhead,
+    engine_host_overlap = async, step_overhead = overhead, keep = keep,
   }
   local function run()
     local ok, r = pcall(core().rl, model, s.device, s.topo, c)
@@ -375,6 +384,7 @@ run = function(o)
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
     zero = cfg.zero, rollout_tp = rtp, rollout_weights = roll_weights,
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
+    generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,

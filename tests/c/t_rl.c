@@ -132,7 +132,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(74);
+	plan(80);
 	fx_a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
@@ -423,6 +423,40 @@ int main(void)
 	   strstr(e.msg, "step_overhead") != NULL,
 	   "a negative step_overhead is refused, named");
 	c.step_overhead = 0;
+
+	/* --- DAPO's dynamic sampling --------------------------------------- */
+	/* keep 0.6 of 64 prompts' groups: ceil(64 / 0.6) = 107 groups of 8 =
+	 * 856 generated; the rollout is exactly that of 107 prompts without
+	 * a filter, the forwards and the update those of the 512 kept
+	 * samples (same engine inputs: exact). */
+	{
+		rl_result rk, rg;
+		rl_cfg k2 = c;
+
+		k2.prompts = 64;
+		k2.keep = 0.6;
+		k2.reward_model = 1;
+		rl_step(&m, &d, &t, &k2, &rk, &e);
+		is_num(rk.generated, 856, 0, "dynamic sampling: 856 generated");
+		is_num(rk.samples, 512, 0, "512 trained on");
+		k2.keep = 0;
+		k2.prompts = 107;
+		rl_step(&m, &d, &t, &k2, &rg, &e);
+		is_num(rk.ph[RL_ROLLOUT].time, rg.ph[RL_ROLLOUT].time, 0,
+		       "the rollout over-samples to 107 prompts");
+		k2.prompts = 64;
+		rl_step(&m, &d, &t, &k2, &rg, &e);
+		is_num(rk.ph[RL_ACTOR].time, rg.ph[RL_ACTOR].time, 0,
+		       "the update sees the kept samples only");
+		/* The reward model scores every generated group: 856/512 of
+		 * one forward over the kept samples. */
+		is_num(rk.ph[RL_REWARD].time, rg.ph[RL_REWARD].time * 856 / 512,
+		       1e-12, "the rewards score the generated groups");
+		k2.keep = 1.5;
+		ok(rl_step(&m, &d, &t, &k2, &rk, &e) == GP_EINVAL &&
+		   strstr(e.msg, "filter_keep") != NULL,
+		   "a kept share above 1 is refused, named");
+	}
 
 	/* --- a disaggregated step is never faster than its slower pool ---- */
 	/* 64 prompts x 8 = 512 samples; 4, 6 or 7 rollout GPUs leave 4, 2

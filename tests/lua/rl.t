@@ -122,6 +122,19 @@ local small = copy(base, { response_max = 512 })
 small.response_len = nil
 t.ok(gp.rl(small).step_s > 0, "response_max 512 alone: a step, not an error")
 
+-- DAPO dynamic sampling: filter_keep 0.5 generates 64 / 0.5 = 128 groups of
+-- 8 = 1024 samples to train on 512; the rollout is then the unfiltered
+-- rollout of 128 prompts (same engine inputs: exact).
+local dk = gp.rl(copy(base, { filter_keep = 0.5 }))
+t.is(dk.generated, 1024, "filter_keep 0.5: 1024 generated")
+t.is(dk.samples, 512, "512 kept")
+t.is(phase(dk, "rollout").seconds, phase(gp.rl(copy(base, { prompts = 128 })), "rollout").seconds,
+     "the rollout of 128 prompts' groups")
+t.is(phase(dk, "actor_update").seconds, phase(r, "actor_update").seconds,
+     "the update of the kept samples")
+t.raises(function() gp.rl(copy(base, { filter_keep = 0 })) end,
+         "rl: filter_keep must be the kept share", "filter_keep 0", true)
+
 -- Errors name the option.
 t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
          "rl: step_overhead must be seconds per step", "negative overhead", true)
