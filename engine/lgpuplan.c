@@ -1249,7 +1249,8 @@ static void lgp_tolayout(lua_State *L, int idx, const char *key,
  * (required: the node and its NICs), decode and prefill layouts, disagg,
  * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant
  * (-1 or absent: SERVE_REDUNDANT_AUTO),
- * imbalance, mtp, mtp_layers, acceptance, a2a ("deepep" | "nccl"),
+ * imbalance, mtp, mtp_layers, m_tile, acceptance, a2a ("deepep" |
+ * "nccl"),
  * dispatch_bytes, combine_bytes. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {
@@ -1280,6 +1281,7 @@ static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 	c->imbalance = lgp_field_num(L, idx, w, "imbalance", 0, c->imbalance);
 	c->mtp = lgp_field_int(L, idx, w, "mtp", 0, 0, 0);
 	c->mtp_layers = lgp_field_int(L, idx, w, "mtp_layers", 0, 0, 0);
+	c->m_tile = lgp_field_num(L, idx, w, "m_tile", 0, 0.0);
 	c->acceptance = lgp_field_num(L, idx, w, "acceptance", 0,
 				      c->acceptance);
 	c->a2a = (serve_a2a)lgp_field_option(L, idx, w, "a2a", a2as,

@@ -25,6 +25,18 @@
  * 16-row CTA tile, cuBLAS its small-N tiles.  So a decode batch of 1-16 on
  * tensor cores pays for 16 tokens (roof_gemm_eff's tile term). */
 #define ROOF_MIN_EDGE 16.0
+/* Not every kernel swaps: DeepGEMM's SM90 GEMMs (the block-scaled fp8
+ * linears and grouped expert GEMMs SGLang and DeepSeek run for
+ * DeepSeek-V3's checkpoint) keep the tokens on the M side of a 64-row
+ * WGMMA tile -- "block_ms = (64 if m <= 64 else 128, )", with the TODO
+ * "for some cases, smaller M block is better" (deep_gemm/jit_kernels/
+ * config.py, get_best_configs) -- so a decode step of 1 to 64 tokens pays
+ * for 64.  Swapped-AB builds (FlashInfer's DeepGEMM, SGLang PR 15514: "we
+ * can benefit from SwapAB ... when the M dimension is < 32") put them on
+ * the 16-wide N side again.  The op says which (roof_op.m_tile).  On a
+ * card whose tensor throughput is cut against its bandwidth (H20: an fp8
+ * ridge of 61 FLOP/B, H100's 486) the 64-row tile makes a batch-1 GEMM
+ * compute-bound: 128 FLOP per fp8 weight byte. */
 /* Small-M kernels on the CUDA cores.  Several runtimes do not use tensor
  * cores for a decode GEMM of a few tokens: cuBLAS runs gemv2T for a
  * single row, TensorRT-LLM's weight-only plugins (weightOnlyQuantMatmul,
@@ -191,8 +203,10 @@ static double k_fill(double k)
 	return k / (k + ROOF_K_FILL);
 }
 
-double roof_gemm_eff(const roof_device *d, double m, double n, double k,
-                     double count)
+/* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
+ * up to mt tokens, ROOF_TILE above (roof_op.m_tile). */
+static double gemm_eff(const roof_device *d, double m, double n, double k,
+                       double count, double mt)
 {
 	double tm, tn, tiles, tile_eff, best = 0.0, kref;
 	int s;
@@ -207,7 +221,7 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 	k = fmax(k, 1.0);
 	if (!(count >= 1.0))
 		count = 1.0;
-	tm = tile_edge(m);
+	tm = mt > 0.0 ? (m <= mt ? mt : ROOF_TILE) : tile_edge(m);
 	tn = tile_edge(n);
 	/* Tile quantisation (DU-09799-001 sec. 3.1): work is done for whole
 	 * tiles, so useful / computed = m n / (ceil(m/tm) tm ceil(n/tn) tn). */
@@ -238,6 +252,12 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 			best = e;
 	}
 	return tile_eff * best;
+}
+
+double roof_gemm_eff(const roof_device *d, double m, double n, double k,
+                     double count)
+{
+	return gemm_eff(d, m, n, k, count, 0.0);
 }
 
 double roof_overlap(double tc, double tm)
@@ -293,8 +313,8 @@ static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
 	}
 	vec = d->peak[GP_FP32];
 	gemv = gemm && op->gemv && vec > 0.0;
-	out->shape_eff = gemm && !gemv ? roof_gemm_eff(d, op->m, op->n, op->k,
-	                                               op->count) : 1.0;
+	out->shape_eff = gemm && !gemv ? gemm_eff(d, op->m, op->n, op->k,
+	                                          op->count, op->m_tile) : 1.0;
 	rate = gemv ? vec : peak * frac * out->shape_eff;
 	out->compute_rate = rate;
 	/* Dequantisation: vector FLOP per weight element; on the GEMV path
@@ -368,6 +388,9 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 	    (op->gemv != 0 && op->gemv != 1))
 		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
 		               "weight and gemv 0 or 1", nm, ROOF_MAX_DEQUANT);
+	if (bad(op->m_tile) || op->m_tile > ROOF_TILE)
+		return gp_fail(err, "op %s: m_tile must be 0..%g rows", nm,
+		               ROOF_TILE);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (roof_eval). */
 	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;

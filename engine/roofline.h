@@ -58,6 +58,11 @@ typedef struct roof_op {
 	                         count of them) spent converting a stored
 	                         weight format to the MMA's inputs; 0 when
 	                         the GEMM multiplies what is stored */
+	double m_tile;        /* > 0: the kernel's M tile is fixed, m_tile
+	                         rows up to m_tile tokens and 128 above
+	                         (DeepGEMM's SM90 GEMMs: 64); 0: the edge
+	                         of roof_gemm_eff (16-row swapped tiles at
+	                         small m) */
 } roof_op;
 
 typedef struct roof_result {
@@ -116,8 +121,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * max(t_compute, t_memory) + t_launch otherwise.
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
- * over 1e15, dequant outside 0..64 or gemv not 0/1, or a precision the
- * device has no peak for. */
+ * over 1e15, dequant outside 0..64, gemv not 0/1, m_tile outside 0..128,
+ * or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);
 

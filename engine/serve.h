@@ -99,6 +99,10 @@ typedef struct serve_cfg {
 	serve_a2a a2a;
 	double dispatch_bytes; /* bytes per hidden element dispatched */
 	double combine_bytes;  /* bytes per hidden element combined */
+	double m_tile;        /* rows of the M tile the sub-16-bit weight
+	                         GEMMs run (DeepGEMM's SM90 kernels: 64
+	                         up to 64 tokens, 128 above); 0: the
+	                         16-row swapped tiles (roofline.h) */
 } serve_cfg;
 
 /* Per-GPU memory of one pool (the most loaded GPU). */

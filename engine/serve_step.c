@@ -97,6 +97,8 @@ typedef struct sx {
 	gp_dtype cp, half, ap;
 	serve_step *st;      /* rows go here (NULL: none) */
 	double passes;       /* micro-batch passes the rows stand for */
+	double m_tile;       /* M tile of the sub-16-bit weight GEMMs
+	                        (serve_cfg.m_tile; roofline.h) */
 } sx;
 
 /* Per layer (one pass of one micro-batch), split as the stages of the
@@ -139,9 +141,9 @@ static void record(sx *x, const char *name, double count, double flop,
 	w->total = w->count * r->time;
 }
 
-static int row(sx *x, const char *name, double count, double flop,
-               double bytes, double mm, double n, double k, double nb,
-               gp_dtype prec, double *t)
+static int row_mt(sx *x, const char *name, double count, double flop,
+                  double bytes, double mm, double n, double k, double nb,
+                  gp_dtype prec, double mt, double *t)
 {
 	roof_op op;
 	roof_result r;
@@ -161,6 +163,7 @@ static int row(sx *x, const char *name, double count, double flop,
 	op.k = k;
 	op.count = nb;
 	op.prec = prec;
+	op.m_tile = mt;
 	if (roof_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	*t = r.time;
@@ -168,11 +171,28 @@ static int row(sx *x, const char *name, double count, double flop,
 	return GP_OK;
 }
 
+static int row(sx *x, const char *name, double count, double flop,
+               double bytes, double mm, double n, double k, double nb,
+               gp_dtype prec, double *t)
+{
+	return row_mt(x, name, count, flop, bytes, mm, n, k, nb, prec, 0.0,
+	              t);
+}
+
+/* The M tile of a GEMM over weights of wbytes each: the deployment's
+ * (DeepGEMM's) for the block-scaled sub-16-bit linears, the library's
+ * choice for 16-bit ones (cuBLAS). */
+static double tile_of(const sx *x, double wbytes)
+{
+	return wbytes < ACT ? x->m_tile : 0.0;
+}
+
 static int gemm(sx *x, const char *name, double count, double T, double n,
                 double k, double wbytes, double *t)
 {
-	return row(x, name, count, 2.0 * T * n * k,
-	           n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0, x->cp, t);
+	return row_mt(x, name, count, 2.0 * T * n * k,
+	              n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0, x->cp,
+	              tile_of(x, wbytes), t);
 }
 
 /* nb GEMMs of T x n x k over 16-bit weights (per-head batched GEMMs). */
@@ -510,8 +530,9 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 			if (attn_row(x, o.name, count, o.flop, bytes, o.m, o.n,
 			             o.k, o.batch, decode ? 0.0 : q, &t))
 				return GP_EINVAL;
-		} else if (row(x, o.name, count, o.flop, bytes, o.m, o.n, o.k,
-		               o.batch, x->cp, &t)) {
+		} else if (row_mt(x, o.name, count, o.flop, bytes, o.m, o.n,
+		                  o.k, o.batch, x->cp, o.wclass == GP_W_LINEAR ?
+		                  tile_of(x, wb) : 0.0, &t)) {
 			return GP_EINVAL;
 		}
 		if (!all)
@@ -618,9 +639,9 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 				return GP_EINVAL;
 			b->gate += t;
 		}
-		if (row(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
-		        touched * h * up_n * wb + recv * (h + up_n) * ACT,
-		        mexp, up_n, h, touched, x->cp, &t))
+		if (row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
+		           touched * h * up_n * wb + recv * (h + up_n) * ACT,
+		           mexp, up_n, h, touched, x->cp, tile_of(x, wb), &t))
 			return GP_EINVAL;
 		b->routed += t;
 		/* SiLU-and-mul writes the down GEMM's input (in fp8 with
@@ -629,9 +650,9 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 		        2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
 			return GP_EINVAL;
 		b->routed += t;
-		if (row(x, "experts_down", s->nm, 2.0 * recv * fx * h,
-		        touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
-		        h, fx, touched, x->cp, &t))
+		if (row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
+		           touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
+		           h, fx, touched, x->cp, tile_of(x, wb), &t))
 			return GP_EINVAL;
 		b->routed += t;
 		if (a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
@@ -740,6 +761,7 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 		x->t.nodes = (int)nodes;
 	x->graphs = c->base.runtime == INFER_GRAPHS;
 	x->cp = c->base.compute;
+	x->m_tile = c->m_tile;
 	x->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
 		GP_BF16 : GP_FP16;
 	/* Attention at the cache's precision: fp8 with an 8-bit cache on

@@ -376,6 +376,10 @@ opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = tru
   default = "with --ep: whichever delivers more tokens/s per GPU",
   help = "two micro-batches per step, one's all-to-all hidden under the other's compute",
   suggest = { "tbo", "enable_two_batch_overlap" } }
+opt { name = "swap_ab", type = "flag", commands = "infer", serve = true, form = "both",
+  default = "off: DeepGEMM's 64-row tiles up to 64 tokens (fp8, Hopper)",
+  help = "fp8 GEMMs with the tokens on the 16-wide N tile (FlashInfer's DeepGEMM)",
+  suggest = { "swapab", "swap_a_b" } }
 opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
   default = "deepep: low-latency decode, normal prefill",
   help = "deepep | nccl",

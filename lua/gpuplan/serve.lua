@@ -32,6 +32,8 @@
 --               without EPLB that table measures 2.56)
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
+--   swap_ab     fp8 GEMMs with the tokens on the 16-wide N tile (default false
+--               on Hopper: DeepGEMM's 64-row M tiles up to 64 tokens)
 --   disagg      separate prefill and decode pools (default false)
 --   prefill_gpus, prefill_tp, prefill_ep, prefill_dp_attention   the prefill
 --               pool (default: the balancing split; the decode pool's layout)
@@ -235,6 +237,20 @@ function M.setup(a)
     fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,
          tostring(model.id or model.name))
   end
+  -- The fp8 GEMMs' M tile on Hopper: DeepGEMM (SGLang's and DeepSeek's
+  -- kernels for block-scaled fp8 checkpoints) runs 64-row tiles up to 64
+  -- tokens, 128 above (deep_gemm/jit_kernels/config.py get_best_configs:
+  -- "block_ms = (64 if m <= 64 else 128, )"); swap_ab puts the tokens on
+  -- the 16-wide N side instead (FlashInfer's DeepGEMM, SGLang PR 15514;
+  -- Ant Group's H20 build).  Other formats and archs: the library's tiles.
+  local swap = bool_of(a, "swap_ab")
+  local m_tile = 0
+  if info.weights == "fp8" and info.gpu.arch == "hopper" and not swap then
+    m_tile = 64
+    if swap == nil then
+      default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
+    end
+  end
   local imb = num_of(a, "imbalance", 1, 64)
   if imb == nil then
     imb = ep > 1 and 1.11 or 1
@@ -261,7 +277,7 @@ function M.setup(a)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
-    tbo_auto = tbo_auto, tbo_at = tbo_at,
+    tbo_auto = tbo_auto, tbo_at = tbo_at, m_tile = m_tile,
   }
   return model, d, s, info
 end

@@ -108,7 +108,7 @@ local case_schema = T.record {
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = T.number { min = 0, max = 1 },
-    two_batch_overlap = T.boolean(), prefill_tokens = count(),
+    two_batch_overlap = T.boolean(), swap_ab = T.boolean(), prefill_tokens = count(),
     imbalance = T.number { min = 1, max = 1e3 },
   },
   measured = R(T.record {

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(46);
+	plan(52);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -243,6 +243,41 @@ int main(void)
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "dequant") != NULL, "negative dequant is refused");
 	op.dequant = 0;
+
+	/* DeepGEMM's fixed 64-row M tile (m_tile) on the H20: an fp8
+	 * 7168 x 7168 GEMM of one token.  Along n both runs cut 56 tiles of
+	 * 128, so the wave and K terms agree and the shape efficiency is the
+	 * M padding alone: 1/64 against 1/16, exactly a quarter, and the
+	 * compute four times longer.  Streaming 51.4 MB at 4e12 x 0.84 x
+	 * 0.94 takes 16.3 us + 3.9 us; 1.03e8 FLOP at 296e12 x 0.71 x 1/64
+	 * x (waves) takes over 31 us: compute-bound, where 16-row tiles
+	 * (under 8 us) stay memory-bound.  Above 64 tokens the tile is 128
+	 * rows: 65 tokens run at 65/128 of a 128-token GEMM's efficiency. */
+	d.gemm_frac[GP_FP8] = 0.71;
+	memset(&op, 0, sizeof op);
+	op.name = "o_proj";
+	op.flop = 2.0 * 7168 * 7168;
+	op.bytes = 7168.0 * 7168 + 2.0 * 7168 * 2;
+	op.m = 1;
+	op.n = 7168;
+	op.k = 7168;
+	op.count = 1;
+	op.prec = GP_FP8;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
+	   r.bound == ROOF_MEMORY, "H20 fp8 batch 1 on 16-row tiles: memory-bound");
+	e = r.shape_eff;
+	op.m_tile = 64;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK &&
+	   r.bound == ROOF_COMPUTE, "... on DeepGEMM's 64-row tiles: compute-bound");
+	is_num(r.shape_eff, e / 4.0, 1e-12, "... a quarter of the efficiency");
+	op.m = 65;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "65 tokens run");
+	is_num(r.shape_eff, roof_gemm_eff(&d, 128, 7168, 7168, 1) * 65.0 / 128,
+	       1e-12, "... on 128-row tiles above 64 tokens");
+	op.m_tile = 200;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "m_tile") != NULL, "m_tile 200 is refused");
+	op.m_tile = 0;
 	h100(&d);
 
 	/* Errors: NaN FLOP, a precision without a peak, a bad device. */

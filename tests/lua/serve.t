@@ -126,6 +126,25 @@ local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overla
 t.ok(big.two_batch_overlap and big_off.fits and big.per_gpu > big_off.per_gpu,
      "EP32 at batch 128: the overlap is faster and kept")
 
+-- A single stream on a cut-compute card: DeepGEMM runs the fp8 GEMMs of a
+-- one-token step on 64-row tiles, 128 FLOP per fp8 weight byte.  The H20's
+-- fp8 ridge is 296e12 x 0.70 / (4e12 x 0.85) = 61 FLOP/B, so its weight
+-- GEMMs turn compute-bound and the step grows by a third or more; the
+-- H100's ridge, 1979e12 x 0.70 / (3.35e12 x 0.85) = 486 FLOP/B, keeps them
+-- memory-bound and the step within 1%.  swap_ab (16-row tiles) undoes it.
+local function one(gpu, swap)
+  return gp.infer(with { gpu = gpu, gpus = 32, tp = 16, ep = 16, dp_attention = true,
+                         kv = "fp8", input = 1000, output = 1000, batch = 1, disagg = true,
+                         prefill_gpus = 16, two_batch_overlap = false, swap_ab = swap })
+end
+local h20, h20s = one("h20"), one("h20", true)
+local h100, h100s = one("h100-sxm"), one("h100-sxm", true)
+t.ok(h20.step_ms > 1.3 * h20s.step_ms, "H20 batch 1: DeepGEMM's 64-row tiles cost a third more")
+t.near(h100.step_ms, h100s.step_ms, 0.01, "H100 batch 1: within 1%")
+local tiled = false
+for _, d in ipairs(h20.defaults) do if d:match("^swap_ab=false") then tiled = true end end
+t.ok(tiled, "the tile is among the assumptions")
+
 -- Errors name the argument.
 t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16 }) end,
          "ep 8: the experts are split over the whole instance", "ep must equal tp")

@@ -136,7 +136,7 @@ local function serve_case(case, cat, model, defaults)
   local a = {
     model = model, gpu = hw.gpu, cat = cat, tp = tp, ep = v(par.ep) or 1,
     dp_attention = v(par.dp_attention) == true,
-    two_batch_overlap = v(wl.two_batch_overlap),
+    two_batch_overlap = v(wl.two_batch_overlap), swap_ab = v(wl.swap_ab),
     redundant_experts = v(par.redundant_experts), imbalance = v(wl.imbalance),
     weights = v(wl.weight_dtype) or v(wl.precision) or "bf16", kv = v(wl.kv_dtype),
     input = v(wl.input_len), output = v(wl.output_len) or 2,
