@@ -88,6 +88,11 @@ M.OVERLAPS = {
   hf = { overlap_grad_reduce = true, overlap_param_gather = true, overlap_p2p = false },
 }
 
+-- The overlaps a config sets (each a boolean, the stack's default when
+-- not given), in the order the result lists them.
+M.OVERLAP_KEYS = { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap", "overlap_p2p",
+                   "ep_overlap" }
+
 -- GEMM precision by training precision.
 local COMPUTE = { bf16 = "bf16", fp16 = "fp16", fp8 = "fp8", fp32 = "fp32", tf32 = "tf32" }
 
@@ -226,14 +231,13 @@ function M.setup(o, sweep)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
-                       "overlap_p2p", "ep_overlap", "causal_flops", "scaling" } do
+  local flags = { "causal_flops", "scaling", table.unpack(M.OVERLAP_KEYS) }
+  for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
       fail("train: %s must be a boolean (got %s)", k, type(o[k]))
     end
   end
-  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
-                       "overlap_p2p", "ep_overlap" } do
+  for _, k in ipairs(M.OVERLAP_KEYS) do
     local v = o[k]
     if v == nil then v = ov[k] or false end
     cfg[k] = v
@@ -340,8 +344,7 @@ function M.train(o)
     price = cfg.price, defaults = defaults, overlaps = {},
     recompute_auto = auto or nil,
   }
-  for _, k in ipairs { "overlap_grad_reduce", "overlap_param_gather", "tp_overlap",
-                       "overlap_p2p", "ep_overlap" } do out.overlaps[k] = cfg[k] end
+  for _, k in ipairs(M.OVERLAP_KEYS) do out.overlaps[k] = cfg[k] end
   if not r.fits then
     -- what the verdict line says (gpuplan.memory.verdict, without "fits: no")
     out.why = string.format("memory: needs %.1f GiB per GPU, %s", r.memory.total / 2 ^ 30,
