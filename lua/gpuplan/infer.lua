@@ -182,18 +182,9 @@ end
 -- price id, converted at the catalog's rate; nil: the cheapest offer in
 -- the buyer's markets (said), or none (said where the card is offered).
 local function price_of(p, cat, g, buyer, default)
-  local prices = require "gpuplan.prices"
   local cur = buyer.currency
   if p == nil then
-    if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
-    local q, elsewhere = prices.offer(cat, g.id, buyer)
-    if q then
-      default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, cur, q.id,
-        prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
-      return q.amount
-    end
-    if elsewhere then default("price=none: " .. elsewhere) end
-    return nil
+    return require("gpuplan.prices").default_price(cat, g.id, buyer, default)
   end
   local v
   if type(p) == "number" then

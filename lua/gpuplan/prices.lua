@@ -165,6 +165,22 @@ function M.offer(cat, gpu, buyer)
     .. "--price)", gpu, buyer.market, table.concat(elsewhere, ", "), elsewhere[1])
 end
 
+-- The default price of a GPU-hour when the caller gives none: the buyer's
+-- offer (M.offer), each assumption said through default(text) -- the
+-- market when the caller did not name it, the price and where it is from,
+-- or where the card is offered instead.  Returns the amount, or nil.
+function M.default_price(cat, gpu, buyer, default)
+  if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
+  local q, elsewhere = M.offer(cat, gpu, buyer)
+  if q then
+    default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, buyer.currency, q.id,
+      M.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
+    return q.amount
+  end
+  if elsewhere then default("price=none: " .. elsewhere) end
+  return nil
+end
+
 -- The rate a conversion used, as a phrase: "7.0197 CNY/USD, 2026-01-08".
 function M.rate(cat, from, to)
   local parts = {}

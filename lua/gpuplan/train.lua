@@ -145,16 +145,7 @@ local function price_of(o, gpu, cat, buyer, default)
   local currency = buyer.currency
   if p == nil then
     -- Dated offers before the seed guides' rules of thumb (gpuplan.prices).
-    local prices = require "gpuplan.prices"
-    if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
-    local q, elsewhere = prices.offer(cat, gpu.id, buyer)
-    if q then
-      default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, currency, q.id,
-        prices.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
-      return q.amount
-    end
-    if elsewhere then default("price=none: " .. elsewhere) end
-    return nil
+    return require("gpuplan.prices").default_price(cat, gpu.id, buyer, default)
   end
   if type(p) == "number" then
     if p ~= p or p < 0 or p == math.huge then fail("train: price must be a non-negative number") end

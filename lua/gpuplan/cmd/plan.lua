@@ -211,6 +211,18 @@ local function esc(s)
   return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
 end
 
+-- The start of a self-contained page (no script, no network) up to its
+-- heading: the plan's page and the per-card page.
+local function html_head(title)
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    .. "<title>" .. esc(title) .. "</title>\n"
+    .. "<style>body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;max-width:1000px}"
+    .. "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
+    .. "padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
+    .. "figure{margin:1.5em 0}svg{max-width:100%;height:auto}</style></head><body>\n"
+    .. "<h1>" .. esc(title) .. "</h1>"
+end
+
 -- The columns of the per-card view (text, markdown, csv).
 local function yes_no(v) if v == nil then return "" end return v and "yes" or "no" end
 local CARD_COLUMNS = {
@@ -307,13 +319,7 @@ function C.cards(r, job, head, opts)
   if format == "html" then
     local out = {}
     local function o(x) out[#out + 1] = x end
-    o("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-    o("<title>" .. esc(title) .. "</title>")
-    o("<style>body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;max-width:1000px}"
-      .. "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-      .. "padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
-      .. "figure{margin:1.5em 0}svg{max-width:100%;height:auto}</style></head><body>")
-    o("<h1>" .. esc(title) .. "</h1>")
+    o(html_head(title))
     o("<p>" .. esc(verdict) .. "</p><table><tr>")
     local cols = card_columns(head)
     for _, c in ipairs(cols) do
@@ -452,13 +458,7 @@ function C.html(r, job, head, top, pics)
   local title = string.format("%s: best layouts by %s%s%s", head.model, head.policy,
     head.deadline and (", deadline " .. head.deadline) or "",
     head.budget and (", budget " .. head.budget) or "")
-  w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
-  w("<title>" .. esc(title) .. "</title>")
-  w("<style>body{font-family:DejaVu Sans,Arial,sans-serif;margin:2em;max-width:1000px}"
-    .. "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-    .. "padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"
-    .. "figure{margin:1.5em 0}svg{max-width:100%;height:auto}</style></head><body>")
-  w("<h1>" .. esc(title) .. "</h1>")
+  w(html_head(title))
   local shown = {}
   for i = 1, math.min(top, #r.results) do shown[i] = r.results[i] end
   if #shown == 0 then
