@@ -162,6 +162,10 @@ M.FUNCTIONS = {
     help = "The buyer's currency and markets, and where they came from." },
   { name = "gp.prices.offer", call = "gp.prices.offer(cat, gpu, buyer) -> quote | nil, why",
     help = "The buyer's price of a GPU-hour, or where the card is offered instead." },
+  { name = "gp.prices.default_price",
+    call = "gp.prices.default_price(cat, gpu, buyer, default) -> amount | nil",
+    help = "The buyer's offer as a command's default price, each assumption said through "
+      .. "default(text) (the market, the offer, or where the card is offered)." },
   { name = "gp.prices.currency_of", call = "gp.prices.currency_of(cat, price) -> currency",
     help = "The currency a price names (\"6.98CNY/h\", \"$2/h\", a table or a price id)." },
   -- gp.units
