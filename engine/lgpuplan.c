@@ -2421,7 +2421,9 @@ static const luaL_Reg corelib[] = {
  * TRAIN_PARTS  the parts of a step in train.h's order (train_part_name);
  * SWEEP_DIMS   the layout search's dimensions, outermost first (sweep.h's
  *              SWEEP_DIMS): {name, values = "range" (the space bounds it
- *              by name_max) | "list" | "mask", base = true when a mask
+ *              by name_max) | "list" | "mask", type = how a result holds
+ *              it ("int", "bool", "num", "rec": a recompute policy's
+ *              name), hi = a mask's top value, base = true when a mask
  *              left unset is the job's own value}. */
 static void lgp_push_tables(lua_State *L)
 {
@@ -2436,9 +2438,11 @@ static void lgp_push_tables(lua_State *L)
 	lua_createtable(L, SWEEP_NDIMS, 0);
 	i = 0;
 #define DIM(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
-	lua_createtable(L, 0, 3); \
+	lua_createtable(L, 0, 5); \
 	lgp_setstr(L, "name", #name); \
 	lgp_setstr(L, "values", VALS_##vals); \
+	lgp_setstr(L, "type", #lua); \
+	lgp_setint(L, "hi", hi); \
 	lgp_setbool(L, "base", strcmp(#def, "BASE") == 0); \
 	lua_rawseti(L, -2, ++i);
 #define VALS_RANGE "range"

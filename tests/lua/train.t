@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(87)
+t.plan(88)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -252,6 +252,12 @@ do
     if c[d.name] == nil then missing[#missing + 1] = d.name end
   end
   t.is(table.concat(missing, " "), "", "every searched dimension is a key of a result")
+  -- gpuplan merge checks each of them by its type: ZeRO as 0..3 (the
+  -- mask's top value), the overlaps and SP as booleans, a degree as a
+  -- count.
+  local R = require("gpuplan.cmd.merge").RESULT
+  t.is(string.format("%s %s %s %s %.0f", R.zero[1], R.zero[3], R.tp_overlap[1], R.sp[1], R.tp[3]),
+       "int 3 boolean boolean 16777216", "merge checks each dimension by the table's type")
   t.is(gp.train(sw.train_options(job, c)).step_s, c.step_s,
        "train_options gives gp.train the result's layout: the same step")
 end

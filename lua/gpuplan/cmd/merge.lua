@@ -100,11 +100,7 @@ local POS = { "number", 0, BIG, gt = true }
 local RESULT = {
   -- absent: JSON's null for an infinite score (cost without a price)
   score = { "number", -BIG, BIG, opt = true }, gpu_order = { "int", 1, sweep.GPUS_MAX },
-  index = { "int", 0, BIG }, gpu = { "string" }, gpus = COUNT, tp = COUNT, pp = COUNT,
-  cp = COUNT, ep = COUNT, dp = COUNT, vpp = COUNT, zero = { "int", 0, 3 },
-  micro_batch = { "number", 0, 2 ^ 24, gt = true },
-  recompute = { "string", values = { none = true, selective = true, full = true } },
-  sp = { "boolean" }, tp_overlap = { "boolean" }, overlap_grad_reduce = { "boolean" },
+  index = { "int", 0, BIG }, gpu = { "string" }, dp = COUNT,
   layout = { "string" }, step_s = POS, tokens_per_s = POS,
   -- model FLOPs per second over the card's peak: at most 1
   mfu = { "number", 0, 1 }, mem_gib = NONNEG, mem_bytes = NONNEG,
@@ -121,6 +117,16 @@ local RESULT = {
     kind = { "string" }, level = { "number", 0, 1, gt = true }, cases = { "int", 0, BIG },
     regime = { "string", empty = true }, novel = { "string", opt = true } } },
 }
+-- The layout's searched dimensions, from the engine's table of them
+-- (engine/sweep.h SWEEP_DIMS): a degree or a GPU count, a stage 0..hi, a
+-- flag, a micro-batch size, a recompute policy.
+for _, d in ipairs(require("gpuplan.core").SWEEP_DIMS) do
+  RESULT[d.name] = d.type == "bool" and { "boolean" }
+    or d.type == "num" and { "number", 0, 2 ^ 24, gt = true }
+    or d.type == "rec" and { "string", values = { none = true, selective = true, full = true } }
+    or d.values == "mask" and { "int", 0, d.hi }
+    or COUNT
+end
 -- Every other field gpuplan.results declares for a plan row (the 80%
 -- ranges' F_lo and F_hi, where they came from): by its unit, a number of
 -- that unit (finite, >= 0) or a value whose strings are each one line.
