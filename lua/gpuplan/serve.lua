@@ -351,6 +351,24 @@ function M.result(r, model, d, s, info)
   return out
 end
 
+-- The config s with one micro-batch (two-batch overlap off) in both pools.
+local function one_batch(s)
+  local one = {}
+  for k, v in pairs(s) do one[k] = v end
+  one.decode = { tp = s.decode.tp, ep = s.decode.ep,
+                 dp_attention = s.decode.dp_attention, tbo = false }
+  one.prefill = { tp = s.prefill.tp, ep = s.prefill.ep,
+                  dp_attention = s.prefill.dp_attention, tbo = false }
+  return one
+end
+
+-- The overlap that a search left open chose, among the assumptions.
+local function say_tbo(info, s, on)
+  table.insert(info.defaults, s.tbo_at, on
+    and "two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)"
+    or "two_batch_overlap=false (faster here: each of two micro-batches reads every weight)")
+end
+
 -- gp.infer{...} with the MoE serving options (see the header).
 function M.infer(a)
   local model, d, s, info = M.setup(a)
@@ -360,19 +378,12 @@ function M.infer(a)
     -- Both ways; overlap stays unless one micro-batch fits where two do
     -- not, or delivers more tokens/s per GPU (at the same batch: a shorter
     -- step; under itl_max: the larger batch the shorter step allows).
-    local one = {}
-    for k, v in pairs(s) do one[k] = v end
-    one.decode = { tp = s.decode.tp, ep = s.decode.ep,
-                   dp_attention = s.decode.dp_attention, tbo = false }
-    one.prefill = { tp = s.prefill.tp, ep = s.prefill.ep,
-                    dp_attention = s.prefill.dp_attention, tbo = false }
+    local one = one_batch(s)
     local ok1, r1 = pcall(core().serve, model, d, one)
     if not ok1 then error("infer: " .. tostring(r1), 3) end
     local better = r1.fits and (not r.fits or r1.tokens_per_s_gpu > r.tokens_per_s_gpu)
     if better then s, r = one, r1 end
-    table.insert(info.defaults, s.tbo_at, better
-      and "two_batch_overlap=false (faster here: each of two micro-batches reads every weight)"
-      or "two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)")
+    say_tbo(info, s, not better)
   end
   return M.result(r, model, d, s, info)
 end
@@ -431,6 +442,17 @@ function M.plan(a)
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end
   local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
+  if s.tbo_auto and fix_layout then
+    -- The layout is fixed but the overlap open: both ways, the fewer GPUs
+    -- (then the more tokens/s) kept, as gp.infer keeps the faster.
+    local one = one_batch(s)
+    local ok1, r1, p1 = pcall(core().serve_target, m, d, one, target, itl, true,
+                              b.disagg ~= nil)
+    local better = ok1 and (not ok or p1.gpus < p.gpus or
+                            (p1.gpus == p.gpus and r1.tokens_per_s > r.tokens_per_s))
+    if better then ok, r, p, s = ok1, r1, p1, one end
+    if ok then say_tbo(info, s, not better) end
+  end
   if not ok then error("infer_plan: " .. require("gpuplan.cli").clean(r), 2) end
   s.gpus, s.prefill_gpus, s.disagg = p.gpus, p.prefill_gpus, p.disagg
   s.decode = { tp = r.decode.tp, ep = r.decode.ep, dp_attention = r.decode.dp_attention,

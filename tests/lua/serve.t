@@ -126,6 +126,24 @@ local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overla
 t.ok(big.two_batch_overlap and big_off.fits and big.per_gpu > big_off.per_gpu,
      "EP32 at batch 128: the overlap is faster and kept")
 
+-- The plan with the EP layout fixed and the overlap open runs both: the
+-- fewer GPUs of the two, and the overlap it took said among the assumptions.
+local pl = { gpu = "h800-sxm", ep = 16, dp_attention = true, kv = "fp8", target = 2e4,
+             itl_max = 0.05 }
+local function plan(x)
+  local a = with(pl)
+  for k, v in pairs(x) do a[k] = v end
+  return gp.infer_plan(a)
+end
+local p_auto, p_on, p_off = plan {}, plan { two_batch_overlap = true },
+  plan { two_batch_overlap = false }
+t.is(p_auto.gpus, math.min(p_on.gpus, p_off.gpus), "plan: the fewer GPUs of the two")
+local said_tbo = false
+for _, d in ipairs(p_auto.result.defaults) do
+  if d:match("^two_batch_overlap=") then said_tbo = true end
+end
+t.ok(said_tbo, "plan: the overlap it took among the assumptions")
+
 -- A single stream on a cut-compute card: DeepGEMM runs the fp8 GEMMs of a
 -- one-token step on 64-row tiles, 128 FLOP per fp8 weight byte.  The H20's
 -- fp8 ridge is 296e12 x 0.70 / (4e12 x 0.85) = 61 FLOP/B, so its weight
