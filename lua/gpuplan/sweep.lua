@@ -440,6 +440,18 @@ function M.sweep(o)
   if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
   end
+  -- Each split's bound: a whole number 1..2^24 (GP_COUNT_MAX); the engine
+  -- clamps it to what the model, the node and the counts allow.
+  for _, d in ipairs(core().SWEEP_DIMS) do
+    if d.values == "range" then
+      local k = d.name .. "_max"
+      local v = math.tointeger(space[k])
+      if not v or v < 1 or v > 2 ^ 24 then
+        fail("sweep: %s must be a whole number 1..16777216 (got %s)", k, args.shown(space[k]))
+      end
+      space[k] = v
+    end
+  end
   -- A policy function scores every candidate itself: the engine's lower
   -- bound (which ranks by the key) must not drop any.
   if type(policy) == "function" then space.top, space.bound = 100000, false end

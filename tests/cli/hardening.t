@@ -570,6 +570,14 @@ LUA
         is($c, 2, "plan --top $top: a usage error");
         like($e, qr/^gpuplan: plan: --top must be at least 1, got $top$/m, '... naming it');
     }
+    # A split's bound below 1 or past 2^24: named by its name, not the
+    # binding's ("sweep.vpp_max must be an integer >= 1").
+    for my $k (['--vpp-max', '0', 'vpp_max'], ['--tp-max', '-1', 'tp_max'],
+               ['--cp-max', '2147483647', 'cp_max']) {
+        ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', $k->[0], $k->[1]);
+        is($c, 1, "plan $k->[0] $k->[1]: an error");
+        is($e, "gpuplan: sweep: $k->[2] must be a whole number 1..16777216 (got $k->[1])\n", '... naming it');
+    }
     for my $g ('', ',', 'h100-sxm,,b200', ' ') {
         ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', $g);
         is($c, 2, "plan --gpu '$g': a usage error");
