@@ -3,12 +3,18 @@
  */
 #include "lfield.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lauxlib.h"
 
 #include "common.h"
+
+/* The most names a suggestion is chosen among (a table's first 256):
+ * the largest reader, core.rl's, takes 33. */
+#define LGP_NAMES_MAX 256
 
 #define AT(dst, off, type) ((type *)(void *)((char *)(dst) + (off)))
 
@@ -18,6 +24,113 @@ static int fail(lua_State *L, int arg, const char *msg)
 	if (arg > 0)
 		return luaL_argerror(L, arg, msg);
 	return luaL_error(L, "%s", msg);
+}
+
+/* Edit distance of a and b (insertions, deletions, substitutions and
+ * transpositions of neighbours, each 1), limit + 1 past limit or for
+ * names longer than 63. */
+static int distance(const char *a, const char *b, int limit)
+{
+	int prev2[64], prev[64], cur[64], la = (int)strlen(a),
+	    lb = (int)strlen(b), i, j;
+
+	if (la > 63 || lb > 63 || abs(la - lb) > limit)
+		return limit + 1;
+	for (j = 0; j <= lb; j++)
+		prev2[j] = prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		int best = i;
+
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			int v = prev[j] + 1;
+
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (prev[j - 1] + (a[i - 1] != b[j - 1]) < v)
+				v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+		memcpy(prev2, prev, sizeof prev);
+		memcpy(prev, cur, sizeof cur);
+	}
+	return prev[lb];
+}
+
+const char *lgp_nearest(const char *key, const char *const *names, int n)
+{
+	char k[66], words[68];
+	const char *best = NULL;
+	int i, len, bestd;
+
+	for (len = 0; key[len] && len < 63; len++)
+		k[len] = key[len] == '-' ? '_' :
+			(char)tolower((unsigned char)key[len]);
+	k[len] = 0;
+	if (key[len])
+		return NULL;
+	bestd = len - 1 < 2 ? len - 1 : 2;
+	for (i = 0; i < n; i++) {
+		int d = distance(k, names[i], bestd);
+
+		if (d <= bestd && (!best || d < bestd)) {
+			best = names[i];
+			bestd = d;
+		}
+	}
+	if (best)
+		return best;
+	/* an abbreviation or a longer spelling: a name that begins one
+	 * of the key's words ("_" .. k .. "_" holds "_" .. name) */
+	words[0] = '_';
+	memcpy(words + 1, k, (size_t)len);
+	words[len + 1] = '_';
+	words[len + 2] = 0;
+	for (i = 0; i < n; i++) {
+		size_t nl = strlen(names[i]);
+		const char *p;
+
+		if (nl < 2 || (best && nl <= strlen(best)))
+			continue;
+		for (p = strchr(words, '_'); p; p = strchr(p + 1, '_'))
+			if (strncmp(p + 1, names[i], nl) == 0)
+				break;
+		if (p)
+			best = names[i];
+	}
+	return best;
+}
+
+/* Raise "what: unknown field 'key' (did you mean 'x'?)", or with no near
+ * name the names it takes, as args.check_keys words it on the Lua side. */
+static int unknown(lua_State *L, int arg, const char *what, const char *key,
+		   const char *const *names, int n)
+{
+	const char *near = lgp_nearest(key, names, n);
+	luaL_Buffer b;
+	int i;
+
+	luaL_buffinit(L, &b);
+	if (near) {
+		luaL_addstring(&b, "did you mean '");
+		luaL_addstring(&b, near);
+		luaL_addstring(&b, "'?");
+	}
+	for (i = 0; !near && i < n; i++) {
+		if (i)
+			luaL_addstring(&b, ", ");
+		luaL_addstring(&b, names[i]);
+	}
+	luaL_pushresult(&b);
+	return fail(L, arg, lua_pushfstring(L, "%s: unknown field '%s' (%s)",
+					    what, key, lua_tostring(L, -1)));
 }
 
 /* The name -> index table of a description, built once and kept in the
@@ -180,10 +293,21 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 	}
 }
 
+/* Refuse key, unknown to d: the nearest of d's names suggested. */
+static void strict_fail(lua_State *L, int arg, const lgp_desc *d,
+			const char *key)
+{
+	const char *names[LGP_NAMES_MAX];
+	int n;
+
+	for (n = 0; n < LGP_NAMES_MAX && d->fields[n].name; n++)
+		names[n] = d->fields[n].name;
+	unknown(L, arg, d->what, key, names, n);
+}
+
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	      int mode)
 {
-	unsigned long long seen = 0;
 	int i, lt, top = lua_gettop(L);
 
 	idx = lua_absindex(L, idx);
@@ -194,6 +318,10 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	if (mode & LGP_DEFAULTS)
 		for (i = 0; d->fields[i].name; i++)
 			set_default(L, arg, d, &d->fields[i], dst);
+	/* Not strict: the caller's lgp_strict judges the keys, knowing
+	 * every name of d (those given and those that may be). */
+	if (!(mode & LGP_STRICT))
+		lgp_mark_desc(L, idx, d);
 	lookup(L, d);
 	lt = lua_gettop(L);
 	lua_pushnil(L);
@@ -211,23 +339,131 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 		if (lua_rawget(L, lt) != LUA_TNUMBER) {
 			lua_pop(L, 1);
 			if (mode & LGP_STRICT)
-				fail(L, arg, lua_pushfstring(L, "%s: unknown "
-					"field '%s'", d->what,
-					lua_tostring(L, -2)));
+				strict_fail(L, arg, d, lua_tostring(L, -2));
 			lua_pop(L, 1);
 			continue;
 		}
 		i = (int)lua_tointeger(L, -1);
 		lua_pop(L, 1);
-		if (i < 64)
-			seen |= 1ULL << i;
 		read_value(L, arg, d, &d->fields[i], dst, mode);
 		lua_pop(L, 1);       /* the value; the key stays for lua_next */
 	}
-	for (i = 0; d->fields[i].name; i++)
-		if (d->fields[i].required && (i >= 64 || !(seen >> i & 1)))
+	/* A required field is looked up again (rawget, as lua_next saw
+	 * it): no mask, so no limit on the number of fields. */
+	for (i = 0; d->fields[i].name; i++) {
+		if (!d->fields[i].required)
+			continue;
+		if (lua_getfield(L, idx, d->fields[i].name) == LUA_TNIL)
 			fail(L, arg, lua_pushfstring(L, "%s.%s is required",
 						     d->what,
 						     d->fields[i].name));
+		lua_pop(L, 1);
+	}
+	lua_settop(L, top);
+}
+
+/* The registry's table of notes: {[table] = {key = true}}, weak keys. */
+static void marks(lua_State *L)
+{
+	static const char tag = 0;
+
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &tag) == LUA_TTABLE)
+		return;
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_createtable(L, 0, 1);
+	lua_pushliteral(L, "k");
+	lua_setfield(L, -2, "__mode");
+	lua_setmetatable(L, -2);
+	lua_pushvalue(L, -1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &tag);
+}
+
+void lgp_mark(lua_State *L, int idx, const char *key)
+{
+	idx = lua_absindex(L, idx);
+	if (lua_type(L, idx) != LUA_TTABLE)
+		return;
+	marks(L);
+	lua_pushvalue(L, idx);
+	if (lua_rawget(L, -2) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, idx);
+		lua_pushvalue(L, -2);
+		lua_rawset(L, -4);
+	}
+	/* key -> the order it was first noted in, the count at [0]: a
+	 * suggestion's tie goes to the field read first, as the Lua side's
+	 * goes to the name declared first */
+	if (lua_getfield(L, -1, key) == LUA_TNIL) {
+		lua_Integer n = (lua_rawgeti(L, -2, 0), lua_tointeger(L, -1));
+
+		lua_pushinteger(L, n + 1);
+		lua_rawseti(L, -4, 0);
+		lua_pushinteger(L, n + 1);
+		lua_setfield(L, -4, key);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 3);
+}
+
+void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
+{
+	int i;
+
+	for (i = 0; d->fields[i].name; i++)
+		lgp_mark(L, idx, d->fields[i].name);
+}
+
+void lgp_strict(lua_State *L, int idx, int arg, const char *what)
+{
+	const char *bad = NULL, *names[LGP_NAMES_MAX] = {NULL};
+	int n = 0, top = lua_gettop(L), set;
+
+	idx = lua_absindex(L, idx);
+	if (lua_type(L, idx) != LUA_TTABLE)
+		return;
+	marks(L);
+	lua_pushvalue(L, idx);
+	if (lua_rawget(L, -2) != LUA_TTABLE) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+	}
+	set = lua_gettop(L);
+	/* the first unknown key by name: the same message every run */
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			fail(L, arg, lua_pushfstring(L, "%s: field names are "
+				"strings (got %s)", what,
+				luaL_typename(L, -1)));
+		lua_pushvalue(L, -1);
+		if (lua_rawget(L, set) == LUA_TNIL &&
+		    lua_tostring(L, -2)[0] != '_' &&
+		    (!bad || strcmp(lua_tostring(L, -2), bad) < 0))
+			bad = lua_tostring(L, -2);
+		lua_pop(L, 1);
+	}
+	if (bad) {
+		/* the names in the order they were noted */
+		lua_pushnil(L);
+		while (lua_next(L, set)) {
+			lua_Integer o = lua_tointeger(L, -1);
+
+			lua_pop(L, 1);
+			if (lua_type(L, -1) == LUA_TSTRING && o >= 1 &&
+			    o <= LGP_NAMES_MAX)
+				names[o - 1] = lua_tostring(L, -1);
+			if (o > n && o <= LGP_NAMES_MAX)
+				n = (int)o;
+		}
+		unknown(L, arg, what, bad, names, n);
+	}
+	/* forget the notes: the next call reads the table afresh */
+	lua_pushvalue(L, idx);
+	lua_pushnil(L);
+	lua_rawset(L, set - 1);
 	lua_settop(L, top);
 }

@@ -61,4 +61,23 @@ enum {
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
 	      void *dst, int mode);
 
+/* Strictness for readers that fetch keys one by one: lgp_mark notes that
+ * key of the table at idx is one its reader takes (lgp_read notes every
+ * key its description knows); lgp_strict then refuses the first key, by
+ * name, that no reader noted -- "model: unknown field 'hiddn' (did you
+ * mean 'hidden'?)" -- as luaL_argerror on arg (a plain error when arg is
+ * 0), and forgets the notes.  A key that begins with '_' is the Lua
+ * side's own (the catalog loader's _file, _line ...) and never refused.
+ * The notes live in the registry, keyed weakly by the table. */
+void lgp_mark(lua_State *L, int idx, const char *key);
+void lgp_strict(lua_State *L, int idx, int arg, const char *what);
+/* lgp_mark of every field name of d. */
+void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d);
+
+/* The name of names[0..n) a user most likely meant by key, or NULL: the
+ * nearest within two edits and fewer than the key's length, else the
+ * longest name that begins one of the key's words -- the rule of
+ * lua/gpuplan/args.lua's nearest, ties to the earlier name. */
+const char *lgp_nearest(const char *key, const char *const *names, int n);
+
 #endif

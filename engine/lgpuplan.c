@@ -31,13 +31,21 @@ int luaopen_gpuplan_core(lua_State *L);
 
 /* ---- helpers ---- */
 
+/* t[key] of the table at idx pushed (lua_getfield), the key noted as one
+ * this reader takes: lgp_strict refuses the keys no reader noted. */
+static int lgp_get(lua_State *L, int idx, const char *key)
+{
+	lgp_mark(L, idx, key);
+	return lua_getfield(L, idx, key);
+}
+
 /* Read t[key] (table at idx) as a number; absent -> def (when !required).
  * Raises "<what>.<key> must be ..." on a wrong type, NaN or infinity. */
 static double lgp_field_num(lua_State *L, int idx, const char *what,
 			    const char *key, int required, double def)
 {
 	double v;
-	int t = lua_getfield(L, idx, key);
+	int t = lgp_get(L, idx, key);
 
 	if (t == LUA_TNIL) {
 		lua_pop(L, 1);
@@ -80,7 +88,7 @@ static int lgp_field_int(lua_State *L, int idx, const char *what,
 static int lgp_field_bool(lua_State *L, int idx, const char *what,
 			  const char *key, int def)
 {
-	int t = lua_getfield(L, idx, key), v;
+	int t = lgp_get(L, idx, key), v;
 
 	if (t == LUA_TNIL) {
 		lua_pop(L, 1);
@@ -98,7 +106,7 @@ static int lgp_field_bool(lua_State *L, int idx, const char *what,
 static int lgp_subtable(lua_State *L, int idx, const char *what,
 			const char *key)
 {
-	int t = lua_getfield(L, idx, key);
+	int t = lgp_get(L, idx, key);
 
 	if (t == LUA_TNIL || (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
 		lua_pop(L, 1);
@@ -117,7 +125,7 @@ static int lgp_field_option(lua_State *L, int idx, const char *what,
 			    const char *key, const char *const opts[],
 			    const char *expect)
 {
-	int t = lua_getfield(L, idx, key), k = 0;
+	int t = lgp_get(L, idx, key), k = 0;
 
 	if (t != LUA_TNIL) {
 		const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : "";
@@ -138,7 +146,7 @@ static int lgp_field_option(lua_State *L, int idx, const char *what,
 static gp_dtype lgp_field_dtype(lua_State *L, int idx, const char *what,
 				const char *key, gp_dtype def)
 {
-	int t = lua_getfield(L, idx, key);
+	int t = lgp_get(L, idx, key);
 	const char *name = lua_tostring(L, -1);
 
 	if (t == LUA_TNIL) {
@@ -198,6 +206,21 @@ static const void *lgp_handle(lua_State *L, int idx, const char *type)
 		luaL_testudata(L, idx, type) : NULL;
 }
 
+static const char *const model_lua_fields[] = {
+	"id", "name", "family", "max_seq", "mtp_layers", "params_b",
+	"active_params_b", "dtype", "source", "notes", NULL
+};
+
+/* Note names[] (NULL-ended) as keys of the table at idx: the fields of
+ * a catalog-built table that the Lua side reads and the kernels do not. */
+static void lgp_mark_list(lua_State *L, int idx, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		lgp_mark(L, idx, names[i]);
+}
+
 static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 {
 	const char *w = "model";
@@ -219,7 +242,7 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->kv_heads = lgp_field_int(L, idx, w, "kv_heads", 0, m->heads, 1);
 	/* Without head_dim the heads split hidden evenly: 100 / 7 heads
 	 * would price 98 of its 100 columns. */
-	lua_getfield(L, idx, "head_dim");
+	lgp_get(L, idx, "head_dim");
 	if (lua_isnil(L, -1) && m->hidden % m->heads != 0)
 		luaL_error(L, "heads (%d) must divide hidden (%d) "
 			   "unless head_dim is given", m->heads, m->hidden);
@@ -237,7 +260,7 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
 					  0);
 	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
-	lua_getfield(L, idx, "ffn_act");
+	lgp_get(L, idx, "ffn_act");
 	if (!lua_isnil(L, -1)) {
 		const char *a = lua_type(L, -1) == LUA_TSTRING ?
 			lua_tostring(L, -1) : "";
@@ -248,7 +271,7 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		m->ffn_relu = strcmp(a, "relu") == 0;
 	}
 	lua_pop(L, 1);
-	lua_getfield(L, idx, "norm");
+	lgp_get(L, idx, "norm");
 	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
 	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
 		luaL_error(L, "model.norm must be 'rms' or 'layer'");
@@ -264,6 +287,7 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		m->sliding_window = lgp_field_int(L, sub, w, "size", 1, 0, 1);
 		m->sliding_layers = lgp_field_int(L, sub, w, "layers", 0,
 						  m->layers, 0);
+		lgp_strict(L, sub, 0, w);
 		w = "model";
 	}
 	if ((sub = lgp_subtable(L, idx, w, "moe"))) {
@@ -283,6 +307,9 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		m->moe.shared_ffn_hidden = lgp_field_int(L, sub, w,
 							 "shared_ffn_hidden",
 							 0, 0, 0);
+		/* the Lua side's (gpuplan.train's token buffer) */
+		lgp_mark(L, sub, "capacity_factor");
+		lgp_strict(L, sub, 0, w);
 		w = "model";
 	}
 	if ((sub = lgp_subtable(L, idx, w, "mla"))) {
@@ -299,6 +326,7 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 							1, 0, 1);
 		m->mla.v_head_dim = lgp_field_int(L, sub, w, "v_head_dim", 1,
 						  0, 1);
+		lgp_strict(L, sub, 0, w);
 		w = "model";
 	}
 	if ((sub = lgp_subtable(L, idx, w, "vision"))) {
@@ -326,7 +354,12 @@ static void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 						    "projector_params", 0, 0);
 		if (v->params < 0 || v->projector_params < 0)
 			luaL_error(L, "model.vision params must be >= 0");
+		lgp_strict(L, sub, 0, w);
 	}
+	/* The catalog's fields the Lua side reads (catalog/FORMAT.md):
+	 * known, not priced here. */
+	lgp_mark_list(L, idx, model_lua_fields);
+	lgp_strict(L, idx, 0, "model");
 	lua_settop(L, top);
 	if (model_check(m, &err) != GP_OK)
 		luaL_error(L, "%s", err.msg);
@@ -424,7 +457,7 @@ static int lgp_model_cross_kv(lua_State *L)
 static const char *lgp_field_str(lua_State *L, int idx, const char *what,
 				 const char *key, const char *def)
 {
-	int t = lua_getfield(L, idx, key);
+	int t = lgp_get(L, idx, key);
 	const char *s;
 
 	if (t == LUA_TNIL) {
@@ -451,6 +484,10 @@ static void lgp_toquant(lua_State *L, int idx, const char *what,
 	q->bits = lgp_field_num(L, sub, key, "bits", 1, 0);
 	q->group = lgp_field_int(L, sub, key, "group", 0, 0, 0);
 	q->group_bits = lgp_field_num(L, sub, key, "group_bits", 0, 0);
+	/* gpuplan.memory's weight_formats: a format whose group size is
+	 * its own (mxfp4's 32) */
+	lgp_mark(L, sub, "fixed_group");
+	lgp_strict(L, sub, 0, key);
 	lua_pop(L, 1);
 	if (mem_quant_bits(q) < 0)
 		luaL_error(L, "%s.%s: bits must be in (0, 32], group and "
@@ -583,9 +620,12 @@ static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
 static const lgp_field mem_train_fields[] = {
 	MEM_TRAIN_FIELDS(gp_train_cfg, ),
 	F_CUSTOM("offload", c_mem_offload),
+	F_IGNORE("stack"),       /* gpuplan.memory's, on the same table */
 	F_END
 };
 static const lgp_desc mem_train_desc = { "memory", mem_train_fields };
+
+static const lgp_desc train_desc;
 
 static void lgp_totrain(lua_State *L, int idx, const char *w,
 			gp_train_cfg *c)
@@ -716,6 +756,8 @@ static int lgp_memory(lua_State *L)
 	if (kind == 1) {
 		gp_infer_cfg ic;
 
+		/* the job's size: the replica's reserve is its tp * pp's */
+		lgp_mark(L, 2, "gpus");
 		lgp_toinfer(L, 2, &ic);
 		rc = mem_infer(&m, &ic, cap, &rs, &r, &err);
 	} else if (kind == 2) {
@@ -739,9 +781,13 @@ static int lgp_memory(lua_State *L)
 	} else {
 		gp_train_cfg tc;
 
+		/* a training step's config (core.train's) is a memory config
+		 * and more: gpuplan.train asks core.memory of its own */
+		lgp_mark_desc(L, 2, &train_desc);
 		lgp_totrain(L, 2, w, &tc);
 		rc = mem_train(&m, &tc, cap, &rs, &r, &err);
 	}
+	lgp_strict(L, 2, 2, w);
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 
@@ -817,6 +863,7 @@ static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 	t->host_mem_bw = lgp_field_num(L, idx, w, "host_mem_bw", 0, 0.0);
 	t->nvls_tree_bw[0] = lgp_field_num(L, idx, w, "nvls_tree_bw2", 0, 0.0);
 	t->nvls_tree_bw[1] = lgp_field_num(L, idx, w, "nvls_tree_bw3", 0, 0.0);
+	lgp_strict(L, idx, 0, w);
 }
 
 /* core.comm_cost(topo, op, bytes, gpus [, algo [, per_node [, sharing]]])
@@ -899,6 +946,7 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	for (i = 0; i < GP_DTYPE_COUNT; i++)
 		out[i] = lgp_field_num(L, sub, path,
 				       gp_dtype_name((gp_dtype)i), 0, 0.0);
+	lgp_strict(L, sub, 0, path);
 	lua_pop(L, 2);
 	return 1;
 }
@@ -906,6 +954,10 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * mem_bw (B/s), hbm (fraction), launch, graph_launch (s), sms. */
+static const char *const device_lua_fields[] = {
+	"id", "name", "memory", "attn_kernel", NULL
+};
+
 static void lgp_todevice(lua_State *L, int idx, roof_device *d)
 {
 	const char *w = "device";
@@ -928,6 +980,8 @@ static void lgp_todevice(lua_State *L, int idx, roof_device *d)
 	d->sms = lgp_field_int(L, idx, w, "sms", 0, 0, 0);
 	d->attn_fwd = lgp_field_num(L, idx, w, "attn_fwd", 0, 0.0);
 	d->attn_bwd = lgp_field_num(L, idx, w, "attn_bwd", 0, 0.0);
+	lgp_mark_list(L, idx, device_lua_fields);
+	lgp_strict(L, idx, 0, w);
 	if (roof_device_check(d, &err) != GP_OK)
 		luaL_error(L, "%s", err.msg);
 }
@@ -985,6 +1039,7 @@ static int lgp_roof_op(lua_State *L)
 	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
 	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
 	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
+	lgp_strict(L, 2, 2, w);
 	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 12);
@@ -1158,6 +1213,7 @@ static int lgp_infer(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_toserve(L, 3, &c, &t);
+	lgp_strict(L, 3, 3, "infer");
 	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 28);
@@ -1211,6 +1267,7 @@ static int lgp_infer_gpus_for(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_toserve(L, 3, &c, &t);
+	lgp_strict(L, 3, 3, "infer");
 	target = luaL_checknumber(L, 4);
 	limit = luaL_checknumber(L, 5);
 	if (infer_gpus_for(&m, &d, &c, target, limit, &gpus, &batch, &tps,
@@ -1242,6 +1299,7 @@ static void lgp_tolayout(lua_State *L, int idx, const char *key,
 	y->ep = lgp_field_int(L, sub, w, "ep", 0, 1, 1);
 	y->dp_attention = lgp_field_bool(L, sub, w, "dp_attention", 0);
 	y->tbo = lgp_field_bool(L, sub, w, "tbo", 0);
+	lgp_strict(L, sub, 0, w);
 	lua_pop(L, 1);
 }
 
@@ -1405,6 +1463,7 @@ static int lgp_serve(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_toservemoe(L, 3, &c);
+	lgp_strict(L, 3, 3, "serve");
 	if (serve_run(&m, &d, &c, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lgp_pushserve(L, &r);
@@ -1427,6 +1486,7 @@ static int lgp_serve_target(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_toservemoe(L, 3, &c);
+	lgp_strict(L, 3, 3, "serve");
 	target = luaL_checknumber(L, 4);
 	limit = luaL_checknumber(L, 5);
 	fl = lua_toboolean(L, 6);
@@ -1892,12 +1952,12 @@ static int lgp_sweep(lua_State *L)
 	k = lgp_field_int(L, 5, w, "top", 0, 10, 1);
 	if (k > 100000)
 		return luaL_error(L, "sweep.top must be at most 100000");
-	lua_getfield(L, 5, "where");
+	lgp_get(L, 5, "where");
 	has_where = lua_isfunction(L, -1);
 	if (!has_where && !lua_isnil(L, -1))
 		return luaL_error(L, "sweep.where must be a function");
 	lua_pop(L, 1);
-	lua_getfield(L, 5, "progress");
+	lgp_get(L, 5, "progress");
 	if (lua_isfunction(L, -1)) {
 		s.progress = lgp_progress_call;
 		s.progress_ud = &wh;
@@ -1905,6 +1965,7 @@ static int lgp_sweep(lua_State *L)
 		return luaL_error(L, "sweep.progress must be a function");
 	}
 	lua_pop(L, 1);
+	lgp_strict(L, 5, 5, w);
 	/* The ranked list and the memo live in Lua userdata: freed with
 	 * the call's values, even when a where function raises. */
 	top = lua_newuserdatauv(L, sizeof *top * (size_t)(k > 0 ? k : 1), 0);
@@ -1991,6 +2052,7 @@ static int lgp_rl(lua_State *L)
 	if (!sub)
 		return luaL_error(L, "rl.rollout is required");
 	lgp_toserve(L, sub, &c.roll, &rt);
+	lgp_strict(L, sub, 0, "rl.rollout");
 	lua_pop(L, 1);
 	c.ppo = lgp_field_bool(L, 4, w, "ppo", 0);
 	c.ref_model = lgp_field_bool(L, 4, w, "ref_model", 1);
@@ -2020,6 +2082,7 @@ static int lgp_rl(lua_State *L)
 	c.step_overhead = lgp_field_num(L, 4, w, "step_overhead", 0, 0);
 	c.keep = lgp_field_num(L, 4, w, "keep", 0, 0);
 	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
+	lgp_strict(L, 4, 4, w);
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
 	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)

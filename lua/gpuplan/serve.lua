@@ -277,7 +277,8 @@ function M.setup(a)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
-    tbo_auto = tbo_auto, tbo_at = tbo_at, m_tile = m_tile,
+    m_tile = m_tile,
+    _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
   }
   return model, d, s, info
 end
@@ -364,7 +365,7 @@ end
 
 -- The overlap that a search left open chose, among the assumptions.
 local function say_tbo(info, s, on)
-  table.insert(info.defaults, s.tbo_at, on
+  table.insert(info.defaults, s._tbo_at, on
     and "two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)"
     or "two_batch_overlap=false (faster here: each of two micro-batches reads every weight)")
 end
@@ -374,7 +375,7 @@ function M.infer(a)
   local model, d, s, info = M.setup(a)
   local ok, r = pcall(core().serve, model, d, s)
   if not ok then error("infer: " .. tostring(r), 3) end
-  if s.tbo_auto then
+  if s._tbo_auto then
     -- Both ways; overlap stays unless one micro-batch fits where two do
     -- not, or delivers more tokens/s per GPU (at the same batch: a shorter
     -- step; under itl_max: the larger batch the shorter step allows).
@@ -442,7 +443,7 @@ function M.plan(a)
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end
   local ok, r, p = pcall(core().serve_target, m, d, s, target, itl, fix_layout, b.disagg ~= nil)
-  if s.tbo_auto and fix_layout then
+  if s._tbo_auto and fix_layout then
     -- The layout is fixed but the overlap open: both ways, the fewer GPUs
     -- (then the more tokens/s) kept, as gp.infer keeps the faster.
     local one = one_batch(s)

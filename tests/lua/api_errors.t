@@ -33,6 +33,10 @@ check(function() gp.memory { model = "mixtral-8x7b", gpu = H, gpus = 8, tp = 8, 
 check(function() gp.memory { model = "llama2-7bb", gpu = H } end, "unknown model 'llama2-7bb'", "memory: unknown model")
 check(function() gp.memory { model = M7, gpu = H, method = "grpo", prompt_len = 2 ^ 30 } end, "prompt_len must be a whole number of tokens", "memory: prompt_len 2^30")
 check(function() gp.memory(7) end, "expected a table of options", "memory: not a table")
+-- A model table's misspelt field was read as absent: a misspelt moe
+-- priced a silently dense model (issue 20.5).
+check(function() gp.memory { model = { id = "m", name = "m", layers = 2, hidden = 256, heads = 8, ffn_hidden = 512, vocab = 1000, params_b = 0.01, source = "t", hiddn = 3 }, gpu = H } end, "model: unknown field 'hiddn' (did you mean 'hidden'?)", "memory: a model table's misspelt field")
+check(function() gp.memory { model = { id = "m", name = "m", layers = 2, hidden = 256, heads = 8, ffn_hidden = 512, vocab = 1000, params_b = 0.01, source = "t", mo = { experts = 8, top_k = 2, ffn_hidden = 64 } }, gpu = H } end, "model: unknown field 'mo' (did you mean 'moe'?)", "memory: a misspelt moe is not a dense model")
 check(function() gp.infer { model = M7, gpu = H, tp = 3 } end, "infer: tp 3 does not divide the 32 attention heads", "infer: tp 3")
 check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknown weight format 'int3'", "infer: unknown weights")
 check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")

@@ -127,6 +127,37 @@ t.raises(function() core.model_params(model { hidden = 2147483647, heads = 1, no
 t.raises(function() core.model_params(model { hidden = 2147483648 }) end,
   "model.hidden must be an integer 1..2147483647 (got 2147483648)", "hidden 2^31 names the range", true)
 
+-- Issue 20.5: one strict binding.  Every table core reads refuses a key
+-- it does not take, naming it and the nearest name it does take (the
+-- rule of gpuplan.args.nearest): before, each of these was accepted and
+-- the misspelt field silently took its default (a dense model, tp 1).
+t.raises(function() core.memory(model(), { capacity = 80e9, seq = 128, tpp = 3 }) end,
+  "memory: unknown field 'tpp' (did you mean 'tp'?)", "core.memory refuses tpp", true)
+t.raises(function() core.model_params(model { hiddn = 256 }) end,
+  "model: unknown field 'hiddn' (did you mean 'hidden'?)", "core.model_params refuses hiddn", true)
+t.raises(function() core.model_params(model { moe = { experts = 8, top_k = 2, ffn_hidden = 64, shared_expert = 1 } }) end,
+  "model.moe: unknown field 'shared_expert' (did you mean 'shared_experts'?)", "a sub-table is strict too", true)
+t.raises(function() core.roof_op(device { peak = { bf16 = 1e15, bf61 = 1 } }, { flop = 1, bytes = 1 }) end,
+  "device.peak: unknown field 'bf61' (did you mean 'bf16'?)", "device.peak refuses an unknown precision", true)
+t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, cout = 2 }) end,
+  "op: unknown field 'cout' (did you mean 'count'?)", "core.roof_op refuses cout", true)
+t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, nic = 4 }, "all_reduce", 1, 8) end,
+  "topology: unknown field 'nic' (did you mean 'nics'?)", "a topology refuses nic", true)
+t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128 },
+  { gpus = { 8 }, tpmax = 8 }) end,
+  "sweep: unknown field 'tpmax' (did you mean 'tp_max'?)", "core.sweep refuses tpmax", true)
+-- With no near name the message lists the names the table takes.
+t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, zzzzzz = 1 }) end,
+  "op: unknown field 'zzzzzz' (flop, bytes, m, n, k, count, prec, gemv, dequant, graphs)",
+  "no near name: the names it takes", true)
+-- A key beginning with '_' is the Lua side's own (the catalog loader's).
+t.ok(pcall(core.model_params, model { _file = "x.lua", _line = 3 }),
+  "a '_' key is the Lua side's, not refused")
+-- The same table read twice is judged afresh each time.
+local cfg = { capacity = 80e9, seq = 128 }
+t.ok(pcall(core.memory, model(), cfg) and pcall(core.memory, model(), cfg),
+  "a table read twice is accepted twice")
+
 -- core.check runs the kernels' checks on a catalog-shaped table.
 t.ok(core.check("model", model()) and core.check("device", device()) and
   core.check("topology", topo), "core.check accepts good tables")
