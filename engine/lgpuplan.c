@@ -2016,7 +2016,8 @@ static int lgp_sweep(lua_State *L)
  * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
  * prompts, group, prompt_len, response_len, response_max, response_dist
  * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
- * rollout_gpus, staleness, offload_states, host_bw (B/s), engine_memory
+ * rollout_gpus, staleness, offload_states, ref_host, host_bw (B/s),
+ * engine_memory
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
  * step_overhead (s per step), keep (dynamic sampling's kept share of
@@ -2073,6 +2074,7 @@ static int lgp_rl(lua_State *L)
 	c.rollout_gpus = lgp_field_int(L, 4, w, "rollout_gpus", 0, 0, 0);
 	c.staleness = lgp_field_int(L, 4, w, "staleness", 0, 1, 0);
 	c.offload_states = lgp_field_bool(L, 4, w, "offload_states", 0);
+	c.ref_host = lgp_field_bool(L, 4, w, "ref_host", 0);
 	c.host_bw = lgp_field_num(L, 4, w, "host_bw", 0, 0);
 	c.engine_memory = lgp_field_num(L, 4, w, "engine_memory", 0, 0);
 	c.price = lgp_field_num(L, 4, w, "price", 0, 0);

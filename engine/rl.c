@@ -87,9 +87,9 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "prompt_len + response_max = %g tokens "
 			       "is longer than the kernels size",
 			       c->prompt_len + hi);
-	if (c->offload_states && !(c->host_bw > 0))
-		return gp_fail(err, "offload_states needs host_bw (the GPU's "
-			       "link to host memory)");
+	if ((c->offload_states || c->ref_host) && !(c->host_bw > 0))
+		return gp_fail(err, "offload_states and ref_host need host_bw "
+			       "(the GPU's link to host memory)");
 	if (gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
 	    gp_check_count(c->roll.pp, 1, "rollout_pp", err))
 		return GP_EINVAL;
@@ -317,7 +317,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
 		mu->bytes[GP_MEM_ADAPTER];
 	critic = c->ppo ? states : 0.0;
-	mu->bytes[GP_MEM_REF] = c->ref_model ? frozen : 0.0;
+	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host ? frozen : 0.0;
 	mu->bytes[GP_MEM_REWARD] = c->reward_model ? frozen : 0.0;
 	mu->bytes[GP_MEM_CRITIC] = critic;
 
@@ -328,17 +328,20 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		rs.workspace - rs.comm;
 	resident = 0;
 	if (c->colocated) {
-		resident = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_ADAPTER];
+		/* Offloaded (NeMo RL's colocated Megatron worker,
+		 * offload_after_refit): the 16-bit weights go to pinned
+		 * host memory, the grads are freed (Megatron's
+		 * offload_to_cpu resizes their storage to 0: nothing
+		 * moves), the optimizer states and the frozen models go to
+		 * the host; only an adapter stays. */
+		resident = mu->bytes[GP_MEM_ADAPTER];
 		if (!c->offload_states)
-			resident += mu->bytes[GP_MEM_GRADS] +
+			resident += mu->bytes[GP_MEM_WEIGHTS] +
+				mu->bytes[GP_MEM_GRADS] +
 				mu->bytes[GP_MEM_MASTER] +
 				mu->bytes[GP_MEM_OPTIMIZER] +
 				mu->bytes[GP_MEM_REF] +
 				mu->bytes[GP_MEM_REWARD] + critic;
-		out->swap_bytes = c->offload_states ?
-			mu->bytes[GP_MEM_GRADS] + mu->bytes[GP_MEM_MASTER] +
-			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
-			mu->bytes[GP_MEM_REWARD] + critic : 0.0;
 	}
 	cap = usable - resident * (1.0 + frag);
 	/* vLLM sizes its pool from its own share of the card: weights,
@@ -354,18 +357,30 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "rollout: %.200s", sub.msg);
 	memset(mr, 0, sizeof *mr);
 	if (c->colocated) {
-		mr->bytes[GP_MEM_WEIGHTS] = mu->bytes[GP_MEM_WEIGHTS];
 		mr->bytes[GP_MEM_ADAPTER] = mu->bytes[GP_MEM_ADAPTER];
 		if (!c->offload_states) {
-			for (i = GP_MEM_GRADS; i <= GP_MEM_OPTIMIZER; i++)
+			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
 				mr->bytes[i] = mu->bytes[i];
 			mr->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REF];
 			mr->bytes[GP_MEM_REWARD] = mu->bytes[GP_MEM_REWARD];
 			mr->bytes[GP_MEM_CRITIC] = critic;
 		}
-		mr->cpu_bytes = out->swap_bytes;
+		/* Each way per step: the trainer's weights, optimizer states
+		 * and frozen models while the engine generates; the engine's
+		 * weights while the trainer runs (vLLM sleep level 1, as
+		 * NeMo RL's vllm_worker and verl's hybrid engine call it:
+		 * weights backed up in host memory, KV cache discarded). */
+		out->swap_bytes = c->offload_states ?
+			mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_MASTER] +
+			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
+			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
+			0.0;
+		mr->cpu_bytes = out->swap_bytes - out->roll.weights;
 		mr->params = mu->params;
-		mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
+		if (!c->offload_states)
+			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
+		else
+			mu->cpu_bytes = out->roll.weights;
 	}
 	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
@@ -396,7 +411,11 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	out->ph[RL_SWAP].time = c->colocated && c->offload_states ?
 		2.0 * out->swap_bytes / c->host_bw : 0.0;
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
-	out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
+	/* A reference in host memory crosses the host link three times a
+	 * step, the size of the policy's 16-bit weights each (the policy's
+	 * state dict out, the reference's in, the policy's back). */
+	out->ph[RL_REF].time = !c->ref_model ? 0.0 : fwd + (c->ref_host ?
+		3.0 * mu->bytes[GP_MEM_WEIGHTS] / c->host_bw : 0.0);
 	/* The filter needs every generated group's rewards. */
 	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
 		0.0;

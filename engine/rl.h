@@ -148,8 +148,13 @@ typedef struct rl_cfg {
 	int offload_states; /* colocated: during the rollout every trainer
 			     * tensor but the actor's 16-bit weights waits
 			     * in host memory */
+	int ref_host;       /* 1: the reference's 16-bit weights live in
+			     * host memory and are swapped into the
+			     * policy's for its forward (NeMo RL's Megatron
+			     * worker, use_reference_model): the policy's
+			     * out, the reference's in, the policy's back */
 	double host_bw;     /* B/s per GPU to host memory (its PCIe link);
-			     * needed with offload_states */
+			     * needed with offload_states or ref_host */
 	double engine_memory; /* bytes per GPU the rollout engine may hold
 			       * (vLLM's gpu_memory_utilization x the
 			       * card); 0 = all that is left */

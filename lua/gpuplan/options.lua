@@ -481,7 +481,12 @@ opt { name = "epochs", type = "int", metavar = "N", commands = "rl", default = "
 opt { name = "old_logprobs", type = "flag", commands = "rl", default = true,
   help = "the trainer does not recompute the policy's log-probabilities" }
 opt { name = "offload_states", type = "flag", commands = "rl",
-  help = "colocated: trainer states wait in host memory during the rollout (and come back)" }
+  help = "colocated: trainer states wait in host memory during the rollout, the engine's "
+    .. "weights during the training (vLLM sleep level 1)" }
+opt { name = "ref_host", type = "flag", commands = "rl",
+  help = "the reference model waits in host memory, swapped in for its forward (NeMo RL's "
+    .. "Megatron worker)",
+  suggest = { "ref_offload", "offload_reference" } }
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }

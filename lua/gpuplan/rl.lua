@@ -39,8 +39,13 @@
 --   epochs        passes over the samples (default 1)
 --   old_logprobs  the trainer recomputes the policy's log-probabilities
 --                 (default true, as verl, OpenRLHF and NeMo RL do)
---   offload_states  colocated: every trainer tensor but the actor's weights
---                 waits in host memory during the rollout (default false)
+--   offload_states  colocated: the trainer's tensors wait in host memory
+--                 during the rollout (the 16-bit weights pinned, the grads
+--                 freed) and the engine's weights during the training
+--                 (vLLM sleep level 1) (default false)
+--   ref_host      the reference waits in host memory and is swapped into
+--                 the policy's weights for its forward (NeMo RL's Megatron
+--                 worker; default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length)
 --   async_scheduling  the engine prepares each decode step while the GPU
@@ -242,6 +247,8 @@ run = function(o)
   local ref = boolean("ref_model", o.ref_model, true)
   local oldlp = boolean("old_logprobs", o.old_logprobs, true)
   local offload = boolean("offload_states", o.offload_states, false)
+  local ref_host = boolean("ref_host", o.ref_host, false)
+  if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
   local pad = boolean("pad", o.pad, false)
   local async = boolean("async_scheduling", o.async_scheduling, false)
   if o.async_scheduling == nil then
@@ -352,7 +359,7 @@ run = function(o)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     minibatch = minib, epochs = epochs, pad = pad, colocated = colocated,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
-    staleness = staleness, offload_states = offload, host_bw = host_bw,
+    staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,

@@ -132,7 +132,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(80);
+	plan(83);
 	fx_a100(&d);
 	model_params(&m, &p, &e);
 	P = p.total;
@@ -294,18 +294,39 @@ int main(void)
 	       "tokens/s = samples x (prompt + response) / step");
 
 	/* --- offload: the states go to host memory and back ---------------- */
-	/* grads 2 + master 4 + Adam 8 + reference 2 = 16 B/param, each
-	 * way over a 25 GB/s link. */
+	/* The trainer's weights 2 + master 4 + Adam 8 + reference 2 = 16
+	 * B/param (the grads are freed, not moved: Megatron's
+	 * offload_to_cpu) plus the engine's weights (vLLM sleep level 1),
+	 * each way over a 25 GB/s link. */
 	c.offload_states = 1;
 	c.host_bw = 25e9;
 	rl_step(&m, &d, &t, &c, &r, &e);
-	is_num(r.swap_bytes, 16.0 * P, 1e-12, "offloaded: 16 B/param");
-	is_num(r.ph[RL_SWAP].time, 2.0 * 16.0 * P / 25e9, 1e-12,
+	is_num(r.swap_bytes, 16.0 * P + r.roll.weights, 1e-12,
+	       "offloaded: 16 B/param and the engine's weights");
+	is_num(r.ph[RL_SWAP].time, 2.0 * r.swap_bytes / 25e9, 1e-12,
 	       "offload + reload = 2 x bytes / host link");
 	ok(r.mem[RL_MEM_ROLLOUT].bytes[GP_MEM_OPTIMIZER] == 0 &&
-	   r.mem[RL_MEM_ROLLOUT].cpu_bytes == r.swap_bytes,
-	   "the rollout state holds them on the host");
+	   r.mem[RL_MEM_ROLLOUT].bytes[GP_MEM_WEIGHTS] == 0 &&
+	   r.mem[RL_MEM_ROLLOUT].bytes[GP_MEM_GRADS] == 0 &&
+	   r.mem[RL_MEM_ROLLOUT].cpu_bytes == 16.0 * P &&
+	   r.mem[RL_MEM_UPDATE].bytes[GP_MEM_ROLLOUT_WEIGHTS] == 0,
+	   "each state holds the other's tensors on the host");
 	c.offload_states = 0;
+
+	/* --- a reference in host memory ------------------------------------ */
+	/* Three crossings of the 16-bit weights (2 B/param) per step on the
+	 * 25 GB/s link, on top of the forward; none of it on the GPU. */
+	c.ref_host = 1;
+	rl_step(&m, &d, &t, &c, &r, &e);
+	is_num(r.ph[RL_REF].time, r.forward.step + 3.0 * 2.0 * P / 25e9,
+	       1e-12, "ref_host: forward + 3 x weights / host link");
+	ok(r.mem[RL_MEM_UPDATE].bytes[GP_MEM_REF] == 0,
+	   "ref_host: no reference on the GPU");
+	c.host_bw = 0;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "ref_host"), "ref_host without a host link refused");
+	c.host_bw = 25e9;
+	c.ref_host = 0;
 
 	/* --- KV-bound: vLLM's scheduler preempts and recomputes ----------- */
 	/* 2 prompts x 8 = 16 samples: 2 per engine, each 512 + 8192 tokens

@@ -39,6 +39,10 @@ local PROFILES = {
     { "rollout_memory", 0.8, "async recipes: gpu_memory_utilization: 0.8",
       function(o) return not o.colocated end },
     { "old_logprobs", true, "prev_logprobs recomputed by the policy" },
+    -- megatron_policy_worker.use_reference_model: the reference's state
+    -- dict is kept on the CPU (setup_reference_model_state) and swapped
+    -- with the policy's for the reference forward.
+    { "ref_host", true, "reference weights in host memory, swapped in (use_reference_model)" },
     { "ref_model", true, "reference_policy_kl_penalty: 0.01" },
     -- The framework's host work per step between the GPU phases, from NeMo
     -- RL's own per-step timing of an async GRPO step (github NVIDIA-NeMo/RL
