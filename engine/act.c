@@ -270,14 +270,19 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	}
 	/* Core attention.  Unfused: the softmax output 2as^2b; with
 	 * dropout also its mask as^2b and the dropout output 2as^2b
-	 * (Korthikanti eq. 1: 5as^2b).  Fused (FlashAttention, Dao et al.
-	 * 2022 Algorithm 2): only the fp32 log-sum-exp per query row; the
-	 * output is the projection input already counted. */
+	 * (Korthikanti eq. 1: 5as^2b).  Hugging Face's eager attention
+	 * runs softmax(dtype=float32).to(A): autograd keeps the fp32
+	 * softmax output for its backward and the PV matmul the 16-bit
+	 * copy, 4 + A bytes a score (one tensor when A is 4).  Fused
+	 * (FlashAttention, Dao et al. 2022 Algorithm 2): only the fp32
+	 * log-sum-exp per query row; the output is the projection input
+	 * already counted. */
 	if (c->flash)
 		out->core = 4.0 * m->heads * tok * par;
 	else
 		out->core = (double)m->heads * tok * sk * par *
-			(c->dropout ? 2.0 * A + 1.0 : A);
+			((c->eager_softmax && A < 4.0 ? 4.0 + A : A) +
+			 (c->dropout ? A + 1.0 : 0.0));
 	/* MLP: its input (the second norm's output, replicated) plus the
 	 * per-op intermediates split over t. */
 	down = k.base || (ld > 0 && !k.drop);

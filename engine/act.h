@@ -35,6 +35,9 @@ typedef struct gp_act_cfg {
 	gp_recompute recompute;
 	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
 	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
+	int eager_softmax;   /* 1: unfused attention saves the fp32
+			      * softmax output and its 16-bit copy
+			      * (Hugging Face eager attention) */
 	/* What trains (zero = full training, Korthikanti's case):
 	 * a matmul keeps its input for backward only to form its weight
 	 * gradient, so a frozen base linear keeps nothing unless its

@@ -595,6 +595,7 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
+	F_BOOL("eager_softmax", offsetof(S, P eager_softmax), 0),         \
 	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
 	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
 	F_NUM("capacity_factor", offsetof(S, P capacity_factor), 0),      \

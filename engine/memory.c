@@ -445,6 +445,7 @@ static int vision_act(const gp_model *m, const gp_acts_key *k, double A,
 	ac.flash = k->ac.flash;
 	ac.recompute = k->ac.recompute;
 	ac.eager_swiglu = k->ac.eager_swiglu;
+	ac.eager_softmax = k->ac.eager_softmax;
 	if (mem_act_layer(&v, &ac, 0, &al, err))
 		return GP_EINVAL;
 	*saved += v.layers * al.total;
@@ -523,6 +524,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->recompute = c->recompute;
 	ac->capacity_factor = c->capacity_factor;
 	ac->eager_swiglu = c->eager_swiglu;
+	ac->eager_softmax = c->eager_softmax;
 	ac->fused_qkv_view = c->fused_qkv_view;
 	ac->lora_zero_pad = c->lora_zero_pad;
 	/* Decoder layers of an encoder-decoder read the encoder tokens. */

@@ -31,7 +31,7 @@ typedef struct gp_train_cfg {
 	int recompute_layers;    /* full recompute of only the first N layers
 				  * of each stage (Megatron --recompute-
 				  * method block); 0 = every layer */
-	int flash, dropout, eager_swiglu;
+	int flash, dropout, eager_swiglu, eager_softmax;
 	double act_bytes;        /* 0: 4 for the fp32 recipe, else 2 */
 	double logit_bytes;      /* bytes per vocab entry per token kept for
 				  * the loss; 0 = 4 (fp32 logits,

@@ -248,16 +248,38 @@ static double attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 {
 	double frac = bwd ? e->d->attn_bwd : e->d->attn_fwd;
 	double flop = o->flop * (bwd ? (k->flash ? 2.5 : 2.0) : 1.0);
-	double bytes = o->act * k->A;
+	double bytes = o->act * k->A, s2 = o->batch * o->m * o->n;
 
 	/* Unfused attention with dropout on the probabilities: dropout
 	 * reads them and writes the dropped copy and its 1-byte mask
 	 * (Korthikanti et al. 2022 sec. 4.1: the as^2b mask and 2as^2b
 	 * output), which the PV matmul then reads instead. */
 	if (!k->flash && k->dropout)
-		bytes += o->batch * o->m * o->n * (2.0 * k->A + 1.0);
+		bytes += s2 * (2.0 * k->A + 1.0);
 	if (bwd)
 		bytes *= 2.0;
+	/* Unfused and eager (Hugging Face's eager_attention_forward, the
+	 * Llama family; BLOOM's baddbmm path moves as much less its scale):
+	 * each step on the s^2 scores is its own kernel where a fused
+	 * softmax (Megatron's scale-mask-softmax, the 4 transfers op_attn
+	 * counts) is one.  Bytes per score element, A its 16-bit width:
+	 *   forward   QK^T writes A; * scaling reads and writes 2A; +
+	 *             causal_mask 2A; softmax(dtype=float32) reads A,
+	 *             writes 4; .to(A) reads 4, writes A; PV reads A:
+	 *             7A + 4 + (A + 4) -- 24 B in bf16, 32 in fp32 (no
+	 *             cast: the softmax output is the PV input);
+	 *   backward  dP = dO V^T writes A; its cast to fp32 A + 4;
+	 *             softmax backward reads P and dP, writes dS (12);
+	 *             the cast back 4 + A; the scale 2A; dQ, dK read dS
+	 *             and dV reads P (3A): 6A + 12 + 2 (A + 4) -- 36 B.
+	 * In place of op_attn's 4 A (forward) and 8 A (backward). */
+	if (!k->flash && k->eager) {
+		double cast = k->A < 4.0 ? k->A + 4.0 : 0.0;
+
+		bytes += s2 * (bwd ? 6.0 * k->A + 12.0 + 2.0 * cast -
+			       8.0 * k->A :
+			       7.0 * k->A + 4.0 + cast - 4.0 * k->A);
+	}
 
 	if (k->flash && frac > 0) {
 		double tc = flop / (e->d->peak[k->half] * frac);
@@ -553,7 +575,9 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 			t = attn_time(e, k, o, 0);
 			add_op(lc, o->name, t, attn_time(e, k, o, 1), 0, 1);
 			lc->rec_sel = t;
-			nk += 1;
+			/* Eager unfused: QK^T, scale, mask, softmax, cast,
+			 * (dropout,) PV -- attn_time's kernels. */
+			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;
 			break;
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv). */

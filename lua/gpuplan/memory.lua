@@ -248,7 +248,7 @@ M.METHODS = METHODS
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
---   eager_swiglu, partition (auto|uniform|parameters|type:transformer|
+--   eager_swiglu, eager_softmax, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
 --   train_vision (boolean: the ViT tower trains), video_frames (frames per
@@ -440,6 +440,8 @@ function M.prepare(o, cmd, who)
     end
     cfg.eager_swiglu = o.eager_swiglu
     if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
+    cfg.eager_softmax = o.eager_softmax
+    if cfg.eager_softmax == nil then cfg.eager_softmax = stack == "hf" end
     cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
     cfg.act_bytes = o.act_bytes
     -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states

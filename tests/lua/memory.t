@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(115)
+t.plan(117)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -496,5 +496,25 @@ t.is(#gp.memory { model = "llama2-70b", gpu = "a100-sxm-80gb", gpus = 16, tp = 8
 t.raises(function() gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", precision = "fp8" } end,
   "fp8 training needs fp8 tensor cores; gpu a100%-sxm%-80gb has none", "fp8 on A100 refused")
 t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", precision = "fp8" }), "fp8 on H100 fine")
+
+-- Hugging Face's eager attention (act.c core, eager_softmax, on by
+-- default on the hf stack): softmax(dtype=float32).to(bf16) keeps the fp32
+-- softmax output for its backward and the bf16 copy for PV, 4 + 2 bytes a
+-- score instead of 2.  Llama-3 8B, seq 1024, one sequence: per layer
+-- 32 heads x 1024 x 1024 scores x 4 more bytes = 134,217,728 B, exactly
+-- (a sum of whole numbers of bytes).
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, method = "full", seq = 1024,
+              flash = false, stack = "hf" }
+  local eager = gp.memory(o)
+  o.eager_softmax = false
+  local fused = gp.memory(o)
+  t.is(eager.act_layer - fused.act_layer, 32 * 1024 * 1024 * 4,
+    "eager attention: the fp32 softmax output is kept beside its bf16 copy")
+  o.flash, o.eager_softmax = true, nil
+  local fl = gp.memory(o)
+  o.eager_softmax = false
+  t.is(gp.memory(o).act_layer, fl.act_layer, "with flash attention eager_softmax changes nothing")
+end
 
 t.done_testing()

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(88)
+t.plan(90)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -320,4 +320,28 @@ do
   t.ok(part(rp, "zero_gather").seconds > 2e-3, "param offload: the fetch shows")
   o.offload = "optimizer"
   t.is(part(gp.train(o), "zero_gather").seconds, 0, "no param offload: no fetch on one GPU")
+end
+
+-- Eager unfused attention (attn_time): Hugging Face's eager_attention_forward
+-- runs scale, mask, softmax and the cast as their own kernels.  Llama-3 8B,
+-- seq 4096, one sequence per GPU, TP 1: s2 = 32 heads x 4096^2 = 536,870,912
+-- scores; Q, K, V, O: 4096 x 32 x 256 = 33,554,432 elements.  Fused
+-- (op_attn's 4 transfers of the bf16 scores): forward (33.55M + 4 s2) x 2 B
+-- = 4.362 GB, backward twice that.  Eager: forward 24 B a score (+16 B),
+-- 12.95 GB; backward 36 B (+20 B), 19.46 GB.  Both memory-bound (2 x 256
+-- FLOP per score against 8+ B), so the times go as the bytes: 2.969 and
+-- 2.231.  Tolerance 3%: each op also pays the roofline's fixed fill time,
+-- the same in both, which pulls the ratios toward 1.
+do
+  local function att(kern)
+    local r = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,
+                         method = "full", global_batch = 8, flash = false, kernels = kern }
+    for _, op in ipairs(r.ops) do if op.name == "attention" then return op end end
+  end
+  local e, f = att("eager"), att("fused")
+  local s2, qkvo = 32 * 4096 ^ 2, 4096 * 32 * 256
+  local fwd = ((qkvo + 4 * s2) * 2 + 16 * s2) / ((qkvo + 4 * s2) * 2)
+  local bwd = ((qkvo + 4 * s2) * 4 + 20 * s2) / ((qkvo + 4 * s2) * 4)
+  t.near(e.fwd / f.fwd / fwd, 1, 0.03, "eager attention forward: 24 B a score, not 8")
+  t.near(e.bwd / f.bwd / bwd, 1, 0.03, "eager attention backward: 36 B a score, not 16")
 end
