@@ -35,8 +35,9 @@ local RESPONSES = { { name = "8k", max = 8192 }, { name = "32k", max = 32768 } }
 local GPUS = { "h100-sxm", "h200-sxm", "b200" }
 local TPS, CPS = { 1, 2, 4, 8 }, { 1, 2, 4 }
 
--- The fastest fitting layout of one placement (else the fastest of all).
-local function best(model, resp, gpu, colocated)
+-- The fastest fitting layout of one placement (else the fastest of all);
+-- extra: options that change the job (algo, rollout_tp, ...).
+local function best(model, resp, gpu, colocated, extra)
   local top
   for _, tp in ipairs(TPS) do
     for _, cp in ipairs(CPS) do
@@ -48,6 +49,7 @@ local function best(model, resp, gpu, colocated)
           response_len = resp.max * 3 // 8, response_max = resp.max, currency = "USD",
         }
         if colocated then o.offload_states = true else o.rollout_gpus = "auto" end
+        for k, v in pairs(extra or {}) do o[k] = v end
         local ok, r = pcall(gp.rl, o)
         if ok and (not top or (r.fits and not top.fits) or
                    (r.fits == top.fits and (r.step_s or math.huge) < (top.step_s or math.huge))) then
@@ -113,6 +115,42 @@ gp.report(rows, { format = opt.format, title = string.format(
 } })
 
 if opt.format ~= "text" and opt.format ~= "markdown" then return end
+
+-- The 7B with 8k responses on H100, colocated, three ways: GRPO as above;
+-- PPO, whose critic (the actor's shape) adds a forward and an update and
+-- keeps its states beside the actor's; and a verl-style job after verl's
+-- examples/grpo_trainer/run_qwen2-7b.sh (FSDP: ZeRO-3 on the HF stack,
+-- gradient checkpointing, the vLLM engine at TP 2 holding 0.6 of a card,
+-- the trainer's states resident through the rollout).
+local JOBS = {
+  { name = "GRPO (Megatron, states offloaded)", extra = {} },
+  { name = "PPO with a critic", extra = { algo = "ppo" } },
+  { name = "verl-style GRPO (FSDP, vLLM TP 2)", extra = { stack = "hf", zero = 3,
+    offload_states = false, rollout_tp = 2, rollout_memory = 0.6 } },
+}
+local jrows = {}
+for _, j in ipairs(JOBS) do
+  local r = best(MODELS[1], RESPONSES[1], GPUS[1], true, j.extra)
+  local roll, tr = seconds(r)
+  jrows[#jrows + 1] = {
+    job = j.name, layout = string.format("tp%d cp%d zero%d, rollout tp%d", r.tp, r.cp, r.zero,
+      r.rollout_tp),
+    step_s = r.fits and r.step_s or nil, rollout_s = r.fits and roll or nil,
+    train_s = r.fits and tr or nil, usd_1k = r.fits and r.cost_1k_prompts or nil,
+    fits = r.fits, note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
+  }
+end
+io.write("\n")
+gp.report(jrows, { format = opt.format, title = string.format(
+  "%s, %s responses, %d x %s, colocated: GRPO, PPO and a verl-style job", MODELS[1],
+  RESPONSES[1].name, opt.gpus, GPUS[1]), columns = {
+  { key = "job", label = "job" }, { key = "layout", label = "layout" },
+  { key = "step_s", label = "step (s)", fmt = "%.1f" },
+  { key = "rollout_s", label = "rollout (s)", fmt = "%.1f" },
+  { key = "train_s", label = "training (s)", fmt = "%.1f" },
+  { key = "usd_1k", label = "USD per 1k prompts", fmt = "%.2f" },
+  { key = "fits", label = "fits" }, { key = "note", label = "note" },
+} })
 
 io.write("\nConclusion:\n")
 -- 1. The cheapest and the fastest fitting run of each job.
