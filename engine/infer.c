@@ -152,9 +152,7 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	    layout_check_tp(m, c->tp, err) != GP_OK)
 		return GP_EINVAL;
 	s->h = m->hidden;
-	/* KV heads are split by TP, or replicated when kv_heads < tp
-	 * (TensorRT-LLM / vLLM GQA sharding). */
-	s->nkv = m->kv_heads >= c->tp ? (double)m->kv_heads / tp : 1.0;
+	s->nkv = model_kv_heads_rank(m, tp);
 	s->nmoe = model_moe_layers(m);
 	s->ndense = m->layers - s->nmoe;
 	s->dense_f = model_dense_ffn(m) / tp;

@@ -1256,17 +1256,14 @@ int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
 
 /* ---- inference ----------------------------------------------------- */
 
-/* Share of the model's KV held by one TP rank: kv_heads / tp heads, at
- * least one head (vLLM replicates a KV head when tp > kv_heads); an MLA
- * latent is not split by head, every rank keeps it whole. */
+/* Share of the model's KV held by one TP rank: its heads
+ * (model_kv_heads_rank) of kv_heads; an MLA latent is not split by head,
+ * every rank keeps it whole. */
 static double kv_share(const gp_model *m, int tp)
 {
-	double per;
-
 	if (m->mla.kv_lora_rank > 0)
 		return 1.0;
-	per = ceil((double)m->kv_heads / tp);
-	return per / m->kv_heads;
+	return model_kv_heads_rank(m, tp) / m->kv_heads;
 }
 
 typedef struct infer_parts {

@@ -625,6 +625,11 @@ void model_widths(const gp_model *m, gp_widths *w)
 
 /* ---- the operators of one layer ------------------------------------ */
 
+double model_kv_heads_rank(const gp_model *m, double tp)
+{
+	return m->kv_heads >= tp ? m->kv_heads / tp : 1.0;
+}
+
 double model_kv_elems_layer(const gp_model *m, int tp)
 {
 	double per = model_kv_bytes_per_token(m, 1.0) / m->layers;
@@ -632,9 +637,7 @@ double model_kv_elems_layer(const gp_model *m, int tp)
 
 	if (m->mla.kv_lora_rank > 0)
 		return per;  /* the latent is shared by all heads */
-	/* KV heads split over TP, or replicated when kv_heads < tp
-	 * (TensorRT-LLM / vLLM / Megatron GQA sharding). */
-	nkv = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
+	nkv = model_kv_heads_rank(m, tp);
 	return per * nkv / m->kv_heads;
 }
 
@@ -726,7 +729,7 @@ static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
 {
 	double tp = c->tp > 0 ? c->tp : 1;
 	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
-	double nkv = m->kv_heads >= tp ? m->kv_heads / tp : 1.0;
+	double nkv = model_kv_heads_rank(m, tp);
 	double mats = m->ffn_gated ? 3.0 : 2.0, f = model_dense_ffn(m) / tp;
 	double T = c->seqs * c->q, Tn = c->sp ? T / tp : T, kv = c->kv_len;
 	double kv_tok = model_kv_elems_layer(m, (int)tp);
@@ -782,7 +785,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 {
 	double tp = c->tp > 0 ? c->tp : 1, ep = c->ep > 0 ? c->ep : 1;
 	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
-	double nkv = m->kv_heads >= tp ? m->kv_heads / tp : 1.0;
+	double nkv = model_kv_heads_rank(m, tp);
 	double dqk = hd, dv = hd, qkv_n, o_k, kv_tok, T, Tn, kv;
 	double mats = m->ffn_gated ? 3.0 : 2.0;
 	double dense_f = model_dense_ffn(m) / tp;

@@ -292,6 +292,12 @@ typedef struct gp_op_cfg {
 int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS]);
 
+/* KV heads one rank of a TP group of tp holds: kv_heads / tp when TP
+ * splits them, else one -- a KV head is replicated when kv_heads < tp
+ * (TensorRT-LLM, vLLM and Megatron GQA sharding; layout_check_tp has
+ * one of the two divide the other).  The one place of this rule. */
+double model_kv_heads_rank(const gp_model *m, double tp);
+
 /* KV elements per token per layer on one GPU of a TP group of tp
  * (K and V of this rank's kv heads, at least one head; MLA: the
  * latent, not split). */

@@ -251,7 +251,7 @@ double serve_kv_rank(const gp_model *m, const serve_cfg *c, const shp *s,
 		kv += c->mtp_layers * kv / m->layers;
 	if (s->mla)
 		return kv;
-	nkv = m->kv_heads >= s->a ? m->kv_heads / s->a : 1.0;
+	nkv = model_kv_heads_rank(m, s->a);
 	return kv * nkv / m->kv_heads;
 }
 

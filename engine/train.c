@@ -441,8 +441,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 {
 	const gp_model *m = e->m;
 	double h = m->hidden, tp = k->tp, nb = 0;
-	double nh = m->heads / tp, nkv = m->kv_heads >= tp ?
-		m->kv_heads / tp : 1.0;
+	double nh = m->heads / tp, nkv = model_kv_heads_rank(m, tp);
 
 	if ((strcmp(o->name, "attn_norm") == 0 ||
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
