@@ -1266,7 +1266,7 @@ static double kv_share(const gp_model *m, int tp)
 	return model_kv_heads_rank(m, tp) / m->kv_heads;
 }
 
-typedef struct infer_parts {
+typedef struct mem_infer_parts {
 	double weights;      /* bytes on this GPU, all its layers */
 	double layer_w;      /* bytes of one layer on this GPU */
 	double workspace;    /* one forward of T tokens + seqs logits rows */
@@ -1276,10 +1276,10 @@ typedef struct infer_parts {
 	double T_cap;        /* the engine's token budget: chunk_tokens, or
 			      * 8192 when the caller gave none */
 	int L_s;
-} infer_parts;
+} mem_infer_parts;
 
-static int infer_check(const gp_model *m, const gp_infer_cfg *c,
-		       gp_error *err)
+static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
+			   gp_error *err)
 {
 	if (!c)
 		return gp_fail(err, "inference config: NULL");
@@ -1364,8 +1364,8 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
  *    replica (mem_reserve_default) come off before the KV cache is sized
  *    (vLLM subtracts the non-torch memory its profile measured);
  *    infer.c had none of them. */
-static int infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
-			  infer_parts *ip, gp_error *err)
+static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
+			      mem_infer_parts *ip, gp_error *err)
 {
 	gp_params p;
 	gp_widths w;
@@ -1428,16 +1428,16 @@ static void serve_reserve(const gp_infer_cfg *c, double capacity,
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
 {
-	infer_parts ip;
+	mem_infer_parts ip;
 	gp_mem_reserve rr;
 	double free_b, per, lo, hi, n, placed;
 	int i;
 
 	if (!out)
 		return gp_fail(err, "mem_infer: NULL output");
-	if (check_reserve(r, capacity, err) || infer_check(m, c, err))
+	if (check_reserve(r, capacity, err) || mem_infer_check(m, c, err))
 		return GP_EINVAL;
-	if (infer_parts_of(m, c, &ip, err))
+	if (mem_infer_parts_of(m, c, &ip, err))
 		return GP_EINVAL;
 	memset(out, 0, sizeof *out);
 	out->bytes[GP_MEM_WEIGHTS] = ip.weights;
@@ -1521,7 +1521,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	gp_layout y;
 	gp_infer_cfg ic;
 	gp_mem_result ro;
-	infer_parts ip;
+	mem_infer_parts ip;
 	double frozen, states, train_tr, roll_tr, seqs, inst, pool;
 	int gpus, rtp, i;
 
@@ -1585,7 +1585,7 @@ int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
 	ic.tp = rtp;
 	ic.seqs = ceil(seqs);
 	ic.ctx = c->prompt_len + c->response_len;
-	if (infer_check(m, &ic, err) || infer_parts_of(m, &ic, &ip, err))
+	if (mem_infer_check(m, &ic, err) || mem_infer_parts_of(m, &ic, &ip, err))
 		return GP_EINVAL;
 	memset(&ro, 0, sizeof ro);
 	ro.bytes[GP_MEM_ROLLOUT_WEIGHTS] = ip.weights;
