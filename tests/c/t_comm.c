@@ -101,7 +101,7 @@ int main(void)
 
 	/* --- A800 / H800: 400 GB/s bidirectional = 200 per direction ---
 	 * busbw ~ 200 x 0.8 = 160 GB/s (latency 56 us of 11.7 ms: 0.5%). */
-	comm_cost(&a800, GP_ALL_REDUCE, S, 8, &r, &e);
+	MUST(comm_cost(&a800, GP_ALL_REDUCE, S, 8, &r, &e));
 	is_num(r.busbw, 160e9, 0.01, "a800 busbw ~ 200 GB/s x 0.8");
 	ok(r.busbw < 0.67 * 240e9 + 1e9, "a800 busbw is 2/3 of a100's");
 
@@ -110,7 +110,7 @@ int main(void)
 	 * term is 8 x 1.75 / (240e9 x 0.28) = 2e-4 us.  NCCL measures 10-30
 	 * us for small all-reduces on 8 GPUs (collectives.md: 8xH20 4 B at
 	 * 12.5 us). */
-	comm_cost(&a100, GP_ALL_REDUCE, 8, 8, &r, &e);
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, 8, 8, &r, &e));
 	is_num(r.time, 15.0 * US, 1e-3, "8-byte all_reduce = 15.0 us (LL)");
 	ok(r.proto == GP_PROTO_LL, "8 bytes use LL");
 	ok(r.time > 10 * US && r.time < 30 * US, "8-byte all_reduce 10-30 us");
@@ -121,7 +121,7 @@ int main(void)
 	 * busbw = 1.75 x S / time ~ 1.75 x 306/1.125 = 476 GB/s. */
 	h100.up_nvls = 1;
 	S = 8 * GiB;
-	comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e);
+	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	ok(r.algo == GP_ALGO_NVLS, "h100 8 GiB all_reduce picks nvls");
 	want = 1.75 * S / (25 * US + S * 1.125 / 306e9);
 	is_num(r.busbw, want, 1e-9, "nvls busbw = 1.75 S/(25us + 1.125 S/bw)");
@@ -142,7 +142,7 @@ int main(void)
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	S = GiB;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_HIER, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_HIER, S, 16, &r, &e));
 	is_num(r.bw_time, 2 * 7.0 / 8 * S / 240e9 + (S / 8) / 45e9, 1e-9,
 	       "hierarchical: inter phase bound by 50 GB/s per NIC per GPU");
 	is_num(r.latency, 100.8 * US, 1e-9, "hierarchical latency 100.8 us");
@@ -154,7 +154,7 @@ int main(void)
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 2, 50e9, 0.9);
 	S = 4 * GiB;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S, 16, &r, &e));
 	is_num(r.busbw, 90e9, 0.01, "2-node ring busbw = node NIC bw 90 GB/s");
 	/* Double binary tree at 2 nodes: each node sends S once (root of
 	 * one tree, leaf of the other): algbw = min(240/2, 90) = 90,
@@ -164,7 +164,7 @@ int main(void)
 	 * the tree correction table (64 B .. 256 MiB).  So busbw = 1.875 S /
 	 * (92.4 us + S / 90e9) = 168.42 GB/s.  Exact arithmetic: tolerance
 	 * 1e-9. */
-	comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e);
+	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE, "2 nodes, NIC-bound: tree wins");
 	is_num(r.busbw, 1.875 * S / (92.4 * US + S / 90e9), 1e-9,
 	       "tree busbw 1.875 x 90 GB/s, less 0.19% of latency");
@@ -175,7 +175,7 @@ int main(void)
 	 * the time: busbw = 7/8 S / time = 239.75 GB/s, i.e. 240 less the
 	 * latency share.  Exact arithmetic: tolerance 1e-9. */
 	S = 8 * GiB;
-	comm_cost(&a100, GP_ALL_GATHER, S, 8, &r, &e);
+	MUST(comm_cost(&a100, GP_ALL_GATHER, S, 8, &r, &e));
 	is_num(r.bw_time, 7.0 / 8 * S / 240e9, 1e-9,
 	       "all_gather bw term (n-1)/n S / bw");
 	is_num(r.busbw, 7.0 / 8 * S / (32.2 * US + 7.0 / 8 * S / 240e9), 1e-9,
@@ -188,7 +188,7 @@ int main(void)
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	S = GiB;
-	comm_cost(&t, GP_ALL_TO_ALL, S, 16, &r, &e);
+	MUST(comm_cost(&t, GP_ALL_TO_ALL, S, 16, &r, &e));
 	is_num(r.bw_time, 0.5 * S / 45e9, 1e-9, "all_to_all: remote half / NIC");
 	ok(r.algo == GP_ALGO_PXN, "all_to_all across nodes uses pxn "
 	   "(fewer network messages)");
@@ -196,7 +196,7 @@ int main(void)
 	/* --- send/recv in a node: half the link (nccl-tests#268) ---
 	 * 128 MiB / (240e9 x 0.5) plus 8.4 + 3.4 us. */
 	S = 128 * MiB;
-	comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e);
+	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
 	is_num(r.time, S / 120e9 + 11.8 * US, 1e-9, "send_recv = S/120e9 + "
 	       "11.8 us");
 	is_num(r.busbw, r.algbw, 1e-12, "send_recv busbw = algbw");
@@ -209,19 +209,19 @@ int main(void)
 	t.up.latency = 1.0 * US;
 	t.up_crosses_cpu = 1;
 	S = 8 * GiB;
-	comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e);
+	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e));
 	is_num(r.busbw, 12.8e9, 0.01, "host-staged PCIe ring busbw 12.8 GB/s");
 	/* 8 bytes: LL ring, 6.6 + 14 x (1.0 x 2) = 34.6 us latency; the
 	 * bandwidth term is 8 x 1.75 / (32e9 x 0.8 x 0.5 staged x LL
 	 * payload 0.5 x 0.5625 = 0.28125, comm.c) = 14 / 3.6e9 = 0.0039 us
 	 * (1.1e-4 of the time).
 	 * Exact arithmetic: tolerance 1e-9. */
-	comm_cost(&t, GP_ALL_REDUCE, 8, 8, &r, &e);
+	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 8, &r, &e));
 	is_num(r.time, 34.6 * US + 8 * 1.75 / (32e9 * 0.8 * 0.5 * 0.28125),
 	       1e-9, "host-staged 8-byte all_reduce 34.6 us");
 	rc = 0;
 	for (i = 3; i <= 33; i++) {
-		comm_cost(&t, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e);
+		MUST(comm_cost(&t, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e));
 		rc |= r.proto == GP_PROTO_LL128;
 	}
 	ok(!rc, "no LL128 over PCIe at any size");
@@ -229,8 +229,9 @@ int main(void)
 	/* time grows with size, 8 B .. 8 GiB, on every topology above */
 	mono = 1;
 	for (i = 3; i < 33; i++) {
-		comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e);
-		comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i + 1), 8, &r2, &e);
+		MUST(comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e));
+		MUST(comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i + 1), 8, &r2,
+			       &e));
 		mono &= r2.time > r.time;
 	}
 	ok(mono, "all_reduce time increases with size");
@@ -244,14 +245,14 @@ int main(void)
 	 * 240e9 x 0.28 = 67 GB/s, is higher).  Exact arithmetic. */
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, 16, &r, &e));
 	ok(r.proto == GP_PROTO_LL, "8 B across 2 nodes: LL ring");
 	is_num(r.latency, 40.0 * US, 1e-9, "2-node LL ring latency 40.0 us");
 	is_num(r.bw_time, 8 * 1.875 / 39e9, 1e-9,
 	       "LL across 2 nodes capped at 39 GB/s busbw");
 	/* Tree, 8 B (LL): 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (NCCL's
 	 * 25.2), the cheaper of the two: the auto choice. */
-	comm_cost(&t, GP_ALL_REDUCE, 8, 16, &r, &e);
+	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE && r.proto == GP_PROTO_LL,
 	   "8 B across 2 nodes: LL tree");
 	is_num(r.latency, 25.2 * US, 1e-9, "2-node LL tree latency 25.2 us");
@@ -261,7 +262,7 @@ int main(void)
 	 * 2S / 225e9 / 0.6; latency 14 + 2 x (7 x 1.25 + 8.5) = 48.5 us
 	 * (NCCL's 48.5). */
 	S = MiB;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e));
 	ok(r.proto == GP_PROTO_LL128, "1 MiB tree: LL128");
 	is_num(r.bw_time, 2 * S / 225e9 / 0.6, 1e-9,
 	       "1 MiB tree bandwidth derated by NCCL's factor 0.6");
@@ -274,14 +275,15 @@ int main(void)
 	{
 		gp_group two = {2, 1, 1};
 
-		comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, &two,
-				     &r, &e);
+		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8,
+					  &two,
+					  &r, &e));
 		is_num(r.latency, 16.6 * US, 1e-9,
 		       "one rank per node: ring LL 16.6 us");
 	}
 	/* Multi-node Simple ring all-reduce: NCCL's 1.4x "plateau".  1 GiB
 	 * on 2 x 8: (8.4 + 28 x max(3.4, 3.0) + 2 x 14) x 1.4 = 184.24 us. */
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, GiB, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, GiB, 16, &r, &e));
 	ok(r.proto == GP_PROTO_SIMPLE, "1 GiB ring: Simple");
 	is_num(r.latency, 131.6 * 1.4 * US, 1e-9,
 	       "2-node Simple ring latency 1.4 x 131.6 us");
@@ -298,20 +300,20 @@ int main(void)
 	t.nvls_tree_bw[0] = 57.7e9;
 	t.nvls_tree_bw[1] = 45.5e9;
 	S = 8 * GiB;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
 	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9), 1e-9,
 	       "NVLS_TREE: 8 heads x 57.7 GB/s busbw");
 	is_num(r.latency, 66.8 * US, 1e-9, "NVLS_TREE latency 25 + 2 x 20.9");
 	/* 4 NICs: 4 heads, half the ceiling; 4 x 47 = 188 GB/s of NICs is
 	 * still faster than 4 x 57.7 / 1.875 = 123.1 GB/s algbw. */
 	t.nics = 4;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
 	is_num(r.bw_time, 1.875 * S / (4 * 57.7e9), 1e-9,
 	       "NVLS_TREE with 4 NICs: 4 heads");
 	/* Without the ceiling (0): the slower of intra and network. */
 	t.nics = 8;
 	t.nvls_tree_bw[0] = 0.0;
-	comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
 	is_num(r.bw_time, S * 1.125 / (450e9 * 0.82 * 0.85), 1e-9,
 	       "NVLS_TREE without a head ceiling: NVLS-bound");
 
@@ -326,19 +328,22 @@ int main(void)
 		gp_group one = {2, 1, 1}, four = {8, 4, 1};
 
 		S = 4 * GiB;
-		comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S, &one,
-				     &r, &e);
+		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S,
+					  &one,
+					  &r, &e));
 		is_num(r.bw_time, S / 45e9, 1e-9, "1 GPU per node: one NIC");
 		/* 4 GPUs per node on different PCIe switches: 4 NICs,
 		 * 180 GB/s; ring bus factor 2 x 7/8. */
-		comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S, &four,
-				     &r, &e);
+		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S,
+					  &four,
+					  &r, &e));
 		is_num(r.bw_time, 1.75 * S / 180e9, 1e-9,
 		       "4 GPUs per node: their 4 NICs");
 		/* ... and 8 NICs for those 4 GPUs: still 4 (one each). */
 		t.nics = 8;
-		comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S, &four,
-				     &r, &e);
+		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S,
+					  &four,
+					  &r, &e));
 		is_num(r.bw_time, 1.75 * S / 180e9, 1e-9,
 		       "4 GPUs never drive the other 4 GPUs' NICs");
 		t.nic_path_bw = -1.0;
@@ -355,9 +360,9 @@ int main(void)
 	}
 
 	/* trivial cases: one rank, zero bytes */
-	comm_cost(&a100, GP_ALL_REDUCE, GiB, 1, &r, &e);
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, GiB, 1, &r, &e));
 	ok(r.time == 0.0 && r.busbw == 0.0, "1 gpu: no communication");
-	comm_cost(&a100, GP_ALL_REDUCE, 0.0, 8, &r, &e);
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, 0.0, 8, &r, &e));
 	ok(r.time == 0.0, "0 bytes: no time");
 
 	/* --- errors --- */

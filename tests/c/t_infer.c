@@ -141,10 +141,10 @@ int main(void)
 	c.capacity = 70e9;
 	c.weight_bits = bits;
 	hopper(&d, 4.8e12);
-	infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err));
 	th = p.time;
 	a100(&d);
-	infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err));
 	ta = p.time;
 	is_num(ta / th, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 +
 	       3.548) / (35.56 / 3.79008 * 1.0137 + 2.101 / 3.79008 * 1.0037 +
@@ -183,10 +183,10 @@ int main(void)
 	/* Paged mean occupancy: 2048 + 128 = 2176 tokens per sequence ->
 	 * 54278533120 / (285212672 + 538675.2) = 189.95. */
 	c.kv_reserve_max = 0;
-	infer_run(&m, &d, &c, &r, &err);
+	MUST(infer_run(&m, &d, &c, &r, &err));
 	is_int(r.max_batch_kv, 189, "paged: mean length, 189 sequences");
 	c.kv_reserve_max = 1;
-	infer_run(&m, &d, &c, &r, &err);
+	MUST(infer_run(&m, &d, &c, &r, &err));
 	ok(r.itl > r.itl_batch1 && r.tokens_per_s > 1.0 / r.itl_batch1,
 	   "a bigger batch: slower steps, more tokens/s");
 	/* tokens/s = B out / (B share + (out - 1) itl), B = r.batch. */
@@ -194,13 +194,13 @@ int main(void)
 	       255.0 * r.itl), 1e-12, "throughput identity");
 	/* Price $2/h per GPU: cost per 1e6 tokens = 2 / 3600 / tps x 1e6. */
 	c.price = 2.0;
-	infer_run(&m, &d, &c, &r, &err);
+	MUST(infer_run(&m, &d, &c, &r, &err));
 	is_num(r.cost_per_mtok, 2.0 / 3600.0 / r.tokens_per_s * 1e6, 1e-12,
 	       "cost per million tokens");
 	/* GPUs for 10x one replica's best tokens/s under a loose ITL: 10
 	 * replicas of one GPU (ceil(10 tps / tps) = 10). */
 	c.price = 0;
-	infer_run(&m, &d, &c, &r, &err);
+	MUST(infer_run(&m, &d, &c, &r, &err));
 	ok(infer_gpus_for(&m, &d, &c, 9.99 * r.tokens_per_s, 1.0, &g, &b,
 	                  &th, &err) == GP_OK && g == 10,
 	   "10 single-GPU replicas meet 9.99x the throughput");
@@ -215,7 +215,7 @@ int main(void)
 	m.moe.experts = 8;
 	m.moe.top_k = 2;
 	m.moe.ffn_hidden = 14336;
-	infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 1, 1, 0, &p, &err));
 	o = row(&p, "moe_up");
 	/* moe_up bytes: touched x 2 x f x h weights at 2 B + activations
 	 * 2 x (h + 2f) + ... ; the weights dominate: 2 x 2 x 14336 x 4096 x
@@ -223,7 +223,7 @@ int main(void)
 	ok(o != NULL, "MoE step has expert rows");
 	is_num(o ? o->bytes : NAN, 2.0 * 2 * 14336 * 4096 * 2, 0.001,
 	       "batch 1 reads 2 of 8 experts");
-	infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
 	o = row(&p, "moe_up");
 	/* 0.2%: 16 tokens' activations, 16 x 2 x (h + 2 f) x 2 B ~ 2.2 MB */
 	is_num(o ? o->bytes : NAN, 8.0 * (1 - pow(0.75, 16)) * 2 * 14336 *
@@ -332,7 +332,7 @@ int main(void)
 	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 1405.09e12,
 	       1e-9, "... while the GEMMs use the fp8 roof");
 	c.kv_bytes = 1.0;
-	infer_step(&m, &d, &c, 1, 2048, 2048, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 2048, 2048, 0, &p, &err));
 	o = row(&p, "attention");
 	is_num(o ? o->r.compute_rate / o->r.shape_eff : NAN, 1405.09e12,
 	       1e-9, "fp8 KV: attention on the fp8 roof");
@@ -355,11 +355,11 @@ int main(void)
 	hopper(&d, 3.35e12);
 	infer_defaults(&c);
 	c.capacity = 80e9;
-	infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
 	o = row(&p, "qkv");
 	is_num(o ? o->flop : NAN, 19136512.0, 1e-12, "MLA qkv GEMM width 4672");
 	m.qkv_bias = 1;
-	infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err);
+	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
 	o = row(&p, "qkv");
 	is_num(o ? o->flop : NAN, 19136512.0, 1e-12,
 	       "... and biases do not widen it");

@@ -128,7 +128,7 @@ int main(void)
 	/* 70 layers on 12 stages, uniform: 70 = 12 * 5 + 10, so the first 10
 	 * stages hold 6 and the last two 5. */
 	y = lay(1, 1, 1, 12);
-	layout_check(&m, &y, &z, &e);
+	MUST(layout_check(&m, &y, &z, &e));
 	layout_split(&z, 70, 0, 0, 1, 0);
 	is_int(layout_stage_layers(&z, 70, 0), 6, "uniform: stage 0 6");
 	is_int(layout_stage_layers(&z, 70, 11), 5, "uniform: stage 11 5");
@@ -154,22 +154,22 @@ int main(void)
 	 * 8) has one rank per node, and the 8 DP groups of a node share its
 	 * NICs. */
 	y = lay(8, 1, 8, 1);
-	layout_check(&m, &y, &z, &e);
+	MUST(layout_check(&m, &y, &z, &e));
 	ok(layout_place(&z, 8, g, &e) == GP_OK, "place tp 8 x dp 8");
 	group_is(&g[GP_GRP_TP], 8, 8, 1, "tp 8: 8 per node, alone");
 	group_is(&g[GP_GRP_DP], 8, 1, 8, "dp 8: 1 per node, 8 share NICs");
 	/* TP 2 x DP 32 (Narayanan's 3.6B): DP stride 2 -> 8/2 = 4 DP ranks
 	 * per node over 8 nodes, 2 DP groups per node. */
 	y = lay(2, 1, 32, 1);
-	layout_check(&m, &y, &z, &e);
-	layout_place(&z, 8, g, &e);
+	MUST(layout_check(&m, &y, &z, &e));
+	MUST(layout_place(&z, 8, g, &e));
 	group_is(&g[GP_GRP_DP], 32, 4, 2, "tp 2: 4 DP ranks per node");
 	/* TP 4 x CP 2 x DP 2 x PP 4 (64 GPUs): strides 1, 4, 8, 16.  CP:
 	 * 8/4 = 2 per node; DP stride 8: 1 per node; DP with CP folded in:
 	 * 2 x 1 per node; PP stride 16: 1 per node, 8 sharing. */
 	y = lay(4, 2, 2, 4);
-	layout_check(&m, &y, &z, &e);
-	layout_place(&z, 8, g, &e);
+	MUST(layout_check(&m, &y, &z, &e));
+	MUST(layout_place(&z, 8, g, &e));
 	group_is(&g[GP_GRP_CP], 2, 2, 4, "cp 2 inside a node");
 	group_is(&g[GP_GRP_DP], 2, 1, 8, "dp 2 across nodes");
 	group_is(&g[GP_GRP_DPCP], 4, 2, 4, "dp x cp: 2 per node");
@@ -178,14 +178,14 @@ int main(void)
 	 * puts both DP ranks in one node. */
 	ok(layout_order_parse("dp-tp-cp-pp", y.order, &e) == GP_OK,
 	   "order dp-tp-cp-pp");
-	layout_check(&m, &y, &z, &e);
-	layout_place(&z, 8, g, &e);
+	MUST(layout_check(&m, &y, &z, &e));
+	MUST(layout_place(&z, 8, g, &e));
 	group_is(&g[GP_GRP_DP], 2, 2, 4, "dp innermost: inside a node");
 	group_is(&g[GP_GRP_TP], 4, 4, 2, "tp stride 2: 4 per node");
 	/* A job smaller than a node: 4 GPUs of an 8-GPU node. */
 	y = lay(1, 1, 4, 1);
-	layout_check(&m, &y, &z, &e);
-	layout_place(&z, 8, g, &e);
+	MUST(layout_check(&m, &y, &z, &e));
+	MUST(layout_place(&z, 8, g, &e));
 	group_is(&g[GP_GRP_DP], 4, 4, 1, "4 GPUs: one node");
 
 	/* --- collectives over placed groups ------------------------------ */
@@ -208,15 +208,16 @@ int main(void)
 		 * size: busbw <= 45 GB/s. */
 		mono = 1;
 		for (i = 10; i <= 34; i++) {
-			comm_group_cost(&t, GP_ALL_REDUCE, (double)(1LL << i),
-					&dpg, &r1, &e);
+			MUST(comm_group_cost(&t, GP_ALL_REDUCE,
+					     (double)(1LL << i),
+					     &dpg, &r1, &e));
 			if (r1.busbw > 45e9 * (1 + 1e-12))
 				mono = 0;
 		}
 		ok(mono, "busbw never exceeds the group's NIC share");
 		/* The old reading (8 ranks filling one node) is NVLS inside
 		 * the node: far faster than the placed group. */
-		comm_cost(&t, GP_ALL_REDUCE, S, 8, &r1, &e);
+		MUST(comm_cost(&t, GP_ALL_REDUCE, S, 8, &r1, &e));
 		ok(r1.time < r.time / 5, "one node's NVLS is > 5x faster");
 		/* Alone on its nodes (sharing 1) the group's one GPU drives
 		 * its own NIC (the other 7 GPUs' NICs stay idle), and its
@@ -224,7 +225,7 @@ int main(void)
 		 * 45, 1 x 30) = 30 GB/s. */
 		dpg.sharing = 1;
 		t.nic_path_bw = 30e9;
-		comm_group_cost(&t, GP_ALL_REDUCE, S, &dpg, &r1, &e);
+		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &dpg, &r1, &e));
 		want = (8.4 + 14 * 14.0) * 1.4 * US + 1.75 * S / 30e9;
 		is_num(r1.time, want, 1e-9, "PCIe path caps a lone GPU");
 		t.nic_path_bw = 0;

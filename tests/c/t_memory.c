@@ -156,27 +156,27 @@ int main(void)
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
-	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &err));
 	/* ZeRO sec. 3.1: 2 + 2 + 12 = 16. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 16, 0,
 	       "mixed-16 AdamW = 16 B/param");
-	mem_state_bytes(GP_RECIPE_MEGATRON18, GP_OPT_ADAMW, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_MEGATRON18, GP_OPT_ADAMW, &sb, &err));
 	/* 2 bf16 + 4 fp32 grad + 4 master + 8 Adam = 18. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 18, 0,
 	       "megatron-18 AdamW = 18 B/param");
-	mem_state_bytes(GP_RECIPE_BF16, GP_OPT_ADAMW, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_BF16, GP_OPT_ADAMW, &sb, &err));
 	/* 2 + 2 + 0 + 2*2 = 8. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 8, 0,
 	       "pure bf16 AdamW = 8 B/param");
-	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAM8BIT, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAM8BIT, &sb, &err));
 	/* 2 + 2 + 4 + 2 * (1 + 4/2048) = 10.00390625. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer,
 	       10.00390625, 1e-15, "mixed-16 8-bit Adam = 10.004 B/param");
-	mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_SGD, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_SGD, &sb, &err));
 	/* 2 + 2 + 4 + 4 (momentum) = 12. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 12, 0,
 	       "mixed-16 SGD momentum = 12 B/param");
-	mem_state_bytes(GP_RECIPE_DSBF16, GP_OPT_ADAMW, &sb, &err);
+	MUST(mem_state_bytes(GP_RECIPE_DSBF16, GP_OPT_ADAMW, &sb, &err));
 	/* DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 20, 0,
 	       "deepspeed-bf16 AdamW = 20 B/param");
@@ -193,7 +193,7 @@ int main(void)
 
 	/* --- Korthikanti et al. 2022 per-layer activations, exact --- */
 	ac = korthikanti(1, 0, GP_RECOMPUTE_NONE);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* eq. 1: sbh (34 + 5 a s / h) = sbh (34 + 5*96*2048/12288)
 	 * = sbh * 114. */
 	is_num(al.total, sbh * 114, 1e-12, "Korthikanti eq.1 34sbh+5as^2b");
@@ -203,23 +203,23 @@ int main(void)
 	/* MLP 19 sbh (one mask sbh). */
 	is_num(al.mlp + al.masks / 2, 19 * sbh, 1e-12, "MLP 19sbh");
 	ac = korthikanti(8, 0, GP_RECOMPUTE_NONE);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* eq. 2: sbh (10 + 24/8 + 5*96*2048/(12288*8)) = sbh * 23. */
 	is_num(al.total, sbh * 23, 1e-12, "Korthikanti eq.2 TP=8");
 	ac = korthikanti(8, 1, GP_RECOMPUTE_NONE);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* eq. 3: sbh/t (34 + 80) = sbh * 114 / 8. */
 	is_num(al.total, sbh * 114 / 8, 1e-12, "Korthikanti eq.3 TP+SP");
 	ac = korthikanti(8, 1, GP_RECOMPUTE_SELECTIVE);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* eq. 6 / Table 2: 34 sbh / t. */
 	is_num(al.total, sbh * 34 / 8, 1e-12, "selective + TP+SP 34sbh/t");
 	ac = korthikanti(8, 0, GP_RECOMPUTE_SELECTIVE);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* Table 2: sbh (10 + 24/t) = 13 sbh. */
 	is_num(al.total, sbh * 13, 1e-12, "selective + TP sbh(10+24/t)");
 	ac = korthikanti(1, 0, GP_RECOMPUTE_FULL);
-	mem_act_layer(&m, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&m, &ac, 0, &al, &err));
 	/* Table 2: full recompute keeps the layer input, 2 sbh. */
 	is_num(al.total, 2 * sbh, 1e-12, "full recompute 2sbh");
 	is_num(al.full, sbh * 114, 1e-12, "full: working set = one layer");
@@ -229,7 +229,7 @@ int main(void)
 	ac.seq = 4096;
 	ac.micro_batch = 1;
 	ac.flash = 1;
-	mem_act_layer(&l70, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l70, &ac, 0, &al, &err));
 	/* s = 4096, h = 8192, q = o = 8192, k = v = 8 * 128 = 1024,
 	 * f = 28672, 2 bytes:
 	 * norms 2h, attention h + q + k + v + o = 8192*3 + 2048 = 26624,
@@ -238,13 +238,13 @@ int main(void)
 	is_num(al.total, 4096.0 * 274688, 1e-12,
 	       "Llama-2-70B layer, flash, GQA, SwiGLU");
 	ac.flash = 0;
-	mem_act_layer(&l70, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l70, &ac, 0, &al, &err));
 	/* no flash, no dropout: softmax output a s^2 b * 2 bytes. */
 	is_num(al.core, 64.0 * 4096 * 4096 * 2, 1e-12,
 	       "unfused attention keeps 2 a s^2 b");
 	ac.cp = 2;
 	ac.flash = 1;
-	mem_act_layer(&l70, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l70, &ac, 0, &al, &err));
 	/* CP = 2 halves every per-token term. */
 	is_num(al.total, 2048.0 * 274688, 1e-12, "CP=2 halves activations");
 
@@ -255,7 +255,7 @@ int main(void)
 	ac.seq = 1024;
 	ac.micro_batch = 1;
 	ac.flash = 1;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* Full fine-tuning, every matmul keeps its input:
 	 * norms 2h, attention QKV input h + q k v 3h + out h = 5h,
 	 * MLP input h + gate, up, down input 3f; flash lse 4 B * 32.
@@ -266,7 +266,7 @@ int main(void)
 	ac.frozen = 1;
 	ac.lora_rank = 8;
 	ac.lora_targets = GP_LORA_Q | GP_LORA_V;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* bf16 LoRA r=8 on q,v, no adapter dropout: the adapters read
 	 * the QKV input itself (kept, h) and keep their rank-8 outputs
 	 * (2 * 8); frozen MLP linears keep no input: only SiLU's input
@@ -278,28 +278,28 @@ int main(void)
 	is_num(al.lora, 1024.0 * 2 * 16, 1e-12,
 	       "LoRA rank-r intermediates: 2 adapters * 8 * 2 B");
 	ac.lora_dropout = 1;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* With adapter dropout the QKV input is no longer read by
 	 * anything that keeps it (-2h B); the dropout output (2 B) and
 	 * its bool mask (1 B) are kept: +3h - 2h = +h = +4096 B. */
 	is_num(al.total, 1024.0 * (101536 + 4096), 1e-12,
 	       "LoRA dropout: dropout output + mask replace the input");
 	ac.base_saves_input = 1;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* QLoRA: bitsandbytes' MatMul4Bit keeps every input like full
 	 * training, plus the adapter's dropout output and mask (3h B)
 	 * and rank outputs (32 B): 131712 + 12288 + 32 = 144032. */
 	is_num(al.total, 1024.0 * 144032, 1e-12,
 	       "QLoRA: 4-bit matmuls keep inputs, + adapter tensors");
 	ac.input_nograd = 1;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* First layer above a frozen embedding: no first-norm input,
 	 * 144032 - 2h = 135840 B per token. */
 	is_num(al.total, 1024.0 * 135840, 1e-12,
 	       "input needing no grad: first norm input not kept");
 	ac.frozen = 0;
 	ac.input_nograd = 0;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	/* Full training ignores the adapter fields: 131712 again. */
 	is_num(al.total, 1024.0 * 131712, 1e-12,
 	       "full FT unchanged by LoRA fields");
@@ -311,7 +311,7 @@ int main(void)
 	tc.seq = 1024;
 	tc.lora_rank = 8;
 	tc.lora_targets = GP_LORA_Q | GP_LORA_V;
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	is_num(r.bytes[GP_MEM_ACTIVATIONS], 1024.0 * (32 * 101536.0 - 8192),
 	       1e-12, "LoRA model activations: 32 layers - first norm");
 	is_num(r.bytes[GP_MEM_LOGITS], 1024.0 * 136192, 1e-12,
@@ -345,13 +345,13 @@ int main(void)
 	/* --- ZeRO-3 over 8 divides model states by 8 --- */
 	tc.lay.dp = 8;
 	tc.lay.zero = 3;
-	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
 	is_num(states(&r1), 107814649856.0 / 8, 1e-12,
 	       "ZeRO-3 over 8: model states / 8");
 	/* Megatron distributed optimizer (ZeRO-1): 6 + 12/d B/param. */
 	tc.recipe = GP_RECIPE_MEGATRON18;
 	tc.lay.zero = 1;
-	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
 	is_num(states(&r1), 6738415616.0 * (6 + 12.0 / 8), 1e-12,
 	       "megatron-18 ZeRO-1 over 8: 6 + 12/d");
 	/* DeepSpeed BF16_Optimizer, 7B on one GPU: 2 bf16 + (2 bf16 +
@@ -360,7 +360,7 @@ int main(void)
 	tc.recipe = GP_RECIPE_DSBF16;
 	tc.lay.dp = 1;
 	tc.lay.zero = 0;
-	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
 	is_num(states(&r1), 134768312320.0, 1e-12,
 	       "deepspeed-bf16 7B = 20 B/param (134.8 GB)");
 	is_num(r1.bytes[GP_MEM_GRADS], 6738415616.0 * 6, 1e-12,
@@ -369,22 +369,22 @@ int main(void)
 	 * partitioned: 2 + 6 + 12/8 = 9.5 B/param. */
 	tc.lay.dp = 8;
 	tc.lay.zero = 1;
-	mem_train(&l7, &tc, 80e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
 	is_num(states(&r1), 6738415616.0 * 9.5, 1e-12,
 	       "deepspeed-bf16 ZeRO-1 over 8: 8 + 12/d");
 	/* BF16_Optimizer partitions master and Adam at ZeRO 0 too. */
 	tc.lay.zero = 0;
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	is_num(states(&r), states(&r1), 1e-12,
 	       "deepspeed-bf16 ZeRO-0 = ZeRO-1 (partitioned by design)");
 	/* ZeRO-2: the 6 B of grads shard too: 2 + 18/8 = 4.25 B/param;
 	 * ZeRO-3: everything, 20/8 = 2.5 B/param. */
 	tc.lay.zero = 2;
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	is_num(states(&r), 6738415616.0 * 4.25, 1e-12,
 	       "deepspeed-bf16 ZeRO-2 over 8: 2 + 18/d");
 	tc.lay.zero = 3;
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	is_num(states(&r), 6738415616.0 * 2.5, 1e-12,
 	       "deepspeed-bf16 ZeRO-3 over 8: 20/d");
 
@@ -392,7 +392,7 @@ int main(void)
 	tc = train_cfg();
 	tc.lay.pp = 4;
 	tc.seq = 8192;
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	/* 4 micro-batches of 8k tokens on stage 0 outweigh the last
 	 * stage's one micro-batch plus fp32 logits (V/h = 7.8 < 3 extra
 	 * micro-batches of ~33 h per token). */
@@ -403,7 +403,7 @@ int main(void)
 	tc.lay.schedule = GP_SCHED_INTERLEAVED;
 	tc.lay.vpp = 2;
 	tc.logit_bytes = 1e-9; /* make stage 0 the loaded one */
-	mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 	/* Korthikanti 4.2.3: p (1 + (p-1)/(p v)) = 4 (1 + 3/8) = 5.5. */
 	is_num(r.inflight, 5.5, 1e-12, "interleaved: p + (p-1)/v in flight");
 
@@ -422,7 +422,7 @@ int main(void)
 		tc.lay.zero = 1;
 		tc.lay.micro_batch = 2;
 		tc.recompute = GP_RECOMPUTE_FULL;
-		mem_train(&bl, &tc, 80e9, &rs, &r1, &err);
+		MUST(mem_train(&bl, &tc, 80e9, &rs, &r1, &err));
 		/* Megatron-LM pseudo-frees each sent output: no buffers. */
 		ok(r1.bytes[GP_MEM_PIPE_BUFFERS] == 0,
 		   "megatron: outputs deallocated, no pipe buffers");
@@ -430,7 +430,7 @@ int main(void)
 		/* Same split as Megatron's (6 layers on stage 0) so that
 		 * only the engine differs; the default split follows. */
 		tc.partition = GP_PART_UNIFORM;
-		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&bl, &tc, 80e9, &rs, &r, &err));
 		is_int(r.stage, 0, "bloom: stage 0 is the most loaded");
 		is_num(r.inflight, 12, 0, "bloom stage 0: p = 12 in flight");
 		/* One stage output = s b h * 2 B = 2048*2*14336*2 =
@@ -498,10 +498,12 @@ int main(void)
 
 				tc.partition = sp[i].part;
 				tc.pipe = sp[i].pipe;
-				mem_stage_layers(&bl, &tc, 0, &l0, &err);
-				mem_stage_layers(&bl, &tc, 1, &l1, &err);
-				mem_stage_layers(&bl, &tc, 10, &l10, &err);
-				mem_stage_layers(&bl, &tc, 11, &l11, &err);
+				MUST(mem_stage_layers(&bl, &tc, 0, &l0, &err));
+				MUST(mem_stage_layers(&bl, &tc, 1, &l1, &err));
+				MUST(mem_stage_layers(&bl, &tc, 10, &l10,
+						      &err));
+				MUST(mem_stage_layers(&bl, &tc, 11, &l11,
+						      &err));
 				ok(l0 == sp[i].l0 && l1 == sp[i].l1 &&
 				   l10 == sp[i].l10 && l11 == sp[i].l11,
 				   sp[i].name);
@@ -521,7 +523,7 @@ int main(void)
 		 * + buffers). */
 		tc.partition = GP_PART_AUTO;
 		tc.pipe = GP_PIPE_DEEPSPEED;
-		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&bl, &tc, 80e9, &rs, &r, &err));
 		ok(r.stage == 11 && r.stage_layers == 5,
 		   "bloom deepspeed default: the last stage, 5 layers");
 		is_num(r.params, 3982200320.0, 1e-6,
@@ -537,7 +539,7 @@ int main(void)
 		/* The copy exists only under BF16_Optimizer: the 16-B
 		 * recipe's fp16 grads are reduced in place. */
 		tc.recipe = GP_RECIPE_MIXED16;
-		mem_train(&bl, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&bl, &tc, 80e9, &rs, &r, &err));
 		ok(r.bytes[GP_MEM_GRAD_REDUCE] == 0,
 		   "mixed-16: no reduce copy");
 		tc.recipe = GP_RECIPE_DSBF16;
@@ -553,12 +555,12 @@ int main(void)
 		tc.lay.pp = 4;
 		tc.seq = 8192;
 		tc.pipe = GP_PIPE_DEEPSPEED;
-		mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 		is_int(r.stage, 0, "7b pp4: stage 0 still the most loaded");
 		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 335544320.0, 1e-12,
 		       "deepspeed tp 1: 4 full outputs + grad buffer");
 		tc.logit_bytes = 400; /* weigh the last stage down */
-		mem_train(&l7, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&l7, &tc, 80e9, &rs, &r, &err));
 		is_int(r.stage, 3, "huge logits: the last stage");
 		is_num(r.bytes[GP_MEM_PIPE_BUFFERS], 1182793728.0, 1e-12,
 		       "deepspeed last stage: recv, input copy, stale logits");
@@ -591,7 +593,7 @@ int main(void)
 		g.vocab = 30720;
 		g.norm_params = 2 * 1024;
 		g.tied_embeddings = 1;
-		model_params(&g, &gpp, &err);
+		MUST(model_params(&g, &gpp, &err));
 		x = gpp.embedding / ((gpp.attention + gpp.dense_mlp +
 				      gpp.norms) / 8);
 		ok(x > 2 && x < 3, "toy: embedding weighs 2..3 layers");
@@ -607,7 +609,7 @@ int main(void)
 		 * stage 0 (1 layer x 4 + its embedding) with long
 		 * sequences. */
 		tc.seq = 32768;
-		mem_train(&g, &tc, 80e9, &rs, &r, &err);
+		MUST(mem_train(&g, &tc, 80e9, &rs, &r, &err));
 		ok(r.stage == 1 && r.stage_layers == 3,
 		   "the most loaded stage is found: stage 1");
 		ok(mem_stage_layers(&g, &tc, 4, &k, &err) == GP_EINVAL &&
@@ -626,7 +628,7 @@ int main(void)
 	tc.lora_rank = 16;
 	tc.lora_targets = 127;
 	tc.base = nf4;
-	mem_train(&l70, &tc, 80e9, &rs, &r, &err);
+	MUST(mem_train(&l70, &tc, 80e9, &rs, &r, &err));
 	/* linears 80 * 855,638,016 = 68,451,041,280 * 4.126953125 / 8
 	 * = 35,311,779,840 B; embeddings, lm_head and norms 525,606,912
 	 * params * 2 B = 1,051,213,824 B; sum 36,362,993,664 B. */
@@ -636,7 +638,7 @@ int main(void)
 	   "frozen base has no grads or optimizer states");
 	/* LoRA r=8 on q,v of Llama-2-7B: 32 * 2 * 8 * (4096 + 4096) =
 	 * 4,194,304 (LitGPT's printed trainable count). */
-	mem_lora_targets_parse("q,v", &mask, &err);
+	MUST(mem_lora_targets_parse("q,v", &mask, &err));
 	is_num(mem_lora_params(&l7, 8, mask), 4194304, 0,
 	       "LoRA r=8 q,v on 7B = 4,194,304");
 	rc = mem_lora_targets_parse("q,x", &mask, &err);
@@ -647,17 +649,17 @@ int main(void)
 	memset(&ic, 0, sizeof ic);
 	ic.seqs = 1;
 	ic.ctx = 4096;
-	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	MUST(mem_infer(&l70, &ic, 80e9, &rs, &r, &err));
 	/* 2 * 80 layers * 8 kv heads * 128 * 2 B * 4096 = 1.25 GiB. */
 	is_num(r.kv_per_seq, 1.25 * GiB, 1e-12, "70B KV 4096 tok = 1.25 GiB");
 	ic.tp = 16;
-	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	MUST(mem_infer(&l70, &ic, 80e9, &rs, &r, &err));
 	/* tp 16 > 8 kv heads: one head per GPU, 1/8 of the cache. */
 	is_num(r.kv_per_seq, 1.25 * GiB / 8, 1e-12,
 	       "KV replicated when kv_heads < tp");
 	ic.tp = 8;
 	ic.seqs = 4;
-	mem_infer(&l70, &ic, 80e9, &rs, &r, &err);
+	MUST(mem_infer(&l70, &ic, 80e9, &rs, &r, &err));
 	ok(r.fits, "70B on 8x80 GB serves 4 x 4096");
 	/* max_seqs = floor(free / (kv_per_seq + 1.05 x logits row)), free
 	 * = usable - weights - 1.05 x workspace of the 8192-token budget,
@@ -675,14 +677,14 @@ int main(void)
 	is_num(r.max_seqs, 319, 0, "... and 319 sequences of 4096 at most");
 	/* max_seqs is floor(room / kv_per_seq): one more must not fit. */
 	ic.seqs = r.max_seqs + 1;
-	mem_infer(&l70, &ic, 80e9, &rs, &r1, &err);
+	MUST(mem_infer(&l70, &ic, 80e9, &rs, &r1, &err));
 	ok(!r1.fits, "max_seqs + 1 sequences do not fit");
 	/* 7B bf16 on a 6 GB card: offload layers to the CPU. */
 	memset(&ic, 0, sizeof ic);
 	ic.seqs = 1;
 	ic.ctx = 2048;
 	ic.offload = 1;
-	mem_infer(&l7, &ic, 6e9, &rs, &r, &err);
+	MUST(mem_infer(&l7, &ic, 6e9, &rs, &r, &err));
 	/* Budget 0.9 x 6e9 = 5.4e9 less 0.5 GiB + 64 MiB: 4796020224 B
 	 * for the weights, the KV pool and 1.05 x the workspace.  Before
 	 * offload: weights 6738415616 x 2 = 13476831232, KV 2 x 32 x 4096
@@ -715,7 +717,7 @@ int main(void)
 	       "GRPO reference = bf16 weights / 8");
 	ok(rc == GP_OK && r.bytes[GP_MEM_CRITIC] == 0, "GRPO has no critic");
 	rl.ppo = 1;
-	mem_rl(&l7, &rl, 80e9, &rs, &r1, &err);
+	MUST(mem_rl(&l7, &rl, 80e9, &rs, &r1, &err));
 	/* Critic states = actor states: 18 B/param / 8. */
 	is_num(r1.bytes[GP_MEM_CRITIC], 6738415616.0 * 18 / 8, 1e-12,
 	       "PPO critic states = actor's");
@@ -730,12 +732,12 @@ int main(void)
 	ac.micro_batch = 1;
 	ac.flash = 1;
 	ac.act_bytes = 2;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	{
 		double a0 = al.attention, t0 = al.total;
 
 		ac.fused_qkv_view = 1;
-		mem_act_layer(&l7, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 		is_num(al.attention - a0, 21364736.0, 1e-12,
 		       "fused QKV view keeps q+k of the fused output (MHA)");
 		is_num(al.total - t0, 21364736.0, 1e-12,
@@ -746,12 +748,12 @@ int main(void)
 	 * 2048 * 14336 * 2 = 58720256 B. */
 	ac.seq = 2048;
 	ac.fused_qkv_view = 0;
-	mem_act_layer(&l70, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l70, &ac, 0, &al, &err));
 	{
 		double a0 = al.attention;
 
 		ac.fused_qkv_view = 1;
-		mem_act_layer(&l70, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&l70, &ac, 0, &al, &err));
 		is_num(al.attention - a0, 58720256.0, 1e-12,
 		       "fused QKV with GQA: expanded k and v copies");
 	}
@@ -768,20 +770,20 @@ int main(void)
 	ac.frozen = 1;
 	ac.lora_rank = 8;
 	ac.lora_targets = GP_LORA_Q | GP_LORA_V;
-	mem_act_layer(&l7, &ac, 0, &al, &err);
+	MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 	{
 		double l0 = al.lora;
 
 		ac.lora_zero_pad = 1;
-		mem_act_layer(&l7, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 		is_num(al.lora - l0, 21364736.0, 1e-12,
 		       "LitGPT zero pad keeps the q,v adapter outputs");
 		ac.lora_targets = GP_LORA_Q | GP_LORA_K | GP_LORA_V;
 		ac.lora_zero_pad = 0;
-		mem_act_layer(&l7, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 		l0 = al.lora;
 		ac.lora_zero_pad = 1;
-		mem_act_layer(&l7, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&l7, &ac, 0, &al, &err));
 		is_num(al.lora - l0, 0.0, 0,
 		       "zero pad with q, k, v all adapted keeps nothing");
 	}
@@ -836,9 +838,9 @@ int main(void)
 	tc.lora_rank = 8;
 	tc.lora_targets = GP_LORA_Q | GP_LORA_V;
 	tc.base = nf4;
-	mem_train(&l7, &tc, 40e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 40e9, &rs, &r1, &err));
 	tc.quant_head = 1;
-	mem_train(&l7, &tc, 40e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 40e9, &rs, &r, &err));
 	is_num(r1.bytes[GP_MEM_WEIGHTS] - r.bytes[GP_MEM_WEIGHTS],
 	       131072000.0 * (2 - 4.126953125 / 8), 1e-9,
 	       "quantised head stored at 4.127 bits");
@@ -851,9 +853,9 @@ int main(void)
 	       "dequantised head is the largest transient");
 	/* A 16-bit base ignores quant_head: nothing to quantise. */
 	tc.base.bits = 0;
-	mem_train(&l7, &tc, 40e9, &rs, &r, &err);
+	MUST(mem_train(&l7, &tc, 40e9, &rs, &r, &err));
 	tc.quant_head = 0;
-	mem_train(&l7, &tc, 40e9, &rs, &r1, &err);
+	MUST(mem_train(&l7, &tc, 40e9, &rs, &r1, &err));
 	is_num(r.allocated, r1.allocated, 0,
 	       "quant_head has no effect on a 16-bit base");
 
@@ -882,7 +884,7 @@ int main(void)
 		vl.vision.temporal_patch = 2;
 		vl.vision.tokens_per_image = 256;
 		vl.vision.projector_params = 44573184;
-		model_params(&vl, &vp, &err);
+		MUST(model_params(&vl, &vp, &err));
 		tower = vp.vision - 44573184;
 		tc = train_cfg();
 		tc.seq = 4096;
@@ -895,7 +897,7 @@ int main(void)
 		is_num(r.bytes[GP_MEM_VISION], 41943040.0, 1e-12,
 		       "frozen tower: only the merger's inputs are kept");
 		tc.vision_frozen = 0;
-		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		MUST(mem_train(&vl, &tc, 80e9, &rs, &r1, &err));
 		/* A training tower, no recompute, flash: per ViT layer per
 		 * patch 2 B * (two LayerNorm inputs 2560 + qkv input 1280 +
 		 * q, k, v 3840 + projection input 1280 + fc1 input 1280 +
@@ -916,7 +918,7 @@ int main(void)
 		/* Full recompute: each ViT layer keeps its input only,
 		 * 4 * 1024 * 1280 * 2 B * 32 layers = 335544320, + merger. */
 		tc.recompute = GP_RECOMPUTE_FULL;
-		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		MUST(mem_train(&vl, &tc, 80e9, &rs, &r1, &err));
 		is_num(r1.bytes[GP_MEM_VISION], 335544320.0 + 41943040.0,
 		       1e-12, "recomputed tower keeps layer inputs");
 		/* LoRA: the whole base is frozen, projector included. */
@@ -925,7 +927,7 @@ int main(void)
 		tc.images = 4;
 		tc.lora_rank = 8;
 		tc.lora_targets = GP_LORA_Q | GP_LORA_V;
-		mem_train(&vl, &tc, 80e9, &rs, &r1, &err);
+		MUST(mem_train(&vl, &tc, 80e9, &rs, &r1, &err));
 		ok(r1.bytes[GP_MEM_VISION] == 0,
 		   "LoRA keeps nothing in the tower");
 		/* Errors. */
@@ -992,7 +994,7 @@ int main(void)
 		/* Without dropout ReLU's output is wo's input: one tensor,
 		 * 16 x (128 + 512) = 10,240. */
 		ac.dropout = 0;
-		mem_act_layer(&t, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&t, &ac, 0, &al, &err));
 		is_num(al.mlp, 10240, EXACT, "ReLU keeps one MLP-wide tensor");
 		/* LoRA on q, v (PEFT's T5 default: SelfAttention and
 		 * EncDecAttention) with adapter dropout, frozen base: the
@@ -1006,7 +1008,7 @@ int main(void)
 		ac.lora_rank = 4;
 		ac.lora_targets = GP_LORA_Q | GP_LORA_V;
 		ac.lora_dropout = 1;
-		mem_act_layer(&t, &ac, 0, &al, &err);
+		MUST(mem_act_layer(&t, &ac, 0, &al, &err));
 		is_num(al.cross, 26880, EXACT, "LoRA q,v: cross block");
 		is_num(al.enc_out, 0, 0, "LoRA q,v: k/v linears keep no input");
 		/* Adapters: r (in + out) for q and v, 4 x 2 x (64 + 128) =

@@ -345,7 +345,7 @@ int main(void)
 
 	/* DeepSeek-V3's largest layer is an MoE layer: 11,507,286,016. */
 	m = deepseek_v3();
-	model_params(&m, &p, NULL);
+	MUST(model_params(&m, &p, NULL));
 	is_num(p.per_layer_max, 11507286016.0, EXACT, "deepseek largest layer");
 	/* A shared expert twice the routed width adds one more expert's
 	 * worth per MoE layer: 58 * 3*7168*2048 = 2,554,331,136. */
@@ -391,7 +391,7 @@ int main(void)
 		 * 32,899,072 + 24 x 50,333,696 + 24 x 67,111,936 + 4096 =
 		 * 2,851,598,336 (KerasNLP's t5_3b preset). */
 		m = t5(24, 1024, 32, 128, 16384, 0, 1);
-		model_params(&m, &p, NULL);
+		MUST(model_params(&m, &p, NULL));
 		is_num(p.total, 2851598336.0, EXACT, "t5-3b total");
 		/* Encoder: 24 x 50,333,696 + final norm 1024 + its bias
 		 * table 1024 = 1,208,010,752. */

@@ -111,10 +111,10 @@ static void set_kv(const gp_model *m, const roof_device *d,
 	double e0 = 20e9, e1 = 10e9, k0, k1;
 
 	c->engine_memory = e0;
-	rl_step(m, d, t, c, &r, &e);
+	MUST(rl_step(m, d, t, c, &r, &e));
 	k0 = r.roll.kv_budget;
 	c->engine_memory = e1;
-	rl_step(m, d, t, c, &r, &e);
+	MUST(rl_step(m, d, t, c, &r, &e));
 	k1 = r.roll.kv_budget;
 	c->engine_memory = e1 + (want - k1) * (e0 - e1) / (k0 - k1);
 }
@@ -134,7 +134,7 @@ int main(void)
 
 	plan(83);
 	fx_a100(&d);
-	model_params(&m, &p, &e);
+	MUST(model_params(&m, &p, &e));
 	P = p.total;
 
 	/* --- response lengths ------------------------------------------- */
@@ -225,7 +225,7 @@ int main(void)
 		ic.input = 512;
 		ic.output = 8192;
 		ic.capacity = 80e9;
-		infer_step(&m, &d, &ic, 32, 512, 512, 0, &ph, &e);
+		MUST(infer_step(&m, &d, &ic, 32, 512, 512, 0, &ph, &e));
 		is_num(r.roll.prefill, 2 * ph.time, 1e-12,
 		       "prefill: 64 prompts in 2 batches of 32");
 	}
@@ -284,7 +284,7 @@ int main(void)
 	       "sync = 4P bytes at HBM speed");
 	/* Cost: step x 8 GPUs x price / 3600; per 1k prompts / 512 x 1000. */
 	c.price = 2.0;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.cost_step, r.step * 8 * 2.0 / 3600, 1e-12,
 	       "cost per step = step x GPUs x price");
 	is_num(r.cost_1k_prompts, r.cost_step / 512 * 1000, 1e-12,
@@ -300,7 +300,7 @@ int main(void)
 	 * each way over a 25 GB/s link. */
 	c.offload_states = 1;
 	c.host_bw = 25e9;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.swap_bytes, 16.0 * P + r.roll.weights, 1e-12,
 	       "offloaded: 16 B/param and the engine's weights");
 	is_num(r.ph[RL_SWAP].time, 2.0 * r.swap_bytes / 25e9, 1e-12,
@@ -317,7 +317,7 @@ int main(void)
 	/* Three crossings of the 16-bit weights (2 B/param) per step on the
 	 * 25 GB/s link, on top of the forward; none of it on the GPU. */
 	c.ref_host = 1;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.ph[RL_REF].time, r.forward.step + 3.0 * 2.0 * P / 25e9,
 	       1e-12, "ref_host: forward + 3 x weights / host link");
 	ok(r.mem[RL_MEM_UPDATE].bytes[GP_MEM_REF] == 0,
@@ -356,7 +356,8 @@ int main(void)
 		ic.input = 512;
 		ic.output = 8192;
 		ic.capacity = 80e9;
-		infer_step(&m, &d, &ic, 1, 512 + d1, 512 + d1, 0, &ph, &e);
+		MUST(infer_step(&m, &d, &ic, 1, 512 + d1, 512 + d1, 0, &ph,
+				&e));
 		want = d1 * step_at(&m, &d, &c, 2, 512 + 0.5 * d1 + 0.5) +
 			2 * d2 * step_at(&m, &d, &c, 1, 512 + d1 + 0.5 * d2 +
 					 0.5) + ph.time;
@@ -376,7 +377,7 @@ int main(void)
 	 * them (the same lengths, 8192 steps). */
 	c = base();
 	c.prompts = 1024;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	ok(r.roll.queued && r.roll.preempted > 0 && r.roll.recompute > 0,
 	   "1024 per engine: queued, some preempted and recomputed");
 	ok(r.roll.steps > 8192 &&
@@ -399,10 +400,10 @@ int main(void)
 	 * 10.34 ms (the lengths are fixed: no tail); the prefill adds 2
 	 * chunks x 0.1 ms + 512 requests x 20 us = 10.44 ms. */
 	c = base();
-	rl_step(&m, &d, &t, &c, &r2, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
 	c.host.step = 100e-6;
 	c.host.seq = 20e-6;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.roll.decode - r2.roll.decode, 8192 * (100e-6 + 512 * 20e-6),
 	       1e-9, "serial host work: + 8192 x (0.1 ms + 512 x 20 us)");
 	is_num(r.roll.host, 8192 * (100e-6 + 512 * 20e-6), 1e-9,
@@ -416,11 +417,11 @@ int main(void)
 	c.host.step = 0;
 	c.host.seq = 1e-6;
 	c.host.overlap = 1;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.roll.decode, r2.roll.decode, 1e-12,
 	       "overlapped host work under the GPU's costs nothing");
 	c.host.seq = 100e-6;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.roll.decode, 8192 * 512 * 100e-6, 1e-9,
 	       "overlapped host work longer than the GPU's sets the step");
 	c.host.seq = -1e-6;
@@ -436,7 +437,7 @@ int main(void)
 	/* --- the framework's work between the phases ----------------------- */
 	/* Colocated it adds to the step: 3 s more than r2's. */
 	c.step_overhead = 3.0;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.ph[RL_FRAMEWORK].time, 3.0, 0, "framework phase = 3 s");
 	is_num(r.step, r2.step + 3.0, 1e-12, "colocated: step + 3 s");
 	c.step_overhead = -1;
@@ -457,16 +458,16 @@ int main(void)
 		k2.prompts = 64;
 		k2.keep = 0.6;
 		k2.reward_model = 1;
-		rl_step(&m, &d, &t, &k2, &rk, &e);
+		MUST(rl_step(&m, &d, &t, &k2, &rk, &e));
 		is_num(rk.generated, 856, 0, "dynamic sampling: 856 generated");
 		is_num(rk.samples, 512, 0, "512 trained on");
 		k2.keep = 0;
 		k2.prompts = 107;
-		rl_step(&m, &d, &t, &k2, &rg, &e);
+		MUST(rl_step(&m, &d, &t, &k2, &rg, &e));
 		is_num(rk.ph[RL_ROLLOUT].time, rg.ph[RL_ROLLOUT].time, 0,
 		       "the rollout over-samples to 107 prompts");
 		k2.prompts = 64;
-		rl_step(&m, &d, &t, &k2, &rg, &e);
+		MUST(rl_step(&m, &d, &t, &k2, &rg, &e));
 		is_num(rk.ph[RL_ACTOR].time, rg.ph[RL_ACTOR].time, 0,
 		       "the update sees the kept samples only");
 		/* The reward model scores every generated group: 856/512 of
@@ -520,9 +521,9 @@ int main(void)
 	k = c;
 	k.rollout_gpus = 4;
 	k.train.mem.lay.dp = 4;
-	rl_step(&m, &d, &t, &k, &r, &e);
+	MUST(rl_step(&m, &d, &t, &k, &r, &e));
 	k.staleness = 0;
-	rl_step(&m, &d, &t, &k, &r2, &e);
+	MUST(rl_step(&m, &d, &t, &k, &r2, &e));
 	is_num(r2.step, r.ph[RL_ROLLOUT].time + r.forward.step * 2 +
 	       r.update.step + r.ph[RL_SYNC].time, 1e-12,
 	       "staleness 0: the pools wait for each other");
@@ -530,7 +531,7 @@ int main(void)
 	/* Separate pools: the framework's work runs in the training pool's
 	 * loop, so with the pools waiting for each other it adds whole. */
 	k.step_overhead = 5.0;
-	rl_step(&m, &d, &t, &k, &r, &e);
+	MUST(rl_step(&m, &d, &t, &k, &r, &e));
 	is_num(r.step, r2.step + 5.0, 1e-12,
 	       "staleness 0: the framework's 5 s add to the step");
 	ok(r.ph[RL_FRAMEWORK].pool == RL_POOL_TRAIN,
@@ -558,7 +559,7 @@ int main(void)
 	c = base();
 	c.prompts = 64;
 	c.ppo = 1;
-	rl_step(&m, &d, &t, &c, &r, &e);
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	ok(r.ph[RL_VALUES].time == r.forward.step &&
 	   r.ph[RL_CRITIC].time == r.ph[RL_ACTOR].time,
 	   "PPO: critic forward and update like the actor's");

@@ -100,7 +100,7 @@ int main(void)
 	 * Exact arithmetic: tolerance 1e-9. */
 	op.flop = 0.0;
 	op.bytes = 16e6;
-	roof_op_time(&d, &op, 1, &r, &err);
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
 	is_num(r.mem_eff, (16e6 / 2.814e12) / (16e6 / 2.814e12 + 3.9e-6), 1e-9,
 	       "16 MB kernel: 0.593 of the streaming rate");
 	/* A batch-1 GEMV through an 8192 x 8192 bf16 weight (134.2 MB):
@@ -111,7 +111,7 @@ int main(void)
 	op.n = op.k = 8192;
 	op.flop = 2.0 * 8192 * 8192;
 	op.bytes = 8192.0 * 8192 * 2 + 2.0 * 8192 * 2;
-	roof_op_time(&d, &op, 1, &r, &err);
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
 	is_num(r.t_memory, op.bytes / (2.814e12 * 0.94) + 3.9e-6, 1e-9,
 	       "GEMV: bytes / (bw * 0.84 * 0.94) + 3.9 us");
 	ok(r.bound == ROOF_MEMORY, "... memory-bound");
@@ -126,14 +126,14 @@ int main(void)
 	       "... GEMM memory rate is 0.94 of the streaming copy");
 	op.bytes = 0.0;
 	op.flop = 0.0;
-	roof_op_time(&d, &op, 1, &r, &err);
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
 	ok(r.t_memory == 0.0 && r.mem_eff == 1.0,
 	   "an op that moves no bytes pays no fill");
 	op.name = "copy";
 	op.m = op.n = op.k = 0;
 	op.flop = 1e9;
 	op.bytes = 1e9;
-	roof_op_time(&d, &op, 1, &r, &err);
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
 	ok(r.bound == ROOF_MEMORY, "... and is memory-bound");
 	is_num(r.intensity, 1.0, 1e-12, "... intensity 1 FLOP/B");
 	is_num(r.t_compute, 1e9 / 67e12, 1e-9,

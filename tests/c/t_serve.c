@@ -244,7 +244,7 @@ int main(void)
 	 * layer) stay whole, the rest is split 16 ways: 61 x (15,138,816 +
 	 * (187,105,280 - 15,138,816) / 16) = 1,579,089,920 B. */
 	cfg(&c2, 16, 0);
-	serve_memory(&m, &c2, &c2.decode, SERVE_DECODE, 1, &mem, &err);
+	MUST(serve_memory(&m, &c2, &c2.decode, SERVE_DECODE, 1, &mem, &err));
 	down = 7168.0 * (1536 + 512 + 64);
 	want = 61.0 * (down + (187105280.0 - down) / 16.0);
 	is_num(mem.attention, want, 1e-12, "TP16 attention: down-"
@@ -255,7 +255,7 @@ int main(void)
 	want = 61.0 * 576 * 2.0 * (4096 + 1536);
 	is_num(mem.kv_per_seq, 16.0 * want, 1e-12, "TP16: KV per sequence "
 	       "of a GPU's batch is 16 latents");
-	serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &mem, &err);
+	MUST(serve_memory(&m, &c, &c.decode, SERVE_DECODE, 1, &mem, &err));
 	is_num(mem.kv_per_seq, want, 1e-12, "DP attention: one latent per "
 	       "sequence");
 	/* DeepEP low-latency buffer at 128 tokens: dispatch message 16 +
@@ -289,7 +289,8 @@ int main(void)
 	c.decode.tp = c.decode.ep = 8;
 	c.gpus = 8;
 	c.decode.tbo = 0;
-	serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st, &err);
+	MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st,
+			     &err));
 	is_num(st.remote_bytes, 0.0, 1e-12, "EP8 in one node: no bytes "
 	       "leave it");
 	want = 35e-6 + st.dispatch_bytes * 7.0 / 8.0 / (200e9 * 0.80);
@@ -346,10 +347,12 @@ int main(void)
 	 * 1.5x the mean tokens: 1.5x the bandwidth part of the all-to-all. */
 	cfg(&c, 32, 1);
 	c.decode.tbo = 0;
-	serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 64, &st, &err);
+	MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 64, &st,
+			     &err));
 	c2 = c;
 	c2.imbalance = 1.5;
-	serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2, &err);
+	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2,
+			     &err));
 	is_num(st2.dispatch - 35e-6, 1.5 * (st.dispatch - 35e-6), 1e-9,
 	       "imbalance 1.5 scales the dispatch's transfer");
 	ok(st2.compute > st.compute, "and the hottest GPU's expert GEMMs");
@@ -360,7 +363,8 @@ int main(void)
 	 * stage rule itself is checked below). */
 	c2 = c;
 	c2.decode.tbo = 1;
-	serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2, &err);
+	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2,
+			     &err));
 	ok(st2.a2a_exposed >= 0 && st2.a2a_exposed < st2.a2a,
 	   "TBO hides part of the all-to-all");
 	ok(st.a2a_exposed == st.a2a, "without TBO all of it is exposed");
@@ -377,7 +381,8 @@ int main(void)
 	c2 = c;
 	c2.mtp = 1;
 	c2.mtp_layers = 1;
-	serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2, &err);
+	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 64, &st2,
+			     &err));
 	is_num(st2.dispatch_bytes, 2.0 * st.dispatch_bytes, 1e-12,
 	       "MTP 1: each sequence verifies 2 tokens");
 	ok(st2.draft > 0, "and pays a draft pass");
@@ -439,8 +444,9 @@ int main(void)
 		 * 0.902778: 0.739720 (rounding: 1e-6). */
 		c.base.input = 1024;
 		c.prefill_tokens = 16384;
-		serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0, &st,
-		                &err);
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st,
+				     &err));
 		o = op_row(&st, "attention");
 		ok(o && fabs(o->r.shape_eff - 0.739720) < 1e-6,
 		   "a 1K prompt's attention runs at 0.7397 of the measured "
@@ -461,15 +467,17 @@ int main(void)
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 0;
-		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st,
-		                &err);
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32,
+				     &st,
+				     &err));
 		o = op_row(&st, "o_quant");
 		ok(o && fabs(o->bytes - 32.0 * 16384 * 3.03125) < 1e-6,
 		   "fp8: o_proj's input cast, 3.03 B per element");
 		c.base.compute = GP_BF16;
 		c.base.weight_bits = 16.0;
-		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32, &st,
-		                &err);
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 32,
+				     &st,
+				     &err));
 		ok(op_row(&st, "o_quant") == NULL &&
 		   op_row(&st, "shared_quant") == NULL &&
 		   op_row(&st, "q_b_quant") == NULL, "bf16: no casts");
@@ -503,8 +511,9 @@ int main(void)
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 1;
-		serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 128, &st,
-		                &err);
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_DECODE, 128,
+				     &st,
+				     &err));
 		p = rows_sum(&st, P, 0);
 		q = rows_sum(&st, Q, 0);
 		sh = rows_sum(&st, S, 0);
@@ -523,8 +532,9 @@ int main(void)
 		 * and its 2 (f - 1) (X + Y) the SM loss. */
 		c.base.input = 4096;
 		c.prefill_tokens = 16384;
-		serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0, &st,
-		                &err);
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st,
+				     &err));
 		xs = rows_sum(&st, X, 0) * f;
 		ys = rows_sum(&st, Y, 0) * f;
 		D = st.dispatch / 2;

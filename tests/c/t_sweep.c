@@ -195,7 +195,7 @@ int main(void)
 		s3.cp_max = 8;
 		s3.ep_max = 1;
 		s3.vpp_max = 2;
-		sweep_begin(&it, &m, &t, &base, &s3, &err);
+		MUST(sweep_begin(&it, &m, &t, &base, &s3, &err));
 		while (sweep_next(&it, &c, &cand)) {
 			c2++;
 			isum2 += cand.index * (cand.cp + 7L * cand.vpp);
@@ -439,12 +439,13 @@ int main(void)
 		wide(&s, gw, 3, mb3, 3);
 		s.no_bound = 1;
 		memset(&cache, 0, sizeof cache);
-		sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache, NULL, NULL,
-			  top, 5, &n, &st, &err);
+		MUST(sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache, NULL, NULL,
+			       top, 5, &n, &st, &err));
 		s.no_bound = 0;
 		memset(&cache2, 0, sizeof cache2);
-		sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache2, NULL, NULL,
-			  top2, 5, &n2, &st2, &err);
+		MUST(sweep_run(&w, &d, &t, &bw, &s, keys[k], &cache2, NULL,
+			       NULL,
+			       top2, 5, &n2, &st2, &err));
 		snprintf(name, sizeof name, "key %s: top 5 with the bound == "
 			 "without (%ld pruned)", sweep_key_name(keys[k]),
 			 st2.bounded);
@@ -456,15 +457,18 @@ int main(void)
 	wide(&s, gw, 3, mb3, 3);
 	s.no_bound = 1;
 	memset(&cache, 0, sizeof cache);
-	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top, 5,
-		  &n, &st, &err);
+	MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL,
+		       top, 5,
+		       &n, &st, &err));
 	/* A deadline between the fastest and the fifth: a list of fewer. */
 	s.max_time = top[2].train_time * 1.0000001;
-	sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL, top, 5,
-		  &n, &st, &err);
+	MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL,
+		       top, 5,
+		       &n, &st, &err));
 	s.no_bound = 0;
-	sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL, top2,
-		  5, &n2, &st2, &err);
+	MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_COST, &cache, NULL, NULL,
+		       top2,
+		       5, &n2, &st2, &err));
 	ok(n >= 3 && same_top(top, n, top2, n2),
 	   "cheapest under a deadline: the same with the bound");
 	for (i = 0, k = 1; i < n; i++)
@@ -474,16 +478,18 @@ int main(void)
 	/* Shards: 3 shards' top 5, merged by score, are the whole top 5. */
 	wide(&s, gw, 3, mb3, 3);
 	memset(&cache, 0, sizeof cache);
-	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top, 5,
-		  &n, &st, &err);
+	MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL,
+		       top, 5,
+		       &n, &st, &err));
 	count = 0;
 	for (k = 0, i = 0; k < 3; k++) {
 		int nk;
 
 		s.shard_k = k;
 		s.shard_n = 3;
-		sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL,
-			  all + i, 5, &nk, &st2, &err);
+		MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL,
+			       NULL,
+			       all + i, 5, &nk, &st2, &err));
 		i += nk;
 		count += st2.divided;
 	}
@@ -493,8 +499,9 @@ int main(void)
 	s.shard_n = 0;
 
 	/* Deterministic: the same run twice. */
-	sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL, top2,
-		  5, &n2, &st2, &err);
+	MUST(sweep_run(&w, &d, &t, &bw, &s, SWEEP_TIME, &cache, NULL, NULL,
+		       top2,
+		       5, &n2, &st2, &err));
 	ok(same_top(top, n, top2, n2), "the same sweep twice, the same list");
 
 	/* Refusals. */

@@ -76,7 +76,7 @@ int main(void)
 	       "model FLOPs per token = 6N + 12 l s h");
 	/* causal_flops halves the attention term: 6N + 6 l s h. */
 	c.causal_flops = 1;
-	train_step(&m, &d, &t, &c, &r2, &e);
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
 	is_num(r2.model_flops / r2.tokens_per_step,
 	       6 * (12 * l * h * h + V * h) + 6 * l * s * h, 1e-12,
 	       "causal: 6N + 6 l s h");
@@ -89,7 +89,7 @@ int main(void)
 	m = fx_gpt(4, 4096, 32, 51200);
 	c = cfg(1, 1, 1, 1, 4);
 	c.mem.recompute = GP_RECOMPUTE_FULL;
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	l = 4, h = 4096;
 	want = 96 * 4 * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 	is_num(r.hw_flops, want, 1e-12, "hw FLOPs = Narayanan eq. 3");
@@ -103,7 +103,7 @@ int main(void)
 	 * (Narayanan et al. 2021 sec. 2.2.1).  0.5%: the ends' extra ops. */
 	m = fx_gpt(32, 4096, 32, 64);
 	c = cfg(1, 8, 1, 1, 32);
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	is_num(r.part[TRAIN_BUBBLE], 7 * r.stage_time, 0.005,
 	       "1F1B bubble = (p - 1) stage times");
 	is_num(r.part[TRAIN_BUBBLE] / (32 * r.stage_time), 7.0 / 32, 0.005,
@@ -111,7 +111,7 @@ int main(void)
 	/* Interleaved, v = 2: (p - 1) / (v m). */
 	c.mem.lay.vpp = 2;
 	c.mem.lay.schedule = GP_SCHED_INTERLEAVED;
-	train_step(&m, &d, &t, &c, &r2, &e);
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
 	is_num(r2.part[TRAIN_BUBBLE] / (32 * r2.stage_time), 7.0 / (2 * 32),
 	       0.005, "interleaved bubble (p - 1) / (v m)");
 	ok(r2.part[TRAIN_PP] > r.part[TRAIN_PP],
@@ -128,7 +128,7 @@ int main(void)
 	 * the same collective as tests/c/t_layout.c). */
 	m = fx_gpt(8, 4096, 32, 51200);
 	c = cfg(8, 1, 8, 1, 8);
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	S = 4.0 * (8 * 12.0 * 4096 * 4096 + 8 * 4.0 * 4096 + 2 * 4096 +
 		   51200.0 * 4096) / 8;
 	want = (8.4 + 14 * 14.0) * 1.4 * US + 1.75 * S / 22.5e9;
@@ -138,7 +138,7 @@ int main(void)
 	/* Overlapped with the last backward, only the last bucket (40M of
 	 * the shard's ~60M parameters) and the slowdown remain. */
 	c.overlap_grad_reduce = 1;
-	train_step(&m, &d, &t, &c, &r2, &e);
+	MUST(train_step(&m, &d, &t, &c, &r2, &e));
 	ok(r2.part[TRAIN_DP] < r.part[TRAIN_DP] && r2.hidden[TRAIN_DP] > 0,
 	   "overlap hides part of the reduction");
 	/* TP comm: two all-reduces of T x h x 2 B per layer per pass. */
@@ -149,12 +149,12 @@ int main(void)
 	m = fx_gpt(8, 4096, 32, 51200);
 	c = cfg(1, 1, 1, 1, 2);
 	c.mem.lay.zero = 1;
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	ok(r.warn & TRAIN_WARN_ZERO_DP1, "ZeRO-1 at DP 1 shards nothing: warned");
 	c = cfg(8, 1, 8, 1, 8);
 	t.gpus_per_node = 4;
 	t.nodes = 16;
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	ok(r.warn & TRAIN_WARN_TP_NODES, "TP 8 over 4-GPU nodes: warned");
 	t = fx_selene();
 	c = cfg(1, 1, 1, 1, 4);
@@ -182,13 +182,13 @@ int main(void)
 	/* --- memory rides along ------------------------------------------- */
 	m = fx_gpt(24, 2048, 16, 51200);
 	c = cfg(1, 1, 1, 1, 4);
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	{
 		gp_mem_result mr;
 		gp_train_cfg mc = c.mem;
 
 		mc.lay.microbatches = 4;
-		mem_train(&m, &mc, c.capacity, &c.reserve, &mr, &e);
+		MUST(mem_train(&m, &mc, c.capacity, &c.reserve, &mr, &e));
 		is_num(r.mem.total, mr.total, 1e-12,
 		       "memory = mem_train of the same layout");
 		ok(r.fits == mr.fits, "fits follows the memory model");
@@ -206,7 +206,7 @@ int main(void)
 	m = fx_gpt(24, 2048, 16, 64);
 	c = cfg(1, 2, 4, 1, 32);
 	c.mem.recompute = GP_RECOMPUTE_FULL;
-	train_step(&m, &d, &t, &c, &r, &e);
+	MUST(train_step(&m, &d, &t, &c, &r, &e));
 	c.forward_only = 1;
 	rc = train_step(&m, &d, &t, &c, &r2, &e);
 	ok(rc == GP_OK && r2.part[TRAIN_RECOMPUTE] == 0 &&
@@ -262,7 +262,7 @@ int main(void)
 		       4 * 2 * (tw + 2 * pj), 1e-12,
 		       "frozen tower: forward once, projector twice");
 		c.mem.vision_frozen = 0;
-		train_step(&m, &d, &t, &c, &r2, &e);
+		MUST(train_step(&m, &d, &t, &c, &r2, &e));
 		is_num(r2.model_flops, r2.tokens_per_step * 3 * fpt +
 		       4 * 2 * 3 * (tw + pj), 1e-12,
 		       "trained tower: 3x tower and projector");
@@ -297,7 +297,7 @@ int main(void)
 		c = cfg(1, 1, 1, 1, 1);
 		c.mem.recipe = GP_RECIPE_MIXED16;
 		c.host_op_time = 0;
-		train_step(&m, &d, &t, &c, &rf, &e);
+		MUST(train_step(&m, &d, &t, &c, &rf, &e));
 		c.eager = 1;
 		c.eager_optim = 1;
 		rc = train_step(&m, &d, &t, &c, &re, &e);
@@ -361,7 +361,7 @@ int main(void)
 		 * 4 p + 3 m + 11 v + 6 g = 96 B per parameter against the
 		 * fused 2 (4 + 8) + 3 x 2 + 2 = 32: 3x the bytes, one kernel
 		 * each way. */
-		mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &e);
+		MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &e));
 		is_num(2 * (sb.master + sb.optimizer) + 3 * sb.grads +
 		       sb.weights, 32, 0, "fused AdamW: 32 B per parameter");
 		is_num((re.part[TRAIN_OPTIMIZER] - K) /
@@ -374,12 +374,12 @@ int main(void)
 		 * up 2, SwiGLU 2, down 1, residual adds 2), 11 fused (the op
 		 * list's 9 and the two adds).  The backward has none. */
 		c.host_op_time = 1e-3;
-		train_step(&m, &d, &t, &c, &re, &e);
+		MUST(train_step(&m, &d, &t, &c, &re, &e));
 		for (j = 0, fe = 0; j < re.nops; j++)
 			fe += re.ops[j].fwd;
 		is_num(fe, 39e-3, 1e-12, "eager: forward >= 39 host launches");
 		c.eager = 0;
-		train_step(&m, &d, &t, &c, &rf, &e);
+		MUST(train_step(&m, &d, &t, &c, &rf, &e));
 		for (j = 0, fe = 0; j < rf.nops; j++)
 			fe += rf.ops[j].fwd;
 		is_num(fe, 11e-3, 1e-12, "fused: forward >= 11 host launches");
@@ -408,11 +408,12 @@ int main(void)
 		c.overlap_grad_reduce = 1;
 		c.reduce_bytes = 4;
 		rc = train_step(&m, &d, &t, &c, &r, &e);
-		comm_group_cost(&t, GP_ALL_GATHER, P * 2, &r.groups[GP_GRP_DPCP],
-				&cr, &e);
+		MUST(comm_group_cost(&t, GP_ALL_GATHER, P * 2,
+				     &r.groups[GP_GRP_DPCP],
+				     &cr, &e));
 		f = cr.time;
-		comm_group_cost(&t, GP_REDUCE_SCATTER, P * 4,
-				&r.groups[GP_GRP_DPCP], &cr, &e);
+		MUST(comm_group_cost(&t, GP_REDUCE_SCATTER, P * 4,
+				     &r.groups[GP_GRP_DPCP], &cr, &e));
 		rsc = cr.time;
 		ok(rc == GP_OK && r.microbatches == 2, "FSDP 8: 2 micro-batches");
 		is_num(r.part[TRAIN_ZERO], 2 * f * (1 + 0.189 * 3), 1e-9,

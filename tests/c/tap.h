@@ -51,6 +51,24 @@ static inline int is_int(long long got, long long want, const char *name)
 	return good;
 }
 
+/* A kernel call whose results the test goes on to read must succeed:
+ * MUST(mem_train(...)).  Silent when it returns 0 (GP_OK), so plans stay
+ * as they are; otherwise a failed test naming the call and its line (and
+ * done() then reports the count the plan did not expect). */
+#define MUST(call) must_ok((call), #call, __FILE__, __LINE__)
+
+static inline int must_ok(int rc, const char *call, const char *file,
+			  int line)
+{
+	if (rc == 0)
+		return 1;
+	tap_n++;
+	tap_failed++;
+	printf("not ok %d - %s:%d: returned %d: %.60s\n", tap_n, file, line,
+	       rc, call);
+	return 0;
+}
+
 static inline int done(void)
 {
 	if (tap_planned != tap_n)
