@@ -313,6 +313,28 @@ static int level_ok(const sweep_iter *it, int lv)
 	return 0;
 }
 
+/* Is the current value of level lv, and every larger one, past what
+ * level_ok can pass given the levels outside it?  A split larger than
+ * what remains of the GPU count divides nothing (ok_tp, ok_pp, ok_cp,
+ * ok_ep: each divides it), and pp x vpp past the layers splits none
+ * (layout_vpp_ok): the odometer moves on at once, so that a model of 2^24
+ * layers does not step through 2^23 VPP values per split (split_cap
+ * clamps each level for the largest count only). */
+static int level_past(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]];
+
+	switch (lv) {
+	case LV_TP: return v[lv] > N;
+	case LV_PP: return v[lv] > N / v[LV_TP];
+	case LV_CP:
+	case LV_EP: return v[lv] > N / v[LV_TP] / v[LV_PP];
+	case LV_V: return v[lv] > 1 && !layout_vpp_ok(it->m, v[LV_PP], v[lv]);
+	}
+	return 0;
+}
+
 /* The valid values of the innermost three levels (ZeRO stage, TP
  * overlap, DP overlap) in the odometer's order, for tp 1 and tp > 1:
  * what level_ok would pass, as a list the enumeration steps through. */
@@ -385,7 +407,8 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 		} else {
 			if (lv < it->moved)
 				it->moved = lv;
-			if (++it->cur[lv] > it->hi[lv]) {
+			if (++it->cur[lv] > it->hi[lv] ||
+			    level_past(it, lv)) {
 				if (lv == 0)
 					return 0;
 				lv--;
