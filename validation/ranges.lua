@@ -65,7 +65,7 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 22, lo = 0.867, hi = 1.396 },
+        [""] = { cases = 24, lo = 0.867, hi = 1.453 },
         ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.396 },
         ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.396 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.396 },

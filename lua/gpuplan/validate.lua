@@ -45,6 +45,39 @@ local function text()
   end }
 end
 
+-- A vision tower (model.vision): a catalog model id whose tower and
+-- projector the case's decoder takes, or the tower itself in the
+-- catalog's fields (catalog/models/multimodal.lua, engine gp_vision).
+local vision_tower = T.record {
+  layers = count(), hidden = count(), heads = count(), ffn_hidden = count(),
+  ffn_gated = T.boolean(), image_size = count(), patch_size = count(),
+  merge = count(), temporal_patch = count(), tokens_per_image = count(),
+  projector_params = T.number { min = 0, max = schema.AMOUNT_MAX },
+  params = T.number { positive = true, max = schema.AMOUNT_MAX },
+}
+local function vision_spec()
+  return { name = "vision", fields = vision_tower.fields, check = function(v, path)
+    if type(v) == "string" then return v end
+    if type(v) ~= "table" then
+      error({ path = path, msg = "expected a catalog model id or a vision tower object, got "
+        .. (type(v) == "number" and string.format("%.14g", v) or "a " .. type(v)) }, 0)
+    end
+    return vision_tower.check(v, path)
+  end }
+end
+
+-- The media of a sample (workload.images, video_frames, image_size,
+-- frame_size, train_vision): gp.train's own options, one declaration
+-- (options.lua, section "vision"), typed from it.
+local function media_fields(into)
+  for _, d in ipairs(require("gpuplan.options").list) do
+    if d.group == "vision" then
+      into[d.name] = d.type == "flag" and T.boolean() or count(0)
+    end
+  end
+  return into
+end
+
 M.metrics = {
   train = { "hfu_tflops_per_gpu", "mfu_tflops_per_gpu", "mfu", "tokens_per_s_per_gpu",
             "step_time_s" },
@@ -84,6 +117,7 @@ local case_schema = T.record {
     },
     params_b = T.number { positive = true, max = 1e6 },
     mtp_layers = count(0),
+    vision = vision_spec(),
   },
   hardware = T.record {
     gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
@@ -97,7 +131,7 @@ local case_schema = T.record {
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },
-  workload = T.record {
+  workload = T.record(media_fields {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
@@ -110,7 +144,7 @@ local case_schema = T.record {
     mtp = count(0), acceptance = T.number { min = 0, max = 1 },
     two_batch_overlap = T.boolean(), swap_ab = T.boolean(), prefill_tokens = count(),
     imbalance = T.number { min = 1, max = 1e3 },
-  },
+  }),
   measured = R(T.record {
     metric = R(text()), unit = text(),
     value = R(T.number { min = M.VALUE_MIN, max = M.VALUE_MAX }),
@@ -224,6 +258,15 @@ local function read(path, seen)
       if tp * pp * cp * par.dp ~= pool then
         error(string.format("%s: field 'parallel.dp': %d, but %d GPUs%s over tp %d x pp %d x "
           .. "cp %d make %g", where, par.dp, pool, beside, tp, pp, cp, pool / (tp * pp * cp)), 0)
+      end
+    end
+    -- model.vision as a catalog id: a model of the catalog with a tower.
+    local vis = c.model and c.model.vision
+    if type(vis) == "string" then
+      local okc, cm = pcall(function() return require("gpuplan").catalog():get("models", vis) end)
+      if not okc or type(cm.vision) ~= "table" then
+        error(string.format("%s: field 'model.vision': '%s' is not a catalog model with a "
+          .. "vision tower (gpuplan catalog list models)", where, short(vis)), 0)
       end
     end
     c._file = path

@@ -17,12 +17,35 @@ local v = M.v
 -- cases are Llama/Qwen-like (RMSNorm), the GeLU ones GPT/BLOOM-like
 -- (LayerNorm) -- a 2h-per-layer difference; an encoder-decoder
 -- (encoder_layers, SCHEMA.md) is T5-like (RMS-style T5LayerNorm).
-function M.model(cm)
+--
+-- model.vision (SCHEMA.md): a catalog model id, whose tower and projector
+-- are taken whole, or the tower in the catalog's fields; an inline tower
+-- needs its shape and its image and patch sides (the image tokens are
+-- (image_size / patch_size / merge)^2 unless tokens_per_image says).
+local TOWER = { "layers", "hidden", "heads", "ffn_hidden", "image_size", "patch_size" }
+local TOWER_OPT = { "ffn_gated", "merge", "temporal_patch", "tokens_per_image",
+                    "projector_params", "params" }
+
+local function tower(cv, cat, missing)
+  if type(cv) == "string" then
+    return (cat or require("gpuplan").catalog()):get("models", cv).vision
+  end
+  local t = {}
+  for _, k in ipairs(TOWER) do
+    t[k] = v(cv[k])
+    if type(t[k]) ~= "number" then missing[#missing + 1] = "vision." .. k end
+  end
+  for _, k in ipairs(TOWER_OPT) do t[k] = v(cv[k]) end
+  return t
+end
+
+function M.model(cm, cat)
   cm = cm or {}
   local missing = {}
   for _, k in ipairs { "layers", "hidden", "heads", "vocab", "ffn_hidden" } do
     if type(v(cm[k])) ~= "number" then missing[#missing + 1] = k end
   end
+  local vision = v(cm.vision) ~= nil and tower(cm.vision, cat, missing) or nil
   local encdec = type(v(cm.encoder_layers)) == "number" and cm.encoder_layers > 0
   local says = tostring(v(cm.name) or ""):lower():find("encoder%-decoder") ~= nil
   if says and not encdec then missing[#missing + 1] = "encoder_layers" end
@@ -62,7 +85,18 @@ function M.model(cm)
   end
   if type(v(cm.mla)) == "table" then m.mla = cm.mla end
   if type(v(cm.mtp_layers)) == "number" then m.mtp_layers = cm.mtp_layers end
+  m.vision = vision
   return m
+end
+
+-- A multimodal sample's media (SCHEMA.md, workload): gp.train's and
+-- gp.fit's own option names (options.lua, section "vision"), copied into
+-- the predictor's options o.
+function M.media(o, wl)
+  for _, k in ipairs { "images", "video_frames", "image_size", "frame_size", "train_vision" } do
+    o[k] = v(wl[k])
+  end
+  return o
 end
 
 -- The MTP module of a case's model that does not state mtp_layers: the

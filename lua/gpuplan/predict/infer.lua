@@ -183,7 +183,7 @@ local function is_serve(case)
 end
 
 return function(case, cat)
-  local model, why = model_of(case.model or {})
+  local model, why = model_of(case.model or {}, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local metric = case.measured and case.measured.metric

@@ -143,11 +143,11 @@ local PROFILES = {
 }
 
 return function(case, cat)
-  local model, why = model_of(case.model or {})
+  local model, why = model_of(case.model or {}, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local defaults = {}
-  local o = {
+  local o = case_.media({
     model = model, gpus = v(hw.gpus) or 1, method = v(wl.method) or "full",
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep),
     vpp = v(par.vpp), zero = v(par.zero), sp = v(par.sp) or nil,
@@ -156,7 +156,7 @@ return function(case, cat)
     optimizer = v(wl.optimizer), weights = v(wl.weight_dtype), kv = v(wl.kv_dtype),
     offload = v(par.offload), cat = cat,
     input_len = v(wl.input_len), output_len = v(wl.output_len),
-  }
+  }, wl)
   local metric = case.measured and case.measured.metric
   if metric ~= "peak_memory_gib" and metric ~= "peak_memory_gb" then
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"

@@ -69,7 +69,7 @@ local PROMPT_DEFAULT = 150
 
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
-  local model, why = model_of(case.model)
+  local model, why = model_of(case.model, cat)
   if not model then return nil, why end
   local hw, par, wl, c = case.hardware or {}, case.parallel or {}, case.workload or {},
     case.rl or {}

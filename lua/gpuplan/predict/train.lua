@@ -24,6 +24,9 @@ local FRAMEWORKS = {
   { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
   { "llama 3 herd", "llama3" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
+  -- Last: a run whose source names DeepSpeed and none of the stacks above
+  -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
+  { "deepspeed", "deepspeed" },
 }
 
 -- Stack profiles: { option, value, why [, when] }; `when(o, m)` (the
@@ -133,6 +136,16 @@ local PROFILES = {
     -- chains (the optimizer stays torch ops: Composer's DecoupledAdamW).
     { "kernels", "fused", "MPT modules: LPLayerNorm, GELU, ALiBi in the attention kernel" },
   },
+  -- The Hugging Face Trainer with a DeepSpeed ZeRO config (LLaVA's
+  -- scripts/zero2.json and zero3.json): the DeepSpeed engine owns the
+  -- optimizer (20 B/param in bf16); ZeRO-3 prefetches the parameters and
+  -- overlaps the reduce-scatter (stage 3 overlap_comm defaults to true).
+  deepspeed = {
+    { "stack", "deepspeed", "DeepSpeed ZeRO engine" },
+    { "kernels", "eager", "the Hugging Face modules' unfused operators" },
+    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_grad_reduce", true, "DeepSpeed overlap_comm", function(o) return (o.zero or 0) >= 2 end },
+  },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
     { "stack", "hf", "FSDP in the data-parallel dimension" },
@@ -154,7 +167,7 @@ return function(case, cat)
     c2.vocab = 51200
     cm, vocab_note = c2, "vocab=51200 (NeMo gpt3: GPT-2 BPE, padded)"
   end
-  local model, why = model_of(cm)
+  local model, why = model_of(cm, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local metric = case.measured and case.measured.metric
@@ -179,6 +192,8 @@ return function(case, cat)
     precision = v(wl.precision), optimizer = v(wl.optimizer), offload = v(par.offload),
     gpus_per_node = v(hw.gpus_per_node), cat = cat,
   }
+  -- The media of a sample (SCHEMA.md): gp.train's own options.
+  case_.media(o, wl)
   if v(par.fsdp) then o.fsdp = o.zero == nil or o.zero == 3 or nil end
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
@@ -222,8 +237,16 @@ return function(case, cat)
   for _, p in ipairs(r.parts) do
     if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
   end
+  -- A vision tower's share: the LLM tokens the media of one sample
+  -- became, and the patches the tower encoded per micro-batch.
+  local media = ""
+  if model.vision and (r.vision_patches or 0) > 0 then
+    local m = r.media or require("gpuplan.vlm").media(model, o)
+    media = string.format("; %d image tokens/sample, %.0f patches/micro-batch", m.tokens,
+      r.vision_patches)
+  end
   return { value = pick[metric](r), defaults = defaults,
            regime = require("gpuplan.ranges").regime("train", o, r, cat),
-           detail = string.format("step %.3g s; %s; mfu %.1f%%", r.step_s,
-                                  table.concat(parts, ", "), 100 * r.mfu) }
+           detail = string.format("step %.3g s; %s; mfu %.1f%%%s", r.step_s,
+                                  table.concat(parts, ", "), 100 * r.mfu, media) }
 end
