@@ -2522,6 +2522,39 @@ static void lgp_push_tables(lua_State *L)
 	lua_setfield(L, -2, "SWEEP_DIMS");
 }
 
+/* core.DEFAULTS: what core.train takes for each field of its config
+ * left out (train_desc's defaults under their Lua names: a number, a
+ * boolean or a name), so a test can hold them to the declarations of
+ * lua/gpuplan/options.lua. */
+static void lgp_push_defaults(lua_State *L)
+{
+	const lgp_field *f;
+
+	lua_newtable(L);
+	for (f = train_desc.fields; f->name; f++) {
+		switch (f->type) {
+		case LGP_F_INT:
+		case LGP_F_NUM:
+			lgp_setnum(L, f->name, f->def);
+			break;
+		case LGP_F_BOOL:
+			lgp_setbool(L, f->name, f->def != 0);
+			break;
+		case LGP_F_DTYPE:
+			lgp_setstr(L, f->name, gp_dtype_name((gp_dtype)(int)
+							     f->def));
+			break;
+		case LGP_F_PARSE:
+			if (f->def_str)
+				lgp_setstr(L, f->name, f->def_str);
+			break;
+		default:
+			break;
+		}
+	}
+	lua_setfield(L, -2, "DEFAULTS");
+}
+
 int luaopen_gpuplan_core(lua_State *L)
 {
 	lgp_handle_types(L);
@@ -2531,5 +2564,6 @@ int luaopen_gpuplan_core(lua_State *L)
 	lua_pushinteger(L, SWEEP_SHARDS_MAX);
 	lua_setfield(L, -2, "SWEEP_SHARDS_MAX");
 	lgp_push_tables(L);
+	lgp_push_defaults(L);
 	return 1;
 }
