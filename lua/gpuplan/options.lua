@@ -611,7 +611,7 @@ opt { name = "bound", type = "boolean", lua_only = true, commands = "plan",
 ---------------------------------------------------------------------------
 section "cost"
 
-opt { name = "tokens", type = "string", metavar = "N", commands = "train plan",
+opt { name = "tokens", type = "number", metavar = "N", commands = "train plan",
   help = "tokens to train on (e.g. 2e12): days and cost",
   suggest = { "train_tokens", "total_tokens" } }
 opt { name = "steps", type = "number", metavar = "N", commands = "rl",

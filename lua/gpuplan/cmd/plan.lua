@@ -145,11 +145,8 @@ function C.run(opts, args)
     for x in opts.recompute:gmatch("[^,]+") do list[#list + 1] = x end
     o.recompute = list
   end
-  if opts.tokens then
-    local n = tonumber(opts.tokens)
-    if not n then error(cli.usage("plan: --tokens expects a number like 2e12, got '" .. opts.tokens .. "'"), 0) end
-    o.tokens = n
-  end
+  -- --tokens: parsed by cli.parse (a number option), bounded by gp.train
+  o.tokens = opts.tokens
   local pname = opts.policy or ((opts.deadline and not opts.budget) and "cheapest" or "fastest")
   if not POLICIES[pname] then
     error(cli.usage("plan: --policy must be fastest, cheapest, fewest-gpus or best-per-dollar"), 0)

@@ -29,13 +29,6 @@ function C.run(opts, args)
   for k, v in pairs(opts) do
     if options.takes("train", k, "lua") then o[k] = v end
   end
-  if o.tokens then
-    local n = units.try and units.try(o.tokens, "count") or tonumber(o.tokens)
-    if not n then n = tonumber(o.tokens) end
-    if not n then error(cli.usage("train: --tokens expects a number like 2e12, got '"
-                                  .. o.tokens .. "'"), 0) end
-    o.tokens = n
-  end
   local ok, r = pcall(train.train, o)
   if not ok then error(cli.clean(r), 0) end
   local format = opts.format or "text"
