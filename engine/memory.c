@@ -249,8 +249,13 @@ static int check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	 * Infinity, Rajbhandari et al. 2021): its ZeRO optimizer moves the
 	 * optimizer to the CPU at stages 1-3 and the parameters at stage 3
 	 * only (DeepSpeed config docs, offload_param: "valid only with
-	 * stage 3"); the CPU step is DeepSpeedCPUAdam (or a torch optimizer
-	 * on CPU tensors) with fp32 states, not bitsandbytes' 8-bit one. */
+	 * stage 3"); the CPU step is DeepSpeedCPUAdam with fp32 states, or
+	 * a torch optimizer on the CPU tensors (DeepSpeed's
+	 * zero_force_ds_cpu_optimizer false; PyTorch FSDP's CPUOffload):
+	 * an 8-bit AdamW written in PyTorch (torchao's AdamW8bit) runs
+	 * there too, as torchtune pairs one with fsdp_cpu_offload.  A
+	 * paged optimizer pages GPU states through unified memory: not
+	 * an offloaded one. */
 	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
 		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
 			       "or 3: DeepSpeed offloads through its ZeRO "
@@ -259,11 +264,6 @@ static int check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "offloading the parameters needs zero 3 "
 			       "(DeepSpeed offload_param is a ZeRO-3 "
 			       "feature), got zero %d", y->zero);
-	if ((c->offload_optimizer || c->offload_params) &&
-	    c->optim == GP_OPT_ADAM8BIT)
-		return gp_fail(err, "offload steps the optimizer on the CPU "
-			       "with fp32 states; adam8bit (bitsandbytes) "
-			       "runs on the GPU only");
 	if ((c->offload_optimizer || c->offload_params) &&
 	    (c->paged_optimizer || c->grads_in_bwd))
 		return gp_fail(err, "offload (DeepSpeed) does not combine "
@@ -633,7 +633,8 @@ static int stage_acts_of(const gp_model *m, const gp_acts_key *k,
  *    partitioned gradients in the parameter dtype, on the CPU when the
  *    optimizer is offloaded: pb tr;
  *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
- *    SGD's fp32 momentum (4), per trainable element;
+ *    SGD's fp32 momentum (4), an 8-bit AdamW's two 8-bit states with
+ *    their block scales (states.c), per trainable element;
  *  - weights (offload_params): the 16-bit partitions of every parameter,
  *    frozen ones included (ZeRO-3 partitions the whole module): the
  *    weights (and adapter weights) the GPU would otherwise hold.
@@ -656,11 +657,10 @@ static void train_offload(const gp_train_cfg *c, double tr, double pb,
 			  double big, gp_mem_result *o)
 {
 	int z3 = c->lay.zero == 3;
-	double nst = c->optim == GP_OPT_SGD ? 1.0 : 2.0;
 
 	o->host_master = 4.0 * tr;
 	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
-	o->host_optimizer = 4.0 * nst * tr;
+	o->host_optimizer = mem_offload_state_bytes(c->optim) * tr;
 	o->host_weights = 0;
 	if (c->offload_params) {
 		o->host_weights = o->bytes[GP_MEM_WEIGHTS] +

@@ -108,6 +108,18 @@ int mem_state_bytes(gp_recipe r, gp_optim o, gp_state_bytes *out,
 	return GP_OK;
 }
 
+/* Bytes of optimizer state per element an offloaded optimizer keeps on
+ * the host: the mixed-16 recipe's fp32 states (the CPU optimizer steps
+ * the fp32 master), an 8-bit AdamW's own. */
+double mem_offload_state_bytes(gp_optim o)
+{
+	gp_state_bytes sb = {0};
+
+	if (mem_state_bytes(GP_RECIPE_MIXED16, o, &sb, NULL))
+		return 8.0;
+	return sb.optimizer;
+}
+
 double mem_quant_bits(const gp_quant *q)
 {
 	if (!q || !gp_finite(q->bits) || q->bits <= 0 || q->bits > 32 ||

@@ -92,6 +92,10 @@ typedef struct gp_quant {
 	double group_bits;
 } gp_quant;
 
+/* Bytes of optimizer state per element an offloaded optimizer keeps on
+ * the host (fp32 Adam or SGD states, or an 8-bit AdamW's). */
+double mem_offload_state_bytes(gp_optim o);
+
 /* Effective bits per weight, or -1 when q is invalid. */
 double mem_quant_bits(const gp_quant *q);
 

@@ -1859,9 +1859,10 @@ static int phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
  *    (an Adam update is ~10 flops per element, a node's cores do ~1e13
  *    fp32 flop/s: ~1 ps per element against ~50 ps of DRAM traffic), so
  *    it is priced by the host DRAM bytes every GPU of the node (their
- *    processes share the sockets) moves: Adam reads the fp32 master,
- *    gradient, exp_avg, exp_avg_sq and writes three of them back (16 +
- *    12 B); the gradient arriving (4 B at stages 1-2; stage 3: 2 B and
+ *    processes share the sockets) moves: the update reads the fp32
+ *    master and gradient and writes the master (12 B) and reads and
+ *    writes its states (fp32 exp_avg and exp_avg_sq: 2 x 8 B; an 8-bit
+ *    AdamW's 2 x ~2 B); the gradient arriving (4 B at stages 1-2; stage 3: 2 B and
  *    its upcast, 2 + 4 B); the 16-bit copy of the master (read 4, write
  *    2) and its read by the DMA up (2 B);
  *  - params up: that 16-bit partition, 2 B over PCIe (stage 3 with
@@ -1878,7 +1879,8 @@ static double offload_step(const ctx *x, double n)
 	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
 		x->e.t.gpus_per_node;
 	double down = z3 ? 2.0 : 4.0;
-	double hb = 28.0 + (z3 ? 2.0 + 6.0 : 4.0) + 6.0 + (up ? 2.0 : 0.0);
+	double hb = 12.0 + 2.0 * mem_offload_state_bytes(x->c->mem.optim) +
+		(z3 ? 2.0 + 6.0 : 4.0) + 6.0 + (up ? 2.0 : 0.0);
 
 	if (ranks < 1)
 		ranks = 1;

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(90)
+t.plan(91)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -344,4 +344,21 @@ do
   local bwd = ((qkvo + 4 * s2) * 4 + 20 * s2) / ((qkvo + 4 * s2) * 4)
   t.near(e.fwd / f.fwd / fwd, 1, 0.03, "eager attention forward: 24 B a score, not 8")
   t.near(e.bwd / f.bwd / bwd, 1, 0.03, "eager attention backward: 36 B a score, not 16")
+end
+
+-- An 8-bit AdamW stepping the offloaded partition on the CPU (torchao's
+-- AdamW8bit with FSDP's CPU offload, as torchtune configures it) is
+-- priced, not refused: the update moves 12 B (master read and write,
+-- gradient read) plus its states read and written, 2 x 2 (1 + 4/2048) B,
+-- and the copies 4 + 6 + 2 B: 28.0078 B a element, against fp32 Adam's 40.
+-- Same job and tolerance as the offload test above.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, zero = 1, seq = 4096,
+              method = "full", global_batch = 8, offload = "optimizer", host_bw = "100GB/s",
+              optimizer = "adam8bit" }
+  local r8 = gp.train(o)
+  local n = r8.memory.host.master / 4
+  local hb = 12 + 4 * (1 + 4 / 2048) + 12
+  t.near(part(r8, "optimizer").seconds / (n * 6 / 50.432e9 + n * 8 * hb / 100e9), 1, 1e-3,
+    "offload with adam8bit: 8-bit states read and written on the host")
 end
