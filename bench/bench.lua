@@ -33,7 +33,7 @@ if core.memory then
       for zero = 0, 3 do
         for _, mb in ipairs { 1, 2, 4 } do
           for _, rc in ipairs { "none", "selective", "full" } do
-            grid[#grid + 1] = { method = "pretrain", recipe = "megatron-18", tp = tp, pp = pp,
+            grid[#grid + 1] = { recipe = "megatron-18", tp = tp, pp = pp,
               dp = 64 // (tp * pp), zero = zero, seq = 4096, micro_batch = mb,
               recompute = rc, flash = true, sp = tp > 1, capacity = 80 * 2 ^ 30, gpus = 64 }
           end
