@@ -711,12 +711,13 @@ static void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 }
 
 /* core.memory(model, cfg) -> breakdown table.  cfg.kind selects the
- * kernel: "train" (default), "infer" or "rl"; cfg.capacity is the GPU's
+ * kernel: "train" (default) or "infer" (an RL step's memory is
+ * core.rl's); cfg.capacity is the GPU's
  * memory in bytes; cfg.gpus picks the reserve defaults; cfg.margin,
  * cfg.context, cfg.lib_workspace, cfg.comm, cfg.frag override them. */
 static int lgp_memory(lua_State *L)
 {
-	static const char *const kinds[] = {"train", "infer", "rl", NULL};
+	static const char *const kinds[] = {"train", "infer", NULL};
 	const char *w = "memory";
 	gp_model m;
 	gp_mem_reserve rs;
@@ -733,8 +734,8 @@ static int lgp_memory(lua_State *L)
 		for (kind = 0; kinds[kind] && strcmp(kinds[kind], k); kind++)
 			;
 		if (!kinds[kind])
-			return luaL_error(L, "memory.kind must be train, infer "
-					  "or rl (got '%s')", k);
+			return luaL_error(L, "memory.kind must be train or "
+					  "infer (got '%s'; RL: core.rl)", k);
 	}
 	cap = lgp_field_num(L, 2, w, "capacity", 1, 0);
 	/* A serving replica talks over NCCL only inside its tp * pp group
@@ -761,24 +762,6 @@ static int lgp_memory(lua_State *L)
 		lgp_mark(L, 2, "gpus");
 		lgp_toinfer(L, 2, &ic);
 		rc = mem_infer(&m, &ic, cap, &rs, &r, &err);
-	} else if (kind == 2) {
-		gp_rl_cfg rl;
-
-		memset(&rl, 0, sizeof rl);
-		lgp_totrain(L, 2, w, &rl.actor);
-		rl.ppo = lgp_field_bool(L, 2, w, "ppo", 0);
-		rl.ref_model = lgp_field_bool(L, 2, w, "ref_model", 1);
-		rl.reward_model = lgp_field_bool(L, 2, w, "reward_model", 0);
-		rl.prompts = lgp_field_num(L, 2, w, "prompts", 1, 0);
-		rl.group = lgp_field_num(L, 2, w, "group", 0, 8);
-		rl.prompt_len = lgp_field_num(L, 2, w, "prompt_len", 0, 0);
-		rl.response_len = lgp_field_num(L, 2, w, "response_len", 1, 0);
-		rl.kv_bytes = lgp_field_num(L, 2, w, "kv_bytes", 0, 2);
-		lgp_toquant(L, 2, w, "rollout_weights", &rl.rollout_weights);
-		rl.rollout_tp = lgp_field_int(L, 2, w, "rollout_tp", 0, 0, 0);
-		rl.gpus = lgp_field_int(L, 2, w, "gpus", 0, 0, 0);
-		rl.colocated = lgp_field_bool(L, 2, w, "colocated", 1);
-		rc = mem_rl(&m, &rl, cap, &rs, &r, &err);
 	} else {
 		gp_train_cfg tc;
 

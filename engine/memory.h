@@ -99,23 +99,6 @@ typedef struct gp_infer_cfg {
 	int offload;             /* 1: put layers on CPU when short */
 } gp_infer_cfg;
 
-typedef struct gp_rl_cfg {
-	gp_train_cfg actor;      /* the trainable policy */
-	int ppo;                 /* 1: PPO (adds a critic), 0: GRPO */
-	int reward_model;        /* 1: a frozen reward model of the same
-				  * shape (0: rule-based rewards) */
-	int ref_model;           /* 1: frozen reference (KL penalty) */
-	double prompts;          /* prompts per step on this pool */
-	double group;            /* samples per prompt (GRPO group size) */
-	double prompt_len, response_len;
-	double kv_bytes;         /* rollout cache element; 0 = 2 */
-	gp_quant rollout_weights; /* rollout engine copy; bits 0 = 16 */
-	int rollout_tp;          /* rollout engine TP; 0 = actor tp */
-	int gpus;                /* GPUs sharing the rollout batch; 0 = dp*tp*
-				  * pp*cp of the actor */
-	int colocated;           /* 1: rollout engine on the training GPUs */
-} gp_rl_cfg;
-
 /* Reserve and margin; mem_reserve_default fills the documented
  * defaults (see memory.c for the sources). */
 typedef struct gp_mem_reserve {
@@ -295,10 +278,5 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
  * ctx tokens that fit, each with its logits row.  GP_OK or GP_EINVAL. */
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);
-
-/* RL fine-tuning (GRPO/PPO); critic and reward model have the actor's
- * shape.  GP_OK or GP_EINVAL. */
-int mem_rl(const gp_model *m, const gp_rl_cfg *c, double capacity,
-	   const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);
 
 #endif

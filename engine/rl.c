@@ -304,7 +304,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 
 	/* Memory.  The frozen reference and reward models are laid out
 	 * like the actor, 16-bit (sharded under ZeRO-3); PPO's critic has
-	 * the actor's shape and states (memory.c mem_rl's rules). */
+	 * the actor's shape and states, its update after the actor's. */
 	rs = c->train.reserve;
 	frag = rs.frag;
 	mu = &out->mem[RL_MEM_UPDATE];

@@ -651,7 +651,7 @@ end
 -- (rollout, forward, update) on the most loaded GPU of each pool, the
 -- rollout's KV cache as its sequences run.  fit reports the state that
 -- needs the most, and says which.  Separate pools: the fit's GPUs train
--- and as many more roll out (the engine's pool mem_rl used to assume).
+-- and as many more roll out.
 local function rl_memory(o, p)
   if not p.gpu then fail("memory: method %s needs gpu (the rollout engine runs on it)", p.method) end
   if o.seq ~= nil then

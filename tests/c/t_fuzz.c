@@ -32,7 +32,6 @@ typedef struct world {
 	gp_model m;
 	gp_train_cfg tc;
 	gp_infer_cfg ic;
-	gp_rl_cfg rl;
 	gp_act_cfg ac;
 	gp_mem_reserve res;
 	double capacity;
@@ -93,13 +92,6 @@ static const field fields[] = {
 	D(ic.kv_bytes), I(ic.tp), I(ic.pp), D(ic.seqs), D(ic.ctx),
 	I(ic.block), D(ic.chunk_tokens), D(ic.act_bytes), I(ic.offload),
 	D(ic.embed_bits), D(ic.kv_free_fraction),
-
-	I(rl.actor.lay.dp), I(rl.actor.lay.tp), I(rl.actor.lay.pp), D(rl.actor.seq),
-	D(rl.actor.lay.micro_batch), I(rl.actor.lora_rank), I(rl.ppo),
-	I(rl.reward_model), I(rl.ref_model), D(rl.prompts), D(rl.group),
-	D(rl.prompt_len), D(rl.response_len), D(rl.kv_bytes),
-	D(rl.rollout_weights.bits), I(rl.rollout_weights.group),
-	I(rl.rollout_tp), I(rl.gpus), I(rl.colocated),
 
 	D(ac.seq), D(ac.micro_batch), I(ac.tp), I(ac.sp), I(ac.cp), I(ac.ep),
 	D(ac.act_bytes), I(ac.flash), I(ac.dropout), I(ac.recompute),
@@ -196,15 +188,6 @@ static void base(world *w)
 	w->ic.ctx = 1024;
 	w->ic.tp = 2;
 	w->ic.block = 16;
-
-	w->rl.actor = w->tc;
-	w->rl.actor.lay.ep = 1;
-	w->rl.prompts = 8;
-	w->rl.group = 4;
-	w->rl.prompt_len = 128;
-	w->rl.response_len = 256;
-	w->rl.ref_model = 1;
-	w->rl.colocated = 1;
 
 	w->ac.seq = 512;
 	w->ac.micro_batch = 2;
@@ -339,12 +322,12 @@ static uint64_t rng(uint64_t *s)
 }
 
 enum {
-	K_MODEL, K_FLOPS, K_TRAIN, K_INFER, K_RL, K_ACT, K_LORA, K_ROOF,
+	K_MODEL, K_FLOPS, K_TRAIN, K_INFER, K_ACT, K_LORA, K_ROOF,
 	K_STEP, K_RUN, K_GPUS_FOR, K_COMM, K_COMM_ALGO, K_NKERNELS
 };
 static const char *const kname[K_NKERNELS] = {
 	"model_check/model_params", "model_fwd_flops/kv_bytes/vision",
-	"mem_train", "mem_infer", "mem_rl", "mem_act_layer",
+	"mem_train", "mem_infer", "mem_act_layer",
 	"mem_lora_params", "roof_op_time", "infer_step", "infer_run",
 	"infer_gpus_for", "comm_cost", "comm_cost_algo"
 };
@@ -504,8 +487,6 @@ static void call_all(const world *w, tally *t)
 	CALL(K_INFER, mem_infer(&w->m, &w->ic, w->capacity, &w->res, &mr,
 				&e), mem_result_good(&mr),
 	     "a negative or non-finite figure");
-	CALL(K_RL, mem_rl(&w->m, &w->rl, w->capacity, &w->res, &mr, &e),
-	     mem_result_good(&mr), "a negative or non-finite figure");
 	CALL(K_ACT, mem_act_layer(&w->m, &w->ac, w->moe_layer, &al, &e),
 	     nonneg(al.attention) && nonneg(al.core) && nonneg(al.mlp) &&
 	     nonneg(al.norms) && nonneg(al.masks) && nonneg(al.lora) &&

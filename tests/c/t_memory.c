@@ -143,7 +143,6 @@ int main(void)
 	gp_mem_result r, r1;
 	gp_train_cfg tc;
 	gp_infer_cfg ic;
-	gp_rl_cfg rl;
 	gp_recipe rec;
 	gp_quant nf4 = {4, 64, 8.0 + 32.0 / 256};
 	gp_model m = gpt175(), l7 = llama2_7b(), l70 = llama2_70b(), bad;
@@ -152,7 +151,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(165);
+	plan(162);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -698,29 +697,6 @@ int main(void)
 	 * this function). */
 	is_int(r.cpu_layers, 23, "7B on 6 GB: 23 layers on the CPU");
 	ok(r.fits, "... and the rest fits");
-
-	/* --- RL: GRPO colocated vs PPO --- */
-	memset(&rl, 0, sizeof rl);
-	rl.actor = train_cfg();
-	rl.actor.recipe = GP_RECIPE_MEGATRON18;
-	rl.actor.lay.dp = 8;
-	rl.actor.lay.zero = 3;
-	rl.ref_model = 1;
-	rl.prompts = 64;
-	rl.group = 8;
-	rl.prompt_len = 512;
-	rl.response_len = 1024;
-	rl.colocated = 1;
-	rc = mem_rl(&l7, &rl, 80e9, &rs, &r, &err);
-	/* Reference: 6.74e9 params * 2 B / 8 (ZeRO-3 sharded). */
-	is_num(r.bytes[GP_MEM_REF], 6738415616.0 * 2 / 8, 1e-12,
-	       "GRPO reference = bf16 weights / 8");
-	ok(rc == GP_OK && r.bytes[GP_MEM_CRITIC] == 0, "GRPO has no critic");
-	rl.ppo = 1;
-	MUST(mem_rl(&l7, &rl, 80e9, &rs, &r1, &err));
-	/* Critic states = actor states: 18 B/param / 8. */
-	is_num(r1.bytes[GP_MEM_CRITIC], 6738415616.0 * 18 / 8, 1e-12,
-	       "PPO critic states = actor's");
 
 	/* --- framework behaviour (stack profiles) --- */
 	/* LitGPT fused QKV, MHA (Llama 2 7B, full training, flash, s 1304,
