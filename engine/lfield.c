@@ -362,50 +362,52 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *d, void *dst,
 	lua_settop(L, top);
 }
 
-/* The registry's table of notes: {[table] = {key = true}}, weak keys. */
-static void marks(lua_State *L)
+/* The notes: (table, key) pairs in a C buffer kept in the registry --
+ * no Lua table per read, so a reader costs a few API calls per field.
+ * Keys are the readers' C strings (literals, descriptions), never freed.
+ * A reader that raises leaves its notes behind; when the buffer fills the
+ * older half is dropped (a read in progress holds the newest notes, far
+ * fewer than half: the largest reader notes 70). */
+#define LGP_MARKS_MAX 1024
+
+typedef struct lgp_marks {
+	int n;
+	struct {
+		const void *t;
+		const char *key;
+	} e[LGP_MARKS_MAX];
+} lgp_marks;
+
+static lgp_marks *marks(lua_State *L)
 {
 	static const char tag = 0;
+	lgp_marks *m;
 
-	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &tag) == LUA_TTABLE)
-		return;
+	if (lua_rawgetp(L, LUA_REGISTRYINDEX, &tag) == LUA_TUSERDATA) {
+		m = lua_touserdata(L, -1);
+		lua_pop(L, 1);
+		return m;
+	}
 	lua_pop(L, 1);
-	lua_newtable(L);
-	lua_createtable(L, 0, 1);
-	lua_pushliteral(L, "k");
-	lua_setfield(L, -2, "__mode");
-	lua_setmetatable(L, -2);
-	lua_pushvalue(L, -1);
+	m = lua_newuserdatauv(L, sizeof *m, 0);
+	m->n = 0;
 	lua_rawsetp(L, LUA_REGISTRYINDEX, &tag);
+	return m;
 }
 
 void lgp_mark(lua_State *L, int idx, const char *key)
 {
-	idx = lua_absindex(L, idx);
+	lgp_marks *m;
+
 	if (lua_type(L, idx) != LUA_TTABLE)
 		return;
-	marks(L);
-	lua_pushvalue(L, idx);
-	if (lua_rawget(L, -2) != LUA_TTABLE) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_pushvalue(L, idx);
-		lua_pushvalue(L, -2);
-		lua_rawset(L, -4);
+	m = marks(L);
+	if (m->n == LGP_MARKS_MAX) {
+		m->n = LGP_MARKS_MAX / 2;
+		memmove(m->e, m->e + m->n, sizeof m->e[0] * (size_t)m->n);
 	}
-	/* key -> the order it was first noted in, the count at [0]: a
-	 * suggestion's tie goes to the field read first, as the Lua side's
-	 * goes to the name declared first */
-	if (lua_getfield(L, -1, key) == LUA_TNIL) {
-		lua_Integer n = (lua_rawgeti(L, -2, 0), lua_tointeger(L, -1));
-
-		lua_pushinteger(L, n + 1);
-		lua_rawseti(L, -4, 0);
-		lua_pushinteger(L, n + 1);
-		lua_setfield(L, -4, key);
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 3);
+	m->e[m->n].t = lua_topointer(L, idx);
+	m->e[m->n++].key = key;
 }
 
 void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
@@ -418,52 +420,52 @@ void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
 
 void lgp_strict(lua_State *L, int idx, int arg, const char *what)
 {
-	const char *bad = NULL, *names[LGP_NAMES_MAX] = {NULL};
-	int n = 0, top = lua_gettop(L), set;
+	const char *bad = NULL, *nonstr = NULL, *names[LGP_NAMES_MAX];
+	lgp_marks *m;
+	const void *t;
+	int n = 0, i, j, k, top = lua_gettop(L);
 
 	idx = lua_absindex(L, idx);
 	if (lua_type(L, idx) != LUA_TTABLE)
 		return;
-	marks(L);
-	lua_pushvalue(L, idx);
-	if (lua_rawget(L, -2) != LUA_TTABLE) {
-		lua_pop(L, 1);
-		lua_newtable(L);
+	m = marks(L);
+	t = lua_topointer(L, idx);
+	/* this table's notes out of the buffer, in the order noted (the
+	 * nearest's tie goes to the field read first) */
+	for (i = j = 0; i < m->n; i++) {
+		if (m->e[i].t != t) {
+			m->e[j++] = m->e[i];
+			continue;
+		}
+		/* a name noted twice is kept twice: one more string to
+		 * pass over, cheaper than looking for it on every read */
+		if (n < LGP_NAMES_MAX)
+			names[n++] = m->e[i].key;
 	}
-	set = lua_gettop(L);
+	m->n = j;
 	/* the first unknown key by name: the same message every run */
 	lua_pushnil(L);
 	while (lua_next(L, idx)) {
-		lua_pop(L, 1);
-		if (lua_type(L, -1) != LUA_TSTRING)
-			fail(L, arg, lua_pushfstring(L, "%s: field names are "
-				"strings (got %s)", what,
-				luaL_typename(L, -1)));
-		lua_pushvalue(L, -1);
-		if (lua_rawget(L, set) == LUA_TNIL &&
-		    lua_tostring(L, -2)[0] != '_' &&
-		    (!bad || strcmp(lua_tostring(L, -2), bad) < 0))
-			bad = lua_tostring(L, -2);
-		lua_pop(L, 1);
-	}
-	if (bad) {
-		/* the names in the order they were noted */
-		lua_pushnil(L);
-		while (lua_next(L, set)) {
-			lua_Integer o = lua_tointeger(L, -1);
+		const char *key;
 
-			lua_pop(L, 1);
-			if (lua_type(L, -1) == LUA_TSTRING && o >= 1 &&
-			    o <= LGP_NAMES_MAX)
-				names[o - 1] = lua_tostring(L, -1);
-			if (o > n && o <= LGP_NAMES_MAX)
-				n = (int)o;
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING) {
+			nonstr = luaL_typename(L, -1);
+			continue;
 		}
-		unknown(L, arg, what, bad, names, n);
+		key = lua_tostring(L, -1);
+		if (key[0] == '_' || (bad && strcmp(key, bad) >= 0))
+			continue;
+		for (k = 0; k < n && (names[k][0] != key[0] ||
+				      strcmp(names[k], key)); k++)
+			;
+		if (k == n)
+			bad = key;
 	}
-	/* forget the notes: the next call reads the table afresh */
-	lua_pushvalue(L, idx);
-	lua_pushnil(L);
-	lua_rawset(L, set - 1);
+	if (nonstr)
+		fail(L, arg, lua_pushfstring(L, "%s: field names are strings "
+					     "(got %s)", what, nonstr));
+	if (bad)
+		unknown(L, arg, what, bad, names, n);
 	lua_settop(L, top);
 }
