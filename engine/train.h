@@ -64,7 +64,10 @@ typedef struct train_cfg {
 				  * micro_batch), a whole number >= 1 */
 	int fsdp;                /* 1: PyTorch FSDP semantics for zero 2
 				  * and 3 (parameters gathered per micro-
-				  * batch); 0: ZeRO / distributed optimizer */
+				  * batch); 0: ZeRO / distributed optimizer.
+				  * Set from the fsdp option's strategy
+				  * (shard_grad_op = zero 2, full_shard =
+				  * zero 3) or the hf stack at zero >= 2 */
 	/* Overlap of communication with compute (1 = on): */
 	int overlap_grad_reduce; /* DP reduction under the last backward */
 	int overlap_param_gather; /* ZeRO-1/2 parameter all-gather under the

@@ -189,6 +189,60 @@ local function tokens(name, v, def)
   return math.tointeger(v)
 end
 
+-- PyTorch FSDP's sharding strategies (torch.distributed.fsdp.ShardingStrategy;
+-- FSDP2's fully_shard(reshard_after_forward=)), each the ZeRO stage whose
+-- states it shards (Zhao et al. 2023, PyTorch FSDP, sec. 3.2):
+--   full_shard     parameters, gradients and optimizer states sharded; each
+--                  layer gathered for its forward, resharded, gathered again
+--                  for its backward (reshard_after_forward=True): zero 3
+--   shard_grad_op  gradients and optimizer states sharded; the parameters
+--                  gathered for the forward stay whole until the backward is
+--                  done (reshard_after_forward=False): zero 2
+M.FSDP_ZERO = { full_shard = 3, shard_grad_op = 2 }
+-- When gradients are reduce-scattered: each micro-batch (FSDP's default),
+-- or once per step after accumulating whole gradients over the micro-batches
+-- (FSDP's no_sync / set_requires_gradient_sync(False), as torch.distributed.
+-- pipelining runs FSDP under a pipeline).
+M.GRAD_SYNC = { micro_batch = true, step = true }
+
+-- M.sharding(fsdp, grad_sync, zero) -> strategy (nil: no FSDP), the ZeRO
+-- stage the engine prices.  fsdp: a strategy name, or true (full_shard,
+-- the Lua and case-file boolean of before).  shard_grad_op with one
+-- gradient sync per step keeps whole parameters and whole gradients from
+-- the first micro-batch's forward to the step's one reduce-scatter (FSDP's
+-- _should_free_in_backward keeps SHARD_GRAD_OP's parameters unsharded
+-- outside a sync): one all-gather and one reduce-scatter of the stage's
+-- weights per step, with only the optimizer states sharded -- what zero 1
+-- (a distributed optimizer) sends and holds.
+function M.sharding(fsdp, grad_sync, zero)
+  local shown = require("gpuplan.args").shown
+  if fsdp == true then fsdp = "full_shard" end
+  if fsdp == false then fsdp = nil end
+  if fsdp ~= nil and not M.FSDP_ZERO[fsdp] then
+    fail("fsdp must be full_shard or shard_grad_op (got %s)", shown(fsdp))
+  end
+  if grad_sync ~= nil and not M.GRAD_SYNC[grad_sync] then
+    fail("grad_sync must be micro_batch or step (got %s)", shown(grad_sync))
+  end
+  if fsdp == nil then
+    if grad_sync ~= nil then
+      fail("grad_sync %s needs fsdp (ZeRO 0/1 reduce once per step, ZeRO 2/3 per "
+        .. "micro-batch)", grad_sync)
+    end
+    return nil, zero
+  end
+  local z = M.FSDP_ZERO[fsdp]
+  if zero ~= nil and zero ~= z then fail("fsdp %s is zero %d, not %s", fsdp, z, shown(zero)) end
+  if grad_sync == "step" then
+    if fsdp == "full_shard" then
+      fail("fsdp full_shard with grad_sync step is not modelled (whole gradients "
+        .. "beside sharded parameters); use grad_sync micro_batch or shard_grad_op")
+    end
+    z = 1
+  end
+  return fsdp, z
+end
+
 local function boolean(name, v)
   if v ~= nil and type(v) ~= "boolean" then
     fail("%s must be a boolean (got %s)", name, type(v))
@@ -272,7 +326,7 @@ function M.prepare(o, cmd, who)
   if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
   local bad = options.unknown(o, cmd)
   if bad ~= nil then fail("%s", options.unknown_message(cmd, bad, who)) end
-  local defaults = {}
+  local defaults, sharding = {}, nil
   local function dflt(name, v)
     defaults[#defaults + 1] = name .. "=" .. tostring(v)
     return v
@@ -353,10 +407,10 @@ function M.prepare(o, cmd, who)
     if (cfg.vpp or 1) > 1 and pp == 1 then
       fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
     end
-    boolean("fsdp", o.fsdp)
     boolean("sp", o.sp)
-    cfg.zero = o.zero or (o.fsdp and 3) or dflt("zero", 0)
-    if o.fsdp and o.zero and o.zero ~= 3 then fail("fsdp (full shard) is zero 3, not %s", o.zero) end
+    local zero
+    sharding, zero = M.sharding(o.fsdp, o.grad_sync, o.zero)
+    cfg.zero = zero or dflt("zero", 0)
     cfg.sp = o.sp
     -- RL trains the actor on whole rollouts: prompt + response tokens.
     local prompt_len = tokens("prompt_len", o.prompt_len)
@@ -569,7 +623,7 @@ function M.prepare(o, cmd, who)
     end
   end
   return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
-           method = method, gpus = gpus, media = media }
+           method = method, gpus = gpus, media = media, sharding = sharding }
 end
 
 -- The least recomputation that fits: none, then selective, then full

@@ -184,13 +184,20 @@ opt { name = "vpp", type = "int", metavar = "N", commands = "fit train rl", meth
   suggest = { "virtual_pipeline", "virtual_pipeline_model_parallel_size", "interleave" } }
 opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, default = "0",
   methods = TRAINING,
-  help = "ZeRO stage 0-3 over data parallel (--fsdp = 3)",
+  help = "ZeRO stage 0-3 over data parallel (--fsdp full_shard = 3)",
   suggest = { "zero_stage", "zero_optimization" },
   variants = { plan = { type = "string", metavar = "LIST", default = "1", own = true,
     help = "ZeRO stages to try, e.g. 0,1,2,3" } } }
-opt { name = "fsdp", type = "flag", commands = TRAIN4, methods = TRAINING,
-  help = "fully sharded data parallel: --zero 3",
-  suggest = { "full_shard" } }
+opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods = TRAINING,
+  help = "PyTorch FSDP's sharding strategy: full_shard (= --zero 3: layers gathered for "
+    .. "forward and again for backward) or shard_grad_op (= --zero 2: gathered once, kept "
+    .. "to the backward); Lua also true (full_shard)",
+  suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward" } }
+opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
+  default = "micro_batch", methods = TRAINING,
+  help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "
+    .. "over the accumulation; shard_grad_op then sends and holds what --zero 1 does)",
+  suggest = { "no_sync", "requires_gradient_sync", "gradient_sync" } }
 opt { name = "sp", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "sequence parallelism: the activations outside attention and the MLP split "
     .. "over the TP group (Megatron)",

@@ -125,11 +125,11 @@ function T.unit(kind, opts)
 end
 
 function T.enum(values)
-  local set = {}
-  for _, x in ipairs(values) do set[x] = true end
+  local set, names = {}, {}
+  for _, x in ipairs(values) do set[x], names[#names + 1] = true, tostring(x) end
   return { name = "enum", check = function(v, path)
     if not set[v] then
-      fail(path, "expected one of %s, got %s", table.concat(values, ", "), show(v))
+      fail(path, "expected one of %s, got %s", table.concat(names, ", "), show(v))
     end
     return v
   end }

@@ -437,6 +437,12 @@ function M.sweep(o)
     sp = list_of(a.sp, "sp") or { true },
     key = a.key or "time", top = a.top or 10,
   }
+  -- An FSDP strategy is its ZeRO stage (gpuplan.memory's sharding).
+  if a.fsdp ~= nil and a.fsdp ~= false then
+    local st, z = require("gpuplan.memory").sharding(a.fsdp, a.grad_sync, nil)
+    if a.zero ~= nil then fail("sweep: fsdp %s is zero %d; give no zero list", st, z) end
+    space.zero = { z }
+  end
   if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
   end

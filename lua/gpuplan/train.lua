@@ -234,7 +234,9 @@ function M.setup(o, sweep)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
-  cfg.fsdp = cfg.stack == "hf" and (cfg.zero or 0) >= 2
+  -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
+  -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
+  cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
   -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);

@@ -125,7 +125,11 @@ local case_schema = T.record {
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), vpp = count(),
-    sp = T.boolean(), zero = T.integer { min = 0, max = 3 }, fsdp = T.boolean(),
+    sp = T.boolean(), zero = T.integer { min = 0, max = 3 },
+    -- FSDP's sharding strategy (true: full_shard) and when it reduces
+    -- gradients (gpuplan.memory's sharding).
+    fsdp = T.enum { false, true, "full_shard", "shard_grad_op" },
+    grad_sync = T.enum { "micro_batch", "step" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full" },
     offload = T.enum { "optimizer", "params+optimizer" },

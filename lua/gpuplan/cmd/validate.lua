@@ -87,7 +87,11 @@ function C.run(opts, args)
   end
   ranges.attach(rows, record_ids(args))
   local summary = validate.summarise(rows)
-  local pct_abs = function(v) return string.format("%.1f%%", v * 100) end
+  -- A kind with no range has no coverage (report.null): shown as "-".
+  local pct_abs = function(v)
+    if type(v) ~= "number" then return "-" end
+    return string.format("%.1f%%", v * 100)
+  end
   -- csv carries fractions (a spreadsheet's numbers), the tables percent.
   local csv = format == "csv"
   local frac = csv and "%.6f" or pct_abs

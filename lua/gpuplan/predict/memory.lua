@@ -161,7 +161,8 @@ return function(case, cat)
   if metric ~= "peak_memory_gib" and metric ~= "peak_memory_gb" then
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"
   end
-  if v(par.fsdp) then o.fsdp = true end
+  if v(par.fsdp) then o.fsdp = par.fsdp end
+  o.grad_sync = v(par.grad_sync)
   -- An encoder-decoder trains on an input (encoder) and a target
   -- (decoder) sequence: input_len and output_len when the case gives
   -- them, seq_len standing in for either (and a stack profile's seq for

@@ -194,7 +194,11 @@ return function(case, cat)
   }
   -- The media of a sample (SCHEMA.md): gp.train's own options.
   case_.media(o, wl)
-  if v(par.fsdp) then o.fsdp = o.zero == nil or o.zero == 3 or nil end
+  -- fsdp true at zero 3 or with no stage is full_shard; true beside
+  -- zero 0-2 stays the case's ZeRO stage (the file's older boolean).
+  if v(par.fsdp) == true then o.fsdp = o.zero == nil or o.zero == 3 or nil
+  elseif v(par.fsdp) then o.fsdp = par.fsdp end
+  o.grad_sync = v(par.grad_sync)
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
   if type(lora) == "table" then
