@@ -414,6 +414,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	oc.tp = c->tp;
 	oc.sp = 0;
 	oc.ep = 1;
+	oc.etp = 0;    /* the experts' width splits over tp */
 	oc.flash = c->flash;
 	/* Weight-only formats (stored below 16 bits, multiplied in 16:
 	 * int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits, fp8 on a chip

@@ -19,7 +19,7 @@ static const char *const partition_names[GP_PART_COUNT] = {
 	"type:transformer|embedding"
 };
 static const char *const grp_names[GP_GRP_COUNT] = {
-	"tp", "cp", "dp", "pp", "ep", "edp", "dp_cp"
+	"tp", "cp", "dp", "pp", "ep", "edp", "dp_cp", "etp"
 };
 
 const char *mem_schedule_name(gp_schedule s)
@@ -183,23 +183,76 @@ static int check_vpp(const gp_model *m, const gp_layout *y, gp_error *err)
 		       "layers", y->pp, y->vpp, m->layers);
 }
 
-static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
+/* The ranks of a stage the expert grid folds over: tp * cp * dp. */
+static long long stage_ranks(const gp_layout *y)
 {
-	long long dpcp = (long long)y->dp * y->cp;
+	return (long long)y->tp * y->cp * y->dp;
+}
 
-	if (layout_ep_ok(m, y->ep, dpcp))
+/* Expert tensor parallelism (Megatron-Core --expert-tensor-parallel-
+ * size, default the tensor-parallel size): etp other than tp needs an
+ * MoE model, and with tp > 1 sequence parallelism -- the expert layers
+ * then take the T / tp tokens each rank holds (Megatron-LM's arguments
+ * require sequence parallelism for MoE with tensor parallelism). */
+static int check_etp(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	if (y->etp == y->tp)
 		return GP_OK;
 	if (m->moe.experts <= 0)
+		return gp_fail(err, "etp %d given for a dense model (it must "
+			       "equal tp %d)", y->etp, y->tp);
+	if (y->tp > 1 && !y->sp)
+		return gp_fail(err, "etp %d differs from tp %d: folding the "
+			       "expert layers needs sequence parallelism "
+			       "(sp) when tp > 1", y->etp, y->tp);
+	return GP_OK;
+}
+
+static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	long long st = stage_ranks(y);
+
+	if (layout_ep_ok(m, y->ep, y->etp, st))
+		return GP_OK;
+	if (y->ep > 1 && m->moe.experts <= 0)
 		return gp_fail(err, "ep %d given for a dense model", y->ep);
-	if (m->moe.experts % y->ep != 0)
+	if (y->ep > 1 && m->moe.experts % y->ep != 0)
 		return gp_fail(err, "ep %d does not divide the %d experts",
 			       y->ep, m->moe.experts);
-	return gp_fail(err, "ep %d must divide dp*cp = %lld (experts are "
-		       "sharded inside the data-parallel group)", y->ep, dpcp);
+	return gp_fail(err, "etp %d x ep %d must divide tp*cp*dp = %lld "
+		       "(the expert layers fold over the ranks of a "
+		       "pipeline stage%s)", y->etp, y->ep, st,
+		       y->etp == y->tp && y->etp > 1 ?
+		       "; etp defaults to tp" : "");
+}
+
+/* The pipeline groups of the experts' grid are attention's
+ * (Megatron-Core asserts it): the ranks inside pp in the rank order
+ * number the same in both grids.  Always so with pp outermost. */
+static long long pp_stride(const gp_layout *y, int expert)
+{
+	long long s = 1;
+	int i;
+
+	for (i = 0; i < GP_DIM_COUNT && y->order[i] != GP_DIM_PP; i++) {
+		switch (y->order[i]) {
+		case GP_DIM_TP:
+			s *= expert ? y->etp : y->tp;
+			break;
+		case GP_DIM_CP:
+			s *= expert ? 1 : y->cp;
+			break;
+		default:
+			s *= expert ? stage_ranks(y) / y->etp : y->dp;
+			break;
+		}
+	}
+	return s;
 }
 
 #define NOCHECK NULL
 #define COUNT 1
+#define COUNT_TP 1
 #define RANGE 0
 #define DIM(f, kind, lo, hi, values, lua, chk) \
 	{ #f, offsetof(gp_layout, f), kind, lo, hi, values, chk },
@@ -210,6 +263,7 @@ const gp_layout_dim layout_dims[] = {
 #undef DIM
 #undef NOCHECK
 #undef COUNT
+#undef COUNT_TP
 #undef RANGE
 
 #define DIM_AT(y, d) ((int *)(void *)((char *)(y) + (d)->off))
@@ -224,6 +278,9 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	if (!m || !in || !out)
 		return gp_fail(err, "layout: NULL argument");
 	y = *in;
+	/* etp 0: Megatron's default, the tensor-parallel size. */
+	if (y.etp == 0)
+		y.etp = y.tp > 0 ? y.tp : 1;
 	for (d = layout_dims; d->name; d++) {
 		int v = *DIM_AT(&y, d);
 
@@ -252,9 +309,14 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	for (d = layout_dims; d->name; d++)
 		if (d->check && d->check(m, &y, err))
 			return GP_EINVAL;
+	if (pp_stride(&y, 0) != pp_stride(&y, 1))
+		return gp_fail(err, "etp %d with this rank order puts the "
+			       "expert layers' pipeline groups apart from "
+			       "attention's (pp outermost keeps them together)",
+			       y.etp);
 	y.gpus = gpus;
 	y.shard = (double)y.dp * y.cp;
-	y.eshard = y.shard / y.ep;
+	y.eshard = (double)stage_ranks(&y) / ((double)y.etp * y.ep);
 	y.balanced = 0;
 	y.n0 = y.m = 0;
 	*out = y;
@@ -404,6 +466,7 @@ void layout_place_key(const gp_layout *y, int gpus_per_node,
 	k->size[GP_DIM_DP] = y->dp;
 	k->size[GP_DIM_PP] = y->pp;
 	k->ep = y->ep;
+	k->etp = y->etp;
 	k->gpus_per_node = gpus_per_node;
 	memcpy(k->order, y->order, sizeof k->order);
 }
@@ -420,7 +483,7 @@ int layout_place(const gp_layout *y, int gpus_per_node,
 int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 		    gp_error *err)
 {
-	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1, G, pn, ep_st;
+	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1, G, pn;
 	int i, d, gpus_per_node = k->gpus_per_node;
 
 	if (gpus_per_node < 1)
@@ -450,13 +513,32 @@ int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 	pn = in_node(size[GP_DIM_CP], stride[GP_DIM_CP], G) *
 		in_node(size[GP_DIM_DP], stride[GP_DIM_DP], G);
 	PLACE(GP_GRP_DPCP, size[GP_DIM_CP] * size[GP_DIM_DP], pn);
-	/* EP: ep consecutive ranks of the cp x dp space, starting at the
-	 * inner of the two; EDP: the rest of that space, outside EP. */
-	ep_st = stride[GP_DIM_CP] < stride[GP_DIM_DP] && size[GP_DIM_CP] > 1 ?
-		stride[GP_DIM_CP] : stride[GP_DIM_DP];
-	PLACE(GP_GRP_EP, k->ep, in_node(k->ep, ep_st, G));
-	PLACE(GP_GRP_EDP, size[GP_DIM_DP] * size[GP_DIM_CP] / k->ep,
-	      fmax(1.0, floor(pn / out[GP_GRP_EP].per_node)));
+	/* The experts' grid (layout.h): etp where tp sits in the order, ep
+	 * then edp where dp does, cp 1; the same ranks, the same nodes. */
+	{
+		double es = 1, st[3] = { 1, 1, 1 }, e[3];
+
+		e[0] = k->etp;
+		e[1] = k->ep;
+		e[2] = size[GP_DIM_TP] * size[GP_DIM_CP] * size[GP_DIM_DP] /
+			((double)k->etp * k->ep);
+		for (i = 0; i < GP_DIM_COUNT; i++) {
+			d = k->order[i];
+			if (d == GP_DIM_TP) {
+				st[0] = es;
+				es *= e[0];
+			} else if (d == GP_DIM_DP) {
+				st[1] = es;
+				st[2] = es * e[1];
+				es *= e[1] * e[2];
+			} else if (d == GP_DIM_PP) {
+				es *= size[GP_DIM_PP];
+			}
+		}
+		PLACE(GP_GRP_ETP, e[0], in_node(e[0], st[0], G));
+		PLACE(GP_GRP_EP, e[1], in_node(e[1], st[1], G));
+		PLACE(GP_GRP_EDP, e[2], in_node(e[2], st[2], G));
+	}
 #undef PLACE
 	for (i = 0; i < GP_GRP_COUNT; i++)
 		if (out[i].per_node < 1) {

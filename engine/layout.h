@@ -3,8 +3,9 @@
  * micro-batching, the pipeline stage split, and where each dimension's
  * groups sit on the nodes.
  *
- * A layout of tp * cp * dp * pp ranks (ep is carved out of cp * dp, as
- * Megatron-Core's expert-data-parallel groups are) is checked once by
+ * A layout of tp * cp * dp * pp ranks (the expert layers fold their own
+ * etp * ep * edp grid over the tp * cp * dp ranks of each stage, as
+ * Megatron-Core's MoE parallel folding does) is checked once by
  * layout_check, which also fills the derived fields.  The stage split
  * (layout_split) and the placement of each dimension's groups
  * (layout_place) are computed from a checked layout.  Caller-owned
@@ -50,23 +51,29 @@ typedef enum gp_partition {
 } gp_partition;
 
 /* The dimensions of the rank grid, and the groups collectives run on.
- * EP groups are carved out of the cp * dp ranks next to the inner of
- * the two (Megatron-Core: experts use tp x ep x edp x pp with
- * ep * edp = cp * dp); DPCP is the data-parallel group with context
- * parallelism folded in, over which gradients are reduced and ZeRO
- * shards the dense states. */
+ * MoE parallel folding (Megatron-Core, parallel_state.py: a second
+ * RankGenerator for the experts with tp = etp, cp = 1, ep, dp = edp
+ * and the same order and pp): the expert layers' grid is etp x ep x edp
+ * over the same tp * cp * dp ranks of a stage, etp * ep * edp = tp * cp
+ * * dp.  In the rank order, etp sits where tp does, ep and then edp
+ * where dp does (cp is 1 in it).  With etp = tp (Megatron's default)
+ * EP is carved out of cp * dp, the layout before folding.  DPCP is the
+ * data-parallel group with context parallelism folded in, over which
+ * gradients are reduced and ZeRO shards the dense states; EDP is the
+ * experts' (their gradients and ZeRO shards). */
 typedef enum gp_dim {
 	GP_DIM_TP = 0, GP_DIM_CP, GP_DIM_DP, GP_DIM_PP, GP_DIM_COUNT
 } gp_dim;
 
 typedef enum gp_grp {
 	GP_GRP_TP = 0, GP_GRP_CP, GP_GRP_DP, GP_GRP_PP, GP_GRP_EP,
-	GP_GRP_EDP, GP_GRP_DPCP, GP_GRP_COUNT
+	GP_GRP_EDP, GP_GRP_DPCP, GP_GRP_ETP, GP_GRP_COUNT
 } gp_grp;
 
 typedef struct gp_layout {
 	/* Given by the caller; a degree of 0 reads as 1. */
 	int tp, pp, dp, cp, ep;
+	int etp;                 /* expert tensor parallel; 0 = tp */
 	int vpp;                 /* model chunks per stage (interleaved) */
 	int zero;                /* 0..3 over dp * cp; FSDP full shard = 3 */
 	int sp;                  /* 1: sequence parallel over the TP group */
@@ -81,7 +88,8 @@ typedef struct gp_layout {
 	/* Filled by layout_check: */
 	double gpus;             /* tp * cp * dp * pp */
 	double shard;            /* dense ZeRO group: dp * cp */
-	double eshard;           /* expert ZeRO group: dp * cp / ep */
+	double eshard;           /* expert ZeRO group, edp:
+				  * tp * cp * dp / (etp * ep) */
 	/* Filled by layout_split: stage 0 takes n0 layers, the next ones
 	 * m each, the last the rest (balanced), or uniform. */
 	int balanced, n0, m;
@@ -110,8 +118,9 @@ int layout_order_parse(const char *s, unsigned char order[GP_DIM_COUNT],
  *       (KV heads are replicated when tp > kv_heads);
  *  pp   at most the layers;
  *  vpp  chunks per stage: 1, or with pp > 1 and pp * vpp <= layers;
- *  ep   1, or on an MoE model dividing its experts and the dp * cp
- *       ranks the expert groups are carved from. */
+ *  ep   1, or on an MoE model dividing its experts, with etp * ep
+ *       dividing the tp * cp * dp ranks of a stage the expert grid
+ *       folds over (Megatron-Core's MoE parallel folding). */
 static inline int layout_tp_ok(const gp_model *m, int tp)
 {
 	return m->heads % tp == 0 &&
@@ -128,11 +137,14 @@ static inline int layout_vpp_ok(const gp_model *m, int pp, int vpp)
 	return vpp <= 1 || (pp > 1 && (double)pp * vpp <= m->layers);
 }
 
-/* long long: two counts up to 2^24 multiply past INT_MAX. */
-static inline int layout_ep_ok(const gp_model *m, int ep, long long dpcp)
+/* long long: two counts up to 2^24 multiply past INT_MAX.  stage: the
+ * tp * cp * dp ranks of a stage. */
+static inline int layout_ep_ok(const gp_model *m, int ep, int etp,
+			       long long stage)
 {
-	return ep <= 1 || (m->moe.experts > 0 && m->moe.experts % ep == 0 &&
-			   dpcp % ep == 0);
+	return stage % ((long long)etp * ep) == 0 &&
+		(ep <= 1 || (m->moe.experts > 0 &&
+			     m->moe.experts % ep == 0));
 }
 
 /* layout_tp_ok with its reason: GP_OK or GP_EINVAL. */
@@ -142,7 +154,8 @@ int layout_check_tp(const gp_model *m, int tp, gp_error *err);
  * walks (layout.c's layout_dims, ended by a NULL name) and the binding's
  * field tables expand (lgpuplan.c).  Columns: the field, which is also
  * the Lua/CLI name; the values -- a COUNT (0 .. GP_COUNT_MAX, 0 read as
- * 1) or a RANGE lo..hi named in `values` for the error; how the binding
+ * 1), a COUNT_TP (the same, 0 read as the layout's tp) or a RANGE lo..hi
+ * named in `values` for the error; how the binding
  * reads it (int or bool); for a degree, its rule against the model
  * (layout.c; none: NOCHECK) with the message when it fails.  Adding a
  * dimension of the layout is a row here and its field. */
@@ -152,6 +165,7 @@ int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 	X(pp, COUNT, 0, 0, NULL, int, check_pp)                       \
 	X(cp, COUNT, 0, 0, NULL, int, NOCHECK)                        \
 	X(vpp, COUNT, 0, 0, NULL, int, check_vpp)                     \
+	X(etp, COUNT_TP, 0, 0, NULL, int, check_etp)                     \
 	X(ep, COUNT, 0, 0, NULL, int, check_ep)                       \
 	X(zero, RANGE, 0, 3, "0, 1, 2 or 3", int, NOCHECK)            \
 	X(sp, RANGE, 0, 1, "0 or 1", bool, NOCHECK)
@@ -200,7 +214,7 @@ int layout_place(const gp_layout *y, int gpus_per_node,
  * (train.c) keys on it whole.  Zeroed first (compared as bytes). */
 typedef struct gp_place_key {
 	int size[GP_DIM_COUNT];
-	int ep;
+	int ep, etp;
 	int gpus_per_node;
 	unsigned char order[GP_DIM_COUNT];
 } gp_place_key;

@@ -565,6 +565,7 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 #define LAY_FIELD_AT(S, P, f, kind, lo, hi, lua) \
 	LAY_FIELD_##kind##_##lua(#f, offsetof(S, P f), lo)
 #define LAY_FIELD_COUNT_int(n, o, lo) F_INT(n, o, 1, 1, 2147483647.0),
+#define LAY_FIELD_COUNT_TP_int(n, o, lo) F_INT(n, o, 0, 0, 2147483647.0),
 #define LAY_FIELD_RANGE_int(n, o, lo) F_INT(n, o, lo, lo, 2147483647.0),
 #define LAY_FIELD_RANGE_bool(n, o, lo) F_BOOL(n, o, lo),
 #define LAY_FIELD_gp_train_cfg(f, kind, lo, hi, values, lua, chk) \

@@ -720,9 +720,9 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 	}
 	frac = (double)nl / m->layers;
 	/* Per-layer parameters split into routed experts (sharded over
-	 * EP and TP) and the rest (TP only); norms are counted with the
+	 * EP and the experts' TP, etp) and the rest (TP only); norms are counted with the
 	 * rest (replicated in truth; < 0.01%). */
-	expert = p->experts * frac / ((double)y->tp * y->ep);
+	expert = p->experts * frac / ((double)y->etp * y->ep);
 	dense = (p->attention + p->dense_mlp + p->router + p->norms) * frac /
 		y->tp;
 	/* First stage: vocabulary-parallel input embedding (Shoeybi et al.
@@ -765,7 +765,8 @@ zero:
 			8.0 * wb;
 		lin = (p->attention + p->dense_mlp + p->experts) * frac /
 			y->tp;
-		lin -= p->experts * frac / y->tp * (1.0 - 1.0 / y->ep);
+		lin += p->experts * frac / ((double)y->etp * y->ep) -
+			p->experts * frac / y->tp;
 		if (qhead)
 			/* The output layer is one more nn.Linear for a
 			 * quantiser that replaces them all (Lightning's
@@ -813,8 +814,9 @@ zero:
 		double vf = first && c->vision_frozen ?
 			tower_params(m, p) / y->tp : 0;
 		/* Dense states shard over dp*cp, expert states over the
-		 * expert-data-parallel group dp*cp/ep (Megatron-Core MoE:
-		 * expert params are replicated only across EDP). */
+		 * expert-data-parallel group tp*cp*dp/(etp*ep)
+		 * (Megatron-Core MoE: expert params are replicated only
+		 * across EDP). */
 		double dt = dense - vf, sh = y->shard, esh = y->eshard;
 		/* Each sharded share divided once (stores into o could alias
 		 * y's fields: the compiler would divide again each time). */

@@ -784,6 +784,7 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		    gp_op ops[GP_MAX_LAYER_OPS])
 {
 	double tp = c->tp > 0 ? c->tp : 1, ep = c->ep > 0 ? c->ep : 1;
+	double etp = c->etp > 0 ? c->etp : tp;
 	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
 	double nkv = model_kv_heads_rank(m, tp);
 	double dqk = hd, dv = hd, qkv_n, o_k, kv_tok, T, Tn, kv;
@@ -835,7 +836,13 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 	}
 	if (model_moe_layers(m) > 0) {
 		double E = m->moe.experts, k = m->moe.top_k, El = E / ep;
-		double moe_f = m->moe.ffn_hidden / tp;
+		double moe_f = m->moe.ffn_hidden / etp;
+		/* Tokens whose dispatches this rank's experts take, per
+		 * rank of the EP group: T, or with the experts folded over
+		 * etp < tp ranks (their tokens split T / tp by SP, gathered
+		 * over etp) T etp / tp -- the routed FLOPs per GPU stay
+		 * T k f / tp either way. */
+		double Te = etp == tp ? T : T * etp / tp;
 		double shared_f = m->moe.shared_experts * model_shared_ffn(m) /
 			tp;
 		double up_n = (mats - 1.0) * moe_f;
@@ -847,28 +854,28 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		 * missed by one with probability 1 - k/E (uniform routing;
 		 * real routers are skewed, which touches fewer).  The rank
 		 * receives T k dispatches on average (GShard sec. 2.2). */
-		touched = El * (1.0 - pow(1.0 - k / E, T * ep));
+		touched = El * (1.0 - pow(1.0 - k / E, Te * ep));
 		if (touched < 1e-300)
 			touched = 1e-300;
-		tpe = T * k / touched;
+		tpe = Te * k / touched;
 		op_gemm(&ops[n], "moe_router", GP_SCOPE_MOE, T, E, h);
 		ops[n++].wclass = GP_W_16BIT;
 		o = &ops[n++];
 		op_set(o, "moe_up", GP_OP_GEMM, GP_SCOPE_MOE);
-		o->flop = 2.0 * T * h * (k * up_n + sh_up);
+		o->flop = 2.0 * h * (Te * k * up_n + T * sh_up);
 		o->weights = h * (touched * up_n + sh_up);
-		o->act = T * (k * (h + up_n) + h + sh_up);
+		o->act = Te * k * (h + up_n) + T * (h + sh_up);
 		o->m = tpe;
 		o->n = up_n;
 		o->k = h;
 		o->batch = touched;
 		op_elem(&ops[n++], "moe_act", GP_SCOPE_MOE,
-			T * (k * moe_f + shared_f) * 1.5, 5.0);
+			(Te * k * moe_f + T * shared_f) * 1.5, 5.0);
 		o = &ops[n++];
 		op_set(o, "moe_down", GP_OP_GEMM, GP_SCOPE_MOE);
-		o->flop = 2.0 * T * h * (k * moe_f + shared_f);
+		o->flop = 2.0 * h * (Te * k * moe_f + T * shared_f);
 		o->weights = h * (touched * moe_f + shared_f);
-		o->act = T * (k * (h + moe_f) + h + shared_f);
+		o->act = Te * k * (h + moe_f) + T * (h + shared_f);
 		o->m = tpe;
 		o->n = h;
 		o->k = moe_f;

@@ -257,6 +257,11 @@ typedef struct gp_op_cfg {
 	int ep;             /* expert parallel (>= 1): the rank holds
 			     * experts / ep experts and receives, on
 			     * average, its tokens x top_k dispatches */
+	int etp;            /* expert tensor parallel (0 = tp): the routed
+			     * experts' width splits over etp, and each
+			     * rank's experts see tp / etp times fewer
+			     * tokens' dispatches (MoE parallel folding;
+			     * the tokens come split over tp by SP) */
 	int flash;          /* 1: fused attention (no s^2 tensors) */
 	/* Encoder-decoder models (zero for decoder-only: the list is the
 	 * decoder-only one whatever these hold): */

@@ -492,7 +492,7 @@ int rl_best_split(const gp_model *m, const roof_device *d,
 	rl_result r;
 	const gp_layout *lay;
 	double N, mbs;
-	int R, rg, unit, found = 0;
+	int R, rg, unit, found = 0, ep, etp;
 
 	if (!c || !out)
 		return gp_fail(err, "rl_best_split: NULL argument");
@@ -502,18 +502,22 @@ int rl_best_split(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	lay = &c->train.mem.lay;
 	rg = c->roll.tp * c->roll.pp;
+	ep = lay->ep > 0 ? lay->ep : 1;
+	etp = lay->etp > 0 ? lay->etp : (lay->tp > 0 ? lay->tp : 1);
 	unit = (lay->tp > 0 ? lay->tp : 1) * (lay->pp > 0 ? lay->pp : 1) *
 		(lay->cp > 0 ? lay->cp : 1);
 	N = c->prompts * c->group;
 	mbs = lay->micro_batch > 0 ? lay->micro_batch : 1;
 	for (R = rg; R <= gpus - unit; R += rg) {
-		int tg = gpus - R, dp, cp = lay->cp > 0 ? lay->cp : 1;
+		int tg = gpus - R, dp;
 		double mini = c->minibatch > 0 ? c->minibatch : N;
 
 		if (tg % unit)
 			continue;
 		dp = tg / unit;
-		if (lay->ep > 1 && (dp * cp) % lay->ep)
+		/* the experts fold over the tp * cp * dp GPUs of a stage
+		 * (layout.h): etp * ep divides them */
+		if ((tg / (lay->pp > 0 ? lay->pp : 1)) % ((long long)etp * ep))
 			continue;
 		if (fmod(N, dp * mbs) != 0 || fmod(mini, dp * mbs) != 0)
 			continue;

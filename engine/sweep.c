@@ -252,13 +252,27 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 		(cp == 1 || fmod(it->base->mem.seq, 2.0 * cp) == 0);
 }
 
+/* The experts' TP (layout.h): 0 as tp, 1 folded.  Folding with tp 1 is
+ * the same layout again, and a dense model has no experts to fold. */
+static inline int ok_etp(const sweep_iter *it, int lv)
+{
+	int tp = it->cur[LV_TP];
+
+	if (!(it->mask[lv] >> it->cur[lv] & 1u))
+		return 0;
+	if (it->cur[lv] == 0)
+		return 1;
+	return tp == 1 ? !(it->mask[lv] & 1u) : it->m->moe.experts > 0;
+}
+
 static inline int ok_ep(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
 	int N = it->s->gpus[v[LV_G]];
+	int etp = v[LV_ETP] ? 1 : v[LV_TP];
 
-	/* dp * cp = N / tp / pp */
-	return layout_ep_ok(it->m, v[lv], N / v[LV_TP] / v[LV_PP]);
+	/* the stage's ranks tp * cp * dp = N / pp */
+	return layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]);
 }
 
 /* Micro-batches per pipeline per step: global_batch / (dp mb). */
@@ -300,6 +314,14 @@ static inline int ok_mask(const sweep_iter *it, int lv)
 static inline int ok_with_tp(const sweep_iter *it, int lv)
 {
 	return it->cur[LV_TP] == 1 ? it->cur[lv] == 0 : ok_mask(it, lv);
+}
+
+/* Sequence parallelism as ok_with_tp, and on whenever the experts fold
+ * over tp > 1 (layout.c's check_etp). */
+static inline int ok_sp(const sweep_iter *it, int lv)
+{
+	return ok_with_tp(it, lv) &&
+		(it->cur[LV_TP] == 1 || !it->cur[LV_ETP] || it->cur[lv]);
 }
 
 static int level_ok(const sweep_iter *it, int lv)

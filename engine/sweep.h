@@ -7,7 +7,7 @@
  * is timed; the rest are timed by train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * ep ascending, micro-batch, recompute, vpp, sp, zero, TP overlap, DP
+ * etp (as tp, then 1), ep ascending, micro-batch, recompute, vpp, sp, zero, TP overlap, DP
  * overlap), so results and shards are deterministic: candidate i
  * belongs to shard i mod n.  The last three innermost: what differs only
  * in them shares the step's phase (train.c).
@@ -37,6 +37,9 @@ typedef struct sweep_space {
 	const int *gpus;     /* GPU counts to try, > 0 */
 	int ngpus;
 	int tp_max, pp_max, cp_max, ep_max; /* upper bounds (0 = 1) */
+	unsigned etp_mask;   /* bit 0: experts' TP = tp (Megatron's
+			      * default), bit 1: etp 1, the experts folded
+			      * over the stage's ranks (0 = {bit 0}) */
 	unsigned zero_mask;  /* bit z: try ZeRO stage z (0 = {0}) */
 	const double *mbs;   /* micro-batch sizes to try */
 	int nmb;             /* 0: {1} */
@@ -103,6 +106,8 @@ typedef struct sweep_space {
 	  ok_pp)                                                          \
 	X(CP, cp, int, int, CFG(mem.lay.cp), RANGE, cp_max, -, 0, 1,      \
 	  ok_cp)                                                          \
+	X(ETP, etp, int, int, CFG(mem.lay.etp), MASK, etp_mask, -, 1, 1,  \
+	  ok_etp)                                                         \
 	X(EP, ep, int, int, CFG(mem.lay.ep), RANGE, ep_max, -, 0, 1,      \
 	  ok_ep)                                                          \
 	X(MB, micro_batch, double, num, CFG(mem.lay.micro_batch), LIST,   \
@@ -112,7 +117,7 @@ typedef struct sweep_space {
 	X(V, vpp, int, int, CFG(mem.lay.vpp), RANGE, vpp_max, -, 0, 1,    \
 	  ok_vpp)                                                         \
 	X(SP, sp, int, bool, CFG(mem.lay.sp), MASK, sp_mask, -, 1, 2,     \
-	  ok_with_tp)                                                     \
+	  ok_sp)                                                     \
 	X(Z, zero, int, int, CFG(mem.lay.zero), MASK, zero_mask, -, 3, 1, \
 	  ok_mask)                                                        \
 	X(TPO, tp_overlap, int, bool, CFG(tp_overlap), MASK, tpo_mask, -, \

@@ -502,6 +502,7 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 	oc.tp = k->tp;
 	oc.sp = k->sp;
 	oc.ep = k->ep;
+	oc.etp = k->etp;
 	oc.flash = k->flash;
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
@@ -644,7 +645,7 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 
 		lc->params = (attn + norms) / k->tp;
 		if (moe) {
-			lc->eparams = e->p.experts / nmoe / k->tp / k->ep;
+			lc->eparams = e->p.experts / nmoe / k->etp / k->ep;
 			lc->params += e->p.router / nmoe + lc->eparams;
 		} else if (m->layers > nmoe) {
 			/* A model whose every layer is MoE has no dense layer
@@ -694,16 +695,26 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 
 	/* Expert parallelism: each token's hidden state goes to its top_k
 	 * experts and comes back (dispatch and combine all-to-all, the
-	 * per-rank send buffer T k h in 16 bits, padded to the capacity
-	 * factor), in each pass. */
-	if (moe && k->ep > 1) {
+	 * per-rank send buffer Tn k h in 16 bits, padded to the capacity
+	 * factor -- Tn the tokens this rank holds, T / tp under SP), in
+	 * each pass.  With expert tensor parallelism the received tokens
+	 * are all-gathered over the etp group before the experts and their
+	 * outputs reduce-scattered after (Megatron-Core's
+	 * MoEAlltoAllTokenDispatcher), the buffer etp times the received
+	 * one; without SP the TP ranks hold the same tokens already. */
+	if (moe && (k->ep > 1 || (k->etp > 1 && k->sp))) {
 		double cf = k->capacity_factor > 0 ?
 			k->capacity_factor : 1.0;
-		double a2a = t_coll(e, GP_ALL_TO_ALL,
-				    k->T * topk * cf * h * 2.0, &k->g_ep);
+		double disp = k->Tn * topk * cf * h * 2.0, a2a, gs = 0;
 
-		lc->ep_fwd = 2.0 * a2a;
-		lc->ep_bwd = 2.0 * a2a;
+		a2a = k->ep > 1 ? t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
+		if (k->etp > 1 && k->sp)
+			gs = t_coll(e, GP_ALL_GATHER, disp * k->etp,
+				    &k->g_etp) +
+				t_coll(e, GP_REDUCE_SCATTER, disp * k->etp,
+				       &k->g_etp);
+		lc->ep_fwd = 2.0 * a2a + gs;
+		lc->ep_bwd = 2.0 * a2a + gs;
 	}
 	/* The forward pass alone: nothing runs backward or again. */
 	if (k->forward_only) {
@@ -1486,6 +1497,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.tp = xp->y.tp;
 	xp->k.cp = xp->y.cp;
 	xp->k.ep = xp->y.ep;
+	xp->k.etp = xp->y.etp;
 	xp->k.sp = xp->y.sp;
 	xp->k.flash = c->mem.flash;
 	xp->k.dropout = c->mem.dropout;
@@ -1497,6 +1509,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.g_tp = groups[GP_GRP_TP];
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];
+	xp->k.g_etp = groups[GP_GRP_ETP];
 	xp->rb = reduce_bytes(c, sb);
 	return GP_OK;
 }

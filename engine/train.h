@@ -221,6 +221,7 @@ typedef struct train_lkey {
 	double capacity_factor;  /* MoE capacity factor (0 = 1) */
 	double host_op_time;     /* s per host launch (cfg host_op_time) */
 	int tp, cp, ep, sp;      /* the layer's split */
+	int etp;                 /* expert tensor parallel (layout.h) */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;
@@ -228,6 +229,7 @@ typedef struct train_lkey {
 	gp_recompute recompute;
 	gp_dtype lin, half;      /* linears' precision; attention, logits */
 	gp_group g_tp, g_cp, g_ep;   /* the placed TP, CP and EP groups */
+	gp_group g_etp;              /* and the experts' TP group */
 } train_lkey;
 
 /* A collective's price depends on these alone (comm_group_cost with the

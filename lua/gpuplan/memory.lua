@@ -402,6 +402,7 @@ function M.prepare(o, cmd, who)
     cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
     cfg.dp = gpus // (tp * pp * cp)
     cfg.cp, cfg.ep, cfg.vpp = cp, ep, posint("vpp", o.vpp)
+    cfg.etp = posint("etp", o.etp)
     -- Interleaving splits each pipeline stage into chunks: with one stage
     -- there is nothing to interleave, and the option would do nothing.
     if (cfg.vpp or 1) > 1 and pp == 1 then

@@ -179,6 +179,14 @@ opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer",
   help = "expert-parallel size (MoE); infer: experts split over an instance of N GPUs "
     .. "(= --tp)",
   suggest = { "expert_parallel", "ep_size", "expert_model_parallel_size" } }
+opt { name = "etp", type = "int", metavar = "N", commands = "fit train rl plan", methods = TRAINING,
+  default = "--tp (Megatron-Core's default)",
+  help = "expert-tensor-parallel size (MoE): the expert layers fold an etp x ep x edp grid "
+    .. "over the tp*cp*dp GPUs of a stage (Megatron-Core MoE parallel folding; etp != tp "
+    .. "needs --sp when tp > 1)",
+  suggest = { "expert_tensor_parallel", "expert_tensor_parallel_size", "etp_size" },
+  variants = { plan = { type = "string", metavar = "LIST", default = "tp", own = true,
+    help = "experts' TP to try: tp (as --tp) and/or 1 (folded), e.g. tp,1" } } }
 opt { name = "vpp", type = "int", metavar = "N", commands = "fit train rl", methods = TRAINING,
   help = "interleaved 1F1B with N model chunks per stage",
   suggest = { "virtual_pipeline", "virtual_pipeline_model_parallel_size", "interleave" } }

@@ -72,6 +72,8 @@ field("tp", "count", "tensor-parallel degree", LAYOUT .. " infer")
 field("pp", "count", "pipeline-parallel stages", LAYOUT .. " infer")
 field("cp", "count", "context-parallel degree", LAYOUT)
 field("ep", "count", "expert-parallel degree", "train plan candidate infer")
+field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 = as tp)",
+  "train plan candidate")
 field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
 field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")

@@ -171,12 +171,28 @@ local function list_of(v, name)
   return v
 end
 
+-- The experts' TP to search (engine/sweep.h's etp level): "tp" (as the
+-- layout's tp, Megatron-Core's default; the level's 0) and 1 (the experts
+-- folded over the stage's GPUs; the level's 1).
+local function etp_list(v)
+  v = list_of(v, "etp")
+  if v == nil then return nil end
+  local out = {}
+  for i, x in ipairs(v) do
+    if x == "tp" then out[i] = 0
+    elseif x == 1 or x == "1" then out[i] = 1
+    else fail("sweep: etp[%d] must be \"tp\" or 1 (got %s)", i, args.shown(x)) end
+  end
+  return out
+end
+
 -- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective".
 function M.label(c)
   local s = { "TP" .. c.tp }
   if c.pp > 1 then s[#s + 1] = "PP" .. c.pp .. (c.vpp > 1 and ("x" .. c.vpp) or "") end
   if c.cp > 1 then s[#s + 1] = "CP" .. c.cp end
   if c.ep > 1 then s[#s + 1] = "EP" .. c.ep end
+  if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
   s[#s + 1] = "DP" .. c.dp
   if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
   if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
@@ -236,6 +252,7 @@ function M.train_options(o, c)
   -- gp.train takes the micro-batch as batch, and vpp only above 1.
   for _, d in ipairs(core().SWEEP_DIMS) do t[d.name] = c[d.name] end
   t.batch, t.micro_batch = t.micro_batch, nil
+  t.etp = c.etp == 1 and 1 or nil  -- the level's 0 is etp = tp
   if t.vpp == 1 then t.vpp = nil end
   return t
 end
@@ -435,6 +452,7 @@ function M.sweep(o)
     micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
     recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
     sp = list_of(a.sp, "sp") or { true },
+    etp = etp_list(a.etp),
     key = a.key or "time", top = a.top or 10,
   }
   -- An FSDP strategy is its ZeRO stage (gpuplan.memory's sharding).

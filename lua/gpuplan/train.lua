@@ -323,6 +323,7 @@ function M.train(o)
   local out = {
     model = model.id or model.name, gpu = gpu.id, gpus = p.gpus, method = p.method,
     tp = cfg.tp, pp = cfg.pp, dp = cfg.dp, cp = cfg.cp, ep = cfg.ep, vpp = cfg.vpp or 1,
+    etp = cfg.etp or cfg.tp,
     zero = cfg.zero, sp = cfg.sp == true, micro_batch = cfg.micro_batch or 1,
     global_batch = gb, seq = cfg.seq, recompute = cfg.recompute, precision = precision,
     recipe = cfg.recipe, stack = cfg.stack,

@@ -124,7 +124,8 @@ local case_schema = T.record {
     inter_node = text(), nics_per_node = count(0),
   },
   parallel = T.record {
-    tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), vpp = count(),
+    tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),
+    vpp = count(),
     sp = T.boolean(), zero = T.integer { min = 0, max = 3 },
     -- FSDP's sharding strategy (true: full_shard) and when it reduces
     -- gradients (gpuplan.memory's sharding).

@@ -139,6 +139,10 @@ function C.run(opts, args)
   end
   o.gpus = opts.gpus or "8"
   if opts.zero then o.zero = ints(opts.zero, "zero") end
+  if opts.etp then
+    o.etp = {}
+    for x in tostring(opts.etp):gmatch("[^,]+") do o.etp[#o.etp + 1] = x end
+  end
   if opts.micro_batch then o.micro_batch = ints(opts.micro_batch, "micro-batch") end
   if opts.recompute then
     local list = {}

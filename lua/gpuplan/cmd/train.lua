@@ -56,7 +56,8 @@ function C.run(opts, args)
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, zero %d%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batches of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
-    r.ep > 1 and (", ep " .. r.ep) or "", r.zero, r.sp and ", sp" or "", r.method, r.precision,
+    (r.ep > 1 and (", ep " .. r.ep) or "") .. (r.etp ~= r.tp and (", etp " .. r.etp) or ""),
+    r.zero, r.sp and ", sp" or "", r.method, r.precision,
     r.seq, r.global_batch, r.microbatches, r.micro_batch)
   report.print(rows, { format = format, title = title, columns = {
     { key = "part", label = "part" },

@@ -149,7 +149,7 @@ return function(case, cat)
   local defaults = {}
   local o = case_.media({
     model = model, gpus = v(hw.gpus) or 1, method = v(wl.method) or "full",
-    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep),
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
     vpp = v(par.vpp), zero = v(par.zero), sp = v(par.sp) or nil,
     batch = v(par.micro_batch) or v(wl.batch), seq = v(wl.seq_len),
     recompute = v(par.recompute), precision = v(wl.precision),

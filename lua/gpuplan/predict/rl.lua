@@ -97,7 +97,8 @@ return function(case, cat)
   local tmax = v(wl.seq_len)
   local o = {
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
-    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), sp = v(par.sp),
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
+    sp = v(par.sp),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     precision = v(wl.precision), gpus_per_node = v(hw.gpus_per_node), cat = cat,
     prompts = prompts, group = group, prompt_len = plen,

@@ -186,7 +186,8 @@ return function(case, cat)
   local defaults = {}
   local o = {
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, method = v(wl.method) or "pretrain",
-    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), vpp = v(par.vpp),
+    tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
+    vpp = v(par.vpp),
     zero = v(par.zero), sp = v(par.sp), batch = v(par.micro_batch),
     global_batch = v(par.global_batch), seq = v(wl.seq_len), recompute = v(par.recompute),
     precision = v(wl.precision), optimizer = v(wl.optimizer), offload = v(par.offload),

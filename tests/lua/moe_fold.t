@@ -1,0 +1,96 @@
+-- MoE parallel folding (Megatron-Core): the expert layers' own
+-- etp x ep x edp grid over the tp * cp * dp GPUs of a stage -- gp.train's
+-- etp, its checks, the placed groups, the expert shards, and the layout
+-- search that enumerates the folded layouts.
+-- Run with ./gpuplan run tests/lua/moe_fold.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(18)
+
+local function job(over)
+  local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+              global_batch = 64, method = "pretrain", sp = true }
+  for k, v in pairs(over) do o[k] = v end
+  return o
+end
+
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
+-- Qwen3-30B-A3B's routed experts: 48 MoE layers x 128 experts x 3
+-- matrices of hidden 2048 x expert width 768.
+local X = 48 * 128 * 3 * 2048 * 768
+
+-- The published fold: attention TP2 CP2 DP4 with EP16 on 16 GPUs.  Before
+-- folding, `ep must divide dp*cp` (4 x 2 = 8) refused it.
+local f = gp.train(job { tp = 2, cp = 2, ep = 16, etp = 1 })
+t.is(f.etp, 1, "etp 1 is the layout's")
+-- The experts' grid: etp 1, ep 16, edp = 16 / (1 x 16) = 1.
+t.is(f.groups.etp.ranks, 1, "the experts' TP group: 1 rank")
+t.is(f.groups.ep.ranks, 16, "EP 16 spans the stage's 16 GPUs")
+t.is(f.groups.edp.ranks, 1, "edp = tp cp dp / (etp ep) = 1")
+-- EP sits innermost in the experts' grid (stride etp = 1): 8 of its ranks
+-- share each 8-GPU node.
+t.is(f.groups.ep.per_node, 8, "EP: 8 ranks per node")
+
+-- Expert shards: the routed experts split over etp x ep.  etp 1 ep 8
+-- holds X / 8 of them, etp 2 ep 8 (the default, etp = tp) X / 16: the
+-- rest (attention, router, norms, embeddings) is the same TP 2 share in
+-- both, so the difference is X / 8 - X / 16 = X / 16 = 1.81e9.  Exact
+-- but for the rounding of two 2.6e9 sums (1e-6 relative of the
+-- difference is 1.8e3 parameters, far above it).
+local a = gp.train(job { tp = 2, cp = 2, ep = 8, etp = 1 })
+local b = gp.train(job { tp = 2, cp = 2, ep = 8 })
+t.is(b.etp, 2, "etp defaults to tp (Megatron-Core's default)")
+t.near(a.memory.params - b.memory.params, X / 16, 1e-6,
+       "expert params per GPU: X / (etp ep)")
+-- etp 1 ep 16 holds X / 16, as etp 2 ep 8 does: the same memory.params
+-- (1e-12 relative: the same sums in another order).
+t.near(f.memory.params, b.memory.params, 1e-12, "etp 1 x ep 16 = etp 2 x ep 8")
+
+-- The experts' tensor parallelism moves the dispatched tokens: with SP
+-- each rank holds T / tp tokens and all-gathers the received ones over
+-- the etp group (and reduce-scatters their outputs).  Without EP that is
+-- all the expert communication there is: etp 2 prices some, etp 1 none.
+local e2 = gp.train(job { tp = 2, cp = 1 })
+local e1 = gp.train(job { tp = 2, cp = 1, etp = 1 })
+t.ok(part(e2, "ep_comm").seconds > 0, "etp 2 with SP: the gather over etp is priced")
+t.is(part(e1, "ep_comm").seconds, 0, "etp 1, ep 1: no expert communication")
+
+-- Refusals, each naming the input.
+local function err(o)
+  local ok, e = pcall(gp.train, o)
+  return not ok and tostring(e) or ""
+end
+t.like(err(job { tp = 2, etp = 1, sp = false }), "etp 1 differs from tp 2.*sp",
+       "folding at tp > 1 needs sequence parallelism")
+t.like(err(job { model = "llama3-8b", tp = 2, etp = 1 }), "etp 1 given for a dense model",
+       "a dense model has no experts to fold")
+-- 16 GPUs, tp 2: a stage of 16; etp 2 x ep 16 = 32 does not divide it.
+t.like(err(job { tp = 2, ep = 16 }), "etp 2 x ep 16 must divide tp%*cp%*dp = 16.*etp defaults to tp",
+       "etp x ep must divide the stage's GPUs")
+t.like(err(job { tp = 2, etp = 0 }), "etp", "etp 0 is refused by name")
+
+-- The layout search: etp = {"tp", 1} enumerates the folded layouts (ep up
+-- to the whole stage), the default only etp = tp (ep within dp x cp).
+local sw = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+             global_batch = 64, tp_max = 2, pp_max = 1, ep_max = 16, top = 100,
+             micro_batch = { 1 }, recompute = { "full" } }
+local function folded(res)
+  for _, c in ipairs(res.results) do
+    -- ep 16 with tp 2 on 16 GPUs: dp 8, so ep > dp x cp
+    if c.etp == 1 and c.tp == 2 and c.ep == 16 then return c end
+  end
+end
+local s0 = gp.sweep(sw)
+t.is(folded(s0), nil, "by default the search keeps etp = tp")
+sw.etp = { "tp", 1 }
+local s1 = gp.sweep(sw)
+local c = folded(s1)
+t.ok(c ~= nil, "etp {tp, 1}: TP2 with EP16 folded is searched")
+t.like(c and c.layout or "", "ETP1", "its label says ETP1")
+sw.etp = { 2 }
+local ok, e = pcall(gp.sweep, sw)
+t.like(not ok and tostring(e) or "", "etp%[1%] must be \"tp\" or 1", "etp values are tp or 1")
