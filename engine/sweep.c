@@ -350,8 +350,10 @@ static int level_past(const sweep_iter *it, int lv)
 	switch (lv) {
 	case LV_TP: return v[lv] > N;
 	case LV_PP: return v[lv] > N / v[LV_TP];
-	case LV_CP:
-	case LV_EP: return v[lv] > N / v[LV_TP] / v[LV_PP];
+	case LV_CP: return v[lv] > N / v[LV_TP] / v[LV_PP];
+	/* etp x ep divides the stage's N / pp GPUs (ok_ep) */
+	case LV_EP: return v[lv] > N / v[LV_PP] /
+			(v[LV_ETP] ? 1 : v[LV_TP]);
 	case LV_V: return v[lv] > 1 && !layout_vpp_ok(it->m, v[LV_PP], v[lv]);
 	}
 	return 0;
