@@ -607,6 +607,7 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 	F_SUB("base", offsetof(S, P base), &quant_desc),                  \
 	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
 	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
+	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
 	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
 	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \

@@ -256,6 +256,12 @@ static int check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	 * there too, as torchtune pairs one with fsdp_cpu_offload.  A
 	 * paged optimizer pages GPU states through unified memory: not
 	 * an offloaded one. */
+	/* Whole gradients beside sharded parameters are FSDP full_shard
+	 * under no_sync; at zero 0-2 the gradients' sharding is the
+	 * stage's. */
+	if (c->grads_whole && y->zero != 3)
+		return gp_fail(err, "grads_whole needs zero 3 (got zero %d)",
+			       y->zero);
 	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
 		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
 			       "or 3: DeepSpeed offloads through its ZeRO "
@@ -807,7 +813,9 @@ zero:
 				(qhead && p->lm_head > largest_linear(m) ?
 				 p->lm_head : largest_linear(m)) / y->tp;
 	} else {
-		double wsh = zero == 3 ? 1.0 : 0.0, gsh = zero >= 2,
+		/* Whole gradients (grads_whole) are not sharded. */
+		double wsh = zero == 3 ? 1.0 : 0.0,
+			gsh = zero >= 2 && !c->grads_whole,
 			osh = zero >= 1 || sb.master_shard0;
 		/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
 		 * its weights only: no grads, master or states. */
@@ -888,7 +896,7 @@ zero:
 			fmin(mine, DS_REUSE_DISTANCE / 2.0 + per_layer_w) :
 			2.0 * per_layer_w);
 	}
-	if (zero >= 2 && c->lora_rank == 0 && !off)
+	if (zero >= 2 && c->lora_rank == 0 && !off && !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 
 rest:

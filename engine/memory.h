@@ -58,6 +58,10 @@ typedef struct gp_train_cfg {
 				  * (torchtune optimizer_in_bwd): each grad
 				  * is freed after its step, only the
 				  * largest one is ever whole */
+	int grads_whole;         /* zero 3: whole gradients accumulated
+				  * over the micro-batches, reduce-scattered
+				  * once per step (PyTorch FSDP no_sync /
+				  * set_requires_gradient_sync(False)) */
 	int fused_qkv_view;      /* see gp_act_cfg */
 	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the

@@ -1164,7 +1164,9 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		if (n <= 0)
 			continue;
 		agw = fsdp_full || fsdp_sgo ? kc[i][0] : 0.0;
-		rsw = kc[i][1];
+		/* Whole gradients: reduce-scattered once per step
+		 * (phase_post), not per micro-batch. */
+		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
 		f = agw;
 		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
 		ef = overlap(f, l->fwd.t, c->overlap_param_gather, &hz);
@@ -1936,11 +1938,12 @@ static int phase_post(phase *ph, const scost *base)
 					 &x->g[GP_GRP_DPCP]) +
 				coll(x, GP_ALL_GATHER, le * 2.0,
 				     &x->g[GP_GRP_EDP]);
-		/* Gradient reduction once per step (ZeRO 0/1; ZeRO 2/3
-		 * reduced per micro-batch in the stage) and, with a
-		 * distributed optimizer, the parameter all-gather. */
+		/* Gradient reduction once per step (ZeRO 0/1, and ZeRO 3
+		 * with whole gradients; otherwise ZeRO 2/3 reduce per
+		 * micro-batch in the stage) and, with a distributed
+		 * optimizer, the parameter all-gather. */
 		zs->dp[j] = 0;
-		if (x->y.zero <= 1) {
+		if (x->y.zero <= 1 || c->mem.grads_whole) {
 			gp_coll op = x->y.zero == 0 ? GP_ALL_REDUCE :
 				GP_REDUCE_SCATTER;
 

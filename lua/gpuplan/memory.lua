@@ -206,7 +206,7 @@ M.FSDP_ZERO = { full_shard = 3, shard_grad_op = 2 }
 M.GRAD_SYNC = { micro_batch = true, step = true }
 
 -- M.sharding(fsdp, grad_sync, zero) -> strategy (nil: no FSDP), the ZeRO
--- stage the engine prices.  fsdp: a strategy name, or true (full_shard,
+-- stage the engine prices, whether the gradients are whole (zero 3 only).  fsdp: a strategy name, or true (full_shard,
 -- the Lua and case-file boolean of before).  shard_grad_op with one
 -- gradient sync per step keeps whole parameters and whole gradients from
 -- the first micro-batch's forward to the step's one reduce-scatter (FSDP's
@@ -233,14 +233,17 @@ function M.sharding(fsdp, grad_sync, zero)
   end
   local z = M.FSDP_ZERO[fsdp]
   if zero ~= nil and zero ~= z then fail("fsdp %s is zero %d, not %s", fsdp, z, shown(zero)) end
+  -- full_shard under no_sync still gathers every layer for each
+  -- micro-batch's forward and backward, but accumulates whole gradients
+  -- and reduce-scatters them once per step (PyTorch pull request 126166
+  -- on FSDP2's set_requires_gradient_sync: "no reduce-scatter ... avoids
+  -- the communication but uses more gradient memory (storing the
+  -- unsharded gradients)"): whole = true (memory.h grads_whole).
   if grad_sync == "step" then
-    if fsdp == "full_shard" then
-      fail("fsdp full_shard with grad_sync step is not modelled (whole gradients "
-        .. "beside sharded parameters); use grad_sync micro_batch or shard_grad_op")
-    end
+    if fsdp == "full_shard" then return fsdp, z, true end
     z = 1
   end
-  return fsdp, z
+  return fsdp, z, false
 end
 
 local function boolean(name, v)
@@ -409,9 +412,10 @@ function M.prepare(o, cmd, who)
       fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
     end
     boolean("sp", o.sp)
-    local zero
-    sharding, zero = M.sharding(o.fsdp, o.grad_sync, o.zero)
+    local zero, whole
+    sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
     cfg.zero = zero or dflt("zero", 0)
+    if whole then cfg.grads_whole = true end
     cfg.sp = o.sp
     -- RL trains the actor on whole rollouts: prompt + response tokens.
     local prompt_len = tokens("prompt_len", o.prompt_len)

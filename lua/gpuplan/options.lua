@@ -204,7 +204,8 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   default = "micro_batch", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "
-    .. "over the accumulation; shard_grad_op then sends and holds what --zero 1 does)",
+    .. "over the accumulation: whole gradients, one reduce-scatter; shard_grad_op then "
+    .. "sends and holds what --zero 1 does)",
   suggest = { "no_sync", "requires_gradient_sync", "gradient_sync" } }
 opt { name = "sp", type = "flag", commands = TRAIN4, methods = TRAINING,
   help = "sequence parallelism: the activations outside attention and the MLP split "
