@@ -56,8 +56,11 @@ typedef enum gp_partition {
  * and the same order and pp): the expert layers' grid is etp x ep x edp
  * over the same tp * cp * dp ranks of a stage, etp * ep * edp = tp * cp
  * * dp.  In the rank order, etp sits where tp does, ep and then edp
- * where dp does (cp is 1 in it).  With etp = tp (Megatron's default)
- * EP is carved out of cp * dp, the layout before folding.  DPCP is the
+ * where dp does (cp is 1 in it).  With etp = tp (Megatron's default:
+ * megatron/training/arguments.py sets expert_tensor_parallel_size to
+ * tensor_model_parallel_size when it is not given, and parallel_state.py
+ * builds the expert grid with it) EP is carved out of cp * dp, the
+ * layout before folding.  DPCP is the
  * data-parallel group with context parallelism folded in, over which
  * gradients are reduced and ZeRO shards the dense states; EDP is the
  * experts' (their gradients and ZeRO shards). */
