@@ -44,10 +44,9 @@ static void llama70b(gp_model *m)
 /* 8 GPUs per node on NVLink4 (450 GB/s per direction), 8 NDR NICs. */
 static void dgx_h100(gp_topo *t)
 {
-	memset(t, 0, sizeof *t);
+	comm_topo_init(t, GP_LINK_NVLINK);
 	t->gpus_per_node = 8;
 	t->nodes = 8;
-	t->up_kind = GP_LINK_NVLINK;
 	t->up.bw = 450e9;
 	t->up.latency = 0.6e-6;
 	t->up.achievable = 0.82;

@@ -12,6 +12,12 @@
 -- No measurement was made on our own devices yet; every figure below is a
 -- published measurement, and an unmeasured precision says so in `reason`.
 --
+-- sms: streaming multiprocessors (compute units on AMD) of the flagship
+-- part, for the GEMM wave model of a GPU entry that gives no `sms` of its
+-- own (B300 and GB300 take Blackwell's; so does a user's new part). Ada
+-- (58-142 SMs across its parts) and Gaudi (matrix engines, no SMs) give
+-- none: no wave term.
+--
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host
 -- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
 -- CUDA 13, susun-blog.com "pegainfer (3)"); inside a CUDA graph the per-kernel
@@ -31,6 +37,7 @@ arch {
           .. "down as an assumption, not a measurement",
     source = "assumption; see the ampere and hopper entries for the measurements",
   },
+  sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -72,6 +79,7 @@ arch {
             .. "(assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention)",
     },
   },
+  sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -107,6 +115,7 @@ arch {
             .. "TransformerEngine attention.py 'Select FusedAttention on sm90'",
     },
   },
+  sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -154,6 +163,7 @@ arch {
             .. "(arXiv 2603.05451) abstract",
     },
   },
+  sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -170,6 +180,7 @@ arch {
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (earlier revision, ROCm-6.2)",
   },
+  sms = 220,  -- AMD CDNA 2 whitepaper (MI250X: 220 CUs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -188,6 +199,7 @@ arch {
           .. "Matmul FLOPS table; rocm.blogs.amd.com 'Understanding Peak and "
           .. "Max-Achievable FLOPS'",
   },
+  sms = 304,  -- AMD CDNA 3 whitepaper (MI300X: 304 CUs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -204,6 +216,7 @@ arch {
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (torch 2.8.0+rocm7.0.2)",
   },
+  sms = 256,  -- AMD CDNA 4 whitepaper (MI355X: 256 CUs)
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

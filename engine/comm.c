@@ -37,7 +37,10 @@ static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
 /* The tree's (NCCL 2.30.7 baseLat[TREE]): LL 6.8, LL128 14, Simple 8.4. */
 static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 
-/* Extra latency per pipeline step on top of the link's own hop latency, us.
+/* The defaults of a fabric's `nccl` block (comm_nccl_default), per link
+ * kind; a catalog fabric may give its own.
+ *
+ * Extra latency per pipeline step on top of the link's own hop latency, us.
  * LL signals with a flag inside each 8-byte word, so a step costs only the
  * wire; LL128 waits for a full 128-byte line; Simple writes data, issues a
  * memory fence and then a separate flag (and across the network the proxy
@@ -45,7 +48,8 @@ static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
  * Figures: differences between NCCL 2.30.7 hwLat columns (tuning.cc) and
  * their LL column: NVLink ring 0.6/1.9/3.4, PCI 1.0/2.5/5.7, NET
  * 2.7/4.0/14.0 us. */
-enum { LINK_NVL = 0, LINK_PCI, LINK_NET, LINK_COUNT };
+enum { LINK_NVL = GP_LINK_NVLINK, LINK_PCI = GP_LINK_PCIE,
+       LINK_NET = GP_LINK_NET, LINK_COUNT };
 static const double step_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
 	{0.0, 1.3, 2.8},        /* NVLink */
 	{0.0, 1.5, 4.7},        /* PCIe */
@@ -124,9 +128,10 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 
 /* NVLS (NVLink SHARP): multimem loads/stores through the NVSwitch reach
  * 0.85 of the link rate a plain copy reaches on Hopper (NCCL 2.30.7
- * nvlsEfficiency[Hopper]; Blackwell is listed at 0.74, not modelled
- * separately).  Check: H100 450 GB/s x 0.82 (ring achievable) x 0.85 x 8/9
- * = 279 GB/s algbw = 488 GB/s busbw vs 480 measured (GTC S62129, cited in
+ * nvlsEfficiency[Hopper]), the default of a fabric's nccl.nvls_efficiency;
+ * NVLink 5 (Blackwell) gives NCCL's 0.74 in its catalog entry.
+ * Check: H100 450 GB/s x 0.82 (ring achievable) x 0.85 x 8/9 = 279 GB/s
+ * algbw = 488 GB/s busbw vs 480 measured (GTC S62129, cited in
  * nccl#1374); H800 200 x 0.82 x 0.85 x 8/9 x 1.75 = 217 vs 215 (nccl#1374).
  */
 #define NVLS_EFF 0.85
@@ -135,6 +140,26 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  * start and end of the kernel; NCCL 2.21-2.30 price NVLS on NVLink at 25 us
  * and no base (tuning.cc hwLat[NVLINK][NVLS][SIMPLE]). */
 #define NVLS_LAT_US 25.0
+
+void comm_nccl_default(gp_link_kind k, gp_nccl *out)
+{
+	int p, i = (int)k >= 0 && (int)k < LINK_COUNT ? (int)k : LINK_NVL;
+
+	for (p = 0; p < GP_PROTO_COUNT; p++) {
+		out->ring_step[p] = step_extra_us[i][p] * US;
+		out->tree_step[p] = tree_extra_us[i][p] * US;
+	}
+	out->nvls_eff = NVLS_EFF;
+	out->nvls_lat = NVLS_LAT_US * US;
+}
+
+void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
+{
+	memset(t, 0, sizeof *t);
+	t->up_kind = up_kind;
+	comm_nccl_default(up_kind, &t->up_nccl);
+	comm_nccl_default(GP_LINK_NET, &t->nic_nccl);
+}
 
 /* Point-to-point (send/recv) over NVLink/PCIe reaches about half of the
  * ring's per-GPU rate: NCCL runs send and receive of a pair in the same
@@ -303,6 +328,33 @@ static int link_check(const gp_link *l, const char *what, gp_error *err)
 	return GP_OK;
 }
 
+/* A link's NCCL terms: step latencies 0..1 s (as a hop's), an NVLS
+ * efficiency in (0, 1] where the switch reduces. */
+static int nccl_check(const gp_nccl *n, int nvls, const char *what,
+		      gp_error *err)
+{
+	int p;
+
+	for (p = 0; p < GP_PROTO_COUNT; p++)
+		if (!gp_finite(n->ring_step[p]) || n->ring_step[p] < 0.0 ||
+		    n->ring_step[p] > LINK_MAX_LAT ||
+		    !gp_finite(n->tree_step[p]) || n->tree_step[p] < 0.0 ||
+		    n->tree_step[p] > LINK_MAX_LAT)
+			return gp_fail(err, "%s nccl %s step latencies must "
+				       "be 0..%g s (got ring %g, tree %g)",
+				       what, proto_names[p], LINK_MAX_LAT,
+				       n->ring_step[p], n->tree_step[p]);
+	if (nvls && (!gp_finite(n->nvls_eff) || n->nvls_eff <= 0.0 ||
+		     n->nvls_eff > 1.0))
+		return gp_fail(err, "%s nccl nvls_efficiency must be in "
+			       "(0, 1] (got %g)", what, n->nvls_eff);
+	if (nvls && (!gp_finite(n->nvls_lat) || n->nvls_lat < 0.0 ||
+		     n->nvls_lat > LINK_MAX_LAT))
+		return gp_fail(err, "%s nccl nvls_latency must be 0..%g s "
+			       "(got %g)", what, LINK_MAX_LAT, n->nvls_lat);
+	return GP_OK;
+}
+
 int comm_topo_check(const gp_topo *t, gp_error *err)
 {
 	if (!t)
@@ -319,11 +371,13 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	if (t->up_kind != GP_LINK_NVLINK && t->up_kind != GP_LINK_PCIE)
 		return gp_fail(err, "unknown scale-up link kind %d",
 			       (int)t->up_kind);
-	if (t->gpus_per_node > 1 && link_check(&t->up, "scale-up", err))
+	if (t->gpus_per_node > 1 && (link_check(&t->up, "scale-up", err) ||
+	    nccl_check(&t->up_nccl, t->up_nvls, "scale-up", err)))
 		return GP_EINVAL;
 	if (t->nics < 0)
 		return gp_fail(err, "nics must be >= 0 (got %d)", t->nics);
-	if (t->nics > 0 && link_check(&t->nic, "nic", err))
+	if (t->nics > 0 && (link_check(&t->nic, "nic", err) ||
+	    nccl_check(&t->nic_nccl, 0, "nic", err)))
 		return GP_EINVAL;
 	if (t->nodes > 1 && t->nics == 0)
 		return gp_fail(err, "%d nodes need nics > 0 to talk", t->nodes);
@@ -360,24 +414,24 @@ typedef struct ctx {
 
 static double hop_up(const ctx *c, gp_proto p)
 {
-	return c->lat_up + step_extra_us[c->kind_up][p] * US;
+	return c->lat_up + c->t->up_nccl.ring_step[p];
 }
 
 /* A network step; with one rank per node the exposed (tree) value. */
 static double hop_net(const ctx *c, gp_proto p)
 {
-	return c->lat_net + (c->g == 1 ? tree_extra_us[LINK_NET][p] :
-			     step_extra_us[LINK_NET][p]) * US;
+	return c->lat_net + (c->g == 1 ? c->t->nic_nccl.tree_step[p] :
+			     c->t->nic_nccl.ring_step[p]);
 }
 
 static double tree_hop_up(const ctx *c, gp_proto p)
 {
-	return c->lat_up + tree_extra_us[c->kind_up][p] * US;
+	return c->lat_up + c->t->up_nccl.tree_step[p];
 }
 
 static double tree_hop_net(const ctx *c, gp_proto p)
 {
-	return c->lat_net + tree_extra_us[LINK_NET][p] * US;
+	return c->lat_net + c->t->nic_nccl.tree_step[p];
 }
 
 static double base(gp_proto p)
@@ -527,10 +581,11 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 			 * switch replicates it to all (ingress S).  Per
 			 * direction S(1 + 1/g) (cf. Calculon h100 config,
 			 * 1 + 1/n). */
-			double intra = S * (1.0 + 1.0 / g) / (up * NVLS_EFF);
+			double intra = S * (1.0 + 1.0 / g) /
+				       (up * t->up_nccl.nvls_eff);
 
 			if (c->nn == 1) {
-				*lat = NVLS_LAT_US * US;
+				*lat = t->up_nccl.nvls_lat;
 				*bwt = intra;
 			} else {
 				/* NVLS_TREE: NVLS inside the node, a binary
@@ -547,8 +602,8 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 				double heads = min2(g, max2(1.0, c->nic_use));
 				double cap = t->nvls_tree_bw[c->nn > 2];
 
-				*lat = NVLS_LAT_US * US + 2.0 * ilog2(c->nn) *
-				       (c->lat_net +
+				*lat = t->up_nccl.nvls_lat +
+				       2.0 * ilog2(c->nn) * (c->lat_net +
 					NVLS_TREE_NET_EXTRA_US * US);
 				*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) *
 					    S / net);
@@ -564,8 +619,8 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 			/* All-gather: each GPU stores its S/g by multicast and
 			 * receives S; reduce-scatter mirrors it: S per
 			 * direction at the derated rate. */
-			*lat = NVLS_LAT_US * US;
-			*bwt = S / (up * NVLS_EFF);
+			*lat = t->up_nccl.nvls_lat;
+			*bwt = S / (up * t->up_nccl.nvls_eff);
 			return 0;
 		}
 		*why = "nvls is priced for all_reduce, and all_gather/"
@@ -592,8 +647,9 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 			double intra, ilat;
 
 			if (t->up_nvls && c->g > 1) {
-				intra = S * (1.0 + 1.0 / g) / (up * NVLS_EFF);
-				ilat = NVLS_LAT_US * US;
+				intra = S * (1.0 + 1.0 / g) /
+					(up * t->up_nccl.nvls_eff);
+				ilat = t->up_nccl.nvls_lat;
 			} else {
 				intra = S * 2.0 * (g - 1) / g / up;
 				ilat = base(p) + 2.0 * (c->g - 1) *

@@ -70,11 +70,29 @@ typedef enum gp_proto {
 	GP_PROTO_COUNT
 } gp_proto;
 
-/* Kind of the scale-up link; selects per-step protocol overheads. */
+/* Kind of a link (a catalog fabric's `kind`): whether LL128 is safe on it
+ * and NCCL's default per-step overheads for it (comm_nccl_default).  The
+ * scale-up link is NVLINK or PCIE; the NICs are NET. */
 typedef enum gp_link_kind {
-	GP_LINK_NVLINK = 0,   /* NVLink, NVSwitch, NVLink bridge, xGMI-like */
-	GP_LINK_PCIE          /* PCIe peer-to-peer or through host memory */
+	GP_LINK_NVLINK = 0,   /* point-to-point links that keep 128-byte
+			       * writes whole: NVLink, NVSwitch, NVLink
+			       * bridges, xGMI, on-board RoCE */
+	GP_LINK_PCIE,         /* PCIe peer-to-peer or through host memory */
+	GP_LINK_NET           /* a NIC's network (IB, RoCE, EFA) */
 } gp_link_kind;
+
+/* NCCL's tuning terms of one link (a catalog fabric's `nccl` block), in
+ * seconds: the latency a ring step and a tree step add to the link's own
+ * hop latency per protocol (indexed by gp_proto), and for an NVLink
+ * switch that reduces in-network, the fraction of the achievable link
+ * rate NVLS's multimem operations reach and its per-call latency.
+ * comm_nccl_default fills NCCL 2.30.7's figures for a link kind. */
+typedef struct gp_nccl {
+	double ring_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
+	double tree_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
+	double nvls_eff;      /* (0, 1]; read only when the link has NVLS */
+	double nvls_lat;      /* s per NVLS call */
+} gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),
  * 0 < achievable <= 1 (fraction of bw a long stream sustains). */
@@ -108,7 +126,17 @@ typedef struct gp_topo {
 			       * (all sockets, achievable): what an
 			       * offloaded optimizer step reads and writes
 			       * at; 0 = unknown (train.c's HOST_BW_MIN) */
+	gp_nccl up_nccl;      /* NCCL's terms for the scale-up link */
+	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
 } gp_topo;
+
+/* NCCL 2.30.7's tuning terms for a link of kind k (see comm.c for each
+ * figure's source) into *out. */
+void comm_nccl_default(gp_link_kind k, gp_nccl *out);
+
+/* Start a topology: all zero, scale-up link of kind up_kind, both links'
+ * NCCL terms at comm_nccl_default.  The caller fills the rest. */
+void comm_topo_init(gp_topo *t, gp_link_kind up_kind);
 
 /* Where the ranks of one collective sit: `ranks` GPUs, `per_node` of them
  * in each of the ranks / per_node nodes the group spans, and `sharing`
@@ -139,7 +167,8 @@ typedef struct gp_comm_result {
 } gp_comm_result;
 
 /* Check a topology: positive counts, finite positive bandwidths, finite
- * non-negative latencies, achievable in (0, 1].  GP_OK or GP_EINVAL. */
+ * non-negative latencies (the NCCL step terms included, at most 1 s),
+ * achievable and NVLS efficiency in (0, 1].  GP_OK or GP_EINVAL. */
 int comm_topo_check(const gp_topo *t, gp_error *err);
 
 /* Cost of collective `op` on `gpus` ranks of topology t moving `bytes`

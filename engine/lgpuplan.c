@@ -811,29 +811,57 @@ static int lgp_state_bytes(lua_State *L)
 
 /* ---- comm ---- */
 
+/* A fabric's `nccl` block (catalog/FORMAT.md), SI units, over the link
+ * kind's defaults: what it leaves out keeps comm_nccl_default's value. */
+#define F_STEP(n, a, p) F_NUM(n, offsetof(gp_nccl, a) + \
+			      (p) * sizeof(double), 0)
+static const lgp_field nccl_fields[] = {
+	F_STEP("ring_ll", ring_step, GP_PROTO_LL),
+	F_STEP("ring_ll128", ring_step, GP_PROTO_LL128),
+	F_STEP("ring_simple", ring_step, GP_PROTO_SIMPLE),
+	F_STEP("tree_ll", tree_step, GP_PROTO_LL),
+	F_STEP("tree_ll128", tree_step, GP_PROTO_LL128),
+	F_STEP("tree_simple", tree_step, GP_PROTO_SIMPLE),
+	F_NUM("nvls_efficiency", offsetof(gp_nccl, nvls_eff), 0),
+	F_NUM("nvls_latency", offsetof(gp_nccl, nvls_lat), 0),
+	F_IGNORE("source"),
+	F_END
+};
+static const lgp_desc up_nccl_desc = { "topology.up_nccl", nccl_fields };
+static const lgp_desc nic_nccl_desc = { "topology.nic_nccl", nccl_fields };
+
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
  * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
- * host_mem_bw.
+ * host_mem_bw, and the links' NCCL terms up_nccl, nic_nccl (tables,
+ * nccl_fields).
  * Range checks are the kernel's. */
 static void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};
 	const char *w = "topology";
 	const gp_topo *h = lgp_handle(L, idx, LGP_TOPO);
+	int sub;
 
 	if (h) {
 		*t = *h;
 		return;
 	}
 	luaL_checktype(L, idx, LUA_TTABLE);
-	memset(t, 0, sizeof *t);
+	comm_topo_init(t, lgp_field_option(L, idx, w, "up_kind", kinds,
+					   "'nvlink' or 'pcie'") == 1 ?
+			  GP_LINK_PCIE : GP_LINK_NVLINK);
+	if ((sub = lgp_subtable(L, idx, w, "up_nccl"))) {
+		lgp_read(L, sub, 0, &up_nccl_desc, &t->up_nccl, LGP_STRICT);
+		lua_pop(L, 1);
+	}
+	if ((sub = lgp_subtable(L, idx, w, "nic_nccl"))) {
+		lgp_read(L, sub, 0, &nic_nccl_desc, &t->nic_nccl, LGP_STRICT);
+		lua_pop(L, 1);
+	}
 	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
 	t->nodes = lgp_field_int(L, idx, w, "nodes", 0, 1, 1);
-	t->up_kind = lgp_field_option(L, idx, w, "up_kind", kinds,
-				      "'nvlink' or 'pcie'") == 1 ?
-		     GP_LINK_PCIE : GP_LINK_NVLINK;
 	t->up.bw = lgp_field_num(L, idx, w, "up_bw", t->gpus_per_node > 1, 0);
 	t->up.latency = lgp_field_num(L, idx, w, "up_latency", 0, 0.0);
 	t->up.achievable = lgp_field_num(L, idx, w, "up_achievable", 0, 1.0);

@@ -50,9 +50,9 @@ void serve_defaults(serve_cfg *c)
 {
 	memset(c, 0, sizeof *c);
 	infer_defaults(&c->base);
+	comm_topo_init(&c->topo, GP_LINK_NVLINK);
 	c->topo.gpus_per_node = 8;
 	c->topo.nodes = 1;
-	c->topo.up_kind = GP_LINK_NVLINK;
 	c->topo.up.bw = 450e9;
 	c->topo.up.latency = 0.6e-6;
 	c->topo.up.achievable = 0.82;

@@ -31,7 +31,7 @@ local files = require "gpuplan.files"
 files.write(dir .. "/my-cluster.lua", string.format([[
 -- An H800 node as built by many Chinese clouds: 4 x 200 Gb/s RoCE NICs.
 fabric {
-  id = "my-roce-200", name = "200 Gb/s RoCE v2 (ConnectX-6 Dx)", scope = "scaleout",
+  id = "my-roce-200", name = "200 Gb/s RoCE v2 (ConnectX-6 Dx)", scope = "scaleout", kind = "network",
   bw = "200Gb/s per-dir", latency = "2.7us", achievable = 0.90,
   achievable_reason = "as the catalog's RoCE 400: Ethernet framing and congestion control",
   source = "example: the contract's NIC spec",

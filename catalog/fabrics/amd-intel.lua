@@ -8,7 +8,7 @@
 
 fabric {
   id = "xgmi3", name = "Infinity Fabric xGMI (MI250X, 7 x 50 GB/s)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "350GB/s per-dir",
   latency = "0.6us",
   achievable = 0.75,
@@ -19,7 +19,7 @@ fabric {
 
 fabric {
   id = "xgmi4", name = "Infinity Fabric xGMI (MI300X/MI325X, 7 x 64 GB/s)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "448GB/s per-dir",
   latency = "0.6us",
   achievable = 0.75,
@@ -30,7 +30,7 @@ fabric {
 
 fabric {
   id = "xgmi-mi355x", name = "Infinity Fabric xGMI (MI355X, 7 x 76.5 GB/s)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "535.5GB/s per-dir",
   latency = "0.6us",
   achievable = 0.75,
@@ -42,7 +42,7 @@ fabric {
 
 fabric {
   id = "gaudi2-roce", name = "Gaudi 2 intra-node RoCE v2 (21 of 24 x 100GbE to peers)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "300GB/s per-dir",
   latency = "2.7us",
   achievable = 0.85,
@@ -55,7 +55,7 @@ fabric {
 
 fabric {
   id = "gaudi3-roce", name = "Gaudi 3 intra-node RoCE v2 (24 x 200GbE)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "600GB/s per-dir",
   latency = "2.7us",
   achievable = 0.85,

@@ -17,7 +17,7 @@
 
 fabric {
   id = "nvlink2", name = "NVLink 2 (6 links, V100 SXM2)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "300GB/s bidir",
   latency = "0.6us",
   achievable = 0.80,
@@ -31,7 +31,7 @@ fabric {
 
 fabric {
   id = "nvlink3", name = "NVLink 3 (12 links, A100 SXM + NVSwitch gen 2)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "600GB/s bidir",
   latency = "0.6us",
   achievable = 0.77,
@@ -46,7 +46,7 @@ fabric {
 
 fabric {
   id = "nvlink3-a800", name = "NVLink 3, export-limited (8 links, A800 SXM)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "400GB/s bidir",
   latency = "0.6us",
   achievable = 0.80,
@@ -59,7 +59,7 @@ fabric {
 
 fabric {
   id = "nvlink4", name = "NVLink 4 (18 links, H100/H200/H20 SXM + NVSwitch gen 3)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "900GB/s bidir",
   latency = "0.6us",
   achievable = 0.82,
@@ -80,7 +80,7 @@ fabric {
 
 fabric {
   id = "nvlink4-h800", name = "NVLink 4, export-limited (8 links, H800 SXM)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "400GB/s bidir",
   latency = "0.6us",
   achievable = 0.80,
@@ -99,7 +99,7 @@ fabric {
 
 fabric {
   id = "nvlink5", name = "NVLink 5 (18 links, B200/B300/GB200/GB300 + NVSwitch gen 4)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "1800GB/s bidir",
   latency = "0.6us",
   achievable = 0.76,
@@ -109,6 +109,11 @@ fabric {
   nvls_tree_bw = { nodes2 = "96GB/s", nodes3 = "80GB/s",
                    source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Blackwell "
                          .. "row (NCCL 2.28.3-2.30.7): bus bandwidth per NVLS_TREE head" },
+  -- NVLS's multimem operations reach less of the link on Blackwell than on
+  -- Hopper (0.85, the default): NCCL's own figure for the generation
+  nccl = { nvls_efficiency = 0.74,
+           source = "NVIDIA/nccl src/graph/tuning.cc nvlsEfficiency[] (NCCL "
+                 .. "2.30.7): Hopper 0.85, Blackwell 0.74" },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md "
         .. "(NVL72: 18 NVSwitches); NVIDIA/nccl topo.h (SM100 40.1 GB/s per lane)",
   notes = "NVLS all-reduce busbw measured around 845 GB/s. The same fabric "
@@ -117,7 +122,7 @@ fabric {
 
 fabric {
   id = "nvlink-bridge", name = "NVLink bridge, 600 GB/s (H100 PCIe / H100 NVL / A100 PCIe pairs)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "600GB/s bidir",
   latency = "0.6us",
   achievable = 0.80,
@@ -130,7 +135,7 @@ fabric {
 
 fabric {
   id = "nvlink-bridge-h200", name = "NVLink bridge, 900 GB/s (H200 NVL, 2- or 4-way)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "900GB/s bidir",
   latency = "0.6us",
   achievable = 0.80,
@@ -142,7 +147,7 @@ fabric {
 
 fabric {
   id = "nvlink-bridge-ga102", name = "NVLink bridge, 112.5 GB/s (RTX A6000 / A40 pairs)",
-  scope = "scaleup",
+  scope = "scaleup", kind = "nvlink",
   bw = "112.5GB/s bidir",
   latency = "0.6us",
   achievable = 0.85,

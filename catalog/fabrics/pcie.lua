@@ -10,7 +10,7 @@
 
 fabric {
   id = "pcie3", name = "PCIe Gen3 x16",
-  scope = "scaleup",
+  scope = "scaleup", kind = "pcie",
   bw = "32GB/s bidir",
   latency = "1us",
   achievable = 0.75,
@@ -24,7 +24,7 @@ fabric {
 
 fabric {
   id = "pcie4", name = "PCIe Gen4 x16",
-  scope = "scaleup",
+  scope = "scaleup", kind = "pcie",
   bw = "64GB/s bidir",
   latency = "1us",
   achievable = 0.80,
@@ -38,7 +38,7 @@ fabric {
 
 fabric {
   id = "pcie5", name = "PCIe Gen5 x16",
-  scope = "scaleup",
+  scope = "scaleup", kind = "pcie",
   bw = "128GB/s bidir",
   latency = "1us",
   achievable = 0.80,
@@ -51,7 +51,7 @@ fabric {
 
 fabric {
   id = "pcie6", name = "PCIe Gen6 x16",
-  scope = "scaleup",
+  scope = "scaleup", kind = "pcie",
   bw = "121GB/s per-dir",
   latency = "1us",
   achievable = 0.80,

@@ -10,7 +10,7 @@
 
 fabric {
   id = "ib-edr-100", name = "InfiniBand EDR 100 Gb/s",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.94,
@@ -22,7 +22,7 @@ fabric {
 
 fabric {
   id = "ib-hdr-200", name = "InfiniBand HDR 200 Gb/s (ConnectX-6)",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "200Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.96,
@@ -40,7 +40,7 @@ fabric {
 
 fabric {
   id = "ib-ndr-400", name = "InfiniBand NDR 400 Gb/s (ConnectX-7)",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "400Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.94,
@@ -54,7 +54,7 @@ fabric {
 
 fabric {
   id = "ib-xdr-800", name = "InfiniBand XDR 800 Gb/s (ConnectX-8)",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "800Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.94,
@@ -66,7 +66,7 @@ fabric {
 
 fabric {
   id = "roce-100", name = "RoCE v2 100 GbE",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.90,
@@ -77,7 +77,7 @@ fabric {
 
 fabric {
   id = "roce-200", name = "RoCE v2 200 GbE",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "200Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.90,
@@ -88,7 +88,7 @@ fabric {
 
 fabric {
   id = "roce-400", name = "RoCE v2 400 GbE (ConnectX-7 / BlueField-3)",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "400Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.90,
@@ -102,7 +102,7 @@ fabric {
 
 fabric {
   id = "efa-100", name = "AWS Elastic Fabric Adapter, 100 Gb/s per adapter",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.85,
@@ -115,7 +115,7 @@ fabric {
 
 fabric {
   id = "opa-100", name = "Intel Omni-Path 100 Gb/s",
-  scope = "scaleout",
+  scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.85,

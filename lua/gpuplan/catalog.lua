@@ -555,6 +555,14 @@ local function check_refs(cat, errs)
     local g = cat.gpus[k]
     if g.scaleup then scope(g, "scaleup.fabric", g.scaleup.fabric, "scaleup") end
   end
+  -- A network is what NICs carry; NVLink-like links and PCIe join a node.
+  for _, k in ipairs(sorted_ids(cat.fabrics)) do
+    local f = cat.fabrics[k]
+    if (f.kind == "network") ~= (f.scope == "scaleout") then
+      bad(f, "kind", "'%s' does not fit scope '%s' (scaleout fabrics are kind 'network', "
+          .. "scaleup ones 'nvlink' or 'pcie')", f.kind, f.scope)
+    end
+  end
   for _, k in ipairs(sorted_ids(cat.systems)) do
     local s = cat.systems[k]
     need(s, "gpu", "gpus", s.gpu)
@@ -647,7 +655,7 @@ local function check_entries(cat, errs)
         core.check("topology", comm.from_fabrics({ scaleup = f.id, gpus_per_node = 2 }, cat))
       else
         core.check("topology", { gpus_per_node = 1, nodes = 2, nics = 1, nic_bw = f.bw,
-          nic_latency = f.latency, nic_achievable = f.achievable })
+          nic_latency = f.latency, nic_achievable = f.achievable, nic_nccl = f.nccl })
       end
     end)
   end

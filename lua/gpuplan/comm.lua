@@ -17,7 +17,9 @@
 --   up_crosses_cpu, nics (per node), nic_bw (B/s per direction per NIC),
 --   nic_latency, nic_achievable, nic_sharp, nic_path_bw (B/s one GPU
 --   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
---   B/s one NVLS_TREE head carries on 2 / 3+ nodes)
+--   B/s one NVLS_TREE head carries on 2 / 3+ nodes), up_nccl / nic_nccl
+--   (the fabrics' `nccl` blocks: NCCL's step latencies and NVLS terms,
+--   SI numbers, over the link kind's defaults; catalog/FORMAT.md)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -61,13 +63,6 @@ end
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 
--- Kind of a scale-up fabric: PCIe fabrics are named pcieN in the catalog;
--- NVLink, bridges, xGMI and Gaudi's on-board RoCE are point-to-point links
--- that keep 128-byte writes whole (the LL128 condition).
-local function up_kind(fab)
-  return fab.id:match("^pcie") and "pcie" or "nvlink"
-end
-
 -- Field kinds for overrides given as strings with units.
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
@@ -81,6 +76,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number",
+  up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
 
@@ -202,10 +198,10 @@ function M.from_fabrics(spec, cat)
   local up = cat:get("fabrics", spec.scaleup)
   local t = {
     gpus_per_node = spec.gpus_per_node, nodes = spec.nodes or 1,
-    up_kind = up_kind(up), up_bw = up.bw, up_latency = up.latency or 0,
+    up_kind = up.kind, up_bw = up.bw, up_latency = up.latency or 0,
     up_achievable = up.achievable or 1,
     up_nvls = up.in_switch_reduction == "nvls",
-    up_crosses_cpu = up.crosses_cpu == true, nics = 0,
+    up_crosses_cpu = up.crosses_cpu == true, nics = 0, up_nccl = up.nccl,
   }
   if t.up_nvls and up.nvls_tree_bw then
     t.nvls_tree_bw2, t.nvls_tree_bw3 = up.nvls_tree_bw.nodes2, up.nvls_tree_bw.nodes3
@@ -218,6 +214,7 @@ function M.from_fabrics(spec, cat)
     t.nics = spec.nics
     t.nic_bw, t.nic_latency = nic.bw, nic.latency or 0
     t.nic_achievable = nic.achievable or 1
+    t.nic_nccl = nic.nccl
     -- SHARP only when asked: NCCL's CollNet is off by default
     -- (NCCL_COLLNET_ENABLE=0) and needs the SHARP plugin and the switches'
     -- aggregation manager, so a fabric that can reduce usually does not.

@@ -13,7 +13,7 @@
 --
 -- The device table (M.device) takes the GPU's dense peaks, its `achievable`
 -- fractions (the GPU's own, else its arch's), the arch's launch overheads
--- and the SM count (gpu.sms, else the arch default of M.arch_sms).
+-- and the SM count (gpu.sms, else its arch's `sms`).
 
 local units = require "gpuplan.units"
 
@@ -25,16 +25,9 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 -- Streaming multiprocessors (NVIDIA) / compute units (AMD) per GPU, for the
 -- wave-quantisation term, come from the catalog entry (`sms`, with its source
 -- in the entry's notes).  An entry without `sms` (a user's new part) takes its
--- architecture's flagship count below; an architecture whose parts differ too
--- much for one number (Ada: 58-142 SMs), or that has no SMs (Gaudi: matrix
--- engines), gets 0: no wave term.  Sources: NVIDIA V100 whitepaper (80), A100
--- whitepaper (GA100, 108), H100 whitepaper (GH100 SXM5, 132), Blackwell
--- datasheets (B200, 148); AMD CDNA 2 (MI250X, 220 CUs), CDNA 3 (MI300X, 304),
--- CDNA 4 (MI355X, 256) whitepapers.
-M.arch_sms = {
-  volta = 80, ampere = 108, hopper = 132, blackwell = 148,
-  cdna2 = 220, cdna3 = 304, cdna4 = 256,
-}
+-- architecture's flagship count (the arch entry's `sms`, catalog/archs.lua);
+-- an architecture without one (Ada's parts differ too much, Gaudi has matrix
+-- engines) gives 0: no wave term.
 
 M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
 
@@ -55,7 +48,7 @@ function M.device(gpu, cat, attn_kernel)
   local d = { id = g.id, name = g.name, peak = {}, gemm = {}, mem_bw = g.mem_bw,
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
-              sms = g.sms or M.arch_sms[g.arch] or 0, memory = (require("gpuplan.memory").capacity(g)) }
+              sms = g.sms or arch.sms or 0, memory = (require("gpuplan.memory").capacity(g)) }
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
   if at then

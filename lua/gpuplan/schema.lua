@@ -291,12 +291,31 @@ M.arch = T.record {
   achievable = R(achievable),
   launch_overhead = R(T.unit("time")),
   graph_launch_overhead = T.unit("time"),
+  -- SMs (compute units on AMD) of the architecture's flagship, for the
+  -- GEMM wave model of its GPUs that give no `sms`; absent: no wave term
+  sms = int { min = 1 },
   source = str(), notes = str(),
 }
+
+-- A per-step or per-call latency of NCCL's tuning model: 0 .. 1 s.
+local function step_time()
+  return T.unit("time", { positive = false, min = 0, max = 1, what = "0 .. 1 s" })
+end
 
 M.fabric = T.record {
   id = R(id()), name = R(str()),
   scope = R(T.enum { "scaleup", "scaleout" }),
+  -- nvlink: point-to-point links keeping 128-byte writes whole (NVLink,
+  -- bridges, xGMI, on-board RoCE; LL128 allowed); pcie; network (NICs)
+  kind = R(T.enum { "nvlink", "pcie", "network" }),
+  -- NCCL's tuning terms for this link, over the kind's defaults
+  -- (catalog/FORMAT.md, engine/comm.c)
+  nccl = T.record {
+    ring_ll = step_time(), ring_ll128 = step_time(), ring_simple = step_time(),
+    tree_ll = step_time(), tree_ll128 = step_time(), tree_simple = step_time(),
+    nvls_efficiency = frac(), nvls_latency = step_time(),
+    source = R(str()),
+  },
   bw = R(T.unit("link")),
   latency = R(T.unit("time")),
   achievable = R(frac()), achievable_reason = R(str()),

@@ -35,10 +35,9 @@ static inline gp_topo fx_selene(void)
 {
 	gp_topo t;
 
-	memset(&t, 0, sizeof t);
+	comm_topo_init(&t, GP_LINK_NVLINK);
 	t.gpus_per_node = 8;
 	t.nodes = 1;
-	t.up_kind = GP_LINK_NVLINK;
 	t.up.bw = 300e9;
 	t.up.latency = 0.6e-6;
 	t.up.achievable = 0.8;

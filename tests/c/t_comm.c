@@ -29,10 +29,9 @@ static gp_topo nvl(int g, int nodes, double bw, double ach)
 {
 	gp_topo t;
 
-	memset(&t, 0, sizeof t);
+	comm_topo_init(&t, GP_LINK_NVLINK);
 	t.gpus_per_node = g;
 	t.nodes = nodes;
-	t.up_kind = GP_LINK_NVLINK;
 	t.up.bw = bw;
 	t.up.latency = 0.6 * US;
 	t.up.achievable = ach;
@@ -206,6 +205,7 @@ int main(void)
 	 * busbw -> 32 x 0.8 x 0.5 = 12.8 GB/s for 8 GiB. */
 	t = nvl(8, 1, 32e9, 0.8);
 	t.up_kind = GP_LINK_PCIE;
+	comm_nccl_default(GP_LINK_PCIE, &t.up_nccl);
 	t.up.latency = 1.0 * US;
 	t.up_crosses_cpu = 1;
 	S = 8 * GiB;

@@ -123,6 +123,10 @@ static const field fields[] = {
 	I(topo.up_crosses_cpu), I(topo.nics), D(topo.nic.bw),
 	D(topo.nic.latency), D(topo.nic.achievable), I(topo.nic_sharp),
 	D(topo.nic_path_bw), D(topo.nvls_tree_bw[0]), D(topo.nvls_tree_bw[1]),
+	D(topo.up_nccl.ring_step[GP_PROTO_LL128]),
+	D(topo.up_nccl.tree_step[GP_PROTO_SIMPLE]), D(topo.up_nccl.nvls_eff),
+	D(topo.up_nccl.nvls_lat), D(topo.nic_nccl.ring_step[GP_PROTO_SIMPLE]),
+	D(topo.nic_nccl.tree_step[GP_PROTO_LL]),
 
 	D(batch), D(q), D(ctx), D(n_off), D(target), D(itl_limit), D(bytes),
 	I(gpus), I(coll), I(algo), I(moe_layer), I(lora_rank),
@@ -215,6 +219,7 @@ static void base(world *w)
 	w->op.prec = GP_BF16;
 	w->graphs = 1;
 
+	comm_topo_init(&w->topo, GP_LINK_NVLINK);
 	w->topo.gpus_per_node = 8;
 	w->topo.nodes = 2;
 	w->topo.up.bw = 450e9;

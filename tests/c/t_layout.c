@@ -64,10 +64,9 @@ static gp_topo dgx(int nodes)
 {
 	gp_topo t;
 
-	memset(&t, 0, sizeof t);
+	comm_topo_init(&t, GP_LINK_NVLINK);
 	t.gpus_per_node = 8;
 	t.nodes = nodes;
-	t.up_kind = GP_LINK_NVLINK;
 	t.up.bw = 450e9;
 	t.up.latency = 0.6 * US;
 	t.up.achievable = 0.8;

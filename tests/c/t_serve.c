@@ -53,10 +53,9 @@ static void dsv3(gp_model *m)
  * (50 GB/s at 0.94), 0.6 / 2.7 us per hop. */
 static void h800_node(gp_topo *t)
 {
-	memset(t, 0, sizeof *t);
+	comm_topo_init(t, GP_LINK_NVLINK);
 	t->gpus_per_node = 8;
 	t->nodes = 1;
-	t->up_kind = GP_LINK_NVLINK;
 	t->up.bw = 200e9;
 	t->up.latency = 0.6e-6;
 	t->up.achievable = 0.80;

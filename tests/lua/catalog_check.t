@@ -71,13 +71,13 @@ clean()
 -- Every error of a file: three bad entries, three errors, in line order,
 -- and the good entry between them is loaded.
 put("three.lua", [[
-fabric { id = "f1", name = "x", scope = "scaleup", bw = "1GB/s", latency = "1us",
+fabric { id = "f1", name = "x", scope = "scaleup", kind = "nvlink", bw = "1GB/s", latency = "1us",
   achievable = 0.5, achievable_reason = "t", source = "t" }
-fabric { id = "f2", name = "x", scope = "scaleup", bw = "1GB/s bidir", latency = "1us",
+fabric { id = "f2", name = "x", scope = "scaleup", kind = "nvlink", bw = "1GB/s bidir", latency = "1us",
   achievable = 0.5, achievable_reason = "t", source = "t" }
-fabric { id = "f3", name = "x", scope = "sideways", bw = "1GB/s bidir", latency = "1us",
+fabric { id = "f3", name = "x", scope = "sideways", kind = "nvlink", bw = "1GB/s bidir", latency = "1us",
   achievable = 0.5, achievable_reason = "t", source = "t" }
-fabric { id = "f4", name = "x", scope = "scaleup", bw = "1GB/s bidir", latency = "1us",
+fabric { id = "f4", name = "x", scope = "scaleup", kind = "nvlink", bw = "1GB/s bidir", latency = "1us",
   achievable = 2, achievable_reason = "t", source = "t" }
 ]])
 local c3, e3 = catalog.load { tmp }
@@ -90,7 +90,7 @@ clean()
 
 -- A reference to an entry that failed is not reported a second time.
 put("ref.lua", [[
-fabric { id = "badlink", name = "x", scope = "scaleup", bw = "1GB/s", latency = "1us",
+fabric { id = "badlink", name = "x", scope = "scaleup", kind = "nvlink", bw = "1GB/s", latency = "1us",
   achievable = 0.5, achievable_reason = "t", source = "t" }
 gpu { id = "g", name = "x", vendor = "T", arch = "a", memory = "1GB", mem_bw = "1TB/s",
   peak = { bf16 = "1TFLOPS" }, scaleup = { fabric = "badlink", domain = 2 }, source = "t",

@@ -126,7 +126,7 @@ clean()
 
 -- 0/0 in a plain number or fraction field: named, spelled "nan".
 put("nan.lua", [[
-fabric { id = "nanlink", name = "x", scope = "scaleup", bw = "100GB/s bidir",
+fabric { id = "nanlink", name = "x", scope = "scaleup", kind = "nvlink", bw = "100GB/s bidir",
   latency = "1us", achievable = 0 / 0, achievable_reason = "t", source = "t" }
 ]])
 local _, en = catalog.load { tmp }

@@ -164,6 +164,27 @@ local none, why = predict(case, cat)
 t.ok(none == nil and why:find("unknown gpu", 1, true), "predictor declines unknown gpu")
 
 
+-- The NCCL terms: a fabric's nccl block (nvlink5 gives NCCL's Blackwell
+-- NVLS efficiency, 0.74), else the kind's defaults (nvlink4: 0.85).
+t.is(comm.topology("dgx-b200").up_nccl.nvls_efficiency, 0.74, "nvlink5's own NVLS efficiency")
+t.is(comm.topology("dgx-h100").up_nccl, nil, "nvlink4 keeps the defaults")
+-- NVLS on one DGX H100, 1 GiB: nvls_latency + S (1 + 1/8) / (450e9 x
+-- achievable x eff) (engine/comm.c); with up_nccl overriding eff to 0.5
+-- and the latency to 5 us the bandwidth term is 0.85 / 0.5 = 1.7 times
+-- the default's.  1e-12 relative: the same arithmetic.
+local bw = nvl4.bw * nvl4.achievable
+local d = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-h100", algo = "nvls" }
+local o = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-h100", algo = "nvls",
+                    up_nccl = { nvls_efficiency = 0.5, nvls_latency = 5e-6 } }
+t.near(d.time, 25e-6 + GiB * 1.125 / (bw * 0.85), 1e-12, "NVLS at the default 0.85 and 25 us")
+t.near(o.time, 5e-6 + GiB * 1.125 / (bw * 0.5), 1e-12, "NVLS at the topology's own terms")
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100",
+  up_nccl = { nvls_eff = 0.5 } } end, "topology.up_nccl: unknown field 'nvls_eff'",
+  "a misspelled nccl term is named", true)
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100",
+  up_nccl = { nvls_efficiency = 2 } } end, "nvls_efficiency must be in (0, 1] (got 2)",
+  "an NVLS efficiency out of range is refused", true)
+
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
   "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
