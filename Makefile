@@ -79,7 +79,7 @@ gpuplan: engine/main.o engine/lgpuplan.o engine/lfield.o libgpuplan.a \
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ engine/main.o engine/lgpuplan.o \
 		engine/lfield.o libgpuplan.a $(LUA_LIBS) -lm
 
-tests/c/%.t: tests/c/%.c tests/c/tap.h tests/c/fixture.h libgpuplan.a $(HEADERS) $(BUILD_STAMP)
+tests/c/%.t: tests/c/%.c tests/c/tap.h tests/c/fixture.h tests/c/recipes.h libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/c $(ALL_LDFLAGS) -o $@ $< libgpuplan.a -lm
 

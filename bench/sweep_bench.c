@@ -42,6 +42,10 @@ static void llama70b(gp_model *m)
 }
 
 /* 8 GPUs per node on NVLink4 (450 GB/s per direction), 8 NDR NICs. */
+/* megatron-18 with AdamW, the figures catalog/recipes.lua declares. */
+static const gp_recipe MEGATRON18 = {2, 4, 4, 4, 4, 2, 2, 0, 0};
+static const gp_optim ADAMW = {2, 0, 1};
+
 static void dgx_h100(gp_topo *t)
 {
 	comm_topo_init(t, GP_LINK_NVLINK);
@@ -79,8 +83,8 @@ static int sweep_pass(const gp_model *m, const gp_topo *t, long *evals)
 	for (b = 0; b < 3; b++)
 	for (rc = 0; rc < 3; rc++) {
 		memset(&c, 0, sizeof c);
-		c.recipe = GP_RECIPE_MEGATRON18;
-		c.optim = GP_OPT_ADAMW;
+		c.recipe = MEGATRON18;
+		c.optim = ADAMW;
 		c.lay.tp = tps[i];
 		c.lay.pp = pps[j];
 		c.lay.dp = 64 / (tps[i] * pps[j]);
@@ -138,7 +142,8 @@ static int train_sweep_pass(const gp_model *m, const roof_device *d,
 	for (rc = 0; rc < 3; rc++)
 	for (z = 0; z < 4; z++) {
 		train_defaults(&c);
-		c.mem.recipe = GP_RECIPE_MEGATRON18;
+		c.mem.recipe = MEGATRON18;
+		c.mem.optim = ADAMW;
 		c.mem.lay.tp = tps[i];
 		c.mem.lay.pp = pps[j];
 		c.mem.lay.dp = 64 / (tps[i] * pps[j]);
@@ -183,7 +188,8 @@ static double plan_sweep(const gp_model *m, const roof_device *d,
 	int n, k;
 
 	train_defaults(&base);
-	base.mem.recipe = GP_RECIPE_MEGATRON18;
+	base.mem.recipe = MEGATRON18;
+	base.mem.optim = ADAMW;
 	base.mem.seq = 4096;
 	base.global_batch = 1024;
 	base.capacity = 80.0 * 1073741824.0;

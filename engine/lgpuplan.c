@@ -511,8 +511,6 @@ static void lgp_toquant(lua_State *L, int idx, const char *what,
 	{                                                                 \
 		return fn(s, (T *)out, (gp_error *)err);                  \
 	}
-LGP_PARSER(p_recipe, mem_recipe_parse, gp_recipe)
-LGP_PARSER(p_optim, mem_optim_parse, gp_optim)
 LGP_PARSER(p_recompute, mem_recompute_parse, gp_recompute)
 LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
 LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)
@@ -528,6 +526,7 @@ LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
 #define F_PARSE(n, o, fn, ds) { n, LGP_F_PARSE, o, 0, 0, 0, 0, NULL, fn, NULL, NULL, ds }
 #define F_DTYPE(n, o, d) { n, LGP_F_DTYPE, o, d, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_SUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 0, NULL, NULL, sd, NULL, NULL }
+#define F_REQSUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 1, NULL, NULL, sd, NULL, NULL }
 #define F_CUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 0, NULL, NULL, NULL, fn, NULL }
 #define F_IGNORE(n) { n, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_END { NULL, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
@@ -573,13 +572,39 @@ static void c_offload(lua_State *L, int v, void *dst, const char *path)
 #define LAY_FIELD_train_cfg(f, kind, lo, hi, values, lua, chk) \
 	LAY_FIELD_AT(train_cfg, mem.lay., f, kind, lo, hi, lua)
 
+/* A recipe and an optimizer as gpuplan.memory passes them: the catalog
+ * entry's figures (catalog/recipes.lua; schema in lua/gpuplan/schema.lua),
+ * `id` kept for the results.  Ranges are mem_recipe_check's. */
+static const lgp_field recipe_fields[] = {
+	F_IGNORE("id"),
+	F_REQNUM("weights", offsetof(gp_recipe, weights)),
+	F_REQNUM("grads", offsetof(gp_recipe, grads)),
+	F_REQNUM("master", offsetof(gp_recipe, master)),
+	F_REQNUM("state", offsetof(gp_recipe, state)),
+	F_REQNUM("reduce", offsetof(gp_recipe, reduce)),
+	F_REQNUM("activations", offsetof(gp_recipe, act)),
+	F_REQNUM("offload", offsetof(gp_recipe, offload)),
+	F_BOOL("master_shard0", offsetof(gp_recipe, master_shard0), 0),
+	F_BOOL("reduce_phase", offsetof(gp_recipe, reduce_phase), 0),
+	F_END
+};
+static const lgp_desc recipe_desc = { "recipe", recipe_fields };
+static const lgp_field optim_fields[] = {
+	F_IGNORE("id"),
+	F_REQNUM("states", offsetof(gp_optim, states)),
+	F_NUM("state", offsetof(gp_optim, state), 0),
+	F_BOOL("foreach_adamw", offsetof(gp_optim, foreach_adamw), 0),
+	F_END
+};
+static const lgp_desc optim_desc = { "optimizer", optim_fields };
+
 /* The gp_train_cfg fields, at prefix P of struct S (P empty: the struct
  * itself; "mem.": inside a train_cfg) -- one list for core.memory's
  * reader and core.train's.  Ranges the kernels check themselves (with
  * their own messages) are left open here. */
 #define MEM_TRAIN_FIELDS(S, P)                                            \
-	F_PARSE("recipe", offsetof(S, P recipe), p_recipe, "mixed-16"),   \
-	F_PARSE("optimizer", offsetof(S, P optim), p_optim, "adamw"),     \
+	F_REQSUB("recipe", offsetof(S, P recipe), &recipe_desc),          \
+	F_REQSUB("optimizer", offsetof(S, P optim), &optim_desc),         \
 	F_PARSE("recompute", offsetof(S, P recompute), p_recompute,       \
 		"none"),                                                  \
 	F_PARSE("schedule", offsetof(S, P lay.schedule), p_schedule,      \
@@ -782,8 +807,9 @@ static int lgp_memory(lua_State *L)
 }
 
 /* core.state_bytes(recipe, optimizer) -> {weights=, grads=, master=,
- * optimizer=, total=}: bytes per parameter of the model states before
- * any sharding (memory.h has the table and its sources). */
+ * optimizer=, total=, master_shard0=}: bytes per parameter of the model
+ * states before any sharding, of a recipe and an optimizer record (the
+ * tables recipe_fields and optim_fields read). */
 static int lgp_state_bytes(lua_State *L)
 {
 	gp_recipe rec;
@@ -791,9 +817,9 @@ static int lgp_state_bytes(lua_State *L)
 	gp_state_bytes sb;
 	gp_error err;
 
-	if (mem_recipe_parse(luaL_checkstring(L, 1), &rec, &err) ||
-	    mem_optim_parse(luaL_optstring(L, 2, "adamw"), &opt, &err) ||
-	    mem_state_bytes(rec, opt, &sb, &err))
+	lgp_read(L, 1, 1, &recipe_desc, &rec, LGP_DEFAULTS | LGP_STRICT);
+	lgp_read(L, 2, 2, &optim_desc, &opt, LGP_DEFAULTS | LGP_STRICT);
+	if (mem_state_bytes(&rec, &opt, &sb, &err))
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 6);
 	lgp_setnum(L, "weights", sb.weights);

@@ -193,10 +193,8 @@ static int check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "training config: NULL");
 	if (!model_checked && model_check(m, err) != GP_OK)
 		return GP_EINVAL;
-	if ((int)c->recipe < 0 || c->recipe >= GP_RECIPE_COUNT)
-		return gp_fail(err, "unknown recipe %d", (int)c->recipe);
-	if ((int)c->optim < 0 || c->optim >= GP_OPT_COUNT)
-		return gp_fail(err, "unknown optimizer %d", (int)c->optim);
+	if (mem_recipe_check(&c->recipe, &c->optim, err))
+		return GP_EINVAL;
 	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
 		return gp_fail(err, "unknown pipeline engine %d",
 			       (int)c->pipe);
@@ -523,8 +521,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->sp = c->lay.sp;
 	ac->cp = y->cp;
 	ac->ep = y->ep;
-	ac->act_bytes = c->act_bytes > 0 ? c->act_bytes :
-		(c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0);
+	ac->act_bytes = c->act_bytes > 0 ? c->act_bytes : c->recipe.act;
 	ac->flash = c->flash;
 	ac->dropout = c->dropout;
 	ac->recompute = c->recompute;
@@ -666,7 +663,7 @@ static void train_offload(const gp_train_cfg *c, double tr, double pb,
 
 	o->host_master = 4.0 * tr;
 	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
-	o->host_optimizer = mem_offload_state_bytes(c->optim) * tr;
+	o->host_optimizer = mem_offload_state_bytes(&c->optim) * tr;
 	o->host_weights = 0;
 	if (c->offload_params) {
 		o->host_weights = o->bytes[GP_MEM_WEIGHTS] +
@@ -876,7 +873,7 @@ zero:
 			if (last && p->lm_head > big)
 				big = p->lm_head;
 			off_tr = (dense - vf) / y->shard + expert / y->eshard;
-			off_pb = c->recipe == GP_RECIPE_FP32 ? 4.0 : 2.0;
+			off_pb = c->recipe.offload;
 			off_big = big / y->tp;
 		}
 	}
@@ -977,7 +974,7 @@ tail:
 			o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c,
 				y, tok, A, inflight, first, last);
 		/* Last: it reads what ST_REST filled. */
-		if ((parts & ST_ZERO) && c->recipe == GP_RECIPE_DSBF16 &&
+		if ((parts & ST_ZERO) && c->recipe.reduce_phase &&
 		    zero < 2 && c->lora_rank == 0 && !c->offload_optimizer &&
 		    !c->offload_params)
 			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
@@ -1024,7 +1021,7 @@ static int train_stages(const gp_model *m, const gp_params *p,
 	double best, v;
 	int k, nl = 0;
 
-	if (mem_state_bytes(c->recipe, c->optim, &sb, err))
+	if (mem_state_bytes(&c->recipe, &c->optim, &sb, err))
 		return GP_EINVAL;
 	k = next_stage(m, y, -1, &nl);
 	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, out);
@@ -1159,7 +1156,7 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 			       "the ZeRO stage)");
 	if (check_reserve(r, capacity, err) ||
 	    memo_acts(m, c, y, memo, &buf, &sa, err) ||
-	    mem_state_bytes(c->recipe, c->optim, &s->sb, err))
+	    mem_state_bytes(&c->recipe, &c->optim, &s->sb, err))
 		return GP_EINVAL;
 	memcpy(s->acts, sa, sizeof *sa);
 	/* The stages train_stages prices, in its order. */

@@ -20,8 +20,8 @@
 #include "states.h"
 
 typedef struct gp_train_cfg {
-	gp_recipe recipe;
-	gp_optim optim;
+	gp_recipe recipe;        /* the precision recipe (catalog data) */
+	gp_optim optim;          /* the optimizer (catalog data) */
 	gp_layout lay;           /* degrees, ZeRO, SP, schedule, micro-batch
 				  * (dp*cp is the sharding group) */
 	double seq;              /* tokens per sequence */
@@ -32,7 +32,7 @@ typedef struct gp_train_cfg {
 				  * of each stage (Megatron --recompute-
 				  * method block); 0 = every layer */
 	int flash, dropout, eager_swiglu, eager_softmax;
-	double act_bytes;        /* 0: 4 for the fp32 recipe, else 2 */
+	double act_bytes;        /* 0: the recipe's activation bytes */
 	double logit_bytes;      /* bytes per vocab entry per token kept for
 				  * the loss; 0 = 4 (fp32 logits,
 				  * Korthikanti et al. 2022 sec. 4.3 4sbv) */

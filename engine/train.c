@@ -82,8 +82,6 @@ const char *train_part_name(int part)
 void train_defaults(train_cfg *c)
 {
 	memset(c, 0, sizeof *c);
-	c->mem.recipe = GP_RECIPE_MIXED16;
-	c->mem.optim = GP_OPT_ADAMW;
 	c->mem.seq = 2048;
 	c->mem.flash = 1;
 	c->mem.lay.micro_batch = 1;
@@ -1214,19 +1212,14 @@ static double stage_total(const scost *base, const double z[TRAIN_ZB_N])
 	return base->t05 + z[TRAIN_ZB_DP] + z[TRAIN_ZB_ZERO];
 }
 
-/* Bytes per parameter a gradient reduction moves: the recipe's
- * gradient dtype (Megatron reduces its fp32 main grads in fp32 for bf16
- * runs, accumulate_allreduce_grads_in_fp32; fp16 mixed precision its
- * fp16 grads), DeepSpeed's BF16_Optimizer a bf16 copy. */
-static double reduce_bytes(const train_cfg *c, const gp_state_bytes *sb)
+/* Bytes per parameter a gradient reduction moves: the config's, else
+ * the recipe's `reduce` (catalog/recipes.lua: its gradient dtype, as
+ * Megatron reduces its fp32 main grads in fp32 for bf16 runs and fp16
+ * mixed precision its fp16 grads; DeepSpeed's BF16_Optimizer a bf16
+ * copy). */
+static double reduce_bytes(const train_cfg *c)
 {
-	const gp_train_cfg *mc = &c->mem;
-
-	if (c->reduce_bytes > 0)
-		return c->reduce_bytes;
-	if (mc->recipe == GP_RECIPE_DSBF16)
-		return 2.0;
-	return sb->grads;
+	return c->reduce_bytes > 0 ? c->reduce_bytes : c->mem.recipe.reduce;
 }
 
 /* The config's checks against a checked model and device. */
@@ -1432,7 +1425,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 		   model_params(m, &xp->e.p, err)) {
 		return GP_EINVAL;
 	}
-	if (mem_state_bytes(c->mem.recipe, c->mem.optim, sb, err))
+	if (mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
 		return GP_EINVAL;
 	if (c->mem.seq < xp->y.cp)
 		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
@@ -1512,7 +1505,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];
 	xp->k.g_etp = groups[GP_GRP_ETP];
-	xp->rb = reduce_bytes(c, sb);
+	xp->rb = reduce_bytes(c);
 	return GP_OK;
 }
 
@@ -1608,7 +1601,7 @@ static int phase_stages(phase *ph, gp_error *err)
  * inf/nan check rides on it). */
 static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
 {
-	if (c->eager_optim && c->mem.optim == GP_OPT_ADAMW) {
+	if (c->eager_optim && c->mem.optim.foreach_adamw) {
 		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
 		 * the default on CUDA) is eight passes, each a kernel over
 		 * every tensor: mul_(p) by the decay, lerp_(m, g),
@@ -1894,7 +1887,7 @@ static double offload_step(const ctx *x, double n)
 	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
 		x->e.t.gpus_per_node;
 	double down = z3 ? 2.0 : 4.0;
-	double hb = 12.0 + 2.0 * mem_offload_state_bytes(x->c->mem.optim) +
+	double hb = 12.0 + 2.0 * mem_offload_state_bytes(&x->c->mem.optim) +
 		(z3 ? 2.0 + 6.0 : 4.0) + 6.0 + (up ? 2.0 : 0.0);
 
 	if (ranks < 1)

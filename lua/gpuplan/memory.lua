@@ -317,6 +317,22 @@ M.METHODS = METHODS
 -- something (M.WARNINGS), the same codes gp.train reports; and, training,
 -- `recompute`: the policy the breakdown is of -- with recompute = "auto"
 -- the one chosen, and then recompute_auto = true.
+-- The fields of a catalog `recipe` / `optimizer` entry the engine reads
+-- (engine/states.h), and the record of the entry `name` of that kind
+-- (its id kept for the results).
+local RECORD_FIELDS = {
+  recipe = { "weights", "grads", "master", "state", "reduce", "activations", "offload",
+             "master_shard0", "reduce_phase" },
+  optimizer = { "states", "state", "foreach_adamw" },
+}
+function M.recipe_record(kind, name, cat)
+  if type(name) ~= "string" then fail("%s must be a name (got %s)", kind, type(name)) end
+  local e = get(kind, name, cat)
+  local r = { id = e.id }
+  for _, k in ipairs(RECORD_FIELDS[kind]) do r[k] = e[k] end
+  return r
+end
+
 -- M.prepare(o, cmd, who): the options of M.memory checked and turned into
 -- the engine's config.  cmd (optional, default "fit") is the command whose
 -- declared options (gpuplan.options) o may have: "train" or "plan" for
@@ -558,6 +574,10 @@ function M.prepare(o, cmd, who)
       if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
       cfg.recipe = dflt("recipe", r)
     end
+    -- The engine reads the recipe and the optimizer as their catalog
+    -- records (catalog/recipes.lua); an unknown name is refused there.
+    cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
+    cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
     if lora then
       cfg.lora_rank = lora_rank or dflt("lora_rank", 8)
       cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
@@ -775,7 +795,7 @@ function M.memory(o)
   r.gpu = gpu and gpu.id or nil
   r.gpus = gpus
   r.method = method
-  r.recipe = cfg.recipe
+  r.recipe = cfg.recipe and cfg.recipe.id
   r.stack = cfg.stack
   -- Bytes per parameter of the (trainable) model states before sharding,
   -- {weights, grads, master, optimizer, total} (memory.h's recipe table).

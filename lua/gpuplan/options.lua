@@ -127,14 +127,15 @@ opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, def
   suggest = { "dtype", "mixed_precision", "compute_dtype" } }
 opt { name = "recipe", type = "string", metavar = "R", commands = TRAIN4,
   default = "from --stack and --precision", methods = TRAINING,
-  help = "model-state bytes: mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8" }
+  help = "model-state bytes: mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8 or a "
+    .. "catalog recipe" }
 opt { name = "stack", type = "string", metavar = "S", commands = TRAIN4,
   default = "megatron for pretrain, else hf", methods = TRAINING,
   help = "who owns the optimizer: megatron (18 B/param in bf16), deepspeed (20), hf (16)",
   suggest = { "framework" } }
 opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, default = "adamw",
   methods = TRAINING,
-  help = "adamw|adam8bit|sgd",
+  help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL,
   default = "bf16; qlora: nf4-dq",

@@ -409,10 +409,40 @@ M.model = T.record {
   source = R(str()), notes = str(),
 }
 
+-- Bytes per parameter (or per element) of a model state: 0 .. 64, the
+-- engine's bound (engine/states.c).
+local function per_param(positive)
+  return num { min = 0, max = 64, positive = positive }
+end
+
+-- A precision recipe: the model states' bytes per parameter before any
+-- sharding, and what the kernels read of its dtypes (engine/states.h).
+M.recipe = T.record {
+  id = R(id()), name = str(),
+  weights = R(per_param(true)), grads = R(per_param(true)), master = R(per_param(false)),
+  state = R(per_param(true)),         -- bytes per optimizer-state element
+  reduce = R(per_param(true)),        -- bytes per parameter a gradient reduction moves
+  activations = R(per_param(true)),   -- bytes per saved activation element
+  offload = R(per_param(true)),       -- the trainable partition's dtype kept on the GPU under offload
+  master_shard0 = bool(), reduce_phase = bool(),
+  source = R(str()), notes = str(),
+}
+
+-- An optimizer: its states per parameter, their element bytes when its
+-- own (else the recipe's), and how it runs.
+M.optimizer = T.record {
+  id = R(id()), name = str(),
+  states = R(num { positive = true, max = 16 }),
+  state = per_param(true),
+  foreach_adamw = bool(),
+  source = R(str()), notes = str(),
+}
+
 -- Which constructor fills which catalog table.
 M.kinds = {
   gpu = "gpus", arch = "archs", fabric = "fabrics", system = "systems",
   price = "prices", currency = "currencies", model = "models",
+  recipe = "recipes", optimizer = "optimizers",
 }
 
 return M

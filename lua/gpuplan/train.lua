@@ -326,7 +326,7 @@ function M.train(o)
     etp = cfg.etp or cfg.tp,
     zero = cfg.zero, sp = cfg.sp == true, micro_batch = cfg.micro_batch or 1,
     global_batch = gb, seq = cfg.seq, recompute = cfg.recompute, precision = precision,
-    recipe = cfg.recipe, stack = cfg.stack,
+    recipe = cfg.recipe.id, stack = cfg.stack,
     fits = r.fits, step_s = r.step_s, microbatches = r.microbatches,
     bubble_frac = r.bubble_frac, stage = r.stage, stage_layers = r.stage_layers,
     stage_time_s = r.stage_time_s, tokens_per_step = r.tokens_per_step,

@@ -25,6 +25,7 @@
 #include "infer.h"
 #include "memory.h"
 #include "model.h"
+#include "recipes.h"
 #include "roofline.h"
 #include "tap.h"
 
@@ -77,7 +78,8 @@ static const field fields[] = {
 	I(m.pos_embeddings), I(m.encoder_layers), I(m.rel_buckets),
 	I(m.ffn_relu),
 
-	I(tc.recipe), I(tc.optim), I(tc.lay.dp), I(tc.lay.tp), I(tc.lay.pp), I(tc.lay.cp),
+	D(tc.recipe.weights), D(tc.recipe.master), D(tc.recipe.act),
+	D(tc.recipe.offload), D(tc.optim.states), D(tc.optim.state), I(tc.lay.dp), I(tc.lay.tp), I(tc.lay.pp), I(tc.lay.cp),
 	I(tc.lay.ep), I(tc.lay.vpp), I(tc.lay.zero), I(tc.lay.sp), D(tc.seq),
 	D(tc.lay.micro_batch), D(tc.lay.microbatches), I(tc.lay.schedule), I(tc.pipe),
 	I(tc.recompute), I(tc.flash), I(tc.dropout), I(tc.eager_swiglu),
@@ -180,6 +182,8 @@ static void base(world *w)
 	m->moe.ffn_hidden = 384;
 	m->moe.dense_layers = 1;
 
+	w->tc.recipe = FX_MIXED16;
+	w->tc.optim = FX_ADAMW;
 	w->tc.lay.dp = 2;
 	w->tc.lay.tp = 2;
 	w->tc.lay.pp = 2;

@@ -1,5 +1,6 @@
 /* t_memory.c - memory breakdown against hand-derived numbers. */
 #include "memory.h"
+#include "recipes.h"
 #include "tap.h"
 
 #include <math.h>
@@ -125,8 +126,8 @@ static gp_train_cfg train_cfg(void)
 	gp_train_cfg c;
 
 	memset(&c, 0, sizeof c);
-	c.recipe = GP_RECIPE_MIXED16;
-	c.optim = GP_OPT_ADAMW;
+	c.recipe = FX_MIXED16;
+	c.optim = FX_ADAMW;
 	c.seq = 2048;
 	c.lay.micro_batch = 1;
 	c.flash = 1;
@@ -144,6 +145,7 @@ int main(void)
 	gp_train_cfg tc;
 	gp_infer_cfg ic;
 	gp_recipe rec;
+	gp_optim opt;
 	gp_quant nf4 = {4, 64, 8.0 + 32.0 / 256};
 	gp_model m = gpt175(), l7 = llama2_7b(), l70 = llama2_70b(), bad;
 	/* s b h for the GPT-3 block: 2048 * 1 * 12288. */
@@ -155,37 +157,42 @@ int main(void)
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
-	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &err));
+	MUST(mem_state_bytes(&FX_MIXED16, &FX_ADAMW, &sb, &err));
 	/* ZeRO sec. 3.1: 2 + 2 + 12 = 16. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 16, 0,
 	       "mixed-16 AdamW = 16 B/param");
-	MUST(mem_state_bytes(GP_RECIPE_MEGATRON18, GP_OPT_ADAMW, &sb, &err));
+	MUST(mem_state_bytes(&FX_MEGATRON18, &FX_ADAMW, &sb, &err));
 	/* 2 bf16 + 4 fp32 grad + 4 master + 8 Adam = 18. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 18, 0,
 	       "megatron-18 AdamW = 18 B/param");
-	MUST(mem_state_bytes(GP_RECIPE_BF16, GP_OPT_ADAMW, &sb, &err));
+	MUST(mem_state_bytes(&FX_BF16, &FX_ADAMW, &sb, &err));
 	/* 2 + 2 + 0 + 2*2 = 8. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 8, 0,
 	       "pure bf16 AdamW = 8 B/param");
-	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAM8BIT, &sb, &err));
+	MUST(mem_state_bytes(&FX_MIXED16, &FX_ADAM8BIT, &sb, &err));
 	/* 2 + 2 + 4 + 2 * (1 + 4/2048) = 10.00390625. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer,
 	       10.00390625, 1e-15, "mixed-16 8-bit Adam = 10.004 B/param");
-	MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_SGD, &sb, &err));
+	MUST(mem_state_bytes(&FX_MIXED16, &FX_SGD, &sb, &err));
 	/* 2 + 2 + 4 + 4 (momentum) = 12. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 12, 0,
 	       "mixed-16 SGD momentum = 12 B/param");
-	MUST(mem_state_bytes(GP_RECIPE_DSBF16, GP_OPT_ADAMW, &sb, &err));
+	MUST(mem_state_bytes(&FX_DSBF16, &FX_ADAMW, &sb, &err));
 	/* DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20. */
 	is_num(sb.weights + sb.grads + sb.master + sb.optimizer, 20, 0,
 	       "deepspeed-bf16 AdamW = 20 B/param");
-	rc = mem_recipe_parse("deepspeed-bf16", &rec, &err);
-	ok(rc == GP_OK && rec == GP_RECIPE_DSBF16 &&
-	   strcmp(mem_recipe_name(rec), "deepspeed-bf16") == 0,
-	   "deepspeed-bf16 parses and names itself");
-	rc = mem_recipe_parse("fp7", &rec, &err);
-	ok(rc == GP_EINVAL && strstr(err.msg, "unknown recipe 'fp7'") &&
-	   strstr(err.msg, "megatron-18"), "unknown recipe: clear error");
+	rec = FX_MIXED16;
+	rec.weights = 0;
+	rc = mem_state_bytes(&rec, &FX_ADAMW, &sb, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "recipe weights must be in "
+				     "(0, 64 bytes (got 0)"),
+	   "a recipe without weight bytes: clear error");
+	opt = FX_SGD;
+	opt.states = 0;
+	rc = mem_state_bytes(&FX_MIXED16, &opt, &sb, &err);
+	ok(rc == GP_EINVAL && strstr(err.msg, "optimizer states must be in "
+				     "(0, 16]"),
+	   "an optimizer without states: clear error");
 	/* QLoRA sec. 3: 4 + (8 + 32/256)/64 = 4.126953125 bits. */
 	is_num(mem_quant_bits(&nf4), 4.126953125, 1e-15,
 	       "NF4 + double quant = 4.127 bits/weight");
@@ -348,7 +355,7 @@ int main(void)
 	is_num(states(&r1), 107814649856.0 / 8, 1e-12,
 	       "ZeRO-3 over 8: model states / 8");
 	/* Megatron distributed optimizer (ZeRO-1): 6 + 12/d B/param. */
-	tc.recipe = GP_RECIPE_MEGATRON18;
+	tc.recipe = FX_MEGATRON18;
 	tc.lay.zero = 1;
 	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
 	is_num(states(&r1), 6738415616.0 * (6 + 12.0 / 8), 1e-12,
@@ -356,7 +363,7 @@ int main(void)
 	/* DeepSpeed BF16_Optimizer, 7B on one GPU: 2 bf16 + (2 bf16 +
 	 * 4 fp32) grads + 4 master + 8 Adam = 20 B/param;
 	 * 6,738,415,616 * 20 = 134,768,312,320 B. */
-	tc.recipe = GP_RECIPE_DSBF16;
+	tc.recipe = FX_DSBF16;
 	tc.lay.dp = 1;
 	tc.lay.zero = 0;
 	MUST(mem_train(&l7, &tc, 80e9, &rs, &r1, &err));
@@ -414,7 +421,7 @@ int main(void)
 		/* BLOOM-176B as trained: TP 4, PP 12, DP 8, micro-batch 2,
 		 * seq 2048, full recompute, bf16 (DeepSpeed BF16_Optimizer). */
 		tc = train_cfg();
-		tc.recipe = GP_RECIPE_DSBF16;
+		tc.recipe = FX_DSBF16;
 		tc.lay.dp = 8;
 		tc.lay.tp = 4;
 		tc.lay.pp = 12;
@@ -537,11 +544,11 @@ int main(void)
 		   "no activations coexist with the reduce copy");
 		/* The copy exists only under BF16_Optimizer: the 16-B
 		 * recipe's fp16 grads are reduced in place. */
-		tc.recipe = GP_RECIPE_MIXED16;
+		tc.recipe = FX_MIXED16;
 		MUST(mem_train(&bl, &tc, 80e9, &rs, &r, &err));
 		ok(r.bytes[GP_MEM_GRAD_REDUCE] == 0,
 		   "mixed-16: no reduce copy");
-		tc.recipe = GP_RECIPE_DSBF16;
+		tc.recipe = FX_DSBF16;
 
 		/* Without tp nothing is partitioned.  Llama-2-7B, pp 4,
 		 * seq 8192, b 1: one output = 8192*4096*2 = 67,108,864 B.
@@ -623,7 +630,7 @@ int main(void)
 
 	/* --- QLoRA 70B base: ~36 GB --- */
 	tc = train_cfg();
-	tc.recipe = GP_RECIPE_BF16;
+	tc.recipe = FX_BF16;
 	tc.lora_rank = 16;
 	tc.lora_targets = 127;
 	tc.base = nf4;
@@ -775,8 +782,8 @@ int main(void)
 		l8.ffn_hidden = 14336;
 		l8.vocab = 128256;
 		tc = train_cfg();
-		tc.recipe = GP_RECIPE_BF16;
-		tc.optim = GP_OPT_ADAM8BIT;
+		tc.recipe = FX_BF16;
+		tc.optim = FX_ADAM8BIT;
 		tc.lay.micro_batch = 2;
 		tc.recompute = GP_RECOMPUTE_FULL;
 		tc.paged_optimizer = 1;
@@ -1131,7 +1138,7 @@ int main(void)
 		 * FSDP's CPU offload, torchtune): its two 8-bit states and
 		 * one fp32 absmax per 2048-element block, 2 (1 + 4/2048) B
 		 * per element of the fp32 master's 4 on the host. */
-		tc.optim = GP_OPT_ADAM8BIT;
+		tc.optim = FX_ADAM8BIT;
 		ok(mem_train(&l7, &tc, 80e9, &rs, &r, &err) == GP_OK &&
 		   fabs(r.host_optimizer / r.host_master -
 			2.0 * (1.0 + 4.0 / 2048.0) / 4.0) < 1e-12,
@@ -1177,7 +1184,7 @@ int main(void)
 		int z, same = 1;
 
 		tc = train_cfg();
-		tc.recipe = GP_RECIPE_MEGATRON18;
+		tc.recipe = FX_MEGATRON18;
 		tc.seq = 4096;
 		tc.lay.tp = 8;
 		tc.lay.pp = 4;

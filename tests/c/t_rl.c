@@ -18,6 +18,7 @@
 #include "model.h"
 #include "rl.h"
 #include "fixture.h"
+#include "recipes.h"
 #include "tap.h"
 #include "train.h"
 
@@ -53,7 +54,8 @@ static rl_cfg base(void)
 	rl_cfg c;
 
 	rl_defaults(&c);
-	c.train.mem.recipe = GP_RECIPE_MIXED16;
+	c.train.mem.recipe = FX_MIXED16;
+	c.train.mem.optim = FX_ADAMW;
 	c.train.mem.lay.dp = 8;
 	c.train.mem.recompute = GP_RECOMPUTE_FULL;
 	c.train.capacity = 80e9;

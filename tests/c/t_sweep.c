@@ -14,6 +14,7 @@
 
 #include "sweep.h"
 #include "fixture.h"
+#include "recipes.h"
 #include "tap.h"
 
 static train_cfg base_cfg(double gb, double seq)
@@ -21,7 +22,8 @@ static train_cfg base_cfg(double gb, double seq)
 	train_cfg c;
 
 	train_defaults(&c);
-	c.mem.recipe = GP_RECIPE_MEGATRON18;
+	c.mem.recipe = FX_MEGATRON18;
+	c.mem.optim = FX_ADAMW;
 	c.mem.seq = seq;
 	c.global_batch = gb;
 	c.capacity = 40.0 * 1073741824.0;
@@ -373,7 +375,7 @@ int main(void)
 					bv.mem.base.bits = 4;
 			} else if (variant == 2) {
 				bv.mem.pipe = GP_PIPE_DEEPSPEED;
-				bv.mem.recipe = GP_RECIPE_DSBF16;
+				bv.mem.recipe = FX_DSBF16;
 			} else if (variant == 3) {
 				bv.mem.paged_optimizer = 1;
 			} else {

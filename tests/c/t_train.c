@@ -15,6 +15,7 @@
 #include "states.h"
 #include "model.h"
 #include "fixture.h"
+#include "recipes.h"
 #include "tap.h"
 #include "train.h"
 
@@ -25,7 +26,8 @@ static train_cfg cfg(int tp, int pp, int dp, double mb, double gb)
 	train_cfg c;
 
 	train_defaults(&c);
-	c.mem.recipe = GP_RECIPE_MEGATRON18;
+	c.mem.recipe = FX_MEGATRON18;
+	c.mem.optim = FX_ADAMW;
 	c.mem.lay.tp = tp;
 	c.mem.lay.pp = pp;
 	c.mem.lay.dp = dp;
@@ -295,7 +297,7 @@ int main(void)
 		m.norm_params = 1024;
 		m.tied_embeddings = 0;
 		c = cfg(1, 1, 1, 1, 1);
-		c.mem.recipe = GP_RECIPE_MIXED16;
+		c.mem.recipe = FX_MIXED16;
 		c.host_op_time = 0;
 		MUST(train_step(&m, &d, &t, &c, &rf, &e));
 		c.eager = 1;
@@ -361,7 +363,7 @@ int main(void)
 		 * 4 p + 3 m + 11 v + 6 g = 96 B per parameter against the
 		 * fused 2 (4 + 8) + 3 x 2 + 2 = 32: 3x the bytes, one kernel
 		 * each way. */
-		MUST(mem_state_bytes(GP_RECIPE_MIXED16, GP_OPT_ADAMW, &sb, &e));
+		MUST(mem_state_bytes(&FX_MIXED16, &FX_ADAMW, &sb, &e));
 		is_num(2 * (sb.master + sb.optimizer) + 3 * sb.grads +
 		       sb.weights, 32, 0, "fused AdamW: 32 B per parameter");
 		is_num((re.part[TRAIN_OPTIMIZER] - K) /

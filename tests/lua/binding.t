@@ -5,6 +5,9 @@
 -- under test, not the catalog.
 local t = require "tap"
 local core = require "gpuplan.core"
+-- The mixed-16 recipe and AdamW as gpuplan.memory passes them (catalog/recipes.lua).
+local R = require("gpuplan.memory").recipe_record("recipe", "mixed-16")
+local O = require("gpuplan.memory").recipe_record("optimizer", "adamw")
 
 -- Llama-like: 2 layers, h 256, 8 heads (4 kv), f 512, vocab 1000.
 local function model(over)
@@ -29,7 +32,7 @@ local topo = { gpus_per_node = 8, up_bw = 450e9, up_latency = 2e-6,
 -- The valid calls succeed: the failures below are the misuse, not the
 -- scaffolding.
 t.ok(core.model_params(model()).total > 0, "model_params on a valid model")
-t.ok(core.memory(model(), { capacity = 80e9, seq = 512 }).total > 0,
+t.ok(core.memory(model(), { capacity = 80e9, seq = 512, recipe = R, optimizer = O }).total > 0,
      "memory on a valid config")
 t.ok(core.infer(model(), device(), { capacity = 70e9 }) ~= nil,
      "infer on a valid config")
@@ -94,7 +97,7 @@ t.raises(function()
          end, "infer.tp", "tp * pp over an int is refused, naming tp", true)
 t.raises(function()
            core.memory(model(), { capacity = 80e9, seq = 512, dp = 2 ^ 30,
-                                  cp = 2 })
+                                  cp = 2, recipe = R, optimizer = O })
          end, "dp", "dp 2^30 is refused, naming dp", true)
 
 -- Kernel refusals reach Lua as errors naming the field.
@@ -102,10 +105,10 @@ t.raises(function() core.model_params(model { kv_heads = 3 }) end,
          "kv_heads (3) must divide heads (8)", "kv_heads not dividing heads",
          true)
 t.raises(function() core.memory(model(), { capacity = 80e9, seq = 512,
-                                           tp = 16 }) end,
+                                           tp = 16, recipe = R, optimizer = O }) end,
          "tp 16 does not divide the 8 attention heads", "tp > heads", true)
 t.raises(function() core.memory(model(), { capacity = 80e9, seq = 512,
-                                           pp = 3 }) end,
+                                           pp = 3, recipe = R, optimizer = O }) end,
          "pp 3 exceeds the 2 layers", "pp > layers", true)
 t.raises(function() core.infer(model(), device(), { capacity = 70e9,
                                                     weight_bits = 1e308 })
@@ -115,8 +118,10 @@ t.raises(function() core.infer(model(), device(), { capacity = 70e9,
 -- Options.
 t.raises(function() core.comm_cost(topo, "allreduce!", 1, 8) end,
          "bad argument #2", "an unknown collective: bad argument #2", true)
-t.raises(function() core.state_bytes("mixed-17") end, "mixed-17",
-         "an unknown recipe is named", true)
+t.raises(function() core.state_bytes({ weights = 2 }, O) end, "recipe.grads is required",
+         "a recipe record missing a field is named", true)
+t.raises(function() core.state_bytes(R, { states = 2, flavour = 1 }) end,
+         "optimizer: unknown field 'flavour'", "an unknown optimizer field is named", true)
 t.raises(function() core.roof_ridge(device(), "bf17") end,
          "unknown precision 'bf17'", "an unknown precision is named", true)
 
@@ -131,7 +136,7 @@ t.raises(function() core.model_params(model { hidden = 2147483648 }) end,
 -- it does not take, naming it and the nearest name it does take (the
 -- rule of gpuplan.args.nearest): before, each of these was accepted and
 -- the misspelt field silently took its default (a dense model, tp 1).
-t.raises(function() core.memory(model(), { capacity = 80e9, seq = 128, tpp = 3 }) end,
+t.raises(function() core.memory(model(), { capacity = 80e9, seq = 128, recipe = R, optimizer = O, tpp = 3 }) end,
   "memory: unknown field 'tpp' (did you mean 'tp'?)", "core.memory refuses tpp", true)
 t.raises(function() core.model_params(model { hiddn = 256 }) end,
   "model: unknown field 'hiddn' (did you mean 'hidden'?)", "core.model_params refuses hiddn", true)
@@ -143,7 +148,7 @@ t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, cout = 2 }) en
   "op: unknown field 'cout' (did you mean 'count'?)", "core.roof_op refuses cout", true)
 t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, nic = 4 }, "all_reduce", 1, 8) end,
   "topology: unknown field 'nic' (did you mean 'nics'?)", "a topology refuses nic", true)
-t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128 },
+t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
   { gpus = { 8 }, tpmax = 8 }) end,
   "sweep: unknown field 'tpmax' (did you mean 'tp_max'?)", "core.sweep refuses tpmax", true)
 -- With no near name the message lists the names the table takes.
@@ -154,7 +159,7 @@ t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, zzzzzz = 1 }) 
 t.ok(pcall(core.model_params, model { _file = "x.lua", _line = 3 }),
   "a '_' key is the Lua side's, not refused")
 -- The same table read twice is judged afresh each time.
-local cfg = { capacity = 80e9, seq = 128 }
+local cfg = { capacity = 80e9, seq = 128, recipe = R, optimizer = O }
 t.ok(pcall(core.memory, model(), cfg) and pcall(core.memory, model(), cfg),
   "a table read twice is accepted twice")
 

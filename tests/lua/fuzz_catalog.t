@@ -19,6 +19,14 @@ local gen = require "catalog_gen"
 local F = "tests/fixtures/catalog/good"
 local tiny = { id = "fz-tiny", layers = 2, hidden = 64, heads = 4, ffn_hidden = 128, vocab = 100 }
 local dir = fz.scratch()
+-- The shipped recipes and optimizers (catalog data the training commands
+-- read) under the generated files, as a user's files sit over them.
+local recipes = fz.scratch()
+do
+  local fh = assert(io.open("catalog/recipes.lua", "rb"))
+  recipes.put("recipes.lua", fh:read("a"))
+  fh:close()
+end
 -- Limits lowered so that a runaway file costs milliseconds, not seconds.
 catalog.limits = { instructions = 200000, seconds = 1, bytes = 16 * 1024 * 1024 }
 
@@ -66,7 +74,7 @@ local clean_loads = 0
 for i = 1, n do
   local text = gen.file_text()
   local path = dir.put("f" .. i .. ".lua", text)
-  local ok, cat, errs = pcall(catalog.load, { F, dir.path })
+  local ok, cat, errs = pcall(catalog.load, { F, recipes.path, dir.path })
   if not ok then
     fz.finding("catalog.load raised: " .. tostring(cat), text)
   elseif #errs > 0 then
@@ -87,6 +95,7 @@ end
 t.diag(string.format("%d of %d files loaded without errors and went through the commands",
   clean_loads, n))
 dir.remove()
+recipes.remove()
 fz.finish()
 t.ok(require("gpuplan.config").memory() == 0, "no memory limit left behind")
 t.is(("ab"):rep(2), "abab", "the string library is whole again")

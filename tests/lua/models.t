@@ -4,6 +4,7 @@
 local t = require "tap"
 local catalog = require "gpuplan.catalog"
 local core = require "gpuplan.core"
+local memory = require "gpuplan.memory"
 
 -- Only the model files: the test must not depend on the rest of the
 -- catalog (models reference nothing else).
@@ -58,7 +59,9 @@ t.is(core.model_params(probe).total - plain, 128, "the binding passes pos_embedd
 -- 1 layer x 4 tokens x f 32 x 2 B = 256 B fewer activations.
 probe.pos_embeddings = nil
 local function act(m)
-  local r = core.memory(m, { capacity = 80e9, seq = 4 })
+  local r = core.memory(m, { capacity = 80e9, seq = 4,
+    recipe = memory.recipe_record("recipe", "mixed-16"),
+    optimizer = memory.recipe_record("optimizer", "adamw") })
   for _, c in ipairs(r.components) do if c.name == "activations" then return c.bytes end end
 end
 local gelu = act(probe)

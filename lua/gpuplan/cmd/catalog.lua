@@ -5,14 +5,15 @@ local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
 
 local C = {
-  summary = "list, show and check catalog entries (GPUs, fabrics, systems, prices, models)",
+  summary = "list, show and check catalog entries (GPUs, fabrics, systems, prices, models, recipes)",
   usage = [[
-usage: gpuplan catalog list [gpus|archs|fabrics|systems|prices|currencies|models] [--format F]
+usage: gpuplan catalog list [TABLE] [--format F]
        gpuplan catalog show ID [--explain]
        gpuplan catalog check DIR...
        gpuplan catalog --explain ID
 
-  list     one row per entry (default table: gpus)
+  list     one row per entry of TABLE: gpus (default), archs, fabrics, systems,
+           prices, currencies, models, recipes, optimizers
   show     every field of one entry, in engine units, and where it was defined
   check    load DIR(s) on top of the built-in catalog and report every error
            (file:line, field); exit 1 when there is any
@@ -20,7 +21,8 @@ usage: gpuplan catalog list [gpus|archs|fabrics|systems|prices|currencies|models
   options = { format = "format", explain = "flag" },
 }
 
-local tables = { "gpus", "archs", "fabrics", "systems", "prices", "currencies", "models" }
+local tables = { "gpus", "archs", "fabrics", "systems", "prices", "currencies", "models",
+                 "recipes", "optimizers" }
 
 local function tflops(v) return v and string.format("%.1f", v / 1e12) or nil end
 
@@ -52,6 +54,9 @@ local list_columns = {
   models = { { key = "id" }, { key = "name" }, { key = "layers" }, { key = "hidden" }, { key = "heads" },
              { key = "kv_heads", label = "kv heads" }, { key = "params_b", label = "params B" },
              { key = "moe_s", label = "MoE" } },
+  recipes = { { key = "id" }, { key = "weights" }, { key = "grads" }, { key = "master" },
+              { key = "state" }, { key = "reduce" }, { key = "activations" }, { key = "name" } },
+  optimizers = { { key = "id" }, { key = "states" }, { key = "state" }, { key = "name" } },
 }
 
 local function row_of(kind, e, cat)

@@ -1,0 +1,93 @@
+-- Precision recipes and optimizers: what each model state takes per
+-- parameter before any sharding, and the dtypes the kernels read of it
+-- (engine/states.h; fields in catalog/FORMAT.md).  A new recipe or
+-- optimizer is an entry here or in a user's catalog file, no code.
+--
+--   weights, grads, master  B/param (master 0: the optimizer updates the
+--                           training copy itself)
+--   state                   B per optimizer-state element (the optimizer's
+--                           `state` overrides it: 8-bit Adam)
+--   reduce                  B/param a data-parallel gradient reduction moves
+--   activations             B per saved activation element
+--   offload                 B/param of the trainable partition's dtype the
+--                           GPU keeps when ZeRO-Offload moves the states
+--   master_shard0           master and states shard over DP even at ZeRO 0
+--   reduce_phase            DeepSpeed BF16_Optimizer's flat fp32 gradient
+--                           buffers under its pipeline engine (ZeRO 0/1)
+
+recipe {
+  id = "mixed-16", name = "fp16/bf16 mixed precision (2 + 2 + 12)",
+  weights = 2, grads = 2, master = 4, state = 4,
+  reduce = 2, activations = 2, offload = 2,
+  source = "Rajbhandari et al. 2020, ZeRO, sec. 3.1: fp16 params and grads 2 + 2, "
+        .. "fp32 params, momentum and variance 4 + 4 + 4 (K = 12); the grads reduce "
+        .. "in their fp16 dtype",
+}
+
+recipe {
+  id = "megatron-18", name = "Megatron-LM bf16 with fp32 main grads (18 B/param)",
+  weights = 2, grads = 4, master = 4, state = 4,
+  reduce = 4, activations = 2, offload = 2,
+  source = "Megatron-LM distributed optimizer docs: bf16 params with fp32 main grads "
+        .. "and main params, fp32 Adam states, 18 B/param, 6 + 12/d with the "
+        .. "distributed optimizer; the fp32 main grads reduce in fp32 "
+        .. "(accumulate_allreduce_grads_in_fp32)",
+}
+
+recipe {
+  id = "fp32", name = "plain fp32 (autocast keeps fp32 weights and grads)",
+  weights = 4, grads = 4, master = 0, state = 4,
+  reduce = 4, activations = 4, offload = 4,
+  source = "PyTorch AMP: autocast keeps fp32 weights and grads and casts per op; "
+        .. "no master copy, fp32 Adam states; activations saved in fp32",
+}
+
+recipe {
+  id = "bf16", name = "pure bf16 (no master copy)",
+  weights = 2, grads = 2, master = 0, state = 2,
+  reduce = 2, activations = 2, offload = 2,
+  source = "pure bf16 training: the optimizer updates the bf16 params directly and "
+        .. "keeps its states in the param dtype (torch.optim on a bf16 model)",
+}
+
+recipe {
+  id = "fp8", name = "fp8 compute, Transformer Engine (19 B/param)",
+  weights = 3, grads = 4, master = 4, state = 4,
+  reduce = 4, activations = 2, offload = 2,
+  source = "NVIDIA Transformer Engine FP8 primer: bf16 params plus the fp8 cast of "
+        .. "each weight cached between micro-batches (2 + 1), fp32 main grads, "
+        .. "master and states as megatron-18",
+}
+
+recipe {
+  id = "deepspeed-bf16", name = "DeepSpeed BF16_Optimizer (20 B/param)",
+  weights = 2, grads = 6, master = 4, state = 4,
+  reduce = 2, activations = 2, offload = 2,
+  master_shard0 = true, reduce_phase = true,
+  source = "deepspeed/runtime/bf16_optimizer.py: bf16 params, autograd's bf16 .grad "
+        .. "(2, kept: backward(clear_lp_grads=False)) plus a flat fp32 accumulation "
+        .. "buffer (4) all-reduced as a bf16 copy; the fp32 master and Adam states "
+        .. "built on fp32_groups_flat_partition, so partitioned over DP at every "
+        .. "stage, ZeRO 0 included (engine.py picks it for a bf16 model with fp32 "
+        .. "gradient accumulation at ZeRO 0/1 without offload)",
+}
+
+optimizer {
+  id = "adamw", name = "AdamW (m, v)",
+  states = 2, foreach_adamw = true,
+  source = "Loshchilov & Hutter 2019: first and second moments per parameter, in the "
+        .. "recipe's state dtype; torch.optim.AdamW's unfused step is its foreach path",
+}
+
+optimizer {
+  id = "adam8bit", name = "8-bit Adam (bitsandbytes)",
+  states = 2, state = 1 + 4 / 2048,
+  source = "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization: two "
+        .. "8-bit states with one fp32 absmax per 2048-element block each",
+}
+
+optimizer {
+  id = "sgd", name = "SGD with momentum",
+  states = 1,
+  source = "torch.optim.SGD: one momentum buffer per parameter",
+}
