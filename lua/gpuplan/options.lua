@@ -201,7 +201,10 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
   help = "PyTorch FSDP's sharding strategy: full_shard (= --zero 3: layers gathered for "
     .. "forward and again for backward) or shard_grad_op (= --zero 2: gathered once, kept "
     .. "to the backward); Lua also true (full_shard)",
-  suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward" } }
+  suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward" },
+  variants = { plan = { metavar = "LIST",
+    help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
+      .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list)" } } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   default = "micro_batch", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "

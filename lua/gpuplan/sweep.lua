@@ -455,11 +455,30 @@ function M.sweep(o)
     etp = etp_list(a.etp),
     key = a.key or "time", top = a.top or 10,
   }
-  -- An FSDP strategy is its ZeRO stage (gpuplan.memory's sharding).
+  -- An FSDP strategy is its ZeRO stage (gpuplan.memory's sharding): a
+  -- list of strategies (or "full_shard,shard_grad_op") searches their
+  -- stages, ZeRO-3 being full_shard and ZeRO-2 shard_grad_op; the job
+  -- is resolved with the first.
   if a.fsdp ~= nil and a.fsdp ~= false then
-    local st, z = require("gpuplan.memory").sharding(a.fsdp, a.grad_sync, nil)
-    if a.zero ~= nil then fail("sweep: fsdp %s is zero %d; give no zero list", st, z) end
-    space.zero = { z }
+    local list = a.fsdp
+    if type(list) == "string" and list:find(",", 1, true) then
+      local l = {}
+      for x in list:gmatch("[^,]+") do l[#l + 1] = x end
+      list = l
+    end
+    list = list_of(list, "fsdp")
+    if #list > 1 and a.grad_sync == "step" then
+      fail("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
+    end
+    if a.zero ~= nil then fail("sweep: fsdp fixes the ZeRO stage; give no zero list") end
+    space.zero = {}
+    for i, x in ipairs(list) do
+      local ok, st, z = pcall(require("gpuplan.memory").sharding, x, a.grad_sync, nil)
+      if not ok then fail("sweep: fsdp[%d]: %s", i, (tostring(st):gsub("^.-:%d+: ", ""))) end
+      space.zero[i] = z
+      list[i] = st
+    end
+    job.fsdp = list[1]
   end
   if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))

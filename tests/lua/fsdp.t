@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(20)
+t.plan(24)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -88,4 +88,31 @@ do
   t.near((dp(w8) - dp(w4)) / more, 1, 0.01, "full_shard + step: one reduce-scatter per step")
   t.ok((dp(f8) - dp(f4)) / more > 1.5, "full_shard: a reduce-scatter per micro-batch")
   t.near(gathered(w8), gathered(f8), 1e-12, "full_shard + step: the same gathers")
+end
+
+-- gp.sweep searches a list of strategies as their ZeRO stages, each priced
+-- as gp.train prices it (the same job: llama3-8b pretraining at seq 2048,
+-- global batch 64 on 16 H100s, TP1 PP1, micro-batch 1, no recompute).
+do
+  local job = { model = "llama3-8b", gpu = "h100-sxm", method = "pretrain", seq = 2048,
+                global_batch = 64 }
+  local o = { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
+              recompute = { "none" }, fsdp = { "full_shard", "shard_grad_op" } }
+  for k, v in pairs(job) do o[k] = v end
+  local got = {}
+  for _, c in ipairs(gp.sweep(o).results) do got[c.zero] = c.step_s end
+  local function train(fsdp)
+    local t1 = { gpus = 16, fsdp = fsdp, batch = 1, recompute = "none" }
+    for k, v in pairs(job) do t1[k] = v end
+    return gp.train(t1).step_s
+  end
+  t.is(got[3], train("full_shard"), "sweep: ZeRO-3 is full_shard's step")
+  t.is(got[2], train("shard_grad_op"), "sweep: ZeRO-2 is shard_grad_op's step")
+  o.fsdp = "full_shard,bogus"
+  t.raises(function() gp.sweep(o) end,
+    "sweep: fsdp[2]: fsdp must be full_shard or shard_grad_op (got string 'bogus')",
+    "sweep: each strategy checked", true)
+  o.fsdp, o.grad_sync = { "full_shard", "shard_grad_op" }, "step"
+  t.raises(function() gp.sweep(o) end, "grad_sync step takes one fsdp strategy",
+    "sweep: grad_sync step with one strategy", true)
 end
