@@ -699,14 +699,18 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 	 * are all-gathered over the etp group before the experts and their
 	 * outputs reduce-scattered after (Megatron-Core's
 	 * MoEAlltoAllTokenDispatcher), the buffer etp times the received
-	 * one; without SP the TP ranks hold the same tokens already. */
-	if (moe && (k->ep > 1 || (k->etp > 1 && k->sp))) {
+	 * one; without SP the TP ranks hold the same tokens already, but
+	 * an etp group wider than TP reaches data-parallel ranks, whose
+	 * tokens differ either way (model.c's Te = T etp / tp). */
+	int egat = k->etp > 1 && (k->sp || k->etp > k->tp);
+
+	if (moe && (k->ep > 1 || egat)) {
 		double cf = k->capacity_factor > 0 ?
 			k->capacity_factor : 1.0;
 		double disp = k->Tn * topk * cf * h * 2.0, a2a, gs = 0;
 
 		a2a = k->ep > 1 ? t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
-		if (k->etp > 1 && k->sp)
+		if (egat)
 			gs = t_coll(e, GP_ALL_GATHER, disp * k->etp,
 				    &k->g_etp) +
 				t_coll(e, GP_REDUCE_SCATTER, disp * k->etp,

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(18)
+t.plan(20)
 
 local function job(over)
   local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
@@ -58,6 +58,21 @@ local e2 = gp.train(job { tp = 2, cp = 1 })
 local e1 = gp.train(job { tp = 2, cp = 1, etp = 1 })
 t.ok(part(e2, "ep_comm").seconds > 0, "etp 2 with SP: the gather over etp is priced")
 t.is(part(e1, "ep_comm").seconds, 0, "etp 1, ep 1: no expert communication")
+-- An etp group wider than TP (tp 1, etp 2) spans data-parallel ranks,
+-- which hold different tokens with or without SP: the experts take the
+-- T etp / tp = 2T tokens' dispatches of both ranks (model.c), so the
+-- received tokens are gathered over etp (and the outputs scattered back)
+-- as with SP.  SP at tp 1 splits nothing (T / tp = T), so the price is
+-- the same to the bit with sp on or off (1e-12: the same sums), and above
+-- etp 1's, whose ep 4 all-to-all (ranks 0,2,4,6 against 0,1,2,3, both in
+-- one 8-GPU node, the same T k h bytes) is the rest of it.
+local g0 = gp.train(job { tp = 1, ep = 4, etp = 2, sp = false })
+local g1 = gp.train(job { tp = 1, ep = 4, etp = 2, sp = true })
+local g2 = gp.train(job { tp = 1, ep = 4, etp = 1, sp = false })
+t.near(part(g0, "ep_comm").seconds, part(g1, "ep_comm").seconds, 1e-12,
+       "etp 2 > tp 1: the gather over etp, SP or not")
+t.ok(part(g0, "ep_comm").seconds > part(g2, "ep_comm").seconds,
+     "etp 2 > tp 1: more expert communication than etp 1")
 
 -- Refusals, each naming the input.
 local function err(o)
