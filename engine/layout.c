@@ -309,11 +309,14 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	for (d = layout_dims; d->name; d++)
 		if (d->check && d->check(m, &y, err))
 			return GP_EINVAL;
-	if (pp_stride(&y, 0) != pp_stride(&y, 1))
-		return gp_fail(err, "etp %d with this rank order puts the "
-			       "expert layers' pipeline groups apart from "
-			       "attention's (pp outermost keeps them together)",
-			       y.etp);
+	/* A dense model has no expert layers, so no expert grid to keep
+	 * in line with attention's pipeline groups. */
+	if (m->moe.experts > 0 && pp_stride(&y, 0) != pp_stride(&y, 1))
+		return gp_fail(err, "this rank order puts the expert layers' "
+			       "pipeline groups (etp %d x ep %d x edp) apart "
+			       "from attention's (tp %d x cp %d x dp %d); "
+			       "pp outermost keeps them together",
+			       y.etp, y.ep, y.tp, y.cp, y.dp);
 	y.gpus = gpus;
 	y.shard = (double)y.dp * y.cp;
 	y.eshard = (double)stage_ranks(&y) / ((double)y.etp * y.ep);

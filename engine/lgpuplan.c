@@ -7,6 +7,7 @@
  * field; an expected negative outcome (does not fit) is a field of the
  * result, not an error.
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -1774,9 +1775,11 @@ static int lgp_field_ints(lua_State *L, int idx, const char *what,
 		luaL_error(L, "%s.%s: at most %d values", what, key, max);
 	for (i = 0; i < n; i++) {
 		lua_rawgeti(L, sub, i + 1);
-		if (!lua_isinteger(L, -1))
-			luaL_error(L, "%s.%s[%d] must be an integer", what,
-				   key, i + 1);
+		if (!lua_isinteger(L, -1) ||
+		    lua_tointeger(L, -1) < INT_MIN ||
+		    lua_tointeger(L, -1) > INT_MAX)
+			luaL_error(L, "%s.%s[%d] must be an integer of at "
+				   "most 32 bits", what, key, i + 1);
 		out[i] = (int)lua_tointeger(L, -1);
 		lua_pop(L, 1);
 	}

@@ -151,6 +151,11 @@ t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, nic = 4 }, 
 t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
   { gpus = { 8 }, tpmax = 8 }) end,
   "sweep: unknown field 'tpmax' (did you mean 'tp_max'?)", "core.sweep refuses tpmax", true)
+-- An integer list's value past 32 bits is refused, not wrapped: 2^32 + 8
+-- would have been read as (int) 8, a search of 8 GPUs nobody asked for.
+t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
+  { gpus = { 2 ^ 32 // 1 + 8 } }) end,
+  "sweep.gpus[1] must be an integer of at most 32 bits", "a list value past 32 bits is refused", true)
 -- With no near name the message lists the names the table takes.
 t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, zzzzzz = 1 }) end,
   "op: unknown field 'zzzzzz' (flop, bytes, m, n, k, count, prec, gemv, dequant, graphs)",

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(20)
+t.plan(22)
 
 local function job(over)
   local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
@@ -87,6 +87,15 @@ t.like(err(job { model = "llama3-8b", tp = 2, etp = 1 }), "etp 1 given for a den
 t.like(err(job { tp = 2, ep = 16 }), "etp 2 x ep 16 must divide tp%*cp%*dp = 16.*etp defaults to tp",
        "etp x ep must divide the stage's GPUs")
 t.like(err(job { tp = 2, etp = 0 }), "etp", "etp 0 is refused by name")
+-- The pipeline-group rule is the experts': with cp inside pp in the rank
+-- order (tp-cp-pp-dp), attention's ranks inside pp number tp*cp = 4, the
+-- experts' etp = 2, so an MoE model is refused, naming both grids ...
+t.like(err(job { tp = 2, cp = 2, pp = 2, ep = 2, order = "tp-cp-pp-dp" }),
+       "expert layers' pipeline groups %(etp 2 x ep 2 x edp%) apart from attention's %(tp 2 x cp 2 x dp 2%)",
+       "an MoE model: the rank order that splits the pipeline groups is refused, naming both grids")
+-- ... while a dense model, which has no expert grid, keeps that order.
+t.ok(err(job { model = "llama3-8b", tp = 2, cp = 2, pp = 2, order = "tp-cp-pp-dp" }) == "",
+     "a dense model under tp-cp-pp-dp is not refused for an expert grid it does not have")
 
 -- The layout search: etp = {"tp", 1} enumerates the folded layouts (ep up
 -- to the whole stage), the default only etp = tp (ep within dp x cp).
