@@ -820,7 +820,8 @@ static int lgp_state_bytes(lua_State *L)
 
 	lgp_read(L, 1, 1, &recipe_desc, &rec, LGP_DEFAULTS | LGP_STRICT);
 	lgp_read(L, 2, 2, &optim_desc, &opt, LGP_DEFAULTS | LGP_STRICT);
-	if (mem_state_bytes(&rec, &opt, &sb, &err))
+	if (mem_recipe_check(&rec, &opt, &err) ||
+	    mem_state_bytes(&rec, &opt, &sb, &err))
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 6);
 	lgp_setnum(L, "weights", sb.weights);

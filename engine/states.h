@@ -66,9 +66,9 @@ typedef struct gp_state_bytes {
 			     * DP even at ZeRO 0 (deepspeed-bf16) */
 } gp_state_bytes;
 
-/* Fill *out for a recipe and optimizer (optimizer = states x the
- * optimizer's state bytes, else the recipe's); GP_OK or GP_EINVAL
- * (mem_recipe_check). */
+/* Fill *out for a recipe and optimizer that mem_recipe_check accepted
+ * (optimizer = states x the optimizer's state bytes, else the
+ * recipe's); GP_OK, or GP_EINVAL for a NULL argument. */
 int mem_state_bytes(const gp_recipe *r, const gp_optim *o,
 		    gp_state_bytes *out, gp_error *err);
 

@@ -183,13 +183,13 @@ int main(void)
 	       "deepspeed-bf16 AdamW = 20 B/param");
 	rec = FX_MIXED16;
 	rec.weights = 0;
-	rc = mem_state_bytes(&rec, &FX_ADAMW, &sb, &err);
+	rc = mem_recipe_check(&rec, &FX_ADAMW, &err);
 	ok(rc == GP_EINVAL && strstr(err.msg, "recipe weights must be in "
 				     "(0, 64 bytes (got 0)"),
 	   "a recipe without weight bytes: clear error");
 	opt = FX_SGD;
 	opt.states = 0;
-	rc = mem_state_bytes(&FX_MIXED16, &opt, &sb, &err);
+	rc = mem_recipe_check(&FX_MIXED16, &opt, &err);
 	ok(rc == GP_EINVAL && strstr(err.msg, "optimizer states must be in "
 				     "(0, 16]"),
 	   "an optimizer without states: clear error");
