@@ -164,9 +164,13 @@ void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
 /* Point-to-point (send/recv) over NVLink/PCIe reaches about half of the
  * ring's per-GPU rate: NCCL runs send and receive of a pair in the same
  * channels, splitting each block's warps between the two, and spreads a
- * peer over fewer channels than a collective uses.  Measured: H100 pair
- * sendrecv_perf plateaus near 180 GB/s where the ring reaches 370
- * (nccl-tests#268). */
+ * peer over fewer channels than a collective uses.  Measured: a pair of
+ * H100s "connected via NVLink" plateaus near 180 GB/s in sendrecv_perf
+ * (nccl-tests#268; its link rate is not stated), where the SXM ring
+ * reaches 370.  Contradicted on NVSwitch: 8 x A100 sendrecv_perf reaches
+ * 195 GB/s at 1 GiB (li-plus/playground cuda/nccl.md, a validation case),
+ * 0.86 of the A100 ring's 228 where this gives 115; the same sweep's
+ * 128 MiB row (111) lies below its own plateau (189 at 256 MiB). */
 #define P2P_EFF 0.5
 
 /* Traffic staged through host memory (no GPU peer-to-peer: consumer cards,
