@@ -27,13 +27,17 @@ run("Lua model_params (binding round trip)", function()
 end)
 
 if core.memory then
+  -- The engine reads a recipe as its catalog record (catalog/recipes.lua).
+  local mem = require "gpuplan.memory"
+  local recipe = mem.recipe_record("recipe", "megatron-18")
+  local adamw = mem.recipe_record("optimizer", "adamw")
   local grid = {}
   for _, tp in ipairs { 1, 2, 4, 8 } do
     for _, pp in ipairs { 1, 2, 4, 8 } do
       for zero = 0, 3 do
         for _, mb in ipairs { 1, 2, 4 } do
           for _, rc in ipairs { "none", "selective", "full" } do
-            grid[#grid + 1] = { recipe = "megatron-18", tp = tp, pp = pp,
+            grid[#grid + 1] = { recipe = recipe, optimizer = adamw, tp = tp, pp = pp,
               dp = 64 // (tp * pp), zero = zero, seq = 4096, micro_batch = mb,
               recompute = rc, flash = true, sp = tp > 1, capacity = 80 * 2 ^ 30, gpus = 64 }
           end
