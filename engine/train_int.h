@@ -1,0 +1,161 @@
+/*
+ * train_int.h - what the training step's files share: the working
+ * state's short names, the physical constants more than one file
+ * prices with, and each file's entry points (train_price.c,
+ * train_layer.c, train_stage.c, train_prep.c) for train.c.  Helpers
+ * on the sweep's per-layout path are static inline here.  Internal
+ * to the engine's training model; the contract is train.h.
+ */
+#ifndef GP_TRAIN_INT_H
+#define GP_TRAIN_INT_H
+
+#include "train.h"
+
+/* train_phase.h's types under train.c's short names. */
+typedef train_env tenv;
+typedef train_ctx ctx;
+typedef train_scost scost;
+typedef train_stage_rec stage_rec;
+typedef struct train_phase phase;
+
+/* Weight-gradient GEMMs accumulate into fp32 main grads (Megatron's
+ * gradient-accumulation fusion; torch autocast keeps fp32 .grad):
+ * read and write 4 bytes per weight element. */
+#define WGRAD_ACC_BYTES 8.0
+
+/* Offload's links when the topology gives none: a PCIe 4.0 x16 link's
+ * ~25 GB/s per direction achievable (16 GT/s x 16 lanes x 128b/130b x
+ * 0.8, gpuplan.comm.pcie_bw), and host DRAM at 60 GB/s (0.8 of dual-
+ * channel DDR5-4800, the workstation case; gpuplan.comm.host_bw gives a
+ * catalog system's own). */
+#define PCIE_BW_MIN 25e9
+#define HOST_BW_MIN 60e9
+
+/* ---- train_price.c: operators and collectives on the roofline ---- */
+
+double train_t_op(const tenv *e, double flop, double bytes, double m,
+		  double n, double k, double batch, gp_dtype p);
+
+double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g);
+
+double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
+		       int bwd);
+
+/* A memory-bound op moving `bytes` in dtype p. */
+static inline double t_mem(const tenv *e, gp_dtype p, double bytes)
+{
+	return bytes > 0 ? train_t_op(e, 0, bytes, 0, 0, 0, 0, p) : 0.0;
+}
+
+/* The stage code's shorthands, on the context's environment. */
+static inline double op_time(const ctx *x, double flop, double bytes, double m,
+			     double n, double k, double batch, gp_dtype p)
+{
+	return train_t_op(&x->e, flop, bytes, m, n, k, batch, p);
+}
+
+static inline double mem_time(const ctx *x, double bytes)
+{
+	return t_mem(&x->e, x->k.half, bytes);
+}
+
+static inline double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
+{
+	return train_t_coll(&x->e, op, bytes, g);
+}
+
+/* ---- train_layer.c: the layers' costs and their memo ---- */
+
+int train_phase_layers(phase *ph, train_cache *cache);
+
+/* ---- train_stage.c: the stages' costs, ZeRO and DP terms ---- */
+
+/* Compute under communication runs slower: the collective's kernels
+ * take SMs (NCCL: a CTA per channel, 16-32 channels; Transformer
+ * Engine's Userbuffers 16-24 SMs of 132) and memory bandwidth from the
+ * GEMMs beside them.  Measured over GPT and Llama training on A100,
+ * H100, MI210 and MI250: overlap slows the computation by 18.9% on
+ * average (40% at most), while still beating running the two one after
+ * the other (arXiv 2507.03114, "Characterizing Compute-Communication
+ * Overlap in GPU-Accelerated Distributed Deep Learning"). */
+#define OVERLAP_SLOWDOWN 0.189
+
+/* Seconds `comm` adds to the critical path when it runs beside `window`
+ * seconds of compute: all of it when not overlapped; otherwise what the
+ * window cannot hide plus the slowdown of the compute under it.  The
+ * hidden seconds are added to *hidden. */
+static inline double overlap(double comm, double window, int on, double *hidden)
+{
+	double h;
+
+	if (!on || comm <= 0)
+		return comm > 0 ? comm : 0.0;
+	h = comm < window ? comm : window;
+	if (h < 0)
+		h = 0;
+	*hidden += h;
+	return comm - h + OVERLAP_SLOWDOWN * h;
+}
+
+/* The larger of two step terms (never NaN: fmax without its libm call). */
+static inline double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+
+/* Whether ZeRO-3 / FSDP layers gather: over a sharding group, or from
+ * the host (offloaded parameters, one GPU included). */
+static inline int gathers(const ctx *x)
+{
+	return x->y.shard > 1 || x->c->mem.offload_params;
+}
+
+/* A stage's base with its ZeRO terms, and its total. */
+static inline void stage_with(const scost *base,
+			      const double z[TRAIN_ZB_N], scost *s)
+{
+	int i;
+
+	*s = *base;
+	s->part[TRAIN_ZERO] = z[TRAIN_ZB_ZERO];
+	s->part[TRAIN_DP] = z[TRAIN_ZB_DP];
+	s->hidden[TRAIN_ZERO] = z[TRAIN_ZB_ZERO_HID];
+	s->hidden[TRAIN_DP] = z[TRAIN_ZB_DP_HID];
+	s->t = 0;
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		s->t += s->part[i];
+}
+
+/* stage_with's total alone: the sum in its order (the base's first
+ * terms, then DP and ZeRO; the bubble and optimizer parts of a stage
+ * are zero, and adding +0 changes no sum of non-negative terms). */
+static inline double stage_total(const scost *base, const double z[TRAIN_ZB_N])
+{
+	return base->t05 + z[TRAIN_ZB_DP] + z[TRAIN_ZB_ZERO];
+}
+
+/* Which of a ZeRO slot's two block sets c's overlaps use: zero_block
+ * reads the DP overlap only as "either overlap on". */
+static inline int block_set(const train_cfg *c)
+{
+	return c->overlap_param_gather || c->overlap_grad_reduce;
+}
+
+/* The ZeRO terms of unsharded parameters and gradients: none. */
+extern const double train_no_blocks[TRAIN_PHASE_STAGES][TRAIN_ZB_N];
+
+int train_stage_dense(const gp_model *m, int first_layer, int nl);
+
+int train_phase_base(phase *ph, train_cache *cache, const scost **base);
+
+int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N]);
+
+/* ---- train_prep.c: a layout checked, placed, its phase opened ---- */
+
+int train_phase_get(const gp_model *m, const roof_device *d,
+		    const gp_topo *t, const train_cfg *c, train_cache *cache,
+		    int taken, int moved, phase *local, phase **php,
+		    gp_error *err);
+
+#endif

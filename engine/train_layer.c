@@ -1,0 +1,617 @@
+/*
+ * train_layer.c - one layer's forward, backward and recompute costs per
+ * micro-batch (every operator of model_layer_ops on the roofline, the
+ * eager elementwise kernels, LoRA adapters), the model's ends
+ * (embedding, head, loss), and the memo of both kinds of layer's costs
+ * a phase reads.  The model is described in train.c.
+ */
+#include "train_int.h"
+
+#include <math.h>
+#include <string.h>
+
+static void add(train_pass *p, double t, int gemm, int attn)
+{
+	p->t += t;
+	if (gemm)
+		p->gemm += t;
+	if (attn)
+		p->attn += t;
+}
+
+/* Add an operator's two passes to the layer and to its op list. */
+static void add_op(train_lcost *lc, const char *name, double f, double b,
+		   int gemm, int attn)
+{
+	add(&lc->fwd, f, gemm, attn);
+	add(&lc->bwd, b, gemm, attn);
+	if (lc->nops < TRAIN_MAX_OPS) {
+		lc->ops[lc->nops].name = name;
+		lc->ops[lc->nops].fwd = f;
+		lc->ops[lc->nops].bwd = b;
+		lc->nops++;
+	}
+}
+
+/* Eager PyTorch modules (cfg eager).  Hugging Face transformers writes
+ * the Llama family's layer (models/llama/modeling_llama.py; Mistral,
+ * Qwen2 and their kin copy these parts, unchanged from v4.31 to v4.5x)
+ * as plain tensor operations, each its own kernel that streams its
+ * operands from HBM and pays the memory pipeline's fill (roofline.c),
+ * where Megatron / Transformer Engine, Liger or torch.compile run one
+ * fused kernel per operator (the op list of model_layer_ops):
+ *   LlamaRMSNorm  to(fp32), pow(2), mean(-1), + eps, rsqrt, * rsqrt,
+ *                 to(bf16), weight * (8 kernels);
+ *   rotary        q * cos, -x2 (half), cat(-x2, x1), * sin, + -- for q
+ *                 and for k (rotate_half, apply_rotary_pos_emb);
+ *   LlamaMLP      act_fn(gate_proj(x)) * up_proj(x): silu, mul;
+ *   attention     q_proj, k_proj, v_proj apart; the SDPA output's
+ *                 transpose(1, 2).contiguous() before o_proj.
+ * Their backward is autograd's formula for each op (a mul: the two
+ * products; a cast: the cast back; a slice: zeros and a copy; a tensor
+ * used twice: the sum of its two gradients).  One row per kernel: the
+ * transfers per element of the op's input in the activation dtype and
+ * in fp32, and whether it is a cast (none when the activations are
+ * fp32 already) or runs over one value per token row (the rsqrt of
+ * the mean).  Sums for 16-bit activations, per element: RMSNorm
+ * forward 36 B (fused 4), backward 84 B (fused 6); rotary 20 and 30 B
+ * per q/k element (fused 4 and 6); SwiGLU 10 and 18 B per ffn element
+ * (fused 6 and 9). */
+typedef struct ekernel {
+	double n16, n32;
+	int cast, row;
+} ekernel;
+
+static const ekernel rms_fwd[] = {
+	{ 1, 1, 1, 0 }, { 0, 2, 0, 0 }, { 0, 1, 0, 0 }, { 0, 2, 0, 1 },
+	{ 0, 2, 0, 1 }, { 0, 2, 0, 0 }, { 1, 1, 1, 0 }, { 2, 0, 0, 0 }
+};
+/* grad * weight; grad * h and its sum over tokens (the weight's
+ * gradient); the cast back; grad * rsqrt; grad * hidden and its row
+ * sum; rsqrt's and mean's backward; pow's 2 x and its product; the two
+ * gradients of the fp32 hidden summed; the first cast's backward. */
+static const ekernel rms_bwd[] = {
+	{ 2, 0, 0, 0 }, { 3, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 1, 1, 0 },
+	{ 0, 2, 0, 0 }, { 0, 3, 0, 0 }, { 0, 1, 0, 0 }, { 0, 2, 0, 1 },
+	{ 0, 1, 0, 0 }, { 0, 2, 0, 0 }, { 0, 3, 0, 0 }, { 0, 3, 0, 0 },
+	{ 1, 1, 1, 0 }
+};
+/* x * cos, -x2 (half the elements), cat, * sin, the sum. */
+static const ekernel rope_fwd[] = {
+	{ 2, 0, 0, 0 }, { 1, 0, 0, 0 }, { 2, 0, 0, 0 }, { 2, 0, 0, 0 },
+	{ 3, 0, 0, 0 }
+};
+/* grad * cos, grad * sin, neg's backward (half), each slice's zeros
+ * and copy, the three gradients of x summed. */
+static const ekernel rope_bwd[] = {
+	{ 2, 0, 0, 0 }, { 2, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 },
+	{ 1, 0, 0, 0 }, { 1, 0, 0, 0 }, { 1, 0, 0, 0 }, { 3, 0, 0, 0 },
+	{ 3, 0, 0, 0 }
+};
+/* silu(gate), * up; backward grad * up, grad * silu, silu's. */
+static const ekernel glu_fwd[] = { { 2, 0, 0, 0 }, { 3, 0, 0, 0 } };
+static const ekernel glu_bwd[] = {
+	{ 3, 0, 0, 0 }, { 3, 0, 0, 0 }, { 3, 0, 0, 0 }
+};
+
+#define NK(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Seconds of the kernels k[0..n) over `elems` elements in `rows` token
+ * rows; *nk counts the kernels launched. */
+static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
+		       int n, double elems, double rows, double *nk)
+{
+	double t = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (ek[i].cast && k->A >= 4.0)
+			continue;
+		t += t_mem(e, k->half, (ek[i].n16 * k->A + ek[i].n32 * 4.0) *
+			   (ek[i].row ? rows : elems));
+		*nk += 1;
+	}
+	return t;
+}
+
+/* Host-launched kernels of one layer's forward, fused stacks: one per
+ * operator of the op list, two residual adds; LoRA's adapter its A and
+ * B GEMMs and the add.  Eager (HF, above): an RMSNorm 8, q/k/v 3, the
+ * rotary 10, attention and its layout copy 2, gate and up 2, SwiGLU 2,
+ * and the rest one each (LlamaDecoderLayer: 39 for Llama); PEFT's LoRA
+ * layer 5 (dropout, lora_A, lora_B, * scaling, +=). */
+#define FUSED_LORA_OPS 3.0
+#define EAGER_LORA_OPS 5.0
+
+/* LoRA adapter of one targeted matrix (in -> out) at rank r on T
+ * tokens: A (in x r) then B (r x out), added to the base output.
+ * Forward reads the input, writes and reads the rank-r intermediate,
+ * reads and writes the output; backward does both GEMMs' dgrad and
+ * wgrad: about twice that traffic.  Memory-bound at any useful rank. */
+static void lora_costs(const tenv *e, const train_lkey *k, double in,
+		       double out, train_lcost *lc)
+{
+	double r = k->lora_rank, T = k->T;
+	double f = 2.0 * T * r * (in + out);
+	double bytes = T * (in + 2.0 * r + 2.0 * out) * k->A;
+	double tf = train_t_op(e, f, bytes, T, r, in, 1, k->half);
+
+	add_op(lc, "lora", tf, 2.0 * tf, 1, 0);
+}
+
+static unsigned lora_bit(const char *name)
+{
+	if (strcmp(name, "qkv") == 0)
+		return GP_LORA_Q | GP_LORA_K | GP_LORA_V;
+	if (strcmp(name, "o_proj") == 0)
+		return GP_LORA_O;
+	if (strcmp(name, "mlp_up") == 0 || strcmp(name, "moe_up") == 0)
+		return GP_LORA_GATE | GP_LORA_UP;
+	if (strcmp(name, "mlp_down") == 0 || strcmp(name, "moe_down") == 0)
+		return GP_LORA_DOWN;
+	return 0;
+}
+
+/* An elementwise operator as the eager modules run it (above): its
+ * forward *t and backward *tb replaced by their kernels', *nk counting
+ * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
+ * way) and a plain activation run as the fused op does. */
+static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
+		       double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double h = m->hidden, tp = k->tp, nb = 0;
+	double nh = m->heads / tp, nkv = model_kv_heads_rank(m, tp);
+
+	if ((strcmp(o->name, "attn_norm") == 0 ||
+	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
+		*t = ekernels(e, k, rms_fwd, NK(rms_fwd), o->elems,
+			      o->elems / h, nk);
+		*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), o->elems,
+			       o->elems / h, &nb);
+	} else if (strcmp(o->name, "rope_kv") == 0) {
+		/* q's and k's heads of this GPU, rotated apart. */
+		double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+		double rows = eq / (nh * m->head_dim);
+
+		*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
+			ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
+		*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
+			ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+	} else if ((strcmp(o->name, "mlp_act") == 0 ||
+		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
+		/* The op's elems are 1.5 per ffn element (gate and up in,
+		 * one out). */
+		double el = o->elems / 1.5;
+
+		*t = ekernels(e, k, glu_fwd, NK(glu_fwd), el, 0, nk);
+		*tb = ekernels(e, k, glu_bwd, NK(glu_bwd), el, 0, &nb);
+	} else {
+		*nk += 1;
+	}
+}
+
+/* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
+static void layer_costs(tenv *e, const train_lkey *k, int moe,
+			train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op_cfg oc;
+	gp_widths w;
+	double seq = k->seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
+	double topk = m->moe.top_k, nk = 0, o_k = 0;
+	int i, n, fp8 = k->lin == GP_FP8, eager = k->eager;
+	unsigned tg = k->frozen ? k->lora_targets : 0;
+
+	memset(lc, 0, sizeof *lc);
+	memset(&oc, 0, sizeof oc);
+	oc.seqs = k->micro_batch;
+	oc.q = seq / k->cp;
+	/* Causal attention: a fused kernel skips the masked half, so a
+	 * query sees seq/2 keys on average (with CP's load-balanced
+	 * chunks as well); unfused attention computes the whole s x s
+	 * score matrix and masks it. */
+	oc.kv_len = k->flash ? seq / 2.0 : seq;
+	if (m->sliding_window > 0 && m->sliding_layers > 0) {
+		double win = fmin(oc.kv_len, m->sliding_window);
+
+		oc.kv_len = ((m->layers - m->sliding_layers) * oc.kv_len +
+			     m->sliding_layers * win) / m->layers;
+	}
+	oc.tp = k->tp;
+	oc.sp = k->sp;
+	oc.ep = k->ep;
+	oc.etp = k->etp;
+	oc.flash = k->flash;
+	n = model_layer_ops(m, &oc, ops);
+	for (i = 0; i < n; i++) {
+		const gp_op *o = &ops[i];
+		double wbytes, bytes, t, tb_;
+		gp_dtype p;
+
+		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
+			continue;
+		switch (o->kind) {
+		case GP_OP_GEMM:
+			p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
+			wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
+			bytes = o->weights * wbytes + o->act * k->A;
+			t = train_t_op(e, o->flop, bytes, o->m, o->n, o->k,
+				    o->batch, p);
+			/* dgrad: dX = dY W, output m x k, depth n. */
+			tb_ = train_t_op(e, o->flop, bytes, o->m, o->k, o->n,
+				      o->batch, p);
+			/* wgrad: dW = dY^T X, output n x k, depth m, the
+			 * fp32 main grad read and written. */
+			if (!k->frozen || o->wclass != GP_W_LINEAR)
+				tb_ += train_t_op(e, o->flop, o->weights *
+					       WGRAD_ACC_BYTES + o->act * k->A,
+					       o->n, o->k, o->m, o->batch, p);
+			if (p == GP_FP8 && fp8) {
+				/* Transformer Engine: the input is cast to
+				 * fp8 with its transpose for the wgrad GEMM
+				 * (fused into the norm before qkv and
+				 * mlp_up, a kernel of its own before o_proj
+				 * and mlp_down: read 2 B, write 1 + 1 B);
+				 * backward casts dY the same way. */
+				double in = o->m * o->batch * o->k;
+				double outv = o->m * o->batch * o->n;
+				double fused = strcmp(o->name, "qkv") == 0 ||
+					strcmp(o->name, "mlp_up") == 0 ||
+					strcmp(o->name, "moe_up") == 0;
+
+				t += t_mem(e, k->half, in * (fused ? 1.0 :
+						       k->A + 2.0));
+				tb_ += t_mem(e, k->half, outv * (k->A + 2.0));
+			}
+			if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
+				/* A 4-bit base is dequantised to 16 bits
+				 * before each matmul (bitsandbytes
+				 * dequantize_4bit): read the packed weight,
+				 * write the 16-bit copy the GEMM then
+				 * reads, forward and dgrad. */
+				double dq = t_mem(e, k->half, o->weights *
+						     (k->quant / 8.0 + 2.0));
+				t += dq;
+				tb_ += dq;
+			}
+			add_op(lc, o->name, t, tb_, 1, 0);
+			/* Eager: q, k and v, gate and up, are linears of
+			 * their own (priced here as the one GEMM of their
+			 * shapes, launched apart). */
+			nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
+				3.0 : strcmp(o->name, "mlp_up") == 0 &&
+				m->ffn_gated ? 2.0 : 1.0;
+			if (strcmp(o->name, "o_proj") == 0)
+				o_k = o->k;
+			/* in and out widths of this GPU's slice */
+			if (tg & lora_bit(o->name)) {
+				lora_costs(e, k, o->k, o->n, lc);
+				nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
+			}
+			break;
+		case GP_OP_ATTN:
+			t = train_attn_time(e, k, o, 0);
+			add_op(lc, o->name, t, train_attn_time(e, k, o, 1),
+			       0, 1);
+			lc->rec_sel = t;
+			/* Eager unfused: QK^T, scale, mask, softmax, cast,
+			 * (dropout,) PV -- attn_time's kernels. */
+			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;
+			break;
+		case GP_OP_ELEM:
+			/* Training writes no KV cache (o->kv). */
+			bytes = o->act * k->A;
+			t = train_t_op(e, o->flop, bytes, 0, 0, 0, 0, k->half);
+			tb_ = train_t_op(e, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
+				      0, k->half);
+			if (eager)
+				eager_elem(e, k, o, &t, &tb_, &nk);
+			else
+				nk += 1;
+			add_op(lc, o->name, t, tb_, 0, 0);
+			break;
+		}
+	}
+	/* The two residual adds (Megatron's fused bias-dropout-add): read
+	 * the block output and the residual, write the sum (and a 1-byte
+	 * mask with dropout); the gradient passes through the add, and
+	 * through dropout by its mask. */
+	{
+		double el = k->Tn * h, mask = k->dropout ? 1.0 : 0.0;
+		double t = t_mem(e, k->half, el * (3.0 * k->A + mask));
+
+		add_op(lc, "residual", 2.0 * t, k->dropout ?
+		       2.0 * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
+		       0.0, 0, 0);
+		nk += 2;
+	}
+	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
+	 * write, and its gradient back), and the input gradients of the
+	 * linears that share an input summed (q, k, v: two adds; gate, up:
+	 * one; read two, write one), which a fused linear returns as one. */
+	if (eager) {
+		double cp = t_mem(e, k->half, k->T * o_k * 2.0 * k->A);
+		double sums = (2.0 + (!moe && m->ffn_gated ? 1.0 : 0.0)) *
+			t_mem(e, k->half, k->T * h * 3.0 * k->A);
+
+		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
+		nk += 1;
+	}
+	/* The host launches the forward's kernels one by one from Python
+	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
+	 * the GPU waits for it (infer.c's eager runtime, the same rule).
+	 * The backward runs in autograd's C++ engine; no per-kernel host
+	 * figure for it was found, so none is charged. */
+	if (nk * k->host_op_time > lc->fwd.t)
+		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
+		       0, 0);
+	switch (k->recompute) {
+	case GP_RECOMPUTE_FULL:
+		lc->rec_full = lc->fwd.t;
+		break;
+	default:
+		break;
+	}
+	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
+		lc->rec_sel = 0;
+
+	/* Parameters of one layer on this GPU. */
+	model_widths(m, &w);
+	{
+		double attn = e->p.attention / m->layers;
+		double norms = e->p.norms / m->layers;
+		int nmoe = model_moe_layers(m);
+
+		lc->params = (attn + norms) / k->tp;
+		if (moe) {
+			lc->eparams = e->p.experts / nmoe / k->etp / k->ep;
+			lc->params += e->p.router / nmoe + lc->eparams;
+		} else if (m->layers > nmoe) {
+			/* A model whose every layer is MoE has no dense layer
+			 * (its dense costs are never counted). */
+			lc->params += e->p.dense_mlp / (m->layers - nmoe) /
+				k->tp;
+		}
+	}
+
+	/* Tensor parallelism: the activations cross the TP group in the
+	 * 16-bit dtype (fp8 runs too: Transformer Engine reduces in bf16),
+	 * two collectives per layer per pass, each on the whole T x h
+	 * buffer (an all-reduce, or an all-gather plus a reduce-scatter
+	 * with SP -- the same bytes per rank as one all-reduce). */
+	tb = k->T * h * (k->A > 2.0 ? k->A : 2.0);
+	if (k->sp) {
+		ag = train_t_coll(e, GP_ALL_GATHER, tb, &k->g_tp);
+		rs = train_t_coll(e, GP_REDUCE_SCATTER, tb, &k->g_tp);
+		lc->tp_fwd = 2.0 * (ag + rs);
+	} else {
+		lc->tp_fwd = 2.0 * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
+	}
+	lc->tp_bwd = lc->tp_fwd;
+	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
+		lc->ops[lc->nops].name = "tp_comm";
+		lc->ops[lc->nops].fwd = lc->tp_fwd;
+		lc->ops[lc->nops].bwd = lc->tp_bwd;
+		lc->nops++;
+	}
+
+	/* Context parallelism: cp - 1 ring steps per pass, each sending
+	 * this rank's K and V chunk (backward: K, V and their gradients,
+	 * twice the bytes) while the attention of one chunk runs. */
+	if (k->cp > 1) {
+		double steps = k->cp - 1, ef, eb, t_sb;
+
+		kvb = k->T * model_kv_elems_layer(m, k->tp) * k->A;
+		t_sr = train_t_coll(e, GP_SEND_RECV, kvb, &k->g_cp);
+		t_sb = train_t_coll(e, GP_SEND_RECV, 2.0 * kvb, &k->g_cp);
+		ef = fmax(0.0, t_sr - lc->fwd.attn / k->cp);
+		eb = fmax(0.0, t_sb - lc->bwd.attn / k->cp);
+		lc->cp_fwd = steps * ef;
+		lc->cp_bwd = steps * eb;
+		lc->cp_hid = steps * (t_sr - ef + (k->forward_only ? 0.0 :
+						   t_sb - eb));
+	}
+
+	/* Expert parallelism: each token's hidden state goes to its top_k
+	 * experts and comes back (dispatch and combine all-to-all, the
+	 * per-rank send buffer Tn k h in 16 bits, padded to the capacity
+	 * factor -- Tn the tokens this rank holds, T / tp under SP), in
+	 * each pass.  With expert tensor parallelism the received tokens
+	 * are all-gathered over the etp group before the experts and their
+	 * outputs reduce-scattered after (Megatron-Core's
+	 * MoEAlltoAllTokenDispatcher), the buffer etp times the received
+	 * one; without SP the TP ranks hold the same tokens already, but
+	 * an etp group wider than TP reaches data-parallel ranks, whose
+	 * tokens differ either way (model.c's Te = T etp / tp). */
+	int egat = k->etp > 1 && (k->sp || k->etp > k->tp);
+
+	if (moe && (k->ep > 1 || egat)) {
+		double cf = k->capacity_factor > 0 ?
+			k->capacity_factor : 1.0;
+		double disp = k->Tn * topk * cf * h * 2.0, a2a, gs = 0;
+
+		a2a = k->ep > 1 ?
+			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
+		if (egat)
+			gs = train_t_coll(e, GP_ALL_GATHER, disp * k->etp,
+					  &k->g_etp) +
+				train_t_coll(e, GP_REDUCE_SCATTER,
+					     disp * k->etp, &k->g_etp);
+		lc->ep_fwd = 2.0 * a2a + gs;
+		lc->ep_bwd = 2.0 * a2a + gs;
+	}
+	/* The forward pass alone: nothing runs backward or again. */
+	if (k->forward_only) {
+		memset(&lc->bwd, 0, sizeof lc->bwd);
+		lc->rec_full = lc->rec_sel = 0;
+		lc->tp_bwd = lc->cp_bwd = lc->ep_bwd = 0;
+		for (i = 0; i < lc->nops; i++)
+			lc->ops[i].bwd = 0;
+	}
+}
+
+/* The ends of the model for one micro-batch, into ld.
+ * First stage: embedding gather (vocab-parallel: an all-reduce, or a
+ * reduce-scatter with SP, over TP) and its gradient scatter-add into
+ * the fp32 main grad.
+ * Last stage: final norm, logits (16-bit GEMM, vocab-parallel over TP),
+ * the loss (fp32 softmax over the vocabulary slice: read the logits,
+ * write and read fp32 exponentials; backward writes the logit
+ * gradients) and the gradient of the output layer; its input gathered
+ * over TP under SP (reduce-scattered in backward), or without SP the
+ * copy into the TP region all-reducing its gradient.
+ * Eager (Hugging Face's ForCausalLMLoss, transformers/loss/loss_utils.py):
+ * logits.float() (read 16-bit, write fp32), cross_entropy's log_softmax
+ * (read and write fp32) and nll_loss; backward nll's zero-filled
+ * gradient, log_softmax's backward (read two fp32, write one) and the
+ * cast back: 14 and 22 B per logit beyond the GEMM's own, where a fused
+ * loss moves 10 and 6; the final RMSNorm as the layers' (above). */
+static void ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
+{
+	const gp_model *m = e->m;
+	double hid = m->hidden, Vt = m->vocab / (double)k->tp;
+	double f = 2.0 * k->T * Vt * hid, el = k->Tn * hid;
+	double bytes = Vt * hid * 2.0 + k->T * (hid + Vt) * k->A;
+	double act = k->T * hid * 2.0;
+	int head_trains = !k->frozen, fo = k->forward_only;
+	const gp_group *tpg = &k->g_tp;
+	double lv = k->T * Vt, loss_f, loss_b, norm_f, norm_b, nk = 0;
+
+	/* The loss over the logits and the final norm, forward and back. */
+	loss_f = t_mem(e, k->half, lv * (k->A + 8.0));
+	loss_b = t_mem(e, k->half, lv * (4.0 + k->A));
+	norm_f = t_mem(e, k->half, 2.0 * el * k->A);
+	norm_b = t_mem(e, k->half, 3.0 * el * k->A);
+	if (k->eager) {
+		double up = k->A < 4.0 ?
+			t_mem(e, k->half, lv * (k->A + 4.0)) : 0.0;
+
+		loss_f = up + t_mem(e, k->half, lv * 8.0);
+		loss_b = t_mem(e, k->half, lv * 4.0) +
+			t_mem(e, k->half, lv * 12.0) + up;
+		if (m->norm_params == m->hidden) {
+			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
+					  el / hid, &nk);
+			norm_b = ekernels(e, k, rms_bwd, NK(rms_bwd), el,
+					  el / hid, &nk);
+		}
+	}
+
+	ld->emb = t_mem(e, k->half, 2.0 * k->T * hid * k->A) +
+		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + 8.0)));
+	ld->emb_tp = k->sp ? train_t_coll(e, GP_REDUCE_SCATTER, act, tpg) :
+		train_t_coll(e, GP_ALL_REDUCE, act, tpg);
+	ld->head_f = train_t_op(e, f, bytes, k->T, Vt, hid, 1, k->half) +
+		loss_f + norm_f;
+	/* A forward-only pass (RL's log-probabilities) has no backward:
+	 * without SP nor the all-reduce of the head input's gradient. */
+	ld->head_b = fo ? 0.0 : train_t_op(e, f, bytes, k->T, hid, Vt, 1,
+					k->half) +
+		(head_trains ? train_t_op(e, f, Vt * hid * WGRAD_ACC_BYTES +
+				       k->T * (hid + Vt) * k->A, Vt, hid,
+				       k->T, 1, k->half) : 0.0) +
+		loss_b + norm_b;
+	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
+		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
+		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));
+}
+
+
+/* The memo's layer costs for key k, or NULL. */
+static const struct train_cache_entry *cache_get(train_cache *cc,
+						 const train_lkey *k,
+						 unsigned long long *h)
+{
+	int i;
+
+	if (!cc)
+		return NULL;
+	/* Layouts in a row often share their layers (another dp or vpp):
+	 * the last hit first, without hashing. */
+	i = cc->last;
+	if (i < cc->n && memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
+		cc->hits++;
+		*h = cc->e[i].hash;
+		return &cc->e[i];
+	}
+	*h = gp_hash(k, sizeof *k);
+	for (i = 0; i < cc->n; i++)
+		if (cc->e[i].hash == *h &&
+		    memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
+			cc->hits++;
+			cc->last = i;
+			return &cc->e[i];
+		}
+	cc->misses++;
+	return NULL;
+}
+
+static const struct train_cache_entry *cache_put(train_cache *cc,
+						 const train_lkey *k,
+						 unsigned long long h,
+						 const train_lcost *ld,
+						 const train_lcost *lm)
+{
+	struct train_cache_entry *e;
+	int i;
+
+	i = cc->n < TRAIN_CACHE_N ? cc->n++ : cc->next;
+	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
+	e = &cc->e[i];
+	cc->last = i;
+	e->key = *k;
+	e->hash = h;
+	e->ld = *ld;
+	e->lm = *lm;
+	return e;
+}
+
+/* The two kinds of layer's costs of a prepared config: from the memo
+ * when it has them, else priced (into buf, and kept in the memo). */
+static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
+		      const train_lcost **ldp, const train_lcost **lmp)
+{
+	const struct train_cache_entry *e;
+	unsigned long long h = 0;
+
+	e = cache_get(cache, &xp->k, &h);
+	if (!e) {
+		layer_costs(&xp->e, &xp->k, 0, &buf[0]);
+		ends_costs(&xp->e, &xp->k, &buf[0]);
+		buf[1] = buf[0];
+		if (model_moe_layers(xp->e.m) > 0)
+			layer_costs(&xp->e, &xp->k, 1, &buf[1]);
+		if (xp->e.bad)
+			return GP_EINVAL;
+		if (cache)
+			e = cache_put(cache, &xp->k, h, &buf[0], &buf[1]);
+	}
+	*ldp = e ? &e->ld : &buf[0];
+	*lmp = e ? &e->lm : &buf[1];
+	return GP_OK;
+}
+
+
+/* The two kinds of layer's costs of the phase. */
+int train_phase_layers(phase *ph, train_cache *cache)
+{
+	train_lcost buf[2];
+	const train_lcost *ld, *lm;
+
+	if (ph->layers_ok)
+		return GP_OK;
+	if (layer_pair(&ph->x, cache, buf, &ld, &lm))
+		return GP_EINVAL;
+	if (!cache) {
+		ph->own[0] = *ld;
+		ph->own[1] = *lm;
+		ld = &ph->own[0];
+		lm = &ph->own[1];
+	}
+	ph->ld = ld;
+	ph->lm = lm;
+	ph->layers_ok = 1;
+	return GP_OK;
+}

@@ -1,0 +1,395 @@
+/*
+ * train_prep.c - what a layout needs before it is priced: the config's
+ * checks, its placement (remembered for the last few layouts), the
+ * prepared context, and the phase it opens (its distinct stages,
+ * optimizer bytes, the key of what it shares).  The model is described
+ * in train.c.
+ */
+#include "train_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Bytes per parameter a gradient reduction moves: the config's, else
+ * the recipe's `reduce` (catalog/recipes.lua: its gradient dtype, as
+ * Megatron reduces its fp32 main grads in fp32 for bf16 runs and fp16
+ * mixed precision its fp16 grads; DeepSpeed's BF16_Optimizer a bf16
+ * copy). */
+static double reduce_bytes(const train_cfg *c)
+{
+	return c->reduce_bytes > 0 ? c->reduce_bytes : c->mem.recipe.reduce;
+}
+
+/* The config's checks against a checked model and device. */
+static int check_cfg(const gp_model *m, const roof_device *d,
+		     const train_cfg *c, gp_error *err)
+{
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "the training step of an encoder-decoder "
+			       "model is not modelled (its memory is: "
+			       "gpuplan fit)");
+	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT)
+		return gp_fail(err, "unknown compute precision %d",
+			       (int)c->compute);
+	if (!(d->peak[c->compute] > 0) || !(d->gemm_frac[c->compute] > 0))
+		return gp_fail(err, "%s training needs %s tensor cores; this "
+			       "device has none", gp_dtype_name(c->compute),
+			       gp_dtype_name(c->compute));
+	if (c->compute != GP_BF16 && c->compute != GP_FP16 &&
+	    c->compute != GP_FP8 && c->compute != GP_TF32 &&
+	    c->compute != GP_FP32)
+		return gp_fail(err, "train: compute precision %s is not a "
+			       "training precision (bf16, fp16, fp8, tf32, "
+			       "fp32)", gp_dtype_name(c->compute));
+	if (gp_check_nonneg(c->global_batch, "global_batch", err) ||
+	    gp_check_nonneg(c->tokens, "tokens", err) ||
+	    gp_check_nonneg(c->price, "price", err) ||
+	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
+	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
+	    gp_check_pos(c->capacity, "capacity", err) ||
+	    gp_check_tokens(c->mem.seq, "seq", err) ||
+	    gp_check_pos(c->mem.seq, "seq", err))
+		return GP_EINVAL;
+	if (c->delayed_update && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params)
+		return gp_fail(err, "delayed_update delays the offloaded "
+			       "optimizer's step: it needs offload "
+			       "(optimizer or params+optimizer)");
+	return GP_OK;
+}
+
+static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
+		 const train_cfg *c, gp_error *err)
+{
+	if (!m || !d || !t || !c)
+		return gp_fail(err, "train: missing argument");
+	if (model_check(m, err) || roof_device_check(d, err) ||
+	    comm_topo_check(t, err))
+		return GP_EINVAL;
+	return check_cfg(m, d, c, err);
+}
+
+/* Take the model, device and topology into the memo: the same as it
+ * holds (checked then) or checked now and the memo started over.  The
+ * config's own checks are the caller's (check_cfg). */
+static int cache_open(train_cache *cc, const gp_model *m,
+		      const roof_device *d, const gp_topo *t, gp_error *err)
+{
+	gp_topo tn;
+	int i;
+
+	if (!m || !d || !t)
+		return gp_fail(err, "train: missing argument");
+	/* The node count only bounds the groups, whose placement is in
+	 * the layer key: layouts of different sizes share the memo. */
+	tn = *t;
+	tn.nodes = 0;
+	if (cc->valid && memcmp(&cc->m, m, sizeof cc->m) == 0 &&
+	    memcmp(&cc->d, d, sizeof cc->d) == 0 &&
+	    memcmp(&cc->t, &tn, sizeof cc->t) == 0) {
+		if (t->nodes != cc->checked_nodes) {
+			if (comm_topo_check(t, err))
+				return GP_EINVAL;
+			cc->checked_nodes = t->nodes;
+		}
+		return GP_OK;
+	}
+	cc->valid = 0;
+	if (model_check(m, err) || roof_device_check(d, err) ||
+	    comm_topo_check(t, err))
+		return GP_EINVAL;
+	memset(cc, 0, sizeof *cc);
+	if (model_params(m, &cc->p, err))
+		return GP_EINVAL;
+	cc->m = *m;
+	cc->d = *d;
+	cc->t = tn;
+	cc->checked_nodes = t->nodes;
+	cc->fpt_ctx = -1;
+	for (i = 0; i < TRAIN_COLL_N; i++)
+		cc->coll[i].time = -1;
+	cc->valid = 1;
+	return GP_OK;
+}
+
+/* layout_place, remembered for the last few layouts (a sweep visits each
+ * split with many ZeRO stages, micro-batches and recompute policies). */
+static int place(const ctx *x, train_cache *cc, int G,
+		 gp_group g[GP_GRP_COUNT], gp_error *err)
+{
+	gp_place_key key;
+	int i;
+
+	if (!cc)
+		return layout_place(&x->y, G, g, err);
+	layout_place_key(&x->y, G, &key);
+	for (i = 0; i < cc->nplace; i++)
+		if (memcmp(&cc->place[i].key, &key, sizeof key) == 0) {
+			memcpy(g, cc->place[i].g, sizeof cc->place[i].g);
+			return GP_OK;
+		}
+	if (layout_place_of(&key, g, err))
+		return GP_EINVAL;
+	i = cc->nplace < TRAIN_PLACE_N ? cc->nplace++ : cc->next_place;
+	cc->next_place = (cc->next_place + 1) % TRAIN_PLACE_N;
+	cc->place[i].key = key;
+	memcpy(cc->place[i].g, g, sizeof cc->place[i].g);
+	return GP_OK;
+}
+
+/* What every use of a config shares: the checks, the layout and its
+ * placement, the precisions, and the two kinds of layer's costs (from
+ * the memo when it has them).  Fills *xp, out's groups and warnings,
+ * *sb and the micro-batches per step. */
+static int prepare(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const train_cfg *c, train_cache *cache,
+		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
+		   gp_group *groups, unsigned *warn, gp_error *err)
+{
+	double mb, per_step, nodes;
+	int G;
+
+	/* All but the collectives' scratch list, which ncache says how much
+	 * of holds anything. */
+	memset(xp, 0, offsetof(ctx, e.cache));
+	memset(&xp->k, 0, sizeof *xp - offsetof(ctx, k));
+	*warn = 0;
+	xp->e.m = m;
+	xp->e.d = d;
+	xp->c = c;
+	xp->e.err = err;
+	xp->g = groups;
+	xp->e.cc = cache;
+	if (cache) {
+		xp->e.p = cache->p;
+		if (mem_layout_prepared(m, &xp->e.p, &c->mem, &xp->y, err))
+			return GP_EINVAL;
+	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
+		   model_params(m, &xp->e.p, err)) {
+		return GP_EINVAL;
+	}
+	if (mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
+		return GP_EINVAL;
+	if (c->mem.seq < xp->y.cp)
+		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
+			       c->mem.seq);
+	if (gp_check_pos(xp->y.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	mb = xp->y.micro_batch;
+	/* Micro-batches per pipeline per step. */
+	per_step = c->global_batch > 0 ?
+		c->global_batch / (xp->y.dp * mb) :
+		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
+	if (per_step < 1 || per_step != floor(per_step))
+		return gp_fail(err, "global batch %g is not a multiple of dp "
+			       "x micro_batch = %g", c->global_batch,
+			       xp->y.dp * mb);
+	if (per_step > GP_AMOUNT_MAX)
+		return gp_fail(err, "global batch %g is too large",
+			       c->global_batch);
+	*per_step_out = per_step;
+	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
+	    fmod(per_step, xp->y.pp) != 0)
+		*warn |= TRAIN_WARN_UNEVEN_MB;
+	/* The topology holds the job: as many nodes as it needs. */
+	xp->e.t = *t;
+	G = t->gpus_per_node;
+	nodes = ceil(xp->y.gpus / G);
+	if (nodes > GP_COUNT_MAX)
+		return gp_fail(err, "%g nodes are too many", nodes);
+	if (xp->e.t.nodes < nodes)
+		xp->e.t.nodes = (int)nodes;
+	if (nodes > 1 && xp->e.t.nics == 0)
+		return gp_fail(err, "%g GPUs span %g nodes of %d, but the "
+			       "system has no NICs", xp->y.gpus, nodes, G);
+	if (place(xp, cache, G, groups, err))
+		return GP_EINVAL;
+	if (groups[GP_GRP_TP].per_node < xp->y.tp)
+		*warn |= TRAIN_WARN_TP_NODES;
+	if (groups[GP_GRP_EP].per_node < xp->y.ep)
+		*warn |= TRAIN_WARN_EP_NODES;
+
+	/* Precisions and bytes. */
+	xp->k.lin = c->compute;
+	xp->k.half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
+		GP_BF16 : GP_FP16;
+	if (c->compute == GP_FP16 || c->compute == GP_FP32 ||
+	    c->compute == GP_TF32)
+		xp->k.half = c->compute;
+	xp->k.A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
+		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
+	xp->k.wb = c->compute == GP_FP8 ? 1.0 : xp->k.A;
+	xp->k.frozen = c->mem.lora_rank > 0;
+	if (xp->k.frozen && c->mem.base.bits > 0 &&
+	    mem_quant_bits(&c->mem.base) < 16) {
+		xp->k.quant = mem_quant_bits(&c->mem.base);
+		xp->k.wb = 2.0;   /* the GEMM reads the dequantised copy */
+	}
+	xp->k.T = mb * c->mem.seq / xp->y.cp;
+	xp->k.Tn = xp->y.sp ? xp->k.T / xp->y.tp : xp->k.T;
+	/* The rest of the layers' key (prepare zeroed it). */
+	xp->k.seq = c->mem.seq;
+	xp->k.micro_batch = c->mem.lay.micro_batch;
+	xp->k.capacity_factor = c->mem.capacity_factor;
+	xp->k.host_op_time = c->host_op_time;
+	xp->k.tp = xp->y.tp;
+	xp->k.cp = xp->y.cp;
+	xp->k.ep = xp->y.ep;
+	xp->k.etp = xp->y.etp;
+	xp->k.sp = xp->y.sp;
+	xp->k.flash = c->mem.flash;
+	xp->k.dropout = c->mem.dropout;
+	xp->k.eager = c->eager;
+	xp->k.forward_only = c->forward_only;
+	xp->k.lora_rank = c->mem.lora_rank;
+	xp->k.lora_targets = c->mem.lora_targets;
+	xp->k.recompute = c->mem.recompute;
+	xp->k.g_tp = groups[GP_GRP_TP];
+	xp->k.g_cp = groups[GP_GRP_CP];
+	xp->k.g_ep = groups[GP_GRP_EP];
+	xp->k.g_etp = groups[GP_GRP_ETP];
+	xp->rb = reduce_bytes(c);
+	return GP_OK;
+}
+
+
+/* The stages of a prepared layout: nl layers from its first, the dense
+ * ones among them; a middle stage like the one before it (same layers,
+ * same dense/MoE mix) costs the same and is counted, not re-priced.
+ * Uniform and balanced splits change the layer count at most twice and
+ * the dense share at most twice along the pipeline, so the distinct
+ * stages are a handful; TRAIN_PHASE_STAGES is a wide margin. */
+static int phase_stages(phase *ph, gp_error *err)
+{
+	const ctx *x = &ph->x;
+	int k, first = 0, nl, nd, best = -1;
+
+	ph->nrec = 0;
+	ph->kb = 0;
+	for (k = 0; k < x->y.pp; k++) {
+		stage_rec *r = ph->nrec > 0 ? &ph->rec[ph->nrec - 1] : NULL;
+
+		nl = layout_stage_layers(&x->y, x->e.m->layers, k);
+		nd = train_stage_dense(x->e.m, first, nl);
+		if (!(k > 1 && k < x->y.pp - 1 && r && nl == r->nl &&
+		      nd == r->nd)) {
+			if (ph->nrec == TRAIN_PHASE_STAGES)
+				return gp_fail(err, "train: pp %d has more "
+					       "than %d distinct stages",
+					       x->y.pp, TRAIN_PHASE_STAGES);
+			r = &ph->rec[ph->nrec++];
+			r->k = k;
+			r->first = first;
+			r->nl = nl;
+			r->nd = nd;
+			r->repeat = 0;
+		} else {
+			r->repeat++;
+		}
+		/* The bound's stage: the most layers, the first of equals. */
+		if (nl > best) {
+			best = nl;
+			ph->kb = ph->nrec - 1;
+		}
+		first += nl;
+	}
+	return GP_OK;
+}
+
+/* The optimizer step's bytes per local trainable parameter.  Memory-
+ * bound over the local trainable states: Adam reads and writes the fp32
+ * master and both moments, reads the gradient (and zeroes it), writes
+ * the 16-bit weights (apex/Megatron multi-tensor fused Adam).  Before
+ * it, the gradient norm for clipping reads every gradient once
+ * (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with fp16 the
+ * inf/nan check rides on it). */
+static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
+{
+	if (c->eager_optim && c->mem.optim.foreach_adamw) {
+		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
+		 * the default on CUDA) is eight passes, each a kernel over
+		 * every tensor: mul_(p) by the decay, lerp_(m, g),
+		 * mul_(v), addcmul_(v, g, g), sqrt(v) into a new denom,
+		 * div_ and add_ on it, addcdiv_(p, m, denom); torch's
+		 * clip_grad_norm_ reads the gradients for their norm and
+		 * scales them (read, write).  The parameter p its master
+		 * copy when the recipe keeps one (its gradient of its
+		 * dtype), m and v the two halves of the states: 4 p + 3 m +
+		 * 11 v + 6 g, 96 B per parameter in fp32 against the fused
+		 * step's 32 of mixed-16. */
+		double p = sb->master > 0 ? sb->master : sb->weights;
+		double mv = sb->optimizer / 2.0;
+
+		return 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
+	}
+	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
+		sb->weights;
+}
+
+/* The config as the phase's key: what the phase does not read cleared. */
+static void phase_key(const train_cfg *c, train_cfg *k)
+{
+	memcpy(k, c, sizeof *k);
+	k->mem.lay.zero = 0;
+	k->tp_overlap = 0;
+	k->overlap_grad_reduce = 0;
+}
+
+/* The phase of c: the memo's when it was prepared for a config that
+ * differs from c at most in the ZeRO stage and the TP and DP overlaps,
+ * else prepared now (into the memo, or into *local without one).  An
+ * offloaded config is prepared every time (its checks read the ZeRO
+ * stage); so is a ZeRO stage out of range (its error is the check's). */
+int train_phase_get(const gp_model *m, const roof_device *d,
+		    const gp_topo *t, const train_cfg *c, train_cache *cache,
+		    int taken, int moved, phase *local, phase **php,
+		    gp_error *err)
+{
+	phase *ph = local;
+	train_cfg k;
+	int zero = c->mem.lay.zero, z;
+
+	if (cache) {
+		/* taken: the memo holds m, d and t already (its caller
+		 * vouches). */
+		if (!(taken && cache->valid) &&
+		    cache_open(cache, m, d, t, err))
+			return GP_EINVAL;
+		ph = &cache->phase;
+		/* moved: a level of the phase's key moved (the caller
+		 * knows), so it is not the memo's. */
+		if (!moved)
+			phase_key(c, &k);
+		if (!moved && ph->valid && ph->nodes == t->nodes &&
+		    zero >= 0 && zero <= 3 &&
+		    memcmp(&ph->key, &k, sizeof k) == 0) {
+			*php = ph;
+			return GP_OK;
+		}
+		ph->valid = 0;
+		if (check_cfg(m, d, c, err))
+			return GP_EINVAL;
+	} else if (check(m, d, t, c, err)) {
+		return GP_EINVAL;
+	}
+	if (prepare(m, d, t, c, cache, &ph->x, &ph->sb, &ph->per_step,
+		    ph->groups, &ph->warn, err) ||
+	    phase_stages(ph, err))
+		return GP_EINVAL;
+	ph->opt_bytes = opt_bytes_of(c, &ph->sb);
+	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
+	ph->opt_ok[0] = ph->opt_ok[1] = ph->ag_ok = 0;
+	memset(ph->base_ok, 0, sizeof ph->base_ok);
+	for (z = 0; z < 4; z++) {
+		ph->z[z].mem_ok = ph->z[z].post_ok = ph->z[z].brief_ok = 0;
+		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
+		ph->z[z].pd_ok[0] = ph->z[z].pd_ok[1] = ph->z[z].pz_ok = 0;
+	}
+	if (cache && !c->mem.offload_optimizer && !c->mem.offload_params) {
+		phase_key(c, &ph->key);
+		ph->nodes = t->nodes;
+		ph->valid = 1;
+	}
+	*php = ph;
+	return GP_OK;
+}

@@ -1,0 +1,184 @@
+/*
+ * train_price.c - an operator and a collective of the training step
+ * priced: the roofline time of a GEMM or memory-bound op, the
+ * collective memo (per cache, else per step), the attention core.
+ * The model is described in train.c.
+ */
+#include "train_int.h"
+
+#include <string.h>
+
+double train_t_op(const tenv *e, double flop, double bytes, double m,
+		  double n, double k, double batch, gp_dtype p)
+{
+	roof_op op;
+
+	op.name = NULL;
+	op.flop = flop;
+	op.bytes = bytes;
+	op.m = m;
+	op.n = n;
+	op.k = k;
+	op.count = batch;
+	op.prec = p;
+	/* Training GEMMs run on tensor-core tiles and multiply what they
+	 * read (roofline.h: no small-M GEMV, no dequantisation term). */
+	op.gemv = 0;
+	op.dequant = 0.0;
+	op.m_tile = 0.0;
+	/* The host launches kernels ahead of the GPU in training; what a
+	 * kernel costs beyond its work is the GPU-side gap between
+	 * kernels, the graph-launch figure. */
+	return roof_time(e->d, &op, 1);
+}
+
+
+/* The price of a collective: comm_group_cost on the key alone (the
+ * topology's node count set from it). */
+static int coll_price(const tenv *e, const train_ckey *k, double *time)
+{
+	gp_comm_result r;
+	gp_topo t = e->t;
+
+	t.nodes = k->nodes;
+	if (comm_group_cost(&t, (gp_coll)k->op, k->bytes, &k->g, &r, e->err)
+	    != GP_OK)
+		return GP_EINVAL;
+	*time = r.time;
+	return GP_OK;
+}
+
+static void coll_key(const tenv *e, gp_coll op, double bytes,
+		     const gp_group *g, train_ckey *k)
+{
+	memset(k, 0, sizeof *k);
+	k->bytes = bytes;
+	k->op = (int)op;
+	k->nodes = e->t.nodes;
+	k->g = *g;
+}
+
+/* The memo's collectives: open addressing on a hash of the key. */
+static unsigned coll_slot(const train_ckey *k)
+{
+	return (unsigned)(gp_hash(k, sizeof *k) % TRAIN_COLL_N);
+}
+
+static int coll_memo(const tenv *e, const train_ckey *k, double *time)
+{
+	unsigned i, n;
+
+	for (i = coll_slot(k), n = 0; n < TRAIN_COLL_N;
+	     i = (i + 1) % TRAIN_COLL_N, n++) {
+		const struct train_cache_coll *c = &e->cc->coll[i];
+
+		if (c->time < 0)
+			return 0;       /* an empty slot ends the probe */
+		if (memcmp(&c->key, k, sizeof *k) == 0) {
+			*time = c->time;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void coll_keep(tenv *e, const train_ckey *k, double time)
+{
+	unsigned i;
+
+	/* Full at three quarters: start over rather than probe long. */
+	if (e->cc->ncoll >= TRAIN_COLL_N / 4 * 3) {
+		for (i = 0; i < TRAIN_COLL_N; i++)
+			e->cc->coll[i].time = -1;
+		e->cc->ncoll = 0;
+	}
+	for (i = coll_slot(k); e->cc->coll[i].time >= 0;
+	     i = (i + 1) % TRAIN_COLL_N)
+		;
+	e->cc->coll[i].key = *k;
+	e->cc->coll[i].time = time;
+	e->cc->ncoll++;
+}
+
+/* A collective on group g; 0 for a group of one rank. */
+double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g)
+{
+	train_ckey k;
+	double time;
+	int i;
+
+	if (g->ranks <= 1 || bytes <= 0 || e->bad)
+		return 0.0;
+	coll_key(e, op, bytes, g, &k);
+	if (e->cc) {
+		if (coll_memo(e, &k, &time))
+			return time;
+	} else {
+		/* Without a memo, the ones this step priced already. */
+		for (i = 0; i < e->ncache; i++)
+			if (memcmp(&e->cache[i].k, &k, sizeof k) == 0)
+				return e->cache[i].time;
+	}
+	if (coll_price(e, &k, &time)) {
+		e->bad = 1;
+		return 0.0;
+	}
+	if (e->cc) {
+		coll_keep(e, &k, time);
+	} else if (e->ncache < 16) {
+		e->cache[e->ncache].k = k;
+		e->cache[e->ncache].time = time;
+		e->ncache++;
+	}
+	return time;
+}
+
+/* Attention core of one pass: a fused kernel at the device's measured
+ * attention fraction of the 16-bit peak when it has one, else priced as
+ * the GEMM of its shape; never faster than its memory traffic. */
+double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
+		       int bwd)
+{
+	double frac = bwd ? e->d->attn_bwd : e->d->attn_fwd;
+	double flop = o->flop * (bwd ? (k->flash ? 2.5 : 2.0) : 1.0);
+	double bytes = o->act * k->A, s2 = o->batch * o->m * o->n;
+
+	/* Unfused attention with dropout on the probabilities: dropout
+	 * reads them and writes the dropped copy and its 1-byte mask
+	 * (Korthikanti et al. 2022 sec. 4.1: the as^2b mask and 2as^2b
+	 * output), which the PV matmul then reads instead. */
+	if (!k->flash && k->dropout)
+		bytes += s2 * (2.0 * k->A + 1.0);
+	if (bwd)
+		bytes *= 2.0;
+	/* Unfused and eager (Hugging Face's eager_attention_forward, the
+	 * Llama family; BLOOM's baddbmm path moves as much less its scale):
+	 * each step on the s^2 scores is its own kernel where a fused
+	 * softmax (Megatron's scale-mask-softmax, the 4 transfers op_attn
+	 * counts) is one.  Bytes per score element, A its 16-bit width:
+	 *   forward   QK^T writes A; * scaling reads and writes 2A; +
+	 *             causal_mask 2A; softmax(dtype=float32) reads A,
+	 *             writes 4; .to(A) reads 4, writes A; PV reads A:
+	 *             7A + 4 + (A + 4) -- 24 B in bf16, 32 in fp32 (no
+	 *             cast: the softmax output is the PV input);
+	 *   backward  dP = dO V^T writes A; its cast to fp32 A + 4;
+	 *             softmax backward reads P and dP, writes dS (12);
+	 *             the cast back 4 + A; the scale 2A; dQ, dK read dS
+	 *             and dV reads P (3A): 6A + 12 + 2 (A + 4) -- 36 B.
+	 * In place of op_attn's 4 A (forward) and 8 A (backward). */
+	if (!k->flash && k->eager) {
+		double cast = k->A < 4.0 ? k->A + 4.0 : 0.0;
+
+		bytes += s2 * (bwd ? 6.0 * k->A + 12.0 + 2.0 * cast -
+			       8.0 * k->A :
+			       7.0 * k->A + 4.0 + cast - 4.0 * k->A);
+	}
+
+	if (k->flash && frac > 0) {
+		double tc = flop / (e->d->peak[k->half] * frac);
+		double tm = t_mem(e, k->half, bytes);
+
+		return (tc > tm ? tc : tm) + e->d->graph_launch;
+	}
+	return train_t_op(e, flop, bytes, o->m, o->n, o->k, o->batch, k->half);
+}

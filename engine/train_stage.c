@@ -1,0 +1,437 @@
+/*
+ * train_stage.c - one pipeline stage per micro-batch: the vision tower,
+ * the stage's base costs from its layers (TP, CP, EP and PP
+ * collectives, overlap), each layer kind's gradient collectives and
+ * the ZeRO-3 / FSDP and DP terms; a phase's stage bases and ZeRO
+ * blocks.  The model is described in train.c.
+ */
+#include "train_int.h"
+
+#include <math.h>
+#include <string.h>
+
+
+/* A GEMM of the tower in the 16-bit dtype: forward, and when asked its
+ * input gradient (dgrad) and weight gradient (wgrad, into an fp32 main
+ * grad) as the language model's GEMMs are priced. */
+static void tower_gemm(const ctx *x, double flop, double w, double act,
+		       double M, double N, double K, double batch,
+		       int dgrad, int wgrad, double *f, double *b)
+{
+	double bytes = w * 2.0 + act * x->k.A;
+
+	*f += op_time(x, flop, bytes, M, N, K, batch, x->k.half);
+	if (dgrad)
+		*b += op_time(x, flop, bytes, M, K, N, batch, x->k.half);
+	if (wgrad)
+		*b += op_time(x, flop, w * WGRAD_ACC_BYTES + act * x->k.A, N,
+			      K, M, batch, x->k.half);
+}
+
+/* The encoder tower on the first stage, one micro-batch (Wang et al.
+ * 2024, Qwen2-VL sec. 2.1; Liu et al. 2023, LLaVA sec. 4.1).  Each
+ * image -- or slice of temporal_patch video frames, which Qwen2-VL's
+ * 3-D patch embedding encodes like one image -- is P patches: a linear
+ * patch embedding over 3 x temporal_patch x patch^2 pixel values per
+ * patch, every ViT layer with full attention among the image's own
+ * patches (the model_layer_ops list of the tower, kv length P, not
+ * causal), and the projector that merges merge^2 patches into one LLM
+ * token (one GEMM as wide as its parameters).  Priced like the
+ * language model's layers: forward; when the tower trains, both
+ * backward GEMMs, fused attention backward and the recompute policy's
+ * re-run.  A frozen tower fed pixels needs no gradient: forward only;
+ * the projector still computes its weight gradient unless the whole
+ * base is frozen (LoRA), its input gradient only for a training tower,
+ * and the patch embedding never has one (its input is pixels).
+ * Megatron shards the encoder over TP like the decoder when its heads
+ * allow (else it runs whole on every TP rank, as memory.c counts it);
+ * each context-parallel rank encodes the images of its chunk. */
+static void tower_costs(ctx *x, scost *s)
+{
+	const gp_model *m = x->e.m;
+	const train_cfg *c = x->c;
+	gp_model v;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op_cfg oc;
+	double merge = m->vision.merge > 1 ? m->vision.merge : 1;
+	double tokens = model_vision_tokens(m), P = tokens * merge * merge;
+	double imgs = c->mem.images * c->mem.lay.micro_batch / x->y.cp;
+	double hv = m->vision.hidden, tpt, kin, pk;
+	double lf = 0, lb = 0, la = 0, f, b, rec = 0, tpc = 0, pf = 0, pb = 0;
+	int fo = c->forward_only;
+	int trains = !c->mem.vision_frozen && !x->k.frozen && !fo;
+	int proj_trains = !x->k.frozen && !fo;
+	int i, n, vtp;
+
+	model_vision_tower(m, &v);
+	vtp = v.heads % x->y.tp == 0 ? x->y.tp : 1;
+	memset(&oc, 0, sizeof oc);
+	oc.seqs = imgs;
+	oc.q = P;
+	oc.kv_len = P;
+	oc.tp = vtp;
+	oc.ep = 1;
+	oc.flash = c->mem.flash;
+	n = model_layer_ops(&v, &oc, ops);
+	for (i = 0; i < n; i++) {
+		const gp_op *o = &ops[i];
+		double t, bytes;
+
+		switch (o->kind) {
+		case GP_OP_GEMM:
+			tower_gemm(x, o->flop, o->weights, o->act, o->m, o->n,
+				   o->k, o->batch, trains, trains, &lf, &lb);
+			break;
+		case GP_OP_ATTN:
+			la = train_attn_time(&x->e, &x->k, o, 0);
+			lf += la;
+			if (trains)
+				lb += train_attn_time(&x->e, &x->k, o, 1);
+			break;
+		case GP_OP_ELEM:
+			bytes = o->act * x->k.A;
+			t = op_time(x, o->flop, bytes, 0, 0, 0, 0, x->k.half);
+			lf += t;
+			if (trains)
+				lb += op_time(x, 2.0 * o->flop, 1.5 * bytes, 0,
+					      0, 0, 0, x->k.half);
+			break;
+		}
+	}
+	/* Two residual adds per layer: read two P x hidden, write one. */
+	lf += 2.0 * mem_time(x, imgs * P * hv * 3.0 * x->k.A);
+	if (trains)
+		lb += 2.0 * mem_time(x, imgs * P * hv * 2.0 * x->k.A);
+	f = v.layers * lf;
+	b = v.layers * lb;
+	if (trains && c->mem.recompute == GP_RECOMPUTE_FULL)
+		rec = f;
+	else if (trains && c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
+		rec = v.layers * la;
+	/* Tensor parallelism over the tower: two all-reduces of the
+	 * P x hidden activations per layer per pass, again in a full
+	 * recompute. */
+	if (vtp > 1) {
+		double ar = coll(x, GP_ALL_REDUCE, imgs * P * hv * 2.0,
+				 &x->g[GP_GRP_TP]);
+
+		tpc = 2.0 * v.layers * ar * (1.0 + (trains ? 1.0 : 0.0) +
+			(rec > 0 && c->mem.recompute == GP_RECOMPUTE_FULL ?
+			 1.0 : 0.0));
+	}
+	/* Patch embedding: P x (3 tpt p^2) times (3 tpt p^2) x hidden. */
+	tpt = m->vision.temporal_patch > 1 ? m->vision.temporal_patch : 1;
+	kin = 3.0 * tpt * (double)m->vision.patch_size * m->vision.patch_size;
+	tower_gemm(x, 2.0 * imgs * P * kin * hv, kin * hv, imgs * P *
+		   (kin + hv), imgs * P, hv, kin, 1, 0, trains, &pf, &pb);
+	/* Projector: tokens x (merge^2 hidden) in, its parameters wide. */
+	pk = merge * merge * hv;
+	if (m->vision.projector_params > 0)
+		tower_gemm(x, 2.0 * imgs * tokens * m->vision.projector_params,
+			   m->vision.projector_params, imgs * tokens *
+			   (pk + m->vision.projector_params / pk),
+			   imgs * tokens, m->vision.projector_params / pk, pk,
+			   1, trains, proj_trains, &pf, &pb);
+	s->part[TRAIN_COMPUTE] += f + b + pf + pb;
+	s->fwd += f + pf;
+	s->bwd += b + pb;
+	s->part[TRAIN_RECOMPUTE] += rec;
+	s->part[TRAIN_TP] += tpc;
+	s->vision = f + b + pf + pb + rec + tpc;
+	s->vision_patches = imgs * P;
+	/* Trainable parameters here (reduced and stepped): the tower when
+	 * it trains, the projector unless the base is frozen. */
+	s->params += ((!c->mem.vision_frozen && !x->k.frozen ?
+		       x->e.p.vision - m->vision.projector_params : 0.0) +
+		      (!x->k.frozen ? m->vision.projector_params : 0.0)) /
+		x->y.tp;
+}
+
+/* Dense layers among layers [first_layer, first_layer + nl): the first
+ * moe.dense_layers of an MoE model, all of a dense one. */
+int train_stage_dense(const gp_model *m, int first_layer, int nl)
+{
+	int dl, hi, nd;
+
+	if (model_moe_layers(m) == 0)
+		return nl;
+	dl = m->moe.dense_layers;
+	hi = first_layer + nl;
+	nd = (hi < dl ? hi : dl) - first_layer;
+	return nd > 0 ? nd : 0;
+}
+
+
+/* The share of a stage's layers whose forward re-runs: full recompute
+ * of the first recompute_layers layers of the stage only (Megatron
+ * --recompute-method block --recompute-num-layers), else all or none. */
+static double rec_share(const ctx *x, int nl)
+{
+	const train_cfg *c = x->c;
+	double full = c->mem.recompute == GP_RECOMPUTE_FULL &&
+		!c->forward_only;
+
+	if (full && c->mem.recompute_layers > 0 && nl > 0)
+		return fmin(1.0, (double)c->mem.recompute_layers / nl);
+	return full;
+}
+
+/* What a stage costs one micro-batch before the ZeRO terms: compute,
+ * recompute, the TP, CP, EP and PP communication, its ends and its
+ * weights (zero_block adds the rest).  None of it depends on the ZeRO
+ * stage or the DP overlap; of the overlaps, TP's is read here. */
+static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
+		       const stage_rec *r, scost *s)
+{
+	const gp_model *m = x->e.m;
+	const train_cfg *c = x->c;
+	int i, k = r->k, nl = r->nl;
+	double hid = m->hidden, tp = x->y.tp;
+	const train_lcost *L[2];
+	double cnt[2], rec;
+
+	memset(s, 0, sizeof *s);
+	s->layers = nl;
+	L[0] = ld;
+	L[1] = lm;
+	cnt[0] = r->nd;
+	cnt[1] = nl - r->nd;
+	rec = rec_share(x, nl);
+	for (i = 0; i < 2; i++) {
+		const train_lcost *l = L[i];
+		double n = cnt[i], e, h;
+
+		if (n <= 0)
+			continue;
+		s->part[TRAIN_COMPUTE] += n * (l->fwd.t + l->bwd.t);
+		s->fwd += n * l->fwd.t;
+		s->bwd += n * l->bwd.t;
+		s->part[TRAIN_RECOMPUTE] += n * (rec * l->rec_full + l->rec_sel);
+		/* TP: exposed per pass beyond the GEMMs it overlaps with
+		 * (Userbuffers), else all of it; the recomputed forward
+		 * runs its collectives again. */
+		h = 0;
+		e = overlap(l->tp_fwd, l->fwd.gemm, c->tp_overlap, &h);
+		e *= 1.0 + rec;
+		h *= 1.0 + rec;
+		e += overlap(l->tp_bwd, l->bwd.gemm, c->tp_overlap, &h);
+		s->part[TRAIN_TP] += n * e;
+		s->hidden[TRAIN_TP] += n * h;
+		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
+					  l->cp_bwd + OVERLAP_SLOWDOWN *
+					  l->cp_hid);
+		s->hidden[TRAIN_CP] += n * l->cp_hid;
+		h = 0;
+		e = overlap(l->ep_fwd, l->fwd.t, c->ep_overlap, &h);
+		e *= 1.0 + rec;
+		h *= 1.0 + rec;
+		e += overlap(l->ep_bwd, l->bwd.t, c->ep_overlap, &h);
+		s->part[TRAIN_EP] += n * e;
+		s->hidden[TRAIN_EP] += n * h;
+		s->params += n * l->params;
+		s->eparams += n * l->eparams;
+	}
+	/* First stage: the embedding (ends_costs) and the vision tower. */
+	if (k == 0) {
+		s->part[TRAIN_COMPUTE] += ld->emb;
+		s->part[TRAIN_TP] += ld->emb_tp;
+		s->params += (x->e.p.embedding) / tp;
+		if (c->mem.images > 0 && m->vision.layers > 0)
+			tower_costs(x, s);
+	}
+	/* Last stage: the head (ends_costs) and the output layer's (or
+	 * the tied embedding copy's) weights. */
+	if (k == x->y.pp - 1) {
+		s->part[TRAIN_COMPUTE] += ld->head_f + ld->head_b;
+		s->fwd += ld->head_f;
+		s->bwd += ld->head_b;
+		s->part[TRAIN_TP] += ld->head_tp;
+		s->params += (x->e.p.lm_head > 0 ? x->e.p.lm_head :
+			      (x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+	}
+	/* Pipeline: each of the v chunks of the stage receives its input
+	 * and sends its output forward, and the gradients back: the
+	 * activations T x hid in 16 bits, split over TP (Megatron's
+	 * scatter/gather: each TP rank sends its 1/t and the receivers
+	 * all-gather over NVLink; with SP they are split already). */
+	if (x->y.pp > 1) {
+		double v = x->y.schedule == GP_SCHED_INTERLEAVED ?
+			x->y.vpp : 1.0, all;
+
+		if (!x->pp_ok) {
+			x->pp_sr = coll(x, GP_SEND_RECV,
+					x->k.T * hid * 2.0 / tp,
+					&x->g[GP_GRP_PP]);
+			x->pp_gat = x->y.sp ? 0.0 :
+				coll(x, GP_ALL_GATHER, x->k.T * hid * 2.0,
+				     &x->g[GP_GRP_TP]);
+			x->pp_ok = !x->e.bad;
+		}
+		all = (c->forward_only ? 1.0 : 2.0) * v * (x->pp_sr +
+							   x->pp_gat);
+
+		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
+					     c->overlap_p2p,
+					     &s->hidden[TRAIN_PP]);
+	}
+}
+
+/* The ZeRO-3 / FSDP collectives of one layer of a kind: the gather of
+ * its 16-bit weights and the reduce-scatter of its gradients over the
+ * sharding groups (the same in every stage, ZeRO stage and overlap).
+ * nccl-tests convention: the all-gather's bytes are the whole buffer
+ * after it, the layer's 16-bit slice on this TP/EP rank. */
+static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
+{
+	double dense = l->params - l->eparams;
+
+	kc[0] = coll(x, GP_ALL_GATHER, dense * 2.0, &x->g[GP_GRP_DPCP]) +
+		coll(x, GP_ALL_GATHER, l->eparams * 2.0, &x->g[GP_GRP_EDP]);
+	/* Offloaded parameters (ZeRO-Infinity, Rajbhandari et al. 2021
+	 * sec. 5; DeepSpeed offload_param): each rank first copies its
+	 * 16-bit partition of the layer up from the host over its PCIe
+	 * link, for the forward and again for the backward, ahead of the
+	 * gather (prefetched like it). */
+	if (x->c->mem.offload_params)
+		kc[0] += (dense / x->y.shard + l->eparams / x->y.eshard) *
+			2.0 / (x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
+			       PCIE_BW_MIN);
+	kc[1] = coll(x, GP_REDUCE_SCATTER, dense * x->rb, &x->g[GP_GRP_DPCP]) +
+		coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
+		     &x->g[GP_GRP_EDP]);
+}
+
+
+/* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
+ * seconds (stage_base leaves all four at zero).
+ *
+ * ZeRO-3 / FSDP: gather each layer's 16-bit parameters over the
+ * sharding group for its forward (and, resharded after forward under
+ * full sharding, again for its backward); reduce-scatter its gradients
+ * in backward, in the reduction's dtype (FSDP's reduce_dtype,
+ * DeepSpeed's communication_data_type).  DeepSpeed ZeRO-2 reduce-
+ * scatters each micro-batch's gradients.  Each layer's gather is
+ * prefetched under the layer before and its reduce-scatter runs under
+ * the layer after -- except at the ends of the micro-batch: the first
+ * layer's gather precedes the first forward and its reduce-scatter
+ * follows the last backward, with no computation beside either (Zhao et
+ * al. 2023, PyTorch FSDP, sec. 3.3.1 and Fig. 5: AG0 before FWD0, RS0
+ * after BWD0).  The stage's first layer is of the first kind present
+ * (dense layers lead).  kc: each kind's kind_colls. */
+static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
+		       const double kc[2][2], const stage_rec *r,
+		       double z[TRAIN_ZB_N])
+{
+	const train_cfg *c = x->c;
+	int i, zero = x->y.zero, nd = r->nd;
+	int fsdp_full = zero == 3, fsdp_sgo = zero == 2 && c->fsdp;
+	const train_lcost *L[2];
+	double cnt[2];
+
+	memset(z, 0, TRAIN_ZB_N * sizeof *z);
+	L[0] = ld;
+	L[1] = lm;
+	cnt[0] = nd;
+	cnt[1] = r->nl - nd;
+	for (i = 0; i < 2 && zero >= 2 && gathers(x) && !x->k.frozen; i++) {
+		const train_lcost *l = L[i];
+		double n = cnt[i];
+		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
+		int on_b;
+
+		if (n <= 0)
+			continue;
+		agw = fsdp_full || fsdp_sgo ? kc[i][0] : 0.0;
+		/* Whole gradients: reduce-scattered once per step
+		 * (phase_post), not per micro-batch. */
+		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
+		f = agw;
+		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
+		ef = overlap(f, l->fwd.t, c->overlap_param_gather, &hz);
+		on_b = c->overlap_param_gather || c->overlap_grad_reduce;
+		eb = overlap(b, l->bwd.t, on_b, &hd);
+		/* The layers of this kind that have neighbours on both
+		 * sides, and the stage's first layer. */
+		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
+		z[TRAIN_ZB_ZERO] += mid * ef;
+		z[TRAIN_ZB_DP] += mid * eb;
+		z[TRAIN_ZB_ZERO_HID] += mid * hz;
+		z[TRAIN_ZB_DP_HID] += mid * hd;
+		if (mid < n) {
+			double h1 = 0;
+			double rs1 = c->forward_only ? 0.0 : rsw;
+
+			z[TRAIN_ZB_ZERO] += f;
+			z[TRAIN_ZB_DP] += overlap(b - rs1, l->bwd.t, on_b,
+						  &h1) + rs1;
+			z[TRAIN_ZB_DP_HID] += h1;
+		}
+	}
+}
+
+
+/* The stages' base costs under c's TP overlap. */
+int train_phase_base(phase *ph, train_cache *cache, const scost **base)
+{
+	int o = ph->x.c->tp_overlap != 0, j;
+
+	if (train_phase_layers(ph, cache))
+		return GP_EINVAL;
+	if (!ph->base_ok[o]) {
+		for (j = 0; j < ph->nrec; j++) {
+			scost *b = &ph->base[o][j];
+			int i;
+
+			stage_base(&ph->x, ph->ld, ph->lm, &ph->rec[j], b);
+			/* The totals' first terms, added in their order. */
+			b->t05 = 0;
+			b->step05 = 0;
+			for (i = 0; i < TRAIN_DP; i++) {
+				b->t05 += b->part[i];
+				b->step05 += ph->per_step * b->part[i];
+			}
+		}
+		if (ph->x.e.bad)
+			return GP_EINVAL;
+		ph->base_ok[o] = 1;
+	}
+	*base = ph->base[o];
+	return GP_OK;
+}
+
+/* The ZeRO terms of unsharded parameters and gradients: none. */
+const double train_no_blocks[TRAIN_PHASE_STAGES][TRAIN_ZB_N];
+
+/* The stages' ZeRO terms under c's ZeRO stage and DP overlap. */
+int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
+{
+	const train_cfg *c = ph->x.c;
+	struct zslot *zs = &ph->z[ph->x.y.zero];
+	int o = block_set(c), j;
+
+	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
+	 * zeros). */
+	if (ph->x.y.zero < 2 || !gathers(&ph->x) || ph->x.k.frozen) {
+		*blk = train_no_blocks;
+		return GP_OK;
+	}
+	if (!zs->blk_ok[o]) {
+		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x) &&
+		    !ph->x.k.frozen) {
+			kind_colls(&ph->x, ph->ld, ph->kc[0]);
+			kind_colls(&ph->x, ph->lm, ph->kc[1]);
+			if (ph->x.e.bad)
+				return GP_EINVAL;
+			ph->kc_ok = 1;
+		}
+		for (j = 0; j < ph->nrec; j++)
+			zero_block(&ph->x, ph->ld, ph->lm,
+				   (const double (*)[2])ph->kc, &ph->rec[j],
+				   zs->blk[o][j]);
+		if (ph->x.e.bad)
+			return GP_EINVAL;
+		zs->blk_ok[o] = 1;
+	}
+	*blk = (const double (*)[TRAIN_ZB_N])zs->blk[o];
+	return GP_OK;
+}
