@@ -40,7 +40,10 @@ Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-BIND_SRC   := engine/main.c engine/lgpuplan.c engine/lfield.c
+# The files that see Lua: the executable, the binding (lgpuplan.c and its
+# lgp_*.c pieces) and its field-table reader; the kernels never do.
+BIND_SRC   := engine/main.c engine/lfield.c $(wildcard engine/lgp*.c)
+BIND_OBJ   := $(BIND_SRC:.c=.o)
 KERNEL_SRC := $(filter-out $(BIND_SRC), $(wildcard engine/*.c))
 KERNEL_OBJ := $(KERNEL_SRC:.c=.o)
 HEADERS    := $(wildcard engine/*.h)
@@ -65,7 +68,7 @@ engine/%.o: engine/%.c $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-engine/lgpuplan.o engine/lfield.o engine/main.o: ALL_CFLAGS += $(LUA_CFLAGS)
+$(BIND_OBJ): ALL_CFLAGS += $(LUA_CFLAGS)
 engine/main.o: ALL_CFLAGS += -DGP_DATADIR='"$(DATADIR)"' \
                               -DGP_VERSION='"$(VERSION)"'
 
@@ -73,11 +76,9 @@ libgpuplan.a: $(KERNEL_OBJ)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-gpuplan: engine/main.o engine/lgpuplan.o engine/lfield.o libgpuplan.a \
-	 $(BUILD_STAMP)
+gpuplan: $(BIND_OBJ) libgpuplan.a $(BUILD_STAMP)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ engine/main.o engine/lgpuplan.o \
-		engine/lfield.o libgpuplan.a $(LUA_LIBS) -lm
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $(BIND_OBJ) libgpuplan.a $(LUA_LIBS) -lm
 
 tests/c/%.t: tests/c/%.c tests/c/tap.h tests/c/fixture.h tests/c/recipes.h libgpuplan.a $(HEADERS) $(BUILD_STAMP)
 	$(call msg,CC,$@)

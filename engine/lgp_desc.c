@@ -1,0 +1,225 @@
+/*
+ * lgp_desc.c - the configs described once as field tables
+ * (lfield.h): quantisation, recipe, optimizer, the memory config
+ * (gp_train_cfg), the training-step config (train_cfg) and what
+ * job:step{} may change, with the kernels' name parsers and the
+ * custom readers they use.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lgp_int.h"
+
+/* ---- struct descriptions (lfield.h) ---- */
+
+/* The kernels' name parsers as lfield's parse functions. */
+#define LGP_PARSER(name, fn, T)                                           \
+	static int name(const char *s, void *out, void *err)              \
+	{                                                                 \
+		return fn(s, (T *)out, (gp_error *)err);                  \
+	}
+LGP_PARSER(p_recompute, mem_recompute_parse, gp_recompute)
+LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
+LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)
+LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
+LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
+
+static const lgp_field quant_fields[] = {
+	F_REQNUM("bits", offsetof(gp_quant, bits)),
+	F_INT("group", offsetof(gp_quant, group), 0, 0, 2147483647.0),
+	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),
+	F_END
+};
+static const lgp_desc quant_desc = { "base", quant_fields };
+
+/* offload = "none" | "optimizer" | "params+optimizer" ("params"). */
+static void c_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	gp_train_cfg *c = dst;
+	const char *s = lua_type(L, v) == LUA_TSTRING ? lua_tostring(L, v) :
+		NULL;
+
+	c->offload_optimizer = c->offload_params = 0;
+	if (s && strcmp(s, "optimizer") == 0)
+		c->offload_optimizer = 1;
+	else if (s && (strcmp(s, "params") == 0 ||
+		       strcmp(s, "params+optimizer") == 0))
+		c->offload_optimizer = c->offload_params = 1;
+	else if (!s || strcmp(s, "none") != 0)
+		luaL_error(L, "%s must be none, optimizer or params+optimizer "
+			   "(got '%s')", path, s ? s : luaL_typename(L, v));
+}
+
+/* The layout's dimensions (layout.h's table) as fields of a gp_train_cfg
+ * (lay.) or of a train_cfg (mem.lay.): a degree reads 1 by default and
+ * must be at least 1; a range reads its lowest value and is checked by
+ * the kernel with its own message (layout_check). */
+#define LAY_FIELD_AT(S, P, f, kind, lo, hi, lua) \
+	LAY_FIELD_##kind##_##lua(#f, offsetof(S, P f), lo)
+#define LAY_FIELD_COUNT_int(n, o, lo) F_INT(n, o, 1, 1, 2147483647.0),
+#define LAY_FIELD_COUNT_TP_int(n, o, lo) F_INT(n, o, 0, 0, 2147483647.0),
+#define LAY_FIELD_RANGE_int(n, o, lo) F_INT(n, o, lo, lo, 2147483647.0),
+#define LAY_FIELD_RANGE_bool(n, o, lo) F_BOOL(n, o, lo),
+#define LAY_FIELD_gp_train_cfg(f, kind, lo, hi, values, lua, chk) \
+	LAY_FIELD_AT(gp_train_cfg, lay., f, kind, lo, hi, lua)
+#define LAY_FIELD_train_cfg(f, kind, lo, hi, values, lua, chk) \
+	LAY_FIELD_AT(train_cfg, mem.lay., f, kind, lo, hi, lua)
+
+/* A recipe and an optimizer as gpuplan.memory passes them: the catalog
+ * entry's figures (catalog/recipes.lua; schema in lua/gpuplan/schema.lua),
+ * `id` kept for the results.  Ranges are mem_recipe_check's. */
+static const lgp_field recipe_fields[] = {
+	F_IGNORE("id"),
+	F_REQNUM("weights", offsetof(gp_recipe, weights)),
+	F_REQNUM("grads", offsetof(gp_recipe, grads)),
+	F_REQNUM("master", offsetof(gp_recipe, master)),
+	F_REQNUM("state", offsetof(gp_recipe, state)),
+	F_REQNUM("reduce", offsetof(gp_recipe, reduce)),
+	F_REQNUM("activations", offsetof(gp_recipe, act)),
+	F_REQNUM("offload", offsetof(gp_recipe, offload)),
+	F_BOOL("master_shard0", offsetof(gp_recipe, master_shard0), 0),
+	F_BOOL("reduce_phase", offsetof(gp_recipe, reduce_phase), 0),
+	F_END
+};
+const lgp_desc lgp_recipe_desc = { "recipe", recipe_fields };
+static const lgp_field optim_fields[] = {
+	F_IGNORE("id"),
+	F_REQNUM("states", offsetof(gp_optim, states)),
+	F_NUM("state", offsetof(gp_optim, state), 0),
+	F_BOOL("foreach_adamw", offsetof(gp_optim, foreach_adamw), 0),
+	F_END
+};
+const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
+
+/* The gp_train_cfg fields, at prefix P of struct S (P empty: the struct
+ * itself; "mem.": inside a train_cfg) -- one list for core.memory's
+ * reader and core.train's.  Ranges the kernels check themselves (with
+ * their own messages) are left open here. */
+#define MEM_TRAIN_FIELDS(S, P)                                            \
+	F_REQSUB("recipe", offsetof(S, P recipe), &lgp_recipe_desc),          \
+	F_REQSUB("optimizer", offsetof(S, P optim), &lgp_optim_desc),         \
+	F_PARSE("recompute", offsetof(S, P recompute), p_recompute,       \
+		"none"),                                                  \
+	F_PARSE("schedule", offsetof(S, P lay.schedule), p_schedule,      \
+		"1f1b"),                                                  \
+	F_PARSE("pipe", offsetof(S, P pipe), p_pipe, "megatron"),         \
+	F_PARSE("partition", offsetof(S, P partition), p_partition,       \
+		"auto"),                                                  \
+	GP_LAYOUT_DIMS(LAY_FIELD_##S)                                     \
+	F_REQNUM("seq", offsetof(S, P seq)),                              \
+	F_NUM("micro_batch", offsetof(S, P lay.micro_batch), 1),          \
+	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
+	      2147483647.0),                                              \
+	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
+	F_BOOL("flash", offsetof(S, P flash), 1),                         \
+	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
+	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
+	F_BOOL("eager_softmax", offsetof(S, P eager_softmax), 0),         \
+	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
+	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
+	F_NUM("capacity_factor", offsetof(S, P capacity_factor), 0),      \
+	F_INT("lora_rank", offsetof(S, P lora_rank), 0, 0, 2147483647.0), \
+	F_PARSE("lora_targets", offsetof(S, P lora_targets),              \
+		p_lora_targets, NULL),                                    \
+	F_BOOL("lora_dropout", offsetof(S, P lora_dropout), 0),           \
+	F_SUB("base", offsetof(S, P base), &quant_desc),                  \
+	F_BOOL("paged_optimizer", offsetof(S, P paged_optimizer), 0),     \
+	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
+	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
+	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
+	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
+	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
+	F_NUM("images", offsetof(S, P images), 0),                        \
+	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
+	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0)
+
+static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	c_offload(L, v, dst, path);
+}
+
+static const lgp_field mem_train_fields[] = {
+	MEM_TRAIN_FIELDS(gp_train_cfg, ),
+	F_CUSTOM("offload", c_mem_offload),
+	F_IGNORE("stack"),       /* gpuplan.memory's, on the same table */
+	F_END
+};
+const lgp_desc lgp_mem_train_desc = { "memory", mem_train_fields };
+
+/* order = "tp-cp-ep-dp-pp" (rank order, innermost first). */
+static void c_order(lua_State *L, int v, void *dst, const char *path)
+{
+	train_cfg *c = dst;
+	gp_error err;
+
+	if (lua_type(L, v) != LUA_TSTRING)
+		luaL_error(L, "%s must be a string (got %s)", path,
+			   luaL_typename(L, v));
+	if (layout_order_parse(lua_tostring(L, v), c->mem.lay.order, &err))
+		luaL_error(L, "%s", err.msg);
+}
+
+static void c_train_offload(lua_State *L, int v, void *dst, const char *path)
+{
+	c_offload(L, v, &((train_cfg *)dst)->mem, path);
+}
+
+/* A training-step config: every gp_train_cfg field (as core.memory reads
+ * them) plus the step's own.  gpus and margin set the reserve (read
+ * after); kind and stack are gpuplan.memory's, set on the same table. */
+static const lgp_field train_fields[] = {
+	MEM_TRAIN_FIELDS(train_cfg, mem.),
+	F_CUSTOM("offload", c_train_offload),
+	F_DTYPE("compute", offsetof(train_cfg, compute), GP_BF16),
+	F_CUSTOM("order", c_order),
+	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
+	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
+	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
+	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),
+	F_BOOL("tp_overlap", offsetof(train_cfg, tp_overlap), 0),
+	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
+	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
+	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),
+	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
+	F_BOOL("eager", offsetof(train_cfg, eager), 0),
+	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
+	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),
+	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
+	F_REQNUM("capacity", offsetof(train_cfg, capacity)),
+	F_NUM("tokens", offsetof(train_cfg, tokens), 0),
+	F_NUM("price", offsetof(train_cfg, price), 0),
+	F_IGNORE("gpus"),
+	F_IGNORE("margin"),
+	F_IGNORE("kind"),
+	F_IGNORE("stack"),
+	F_END
+};
+const lgp_desc lgp_train_desc = { "train", train_fields };
+
+/* What job:step{...} may change, under gp.train's names: the layout
+ * (batch is the micro-batch), the recompute policy and the overlaps. */
+static const lgp_field step_fields[] = {
+	F_INT("tp", offsetof(train_cfg, mem.lay.tp), 1, 1, GP_COUNT_MAX),
+	F_INT("pp", offsetof(train_cfg, mem.lay.pp), 1, 1, GP_COUNT_MAX),
+	F_INT("cp", offsetof(train_cfg, mem.lay.cp), 1, 1, GP_COUNT_MAX),
+	F_INT("ep", offsetof(train_cfg, mem.lay.ep), 1, 1, GP_COUNT_MAX),
+	F_INT("vpp", offsetof(train_cfg, mem.lay.vpp), 1, 1, GP_COUNT_MAX),
+	F_INT("zero", offsetof(train_cfg, mem.lay.zero), 0, 0, 3),
+	F_BOOL("sp", offsetof(train_cfg, mem.lay.sp), 0),
+	F_NUM("batch", offsetof(train_cfg, mem.lay.micro_batch), 1),
+	F_PARSE("recompute", offsetof(train_cfg, mem.recompute), p_recompute,
+		NULL),
+	F_INT("recompute_layers", offsetof(train_cfg, mem.recompute_layers),
+	      0, 0, GP_COUNT_MAX),
+	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
+	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
+	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
+	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),
+	F_BOOL("tp_overlap", offsetof(train_cfg, tp_overlap), 0),
+	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
+	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
+	F_END
+};
+const lgp_desc lgp_step_desc = { "step", step_fields };

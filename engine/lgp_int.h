@@ -1,0 +1,160 @@
+/*
+ * lgp_int.h - what the Lua binding's files share (module gpuplan.core:
+ * lgpuplan.c registers it): the Lua and kernel headers, the field
+ * makers of the struct descriptions, the handles' metatable names, and
+ * each file's readers, pushers and functions the others call.  Only
+ * binding files (BIND_SRC) include it; kernels never see Lua.
+ */
+#ifndef GP_LGP_INT_H
+#define GP_LGP_INT_H
+
+#include "lauxlib.h"
+#include "lua.h"
+
+#include "lfield.h"
+
+#include "common.h"
+#include "memory.h"
+#include "model.h"
+#include "comm.h"
+#include "infer.h"
+#include "rl.h"
+#include "roofline.h"
+#include "serve.h"
+#include "sweep.h"
+#include "train.h"
+
+int luaopen_gpuplan_core(lua_State *L);
+
+/* The handles' metatables (lgp_model.c). */
+#define LGP_MODEL "gpuplan.model"
+#define LGP_DEVICE "gpuplan.device"
+#define LGP_TOPO "gpuplan.topology"
+
+/* Field makers: name, offset, default, range. */
+#define F_INT(n, o, d, lo, hi) { n, LGP_F_INT, o, d, lo, hi, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_REQINT(n, o, lo, hi) { n, LGP_F_INT, o, 0, lo, hi, 1, NULL, NULL, NULL, NULL, NULL }
+#define F_NUM(n, o, d) { n, LGP_F_NUM, o, d, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_REQNUM(n, o) { n, LGP_F_NUM, o, 0, -HUGE_VAL, HUGE_VAL, 1, NULL, NULL, NULL, NULL, NULL }
+#define F_BOOL(n, o, d) { n, LGP_F_BOOL, o, d, 0, 1, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_PARSE(n, o, fn, ds) { n, LGP_F_PARSE, o, 0, 0, 0, 0, NULL, fn, NULL, NULL, ds }
+#define F_DTYPE(n, o, d) { n, LGP_F_DTYPE, o, d, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_SUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 0, NULL, NULL, sd, NULL, NULL }
+#define F_REQSUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 1, NULL, NULL, sd, NULL, NULL }
+#define F_CUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 0, NULL, NULL, NULL, fn, NULL }
+#define F_IGNORE(n) { n, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+#define F_END { NULL, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+
+/* ---- lgp_arg.c ---- */
+
+int lgp_get(lua_State *L, int idx, const char *key);
+
+double lgp_field_num(lua_State *L, int idx, const char *what,
+		     const char *key, int required, double def);
+
+int lgp_field_int(lua_State *L, int idx, const char *what,
+		  const char *key, int required, int def, int lo);
+
+int lgp_field_bool(lua_State *L, int idx, const char *what,
+		   const char *key, int def);
+
+int lgp_subtable(lua_State *L, int idx, const char *what,
+		 const char *key);
+
+int lgp_field_option(lua_State *L, int idx, const char *what,
+		     const char *key, const char *const opts[],
+		     const char *expect);
+
+gp_dtype lgp_field_dtype(lua_State *L, int idx, const char *what,
+			 const char *key, gp_dtype def);
+
+void lgp_setnum(lua_State *L, const char *key, double v);
+
+void lgp_setint(lua_State *L, const char *key, lua_Integer v);
+
+void lgp_setstr(lua_State *L, const char *key, const char *v);
+
+void lgp_setbool(lua_State *L, const char *key, int v);
+
+/* ---- lgp_model.c ---- */
+
+void lgp_tomodel(lua_State *L, int idx, gp_model *m);
+
+int lgp_model_params(lua_State *L);
+
+int lgp_model_flops(lua_State *L);
+
+int lgp_model_kv(lua_State *L);
+
+int lgp_model_cross_kv(lua_State *L);
+
+void lgp_totopo(lua_State *L, int idx, gp_topo *t);
+
+int lgp_comm_cost(lua_State *L);
+
+void lgp_todevice(lua_State *L, int idx, roof_device *d);
+
+void lgp_pushroof(lua_State *L, const roof_result *r);
+
+int lgp_roof_op(lua_State *L);
+
+int lgp_roof_ridge(lua_State *L);
+
+int lgp_model_handle(lua_State *L);
+
+int lgp_device_handle(lua_State *L);
+
+int lgp_topo_handle(lua_State *L);
+
+/* ---- lgp_desc.c ---- */
+
+extern const lgp_desc lgp_recipe_desc;
+extern const lgp_desc lgp_optim_desc;
+extern const lgp_desc lgp_mem_train_desc;
+extern const lgp_desc lgp_train_desc;
+extern const lgp_desc lgp_step_desc;
+
+/* ---- lgp_memory.c ---- */
+
+const char *lgp_field_str(lua_State *L, int idx, const char *what,
+			  const char *key, const char *def);
+
+void lgp_pushmem(lua_State *L, const gp_mem_result *r);
+
+int lgp_memory(lua_State *L);
+
+int lgp_state_bytes(lua_State *L);
+
+/* ---- lgp_serve.c ---- */
+
+int lgp_infer_wformat(lua_State *L);
+
+int lgp_infer_cdtype(lua_State *L);
+
+int lgp_infer(lua_State *L);
+
+int lgp_infer_gpus_for(lua_State *L);
+
+int lgp_serve(lua_State *L);
+
+int lgp_serve_target(lua_State *L);
+
+int lgp_serve_accept(lua_State *L);
+
+int lgp_rl(lua_State *L);
+
+/* ---- lgp_train.c ---- */
+
+void lgp_totraincfg(lua_State *L, int idx, train_cfg *c);
+
+void lgp_pushtrain(lua_State *L, const train_result *r);
+
+int lgp_train(lua_State *L);
+
+int lgp_sweep(lua_State *L);
+
+int lgp_train_job(lua_State *L);
+
+void lgp_handle_types(lua_State *L);
+
+#endif

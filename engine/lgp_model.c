@@ -1,0 +1,566 @@
+/*
+ * lgp_model.c - the model, device and topology readers and their
+ * handles (core.model, core.device, core.topology: read and checked
+ * once), and the calls that need nothing else: a model's parameters,
+ * FLOPs and KV bytes, a collective's cost, a roofline op.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lgp_int.h"
+
+/* ---- model ---- */
+
+/* Read a catalog-shaped model table (catalog/FORMAT.md) at idx into *m,
+ * then run model_check.  Raises on any bad field. */
+
+/* A handle (core.model, core.device, core.topology) at idx: its struct,
+ * checked when it was made; NULL when idx holds no such handle. */
+static const void *lgp_handle(lua_State *L, int idx, const char *type)
+{
+	return lua_type(L, idx) == LUA_TUSERDATA ?
+		luaL_testudata(L, idx, type) : NULL;
+}
+
+static const char *const model_lua_fields[] = {
+	"id", "name", "family", "max_seq", "mtp_layers", "params_b",
+	"active_params_b", "dtype", "source", "notes", NULL
+};
+
+/* Note names[] (NULL-ended) as keys of the table at idx: the fields of
+ * a catalog-built table that the Lua side reads and the kernels do not. */
+static void lgp_mark_list(lua_State *L, int idx, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		lgp_mark(L, idx, names[i]);
+}
+
+void lgp_tomodel(lua_State *L, int idx, gp_model *m)
+{
+	const char *w = "model";
+	gp_error err;
+	int sub, top = lua_gettop(L);
+	const char *norm;
+	const gp_model *h = lgp_handle(L, idx, LGP_MODEL);
+
+	if (h) {
+		*m = *h;
+		return;
+	}
+	idx = lua_absindex(L, idx);
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(m, 0, sizeof *m);
+	m->layers = lgp_field_int(L, idx, w, "layers", 1, 0, 1);
+	m->hidden = lgp_field_int(L, idx, w, "hidden", 1, 0, 1);
+	m->heads = lgp_field_int(L, idx, w, "heads", 1, 0, 1);
+	m->kv_heads = lgp_field_int(L, idx, w, "kv_heads", 0, m->heads, 1);
+	/* Without head_dim the heads split hidden evenly: 100 / 7 heads
+	 * would price 98 of its 100 columns. */
+	lgp_get(L, idx, "head_dim");
+	if (lua_isnil(L, -1) && m->hidden % m->heads != 0)
+		luaL_error(L, "heads (%d) must divide hidden (%d) "
+			   "unless head_dim is given", m->heads, m->hidden);
+	lua_pop(L, 1);
+	m->head_dim = lgp_field_int(L, idx, w, "head_dim", 0,
+				    m->hidden / m->heads, 1);
+	m->ffn_hidden = lgp_field_int(L, idx, w, "ffn_hidden", 0, 0, 0);
+	m->ffn_gated = lgp_field_bool(L, idx, w, "ffn_gated", 0);
+	m->vocab = lgp_field_int(L, idx, w, "vocab", 1, 0, 1);
+	m->tied_embeddings = lgp_field_bool(L, idx, w, "tied_embeddings", 0);
+	m->qkv_bias = lgp_field_bool(L, idx, w, "qkv_bias", 0);
+	m->linear_bias = lgp_field_bool(L, idx, w, "linear_bias", 0);
+	m->pos_embeddings = lgp_field_int(L, idx, w, "pos_embeddings", 0, 0,
+					  0);
+	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
+					  0);
+	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
+	lgp_get(L, idx, "ffn_act");
+	if (!lua_isnil(L, -1)) {
+		const char *a = lua_type(L, -1) == LUA_TSTRING ?
+			lua_tostring(L, -1) : "";
+
+		if (strcmp(a, "relu") && strcmp(a, "gelu") && strcmp(a, "silu"))
+			luaL_error(L, "model.ffn_act must be 'relu', 'gelu' or "
+				   "'silu'");
+		m->ffn_relu = strcmp(a, "relu") == 0;
+	}
+	lua_pop(L, 1);
+	lgp_get(L, idx, "norm");
+	norm = lua_isnil(L, -1) ? "rms" : lua_tostring(L, -1);
+	if (norm == NULL || (strcmp(norm, "rms") && strcmp(norm, "layer")))
+		luaL_error(L, "model.norm must be 'rms' or 'layer'");
+	/* 2 * hidden overflowed an int for hidden near 2^31 (UBSan); past
+	 * GP_COUNT_MAX model_check refuses the width anyway. */
+	m->norm_params = strcmp(norm, "layer") == 0 &&
+			 m->hidden <= GP_COUNT_MAX ? 2 * m->hidden
+						   : m->hidden;
+	lua_pop(L, 1);
+
+	if ((sub = lgp_subtable(L, idx, w, "sliding_window"))) {
+		w = "model.sliding_window";
+		m->sliding_window = lgp_field_int(L, sub, w, "size", 1, 0, 1);
+		m->sliding_layers = lgp_field_int(L, sub, w, "layers", 0,
+						  m->layers, 0);
+		lgp_strict(L, sub, 0, w);
+		w = "model";
+	}
+	if ((sub = lgp_subtable(L, idx, w, "moe"))) {
+		w = "model.moe";
+		m->moe.experts = lgp_field_int(L, sub, w, "experts", 1, 0, 1);
+		m->moe.top_k = lgp_field_int(L, sub, w, "top_k", 1, 0, 1);
+		m->moe.shared_experts = lgp_field_int(L, sub, w,
+						      "shared_experts", 0, 0,
+						      0);
+		m->moe.ffn_hidden = lgp_field_int(L, sub, w, "ffn_hidden", 1,
+						  0, 1);
+		m->moe.dense_layers = lgp_field_int(L, sub, w, "dense_layers",
+						    0, 0, 0);
+		m->moe.dense_ffn_hidden = lgp_field_int(L, sub, w,
+							"dense_ffn_hidden",
+							0, 0, 0);
+		m->moe.shared_ffn_hidden = lgp_field_int(L, sub, w,
+							 "shared_ffn_hidden",
+							 0, 0, 0);
+		/* the Lua side's (gpuplan.train's token buffer) */
+		lgp_mark(L, sub, "capacity_factor");
+		lgp_strict(L, sub, 0, w);
+		w = "model";
+	}
+	if ((sub = lgp_subtable(L, idx, w, "mla"))) {
+		w = "model.mla";
+		m->mla.q_lora_rank = lgp_field_int(L, sub, w, "q_lora_rank", 0,
+						   0, 0);
+		m->mla.kv_lora_rank = lgp_field_int(L, sub, w, "kv_lora_rank",
+						    1, 0, 1);
+		m->mla.qk_nope_head_dim = lgp_field_int(L, sub, w,
+							"qk_nope_head_dim",
+							1, 0, 1);
+		m->mla.qk_rope_head_dim = lgp_field_int(L, sub, w,
+							"qk_rope_head_dim",
+							1, 0, 1);
+		m->mla.v_head_dim = lgp_field_int(L, sub, w, "v_head_dim", 1,
+						  0, 1);
+		lgp_strict(L, sub, 0, w);
+		w = "model";
+	}
+	if ((sub = lgp_subtable(L, idx, w, "vision"))) {
+		gp_vision *v = &m->vision;
+
+		w = "model.vision";
+		v->params = lgp_field_num(L, sub, w, "params", 0, 0);
+		v->layers = lgp_field_int(L, sub, w, "layers",
+					  v->params <= 0, 0, 0);
+		v->hidden = lgp_field_int(L, sub, w, "hidden",
+					  v->params <= 0, 0, 0);
+		v->heads = lgp_field_int(L, sub, w, "heads", 0, 0, 0);
+		v->ffn_hidden = lgp_field_int(L, sub, w, "ffn_hidden",
+					      v->params <= 0, 0, 0);
+		v->ffn_gated = lgp_field_bool(L, sub, w, "ffn_gated", 0);
+		v->image_size = lgp_field_int(L, sub, w, "image_size", 0, 0, 0);
+		v->patch_size = lgp_field_int(L, sub, w, "patch_size", 0, 0, 0);
+		v->merge = lgp_field_int(L, sub, w, "merge", 0, 1, 1);
+		v->temporal_patch = lgp_field_int(L, sub, w, "temporal_patch",
+						  0, 1, 1);
+		v->tokens_per_image = lgp_field_int(L, sub, w,
+						    "tokens_per_image", 0,
+						    0, 0);
+		v->projector_params = lgp_field_num(L, sub, w,
+						    "projector_params", 0, 0);
+		if (v->params < 0 || v->projector_params < 0)
+			luaL_error(L, "model.vision params must be >= 0");
+		lgp_strict(L, sub, 0, w);
+	}
+	/* The catalog's fields the Lua side reads (catalog/FORMAT.md):
+	 * known, not priced here. */
+	lgp_mark_list(L, idx, model_lua_fields);
+	lgp_strict(L, idx, 0, "model");
+	lua_settop(L, top);
+	if (model_check(m, &err) != GP_OK)
+		luaL_error(L, "%s", err.msg);
+}
+
+/* core.model_params(model) -> { embedding, lm_head, attention, dense_mlp,
+ * experts, router, norms, vision, total, active, per_layer_max }
+ * (element counts). */
+int lgp_model_params(lua_State *L)
+{
+	gp_model m;
+	gp_params p;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	if (model_params(&m, &p, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 12);
+	lgp_setnum(L, "embedding", p.embedding);
+	lgp_setnum(L, "lm_head", p.lm_head);
+	lgp_setnum(L, "attention", p.attention);
+	lgp_setnum(L, "dense_mlp", p.dense_mlp);
+	lgp_setnum(L, "experts", p.experts);
+	lgp_setnum(L, "router", p.router);
+	lgp_setnum(L, "norms", p.norms);
+	lgp_setnum(L, "vision", p.vision);
+	lgp_setnum(L, "total", p.total);
+	lgp_setnum(L, "active", p.active);
+	lgp_setnum(L, "per_layer_max", p.per_layer_max);
+	lgp_setnum(L, "matmul_active", p.matmul_active);
+	lgp_setnum(L, "encoder", p.encoder);
+	return 1;
+}
+
+/* core.model_flops_per_token(model, ctx) -> forward FLOP per token. */
+int lgp_model_flops(lua_State *L)
+{
+	gp_model m;
+	double ctx, f;
+
+	lgp_tomodel(L, 1, &m);
+	ctx = luaL_checknumber(L, 2);
+	luaL_argcheck(L, gp_finite(ctx) && ctx >= 0, 2,
+		      "ctx must be a finite number >= 0");
+	f = model_fwd_flops_per_token(&m, ctx);
+	if (f < 0)
+		return luaL_error(L, "model_fwd_flops_per_token failed");
+	lua_pushnumber(L, f);
+	return 1;
+}
+
+/* A model's bytes per sequence of K/V: fn(model, n, elem_bytes), n the
+ * argument named what (tokens, >= 0). */
+static int lgp_kv_of(lua_State *L, double (*fn)(const gp_model *, double,
+						   double),
+		     const char *what, const char *fname)
+{
+	gp_model m;
+	double n, eb, b;
+
+	lgp_tomodel(L, 1, &m);
+	n = luaL_checknumber(L, 2);
+	eb = luaL_checknumber(L, 3);
+	if (!(gp_finite(n) && n >= 0))
+		return luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a "
+					"finite number >= 0", what));
+	luaL_argcheck(L, gp_finite(eb) && eb > 0, 3,
+		      "elem_bytes must be a positive number");
+	b = fn(&m, n, eb);
+	if (b < 0)
+		return luaL_error(L, "%s failed", fname);
+	lua_pushnumber(L, b);
+	return 1;
+}
+
+/* core.model_kv_bytes(model, ctx, elem_bytes) -> bytes per sequence. */
+int lgp_model_kv(lua_State *L)
+{
+	return lgp_kv_of(L, model_kv_bytes, "ctx", "model_kv_bytes");
+}
+
+/* core.model_cross_kv_bytes(model, enc_len, elem_bytes) -> bytes of the
+ * cross-attention K/V of one sequence (0 for a decoder-only model). */
+int lgp_model_cross_kv(lua_State *L)
+{
+	return lgp_kv_of(L, model_cross_kv_bytes, "enc_len",
+			 "model_cross_kv_bytes");
+}
+
+/* ---- comm ---- */
+
+/* A fabric's `nccl` block (catalog/FORMAT.md), SI units, over the link
+ * kind's defaults: what it leaves out keeps comm_nccl_default's value. */
+#define F_STEP(n, a, p) F_NUM(n, offsetof(gp_nccl, a) + \
+			      (p) * sizeof(double), 0)
+static const lgp_field nccl_fields[] = {
+	F_STEP("ring_ll", ring_step, GP_PROTO_LL),
+	F_STEP("ring_ll128", ring_step, GP_PROTO_LL128),
+	F_STEP("ring_simple", ring_step, GP_PROTO_SIMPLE),
+	F_STEP("tree_ll", tree_step, GP_PROTO_LL),
+	F_STEP("tree_ll128", tree_step, GP_PROTO_LL128),
+	F_STEP("tree_simple", tree_step, GP_PROTO_SIMPLE),
+	F_NUM("nvls_efficiency", offsetof(gp_nccl, nvls_eff), 0),
+	F_NUM("nvls_latency", offsetof(gp_nccl, nvls_lat), 0),
+	F_IGNORE("source"),
+	F_END
+};
+static const lgp_desc up_nccl_desc = { "topology.up_nccl", nccl_fields };
+static const lgp_desc nic_nccl_desc = { "topology.nic_nccl", nccl_fields };
+
+/* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
+ * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
+ * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
+ * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
+ * host_mem_bw, and the links' NCCL terms up_nccl, nic_nccl (tables,
+ * nccl_fields).
+ * Range checks are the kernel's. */
+void lgp_totopo(lua_State *L, int idx, gp_topo *t)
+{
+	static const char *const kinds[] = {"nvlink", "pcie", NULL};
+	const char *w = "topology";
+	const gp_topo *h = lgp_handle(L, idx, LGP_TOPO);
+	int sub;
+
+	if (h) {
+		*t = *h;
+		return;
+	}
+	luaL_checktype(L, idx, LUA_TTABLE);
+	comm_topo_init(t, lgp_field_option(L, idx, w, "up_kind", kinds,
+					   "'nvlink' or 'pcie'") == 1 ?
+			  GP_LINK_PCIE : GP_LINK_NVLINK);
+	if ((sub = lgp_subtable(L, idx, w, "up_nccl"))) {
+		lgp_read(L, sub, 0, &up_nccl_desc, &t->up_nccl, LGP_STRICT);
+		lua_pop(L, 1);
+	}
+	if ((sub = lgp_subtable(L, idx, w, "nic_nccl"))) {
+		lgp_read(L, sub, 0, &nic_nccl_desc, &t->nic_nccl, LGP_STRICT);
+		lua_pop(L, 1);
+	}
+	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
+	t->nodes = lgp_field_int(L, idx, w, "nodes", 0, 1, 1);
+	t->up.bw = lgp_field_num(L, idx, w, "up_bw", t->gpus_per_node > 1, 0);
+	t->up.latency = lgp_field_num(L, idx, w, "up_latency", 0, 0.0);
+	t->up.achievable = lgp_field_num(L, idx, w, "up_achievable", 0, 1.0);
+	t->up_nvls = lgp_field_bool(L, idx, w, "up_nvls", 0);
+	t->up_crosses_cpu = lgp_field_bool(L, idx, w, "up_crosses_cpu", 0);
+	t->nics = lgp_field_int(L, idx, w, "nics", 0, 0, 0);
+	t->nic.bw = lgp_field_num(L, idx, w, "nic_bw", t->nics > 0, 0.0);
+	t->nic.latency = lgp_field_num(L, idx, w, "nic_latency", 0, 0.0);
+	t->nic.achievable = lgp_field_num(L, idx, w, "nic_achievable", 0,
+					  1.0);
+	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
+	t->nic_path_bw = lgp_field_num(L, idx, w, "nic_path_bw", 0, 0.0);
+	t->host_mem_bw = lgp_field_num(L, idx, w, "host_mem_bw", 0, 0.0);
+	t->nvls_tree_bw[0] = lgp_field_num(L, idx, w, "nvls_tree_bw2", 0, 0.0);
+	t->nvls_tree_bw[1] = lgp_field_num(L, idx, w, "nvls_tree_bw3", 0, 0.0);
+	lgp_strict(L, idx, 0, w);
+}
+
+/* core.comm_cost(topo, op, bytes, gpus [, algo [, per_node [, sharing]]])
+ * -> {time, latency, bw_time, algbw, busbw, algo, proto, nodes, ppn};
+ * seconds, B/s.  Without per_node the ranks fill whole nodes (comm_cost);
+ * with it they form the placed group {gpus, per_node, sharing (default
+ * 1)} (comm_group_cost). */
+int lgp_comm_cost(lua_State *L)
+{
+	gp_topo t;
+	gp_comm_result r;
+	gp_error err;
+	gp_coll op;
+	gp_algo algo = GP_ALGO_RING;
+	gp_group g;
+	double bytes;
+	lua_Integer gpus;
+	int rc, forced = !lua_isnoneornil(L, 5);
+
+	lgp_totopo(L, 1, &t);
+	if (comm_coll_parse(luaL_checkstring(L, 2), &op) != GP_OK)
+		return luaL_argerror(L, 2, lua_pushfstring(L,
+			"unknown collective '%s'", lua_tostring(L, 2)));
+	bytes = luaL_checknumber(L, 3);
+	gpus = luaL_checkinteger(L, 4);
+	luaL_argcheck(L, gpus >= 1 && gpus <= GP_COUNT_MAX, 4,
+		      "gpus must be an integer in 1..16777216");
+	if (forced && comm_algo_parse(luaL_checkstring(L, 5), &algo) != GP_OK)
+		return luaL_argerror(L, 5, lua_pushfstring(L,
+			"unknown algorithm '%s'", lua_tostring(L, 5)));
+	if (lua_isnoneornil(L, 6)) {
+		rc = forced ? comm_cost_algo(&t, op, algo, bytes, (int)gpus,
+					     &r, &err) :
+			      comm_cost(&t, op, bytes, (int)gpus, &r, &err);
+	} else {
+		lua_Integer pn = luaL_checkinteger(L, 6);
+		lua_Integer sh = luaL_optinteger(L, 7, 1);
+
+		luaL_argcheck(L, pn >= 1 && pn <= GP_COUNT_MAX, 6,
+			      "per_node must be an integer in 1..16777216");
+		luaL_argcheck(L, sh >= 1 && sh <= GP_COUNT_MAX, 7,
+			      "sharing must be an integer in 1..16777216");
+		g.ranks = (int)gpus;
+		g.per_node = (int)pn;
+		g.sharing = (int)sh;
+		rc = forced ? comm_group_cost_algo(&t, op, algo, bytes, &g,
+						   &r, &err) :
+			      comm_group_cost(&t, op, bytes, &g, &r, &err);
+	}
+	if (rc != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 9);
+	lgp_setnum(L, "time", r.time);
+	lgp_setnum(L, "latency", r.latency);
+	lgp_setnum(L, "bw_time", r.bw_time);
+	lgp_setnum(L, "algbw", r.algbw);
+	lgp_setnum(L, "busbw", r.busbw);
+	lgp_setstr(L, "algo", comm_algo_name(r.algo));
+	lgp_setstr(L, "proto", comm_proto_name(r.proto));
+	lgp_setint(L, "nodes", r.nodes);
+	lgp_setint(L, "ppn", r.ppn);
+	return 1;
+}
+
+/* ---- device and roofline ---- */
+
+/* t[key] = {bf16 = x, fp8 = y, ...} into out[GP_DTYPE_COUNT], a precision
+ * it does not name 0.  Returns 0 (out untouched) when t[key] is absent. */
+static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
+			      const char *key, double *out)
+{
+	int i, sub = lgp_subtable(L, idx, what, key);
+	const char *path;
+
+	if (!sub)
+		return 0;
+	path = lua_pushfstring(L, "%s.%s", what, key);
+	for (i = 0; i < GP_DTYPE_COUNT; i++)
+		out[i] = lgp_field_num(L, sub, path,
+				       gp_dtype_name((gp_dtype)i), 0, 0.0);
+	lgp_strict(L, sub, 0, path);
+	lua_pop(L, 2);
+	return 1;
+}
+
+/* Read a device table (lua/gpuplan/roofline.lua builds it from the
+ * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
+ * mem_bw (B/s), hbm (fraction), launch, graph_launch (s), sms. */
+static const char *const device_lua_fields[] = {
+	"id", "name", "memory", "attn_kernel", NULL
+};
+
+void lgp_todevice(lua_State *L, int idx, roof_device *d)
+{
+	const char *w = "device";
+	gp_error err;
+	const roof_device *h = lgp_handle(L, idx, LGP_DEVICE);
+
+	if (h) {
+		*d = *h;
+		return;
+	}
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(d, 0, sizeof *d);
+	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
+		luaL_error(L, "device.peak is required");
+	lgp_field_perdtype(L, idx, w, "gemm", d->gemm_frac);
+	d->mem_bw = lgp_field_num(L, idx, w, "mem_bw", 1, 0.0);
+	d->hbm_frac = lgp_field_num(L, idx, w, "hbm", 1, 0.0);
+	d->launch = lgp_field_num(L, idx, w, "launch", 0, 0.0);
+	d->graph_launch = lgp_field_num(L, idx, w, "graph_launch", 0, 0.0);
+	d->sms = lgp_field_int(L, idx, w, "sms", 0, 0, 0);
+	d->attn_fwd = lgp_field_num(L, idx, w, "attn_fwd", 0, 0.0);
+	d->attn_bwd = lgp_field_num(L, idx, w, "attn_bwd", 0, 0.0);
+	lgp_mark_list(L, idx, device_lua_fields);
+	lgp_strict(L, idx, 0, w);
+	if (roof_device_check(d, &err) != GP_OK)
+		luaL_error(L, "%s", err.msg);
+}
+
+static gp_dtype lgp_checkdtype(lua_State *L, const char *what,
+			       const char *name)
+{
+	gp_dtype t;
+
+	if (!name || gp_dtype_parse(name, &t) != GP_OK)
+		luaL_error(L, "%s: unknown precision '%s'", what,
+			   name ? name : "nil");
+	return t;
+}
+
+void lgp_pushroof(lua_State *L, const roof_result *r)
+{
+	lgp_setnum(L, "time", r->time);
+	lgp_setnum(L, "t_compute", r->t_compute);
+	lgp_setnum(L, "t_memory", r->t_memory);
+	lgp_setnum(L, "t_launch", r->t_launch);
+	lgp_setnum(L, "intensity", r->intensity);
+	lgp_setnum(L, "ridge", r->ridge);
+	lgp_setnum(L, "ridge_peak", r->ridge_peak);
+	lgp_setnum(L, "shape_eff", r->shape_eff);
+	lgp_setnum(L, "compute_rate", r->compute_rate);
+	lgp_setnum(L, "mem_rate", r->mem_rate);
+	lgp_setnum(L, "mem_eff", r->mem_eff);
+	lgp_setstr(L, "bound", roof_bound_name(r->bound));
+}
+
+/* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
+ * graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
+ * ridge, ridge_peak, shape_eff, ...}; seconds, FLOP/byte. */
+int lgp_roof_op(lua_State *L)
+{
+	const char *w = "op";
+	roof_device d;
+	roof_op op;
+	roof_result r;
+	gp_error err;
+	int graphs;
+
+	lgp_todevice(L, 1, &d);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	memset(&op, 0, sizeof op);
+	op.name = "op";
+	op.flop = lgp_field_num(L, 2, w, "flop", 1, 0.0);
+	op.bytes = lgp_field_num(L, 2, w, "bytes", 1, 0.0);
+	op.m = lgp_field_num(L, 2, w, "m", 0, 0.0);
+	op.n = lgp_field_num(L, 2, w, "n", 0, 0.0);
+	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
+	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
+	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
+	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
+	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
+	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
+	lgp_strict(L, 2, 2, w);
+	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 12);
+	lgp_pushroof(L, &r);
+	return 1;
+}
+
+/* core.roof_ridge(device, prec [, achievable=true]) -> FLOP/byte. */
+int lgp_roof_ridge(lua_State *L)
+{
+	roof_device d;
+	gp_dtype p;
+
+	lgp_todevice(L, 1, &d);
+	p = lgp_checkdtype(L, "prec", luaL_checkstring(L, 2));
+	lua_pushnumber(L, roof_ridge(&d, p, lua_isnoneornil(L, 3) ? 1 :
+				     lua_toboolean(L, 3)));
+	return 1;
+}
+
+/* ---- handles ---- */
+
+/* core.model(t), core.device(t), core.topology(t) -> a handle: the table
+ * read and checked once into its C struct; every core function takes it
+ * where it takes the table. */
+int lgp_model_handle(lua_State *L)
+{
+	gp_model *m = lua_newuserdatauv(L, sizeof *m, 0);
+
+	lgp_tomodel(L, 1, m);
+	luaL_setmetatable(L, LGP_MODEL);
+	return 1;
+}
+
+int lgp_device_handle(lua_State *L)
+{
+	roof_device *d = lua_newuserdatauv(L, sizeof *d, 0);
+
+	lgp_todevice(L, 1, d);
+	luaL_setmetatable(L, LGP_DEVICE);
+	return 1;
+}
+
+int lgp_topo_handle(lua_State *L)
+{
+	gp_topo *t = lua_newuserdatauv(L, sizeof *t, 0);
+	gp_error err;
+
+	lgp_totopo(L, 1, t);
+	if (comm_topo_check(t, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	luaL_setmetatable(L, LGP_TOPO);
+	return 1;
+}

@@ -1,0 +1,626 @@
+/*
+ * lgp_serve.c - the inference and serving bindings: core.infer
+ * (and its weight-format helpers), core.serve (MoE across many GPUs)
+ * and core.rl, one RL step on the serving model.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lgp_int.h"
+
+/* ---- infer ---- */
+
+/* core.infer_weight_format(name) -> bits per weight, stored dtype name;
+ * raises for an unknown format. */
+int lgp_infer_wformat(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	double bits;
+	gp_dtype t;
+
+	if (infer_weight_format(name, &bits, &t) != GP_OK)
+		return luaL_error(L, "unknown weight format '%s' (known: bf16,"
+				  " fp16, fp8, int8, w8a8, int4, gptq, awq, "
+				  "nf4, fp4, mxfp4, fp6)", name);
+	lua_pushnumber(L, bits);
+	lua_pushstring(L, gp_dtype_name(t));
+	return 2;
+}
+
+/* core.infer_compute_dtype(device, weights) -> dtype name. */
+int lgp_infer_cdtype(lua_State *L)
+{
+	roof_device d;
+
+	lgp_todevice(L, 1, &d);
+	lua_pushstring(L, gp_dtype_name(infer_compute_dtype(&d,
+					luaL_checkstring(L, 2))));
+	return 1;
+}
+
+/* Read an infer config table (lua/gpuplan/infer.lua fills it: SI units,
+ * field names as infer_cfg; runtime "graphs"|"kernels"|"eager", compute a
+ * dtype name, topo an optional topology table as for comm_cost). */
+static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
+{
+	static const char *const rts[] = {"graphs", "kernels", "eager", NULL};
+	const char *w = "infer";
+	int sub;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	infer_defaults(c);
+	c->weight_bits = lgp_field_num(L, idx, w, "weight_bits", 0,
+				       c->weight_bits);
+	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0,
+				      c->embed_bits);
+	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, c->kv_bytes);
+	c->compute = lgp_field_dtype(L, idx, w, "compute", c->compute);
+	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
+	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	/* The default gpus is tp * pp: an int product that overflowed for
+	 * tp = pp = 65536.  Formed in double and bounded like the kernel's
+	 * counts. */
+	if ((double)c->tp * c->pp > GP_COUNT_MAX)
+		luaL_error(L, "infer.tp * infer.pp must be at most %d (got "
+			   "%d * %d)", GP_COUNT_MAX, c->tp, c->pp);
+	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->tp * c->pp, 1);
+	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
+	c->concurrency = lgp_field_int(L, idx, w, "concurrency", 0, 0, 0);
+	c->input = lgp_field_num(L, idx, w, "input", 0, c->input);
+	c->output = lgp_field_num(L, idx, w, "output", 0, c->output);
+	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
+	c->runtime = (infer_runtime)lgp_field_option(L, idx, w, "runtime", rts,
+					"graphs, kernels or eager");
+	c->host_op_time = lgp_field_num(L, idx, w, "host_op_time", 0,
+					c->host_op_time);
+	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
+					      0, c->host_ops_per_layer);
+	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0.0);
+	/* The reserve of the replica's tp * pp GPUs (NCCL buffers only
+	 * when they talk), then what the caller overrides, as for
+	 * core.memory. */
+	mem_reserve_default(&c->reserve, c->tp * c->pp);
+	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
+					  c->reserve.margin);
+	c->reserve.context = lgp_field_num(L, idx, w, "context", 0,
+					   c->reserve.context);
+	c->reserve.workspace = lgp_field_num(L, idx, w, "lib_workspace", 0,
+					     c->reserve.workspace);
+	c->reserve.comm = lgp_field_num(L, idx, w, "comm", 0,
+					c->reserve.comm);
+	c->reserve.frag = lgp_field_num(L, idx, w, "frag", 0,
+					c->reserve.frag);
+	c->kv_free_fraction = lgp_field_num(L, idx, w, "kv_free_fraction", 0,
+					    0.0);
+	c->kv_reserve_max = lgp_field_bool(L, idx, w, "kv_reserve_max", 0);
+	c->max_num_tokens = lgp_field_num(L, idx, w, "max_num_tokens", 0,
+					  c->max_num_tokens);
+	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
+				     1);
+	c->gemv_max = lgp_field_int(L, idx, w, "gemv_max", 0, c->gemv_max, 0);
+	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
+	c->offload_link_bw = lgp_field_num(L, idx, w, "offload_link_bw", 0,
+					   0.0);
+	c->offload_cpu_max = lgp_field_int(L, idx, w, "offload_cpu_max", 0, 0,
+					   0);
+	c->host_capacity = lgp_field_num(L, idx, w, "host_capacity", 0, 0.0);
+	c->ar_latency = lgp_field_num(L, idx, w, "ar_latency", 0,
+				      c->ar_latency);
+	c->ar_bw = lgp_field_num(L, idx, w, "ar_bw", 0, c->ar_bw);
+	c->p2p_bw = lgp_field_num(L, idx, w, "p2p_bw", 0, 0.0);
+	c->price = lgp_field_num(L, idx, w, "price", 0, 0.0);
+	sub = lgp_subtable(L, idx, w, "topo");
+	if (sub) {
+		lgp_totopo(L, sub, t);
+		c->topo = t;
+		lua_pop(L, 1);
+	}
+}
+
+static void lgp_pushphase(lua_State *L, const infer_phase *p)
+{
+	int i;
+
+	lua_createtable(L, 0, 12);
+	lgp_setnum(L, "batch", p->batch);
+	lgp_setnum(L, "tokens", p->tokens);
+	lgp_setnum(L, "ctx", p->ctx);
+	lgp_setnum(L, "time", p->time);
+	lgp_setnum(L, "gpu_time", p->gpu_time);
+	lgp_setnum(L, "comm_time", p->comm_time);
+	lgp_setnum(L, "offload_time", p->offload_time);
+	lgp_setnum(L, "host_time", p->host_time);
+	lgp_setnum(L, "flop", p->flop);
+	lgp_setnum(L, "bytes", p->bytes);
+	lua_createtable(L, p->nops, 0);
+	for (i = 0; i < p->nops; i++) {
+		const infer_op_row *o = &p->ops[i];
+
+		lua_createtable(L, 0, 18);
+		lgp_setstr(L, "name", o->name);
+		lgp_setnum(L, "count", o->count);
+		lgp_setnum(L, "flop", o->flop);
+		lgp_setnum(L, "bytes", o->bytes);
+		lgp_setnum(L, "total", o->total);
+		lgp_pushroof(L, &o->r);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+}
+
+/* core.infer(model, device, cfg) -> plain table of infer_result (fits,
+ * why, ttft, itl, tokens_per_s, ..., prefill = phase, decode = phase);
+ * seconds, bytes, tokens/s. */
+int lgp_infer(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	infer_cfg c;
+	gp_topo t;
+	infer_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toserve(L, 3, &c, &t);
+	lgp_strict(L, 3, 3, "infer");
+	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 28);
+	lgp_setbool(L, "fits", r.fits);
+	if (!r.fits)
+		lgp_setstr(L, "why", r.why);
+	lgp_setnum(L, "weights_total", r.weights_total);
+	lgp_setnum(L, "weights_gpu", r.weights_gpu);
+	lgp_setnum(L, "offload_layers", r.offload_layers);
+	lgp_setnum(L, "offload_bytes", r.offload_bytes);
+	lgp_setnum(L, "workspace", r.workspace);
+	lgp_setnum(L, "kv_per_seq", r.kv_per_seq);
+	lgp_setnum(L, "kv_admit", r.kv_admit);
+	lgp_setnum(L, "kv_budget", r.kv_budget);
+	lgp_setint(L, "max_batch_kv", r.max_batch_kv);
+	lgp_setint(L, "replicas", r.replicas);
+	lgp_setint(L, "batch", r.batch);
+	if (r.fits) {
+		lgp_setnum(L, "ttft", r.ttft);
+		lgp_setnum(L, "itl", r.itl);
+		lgp_setnum(L, "itl_batch1", r.itl_batch1);
+		lgp_setnum(L, "prefill_share", r.prefill_share);
+		lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
+		lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
+		lgp_setnum(L, "stream_tokens_per_s", r.stream_tokens_per_s);
+		if (c.price > 0) {
+			lgp_setnum(L, "cost_per_mtok", r.cost_per_mtok);
+			lgp_setnum(L, "tokens_per_s_per_price",
+				   r.tokens_per_s_per_price);
+		}
+		lgp_pushphase(L, &r.prefill);
+		lua_setfield(L, -2, "prefill");
+		lgp_pushphase(L, &r.decode);
+		lua_setfield(L, -2, "decode");
+	}
+	return 1;
+}
+
+/* core.infer_gpus_for(model, device, cfg, target_tps, itl_limit_s) ->
+ * gpus, batch, tokens_per_s (whole system). */
+int lgp_infer_gpus_for(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	infer_cfg c;
+	gp_topo t;
+	gp_error err;
+	double target, limit, tps;
+	int gpus, batch;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toserve(L, 3, &c, &t);
+	lgp_strict(L, 3, 3, "infer");
+	target = luaL_checknumber(L, 4);
+	limit = luaL_checknumber(L, 5);
+	if (infer_gpus_for(&m, &d, &c, target, limit, &gpus, &batch, &tps,
+			   &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lua_pushinteger(L, gpus);
+	lua_pushinteger(L, batch);
+	lua_pushnumber(L, tps);
+	return 3;
+}
+
+/* ---- serve (MoE across many GPUs) ---- */
+
+/* A layout table {tp, ep, dp_attention, tbo} at cfg[key]; absent: tp 1,
+ * ep 1, both flags off. */
+static void lgp_tolayout(lua_State *L, int idx, const char *key,
+			 serve_layout *y)
+{
+	const char *w = key;
+	int sub = lgp_subtable(L, idx, "serve", key);
+
+	y->tp = y->ep = 1;
+	y->dp_attention = y->tbo = 0;
+	if (!sub)
+		return;
+	y->tp = lgp_field_int(L, sub, w, "tp", 0, 1, 1);
+	y->ep = lgp_field_int(L, sub, w, "ep", 0, 1, 1);
+	y->dp_attention = lgp_field_bool(L, sub, w, "dp_attention", 0);
+	y->tbo = lgp_field_bool(L, sub, w, "tbo", 0);
+	lgp_strict(L, sub, 0, w);
+	lua_pop(L, 1);
+}
+
+/* Read a serve config: the infer fields (lgp_toserve) for the base, topo
+ * (required: the node and its NICs), decode and prefill layouts, disagg,
+ * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant
+ * (-1 or absent: SERVE_REDUNDANT_AUTO),
+ * imbalance, mtp, mtp_layers, m_tile, acceptance, a2a ("deepep" |
+ * "nccl"),
+ * dispatch_bytes, combine_bytes. */
+static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
+{
+	static const char *const a2as[] = {"deepep", "nccl", NULL};
+	const char *w = "serve";
+	gp_topo t;
+	int sub;
+
+	serve_defaults(c);
+	lgp_toserve(L, idx, &c->base, &t);
+	c->base.topo = NULL;
+	sub = lgp_subtable(L, idx, w, "topo");
+	if (!sub)
+		luaL_error(L, "serve.topo is required");
+	lgp_totopo(L, sub, &c->topo);
+	lua_pop(L, 1);
+	lgp_tolayout(L, idx, "decode", &c->decode);
+	lgp_tolayout(L, idx, "prefill", &c->prefill);
+	c->disagg = lgp_field_bool(L, idx, w, "disagg", 0);
+	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->decode.tp, 1);
+	c->prefill_gpus = lgp_field_int(L, idx, w, "prefill_gpus", 0, 0, 0);
+	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
+	c->itl_max = lgp_field_num(L, idx, w, "itl_max", 0, 0.0);
+	c->prefill_tokens = lgp_field_num(L, idx, w, "prefill_tokens", 0,
+					  c->prefill_tokens);
+	c->redundant = lgp_field_int(L, idx, w, "redundant", 0,
+				     SERVE_REDUNDANT_AUTO, SERVE_REDUNDANT_AUTO);
+	c->imbalance = lgp_field_num(L, idx, w, "imbalance", 0, c->imbalance);
+	c->mtp = lgp_field_int(L, idx, w, "mtp", 0, 0, 0);
+	c->mtp_layers = lgp_field_int(L, idx, w, "mtp_layers", 0, 0, 0);
+	c->m_tile = lgp_field_num(L, idx, w, "m_tile", 0, 0.0);
+	c->acceptance = lgp_field_num(L, idx, w, "acceptance", 0,
+				      c->acceptance);
+	c->a2a = (serve_a2a)lgp_field_option(L, idx, w, "a2a", a2as,
+					     "'deepep' or 'nccl'");
+	c->dispatch_bytes = lgp_field_num(L, idx, w, "dispatch_bytes", 0,
+					  c->dispatch_bytes);
+	c->combine_bytes = lgp_field_num(L, idx, w, "combine_bytes", 0,
+					 c->combine_bytes);
+}
+
+static void lgp_pushstep(lua_State *L, const serve_step *s)
+{
+	int i;
+
+	lua_createtable(L, 0, 16);
+	lgp_setnum(L, "batch", s->batch);
+	lgp_setnum(L, "tokens", s->tokens);
+	lgp_setnum(L, "compute", s->compute);
+	lgp_setnum(L, "tp_comm", s->tp_comm);
+	lgp_setnum(L, "a2a", s->a2a);
+	lgp_setnum(L, "a2a_exposed", s->a2a_exposed);
+	lgp_setnum(L, "sm_loss", s->sm_loss);
+	lgp_setnum(L, "draft", s->draft);
+	lgp_setnum(L, "time", s->time);
+	lgp_setnum(L, "dispatch_bytes", s->dispatch_bytes);
+	lgp_setnum(L, "combine_bytes", s->combine_bytes);
+	lgp_setnum(L, "remote_bytes", s->remote_bytes);
+	lgp_setnum(L, "dispatch", s->dispatch);
+	lgp_setnum(L, "combine", s->combine);
+	lua_createtable(L, s->nops, 0);
+	for (i = 0; i < s->nops; i++) {
+		const infer_op_row *o = &s->ops[i];
+
+		lua_createtable(L, 0, 18);
+		lgp_setstr(L, "name", o->name);
+		lgp_setnum(L, "count", o->count);
+		lgp_setnum(L, "flop", o->flop);
+		lgp_setnum(L, "bytes", o->bytes);
+		lgp_setnum(L, "total", o->total);
+		lgp_pushroof(L, &o->r);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+}
+
+static void lgp_pushpool(lua_State *L, const serve_pool *p)
+{
+	const serve_mem *m = &p->mem;
+
+	lua_createtable(L, 0, 10);
+	lgp_setint(L, "tp", p->lay.tp);
+	lgp_setint(L, "ep", p->lay.ep);
+	lgp_setbool(L, "dp_attention", p->lay.dp_attention);
+	lgp_setbool(L, "tbo", p->lay.tbo);
+	lgp_setint(L, "gpus", p->gpus);
+	lgp_setint(L, "nodes", p->nodes);
+	lgp_setnum(L, "tokens_per_s_gpu", p->tokens_per_s_gpu);
+	lua_createtable(L, 0, 16);
+	lgp_setnum(L, "attention", m->attention);
+	lgp_setnum(L, "dense", m->dense);
+	lgp_setnum(L, "shared", m->shared);
+	lgp_setnum(L, "experts", m->experts);
+	lgp_setnum(L, "embed", m->embed);
+	lgp_setnum(L, "other", m->other);
+	lgp_setnum(L, "mtp", m->mtp);
+	lgp_setnum(L, "weights", m->weights);
+	lgp_setnum(L, "expert_slots", m->expert_slots);
+	lgp_setnum(L, "kv_per_seq", m->kv_per_seq);
+	lgp_setnum(L, "kv_admit", m->kv_admit);
+	lgp_setnum(L, "a2a_buffer", m->a2a_buffer);
+	lgp_setnum(L, "workspace", m->workspace);
+	lgp_setnum(L, "kv_budget", m->kv_budget);
+	lgp_setnum(L, "used", m->used);
+	lgp_setint(L, "max_batch", m->max_batch);
+	lua_setfield(L, -2, "memory");
+	lgp_pushstep(L, &p->step);
+	lua_setfield(L, -2, "step");
+}
+
+static void lgp_pushserve(lua_State *L, const serve_result *r)
+{
+	lua_createtable(L, 0, 24);
+	lgp_setbool(L, "fits", r->fits);
+	if (!r->fits)
+		lgp_setstr(L, "why", r->why);
+	lgp_setbool(L, "disagg", r->disagg);
+	lgp_setnum(L, "accept", r->accept);
+	lgp_setnum(L, "tpot", r->tpot);
+	lgp_setnum(L, "itl", r->itl);
+	lgp_setnum(L, "ttft", r->ttft);
+	lgp_setnum(L, "kv_transfer", r->kv_transfer);
+	lgp_setnum(L, "prefill_share", r->prefill_share);
+	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
+	lgp_setnum(L, "input_tokens_per_s", r->input_tokens_per_s);
+	lgp_setnum(L, "pool_ratio", r->pool_ratio);
+	lgp_setnum(L, "cost_per_mtok", r->cost_per_mtok);
+	if (r->disagg) {
+		lgp_setbool(L, "coloc_fits", r->coloc_fits);
+		lgp_setnum(L, "coloc_tokens_per_s_gpu",
+			   r->coloc_tokens_per_s_gpu);
+		lgp_setnum(L, "coloc_itl", r->coloc_itl);
+		lgp_setint(L, "coloc_batch", r->coloc_batch);
+	}
+	lgp_pushpool(L, &r->decode);
+	lua_setfield(L, -2, "decode");
+	lgp_pushpool(L, &r->prefill);
+	lua_setfield(L, -2, "prefill");
+}
+
+/* core.serve(model, device, cfg) -> the deployment (serve_run); seconds,
+ * bytes, tokens/s. */
+int lgp_serve(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	serve_cfg c;
+	serve_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toservemoe(L, 3, &c);
+	lgp_strict(L, 3, 3, "serve");
+	if (serve_run(&m, &d, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushserve(L, &r);
+	return 1;
+}
+
+/* core.serve_target(model, device, cfg, target_tps, itl_max_s,
+ * fix_layout, fix_disagg) -> result (serve_run of the plan) and the
+ * plan {gpus, prefill_gpus, disagg, decode = layout, prefill = layout}. */
+int lgp_serve_target(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	serve_cfg c, out;
+	serve_result r;
+	gp_error err;
+	double target, limit;
+	int fl, fd;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_toservemoe(L, 3, &c);
+	lgp_strict(L, 3, 3, "serve");
+	target = luaL_checknumber(L, 4);
+	limit = luaL_checknumber(L, 5);
+	fl = lua_toboolean(L, 6);
+	fd = lua_toboolean(L, 7);
+	if (serve_target(&m, &d, &c, target, limit, fl, fd, &out, &r, &err)
+	    != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushserve(L, &r);
+	lua_createtable(L, 0, 5);
+	lgp_setint(L, "gpus", out.gpus);
+	lgp_setint(L, "prefill_gpus", out.prefill_gpus);
+	lgp_setbool(L, "disagg", out.disagg);
+	return 2;
+}
+
+/* core.serve_accept(mtp, acceptance) -> tokens per decode step. */
+int lgp_serve_accept(lua_State *L)
+{
+	lua_Integer n = luaL_checkinteger(L, 1);
+	double a = luaL_checknumber(L, 2);
+
+	luaL_argcheck(L, n >= 0 && n <= 16, 1, "mtp must be 0..16");
+	luaL_argcheck(L, a >= 0 && a <= 1, 2, "acceptance must be in [0, 1]");
+	lua_pushnumber(L, serve_accept_length((int)n, a));
+	return 1;
+}
+
+/* ---- rl ---- */
+
+/* core.rl(model, device, topo, cfg) -> result table.  cfg.train is a
+ * training-step config (as core.train's), cfg.rollout an engine config
+ * (as core.infer's: tp, pp, weight_bits, kv_bytes, compute, runtime,
+ * max_batch, max_num_tokens, topo; capacity is set by the step); the
+ * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
+ * prompts, group, prompt_len, response_len, response_max, response_dist
+ * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
+ * rollout_gpus, staleness, offload_states, ref_host, host_bw (B/s),
+ * engine_memory
+ * (bytes), price, engine_host_step and engine_host_seq (s per engine
+ * step and per sequence in it), engine_host_overlap (boolean),
+ * step_overhead (s per step), keep (dynamic sampling's kept share of
+ * the generated groups; 0 = no filter), and
+ * split_gpus (> 0: search the disaggregated split of that many GPUs);
+ * seconds, bytes, tokens. */
+int lgp_rl(lua_State *L)
+{
+	const char *w = "rl";
+	gp_model m;
+	roof_device d;
+	gp_topo t, rt;
+	rl_cfg c;
+	rl_result *out;   /* large: in a userdata, not on the C stack */
+	gp_error err;
+	const char *s;
+	int sub, i, split;
+	static const char *const mems[RL_NMEM] = {
+		"rollout", "forward", "update"
+	};
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	luaL_checktype(L, 4, LUA_TTABLE);
+	rl_defaults(&c);
+	sub = lgp_subtable(L, 4, w, "train");
+	if (!sub)
+		return luaL_error(L, "rl.train is required");
+	lgp_totraincfg(L, sub, &c.train);
+	lua_pop(L, 1);
+	sub = lgp_subtable(L, 4, w, "rollout");
+	if (!sub)
+		return luaL_error(L, "rl.rollout is required");
+	lgp_toserve(L, sub, &c.roll, &rt);
+	lgp_strict(L, sub, 0, "rl.rollout");
+	lua_pop(L, 1);
+	c.ppo = lgp_field_bool(L, 4, w, "ppo", 0);
+	c.ref_model = lgp_field_bool(L, 4, w, "ref_model", 1);
+	c.reward_model = lgp_field_bool(L, 4, w, "reward_model", 0);
+	c.old_logprobs = lgp_field_bool(L, 4, w, "old_logprobs", 1);
+	c.prompts = lgp_field_num(L, 4, w, "prompts", 1, 0);
+	c.group = lgp_field_num(L, 4, w, "group", 0, c.group);
+	c.prompt_len = lgp_field_num(L, 4, w, "prompt_len", 0, c.prompt_len);
+	c.response.mean = lgp_field_num(L, 4, w, "response_len", 1, 0);
+	c.response.max = lgp_field_num(L, 4, w, "response_max", 0, 0);
+	s = lgp_field_str(L, 4, w, "response_dist", "fixed");
+	if (rl_len_dist_parse(s, &c.response.dist, &err))
+		return luaL_error(L, "%s", err.msg);
+	c.minibatch = lgp_field_num(L, 4, w, "minibatch", 0, 0);
+	c.epochs = lgp_field_num(L, 4, w, "epochs", 0, 1);
+	c.pad = lgp_field_bool(L, 4, w, "pad", 0);
+	c.colocated = lgp_field_bool(L, 4, w, "colocated", 1);
+	c.rollout_gpus = lgp_field_int(L, 4, w, "rollout_gpus", 0, 0, 0);
+	c.staleness = lgp_field_int(L, 4, w, "staleness", 0, 1, 0);
+	c.offload_states = lgp_field_bool(L, 4, w, "offload_states", 0);
+	c.ref_host = lgp_field_bool(L, 4, w, "ref_host", 0);
+	c.host_bw = lgp_field_num(L, 4, w, "host_bw", 0, 0);
+	c.engine_memory = lgp_field_num(L, 4, w, "engine_memory", 0, 0);
+	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
+	c.host.step = lgp_field_num(L, 4, w, "engine_host_step", 0, 0);
+	c.host.seq = lgp_field_num(L, 4, w, "engine_host_seq", 0, 0);
+	c.host.overlap = lgp_field_bool(L, 4, w, "engine_host_overlap", 0);
+	c.step_overhead = lgp_field_num(L, 4, w, "step_overhead", 0, 0);
+	c.keep = lgp_field_num(L, 4, w, "keep", 0, 0);
+	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
+	lgp_strict(L, 4, 4, w);
+	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
+	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
+	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+
+	lua_createtable(L, 0, 32);
+	lgp_setnum(L, "step", out->step);
+	lgp_setbool(L, "fits", out->fits);
+	if (!out->fits)
+		lgp_setstr(L, "why", out->why);
+	lgp_setnum(L, "gpus", out->gpus);
+	lgp_setnum(L, "samples", out->samples);
+	lgp_setnum(L, "generated", out->generated);
+	lgp_setnum(L, "train_seq", out->train_seq);
+	lgp_setnum(L, "opt_steps", out->opt_steps);
+	lgp_setnum(L, "samples_per_s", out->samples_per_s);
+	lgp_setnum(L, "tokens_per_s", out->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", out->tokens_per_s_gpu);
+	lgp_setnum(L, "gen_tokens_per_s", out->gen_tokens_per_s);
+	lgp_setnum(L, "swap_bytes", out->swap_bytes);
+	lgp_setnum(L, "sync_bytes", out->sync_bytes);
+	lgp_setnum(L, "cost_step", out->cost_step);
+	lgp_setnum(L, "cost_1k_prompts", out->cost_1k_prompts);
+	lua_createtable(L, RL_NPHASES, 0);
+	for (i = 0; i < RL_NPHASES; i++) {
+		const rl_phase_result *ph = &out->ph[i];
+
+		lua_createtable(L, 0, 6);
+		lgp_setstr(L, "name", rl_phase_name(i));
+		lgp_setnum(L, "seconds", ph->time);
+		lgp_setnum(L, "idle", ph->idle);
+		lgp_setnum(L, "gpus", ph->gpus);
+		lgp_setstr(L, "pool", rl_pool_name(ph->pool));
+		lgp_setstr(L, "memory", mems[ph->mem]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "phases");
+	lua_createtable(L, 0, 2);
+	for (i = 0; i < 2; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setnum(L, "gpus", out->pool_gpus[i]);
+		lgp_setnum(L, "busy", out->pool_busy[i]);
+		lgp_setnum(L, "idle", out->pool_idle[i]);
+		lua_setfield(L, -2, rl_pool_name(i));
+	}
+	lua_setfield(L, -2, "pools");
+	lua_createtable(L, 0, 20);
+	lgp_setnum(L, "engines", out->roll.engines);
+	lgp_setnum(L, "samples", out->roll.samples);
+	lgp_setnum(L, "prompts", out->roll.prompts);
+	lgp_setnum(L, "batch", out->roll.batch);
+	lgp_setbool(L, "queued", out->roll.queued);
+	lgp_setnum(L, "prefill", out->roll.prefill);
+	lgp_setnum(L, "decode", out->roll.decode);
+	lgp_setnum(L, "tail", out->roll.tail);
+	lgp_setnum(L, "longest", out->roll.longest);
+	lgp_setnum(L, "steps", out->roll.steps);
+	lgp_setnum(L, "mean_batch", out->roll.mean_batch);
+	lgp_setnum(L, "itl_first", out->roll.itl_first);
+	lgp_setnum(L, "itl_last", out->roll.itl_last);
+	lgp_setnum(L, "preempted", out->roll.preempted);
+	lgp_setnum(L, "recompute", out->roll.recompute);
+	lgp_setnum(L, "host", out->roll.host);
+	lgp_setnum(L, "sampler", out->roll.sampler);
+	lgp_setnum(L, "kv_budget", out->roll.kv_budget);
+	lgp_setnum(L, "kv_peak", out->roll.kv_peak);
+	lgp_setnum(L, "weights", out->roll.weights);
+	lgp_setnum(L, "workspace", out->roll.workspace);
+	lgp_setnum(L, "gen_tokens_per_s", out->roll.gen_tokens_per_s);
+	lua_setfield(L, -2, "rollout");
+	lua_createtable(L, 0, RL_NMEM);
+	for (i = 0; i < RL_NMEM; i++) {
+		lgp_pushmem(L, &out->mem[i]);
+		lua_setfield(L, -2, mems[i]);
+	}
+	lua_setfield(L, -2, "memory");
+	lgp_pushtrain(L, &out->update);
+	lua_setfield(L, -2, "update");
+	lgp_pushtrain(L, &out->forward);
+	lua_setfield(L, -2, "forward");
+	return 1;
+}

@@ -1,0 +1,618 @@
+/*
+ * lgp_train.c - the training bindings: core.train (one step),
+ * core.sweep (the layout search, its space, filters and progress) and
+ * core.train_job (a job resolved once, stepped per layout from Lua,
+ * its results as userdata).
+ */
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "lgp_int.h"
+
+/* ---- train ---- */
+/* Read a training-step config (cfg at idx, argument arg): every field of
+ * lgp_train_desc, an unknown one refused; the reserve from gpus (NCCL
+ * buffers with more than one GPU: the gpus field, a sweep's base, else
+ * the layout's) and margin. */
+static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c)
+{
+	double gpus;
+
+	train_defaults(c);
+	lgp_read(L, idx, arg, &lgp_train_desc, c, LGP_DEFAULTS | LGP_STRICT);
+	if (c->mem.base.bits != 0 && mem_quant_bits(&c->mem.base) < 0)
+		luaL_error(L, "train.base: bits must be in (0, 32], group and "
+			   "group_bits >= 0");
+	gpus = (double)c->mem.lay.tp * c->mem.lay.pp * c->mem.lay.dp *
+		c->mem.lay.cp;
+	gpus = lgp_field_int(L, idx, "train", "gpus", 0,
+			     (int)fmin(gpus, 2147483647.0), 1);
+	mem_reserve_default(&c->reserve, gpus > 1 ? 2 : 1);
+	c->reserve.margin = lgp_field_num(L, idx, "train", "margin", 0,
+					  c->reserve.margin);
+}
+
+void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
+{
+	lgp_totraincfg_arg(L, idx, 0, c);
+}
+
+/* Push a training-step result as the table core.train returns. */
+void lgp_pushtrain(lua_State *L, const train_result *r)
+{
+	static const char *const warns[] = {
+		"zero_dp1", "tp_leaves_node", "ep_leaves_node",
+		"microbatches_not_multiple_of_pp"
+	};
+	int i, n;
+
+	lua_createtable(L, 0, 34);
+	lgp_setnum(L, "step_s", r->step);
+	lua_createtable(L, 0, TRAIN_NPARTS);
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		lgp_setnum(L, train_part_name(i), r->part[i]);
+	lua_setfield(L, -2, "parts");
+	lua_createtable(L, 0, TRAIN_NPARTS);
+	for (i = 0; i < TRAIN_NPARTS; i++)
+		lgp_setnum(L, train_part_name(i), r->hidden[i]);
+	lua_setfield(L, -2, "hidden");
+	lgp_setnum(L, "microbatches", r->microbatches);
+	lgp_setnum(L, "bubble_frac", r->bubble_frac);
+	lgp_setint(L, "stage", r->stage);
+	lgp_setint(L, "stage_layers", r->stage_layers);
+	lgp_setnum(L, "stage_time_s", r->stage_time);
+	lgp_setnum(L, "tokens_per_step", r->tokens_per_step);
+	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
+	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
+	lgp_setnum(L, "model_flops", r->model_flops);
+	lgp_setnum(L, "hw_flops", r->hw_flops);
+	lgp_setnum(L, "mfu", r->mfu);
+	lgp_setnum(L, "hfu", r->hfu);
+	lgp_setnum(L, "model_tflops_gpu", r->model_tflops_gpu);
+	lgp_setnum(L, "hw_tflops_gpu", r->hw_tflops_gpu);
+	lgp_setnum(L, "peak", r->peak);
+	lgp_setnum(L, "vision_s", r->vision_time);
+	lgp_setnum(L, "vision_patches", r->vision_patches);
+	lgp_setnum(L, "train_s", r->train_time);
+	lgp_setnum(L, "cost", r->cost);
+	lgp_setbool(L, "fits", r->fits);
+	lgp_pushmem(L, &r->mem);
+	lua_setfield(L, -2, "memory");
+	lua_newtable(L);
+	for (i = 0, n = 0; i < 4; i++)
+		if (r->warn & (1u << i)) {
+			lua_pushstring(L, warns[i]);
+			lua_rawseti(L, -2, ++n);
+		}
+	lua_setfield(L, -2, "warnings");
+	lua_createtable(L, 0, GP_GRP_COUNT);
+	for (i = 0; i < GP_GRP_COUNT; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setint(L, "ranks", r->groups[i].ranks);
+		lgp_setint(L, "per_node", r->groups[i].per_node);
+		lgp_setint(L, "sharing", r->groups[i].sharing);
+		lua_setfield(L, -2, layout_grp_name((gp_grp)i));
+	}
+	lua_setfield(L, -2, "groups");
+	lua_createtable(L, r->nops, 0);
+	for (i = 0; i < r->nops; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setstr(L, "name", r->ops[i].name);
+		lgp_setnum(L, "fwd", r->ops[i].fwd);
+		lgp_setnum(L, "bwd", r->ops[i].bwd);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+}
+
+/* core.train(model, device, topo, cfg) -> result table.  cfg holds every
+ * field core.memory reads for kind "train" (layout, recipe, seq, ...)
+ * plus compute (dtype name), global_batch, fsdp, order (rank order),
+ * the overlap switches, causal_flops, forward_only, capacity (bytes per
+ * GPU), margin, tokens and price; seconds, FLOP, bytes. */
+int lgp_train(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg c;
+	train_result r;
+	gp_error err;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	lgp_totraincfg_arg(L, 4, 4, &c);
+	if (train_step(&m, &d, &t, &c, &r, &err) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushtrain(L, &r);
+	return 1;
+}
+
+/* ---- sweep ---- */
+
+/* Push one ranked candidate. */
+static void lgp_pushcand(lua_State *L, const sweep_cand *c)
+{
+	lua_createtable(L, 0, 20);
+	lgp_setint(L, "index", c->index);
+	/* The dimensions, under their names (sweep.h's table). */
+#define PUSH(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	PUSH_##lua(#name, c->name);
+#define PUSH_int(key, v) lgp_setint(L, key, v)
+#define PUSH_bool(key, v) lgp_setbool(L, key, v)
+#define PUSH_num(key, v) lgp_setnum(L, key, v)
+#define PUSH_rec(key, v) lgp_setstr(L, key, mem_recompute_name(v))
+	SWEEP_DIMS(PUSH)
+#undef PUSH
+#undef PUSH_int
+#undef PUSH_bool
+#undef PUSH_num
+#undef PUSH_rec
+	lgp_setint(L, "dp", c->dp);
+	lgp_setnum(L, "step_s", c->step);
+	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
+	lgp_setnum(L, "mfu", c->mfu);
+	lgp_setnum(L, "cost", c->cost);
+	lgp_setnum(L, "train_s", c->train_time);
+	lgp_setnum(L, "mem_bytes", c->mem_total);
+	lgp_setnum(L, "score", c->score);
+}
+
+/* An integer list t[key] = {...} into out[0..max); returns its length. */
+static int lgp_field_ints(lua_State *L, int idx, const char *what,
+			  const char *key, int *out, int max)
+{
+	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	if (n > max)
+		luaL_error(L, "%s.%s: at most %d values", what, key, max);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isinteger(L, -1) ||
+		    lua_tointeger(L, -1) < INT_MIN ||
+		    lua_tointeger(L, -1) > INT_MAX)
+			luaL_error(L, "%s.%s[%d] must be an integer of at "
+				   "most 32 bits", what, key, i + 1);
+		out[i] = (int)lua_tointeger(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+static int lgp_field_nums(lua_State *L, int idx, const char *what,
+			  const char *key, double *out, int max)
+{
+	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	if (n > max)
+		luaL_error(L, "%s.%s: at most %d values", what, key, max);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isnumber(L, -1))
+			luaL_error(L, "%s.%s[%d] must be a number", what,
+				   key, i + 1);
+		out[i] = lua_tonumber(L, -1);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return n;
+}
+
+/* The where predicate of a Lua sweep: the function at stack index 5's
+ * field, called unprotected (an error unwinds through sweep_run, which
+ * holds nothing the Lua stack does not). */
+typedef struct lgp_where {
+	lua_State *L;
+} lgp_where;
+
+/* space.progress(done, total): called unprotected, as where. */
+static void lgp_progress_call(void *ud, long done, long total)
+{
+	lua_State *L = ((lgp_where *)ud)->L;
+
+	lua_getfield(L, 5, "progress");
+	lua_pushinteger(L, done);
+	lua_pushinteger(L, total);
+	lua_call(L, 2, 0);
+}
+
+static int lgp_where_call(void *ud, const sweep_cand *c)
+{
+	lua_State *L = ((lgp_where *)ud)->L;
+	int keep;
+
+	lua_getfield(L, 5, "where");
+	lgp_pushcand(L, c);
+	lua_call(L, 1, 1);
+	keep = lua_toboolean(L, -1);
+	lua_pop(L, 1);
+	return keep;
+}
+
+/* A list of booleans t[key] = {false, true} as a mask: bit 0 false,
+ * bit 1 true; 0 when absent. */
+static int lgp_field_boolmask(lua_State *L, int idx, const char *what,
+			      const char *key)
+{
+	int sub = lgp_subtable(L, idx, what, key), n, i, mask = 0;
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	for (i = 0; i < n; i++) {
+		lua_rawgeti(L, sub, i + 1);
+		if (!lua_isboolean(L, -1))
+			luaL_error(L, "%s.%s[%d] must be a boolean", what, key,
+				   i + 1);
+		mask |= lua_toboolean(L, -1) ? 2 : 1;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return mask;
+}
+
+/* A MASK dimension's list of values t[key] as a bit mask (bit v: try
+ * value v), by how the dimension is pushed: int 0..hi, a recompute
+ * policy's name, or a boolean. */
+static unsigned lgp_field_mask_int(lua_State *L, int idx, const char *what,
+				   const char *key, int hi)
+{
+	int v[32], n, i;
+	unsigned mask = 0;
+
+	n = lgp_field_ints(L, idx, what, key, v, hi + 1);
+	for (i = 0; i < n; i++) {
+		if (v[i] < 0 || v[i] > hi)
+			return (unsigned)luaL_error(L, "%s.%s: values are "
+						    "0..%d (got %d)", what,
+						    key, hi, v[i]);
+		mask |= 1u << v[i];
+	}
+	return mask;
+}
+
+static unsigned lgp_field_mask_rec(lua_State *L, int idx, const char *what,
+				   const char *key, int hi)
+{
+	int sub = lgp_subtable(L, idx, what, key), n, i, ri;
+	unsigned mask = 0;
+
+	if (!sub)
+		return 0;
+	n = (int)lua_rawlen(L, sub);
+	for (i = 0; i < n; i++) {
+		const char *r;
+
+		lua_rawgeti(L, sub, i + 1);
+		/* The key and the value named, not a stack index
+		 * (luaL_checkoption's "#-1"). */
+		r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
+			NULL;
+		for (ri = 0; r && ri <= hi &&
+			     strcmp(r, mem_recompute_name((gp_recompute)ri));
+		     ri++)
+			;
+		if (!r || ri > hi)
+			return (unsigned)luaL_error(L, "%s[%d] must be none, "
+						    "selective or full (got "
+						    "%s%s%s)", key, i + 1,
+						    r ? "'" : "a ",
+						    r ? r : luaL_typename(L,
+									  -1),
+						    r ? "'" : "");
+		mask |= 1u << ri;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return mask;
+}
+
+static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
+				    const char *key, int hi)
+{
+	(void)hi;
+	return (unsigned)lgp_field_boolmask(L, idx, what, key);
+}
+
+/* core.sweep(model, device, topo, base, space) -> {results = {...},
+ * stats = {space, layouts, bounded, fitting, within, errors}, error,
+ * error_at}: error the first refusal's reason and error_at its layout
+ * (only when the training step refused one).  base is
+ * a train config (as core.train's; its layout fields are ignored);
+ * space = {gpus = {..}, tp_max, pp_max, cp_max, ep_max, vpp_max, zero =
+ * {0, 1, ..}, micro_batch = {..}, recompute = {"none", ..}, sp = {false,
+ * true}, tp_overlap = {false, true}, overlap_grad_reduce = {false,
+ * true}, key = "time"|"cost"|"per_dollar"|"mfu"|"gpus", top = k, shard =
+ * {k, n}, deadline (s), budget, bound (false: time every fitting
+ * layout), where = function(candidate) -> boolean}.  `where` is asked
+ * about each timed candidate within the deadline and budget that could
+ * still enter the top k; only those it accepts are ranked. */
+int lgp_sweep(lua_State *L)
+{
+	const char *w = "sweep";
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg base;
+	sweep_space s;
+	sweep_stats st;
+	sweep_cand *top;
+	sweep_key key;
+	train_cache *cache;
+	lgp_where wh;
+	gp_error err;
+	int gpus[64], k, ntop = 0, i, has_where;
+	double mbs[32];
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	lgp_totraincfg_arg(L, 4, 4, &base);
+	luaL_checktype(L, 5, LUA_TTABLE);
+	memset(&s, 0, sizeof s);
+	s.ngpus = lgp_field_ints(L, 5, w, "gpus", gpus, 64);
+	s.gpus = gpus;
+	s.nmb = lgp_field_nums(L, 5, w, "micro_batch", mbs, 32);
+	s.mbs = mbs;
+	/* The ranges and masks by sweep.h's table (the two lists above). */
+#define SPACE(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	SPACE_##vals(name, lua, bound, hi, def)
+#define SPACE_RANGE(name, lua, bound, hi, def) \
+	s.bound = lgp_field_int(L, 5, w, #name "_max", 0, def, 1);
+#define SPACE_MASK(name, lua, bound, hi, def) \
+	s.bound = lgp_field_mask_##lua(L, 5, w, #name, hi);
+#define SPACE_LIST(name, lua, bound, hi, def)
+	SWEEP_DIMS(SPACE)
+#undef SPACE
+#undef SPACE_RANGE
+#undef SPACE_MASK
+#undef SPACE_LIST
+	s.no_bound = !lgp_field_bool(L, 5, w, "bound", 1);
+	{
+		int sh[2], nsh = lgp_field_ints(L, 5, w, "shard", sh, 2);
+
+		if (nsh == 2) {
+			s.shard_k = sh[0];
+			s.shard_n = sh[1];
+		}
+	}
+	s.max_time = lgp_field_num(L, 5, w, "deadline", 0, 0);
+	s.max_cost = lgp_field_num(L, 5, w, "budget", 0, 0);
+	if (sweep_key_parse(lgp_field_str(L, 5, w, "key", "time"), &key,
+			    &err))
+		return luaL_error(L, "%s", err.msg);
+	k = lgp_field_int(L, 5, w, "top", 0, 10, 1);
+	if (k > 100000)
+		return luaL_error(L, "sweep.top must be at most 100000");
+	lgp_get(L, 5, "where");
+	has_where = lua_isfunction(L, -1);
+	if (!has_where && !lua_isnil(L, -1))
+		return luaL_error(L, "sweep.where must be a function");
+	lua_pop(L, 1);
+	lgp_get(L, 5, "progress");
+	if (lua_isfunction(L, -1)) {
+		s.progress = lgp_progress_call;
+		s.progress_ud = &wh;
+	} else if (!lua_isnil(L, -1)) {
+		return luaL_error(L, "sweep.progress must be a function");
+	}
+	lua_pop(L, 1);
+	lgp_strict(L, 5, 5, w);
+	/* The ranked list and the memo live in Lua userdata: freed with
+	 * the call's values, even when a where function raises. */
+	top = lua_newuserdatauv(L, sizeof *top * (size_t)(k > 0 ? k : 1), 0);
+	cache = lua_newuserdatauv(L, sizeof *cache, 0);
+	memset(cache, 0, sizeof *cache);
+	wh.L = L;
+	if (sweep_run(&m, &d, &t, &base, &s, key, cache,
+		      has_where ? lgp_where_call : NULL, &wh, top, k, &ntop,
+		      &st, &err))
+		return luaL_error(L, "%s", err.msg);
+	lua_createtable(L, 0, 2);
+	lua_createtable(L, ntop, 0);
+	for (i = 0; i < ntop; i++) {
+		lgp_pushcand(L, &top[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "results");
+	lua_createtable(L, 0, 8);
+	/* an integer while exact (below 2^53), else the float */
+	if (st.space < 9007199254740992.0)
+		lgp_setint(L, "space", (lua_Integer)st.space);
+	else
+		lgp_setnum(L, "space", st.space);
+	lgp_setint(L, "layouts", st.divided);
+	lgp_setint(L, "bounded", st.bounded);
+	lgp_setint(L, "fitting", st.fitting);
+	lgp_setint(L, "within", st.within);
+	lgp_setint(L, "errors", st.errors);
+	lgp_setint(L, "cache_hits", cache->hits);
+	lua_setfield(L, -2, "stats");
+	if (st.errors > 0) {
+		/* the first layout the training step refused, and why */
+		lgp_setstr(L, "error", st.error.msg);
+		lgp_pushcand(L, &st.error_at);
+		lua_setfield(L, -2, "error_at");
+	}
+	return 1;
+}
+
+/* ---- training jobs (sweeps from Lua) ---- */
+
+/* A training job: model, device, topology and base config resolved
+ * once, with the memo a sweep keeps (train.h train_cache). */
+#define LGP_JOB "gpuplan.train_job"
+#define LGP_RESULT "gpuplan.train_result"
+
+typedef struct lgp_job {
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	train_cfg base;
+	int gpus;                /* dp = gpus / (tp pp cp) */
+	int stepped;             /* the memo holds m, d and t */
+	train_cache cache;
+} lgp_job;
+
+/* core.train_job(model, device, topo, cfg) -> job: cfg as core.train's
+ * (its layout the default of each step), with gpus the job's size. */
+int lgp_train_job(lua_State *L)
+{
+	lgp_job *j = lua_newuserdatauv(L, sizeof *j, 0);
+
+	memset(j, 0, sizeof *j);
+	lgp_tomodel(L, 1, &j->m);
+	lgp_todevice(L, 2, &j->d);
+	lgp_totopo(L, 3, &j->t);
+	lgp_totraincfg_arg(L, 4, 4, &j->base);
+	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
+				j->base.mem.lay.tp * j->base.mem.lay.pp *
+				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
+	luaL_setmetatable(L, LGP_JOB);
+	return 1;
+}
+
+/* job:step{tp =, pp =, zero =, batch =, recompute = ...} [, r] ->
+ * result: the job's config with these changed (dp from the job's gpus),
+ * priced by train_step with the job's memo, into r when given (a result
+ * of an earlier step, reused) or a new result.  A layout that does not
+ * divide the GPUs or the model is an error, as gp.train's. */
+static int lgp_job_step(lua_State *L)
+{
+	lgp_job *j = luaL_checkudata(L, 1, LGP_JOB);
+	train_cfg c = j->base;
+	train_result *r;
+	gp_error err;
+	int rep;
+
+	if (!lua_isnoneornil(L, 2))
+		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
+	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;
+	if (j->gpus % rep != 0)
+		return luaL_error(L, "step: gpus %d is not a multiple of "
+				  "tp*pp*cp = %d", j->gpus, rep);
+	c.mem.lay.dp = j->gpus / rep;
+	c.mem.lay.schedule = c.mem.lay.vpp > 1 ? GP_SCHED_INTERLEAVED :
+		GP_SCHED_1F1B;
+	/* A result given back (job:step(layout, r)) is filled again: a
+	 * loop over layouts allocates nothing. */
+	r = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3, LGP_RESULT);
+	if (r) {
+		lua_settop(L, 3);
+	} else {
+		r = lua_newuserdatauv(L, sizeof *r, 0);
+		luaL_setmetatable(L, LGP_RESULT);
+	}
+	/* After the first step the memo holds the job's model, device and
+	 * topology, which nothing changes. */
+	if ((j->stepped ? train_step_next(&j->m, &j->d, &j->t, &c,
+					  &j->cache, 0, NULL, NULL, r, &err) :
+	     train_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err)))
+		return luaL_error(L, "step: %s", err.msg);
+	j->stepped = 1;
+	return 1;
+}
+
+/* The scalar fields of a result a sweep reads, by name. */
+static const struct {
+	const char *name;
+	size_t off;
+} result_fields[] = {
+	{"step_s", offsetof(train_result, step)},
+	{"tokens_per_s", offsetof(train_result, tokens_per_s)},
+	{"tokens_per_s_gpu", offsetof(train_result, tokens_per_s_gpu)},
+	{"mfu", offsetof(train_result, mfu)},
+	{"hfu", offsetof(train_result, hfu)},
+	{"microbatches", offsetof(train_result, microbatches)},
+	{"bubble_frac", offsetof(train_result, bubble_frac)},
+	{"train_s", offsetof(train_result, train_time)},
+	{"cost", offsetof(train_result, cost)},
+	{"model_tflops_gpu", offsetof(train_result, model_tflops_gpu)},
+	{"stage_time_s", offsetof(train_result, stage_time)},
+	{"mem_bytes", offsetof(train_result, mem.total)},
+	{NULL, 0}
+};
+
+/* result.step_s, .fits, .mfu ... (numbers), result:table() -> the whole
+ * table core.train returns. */
+static int lgp_result_table(lua_State *L)
+{
+	lgp_pushtrain(L, luaL_checkudata(L, 1, LGP_RESULT));
+	return 1;
+}
+
+/* result.name: a loop reads fields by the million, so the names are
+ * looked up in a table (upvalue 1: name -> index into result_fields;
+ * -1 fits, -2 table) rather than compared one by one. */
+static int lgp_result_index(lua_State *L)
+{
+	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
+	lua_Integer i;
+
+	luaL_checkstring(L, 2);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+		return luaL_error(L, "train result: no field '%s' (step_s, "
+				  "fits, tokens_per_s, mfu, mem_bytes, "
+				  "...; result:table() for all)",
+				  lua_tostring(L, 2));
+	i = lua_tointeger(L, -1);
+	if (i == -1)
+		lua_pushboolean(L, r->fits);
+	else if (i == -2)
+		lua_pushcfunction(L, lgp_result_table);
+	else
+		lua_pushnumber(L, *(const double *)(const void *)
+			       ((const char *)r + result_fields[i].off));
+	return 1;
+}
+
+/* lgp_result_index with its name table as upvalue, pushed. */
+static void lgp_push_result_index(lua_State *L)
+{
+	int i;
+
+	lua_newtable(L);
+	for (i = 0; result_fields[i].name; i++) {
+		lua_pushinteger(L, i);
+		lua_setfield(L, -2, result_fields[i].name);
+	}
+	lua_pushinteger(L, -1);
+	lua_setfield(L, -2, "fits");
+	lua_pushinteger(L, -2);
+	lua_setfield(L, -2, "table");
+	lua_pushcclosure(L, lgp_result_index, 1);
+}
+
+void lgp_handle_types(lua_State *L)
+{
+	static const luaL_Reg job_methods[] = {
+		{"step", lgp_job_step},
+		{NULL, NULL}
+	};
+
+	luaL_newmetatable(L, LGP_MODEL);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_DEVICE);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_TOPO);
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_JOB);
+	luaL_newlib(L, job_methods);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_RESULT);
+	lgp_push_result_index(L);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+}
