@@ -480,18 +480,331 @@ static int ilog2(int x)
 	return r;
 }
 
+/* The per-GPU intra-node rate at protocol p; infinite with no intra
+ * traffic (one GPU per node). */
+static double up_rate(const ctx *c, gp_proto p)
+{
+	return c->g > 1 ? c->bu * proto_eff[p] : HUGE_VAL;
+}
+
+/* The node's network rate at protocol p; infinite with no inter-node
+ * traffic (one node). */
+static double net_rate(const ctx *c, gp_proto p)
+{
+	return c->nn > 1 ? c->bn * proto_eff[p] : HUGE_VAL;
+}
+
+/* Ring: latency and bandwidth term of the flat pipelined ring. */
+static int price_ring(const ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, up = up_rate(c, p), net = net_rate(c, p);
+	int steps, inter;
+
+	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV) {
+		*why = "ring does not apply to all_to_all or send_recv";
+		return 1;
+	}
+	/* Flat pipelined ring over all n ranks, as NCCL builds it
+	 * (nccl#530).  Each channel's ring enters and leaves every
+	 * node once, so the node's NICs carry one ring-width of
+	 * traffic: busbw <= node NIC bandwidth; inside the node
+	 * busbw <= per-GPU link bandwidth.  Steps: all-reduce
+	 * 2(n-1) (reduce-scatter then all-gather), of which 2(N-1)
+	 * cross the network; all-gather/reduce-scatter n-1 with N-1
+	 * network steps; broadcast/reduce n-1 hops to fill the
+	 * pipeline (Thakur et al. 2005, ring formulas). */
+	if (c->op == GP_ALL_REDUCE) {
+		steps = 2 * (c->n - 1);
+		inter = 2 * (c->nn - 1);
+	} else {
+		steps = c->n - 1;
+		inter = c->nn - 1;
+	}
+	{
+		double intra = hop_up(c, p);
+
+		if (c->nn > 1)
+			intra = max2(intra, NET_POST_US * US *
+				     (p == GP_PROTO_SIMPLE ? 3 : 1));
+		*lat = base(p) + (steps - inter) * intra +
+		       inter * hop_net(c, p);
+	}
+	if (c->nn > 1 && p == GP_PROTO_SIMPLE && c->op == GP_ALL_REDUCE)
+		*lat *= RING_PLATEAU;
+	*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
+	if (c->nn > 1 && p == GP_PROTO_LL)
+		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
+			    ll_net_max_busbw[c->nn > 2]);
+	return 0;
+}
+
+/* Tree: NCCL's double binary tree, all-reduce only. */
+static int price_tree(const ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, up = up_rate(c, p), net = net_rate(c, p);
+
+	if (c->op != GP_ALL_REDUCE) {
+		*why = "tree is priced for all_reduce only";
+		return 1;
+	}
+	/* NCCL double binary tree: a chain inside each node, two
+	 * complementary binary trees across nodes, each carrying
+	 * half the data (Sanders et al., Parallel Computing 35(12)
+	 * 2009; NCCL 2.4).  Latency: up and down the chain and the
+	 * tree, 2((g-1) + floor(log2 N)) hops (tuning.cc).
+	 * Per GPU in the chain each half is received and sent once
+	 * going up and once going down: 2S egress -> algbw = up/2.
+	 * Per node across the network: with N = 2 each node is root
+	 * of one tree and leaf of the other: S egress; with N >= 3 an
+	 * interior node sends S/2 up and S down in one tree and S/2
+	 * up in the other: 2S (why tree beats ring at 2 nodes,
+	 * nccl-tests#196). */
+	*lat = tree_base_lat_us[p] * US +
+	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
+		      ilog2(c->nn) * tree_hop_net(c, p));
+	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+	if (c->nn > 1 && p == GP_PROTO_LL)
+		*bwt = max2(*bwt, 2.0 * S / ll_net_max_busbw[c->nn > 2]);
+	*bwt /= tree_factor(p, S);
+	return 0;
+}
+
+/* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes. */
+static void nvls_all_reduce(const ctx *c, double *lat, double *bwt)
+{
+	const gp_topo *t = c->t;
+	gp_proto p = GP_PROTO_SIMPLE;
+	double S = c->bytes, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	/* Reduce-scatter by multimem.ld_reduce: the switch
+	 * reads every GPU's whole buffer once (egress S) and
+	 * returns each GPU its reduced S/g; all-gather by
+	 * multimem.st: each GPU pushes S/g once and the
+	 * switch replicates it to all (ingress S).  Per
+	 * direction S(1 + 1/g) (cf. Calculon h100 config,
+	 * 1 + 1/n). */
+	double intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+
+	if (c->nn == 1) {
+		*lat = t->up_nccl.nvls_lat;
+		*bwt = intra;
+	} else {
+		/* NVLS_TREE: NVLS inside the node, a binary
+		 * tree of node shards across nodes (traffic
+		 * as for the double binary tree), pipelined:
+		 * the slower stage sets the rate.  Each head
+		 * (a GPU with a NIC; NCCL's NVLS search pairs
+		 * them, at most one per GPU) runs its part of
+		 * both stages in one thread block, which
+		 * caps the busbw it carries at
+		 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
+		 * busbw <= heads x perChMaxNVLSTreeBw,
+		 * algbw = busbw x n / 2(n-1)). */
+		double heads = min2(g, max2(1.0, c->nic_use));
+		double cap = t->nvls_tree_bw[c->nn > 2];
+
+		*lat = t->up_nccl.nvls_lat +
+		       2.0 * ilog2(c->nn) * (c->lat_net +
+			NVLS_TREE_NET_EXTRA_US * US);
+		*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+		if (cap > 0.0)
+			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
+				    (heads * cap));
+	}
+}
+
+/* NVLS: multicast and in-switch reduction on an NVLink switch. */
+static int price_nvls(const ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	const gp_topo *t = c->t;
+
+	if (!t->up_nvls || c->g < 2) {
+		*why = "nvls needs an NVLink switch with in-switch "
+		       "reduction and >= 2 GPUs per node";
+		return 1;
+	}
+	if (p != GP_PROTO_SIMPLE) {
+		*why = "nvls runs the simple protocol only";
+		return 1;
+	}
+	if (c->op == GP_ALL_REDUCE) {
+		nvls_all_reduce(c, lat, bwt);
+		return 0;
+	}
+	if ((c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) &&
+	    c->nn == 1) {
+		/* All-gather: each GPU stores its S/g by multicast and
+		 * receives S; reduce-scatter mirrors it: S per
+		 * direction at the derated rate. */
+		*lat = t->up_nccl.nvls_lat;
+		*bwt = c->bytes / (up_rate(c, p) * t->up_nccl.nvls_eff);
+		return 0;
+	}
+	*why = "nvls is priced for all_reduce, and all_gather/"
+	       "reduce_scatter on one node";
+	return 1;
+}
+
+/* SHARP: CollNet reduction in the network switches. */
+static int price_sharp(const ctx *c, gp_proto p, double *lat,
+		       double *bwt, const char **why)
+{
+	const gp_topo *t = c->t;
+	double S = c->bytes, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	double intra, ilat;
+
+	if (!t->nic_sharp || c->nn < 2 || c->op != GP_ALL_REDUCE) {
+		*why = "sharp needs >= 2 nodes on a fabric with "
+		       "in-network reduction (all_reduce only)";
+		return 1;
+	}
+	if (p != GP_PROTO_SIMPLE) {
+		*why = "sharp runs the simple protocol only";
+		return 1;
+	}
+	/* CollNet: reduce inside the node (NVLS when the switch can,
+	 * else ring reduce-scatter + all-gather over g), each node
+	 * sends its data once to the switch tree and gets the result
+	 * once: S per direction per node whatever N (Graham et al.,
+	 * COMHPC 2016, SHARP).  Latency: one round trip up and down
+	 * the aggregation tree, ~2 network steps. */
+	if (t->up_nvls && c->g > 1) {
+		intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+		ilat = t->up_nccl.nvls_lat;
+	} else {
+		intra = S * 2.0 * (g - 1) / g / up;
+		ilat = base(p) + 2.0 * (c->g - 1) * hop_up(c, p);
+	}
+	*lat = ilat + 2.0 * hop_net(c, p);
+	*bwt = max2(intra, S / net);
+	return 0;
+}
+
+/* Hierarchical: intra-node and inter-node phases one after another. */
+static int price_hier(const ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, g = c->g, nn = c->nn;
+	double up = up_rate(c, p), net = net_rate(c, p);
+
+	if (c->nn < 2 || c->g < 2 ||
+	    (c->op != GP_ALL_REDUCE && c->op != GP_ALL_GATHER &&
+	     c->op != GP_REDUCE_SCATTER)) {
+		*why = "hierarchical needs >= 2 nodes of >= 2 GPUs "
+		       "(all_reduce, all_gather, reduce_scatter)";
+		return 1;
+	}
+	/* Two levels run one after another (Horovod/DeepSpeed style,
+	 * collectives.md Sec. 3 "hierarchical all-reduce"):
+	 * all-reduce = intra ring reduce-scatter ((g-1)/g S at up) ->
+	 * inter ring all-reduce of the S/g shard on each GPU's rail
+	 * (2(N-1)/N S/g at the GPU's NIC share bn/g, i.e.
+	 * 2(N-1)/N S/bn) -> intra ring all-gather.  All-gather and
+	 * reduce-scatter do one intra and one inter phase.  Each
+	 * phase is its own collective call (its own base latency),
+	 * and a rail's ring holds one rank per node, so its network
+	 * steps are exposed as in NCCL's one-rank-per-node case. */
+	if (c->op == GP_ALL_REDUCE) {
+		*lat = 3.0 * base(p) + 2.0 * (c->g - 1) * hop_up(c, p) +
+		       2.0 * (c->nn - 1) * tree_hop_net(c, p);
+		*bwt = 2.0 * (g - 1) / g * S / up +
+		       2.0 * (nn - 1) / nn * S / net;
+	} else {
+		*lat = 2.0 * base(p) + (c->g - 1) * hop_up(c, p) +
+		       (c->nn - 1) * tree_hop_net(c, p);
+		*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
+	}
+	return 0;
+}
+
+/* P2P: direct send/recv and pairwise all-to-all. */
+static int price_p2p(const ctx *c, gp_proto p, double *lat, double *bwt,
+		     const char **why)
+{
+	double S = c->bytes, pe = proto_eff[p], n = c->n, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+
+	if (p == GP_PROTO_LL128) {
+		*why = "p2p uses ll or simple";
+		return 1;
+	}
+	if (c->op == GP_SEND_RECV) {
+		/* nccl-tests sendrecv: rank i sends S to i+1 while
+		 * receiving from i-1, all at once; across nodes the
+		 * boundary pairs go through one NIC each. */
+		if (c->nn == 1) {
+			*lat = base(p) + hop_up(c, p);
+			*bwt = S / (up * P2P_EFF);
+		} else {
+			*lat = base(p) + hop_net(c, p);
+			*bwt = max2(S / (up * P2P_EFF), S / (c->bnic * pe));
+		}
+		return 0;
+	}
+	if (c->op == GP_ALL_TO_ALL) {
+		/* Pairwise exchange with all peers at once (NCCL
+		 * all-to-all is n-1 grouped send/recv): (g-1)/n of the
+		 * send buffer stays in the node, (n-g)/n leaves through
+		 * the GPU's share of the node's NICs, bn/g
+		 * (nccl-tests#130: all-to-all is bound by the network
+		 * bandwidth per GPU).  Every remote peer is a separate
+		 * network message posted by the proxy. */
+		double intra = (g - 1) / n * S / (up * P2P_EFF);
+		double remote = (n - g) / n * S / (net / g);
+
+		*lat = base(p) + hop_up(c, p);
+		if (c->nn > 1)
+			*lat += hop_net(c, p) +
+				(c->n - c->g) * NET_POST_US * US;
+		*bwt = max2(c->g > 1 ? intra : 0.0,
+			    c->nn > 1 ? remote : 0.0);
+		return 0;
+	}
+	*why = "p2p is for all_to_all and send_recv";
+	return 1;
+}
+
+/* PXN: all-to-all aggregated over NVLink onto the destination's rail. */
+static int price_pxn(const ctx *c, gp_proto p, double *lat, double *bwt,
+		     const char **why)
+{
+	double S = c->bytes, n = c->n, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	double intra, remote;
+
+	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
+	    c->kind_up != LINK_NVL) {
+		*why = "pxn is for all_to_all across >= 2 NVLink nodes";
+		return 1;
+	}
+	if (p == GP_PROTO_LL128) {
+		*why = "pxn uses ll or simple";
+		return 1;
+	}
+	/* PXN (NCCL 2.12): data for remote GPU j first crosses
+	 * NVLink to the local GPU on j's rail, which aggregates what
+	 * all local GPUs send to j into one network message.  Extra
+	 * NVLink traffic: the (g-1)/g of the remote data not already
+	 * on its rail; network posts drop from n-g to N-1 per GPU;
+	 * all traffic stays rail-local. */
+	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
+		(up * P2P_EFF);
+	remote = (n - g) / n * S / (net / g);
+	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
+	       (c->nn - 1) * NET_POST_US * US;
+	*bwt = max2(intra, remote);
+	return 0;
+}
+
 /* Price one (algorithm, protocol).  Returns 0 and sets *lat, *bwt when it
  * applies; otherwise returns 1 and leaves a reason in *why. */
 static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 		 double *bwt, const char **why)
 {
-	const gp_topo *t = c->t;
-	double S = c->bytes, pe = proto_eff[p], n = c->n, g = c->g;
-	double nn = c->nn, inf = HUGE_VAL;
-	double up = c->g > 1 ? c->bu * pe : inf;   /* no intra traffic */
-	double net = c->nn > 1 ? c->bn * pe : inf; /* no inter traffic */
-	int steps, inter;
-
 	/* LL128 needs 128-byte stores to arrive whole and in order, which
 	 * NVLink guarantees and PCIe does not; NCCL enables it only on NVLink
 	 * paths (tuning.cc, LL128 enable rule). */
@@ -499,270 +812,21 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 		*why = "ll128 needs NVLink";
 		return 1;
 	}
-
 	switch (a) {
 	case GP_ALGO_RING:
-		if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV) {
-			*why = "ring does not apply to all_to_all or send_recv";
-			return 1;
-		}
-		/* Flat pipelined ring over all n ranks, as NCCL builds it
-		 * (nccl#530).  Each channel's ring enters and leaves every
-		 * node once, so the node's NICs carry one ring-width of
-		 * traffic: busbw <= node NIC bandwidth; inside the node
-		 * busbw <= per-GPU link bandwidth.  Steps: all-reduce
-		 * 2(n-1) (reduce-scatter then all-gather), of which 2(N-1)
-		 * cross the network; all-gather/reduce-scatter n-1 with N-1
-		 * network steps; broadcast/reduce n-1 hops to fill the
-		 * pipeline (Thakur et al. 2005, ring formulas). */
-		if (c->op == GP_ALL_REDUCE) {
-			steps = 2 * (c->n - 1);
-			inter = 2 * (c->nn - 1);
-		} else {
-			steps = c->n - 1;
-			inter = c->nn - 1;
-		}
-		{
-			double intra = hop_up(c, p);
-
-			if (c->nn > 1)
-				intra = max2(intra, NET_POST_US * US *
-					     (p == GP_PROTO_SIMPLE ? 3 : 1));
-			*lat = base(p) + (steps - inter) * intra +
-			       inter * hop_net(c, p);
-		}
-		if (c->nn > 1 && p == GP_PROTO_SIMPLE &&
-		    c->op == GP_ALL_REDUCE)
-			*lat *= RING_PLATEAU;
-		*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
-		if (c->nn > 1 && p == GP_PROTO_LL)
-			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
-				    ll_net_max_busbw[c->nn > 2]);
-		return 0;
-
+		return price_ring(c, p, lat, bwt, why);
 	case GP_ALGO_TREE:
-		if (c->op != GP_ALL_REDUCE) {
-			*why = "tree is priced for all_reduce only";
-			return 1;
-		}
-		/* NCCL double binary tree: a chain inside each node, two
-		 * complementary binary trees across nodes, each carrying
-		 * half the data (Sanders et al., Parallel Computing 35(12)
-		 * 2009; NCCL 2.4).  Latency: up and down the chain and the
-		 * tree, 2((g-1) + floor(log2 N)) hops (tuning.cc).
-		 * Per GPU in the chain each half is received and sent once
-		 * going up and once going down: 2S egress -> algbw = up/2.
-		 * Per node across the network: with N = 2 each node is root
-		 * of one tree and leaf of the other: S egress; with N >= 3 an
-		 * interior node sends S/2 up and S down in one tree and S/2
-		 * up in the other: 2S (why tree beats ring at 2 nodes,
-		 * nccl-tests#196). */
-		*lat = tree_base_lat_us[p] * US +
-		       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
-			      ilog2(c->nn) * tree_hop_net(c, p));
-		*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
-		if (c->nn > 1 && p == GP_PROTO_LL)
-			*bwt = max2(*bwt, 2.0 * S /
-				    ll_net_max_busbw[c->nn > 2]);
-		*bwt /= tree_factor(p, S);
-		return 0;
-
+		return price_tree(c, p, lat, bwt, why);
 	case GP_ALGO_NVLS:
-		if (!t->up_nvls || c->g < 2) {
-			*why = "nvls needs an NVLink switch with in-switch "
-			       "reduction and >= 2 GPUs per node";
-			return 1;
-		}
-		if (p != GP_PROTO_SIMPLE) {
-			*why = "nvls runs the simple protocol only";
-			return 1;
-		}
-		if (c->op == GP_ALL_REDUCE) {
-			/* Reduce-scatter by multimem.ld_reduce: the switch
-			 * reads every GPU's whole buffer once (egress S) and
-			 * returns each GPU its reduced S/g; all-gather by
-			 * multimem.st: each GPU pushes S/g once and the
-			 * switch replicates it to all (ingress S).  Per
-			 * direction S(1 + 1/g) (cf. Calculon h100 config,
-			 * 1 + 1/n). */
-			double intra = S * (1.0 + 1.0 / g) /
-				       (up * t->up_nccl.nvls_eff);
-
-			if (c->nn == 1) {
-				*lat = t->up_nccl.nvls_lat;
-				*bwt = intra;
-			} else {
-				/* NVLS_TREE: NVLS inside the node, a binary
-				 * tree of node shards across nodes (traffic
-				 * as for the double binary tree), pipelined:
-				 * the slower stage sets the rate.  Each head
-				 * (a GPU with a NIC; NCCL's NVLS search pairs
-				 * them, at most one per GPU) runs its part of
-				 * both stages in one thread block, which
-				 * caps the busbw it carries at
-				 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
-				 * busbw <= heads x perChMaxNVLSTreeBw,
-				 * algbw = busbw x n / 2(n-1)). */
-				double heads = min2(g, max2(1.0, c->nic_use));
-				double cap = t->nvls_tree_bw[c->nn > 2];
-
-				*lat = t->up_nccl.nvls_lat +
-				       2.0 * ilog2(c->nn) * (c->lat_net +
-					NVLS_TREE_NET_EXTRA_US * US);
-				*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) *
-					    S / net);
-				if (cap > 0.0)
-					*bwt = max2(*bwt, S * comm_bus_factor(
-						    c->op, c->n) /
-						    (heads * cap));
-			}
-			return 0;
-		}
-		if ((c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) &&
-		    c->nn == 1) {
-			/* All-gather: each GPU stores its S/g by multicast and
-			 * receives S; reduce-scatter mirrors it: S per
-			 * direction at the derated rate. */
-			*lat = t->up_nccl.nvls_lat;
-			*bwt = S / (up * t->up_nccl.nvls_eff);
-			return 0;
-		}
-		*why = "nvls is priced for all_reduce, and all_gather/"
-		       "reduce_scatter on one node";
-		return 1;
-
+		return price_nvls(c, p, lat, bwt, why);
 	case GP_ALGO_SHARP:
-		if (!t->nic_sharp || c->nn < 2 || c->op != GP_ALL_REDUCE) {
-			*why = "sharp needs >= 2 nodes on a fabric with "
-			       "in-network reduction (all_reduce only)";
-			return 1;
-		}
-		if (p != GP_PROTO_SIMPLE) {
-			*why = "sharp runs the simple protocol only";
-			return 1;
-		}
-		/* CollNet: reduce inside the node (NVLS when the switch can,
-		 * else ring reduce-scatter + all-gather over g), each node
-		 * sends its data once to the switch tree and gets the result
-		 * once: S per direction per node whatever N (Graham et al.,
-		 * COMHPC 2016, SHARP).  Latency: one round trip up and down
-		 * the aggregation tree, ~2 network steps. */
-		{
-			double intra, ilat;
-
-			if (t->up_nvls && c->g > 1) {
-				intra = S * (1.0 + 1.0 / g) /
-					(up * t->up_nccl.nvls_eff);
-				ilat = t->up_nccl.nvls_lat;
-			} else {
-				intra = S * 2.0 * (g - 1) / g / up;
-				ilat = base(p) + 2.0 * (c->g - 1) *
-				       hop_up(c, p);
-			}
-			*lat = ilat + 2.0 * hop_net(c, p);
-			*bwt = max2(intra, S / net);
-		}
-		return 0;
-
+		return price_sharp(c, p, lat, bwt, why);
 	case GP_ALGO_HIER:
-		if (c->nn < 2 || c->g < 2 ||
-		    (c->op != GP_ALL_REDUCE && c->op != GP_ALL_GATHER &&
-		     c->op != GP_REDUCE_SCATTER)) {
-			*why = "hierarchical needs >= 2 nodes of >= 2 GPUs "
-			       "(all_reduce, all_gather, reduce_scatter)";
-			return 1;
-		}
-		/* Two levels run one after another (Horovod/DeepSpeed style,
-		 * collectives.md Sec. 3 "hierarchical all-reduce"):
-		 * all-reduce = intra ring reduce-scatter ((g-1)/g S at up) ->
-		 * inter ring all-reduce of the S/g shard on each GPU's rail
-		 * (2(N-1)/N S/g at the GPU's NIC share bn/g, i.e.
-		 * 2(N-1)/N S/bn) -> intra ring all-gather.  All-gather and
-		 * reduce-scatter do one intra and one inter phase.  Each
-		 * phase is its own collective call (its own base latency),
-		 * and a rail's ring holds one rank per node, so its network
-		 * steps are exposed as in NCCL's one-rank-per-node case. */
-		if (c->op == GP_ALL_REDUCE) {
-			*lat = 3.0 * base(p) +
-			       2.0 * (c->g - 1) * hop_up(c, p) +
-			       2.0 * (c->nn - 1) * tree_hop_net(c, p);
-			*bwt = 2.0 * (g - 1) / g * S / up +
-			       2.0 * (nn - 1) / nn * S / net;
-		} else {
-			*lat = 2.0 * base(p) + (c->g - 1) * hop_up(c, p) +
-			       (c->nn - 1) * tree_hop_net(c, p);
-			*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
-		}
-		return 0;
-
+		return price_hier(c, p, lat, bwt, why);
 	case GP_ALGO_P2P:
-		if (p == GP_PROTO_LL128) {
-			*why = "p2p uses ll or simple";
-			return 1;
-		}
-		if (c->op == GP_SEND_RECV) {
-			/* nccl-tests sendrecv: rank i sends S to i+1 while
-			 * receiving from i-1, all at once; across nodes the
-			 * boundary pairs go through one NIC each. */
-			if (c->nn == 1) {
-				*lat = base(p) + hop_up(c, p);
-				*bwt = S / (up * P2P_EFF);
-			} else {
-				*lat = base(p) + hop_net(c, p);
-				*bwt = max2(S / (up * P2P_EFF),
-					    S / (c->bnic * pe));
-			}
-			return 0;
-		}
-		if (c->op == GP_ALL_TO_ALL) {
-			/* Pairwise exchange with all peers at once (NCCL
-			 * all-to-all is n-1 grouped send/recv): (g-1)/n of the
-			 * send buffer stays in the node, (n-g)/n leaves through
-			 * the GPU's share of the node's NICs, bn/g
-			 * (nccl-tests#130: all-to-all is bound by the network
-			 * bandwidth per GPU).  Every remote peer is a separate
-			 * network message posted by the proxy. */
-			double intra = (g - 1) / n * S / (up * P2P_EFF);
-			double remote = (n - g) / n * S / (net / g);
-
-			*lat = base(p) + hop_up(c, p);
-			if (c->nn > 1)
-				*lat += hop_net(c, p) +
-					(c->n - c->g) * NET_POST_US * US;
-			*bwt = max2(c->g > 1 ? intra : 0.0,
-				    c->nn > 1 ? remote : 0.0);
-			return 0;
-		}
-		*why = "p2p is for all_to_all and send_recv";
-		return 1;
-
+		return price_p2p(c, p, lat, bwt, why);
 	case GP_ALGO_PXN:
-		if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
-		    c->kind_up != LINK_NVL) {
-			*why = "pxn is for all_to_all across >= 2 NVLink nodes";
-			return 1;
-		}
-		if (p == GP_PROTO_LL128) {
-			*why = "pxn uses ll or simple";
-			return 1;
-		}
-		/* PXN (NCCL 2.12): data for remote GPU j first crosses
-		 * NVLink to the local GPU on j's rail, which aggregates what
-		 * all local GPUs send to j into one network message.  Extra
-		 * NVLink traffic: the (g-1)/g of the remote data not already
-		 * on its rail; network posts drop from n-g to N-1 per GPU;
-		 * all traffic stays rail-local. */
-		{
-			double intra = ((g - 1) / n + (n - g) / n *
-					(g - 1) / g) * S / (up * P2P_EFF);
-			double remote = (n - g) / n * S / (net / g);
-
-			*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
-			       (c->nn - 1) * NET_POST_US * US;
-			*bwt = max2(intra, remote);
-		}
-		return 0;
-
+		return price_pxn(c, p, lat, bwt, why);
 	default:
 		*why = "unknown algorithm";
 		return 1;
