@@ -470,20 +470,17 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 	return GP_OK;
 }
 
-/* One pass of the model over a micro-batch of B sequences per GPU, each
- * bringing q query tokens at a mean KV length kv. */
-static int block(sx *x, double B, double q, double kv, int decode, blk *b)
+/* The layer's operators outside the MoE block, from the model's op list:
+ * attention (MLA through mla_attention), norms, dense MLP. */
+static int layer_ops(sx *x, double B, double q, double kv, int decode,
+		     blk *b)
 {
-	const gp_model *m = x->m;
 	const shp *s = &x->s;
 	gp_op_cfg oc;
 	gp_op ops[GP_MAX_LAYER_OPS];
-	double a = s->a, N = s->N, h = s->h, Bg = B * a, Tg = Bg * q;
-	double Tr = B * q, Tinst = Tr * N, wb = s->wb, t, rows, vocab;
-	double recv, touched, mexp, up_n, tar;
+	double a = s->a, Bg = B * a, wb = s->wb, t;
 	int i, n, absorb = decode && q <= MLA_ABSORB_MAX_Q;
 
-	memset(b, 0, sizeof *b);
 	memset(&oc, 0, sizeof oc);
 	oc.seqs = Bg;
 	oc.q = q;
@@ -491,7 +488,7 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	oc.tp = (int)a;
 	oc.ep = 1;
 	oc.flash = 1;
-	n = model_layer_ops(m, &oc, ops);
+	n = model_layer_ops(x->m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		gp_op o = ops[i];
 		double count, bytes;
@@ -543,6 +540,16 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 		else
 			b->prep += t;
 	}
+	return GP_OK;
+}
+
+/* The TP collectives of a dense and of a MoE layer, for Tg tokens on the
+ * TP group and Tinst on the instance. */
+static int tp_colls(sx *x, double Tg, double Tinst, blk *b)
+{
+	const shp *s = &x->s;
+	double a = s->a, N = s->N, h = s->h, tar;
+
 	/* TP collectives (Megatron-LM sec. 3: an all-reduce after the
 	 * attention and one after the MLP): dense layers 2 all-reduces of
 	 * the group's tokens when attention is TP.  MoE layers: with the
@@ -560,118 +567,143 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 		b->tp_moe = 2.0 * tar;
 	else if (coll(x, GP_ALL_REDUCE, Tinst * h * ACT, N, &b->tp_moe))
 		return GP_EINVAL;
+	return GP_OK;
+}
 
-	if (s->nm > 0) {
-		double E = s->E, k = s->k, fx = s->fx;
+/* The MoE gate (router, top-k) over the GPU's Tr tokens and the shared
+ * experts over the group's Tg. */
+static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
+{
+	const shp *s = &x->s;
+	double E = s->E, k = s->k, h = s->h, wb = s->wb, t, up_n;
 
-		/* Router over the GPU's tokens (16-bit gate), then the
-		 * top-k selection as its own kernel: DeepSeek-V3 sec. 2.1.2
-		 * scores every expert with a sigmoid, adds the balancing bias
-		 * and picks k within the best node groups (SGLang's
-		 * biased_grouped_topk): fp32 scores read, k ids and weights
-		 * written per token. */
-		if (row(x, "moe_router", s->nm, 2.0 * Tr * E * h,
-		        E * h * ACT + Tr * (h + E) * ACT, Tr, E, h, 1.0,
-		        x->half, &t))
+	/* Router over the GPU's tokens (16-bit gate), then the
+	 * top-k selection as its own kernel: DeepSeek-V3 sec. 2.1.2
+	 * scores every expert with a sigmoid, adds the balancing bias
+	 * and picks k within the best node groups (SGLang's
+	 * biased_grouped_topk): fp32 scores read, k ids and weights
+	 * written per token. */
+	if (row(x, "moe_router", s->nm, 2.0 * Tr * E * h,
+	        E * h * ACT + Tr * (h + E) * ACT, Tr, E, h, 1.0,
+	        x->half, &t))
+		return GP_EINVAL;
+	b->gate += t;
+	if (row(x, "moe_topk", s->nm, 10.0 * Tr * E,
+	        Tr * (E * 4.0 + k * 8.0), 0, 0, 0, 0, x->cp, &t))
+		return GP_EINVAL;
+	b->gate += t;
+	if (s->fs > 0) {
+		up_n = (s->mats - 1.0) * s->fs;
+		if (quant(x, "shared_quant", s->nm, Tg * h, &t))
 			return GP_EINVAL;
-		b->gate += t;
-		if (row(x, "moe_topk", s->nm, 10.0 * Tr * E,
-		        Tr * (E * 4.0 + k * 8.0), 0, 0, 0, 0, x->cp, &t))
+		b->shared += t;
+		if (gemm(x, "shared_up", s->nm, Tg, up_n, h, wb, &t))
 			return GP_EINVAL;
-		b->gate += t;
-		if (s->fs > 0) {
-			up_n = (s->mats - 1.0) * s->fs;
-			if (quant(x, "shared_quant", s->nm, Tg * h, &t))
-				return GP_EINVAL;
-			b->shared += t;
-			if (gemm(x, "shared_up", s->nm, Tg, up_n, h, wb, &t))
-				return GP_EINVAL;
-			b->shared += t;
-			if (row(x, "shared_act", s->nm, 5.0 * Tg * s->fs,
-			        2.0 * Tg * s->fs * 1.5 * ACT, 0, 0, 0, 0,
-			        x->cp, &t))
-				return GP_EINVAL;
-			b->shared += t;
-			if (gemm(x, "shared_down", s->nm, Tg, h, s->fs, wb,
-			         &t))
-				return GP_EINVAL;
-			b->shared += t;
-		}
-		/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
-		 * GPU receives imbalance x its tokens x top_k (EP), or every
-		 * token of the instance through its slice of every expert
-		 * (TP experts).  Slots a token lands on are uniform: a slot
-		 * is missed by all Tinst k picks with probability
-		 * (1 - 1/slots)^(Tinst k). */
-		if (s->ep > 1) {
-			recv = Tr * k * x->c->imbalance;
-			touched = s->S * (1.0 - pow(1.0 - 1.0 / s->slots,
-			                            Tinst * k));
-		} else {
-			recv = Tinst * k;
-			touched = E * (1.0 - pow(1.0 - 1.0 / E, Tinst * k));
-		}
-		if (touched < 1.0)
-			touched = 1.0;
-		mexp = recv / touched;
-		up_n = (s->mats - 1.0) * fx;
-		if (!decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1) {
-			/* Normal dispatch hands tokens over in arrival order;
-			 * the contiguous grouped GEMM needs them sorted by
-			 * expert, and the combine needs them back: a gather
-			 * of the dispatched (fp8) rows and a scatter of the
-			 * bf16 outputs (SGLang's permutation kernel after
-			 * LightLLM; the masked layout of the low-latency
-			 * kernels needs none). */
-			double pb = recv * h * (2.0 * x->c->dispatch_bytes +
-			                        2.0 * ACT);
-
-			if (row(x, "experts_permute", s->nm, 0.0, pb, 0, 0,
-			        0, 0, x->cp, &t))
-				return GP_EINVAL;
-			b->routed += t;
-			/* The normal kernels send what they are given: an fp8
-			 * dispatch is cast beforehand (DeepEP's dispatch takes
-			 * an (fp8, scales) pair); the low-latency kernels cast
-			 * inside (use_fp8). */
-			if (x->c->dispatch_bytes < ACT &&
-			    quant(x, "dispatch_quant", s->nm, Tr * h, &t))
-				return GP_EINVAL;
-			b->gate += t;
-		}
-		if (row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
-		           touched * h * up_n * wb + recv * (h + up_n) * ACT,
-		           mexp, up_n, h, touched, x->cp, tile_of(x, wb), &t))
+		b->shared += t;
+		if (row(x, "shared_act", s->nm, 5.0 * Tg * s->fs,
+		        2.0 * Tg * s->fs * 1.5 * ACT, 0, 0, 0, 0,
+		        x->cp, &t))
 			return GP_EINVAL;
-		b->routed += t;
-		/* SiLU-and-mul writes the down GEMM's input (in fp8 with
-		 * its scales: SGLang's silu_and_mul_masked_post_quant). */
-		if (row(x, "experts_act", s->nm, 5.0 * recv * fx,
-		        2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
+		b->shared += t;
+		if (gemm(x, "shared_down", s->nm, Tg, h, s->fs, wb, &t))
 			return GP_EINVAL;
-		b->routed += t;
-		if (row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
-		           touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
-		           h, fx, touched, x->cp, tile_of(x, wb), &t))
-			return GP_EINVAL;
-		b->routed += t;
-		if (a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
-		        &b->dbytes, &b->remote))
-			return GP_EINVAL;
-		{
-			double lg, rm;
-
-			if (a2a(x, Tr, x->c->combine_bytes, decode, &b->comb,
-			        &lg, &rm))
-				return GP_EINVAL;
-			b->cbytes = lg;
-		}
+		b->shared += t;
 	}
+	return GP_OK;
+}
+
+/* The routed experts of the GPU's Tr tokens (Tinst on the instance) and
+ * the all-to-all that dispatches and combines them. */
+static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
+{
+	const shp *s = &x->s;
+	double E = s->E, k = s->k, fx = s->fx, h = s->h, wb = s->wb, t;
+	double recv, touched, mexp, up_n;
+
+	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
+	 * GPU receives imbalance x its tokens x top_k (EP), or every
+	 * token of the instance through its slice of every expert
+	 * (TP experts).  Slots a token lands on are uniform: a slot
+	 * is missed by all Tinst k picks with probability
+	 * (1 - 1/slots)^(Tinst k). */
+	if (s->ep > 1) {
+		recv = Tr * k * x->c->imbalance;
+		touched = s->S * (1.0 - pow(1.0 - 1.0 / s->slots,
+		                            Tinst * k));
+	} else {
+		recv = Tinst * k;
+		touched = E * (1.0 - pow(1.0 - 1.0 / E, Tinst * k));
+	}
+	if (touched < 1.0)
+		touched = 1.0;
+	mexp = recv / touched;
+	up_n = (s->mats - 1.0) * fx;
+	if (!decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1) {
+		/* Normal dispatch hands tokens over in arrival order;
+		 * the contiguous grouped GEMM needs them sorted by
+		 * expert, and the combine needs them back: a gather
+		 * of the dispatched (fp8) rows and a scatter of the
+		 * bf16 outputs (SGLang's permutation kernel after
+		 * LightLLM; the masked layout of the low-latency
+		 * kernels needs none). */
+		double pb = recv * h * (2.0 * x->c->dispatch_bytes +
+		                        2.0 * ACT);
+
+		if (row(x, "experts_permute", s->nm, 0.0, pb, 0, 0,
+		        0, 0, x->cp, &t))
+			return GP_EINVAL;
+		b->routed += t;
+		/* The normal kernels send what they are given: an fp8
+		 * dispatch is cast beforehand (DeepEP's dispatch takes
+		 * an (fp8, scales) pair); the low-latency kernels cast
+		 * inside (use_fp8). */
+		if (x->c->dispatch_bytes < ACT &&
+		    quant(x, "dispatch_quant", s->nm, Tr * h, &t))
+			return GP_EINVAL;
+		b->gate += t;
+	}
+	if (row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
+	           touched * h * up_n * wb + recv * (h + up_n) * ACT,
+	           mexp, up_n, h, touched, x->cp, tile_of(x, wb), &t))
+		return GP_EINVAL;
+	b->routed += t;
+	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
+	 * its scales: SGLang's silu_and_mul_masked_post_quant). */
+	if (row(x, "experts_act", s->nm, 5.0 * recv * fx,
+	        2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
+		return GP_EINVAL;
+	b->routed += t;
+	if (row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
+	           touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
+	           h, fx, touched, x->cp, tile_of(x, wb), &t))
+		return GP_EINVAL;
+	b->routed += t;
+	if (a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
+	        &b->dbytes, &b->remote))
+		return GP_EINVAL;
+	{
+		double lg, rm;
+
+		if (a2a(x, Tr, x->c->combine_bytes, decode, &b->comb,
+		        &lg, &rm))
+			return GP_EINVAL;
+		b->cbytes = lg;
+	}
+	return GP_OK;
+}
+
+/* Once per pass: embedding, final norm, logits, sampling, and the MTP
+ * projection of a draft pass. */
+static int outer_pass(sx *x, double Bg, double Tg, int decode, blk *b)
+{
+	const shp *s = &x->s;
+	double h = s->h, wb = s->wb, rows, vocab;
+
 	/* Once per pass: embedding gather, final norm, logits of the rows
 	 * that sample (every verified token in decode, the last of each
 	 * prompt in prefill) over the vocabulary slice, sampling. */
 	rows = decode ? Tg : Bg;
-	vocab = m->vocab / a;
+	vocab = x->m->vocab / s->a;
 	{
 		double t1, t2, t3, t4;
 
@@ -694,6 +726,23 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 			return GP_EINVAL;
 	}
 	return GP_OK;
+}
+
+/* One pass of the model over a micro-batch of B sequences per GPU, each
+ * bringing q query tokens at a mean KV length kv. */
+static int block(sx *x, double B, double q, double kv, int decode, blk *b)
+{
+	const shp *s = &x->s;
+	double Bg = B * s->a, Tg = Bg * q, Tr = B * q, Tinst = Tr * s->N;
+
+	memset(b, 0, sizeof *b);
+	if (layer_ops(x, B, q, kv, decode, b) ||
+	    tp_colls(x, Tg, Tinst, b))
+		return GP_EINVAL;
+	if (s->nm > 0 && (moe_gate_shared(x, Tr, Tg, b) ||
+	                  moe_routed(x, Tr, Tinst, decode, b)))
+		return GP_EINVAL;
+	return outer_pass(x, Bg, Tg, decode, b);
 }
 
 /* One MoE layer (both micro-batches when the layout overlaps them): the
