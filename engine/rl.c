@@ -229,67 +229,74 @@ void rl_defaults(rl_cfg *c)
 	c->staleness = 1;
 }
 
-int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
-	    const rl_cfg *c, rl_result *out, gp_error *err)
+/* The step's batch: samples, generated groups (dynamic sampling),
+ * mini-batch and optimizer steps, the training sequence length. */
+static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
+		    double *mb, double *gen_prompts, gp_error *err)
 {
-	train_cfg u, f;
-	gp_mem_result *mu, *mf, *mr;
-	gp_mem_reserve rs;
-	double N, mb, seq, tgpus, rgpus, engines, usable, frozen, critic;
-	double states, resident, cap, fwd, epochs, sync = 0, tr, tt, idle_r;
-	double idle_t, frag, gen_prompts;
-	gp_error sub;
-	const gp_layout *lay;
-	int i, rg, last;
+	double epochs;
 
-	if (!out)
-		return gp_fail(err, "rl: NULL result");
-	if (check(m, d, t, c, err))
-		return GP_EINVAL;
-	memset(out, 0, sizeof *out);
-	lay = &c->train.mem.lay;
-	N = c->prompts * c->group;
-	out->samples = N;
+	*N = c->prompts * c->group;
+	out->samples = *N;
 	/* Dynamic sampling: whole groups are generated until prompts of
 	 * them survive the filter; in expectation prompts / keep. */
-	gen_prompts = c->keep > 0 && c->keep < 1 ?
+	*gen_prompts = c->keep > 0 && c->keep < 1 ?
 		ceil(c->prompts / c->keep) : c->prompts;
-	out->generated = gen_prompts * c->group;
+	out->generated = *gen_prompts * c->group;
 	epochs = c->epochs > 0 ? c->epochs : 1;
-	mb = c->minibatch > 0 ? c->minibatch : N;
-	if (mb > N || fmod(N, mb) != 0)
+	*mb = c->minibatch > 0 ? c->minibatch : *N;
+	if (*mb > *N || fmod(*N, *mb) != 0)
 		return gp_fail(err, "the %g samples (prompts x group) are not "
-			       "a whole number of mini-batches of %g", N, mb);
-	out->opt_steps = epochs * N / mb;
+			       "a whole number of mini-batches of %g", *N, *mb);
+	out->opt_steps = epochs * *N / *mb;
 	/* Training sequences: packed to their own length (verl's
 	 * remove-padding / dynamic batch, NeMo RL's sequence packing),
 	 * the mean prompt + response; padded to the generation limit
 	 * without packing. */
-	seq = c->prompt_len + (c->pad ? rl_len_limit(&c->response) :
-			       c->response.mean);
-	out->train_seq = seq;
+	out->train_seq = c->prompt_len + (c->pad ?
+		rl_len_limit(&c->response) : c->response.mean);
+	return GP_OK;
+}
 
-	tgpus = (double)(lay->tp > 0 ? lay->tp : 1) * (lay->pp > 0 ? lay->pp :
-		1) * (lay->cp > 0 ? lay->cp : 1) * (lay->dp > 0 ? lay->dp : 1);
+/* The training and rollout pools' GPUs and the rollout engines. */
+static int rl_pools(const rl_cfg *c, rl_result *out, double *tgpus,
+		    double *rgpus, double *engines, gp_error *err)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	int rg;
+
+	*tgpus = (double)(lay->tp > 0 ? lay->tp : 1) * (lay->pp > 0 ?
+		lay->pp : 1) * (lay->cp > 0 ? lay->cp : 1) *
+		(lay->dp > 0 ? lay->dp : 1);
 	rg = c->roll.tp * c->roll.pp;
 	if (c->colocated) {
-		rgpus = tgpus;
+		*rgpus = *tgpus;
 	} else {
 		if (c->rollout_gpus < 1)
 			return gp_fail(err, "a disaggregated step needs "
 				       "rollout_gpus");
-		rgpus = c->rollout_gpus;
+		*rgpus = c->rollout_gpus;
 	}
-	if (fmod(rgpus, rg) != 0)
+	if (fmod(*rgpus, rg) != 0)
 		return gp_fail(err, "the rollout engine's tp x pp = %d does "
 			       "not divide the %g GPUs of the rollout pool",
-			       rg, rgpus);
-	engines = rgpus / rg;
-	out->gpus = c->colocated ? tgpus : tgpus + rgpus;
+			       rg, *rgpus);
+	*engines = *rgpus / rg;
+	out->gpus = c->colocated ? *tgpus : *tgpus + *rgpus;
+	return GP_OK;
+}
 
-	/* The training engine's two passes. */
+/* The training engine's two passes: the update over a mini-batch and
+ * the forward over all N samples. */
+static int rl_train_passes(const gp_model *m, const roof_device *d,
+			   const gp_topo *t, const rl_cfg *c, double N,
+			   double mb, rl_result *out, gp_error *err)
+{
+	train_cfg u, f;
+	gp_error sub;
+
 	u = c->train;
-	u.mem.seq = seq;
+	u.mem.seq = out->train_seq;
 	u.global_batch = mb;
 	u.forward_only = 0;
 	u.tokens = 0;
@@ -300,16 +307,20 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	if (train_step(m, d, t, &u, &out->update, &sub) ||
 	    train_step(m, d, t, &f, &out->forward, &sub))
 		return gp_fail(err, "training step: %.200s", sub.msg);
-	fwd = out->forward.step;
+	return GP_OK;
+}
+
+/* The update pass's memory with the frozen models and the critic added;
+ * returns the critic's bytes. */
+static double rl_frozen(const rl_cfg *c, rl_result *out)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	double frozen, states, critic;
 
 	/* Memory.  The frozen reference and reward models are laid out
 	 * like the actor, 16-bit (sharded under ZeRO-3); PPO's critic has
 	 * the actor's shape and states, its update after the actor's. */
-	rs = c->train.reserve;
-	frag = rs.frag;
-	mu = &out->mem[RL_MEM_UPDATE];
-	mf = &out->mem[RL_MEM_FORWARD];
-	mr = &out->mem[RL_MEM_ROLLOUT];
 	*mu = out->update.mem;
 	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
 		(lay->cp > 0 ? lay->cp : 1) : 1.0);
@@ -320,13 +331,21 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host ? frozen : 0.0;
 	mu->bytes[GP_MEM_REWARD] = c->reward_model ? frozen : 0.0;
 	mu->bytes[GP_MEM_CRITIC] = critic;
+	return critic;
+}
+
+/* The bytes per GPU the rollout engine may use. */
+static double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
+			     double critic)
+{
+	const gp_mem_reserve *rs = &c->train.reserve;
+	double usable, resident = 0, cap;
 
 	/* The rollout engine's memory: what the trainer leaves (colocated:
 	 * its states stay, unless offloaded; its activations are freed),
 	 * or a whole GPU of its own. */
-	usable = c->train.capacity * (1.0 - rs.margin) - rs.context -
-		rs.workspace - rs.comm;
-	resident = 0;
+	usable = c->train.capacity * (1.0 - rs->margin) - rs->context -
+		rs->workspace - rs->comm;
 	if (c->colocated) {
 		/* Offloaded (NeMo RL's colocated Megatron worker,
 		 * offload_after_refit): the 16-bit weights go to pinned
@@ -343,18 +362,24 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 				mu->bytes[GP_MEM_REF] +
 				mu->bytes[GP_MEM_REWARD] + critic;
 	}
-	cap = usable - resident * (1.0 + frag);
+	cap = usable - resident * (1.0 + rs->frag);
 	/* vLLM sizes its pool from its own share of the card: weights,
 	 * activations and KV within gpu_memory_utilization x capacity,
 	 * less the context it runs in. */
 	if (c->engine_memory > 0 &&
-	    c->engine_memory - rs.context - rs.workspace < cap)
-		cap = c->engine_memory - rs.context - rs.workspace;
-	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
-			    gen_prompts,
-			    c->group, c->prompt_len, engines, cap, &out->roll,
-			    out->why, &sub))
-		return gp_fail(err, "rollout: %.200s", sub.msg);
+	    c->engine_memory - rs->context - rs->workspace < cap)
+		cap = c->engine_memory - rs->context - rs->workspace;
+	return cap;
+}
+
+/* The rollout phase's memory, and what swaps between the engines when
+ * they share the GPUs. */
+static void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
+{
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
+	int i;
+
 	memset(mr, 0, sizeof *mr);
 	if (c->colocated) {
 		mr->bytes[GP_MEM_ADAPTER] = mu->bytes[GP_MEM_ADAPTER];
@@ -385,6 +410,17 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
 	mr->bytes[GP_MEM_WORKSPACE] = out->roll.workspace;
+}
+
+/* Total the three phases' memory against the budget; whether it fits
+ * and, when not, why. */
+static void rl_mem_fits(const rl_cfg *c, rl_result *out)
+{
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	gp_mem_result *mf = &out->mem[RL_MEM_FORWARD];
+	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
+	gp_mem_reserve rs = c->train.reserve;
+
 	mem_finish(mu, c->train.capacity, &rs, 0.0);
 	/* The forward passes keep no activations for a backward. */
 	*mf = *mu;
@@ -405,8 +441,13 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		snprintf(out->why, sizeof out->why, "rollout: needs %.1f "
 			 "GiB per GPU, the budget is %.1f GiB",
 			 mr->total / 1073741824.0, mr->budget / 1073741824.0);
+}
 
-	/* Phases. */
+/* The phases' times but the weight sync's. */
+static void rl_phase_times(const rl_cfg *c, rl_result *out, double N)
+{
+	double fwd = out->forward.step;
+
 	out->ph[RL_ROLLOUT].time = out->roll.prefill + out->roll.decode;
 	out->ph[RL_SWAP].time = c->colocated && c->offload_states ?
 		2.0 * out->swap_bytes / c->host_bw : 0.0;
@@ -415,22 +456,24 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	 * step, the size of the policy's 16-bit weights each (the policy's
 	 * state dict out, the reference's in, the policy's back). */
 	out->ph[RL_REF].time = !c->ref_model ? 0.0 : fwd + (c->ref_host ?
-		3.0 * mu->bytes[GP_MEM_WEIGHTS] / c->host_bw : 0.0);
+		3.0 * out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS] /
+		c->host_bw : 0.0);
 	/* The filter needs every generated group's rewards. */
 	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
 		0.0;
 	out->ph[RL_VALUES].time = c->ppo ? fwd : 0.0;
 	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step;
 	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;
-	if (weight_sync(m, d, t, c, &out->update, out->gpus, engines, &sync,
-			&out->sync_bytes, err))
-		return GP_EINVAL;
-	out->ph[RL_SYNC].time = sync;
-	/* The framework's own work between the phases (the driver's data
-	 * collation and reward calls, actor round trips): on the step's
-	 * path colocated, in the training pool's loop otherwise (its
-	 * driver waits for it before the next optimizer steps). */
-	out->ph[RL_FRAMEWORK].time = c->step_overhead;
+}
+
+/* The step from its phases: which pool runs each, the step time, each
+ * pool's busy and idle time. */
+static void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
+			double rgpus, double sync)
+{
+	double tr, tt, idle_r, idle_t;
+	int i, last;
+
 	for (i = 0; i < RL_NPHASES; i++) {
 		rl_phase_result *ph = &out->ph[i];
 
@@ -470,7 +513,11 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		(c->colocated ? out->ph[RL_SWAP].time + tr : 0.0);
 	out->pool_idle[RL_POOL_ROLLOUT] = idle_r;
 	out->pool_idle[RL_POOL_TRAIN] = idle_t;
+}
 
+/* Throughputs and cost of the step. */
+static void rl_rates(const rl_cfg *c, rl_result *out, double N)
+{
 	out->samples_per_s = N / out->step;
 	out->tokens_per_s = N * (c->prompt_len + c->response.mean) /
 		out->step;
@@ -481,6 +528,45 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 		out->cost_step = out->step / 3600.0 * out->gpus * c->price;
 		out->cost_1k_prompts = out->cost_step / c->prompts * 1000.0;
 	}
+}
+
+int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
+	    const rl_cfg *c, rl_result *out, gp_error *err)
+{
+	double N = 0, mb = 0, tgpus = 0, rgpus = 0, engines = 0, critic, cap;
+	double gen_prompts = 0, sync = 0;
+	gp_error sub;
+
+	if (!out)
+		return gp_fail(err, "rl: NULL result");
+	if (check(m, d, t, c, err))
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	if (rl_batch(c, out, &N, &mb, &gen_prompts, err) ||
+	    rl_pools(c, out, &tgpus, &rgpus, &engines, err) ||
+	    rl_train_passes(m, d, t, c, N, mb, out, err))
+		return GP_EINVAL;
+	critic = rl_frozen(c, out);
+	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
+	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+			    gen_prompts,
+			    c->group, c->prompt_len, engines, cap, &out->roll,
+			    out->why, &sub))
+		return gp_fail(err, "rollout: %.200s", sub.msg);
+	rl_rollout_mem(c, out, critic);
+	rl_mem_fits(c, out);
+	rl_phase_times(c, out, N);
+	if (weight_sync(m, d, t, c, &out->update, out->gpus, engines, &sync,
+			&out->sync_bytes, err))
+		return GP_EINVAL;
+	out->ph[RL_SYNC].time = sync;
+	/* The framework's own work between the phases (the driver's data
+	 * collation and reward calls, actor round trips): on the step's
+	 * path colocated, in the training pool's loop otherwise (its
+	 * driver waits for it before the next optimizer steps). */
+	out->ph[RL_FRAMEWORK].time = c->step_overhead;
+	rl_schedule(c, out, tgpus, rgpus, sync);
+	rl_rates(c, out, N);
 	return GP_OK;
 }
 
