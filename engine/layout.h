@@ -23,7 +23,7 @@ typedef enum gp_schedule {
 } gp_schedule;
 
 /* Pipeline engine: what a stage holds between a micro-batch's forward
- * and its backward besides the layers' saved tensors (memory.c,
+ * and its backward besides the layers' saved tensors (memory_train.c,
  * train_stage).  megatron: Megatron-LM's schedules, which pseudo-free
  * each sent output; deepspeed: DeepSpeed's PipelineEngine, which keeps
  * one output buffer per micro-batch in flight. */

@@ -37,7 +37,7 @@ typedef struct gp_train_cfg {
 				  * the loss; 0 = 4 (fp32 logits,
 				  * Korthikanti et al. 2022 sec. 4.3 4sbv) */
 	double capacity_factor;  /* MoE; 0 = 1.0 */
-	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory.c
+	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory_train.c
 	 * train_offload): the fp32 master, its gradient and the optimizer
 	 * states live and step on the CPU (zero 1-3); with offload_params
 	 * the 16-bit parameter partitions too (zero 3).  The GPU keeps
@@ -50,7 +50,7 @@ typedef struct gp_train_cfg {
 	unsigned lora_targets;
 	int lora_dropout;        /* 1: adapter dropout p > 0 */
 	gp_quant base;           /* frozen base storage; bits 0 = recipe's */
-	/* Software-stack behaviour (memory.c, train_stage): */
+	/* Software-stack behaviour (memory_train.c, train_stage): */
 	int paged_optimizer;     /* optimizer states in CUDA managed memory
 				  * (bitsandbytes paged optimizers): on the
 				  * card but outside PyTorch's allocator */
@@ -125,7 +125,7 @@ typedef enum gp_mem_comp {
 	GP_MEM_VISION,           /* saved by the vision tower and projector */
 	GP_MEM_PIPE_BUFFERS,     /* pipeline engine's stage buffers */
 	GP_MEM_GRAD_REDUCE,      /* DeepSpeed bf16 copy of the fp32 grads
-				  * for the DP all-reduce (memory.c) */
+				  * for the DP all-reduce (memory_train.c) */
 	GP_MEM_REF, GP_MEM_REWARD, GP_MEM_CRITIC,
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */
@@ -209,11 +209,11 @@ int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
  * layer, the micro-batch, the sequence, the recompute policy and what
  * trains -- not on pp, dp, ZeRO or the schedule).  One model per memo:
  * zero it (memset) before the first use and whenever the model changes.
- * The fields are memory.c's. */
+ * The fields are memory_acts.c's. */
 #define GP_MEM_MEMO_N 32
 
 /* Everything the saved activations of a layout read besides the model
- * (memory.c stage_acts_of takes this struct and nothing else of the
+ * (memory_acts.c mem_stage_acts_of takes this struct and nothing else of the
  * config): the memo's key, whole by construction.  Zeroed first, the
  * memo compares the bytes. */
 typedef struct gp_acts_key {
@@ -229,7 +229,7 @@ typedef struct gp_mem_memo {
 	struct gp_mem_memo_entry {
 		gp_acts_key key;
 		unsigned long long hash;    /* of key */
-		double acts[128];           /* memory.c's stage_acts */
+		double acts[128];           /* memory_int.h's stage_acts */
 	} e[GP_MEM_MEMO_N];
 } gp_mem_memo;
 
@@ -254,12 +254,12 @@ int mem_train_prepared(const gp_model *m, const gp_params *p,
  * the split was made with; the caller vouches -- and points *res at the
  * result, in s (good until s is used again).  The same result as
  * mem_train_prepared.  An offloaded config is refused (its checks read
- * the ZeRO stage).  The fields are memory.c's. */
+ * the ZeRO stage).  The fields are memory_train.c's. */
 #define GP_MEM_SPLIT_N 8
 typedef struct gp_mem_split {
 	int n;
 	gp_state_bytes sb;
-	double acts[128];        /* memory.c's stage_acts */
+	double acts[128];        /* memory_int.h's stage_acts */
 	gp_mem_result rest[GP_MEM_SPLIT_N];
 	gp_mem_result work[GP_MEM_SPLIT_N];   /* mem_train_zero's */
 	double head[GP_MEM_SPLIT_N][5];       /* each stage's shares */
@@ -278,7 +278,7 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus
  * the fp32 logits of c->seqs sequences) and c->seqs sequences of c->ctx
  * tokens of KV; the KV pool is exempt from fragmentation (serving engines
- * allocate it once, see memory.c).  out->max_seqs counts the sequences of
+ * allocate it once, see memory_infer.c).  out->max_seqs counts the sequences of
  * ctx tokens that fit, each with its logits row.  GP_OK or GP_EINVAL. */
 int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err);

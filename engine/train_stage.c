@@ -44,7 +44,7 @@ static void tower_gemm(const ctx *x, double flop, double w, double act,
  * base is frozen (LoRA), its input gradient only for a training tower,
  * and the patch embedding never has one (its input is pixels).
  * Megatron shards the encoder over TP like the decoder when its heads
- * allow (else it runs whole on every TP rank, as memory.c counts it);
+ * allow (else it runs whole on every TP rank, as memory_train.c counts it);
  * each context-parallel rank encodes the images of its chunk. */
 static void tower_costs(ctx *x, scost *s)
 {

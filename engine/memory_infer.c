@@ -1,0 +1,265 @@
+/*
+ * memory_infer.c - a serving replica's per-GPU memory: weights, KV cache
+ * (paged or not, TP-split by head), workspace, and the KV sizing rule's
+ * reserve (mem_infer, the serving parts).
+ */
+#include "memory_int.h"
+
+#include <string.h>
+
+/* Share of the model's KV held by one TP rank: its heads
+ * (model_kv_heads_rank) of kv_heads; an MLA latent is not split by head,
+ * every rank keeps it whole. */
+static double kv_share(const gp_model *m, int tp)
+{
+	if (m->mla.kv_lora_rank > 0)
+		return 1.0;
+	return model_kv_heads_rank(m, tp) / m->kv_heads;
+}
+
+typedef struct mem_infer_parts {
+	double weights;      /* bytes on this GPU, all its layers */
+	double layer_w;      /* bytes of one layer on this GPU */
+	double workspace;    /* one forward of T tokens + seqs logits rows */
+	double ws_token;     /* workspace bytes per token of the forward */
+	double ws_seq;       /* fp32 logits bytes per sequence sampled */
+	double T;            /* tokens of the forward the workspace holds */
+	double T_cap;        /* the engine's token budget: chunk_tokens, or
+			      * 8192 when the caller gave none */
+	int L_s;
+} mem_infer_parts;
+
+static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
+			   gp_error *err)
+{
+	if (!c)
+		return gp_fail(err, "inference config: NULL");
+	if (model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "inference of an encoder-decoder model is "
+			       "not modelled (its training memory is)");
+	if (gp_check_count(c->tp, 0, "tp", err) ||
+	    gp_check_count(c->pp, 0, "pp", err) ||
+	    gp_check_count(c->block, 0, "block", err) ||
+	    gp_check_nonneg(c->seqs, "seqs", err) ||
+	    gp_check_tokens(c->ctx, "ctx", err) ||
+	    gp_check_elem(c->kv_bytes, "kv_bytes", err) ||
+	    gp_check_nonneg(c->chunk_tokens, "chunk_tokens", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err))
+		return GP_EINVAL;
+	if (c->weights.bits != 0 && mem_quant_bits(&c->weights) < 0)
+		return gp_fail(err, "bad weight format (bits %g, group %d, "
+			       "group_bits %g)", c->weights.bits,
+			       c->weights.group, c->weights.group_bits);
+	if (c->embed_bits != 0 && gp_check_num(c->embed_bits, 1, 32,
+						"embed_bits", err))
+		return GP_EINVAL;
+	if (!gp_finite(c->kv_free_fraction) || c->kv_free_fraction < 0 ||
+	    c->kv_free_fraction > 1)
+		return gp_fail(err, "kv_free_fraction must be 0 (off) or in "
+			       "(0, 1] (got %g)", c->kv_free_fraction);
+	if (gp_check_num(c->seqs, 0, GP_AMOUNT_MAX, "seqs", err) ||
+	    gp_check_num(c->chunk_tokens, 0, GP_AMOUNT_MAX, "chunk_tokens",
+			 err))
+		return GP_EINVAL;
+	if (layout_check_tp(m, c->tp, err))
+		return GP_EINVAL;
+	if (dflt(c->pp) > m->layers)
+		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
+			       m->layers);
+	return GP_OK;
+}
+
+/* KV bytes of one sequence of ctx tokens on one GPU (paged: rounded up to
+ * whole blocks, as vLLM allocates; Kwon et al. 2023 sec. 4.2). */
+static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
+		     double L_s)
+{
+	double kb = c->kv_bytes > 0 ? c->kv_bytes : 2.0;
+	double eff = ctx;
+
+	if (c->block > 0)
+		eff = ceil(ctx / c->block) * c->block;
+	return model_kv_bytes(m, eff, kb) * kv_share(m, dflt(c->tp)) *
+		L_s / m->layers;
+}
+
+/* The serving replica's per-GPU parts.  gpuplan once sized inference twice
+ * (here and in infer.c) and the two disagreed; this is now the one rule,
+ * and for each term the better-founded of the two was kept:
+ *  - weights: the linears (attention, MLP, experts) at the weight format;
+ *    norms and the MoE router at 16 bits (infer.c had priced them at the
+ *    weight bits); embedding, vision tower and lm_head at embed_bits.
+ *    Quantisers convert nn.Linear layers of the decoder only: AutoGPTQ /
+ *    AutoAWQ quantise the blocks' linears, ModelOpt's FP8 export lists
+ *    lm_head in exclude_modules, and vLLM builds the MoE gate without a
+ *    quant_config.  A VLM's vision tower is resident whatever the prompt
+ *    (the engines load the whole checkpoint); infer.c had left it out.
+ *  - workspace: the tensors live at once inside one layer's forward of T
+ *    tokens, per TP rank -- residual and norm output (2h), q, k, v at
+ *    their GQA widths, the attention output, gate + up + product of the
+ *    MLP (3f; 2f ungated), shared experts beside the routed ones -- plus
+ *    the fp32 logits of every sequence sampled in the step (vLLM's and
+ *    TensorRT-LLM's samplers take fp32 logits).  infer.c's 4h + 3f
+ *    counted K and V at full width and left attention unsplit by TP and
+ *    the logits out; its shared-expert term is kept.
+ *  - T: a serving engine reserves activations for its whole token budget
+ *    at start-up, whatever the load (vLLM's profile run is a dummy
+ *    forward of max_num_batched_tokens; TensorRT-LLM sizes its buffers
+ *    for max_num_tokens): the caller's chunk_tokens.  Without one, the
+ *    tokens the job runs, at most 8192 (vLLM's default
+ *    max_num_batched_tokens with chunked prefill, TensorRT-LLM's
+ *    max_num_tokens).
+ *  - reserve: CUDA context, library workspaces and NCCL buffers of the
+ *    replica (mem_reserve_default) come off before the KV cache is sized
+ *    (vLLM subtracts the non-torch memory its profile measured);
+ *    infer.c had none of them. */
+static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
+			      mem_infer_parts *ip, gp_error *err)
+{
+	gp_params p;
+	gp_widths w;
+	double bits, lin, rest, frac, A, f, eb;
+	int tp = dflt(c->tp), pp = dflt(c->pp);
+
+	if (model_params(m, &p, err))
+		return GP_EINVAL;
+	model_widths(m, &w);
+	ip->L_s = (m->layers + pp - 1) / pp;
+	frac = (double)ip->L_s / m->layers;
+	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
+	eb = (c->embed_bits > 0 ? c->embed_bits : 16.0) / 8.0;
+	lin = (p.attention + p.dense_mlp + p.experts) * frac / tp;
+	rest = (p.norms + p.router) * frac / tp;
+	ip->layer_w = (lin * bits / 8.0 + rest * 2.0) / ip->L_s;
+	/* Most loaded stage: with pp == 1 both ends; else the larger. */
+	{
+		double e_first = (p.embedding + p.vision) / tp;
+		double e_last = p.lm_head > 0 ? p.lm_head / tp :
+			(pp > 1 ? p.embedding / tp : 0);
+		double ends = pp == 1 ? e_first + e_last :
+			(e_first > e_last ? e_first : e_last);
+		ip->weights = ip->layer_w * ip->L_s + ends * eb;
+	}
+	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
+	ip->T_cap = c->chunk_tokens > 0 ? c->chunk_tokens : 8192.0;
+	ip->T = c->chunk_tokens > 0 ? c->chunk_tokens :
+		fmin(c->seqs * c->ctx, ip->T_cap);
+	f = fmax(w.dense_f, w.expert_f * m->moe.top_k + w.shared_f);
+	ip->ws_token = A * (2.0 * m->hidden +
+		(w.q + w.k + w.v + w.o + (m->ffn_gated ? 3.0 : 2.0) * f) /
+		tp);
+	ip->ws_seq = (double)m->vocab * 4.0 / tp;
+	ip->workspace = ip->T * ip->ws_token + c->seqs * ip->ws_seq;
+	return GP_OK;
+}
+
+/* The reserve as the KV sizing rule sees it: with kv_free_fraction the
+ * margin is (1 - fraction) of what is free after weights, workspace and
+ * the fixed reserve (TensorRT-LLM's KvCacheConfig.free_gpu_memory_fraction,
+ * default 0.9, measured after the model is loaded), else the caller's
+ * fraction of the capacity (vLLM's gpu_memory_utilization). */
+static void serve_reserve(const gp_infer_cfg *c, double capacity,
+			  const gp_mem_reserve *r, double placed,
+			  gp_mem_reserve *out)
+{
+	double left;
+
+	*out = *r;
+	if (!(c->kv_free_fraction > 0))
+		return;
+	left = capacity - r->context - r->workspace - r->comm - placed;
+	out->margin = left > 0 ? (1.0 - c->kv_free_fraction) * left /
+		capacity : 0.0;
+	if (out->margin >= 1.0)
+		out->margin = 0.0;
+}
+
+int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
+	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
+{
+	mem_infer_parts ip;
+	gp_mem_reserve rr;
+	double free_b, per, lo, hi, n, placed;
+	int i;
+
+	if (!out)
+		return gp_fail(err, "mem_infer: NULL output");
+	if (check_reserve(r, capacity, err) || mem_infer_check(m, c, err))
+		return GP_EINVAL;
+	if (mem_infer_parts_of(m, c, &ip, err))
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	out->bytes[GP_MEM_WEIGHTS] = ip.weights;
+	out->bytes[GP_MEM_WORKSPACE] = ip.workspace;
+	out->kv_per_seq = kv_seq(m, c, c->ctx, ip.L_s);
+	out->bytes[GP_MEM_KV] = c->seqs * out->kv_per_seq;
+	/* Fragmentation: the caching allocator gives a tensor over 1 MiB a
+	 * segment of its own size rounded to 2 MiB (PyTorch CUDA semantics,
+	 * "Memory management"), so what is allocated once and kept -- the
+	 * weights, and the KV cache every serving engine allocates as one
+	 * pool at start-up (vLLM's per-layer block tensors, TensorRT-LLM's
+	 * KVCacheManager pool, llama.cpp's context cache, LitGPT's
+	 * set_kv_cache) -- wastes nothing; the churn of the transient
+	 * activations (the workspace) does. */
+	placed = ip.weights + (1.0 + r->frag) * ip.T_cap * ip.ws_token;
+	serve_reserve(c, capacity, r, placed, &rr);
+	mem_finish(out, capacity, &rr, ip.weights + out->bytes[GP_MEM_KV]);
+
+	/* What fits: n sequences of ctx tokens, each with its KV and its
+	 * logits row, once the weights and the forward's workspace are
+	 * placed.  The workspace holds the engine's budget T_cap, or only
+	 * n ctx tokens when n sequences are fewer (the second case is
+	 * solved exactly: workspace linear in n). */
+	per = out->kv_per_seq + (1.0 + rr.frag) * ip.ws_seq;
+	free_b = out->usable - ip.weights - (1.0 + rr.frag) * ip.T_cap *
+		ip.ws_token;
+	out->kv_room = free_b > 0 ? free_b : 0;
+	n = per > 0 && free_b > 0 ? floor(free_b / per) : 0;
+	if (c->chunk_tokens <= 0 && n * c->ctx < ip.T_cap) {
+		double lin = out->usable - ip.weights;
+		double per2 = per + (1.0 + rr.frag) * c->ctx * ip.ws_token;
+
+		n = per2 > 0 && lin > 0 ? floor(lin / per2) : 0;
+	}
+	out->max_seqs = n;
+	/* KV room at this job's workspace (c->seqs sequences). */
+	free_b = out->usable - ip.weights - (1.0 + rr.frag) * ip.workspace;
+	out->max_ctx = 0;
+	if (c->seqs > 0 && free_b > 0) {
+		/* KV grows monotonically with ctx (sliding-window layers
+		 * flatten it): bisect on whole tokens. */
+		lo = 0;
+		hi = 1;
+		while (hi < GP_COUNT_MAX &&
+		       c->seqs * kv_seq(m, c, hi, ip.L_s) <= free_b)
+			hi *= 2;
+		for (i = 0; i < 64 && hi - lo > 1; i++) {
+			double mid = floor((lo + hi) / 2);
+			if (c->seqs * kv_seq(m, c, mid, ip.L_s) <= free_b)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		out->max_ctx = lo;
+	}
+	/* CPU offload (llama.cpp -ngl): move whole layers, their weights
+	 * and their share of the KV cache, until the rest fits; at most
+	 * every layer of the stage. */
+	if (c->offload && !out->fits) {
+		per = ip.layer_w + out->bytes[GP_MEM_KV] / ip.L_s;
+		for (i = 0; i < ip.L_s && out->short_by > 0; i++) {
+			out->bytes[GP_MEM_WEIGHTS] -= ip.layer_w;
+			out->bytes[GP_MEM_KV] -= out->bytes[GP_MEM_KV] /
+				(ip.L_s - i);
+			out->cpu_bytes += per;
+			out->cpu_layers++;
+			mem_finish(out, capacity, &rr,
+				    out->bytes[GP_MEM_WEIGHTS] +
+				    out->bytes[GP_MEM_KV]);
+		}
+	}
+	out->params = ip.weights;
+	return GP_OK;
+}

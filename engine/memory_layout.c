@@ -1,0 +1,181 @@
+/*
+ * memory_layout.c - a training config's checks (the model's, the
+ * layout's, the recipe's) and its pipeline partition: the layers each
+ * stage holds by DeepSpeed's partition methods.  The public entry points
+ * that only lay out (mem_layout, mem_layout_prepared, mem_stage_layers)
+ * live here too.
+ */
+#include "memory_int.h"
+
+#include <string.h>
+
+/* Layers per pipeline stage (layout_split) by partition method.  Item
+ * weights: 'parameters' counts each spec's trainable parameters
+ * (DeepSpeed _count_layer_params) -- the embedding (first stage) and
+ * the output layer or the tied embedding copy (a TiedLayerSpec built
+ * again on the last stage) beside the layers; 'type:REGEX' weighs 1
+ * each spec whose class name matches: transformer layers, and with
+ * '|embedding' the EmbeddingPipe specs (both ends when tied). */
+void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
+		     const gp_params *p, gp_layout *y)
+{
+	gp_partition part = c->partition;
+	double e0 = 0, w = 1, e1 = 0;
+	int L = m->layers;
+
+	if (part == GP_PART_AUTO)
+		part = c->pipe == GP_PIPE_DEEPSPEED ? GP_PART_PARAMETERS :
+			GP_PART_UNIFORM;
+	if (part == GP_PART_PARAMETERS && c->lora_rank > 0) {
+		/* Only the adapters train: layers weigh alike, the frozen
+		 * ends weigh nothing. */
+	} else if (part == GP_PART_PARAMETERS) {
+		e0 = p->embedding + p->vision -
+			(c->vision_frozen ? tower_params(m, p) : 0);
+		w = (p->attention + p->dense_mlp + p->router + p->norms +
+		     p->experts) / L;
+		e1 = p->lm_head > 0 ? p->lm_head : p->embedding;
+	} else if (part == GP_PART_TYPE_EMB) {
+		e0 = 1;
+		e1 = p->lm_head > 0 ? 0 : 1;  /* an untied head is no
+					       * EmbeddingPipe */
+	}
+	layout_split(y, L, part != GP_PART_UNIFORM, e0, w, e1);
+}
+
+/* The checks of a training config; the model's own only when
+ * !model_checked (a sweep checks its model once). */
+int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
+			gp_layout *y, int model_checked, gp_error *err)
+{
+	if (!c)
+		return gp_fail(err, "training config: NULL");
+	if (!model_checked && model_check(m, err) != GP_OK)
+		return GP_EINVAL;
+	if (mem_recipe_check(&c->recipe, &c->optim, err))
+		return GP_EINVAL;
+	if ((int)c->pipe < 0 || c->pipe >= GP_PIPE_COUNT)
+		return gp_fail(err, "unknown pipeline engine %d",
+			       (int)c->pipe);
+	if ((int)c->partition < 0 || c->partition >= GP_PART_COUNT)
+		return gp_fail(err, "unknown pipeline partition %d",
+			       (int)c->partition);
+	if (layout_check(m, &c->lay, y, err))
+		return GP_EINVAL;
+	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
+	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
+	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err))
+		return GP_EINVAL;
+	if (c->lora_rank > 0 && c->lora_targets == 0)
+		return gp_fail(err, "LoRA rank %d given without targets",
+			       c->lora_rank);
+	if (c->lora_rank > 0 && c->base.bits > 0 &&
+	    mem_quant_bits(&c->base) < 0)
+		return gp_fail(err, "bad base weight format (bits %g, group "
+			       "%d, group_bits %g)", c->base.bits,
+			       c->base.group, c->base.group_bits);
+	if (gp_check_nonneg(c->images, "images", err))
+		return GP_EINVAL;
+	if (c->images != floor(c->images))
+		return gp_fail(err, "images must be a whole number per "
+			       "sequence (got %g)", c->images);
+	if (c->images > 0 && m->vision.layers <= 0)
+		return gp_fail(err, "images %g given for a model without a "
+			       "vision tower", c->images);
+	if (c->images > 0 && c->seq > 0 &&
+	    c->images * model_vision_tokens(m) > c->seq)
+		return gp_fail(err, "%g images of %g tokens do not fit in a "
+			       "sequence of %g tokens (seq counts the image "
+			       "tokens)", c->images, model_vision_tokens(m),
+			       c->seq);
+	if (gp_check_tokens(c->enc_seq, "enc_seq", err))
+		return GP_EINVAL;
+	if (c->enc_seq > 0 && m->encoder_layers == 0)
+		return gp_fail(err, "enc_seq %g given for a decoder-only model "
+			       "(it is the encoder length of an "
+			       "encoder-decoder)", c->enc_seq);
+	/* One stage, one context chunk: the encoder and decoder stacks are
+	 * not split over pipeline stages or sequence chunks here. */
+	if (m->encoder_layers > 0 && (y->pp > 1 || y->cp > 1))
+		return gp_fail(err, "%s %d: an encoder-decoder model is "
+			       "planned on one pipeline stage and without "
+			       "context parallelism (pp 1, cp 1)",
+			       y->pp > 1 ? "pp" : "cp",
+			       y->pp > 1 ? y->pp : y->cp);
+	/* Offload is DeepSpeed's (ZeRO-Offload, Ren et al. 2021; ZeRO-
+	 * Infinity, Rajbhandari et al. 2021): its ZeRO optimizer moves the
+	 * optimizer to the CPU at stages 1-3 and the parameters at stage 3
+	 * only (DeepSpeed config docs, offload_param: "valid only with
+	 * stage 3"); the CPU step is DeepSpeedCPUAdam with fp32 states, or
+	 * a torch optimizer on the CPU tensors (DeepSpeed's
+	 * zero_force_ds_cpu_optimizer false; PyTorch FSDP's CPUOffload):
+	 * an 8-bit AdamW written in PyTorch (torchao's AdamW8bit) runs
+	 * there too, as torchtune pairs one with fsdp_cpu_offload.  A
+	 * paged optimizer pages GPU states through unified memory: not
+	 * an offloaded one. */
+	/* Whole gradients beside sharded parameters are FSDP full_shard
+	 * under no_sync; at zero 0-2 the gradients' sharding is the
+	 * stage's. */
+	if (c->grads_whole && y->zero != 3)
+		return gp_fail(err, "grads_whole needs zero 3 (got zero %d)",
+			       y->zero);
+	if ((c->offload_optimizer || c->offload_params) && y->zero < 1)
+		return gp_fail(err, "offload needs a ZeRO stage (zero 1, 2 "
+			       "or 3: DeepSpeed offloads through its ZeRO "
+			       "optimizer), got zero 0");
+	if (c->offload_params && y->zero != 3)
+		return gp_fail(err, "offloading the parameters needs zero 3 "
+			       "(DeepSpeed offload_param is a ZeRO-3 "
+			       "feature), got zero %d", y->zero);
+	if ((c->offload_optimizer || c->offload_params) &&
+	    (c->paged_optimizer || c->grads_in_bwd))
+		return gp_fail(err, "offload (DeepSpeed) does not combine "
+			       "with %s", c->paged_optimizer ?
+			       "paged_optimizer (bitsandbytes)" :
+			       "grads_in_bwd (torchtune)");
+	return GP_OK;
+}
+
+int mem_layout_prepared(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, gp_layout *out, gp_error *err)
+{
+	if (!m || !p || !out)
+		return gp_fail(err, "mem_layout_prepared: missing argument");
+	if (mem_check_train_cfg(m, c, out, 1, err) ||
+	    gp_check_pos(c->seq, "seq", err) ||
+	    gp_check_pos(c->lay.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	mem_stage_split(m, c, p, out);
+	return GP_OK;
+}
+
+int mem_stage_layers(const gp_model *m, const gp_train_cfg *c, int stage,
+		     int *out, gp_error *err)
+{
+	gp_layout y;
+	gp_params p;
+
+	if (!out)
+		return gp_fail(err, "mem_stage_layers: NULL output");
+	if (check_train(m, c, &y, err) || model_params(m, &p, err))
+		return GP_EINVAL;
+	if (stage < 0 || stage >= y.pp)
+		return gp_fail(err, "stage %d is outside 0..%d", stage,
+			       y.pp - 1);
+	mem_stage_split(m, c, &p, &y);
+	*out = stage_layers(m, &y, stage);
+	return GP_OK;
+}
+
+int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
+	       gp_error *err)
+{
+	gp_params p;
+
+	if (!out)
+		return gp_fail(err, "mem_layout: NULL output");
+	if (check_train(m, c, out, err) || model_params(m, &p, err))
+		return GP_EINVAL;
+	mem_stage_split(m, c, &p, out);
+	return GP_OK;
+}

@@ -1,0 +1,693 @@
+/*
+ * memory_train.c - one training pipeline stage's memory: model states
+ * under the ZeRO stage, activations and logits, pipeline and reduction
+ * buffers, offload; the most loaded stage of a layout; and the ZeRO
+ * split memo (gp_mem_split) the sweep walks per ZeRO stage, which keeps
+ * what the ZeRO stage does not change and so lives with the stage it
+ * memoises.
+ */
+#include "memory_int.h"
+
+#include <string.h>
+
+static double largest_linear(const gp_model *m)
+{
+	gp_widths w;
+	double f, big;
+
+	model_widths(m, &w);
+	f = w.dense_f > w.expert_f ? w.dense_f : w.expert_f;
+	big = (double)m->hidden * f;
+	if ((double)m->hidden * w.q > big)
+		big = (double)m->hidden * w.q;
+	return big;
+}
+
+/* Stage buffers of a pipeline engine beyond the layers' saved tensors,
+ * for one stage with `inflight` micro-batches between forward and
+ * backward; hid = one stage output (s/cp * b * h elements, /t with
+ * sequence parallel).
+ *
+ * Megatron-LM (the default, nothing added): its schedules keep each
+ * in-flight micro-batch's received input -- the first layer's saved
+ * input, counted with the activations -- and pseudo-free the output
+ * once sent (megatron/core/pipeline_parallel/schedules.py,
+ * deallocate_output_tensor: out.data becomes a scalar, only grad_fn
+ * stays; megatron/training/arguments.py sets deallocate_pipeline_outputs
+ * = True for every run).
+ *
+ * DeepSpeed's PipelineEngine (deepspeed/runtime/pipe/engine.py,
+ * schedule.py TrainSchedule):
+ *  - outputs: _exec_forward_pass stores the stage output in
+ *    pipe_buffers['outputs'][id] and only _exec_backward_pass of a
+ *    non-last stage sets it to None, so every micro-batch in flight
+ *    keeps one.  With tensor parallelism and the default pipeline
+ *    config (pipe_partitioned and grad_partitioned true, runtime/
+ *    config.py get_pipeline_config) the engine zeroes the full
+ *    output's .data and keeps this rank's 1/t slice (runtime/utils.py
+ *    PartitionedTensor: narrow(...).clone()): hid/t each; without tp,
+ *    the full output: hid each.
+ *  - inputs: a non-first stage receives into pipe_recv_buf and clones
+ *    it into pipe_buffers['inputs'][id], kept until _exec_send_grads.
+ *    Partitioned (tp > 1), the forward all-gathers it into the full
+ *    tensor the first layer reads and stores that tensor back in the
+ *    buffer: the layers' saved input, nothing more.  Unpartitioned,
+ *    the forward runs on a second .clone() of the buffer, so each
+ *    micro-batch in flight holds one more full input: hid each.
+ *  - one receive buffer (pipe_recv_buf, non-first stages) and one
+ *    gradient buffer (grad_layer, non-last stages) persist, allocated
+ *    once with the shapes of the (partitioned) messages: hid/t each.
+ *  - the last stage's backward returns before clearing its output, so
+ *    outputs[id] keeps the previous micro-batch's output while the
+ *    next one runs (num_pipe_buffers = max(2, min(p - k + 1, m)) = 2
+ *    there): one stale output, in Megatron-DeepSpeed's GPTModelPipe
+ *    the fp32 logits (its last pipeline layer is float16_to_fp32):
+ *    s/cp * b * V/t * 4 bytes.
+ * The micro-batch count in flight is the schedule's (TrainSchedule
+ * runs stage k's first backward after p - k forwards, Narayanan et al.
+ * 2021's 1F1B). */
+static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
+			      const gp_layout *y, double tok, double A,
+			      double inflight, int first, int last)
+{
+	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
+	double part = y->tp;  /* partitioned over tp; 1 = whole */
+	double b = 0;
+
+	if (!last)
+		b += inflight * hid / part + hid / part;
+	if (!first)
+		b += hid / part + (y->tp == 1 ? inflight * hid : 0);
+	if (last)
+		b += tok * (double)m->vocab * 4.0 / y->tp;
+	return b;
+}
+
+/* DeepSpeed's gradient all-reduce under BF16_Optimizer with pipeline
+ * parallelism.  After the step's last backward, PipelineEngine's
+ * ReduceGrads instruction (runtime/pipe/engine.py _exec_reduce_grads ->
+ * _bf16_reduce_grads) hands the optimizer's flat fp32 gradient buffer
+ * (bf16_optimizer.py get_grads_for_reduction: one flat tensor per param
+ * group, the whole stage's grads) to buffered_allreduce_fallback with
+ * elements_per_buffer = MEMORY_OPT_ALLREDUCE_SIZE (500M).  The 500M
+ * bucket cannot split a tensor: allreduce_no_retain buckets whole
+ * tensors, so the flat buffer goes alone, and allreduce_bucket
+ * (runtime/engine.py) flattens it (one tensor: a view) and, the
+ * communication dtype being bf16 whenever bf16 is enabled and none is
+ * configured (engine.py communication_data_type), takes tensor.to(bf16):
+ * a 2-byte copy of every gradient of the stage, live through the
+ * all-reduce, then copied back into the fp32 buffer.
+ *
+ * It does not coexist with the activations: every micro-batch's
+ * backward has run, so the layers' saved tensors, the recompute working
+ * set and the loss buffers are gone.  What stays: the model states, the
+ * bf16 .grad of the last backward (in the recipe's grads), the stage's
+ * persistent pipe buffers (receive and gradient buffers, hid/t each)
+ * and on the last stage both output buffers, the fp32 logits of the
+ * step's last two micro-batches (num_pipe_buffers = 2 there, never
+ * cleared).  When that moment is the larger, the breakdown reports it:
+ * activations, recompute and logits 0, grad_reduce the copy. */
+static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
+			    const gp_layout *y, double tok, double A,
+			    double mine, int first, int last,
+			    gp_mem_result *o)
+{
+	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
+	double keep = 0, red = mine * 2.0, bwd;
+
+	if (!last)
+		keep += hid / y->tp;
+	if (!first)
+		keep += hid / y->tp;
+	if (last)
+		keep += 2.0 * tok * (double)m->vocab * 4.0 / y->tp;
+	bwd = o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
+		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION] +
+		o->bytes[GP_MEM_PIPE_BUFFERS];
+	if (keep + red <= bwd)
+		return;
+	o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	o->bytes[GP_MEM_RECOMPUTE] = 0;
+	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_VISION] = 0;
+	o->bytes[GP_MEM_PIPE_BUFFERS] = keep;
+	o->bytes[GP_MEM_GRAD_REDUCE] = red;
+}
+
+/* DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py,
+ * DeepSpeedZeroConfig): reduce_bucket_size 5e8 elements and
+ * stage3_max_reuse_distance 1e9 elements.  (Hugging Face's Trainer and
+ * accelerate fill a config's "auto" values with hidden^2 and leave the
+ * reuse distance alone; a config without "auto" gets these.) */
+#define DS_REDUCE_BUCKET 5e8
+#define DS_REUSE_DISTANCE 1e9
+
+/* Offloaded training: DeepSpeed ZeRO-Offload (Ren et al. 2021) at stages
+ * 1-3 and ZeRO-Infinity's CPU parameter offload (Rajbhandari et al. 2021)
+ * at stage 3, as deepspeed/runtime/zero/stage_1_and_2.py and stage3.py
+ * allocate them.  tr: trainable elements of this GPU's partition; pb:
+ * bytes of their parameter dtype (16-bit, or 4 for fp32 training); big:
+ * the largest trainable tensor on this GPU (elements).
+ *
+ * Host, per GPU (what the node needs is the sum over its GPUs):
+ *  - master: the fp32 partition, a clone().float() of the parameters
+ *    even when they are fp32 already (single_partition_of_fp32_groups,
+ *    fp32_partitioned_groups_flat): 4 tr;
+ *  - grads: its fp32 gradient (the partition's .grad, zeros on the CPU
+ *    device): 4 tr; at stage 3 also grad_partitions_flat_buffer, the
+ *    partitioned gradients in the parameter dtype, on the CPU when the
+ *    optimizer is offloaded: pb tr;
+ *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
+ *    SGD's fp32 momentum (4), an 8-bit AdamW's two 8-bit states with
+ *    their block scales (states.c), per trainable element;
+ *  - weights (offload_params): the 16-bit partitions of every parameter,
+ *    frozen ones included (ZeRO-3 partitions the whole module): the
+ *    weights (and adapter weights) the GPU would otherwise hold.
+ *  DeepSpeed's own estimator (stage3.py
+ *  estimate_zero3_model_states_mem_needs) counts 18 B per parameter on
+ *  the host with both offloaded (2 + 4 + 4 + 8, without the stage-3
+ *  accumulation partition) and multiplies by an additional_buffer_factor
+ *  of 1.5 for pinned-buffer overhead; here no factor: offload pin_memory
+ *  is off by default and an unpinned tensor is its size.
+ *
+ * GPU: no master, optimizer states or gradient partition.  The gradient
+ * bucket the reduction fills (stage 3: __ipg_bucket_flat_buffer, made at
+ * init; stages 1-2: ipg_buffer, made at each backward; both
+ * reduce_bucket_size elements of the parameter dtype, whatever the
+ * trainable count), the .grad autograd produces for one tensor before
+ * it is copied into the bucket, and at stages 1-2 the
+ * temp_grad_buffer_for_gpu_offload of the largest parameter: grads =
+ * (bucket + big (+ big)) pb.  The gathered layers are train_stage's. */
+static void train_offload(const gp_train_cfg *c, double tr, double pb,
+			  double big, gp_mem_result *o)
+{
+	int z3 = c->lay.zero == 3;
+
+	o->host_master = 4.0 * tr;
+	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
+	o->host_optimizer = mem_offload_state_bytes(&c->optim) * tr;
+	o->host_weights = 0;
+	if (c->offload_params) {
+		o->host_weights = o->bytes[GP_MEM_WEIGHTS] +
+			o->bytes[GP_MEM_ADAPTER];
+		o->bytes[GP_MEM_WEIGHTS] = 0;
+		o->bytes[GP_MEM_ADAPTER] = 0;
+	}
+	o->bytes[GP_MEM_MASTER] = 0;
+	o->bytes[GP_MEM_OPTIMIZER] = 0;
+	o->bytes[GP_MEM_GRADS] = (DS_REDUCE_BUCKET + (z3 ? 1.0 : 2.0) * big) *
+		pb;
+	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
+		o->host_optimizer;
+}
+
+/* What train_stage fills: ST_REST everything the ZeRO stage does not
+ * change (its activations, logits, buffers, in-flight micro-batches),
+ * ST_ZERO what it does (weights, gradients, master, optimizer states,
+ * adapter, gathers, offload, DeepSpeed's reduction peak) -- into a result
+ * ST_REST filled.  Both: the whole stage. */
+enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
+
+static void train_stage(const gp_model *m, const gp_train_cfg *c,
+			const gp_layout *y, const gp_params *p,
+			const stage_acts *sa, const gp_state_bytes *sbp,
+			int stage, int nl, unsigned parts, double *head,
+			gp_mem_result *o)
+{
+	gp_state_bytes sb = *sbp;
+	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
+	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight = 0;
+	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
+	double off_tr = 0, off_pb = 2, off_big = 0;
+	int off = c->offload_optimizer || c->offload_params;
+	int first = stage == 0, last = stage == y->pp - 1;
+	int nmoe = sa->nmoe, ndense = sa->ndense;
+	int zero = c->lay.zero;
+	/* Output layer quantised with the base: LoRA on a sub-16-bit base
+	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
+	 * bitsandbytes 4-bit head then keeps its input like the others. */
+	int qhead = last && c->quant_head && c->lora_rank > 0 &&
+		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
+
+	if (parts & ST_REST)
+		memset(o, 0, sizeof *o);
+	o->stage = stage;
+	o->stage_layers = nl;
+	/* head: the stage's shares below, kept by ST_REST (when given) and
+	 * read back by ST_ZERO alone. */
+	if (head && parts == ST_ZERO) {
+		frac = head[0];
+		expert = head[1];
+		dense = head[2];
+		mine = head[3];
+		tok = head[4];
+		goto zero;
+	}
+	frac = (double)nl / m->layers;
+	/* Per-layer parameters split into routed experts (sharded over
+	 * EP and the experts' TP, etp) and the rest (TP only); norms are counted with the
+	 * rest (replicated in truth; < 0.01%). */
+	expert = p->experts * frac / ((double)y->etp * y->ep);
+	dense = (p->attention + p->dense_mlp + p->router + p->norms) * frac /
+		y->tp;
+	/* First stage: vocabulary-parallel input embedding (Shoeybi et al.
+	 * 2019 sec. 3) and the vision tower; last stage: the output layer,
+	 * or with pp > 1 and tied embeddings Megatron's copy of the
+	 * embedding that it keeps in sync by an all-reduce. */
+	emb = 0;
+	if (first)
+		emb += (p->embedding + p->vision) / y->tp;
+	if (last) {
+		if (p->lm_head > 0)
+			emb += p->lm_head / y->tp;
+		else if (y->pp > 1)
+			emb += p->embedding / y->tp;
+	}
+	dense += emb;
+	mine = dense + expert;
+	o->params = mine;
+	tok = c->seq / y->cp * c->lay.micro_batch;
+	if (head) {
+		head[0] = frac;
+		head[1] = expert;
+		head[2] = dense;
+		head[3] = mine;
+		head[4] = tok;
+	}
+	if (!(parts & ST_ZERO))
+		goto rest;
+zero:
+
+	wb = sb.weights;
+	if (c->lora_rank > 0) {
+		/* LoRA / QLoRA: the base is frozen, no grads or states;
+		 * the linears may be stored quantised, the embeddings,
+		 * norms and output layer stay 16-bit (bitsandbytes and
+		 * GPTQ/AWQ quantise nn.Linear blocks only). */
+		double ad = mem_lora_params(m, c->lora_rank, c->lora_targets);
+		double ad_mine = ad * frac / y->tp;
+		frozen_bits = c->base.bits > 0 ? mem_quant_bits(&c->base) :
+			8.0 * wb;
+		lin = (p->attention + p->dense_mlp + p->experts) * frac /
+			y->tp;
+		lin += p->experts * frac / ((double)y->etp * y->ep) -
+			p->experts * frac / y->tp;
+		if (qhead)
+			/* The output layer is one more nn.Linear for a
+			 * quantiser that replaces them all (Lightning's
+			 * BitsandbytesPrecision without ignore_modules). */
+			lin += p->lm_head / y->tp;
+		nonlin = mine - lin;
+		o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
+			nonlin * (frozen_bits >= 16 ? frozen_bits / 8.0 : 2.0);
+		if (zero == 3)
+			o->bytes[GP_MEM_WEIGHTS] /= y->shard;
+		/* Adapter: its weights, grads, master and states by the
+		 * recipe, sharded like a small model. */
+		o->bytes[GP_MEM_ADAPTER] = ad_mine * (sb.weights + sb.grads +
+			sb.master + sb.optimizer) / (zero > 0 ? y->shard : 1);
+		o->trainable = ad;
+		if (off) {
+			/* Offloaded: the GPU keeps the adapter weights (their
+			 * ZeRO-3 partition); its largest tensor is an A or B
+			 * of rank x the widest dimension. */
+			gp_widths aw;
+			double wide;
+
+			model_widths(m, &aw);
+			wide = aw.dense_f > aw.q ? aw.dense_f : aw.q;
+			if (m->hidden > wide)
+				wide = m->hidden;
+			o->bytes[GP_MEM_ADAPTER] = ad_mine * sb.weights /
+				(zero == 3 ? y->shard : 1);
+			off_tr = ad_mine / y->shard;
+			off_pb = sb.weights;
+			off_big = (double)c->lora_rank * wide / y->tp;
+		}
+		if (c->base.bits > 0 && frozen_bits < 16)
+			/* A 4-bit matmul dequantises the weight to 16 bits
+			 * first (bitsandbytes dequantize_4bit): one matrix
+			 * live at a time. */
+			o->bytes[GP_MEM_WORKSPACE] = 2.0 *
+				(qhead && p->lm_head > largest_linear(m) ?
+				 p->lm_head : largest_linear(m)) / y->tp;
+	} else {
+		/* Whole gradients (grads_whole) are not sharded. */
+		double wsh = zero == 3 ? 1.0 : 0.0,
+			gsh = zero >= 2 && !c->grads_whole,
+			osh = zero >= 1 || sb.master_shard0;
+		/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
+		 * its weights only: no grads, master or states. */
+		double vf = first && c->vision_frozen ?
+			tower_params(m, p) / y->tp : 0;
+		/* Dense states shard over dp*cp, expert states over the
+		 * expert-data-parallel group tp*cp*dp/(etp*ep)
+		 * (Megatron-Core MoE: expert params are replicated only
+		 * across EDP). */
+		double dt = dense - vf, sh = y->shard, esh = y->eshard;
+		/* Each sharded share divided once (stores into o could alias
+		 * y's fields: the compiler would divide again each time). */
+		double d_sh = dense / sh, dt_sh = dt / sh, e_sh = expert / esh;
+
+		o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
+					    dense + expert) * wb;
+		o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
+			sb.grads;
+		o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
+			sb.master;
+		o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
+					      dt + expert) * sb.optimizer;
+		o->trainable = p->total -
+			(c->vision_frozen ? tower_params(m, p) : 0);
+		if (c->grads_in_bwd) {
+			/* Optimizer step in the backward pass (torchtune
+			 * optimizer_in_bwd: a post-accumulate-grad hook steps
+			 * and frees each parameter's grad as soon as it is
+			 * complete): one parameter's grad at a time, the
+			 * largest -- the embedding or output matrix, or the
+			 * largest linear of a layer. */
+			double big = largest_linear(m);
+
+			if (first && p->embedding > big)
+				big = p->embedding;
+			if (last && p->lm_head > big)
+				big = p->lm_head;
+			o->bytes[GP_MEM_GRADS] = big / y->tp * sb.grads;
+		}
+		if (c->paged_optimizer) {
+			/* bitsandbytes paged optimizers allocate their states
+			 * with cudaMallocManaged (bitsandbytes functional.py
+			 * get_paged / cget_managed_ptr): resident on the card
+			 * until evicted, but outside PyTorch's caching
+			 * allocator, so torch.cuda.max_memory_allocated and
+			 * memory_stats never count them. */
+			o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
+			o->bytes[GP_MEM_OPTIMIZER] = 0;
+		}
+		if (off) {
+			/* The trainable partition, its 16-bit (fp32) dtype and
+			 * its largest tensor: the embedding or output matrix,
+			 * or a layer's largest linear. */
+			double big = largest_linear(m);
+
+			if (first && p->embedding > big)
+				big = p->embedding;
+			if (last && p->lm_head > big)
+				big = p->lm_head;
+			off_tr = (dense - vf) / y->shard + expert / y->eshard;
+			off_pb = c->recipe.offload;
+			off_big = big / y->tp;
+		}
+	}
+	if (off)
+		train_offload(c, off_tr, off_pb, off_big, o);
+	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
+	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
+	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
+	 * a 16-bit bucket of one layer's grads before reduce-scatter.
+	 * Offloaded (DeepSpeed's coordinator, train_offload): the reuse
+	 * window instead, and the gradient bucket is in grads. */
+	per_layer_w = (p->per_layer_max / y->tp);
+	if (zero == 3) {
+		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
+
+		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
+			fmin(mine, DS_REUSE_DISTANCE / 2.0 + per_layer_w) :
+			2.0 * per_layer_w);
+	}
+	if (zero >= 2 && c->lora_rank == 0 && !off && !c->grads_whole)
+		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
+
+rest:
+	if (!(parts & ST_REST))
+		goto tail;
+	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
+	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
+	 * v chunks: the first stage holds p (1 + (p-1)/(p v)) micro-batches
+	 * worth of its layers (Korthikanti et al. 2022 sec. 4.2.3). */
+	if (y->pp == 1) {
+		inflight = 1;
+	} else if (c->lay.schedule == GP_SCHED_INTERLEAVED && y->vpp > 1) {
+		inflight = first ? y->pp * (1.0 + (y->pp - 1.0) /
+					     ((double)y->pp * y->vpp)) :
+			y->pp - stage;
+	} else {
+		inflight = y->pp - stage;
+	}
+	if (c->lay.microbatches > 0 && inflight > c->lay.microbatches)
+		inflight = c->lay.microbatches;
+	o->inflight = inflight;
+	o->act_layer = sa->act_layer;
+	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
+		(first && nl > 0 ? sa->first_less : 0) +
+		(first ? sa->enc_extra : 0)) * inflight;
+	if (c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 &&
+	    c->recompute_layers < nl) {
+		/* Megatron's block method: the first recompute_layers layers
+		 * of the stage keep their input only, the others all they
+		 * save without recompute (al.full). */
+		double keep = ((double)sa->ndense * al->full +
+			       (double)sa->nmoe * alm->full) / m->layers;
+
+		o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer *
+			c->recompute_layers + keep * (nl - c->recompute_layers) +
+			(first ? sa->enc_extra : 0)) * inflight;
+	}
+	if (first && c->dropout)
+		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
+		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /
+			(c->lay.sp ? y->tp : 1);
+	/* One layer re-run during backward: full recompute rebuilds a
+	 * whole layer, selective its core attention. */
+	if (nl == 0)
+		;  /* no layer on this stage to re-run */
+	else if (c->recompute == GP_RECOMPUTE_FULL)
+		o->bytes[GP_MEM_RECOMPUTE] = (ndense ? al->full : 0) >
+			(nmoe ? alm->full : 0) ? al->full : alm->full;
+	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
+		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+	/* An encoder layer re-run may be the larger working set. */
+	if (m->encoder_layers > 0 && c->recompute != GP_RECOMPUTE_NONE) {
+		double e = c->recompute == GP_RECOMPUTE_FULL ? sa->ale.full :
+			sa->ale.core;
+
+		if (e > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = e;
+	}
+	if (first) {
+		o->bytes[GP_MEM_VISION] = sa->vis * inflight;
+		if (sa->vis_full > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = sa->vis_full;
+	}
+	if (last) {
+		/* Output layer (Korthikanti sec. 4.3): the final norm input
+		 * and the projection input, h each, and the logits kept
+		 * for the loss, vocab-parallel over t.  A frozen 16-bit
+		 * output layer (LoRA, and QLoRA unless quant_head) keeps
+		 * no input; a 4-bit one keeps it (MatMul4Bit). */
+		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
+		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
+		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
+			(c->lay.sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
+	}
+tail:
+	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
+		if (parts & ST_REST)
+			o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c,
+				y, tok, A, inflight, first, last);
+		/* Last: it reads what ST_REST filled. */
+		if ((parts & ST_ZERO) && c->recipe.reduce_phase &&
+		    zero < 2 && c->lora_rank == 0 && !c->offload_optimizer &&
+		    !c->offload_params)
+			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
+	}
+}
+
+static double tensor_sum(const gp_mem_result *r)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		s += r->bytes[i];
+	return s;
+}
+
+/* The stage train_stages prices after stage k (k -1: the first), or -1
+ * when none is left; *nl its layers.  Middle stages with the same layer
+ * count differ only in micro-batches in flight, which fall with k (p -
+ * k), so the first stage of each run of equal counts stands for its run
+ * (stage 1 always starts one). */
+static int next_stage(const gp_model *m, const gp_layout *y, int k, int *nl)
+{
+	int j, prev = k <= 0 ? -1 : stage_layers(m, y, k);
+
+	for (j = k + 1; j < y->pp; j++) {
+		*nl = stage_layers(m, y, j);
+		if (j > 0 && j < y->pp - 1 && *nl == prev)
+			continue;
+		return j;
+	}
+	return -1;
+}
+
+/* The stages of layout y (split already), the most loaded kept (the
+ * earliest of equals). */
+static int train_stages(const gp_model *m, const gp_params *p,
+			const gp_train_cfg *c, const gp_layout *y,
+			const stage_acts *sa, gp_mem_result *out,
+			gp_error *err)
+{
+	gp_mem_result r0;
+	gp_state_bytes sb;
+	double best, v;
+	int k, nl = 0;
+
+	if (mem_state_bytes(&c->recipe, &c->optim, &sb, err))
+		return GP_EINVAL;
+	k = next_stage(m, y, -1, &nl);
+	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, out);
+	best = tensor_sum(out);
+	while ((k = next_stage(m, y, k, &nl)) >= 0) {
+		train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, &r0);
+		v = tensor_sum(&r0);
+		if (v > best) {
+			best = v;
+			*out = r0;
+		}
+	}
+	return GP_OK;
+}
+
+static int train_core(const gp_model *m, const gp_train_cfg *c,
+		      gp_mem_result *out, gp_layout *y, gp_error *err)
+{
+	gp_acts_key k;
+	gp_params p;
+	stage_acts sa;
+
+	if (check_train(m, c, y, err))
+		return GP_EINVAL;
+	if (gp_check_pos(c->seq, "seq", err) ||
+	    gp_check_pos(c->lay.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	if (model_params(m, &p, err))
+		return GP_EINVAL;
+	mem_stage_split(m, c, &p, y);
+	mem_acts_key_of(m, c, y, &k);
+	if (mem_stage_acts_of(m, &k, &sa, err))
+		return GP_EINVAL;
+	return train_stages(m, &p, c, y, &sa, out, err);
+}
+
+int mem_train_prepared(const gp_model *m, const gp_params *p,
+		       const gp_train_cfg *c, const gp_layout *y,
+		       double capacity, const gp_mem_reserve *r,
+		       gp_mem_memo *memo, gp_mem_result *out, gp_error *err)
+{
+	stage_acts buf;
+	const stage_acts *sa = NULL;
+
+	if (!m || !p || !c || !y || !out)
+		return gp_fail(err, "mem_train_prepared: missing argument");
+	if (check_reserve(r, capacity, err) ||
+	    mem_memo_acts(m, c, y, memo, &buf, &sa, err) ||
+	    train_stages(m, p, c, y, sa, out, err))
+		return GP_EINVAL;
+	finish(out, capacity, r);
+	return GP_OK;
+}
+
+typedef char stage_acts_fits_split[sizeof(stage_acts) <=
+	sizeof(((gp_mem_split *)0)->acts) ? 1 : -1];
+
+int mem_train_split(const gp_model *m, const gp_params *p,
+		    const gp_train_cfg *c, const gp_layout *y,
+		    double capacity, const gp_mem_reserve *r,
+		    gp_mem_memo *memo, gp_mem_split *s, gp_error *err)
+{
+	stage_acts buf;
+	const stage_acts *sa = NULL;
+	int k, nl = 0;
+
+	if (!m || !p || !c || !y || !s)
+		return gp_fail(err, "mem_train_split: missing argument");
+	if (c->offload_optimizer || c->offload_params)
+		return gp_fail(err, "mem_train_split: an offloaded config is "
+			       "priced by mem_train_prepared (its checks read "
+			       "the ZeRO stage)");
+	if (check_reserve(r, capacity, err) ||
+	    mem_memo_acts(m, c, y, memo, &buf, &sa, err) ||
+	    mem_state_bytes(&c->recipe, &c->optim, &s->sb, err))
+		return GP_EINVAL;
+	memcpy(s->acts, sa, sizeof *sa);
+	/* The stages train_stages prices, in its order. */
+	s->n = 0;
+	for (k = next_stage(m, y, -1, &nl); k >= 0;
+	     k = next_stage(m, y, k, &nl)) {
+		if (s->n == GP_MEM_SPLIT_N)
+			return gp_fail(err, "mem_train_split: pp %d has more "
+				       "than %d distinct stages", y->pp,
+				       GP_MEM_SPLIT_N);
+		train_stage(m, c, y, p, sa, &s->sb, k, nl, ST_REST,
+			    s->head[s->n], &s->rest[s->n]);
+		s->work[s->n] = s->rest[s->n];
+		s->n++;
+	}
+	return GP_OK;
+}
+
+int mem_train_zero(const gp_model *m, const gp_params *p,
+		   const gp_train_cfg *c, const gp_layout *y,
+		   double capacity, const gp_mem_reserve *r,
+		   gp_mem_split *s, const gp_mem_result **res, gp_error *err)
+{
+	const stage_acts *sa;
+	double best = 0, v;
+	int i, bi = 0;
+
+	if (!m || !p || !c || !y || !s || !res || s->n < 1)
+		return gp_fail(err, "mem_train_zero: missing argument");
+	if (c->lay.zero < 0 || c->lay.zero > 3)
+		return gp_fail(err, "zero must be 0, 1, 2 or 3 (got %d)",
+			       c->lay.zero);
+	sa = (const stage_acts *)(const void *)s->acts;
+	/* Each stage on its scratch copy: the split's share back in place
+	 * (what the ZeRO stage's own share writes or reads: the tensors
+	 * and the trainable count; the rest finish writes or the stage
+	 * never changes), then this stage's share.  train_stages' choice:
+	 * the first stage, then any later one that holds more. */
+	for (i = 0; i < s->n; i++) {
+		gp_mem_result *w = &s->work[i];
+
+		memcpy(w->bytes, s->rest[i].bytes,
+		       GP_MEM_NTENSOR * sizeof w->bytes[0]);
+		w->trainable = s->rest[i].trainable;
+		train_stage(m, c, y, p, sa, &s->sb, w->stage, w->stage_layers,
+			    ST_ZERO, s->head[i], w);
+		v = tensor_sum(w);
+		if (i == 0 || v > best) {
+			best = v;
+			bi = i;
+		}
+	}
+	/* best is the tensors' sum finish would add again. */
+	finish_sum(&s->work[bi], best, capacity, r, 0.0);
+	*res = &s->work[bi];
+	return GP_OK;
+}
+
+int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,
+	      const gp_mem_reserve *r, gp_mem_result *out, gp_error *err)
+{
+	gp_layout y;
+
+	if (!out)
+		return gp_fail(err, "mem_train: NULL output");
+	if (check_reserve(r, capacity, err))
+		return GP_EINVAL;
+	if (train_core(m, c, out, &y, err))
+		return GP_EINVAL;
+	finish(out, capacity, r);
+	return GP_OK;
+}
