@@ -573,26 +573,11 @@ static double peak_tokens(const lenx *x, double p, double n)
 	return best;
 }
 
-int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_engine_host *host,
-		    const rl_lengths *resp,
-		    double prompts, double group, double prompt_len,
-		    double engines, double cap, rl_rollout *o, char *why,
-		    gp_error *err)
+/* Check the rollout's arguments and take the engine host's times. */
+static int roll_args(double prompts, double group, double prompt_len,
+		     double engines, double cap,
+		     const rl_engine_host *host, rollctx *r, gp_error *err)
 {
-	rollctx r;
-	infer_result ir;
-	infer_phase ph;
-	drain dr;
-	simout sm;
-	double n, N = prompts * group, kvtok, ctok, m2, held, B, pb;
-	double chunks, pk;
-
-	if (!m || !d || !roll || !resp || !o || !why)
-		return gp_fail(err, "rl_rollout_step: missing argument");
-	why[0] = 0;
-	memset(o, 0, sizeof *o);
-	memset(&r, 0, sizeof r);
 	if (gp_check_num(prompts, 1, GP_AMOUNT_MAX, "prompts", err) ||
 	    gp_check_num(group, 1, GP_COUNT_MAX, "group", err) ||
 	    gp_check_num(prompt_len, 1, GP_COUNT_MAX, "prompt_len", err) ||
@@ -608,8 +593,144 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		if (host->overlap != 0 && host->overlap != 1)
 			return gp_fail(err, "engine host overlap must be 0 "
 				       "or 1 (got %d)", host->overlap);
-		r.host = *host;
+		r->host = *host;
 	}
+	return GP_OK;
+}
+
+/* The running batch: all n at once when their peak KV and max_batch
+ * allow, else as many as the KV holds at the mean held context. */
+static double roll_batch(const rollctx *r, const infer_cfg *roll,
+			 double n, double ctok, double held)
+{
+	double B, pk = peak_tokens(&r->len, r->p, n);
+
+	if (pk <= ctok && n <= roll->max_batch) {
+		B = n;
+	} else {
+		B = floor(fmin(ctok / held, roll->max_batch));
+		if (B >= n)
+			B = floor(n * ctok / pk);
+		if (B < 1)
+			B = 1;
+	}
+	return B;
+}
+
+/* The prefill of the engine's distinct prompts, with its host work. */
+static int roll_prefill(rollctx *r, const infer_cfg *roll, double n,
+			rl_rollout *o)
+{
+	infer_phase ph;
+	double pb, chunks, h, g, p = r->p;
+
+	/* Prefill: each distinct prompt once, max_num_tokens per batch. */
+	pb = floor(roll->max_num_tokens / p);
+	pb = pb < 1 ? 1 : (pb > o->prompts ? o->prompts : pb);
+	chunks = ceil(o->prompts / pb);
+	if (infer_step(r->m, r->d, &r->ic, pb, p, p, 0, &ph, r->err))
+		return GP_EINVAL;
+	/* The engine's host work for the prefill: a step per chunk, and
+	 * each of the n requests scheduled once (the group's duplicates
+	 * hit the prefix cache but are requests of their own). */
+	h = chunks * r->host.step + n * r->host.seq;
+	g = chunks * ph.time;
+	o->prefill = r->host.overlap ? fmax(g, h) : g + h;
+	return GP_OK;
+}
+
+/* Decode when more requests wait than the representatives simulate: a
+ * queue phase at B running, then the last B drain. */
+static void roll_queue(rollctx *r, double n, double B, double held,
+		       double kvtok, double kv_budget, double mean,
+		       rl_rollout *o)
+{
+	drain dr;
+	/* Too many requests for the representatives: a queue, B
+	 * running, each finished one replaced, until the n - B
+	 * queued have started: (n - B) E[L] / B steps at the held
+	 * context; then the last B drain. */
+	double steps_q = (n - B) * mean / B;
+	dparts sq = dstep(r, B, held);
+	double tq = sq.time;
+	double q = 0.1 * n / B;
+
+	decode_from_start(r, B, n, q, &dr);
+	o->decode = steps_q * tq + dr.time;
+	o->host = steps_q * sq.host + dr.host;
+	o->sampler = steps_q * sq.sampler + dr.sampler;
+	o->steps = steps_q + dr.steps;
+	o->tail = dr.tail;
+	if (q >= 1)
+		/* the last 10% of the samples started in the queue
+		 * phase: its end is tail too */
+		o->tail = dr.time + fmin(steps_q, (0.1 * n - B) *
+			mean / B) * tq;
+	o->kv_peak = fmax(B * held, dr.kv_peak_tok) * kvtok;
+	if (o->kv_peak > kv_budget)
+		o->kv_peak = kv_budget;
+	o->itl_first = tq;
+	o->itl_last = dr.last;
+}
+
+/* The decode of the n samples at batch B: all at once, scheduled by
+ * simulation, or queued. */
+static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
+		       double B, double ctok, double held, double kvtok,
+		       double kv_budget, double mean, rl_rollout *o)
+{
+	drain dr;
+	simout sm;
+
+	if (!o->queued) {
+		decode_from_start(r, n, n, 0.1, &dr);
+		o->decode = dr.time;
+		o->host = dr.host;
+		o->sampler = dr.sampler;
+		o->tail = dr.tail;
+		o->steps = dr.steps;
+		o->kv_peak = dr.kv_peak_tok * kvtok;
+		o->itl_first = dr.first;
+		o->itl_last = dr.last;
+	} else if (sched_sim(r, n, ctok, roll->max_batch, &sm) == GP_OK) {
+		if (r->bad)
+			return GP_EINVAL;
+		o->decode = sm.time + sm.recompute;
+		o->host = sm.host;
+		o->sampler = sm.sampler;
+		o->steps = sm.steps;
+		o->tail = sm.tail;
+		o->kv_peak = fmin(sm.kv_peak_tok, ctok) * kvtok;
+		o->itl_first = sm.first;
+		o->itl_last = sm.last;
+		o->batch = sm.max_run;
+		o->preempted = sm.preempted;
+		o->recompute = sm.recompute;
+	} else {
+		roll_queue(r, n, B, held, kvtok, kv_budget, mean, o);
+	}
+	return r->bad ? GP_EINVAL : GP_OK;
+}
+
+int rl_rollout_step(const gp_model *m, const roof_device *d,
+		    const infer_cfg *roll, const rl_engine_host *host,
+		    const rl_lengths *resp,
+		    double prompts, double group, double prompt_len,
+		    double engines, double cap, rl_rollout *o, char *why,
+		    gp_error *err)
+{
+	rollctx r;
+	infer_result ir;
+	double n, N = prompts * group, kvtok, ctok, m2, held, B;
+
+	if (!m || !d || !roll || !resp || !o || !why)
+		return gp_fail(err, "rl_rollout_step: missing argument");
+	why[0] = 0;
+	memset(o, 0, sizeof *o);
+	memset(&r, 0, sizeof r);
+	if (roll_args(prompts, group, prompt_len, engines, cap, host, &r,
+		      err))
+		return GP_EINVAL;
 	r.m = m;
 	r.d = d;
 	r.err = err;
@@ -656,87 +777,14 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 			 ir.kv_budget / 1e9);
 		return GP_OK;
 	}
-	pk = peak_tokens(&r.len, prompt_len, n);
-	if (pk <= ctok && n <= roll->max_batch) {
-		B = n;
-	} else {
-		B = floor(fmin(ctok / held, roll->max_batch));
-		if (B >= n)
-			B = floor(n * ctok / pk);
-		if (B < 1)
-			B = 1;
-	}
+	B = roll_batch(&r, roll, n, ctok, held);
 	o->batch = B;
 	o->queued = B < n;
-	/* Prefill: each distinct prompt once, max_num_tokens per batch. */
-	pb = floor(roll->max_num_tokens / prompt_len);
-	pb = pb < 1 ? 1 : (pb > o->prompts ? o->prompts : pb);
-	chunks = ceil(o->prompts / pb);
-	if (infer_step(m, d, &r.ic, pb, prompt_len, prompt_len, 0, &ph,
-		       err))
+	if (roll_prefill(&r, roll, n, o))
 		return GP_EINVAL;
-	/* The engine's host work for the prefill: a step per chunk, and
-	 * each of the n requests scheduled once (the group's duplicates
-	 * hit the prefix cache but are requests of their own). */
-	{
-		double h = chunks * r.host.step + n * r.host.seq;
-		double g = chunks * ph.time;
-
-		o->prefill = r.host.overlap ? fmax(g, h) : g + h;
-	}
 	o->longest = longest(&r.len, n);
-	if (!o->queued) {
-		decode_from_start(&r, n, n, 0.1, &dr);
-		o->decode = dr.time;
-		o->host = dr.host;
-		o->sampler = dr.sampler;
-		o->tail = dr.tail;
-		o->steps = dr.steps;
-		o->kv_peak = dr.kv_peak_tok * kvtok;
-		o->itl_first = dr.first;
-		o->itl_last = dr.last;
-	} else if (sched_sim(&r, n, ctok, roll->max_batch, &sm) == GP_OK) {
-		if (r.bad)
-			return GP_EINVAL;
-		o->decode = sm.time + sm.recompute;
-		o->host = sm.host;
-		o->sampler = sm.sampler;
-		o->steps = sm.steps;
-		o->tail = sm.tail;
-		o->kv_peak = fmin(sm.kv_peak_tok, ctok) * kvtok;
-		o->itl_first = sm.first;
-		o->itl_last = sm.last;
-		o->batch = sm.max_run;
-		o->preempted = sm.preempted;
-		o->recompute = sm.recompute;
-	} else {
-		/* Too many requests for the representatives: a queue, B
-		 * running, each finished one replaced, until the n - B
-		 * queued have started: (n - B) E[L] / B steps at the held
-		 * context; then the last B drain. */
-		double steps_q = (n - B) * resp->mean / B;
-		dparts sq = dstep(&r, B, held);
-		double tq = sq.time;
-		double q = 0.1 * n / B;
-
-		decode_from_start(&r, B, n, q, &dr);
-		o->decode = steps_q * tq + dr.time;
-		o->host = steps_q * sq.host + dr.host;
-		o->sampler = steps_q * sq.sampler + dr.sampler;
-		o->steps = steps_q + dr.steps;
-		o->tail = dr.tail;
-		if (q >= 1)
-			/* the last 10% of the samples started in the queue
-			 * phase: its end is tail too */
-			o->tail = dr.time + fmin(steps_q, (0.1 * n - B) *
-				resp->mean / B) * tq;
-		o->kv_peak = fmax(B * held, dr.kv_peak_tok) * kvtok;
-		if (o->kv_peak > ir.kv_budget)
-			o->kv_peak = ir.kv_budget;
-		o->itl_first = tq;
-		o->itl_last = dr.last;
-	}
-	if (r.bad)
+	if (roll_decode(&r, roll, n, B, ctok, held, kvtok, ir.kv_budget,
+			resp->mean, o))
 		return GP_EINVAL;
 	o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;
 	o->gen_tokens_per_s = N * resp->mean / (o->prefill + o->decode);
