@@ -350,44 +350,11 @@ static int elem(builder *b, const char *name, double count, double elems,
 	           2.0 * elems * ACT_BYTES, 0, 0, 0, 0, b->c->compute);
 }
 
-int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
-               double batch, double q, double ctx, double n_off,
-               infer_phase *out, gp_error *err)
+/* Mean KV length a query of the step attends to, over all layers. */
+static double step_kv_mean(const gp_model *m, double q, double ctx)
 {
-	shape s;
-	builder b;
-	gp_op_cfg oc;
-	gp_op ops[GP_MAX_LAYER_OPS];
-	double T, L = m ? m->layers : 0, wb, eb, kv_mean, win, nslide;
-	double ar, t, hb;
-	gp_dtype cp, ap;
-	int i, nops, wo;
+	double L = m->layers, kv_mean, nslide, win;
 
-	if (check_cfg(m, d, c, err) != GP_OK)
-		return GP_EINVAL;
-	if (!out)
-		return gp_fail(err, "infer_step: NULL output");
-	if (!gp_finite(batch) || batch < 1 || !gp_finite(q) || q < 1 ||
-	    !gp_finite(ctx) || ctx < q || bad(n_off) || n_off > L)
-		return gp_fail(err, "infer_step: batch >= 1, 1 <= q <= ctx, "
-		               "0 <= offloaded layers <= layers");
-	if (get_shape(m, c, &s, err) != GP_OK)
-		return GP_EINVAL;
-	memset(out, 0, sizeof *out);
-	b.d = d;
-	b.c = c;
-	b.ph = out;
-	b.err = err;
-	b.graphs = c->runtime == INFER_GRAPHS;
-	b.gemv = 0;
-	b.dequant = 0.0;
-	cp = c->compute;
-	wb = c->weight_bits / 8.0;
-	eb = c->embed_bits / 8.0;
-	T = batch * q;
-	out->batch = batch;
-	out->tokens = T;
-	out->ctx = ctx;
 	/* Mean KV length a query attends to: the step's q tokens see
 	 * ctx - q + 1 ... ctx keys (causal), mean ctx - (q - 1) / 2;
 	 * sliding-window layers see at most the window. */
@@ -395,7 +362,20 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	nslide = m->sliding_window > 0 ? m->sliding_layers : 0;
 	win = fmin(kv_mean, m->sliding_window > 0 ? m->sliding_window
 	                                           : kv_mean);
-	kv_mean = ((L - nslide) * kv_mean + nslide * win) / L;
+	return ((L - nslide) * kv_mean + nslide * win) / L;
+}
+
+/* Price the layer's operators (model_layer_ops) for batch sequences of
+ * q tokens at a mean KV length kv_mean. */
+static int step_layers(builder *b, const gp_model *m, const shape *s,
+                       double batch, double q, double kv_mean)
+{
+	const infer_cfg *c = b->c;
+	gp_op_cfg oc;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
+	gp_dtype cp = c->compute, ap;
+	int i, nops, wo;
 
 	/* The layer's operators (model_layer_ops), priced at this step's
 	 * dtypes: linears at the weight format, the router in 16 bits,
@@ -406,8 +386,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * Cache": with FlashAttention-3 and an FP8 cache the attention is
 	 * computed in FP8; TensorRT-LLM's FP8 context FMHA likewise needs
 	 * the FP8 cache), else bf16 (fp16 without bf16). */
-	ap = c->kv_bytes <= 1.0 && has(d, GP_FP8) ?
-	     GP_FP8 : infer_compute_dtype(d, NULL);
+	ap = c->kv_bytes <= 1.0 && has(b->d, GP_FP8) ?
+	     GP_FP8 : infer_compute_dtype(b->d, NULL);
 	oc.seqs = batch;
 	oc.q = q;
 	oc.kv_len = kv_mean;
@@ -444,35 +424,33 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	for (i = 0; i < nops; i++) {
 		const gp_op *o = &ops[i];
 		double count = o->scope == GP_SCOPE_ALL ? L :
-			o->scope == GP_SCOPE_DENSE ? s.ndense : s.nmoe;
+			o->scope == GP_SCOPE_DENSE ? s->ndense : s->nmoe;
 		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
 		double bytes = o->act * ACT_BYTES + o->kv * c->kv_bytes +
 			o->weights * (o->wclass == GP_W_LINEAR ? wb :
 				      ACT_BYTES);
 
-		b.dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
-		b.gemv = lin && wo && T <= c->gemv_max;
-		if (add(&b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
+		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
+		b->gemv = lin && wo && T <= c->gemv_max;
+		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
 			return GP_EINVAL;
 	}
-	b.dequant = 0.0;
-	b.gemv = 0;
-	/* Once per step: embedding gather, final norm, logits of the last
-	 * token of each sequence, sampling over the vocabulary slice. */
-	hb = m->vocab / (double)c->tp;
-	if (add(&b, "embed", 1.0, 0.0, 2.0 * T * s.h * ACT_BYTES, 0, 0, 0, 0,
-	        cp) ||
-	    elem(&b, "final_norm", 1.0, batch * s.h, 4.0) ||
-	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, cp) ||
-	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
-	        0, 0, cp))
-		return GP_EINVAL;
+	b->dequant = 0.0;
+	b->gemv = 0;
+	return GP_OK;
+}
+
+/* The step's communication: TP all-reduces and PP activation sends. */
+static int step_comm(const infer_cfg *c, const shape *s, double L,
+                     double T, infer_phase *out, gp_error *err)
+{
+	double ar;
 
 	/* Two all-reduces per layer on the critical path (after o_proj and
 	 * the MLP down projection; Shoeybi et al. 2019, Megatron-LM sec. 3,
 	 * Fig. 4), each of the T x h bf16 activations. */
-	if (allreduce(c, T * s.h * ACT_BYTES, &ar, err) != GP_OK)
+	if (allreduce(c, T * s->h * ACT_BYTES, &ar, err) != GP_OK)
 		return GP_EINVAL;
 	out->comm_time = 2.0 * L * ar;
 	if (c->pp > 1) {
@@ -482,8 +460,19 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		 * 2021, sec. 2.2); latency + bytes / bandwidth each. */
 		if (bw > 0)
 			out->comm_time += (c->pp - 1) * (c->ar_latency +
-			                  T * s.h * ACT_BYTES / bw);
+			                  T * s->h * ACT_BYTES / bw);
 	}
+	return GP_OK;
+}
+
+/* The time n_off offloaded layers add to a step of T tokens. */
+static int step_offload(const roof_device *d, const infer_cfg *c,
+                        const shape *s, double T, double n_off,
+                        infer_phase *out, gp_error *err)
+{
+	int cpu = T <= c->offload_cpu_max && c->offload_bw > 0;
+	double bw = cpu ? c->offload_bw : c->offload_link_bw, t;
+
 	/* Offloaded layers, by where they run.  llama.cpp computes a
 	 * step of fewer than 32 tokens on the CPU, which reads the
 	 * layers from host DRAM instead of the GPU reading HBM (ggml
@@ -494,18 +483,65 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	 * loaded from CPU memory to GPU memory on the fly in each model
 	 * forward pass"; HF accelerate's hooks alike); their HBM read
 	 * stays in the GPU time. */
-	if (n_off > 0) {
-		int cpu = T <= c->offload_cpu_max && c->offload_bw > 0;
-		double bw = cpu ? c->offload_bw : c->offload_link_bw;
+	if (!(bw > 0))
+		return gp_fail(err, "offloaded layers need a host "
+		               "link bandwidth");
+	t = n_off * s->layer_w / bw;
+	if (cpu)
+		t -= n_off * s->layer_w / (d->mem_bw * d->hbm_frac);
+	out->offload_time = t > 0 ? t : 0.0;
+	return GP_OK;
+}
 
-		if (!(bw > 0))
-			return gp_fail(err, "offloaded layers need a host "
-			               "link bandwidth");
-		t = n_off * s.layer_w / bw;
-		if (cpu)
-			t -= n_off * s.layer_w / (d->mem_bw * d->hbm_frac);
-		out->offload_time = t > 0 ? t : 0.0;
-	}
+int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
+               double batch, double q, double ctx, double n_off,
+               infer_phase *out, gp_error *err)
+{
+	shape s;
+	builder b;
+	double T, L = m ? m->layers : 0, eb, hb;
+	gp_dtype cp;
+
+	if (check_cfg(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	if (!out)
+		return gp_fail(err, "infer_step: NULL output");
+	if (!gp_finite(batch) || batch < 1 || !gp_finite(q) || q < 1 ||
+	    !gp_finite(ctx) || ctx < q || bad(n_off) || n_off > L)
+		return gp_fail(err, "infer_step: batch >= 1, 1 <= q <= ctx, "
+		               "0 <= offloaded layers <= layers");
+	if (get_shape(m, c, &s, err) != GP_OK)
+		return GP_EINVAL;
+	memset(out, 0, sizeof *out);
+	b.d = d;
+	b.c = c;
+	b.ph = out;
+	b.err = err;
+	b.graphs = c->runtime == INFER_GRAPHS;
+	b.gemv = 0;
+	b.dequant = 0.0;
+	cp = c->compute;
+	eb = c->embed_bits / 8.0;
+	T = batch * q;
+	out->batch = batch;
+	out->tokens = T;
+	out->ctx = ctx;
+	if (step_layers(&b, m, &s, batch, q, step_kv_mean(m, q, ctx)))
+		return GP_EINVAL;
+	/* Once per step: embedding gather, final norm, logits of the last
+	 * token of each sequence, sampling over the vocabulary slice. */
+	hb = m->vocab / (double)c->tp;
+	if (add(&b, "embed", 1.0, 0.0, 2.0 * T * s.h * ACT_BYTES, 0, 0, 0, 0,
+	        cp) ||
+	    elem(&b, "final_norm", 1.0, batch * s.h, 4.0) ||
+	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, cp) ||
+	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
+	        0, 0, cp))
+		return GP_EINVAL;
+	if (step_comm(c, &s, L, T, out, err))
+		return GP_EINVAL;
+	if (n_off > 0 && step_offload(d, c, &s, T, n_off, out, err))
+		return GP_EINVAL;
 	out->time = out->gpu_time + out->comm_time + out->offload_time;
 	if (c->runtime == INFER_EAGER) {
 		/* The host dispatches ops asynchronously ahead of the GPU;
@@ -536,74 +572,78 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	ic->offload = offload;
 }
 
-int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
-              infer_result *r, gp_error *err)
+/* The replica's weights with one sequence, and the layers it offloads
+ * to the host (*n_off); a replica that cannot hold them leaves the
+ * reason in r->why. */
+static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
+                       infer_result *r, gp_mem_result *mr, double *n_off,
+                       gp_error *err)
 {
 	gp_infer_cfg ic;
-	gp_mem_result mr, ma;
-	double x, n_off = 0.0, pb, share, cavg, bm, steps, room, kv_gpu;
-	infer_phase ph;
-	int B, stage;
+	double x;
 
-	if (!r)
-		return gp_fail(err, "infer_run: NULL output");
-	if (check_cfg(m, d, c, err) != GP_OK)
-		return GP_EINVAL;
-	memset(r, 0, sizeof *r);
-	r->replicas = c->gpus / (c->tp * c->pp);
-	stage = (m->layers + c->pp - 1) / c->pp;
 	/* The whole model at its dtypes: one unsplit copy. */
 	mem_cfg(c, 1, c->input + c->output, 0, &ic);
 	ic.tp = ic.pp = 1;
-	if (mem_infer(m, &ic, c->capacity, &c->reserve, &mr, err) != GP_OK)
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, mr, err) != GP_OK)
 		return GP_EINVAL;
-	r->weights_total = mr.bytes[GP_MEM_WEIGHTS];
+	r->weights_total = mr->bytes[GP_MEM_WEIGHTS];
 	/* One sequence of input + output on the replica's most loaded GPU,
 	 * layers offloaded to the host when that is allowed and needed
 	 * (mem_infer moves whole layers with their KV share, never more
 	 * than the stage holds). */
 	mem_cfg(c, 1, c->input + c->output,
 	        c->offload_bw > 0 || c->offload_link_bw > 0, &ic);
-	if (mem_infer(m, &ic, c->capacity, &c->reserve, &mr, err) != GP_OK)
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, mr, err) != GP_OK)
 		return GP_EINVAL;
-	r->weights_gpu = mr.bytes[GP_MEM_WEIGHTS];
-	r->workspace = mr.bytes[GP_MEM_WORKSPACE];
-	r->kv_per_seq = mr.kv_per_seq;
-	if (!mr.fits && mr.cpu_layers == 0) {
-		r->fits = 0;
+	r->weights_gpu = mr->bytes[GP_MEM_WEIGHTS];
+	r->workspace = mr->bytes[GP_MEM_WORKSPACE];
+	r->kv_per_seq = mr->kv_per_seq;
+	if (!mr->fits && mr->cpu_layers == 0) {
 		snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
 		         "(weights %.2f, one sequence's KV %.2f, workspace "
 		         "%.2f, reserve %.2f), has %.2f GB after the margin",
-		         mr.total / 1e9, mr.params / 1e9,
+		         mr->total / 1e9, mr->params / 1e9,
 		         r->kv_per_seq / 1e9, r->workspace / 1e9,
-		         (mr.total - mr.allocated) / 1e9, mr.budget / 1e9);
+		         (mr->total - mr->allocated) / 1e9, mr->budget / 1e9);
 		return GP_OK;
 	}
-	if (mr.cpu_layers > 0) {
-		n_off = mr.cpu_layers;
-		if (!mr.fits) {
+	if (mr->cpu_layers > 0) {
+		*n_off = mr->cpu_layers;
+		if (!mr->fits) {
 			/* Every layer of the stage is on the host and the
 			 * ends, one sequence's KV share and the workspace
 			 * still do not fit. */
-			r->fits = 0;
 			snprintf(r->why, sizeof r->why, "needs %.2f GB per "
 			         "GPU even with all %d layers in host memory,"
 			         " has %.2f GB after the margin",
-			         mr.total / 1e9, stage, mr.budget / 1e9);
+			         mr->total / 1e9, stage, mr->budget / 1e9);
 			return GP_OK;
 		}
-		x = mr.cpu_bytes * c->gpus;
+		x = mr->cpu_bytes * c->gpus;
 		if (x > c->host_capacity) {
-			r->fits = 0;
 			snprintf(r->why, sizeof r->why, "offloading %.0f of "
 			         "%d layers needs %.2f GB of host memory, has "
-			         "%.2f GB", n_off, stage, x / 1e9,
+			         "%.2f GB", *n_off, stage, x / 1e9,
 			         c->host_capacity / 1e9);
 			return GP_OK;
 		}
-		r->offload_layers = n_off;
-		r->offload_bytes = mr.params - mr.bytes[GP_MEM_WEIGHTS];
+		r->offload_layers = *n_off;
+		r->offload_bytes = mr->params - mr->bytes[GP_MEM_WEIGHTS];
 	}
+	return GP_OK;
+}
+
+/* The KV a request is admitted with, the KV budget per GPU and the
+ * sequences it holds (r->max_batch_kv). */
+static int run_kv(const gp_model *m, const infer_cfg *c, int stage,
+                  const gp_mem_result *mr, double n_off, infer_result *r,
+                  gp_error *err)
+{
+	gp_infer_cfg ic;
+	gp_mem_result ma;
+	double x, room, kv_gpu;
+
 	/* Paged KV (Kwon et al. 2023, vLLM, sec. 4) allocates blocks as
 	 * tokens arrive; with continuous batching the running sequences are
 	 * spread over their lives, so each holds input + output / 2 on
@@ -616,7 +656,7 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	if (n_off > 0) {
 		/* What the GPU keeps after the offload: the resident layers'
 		 * KV share per sequence in the room the budget leaves. */
-		room = mr.budget - (mr.total - mr.bytes[GP_MEM_KV]);
+		room = mr->budget - (mr->total - mr->bytes[GP_MEM_KV]);
 		kv_gpu = r->kv_admit * (stage - n_off) / stage;
 		r->kv_budget = room > 0 ? room : 0;
 		x = kv_gpu > 0 ? floor(r->kv_budget / kv_gpu) : c->max_batch;
@@ -625,15 +665,23 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		x = ma.max_seqs;
 	}
 	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
+	return GP_OK;
+}
+
+/* The running batch per replica: the asked batch, the concurrency's
+ * share, or what the KV holds; 0 with the reason in r->why when none. */
+static int run_batch(const infer_cfg *c, infer_result *r)
+{
+	int B;
+
 	if (c->batch > 0) {
 		if (c->batch > r->max_batch_kv) {
-			r->fits = 0;
 			snprintf(r->why, sizeof r->why, "batch %d needs %.2f GB"
 			         " of KV per GPU, the budget is %.2f GB (%d "
 			         "sequences)", c->batch,
 			         c->batch * r->kv_admit / 1e9,
 			         r->kv_budget / 1e9, r->max_batch_kv);
-			return GP_OK;
+			return 0;
 		}
 		B = c->batch;
 	} else if (c->concurrency > 0) {
@@ -644,14 +692,22 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		B = r->max_batch_kv;
 	}
 	if (B < 1) {
-		r->fits = 0;
 		snprintf(r->why, sizeof r->why, "one sequence's KV (%.2f GB "
 		         "per GPU) does not fit the %.2f GB budget",
 		         r->kv_admit / 1e9, r->kv_budget / 1e9);
-		return GP_OK;
+		return 0;
 	}
-	r->fits = 1;
-	r->batch = B;
+	return B;
+}
+
+/* Prefill, decode and steady-state throughput at batch B. */
+static int run_times(const gp_model *m, const roof_device *d,
+                     const infer_cfg *c, int B, double n_off,
+                     infer_result *r, gp_error *err)
+{
+	infer_phase ph;
+	double pb, share, cavg, bm, steps;
+
 	if (infer_step(m, d, c, 1, c->input, c->input, n_off, &r->prefill,
 	               err) != GP_OK)
 		return GP_EINVAL;
@@ -685,6 +741,38 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	r->tokens_per_s = (double)r->replicas * B * c->output /
 		(B * share + steps * r->itl);
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+	return GP_OK;
+}
+
+int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
+              infer_result *r, gp_error *err)
+{
+	gp_mem_result mr;
+	double n_off = 0.0;
+	int B, stage;
+
+	if (!r)
+		return gp_fail(err, "infer_run: NULL output");
+	if (check_cfg(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	memset(r, 0, sizeof *r);
+	r->replicas = c->gpus / (c->tp * c->pp);
+	stage = (m->layers + c->pp - 1) / c->pp;
+	/* A helper that finds the replica does not fit leaves the reason
+	 * in r->why (fits stays 0). */
+	if (run_weights(m, c, stage, r, &mr, &n_off, err))
+		return GP_EINVAL;
+	if (r->why[0])
+		return GP_OK;
+	if (run_kv(m, c, stage, &mr, n_off, r, err))
+		return GP_EINVAL;
+	B = run_batch(c, r);
+	if (B < 1)
+		return GP_OK;
+	r->fits = 1;
+	r->batch = B;
+	if (run_times(m, d, c, B, n_off, r, err))
+		return GP_EINVAL;
 	if (c->price > 0) {
 		/* cost per 1e6 tokens = price/h * gpus / 3600 / (tokens/s) */
 		r->cost_per_mtok = c->price * c->gpus / 3600.0 /
