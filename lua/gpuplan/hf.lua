@@ -329,29 +329,9 @@ local function vision_of(file, cfg, text_hidden, notes, opts)
   return v
 end
 
--- Build a catalog model entry from a decoded config (see the header).
-local function convert(cfg, file, opts)
-  if type(cfg) ~= "table" or cfg[1] ~= nil then
-    fail(file, "top level is not a JSON object")
-  end
-  local notes = {}
-  local nested = cfg.text_config or cfg.llm_config
-  if nested == NULL then nested = nil end
-  if nested ~= nil and type(nested) ~= "table" then
-    fail(file, "text_config must be an object")
-  end
-  local prefix = nested and (cfg.text_config and "text_config." or
-                             "llm_config.") or ""
-  local mtype = (nested and type(nested.model_type) == "string" and
-                 nested.model_type) or cfg.model_type
-  if mtype ~= nil and type(mtype) ~= "string" then
-    fail(file, "model_type must be a string")
-  end
-  text(file, "model_type", mtype)
-  text(file, "model_type", cfg.model_type)
-  local rd = reader(file, nested or cfg, prefix, nested and cfg or nil,
-                    nested and mtype and M.defaults[mtype] or nil, notes)
-
+-- The architecture rule of the config's model_type, or one guessed from
+-- hidden_act (said in notes).
+local function rule_of(file, cfg, rd, mtype, notes)
   local rule = M.rules[mtype] or M.rules[cfg.model_type]
   if not rule then
     local act = text(file, "hidden_act", rd.get({ "hidden_act", "activation_function" }))
@@ -367,8 +347,11 @@ local function convert(cfg, file, opts)
       .. "from hidden_act '%s', %s norm", tostring(mtype),
       gated and "gated" or "plain", act, rule.norm)
   end
+  return rule
+end
 
-  local e = {}
+-- The entry's id, display name and family.
+local function identify(e, file, cfg, opts, mtype)
   e.id = opts.id or id_from(file ~= "config" and file or nil, cfg)
   if not e.id then fail(file, "no id: pass opts.id (--id ID)") end
   if not e.id:match("^[a-z0-9][a-z0-9%.%-_/]*$") then
@@ -379,7 +362,10 @@ local function convert(cfg, file, opts)
   e.name = type(nm) == "string" and nm ~= "" and nm or e.id
   e.family = type(cfg.model_type) == "string" and cfg.model_type or mtype
   if e.family == "" then e.family = nil end
+end
 
+-- Layers, hidden size, heads, KV heads, MLA latent and head size.
+local function attention_of(e, file, cfg, rd, rule, mtype, prefix, notes)
   if cfg.is_encoder_decoder == true and not rule.encdec then
     fail(file, "model_type '%s' is an encoder-decoder (is_encoder_decoder): "
       .. "only the T5 family (t5, mt5) is supported", tostring(mtype))
@@ -437,8 +423,10 @@ local function convert(cfg, file, opts)
     end
   end
   e.head_dim = hd
+end
 
-  -- Experts: three names for one number.
+-- The routed expert count (three names for one number) and its path.
+local function experts_of(file, rd)
   local experts, experts_path
   for _, k in ipairs({ "num_local_experts", "num_experts",
                        "n_routed_experts" }) do
@@ -450,7 +438,41 @@ local function convert(cfg, file, opts)
       experts, experts_path = v, p
     end
   end
+  return experts, experts_path
+end
 
+-- T5's feed_forward_proj (gating, activation) and its relative-attention
+-- buckets.
+local function t5_ffn(e, file, rd, notes)
+  -- T5Config: act_info = feed_forward_proj.split("-"), gated when it
+  -- starts with "gated", the activation its last part ("gated-gelu"
+  -- is gelu_new).
+  local proj, proj_path = rd.get("feed_forward_proj")
+  if proj == nil then
+    proj = M.t5_defaults.feed_forward_proj
+    notes[#notes + 1] = "feed_forward_proj absent: relu (T5Config default)"
+  elseif type(proj) ~= "string" then
+    fail(file, "%s must be a string like 'relu' or 'gated-gelu'", proj_path)
+  end
+  local gated, act = proj:match("^(gated%-)(%a+)$")
+  act = act or proj
+  local acts = { relu = "relu", gelu = "gelu", gelu_new = "gelu", silu = "silu" }
+  if not acts[act] or (not gated and proj:find("-", 1, true)) then
+    fail(file, "feed_forward_proj '%s' is not relu, gelu, silu or gated-<one of them>", proj)
+  end
+  e.ffn_gated = gated ~= nil
+  e.ffn_act = acts[act]
+  local nb = rd.int("relative_attention_num_buckets")
+  if nb == nil then
+    nb = M.t5_defaults.relative_attention_num_buckets
+    notes[#notes + 1] = "relative_attention_num_buckets absent: 32 (T5Config default)"
+  end
+  e.rel_buckets = nb
+end
+
+-- The dense MLP's width and gating; returns the width (nil when only
+-- experts have one).
+local function ffn_of(e, file, rd, rule, experts, notes)
   local ffn, ffn_path = rd.int({ "intermediate_size", "n_inner",
                                  "ffn_hidden_size", "ffn_dim", "d_ff" })
   if ffn == nil and rule.ffn_mult then
@@ -463,95 +485,75 @@ local function convert(cfg, file, opts)
   end
   e.ffn_hidden = ffn or 0
   e.ffn_gated = rule.gated and true or false
-  if rule.encdec then
-    -- T5Config: act_info = feed_forward_proj.split("-"), gated when it
-    -- starts with "gated", the activation its last part ("gated-gelu"
-    -- is gelu_new).
-    local proj, proj_path = rd.get("feed_forward_proj")
-    if proj == nil then
-      proj = M.t5_defaults.feed_forward_proj
-      notes[#notes + 1] = "feed_forward_proj absent: relu (T5Config default)"
-    elseif type(proj) ~= "string" then
-      fail(file, "%s must be a string like 'relu' or 'gated-gelu'", proj_path)
-    end
-    local gated, act = proj:match("^(gated%-)(%a+)$")
-    act = act or proj
-    local acts = { relu = "relu", gelu = "gelu", gelu_new = "gelu", silu = "silu" }
-    if not acts[act] or (not gated and proj:find("-", 1, true)) then
-      fail(file, "feed_forward_proj '%s' is not relu, gelu, silu or gated-<one of them>", proj)
-    end
-    e.ffn_gated = gated ~= nil
-    e.ffn_act = acts[act]
-    local nb = rd.int("relative_attention_num_buckets")
-    if nb == nil then
-      nb = M.t5_defaults.relative_attention_num_buckets
-      notes[#notes + 1] = "relative_attention_num_buckets absent: 32 (T5Config default)"
-    end
-    e.rel_buckets = nb
-  end
+  if rule.encdec then t5_ffn(e, file, rd, notes) end
+  return ffn
+end
 
-  if experts then
-    local top_k, tk_path = rd.int({ "num_experts_per_tok", "moe_topk",
-                                    "num_selected_experts" }, true)
-    if top_k > experts then
-      fail(file, "%s %d exceeds the expert count %d (%s)", tk_path, top_k,
-           experts, experts_path)
-    end
-    local width = rd.int("moe_intermediate_size")
-    if not width then
-      if not ffn then fail(file, "missing field 'moe_intermediate_size'") end
-      width = ffn
-      notes[#notes + 1] = "expert width = intermediate_size (Mixtral style)"
-    end
-    local shared = rd.int("n_shared_experts", false, 0) or 0
-    local sw = rd.int("shared_expert_intermediate_size", false, 0)
-    if sw and sw > 0 then
-      -- Qwen2-MoE: one wide shared expert = sw/width experts of the routed
-      -- width (same parameters and FLOPs: 3 h sw = (sw/width) 3 h width).
-      if sw % width ~= 0 then
-        fail(file, "shared_expert_intermediate_size %d is not a multiple of "
-          .. "the expert width %d", sw, width)
-      end
-      shared = shared + sw // width
-      notes[#notes + 1] = string.format("shared expert of width %d counted "
-        .. "as %d experts of width %d", sw, sw // width, width)
-    end
-    local dense = rd.int("first_k_dense_replace", false, 0) or 0
-    local freq = rd.int({ "moe_layer_freq", "decoder_sparse_step" })
-    if freq and freq ~= 1 then
-      fail(file, "MoE every %d layers (moe_layer_freq/decoder_sparse_step) "
-        .. "is not supported: only the first N layers may be dense", freq)
-    end
-    local only = rd.get("mlp_only_layers")
-    if type(only) == "table" and #only > 0 then
-      local set = {}
-      for _, l in ipairs(only) do
-        local k = type(l) == "number" and l >= 0 and l < e.layers and math.tointeger(l)
-        if not k then
-          fail(file, "mlp_only_layers must list layer indices 0..%d (got %s)", e.layers - 1,
-               shown(l))
-        end
-        set[k] = true
-      end
-      for i = 0, #only - 1 do
-        if not set[i] then
-          fail(file, "mlp_only_layers is not a prefix 0..%d: interleaved "
-            .. "dense layers are not supported", #only - 1)
-        end
-      end
-      dense = math.max(dense, #only)
-    end
-    if dense >= e.layers then
-      fail(file, "%d dense layers leave no MoE layer of %d", dense, e.layers)
-    end
-    if dense > 0 and not ffn then
-      fail(file, "missing field 'intermediate_size' (width of the %d dense "
-        .. "layers)", dense)
-    end
-    e.moe = { experts = experts, top_k = top_k, shared_experts = shared,
-              ffn_hidden = width, dense_layers = dense }
+-- The MoE block: top-k, expert width, shared experts, dense layers.
+local function moe_of(e, file, rd, experts, experts_path, ffn, notes)
+  local top_k, tk_path = rd.int({ "num_experts_per_tok", "moe_topk",
+                                  "num_selected_experts" }, true)
+  if top_k > experts then
+    fail(file, "%s %d exceeds the expert count %d (%s)", tk_path, top_k,
+         experts, experts_path)
   end
+  local width = rd.int("moe_intermediate_size")
+  if not width then
+    if not ffn then fail(file, "missing field 'moe_intermediate_size'") end
+    width = ffn
+    notes[#notes + 1] = "expert width = intermediate_size (Mixtral style)"
+  end
+  local shared = rd.int("n_shared_experts", false, 0) or 0
+  local sw = rd.int("shared_expert_intermediate_size", false, 0)
+  if sw and sw > 0 then
+    -- Qwen2-MoE: one wide shared expert = sw/width experts of the routed
+    -- width (same parameters and FLOPs: 3 h sw = (sw/width) 3 h width).
+    if sw % width ~= 0 then
+      fail(file, "shared_expert_intermediate_size %d is not a multiple of "
+        .. "the expert width %d", sw, width)
+    end
+    shared = shared + sw // width
+    notes[#notes + 1] = string.format("shared expert of width %d counted "
+      .. "as %d experts of width %d", sw, sw // width, width)
+  end
+  local dense = rd.int("first_k_dense_replace", false, 0) or 0
+  local freq = rd.int({ "moe_layer_freq", "decoder_sparse_step" })
+  if freq and freq ~= 1 then
+    fail(file, "MoE every %d layers (moe_layer_freq/decoder_sparse_step) "
+      .. "is not supported: only the first N layers may be dense", freq)
+  end
+  local only = rd.get("mlp_only_layers")
+  if type(only) == "table" and #only > 0 then
+    local set = {}
+    for _, l in ipairs(only) do
+      local k = type(l) == "number" and l >= 0 and l < e.layers and math.tointeger(l)
+      if not k then
+        fail(file, "mlp_only_layers must list layer indices 0..%d (got %s)", e.layers - 1,
+             shown(l))
+      end
+      set[k] = true
+    end
+    for i = 0, #only - 1 do
+      if not set[i] then
+        fail(file, "mlp_only_layers is not a prefix 0..%d: interleaved "
+          .. "dense layers are not supported", #only - 1)
+      end
+    end
+    dense = math.max(dense, #only)
+  end
+  if dense >= e.layers then
+    fail(file, "%d dense layers leave no MoE layer of %d", dense, e.layers)
+  end
+  if dense > 0 and not ffn then
+    fail(file, "missing field 'intermediate_size' (width of the %d dense "
+      .. "layers)", dense)
+  end
+  e.moe = { experts = experts, top_k = top_k, shared_experts = shared,
+            ffn_hidden = width, dense_layers = dense }
+end
 
+-- MTP layers, vocabulary, tied embeddings, biases, norm, context.
+local function basics_of(e, rd, rule, notes)
   -- DeepSeek-V3's multi-token-prediction module (drafts for MTP
   -- speculative decoding).
   local nextn = rd.int("num_nextn_predict_layers", false, 0)
@@ -576,7 +578,10 @@ local function convert(cfg, file, opts)
   e.norm = rule.norm or "rms"
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
+end
 
+-- The weights' dtype as saved.
+local function dtype_of(e, file, cfg, rd, notes)
   -- Weight dtype as saved.
   local dt, dt_path = rd.get({ "dtype", "torch_dtype" })
   if dt ~= nil then
@@ -592,7 +597,10 @@ local function convert(cfg, file, opts)
     e.dtype = "fp8"
     notes[#notes + 1] = "quantization_config fp8: weights stored in fp8"
   end
+end
 
+-- Sliding-window attention: the window and how many layers use it.
+local function sliding_of(e, file, rd)
   -- Sliding-window attention.
   local win = rd.int("sliding_window", false, 0)
   local use = rd.bool("use_sliding_window")
@@ -619,9 +627,11 @@ local function convert(cfg, file, opts)
       e.sliding_window = { size = win, layers = n }
     end
   end
+end
 
-  e.vision = vision_of(file, cfg, e.hidden, notes, opts)
-
+-- Record the engine's parameter count (the published total is not in a
+-- config).
+local function count_params(e, file)
   -- The published total is not in a config: record the engine's count
   -- and say so.
   local okc, core = pcall(require, "gpuplan.core")
@@ -637,6 +647,44 @@ local function convert(cfg, file, opts)
         e.params_b)
     end
   end
+end
+
+-- Build a catalog model entry from a decoded config (see the header).
+local function convert(cfg, file, opts)
+  if type(cfg) ~= "table" or cfg[1] ~= nil then
+    fail(file, "top level is not a JSON object")
+  end
+  local notes = {}
+  local nested = cfg.text_config or cfg.llm_config
+  if nested == NULL then nested = nil end
+  if nested ~= nil and type(nested) ~= "table" then
+    fail(file, "text_config must be an object")
+  end
+  local prefix = nested and (cfg.text_config and "text_config." or
+                             "llm_config.") or ""
+  local mtype = (nested and type(nested.model_type) == "string" and
+                 nested.model_type) or cfg.model_type
+  if mtype ~= nil and type(mtype) ~= "string" then
+    fail(file, "model_type must be a string")
+  end
+  text(file, "model_type", mtype)
+  text(file, "model_type", cfg.model_type)
+  local rd = reader(file, nested or cfg, prefix, nested and cfg or nil,
+                    nested and mtype and M.defaults[mtype] or nil, notes)
+  local rule = rule_of(file, cfg, rd, mtype, notes)
+  local e = {}
+  identify(e, file, cfg, opts, mtype)
+  attention_of(e, file, cfg, rd, rule, mtype, prefix, notes)
+  local experts, experts_path = experts_of(file, rd)
+  local ffn = ffn_of(e, file, rd, rule, experts, notes)
+  if experts then
+    moe_of(e, file, rd, experts, experts_path, ffn, notes)
+  end
+  basics_of(e, rd, rule, notes)
+  dtype_of(e, file, cfg, rd, notes)
+  sliding_of(e, file, rd)
+  e.vision = vision_of(file, cfg, e.hidden, notes, opts)
+  count_params(e, file)
   e.source = string.format("imported from %s", file)
   e._defaults = notes   -- the defaults applied, one string each
   e.notes = table.concat({ "params_b is gpuplan's count at import (replace "
