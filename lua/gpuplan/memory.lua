@@ -333,6 +333,302 @@ function M.recipe_record(kind, name, cat)
   return r
 end
 
+-- M.prepare's parts, in the order it runs them (the order of the
+-- `defaults` it reports).  dflt(name, v) records an assumed default.
+
+-- Inference: the replica's weights, KV cache, sequences and context.
+local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
+  for _, k in ipairs { "images", "train_vision", "video_frames", "image_size", "frame_size" } do
+    if o[k] ~= nil then
+      fail("%s: applies to training; for inference count the image tokens in ctx", k)
+    end
+  end
+  if gpus % (tp * pp) ~= 0 then
+    fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
+  end
+  cfg.kind = "infer"
+  cfg.weights = M.weight_format(o.weights or dflt("weights", "bf16"))
+  cfg.kv_bytes = kv_elem(o.kv)
+  if o.kv == nil then dflt("kv", "bf16") end
+  cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
+    o.concurrency or o.batch) or dflt("concurrency", 1)
+  cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
+    or dflt("ctx", model.max_seq or 4096)
+  cfg.block = o.block
+  cfg.chunk_tokens = o.chunk_tokens
+  -- The KV pool as a fraction of the memory free after loading
+  -- (TensorRT-LLM kv_cache_free_gpu_mem_fraction; gp.infer's option too).
+  local kf = o.kv_free_fraction
+  if kf ~= nil and (type(kf) ~= "number" or not (kf > 0 and kf <= 1)) then
+    fail("kv_free_fraction must be in (0, 1] (got %s)", shown(kf))
+  end
+  cfg.kv_free_fraction = kf
+  cfg.offload = o.offload == true or o.offload == "layers"
+end
+
+-- Training layout: data parallelism, interleaving, ZeRO / FSDP
+-- sharding; returns the sharding.
+local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
+  if gpus % (tp * pp * cp) ~= 0 then
+    fail("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
+  end
+  cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
+  cfg.dp = gpus // (tp * pp * cp)
+  cfg.cp, cfg.ep, cfg.vpp = cp, ep, posint("vpp", o.vpp)
+  cfg.etp = posint("etp", o.etp)
+  -- Interleaving splits each pipeline stage into chunks: with one stage
+  -- there is nothing to interleave, and the option would do nothing.
+  if (cfg.vpp or 1) > 1 and pp == 1 then
+    fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
+  end
+  boolean("sp", o.sp)
+  local sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
+  cfg.zero = zero or dflt("zero", 0)
+  if whole then cfg.grads_whole = true end
+  cfg.sp = o.sp
+  return sharding
+end
+
+-- Training shape: sequence (RL: prompt + response), micro-batch,
+-- recompute, attention kernel, encoder length; returns the RL prompt and
+-- response lengths given.
+local function prepare_shape(o, cfg, model, method, defaults, dflt)
+  -- RL trains the actor on whole rollouts: prompt + response tokens.
+  local prompt_len = tokens("prompt_len", o.prompt_len)
+  local response_len = tokens("response_len", o.response_len)
+  if cfg.kind == "rl" and o.seq == nil then
+    local pl, rl = prompt_len or 512, response_len or 1024
+    cfg.seq = tokens("prompt_len + response_len", pl + rl)
+    defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
+  elseif o.seq == nil and method == "pretrain" and (model.max_seq or 0) > 2048 then
+    -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
+    -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).
+    cfg.seq = math.min(model.max_seq, 8192)
+    defaults[#defaults + 1] = string.format("seq=%d (the model's context, at most 8192)", cfg.seq)
+  else
+    cfg.seq = tokens("seq", o.seq) or dflt("seq", 2048)
+  end
+  -- Sequences of a micro-batch: a count as above (2^31 gave an answer
+  -- 26 billion GiB short); a fraction is an average of uneven ones.
+  local mb = o.batch or o.micro_batch
+  if mb ~= nil and (type(mb) ~= "number" or mb ~= mb or mb <= 0 or mb > M.COUNT_MAX) then
+    fail("%s must be a number of sequences in (0, %d] (got %s)",
+      o.batch ~= nil and "batch" or "micro_batch", M.COUNT_MAX, shown(mb))
+  end
+  cfg.micro_batch = mb or dflt("batch", 1)
+  cfg.microbatches = o.microbatches
+  cfg.schedule = o.schedule
+  cfg.recompute = o.recompute or dflt("recompute", "none")
+  if o.recompute_layers ~= nil then
+    cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
+    if cfg.recompute ~= "full" then
+      fail("recompute_layers applies to recompute = \"full\" (got %s)", tostring(cfg.recompute))
+    end
+  end
+  cfg.flash = o.flash
+  if o.flash == nil and (model.rel_buckets or 0) > 0 then
+    -- T5's attention adds a relative-position bias to the scores;
+    -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
+    -- + position_bias, softmax, dropout, matmul), no fused kernel.
+    cfg.flash = false
+    defaults[#defaults + 1] = "flash=false (T5 position-bias attention runs unfused)"
+  elseif o.flash == nil then
+    dflt("flash", true)
+  end
+  -- Encoder-decoder: the encoder's length beside seq, the decoder's.
+  local encdec = (model.encoder_layers or 0) > 0
+  if o.enc_seq ~= nil and not encdec then
+    fail("enc_seq applies to encoder-decoder models; %s is decoder-only",
+      tostring(model.id or model.name))
+  end
+  if encdec then
+    cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", cfg.seq)
+  end
+  cfg.dropout = o.dropout
+  return prompt_len, response_len
+end
+
+-- The software stack and what follows from it, framework switches,
+-- the MoE capacity factor; returns the stack.
+local function prepare_stack(o, cfg, model, method, pp, dflt)
+  -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
+  -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
+  -- Korthikanti et al. 2022 sec. 4.3).  Fine-tuning stacks (HF
+  -- transformers, PEFT, LitGPT, torchtune) run eager modules: F.silu
+  -- saves its input and the product saves silu(gate) and up, and the
+  -- loss keeps the bf16 lm_head output (2 B) plus the fp32 log-softmax
+  -- that cross_entropy saves after the upcast (4 B): 6 B per logit.
+  -- Megatron-DeepSpeed runs Megatron's fused modules: like megatron here.
+  local stack = o.stack or dflt("stack", method == "pretrain" and "megatron" or "hf")
+  if not M.stacks[stack] then
+    fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
+  end
+  cfg.stack = stack
+  -- The pipeline engine follows the stack: DeepSpeed's PipelineEngine
+  -- keeps an output buffer per micro-batch in flight, Megatron-LM's
+  -- schedules pseudo-free each sent output (memory.c, ds_pipe_buffers).
+  -- Fine-tuning stacks do not pipeline; Megatron's rule stands for them.
+  cfg.pipe = stack == "deepspeed" and "deepspeed" or "megatron"
+  -- Layers per stage (memory.h gp_partition): auto follows the engine,
+  -- Megatron's uniform split or DeepSpeed PipelineModule's default
+  -- 'parameters'; the breakdown is the most loaded stage's.
+  if o.partition ~= nil and type(o.partition) ~= "string" then
+    fail("partition must be a string (got %s)", tostring(o.partition))
+  end
+  cfg.partition = o.partition
+  if o.partition == nil and pp > 1 then
+    dflt("partition", stack == "deepspeed" and "parameters" or "uniform")
+  end
+  cfg.eager_swiglu = o.eager_swiglu
+  if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
+  cfg.eager_softmax = o.eager_softmax
+  if cfg.eager_softmax == nil then cfg.eager_softmax = stack == "hf" end
+  cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
+  cfg.act_bytes = o.act_bytes
+  -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
+  -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer
+  -- step fused into backward (torchtune optimizer_in_bwd), LitGPT's
+  -- fused-QKV views and its index_copy zero padding of a partial QKV
+  -- adapter, an output layer quantised with the base.
+  for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "lora_zero_pad", "quant_head" } do
+    if o[k] ~= nil and type(o[k]) ~= "boolean" then
+      fail("%s must be a boolean (got %s)", k, tostring(o[k]))
+    end
+    cfg[k] = o[k] or nil
+  end
+  -- The MoE token buffer per expert over its even share: an MoE
+  -- option, which a dense model would ignore in silence.
+  if o.capacity_factor ~= nil then
+    if not model.moe then
+      fail("capacity_factor applies to MoE models; %s has no experts",
+        tostring(model.id or model.name or "the model"))
+    end
+    local f = o.capacity_factor
+    if type(f) ~= "number" or not (f > 0 and f <= 64) then
+      fail("capacity_factor must be a number in (0, 64] (got %s)", shown(f))
+    end
+  end
+  cfg.capacity_factor = o.capacity_factor
+  cfg.offload = o.offload
+  return stack
+end
+
+-- Optimizer, precision recipe and LoRA adapter; returns whether the
+-- run trains adapters.
+local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
+  cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
+  local precision = o.precision or dflt("precision", "bf16")
+  -- fp8 compute needs fp8 tensor cores (Hopper, Ada, Blackwell); the
+  -- catalog lists a dense fp8 peak only for those.  The training step
+  -- (engine/train.c) refuses the same; say it here in the same words.
+  if (precision == "fp8" or o.recipe == "fp8") and gpu and
+     not (type(gpu.peak) == "table" and (gpu.peak.fp8 or 0) > 0) then
+    fail("fp8 training needs fp8 tensor cores; gpu %s has none (bf16 or fp16 instead)",
+      tostring(gpu.id))
+  end
+  -- A rank-0 adapter has no parameters: a given rank is a positive one.
+  -- And at most hidden: an adapter B A of a d_in x d_out weight has rank
+  -- at most min(d_in, d_out), and every adapted projection reads or
+  -- writes the hidden state; past it the adapter only adds parameters.
+  local lora_rank = posint("lora_rank", o.lora_rank)
+  if lora_rank and model.hidden and lora_rank > model.hidden then
+    fail("lora_rank %d is above the model's hidden size %d (an adapter's rank is at most "
+      .. "its weight's smaller side)", lora_rank, model.hidden)
+  end
+  local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
+  if o.recipe then
+    cfg.recipe = o.recipe
+  elseif lora then
+    -- Adapters train in the compute dtype with fp32 states.
+    cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
+  else
+    local r = RECIPE[stack][precision] or RECIPE.any[precision]
+    if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
+    cfg.recipe = dflt("recipe", r)
+  end
+  -- The engine reads the recipe and the optimizer as their catalog
+  -- records (catalog/recipes.lua); an unknown name is refused there.
+  cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
+  cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
+  if lora then
+    cfg.lora_rank = lora_rank or dflt("lora_rank", 8)
+    cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
+    -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
+    -- adapted input (memory.c, keep_input).  Default on: the QLoRA
+    -- recipe (Dettmers et al. 2023, appendix: 0.1 up to 13B, 0.05
+    -- above) and LitGPT's finetune/lora.py (0.05) train with it;
+    -- PEFT's LoraConfig default is 0, so say lora_dropout = 0 for it.
+    local d = o.lora_dropout
+    if d == nil then d = dflt("lora_dropout", 0.05) end
+    if type(d) ~= "boolean" and type(d) ~= "number" then
+      fail("lora_dropout must be a number in [0, 1) or a boolean")
+    end
+    if type(d) == "number" and not (d >= 0 and d < 1) then
+      fail("lora_dropout must be in [0, 1) (got %s)", tostring(d))
+    end
+    cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
+    if method == "qlora" then
+      cfg.base = M.weight_format(o.weights or dflt("weights", "nf4-dq"))
+    else
+      cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
+    end
+  end
+  return lora
+end
+
+-- Vision-language models: images per sequence, the tower frozen or not.
+local function prepare_vision(o, cfg, model, method, lora, media, dflt)
+  -- Vision-language models: images per sequence through the ViT tower
+  -- (memory.c, vision_act).  Full fine-tuning freezes the tower by
+  -- default, as LLaMA-Factory (FinetuningArguments.freeze_vision_tower
+  -- = True) and ms-swift (freeze_vit = True) do; pre-training trains
+  -- it; LoRA freezes the whole base, tower included.
+  if o.images ~= nil then
+    if math.type(o.images) ~= "integer" and not (type(o.images) == "number" and o.images == math.floor(o.images)) then
+      fail("images must be a whole number of images per sequence (got %s)", tostring(o.images))
+    end
+    if o.images < 0 then fail("images must be >= 0 (got %s)", tostring(o.images)) end
+    if o.images > 0 and not model.vision then
+      fail("images given for %s, which has no vision tower", tostring(model.id or model.name))
+    end
+    cfg.images = o.images
+  end
+  if media then cfg.images = media.units end
+  if o.train_vision ~= nil then
+    if type(o.train_vision) ~= "boolean" then
+      fail("train_vision must be a boolean (got %s)", tostring(o.train_vision))
+    end
+    if not model.vision then
+      fail("train_vision given for %s, which has no vision tower", tostring(model.id or model.name))
+    end
+    if lora and o.train_vision then
+      fail("train_vision: LoRA/QLoRA freeze the whole base, the vision tower included")
+    end
+  end
+  if model.vision and not lora then
+    local tv = o.train_vision
+    if tv == nil then tv = dflt("train_vision", method == "pretrain") end
+    cfg.vision_frozen = not tv
+  end
+end
+
+-- RL: the rollout's batch, lengths, models and placement.
+local function prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
+  if cfg.kind == "rl" then
+    cfg.ppo = method == "ppo"
+    cfg.reward_model = o.reward_model or false
+    cfg.ref_model = o.ref_model ~= false
+    cfg.prompts = o.prompts or dflt("prompts", 8 * cfg.dp)
+    cfg.group = o.group or dflt("group", 8)
+    cfg.prompt_len = prompt_len or dflt("prompt_len", 512)
+    cfg.response_len = response_len or dflt("response_len", 1024)
+    cfg.kv_bytes = kv_elem(o.kv)
+    cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
+    cfg.rollout_tp = o.rollout_tp
+    cfg.colocated = o.colocated ~= false
+  end
+end
+
 -- M.prepare(o, cmd, who): the options of M.memory checked and turned into
 -- the engine's config.  cmd (optional, default "fit") is the command whose
 -- declared options (gpuplan.options) o may have: "train" or "plan" for
@@ -388,264 +684,15 @@ function M.prepare(o, cmd, who)
     for _, d in ipairs(media.defaults) do defaults[#defaults + 1] = d end
   end
   if method == "infer" then
-    for _, k in ipairs { "images", "train_vision", "video_frames", "image_size", "frame_size" } do
-      if o[k] ~= nil then
-        fail("%s: applies to training; for inference count the image tokens in ctx", k)
-      end
-    end
-    if gpus % (tp * pp) ~= 0 then
-      fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
-    end
-    cfg.kind = "infer"
-    cfg.weights = M.weight_format(o.weights or dflt("weights", "bf16"))
-    cfg.kv_bytes = kv_elem(o.kv)
-    if o.kv == nil then dflt("kv", "bf16") end
-    cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
-      o.concurrency or o.batch) or dflt("concurrency", 1)
-    cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
-      or dflt("ctx", model.max_seq or 4096)
-    cfg.block = o.block
-    cfg.chunk_tokens = o.chunk_tokens
-    -- The KV pool as a fraction of the memory free after loading
-    -- (TensorRT-LLM kv_cache_free_gpu_mem_fraction; gp.infer's option too).
-    local kf = o.kv_free_fraction
-    if kf ~= nil and (type(kf) ~= "number" or not (kf > 0 and kf <= 1)) then
-      fail("kv_free_fraction must be in (0, 1] (got %s)", shown(kf))
-    end
-    cfg.kv_free_fraction = kf
-    cfg.offload = o.offload == true or o.offload == "layers"
+    prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
   else
-    if gpus % (tp * pp * cp) ~= 0 then
-      fail("gpus %d is not a multiple of tp*pp*cp = %d", gpus, tp * pp * cp)
-    end
-    cfg.kind = (method == "grpo" or method == "ppo") and "rl" or "train"
-    cfg.dp = gpus // (tp * pp * cp)
-    cfg.cp, cfg.ep, cfg.vpp = cp, ep, posint("vpp", o.vpp)
-    cfg.etp = posint("etp", o.etp)
-    -- Interleaving splits each pipeline stage into chunks: with one stage
-    -- there is nothing to interleave, and the option would do nothing.
-    if (cfg.vpp or 1) > 1 and pp == 1 then
-      fail("vpp %d needs a pipeline (pp > 1; got pp 1)", cfg.vpp)
-    end
-    boolean("sp", o.sp)
-    local zero, whole
-    sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
-    cfg.zero = zero or dflt("zero", 0)
-    if whole then cfg.grads_whole = true end
-    cfg.sp = o.sp
-    -- RL trains the actor on whole rollouts: prompt + response tokens.
-    local prompt_len = tokens("prompt_len", o.prompt_len)
-    local response_len = tokens("response_len", o.response_len)
-    if cfg.kind == "rl" and o.seq == nil then
-      local pl, rl = prompt_len or 512, response_len or 1024
-      cfg.seq = tokens("prompt_len + response_len", pl + rl)
-      defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
-    elseif o.seq == nil and method == "pretrain" and (model.max_seq or 0) > 2048 then
-      -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
-      -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).
-      cfg.seq = math.min(model.max_seq, 8192)
-      defaults[#defaults + 1] = string.format("seq=%d (the model's context, at most 8192)", cfg.seq)
-    else
-      cfg.seq = tokens("seq", o.seq) or dflt("seq", 2048)
-    end
-    -- Sequences of a micro-batch: a count as above (2^31 gave an answer
-    -- 26 billion GiB short); a fraction is an average of uneven ones.
-    local mb = o.batch or o.micro_batch
-    if mb ~= nil and (type(mb) ~= "number" or mb ~= mb or mb <= 0 or mb > M.COUNT_MAX) then
-      fail("%s must be a number of sequences in (0, %d] (got %s)",
-        o.batch ~= nil and "batch" or "micro_batch", M.COUNT_MAX, shown(mb))
-    end
-    cfg.micro_batch = mb or dflt("batch", 1)
-    cfg.microbatches = o.microbatches
-    cfg.schedule = o.schedule
-    cfg.recompute = o.recompute or dflt("recompute", "none")
-    if o.recompute_layers ~= nil then
-      cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
-      if cfg.recompute ~= "full" then
-        fail("recompute_layers applies to recompute = \"full\" (got %s)", tostring(cfg.recompute))
-      end
-    end
-    cfg.flash = o.flash
-    if o.flash == nil and (model.rel_buckets or 0) > 0 then
-      -- T5's attention adds a relative-position bias to the scores;
-      -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
-      -- + position_bias, softmax, dropout, matmul), no fused kernel.
-      cfg.flash = false
-      defaults[#defaults + 1] = "flash=false (T5 position-bias attention runs unfused)"
-    elseif o.flash == nil then
-      dflt("flash", true)
-    end
-    -- Encoder-decoder: the encoder's length beside seq, the decoder's.
-    local encdec = (model.encoder_layers or 0) > 0
-    if o.enc_seq ~= nil and not encdec then
-      fail("enc_seq applies to encoder-decoder models; %s is decoder-only",
-        tostring(model.id or model.name))
-    end
-    if encdec then
-      cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", cfg.seq)
-    end
-    cfg.dropout = o.dropout
-    -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
-    -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
-    -- Korthikanti et al. 2022 sec. 4.3).  Fine-tuning stacks (HF
-    -- transformers, PEFT, LitGPT, torchtune) run eager modules: F.silu
-    -- saves its input and the product saves silu(gate) and up, and the
-    -- loss keeps the bf16 lm_head output (2 B) plus the fp32 log-softmax
-    -- that cross_entropy saves after the upcast (4 B): 6 B per logit.
-    -- Megatron-DeepSpeed runs Megatron's fused modules: like megatron here.
-    local stack = o.stack or dflt("stack", method == "pretrain" and "megatron" or "hf")
-    if not M.stacks[stack] then
-      fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
-    end
-    cfg.stack = stack
-    -- The pipeline engine follows the stack: DeepSpeed's PipelineEngine
-    -- keeps an output buffer per micro-batch in flight, Megatron-LM's
-    -- schedules pseudo-free each sent output (memory.c, ds_pipe_buffers).
-    -- Fine-tuning stacks do not pipeline; Megatron's rule stands for them.
-    cfg.pipe = stack == "deepspeed" and "deepspeed" or "megatron"
-    -- Layers per stage (memory.h gp_partition): auto follows the engine,
-    -- Megatron's uniform split or DeepSpeed PipelineModule's default
-    -- 'parameters'; the breakdown is the most loaded stage's.
-    if o.partition ~= nil and type(o.partition) ~= "string" then
-      fail("partition must be a string (got %s)", tostring(o.partition))
-    end
-    cfg.partition = o.partition
-    if o.partition == nil and pp > 1 then
-      dflt("partition", stack == "deepspeed" and "parameters" or "uniform")
-    end
-    cfg.eager_swiglu = o.eager_swiglu
-    if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
-    cfg.eager_softmax = o.eager_softmax
-    if cfg.eager_softmax == nil then cfg.eager_softmax = stack == "hf" end
-    cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
-    cfg.act_bytes = o.act_bytes
-    -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
-    -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer
-    -- step fused into backward (torchtune optimizer_in_bwd), LitGPT's
-    -- fused-QKV views and its index_copy zero padding of a partial QKV
-    -- adapter, an output layer quantised with the base.
-    for _, k in ipairs { "paged_optimizer", "grads_in_bwd", "fused_qkv_view", "lora_zero_pad", "quant_head" } do
-      if o[k] ~= nil and type(o[k]) ~= "boolean" then
-        fail("%s must be a boolean (got %s)", k, tostring(o[k]))
-      end
-      cfg[k] = o[k] or nil
-    end
-    -- The MoE token buffer per expert over its even share: an MoE
-    -- option, which a dense model would ignore in silence.
-    if o.capacity_factor ~= nil then
-      if not model.moe then
-        fail("capacity_factor applies to MoE models; %s has no experts",
-          tostring(model.id or model.name or "the model"))
-      end
-      local f = o.capacity_factor
-      if type(f) ~= "number" or not (f > 0 and f <= 64) then
-        fail("capacity_factor must be a number in (0, 64] (got %s)", shown(f))
-      end
-    end
-    cfg.capacity_factor = o.capacity_factor
-    cfg.offload = o.offload
-    cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
-    local precision = o.precision or dflt("precision", "bf16")
-    -- fp8 compute needs fp8 tensor cores (Hopper, Ada, Blackwell); the
-    -- catalog lists a dense fp8 peak only for those.  The training step
-    -- (engine/train.c) refuses the same; say it here in the same words.
-    if (precision == "fp8" or o.recipe == "fp8") and gpu and
-       not (type(gpu.peak) == "table" and (gpu.peak.fp8 or 0) > 0) then
-      fail("fp8 training needs fp8 tensor cores; gpu %s has none (bf16 or fp16 instead)",
-        tostring(gpu.id))
-    end
-    -- A rank-0 adapter has no parameters: a given rank is a positive one.
-    -- And at most hidden: an adapter B A of a d_in x d_out weight has rank
-    -- at most min(d_in, d_out), and every adapted projection reads or
-    -- writes the hidden state; past it the adapter only adds parameters.
-    local lora_rank = posint("lora_rank", o.lora_rank)
-    if lora_rank and model.hidden and lora_rank > model.hidden then
-      fail("lora_rank %d is above the model's hidden size %d (an adapter's rank is at most "
-        .. "its weight's smaller side)", lora_rank, model.hidden)
-    end
-    local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
-    if o.recipe then
-      cfg.recipe = o.recipe
-    elseif lora then
-      -- Adapters train in the compute dtype with fp32 states.
-      cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
-    else
-      local r = RECIPE[stack][precision] or RECIPE.any[precision]
-      if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
-      cfg.recipe = dflt("recipe", r)
-    end
-    -- The engine reads the recipe and the optimizer as their catalog
-    -- records (catalog/recipes.lua); an unknown name is refused there.
-    cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
-    cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
-    if lora then
-      cfg.lora_rank = lora_rank or dflt("lora_rank", 8)
-      cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
-      -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
-      -- adapted input (memory.c, keep_input).  Default on: the QLoRA
-      -- recipe (Dettmers et al. 2023, appendix: 0.1 up to 13B, 0.05
-      -- above) and LitGPT's finetune/lora.py (0.05) train with it;
-      -- PEFT's LoraConfig default is 0, so say lora_dropout = 0 for it.
-      local d = o.lora_dropout
-      if d == nil then d = dflt("lora_dropout", 0.05) end
-      if type(d) ~= "boolean" and type(d) ~= "number" then
-        fail("lora_dropout must be a number in [0, 1) or a boolean")
-      end
-      if type(d) == "number" and not (d >= 0 and d < 1) then
-        fail("lora_dropout must be in [0, 1) (got %s)", tostring(d))
-      end
-      cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
-      if method == "qlora" then
-        cfg.base = M.weight_format(o.weights or dflt("weights", "nf4-dq"))
-      else
-        cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
-      end
-    end
-    -- Vision-language models: images per sequence through the ViT tower
-    -- (memory.c, vision_act).  Full fine-tuning freezes the tower by
-    -- default, as LLaMA-Factory (FinetuningArguments.freeze_vision_tower
-    -- = True) and ms-swift (freeze_vit = True) do; pre-training trains
-    -- it; LoRA freezes the whole base, tower included.
-    if o.images ~= nil then
-      if math.type(o.images) ~= "integer" and not (type(o.images) == "number" and o.images == math.floor(o.images)) then
-        fail("images must be a whole number of images per sequence (got %s)", tostring(o.images))
-      end
-      if o.images < 0 then fail("images must be >= 0 (got %s)", tostring(o.images)) end
-      if o.images > 0 and not model.vision then
-        fail("images given for %s, which has no vision tower", tostring(model.id or model.name))
-      end
-      cfg.images = o.images
-    end
-    if media then cfg.images = media.units end
-    if o.train_vision ~= nil then
-      if type(o.train_vision) ~= "boolean" then
-        fail("train_vision must be a boolean (got %s)", tostring(o.train_vision))
-      end
-      if not model.vision then
-        fail("train_vision given for %s, which has no vision tower", tostring(model.id or model.name))
-      end
-      if lora and o.train_vision then
-        fail("train_vision: LoRA/QLoRA freeze the whole base, the vision tower included")
-      end
-    end
-    if model.vision and not lora then
-      local tv = o.train_vision
-      if tv == nil then tv = dflt("train_vision", method == "pretrain") end
-      cfg.vision_frozen = not tv
-    end
-    if cfg.kind == "rl" then
-      cfg.ppo = method == "ppo"
-      cfg.reward_model = o.reward_model or false
-      cfg.ref_model = o.ref_model ~= false
-      cfg.prompts = o.prompts or dflt("prompts", 8 * cfg.dp)
-      cfg.group = o.group or dflt("group", 8)
-      cfg.prompt_len = prompt_len or dflt("prompt_len", 512)
-      cfg.response_len = response_len or dflt("response_len", 1024)
-      cfg.kv_bytes = kv_elem(o.kv)
-      cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
-      cfg.rollout_tp = o.rollout_tp
-      cfg.colocated = o.colocated ~= false
-    end
+    sharding = prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
+    local prompt_len, response_len =
+      prepare_shape(o, cfg, model, method, defaults, dflt)
+    local stack = prepare_stack(o, cfg, model, method, pp, dflt)
+    local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
+    prepare_vision(o, cfg, model, method, lora, media, dflt)
+    prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
   end
   return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
            method = method, gpus = gpus, media = media, sharding = sharding }
