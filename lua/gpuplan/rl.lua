@@ -170,16 +170,8 @@ local function internal(e)
   return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
 end
 
-local run
-
--- gp.rl{...}: see the header.
-function M.rl(o)
-  local ok, r = pcall(run, o)
-  if not ok then error(internal(r), 2) end
-  return r
-end
-
-run = function(o)
+-- Refuse options gp.rl does not take, naming why.
+local function check_options(o)
   if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
   local bad = options.unknown(o, "rl", function(k) return NOT_RL[k] ~= nil end)
   if bad ~= nil then fail("%s", options.unknown_message("rl", bad, "rl")) end
@@ -188,8 +180,10 @@ run = function(o)
                        "video_frames", "image_size", "frame_size" } do
     if o[k] ~= nil then fail("rl: %s: %s", k, NOT_RL[k]) end
   end
-  local defaults = {}
-  local function dflt(s) defaults[#defaults + 1] = s end
+end
+
+-- The RL algorithm and how the actor trains.
+local function algo_method(o, dflt)
   local algo = o.algo
   if algo == nil then algo = "grpo"; dflt("algo=grpo") end
   if algo ~= "grpo" and algo ~= "ppo" then
@@ -203,6 +197,12 @@ run = function(o)
   if method ~= "full" and method ~= "lora" and method ~= "qlora" then
     fail("rl: method must be full, lora or qlora (got %s)", shown(method))
   end
+  return algo, method
+end
+
+-- Prompts, group, prompt length and the responses' mean, limit and
+-- distribution.
+local function lengths(o, dflt)
   local prompts = posint("prompts", o.prompts) or 64
   local group = posint("group", o.group) or 8
   local plen = posint("prompt_len", o.prompt_len) or 512
@@ -241,33 +241,12 @@ run = function(o)
       if dist == "exp" then dflt("response_dist=exp (clipped at response_max)") end
     end
   end
-  local samples = prompts * group
-  local ppo = algo == "ppo"
-  local reward = boolean("reward_model", o.reward_model, false)
-  local ref = boolean("ref_model", o.ref_model, true)
-  local oldlp = boolean("old_logprobs", o.old_logprobs, true)
-  local offload = boolean("offload_states", o.offload_states, false)
-  local ref_host = boolean("ref_host", o.ref_host, false)
-  if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
-  local pad = boolean("pad", o.pad, false)
-  local async = boolean("async_scheduling", o.async_scheduling, false)
-  if o.async_scheduling == nil then
-    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
-      .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
-  end
-  local overhead = o.step_overhead
-  if overhead ~= nil and (type(overhead) ~= "number" or overhead ~= overhead
-      or overhead < 0 or overhead > 1e6) then
-    fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
-  end
-  local keep = o.filter_keep
-  if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
-    fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
-      shown(keep))
-  end
-  local epochs = posint("epochs", o.epochs) or 1
-  local gpus = posint("gpus", o.gpus) or 1
-  -- Pools.
+  return prompts, group, plen, rlen, rmax, dist
+end
+
+-- The two pools: colocated or not, the rollout's GPUs (auto: searched)
+-- and the staleness between them.
+local function pools_of(o, gpus, offload)
   local colocated = boolean("colocated", o.colocated)
   local rgpus, auto = o.rollout_gpus, false
   if rgpus == "auto" then
@@ -295,6 +274,12 @@ run = function(o)
     fail("rl: offload_states applies to one colocated pool")
   end
   if staleness == nil then staleness = 1 end
+  return colocated, rgpus, auto, staleness
+end
+
+-- The actor's parallelism, micro-batch and mini-batch, checked against
+-- the training pool and the samples.
+local function batches_of(o, gpus, colocated, rgpus, auto, samples)
   local tp, pp, cp = posint("tp", o.tp) or 1, posint("pp", o.pp) or 1, posint("cp", o.cp) or 1
   local unit = tp * pp * cp
   local tgpus = colocated and gpus or (auto and unit or gpus - rgpus)
@@ -314,15 +299,18 @@ run = function(o)
         minib, samples, dp, mbs)
     end
   end
+  return tp, pp, cp, unit, tgpus, minib
+end
 
-  -- The actor's training step (gp.train's setup) on the training pool.
+-- The actor's training step (gp.train's setup) on the training pool.
+local function actor_setup(o, method, tgpus, seq, minib, defaults)
   local ot = {}
   for k, v in pairs(o) do
     if not M.OPTIONS[k] and k ~= "steps" then ot[k] = v end
   end
   ot.method = method
   ot.gpus = tgpus
-  ot.seq = plen + (pad and (rmax or rlen) or rlen)
+  ot.seq = seq
   ot.global_batch = minib
   local oks, s = pcall(train.setup, ot)
   if not oks then
@@ -330,8 +318,12 @@ run = function(o)
     error("rl: " .. msg, 0)
   end
   for _, d in ipairs(s.defaults) do defaults[#defaults + 1] = d end
-  local cfg, gpu, model = s.cfg, s.gpu, s.model
-  -- The rollout engine (gp.infer's setup).
+  return s
+end
+
+-- The rollout engine (gp.infer's setup): its tp, weights and config.
+local function rollout_setup(o, s, tp, dflt)
+  local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
   if o.rollout_tp == nil then dflt(string.format("rollout_tp=%d (the actor's tp)", rtp)) end
   local mb_def, mt_def = M.engine_limits(gpu)
@@ -348,23 +340,13 @@ run = function(o)
     memory = s.p.capacity, system = o.system, cat = o.cat,
   })
   if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
-  local host_bw = train.pcie_bw(gpu) or 25e9
-  local rmem = o.rollout_memory
-  if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
-    fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))
-  end
-  local c = {
-    train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
-    old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
-    response_len = rlen, response_max = rmax or rlen, response_dist = dist,
-    minibatch = minib, epochs = epochs, pad = pad, colocated = colocated,
-    rollout_gpus = (not colocated and not auto) and rgpus or 0,
-    staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
-    engine_memory = rmem and rmem * s.p.capacity or nil,
-    price = cfg.price, split_gpus = auto and gpus or nil,
-    engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
-    engine_host_overlap = async, step_overhead = overhead, keep = keep,
-  }
+  return rtp, roll_weights, rc
+end
+
+-- Run the engine's step; with recompute = auto the least recomputation
+-- that fits.
+local function engine_step(model, s, c, dflt)
+  local cfg = c.train
   local function run()
     local ok, r = pcall(core().rl, model, s.device, s.topo, c)
     if not ok then error("rl: " .. require("gpuplan.cli").clean(r), 0) end
@@ -382,6 +364,123 @@ run = function(o)
   else
     r = run()
   end
+  return r
+end
+
+-- A rollout that cannot run: no time, throughput or cost, and why.
+local function rollout_gone(out, r)
+  -- A rollout that cannot run leaves the step without its longest phase:
+  -- no time, throughput or cost is an answer then (engine/rl.c: steps 0).
+  local mr = r.memory.rollout
+  out.rollout_fits = r.rollout.steps > 0
+  if not out.rollout_fits then
+    out.step_s, out.samples_per_s, out.tokens_per_s = nil, nil, nil
+    out.tokens_per_s_gpu, out.gen_tokens_per_s = nil, nil
+    out.cost_step, out.cost_1k_prompts = nil, nil
+    local why = string.format("rollout: no room for the engines' KV cache (%.1f GiB per GPU "
+      .. "held before it, the budget is %.1f GiB)", gib(mr.total), gib(mr.budget))
+    out.why = (r.why and r.why ~= "" and not r.why:find("^rollout")) and (r.why .. "; " .. why)
+              or why
+  end
+end
+
+-- Each phase's time, pool and memory, and the step's peak memory.
+local function phases_of(out, r)
+  out.phases = {}
+  local peak = 0
+  for _, ph in ipairs(r.phases) do
+    local m = r.memory[ph.memory]
+    out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
+      gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
+      mem_bytes = m.total, mem_gib = gib(m.total),
+      share = out.rollout_fits and ph.seconds / r.step or nil }
+    if ph.seconds > 0 and m.total > peak then peak = m.total end
+  end
+  out.peak_memory = peak
+end
+
+-- A run of o.steps steps: its seconds, hours and cost.
+local function run_steps(out, o, r, cfg)
+  if o.steps ~= nil then
+    local n = tonumber(o.steps)
+    if not n or n ~= n or n <= 0 or n == math.huge then
+      fail("rl: steps must be a positive number (got %s)", shown(o.steps))
+    end
+    out.steps = n
+    if out.rollout_fits then
+      out.run_s = n * r.step
+      out.hours = out.run_s / 3600
+      if cfg.price then out.cost = n * r.cost_step end
+    end
+  end
+end
+
+local run
+
+-- gp.rl{...}: see the header.
+function M.rl(o)
+  local ok, r = pcall(run, o)
+  if not ok then error(internal(r), 2) end
+  return r
+end
+
+run = function(o)
+  check_options(o)
+  local defaults = {}
+  local function dflt(s) defaults[#defaults + 1] = s end
+  local algo, method = algo_method(o, dflt)
+  local prompts, group, plen, rlen, rmax, dist = lengths(o, dflt)
+  local samples = prompts * group
+  local ppo = algo == "ppo"
+  local reward = boolean("reward_model", o.reward_model, false)
+  local ref = boolean("ref_model", o.ref_model, true)
+  local oldlp = boolean("old_logprobs", o.old_logprobs, true)
+  local offload = boolean("offload_states", o.offload_states, false)
+  local ref_host = boolean("ref_host", o.ref_host, false)
+  if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
+  local pad = boolean("pad", o.pad, false)
+  local async = boolean("async_scheduling", o.async_scheduling, false)
+  if o.async_scheduling == nil then
+    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
+      .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
+  end
+  local overhead = o.step_overhead
+  if overhead ~= nil and (type(overhead) ~= "number" or overhead ~= overhead
+      or overhead < 0 or overhead > 1e6) then
+    fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
+  end
+  local keep = o.filter_keep
+  if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
+    fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
+      shown(keep))
+  end
+  local epochs = posint("epochs", o.epochs) or 1
+  local gpus = posint("gpus", o.gpus) or 1
+  local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
+  local tp, pp, cp, unit, tgpus, minib =
+    batches_of(o, gpus, colocated, rgpus, auto, samples)
+  local s = actor_setup(o, method, tgpus,
+    plen + (pad and (rmax or rlen) or rlen), minib, defaults)
+  local cfg, gpu, model = s.cfg, s.gpu, s.model
+  local rtp, roll_weights, rc = rollout_setup(o, s, tp, dflt)
+  local host_bw = train.pcie_bw(gpu) or 25e9
+  local rmem = o.rollout_memory
+  if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
+    fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))
+  end
+  local c = {
+    train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
+    old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
+    response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    minibatch = minib, epochs = epochs, pad = pad, colocated = colocated,
+    rollout_gpus = (not colocated and not auto) and rgpus or 0,
+    staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
+    engine_memory = rmem and rmem * s.p.capacity or nil,
+    price = cfg.price, split_gpus = auto and gpus or nil,
+    engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
+    engine_host_overlap = async, step_overhead = overhead, keep = keep,
+  }
+  local r = engine_step(model, s, c, dflt)
 
   local out = {
     model = model.id or model.name, gpu = gpu.id, algo = algo, method = method,
@@ -407,43 +506,10 @@ run = function(o)
   if cfg.price then
     out.cost_step, out.cost_1k_prompts = r.cost_step, r.cost_1k_prompts
   end
-  -- A rollout that cannot run leaves the step without its longest phase:
-  -- no time, throughput or cost is an answer then (engine/rl.c: steps 0).
-  local mr = r.memory.rollout
-  out.rollout_fits = r.rollout.steps > 0
-  if not out.rollout_fits then
-    out.step_s, out.samples_per_s, out.tokens_per_s = nil, nil, nil
-    out.tokens_per_s_gpu, out.gen_tokens_per_s = nil, nil
-    out.cost_step, out.cost_1k_prompts = nil, nil
-    local why = string.format("rollout: no room for the engines' KV cache (%.1f GiB per GPU "
-      .. "held before it, the budget is %.1f GiB)", gib(mr.total), gib(mr.budget))
-    out.why = (r.why and r.why ~= "" and not r.why:find("^rollout")) and (r.why .. "; " .. why)
-              or why
-  end
-  out.phases = {}
-  local peak = 0
-  for _, ph in ipairs(r.phases) do
-    local m = r.memory[ph.memory]
-    out.phases[#out.phases + 1] = { name = ph.name, seconds = ph.seconds, idle = ph.idle,
-      gpus = math.tointeger(ph.gpus) or ph.gpus, pool = ph.pool, memory = ph.memory,
-      mem_bytes = m.total, mem_gib = gib(m.total),
-      share = out.rollout_fits and ph.seconds / r.step or nil }
-    if ph.seconds > 0 and m.total > peak then peak = m.total end
-  end
-  out.peak_memory = peak
+  rollout_gone(out, r)
+  phases_of(out, r)
   out.capacity = s.p.capacity
-  if o.steps ~= nil then
-    local n = tonumber(o.steps)
-    if not n or n ~= n or n <= 0 or n == math.huge then
-      fail("rl: steps must be a positive number (got %s)", shown(o.steps))
-    end
-    out.steps = n
-    if out.rollout_fits then
-      out.run_s = n * r.step
-      out.hours = out.run_s / 3600
-      if cfg.price then out.cost = n * r.cost_step end
-    end
-  end
+  run_steps(out, o, r, cfg)
   -- The 80% ranges of the step, throughput, hours and cost (gpuplan.ranges).
   return require("gpuplan.ranges").apply("rl", { model = model, gpu = gpu,
     gpus_per_node = s.topo.gpus_per_node, fsdp = cfg.fsdp }, out)
