@@ -178,7 +178,9 @@ function C.cards(opts, a)
   return 0
 end
 
-function C.run(opts, args)
+-- C.run's parts.  Check the arguments and the options' combinations;
+-- returns the infer arguments and whether MoE serving options are given.
+local function checked(opts, args)
   local model = args[1]
   if not model then error(cli.usage("infer: MODEL is required"), 0) end
   if not opts.gpu then error(cli.usage("infer: --gpu ID is required"), 0) end
@@ -219,49 +221,52 @@ function C.run(opts, args)
     excludes("target", o)
   end
   if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
+  return a, moe
+end
 
-  if opts.gpu:find(",", 1, true) then return C.cards(opts, a) end
-
-  if opts.sweep_batch then
-    -- An output file that cannot be written fails before the table prints.
-    if opts.svg then
-      local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
-      if not okf then error(why, 0) end
-    end
-    local ok, rows, top = pcall(infer.sweep, a)
-    if not ok then error(clean(rows), 0) end
-    if not top.fits then
-      io.stdout:write(report.does_not_fit(top.why))
-      return 0
-    end
-    report.print(rows, {
-      format = opts.format,
-      title = string.format("%s on %d x %s (tp %d, %s weights): throughput vs latency",
-                            top.model, top.gpus, top.gpu, top.tp, top.weights),
-      columns = { { key = "batch", label = "batch" },
-                  { key = "itl_ms", label = "ITL ms", fmt = "%.2f" },
-                  { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
-                  { key = "tokens_per_s", label = "tok/s system", fmt = "%.0f" },
-                  { key = "per_gpu", label = "tok/s/GPU", fmt = "%.0f" } } })
-    if opts.svg then
-      local svg = require "gpuplan.svg"
-      local p = svg.plot { title = string.format("%s on %s x%d: throughput vs latency", top.model,
-                                                 top.gpu, top.gpus),
-                           xlabel = "inter-token latency (ms)", ylabel = "output tokens/s (system)",
-                           xlog = true, ylog = true,
-                           note = string.format("batch doubles up to the KV limit (%d); in %d, out %d, %s weights, %s KV",
-                                                top.max_batch_kv, top.input, top.output, top.weights, top.kv) }
-      local pts = {}
-      for i, r in ipairs(rows) do pts[i] = { r.itl_ms, r.tokens_per_s, "b=" .. r.batch } end
-      p:line(pts, { label = "continuous batching", color = "#1f77b4" })
-      p:points(pts, { color = "#1f77b4" })
-      local okw, err = pcall(p.write, p, opts.svg)
-      if not okw then error(clean(err), 0) end
-    end
+-- --sweep-batch: throughput against latency over doubling batches, and
+-- its plot.
+local function sweep_batch(opts, a)
+  -- An output file that cannot be written fails before the table prints.
+  if opts.svg then
+    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
+    if not okf then error(why, 0) end
+  end
+  local ok, rows, top = pcall(infer.sweep, a)
+  if not ok then error(clean(rows), 0) end
+  if not top.fits then
+    io.stdout:write(report.does_not_fit(top.why))
     return 0
   end
+  report.print(rows, {
+    format = opts.format,
+    title = string.format("%s on %d x %s (tp %d, %s weights): throughput vs latency",
+                          top.model, top.gpus, top.gpu, top.tp, top.weights),
+    columns = { { key = "batch", label = "batch" },
+                { key = "itl_ms", label = "ITL ms", fmt = "%.2f" },
+                { key = "stream_tokens_per_s", label = "tok/s/user", fmt = "%.1f" },
+                { key = "tokens_per_s", label = "tok/s system", fmt = "%.0f" },
+                { key = "per_gpu", label = "tok/s/GPU", fmt = "%.0f" } } })
+  if opts.svg then
+    local svg = require "gpuplan.svg"
+    local p = svg.plot { title = string.format("%s on %s x%d: throughput vs latency", top.model,
+                                               top.gpu, top.gpus),
+                         xlabel = "inter-token latency (ms)", ylabel = "output tokens/s (system)",
+                         xlog = true, ylog = true,
+                         note = string.format("batch doubles up to the KV limit (%d); in %d, out %d, %s weights, %s KV",
+                                              top.max_batch_kv, top.input, top.output, top.weights, top.kv) }
+    local pts = {}
+    for i, r in ipairs(rows) do pts[i] = { r.itl_ms, r.tokens_per_s, "b=" .. r.batch } end
+    p:line(pts, { label = "continuous batching", color = "#1f77b4" })
+    p:points(pts, { color = "#1f77b4" })
+    local okw, err = pcall(p.write, p, opts.svg)
+    if not okw then error(clean(err), 0) end
+  end
+  return 0
+end
 
-  -- A MoE model's target: the layout search (EP / TP, colocated or not).
+-- Whether --target is for a MoE model (the layout search).
+local function target_is_moe(opts, model, moe)
   local ismoe = moe
   if opts.target and not moe then
     local okm, m = pcall(function()
@@ -269,72 +274,75 @@ function C.run(opts, args)
     end)
     ismoe = okm and m.moe ~= nil
   end
-  if opts.target and ismoe then
-    local pa = {}
-    for k, v in pairs(a) do pa[k] = v end
-    pa.target = opts.target
-    pa.itl_max = string.format("%.17gms", opts.itl_max or 50)
-    local ok, p = pcall(require("gpuplan.serve").plan, pa)
-    if not ok then error(clean(p), 0) end
-    local r = p.result
-    report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
-                     decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
-                       or p.layout,
-                     prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
-                       p.prefill_layout) or "colocated",
-                     batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
-                     ttft_ms = p.ttft_s * 1e3,
-                     cost = p.cost_per_mtok and string.format("%.3f %s", p.cost_per_mtok,
-                       p.currency or "USD") or "-" } },
-                 { format = opts.format, title = "GPUs for a target throughput",
-                   columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                               { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
-                               { key = "gpus", label = "GPUs" },
-                               { key = "decode", label = "decode" },
-                               { key = "prefill", label = "prefill" },
-                               { key = "batch", label = "batch/GPU" },
-                               { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
-                               { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
-                               { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
-                               { key = "cost", label = "cost/Mtok" } } })
-    if r and #r.defaults > 0 and (opts.format or "text") == "text" then
-      io.stdout:write("assumed: ", table.concat(r.defaults, ", "), "\n")
-    end
+  return ismoe
+end
+
+-- --target for a MoE model: the layout search (EP / TP, colocated or
+-- not).
+local function moe_target(opts, a)
+  local pa = {}
+  for k, v in pairs(a) do pa[k] = v end
+  pa.target = opts.target
+  pa.itl_max = string.format("%.17gms", opts.itl_max or 50)
+  local ok, p = pcall(require("gpuplan.serve").plan, pa)
+  if not ok then error(clean(p), 0) end
+  local r = p.result
+  report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
+                   decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
+                     or p.layout,
+                   prefill = p.disagg and string.format("%d x %s", p.prefill_gpus,
+                     p.prefill_layout) or "colocated",
+                   batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
+                   ttft_ms = p.ttft_s * 1e3,
+                   cost = p.cost_per_mtok and string.format("%.3f %s", p.cost_per_mtok,
+                     p.currency or "USD") or "-" } },
+               { format = opts.format, title = "GPUs for a target throughput",
+                 columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
+                             { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                             { key = "gpus", label = "GPUs" },
+                             { key = "decode", label = "decode" },
+                             { key = "prefill", label = "prefill" },
+                             { key = "batch", label = "batch/GPU" },
+                             { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                             { key = "itl_ms", label = "ITL ms", fmt = "%.1f" },
+                             { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
+                             { key = "cost", label = "cost/Mtok" } } })
+  if r and #r.defaults > 0 and (opts.format or "text") == "text" then
+    io.stdout:write("assumed: ", table.concat(r.defaults, ", "), "\n")
+  end
+  return 0
+end
+
+-- --target for a dense model: replicas for the throughput.
+local function dense_target(opts, a)
+  -- One replica that does not fit is an answer (as below), not an error.
+  local okf, one = pcall(infer.infer, a)
+  if not okf then error(clean(one), 0) end
+  if not one.fits then
+    io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts)))
     return 0
   end
-
-  if opts.target then
-    -- One replica that does not fit is an answer (as below), not an error.
-    local okf, one = pcall(infer.infer, a)
-    if not okf then error(clean(one), 0) end
-    if not one.fits then
-      io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts)))
-      return 0
-    end
-    local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
-    if not ok then error(clean(g), 0) end
-    report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
-                     batch = g.batch, tokens_per_s = g.tokens_per_s,
-                     cost = g.cost_per_mtok and string.format("%.3f %s", g.cost_per_mtok,
-                       g.currency) or "-" } },
-                 { format = opts.format, title = "GPUs for a target throughput",
-                   columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
-                               { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
-                               { key = "gpus", label = "GPUs" },
-                               { key = "batch", label = "batch/replica" },
-                               { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
-                               { key = "cost", label = "cost/Mtok" } } })
-    if #g.defaults > 0 and (opts.format or "text") == "text" then
-      io.stdout:write("assumed: ", table.concat(g.defaults, ", "), "\n")
-    end
-    return 0
+  local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
+  if not ok then error(clean(g), 0) end
+  report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
+                   batch = g.batch, tokens_per_s = g.tokens_per_s,
+                   cost = g.cost_per_mtok and string.format("%.3f %s", g.cost_per_mtok,
+                     g.currency) or "-" } },
+               { format = opts.format, title = "GPUs for a target throughput",
+                 columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
+                             { key = "itl_max_ms", label = "ITL limit ms", fmt = "%.1f" },
+                             { key = "gpus", label = "GPUs" },
+                             { key = "batch", label = "batch/replica" },
+                             { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
+                             { key = "cost", label = "cost/Mtok" } } })
+  if #g.defaults > 0 and (opts.format or "text") == "text" then
+    io.stdout:write("assumed: ", table.concat(g.defaults, ", "), "\n")
   end
+  return 0
+end
 
-  local ok, r = pcall(infer.infer, a)
-  if not ok then error(clean(r), 0) end
-  if r.moe and (opts.format or "text") ~= "csv" and opts.format ~= "json" then
-    return moe_report(r, opts)
-  end
+-- One replica's answer as CSV (its operators with --ops) or JSON.
+local function machine_report(r, opts)
   if opts.format == "csv" and opts.ops then
     -- One table: the decode step's operators (SI units: s, FLOP, bytes).
     report.print(r.ops or {}, { format = "csv", columns = {
@@ -343,21 +351,23 @@ function C.run(opts, args)
       { key = "flop" }, { key = "bytes" }, { key = "shape_eff" } } })
     return 0
   end
-  if opts.format == "json" or opts.format == "csv" then
-    local row = {}
-    for k, v in pairs(r) do
-      if type(v) ~= "table" then row[k] = v end
-    end
-    if opts.format == "json" then
-      -- one object, as train and rl print: fits at its top level
-      row.ops, row.defaults = r.ops, r.defaults
-      io.stdout:write(report.json(row), "\n")
-      return 0
-    end
-    row.defaults = table.concat(r.defaults, ", ")
-    report.print({ row }, { format = opts.format })
+  local row = {}
+  for k, v in pairs(r) do
+    if type(v) ~= "table" then row[k] = v end
+  end
+  if opts.format == "json" then
+    -- one object, as train and rl print: fits at its top level
+    row.ops, row.defaults = r.ops, r.defaults
+    io.stdout:write(report.json(row), "\n")
     return 0
   end
+  row.defaults = table.concat(r.defaults, ", ")
+  report.print({ row }, { format = opts.format })
+  return 0
+end
+
+-- One replica's answer as a quantity / value table.
+local function replica_report(r, opts)
   local title = string.format("%s on %d x %s (tp %d, pp %d), %s weights, %s KV, in %d / out %d",
                               r.model, r.gpus, r.gpu, r.tp, r.pp, r.weights, r.kv, r.input, r.output)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
@@ -398,6 +408,26 @@ function C.run(opts, args)
     print_ops(r, opts, string.format("decode step, batch %d, one GPU", r.batch))
   end
   return 0
+end
+
+function C.run(opts, args)
+  local a, moe = checked(opts, args)
+  if opts.gpu:find(",", 1, true) then return C.cards(opts, a) end
+  if opts.sweep_batch then return sweep_batch(opts, a) end
+  -- A MoE model's target: the layout search (EP / TP, colocated or not).
+  if opts.target and target_is_moe(opts, args[1], moe) then
+    return moe_target(opts, a)
+  end
+  if opts.target then return dense_target(opts, a) end
+  local ok, r = pcall(infer.infer, a)
+  if not ok then error(clean(r), 0) end
+  if r.moe and (opts.format or "text") ~= "csv" and opts.format ~= "json" then
+    return moe_report(r, opts)
+  end
+  if opts.format == "json" or opts.format == "csv" then
+    return machine_report(r, opts)
+  end
+  return replica_report(r, opts)
 end
 
 return C
