@@ -175,50 +175,15 @@ local function ticks(lo, hi, b)
   return t
 end
 
-function Plot:render()
+-- Plot:render's parts.  g holds what they share: the data ranges and
+-- log bases, the plot area, the maps fx / fy to pixels, the writer w,
+-- the occupied boxes and free(box), the legend's items.
+
+-- Grid, ticks, frame, title and axis labels.
+local function draw_axes(self, g)
+  local fx, fy, w, pw, ph = g.fx, g.fy, g.w, g.pw, g.ph
+  local x0, x1, y0, y1, xb, yb = g.x0, g.x1, g.y0, g.y1, g.xb, g.yb
   local W, H = self.width, self.height
-  local x0, x1 = range(self, "x")
-  local y0, y1 = range(self, "y")
-  local xb, yb = logbase(self, "x"), logbase(self, "y")
-  -- the legend's series and text width, known before the plot area is
-  local items, lw = {}, 0
-  for _, s in ipairs(self.series) do
-    if s.label then
-      items[#items + 1] = s
-      lw = math.max(lw, #s.label * FONT * CHAR_W)
-    end
-  end
-  local right = self.legend == "right" and #items > 0
-  local mr = right and self.mr + math.ceil(lw) + 55 or self.mr
-  local pw, ph = W - self.ml - mr, H - self.mt - self.mb
-  local function fx(x)
-    local f = xb and (math.log(x, xb) - math.log(x0, xb)) / (math.log(x1, xb) - math.log(x0, xb))
-      or (x - x0) / (x1 - x0)
-    return self.ml + f * pw
-  end
-  local function fy(y)
-    local f = yb and (math.log(y, yb) - math.log(y0, yb)) / (math.log(y1, yb) - math.log(y0, yb))
-      or (y - y0) / (y1 - y0)
-    return self.mt + (1 - f) * ph
-  end
-  local out = {}
-  local function w(...) out[#out + 1] = string.format(...) end
-  w('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-    .. 'font-family="DejaVu Sans, Arial, sans-serif" font-size="%d">', W, H, W, H, FONT)
-  w('<rect width="%d" height="%d" fill="white"/>', W, H)
-  w('<defs><clipPath id="plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>',
-    self.ml, self.mt, pw, ph)
-  -- occupied boxes for label placement: {x0, y0, x1, y1}
-  local boxes = {}
-  local function free(b)
-    if b[1] < self.ml or b[3] > W - mr or b[2] < self.mt or b[4] > H - self.mb then
-      return false
-    end
-    for _, o in ipairs(boxes) do
-      if b[1] < o[3] and o[1] < b[3] and b[2] < o[4] and o[2] < b[4] then return false end
-    end
-    return true
-  end
   -- grid and ticks; a tick without a label is short and has no grid line
   for _, v in ipairs(ticks(x0, x1, xb)) do
     local X, label = fx(v), self.xfmt(v, x0, x1)
@@ -248,6 +213,11 @@ function Plot:render()
     self.ml + pw / 2, H - 28, esc(self.xlabel))
   w('<text transform="translate(18,%.0f) rotate(-90)" text-anchor="middle" font-size="13">%s</text>',
     self.mt + ph / 2, esc(self.ylabel))
+end
+
+-- The series, clipped to the plot: lines, error bars, points.
+local function draw_series(self, g)
+  local fx, fy, w, boxes = g.fx, g.fy, g.w, g.boxes
   -- series
   w('<g clip-path="url(#plot)">')
   for _, s in ipairs(self.series) do
@@ -300,6 +270,13 @@ function Plot:render()
     end
   end
   w('</g>')
+end
+
+-- Free-standing texts and the legend.
+local function draw_texts_legend(self, g)
+  local fx, fy, w, boxes, items = g.fx, g.fy, g.w, g.boxes, g.items
+  local x0, x1, y0, y1 = g.x0, g.x1, g.y0, g.y1
+  local right, lw, pw = g.right, g.lw, g.pw
   -- free-standing texts (placed first: they are part of the chart)
   for _, t in ipairs(self.texts) do
     if t.x >= x0 and t.x <= x1 and t.y >= y0 and t.y <= y1 then
@@ -330,6 +307,12 @@ function Plot:render()
       w('<text x="%d" y="%d">%s</text>', lx + 34, Y, esc(s.label))
     end
   end
+end
+
+-- Point names, placed greedily where free; returns how many were
+-- dropped.
+local function draw_names(self, g)
+  local fx, fy, w, boxes, free = g.fx, g.fy, g.w, g.boxes, g.free
   -- point names: greedy placement, never overlapping
   local dropped = 0
   for _, s in ipairs(self.series) do
@@ -372,6 +355,60 @@ function Plot:render()
       end
     end
   end
+  return dropped
+end
+
+function Plot:render()
+  local W, H = self.width, self.height
+  local x0, x1 = range(self, "x")
+  local y0, y1 = range(self, "y")
+  local xb, yb = logbase(self, "x"), logbase(self, "y")
+  -- the legend's series and text width, known before the plot area is
+  local items, lw = {}, 0
+  for _, s in ipairs(self.series) do
+    if s.label then
+      items[#items + 1] = s
+      lw = math.max(lw, #s.label * FONT * CHAR_W)
+    end
+  end
+  local right = self.legend == "right" and #items > 0
+  local mr = right and self.mr + math.ceil(lw) + 55 or self.mr
+  local pw, ph = W - self.ml - mr, H - self.mt - self.mb
+  local function fx(x)
+    local f = xb and (math.log(x, xb) - math.log(x0, xb)) / (math.log(x1, xb) - math.log(x0, xb))
+      or (x - x0) / (x1 - x0)
+    return self.ml + f * pw
+  end
+  local function fy(y)
+    local f = yb and (math.log(y, yb) - math.log(y0, yb)) / (math.log(y1, yb) - math.log(y0, yb))
+      or (y - y0) / (y1 - y0)
+    return self.mt + (1 - f) * ph
+  end
+  local out = {}
+  local function w(...) out[#out + 1] = string.format(...) end
+  w('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="DejaVu Sans, Arial, sans-serif" font-size="%d">', W, H, W, H, FONT)
+  w('<rect width="%d" height="%d" fill="white"/>', W, H)
+  w('<defs><clipPath id="plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath></defs>',
+    self.ml, self.mt, pw, ph)
+  -- occupied boxes for label placement: {x0, y0, x1, y1}
+  local boxes = {}
+  local function free(b)
+    if b[1] < self.ml or b[3] > W - mr or b[2] < self.mt or b[4] > H - self.mb then
+      return false
+    end
+    for _, o in ipairs(boxes) do
+      if b[1] < o[3] and o[1] < b[3] and b[2] < o[4] and o[2] < b[4] then return false end
+    end
+    return true
+  end
+  local g = { x0 = x0, x1 = x1, y0 = y0, y1 = y1, xb = xb, yb = yb, pw = pw,
+              ph = ph, fx = fx, fy = fy, w = w, boxes = boxes, free = free,
+              items = items, right = right, lw = lw }
+  draw_axes(self, g)
+  draw_series(self, g)
+  draw_texts_legend(self, g)
+  local dropped = draw_names(self, g)
   local foot = self.note or ""
   if dropped > 0 then
     foot = foot .. (foot ~= "" and "  " or "") .. dropped .. " point name(s) omitted to avoid overlap"
