@@ -410,8 +410,9 @@ function M.name_fields(c)
   if c.cost == 0 then c.cost = nil end
 end
 
--- gp.sweep{...}: see the header.
-function M.sweep(o)
+-- gp.sweep's parts.  The options with a policy table's merged in
+-- (the caller's win); returns them and the policy.
+local function merged(o)
   if type(o) ~= "table" then fail("sweep{...}: expected a table of options") end
   local policy = o.policy
   local a = {}
@@ -425,8 +426,12 @@ function M.sweep(o)
   if a.per_card ~= nil and type(a.per_card) ~= "boolean" then
     fail("sweep: per_card must be a boolean (got %s)", args.shown(a.per_card))
   end
-  local gpus_list = M.cards(a.gpu)
-  local counts = M.counts(a.gpus or 8)
+  return a, policy
+end
+
+-- The job every layout shares: the options that are not the sweep's,
+-- checked; returns it and whether the method was assumed.
+local function job_of(o, a)
   local job = {}
   for k, v in pairs(a) do
     if not M.SWEEP_OPTIONS[k] then job[k] = v end
@@ -445,16 +450,11 @@ function M.sweep(o)
   if o.batch ~= nil then fail("sweep: batch is swept; give micro_batch a list") end
   local bad = options.unknown(job, "plan")
   if bad ~= nil then fail("%s", options.unknown_message("plan", bad, "sweep")) end
-  local space = {
-    gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
-    ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
-    zero = list_of(a.zero, "zero") or { 1 },
-    micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
-    recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
-    sp = list_of(a.sp, "sp") or { true },
-    etp = etp_list(a.etp),
-    key = a.key or "time", top = a.top or 10,
-  }
+  return job, method_default
+end
+
+-- fsdp given: the ZeRO stages of its strategies are searched.
+local function fsdp_space(a, space, job)
   -- An FSDP strategy is its ZeRO stage (gpuplan.memory's sharding): a
   -- list of strategies (or "full_shard,shard_grad_op") searches their
   -- stages, ZeRO-3 being full_shard and ZeRO-2 shard_grad_op; the job
@@ -480,6 +480,21 @@ function M.sweep(o)
     end
     job.fsdp = list[1]
   end
+end
+
+-- The search space the engine enumerates, checked.
+local function space_of(a, job, counts, policy)
+  local space = {
+    gpus = counts, tp_max = a.tp_max or 8, pp_max = a.pp_max or 8, cp_max = a.cp_max or 1,
+    ep_max = a.ep_max or 1, vpp_max = a.vpp_max or 1,
+    zero = list_of(a.zero, "zero") or { 1 },
+    micro_batch = list_of(a.micro_batch, "micro_batch") or { 1, 2, 4 },
+    recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
+    sp = list_of(a.sp, "sp") or { true },
+    etp = etp_list(a.etp),
+    key = a.key or "time", top = a.top or 10,
+  }
+  fsdp_space(a, space, job)
   if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
   end
@@ -526,107 +541,175 @@ function M.sweep(o)
     space.shard = { k - 1, n }
   end
   if a.deadline ~= nil then space.deadline = M.duration(a.deadline, "deadline") end
+  return space
+end
+
+-- The sweep's defaults from the first card's setup (not the stand-in
+-- layout's), and each card's system and price.
+local function card_defaults(defaults, s, gid, method_default)
+  -- What the stand-in layout assumed is not the sweep's: only the
+  -- job's defaults are.
+  if not defaults then
+    defaults = method_default and { "method=pretrain" } or {}
+    for _, d in ipairs(s.defaults) do
+      local k = d:match("^([%w_]+)=")
+      if not (k == "zero" or k == "batch" or k == "recompute" or k == "partition" or
+              k == "system" or k == "price") then defaults[#defaults + 1] = d end
+    end
+  end
+  for _, d in ipairs(s.defaults) do
+    local k = d:match("^([%w_]+)=")
+    if k == "system" or k == "price" then defaults[#defaults + 1] = gid .. ": " .. d end
+  end
+  return defaults
+end
+
+-- One card's space: the shared one with its budget in its currency.
+local function card_space(a, space, s, gid)
+  local sp = {}
+  for k, v in pairs(space) do sp[k] = v end
+  if a.budget ~= nil then
+    local b = M.money(a.budget, "budget", s.currency)
+    local amount = s.cat:convert(b, s.currency)
+    if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
+    if not s.cfg.price then fail("sweep: a budget needs a price for %s (give price =)", gid) end
+    sp.budget = amount
+  end
+  if sp.deadline or sp.budget then
+    if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
+  end
+  return sp
+end
+
+-- Search one card gid (the gi-th): its candidates go to results, its
+-- counts to stats; returns the defaults.
+local function search_card(a, job, space, counts, policy, gi, gid,
+                           defaults, method_default, stats, results)
+  local where_user = a.where
+  -- The job, resolved once per card: the first count stands in for the
+  -- layout, which the enumeration then replaces.
+  job.gpu, job.gpus = gid, counts[1]
+  local s = train.setup(job, math.max(table.unpack(counts)))
+  defaults = card_defaults(defaults, s, gid, method_default)
+  local sp = card_space(a, space, s, gid)
+  local collected = {}
+  -- Which of the script's functions is running (where, policy):
+  -- an error it raises is reported as its own, not as the engine's.
+  local calling
+  if where_user or type(policy) == "function" then
+    sp.where = function(c)
+      -- what a policy or predicate may read: the card and its price,
+      -- and the result names of gp.train (gpuplan.results)
+      c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
+      M.name_fields(c)
+      if where_user then
+        calling = "where function"
+        local keep = where_user(c)
+        calling = nil
+        if not keep then return false end
+      end
+      if type(policy) == "function" then
+        calling = "policy function"
+        local score = policy(c)
+        calling = nil
+        if score == nil then return false end
+        if type(score) ~= "number" or score ~= score then
+          error(string.format("policy must return a number or nil (got %s)",
+            score ~= score and "nan" or type(score)), 0)
+        end
+        c.policy_score = score
+        collected[#collected + 1] = c
+      end
+      return true
+    end
+  end
+  if a.progress ~= nil and a.progress ~= false then
+    local f = a.progress
+    if f == true then f = M.progress_bar()
+    elseif type(f) ~= "function" then fail("sweep: progress must be true, false or a function") end
+    if f then sp.progress = function(done, total) f(done, total, gid) end end
+  end
+  local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
+  if not ok then
+    if calling then
+      -- The script's message as it is (its position names its line); an
+      -- error object that is not one described.
+      local msg = r
+      if type(r) == "table" and type(r.msg) == "string" then msg = r.msg
+      elseif type(r) ~= "string" and type(r) ~= "number" then
+        msg = "an error object that is a " .. type(r) .. ", not a message"
+      end
+      error(string.format("sweep: error in the %s: %s", calling, msg), 2)
+    end
+    error("sweep: " .. require("gpuplan.cli").clean(r), 2)
+  end
+  -- A layout the training step refused is an input error (tokens out of
+  -- range, GPUs past one node without NICs): the search fails on it, as
+  -- gp.train would, naming the card and the layout, rather than finding
+  -- nothing (or less) with the refusals only counted.
+  if r.error then
+    local c = r.error_at
+    error(string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error), 2)
+  end
+  stats[gid] = r.stats
+  local list = type(policy) == "function" and collected or r.results
+  for _, c in ipairs(list) do
+    c.gpu, c.gpu_order = gid, gi
+    c.price = s.cfg.price
+    c.currency = s.currency
+    results[#results + 1] = c
+  end
+  return defaults
+end
+
+-- A ranked candidate named for the caller: its label, gp.train's result
+-- names, the 80% ranges and the scaling efficiency.  Run on the few
+-- results returned (and each card's best), never on each layout priced.
+local function finish(c, o, a, counts, bases)
+  if c._s ~= nil then c.score, c._s, c.policy_score = c._s, nil, nil end
+  c.layout = M.label(c)
+  M.name_fields(c)
+  -- The 80% ranges (gpuplan.ranges).
+  require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
+  -- Scaling efficiency: tokens/s per GPU here against the card's base
+  -- (M.scaling_base: the smallest count that fits, or scaling_base),
+  -- found once per card.  Below 0.6 the guides advise changing the
+  -- layout or the cards; the result says so.
+  if a.scaling ~= false and c.scaling == nil then
+    local b = bases[c.gpu]
+    if b == nil then
+      local okb, r = pcall(M.scaling_base, o, c.gpu, math.max(table.unpack(counts)),
+                           a.scaling_base)
+      if not okb then fail("sweep: %s", r) end
+      b = r or false
+      bases[c.gpu] = b
+    end
+    if b and b.gpus <= c.gpus then
+      c.scaling = c.tokens_per_s / c.gpus / b.tokens_per_s_gpu
+      c.scaling_base = b.gpus
+      if c.scaling < M.SCALING_FLOOR then
+        c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPU%s (%s): "
+          .. "change the layout or the cards", c.scaling, M.SCALING_FLOOR, b.gpus,
+          b.gpus == 1 and "" or "s", b.given and "scaling_base" or "the smallest count that fits") }
+      end
+    end
+  end
+  return c
+end
+
+-- gp.sweep{...}: see the header.
+function M.sweep(o)
+  local a, policy = merged(o)
+  local gpus_list = M.cards(a.gpu)
+  local counts = M.counts(a.gpus or 8)
+  local job, method_default = job_of(o, a)
+  local space = space_of(a, job, counts, policy)
   local results, stats, defaults = {}, {}, nil
   local where_user = a.where
   if where_user ~= nil and type(where_user) ~= "function" then fail("sweep: where must be a function") end
   for gi, gid in ipairs(gpus_list) do
-    -- The job, resolved once per card: the first count stands in for the
-    -- layout, which the enumeration then replaces.
-    job.gpu, job.gpus = gid, counts[1]
-    local s = train.setup(job, math.max(table.unpack(counts)))
-    -- What the stand-in layout assumed is not the sweep's: only the
-    -- job's defaults are.
-    if not defaults then
-      defaults = method_default and { "method=pretrain" } or {}
-      for _, d in ipairs(s.defaults) do
-        local k = d:match("^([%w_]+)=")
-        if not (k == "zero" or k == "batch" or k == "recompute" or k == "partition" or
-                k == "system" or k == "price") then defaults[#defaults + 1] = d end
-      end
-    end
-    for _, d in ipairs(s.defaults) do
-      local k = d:match("^([%w_]+)=")
-      if k == "system" or k == "price" then defaults[#defaults + 1] = gid .. ": " .. d end
-    end
-    local sp = {}
-    for k, v in pairs(space) do sp[k] = v end
-    if a.budget ~= nil then
-      local b = M.money(a.budget, "budget", s.currency)
-      local amount = s.cat:convert(b, s.currency)
-      if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
-      if not s.cfg.price then fail("sweep: a budget needs a price for %s (give price =)", gid) end
-      sp.budget = amount
-    end
-    if sp.deadline or sp.budget then
-      if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
-    end
-    local collected = {}
-    -- Which of the script's functions is running (where, policy):
-    -- an error it raises is reported as its own, not as the engine's.
-    local calling
-    if where_user or type(policy) == "function" then
-      sp.where = function(c)
-        -- what a policy or predicate may read: the card and its price,
-        -- and the result names of gp.train (gpuplan.results)
-        c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
-        M.name_fields(c)
-        if where_user then
-          calling = "where function"
-          local keep = where_user(c)
-          calling = nil
-          if not keep then return false end
-        end
-        if type(policy) == "function" then
-          calling = "policy function"
-          local score = policy(c)
-          calling = nil
-          if score == nil then return false end
-          if type(score) ~= "number" or score ~= score then
-            error(string.format("policy must return a number or nil (got %s)",
-              score ~= score and "nan" or type(score)), 0)
-          end
-          c.policy_score = score
-          collected[#collected + 1] = c
-        end
-        return true
-      end
-    end
-    if a.progress ~= nil and a.progress ~= false then
-      local f = a.progress
-      if f == true then f = M.progress_bar()
-      elseif type(f) ~= "function" then fail("sweep: progress must be true, false or a function") end
-      if f then sp.progress = function(done, total) f(done, total, gid) end end
-    end
-    local ok, r = pcall(core().sweep, s.model, s.device, s.topo, s.cfg, sp)
-    if not ok then
-      if calling then
-        -- The script's message as it is (its position names its line); an
-        -- error object that is not one described.
-        local msg = r
-        if type(r) == "table" and type(r.msg) == "string" then msg = r.msg
-        elseif type(r) ~= "string" and type(r) ~= "number" then
-          msg = "an error object that is a " .. type(r) .. ", not a message"
-        end
-        error(string.format("sweep: error in the %s: %s", calling, msg), 2)
-      end
-      error("sweep: " .. require("gpuplan.cli").clean(r), 2)
-    end
-    -- A layout the training step refused is an input error (tokens out of
-    -- range, GPUs past one node without NICs): the search fails on it, as
-    -- gp.train would, naming the card and the layout, rather than finding
-    -- nothing (or less) with the refusals only counted.
-    if r.error then
-      local c = r.error_at
-      error(string.format("sweep: %s x %d (%s): %s", gid, c.gpus, M.label(c), r.error), 2)
-    end
-    stats[gid] = r.stats
-    local list = type(policy) == "function" and collected or r.results
-    for _, c in ipairs(list) do
-      c.gpu, c.gpu_order = gid, gi
-      c.price = s.cfg.price
-      c.currency = s.currency
-      results[#results + 1] = c
-    end
+    defaults = search_card(a, job, space, counts, policy, gi, gid,
+                           defaults, method_default, stats, results)
   end
   -- Rank across cards: by the key with each card's own price.
   local key = space.key
@@ -634,40 +717,6 @@ function M.sweep(o)
   table.sort(results, M.before)
   local top = a.top or 10
   local out, bases = {}, {}
-  -- A ranked candidate named for the caller: its label, gp.train's result
-  -- names, the 80% ranges and the scaling efficiency.  Run on the few
-  -- results returned (and each card's best), never on each layout priced.
-  local function finish(c)
-    if c._s ~= nil then c.score, c._s, c.policy_score = c._s, nil, nil end
-    c.layout = M.label(c)
-    M.name_fields(c)
-    -- The 80% ranges (gpuplan.ranges).
-    require("gpuplan.ranges").apply("train", M.train_options(a, c), c)
-    -- Scaling efficiency: tokens/s per GPU here against the card's base
-    -- (M.scaling_base: the smallest count that fits, or scaling_base),
-    -- found once per card.  Below 0.6 the guides advise changing the
-    -- layout or the cards; the result says so.
-    if a.scaling ~= false and c.scaling == nil then
-      local b = bases[c.gpu]
-      if b == nil then
-        local okb, r = pcall(M.scaling_base, o, c.gpu, math.max(table.unpack(counts)),
-                             a.scaling_base)
-        if not okb then fail("sweep: %s", r) end
-        b = r or false
-        bases[c.gpu] = b
-      end
-      if b and b.gpus <= c.gpus then
-        c.scaling = c.tokens_per_s / c.gpus / b.tokens_per_s_gpu
-        c.scaling_base = b.gpus
-        if c.scaling < M.SCALING_FLOOR then
-          c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPU%s (%s): "
-            .. "change the layout or the cards", c.scaling, M.SCALING_FLOOR, b.gpus,
-            b.gpus == 1 and "" or "s", b.given and "scaling_base" or "the smallest count that fits") }
-        end
-      end
-    end
-    return c
-  end
   -- Each card's best (results are ranked: the first of each card), before
   -- the cut to top drops the cards that rank lower.
   local bests = {}
@@ -676,10 +725,10 @@ function M.sweep(o)
       if not bests[c.gpu] then bests[c.gpu] = c end
     end
   end
-  for i = 1, math.min(top, #results) do out[i] = finish(results[i]) end
+  for i = 1, math.min(top, #results) do out[i] = finish(results[i], o, a, counts, bases) end
   local per_card
   if a.per_card then
-    for _, c in pairs(bests) do finish(c) end
+    for _, c in pairs(bests) do finish(c, o, a, counts, bases) end
     per_card = M.per_card(o, a, gpus_list, bests)
   end
   local scaling = {}
