@@ -800,18 +800,6 @@ static int price_pxn(const ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
-/* The pricing function of each algorithm, by gp_algo. */
-static int (*const pricer[GP_ALGO_COUNT])(const ctx *, gp_proto, double *,
-					   double *, const char **) = {
-	[GP_ALGO_RING] = price_ring,
-	[GP_ALGO_TREE] = price_tree,
-	[GP_ALGO_NVLS] = price_nvls,
-	[GP_ALGO_SHARP] = price_sharp,
-	[GP_ALGO_HIER] = price_hier,
-	[GP_ALGO_P2P] = price_p2p,
-	[GP_ALGO_PXN] = price_pxn,
-};
-
 /* Price one (algorithm, protocol).  Returns 0 and sets *lat, *bwt when it
  * applies; otherwise returns 1 and leaves a reason in *why. */
 static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
@@ -824,11 +812,25 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 		*why = "ll128 needs NVLink";
 		return 1;
 	}
-	if ((unsigned)a >= GP_ALGO_COUNT) {
+	switch (a) {
+	case GP_ALGO_RING:
+		return price_ring(c, p, lat, bwt, why);
+	case GP_ALGO_TREE:
+		return price_tree(c, p, lat, bwt, why);
+	case GP_ALGO_NVLS:
+		return price_nvls(c, p, lat, bwt, why);
+	case GP_ALGO_SHARP:
+		return price_sharp(c, p, lat, bwt, why);
+	case GP_ALGO_HIER:
+		return price_hier(c, p, lat, bwt, why);
+	case GP_ALGO_P2P:
+		return price_p2p(c, p, lat, bwt, why);
+	case GP_ALGO_PXN:
+		return price_pxn(c, p, lat, bwt, why);
+	default:
 		*why = "unknown algorithm";
 		return 1;
 	}
-	return pricer[a](c, p, lat, bwt, why);
 }
 
 /* Validate inputs and fill the context for the placed group g;
