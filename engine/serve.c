@@ -282,15 +282,81 @@ static double ht_buffer(const shp *s)
 	return nvl + rdma;
 }
 
+/* The weights per GPU, by part. */
+static void weights_of(const gp_model *m, const serve_cfg *c,
+                       const shp *s, const gp_params *p, serve_mem *o)
+{
+	double attn_w, down = 0.0, moe_layer;
+
+	/* Attention: MLA's q and kv down-projections are replicated over
+	 * the TP group (SGLang / vLLM ReplicatedLinear for q_a_proj and
+	 * kv_a_proj_with_mqa); everything else is split. */
+	attn_w = model_attn_weights(m);
+	if (s->mla)
+		down = s->h * ((double)m->mla.q_lora_rank +
+		              m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
+	o->attention = s->L * (down + (attn_w - down) / s->a) * s->wb;
+	o->dense = s->nd * s->mats * s->h * s->fd * s->wb;
+	o->shared = s->nm * s->mats * s->h * s->fs * s->wb;
+	o->expert_slots = s->nm > 0 ? (s->ep > 1 ? s->S : s->E / s->N) : 0.0;
+	o->experts = s->nm * s->S * s->mats * s->h * s->fx * s->wb;
+	o->embed = (p->embedding + p->lm_head) / s->a * s->eb;
+	o->other = (p->router + p->norms) * 2.0;
+	if (c->mtp > 0) {
+		/* DeepSeek-V3 sec. 2.2: each MTP module is a transformer
+		 * block (an MoE layer here), a projection of 2h -> h and two
+		 * norms; embedding and output head are shared. */
+		moe_layer = (o->attention / s->L) +
+			(s->nm > 0 ? (o->shared + o->experts) / s->nm : 0.0) +
+			s->h * s->E * 2.0;
+		o->mtp = c->mtp_layers * (moe_layer + 2.0 * s->h * s->h * s->wb +
+		                          4.0 * s->h * 2.0);
+	}
+	o->weights = o->attention + o->dense + o->shared + o->experts +
+		o->embed + o->other + o->mtp;
+}
+
+/* The largest decode batch whose KV, activations and low-latency
+ * buffer fit the card. */
+static double largest_batch(const serve_cfg *c, const shp *s,
+                            serve_phase phase, const serve_mem *o,
+                            double fixed, double per, double q,
+                            double tbo)
+{
+	double lo, hi;
+	int i;
+
+	/* The largest batch: KV, activations and the low-latency buffer
+	 * all grow with it; bisect on whole sequences. */
+	lo = 0;
+	hi = floor((c->base.capacity - o->weights - fixed) /
+	           (o->kv_admit + per));
+	if (hi > c->base.max_batch)
+		hi = c->base.max_batch;
+	if (hi < 0)
+		hi = 0;
+	for (i = 0; i < 64 && hi > lo; i++) {
+		double mid = ceil((lo + hi) / 2.0), buf = 0.0;
+
+		if (s->ep > 1 && c->a2a == SERVE_A2A_DEEPEP)
+			buf = ll_buffer(s, mid * q / tbo) +
+				(phase == SERVE_COLOCATED ? ht_buffer(s) : 0);
+		if (o->weights + buf + fixed + mid * (per + o->kv_admit) <=
+		    c->base.capacity)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 int serve_memory(const gp_model *m, const serve_cfg *c,
                  const serve_layout *L, serve_phase phase, double batch,
                  serve_mem *o, gp_error *err)
 {
 	shp s;
 	gp_params p;
-	double attn_w, down = 0.0, moe_layer, q, Tmb, Tr, recv, ws, seqs;
-	double tbo, lo, hi, fixed, per;
-	int i;
+	double q, Tmb, Tr, recv, ws, seqs, tbo, fixed, per;
 
 	if (!o || !c || !L)
 		return gp_fail(err, "serve_memory: NULL argument");
@@ -301,32 +367,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		return gp_fail(err, "serve_memory: batch must be >= 0");
 	memset(o, 0, sizeof *o);
 	serve_shape(m, c, L, &s);
-	/* Attention: MLA's q and kv down-projections are replicated over
-	 * the TP group (SGLang / vLLM ReplicatedLinear for q_a_proj and
-	 * kv_a_proj_with_mqa); everything else is split. */
-	attn_w = model_attn_weights(m);
-	if (s.mla)
-		down = s.h * ((double)m->mla.q_lora_rank +
-		              m->mla.kv_lora_rank + m->mla.qk_rope_head_dim);
-	o->attention = s.L * (down + (attn_w - down) / s.a) * s.wb;
-	o->dense = s.nd * s.mats * s.h * s.fd * s.wb;
-	o->shared = s.nm * s.mats * s.h * s.fs * s.wb;
-	o->expert_slots = s.nm > 0 ? (s.ep > 1 ? s.S : s.E / s.N) : 0.0;
-	o->experts = s.nm * s.S * s.mats * s.h * s.fx * s.wb;
-	o->embed = (p.embedding + p.lm_head) / s.a * s.eb;
-	o->other = (p.router + p.norms) * 2.0;
-	if (c->mtp > 0) {
-		/* DeepSeek-V3 sec. 2.2: each MTP module is a transformer
-		 * block (an MoE layer here), a projection of 2h -> h and two
-		 * norms; embedding and output head are shared. */
-		moe_layer = (o->attention / s.L) +
-			(s.nm > 0 ? (o->shared + o->experts) / s.nm : 0.0) +
-			s.h * s.E * 2.0;
-		o->mtp = c->mtp_layers * (moe_layer + 2.0 * s.h * s.h * s.wb +
-		                          4.0 * s.h * 2.0);
-	}
-	o->weights = o->attention + o->dense + o->shared + o->experts +
-		o->embed + o->other + o->mtp;
+	weights_of(m, c, &s, &p, o);
 
 	/* KV: a batch of B sequences per GPU is B x a sequences per
 	 * attention group, all of whose KV (MLA) or KV heads (GQA) each
@@ -389,28 +430,8 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 	if (phase == SERVE_PREFILL)
 		return GP_OK;
 
-	/* The largest batch: KV, activations and the low-latency buffer
-	 * all grow with it; bisect on whole sequences. */
-	lo = 0;
-	hi = floor((c->base.capacity - o->weights - fixed) /
-	           (o->kv_admit + per));
-	if (hi > c->base.max_batch)
-		hi = c->base.max_batch;
-	if (hi < 0)
-		hi = 0;
-	for (i = 0; i < 64 && hi > lo; i++) {
-		double mid = ceil((lo + hi) / 2.0), buf = 0.0;
-
-		if (s.ep > 1 && c->a2a == SERVE_A2A_DEEPEP)
-			buf = ll_buffer(&s, mid * q / tbo) +
-				(phase == SERVE_COLOCATED ? ht_buffer(&s) : 0);
-		if (o->weights + buf + fixed + mid * (per + o->kv_admit) <=
-		    c->base.capacity)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	o->max_batch = (int)lo;
+	o->max_batch = (int)largest_batch(c, &s, phase, o, fixed, per, q,
+	                                   tbo);
 	return GP_OK;
 }
 
