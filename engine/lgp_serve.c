@@ -119,24 +119,15 @@ static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	}
 }
 
-static void lgp_pushphase(lua_State *L, const infer_phase *p)
+/* t.ops = the operator rows of a phase or a decode step, in order: name,
+ * count, flop, bytes, total and the roofline terms of one call. */
+static void lgp_pushops(lua_State *L, const infer_op_row *ops, int n)
 {
 	int i;
 
-	lua_createtable(L, 0, 12);
-	lgp_setnum(L, "batch", p->batch);
-	lgp_setnum(L, "tokens", p->tokens);
-	lgp_setnum(L, "ctx", p->ctx);
-	lgp_setnum(L, "time", p->time);
-	lgp_setnum(L, "gpu_time", p->gpu_time);
-	lgp_setnum(L, "comm_time", p->comm_time);
-	lgp_setnum(L, "offload_time", p->offload_time);
-	lgp_setnum(L, "host_time", p->host_time);
-	lgp_setnum(L, "flop", p->flop);
-	lgp_setnum(L, "bytes", p->bytes);
-	lua_createtable(L, p->nops, 0);
-	for (i = 0; i < p->nops; i++) {
-		const infer_op_row *o = &p->ops[i];
+	lua_createtable(L, n, 0);
+	for (i = 0; i < n; i++) {
+		const infer_op_row *o = &ops[i];
 
 		lua_createtable(L, 0, 18);
 		lgp_setstr(L, "name", o->name);
@@ -148,6 +139,22 @@ static void lgp_pushphase(lua_State *L, const infer_phase *p)
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "ops");
+}
+
+static void lgp_pushphase(lua_State *L, const infer_phase *p)
+{
+	lua_createtable(L, 0, 12);
+	lgp_setnum(L, "batch", p->batch);
+	lgp_setnum(L, "tokens", p->tokens);
+	lgp_setnum(L, "ctx", p->ctx);
+	lgp_setnum(L, "time", p->time);
+	lgp_setnum(L, "gpu_time", p->gpu_time);
+	lgp_setnum(L, "comm_time", p->comm_time);
+	lgp_setnum(L, "offload_time", p->offload_time);
+	lgp_setnum(L, "host_time", p->host_time);
+	lgp_setnum(L, "flop", p->flop);
+	lgp_setnum(L, "bytes", p->bytes);
+	lgp_pushops(L, p->ops, p->nops);
 }
 
 /* core.infer(model, device, cfg) -> plain table of infer_result (fits,
@@ -302,8 +309,6 @@ static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 
 static void lgp_pushstep(lua_State *L, const serve_step *s)
 {
-	int i;
-
 	lua_createtable(L, 0, 16);
 	lgp_setnum(L, "batch", s->batch);
 	lgp_setnum(L, "tokens", s->tokens);
@@ -319,20 +324,7 @@ static void lgp_pushstep(lua_State *L, const serve_step *s)
 	lgp_setnum(L, "remote_bytes", s->remote_bytes);
 	lgp_setnum(L, "dispatch", s->dispatch);
 	lgp_setnum(L, "combine", s->combine);
-	lua_createtable(L, s->nops, 0);
-	for (i = 0; i < s->nops; i++) {
-		const infer_op_row *o = &s->ops[i];
-
-		lua_createtable(L, 0, 18);
-		lgp_setstr(L, "name", o->name);
-		lgp_setnum(L, "count", o->count);
-		lgp_setnum(L, "flop", o->flop);
-		lgp_setnum(L, "bytes", o->bytes);
-		lgp_setnum(L, "total", o->total);
-		lgp_pushroof(L, &o->r);
-		lua_rawseti(L, -2, i + 1);
-	}
-	lua_setfield(L, -2, "ops");
+	lgp_pushops(L, s->ops, s->nops);
 }
 
 static void lgp_pushpool(lua_State *L, const serve_pool *p)
