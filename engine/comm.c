@@ -17,6 +17,9 @@
  * one NIC's; both are multiplied by their `achievable` fraction (catalog
  * data: what a long SM-driven stream sustains, e.g. 20 of 25 GB/s per
  * NVLink lane with 128-byte payloads, nccl-tests#149).
+ *
+ * Names, topology checks and the NCCL defaults per link kind are in
+ * comm_topo.c.
  */
 #include "comm.h"
 
@@ -37,38 +40,6 @@ static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
 /* The tree's (NCCL 2.30.7 baseLat[TREE]): LL 6.8, LL128 14, Simple 8.4. */
 static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 
-/* The defaults of a fabric's `nccl` block (comm_nccl_default), per link
- * kind; a catalog fabric may give its own.
- *
- * Extra latency per pipeline step on top of the link's own hop latency, us.
- * LL signals with a flag inside each 8-byte word, so a step costs only the
- * wire; LL128 waits for a full 128-byte line; Simple writes data, issues a
- * memory fence and then a separate flag (and across the network the proxy
- * must also flush the GPUDirect RDMA write, hence the large NET value).
- * Figures: differences between NCCL 2.30.7 hwLat columns (tuning.cc) and
- * their LL column: NVLink ring 0.6/1.9/3.4, PCI 1.0/2.5/5.7, NET
- * 2.7/4.0/14.0 us. */
-enum { LINK_NVL = GP_LINK_NVLINK, LINK_PCI = GP_LINK_PCIE,
-       LINK_NET = GP_LINK_NET, LINK_COUNT };
-static const double step_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
-	{0.0, 1.3, 2.8},        /* NVLink */
-	{0.0, 1.5, 4.7},        /* PCIe */
-	{0.0, 1.3, 11.3},       /* network */
-};
-
-/* The same for a step of the double binary tree, and for a ring's
- * network step when each node holds one rank: NCCL 2.30.7 hwLat[.][TREE]
- * NVLink 0.6/1.25/4.0, PCI 1.0/1.9/4.0, NET 5.0/8.5/14 us, less the ring's
- * LL value the catalog carries as the link latency (0.6, 1.0, 2.7).  On
- * the network a tree node waits for its children before it forwards, and
- * with one rank per node no NVLink step hides the proxy's post and poll
- * ("with ppn=1 latencies are fully exposed, use the Tree network
- * latency", ncclTopoTuneModel). */
-static const double tree_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
-	{0.0, 0.65, 3.4},       /* NVLink */
-	{0.0, 0.9, 3.0},        /* PCIe */
-	{2.3, 5.8, 11.3},       /* network */
-};
 
 /* A network step of NVLS_TREE, us: the head GPU's proxy posts the
  * NVLS-reduced shard, the remote proxy sees it land, flushes it and the
@@ -126,40 +97,6 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 
 /* ---- algorithm constants ------------------------------------------------ */
 
-/* NVLS (NVLink SHARP): multimem loads/stores through the NVSwitch reach
- * 0.85 of the link rate a plain copy reaches on Hopper (NCCL 2.30.7
- * nvlsEfficiency[Hopper]), the default of a fabric's nccl.nvls_efficiency;
- * NVLink 5 (Blackwell) gives NCCL's 0.74 in its catalog entry.
- * Check: H100 450 GB/s x 0.82 (ring achievable) x 0.85 x 8/9 = 279 GB/s
- * algbw = 488 GB/s busbw vs 480 measured (GTC S62129, cited in
- * nccl#1374); H800 200 x 0.82 x 0.85 x 8/9 x 1.75 = 217 vs 215 (nccl#1374).
- */
-#define NVLS_EFF 0.85
-
-/* NVLS per-call latency, us: a multicast barrier through the switch at the
- * start and end of the kernel; NCCL 2.21-2.30 price NVLS on NVLink at 25 us
- * and no base (tuning.cc hwLat[NVLINK][NVLS][SIMPLE]). */
-#define NVLS_LAT_US 25.0
-
-void comm_nccl_default(gp_link_kind k, gp_nccl *out)
-{
-	int p, i = (int)k >= 0 && (int)k < LINK_COUNT ? (int)k : LINK_NVL;
-
-	for (p = 0; p < GP_PROTO_COUNT; p++) {
-		out->ring_step[p] = step_extra_us[i][p] * US;
-		out->tree_step[p] = tree_extra_us[i][p] * US;
-	}
-	out->nvls_eff = NVLS_EFF;
-	out->nvls_lat = NVLS_LAT_US * US;
-}
-
-void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
-{
-	memset(t, 0, sizeof *t);
-	t->up_kind = up_kind;
-	comm_nccl_default(up_kind, &t->up_nccl);
-	comm_nccl_default(GP_LINK_NET, &t->nic_nccl);
-}
 
 /* Point-to-point (send/recv) over NVLink/PCIe reaches about half of the
  * ring's per-GPU rate: NCCL runs send and receive of a pair in the same
@@ -190,215 +127,6 @@ void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
  * ncclTopoTuneModel): the steps run in lock-step with the network ones. */
 #define NET_POST_US 1.0
 
-/* ---- names -------------------------------------------------------------- */
-
-static const char *const coll_names[GP_COLL_COUNT] = {
-	"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
-	"broadcast", "reduce", "send_recv",
-};
-static const char *const algo_names[GP_ALGO_COUNT] = {
-	"ring", "tree", "nvls", "sharp", "hierarchical", "p2p", "pxn",
-};
-static const char *const proto_names[GP_PROTO_COUNT] = {
-	"ll", "ll128", "simple",
-};
-
-const char *comm_coll_name(gp_coll op)
-{
-	return ((int)op >= 0 && op < GP_COLL_COUNT) ? coll_names[op] : "?";
-}
-
-const char *comm_algo_name(gp_algo a)
-{
-	return ((int)a >= 0 && a < GP_ALGO_COUNT) ? algo_names[a] : "?";
-}
-
-const char *comm_proto_name(gp_proto p)
-{
-	return ((int)p >= 0 && p < GP_PROTO_COUNT) ? proto_names[p] : "?";
-}
-
-/* Compare ignoring '_', '-' and case, so "all-reduce", "allreduce" and
- * "All_Reduce" all match "all_reduce". */
-static int name_eq(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a == '_' || *a == '-')
-			a++;
-		while (*b == '_' || *b == '-')
-			b++;
-		if (!*a || !*b)
-			return *a == *b;
-		if ((*a | 0x20) != (*b | 0x20))
-			return 0;
-		a++;
-		b++;
-	}
-}
-
-struct name_alias {
-	const char *name;
-	int value;
-};
-
-/* The index of name in names[0..n), else the value of its alias (a list
- * ended by a NULL name); -1 for NULL or a name that is neither. */
-static int name_find(const char *name, const char *const names[], int n,
-		     const struct name_alias *alias)
-{
-	int i;
-
-	if (!name)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (name_eq(name, names[i]))
-			return i;
-	for (; alias->name; alias++)
-		if (name_eq(name, alias->name))
-			return alias->value;
-	return -1;
-}
-
-int comm_coll_parse(const char *name, gp_coll *out)
-{
-	static const struct name_alias alias[] = {
-		{"sendrecv", GP_SEND_RECV}, {"p2p", GP_SEND_RECV}, {NULL, 0}
-	};
-	int i = name_find(name, coll_names, GP_COLL_COUNT, alias);
-
-	if (i < 0)
-		return GP_EINVAL;
-	*out = (gp_coll)i;
-	return GP_OK;
-}
-
-int comm_algo_parse(const char *name, gp_algo *out)
-{
-	static const struct name_alias alias[] = {
-		{"hier", GP_ALGO_HIER}, {"collnet", GP_ALGO_SHARP}, {NULL, 0}
-	};
-	int i = name_find(name, algo_names, GP_ALGO_COUNT, alias);
-
-	if (i < 0)
-		return GP_EINVAL;
-	*out = (gp_algo)i;
-	return GP_OK;
-}
-
-/* nccl-tests doc/PERFORMANCE.md: the factor that turns algbw into the
- * per-rank bottleneck bandwidth, independent of n. */
-double comm_bus_factor(gp_coll op, int n)
-{
-	if (n < 1)
-		return 0.0;
-	switch (op) {
-	case GP_ALL_REDUCE:
-		return 2.0 * (n - 1) / n;
-	case GP_ALL_GATHER:
-	case GP_REDUCE_SCATTER:
-	case GP_ALL_TO_ALL:
-		return (double)(n - 1) / n;
-	case GP_BROADCAST:
-	case GP_REDUCE:
-	case GP_SEND_RECV:
-		return 1.0;
-	default:
-		return 0.0;
-	}
-}
-
-/* ---- topology ----------------------------------------------------------- */
-
-/* A link moves 1 B/s to 1e18 B/s with at most 1 s per hop: a denormal
- * bandwidth (5e-324 B/s) passed as positive and its product with the
- * achievable fraction underflowed to 0, a division by zero in price(). */
-#define LINK_MIN_BW 1.0
-#define LINK_MAX_BW 1e18
-#define LINK_MAX_LAT 1.0
-
-static int link_check(const gp_link *l, const char *what, gp_error *err)
-{
-	if (!gp_finite(l->bw) || l->bw < LINK_MIN_BW || l->bw > LINK_MAX_BW)
-		return gp_fail(err, "%s bandwidth must be %g..%g B/s (got %g)",
-			       what, LINK_MIN_BW, LINK_MAX_BW, l->bw);
-	if (!gp_finite(l->latency) || l->latency < 0.0 ||
-	    l->latency > LINK_MAX_LAT)
-		return gp_fail(err, "%s latency must be 0..%g s (got %g)", what,
-			       LINK_MAX_LAT, l->latency);
-	if (!gp_finite(l->achievable) || l->achievable <= 0.0 ||
-	    l->achievable > 1.0)
-		return gp_fail(err, "%s achievable must be in (0, 1] (got %g)",
-			       what, l->achievable);
-	return GP_OK;
-}
-
-/* A link's NCCL terms: step latencies 0..1 s (as a hop's), an NVLS
- * efficiency in (0, 1] where the switch reduces. */
-static int nccl_check(const gp_nccl *n, int nvls, const char *what,
-		      gp_error *err)
-{
-	int p;
-
-	for (p = 0; p < GP_PROTO_COUNT; p++)
-		if (!gp_finite(n->ring_step[p]) || n->ring_step[p] < 0.0 ||
-		    n->ring_step[p] > LINK_MAX_LAT ||
-		    !gp_finite(n->tree_step[p]) || n->tree_step[p] < 0.0 ||
-		    n->tree_step[p] > LINK_MAX_LAT)
-			return gp_fail(err, "%s nccl %s step latencies must "
-				       "be 0..%g s (got ring %g, tree %g)",
-				       what, proto_names[p], LINK_MAX_LAT,
-				       n->ring_step[p], n->tree_step[p]);
-	if (nvls && (!gp_finite(n->nvls_eff) || n->nvls_eff <= 0.0 ||
-		     n->nvls_eff > 1.0))
-		return gp_fail(err, "%s nccl nvls_efficiency must be in "
-			       "(0, 1] (got %g)", what, n->nvls_eff);
-	if (nvls && (!gp_finite(n->nvls_lat) || n->nvls_lat < 0.0 ||
-		     n->nvls_lat > LINK_MAX_LAT))
-		return gp_fail(err, "%s nccl nvls_latency must be 0..%g s "
-			       "(got %g)", what, LINK_MAX_LAT, n->nvls_lat);
-	return GP_OK;
-}
-
-int comm_topo_check(const gp_topo *t, gp_error *err)
-{
-	if (!t)
-		return gp_fail(err, "no topology");
-	if (t->gpus_per_node < 1)
-		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)",
-			       t->gpus_per_node);
-	if (t->nodes < 1)
-		return gp_fail(err, "nodes must be >= 1 (got %d)", t->nodes);
-	if (gp_check_count(t->gpus_per_node, 1, "gpus_per_node", err) ||
-	    gp_check_count(t->nodes, 1, "nodes", err) ||
-	    gp_check_count(t->nics, 0, "nics", err))
-		return GP_EINVAL;
-	if (t->up_kind != GP_LINK_NVLINK && t->up_kind != GP_LINK_PCIE)
-		return gp_fail(err, "unknown scale-up link kind %d",
-			       (int)t->up_kind);
-	if (t->gpus_per_node > 1 && (link_check(&t->up, "scale-up", err) ||
-	    nccl_check(&t->up_nccl, t->up_nvls, "scale-up", err)))
-		return GP_EINVAL;
-	if (t->nics < 0)
-		return gp_fail(err, "nics must be >= 0 (got %d)", t->nics);
-	if (t->nics > 0 && (link_check(&t->nic, "nic", err) ||
-	    nccl_check(&t->nic_nccl, 0, "nic", err)))
-		return GP_EINVAL;
-	if (t->nodes > 1 && t->nics == 0)
-		return gp_fail(err, "%d nodes need nics > 0 to talk", t->nodes);
-	if (!gp_finite(t->nic_path_bw) || t->nic_path_bw < 0.0)
-		return gp_fail(err, "nic_path_bw must be a finite number >= 0 "
-			       "(got %g)", t->nic_path_bw);
-	if (!gp_finite(t->host_mem_bw) || t->host_mem_bw < 0.0)
-		return gp_fail(err, "host_mem_bw must be a finite number >= 0 "
-			       "(got %g)", t->host_mem_bw);
-	if (!gp_finite(t->nvls_tree_bw[0]) || t->nvls_tree_bw[0] < 0.0 ||
-	    !gp_finite(t->nvls_tree_bw[1]) || t->nvls_tree_bw[1] < 0.0)
-		return gp_fail(err, "nvls_tree_bw must be finite numbers >= 0 "
-			       "(got %g, %g)", t->nvls_tree_bw[0],
-			       t->nvls_tree_bw[1]);
-	return GP_OK;
-}
-
 /* Everything an algorithm needs, derived once per call. */
 typedef struct ctx {
 	gp_coll op;
@@ -412,7 +140,7 @@ typedef struct ctx {
 	double nic_use; /* NICs per node the group drives (bn / NIC rate) */
 	double lat_up;  /* scale-up hop latency, s */
 	double lat_net; /* network hop latency, s */
-	int kind_up;    /* LINK_NVL or LINK_PCI */
+	gp_link_kind kind_up; /* GP_LINK_NVLINK or GP_LINK_PCIE */
 	const gp_topo *t;
 } ctx;
 
@@ -777,7 +505,7 @@ static int price_pxn(const ctx *c, gp_proto p, double *lat, double *bwt,
 	double intra, remote;
 
 	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
-	    c->kind_up != LINK_NVL) {
+	    c->kind_up != GP_LINK_NVLINK) {
 		*why = "pxn is for all_to_all across >= 2 NVLink nodes";
 		return 1;
 	}
@@ -808,7 +536,7 @@ static int price(const ctx *c, gp_algo a, gp_proto p, double *lat,
 	/* LL128 needs 128-byte stores to arrive whole and in order, which
 	 * NVLink guarantees and PCIe does not; NCCL enables it only on NVLink
 	 * paths (tuning.cc, LL128 enable rule). */
-	if (p == GP_PROTO_LL128 && c->kind_up != LINK_NVL) {
+	if (p == GP_PROTO_LL128 && c->kind_up != GP_LINK_NVLINK) {
 		*why = "ll128 needs NVLink";
 		return 1;
 	}
@@ -875,7 +603,7 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->n = g->ranks;
 	c->g = g->per_node;
 	c->nn = g->ranks / g->per_node;
-	c->kind_up = t->up_kind == GP_LINK_PCIE ? LINK_PCI : LINK_NVL;
+	c->kind_up = t->up_kind;
 	c->bu = t->up.bw * t->up.achievable;
 	c->lat_up = t->up.latency;
 	if (t->up_crosses_cpu) {

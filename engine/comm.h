@@ -130,7 +130,7 @@ typedef struct gp_topo {
 	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
 } gp_topo;
 
-/* NCCL 2.30.7's tuning terms for a link of kind k (see comm.c for each
+/* NCCL 2.30.7's tuning terms for a link of kind k (see comm_topo.c for each
  * figure's source) into *out. */
 void comm_nccl_default(gp_link_kind k, gp_nccl *out);
 

@@ -309,7 +309,7 @@ M.fabric = T.record {
   -- bridges, xGMI, on-board RoCE; LL128 allowed); pcie; network (NICs)
   kind = R(T.enum { "nvlink", "pcie", "network" }),
   -- NCCL's tuning terms for this link, over the kind's defaults
-  -- (catalog/FORMAT.md, engine/comm.c)
+  -- (catalog/FORMAT.md, engine/comm_topo.c)
   nccl = T.record {
     ring_ll = step_time(), ring_ll128 = step_time(), ring_simple = step_time(),
     tree_ll = step_time(), tree_ll128 = step_time(), tree_simple = step_time(),

@@ -1,0 +1,160 @@
+/*
+ * serve_a2a.c - the communication of a serving step: the TP collectives
+ * on the placed instance and the EP dispatch / combine all-to-all
+ * (DeepEP low-latency and normal kernels, or NCCL), see
+ * serve_step_int.h.  Sources as in serve.c.
+ */
+#include "serve_step_int.h"
+
+#include <math.h>
+
+#define ACT SX_ACT       /* bf16 activations (serve_step_int.h) */
+
+/* Fixed cost of one DeepEP low-latency dispatch or combine call: kernel
+ * launch, the RDMA/NVLink round trip of the count and flag exchange and
+ * the receivers' polling.  Derived from DeepEP's legacy table (H800,
+ * 128 tokens per GPU, hidden 7168, top-8, fp8 dispatch, bf16 combine):
+ * at EP8 every byte crosses NVLink (160 GB/s per direction on H800 at
+ * the catalog's 0.80 of 200); dispatch 6.62 MB remote in 77 us and
+ * combine 12.85 MB in 114 us leave 35.6 and 33.7 us beside the bytes at
+ * that rate: 35 us.  The same 35 us + remote bytes at the NDR NIC's 47
+ * GB/s reproduces the table's EP16..EP256 rows within 3% for dispatch
+ * and 11% for combine (tests/c/t_serve.c), so the low-latency kernels
+ * run at the links' achievable rates and no efficiency factor is added.
+ * The normal kernels' latency was not published; the same floor is
+ * used (their transfers are megabytes, where it is small). */
+#define DEEPEP_LAT 35e-6
+
+/* Wire rate of DeepEP's normal kernels as a share of what the NIC reaches
+ * in nccl-tests (its catalog achievable fraction).  DeepEP's legacy table
+ * (docs/legacy.md: H800, one CX7 400 Gb/s NIC per GPU, 4096 tokens,
+ * top-8) prints an RDMA "bottleneck bandwidth" of 58 GB/s at EP32 and
+ * 51 GB/s at EP64 whose bytes (tests/legacy/test_internode.py:
+ * num_rdma_token_sent) count a token once per node it reaches, its own
+ * node included, though that copy never crosses the NIC.  Uniform top-8
+ * over 4 nodes touches 4 (1 - (3/4)^8) = 3.60 nodes, the own one with
+ * probability 0.90: 2.70 remote, so 58 x 2.70 / 3.60 = 43.5 GB/s on the
+ * wire; over 8 nodes limited to the top 4 (the test's num_topk_groups),
+ * 3.60 nodes, the own one with probability 0.5 x 0.90: 51 x 3.15 / 3.60 =
+ * 44.6 GB/s.  44 GB/s of the 47 (0.94 x 50) the same NIC reaches in
+ * nccl-tests: 0.93.  The chunked, flow-controlled forwarding (a chunk
+ * waits for the receiver's head pointer) leaves the NIC idle between
+ * chunks.  The low-latency kernels are fitted separately (DEEPEP_LAT). */
+#define DEEPEP_HT_RDMA 0.93
+
+/* Collective on `ranks` GPUs filling nodes in order (the instance's
+ * ranks are contiguous), alone on its nodes' NICs. */
+int sx_coll(sx *x, gp_coll op, double bytes, double ranks, double *t)
+{
+	gp_group g;
+	gp_comm_result r;
+
+	*t = 0.0;
+	if (ranks <= 1 || bytes <= 0)
+		return GP_OK;
+	g.ranks = (int)ranks;
+	g.per_node = ranks > x->s.G ? (int)x->s.G : (int)ranks;
+	g.sharing = 1;
+	if (comm_group_cost(&x->t, op, bytes, &g, &r, x->err) != GP_OK)
+		return GP_EINVAL;
+	*t = r.time;
+	return GP_OK;
+}
+
+/* Per-GPU bandwidths of the EP group: NVLink per direction, and the
+ * GPU's share of its node's NICs (every GPU of a node is in the group),
+ * never more than its path to them. */
+static double up_bw(const sx *x)
+{
+	return x->t.up.bw * x->t.up.achievable;
+}
+
+static double nic_bw(const sx *x)
+{
+	double b;
+
+	if (x->t.nics <= 0)
+		return 0.0;
+	b = x->t.nics * x->t.nic.bw * x->t.nic.achievable / x->s.G;
+	if (x->t.nic_path_bw > 0 && b > x->t.nic_path_bw)
+		b = x->t.nic_path_bw;
+	return b;
+}
+
+/* One dispatch or combine of `bytes` per GPU (tokens x top_k x hidden x
+ * element bytes; the hottest GPU receives imbalance times the mean) over
+ * the EP group of N GPUs, g per node.  Uniform routing: of a GPU's
+ * traffic (g - 1) / N stays on NVLink, (N - g) / N leaves the node.
+ *  low-latency (decode): one message per token and expert, straight to
+ *   the destination GPU (IBGDA; NVLink inside the node): DEEPEP_LAT +
+ *   the slower of the two links.
+ *  normal (prefill): DeepSeek-V3 sec. 3.2.2 / DeepEP's forwarding: a
+ *   token crosses the network once per remote node its experts sit on
+ *   (to the GPU on the same rail), then fans out over NVLink to the
+ *   distinct GPUs holding its experts in that node.  Nodes touched
+ *   Nn (1 - (1 - 1/Nn)^k), experts per touched node k / that, distinct
+ *   GPUs there g (1 - (1 - 1/g)^(experts)); every copy but the rail
+ *   GPU's crosses NVLink.  The NICs at DEEPEP_HT_RDMA of their rate.
+ *  NCCL: comm_group_cost's all-to-all of the hottest GPU's bytes. */
+int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
+           double *logical, double *remote)
+{
+	double N = x->s.N, g = fmin(x->s.N, x->s.G), k = x->s.k, h = x->s.h;
+	double bytes = tokens * k * h * elem, imb = x->c->imbalance;
+	double nb = nic_bw(x), ub = up_bw(x), intra, rem, nn, dn, e, dg;
+
+	*t = 0.0;
+	*logical = bytes;
+	*remote = bytes * (N - g) / N;
+	if (x->s.ep <= 1 || N <= 1 || bytes <= 0)
+		return GP_OK;
+	if (x->c->a2a == SERVE_A2A_NCCL)
+		return sx_coll(x, GP_ALL_TO_ALL, bytes * imb, N, t);
+	if (decode) {
+		intra = bytes * (g - 1.0) / N;
+		rem = *remote;
+	} else {
+		nn = N / g;
+		dn = nn * (1.0 - pow(1.0 - 1.0 / nn, k));
+		e = k / dn;
+		dg = g * (1.0 - pow(1.0 - 1.0 / g, e));
+		rem = tokens * h * elem * (nn - 1.0) *
+			(1.0 - pow(1.0 - 1.0 / nn, k));
+		intra = tokens * h * elem * dn * dg * (g - 1.0) / g;
+		*remote = rem;
+		nb *= DEEPEP_HT_RDMA;
+	}
+	if (rem > 0 && !(nb > 0))
+		return gp_fail(x->err, "the EP group spans nodes but the "
+		               "system has no NICs");
+	*t = DEEPEP_LAT + imb * fmax(g > 1 ? intra / ub : 0.0,
+	                             rem > 0 ? rem / nb : 0.0);
+	return GP_OK;
+}
+
+/* The TP collectives of a dense and of a MoE layer, for Tg tokens on the
+ * TP group and Tinst on the instance. */
+int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b)
+{
+	const shp *s = &x->s;
+	double a = s->a, N = s->N, h = s->h, tar;
+
+	/* TP collectives (Megatron-LM sec. 3: an all-reduce after the
+	 * attention and one after the MLP): dense layers 2 all-reduces of
+	 * the group's tokens when attention is TP.  MoE layers: with the
+	 * experts split by EP, tokens are reduce-scattered after the
+	 * attention and gathered back after the combine, one all-reduce's
+	 * worth; with TP experts, 2 all-reduces (TP attention) or, under DP
+	 * attention, gather + reduce-scatter of the instance's tokens
+	 * around the experts (SGLang DP attention). */
+	if (sx_coll(x, GP_ALL_REDUCE, Tg * h * ACT, a, &tar))
+		return GP_EINVAL;
+	b->tp_dense = 2.0 * tar;
+	if (s->ep > 1)
+		b->tp_moe = tar;
+	else if (a > 1)
+		b->tp_moe = 2.0 * tar;
+	else if (sx_coll(x, GP_ALL_REDUCE, Tinst * h * ACT, N, &b->tp_moe))
+		return GP_EINVAL;
+	return GP_OK;
+}

@@ -1,0 +1,92 @@
+/*
+ * serve_step_int.h - what the files of the serving step share: the step
+ * under construction (sx), one layer's times as the two-batch overlap
+ * sees them (blk), and the operator rows and collectives the layers are
+ * built from.  serve_row.c prices rows on the roofline, serve_a2a.c the
+ * TP collectives and the EP all-to-all, serve_step.c assembles layers and
+ * the step.  Internal to the engine; the contract is serve.h.
+ */
+#ifndef GP_SERVE_STEP_INT_H
+#define GP_SERVE_STEP_INT_H
+
+#include "serve.h"
+#include "serve_int.h"
+
+/* Activations in flight are bf16. */
+#define SX_ACT 2.0
+
+typedef struct sx {
+	const gp_model *m;
+	const roof_device *d;
+	const serve_cfg *c;
+	const serve_layout *Ly;
+	gp_topo t;
+	shp s;
+	gp_error *err;
+	int graphs;
+	gp_dtype cp, half, ap;
+	serve_step *st;      /* rows go here (NULL: none) */
+	double passes;       /* micro-batch passes the rows stand for */
+	double m_tile;       /* M tile of the sub-16-bit weight GEMMs
+	                        (serve_cfg.m_tile; roofline.h) */
+} sx;
+
+/* Per layer (one pass of one micro-batch), split as the stages of the
+ * two-batch overlap see it (pass()). */
+typedef struct blk {
+	double prep;         /* s, attention up to its core: norm, the q/kv
+	                        projections, rope (every layer) */
+	double core;         /* s, attention core, output projection, MLP
+	                        norm (every layer) */
+	double dense;        /* s, dense MLP */
+	double gate;         /* s, router, top-k (and the prefill dispatch's
+	                        fp8 cast) */
+	double shared;       /* s, shared experts */
+	double routed;       /* s, routed experts and their permutation */
+	double outer;        /* s, embed, norm, logits, sample */
+	double proj;         /* s, the MTP projection (draft passes) */
+	double tp_dense, tp_moe; /* s, TP collectives per layer */
+	double disp, comb;   /* s, all-to-all per MoE layer */
+	double dbytes, cbytes, remote;
+} blk;
+
+/* Price an operator row (count per micro-batch pass, flop, bytes, GEMM
+ * shape mm x n x k, nb of them, precision prec, M tile mt; 0 = the
+ * library's) on the roofline: *t its time, s, and the row recorded in
+ * x->st while there is room.  GP_OK or GP_EINVAL (x->err). */
+int sx_row_mt(sx *x, const char *name, double count, double flop,
+              double bytes, double mm, double n, double k, double nb,
+              gp_dtype prec, double mt, double *t);
+/* sx_row_mt with the library's M tile. */
+int sx_row(sx *x, const char *name, double count, double flop,
+           double bytes, double mm, double n, double k, double nb,
+           gp_dtype prec, double *t);
+/* The M tile of a GEMM over weights of wbytes bytes each. */
+double sx_tile(const sx *x, double wbytes);
+/* A T x n x k GEMM over weights of wbytes bytes each. */
+int sx_gemm(sx *x, const char *name, double count, double T, double n,
+            double k, double wbytes, double *t);
+/* nb GEMMs of T x n x k over 16-bit weights. */
+int sx_bmm16(sx *x, const char *name, double count, double nb,
+             double T, double n, double k, double *t);
+/* The cast of elems bf16 activations to the GEMMs' input format; *t = 0
+ * at 16 bits. */
+int sx_quant(sx *x, const char *name, double count, double elems,
+             double *t);
+/* The fused attention core (mm x n over k keys, nb of them; causal_q
+ * the causal prompt's tokens, 0 for decode). */
+int sx_attn_row(sx *x, const char *name, double count, double flop,
+                double bytes, double mm, double n, double k, double nb,
+                double causal_q, double *t);
+
+/* A collective of `bytes` on `ranks` GPUs filling nodes in order: *t, s. */
+int sx_coll(sx *x, gp_coll op, double bytes, double ranks, double *t);
+/* One dispatch or combine of `tokens` x top_k rows of hidden x elem bytes
+ * per GPU: *t, s, the logical and the remote bytes. */
+int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
+           double *logical, double *remote);
+/* The TP collectives of a dense and a MoE layer into b->tp_dense,
+ * b->tp_moe. */
+int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b);
+
+#endif
