@@ -292,10 +292,11 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 		 * dispatch is cast beforehand (DeepEP's dispatch takes
 		 * an (fp8, scales) pair); the low-latency kernels cast
 		 * inside (use_fp8). */
-		if (x->c->dispatch_bytes < ACT &&
-		    sx_quant(x, "dispatch_quant", s->nm, Tr * h, &t))
-			return GP_EINVAL;
-		b->gate += t;
+		if (x->c->dispatch_bytes < ACT) {
+			if (sx_quant(x, "dispatch_quant", s->nm, Tr * h, &t))
+				return GP_EINVAL;
+			b->gate += t;
+		}
 	}
 	if (sx_row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 	              touched * h * up_n * wb + recv * (h + up_n) * ACT,

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(64);
+	plan(66);
 	dsv3(&m);
 	hopper(&d);
 
@@ -553,6 +553,18 @@ int main(void)
 		is_num(D, 35e-6 + 8192.0 * 7168 * 1.03125 * 3 *
 		       (1 - pow(0.75, 8)) / (50e9 * 0.94 * 0.93), 1e-9,
 		       "normal dispatch at DeepEP's wire rate");
+		/* A bf16 dispatch is sent as it is: no dispatch_quant row,
+		 * and the gate stage X is the same rows' sum (the permute
+		 * counted once, in Y), so the SM loss is still
+		 * 2 (f - 1) / f x the rows of X and Y, per layer. */
+		c.dispatch_bytes = 2.0;
+		MUST(serve_step_time(&m, &d, &c, &c.decode, SERVE_PREFILL, 0,
+				     &st, &err));
+		ok(!op_row(&st, "dispatch_quant"), "bf16 dispatch: no cast");
+		xs = rows_sum(&st, X, 0) * f;
+		ys = rows_sum(&st, Y, 0) * f;
+		is_num(st.sm_loss, 58 * 2 * (xs + ys) * (1 - 1 / f), 1e-9,
+		       "bf16 dispatch: the permute counted once");
 	}
 
 	/* --- TP prefill: the down-projection on the rank's tokens ---------
