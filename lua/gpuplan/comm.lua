@@ -120,8 +120,9 @@ end
 function M.host_bw(v, sys, default, who, why)
   if v ~= nil then
     if type(v) == "string" then
-      local ok, n = pcall(require("gpuplan.units").parse, v, "bandwidth")
-      v = ok and n or v
+      local n, msg = require("gpuplan.options").quantity("host_bw", v)
+      if msg then error(who .. ": " .. msg, 0) end
+      v = n
     end
     if type(v) ~= "number" or v ~= v or v <= 0 or v == math.huge then
       error(string.format("%s: host_bw must be a positive bandwidth (got %s)", who,

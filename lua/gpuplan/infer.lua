@@ -152,7 +152,12 @@ end
 local function num_arg(a, k, kind, positive)
   local v = a[k]
   if v == nil then return nil end
-  if type(v) == "string" and kind then v = units.parse(v, kind) end
+  if type(v) == "string" and kind then
+    -- A quantity of a declared kind: its unit required, the option named.
+    local n, msg = require("gpuplan.options").quantity(k, v)
+    if msg then error("infer: " .. msg, 3) end
+    v = n
+  end
   if type(v) ~= "number" or v ~= v or v < 0 or v == math.huge or (positive and v == 0) then
     error("infer: " .. k .. " must be a " .. (positive and "positive" or "non-negative")
           .. " number (got " .. shown(a[k]) .. ")", 3)

@@ -12,6 +12,7 @@
 
 local units = require "gpuplan.units"
 
+local options = require "gpuplan.options"
 local M = {}
 
 -- Training precision -> recipe, by software stack (memory.h has the bytes
@@ -33,6 +34,11 @@ local RECIPE = {
   any = { fp8 = "fp8", fp32 = "fp32", tf32 = "fp32" },
 }
 M.stacks = { megatron = true, deepspeed = true, hf = true }
+-- The recipe a stack trains a precision with, or nil (the declared
+-- default of option recipe).
+function M.stack_recipe(stack, precision)
+  return (RECIPE[stack] or {})[precision] or RECIPE.any[precision]
+end
 
 -- Weight storage formats: bits per weight plus group overhead (memory.h).
 M.weight_formats = {
@@ -165,27 +171,21 @@ end
 
 local shown = require("gpuplan.args").shown
 
--- A count (GPUs, a parallel size, sequences, a rank): a whole number up to
--- 2^24, the engine's bound on every count (engine/common.h GP_COUNT_MAX),
--- the limit the message names.
-M.COUNT_MAX = 1 << 24
+-- A count (GPUs, a parallel size, sequences, a rank) and the tokens of
+-- one sequence: the rules of their kinds (gpuplan.options), raised at
+-- the caller's level.
+M.COUNT_MAX, M.TOKENS_MAX = options.COUNT_MAX, options.TOKENS_MAX
 local function posint(name, v, def)
   if v == nil then return def end
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.COUNT_MAX then
-    fail("%s must be a whole number 1..%d (got %s)", name, M.COUNT_MAX, shown(v))
-  end
+  local msg = options.bad_count(name, v)
+  if msg then fail("%s", msg) end
   return math.tointeger(v)
 end
 
--- Tokens of one sequence (seq, ctx, prompt and response lengths): at most
--- 2^24, the engine's count bound; the longest context any model takes is
--- 10M (Llama 4 Scout).  --seq 1e15 gave an answer in PB.
-M.TOKENS_MAX = 1 << 24
 local function tokens(name, v, def)
   if v == nil then return def end
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.TOKENS_MAX then
-    fail("%s must be a whole number of tokens, 1..%d (got %s)", name, M.TOKENS_MAX, shown(v))
-  end
+  local msg = options.bad_tokens(name, v)
+  if msg then fail("%s", msg) end
   return math.tointeger(v)
 end
 
@@ -286,7 +286,6 @@ end
 -- Every option M.memory reads, declared in gpuplan.options; anything else
 -- is a misspelling (tp_size for tp) that would otherwise plan a different
 -- job in silence.
-local options = require "gpuplan.options"
 local OPTIONS = options.keys("fit")
 
 M.OPTIONS = OPTIONS
@@ -334,7 +333,8 @@ function M.recipe_record(kind, name, cat)
 end
 
 -- M.prepare's parts, in the order it runs them (the order of the
--- `defaults` it reports).  dflt(name, v) records an assumed default.
+-- `defaults` it reports).  dflt(name, job) takes option name's declared
+-- default (gpuplan.options) for the job and records it.
 
 -- Inference: the replica's weights, KV cache, sequences and context.
 local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
@@ -347,13 +347,14 @@ local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
     fail("gpus %d is not a multiple of tp*pp = %d", gpus, tp * pp)
   end
   cfg.kind = "infer"
-  cfg.weights = M.weight_format(o.weights or dflt("weights", "bf16"))
+  local job = { method = "infer", model = model }
+  cfg.weights = M.weight_format(o.weights or dflt("weights", job))
   cfg.kv_bytes = kv_elem(o.kv)
-  if o.kv == nil then dflt("kv", "bf16") end
+  if o.kv == nil then dflt("kv") end
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
-    o.concurrency or o.batch) or dflt("concurrency", 1)
+    o.concurrency or o.batch) or dflt("concurrency")
   cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
-    or dflt("ctx", model.max_seq or 4096)
+    or dflt("ctx", job)
   cfg.block = o.block
   cfg.chunk_tokens = o.chunk_tokens
   -- The KV pool as a fraction of the memory free after loading
@@ -383,7 +384,7 @@ local function prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
   end
   boolean("sp", o.sp)
   local sharding, zero, whole = M.sharding(o.fsdp, o.grad_sync, o.zero)
-  cfg.zero = zero or dflt("zero", 0)
+  cfg.zero = zero or dflt("zero")
   if whole then cfg.grads_whole = true end
   cfg.sp = o.sp
   return sharding
@@ -392,21 +393,15 @@ end
 -- Training shape: sequence (RL: prompt + response), micro-batch,
 -- recompute, attention kernel, encoder length; returns the RL prompt and
 -- response lengths given.
-local function prepare_shape(o, cfg, model, method, defaults, dflt)
+local function prepare_shape(o, cfg, model, method, dflt)
   -- RL trains the actor on whole rollouts: prompt + response tokens.
   local prompt_len = tokens("prompt_len", o.prompt_len)
   local response_len = tokens("response_len", o.response_len)
-  if cfg.kind == "rl" and o.seq == nil then
-    local pl, rl = prompt_len or 512, response_len or 1024
-    cfg.seq = tokens("prompt_len + response_len", pl + rl)
-    defaults[#defaults + 1] = string.format("seq=%d (prompt %d + response %d)", cfg.seq, pl, rl)
-  elseif o.seq == nil and method == "pretrain" and (model.max_seq or 0) > 2048 then
-    -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
-    -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).
-    cfg.seq = math.min(model.max_seq, 8192)
-    defaults[#defaults + 1] = string.format("seq=%d (the model's context, at most 8192)", cfg.seq)
-  else
-    cfg.seq = tokens("seq", o.seq) or dflt("seq", 2048)
+  cfg.seq = tokens("seq", o.seq)
+  if cfg.seq == nil then
+    cfg.seq = dflt("seq", { kind = cfg.kind, method = method, model = model,
+      prompt_len = prompt_len, response_len = response_len })
+    tokens("prompt_len + response_len", cfg.seq)
   end
   -- Sequences of a micro-batch: a count as above (2^31 gave an answer
   -- 26 billion GiB short); a fraction is an average of uneven ones.
@@ -415,10 +410,10 @@ local function prepare_shape(o, cfg, model, method, defaults, dflt)
     fail("%s must be a number of sequences in (0, %d] (got %s)",
       o.batch ~= nil and "batch" or "micro_batch", M.COUNT_MAX, shown(mb))
   end
-  cfg.micro_batch = mb or dflt("batch", 1)
+  cfg.micro_batch = mb or dflt("batch")
   cfg.microbatches = o.microbatches
   cfg.schedule = o.schedule
-  cfg.recompute = o.recompute or dflt("recompute", "none")
+  cfg.recompute = o.recompute or dflt("recompute")
   if o.recompute_layers ~= nil then
     cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
     if cfg.recompute ~= "full" then
@@ -426,14 +421,10 @@ local function prepare_shape(o, cfg, model, method, defaults, dflt)
     end
   end
   cfg.flash = o.flash
-  if o.flash == nil and (model.rel_buckets or 0) > 0 then
-    -- T5's attention adds a relative-position bias to the scores;
-    -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
-    -- + position_bias, softmax, dropout, matmul), no fused kernel.
-    cfg.flash = false
-    defaults[#defaults + 1] = "flash=false (T5 position-bias attention runs unfused)"
-  elseif o.flash == nil then
-    dflt("flash", true)
+  if o.flash == nil then
+    -- Off by default only where no fused kernel runs (T5's bias).
+    local flash = dflt("flash", { model = model })
+    if not flash then cfg.flash = false end
   end
   -- Encoder-decoder: the encoder's length beside seq, the decoder's.
   local encdec = (model.encoder_layers or 0) > 0
@@ -442,7 +433,7 @@ local function prepare_shape(o, cfg, model, method, defaults, dflt)
       tostring(model.id or model.name))
   end
   if encdec then
-    cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", cfg.seq)
+    cfg.enc_seq = posint("enc_seq", o.enc_seq) or dflt("enc_seq", { seq = cfg.seq })
   end
   cfg.dropout = o.dropout
   return prompt_len, response_len
@@ -459,7 +450,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   -- loss keeps the bf16 lm_head output (2 B) plus the fp32 log-softmax
   -- that cross_entropy saves after the upcast (4 B): 6 B per logit.
   -- Megatron-DeepSpeed runs Megatron's fused modules: like megatron here.
-  local stack = o.stack or dflt("stack", method == "pretrain" and "megatron" or "hf")
+  local stack = o.stack or dflt("stack", { method = method })
   if not M.stacks[stack] then
     fail("unknown stack '%s' (expected megatron|deepspeed|hf)", tostring(stack))
   end
@@ -477,7 +468,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   end
   cfg.partition = o.partition
   if o.partition == nil and pp > 1 then
-    dflt("partition", stack == "deepspeed" and "parameters" or "uniform")
+    dflt("partition", { stack = stack })
   end
   cfg.eager_swiglu = o.eager_swiglu
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
@@ -516,8 +507,8 @@ end
 -- Optimizer, precision recipe and LoRA adapter; returns whether the
 -- run trains adapters.
 local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
-  cfg.optimizer = o.optimizer or dflt("optimizer", "adamw")
-  local precision = o.precision or dflt("precision", "bf16")
+  cfg.optimizer = o.optimizer or dflt("optimizer")
+  local precision = o.precision or dflt("precision")
   -- fp8 compute needs fp8 tensor cores (Hopper, Ada, Blackwell); the
   -- catalog lists a dense fp8 peak only for those.  The training step
   -- (engine/train.c) refuses the same; say it here in the same words.
@@ -542,24 +533,25 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     -- Adapters train in the compute dtype with fp32 states.
     cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
   else
-    local r = RECIPE[stack][precision] or RECIPE.any[precision]
-    if not r then fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision)) end
-    cfg.recipe = dflt("recipe", r)
+    if not M.stack_recipe(stack, precision) then
+      fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision))
+    end
+    cfg.recipe = dflt("recipe", { stack = stack, precision = precision })
   end
   -- The engine reads the recipe and the optimizer as their catalog
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
   cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
   if lora then
-    cfg.lora_rank = lora_rank or dflt("lora_rank", 8)
-    cfg.lora_targets = o.lora_targets or dflt("lora_targets", "q,v")
+    cfg.lora_rank = lora_rank or dflt("lora_rank")
+    cfg.lora_targets = o.lora_targets or dflt("lora_targets")
     -- Adapter dropout: any p > 0 keeps a dropout output and a mask per
     -- adapted input (memory.c, keep_input).  Default on: the QLoRA
     -- recipe (Dettmers et al. 2023, appendix: 0.1 up to 13B, 0.05
     -- above) and LitGPT's finetune/lora.py (0.05) train with it;
     -- PEFT's LoraConfig default is 0, so say lora_dropout = 0 for it.
     local d = o.lora_dropout
-    if d == nil then d = dflt("lora_dropout", 0.05) end
+    if d == nil then d = dflt("lora_dropout") end
     if type(d) ~= "boolean" and type(d) ~= "number" then
       fail("lora_dropout must be a number in [0, 1) or a boolean")
     end
@@ -568,7 +560,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     end
     cfg.lora_dropout = d == true or (type(d) == "number" and d > 0)
     if method == "qlora" then
-      cfg.base = M.weight_format(o.weights or dflt("weights", "nf4-dq"))
+      cfg.base = M.weight_format(o.weights or dflt("weights", { method = method }))
     else
       cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
     end
@@ -607,7 +599,7 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
   end
   if model.vision and not lora then
     local tv = o.train_vision
-    if tv == nil then tv = dflt("train_vision", method == "pretrain") end
+    if tv == nil then tv = dflt("train_vision", { method = method }) end
     cfg.vision_frozen = not tv
   end
 end
@@ -618,10 +610,10 @@ local function prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     cfg.ppo = method == "ppo"
     cfg.reward_model = o.reward_model or false
     cfg.ref_model = o.ref_model ~= false
-    cfg.prompts = o.prompts or dflt("prompts", 8 * cfg.dp)
-    cfg.group = o.group or dflt("group", 8)
-    cfg.prompt_len = prompt_len or dflt("prompt_len", 512)
-    cfg.response_len = response_len or dflt("response_len", 1024)
+    cfg.prompts = o.prompts or dflt("prompts", { dp = cfg.dp })
+    cfg.group = o.group or dflt("group")
+    cfg.prompt_len = prompt_len or dflt("prompt_len")
+    cfg.response_len = response_len or dflt("response_len")
     cfg.kv_bytes = kv_elem(o.kv)
     cfg.rollout_weights = o.rollout_weights and M.weight_format(o.rollout_weights)
     cfg.rollout_tp = o.rollout_tp
@@ -639,23 +631,19 @@ function M.prepare(o, cmd, who)
   who = who or "memory"
   cmd = cmd or "fit"
   if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
-  local bad = options.unknown(o, cmd)
-  if bad ~= nil then fail("%s", options.unknown_message(cmd, bad, who)) end
-  local defaults, sharding = {}, nil
-  local function dflt(name, v)
-    defaults[#defaults + 1] = name .. "=" .. tostring(v)
-    return v
-  end
+  -- The resolve step: keys checked, quantities parsed, defaults declared.
+  local ok, r = pcall(options.resolve, cmd, o, who)
+  if not ok then fail("%s", r) end
+  o = r.values
+  local defaults, sharding, dflt = r.defaults, nil, r.dflt
   local model = get("model", o.model or fail("memory: model is required"), o.cat)
   local capacity = o.capacity
   local gpu
   if capacity == nil then
     gpu = get("gpu", o.gpu or fail("memory: gpu (or capacity) is required"), o.cat)
     capacity = M.capacity(gpu)
-  elseif type(capacity) == "string" then
-    capacity = units.parse(capacity, "bytes")
   end
-  local method = o.method or dflt("method", "full")
+  local method = o.method or dflt("method")
   if not METHODS[method] then
     fail("unknown method '%s' (expected pretrain|full|lora|qlora|grpo|ppo|infer)", tostring(method))
   end
@@ -688,7 +676,7 @@ function M.prepare(o, cmd, who)
   else
     sharding = prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
     local prompt_len, response_len =
-      prepare_shape(o, cfg, model, method, defaults, dflt)
+      prepare_shape(o, cfg, model, method, dflt)
     local stack = prepare_stack(o, cfg, model, method, pp, dflt)
     local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     prepare_vision(o, cfg, model, method, lora, media, dflt)

@@ -33,6 +33,15 @@
 --   suggest   names users write for it (sequence_parallel for sp): never
 --             accepted, only suggested by the unknown-key error
 --   notes     { cmd = "..." }: one command's addition to the help
+--   kind      what the value is (M.KINDS): count, tokens, number,
+--             fraction, bytes, bandwidth, duration, dtype, enum, name,
+--             flag ...; when left out, the one its type implies
+--   range     { lo, hi } of a number: what the resolve step accepts
+--   value     the default the engine takes when the option is left out:
+--             a value, or function(job) -> value[, the "defaults assumed"
+--             text] where it follows from the job (gpuplan.memory's job:
+--             method, model, stack, dp, seq ...).  A literal value is
+--             also what --help shows, unless default says it in words
 
 local args = require "gpuplan.args"
 
@@ -93,21 +102,38 @@ opt { name = "gpus", type = "int", metavar = "N", commands = ALL,
   suggest = { "num_gpus", "n_gpus", "ngpus", "world_size", "gpu_count" },
   variants = { plan = { type = "string", metavar = "COUNTS", default = "8", own = true,
     help = "GPU counts to try: 64..1024 (64, 128, ... doubling), or 8,16,32" } } }
-opt { name = "method", type = "string", metavar = "M", commands = TRAIN4,
-  default = { "full", plan = "pretrain" },
+opt { name = "method", type = "string", metavar = "M", commands = TRAIN4, kind = "enum",
+  default = { plan = "pretrain" }, value = "full",
   help = "pretrain|full|lora|qlora (rl: the actor's); fit also grpo|ppo (an RL step's "
     .. "memory) and infer (serving)",
   suggest = { "mode", "training_method", "finetuning_type" } }
-opt { name = "seq", type = "int", metavar = "N", commands = "fit train plan",
+opt { name = "seq", type = "int", metavar = "N", commands = "fit train plan", kind = "tokens",
   default = "2048; pretrain: the model's context, at most 8192",
+  value = function(j)
+    -- RL trains the actor on whole rollouts: prompt + response tokens.
+    if j.kind == "rl" then
+      local pl, rl = j.prompt_len or 512, j.response_len or 1024
+      return pl + rl, string.format("seq=%d (prompt %d + response %d)", pl + rl, pl, rl)
+    end
+    -- Pre-training runs at the model's context, up to 8192 (GPT-3 2048,
+    -- Llama 2 4096, Llama 3 8192; longer contexts come in a later stage).
+    local ms = j.model.max_seq or 0
+    if j.method == "pretrain" and ms > 2048 then
+      local s = math.min(ms, 8192)
+      return s, string.format("seq=%d (the model's context, at most 8192)", s)
+    end
+    return 2048
+  end,
   help = "tokens per sequence; for an encoder-decoder (t5-3b, flan-t5-xxl) the decoder's",
   suggest = { "seq_len", "seq_length", "sequence_length", "max_seq_len", "seqlen" } }
 opt { name = "enc_seq", type = "int", metavar = "N", commands = TRAIN4, default = "--seq",
+  kind = "tokens", value = function(j) return j.seq end,
   methods = TRAINING,
   help = "encoder-decoder: encoder tokens per sequence",
   suggest = { "encoder_seq", "enc_seq_len" } }
 opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infer",
-  default = { "1", infer = "as many as fit" },
+  default = { infer = "as many as fit" }, kind = "number", range = { 0, 1 << 24 },
+  value = 1,
   help = "micro-batch (training), or sequences decoded together (fit --method infer: "
     .. "concurrent sequences; infer: a fixed decode batch per replica)",
   suggest = { "micro_batch", "micro_batch_size", "mbs", "batch_size",
@@ -115,42 +141,58 @@ opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infe
 opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan rl",
   default = { "about 4M tokens for pretraining, 128 sequences for fine-tuning",
               rl = "all of the step's samples" },
+  -- What a run of this kind uses, rounded up to whole micro-batches on
+  -- every data-parallel rank (j.per: dp x batch; a sweep leaves it out).
+  value = function(j)
+    local pre = j.method == "pretrain"
+    local want = pre and math.ceil(4 * 1024 * 1024 / j.seq) or 128
+    local gb = j.per and j.per * math.max(1, math.ceil(want / j.per)) or want
+    return gb, string.format("global_batch=%d (%s)", gb,
+      pre and "about 4M tokens per step" or "128 sequences per step")
+  end,
   help = "sequences per optimizer step (rl: samples)",
   suggest = { "global_batch_size", "gbs" } }
 opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train plan",
   methods = TRAINING,
   help = "micro-batches per step (caps those in flight)",
   suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
-opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, default = "bf16",
+opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, value = "bf16",
+  kind = "dtype",
   methods = TRAINING,
   help = "bf16|fp16|fp8|fp32|tf32; --recipe overrides",
   suggest = { "dtype", "mixed_precision", "compute_dtype" } }
 opt { name = "recipe", type = "string", metavar = "R", commands = TRAIN4,
   default = "from --stack and --precision", methods = TRAINING,
+  value = function(j) return require("gpuplan.memory").stack_recipe(j.stack, j.precision) end,
   help = "model-state bytes: mixed-16|megatron-18|deepspeed-bf16|fp32|bf16|fp8 or a "
     .. "catalog recipe" }
-opt { name = "stack", type = "string", metavar = "S", commands = TRAIN4,
+opt { name = "stack", type = "string", metavar = "S", commands = TRAIN4, kind = "enum",
   default = "megatron for pretrain, else hf", methods = TRAINING,
+  value = function(j) return j.method == "pretrain" and "megatron" or "hf" end,
   help = "who owns the optimizer: megatron (18 B/param in bf16), deepspeed (20), hf (16)",
   suggest = { "framework" } }
-opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, default = "adamw",
+opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, value = "adamw",
   methods = TRAINING,
   help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
-opt { name = "weights", type = "string", metavar = "W", commands = ALL,
+opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
   default = "bf16; qlora: nf4-dq",
+  value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
     .. "gptq-g64, awq-g32-fp32 (default g128, fp16); qlora's base is nf4-dq (4.127 bits; "
     .. "nf4 is 4.5)",
   suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
-opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", default = "bf16",
+opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", value = "bf16",
+  kind = "dtype",
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL, default = "0.1",
+  kind = "fraction",
   help = "safety margin, fraction of capacity",
   suggest = { "safety_margin" } }
 opt { name = "capacity", type = "number|string", lua_only = true, commands = TRAIN4,
+  kind = "bytes",
   help = "bytes per GPU (a number or '80GiB') instead of the GPU's; gpu may then be "
     .. "left out" }
 opt { name = "cat", type = "table", lua_only = true, commands = ALL,
@@ -163,20 +205,20 @@ opt { name = "schedule", type = "string", lua_only = true, commands = TRAIN4,
 ---------------------------------------------------------------------------
 section "layout"
 
-opt { name = "tp", type = "int", metavar = "N", commands = "fit train rl infer", default = "1",
+opt { name = "tp", type = "int", metavar = "N", commands = "fit train rl infer", value = 1,
   help = "tensor-parallel size (infer: per replica)",
   suggest = { "tensor_parallel", "tp_size", "tensor_parallel_size",
               "tensor_model_parallel_size" } }
-opt { name = "pp", type = "int", metavar = "N", commands = "fit train rl infer", default = "1",
+opt { name = "pp", type = "int", metavar = "N", commands = "fit train rl infer", value = 1,
   help = "pipeline-parallel stages (infer: per replica)",
   suggest = { "pipeline_parallel", "pp_size", "pipeline_parallel_size",
               "pipeline_model_parallel_size" } }
-opt { name = "cp", type = "int", metavar = "N", commands = "fit train rl", default = "1",
+opt { name = "cp", type = "int", metavar = "N", commands = "fit train rl", value = 1,
   methods = TRAINING,
   help = "context-parallel size: each sequence split over N GPUs",
   suggest = { "context_parallel", "cp_size", "context_parallel_size" } }
 opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer", serve = true,
-  default = { "1", infer = "1: experts sliced by TP" }, methods = TRAINING,
+  default = { infer = "1: experts sliced by TP" }, value = 1, methods = TRAINING,
   help = "expert-parallel size (MoE); infer: experts split over an instance of N GPUs "
     .. "(= --tp)",
   suggest = { "expert_parallel", "ep_size", "expert_model_parallel_size" } }
@@ -191,13 +233,14 @@ opt { name = "etp", type = "int", metavar = "N", commands = "fit train rl plan",
 opt { name = "vpp", type = "int", metavar = "N", commands = "fit train rl", methods = TRAINING,
   help = "interleaved 1F1B with N model chunks per stage",
   suggest = { "virtual_pipeline", "virtual_pipeline_model_parallel_size", "interleave" } }
-opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, default = "0",
+opt { name = "zero", type = "int", metavar = "N", commands = TRAIN4, value = 0, range = { 0, 3 },
   methods = TRAINING,
   help = "ZeRO stage 0-3 over data parallel (--fsdp full_shard = 3)",
   suggest = { "zero_stage", "zero_optimization" },
   variants = { plan = { type = "string", metavar = "LIST", default = "1", own = true,
     help = "ZeRO stages to try, e.g. 0,1,2,3" } } }
 opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods = TRAINING,
+  kind = "enum",
   help = "PyTorch FSDP's sharding strategy: full_shard (= --zero 3: layers gathered for "
     .. "forward and again for backward) or shard_grad_op (= --zero 2: gathered once, kept "
     .. "to the backward); Lua also true (full_shard)",
@@ -206,7 +249,7 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
     help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
       .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list)" } } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
-  default = "micro_batch", methods = TRAINING,
+  value = "micro_batch", kind = "enum", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "
     .. "over the accumulation: whole gradients, one reduce-scatter; shard_grad_op then "
     .. "sends and holds what --zero 1 does)",
@@ -224,6 +267,8 @@ opt { name = "order", type = "string", metavar = "O", commands = "train rl", lua
   suggest = { "rank_order" } }
 opt { name = "partition", type = "string", metavar = "P", commands = TRAIN4,
   default = "auto: uniform on megatron, parameters on deepspeed", methods = TRAINING,
+  kind = "enum",
+  value = function(j) return j.stack == "deepspeed" and "parameters" or "uniform" end,
   help = "layers per pipeline stage: auto|uniform|parameters|type:transformer|"
     .. "type:transformer|embedding",
   suggest = { "partition_method" } }
@@ -232,7 +277,7 @@ opt { name = "partition", type = "string", metavar = "P", commands = TRAIN4,
 section "memory"
 
 opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
-  default = "none", methods = TRAINING,
+  value = "none", kind = "enum", methods = TRAINING,
   help = "none|selective|full|auto (auto: the least that fits the budget)",
   suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
               "recompute_granularity" },
@@ -245,6 +290,15 @@ opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train 
   suggest = { "recompute_num_layers" } }
 opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default = true,
   methods = TRAINING,
+  value = function(j)
+    -- T5's attention adds a relative-position bias to the scores;
+    -- transformers runs it eager (modeling_t5.py T5Attention: matmul,
+    -- + position_bias, softmax, dropout, matmul), no fused kernel.
+    if (j.model.rel_buckets or 0) > 0 then
+      return false, "flash=false (T5 position-bias attention runs unfused)"
+    end
+    return true
+  end,
   help = "unfused attention: the s^2 score tensors are saved",
   suggest = { "flash_attention", "flash_attn", "use_flash_attention" } }
 opt { name = "dropout", type = "flag", commands = TRAIN4, methods = TRAINING,
@@ -262,7 +316,7 @@ opt { name = "delayed_update", type = "flag", commands = "train plan",
     .. "step and its PCIe copies run beside the next step's forward and backward",
   suggest = { "dpu", "delay_update", "offload_overlap" } }
 opt { name = "capacity_factor", type = "number", metavar = "F", commands = TRAIN4,
-  default = "1.0", methods = TRAINING,
+  value = 1.0, range = { 0, 64 }, methods = TRAINING,
   help = "MoE token capacity factor" }
 opt { name = "paged_optimizer", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "optimizer states paged outside PyTorch's allocator (bitsandbytes Paged*)" }
@@ -288,16 +342,16 @@ opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAI
 ---------------------------------------------------------------------------
 section "lora"
 
-opt { name = "lora_rank", type = "int", metavar = "N", commands = TRAIN4, default = "8",
+opt { name = "lora_rank", type = "int", metavar = "N", commands = TRAIN4, value = 8,
   methods = TRAINING,
   help = "LoRA rank",
   suggest = { "rank", "lora_r" } }
 opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN4,
-  default = "q,v", methods = TRAINING,
+  value = "q,v", methods = TRAINING,
   help = "the adapted projections, e.g. q,k,v,o",
   suggest = { "target_modules", "lora_target_modules" } }
 opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
-  default = "0.05", methods = TRAINING,
+  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = TRAINING,
   help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
 
 ---------------------------------------------------------------------------
@@ -310,6 +364,7 @@ opt { name = "images", type = "int", metavar = "N", commands = "fit train plan",
   suggest = { "num_images", "images_per_sequence" } }
 opt { name = "train_vision", type = "flag", commands = "fit train plan", methods = TRAINING,
   default = "frozen in fine-tuning, trained in pretrain",
+  value = function(j) return j.method == "pretrain" end,
   help = "train the vision tower",
   suggest = { "freeze_vision_tower", "freeze_vit" } }
 opt { name = "video_frames", type = "int", metavar = "N", commands = "fit train plan",
@@ -330,6 +385,7 @@ opt { name = "frame_size", type = "int", metavar = "PX", commands = "fit train p
 section "inference"
 
 opt { name = "ctx", type = "int", metavar = "N", commands = "fit", default = "the model's max",
+  kind = "tokens", value = function(j) return j.model.max_seq or 4096 end,
   help = "context per sequence (fit --method infer)",
   suggest = { "context", "max_model_len", "context_len" } }
 opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "unpaged",
@@ -337,35 +393,40 @@ opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "
   help = "paged KV block in tokens",
   suggest = { "block_size", "page_size" } }
 opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua = "fit",
-  default = { "as many as fit", fit = "1" },
+  default = { infer = "as many as fit" }, value = 1,
   help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
   suggest = { "max_concurrency", "num_requests" } }
 opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
   help = "tokens per forward (prefill chunk) for the activation workspace" }
 opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "fit infer",
+  kind = "fraction",
   help = "the KV pool is this fraction of the memory free once the model is loaded "
     .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
     .. "of the whole" }
-opt { name = "input", type = "int", metavar = "N", commands = "infer", default = "2048",
+opt { name = "input", type = "int", metavar = "N", commands = "infer", value = 2048,
+  kind = "tokens",
   help = "prompt tokens per request",
   suggest = { "in", "input_len", "input_tokens", "input_length", "isl", "prompt_tokens" } }
-opt { name = "output", type = "int", metavar = "N", commands = "infer", default = "256",
+opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 256,
+  kind = "tokens",
   help = "generated tokens per request",
   suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
 opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
     .. "nim-http, eager-pytorch, litgpt, llama.cpp",
   suggest = { "engine", "backend", "framework" } }
-opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer",
+opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", kind = "bytes",
   default = "the GPU's usable memory",
   help = "memory per GPU the runtime may use, e.g. 6GB; CUDA context, buffers and the "
     .. "margin come off it as in 'gpuplan fit --method infer'",
   suggest = { "gpu_memory", "mem" } }
 opt { name = "host_bw", type = "string", metavar = "BW", commands = "train plan infer",
+  kind = "bandwidth",
   default = "0.8 x the system's host_mem_bw, else 60GB/s",
   help = "host-memory bandwidth the CPU streams at: the offloaded optimizer's step (train "
     .. "--offload), offloaded layers (infer --runtime llama.cpp)" }
 opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer",
+  kind = "bytes",
   default = "32GB or the system's",
   help = "host memory for offloaded layers",
   suggest = { "host_mem", "cpu_memory" } }
@@ -373,8 +434,10 @@ opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
 opt { name = "pcie_bw", type = "number|string", lua_only = true, commands = "infer",
+  kind = "bandwidth",
   help = "host-link bandwidth over which offloaded layers are copied to the GPU (default the GPU's PCIe x 0.8)" }
 opt { name = "host_op_time", type = "number|string", lua_only = true, commands = "infer",
+  kind = "duration",
   help = "host time per launched op (default the runtime's)" }
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
   help = "host ops per layer (default the runtime's)" }
@@ -383,6 +446,7 @@ opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "i
   help = "the engine's sequences per step at most",
   suggest = { "max_num_seqs", "max_batch_size" } }
 opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl", lua = "infer",
+  kind = "tokens",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192" },
   help = "the engine's tokens per step at most",
   suggest = { "max_num_batched_tokens" } }
@@ -430,13 +494,14 @@ opt { name = "prefill_dp_attention", type = "flag", commands = "infer", serve = 
   default = "the decode layout",
   help = "--disagg: DP attention in the prefill pool" }
 opt { name = "prefill_tokens", type = "int", metavar = "N", commands = "infer", serve = true,
+  kind = "tokens",
   default = "16384",
   help = "prompt tokens per attention group per step",
   suggest = { "chunked_prefill_size" } }
 opt { name = "mtp", type = "int", metavar = "N", commands = "infer", serve = true,
   help = "MTP draft tokens per step (models with an MTP module)",
   suggest = { "speculative_tokens", "num_speculative_tokens", "draft_tokens" } }
-opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", serve = true,
+opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", serve = true, kind = "fraction",
   default = "0.85",
   help = "each MTP draft accepted with probability P",
   suggest = { "acceptance_rate", "accept_rate" } }
@@ -449,21 +514,24 @@ opt { name = "algo", type = "string", metavar = "A", commands = "rl", default = 
   suggest = { "algorithm", "adv_estimator" } }
 opt { name = "prompts", type = "int", metavar = "N", commands = "fit rl",
   default = { "64", fit = "8 per DP rank" }, methods = RL,
+  value = function(j) return 8 * j.dp end,
   help = "prompts per step",
   suggest = { "num_prompts", "prompts_per_step", "train_batch_size" } }
-opt { name = "group", type = "int", metavar = "N", commands = "fit rl", default = "8", methods = RL,
+opt { name = "group", type = "int", metavar = "N", commands = "fit rl", value = 8, methods = RL,
   help = "responses per prompt",
   suggest = { "group_size", "n_samples", "num_generations", "rollout_n" } }
-opt { name = "prompt_len", type = "int", metavar = "N", commands = "fit rl", default = "512",
+opt { name = "prompt_len", type = "int", metavar = "N", commands = "fit rl", value = 512,
+  kind = "tokens",
   methods = RL,
   help = "tokens per prompt",
   suggest = { "prompt_length", "max_prompt_length" } }
 opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl",
   default = "1024; rl with --response-max alone: 0.696 x it, assumed from published runs",
+  kind = "tokens", value = 1024,
   methods = RL,
   help = "mean response tokens",
   suggest = { "response_length", "completion_len" } }
-opt { name = "response_max", type = "int", metavar = "N", commands = "rl",
+opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind = "tokens",
   default = "--response-len: all responses that long",
   help = "the generation limit",
   suggest = { "max_response_length", "max_new_tokens", "max_completion_length" } }
@@ -494,7 +562,7 @@ opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", met
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
   methods = RL, default = "bf16",
   help = "the rollout engine's weight format (as --weights)" }
-opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl",
+opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl", kind = "fraction",
   default = "what the trainer leaves",
   help = "share of a card the rollout engine may hold (vLLM's gpu_memory_utilization)",
   suggest = { "gpu_memory_utilization" } }
@@ -516,7 +584,7 @@ opt { name = "pad", type = "flag", commands = "rl",
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }
-opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl",
+opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl", kind = "fraction",
   default = "1: no filter",
   help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "
     .. "rollout generates prompts / F groups",
@@ -569,7 +637,8 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
   help = "fa2|fa3|fa4|cudnn|triton",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
 opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
-  default = "eager on the hf stack, else fused",
+  default = "eager on the hf stack, else fused", kind = "enum",
+  value = function(j) return j.stack == "hf" and "eager" or "fused" end,
   help = "eager (Hugging Face modules: one PyTorch kernel per tensor op) | fused (one per "
     .. "operator: Megatron / Transformer Engine, torch.compile, Liger)",
   suggest = { "torch_compile", "compile", "fused_kernels" } }
@@ -688,6 +757,7 @@ opt { name = "sweep_batch", type = "flag", commands = "infer", cli_only = true,
 opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli_only = true,
   help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
 opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
+  kind = "duration",
   default = "50",
   help = "with --target, every decode step within MS milliseconds; MoE serving: also the "
     .. "largest batch within MS without --target (Lua: a time, \"50ms\" or seconds)",
@@ -700,7 +770,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group]]
+  variants methods serve form suggest notes group kind range value]]
 local VARIANT_FIELDS = args.set [[type metavar help default own]]
 local IS_COMMAND = {}
 for _, c in ipairs(M.COMMANDS) do IS_COMMAND[c] = true end
@@ -718,6 +788,35 @@ local function commands_of(d, field)
   end
   return s
 end
+
+-- Kinds of value.  A quantity (bytes, bandwidth, duration) is a string
+-- with its unit ("6GB", "200GB/s", "50ms"): a bare number there is
+-- refused, naming the option (6 what?); Lua may give an SI number (B,
+-- B/s, s), which is what every Lua function returns too.
+M.KINDS = {
+  count = "a whole number 1..COUNT_MAX (GPUs, parallel sizes, sequences)",
+  tokens = "a whole number of tokens 1..TOKENS_MAX",
+  number = "a finite number",
+  fraction = "a share of a whole, in [0, 1]",
+  bytes = "a size with its unit: 6GB, 80GiB", bandwidth = "a rate with its unit: 200GB/s",
+  duration = "a time with its unit: 50ms, 2s",
+  dtype = "a number format: bf16, fp8 ...", enum = "one of a fixed set of names",
+  name = "a catalog id or a free text", flag = "on or off",
+  list = "a list of values to search", table = "a Lua table", ["function"] = "a Lua function",
+}
+-- The kind a declaration's type implies when it names none.
+local KIND_OF_TYPE = { int = "count", number = "number", string = "name", flag = "flag",
+  boolean = "flag", format = "enum", format_html = "enum", table = "table",
+  ["string|table"] = "name", ["number|string"] = "number", ["function"] = "function" }
+-- The units module's name of each quantity kind.
+local UNIT_KIND = { bytes = "bytes", bandwidth = "bandwidth", duration = "time" }
+
+-- 2^24, the engine's bound on every count (engine/common.h GP_COUNT_MAX).
+M.COUNT_MAX = 1 << 24
+-- Tokens of one sequence (seq, ctx, prompt and response lengths): at most
+-- 2^24, the engine's count bound; the longest context any model takes is
+-- 10M (Llama 4 Scout).  --seq 1e15 gave an answer in PB.
+M.TOKENS_MAX = 1 << 24
 
 local BY = {}
 for _, d in ipairs(D) do
@@ -749,6 +848,23 @@ for _, d in ipairs(D) do
     if v.type and not CLI_TYPES[v.type] then bad(d, "variant " .. c .. ": bad CLI type") end
   end
   if d.methods ~= nil and not d.cli_set.fit then bad(d, "methods, but fit does not take it") end
+  d.kind = d.kind or KIND_OF_TYPE[d.type]
+  if not M.KINDS[d.kind] then bad(d, "unknown kind '" .. tostring(d.kind) .. "'") end
+  if d.range ~= nil and not (type(d.range) == "table" and type(d.range[1]) == "number"
+      and type(d.range[2]) == "number" and d.range[1] < d.range[2]) then
+    bad(d, "range must be { lo, hi } with lo < hi")
+  end
+  -- A literal value is what --help shows; a text beside it (a note on
+  -- other commands' defaults) starts with the value, so the two agree.
+  if d.value ~= nil and type(d.value) ~= "function" then
+    local text = d.default
+    if type(text) == "table" then text = text[1] end
+    if text ~= nil and (type(text) ~= "string" or
+                        text:sub(1, #tostring(d.value)) ~= tostring(d.value)) then
+      bad(d, "default text '" .. tostring(text) .. "' does not start with its value "
+        .. tostring(d.value))
+    end
+  end
   BY[d.name] = d
 end
 
@@ -782,6 +898,9 @@ function M.view(d, cmd)
     if type(dflt) == "table" then
       if dflt[cmd] ~= nil then dflt = dflt[cmd] else dflt = dflt[1] end
     end
+  end
+  if dflt == nil and d.value ~= nil and type(d.value) ~= "function" then
+    dflt = type(d.value) == "boolean" and d.value or tostring(d.value)
   end
   return {
     name = d.name, type = v.type or d.type, metavar = v.metavar or d.metavar,
@@ -852,6 +971,85 @@ function M.misplaced(opts, method)
     end
   end
   return nil
+end
+
+-- Values: the one rule for each kind, the declared defaults ------------
+
+local shown = args.shown
+
+-- What is wrong with v as option name's count ("tp must be a whole number
+-- 1..16777216 (got 0)"), or nil.  The caller raises it at its level.
+function M.bad_count(name, v)
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.COUNT_MAX then
+    return string.format("%s must be a whole number 1..%d (got %s)", name, M.COUNT_MAX, shown(v))
+  end
+end
+
+-- The same for a number of tokens of one sequence.
+function M.bad_tokens(name, v)
+  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.TOKENS_MAX then
+    return string.format("%s must be a whole number of tokens, 1..%d (got %s)", name,
+      M.TOKENS_MAX, shown(v))
+  end
+end
+
+-- A quantity option's value as an SI number (B, B/s, s): a string with
+-- its unit parsed, a Lua number taken as it is; a string that is a bare
+-- number is refused, naming the option.  Returns the number, or nil and
+-- the message ("memory '6' needs a unit, e.g. 6GB").  Other values come
+-- back unchanged for the caller's own check.
+local UNIT_EXAMPLE = { bytes = "6GB", bandwidth = "200GB/s", duration = "50ms" }
+function M.quantity(name, v)
+  local d = BY[name]
+  local kind = d and UNIT_KIND[d.kind]
+  if not kind or type(v) ~= "string" then return v end
+  if tonumber(v) then
+    return nil, string.format("%s '%s' needs a unit, e.g. %s", name, v, UNIT_EXAMPLE[d.kind])
+  end
+  local ok, n = pcall(require("gpuplan.units").parse, v, kind)
+  if not ok then return nil, name .. ": " .. tostring(n) end
+  return n
+end
+
+-- The declared default of option name for job (gpuplan.memory's job:
+-- method, model, stack, dp, seq ...): the value, and the text the
+-- "defaults assumed" line says ("name=value" unless the declaration
+-- words it).
+function M.default(name, job)
+  local d = BY[name] or error("gpuplan.options: no option '" .. tostring(name) .. "'", 2)
+  local v, text = d.value, nil
+  if type(v) == "function" then v, text = v(job or {}) end
+  if v == nil then error("gpuplan.options: option '" .. name .. "' declares no value", 2) end
+  return v, text or (name .. "=" .. tostring(v))
+end
+
+-- The resolve step of one call: o's keys checked against command cmd's
+-- (unknown ones refused with the nearest, naming who), its quantities
+-- parsed (a bare number refused), and a function that fills a default
+-- from the declarations and writes it on the "defaults assumed" line.
+-- Returns r = { values = o with quantities as numbers, defaults = the
+-- line's entries, dflt = function(name, job) -> value }; raises the
+-- message (level: the caller's caller) on bad input.
+function M.resolve(cmd, o, who, level)
+  level = (level or 1) + 1
+  local bad = M.unknown(o, cmd)
+  if bad ~= nil then error(M.unknown_message(cmd, bad, who), level) end
+  -- o's own keys as given (its __index too), its quantities as numbers:
+  -- a bare number refused here; a malformed string is left to the
+  -- reader's own check, which says what it wanted.
+  local values = setmetatable({}, { __index = o })
+  for k, v in pairs(o) do
+    local n, msg = M.quantity(k, v)
+    if msg and tonumber(v) then error((who and who .. ": " or "") .. msg, level) end
+    if n ~= nil then values[k] = n end
+  end
+  local r = { values = values, defaults = {} }
+  function r.dflt(name, job)
+    local v, text = M.default(name, job)
+    r.defaults[#r.defaults + 1] = text
+    return v
+  end
+  return r
 end
 
 -- Did-you-mean ----------------------------------------------------------

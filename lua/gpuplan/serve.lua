@@ -261,7 +261,11 @@ function M.setup(a)
     default("redundant_experts=auto (>= 32, whole slots per GPU)")
   end
   local itl = a.itl_max
-  if type(itl) == "string" then itl = units.parse(itl, "time") end
+  if type(itl) == "string" then
+    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
+    if msg then fail("infer: %s", msg) end
+    itl = n
+  end
   if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
     fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
   end
@@ -415,7 +419,11 @@ function M.plan(a)
           .. shown(target) .. ")", 2)
   end
   local itl = a.itl_max or 0.050
-  if type(itl) == "string" then itl = units.parse(itl, "time") end
+  if type(itl) == "string" then
+    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
+    if msg then fail("infer: %s", msg) end
+    itl = n
+  end
   if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then
     error("infer_plan: itl_max must be a positive time (got " .. shown(a.itl_max) .. ")", 2)
   end

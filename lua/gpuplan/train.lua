@@ -193,7 +193,7 @@ function M.setup(o, sweep)
   end
   if not gpu then fail("train: gpu is required") end
   local cat = catalog(o.cat)
-  local precision = o.precision or "bf16"
+  local precision = o.precision or options.default("precision")
   cfg.compute = COMPUTE[precision]
   if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
   -- Global batch: what a run of this kind uses, rounded up to whole
@@ -201,10 +201,10 @@ function M.setup(o, sweep)
   local per = cfg.dp * (cfg.micro_batch or 1)
   local gb = o.global_batch
   if gb == nil then
-    local want = p.method == "pretrain" and math.ceil(4 * 1024 * 1024 / cfg.seq) or 128
-    gb = sweep and want or per * math.max(1, math.ceil(want / per))
-    default(string.format("global_batch=%d (%s)", gb, p.method == "pretrain" and
-      "about 4M tokens per step" or "128 sequences per step"))
+    local text
+    gb, text = options.default("global_batch",
+      { method = p.method, seq = cfg.seq, per = not sweep and per or nil })
+    default(text)
   end
   -- At most 2^24 sequences, the engine's count bound: the largest
   -- published steps are ~16,000 sequences (4M tokens of 256), and 2^40
@@ -245,8 +245,9 @@ function M.setup(o, sweep)
   -- torchtitan), the others a fused multi-tensor Adam.
   local kernels = o.kernels
   if kernels == nil then
-    kernels = cfg.stack == "hf" and "eager" or "fused"
-    default("kernels=" .. kernels)
+    local text
+    kernels, text = options.default("kernels", { stack = cfg.stack })
+    default(text)
   elseif kernels ~= "eager" and kernels ~= "fused" then
     fail("train: kernels must be eager or fused (got %s)", args.shown(kernels))
   end

@@ -1,9 +1,10 @@
 -- Issue 20.6: the engine's defaults are the declared ones.  core.DEFAULTS
--- is what core.train takes for a field left out (engine/lgpuplan.c's
--- train_desc); lua/gpuplan/options.lua declares each option's default as
--- --help shows it.  Where the declaration is a plain value (a number, on
--- or off, a name) the engine's must be that value: a default changed on
--- one side only fails here.  Exact comparison: both are literals.
+-- is what core.train takes for a field left out (engine/lgp_train.c's
+-- train_desc); lua/gpuplan/options.lua declares each option's default
+-- value (what gpuplan.memory fills in and --help shows).  Where the
+-- declaration is a plain value (a number, on or off, a name) the
+-- engine's must be that value: a default changed on one side only fails
+-- here.  Exact comparison: both are literals.
 local t = require "tap"
 local core = require "gpuplan.core"
 local options = require "gpuplan.options"
@@ -12,6 +13,7 @@ local options = require "gpuplan.options"
 -- --stack and --precision") or a list (plan's "1,2,4").  A table's first
 -- entry is the default of most commands; the others name their own.
 local function value(d)
+  if d.value ~= nil and type(d.value) ~= "function" then return d.value end
   local v = d.default
   if type(v) == "table" then v = v[1] end
   if type(v) == "boolean" then return v end
@@ -57,5 +59,49 @@ end
 -- engine default: core takes their catalog records, which gpuplan.memory
 -- resolves from the declared names.)
 t.ok(compared >= 11, "at least 11 defaults compared (got " .. compared .. ")")
+
+-- The "defaults assumed" line says the declared values: gpuplan.memory
+-- fills each default from the declaration (options.default), so a
+-- literal hard-coded beside it would show here.  A fine-tuning job on
+-- one GPU leaves method, zero, seq, batch, recompute, flash, stack,
+-- optimizer and precision to their defaults.
+local gp = require "gpuplan"
+local r = gp.memory { model = "llama3-8b", gpu = "h100-sxm" }
+local said = {}
+for _, e in ipairs(r.defaults) do
+  local k, v = e:match("^([%w_]+)=([^ ]+)")
+  if k then said[k] = v end
+end
+local checked = 0
+for _, k in ipairs { "method", "zero", "seq", "batch", "recompute", "flash", "stack",
+                     "optimizer", "precision" } do
+  local v = options.default(k, { method = said.method, model = { max_seq = 8192 } })
+  t.is(said[k], tostring(v), k .. ": the defaults line says the declared " .. tostring(v))
+  checked = checked + 1
+end
+-- A job's declared defaults follow from it: pre-training runs the
+-- Megatron stack at the model's context up to 8192 (llama3-8b: 8192).
+t.is(options.default("stack", { method = "pretrain" }), "megatron", "stack: pretrain -> megatron")
+local seq, text = options.default("seq", { method = "pretrain", model = { max_seq = 131072 } })
+t.is(seq, 8192, "seq: pretrain at the context, at most 8192")
+t.is(text, "seq=8192 (the model's context, at most 8192)", "seq: its words on the line")
+
+-- Quantities need their unit: a bare number is refused naming the
+-- option (6 what?), on every command that reads one.
+local function refused(f, want, name)
+  local ok, err = pcall(f)
+  t.ok(not ok and tostring(err):find(want, 1, true) ~= nil,
+    name .. " (got " .. tostring(err) .. ")")
+end
+refused(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", memory = "6" } end,
+  "infer: memory '6' needs a unit, e.g. 6GB", "infer memory '6' refused")
+refused(function() gp.memory { model = "llama3-8b", capacity = "80" } end,
+  "memory: capacity '80' needs a unit, e.g. 6GB", "memory capacity '80' refused")
+refused(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1,
+  offload = "optimizer", host_bw = "50" } end,
+  "train: host_bw '50' needs a unit, e.g. 200GB/s", "train host_bw '50' refused")
+-- With the unit the same values are taken (80GiB: 80 x 2^30 B).
+t.is(gp.memory { model = "llama3-8b", capacity = "80GiB" }.usable ~= nil, true,
+  "capacity '80GiB' accepted")
 
 t.done_testing()
