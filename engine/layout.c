@@ -226,6 +226,18 @@ static int check_ep(const gp_model *m, const gp_layout *y, gp_error *err)
 		       "; etp defaults to tp" : "");
 }
 
+/* Hybrid sharding shards what ZeRO 2 and 3 shard (FSDP's HYBRID_SHARD is
+ * FULL_SHARD in a node, _HYBRID_SHARD_ZERO2 SHARD_GRAD_OP in a node). */
+static int check_hsdp(const gp_model *m, const gp_layout *y, gp_error *err)
+{
+	(void)m;
+	if (y->hsdp == 0 || y->zero >= 2)
+		return GP_OK;
+	return gp_fail(err, "hsdp %d (hybrid sharding in a node) shards the "
+		       "ZeRO 2/3 states: it needs zero 2 or 3 (got zero %d)",
+		       y->hsdp, y->zero);
+}
+
 /* The pipeline groups of the experts' grid are attention's
  * (Megatron-Core asserts it): the ranks inside pp in the rank order
  * number the same in both grids.  Always so with pp outermost. */
@@ -320,6 +332,19 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	y.gpus = gpus;
 	y.shard = (double)y.dp * y.cp;
 	y.eshard = (double)stage_ranks(&y) / ((double)y.etp * y.ep);
+	/* Hybrid sharding: each shard group is the part of the DPCP (EDP)
+	 * group that one node of hsdp GPUs holds, placed in the rank order
+	 * (layout_place); the groups replicate across the nodes (PyTorch
+	 * FSDP HYBRID_SHARD: "shard within a node, replicate across
+	 * nodes", its process groups the intra- and inter-node parts). */
+	if (y.hsdp > 0) {
+		gp_group g[GP_GRP_COUNT];
+
+		if (layout_place(&y, y.hsdp, g, err))
+			return GP_EINVAL;
+		y.shard = g[GP_GRP_DPCP].per_node;
+		y.eshard = g[GP_GRP_EDP].per_node;
+	}
 	y.balanced = 0;
 	y.n0 = y.m = 0;
 	*out = y;

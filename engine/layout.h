@@ -80,6 +80,12 @@ typedef struct gp_layout {
 	int vpp;                 /* model chunks per stage (interleaved) */
 	int zero;                /* 0..3 over dp * cp; FSDP full shard = 3 */
 	int sp;                  /* 1: sequence parallel over the TP group */
+	int hsdp;                /* hybrid sharding (PyTorch FSDP's
+				  * HYBRID_SHARD): the ZeRO 2/3 states
+				  * shard over the dp * cp ranks inside
+				  * one node of this many GPUs (the edp
+				  * ranks for experts) and are replicated
+				  * across nodes; 0 = over the whole group */
 	gp_schedule schedule;
 	double micro_batch;      /* sequences per micro-batch, > 0 */
 	double microbatches;     /* micro-batches per step per pipeline;
@@ -90,9 +96,11 @@ typedef struct gp_layout {
 	unsigned char order[GP_DIM_COUNT];
 	/* Filled by layout_check: */
 	double gpus;             /* tp * cp * dp * pp */
-	double shard;            /* dense ZeRO group: dp * cp */
+	double shard;            /* dense ZeRO group: dp * cp, or its
+				  * ranks in one node under hsdp */
 	double eshard;           /* expert ZeRO group, edp:
-				  * tp * cp * dp / (etp * ep) */
+				  * tp * cp * dp / (etp * ep), or its
+				  * ranks in one node under hsdp */
 	/* Filled by layout_split: stage 0 takes n0 layers, the next ones
 	 * m each, the last the rest (balanced), or uniform. */
 	int balanced, n0, m;
@@ -171,7 +179,9 @@ int layout_check_tp(const gp_model *m, int tp, gp_error *err);
 	X(etp, COUNT_TP, 0, 0, NULL, int, check_etp)                     \
 	X(ep, COUNT, 0, 0, NULL, int, check_ep)                       \
 	X(zero, RANGE, 0, 3, "0, 1, 2 or 3", int, NOCHECK)            \
-	X(sp, RANGE, 0, 1, "0 or 1", bool, NOCHECK)
+	X(sp, RANGE, 0, 1, "0 or 1", bool, NOCHECK)                   \
+	X(hsdp, RANGE, 0, GP_COUNT_MAX, "0 (off) or the GPUs of a node", \
+	  int, check_hsdp)
 
 typedef struct gp_layout_dim {
 	const char *name;

@@ -253,8 +253,8 @@ static int phase_post(phase *ph, const scost *base)
 			gp_coll op = x->y.zero == 0 ? GP_ALL_REDUCE :
 				GP_REDUCE_SCATTER;
 
-			zs->dp[j] = coll(x, op, lp * rb, &x->g[GP_GRP_DPCP]) +
-				coll(x, op, le * rb, &x->g[GP_GRP_EDP]);
+			zs->dp[j] = train_zero_coll(x, op, lp * rb, 0) +
+				train_zero_coll(x, op, le * rb, 1);
 		}
 		zs->zg[j] = gather ? ph->ag[j] : 0.0;
 		/* All but the last bucket can hide under the backward. */

@@ -104,12 +104,28 @@ static inline double dmax(double a, double b)
 }
 
 
+/* Whether hybrid sharding replicates the shard groups across nodes
+ * (layout.h hsdp): the dense group is larger than its shard. */
+static inline int replicated(const ctx *x)
+{
+	return x->y.hsdp > 0 && x->y.shard < x->y.dp * (double)x->y.cp;
+}
+
 /* Whether ZeRO-3 / FSDP layers gather: over a sharding group, or from
- * the host (offloaded parameters, one GPU included). */
+ * the host (offloaded parameters, one GPU included) -- or, sharded in
+ * a node of one rank, still reduce their gradients across the
+ * replicas. */
 static inline int gathers(const ctx *x)
 {
-	return x->y.shard > 1 || x->c->mem.offload_params;
+	return x->y.shard > 1 || x->c->mem.offload_params || replicated(x);
 }
+
+/* A ZeRO collective of the layers' `bytes` (nccl-tests convention: the
+ * whole buffer) over the dense (expert = 0) or expert (1) sharding group
+ * (train_stage.c): the DPCP / EDP group, or under hybrid sharding its
+ * ranks in one node, a reduce-scatter then followed by the all-reduce of
+ * the reduced shard across the replicas. */
+double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert);
 
 /* A stage's base with its ZeRO terms, and its total. */
 static inline void stage_with(const scost *base,

@@ -276,6 +276,33 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	}
 }
 
+double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert)
+{
+	const gp_group *g = &x->g[expert ? GP_GRP_EDP : GP_GRP_DPCP];
+	double sh = expert ? x->y.eshard : x->y.shard, G, t;
+	gp_group in, across;
+
+	if (x->y.hsdp == 0 || sh >= g->ranks)
+		return coll(x, op, bytes, g);
+	/* PyTorch FSDP HYBRID_SHARD (torch/distributed/fsdp/
+	 * _runtime_utils.py _reduce_grad): the gather and the reduce-
+	 * scatter run on the intra-node shard group; the reduce-scattered
+	 * shard is then all-reduced on the inter-node replicate group,
+	 * whose ranks sit one per node, each of the node's G GPUs driving
+	 * its own such group over the node's NICs. */
+	G = (double)g->per_node * g->sharing;
+	in.ranks = (int)sh;
+	in.per_node = (int)sh;
+	in.sharing = (int)(G / sh);
+	across.ranks = (int)(g->ranks / sh);
+	across.per_node = 1;
+	across.sharing = (int)G;
+	t = coll(x, op, bytes, &in);
+	if (op == GP_REDUCE_SCATTER)
+		t += coll(x, GP_ALL_REDUCE, bytes / sh, &across);
+	return t;
+}
+
 /* The ZeRO-3 / FSDP collectives of one layer of a kind: the gather of
  * its 16-bit weights and the reduce-scatter of its gradients over the
  * sharding groups (the same in every stage, ZeRO stage and overlap).
@@ -285,8 +312,8 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 {
 	double dense = l->params - l->eparams;
 
-	kc[0] = coll(x, GP_ALL_GATHER, dense * 2.0, &x->g[GP_GRP_DPCP]) +
-		coll(x, GP_ALL_GATHER, l->eparams * 2.0, &x->g[GP_GRP_EDP]);
+	kc[0] = train_zero_coll(x, GP_ALL_GATHER, dense * 2.0, 0) +
+		train_zero_coll(x, GP_ALL_GATHER, l->eparams * 2.0, 1);
 	/* Offloaded parameters (ZeRO-Infinity, Rajbhandari et al. 2021
 	 * sec. 5; DeepSpeed offload_param): each rank first copies its
 	 * 16-bit partition of the layer up from the host over its PCIe
@@ -296,9 +323,8 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 		kc[0] += (dense / x->y.shard + l->eparams / x->y.eshard) *
 			2.0 / (x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
 			       PCIE_BW_MIN);
-	kc[1] = coll(x, GP_REDUCE_SCATTER, dense * x->rb, &x->g[GP_GRP_DPCP]) +
-		coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb,
-		     &x->g[GP_GRP_EDP]);
+	kc[1] = train_zero_coll(x, GP_REDUCE_SCATTER, dense * x->rb, 0) +
+		train_zero_coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb, 1);
 }
 
 

@@ -198,7 +198,13 @@ end
 --   shard_grad_op  gradients and optimizer states sharded; the parameters
 --                  gathered for the forward stay whole until the backward is
 --                  done (reshard_after_forward=False): zero 2
-M.FSDP_ZERO = { full_shard = 3, shard_grad_op = 2 }
+--   hybrid_shard   full_shard within a node, the shard groups replicated
+--                  across nodes: gathers and reduce-scatters in the node,
+--                  the reduced shard all-reduced across nodes; the states
+--                  shard over the node's data-parallel ranks (HYBRID_SHARD;
+--                  FSDP2's fully_shard on a 2-D replicate x shard mesh):
+--                  zero 3 with the engine's hsdp set to the node's GPUs
+M.FSDP_ZERO = { full_shard = 3, shard_grad_op = 2, hybrid_shard = 3 }
 -- When gradients are reduce-scattered: each micro-batch (FSDP's default),
 -- or once per step after accumulating whole gradients over the micro-batches
 -- (FSDP's no_sync / set_requires_gradient_sync(False), as torch.distributed.
@@ -219,7 +225,7 @@ function M.sharding(fsdp, grad_sync, zero)
   if fsdp == true then fsdp = "full_shard" end
   if fsdp == false then fsdp = nil end
   if fsdp ~= nil and not M.FSDP_ZERO[fsdp] then
-    fail("fsdp must be full_shard or shard_grad_op (got %s)", shown(fsdp))
+    fail("fsdp must be full_shard, shard_grad_op or hybrid_shard (got %s)", shown(fsdp))
   end
   if grad_sync ~= nil and not M.GRAD_SYNC[grad_sync] then
     fail("grad_sync must be micro_batch or step (got %s)", shown(grad_sync))
@@ -240,7 +246,7 @@ function M.sharding(fsdp, grad_sync, zero)
   -- the communication but uses more gradient memory (storing the
   -- unsharded gradients)"): whole = true (memory.h grads_whole).
   if grad_sync == "step" then
-    if fsdp == "full_shard" then return fsdp, z, true end
+    if z == 3 then return fsdp, z, true end
     z = 1
   end
   return fsdp, z, false
@@ -675,6 +681,18 @@ function M.prepare(o, cmd, who)
     prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
   else
     sharding = prepare_layout(o, cfg, method, gpus, tp, pp, cp, ep, dflt)
+    -- Hybrid sharding shards in a node: the node's GPUs (gp.train's
+    -- node, which train resolves again from its topology).
+    if sharding == "hybrid_shard" then
+      cfg.hsdp = o.gpus_per_node
+      if cfg.hsdp == nil and gpu == nil then
+        fail("memory: fsdp hybrid_shard shards within a node: give gpu or gpus_per_node")
+      end
+      if cfg.hsdp == nil then
+        local _, g = require("gpuplan.train").default_node(gpu, o.cat or require("gpuplan").catalog())
+        cfg.hsdp = g
+      end
+    end
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
     local stack = prepare_stack(o, cfg, model, method, pp, dflt)

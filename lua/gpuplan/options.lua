@@ -243,11 +243,14 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
   kind = "enum",
   help = "PyTorch FSDP's sharding strategy: full_shard (= --zero 3: layers gathered for "
     .. "forward and again for backward) or shard_grad_op (= --zero 2: gathered once, kept "
-    .. "to the backward); Lua also true (full_shard)",
-  suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward" },
+    .. "to the backward) or hybrid_shard (full_shard within a node, replicated across "
+    .. "nodes: the reduced gradient shard all-reduced between them); Lua also true "
+    .. "(full_shard)",
+  suggest = { "full_shard", "sharding_strategy", "shard_grad_op", "reshard_after_forward",
+    "hybrid_shard", "hsdp" },
   variants = { plan = { metavar = "LIST",
     help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
-      .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list)" } } }
+      .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list), or hybrid_shard alone" } } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   value = "micro_batch", kind = "enum", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "

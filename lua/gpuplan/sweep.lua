@@ -471,6 +471,16 @@ local function fsdp_space(a, space, job)
       fail("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
     end
     if a.zero ~= nil then fail("sweep: fsdp fixes the ZeRO stage; give no zero list") end
+    -- Hybrid sharding is the job's shard group (its node), not a ZeRO
+    -- stage the engine enumerates: searched on its own.
+    if #list > 1 then
+      for _, x in ipairs(list) do
+        if x == "hybrid_shard" then
+          fail("sweep: fsdp hybrid_shard is searched on its own, not in a list (its shard "
+            .. "groups are each node's, not a ZeRO stage)")
+        end
+      end
+    end
     space.zero = {}
     for i, x in ipairs(list) do
       local ok, st, z = pcall(require("gpuplan.memory").sharding, x, a.grad_sync, nil)

@@ -258,6 +258,8 @@ function M.setup(o, sweep)
   -- without NICs it is refused as one job would be, naming what to give.
   local topo, sys = topology(o, gpu, cat, default,
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
+  -- Hybrid sharding shards within the job's node.
+  if cfg.hsdp then cfg.hsdp = topo.gpus_per_node end
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"
   if o.host_bw ~= nil and not offloaded then

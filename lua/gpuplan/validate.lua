@@ -129,7 +129,7 @@ local case_schema = T.record {
     sp = T.boolean(), zero = T.integer { min = 0, max = 3 },
     -- FSDP's sharding strategy (true: full_shard) and when it reduces
     -- gradients (gpuplan.memory's sharding).
-    fsdp = T.enum { false, true, "full_shard", "shard_grad_op" },
+    fsdp = T.enum { false, true, "full_shard", "shard_grad_op", "hybrid_shard" },
     grad_sync = T.enum { "micro_batch", "step" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full" },

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(24)
+t.plan(35)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -53,7 +53,7 @@ do
   t.is(st.memory.total, z1.memory.total, "shard_grad_op + grad_sync step: zero 1's memory")
   t.ok(st.step_s < s4.step_s, "one sync per step: fewer collectives than per micro-batch")
   t.raises(function() with { fsdp = "hybrid" } end,
-    "fsdp must be full_shard or shard_grad_op (got string 'hybrid')", "unknown strategy", true)
+    "fsdp must be full_shard, shard_grad_op or hybrid_shard (got string 'hybrid')", "unknown strategy", true)
   t.raises(function() with { fsdp = "full_shard", zero = 2 } end,
     "fsdp full_shard is zero 3, not 2", "strategy against its stage", true)
   t.raises(function() with { grad_sync = "step" } end,
@@ -90,6 +90,63 @@ do
   t.near(gathered(w8), gathered(f8), 1e-12, "full_shard + step: the same gathers")
 end
 
+-- Hybrid sharding (HYBRID_SHARD): full_shard within a node, replicated
+-- across nodes.  llama3-8b pretraining, seq 2048, global batch 64, on
+-- DGX H100 nodes of 8 GPUs.
+do
+  local base = { model = "llama3-8b", gpu = "h100-sxm", method = "pretrain", seq = 2048,
+                 global_batch = 64 }
+  local function with(extra)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(extra) do o[k] = v end
+    return gp.train(o)
+  end
+  local function comp(r, name)
+    for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
+  end
+  local function both(r, name)
+    local p = part(r, name)
+    return p.seconds + p.hidden
+  end
+  -- On 16 GPUs (2 nodes, tp 1, dp 16) the states shard over the 8 ranks
+  -- of a node instead of all 16: 8,030,261,248 bf16 weights x 2 B / 8
+  -- against / 16, exactly twice (the fp32 master and Adam states alike).
+  local h = with { gpus = 16, fsdp = "hybrid_shard" }
+  local f = with { gpus = 16, fsdp = "full_shard" }
+  t.is(h.zero, 3, "hybrid_shard is zero 3")
+  t.near(comp(h, "weights"), 8030261248 * 2 / 8, 1e-12, "hybrid_shard: weights over a node's 8")
+  t.near(comp(h, "optimizer") / comp(f, "optimizer"), 2, 1e-12,
+    "hybrid_shard: optimizer states over 8 ranks, not 16")
+  -- Its gathers stay on the node's NVLink (8 ranks) while full_shard's
+  -- cross the NICs (16 ranks over 2 nodes): less time gathering.
+  t.ok(both(h, "zero_gather") < both(f, "zero_gather"), "hybrid_shard: gathers in the node")
+  -- On one node the shard group is the whole group: full_shard exactly.
+  local h8 = with { gpus = 8, fsdp = "hybrid_shard" }
+  local f8 = with { gpus = 8, fsdp = "full_shard" }
+  t.is(h8.step_s, f8.step_s, "hybrid_shard in one node: full_shard's step")
+  t.is(h8.memory.total, f8.memory.total, "hybrid_shard in one node: full_shard's memory")
+  -- tp 8 leaves one data-parallel rank per node: nothing to shard or
+  -- gather, the replicas' gradients still all-reduced across the 2 nodes
+  -- (states whole: twice full_shard's over dp 2).
+  local ht = with { gpus = 16, tp = 8, sp = true, fsdp = "hybrid_shard" }
+  local ft = with { gpus = 16, tp = 8, sp = true, fsdp = "full_shard" }
+  t.is(both(ht, "zero_gather"), 0, "hybrid_shard, one rank per node: no gathers")
+  t.ok(both(ht, "dp_comm") > 0, "hybrid_shard, one rank per node: gradients all-reduced")
+  t.near(comp(ht, "weights") / comp(ft, "weights"), 2, 1e-12,
+    "hybrid_shard, one rank per node: weights unsharded")
+  -- A sweep takes it alone, each layout priced as gp.train prices it.
+  local o = { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
+              recompute = { "none" }, fsdp = "hybrid_shard" }
+  for k, v in pairs(base) do o[k] = v end
+  local got = gp.sweep(o).results[1]
+  t.is(got.step_s, with { gpus = 16, fsdp = "hybrid_shard", batch = 1, recompute = "none" }.step_s,
+    "sweep: hybrid_shard's step")
+  o.fsdp = { "full_shard", "hybrid_shard" }
+  t.raises(function() gp.sweep(o) end, "sweep: fsdp hybrid_shard is searched on its own",
+    "sweep: hybrid_shard alone", true)
+end
+
 -- gp.sweep searches a list of strategies as their ZeRO stages, each priced
 -- as gp.train prices it (the same job: llama3-8b pretraining at seq 2048,
 -- global batch 64 on 16 H100s, TP1 PP1, micro-batch 1, no recompute).
@@ -110,7 +167,8 @@ do
   t.is(got[2], train("shard_grad_op"), "sweep: ZeRO-2 is shard_grad_op's step")
   o.fsdp = "full_shard,bogus"
   t.raises(function() gp.sweep(o) end,
-    "sweep: fsdp[2]: fsdp must be full_shard or shard_grad_op (got string 'bogus')",
+    "sweep: fsdp[2]: fsdp must be full_shard, shard_grad_op or hybrid_shard (got string "
+    .. "'bogus')",
     "sweep: each strategy checked", true)
   o.fsdp, o.grad_sync = { "full_shard", "shard_grad_op" }, "step"
   t.raises(function() gp.sweep(o) end, "grad_sync step takes one fsdp strategy",

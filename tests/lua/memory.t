@@ -444,7 +444,7 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", kv = 1 / 0 } end,
   "kv: inf bytes per element is out of (0, 8]", "kv inf bytes refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, fsdp = "yes" } end,
-  "fsdp must be full_shard or shard_grad_op (got string 'yes')", "fsdp checked: a strategy", true)
+  "fsdp must be full_shard, shard_grad_op or hybrid_shard (got string 'yes')", "fsdp checked: a strategy", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 0 / 0 } end,
   "gpus must be a whole number 1..16777216 (got NaN)", "NaN gpus named, one spelling", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = "8" } end,

@@ -123,7 +123,7 @@ local bad = {
   { '"tp": 1', '"tp": true', "field 'parallel.tp': expected a finite number, got true" },
   { '"tp": 1', '"tp_size": 1', "field 'parallel.tp_size': unknown field" },
   { '"tp": 1', '"tp": 1, "fsdp": "hybrid"', "field 'parallel.fsdp': expected one of false, true, "
-    .. "full_shard, shard_grad_op, got \"hybrid\"" },
+    .. "full_shard, shard_grad_op, hybrid_shard, got \"hybrid\"" },
   { '"tp": 1', '"tp": 1, "grad_sync": true', "field 'parallel.grad_sync': expected one of "
     .. "micro_batch, step, got true" },
   { '"seq_len": 128', '"seq_len": 1e15', "field 'workload.seq_len': must be <= 16777216" },
