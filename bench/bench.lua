@@ -190,6 +190,33 @@ if core.rl then
     for _ = 1, 10 do gp.rl(job) end
     return 10
   end)
+  -- The same job resolved once (gp.rl_job) and its actor's layouts
+  -- priced by job:step with the memo (engine/rl.h rl_cache): TP (and the
+  -- rollout's TP with it) x ZeRO x micro-batch x recomputation, the
+  -- best of twenty runs of ~0.1 s over the grid as job:step's above.
+  local rj = gp.rl_job(job)
+  local grid = {}
+  for _, tp in ipairs { 1, 2, 4 } do
+    for _, zero in ipairs { 1, 2, 3 } do
+      for _, mb in ipairs { 1, 2, 4 } do
+        for _, rc in ipairs { "none", "selective", "full" } do
+          grid[#grid + 1] = { tp = tp, zero = zero, batch = mb, recompute = rc }
+        end
+      end
+    end
+  end
+  local best, r = 0, nil
+  for _ = 1, 20 do
+    local n, t0 = 0, clock()
+    repeat
+      for i = 1, #grid do r = rj:step(grid[i], r) end
+      n = n + #grid
+    until clock() - t0 >= 0.1
+    best = math.max(best, n / (clock() - t0))
+  end
+  print(string.format("Lua gp.rl_job:step (handles and memo), %d colocated GRPO layouts: "
+                      .. "%.3g evaluations/s, %.0f ns each", #grid, best, 1e9 / best))
+  print(string.format("rl_job_evals_per_s: %.0f", best))
   local split = {}
   for k, v in pairs(job) do split[k] = v end
   split.rollout_gpus = "auto"

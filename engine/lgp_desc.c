@@ -199,27 +199,46 @@ static const lgp_field train_fields[] = {
 const lgp_desc lgp_train_desc = { "train", train_fields };
 
 /* What job:step{...} may change, under gp.train's names: the layout
- * (batch is the micro-batch), the recompute policy and the overlaps. */
+ * (batch is the micro-batch), the recompute policy and the overlaps --
+ * of the train_cfg at member P of struct T (P empty: T is train_cfg),
+ * so that the training job and the RL job (whose actor's step it is)
+ * read one list. */
+#define STEP_LAYOUT_FIELDS(T, P) \
+	F_INT("tp", offsetof(T, P mem.lay.tp), 1, 1, GP_COUNT_MAX), \
+	F_INT("pp", offsetof(T, P mem.lay.pp), 1, 1, GP_COUNT_MAX), \
+	F_INT("cp", offsetof(T, P mem.lay.cp), 1, 1, GP_COUNT_MAX), \
+	F_INT("ep", offsetof(T, P mem.lay.ep), 1, 1, GP_COUNT_MAX), \
+	F_INT("vpp", offsetof(T, P mem.lay.vpp), 1, 1, GP_COUNT_MAX), \
+	F_INT("zero", offsetof(T, P mem.lay.zero), 0, 0, 3), \
+	F_BOOL("sp", offsetof(T, P mem.lay.sp), 0), \
+	F_NUM("batch", offsetof(T, P mem.lay.micro_batch), 1), \
+	F_PARSE("recompute", offsetof(T, P mem.recompute), p_recompute, \
+		NULL), \
+	F_INT("recompute_layers", offsetof(T, P mem.recompute_layers), \
+	      0, 0, GP_COUNT_MAX), \
+	F_BOOL("fsdp", offsetof(T, P fsdp), 0), \
+	F_BOOL("overlap_grad_reduce", offsetof(T, P overlap_grad_reduce), \
+	       0), \
+	F_BOOL("overlap_param_gather", \
+	       offsetof(T, P overlap_param_gather), 0), \
+	F_BOOL("tp_overlap", offsetof(T, P tp_overlap), 0), \
+	F_BOOL("overlap_p2p", offsetof(T, P overlap_p2p), 0), \
+	F_BOOL("ep_overlap", offsetof(T, P ep_overlap), 0)
+
 static const lgp_field step_fields[] = {
-	F_INT("tp", offsetof(train_cfg, mem.lay.tp), 1, 1, GP_COUNT_MAX),
-	F_INT("pp", offsetof(train_cfg, mem.lay.pp), 1, 1, GP_COUNT_MAX),
-	F_INT("cp", offsetof(train_cfg, mem.lay.cp), 1, 1, GP_COUNT_MAX),
-	F_INT("ep", offsetof(train_cfg, mem.lay.ep), 1, 1, GP_COUNT_MAX),
-	F_INT("vpp", offsetof(train_cfg, mem.lay.vpp), 1, 1, GP_COUNT_MAX),
-	F_INT("zero", offsetof(train_cfg, mem.lay.zero), 0, 0, 3),
-	F_BOOL("sp", offsetof(train_cfg, mem.lay.sp), 0),
-	F_NUM("batch", offsetof(train_cfg, mem.lay.micro_batch), 1),
-	F_PARSE("recompute", offsetof(train_cfg, mem.recompute), p_recompute,
-		NULL),
-	F_INT("recompute_layers", offsetof(train_cfg, mem.recompute_layers),
-	      0, 0, GP_COUNT_MAX),
+	STEP_LAYOUT_FIELDS(train_cfg, ),
 	F_NUM("global_batch", offsetof(train_cfg, global_batch), 0),
-	F_BOOL("fsdp", offsetof(train_cfg, fsdp), 0),
-	F_BOOL("overlap_grad_reduce", offsetof(train_cfg, overlap_grad_reduce), 0),
-	F_BOOL("overlap_param_gather", offsetof(train_cfg, overlap_param_gather), 0),
-	F_BOOL("tp_overlap", offsetof(train_cfg, tp_overlap), 0),
-	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
-	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
 	F_END
 };
 const lgp_desc lgp_step_desc = { "step", step_fields };
+
+/* What an RL job's step{...} may change: the actor's layout as
+ * job:step's, its mini-batch (global_batch: samples per optimizer step)
+ * and the rollout engine's TP. */
+static const lgp_field rl_step_fields[] = {
+	STEP_LAYOUT_FIELDS(rl_cfg, train.),
+	F_NUM("global_batch", offsetof(rl_cfg, minibatch), 0),
+	F_INT("rollout_tp", offsetof(rl_cfg, roll.tp), 1, 1, GP_COUNT_MAX),
+	F_END
+};
+const lgp_desc lgp_rl_step_desc = { "step", rl_step_fields };

@@ -113,6 +113,7 @@ extern const lgp_desc lgp_optim_desc;
 extern const lgp_desc lgp_mem_train_desc;
 extern const lgp_desc lgp_train_desc;
 extern const lgp_desc lgp_step_desc;
+extern const lgp_desc lgp_rl_step_desc;
 
 /* ---- lgp_memory.c ---- */
 
@@ -141,6 +142,8 @@ int lgp_serve_target(lua_State *L);
 
 int lgp_serve_accept(lua_State *L);
 
+int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt);
+void lgp_pushrl(lua_State *L, const rl_result *out);
 int lgp_rl(lua_State *L);
 
 /* ---- lgp_train.c ---- */
@@ -156,5 +159,8 @@ int lgp_sweep(lua_State *L);
 int lgp_train_job(lua_State *L);
 
 void lgp_handle_types(lua_State *L);
+/* ---- lgp_rl.c ---- */
+int lgp_rl_job(lua_State *L);
+void lgp_rl_handle_types(lua_State *L);
 
 #endif

@@ -458,86 +458,70 @@ int lgp_serve_accept(lua_State *L)
 
 /* ---- rl ---- */
 
-/* core.rl(model, device, topo, cfg) -> result table.  cfg.train is a
- * training-step config (as core.train's), cfg.rollout an engine config
- * (as core.infer's: tp, pp, weight_bits, kv_bytes, compute, runtime,
- * max_batch, max_num_tokens, topo; capacity is set by the step); the
- * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
- * prompts, group, prompt_len, response_len, response_max, response_dist
- * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
- * rollout_gpus, staleness, offload_states, ref_host, host_bw (B/s),
- * engine_memory
- * (bytes), price, engine_host_step and engine_host_seq (s per engine
- * step and per sequence in it), engine_host_overlap (boolean),
- * step_overhead (s per step), keep (dynamic sampling's kept share of
- * the generated groups; 0 = no filter), and
- * split_gpus (> 0: search the disaggregated split of that many GPUs);
- * seconds, bytes, tokens. */
-int lgp_rl(lua_State *L)
+static const char *const rl_mems[RL_NMEM] = {
+	"rollout", "forward", "update"
+};
+
+/* core.rl's config at idx into c (see lgp_rl), the rollout engine's TP
+ * topology into *rt (c->roll points at it: the caller keeps it while c
+ * is used); returns split_gpus. */
+int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 {
 	const char *w = "rl";
-	gp_model m;
-	roof_device d;
-	gp_topo t, rt;
-	rl_cfg c;
-	rl_result *out;   /* large: in a userdata, not on the C stack */
 	gp_error err;
 	const char *s;
-	int sub, i, split;
-	static const char *const mems[RL_NMEM] = {
-		"rollout", "forward", "update"
-	};
+	int sub, split;
 
-	lgp_tomodel(L, 1, &m);
-	lgp_todevice(L, 2, &d);
-	lgp_totopo(L, 3, &t);
-	luaL_checktype(L, 4, LUA_TTABLE);
-	rl_defaults(&c);
-	sub = lgp_subtable(L, 4, w, "train");
+	luaL_checktype(L, idx, LUA_TTABLE);
+	rl_defaults(c);
+	sub = lgp_subtable(L, idx, w, "train");
 	if (!sub)
 		return luaL_error(L, "rl.train is required");
-	lgp_totraincfg(L, sub, &c.train);
+	lgp_totraincfg(L, sub, &c->train);
 	lua_pop(L, 1);
-	sub = lgp_subtable(L, 4, w, "rollout");
+	sub = lgp_subtable(L, idx, w, "rollout");
 	if (!sub)
 		return luaL_error(L, "rl.rollout is required");
-	lgp_toserve(L, sub, &c.roll, &rt);
+	lgp_toserve(L, sub, &c->roll, rt);
 	lgp_strict(L, sub, 0, "rl.rollout");
 	lua_pop(L, 1);
-	c.ppo = lgp_field_bool(L, 4, w, "ppo", 0);
-	c.ref_model = lgp_field_bool(L, 4, w, "ref_model", 1);
-	c.reward_model = lgp_field_bool(L, 4, w, "reward_model", 0);
-	c.old_logprobs = lgp_field_bool(L, 4, w, "old_logprobs", 1);
-	c.prompts = lgp_field_num(L, 4, w, "prompts", 1, 0);
-	c.group = lgp_field_num(L, 4, w, "group", 0, c.group);
-	c.prompt_len = lgp_field_num(L, 4, w, "prompt_len", 0, c.prompt_len);
-	c.response.mean = lgp_field_num(L, 4, w, "response_len", 1, 0);
-	c.response.max = lgp_field_num(L, 4, w, "response_max", 0, 0);
-	s = lgp_field_str(L, 4, w, "response_dist", "fixed");
-	if (rl_len_dist_parse(s, &c.response.dist, &err))
+	c->ppo = lgp_field_bool(L, idx, w, "ppo", 0);
+	c->ref_model = lgp_field_bool(L, idx, w, "ref_model", 1);
+	c->reward_model = lgp_field_bool(L, idx, w, "reward_model", 0);
+	c->old_logprobs = lgp_field_bool(L, idx, w, "old_logprobs", 1);
+	c->prompts = lgp_field_num(L, idx, w, "prompts", 1, 0);
+	c->group = lgp_field_num(L, idx, w, "group", 0, c->group);
+	c->prompt_len = lgp_field_num(L, idx, w, "prompt_len", 0, c->prompt_len);
+	c->response.mean = lgp_field_num(L, idx, w, "response_len", 1, 0);
+	c->response.max = lgp_field_num(L, idx, w, "response_max", 0, 0);
+	s = lgp_field_str(L, idx, w, "response_dist", "fixed");
+	if (rl_len_dist_parse(s, &c->response.dist, &err))
 		return luaL_error(L, "%s", err.msg);
-	c.minibatch = lgp_field_num(L, 4, w, "minibatch", 0, 0);
-	c.epochs = lgp_field_num(L, 4, w, "epochs", 0, 1);
-	c.pad = lgp_field_bool(L, 4, w, "pad", 0);
-	c.colocated = lgp_field_bool(L, 4, w, "colocated", 1);
-	c.rollout_gpus = lgp_field_int(L, 4, w, "rollout_gpus", 0, 0, 0);
-	c.staleness = lgp_field_int(L, 4, w, "staleness", 0, 1, 0);
-	c.offload_states = lgp_field_bool(L, 4, w, "offload_states", 0);
-	c.ref_host = lgp_field_bool(L, 4, w, "ref_host", 0);
-	c.host_bw = lgp_field_num(L, 4, w, "host_bw", 0, 0);
-	c.engine_memory = lgp_field_num(L, 4, w, "engine_memory", 0, 0);
-	c.price = lgp_field_num(L, 4, w, "price", 0, 0);
-	c.host.step = lgp_field_num(L, 4, w, "engine_host_step", 0, 0);
-	c.host.seq = lgp_field_num(L, 4, w, "engine_host_seq", 0, 0);
-	c.host.overlap = lgp_field_bool(L, 4, w, "engine_host_overlap", 0);
-	c.step_overhead = lgp_field_num(L, 4, w, "step_overhead", 0, 0);
-	c.keep = lgp_field_num(L, 4, w, "keep", 0, 0);
-	split = lgp_field_int(L, 4, w, "split_gpus", 0, 0, 0);
-	lgp_strict(L, 4, 4, w);
-	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
-	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
-	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
-		return luaL_error(L, "%s", err.msg);
+	c->minibatch = lgp_field_num(L, idx, w, "minibatch", 0, 0);
+	c->epochs = lgp_field_num(L, idx, w, "epochs", 0, 1);
+	c->pad = lgp_field_bool(L, idx, w, "pad", 0);
+	c->colocated = lgp_field_bool(L, idx, w, "colocated", 1);
+	c->rollout_gpus = lgp_field_int(L, idx, w, "rollout_gpus", 0, 0, 0);
+	c->staleness = lgp_field_int(L, idx, w, "staleness", 0, 1, 0);
+	c->offload_states = lgp_field_bool(L, idx, w, "offload_states", 0);
+	c->ref_host = lgp_field_bool(L, idx, w, "ref_host", 0);
+	c->host_bw = lgp_field_num(L, idx, w, "host_bw", 0, 0);
+	c->engine_memory = lgp_field_num(L, idx, w, "engine_memory", 0, 0);
+	c->price = lgp_field_num(L, idx, w, "price", 0, 0);
+	c->host.step = lgp_field_num(L, idx, w, "engine_host_step", 0, 0);
+	c->host.seq = lgp_field_num(L, idx, w, "engine_host_seq", 0, 0);
+	c->host.overlap = lgp_field_bool(L, idx, w, "engine_host_overlap", 0);
+	c->step_overhead = lgp_field_num(L, idx, w, "step_overhead", 0, 0);
+	c->keep = lgp_field_num(L, idx, w, "keep", 0, 0);
+	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
+	lgp_strict(L, idx, idx, w);
+	return split;
+}
+
+/* core.rl's result table of out, pushed. */
+void lgp_pushrl(lua_State *L, const rl_result *out)
+{
+	int i;
 
 	lua_createtable(L, 0, 32);
 	lgp_setnum(L, "step", out->step);
@@ -567,7 +551,7 @@ int lgp_rl(lua_State *L)
 		lgp_setnum(L, "idle", ph->idle);
 		lgp_setnum(L, "gpus", ph->gpus);
 		lgp_setstr(L, "pool", rl_pool_name(ph->pool));
-		lgp_setstr(L, "memory", mems[ph->mem]);
+		lgp_setstr(L, "memory", rl_mems[ph->mem]);
 		lua_rawseti(L, -2, i + 1);
 	}
 	lua_setfield(L, -2, "phases");
@@ -607,12 +591,48 @@ int lgp_rl(lua_State *L)
 	lua_createtable(L, 0, RL_NMEM);
 	for (i = 0; i < RL_NMEM; i++) {
 		lgp_pushmem(L, &out->mem[i]);
-		lua_setfield(L, -2, mems[i]);
+		lua_setfield(L, -2, rl_mems[i]);
 	}
 	lua_setfield(L, -2, "memory");
 	lgp_pushtrain(L, &out->update);
 	lua_setfield(L, -2, "update");
 	lgp_pushtrain(L, &out->forward);
 	lua_setfield(L, -2, "forward");
+}
+
+/* core.rl(model, device, topo, cfg) -> result table.  cfg.train is a
+ * training-step config (as core.train's), cfg.rollout an engine config
+ * (as core.infer's: tp, pp, weight_bits, kv_bytes, compute, runtime,
+ * max_batch, max_num_tokens, topo; capacity is set by the step); the
+ * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
+ * prompts, group, prompt_len, response_len, response_max, response_dist
+ * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
+ * rollout_gpus, staleness, offload_states, ref_host, host_bw (B/s),
+ * engine_memory
+ * (bytes), price, engine_host_step and engine_host_seq (s per engine
+ * step and per sequence in it), engine_host_overlap (boolean),
+ * step_overhead (s per step), keep (dynamic sampling's kept share of
+ * the generated groups; 0 = no filter), and
+ * split_gpus (> 0: search the disaggregated split of that many GPUs);
+ * seconds, bytes, tokens. */
+int lgp_rl(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	gp_topo t, rt;
+	rl_cfg c;
+	rl_result *out;   /* large: in a userdata, not on the C stack */
+	gp_error err;
+	int split;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	split = lgp_torlcfg(L, 4, &c, &rt);
+	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
+	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
+	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushrl(L, out);
 	return 1;
 }

@@ -86,6 +86,7 @@ static const luaL_Reg corelib[] = {
 	{"device", lgp_device_handle},
 	{"topology", lgp_topo_handle},
 	{"train_job", lgp_train_job},
+	{"rl_job", lgp_rl_job},
 	{"state_bytes", lgp_state_bytes},
 	/* module functions: one line each, grouped by section above */
 	{"comm_cost", lgp_comm_cost},
@@ -178,6 +179,7 @@ static void lgp_push_defaults(lua_State *L)
 int luaopen_gpuplan_core(lua_State *L)
 {
 	lgp_handle_types(L);
+	lgp_rl_handle_types(L);
 	luaL_newlib(L, corelib);
 	lua_pushliteral(L, "gpuplan.core");
 	lua_setfield(L, -2, "_NAME");

@@ -286,11 +286,26 @@ static int rl_pools(const rl_cfg *c, rl_result *out, double *tgpus,
 	return GP_OK;
 }
 
+/* One training pass, through its memo when there is one. */
+static int rl_train_pass(const gp_model *m, const roof_device *d,
+			 const gp_topo *t, const train_cfg *c,
+			 train_cache *tc, int stepped, train_result *out,
+			 gp_error *err)
+{
+	if (!tc)
+		return train_step(m, d, t, c, out, err);
+	if (stepped)
+		return train_step_next(m, d, t, c, tc, 0, NULL, NULL, out,
+				       err);
+	return train_step_cached(m, d, t, c, tc, out, err);
+}
+
 /* The training engine's two passes: the update over a mini-batch and
  * the forward over all N samples. */
 static int rl_train_passes(const gp_model *m, const roof_device *d,
 			   const gp_topo *t, const rl_cfg *c, double N,
-			   double mb, rl_result *out, gp_error *err)
+			   double mb, rl_cache *cc, rl_result *out,
+			   gp_error *err)
 {
 	train_cfg u, f;
 	gp_error sub;
@@ -304,9 +319,63 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	f = u;
 	f.forward_only = 1;
 	f.global_batch = N;
-	if (train_step(m, d, t, &u, &out->update, &sub) ||
-	    train_step(m, d, t, &f, &out->forward, &sub))
+	if (rl_train_pass(m, d, t, &u, cc ? &cc->update : NULL,
+			  cc && cc->stepped, &out->update, &sub) ||
+	    rl_train_pass(m, d, t, &f, cc ? &cc->forward : NULL,
+			  cc && cc->stepped, &out->forward, &sub))
 		return gp_fail(err, "training step: %.200s", sub.msg);
+	if (cc)
+		cc->stepped = 1;
+	return GP_OK;
+}
+
+/* The rollout (rl_rollout_step), or the memo's copy of it when the same
+ * inputs were priced before: the key is every argument, compared as
+ * bytes (equal bytes are equal inputs; a miss only costs time). */
+static int rl_rollout_memo(const gp_model *m, const roof_device *d,
+			   const rl_cfg *c, double gen_prompts,
+			   double engines, double cap, rl_cache *cc,
+			   rl_rollout *o, char *why, gp_error *err)
+{
+	rl_roll_key k;
+	struct rl_roll_memo *e;
+	int i;
+
+	if (!cc)
+		return rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+				       gen_prompts, c->group, c->prompt_len,
+				       engines, cap, o, why, err);
+	memset(&k, 0, sizeof k);
+	memcpy(&k.roll, &c->roll, sizeof k.roll);
+	memcpy(&k.host, &c->host, sizeof k.host);
+	memcpy(&k.resp, &c->response, sizeof k.resp);
+	k.prompts = gen_prompts;
+	k.group = c->group;
+	k.prompt_len = c->prompt_len;
+	k.engines = engines;
+	k.cap = cap;
+	for (i = 0; i < cc->nroll; i++)
+		if (memcmp(&cc->roll[i].key, &k, sizeof k) == 0) {
+			*o = cc->roll[i].out;
+			memcpy(why, cc->roll[i].why, sizeof cc->roll[i].why);
+			cc->roll_hits++;
+			return GP_OK;
+		}
+	cc->roll_misses++;
+	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+			    gen_prompts, c->group, c->prompt_len, engines,
+			    cap, o, why, err))
+		return GP_EINVAL;
+	/* Kept round-robin once full. */
+	if (cc->nroll < RL_ROLL_MEMO) {
+		e = &cc->roll[cc->nroll++];
+	} else {
+		e = &cc->roll[cc->next_roll];
+		cc->next_roll = (cc->next_roll + 1) % RL_ROLL_MEMO;
+	}
+	e->key = k;
+	e->out = *o;
+	memcpy(e->why, why, sizeof e->why);
 	return GP_OK;
 }
 
@@ -441,6 +510,20 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 		snprintf(out->why, sizeof out->why, "rollout: needs %.1f "
 			 "GiB per GPU, the budget is %.1f GiB",
 			 mr->total / 1073741824.0, mr->budget / 1073741824.0);
+	/* A rollout that cannot run (no decode steps) leaves the step
+	 * without its longest phase: say what held the memory, after what
+	 * else does not fit unless that is the rollout's own reason. */
+	if (!(out->roll.steps > 0)) {
+		char was[sizeof out->why];
+		int keep = out->why[0] && strncmp(out->why, "rollout", 7);
+
+		memcpy(was, out->why, sizeof was);
+		snprintf(out->why, sizeof out->why, "%s%srollout: no room for "
+			 "the engines' KV cache (%.1f GiB per GPU held before "
+			 "it, the budget is %.1f GiB)", keep ? was : "",
+			 keep ? "; " : "", mr->total / 1073741824.0,
+			 mr->budget / 1073741824.0);
+	}
 }
 
 /* The phases' times but the weight sync's. */
@@ -530,8 +613,9 @@ static void rl_rates(const rl_cfg *c, rl_result *out, double N)
 	}
 }
 
-int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
-	    const rl_cfg *c, rl_result *out, gp_error *err)
+static int rl_step_memo(const gp_model *m, const roof_device *d,
+			const gp_topo *t, const rl_cfg *c, rl_cache *cc,
+			rl_result *out, gp_error *err)
 {
 	double N = 0, mb = 0, tgpus = 0, rgpus = 0, engines = 0, critic, cap;
 	double gen_prompts = 0, sync = 0;
@@ -544,14 +628,12 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	memset(out, 0, sizeof *out);
 	if (rl_batch(c, out, &N, &mb, &gen_prompts, err) ||
 	    rl_pools(c, out, &tgpus, &rgpus, &engines, err) ||
-	    rl_train_passes(m, d, t, c, N, mb, out, err))
+	    rl_train_passes(m, d, t, c, N, mb, cc, out, err))
 		return GP_EINVAL;
 	critic = rl_frozen(c, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
-	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
-			    gen_prompts,
-			    c->group, c->prompt_len, engines, cap, &out->roll,
-			    out->why, &sub))
+	if (rl_rollout_memo(m, d, c, gen_prompts, engines, cap, cc,
+			    &out->roll, out->why, &sub))
 		return gp_fail(err, "rollout: %.200s", sub.msg);
 	rl_rollout_mem(c, out, critic);
 	rl_mem_fits(c, out);
@@ -568,6 +650,21 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	rl_schedule(c, out, tgpus, rgpus, sync);
 	rl_rates(c, out, N);
 	return GP_OK;
+}
+
+int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
+	    const rl_cfg *c, rl_result *out, gp_error *err)
+{
+	return rl_step_memo(m, d, t, c, NULL, out, err);
+}
+
+int rl_step_cached(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const rl_cfg *c, rl_cache *cache,
+		   rl_result *out, gp_error *err)
+{
+	if (!cache)
+		return gp_fail(err, "rl_step_cached: NULL memo");
+	return rl_step_memo(m, d, t, c, cache, out, err);
 }
 
 int rl_best_split(const gp_model *m, const roof_device *d,

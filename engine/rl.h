@@ -245,7 +245,7 @@ typedef struct rl_result {
 	double cost_step;   /* price units per step (0: no price) */
 	double cost_1k_prompts;
 	int fits;           /* every phase fits its GPUs */
-	char why[160];      /* when not */
+	char why[256];      /* when not */
 	gp_mem_result mem[RL_NMEM]; /* most loaded GPU in each state */
 	train_result update; /* one optimizer step of the actor */
 	train_result forward; /* one forward pass over all samples */
@@ -274,6 +274,44 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
  * that does not divide its pool, ... */
 int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    const rl_cfg *c, rl_result *out, gp_error *err);
+
+/* A caller-owned memo for a loop that prices many steps of one model on
+ * one device and topology (a Lua job, a sweep): the training passes'
+ * memos (train.h train_cache; the update and the forward each keep
+ * their own phase) and the last RL_ROLL_MEMO rollouts by their inputs.
+ * A rollout depends on the engine's config, the lengths, the samples,
+ * the engines and the memory the trainer leaves it, not on the actor's
+ * micro-batch or recomputation, so layouts that differ in those share
+ * it.  Zero it before the first step (memset); about 2 x
+ * sizeof(train_cache) bytes. */
+#define RL_ROLL_MEMO 32
+
+typedef struct rl_roll_key {
+	infer_cfg roll;
+	rl_engine_host host;
+	rl_lengths resp;
+	double prompts, group, prompt_len, engines, cap;
+} rl_roll_key;
+
+typedef struct rl_cache {
+	train_cache update, forward;
+	int stepped;            /* the train memos hold m, d and t */
+	int nroll, next_roll;
+	long roll_hits, roll_misses;
+	struct rl_roll_memo {
+		rl_roll_key key;        /* zeroed, then filled: bytes */
+		rl_rollout out;
+		char why[160];
+	} roll[RL_ROLL_MEMO];
+} rl_cache;
+
+/* rl_step with its training passes and its rollout memoised in *cache,
+ * for one model, device and topology: the first call's are kept and
+ * later ones are not compared with them (the caller vouches, as for
+ * train_step_next).  The same results as rl_step. */
+int rl_step_cached(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const rl_cfg *c, rl_cache *cache,
+		   rl_result *out, gp_error *err);
 
 /* Disaggregated: the split of `gpus` between the rollout pool (a
  * multiple of the engine's tp * pp) and the training pool (a multiple of

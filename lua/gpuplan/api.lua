@@ -74,6 +74,13 @@ M.FUNCTIONS = {
   { name = "gp.rl", call = "gp.rl{...} -> r", options = "rl", result = "rl",
     help = "One GRPO or PPO step as verl, OpenRLHF and NeMo RL run it: rollout, forwards, "
       .. "update, weight sync, on one colocated pool or split pools (`gpuplan rl`)." },
+  { name = "gp.rl_job", call = "gp.rl_job{...} -> job; job:step{layout} -> s",
+    options = "rl", result = "rl_job_step",
+    help = "gp.rl's job resolved once (model, card, node, rollout engine, defaults) for a "
+      .. "loop that prices the actor's layouts: job:step{tp =, pp =, cp =, ep =, vpp =, "
+      .. "zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
+      .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl, with a memo of "
+      .. "the rollouts and layer costs; job:step(layout, s) refills s." },
   { name = "gp.infer", call = "gp.infer{...} -> r", options = "infer", result = "infer",
     help = "TTFT, inter-token latency, tokens/s and cost of a serving deployment; with EP, "
       .. "DP attention, disaggregation or MTP options, the MoE serving model (`gpuplan "

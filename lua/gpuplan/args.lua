@@ -120,7 +120,8 @@ function M.is_core(f)
     end
     add(package.loaded["gpuplan.core"])
     local reg = debug.getregistry()
-    for _, name in ipairs { "gpuplan.train_job", "gpuplan.train_result" } do
+    for _, name in ipairs { "gpuplan.train_job", "gpuplan.train_result", "gpuplan.rl_job",
+                            "gpuplan.rl_result" } do
       if type(reg[name]) == "table" then add(reg[name].__index) end
     end
   end

@@ -86,7 +86,8 @@ end
 
 -- Where a lazily loaded name lives when it is not gpuplan.<name>.
 local aliases = { model_from_hf = "gpuplan.hf", policy = "gpuplan.sweep",
-                  infer_plan = "gpuplan.serve", train_job = "gpuplan.train" }
+                  infer_plan = "gpuplan.serve", train_job = "gpuplan.train",
+                  rl_job = "gpuplan.rl" }
 
 local core
 function gp.core()

@@ -32,6 +32,9 @@ M.RESULTS = {
     "a step priced by a resolved job (a userdata: these fields, and :table() for all "
       .. "of gp.train's step fields)" },
   { "rl", "gp.rl", "one GRPO / PPO step and the run" },
+  { "rl_job_step", "gp.rl_job(...):step(...)",
+    "an RL step priced by a resolved job (a userdata: these fields, and :table() for all "
+      .. "of core.rl's)" },
   { "infer", "gp.infer", "serving: a dense model, or a MoE model across many GPUs" },
   { "infer_plan", "gp.infer_plan", "the cheapest MoE serving deployment for a target" },
   { "comm", "gp.comm", "one collective on placed ranks" },
@@ -54,13 +57,13 @@ local LAYOUT = "train plan candidate rl"
 ---------------------------------------------------------------------------
 -- The verdict and the job
 field("fits", "", "the job fits in memory (false: memory says by how much; rl and infer: "
-  .. "why)", "memory train rl infer job_step")
-field("why", "", "what does not fit, when fits is false", "train rl infer")
+  .. "why)", "memory train rl infer job_step rl_job_step")
+field("why", "", "what does not fit, when fits is false", "train rl infer rl_job_step")
 field("rollout_fits", "", "the rollout engines have room to run (false: the step has no "
-  .. "time, throughput or cost)", "rl")
+  .. "time, throughput or cost)", "rl rl_job_step")
 field("model", "", "the model's id", "memory train rl infer")
 field("gpu", "", "the card's id", "memory train plan candidate rl infer")
-field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm")
+field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm rl_job_step")
 field("method", "", "pretrain, full, lora, qlora, grpo, ppo or infer", "memory train rl")
 field("defaults", "", "the defaults assumed, as name=value strings (the line the commands "
   .. "print)", "memory train sweep rl infer")
@@ -98,14 +101,14 @@ field("recipe", "", "the model-state recipe (mixed-16, megatron-18, deepspeed-bf
 field("stack", "", "the software stack (hf, megatron, deepspeed)", "memory train rl")
 
 -- Time and throughput
-field("step_s", "s", "one optimizer step (rl: one RL step)", "train plan candidate rl job_step")
+field("step_s", "s", "one optimizer step (rl: one RL step)", "train plan candidate rl job_step rl_job_step")
 field("train_s", "s", "time to train the run's tokens (given tokens)",
   RUN .. " job_step")
 field("days", "days", "train_s in days", RUN)
 field("tokens_per_s", "tokens/s", "tokens processed per second by the whole job "
   .. "(infer: output tokens of every replica)",
-  "train plan candidate rl infer infer_plan job_step")
-field("tokens_per_s_gpu", "tokens/s", "tokens_per_s per GPU", "train rl job_step")
+  "train plan candidate rl infer infer_plan job_step rl_job_step")
+field("tokens_per_s_gpu", "tokens/s", "tokens_per_s per GPU", "train rl job_step rl_job_step")
 field("tokens_per_step", "count", "tokens per optimizer step", "train")
 field("mfu", "fraction", "model FLOPs utilisation (6N plus attention, no recompute)",
   "train plan candidate job_step")
@@ -195,10 +198,10 @@ field("samples", "count", "samples trained on per step", "rl")
 field("generated", "count", "samples generated per step (more than samples under dynamic "
   .. "sampling)", "rl")
 field("filter_keep", "", "dynamic sampling's kept share of the generated groups (as given)", "rl")
-field("samples_per_s", "1/s", "samples per second", "rl")
-field("gen_tokens_per_s", "tokens/s", "generated tokens per second", "rl")
-field("cost_step", "currency", "one step's cost", "rl")
-field("cost_1k_prompts", "currency", "the cost of 1000 prompts", "rl")
+field("samples_per_s", "1/s", "samples per second", "rl rl_job_step")
+field("gen_tokens_per_s", "tokens/s", "generated tokens per second", "rl rl_job_step")
+field("cost_step", "currency", "one step's cost", "rl rl_job_step")
+field("cost_1k_prompts", "currency", "the cost of 1000 prompts", "rl rl_job_step")
 field("steps", "count", "the run's steps (as given)", "rl")
 field("run_s", "s", "the run's time (given steps)", "rl")
 field("hours", "h", "run_s in hours", "rl")
@@ -217,7 +220,7 @@ field("rollout_tp", "count", "TP of a rollout engine", "rl")
 field("rollout_weights", "", "the rollout's weight format", "rl")
 field("sync_bytes", "B", "weights sent to the rollout engines per step", "rl")
 field("swap_bytes", "B", "bytes moved to and from host per step (offload)", "rl")
-field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl")
+field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
 

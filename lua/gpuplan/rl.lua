@@ -370,17 +370,13 @@ end
 -- A rollout that cannot run: no time, throughput or cost, and why.
 local function rollout_gone(out, r)
   -- A rollout that cannot run leaves the step without its longest phase:
-  -- no time, throughput or cost is an answer then (engine/rl.c: steps 0).
-  local mr = r.memory.rollout
+  -- no time, throughput or cost is an answer then (engine/rl.c: steps 0;
+  -- its why says what held the memory).
   out.rollout_fits = r.rollout.steps > 0
   if not out.rollout_fits then
     out.step_s, out.samples_per_s, out.tokens_per_s = nil, nil, nil
     out.tokens_per_s_gpu, out.gen_tokens_per_s = nil, nil
     out.cost_step, out.cost_1k_prompts = nil, nil
-    local why = string.format("rollout: no room for the engines' KV cache (%.1f GiB per GPU "
-      .. "held before it, the budget is %.1f GiB)", gib(mr.total), gib(mr.budget))
-    out.why = (r.why and r.why ~= "" and not r.why:find("^rollout")) and (r.why .. "; " .. why)
-              or why
   end
 end
 
@@ -424,7 +420,56 @@ function M.rl(o)
   return r
 end
 
-run = function(o)
+-- gp.rl_job{...}: gp.rl's job resolved once -- the model, the card, the
+-- node, the rollout engine and every default -- for a loop that prices
+-- the actor's layouts, as gp.train_job is gp.train's:
+--   local job = gp.rl_job{ model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16,
+--                          prompts = 64, group = 8, response_len = 2048 }
+--   local r = job:step{ tp = 2, zero = 3, batch = 2, recompute = "full" }
+--   if r.fits then print(r.step_s, r.samples_per_s, r.peak_memory) end
+-- job:step takes the actor's layout under gp.rl's names (tp, pp, cp, ep,
+-- vpp, zero, sp, batch, recompute, recompute_layers, fsdp, the overlaps),
+-- global_batch (samples per optimizer step) and rollout_tp (default: the
+-- job's, or the step's tp when the job gives none, as gp.rl's); what it
+-- does not give is the job's (recompute = "auto" in the job: "none").  dp
+-- follows from the training pool's GPUs.  job:step(layout, r) refills r.
+-- The result has gp.rl's fits, why, rollout_fits, step_s, samples_per_s,
+-- tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s, cost_step,
+-- cost_1k_prompts, gpus and peak_memory as fields, and r:table() gives
+-- everything core.rl returns.  The job keeps a memo (engine/rl.h
+-- rl_cache): the training passes' layer costs and the rollouts already
+-- priced, which layouts that leave the rollout the same memory share.
+-- rollout_gpus = "auto" (a search of the split) is gp.rl's alone.
+function M.rl_job(o)
+  local ok, j = pcall(run, o, true)
+  if not ok then error(internal(j), 2) end
+  return j
+end
+
+-- The job of a prepared step (core.rl_job).
+local function job_of(o, model, s, c, follow_tp)
+  if c.split_gpus then
+    fail("rl_job: rollout_gpus = auto searches the split; a job prices given pools")
+  end
+  if c.train.recompute == "auto" then c.train.recompute = "none" end
+  -- A step may give the engine a TP the job's has not: its all-reduces
+  -- need the node's scale-up topology, which gp.infer's setup attaches
+  -- only to engines of more than one GPU.
+  if not c.rollout.topo then
+    local o2 = {}
+    for k, v in pairs(o) do o2[k] = v end
+    o2.rollout_tp = 2
+    local _, _, rc2 = rollout_setup(o2, s, 2, function() end)
+    c.rollout.topo, c.rollout.p2p_bw = rc2.topo, rc2.p2p_bw
+  end
+  local h = core()
+  local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
+    follow_tp)
+  if not ok then error("rl_job: " .. require("gpuplan.cli").clean(j), 0) end
+  return j
+end
+
+run = function(o, job)
   check_options(o)
   local defaults = {}
   local function dflt(s) defaults[#defaults + 1] = s end
@@ -480,6 +525,7 @@ run = function(o)
     engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
     engine_host_overlap = async, step_overhead = overhead, keep = keep,
   }
+  if job then return job_of(o, model, s, c, o.rollout_tp == nil) end
   local r = engine_step(model, s, c, dflt)
 
   local out = {

@@ -134,7 +134,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(83);
+	plan(85);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -615,6 +615,38 @@ int main(void)
 					GP_EINVAL;
 			}
 		ok(all, "NaN, inf, negative and huge amounts refused");
+	}
+
+	/* --- the memo (rl_cache): the same step as rl_step, bit for bit;
+	 * a micro-batch or recomputation change leaves the rollout its
+	 * memory (the trainer's resident states do not depend on them),
+	 * so the memo serves it; a ZeRO stage changes what stays resident
+	 * and so the rollout's budget: priced afresh. */
+	{
+		static rl_cache cc;   /* large: static, zeroed */
+		static rl_result rc1, rc2;
+		int same = 1;
+
+		c = base();
+		MUST(rl_step(&m, &d, &t, &c, &rc1, &e));
+		MUST(rl_step_cached(&m, &d, &t, &c, &cc, &rc2, &e));
+		same = memcmp(&rc1, &rc2, sizeof rc1) == 0 &&
+			cc.roll_misses == 1 && cc.roll_hits == 0;
+		c.train.mem.lay.micro_batch = 2;
+		c.train.mem.recompute = GP_RECOMPUTE_SELECTIVE;
+		MUST(rl_step(&m, &d, &t, &c, &rc1, &e));
+		MUST(rl_step_cached(&m, &d, &t, &c, &cc, &rc2, &e));
+		ok(same && cc.roll_hits == 1 && cc.roll_misses == 1 &&
+		   rc1.step == rc2.step && rc1.fits == rc2.fits &&
+		   memcmp(&rc1.roll, &rc2.roll, sizeof rc1.roll) == 0,
+		   "memo: rl_step's results; micro-batch 2 + selective "
+		   "recompute reuse the rollout (1 hit, 1 miss)");
+		c.train.mem.lay.zero = c.train.mem.lay.zero == 3 ? 1 : 3;
+		MUST(rl_step(&m, &d, &t, &c, &rc1, &e));
+		MUST(rl_step_cached(&m, &d, &t, &c, &cc, &rc2, &e));
+		ok(cc.roll_misses == 2 && rc1.step == rc2.step &&
+		   rc1.roll.kv_budget == rc2.roll.kv_budget,
+		   "memo: another ZeRO stage prices its own rollout");
 	}
 	return done();
 }

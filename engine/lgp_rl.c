@@ -1,0 +1,218 @@
+/*
+ * lgp_rl.c - core.rl_job: an RL step's job resolved once (model, device,
+ * topology and the step's config) and stepped per actor layout from Lua,
+ * with the memo of rl.h (rl_cache), as core.train_job is for training.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "lgp_int.h"
+
+#define LGP_RL_JOB "gpuplan.rl_job"
+#define LGP_RL_RESULT "gpuplan.rl_result"
+
+typedef struct rl_job_ud {
+	gp_model m;
+	roof_device d;
+	gp_topo t;
+	gp_topo rt;              /* the rollout engine's TP topology, which
+				  * base.roll points at */
+	rl_cfg base;
+	int follow_tp;           /* the rollout's TP is the actor's unless
+				  * a step gives rollout_tp */
+	int gpus;                /* of the training pool: dp = gpus / (tp
+				  * pp cp) */
+	rl_cache cache;
+} rl_job_ud;
+
+/* core.rl_job(model, device, topo, cfg [, follow_tp]) -> job: cfg as
+ * core.rl's (no split_gpus: a job prices given pools), its actor's layout
+ * the default of each step; follow_tp true: a step's rollout TP is its
+ * actor's tp unless it gives rollout_tp (gp.rl's default). */
+int lgp_rl_job(lua_State *L)
+{
+	rl_job_ud *j = lua_newuserdatauv(L, sizeof *j, 0);
+	const gp_layout *lay;
+
+	memset(j, 0, sizeof *j);
+	lgp_tomodel(L, 1, &j->m);
+	lgp_todevice(L, 2, &j->d);
+	lgp_totopo(L, 3, &j->t);
+	if (lgp_torlcfg(L, 4, &j->base, &j->rt) > 0)
+		return luaL_error(L, "rl_job: split_gpus searches the split; "
+				  "a job prices the pools it is given");
+	j->follow_tp = lua_toboolean(L, 5);
+	lay = &j->base.train.mem.lay;
+	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
+	luaL_setmetatable(L, LGP_RL_JOB);
+	return 1;
+}
+
+/* job:step{tp =, pp =, zero =, batch =, recompute =, global_batch =,
+ * rollout_tp = ...} [, r] -> result: the job's config with these changed
+ * (the actor's dp from the training pool's GPUs), priced by
+ * rl_step_cached with the job's memo, into r when given (a result of an
+ * earlier step, reused) or a new result.  A layout that does not divide
+ * the pools, the samples or the model is an error, as gp.rl's. */
+static int lgp_rl_job_step(lua_State *L)
+{
+	rl_job_ud *j = luaL_checkudata(L, 1, LGP_RL_JOB);
+	rl_cfg c = j->base;
+	gp_layout *lay = &c.train.mem.lay;
+	rl_result *r;
+	gp_error err;
+	int rep;
+
+	if (j->follow_tp)
+		c.roll.tp = 0;
+	if (!lua_isnoneornil(L, 2))
+		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
+	if (c.roll.tp == 0)
+		c.roll.tp = lay->tp;
+	/* An engine of another size than the job's holds the NCCL buffers
+	 * of its own size (lgp_toserve's default reserve). */
+	if (c.roll.tp != j->base.roll.tp) {
+		gp_mem_reserve rs;
+
+		mem_reserve_default(&rs, c.roll.tp * c.roll.pp);
+		c.roll.reserve.comm = rs.comm;
+	}
+	rep = lay->tp * lay->pp * lay->cp;
+	if (j->gpus % rep != 0)
+		return luaL_error(L, "step: the %d training GPUs are not a "
+				  "multiple of tp*pp*cp = %d", j->gpus, rep);
+	lay->dp = j->gpus / rep;
+	lay->schedule = lay->vpp > 1 ? GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
+	r = lua_isnoneornil(L, 3) ? NULL : luaL_checkudata(L, 3,
+							   LGP_RL_RESULT);
+	if (r) {
+		lua_settop(L, 3);
+	} else {
+		r = lua_newuserdatauv(L, sizeof *r, 0);
+		luaL_setmetatable(L, LGP_RL_RESULT);
+	}
+	if (rl_step_cached(&j->m, &j->d, &j->t, &c, &j->cache, r, &err))
+		return luaL_error(L, "step: %s", err.msg);
+	return 1;
+}
+
+/* The scalar fields of a result a loop reads, by name (gp.rl's names),
+ * and when they are nil as gp.rl's are: NEED_ROLL, when the rollout
+ * cannot run (the step then has no time); NEED_PRICE, also without a
+ * price. */
+enum { NEED_NONE, NEED_ROLL, NEED_PRICE };
+static const struct {
+	const char *name;
+	size_t off;
+	int need;
+} rl_fields[] = {
+	{"step_s", offsetof(rl_result, step), NEED_ROLL},
+	{"samples_per_s", offsetof(rl_result, samples_per_s), NEED_ROLL},
+	{"tokens_per_s", offsetof(rl_result, tokens_per_s), NEED_ROLL},
+	{"tokens_per_s_gpu", offsetof(rl_result, tokens_per_s_gpu),
+	 NEED_ROLL},
+	{"gen_tokens_per_s", offsetof(rl_result, gen_tokens_per_s),
+	 NEED_ROLL},
+	{"cost_step", offsetof(rl_result, cost_step), NEED_PRICE},
+	{"cost_1k_prompts", offsetof(rl_result, cost_1k_prompts),
+	 NEED_PRICE},
+	{"gpus", offsetof(rl_result, gpus), NEED_NONE},
+	{NULL, 0, 0}
+};
+
+/* The most loaded GPU's peak over the phases that run (gp.rl's
+ * peak_memory). */
+static double rl_peak(const rl_result *r)
+{
+	double peak = 0;
+	int i;
+
+	for (i = 0; i < RL_NPHASES; i++)
+		if (r->ph[i].time > 0 && r->mem[r->ph[i].mem].total > peak)
+			peak = r->mem[r->ph[i].mem].total;
+	return peak;
+}
+
+/* result:table() -> the whole table core.rl returns. */
+static int lgp_rl_result_table(lua_State *L)
+{
+	lgp_pushrl(L, luaL_checkudata(L, 1, LGP_RL_RESULT));
+	return 1;
+}
+
+/* result.name, looked up in a table (upvalue 1: name -> index into
+ * rl_fields, or a negative index into special[] below). */
+static int lgp_rl_result_index(lua_State *L)
+{
+	const rl_result *r = luaL_checkudata(L, 1, LGP_RL_RESULT);
+	int roll;
+	lua_Integer i;
+
+	luaL_checkstring(L, 2);
+	lua_pushvalue(L, 2);
+	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+		return luaL_error(L, "rl result: no field '%s' (step_s, "
+				  "fits, samples_per_s, peak_memory, ...; "
+				  "result:table() for all)",
+				  lua_tostring(L, 2));
+	i = lua_tointeger(L, -1);
+	roll = r->roll.steps > 0;
+	switch (i) {
+	case -1:
+		lua_pushboolean(L, r->fits);
+		break;
+	case -2:
+		lua_pushboolean(L, roll);
+		break;
+	case -3:
+		if (r->why[0])
+			lua_pushstring(L, r->why);
+		else
+			lua_pushnil(L);
+		break;
+	case -4:
+		lua_pushnumber(L, rl_peak(r));
+		break;
+	case -5:
+		lua_pushcfunction(L, lgp_rl_result_table);
+		break;
+	default:
+		if ((rl_fields[i].need >= NEED_ROLL && !roll) ||
+		    (rl_fields[i].need == NEED_PRICE && !(r->cost_step > 0)))
+			lua_pushnil(L);
+		else
+			lua_pushnumber(L, *(const double *)(const void *)
+				       ((const char *)r + rl_fields[i].off));
+	}
+	return 1;
+}
+
+void lgp_rl_handle_types(lua_State *L)
+{
+	static const luaL_Reg job_methods[] = {
+		{"step", lgp_rl_job_step},
+		{NULL, NULL}
+	};
+	static const char *const special[] = {
+		"fits", "rollout_fits", "why", "peak_memory", "table"
+	};
+	int i;
+
+	luaL_newmetatable(L, LGP_RL_JOB);
+	luaL_newlib(L, job_methods);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+	luaL_newmetatable(L, LGP_RL_RESULT);
+	lua_newtable(L);
+	for (i = 0; rl_fields[i].name; i++) {
+		lua_pushinteger(L, i);
+		lua_setfield(L, -2, rl_fields[i].name);
+	}
+	for (i = 0; i < (int)(sizeof special / sizeof *special); i++) {
+		lua_pushinteger(L, -1 - i);
+		lua_setfield(L, -2, special[i]);
+	}
+	lua_pushcclosure(L, lgp_rl_result_index, 1);
+	lua_setfield(L, -2, "__index");
+	lua_pop(L, 1);
+}
