@@ -410,6 +410,34 @@ void lgp_mark(lua_State *L, int idx, const char *key)
 	m->e[m->n++].key = key;
 }
 
+void lgp_push(lua_State *L, const lgp_desc *d, const void *src)
+{
+	const lgp_field *f;
+	const char *base = src;
+
+	for (f = d->fields; f->name; f++) {
+		const void *p = base + f->off;
+
+		switch (f->type) {
+		case LGP_F_INT:
+			lua_pushinteger(L, *(const int *)p);
+			break;
+		case LGP_F_NUM:
+			lua_pushnumber(L, *(const double *)p);
+			break;
+		case LGP_F_BOOL:
+			lua_pushboolean(L, *(const int *)p);
+			break;
+		case LGP_F_NAME:
+			lua_pushstring(L, f->names[*(const int *)p]);
+			break;
+		default:
+			continue;
+		}
+		lua_setfield(L, -2, f->name);
+	}
+}
+
 void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
 {
 	int i;

@@ -61,6 +61,13 @@ enum {
 void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
 	      void *dst, int mode);
 
+/* Push the fields of src that d describes into the table on top of the
+ * stack, each under its name: the way back of lgp_read, so a result
+ * reaches Lua under the one name its description gives (INT as an
+ * integer, NUM as a number, BOOL as a boolean, NAME as names[value]);
+ * other types are left to the caller. */
+void lgp_push(lua_State *L, const lgp_desc *d, const void *src);
+
 /* Strictness for readers that fetch keys one by one: lgp_mark notes that
  * key of the table at idx is one its reader takes (lgp_read notes every
  * key its description knows); lgp_strict then refuses the first key, by

@@ -44,6 +44,10 @@ int luaopen_gpuplan_core(lua_State *L);
 #define F_CUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 0, NULL, NULL, NULL, fn, NULL }
 #define F_IGNORE(n) { n, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_END { NULL, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+/* A result's field for lgp_push: its Lua name, the struct and member. */
+#define O_NUM(n, S, m) F_NUM(n, offsetof(S, m), 0)
+#define O_INT(n, S, m) F_INT(n, offsetof(S, m), 0, 0, 0)
+#define O_BOOL(n, S, m) F_BOOL(n, offsetof(S, m), 0)
 
 /* ---- lgp_arg.c ---- */
 

@@ -92,41 +92,43 @@ static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
 	c->offload = lgp_field_bool(L, idx, w, "offload", 0);
 }
 
+/* A memory breakdown's scalars under their Lua names, and its host
+ * bytes by kind (the result's host table). */
+#define MR(n, m) O_NUM(n, gp_mem_result, m)
+static const lgp_field mem_result_fields[] = {
+	O_BOOL("fits", gp_mem_result, fits), MR("total", total),
+	MR("allocated", allocated), MR("capacity", capacity),
+	MR("margin", margin), MR("budget", budget), MR("usable", usable),
+	MR("short_by", short_by), O_INT("stage", gp_mem_result, stage),
+	O_INT("stage_layers", gp_mem_result, stage_layers),
+	MR("params", params),
+	MR("trainable", trainable), MR("inflight", inflight),
+	MR("act_layer", act_layer), MR("cpu_bytes", cpu_bytes),
+	MR("kv_per_seq", kv_per_seq), MR("max_seqs", max_seqs),
+	MR("max_ctx", max_ctx), MR("kv_room", kv_room),
+	O_INT("cpu_layers", gp_mem_result, cpu_layers), F_END
+};
+static const lgp_desc mem_result_desc = { "memory result",
+					  mem_result_fields };
+static const lgp_field mem_host_fields[] = {
+	MR("weights", host_weights), MR("grads", host_grads),
+	MR("master", host_master), MR("optimizer", host_optimizer), F_END
+};
+#undef MR
+static const lgp_desc mem_host_desc = { "memory host", mem_host_fields };
+
 /* Push a memory breakdown as the result table of core.memory. */
 void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 {
 	int i, n;
 
 	lua_createtable(L, 0, 24);
-	lua_pushboolean(L, r->fits);
-	lua_setfield(L, -2, "fits");
-	lgp_setnum(L, "total", r->total);
-	lgp_setnum(L, "allocated", r->allocated);
-	lgp_setnum(L, "capacity", r->capacity);
-	lgp_setnum(L, "margin", r->margin);
-	lgp_setnum(L, "budget", r->budget);
-	lgp_setnum(L, "usable", r->usable);
-	lgp_setnum(L, "short_by", r->short_by);
+	lgp_push(L, &mem_result_desc, r);
 	lua_pushstring(L, mem_comp_name(r->largest));
 	lua_setfield(L, -2, "largest");
-	lgp_setnum(L, "stage", r->stage);
-	lgp_setnum(L, "stage_layers", r->stage_layers);
-	lgp_setnum(L, "params", r->params);
-	lgp_setnum(L, "trainable", r->trainable);
-	lgp_setnum(L, "inflight", r->inflight);
-	lgp_setnum(L, "act_layer", r->act_layer);
-	lgp_setnum(L, "cpu_bytes", r->cpu_bytes);
 	lua_createtable(L, 0, 4);
-	lgp_setnum(L, "weights", r->host_weights);
-	lgp_setnum(L, "grads", r->host_grads);
-	lgp_setnum(L, "master", r->host_master);
-	lgp_setnum(L, "optimizer", r->host_optimizer);
+	lgp_push(L, &mem_host_desc, r);
 	lua_setfield(L, -2, "host");
-	lgp_setnum(L, "kv_per_seq", r->kv_per_seq);
-	lgp_setnum(L, "max_seqs", r->max_seqs);
-	lgp_setnum(L, "max_ctx", r->max_ctx);
-	lgp_setnum(L, "kv_room", r->kv_room);
-	lgp_setnum(L, "cpu_layers", r->cpu_layers);
 	/* components: the non-zero ones, in the engine's order-> */
 	lua_newtable(L);
 	for (i = 0, n = 0; i < GP_MEM_NCOMP; i++) {

@@ -338,6 +338,17 @@ void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 	lgp_strict(L, idx, 0, w);
 }
 
+/* A collective's price under its Lua names (and its algorithm's and
+ * protocol's). */
+#define CR(n) O_NUM(#n, gp_comm_result, n)
+static const lgp_field comm_result_fields[] = {
+	CR(time), CR(latency), CR(bw_time), CR(algbw), CR(busbw),
+	O_INT("nodes", gp_comm_result, nodes),
+	O_INT("ppn", gp_comm_result, ppn), F_END
+};
+#undef CR
+static const lgp_desc comm_result_desc = { "collective", comm_result_fields };
+
 /* core.comm_cost(topo, op, bytes, gpus [, algo [, per_node [, sharing]]])
  * -> {time, latency, bw_time, algbw, busbw, algo, proto, nodes, ppn};
  * seconds, B/s.  Without per_node the ranks fill whole nodes (comm_cost);
@@ -388,15 +399,9 @@ int lgp_comm_cost(lua_State *L)
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 9);
-	lgp_setnum(L, "time", r.time);
-	lgp_setnum(L, "latency", r.latency);
-	lgp_setnum(L, "bw_time", r.bw_time);
-	lgp_setnum(L, "algbw", r.algbw);
-	lgp_setnum(L, "busbw", r.busbw);
+	lgp_push(L, &comm_result_desc, &r);
 	lgp_setstr(L, "algo", comm_algo_name(r.algo));
 	lgp_setstr(L, "proto", comm_proto_name(r.proto));
-	lgp_setint(L, "nodes", r.nodes);
-	lgp_setint(L, "ppn", r.ppn);
 	return 1;
 }
 
@@ -467,19 +472,19 @@ static gp_dtype lgp_checkdtype(lua_State *L, const char *what,
 	return t;
 }
 
+/* An operator's roofline under its Lua names (and its bound's). */
+#define RR(n) O_NUM(#n, roof_result, n)
+static const lgp_field roof_result_fields[] = {
+	RR(time), RR(t_compute), RR(t_memory), RR(t_launch), RR(intensity),
+	RR(ridge), RR(ridge_peak), RR(shape_eff), RR(compute_rate),
+	RR(mem_rate), RR(mem_eff), F_END
+};
+#undef RR
+static const lgp_desc roof_result_desc = { "roofline", roof_result_fields };
+
 void lgp_pushroof(lua_State *L, const roof_result *r)
 {
-	lgp_setnum(L, "time", r->time);
-	lgp_setnum(L, "t_compute", r->t_compute);
-	lgp_setnum(L, "t_memory", r->t_memory);
-	lgp_setnum(L, "t_launch", r->t_launch);
-	lgp_setnum(L, "intensity", r->intensity);
-	lgp_setnum(L, "ridge", r->ridge);
-	lgp_setnum(L, "ridge_peak", r->ridge_peak);
-	lgp_setnum(L, "shape_eff", r->shape_eff);
-	lgp_setnum(L, "compute_rate", r->compute_rate);
-	lgp_setnum(L, "mem_rate", r->mem_rate);
-	lgp_setnum(L, "mem_eff", r->mem_eff);
+	lgp_push(L, &roof_result_desc, r);
 	lgp_setstr(L, "bound", roof_bound_name(r->bound));
 }
 

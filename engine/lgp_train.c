@@ -40,6 +40,28 @@ void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
 }
 
 /* Push a training-step result as the table core.train returns. */
+/* A training step's result as core.train returns it: its scalars under
+ * their Lua names (lua/gpuplan/results.lua declares them). */
+#define TR(n, m) O_NUM(n, train_result, m)
+static const lgp_field train_result_fields[] = {
+	TR("step_s", step), TR("microbatches", microbatches),
+	TR("bubble_frac", bubble_frac), O_INT("stage", train_result, stage),
+	O_INT("stage_layers", train_result, stage_layers),
+	TR("stage_time_s", stage_time), TR("tokens_per_step", tokens_per_step),
+	TR("tokens_per_s", tokens_per_s),
+	TR("tokens_per_s_gpu", tokens_per_s_gpu),
+	TR("model_flops", model_flops), TR("hw_flops", hw_flops),
+	TR("mfu", mfu), TR("hfu", hfu),
+	TR("model_tflops_gpu", model_tflops_gpu),
+	TR("hw_tflops_gpu", hw_tflops_gpu), TR("peak", peak),
+	TR("vision_s", vision_time), TR("vision_patches", vision_patches),
+	TR("train_s", train_time), TR("cost", cost),
+	O_BOOL("fits", train_result, fits), F_END
+};
+#undef TR
+static const lgp_desc train_result_desc = { "train result",
+					    train_result_fields };
+
 void lgp_pushtrain(lua_State *L, const train_result *r)
 {
 	static const char *const warns[] = {
@@ -49,7 +71,7 @@ void lgp_pushtrain(lua_State *L, const train_result *r)
 	int i, n;
 
 	lua_createtable(L, 0, 34);
-	lgp_setnum(L, "step_s", r->step);
+	lgp_push(L, &train_result_desc, r);
 	lua_createtable(L, 0, TRAIN_NPARTS);
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		lgp_setnum(L, train_part_name(i), r->part[i]);
@@ -58,26 +80,6 @@ void lgp_pushtrain(lua_State *L, const train_result *r)
 	for (i = 0; i < TRAIN_NPARTS; i++)
 		lgp_setnum(L, train_part_name(i), r->hidden[i]);
 	lua_setfield(L, -2, "hidden");
-	lgp_setnum(L, "microbatches", r->microbatches);
-	lgp_setnum(L, "bubble_frac", r->bubble_frac);
-	lgp_setint(L, "stage", r->stage);
-	lgp_setint(L, "stage_layers", r->stage_layers);
-	lgp_setnum(L, "stage_time_s", r->stage_time);
-	lgp_setnum(L, "tokens_per_step", r->tokens_per_step);
-	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
-	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
-	lgp_setnum(L, "model_flops", r->model_flops);
-	lgp_setnum(L, "hw_flops", r->hw_flops);
-	lgp_setnum(L, "mfu", r->mfu);
-	lgp_setnum(L, "hfu", r->hfu);
-	lgp_setnum(L, "model_tflops_gpu", r->model_tflops_gpu);
-	lgp_setnum(L, "hw_tflops_gpu", r->hw_tflops_gpu);
-	lgp_setnum(L, "peak", r->peak);
-	lgp_setnum(L, "vision_s", r->vision_time);
-	lgp_setnum(L, "vision_patches", r->vision_patches);
-	lgp_setnum(L, "train_s", r->train_time);
-	lgp_setnum(L, "cost", r->cost);
-	lgp_setbool(L, "fits", r->fits);
 	lgp_pushmem(L, &r->mem);
 	lua_setfield(L, -2, "memory");
 	lua_newtable(L);
@@ -133,6 +135,18 @@ int lgp_train(lua_State *L)
 
 /* ---- sweep ---- */
 
+/* A ranked candidate's results beside its dimensions, under their Lua
+ * names. */
+#define CN(n, m) O_NUM(n, sweep_cand, m)
+static const lgp_field cand_fields[] = {
+	O_INT("dp", sweep_cand, dp), CN("step_s", step),
+	CN("tokens_per_s", tokens_per_s), CN("mfu", mfu), CN("cost", cost),
+	CN("train_s", train_time), CN("mem_bytes", mem_total),
+	CN("score", score), F_END
+};
+#undef CN
+static const lgp_desc cand_desc = { "candidate", cand_fields };
+
 /* Push one ranked candidate. */
 static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 {
@@ -151,19 +165,18 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 #undef PUSH_bool
 #undef PUSH_num
 #undef PUSH_rec
-	lgp_setint(L, "dp", c->dp);
-	lgp_setnum(L, "step_s", c->step);
-	lgp_setnum(L, "tokens_per_s", c->tokens_per_s);
-	lgp_setnum(L, "mfu", c->mfu);
-	lgp_setnum(L, "cost", c->cost);
-	lgp_setnum(L, "train_s", c->train_time);
-	lgp_setnum(L, "mem_bytes", c->mem_total);
-	lgp_setnum(L, "score", c->score);
+	lgp_push(L, &cand_desc, c);
 }
 
-/* An integer list t[key] = {...} into out[0..max); returns its length. */
-static int lgp_field_ints(lua_State *L, int idx, const char *what,
-			  const char *key, int *out, int max)
+/* A list t[key] = {...} into out[0..max), each value through elem (which
+ * reads the value on top of the stack into out[i] or raises naming
+ * what.key[i]); returns its length, 0 when absent. */
+typedef void (*lgp_elem_fn)(lua_State *L, const char *what, const char *key,
+			    int i, void *out);
+
+static int lgp_field_list(lua_State *L, int idx, const char *what,
+			  const char *key, void *out, int max,
+			  lgp_elem_fn elem)
 {
 	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
 
@@ -174,38 +187,41 @@ static int lgp_field_ints(lua_State *L, int idx, const char *what,
 		luaL_error(L, "%s.%s: at most %d values", what, key, max);
 	for (i = 0; i < n; i++) {
 		lua_rawgeti(L, sub, i + 1);
-		if (!lua_isinteger(L, -1) ||
-		    lua_tointeger(L, -1) < INT_MIN ||
-		    lua_tointeger(L, -1) > INT_MAX)
-			luaL_error(L, "%s.%s[%d] must be an integer of at "
-				   "most 32 bits", what, key, i + 1);
-		out[i] = (int)lua_tointeger(L, -1);
+		elem(L, what, key, i, out);
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
 	return n;
+}
+
+static void lgp_elem_int(lua_State *L, const char *what, const char *key,
+			 int i, void *out)
+{
+	if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < INT_MIN ||
+	    lua_tointeger(L, -1) > INT_MAX)
+		luaL_error(L, "%s.%s[%d] must be an integer of at most 32 "
+			   "bits", what, key, i + 1);
+	((int *)out)[i] = (int)lua_tointeger(L, -1);
+}
+
+static void lgp_elem_num(lua_State *L, const char *what, const char *key,
+			 int i, void *out)
+{
+	if (!lua_isnumber(L, -1))
+		luaL_error(L, "%s.%s[%d] must be a number", what, key, i + 1);
+	((double *)out)[i] = lua_tonumber(L, -1);
+}
+
+static int lgp_field_ints(lua_State *L, int idx, const char *what,
+			  const char *key, int *out, int max)
+{
+	return lgp_field_list(L, idx, what, key, out, max, lgp_elem_int);
 }
 
 static int lgp_field_nums(lua_State *L, int idx, const char *what,
 			  const char *key, double *out, int max)
 {
-	int n = 0, i, sub = lgp_subtable(L, idx, what, key);
-
-	if (!sub)
-		return 0;
-	n = (int)lua_rawlen(L, sub);
-	if (n > max)
-		luaL_error(L, "%s.%s: at most %d values", what, key, max);
-	for (i = 0; i < n; i++) {
-		lua_rawgeti(L, sub, i + 1);
-		if (!lua_isnumber(L, -1))
-			luaL_error(L, "%s.%s[%d] must be a number", what,
-				   key, i + 1);
-		out[i] = lua_tonumber(L, -1);
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
-	return n;
+	return lgp_field_list(L, idx, what, key, out, max, lgp_elem_num);
 }
 
 /* The where predicate of a Lua sweep: the function at stack index 5's
@@ -241,23 +257,20 @@ static int lgp_where_call(void *ud, const sweep_cand *c)
 
 /* A list of booleans t[key] = {false, true} as a mask: bit 0 false,
  * bit 1 true; 0 when absent. */
+static void lgp_elem_bool(lua_State *L, const char *what, const char *key,
+			  int i, void *out)
+{
+	if (!lua_isboolean(L, -1))
+		luaL_error(L, "%s.%s[%d] must be a boolean", what, key, i + 1);
+	*(int *)out |= lua_toboolean(L, -1) ? 2 : 1;
+}
+
 static int lgp_field_boolmask(lua_State *L, int idx, const char *what,
 			      const char *key)
 {
-	int sub = lgp_subtable(L, idx, what, key), n, i, mask = 0;
+	int mask = 0;
 
-	if (!sub)
-		return 0;
-	n = (int)lua_rawlen(L, sub);
-	for (i = 0; i < n; i++) {
-		lua_rawgeti(L, sub, i + 1);
-		if (!lua_isboolean(L, -1))
-			luaL_error(L, "%s.%s[%d] must be a boolean", what, key,
-				   i + 1);
-		mask |= lua_toboolean(L, -1) ? 2 : 1;
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
+	lgp_field_list(L, idx, what, key, &mask, INT_MAX, lgp_elem_bool);
 	return mask;
 }
 
@@ -281,40 +294,41 @@ static unsigned lgp_field_mask_int(lua_State *L, int idx, const char *what,
 	return mask;
 }
 
+/* A recompute policy's name into a mask (out: {mask, hi}). */
+typedef struct lgp_recmask {
+	unsigned mask;
+	int hi;
+} lgp_recmask;
+
+static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
+			 int i, void *out)
+{
+	lgp_recmask *m = out;
+	/* The key and the value named, not a stack index
+	 * (luaL_checkoption's "#-1"). */
+	const char *r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
+		NULL;
+	int ri;
+
+	(void)what;
+	for (ri = 0; r && ri <= m->hi &&
+		     strcmp(r, mem_recompute_name((gp_recompute)ri));
+	     ri++)
+		;
+	if (!r || ri > m->hi)
+		luaL_error(L, "%s[%d] must be none, selective or full (got "
+			   "%s%s%s)", key, i + 1, r ? "'" : "a ",
+			   r ? r : luaL_typename(L, -1), r ? "'" : "");
+	m->mask |= 1u << ri;
+}
+
 static unsigned lgp_field_mask_rec(lua_State *L, int idx, const char *what,
 				   const char *key, int hi)
 {
-	int sub = lgp_subtable(L, idx, what, key), n, i, ri;
-	unsigned mask = 0;
+	lgp_recmask m = { 0, hi };
 
-	if (!sub)
-		return 0;
-	n = (int)lua_rawlen(L, sub);
-	for (i = 0; i < n; i++) {
-		const char *r;
-
-		lua_rawgeti(L, sub, i + 1);
-		/* The key and the value named, not a stack index
-		 * (luaL_checkoption's "#-1"). */
-		r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
-			NULL;
-		for (ri = 0; r && ri <= hi &&
-			     strcmp(r, mem_recompute_name((gp_recompute)ri));
-		     ri++)
-			;
-		if (!r || ri > hi)
-			return (unsigned)luaL_error(L, "%s[%d] must be none, "
-						    "selective or full (got "
-						    "%s%s%s)", key, i + 1,
-						    r ? "'" : "a ",
-						    r ? r : luaL_typename(L,
-									  -1),
-						    r ? "'" : "");
-		mask |= 1u << ri;
-		lua_pop(L, 1);
-	}
-	lua_pop(L, 1);
-	return mask;
+	lgp_field_list(L, idx, what, key, &m, INT_MAX, lgp_elem_rec);
+	return m.mask;
 }
 
 static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
