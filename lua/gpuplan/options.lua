@@ -560,7 +560,7 @@ opt { name = "staleness", type = "int", metavar = "N", commands = "rl",
   suggest = { "off_policy", "async_steps" } }
 opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", methods = RL,
   default = "the actor's tp",
-  help = "the rollout engine's TP",
+  help = "the rollout engine's TP (beyond a node: whole nodes, its all-reduces over the NICs)",
   suggest = { "rollout_tensor_parallel", "tensor_model_parallel_size_rollout" } }
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
   methods = RL, default = "bf16",

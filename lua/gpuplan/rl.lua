@@ -28,7 +28,9 @@
 --   rollout_gpus  N, or "auto" to search the split (implies colocated = false)
 --   staleness     1 (default): rollouts of step k + 1 run while step k trains;
 --                 0: the pools wait for each other
---   rollout_tp    the rollout engine's TP (default the actor's tp);
+--   rollout_tp    the rollout engine's TP (default the actor's tp); an
+--                 engine larger than a node fills whole nodes and its
+--                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
 --   rollout_weights  its weight format (default bf16); kv its cache dtype
 --   rollout_memory  the share of a card the rollout engine may hold (vLLM's
 --                 gpu_memory_utilization; default all the trainer leaves)
@@ -340,6 +342,24 @@ local function rollout_setup(o, s, tp, dflt)
     memory = s.p.capacity, system = o.system, cat = o.cat,
   })
   if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
+  -- An engine larger than a node (vLLM / SGLang TP 16-32 over nodes, as
+  -- multi-node serving of 405B / 671B models runs): its ranks fill whole
+  -- nodes and its TP all-reduces run on the job's topology -- across the
+  -- nodes' NICs -- instead of one node's scale-up links.
+  local G = s.topo.gpus_per_node
+  if rtp > G then
+    if rtp % G ~= 0 then
+      fail("rl: rollout_tp %d spans nodes of %d GPUs: it must fill whole nodes (a multiple "
+        .. "of %d)", rtp, G, G)
+    end
+    if (s.topo.nics or 0) == 0 then
+      fail("rl: rollout_tp %d spans %d nodes, but the system has no NICs", rtp, rtp // G)
+    end
+    local t = {}
+    for k, v in pairs(s.topo) do t[k] = v end
+    t.nodes = math.max(t.nodes or 1, rtp // G)
+    rc.topo = t
+  end
   return rtp, roll_weights, rc
 end
 

@@ -1,0 +1,52 @@
+-- gp.rl with a rollout engine larger than a node (vLLM / SGLang TP over
+-- nodes): its ranks fill whole nodes and its TP all-reduces cross the
+-- NICs on the job's topology.  Run with ./gpuplan run tests/lua/rl_nodes.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local function with(o, extra)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  for k, v in pairs(extra or {}) do c[k] = v end
+  return c
+end
+
+-- Qwen2.5-72B (80 layers, hidden 8192) GRPO on 32 H100s, ZeRO-3.
+local base = { model = "qwen2.5-72b", gpu = "h100-sxm", gpus = 32, tp = 8, zero = 3,
+               recompute = "full" }
+
+-- TP 16 on nodes of 8: two engines of two nodes each (it was refused:
+-- "16 gpus exceed the topology (1 nodes x 8 gpus)").
+local r16 = gp.rl(with(base, { rollout_tp = 16 }))
+t.is(r16.rollout.engines, 2, "rollout tp 16 on 32 GPUs: 2 engines")
+t.ok(r16.step_s and r16.step_s > 0, "and a step time")
+
+-- The same engine (TP 8) on nodes of 8 GPUs and on nodes of 4: the GPU
+-- work of a decode step is the same, only its TP all-reduces move from
+-- NVLink to the NICs.  A tail step (batch 1) runs 2 all-reduces per layer
+-- of one token's hidden state, 8192 x 2 B (the attention output and the
+-- MLP down projection, row-parallel), so the two tail steps differ by
+-- 2 x 80 x (A(8 ranks over 2 nodes of 4) - A(8 ranks in one node)), A
+-- the all-reduce gp.comm prices on the same system.  Same functions:
+-- equal to rounding (1e-9).
+local in_node = gp.rl(with(base, { tp = 4, rollout_tp = 8 }))
+local over = gp.rl(with(base, { tp = 4, rollout_tp = 8, gpus_per_node = 4 }))
+local a1 = gp.comm { op = "all_reduce", bytes = 8192 * 2, gpus = 8, system = "dgx-h100" }
+local a2 = gp.comm { op = "all_reduce", bytes = 8192 * 2, gpus = 8, nodes = 2,
+                     system = "dgx-h100" }
+t.ok(a2.time > a1.time, "an all-reduce over two nodes costs more than in one")
+t.near(over.rollout.itl_last - in_node.rollout.itl_last, 2 * 80 * (a2.time - a1.time), 1e-9,
+  "TP 8 over two nodes of 4: each tail step pays 160 all-reduces over the NICs")
+
+-- An engine that would split a node, and a node without NICs: refused,
+-- naming the option.
+t.raises(function()
+  gp.rl(with(base, { gpus = 24, tp = 4, rollout_tp = 12, prompts = 48 }))
+end, "rollout_tp 12 spans nodes of 8 GPUs: it must fill whole nodes (a multiple of 8)",
+  "rollout_tp 12 on nodes of 8", true)
+t.raises(function()
+  gp.rl(with(base, { gpus = 24, colocated = false, rollout_gpus = 16, rollout_tp = 16,
+                     nics = 0 }))
+end, "rollout_tp 16 spans 2 nodes, but the system has no NICs", "no NICs", true)
+
+t.done_testing()
