@@ -208,6 +208,7 @@ const lgp_desc lgp_train_desc = { "train", train_fields };
 	F_INT("pp", offsetof(T, P mem.lay.pp), 1, 1, GP_COUNT_MAX), \
 	F_INT("cp", offsetof(T, P mem.lay.cp), 1, 1, GP_COUNT_MAX), \
 	F_INT("ep", offsetof(T, P mem.lay.ep), 1, 1, GP_COUNT_MAX), \
+	F_INT("etp", offsetof(T, P mem.lay.etp), 0, 1, GP_COUNT_MAX), \
 	F_INT("vpp", offsetof(T, P mem.lay.vpp), 1, 1, GP_COUNT_MAX), \
 	F_INT("zero", offsetof(T, P mem.lay.zero), 0, 0, 3), \
 	F_BOOL("sp", offsetof(T, P mem.lay.sp), 0), \

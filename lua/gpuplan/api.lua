@@ -63,7 +63,7 @@ M.FUNCTIONS = {
   { name = "gp.train_job", call = "gp.train_job{...} -> job; job:step{layout} -> s",
     options = "train", result = "job_step",
     help = "gp.train's job resolved once (model, card, node, defaults) for a loop that "
-      .. "prices layouts: job:step{tp =, pp =, cp =, ep =, vpp =, zero =, sp =, batch =, "
+      .. "prices layouts: job:step{tp =, pp =, cp =, ep =, etp =, vpp =, zero =, sp =, batch =, "
       .. "recompute =, recompute_layers =, global_batch =, fsdp =, and the overlaps} prices "
       .. "one by the same step as gp.train; job:step(layout, s) refills s." },
   { name = "gp.sweep", call = "gp.sweep{...} -> r", options = "plan", result = "sweep",
@@ -77,8 +77,8 @@ M.FUNCTIONS = {
   { name = "gp.rl_job", call = "gp.rl_job{...} -> job; job:step{layout} -> s",
     options = "rl", result = "rl_job_step",
     help = "gp.rl's job resolved once (model, card, node, rollout engine, defaults) for a "
-      .. "loop that prices the actor's layouts: job:step{tp =, pp =, cp =, ep =, vpp =, "
-      .. "zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
+      .. "loop that prices the actor's layouts: job:step{tp =, pp =, cp =, ep =, etp =, "
+      .. "vpp =, zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
       .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl, with a memo of "
       .. "the rollouts and layer costs; job:step(layout, s) refills s." },
   { name = "gp.infer", call = "gp.infer{...} -> r", options = "infer", result = "infer",

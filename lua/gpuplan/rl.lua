@@ -448,7 +448,7 @@ end
 --   local r = job:step{ tp = 2, zero = 3, batch = 2, recompute = "full" }
 --   if r.fits then print(r.step_s, r.samples_per_s, r.peak_memory) end
 -- job:step takes the actor's layout under gp.rl's names (tp, pp, cp, ep,
--- vpp, zero, sp, batch, recompute, recompute_layers, fsdp, the overlaps),
+-- etp, vpp, zero, sp, batch, recompute, recompute_layers, fsdp, the overlaps),
 -- global_batch (samples per optimizer step) and rollout_tp (default: the
 -- job's, or the step's tp when the job gives none, as gp.rl's); what it
 -- does not give is the job's (recompute = "auto" in the job: "none").  dp

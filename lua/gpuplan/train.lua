@@ -390,7 +390,7 @@ end
 --                             method = "pretrain", seq = 8192 }
 --   local r = job:step{ tp = 8, pp = 2, zero = 1, batch = 1, recompute = "selective" }
 --   if r.fits then print(r.step_s, r.mfu, r.tokens_per_s) end
--- job:step takes gp.train's layout names (tp, pp, cp, ep, vpp, zero, sp,
+-- job:step takes gp.train's layout names (tp, pp, cp, ep, etp, vpp, zero, sp,
 -- batch, recompute, recompute_layers, global_batch, fsdp and the
 -- overlaps); what it does not give is the job's.  dp follows from gpus.
 -- job:step(layout, r) fills r, a result of an earlier step, instead of

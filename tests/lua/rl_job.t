@@ -76,6 +76,27 @@ for _, f in ipairs(declared.FIELDS) do
   end
 end
 
+-- MoE parallel folding in the actor (Megatron-Core's etp x ep x edp grid
+-- over the stage's tp x cp x dp GPUs): Qwen3-30B-A3B on 16 GPUs at TP 2
+-- with EP 16 folds only with etp 1 (etp defaults to tp: 2 x 16 does not
+-- divide 16).  The RL step's update is gp.train's step of the same
+-- layout over the step's samples -- 64 x 8 = 512 sequences of 512 + 1024
+-- tokens (the default lengths) in one optimizer step -- so the two are
+-- the same train_step: equal exactly.
+do
+  local moe = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, tp = 2, sp = true,
+                ep = 16, zero = 1, recompute = "full" }
+  t.raises(function() gp.rl(moe) end, "etp 2 x ep 16 must divide tp*cp*dp = 16",
+    "EP 16 at TP 2 without etp: refused", true)
+  local r = gp.rl(with(moe, { etp = 1 }))
+  local tr = gp.train(with(moe, { etp = 1, method = "full", seq = 512 + 1024,
+                                  global_batch = 512 }))
+  t.is(r.update.step_s, tr.step_s, "etp 1: the actor's update == gp.train's folded step")
+  local mj = gp.rl_job(with(moe, { tp = 1, ep = 1 }))
+  local s = mj:step { tp = 2, sp = true, ep = 16, etp = 1, rollout_tp = 2 }
+  t.is(s:table().update.step_s, r.update.step_s, "rl_job:step takes etp")
+end
+
 -- Misuse.
 t.raises(function() job:step({ tp = 1 }, {}) end, "rl_result expected", "r must be a result",
   true)
