@@ -512,6 +512,8 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 	c->host.seq = lgp_field_num(L, idx, w, "engine_host_seq", 0, 0);
 	c->host.overlap = lgp_field_bool(L, idx, w, "engine_host_overlap", 0);
 	c->step_overhead = lgp_field_num(L, idx, w, "step_overhead", 0, 0);
+	c->loss_ops = lgp_field_num(L, idx, w, "loss_ops", 0, 0);
+	c->token_host = lgp_field_num(L, idx, w, "token_host", 0, 0);
 	c->keep = lgp_field_num(L, idx, w, "keep", 0, 0);
 	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
 	lgp_strict(L, idx, idx, w);
@@ -537,6 +539,7 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 	lgp_setnum(L, "tokens_per_s", out->tokens_per_s);
 	lgp_setnum(L, "tokens_per_s_gpu", out->tokens_per_s_gpu);
 	lgp_setnum(L, "gen_tokens_per_s", out->gen_tokens_per_s);
+	lgp_setnum(L, "loss_host", out->loss_host);
 	lgp_setnum(L, "swap_bytes", out->swap_bytes);
 	lgp_setnum(L, "sync_bytes", out->sync_bytes);
 	lgp_setnum(L, "cost_step", out->cost_step);
@@ -587,6 +590,7 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 	lgp_setnum(L, "weights", out->roll.weights);
 	lgp_setnum(L, "workspace", out->roll.workspace);
 	lgp_setnum(L, "gen_tokens_per_s", out->roll.gen_tokens_per_s);
+	lgp_setnum(L, "post", out->roll.post);
 	lua_setfield(L, -2, "rollout");
 	lua_createtable(L, 0, RL_NMEM);
 	for (i = 0; i < RL_NMEM; i++) {
@@ -611,7 +615,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * engine_memory
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
- * step_overhead (s per step), keep (dynamic sampling's kept share of
+ * step_overhead (s per step), loss_ops (host ops per trained sequence
+ * of a per-sequence loss), token_host (s per generated token of the
+ * framework's output handling), keep (dynamic sampling's kept share of
  * the generated groups; 0 = no filter), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */

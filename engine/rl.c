@@ -65,6 +65,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			 err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
+	    gp_check_num(c->loss_ops, 0, 1e6, "loss_ops", err) ||
+	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
 	    rl_lengths_check(&c->response, err))
@@ -529,9 +531,23 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 /* The phases' times but the weight sync's. */
 static void rl_phase_times(const rl_cfg *c, rl_result *out, double N)
 {
+	const gp_layout *lay = &c->train.mem.lay;
 	double fwd = out->forward.step;
+	double dp = lay->dp > 0 ? lay->dp : 1;
+	double epochs = c->epochs > 0 ? c->epochs : 1;
 
-	out->ph[RL_ROLLOUT].time = out->roll.prefill + out->roll.decode;
+	/* The framework's handling of the engine's outputs, token by
+	 * token, once the batch returns: NeMo RL's vLLM worker (vllm_worker
+	 * .py generate, r0.6.0) copies each generated token's
+	 * log-probability into a CPU tensor one at a time
+	 * (full_logprobs[position] = ...), 7.04 us a scalar assignment
+	 * (pytorch PR #32841's indexing benchmark, "v[0] = 1").  Serial on
+	 * each engine's worker after its decode: the busiest engine's
+	 * samples x the mean response. */
+	out->roll.post = out->roll.samples * c->response.mean *
+		c->token_host;
+	out->ph[RL_ROLLOUT].time = out->roll.prefill + out->roll.decode +
+		out->roll.post;
 	out->ph[RL_SWAP].time = c->colocated && c->offload_states ?
 		2.0 * out->swap_bytes / c->host_bw : 0.0;
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
@@ -545,7 +561,17 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N)
 	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
 		0.0;
 	out->ph[RL_VALUES].time = c->ppo ? fwd : 0.0;
-	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step;
+	/* A loss run one sequence at a time (NeMo RL's
+	 * SequencePackingLossWrapper, loss/wrapper.py r0.6.0, its default
+	 * while sequence_packing.fuse_loss is off): per sequence the host
+	 * dispatches loss_ops small PyTorch ops on [1, L] tensors, a
+	 * dozen of them .item() reads that wait for the GPU, so the GPU
+	 * idles through the host's eager op time for each.  Every DP rank
+	 * trains N x epochs / dp sequences a step; a pipeline's other
+	 * stages wait for its last. */
+	out->loss_host = N * epochs / dp * c->loss_ops * GP_EAGER_OP_TIME;
+	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
+		out->loss_host;
 	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;
 }
 

@@ -164,6 +164,17 @@ typedef struct rl_cfg {
 			       * between the phases (RL_FRAMEWORK), on the
 			       * critical path: the whole step colocated,
 			       * the training pool's loop otherwise */
+	double loss_ops;    /* the actor's loss run one trained sequence at
+			     * a time (NeMo RL's sequence-packing loss
+			     * wrapper): the PyTorch ops the host
+			     * dispatches per sequence, each an eager op's
+			     * host time (GP_EAGER_OP_TIME) with the GPU
+			     * idle; 0 = one loss per micro-batch, inside
+			     * the training step's price */
+	double token_host;  /* s of the framework's host work per generated
+			     * token once the engine returns its batch
+			     * (turning outputs into tensors), serial on
+			     * each engine's worker; 0 = none */
 	double keep;        /* DAPO's dynamic sampling (Yu et al. 2025, sec.
 			     * 3.2): the share of generated prompt groups
 			     * the filter keeps (a group whose rewards all
@@ -221,6 +232,9 @@ typedef struct rl_rollout {
 	double workspace;   /* bytes per GPU of its prefill activations */
 	double gen_tokens_per_s; /* generated tokens/s of the pool while
 				  * it generates */
+	double post;        /* s after the decode: the framework's handling
+			     * of the busiest engine's tokens
+			     * (rl_cfg.token_host) */
 } rl_rollout;
 
 typedef struct rl_result {
@@ -240,6 +254,8 @@ typedef struct rl_result {
 	double tokens_per_s_gpu;
 	double gen_tokens_per_s; /* generated response tokens per second
 				  * (the filtered ones included) */
+	double loss_host;   /* s of the actor update the per-sequence loss
+			     * adds (rl_cfg.loss_ops) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */

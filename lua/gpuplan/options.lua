@@ -592,6 +592,16 @@ opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl", kin
   help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "
     .. "rollout generates prompts / F groups",
   suggest = { "dynamic_sampling", "keep_ratio", "filter_groups" } }
+opt { name = "loss_ops", type = "number", metavar = "N", commands = "rl",
+  default = "0: one loss per micro-batch",
+  help = "the actor's loss runs one sequence at a time: PyTorch ops the host dispatches per "
+    .. "trained sequence, each an eager op's host time (NeMo RL's sequence-packing loss "
+    .. "wrapper: 147)",
+  suggest = { "seq_loss_ops", "loss_loop" } }
+opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
+  help = "the framework's host work per generated token once the engine returns its batch, "
+    .. "seconds, serial on each engine's worker (NeMo RL's vLLM worker: 7.04e-6)",
+  suggest = { "output_token_host", "postprocess" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "
     .. "actor calls), seconds",

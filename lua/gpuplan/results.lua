@@ -191,7 +191,7 @@ field("phases", "", "{name, seconds, idle, gpus, pool, memory, mem_bytes, mem_gi
   .. "the step's phases", "rl")
 field("pools", "", "{rollout, train}: gpus, busy and idle seconds", "rl")
 field("rollout", "", "the rollout: engines, samples, batch, prefill, decode, tail, "
-  .. "preemptions, host and sampler seconds, kv_budget, kv_peak", "rl")
+  .. "preemptions, host, sampler and post seconds, kv_budget, kv_peak", "rl")
 field("update", "", "the policy update's training step (gp.train's step fields)", "rl")
 field("forward", "", "the log-probability forward's step (gp.train's step fields)", "rl")
 field("samples", "count", "samples trained on per step", "rl")
@@ -222,6 +222,10 @@ field("sync_bytes", "B", "weights sent to the rollout engines per step", "rl")
 field("swap_bytes", "B", "bytes moved to and from host per step (offload)", "rl")
 field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
+field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",
+  "rl")
+field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
+field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
 
 -- Serving

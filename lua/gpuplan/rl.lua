@@ -57,6 +57,11 @@
 --                 groups the filter keeps (default 1: no filter); the
 --                 rollout over-samples to prompts / filter_keep groups
 --                 (result: generated), the rewards score all of them
+--   loss_ops      the actor's loss run one sequence at a time: the host's
+--                 PyTorch ops per trained sequence, each an eager op's time
+--                 (default 0: one loss per micro-batch); result loss_host
+--   token_host    the framework's host seconds per generated token once the
+--                 engine returns (default 0); result rollout.post
 --   step_overhead the framework's host work per RL step between the phases
 --                 (data collation, rewards, actor calls), seconds (default
 --                 0); the "framework" phase
@@ -514,6 +519,18 @@ run = function(o, job)
       or overhead < 0 or overhead > 1e6) then
     fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
   end
+  local loss_ops = o.loss_ops
+  if loss_ops ~= nil and (type(loss_ops) ~= "number" or loss_ops ~= loss_ops
+      or loss_ops < 0 or loss_ops > 1e6) then
+    fail("rl: loss_ops must be host ops per trained sequence, 0 to 1e6 (got %s)",
+      shown(loss_ops))
+  end
+  local token_host = o.token_host
+  if token_host ~= nil and (type(token_host) ~= "number" or token_host ~= token_host
+      or token_host < 0 or token_host > 1) then
+    fail("rl: token_host must be seconds per generated token, 0 to 1 (got %s)",
+      shown(token_host))
+  end
   local keep = o.filter_keep
   if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
     fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
@@ -544,6 +561,7 @@ run = function(o, job)
     price = cfg.price, split_gpus = auto and gpus or nil,
     engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
     engine_host_overlap = async, step_overhead = overhead, keep = keep,
+    loss_ops = loss_ops, token_host = token_host,
   }
   if job then return job_of(o, model, s, c, o.rollout_tp == nil) end
   local r = engine_step(model, s, c, dflt)
@@ -561,6 +579,7 @@ run = function(o, job)
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = async, step_overhead = overhead or 0,
+    loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     precision = s.precision, stack = cfg.stack,
     fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
     samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,

@@ -102,6 +102,29 @@ t.is(phase(rf, "framework").seconds, 2.5, "framework phase = step_overhead")
 t.near(rf.step_s, r.step_s + 2.5, 1e-9, "colocated: the step is 2.5 s longer")
 t.is(phase(r, "framework").seconds, 0, "none by default")
 
+-- A loss run one sequence at a time (NeMo RL's packing loss wrapper): the
+-- host's ops per trained sequence, GP_EAGER_OP_TIME = 24.84 us each
+-- (common.h), with the GPU idle.  Hand: 512 samples over dp = 8 ranks
+-- (8 GPUs, tp = pp = cp = 1), one epoch: 64 sequences a rank x 147 ops x
+-- 24.84e-6 s = 0.23372 s, added to the actor update (the same training
+-- step otherwise: only rounding differs).
+local rlo = gp.rl(copy(base, { loss_ops = 147 }))
+t.near(rlo.loss_host, 64 * 147 * 24.84e-6, 1e-12, "loss_host = 64 x 147 x 24.84 us")
+t.near(phase(rlo, "actor_update").seconds, phase(r, "actor_update").seconds + rlo.loss_host,
+       1e-9, "the per-sequence loss lengthens the actor update by it")
+t.is(r.loss_host, 0, "no per-sequence loss by default")
+-- Two epochs train each sample twice: twice the sequences a rank.
+t.near(gp.rl(copy(base, { loss_ops = 147, epochs = 2 })).loss_host, 2 * rlo.loss_host, 1e-12,
+       "epochs 2: twice the per-sequence loss")
+-- The framework's handling of the engine's tokens after it returns: the
+-- busiest engine's 64 samples x 2048 mean response tokens x 7.04 us =
+-- 0.92275 s, after its decode.
+local rth = gp.rl(copy(base, { token_host = 7.04e-6 }))
+t.near(rth.rollout.post, 64 * 2048 * 7.04e-6, 1e-12, "post = 64 x 2048 x 7.04 us")
+t.near(phase(rth, "rollout").seconds, phase(r, "rollout").seconds + rth.rollout.post, 1e-9,
+       "the rollout lasts that much longer")
+t.is(r.rollout.post, 0, "none by default")
+
 -- Only the limit given: the mean is assumed at rl.RESPONSE_SHARE = 0.696 of
 -- it (the median of NeMo RL v0.5's 23 published runs) and said so.  Hand:
 -- floor(0.696 x 4096 + 0.5) = floor(2851.4) = 2851 tokens; the step is then
@@ -138,6 +161,10 @@ t.raises(function() gp.rl(copy(base, { filter_keep = 0 })) end,
 -- Errors name the option.
 t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
          "rl: step_overhead must be seconds per step", "negative overhead", true)
+t.raises(function() gp.rl(copy(base, { loss_ops = -1 })) end,
+         "rl: loss_ops must be host ops per trained sequence", "negative loss_ops", true)
+t.raises(function() gp.rl(copy(base, { token_host = 2 })) end,
+         "rl: token_host must be seconds per generated token", "token_host 2 s", true)
 t.raises(function() gp.rl(copy(base, { async_scheduling = "yes" })) end,
          "rl: async_scheduling must be a boolean", "async_scheduling is a boolean", true)
 t.raises(function() gp.rl(copy(base, { algo = "dpo" })) end, "rl: algo must be grpo or ppo",

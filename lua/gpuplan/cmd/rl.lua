@@ -100,20 +100,24 @@ function C.run(opts, args)
       .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
       .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
       .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
-      .. "%.2f s\n",
+      .. "%.2f s%s\n",
       iff, ro.engines, ro.samples,
       ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
         .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
         or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
-      ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler))
+      ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler,
+      ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
+        ro.post) or ""))
     io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
       ranges.text(r, "samples_per_s", "%.2f", "samples/s"),
       ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu,
       r.gen_tokens_per_s)) end
     io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
-      .. "%.2f s each (MFU %s)\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
-      r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu)))
+      .. "%.2f s each (MFU %s)%s\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
+      r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu),
+      r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
+        r.loss_host) or ""))
     if not r.colocated and not noroll then
       local pr, pt = r.pools.rollout, r.pools.train
       io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "

@@ -54,6 +54,31 @@ local PROFILES = {
     -- v0.3 blog's colocated steps leave 2-4 s outside generation,
     -- logprobs, training and refit (112 - 109, 147 - 144, 213 - 211,
     -- 167 - 163 s; nvidia-nemo.github.io/blog/2025/07/21/nemo-rl-v0.3).
+    -- The loss of a packed micro-batch runs one sequence at a time
+    -- (SequencePackingLossWrapper, nemo_rl/algorithms/loss/wrapper.py;
+    -- sequence_packing.fuse_loss is off by default), and each sequence's
+    -- host-dispatched ops, counted in r0.6.0 with the GRPO recipes' loss
+    -- (ClippedPGLossFn, k3 KL with its clamps, importance-sampling
+    -- correction, token-level): the wrapper 3 (2 .item() of the
+    -- sequence's bounds, the loss sum); the log-probabilities 20
+    -- (from_parallel_logits_to_logprobs: roll, target mask 3, shift,
+    -- index_put, fp32 cast, distributed log-softmax 8 with its two
+    -- all-reduces, exp, gather, index_put, all-reduce); the loss 124
+    -- (mask 1, token_mult_prob_error 9, gen and policy KL 9 each,
+    -- Jensen-Shannon 24, KL penalty 13, clipped ratios 8, importance
+    -- weights 3, actor loss 5, sampling ratio 4, entropy 8, sum 1, the
+    -- ratio metrics 10, masked selects 6, min/max 8, the returned
+    -- .item()s 6; masked_mean = mul, sum, +eps, div).  147 in all.
+    { "loss_ops", 147, "the loss one sequence at a time (SequencePackingLossWrapper)" },
+    -- Colocated (vllm_cfg.async_engine: false) the worker turns the
+    -- batch's outputs into tensors after llm.generate returns, one
+    -- token's log-probability at a time (vllm_worker.py generate:
+    -- full_logprobs[position] = ...): 7.04 us a CPU scalar assignment
+    -- (pytorch PR #32841's indexing benchmark, "v[0] = 1").  The async
+    -- engine of separate pools handles each sample as it finishes,
+    -- under the generation of the others.
+    { "token_host", 7.04e-6, "vLLM worker's per-token log-probability copy (sync engine)",
+      function(o) return o.colocated end },
     { "step_overhead", 2.6, "NeMo RL's per-step data processing and prep (PR #1052 timing)",
       function(o) return o.colocated end },
     { "step_overhead", 4.0, "NeMo RL's per-step data processing, prep and buffer sampling "
