@@ -1,0 +1,302 @@
+/*
+ * infer_run.c - a serving deployment end to end (see infer.h): the
+ * replica's memory (memory_infer.c's model), its KV-bound batch, the
+ * prefill and decode steps priced by infer_step, and the GPUs a target
+ * throughput needs.  The step's mathematics and its sources are in
+ * infer.c.
+ */
+#include "infer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The memory model's view of this replica (memory.h, gp_infer_cfg):
+ * seqs sequences of ctx tokens, the workspace of the engine's token
+ * budget max_num_tokens. */
+static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
+                    int offload, gp_infer_cfg *ic)
+{
+	memset(ic, 0, sizeof *ic);
+	ic->weights.bits = c->weight_bits;
+	ic->embed_bits = c->embed_bits;
+	ic->kv_bytes = c->kv_bytes;
+	ic->tp = c->tp;
+	ic->pp = c->pp;
+	ic->seqs = seqs;
+	ic->ctx = ctx;
+	ic->chunk_tokens = c->max_num_tokens;
+	ic->kv_free_fraction = c->kv_free_fraction;
+	ic->offload = offload;
+}
+
+/* The replica's weights with one sequence, and the layers it offloads
+ * to the host (*n_off); a replica that cannot hold them leaves the
+ * reason in r->why. */
+static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
+                       infer_result *r, gp_mem_result *mr, double *n_off,
+                       gp_error *err)
+{
+	gp_infer_cfg ic;
+	double x;
+
+	/* The whole model at its dtypes: one unsplit copy. */
+	mem_cfg(c, 1, c->input + c->output, 0, &ic);
+	ic.tp = ic.pp = 1;
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, mr, err) != GP_OK)
+		return GP_EINVAL;
+	r->weights_total = mr->bytes[GP_MEM_WEIGHTS];
+	/* One sequence of input + output on the replica's most loaded GPU,
+	 * layers offloaded to the host when that is allowed and needed
+	 * (mem_infer moves whole layers with their KV share, never more
+	 * than the stage holds). */
+	mem_cfg(c, 1, c->input + c->output,
+	        c->offload_bw > 0 || c->offload_link_bw > 0, &ic);
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, mr, err) != GP_OK)
+		return GP_EINVAL;
+	r->weights_gpu = mr->bytes[GP_MEM_WEIGHTS];
+	r->workspace = mr->bytes[GP_MEM_WORKSPACE];
+	r->kv_per_seq = mr->kv_per_seq;
+	if (!mr->fits && mr->cpu_layers == 0) {
+		snprintf(r->why, sizeof r->why, "needs %.2f GB per GPU "
+		         "(weights %.2f, one sequence's KV %.2f, workspace "
+		         "%.2f, reserve %.2f), has %.2f GB after the margin",
+		         mr->total / 1e9, mr->params / 1e9,
+		         r->kv_per_seq / 1e9, r->workspace / 1e9,
+		         (mr->total - mr->allocated) / 1e9, mr->budget / 1e9);
+		return GP_OK;
+	}
+	if (mr->cpu_layers > 0) {
+		*n_off = mr->cpu_layers;
+		if (!mr->fits) {
+			/* Every layer of the stage is on the host and the
+			 * ends, one sequence's KV share and the workspace
+			 * still do not fit. */
+			snprintf(r->why, sizeof r->why, "needs %.2f GB per "
+			         "GPU even with all %d layers in host memory,"
+			         " has %.2f GB after the margin",
+			         mr->total / 1e9, stage, mr->budget / 1e9);
+			return GP_OK;
+		}
+		x = mr->cpu_bytes * c->gpus;
+		if (x > c->host_capacity) {
+			snprintf(r->why, sizeof r->why, "offloading %.0f of "
+			         "%d layers needs %.2f GB of host memory, has "
+			         "%.2f GB", *n_off, stage, x / 1e9,
+			         c->host_capacity / 1e9);
+			return GP_OK;
+		}
+		r->offload_layers = *n_off;
+		r->offload_bytes = mr->params - mr->bytes[GP_MEM_WEIGHTS];
+	}
+	return GP_OK;
+}
+
+/* The KV a request is admitted with, the KV budget per GPU and the
+ * sequences it holds (r->max_batch_kv). */
+static int run_kv(const gp_model *m, const infer_cfg *c, int stage,
+                  const gp_mem_result *mr, double n_off, infer_result *r,
+                  gp_error *err)
+{
+	gp_infer_cfg ic;
+	gp_mem_result ma;
+	double x, room, kv_gpu;
+
+	/* Paged KV (Kwon et al. 2023, vLLM, sec. 4) allocates blocks as
+	 * tokens arrive; with continuous batching the running sequences are
+	 * spread over their lives, so each holds input + output / 2 on
+	 * average.  A no-evict scheduler reserves the whole length. */
+	mem_cfg(c, 1, c->kv_reserve_max ? c->input + c->output :
+	        c->input + c->output / 2.0, 0, &ic);
+	if (mem_infer(m, &ic, c->capacity, &c->reserve, &ma, err) != GP_OK)
+		return GP_EINVAL;
+	r->kv_admit = ma.kv_per_seq;
+	if (n_off > 0) {
+		/* What the GPU keeps after the offload: the resident layers'
+		 * KV share per sequence in the room the budget leaves. */
+		room = mr->budget - (mr->total - mr->bytes[GP_MEM_KV]);
+		kv_gpu = r->kv_admit * (stage - n_off) / stage;
+		r->kv_budget = room > 0 ? room : 0;
+		x = kv_gpu > 0 ? floor(r->kv_budget / kv_gpu) : c->max_batch;
+	} else {
+		r->kv_budget = ma.kv_room;
+		x = ma.max_seqs;
+	}
+	r->max_batch_kv = x > c->max_batch ? c->max_batch : (int)x;
+	return GP_OK;
+}
+
+/* The running batch per replica: the asked batch, the concurrency's
+ * share, or what the KV holds; 0 with the reason in r->why when none. */
+static int run_batch(const infer_cfg *c, infer_result *r)
+{
+	int B;
+
+	if (c->batch > 0) {
+		if (c->batch > r->max_batch_kv) {
+			snprintf(r->why, sizeof r->why, "batch %d needs %.2f GB"
+			         " of KV per GPU, the budget is %.2f GB (%d "
+			         "sequences)", c->batch,
+			         c->batch * r->kv_admit / 1e9,
+			         r->kv_budget / 1e9, r->max_batch_kv);
+			return 0;
+		}
+		B = c->batch;
+	} else if (c->concurrency > 0) {
+		B = (c->concurrency + r->replicas - 1) / r->replicas;
+		if (B > r->max_batch_kv)
+			B = r->max_batch_kv;
+	} else {
+		B = r->max_batch_kv;
+	}
+	if (B < 1) {
+		snprintf(r->why, sizeof r->why, "one sequence's KV (%.2f GB "
+		         "per GPU) does not fit the %.2f GB budget",
+		         r->kv_admit / 1e9, r->kv_budget / 1e9);
+		return 0;
+	}
+	return B;
+}
+
+/* Prefill, decode and steady-state throughput at batch B. */
+static int run_times(const gp_model *m, const roof_device *d,
+                     const infer_cfg *c, int B, double n_off,
+                     infer_result *r, gp_error *err)
+{
+	infer_phase ph;
+	double pb, share, cavg, bm, steps;
+
+	if (infer_step(m, d, c, 1, c->input, c->input, n_off, &r->prefill,
+	               err) != GP_OK)
+		return GP_EINVAL;
+	r->ttft = r->prefill.time;
+	/* Prefill of a serving batch: as many prompts as max_num_tokens
+	 * holds are prefilled together (TensorRT-LLM / vLLM batch prefill
+	 * and decode); its time is shared by those requests. */
+	pb = floor(c->max_num_tokens / c->input);
+	pb = pb < 1 ? 1 : (pb > B ? B : pb);
+	if (infer_step(m, d, c, pb, c->input, c->input, n_off, &ph, err)
+	    != GP_OK)
+		return GP_EINVAL;
+	share = ph.time / pb;
+	r->prefill_share = share;
+	/* Decode at the mean context of a request's life; PP splits the
+	 * batch into pp micro-batches in flight, so a step of the batch is
+	 * one pass of a micro-batch through all stages. */
+	cavg = c->input + c->output / 2.0;
+	bm = ceil((double)B / c->pp);
+	if (infer_step(m, d, c, bm, 1, cavg, n_off, &r->decode, err) != GP_OK)
+		return GP_EINVAL;
+	r->itl = r->decode.time;
+	if (infer_step(m, d, c, 1, 1, cavg, n_off, &ph, err) != GP_OK)
+		return GP_EINVAL;
+	r->itl_batch1 = ph.time;
+	r->stream_tokens_per_s = 1.0 / r->itl;
+	/* Steady state: B requests produce B * output tokens in B prefill
+	 * shares plus output - 1 decode steps (the first token comes from
+	 * the prefill). */
+	steps = c->output - 1.0;
+	r->tokens_per_s = (double)r->replicas * B * c->output /
+		(B * share + steps * r->itl);
+	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+	return GP_OK;
+}
+
+int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
+              infer_result *r, gp_error *err)
+{
+	gp_mem_result mr;
+	double n_off = 0.0;
+	int B, stage;
+
+	if (!r)
+		return gp_fail(err, "infer_run: NULL output");
+	if (infer_check(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	memset(r, 0, sizeof *r);
+	r->replicas = c->gpus / (c->tp * c->pp);
+	stage = (m->layers + c->pp - 1) / c->pp;
+	/* A helper that finds the replica does not fit leaves the reason
+	 * in r->why (fits stays 0). */
+	if (run_weights(m, c, stage, r, &mr, &n_off, err))
+		return GP_EINVAL;
+	if (r->why[0])
+		return GP_OK;
+	if (run_kv(m, c, stage, &mr, n_off, r, err))
+		return GP_EINVAL;
+	B = run_batch(c, r);
+	if (B < 1)
+		return GP_OK;
+	r->fits = 1;
+	r->batch = B;
+	if (run_times(m, d, c, B, n_off, r, err))
+		return GP_EINVAL;
+	if (c->price > 0) {
+		/* cost per 1e6 tokens = price/h * gpus / 3600 / (tokens/s) */
+		r->cost_per_mtok = c->price * c->gpus / 3600.0 /
+			r->tokens_per_s * 1e6;
+		r->tokens_per_s_per_price = r->tokens_per_s /
+			(c->price * c->gpus);
+	}
+	return GP_OK;
+}
+
+int infer_gpus_for(const gp_model *m, const roof_device *d,
+                   const infer_cfg *c, double target, double itl_limit,
+                   int *gpus, int *batch, double *tps, gp_error *err)
+{
+	infer_cfg k;
+	infer_result r;
+	int lo, hi, per;
+	double rep;
+
+	if (!c || !gpus || !batch || !tps)
+		return gp_fail(err, "infer_gpus_for: NULL argument");
+	if (infer_check(m, d, c, err) != GP_OK)
+		return GP_EINVAL;
+	k = *c;
+	if (!gp_finite(target) || target <= 0 || !gp_finite(itl_limit) ||
+	    itl_limit <= 0)
+		return gp_fail(err, "target tokens/s and ITL limit must be "
+		               "positive");
+	per = c->tp * c->pp;
+	k.gpus = per;
+	k.batch = 0;
+	k.concurrency = 0;
+	if (infer_run(m, d, &k, &r, err) != GP_OK)
+		return GP_EINVAL;
+	if (!r.fits)
+		return gp_fail(err, "%s", r.why);
+	/* ITL grows with the batch: bisect for the largest batch within
+	 * the limit. */
+	lo = 0;
+	hi = r.max_batch_kv;
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+
+		k.batch = mid;
+		if (infer_run(m, d, &k, &r, err) != GP_OK)
+			return GP_EINVAL;
+		if (r.fits && r.itl <= itl_limit)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo == 0)
+		return gp_fail(err, "no batch meets ITL %.3g ms (batch 1 "
+		               "takes longer)", itl_limit * 1e3);
+	k.batch = lo;
+	if (infer_run(m, d, &k, &r, err) != GP_OK)
+		return GP_EINVAL;
+	/* At least one replica: a target of 5e-324 tokens/s underflowed
+	 * target / tokens_per_s to 0 replicas and 0 GPUs. */
+	rep = fmax(1.0, ceil(target / r.tokens_per_s));
+	/* target 1e308 made rep too large for an int (UB in the cast). */
+	if (rep * per > GP_COUNT_MAX)
+		return gp_fail(err, "target %g tokens/s needs more than %d "
+		               "GPUs", target, GP_COUNT_MAX);
+	*gpus = (int)rep * per;
+	*batch = lo;
+	*tps = rep * r.tokens_per_s;
+	return GP_OK;
+}

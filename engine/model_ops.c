@@ -1,0 +1,273 @@
+/*
+ * model_ops.c - the operators of one transformer layer: each GEMM,
+ * element-wise pass and attention kernel with its FLOPs, weight and
+ * activation bytes on one GPU of a TP group, and the KV heads a rank
+ * holds.  The counting rules are model.c's (see its head comment); this
+ * file lays them out as the operator list the training step, serving
+ * and the roofline price (model.h gp_op).
+ */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the operators of one layer ------------------------------------ */
+
+double model_kv_heads_rank(const gp_model *m, double tp)
+{
+	return m->kv_heads >= tp ? m->kv_heads / tp : 1.0;
+}
+
+double model_kv_elems_layer(const gp_model *m, int tp)
+{
+	double per = model_kv_bytes_per_token(m, 1.0) / m->layers;
+	double nkv;
+
+	if (m->mla.kv_lora_rank > 0)
+		return per;  /* the latent is shared by all heads */
+	nkv = model_kv_heads_rank(m, tp);
+	return per * nkv / m->kv_heads;
+}
+
+static void op_set(gp_op *o, const char *name, gp_op_kind kind,
+		   gp_op_scope scope)
+{
+	o->name = name;
+	o->kind = kind;
+	o->scope = scope;
+	o->wclass = GP_W_LINEAR;
+	o->flop = o->m = o->n = o->k = o->batch = 0;
+	o->weights = o->act = o->kv = o->elems = 0;
+}
+
+/* A GEMM of T tokens through an n x k weight slice: 2 T n k FLOP, the
+ * weights once, the input and output activations once. */
+static void op_gemm(gp_op *o, const char *name, gp_op_scope scope,
+		    double T, double n, double k)
+{
+	op_set(o, name, GP_OP_GEMM, scope);
+	o->flop = 2.0 * T * n * k;
+	o->m = T;
+	o->n = n;
+	o->k = k;
+	o->batch = 1;
+	o->weights = n * k;
+	o->act = T * (k + n);
+}
+
+/* An elementwise op over `elems` outputs at `fpe` FLOP each, reading
+ * and writing each element once. */
+static void op_elem(gp_op *o, const char *name, gp_op_scope scope,
+		    double elems, double fpe)
+{
+	op_set(o, name, GP_OP_ELEM, scope);
+	o->flop = fpe * elems;
+	o->act = 2.0 * elems;
+	o->elems = elems;
+}
+
+/* The attention core of c->q queries of each of c->seqs sequences over
+ * kv keys, on this GPU's nh query heads and nkv KV heads, dqk-wide
+ * scores and dv-wide values, kv_tok KV elements per key.  Scores QK^T
+ * and values PV: 2 kv (dqk + dv) FLOP per query per head (Kaplan et al.
+ * 2020 Table 1).  Moved: the keys' K/V once (FlashAttention streams K/V
+ * tiles; re-reads across query tiles hit L2, Dao 2023 sec. 3), Q in,
+ * O out. */
+static void op_attn(gp_op *o, const char *name, const gp_op_cfg *c,
+		    double kv, double nh, double nkv, double dqk, double dv,
+		    double kv_tok)
+{
+	double T = c->seqs * c->q;
+
+	op_set(o, name, GP_OP_ATTN, GP_SCOPE_ALL);
+	o->flop = 2.0 * T * kv * nh * (dqk + dv);
+	o->kv = c->seqs * kv * kv_tok;
+	o->act = T * nh * (dqk + dv);
+	if (c->flash) {
+		/* Fused kernel: the q rows of one KV head's group form the
+		 * M side (GQA packing, FlashDecoding), the loop runs over
+		 * the kv length. */
+		o->m = c->q * nh / nkv;
+		o->n = dv;
+		o->k = kv;
+		o->batch = c->seqs * nkv;
+	} else {
+		/* Unfused: the scores matrix is written, read by softmax,
+		 * written as P and read by PV: 4 transfers (Dao et al.
+		 * 2022, FlashAttention, sec. 2.2 standard attention). */
+		o->act += 4.0 * c->seqs * nh * c->q * kv;
+		o->m = c->q;
+		o->n = kv;
+		o->k = dqk;
+		o->batch = c->seqs * nh;
+	}
+}
+
+/* One layer of an encoder-decoder (model_layer_ops; T5 as in Hugging
+ * Face modeling_t5.py: RMS norms, no rope, no biases).  Encoder layer:
+ * bidirectional self-attention over kv_len keys (the caller passes the
+ * input length), nothing cached.  Decoder layer: causal self-attention
+ * whose K/V are written to the cache, then the cross-attention block:
+ * q from the decoder tokens, K and V projected from the encoder output
+ * (seqs * enc_len tokens, once per sequence: every step in training and
+ * at prefill, read from the cache when decoding), attention without a
+ * mask over the enc_len keys, o. */
+static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
+			    gp_op ops[GP_MAX_LAYER_OPS])
+{
+	double tp = c->tp > 0 ? c->tp : 1;
+	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
+	double nkv = model_kv_heads_rank(m, tp);
+	double mats = m->ffn_gated ? 3.0 : 2.0, f = model_dense_ffn(m) / tp;
+	double T = c->seqs * c->q, Tn = c->sp ? T / tp : T, kv = c->kv_len;
+	double kv_tok = model_kv_elems_layer(m, (int)tp);
+	int dec = !c->encoder, n = 0;
+	gp_op *o;
+
+	if (dec && !(c->enc_len > 0))
+		return 0;
+	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
+	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, (nh + 2.0 * nkv) * hd, h);
+	if (dec) {
+		/* K and V to the cache (inference): no rope to apply. */
+		o = &ops[n++];
+		op_set(o, "kv_write", GP_OP_ELEM, GP_SCOPE_ALL);
+		o->elems = T * 2.0 * nkv * hd;
+		o->act = o->elems;
+		o->kv = T * kv_tok;
+	}
+	if (m->rel_buckets > 0) {
+		/* The relative-position bias added to every score (Raffel
+		 * et al. 2020 sec. 2.1: a scalar per bucket per head): read
+		 * the scores and the batch-wide bias, write the scores; a
+		 * fused kernel reads only the bias. */
+		o = &ops[n++];
+		op_set(o, "pos_bias", GP_OP_ELEM, GP_SCOPE_ALL);
+		o->elems = c->seqs * nh * c->q * kv;
+		o->flop = o->elems;
+		o->act = (c->flash ? 1.0 : 3.0) * o->elems;
+	}
+	op_attn(&ops[n++], "attention", c, kv, nh, nkv, hd, hd, kv_tok);
+	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, nh * hd);
+	if (dec) {
+		op_elem(&ops[n++], "cross_norm", GP_SCOPE_ALL, Tn * h, 4.0);
+		op_gemm(&ops[n++], "cross_q", GP_SCOPE_ALL, T, nh * hd, h);
+		if (!c->cross_cached) {
+			op_gemm(&ops[n], "cross_kv", GP_SCOPE_ALL,
+				c->seqs * c->enc_len, 2.0 * nkv * hd, h);
+			ops[n++].kv = c->seqs * c->enc_len * kv_tok;
+		}
+		op_attn(&ops[n++], "cross_attention", c, c->enc_len, nh, nkv,
+			hd, hd, kv_tok);
+		op_gemm(&ops[n++], "cross_o", GP_SCOPE_ALL, T, h, nh * hd);
+	}
+	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
+	op_gemm(&ops[n++], "mlp_up", GP_SCOPE_ALL, T, (mats - 1.0) * f, h);
+	op_elem(&ops[n++], "mlp_act", GP_SCOPE_ALL, T * f * 1.5, 5.0);
+	op_gemm(&ops[n++], "mlp_down", GP_SCOPE_ALL, T, h, f);
+	return n;
+}
+
+int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
+		    gp_op ops[GP_MAX_LAYER_OPS])
+{
+	double tp = c->tp > 0 ? c->tp : 1, ep = c->ep > 0 ? c->ep : 1;
+	double etp = c->etp > 0 ? c->etp : tp;
+	double h = m->hidden, nh = m->heads / tp, hd = m->head_dim;
+	double nkv = model_kv_heads_rank(m, tp);
+	double dqk = hd, dv = hd, qkv_n, o_k, kv_tok, T, Tn, kv;
+	double mats = m->ffn_gated ? 3.0 : 2.0;
+	double dense_f = model_dense_ffn(m) / tp;
+	int n = 0;
+	gp_op *o;
+
+	if (m->encoder_layers > 0)
+		return encdec_layer_ops(m, c, ops);
+	T = c->seqs * c->q;
+	/* Norms work on the whole hidden width of every token, or on
+	 * T / tp tokens under sequence parallelism (Korthikanti et al.
+	 * 2022 sec. 4.2.2). */
+	Tn = c->sp ? T / tp : T;
+	kv = c->kv_len;
+	if (m->mla.kv_lora_rank > 0) {
+		/* MLA (DeepSeek-V2 sec. 2.1.2): 192-wide q.k, 128-wide v;
+		 * the q/kv down- and up-projections count as one GEMM as
+		 * wide as their weights per hidden unit. */
+		dqk = (double)m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim;
+		dv = m->mla.v_head_dim;
+		o_k = nh * dv;
+		qkv_n = (model_attn_weights(m) - m->heads * dv * h) / h / tp;
+	} else {
+		o_k = nh * hd;
+		qkv_n = (nh + 2.0 * nkv) * hd;
+	}
+	kv_tok = model_kv_elems_layer(m, (int)tp);
+
+	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
+	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, qkv_n, h);
+	/* Rope on q and k, K and V written to the cache (inference). */
+	o = &ops[n++];
+	op_set(o, "rope_kv", GP_OP_ELEM, GP_SCOPE_ALL);
+	o->flop = 6.0 * T * (nh + nkv) * hd;
+	o->act = 2.0 * T * (nh + nkv) * hd;
+	o->elems = T * (nh + nkv) * hd;
+	o->kv = T * kv_tok;
+	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);
+	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, o_k);
+	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);
+	if (model_moe_layers(m) < m->layers) {
+		op_gemm(&ops[n++], "mlp_up", GP_SCOPE_DENSE, T,
+			(mats - 1.0) * dense_f, h);
+		op_elem(&ops[n++], "mlp_act", GP_SCOPE_DENSE,
+			T * dense_f * 1.5, 5.0);
+		op_gemm(&ops[n++], "mlp_down", GP_SCOPE_DENSE, T, h, dense_f);
+	}
+	if (model_moe_layers(m) > 0) {
+		double E = m->moe.experts, k = m->moe.top_k, El = E / ep;
+		double moe_f = m->moe.ffn_hidden / etp;
+		/* Tokens whose dispatches this rank's experts take, per
+		 * rank of the EP group: T, or with the experts folded over
+		 * etp < tp ranks (their tokens split T / tp by SP, gathered
+		 * over etp) T etp / tp -- the routed FLOPs per GPU stay
+		 * T k f / tp either way. */
+		double Te = etp == tp ? T : T * etp / tp;
+		double shared_f = m->moe.shared_experts * model_shared_ffn(m) /
+			tp;
+		double up_n = (mats - 1.0) * moe_f;
+		double sh_up = (mats - 1.0) * shared_f;
+		double touched, tpe;
+
+		/* Distinct local experts the tokens of the EP group touch:
+		 * each of its T ep tokens picks k of E, a local expert is
+		 * missed by one with probability 1 - k/E (uniform routing;
+		 * real routers are skewed, which touches fewer).  The rank
+		 * receives T k dispatches on average (GShard sec. 2.2). */
+		touched = El * (1.0 - pow(1.0 - k / E, Te * ep));
+		if (touched < 1e-300)
+			touched = 1e-300;
+		tpe = Te * k / touched;
+		op_gemm(&ops[n], "moe_router", GP_SCOPE_MOE, T, E, h);
+		ops[n++].wclass = GP_W_16BIT;
+		o = &ops[n++];
+		op_set(o, "moe_up", GP_OP_GEMM, GP_SCOPE_MOE);
+		o->flop = 2.0 * h * (Te * k * up_n + T * sh_up);
+		o->weights = h * (touched * up_n + sh_up);
+		o->act = Te * k * (h + up_n) + T * (h + sh_up);
+		o->m = tpe;
+		o->n = up_n;
+		o->k = h;
+		o->batch = touched;
+		op_elem(&ops[n++], "moe_act", GP_SCOPE_MOE,
+			(Te * k * moe_f + T * shared_f) * 1.5, 5.0);
+		o = &ops[n++];
+		op_set(o, "moe_down", GP_OP_GEMM, GP_SCOPE_MOE);
+		o->flop = 2.0 * h * (Te * k * moe_f + T * shared_f);
+		o->weights = h * (touched * moe_f + shared_f);
+		o->act = Te * k * (h + moe_f) + T * (h + shared_f);
+		o->m = tpe;
+		o->n = h;
+		o->k = moe_f;
+		o->batch = touched;
+	}
+	return n;
+}
