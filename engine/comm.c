@@ -98,17 +98,36 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 /* ---- algorithm constants ------------------------------------------------ */
 
 
-/* Point-to-point (send/recv) over NVLink/PCIe reaches about half of the
- * ring's per-GPU rate: NCCL runs send and receive of a pair in the same
- * channels, splitting each block's warps between the two, and spreads a
- * peer over fewer channels than a collective uses.  Measured: a pair of
- * H100s "connected via NVLink" plateaus near 180 GB/s in sendrecv_perf
- * (nccl-tests#268; its link rate is not stated), where the SXM ring
- * reaches 370.  Contradicted on NVSwitch: 8 x A100 sendrecv_perf reaches
- * 195 GB/s at 1 GiB (li-plus/playground cuda/nccl.md, a validation case),
- * 0.86 of the A100 ring's 228 where this gives 115; the same sweep's
- * 128 MiB row (111) lies below its own plateau (189 at 256 MiB). */
+/* Point-to-point in an all-to-all over NVLink/PCIe reaches about half of
+ * the ring's per-GPU rate: NCCL runs send and receive of a pair in the
+ * same channels, splitting each block's warps between the two.  Measured:
+ * a pair of H100s "connected via NVLink" plateaus near 180 GB/s in
+ * sendrecv_perf (nccl-tests#268; its link rate is not stated), where the
+ * SXM ring reaches 370.  A single send/recv stream is priced by its
+ * channels instead (p2p_channels). */
 #define P2P_EFF 0.5
+
+/* One send/recv stream inside a node: NCCL gives it nch channels
+ * (p2p_channels), each moving at most P2P_CH_BW, and the stream no more
+ * than P2P_LINK_EFF of the ring's per-GPU rate.
+ *  P2P_CH_BW: NCCL's own figure for what one p2p channel carries,
+ *   NCCL_P2P_PER_CHANNEL_NET_BW = 14 GB/s (src/graph/paths.cc, the
+ *   channels it gives a network peer), taken for any peer.
+ *  P2P_LINK_EFF: the plateau of 8 x A100 sendrecv_perf, 192.75 GB/s at
+ *   512 MiB (li-plus/playground cuda/nccl.md; 32 channels, so the link
+ *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.
+ *  Channels (NCCL 2.30 enqueue.cc, the p2p scheduler, and paths.cc): a
+ *   node's pool of P2P_POOL channels ("32 p2p channels, 32 p2p channels
+ *   per peer" on 8 x H100, nccl#1259's log), split so that every peer of
+ *   the n ranks gets one share, nmin = the power of two <= pool / n; a
+ *   send of S bytes takes min(nmin, S / minPart) channels, doubled while
+ *   a channel's part exceeds maxPart and channels remain; on NVLink the
+ *   p2p chunk is 512 KiB (P2P_NVL_CHUNKSIZE, init.cc), minPart = chunk / 8,
+ *   maxPart = chunk x 32.  A PCIe peer gets 2 channels (paths.cc
+ *   ncclTopoGetNchannels) and 128 KiB chunks. */
+#define P2P_CH_BW 14e9
+#define P2P_LINK_EFF 0.83
+#define P2P_POOL 32
 
 /* Traffic staged through host memory (no GPU peer-to-peer: consumer cards,
  * PCIe slots on different root complexes): each chunk is written to a host
@@ -206,6 +225,22 @@ static int ilog2(int x)
 		r++;
 	}
 	return r;
+}
+
+/* NCCL's channels for one send of S bytes among n ranks in a node (see
+ * P2P_POOL). */
+static double p2p_channels(const ctx *c, double S)
+{
+	int pci = c->kind_up != GP_LINK_NVLINK;
+	double chunk = pci ? 131072.0 : 524288.0, nmax = pci ? 2 : P2P_POOL;
+	double nmin = nmax, nch;
+
+	while (nmin * c->n > P2P_POOL && nmin > 1)
+		nmin /= 2;
+	nch = min2(nmin, max2(1.0, ceil(S / (chunk / 8.0))));
+	while (S / nch > chunk * 32.0 && nch <= nmax / 2)
+		nch *= 2;
+	return nch;
 }
 
 /* The per-GPU intra-node rate at protocol p; infinite with no intra
@@ -466,7 +501,8 @@ static int price_p2p(const ctx *c, gp_proto p, double *lat, double *bwt,
 		 * boundary pairs go through one NIC each. */
 		if (c->nn == 1) {
 			*lat = base(p) + hop_up(c, p);
-			*bwt = S / (up * P2P_EFF);
+			*bwt = S / min2(up * P2P_LINK_EFF,
+					p2p_channels(c, S) * P2P_CH_BW * pe);
 		} else {
 			*lat = base(p) + hop_net(c, p);
 			*bwt = max2(S / (up * P2P_EFF), S / (c->bnic * pe));

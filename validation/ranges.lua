@@ -10,7 +10,7 @@ return {
         gen = { "ada", "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 21, lo = 0.903, hi = 2.073 },
+        [""] = { cases = 21, lo = 0.908, hi = 2.073 },
         ["style=all_reduce"] = { cases = 19, lo = 0.903, hi = 2.073 },
         ["style=all_reduce/scale=node"] = { cases = 15, lo = 0.914, hi = 2.073 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 8, lo = 0.993, hi = 2.073 },
@@ -66,9 +66,9 @@ return {
       },
       regimes = {
         [""] = { cases = 24, lo = 0.867, hi = 1.453 },
-        ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.396 },
-        ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.396 },
-        ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.396 },
+        ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.395 },
+        ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.395 },
+        ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.395 },
       },
     },
   },

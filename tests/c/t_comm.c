@@ -60,7 +60,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(70);
+	plan(72);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -192,13 +192,27 @@ int main(void)
 	ok(r.algo == GP_ALGO_PXN, "all_to_all across nodes uses pxn "
 	   "(fewer network messages)");
 
-	/* --- send/recv in a node: half the link (nccl-tests#268) ---
-	 * 128 MiB / (240e9 x 0.5) plus 8.4 + 3.4 us. */
+	/* --- send/recv in a node: NCCL's channels for one stream ---
+	 * 8 ranks share a pool of 32 channels: 4 each at least; 128 MiB
+	 * is 32 MiB a channel on 4, over the 16 MiB part limit (512 KiB
+	 * chunk x 32), so 8 channels of 16 MiB, 8 x 14 GB/s = 112 GB/s
+	 * (under the link's 240e9 x 0.83 = 199.2e9), plus 8.4 + 3.4 us. */
 	S = 128 * MiB;
 	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
-	is_num(r.time, S / 120e9 + 11.8 * US, 1e-9, "send_recv = S/120e9 + "
-	       "11.8 us");
+	is_num(r.time, S / 112e9 + 11.8 * US, 1e-9, "send_recv 128 MiB on 8 "
+	       "channels = S/112e9 + 11.8 us");
 	is_num(r.busbw, r.algbw, 1e-12, "send_recv busbw = algbw");
+	/* 1 GiB doubles to 32 channels (448 GB/s): the link's 199.2e9
+	 * binds. */
+	S = GiB;
+	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
+	is_num(r.time, S / 199.2e9 + 11.8 * US, 1e-9, "send_recv 1 GiB = "
+	       "S/(240e9 x 0.83) + 11.8 us");
+	/* 64 MiB stays on 4 channels (16 MiB each): 56 GB/s. */
+	S = 64 * MiB;
+	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
+	is_num(r.time, S / 56e9 + 11.8 * US, 1e-9, "send_recv 64 MiB on 4 "
+	       "channels = S/56e9 + 11.8 us");
 
 	/* --- PCIe through the host: no LL128, half the bandwidth ---
 	 * 8 x PCIe 4.0 (32 GB/s per direction, 0.8 achievable), staged:
