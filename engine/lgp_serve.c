@@ -459,7 +459,7 @@ int lgp_serve_accept(lua_State *L)
 /* ---- rl ---- */
 
 static const char *const rl_mems[RL_NMEM] = {
-	"rollout", "forward", "update"
+	"rollout", "forward", "update", "reference", "reward", "critic"
 };
 
 /* core.rl's config at idx into c (see lgp_rl), the rollout engine's TP
@@ -515,6 +515,14 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 	c->loss_ops = lgp_field_num(L, idx, w, "loss_ops", 0, 0);
 	c->token_host = lgp_field_num(L, idx, w, "token_host", 0, 0);
 	c->keep = lgp_field_num(L, idx, w, "keep", 0, 0);
+	c->group_gpus[RL_GRP_REF] = lgp_field_int(L, idx, w, "ref_gpus", 0, 0,
+						  0);
+	c->group_gpus[RL_GRP_REWARD] = lgp_field_int(L, idx, w, "reward_gpus",
+						     0, 0, 0);
+	c->group_gpus[RL_GRP_CRITIC] = lgp_field_int(L, idx, w, "critic_gpus",
+						     0, 0, 0);
+	c->critic_reward = lgp_field_bool(L, idx, w, "colocate_critic_reward",
+					  0);
 	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
 	lgp_strict(L, idx, idx, w);
 	return split;
@@ -594,6 +602,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 	lua_setfield(L, -2, "rollout");
 	lua_createtable(L, 0, RL_NMEM);
 	for (i = 0; i < RL_NMEM; i++) {
+		/* the own groups' only when there are some */
+		if (i >= RL_MEM_REF && !(out->mem[i].total > 0))
+			continue;
 		lgp_pushmem(L, &out->mem[i]);
 		lua_setfield(L, -2, rl_mems[i]);
 	}
@@ -618,7 +629,10 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * step_overhead (s per step), loss_ops (host ops per trained sequence
  * of a per-sequence loss), token_host (s per generated token of the
  * framework's output handling), keep (dynamic sampling's kept share of
- * the generated groups; 0 = no filter), and
+ * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
+ * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
+ * GPUs), colocate_critic_reward (boolean: the reward model on the
+ * critic's group), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 int lgp_rl(lua_State *L)

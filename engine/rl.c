@@ -32,7 +32,9 @@ static const char *const phase_names[RL_NPHASES] = {
 	"rollout", "offload", "logprob", "reference", "reward", "values",
 	"actor_update", "critic_update", "weight_sync", "framework"
 };
-static const char *const pool_names[3] = { "rollout", "train", "both" };
+static const char *const pool_names[6] = {
+	"rollout", "train", "both", "reference", "reward", "critic"
+};
 
 const char *rl_phase_name(int p)
 {
@@ -41,7 +43,7 @@ const char *rl_phase_name(int p)
 
 const char *rl_pool_name(int pool)
 {
-	return GP_NAME_OF(pool_names, 3, pool);
+	return GP_NAME_OF(pool_names, 6, pool);
 }
 
 /* ---- memory ------------------------------------------------------------ */
@@ -93,8 +95,30 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "offload_states and ref_host need host_bw "
 			       "(the GPU's link to host memory)");
 	if (gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
-	    gp_check_count(c->roll.pp, 1, "rollout_pp", err))
+	    gp_check_count(c->roll.pp, 1, "rollout_pp", err) ||
+	    gp_check_count(c->group_gpus[RL_GRP_REF], 0, "ref_gpus", err) ||
+	    gp_check_count(c->group_gpus[RL_GRP_REWARD], 0, "reward_gpus",
+			   err) ||
+	    gp_check_count(c->group_gpus[RL_GRP_CRITIC], 0, "critic_gpus",
+			   err))
 		return GP_EINVAL;
+	if (c->group_gpus[RL_GRP_REF] && (!c->ref_model || c->ref_host))
+		return gp_fail(err, "ref_gpus: the reference's own group needs a "
+			       "reference on the GPUs (ref_model, not "
+			       "ref_host)");
+	if (c->group_gpus[RL_GRP_REWARD] && !c->reward_model)
+		return gp_fail(err, "reward_gpus: the reward model's own group "
+			       "needs a reward model");
+	if (c->group_gpus[RL_GRP_CRITIC] && !c->ppo)
+		return gp_fail(err, "critic_gpus: the critic's own group needs "
+			       "PPO");
+	if (c->critic_reward && (!c->group_gpus[RL_GRP_CRITIC] ||
+				 !c->reward_model ||
+				 c->group_gpus[RL_GRP_REWARD]))
+		return gp_fail(err, "colocate_critic_reward puts the reward "
+			       "model on the critic's own group: it needs "
+			       "critic_gpus and a reward model, and no "
+			       "reward_gpus");
 	return GP_OK;
 }
 
@@ -284,7 +308,92 @@ static int rl_pools(const rl_cfg *c, rl_result *out, double *tgpus,
 			       "not divide the %g GPUs of the rollout pool",
 			       rg, *rgpus);
 	*engines = *rgpus / rg;
-	out->gpus = c->colocated ? *tgpus : *tgpus + *rgpus;
+	out->gpus = (c->colocated ? *tgpus : *tgpus + *rgpus) +
+		c->group_gpus[RL_GRP_REF] + c->group_gpus[RL_GRP_REWARD] +
+		c->group_gpus[RL_GRP_CRITIC];
+	return GP_OK;
+}
+
+/* Whether any of PPO's other models has a group of its own. */
+static int rl_any_group(const rl_cfg *c)
+{
+	return c->group_gpus[RL_GRP_REF] > 0 ||
+		c->group_gpus[RL_GRP_REWARD] > 0 ||
+		c->group_gpus[RL_GRP_CRITIC] > 0;
+}
+
+/* One of PPO's other models on its own group of GPUs, laid out as the
+ * actor (its tp, pp, cp, ZeRO stage and micro-batch; dp from the group's
+ * GPUs): the seconds of its forward over the N samples (*fwd) and, for
+ * the critic, of one optimizer step over a mini-batch of mb (*upd); and
+ * the group's memory: the critic's training states (and a reward model
+ * beside it), or the frozen model's 16-bit weights, sharded under ZeRO-3
+ * as rl_frozen shards the actor's. */
+static int rl_group(const gp_model *m, const roof_device *d,
+		    const gp_topo *t, const rl_cfg *c, int g, double N,
+		    double mb, rl_result *out, double *fwd, double *upd,
+		    gp_error *err)
+{
+	static const char *const names[RL_NGRP] = {
+		"ref_gpus", "reward_gpus", "critic_gpus"
+	};
+	const gp_layout *al = &c->train.mem.lay;
+	int n = c->group_gpus[g], cp = al->cp > 0 ? al->cp : 1;
+	int unit = (al->tp > 0 ? al->tp : 1) * (al->pp > 0 ? al->pp : 1) * cp;
+	gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
+	train_cfg u, f;
+	train_result ru, rf;
+	gp_error sub;
+	double frozen;
+
+	if (n % unit != 0)
+		return gp_fail(err, "%s %d is not a multiple of the actor's "
+			       "tp*pp*cp = %d", names[g], n, unit);
+	u = c->train;
+	u.mem.lay.dp = n / unit;
+	u.mem.seq = out->train_seq;
+	u.global_batch = mb;
+	u.forward_only = 0;
+	u.tokens = 0;
+	u.price = 0;
+	f = u;
+	f.forward_only = 1;
+	f.global_batch = N;
+	if (train_step(m, d, t, &f, &rf, &sub))
+		return gp_fail(err, "%s: %.200s", names[g], sub.msg);
+	*fwd = rf.step;
+	memset(mg, 0, sizeof *mg);
+	if (g == RL_GRP_CRITIC) {
+		if (train_step(m, d, t, &u, &ru, &sub))
+			return gp_fail(err, "%s: %.200s", names[g], sub.msg);
+		*upd = ru.step;
+		*mg = ru.mem;
+	}
+	frozen = rf.mem.params * 2.0 / (al->zero == 3 ? u.mem.lay.dp * cp :
+					1.0);
+	if (g == RL_GRP_REF)
+		mg->bytes[GP_MEM_REF] = frozen;
+	else if (g == RL_GRP_REWARD || c->critic_reward)
+		mg->bytes[GP_MEM_REWARD] = frozen;
+	mg->params = rf.mem.params;
+	return GP_OK;
+}
+
+/* The groups of PPO's other models (rl_group): gf[g] their forwards'
+ * seconds, *cupd the critic's optimizer step on its group. */
+static int rl_groups(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const rl_cfg *c, double N, double mb,
+		     rl_result *out, double gf[RL_NGRP], double *cupd,
+		     gp_error *err)
+{
+	int g;
+
+	for (g = 0; g < RL_NGRP; g++) {
+		gf[g] = 0;
+		if (c->group_gpus[g] > 0 &&
+		    rl_group(m, d, t, c, g, N, mb, out, &gf[g], cupd, err))
+			return GP_EINVAL;
+	}
 	return GP_OK;
 }
 
@@ -398,9 +507,13 @@ static double rl_frozen(const rl_cfg *c, rl_result *out)
 	states = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_GRADS] +
 		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
 		mu->bytes[GP_MEM_ADAPTER];
-	critic = c->ppo ? states : 0.0;
-	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host ? frozen : 0.0;
-	mu->bytes[GP_MEM_REWARD] = c->reward_model ? frozen : 0.0;
+	/* A model on a group of its own holds none of the actor's GPUs. */
+	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
+	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host &&
+		!c->group_gpus[RL_GRP_REF] ? frozen : 0.0;
+	mu->bytes[GP_MEM_REWARD] = c->reward_model &&
+		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ? frozen :
+		0.0;
 	mu->bytes[GP_MEM_CRITIC] = critic;
 	return critic;
 }
@@ -491,6 +604,7 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	gp_mem_result *mf = &out->mem[RL_MEM_FORWARD];
 	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
 	gp_mem_reserve rs = c->train.reserve;
+	int g;
 
 	mem_finish(mu, c->train.capacity, &rs, 0.0);
 	/* The forward passes keep no activations for a backward. */
@@ -512,6 +626,20 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 		snprintf(out->why, sizeof out->why, "rollout: needs %.1f "
 			 "GiB per GPU, the budget is %.1f GiB",
 			 mr->total / 1073741824.0, mr->budget / 1073741824.0);
+	for (g = 0; g < RL_NGRP; g++) {
+		gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
+
+		if (!c->group_gpus[g])
+			continue;
+		mem_finish(mg, c->train.capacity, &rs, 0.0);
+		if (!mg->fits && out->fits)
+			snprintf(out->why, sizeof out->why, "%s: needs %.1f "
+				 "GiB per GPU, the budget is %.1f GiB",
+				 rl_pool_name(RL_POOL_REF + g),
+				 mg->total / 1073741824.0,
+				 mg->budget / 1073741824.0);
+		out->fits = out->fits && mg->fits;
+	}
 	/* A rollout that cannot run (no decode steps) leaves the step
 	 * without its longest phase: say what held the memory, after what
 	 * else does not fit unless that is the rollout's own reason. */
@@ -528,8 +656,10 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	}
 }
 
-/* The phases' times but the weight sync's. */
-static void rl_phase_times(const rl_cfg *c, rl_result *out, double N)
+/* The phases' times but the weight sync's; gf and cupd: the own groups'
+ * forwards and the critic's optimizer step there (rl_groups). */
+static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
+			   const double gf[RL_NGRP], double cupd)
 {
 	const gp_layout *lay = &c->train.mem.lay;
 	double fwd = out->forward.step;
@@ -573,6 +703,60 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N)
 	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
 		out->loss_host;
 	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;
+	/* On a group of its own a model runs at that group's layout (the
+	 * reward model beside the critic at the critic's). */
+	if (c->group_gpus[RL_GRP_REF])
+		out->ph[RL_REF].time = gf[RL_GRP_REF];
+	if (c->group_gpus[RL_GRP_REWARD] || c->critic_reward)
+		out->ph[RL_REWARD].time = gf[c->critic_reward ? RL_GRP_CRITIC :
+			RL_GRP_REWARD] * out->generated / N;
+	if (c->group_gpus[RL_GRP_CRITIC]) {
+		out->ph[RL_VALUES].time = gf[RL_GRP_CRITIC];
+		out->ph[RL_CRITIC].time = out->opt_steps * cupd;
+	}
+}
+
+/* The training pool's loop when PPO's other models have groups of their
+ * own, in OpenRLHF's order (ppo_utils/experience_maker.py make_experience,
+ * ray/ppo_actor.py ppo_train): the reference's, the critic's and the
+ * reward model's forwards are launched in that order and the actor's
+ * log-probabilities last, the driver waiting for each model that shares
+ * the actor's GPUs (--colocate_actor_ref, --colocate_all_models) and,
+ * with --colocate_critic_reward, for the critic's values before the
+ * reward model starts beside it; then the critic trains on its group
+ * while the actor updates and syncs its weights into the engines.  The
+ * seconds of that loop without the sync: the forwards, the actor's
+ * update (and a critic's on the actor's GPUs), the wait for a critic
+ * still training after the actor's update and the sync, the framework's
+ * host work. */
+static double rl_group_loop(const rl_cfg *c, const rl_result *out,
+			    double sync)
+{
+	const rl_phase_result *ph = out->ph;
+	int crit = c->group_gpus[RL_GRP_CRITIC] > 0;
+	int rew = c->group_gpus[RL_GRP_REWARD] > 0 || c->critic_reward;
+	double t = 0, end = 0, upd;
+
+	if (c->group_gpus[RL_GRP_REF])
+		end = ph[RL_REF].time;
+	else
+		t += ph[RL_REF].time;
+	if (crit && !c->critic_reward)
+		end = fmax(end, t + ph[RL_VALUES].time);
+	else
+		t += ph[RL_VALUES].time;
+	if (rew)
+		end = fmax(end, t + ph[RL_REWARD].time);
+	else
+		t += ph[RL_REWARD].time;
+	t = fmax(t + ph[RL_LOGPROB].time, end);
+	upd = ph[RL_ACTOR].time;
+	if (crit)
+		upd += fmax(0.0, ph[RL_CRITIC].time - ph[RL_ACTOR].time -
+			    sync);
+	else
+		upd += ph[RL_CRITIC].time;
+	return t + upd + ph[RL_FRAMEWORK].time;
 }
 
 /* The step from its phases: which pool runs each, the step time, each
@@ -586,19 +770,33 @@ static void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
 	for (i = 0; i < RL_NPHASES; i++) {
 		rl_phase_result *ph = &out->ph[i];
 
+		int g = i == RL_REF ? RL_GRP_REF : i == RL_REWARD ?
+			(c->critic_reward ? RL_GRP_CRITIC : RL_GRP_REWARD) :
+			i == RL_VALUES || i == RL_CRITIC ? RL_GRP_CRITIC : -1;
+
 		ph->pool = c->colocated ? RL_POOL_BOTH :
 			i == RL_ROLLOUT ? RL_POOL_ROLLOUT :
 			i == RL_SYNC ? RL_POOL_BOTH : RL_POOL_TRAIN;
 		ph->gpus = ph->pool == RL_POOL_ROLLOUT ? rgpus :
-			ph->pool == RL_POOL_TRAIN ? tgpus : out->gpus;
+			ph->pool == RL_POOL_TRAIN || c->colocated ? tgpus :
+			tgpus + rgpus;
 		ph->mem = i == RL_ROLLOUT || i == RL_SWAP ? RL_MEM_ROLLOUT :
 			i == RL_ACTOR || i == RL_CRITIC ? RL_MEM_UPDATE :
 			RL_MEM_FORWARD;
+		if (g >= 0 && c->group_gpus[g] > 0) {
+			ph->pool = RL_POOL_REF + g;
+			ph->gpus = c->group_gpus[g];
+			ph->mem = RL_MEM_REF + g;
+		}
 	}
 	tr = out->ph[RL_ROLLOUT].time;
-	tt = out->ph[RL_FRAMEWORK].time;
-	for (i = RL_LOGPROB; i <= RL_CRITIC; i++)
-		tt += out->ph[i].time;
+	if (rl_any_group(c)) {
+		tt = rl_group_loop(c, out, sync);
+	} else {
+		tt = out->ph[RL_FRAMEWORK].time;
+		for (i = RL_LOGPROB; i <= RL_CRITIC; i++)
+			tt += out->ph[i].time;
+	}
 	if (c->colocated) {
 		out->step = tr + out->ph[RL_SWAP].time + tt + sync;
 		idle_r = idle_t = 0;
@@ -644,7 +842,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 			rl_result *out, gp_error *err)
 {
 	double N = 0, mb = 0, tgpus = 0, rgpus = 0, engines = 0, critic, cap;
-	double gen_prompts = 0, sync = 0;
+	double gen_prompts = 0, sync = 0, gf[RL_NGRP], cupd = 0;
 	gp_error sub;
 
 	if (!out)
@@ -654,7 +852,8 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	memset(out, 0, sizeof *out);
 	if (rl_batch(c, out, &N, &mb, &gen_prompts, err) ||
 	    rl_pools(c, out, &tgpus, &rgpus, &engines, err) ||
-	    rl_train_passes(m, d, t, c, N, mb, cc, out, err))
+	    rl_train_passes(m, d, t, c, N, mb, cc, out, err) ||
+	    rl_groups(m, d, t, c, N, mb, out, gf, &cupd, err))
 		return GP_EINVAL;
 	critic = rl_frozen(c, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
@@ -663,7 +862,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "rollout: %.200s", sub.msg);
 	rl_rollout_mem(c, out, critic);
 	rl_mem_fits(c, out);
-	rl_phase_times(c, out, N);
+	rl_phase_times(c, out, N, gf, cupd);
 	if (weight_sync(m, d, t, c, &out->update, out->gpus, engines, &sync,
 			&out->sync_bytes, err))
 		return GP_EINVAL;

@@ -109,9 +109,22 @@ typedef struct rl_engine_host {
 } rl_engine_host;
 
 /* Pools and the memory states of a step. */
-enum { RL_POOL_ROLLOUT = 0, RL_POOL_TRAIN, RL_POOL_BOTH };
-const char *rl_pool_name(int pool);   /* "rollout", "train", "both" */
-enum { RL_MEM_ROLLOUT = 0, RL_MEM_FORWARD, RL_MEM_UPDATE, RL_NMEM };
+enum {
+	RL_POOL_ROLLOUT = 0, RL_POOL_TRAIN, RL_POOL_BOTH,
+	RL_POOL_REF, RL_POOL_REWARD, RL_POOL_CRITIC  /* a model's own group */
+};
+/* "rollout", "train", "both", "reference", "reward", "critic" */
+const char *rl_pool_name(int pool);
+enum {
+	RL_MEM_ROLLOUT = 0, RL_MEM_FORWARD, RL_MEM_UPDATE,
+	RL_MEM_REF, RL_MEM_REWARD, RL_MEM_CRITIC,   /* the own groups' */
+	RL_NMEM
+};
+
+/* PPO's other models on GPU groups of their own (OpenRLHF's Ray
+ * placement: --ref_num_gpus_per_node, --reward_num_gpus_per_node,
+ * --critic_num_gpus_per_node), by rl_cfg.group_gpus[]: */
+enum { RL_GRP_REF = 0, RL_GRP_REWARD, RL_GRP_CRITIC, RL_NGRP };
 
 typedef struct rl_cfg {
 	train_cfg train;    /* the actor's training step: its layout
@@ -184,6 +197,12 @@ typedef struct rl_cfg {
 			     * forwards and updates see the kept prompts x
 			     * group.  0 or 1 = no filter; else (0, 1) */
 	double price;       /* per GPU-hour; 0 = no cost figures */
+	int group_gpus[RL_NGRP]; /* GPUs of the reference's, the reward
+			     * model's and the critic's own groups, each
+			     * laid out as the actor (tp, pp, cp; dp from
+			     * its GPUs); 0 = on the actor's GPUs */
+	int critic_reward;  /* 1: the reward model on the critic's group
+			     * (OpenRLHF --colocate_critic_reward) */
 } rl_cfg;
 
 /* Defaults: GRPO with a reference and old log-probabilities, colocated,
@@ -262,7 +281,9 @@ typedef struct rl_result {
 	double cost_1k_prompts;
 	int fits;           /* every phase fits its GPUs */
 	char why[256];      /* when not */
-	gp_mem_result mem[RL_NMEM]; /* most loaded GPU in each state */
+	gp_mem_result mem[RL_NMEM]; /* most loaded GPU in each state (the
+				     * own groups': zero when there are
+				     * none) */
 	train_result update; /* one optimizer step of the actor */
 	train_result forward; /* one forward pass over all samples */
 } rl_result;

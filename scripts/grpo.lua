@@ -61,15 +61,19 @@ local function best(model, resp, gpu, colocated, extra)
   return top
 end
 
--- Seconds of the rollout and of the training phases (the forwards and
--- the updates) in one step.
+-- Seconds of the rollout and of the training loop (the forwards and the
+-- updates, those of models on groups of their own overlapping the
+-- actor's) in one step: the training pool's busy time less the sync, and
+-- colocated less the rollout and the offload it also runs.
 local function seconds(r)
-  local roll, tr = 0, 0
+  local roll, other = 0, 0
   for _, p in ipairs(r.phases) do
-    if p.name == "rollout" then roll = p.seconds
-    elseif p.name ~= "offload" and p.name ~= "weight_sync" then tr = tr + p.seconds end
+    if p.name == "rollout" then roll = p.seconds end
+    if p.name == "weight_sync" or (r.colocated and p.name == "offload") then
+      other = other + p.seconds
+    end
   end
-  return roll, tr
+  return roll, r.pools.train.busy - other - (r.colocated and roll or 0)
 end
 
 local rows, cell = {}, {}
@@ -117,14 +121,19 @@ gp.report(rows, { format = opt.format, title = string.format(
 if opt.format ~= "text" and opt.format ~= "markdown" then return end
 
 -- The 7B with 8k responses on H100, colocated, three ways: GRPO as above;
--- PPO, whose critic (the actor's shape) adds a forward and an update and
--- keeps its states beside the actor's; and a verl-style job after verl's
+-- PPO placed as OpenRLHF places it (train_ppo_ray: the critic and a reward
+-- model of the actor's shape on half of the GPUs, a group of their own,
+-- --critic_num_gpus_per_node with --colocate_critic_reward; the reference
+-- with the actor, --colocate_actor_ref): the critic's and reward model's
+-- forwards run beside the actor's and the critic trains while the actor
+-- does; and a verl-style job after verl's
 -- examples/grpo_trainer/run_qwen2-7b.sh (FSDP: ZeRO-3 on the HF stack,
 -- gradient checkpointing, the vLLM engine at TP 2 holding 0.6 of a card,
 -- the trainer's states resident through the rollout).
 local JOBS = {
   { name = "GRPO (Megatron, states offloaded)", extra = {} },
-  { name = "PPO with a critic", extra = { algo = "ppo" } },
+  { name = "PPO, critic + reward model on their own GPUs", extra = { algo = "ppo",
+    reward_model = true, critic_gpus = opt.gpus // 2, colocate_critic_reward = true } },
   { name = "verl-style GRPO (FSDP, vLLM TP 2)", extra = { stack = "hf", zero = 3,
     offload_states = false, rollout_tp = 2, rollout_memory = 0.6 } },
 }
@@ -133,8 +142,9 @@ for _, j in ipairs(JOBS) do
   local r = best(MODELS[1], RESPONSES[1], GPUS[1], true, j.extra)
   local roll, tr = seconds(r)
   jrows[#jrows + 1] = {
-    job = j.name, layout = string.format("tp%d cp%d zero%d, rollout tp%d", r.tp, r.cp, r.zero,
-      r.rollout_tp),
+    job = j.name, layout = string.format("tp%d cp%d zero%d, rollout tp%d%s", r.tp, r.cp, r.zero,
+      r.rollout_tp, r.critic_gpus and string.format(", actor %d + critic %d GPUs",
+        r.train_gpus, r.critic_gpus) or ""),
     step_s = r.fits and r.step_s or nil, rollout_s = r.fits and roll or nil,
     train_s = r.fits and tr or nil, usd_1k = r.fits and r.cost_1k_prompts or nil,
     fits = r.fits, note = r.fits and "" or ("does not fit: " .. tostring(r.why)),

@@ -554,6 +554,24 @@ opt { name = "colocated", type = "flag", commands = "fit rl", default = true, me
 opt { name = "rollout_gpus", type = "string", metavar = "N|auto", commands = "rl",
   help = "GPUs of the rollout pool, implies --no-colocated (auto: the split with the "
     .. "shortest step)" }
+opt { name = "ref_gpus", type = "int", metavar = "N", commands = "rl",
+  default = "on the actor's GPUs",
+  help = "GPUs of the reference model's own group, laid out as the actor (OpenRLHF's "
+    .. "--ref_num_gpus_per_node x nodes); its forward runs beside the actor's",
+  suggest = { "ref_num_gpus", "ref_num_gpus_per_node" } }
+opt { name = "reward_gpus", type = "int", metavar = "N", commands = "rl",
+  default = "on the actor's GPUs",
+  help = "GPUs of the reward model's own group (OpenRLHF's --reward_num_gpus_per_node x "
+    .. "nodes)",
+  suggest = { "reward_num_gpus", "reward_num_gpus_per_node" } }
+opt { name = "critic_gpus", type = "int", metavar = "N", commands = "rl",
+  default = "on the actor's GPUs",
+  help = "PPO: GPUs of the critic's own group (OpenRLHF's --critic_num_gpus_per_node x "
+    .. "nodes); it trains while the actor does",
+  suggest = { "critic_num_gpus", "critic_num_gpus_per_node" } }
+opt { name = "colocate_critic_reward", type = "flag", commands = "rl",
+  help = "the reward model on the critic's group, their forwards in turn (OpenRLHF's "
+    .. "--colocate_critic_reward)" }
 opt { name = "staleness", type = "int", metavar = "N", commands = "rl",
   default = "1: step k + 1's rollouts run while step k trains",
   help = "separate pools: 0|1",

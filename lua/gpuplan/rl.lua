@@ -24,6 +24,13 @@
 --                 limit, where truncated responses pile up)
 --   reward_model  a reward model of the actor's shape (default false: rule-
 --                 based rewards); ref_model (default true): the KL reference
+--   ref_gpus, reward_gpus, critic_gpus  PPO's other models on GPU groups
+--                 of their own, laid out as the actor (OpenRLHF's
+--                 --*_num_gpus_per_node x nodes; default: on the actor's
+--                 GPUs): their forwards run beside the actor's, the
+--                 critic trains while the actor does (OpenRLHF's order);
+--                 colocate_critic_reward: the reward model on the
+--                 critic's group.  gpus counts them too.
 --   colocated     one pool (default) or separate rollout and training pools;
 --   rollout_gpus  N, or "auto" to search the split (implies colocated = false)
 --   staleness     1 (default): rollouts of step k + 1 run while step k trains;
@@ -284,6 +291,39 @@ local function pools_of(o, gpus, offload)
   return colocated, rgpus, auto, staleness
 end
 
+-- PPO's other models on GPU groups of their own (OpenRLHF's Ray placement:
+-- --ref_num_gpus_per_node, --reward_num_gpus_per_node,
+-- --critic_num_gpus_per_node, --colocate_critic_reward): their GPUs come out
+-- of the job's, the rest are the actor's (and the rollout's).
+local function groups_of(o, gpus, ppo, ref, reward, ref_host)
+  local g = { ref = posint("ref_gpus", o.ref_gpus), reward = posint("reward_gpus", o.reward_gpus),
+              critic = posint("critic_gpus", o.critic_gpus) }
+  local cr = boolean("colocate_critic_reward", o.colocate_critic_reward, false)
+  if g.critic and not ppo then
+    fail("rl: critic_gpus is the critic's own group; the critic is PPO's (algo = ppo)")
+  end
+  if g.reward and not reward then
+    fail("rl: reward_gpus is the reward model's own group; give reward_model")
+  end
+  if g.ref and (not ref or ref_host) then
+    fail("rl: ref_gpus is the reference's own group; it needs ref_model on the GPUs "
+      .. "(not ref_host)")
+  end
+  if cr and not (g.critic and reward) then
+    fail("rl: colocate_critic_reward puts the reward model on the critic's group: it "
+      .. "needs critic_gpus and reward_model")
+  end
+  if cr and g.reward then
+    fail("rl: colocate_critic_reward and reward_gpus both place the reward model")
+  end
+  local n = (g.ref or 0) + (g.reward or 0) + (g.critic or 0)
+  if n >= gpus then
+    fail("rl: the models' own groups (%d GPUs) leave none of the %d GPUs to the actor", n,
+      gpus)
+  end
+  return g, cr, gpus - n
+end
+
 -- The actor's parallelism, micro-batch and mini-batch, checked against
 -- the training pool and the samples.
 local function batches_of(o, gpus, colocated, rgpus, auto, samples)
@@ -537,7 +577,8 @@ run = function(o, job)
       shown(keep))
   end
   local epochs = posint("epochs", o.epochs) or 1
-  local gpus = posint("gpus", o.gpus) or 1
+  local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
+    ref_host)
   local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
   local tp, pp, cp, unit, tgpus, minib =
     batches_of(o, gpus, colocated, rgpus, auto, samples)
@@ -562,6 +603,8 @@ run = function(o, job)
     engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
     engine_host_overlap = async, step_overhead = overhead, keep = keep,
     loss_ops = loss_ops, token_host = token_host,
+    ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
+    colocate_critic_reward = critic_reward,
   }
   if job then return job_of(o, model, s, c, o.rollout_tp == nil) end
   local r = engine_step(model, s, c, dflt)
@@ -580,6 +623,8 @@ run = function(o, job)
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = async, step_overhead = overhead or 0,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
+    ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
+    colocate_critic_reward = critic_reward or nil,
     precision = s.precision, stack = cfg.stack,
     fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
     samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,

@@ -160,6 +160,8 @@ local case_schema = T.record {
     train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
     rollout_tp = count(), staleness = count(0),
     rollout_memory = T.number { min = 0, max = 1 },
+    reward_model = T.boolean(), ref_gpus = count(), reward_gpus = count(),
+    critic_gpus = count(), colocate_critic_reward = T.boolean(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

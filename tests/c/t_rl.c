@@ -134,7 +134,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(85);
+	plan(93);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -615,6 +615,74 @@ int main(void)
 					GP_EINVAL;
 			}
 		ok(all, "NaN, inf, negative and huge amounts refused");
+	}
+
+	/* --- PPO's models on groups of their own (OpenRLHF's placement).
+	 * A critic group of 8 GPUs at the actor's layout (dp 8) prices the
+	 * critic's forward F and optimizer step U as the actor's.  In
+	 * OpenRLHF's order the reference runs first on the actor's GPUs
+	 * (R), the critic's values are waited for (--colocate_critic_
+	 * reward: V), then the reward model runs beside the critic (W)
+	 * while the actor computes its log-probabilities (A): the forwards
+	 * take max(R + V + A, R + V + W) = 3F instead of R + V + W + A = 4F;
+	 * the critic trains while the actor does: U instead of 2U.  The
+	 * engine holds 20 GB either way (engine_memory), so the rollout is
+	 * the same and the step is F + U shorter, to rounding. */
+	{
+		static rl_result col, sep;
+		double F, U;
+
+		c = base();
+		c.ppo = 1;
+		c.reward_model = 1;
+		c.engine_memory = 20e9;
+		MUST(rl_step(&m, &d, &t, &c, &col, &e));
+		c.group_gpus[RL_GRP_CRITIC] = 8;
+		c.critic_reward = 1;
+		MUST(rl_step(&m, &d, &t, &c, &sep, &e));
+		F = col.forward.step;
+		U = col.ph[RL_ACTOR].time;
+		ok(sep.ph[RL_ROLLOUT].time == col.ph[RL_ROLLOUT].time &&
+		   sep.ph[RL_VALUES].time == F && sep.ph[RL_CRITIC].time == U,
+		   "critic group of 8 at dp 8: the actor's forward and update");
+		is_num(sep.step, col.step - F - U, 1e-12,
+		       "critic + reward on their group: step shorter by F + U");
+		is_num(sep.gpus, 16, 0, "8 actor + 8 critic GPUs");
+		ok(sep.ph[RL_VALUES].pool == RL_POOL_CRITIC &&
+		   sep.ph[RL_REWARD].pool == RL_POOL_CRITIC &&
+		   sep.ph[RL_REWARD].gpus == 8 &&
+		   sep.ph[RL_LOGPROB].gpus == 8 &&
+		   strcmp(rl_pool_name(RL_POOL_CRITIC), "critic") == 0,
+		   "values and reward on the critic's group");
+		/* ZeRO-0: the frozen reward model's 16-bit weights whole, 2P;
+		 * none of the critic's or reward's bytes on the actor's. */
+		ok(sep.mem[RL_MEM_CRITIC].bytes[GP_MEM_REWARD] == 2.0 * P &&
+		   sep.mem[RL_MEM_UPDATE].bytes[GP_MEM_CRITIC] == 0 &&
+		   sep.mem[RL_MEM_UPDATE].bytes[GP_MEM_REWARD] == 0 &&
+		   col.mem[RL_MEM_UPDATE].bytes[GP_MEM_REWARD] == 2.0 * P,
+		   "memory: reward 2P on the critic's group, off the actor's");
+		/* The reference alone on a group of 8: it runs beside the
+		 * chain V + W + A = 3F (R = F ends first), the updates stay
+		 * U + U: F shorter. */
+		c = base();
+		c.ppo = 1;
+		c.reward_model = 1;
+		c.engine_memory = 20e9;
+		c.group_gpus[RL_GRP_REF] = 8;
+		MUST(rl_step(&m, &d, &t, &c, &sep, &e));
+		is_num(sep.step, col.step - F, 1e-12,
+		       "reference on its own group: the step F shorter");
+		c.group_gpus[RL_GRP_REF] = 6;
+		rc = rl_step(&m, &d, &t, &c, &sep, &e);
+		ok(rc == GP_EINVAL && strncmp(e.msg, "ref_gpus: ", 10) == 0,
+		   "a reference group whose dp 6 does not divide the 4096 "
+		   "samples: refused, naming ref_gpus");
+		if (rc == GP_EINVAL)
+			diag_msg(e.msg);
+		c = base();
+		c.group_gpus[RL_GRP_CRITIC] = 8;
+		ok(rl_step(&m, &d, &t, &c, &sep, &e) == GP_EINVAL &&
+		   strstr(e.msg, "needs PPO"), "critic_gpus without PPO");
 	}
 
 	/* --- the memo (rl_cache): the same step as rl_step, bit for bit;

@@ -132,6 +132,9 @@ return function(case, cat)
     colocated = v(c.colocated), rollout_tp = v(c.rollout_tp),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
     rollout_memory = v(c.rollout_memory), margin = 0,
+    reward_model = v(c.reward_model), ref_gpus = v(c.ref_gpus),
+    reward_gpus = v(c.reward_gpus), critic_gpus = v(c.critic_gpus),
+    colocate_critic_reward = v(c.colocate_critic_reward),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end

@@ -1,0 +1,95 @@
+-- gp.rl with PPO's models on GPU groups of their own (OpenRLHF's Ray
+-- placement: ref_gpus, reward_gpus, critic_gpus, colocate_critic_reward).
+-- Run with ./gpuplan run tests/lua/rl_groups.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local function with(o, extra)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  for k, v in pairs(extra or {}) do c[k] = v end
+  return c
+end
+local function phase(r, name)
+  for _, p in ipairs(r.phases) do if p.name == name then return p end end
+end
+
+-- PPO on Qwen2.5-7B: 24 GPUs, of which 8 for the critic and the reward
+-- model beside it, 16 for the actor and its colocated rollout.
+local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 24, algo = "ppo",
+               reward_model = true, critic_gpus = 8, colocate_critic_reward = true, zero = 3,
+               recompute = "full", prompts = 64, group = 8, response_len = 1024 }
+local r = gp.rl(base)
+t.is(r.gpus, 24, "gpus counts the critic's group")
+t.is(r.train_gpus, 16, "the actor trains on the other 16")
+t.is(r.critic_gpus, 8, "critic_gpus in the result")
+t.is(phase(r, "critic_update").pool, "critic", "the critic trains on its group")
+t.is(phase(r, "critic_update").gpus, 8, "of 8 GPUs")
+t.is(phase(r, "reward").pool, "critic", "the reward model beside it")
+t.is(phase(r, "logprob").gpus, 16, "the actor's forward on its 16")
+t.ok(r.memory.critic and r.memory.critic.total > 0, "the critic group's memory is reported")
+
+-- The critic's update is gp.train's step of the critic's group: the
+-- actor's layout (ZeRO-3, full recompute) on 8 GPUs, 512 sequences of
+-- 512 + 1024 tokens (the default prompt and the mean response) in one
+-- optimizer step -- the same train_step, so equal exactly.
+local tr = gp.train { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                      recompute = "full", method = "full", seq = 512 + 1024,
+                      global_batch = 512 }
+t.is(phase(r, "critic_update").seconds, tr.step_s,
+  "critic_update = gp.train's step on the critic's 8 GPUs")
+
+-- The loop in OpenRLHF's order: the reference on the actor's GPUs first
+-- (R), the critic's values waited for (V, --colocate_critic_reward), then
+-- the reward model (W, on the critic's group) beside the actor's
+-- log-probabilities (A); the critic trains while the actor updates and
+-- syncs.  Colocated, the step is the rollout, these and the sync.
+local R, V, W, A = phase(r, "reference").seconds, phase(r, "values").seconds,
+  phase(r, "reward").seconds, phase(r, "logprob").seconds
+local U, C, S = phase(r, "actor_update").seconds, phase(r, "critic_update").seconds,
+  phase(r, "weight_sync").seconds
+local want = phase(r, "rollout").seconds + R + V + math.max(A, W) + U
+  + math.max(0, C - U - S) + S
+t.near(r.step_s, want, 1e-12, "step = rollout + R + V + max(A, W) + U + max(0, C - U - S) + S")
+
+-- Bad placements: a clear error naming the option.
+local bad = {
+  { { algo = "grpo", reward_model = false, colocate_critic_reward = false },
+    "critic_gpus is the critic's own group; the critic is PPO's" },
+  { { critic_gpus = false, colocate_critic_reward = false, reward_gpus = 4, reward_model = false },
+    "reward_gpus is the reward model's own group; give reward_model" },
+  { { critic_gpus = false }, "colocate_critic_reward puts the reward model on the critic's group" },
+  { { reward_gpus = 4 }, "colocate_critic_reward and reward_gpus both place the reward model" },
+  { { ref_gpus = 8, ref_host = true }, "ref_gpus is the reference's own group" },
+  { { critic_gpus = 24 }, "the models' own groups (24 GPUs) leave none of the 24 GPUs" },
+  { { critic_gpus = 0 }, "critic_gpus" },
+}
+for _, b in ipairs(bad) do
+  local o = with(base)
+  for k, v in pairs(b[1]) do if v == false then o[k] = nil else o[k] = v end end
+  t.raises(function() gp.rl(o) end, b[2], b[2], true)
+end
+
+-- A case states the placement (validation/SCHEMA.md): the case reader
+-- takes the groups and counts them in hardware.gpus.
+local predict = require "gpuplan.predict.rl"
+local cat = gp.catalog()
+local case = {
+  kind = "rl", model = cat:get("models", "qwen2.5-7b"), hardware = { gpu = "h100-sxm", gpus = 24 },
+  parallel = { tp = 1, zero = 3, recompute = "full" },
+  workload = { method = "ppo", seq_len = 512 + 1024 },
+  rl = { prompts = 64, group = 8, prompt_len = 512, response_len = 1024, reward_model = true,
+         critic_gpus = 8, colocate_critic_reward = true },
+  measured = { metric = "step_time_s", value = 100 },
+}
+local p, why = predict(case, cat)
+if not p then t.diag(why) end
+t.ok(p and p.value, "a PPO case with a critic group is predicted")
+-- The case reader prices with the whole card (margin 0, validation's rule)
+-- and the architecture the case states (its model reader's, without the
+-- catalog's qkv_bias): gp.rl with the same, the same step.
+local cm = require("gpuplan.predict.case").model(case.model, cat)
+t.near(p.value, gp.rl(with(base, { margin = 0, model = cm })).step_s, 1e-12,
+  "as gp.rl prices the same placement")
+
+t.done_testing()
