@@ -314,6 +314,25 @@ static int rl_pools(const rl_cfg *c, rl_result *out, double *tgpus,
 	return GP_OK;
 }
 
+/* The configs of the training engine's two passes: *u one optimizer step
+ * over a mini-batch of mb samples, *f the forward over all N, at the
+ * training sequence, on the actor's layout (dp > 0: with that dp). */
+static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
+			 double mb, int dp, train_cfg *u, train_cfg *f)
+{
+	*u = c->train;
+	if (dp > 0)
+		u->mem.lay.dp = dp;
+	u->mem.seq = out->train_seq;
+	u->global_batch = mb;
+	u->forward_only = 0;
+	u->tokens = 0;
+	u->price = 0;
+	*f = *u;
+	f->forward_only = 1;
+	f->global_batch = N;
+}
+
 /* Whether any of PPO's other models has a group of its own. */
 static int rl_any_group(const rl_cfg *c)
 {
@@ -349,16 +368,7 @@ static int rl_group(const gp_model *m, const roof_device *d,
 	if (n % unit != 0)
 		return gp_fail(err, "%s %d is not a multiple of the actor's "
 			       "tp*pp*cp = %d", names[g], n, unit);
-	u = c->train;
-	u.mem.lay.dp = n / unit;
-	u.mem.seq = out->train_seq;
-	u.global_batch = mb;
-	u.forward_only = 0;
-	u.tokens = 0;
-	u.price = 0;
-	f = u;
-	f.forward_only = 1;
-	f.global_batch = N;
+	rl_pass_cfgs(c, out, N, mb, n / unit, &u, &f);
 	if (train_step(m, d, t, &f, &rf, &sub))
 		return gp_fail(err, "%s: %.200s", names[g], sub.msg);
 	*fwd = rf.step;
@@ -421,15 +431,7 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	train_cfg u, f;
 	gp_error sub;
 
-	u = c->train;
-	u.mem.seq = out->train_seq;
-	u.global_batch = mb;
-	u.forward_only = 0;
-	u.tokens = 0;
-	u.price = 0;
-	f = u;
-	f.forward_only = 1;
-	f.global_batch = N;
+	rl_pass_cfgs(c, out, N, mb, 0, &u, &f);
 	if (rl_train_pass(m, d, t, &u, cc ? &cc->update : NULL,
 			  cc && cc->stepped, &out->update, &sub) ||
 	    rl_train_pass(m, d, t, &f, cc ? &cc->forward : NULL,
