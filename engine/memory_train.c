@@ -208,41 +208,20 @@ static void train_offload(const gp_train_cfg *c, double tr, double pb,
  * ST_REST filled.  Both: the whole stage. */
 enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
 
-static void train_stage(const gp_model *m, const gp_train_cfg *c,
-			const gp_layout *y, const gp_params *p,
-			const stage_acts *sa, const gp_state_bytes *sbp,
-			int stage, int nl, unsigned parts, double *head,
-			gp_mem_result *o)
-{
-	gp_state_bytes sb = *sbp;
-	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
-	double frac, lin, nonlin, expert, dense, mine, emb, wb, inflight = 0;
-	double frozen_bits = 0, per_layer_w, tok, A = sa->A;
-	double off_tr = 0, off_pb = 2, off_big = 0;
-	int off = c->offload_optimizer || c->offload_params;
-	int first = stage == 0, last = stage == y->pp - 1;
-	int nmoe = sa->nmoe, ndense = sa->ndense;
-	int zero = c->lay.zero;
-	/* Output layer quantised with the base: LoRA on a sub-16-bit base
-	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
-	 * bitsandbytes 4-bit head then keeps its input like the others. */
-	int qhead = last && c->quant_head && c->lora_rank > 0 &&
-		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
+/* A stage's parameter shares, what train_stage's ZeRO half reads back
+ * from its rest half (the memo keeps them as head[SH_N]). */
+enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
 
-	if (parts & ST_REST)
-		memset(o, 0, sizeof *o);
-	o->stage = stage;
-	o->stage_layers = nl;
-	/* head: the stage's shares below, kept by ST_REST (when given) and
-	 * read back by ST_ZERO alone. */
-	if (head && parts == ST_ZERO) {
-		frac = head[0];
-		expert = head[1];
-		dense = head[2];
-		mine = head[3];
-		tok = head[4];
-		goto zero;
-	}
+/* The shares of stage `stage` of nl layers into sh[SH_N]: its fraction of
+ * the layers, its routed-expert and other parameters on one GPU, their
+ * sum, and its tokens per micro-batch. */
+static void stage_shares(const gp_model *m, const gp_train_cfg *c,
+			 const gp_layout *y, const gp_params *p, int stage,
+			 int nl, double *sh)
+{
+	int first = stage == 0, last = stage == y->pp - 1;
+	double frac, expert, dense, emb;
+
 	frac = (double)nl / m->layers;
 	/* Per-layer parameters split into routed experts (sharded over
 	 * EP and the experts' TP, etp) and the rest (TP only); norms are counted with the
@@ -264,143 +243,183 @@ static void train_stage(const gp_model *m, const gp_train_cfg *c,
 			emb += p->embedding / y->tp;
 	}
 	dense += emb;
-	mine = dense + expert;
-	o->params = mine;
-	tok = c->seq / y->cp * c->lay.micro_batch;
-	if (head) {
-		head[0] = frac;
-		head[1] = expert;
-		head[2] = dense;
-		head[3] = mine;
-		head[4] = tok;
+	sh[SH_FRAC] = frac;
+	sh[SH_EXPERT] = expert;
+	sh[SH_DENSE] = dense;
+	sh[SH_MINE] = dense + expert;
+	sh[SH_TOK] = c->seq / y->cp * c->lay.micro_batch;
+}
+
+/* What an offloaded stage hands train_offload: its trainable partition,
+ * the bytes per parameter it moves and its largest tensor. */
+typedef struct stage_off {
+	double tr, pb, big;
+} stage_off;
+
+/* LoRA / QLoRA states of a stage: the frozen (maybe quantised) base and
+ * the adapter; returns the base's bits per weight. */
+static double stage_lora(const gp_model *m, const gp_train_cfg *c,
+			 const gp_layout *y, const gp_params *p,
+			 const gp_state_bytes *sbp, const double *sh,
+			 int qhead, stage_off *so, gp_mem_result *o)
+{
+	gp_state_bytes sb = *sbp;
+	double frac = sh[SH_FRAC], mine = sh[SH_MINE];
+	double wb = sb.weights, frozen_bits, lin, nonlin;
+	int off = c->offload_optimizer || c->offload_params;
+	int zero = c->lay.zero;
+	/* LoRA / QLoRA: the base is frozen, no grads or states;
+	 * the linears may be stored quantised, the embeddings,
+	 * norms and output layer stay 16-bit (bitsandbytes and
+	 * GPTQ/AWQ quantise nn.Linear blocks only). */
+	double ad = mem_lora_params(m, c->lora_rank, c->lora_targets);
+	double ad_mine = ad * frac / y->tp;
+
+	frozen_bits = c->base.bits > 0 ? mem_quant_bits(&c->base) :
+		8.0 * wb;
+	lin = (p->attention + p->dense_mlp + p->experts) * frac /
+		y->tp;
+	lin += p->experts * frac / ((double)y->etp * y->ep) -
+		p->experts * frac / y->tp;
+	if (qhead)
+		/* The output layer is one more nn.Linear for a
+		 * quantiser that replaces them all (Lightning's
+		 * BitsandbytesPrecision without ignore_modules). */
+		lin += p->lm_head / y->tp;
+	nonlin = mine - lin;
+	o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
+		nonlin * (frozen_bits >= 16 ? frozen_bits / 8.0 : 2.0);
+	if (zero == 3)
+		o->bytes[GP_MEM_WEIGHTS] /= y->shard;
+	/* Adapter: its weights, grads, master and states by the
+	 * recipe, sharded like a small model. */
+	o->bytes[GP_MEM_ADAPTER] = ad_mine * (sb.weights + sb.grads +
+		sb.master + sb.optimizer) / (zero > 0 ? y->shard : 1);
+	o->trainable = ad;
+	if (off) {
+		/* Offloaded: the GPU keeps the adapter weights (their
+		 * ZeRO-3 partition); its largest tensor is an A or B
+		 * of rank x the widest dimension. */
+		gp_widths aw;
+		double wide;
+
+		model_widths(m, &aw);
+		wide = aw.dense_f > aw.q ? aw.dense_f : aw.q;
+		if (m->hidden > wide)
+			wide = m->hidden;
+		o->bytes[GP_MEM_ADAPTER] = ad_mine * sb.weights /
+			(zero == 3 ? y->shard : 1);
+		so->tr = ad_mine / y->shard;
+		so->pb = sb.weights;
+		so->big = (double)c->lora_rank * wide / y->tp;
 	}
-	if (!(parts & ST_ZERO))
-		goto rest;
-zero:
+	if (c->base.bits > 0 && frozen_bits < 16)
+		/* A 4-bit matmul dequantises the weight to 16 bits
+		 * first (bitsandbytes dequantize_4bit): one matrix
+		 * live at a time. */
+		o->bytes[GP_MEM_WORKSPACE] = 2.0 *
+			(qhead && p->lm_head > largest_linear(m) ?
+			 p->lm_head : largest_linear(m)) / y->tp;
+	return frozen_bits;
+}
 
-	wb = sb.weights;
-	if (c->lora_rank > 0) {
-		/* LoRA / QLoRA: the base is frozen, no grads or states;
-		 * the linears may be stored quantised, the embeddings,
-		 * norms and output layer stay 16-bit (bitsandbytes and
-		 * GPTQ/AWQ quantise nn.Linear blocks only). */
-		double ad = mem_lora_params(m, c->lora_rank, c->lora_targets);
-		double ad_mine = ad * frac / y->tp;
-		frozen_bits = c->base.bits > 0 ? mem_quant_bits(&c->base) :
-			8.0 * wb;
-		lin = (p->attention + p->dense_mlp + p->experts) * frac /
-			y->tp;
-		lin += p->experts * frac / ((double)y->etp * y->ep) -
-			p->experts * frac / y->tp;
-		if (qhead)
-			/* The output layer is one more nn.Linear for a
-			 * quantiser that replaces them all (Lightning's
-			 * BitsandbytesPrecision without ignore_modules). */
-			lin += p->lm_head / y->tp;
-		nonlin = mine - lin;
-		o->bytes[GP_MEM_WEIGHTS] = lin * frozen_bits / 8.0 +
-			nonlin * (frozen_bits >= 16 ? frozen_bits / 8.0 : 2.0);
-		if (zero == 3)
-			o->bytes[GP_MEM_WEIGHTS] /= y->shard;
-		/* Adapter: its weights, grads, master and states by the
-		 * recipe, sharded like a small model. */
-		o->bytes[GP_MEM_ADAPTER] = ad_mine * (sb.weights + sb.grads +
-			sb.master + sb.optimizer) / (zero > 0 ? y->shard : 1);
-		o->trainable = ad;
-		if (off) {
-			/* Offloaded: the GPU keeps the adapter weights (their
-			 * ZeRO-3 partition); its largest tensor is an A or B
-			 * of rank x the widest dimension. */
-			gp_widths aw;
-			double wide;
+/* Full training states of a stage: weights, gradients, master and
+ * optimizer states, each sharded as the ZeRO stage says. */
+static void stage_full(const gp_model *m, const gp_train_cfg *c,
+		       const gp_layout *y, const gp_params *p,
+		       const gp_state_bytes *sbp, const double *sh, int first,
+		       int last, stage_off *so, gp_mem_result *o)
+{
+	gp_state_bytes sb = *sbp;
+	double expert = sh[SH_EXPERT], dense = sh[SH_DENSE], wb = sb.weights;
+	int off = c->offload_optimizer || c->offload_params;
+	int zero = c->lay.zero;
+	/* Whole gradients (grads_whole) are not sharded. */
+	double wsh = zero == 3 ? 1.0 : 0.0,
+		gsh = zero >= 2 && !c->grads_whole,
+		osh = zero >= 1 || sb.master_shard0;
+	/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
+	 * its weights only: no grads, master or states. */
+	double vf = first && c->vision_frozen ?
+		tower_params(m, p) / y->tp : 0;
+	/* Dense states shard over dp*cp, expert states over the
+	 * expert-data-parallel group tp*cp*dp/(etp*ep)
+	 * (Megatron-Core MoE: expert params are replicated only
+	 * across EDP). */
+	double dt = dense - vf, sh_ = y->shard, esh = y->eshard;
+	/* Each sharded share divided once (stores into o could alias
+	 * y's fields: the compiler would divide again each time). */
+	double d_sh = dense / sh_, dt_sh = dt / sh_, e_sh = expert / esh;
 
-			model_widths(m, &aw);
-			wide = aw.dense_f > aw.q ? aw.dense_f : aw.q;
-			if (m->hidden > wide)
-				wide = m->hidden;
-			o->bytes[GP_MEM_ADAPTER] = ad_mine * sb.weights /
-				(zero == 3 ? y->shard : 1);
-			off_tr = ad_mine / y->shard;
-			off_pb = sb.weights;
-			off_big = (double)c->lora_rank * wide / y->tp;
-		}
-		if (c->base.bits > 0 && frozen_bits < 16)
-			/* A 4-bit matmul dequantises the weight to 16 bits
-			 * first (bitsandbytes dequantize_4bit): one matrix
-			 * live at a time. */
-			o->bytes[GP_MEM_WORKSPACE] = 2.0 *
-				(qhead && p->lm_head > largest_linear(m) ?
-				 p->lm_head : largest_linear(m)) / y->tp;
-	} else {
-		/* Whole gradients (grads_whole) are not sharded. */
-		double wsh = zero == 3 ? 1.0 : 0.0,
-			gsh = zero >= 2 && !c->grads_whole,
-			osh = zero >= 1 || sb.master_shard0;
-		/* A frozen ViT tower (gp_train_cfg.vision_frozen) holds
-		 * its weights only: no grads, master or states. */
-		double vf = first && c->vision_frozen ?
-			tower_params(m, p) / y->tp : 0;
-		/* Dense states shard over dp*cp, expert states over the
-		 * expert-data-parallel group tp*cp*dp/(etp*ep)
-		 * (Megatron-Core MoE: expert params are replicated only
-		 * across EDP). */
-		double dt = dense - vf, sh = y->shard, esh = y->eshard;
-		/* Each sharded share divided once (stores into o could alias
-		 * y's fields: the compiler would divide again each time). */
-		double d_sh = dense / sh, dt_sh = dt / sh, e_sh = expert / esh;
+	o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
+				    dense + expert) * wb;
+	o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
+		sb.grads;
+	o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
+		sb.master;
+	o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
+				      dt + expert) * sb.optimizer;
+	o->trainable = p->total -
+		(c->vision_frozen ? tower_params(m, p) : 0);
+	if (c->grads_in_bwd) {
+		/* Optimizer step in the backward pass (torchtune
+		 * optimizer_in_bwd: a post-accumulate-grad hook steps
+		 * and frees each parameter's grad as soon as it is
+		 * complete): one parameter's grad at a time, the
+		 * largest -- the embedding or output matrix, or the
+		 * largest linear of a layer. */
+		double big = largest_linear(m);
 
-		o->bytes[GP_MEM_WEIGHTS] = (wsh ? d_sh + e_sh :
-					    dense + expert) * wb;
-		o->bytes[GP_MEM_GRADS] = (gsh ? dt_sh + e_sh : dt + expert) *
-			sb.grads;
-		o->bytes[GP_MEM_MASTER] = (osh ? dt_sh + e_sh : dt + expert) *
-			sb.master;
-		o->bytes[GP_MEM_OPTIMIZER] = (osh ? dt_sh + e_sh :
-					      dt + expert) * sb.optimizer;
-		o->trainable = p->total -
-			(c->vision_frozen ? tower_params(m, p) : 0);
-		if (c->grads_in_bwd) {
-			/* Optimizer step in the backward pass (torchtune
-			 * optimizer_in_bwd: a post-accumulate-grad hook steps
-			 * and frees each parameter's grad as soon as it is
-			 * complete): one parameter's grad at a time, the
-			 * largest -- the embedding or output matrix, or the
-			 * largest linear of a layer. */
-			double big = largest_linear(m);
-
-			if (first && p->embedding > big)
-				big = p->embedding;
-			if (last && p->lm_head > big)
-				big = p->lm_head;
-			o->bytes[GP_MEM_GRADS] = big / y->tp * sb.grads;
-		}
-		if (c->paged_optimizer) {
-			/* bitsandbytes paged optimizers allocate their states
-			 * with cudaMallocManaged (bitsandbytes functional.py
-			 * get_paged / cget_managed_ptr): resident on the card
-			 * until evicted, but outside PyTorch's caching
-			 * allocator, so torch.cuda.max_memory_allocated and
-			 * memory_stats never count them. */
-			o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
-			o->bytes[GP_MEM_OPTIMIZER] = 0;
-		}
-		if (off) {
-			/* The trainable partition, its 16-bit (fp32) dtype and
-			 * its largest tensor: the embedding or output matrix,
-			 * or a layer's largest linear. */
-			double big = largest_linear(m);
-
-			if (first && p->embedding > big)
-				big = p->embedding;
-			if (last && p->lm_head > big)
-				big = p->lm_head;
-			off_tr = (dense - vf) / y->shard + expert / y->eshard;
-			off_pb = c->recipe.offload;
-			off_big = big / y->tp;
-		}
+		if (first && p->embedding > big)
+			big = p->embedding;
+		if (last && p->lm_head > big)
+			big = p->lm_head;
+		o->bytes[GP_MEM_GRADS] = big / y->tp * sb.grads;
 	}
+	if (c->paged_optimizer) {
+		/* bitsandbytes paged optimizers allocate their states
+		 * with cudaMallocManaged (bitsandbytes functional.py
+		 * get_paged / cget_managed_ptr): resident on the card
+		 * until evicted, but outside PyTorch's caching
+		 * allocator, so torch.cuda.max_memory_allocated and
+		 * memory_stats never count them. */
+		o->bytes[GP_MEM_PAGED] = o->bytes[GP_MEM_OPTIMIZER];
+		o->bytes[GP_MEM_OPTIMIZER] = 0;
+	}
+	if (off) {
+		/* The trainable partition, its 16-bit (fp32) dtype and
+		 * its largest tensor: the embedding or output matrix,
+		 * or a layer's largest linear. */
+		double big = largest_linear(m);
+
+		if (first && p->embedding > big)
+			big = p->embedding;
+		if (last && p->lm_head > big)
+			big = p->lm_head;
+		so->tr = (dense - vf) / y->shard + expert / y->eshard;
+		so->pb = c->recipe.offload;
+		so->big = big / y->tp;
+	}
+}
+
+/* What the ZeRO stage changes on a stage: its states (LoRA's or full
+ * training's), their offload, the ZeRO-3 / FSDP gathers. */
+static void stage_states(const gp_model *m, const gp_train_cfg *c,
+			 const gp_layout *y, const gp_params *p,
+			 const gp_state_bytes *sb, const double *sh,
+			 int first, int last, int qhead, gp_mem_result *o)
+{
+	stage_off so = { 0, 2, 0 };
+	double frozen_bits = 0, per_layer_w, wb = sb->weights;
+	int off = c->offload_optimizer || c->offload_params;
+	int zero = c->lay.zero;
+
+	if (c->lora_rank > 0)
+		frozen_bits = stage_lora(m, c, y, p, sb, sh, qhead, &so, o);
+	else
+		stage_full(m, c, y, p, sb, sh, first, last, &so, o);
 	if (off)
-		train_offload(c, off_tr, off_pb, off_big, o);
+		train_offload(c, so.tr, so.pb, so.big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
 	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
@@ -412,15 +431,27 @@ zero:
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
 
 		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
-			fmin(mine, DS_REUSE_DISTANCE / 2.0 + per_layer_w) :
+			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
+			     per_layer_w) :
 			2.0 * per_layer_w);
 	}
 	if (zero >= 2 && c->lora_rank == 0 && !off && !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
+}
 
-rest:
-	if (!(parts & ST_REST))
-		goto tail;
+/* What the ZeRO stage does not change on a stage: its micro-batches in
+ * flight, activations, the layer re-run in backward, the vision tower's
+ * and the output layer's tensors; returns the micro-batches in flight. */
+static double stage_activations(const gp_model *m,
+				const gp_train_cfg *c, const gp_layout *y,
+				const stage_acts *sa, int stage, int nl,
+				double tok, int qhead, gp_mem_result *o)
+{
+	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
+	int first = stage == 0, last = stage == y->pp - 1;
+	int nmoe = sa->nmoe, ndense = sa->ndense;
+	double inflight, A = sa->A;
+
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
 	 * v chunks: the first stage holds p (1 + (p-1)/(p v)) micro-batches
@@ -490,16 +521,53 @@ rest:
 		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
 			(c->lay.sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
 	}
-tail:
+	return inflight;
+}
+
+static void train_stage(const gp_model *m, const gp_train_cfg *c,
+			const gp_layout *y, const gp_params *p,
+			const stage_acts *sa, const gp_state_bytes *sbp,
+			int stage, int nl, unsigned parts, double *head,
+			gp_mem_result *o)
+{
+	double sh[SH_N], inflight = 0, A = sa->A;
+	int first = stage == 0, last = stage == y->pp - 1;
+	int zero = c->lay.zero;
+	/* Output layer quantised with the base: LoRA on a sub-16-bit base
+	 * whose quantiser takes every linear (gp_train_cfg.quant_head); a
+	 * bitsandbytes 4-bit head then keeps its input like the others. */
+	int qhead = last && c->quant_head && c->lora_rank > 0 &&
+		c->base.bits > 0 && mem_quant_bits(&c->base) < 16;
+
+	if (parts & ST_REST)
+		memset(o, 0, sizeof *o);
+	o->stage = stage;
+	o->stage_layers = nl;
+	/* head: the stage's shares, kept by ST_REST (when given) and read
+	 * back by ST_ZERO alone. */
+	if (head && parts == ST_ZERO) {
+		memcpy(sh, head, sizeof sh);
+	} else {
+		stage_shares(m, c, y, p, stage, nl, sh);
+		o->params = sh[SH_MINE];
+		if (head)
+			memcpy(head, sh, sizeof sh);
+	}
+	if (parts & ST_ZERO)
+		stage_states(m, c, y, p, sbp, sh, first, last, qhead, o);
+	if (parts & ST_REST)
+		inflight = stage_activations(m, c, y, sa, stage, nl,
+					     sh[SH_TOK], qhead, o);
 	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
 		if (parts & ST_REST)
 			o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c,
-				y, tok, A, inflight, first, last);
+				y, sh[SH_TOK], A, inflight, first, last);
 		/* Last: it reads what ST_REST filled. */
 		if ((parts & ST_ZERO) && c->recipe.reduce_phase &&
 		    zero < 2 && c->lora_rank == 0 && !c->offload_optimizer &&
 		    !c->offload_params)
-			ds_reduce_phase(m, c, y, tok, A, mine, first, last, o);
+			ds_reduce_phase(m, c, y, sh[SH_TOK], A, sh[SH_MINE],
+					first, last, o);
 	}
 }
 
