@@ -10,9 +10,9 @@ return {
         gen = { "ada", "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 21, lo = 0.908, hi = 2.073 },
-        ["style=all_reduce"] = { cases = 19, lo = 0.903, hi = 2.073 },
-        ["style=all_reduce/scale=node"] = { cases = 15, lo = 0.914, hi = 2.073 },
+        [""] = { cases = 25, lo = 0.903, hi = 2.073 },
+        ["style=all_reduce"] = { cases = 23, lo = 0.903, hi = 2.073 },
+        ["style=all_reduce/scale=node"] = { cases = 17, lo = 0.731, hi = 2.073 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 8, lo = 0.993, hi = 2.073 },
       },
     },

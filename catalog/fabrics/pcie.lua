@@ -49,6 +49,33 @@ fabric {
         .. "126 duplex); aliyun/SimAI calbusbw.h",
 }
 
+-- The same links with GPU peer-to-peer: the cards write into each other's
+-- memory through a PCIe switch or one root complex (NCCL's P2P transport),
+-- nothing is staged in host memory.  Data-center cards under one switch, or
+-- GeForce cards with P2P enabled (tinygrad/open-gpu-kernel-modules); a ring
+-- still runs at the x16 link's achievable rate.
+fabric {
+  id = "pcie4-p2p", name = "PCIe Gen4 x16, GPU peer-to-peer",
+  scope = "scaleup", kind = "pcie",
+  bw = "64GB/s bidir",
+  latency = "1us",
+  achievable = 0.80,
+  achievable_reason = "as pcie4: SimAI's calibrated 25.6 of 32 GB/s per direction",
+  source = "as pcie4; NVIDIA/nccl src/transport/p2p.cc (P2P over PCIe when the "
+        .. "path allows it, NCCL_P2P_LEVEL)",
+}
+
+fabric {
+  id = "pcie5-p2p", name = "PCIe Gen5 x16, GPU peer-to-peer",
+  scope = "scaleup", kind = "pcie",
+  bw = "128GB/s bidir",
+  latency = "1us",
+  achievable = 0.80,
+  achievable_reason = "as pcie5: SimAI's calibrated 51.2 of 64 GB/s per direction",
+  source = "as pcie5; NVIDIA/nccl src/transport/p2p.cc (P2P over PCIe when the "
+        .. "path allows it, NCCL_P2P_LEVEL)",
+}
+
 fabric {
   id = "pcie6", name = "PCIe Gen6 x16",
   scope = "scaleup", kind = "pcie",
