@@ -98,6 +98,16 @@ int roof_device_check(const roof_device *d, gp_error *err);
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count);
 
+/* Shape factor of a fused attention kernel (FlashAttention-2/3, cuDNN)
+ * against the conditions its catalog fraction (roof_device attn_fwd,
+ * attn_bwd) was measured in, a causal 8k-token prompt: roof_gemm_eff's
+ * terms for output m x n over k keys, count of them, and the causal
+ * diagonal's waste for a prompt of causal_q tokens (0: not causal, as
+ * decode).  In (0, 1]: a longer prompt is not credited beyond the
+ * measurement (roofline.c). */
+double roof_attn_eff(const roof_device *d, double m, double n, double k,
+                     double count, double causal_q);
+
 /* Time of a GEMM whose compute takes tc and memory traffic tm seconds
  * on their own roofs (imperfect overlap near the ridge; constants and
  * source in roofline.c): hypot(tc, tm) when tc >= tm; when memory-bound,

@@ -11,19 +11,6 @@
 
 #define ACT SX_ACT       /* bf16 activations (serve_step_int.h) */
 
-/* Pipeline fill of a fused attention kernel's loop over the keys, and the
- * query tile of its causal diagonal: FlashAttention-2/3 run 128 query rows
- * per CTA (Dao 2023 sec. 3.1; Shah et al. 2024, FA3 tile sizes) and visit
- * every key tile up to the diagonal, computing the diagonal tile whole.
- * A causal prompt of q tokens has n = ceil(q / 128) query tiles, the i-th
- * visiting i key tiles: useful / computed = n / (n + 1).  The loop over
- * the keys pays the same fill as a GEMM's K loop (roof_gemm_eff's
- * ROOF_K_FILL).  The catalog's attention fractions were measured causal
- * at 4k-8k tokens (FA3 paper Figs. 5-6); both terms are taken relative to
- * 8k tokens, so a shorter prompt runs slower than the measurement and a
- * longer one is not credited beyond it. */
-#define ATTN_TILE 128.0
-#define ATTN_REF_Q 8192.0
 
 /* Bytes per element written by an activation quantisation pass: the
  * 8-bit value and one fp32 scale per 128 elements (DeepSeek-V3 sec.
@@ -134,21 +121,12 @@ int sx_quant(sx *x, const char *name, double count, double elems,
 	              x->cp, t);
 }
 
-/* Useful share of a causal prompt's query tiles (ATTN_TILE). */
-static double causal_diag(double q)
-{
-	double n = ceil(q / ATTN_TILE);
-
-	return n / (n + 1.0);
-}
-
 /* The attention core on the fused kernel: compute at the device's
  * measured attention fraction of the precision's peak (roof_device
- * attn_fwd, as train.c's attention) times the shape terms of ATTN_TILE
- * relative to the measurement's (roof_gemm_eff's tile, wave and K-fill
- * terms for output m x n over k keys, nb of them, against a causal
- * ATTN_REF_Q prompt; the causal diagonal for a prompt of causal_q
- * tokens, 0 for decode), memory at the streaming rate, the longer of
+ * attn_fwd, as train.c's attention) times its shape factor against the
+ * measurement's (roof_attn_eff: output m x n over k keys, nb of them; the
+ * causal diagonal for a prompt of causal_q tokens, 0 for decode), memory
+ * at the streaming rate, the longer of
  * the two (train.c's attention: FlashMLA and FA3 pipeline the KV stream
  * under the MMAs; FlashMLA's README gives 580 TFLOPS compute-bound and
  * 3000 GB/s memory-bound on H800).  Cross-check: the per-kernel table of
@@ -164,7 +142,7 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
 	const roof_device *d = x->d;
 	roof_op op;
 	roof_result r;
-	double eff, ref, tc;
+	double eff, tc;
 
 	*t = 0.0;
 	if (count <= 0.0)
@@ -178,12 +156,7 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
 	op.prec = x->ap;
 	if (roof_op_time(d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
-	ref = roof_gemm_eff(d, ATTN_REF_Q, n, (ATTN_REF_Q + 1.0) / 2.0,
-	                    nb) * causal_diag(ATTN_REF_Q);
-	eff = roof_gemm_eff(d, mm, n, k, nb) *
-		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
-	if (eff > 1.0)
-		eff = 1.0;
+	eff = roof_attn_eff(d, mm, n, k, nb, causal_q);
 	r.compute_rate = d->peak[x->ap] * d->attn_fwd * eff;
 	tc = flop > 0 ? flop / r.compute_rate : 0.0;
 	r.t_compute = tc;

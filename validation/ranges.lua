@@ -53,9 +53,9 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 11, lo = 1.202, hi = 1.793 },
-        ["stack=megatron"] = { cases = 11, lo = 1.202, hi = 1.793 },
-        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.202, hi = 1.793 },
+        [""] = { cases = 11, lo = 1.195, hi = 1.793 },
+        ["stack=megatron"] = { cases = 11, lo = 1.195, hi = 1.793 },
+        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.195, hi = 1.793 },
       },
     },
     train = {
@@ -65,7 +65,7 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 24, lo = 0.867, hi = 1.453 },
+        [""] = { cases = 24, lo = 0.859, hi = 1.453 },
         ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.395 },

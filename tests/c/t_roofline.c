@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(52);
+	plan(55);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -67,6 +67,23 @@ int main(void)
 	       (128.0 / 256) / (8192.0 / 8320), 1e-12,
 	       "k=128: pipeline fill halves the rate");
 	ok(roof_gemm_eff(&d, 0, 10, 10, 1) == 1.0, "not a GEMM -> 1");
+	/* Fused attention against its causal 8k measurement (no SMs: no
+	 * wave term): a causal prompt of q tokens, head dim 128, q / 2 keys
+	 * a query on average.  q = 1024: K fill (512.5/640.5) and diagonal
+	 * 8/9, against 8k's (4096.5/4224.5) and 64/65 (the reference K
+	 * 8192 cancels) -> 0.7449; the FA3 paper's causal head-dim-128
+	 * figure has cuDNN at 410/529 = 0.775 and FA3 at 423/602 = 0.703. */
+	is_num(roof_attn_eff(&d, 1024, 128, 512.5, 1, 1024),
+	       (512.5 / 640.5) * (8.0 / 9) / ((4096.5 / 4224.5) * (64.0 / 65)),
+	       1e-12, "attention at 1k: 0.745 of its 8k rate");
+	/* q = 4096: (2048.5/2176.5) x 32/33 over the same -> 0.9559
+	 * (cuDNN 518/529 = 0.979, FA3 579/602 = 0.962). */
+	is_num(roof_attn_eff(&d, 4096, 128, 2048.5, 1, 4096),
+	       (2048.5 / 2176.5) * (32.0 / 33) / ((4096.5 / 4224.5) * (64.0 / 65)),
+	       1e-12, "attention at 4k: 0.956 of its 8k rate");
+	/* Longer than the measurement: not credited beyond it. */
+	ok(roof_attn_eff(&d, 32768, 128, 16384.5, 1, 32768) == 1.0,
+	   "attention at 32k: capped at the 8k rate");
 
 	/* Wave quantisation with split-K on 132 SMs: 1280 x 1280 -> 100
 	 * tiles, one wave 100/132 = 0.758.  Best split s = 5: 500 slices,
