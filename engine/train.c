@@ -370,30 +370,15 @@ int train_step_cached(const gp_model *m, const roof_device *d,
 
 /* A phase's layout priced under c (the ZeRO stage and the overlaps are
  * c's own). */
-static int step_of(phase *ph, const gp_model *m, const roof_device *d,
-		   const train_cfg *c, train_cache *cache,
-		   int (*gate)(void *ud, double step_lb), void *ud,
-		   int brief, train_result *out, gp_error *err)
+/* The result's fields step_of may leave, cleared (brief: only those a
+ * path below may leave; the rest are all written, and the memsets cost
+ * more than the step), its placement and warnings set. */
+static void step_clear(const phase *ph, const train_cfg *c, int brief,
+		       train_result *out)
 {
-	ctx *x = &ph->x;
-	const scost *base = NULL;
-	const double (*blk)[TRAIN_ZB_N] = NULL;
-	struct zslot *zs;
-	scost s;
-	double per_step = ph->per_step, tmax = 0, tsum = 0, v, post_dp = 0;
-	double post_zero = 0, post_opt = 0, post_dp_hid = 0, rb = x->rb;
-	double post_zero_hid = 0;
-	int j, k, G = x->e.t.gpus_per_node, post, jw = -1;
-	double sg;
+	const ctx *x = &ph->x;
 
-	x->c = c;
-	x->e.err = err;
-	x->e.bad = 0;
-	x->y.zero = c->mem.lay.zero;
-	zs = &ph->z[x->y.zero];
 	if (brief) {
-		/* The fields a path below may leave, set here; the rest are
-		 * all written (the memsets cost more than the step). */
 		out->step = out->bubble_frac = out->tokens_per_s_gpu = 0;
 		out->hw_tflops_gpu = out->hfu = 0;
 		out->stage = out->stage_layers = 0;
@@ -417,6 +402,188 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	if (x->y.zero > 0 && x->y.shard == 1 && !c->mem.offload_optimizer &&
 	    !c->mem.offload_params)
 		out->warn |= TRAIN_WARN_ZERO_DP1;
+}
+
+/* What follows the last micro-batch: the DP gradient reduction, the
+ * ZeRO parameter gather and the optimizer step, each the largest
+ * stage's, with what of them overlap hides. */
+typedef struct step_post {
+	double dp, dp_hid, zero, zero_hid, opt;
+} step_post;
+
+static void post_of(phase *ph, const train_cfg *c, const scost *base,
+		    struct zslot *zs, step_post *pp)
+{
+	int j, o = c->overlap_grad_reduce != 0;
+
+	/* Overlapped with the last micro-batch's backward, all but
+	 * the last bucket (nothing is left to hide it); unoverlapped,
+	 * all of it.  The parameter all-gather likewise under the
+	 * next step's first forward.  Of each the largest stage's. */
+	if (!zs->pd_ok[o]) {
+		zs->post_dp[o] = zs->post_dp_hid[o] = 0;
+		for (j = 0; j < ph->nrec; j++) {
+			double hdp = 0, e = dmax(zs->dp[j] *
+				zs->bucket[j], overlap(zs->dp[j],
+				base[j].bwd, o, &hdp));
+
+			if (e > zs->post_dp[o]) {
+				zs->post_dp[o] = e;
+				zs->post_dp_hid[o] = hdp;
+			}
+		}
+		zs->pd_ok[o] = 1;
+	}
+	if (!zs->pz_ok) {
+		zs->post_zero = zs->post_zero_hid = zs->post_opt = 0;
+		for (j = 0; j < ph->nrec; j++) {
+			double hzg = 0, e = dmax(zs->zg[j] *
+				zs->bucket[j], overlap(zs->zg[j],
+				base[j].fwd, c->overlap_param_gather,
+				&hzg));
+
+			if (e > zs->post_zero) {
+				zs->post_zero = e;
+				zs->post_zero_hid = hzg;
+			}
+			if (zs->opt[j] > zs->post_opt)
+				zs->post_opt = zs->opt[j];
+		}
+		zs->pz_ok = 1;
+	}
+	pp->dp = zs->post_dp[o];
+	pp->dp_hid = zs->post_dp_hid[o];
+	pp->zero = zs->post_zero;
+	pp->zero_hid = zs->post_zero_hid;
+	pp->opt = zs->post_opt;
+}
+
+/* The step from its parts: the slowest stage jw's parts per_step times
+ * (none when every stage is free, jw < 0) -- its base's, its ZeRO terms
+ * -- plus the bubble (tsum, tmax: the stages' summed and largest
+ * micro-batch times), the reductions and the optimizer, summed in the
+ * parts' order (its first six terms as the slowest stage's base added
+ * them).  A brief step writes no breakdown. */
+static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
+		     const double (*blk)[TRAIN_ZB_N], int jw, double tsum,
+		     double tmax, const step_post *pp, int brief,
+		     train_result *out)
+{
+	const ctx *x = &ph->x;
+	double per_step = ph->per_step, v;
+	double pz = 0, pd = 0, hz = 0, hd = 0, bubble;
+	int k;
+
+	/* The schedule. */
+	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
+	out->microbatches = per_step;
+	out->stage_time = tmax;
+	if (jw >= 0) {
+		pz = per_step * blk[jw][TRAIN_ZB_ZERO];
+		pd = per_step * blk[jw][TRAIN_ZB_DP];
+		hz = per_step * blk[jw][TRAIN_ZB_ZERO_HID];
+		hd = per_step * blk[jw][TRAIN_ZB_DP_HID];
+	}
+	bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
+		(tsum - tmax) / v;
+	pd += pp->dp;
+	pz += pp->zero;
+	if (!brief) {
+		if (jw >= 0) {
+			const scost *w = &base[jw];
+
+			for (k = 0; k < TRAIN_NPARTS; k++) {
+				out->part[k] = per_step * w->part[k];
+				out->hidden[k] = per_step *
+					w->hidden[k];
+			}
+		}
+		out->part[TRAIN_ZERO] = pz;
+		out->part[TRAIN_DP] = pd;
+		out->hidden[TRAIN_ZERO] = hz + pp->zero_hid;
+		out->hidden[TRAIN_DP] = hd + pp->dp_hid;
+		out->part[TRAIN_BUBBLE] = bubble;
+		out->part[TRAIN_OPTIMIZER] = pp->opt;
+	}
+	out->step = jw >= 0 ? base[jw].step05 : 0.0;
+	out->step += pd;
+	out->step += pz;
+	out->step += bubble;
+	if (c->delayed_update) {
+		/* ZeRO-Offload's one-step delayed parameter update
+		 * (Ren et al. 2021 sec. 5.2): step i's gradients go
+		 * down, the CPU steps and the parameters come up
+		 * while the GPU runs step i+1 on the parameters of
+		 * step i-1; only what outlasts the GPU's step
+		 * shows. */
+		double e = pp->opt > out->step ? pp->opt - out->step : 0.0;
+
+		if (!brief) {
+			out->part[TRAIN_OPTIMIZER] = e;
+			out->hidden[TRAIN_OPTIMIZER] = pp->opt - e;
+		}
+		out->step += e;
+	} else {
+		out->step += pp->opt;
+	}
+	if (!brief)
+		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
+}
+
+/* Throughput, FLOPs and their fractions of the peak, the run's time and
+ * cost, from the step. */
+static int step_rates(phase *ph, const gp_model *m, const roof_device *d,
+		      const train_cfg *c, train_cache *cache, int brief,
+		      train_result *out, gp_error *err)
+{
+	const ctx *x = &ph->x;
+	double sg;
+
+	if (phase_flops(ph, m, c, cache, err))
+		return GP_EINVAL;
+	out->tokens_per_step = ph->tokens_per_step;
+	out->tokens_per_s = out->tokens_per_step / out->step;
+	out->model_flops = ph->model_flops;
+	out->hw_flops = ph->hw_flops;
+	out->peak = d->peak[c->compute];
+	/* One division each (a chain of them was the step's longest). */
+	sg = out->step * x->y.gpus;
+	out->model_tflops_gpu = out->model_flops / (sg * 1e12);
+	out->mfu = out->model_flops / (sg * out->peak);
+	if (!brief) {
+		out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
+		out->hw_tflops_gpu = out->hw_flops / (sg * 1e12);
+		out->hfu = out->hw_flops / (sg * out->peak);
+	}
+	if (c->tokens > 0) {
+		out->train_time = c->tokens * out->step / out->tokens_per_step;
+		if (c->price > 0)
+			out->cost = c->tokens * sg * c->price /
+				(3600.0 * out->tokens_per_step);
+	}
+	return GP_OK;
+}
+
+static int step_of(phase *ph, const gp_model *m, const roof_device *d,
+		   const train_cfg *c, train_cache *cache,
+		   int (*gate)(void *ud, double step_lb), void *ud,
+		   int brief, train_result *out, gp_error *err)
+{
+	ctx *x = &ph->x;
+	const scost *base = NULL;
+	const double (*blk)[TRAIN_ZB_N] = NULL;
+	struct zslot *zs;
+	scost s;
+	step_post pp = { 0, 0, 0, 0, 0 };
+	double per_step = ph->per_step, tmax = 0, tsum = 0, rb = x->rb;
+	int j, k, G = x->e.t.gpus_per_node, post, jw = -1;
+
+	x->c = c;
+	x->e.err = err;
+	x->e.bad = 0;
+	x->y.zero = c->mem.lay.zero;
+	zs = &ph->z[x->y.zero];
+	step_clear(ph, c, brief, out);
 	/* The lower bound (see train_bound): per_step x the time of the
 	 * stage with the most layers.  The step is per_step x the slowest
 	 * stage's micro-batch time plus the bubble, the reductions and the
@@ -480,50 +647,8 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	/* LoRA: only the adapters reduce and step, a few MB; their cost is
 	 * below the model's resolution.  A forward pass reduces and steps
 	 * nothing. */
-	if (post) {
-		int o = c->overlap_grad_reduce != 0;
-
-		/* Overlapped with the last micro-batch's backward, all but
-		 * the last bucket (nothing is left to hide it); unoverlapped,
-		 * all of it.  The parameter all-gather likewise under the
-		 * next step's first forward.  Of each the largest stage's. */
-		if (!zs->pd_ok[o]) {
-			zs->post_dp[o] = zs->post_dp_hid[o] = 0;
-			for (j = 0; j < ph->nrec; j++) {
-				double hdp = 0, e = dmax(zs->dp[j] *
-					zs->bucket[j], overlap(zs->dp[j],
-					base[j].bwd, o, &hdp));
-
-				if (e > zs->post_dp[o]) {
-					zs->post_dp[o] = e;
-					zs->post_dp_hid[o] = hdp;
-				}
-			}
-			zs->pd_ok[o] = 1;
-		}
-		if (!zs->pz_ok) {
-			zs->post_zero = zs->post_zero_hid = zs->post_opt = 0;
-			for (j = 0; j < ph->nrec; j++) {
-				double hzg = 0, e = dmax(zs->zg[j] *
-					zs->bucket[j], overlap(zs->zg[j],
-					base[j].fwd, c->overlap_param_gather,
-					&hzg));
-
-				if (e > zs->post_zero) {
-					zs->post_zero = e;
-					zs->post_zero_hid = hzg;
-				}
-				if (zs->opt[j] > zs->post_opt)
-					zs->post_opt = zs->opt[j];
-			}
-			zs->pz_ok = 1;
-		}
-		post_dp = zs->post_dp[o];
-		post_dp_hid = zs->post_dp_hid[o];
-		post_zero = zs->post_zero;
-		post_zero_hid = zs->post_zero_hid;
-		post_opt = zs->post_opt;
-	}
+	if (post)
+		post_of(ph, c, base, zs, &pp);
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group). */
 	if (x->y.pp > 1 && x->e.p.lm_head == 0 && !x->k.frozen &&
@@ -535,101 +660,13 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)
 			eg.sharing = 1;
-		post_dp += coll(x, GP_ALL_REDUCE,
+		pp.dp += coll(x, GP_ALL_REDUCE,
 				x->e.p.embedding / x->y.tp * rb, &eg);
 		if (x->e.bad)
 			return GP_EINVAL;
 	}
-
-	/* The schedule. */
-	v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
-	out->microbatches = per_step;
-	out->stage_time = tmax;
-	/* The step: the slowest stage's parts per_step times (none when
-	 * every stage is free) -- its base's, its ZeRO terms -- plus the
-	 * bubble, the reductions and the optimizer, summed in the parts'
-	 * order (its first six terms as the slowest stage's base added
-	 * them).  A brief step writes no breakdown. */
-	{
-		double pz = 0, pd = 0, hz = 0, hd = 0, bubble;
-
-		if (jw >= 0) {
-			pz = per_step * blk[jw][TRAIN_ZB_ZERO];
-			pd = per_step * blk[jw][TRAIN_ZB_DP];
-			hz = per_step * blk[jw][TRAIN_ZB_ZERO_HID];
-			hd = per_step * blk[jw][TRAIN_ZB_DP_HID];
-		}
-		bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
-			(tsum - tmax) / v;
-		pd += post_dp;
-		pz += post_zero;
-		if (!brief) {
-			if (jw >= 0) {
-				const scost *w = &base[jw];
-
-				for (k = 0; k < TRAIN_NPARTS; k++) {
-					out->part[k] = per_step * w->part[k];
-					out->hidden[k] = per_step *
-						w->hidden[k];
-				}
-			}
-			out->part[TRAIN_ZERO] = pz;
-			out->part[TRAIN_DP] = pd;
-			out->hidden[TRAIN_ZERO] = hz + post_zero_hid;
-			out->hidden[TRAIN_DP] = hd + post_dp_hid;
-			out->part[TRAIN_BUBBLE] = bubble;
-			out->part[TRAIN_OPTIMIZER] = post_opt;
-		}
-		out->step = jw >= 0 ? base[jw].step05 : 0.0;
-		out->step += pd;
-		out->step += pz;
-		out->step += bubble;
-		if (c->delayed_update) {
-			/* ZeRO-Offload's one-step delayed parameter update
-			 * (Ren et al. 2021 sec. 5.2): step i's gradients go
-			 * down, the CPU steps and the parameters come up
-			 * while the GPU runs step i+1 on the parameters of
-			 * step i-1; only what outlasts the GPU's step
-			 * shows. */
-			double e = post_opt > out->step ?
-				post_opt - out->step : 0.0;
-
-			if (!brief) {
-				out->part[TRAIN_OPTIMIZER] = e;
-				out->hidden[TRAIN_OPTIMIZER] = post_opt - e;
-			}
-			out->step += e;
-		} else {
-			out->step += post_opt;
-		}
-	}
-	if (!brief)
-		out->bubble_frac = out->part[TRAIN_BUBBLE] / out->step;
-
-	/* Throughput and FLOPs. */
-	if (phase_flops(ph, m, c, cache, err))
-		return GP_EINVAL;
-	out->tokens_per_step = ph->tokens_per_step;
-	out->tokens_per_s = out->tokens_per_step / out->step;
-	out->model_flops = ph->model_flops;
-	out->hw_flops = ph->hw_flops;
-	out->peak = d->peak[c->compute];
-	/* One division each (a chain of them was the step's longest). */
-	sg = out->step * x->y.gpus;
-	out->model_tflops_gpu = out->model_flops / (sg * 1e12);
-	out->mfu = out->model_flops / (sg * out->peak);
-	if (!brief) {
-		out->tokens_per_s_gpu = out->tokens_per_s / x->y.gpus;
-		out->hw_tflops_gpu = out->hw_flops / (sg * 1e12);
-		out->hfu = out->hw_flops / (sg * out->peak);
-	}
-	if (c->tokens > 0) {
-		out->train_time = c->tokens * out->step / out->tokens_per_step;
-		if (c->price > 0)
-			out->cost = c->tokens * sg * c->price /
-				(3600.0 * out->tokens_per_step);
-	}
-	return GP_OK;
+	step_sum(ph, c, base, blk, jw, tsum, tmax, &pp, brief, out);
+	return step_rates(ph, m, d, c, cache, brief, out, err);
 }
 
 int train_step_gated(const gp_model *m, const roof_device *d,
