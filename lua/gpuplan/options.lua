@@ -602,6 +602,10 @@ opt { name = "ref_host", type = "flag", commands = "rl",
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }
+opt { name = "rollout_eager", type = "flag", commands = "rl",
+  help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
+    .. "before 2025-08): the host dispatches every op of a decode step",
+  suggest = { "enforce_eager", "eager" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }

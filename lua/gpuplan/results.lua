@@ -232,6 +232,7 @@ field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
 field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
+field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
 
 -- Serving
 field("batch", "count", "sequences decoded together per replica", "infer infer_plan")

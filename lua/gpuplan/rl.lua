@@ -57,6 +57,9 @@
 --                 worker; default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length)
+--   rollout_eager the engine runs without CUDA graphs (vLLM enforce_eager):
+--                 every op of a decode step dispatched from Python (default
+--                 false)
 --   async_scheduling  the engine prepares each decode step while the GPU
 --                 runs the previous one (vLLM --async-scheduling; default
 --                 false, vLLM's default: its host work adds to each step)
@@ -369,6 +372,32 @@ local function actor_setup(o, method, tgpus, seq, minib, defaults)
 end
 
 -- The rollout engine (gp.infer's setup): its tp, weights and config.
+-- vLLM without CUDA graphs (enforce_eager = true; verl's rollout default
+-- until its config of 2025-08-08, commit ff6978c): the host dispatches
+-- every op of a decode step from Python, GP_EAGER_OP_TIME each (infer's
+-- eager runtime: the slower of the host and the GPU sets the step).  The
+-- ops of one decoder layer, counted in vLLM's model code
+-- (vllm/model_executor/models/llama.py LlamaDecoderLayer, deepseek_v2.py
+-- DeepseekV2DecoderLayer and DeepseekV2MoE, layers/fused_moe): attention
+-- with grouped KV 6 (the fused add-RMSNorm, qkv_proj, rotary, the KV
+-- cache write and the attention kernel, o_proj); with MLA 13 (the norm,
+-- q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj, kv_a_layernorm, rotary,
+-- the absorbed W_UK and W_UV bmm, the cache write, the MLA kernel and its
+-- metadata, o_proj); a dense MLP 4 (the norm, gate_up_proj, SiluAndMul,
+-- down_proj); a MoE MLP 8 (the norm, the router GEMM, top-k, the block
+-- alignment, two grouped expert GEMMs, SiluAndMul, the sum over the top
+-- k) and 4 more with shared experts (gate_up, act, down, the add); 2 TP
+-- all-reduces when the engine's TP > 1.  Averaged over the layers.
+function M.eager_ops_per_layer(model, rtp)
+  local attn = model.mla and 13 or 6
+  local ar = rtp > 1 and 2 or 0
+  local moe, L = model.moe, model.layers
+  if not moe then return attn + 4 + ar end
+  local dense = math.min(L, moe.dense_layers or 0)
+  local moe_mlp = 8 + ((moe.shared_experts or 0) > 0 and 4 or 0)
+  return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
+end
+
 local function rollout_setup(o, s, tp, dflt)
   local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
@@ -381,12 +410,17 @@ local function rollout_setup(o, s, tp, dflt)
   end
   local roll_weights = o.rollout_weights or "bf16"
   if o.kv == nil then dflt("kv=bf16") end
-  local oki, e, _, rc = pcall(require("gpuplan.infer").setup, {
+  local eager = boolean("rollout_eager", o.rollout_eager, false)
+  local infer = require "gpuplan.infer"
+  local oki, e, _, rc = pcall(infer.setup, {
     model = model, gpu = gpu, tp = rtp, gpus = rtp, weights = roll_weights,
-    kv = o.kv, runtime = "vllm", max_batch = maxb, max_num_tokens = maxt,
+    kv = o.kv, runtime = eager and "eager" or "vllm", max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
+    host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp) or nil,
   })
   if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
+  -- Eager or not, vLLM's weight-only kernels are its own (marlin).
+  rc.gemv_max = infer.gemv_max.vllm
   -- An engine larger than a node (vLLM / SGLang TP 16-32 over nodes, as
   -- multi-node serving of 405B / 671B models runs): its ranks fill whole
   -- nodes and its TP all-reduces run on the job's topology -- across the
@@ -621,7 +655,8 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
-    async_scheduling = async, step_overhead = overhead or 0,
+    async_scheduling = async, rollout_eager = o.rollout_eager == true,
+    step_overhead = overhead or 0,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward or nil,

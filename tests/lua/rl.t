@@ -125,6 +125,37 @@ t.near(phase(rth, "rollout").seconds, phase(r, "rollout").seconds + rth.rollout.
        "the rollout lasts that much longer")
 t.is(r.rollout.post, 0, "none by default")
 
+-- vLLM without CUDA graphs (rollout_eager): the host dispatches each op of
+-- a decode step.  Ops per layer (rl.eager_ops_per_layer, counted in vLLM's
+-- model code): grouped-KV attention 6 + a dense MLP 4 = 10, + 2 TP
+-- all-reduces = 12 at TP 4; DeepSeek-V3 (MLA, 3 dense and 58 MoE layers
+-- with a shared expert) at TP 32: 13 + 2 + (3 x 4 + 58 x 12) / 61 =
+-- 15 + 708 / 61 = 26.607.  Exact arithmetic.
+local cat = gp.catalog()
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 1), 10, "dense GQA layer: 10 ops")
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 4), 12, "TP 4: 2 all-reduces more")
+t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 15 + 708 / 61, 1e-12,
+       "DeepSeek-V3 at TP 32: 26.6 ops a layer")
+-- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
+-- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
+-- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the one
+-- sequence, 5.5 ms / 256 = 21.5 us: 4.2443 ms, and after it RL's
+-- sampling pass over the 128256-entry vocabulary (54 B an entry, 6.9 MB:
+-- a few us; 20 us allowed); with CUDA graphs the GPU's step, far shorter.
+local small = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, prompts = 64, group = 8,
+                prompt_len = 512, response_len = 1024, response_max = 4096 }
+local rg = gp.rl(small)
+local re = gp.rl(copy(small, { rollout_eager = true }))
+t.ok(re.rollout_eager and not rg.rollout_eager, "rollout_eager reported as given")
+local host_step = (16 * 10 + 10) * 24.84e-6 + 5.5e-3 / 256
+t.ok(re.rollout.itl_last >= host_step and re.rollout.itl_last < host_step + 20e-6,
+     string.format("eager: a tail step is the host's dispatch of its ops (%.4f ms, want "
+       .. "%.4f + the sampler)", re.rollout.itl_last * 1e3, host_step * 1e3))
+t.ok(rg.rollout.itl_last < 0.5 * re.rollout.itl_last, "graph-replayed, under half of that")
+t.ok(phase(re, "rollout").seconds > phase(rg, "rollout").seconds, "so the rollout is longer")
+t.raises(function() gp.rl(copy(base, { rollout_eager = 1 })) end,
+         "rl: rollout_eager must be a boolean", "rollout_eager is a boolean", true)
+
 -- Only the limit given: the mean is assumed at rl.RESPONSE_SHARE = 0.696 of
 -- it (the median of NeMo RL v0.5's 23 published runs) and said so.  Hand:
 -- floor(0.696 x 4096 + 0.5) = floor(2851.4) = 2851 tokens; the step is then
