@@ -95,8 +95,9 @@ fabric {
   achievable_reason = "Ethernet framing and congestion control (PFC/ECN) cost a "
                    .. "little more than IB's 0.94; the published H100 RoCE logs, all "
                    .. "filed because they ran slow, reach 40-41.5 GB/s per NIC "
-                   .. "(0.80-0.83: nccl#1221 4-node ring, nccl#1411, nccl-tests#232), "
-                   .. "a floor rather than the typical fabric",
+                   .. "(0.80-0.83: nccl#1221 4-node ring, nccl#1411), a floor "
+                   .. "rather than the typical fabric (nccl-tests#232's 41 GB/s is "
+                   .. "one H100 feeding 4 NICs: its own PCIe link binds)",
   source = "arithmetic (400 Gb/s / 8 = 50 GB/s); stas00/ml-engineering adapters table",
 }
 

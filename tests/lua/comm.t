@@ -185,6 +185,23 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100
   up_nccl = { nvls_efficiency = 2 } } end, "nvls_efficiency must be in (0, 1] (got 2)",
   "an NVLS efficiency out of range is refused", true)
 
+-- PCIe with GPU peer-to-peer stages nothing in host memory: a 4-card
+-- ring at 1 GiB runs at the link's achievable rate, pcie4-p2p's 32e9 x
+-- 0.80 = 25.6 GB/s of bus bandwidth less the latency term (24 x 6.7 us
+-- + 8.4 us of 1.6e9 B / 25.6e9 = 63 ms: 0.26%), where the host-staged
+-- pcie4 halves the rate (HOST_STAGED_BW) and doubles the hop latency.
+-- Tolerance 0.5%: the latency terms.
+do
+  local cm = require "gpuplan.comm"
+  local p2p = cm.from_fabrics({ scaleup = "pcie4-p2p", gpus_per_node = 4 })
+  local staged = cm.from_fabrics({ scaleup = "pcie4", gpus_per_node = 4 })
+  t.is(p2p.up_crosses_cpu, false, "pcie4-p2p does not cross the CPU")
+  local a = gp.comm { op = "all_reduce", bytes = GiB, gpus = 4, topology = p2p }
+  local b = gp.comm { op = "all_reduce", bytes = GiB, gpus = 4, topology = staged }
+  t.near(a.busbw, 25.6e9, 0.005, "P2P PCIe ring at the link's achievable rate")
+  t.near(b.busbw, 12.8e9, 0.005, "host-staged PCIe at half of it")
+end
+
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
   "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
