@@ -65,7 +65,7 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 24, lo = 0.859, hi = 1.453 },
+        [""] = { cases = 26, lo = 0.859, hi = 1.453 },
         ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.395 },

@@ -22,7 +22,7 @@ local FRAMEWORKS = {
   { "megatron bridge", "megatron-bridge" }, { "megatron%-bridge", "megatron-bridge" },
   { "nemo", "nemo" },
   { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
-  { "llama 3 herd", "llama3" },
+  { "llama 3 herd", "llama3" }, { "torchtitan", "torchtitan" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
   -- Last: a run whose source names DeepSpeed and none of the stacks above
   -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
@@ -145,6 +145,20 @@ local PROFILES = {
     { "kernels", "eager", "the Hugging Face modules' unfused operators" },
     { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
     { "overlap_grad_reduce", true, "DeepSpeed overlap_comm", function(o) return (o.zero or 0) >= 2 end },
+  },
+  -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
+  -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
+  torchtitan = {
+    { "stack", "hf", "FSDP2 (fully_shard) on PyTorch modules" },
+    { "kernels", "fused", "torch.compile (the runs' --training.compile)" },
+    { "flash", true, "F.scaled_dot_product_attention, causal" },
+    -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
+    -- (PyTorch's FlashAttention-2), CUDNN_ATTENTION put first on sm100 only.
+    { "attn_kernel", function(o)
+        local g = tostring(o.gpu)
+        return (g:match("^b%d") or g:match("^gb%d")) and "cudnn" or "fa2"
+      end, "SDPA backends: FlashAttention-2 first, cuDNN first on Blackwell" },
+    { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
   },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
