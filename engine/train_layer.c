@@ -191,105 +191,126 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 	}
 }
 
-/* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
-static void layer_costs(tenv *e, const train_lkey *k, int moe,
-			train_lcost *lc)
+/* The operator list's config of a layer priced with key k. */
+static void layer_op_cfg(const gp_model *m, const train_lkey *k,
+			 gp_op_cfg *oc)
 {
-	const gp_model *m = e->m;
-	gp_op ops[GP_MAX_LAYER_OPS];
-	gp_op_cfg oc;
-	gp_widths w;
-	double seq = k->seq, h = m->hidden, tb, ag, rs, kvb, t_sr;
-	double topk = m->moe.top_k, nk = 0, o_k = 0;
-	int i, n, fp8 = k->lin == GP_FP8, eager = k->eager;
-	unsigned tg = k->frozen ? k->lora_targets : 0;
+	double seq = k->seq;
 
-	memset(lc, 0, sizeof *lc);
-	memset(&oc, 0, sizeof oc);
-	oc.seqs = k->micro_batch;
-	oc.q = seq / k->cp;
+	memset(oc, 0, sizeof *oc);
+	oc->seqs = k->micro_batch;
+	oc->q = seq / k->cp;
 	/* Causal attention: a fused kernel skips the masked half, so a
 	 * query sees seq/2 keys on average (with CP's load-balanced
 	 * chunks as well); unfused attention computes the whole s x s
 	 * score matrix and masks it. */
-	oc.kv_len = k->flash ? seq / 2.0 : seq;
+	oc->kv_len = k->flash ? seq / 2.0 : seq;
 	if (m->sliding_window > 0 && m->sliding_layers > 0) {
-		double win = fmin(oc.kv_len, m->sliding_window);
+		double win = fmin(oc->kv_len, m->sliding_window);
 
-		oc.kv_len = ((m->layers - m->sliding_layers) * oc.kv_len +
-			     m->sliding_layers * win) / m->layers;
+		oc->kv_len = ((m->layers - m->sliding_layers) * oc->kv_len +
+			      m->sliding_layers * win) / m->layers;
 	}
-	oc.tp = k->tp;
-	oc.sp = k->sp;
-	oc.ep = k->ep;
-	oc.etp = k->etp;
-	oc.flash = k->flash;
+	oc->tp = k->tp;
+	oc->sp = k->sp;
+	oc->ep = k->ep;
+	oc->etp = k->etp;
+	oc->flash = k->flash;
+}
+
+/* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
+ * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
+ * the forward's kernel launches, *o_k takes o_proj's input width. */
+static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
+		       train_lcost *lc, double *nk, double *o_k)
+{
+	const gp_model *m = e->m;
+	double wbytes, bytes, t, tb_;
+	gp_dtype p;
+	int fp8 = k->lin == GP_FP8, eager = k->eager;
+	unsigned tg = k->frozen ? k->lora_targets : 0;
+
+	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
+	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
+	bytes = o->weights * wbytes + o->act * k->A;
+	t = train_t_op(e, o->flop, bytes, o->m, o->n, o->k,
+		    o->batch, p);
+	/* dgrad: dX = dY W, output m x k, depth n. */
+	tb_ = train_t_op(e, o->flop, bytes, o->m, o->k, o->n,
+		      o->batch, p);
+	/* wgrad: dW = dY^T X, output n x k, depth m, the
+	 * fp32 main grad read and written. */
+	if (!k->frozen || o->wclass != GP_W_LINEAR)
+		tb_ += train_t_op(e, o->flop, o->weights *
+			       WGRAD_ACC_BYTES + o->act * k->A,
+			       o->n, o->k, o->m, o->batch, p);
+	if (p == GP_FP8 && fp8) {
+		/* Transformer Engine: the input is cast to
+		 * fp8 with its transpose for the wgrad GEMM
+		 * (fused into the norm before qkv and
+		 * mlp_up, a kernel of its own before o_proj
+		 * and mlp_down: read 2 B, write 1 + 1 B);
+		 * backward casts dY the same way. */
+		double in = o->m * o->batch * o->k;
+		double outv = o->m * o->batch * o->n;
+		double fused = strcmp(o->name, "qkv") == 0 ||
+			strcmp(o->name, "mlp_up") == 0 ||
+			strcmp(o->name, "moe_up") == 0;
+
+		t += t_mem(e, k->half, in * (fused ? 1.0 :
+				       k->A + 2.0));
+		tb_ += t_mem(e, k->half, outv * (k->A + 2.0));
+	}
+	if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
+		/* A 4-bit base is dequantised to 16 bits
+		 * before each matmul (bitsandbytes
+		 * dequantize_4bit): read the packed weight,
+		 * write the 16-bit copy the GEMM then
+		 * reads, forward and dgrad. */
+		double dq = t_mem(e, k->half, o->weights *
+				     (k->quant / 8.0 + 2.0));
+		t += dq;
+		tb_ += dq;
+	}
+	add_op(lc, o->name, t, tb_, 1, 0);
+	/* Eager: q, k and v, gate and up, are linears of
+	 * their own (priced here as the one GEMM of their
+	 * shapes, launched apart). */
+	*nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
+		3.0 : strcmp(o->name, "mlp_up") == 0 &&
+		m->ffn_gated ? 2.0 : 1.0;
+	if (strcmp(o->name, "o_proj") == 0)
+		*o_k = o->k;
+	/* in and out widths of this GPU's slice */
+	if (tg & lora_bit(o->name)) {
+		lora_costs(e, k, o->k, o->n, lc);
+		*nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
+	}
+}
+
+/* The operators' compute of a layer into lc: its GEMMs, attention,
+ * element-wise ops, residual adds, eager copies and the host's launch
+ * wait, and what recompute re-runs. */
+static void layer_compute(tenv *e, const train_lkey *k, int moe,
+			  train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	gp_op ops[GP_MAX_LAYER_OPS];
+	gp_op_cfg oc;
+	double h = m->hidden, nk = 0, o_k = 0;
+	int i, n, eager = k->eager;
+
+	layer_op_cfg(m, k, &oc);
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
-		double wbytes, bytes, t, tb_;
-		gp_dtype p;
+		double bytes, t, tb_;
 
 		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
-			p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
-			wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
-			bytes = o->weights * wbytes + o->act * k->A;
-			t = train_t_op(e, o->flop, bytes, o->m, o->n, o->k,
-				    o->batch, p);
-			/* dgrad: dX = dY W, output m x k, depth n. */
-			tb_ = train_t_op(e, o->flop, bytes, o->m, o->k, o->n,
-				      o->batch, p);
-			/* wgrad: dW = dY^T X, output n x k, depth m, the
-			 * fp32 main grad read and written. */
-			if (!k->frozen || o->wclass != GP_W_LINEAR)
-				tb_ += train_t_op(e, o->flop, o->weights *
-					       WGRAD_ACC_BYTES + o->act * k->A,
-					       o->n, o->k, o->m, o->batch, p);
-			if (p == GP_FP8 && fp8) {
-				/* Transformer Engine: the input is cast to
-				 * fp8 with its transpose for the wgrad GEMM
-				 * (fused into the norm before qkv and
-				 * mlp_up, a kernel of its own before o_proj
-				 * and mlp_down: read 2 B, write 1 + 1 B);
-				 * backward casts dY the same way. */
-				double in = o->m * o->batch * o->k;
-				double outv = o->m * o->batch * o->n;
-				double fused = strcmp(o->name, "qkv") == 0 ||
-					strcmp(o->name, "mlp_up") == 0 ||
-					strcmp(o->name, "moe_up") == 0;
-
-				t += t_mem(e, k->half, in * (fused ? 1.0 :
-						       k->A + 2.0));
-				tb_ += t_mem(e, k->half, outv * (k->A + 2.0));
-			}
-			if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
-				/* A 4-bit base is dequantised to 16 bits
-				 * before each matmul (bitsandbytes
-				 * dequantize_4bit): read the packed weight,
-				 * write the 16-bit copy the GEMM then
-				 * reads, forward and dgrad. */
-				double dq = t_mem(e, k->half, o->weights *
-						     (k->quant / 8.0 + 2.0));
-				t += dq;
-				tb_ += dq;
-			}
-			add_op(lc, o->name, t, tb_, 1, 0);
-			/* Eager: q, k and v, gate and up, are linears of
-			 * their own (priced here as the one GEMM of their
-			 * shapes, launched apart). */
-			nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
-				3.0 : strcmp(o->name, "mlp_up") == 0 &&
-				m->ffn_gated ? 2.0 : 1.0;
-			if (strcmp(o->name, "o_proj") == 0)
-				o_k = o->k;
-			/* in and out widths of this GPU's slice */
-			if (tg & lora_bit(o->name)) {
-				lora_costs(e, k, o->k, o->n, lc);
-				nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
-			}
+			gemm_costs(e, k, o, lc, &nk, &o_k);
 			break;
 		case GP_OP_ATTN:
 			t = train_attn_time(e, k, o, 0);
@@ -356,25 +377,38 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 	}
 	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
 		lc->rec_sel = 0;
+}
 
-	/* Parameters of one layer on this GPU. */
-	model_widths(m, &w);
-	{
-		double attn = e->p.attention / m->layers;
-		double norms = e->p.norms / m->layers;
-		int nmoe = model_moe_layers(m);
+/* The parameters of one layer on this GPU (lc->params, and of an MoE
+ * layer its experts', lc->eparams). */
+static void layer_params(const tenv *e, const train_lkey *k, int moe,
+			 train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double attn = e->p.attention / m->layers;
+	double norms = e->p.norms / m->layers;
+	int nmoe = model_moe_layers(m);
 
-		lc->params = (attn + norms) / k->tp;
-		if (moe) {
-			lc->eparams = e->p.experts / nmoe / k->etp / k->ep;
-			lc->params += e->p.router / nmoe + lc->eparams;
-		} else if (m->layers > nmoe) {
-			/* A model whose every layer is MoE has no dense layer
-			 * (its dense costs are never counted). */
-			lc->params += e->p.dense_mlp / (m->layers - nmoe) /
-				k->tp;
-		}
+	lc->params = (attn + norms) / k->tp;
+	if (moe) {
+		lc->eparams = e->p.experts / nmoe / k->etp / k->ep;
+		lc->params += e->p.router / nmoe + lc->eparams;
+	} else if (m->layers > nmoe) {
+		/* A model whose every layer is MoE has no dense layer
+		 * (its dense costs are never counted). */
+		lc->params += e->p.dense_mlp / (m->layers - nmoe) /
+			k->tp;
 	}
+}
+
+/* A layer's communication into lc: TP's collectives, CP's ring, EP's
+ * all-to-all (and the experts' TP gathers). */
+static void layer_comm(tenv *e, const train_lkey *k, int moe,
+		       train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double h = m->hidden, tb, ag, rs, kvb, t_sr;
+	double topk = m->moe.top_k;
 
 	/* Tensor parallelism: the activations cross the TP group in the
 	 * 16-bit dtype (fp8 runs too: Transformer Engine reduces in bf16),
@@ -442,6 +476,18 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
 		lc->ep_fwd = 2.0 * a2a + gs;
 		lc->ep_bwd = 2.0 * a2a + gs;
 	}
+}
+
+/* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
+static void layer_costs(tenv *e, const train_lkey *k, int moe,
+			train_lcost *lc)
+{
+	int i;
+
+	memset(lc, 0, sizeof *lc);
+	layer_compute(e, k, moe, lc);
+	layer_params(e, k, moe, lc);
+	layer_comm(e, k, moe, lc);
 	/* The forward pass alone: nothing runs backward or again. */
 	if (k->forward_only) {
 		memset(&lc->bwd, 0, sizeof lc->bwd);
