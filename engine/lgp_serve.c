@@ -523,6 +523,7 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 						     0, 0, 0);
 	c->critic_reward = lgp_field_bool(L, idx, w, "colocate_critic_reward",
 					  0);
+	c->static_batch = lgp_field_num(L, idx, w, "static_batch", 0, 0);
 	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
 	lgp_strict(L, idx, idx, w);
 	return split;
@@ -632,7 +633,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
  * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
  * GPUs), colocate_critic_reward (boolean: the reward model on the
- * critic's group), and
+ * critic's group), static_batch (sequences of the rollout engine's
+ * static batches: DeepSpeed-Chat's hybrid engine; 0 = continuous
+ * batching), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 int lgp_rl(lua_State *L)

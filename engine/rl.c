@@ -455,12 +455,14 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	int i;
 
 	if (!cc)
-		return rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+		return rl_rollout_step(m, d, &c->roll, &c->host,
+				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
 				       engines, cap, o, why, err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &c->roll, sizeof k.roll);
 	memcpy(&k.host, &c->host, sizeof k.host);
+	k.static_batch = c->static_batch;
 	memcpy(&k.resp, &c->response, sizeof k.resp);
 	k.prompts = gen_prompts;
 	k.group = c->group;
@@ -475,7 +477,8 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	cc->roll_misses++;
-	if (rl_rollout_step(m, d, &c->roll, &c->host, &c->response,
+	if (rl_rollout_step(m, d, &c->roll, &c->host, c->static_batch,
+			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,
 			    cap, o, why, err))
 		return GP_EINVAL;
@@ -644,8 +647,10 @@ static void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	}
 	/* A rollout that cannot run (no decode steps) leaves the step
 	 * without its longest phase: say what held the memory, after what
-	 * else does not fit unless that is the rollout's own reason. */
-	if (!(out->roll.steps > 0)) {
+	 * else does not fit -- unless the engine said why itself (one
+	 * sequence, or one static batch, beyond its KV budget). */
+	if (!(out->roll.steps > 0) &&
+	    strncmp(out->why, "rollout engine: ", 16) != 0) {
 		char was[sizeof out->why];
 		int keep = out->why[0] && strncmp(out->why, "rollout", 7);
 

@@ -197,6 +197,10 @@ typedef struct rl_cfg {
 			     * forwards and updates see the kept prompts x
 			     * group.  0 or 1 = no filter; else (0, 1) */
 	double price;       /* per GPU-hour; 0 = no cost figures */
+	double static_batch; /* >= 1: the rollout engine generates static
+			      * batches of this many sequences (DeepSpeed-
+			      * Chat's hybrid engine: rl_rollout_step); 0:
+			      * continuous batching (vLLM, SGLang) */
 	int group_gpus[RL_NGRP]; /* GPUs of the reference's, the reward
 			     * model's and the critic's own groups, each
 			     * laid out as the actor (tp, pp, cp; dp from
@@ -293,13 +297,16 @@ typedef struct rl_result {
  * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
  * capacity are set here), each GPU with cap bytes for the engine's
  * weights, workspace and KV cache; host: the engine's host work per step
- * (NULL: none).  Every decode step also samples with temperature and
+ * (NULL: none); static_batch >= 1: the engine generates static batches
+ * of that many sequences, each decoded at the full batch until the
+ * longest of all those generated together ends (Hugging Face generate,
+ * DeepSpeed-Chat's hybrid engine), else 0: continuous batching (vLLM).  Every decode step also samples with temperature and
  * returns each sampled token's log-probability, which RL needs (see
  * rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
  * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, const rl_engine_host *host,
-		    const rl_lengths *resp,
+		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
 		    gp_error *err);
@@ -326,6 +333,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 typedef struct rl_roll_key {
 	infer_cfg roll;
 	rl_engine_host host;
+	double static_batch;
 	rl_lengths resp;
 	double prompts, group, prompt_len, engines, cap;
 } rl_roll_key;

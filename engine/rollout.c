@@ -712,9 +712,77 @@ static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
 	return r->bad ? GP_EINVAL : GP_OK;
 }
 
+/* ---- static batches ------------------------------------------------- */
+
+/* DeepSpeed-Chat generates with the actor's own weights (its hybrid
+ * engine gathers the ZeRO-3 shards into DeepSpeed's inference kernels at
+ * the inference TP) through Hugging Face's generate(): a batch of B
+ * sequences -- each TP rank's per-device generation batch, gathered over
+ * the group -- is prefilled whole (no prefix cache: each of a prompt's
+ * group copies is a sequence of its own) and decoded at the full batch
+ * until its longest response ends: a finished sequence is fed padding,
+ * generate() stops only when every sequence has finished, and under
+ * ZeRO-3 (synced_gpus) only when every rank's have, so the round lasts
+ * the longest of the B x engines responses generated together
+ * (deepspeed-chat ppo_trainer._generate_sequence).  Rounds run one after
+ * another; the KV cache grows for all B to p + that longest.  The tail:
+ * each round's decode after 90% of the responses have ended. */
+static int roll_static(rollctx *r, double n, double B, double engines,
+		       double kvtok, double kv_budget, char *why,
+		       rl_rollout *o)
+{
+	infer_phase ph;
+	double rounds, end, t90, w, dec = 0, host = 0, samp = 0, tail = 0;
+	int i;
+
+	B = fmin(B, n);
+	rounds = ceil(n / B);
+	end = longest(&r->len, B * engines);
+	o->batch = B;
+	o->queued = rounds > 1;
+	o->longest = end;
+	o->kv_peak = B * (r->p + end) * kvtok;
+	if (o->kv_peak > kv_budget) {
+		snprintf(why, 160, "rollout engine: a static batch of %.0f "
+			 "sequences of %.0f tokens needs %.2f GB of KV per "
+			 "GPU, the budget is %.2f GB", B, r->p + end,
+			 o->kv_peak / 1e9, kv_budget / 1e9);
+		o->kv_peak = 0;
+		return GP_OK;
+	}
+	if (infer_step(r->m, r->d, &r->ic, B, r->p, r->p, 0, &ph, r->err))
+		return GP_EINVAL;
+	o->prefill = rounds * ph.time;
+	/* The decode: end steps at batch B, the context growing; SEG_BODY
+	 * segments at their midpoints (exact for a step affine in it). */
+	t90 = fmin(end, len_at(&r->len, 0.1));
+	w = end / SEG_BODY;
+	for (i = 0; i < SEG_BODY; i++) {
+		double t0 = i * w;
+		dparts sp = dstep(r, B, r->p + t0 + 0.5 * w + 0.5);
+
+		dec += w * sp.time;
+		host += w * sp.host;
+		samp += w * sp.sampler;
+		/* the part of the segment past the 90% point */
+		if (t0 + w > t90)
+			tail += (t0 + w - fmax(t0, t90)) * sp.time;
+	}
+	if (r->bad)
+		return GP_EINVAL;
+	o->decode = rounds * dec;
+	o->host = rounds * host;
+	o->sampler = rounds * samp;
+	o->tail = rounds * tail;
+	o->steps = rounds * end;
+	o->itl_first = dstep(r, B, r->p + 1).time;
+	o->itl_last = dstep(r, B, r->p + end).time;
+	return r->bad ? GP_EINVAL : GP_OK;
+}
+
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, const rl_engine_host *host,
-		    const rl_lengths *resp,
+		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
 		    gp_error *err)
@@ -729,7 +797,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	memset(o, 0, sizeof *o);
 	memset(&r, 0, sizeof r);
 	if (roll_args(prompts, group, prompt_len, engines, cap, host, &r,
-		      err))
+		      err) ||
+	    gp_check_num(static_batch, 0, GP_COUNT_MAX, "static_batch", err))
 		return GP_EINVAL;
 	r.m = m;
 	r.d = d;
@@ -775,6 +844,17 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 			 "%.2f GB", prompt_len + r.len.hi,
 			 (prompt_len + r.len.hi) * kvtok / 1e9,
 			 ir.kv_budget / 1e9);
+		return GP_OK;
+	}
+	if (static_batch >= 1) {
+		if (roll_static(&r, n, floor(static_batch), engines, kvtok,
+				ir.kv_budget, why, o))
+			return GP_EINVAL;
+		if (why[0])
+			return GP_OK;
+		o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;
+		o->gen_tokens_per_s = N * resp->mean / (o->prefill +
+							o->decode);
 		return GP_OK;
 	}
 	B = roll_batch(&r, roll, n, ctok, held);

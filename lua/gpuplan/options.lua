@@ -580,6 +580,16 @@ opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", met
   default = "the actor's tp",
   help = "the rollout engine's TP (beyond a node: whole nodes, its all-reduces over the NICs)",
   suggest = { "rollout_tensor_parallel", "tensor_model_parallel_size_rollout" } }
+opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
+  default = "vllm",
+  help = "vllm (continuous batching) | hybrid (DeepSpeed-Chat's hybrid engine: the actor's "
+    .. "weights, Hugging Face generate in static batches run to their longest response)",
+  suggest = { "enable_hybrid_engine", "generator" } }
+opt { name = "generation_batch", type = "int", metavar = "N", commands = "rl",
+  default = "16 (DeepSpeed-Chat's)",
+  help = "hybrid engine: sequences each GPU generates at once (per_device_generation_batch_"
+    .. "size)",
+  suggest = { "per_device_generation_batch_size" } }
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
   methods = RL, default = "bf16",
   help = "the rollout engine's weight format (as --weights)" }

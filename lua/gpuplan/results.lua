@@ -220,6 +220,8 @@ field("reward_gpus", "count", "GPUs of the reward model's own group (nil: on the
   "rl")
 field("critic_gpus", "count", "GPUs of the critic's own group (nil: on the actor's)", "rl")
 field("colocate_critic_reward", "", "the reward model on the critic's group", "rl")
+field("rollout_engine", "", "vllm or hybrid (DeepSpeed-Chat's hybrid engine)", "rl")
+field("generation_batch", "count", "hybrid engine: sequences each GPU generates at once", "rl")
 field("rollout_gpus", "count", "GPUs that generate", "rl")
 field("rollout_tp", "count", "TP of a rollout engine", "rl")
 field("rollout_weights", "", "the rollout's weight format", "rl")

@@ -60,6 +60,13 @@
 --   rollout_eager the engine runs without CUDA graphs (vLLM enforce_eager):
 --                 every op of a decode step dispatched from Python (default
 --                 false)
+--   rollout_engine  vllm (default: continuous batching) | hybrid
+--                 (DeepSpeed-Chat's hybrid engine: the actor's weights in
+--                 DeepSpeed's inference kernels, Hugging Face generate in
+--                 static batches, each decoded at its full batch until its
+--                 longest response ends; colocated only);
+--                 generation_batch: its sequences per GPU (default 16,
+--                 DeepSpeed-Chat's per_device_generation_batch_size)
 --   async_scheduling  the engine prepares each decode step while the GPU
 --                 runs the previous one (vLLM --async-scheduling; default
 --                 false, vLLM's default: its host work adds to each step)
@@ -294,6 +301,30 @@ local function pools_of(o, gpus, offload)
   return colocated, rgpus, auto, staleness
 end
 
+-- The rollout engine: vLLM (continuous batching; SGLang's is alike) or
+-- DeepSpeed-Chat's hybrid engine (the actor's weights in DeepSpeed's
+-- inference kernels, Hugging Face generate in static batches of
+-- generation_batch sequences per GPU: rollout.c roll_static).
+M.GENERATION_BATCH = 16   -- DeepSpeed-Chat step 3's per_device_generation_batch_size
+local function engine_of(o, dflt)
+  local e = o.rollout_engine
+  if e ~= nil and e ~= "vllm" and e ~= "hybrid" then
+    fail("rl: rollout_engine must be vllm or hybrid (got %s)", shown(e))
+  end
+  local hybrid = e == "hybrid"
+  local gb = posint("generation_batch", o.generation_batch)
+  if gb and not hybrid then
+    fail("rl: generation_batch is the hybrid engine's static batch; give rollout_engine = "
+      .. "hybrid")
+  end
+  if hybrid and not gb then
+    gb = M.GENERATION_BATCH
+    dflt(string.format("generation_batch=%d (DeepSpeed-Chat's per_device_generation_batch_"
+      .. "size)", gb))
+  end
+  return hybrid, gb
+end
+
 -- PPO's other models on GPU groups of their own (OpenRLHF's Ray placement:
 -- --ref_num_gpus_per_node, --reward_num_gpus_per_node,
 -- --critic_num_gpus_per_node, --colocate_critic_reward): their GPUs come out
@@ -398,23 +429,29 @@ function M.eager_ops_per_layer(model, rtp)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
 
-local function rollout_setup(o, s, tp, dflt)
+local function rollout_setup(o, s, tp, dflt, hybrid)
   local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
   if o.rollout_tp == nil then dflt(string.format("rollout_tp=%d (the actor's tp)", rtp)) end
   local mb_def, mt_def = M.engine_limits(gpu)
   local maxb = posint("max_batch", o.max_batch) or mb_def
   local maxt = posint("max_num_tokens", o.max_num_tokens) or mt_def
-  if o.max_batch == nil or o.max_num_tokens == nil then
+  if not hybrid and (o.max_batch == nil or o.max_num_tokens == nil) then
     dflt(string.format("max_batch=%d, max_num_tokens=%d (vLLM's on %s)", maxb, maxt, gpu.id))
   end
   local roll_weights = o.rollout_weights or "bf16"
   if o.kv == nil then dflt("kv=bf16") end
   local eager = boolean("rollout_eager", o.rollout_eager, false)
+  if hybrid and eager then
+    fail("rl: rollout_eager is vLLM's; the hybrid engine runs DeepSpeed's kernels")
+  end
   local infer = require "gpuplan.infer"
   local oki, e, _, rc = pcall(infer.setup, {
     model = model, gpu = gpu, tp = rtp, gpus = rtp, weights = roll_weights,
-    kv = o.kv, runtime = eager and "eager" or "vllm", max_batch = maxb, max_num_tokens = maxt,
+    -- DeepSpeed's hybrid engine runs its fused inference kernels one
+    -- launch each (no CUDA graphs); vLLM captures graphs unless eager.
+    kv = o.kv, runtime = hybrid and "kernels" or eager and "eager" or "vllm",
+    max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
     host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp) or nil,
   })
@@ -583,8 +620,13 @@ run = function(o, job)
   local ref_host = boolean("ref_host", o.ref_host, false)
   if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
   local pad = boolean("pad", o.pad, false)
+  local hybrid, gen_batch = engine_of(o, dflt)
   local async = boolean("async_scheduling", o.async_scheduling, false)
-  if o.async_scheduling == nil then
+  if hybrid and o.async_scheduling ~= nil then
+    fail("rl: async_scheduling is vLLM's; the hybrid engine generates with Hugging Face's "
+      .. "generate")
+  end
+  if o.async_scheduling == nil and not hybrid then
     dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
       .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
   end
@@ -619,7 +661,10 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or rlen), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
-  local rtp, roll_weights, rc = rollout_setup(o, s, tp, dflt)
+  local rtp, roll_weights, rc = rollout_setup(o, s, tp, dflt, hybrid)
+  if hybrid and not colocated then
+    fail("rl: rollout_engine = hybrid generates with the actor's own weights: colocated only")
+  end
   local host_bw = train.pcie_bw(gpu) or 25e9
   local rmem = o.rollout_memory
   if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
@@ -634,7 +679,12 @@ run = function(o, job)
     staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
-    engine_host_step = M.ENGINE_HOST.step, engine_host_seq = M.ENGINE_HOST.seq,
+    -- vLLM's engine loop; the hybrid engine's host work is its kernels'
+    -- launches (runtime kernels)
+    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step,
+    engine_host_seq = hybrid and 0 or M.ENGINE_HOST.seq,
+    -- each TP rank's per-device batch, gathered over the inference TP group
+    static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async, step_overhead = overhead, keep = keep,
     loss_ops = loss_ops, token_host = token_host,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
@@ -655,8 +705,9 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
-    async_scheduling = async, rollout_eager = o.rollout_eager == true,
+    async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     step_overhead = overhead or 0,
+    rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward or nil,

@@ -162,6 +162,7 @@ local case_schema = T.record {
     rollout_memory = T.number { min = 0, max = 1 },
     reward_model = T.boolean(), ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
+    rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

@@ -134,7 +134,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(93);
+	plan(97);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -683,6 +683,45 @@ int main(void)
 		c.group_gpus[RL_GRP_CRITIC] = 8;
 		ok(rl_step(&m, &d, &t, &c, &sep, &e) == GP_EINVAL &&
 		   strstr(e.msg, "needs PPO"), "critic_gpus without PPO");
+	}
+
+	/* --- static batches (DeepSpeed-Chat's hybrid engine): fixed 8192-
+	 * token responses, 128 samples per engine.  One static batch of all
+	 * 128 decodes as the continuous engine does when they all fit (the
+	 * same step at batch 128 integrated over the same 8192 steps by
+	 * midpoint sums of 8 and 32 segments, exact for a step affine in
+	 * the context; the roofline's bends leave < 1e-6);
+	 * static batches of 32 are 4 rounds, each the continuous engine's
+	 * decode of 32 samples. */
+	{
+		static rl_result rv, rs;
+		double d32;
+
+		c = base();
+		c.prompts = 32;          /* 256 samples: 32 per engine */
+		MUST(rl_step(&m, &d, &t, &c, &rv, &e));
+		d32 = rv.roll.decode;
+		c.prompts = 128;         /* 1024 samples: 128 per engine */
+		MUST(rl_step(&m, &d, &t, &c, &rv, &e));
+		c.static_batch = 128;
+		MUST(rl_step(&m, &d, &t, &c, &rs, &e));
+		is_num(rs.roll.decode, rv.roll.decode, 1e-6,
+		       "one static batch of 128 = the continuous decode");
+		c.static_batch = 32;
+		MUST(rl_step(&m, &d, &t, &c, &rs, &e));
+		is_num(rs.roll.decode, 4 * d32, 1e-6,
+		       "static batches of 32: 4 rounds of the decode of 32");
+		ok(rs.roll.batch == 32 && rs.roll.queued &&
+		   rs.roll.steps == 4 * 8192,
+		   "batch 32, 4 x 8192 decode steps");
+		/* 4096 sequences of 512 + 8192 tokens at 8 KiB each: 292 GB
+		 * of KV, beyond any budget: the rollout cannot run. */
+		c.static_batch = 4096;
+		c.prompts = 4096;
+		MUST(rl_step(&m, &d, &t, &c, &rs, &e));
+		ok(!rs.fits && rs.roll.steps == 0 &&
+		   strstr(rs.why, "a static batch of 4096 sequences"),
+		   "a static batch beyond the KV budget: no rollout, why");
 	}
 
 	/* --- the memo (rl_cache): the same step as rl_step, bit for bit;

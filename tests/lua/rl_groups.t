@@ -1,5 +1,6 @@
 -- gp.rl with PPO's models on GPU groups of their own (OpenRLHF's Ray
--- placement: ref_gpus, reward_gpus, critic_gpus, colocate_critic_reward).
+-- placement: ref_gpus, reward_gpus, critic_gpus, colocate_critic_reward),
+-- and generation by DeepSpeed-Chat's hybrid engine (rollout_engine).
 -- Run with ./gpuplan run tests/lua/rl_groups.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -91,5 +92,29 @@ t.ok(p and p.value, "a PPO case with a critic group is predicted")
 local cm = require("gpuplan.predict.case").model(case.model, cat)
 t.near(p.value, gp.rl(with(base, { margin = 0, model = cm })).step_s, 1e-12,
   "as gp.rl prices the same placement")
+
+-- DeepSpeed-Chat's hybrid engine: static batches of generation_batch per
+-- GPU, gathered over the inference TP group (16 x 2 = 32 per engine).
+local ds = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo",
+             reward_model = true, zero = 3, prompts = 256, group = 1, prompt_len = 256,
+             response_len = 256, rollout_engine = "hybrid", rollout_tp = 2 }
+local h = gp.rl(ds)
+t.is(h.rollout_engine, "hybrid", "rollout_engine in the result")
+t.is(h.generation_batch, 16, "generation_batch defaults to DeepSpeed-Chat's 16")
+t.is(h.rollout.batch, 32, "an engine's static batch: 16 per GPU x rollout_tp 2 (of its 64)")
+local said = false
+for _, d in ipairs(h.defaults) do said = said or d:find("generation_batch=16", 1, true) ~= nil end
+t.ok(said, "and the default is said")
+t.raises(function() gp.rl(with(ds, { colocated = false, rollout_gpus = 4 })) end,
+  "rollout_engine = hybrid generates with the actor's own weights: colocated only",
+  "hybrid: colocated only", true)
+local vllm = with(ds, { generation_batch = 8 })
+vllm.rollout_engine = nil
+t.raises(function() gp.rl(vllm) end,
+  "generation_batch is the hybrid engine's static batch", "generation_batch needs hybrid", true)
+t.raises(function() gp.rl(with(ds, { rollout_engine = "deepspeed" })) end,
+  "rollout_engine must be vllm or hybrid", "an unknown engine", true)
+t.raises(function() gp.rl(with(ds, { async_scheduling = true })) end,
+  "async_scheduling is vLLM's", "async_scheduling with hybrid", true)
 
 t.done_testing()

@@ -102,7 +102,9 @@ function C.run(opts, args)
       .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
       .. "%.2f s%s\n",
       iff, ro.engines, ro.samples,
-      ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
+      r.rollout_engine == "hybrid" and string.format("static batches of %d, each run to its "
+        .. "longest", ro.batch)
+      or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
         .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
         or string.format("%d at a time, refilled", ro.batch)) or "all at once",
       ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,

@@ -135,6 +135,7 @@ return function(case, cat)
     reward_model = v(c.reward_model), ref_gpus = v(c.ref_gpus),
     reward_gpus = v(c.reward_gpus), critic_gpus = v(c.critic_gpus),
     colocate_critic_reward = v(c.colocate_critic_reward),
+    rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
