@@ -160,18 +160,12 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 	return (act + (down ? 1.0 : 0.0)) * f;
 }
 
-int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
-		  gp_act_layer *out, gp_error *err)
+/* mem_act_layer's checks of its arguments. */
+static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
+		     gp_error *err)
 {
-	gp_widths w;
-	saves k;
-	double s, sk, b, t, A, rep, par, cf, tok, lora = 0, in_qkv, in_mlp;
-	double o_in, e_in = 0;
-	int tp, cp, ep, lo = 0, ld = 0, lmlp = 0, lqkv = 0, down;
-	unsigned tg;
+	int tp = dflt(c->tp), cp = dflt(c->cp), ep = dflt(c->ep);
 
-	if (!c || !out)
-		return gp_fail(err, "mem_act_layer: NULL argument");
 	if (model_check(m, err) != GP_OK)
 		return GP_EINVAL;
 	if (gp_check_pos(c->seq, "seq", err) ||
@@ -189,9 +183,6 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	if (c->lora_targets > 127)
 		return gp_fail(err, "bad LoRA target mask %u",
 			       c->lora_targets);
-	tp = dflt(c->tp);
-	cp = dflt(c->cp);
-	ep = dflt(c->ep);
 	if (m->heads % tp != 0)
 		return gp_fail(err, "tp %d does not divide the %d attention "
 			       "heads", tp, m->heads);
@@ -208,31 +199,62 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		return gp_fail(err, "enc_len %g given for a decoder-only model",
 			       c->enc_len);
 
-	model_widths(m, &w);
-	s = c->seq / cp;          /* query tokens held by this CP rank */
-	sk = c->seq;              /* keys each query attends to */
-	b = c->micro_batch;
-	t = tp;
-	A = c->act_bytes > 0 ? c->act_bytes : 2.0;
-	cf = c->capacity_factor > 0 ? c->capacity_factor : 1.0;
-	tok = s * b;              /* tokens per micro-batch on this GPU */
+	return GP_OK;
+}
+
+/* What mem_act_layer's parts share: the widths, who keeps matmul
+ * inputs, the shape on this GPU, the LoRA targets and the adapters'
+ * bytes per token summed so far. */
+typedef struct act_ctx {
+	gp_widths w;
+	saves k;
+	double s, sk, b, t, A, rep, par, cf, tok, lora;
+	unsigned tg;
+	int lqkv, lo, lmlp, ld;
+} act_ctx;
+
+static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
+{
+	int cp = dflt(c->cp);
+	unsigned tg;
+
+	model_widths(m, &x->w);
+	x->s = c->seq / cp;       /* query tokens held by this CP rank */
+	x->sk = c->seq;           /* keys each query attends to */
+	x->b = c->micro_batch;
+	x->t = dflt(c->tp);
+	x->A = c->act_bytes > 0 ? c->act_bytes : 2.0;
+	x->cf = c->capacity_factor > 0 ? c->capacity_factor : 1.0;
+	x->tok = x->s * x->b;     /* tokens per micro-batch on this GPU */
 	/* Tensors every TP rank holds in full without SP (sec. 4.2.1);
 	 * sequence parallelism splits them t ways (sec. 4.2.2). */
-	rep = c->sp ? 1.0 / t : 1.0;
-	par = 1.0 / t;
+	x->rep = c->sp ? 1.0 / x->t : 1.0;
+	x->par = 1.0 / x->t;
+	x->lora = 0;
 
 	/* Who keeps matmul inputs: every matmul in full training; on a
 	 * frozen base only a quantised kernel or an adapter. */
-	k.base = !c->frozen || c->base_saves_input;
-	k.drop = c->frozen && c->lora_dropout;
-	k.A = A;
-	k.r = c->frozen ? c->lora_rank : 0;
-	tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
-	lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
-	lo = nbits(tg & GP_LORA_O);
-	lmlp = nbits(tg & (m->ffn_gated ? GP_LORA_GATE | GP_LORA_UP :
-			   GP_LORA_UP));
-	ld = nbits(tg & GP_LORA_DOWN);
+	x->k.base = !c->frozen || c->base_saves_input;
+	x->k.drop = c->frozen && c->lora_dropout;
+	x->k.A = x->A;
+	x->k.r = c->frozen ? c->lora_rank : 0;
+	tg = x->tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
+	x->lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
+	x->lo = nbits(tg & GP_LORA_O);
+	x->lmlp = nbits(tg & (m->ffn_gated ? GP_LORA_GATE | GP_LORA_UP :
+			      GP_LORA_UP));
+	x->ld = nbits(tg & GP_LORA_DOWN);
+}
+
+/* The norms' inputs, the attention block's tensors and core
+ * attention's. */
+static void act_attention(const gp_model *m, const gp_act_cfg *c,
+			  act_ctx *x, gp_act_layer *out)
+{
+	const gp_widths *w = &x->w;
+	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
+	double sk = x->sk, in_qkv, o_in;
+	int lqkv = x->lqkv, lo = x->lo;
 
 	/* Two norm inputs, h each: RMSNorm/LayerNorm backward needs its
 	 * input (and the per-row rstd) for the input gradient whether or
@@ -247,14 +269,15 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	 * The projection input is the attention output, which flash keeps
 	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
 	 * kept only when the projection keeps its input. */
-	in_qkv = keep_input(&k, m->hidden * rep, lqkv, &lora);
-	o_in = c->flash ? w.o * par * A :
-		keep_input(&k, w.o * par, lo, &lora);
+	in_qkv = keep_input(&x->k, m->hidden * rep, lqkv, &x->lora);
+	o_in = c->flash ? w->o * par * A :
+		keep_input(&x->k, w->o * par, lo, &x->lora);
 	if (c->flash)
-		(void)keep_input(&k, w.o * par, lo, &lora); /* adapter only */
-	out->attention = tok * (in_qkv + w.latent * rep * A +
-				(w.q + w.k + w.v) * par * A + o_in);
-	if (c->fused_qkv_view && w.latent == 0) {
+		/* the adapter only */
+		(void)keep_input(&x->k, w->o * par, lo, &x->lora);
+	out->attention = tok * (in_qkv + w->latent * rep * A +
+				(w->q + w->k + w->v) * par * A + o_in);
+	if (c->fused_qkv_view && w->latent == 0) {
 		/* LitGPT's CausalSelfAttention (lit_gpt/model.py, 2023):
 		 * qkv = self.attn(x) is viewed and split into q, k, v;
 		 * rope and torch.cat make new q and k, the kernel saves
@@ -264,7 +287,7 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		 * GQA k and v are expand()-ed to every head and reshape
 		 * copies them: the saved k and v are q-wide, the buffer
 		 * is freed, 2 (q - k) more than the kv-wide pair. */
-		double extra = w.k == w.q ? w.q + w.k : 2.0 * (w.q - w.k);
+		double extra = w->k == w->q ? w->q + w->k : 2.0 * (w->q - w->k);
 
 		out->attention += tok * extra * par * A;
 	}
@@ -283,13 +306,24 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		out->core = (double)m->heads * tok * sk * par *
 			((c->eager_softmax && A < 4.0 ? 4.0 + A : A) +
 			 (c->dropout ? A + 1.0 : 0.0));
+}
+
+/* The MLP block's tensors, dense or routed MoE. */
+static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
+		    act_ctx *x, gp_act_layer *out)
+{
+	const gp_widths *w = &x->w;
+	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
+	double cf = x->cf, in_mlp, e_in = 0;
+	int lmlp = x->lmlp, ld = x->ld, down;
+
 	/* MLP: its input (the second norm's output, replicated) plus the
 	 * per-op intermediates split over t. */
-	down = k.base || (ld > 0 && !k.drop);
+	down = x->k.base || (ld > 0 && !x->k.drop);
 	if (!moe) {
-		in_mlp = keep_input(&k, m->hidden * rep, lmlp, &lora);
-		(void)keep_input(&k, w.dense_f * par, ld, &lora);
-		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w.dense_f,
+		in_mlp = keep_input(&x->k, m->hidden * rep, lmlp, &x->lora);
+		(void)keep_input(&x->k, w->dense_f * par, ld, &x->lora);
+		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w->dense_f,
 							 down) * par);
 	} else {
 		/* Routed MoE: the router keeps fp32 logits (E per token);
@@ -307,19 +341,81 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 
 		/* The norm output feeds the router and the shared
 		 * experts; the routed experts read the dispatched copy. */
-		in_mlp = keep_input(&k, m->hidden * rep,
-				    w.shared_f > 0 ? lmlp : 0, &lora);
-		e_in = keep_input(&k, m->hidden * rep, lmlp, &el);
-		(void)keep_input(&k, w.expert_f * par, ld, &el);
-		lora += kk * el;
-		if (w.shared_f > 0)
-			(void)keep_input(&k, w.shared_f * par, ld, &lora);
+		in_mlp = keep_input(&x->k, m->hidden * rep,
+				    w->shared_f > 0 ? lmlp : 0, &x->lora);
+		e_in = keep_input(&x->k, m->hidden * rep, lmlp, &el);
+		(void)keep_input(&x->k, w->expert_f * par, ld, &el);
+		x->lora += kk * el;
+		if (w->shared_f > 0)
+			(void)keep_input(&x->k, w->shared_f * par, ld,
+					 &x->lora);
 		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
 				  kk * (e_in + A * m->hidden * rep) +
-				  A * kk * mlp_saved(m, c, w.expert_f, down) *
+				  A * kk * mlp_saved(m, c, w->expert_f, down) *
 				  par +
-				  A * mlp_saved(m, c, w.shared_f, down) * par);
+				  A * mlp_saved(m, c, w->shared_f, down) * par);
 	}
+}
+
+/* An encoder-decoder's cross-attention (enc_len > 0): its tensors, the
+ * encoder output, its core attention and dropout masks. */
+static void act_cross(const gp_model *m, const gp_act_cfg *c, act_ctx *x,
+		      gp_act_layer *out)
+{
+	const gp_widths *w = &x->w;
+	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
+	double b = x->b;
+	unsigned tg = x->tg;
+	int lo = x->lo;
+	/* Cross-attention (modeling_t5.py T5LayerCrossAttention):
+	 * the q adapter and the k/v adapters are PEFT's q, k, v
+	 * targets on EncDecAttention as on SelfAttention (matched
+	 * by module name).  eb: encoder tokens of the micro-batch;
+	 * their adapter tensors are per layer, the encoder output
+	 * itself is one tensor (enc_out). */
+	double eb = b * c->enc_len, el = 0, q_in, kv_in, co_in;
+	int lq = nbits(tg & GP_LORA_Q);
+	int lkv = nbits(tg & (GP_LORA_K | GP_LORA_V));
+
+	out->norms += m->hidden * A * tok * rep;
+	q_in = keep_input(&x->k, m->hidden * rep, lq, &x->lora);
+	kv_in = keep_input(&x->k, m->hidden * rep, lkv, &el);
+	co_in = c->flash ? w->o * par * A :
+		keep_input(&x->k, w->o * par, lo, &x->lora);
+	if (c->flash)
+		(void)keep_input(&x->k, w->o * par, lo, &x->lora);
+	out->enc_out = eb * kv_in;
+	out->cross = tok * (q_in + w->q * par * A + co_in) +
+		eb * ((w->k + w->v) * par * A + el);
+	if (c->flash)
+		out->core += 4.0 * m->heads * tok * par;
+	else
+		out->core += (double)m->heads * tok * c->enc_len *
+			par * (c->dropout ? 2.0 * A + 1.0 : A);
+	if (c->dropout)
+		out->masks += m->hidden * tok * rep;
+}
+
+int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
+		  gp_act_layer *out, gp_error *err)
+{
+	act_ctx x;
+	const gp_widths *w = &x.w;
+	double A, tok, rep, par;
+	unsigned tg;
+
+	if (!c || !out)
+		return gp_fail(err, "mem_act_layer: NULL argument");
+	if (act_check(m, c, moe, err))
+		return GP_EINVAL;
+	act_ctx_of(m, c, &x);
+	A = x.A;
+	tok = x.tok;
+	rep = x.rep;
+	par = x.par;
+	tg = x.tg;
+	act_attention(m, c, &x, out);
+	act_mlp(m, c, moe, &x, out);
 	/* LitGPT's LoRAQKVLinear.zero_pad (lit_gpt/lora.py, 2023) scatters
 	 * the adapter output of the enabled q/k/v parts into a zero
 	 * buffer as wide as the fused output with index_copy; PyTorch's
@@ -328,46 +424,19 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	 * (tools/autograd/derivatives.yaml), so autograd keeps the source
 	 * tensor itself: the enabled widths, per token.  With all three
 	 * enabled zero_pad returns its input and nothing is scattered. */
-	if (c->lora_zero_pad && lqkv > 0 && lqkv < 3)
-		lora += ((tg & GP_LORA_Q ? w.q : 0.0) +
-			 (tg & GP_LORA_K ? w.k : 0.0) +
-			 (tg & GP_LORA_V ? w.v : 0.0)) * par * A;
+	if (c->lora_zero_pad && x.lqkv > 0 && x.lqkv < 3)
+		x.lora += ((tg & GP_LORA_Q ? w->q : 0.0) +
+			 (tg & GP_LORA_K ? w->k : 0.0) +
+			 (tg & GP_LORA_V ? w->v : 0.0)) * par * A;
 	/* Dropout masks, 1 byte per element, after the attention and MLP
 	 * blocks (Korthikanti: sbh each); T5's inside the MLP too. */
 	out->masks = c->dropout ? 2.0 * m->hidden * tok * rep : 0.0;
 	if (inner_dropout(m, c))
-		out->masks += (moe ? 0.0 : w.dense_f) * tok * par;
+		out->masks += (moe ? 0.0 : w->dense_f) * tok * par;
 	out->cross = out->enc_out = 0;
-	if (c->enc_len > 0) {
-		/* Cross-attention (modeling_t5.py T5LayerCrossAttention):
-		 * the q adapter and the k/v adapters are PEFT's q, k, v
-		 * targets on EncDecAttention as on SelfAttention (matched
-		 * by module name).  eb: encoder tokens of the micro-batch;
-		 * their adapter tensors are per layer, the encoder output
-		 * itself is one tensor (enc_out). */
-		double eb = b * c->enc_len, el = 0, q_in, kv_in, co_in;
-		int lq = nbits(tg & GP_LORA_Q);
-		int lkv = nbits(tg & (GP_LORA_K | GP_LORA_V));
-
-		out->norms += m->hidden * A * tok * rep;
-		q_in = keep_input(&k, m->hidden * rep, lq, &lora);
-		kv_in = keep_input(&k, m->hidden * rep, lkv, &el);
-		co_in = c->flash ? w.o * par * A :
-			keep_input(&k, w.o * par, lo, &lora);
-		if (c->flash)
-			(void)keep_input(&k, w.o * par, lo, &lora);
-		out->enc_out = eb * kv_in;
-		out->cross = tok * (q_in + w.q * par * A + co_in) +
-			eb * ((w.k + w.v) * par * A + el);
-		if (c->flash)
-			out->core += 4.0 * m->heads * tok * par;
-		else
-			out->core += (double)m->heads * tok * c->enc_len *
-				par * (c->dropout ? 2.0 * A + 1.0 : A);
-		if (c->dropout)
-			out->masks += m->hidden * tok * rep;
-	}
-	out->lora = tok * lora;
+	if (c->enc_len > 0)
+		act_cross(m, c, &x, out);
+	out->lora = tok * x.lora;
 
 	out->full = out->norms + out->attention + out->core + out->mlp +
 		out->masks + out->lora + out->cross;
