@@ -163,6 +163,8 @@ local case_schema = T.record {
     reward_model = T.boolean(), ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
     rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
+    response_max = count(), rollout_eager = T.boolean(), offload_states = T.boolean(),
+    ref_host = T.boolean(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

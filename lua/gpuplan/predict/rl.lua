@@ -15,7 +15,7 @@ local case_ = require "gpuplan.predict.case"
 local v, model_of = case_.v, case_.model
 
 local FRAMEWORKS = {
-  { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" },
+  { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" }, { "verl", "verl" },
 }
 
 -- NeMo RL r0.5/r0.6: examples/configs/grpo_math_1B.yaml (the base of every
@@ -86,10 +86,26 @@ local PROFILES = {
   },
 }
 
--- The prompt tokens when the case does not say: OpenMathInstruct-2's
--- problems (a sentence or two of MATH / GSM8K-style text, ~100 tokens)
--- inside the chat template and NeMo RL's math instruction; an assumption,
--- listed with the prediction.
+-- verl with its Megatron backend (ppo_megatron_trainer.yaml as generated
+-- at commit 65c59c7, 2025-08-13: actor.megatron use_distributed_optimizer
+-- true, override_ddp_config {}, so Megatron-Core's DDP defaults).  What a
+-- case's recipe script sets (offloads, enforce_eager, the memory share)
+-- the case states.
+PROFILES.verl = {
+  { "stack", "megatron", "verl's Megatron backend (actor.strategy megatron)",
+    function(o) return not o.fsdp end },
+  { "zero", 1, "megatron.use_distributed_optimizer: true", function(o) return not o.fsdp end },
+  { "overlap_grad_reduce", false, "override_ddp_config {}: Megatron-Core's default",
+    function(o) return not o.fsdp end },
+  { "old_logprobs", true, "actor compute_log_prob recomputes the old log-probabilities" },
+  { "ref_model", true, "use_kl_loss: the reference's log-probabilities" },
+}
+
+-- The prompt tokens when the case does not say: a math problem
+-- (OpenMathInstruct-2's or DAPO-Math-17k's: a sentence or two of
+-- competition-math text, ~100 tokens) inside the chat template and the
+-- framework's math instruction; an assumption, listed with the
+-- prediction.
 local PROMPT_DEFAULT = 150
 
 return function(case, cat)
@@ -116,8 +132,8 @@ return function(case, cat)
   local plen = v(c.prompt_len)
   if not plen then
     plen = PROMPT_DEFAULT
-    defaults[#defaults + 1] = string.format("prompt_len=%d (not published; an "
-      .. "OpenMathInstruct-2 problem in the chat template)", plen)
+    defaults[#defaults + 1] = string.format("prompt_len=%d (not published; a "
+      .. "math problem in its instruction and chat template)", plen)
   end
   local tmax = v(wl.seq_len)
   local o = {
@@ -136,6 +152,8 @@ return function(case, cat)
     reward_gpus = v(c.reward_gpus), critic_gpus = v(c.critic_gpus),
     colocate_critic_reward = v(c.colocate_critic_reward),
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
+    offload = v(par.offload), rollout_eager = v(c.rollout_eager),
+    offload_states = v(c.offload_states), ref_host = v(c.ref_host),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
@@ -144,7 +162,12 @@ return function(case, cat)
   -- (vLLM's max_model_len counts both); responses clipped there.
   -- Without the mean, gp.rl assumes one from the limit (rl.RESPONSE_SHARE)
   -- and lists it with the defaults.
-  if tmax then o.response_max = math.max(o.response_len or 1, tmax - plen) end
+  -- A framework that caps the response on its own (verl's
+  -- max_response_length) states the cap: rl.response_max.
+  o.response_max = v(c.response_max)
+  if tmax and not o.response_max then
+    o.response_max = math.max(o.response_len or 1, tmax - plen)
+  end
   if not resp then
     resp = math.max(1, math.floor(rl.RESPONSE_SHARE * o.response_max + 0.5))
   end
@@ -165,9 +188,12 @@ return function(case, cat)
   if o.colocated then o.staleness = nil end
   if not o.colocated then o.offload_states = nil end
   -- NeMo RL packs sequences into micro-batches of max_total_sequence_length
-  -- x train_micro_batch_size tokens (sequence_packing.train_mb_tokens):
-  -- that many mean-length sequences each, as many as divide the batch.
-  if o.batch == nil and fw == "nemo-rl" and tmax then
+  -- x train_micro_batch_size tokens (sequence_packing.train_mb_tokens);
+  -- verl's dynamic batch size fills micro-batches up to
+  -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
+  -- and response limits' sum: that many mean-length sequences each, as
+  -- many as divide the batch.
+  if o.batch == nil and (fw == "nemo-rl" or fw == "verl") and tmax then
     local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
     local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
     local dp = math.max(1, tgpus // unit)
@@ -175,8 +201,8 @@ return function(case, cat)
     local mini = o.global_batch or prompts * group
     while b > 1 and (mini % (dp * b) ~= 0 or (prompts * group) % (dp * b) ~= 0) do b = b - 1 end
     o.batch = math.tointeger(b)
-    defaults[#defaults + 1] = string.format("batch=%d (sequence packing into %d-token "
-      .. "micro-batches)", b, tmax)
+    defaults[#defaults + 1] = string.format("batch=%d (%s into %d-token micro-batches)", b,
+      fw == "verl" and "dynamic batch size" or "sequence packing", tmax)
   end
   if o.precision == nil then
     o.precision = "bf16"
