@@ -5,12 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local function with(o, extra)
-  local c = {}
-  for k, v in pairs(o) do c[k] = v end
-  for k, v in pairs(extra or {}) do c[k] = v end
-  return c
-end
+local with = t.with
 local function phase(r, name)
   for _, p in ipairs(r.phases) do if p.name == name then return p end end
 end

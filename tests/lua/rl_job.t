@@ -6,12 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local function with(o, extra)
-  local c = {}
-  for k, v in pairs(o) do c[k] = v end
-  for k, v in pairs(extra or {}) do c[k] = v end
-  return c
-end
+local with = t.with
 
 -- GRPO on Qwen2.5-7B, 16 H100s colocated (bench/bench.lua's job).
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, zero = 3,

@@ -4,12 +4,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local function with(o, extra)
-  local c = {}
-  for k, v in pairs(o) do c[k] = v end
-  for k, v in pairs(extra or {}) do c[k] = v end
-  return c
-end
+local with = t.with
 
 -- Qwen2.5-72B (80 layers, hidden 8192) GRPO on 32 H100s, ZeRO-3.
 local base = { model = "qwen2.5-72b", gpu = "h100-sxm", gpus = 32, tp = 8, zero = 3,

@@ -6,6 +6,7 @@
 --   t.is(got, want, "exact")
 --   t.near(got, want, 0.01, "within 1%")   -- relative; NaN fails
 --   t.raises(fn, "pattern", "error text")
+--   t.with(o, { tp = 2 })                  -- a copy of o with tp = 2
 local M = {}
 local n, failed, planned = 0, 0, nil
 
@@ -19,6 +20,15 @@ function M.ok(cond, name)
   if not cond then failed = failed + 1 end
   io.write(cond and "ok " or "not ok ", n, " - ", name or "", "\n")
   return cond
+end
+
+-- A copy of the options table o with the fields of extra set over it
+-- (the variant of a base job a test prices).
+function M.with(o, extra)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  for k, v in pairs(extra or {}) do c[k] = v end
+  return c
 end
 
 function M.diag(...)
