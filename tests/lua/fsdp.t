@@ -9,17 +9,22 @@ local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
 end
 
--- FSDP's sharding strategies (gpuplan.memory's sharding).  llama3-8b
--- pretraining on 16 H100s, tp = pp = 1: dp 16.
-do
-  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
-                 seq = 2048 }
-  local function with(extra)
+-- gp.train on a block's base job with some options added or changed.
+local function trainer(base)
+  return function(extra)
     local o = {}
     for k, v in pairs(base) do o[k] = v end
     for k, v in pairs(extra) do o[k] = v end
     return gp.train(o)
   end
+end
+
+-- FSDP's sharding strategies (gpuplan.memory's sharding).  llama3-8b
+-- pretraining on 16 H100s, tp = pp = 1: dp 16.
+do
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
+                 seq = 2048 }
+  local with = trainer(base)
   local function gathered(r)
     local p = part(r, "zero_gather")
     return p.seconds + p.hidden
@@ -96,12 +101,7 @@ end
 do
   local base = { model = "llama3-8b", gpu = "h100-sxm", method = "pretrain", seq = 2048,
                  global_batch = 64 }
-  local function with(extra)
-    local o = {}
-    for k, v in pairs(base) do o[k] = v end
-    for k, v in pairs(extra) do o[k] = v end
-    return gp.train(o)
-  end
+  local with = trainer(base)
   local function comp(r, name)
     for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
   end
