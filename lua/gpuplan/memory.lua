@@ -729,6 +729,10 @@ end
 -- ranks of one TP / EP group on a node).
 M.WARNINGS = {
   zero_dp1 = function(j)
+    if (j.hsdp or 0) > 0 then
+      return string.format("ZeRO-%d over shard groups of one rank (one data-parallel rank "
+        .. "in each %d-GPU node under hybrid sharding) shards nothing", j.zero or 0, j.hsdp)
+    end
     return string.format("ZeRO-%d over a data-parallel group of one rank (dp x cp = 1) "
       .. "shards nothing", j.zero or 0)
   end,

@@ -79,6 +79,8 @@ field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 =
   "train plan candidate")
 field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
 field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
+field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the node each "
+  .. "shard group stays in; 0: none", "train")
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
 field("sp", "", "sequence parallelism on", "train plan candidate")
 field("micro_batch", "count", "sequences per micro-batch", "train plan candidate")

@@ -47,6 +47,25 @@ ok(defined $flo && abs($clo - $cost * $flo) <= 1 + 0.0005 * $cost * $flo
 like($o, qr/^defaults: .*system=dgx-h100/m, 'defaults name the node');
 unlike($o, qr/^defaults: .*global_batch=/m, 'a global batch given is not a default');
 
+# Hybrid sharding says so in the title: its shard groups are the node's
+# (a DGX H100 node: 8 GPUs; 16 GPUs are 2 nodes of them).
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--fsdp', 'hybrid_shard', '--global-batch', '64');
+is($c, 0, 'train --fsdp hybrid_shard exits 0') or diag $e;
+like($o, qr/^llama3-8b on 16 x h100-sxm \(tp 1, pp 1, dp 16, cp 1, zero 3 hybrid in 8-GPU nodes\)/m,
+     'hybrid_shard: the title names the shard group');
+# tp 8 leaves one data-parallel rank in each node: nothing is sharded.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '8',
+                      '--sp', '--fsdp', 'hybrid_shard', '--global-batch', '64');
+like($o, qr/^warnings: zero_dp1 \(ZeRO-3 over shard groups of one rank \(one data-parallel rank in each 8-GPU node under hybrid sharding\) shards nothing\)/m,
+     'hybrid_shard with one rank a node: the warning says why');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--fsdp', 'hybrid', '--global-batch', '64');
+isnt($c, 0, 'an unknown fsdp strategy fails');
+like($e, qr/fsdp must be full_shard, shard_grad_op or hybrid_shard \(got string 'hybrid'\)/,
+     'and names the strategies');
+unlike($e, qr/\.lua:\d+/, 'without an internal file:line');
+
 ($c, $o, $e) = run_gp('train', @job, '--format', 'json');
 is($c, 0, 'json exits 0');
 like($o, qr/"step_s":/, 'json has the step');

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(35)
+t.plan(37)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -115,6 +115,8 @@ do
   local h = with { gpus = 16, fsdp = "hybrid_shard" }
   local f = with { gpus = 16, fsdp = "full_shard" }
   t.is(h.zero, 3, "hybrid_shard is zero 3")
+  t.is(h.hsdp, 8, "hybrid_shard: shard groups in the 8-GPU node")
+  t.is(f.hsdp, 0, "full_shard: no hybrid sharding")
   t.near(comp(h, "weights"), 8030261248 * 2 / 8, 1e-12, "hybrid_shard: weights over a node's 8")
   t.near(comp(h, "optimizer") / comp(f, "optimizer"), 2, 1e-12,
     "hybrid_shard: optimizer states over 8 ranks, not 16")

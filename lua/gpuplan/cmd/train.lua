@@ -57,7 +57,8 @@ function C.run(opts, args)
     .. "seq %d, global batch %d (%d micro-batches of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
     (r.ep > 1 and (", ep " .. r.ep) or "") .. (r.etp ~= r.tp and (", etp " .. r.etp) or ""),
-    r.zero, r.sp and ", sp" or "", r.method, r.precision,
+    r.zero, (r.hsdp > 0 and string.format(" hybrid in %d-GPU nodes", r.hsdp) or "")
+      .. (r.sp and ", sp" or ""), r.method, r.precision,
     r.seq, r.global_batch, r.microbatches, r.micro_batch)
   report.print(rows, { format = format, title = title, columns = {
     { key = "part", label = "part" },
@@ -105,7 +106,7 @@ function C.run(opts, args)
         sc.efficiency < 0.6 and " -- below 0.6: change the layout or the cards" or ""))
     end
     local wl = memory.warning_line(r.warnings, {
-      zero = r.zero, tp = r.tp, ep = r.ep, pp = r.pp,
+      zero = r.zero, hsdp = r.hsdp, tp = r.tp, ep = r.ep, pp = r.pp,
       tp_per_node = r.groups.tp and r.groups.tp.per_node,
       ep_per_node = r.groups.ep and r.groups.ep.per_node })
     if wl then io.write(wl, "\n") end
