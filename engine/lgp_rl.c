@@ -17,6 +17,8 @@ typedef struct rl_job_ud {
 	gp_topo t;
 	gp_topo rt;              /* the rollout engine's TP topology, which
 				  * base.roll points at */
+	gp_topo wide;            /* an engine beyond a node: t with the
+				  * nodes it spans */
 	rl_cfg base;
 	int follow_tp;           /* the rollout's TP is the actor's unless
 				  * a step gives rollout_tp */
@@ -69,6 +71,26 @@ static int lgp_rl_job_step(lua_State *L)
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
 	if (c.roll.tp == 0)
 		c.roll.tp = lay->tp;
+	/* An engine beyond a node fills whole nodes and runs its
+	 * all-reduces on the job's topology, across the NICs (gp.rl's
+	 * rollout_setup). */
+	if (c.roll.tp > j->t.gpus_per_node) {
+		int G = j->t.gpus_per_node;
+
+		if (c.roll.tp % G != 0)
+			return luaL_error(L, "step: rollout_tp %d spans nodes "
+					  "of %d GPUs: it must fill whole "
+					  "nodes (a multiple of %d)",
+					  c.roll.tp, G, G);
+		if (j->t.nics == 0)
+			return luaL_error(L, "step: rollout_tp %d spans %d "
+					  "nodes, but the system has no NICs",
+					  c.roll.tp, c.roll.tp / G);
+		j->wide = j->t;
+		if (j->wide.nodes < c.roll.tp / G)
+			j->wide.nodes = c.roll.tp / G;
+		c.roll.topo = &j->wide;
+	}
 	/* An engine of another size than the job's holds the NCCL buffers
 	 * of its own size (lgp_toserve's default reserve). */
 	if (c.roll.tp != j->base.roll.tp) {

@@ -590,8 +590,10 @@ local function job_of(o, model, s, c, follow_tp)
   if c.train.recompute == "auto" then c.train.recompute = "none" end
   -- A step may give the engine a TP the job's has not: its all-reduces
   -- need the node's scale-up topology, which gp.infer's setup attaches
-  -- only to engines of more than one GPU.
-  if not c.rollout.topo then
+  -- only to engines of more than one GPU (and rollout_setup replaces by
+  -- the job's for an engine beyond a node, which the step then takes
+  -- itself: lgp_rl.c).
+  if not c.rollout.topo or c.rollout.tp > s.topo.gpus_per_node then
     local o2 = {}
     for k, v in pairs(o) do o2[k] = v end
     o2.rollout_tp = 2

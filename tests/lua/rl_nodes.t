@@ -33,6 +33,18 @@ t.ok(a2.time > a1.time, "an all-reduce over two nodes costs more than in one")
 t.near(over.rollout.itl_last - in_node.rollout.itl_last, 2 * 80 * (a2.time - a1.time), 1e-9,
   "TP 8 over two nodes of 4: each tail step pays 160 all-reduces over the NICs")
 
+-- gp.rl_job prices the same engines: a step's rollout TP beyond a node,
+-- and back within one, as gp.rl does (the same rl_step: equal exactly).
+do
+  local job = gp.rl_job(base)
+  t.is(job:step { rollout_tp = 16 }.step_s, r16.step_s, "rl_job: rollout tp 16 over two nodes")
+  local wide = gp.rl_job(with(base, { rollout_tp = 16 }))
+  t.is(wide:step { rollout_tp = 8 }.step_s, gp.rl(with(base, { rollout_tp = 8 })).step_s,
+    "rl_job of tp 16 stepped at tp 8: in one node, as gp.rl")
+  t.raises(function() job:step { rollout_tp = 12 } end,
+    "rollout_tp 12 spans nodes of 8 GPUs", "rl_job: a TP that would split a node", true)
+end
+
 -- An engine that would split a node, and a node without NICs: refused,
 -- naming the option.
 t.raises(function()
