@@ -141,6 +141,14 @@ local function posint(name, v, def)
   return math.tointeger(v)
 end
 
+-- A number option in [0, max] (nil when not given); what says the range.
+local function bounded(name, v, max, what)
+  if v ~= nil and (type(v) ~= "number" or v ~= v or v < 0 or v > max) then
+    fail("rl: %s must be %s (got %s)", name, what, shown(v))
+  end
+  return v
+end
+
 local function boolean(name, v, def)
   if v == nil then return def end
   if type(v) ~= "boolean" then fail("rl: %s must be a boolean (got %s)", name, shown(v)) end
@@ -632,23 +640,12 @@ run = function(o, job)
     dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
       .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
   end
-  local overhead = o.step_overhead
-  if overhead ~= nil and (type(overhead) ~= "number" or overhead ~= overhead
-      or overhead < 0 or overhead > 1e6) then
-    fail("rl: step_overhead must be seconds per step, 0 or more (got %s)", shown(overhead))
-  end
-  local loss_ops = o.loss_ops
-  if loss_ops ~= nil and (type(loss_ops) ~= "number" or loss_ops ~= loss_ops
-      or loss_ops < 0 or loss_ops > 1e6) then
-    fail("rl: loss_ops must be host ops per trained sequence, 0 to 1e6 (got %s)",
-      shown(loss_ops))
-  end
-  local token_host = o.token_host
-  if token_host ~= nil and (type(token_host) ~= "number" or token_host ~= token_host
-      or token_host < 0 or token_host > 1) then
-    fail("rl: token_host must be seconds per generated token, 0 to 1 (got %s)",
-      shown(token_host))
-  end
+  local overhead = bounded("step_overhead", o.step_overhead, 1e6,
+    "seconds per step, 0 or more")
+  local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
+    "host ops per trained sequence, 0 to 1e6")
+  local token_host = bounded("token_host", o.token_host, 1,
+    "seconds per generated token, 0 to 1")
   local keep = o.filter_keep
   if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
     fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
