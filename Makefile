@@ -42,7 +42,7 @@ endif
 
 # The files that see Lua: the executable, the binding (lgpuplan.c and its
 # lgp_*.c pieces) and its field-table reader; the kernels never do.
-BIND_SRC   := engine/main.c engine/lfield.c $(wildcard engine/lgp*.c)
+BIND_SRC   := engine/main.c $(wildcard engine/lgp*.c)
 BIND_OBJ   := $(BIND_SRC:.c=.o)
 KERNEL_SRC := $(filter-out $(BIND_SRC), $(wildcard engine/*.c))
 KERNEL_OBJ := $(KERNEL_SRC:.c=.o)

@@ -1,6 +1,6 @@
 -- Precision recipes and optimizers: what each model state takes per
 -- parameter before any sharding, and the dtypes the kernels read of it
--- (engine/states.h; fields in catalog/FORMAT.md).  A new recipe or
+-- (engine/memory_states.h; fields in catalog/FORMAT.md).  A new recipe or
 -- optimizer is an entry here or in a user's catalog file, no code.
 --
 --   weights, grads, master  B/param (master 0: the optimizer updates the

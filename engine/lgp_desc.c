@@ -1,6 +1,6 @@
 /*
  * lgp_desc.c - the configs described once as field tables
- * (lfield.h): quantisation, recipe, optimizer, the memory config
+ * (lgp_field.h): quantisation, recipe, optimizer, the memory config
  * (gp_train_cfg), the training-step config (train_cfg) and what
  * job:step{} may change, with the kernels' name parsers and the
  * custom readers they use.
@@ -12,7 +12,7 @@
 
 #include "lgp_int.h"
 
-/* ---- struct descriptions (lfield.h) ---- */
+/* ---- struct descriptions (lgp_field.h) ---- */
 
 /* The kernels' name parsers as lfield's parse functions. */
 #define LGP_PARSER(name, fn, T)                                           \

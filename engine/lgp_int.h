@@ -11,7 +11,7 @@
 #include "lauxlib.h"
 #include "lua.h"
 
-#include "lfield.h"
+#include "lgp_field.h"
 
 #include "common.h"
 #include "memory.h"

@@ -8,7 +8,7 @@
  * sweeps and training jobs (lgp_train.c); lgp_int.h holds what they
  * share.
  *
- * The binding files are the only C files that see Lua (with lfield.c
+ * The binding files are the only C files that see Lua (with lgp_field.c
  * and main.c).  Every function has one shape: check the arguments,
  * fill the kernel's structs, call the kernel, push a result table,
  * return 1.  Misuse raises a Lua error naming the argument and the

@@ -2,11 +2,11 @@
  * memory.c - the per-GPU memory breakdown's frame: the component names,
  * the default reserve, and mem_finish summing the tensors, reserves and
  * margin against the budget.  The breakdown's parts are priced in
- * memory_layout.c (checks, stage split), memory_acts.c (a layout's
+ * memory_layout.c (checks, stage split), memory_stage_act.c (a layout's
  * saved activations and their memo), memory_train.c (a training stage,
  * the ZeRO split) and memory_infer.c (a serving replica); memory_int.h
- * holds what they share.  See memory.h; recipes in states.c, per-layer
- * activations in act.c, the layout in layout.c.
+ * holds what they share.  See memory.h; recipes in memory_states.c, per-layer
+ * activations in memory_act.c, the layout in layout.c.
  */
 #include "memory_int.h"
 

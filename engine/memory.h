@@ -7,17 +7,17 @@
  * reason in err.  Nothing is allocated and nothing global is touched.
  *
  * The parts live in their own headers: model-state bytes per recipe and
- * optimizer in states.h, what a layer saves for backward in act.h, the
+ * optimizer in memory_states.h, what a layer saves for backward in memory_act.h, the
  * parallel layout and its stage split in layout.h.
  */
 #ifndef GP_MEMORY_H
 #define GP_MEMORY_H
 
-#include "act.h"
+#include "memory_act.h"
 #include "common.h"
 #include "layout.h"
 #include "model.h"
-#include "states.h"
+#include "memory_states.h"
 
 typedef struct gp_train_cfg {
 	gp_recipe recipe;        /* the precision recipe (catalog data) */
@@ -209,11 +209,11 @@ int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
  * layer, the micro-batch, the sequence, the recompute policy and what
  * trains -- not on pp, dp, ZeRO or the schedule).  One model per memo:
  * zero it (memset) before the first use and whenever the model changes.
- * The fields are memory_acts.c's. */
+ * The fields are memory_stage_act.c's. */
 #define GP_MEM_MEMO_N 32
 
 /* Everything the saved activations of a layout read besides the model
- * (memory_acts.c mem_stage_acts_of takes this struct and nothing else of the
+ * (memory_stage_act.c mem_stage_acts_of takes this struct and nothing else of the
  * config): the memo's key, whole by construction.  Zeroed first, the
  * memo compares the bytes. */
 typedef struct gp_acts_key {

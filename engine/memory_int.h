@@ -127,7 +127,7 @@ static inline int check_train(const gp_model *m, const gp_train_cfg *c,
 void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 		     const gp_params *p, gp_layout *y);
 
-/* ---- memory_acts.c: a layout's saved activations and their memo ---- */
+/* ---- memory_stage_act.c: a layout's saved activations and their memo ---- */
 
 void mem_acts_key_of(const gp_model *m, const gp_train_cfg *c,
 		     const gp_layout *y, gp_acts_key *k);

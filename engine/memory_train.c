@@ -159,7 +159,7 @@ static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
  *    optimizer is offloaded: pb tr;
  *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
  *    SGD's fp32 momentum (4), an 8-bit AdamW's two 8-bit states with
- *    their block scales (states.c), per trainable element;
+ *    their block scales (memory_states.c), per trainable element;
  *  - weights (offload_params): the 16-bit partitions of every parameter,
  *    frozen ones included (ZeRO-3 partitions the whole module): the
  *    weights (and adapter weights) the GPU would otherwise hold.

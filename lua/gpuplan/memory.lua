@@ -323,7 +323,7 @@ M.METHODS = METHODS
 -- `recompute`: the policy the breakdown is of -- with recompute = "auto"
 -- the one chosen, and then recompute_auto = true.
 -- The fields of a catalog `recipe` / `optimizer` entry the engine reads
--- (engine/states.h), and the record of the entry `name` of that kind
+-- (engine/memory_states.h), and the record of the entry `name` of that kind
 -- (its id kept for the results).
 local RECORD_FIELDS = {
   recipe = { "weights", "grads", "master", "state", "reduce", "activations", "offload",

@@ -410,13 +410,13 @@ M.model = T.record {
 }
 
 -- Bytes per parameter (or per element) of a model state: 0 .. 64, the
--- engine's bound (engine/states.c).
+-- engine's bound (engine/memory_states.c).
 local function per_param(positive)
   return num { min = 0, max = 64, positive = positive }
 end
 
 -- A precision recipe: the model states' bytes per parameter before any
--- sharding, and what the kernels read of its dtypes (engine/states.h).
+-- sharding, and what the kernels read of its dtypes (engine/memory_states.h).
 M.recipe = T.record {
   id = R(id()), name = str(),
   weights = R(per_param(true)), grads = R(per_param(true)), master = R(per_param(false)),

@@ -7,7 +7,7 @@
 #ifndef GP_TEST_RECIPES_H
 #define GP_TEST_RECIPES_H
 
-#include "states.h"
+#include "memory_states.h"
 
 /*                                        w  g  m  st red act off sh0 rp */
 static const gp_recipe FX_MIXED16     = {2, 2, 4, 4, 2, 2, 2, 0, 0};

@@ -12,7 +12,7 @@
 
 #include "comm.h"
 #include "memory.h"
-#include "states.h"
+#include "memory_states.h"
 #include "model.h"
 #include "fixture.h"
 #include "recipes.h"

@@ -497,7 +497,7 @@ t.raises(function() gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", prec
   "fp8 training needs fp8 tensor cores; gpu a100%-sxm%-80gb has none", "fp8 on A100 refused")
 t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", precision = "fp8" }), "fp8 on H100 fine")
 
--- Hugging Face's eager attention (act.c core, eager_softmax, on by
+-- Hugging Face's eager attention (memory_act.c core, eager_softmax, on by
 -- default on the hf stack): softmax(dtype=float32).to(bf16) keeps the fp32
 -- softmax output for its backward and the bf16 copy for PV, 4 + 2 bytes a
 -- score instead of 2.  Llama-3 8B, seq 1024, one sequence: per layer

@@ -1,7 +1,7 @@
 /*
- * lfield.c - one reader for every struct the binding fills (see lfield.h).
+ * lgp_field.c - one reader for every struct the binding fills (see lgp_field.h).
  */
-#include "lfield.h"
+#include "lgp_field.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * memory_acts.c - what a layout's pipeline stages save for backward,
+ * memory_stage_act.c - what a layout's pipeline stages save for backward,
  * computed once per layout (stage_acts): the dense and MoE layer's saved
  * activations, the vision tower's, an encoder-decoder's beyond its
  * layers; and the sweep's memo of them (gp_mem_memo), keyed by every

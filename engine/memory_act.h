@@ -1,11 +1,11 @@
 /*
- * act.h - activations one transformer layer saves for backward, per
+ * memory_act.h - activations one transformer layer saves for backward, per
  * micro-batch, on one GPU; LoRA adapter counts.
  *
  * Bytes; caller-owned structs; GP_OK or GP_EINVAL with the reason in err.
  */
-#ifndef GP_ACT_H
-#define GP_ACT_H
+#ifndef GP_MEMORY_ACT_H
+#define GP_MEMORY_ACT_H
 
 #include "common.h"
 #include "model.h"
@@ -95,7 +95,7 @@ typedef struct gp_act_layer {
 
 /* Activation bytes saved by one layer for backward (Korthikanti et al.
  * 2022, "Reducing Activation Recomputation in Large Transformer Models",
- * sec. 4, generalised per op; see act.c).  moe = 1 prices the MLP as
+ * sec. 4, generalised per op; see memory_act.c).  moe = 1 prices the MLP as
  * a routed MoE layer (the model must have experts), 0 as a dense MLP.
  * GP_OK or GP_EINVAL (bad sizes, tp not dividing heads, ...). */
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,

@@ -1,13 +1,13 @@
 /*
- * lfield.h - the binding's struct descriptions: each C struct the Lua side
+ * lgp_field.h - the binding's struct descriptions: each C struct the Lua side
  * fills is described once as a table of fields (name, type, offset,
  * default, range), and one reader fills any of them from a Lua table,
  * rejecting what it does not know -- as wrk's script.c describes the
  * structs it pushes.  Binding-side (includes lua.h); the kernels never
  * see it.
  */
-#ifndef GP_LFIELD_H
-#define GP_LFIELD_H
+#ifndef GP_LGP_FIELD_H
+#define GP_LGP_FIELD_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /*
- * states.h - bytes per parameter of the model states (weights, grads,
+ * memory_states.h - bytes per parameter of the model states (weights, grads,
  * master copy, optimizer states) by precision recipe and optimizer, and
  * the storage bits of quantised weights.
  *
@@ -23,8 +23,8 @@
  * adam8bit keeps both in 8 bits with one fp32 absmax per 2048-element
  * block (2 + 2*4/2048 B/param); sgd keeps one momentum buffer.
  */
-#ifndef GP_STATES_H
-#define GP_STATES_H
+#ifndef GP_MEMORY_STATES_H
+#define GP_MEMORY_STATES_H
 
 #include "common.h"
 

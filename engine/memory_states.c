@@ -1,9 +1,9 @@
 /*
- * states.c - model-state bytes of a recipe and optimizer record, quantised
+ * memory_states.c - model-state bytes of a recipe and optimizer record, quantised
  * weight bits.  The records and their sources are catalog data
- * (catalog/recipes.lua); see states.h.
+ * (catalog/recipes.lua); see memory_states.h.
  */
-#include "states.h"
+#include "memory_states.h"
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /*
- * act.c - what one layer saves for backward (see act.h).
+ * memory_act.c - what one layer saves for backward (see memory_act.h).
  *
  * Activations follow Korthikanti et al. 2022, "Reducing Activation
  * Recomputation in Large Transformer Models" (arXiv 2205.05198), sec. 4.1:
@@ -50,7 +50,7 @@
  * ReLU MLP (T5 v1.0) keeps the activation's output, which is also wo's
  * input: one tensor of f where GeLU keeps two.
  */
-#include "act.h"
+#include "memory_act.h"
 
 #include <string.h>
 
