@@ -11,12 +11,7 @@ end
 
 -- gp.train on a block's base job with some options added or changed.
 local function trainer(base)
-  return function(extra)
-    local o = {}
-    for k, v in pairs(base) do o[k] = v end
-    for k, v in pairs(extra) do o[k] = v end
-    return gp.train(o)
-  end
+  return function(extra) return gp.train(t.with(base, extra)) end
 end
 
 -- FSDP's sharding strategies (gpuplan.memory's sharding).  llama3-8b
@@ -138,9 +133,8 @@ do
   t.near(comp(ht, "weights") / comp(ft, "weights"), 2, 1e-12,
     "hybrid_shard, one rank per node: weights unsharded")
   -- A sweep takes it alone, each layout priced as gp.train prices it.
-  local o = { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
-              recompute = { "none" }, fsdp = "hybrid_shard" }
-  for k, v in pairs(base) do o[k] = v end
+  local o = t.with(base, { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
+                          recompute = { "none" }, fsdp = "hybrid_shard" })
   local got = gp.sweep(o).results[1]
   t.is(got.step_s, with { gpus = 16, fsdp = "hybrid_shard", batch = 1, recompute = "none" }.step_s,
     "sweep: hybrid_shard's step")
