@@ -386,7 +386,9 @@ int lgp_sweep(lua_State *L)
 #define SPACE_MASK(name, lua, bound, hi, def) \
 	s.bound = lgp_field_mask_##lua(L, 5, w, #name, hi);
 #define SPACE_LIST(name, lua, bound, hi, def)
+#define SPACE_NODE SPACE_MASK
 	SWEEP_DIMS(SPACE)
+#undef SPACE_NODE
 #undef SPACE
 #undef SPACE_RANGE
 #undef SPACE_MASK

@@ -135,11 +135,13 @@ static void lgp_push_tables(lua_State *L)
 #define VALS_RANGE "range"
 #define VALS_LIST "list"
 #define VALS_MASK "mask"
+#define VALS_NODE "mask"
 	SWEEP_DIMS(DIM)
 #undef DIM
 #undef VALS_RANGE
 #undef VALS_LIST
 #undef VALS_MASK
+#undef VALS_NODE
 	lua_setfield(L, -2, "SWEEP_DIMS");
 }
 

@@ -128,8 +128,10 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		it->st.space *= hi_; \
 	} while (0);
 #define BEGIN_LIST(lv, what, given, top, def, from_base)
+#define BEGIN_NODE BEGIN_MASK
 	SWEEP_DIMS(BEGIN)
 #undef BEGIN
+#undef BEGIN_NODE
 #undef BEGIN_MASK
 #undef BEGIN_RANGE
 #undef BEGIN_LIST
@@ -193,7 +195,9 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 #define RANGE_LIST(lv, bound, count, top) \
 	*lo = 0; *hi = (s->count > 0 ? s->count : 1) - 1
 #define RANGE_MASK(lv, bound, count, top) *lo = 0; *hi = (top)
+#define RANGE_NODE RANGE_MASK
 	SWEEP_DIMS(RANGE)
+#undef RANGE_NODE
 #undef RANGE
 #undef RANGE_RANGE
 #undef RANGE_LIST
@@ -207,6 +211,8 @@ static void level_range(const sweep_iter *it, int lv, int *lo, int *hi)
 #define VALUE_MASK(bound, count, v) (v)
 #define VALUE_LIST(bound, count, v) \
 	(it->s->count > 0 ? it->s->bound[v] : 1)
+/* Hybrid sharding's 1 is the node's GPU count (layout.h hsdp). */
+#define VALUE_NODE(bound, count, v) ((v) ? it->G : 0)
 
 static double level_mb(const sweep_iter *it)
 {
@@ -322,6 +328,15 @@ static inline int ok_sp(const sweep_iter *it, int lv)
 {
 	return ok_with_tp(it, lv) &&
 		(it->cur[LV_TP] == 1 || !it->cur[LV_ETP] || it->cur[lv]);
+}
+
+/* Hybrid sharding as the mask gives it, but not twice: a job inside one
+ * node has a shard group of the whole dp * cp group either way, the
+ * same layout as without it when that is searched too. */
+static inline int ok_hybrid(const sweep_iter *it, int lv)
+{
+	return ok_mask(it, lv) && !(it->cur[lv] && (it->mask[lv] & 1u) &&
+				    it->s->gpus[it->cur[LV_G]] <= it->G);
 }
 
 static int level_ok(const sweep_iter *it, int lv)

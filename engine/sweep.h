@@ -46,6 +46,10 @@ typedef struct sweep_space {
 	unsigned rec_mask;   /* bits of gp_recompute (0 = {none}) */
 	int vpp_max;         /* interleaving 1..vpp_max (0 = 1) */
 	int sp_mask;         /* bit 0: SP off, bit 1: SP on (0 = {on}) */
+	unsigned hybrid_mask; /* bit 0: ZeRO shards over the whole dp * cp
+			       * group, bit 1: hybrid sharding within
+			       * each node (FSDP HYBRID_SHARD; layout.h
+			       * hsdp) (0 = {bit 0}) */
 	int tpo_mask;        /* TP overlap (Userbuffers): bit 0 off, bit 1
 			      * on (0 = base's tp_overlap) */
 	int dpo_mask;        /* DP reduction under the backward: bit 0
@@ -88,7 +92,9 @@ typedef struct sweep_space {
  *          GPU count, which sets dp)
  *   vals   RANGE: 1 .. the space's `bound` (0 reads as 1);
  *          LIST: the space's list `bound` of `count` values (0: {1});
- *          MASK: the bits of the space's mask `bound`, values 0..hi
+ *          MASK: the bits of the space's mask `bound`, values 0..hi;
+ *          NODE: a MASK of 0 and 1 whose 1 sets the node's GPU count
+ *          (hybrid sharding's shard group, layout.h hsdp)
  *   dflt   MASK: the mask when the space's is 0 (BASE: the base
  *          config's value); RANGE: the binding's bound when the space
  *          gives none
@@ -118,6 +124,8 @@ typedef struct sweep_space {
 	  ok_vpp)                                                         \
 	X(SP, sp, int, bool, CFG(mem.lay.sp), MASK, sp_mask, -, 1, 2,     \
 	  ok_sp)                                                     \
+	X(HS, hybrid, int, bool, CFG(mem.lay.hsdp), NODE, hybrid_mask, -, \
+	  1, 1, ok_hybrid)                                                \
 	X(Z, zero, int, int, CFG(mem.lay.zero), MASK, zero_mask, -, 3, 1, \
 	  ok_mask)                                                        \
 	X(TPO, tp_overlap, int, bool, CFG(tp_overlap), MASK, tpo_mask, -, \

@@ -250,7 +250,8 @@ opt { name = "fsdp", type = "string", metavar = "S", commands = TRAIN4, methods 
     "hybrid_shard", "hsdp" },
   variants = { plan = { metavar = "LIST",
     help = "FSDP strategies to search, e.g. full_shard,shard_grad_op (their ZeRO stages: "
-      .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list), or hybrid_shard alone" } } }
+      .. "ZeRO-3 is full_shard, ZeRO-2 shard_grad_op; Lua: a list); hybrid_shard (HSDP in the "
+      .. "layout) alone or beside full_shard" } } }
 opt { name = "grad_sync", type = "string", metavar = "W", commands = TRAIN4,
   value = "micro_batch", kind = "enum", methods = TRAINING,
   help = "with --fsdp: when gradients are reduce-scattered, micro_batch or step (no_sync "

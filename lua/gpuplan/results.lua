@@ -83,6 +83,8 @@ field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the nod
   .. "shard group stays in; 0: none", "train")
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
 field("sp", "", "sequence parallelism on", "train plan candidate")
+field("hybrid", "", "hybrid sharding (fsdp hybrid_shard): ZeRO-3 shard groups inside each "
+  .. "node", "plan candidate")
 field("micro_batch", "count", "sequences per micro-batch", "train plan candidate")
 field("global_batch", "count", "sequences per optimizer step (rl: samples)", "train rl")
 field("microbatches", "count", "micro-batches per step per pipeline", "train job_step")

@@ -195,6 +195,7 @@ function M.label(c)
   if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
   s[#s + 1] = "DP" .. c.dp
   if c.zero > 0 then s[#s + 1] = "ZeRO-" .. c.zero end
+  if c.hybrid then s[#s + 1] = "HSDP" end
   if c.sp and c.tp > 1 then s[#s + 1] = "SP" end
   if c.tp_overlap and c.tp > 1 then s[#s + 1] = "TP-overlap" end
   s[#s + 1] = string.format("mb%g", c.micro_batch)
@@ -252,6 +253,13 @@ function M.train_options(o, c)
   -- gp.train takes the micro-batch as batch, and vpp only above 1.
   for _, d in ipairs(core().SWEEP_DIMS) do t[d.name] = c[d.name] end
   t.batch, t.micro_batch = t.micro_batch, nil
+  -- FSDP's strategy by the candidate's stage and hybrid sharding
+  -- (fsdp_space); without fsdp the stage alone.
+  if o.fsdp ~= nil and o.fsdp ~= false and c.zero >= 1 then
+    t.fsdp = c.hybrid and "hybrid_shard" or c.zero == 3 and "full_shard" or "shard_grad_op"
+    if c.zero == 1 then t.zero = nil end  -- shard_grad_op + grad_sync step
+  end
+  t.hybrid = nil
   t.etp = c.etp == 1 and 1 or nil  -- the level's 0 is etp = tp
   if t.vpp == 1 then t.vpp = nil end
   return t
@@ -471,22 +479,25 @@ local function fsdp_space(a, space, job)
       fail("sweep: grad_sync step takes one fsdp strategy (shard_grad_op's is zero 1's)")
     end
     if a.zero ~= nil then fail("sweep: fsdp fixes the ZeRO stage; give no zero list") end
-    -- Hybrid sharding is the job's shard group (its node), not a ZeRO
-    -- stage the engine enumerates: searched on its own.
-    if #list > 1 then
-      for _, x in ipairs(list) do
-        if x == "hybrid_shard" then
-          fail("sweep: fsdp hybrid_shard is searched on its own, not in a list (its shard "
-            .. "groups are each node's, not a ZeRO stage)")
-        end
-      end
-    end
     space.zero = {}
+    local named = {}
     for i, x in ipairs(list) do
       local ok, st, z = pcall(require("gpuplan.memory").sharding, x, a.grad_sync, nil)
       if not ok then fail("sweep: fsdp[%d]: %s", i, (tostring(st):gsub("^.-:%d+: ", ""))) end
       space.zero[i] = z
       list[i] = st
+      named[st] = true
+    end
+    -- Hybrid sharding is zero 3 with its shard groups in a node: the
+    -- engine's hybrid dimension beside the stage, on (hybrid_shard) and
+    -- off (full_shard) as named.  Beside shard_grad_op it would also try
+    -- a hybrid ZeRO-2 that was not asked for.
+    if named.hybrid_shard then
+      if named.shard_grad_op then
+        fail("sweep: fsdp hybrid_shard and shard_grad_op are not searched together (the "
+          .. "search would add a hybrid ZeRO-2); give full_shard,hybrid_shard or one of them")
+      end
+      space.hybrid = named.full_shard and { false, true } or { true }
     end
     job.fsdp = list[1]
   end

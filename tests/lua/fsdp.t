@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(37)
+t.plan(42)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -136,11 +136,27 @@ do
   local o = t.with(base, { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
                           recompute = { "none" }, fsdp = "hybrid_shard" })
   local got = gp.sweep(o).results[1]
-  t.is(got.step_s, with { gpus = 16, fsdp = "hybrid_shard", batch = 1, recompute = "none" }.step_s,
-    "sweep: hybrid_shard's step")
+  local hs = with { gpus = 16, fsdp = "hybrid_shard", batch = 1, recompute = "none" }
+  local fs = with { gpus = 16, fsdp = "full_shard", batch = 1, recompute = "none" }
+  t.is(got.step_s, hs.step_s, "sweep: hybrid_shard's step")
+  t.is(got.hybrid, true, "sweep: hybrid_shard's layouts are hybrid")
+  -- Beside full_shard both are searched, each as gp.train prices it: the
+  -- same stage (3), the shard groups the node's or the whole group's.
   o.fsdp = { "full_shard", "hybrid_shard" }
-  t.raises(function() gp.sweep(o) end, "sweep: fsdp hybrid_shard is searched on its own",
-    "sweep: hybrid_shard alone", true)
+  local by = {}
+  for _, c in ipairs(gp.sweep(o).results) do by[c.hybrid] = c end
+  t.is(by[true] and by[true].step_s, hs.step_s, "sweep: full_shard,hybrid_shard: HSDP's step")
+  t.is(by[false] and by[false].step_s, fs.step_s, "sweep: full_shard,hybrid_shard: FSDP's step")
+  t.ok(by[true] and by[true].layout:find("ZeRO-3 HSDP", 1, true), "sweep: the label says HSDP")
+  -- In one node the two are one layout: listed once.
+  o.gpus = { 8 }
+  local n8 = 0
+  for _, c in ipairs(gp.sweep(o).results) do n8 = n8 + (c.hybrid and 1 or 0) end
+  t.is(n8, 0, "sweep: in one node hybrid sharding is full_shard, not listed again")
+  o.fsdp = { "shard_grad_op", "hybrid_shard" }
+  t.raises(function() gp.sweep(o) end,
+    "sweep: fsdp hybrid_shard and shard_grad_op are not searched together",
+    "sweep: hybrid_shard with shard_grad_op refused", true)
 end
 
 -- gp.sweep searches a list of strategies as their ZeRO stages, each priced
