@@ -148,7 +148,8 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->itl_max, 0, 3600, "itl_max", err) ||
 	    gp_check_num(c->prefill_tokens, 1, GP_COUNT_MAX,
 	                 "prefill_tokens", err) ||
-	    gp_check_num(c->imbalance, 1, 64, "imbalance", err) ||
+	    (c->imbalance != SERVE_IMBALANCE_AUTO &&
+	     gp_check_num(c->imbalance, 1, 64, "imbalance", err)) ||
 	    gp_check_num(c->mtp, 0, 16, "mtp", err) ||
 	    gp_check_num(c->mtp_layers, 0, 16, "mtp_layers", err) ||
 	    gp_check_num(c->m_tile, 0, 128, "m_tile", err) ||
@@ -402,7 +403,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		Tmb = c->prefill_tokens / tbo;
 		/* EP: the hottest GPU's routed tokens; TP experts: every
 		 * token of the instance through a slice. */
-		recv = s.ep > 1 ? Tr / tbo * s.k * c->imbalance :
+		recv = s.ep > 1 ? Tr / tbo * s.k * serve_skew(c) :
 			Tr * s.N * s.k;
 		seqs = fmax(1.0, c->prefill_tokens / c->base.input);
 		fixed = (Tmb * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) +
@@ -418,7 +419,7 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
 		/* per decode sequence per GPU: its tokens' activations */
 		per = q * s.a * (4.0 * s.h + 3.0 * fmax(s.fd, s.fs)) * ACT /
 			tbo + (s.nm > 0 ? q * s.k * (s.ep > 1 ?
-			       c->imbalance / tbo : s.N) *
+			       serve_skew(c) / tbo : s.N) *
 			       (s.h + 3.0 * s.fx) * ACT : 0.0) +
 			q * s.a * m->vocab / s.a * 4.0;
 	}

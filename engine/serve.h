@@ -92,7 +92,9 @@ typedef struct serve_cfg {
 	                         (EPLB replicas of hot experts), or
 	                         SERVE_REDUNDANT_AUTO */
 	double imbalance;     /* routed tokens of the hottest GPU / the mean,
-	                         in [1, 64] */
+	                         in [1, 64], or SERVE_IMBALANCE_AUTO: the
+	                         larger of EPLB's residual skew and a step's
+	                         routing fluctuation (serve_step.c) */
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */
@@ -184,6 +186,9 @@ typedef struct serve_result {
 	double coloc_tokens_per_s_gpu, coloc_itl;
 	int coloc_batch;
 } serve_result;
+
+/* serve_cfg.imbalance: modelled per step (serve_step.c). */
+#define SERVE_IMBALANCE_AUTO 0.0
 
 /* Fill c with the documented defaults (serve.c): infer_defaults for the
  * base, one 8-GPU NVLink-4 node without NICs, decode = prefill = tp 1,

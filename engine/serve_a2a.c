@@ -82,7 +82,7 @@ static double nic_bw(const sx *x)
 }
 
 /* One dispatch or combine of `bytes` per GPU (tokens x top_k x hidden x
- * element bytes; the hottest GPU receives imbalance times the mean) over
+ * element bytes; the hottest GPU receives sx_imbalance times the mean) over
  * the EP group of N GPUs, g per node.  Uniform routing: of a GPU's
  * traffic (g - 1) / N stays on NVLink, (N - g) / N leaves the node.
  *  low-latency (decode): one message per token and expert, straight to
@@ -100,7 +100,7 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
            double *logical, double *remote)
 {
 	double N = x->s.N, g = fmin(x->s.N, x->s.G), k = x->s.k, h = x->s.h;
-	double bytes = tokens * k * h * elem, imb = x->c->imbalance;
+	double bytes = tokens * k * h * elem, imb = sx_imbalance(x, tokens);
 	double nb = nic_bw(x), ub = up_bw(x), intra, rem, nn, dn, e, dg;
 
 	*t = 0.0;

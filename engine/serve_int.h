@@ -8,6 +8,21 @@
 
 #include "serve.h"
 
+/* The hottest GPU's routed tokens / the mean that EPLB leaves over
+ * many steps, with 32 redundant slots: TensorRT-LLM tech blog 4 ("Scaling
+ * Expert Parallelism", reproducing steps: the imbalance-ratio, max / mean
+ * - 1, of the counts accumulated over iterations 100-200 drops to 0.115
+ * with the EPLB placement, DeepSeek-R1 at EP36). */
+#define SERVE_EPLB_SKEW 1.11
+
+/* c->imbalance, or SERVE_EPLB_SKEW when it is modelled: the skew a
+ * buffer is sized for (serve.c). */
+static inline double serve_skew(const serve_cfg *c)
+{
+	return c->imbalance == SERVE_IMBALANCE_AUTO ? SERVE_EPLB_SKEW :
+		c->imbalance;
+}
+
 /* Counts and widths of layout L on model m (both checked). */
 typedef struct shp {
 	double N, a, G;        /* instance, attention TP, GPUs per node */

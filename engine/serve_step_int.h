@@ -79,6 +79,10 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
                 double bytes, double mm, double n, double k, double nb,
                 double causal_q, double *t);
 
+/* The hottest GPU's routed tokens / the mean in a step routing Tr tokens
+ * per GPU (serve_step.c). */
+double sx_imbalance(const sx *x, double Tr);
+
 /* A collective of `bytes` on `ranks` GPUs filling nodes in order: *t, s. */
 int sx_coll(sx *x, gp_coll op, double bytes, double ranks, double *t);
 /* One dispatch or combine of `tokens` x top_k rows of hidden x elem bytes

@@ -27,9 +27,10 @@
 --               unless one micro-batch delivers more tokens/s per GPU)
 --   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
 --               DeepSeek's, rounded up to whole slots per GPU)
---   imbalance   hottest GPU's routed tokens / the mean (default 1.11 with ep > 1:
---               EPLB with 32 redundant slots, TensorRT-LLM tech blog 4 Table 1;
---               without EPLB that table measures 2.56)
+--   imbalance   hottest GPU's routed tokens / the mean (default with ep > 1:
+--               modelled, the larger of EPLB's residual 1.11 with 32
+--               redundant slots, TensorRT-LLM tech blog 4, and a step's
+--               routing fluctuation 1 + sqrt(2 ln N / (tokens x top_k)))
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
 --   swap_ab     fp8 GEMMs with the tokens on the 16-wide N tile (default false
@@ -253,8 +254,11 @@ function M.setup(a)
   end
   local imb = num_of(a, "imbalance", 1, 64)
   if imb == nil then
-    imb = ep > 1 and 1.11 or 1
-    if ep > 1 then default("imbalance=1.11 (EPLB with redundant slots)") end
+    -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
+    imb = ep > 1 and 0 or 1
+    if ep > 1 then
+      default("imbalance=auto (EPLB's 1.11, or more when a step routes few tokens)")
+    end
   end
   local red = int_of(a, "redundant_experts", 0)
   if red == nil and (ep > 1 or (disagg and pep > 1)) then

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(66);
+	plan(68);
 	dsv3(&m);
 	hopper(&d);
 
@@ -355,6 +355,29 @@ int main(void)
 	is_num(st2.dispatch - 35e-6, 1.5 * (st.dispatch - 35e-6), 1e-9,
 	       "imbalance 1.5 scales the dispatch's transfer");
 	ok(st2.compute > st.compute, "and the hottest GPU's expert GEMMs");
+
+	/* --- imbalance modelled per step (SERVE_IMBALANCE_AUTO) ------------
+	 * EP32, 8 sequences a GPU, one token each: 64 token-expert picks a
+	 * GPU; the most loaded of 32 gets 1 + sqrt(2 ln 32 / 64) = 1.3291 of
+	 * the mean, over EPLB's 1.11: the up GEMM's FLOP are 2 x 64 x
+	 * 1.3291 x 7168 x 4096 (up_n = 2 x 2048, gated).  At 256 sequences
+	 * (2048 picks) chance gives 1.0582 and EPLB's 1.11 binds. */
+	c2 = c;
+	c2.imbalance = SERVE_IMBALANCE_AUTO;
+	MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE, 8, &st2,
+			     &err));
+	{
+		const infer_op_row *o = op_row(&st2, "experts_up");
+
+		is_num(o ? o->flop : 0, 2.0 * 64 * (1.0 + sqrt(2.0 * log(32.0)
+		       / 64.0)) * 7168 * 4096, 1e-9, "8 tokens a GPU over "
+		       "EP32: the hottest gets 1.33x by chance");
+		MUST(serve_step_time(&m, &d, &c2, &c2.decode, SERVE_DECODE,
+				     256, &st2, &err));
+		o = op_row(&st2, "experts_up");
+		is_num(o ? o->flop : 0, 2.0 * 2048 * 1.11 * 7168 * 4096, 1e-9,
+		       "256 tokens a GPU: EPLB's residual 1.11");
+	}
 
 	/* --- two-batch overlap -----------------------------------------------
 	 * With TBO the exposed all-to-all is what the other micro-batch's
