@@ -53,8 +53,8 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 12, lo = 1.195, hi = 2.634 },
-        ["stack=megatron"] = { cases = 12, lo = 1.195, hi = 2.634 },
+        [""] = { cases = 14, lo = 1.195, hi = 2.634 },
+        ["stack=megatron"] = { cases = 14, lo = 1.195, hi = 2.634 },
         ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.195, hi = 1.793 },
       },
     },
