@@ -410,30 +410,37 @@ void lgp_mark(lua_State *L, int idx, const char *key)
 	m->e[m->n++].key = key;
 }
 
+void lgp_push_value(lua_State *L, const lgp_field *f, const void *src)
+{
+	const void *p = (const char *)src + f->off;
+
+	switch (f->type) {
+	case LGP_F_INT:
+		lua_pushinteger(L, *(const int *)p);
+		break;
+	case LGP_F_NUM:
+		lua_pushnumber(L, *(const double *)p);
+		break;
+	case LGP_F_BOOL:
+		lua_pushboolean(L, *(const int *)p);
+		break;
+	case LGP_F_NAME:
+		lua_pushstring(L, f->names[*(const int *)p]);
+		break;
+	default:
+		lua_pushnil(L);
+	}
+}
+
 void lgp_push(lua_State *L, const lgp_desc *d, const void *src)
 {
 	const lgp_field *f;
-	const char *base = src;
 
 	for (f = d->fields; f->name; f++) {
-		const void *p = base + f->off;
-
-		switch (f->type) {
-		case LGP_F_INT:
-			lua_pushinteger(L, *(const int *)p);
-			break;
-		case LGP_F_NUM:
-			lua_pushnumber(L, *(const double *)p);
-			break;
-		case LGP_F_BOOL:
-			lua_pushboolean(L, *(const int *)p);
-			break;
-		case LGP_F_NAME:
-			lua_pushstring(L, f->names[*(const int *)p]);
-			break;
-		default:
+		if (f->type != LGP_F_INT && f->type != LGP_F_NUM &&
+		    f->type != LGP_F_BOOL && f->type != LGP_F_NAME)
 			continue;
-		}
+		lgp_push_value(L, f, src);
 		lua_setfield(L, -2, f->name);
 	}
 }

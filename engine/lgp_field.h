@@ -67,6 +67,9 @@ void lgp_read(lua_State *L, int idx, int arg, const lgp_desc *desc,
  * integer, NUM as a number, BOOL as a boolean, NAME as names[value]);
  * other types are left to the caller. */
 void lgp_push(lua_State *L, const lgp_desc *d, const void *src);
+/* Push field f of src alone, as lgp_push sets it (nil for a type it
+ * leaves to the caller). */
+void lgp_push_value(lua_State *L, const lgp_field *f, const void *src);
 
 /* Strictness for readers that fetch keys one by one: lgp_mark notes that
  * key of the table at idx is one its reader takes (lgp_read notes every

@@ -539,24 +539,10 @@ static int lgp_job_step(lua_State *L)
 	return 1;
 }
 
-/* The scalar fields of a result a sweep reads, by name. */
-static const struct {
-	const char *name;
-	size_t off;
-} result_fields[] = {
-	{"step_s", offsetof(train_result, step)},
-	{"tokens_per_s", offsetof(train_result, tokens_per_s)},
-	{"tokens_per_s_gpu", offsetof(train_result, tokens_per_s_gpu)},
-	{"mfu", offsetof(train_result, mfu)},
-	{"hfu", offsetof(train_result, hfu)},
-	{"microbatches", offsetof(train_result, microbatches)},
-	{"bubble_frac", offsetof(train_result, bubble_frac)},
-	{"train_s", offsetof(train_result, train_time)},
-	{"cost", offsetof(train_result, cost)},
-	{"model_tflops_gpu", offsetof(train_result, model_tflops_gpu)},
-	{"stage_time_s", offsetof(train_result, stage_time)},
-	{"mem_bytes", offsetof(train_result, mem.total)},
-	{NULL, 0}
+/* A result handle's fields beyond core.train's scalars: the memory
+ * total a sweep ranks by (a candidate's name for it). */
+static const lgp_field handle_fields[] = {
+	O_NUM("mem_bytes", train_result, mem.total), F_END
 };
 
 /* result.step_s, .fits, .mfu ... (numbers), result:table() -> the whole
@@ -568,44 +554,43 @@ static int lgp_result_table(lua_State *L)
 }
 
 /* result.name: a loop reads fields by the million, so the names are
- * looked up in a table (upvalue 1: name -> index into result_fields;
- * -1 fits, -2 table) rather than compared one by one. */
+ * looked up in a table (upvalue 1: name -> its field description, the
+ * scalars of core.train's result and handle_fields, or "table" ->
+ * lgp_result_table) rather than compared one by one. */
 static int lgp_result_index(lua_State *L)
 {
 	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
-	lua_Integer i;
+	int t;
 
 	luaL_checkstring(L, 2);
 	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
+	t = lua_rawget(L, lua_upvalueindex(1));
+	if (t == LUA_TFUNCTION)
+		return 1;
+	if (t != LUA_TLIGHTUSERDATA)
 		return luaL_error(L, "train result: no field '%s' (step_s, "
 				  "fits, tokens_per_s, mfu, mem_bytes, "
 				  "...; result:table() for all)",
 				  lua_tostring(L, 2));
-	i = lua_tointeger(L, -1);
-	if (i == -1)
-		lua_pushboolean(L, r->fits);
-	else if (i == -2)
-		lua_pushcfunction(L, lgp_result_table);
-	else
-		lua_pushnumber(L, *(const double *)(const void *)
-			       ((const char *)r + result_fields[i].off));
+	lgp_push_value(L, lua_touserdata(L, -1), r);
 	return 1;
 }
 
 /* lgp_result_index with its name table as upvalue, pushed. */
 static void lgp_push_result_index(lua_State *L)
 {
-	int i;
+	const lgp_field *f;
 
 	lua_newtable(L);
-	for (i = 0; result_fields[i].name; i++) {
-		lua_pushinteger(L, i);
-		lua_setfield(L, -2, result_fields[i].name);
+	for (f = train_result_fields; f->name; f++) {
+		lua_pushlightuserdata(L, (void *)f);
+		lua_setfield(L, -2, f->name);
 	}
-	lua_pushinteger(L, -1);
-	lua_setfield(L, -2, "fits");
-	lua_pushinteger(L, -2);
+	for (f = handle_fields; f->name; f++) {
+		lua_pushlightuserdata(L, (void *)f);
+		lua_setfield(L, -2, f->name);
+	}
+	lua_pushcfunction(L, lgp_result_table);
 	lua_setfield(L, -2, "table");
 	lua_pushcclosure(L, lgp_result_index, 1);
 }

@@ -113,16 +113,16 @@ field("tokens_per_s", "tokens/s", "tokens processed per second by the whole job 
   .. "(infer: output tokens of every replica)",
   "train plan candidate rl infer infer_plan job_step rl_job_step")
 field("tokens_per_s_gpu", "tokens/s", "tokens_per_s per GPU", "train rl job_step rl_job_step")
-field("tokens_per_step", "count", "tokens per optimizer step", "train")
+field("tokens_per_step", "count", "tokens per optimizer step", "train job_step")
 field("mfu", "fraction", "model FLOPs utilisation (6N plus attention, no recompute)",
   "train plan candidate job_step")
 field("hfu", "fraction", "hardware FLOPs utilisation (MFU plus the recomputed forward)",
   "train job_step")
-field("model_flops", "FLOP", "model FLOPs of one step", "train")
-field("hw_flops", "FLOP", "FLOPs executed in one step (recompute included)", "train")
+field("model_flops", "FLOP", "model FLOPs of one step", "train job_step")
+field("hw_flops", "FLOP", "FLOPs executed in one step (recompute included)", "train job_step")
 field("model_tflops_gpu", "TFLOP/s", "model TFLOP/s per GPU", "train job_step")
-field("hw_tflops_gpu", "TFLOP/s", "executed TFLOP/s per GPU", "train")
-field("peak", "FLOP/s", "the card's dense peak at the training precision", "train")
+field("hw_tflops_gpu", "TFLOP/s", "executed TFLOP/s per GPU", "train job_step")
+field("peak", "FLOP/s", "the card's dense peak at the training precision", "train job_step")
 field("parts", "", "{name, seconds, hidden, share}: where the step goes, in the engine's "
   .. "order (compute, recompute, tp_comm ... optimizer)", "train")
 field("ops", "", "each operator: train: of a layer, forward and backward seconds; infer: "
@@ -132,11 +132,11 @@ field("groups", "", "the placed communication groups: ranks, per_node and the NI
   .. "share", "train")
 field("bubble_frac", "fraction", "the pipeline's fill and drain, of the step",
   "train job_step")
-field("stage", "count", "the most loaded pipeline stage (0-based)", "memory train")
-field("stage_layers", "count", "layers of that stage", "memory train")
+field("stage", "count", "the most loaded pipeline stage (0-based)", "memory train job_step")
+field("stage_layers", "count", "layers of that stage", "memory train job_step")
 field("stage_time_s", "s", "that stage's time per micro-batch", "train job_step")
-field("vision_s", "s", "the vision tower's share of a step", "train")
-field("vision_patches", "count", "image patches per step", "train")
+field("vision_s", "s", "the vision tower's share of a step", "train job_step")
+field("vision_patches", "count", "image patches per step", "train job_step")
 field("scaling", "", "train: {gpus, layout, tokens_per_s_gpu, efficiency, base} (with "
   .. "scaling = true or scaling_base): tokens/s per GPU against the job's fastest layout on "
   .. "the base count, base saying which ('the smallest count that fits', 'scaling_base', "
