@@ -686,7 +686,8 @@ function M.prepare(o, cmd, who)
     if sharding == "hybrid_shard" then
       cfg.hsdp = o.gpus_per_node
       if cfg.hsdp == nil and gpu == nil then
-        fail("memory: fsdp hybrid_shard shards within a node: give gpu or gpus_per_node")
+        fail("memory: fsdp hybrid_shard shards within a node: give gpu (the node is its "
+          .. "catalog system's)")
       end
       if cfg.hsdp == nil then
         local _, g = require("gpuplan.train").default_node(gpu, o.cat or require("gpuplan").catalog())

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(42)
+t.plan(43)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -132,6 +132,10 @@ do
   t.ok(both(ht, "dp_comm") > 0, "hybrid_shard, one rank per node: gradients all-reduced")
   t.near(comp(ht, "weights") / comp(ft, "weights"), 2, 1e-12,
     "hybrid_shard, one rank per node: weights unsharded")
+  -- Without a card there is no node to shard in.
+  t.raises(function()
+    gp.memory { model = "llama3-8b", capacity = "80GB", gpus = 16, fsdp = "hybrid_shard" }
+  end, "fsdp hybrid_shard shards within a node: give gpu", "hybrid_shard needs a card", true)
   -- A sweep takes it alone, each layout priced as gp.train prices it.
   local o = t.with(base, { gpus = { 16 }, tp_max = 1, pp_max = 1, micro_batch = { 1 },
                           recompute = { "none" }, fsdp = "hybrid_shard" })
