@@ -235,11 +235,12 @@ const lgp_desc lgp_step_desc = { "step", step_fields };
 
 /* What an RL job's step{...} may change: the actor's layout as
  * job:step's, its mini-batch (global_batch: samples per optimizer step)
- * and the rollout engine's TP. */
+ * and the rollout engine's TP and EP. */
 static const lgp_field rl_step_fields[] = {
 	STEP_LAYOUT_FIELDS(rl_cfg, train.),
 	F_NUM("global_batch", offsetof(rl_cfg, minibatch), 0),
 	F_INT("rollout_tp", offsetof(rl_cfg, roll.tp), 1, 1, GP_COUNT_MAX),
+	F_INT("rollout_ep", offsetof(rl_cfg, rollout_ep), 1, 1, GP_COUNT_MAX),
 	F_END
 };
 const lgp_desc lgp_rl_step_desc = { "step", rl_step_fields };

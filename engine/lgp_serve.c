@@ -502,6 +502,7 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 	c->pad = lgp_field_bool(L, idx, w, "pad", 0);
 	c->colocated = lgp_field_bool(L, idx, w, "colocated", 1);
 	c->rollout_gpus = lgp_field_int(L, idx, w, "rollout_gpus", 0, 0, 0);
+	c->rollout_ep = lgp_field_int(L, idx, w, "rollout_ep", 1, 1, 0);
 	c->staleness = lgp_field_int(L, idx, w, "staleness", 0, 1, 0);
 	c->offload_states = lgp_field_bool(L, idx, w, "offload_states", 0);
 	c->ref_host = lgp_field_bool(L, idx, w, "ref_host", 0);
@@ -623,8 +624,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
  * prompts, group, prompt_len, response_len, response_max, response_dist
  * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
- * rollout_gpus, staleness, offload_states, ref_host, host_bw (B/s),
- * engine_memory
+ * rollout_gpus, rollout_ep (1 or the rollout tp: the engine's experts
+ * split over its GPUs), staleness, offload_states, ref_host, host_bw
+ * (B/s), engine_memory
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
  * step_overhead (s per step), loss_ops (host ops per trained sequence

@@ -96,6 +96,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "(the GPU's link to host memory)");
 	if (gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
 	    gp_check_count(c->roll.pp, 1, "rollout_pp", err) ||
+	    gp_check_count(c->rollout_ep, 0, "rollout_ep", err) ||
 	    gp_check_count(c->group_gpus[RL_GRP_REF], 0, "ref_gpus", err) ||
 	    gp_check_count(c->group_gpus[RL_GRP_REWARD], 0, "reward_gpus",
 			   err) ||
@@ -442,6 +443,12 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The rollout engine's EP (rl_cfg.rollout_ep: 0 means 1). */
+static int rl_roll_ep(const rl_cfg *c)
+{
+	return c->rollout_ep > 1 ? c->rollout_ep : 1;
+}
+
 /* The rollout (rl_rollout_step), or the memo's copy of it when the same
  * inputs were priced before: the key is every argument, compared as
  * bytes (equal bytes are equal inputs; a miss only costs time). */
@@ -455,12 +462,14 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	int i;
 
 	if (!cc)
-		return rl_rollout_step(m, d, &c->roll, &c->host,
+		return rl_rollout_step(m, d, &c->roll, rl_roll_ep(c),
+				       &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
 				       engines, cap, o, why, err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &c->roll, sizeof k.roll);
+	k.ep = rl_roll_ep(c);
 	memcpy(&k.host, &c->host, sizeof k.host);
 	k.static_batch = c->static_batch;
 	memcpy(&k.resp, &c->response, sizeof k.resp);
@@ -477,7 +486,8 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	cc->roll_misses++;
-	if (rl_rollout_step(m, d, &c->roll, &c->host, c->static_batch,
+	if (rl_rollout_step(m, d, &c->roll, rl_roll_ep(c), &c->host,
+			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,
 			    cap, o, why, err))

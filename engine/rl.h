@@ -137,6 +137,11 @@ typedef struct rl_cfg {
 			     * max_batch, max_num_tokens, topo for its TP;
 			     * gpus, input, output, batch, concurrency and
 			     * capacity are set here */
+	int rollout_ep;     /* the rollout engine's expert parallelism: 1
+			     * (experts sliced by roll.tp) or roll.tp
+			     * (vLLM's enable_expert_parallel: each
+			     * expert whole on one GPU; rl_rollout_step);
+			     * 0 = 1 */
 	int ppo;            /* 1: PPO (critic forward and update) */
 	int ref_model;      /* 1: a frozen reference (KL penalty) */
 	int reward_model;   /* 1: a reward model of the actor's shape; 0:
@@ -295,7 +300,9 @@ typedef struct rl_result {
 /* The rollout phase alone (rollout.c): prompts x group responses of
  * prompt_len + resp tokens on `engines` engines of roll->tp x roll->pp
  * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
- * capacity are set here), each GPU with cap bytes for the engine's
+ * capacity are set here; ep: 1, its experts sliced by its TP, or
+ * roll->tp with pp 1, each expert whole on one GPU and every step the
+ * serving model's MoE step, serve_step_time), each GPU with cap bytes for the engine's
  * weights, workspace and KV cache; host: the engine's host work per step
  * (NULL: none); static_batch >= 1: the engine generates static batches
  * of that many sequences, each decoded at the full batch until the
@@ -305,7 +312,7 @@ typedef struct rl_result {
  * rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
  * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_engine_host *host,
+		    const infer_cfg *roll, int ep, const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
@@ -332,6 +339,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 
 typedef struct rl_roll_key {
 	infer_cfg roll;
+	int ep;
 	rl_engine_host host;
 	double static_batch;
 	rl_lengths resp;

@@ -20,6 +20,7 @@
  * affine in the context, as the KV reads make it).
  */
 #include "rl.h"
+#include "serve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -273,6 +274,11 @@ typedef struct rollctx {
 	const gp_model *m;
 	const roof_device *d;
 	infer_cfg ic;       /* one engine */
+	int ep;             /* > 1: its experts split over its GPUs, each
+			     * step priced by the serving model's MoE
+			     * step (serve_step_time) on sc and sl */
+	serve_cfg sc;
+	serve_layout sl;
 	rl_engine_host host;
 	lenx len;
 	double p;           /* prompt tokens */
@@ -287,16 +293,83 @@ typedef struct dparts {
 	double sampler;     /* RL's sampling beyond the serving model's */
 } dparts;
 
+/* The rollout engine with expert parallelism (vLLM's
+ * enable_expert_parallel, SGLang's --ep-size = --tp-size): attention
+ * tensor parallel over the engine's GPUs, each routed expert whole on
+ * one of them.  Priced by the serving model's MoE step (serve.h) with
+ * what such an engine runs in RL: no redundant experts (vLLM's EPLB is
+ * off unless asked), so routing is as skewed as TensorRT-LLM measured
+ * without EPLB (tech blog 4, Table 1: the hottest GPU receives 2.56x
+ * the mean); vLLM's default all-to-all backend (allgather_reducescatter:
+ * NCCL collectives of bf16 hidden states, 2 B an element each way); no
+ * two-batch overlap (vLLM's dual-batch overlap is opt-in).  The weights
+ * per GPU equal the TP-sliced experts' (E / tp whole experts = a 1/tp
+ * slice of each of E), so the engine's memory stays infer_run's. */
+#define ROLL_EP_IMBALANCE 2.56
+#define ROLL_EP_ELEM_BYTES 2.0
+
+static void ep_setup(rollctx *r)
+{
+	serve_defaults(&r->sc);
+	r->sc.base = r->ic;
+	if (r->ic.topo)
+		r->sc.topo = *r->ic.topo;
+	r->sc.gpus = r->ic.tp;
+	r->sc.redundant = 0;
+	r->sc.imbalance = ROLL_EP_IMBALANCE;
+	r->sc.a2a = SERVE_A2A_NCCL;
+	r->sc.dispatch_bytes = r->sc.combine_bytes = ROLL_EP_ELEM_BYTES;
+	r->sl.tp = r->sl.ep = r->ic.tp;
+	r->sl.dp_attention = r->sl.tbo = 0;
+	r->sc.decode = r->sc.prefill = r->sl;
+}
+
+/* Seconds of one engine step of `batch` sequences bringing q tokens each
+ * up to KV length ctx (q = 1: decode; q = ctx: a prefill).  Without EP
+ * the serving model's infer_step; with it serve_step_time, whose batch
+ * is per GPU (an instance of tp GPUs holds tp x it: batch / tp) and
+ * whose decode reads a mean KV of input + output / 2 (input ctx - 1/2,
+ * output 1: ctx), whose prefill is a chunk of batch x q tokens. */
+static int eng_step(rollctx *r, double batch, double q, double ctx,
+		    double *time)
+{
+	infer_phase ph;
+	serve_step st;
+
+	if (r->ep <= 1) {
+		if (infer_step(r->m, r->d, &r->ic, batch, q, ctx, 0, &ph,
+			       r->err))
+			return GP_EINVAL;
+		*time = ph.time;
+		return GP_OK;
+	}
+	if (q <= 1) {
+		r->sc.base.input = ctx - 0.5;
+		r->sc.base.output = 1;
+		if (serve_step_time(r->m, r->d, &r->sc, &r->sl, SERVE_DECODE,
+				    batch / r->ic.tp, &st, r->err))
+			return GP_EINVAL;
+	} else {
+		r->sc.base.input = q;
+		r->sc.base.output = 1;
+		r->sc.prefill_tokens = batch * q;
+		if (serve_step_time(r->m, r->d, &r->sc, &r->sl, SERVE_PREFILL,
+				    0, &st, r->err))
+			return GP_EINVAL;
+	}
+	*time = st.time;
+	return GP_OK;
+}
+
 /* Seconds of one decode step of `batch` sequences at context ctx: the
  * serving model's step (infer_step), RL's sampling, and the engine's
  * host work -- added to the GPU's, or hidden behind it up to its
  * length when the engine overlaps them. */
 static dparts dstep(rollctx *r, double batch, double ctx)
 {
-	infer_phase ph;
 	roof_op op;
 	dparts o;
-	double gpu, h;
+	double gpu, h, t;
 
 	memset(&o, 0, sizeof o);
 	if (r->bad)
@@ -304,7 +377,7 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 	batch = ceil(batch - 1e-9);
 	if (batch < 1)
 		batch = 1;
-	if (infer_step(r->m, r->d, &r->ic, batch, 1, ctx, 0, &ph, r->err)) {
+	if (eng_step(r, batch, 1, ctx, &t)) {
 		r->bad = 1;
 		return o;
 	}
@@ -314,7 +387,7 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 	op.bytes = batch * (RL_SAMPLE_BYTES * r->m->vocab -
 			    SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
 	o.sampler = roof_time(r->d, &op, 1);
-	gpu = ph.time + o.sampler;
+	gpu = t + o.sampler;
 	h = r->host.step + r->host.seq * batch;
 	o.time = r->host.overlap ? fmax(gpu, h) : gpu + h;
 	o.host = o.time - gpu;
@@ -478,16 +551,14 @@ static int sched_sim(rollctx *r, double n, double C, double maxb,
 			    used + w * (p + x[i]) + w * (nrun + 1) > C)
 				break;
 			if (x[i] > 0) {
-				infer_phase ph;
 				double t = 0;
 
-				if (infer_step(r->m, r->d, &r->ic, ceil(w -
-					       1e-9), p + x[i], p + x[i], 0,
-					       &ph, r->err)) {
+				if (eng_step(r, ceil(w - 1e-9), p + x[i],
+					     p + x[i], &t)) {
 					r->bad = 1;
 					return GP_OK;
 				}
-				t = ph.time + (r->host.overlap ? 0.0 :
+				t += (r->host.overlap ? 0.0 :
 					r->host.step + r->host.seq * w);
 				o->recompute += t;
 			}
@@ -621,20 +692,19 @@ static double roll_batch(const rollctx *r, const infer_cfg *roll,
 static int roll_prefill(rollctx *r, const infer_cfg *roll, double n,
 			rl_rollout *o)
 {
-	infer_phase ph;
-	double pb, chunks, h, g, p = r->p;
+	double pb, chunks, h, g, t, p = r->p;
 
 	/* Prefill: each distinct prompt once, max_num_tokens per batch. */
 	pb = floor(roll->max_num_tokens / p);
 	pb = pb < 1 ? 1 : (pb > o->prompts ? o->prompts : pb);
 	chunks = ceil(o->prompts / pb);
-	if (infer_step(r->m, r->d, &r->ic, pb, p, p, 0, &ph, r->err))
+	if (eng_step(r, pb, p, p, &t))
 		return GP_EINVAL;
 	/* The engine's host work for the prefill: a step per chunk, and
 	 * each of the n requests scheduled once (the group's duplicates
 	 * hit the prefix cache but are requests of their own). */
 	h = chunks * r->host.step + n * r->host.seq;
-	g = chunks * ph.time;
+	g = chunks * t;
 	o->prefill = r->host.overlap ? fmax(g, h) : g + h;
 	return GP_OK;
 }
@@ -731,8 +801,8 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 		       double kvtok, double kv_budget, char *why,
 		       rl_rollout *o)
 {
-	infer_phase ph;
 	double rounds, end, t90, w, dec = 0, host = 0, samp = 0, tail = 0;
+	double tpre;
 	int i;
 
 	B = fmin(B, n);
@@ -750,9 +820,9 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 		o->kv_peak = 0;
 		return GP_OK;
 	}
-	if (infer_step(r->m, r->d, &r->ic, B, r->p, r->p, 0, &ph, r->err))
+	if (eng_step(r, B, r->p, r->p, &tpre))
 		return GP_EINVAL;
-	o->prefill = rounds * ph.time;
+	o->prefill = rounds * tpre;
 	/* The decode: end steps at batch B, the context growing; SEG_BODY
 	 * segments at their midpoints (exact for a step affine in it). */
 	t90 = fmin(end, len_at(&r->len, 0.1));
@@ -781,7 +851,7 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 }
 
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, const rl_engine_host *host,
+		    const infer_cfg *roll, int ep, const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, double cap, rl_rollout *o, char *why,
@@ -813,6 +883,16 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	r.ic.batch = 0;
 	r.ic.concurrency = 0;
 	r.ic.kv_reserve_max = 0;
+	if (ep != 1 && ep != roll->tp)
+		return gp_fail(err, "rollout_ep %d: the engine's experts are "
+			       "split over its %d GPUs (rollout_ep = "
+			       "rollout_tp) or sliced by its TP (1)", ep,
+			       roll->tp);
+	if (ep > 1 && roll->pp != 1)
+		return gp_fail(err, "rollout_ep %d with a rollout pp of %d: an "
+			       "engine with expert parallelism is priced "
+			       "without pipeline stages", ep, roll->pp);
+	r.ep = ep;
 	o->engines = engines;
 	n = ceil(N / engines);
 	o->samples = n;
@@ -823,6 +903,16 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		return GP_OK;
 	}
 	r.ic.capacity = cap;
+	if (ep > 1) {
+		gp_error sub;
+
+		ep_setup(&r);
+		r.sc.base.input = prompt_len;
+		r.sc.base.output = resp->mean;
+		if (serve_check(m, d, &r.sc, &sub))
+			return gp_fail(err, "rollout_ep %d: %.200s", ep,
+				       sub.msg);
+	}
 	if (infer_run(m, d, &r.ic, &ir, err))
 		return GP_EINVAL;
 	o->weights = ir.weights_gpu;

@@ -225,7 +225,8 @@ int serve_memory(const gp_model *m, const serve_cfg *c,
                  const serve_layout *L, serve_phase phase, double batch,
                  serve_mem *out, gp_error *err);
 
-/* One decode step of layout L at `batch` sequences per GPU (>= 1), each
+/* One decode step of layout L at `batch` sequences per GPU (at least one
+ * per attention group: >= 1 / tp with TP attention, else >= 1), each
  * verifying 1 + mtp tokens at a mean KV length of input + output / 2;
  * or one prefill step of prefill_tokens per GPU (batch ignored).
  * GP_OK or GP_EINVAL. */

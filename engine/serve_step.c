@@ -549,9 +549,14 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	setup(&x, m, d, c, L, err);
 	memset(out, 0, sizeof *out);
 	if (phase == SERVE_DECODE || phase == SERVE_COLOCATED) {
-		if (!gp_finite(batch) || batch < 1 || batch > GP_AMOUNT_MAX)
+		/* At least one sequence in the attention group: with TP
+		 * attention a GPU's share of one is 1 / tp (an engine
+		 * draining its last responses, rollout.c). */
+		if (!gp_finite(batch) || batch * x.s.a < 1.0 - 1e-9 ||
+		    batch > GP_AMOUNT_MAX)
 			return gp_fail(err, "serve_step_time: batch must be "
-			               ">= 1 (got %g)", batch);
+			               "at least one sequence per attention "
+			               "group (got %g per GPU)", batch);
 		q = 1.0 + c->mtp;
 		/* Mean KV length over a request's life. */
 		kv = c->base.input + c->base.output / 2.0;

@@ -581,6 +581,11 @@ opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", met
   default = "the actor's tp",
   help = "the rollout engine's TP (beyond a node: whole nodes, its all-reduces over the NICs)",
   suggest = { "rollout_tensor_parallel", "tensor_model_parallel_size_rollout" } }
+opt { name = "rollout_ep", type = "int", metavar = "N", commands = "rl",
+  default = "1: the experts sliced by the rollout TP",
+  help = "the rollout engine's expert parallelism (MoE): = --rollout-tp, each expert whole on "
+    .. "one of its GPUs (vLLM's enable_expert_parallel)",
+  suggest = { "enable_expert_parallel", "rollout_expert_parallel" } }
 opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
   default = "vllm",
   help = "vllm (continuous batching) | hybrid (DeepSpeed-Chat's hybrid engine: the actor's "

@@ -38,6 +38,9 @@
 --   rollout_tp    the rollout engine's TP (default the actor's tp); an
 --                 engine larger than a node fills whole nodes and its
 --                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
+--   rollout_ep    1 (default: the experts sliced by the engine's TP) or
+--                 rollout_tp: each expert whole on one of its GPUs (vLLM's
+--                 enable_expert_parallel), priced by gp.infer's MoE step;
 --   rollout_weights  its weight format (default bf16); kv its cache dtype
 --   rollout_memory  the share of a card the rollout engine may hold (vLLM's
 --                 gpu_memory_utilization; default all the trainer leaves)
@@ -470,6 +473,25 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   -- multi-node serving of 405B / 671B models runs): its ranks fill whole
   -- nodes and its TP all-reduces run on the job's topology -- across the
   -- nodes' NICs -- instead of one node's scale-up links.
+  -- Expert parallelism in the engine (vLLM's enable_expert_parallel,
+  -- SGLang's --ep-size = --tp-size): each routed expert whole on one of
+  -- its rollout_tp GPUs, every step the serving model's MoE step (as
+  -- gpuplan infer --ep prices one; engine/rollout.c).
+  local rep = posint("rollout_ep", o.rollout_ep) or 1
+  if rep > 1 then
+    if hybrid then
+      fail("rl: rollout_ep is the expert parallelism of a vLLM or SGLang engine; the hybrid "
+        .. "engine generates with the actor's own layout")
+    end
+    if not model.moe then fail("rl: rollout_ep %d given for a dense model", rep) end
+    if rep ~= rtp then
+      fail("rl: rollout_ep %d: the engine's experts are split over its %d GPUs (rollout_ep = "
+        .. "rollout_tp) or sliced by its TP (1)", rep, rtp)
+    end
+    if model.moe.experts % rep ~= 0 then
+      fail("rl: rollout_ep %d does not divide the model's %d experts", rep, model.moe.experts)
+    end
+  end
   local G = s.topo.gpus_per_node
   if rtp > G then
     if rtp % G ~= 0 then
@@ -484,7 +506,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     t.nodes = math.max(t.nodes or 1, rtp // G)
     rc.topo = t
   end
-  return rtp, roll_weights, rc
+  return rtp, roll_weights, rc, rep
 end
 
 -- Run the engine's step; with recompute = auto the least recomputation
@@ -604,7 +626,7 @@ local function job_of(o, model, s, c, follow_tp)
   if not c.rollout.topo or c.rollout.tp > s.topo.gpus_per_node then
     local o2 = {}
     for k, v in pairs(o) do o2[k] = v end
-    o2.rollout_tp = 2
+    o2.rollout_tp, o2.rollout_ep = 2, nil
     local _, _, rc2 = rollout_setup(o2, s, 2, function() end)
     c.rollout.topo, c.rollout.p2p_bw = rc2.topo, rc2.p2p_bw
   end
@@ -660,7 +682,7 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or rlen), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
-  local rtp, roll_weights, rc = rollout_setup(o, s, tp, dflt, hybrid)
+  local rtp, roll_weights, rc, rep = rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and not colocated then
     fail("rl: rollout_engine = hybrid generates with the actor's own weights: colocated only")
   end
@@ -670,6 +692,7 @@ run = function(o, job)
     fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))
   end
   local c = {
+    rollout_ep = rep,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
     old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
@@ -698,7 +721,8 @@ run = function(o, job)
     rollout_gpus = math.tointeger(r.pools.rollout.gpus),
     train_gpus = math.tointeger(r.pools.train.gpus),
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
-    zero = cfg.zero, rollout_tp = rtp, rollout_weights = roll_weights,
+    zero = cfg.zero, rollout_tp = rtp, rollout_ep = rep,
+    rollout_weights = roll_weights,
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,

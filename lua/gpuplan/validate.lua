@@ -158,7 +158,7 @@ local case_schema = T.record {
   rl = T.record {
     prompts = count(), group = count(), prompt_len = count(), response_len = count(),
     train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
-    rollout_tp = count(), staleness = count(0),
+    rollout_tp = count(), rollout_ep = count(), staleness = count(0),
     rollout_memory = T.number { min = 0, max = 1 },
     reward_model = T.boolean(), ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),

@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
@@ -19,6 +20,7 @@
 #include "rl.h"
 #include "fixture.h"
 #include "recipes.h"
+#include "serve.h"
 #include "tap.h"
 #include "train.h"
 
@@ -134,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(97);
+	plan(104);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -754,6 +756,110 @@ int main(void)
 		ok(cc.roll_misses == 2 && rc1.step == rc2.step &&
 		   rc1.roll.kv_budget == rc2.roll.kv_budget,
 		   "memo: another ZeRO stage prices its own rollout");
+	}
+
+	/* --- a rollout engine with expert parallelism ---------------------- */
+	/* mqa() with 16 routed experts of 1024, top-2, in every layer; the
+	 * engine at tp 2 (4 engines of the 8 GPUs) with rollout_ep 2: each
+	 * expert whole on one of its 2 GPUs.  512 prompts x 8 of 512 + 1024
+	 * tokens (fixed): 1024 samples per engine, all at once. */
+	{
+		gp_model mm = m;
+		rl_result re, rt;
+		serve_cfg sc;
+		serve_layout sl;
+		serve_step st;
+		infer_cfg ic;
+		rl_cache *cc = calloc(1, sizeof *cc);
+
+		mm.moe.experts = 16;
+		mm.moe.top_k = 2;
+		mm.moe.ffn_hidden = 1024;
+		c = base();
+		c.response.mean = c.response.max = 1024;
+		c.roll.tp = 2;
+		c.roll.topo = &t;
+		MUST(rl_step(&mm, &d, &t, &c, &rt, &e));
+		c.rollout_ep = 2;
+		rc = rl_step(&mm, &d, &t, &c, &re, &e);
+		ok(rc == GP_OK && re.roll.batch == 1024 && !re.roll.queued,
+		   "rollout_ep 2: 1024 samples per engine at once");
+		if (rc)
+			diag_msg(e.msg);
+		/* The serving model's MoE step as rollout.c sets it: the
+		 * engine's infer_cfg, attention TP 2 with the experts split
+		 * (ep = tp), no redundant experts and imbalance 2.56 (vLLM
+		 * without EPLB; TensorRT-LLM tech blog 4), NCCL collectives of
+		 * bf16 (vLLM's allgather_reducescatter), no two-batch
+		 * overlap. */
+		serve_defaults(&sc);
+		ic = c.roll;
+		ic.gpus = 2;
+		ic.input = 512;
+		ic.output = 1024;
+		ic.batch = ic.concurrency = 0;
+		ic.kv_reserve_max = 0;
+		ic.capacity = 40e9;  /* checked, not read by a step's time */
+		sc.base = ic;
+		sc.topo = t;
+		sc.gpus = 2;
+		sc.redundant = 0;
+		sc.imbalance = 2.56;
+		sc.a2a = SERVE_A2A_NCCL;
+		sc.dispatch_bytes = sc.combine_bytes = 2.0;
+		sl.tp = sl.ep = 2;
+		sl.dp_attention = sl.tbo = 0;
+		sc.decode = sc.prefill = sl;
+		/* Every response runs 1024 steps at the engine's batch 1024,
+		 * 512 per GPU; the midpoint rule over a step affine in the
+		 * context gives 1024 x step(512 per GPU, mean KV 512 + 512 +
+		 * 0.5): serve's decode reads input + output / 2 = (ctx - 0.5)
+		 * + 1 / 2.  Plus RL's sampling (samp_at). */
+		sc.base.input = 512 + 512 + 0.5 - 0.5;
+		sc.base.output = 1;
+		if (serve_step_time(&mm, &d, &sc, &sl, SERVE_DECODE, 512, &st,
+				    &e))
+			diag_msg(e.msg);
+		/* 1e-6 as for the 8k rollout above: the step bends slightly
+		 * with the KV length. */
+		is_num(re.roll.decode, 1024 * (st.time + samp_at(&mm, &c, 1024)),
+		       1e-6, "rollout_ep: decode = 1024 x (serve step at 512 "
+		       "per GPU + sampling)");
+		/* Prefill: 128 distinct prompts per engine, 16384 / 512 = 32
+		 * per chunk: 4 chunks, each serve's prefill of 32 x 512
+		 * tokens over the instance. */
+		sc.base.input = 512;
+		sc.prefill_tokens = 32 * 512;
+		MUST(serve_step_time(&mm, &d, &sc, &sl, SERVE_PREFILL, 0, &st,
+				     &e));
+		is_num(re.roll.prefill, 4 * st.time, 1e-12,
+		       "rollout_ep: prefill = 4 chunks of serve's prefill");
+		ok(re.roll.decode != rt.roll.decode &&
+		   re.roll.kv_budget == rt.roll.kv_budget,
+		   "rollout_ep: another decode, the same engine memory");
+		/* The drain below one sequence per GPU: the last response of
+		 * an exp distribution runs at batch 1 on the 2 GPUs. */
+		c.response.dist = RL_LEN_EXP;
+		c.response.mean = 300;
+		rc = rl_step(&mm, &d, &t, &c, &re, &e);
+		ok(rc == GP_OK && re.roll.itl_last > 0 &&
+		   re.roll.itl_last < re.roll.itl_first,
+		   "rollout_ep: its tail drains at one sequence per engine");
+		if (rc)
+			diag_msg(e.msg);
+		c.rollout_ep = 4;
+		ok(rl_step(&mm, &d, &t, &c, &re, &e) == GP_EINVAL &&
+		   strstr(e.msg, "rollout_ep 4"),
+		   "rollout_ep other than 1 or the rollout tp refused");
+		/* The memo keys on the EP: ep 1 and ep 2 are two rollouts. */
+		c.rollout_ep = 1;
+		MUST(rl_step_cached(&mm, &d, &t, &c, cc, &rt, &e));
+		c.rollout_ep = 2;
+		MUST(rl_step_cached(&mm, &d, &t, &c, cc, &re, &e));
+		ok(cc->roll_misses == 2 && cc->roll_hits == 0 &&
+		   re.roll.decode != rt.roll.decode,
+		   "memo: rollout_ep 1 and 2 price their own rollouts");
+		free(cc);
 	}
 	return done();
 }

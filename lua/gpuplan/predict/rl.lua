@@ -145,7 +145,7 @@ return function(case, cat)
     prompts = prompts, group = group, prompt_len = plen,
     response_len = resp and math.floor(resp + 0.5),
     global_batch = v(c.train_global_batch) or v(par.global_batch),
-    colocated = v(c.colocated), rollout_tp = v(c.rollout_tp),
+    colocated = v(c.colocated), rollout_tp = v(c.rollout_tp), rollout_ep = v(c.rollout_ep),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
     rollout_memory = v(c.rollout_memory), margin = 0,
     reward_model = v(c.reward_model), ref_gpus = v(c.ref_gpus),

@@ -1,0 +1,47 @@
+-- gp.rl with expert parallelism in the rollout engine (rollout_ep: vLLM's
+-- enable_expert_parallel): each expert whole on one of the engine's GPUs,
+-- its steps priced by the serving model's MoE step (engine/rollout.c;
+-- tests/c/t_rl.c checks that step against serve_step_time by hand).  Run
+-- with ./gpuplan run tests/lua/rl_ep.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local with = t.with
+
+-- Qwen3-30B-A3B (128 experts, top-8) GRPO on 8 H200s, colocated, one
+-- engine of TP 8.
+local base = { model = "qwen3-30b-a3b", gpu = "h200-sxm", gpus = 8, tp = 1, ep = 8, zero = 3,
+               recompute = "full", offload_states = true, rollout_tp = 8, prompts = 64,
+               group = 8, prompt_len = 512, response_len = 2048 }
+local tp = gp.rl(base)
+local ep = gp.rl(with(base, { rollout_ep = 8 }))
+t.is(tp.rollout_ep, 1, "rollout_ep defaults to 1 (experts sliced by the rollout TP)")
+t.is(ep.rollout_ep, 8, "rollout_ep 8 in the result")
+-- Colocated, the step is the sum of its phases; only the rollout's
+-- prefill and decode change with the engine's EP (its memory is the same:
+-- 128 / 8 whole experts per GPU = a 1/8 slice of each), so the steps
+-- differ by exactly the rollouts' difference (1e-9: sums of the same
+-- floating-point terms in another order).
+t.ok(ep.rollout.decode ~= tp.rollout.decode, "another decode with EP")
+t.is(ep.rollout.kv_budget, tp.rollout.kv_budget, "the same engine memory")
+t.near(ep.step_s - tp.step_s, (ep.rollout.prefill + ep.rollout.decode)
+  - (tp.rollout.prefill + tp.rollout.decode), 1e-9, "step difference = the rollout's")
+
+-- rl_job: the step of a job with rollout_ep is gp.rl's, and a job's step
+-- may change it.
+local job = gp.rl_job(with(base, { rollout_ep = 8 }))
+t.is(job:step {}.step_s, ep.step_s, "rl_job with rollout_ep = gp.rl's")
+t.is(gp.rl_job(base):step { rollout_ep = 8 }.step_s, ep.step_s,
+  "rl_job: step { rollout_ep = 8 } = gp.rl's")
+
+-- What an engine's EP cannot be.
+t.raises(function() gp.rl(with(base, { rollout_ep = 4 })) end,
+  "rl: rollout_ep 4: the engine's experts are split over its 8 GPUs (rollout_ep = rollout_tp) or "
+  .. "sliced by its TP (1)", "rollout_ep other than the rollout tp", true)
+t.raises(function() gp.rl(with(base, { model = "qwen3-8b", ep = 1, rollout_ep = 8 })) end,
+  "rl: rollout_ep 8 given for a dense model", "rollout_ep on a dense model", true)
+t.raises(function() gp.rl(with(base, { rollout_ep = 0 })) end, "rollout_ep", "rollout_ep 0", true)
+t.raises(function()
+  gp.rl(with(base, { rollout_ep = 8, rollout_engine = "hybrid", rollout_tp = nil }))
+end, "rl: rollout_ep is the expert parallelism of a vLLM or SGLang engine", "hybrid engine", true)
+t.done_testing()
