@@ -60,6 +60,17 @@ recipe {
 }
 
 recipe {
+  id = "deepseek-fp8", name = "DeepSeek-V3 fp8 training (14 B/param)",
+  weights = 2, grads = 4, master = 4, state = 2,
+  reduce = 4, activations = 2, offload = 2,
+  source = "DeepSeek-V3 report arXiv:2412.19437 sec. 3.3.2-3.3.3: weights quantised "
+        .. "online per 128x128 block for each GEMM (no cached fp8 copy); \"We adopt the "
+        .. "BF16 data format instead of FP32 to track the first and second moments in "
+        .. "the AdamW optimizer\"; \"the master weights (stored by the optimizer) and "
+        .. "gradients (used for batch size accumulation) are still retained in FP32\"",
+}
+
+recipe {
   id = "deepspeed-bf16", name = "DeepSpeed BF16_Optimizer (20 B/param)",
   weights = 2, grads = 6, master = 4, state = 4,
   reduce = 2, activations = 2, offload = 2,

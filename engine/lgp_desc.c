@@ -25,6 +25,7 @@ LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
 LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)
 LGP_PARSER(p_partition, mem_partition_parse, gp_partition)
 LGP_PARSER(p_lora_targets, mem_lora_targets_parse, unsigned)
+LGP_PARSER(p_recompute_modules, mem_recompute_modules_parse, unsigned)
 
 static const lgp_field quant_fields[] = {
 	F_REQNUM("bits", offsetof(gp_quant, bits)),
@@ -113,6 +114,9 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
 	      2147483647.0),                                              \
 	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
+	F_PARSE("recompute_modules", offsetof(S, P recompute_modules),    \
+		p_recompute_modules, NULL),                               \
+	F_BOOL("fp8_activations", offsetof(S, P fp8_cache), 0),           \
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \

@@ -31,6 +31,8 @@ typedef struct gp_train_cfg {
 	int recompute_layers;    /* full recompute of only the first N layers
 				  * of each stage (Megatron --recompute-
 				  * method block); 0 = every layer */
+	unsigned recompute_modules; /* GP_RECMOD_* (act.h) */
+	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;
 	double act_bytes;        /* 0: the recipe's activation bytes */
 	double logit_bytes;      /* bytes per vocab entry per token kept for

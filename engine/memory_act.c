@@ -37,6 +37,26 @@
  * input, an adapter keeps its input (or its dropout output and mask)
  * and its rank-r intermediate.
  *
+ * DeepSeek-V3's memory savings (report arXiv:2412.19437), each an
+ * option:
+ *   recompute_modules (Megatron-Core's names, output-discarding
+ *   checkpointing) -- sec. 3.2.3: "We recompute all RMSNorm operations
+ *   and MLA up-projections during back-propagation, thereby eliminating
+ *   the need to persistently store their output activations."
+ *   layernorm: a norm's output (the next linear's input) is dropped, its
+ *   input stays (the recompute reads it); mla_up_proj: q, k and v are
+ *   rebuilt from the latents; moe_act: sec. 3.3.3 (2) "we cache the
+ *   inputs of the SwiGLU operator and recompute its output in the
+ *   backward pass": the experts' down-projection input is dropped.
+ *   fp8_cache -- sec. 3.3.3 "it is a natural choice to cache activations
+ *   in FP8 format for the backward pass of the Linear operator": each
+ *   linear's input 1 B plus one fp32 scale per 1x128 tile (sec. 3.3.2);
+ *   (1) the input of the linear after attention in E5M6, 12 bits; (2)
+ *   the MoE SwiGLU inputs in fp8.  The norms, the router (gating) and
+ *   the attention operator keep their precision (sec. 3.3.1), so the
+ *   norm inputs, the router's input, q, k, v and the expert outputs
+ *   kept for the combine stay 16-bit.
+ *
  * Encoder-decoder layers (T5, Hugging Face modeling_t5.py): an encoder
  * layer saves what a decoder-only layer saves over the input tokens
  * (bidirectional attention keeps the same s^2 tensors).  A decoder layer
@@ -72,6 +92,62 @@ int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err)
 		return GP_EINVAL;
 	*out = (gp_recompute)v;
 	return GP_OK;
+}
+
+/* Bytes per element of a tensor cached in fp8 with one fp32 scale per
+ * 1 x 128 tile (DeepSeek-V3 sec. 3.3.2), and of the E5M6 format the
+ * attention output keeps (sec. 3.3.3 (1): 12 bits, same tiles). */
+#define FP8_CACHED (1.0 + 4.0 / 128.0)
+#define E5M6_CACHED (1.5 + 4.0 / 128.0)
+
+/* Parse a comma-separated list of names[0..n) into a bit mask (bit i
+ * for names[i]); "all" (when allow_all) is every bit; the empty list
+ * is none when allow_empty.  what names the list in errors. */
+static int parse_mask(const char *s, const char *const *names, int n,
+		      int allow_all, int allow_empty, const char *what,
+		      const char *expected, unsigned *out, gp_error *err)
+{
+	unsigned mask = 0;
+	const char *p = s;
+
+	if (!s || !out)
+		return gp_fail(err, "%s: NULL", what);
+	if (allow_all && strcmp(s, "all") == 0) {
+		*out = (1u << n) - 1u;
+		return GP_OK;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int i, found = 0;
+
+		for (i = 0; i < n; i++)
+			if (strlen(names[i]) == len &&
+			    strncmp(p, names[i], len) == 0) {
+				mask |= 1u << i;
+				found = 1;
+			}
+		if (!found)
+			return gp_fail(err, "unknown %s '%.*s' (expected %s)",
+				       what, (int)len, p, expected);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (mask == 0 && !allow_empty)
+		return gp_fail(err, "no %ss given", what);
+	*out = mask;
+	return GP_OK;
+}
+
+int mem_recompute_modules_parse(const char *s, unsigned *out,
+				gp_error *err)
+{
+	static const char *const names[] = {
+		"layernorm", "mla_up_proj", "moe_act"
+	};
+
+	return parse_mask(s, names, 3, 0, 1, "recompute module",
+			  "layernorm, mla_up_proj, moe_act", out, err);
 }
 
 static int dflt(int v)
@@ -160,6 +236,18 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 	return (act + (down ? 1.0 : 0.0)) * f;
 }
 
+/* Bytes per token of an MLP of width f, its input excluded, with the
+ * activation's saved inputs at actB bytes and the down-projection input
+ * at downB (they differ when linear inputs are cached in fp8). */
+static double mlp_bytes(const gp_model *m, const gp_act_cfg *c, double f,
+			int down, double actB, double downB)
+{
+	double all = mlp_saved(m, c, f, down);
+	double dn = down && !(m->ffn_relu && !inner_dropout(m, c)) ? f : 0;
+
+	return (all - dn) * actB + dn * downB;
+}
+
 /* mem_act_layer's checks of its arguments. */
 static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 		     gp_error *err)
@@ -180,6 +268,9 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
 		return gp_fail(err, "unknown recompute policy %d",
 			       (int)c->recompute);
+	if (c->recompute_modules & ~(unsigned)GP_RECMOD_ALL)
+		return gp_fail(err, "bad recompute module mask %u",
+			       c->recompute_modules);
 	if (c->lora_targets > 127)
 		return gp_fail(err, "bad LoRA target mask %u",
 			       c->lora_targets);
@@ -209,7 +300,8 @@ typedef struct act_ctx {
 	gp_widths w;
 	saves k;
 	double s, sk, b, t, A, rep, par, cf, tok, lora;
-	unsigned tg;
+	double L, Lo;  /* bytes of a kept linear input; of the o input */
+	unsigned tg, rm;
 	int lqkv, lo, lmlp, ld;
 } act_ctx;
 
@@ -236,7 +328,12 @@ static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 	 * frozen base only a quantised kernel or an adapter. */
 	x->k.base = !c->frozen || c->base_saves_input;
 	x->k.drop = c->frozen && c->lora_dropout;
-	x->k.A = x->A;
+	/* fp8 caching of the linears' inputs (full training: DeepSeek-V3
+	 * sec. 3.3.3); the attention output in E5M6. */
+	x->L = c->fp8_cache && !c->frozen ? FP8_CACHED : x->A;
+	x->Lo = c->fp8_cache && !c->frozen ? E5M6_CACHED : x->A;
+	x->rm = c->recompute_modules;
+	x->k.A = x->L;
 	x->k.r = c->frozen ? c->lora_rank : 0;
 	tg = x->tg = c->frozen && c->lora_rank > 0 ? c->lora_targets : 0;
 	x->lqkv = nbits(tg & (GP_LORA_Q | GP_LORA_K | GP_LORA_V));
@@ -253,7 +350,7 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 {
 	const gp_widths *w = &x->w;
 	double A = x->A, tok = x->tok, rep = x->rep, par = x->par;
-	double sk = x->sk, in_qkv, o_in;
+	double sk = x->sk, in_qkv, o_in, lat, up_in, qkv;
 	int lqkv = x->lqkv, lo = x->lo;
 
 	/* Two norm inputs, h each: RMSNorm/LayerNorm backward needs its
@@ -270,13 +367,29 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 	 * anyway (Dao et al. 2022 Algorithm 2 saves O); unfused, it is
 	 * kept only when the projection keeps its input. */
 	in_qkv = keep_input(&x->k, m->hidden * rep, lqkv, &x->lora);
-	o_in = c->flash ? w->o * par * A :
-		keep_input(&x->k, w->o * par, lo, &x->lora);
+	o_in = c->flash ? w->o * par * x->Lo :
+		keep_input(&x->k, w->o * par, lo, &x->lora) * x->Lo / x->L;
 	if (c->flash)
 		/* the adapter only */
 		(void)keep_input(&x->k, w->o * par, lo, &x->lora);
-	out->attention = tok * (in_qkv + w->latent * rep * A +
-				(w->q + w->k + w->v) * par * A + o_in);
+	/* MLA's latents: each normed (kept for its norm's backward) and
+	 * its normed copy, the up-projection's input (half of w->latent
+	 * each).  layernorm recompute drops the norms' outputs: the QKV
+	 * input and the normed latents; mla_up_proj drops q, k and v,
+	 * rebuilt from the latents (DeepSeek-V3 sec. 3.2.3). */
+	lat = w->latent * rep * 0.5;
+	up_in = x->rm & GP_RECMOD_LAYERNORM ? 0.0 : lat * x->L;
+	qkv = (w->q + w->k + w->v) * par * A;
+	out->rebuilt = 0;
+	if (x->rm & GP_RECMOD_LAYERNORM) {
+		out->rebuilt += tok * (in_qkv + lat * x->L);
+		in_qkv = 0;
+	}
+	if ((x->rm & GP_RECMOD_MLA_UP) && w->latent > 0) {
+		out->rebuilt += tok * qkv;
+		qkv = 0;
+	}
+	out->attention = tok * (in_qkv + lat * A + up_in + qkv + o_in);
 	if (c->fused_qkv_view && w->latent == 0) {
 		/* LitGPT's CausalSelfAttention (lit_gpt/model.py, 2023):
 		 * qkv = self.attn(x) is viewed and split into q, k, v;
@@ -323,8 +436,12 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 	if (!moe) {
 		in_mlp = keep_input(&x->k, m->hidden * rep, lmlp, &x->lora);
 		(void)keep_input(&x->k, w->dense_f * par, ld, &x->lora);
-		out->mlp = tok * (in_mlp + A * mlp_saved(m, c, w->dense_f,
-							 down) * par);
+		if (x->rm & GP_RECMOD_LAYERNORM) {
+			out->rebuilt += tok * in_mlp;
+			in_mlp = 0;
+		}
+		out->mlp = tok * (in_mlp + mlp_bytes(m, c, w->dense_f, down,
+						     A, x->L) * par);
 	} else {
 		/* Routed MoE: the router keeps fp32 logits (E per token);
 		 * each token goes to top_k experts, cf times over for
@@ -337,23 +454,39 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		 * to each GPU as it sends, so EP does not divide these
 		 * (Lepikhin et al. 2020, GShard sec. 2.2).  Adapters on
 		 * routed experts are priced like the dense ones, per copy. */
-		double kk = m->moe.top_k * cf, el = 0;
+		double kk = m->moe.top_k * cf, el = 0, ex;
+		int moe_act = (x->rm & GP_RECMOD_MOE_ACT) != 0;
 
 		/* The norm output feeds the router and the shared
-		 * experts; the routed experts read the dispatched copy. */
+		 * experts; the routed experts read the dispatched copy.
+		 * The router (gating) keeps its precision (DeepSeek-V3
+		 * sec. 3.3.1): its input stays 16-bit under fp8 caching. */
 		in_mlp = keep_input(&x->k, m->hidden * rep,
-				    w->shared_f > 0 ? lmlp : 0, &x->lora);
+				    w->shared_f > 0 ? lmlp : 0, &x->lora) *
+			A / x->L;
+		if (x->rm & GP_RECMOD_LAYERNORM) {
+			out->rebuilt += tok * in_mlp;
+			in_mlp = 0;
+		}
 		e_in = keep_input(&x->k, m->hidden * rep, lmlp, &el);
 		(void)keep_input(&x->k, w->expert_f * par, ld, &el);
 		x->lora += kk * el;
 		if (w->shared_f > 0)
 			(void)keep_input(&x->k, w->shared_f * par, ld,
 					 &x->lora);
+		/* The experts, routed (kk copies) and shared: the SwiGLU
+		 * inputs in fp8 under fp8 caching (sec. 3.3.3 (2), "the
+		 * SwiGLU operator in MoE"); moe_act drops the SwiGLU
+		 * output, the down-projection input. */
+		ex = (kk * mlp_bytes(m, c, w->expert_f, down && !moe_act,
+				     x->L, x->L) +
+		      mlp_bytes(m, c, w->shared_f, down && !moe_act, x->L,
+				x->L)) * par;
+		if (moe_act && down)
+			out->rebuilt += tok * (kk * w->expert_f +
+					       w->shared_f) * par * x->L;
 		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
-				  kk * (e_in + A * m->hidden * rep) +
-				  A * kk * mlp_saved(m, c, w->expert_f, down) *
-				  par +
-				  A * mlp_saved(m, c, w->shared_f, down) * par);
+				  kk * (e_in + A * m->hidden * rep) + ex);
 	}
 }
 
@@ -461,37 +594,9 @@ int mem_lora_targets_parse(const char *s, unsigned *out, gp_error *err)
 	static const char *const names[] = {
 		"q", "k", "v", "o", "gate", "up", "down"
 	};
-	unsigned mask = 0;
-	const char *p = s;
 
-	if (!s || !out)
-		return gp_fail(err, "lora targets: NULL");
-	if (strcmp(s, "all") == 0) {
-		*out = 127;
-		return GP_OK;
-	}
-	while (*p) {
-		size_t n = strcspn(p, ",");
-		int i, found = 0;
-
-		for (i = 0; i < 7; i++)
-			if (strlen(names[i]) == n &&
-			    strncmp(p, names[i], n) == 0) {
-				mask |= 1u << i;
-				found = 1;
-			}
-		if (!found)
-			return gp_fail(err, "unknown LoRA target '%.*s' "
-				       "(expected q,k,v,o,gate,up,down or "
-				       "all)", (int)n, p);
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	if (mask == 0)
-		return gp_fail(err, "no LoRA targets given");
-	*out = mask;
-	return GP_OK;
+	return parse_mask(s, names, 7, 1, 0, "LoRA target",
+			  "q,k,v,o,gate,up,down or all", out, err);
 }
 
 double mem_lora_params(const gp_model *m, int rank, unsigned targets)

@@ -20,6 +20,23 @@ typedef enum gp_recompute {
 const char *mem_recompute_name(gp_recompute r);
 int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err);
 
+/* Submodules whose outputs are dropped after the forward and rebuilt in
+ * the backward (Megatron-Core's recompute_modules, output-discarding
+ * checkpointing; DeepSeek-V3 report arXiv:2412.19437 sec. 3.2.3 and
+ * 3.3.3): a bit mask. */
+enum {
+	GP_RECMOD_LAYERNORM = 1,  /* "layernorm": every RMSNorm's output */
+	GP_RECMOD_MLA_UP = 2,     /* "mla_up_proj": MLA's q, k, v */
+	GP_RECMOD_MOE_ACT = 4,    /* "moe_act": the routed experts' SwiGLU
+				   * output (the down-projection input) */
+	GP_RECMOD_ALL = 7
+};
+
+/* Parse "layernorm,mla_up_proj,moe_act" (any of them; "" is none) into
+ * a GP_RECMOD_* mask; GP_OK or GP_EINVAL naming the bad entry. */
+int mem_recompute_modules_parse(const char *s, unsigned *out,
+				gp_error *err);
+
 /* What one transformer layer saves for backward, per micro-batch, on one
  * GPU.  Defaults are what zero-initialised fields mean. */
 typedef struct gp_act_cfg {
@@ -34,6 +51,10 @@ typedef struct gp_act_cfg {
 	int dropout;         /* 1: dropout after attention, projections */
 	gp_recompute recompute;
 	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
+	unsigned recompute_modules; /* GP_RECMOD_* mask */
+	int fp8_cache;       /* 1: the linears' inputs kept in fp8 for
+			      * the fp8 weight-gradient GEMM (DeepSeek-V3
+			      * sec. 3.3.3, see act.c) */
 	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
 	int eager_softmax;   /* 1: unfused attention saves the fp32
 			      * softmax output and its 16-bit copy
@@ -88,6 +109,9 @@ typedef struct gp_act_layer {
 			      * cross-attention's k and v linears read,
 			      * kept once for the decoder stack when they
 			      * keep their input */
+	double rebuilt;      /* NOT in total: what recompute_modules drop
+			      * of one layer, rebuilt in its backward (the
+			      * working set while it runs) */
 	double total;        /* saved per layer after the recompute policy */
 	double full;         /* saved per layer with no recompute: the
 			      * working set while one layer is recomputed */

@@ -497,6 +497,15 @@ static double stage_activations(const gp_model *m,
 			(nmoe ? alm->full : 0) ? al->full : alm->full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
 		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+	/* recompute_modules rebuild one layer's dropped tensors at a
+	 * time in its backward. */
+	if (nl > 0 && c->recompute != GP_RECOMPUTE_FULL) {
+		double r = fmax(ndense ? al->rebuilt : 0,
+				nmoe ? alm->rebuilt : 0);
+
+		if (r > o->bytes[GP_MEM_RECOMPUTE])
+			o->bytes[GP_MEM_RECOMPUTE] = r;
+	}
 	/* An encoder layer re-run may be the larger working set. */
 	if (m->encoder_layers > 0 && c->recompute != GP_RECOMPUTE_NONE) {
 		double e = c->recompute == GP_RECOMPUTE_FULL ? sa->ale.full :

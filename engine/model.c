@@ -259,6 +259,20 @@ double model_attn_weights(const gp_model *m)
 		2.0 * h * (double)m->kv_heads * m->head_dim;
 }
 
+double model_mla_up_weights(const gp_model *m)
+{
+	const gp_mla *a = &m->mla;
+	double n = m->heads;
+
+	if (a->kv_lora_rank <= 0)
+		return 0;
+	/* DeepSeek-V2 eqs. (2) W^UK, W^UV and (37) W^UQ, W^QR. */
+	return (double)a->q_lora_rank * n * ((double)a->qk_nope_head_dim +
+					     a->qk_rope_head_dim) +
+		(double)a->kv_lora_rank * n * ((double)a->qk_nope_head_dim +
+					       a->v_head_dim);
+}
+
 /* Attention biases of one layer. */
 static double attn_biases(const gp_model *m)
 {

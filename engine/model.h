@@ -143,6 +143,10 @@ double model_dense_ffn(const gp_model *m);
 /* Attention weight matrices of one layer (q, k, v, o, or MLA's latent
  * down- and up-projections), biases excluded; m valid. */
 double model_attn_weights(const gp_model *m);
+/* MLA's up-projection weights of one layer (q's from the q latent when
+ * there is one, k's and v's from the kv latent), in elements; 0 without
+ * MLA; m valid. */
+double model_mla_up_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
 

@@ -318,6 +318,12 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 				     (double)m->layers) : 1.0);
 		else if (c->mem.recompute == GP_RECOMPUTE_SELECTIVE)
 			rec = attn;
+		/* recompute_modules' mla_up_proj re-runs the MLA
+		 * up-projections (their 2 FLOPs per weight per token). */
+		if (!c->forward_only &&
+		    c->mem.recompute != GP_RECOMPUTE_FULL &&
+		    (c->mem.recompute_modules & GP_RECMOD_MLA_UP))
+			rec += 2.0 * m->layers * model_mla_up_weights(m);
 		/* The tower: 3x its forward when it trains; a frozen
 		 * tower's projector 2x (forward and weight gradient), 1x
 		 * under LoRA; per token of the sequence its images are

@@ -227,6 +227,7 @@ typedef struct train_lkey {
 	int lora_rank;
 	unsigned lora_targets;
 	gp_recompute recompute;
+	unsigned rec_mods;       /* recompute_modules (GP_RECMOD_*) */
 	gp_dtype lin, half;      /* linears' precision; attention, logits */
 	gp_group g_tp, g_cp, g_ep;   /* the placed TP, CP and EP groups */
 	gp_group g_etp;              /* and the experts' TP group */

@@ -297,9 +297,17 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	const gp_model *m = e->m;
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
-	double h = m->hidden, nk = 0, o_k = 0;
+	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
 	int i, n, eager = k->eager;
+	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
+	/* recompute_modules re-run in backward (act.c): the norms, MLA's
+	 * up-projections and rope, the MoE activation.  The up-projections
+	 * are part of the qkv GEMM here (model_ops.c): their share of its
+	 * weights, so of its FLOPs (same tokens, same kernel). */
+	if ((rm & GP_RECMOD_MLA_UP) && m->mla.kv_lora_rank > 0)
+		up = model_mla_up_weights(m) / (model_attn_weights(m) -
+			m->heads * (double)m->mla.v_head_dim * h);
 	layer_op_cfg(m, k, &oc);
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
@@ -310,7 +318,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
+			t = lc->fwd.t;
 			gemm_costs(e, k, o, lc, &nk, &o_k);
+			if (up > 0 && strcmp(o->name, "qkv") == 0)
+				mod += up * (lc->fwd.t - t);
 			break;
 		case GP_OP_ATTN:
 			t = train_attn_time(e, k, o, 0);
@@ -332,6 +343,13 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			else
 				nk += 1;
 			add_op(lc, o->name, t, tb_, 0, 0);
+			if (((rm & GP_RECMOD_LAYERNORM) &&
+			     (strcmp(o->name, "attn_norm") == 0 ||
+			      strcmp(o->name, "mlp_norm") == 0)) ||
+			    (up > 0 && strcmp(o->name, "rope_kv") == 0) ||
+			    ((rm & GP_RECMOD_MOE_ACT) &&
+			     strcmp(o->name, "moe_act") == 0))
+				mod += t;
 			break;
 		}
 	}
@@ -377,6 +395,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	}
 	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
 		lc->rec_sel = 0;
+	lc->rec_sel += mod;
 }
 
 /* The parameters of one layer on this GPU (lc->params, and of an MoE

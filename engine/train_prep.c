@@ -244,6 +244,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.lora_rank = c->mem.lora_rank;
 	xp->k.lora_targets = c->mem.lora_targets;
 	xp->k.recompute = c->mem.recompute;
+	xp->k.rec_mods = c->mem.recompute_modules;
 	xp->k.g_tp = groups[GP_GRP_TP];
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];

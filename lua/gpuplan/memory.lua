@@ -426,6 +426,38 @@ local function prepare_shape(o, cfg, model, method, dflt)
       fail("recompute_layers applies to recompute = \"full\" (got %s)", tostring(cfg.recompute))
     end
   end
+  -- Megatron-Core's recompute_modules (output-discarding checkpointing;
+  -- engine/act.c): a list, or its names joined by commas.
+  local rm = o.recompute_modules
+  if rm ~= nil then
+    if type(rm) == "table" then
+      for i, v in ipairs(rm) do
+        if type(v) ~= "string" then
+          fail("recompute_modules[%d] must be a module name (got %s)", i, shown(v))
+        end
+      end
+      rm = table.concat(rm, ",")
+    elseif type(rm) ~= "string" then
+      fail("recompute_modules must be a list of module names (got %s)", shown(rm))
+    end
+    for name in (rm .. ","):gmatch("([^,]*),") do
+      if name == "mla_up_proj" and not (model.mla and (model.mla.kv_lora_rank or 0) > 0) then
+        fail("recompute_modules: mla_up_proj needs an MLA model; %s has no MLA",
+          tostring(model.id or model.name))
+      elseif name == "moe_act" and not (model.moe and (model.moe.experts or 0) > 0) then
+        fail("recompute_modules: moe_act needs a MoE model; %s has no experts",
+          tostring(model.id or model.name))
+      elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act" then
+        fail("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
+          .. "moe_act; core_attn is recompute = \"selective\")", name)
+      end
+    end
+    if cfg.recompute == "full" then
+      fail("recompute_modules applies to recompute none or selective (full keeps only "
+        .. "each layer's input)")
+    end
+    cfg.recompute_modules = rm
+  end
   cfg.flash = o.flash
   if o.flash == nil then
     -- Off by default only where no fused kernel runs (T5's bias).
@@ -543,6 +575,21 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
       fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision))
     end
     cfg.recipe = dflt("recipe", { stack = stack, precision = precision })
+  end
+  -- fp8 caching of the linears' inputs (engine/act.c) rides on fp8
+  -- weight-gradient GEMMs: an fp8 run's, and only a full one's.
+  if o.fp8_activations ~= nil then
+    if type(o.fp8_activations) ~= "boolean" then
+      fail("fp8_activations must be a boolean (got %s)", shown(o.fp8_activations))
+    end
+    if o.fp8_activations and precision ~= "fp8" and o.recipe ~= "fp8" then
+      fail("fp8_activations needs precision fp8 (got %s): the fp8 weight-gradient GEMM "
+        .. "reads the cached fp8 inputs", tostring(precision))
+    end
+    if o.fp8_activations and lora then
+      fail("fp8_activations applies to full training, not to adapters (%s)", method)
+    end
+    cfg.fp8_activations = o.fp8_activations
   end
   -- The engine reads the recipe and the optimizer as their catalog
   -- records (catalog/recipes.lua); an unknown name is refused there.

@@ -292,6 +292,20 @@ opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train 
   help = "with --recompute full: only the first N layers of each stage (Megatron's "
     .. "block method)",
   suggest = { "recompute_num_layers" } }
+opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = TRAIN4,
+  methods = TRAINING, kind = "enum",
+  help = "outputs dropped after the forward and rebuilt in the backward (Megatron-Core's "
+    .. "recompute_modules; DeepSeek-V3 sec. 3.2.3): layernorm (every RMSNorm's output), "
+    .. "mla_up_proj (MLA's q, k, v from the latents), moe_act (the experts' SwiGLU "
+    .. "output), e.g. layernorm,mla_up_proj,moe_act (Lua also a list); core_attn is "
+    .. "--recompute selective",
+  suggest = { "recompute_module", "recompute_submodules" } }
+opt { name = "fp8_activations", type = "flag", commands = TRAIN4, methods = TRAINING,
+  help = "with --precision fp8: the linears' inputs kept for backward in fp8 (1 B and an "
+    .. "fp32 scale per 128), the attention output in E5M6, the MoE SwiGLU inputs in fp8 "
+    .. "(DeepSeek-V3 sec. 3.3.3); norms, router and attention keep 16 bits",
+  suggest = { "fp8_activation", "fp8_act_cache", "low_precision_activations",
+              "activation_fp8" } }
 opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default = true,
   methods = TRAINING,
   value = function(j)

@@ -1,0 +1,87 @@
+-- DeepSeek-V3's memory savings as options (engine/act.c): Megatron-Core's
+-- recompute_modules (layernorm, mla_up_proj, moe_act) and fp8 caching of the
+-- linears' inputs (fp8_activations), on DeepSeek-V3's own layout (report
+-- arXiv:2412.19437 sec. 3.2: PP16, EP64 over 8 nodes, ZeRO-1, 2048 H800).
+-- Run with ./gpuplan run tests/lua/act_modules.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(15)
+
+local base = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16,
+               ep = 64, zero = 1, precision = "fp8", seq = 4096, global_batch = 15360,
+               method = "pretrain" }
+local r0 = gp.train(base)
+local function dact(o) return r0.memory.act_layer - gp.train(t.with(base, o)).memory.act_layer end
+
+-- memory.act_layer is the saved bytes of one layer and micro-batch averaged
+-- over the 3 dense and 58 MoE layers; 4096 tokens, 16-bit activations.
+-- mla_up_proj drops q, k (128 heads x 192) and v (128 x 128) in every layer:
+-- 65536 x 2 B x 4096 = 536870912 B.  Exact (1e-9: the same sums).
+t.near(dact { recompute_modules = "mla_up_proj" }, 536870912, 1e-9,
+       "mla_up_proj: q, k, v of every layer")
+-- layernorm drops each norm's output: the QKV input (7168), the normed q and
+-- kv latents (1536 + 512) and the MLP input (7168): 16384 x 2 B x 4096.
+t.near(dact { recompute_modules = "layernorm" }, 134217728, 1e-9,
+       "layernorm: the norms' outputs")
+-- moe_act drops the SwiGLU output of the 8 routed copies and the shared
+-- expert, (8 + 1) x 2048 x 2 B x 4096 per MoE layer, 58 of 61 layers.
+t.near(dact { recompute_modules = "moe_act" }, 58 / 61 * 150994944, 1e-9,
+       "moe_act: the experts' down-projection inputs")
+-- fp8_activations: a linear input from 2 B to 1 + 4/128 (an fp32 scale per
+-- 1x128 tile), -0.96875 B; the attention output to E5M6 1.5 + 4/128,
+-- -0.46875 B.  Dense layer: QKV input 7168, normed latents 2048, MLP input
+-- 7168, down input 18432 (34816 x 0.96875) + o input 16384 x 0.46875 =
+-- 41408 B a token.  MoE layer: QKV input, latents, the 8 dispatched copies
+-- (57344) and the experts' SwiGLU inputs and down inputs (9 x 6144 = 55296):
+-- 121856 x 0.96875 + 7680 = 125728 B; the router's input stays 16-bit.
+t.near(dact { fp8_activations = true }, 4096 * (3 * 41408 + 58 * 125728) / 61, 1e-9,
+       "fp8_activations: linear inputs in fp8, the o input in E5M6")
+-- Lua takes the list as a table too: the same job.
+t.near(gp.train(t.with(base, { recompute_modules = { "layernorm", "moe_act" } })).memory.total,
+       gp.train(t.with(base, { recompute_modules = "layernorm,moe_act" })).memory.total, 1e-12,
+       "a list or the names joined by commas")
+
+-- The re-run: mla_up_proj executes the up-projections again, 2 FLOPs per
+-- weight per token: (1536 x 128 x 192 + 512 x 128 x 256) = 54525952
+-- weights x 61 layers x 15360 x 4096 tokens x 2.  The norms and the
+-- activation are element-wise: time (recompute), no GEMM FLOPs.
+local rm = gp.train(t.with(base, { recompute_modules = "mla_up_proj" }))
+t.near(rm.hw_flops - r0.hw_flops, 15360 * 4096 * 2 * 61 * 54525952, 1e-9,
+       "mla_up_proj: the up-projections' FLOPs again")
+local rl = gp.train(t.with(base, { recompute_modules = "layernorm,moe_act" }))
+local function part(r, n) for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end return 0 end
+t.ok(part(rl, "recompute") > 0 and part(r0, "recompute") == 0,
+     "layernorm, moe_act: their forward re-runs as recompute time")
+
+-- DeepSeek-V3's layout as the report describes it (sec. 3.2.3, 3.3): 165 GiB
+-- per GPU as 1F1B with everything kept in 16 bits; with the recomputation,
+-- fp8 caching and the 14 B/param recipe (bf16 moments, no fp8 weight copy)
+-- the activations halve.  Not under 80 GB yet: DualPipe's schedule and the
+-- expert outputs kept for the combine (see the README) are what is left.
+local ds = gp.train(t.with(base, { recompute_modules = "layernorm,mla_up_proj,moe_act",
+                                   fp8_activations = true, recipe = "deepseek-fp8",
+                                   ep_overlap = true }))
+t.ok(r0.memory.total / 2^30 > 160, "as 1F1B in 16 bits: over 160 GiB")
+t.ok(ds.memory.total < 0.55 * r0.memory.total, "with the report's savings: under 55% of that")
+-- Published: 2.664M H800 GPU-hours for 14.8T tokens of pre-training (report
+-- Table 1, sec. 1): 14.8e12 / (2.664e6 x 3600) = 1543 tokens/s per GPU, so a
+-- 15360 x 4096-token step on 2048 GPUs takes 62914560 / (1543.2 x 2048) =
+-- 19.9 s.  The model prices 21.3 s with the all-to-all under compute
+-- (ep_overlap) and a 1F1B bubble; within 15%: DualPipe's smaller bubble and
+-- the batch-size ramp of the first 469B tokens are not modelled.
+local published = 15360 * 4096 / (14.8e12 / (2.664e6 * 3600) * 2048)
+t.near(published, 19.91, 1e-3, "published step: 19.9 s")
+t.near(ds.step_s, published, 0.15, "modelled step within 15% of the published")
+
+-- Refusals, each naming the input.
+t.raises(function() gp.train(t.with(base, { model = "llama3-8b", gpus = 8, pp = 1, ep = 1,
+                                            recompute_modules = "mla_up_proj" })) end,
+         "mla_up_proj needs an MLA model", "mla_up_proj on a model without MLA", true)
+t.raises(function() gp.train(t.with(base, { recompute_modules = "core_attn" })) end,
+         "unknown module 'core_attn'", "core_attn is recompute selective", true)
+t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm",
+                                            recompute = "full" })) end,
+         "recompute_modules applies to recompute none or selective", "not with full", true)
+t.raises(function() gp.train(t.with(base, { precision = "bf16", fp8_activations = true })) end,
+         "fp8_activations needs precision fp8", "fp8_activations without fp8", true)
