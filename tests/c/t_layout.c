@@ -89,7 +89,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(39);
+	plan(43);
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);
@@ -122,6 +122,27 @@ int main(void)
 	y = lay(4096, 1, 4096, 2);
 	ok(layout_check(&m, &y, &z, &e) == GP_EINVAL &&
 	   strstr(e.msg, "at most"), "a product past 2^24 GPUs is refused");
+	/* Hybrid sharding in 8-GPU nodes: tp 2 x dp 8 (16 GPUs, order tp
+	 * innermost): DP's stride is 2, so a node holds 8 / 2 = 4 of the 8
+	 * DP ranks -- the shard group; the experts' edp (tp*dp/(etp*ep) =
+	 * 16/2 = 8, stride etp = 2) likewise 4. */
+	y = lay(2, 1, 8, 1);
+	y.zero = 3;
+	y.hsdp = 8;
+	MUST(layout_check(&m, &y, &z, &e));
+	is_num(z.shard, 4, 0,
+	       "hsdp 8, tp 2 x dp 8: shard over the node's 4 DP ranks");
+	is_num(z.eshard, 4, 0, "hsdp 8: the expert shard group likewise 4");
+	y.hsdp = 16;
+	MUST(layout_check(&m, &y, &z, &e));
+	is_num(z.shard, 8, 0,
+	       "hsdp 16 (the job in one node): the whole group");
+	y.hsdp = 8;
+	y.zero = 1;
+	ok(layout_check(&m, &y, &z, &e) == GP_EINVAL &&
+	   strstr(e.msg, "hsdp 8 (hybrid sharding in a node) shards the "
+		  "ZeRO 2/3 states: it needs zero 2 or 3 (got zero 1)"),
+	   "hybrid sharding needs zero 2 or 3");
 
 	/* --- stage split ------------------------------------------------- */
 	/* 70 layers on 12 stages, uniform: 70 = 12 * 5 + 10, so the first 10
