@@ -713,10 +713,12 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	 * while sequence_packing.fuse_loss is off): per sequence the host
 	 * dispatches loss_ops small PyTorch ops on [1, L] tensors, a
 	 * dozen of them .item() reads that wait for the GPU, so the GPU
-	 * idles through the host's eager op time for each.  Every DP rank
-	 * trains N x epochs / dp sequences a step; a pipeline's other
-	 * stages wait for its last. */
-	out->loss_host = N * epochs / dp * c->loss_ops * GP_EAGER_OP_TIME;
+	 * idles through the host's eager op time for each (the actor's:
+	 * GP_EAGER_OP_TIME on an x86 host, more on a slower one).  Every
+	 * DP rank trains N x epochs / dp sequences a step; a pipeline's
+	 * other stages wait for its last. */
+	out->loss_host = N * epochs / dp * c->loss_ops *
+		c->train.host_op_time;
 	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
 		out->loss_host;
 	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;

@@ -53,9 +53,9 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 14, lo = 1.195, hi = 2.634 },
-        ["stack=megatron"] = { cases = 14, lo = 1.195, hi = 2.634 },
-        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.195, hi = 1.793 },
+        [""] = { cases = 14, lo = 1.090, hi = 2.634 },
+        ["stack=megatron"] = { cases = 14, lo = 1.090, hi = 2.634 },
+        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.090, hi = 1.581 },
       },
     },
     train = {

@@ -652,11 +652,12 @@ opt { name = "loss_ops", type = "number", metavar = "N", commands = "rl",
   suggest = { "seq_loss_ops", "loss_loop" } }
 opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per generated token once the engine returns its batch, "
-    .. "seconds, serial on each engine's worker (NeMo RL's vLLM worker: 7.04e-6)",
+    .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "
+    .. "each engine's worker (NeMo RL's vLLM worker: 7.04e-6)",
   suggest = { "output_token_host", "postprocess" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "
-    .. "actor calls), seconds",
+    .. "actor calls), seconds on an x86 server CPU (the system's host_op_scale multiplies it)",
   suggest = { "framework_overhead" } }
 
 ---------------------------------------------------------------------------

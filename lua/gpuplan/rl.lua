@@ -85,6 +85,9 @@
 --   step_overhead the framework's host work per RL step between the phases
 --                 (data collation, rewards, actor calls), seconds (default
 --                 0); the "framework" phase
+--                 (host times are an x86 server CPU's: the catalog
+--                 system's host_op_scale multiplies them, as it does the
+--                 eager op time of loss_ops and vLLM's per-step work)
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
@@ -465,6 +468,8 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
     host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp) or nil,
+    -- the actor's host: the same CPU launches the engine's ops
+    host_op_time = eager and s.cfg.host_op_time or nil,
   })
   if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
   -- Eager or not, vLLM's weight-only kernels are its own (marlin).
@@ -691,6 +696,9 @@ run = function(o, job)
   if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
     fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))
   end
+  -- Host work is timed on x86 server CPUs; the system's host_op_scale
+  -- stretches it on a slower host (GB200's Grace: 2.75, catalog).
+  local hs = s.host_op_scale
   local c = {
     rollout_ep = rep,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
@@ -703,12 +711,12 @@ run = function(o, job)
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'
     -- launches (runtime kernels)
-    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step,
-    engine_host_seq = hybrid and 0 or M.ENGINE_HOST.seq,
+    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step * hs,
+    engine_host_seq = hybrid and 0 or M.ENGINE_HOST.seq * hs,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
-    engine_host_overlap = async, step_overhead = overhead, keep = keep,
-    loss_ops = loss_ops, token_host = token_host,
+    engine_host_overlap = async, step_overhead = overhead and overhead * hs, keep = keep,
+    loss_ops = loss_ops, token_host = token_host and token_host * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
   }

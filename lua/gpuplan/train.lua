@@ -260,6 +260,10 @@ function M.setup(o, sweep)
     math.type(sweep) == "integer" and sweep or not sweep and p.gpus or nil)
   -- Hybrid sharding shards within the job's node.
   if cfg.hsdp then cfg.hsdp = topo.gpus_per_node end
+  -- The host's launch time per op is an x86 server's; the system's
+  -- host_op_scale stretches it on a slower host core (catalog/FORMAT.md).
+  local host_scale = sys and sys.host_op_scale or 1
+  if host_scale ~= 1 then cfg.host_op_time = core().DEFAULTS.host_op_time * host_scale end
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"
   if o.host_bw ~= nil and not offloaded then
@@ -296,7 +300,7 @@ function M.setup(o, sweep)
   end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
-           global_batch = gb }
+           global_batch = gb, host_op_scale = host_scale }
 end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua

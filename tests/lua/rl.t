@@ -281,4 +281,30 @@ do
   local ok = gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3 }
   t.ok(ok.rollout_fits and ok.step_s > 0, "a rollout that runs has a step")
 end
+
+-- A slower host CPU (the catalog system's host_op_scale) stretches every
+-- host-time figure of the step by its factor: GB200 NVL72's Grace at 2.75
+-- (catalog/systems/nvidia-hgx.lua: 37.08 / 13.48 us for one
+-- torch.nn.Linear forward's host time, TransformerEngine issue #2053)
+-- against the same rack with the figure taken out of a second load of
+-- the catalog (x86 host times, scale 1).  Hand: the loss's host ops
+-- (loss_host), the framework's per-token copy (rollout.post), the vLLM
+-- engine's per-sequence step work (rollout.host: serial with the GPU,
+-- exactly its seconds) and the framework's per-step work (2.6 s ->
+-- 7.15 s) each x 2.75, all exact but for rounding.
+do
+  local gb = { model = "llama3-8b", gpu = "gb200", gpus = 8, prompts = 32, group = 8,
+               prompt_len = 128, response_len = 1024, response_max = 4096,
+               loss_ops = 147, token_host = 7.04e-6, step_overhead = 2.6 }
+  local x86 = gp.catalog { dirs = { "catalog" } }
+  x86.systems["gb200-nvl72"].host_op_scale = nil
+  local slow, fast = gp.rl(gb), gp.rl(copy(gb, { cat = x86 }))
+  t.ok(fast.loss_host > 0 and fast.rollout.host > 0, "x86 host: host work is charged")
+  t.near(slow.loss_host, 2.75 * fast.loss_host, 1e-12, "Grace: loss_host x 2.75")
+  t.near(slow.rollout.post, 2.75 * fast.rollout.post, 1e-12, "Grace: rollout.post x 2.75")
+  t.near(slow.rollout.host, 2.75 * fast.rollout.host, 1e-9, "Grace: engine host x 2.75")
+  t.near(phase(slow, "framework").seconds, 2.75 * 2.6, 1e-12, "Grace: framework 2.6 s x 2.75")
+  t.near(slow.rollout.decode - slow.rollout.host, fast.rollout.decode - fast.rollout.host,
+         1e-9, "the GPU's decode time is the same")
+end
 t.done_testing()
