@@ -133,11 +133,15 @@ local case_schema = T.record {
     grad_sync = T.enum { "micro_batch", "step" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full" },
+    -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
+    recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },
   workload = T.record(media_fields {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
+    -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
+    fp8_activations = T.boolean(),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },

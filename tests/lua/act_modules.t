@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(15)
+t.plan(17)
 
 local base = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16,
                ep = 64, zero = 1, precision = "fp8", seq = 4096, global_batch = 15360,
@@ -73,6 +73,44 @@ t.ok(ds.memory.total < 0.55 * r0.memory.total, "with the report's savings: under
 local published = 15360 * 4096 / (14.8e12 / (2.664e6 * 3600) * 2048)
 t.near(published, 19.91, 1e-3, "published step: 19.9 s")
 t.near(ds.step_s, published, 0.15, "modelled step within 15% of the published")
+
+-- A case file states the same (validation/SCHEMA.md): parallel.
+-- recompute_modules and workload.fp8_activations reach gp.train.  The
+-- case's memory peak is the gp.train job's total (margin 0, the same
+-- layout and options), so the two predictions differ by the same bytes.
+local v = require "gpuplan.validate"
+local cat = gp.catalog()
+local function case(par, wl)
+  local c = { id = "ds", kind = "memory",
+    model = { name = "DeepSeek-V3", layers = 61, hidden = 7168, heads = 128, kv_heads = 128,
+      head_dim = 128, ffn_hidden = 18432, ffn_gated = true, vocab = 129280,
+      tied_embeddings = false, params_b = 671,
+      moe = { experts = 256, top_k = 8, shared_experts = 1, ffn_hidden = 2048,
+              dense_layers = 3 },
+      mla = { q_lora_rank = 1536, kv_lora_rank = 512, qk_nope_head_dim = 128,
+              qk_rope_head_dim = 64, v_head_dim = 128 } },
+    hardware = { gpu = "h800-sxm", gpus = 2048, gpus_per_node = 8 },
+    parallel = { tp = 1, pp = 16, ep = 64, zero = 1, micro_batch = 1, recompute = "none" },
+    workload = { seq_len = 4096, precision = "fp8", method = "pretrain" },
+    measured = { metric = "peak_memory_gib", value = 80 } }
+  for k, x in pairs(par) do c.parallel[k] = x end
+  for k, x in pairs(wl) do c.workload[k] = x end
+  return v.predict(c, cat)
+end
+local c0 = case({}, {})
+local c1 = case({ recompute_modules = { "mla_up_proj" } }, { fp8_activations = true })
+t.ok(c0.predicted and c1.predicted, "the case is predicted with and without the fields")
+-- The case reader picks the deepspeed stack (pretrain with a ZeRO stage;
+-- its parameter-balanced partition) and predicts torch's peak allocated
+-- bytes: the same job through gp.memory must move by the same bytes
+-- (1e-9: the same sums).
+local mj = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16, ep = 64,
+             zero = 1, precision = "fp8", seq = 4096, method = "pretrain", batch = 1,
+             stack = "deepspeed", margin = 0, recompute = "none" }
+local m0 = gp.memory(mj)
+local m1 = gp.memory(t.with(mj, { recompute_modules = "mla_up_proj", fp8_activations = true }))
+t.near((c0.predicted - c1.predicted) * 2^30, m0.allocated - m1.allocated, 1e-9,
+       "case fields: the same savings as gp.memory's options")
 
 -- Refusals, each naming the input.
 t.raises(function() gp.train(t.with(base, { model = "llama3-8b", gpus = 8, pp = 1, ep = 1,

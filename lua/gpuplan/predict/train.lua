@@ -214,6 +214,9 @@ return function(case, cat)
   if v(par.fsdp) == true then o.fsdp = o.zero == nil or o.zero == 3 or nil
   elseif v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
+  -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
+  if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
+  o.fp8_activations = v(wl.fp8_activations)
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
   if type(lora) == "table" then
