@@ -201,6 +201,13 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		if (!gp_finite(v))
 			fail(L, arg, lua_pushfstring(L, "%s.%s must be finite",
 						     d->what, f->name));
+		/* A whole number is said as one ("got 0", not "got
+		 * 0.0"); %I takes it while it fits a lua_Integer. */
+		if (f->type == LGP_F_INT && v == floor(v) && fabs(v) < 9e15 &&
+		    (v < f->lo || v > f->hi))
+			fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
+				"integer in %d..%d (got %I)", d->what, f->name,
+				(int)f->lo, (int)f->hi, (lua_Integer)v));
 		if (f->type == LGP_F_INT && (v != floor(v) || v < f->lo ||
 					     v > f->hi))
 			fail(L, arg, lua_pushfstring(L, "%s.%s must be an "

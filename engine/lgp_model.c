@@ -24,40 +24,118 @@ static const void *lgp_handle(lua_State *L, int idx, const char *type)
 		luaL_testudata(L, idx, type) : NULL;
 }
 
-static const char *const model_lua_fields[] = {
-	"id", "name", "family", "max_seq", "mtp_layers", "params_b",
-	"active_params_b", "dtype", "source", "notes", NULL
+/* A catalog-shaped model table's fields (catalog/FORMAT.md), described
+ * once for lgp_read.  A default of -1 marks one that follows from other
+ * fields (lgp_tomodel fills it); the range refuses -1 from the user. */
+#define IMAX 2147483647.0
+#define M_INT(n, f, d, lo) F_INT(n, offsetof(gp_model, f), d, lo, IMAX)
+#define M_REQ(n, f) F_REQINT(n, offsetof(gp_model, f), 1, IMAX)
+#define M_BOOL(n, f) F_BOOL(n, offsetof(gp_model, f), 0)
+static const lgp_field model_fields[] = {
+	M_REQ("layers", layers), M_REQ("hidden", hidden),
+	M_REQ("heads", heads),
+	M_INT("kv_heads", kv_heads, -1, 1),  /* default: heads */
+	M_INT("ffn_hidden", ffn_hidden, 0, 0), M_BOOL("ffn_gated", ffn_gated),
+	M_REQ("vocab", vocab), M_BOOL("tied_embeddings", tied_embeddings),
+	M_BOOL("qkv_bias", qkv_bias), M_BOOL("linear_bias", linear_bias),
+	M_INT("pos_embeddings", pos_embeddings, 0, 0),
+	M_INT("encoder_layers", encoder_layers, 0, 0),
+	M_INT("rel_buckets", rel_buckets, 0, 0),
+	/* read by lgp_tomodel after the rest: they depend on it */
+	F_IGNORE("head_dim"), F_IGNORE("norm"), F_IGNORE("ffn_act"),
+	F_IGNORE("sliding_window"), F_IGNORE("moe"), F_IGNORE("mla"),
+	F_IGNORE("vision"),
+	/* the catalog's fields the Lua side reads, not priced here */
+	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("family"),
+	F_IGNORE("max_seq"), F_IGNORE("mtp_layers"), F_IGNORE("params_b"),
+	F_IGNORE("active_params_b"), F_IGNORE("dtype"), F_IGNORE("source"),
+	F_IGNORE("notes"), F_END
 };
+static const lgp_desc model_desc = { "model", model_fields };
 
-/* Note names[] (NULL-ended) as keys of the table at idx: the fields of
- * a catalog-built table that the Lua side reads and the kernels do not. */
-static void lgp_mark_list(lua_State *L, int idx, const char *const *names)
+/* sliding_window = {size, layers}: into gp_model's two fields. */
+static const lgp_field window_fields[] = {
+	M_REQ("size", sliding_window),
+	M_INT("layers", sliding_layers, -1, 0),  /* default: every layer */
+	F_END
+};
+static const lgp_desc window_desc = { "model.sliding_window",
+				      window_fields };
+#undef M_INT
+#undef M_REQ
+#undef M_BOOL
+
+#define S_INT(S, n, d, lo) F_INT(#n, offsetof(S, n), d, lo, IMAX)
+#define S_REQ(S, n) F_REQINT(#n, offsetof(S, n), 1, IMAX)
+static const lgp_field moe_fields[] = {
+	S_REQ(gp_moe, experts), S_REQ(gp_moe, top_k),
+	S_INT(gp_moe, shared_experts, 0, 0), S_REQ(gp_moe, ffn_hidden),
+	S_INT(gp_moe, dense_layers, 0, 0),
+	S_INT(gp_moe, dense_ffn_hidden, 0, 0),
+	S_INT(gp_moe, shared_ffn_hidden, 0, 0),
+	/* the Lua side's (gpuplan.train's token buffer) */
+	F_IGNORE("capacity_factor"), F_END
+};
+static const lgp_desc moe_desc = { "model.moe", moe_fields };
+
+static const lgp_field mla_fields[] = {
+	S_INT(gp_mla, q_lora_rank, 0, 0), S_REQ(gp_mla, kv_lora_rank),
+	S_REQ(gp_mla, qk_nope_head_dim), S_REQ(gp_mla, qk_rope_head_dim),
+	S_REQ(gp_mla, v_head_dim), F_END
+};
+static const lgp_desc mla_desc = { "model.mla", mla_fields };
+
+/* The tower's layers, hidden and ffn_hidden are required unless params
+ * gives its count (-1: not given). */
+static const lgp_field vision_fields[] = {
+	F_NUM("params", offsetof(gp_vision, params), 0),
+	S_INT(gp_vision, layers, -1, 0), S_INT(gp_vision, hidden, -1, 0),
+	S_INT(gp_vision, heads, 0, 0), S_INT(gp_vision, ffn_hidden, -1, 0),
+	F_BOOL("ffn_gated", offsetof(gp_vision, ffn_gated), 0),
+	S_INT(gp_vision, image_size, 0, 0), S_INT(gp_vision, patch_size, 0, 0),
+	S_INT(gp_vision, merge, 1, 1), S_INT(gp_vision, temporal_patch, 1, 1),
+	S_INT(gp_vision, tokens_per_image, 0, 0),
+	F_NUM("projector_params", offsetof(gp_vision, projector_params), 0),
+	F_END
+};
+static const lgp_desc vision_desc = { "model.vision", vision_fields };
+#undef S_INT
+#undef S_REQ
+#undef IMAX
+
+/* A vision tower's size field left -1 (not given): 0 when params gives
+ * the count, else refused as required. */
+static void vision_size(lua_State *L, const gp_vision *v, int *f,
+			const char *key)
 {
-	int i;
-
-	for (i = 0; names[i]; i++)
-		lgp_mark(L, idx, names[i]);
+	if (*f >= 0)
+		return;
+	if (v->params <= 0)
+		luaL_error(L, "model.vision.%s is required", key);
+	*f = 0;
 }
 
-void lgp_tomodel(lua_State *L, int idx, gp_model *m)
+/* The table at idx's sub-table key read by d into dst, when present. */
+static int lgp_read_sub(lua_State *L, int idx, const char *key,
+			const lgp_desc *d, void *dst)
 {
-	const char *w = "model";
-	gp_error err;
-	int sub, top = lua_gettop(L);
-	const char *norm;
-	const gp_model *h = lgp_handle(L, idx, LGP_MODEL);
+	int sub = lgp_subtable(L, idx, "model", key);
 
-	if (h) {
-		*m = *h;
-		return;
+	if (sub) {
+		lgp_read(L, sub, 0, d, dst, LGP_DEFAULTS);
+		lgp_strict(L, sub, 0, d->what);
+		lua_pop(L, 1);
 	}
-	idx = lua_absindex(L, idx);
-	luaL_checktype(L, idx, LUA_TTABLE);
-	memset(m, 0, sizeof *m);
-	m->layers = lgp_field_int(L, idx, w, "layers", 1, 0, 1);
-	m->hidden = lgp_field_int(L, idx, w, "hidden", 1, 0, 1);
-	m->heads = lgp_field_int(L, idx, w, "heads", 1, 0, 1);
-	m->kv_heads = lgp_field_int(L, idx, w, "kv_heads", 0, m->heads, 1);
+	return sub != 0;
+}
+
+/* The model's own rules beyond its fields' ranges: head_dim (hidden /
+ * heads unless given, which must then divide), the norm and the MLP's
+ * activation. */
+static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
+{
+	const char *norm;
+
 	/* Without head_dim the heads split hidden evenly: 100 / 7 heads
 	 * would price 98 of its 100 columns. */
 	lgp_get(L, idx, "head_dim");
@@ -65,19 +143,8 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		luaL_error(L, "heads (%d) must divide hidden (%d) "
 			   "unless head_dim is given", m->heads, m->hidden);
 	lua_pop(L, 1);
-	m->head_dim = lgp_field_int(L, idx, w, "head_dim", 0,
+	m->head_dim = lgp_field_int(L, idx, "model", "head_dim", 0,
 				    m->hidden / m->heads, 1);
-	m->ffn_hidden = lgp_field_int(L, idx, w, "ffn_hidden", 0, 0, 0);
-	m->ffn_gated = lgp_field_bool(L, idx, w, "ffn_gated", 0);
-	m->vocab = lgp_field_int(L, idx, w, "vocab", 1, 0, 1);
-	m->tied_embeddings = lgp_field_bool(L, idx, w, "tied_embeddings", 0);
-	m->qkv_bias = lgp_field_bool(L, idx, w, "qkv_bias", 0);
-	m->linear_bias = lgp_field_bool(L, idx, w, "linear_bias", 0);
-	m->pos_embeddings = lgp_field_int(L, idx, w, "pos_embeddings", 0, 0,
-					  0);
-	m->encoder_layers = lgp_field_int(L, idx, w, "encoder_layers", 0, 0,
-					  0);
-	m->rel_buckets = lgp_field_int(L, idx, w, "rel_buckets", 0, 0, 0);
 	lgp_get(L, idx, "ffn_act");
 	if (!lua_isnil(L, -1)) {
 		const char *a = lua_type(L, -1) == LUA_TSTRING ?
@@ -99,84 +166,41 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 			 m->hidden <= GP_COUNT_MAX ? 2 * m->hidden
 						   : m->hidden;
 	lua_pop(L, 1);
+}
 
-	if ((sub = lgp_subtable(L, idx, w, "sliding_window"))) {
-		w = "model.sliding_window";
-		m->sliding_window = lgp_field_int(L, sub, w, "size", 1, 0, 1);
-		m->sliding_layers = lgp_field_int(L, sub, w, "layers", 0,
-						  m->layers, 0);
-		lgp_strict(L, sub, 0, w);
-		w = "model";
-	}
-	if ((sub = lgp_subtable(L, idx, w, "moe"))) {
-		w = "model.moe";
-		m->moe.experts = lgp_field_int(L, sub, w, "experts", 1, 0, 1);
-		m->moe.top_k = lgp_field_int(L, sub, w, "top_k", 1, 0, 1);
-		m->moe.shared_experts = lgp_field_int(L, sub, w,
-						      "shared_experts", 0, 0,
-						      0);
-		m->moe.ffn_hidden = lgp_field_int(L, sub, w, "ffn_hidden", 1,
-						  0, 1);
-		m->moe.dense_layers = lgp_field_int(L, sub, w, "dense_layers",
-						    0, 0, 0);
-		m->moe.dense_ffn_hidden = lgp_field_int(L, sub, w,
-							"dense_ffn_hidden",
-							0, 0, 0);
-		m->moe.shared_ffn_hidden = lgp_field_int(L, sub, w,
-							 "shared_ffn_hidden",
-							 0, 0, 0);
-		/* the Lua side's (gpuplan.train's token buffer) */
-		lgp_mark(L, sub, "capacity_factor");
-		lgp_strict(L, sub, 0, w);
-		w = "model";
-	}
-	if ((sub = lgp_subtable(L, idx, w, "mla"))) {
-		w = "model.mla";
-		m->mla.q_lora_rank = lgp_field_int(L, sub, w, "q_lora_rank", 0,
-						   0, 0);
-		m->mla.kv_lora_rank = lgp_field_int(L, sub, w, "kv_lora_rank",
-						    1, 0, 1);
-		m->mla.qk_nope_head_dim = lgp_field_int(L, sub, w,
-							"qk_nope_head_dim",
-							1, 0, 1);
-		m->mla.qk_rope_head_dim = lgp_field_int(L, sub, w,
-							"qk_rope_head_dim",
-							1, 0, 1);
-		m->mla.v_head_dim = lgp_field_int(L, sub, w, "v_head_dim", 1,
-						  0, 1);
-		lgp_strict(L, sub, 0, w);
-		w = "model";
-	}
-	if ((sub = lgp_subtable(L, idx, w, "vision"))) {
-		gp_vision *v = &m->vision;
+void lgp_tomodel(lua_State *L, int idx, gp_model *m)
+{
+	gp_error err;
+	int top = lua_gettop(L);
+	const gp_model *h = lgp_handle(L, idx, LGP_MODEL);
+	gp_vision *v = &m->vision;
 
-		w = "model.vision";
-		v->params = lgp_field_num(L, sub, w, "params", 0, 0);
-		v->layers = lgp_field_int(L, sub, w, "layers",
-					  v->params <= 0, 0, 0);
-		v->hidden = lgp_field_int(L, sub, w, "hidden",
-					  v->params <= 0, 0, 0);
-		v->heads = lgp_field_int(L, sub, w, "heads", 0, 0, 0);
-		v->ffn_hidden = lgp_field_int(L, sub, w, "ffn_hidden",
-					      v->params <= 0, 0, 0);
-		v->ffn_gated = lgp_field_bool(L, sub, w, "ffn_gated", 0);
-		v->image_size = lgp_field_int(L, sub, w, "image_size", 0, 0, 0);
-		v->patch_size = lgp_field_int(L, sub, w, "patch_size", 0, 0, 0);
-		v->merge = lgp_field_int(L, sub, w, "merge", 0, 1, 1);
-		v->temporal_patch = lgp_field_int(L, sub, w, "temporal_patch",
-						  0, 1, 1);
-		v->tokens_per_image = lgp_field_int(L, sub, w,
-						    "tokens_per_image", 0,
-						    0, 0);
-		v->projector_params = lgp_field_num(L, sub, w,
-						    "projector_params", 0, 0);
+	if (h) {
+		*m = *h;
+		return;
+	}
+	idx = lua_absindex(L, idx);
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(m, 0, sizeof *m);
+	lgp_read(L, idx, 0, &model_desc, m, LGP_DEFAULTS);
+	if (m->kv_heads < 0)
+		m->kv_heads = m->heads;
+	lgp_model_rest(L, idx, m);
+	m->sliding_layers = 0;
+	if (lgp_read_sub(L, idx, "sliding_window", &window_desc, m) &&
+	    m->sliding_layers < 0)
+		m->sliding_layers = m->layers;
+	lgp_read_sub(L, idx, "moe", &moe_desc, &m->moe);
+	lgp_read_sub(L, idx, "mla", &mla_desc, &m->mla);
+	if (lgp_read_sub(L, idx, "vision", &vision_desc, v)) {
+		vision_size(L, v, &v->layers, "layers");
+		vision_size(L, v, &v->hidden, "hidden");
+		vision_size(L, v, &v->ffn_hidden, "ffn_hidden");
 		if (v->params < 0 || v->projector_params < 0)
 			luaL_error(L, "model.vision params must be >= 0");
-		lgp_strict(L, sub, 0, w);
 	}
-	/* The catalog's fields the Lua side reads (catalog/FORMAT.md):
-	 * known, not priced here. */
-	lgp_mark_list(L, idx, model_lua_fields);
+	/* Unknown keys refused by name (the catalog loader's _file,
+	 * _line ... are its own). */
 	lgp_strict(L, idx, 0, "model");
 	lua_settop(L, top);
 	if (model_check(m, &err) != GP_OK)
@@ -424,6 +448,16 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	lgp_strict(L, sub, 0, path);
 	lua_pop(L, 2);
 	return 1;
+}
+
+/* Note names[] (NULL-ended) as keys of the table at idx: the fields of
+ * a catalog-built table that the Lua side reads and the kernels do not. */
+static void lgp_mark_list(lua_State *L, int idx, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		lgp_mark(L, idx, names[i]);
 }
 
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the

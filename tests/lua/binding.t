@@ -130,7 +130,8 @@ t.raises(function() core.roof_ridge(device(), "bf17") end,
 t.raises(function() core.model_params(model { hidden = 2147483647, heads = 1, norm = "layer" }) end,
   "hidden must be at most 16777216 (got 2147483647)", "hidden 2^31 - 1 with LayerNorm", true)
 t.raises(function() core.model_params(model { hidden = 2147483648 }) end,
-  "model.hidden must be an integer 1..2147483647 (got 2147483648)", "hidden 2^31 names the range", true)
+  "model.hidden must be an integer in 1..2147483647 (got 2147483648)", "hidden 2^31 names the range",
+  true)
 
 -- Issue 20.5: one strict binding.  Every table core reads refuses a key
 -- it does not take, naming it and the nearest name it does take (the

@@ -163,7 +163,8 @@ do
   t.is(core.model_params(core.model(m)).total, core.model_params(m).total,
     "core.model handle: the same parameter count as the table")
   t.raises(function() core.model { layers = 0, hidden = 64, heads = 2, vocab = 10 } end,
-    "model.layers must be an integer >= 1", "a handle is checked when made", true)
+    "model.layers must be an integer in 1..2147483647 (got 0)", "a handle is checked when made",
+    true)
 end
 
 -- The software the step runs on (engine/train.c; docs/train.md).
