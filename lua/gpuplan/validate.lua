@@ -85,7 +85,7 @@ M.metrics = {
   infer = { "output_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "itl_ms",
             "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu" },
   collective = { "busbw_gbps", "time_us" },
-  rl = { "step_time_s" },
+  rl = { "step_time_s", "tokens_per_s_per_gpu", "mfu" },
 }
 
 -- The measured value: 1e-6 .. 1e15 of its unit.  No metric of SCHEMA.md
@@ -168,7 +168,7 @@ local case_schema = T.record {
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
     rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
     response_max = count(), rollout_eager = T.boolean(), offload_states = T.boolean(),
-    ref_host = T.boolean(),
+    ref_host = T.boolean(), ref_model = T.boolean(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

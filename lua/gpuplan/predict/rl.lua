@@ -1,7 +1,8 @@
 -- Predict an `rl` validation case (validation/SCHEMA.md) with gpuplan.rl:
 -- step_time_s (rollout, forwards, update and weight sync of one GRPO/PPO
--- step) and tokens_per_s_per_gpu (the step's prompt + response tokens per
--- second per GPU, NeMo RL's "Tokens / sec / GPU").
+-- step), tokens_per_s_per_gpu (the step's prompt + response tokens per
+-- second per GPU, NeMo RL's "Tokens / sec / GPU") and mfu (the actor
+-- update's model FLOPs utilisation, verl's perf/mfu/actor).
 --
 -- The case gives the model, the cards, the training layout (parallel), the
 -- step's prompts x group, the prompt and mean response tokens
@@ -118,6 +119,9 @@ return function(case, cat)
   local pick = {
     step_time_s = function(r) return r.step_s end,
     tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,
+    -- the actor update's model FLOPs utilisation (verl's perf/mfu/actor:
+    -- the update_policy phase's FLOPs over its time and the cards' peak)
+    mfu = function(r) return r.update.mfu end,
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
@@ -146,6 +150,7 @@ return function(case, cat)
     response_len = resp and math.floor(resp + 0.5),
     global_batch = v(c.train_global_batch) or v(par.global_batch),
     colocated = v(c.colocated), rollout_tp = v(c.rollout_tp), rollout_ep = v(c.rollout_ep),
+    ref_model = v(c.ref_model),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
     rollout_memory = v(c.rollout_memory), margin = 0,
     reward_model = v(c.reward_model), ref_gpus = v(c.ref_gpus),
