@@ -485,8 +485,18 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		if (moe_act && down)
 			out->rebuilt += tok * (kk * w->expert_f +
 					       w->shared_f) * par * x->L;
+		/* Each copy's output, h wide, is kept for the router
+		 * weight's gradient when the weight multiplies it at the
+		 * combine (GShard; Mixtral's modelling; Megatron-Core's
+		 * unpermute with probs).  Megatron-Core's GroupedMLP and
+		 * TEGroupedMLP apply the weight inside the activation
+		 * (activation_func_with_probs: act(fc1) * probs, then fc2),
+		 * whose gradient reads the f-wide activation output that
+		 * the down-projection keeps (or moe_act rebuilds): the
+		 * combine then sums, and nothing h wide stays. */
 		out->mlp = tok * (in_mlp + 4.0 * m->moe.experts * rep +
-				  kk * (e_in + A * m->hidden * rep) + ex);
+				  kk * (e_in + (c->probs_in_act ? 0.0 :
+						A * m->hidden * rep)) + ex);
 	}
 }
 

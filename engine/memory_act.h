@@ -52,6 +52,9 @@ typedef struct gp_act_cfg {
 	gp_recompute recompute;
 	double capacity_factor; /* MoE token capacity factor; 0 = 1.0 */
 	unsigned recompute_modules; /* GP_RECMOD_* mask */
+	int probs_in_act;    /* 1: MoE router weights scale the experts'
+			      * activation output, not their outputs at
+			      * the combine (see memory_act.c) */
 	int fp8_cache;       /* 1: the linears' inputs kept in fp8 for
 			      * the fp8 weight-gradient GEMM (DeepSeek-V3
 			      * sec. 3.3.3, see act.c) */

@@ -458,6 +458,15 @@ local function prepare_shape(o, cfg, model, method, dflt)
     end
     cfg.recompute_modules = rm
   end
+  if o.moe_probs ~= nil then
+    if o.moe_probs ~= "combine" and o.moe_probs ~= "activation" then
+      fail("moe_probs must be combine or activation (got %s)", shown(o.moe_probs))
+    end
+    if not (model.moe and (model.moe.experts or 0) > 0) then
+      fail("moe_probs applies to MoE models; %s has no experts", tostring(model.id or model.name))
+    end
+    cfg.moe_probs_in_act = o.moe_probs == "activation"
+  end
   cfg.flash = o.flash
   if o.flash == nil then
     -- Off by default only where no fused kernel runs (T5's bias).

@@ -306,6 +306,13 @@ opt { name = "fp8_activations", type = "flag", commands = TRAIN4, methods = TRAI
     .. "(DeepSeek-V3 sec. 3.3.3); norms, router and attention keep 16 bits",
   suggest = { "fp8_activation", "fp8_act_cache", "low_precision_activations",
               "activation_fp8" } }
+opt { name = "moe_probs", type = "string", metavar = "W", commands = TRAIN4,
+  methods = TRAINING, kind = "enum", value = "combine",
+  help = "where MoE router weights multiply: combine (the experts' outputs at the "
+    .. "combine, each copy's output kept for the weights' gradient: GShard, Hugging "
+    .. "Face) or activation (the expert's activation output before the down-projection, "
+    .. "Megatron-Core's GroupedMLP: nothing hidden-wide kept)",
+  suggest = { "moe_router_probs", "probs_in_activation" } }
 opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default = true,
   methods = TRAINING,
   value = function(j)

@@ -142,6 +142,8 @@ local case_schema = T.record {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
     -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
     fp8_activations = T.boolean(),
+    -- where MoE router weights multiply (gp.train's moe_probs)
+    moe_probs = T.enum { "combine", "activation" },
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
