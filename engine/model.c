@@ -77,17 +77,13 @@ static int check_switch(int v, const char *name, gp_error *err)
 	return GP_OK;
 }
 
-int model_check(const gp_model *m, gp_error *err)
+/* model_check's parts, each GP_OK or GP_EINVAL with err naming the
+ * field.  The language model: its counts, switches, norm, sliding window
+ * and encoder-decoder fields. */
+static int check_dense(const gp_model *m, gp_error *err)
 {
-	const gp_moe *e;
-	const gp_mla *a;
-	const gp_vision *v;
+	const gp_moe *e = &m->moe;
 
-	if (!m)
-		return gp_fail(err, "model: NULL");
-	e = &m->moe;
-	a = &m->mla;
-	v = &m->vision;
 	if (check_min(m->layers, 1, "layers", err) ||
 	    check_min(m->hidden, 1, "hidden", err) ||
 	    check_min(m->heads, 1, "heads", err) ||
@@ -135,6 +131,13 @@ int model_check(const gp_model *m, gp_error *err)
 		return gp_fail(err, "rel_buckets (%d) applies to "
 			       "encoder-decoder models (encoder_layers > 0)",
 			       m->rel_buckets);
+	return GP_OK;
+}
+
+/* The MoE block: set whole or not at all. */
+static int check_moe(const gp_model *m, gp_error *err)
+{
+	const gp_moe *e = &m->moe;
 
 	if (check_min(e->experts, 0, "moe.experts", err))
 		return GP_EINVAL;
@@ -160,7 +163,12 @@ int model_check(const gp_model *m, gp_error *err)
 		return gp_fail(err, "moe fields set but moe.experts is %d",
 			       e->experts);
 	}
+	return GP_OK;
+}
 
+/* MLA's latent widths (kv_lora_rank > 0 turns it on). */
+static int check_mla(const gp_mla *a, gp_error *err)
+{
 	if (check_min(a->kv_lora_rank, 0, "mla.kv_lora_rank", err))
 		return GP_EINVAL;
 	if (a->kv_lora_rank > 0 &&
@@ -169,6 +177,13 @@ int model_check(const gp_model *m, gp_error *err)
 	     check_min(a->qk_rope_head_dim, 1, "mla.qk_rope_head_dim", err) ||
 	     check_min(a->v_head_dim, 1, "mla.v_head_dim", err)))
 		return GP_EINVAL;
+	return GP_OK;
+}
+
+/* The vision tower: its counts, and its image or token size. */
+static int check_vision(const gp_model *m, gp_error *err)
+{
+	const gp_vision *v = &m->vision;
 
 	if (gp_check_num(v->params, 0, GP_AMOUNT_MAX, "vision.params", err) ||
 	    gp_check_num(v->projector_params, 0, GP_AMOUNT_MAX,
@@ -215,6 +230,21 @@ int model_check(const gp_model *m, gp_error *err)
 				       "than vision.image_size (%d)",
 				       v->patch_size, v->image_size);
 	}
+	return GP_OK;
+}
+
+int model_check(const gp_model *m, gp_error *err)
+{
+	const gp_moe *e;
+	const gp_mla *a;
+
+	if (!m)
+		return gp_fail(err, "model: NULL");
+	e = &m->moe;
+	a = &m->mla;
+	if (check_dense(m, err) || check_moe(m, err) ||
+	    check_mla(a, err) || check_vision(m, err))
+		return GP_EINVAL;
 	/* The encoder-decoder stacks are dense softmax-attention layers:
 	 * what the operator list and the activations know for them. */
 	if (m->encoder_layers > 0) {
