@@ -53,10 +53,10 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 18, lo = 1.090, hi = 2.634 },
-        ["stack=megatron"] = { cases = 18, lo = 1.090, hi = 2.634 },
+        [""] = { cases = 20, lo = 1.090, hi = 2.198 },
+        ["stack=megatron"] = { cases = 20, lo = 1.090, hi = 2.198 },
         ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.090, hi = 1.581 },
-        ["stack=megatron/moe=moe"] = { cases = 9, lo = 1.226, hi = 2.634 },
+        ["stack=megatron/moe=moe"] = { cases = 11, lo = 1.064, hi = 2.634 },
       },
     },
     train = {
