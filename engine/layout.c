@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const schedule_names[GP_SCHED_COUNT] = {
-	"1f1b", "interleaved"
+	"1f1b", "interleaved", "dualpipe"
 };
 static const char *const pipe_names[GP_PIPE_COUNT] = {
 	"megatron", "deepspeed"
@@ -309,6 +309,11 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 	if ((int)in->schedule < 0 || in->schedule >= GP_SCHED_COUNT)
 		return gp_fail(err, "unknown pipeline schedule %d",
 			       (int)in->schedule);
+	if (in->schedule == GP_SCHED_DUALPIPE &&
+	    (in->pp < 2 || in->pp % 2 != 0 || in->vpp > 1))
+		return gp_fail(err, "dualpipe needs an even pp of 2 or more "
+			       "and no vpp (got pp %d, vpp %d)", in->pp,
+			       in->vpp);
 	if (!all_zero(in->order) && !order_ok(in->order))
 		return gp_fail(err, "rank order must be a permutation of tp, "
 			       "cp, dp, pp");

@@ -18,8 +18,12 @@
 #include "common.h"
 #include "model.h"
 
+/* DUALPIPE: DeepSeek-V3's bidirectional schedule (report arXiv:
+ * 2412.19437 sec. 3.2.1, Table 2): rank r holds stages r and pp-1-r,
+ * micro-batches fed from both ends (memory_train.c, train.c). */
 typedef enum gp_schedule {
-	GP_SCHED_1F1B = 0, GP_SCHED_INTERLEAVED, GP_SCHED_COUNT
+	GP_SCHED_1F1B = 0, GP_SCHED_INTERLEAVED, GP_SCHED_DUALPIPE,
+	GP_SCHED_COUNT
 } gp_schedule;
 
 /* Pipeline engine: what a stage holds between a micro-batch's forward

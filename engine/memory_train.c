@@ -533,11 +533,76 @@ static double stage_activations(const gp_model *m,
 	return inflight;
 }
 
+static void stage_one(const gp_model *m, const gp_train_cfg *c,
+		      const gp_layout *y, const gp_params *p,
+		      const stage_acts *sa, const gp_state_bytes *sbp,
+		      int stage, int nl, unsigned parts, double *head,
+		      gp_mem_result *o);
+
+/* DualPipe (DeepSeek-V3 report arXiv:2412.19437 sec. 3.2.1, Table 2):
+ * rank r holds stage r and its mirror pp-1-r -- "two copies of the
+ * model parameters" over the pipeline, the shallowest and deepest
+ * layers (embedding and head) on one rank (sec. 3.2.3) -- and feeds
+ * micro-batches from both ends; its activation memory is PP+1
+ * micro-batches of a stage's layers where 1F1B's first stage holds PP:
+ * here half of them each chunk's.  Each chunk's states, the logits and
+ * the vision tower's tensors add; one layer re-runs at a time.  The
+ * whole result is written whatever the parts asked (the ZeRO split's
+ * shortcut prices the two chunks as one). */
+static void stage_dual(const gp_model *m, const gp_train_cfg *c,
+		       const gp_layout *y, const gp_params *p,
+		       const stage_acts *sa, const gp_state_bytes *sbp,
+		       int stage, int nl, gp_mem_result *o)
+{
+	gp_mem_result b;
+	int i, k = y->pp - 1 - stage;
+	double f = y->pp + 1.0, act;
+
+	if (c->lay.microbatches > 0 && f > c->lay.microbatches)
+		f = c->lay.microbatches;
+	/* nl: the stage's own layers (a result handed back holds the
+	 * rank's two chunks'). */
+	nl = stage_layers(m, y, stage);
+	stage_one(m, c, y, p, sa, sbp, stage, nl, ST_ALL, NULL, o);
+	stage_one(m, c, y, p, sa, sbp, k, stage_layers(m, y, k), ST_ALL,
+		  NULL, &b);
+	act = 0.5 * f * ((o->inflight > 0 ? o->bytes[GP_MEM_ACTIVATIONS] /
+			  o->inflight : 0) +
+			 (b.inflight > 0 ? b.bytes[GP_MEM_ACTIVATIONS] /
+			  b.inflight : 0));
+	for (i = 0; i < GP_MEM_NTENSOR; i++)
+		if (i == GP_MEM_RECOMPUTE)
+			o->bytes[i] = fmax(o->bytes[i], b.bytes[i]);
+		else
+			o->bytes[i] += b.bytes[i];
+	o->bytes[GP_MEM_ACTIVATIONS] = act;
+	o->inflight = f;
+	o->params += b.params;
+	o->stage_layers = nl + b.stage_layers;
+	o->cpu_bytes += b.cpu_bytes;
+	o->host_weights += b.host_weights;
+	o->host_grads += b.host_grads;
+	o->host_master += b.host_master;
+	o->host_optimizer += b.host_optimizer;
+}
+
 static void train_stage(const gp_model *m, const gp_train_cfg *c,
 			const gp_layout *y, const gp_params *p,
 			const stage_acts *sa, const gp_state_bytes *sbp,
 			int stage, int nl, unsigned parts, double *head,
 			gp_mem_result *o)
+{
+	if (c->lay.schedule == GP_SCHED_DUALPIPE && y->pp > 1)
+		stage_dual(m, c, y, p, sa, sbp, stage, nl, o);
+	else
+		stage_one(m, c, y, p, sa, sbp, stage, nl, parts, head, o);
+}
+
+static void stage_one(const gp_model *m, const gp_train_cfg *c,
+		      const gp_layout *y, const gp_params *p,
+		      const stage_acts *sa, const gp_state_bytes *sbp,
+		      int stage, int nl, unsigned parts, double *head,
+		      gp_mem_result *o)
 {
 	double sh[SH_N], inflight = 0, A = sa->A;
 	int first = stage == 0, last = stage == y->pp - 1;

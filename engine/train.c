@@ -492,6 +492,19 @@ static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
 	}
 	bubble = x->y.pp == 1 ? 0.0 : v == 1.0 ? tsum - tmax :
 		(tsum - tmax) / v;
+	if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1 && jw >= 0) {
+		/* DualPipe (DeepSeek-V3 report sec. 3.2.1, Table 2): a
+		 * bubble of (PP/2 - 1)(F&B + B - 3W), F&B two overlapped
+		 * chunks' forward and backward (their compute; the
+		 * all-to-all runs under it), W the weight-gradient half of
+		 * B (ZeroBubble, Qi et al. 2023: W and the input gradient
+		 * are the same GEMM FLOPs): (PP/2 - 1)(F + B/2), the
+		 * recompute counted in B. */
+		double F = base[jw].fwd;
+		double B = base[jw].bwd + base[jw].part[TRAIN_RECOMPUTE];
+
+		bubble = (x->y.pp / 2.0 - 1.0) * (F + 0.5 * B);
+	}
 	pd += pp->dp;
 	pz += pp->zero;
 	if (!brief) {

@@ -418,6 +418,14 @@ local function prepare_shape(o, cfg, model, method, dflt)
   end
   cfg.micro_batch = mb or dflt("batch")
   cfg.microbatches = o.microbatches
+  if o.schedule ~= nil and o.schedule ~= "1f1b" and o.schedule ~= "interleaved" and
+     o.schedule ~= "dualpipe" then
+    fail("schedule must be 1f1b, interleaved or dualpipe (got %s)", shown(o.schedule))
+  end
+  if o.schedule == "dualpipe" and (o.vpp or 1) > 1 then
+    fail("schedule dualpipe holds two chunks a rank by itself; vpp %s is interleaved's",
+      shown(o.vpp))
+  end
   cfg.schedule = o.schedule
   cfg.recompute = o.recompute or dflt("recompute")
   if o.recompute_layers ~= nil then

@@ -199,8 +199,12 @@ opt { name = "cat", type = "table", lua_only = true, commands = ALL,
   help = "the catalog (gp.catalog{dirs = ...}) instead of the search path's" }
 opt { name = "catalog", type = "table", lua_only = true, commands = "infer",
   help = "as cat (the name gp.comm and gp.roofline take too)" }
-opt { name = "schedule", type = "string", lua_only = true, commands = TRAIN4,
-  help = "the pipeline schedule: \"interleaved\" with vpp (gp.train sets it for vpp > 1)" }
+opt { name = "schedule", type = "string", metavar = "S", commands = "fit train", kind = "enum",
+  methods = TRAINING, default = "1f1b; interleaved with --vpp",
+  help = "pipeline schedule: 1f1b, interleaved (--vpp > 1 sets it) or dualpipe "
+    .. "(DeepSeek-V3: each rank holds stage r and pp-1-r, micro-batches from both ends, "
+    .. "pp+1 in flight, the all-to-all under the paired chunk's compute; even --pp)",
+  suggest = { "pipeline_schedule", "pp_schedule", "dual_pipe" } }
 
 ---------------------------------------------------------------------------
 section "layout"

@@ -228,9 +228,19 @@ function M.setup(o, sweep)
       fail("train: %s must be a boolean (got %s)", k, type(o[k]))
     end
   end
+  -- DualPipe overlaps each chunk's all-to-all and pipeline sends with
+  -- the paired chunk's compute (DeepSeek-V3 report sec. 3.2.1: "both
+  -- all-to-all and PP communication can be fully hidden").
+  local dual = cfg.schedule == "dualpipe"
   for _, k in ipairs(M.OVERLAP_KEYS) do
     local v = o[k]
-    if v == nil then v = ov[k] or false end
+    if v == nil then
+      v = ov[k] or false
+      if dual and (k == "ep_overlap" or k == "overlap_p2p") and not v then
+        v = true
+        default(k .. "=true (dualpipe overlaps it)")
+      end
+    end
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true

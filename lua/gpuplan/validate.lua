@@ -135,6 +135,8 @@ local case_schema = T.record {
     recompute = T.enum { "none", "selective", "full" },
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
+    -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)
+    schedule = T.enum { "1f1b", "interleaved", "dualpipe" },
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },

@@ -60,32 +60,32 @@ local function part(r, n) for _, p in ipairs(r.parts) do if p.name == n then ret
 t.ok(part(rl, "recompute") > 0 and part(r0, "recompute") == 0,
      "layernorm, moe_act: their forward re-runs as recompute time")
 
--- DeepSeek-V3's layout as the report describes it (sec. 3.2.3, 3.3): 165 GiB
--- per GPU as 1F1B with everything kept in 16 bits; with the recomputation,
--- fp8 caching and the 14 B/param recipe (bf16 moments, no fp8 weight copy)
--- the activations halve.  Still above 80 GB while each expert copy's output
--- is kept for the combine; with the router weights applied inside the
--- activation (moe_probs activation, as Megatron-Core's grouped experts do;
--- the report does not say where DeepSeek applies them) it fits the H800's
--- 79.1 GiB with the default 10% margin.
-local ds = gp.train(t.with(base, { recompute_modules = "layernorm,mla_up_proj,moe_act",
-                                   fp8_activations = true, recipe = "deepseek-fp8",
-                                   ep_overlap = true }))
+-- DeepSeek-V3's layout as the report describes it (sec. 3.2.1-3.3): 165 GiB
+-- per GPU as 1F1B with everything kept in 16 bits.  With the recomputation,
+-- fp8 caching, the 14 B/param recipe (bf16 moments, no fp8 weight copy) and
+-- DualPipe (two chunks a rank, PP+1 micro-batches in flight) it falls to
+-- about 98 GiB: each expert copy's output is still kept for the combine.
+-- With the router weights applied inside the activation (moe_probs
+-- activation, as Megatron-Core's grouped experts do; the report does not say
+-- where DeepSeek applies them) it holds within the card's 79.1 GiB.
+local dsj = t.with(base, { recompute_modules = "layernorm,mla_up_proj,moe_act",
+                           fp8_activations = true, recipe = "deepseek-fp8",
+                           schedule = "dualpipe" })
+local ds = gp.train(dsj)
 t.ok(r0.memory.total / 2^30 > 160, "as 1F1B in 16 bits: over 160 GiB")
-t.ok(ds.memory.total < 0.55 * r0.memory.total, "with the report's savings: under 55% of that")
-local dsa = gp.train(t.with(base, { recompute_modules = "layernorm,mla_up_proj,moe_act",
-                                    fp8_activations = true, recipe = "deepseek-fp8",
-                                    moe_probs = "activation" }))
-t.ok(dsa.memory.fits, "and with the weights in the activation: it fits")
+t.ok(ds.memory.total < 0.65 * r0.memory.total, "with the report's savings: under 65% of that")
+local dsa = gp.train(t.with(dsj, { moe_probs = "activation" }))
+t.ok(dsa.memory.total < dsa.memory.capacity, "and with the weights in the activation: in the card")
 -- Published: 2.664M H800 GPU-hours for 14.8T tokens of pre-training (report
 -- Table 1, sec. 1): 14.8e12 / (2.664e6 x 3600) = 1543 tokens/s per GPU, so a
 -- 15360 x 4096-token step on 2048 GPUs takes 62914560 / (1543.2 x 2048) =
--- 19.9 s.  The model prices 21.3 s with the all-to-all under compute
--- (ep_overlap) and a 1F1B bubble; within 15%: DualPipe's smaller bubble and
--- the batch-size ramp of the first 469B tokens are not modelled.
+-- 19.9 s.  The model prices 19.5 s under DualPipe (the all-to-all under the
+-- paired chunk's compute; exposed where it outlasts it).  Within 10%: the
+-- batch-size ramp of the first 469B tokens is not modelled, nor is the MTP
+-- module's compute.
 local published = 15360 * 4096 / (14.8e12 / (2.664e6 * 3600) * 2048)
 t.near(published, 19.91, 1e-3, "published step: 19.9 s")
-t.near(ds.step_s, published, 0.15, "modelled step within 15% of the published")
+t.near(ds.step_s, published, 0.10, "modelled step within 10% of the published")
 
 -- A case file states the same (validation/SCHEMA.md): parallel.
 -- recompute_modules and workload.fp8_activations reach gp.train.  The

@@ -167,6 +167,7 @@ return function(case, cat)
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.fp8_activations = v(wl.fp8_activations)
   o.moe_probs = v(wl.moe_probs)
+  if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   -- An encoder-decoder trains on an input (encoder) and a target
   -- (decoder) sequence: input_len and output_len when the case gives
   -- them, seq_len standing in for either (and a stack profile's seq for

@@ -218,6 +218,7 @@ return function(case, cat)
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.fp8_activations = v(wl.fp8_activations)
   o.moe_probs = v(wl.moe_probs)
+  if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
   if type(lora) == "table" then

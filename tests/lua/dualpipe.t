@@ -1,0 +1,62 @@
+-- DualPipe (DeepSeek-V3 report arXiv:2412.19437 sec. 3.2.1, Table 2): rank r
+-- holds stages r and pp-1-r, PP+1 micro-batches in flight, a bubble of
+-- (PP/2 - 1)(F&B + B - 3W), the all-to-all and the pipeline sends under the
+-- paired chunk's compute.  Run with ./gpuplan run tests/lua/dualpipe.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(10)
+
+local function comp(r, n)
+  for _, c in ipairs(r.components) do if c.name == n then return c.bytes end end
+end
+
+-- pp 2: the one rank pair holds both stages, the whole model -- "two copies
+-- of the model parameters" over the pipeline.  Its parameters and weights
+-- are a pp 1 job's (exact: the same sums), and so are the logits (the head
+-- is on the rank with the embedding).  Activations: (pp + 1) / 2 = 1.5 of
+-- each chunk's per-micro-batch tensors, whose sum is the pp 1 job's one
+-- micro-batch: 1.5 x its activations.
+local j = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, pp = 2, method = "pretrain",
+            seq = 4096, schedule = "dualpipe" }
+local d = gp.memory(j)
+local one = gp.memory(t.with(j, { pp = 1, gpus = 8, schedule = "1f1b" }))
+t.near(d.params, one.params, 1e-12, "pp 2: a rank holds the whole model")
+t.near(comp(d, "weights"), comp(one, "weights"), 1e-12, "and its weights")
+t.near(comp(d, "logits"), comp(one, "logits"), 1e-12, "the head beside the embedding")
+t.near(comp(d, "activations"), 1.5 * comp(one, "activations"), 1e-12,
+       "pp + 1 = 3 micro-batches of a chunk, half each chunk's")
+t.is(d.inflight, 3, "pp + 1 in flight")
+
+-- The bubble, pp 4: (4/2 - 1)(F + B/2) with F, B the slowest stage's
+-- forward and backward per micro-batch (F&B = F + B, W = B/2).  Its compute
+-- is F + B = compute / micro-batches, so F = 2X - Y and B = 2(Y - X) with X
+-- the bubble and Y that sum; the stage is 8 layers and the head, whose
+-- backward is about twice the forward like the layers' (GEMMs: input and
+-- weight gradients), so B / F lands within 10% of the layer ops' ratio.
+local tj = { model = "llama3-8b", gpu = "h100-sxm", gpus = 32, pp = 4, method = "pretrain",
+             seq = 4096, global_batch = 64, zero = 1 }
+local dp = gp.train(t.with(tj, { schedule = "dualpipe" }))
+local f1 = gp.train(tj)
+local function part(r, n) for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end end
+local X = part(dp, "bubble")
+local Y = part(dp, "compute") / dp.microbatches
+local lf, lb = 0, 0
+for _, o in ipairs(dp.ops) do lf, lb = lf + o.fwd, lb + o.bwd end
+t.near((2 * (Y - X)) / (2 * X - Y), lb / lf, 0.10, "bubble: (pp/2 - 1)(F + B/2)")
+t.ok(X < 0.5 * part(f1, "bubble"), "below 1F1B's (pp - 1)(F + B) fill and drain")
+-- The all-to-all under the paired chunk's compute: a default of the
+-- schedule (1F1B's default leaves it exposed), and said so.
+local mj = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, pp = 2, ep = 8,
+             method = "pretrain", seq = 4096, global_batch = 64 }
+local function hid(r, n) for _, p in ipairs(r.parts) do if p.name == n then return p.hidden or 0 end end end
+local md = gp.train(t.with(mj, { schedule = "dualpipe" }))
+t.ok(hid(md, "ep_comm") > 0 and hid(gp.train(mj), "ep_comm") == 0 and
+     table.concat(md.defaults, " "):find("ep_overlap=true (dualpipe", 1, true) ~= nil,
+     "dualpipe: the all-to-all under compute, a stated default")
+
+-- Refusals, each naming the input.
+t.raises(function() gp.train(t.with(tj, { pp = 3, gpus = 24, schedule = "dualpipe" })) end,
+         "dualpipe needs an even pp", "odd pp", true)
+t.raises(function() gp.train(t.with(tj, { vpp = 2, schedule = "dualpipe" })) end,
+         "schedule dualpipe holds two chunks a rank by itself", "not with vpp", true)
