@@ -53,9 +53,9 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 20, lo = 1.090, hi = 2.198 },
-        ["stack=megatron"] = { cases = 20, lo = 1.090, hi = 2.198 },
-        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.090, hi = 1.581 },
+        [""] = { cases = 20, lo = 1.079, hi = 2.198 },
+        ["stack=megatron"] = { cases = 20, lo = 1.079, hi = 2.198 },
+        ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.079, hi = 1.581 },
         ["stack=megatron/moe=moe"] = { cases = 11, lo = 1.064, hi = 2.634 },
       },
     },
