@@ -53,10 +53,11 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 20, lo = 1.079, hi = 2.198 },
-        ["stack=megatron"] = { cases = 20, lo = 1.079, hi = 2.198 },
+        [""] = { cases = 24, lo = 1.079, hi = 2.198 },
+        ["stack=megatron"] = { cases = 24, lo = 1.079, hi = 2.198 },
         ["stack=megatron/moe=dense"] = { cases = 9, lo = 1.079, hi = 1.581 },
-        ["stack=megatron/moe=moe"] = { cases = 11, lo = 1.064, hi = 2.634 },
+        ["stack=megatron/moe=moe"] = { cases = 15, lo = 1.064, hi = 2.634 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 9, lo = 1.064, hi = 2.634 },
       },
     },
     train = {

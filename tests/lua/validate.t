@@ -149,4 +149,18 @@ local coll = put("coll.json", [=[[{"id": "k", "kind": "collective", "hardware": 
 t.raises(function() v.read(coll) end, "coll.json: case 'k': a collective case needs 'collective' and 'bytes'",
   "a collective case without its message", true)
 scratch.remove()
+-- An RL case whose step does not fit the model's memory is not predicted,
+-- with what did not fit as its reason (it was an internal error): NeMo RL's
+-- Qwen3-235B one-off on 256 H100s, whose rollout engine (vLLM TP 8 at 0.8
+-- of the card) the model finds short of memory.
+do
+  local rl_case
+  for _, c in ipairs(v.read("validation/cases.json")) do
+    if c.id == "nemo-rl-0.5-grpo-qwen3-235b-h100-256-1off" then rl_case = c end
+  end
+  local r = v.predict(rl_case, require("gpuplan.catalog").get())
+  t.ok(r.predicted == nil and tostring(r.reason):match("^does not fit: rollout engine: needs")
+    ~= nil, "an RL step that does not fit: not predicted, the reason named")
+end
+
 t.done_testing()

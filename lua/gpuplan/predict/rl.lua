@@ -220,6 +220,9 @@ return function(case, cat)
   local ok, r = pcall(rl.rl, o)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
+  -- A step that does not fit has no time (its phases no shares): the case
+  -- is not predicted, and the reason says what did not fit.
+  if not r.step_s then return nil, "does not fit: " .. tostring(r.why) end
   local parts = {}
   for _, p in ipairs(r.phases) do
     if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
