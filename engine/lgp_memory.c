@@ -214,6 +214,16 @@ int lgp_memory(lua_State *L)
 	return 1;
 }
 
+/* Bytes per parameter of each model state under its Lua name. */
+#define SB(n) O_NUM(#n, gp_state_bytes, n)
+static const lgp_field state_bytes_fields[] = {
+	SB(weights), SB(grads), SB(master), SB(optimizer),
+	O_BOOL("master_shard0", gp_state_bytes, master_shard0), F_END
+};
+#undef SB
+static const lgp_desc state_bytes_desc = { "state bytes",
+					   state_bytes_fields };
+
 /* core.state_bytes(recipe, optimizer) -> {weights=, grads=, master=,
  * optimizer=, total=, master_shard0=}: bytes per parameter of the model
  * states before any sharding, of a recipe and an optimizer record (the
@@ -231,13 +241,8 @@ int lgp_state_bytes(lua_State *L)
 	    mem_state_bytes(&rec, &opt, &sb, &err))
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 6);
-	lgp_setnum(L, "weights", sb.weights);
-	lgp_setnum(L, "grads", sb.grads);
-	lgp_setnum(L, "master", sb.master);
-	lgp_setnum(L, "optimizer", sb.optimizer);
+	lgp_push(L, &state_bytes_desc, &sb);
 	lgp_setnum(L, "total", sb.weights + sb.grads + sb.master +
 		   sb.optimizer);
-	lua_pushboolean(L, sb.master_shard0);
-	lua_setfield(L, -2, "master_shard0");
 	return 1;
 }

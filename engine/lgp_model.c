@@ -207,6 +207,16 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 		luaL_error(L, "%s", err.msg);
 }
 
+/* A model's parameter counts under their Lua names. */
+#define PR(n) O_NUM(#n, gp_params, n)
+static const lgp_field params_fields[] = {
+	PR(embedding), PR(lm_head), PR(attention), PR(dense_mlp), PR(experts),
+	PR(router), PR(norms), PR(vision), PR(total), PR(active),
+	PR(per_layer_max), PR(matmul_active), PR(encoder), F_END
+};
+#undef PR
+static const lgp_desc params_desc = { "params", params_fields };
+
 /* core.model_params(model) -> { embedding, lm_head, attention, dense_mlp,
  * experts, router, norms, vision, total, active, per_layer_max }
  * (element counts). */
@@ -219,20 +229,8 @@ int lgp_model_params(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	if (model_params(&m, &p, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
-	lua_createtable(L, 0, 12);
-	lgp_setnum(L, "embedding", p.embedding);
-	lgp_setnum(L, "lm_head", p.lm_head);
-	lgp_setnum(L, "attention", p.attention);
-	lgp_setnum(L, "dense_mlp", p.dense_mlp);
-	lgp_setnum(L, "experts", p.experts);
-	lgp_setnum(L, "router", p.router);
-	lgp_setnum(L, "norms", p.norms);
-	lgp_setnum(L, "vision", p.vision);
-	lgp_setnum(L, "total", p.total);
-	lgp_setnum(L, "active", p.active);
-	lgp_setnum(L, "per_layer_max", p.per_layer_max);
-	lgp_setnum(L, "matmul_active", p.matmul_active);
-	lgp_setnum(L, "encoder", p.encoder);
+	lua_createtable(L, 0, 13);
+	lgp_push(L, &params_desc, &p);
 	return 1;
 }
 

@@ -73,6 +73,26 @@ static void op_elem(gp_op *o, const char *name, gp_op_scope scope,
  * 2020 Table 1).  Moved: the keys' K/V once (FlashAttention streams K/V
  * tiles; re-reads across query tiles hit L2, Dao 2023 sec. 3), Q in,
  * O out. */
+/* An MoE layer's up or down projection on one GPU: the routed experts'
+ * GEMMs of width w over the dispatched tokens (Tk: T k on this rank,
+ * tpe per touched expert, touched experts batched) and the shared
+ * experts' of width ws over all T tokens; the routed shape (m = tpe,
+ * n x kk) is what the roofline prices.  2 h (Tk w + T ws) FLOP, the
+ * touched experts' and the shared weights, the inputs and outputs. */
+static void op_moe_gemm(gp_op *o, const char *name, double h, double Tk,
+			double T, double w, double ws, double tpe, double n,
+			double kk, double touched)
+{
+	op_set(o, name, GP_OP_GEMM, GP_SCOPE_MOE);
+	o->flop = 2.0 * h * (Tk * w + T * ws);
+	o->weights = h * (touched * w + ws);
+	o->act = Tk * (h + w) + T * (h + ws);
+	o->m = tpe;
+	o->n = n;
+	o->k = kk;
+	o->batch = touched;
+}
+
 static void op_attn(gp_op *o, const char *name, const gp_op_cfg *c,
 		    double kv, double nh, double nkv, double dqk, double dv,
 		    double kv_tok)
@@ -248,26 +268,12 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		tpe = Te * k / touched;
 		op_gemm(&ops[n], "moe_router", GP_SCOPE_MOE, T, E, h);
 		ops[n++].wclass = GP_W_16BIT;
-		o = &ops[n++];
-		op_set(o, "moe_up", GP_OP_GEMM, GP_SCOPE_MOE);
-		o->flop = 2.0 * h * (Te * k * up_n + T * sh_up);
-		o->weights = h * (touched * up_n + sh_up);
-		o->act = Te * k * (h + up_n) + T * (h + sh_up);
-		o->m = tpe;
-		o->n = up_n;
-		o->k = h;
-		o->batch = touched;
+		op_moe_gemm(&ops[n++], "moe_up", h, Te * k, T, up_n, sh_up,
+			    tpe, up_n, h, touched);
 		op_elem(&ops[n++], "moe_act", GP_SCOPE_MOE,
 			(Te * k * moe_f + T * shared_f) * 1.5, 5.0);
-		o = &ops[n++];
-		op_set(o, "moe_down", GP_OP_GEMM, GP_SCOPE_MOE);
-		o->flop = 2.0 * h * (Te * k * moe_f + T * shared_f);
-		o->weights = h * (touched * moe_f + shared_f);
-		o->act = Te * k * (h + moe_f) + T * (h + shared_f);
-		o->m = tpe;
-		o->n = h;
-		o->k = moe_f;
-		o->batch = touched;
+		op_moe_gemm(&ops[n++], "moe_down", h, Te * k, T, moe_f,
+			    shared_f, tpe, h, moe_f, touched);
 	}
 	return n;
 }

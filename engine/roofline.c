@@ -332,22 +332,32 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable)
 }
 
 /* The arithmetic of roof_op_time on checked inputs. */
+/* Where op computes: a GEMM (m, n, k all set; returned 1) at its
+ * precision's tensor peak and GEMM fraction; any other op on the fp32
+ * vector units when the device has them -- norms, activations, softmax
+ * run on the CUDA cores, not the tensor cores, and are memory-bound in
+ * every case that matters. */
+static int op_peak(const roof_device *d, const roof_op *op, double *peak,
+		   double *frac)
+{
+	int gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
+
+	*peak = d->peak[op->prec];
+	*frac = d->gemm_frac[op->prec];
+	if (!gemm && d->peak[GP_FP32] > 0.0) {
+		*peak = d->peak[GP_FP32];
+		*frac = 1.0;
+	}
+	return gemm;
+}
+
 static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
                       roof_result *out)
 {
 	double rate, peak, frac, vec, dq;
 	int gemm, gemv;
 
-	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
-	peak = d->peak[op->prec];
-	frac = d->gemm_frac[op->prec];
-	if (!gemm && d->peak[GP_FP32] > 0.0) {
-		/* Norms, activations, softmax run on the vector units (CUDA
-		 * cores), not the tensor cores: fp32 vector peak.  They are
-		 * memory-bound in every case that matters. */
-		peak = d->peak[GP_FP32];
-		frac = 1.0;
-	}
+	gemm = op_peak(d, op, &peak, &frac);
 	vec = d->peak[GP_FP32];
 	gemv = gemm && op->gemv && vec > 0.0;
 	out->shape_eff = gemm && !gemv ? gemm_eff(d, op->m, op->n, op->k,
@@ -396,7 +406,6 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 {
 	const char *nm;
 	double peak, frac;
-	int gemm;
 
 	if (!d || !op || !out)
 		return gp_fail(err, "roofline: missing argument");
@@ -429,14 +438,8 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 		return gp_fail(err, "op %s: m_tile must be 0..%g rows", nm,
 		               ROOF_TILE);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
-	 * fp32 vector units when the device has them (roof_eval). */
-	gemm = op->m > 0.0 && op->n > 0.0 && op->k > 0.0;
-	peak = d->peak[op->prec];
-	frac = d->gemm_frac[op->prec];
-	if (!gemm && d->peak[GP_FP32] > 0.0) {
-		peak = d->peak[GP_FP32];
-		frac = 1.0;
-	}
+	 * fp32 vector units when the device has them (op_peak). */
+	op_peak(d, op, &peak, &frac);
 	if (op->flop > 0.0 && (!(peak > 0.0) || !(frac > 0.0)))
 		return gp_fail(err, "op %s: device has no %s compute", nm,
 		               gp_dtype_name(op->prec));

@@ -1029,6 +1029,18 @@ function M.own(cmd, base)
   return s
 end
 
+-- The table command cmd's Lua function takes from its parsed command
+-- line opts: t (a new table when nil) with every option of opts that the
+-- function takes under the same name, except those in skip (a set: the
+-- ones the command turns into something else first).
+function M.lua_args(cmd, opts, t, skip)
+  t = t or {}
+  for k, v in pairs(opts) do
+    if M.takes(cmd, k, "lua") and not (skip and skip[k]) then t[k] = v end
+  end
+  return t
+end
+
 -- Names, sorted, of the options that send gp.infer to the MoE serving model.
 function M.serve_keys()
   local t = {}

@@ -60,10 +60,7 @@ function C.run(opts, args)
   -- Every option of this command that gp.memory takes goes to it under
   -- the same name (memory.memory rejects any it does not know); --format
   -- is ours.
-  local o = { model = args[1] }
-  for k, v in pairs(opts) do
-    if options.takes("fit", k, "lua") then o[k] = v end
-  end
+  local o = options.lua_args("fit", opts, { model = args[1] })
   if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
   -- An option of some methods only (its declaration's `methods`) would
   -- plan a different job in silence with another: say so.  An unknown

@@ -34,10 +34,7 @@ local clean = cli.clean
 -- price of digits is a number; --itl-max (milliseconds) is set by the
 -- caller where it applies.
 local function args_of(opts, model)
-  local a = { model = model }
-  for k, v in pairs(opts) do
-    if options.takes("infer", k, "lua") and k ~= "itl_max" then a[k] = v end
-  end
+  local a = options.lua_args("infer", opts, { model = model }, { itl_max = true })
   if a.price and tonumber(a.price) then a.price = tonumber(a.price) end
   if a.offload == false then a.offload = nil end
   return a

@@ -118,9 +118,7 @@ function C.run(opts, args)
   local o = { model = args[1] }
   -- The job and the search under their Lua names; --policy and
   -- --progress become gp.sweep's below.
-  for k, v in pairs(opts) do
-    if options.takes("plan", k, "lua") and k ~= "policy" and k ~= "progress" then o[k] = v end
-  end
+  options.lua_args("plan", opts, o, { policy = true, progress = true })
   -- Each id once (gp.sweep drops repeats and bounds the list); an empty
   -- id (--gpu '', --gpu ',', --gpu a,,b) searches nothing: refused.
   local gpus = {}

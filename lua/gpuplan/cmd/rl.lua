@@ -25,10 +25,7 @@ local function pct(x) return string.format("%.1f%%", 100 * x) end
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
-  local o = { model = args[1] }
-  for k, v in pairs(opts) do
-    if options.takes("rl", k, "lua") then o[k] = v end
-  end
+  local o = options.lua_args("rl", opts, { model = args[1] })
   if o.vpp and o.vpp > 1 then o.schedule = "interleaved" end
   if o.rollout_gpus and o.rollout_gpus ~= "auto" then
     local n = math.tointeger(tonumber(o.rollout_gpus))

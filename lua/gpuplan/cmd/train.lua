@@ -25,10 +25,7 @@ local function pct(x) return string.format("%.1f%%", 100 * x) end
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("train: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("train: --gpu ID is required"), 0) end
-  local o = { model = args[1] }
-  for k, v in pairs(opts) do
-    if options.takes("train", k, "lua") then o[k] = v end
-  end
+  local o = options.lua_args("train", opts, { model = args[1] })
   local ok, r = pcall(train.train, o)
   if not ok then error(cli.clean(r), 0) end
   local format = opts.format or "text"
