@@ -164,6 +164,21 @@ t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (an
 local vc = trt_case()
 vc.source.title = "vLLM serving benchmark"
 t.ok(not has(predict(vc, gp.catalog()), "kv=fp8"), "the profile is TensorRT-LLM's alone")
+-- NIM's FP8 profiles serve NVIDIA's ModelOpt checkpoints, whose
+-- hf_quant_config.json carries an FP8 KV cache: the same case named as a
+-- NIM run takes an FP8 cache (and only that: no trtllm-bench limits), a
+-- stated bf16 cache still wins, and a bf16 NIM model keeps a bf16 one.
+local nc = trt_case()
+nc.source.title = "NVIDIA NIM LLM benchmarking (AIPerf)"
+local nr = predict(nc, gp.catalog())
+t.ok(has(nr, "kv=fp8 (NIM's FP8 profiles"), "NIM FP8: FP8 KV cache")
+t.ok(not has(nr, "trtllm-bench tuning heuristic"), "... without trtllm-bench's batch limits")
+local nb = trt_case { kv_dtype = "bf16" }
+nb.source.title = nc.source.title
+t.ok(not has(predict(nb, gp.catalog()), "kv=fp8"), "... a stated bf16 KV wins")
+local n16 = trt_case { weight_dtype = "bf16" }
+n16.source.title = nc.source.title
+t.ok(not has(predict(n16, gp.catalog()), "kv=fp8"), "... a bf16 NIM model keeps a bf16 KV")
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
          "unknown runtime 'onnx'", "unknown runtime name refused")
 

@@ -110,6 +110,18 @@ local PROFILES = {
       end
     end
   end,
+  -- NVIDIA NIM's FP8/NVFP4 profiles: TensorRT-LLM engines of NVIDIA's
+  -- ModelOpt checkpoints, which carry kv_cache_quant_algo FP8 in
+  -- hf_quant_config.json (ModelOpt hf_ptq.py --kv_cache_qformat default
+  -- fp8); TensorRT-LLM's KV dtype "auto" follows the checkpoint, so the
+  -- cache is FP8 as in trtllm-bench.  Only the KV dtype: NIM's own
+  -- scheduler limits are not the benchmark's.
+  ["nim-http"] = function(a, _, _, defaults)
+    if a.kv == nil and (a.weights == "fp8" or a.weights == "fp4") then
+      a.kv = "fp8"
+      defaults[#defaults + 1] = "kv=fp8 (NIM's FP8 profiles: the ModelOpt checkpoint's FP8 KV cache)"
+    end
+  end,
 }
 
 -- A MoE serving case (expert parallelism, DP attention, one pool measured
