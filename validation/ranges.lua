@@ -23,9 +23,9 @@ return {
         gen = { "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 22, lo = 0.959, hi = 1.341 },
-        ["stack=graphs"] = { cases = 21, lo = 0.959, hi = 1.341 },
-        ["stack=graphs/moe=dense"] = { cases = 8, lo = 0.978, hi = 1.153 },
+        [""] = { cases = 26, lo = 0.959, hi = 1.341 },
+        ["stack=graphs"] = { cases = 25, lo = 0.959, hi = 1.341 },
+        ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.978, hi = 1.153 },
         ["stack=graphs/moe=moe"] = { cases = 13, lo = 0.929, hi = 1.390 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 12, lo = 0.959, hi = 1.390 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 10, lo = 0.959, hi = 1.390 },
