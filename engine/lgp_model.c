@@ -310,6 +310,41 @@ static const lgp_field nccl_fields[] = {
 static const lgp_desc up_nccl_desc = { "topology.up_nccl", nccl_fields };
 static const lgp_desc nic_nccl_desc = { "topology.nic_nccl", nccl_fields };
 
+/* A topology table's flat fields.  A bandwidth that is required only
+ * where its link is used defaults to NaN, which no user can give (a
+ * value must be finite): lgp_given then requires it or makes it 0. */
+#define T_NUM(n, f, d) F_NUM(n, offsetof(gp_topo, f), d)
+static const lgp_field topo_fields[] = {
+	F_REQINT("gpus_per_node", offsetof(gp_topo, gpus_per_node), 1,
+		 2147483647.0),
+	F_INT("nodes", offsetof(gp_topo, nodes), 1, 1, 2147483647.0),
+	T_NUM("up_bw", up.bw, NAN), T_NUM("up_latency", up.latency, 0),
+	T_NUM("up_achievable", up.achievable, 1.0),
+	F_BOOL("up_nvls", offsetof(gp_topo, up_nvls), 0),
+	F_BOOL("up_crosses_cpu", offsetof(gp_topo, up_crosses_cpu), 0),
+	F_INT("nics", offsetof(gp_topo, nics), 0, 0, 2147483647.0),
+	T_NUM("nic_bw", nic.bw, NAN), T_NUM("nic_latency", nic.latency, 0),
+	T_NUM("nic_achievable", nic.achievable, 1.0),
+	F_BOOL("nic_sharp", offsetof(gp_topo, nic_sharp), 0),
+	T_NUM("nic_path_bw", nic_path_bw, 0),
+	T_NUM("host_mem_bw", host_mem_bw, 0),
+	T_NUM("nvls_tree_bw2", nvls_tree_bw[0], 0),
+	T_NUM("nvls_tree_bw3", nvls_tree_bw[1], 0),
+	F_IGNORE("up_kind"), F_IGNORE("up_nccl"), F_IGNORE("nic_nccl"), F_END
+};
+#undef T_NUM
+static const lgp_desc topo_desc = { "topology", topo_fields };
+
+/* A field left NaN (not given): refused as required when need, else 0. */
+static void lgp_given(lua_State *L, double *v, int need, const char *path)
+{
+	if (!isnan(*v))
+		return;
+	if (need)
+		luaL_error(L, "%s is required", path);
+	*v = 0;
+}
+
 /* Read a topology table (flat fields, SI units; see lua/gpuplan/comm.lua):
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
@@ -332,6 +367,8 @@ void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 	comm_topo_init(t, lgp_field_option(L, idx, w, "up_kind", kinds,
 					   "'nvlink' or 'pcie'") == 1 ?
 			  GP_LINK_PCIE : GP_LINK_NVLINK);
+	/* The NCCL terms keep the link kind's defaults for what they do
+	 * not give. */
 	if ((sub = lgp_subtable(L, idx, w, "up_nccl"))) {
 		lgp_read(L, sub, 0, &up_nccl_desc, &t->up_nccl, LGP_STRICT);
 		lua_pop(L, 1);
@@ -340,23 +377,9 @@ void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 		lgp_read(L, sub, 0, &nic_nccl_desc, &t->nic_nccl, LGP_STRICT);
 		lua_pop(L, 1);
 	}
-	t->gpus_per_node = lgp_field_int(L, idx, w, "gpus_per_node", 1, 0, 1);
-	t->nodes = lgp_field_int(L, idx, w, "nodes", 0, 1, 1);
-	t->up.bw = lgp_field_num(L, idx, w, "up_bw", t->gpus_per_node > 1, 0);
-	t->up.latency = lgp_field_num(L, idx, w, "up_latency", 0, 0.0);
-	t->up.achievable = lgp_field_num(L, idx, w, "up_achievable", 0, 1.0);
-	t->up_nvls = lgp_field_bool(L, idx, w, "up_nvls", 0);
-	t->up_crosses_cpu = lgp_field_bool(L, idx, w, "up_crosses_cpu", 0);
-	t->nics = lgp_field_int(L, idx, w, "nics", 0, 0, 0);
-	t->nic.bw = lgp_field_num(L, idx, w, "nic_bw", t->nics > 0, 0.0);
-	t->nic.latency = lgp_field_num(L, idx, w, "nic_latency", 0, 0.0);
-	t->nic.achievable = lgp_field_num(L, idx, w, "nic_achievable", 0,
-					  1.0);
-	t->nic_sharp = lgp_field_bool(L, idx, w, "nic_sharp", 0);
-	t->nic_path_bw = lgp_field_num(L, idx, w, "nic_path_bw", 0, 0.0);
-	t->host_mem_bw = lgp_field_num(L, idx, w, "host_mem_bw", 0, 0.0);
-	t->nvls_tree_bw[0] = lgp_field_num(L, idx, w, "nvls_tree_bw2", 0, 0.0);
-	t->nvls_tree_bw[1] = lgp_field_num(L, idx, w, "nvls_tree_bw3", 0, 0.0);
+	lgp_read(L, idx, 0, &topo_desc, t, LGP_DEFAULTS);
+	lgp_given(L, &t->up.bw, t->gpus_per_node > 1, "topology.up_bw");
+	lgp_given(L, &t->nic.bw, t->nics > 0, "topology.nic_bw");
 	lgp_strict(L, idx, 0, w);
 }
 
@@ -448,22 +471,24 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 	return 1;
 }
 
-/* Note names[] (NULL-ended) as keys of the table at idx: the fields of
- * a catalog-built table that the Lua side reads and the kernels do not. */
-static void lgp_mark_list(lua_State *L, int idx, const char *const *names)
-{
-	int i;
-
-	for (i = 0; names[i]; i++)
-		lgp_mark(L, idx, names[i]);
-}
-
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * mem_bw (B/s), hbm (fraction), launch, graph_launch (s), sms. */
-static const char *const device_lua_fields[] = {
-	"id", "name", "memory", "attn_kernel", NULL
+#define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
+static const lgp_field device_fields[] = {
+	F_REQNUM("mem_bw", offsetof(roof_device, mem_bw)),
+	F_REQNUM("hbm", offsetof(roof_device, hbm_frac)),
+	D_NUM("launch", launch), D_NUM("graph_launch", graph_launch),
+	F_INT("sms", offsetof(roof_device, sms), 0, 0, 2147483647.0),
+	D_NUM("attn_fwd", attn_fwd), D_NUM("attn_bwd", attn_bwd),
+	/* read by lgp_field_perdtype */
+	F_IGNORE("peak"), F_IGNORE("gemm"),
+	/* the catalog's fields the Lua side reads, not priced here */
+	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("memory"),
+	F_IGNORE("attn_kernel"), F_END
 };
+#undef D_NUM
+static const lgp_desc device_desc = { "device", device_fields };
 
 void lgp_todevice(lua_State *L, int idx, roof_device *d)
 {
@@ -480,14 +505,7 @@ void lgp_todevice(lua_State *L, int idx, roof_device *d)
 	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
 		luaL_error(L, "device.peak is required");
 	lgp_field_perdtype(L, idx, w, "gemm", d->gemm_frac);
-	d->mem_bw = lgp_field_num(L, idx, w, "mem_bw", 1, 0.0);
-	d->hbm_frac = lgp_field_num(L, idx, w, "hbm", 1, 0.0);
-	d->launch = lgp_field_num(L, idx, w, "launch", 0, 0.0);
-	d->graph_launch = lgp_field_num(L, idx, w, "graph_launch", 0, 0.0);
-	d->sms = lgp_field_int(L, idx, w, "sms", 0, 0, 0);
-	d->attn_fwd = lgp_field_num(L, idx, w, "attn_fwd", 0, 0.0);
-	d->attn_bwd = lgp_field_num(L, idx, w, "attn_bwd", 0, 0.0);
-	lgp_mark_list(L, idx, device_lua_fields);
+	lgp_read(L, idx, 0, &device_desc, d, LGP_DEFAULTS);
 	lgp_strict(L, idx, 0, w);
 	if (roof_device_check(d, &err) != GP_OK)
 		luaL_error(L, "%s", err.msg);

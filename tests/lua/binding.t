@@ -180,4 +180,16 @@ t.raises(function() core.check("topology", { gpus_per_node = 2 ^ 25, up_bw = 1e9
   "gpus_per_node must be at most 16777216", "core.check topology", true)
 t.raises(function() core.check("train", {}) end, "invalid option 'train'", "core.check: unknown kind", true)
 
+-- The topology's bandwidths are required where their link is used
+-- (issue 20.5: the reader is a description; NaN marks "not given", which
+-- no user can give since a value must be finite).
+t.raises(function() core.comm_cost({ gpus_per_node = 8 }, "all_reduce", 1e6, 8) end,
+  "topology.up_bw is required", "NVLink bandwidth required with 8 GPUs a node", true)
+t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e11, nics = 2 }, "all_reduce",
+  1e6, 16) end, "topology.nic_bw is required", "NIC bandwidth required with NICs", true)
+t.ok(pcall(core.comm_cost, { gpus_per_node = 1, nodes = 2, nics = 1, nic_bw = 5e10 },
+  "all_reduce", 1e6, 2), "one GPU a node needs no NVLink bandwidth")
+t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 0 / 0 }, "all_reduce", 1e6, 8) end,
+  "topology.up_bw must be finite", "a NaN bandwidth is refused, not taken as absent", true)
+
 t.done_testing()
