@@ -67,8 +67,8 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 26, lo = 0.859, hi = 1.453 },
-        ["stack=megatron"] = { cases = 16, lo = 0.942, hi = 1.395 },
+        [""] = { cases = 27, lo = 0.859, hi = 1.453 },
+        ["stack=megatron"] = { cases = 17, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense"] = { cases = 15, lo = 0.942, hi = 1.395 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 11, lo = 0.942, hi = 1.395 },
       },
