@@ -121,8 +121,12 @@ local PROFILES = {
     { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
     { "causal_flops", true, "flop_utils: causal attention at half" },
     { "recompute", "none", "no recompute in the perf configs", gated },
-    -- DeepSeek-V3 GB200: recompute_modules [mla_up_proj], selective.
-    { "recompute", "selective", "recompute_modules [mla_up_proj]", function(_, m) return m.moe end },
+    -- DeepSeek-V3 (an MLA model): scripts/performance/configs/deepseek/
+    -- deepseek_workload_base_configs.py recompute_modules ["mla_up_proj"]
+    -- (GB200 and B200; ["mla_up_proj", "mlp"] on H100 and GB200 MXFP8, the
+    -- "mlp" of the 3 dense layers left out here).
+    { "recompute_modules", { "mla_up_proj" }, "deepseek_workload_base_configs.py",
+      function(_, m) return m.mla end },
   },
   -- llm-foundry's throughput tables (scripts/train/benchmarking).
   ["llm-foundry"] = {
@@ -238,7 +242,8 @@ return function(case, cat)
         if type(val) == "function" then val = val(o, model) end
         if val ~= nil then
           o[k] = val
-          defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
+          defaults[#defaults + 1] = string.format("%s=%s (%s)", k,
+            type(val) == "table" and table.concat(val, ",") or tostring(val), note)
         end
       end
     end
