@@ -162,6 +162,31 @@ arch {
       source = "Dao-AILab/flash-attention PRs #2280 and #2605; FlashAttention-4 paper "
             .. "(arXiv 2603.05451) abstract",
     },
+
+    sustained = {
+      gemm = 0.80, attention = 0.85,
+      reason = "B200 with its tensor cores busy back to back reaches its 1000 W "
+            .. "limit and the SM clock settles from 1965 to ~1580 MHz (0.80); a "
+            .. "BF16 FlashAttention-4 forward (batch 4, 8192 tokens, 16 heads, d 128) "
+            .. "run 100 times back to back falls from 1450 TFLOP/s (iterations "
+            .. "10-19) to 1237 (70-79): 0.85, throttling from about 5 ms of "
+            .. "sustained compute on. The GEMM and attention rates above are "
+            .. "taken in shorter bursts (MAMF: 150 iterations of ~0.1 ms per shape "
+            .. "with host gaps between shapes; the flash-attention PR benchmarks a "
+            .. "few iterations); a training step runs its GEMMs and attention back "
+            .. "to back for seconds. GEMMs are tensor-bound and follow the clock "
+            .. "(0.80); attention, also bound by its exponential units, fell by the "
+            .. "measured 0.85. Memory-bound kernels keep their rate: the power "
+            .. "governor lowers the SM clock, not the memory clock (measured on an "
+            .. "RTX 3090 at its cap). Measured on B200 only: GB200 (1200 W), "
+            .. "B300/GB300 and the RTX 5090 carry it as an assumption",
+      source = "flashinfer-ai/flashinfer PR #2899 'bench: fix GPU power throttling "
+            .. "in benchmark utilities' (B200 clocks and FA4 per-iteration "
+            .. "TFLOP/s); stas00/ml-engineering compute/accelerator/README.md (MAMF "
+            .. "'a mean of 100 iterations after 50 warmup iterations for each "
+            .. "shape'); ashalliants/ninfer-3090 PR #72 (sw_power_cap active, "
+            .. "memory clock unchanged)",
+    },
   },
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   launch_overhead = "4us",

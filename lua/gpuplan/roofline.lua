@@ -49,6 +49,13 @@ function M.device(gpu, cat, attn_kernel)
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
               sms = g.sms or arch.sms or 0, memory = (require("gpuplan.memory").capacity(g)) }
+  -- Sustained load (achievable.sustained, the GPU's own, else its arch's):
+  -- the GEMM and attention fractions are short-burst benchmark rates; a
+  -- training step keeps the tensor cores busy at the power limit, where
+  -- the SM clock settles lower (B200: 1965 -> ~1580 MHz).
+  local sus = (g.achievable and g.achievable.sustained)
+    or (arch.achievable and arch.achievable.sustained)
+  local sus_gemm, sus_attn = sus and sus.gemm or 1, sus and sus.attention or 1
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
   if at then
@@ -60,14 +67,14 @@ function M.device(gpu, cat, attn_kernel)
       error(string.format("no measurement of attention kernel '%s' on %s (%s has %s)",
         tostring(k), tostring(g.id), tostring(g.arch), table.concat(have, ", ")), 0)
     end
-    d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd, pair.bwd
+    d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)
   end
   for _, p in ipairs(M.precisions) do
     d.peak[p] = g.peak and g.peak[p] or nil
-    d.gemm[p] = ach.gemm and ach.gemm[p] or nil
+    d.gemm[p] = ach.gemm and ach.gemm[p] and ach.gemm[p] * sus_gemm or nil
   end
   return d
 end

@@ -264,6 +264,12 @@ local achievable = T.record {
     fa2 = attn_pair, fa3 = attn_pair, fa4 = attn_pair, cudnn = attn_pair, triton = attn_pair,
     reason = str(), source = str(),
   },
+  -- Sustained load: the share of the short-burst benchmark rates above
+  -- (GEMM, fused attention) the card holds when its tensor cores run
+  -- back to back at the board power limit, as a training step does and a
+  -- benchmark with gaps between iterations does not; absent: 1
+  sustained = T.record { gemm = R(frac()), attention = R(frac()),
+                         reason = R(str()), source = R(str()) },
   reason = R(str()),
   source = R(str()),
 }

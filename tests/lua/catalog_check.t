@@ -100,6 +100,19 @@ local _, er = catalog.load { tmp }
 t.is(#er, 1, "the fabric's error, not a second one for the GPU that names it")
 clean()
 
+-- achievable.sustained is a fraction of the benchmark rates: above 1 (a
+-- card faster under sustained load than in a burst) is refused, by path.
+put("sus.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    sustained = { gemm = 1.5, attention = 0.85, reason = "t", source = "t" } } }
+]])
+local _, es = catalog.load { tmp }
+t.is(#es, 1, "a sustained factor above 1: one error")
+t.like(es[1] or "", "sus.lua:1: arch 'sa': field 'achievable.sustained.gemm': expected a "
+  .. "fraction in (0, 1], got 1.5", "names the field and the value", true)
+clean()
+
 -- What the walk skips is a warning: a broken link, a link loop, a FIFO
 -- named *.lua (reading it would block).
 put("ok.lua", "")

@@ -25,6 +25,23 @@ t.is(roofline.device(bare).sms, 132, "no sms: the hopper default 132")
 bare.arch = "ada"
 t.is(roofline.device(bare).sms, 0, "no sms on ada: no wave term")
 
+-- Sustained load (achievable.sustained): a B200's rates are its own MAMF
+-- fractions times the blackwell arch's sustained factors (catalog/archs.lua:
+-- gemm 0.80, the 1965 -> ~1580 MHz clock; attention 0.85, FA4's measured
+-- fall): bf16 0.78 x 0.80 = 0.624, fp8 0.76 x 0.80 = 0.608, cuDNN forward
+-- 0.57 x 0.85 = 0.4845 and backward 0.49 x 0.85 = 0.4165.  Memory-bound
+-- rates keep their fraction (hbm 0.85).  Exact arithmetic: 1e-12.
+local b200 = roofline.device("b200")
+t.near(b200.gemm.bf16, 0.78 * 0.80, 1e-12, "B200 bf16 GEMM: MAMF 0.78 x sustained 0.80")
+t.near(b200.gemm.fp8, 0.76 * 0.80, 1e-12, "B200 fp8 GEMM: MAMF 0.76 x sustained 0.80")
+t.near(b200.attn_fwd, 0.57 * 0.85, 1e-12, "B200 cuDNN attention forward: 0.57 x 0.85")
+t.near(b200.attn_bwd, 0.49 * 0.85, 1e-12, "B200 cuDNN attention backward: 0.49 x 0.85")
+t.near(b200.hbm, 0.85, 1e-12, "B200 streaming fraction not scaled")
+-- GB200 gives no sustained of its own: the arch's applies (0.73 x 0.80).
+t.near(roofline.device("gb200").gemm.bf16, 0.73 * 0.80, 1e-12, "GB200: the arch's sustained factor")
+-- Hopper's entry has none: its fractions are used as measured.
+t.near(roofline.device("h100-sxm").gemm.bf16, 0.80, 1e-12, "no sustained: the fraction as measured")
+
 -- 13B bf16 decode, batch 1, H200: weights (40 x (4 h^2 + 3 h f + 2h) + V h)
 -- x 2 B with h 5120, f 13824, V 32000 = (12.688e9 + 0.164e9) x 2 B =
 -- 25,704,038,400 B read per token through GEMMs at 0.94 of the streaming
