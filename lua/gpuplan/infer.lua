@@ -257,10 +257,8 @@ local options = require "gpuplan.options"
 
 local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
-  local bad = options.unknown(a, "infer")
-  if bad ~= nil then
-    error(options.unknown_message("infer", bad, "infer", "argument"), level + 1)
-  end
+  -- The resolve step of every command: keys, and quantities' units.
+  options.resolve("infer", a, "infer", level + 1, "argument")
 end
 
 -- Build the engine's (model, device, cfg) from gp.infer arguments.

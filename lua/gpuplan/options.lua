@@ -1118,11 +1118,12 @@ end
 -- from the declarations and writes it on the "defaults assumed" line.
 -- Returns r = { values = o with quantities as numbers, defaults = the
 -- line's entries, dflt = function(name, job) -> value }; raises the
--- message (level: the caller's caller) on bad input.
-function M.resolve(cmd, o, who, level)
+-- message (level: the caller's caller) on bad input; noun names what
+-- the unknown key is ("option", or gp.infer's "argument").
+function M.resolve(cmd, o, who, level, noun)
   level = (level or 1) + 1
   local bad = M.unknown(o, cmd)
-  if bad ~= nil then error(M.unknown_message(cmd, bad, who), level) end
+  if bad ~= nil then error(M.unknown_message(cmd, bad, who, noun), level) end
   -- o's own keys as given (its __index too), its quantities as numbers:
   -- a bare number refused here; a malformed string is left to the
   -- reader's own check, which says what it wanted.

@@ -456,8 +456,9 @@ local function job_of(o, a)
     end
   end
   if o.batch ~= nil then fail("sweep: batch is swept; give micro_batch a list") end
-  local bad = options.unknown(job, "plan")
-  if bad ~= nil then fail("%s", options.unknown_message("plan", bad, "sweep")) end
+  -- The resolve step of every command: keys, and quantities' units.
+  local ok, err = pcall(options.resolve, "plan", job, "sweep")
+  if not ok then fail("%s", err) end
   return job, method_default
 end
 
