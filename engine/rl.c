@@ -722,11 +722,21 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	}
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
 	/* A reference in host memory crosses the host link three times a
-	 * step, the size of the policy's 16-bit weights each (the policy's
-	 * state dict out, the reference's in, the policy's back). */
-	out->ph[RL_REF].time = !c->ref_model ? 0.0 : fwd + (c->ref_host ?
-		3.0 * out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS] /
-		c->host_bw : 0.0);
+	 * step, the size of the policy's 16-bit weights each: the policy's
+	 * state dict out, into new pageable tensors every step
+	 * (use_reference_model: item.to(device="cpu", copy=True), NeMo RL
+	 * r0.5.0) at RL_PAGEABLE_D2H, then the reference's in and the
+	 * policy's back (load_state_dict).  verl's offloaded reference
+	 * (offload_megatron_model_to_cpu's non-DDP branch:
+	 * param.data.to("cpu")) leaves likewise. */
+	if (c->ref_model && c->ref_host) {
+		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
+
+		out->ph[RL_REF].time = fwd + w / RL_PAGEABLE_D2H +
+			2.0 * w / c->host_bw;
+	} else {
+		out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
+	}
 	/* The filter needs every generated group's rewards. */
 	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
 		0.0;
