@@ -33,14 +33,14 @@
  * max(2h, h + h/128 x 4) bytes, a combine message h/128 x 4 + 2h, for
  * num_max_dispatch_tokens_per_rank tokens (SGLang's default 128, raised
  * to the micro-batch when larger) to every expert slot.  Normal
- * (high-throughput) kernels: per channel (20 SMs / 2, DeepEP's default
- * Buffer.num_sms) and NVLink peer (at most 8) 288 chunked receive tokens
+ * (high-throughput) kernels: per channel (24 SMs / 2, serve_step.c's
+ * DEEPEP_HT_SMS) and NVLink peer (at most 8) 288 chunked receive tokens
  * (get_dispatch_config for 16..64 ranks), per RDMA peer node 128 tokens,
  * twice, each token its hidden bytes + 2056 bytes of top-k indices,
  * weights and scales (128 x 8 + 128 x 4 + 128 x 4) and 8 of metadata;
  * + 1 MiB. */
 #define DEEPEP_LL_TOKENS 128.0
-#define DEEPEP_CHANNELS 10.0
+#define DEEPEP_CHANNELS 12.0
 #define DEEPEP_NVL_PEERS 8.0
 #define DEEPEP_NVL_TOKENS 288.0
 #define DEEPEP_RDMA_TOKENS 128.0

@@ -24,13 +24,18 @@
  * query tokens (1 + MTP drafts). */
 #define MLA_ABSORB_MAX_Q 16.0
 
-/* SMs DeepEP's normal (prefill) kernels hold while they run: DeepEP's
- * default Buffer.num_sms = 20 (DeepSeek-V3 sec. 3.2.2 dedicates 20 of
- * H800's 132 SMs to communication).  Overlapped with compute (two-batch
- * overlap), the GEMMs run on the rest; the low-latency kernels hold no
- * SM while their RDMA is in flight (deepseek-ai/profile-data, decoding),
- * so decode loses none. */
-#define DEEPEP_HT_SMS 20.0
+/* SMs DeepEP's normal (prefill) kernels hold while they run: 24, the
+ * count their rate (serve_a2a.c's DEEPEP_HT_RDMA, from DeepEP's legacy
+ * table) was measured at -- DeepEP's tests set num_sms = 24
+ * (tests/legacy/test_internode.py), its docs Buffer.set_num_sms(24), its
+ * V2 README: "For V3-like legacy training, SM usage reduced from 24 to
+ * 4 - 6" -- and the count the tuned configs those tests print carry
+ * (SGLang's large-EP prefill runs --deepep-config with one; the
+ * library's untuned Buffer.num_sms is 20).  Overlapped with compute
+ * (two-batch overlap), the GEMMs run on the rest; the low-latency
+ * kernels hold no SM while their RDMA is in flight
+ * (deepseek-ai/profile-data, decoding), so decode loses none. */
+#define DEEPEP_HT_SMS 24.0
 
 /* ---- time --------------------------------------------------------- */
 
@@ -420,7 +425,7 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
  *   over the next X: max(X, D) + max(Y, D) + max(Y, C) + max(X, C).  The
  *   normal kernels hold DEEPEP_HT_SMS SMs throughout and DeepGEMM is
  *   told to use the rest (deep_gemm_num_sms = SMs - DeepEP's num_sms), so
- *   the compute runs at (SMs - 20) / SMs; the extra is the SM loss.
+ *   the compute runs at (SMs - 24) / SMs; the extra is the SM loss.
  *  one batch: compute, dispatch and combine in turn.
  * TP collectives are added in full.  *exposed: the all-to-all no compute
  * hides; *loss: the SM loss. */

@@ -529,7 +529,7 @@ int main(void)
 			"shared_down", NULL};
 		static const char *const Y[] = {"experts_permute",
 			"experts_up", "experts_act", "experts_down", NULL};
-		double p, q, sh, D, C, xs, ys, f = 132.0 / 112.0;
+		double p, q, sh, D, C, xs, ys, f = 132.0 / 108.0;
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 1;
@@ -548,8 +548,8 @@ int main(void)
 		       "no SMs");
 		/* Prefill (blog prefill strategy): compute stream A.X B.X A.Y
 		 * B.Y with X = shared + attention + gate, Y = permute +
-		 * routed experts, all at 132 / 112 (DeepEP's normal kernels
-		 * hold 20 of the 132 SMs): max(fX, D) + max(fY, D) + max(fY,
+		 * routed experts, all at 132 / 108 (DeepEP's normal kernels
+		 * hold 24 of the 132 SMs): max(fX, D) + max(fY, D) + max(fY,
 		 * C) + max(fX, C) a layer, of which 2 f (X + Y) is compute
 		 * and its 2 (f - 1) (X + Y) the SM loss. */
 		c.base.input = 4096;
