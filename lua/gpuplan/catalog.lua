@@ -278,27 +278,14 @@ local function over_budget(spent, fmt, ...)
     .. " no later file is read"
 end
 
--- Run one file into cat.  layer: the index of its directory in the search
--- path; spent: what the files before it spent of M.budget (see M.load).
--- Appends every problem of the file to errs (records, see above): each
--- bad entry, then what stopped the file, if anything.
-local function load_file(cat, path, layer, errs, spent)
+-- The sandbox environment file path runs in: a constructor per entry
+-- kind (each checks its entry against the schema and records it in cat,
+-- or appends the problem to errs), the settings and the unit helpers;
+-- any other name read or written is an error.  spent counts the entries
+-- against M.budget.
+local function file_env(cat, path, layer, errs, spent)
   local budget = M.budget
-  local src, rerr = files.read(path, "catalog")
-  if not src then
-    local _, msg = split_position(path, rerr)
-    problem(errs, path, nil, msg)
-    return
-  end
-  spent.source = spent.source + #src
-  spent.hashes[#spent.hashes + 1] = require("gpuplan.core").hash(src)
-  if spent.source > budget.source then
-    problem(errs, path, nil, over_budget(spent,
-      "the catalog files together exceed %d MiB of source", budget.source // 2 ^ 20))
-    return
-  end
   local env = {}
-  local limits = M.limits
 
   -- Runs with the full string library (schema and units use it).  A bad
   -- entry is recorded and the file goes on, so one run reports them all.
@@ -372,6 +359,30 @@ local function load_file(cat, path, layer, errs, spent)
       error("assignment to global '" .. tostring(k) .. "' (use local)", 2)
     end,
   })
+  return env
+end
+
+-- Run one file into cat.  layer: the index of its directory in the search
+-- path; spent: what the files before it spent of M.budget (see M.load).
+-- Appends every problem of the file to errs (records, see above): each
+-- bad entry, then what stopped the file, if anything.
+local function load_file(cat, path, layer, errs, spent)
+  local budget = M.budget
+  local src, rerr = files.read(path, "catalog")
+  if not src then
+    local _, msg = split_position(path, rerr)
+    problem(errs, path, nil, msg)
+    return
+  end
+  spent.source = spent.source + #src
+  spent.hashes[#spent.hashes + 1] = require("gpuplan.core").hash(src)
+  if spent.source > budget.source then
+    problem(errs, path, nil, over_budget(spent,
+      "the catalog files together exceed %d MiB of source", budget.source // 2 ^ 20))
+    return
+  end
+  local limits = M.limits
+  local env = file_env(cat, path, layer, errs, spent)
 
   -- Compiling and running the file count against memory (the allocator's
   -- limit, on only while gpuplan's own code does not run) and time (the
