@@ -547,9 +547,16 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	if (c->runtime == INFER_EAGER) {
 		/* The host dispatches ops asynchronously ahead of the GPU;
 		 * the slower of the two sets the pace. */
-		out->host_time = (L * c->host_ops_per_layer +
-		                  EAGER_OUTER_OPS) * c->host_op_time;
+		out->host_time = infer_eager_host(c, L);
 		out->time = fmax(out->time, out->host_time);
 	}
 	return GP_OK;
+}
+
+double infer_eager_host(const infer_cfg *c, double layers)
+{
+	if (c->runtime != INFER_EAGER)
+		return 0.0;
+	return (layers * c->host_ops_per_layer + EAGER_OUTER_OPS) *
+	       c->host_op_time;
 }

@@ -171,6 +171,12 @@ void infer_defaults(infer_cfg *cfg);
 int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
                 gp_error *err);
 
+/* Host seconds an eager runtime (INFER_EAGER) dispatches for one step of
+ * `layers` layers: (layers x host_ops_per_layer + the ops outside the
+ * layers) x host_op_time; the host runs ahead of the GPU, so a step
+ * lasts at least this long.  0 for the other runtimes. */
+double infer_eager_host(const infer_cfg *c, double layers);
+
 /* Time one step on one GPU of a replica: `batch` sequences each
  * processing q tokens (q = prompt length for a prefill, 1 for decode)
  * with ctx tokens in the KV cache at the end of the step.  n_off layers

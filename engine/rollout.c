@@ -302,9 +302,11 @@ typedef struct dparts {
  * without EPLB (tech blog 4, Table 1: the hottest GPU receives 2.56x
  * the mean); vLLM's default all-to-all backend (allgather_reducescatter:
  * NCCL collectives of bf16 hidden states, 2 B an element each way); no
- * two-batch overlap (vLLM's dual-batch overlap is opt-in).  The weights
- * per GPU equal the TP-sliced experts' (E / tp whole experts = a 1/tp
- * slice of each of E), so the engine's memory stays infer_run's. */
+ * two-batch overlap (vLLM's dual-batch overlap is opt-in); an eager
+ * engine (rollout_eager) is held to its host's dispatch as infer_step's
+ * is (infer_eager_host).  The weights per GPU equal the TP-sliced
+ * experts' (E / tp whole experts = a 1/tp slice of each of E), so the
+ * engine's memory stays infer_run's. */
 #define ROLL_EP_IMBALANCE 2.56
 #define ROLL_EP_ELEM_BYTES 2.0
 
@@ -357,7 +359,9 @@ static int eng_step(rollctx *r, double batch, double q, double ctx,
 				    0, &st, r->err))
 			return GP_EINVAL;
 	}
-	*time = st.time;
+	/* vLLM without CUDA graphs (enforce_eager): the host's dispatch of
+	 * every op bounds the step from below, as infer_step has it. */
+	*time = fmax(st.time, infer_eager_host(&r->ic, r->m->layers));
 	return GP_OK;
 }
 

@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(104);
+	plan(105);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -844,6 +844,18 @@ int main(void)
 		ok(re.roll.decode != rt.roll.decode &&
 		   re.roll.kv_budget == rt.roll.kv_budget,
 		   "rollout_ep: another decode, the same engine memory");
+		/* Eager (vLLM enforce_eager): the host dispatches 200 ops a
+		 * layer at GP_EAGER_OP_TIME, (16 x 200 + 10) x 24.84 us =
+		 * 79.7 ms a step, above the GPU's step: every one of the 1024
+		 * steps lasts that, plus the sampling (1e-9: one product). */
+		c.roll.runtime = INFER_EAGER;
+		c.roll.host_ops_per_layer = 200;
+		MUST(rl_step(&mm, &d, &t, &c, &re, &e));
+		is_num(re.roll.decode, 1024 * ((16 * 200 + 10) * 24.84e-6 +
+					       samp_at(&mm, &c, 1024)), 1e-9,
+		       "rollout_ep eager: each step held to the host's dispatch");
+		c.roll.runtime = INFER_GRAPHS;
+		c.roll.host_ops_per_layer = 0;
 		/* The drain below one sequence per GPU: the last response of
 		 * an exp distribution runs at batch 1 on the 2 GPUs. */
 		c.response.dist = RL_LEN_EXP;
