@@ -51,7 +51,8 @@ local function row(name, bytes, note)
            bytes = bytes, note = note or "" }
 end
 
-function C.run(opts, args)
+-- The command line checked and turned into gp.memory's options.
+local function fit_options(opts, args)
   if #args ~= 1 then error(cli.usage("fit: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("fit: --gpu ID is required"), 0) end
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
@@ -65,7 +66,7 @@ function C.run(opts, args)
   -- An option of some methods only (its declaration's `methods`) would
   -- plan a different job in silence with another: say so.  An unknown
   -- method is gp.memory's to name.
-  local method = opts.method or "full"
+  local method = opts.method or options.default("method")
   local bad, methods = options.misplaced(opts, method)
   if bad and memory.METHODS[method] then
     local flag = "--" .. bad:gsub("_", "-")
@@ -84,9 +85,12 @@ function C.run(opts, args)
       o.offload = true
     else o.offload = opts.offload end
   end
-  local ok, r = pcall(memory.memory, o)
-  if not ok then error(cli.clean(r), 0) end
+  return o
+end
 
+-- The table's rows: each component with its note, the total, the
+-- capacity and the budget.
+local function component_rows(r)
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.
   local notes = {
@@ -113,26 +117,29 @@ function C.run(opts, args)
   rows[#rows + 1] = row("capacity", r.capacity)
   rows[#rows + 1] = row("budget", r.budget,
     string.format("capacity - %.0f%% margin", 100 * r.margin / r.capacity))
-  local format = opts.format or "text"
-  if format == "json" then
-    local out = {
-      model = r.model, gpu = r.gpu, gpus = r.gpus, method = r.method,
-      recipe = r.recipe or report.null, dp = r.dp or report.null,
-      stack = r.stack or report.null, state_bytes = r.state_bytes or report.null,
-      fits = r.fits, total = r.total, allocated = r.allocated,
-      capacity = r.capacity, budget = r.budget, usable = r.usable,
-      short_by = r.short_by, largest = r.largest, stage = r.stage,
-      stage_layers = r.stage_layers,
-      max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
-      cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
-      host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
-      rl_state = r.rl_state,
-    }
-    io.write(report.json(out), "\n")
-    return 0
-  end
-  -- The lines under the table: capacity facts, the pipeline stage, the
-  -- bytes per parameter.
+  return rows
+end
+
+-- The result as --format json prints it.
+local function json_result(r)
+  return {
+    model = r.model, gpu = r.gpu, gpus = r.gpus, method = r.method,
+    recipe = r.recipe or report.null, dp = r.dp or report.null,
+    stack = r.stack or report.null, state_bytes = r.state_bytes or report.null,
+    fits = r.fits, total = r.total, allocated = r.allocated,
+    capacity = r.capacity, budget = r.budget, usable = r.usable,
+    short_by = r.short_by, largest = r.largest, stage = r.stage,
+    stage_layers = r.stage_layers,
+    max_seqs = r.max_seqs, max_ctx = r.max_ctx, cpu_layers = r.cpu_layers,
+    cpu_bytes = r.cpu_bytes, components = r.components, defaults = r.defaults,
+    host = r.method ~= "infer" and r.host or nil, warnings = r.warnings,
+    rl_state = r.rl_state,
+  }
+end
+
+-- The lines under the table: capacity facts, the offload, the RL state,
+-- warnings, the pipeline stage, the bytes per parameter.
+local function detail_lines(r, opts)
   local details = {}
   if r.method == "infer" then
     details[#details + 1] = string.format("max concurrent sequences at this context: %d; " ..
@@ -162,6 +169,20 @@ function C.run(opts, args)
       r.stage == 0 and ", the embedding" or r.stage == opts.pp - 1 and ", the output layer" or "")
   end
   if r.state_bytes then details[#details + 1] = states_line(r) end
+  return details
+end
+
+function C.run(opts, args)
+  local o = fit_options(opts, args)
+  local ok, r = pcall(memory.memory, o)
+  if not ok then error(cli.clean(r), 0) end
+  local rows = component_rows(r)
+  local format = opts.format or "text"
+  if format == "json" then
+    io.write(report.json(json_result(r)), "\n")
+    return 0
+  end
+  local details = detail_lines(r, opts)
   local verdict = memory.verdict(r)
   local columns = {
     { key = "component", label = "component" },
