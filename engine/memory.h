@@ -34,6 +34,7 @@ typedef struct gp_train_cfg {
 	unsigned recompute_modules; /* GP_RECMOD_* (act.h) */
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
+	int fp8_linears;         /* the linears run fp8 GEMMs (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;
 	double act_bytes;        /* 0: the recipe's activation bytes */
 	double logit_bytes;      /* bytes per vocab entry per token kept for

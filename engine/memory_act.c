@@ -75,7 +75,7 @@
 #include <string.h>
 
 static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {
-	"none", "selective", "full"
+	"none", "selective", "full", "op"
 };
 
 const char *mem_recompute_name(gp_recompute r)
@@ -268,6 +268,13 @@ static int act_check(const gp_model *m, const gp_act_cfg *c, int moe,
 	if ((int)c->recompute < 0 || c->recompute >= GP_RECOMPUTE_COUNT)
 		return gp_fail(err, "unknown recompute policy %d",
 			       (int)c->recompute);
+	/* The op policy is priced for torchtitan's dense decoder layer
+	 * (its llama3 _save_list and the order of its linears). */
+	if (c->recompute == GP_RECOMPUTE_OP &&
+	    (moe || m->mla.kv_lora_rank > 0 || c->frozen || c->enc_len > 0))
+		return gp_fail(err, "recompute op is priced for dense decoder "
+			       "layers in full training (not MoE, MLA, "
+			       "adapters or cross-attention)");
 	if (c->recompute_modules & ~(unsigned)GP_RECMOD_ALL)
 		return gp_fail(err, "bad recompute module mask %u",
 			       c->recompute_modules);
@@ -539,6 +546,58 @@ static void act_cross(const gp_model *m, const gp_act_cfg *c, act_ctx *x,
 		out->masks += m->hidden * tok * rep;
 }
 
+/* torchtitan's per-op selective activation checkpointing (activation_
+ * checkpoint mode "selective", selective_ac_option "op"; torchtitan
+ * e7c0cae, torchtitan/models/llama3/parallelize_llama.py): each block
+ * runs under torch.utils.checkpoint with a policy that MUST_SAVEs the
+ * outputs of the ops in _save_list -- aten.mm, SDPA's flash and
+ * memory-efficient kernels, _c10d_functional.reduce_scatter_tensor and
+ * aten.max -- "except every second mm" (a per-block counter of aten.mm
+ * calls; the even-numbered ones are PREFER_RECOMPUTE), and recomputes
+ * every other op in backward.  What one layer keeps:
+ *   the block's input (the checkpoint's argument), h;
+ *   with fused attention, SDPA's outputs: the output (the o input) and
+ *   its log-sum-exp (out->core); unfused (math) attention is not in the
+ *   list and re-runs;
+ *   under sequence parallelism the two reduce-scatter outputs, h/t each;
+ *   the odd-numbered aten.mm outputs in the forward's order wq, wk, wv,
+ *   wo, then w1, w3, w2 (FeedForward: w2(silu(w1(x)) * w3(x))) or fc1,
+ *   fc2: q, v, the gate and the down-projection's output (h wide: the
+ *   partial sums before a TP reduction) -- gated; q, v, fc1 ungated.
+ * With fp8 linears (torchao Float8Linear) the matmuls run
+ * aten._scaled_mm, which the list does not hold: no linear's output is
+ * kept and every linear re-runs.  aten.max's amax scalars are
+ * negligible.  Dropout masks are recomputed (native_dropout is not
+ * listed).  Every recomputed tensor is rebuilt for the layer's backward,
+ * so one layer's full set (out->full) is the working set then. */
+static double act_op_saved(const gp_model *m, const gp_act_cfg *c,
+			   const act_ctx *x, double core)
+{
+	const gp_widths *w = &x->w;
+	double h = m->hidden, par = x->par, kept = h * x->rep;
+	double mm[6];
+	int i, n = 0;
+
+	if (c->flash)
+		kept += w->o * par;
+	if (c->sp && x->t > 1)
+		kept += 2.0 * h * x->rep;
+	if (!c->fp8_linears) {
+		/* mm outputs in forward order; 1st, 3rd, ... are saved */
+		mm[n++] = w->q * par;
+		mm[n++] = w->k * par;
+		mm[n++] = w->v * par;
+		mm[n++] = h;                      /* wo */
+		mm[n++] = w->dense_f * par;       /* w1 (gate) or fc1 */
+		mm[n++] = m->ffn_gated ? w->dense_f * par : h;
+		for (i = 0; i < n; i += 2)
+			kept += mm[i];
+		if (m->ffn_gated)
+			kept += h;                /* w2, the 7th */
+	}
+	return kept * x->A * x->tok + (c->flash ? core : 0.0);
+}
+
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		  gp_act_layer *out, gp_error *err)
 {
@@ -584,6 +643,9 @@ int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 	out->full = out->norms + out->attention + out->core + out->mlp +
 		out->masks + out->lora + out->cross;
 	switch (c->recompute) {
+	case GP_RECOMPUTE_OP:
+		out->total = act_op_saved(m, c, &x, out->core);
+		break;
 	case GP_RECOMPUTE_SELECTIVE:
 		/* Korthikanti sec. 5: recompute the core attention. */
 		out->total = out->full - out->core;

@@ -12,10 +12,12 @@
 
 typedef enum gp_recompute {
 	GP_RECOMPUTE_NONE = 0, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_FULL,
+	GP_RECOMPUTE_OP,     /* torchtitan's per-op selective checkpointing
+			      * (selective_ac_option "op"; memory_act.c) */
 	GP_RECOMPUTE_COUNT
 } gp_recompute;
 
-/* "none", "selective", "full" and the parser (GP_OK or GP_EINVAL naming
+/* "none", "selective", "full", "op" and the parser (GP_OK or GP_EINVAL naming
  * the accepted values in err). */
 const char *mem_recompute_name(gp_recompute r);
 int mem_recompute_parse(const char *s, gp_recompute *out, gp_error *err);
@@ -55,6 +57,8 @@ typedef struct gp_act_cfg {
 	int probs_in_act;    /* 1: MoE router weights scale the experts'
 			      * activation output, not their outputs at
 			      * the combine (see memory_act.c) */
+	int fp8_linears;     /* 1: the linears run fp8 GEMMs (torch's
+			      * _scaled_mm; read by recompute op only) */
 	int fp8_cache;       /* 1: the linears' inputs kept in fp8 for
 			      * the fp8 weight-gradient GEMM (DeepSeek-V3
 			      * sec. 3.3.3, see act.c) */

@@ -497,6 +497,10 @@ static double stage_activations(const gp_model *m,
 			(nmoe ? alm->full : 0) ? al->full : alm->full;
 	else if (c->recompute == GP_RECOMPUTE_SELECTIVE)
 		o->bytes[GP_MEM_RECOMPUTE] = al->core;
+	else if (c->recompute == GP_RECOMPUTE_OP)
+		/* the op policy (act.c): what a layer did not keep is
+		 * rebuilt for its backward (dense layers only) */
+		o->bytes[GP_MEM_RECOMPUTE] = fmax(0.0, al->full - al->total);
 	/* recompute_modules rebuild one layer's dropped tensors at a
 	 * time in its backward. */
 	if (nl > 0 && c->recompute != GP_RECOMPUTE_FULL) {

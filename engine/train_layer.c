@@ -298,6 +298,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
+	double attn_t = 0, kept_t = 0, qv = 0;
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
@@ -308,6 +309,15 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	if ((rm & GP_RECMOD_MLA_UP) && m->mla.kv_lora_rank > 0)
 		up = model_mla_up_weights(m) / (model_attn_weights(m) -
 			m->heads * (double)m->mla.v_head_dim * h);
+	/* recompute op keeps the odd-numbered aten.mm outputs of 16-bit
+	 * linears (act.c: q and v of wq, wk, wv; the gate, or fc1; w2):
+	 * their share of each fused GEMM here, by output width. */
+	if (k->recompute == GP_RECOMPUTE_OP && k->lin != GP_FP8) {
+		gp_widths w;
+
+		model_widths(m, &w);
+		qv = (w.q + w.v) / (w.q + w.k + w.v);
+	}
 	layer_op_cfg(m, k, &oc);
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
@@ -322,12 +332,20 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			gemm_costs(e, k, o, lc, &nk, &o_k);
 			if (up > 0 && strcmp(o->name, "qkv") == 0)
 				mod += up * (lc->fwd.t - t);
+			if (qv > 0)
+				kept_t += (lc->fwd.t - t) *
+					(strcmp(o->name, "qkv") == 0 ? qv :
+					 strcmp(o->name, "mlp_up") == 0 ?
+					 (m->ffn_gated ? 0.5 : 1.0) :
+					 strcmp(o->name, "mlp_down") == 0 &&
+					 m->ffn_gated ? 1.0 : 0.0);
 			break;
 		case GP_OP_ATTN:
 			t = train_attn_time(e, k, o, 0);
 			add_op(lc, o->name, t, train_attn_time(e, k, o, 1),
 			       0, 1);
 			lc->rec_sel = t;
+			attn_t += t;
 			/* Eager unfused: QK^T, scale, mask, softmax, cast,
 			 * (dropout,) PV -- attn_time's kernels. */
 			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;
@@ -396,6 +414,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
 		lc->rec_sel = 0;
 	lc->rec_sel += mod;
+	/* recompute op re-runs the forward but fused attention and the
+	 * kept GEMMs (act.c); unfused attention is not kept. */
+	if (k->recompute == GP_RECOMPUTE_OP)
+		lc->rec_sel += lc->fwd.t - (k->flash ? attn_t : 0.0) - kept_t;
 }
 
 /* The parameters of one layer on this GPU (lc->params, and of an MoE

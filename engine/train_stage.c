@@ -188,7 +188,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
 	const train_lcost *L[2];
-	double cnt[2], rec;
+	double cnt[2], rec, tprec;
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
@@ -197,6 +197,12 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	cnt[0] = r->nd;
 	cnt[1] = nl - r->nd;
 	rec = rec_share(x, nl);
+	/* recompute op (act.c) keeps reduce_scatter_tensor's outputs: with
+	 * SP the forward's all-gathers (half its TP traffic) run again;
+	 * without, its all-reduces, which the list does not hold. */
+	tprec = rec;
+	if (c->mem.recompute == GP_RECOMPUTE_OP && !c->forward_only)
+		tprec = c->mem.lay.sp ? 0.5 : 1.0;
 	for (i = 0; i < 2; i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i], e, h;
@@ -212,8 +218,8 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * runs its collectives again. */
 		h = 0;
 		e = overlap(l->tp_fwd, l->fwd.gemm, c->tp_overlap, &h);
-		e *= 1.0 + rec;
-		h *= 1.0 + rec;
+		e *= 1.0 + tprec;
+		h *= 1.0 + tprec;
 		e += overlap(l->tp_bwd, l->bwd.gemm, c->tp_overlap, &h);
 		s->part[TRAIN_TP] += n * e;
 		s->hidden[TRAIN_TP] += n * h;

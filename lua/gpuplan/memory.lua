@@ -460,9 +460,9 @@ local function prepare_shape(o, cfg, model, method, dflt)
           .. "moe_act; core_attn is recompute = \"selective\")", name)
       end
     end
-    if cfg.recompute == "full" then
-      fail("recompute_modules applies to recompute none or selective (full keeps only "
-        .. "each layer's input)")
+    if cfg.recompute == "full" or cfg.recompute == "op" then
+      fail("recompute_modules applies to recompute none or selective (%s keeps only "
+        .. "what its policy lists)", cfg.recompute)
     end
     cfg.recompute_modules = rm
   end
@@ -608,6 +608,8 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     end
     cfg.fp8_activations = o.fp8_activations
   end
+  -- recompute = "op" keeps no fp8 matmul's output (engine/memory_act.c).
+  cfg.fp8_linears = precision == "fp8" or o.recipe == "fp8" or nil
   -- The engine reads the recipe and the optimizer as their catalog
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
@@ -764,6 +766,19 @@ function M.prepare(o, cmd, who)
     local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
+    -- torchtitan's op policy is priced from its dense decoder block
+    -- (engine/memory_act.c): say which part of the job it cannot price.
+    if cfg.recompute == "op" then
+      local why = (model.moe and (model.moe.experts or 0) > 0) and "MoE layers"
+        or (model.mla and (model.mla.kv_lora_rank or 0) > 0) and "MLA attention"
+        or lora and "adapters (LoRA)"
+        or (cfg.images or 0) > 0 and "a vision tower"
+        or (model.encoder_layers or 0) > 0 and "an encoder-decoder model"
+      if why then
+        fail("recompute op is priced for dense decoder layers in full training; "
+          .. "%s has %s (use selective or full)", tostring(model.id or model.name), why)
+      end
+    end
   end
   return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
            method = method, gpus = gpus, media = media, sharding = sharding }

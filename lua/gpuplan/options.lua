@@ -286,7 +286,10 @@ section "memory"
 
 opt { name = "recompute", type = "string", metavar = "R", commands = TRAIN4,
   value = "none", kind = "enum", methods = TRAINING,
-  help = "none|selective|full|auto (auto: the least that fits the budget)",
+  help = "none|selective|full|op|auto (auto: the least that fits the budget; op: "
+    .. "torchtitan's per-op selective checkpointing, which keeps the attention output "
+    .. "and every other 16-bit matmul output and re-runs the rest, fp8 matmuls "
+    .. "included)",
   suggest = { "activation_checkpointing", "gradient_checkpointing", "checkpointing",
               "recompute_granularity" },
   variants = { plan = { metavar = "LIST", default = "none,selective,full", own = true,

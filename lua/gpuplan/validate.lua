@@ -132,7 +132,7 @@ local case_schema = T.record {
     fsdp = T.enum { false, true, "full_shard", "shard_grad_op", "hybrid_shard" },
     grad_sync = T.enum { "micro_batch", "step" },
     micro_batch = count(), global_batch = count(),
-    recompute = T.enum { "none", "selective", "full" },
+    recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)
