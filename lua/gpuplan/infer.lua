@@ -295,18 +295,22 @@ function M.setup(a)
           .. "matmuls are not modelled; use bf16", 3)
   end
   weights = tostring(weights)
-  local kv = a.kv or "bf16"
+  -- The defaults are the declared ones (gpuplan.options).
+  local kv, kv_said = a.kv, nil
+  if kv == nil then kv, kv_said = options.default("kv") end
   if not kv_bytes[kv] then
     error("infer: unknown kv dtype '" .. tostring(kv) .. "' (bf16, fp16, fp8, int8, fp4)", 3)
   end
-  if a.kv == nil then default("kv=bf16") end
-  local tp, pp = int_arg(a, "tp", 1) or 1, int_arg(a, "pp", 1) or 1
+  if kv_said then default(kv_said) end
+  local tp = int_arg(a, "tp", 1) or options.default("tp")
+  local pp = int_arg(a, "pp", 1) or options.default("pp")
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
-    input = tokens_arg(a, "input") or 2048, output = tokens_arg(a, "output") or 256,
+    input = tokens_arg(a, "input") or options.default("input"),
+    output = tokens_arg(a, "output") or options.default("output"),
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
