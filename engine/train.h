@@ -77,6 +77,10 @@ typedef struct train_cfg {
 				  * (Transformer Engine Userbuffers) */
 	int overlap_p2p;         /* PP sends under compute */
 	int ep_overlap;          /* EP all-to-all under compute */
+	int ep_allgather;        /* the MoE tokens all-gathered over EP and
+				  * the outputs reduce-scattered (Megatron-
+				  * Core's allgather token dispatcher), not
+				  * sent by all-to-all */
 	double reduce_bytes;     /* bytes per gradient element the DP
 				  * reduction moves; 0 = the recipe's
 				  * gradient dtype (Megatron bf16: fp32) */
@@ -222,6 +226,7 @@ typedef struct train_lkey {
 	double host_op_time;     /* s per host launch (cfg host_op_time) */
 	int tp, cp, ep, sp;      /* the layer's split */
 	int etp;                 /* expert tensor parallel (layout.h) */
+	int ep_allgather;        /* train_cfg's */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;

@@ -509,6 +509,20 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 
 		a2a = k->ep > 1 ?
 			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
+		/* Megatron-Core's MoEAllGatherTokenDispatcher: every rank
+		 * gathers all Tn ep tokens of the EP group, h wide and once
+		 * each whatever top_k (its local experts pick theirs), and
+		 * the combine reduce-scatters the outputs back: one
+		 * all-gather and one reduce-scatter of Tn ep h 16-bit
+		 * elements in place of the two all-to-alls. */
+		if (k->ep > 1 && k->ep_allgather) {
+			double gb = k->Tn * k->ep * h * 2.0;
+
+			a2a = 0.5 * (train_t_coll(e, GP_ALL_GATHER, gb,
+						  &k->g_ep) +
+				     train_t_coll(e, GP_REDUCE_SCATTER, gb,
+						  &k->g_ep));
+		}
 		if (egat)
 			gs = train_t_coll(e, GP_ALL_GATHER, disp * k->etp,
 					  &k->g_etp) +

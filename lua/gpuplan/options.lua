@@ -710,6 +710,13 @@ opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "b
 opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "both",
   default = "off",
   help = "the expert all-to-all under compute" }
+opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train plan rl",
+  value = "alltoall", kind = "enum",
+  help = "how MoE tokens reach their experts (Megatron-Core's moe_token_dispatcher_type): "
+    .. "alltoall (each token's top_k copies sent to their experts' ranks and back) or "
+    .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
+    .. "reduce-scattered back)",
+  suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",

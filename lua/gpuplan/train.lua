@@ -244,6 +244,12 @@ function M.setup(o, sweep)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
+  if o.moe_dispatcher ~= nil and o.moe_dispatcher ~= "alltoall" and
+     o.moe_dispatcher ~= "allgather" then
+    fail("train: moe_dispatcher must be alltoall or allgather (got %s)",
+      args.shown(o.moe_dispatcher))
+  end
+  cfg.moe_allgather = o.moe_dispatcher == "allgather"
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")

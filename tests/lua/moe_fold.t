@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(22)
+t.plan(24)
 
 local function job(over)
   local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
@@ -118,3 +118,20 @@ t.like(c and c.layout or "", "ETP1", "its label says ETP1")
 sw.etp = { 2 }
 local ok, e = pcall(gp.sweep, sw)
 t.like(not ok and tostring(e) or "", "etp%[1%] must be \"tp\" or 1", "etp values are tp or 1")
+
+-- Megatron-Core's allgather token dispatcher: each rank gathers the EP
+-- group's tokens once each (4096 tokens x 16 ranks x 2048 hidden x 2 B =
+-- 268435456 B gathered) and reduce-scatters the outputs back, in each pass:
+-- 4 micro-batches (64 / dp 16) x 48 MoE layers x 2 passes x (all-gather +
+-- reduce-scatter) as gp.comm prices them on the same 16 ranks of two
+-- DGX H100 nodes (1e-12: the same collectives).
+local aj = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, ep = 16,
+             method = "pretrain", seq = 4096, global_batch = 64 }
+local ag = gp.train(t.with(aj, { moe_dispatcher = "allgather" }))
+local gb = 4096 * 16 * 2048 * 2
+local one = gp.comm { op = "all_gather", bytes = gb, gpus = 16, system = "dgx-h100" }.time +
+  gp.comm { op = "reduce_scatter", bytes = gb, gpus = 16, system = "dgx-h100" }.time
+t.near(part(ag, "ep_comm").seconds, 4 * 48 * 2 * one, 1e-12,
+       "allgather dispatcher: a gather and a reduce-scatter of the group's tokens")
+t.ok(not pcall(gp.train, t.with(aj, { moe_dispatcher = "flex" })),
+     "moe_dispatcher: alltoall or allgather")
