@@ -42,7 +42,7 @@ typedef struct gp_train_cfg {
 				  * Korthikanti et al. 2022 sec. 4.3 4sbv) */
 	double capacity_factor;  /* MoE; 0 = 1.0 */
 	/* Offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity, memory_train.c
-	 * train_offload): the fp32 master, its gradient and the optimizer
+	 * mem_ds_offload): the fp32 master, its gradient and the optimizer
 	 * states live and step on the CPU (zero 1-3); with offload_params
 	 * the 16-bit parameter partitions too (zero 3).  The GPU keeps
 	 * DeepSpeed's gradient bucket and, at zero 3, the gathered

@@ -139,4 +139,30 @@ int mem_memo_acts(const gp_model *m, const gp_train_cfg *c,
 		  const gp_layout *y, gp_mem_memo *mm, stage_acts *buf,
 		  const stage_acts **sap, gp_error *err);
 
+/* ---- memory_deepspeed.c: DeepSpeed's engines' own buffers ---- */
+
+/* DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py,
+ * DeepSpeedZeroConfig): reduce_bucket_size 5e8 elements and
+ * stage3_max_reuse_distance 1e9 elements.  (Hugging Face's Trainer and
+ * accelerate fill a config's "auto" values with hidden^2 and leave the
+ * reuse distance alone; a config without "auto" gets these.) */
+#define DS_REDUCE_BUCKET 5e8
+#define DS_REUSE_DISTANCE 1e9
+
+/* The pipeline engine's stage buffers (bytes) of a stage with inflight
+ * micro-batches of tok tokens, A bytes an activation element. */
+double mem_ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
+			   const gp_layout *y, double tok, double A,
+			   double inflight, int first, int last);
+/* The gradient reduction's moment when it is a stage's peak: o's
+ * components replaced by it (mine: the stage's parameters on one GPU). */
+void mem_ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
+			 const gp_layout *y, double tok, double A,
+			 double mine, int first, int last, gp_mem_result *o);
+/* ZeRO-Offload's host bytes and GPU buffers into o: tr trainable
+ * elements of the partition, pb bytes of their dtype, big the largest
+ * trainable tensor (elements). */
+void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
+		    double big, gp_mem_result *o);
+
 #endif

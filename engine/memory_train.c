@@ -4,7 +4,7 @@
  * buffers, offload; the most loaded stage of a layout; and the ZeRO
  * split memo (gp_mem_split) the sweep walks per ZeRO stage, which keeps
  * what the ZeRO stage does not change and so lives with the stage it
- * memoises.
+ * memoises.  DeepSpeed's own buffers and its offload: memory_deepspeed.c.
  */
 #include "memory_int.h"
 
@@ -21,184 +21,6 @@ static double largest_linear(const gp_model *m)
 	if ((double)m->hidden * w.q > big)
 		big = (double)m->hidden * w.q;
 	return big;
-}
-
-/* Stage buffers of a pipeline engine beyond the layers' saved tensors,
- * for one stage with `inflight` micro-batches between forward and
- * backward; hid = one stage output (s/cp * b * h elements, /t with
- * sequence parallel).
- *
- * Megatron-LM (the default, nothing added): its schedules keep each
- * in-flight micro-batch's received input -- the first layer's saved
- * input, counted with the activations -- and pseudo-free the output
- * once sent (megatron/core/pipeline_parallel/schedules.py,
- * deallocate_output_tensor: out.data becomes a scalar, only grad_fn
- * stays; megatron/training/arguments.py sets deallocate_pipeline_outputs
- * = True for every run).
- *
- * DeepSpeed's PipelineEngine (deepspeed/runtime/pipe/engine.py,
- * schedule.py TrainSchedule):
- *  - outputs: _exec_forward_pass stores the stage output in
- *    pipe_buffers['outputs'][id] and only _exec_backward_pass of a
- *    non-last stage sets it to None, so every micro-batch in flight
- *    keeps one.  With tensor parallelism and the default pipeline
- *    config (pipe_partitioned and grad_partitioned true, runtime/
- *    config.py get_pipeline_config) the engine zeroes the full
- *    output's .data and keeps this rank's 1/t slice (runtime/utils.py
- *    PartitionedTensor: narrow(...).clone()): hid/t each; without tp,
- *    the full output: hid each.
- *  - inputs: a non-first stage receives into pipe_recv_buf and clones
- *    it into pipe_buffers['inputs'][id], kept until _exec_send_grads.
- *    Partitioned (tp > 1), the forward all-gathers it into the full
- *    tensor the first layer reads and stores that tensor back in the
- *    buffer: the layers' saved input, nothing more.  Unpartitioned,
- *    the forward runs on a second .clone() of the buffer, so each
- *    micro-batch in flight holds one more full input: hid each.
- *  - one receive buffer (pipe_recv_buf, non-first stages) and one
- *    gradient buffer (grad_layer, non-last stages) persist, allocated
- *    once with the shapes of the (partitioned) messages: hid/t each.
- *  - the last stage's backward returns before clearing its output, so
- *    outputs[id] keeps the previous micro-batch's output while the
- *    next one runs (num_pipe_buffers = max(2, min(p - k + 1, m)) = 2
- *    there): one stale output, in Megatron-DeepSpeed's GPTModelPipe
- *    the fp32 logits (its last pipeline layer is float16_to_fp32):
- *    s/cp * b * V/t * 4 bytes.
- * The micro-batch count in flight is the schedule's (TrainSchedule
- * runs stage k's first backward after p - k forwards, Narayanan et al.
- * 2021's 1F1B). */
-static double ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
-			      const gp_layout *y, double tok, double A,
-			      double inflight, int first, int last)
-{
-	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
-	double part = y->tp;  /* partitioned over tp; 1 = whole */
-	double b = 0;
-
-	if (!last)
-		b += inflight * hid / part + hid / part;
-	if (!first)
-		b += hid / part + (y->tp == 1 ? inflight * hid : 0);
-	if (last)
-		b += tok * (double)m->vocab * 4.0 / y->tp;
-	return b;
-}
-
-/* DeepSpeed's gradient all-reduce under BF16_Optimizer with pipeline
- * parallelism.  After the step's last backward, PipelineEngine's
- * ReduceGrads instruction (runtime/pipe/engine.py _exec_reduce_grads ->
- * _bf16_reduce_grads) hands the optimizer's flat fp32 gradient buffer
- * (bf16_optimizer.py get_grads_for_reduction: one flat tensor per param
- * group, the whole stage's grads) to buffered_allreduce_fallback with
- * elements_per_buffer = MEMORY_OPT_ALLREDUCE_SIZE (500M).  The 500M
- * bucket cannot split a tensor: allreduce_no_retain buckets whole
- * tensors, so the flat buffer goes alone, and allreduce_bucket
- * (runtime/engine.py) flattens it (one tensor: a view) and, the
- * communication dtype being bf16 whenever bf16 is enabled and none is
- * configured (engine.py communication_data_type), takes tensor.to(bf16):
- * a 2-byte copy of every gradient of the stage, live through the
- * all-reduce, then copied back into the fp32 buffer.
- *
- * It does not coexist with the activations: every micro-batch's
- * backward has run, so the layers' saved tensors, the recompute working
- * set and the loss buffers are gone.  What stays: the model states, the
- * bf16 .grad of the last backward (in the recipe's grads), the stage's
- * persistent pipe buffers (receive and gradient buffers, hid/t each)
- * and on the last stage both output buffers, the fp32 logits of the
- * step's last two micro-batches (num_pipe_buffers = 2 there, never
- * cleared).  When that moment is the larger, the breakdown reports it:
- * activations, recompute and logits 0, grad_reduce the copy. */
-static void ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
-			    const gp_layout *y, double tok, double A,
-			    double mine, int first, int last,
-			    gp_mem_result *o)
-{
-	double hid = tok * m->hidden * A / (c->lay.sp ? y->tp : 1);
-	double keep = 0, red = mine * 2.0, bwd;
-
-	if (!last)
-		keep += hid / y->tp;
-	if (!first)
-		keep += hid / y->tp;
-	if (last)
-		keep += 2.0 * tok * (double)m->vocab * 4.0 / y->tp;
-	bwd = o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
-		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION] +
-		o->bytes[GP_MEM_PIPE_BUFFERS];
-	if (keep + red <= bwd)
-		return;
-	o->bytes[GP_MEM_ACTIVATIONS] = 0;
-	o->bytes[GP_MEM_RECOMPUTE] = 0;
-	o->bytes[GP_MEM_LOGITS] = 0;
-	o->bytes[GP_MEM_VISION] = 0;
-	o->bytes[GP_MEM_PIPE_BUFFERS] = keep;
-	o->bytes[GP_MEM_GRAD_REDUCE] = red;
-}
-
-/* DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py,
- * DeepSpeedZeroConfig): reduce_bucket_size 5e8 elements and
- * stage3_max_reuse_distance 1e9 elements.  (Hugging Face's Trainer and
- * accelerate fill a config's "auto" values with hidden^2 and leave the
- * reuse distance alone; a config without "auto" gets these.) */
-#define DS_REDUCE_BUCKET 5e8
-#define DS_REUSE_DISTANCE 1e9
-
-/* Offloaded training: DeepSpeed ZeRO-Offload (Ren et al. 2021) at stages
- * 1-3 and ZeRO-Infinity's CPU parameter offload (Rajbhandari et al. 2021)
- * at stage 3, as deepspeed/runtime/zero/stage_1_and_2.py and stage3.py
- * allocate them.  tr: trainable elements of this GPU's partition; pb:
- * bytes of their parameter dtype (16-bit, or 4 for fp32 training); big:
- * the largest trainable tensor on this GPU (elements).
- *
- * Host, per GPU (what the node needs is the sum over its GPUs):
- *  - master: the fp32 partition, a clone().float() of the parameters
- *    even when they are fp32 already (single_partition_of_fp32_groups,
- *    fp32_partitioned_groups_flat): 4 tr;
- *  - grads: its fp32 gradient (the partition's .grad, zeros on the CPU
- *    device): 4 tr; at stage 3 also grad_partitions_flat_buffer, the
- *    partitioned gradients in the parameter dtype, on the CPU when the
- *    optimizer is offloaded: pb tr;
- *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
- *    SGD's fp32 momentum (4), an 8-bit AdamW's two 8-bit states with
- *    their block scales (memory_states.c), per trainable element;
- *  - weights (offload_params): the 16-bit partitions of every parameter,
- *    frozen ones included (ZeRO-3 partitions the whole module): the
- *    weights (and adapter weights) the GPU would otherwise hold.
- *  DeepSpeed's own estimator (stage3.py
- *  estimate_zero3_model_states_mem_needs) counts 18 B per parameter on
- *  the host with both offloaded (2 + 4 + 4 + 8, without the stage-3
- *  accumulation partition) and multiplies by an additional_buffer_factor
- *  of 1.5 for pinned-buffer overhead; here no factor: offload pin_memory
- *  is off by default and an unpinned tensor is its size.
- *
- * GPU: no master, optimizer states or gradient partition.  The gradient
- * bucket the reduction fills (stage 3: __ipg_bucket_flat_buffer, made at
- * init; stages 1-2: ipg_buffer, made at each backward; both
- * reduce_bucket_size elements of the parameter dtype, whatever the
- * trainable count), the .grad autograd produces for one tensor before
- * it is copied into the bucket, and at stages 1-2 the
- * temp_grad_buffer_for_gpu_offload of the largest parameter: grads =
- * (bucket + big (+ big)) pb.  The gathered layers are train_stage's. */
-static void train_offload(const gp_train_cfg *c, double tr, double pb,
-			  double big, gp_mem_result *o)
-{
-	int z3 = c->lay.zero == 3;
-
-	o->host_master = 4.0 * tr;
-	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
-	o->host_optimizer = mem_offload_state_bytes(&c->optim) * tr;
-	o->host_weights = 0;
-	if (c->offload_params) {
-		o->host_weights = o->bytes[GP_MEM_WEIGHTS] +
-			o->bytes[GP_MEM_ADAPTER];
-		o->bytes[GP_MEM_WEIGHTS] = 0;
-		o->bytes[GP_MEM_ADAPTER] = 0;
-	}
-	o->bytes[GP_MEM_MASTER] = 0;
-	o->bytes[GP_MEM_OPTIMIZER] = 0;
-	o->bytes[GP_MEM_GRADS] = (DS_REDUCE_BUCKET + (z3 ? 1.0 : 2.0) * big) *
-		pb;
-	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
-		o->host_optimizer;
 }
 
 /* What train_stage fills: ST_REST everything the ZeRO stage does not
@@ -250,7 +72,7 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 	sh[SH_TOK] = c->seq / y->cp * c->lay.micro_batch;
 }
 
-/* What an offloaded stage hands train_offload: its trainable partition,
+/* What an offloaded stage hands mem_ds_offload: its trainable partition,
  * the bytes per parameter it moves and its largest tensor. */
 typedef struct stage_off {
 	double tr, pb, big;
@@ -419,12 +241,12 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	else
 		stage_full(m, c, y, p, sb, sh, first, last, &so, o);
 	if (off)
-		train_offload(c, so.tr, so.pb, so.big, o);
+		mem_ds_offload(c, so.tr, so.pb, so.big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
 	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
 	 * a 16-bit bucket of one layer's grads before reduce-scatter.
-	 * Offloaded (DeepSpeed's coordinator, train_offload): the reuse
+	 * Offloaded (DeepSpeed's coordinator, mem_ds_offload): the reuse
 	 * window instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
 	if (zero == 3) {
@@ -638,13 +460,13 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 					     sh[SH_TOK], qhead, o);
 	if (y->pp > 1 && c->pipe == GP_PIPE_DEEPSPEED) {
 		if (parts & ST_REST)
-			o->bytes[GP_MEM_PIPE_BUFFERS] = ds_pipe_buffers(m, c,
+			o->bytes[GP_MEM_PIPE_BUFFERS] = mem_ds_pipe_buffers(m, c,
 				y, sh[SH_TOK], A, inflight, first, last);
 		/* Last: it reads what ST_REST filled. */
 		if ((parts & ST_ZERO) && c->recipe.reduce_phase &&
 		    zero < 2 && c->lora_rank == 0 && !c->offload_optimizer &&
 		    !c->offload_params)
-			ds_reduce_phase(m, c, y, sh[SH_TOK], A, sh[SH_MINE],
+			mem_ds_reduce_phase(m, c, y, sh[SH_TOK], A, sh[SH_MINE],
 					first, last, o);
 	}
 }
