@@ -315,10 +315,20 @@ static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
 		     strcmp(r, mem_recompute_name((gp_recompute)ri));
 	     ri++)
 		;
-	if (!r || ri > m->hi)
-		luaL_error(L, "%s[%d] must be none, selective or full (got "
-			   "%s%s%s)", key, i + 1, r ? "'" : "a ",
-			   r ? r : luaL_typename(L, -1), r ? "'" : "");
+	if (!r || ri > m->hi) {
+		/* The names the list takes, from the engine's own. */
+		luaL_Buffer b;
+		luaL_buffinit(L, &b);
+		for (ri = 0; ri <= m->hi; ri++) {
+			if (ri)
+				luaL_addstring(&b, ri < m->hi ? ", " : " or ");
+			luaL_addstring(&b, mem_recompute_name((gp_recompute)ri));
+		}
+		luaL_pushresult(&b);
+		luaL_error(L, "%s[%d] must be %s (got %s%s%s)", key, i + 1,
+			   lua_tostring(L, -1), r ? "'" : "a ",
+			   r ? r : luaL_typename(L, -2), r ? "'" : "");
+	}
 	m->mask |= 1u << ri;
 }
 

@@ -170,6 +170,9 @@ local function get(cat_kind, v, cat)
 end
 
 local shown = require("gpuplan.args").shown
+-- The recompute policies a job may name: the engine's (engine/memory_act.c)
+-- and auto, the least that fits.
+local RECOMPUTE = { none = true, selective = true, full = true, op = true, auto = true }
 
 -- A count (GPUs, a parallel size, sequences, a rank) and the tokens of
 -- one sequence: the rules of their kinds (gpuplan.options), raised at
@@ -428,6 +431,10 @@ local function prepare_shape(o, cfg, model, method, dflt)
   end
   cfg.schedule = o.schedule
   cfg.recompute = o.recompute or dflt("recompute")
+  -- A misspelt policy refused with the user's key, not the engine's argument.
+  if not RECOMPUTE[cfg.recompute] then
+    fail("recompute must be none, selective, full, op or auto (got %s)", shown(cfg.recompute))
+  end
   if o.recompute_layers ~= nil then
     cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
     if cfg.recompute ~= "full" then

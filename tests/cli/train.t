@@ -65,6 +65,13 @@ isnt($c, 0, 'an unknown fsdp strategy fails');
 like($e, qr/fsdp must be full_shard, shard_grad_op or hybrid_shard \(got string 'hybrid'\)/,
      'and names the strategies');
 unlike($e, qr/\.lua:\d+/, 'without an internal file:line');
+# A misspelt recompute policy is the user's key, not the engine's argument
+# ("bad argument #4 to 'gpuplan.core.train'" before).
+($c, $o, $e) = run_gp('train', @job[0 .. 4], '--recompute', 'fool');
+isnt($c, 0, 'an unknown recompute policy fails');
+like($e, qr/recompute must be none, selective, full, op or auto \(got string 'fool'\)/,
+     'and names the policies');
+unlike($e, qr/bad argument|core\.train/, 'without the engine\'s argument position');
 
 ($c, $o, $e) = run_gp('train', @job, '--format', 'json');
 is($c, 0, 'json exits 0');
