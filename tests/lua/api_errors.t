@@ -117,9 +117,9 @@ check(function() gp.sweep(with { policy = mine }) end,
   "sweep: error in the policy function: " .. me .. ":" .. pl .. ": my policy failed",
   "sweep: a policy's own message keeps its line")
 check(function() gp.sweep(with { recompute = { "x" } }) end,
-  "sweep: recompute[1] must be none, selective or full (got 'x')", "sweep: recompute {'x'}")
+  "sweep: recompute[1] must be none, selective, full or op (got 'x')", "sweep: recompute {'x'}")
 check(function() gp.sweep(with { recompute = { "full", 3 } }) end,
-  "sweep: recompute[2] must be none, selective or full (got a number)", "sweep: recompute {'full', 3}")
+  "sweep: recompute[2] must be none, selective, full or op (got a number)", "sweep: recompute {'full', 3}")
 check(function() gp.sweep(with { policy = function() return 0 / 0 end }) end,
   "sweep: policy must return a number or nil (got nan)", "sweep: a NaN score")
 check(function() gp.sweep(with { policy = function() return "1" end }) end,
