@@ -20,9 +20,10 @@
  * while the training pool trains on step k, so the step is the slower
  * pool plus the sync.
  *
- * The rollout is rollout.c's (rl_rollout_step).
+ * The rollout is rollout.c's (rl_rollout_step); the memory per phase
+ * rl_mem.c's, the weight sync rl_sync.c's.
  */
-#include "rl.h"
+#include "rl_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,8 +58,6 @@ const char *rl_pool_name(int pool)
 {
 	return GP_NAME_OF(pool_names, 6, pool);
 }
-
-/* ---- memory ------------------------------------------------------------ */
 
 /* ---- the step ------------------------------------------------------------ */
 
@@ -132,122 +131,6 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "model on the critic's own group: it needs "
 			       "critic_gpus and a reward model, and no "
 			       "reward_gpus");
-	return GP_OK;
-}
-
-/* A collective of the sync on group g (0 for one rank). */
-static int sync_coll(const gp_topo *t, gp_coll op, double bytes,
-		     const gp_group *g, double *acc, gp_error *err)
-{
-	gp_comm_result r;
-
-	if (g->ranks <= 1 || bytes <= 0)
-		return GP_OK;
-	if (comm_group_cost(t, op, bytes, g, &r, err))
-		return GP_EINVAL;
-	*acc += r.time;
-	return GP_OK;
-}
-
-/* Weight sync (verl's and NeMo RL's refit; OpenRLHF's and slime's NCCL
- * broadcast): the trainer's 16-bit weights are gathered into the slices
- * the rollout engine's ranks hold -- ZeRO-3 shards over the data-
- * parallel group, the stages over the pipeline group, tp / rtp TP
- * slices over part of the TP group (a finer rollout TP cuts its slice
- * from a neighbour's: one send) -- then, disaggregated, broadcast from
- * the trainer to every engine over the NICs (one group per slice, the
- * engines of a node sharing its NICs), and copied into the engine's
- * buffers (read and write at HBM speed). */
-static int weight_sync(const gp_model *m, const roof_device *d,
-		       const gp_topo *t, const rl_cfg *c,
-		       const train_result *u, double gpus_total,
-		       double engines, double *time, double *bytes,
-		       gp_error *err)
-{
-	gp_params p;
-	gp_topo tt = *t;
-	gp_group g;
-	roof_op op;
-	const gp_layout *lay = &c->train.mem.lay;
-	int G = t->gpus_per_node, tp = lay->tp > 0 ? lay->tp : 1;
-	int pp = lay->pp > 0 ? lay->pp : 1, rtp = c->roll.tp;
-	int rg = c->roll.tp * c->roll.pp;
-	double slice, s = 0, nodes;
-
-	if (model_params(m, &p, err))
-		return GP_EINVAL;
-	slice = p.total * 2.0 / rg;
-	*bytes = slice;
-	nodes = ceil(gpus_total / G) + 2;
-	if (nodes > tt.nodes)
-		tt.nodes = nodes > GP_COUNT_MAX ? GP_COUNT_MAX : (int)nodes;
-	if (lay->zero == 3 &&
-	    sync_coll(&tt, GP_ALL_GATHER, u->mem.params * 2.0,
-		      &u->groups[GP_GRP_DPCP], &s, err))
-		return GP_EINVAL;
-	if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER, p.total * 2.0 / tp,
-				&u->groups[GP_GRP_PP], &s, err))
-		return GP_EINVAL;
-	if (tp > rtp) {
-		const gp_group *gt = &u->groups[GP_GRP_TP];
-
-		g.ranks = tp / rtp;
-		if (g.ranks <= gt->per_node) {
-			g.per_node = g.ranks;
-			g.sharing = 1;
-		} else {
-			g.per_node = gt->per_node;
-			g.sharing = gt->sharing;
-		}
-		while (g.ranks % g.per_node)
-			g.per_node--;
-		if (sync_coll(&tt, GP_ALL_GATHER, slice, &g, &s, err))
-			return GP_EINVAL;
-	} else if (tp < rtp) {
-		g.ranks = 2;
-		g.per_node = G >= 2 ? 2 : 1;
-		g.sharing = 1;
-		if (sync_coll(&tt, GP_SEND_RECV, slice, &g, &s, err))
-			return GP_EINVAL;
-	}
-	if (!c->colocated) {
-		double train_gpus = (double)tp * pp * (lay->cp > 0 ? lay->cp :
-			1) * (lay->dp > 0 ? lay->dp : 1);
-
-		if (train_gpus + c->rollout_gpus <= G) {
-			/* both pools in one node: over the scale-up links */
-			g.ranks = (int)engines + 1;
-			g.per_node = g.ranks;
-			g.sharing = 1;
-		} else if (engines <= 1) {
-			g.ranks = 2;
-			g.per_node = 1;
-			g.sharing = rg < G ? rg : G;
-		} else {
-			/* The engines' nodes and one more for the sender:
-			 * the transfer crosses the NICs even when the
-			 * rollout pool is a single node. */
-			double epn = rg <= G ? floor((double)G / rg) : 1.0;
-
-			g.per_node = (int)fmin(epn, engines);
-			g.ranks = (int)((ceil(engines / g.per_node) + 1) *
-					g.per_node);
-			g.sharing = (int)fmax(1.0, fmin((double)rg,
-							floor((double)G /
-							      g.per_node)));
-		}
-		if (t->nics == 0 && g.per_node < g.ranks)
-			return gp_fail(err, "the rollout and training pools "
-				       "span nodes, but the system has no "
-				       "NICs");
-		if (sync_coll(&tt, GP_BROADCAST, slice, &g, &s, err))
-			return GP_EINVAL;
-	}
-	memset(&op, 0, sizeof op);
-	op.bytes = 2.0 * slice;
-	op.prec = GP_BF16;
-	s += roof_time(d, &op, 1);
-	*time = s;
 	return GP_OK;
 }
 
@@ -517,174 +400,6 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
-/* The update pass's memory with the frozen models and the critic added;
- * returns the critic's bytes. */
-static double rl_frozen(const rl_cfg *c, rl_result *out)
-{
-	const gp_layout *lay = &c->train.mem.lay;
-	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
-	double frozen, states, critic;
-
-	/* Memory.  The frozen reference and reward models are laid out
-	 * like the actor, 16-bit (sharded under ZeRO-3); PPO's critic has
-	 * the actor's shape and states, its update after the actor's. */
-	*mu = out->update.mem;
-	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
-		(lay->cp > 0 ? lay->cp : 1) : 1.0);
-	states = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_GRADS] +
-		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
-		mu->bytes[GP_MEM_ADAPTER];
-	/* A model on a group of its own holds none of the actor's GPUs. */
-	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
-	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host &&
-		!c->group_gpus[RL_GRP_REF] ? frozen : 0.0;
-	mu->bytes[GP_MEM_REWARD] = c->reward_model &&
-		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ? frozen :
-		0.0;
-	mu->bytes[GP_MEM_CRITIC] = critic;
-	return critic;
-}
-
-/* The bytes per GPU the rollout engine may use. */
-static double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
-			     double critic)
-{
-	const gp_mem_reserve *rs = &c->train.reserve;
-	double usable, resident = 0, cap;
-
-	/* The rollout engine's memory: what the trainer leaves (colocated:
-	 * its states stay, unless offloaded; its activations are freed),
-	 * or a whole GPU of its own. */
-	usable = c->train.capacity * (1.0 - rs->margin) - rs->context -
-		rs->workspace - rs->comm;
-	if (c->colocated) {
-		/* Offloaded (NeMo RL's colocated Megatron worker,
-		 * offload_after_refit): the 16-bit weights go to pinned
-		 * host memory, the grads are freed (Megatron's
-		 * offload_to_cpu resizes their storage to 0: nothing
-		 * moves), the optimizer states and the frozen models go to
-		 * the host; only an adapter stays. */
-		resident = mu->bytes[GP_MEM_ADAPTER];
-		if (!c->offload_states)
-			resident += mu->bytes[GP_MEM_WEIGHTS] +
-				mu->bytes[GP_MEM_GRADS] +
-				mu->bytes[GP_MEM_MASTER] +
-				mu->bytes[GP_MEM_OPTIMIZER] +
-				mu->bytes[GP_MEM_REF] +
-				mu->bytes[GP_MEM_REWARD] + critic;
-	}
-	cap = usable - resident * (1.0 + rs->frag);
-	/* vLLM sizes its pool from its own share of the card: weights,
-	 * activations and KV within gpu_memory_utilization x capacity,
-	 * less the context it runs in. */
-	if (c->engine_memory > 0 &&
-	    c->engine_memory - rs->context - rs->workspace < cap)
-		cap = c->engine_memory - rs->context - rs->workspace;
-	return cap;
-}
-
-/* The rollout phase's memory, and what swaps between the engines when
- * they share the GPUs. */
-static void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
-{
-	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
-	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
-	int i;
-
-	memset(mr, 0, sizeof *mr);
-	if (c->colocated) {
-		mr->bytes[GP_MEM_ADAPTER] = mu->bytes[GP_MEM_ADAPTER];
-		if (!c->offload_states) {
-			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
-				mr->bytes[i] = mu->bytes[i];
-			mr->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REF];
-			mr->bytes[GP_MEM_REWARD] = mu->bytes[GP_MEM_REWARD];
-			mr->bytes[GP_MEM_CRITIC] = critic;
-		}
-		/* Each way per step: the trainer's weights, optimizer states
-		 * and frozen models while the engine generates; the engine's
-		 * weights while the trainer runs (vLLM sleep level 1, as
-		 * NeMo RL's vllm_worker and verl's hybrid engine call it:
-		 * weights backed up in host memory, KV cache discarded). */
-		out->swap_bytes = c->offload_states ?
-			mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_MASTER] +
-			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
-			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
-			0.0;
-		mr->cpu_bytes = out->swap_bytes - out->roll.weights;
-		mr->params = mu->params;
-		if (!c->offload_states)
-			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
-		else
-			mu->cpu_bytes = out->roll.weights;
-	}
-	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
-	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
-	mr->bytes[GP_MEM_WORKSPACE] = out->roll.workspace;
-}
-
-/* Total the three phases' memory against the budget; whether it fits
- * and, when not, why. */
-static void rl_mem_fits(const rl_cfg *c, rl_result *out)
-{
-	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
-	gp_mem_result *mf = &out->mem[RL_MEM_FORWARD];
-	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
-	gp_mem_reserve rs = c->train.reserve;
-	int g;
-
-	mem_finish(mu, c->train.capacity, &rs, 0.0);
-	/* The forward passes keep no activations for a backward. */
-	*mf = *mu;
-	mf->bytes[GP_MEM_ACTIVATIONS] = 0;
-	mf->bytes[GP_MEM_RECOMPUTE] = 0;
-	mf->bytes[GP_MEM_VISION] = 0;
-	mf->bytes[GP_MEM_PIPE_BUFFERS] = 0;
-	mem_finish(mf, c->train.capacity, &rs, 0.0);
-	mem_finish(mr, c->train.capacity, &rs, 0.0);
-	out->fits = out->why[0] == 0 && mu->fits && mr->fits;
-	/* The training state first: what it holds is also what leaves the
-	 * rollout engine no room. */
-	if (!mu->fits)
-		snprintf(out->why, sizeof out->why, "training: needs %.1f "
-			 "GiB per GPU, the budget is %.1f GiB",
-			 mu->total / 1073741824.0, mu->budget / 1073741824.0);
-	else if (out->why[0] == 0 && !mr->fits)
-		snprintf(out->why, sizeof out->why, "rollout: needs %.1f "
-			 "GiB per GPU, the budget is %.1f GiB",
-			 mr->total / 1073741824.0, mr->budget / 1073741824.0);
-	for (g = 0; g < RL_NGRP; g++) {
-		gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
-
-		if (!c->group_gpus[g])
-			continue;
-		mem_finish(mg, c->train.capacity, &rs, 0.0);
-		if (!mg->fits && out->fits)
-			snprintf(out->why, sizeof out->why, "%s: needs %.1f "
-				 "GiB per GPU, the budget is %.1f GiB",
-				 rl_pool_name(RL_POOL_REF + g),
-				 mg->total / 1073741824.0,
-				 mg->budget / 1073741824.0);
-		out->fits = out->fits && mg->fits;
-	}
-	/* A rollout that cannot run (no decode steps) leaves the step
-	 * without its longest phase: say what held the memory, after what
-	 * else does not fit -- unless the engine said why itself (one
-	 * sequence, or one static batch, beyond its KV budget). */
-	if (!(out->roll.steps > 0) &&
-	    strncmp(out->why, "rollout engine: ", 16) != 0) {
-		char was[sizeof out->why];
-		int keep = out->why[0] && strncmp(out->why, "rollout", 7);
-
-		memcpy(was, out->why, sizeof was);
-		snprintf(out->why, sizeof out->why, "%s%srollout: no room for "
-			 "the engines' KV cache (%.1f GiB per GPU held before "
-			 "it, the budget is %.1f GiB)", keep ? was : "",
-			 keep ? "; " : "", mr->total / 1073741824.0,
-			 mr->budget / 1073741824.0);
-	}
-}
-
 /* The phases' times but the weight sync's; gf and cupd: the own groups'
  * forwards and the critic's optimizer step there (rl_groups). */
 static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
@@ -915,8 +630,8 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	rl_rollout_mem(c, out, critic);
 	rl_mem_fits(c, out);
 	rl_phase_times(c, out, N, gf, cupd);
-	if (weight_sync(m, d, t, c, &out->update, out->gpus, engines, &sync,
-			&out->sync_bytes, err))
+	if (rl_weight_sync(m, d, t, c, &out->update, out->gpus, engines,
+			   &sync, &out->sync_bytes, err))
 		return GP_EINVAL;
 	out->ph[RL_SYNC].time = sync;
 	/* The framework's own work between the phases (the driver's data

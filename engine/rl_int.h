@@ -1,0 +1,37 @@
+/*
+ * rl_int.h - what rl.c, rl_mem.c and rl_sync.c share: the RL step's
+ * memory and weight sync, called in turn by rl.c's step.  Internal to
+ * the engine's RL model; the contract is rl.h.
+ */
+#ifndef GP_RL_INT_H
+#define GP_RL_INT_H
+
+#include "rl.h"
+
+/* The update pass's memory (out->mem[RL_MEM_UPDATE], from out->update)
+ * with the frozen models and the critic added; returns the critic's
+ * bytes. */
+double rl_frozen(const rl_cfg *c, rl_result *out);
+
+/* The bytes per GPU the rollout engine may use, given the update pass's
+ * memory mu and the critic's bytes. */
+double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
+		      double critic);
+
+/* The rollout phase's memory (after out->roll is priced), and what swaps
+ * between the engines when they share the GPUs. */
+void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic);
+
+/* Total the phases' memory against the budget: out->fits and, when it
+ * does not fit, out->why. */
+void rl_mem_fits(const rl_cfg *c, rl_result *out);
+
+/* The weight sync's time and the bytes each rollout rank receives: u is
+ * the training pass, gpus_total the step's GPUs, engines the rollout
+ * engines. */
+int rl_weight_sync(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const rl_cfg *c, const train_result *u,
+		   double gpus_total, double engines, double *time,
+		   double *bytes, gp_error *err);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * rl_mem.c - the RL step's memory per GPU in its three phases (update,
+ * forwards, rollout) and on the models' own groups, and whether it fits
+ * (rl_int.h).
+ */
+#include "rl_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The update pass's memory with the frozen models and the critic added;
+ * returns the critic's bytes. */
+double rl_frozen(const rl_cfg *c, rl_result *out)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	double frozen, states, critic;
+
+	/* Memory.  The frozen reference and reward models are laid out
+	 * like the actor, 16-bit (sharded under ZeRO-3); PPO's critic has
+	 * the actor's shape and states, its update after the actor's. */
+	*mu = out->update.mem;
+	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
+		(lay->cp > 0 ? lay->cp : 1) : 1.0);
+	states = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_GRADS] +
+		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
+		mu->bytes[GP_MEM_ADAPTER];
+	/* A model on a group of its own holds none of the actor's GPUs. */
+	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
+	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host &&
+		!c->group_gpus[RL_GRP_REF] ? frozen : 0.0;
+	mu->bytes[GP_MEM_REWARD] = c->reward_model &&
+		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ? frozen :
+		0.0;
+	mu->bytes[GP_MEM_CRITIC] = critic;
+	return critic;
+}
+
+/* The bytes per GPU the rollout engine may use. */
+double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
+		      double critic)
+{
+	const gp_mem_reserve *rs = &c->train.reserve;
+	double usable, resident = 0, cap;
+
+	/* The rollout engine's memory: what the trainer leaves (colocated:
+	 * its states stay, unless offloaded; its activations are freed),
+	 * or a whole GPU of its own. */
+	usable = c->train.capacity * (1.0 - rs->margin) - rs->context -
+		rs->workspace - rs->comm;
+	if (c->colocated) {
+		/* Offloaded (NeMo RL's colocated Megatron worker,
+		 * offload_after_refit): the 16-bit weights go to pinned
+		 * host memory, the grads are freed (Megatron's
+		 * offload_to_cpu resizes their storage to 0: nothing
+		 * moves), the optimizer states and the frozen models go to
+		 * the host; only an adapter stays. */
+		resident = mu->bytes[GP_MEM_ADAPTER];
+		if (!c->offload_states)
+			resident += mu->bytes[GP_MEM_WEIGHTS] +
+				mu->bytes[GP_MEM_GRADS] +
+				mu->bytes[GP_MEM_MASTER] +
+				mu->bytes[GP_MEM_OPTIMIZER] +
+				mu->bytes[GP_MEM_REF] +
+				mu->bytes[GP_MEM_REWARD] + critic;
+	}
+	cap = usable - resident * (1.0 + rs->frag);
+	/* vLLM sizes its pool from its own share of the card: weights,
+	 * activations and KV within gpu_memory_utilization x capacity,
+	 * less the context it runs in. */
+	if (c->engine_memory > 0 &&
+	    c->engine_memory - rs->context - rs->workspace < cap)
+		cap = c->engine_memory - rs->context - rs->workspace;
+	return cap;
+}
+
+/* The rollout phase's memory, and what swaps between the engines when
+ * they share the GPUs. */
+void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
+{
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
+	int i;
+
+	memset(mr, 0, sizeof *mr);
+	if (c->colocated) {
+		mr->bytes[GP_MEM_ADAPTER] = mu->bytes[GP_MEM_ADAPTER];
+		if (!c->offload_states) {
+			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
+				mr->bytes[i] = mu->bytes[i];
+			mr->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REF];
+			mr->bytes[GP_MEM_REWARD] = mu->bytes[GP_MEM_REWARD];
+			mr->bytes[GP_MEM_CRITIC] = critic;
+		}
+		/* Each way per step: the trainer's weights, optimizer states
+		 * and frozen models while the engine generates; the engine's
+		 * weights while the trainer runs (vLLM sleep level 1, as
+		 * NeMo RL's vllm_worker and verl's hybrid engine call it:
+		 * weights backed up in host memory, KV cache discarded). */
+		out->swap_bytes = c->offload_states ?
+			mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_MASTER] +
+			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
+			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
+			0.0;
+		mr->cpu_bytes = out->swap_bytes - out->roll.weights;
+		mr->params = mu->params;
+		if (!c->offload_states)
+			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
+		else
+			mu->cpu_bytes = out->roll.weights;
+	}
+	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
+	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
+	mr->bytes[GP_MEM_WORKSPACE] = out->roll.workspace;
+}
+
+/* Total the three phases' memory against the budget; whether it fits
+ * and, when not, why. */
+void rl_mem_fits(const rl_cfg *c, rl_result *out)
+{
+	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	gp_mem_result *mf = &out->mem[RL_MEM_FORWARD];
+	gp_mem_result *mr = &out->mem[RL_MEM_ROLLOUT];
+	gp_mem_reserve rs = c->train.reserve;
+	int g;
+
+	mem_finish(mu, c->train.capacity, &rs, 0.0);
+	/* The forward passes keep no activations for a backward. */
+	*mf = *mu;
+	mf->bytes[GP_MEM_ACTIVATIONS] = 0;
+	mf->bytes[GP_MEM_RECOMPUTE] = 0;
+	mf->bytes[GP_MEM_VISION] = 0;
+	mf->bytes[GP_MEM_PIPE_BUFFERS] = 0;
+	mem_finish(mf, c->train.capacity, &rs, 0.0);
+	mem_finish(mr, c->train.capacity, &rs, 0.0);
+	out->fits = out->why[0] == 0 && mu->fits && mr->fits;
+	/* The training state first: what it holds is also what leaves the
+	 * rollout engine no room. */
+	if (!mu->fits)
+		snprintf(out->why, sizeof out->why, "training: needs %.1f "
+			 "GiB per GPU, the budget is %.1f GiB",
+			 mu->total / 1073741824.0, mu->budget / 1073741824.0);
+	else if (out->why[0] == 0 && !mr->fits)
+		snprintf(out->why, sizeof out->why, "rollout: needs %.1f "
+			 "GiB per GPU, the budget is %.1f GiB",
+			 mr->total / 1073741824.0, mr->budget / 1073741824.0);
+	for (g = 0; g < RL_NGRP; g++) {
+		gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
+
+		if (!c->group_gpus[g])
+			continue;
+		mem_finish(mg, c->train.capacity, &rs, 0.0);
+		if (!mg->fits && out->fits)
+			snprintf(out->why, sizeof out->why, "%s: needs %.1f "
+				 "GiB per GPU, the budget is %.1f GiB",
+				 rl_pool_name(RL_POOL_REF + g),
+				 mg->total / 1073741824.0,
+				 mg->budget / 1073741824.0);
+		out->fits = out->fits && mg->fits;
+	}
+	/* A rollout that cannot run (no decode steps) leaves the step
+	 * without its longest phase: say what held the memory, after what
+	 * else does not fit -- unless the engine said why itself (one
+	 * sequence, or one static batch, beyond its KV budget). */
+	if (!(out->roll.steps > 0) &&
+	    strncmp(out->why, "rollout engine: ", 16) != 0) {
+		char was[sizeof out->why];
+		int keep = out->why[0] && strncmp(out->why, "rollout", 7);
+
+		memcpy(was, out->why, sizeof was);
+		snprintf(out->why, sizeof out->why, "%s%srollout: no room for "
+			 "the engines' KV cache (%.1f GiB per GPU held before "
+			 "it, the budget is %.1f GiB)", keep ? was : "",
+			 keep ? "; " : "", mr->total / 1073741824.0,
+			 mr->budget / 1073741824.0);
+	}
+}
