@@ -1,6 +1,6 @@
 /*
- * rollout.c - the rollout of an RL step: response lengths and their
- * generation on the serving model (see rl.h).
+ * rollout.c - the rollout of an RL step: the responses' generation on
+ * the serving model (see rl.h; their lengths are rl_lengths.c's).
  *
  * An engine of tp x pp GPUs gets n samples of ceil(n / G) distinct
  * prompts.  It prefills each prompt once (prefix caching: the G samples
@@ -19,235 +19,12 @@
  * integrated over segments at their midpoints (exact for a step time
  * affine in the context, as the KV reads make it).
  */
-#include "rl.h"
+#include "rl_lengths.h"
 #include "serve.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char *const dist_names[RL_LEN_COUNT] = {
-	"fixed", "uniform", "exp"
-};
-
-const char *rl_len_dist_name(int d)
-{
-	return GP_NAME_OF(dist_names, RL_LEN_COUNT, d);
-}
-
-int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err)
-{
-	int k;
-
-	if (gp_parse_name(s, dist_names, RL_LEN_COUNT, &k,
-			  "response distribution", err))
-		return GP_EINVAL;
-	*out = (rl_len_dist)k;
-	return GP_OK;
-}
-
-/* ---- response lengths ------------------------------------------------ */
-
-/* The scale theta of an exponential clipped at M with mean mu:
- * E[min(X, M)] = theta (1 - e^{-M/theta}), increasing in theta from 0
- * toward M, so mu < M has one root; bisection in log theta. */
-static double exp_scale(double mu, double M)
-{
-	double lo = mu, hi = mu, g;
-	int i;
-
-	do {
-		hi *= 2.0;
-		g = -hi * expm1(-M / hi);
-	} while (g < mu && hi < 1e30);
-	for (i = 0; i < 200; i++) {
-		double mid = sqrt(lo * hi);
-
-		g = -mid * expm1(-M / mid);
-		if (g < mu)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return sqrt(lo * hi);
-}
-
-/* What the kernels use of a distribution: the constant head [0, lo)
- * where every response is still running, and the exponential's scale. */
-typedef struct lenx {
-	rl_lengths l;
-	double lo;      /* fixed: mean; uniform: 2 mean - max; exp: 0 */
-	double hi;      /* the largest length: fixed mean, else max */
-	double theta;   /* exp */
-} lenx;
-
-static int lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
-{
-	if (!l)
-		return gp_fail(err, "response lengths: NULL");
-	if ((int)l->dist < 0 || l->dist >= RL_LEN_COUNT)
-		return gp_fail(err, "unknown response distribution %d",
-			       (int)l->dist);
-	if (gp_check_num(l->mean, 1, GP_COUNT_MAX, "response_len", err))
-		return GP_EINVAL;
-	memset(x, 0, sizeof *x);
-	x->l = *l;
-	if (l->dist == RL_LEN_FIXED) {
-		if (l->max != 0 && l->max != l->mean)
-			return gp_fail(err, "response_max %g differs from "
-				       "response_len %g: fixed lengths have "
-				       "one length", l->max, l->mean);
-		x->lo = x->hi = l->mean;
-		return GP_OK;
-	}
-	if (gp_check_num(l->max, l->mean, GP_COUNT_MAX, "response_max", err))
-		return GP_EINVAL;
-	x->hi = l->max;
-	if (l->dist == RL_LEN_UNIFORM) {
-		x->lo = 2.0 * l->mean - l->max;
-		if (x->lo < 1)
-			return gp_fail(err, "a uniform spread around response_"
-				       "len %g reaching response_max %g would "
-				       "start below one token (needs "
-				       "response_len >= (response_max + 1) / "
-				       "2); exp has a long tail", l->mean,
-				       l->max);
-		return GP_OK;
-	}
-	if (!(l->mean < l->max))
-		return gp_fail(err, "exp lengths need response_len %g below "
-			       "response_max %g", l->mean, l->max);
-	x->theta = exp_scale(l->mean, l->max);
-	return GP_OK;
-}
-
-int rl_lengths_check(const rl_lengths *l, gp_error *err)
-{
-	lenx x;
-
-	return lenx_of(l, &x, err);
-}
-
-static double surv(const lenx *x, double t)
-{
-	if (t < x->lo)
-		return 1.0;
-	if (t >= x->hi)
-		return 0.0;
-	switch (x->l.dist) {
-	case RL_LEN_UNIFORM:
-		return (x->hi - t) / (x->hi - x->lo);
-	case RL_LEN_EXP:
-		return exp(-t / x->theta);
-	default:
-		return 0.0;
-	}
-}
-
-/* The length at which a share q in (0, 1) of the responses is still
- * running (the (1 - q) quantile). */
-static double surv_inv(const lenx *x, double q)
-{
-	double t;
-
-	switch (x->l.dist) {
-	case RL_LEN_UNIFORM:
-		return x->hi - q * (x->hi - x->lo);
-	case RL_LEN_EXP:
-		t = -x->theta * log(q);
-		return t < x->hi ? t : x->hi;
-	default:
-		return x->lo;
-	}
-}
-
-static double moment2(const lenx *x)
-{
-	double a, r;
-
-	switch (x->l.dist) {
-	case RL_LEN_UNIFORM:
-		return (x->lo * x->lo + x->lo * x->hi + x->hi * x->hi) / 3.0;
-	case RL_LEN_EXP:
-		/* E[L^2] = int_0^M 2 t e^{-t/theta} dt
-		 *        = 2 theta^2 (1 - e^{-M/theta} (1 + M/theta)) */
-		a = x->hi / x->theta;
-		r = 2.0 * x->theta * x->theta *
-			(1.0 - exp(-a) * (1.0 + a));
-		return r;
-	default:
-		return x->l.mean * x->l.mean;
-	}
-}
-
-/* H_n, the n-th harmonic number (exact to 64, then ln n + gamma +
- * 1/2n - 1/12n^2). */
-static double harmonic(double n)
-{
-	double h = 0;
-	int i;
-
-	if (n <= 64) {
-		for (i = 1; i <= (int)n; i++)
-			h += 1.0 / i;
-		return h;
-	}
-	return log(n) + 0.5772156649015329 + 0.5 / n - 1.0 / (12.0 * n * n);
-}
-
-/* The expected longest of n responses: E[max] of n draws -- uniform:
- * lo + (max - lo) n / (n + 1); exponential: theta H_n (Renyi's
- * representation of exponential order statistics), clipped at the
- * generation limit. */
-static double longest(const lenx *x, double n)
-{
-	double t;
-
-	n = floor(n);
-	if (n < 1)
-		n = 1;
-	switch (x->l.dist) {
-	case RL_LEN_UNIFORM:
-		return x->lo + (x->hi - x->lo) * n / (n + 1.0);
-	case RL_LEN_EXP:
-		t = x->theta * harmonic(n);
-		return t < x->hi ? t : x->hi;
-	default:
-		return x->lo;
-	}
-}
-
-double rl_len_survival(const rl_lengths *l, double t)
-{
-	lenx x;
-
-	if (lenx_of(l, &x, NULL))
-		return 0.0;
-	return surv(&x, t);
-}
-
-double rl_len_moment2(const rl_lengths *l)
-{
-	lenx x;
-
-	if (lenx_of(l, &x, NULL))
-		return 0.0;
-	return moment2(&x);
-}
-
-double rl_len_limit(const rl_lengths *l)
-{
-	return l->dist == RL_LEN_FIXED ? l->mean : l->max;
-}
-
-double rl_len_longest(const rl_lengths *l, double n)
-{
-	lenx x;
-
-	if (lenx_of(l, &x, NULL))
-		return 0.0;
-	return longest(&x, n);
-}
 
 /* ---- the rollout ------------------------------------------------------ */
 
@@ -415,9 +192,9 @@ static void decode_from_start(rollctx *r, double n, double of,
 			      double tail_q, drain *o)
 {
 	const lenx *x = &r->len;
-	double end = longest(x, of), head = fmin(x->lo, end);
+	double end = rl_lenx_longest(x, of), head = fmin(x->lo, end);
 	double t90 = tail_q >= 1 ? 0 : (tail_q <= 0 ? end :
-		fmax(head, fmin(end, surv_inv(x, tail_q))));
+		fmax(head, fmin(end, rl_lenx_surv_inv(x, tail_q))));
 	double cuts[4];
 	int nseg[3], k, i;
 
@@ -438,8 +215,8 @@ static void decode_from_start(rollctx *r, double n, double of,
 		w = (b - a) / nseg[k];
 		for (i = 0; i < nseg[k]; i++) {
 			double t0 = a + i * w, tm = t0 + 0.5 * w;
-			double act = fmax(1.0, n * surv(x, tm));
-			double at0 = fmax(1.0, n * surv(x, t0));
+			double act = fmax(1.0, n * rl_lenx_surv(x, tm));
+			double at0 = fmax(1.0, n * rl_lenx_surv(x, t0));
 			dparts sp = dstep(r, act, r->p + tm + 0.5);
 			double dt = w * sp.time;
 
@@ -496,7 +273,8 @@ typedef struct simout {
 /* The (1 - q) quantile of the lengths as a step count. */
 static double len_at(const lenx *x, double q)
 {
-	double t = q >= 1.0 ? x->lo : (q <= 0.0 ? x->hi : surv_inv(x, q));
+	double t = q >= 1.0 ? x->lo : (q <= 0.0 ? x->hi :
+				       rl_lenx_surv_inv(x, q));
 
 	return fmin(x->hi, fmax(1.0, t));
 }
@@ -634,13 +412,13 @@ static int sched_sim(rollctx *r, double n, double C, double maxb,
 /* The most KV tokens n sequences started together hold at once. */
 static double peak_tokens(const lenx *x, double p, double n)
 {
-	double end = longest(x, n), best = n * p, t;
+	double end = rl_lenx_longest(x, n), best = n * p, t;
 	int i;
 
 	for (i = 0; i <= 64; i++) {
 		t = end * i / 64.0;
-		if (fmax(1.0, n * surv(x, t)) * (p + t) > best)
-			best = fmax(1.0, n * surv(x, t)) * (p + t);
+		if (fmax(1.0, n * rl_lenx_surv(x, t)) * (p + t) > best)
+			best = fmax(1.0, n * rl_lenx_surv(x, t)) * (p + t);
 	}
 	/* just before the constant head ends, all n hold p + lo */
 	if (x->lo > 0 && x->lo <= end && n * (p + x->lo) > best)
@@ -811,7 +589,7 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 
 	B = fmin(B, n);
 	rounds = ceil(n / B);
-	end = longest(&r->len, B * engines);
+	end = rl_lenx_longest(&r->len, B * engines);
 	o->batch = B;
 	o->queued = rounds > 1;
 	o->longest = end;
@@ -878,7 +656,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	r.d = d;
 	r.err = err;
 	r.p = prompt_len;
-	if (lenx_of(resp, &r.len, err))
+	if (rl_lenx_of(resp, &r.len, err))
 		return GP_EINVAL;
 	r.ic = *roll;
 	r.ic.gpus = r.ic.tp * r.ic.pp;
@@ -928,7 +706,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	}
 	kvtok = ir.kv_per_seq / (prompt_len + resp->mean);
 	ctok = ir.kv_budget / kvtok;
-	m2 = moment2(&r.len);
+	m2 = rl_lenx_moment2(&r.len);
 	/* A running sequence holds on average its prompt and half its
 	 * length-biased response: p + E[L^2] / (2 E[L]). */
 	held = prompt_len + m2 / (2.0 * resp->mean);
@@ -956,7 +734,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	o->queued = B < n;
 	if (roll_prefill(&r, roll, n, o))
 		return GP_EINVAL;
-	o->longest = longest(&r.len, n);
+	o->longest = rl_lenx_longest(&r.len, n);
 	if (roll_decode(&r, roll, n, B, ctok, held, kvtok, ir.kv_budget,
 			resp->mean, o))
 		return GP_EINVAL;

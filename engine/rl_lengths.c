@@ -1,0 +1,190 @@
+/*
+ * rl_lengths.c - the response lengths of an RL rollout: fixed, uniform
+ * or an exponential clipped at the generation limit; their survival,
+ * second moment and expected longest (rl.h, rl_lengths.h).
+ */
+#include "rl_lengths.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const dist_names[RL_LEN_COUNT] = {
+	"fixed", "uniform", "exp"
+};
+
+const char *rl_len_dist_name(int d)
+{
+	return GP_NAME_OF(dist_names, RL_LEN_COUNT, d);
+}
+
+int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err)
+{
+	int k;
+
+	if (gp_parse_name(s, dist_names, RL_LEN_COUNT, &k,
+			  "response distribution", err))
+		return GP_EINVAL;
+	*out = (rl_len_dist)k;
+	return GP_OK;
+}
+
+/* ---- response lengths ------------------------------------------------ */
+
+/* The scale theta of an exponential clipped at M with mean mu:
+ * E[min(X, M)] = theta (1 - e^{-M/theta}), increasing in theta from 0
+ * toward M, so mu < M has one root; bisection in log theta. */
+static double exp_scale(double mu, double M)
+{
+	double lo = mu, hi = mu, g;
+	int i;
+
+	do {
+		hi *= 2.0;
+		g = -hi * expm1(-M / hi);
+	} while (g < mu && hi < 1e30);
+	for (i = 0; i < 200; i++) {
+		double mid = sqrt(lo * hi);
+
+		g = -mid * expm1(-M / mid);
+		if (g < mu)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sqrt(lo * hi);
+}
+
+int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
+{
+	if (!l)
+		return gp_fail(err, "response lengths: NULL");
+	if ((int)l->dist < 0 || l->dist >= RL_LEN_COUNT)
+		return gp_fail(err, "unknown response distribution %d",
+			       (int)l->dist);
+	if (gp_check_num(l->mean, 1, GP_COUNT_MAX, "response_len", err))
+		return GP_EINVAL;
+	memset(x, 0, sizeof *x);
+	x->l = *l;
+	if (l->dist == RL_LEN_FIXED) {
+		if (l->max != 0 && l->max != l->mean)
+			return gp_fail(err, "response_max %g differs from "
+				       "response_len %g: fixed lengths have "
+				       "one length", l->max, l->mean);
+		x->lo = x->hi = l->mean;
+		return GP_OK;
+	}
+	if (gp_check_num(l->max, l->mean, GP_COUNT_MAX, "response_max", err))
+		return GP_EINVAL;
+	x->hi = l->max;
+	if (l->dist == RL_LEN_UNIFORM) {
+		x->lo = 2.0 * l->mean - l->max;
+		if (x->lo < 1)
+			return gp_fail(err, "a uniform spread around response_"
+				       "len %g reaching response_max %g would "
+				       "start below one token (needs "
+				       "response_len >= (response_max + 1) / "
+				       "2); exp has a long tail", l->mean,
+				       l->max);
+		return GP_OK;
+	}
+	if (!(l->mean < l->max))
+		return gp_fail(err, "exp lengths need response_len %g below "
+			       "response_max %g", l->mean, l->max);
+	x->theta = exp_scale(l->mean, l->max);
+	return GP_OK;
+}
+
+int rl_lengths_check(const rl_lengths *l, gp_error *err)
+{
+	lenx x;
+
+	return rl_lenx_of(l, &x, err);
+}
+
+double rl_lenx_moment2(const lenx *x)
+{
+	double a, r;
+
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return (x->lo * x->lo + x->lo * x->hi + x->hi * x->hi) / 3.0;
+	case RL_LEN_EXP:
+		/* E[L^2] = int_0^M 2 t e^{-t/theta} dt
+		 *        = 2 theta^2 (1 - e^{-M/theta} (1 + M/theta)) */
+		a = x->hi / x->theta;
+		r = 2.0 * x->theta * x->theta *
+			(1.0 - exp(-a) * (1.0 + a));
+		return r;
+	default:
+		return x->l.mean * x->l.mean;
+	}
+}
+
+/* H_n, the n-th harmonic number (exact to 64, then ln n + gamma +
+ * 1/2n - 1/12n^2). */
+static double harmonic(double n)
+{
+	double h = 0;
+	int i;
+
+	if (n <= 64) {
+		for (i = 1; i <= (int)n; i++)
+			h += 1.0 / i;
+		return h;
+	}
+	return log(n) + 0.5772156649015329 + 0.5 / n - 1.0 / (12.0 * n * n);
+}
+
+/* The expected longest of n responses: E[max] of n draws -- uniform:
+ * lo + (max - lo) n / (n + 1); exponential: theta H_n (Renyi's
+ * representation of exponential order statistics), clipped at the
+ * generation limit. */
+double rl_lenx_longest(const lenx *x, double n)
+{
+	double t;
+
+	n = floor(n);
+	if (n < 1)
+		n = 1;
+	switch (x->l.dist) {
+	case RL_LEN_UNIFORM:
+		return x->lo + (x->hi - x->lo) * n / (n + 1.0);
+	case RL_LEN_EXP:
+		t = x->theta * harmonic(n);
+		return t < x->hi ? t : x->hi;
+	default:
+		return x->lo;
+	}
+}
+
+double rl_len_survival(const rl_lengths *l, double t)
+{
+	lenx x;
+
+	if (rl_lenx_of(l, &x, NULL))
+		return 0.0;
+	return rl_lenx_surv(&x, t);
+}
+
+double rl_len_moment2(const rl_lengths *l)
+{
+	lenx x;
+
+	if (rl_lenx_of(l, &x, NULL))
+		return 0.0;
+	return rl_lenx_moment2(&x);
+}
+
+double rl_len_limit(const rl_lengths *l)
+{
+	return l->dist == RL_LEN_FIXED ? l->mean : l->max;
+}
+
+double rl_len_longest(const rl_lengths *l, double n)
+{
+	lenx x;
+
+	if (rl_lenx_of(l, &x, NULL))
+		return 0.0;
+	return rl_lenx_longest(&x, n);
+}
