@@ -452,6 +452,34 @@ void lgp_push(lua_State *L, const lgp_desc *d, const void *src)
 	}
 }
 
+void lgp_push_names(lua_State *L, const lgp_field *const *tables)
+{
+	const lgp_field *f;
+
+	lua_newtable(L);
+	for (; *tables; tables++)
+		for (f = *tables; f->name; f++) {
+			lua_pushlightuserdata(L, (void *)f);
+			lua_setfield(L, -2, f->name);
+		}
+}
+
+const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
+				 const char *hint)
+{
+	int t;
+
+	luaL_checkstring(L, 2);
+	lua_pushvalue(L, 2);
+	t = lua_rawget(L, names);
+	if (t == LUA_TLIGHTUSERDATA)
+		return lua_touserdata(L, -1);
+	if (t == LUA_TNIL)
+		luaL_error(L, "%s: no field '%s' (%s; result:table() for all)",
+			   what, lua_tostring(L, 2), hint);
+	return NULL;
+}
+
 void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
 {
 	int i;

@@ -71,6 +71,19 @@ void lgp_push(lua_State *L, const lgp_desc *d, const void *src);
  * leaves to the caller). */
 void lgp_push_value(lua_State *L, const lgp_field *f, const void *src);
 
+/* A result handle's __index: a loop reads fields by the million, so a
+ * name is looked up in a table built once rather than compared one by
+ * one.  lgp_push_names pushes that table: each field of the NULL-ended
+ * list of field arrays under its name (the caller may add entries of its
+ * own: methods, computed fields).  lgp_index_field looks the key at
+ * stack index 2 up in the table at index names: a field is returned, its
+ * value not pushed (lgp_push_value pushes it); any other entry is left
+ * on the stack and NULL returned; a name not there raises "<what>: no
+ * field 'name' (<hint>)". */
+void lgp_push_names(lua_State *L, const lgp_field *const *tables);
+const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
+				 const char *hint);
+
 /* Strictness for readers that fetch keys one by one: lgp_mark notes that
  * key of the table at idx is one its reader takes (lgp_read notes every
  * key its description knows); lgp_strict then refuses the first key, by

@@ -3,6 +3,7 @@
  * topology and the step's config) and stepped per actor layout from Lua,
  * with the memo of rl.h (rl_cache), as core.train_job is for training.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -119,27 +120,25 @@ static int lgp_rl_job_step(lua_State *L)
 }
 
 /* The scalar fields of a result a loop reads, by name (gp.rl's names),
- * and when they are nil as gp.rl's are: NEED_ROLL, when the rollout
- * cannot run (the step then has no time); NEED_PRICE, also without a
- * price. */
-enum { NEED_NONE, NEED_ROLL, NEED_PRICE };
-static const struct {
-	const char *name;
-	size_t off;
-	int need;
-} rl_fields[] = {
-	{"step_s", offsetof(rl_result, step), NEED_ROLL},
-	{"samples_per_s", offsetof(rl_result, samples_per_s), NEED_ROLL},
-	{"tokens_per_s", offsetof(rl_result, tokens_per_s), NEED_ROLL},
-	{"tokens_per_s_gpu", offsetof(rl_result, tokens_per_s_gpu),
-	 NEED_ROLL},
-	{"gen_tokens_per_s", offsetof(rl_result, gen_tokens_per_s),
-	 NEED_ROLL},
-	{"cost_step", offsetof(rl_result, cost_step), NEED_PRICE},
-	{"cost_1k_prompts", offsetof(rl_result, cost_1k_prompts),
-	 NEED_PRICE},
-	{"gpus", offsetof(rl_result, gpus), NEED_NONE},
-	{NULL, 0, 0}
+ * nil as gp.rl's are: rl_roll_fields when the rollout cannot run (the
+ * step then has no time), rl_price_fields also without a price. */
+static const lgp_field rl_roll_fields[] = {
+	O_NUM("step_s", rl_result, step),
+	O_NUM("samples_per_s", rl_result, samples_per_s),
+	O_NUM("tokens_per_s", rl_result, tokens_per_s),
+	O_NUM("tokens_per_s_gpu", rl_result, tokens_per_s_gpu),
+	O_NUM("gen_tokens_per_s", rl_result, gen_tokens_per_s),
+	F_END
+};
+static const lgp_field rl_price_fields[] = {
+	O_NUM("cost_step", rl_result, cost_step),
+	O_NUM("cost_1k_prompts", rl_result, cost_1k_prompts),
+	F_END
+};
+static const lgp_field rl_fields[] = {
+	O_NUM("gpus", rl_result, gpus),
+	O_BOOL("fits", rl_result, fits),
+	F_END
 };
 
 /* The most loaded GPU's peak over the phases that run (gp.rl's
@@ -162,49 +161,50 @@ static int lgp_rl_result_table(lua_State *L)
 	return 1;
 }
 
-/* result.name, looked up in a table (upvalue 1: name -> index into
- * rl_fields, or a negative index into special[] below). */
+/* Whether f is one of fields'. */
+static int in(const lgp_field *f, const lgp_field *fields)
+{
+	for (; fields->name; fields++)
+		if (f == fields)
+			return 1;
+	return 0;
+}
+
+/* The result's fields computed, not read (their index in the name
+ * table, lgp_rl_handle_types). */
+enum { RL_ROLLOUT_FITS, RL_WHY, RL_PEAK };
+
+/* result.name (upvalue 1: lgp_push_names' table of the fields above,
+ * the computed ones by index and "table" -> lgp_rl_result_table). */
 static int lgp_rl_result_index(lua_State *L)
 {
 	const rl_result *r = luaL_checkudata(L, 1, LGP_RL_RESULT);
-	int roll;
-	lua_Integer i;
+	const lgp_field *f = lgp_index_field(L, lua_upvalueindex(1),
+		"rl result", "step_s, fits, samples_per_s, peak_memory, ...");
+	int roll = r->roll.steps > 0;
 
-	luaL_checkstring(L, 2);
-	lua_pushvalue(L, 2);
-	if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER)
-		return luaL_error(L, "rl result: no field '%s' (step_s, "
-				  "fits, samples_per_s, peak_memory, ...; "
-				  "result:table() for all)",
-				  lua_tostring(L, 2));
-	i = lua_tointeger(L, -1);
-	roll = r->roll.steps > 0;
-	switch (i) {
-	case -1:
-		lua_pushboolean(L, r->fits);
-		break;
-	case -2:
+	if (f) {
+		if ((!roll && in(f, rl_roll_fields)) ||
+		    (!(roll && r->cost_step > 0) && in(f, rl_price_fields)))
+			lua_pushnil(L);
+		else
+			lgp_push_value(L, f, r);
+		return 1;
+	}
+	if (!lua_isinteger(L, -1))
+		return 1;
+	switch (lua_tointeger(L, -1)) {
+	case RL_ROLLOUT_FITS:
 		lua_pushboolean(L, roll);
 		break;
-	case -3:
+	case RL_WHY:
 		if (r->why[0])
 			lua_pushstring(L, r->why);
 		else
 			lua_pushnil(L);
 		break;
-	case -4:
-		lua_pushnumber(L, rl_peak(r));
-		break;
-	case -5:
-		lua_pushcfunction(L, lgp_rl_result_table);
-		break;
 	default:
-		if ((rl_fields[i].need >= NEED_ROLL && !roll) ||
-		    (rl_fields[i].need == NEED_PRICE && !(r->cost_step > 0)))
-			lua_pushnil(L);
-		else
-			lua_pushnumber(L, *(const double *)(const void *)
-				       ((const char *)r + rl_fields[i].off));
+		lua_pushnumber(L, rl_peak(r));
 	}
 	return 1;
 }
@@ -215,8 +215,11 @@ void lgp_rl_handle_types(lua_State *L)
 		{"step", lgp_rl_job_step},
 		{NULL, NULL}
 	};
-	static const char *const special[] = {
-		"fits", "rollout_fits", "why", "peak_memory", "table"
+	static const lgp_field *const tables[] = {
+		rl_roll_fields, rl_price_fields, rl_fields, NULL
+	};
+	static const char *const computed[] = {
+		"rollout_fits", "why", "peak_memory"
 	};
 	int i;
 
@@ -225,15 +228,13 @@ void lgp_rl_handle_types(lua_State *L)
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);
 	luaL_newmetatable(L, LGP_RL_RESULT);
-	lua_newtable(L);
-	for (i = 0; rl_fields[i].name; i++) {
+	lgp_push_names(L, tables);
+	for (i = 0; i < (int)(sizeof computed / sizeof *computed); i++) {
 		lua_pushinteger(L, i);
-		lua_setfield(L, -2, rl_fields[i].name);
+		lua_setfield(L, -2, computed[i]);
 	}
-	for (i = 0; i < (int)(sizeof special / sizeof *special); i++) {
-		lua_pushinteger(L, -1 - i);
-		lua_setfield(L, -2, special[i]);
-	}
+	lua_pushcfunction(L, lgp_rl_result_table);
+	lua_setfield(L, -2, "table");
 	lua_pushcclosure(L, lgp_rl_result_index, 1);
 	lua_setfield(L, -2, "__index");
 	lua_pop(L, 1);

@@ -563,43 +563,29 @@ static int lgp_result_table(lua_State *L)
 	return 1;
 }
 
-/* result.name: a loop reads fields by the million, so the names are
- * looked up in a table (upvalue 1: name -> its field description, the
- * scalars of core.train's result and handle_fields, or "table" ->
- * lgp_result_table) rather than compared one by one. */
+/* result.name (upvalue 1: lgp_push_names' table of the scalars of
+ * core.train's result and handle_fields, and "table" ->
+ * lgp_result_table). */
 static int lgp_result_index(lua_State *L)
 {
 	const train_result *r = luaL_checkudata(L, 1, LGP_RESULT);
-	int t;
+	const lgp_field *f = lgp_index_field(L, lua_upvalueindex(1),
+		"train result", "step_s, fits, tokens_per_s, mfu, mem_bytes, "
+		"...");
 
-	luaL_checkstring(L, 2);
-	lua_pushvalue(L, 2);
-	t = lua_rawget(L, lua_upvalueindex(1));
-	if (t == LUA_TFUNCTION)
-		return 1;
-	if (t != LUA_TLIGHTUSERDATA)
-		return luaL_error(L, "train result: no field '%s' (step_s, "
-				  "fits, tokens_per_s, mfu, mem_bytes, "
-				  "...; result:table() for all)",
-				  lua_tostring(L, 2));
-	lgp_push_value(L, lua_touserdata(L, -1), r);
+	if (f)
+		lgp_push_value(L, f, r);
 	return 1;
 }
 
 /* lgp_result_index with its name table as upvalue, pushed. */
 static void lgp_push_result_index(lua_State *L)
 {
-	const lgp_field *f;
+	static const lgp_field *const tables[] = {
+		train_result_fields, handle_fields, NULL
+	};
 
-	lua_newtable(L);
-	for (f = train_result_fields; f->name; f++) {
-		lua_pushlightuserdata(L, (void *)f);
-		lua_setfield(L, -2, f->name);
-	}
-	for (f = handle_fields; f->name; f++) {
-		lua_pushlightuserdata(L, (void *)f);
-		lua_setfield(L, -2, f->name);
-	}
+	lgp_push_names(L, tables);
 	lua_pushcfunction(L, lgp_result_table);
 	lua_setfield(L, -2, "table");
 	lua_pushcclosure(L, lgp_result_index, 1);
