@@ -1129,10 +1129,12 @@ end
 -- Returns r = { values = o with quantities as numbers, defaults = the
 -- line's entries, dflt = function(name, job) -> value }; raises the
 -- message (level: the caller's caller) on bad input; noun names what
--- the unknown key is ("option", or gp.infer's "argument").
-function M.resolve(cmd, o, who, level, noun)
+-- the unknown key is ("option", or gp.infer's "argument"); also(k)
+-- (optional) passes more keys, which the caller refuses itself (gp.rl's
+-- gp.train options that are not an RL step's, naming why).
+function M.resolve(cmd, o, who, level, noun, also)
   level = (level or 1) + 1
-  local bad = M.unknown(o, cmd)
+  local bad = M.unknown(o, cmd, also)
   if bad ~= nil then error(M.unknown_message(cmd, bad, who, noun), level) end
   -- o's own keys as given (its __index too), its quantities as numbers:
   -- a bare number refused here; a malformed string is left to the

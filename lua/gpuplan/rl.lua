@@ -208,11 +208,14 @@ local function internal(e)
   return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
 end
 
--- Refuse options gp.rl does not take, naming why.
+-- Refuse options gp.rl does not take, naming why: the resolve step
+-- (gpuplan.options) refuses unknown keys and bare-number quantities; gp.train's
+-- options that are not an RL step's are refused here with the reason.
 local function check_options(o)
   if type(o) ~= "table" then fail("rl{...}: expected a table of options") end
-  local bad = options.unknown(o, "rl", function(k) return NOT_RL[k] ~= nil end)
-  if bad ~= nil then fail("%s", options.unknown_message("rl", bad, "rl")) end
+  local ok, r = pcall(options.resolve, "rl", o, "rl", nil, nil,
+    function(k) return NOT_RL[k] ~= nil end)
+  if not ok then fail("%s", r) end
   for _, k in ipairs { "tokens", "scaling", "seq", "microbatches", "ctx", "block",
                        "concurrency", "chunk_tokens", "images", "train_vision",
                        "video_frames", "image_size", "frame_size" } do

@@ -214,6 +214,10 @@ t.raises(function() gp.rl(copy(base, { tokens = 1e9 })) end, "rl: tokens:",
          "tokens is gp.train's", true)
 t.raises(function() gp.rl(copy(base, { prompt_lenn = 3 })) end, "rl: unknown option 'prompt_lenn'",
          "misspelt option", true)
+-- A quantity without its unit is refused by gp.rl's own resolve step,
+-- under its name (not the inner gp.train's, with a position inside it).
+t.raises(function() gp.rl(copy(base, { capacity = "80" })) end,
+         "rl: capacity '80' needs a unit, e.g. 6GB", "bare-number quantity", true)
 t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
          "rollout_memory must be a fraction", "rollout memory out of range", true)
 
