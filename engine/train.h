@@ -77,6 +77,12 @@ typedef struct train_cfg {
 				  * (Transformer Engine Userbuffers) */
 	int overlap_p2p;         /* PP sends under compute */
 	int ep_overlap;          /* EP all-to-all under compute */
+	int zero3_per_param;     /* 1: ZeRO-3 as DeepSpeed v0.3 (early
+				  * 2021) runs it: each parameter gathered
+				  * on its own after a device synchronize,
+				  * nothing prefetched under compute
+				  * (train_stage.c per_param_colls); 0: the
+				  * layer-bucketed prefetching gathers */
 	int ep_allgather;        /* the MoE tokens all-gathered over EP and
 				  * the outputs reduce-scattered (Megatron-
 				  * Core's allgather token dispatcher), not

@@ -334,6 +334,93 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 }
 
 
+/* DeepSpeed ZeRO stage 3 as released in early 2021 (v0.3.x,
+ * zero3_per_param): one dense layer's collectives and host gaps for
+ * one pass, none of them under compute.  deepspeed/runtime/zero/
+ * partition_parameters.py _allgather_param gathers each parameter on
+ * its own, after a torch.cuda.synchronize(); stage3.py fetch_sub_module
+ * (_synchronize_communication) synchronizes again at every submodule
+ * while a gather is in flight, so the gathers run one after another
+ * with the GPU drained at each submodule.  The tensors of a dense
+ * layer on this TP rank: the norms (norm_params / hidden vectors
+ * each), the qkv, output, MLP-in (two when gated) and MLP-out weights,
+ * their biases (linear_bias; qkv_bias).  Each weight's gather carries
+ * its share of the layer's 16-bit bytes (GEMM shapes h x (q+2kv),
+ * q x h, h x f [x2], f x h), each norm or bias vector is priced at
+ * hidden elements (latency-bound: a few KiB per rank at any DP
+ * width).  g[0]: s of the layer's gathers; g[1]: s of its gradient
+ * reduce-scatters (one per parameter, in the reduction's dtype);
+ * g[2]: the submodules that own parameters (one host gap each). */
+static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
+{
+	const gp_model *m = x->e.m;
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim :
+		h / m->heads;
+	double q = m->heads * hd, kv = m->kv_heads * hd, f = m->ffn_hidden;
+	double w[5], sum, dense = l->params - l->eparams, vec;
+	int nw = m->ffn_gated ? 5 : 4, i;
+	double nvec = 2.0 * (m->norm_params / h);
+
+	w[0] = h * (q + 2.0 * kv);
+	w[1] = q * h;
+	w[2] = h * f;
+	w[3] = f * h;
+	w[4] = h * f;            /* the gate of a gated MLP */
+	for (sum = 0, i = 0; i < nw; i++)
+		sum += w[i];
+	if (m->linear_bias)
+		nvec += nw;
+	else if (m->qkv_bias)
+		nvec += 1.0;
+	vec = h / x->y.tp;
+	g[0] = g[1] = 0;
+	for (i = 0; i < nw; i++) {
+		g[0] += train_zero_coll(x, GP_ALL_GATHER,
+					dense * w[i] / sum * 2.0, 0);
+		g[1] += train_zero_coll(x, GP_REDUCE_SCATTER,
+					dense * w[i] / sum * x->rb, 0);
+	}
+	g[0] += nvec * train_zero_coll(x, GP_ALL_GATHER, vec * 2.0, 0);
+	g[1] += nvec * train_zero_coll(x, GP_REDUCE_SCATTER, vec * x->rb, 0);
+	if (l->eparams > 0) {    /* routed experts: one gather each way */
+		g[0] += train_zero_coll(x, GP_ALL_GATHER, l->eparams * 2.0, 1);
+		g[1] += train_zero_coll(x, GP_REDUCE_SCATTER,
+					l->eparams * x->rb, 1);
+	}
+	g[2] = 2.0 + nw;         /* the two norms and the linears */
+}
+
+/* zero_block's terms under zero3_per_param (per_param_colls): every
+ * micro-batch gathers each layer for its forward and again for its
+ * backward -- under full recompute the recompute forward's hooks
+ * gather it (released after the forward) and the backward reuses that
+ * gather (stage3_max_reuse_distance) -- all exposed; the gradients'
+ * reduce-scatters run under that layer's backward only (the next
+ * submodule's synchronize waits for them).  Each submodule's
+ * synchronize leaves the GPU idle while the host runs its hooks and
+ * launches its first kernel: one host_op_time per submodule per pass
+ * (forward, backward, and the recompute forward under full
+ * recompute). */
+static void per_param_block(ctx *x, const train_lcost *l, double n,
+			    double z[TRAIN_ZB_N])
+{
+	const train_cfg *c = x->c;
+	double g[3], passes, hd = 0, eb;
+
+	per_param_colls(x, l, g);
+	passes = c->forward_only ? 1.0 :
+		2.0 + (c->mem.recompute == GP_RECOMPUTE_FULL);
+	z[TRAIN_ZB_ZERO] += n * (g[0] + passes * g[2] * x->k.host_op_time);
+	if (c->forward_only)
+		return;
+	z[TRAIN_ZB_ZERO] += n * g[0];
+	eb = c->mem.grads_whole ? 0.0 : overlap(g[1], l->bwd.t,
+		c->overlap_grad_reduce, &hd);
+	z[TRAIN_ZB_DP] += n * eb;
+	z[TRAIN_ZB_DP_HID] += n * hd;
+}
+
+
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
  * seconds (stage_base leaves all four at zero).
  *
@@ -373,6 +460,10 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 
 		if (n <= 0)
 			continue;
+		if (zero == 3 && c->zero3_per_param) {
+			per_param_block(x, l, n, z);
+			continue;
+		}
 		agw = fsdp_full || fsdp_sgo ? kc[i][0] : 0.0;
 		/* Whole gradients: reduce-scattered once per step
 		 * (phase_post), not per micro-batch. */

@@ -717,6 +717,15 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
     .. "reduce-scattered back)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
+opt { name = "zero3_gather", type = "string", metavar = "G", commands = "train plan rl",
+  value = "prefetch", kind = "enum",
+  help = "how ZeRO-3 gathers parameters: prefetch (each layer's parameters gathered in "
+    .. "one collective, the next layer's under this one's compute: DeepSpeed's "
+    .. "stage3_prefetch_bucket_size, FSDP) or per_param (DeepSpeed v0.3, early 2021: "
+    .. "each parameter gathered on its own after a device synchronize, nothing under "
+    .. "compute, the GPU drained at every submodule); per_param needs --zero 3 "
+    .. "without --fsdp",
+  suggest = { "stage3_prefetch_bucket_size", "allgather_param", "zero3_impl" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",

@@ -250,9 +250,19 @@ function M.setup(o, sweep)
       args.shown(o.moe_dispatcher))
   end
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
+  if o.zero3_gather ~= nil and o.zero3_gather ~= "prefetch" and
+     o.zero3_gather ~= "per_param" then
+    fail("train: zero3_gather must be prefetch or per_param (got %s)",
+      args.shown(o.zero3_gather))
+  end
+  cfg.zero3_per_param = o.zero3_gather == "per_param"
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")
+  if cfg.zero3_per_param and (cfg.fsdp or (not sweep and cfg.zero ~= 3)) then
+    fail("train: zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 "
+      .. "without fsdp")
+  end
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
   -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);

@@ -131,6 +131,8 @@ local case_schema = T.record {
     -- gradients (gpuplan.memory's sharding).
     fsdp = T.enum { false, true, "full_shard", "shard_grad_op", "hybrid_shard" },
     grad_sync = T.enum { "micro_batch", "step" },
+    -- how ZeRO-3 gathers (gp.train's zero3_gather)
+    zero3_gather = T.enum { "prefetch", "per_param" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).

@@ -218,6 +218,7 @@ return function(case, cat)
   if v(par.fsdp) == true then o.fsdp = o.zero == nil or o.zero == 3 or nil
   elseif v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
+  o.zero3_gather = v(par.zero3_gather)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.fp8_activations = v(wl.fp8_activations)

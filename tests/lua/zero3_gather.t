@@ -1,0 +1,86 @@
+-- ZeRO-3's gather implementation (gp.train's zero3_gather; engine/
+-- train_stage.c per_param_colls).  Run with ./gpuplan run
+-- tests/lua/zero3_gather.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(11)
+
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
+-- megatron-gpt-1.7b (24 layers, h 2304, LayerNorm, biases on every
+-- linear, plain 4h MLP) on one DGX H100, dp 8, one micro-batch, every
+-- overlap off, bf16 gradients reduced in bf16.
+local h, L = 2304, 24
+local base = { model = "megatron-gpt-1.7b", gpu = "h100-sxm", gpus = 8, method = "pretrain",
+  seq = 2048, zero = 3, stack = "deepspeed", global_batch = 8, batch = 1,
+  recompute = "none", overlap_param_gather = false, overlap_grad_reduce = false,
+  grad_reduce = "bf16", precision = "bf16" }
+local function with(extra) return gp.train(t.with(base, extra)) end
+
+-- Hand derivation of per_param.  A layer holds P = 12h^2 + 13h
+-- parameters: the weights qkv 3h^2, output h^2, MLP-in 4h^2, MLP-out
+-- 4h^2 (shares 3/12, 1/12, 4/12, 4/12 of P) and 8 vectors of h (two
+-- LayerNorms' weight and bias, four biases).  Each is gathered on its
+-- own: G = sum over the four weights of all_gather(2 bytes x P x share)
+-- + 8 x all_gather(2h bytes) on the 8 GPUs of a DGX H100 (gp.comm's
+-- price of the same collective); the gradients likewise,
+-- R = the same sum of reduce_scatters.  Each pass (forward, backward;
+-- plus the recompute forward under full recompute) drains the GPU at
+-- each of the 6 submodules with parameters (2 norms, 4 linears) for
+-- one host op, 24.84 us (engine/common.h GP_EAGER_OP_TIME, gp.train's
+-- default).  Nothing overlaps: zero_gather = L (2 G + passes x 6 x
+-- 24.84 us), dp_comm = L x R.
+local P = 12 * h * h + 13 * h
+local function coll(op, bytes)
+  return gp.comm { op = op, bytes = bytes, gpus = 8, system = "dgx-h100" }.time
+end
+local G, R = 8 * coll("all_gather", 2 * h), 8 * coll("reduce_scatter", 2 * h)
+for _, share in ipairs { 3 / 12, 1 / 12, 4 / 12, 4 / 12 } do
+  G = G + coll("all_gather", 2 * P * share)
+  R = R + coll("reduce_scatter", 2 * P * share)
+end
+local host = 6 * 24.84e-6
+-- Tolerance 1e-5 relative: the engine's own layer parameter count (from
+-- the model's shape, not restated here) agrees with 12h^2 + 13h to
+-- about 1e-6 of the collectives' time.
+local pp = with { zero3_gather = "per_param" }
+t.near(part(pp, "zero_gather").seconds / (L * (2 * G + 2 * host)), 1, 1e-5,
+  "per_param: every parameter's gather exposed, forward and backward, a host gap a submodule")
+t.is(part(pp, "zero_gather").hidden, 0, "per_param: no gather under compute")
+t.near(part(pp, "dp_comm").seconds / (L * R), 1, 1e-5,
+  "per_param: one reduce-scatter per parameter")
+local full = with { zero3_gather = "per_param", recompute = "full" }
+t.near(part(full, "zero_gather").seconds / (L * (2 * G + 3 * host)), 1, 1e-5,
+  "per_param + full recompute: the recompute forward gathers, the backward reuses it")
+
+-- The prefetching default is the option's value and unchanged by it.
+local pf = with {}
+t.is(with { zero3_gather = "prefetch" }.step_s, pf.step_s, "prefetch is the default")
+t.ok(pp.step_s > pf.step_s, "per_param is slower than the prefetching gathers")
+
+-- Refusals name the user's key.
+t.raises(function() with { zero3_gather = "bucketed" } end,
+  "zero3_gather must be prefetch or per_param (got string 'bucketed')", "unknown value", true)
+t.raises(function() with { zero3_gather = "per_param", zero = 2 } end,
+  "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp",
+  "per_param at zero 2", true)
+t.raises(function() with { zero3_gather = "per_param", fsdp = "full_shard", stack = nil } end,
+  "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp",
+  "per_param with fsdp", true)
+
+-- A case states it in parallel.zero3_gather (validation/SCHEMA.md): the
+-- shipped Megatron-2021 ZeRO-3 case predicts fewer TFLOP/s with it than
+-- the same case without it (the default's prefetching gathers).
+local v = require "gpuplan.validate"
+local cat = gp.catalog()
+local z3
+for _, c in ipairs(v.read("validation/cases.json")) do
+  if c.id == "megatron2021-t2-zero3-174.6b-384gpu" then z3 = c end
+end
+t.is(z3.parallel.zero3_gather, "per_param", "the case states per_param")
+local stated = v.predict(z3, cat).predicted
+z3.parallel.zero3_gather = nil
+t.ok(stated < v.predict(z3, cat).predicted, "the case's per_param is priced")
