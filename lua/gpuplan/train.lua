@@ -244,18 +244,16 @@ function M.setup(o, sweep)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
-  if o.moe_dispatcher ~= nil and o.moe_dispatcher ~= "alltoall" and
-     o.moe_dispatcher ~= "allgather" then
-    fail("train: moe_dispatcher must be alltoall or allgather (got %s)",
-      args.shown(o.moe_dispatcher))
+  -- Two-valued choices: nil (the default, a) or a or b; true when b.
+  local function either(key, a, b)
+    local x = o[key]
+    if x ~= nil and x ~= a and x ~= b then
+      fail("train: %s must be %s or %s (got %s)", key, a, b, args.shown(x))
+    end
+    return x == b
   end
-  cfg.moe_allgather = o.moe_dispatcher == "allgather"
-  if o.zero3_gather ~= nil and o.zero3_gather ~= "prefetch" and
-     o.zero3_gather ~= "per_param" then
-    fail("train: zero3_gather must be prefetch or per_param (got %s)",
-      args.shown(o.zero3_gather))
-  end
-  cfg.zero3_per_param = o.zero3_gather == "per_param"
+  cfg.moe_allgather = either("moe_dispatcher", "alltoall", "allgather")
+  cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")
