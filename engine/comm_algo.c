@@ -1,0 +1,541 @@
+/*
+ * comm_algo.c - the price of one collective algorithm and protocol on a
+ * placed group (comm_int.h): NCCL's ring, tree, NVLS, SHARP, the
+ * hierarchical and point-to-point schedules, with NCCL's protocol and
+ * algorithm constants.  The model (alpha-beta, as NCCL's tuner prices
+ * them) is described in comm.c.
+ */
+#include "comm_int.h"
+
+#include <math.h>
+
+#define US 1e-6
+
+/* ---- protocol constants -------------------------------------------------
+ *
+ * Base latency per call (kernel launch, work-queue setup, first flag
+ * exchange), us.  NCCL 2.30.7 baseLat for Ring/Tree (tuning.cc): LL 6.6,
+ * LL128 14, Simple 8.4.  The LL128 figure is larger because its warps
+ * synchronise on whole 128-byte lines before the first store.
+ */
+static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
+/* The tree's (NCCL 2.30.7 baseLat[TREE]): LL 6.8, LL128 14, Simple 8.4. */
+static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
+
+/* A network step of NVLS_TREE, us: the head GPU's proxy posts the
+ * NVLS-reduced shard, the remote proxy sees it land, flushes it and the
+ * remote head multicasts it -- NCCL 2.30.7 hwLat[NET][NVLS_TREE][SIMPLE]
+ * = 20.9 us, of which the catalog's link latency (2.7) is the wire. */
+#define NVLS_TREE_NET_EXTRA_US (20.9 - 2.7)
+
+/* Multi-node ring all-reduce with Simple costs 1.4x its modelled latency:
+ * NCCL's own measured correction, "plateau effect of ring" (NCCL 2.30.7
+ * ncclTopoGetAlgoTime, SM80 and later; 1.9 before).  Its 2(N-1) network
+ * steps each end in a proxy's post, poll and GPUDirect flush, which the
+ * per-step constants undercount once every rank's chunks are in flight. */
+#define RING_PLATEAU 1.4
+
+/* LL across nodes: every 16-byte LL line is half flags and the LL buffer
+ * is small, so the network carries LL in many small proxy-driven steps;
+ * NCCL caps the bus bandwidth of LL at 39 GB/s on 2 nodes and 20.4 GB/s
+ * on 3 or more, whatever the NICs (NCCL 2.30.7 llMaxBws, its rows for
+ * multi-node runs on Intel and other hosts; AMD hosts are listed lower,
+ * 22.5 / 19.0, not modelled).  A tree's algbw is half its busbw
+ * (ncclTopoTuneModel), so its LL runs at half the cap. */
+static const double ll_net_max_busbw[2] = {39.0e9, 20.4e9};
+
+/* The double binary tree falls short of its model at medium sizes
+ * ("trees are not perfectly sticking to the model for medium sizes"):
+ * with few chunks per channel its up-and-down pipeline through (g-1) +
+ * log2 N stages does not fill.  NCCL corrects the tree's bandwidth by a
+ * measured factor per power-of-two size, 64 B .. 256 MiB (index
+ * log2(bytes / 64)), per protocol (NCCL 2.30.7 treeCorrectionFactor,
+ * applied to Tree all-reduce in ncclTopoGetAlgoTime); 1 outside it. */
+static const double tree_corr[GP_PROTO_COUNT][23] = {
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6,
+	 .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6,
+	 .8, .9, .9, .9, .9, 1.0, 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7,
+	 .8, .7, .7, .8, .9, .9},
+};
+
+/* Fraction of the achievable link rate each protocol carries as payload,
+ * relative to the 128-byte writes that `achievable` was measured with.
+ * LL: 16-byte stores holding 8 bytes of data + 8 bytes of flags -> 1/2;
+ *     and a 16-byte write costs a 16-byte header flit + 1 data flit (1/2
+ *     payload) where a 128-byte write is 8 data flits + 1 header (8/9):
+ *     (1/2) / (8/9) = 0.5625 [derived from the NVLink flit format; the
+ *     PCIe TLP header gives a similar ratio].  Together 0.28.  NCCL caps
+ *     LL for the same reason (llMaxBw, tuning.cc).
+ * LL128: 128-byte lines of which 120 bytes are data -> 120/128.
+ * Simple: bulk data, flags travel separately -> 1.
+ * (NCCL src/include/device.h: LL line = 2 x (4 B data + 4 B flag); LL128
+ * line = 16 x 8 B with one flag word.) */
+static const double proto_eff[GP_PROTO_COUNT] = {
+	0.5 * 0.5625, 120.0 / 128.0, 1.0
+};
+
+/* ---- algorithm constants ------------------------------------------------ */
+
+/* Point-to-point in an all-to-all over NVLink/PCIe reaches about half of
+ * the ring's per-GPU rate: NCCL runs send and receive of a pair in the
+ * same channels, splitting each block's warps between the two.  Measured:
+ * a pair of H100s "connected via NVLink" plateaus near 180 GB/s in
+ * sendrecv_perf (nccl-tests#268; its link rate is not stated), where the
+ * SXM ring reaches 370.  A single send/recv stream is priced by its
+ * channels instead (p2p_channels). */
+#define P2P_EFF 0.5
+
+/* One send/recv stream inside a node: NCCL gives it nch channels
+ * (p2p_channels), each moving at most P2P_CH_BW, and the stream no more
+ * than P2P_LINK_EFF of the ring's per-GPU rate.
+ *  P2P_CH_BW: NCCL's own figure for what one p2p channel carries,
+ *   NCCL_P2P_PER_CHANNEL_NET_BW = 14 GB/s (src/graph/paths.cc, the
+ *   channels it gives a network peer), taken for any peer.
+ *  P2P_LINK_EFF: the plateau of 8 x A100 sendrecv_perf, 192.75 GB/s at
+ *   512 MiB (li-plus/playground cuda/nccl.md; 32 channels, so the link
+ *   binds), of the A100 ring's 300 x 0.77 = 231 GB/s: 0.83.
+ *  Channels (NCCL 2.30 enqueue.cc, the p2p scheduler, and paths.cc): a
+ *   node's pool of P2P_POOL channels ("32 p2p channels, 32 p2p channels
+ *   per peer" on 8 x H100, nccl#1259's log), split so that every peer of
+ *   the n ranks gets one share, nmin = the power of two <= pool / n; a
+ *   send of S bytes takes min(nmin, S / minPart) channels, doubled while
+ *   a channel's part exceeds maxPart and channels remain; on NVLink the
+ *   p2p chunk is 512 KiB (P2P_NVL_CHUNKSIZE, init.cc), minPart = chunk / 8,
+ *   maxPart = chunk x 32.  A PCIe peer gets 2 channels (paths.cc
+ *   ncclTopoGetNchannels) and 128 KiB chunks. */
+#define P2P_CH_BW 14e9
+#define P2P_LINK_EFF 0.83
+#define P2P_POOL 32
+
+/* Cost of posting one network message from the proxy thread, us: NCCL
+ * getNetOverhead, 1 us on Intel (2 on AMD), 3x for Simple.  A ring that
+ * crosses nodes pays at least that on every step, those inside a node
+ * too ("inter-node rings still have to launch nsteps * net overhead",
+ * ncclTopoTuneModel): the steps run in lock-step with the network ones. */
+#define NET_POST_US 1.0
+
+static double hop_up(const comm_ctx *c, gp_proto p)
+{
+	return c->lat_up + c->t->up_nccl.ring_step[p];
+}
+
+/* A network step; with one rank per node the exposed (tree) value. */
+static double hop_net(const comm_ctx *c, gp_proto p)
+{
+	return c->lat_net + (c->g == 1 ? c->t->nic_nccl.tree_step[p] :
+			     c->t->nic_nccl.ring_step[p]);
+}
+
+static double tree_hop_up(const comm_ctx *c, gp_proto p)
+{
+	return c->lat_up + c->t->up_nccl.tree_step[p];
+}
+
+static double tree_hop_net(const comm_ctx *c, gp_proto p)
+{
+	return c->lat_net + c->t->nic_nccl.tree_step[p];
+}
+
+static double base(gp_proto p)
+{
+	return base_lat_us[p] * US;
+}
+
+/* NCCL's tree correction for `bytes` with protocol p (see tree_corr). */
+static double tree_factor(gp_proto p, double bytes)
+{
+	int i = 0;
+	double x = bytes / 64.0;
+
+	if (x < 1.0)
+		return 1.0;
+	while (x >= 2.0 && i < 64) {
+		x /= 2.0;
+		i++;
+	}
+	return i < 23 ? tree_corr[p][i] : 1.0;
+}
+
+/* floor(log2(x)) for x >= 1: depth of a binary tree over x nodes. */
+static int ilog2(int x)
+{
+	int r = 0;
+
+	while (x > 1) {
+		x >>= 1;
+		r++;
+	}
+	return r;
+}
+
+/* NCCL's channels for one send of S bytes among n ranks in a node (see
+ * P2P_POOL). */
+static double p2p_channels(const comm_ctx *c, double S)
+{
+	int pci = c->kind_up != GP_LINK_NVLINK;
+	double chunk = pci ? 131072.0 : 524288.0, nmax = pci ? 2 : P2P_POOL;
+	double nmin = nmax, nch;
+
+	while (nmin * c->n > P2P_POOL && nmin > 1)
+		nmin /= 2;
+	nch = min2(nmin, max2(1.0, ceil(S / (chunk / 8.0))));
+	while (S / nch > chunk * 32.0 && nch <= nmax / 2)
+		nch *= 2;
+	return nch;
+}
+
+/* The per-GPU intra-node rate at protocol p; infinite with no intra
+ * traffic (one GPU per node). */
+static double up_rate(const comm_ctx *c, gp_proto p)
+{
+	return c->g > 1 ? c->bu * proto_eff[p] : HUGE_VAL;
+}
+
+/* The node's network rate at protocol p; infinite with no inter-node
+ * traffic (one node). */
+static double net_rate(const comm_ctx *c, gp_proto p)
+{
+	return c->nn > 1 ? c->bn * proto_eff[p] : HUGE_VAL;
+}
+
+/* Ring: latency and bandwidth term of the flat pipelined ring. */
+static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, up = up_rate(c, p), net = net_rate(c, p);
+	int steps, inter;
+
+	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV) {
+		*why = "ring does not apply to all_to_all or send_recv";
+		return 1;
+	}
+	/* Flat pipelined ring over all n ranks, as NCCL builds it
+	 * (nccl#530).  Each channel's ring enters and leaves every
+	 * node once, so the node's NICs carry one ring-width of
+	 * traffic: busbw <= node NIC bandwidth; inside the node
+	 * busbw <= per-GPU link bandwidth.  Steps: all-reduce
+	 * 2(n-1) (reduce-scatter then all-gather), of which 2(N-1)
+	 * cross the network; all-gather/reduce-scatter n-1 with N-1
+	 * network steps; broadcast/reduce n-1 hops to fill the
+	 * pipeline (Thakur et al. 2005, ring formulas). */
+	if (c->op == GP_ALL_REDUCE) {
+		steps = 2 * (c->n - 1);
+		inter = 2 * (c->nn - 1);
+	} else {
+		steps = c->n - 1;
+		inter = c->nn - 1;
+	}
+	{
+		double intra = hop_up(c, p);
+
+		if (c->nn > 1)
+			intra = max2(intra, NET_POST_US * US *
+				     (p == GP_PROTO_SIMPLE ? 3 : 1));
+		*lat = base(p) + (steps - inter) * intra +
+		       inter * hop_net(c, p);
+	}
+	if (c->nn > 1 && p == GP_PROTO_SIMPLE && c->op == GP_ALL_REDUCE)
+		*lat *= RING_PLATEAU;
+	*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
+	if (c->nn > 1 && p == GP_PROTO_LL)
+		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
+			    ll_net_max_busbw[c->nn > 2]);
+	return 0;
+}
+
+/* Tree: NCCL's double binary tree, all-reduce only. */
+static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, up = up_rate(c, p), net = net_rate(c, p);
+
+	if (c->op != GP_ALL_REDUCE) {
+		*why = "tree is priced for all_reduce only";
+		return 1;
+	}
+	/* NCCL double binary tree: a chain inside each node, two
+	 * complementary binary trees across nodes, each carrying
+	 * half the data (Sanders et al., Parallel Computing 35(12)
+	 * 2009; NCCL 2.4).  Latency: up and down the chain and the
+	 * tree, 2((g-1) + floor(log2 N)) hops (tuning.cc).
+	 * Per GPU in the chain each half is received and sent once
+	 * going up and once going down: 2S egress -> algbw = up/2.
+	 * Per node across the network: with N = 2 each node is root
+	 * of one tree and leaf of the other: S egress; with N >= 3 an
+	 * interior node sends S/2 up and S down in one tree and S/2
+	 * up in the other: 2S (why tree beats ring at 2 nodes,
+	 * nccl-tests#196). */
+	*lat = tree_base_lat_us[p] * US +
+	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
+		      ilog2(c->nn) * tree_hop_net(c, p));
+	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+	if (c->nn > 1 && p == GP_PROTO_LL)
+		*bwt = max2(*bwt, 2.0 * S / ll_net_max_busbw[c->nn > 2]);
+	*bwt /= tree_factor(p, S);
+	return 0;
+}
+
+/* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes. */
+static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
+{
+	const gp_topo *t = c->t;
+	gp_proto p = GP_PROTO_SIMPLE;
+	double S = c->bytes, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	/* Reduce-scatter by multimem.ld_reduce: the switch
+	 * reads every GPU's whole buffer once (egress S) and
+	 * returns each GPU its reduced S/g; all-gather by
+	 * multimem.st: each GPU pushes S/g once and the
+	 * switch replicates it to all (ingress S).  Per
+	 * direction S(1 + 1/g) (cf. Calculon h100 config,
+	 * 1 + 1/n). */
+	double intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+
+	if (c->nn == 1) {
+		*lat = t->up_nccl.nvls_lat;
+		*bwt = intra;
+	} else {
+		/* NVLS_TREE: NVLS inside the node, a binary
+		 * tree of node shards across nodes (traffic
+		 * as for the double binary tree), pipelined:
+		 * the slower stage sets the rate.  Each head
+		 * (a GPU with a NIC; NCCL's NVLS search pairs
+		 * them, at most one per GPU) runs its part of
+		 * both stages in one thread block, which
+		 * caps the busbw it carries at
+		 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
+		 * busbw <= heads x perChMaxNVLSTreeBw,
+		 * algbw = busbw x n / 2(n-1)). */
+		double heads = min2(g, max2(1.0, c->nic_use));
+		double cap = t->nvls_tree_bw[c->nn > 2];
+
+		*lat = t->up_nccl.nvls_lat +
+		       2.0 * ilog2(c->nn) * (c->lat_net +
+			NVLS_TREE_NET_EXTRA_US * US);
+		*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+		if (cap > 0.0)
+			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
+				    (heads * cap));
+	}
+}
+
+/* NVLS: multicast and in-switch reduction on an NVLink switch. */
+static int price_nvls(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	const gp_topo *t = c->t;
+
+	if (!t->up_nvls || c->g < 2) {
+		*why = "nvls needs an NVLink switch with in-switch "
+		       "reduction and >= 2 GPUs per node";
+		return 1;
+	}
+	if (p != GP_PROTO_SIMPLE) {
+		*why = "nvls runs the simple protocol only";
+		return 1;
+	}
+	if (c->op == GP_ALL_REDUCE) {
+		nvls_all_reduce(c, lat, bwt);
+		return 0;
+	}
+	if ((c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) &&
+	    c->nn == 1) {
+		/* All-gather: each GPU stores its S/g by multicast and
+		 * receives S; reduce-scatter mirrors it: S per
+		 * direction at the derated rate. */
+		*lat = t->up_nccl.nvls_lat;
+		*bwt = c->bytes / (up_rate(c, p) * t->up_nccl.nvls_eff);
+		return 0;
+	}
+	*why = "nvls is priced for all_reduce, and all_gather/"
+	       "reduce_scatter on one node";
+	return 1;
+}
+
+/* SHARP: CollNet reduction in the network switches. */
+static int price_sharp(const comm_ctx *c, gp_proto p, double *lat,
+		       double *bwt, const char **why)
+{
+	const gp_topo *t = c->t;
+	double S = c->bytes, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	double intra, ilat;
+
+	if (!t->nic_sharp || c->nn < 2 || c->op != GP_ALL_REDUCE) {
+		*why = "sharp needs >= 2 nodes on a fabric with "
+		       "in-network reduction (all_reduce only)";
+		return 1;
+	}
+	if (p != GP_PROTO_SIMPLE) {
+		*why = "sharp runs the simple protocol only";
+		return 1;
+	}
+	/* CollNet: reduce inside the node (NVLS when the switch can,
+	 * else ring reduce-scatter + all-gather over g), each node
+	 * sends its data once to the switch tree and gets the result
+	 * once: S per direction per node whatever N (Graham et al.,
+	 * COMHPC 2016, SHARP).  Latency: one round trip up and down
+	 * the aggregation tree, ~2 network steps. */
+	if (t->up_nvls && c->g > 1) {
+		intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+		ilat = t->up_nccl.nvls_lat;
+	} else {
+		intra = S * 2.0 * (g - 1) / g / up;
+		ilat = base(p) + 2.0 * (c->g - 1) * hop_up(c, p);
+	}
+	*lat = ilat + 2.0 * hop_net(c, p);
+	*bwt = max2(intra, S / net);
+	return 0;
+}
+
+/* Hierarchical: intra-node and inter-node phases one after another. */
+static int price_hier(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		      const char **why)
+{
+	double S = c->bytes, g = c->g, nn = c->nn;
+	double up = up_rate(c, p), net = net_rate(c, p);
+
+	if (c->nn < 2 || c->g < 2 ||
+	    (c->op != GP_ALL_REDUCE && c->op != GP_ALL_GATHER &&
+	     c->op != GP_REDUCE_SCATTER)) {
+		*why = "hierarchical needs >= 2 nodes of >= 2 GPUs "
+		       "(all_reduce, all_gather, reduce_scatter)";
+		return 1;
+	}
+	/* Two levels run one after another (Horovod/DeepSpeed style,
+	 * collectives.md Sec. 3 "hierarchical all-reduce"):
+	 * all-reduce = intra ring reduce-scatter ((g-1)/g S at up) ->
+	 * inter ring all-reduce of the S/g shard on each GPU's rail
+	 * (2(N-1)/N S/g at the GPU's NIC share bn/g, i.e.
+	 * 2(N-1)/N S/bn) -> intra ring all-gather.  All-gather and
+	 * reduce-scatter do one intra and one inter phase.  Each
+	 * phase is its own collective call (its own base latency),
+	 * and a rail's ring holds one rank per node, so its network
+	 * steps are exposed as in NCCL's one-rank-per-node case. */
+	if (c->op == GP_ALL_REDUCE) {
+		*lat = 3.0 * base(p) + 2.0 * (c->g - 1) * hop_up(c, p) +
+		       2.0 * (c->nn - 1) * tree_hop_net(c, p);
+		*bwt = 2.0 * (g - 1) / g * S / up +
+		       2.0 * (nn - 1) / nn * S / net;
+	} else {
+		*lat = 2.0 * base(p) + (c->g - 1) * hop_up(c, p) +
+		       (c->nn - 1) * tree_hop_net(c, p);
+		*bwt = (g - 1) / g * S / up + (nn - 1) / nn * S / net;
+	}
+	return 0;
+}
+
+/* P2P: direct send/recv and pairwise all-to-all. */
+static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		     const char **why)
+{
+	double S = c->bytes, pe = proto_eff[p], n = c->n, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+
+	if (p == GP_PROTO_LL128) {
+		*why = "p2p uses ll or simple";
+		return 1;
+	}
+	if (c->op == GP_SEND_RECV) {
+		/* nccl-tests sendrecv: rank i sends S to i+1 while
+		 * receiving from i-1, all at once; across nodes the
+		 * boundary pairs go through one NIC each. */
+		if (c->nn == 1) {
+			*lat = base(p) + hop_up(c, p);
+			*bwt = S / min2(up * P2P_LINK_EFF,
+					p2p_channels(c, S) * P2P_CH_BW * pe);
+		} else {
+			*lat = base(p) + hop_net(c, p);
+			*bwt = max2(S / (up * P2P_EFF), S / (c->bnic * pe));
+		}
+		return 0;
+	}
+	if (c->op == GP_ALL_TO_ALL) {
+		/* Pairwise exchange with all peers at once (NCCL
+		 * all-to-all is n-1 grouped send/recv): (g-1)/n of the
+		 * send buffer stays in the node, (n-g)/n leaves through
+		 * the GPU's share of the node's NICs, bn/g
+		 * (nccl-tests#130: all-to-all is bound by the network
+		 * bandwidth per GPU).  Every remote peer is a separate
+		 * network message posted by the proxy. */
+		double intra = (g - 1) / n * S / (up * P2P_EFF);
+		double remote = (n - g) / n * S / (net / g);
+
+		*lat = base(p) + hop_up(c, p);
+		if (c->nn > 1)
+			*lat += hop_net(c, p) +
+				(c->n - c->g) * NET_POST_US * US;
+		*bwt = max2(c->g > 1 ? intra : 0.0,
+			    c->nn > 1 ? remote : 0.0);
+		return 0;
+	}
+	*why = "p2p is for all_to_all and send_recv";
+	return 1;
+}
+
+/* PXN: all-to-all aggregated over NVLink onto the destination's rail. */
+static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
+		     const char **why)
+{
+	double S = c->bytes, n = c->n, g = c->g;
+	double up = up_rate(c, p), net = net_rate(c, p);
+	double intra, remote;
+
+	if (c->op != GP_ALL_TO_ALL || c->nn < 2 || c->g < 2 ||
+	    c->kind_up != GP_LINK_NVLINK) {
+		*why = "pxn is for all_to_all across >= 2 NVLink nodes";
+		return 1;
+	}
+	if (p == GP_PROTO_LL128) {
+		*why = "pxn uses ll or simple";
+		return 1;
+	}
+	/* PXN (NCCL 2.12): data for remote GPU j first crosses
+	 * NVLink to the local GPU on j's rail, which aggregates what
+	 * all local GPUs send to j into one network message.  Extra
+	 * NVLink traffic: the (g-1)/g of the remote data not already
+	 * on its rail; network posts drop from n-g to N-1 per GPU;
+	 * all traffic stays rail-local. */
+	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
+		(up * P2P_EFF);
+	remote = (n - g) / n * S / (net / g);
+	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
+	       (c->nn - 1) * NET_POST_US * US;
+	*bwt = max2(intra, remote);
+	return 0;
+}
+
+/* Price one (algorithm, protocol).  Returns 0 and sets *lat, *bwt when it
+ * applies; otherwise returns 1 and leaves a reason in *why. */
+int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
+	       double *bwt, const char **why)
+{
+	/* LL128 needs 128-byte stores to arrive whole and in order, which
+	 * NVLink guarantees and PCIe does not; NCCL enables it only on NVLink
+	 * paths (tuning.cc, LL128 enable rule). */
+	if (p == GP_PROTO_LL128 && c->kind_up != GP_LINK_NVLINK) {
+		*why = "ll128 needs NVLink";
+		return 1;
+	}
+	switch (a) {
+	case GP_ALGO_RING:
+		return price_ring(c, p, lat, bwt, why);
+	case GP_ALGO_TREE:
+		return price_tree(c, p, lat, bwt, why);
+	case GP_ALGO_NVLS:
+		return price_nvls(c, p, lat, bwt, why);
+	case GP_ALGO_SHARP:
+		return price_sharp(c, p, lat, bwt, why);
+	case GP_ALGO_HIER:
+		return price_hier(c, p, lat, bwt, why);
+	case GP_ALGO_P2P:
+		return price_p2p(c, p, lat, bwt, why);
+	case GP_ALGO_PXN:
+		return price_pxn(c, p, lat, bwt, why);
+	default:
+		*why = "unknown algorithm";
+		return 1;
+	}
+}

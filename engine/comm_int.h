@@ -1,0 +1,43 @@
+/*
+ * comm_int.h - what comm.c and comm_algo.c share: the context of one
+ * collective on a placed group and the price of one algorithm on it.
+ * Internal to the engine's collective model; the contract is comm.h.
+ */
+#ifndef GP_COMM_INT_H
+#define GP_COMM_INT_H
+
+#include "comm.h"
+
+/* Everything an algorithm needs, derived once per call. */
+typedef struct comm_ctx {
+	gp_coll op;
+	double bytes;
+	int n;          /* ranks */
+	int g;          /* ranks per node */
+	int nn;         /* nodes used */
+	double bu;      /* achievable scale-up B/s per GPU per direction */
+	double bn;      /* achievable NIC B/s per node per direction */
+	double bnic;    /* achievable B/s of one NIC */
+	double nic_use; /* NICs per node the group drives (bn / NIC rate) */
+	double lat_up;  /* scale-up hop latency, s */
+	double lat_net; /* network hop latency, s */
+	gp_link_kind kind_up; /* GP_LINK_NVLINK or GP_LINK_PCIE */
+	const gp_topo *t;
+} comm_ctx;
+
+static inline double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* Price one (algorithm, protocol).  Returns 0 and sets *lat, *bwt when it
+ * applies; otherwise returns 1 and leaves a reason in *why. */
+int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
+	       double *bwt, const char **why);
+
+#endif
