@@ -146,7 +146,8 @@ int lgp_serve_target(lua_State *L);
 
 int lgp_serve_accept(lua_State *L);
 
-int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt);
+int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
+		gp_model own[2]);
 void lgp_pushrl(lua_State *L, const rl_result *out);
 int lgp_rl(lua_State *L);
 

@@ -20,6 +20,8 @@ typedef struct rl_job_ud {
 				  * base.roll points at */
 	gp_topo wide;            /* an engine beyond a node: t with the
 				  * nodes it spans */
+	gp_model own[2];         /* the critic's and the reward model's
+				  * shapes, which base may point at */
 	rl_cfg base;
 	int follow_tp;           /* the rollout's TP is the actor's unless
 				  * a step gives rollout_tp */
@@ -41,7 +43,7 @@ int lgp_rl_job(lua_State *L)
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
-	if (lgp_torlcfg(L, 4, &j->base, &j->rt) > 0)
+	if (lgp_torlcfg(L, 4, &j->base, &j->rt, j->own) > 0)
 		return luaL_error(L, "rl_job: split_gpus searches the split; "
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);

@@ -462,10 +462,28 @@ static const char *const rl_mems[RL_NMEM] = {
 	"rollout", "forward", "update", "reference", "reward", "critic"
 };
 
+/* A model field of core.rl's config (critic_model, reward_shape) into
+ * *m: the field's model, or NULL when it is absent. */
+static const gp_model *rl_own_model(lua_State *L, int idx, const char *k,
+				    gp_model *m)
+{
+	const gp_model *r = NULL;
+
+	lgp_mark(L, idx, k);
+	if (lua_getfield(L, idx, k) != LUA_TNIL) {
+		lgp_tomodel(L, -1, m);
+		r = m;
+	}
+	lua_pop(L, 1);
+	return r;
+}
+
 /* core.rl's config at idx into c (see lgp_rl), the rollout engine's TP
  * topology into *rt (c->roll points at it: the caller keeps it while c
- * is used); returns split_gpus. */
-int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
+ * is used), the critic's and the reward model's own shapes into own[0]
+ * and own[1] (c points at them likewise); returns split_gpus. */
+int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
+		gp_model own[2])
 {
 	const char *w = "rl";
 	gp_error err;
@@ -525,6 +543,8 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt)
 	c->critic_reward = lgp_field_bool(L, idx, w, "colocate_critic_reward",
 					  0);
 	c->static_batch = lgp_field_num(L, idx, w, "static_batch", 0, 0);
+	c->critic_model = rl_own_model(L, idx, "critic_model", &own[0]);
+	c->reward_shape = rl_own_model(L, idx, "reward_shape", &own[1]);
 	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
 	lgp_strict(L, idx, idx, w);
 	return split;
@@ -635,7 +655,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
  * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
  * GPUs), colocate_critic_reward (boolean: the reward model on the
- * critic's group), static_batch (sequences of the rollout engine's
+ * critic's group), critic_model and reward_shape (the critic's and
+ * the reward model's own models, as core.model's argument; absent: the
+ * actor's shape), static_batch (sequences of the rollout engine's
  * static batches: DeepSpeed-Chat's hybrid engine; 0 = continuous
  * batching), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
@@ -646,6 +668,7 @@ int lgp_rl(lua_State *L)
 	roof_device d;
 	gp_topo t, rt;
 	rl_cfg c;
+	gp_model own[2];
 	rl_result *out;   /* large: in a userdata, not on the C stack */
 	gp_error err;
 	int split;
@@ -653,7 +676,7 @@ int lgp_rl(lua_State *L)
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
-	split = lgp_torlcfg(L, 4, &c, &rt);
+	split = lgp_torlcfg(L, 4, &c, &rt, own);
 	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
 	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
 	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)

@@ -131,6 +131,11 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "model on the critic's own group: it needs "
 			       "critic_gpus and a reward model, and no "
 			       "reward_gpus");
+	if (c->critic_model && !c->ppo)
+		return gp_fail(err, "critic_model: the critic is PPO's");
+	if (c->reward_shape && !c->reward_model)
+		return gp_fail(err, "reward_model: a reward model's shape "
+			       "needs a reward model");
 	return GP_OK;
 }
 
@@ -237,69 +242,112 @@ static int rl_any_group(const rl_cfg *c)
 		c->group_gpus[RL_GRP_CRITIC] > 0;
 }
 
-/* One of PPO's other models on its own group of GPUs, laid out as the
- * actor (its tp, pp, cp, ZeRO stage and micro-batch; dp from the group's
- * GPUs): the seconds of its forward over the N samples (*fwd) and, for
- * the critic, of one optimizer step over a mini-batch of mb (*upd); and
- * the group's memory: the critic's training states (and a reward model
- * beside it), or the frozen model's 16-bit weights, sharded under ZeRO-3
- * as rl_frozen shards the actor's. */
-static int rl_group(const gp_model *m, const roof_device *d,
-		    const gp_topo *t, const rl_cfg *c, int g, double N,
-		    double mb, rl_result *out, double *fwd, double *upd,
-		    gp_error *err)
+/* A model other than the actor (PPO's critic, the reward model, the
+ * reference), laid out as the actor (its tp, pp, cp, ZeRO stage and
+ * micro-batch) with dp ranks (0: the actor's), priced by the training
+ * step with its own shape: the seconds of its forward over the N
+ * samples, for the critic (upd) of one optimizer step over a mini-batch
+ * of mb and that step's memory; its 16-bit weights per GPU when frozen,
+ * sharded under ZeRO-3 as the actor's. */
+static int rl_other_price(const gp_model *m, const roof_device *d,
+			  const gp_topo *t, const rl_cfg *c,
+			  const rl_result *out, double N, double mb, int dp,
+			  int upd, const char *name, rl_other *o,
+			  gp_error *err)
+{
+	const gp_layout *al = &c->train.mem.lay;
+	int cp = al->cp > 0 ? al->cp : 1;
+	train_cfg u, f;
+	train_result ru, rf;
+	gp_error sub;
+
+	memset(o, 0, sizeof *o);
+	rl_pass_cfgs(c, out, N, mb, dp, &u, &f);
+	if (train_step(m, d, t, &f, &rf, &sub))
+		return gp_fail(err, "%s: %.200s", name, sub.msg);
+	o->fwd = rf.step;
+	o->params = rf.mem.params;
+	o->frozen = rf.mem.params * 2.0 / (al->zero == 3 ? u.mem.lay.dp * cp :
+					   1.0);
+	if (upd) {
+		if (train_step(m, d, t, &u, &ru, &sub))
+			return gp_fail(err, "%s: %.200s", name, sub.msg);
+		o->upd = ru.step;
+		o->mem = ru.mem;
+	}
+	return GP_OK;
+}
+
+/* The model that prices group g: the critic's or the reward model's own
+ * when the job gives one, else the actor's shape (m). */
+static const gp_model *rl_shape(const gp_model *m, const rl_cfg *c, int g)
+{
+	if (g == RL_GRP_CRITIC && c->critic_model)
+		return c->critic_model;
+	if (g == RL_GRP_REWARD && c->reward_shape)
+		return c->reward_shape;
+	return m;
+}
+
+/* PPO's other models (rl_other_price).  On groups of their own
+ * (o->grp[g], the group's memory in out->mem): the group's GPUs / the
+ * actor's tp*pp*cp ranks; the reward model beside the critic
+ * (colocate_critic_reward) at the critic group's.  On the actor's GPUs
+ * (o->act[g]) only a critic or reward model of its own shape is priced:
+ * one of the actor's shape runs the actor's passes. */
+static int rl_others(const gp_model *m, const roof_device *d,
+		     const gp_topo *t, const rl_cfg *c, double N, double mb,
+		     rl_result *out, rl_others_t *o, gp_error *err)
 {
 	static const char *const names[RL_NGRP] = {
 		"ref_gpus", "reward_gpus", "critic_gpus"
 	};
 	const gp_layout *al = &c->train.mem.lay;
-	int n = c->group_gpus[g], cp = al->cp > 0 ? al->cp : 1;
+	int cp = al->cp > 0 ? al->cp : 1, g;
 	int unit = (al->tp > 0 ? al->tp : 1) * (al->pp > 0 ? al->pp : 1) * cp;
-	gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
-	train_cfg u, f;
-	train_result ru, rf;
-	gp_error sub;
-	double frozen;
 
-	if (n % unit != 0)
-		return gp_fail(err, "%s %d is not a multiple of the actor's "
-			       "tp*pp*cp = %d", names[g], n, unit);
-	rl_pass_cfgs(c, out, N, mb, n / unit, &u, &f);
-	if (train_step(m, d, t, &f, &rf, &sub))
-		return gp_fail(err, "%s: %.200s", names[g], sub.msg);
-	*fwd = rf.step;
-	memset(mg, 0, sizeof *mg);
-	if (g == RL_GRP_CRITIC) {
-		if (train_step(m, d, t, &u, &ru, &sub))
-			return gp_fail(err, "%s: %.200s", names[g], sub.msg);
-		*upd = ru.step;
-		*mg = ru.mem;
-	}
-	frozen = rf.mem.params * 2.0 / (al->zero == 3 ? u.mem.lay.dp * cp :
-					1.0);
-	if (g == RL_GRP_REF)
-		mg->bytes[GP_MEM_REF] = frozen;
-	else if (g == RL_GRP_REWARD || c->critic_reward)
-		mg->bytes[GP_MEM_REWARD] = frozen;
-	mg->params = rf.mem.params;
-	return GP_OK;
-}
-
-/* The groups of PPO's other models (rl_group): gf[g] their forwards'
- * seconds, *cupd the critic's optimizer step on its group. */
-static int rl_groups(const gp_model *m, const roof_device *d,
-		     const gp_topo *t, const rl_cfg *c, double N, double mb,
-		     rl_result *out, double gf[RL_NGRP], double *cupd,
-		     gp_error *err)
-{
-	int g;
-
+	memset(o, 0, sizeof *o);
 	for (g = 0; g < RL_NGRP; g++) {
-		gf[g] = 0;
-		if (c->group_gpus[g] > 0 &&
-		    rl_group(m, d, t, c, g, N, mb, out, &gf[g], cupd, err))
+		int n = c->group_gpus[g];
+		gp_mem_result *mg = &out->mem[RL_MEM_REF + g];
+
+		memset(mg, 0, sizeof *mg);
+		if (n <= 0)
+			continue;
+		if (n % unit != 0)
+			return gp_fail(err, "%s %d is not a multiple of the "
+				       "actor's tp*pp*cp = %d", names[g], n,
+				       unit);
+		if (rl_other_price(rl_shape(m, c, g), d, t, c, out, N, mb,
+				   n / unit, g == RL_GRP_CRITIC, names[g],
+				   &o->grp[g], err))
 			return GP_EINVAL;
+		if (g == RL_GRP_CRITIC)
+			*mg = o->grp[g].mem;
+		else
+			mg->bytes[g == RL_GRP_REF ? GP_MEM_REF :
+				  GP_MEM_REWARD] = o->grp[g].frozen;
+		mg->params = o->grp[g].params;
 	}
+	if (c->critic_reward && c->group_gpus[RL_GRP_CRITIC] > 0) {
+		if (rl_other_price(rl_shape(m, c, RL_GRP_REWARD), d, t, c,
+				   out, N, mb,
+				   c->group_gpus[RL_GRP_CRITIC] / unit, 0,
+				   "reward_model", &o->grp[RL_GRP_REWARD],
+				   err))
+			return GP_EINVAL;
+		out->mem[RL_MEM_CRITIC].bytes[GP_MEM_REWARD] =
+			o->grp[RL_GRP_REWARD].frozen;
+	}
+	if (c->ppo && c->critic_model && !c->group_gpus[RL_GRP_CRITIC] &&
+	    rl_other_price(c->critic_model, d, t, c, out, N, mb, 0, 1,
+			   "critic_model", &o->act[RL_GRP_CRITIC], err))
+		return GP_EINVAL;
+	if (c->reward_model && c->reward_shape &&
+	    !c->group_gpus[RL_GRP_REWARD] && !c->critic_reward &&
+	    rl_other_price(c->reward_shape, d, t, c, out, N, mb, 0, 0,
+			   "reward_model", &o->act[RL_GRP_REWARD], err))
+		return GP_EINVAL;
 	return GP_OK;
 }
 
@@ -400,10 +448,10 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
-/* The phases' times but the weight sync's; gf and cupd: the own groups'
- * forwards and the critic's optimizer step there (rl_groups). */
+/* The phases' times but the weight sync's; o: PPO's other models on
+ * their own groups or of their own shapes (rl_others). */
 static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
-			   const double gf[RL_NGRP], double cupd)
+			   const rl_others_t *o)
 {
 	const gp_layout *lay = &c->train.mem.lay;
 	double fwd = out->forward.step;
@@ -453,9 +501,10 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 		out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
 	}
 	/* The filter needs every generated group's rewards. */
-	out->ph[RL_REWARD].time = c->reward_model ? fwd * out->generated / N :
-		0.0;
-	out->ph[RL_VALUES].time = c->ppo ? fwd : 0.0;
+	out->ph[RL_REWARD].time = c->reward_model ? (c->reward_shape ?
+		o->act[RL_GRP_REWARD].fwd : fwd) * out->generated / N : 0.0;
+	out->ph[RL_VALUES].time = !c->ppo ? 0.0 : c->critic_model ?
+		o->act[RL_GRP_CRITIC].fwd : fwd;
 	/* A loss run one sequence at a time (NeMo RL's
 	 * SequencePackingLossWrapper, loss/wrapper.py r0.6.0, its default
 	 * while sequence_packing.fuse_loss is off): per sequence the host
@@ -469,17 +518,22 @@ static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 		c->train.host_op_time;
 	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
 		out->loss_host;
-	out->ph[RL_CRITIC].time = c->ppo ? out->ph[RL_ACTOR].time : 0.0;
+	/* A critic of its own shape steps as its own model does; the
+	 * per-sequence loss is the actor's. */
+	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?
+		out->opt_steps * o->act[RL_GRP_CRITIC].upd :
+		out->ph[RL_ACTOR].time;
 	/* On a group of its own a model runs at that group's layout (the
 	 * reward model beside the critic at the critic's). */
 	if (c->group_gpus[RL_GRP_REF])
-		out->ph[RL_REF].time = gf[RL_GRP_REF];
+		out->ph[RL_REF].time = o->grp[RL_GRP_REF].fwd;
 	if (c->group_gpus[RL_GRP_REWARD] || c->critic_reward)
-		out->ph[RL_REWARD].time = gf[c->critic_reward ? RL_GRP_CRITIC :
-			RL_GRP_REWARD] * out->generated / N;
+		out->ph[RL_REWARD].time = o->grp[RL_GRP_REWARD].fwd *
+			out->generated / N;
 	if (c->group_gpus[RL_GRP_CRITIC]) {
-		out->ph[RL_VALUES].time = gf[RL_GRP_CRITIC];
-		out->ph[RL_CRITIC].time = out->opt_steps * cupd;
+		out->ph[RL_VALUES].time = o->grp[RL_GRP_CRITIC].fwd;
+		out->ph[RL_CRITIC].time = out->opt_steps *
+			o->grp[RL_GRP_CRITIC].upd;
 	}
 }
 
@@ -609,7 +663,8 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 			rl_result *out, gp_error *err)
 {
 	double N = 0, mb = 0, tgpus = 0, rgpus = 0, engines = 0, critic, cap;
-	double gen_prompts = 0, sync = 0, gf[RL_NGRP], cupd = 0;
+	double gen_prompts = 0, sync = 0;
+	rl_others_t others;
 	gp_error sub;
 
 	if (!out)
@@ -620,16 +675,16 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	if (rl_batch(c, out, &N, &mb, &gen_prompts, err) ||
 	    rl_pools(c, out, &tgpus, &rgpus, &engines, err) ||
 	    rl_train_passes(m, d, t, c, N, mb, cc, out, err) ||
-	    rl_groups(m, d, t, c, N, mb, out, gf, &cupd, err))
+	    rl_others(m, d, t, c, N, mb, out, &others, err))
 		return GP_EINVAL;
-	critic = rl_frozen(c, out);
+	critic = rl_frozen(c, &others, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
 	if (rl_rollout_memo(m, d, c, gen_prompts, engines, cap, cc,
 			    &out->roll, out->why, &sub))
 		return gp_fail(err, "rollout: %.200s", sub.msg);
 	rl_rollout_mem(c, out, critic);
 	rl_mem_fits(c, out);
-	rl_phase_times(c, out, N, gf, cupd);
+	rl_phase_times(c, out, N, &others);
 	if (rl_weight_sync(m, d, t, c, &out->update, out->gpus, engines,
 			   &sync, &out->sync_bytes, err))
 		return GP_EINVAL;

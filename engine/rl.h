@@ -144,8 +144,9 @@ typedef struct rl_cfg {
 			     * 0 = 1 */
 	int ppo;            /* 1: PPO (critic forward and update) */
 	int ref_model;      /* 1: a frozen reference (KL penalty) */
-	int reward_model;   /* 1: a reward model of the actor's shape; 0:
-			     * rule-based rewards (no GPU time) */
+	int reward_model;   /* 1: a reward model (reward_shape: its own,
+			     * else the actor's); 0: rule-based rewards
+			     * (no GPU time) */
 	int old_logprobs;   /* 1: the trainer recomputes the rollout
 			     * policy's log-probabilities (verl, NeMo RL,
 			     * OpenRLHF do) */
@@ -212,6 +213,13 @@ typedef struct rl_cfg {
 			     * its GPUs); 0 = on the actor's GPUs */
 	int critic_reward;  /* 1: the reward model on the critic's group
 			     * (OpenRLHF --colocate_critic_reward) */
+	const gp_model *critic_model; /* PPO's critic, a model of its own
+			     * (DeepSpeed-Chat: an OPT-350M critic beside
+			     * an OPT-13B actor), laid out as the actor;
+			     * NULL = the actor's shape.  The caller keeps
+			     * it while c is used */
+	const gp_model *reward_shape; /* the reward model's (reward_model
+			     * 1), as critic_model */
 } rl_cfg;
 
 /* Defaults: GRPO with a reference and old log-probabilities, colocated,

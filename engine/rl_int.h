@@ -8,10 +8,27 @@
 
 #include "rl.h"
 
+/* The price of a model other than the actor (rl_other_price). */
+typedef struct rl_other {
+	double fwd;         /* s: its forward over the step's samples */
+	double upd;         /* s: the critic's optimizer step */
+	double params;
+	double frozen;      /* bytes per GPU of its 16-bit weights */
+	gp_mem_result mem;  /* the critic's optimizer step's memory */
+} rl_other;
+
+/* PPO's other models, by RL_GRP_: on groups of their own, and on the
+ * actor's GPUs (a critic or reward model of its own shape; zero: the
+ * actor's passes price it). */
+typedef struct rl_others_t {
+	rl_other grp[RL_NGRP];
+	rl_other act[RL_NGRP];
+} rl_others_t;
+
 /* The update pass's memory (out->mem[RL_MEM_UPDATE], from out->update)
- * with the frozen models and the critic added; returns the critic's
- * bytes. */
-double rl_frozen(const rl_cfg *c, rl_result *out);
+ * with the frozen models and the critic added (o: those of their own
+ * shape, rl.c's rl_others); returns the critic's bytes. */
+double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out);
 
 /* The bytes per GPU the rollout engine may use, given the update pass's
  * memory mu and the critic's bytes. */

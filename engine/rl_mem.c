@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The update pass's memory with the frozen models and the critic added;
- * returns the critic's bytes. */
-double rl_frozen(const rl_cfg *c, rl_result *out)
+/* The update pass's memory with the frozen models and the critic added
+ * (o: those of their own shape); returns the critic's bytes. */
+double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 {
 	const gp_layout *lay = &c->train.mem.lay;
 	gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
@@ -18,19 +18,29 @@ double rl_frozen(const rl_cfg *c, rl_result *out)
 
 	/* Memory.  The frozen reference and reward models are laid out
 	 * like the actor, 16-bit (sharded under ZeRO-3); PPO's critic has
-	 * the actor's shape and states, its update after the actor's. */
+	 * the actor's states, its update after the actor's -- or, of a
+	 * shape of its own, its own model's (rl_others). */
 	*mu = out->update.mem;
 	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
 		(lay->cp > 0 ? lay->cp : 1) : 1.0);
 	states = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_GRADS] +
 		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
 		mu->bytes[GP_MEM_ADAPTER];
+	if (c->critic_model) {
+		const gp_mem_result *cm = &o->act[RL_GRP_CRITIC].mem;
+
+		states = cm->bytes[GP_MEM_WEIGHTS] + cm->bytes[GP_MEM_GRADS] +
+			cm->bytes[GP_MEM_MASTER] +
+			cm->bytes[GP_MEM_OPTIMIZER] +
+			cm->bytes[GP_MEM_ADAPTER];
+	}
 	/* A model on a group of its own holds none of the actor's GPUs. */
 	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
 	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host &&
 		!c->group_gpus[RL_GRP_REF] ? frozen : 0.0;
 	mu->bytes[GP_MEM_REWARD] = c->reward_model &&
-		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ? frozen :
+		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ?
+		(c->reward_shape ? o->act[RL_GRP_REWARD].frozen : frozen) :
 		0.0;
 	mu->bytes[GP_MEM_CRITIC] = critic;
 	return critic;

@@ -687,7 +687,8 @@ end
 local function prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
   if cfg.kind == "rl" then
     cfg.ppo = method == "ppo"
-    cfg.reward_model = o.reward_model or false
+    -- true, "actor", or a model of its own (gpuplan.rl prices it)
+    cfg.reward_model = o.reward_model ~= nil and o.reward_model ~= false
     cfg.ref_model = o.ref_model ~= false
     cfg.prompts = o.prompts or dflt("prompts", { dp = cfg.dp })
     cfg.group = o.group or dflt("group")

@@ -570,10 +570,16 @@ opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind 
 opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
   default = "exp: clipped at the limit, the longest response sets the rollout's tail",
   help = "fixed|uniform|exp: response lengths up to --response-max" }
-opt { name = "reward_model", type = "flag", commands = "fit rl", methods = RL,
-  default = "rule-based rewards",
-  help = "a reward model of the actor's shape",
-  suggest = { "rm" } }
+opt { name = "reward_model", type = "string", metavar = "ID|actor", commands = "fit rl",
+  methods = RL, default = "rule-based rewards",
+  help = "a reward model: a catalog model id (Lua: or a catalog-shaped model table), or actor "
+    .. "(Lua: true) for one of the actor's shape",
+  suggest = { "rm", "reward_model_path" } }
+opt { name = "critic_model", type = "string", metavar = "ID", commands = "fit rl", methods = RL,
+  default = "the actor's shape",
+  help = "PPO: the critic's model, a catalog model id (Lua: or a catalog-shaped model table), "
+    .. "laid out as the actor (DeepSpeed-Chat's --critic_model_name_or_path)",
+  suggest = { "critic", "critic_model_name_or_path", "critic_pretrain" } }
 opt { name = "ref_model", type = "flag", commands = "fit rl", default = true, methods = RL,
   help = "drop the KL reference model",
   suggest = { "reference_model", "ref" } }

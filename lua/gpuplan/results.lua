@@ -223,6 +223,9 @@ field("ref_gpus", "count", "GPUs of the reference's own group (nil: on the actor
 field("reward_gpus", "count", "GPUs of the reward model's own group (nil: on the actor's)",
   "rl")
 field("critic_gpus", "count", "GPUs of the critic's own group (nil: on the actor's)", "rl")
+field("critic_model", "", "PPO: the critic's model id (actor: the actor's shape)", "rl")
+field("reward_model", "", "the reward model's id (actor: the actor's shape; nil: rule-based "
+  .. "rewards)", "rl")
 field("colocate_critic_reward", "", "the reward model on the critic's group", "rl")
 field("rollout_engine", "", "vllm or hybrid (DeepSpeed-Chat's hybrid engine)", "rl")
 field("generation_batch", "count", "hybrid engine: sequences each GPU generates at once", "rl")

@@ -22,8 +22,13 @@
 --                 that long); response_dist fixed|uniform|exp (default exp
 --                 when response_max is given: an exponential clipped at the
 --                 limit, where truncated responses pile up)
---   reward_model  a reward model of the actor's shape (default false: rule-
---                 based rewards); ref_model (default true): the KL reference
+--   reward_model  a reward model: true or "actor" of the actor's shape, a
+--                 catalog id or model table of its own (default false:
+--                 rule-based rewards); ref_model (default true): the KL
+--                 reference
+--   critic_model  PPO: the critic's own model, an id or table (default the
+--                 actor's shape); both laid out as the actor, priced by
+--                 their own forward/backward and memory
 --   ref_gpus, reward_gpus, critic_gpus  PPO's other models on GPU groups
 --                 of their own, laid out as the actor (OpenRLHF's
 --                 --*_num_gpus_per_node x nodes; default: on the actor's
@@ -342,6 +347,40 @@ local function engine_of(o, dflt)
   return hybrid, gb
 end
 
+-- A critic or reward model of its own shape (DeepSpeed-Chat: OPT-350M
+-- beside an OPT-1.3B..66B actor): a catalog model id or a catalog-shaped
+-- table, as model is; nil: the actor's.
+local function own_model(name, v, cat)
+  if type(v) == "table" then return v end
+  if type(v) ~= "string" then
+    fail("rl: %s must be a catalog model id or a model table (got %s)", name, shown(v))
+  end
+  cat = cat or require("gpuplan").catalog()
+  local ok, m = pcall(cat.get, cat, "models", v)
+  -- the catalog's message, without the position it was raised at
+  if not ok then fail("rl: %s: %s", name, (tostring(m):gsub("^[^\n]-:%d+: ", ""))) end
+  return m
+end
+
+-- The reward model and the critic: whether there is a reward model, and
+-- the reward model's and the critic's own models (nil: the actor's
+-- shape).  reward_model: true or "actor" for the actor's shape, false for
+-- rule-based rewards, else a model of its own.
+local function models_of(o, ppo)
+  local rv, reward, rshape = o.reward_model, false, nil
+  if rv == true or rv == "actor" then
+    reward = true
+  elseif rv ~= nil and rv ~= false then
+    reward, rshape = true, own_model("reward_model", rv, o.cat)
+  end
+  local cshape
+  if o.critic_model ~= nil then
+    if not ppo then fail("rl: critic_model is PPO's critic (algo = ppo)") end
+    cshape = own_model("critic_model", o.critic_model, o.cat)
+  end
+  return reward, rshape, cshape
+end
+
 -- PPO's other models on GPU groups of their own (OpenRLHF's Ray placement:
 -- --ref_num_gpus_per_node, --reward_num_gpus_per_node,
 -- --critic_num_gpus_per_node, --colocate_critic_reward): their GPUs come out
@@ -653,7 +692,7 @@ run = function(o, job)
   local prompts, group, plen, rlen, rmax, dist = lengths(o, dflt)
   local samples = prompts * group
   local ppo = algo == "ppo"
-  local reward = boolean("reward_model", o.reward_model, false)
+  local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref = boolean("ref_model", o.ref_model, true)
   local oldlp = boolean("old_logprobs", o.old_logprobs, true)
   local offload = boolean("offload_states", o.offload_states, false)
@@ -722,6 +761,7 @@ run = function(o, job)
     loss_ops = loss_ops, token_host = token_host and token_host * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
+    critic_model = critic_shape, reward_shape = reward_shape,
   }
   if job then return job_of(o, model, s, c, o.rollout_tp == nil) end
   local r = engine_step(model, s, c, dflt)
@@ -745,6 +785,10 @@ run = function(o, job)
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward or nil,
+    critic_model = ppo and (critic_shape and (critic_shape.id or critic_shape.name) or "actor")
+      or nil,
+    reward_model = reward and (reward_shape and (reward_shape.id or reward_shape.name) or "actor")
+      or nil,
     precision = s.precision, stack = cfg.stack,
     fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
     samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,

@@ -94,31 +94,35 @@ M.metrics = {
 -- (predicted - measured) / measured is finite; 1e-320 made it inf.
 M.VALUE_MIN, M.VALUE_MAX = 1e-6, 1e15
 
+-- A model's architecture (the case's model; PPO's critic_model and
+-- reward_model in rl take the same record).
+local model_spec = T.record {
+  name = text(), layers = count(), hidden = count(), heads = count(),
+  kv_heads = count(), head_dim = count(), ffn_hidden = count(0),
+  ffn_gated = T.boolean(), vocab = count(), tied_embeddings = T.boolean(),
+  -- Encoder-decoder (T5): the encoder's layers, the relative-position
+  -- buckets and the MLP's activation, as the catalog has them.
+  encoder_layers = count(0), rel_buckets = count(0),
+  ffn_act = T.enum { "relu", "gelu", "silu" },
+  moe = T.record {
+    experts = count(), top_k = count(), shared_experts = count(0),
+    dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
+    -- the width of the dense layers when not ffn_hidden, a shared
+    -- expert's when not a routed one's (the engine's names)
+    dense_ffn_hidden = count(), shared_ffn_hidden = count(),
+  },
+  mla = T.record {
+    q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),
+    qk_rope_head_dim = count(), v_head_dim = count(),
+  },
+  params_b = T.number { positive = true, max = 1e6 },
+  mtp_layers = count(0),
+  vision = vision_spec(),
+}
+
 local case_schema = T.record {
   id = R(text()), kind = R(T.enum { "train", "memory", "infer", "collective", "rl" }),
-  model = T.record {
-    name = text(), layers = count(), hidden = count(), heads = count(),
-    kv_heads = count(), head_dim = count(), ffn_hidden = count(0),
-    ffn_gated = T.boolean(), vocab = count(), tied_embeddings = T.boolean(),
-    -- Encoder-decoder (T5): the encoder's layers, the relative-position
-    -- buckets and the MLP's activation, as the catalog has them.
-    encoder_layers = count(0), rel_buckets = count(0),
-    ffn_act = T.enum { "relu", "gelu", "silu" },
-    moe = T.record {
-      experts = count(), top_k = count(), shared_experts = count(0),
-      dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),
-      -- the width of the dense layers when not ffn_hidden, a shared
-      -- expert's when not a routed one's (the engine's names)
-      dense_ffn_hidden = count(), shared_ffn_hidden = count(),
-    },
-    mla = T.record {
-      q_lora_rank = count(0), kv_lora_rank = count(), qk_nope_head_dim = count(),
-      qk_rope_head_dim = count(), v_head_dim = count(),
-    },
-    params_b = T.number { positive = true, max = 1e6 },
-    mtp_layers = count(0),
-    vision = vision_spec(),
-  },
+  model = model_spec,
   hardware = T.record {
     gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
     inter_node = text(), nics_per_node = count(0),
@@ -170,7 +174,15 @@ local case_schema = T.record {
     train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
     rollout_tp = count(), rollout_ep = count(), staleness = count(0),
     rollout_memory = T.number { min = 0, max = 1 },
-    reward_model = T.boolean(), ref_gpus = count(), reward_gpus = count(),
+    -- PPO's reward model (true: of the actor's shape) and critic: model
+    -- records of their own, read by model_spec (one place for its fields)
+    reward_model = { name = "boolean or model", check = function(x, path)
+      if type(x) == "boolean" then return x end
+      return model_spec.check(x, path)
+    end },
+    critic_model = { name = "model", check = function(x, path)
+      return model_spec.check(x, path)
+    end }, ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
     rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
     response_max = count(), rollout_eager = T.boolean(), offload_states = T.boolean(),

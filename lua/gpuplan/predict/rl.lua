@@ -140,6 +140,18 @@ return function(case, cat)
       .. "math problem in its instruction and chat template)", plen)
   end
   local tmax = v(wl.seq_len)
+  -- PPO's critic and reward model of their own shapes: model records as
+  -- the case's model (SCHEMA.md); reward_model true: the actor's shape.
+  local own = {}
+  for _, k in ipairs { "critic_model", "reward_model" } do
+    local x = v(c[k])
+    if type(x) == "table" then
+      local m, w = model_of(x, cat)
+      if not m then return nil, k .. ": " .. w end
+      x = m
+    end
+    own[k] = x
+  end
   local o = {
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
@@ -153,7 +165,8 @@ return function(case, cat)
     ref_model = v(c.ref_model),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
     rollout_memory = v(c.rollout_memory), margin = 0,
-    reward_model = v(c.reward_model), ref_gpus = v(c.ref_gpus),
+    reward_model = own.reward_model, critic_model = own.critic_model,
+    ref_gpus = v(c.ref_gpus),
     reward_gpus = v(c.reward_gpus), critic_gpus = v(c.critic_gpus),
     colocate_critic_reward = v(c.colocate_critic_reward),
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
