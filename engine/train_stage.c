@@ -348,9 +348,18 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * its share of the layer's 16-bit bytes (GEMM shapes h x (q+2kv),
  * q x h, h x f [x2], f x h), each norm or bias vector is priced at
  * hidden elements (latency-bound: a few KiB per rank at any DP
- * width).  g[0]: s of the layer's gathers; g[1]: s of its gradient
- * reduce-scatters (one per parameter, in the reduction's dtype);
- * g[2]: the submodules that own parameters (one host gap each). */
+ * width).  _allgather_param hands torch.distributed.all_gather a
+ * list of one view per rank; PyTorch's ProcessGroupNCCL::allgather
+ * gathers a list into a flat buffer and then copies it out one tensor
+ * at a time ("Copy the flattened output tensors to the outputs":
+ * outputTensors[i][j].copy_), one kernel launched from the host per
+ * rank of the group, each launch the device's `launch` (catalog
+ * launch_overhead), and the layer's gathered bytes read and written
+ * once more at the streaming rate -- before the next synchronize.
+ * g[0]: s of the layer's gathers with their copies; g[1]: s of its
+ * gradient reduce-scatters (one per parameter, in the reduction's
+ * dtype); g[2]: the submodules that own parameters (one host gap
+ * each). */
 static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 {
 	const gp_model *m = x->e.m;
@@ -360,6 +369,7 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 	double w[5], sum, dense = l->params - l->eparams, vec;
 	int nw = m->ffn_gated ? 5 : 4, i;
 	double nvec = 2.0 * (m->norm_params / h);
+	const roof_device *d = x->e.d;
 
 	w[0] = h * (q + 2.0 * kv);
 	w[1] = q * h;
@@ -387,6 +397,11 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 		g[1] += train_zero_coll(x, GP_REDUCE_SCATTER,
 					l->eparams * x->rb, 1);
 	}
+	/* The copies out of each dense tensor's flat buffer (the routed
+	 * experts' single gather likewise). */
+	g[0] += ((nw + nvec) * x->y.shard +
+		 (l->eparams > 0 ? x->y.eshard : 0.0)) * d->launch +
+		2.0 * (dense + l->eparams) * 2.0 / (d->mem_bw * d->hbm_frac);
 	g[2] = 2.0 + nw;         /* the two norms and the linears */
 }
 

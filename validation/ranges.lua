@@ -67,7 +67,7 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 31, lo = 0.942, hi = 1.356 },
+        [""] = { cases = 31, lo = 0.942, hi = 1.288 },
         ["stack=megatron"] = { cases = 21, lo = 0.989, hi = 1.183 },
         ["stack=megatron/moe=dense"] = { cases = 19, lo = 0.942, hi = 1.183 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 12, lo = 0.942, hi = 1.228 },

@@ -26,7 +26,11 @@ local function with(extra) return gp.train(t.with(base, extra)) end
 -- LayerNorms' weight and bias, four biases).  Each is gathered on its
 -- own: G = sum over the four weights of all_gather(2 bytes x P x share)
 -- + 8 x all_gather(2h bytes) on the 8 GPUs of a DGX H100 (gp.comm's
--- price of the same collective); the gradients likewise,
+-- price of the same collective), each followed by PyTorch's copy of the
+-- flat buffer out to the 8 ranks' views: 12 tensors x 8 launches of
+-- the Hopper arch's launch_overhead (catalog/archs.lua, 4 us) + the
+-- layer's 2P bytes read and written at H100's 3.35 TB/s x hbm 0.84
+-- (both read from the catalog here); the gradients likewise,
 -- R = the same sum of reduce_scatters.  Each pass (forward, backward;
 -- plus the recompute forward under full recompute) drains the GPU at
 -- each of the 6 submodules with parameters (2 norms, 4 linears) for
@@ -42,6 +46,10 @@ for _, share in ipairs { 3 / 12, 1 / 12, 4 / 12, 4 / 12 } do
   G = G + coll("all_gather", 2 * P * share)
   R = R + coll("reduce_scatter", 2 * P * share)
 end
+local cat = gp.catalog()
+local h100 = cat.gpus["h100-sxm"]
+local hopper = cat.archs[h100.arch]
+G = G + 12 * 8 * hopper.launch_overhead + 2 * (2 * P) / (h100.mem_bw * hopper.achievable.hbm)
 local host = 6 * 24.84e-6
 -- Tolerance 1e-5 relative: the engine's own layer parameter count (from
 -- the model's shape, not restated here) agrees with 12h^2 + 13h to
@@ -75,7 +83,6 @@ t.raises(function() with { zero3_gather = "per_param", fsdp = "full_shard", stac
 -- shipped Megatron-2021 ZeRO-3 case predicts fewer TFLOP/s with it than
 -- the same case without it (the default's prefetching gathers).
 local v = require "gpuplan.validate"
-local cat = gp.catalog()
 local z3
 for _, c in ipairs(v.read("validation/cases.json")) do
   if c.id == "megatron2021-t2-zero3-174.6b-384gpu" then z3 = c end
