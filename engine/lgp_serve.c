@@ -240,71 +240,85 @@ int lgp_infer_gpus_for(lua_State *L)
 
 /* ---- serve (MoE across many GPUs) ---- */
 
-/* A layout table {tp, ep, dp_attention, tbo} at cfg[key]; absent: tp 1,
- * ep 1, both flags off. */
-static void lgp_tolayout(lua_State *L, int idx, const char *key,
+/* A layout table {tp, ep, dp_attention, tbo}: one description per key
+ * (its name is the messages' prefix); absent: tp 1, ep 1, both flags
+ * off. */
+#define LAYOUT_FIELDS { \
+	F_INT("tp", offsetof(serve_layout, tp), 1, 1, INT_MAX), \
+	F_INT("ep", offsetof(serve_layout, ep), 1, 1, INT_MAX), \
+	F_BOOL("dp_attention", offsetof(serve_layout, dp_attention), 0), \
+	F_BOOL("tbo", offsetof(serve_layout, tbo), 0), \
+	F_END \
+}
+static const lgp_field decode_fields[] = LAYOUT_FIELDS;
+static const lgp_field prefill_fields[] = LAYOUT_FIELDS;
+static const lgp_desc decode_desc = { "decode", decode_fields };
+static const lgp_desc prefill_desc = { "prefill", prefill_fields };
+
+/* The layout at cfg[d->what], read as d describes it. */
+static void lgp_tolayout(lua_State *L, int idx, const lgp_desc *d,
 			 serve_layout *y)
 {
-	const char *w = key;
-	int sub = lgp_subtable(L, idx, "serve", key);
+	int sub = lgp_subtable(L, idx, "serve", d->what);
 
 	y->tp = y->ep = 1;
 	y->dp_attention = y->tbo = 0;
 	if (!sub)
 		return;
-	y->tp = lgp_field_int(L, sub, w, "tp", 0, 1, 1);
-	y->ep = lgp_field_int(L, sub, w, "ep", 0, 1, 1);
-	y->dp_attention = lgp_field_bool(L, sub, w, "dp_attention", 0);
-	y->tbo = lgp_field_bool(L, sub, w, "tbo", 0);
-	lgp_strict(L, sub, 0, w);
+	lgp_read(L, sub, 0, d, y, LGP_DEFAULTS | LGP_STRICT);
 	lua_pop(L, 1);
 }
 
+/* A serve config's own scalars (an absent one keeps what serve_defaults
+ * and lgp_toservemoe set). */
+static const char *const a2a_names[] = {"deepep", "nccl", NULL};
+static const lgp_field serve_fields[] = {
+	F_BOOL("disagg", offsetof(serve_cfg, disagg), 0),
+	F_INT("gpus", offsetof(serve_cfg, gpus), 0, 1, INT_MAX),
+	F_INT("prefill_gpus", offsetof(serve_cfg, prefill_gpus), 0, 0,
+	      INT_MAX),
+	F_INT("batch", offsetof(serve_cfg, batch), 0, 0, INT_MAX),
+	F_NUM("itl_max", offsetof(serve_cfg, itl_max), 0),
+	F_NUM("prefill_tokens", offsetof(serve_cfg, prefill_tokens), 0),
+	F_INT("redundant", offsetof(serve_cfg, redundant), 0,
+	      SERVE_REDUNDANT_AUTO, INT_MAX),
+	F_NUM("imbalance", offsetof(serve_cfg, imbalance), 0),
+	F_INT("mtp", offsetof(serve_cfg, mtp), 0, 0, INT_MAX),
+	F_INT("mtp_layers", offsetof(serve_cfg, mtp_layers), 0, 0, INT_MAX),
+	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
+	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
+	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
+	  NULL, NULL, NULL, NULL },
+	F_NUM("dispatch_bytes", offsetof(serve_cfg, dispatch_bytes), 0),
+	F_NUM("combine_bytes", offsetof(serve_cfg, combine_bytes), 0),
+	F_END
+};
+static const lgp_desc serve_desc = { "serve", serve_fields };
+
 /* Read a serve config: the infer fields (lgp_toserve) for the base, topo
- * (required: the node and its NICs), decode and prefill layouts, disagg,
- * gpus, prefill_gpus, batch, itl_max (s), prefill_tokens, redundant
- * (-1 or absent: SERVE_REDUNDANT_AUTO),
- * imbalance, mtp, mtp_layers, m_tile, acceptance, a2a ("deepep" |
- * "nccl"),
- * dispatch_bytes, combine_bytes. */
+ * (required: the node and its NICs), decode and prefill layouts, and
+ * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
+ * batch, itl_max (s), prefill_tokens, redundant (-1 or absent:
+ * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
+ * a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {
-	static const char *const a2as[] = {"deepep", "nccl", NULL};
-	const char *w = "serve";
 	gp_topo t;
 	int sub;
 
 	serve_defaults(c);
 	lgp_toserve(L, idx, &c->base, &t);
 	c->base.topo = NULL;
-	sub = lgp_subtable(L, idx, w, "topo");
+	sub = lgp_subtable(L, idx, "serve", "topo");
 	if (!sub)
 		luaL_error(L, "serve.topo is required");
 	lgp_totopo(L, sub, &c->topo);
 	lua_pop(L, 1);
-	lgp_tolayout(L, idx, "decode", &c->decode);
-	lgp_tolayout(L, idx, "prefill", &c->prefill);
-	c->disagg = lgp_field_bool(L, idx, w, "disagg", 0);
-	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->decode.tp, 1);
-	c->prefill_gpus = lgp_field_int(L, idx, w, "prefill_gpus", 0, 0, 0);
-	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
-	c->itl_max = lgp_field_num(L, idx, w, "itl_max", 0, 0.0);
-	c->prefill_tokens = lgp_field_num(L, idx, w, "prefill_tokens", 0,
-					  c->prefill_tokens);
-	c->redundant = lgp_field_int(L, idx, w, "redundant", 0,
-				     SERVE_REDUNDANT_AUTO, SERVE_REDUNDANT_AUTO);
-	c->imbalance = lgp_field_num(L, idx, w, "imbalance", 0, c->imbalance);
-	c->mtp = lgp_field_int(L, idx, w, "mtp", 0, 0, 0);
-	c->mtp_layers = lgp_field_int(L, idx, w, "mtp_layers", 0, 0, 0);
-	c->m_tile = lgp_field_num(L, idx, w, "m_tile", 0, 0.0);
-	c->acceptance = lgp_field_num(L, idx, w, "acceptance", 0,
-				      c->acceptance);
-	c->a2a = (serve_a2a)lgp_field_option(L, idx, w, "a2a", a2as,
-					     "'deepep' or 'nccl'");
-	c->dispatch_bytes = lgp_field_num(L, idx, w, "dispatch_bytes", 0,
-					  c->dispatch_bytes);
-	c->combine_bytes = lgp_field_num(L, idx, w, "combine_bytes", 0,
-					 c->combine_bytes);
+	lgp_tolayout(L, idx, &decode_desc, &c->decode);
+	lgp_tolayout(L, idx, &prefill_desc, &c->prefill);
+	c->gpus = c->decode.tp;
+	c->redundant = SERVE_REDUNDANT_AUTO;
+	lgp_read(L, idx, 0, &serve_desc, c, 0);
 }
 
 static void lgp_pushstep(lua_State *L, const serve_step *s)

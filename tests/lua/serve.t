@@ -183,4 +183,40 @@ t.raises(function() gp.infer(with { gpus = 20, ep = 20, dp_attention = true }) e
          "does not fill whole nodes", "EP20 on 8-GPU nodes")
 t.raises(function() gp.infer_plan(with { target = 0 }) end,
          "target must be a positive number", "plan target")
+-- The serving config as the binding reads it (core.serve, after gp.infer's
+-- own checks): the layouts and the serve scalars through their field
+-- descriptions, a bad value named by its path, an unknown key refused.
+do
+  local core = require "gpuplan.core"
+  local real, cap = core.serve, nil
+  core.serve = function(m, d, s) cap = cap or { m, d, s }; return real(m, d, s) end
+  gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32 })
+  core.serve = real
+  local function serve_with(x, sub)
+    local c = {}
+    for k, v in pairs(cap[3]) do c[k] = v end
+    if sub then
+      local l = {}
+      for k, v in pairs(c[sub]) do l[k] = v end
+      for k, v in pairs(x) do l[k] = v end
+      c[sub] = l
+    else
+      for k, v in pairs(x) do c[k] = v end
+    end
+    return function() return real(cap[1], cap[2], c) end
+  end
+  t.ok(pcall(serve_with {}), "the captured config reads back")
+  t.raises(serve_with({ tp = 0 }, "decode"), "decode.tp must be an integer in 1..", "decode tp",
+           true)
+  t.raises(serve_with({ tbo = 1 }, "prefill"), "prefill.tbo must be a boolean", "prefill tbo",
+           true)
+  t.raises(serve_with({ tpp = 2 }, "decode"), "decode: unknown field 'tpp'", "layout key",
+           true)
+  t.raises(serve_with { a2a = "x" }, "serve.a2a must be one of deepep, nccl", "a2a", true)
+  t.raises(serve_with { mtp = -1 }, "serve.mtp must be an integer in 0..", "mtp", true)
+  t.raises(serve_with { redundant = -2 }, "serve.redundant must be an integer in -1..",
+           "redundant", true)
+  t.raises(serve_with { dispatch_bytes = 0 / 0 }, "serve.dispatch_bytes must be finite",
+           "dispatch bytes", true)
+end
 t.done_testing()
