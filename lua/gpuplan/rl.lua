@@ -504,6 +504,10 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   local infer = require "gpuplan.infer"
   local oki, e, _, rc = pcall(infer.setup, {
     model = model, gpu = gpu, tp = rtp, gpus = rtp, weights = roll_weights,
+    -- the step sets the engine's lengths (engine/rollout.c): infer's
+    -- default 2048 + 256 tokens would refuse a model of 2048 tokens'
+    -- context (OPT, DeepSpeed-Chat's) for lengths the step never runs
+    input = 1, output = 1,
     -- DeepSpeed's hybrid engine runs its fused inference kernels one
     -- launch each (no CUDA graphs); vLLM captures graphs unless eager.
     kv = o.kv, runtime = hybrid and "kernels" or eager and "eager" or "vllm",

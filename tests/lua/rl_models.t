@@ -98,6 +98,29 @@ t.near(p and p.value or 0, gp.rl(with(base, { margin = 0, model = cm(case.model,
   critic_model = cm(m1, cat), reward_model = cm(m1, cat) })).step_s, 1e-12,
   "a case's critic_model and reward_model: as gp.rl prices them")
 
+-- DeepSpeed-Chat's shape (its blog's Table 2): an OPT-13B actor, an
+-- OPT-350M critic and reward model, 2048 tokens of context, 256-token
+-- prompts and answers, the hybrid engine at inference TP 2 on 64 A100s.
+-- A context of 2048 holds the step's 256 + 256 tokens: priced, not
+-- refused (the engine's setup once checked infer's own default lengths,
+-- 2048 + 256).  Its critic update is gp.train's of the 350M model on the
+-- actor's layout (ZeRO-3 over 64, micro-batch 16, 1024 sequences of 512
+-- tokens in one optimizer step), exactly.
+local function opt(id, l, h, a)
+  return { id = id, name = id, family = "opt", layers = l, hidden = h, heads = a, kv_heads = a,
+           ffn_hidden = 4 * h, ffn_gated = false, vocab = 50272, tied_embeddings = true,
+           linear_bias = true, norm = "layer", max_seq = 2048, pos_embeddings = 2048 }
+end
+local o350 = opt("opt-350m", 24, 1024, 16)
+local ds = gp.rl { model = opt("opt-13b", 40, 5120, 40), gpu = "a100-sxm-80gb", gpus = 64,
+  algo = "ppo", zero = 3, recompute = "full", batch = 16, prompts = 1024, group = 1,
+  prompt_len = 256, response_len = 256, rollout_engine = "hybrid", rollout_tp = 2,
+  critic_model = o350, reward_model = o350 }
+t.ok(ds.fits, "DeepSpeed-Chat's OPT-13B + OPT-350M step on 64 A100s is priced and fits")
+local t350 = gp.train { model = o350, gpu = "a100-sxm-80gb", gpus = 64, zero = 3,
+  recompute = "full", method = "full", batch = 16, seq = 512, global_batch = 1024 }
+t.is(phase(ds, "critic_update").seconds, t350.step_s, "its critic update: gp.train's 350M step")
+
 -- Bad input: one line naming the key.
 t.raises(function() gp.rl(with(base, { algo = "grpo", critic_model = "llama3.2-1b" })) end,
   "critic_model is PPO's critic (algo = ppo)", "critic_model needs ppo", true)
