@@ -40,78 +40,83 @@ int lgp_infer_cdtype(lua_State *L)
 	return 1;
 }
 
+/* An inference config's fields (an absent one keeps infer_defaults'),
+ * read in two steps: what the replica's size depends on, then what
+ * defaults from it (infer_after_fields). */
+static const char *const runtime_names[] = {"graphs", "kernels", "eager",
+					    NULL};
+#define IF_NUM(n, m) F_NUM(n, offsetof(infer_cfg, m), 0)
+#define IF_INT(n, m, lo) F_INT(n, offsetof(infer_cfg, m), 0, lo, INT_MAX)
+#define IF_BOOL(n, m) F_BOOL(n, offsetof(infer_cfg, m), 0)
+static const lgp_field infer_fields[] = {
+	IF_NUM("weight_bits", weight_bits),
+	IF_NUM("embed_bits", embed_bits),
+	IF_NUM("kv_bytes", kv_bytes),
+	F_DTYPE("compute", offsetof(infer_cfg, compute), 0),
+	IF_INT("tp", tp, 1),
+	IF_INT("pp", pp, 1),
+	IF_INT("batch", batch, 0),
+	IF_INT("concurrency", concurrency, 0),
+	IF_NUM("input", input),
+	IF_NUM("output", output),
+	IF_BOOL("flash", flash),
+	{ "runtime", LGP_F_NAME, offsetof(infer_cfg, runtime), 0, 0, 0, 0,
+	  runtime_names, NULL, NULL, NULL, NULL },
+	IF_NUM("host_op_time", host_op_time),
+	IF_NUM("host_ops_per_layer", host_ops_per_layer),
+	F_REQNUM("capacity", offsetof(infer_cfg, capacity)),
+	IF_NUM("kv_free_fraction", kv_free_fraction),
+	IF_BOOL("kv_reserve_max", kv_reserve_max),
+	IF_NUM("max_num_tokens", max_num_tokens),
+	IF_INT("max_batch", max_batch, 1),
+	IF_INT("gemv_max", gemv_max, 0),
+	IF_NUM("offload_bw", offload_bw),
+	IF_NUM("offload_link_bw", offload_link_bw),
+	IF_INT("offload_cpu_max", offload_cpu_max, 0),
+	IF_NUM("host_capacity", host_capacity),
+	IF_NUM("ar_latency", ar_latency),
+	IF_NUM("ar_bw", ar_bw),
+	IF_NUM("p2p_bw", p2p_bw),
+	IF_NUM("price", price),
+	F_END
+};
+/* gpus (default tp * pp) and the replica's reserve (by default that of
+ * its tp * pp GPUs: NCCL buffers only when they talk, as core.memory's). */
+static const lgp_field infer_after_fields[] = {
+	IF_INT("gpus", gpus, 1),
+	IF_NUM("margin", reserve.margin),
+	IF_NUM("context", reserve.context),
+	IF_NUM("lib_workspace", reserve.workspace),
+	IF_NUM("comm", reserve.comm),
+	IF_NUM("frag", reserve.frag),
+	F_END
+};
+#undef IF_NUM
+#undef IF_INT
+#undef IF_BOOL
+static const lgp_desc infer_desc = { "infer", infer_fields };
+static const lgp_desc infer_after_desc = { "infer", infer_after_fields };
+
 /* Read an infer config table (lua/gpuplan/infer.lua fills it: SI units,
  * field names as infer_cfg; runtime "graphs"|"kernels"|"eager", compute a
  * dtype name, topo an optional topology table as for comm_cost). */
 static void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 {
-	static const char *const rts[] = {"graphs", "kernels", "eager", NULL};
-	const char *w = "infer";
 	int sub;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
 	infer_defaults(c);
-	c->weight_bits = lgp_field_num(L, idx, w, "weight_bits", 0,
-				       c->weight_bits);
-	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0,
-				      c->embed_bits);
-	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, c->kv_bytes);
-	c->compute = lgp_field_dtype(L, idx, w, "compute", c->compute);
-	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
-	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
+	lgp_read(L, idx, 0, &infer_desc, c, 0);
 	/* The default gpus is tp * pp: an int product that overflowed for
 	 * tp = pp = 65536.  Formed in double and bounded like the kernel's
 	 * counts. */
 	if ((double)c->tp * c->pp > GP_COUNT_MAX)
 		luaL_error(L, "infer.tp * infer.pp must be at most %d (got "
 			   "%d * %d)", GP_COUNT_MAX, c->tp, c->pp);
-	c->gpus = lgp_field_int(L, idx, w, "gpus", 0, c->tp * c->pp, 1);
-	c->batch = lgp_field_int(L, idx, w, "batch", 0, 0, 0);
-	c->concurrency = lgp_field_int(L, idx, w, "concurrency", 0, 0, 0);
-	c->input = lgp_field_num(L, idx, w, "input", 0, c->input);
-	c->output = lgp_field_num(L, idx, w, "output", 0, c->output);
-	c->flash = lgp_field_bool(L, idx, w, "flash", 1);
-	c->runtime = (infer_runtime)lgp_field_option(L, idx, w, "runtime", rts,
-					"graphs, kernels or eager");
-	c->host_op_time = lgp_field_num(L, idx, w, "host_op_time", 0,
-					c->host_op_time);
-	c->host_ops_per_layer = lgp_field_num(L, idx, w, "host_ops_per_layer",
-					      0, c->host_ops_per_layer);
-	c->capacity = lgp_field_num(L, idx, w, "capacity", 1, 0.0);
-	/* The reserve of the replica's tp * pp GPUs (NCCL buffers only
-	 * when they talk), then what the caller overrides, as for
-	 * core.memory. */
+	c->gpus = c->tp * c->pp;
 	mem_reserve_default(&c->reserve, c->tp * c->pp);
-	c->reserve.margin = lgp_field_num(L, idx, w, "margin", 0,
-					  c->reserve.margin);
-	c->reserve.context = lgp_field_num(L, idx, w, "context", 0,
-					   c->reserve.context);
-	c->reserve.workspace = lgp_field_num(L, idx, w, "lib_workspace", 0,
-					     c->reserve.workspace);
-	c->reserve.comm = lgp_field_num(L, idx, w, "comm", 0,
-					c->reserve.comm);
-	c->reserve.frag = lgp_field_num(L, idx, w, "frag", 0,
-					c->reserve.frag);
-	c->kv_free_fraction = lgp_field_num(L, idx, w, "kv_free_fraction", 0,
-					    0.0);
-	c->kv_reserve_max = lgp_field_bool(L, idx, w, "kv_reserve_max", 0);
-	c->max_num_tokens = lgp_field_num(L, idx, w, "max_num_tokens", 0,
-					  c->max_num_tokens);
-	c->max_batch = lgp_field_int(L, idx, w, "max_batch", 0, c->max_batch,
-				     1);
-	c->gemv_max = lgp_field_int(L, idx, w, "gemv_max", 0, c->gemv_max, 0);
-	c->offload_bw = lgp_field_num(L, idx, w, "offload_bw", 0, 0.0);
-	c->offload_link_bw = lgp_field_num(L, idx, w, "offload_link_bw", 0,
-					   0.0);
-	c->offload_cpu_max = lgp_field_int(L, idx, w, "offload_cpu_max", 0, 0,
-					   0);
-	c->host_capacity = lgp_field_num(L, idx, w, "host_capacity", 0, 0.0);
-	c->ar_latency = lgp_field_num(L, idx, w, "ar_latency", 0,
-				      c->ar_latency);
-	c->ar_bw = lgp_field_num(L, idx, w, "ar_bw", 0, c->ar_bw);
-	c->p2p_bw = lgp_field_num(L, idx, w, "p2p_bw", 0, 0.0);
-	c->price = lgp_field_num(L, idx, w, "price", 0, 0.0);
-	sub = lgp_subtable(L, idx, w, "topo");
+	lgp_read(L, idx, 0, &infer_after_desc, c, 0);
+	sub = lgp_subtable(L, idx, "infer", "topo");
 	if (sub) {
 		lgp_totopo(L, sub, t);
 		c->topo = t;

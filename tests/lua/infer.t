@@ -258,7 +258,7 @@ t.raises(function() core.roof_ridge({ peak = { fp8 = "x" }, mem_bw = 1e12, hbm =
 local sm, sd, sc = infer.setup { model = "llama3-8b", gpu = "h100-sxm" }
 sc.runtime = "fast"
 t.raises(function() core.infer(sm, sd, sc) end,
-         "infer.runtime must be graphs, kernels or eager", "binding: unknown runtime", true)
+         "infer.runtime must be one of graphs, kernels, eager", "binding: unknown runtime", true)
 sc.runtime, sc.compute = nil, "bf17"
 t.raises(function() core.infer(sm, sd, sc) end,
          "infer.compute: unknown precision 'bf17'", "binding: unknown compute precision", true)
@@ -391,6 +391,32 @@ do
        .. tostring(big.infer.why))
   t.raises(function() gp.roofline { gpu = "h100-sxm", infer = { batch = 2 } } end,
     "roofline: infer must be a table of gp.infer arguments, with model", "infer needs model", true)
+end
+
+-- The inference config as the binding reads it (core.infer, after
+-- gp.infer's own checks): its fields through their descriptions, in two
+-- steps (gpus and the reserve default from tp * pp); a bad value named
+-- by its path, an unknown key refused with the nearest.
+do
+  local core = require "gpuplan.core"
+  local function infer_with(x, drop)
+    local m, d, c = infer.setup { model = "llama3-8b", gpu = "h100-sxm", tp = 2 }
+    for k, v in pairs(x) do c[k] = v end
+    if drop then c[drop] = nil end
+    return function() return core.infer(m, d, c) end
+  end
+  t.ok(pcall(infer_with {}), "a config from infer.setup reads back")
+  t.raises(infer_with { tp = 0 }, "infer.tp must be an integer in 1..", "binding: tp", true)
+  t.raises(infer_with { gpus = 0 }, "infer.gpus must be an integer in 1..", "binding: gpus", true)
+  t.raises(infer_with { margin = "a" }, "infer.margin must be a number (got string)",
+           "binding: margin", true)
+  t.raises(infer_with { tpp = 1 }, "infer: unknown field 'tpp' (did you mean 'tp'?)",
+           "binding: tpp", true)
+  -- gpus left out: tp * pp = 4 GPUs, one replica (a default of 1 GPU
+  -- would be refused as not a multiple of tp * pp).
+  local ok, r = pcall(infer_with({ tp = 4 }, "gpus"))
+  t.ok(ok, "binding: gpus defaults when absent")
+  if ok then t.is(r.replicas, 1, "binding: gpus = tp * pp, one replica") end
 end
 
 t.done_testing()
