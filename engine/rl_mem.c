@@ -8,6 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A training step's states per GPU: weights, gradients, master copy,
+ * optimizer moments and adapter. */
+static double rl_states(const gp_mem_result *m)
+{
+	return m->bytes[GP_MEM_WEIGHTS] + m->bytes[GP_MEM_GRADS] +
+		m->bytes[GP_MEM_MASTER] + m->bytes[GP_MEM_OPTIMIZER] +
+		m->bytes[GP_MEM_ADAPTER];
+}
+
 /* The update pass's memory with the frozen models and the critic added
  * (o: those of their own shape); returns the critic's bytes. */
 double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
@@ -23,17 +32,8 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 	*mu = out->update.mem;
 	frozen = mu->params * 2.0 / (lay->zero == 3 ? lay->dp *
 		(lay->cp > 0 ? lay->cp : 1) : 1.0);
-	states = mu->bytes[GP_MEM_WEIGHTS] + mu->bytes[GP_MEM_GRADS] +
-		mu->bytes[GP_MEM_MASTER] + mu->bytes[GP_MEM_OPTIMIZER] +
-		mu->bytes[GP_MEM_ADAPTER];
-	if (c->critic_model) {
-		const gp_mem_result *cm = &o->act[RL_GRP_CRITIC].mem;
-
-		states = cm->bytes[GP_MEM_WEIGHTS] + cm->bytes[GP_MEM_GRADS] +
-			cm->bytes[GP_MEM_MASTER] +
-			cm->bytes[GP_MEM_OPTIMIZER] +
-			cm->bytes[GP_MEM_ADAPTER];
-	}
+	states = rl_states(c->critic_model ? &o->act[RL_GRP_CRITIC].mem :
+			   mu);
 	/* A model on a group of its own holds none of the actor's GPUs. */
 	critic = c->ppo && !c->group_gpus[RL_GRP_CRITIC] ? states : 0.0;
 	mu->bytes[GP_MEM_REF] = c->ref_model && !c->ref_host &&
