@@ -210,7 +210,10 @@ local function gib(b) return b / 2 ^ 30 end
 -- An error raised inside gpuplan's own Lua, without the position Lua
 -- gave it there (M.rl re-raises it at its caller's).
 local function internal(e)
-  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+  -- Any chunk's position: gpuplan's own, or the caller's script line that
+  -- a nested setup's error level pointed at (gp.rl's own errors carry none,
+  -- so one wrapped in "rl: ..." must not carry it in its middle).
+  return (tostring(e):gsub("^[^\n]-:%d+: ", ""))
 end
 
 -- Refuse options gp.rl does not take, naming why: the resolve step

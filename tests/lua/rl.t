@@ -220,6 +220,17 @@ t.raises(function() gp.rl(copy(base, { capacity = "80" })) end,
          "rl: capacity '80' needs a unit, e.g. 6GB", "bare-number quantity", true)
 t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
          "rollout_memory must be a fraction", "rollout memory out of range", true)
+-- An error of a nested setup (the rollout engine's, the actor's) carries
+-- no position in its middle: neither gpuplan's nor this script's line that
+-- the inner error level pointed at ("rl: rollout: <script>:N: infer: ...").
+do
+  local _, e = pcall(gp.rl, copy(base, { kv = "xx" }))
+  t.is(e, "rl: rollout: unknown kv dtype 'xx' (bf16, fp16, fp8, int8, fp4)",
+       "rollout's error without a position")
+  _, e = pcall(gp.rl, copy(base, { system = "nope" }))
+  t.is(e, "rl: unknown system 'nope' (see 'gpuplan catalog list systems')",
+       "actor's error without a position")
+end
 
 -- --- multimodal media -------------------------------------------------
 -- 128 frames at 448 px through Qwen2-VL's 2-frame patches: 64 units of
