@@ -14,12 +14,6 @@
 
 /* ---- struct descriptions (lgp_field.h) ---- */
 
-/* The kernels' name parsers as lfield's parse functions. */
-#define LGP_PARSER(name, fn, T)                                           \
-	static int name(const char *s, void *out, void *err)              \
-	{                                                                 \
-		return fn(s, (T *)out, (gp_error *)err);                  \
-	}
 LGP_PARSER(p_recompute, mem_recompute_parse, gp_recompute)
 LGP_PARSER(p_schedule, mem_schedule_parse, gp_schedule)
 LGP_PARSER(p_pipe, mem_pipe_parse, gp_pipe_engine)

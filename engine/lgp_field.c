@@ -13,7 +13,7 @@
 #include "common.h"
 
 /* The most names a suggestion is chosen among (a table's first 256):
- * the largest reader, core.rl's, takes 33. */
+ * the largest reader, core.rl's, takes 40. */
 #define LGP_NAMES_MAX 256
 
 #define AT(dst, off, type) ((type *)(void *)((char *)(dst) + (off)))

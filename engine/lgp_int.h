@@ -42,8 +42,16 @@ int luaopen_gpuplan_core(lua_State *L);
 #define F_SUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 0, NULL, NULL, sd, NULL, NULL }
 #define F_REQSUB(n, o, sd) { n, LGP_F_SUB, o, 0, 0, 0, 1, NULL, NULL, sd, NULL, NULL }
 #define F_CUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 0, NULL, NULL, NULL, fn, NULL }
+#define F_REQCUSTOM(n, fn) { n, LGP_F_CUSTOM, 0, 0, 0, 0, 1, NULL, NULL, NULL, fn, NULL }
 #define F_IGNORE(n) { n, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
 #define F_END { NULL, LGP_F_IGNORE, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL }
+/* A kernel's name parser, fn(s, T *out, gp_error *err), as a PARSE
+ * field's parse function. */
+#define LGP_PARSER(name, fn, T)                                           \
+	static int name(const char *s, void *out, void *err)              \
+	{                                                                 \
+		return fn(s, (T *)out, (gp_error *)err);                  \
+	}
 /* A result's field for lgp_push: its Lua name, the struct and member. */
 #define O_NUM(n, S, m) F_NUM(n, offsetof(S, m), 0)
 #define O_INT(n, S, m) F_INT(n, offsetof(S, m), 0, 0, 0)

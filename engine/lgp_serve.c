@@ -481,21 +481,114 @@ static const char *const rl_mems[RL_NMEM] = {
 	"rollout", "forward", "update", "reference", "reward", "critic"
 };
 
-/* A model field of core.rl's config (critic_model, reward_shape) into
- * *m: the field's model, or NULL when it is absent. */
-static const gp_model *rl_own_model(lua_State *L, int idx, const char *k,
-				    gp_model *m)
-{
-	const gp_model *r = NULL;
+/* What core.rl's reader fills: the config, the caller's storage for
+ * the rollout engine's TP topology and the critic's and the reward
+ * model's shapes (the config points at them), and split_gpus. */
+typedef struct rl_in {
+	rl_cfg c;
+	gp_topo *rt;
+	gp_model *own;
+	int split;
+} rl_in;
 
-	lgp_mark(L, idx, k);
-	if (lua_getfield(L, idx, k) != LUA_TNIL) {
-		lgp_tomodel(L, -1, m);
-		r = m;
-	}
-	lua_pop(L, 1);
-	return r;
+/* The value at v, a table: "<path> must be a table" otherwise. */
+static void rl_table(lua_State *L, int v, const char *path)
+{
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a table (got %s)", path,
+			   luaL_typename(L, v));
 }
+
+/* train = a training-step config, as core.train's. */
+static void c_rl_train(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_table(L, v, path);
+	lgp_totraincfg(L, v, &((rl_in *)dst)->c.train);
+}
+
+/* rollout = an engine config, as core.infer's. */
+static void c_rl_rollout(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	rl_table(L, v, path);
+	lgp_toserve(L, v, &in->c.roll, in->rt);
+	lgp_strict(L, v, 0, path);
+}
+
+/* critic_model, reward_shape = a model of its own, as core.model's
+ * argument (absent: the actor's shape). */
+static void c_rl_critic(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	(void)path;
+	lgp_tomodel(L, v, &in->own[0]);
+	in->c.critic_model = &in->own[0];
+}
+
+static void c_rl_reward(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	(void)path;
+	lgp_tomodel(L, v, &in->own[1]);
+	in->c.reward_shape = &in->own[1];
+}
+
+LGP_PARSER(p_rl_dist, rl_len_dist_parse, rl_len_dist)
+
+/* core.rl's config (see lgp_rl): an absent field keeps rl_defaults'. */
+#define RL_NUM(n, m) F_NUM(n, offsetof(rl_in, c.m), 0)
+#define RL_INT(n, m, lo) F_INT(n, offsetof(rl_in, c.m), 0, lo, INT_MAX)
+#define RL_BOOL(n, m) F_BOOL(n, offsetof(rl_in, c.m), 0)
+static const lgp_field rl_cfg_fields[] = {
+	F_REQCUSTOM("train", c_rl_train),
+	F_REQCUSTOM("rollout", c_rl_rollout),
+	RL_BOOL("ppo", ppo),
+	RL_BOOL("ref_model", ref_model),
+	RL_BOOL("reward_model", reward_model),
+	RL_BOOL("old_logprobs", old_logprobs),
+	F_REQNUM("prompts", offsetof(rl_in, c.prompts)),
+	RL_NUM("group", group),
+	RL_NUM("prompt_len", prompt_len),
+	F_REQNUM("response_len", offsetof(rl_in, c.response.mean)),
+	RL_NUM("response_max", response.max),
+	F_PARSE("response_dist", offsetof(rl_in, c.response.dist), p_rl_dist,
+		NULL),
+	RL_NUM("minibatch", minibatch),
+	RL_NUM("epochs", epochs),
+	RL_BOOL("pad", pad),
+	RL_BOOL("colocated", colocated),
+	RL_INT("rollout_gpus", rollout_gpus, 0),
+	RL_INT("rollout_ep", rollout_ep, 1),
+	RL_INT("staleness", staleness, 0),
+	RL_BOOL("offload_states", offload_states),
+	RL_BOOL("ref_host", ref_host),
+	RL_NUM("host_bw", host_bw),
+	RL_NUM("engine_memory", engine_memory),
+	RL_NUM("price", price),
+	RL_NUM("engine_host_step", host.step),
+	RL_NUM("engine_host_seq", host.seq),
+	RL_BOOL("engine_host_overlap", host.overlap),
+	RL_NUM("step_overhead", step_overhead),
+	RL_NUM("loss_ops", loss_ops),
+	RL_NUM("token_host", token_host),
+	RL_NUM("keep", keep),
+	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
+	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),
+	RL_INT("critic_gpus", group_gpus[RL_GRP_CRITIC], 0),
+	RL_BOOL("colocate_critic_reward", critic_reward),
+	RL_NUM("static_batch", static_batch),
+	F_CUSTOM("critic_model", c_rl_critic),
+	F_CUSTOM("reward_shape", c_rl_reward),
+	F_INT("split_gpus", offsetof(rl_in, split), 0, 0, INT_MAX),
+	F_END
+};
+#undef RL_NUM
+#undef RL_INT
+#undef RL_BOOL
+static const lgp_desc rl_cfg_desc = { "rl", rl_cfg_fields };
 
 /* core.rl's config at idx into c (see lgp_rl), the rollout engine's TP
  * topology into *rt (c->roll points at it: the caller keeps it while c
@@ -504,69 +597,17 @@ static const gp_model *rl_own_model(lua_State *L, int idx, const char *k,
 int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 		gp_model own[2])
 {
-	const char *w = "rl";
-	gp_error err;
-	const char *s;
-	int sub, split;
+	rl_in in;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
-	rl_defaults(c);
-	sub = lgp_subtable(L, idx, w, "train");
-	if (!sub)
-		return luaL_error(L, "rl.train is required");
-	lgp_totraincfg(L, sub, &c->train);
-	lua_pop(L, 1);
-	sub = lgp_subtable(L, idx, w, "rollout");
-	if (!sub)
-		return luaL_error(L, "rl.rollout is required");
-	lgp_toserve(L, sub, &c->roll, rt);
-	lgp_strict(L, sub, 0, "rl.rollout");
-	lua_pop(L, 1);
-	c->ppo = lgp_field_bool(L, idx, w, "ppo", 0);
-	c->ref_model = lgp_field_bool(L, idx, w, "ref_model", 1);
-	c->reward_model = lgp_field_bool(L, idx, w, "reward_model", 0);
-	c->old_logprobs = lgp_field_bool(L, idx, w, "old_logprobs", 1);
-	c->prompts = lgp_field_num(L, idx, w, "prompts", 1, 0);
-	c->group = lgp_field_num(L, idx, w, "group", 0, c->group);
-	c->prompt_len = lgp_field_num(L, idx, w, "prompt_len", 0, c->prompt_len);
-	c->response.mean = lgp_field_num(L, idx, w, "response_len", 1, 0);
-	c->response.max = lgp_field_num(L, idx, w, "response_max", 0, 0);
-	s = lgp_field_str(L, idx, w, "response_dist", "fixed");
-	if (rl_len_dist_parse(s, &c->response.dist, &err))
-		return luaL_error(L, "%s", err.msg);
-	c->minibatch = lgp_field_num(L, idx, w, "minibatch", 0, 0);
-	c->epochs = lgp_field_num(L, idx, w, "epochs", 0, 1);
-	c->pad = lgp_field_bool(L, idx, w, "pad", 0);
-	c->colocated = lgp_field_bool(L, idx, w, "colocated", 1);
-	c->rollout_gpus = lgp_field_int(L, idx, w, "rollout_gpus", 0, 0, 0);
-	c->rollout_ep = lgp_field_int(L, idx, w, "rollout_ep", 1, 1, 0);
-	c->staleness = lgp_field_int(L, idx, w, "staleness", 0, 1, 0);
-	c->offload_states = lgp_field_bool(L, idx, w, "offload_states", 0);
-	c->ref_host = lgp_field_bool(L, idx, w, "ref_host", 0);
-	c->host_bw = lgp_field_num(L, idx, w, "host_bw", 0, 0);
-	c->engine_memory = lgp_field_num(L, idx, w, "engine_memory", 0, 0);
-	c->price = lgp_field_num(L, idx, w, "price", 0, 0);
-	c->host.step = lgp_field_num(L, idx, w, "engine_host_step", 0, 0);
-	c->host.seq = lgp_field_num(L, idx, w, "engine_host_seq", 0, 0);
-	c->host.overlap = lgp_field_bool(L, idx, w, "engine_host_overlap", 0);
-	c->step_overhead = lgp_field_num(L, idx, w, "step_overhead", 0, 0);
-	c->loss_ops = lgp_field_num(L, idx, w, "loss_ops", 0, 0);
-	c->token_host = lgp_field_num(L, idx, w, "token_host", 0, 0);
-	c->keep = lgp_field_num(L, idx, w, "keep", 0, 0);
-	c->group_gpus[RL_GRP_REF] = lgp_field_int(L, idx, w, "ref_gpus", 0, 0,
-						  0);
-	c->group_gpus[RL_GRP_REWARD] = lgp_field_int(L, idx, w, "reward_gpus",
-						     0, 0, 0);
-	c->group_gpus[RL_GRP_CRITIC] = lgp_field_int(L, idx, w, "critic_gpus",
-						     0, 0, 0);
-	c->critic_reward = lgp_field_bool(L, idx, w, "colocate_critic_reward",
-					  0);
-	c->static_batch = lgp_field_num(L, idx, w, "static_batch", 0, 0);
-	c->critic_model = rl_own_model(L, idx, "critic_model", &own[0]);
-	c->reward_shape = rl_own_model(L, idx, "reward_shape", &own[1]);
-	split = lgp_field_int(L, idx, w, "split_gpus", 0, 0, 0);
-	lgp_strict(L, idx, idx, w);
-	return split;
+	rl_defaults(&in.c);
+	in.rt = rt;
+	in.own = own;
+	in.split = 0;
+	lgp_read(L, idx, 0, &rl_cfg_desc, &in, 0);
+	lgp_strict(L, idx, idx, "rl");
+	*c = in.c;
+	return in.split;
 }
 
 /* core.rl's result table of out, pushed. */

@@ -152,6 +152,28 @@ t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, nic = 4 }, 
 t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
   { gpus = { 8 }, tpmax = 8 }) end,
   "sweep: unknown field 'tpmax' (did you mean 'tp_max'?)", "core.sweep refuses tpmax", true)
+-- core.rl's config is a description too (rl_cfg_fields in engine/lgp_serve.c):
+-- a misspelt flat field, a misspelt field of the rollout engine, a
+-- missing part and a value out of its declared range are each named.
+local function rlcfg(over)
+  local c = { train = { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
+              rollout = { capacity = 80e9 }, prompts = 8, response_len = 128 }
+  for k, v in pairs(over or {}) do c[k] = v end
+  return c
+end
+t.ok(pcall(core.rl, model(), device(), topo, rlcfg()), "core.rl on a valid config")
+t.raises(function() core.rl(model(), device(), topo, rlcfg { grop = 4 }) end,
+  "rl: unknown field 'grop' (did you mean 'group'?)", "core.rl refuses grop", true)
+t.raises(function() core.rl(model(), device(), topo, rlcfg { rollout = { capacity = 80e9, tpp = 2 } }) end,
+  "rl.rollout: unknown field 'tpp' (did you mean 'tp'?)", "core.rl's rollout refuses tpp", true)
+t.raises(function() core.rl(model(), device(), topo, rlcfg { train = false }) end,
+  "rl.train must be a table (got boolean)", "core.rl: train must be a table", true)
+t.raises(function() local c = rlcfg(); c.train = nil; core.rl(model(), device(), topo, c) end,
+  "rl.train is required", "core.rl: train is required", true)
+t.raises(function() core.rl(model(), device(), topo, rlcfg { rollout_ep = 0 }) end,
+  "rl.rollout_ep must be an integer in 1..2147483647 (got 0)", "core.rl: rollout_ep's range", true)
+t.raises(function() core.rl(model(), device(), topo, rlcfg { response_dist = "gauss" }) end,
+  "response distribution", "core.rl: an unknown response distribution", true)
 -- An integer list's value past 32 bits is refused, not wrapped: 2^32 + 8
 -- would have been read as (int) 8, a search of 8 GPUs nobody asked for.
 t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
