@@ -38,6 +38,24 @@
 #define HOST_STAGED_BW 0.5
 #define HOST_STAGED_LAT 2.0
 
+/* Staged traffic also passes through host DRAM: every byte a GPU sends is
+ * written into a host buffer and read back out by its peer, so each GPU's
+ * flow of r B/s costs the host 2r of DRAM traffic, and the flows of all
+ * groups on the node (per_node x sharing of them) share what the CPUs'
+ * memory streams: r <= host_mem_bw / (2 x flows).  "On PCI systems, the
+ * performance you get is usually determined by the bandwidth your CPU and
+ * memory can deliver. In your case, with 8 GPUs, that's 8 flows at 28GB/s
+ * in both directions" (NCCL maintainer on 8 x RTX 5090, NVIDIA/nccl#1639:
+ * 8 x 28 x 2 = 448 GB/s of the two 8480+ sockets' 614 GB/s).  Applied only
+ * where the topology knows its host (host_mem_bw > 0). */
+static double host_staged_cap(const gp_topo *t, const gp_group *g)
+{
+	double flows = (double)g->per_node * g->sharing;
+
+	return t->host_mem_bw > 0.0 && g->per_node > 1 ?
+	       t->host_mem_bw / (2.0 * flows) : HUGE_VAL;
+}
+
 /* Validate inputs and fill the context for the placed group g;
  * GP_OK or GP_EINVAL. */
 static int setup(const gp_topo *t, gp_coll op, double bytes,
@@ -84,7 +102,7 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->bu = t->up.bw * t->up.achievable;
 	c->lat_up = t->up.latency;
 	if (t->up_crosses_cpu) {
-		c->bu *= HOST_STAGED_BW;
+		c->bu = min2(c->bu * HOST_STAGED_BW, host_staged_cap(t, g));
 		c->lat_up *= HOST_STAGED_LAT;
 	}
 	if (t->nics > 0) {

@@ -125,7 +125,9 @@ typedef struct gp_topo {
 	double host_mem_bw;   /* B/s of host DRAM the node's CPUs stream
 			       * (all sockets, achievable): what an
 			       * offloaded optimizer step reads and writes
-			       * at; 0 = unknown (train.c's HOST_BW_MIN) */
+			       * at, and what bounds scale-up traffic staged
+			       * through host memory (up_crosses_cpu); 0 =
+			       * unknown (train.c's HOST_BW_MIN, no bound) */
 	gp_nccl up_nccl;      /* NCCL's terms for the scale-up link */
 	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
 } gp_topo;

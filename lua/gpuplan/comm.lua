@@ -19,7 +19,9 @@
 --   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
 --   B/s one NVLS_TREE head carries on 2 / 3+ nodes), up_nccl / nic_nccl
 --   (the fabrics' `nccl` blocks: NCCL's step latencies and NVLS terms,
---   SI numbers, over the link kind's defaults; catalog/FORMAT.md)
+--   SI numbers, over the link kind's defaults; catalog/FORMAT.md),
+--   host_mem_bw (B/s of host DRAM; traffic staged through host memory
+--   shares it)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -234,6 +236,9 @@ function M.topology(system_id, nodes, overrides, cat)
   local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
                              nodes = nodes or 1, nics = sys.nics,
                              nic_fabric = sys.nic_fabric, gpu = sys.gpu }, cat)
+  -- The host's DRAM, at what streaming reaches (M.host_bw's 0.8): traffic
+  -- staged through host memory shares it (engine/comm.c).
+  if sys.host_mem_bw then t.host_mem_bw = sys.host_mem_bw * 0.8 end
   return apply_overrides(t, overrides, true)
 end
 

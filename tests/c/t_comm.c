@@ -12,7 +12,8 @@
  * multi-node Simple ring all-reduce latency x 1.4; NVLS efficiency 0.85,
  * NVLS latency 25 us, NVLS_TREE network step 20.9 us; tree correction
  * factors per size; LL across nodes <= 39 GB/s busbw (2 nodes); send/recv
- * efficiency 0.5; host-staged PCIe halves the bandwidth.
+ * efficiency 0.5; host-staged PCIe halves the bandwidth and its flows
+ * share the host's DRAM, each byte written and read once.
  */
 #include "comm.h"
 #include "tap.h"
@@ -60,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(72);
+	plan(75);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -239,6 +240,28 @@ int main(void)
 		rc |= r.proto == GP_PROTO_LL128;
 	}
 	ok(!rc, "no LL128 over PCIe at any size");
+	/* The host's DRAM carries every staged byte twice (written by the
+	 * sender, read by the receiver): 8 flows of r B/s need 16 r.  A
+	 * host streaming 160 GB/s caps r at 160 / 16 = 10 GB/s, below the
+	 * staged link's 12.8; 8 GiB makes the latency (~50 us of 1.5 s)
+	 * negligible: tolerance 1%.  Half the GPUs in one group: 4 flows,
+	 * cap 20 GB/s, the link's 12.8 binds; two such groups at once
+	 * (sharing 2): 8 flows again, 10 GB/s. */
+	t.host_mem_bw = 160e9;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e));
+	is_num(r.busbw, 10e9, 0.01, "staged ring capped by host DRAM: "
+	       "160 / (2 x 8) = 10 GB/s");
+	{
+		gp_group half = {4, 4, 1}, pair = {4, 4, 2};
+
+		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &half, &r, &e));
+		is_num(r.busbw, 12.8e9, 0.01, "4 staged flows: 160 / 8 = 20 "
+		       "GB/s of DRAM each, the link's 12.8 binds");
+		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &pair, &r, &e));
+		is_num(r.busbw, 10e9, 0.01, "two groups of 4 share the DRAM: "
+		       "160 / (2 x 8) = 10 GB/s");
+	}
+	t.host_mem_bw = 0.0;
 
 	/* time grows with size, 8 B .. 8 GiB, on every topology above */
 	mono = 1;

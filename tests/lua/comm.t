@@ -91,6 +91,16 @@ t.near(comm.topology("dgx-h100").nic_path_bw, 16 * 0.985e9 * 4 * 0.8, 1e-12,
        "dgx-h100: PCIe Gen5 x16 path to the NICs, 50.4 GB/s")
 t.is(comm.topology("dgx-h100").nvls_tree_bw2, nvl4.nvls_tree_bw.nodes2,
      "NVLS_TREE head ceiling from the nvlink4 fabric")
+-- and the host's DRAM at what streaming reaches: pcie-8x-4090's 2 x 8
+-- channels of DDR4-3200 (409.6 GB/s) x 0.8 = 327.68 GB/s.
+t.near(comm.topology("pcie-8x-4090").host_mem_bw, 409.6e9 * 0.8, 1e-12,
+       "pcie-8x-4090: host DRAM 0.8 x 409.6 GB/s")
+-- A user's host with 100 GB/s of DRAM: 8 staged flows of r B/s move 2r each
+-- through it, r <= 100 / 16 = 6.25 GB/s, below the staged Gen4 link's
+-- 32 x 0.8 x 0.5 = 12.8; 8 GiB hides the latency (tolerance 1%).
+r = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 8,
+              topology = comm.topology("pcie-8x-4090", 1, { host_mem_bw = 100e9 }) }
+t.near(r.busbw, 6.25e9, 0.01, "staged PCIe ring: host DRAM / (2 x 8 flows)")
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, nodes = 8, system = "dgx-h100" } end,
          "12 gpus do not split evenly over 8 nodes", "uneven placement refused", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus_per_node = 9, system = "dgx-h100" } end,
