@@ -235,8 +235,11 @@ static int phase_post(phase *ph, const scost *base)
 			if (x->k.lin == GP_FP8)
 				/* The fp8 weight casts, once per step
 				 * (Transformer Engine caches them over
-				 * micro-batches). */
-				opt += (lp + le) * 4.0;
+				 * micro-batches): read 2 B, write 1 + 1;
+				 * current scaling reads 2 B more for the
+				 * amax (train_layer.c). */
+				opt += (lp + le) * (x->k.fp8_current ?
+						    6.0 : 4.0);
 			ph->opt[sh][j] = mem_time(x, opt);
 		}
 		if (gather && !ph->ag_ok)

@@ -109,6 +109,20 @@ typedef struct train_cfg {
 				  * loss upcast to fp32; 0: one fused kernel
 				  * per operator (Megatron / Transformer
 				  * Engine, torch.compile, Liger) */
+	int fp8_current;         /* 1: with compute fp8, each cast to fp8
+				  * scales by the tensor's own amax
+				  * (Transformer Engine's
+				  * Float8CurrentScaling, Megatron's fp8
+				  * recipe tensorwise, torchao's tensorwise
+				  * dynamic): an amax read of the 16-bit
+				  * tensor before the cast reads it again,
+				  * and a norm writes its 16-bit output for
+				  * the cast; 0: delayed scaling (the
+				  * scale from past amaxes, one read, the
+				  * cast fused into the norm) or per-block
+				  * scales computed in the cast kernel
+				  * (DeepSeek-V3's 1x128 / 128x128, MXFP8):
+				  * one read */
 	int eager_optim;         /* 1: torch.optim's foreach AdamW and
 				  * clip_grad_norm_ (ten passes over the fp32
 				  * states); 0: a fused multi-tensor Adam
@@ -233,6 +247,7 @@ typedef struct train_lkey {
 	int tp, cp, ep, sp;      /* the layer's split */
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
+	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;

@@ -250,16 +250,28 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * (fused into the norm before qkv and
 		 * mlp_up, a kernel of its own before o_proj
 		 * and mlp_down: read 2 B, write 1 + 1 B);
-		 * backward casts dY the same way. */
+		 * backward casts dY the same way.  Current
+		 * scaling reads each tensor once more for
+		 * its amax first (TE docs, "FP8 Current
+		 * Scaling": "Quantization is a memory-bound
+		 * operation that requires reading the tensor
+		 * twice"), and the norm cannot write fp8
+		 * before its output's amax is known: TE's
+		 * layernorm_fwd (extensions/normalization.cpp
+		 * FUSED_NORM_AMAX_FP8) writes the norm in
+		 * 16 bits with its amax, then casts it (read
+		 * A, write 1 + 1 B). */
 		double in = o->m * o->batch * o->k;
 		double outv = o->m * o->batch * o->n;
 		double fused = strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0 ||
 			strcmp(o->name, "moe_up") == 0;
+		double amax = k->fp8_current ? k->A : 0.0;
 
-		t += t_mem(e, k->half, in * (fused ? 1.0 :
-				       k->A + 2.0));
-		tb_ += t_mem(e, k->half, outv * (k->A + 2.0));
+		t += t_mem(e, k->half, in * (!fused ?
+			k->A + 2.0 + amax : k->fp8_current ?
+			k->A + 2.0 : 1.0));
+		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
 	}
 	if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
 		/* A 4-bit base is dequantised to 16 bits

@@ -232,6 +232,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.micro_batch = c->mem.lay.micro_batch;
 	xp->k.capacity_factor = c->mem.capacity_factor;
 	xp->k.ep_allgather = c->ep_allgather;
+	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.host_op_time = c->host_op_time;
 	xp->k.tp = xp->y.tp;
 	xp->k.cp = xp->y.cp;

@@ -68,8 +68,8 @@ return {
       },
       regimes = {
         [""] = { cases = 31, lo = 0.942, hi = 1.288 },
-        ["stack=megatron"] = { cases = 21, lo = 0.989, hi = 1.183 },
-        ["stack=megatron/moe=dense"] = { cases = 19, lo = 0.942, hi = 1.183 },
+        ["stack=megatron"] = { cases = 21, lo = 0.989, hi = 1.166 },
+        ["stack=megatron/moe=dense"] = { cases = 19, lo = 0.942, hi = 1.166 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 12, lo = 0.942, hi = 1.228 },
       },
     },

@@ -723,6 +723,15 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
     .. "reduce-scattered back)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
+opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train plan rl",
+  value = "delayed", kind = "enum",
+  help = "with --precision fp8, where each cast's scale comes from: delayed (Transformer "
+    .. "Engine's DelayedScaling: past amaxes, one read, the cast fused into the norm), "
+    .. "current (Float8CurrentScaling, Megatron's --fp8-recipe tensorwise, torchao's "
+    .. "tensorwise: the tensor's own amax, read once more before the cast, the norm "
+    .. "written in 16 bits first) or block (per-block scales made in the cast kernel: "
+    .. "DeepSeek-V3's 1x128 / 128x128, MXFP8; one read)",
+  suggest = { "fp8_recipe", "fp8_scaling_recipe", "scaling_recipe" } }
 opt { name = "zero3_gather", type = "string", metavar = "G", commands = "train plan rl",
   value = "prefetch", kind = "enum",
   help = "how ZeRO-3 gathers parameters: prefetch (each layer's parameters gathered in "

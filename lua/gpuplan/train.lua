@@ -254,6 +254,19 @@ function M.setup(o, sweep)
   end
   cfg.moe_allgather = either("moe_dispatcher", "alltoall", "allgather")
   cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
+  -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
+  -- delayed and block cost one read.
+  local fs = o.fp8_scaling
+  if fs ~= nil then
+    if fs ~= "delayed" and fs ~= "current" and fs ~= "block" then
+      fail("train: fp8_scaling must be delayed, current or block (got %s)", args.shown(fs))
+    end
+    if cfg.compute ~= "fp8" then
+      fail("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision fp8 "
+        .. "(got %s)", fs, tostring(cfg.compute))
+    end
+  end
+  cfg.fp8_current = fs == "current"
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")

@@ -150,6 +150,8 @@ local case_schema = T.record {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
     -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
     fp8_activations = T.boolean(),
+    -- where an fp8 cast's scale comes from (gp.train's fp8_scaling)
+    fp8_scaling = T.enum { "delayed", "current", "block" },
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },

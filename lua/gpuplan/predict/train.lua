@@ -222,6 +222,7 @@ return function(case, cat)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.fp8_activations = v(wl.fp8_activations)
+  o.fp8_scaling = v(wl.fp8_scaling)
   o.moe_probs = v(wl.moe_probs)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   if o.vpp == 1 then o.vpp = nil end

@@ -1,0 +1,56 @@
+-- fp8_scaling: where an fp8 run's cast scales come from.  Current scaling
+-- (Transformer Engine's Float8CurrentScaling, torchao's tensorwise) reads
+-- each tensor once more for its amax before the cast, and the norm before
+-- qkv / mlp_up writes its 16-bit output for the cast instead of fp8
+-- (engine/train_layer.c, gemm_costs).
+-- Run with ./gpuplan run tests/lua/fp8_scaling.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(9)
+
+local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096,
+              global_batch = 8, method = "pretrain", precision = "fp8", zero = 1 }
+
+local function op(r, name)
+  for _, o in ipairs(r.ops) do if o.name == name then return o end end
+end
+
+local d = gp.train(job)
+local c = gp.train(t.with(job, { fp8_scaling = "current" }))
+local b = gp.train(t.with(job, { fp8_scaling = "block" }))
+
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm) =
+-- 2.814e12 B/s.  One micro-batch of 4096 tokens on one GPU (tp 1).
+local bw = 3.35e12 * 0.84
+local T, h, kv, ffn = 4096, 4096, 1024, 14336
+
+-- o_proj's input (T x h, bf16) is cast by a kernel of its own: current
+-- scaling adds one read of it, 2 B per element: T h 2 / bw = 11.92 us.
+-- The transfers differ by that alone (same kernels, same fills), so the
+-- difference is exact up to float rounding: 1e-6.
+t.near(op(c, "o_proj").fwd - op(d, "o_proj").fwd, T * h * 2 / bw, 1e-6,
+       "o_proj forward: + one 2-byte read of its input for the amax")
+-- Backward casts dY (T x h) the same way: the same extra read.
+t.near(op(c, "o_proj").bwd - op(d, "o_proj").bwd, T * h * 2 / bw, 1e-6,
+       "o_proj backward: + one 2-byte read of dY")
+-- mlp_up's input comes from the norm: delayed writes 1 B more per element
+-- (the transposed fp8 copy, the cast fused into the norm); current writes
+-- the norm in bf16 then casts it (read 2, write 1 + 1 = 4 B): 3 B more
+-- per element, T h 3 / bw = 17.88 us.
+t.near(op(c, "mlp_up").fwd - op(d, "mlp_up").fwd, T * h * 3 / bw, 1e-6,
+       "mlp_up forward: the norm's cast unfused, 3 B more per element")
+-- Its dY is gate and up, T x 2 ffn: one 2-byte read more.
+t.near(op(c, "mlp_up").bwd - op(d, "mlp_up").bwd, T * 2 * ffn * 2 / bw, 1e-6,
+       "mlp_up backward: + one read of dY (T x 2 ffn)")
+-- qkv's dY: T x (h + 2 kv).
+t.near(op(c, "qkv").bwd - op(d, "qkv").bwd, T * (h + 2 * kv) * 2 / bw, 1e-6,
+       "qkv backward: + one read of dY (T x (h + 2 kv))")
+-- Block scales are made in the cast kernel: one read, as delayed.
+t.is(op(b, "o_proj").fwd, op(d, "o_proj").fwd, "block costs what delayed does")
+t.ok(c.step_s > d.step_s, "current scaling's step is longer")
+
+t.raises(function() gp.train(t.with(job, { fp8_scaling = "tensorwise" })) end,
+  "fp8_scaling must be delayed, current or block", "an unknown scaling is refused")
+t.raises(function() gp.train(t.with(job, { precision = "bf16", fp8_scaling = "current" })) end,
+  "needs precision fp8", "fp8_scaling without fp8 is refused")
