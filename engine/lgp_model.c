@@ -539,7 +539,7 @@ void lgp_pushroof(lua_State *L, const roof_result *r)
 }
 
 /* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
- * graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
+ * m_tile=, graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
  * ridge, ridge_peak, shape_eff, ...}; seconds, FLOP/byte. */
 int lgp_roof_op(lua_State *L)
 {
@@ -563,6 +563,7 @@ int lgp_roof_op(lua_State *L)
 	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
 	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
 	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
+	op.m_tile = lgp_field_num(L, 2, w, "m_tile", 0, 0.0);
 	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
 	lgp_strict(L, 2, 2, w);
 	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)

@@ -291,6 +291,7 @@ static const lgp_field serve_fields[] = {
 	F_INT("mtp", offsetof(serve_cfg, mtp), 0, 0, INT_MAX),
 	F_INT("mtp_layers", offsetof(serve_cfg, mtp_layers), 0, 0, INT_MAX),
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
+	F_NUM("m_tile_grouped", offsetof(serve_cfg, m_tile_grouped), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
 	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
 	  NULL, NULL, NULL, NULL },

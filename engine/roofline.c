@@ -204,7 +204,12 @@ static double k_fill(double k)
 }
 
 /* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
- * up to mt tokens, ROOF_TILE above (roof_op.m_tile). */
+ * up to mt tokens, ROOF_TILE above (roof_op.m_tile).  A tile under 64
+ * rows is a swapped kernel's token block (the tokens on the WGMMA's N
+ * side), which covers more tokens with more blocks of the same width
+ * rather than switching tiles: DeepGEMM PR 192's swapAB masked GEMM,
+ * "Significantly improve the performance for BLOCK_M = 32 or M%64<32
+ * ... Use multi-math_warp_groups and multi-wave MMAs". */
 static double gemm_eff(const roof_device *d, double m, double n, double k,
                        double count, double mt)
 {
@@ -221,7 +226,8 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 	k = fmax(k, 1.0);
 	if (!(count >= 1.0))
 		count = 1.0;
-	tm = mt > 0.0 ? (m <= mt ? mt : ROOF_TILE) : tile_edge(m);
+	tm = mt > 0.0 ? (m <= mt || mt < 64.0 ? mt : ROOF_TILE) :
+		tile_edge(m);
 	tn = tile_edge(n);
 	/* Tile quantisation (DU-09799-001 sec. 3.1): work is done for whole
 	 * tiles, so useful / computed = m n / (ceil(m/tm) tm ceil(n/tn) tn). */
@@ -434,9 +440,12 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
 	    (op->gemv != 0 && op->gemv != 1))
 		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
 		               "weight and gemv 0 or 1", nm, ROOF_MAX_DEQUANT);
-	if (bad(op->m_tile) || op->m_tile > ROOF_TILE)
-		return gp_fail(err, "op %s: m_tile must be 0..%g rows", nm,
-		               ROOF_TILE);
+	/* A fixed tile is at least the MMA's smallest N, 8 ("N must be a
+	 * multiple of 8", Ant Group's H20 blog on WGMMA). */
+	if (bad(op->m_tile) || op->m_tile > ROOF_TILE ||
+	    (op->m_tile > 0.0 && op->m_tile < 8.0))
+		return gp_fail(err, "op %s: m_tile must be 0 or 8..%g rows",
+		               nm, ROOF_TILE);
 	/* A GEMM needs the precision's tensor peak; other ops run on the
 	 * fp32 vector units when the device has them (op_peak). */
 	op_peak(d, op, &peak, &frac);

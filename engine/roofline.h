@@ -60,9 +60,11 @@ typedef struct roof_op {
 	                         the GEMM multiplies what is stored */
 	double m_tile;        /* > 0: the kernel's M tile is fixed, m_tile
 	                         rows up to m_tile tokens and 128 above
-	                         (DeepGEMM's SM90 GEMMs: 64); 0: the edge
-	                         of roof_gemm_eff (16-row swapped tiles at
-	                         small m) */
+	                         (DeepGEMM's SM90 GEMMs: 64); under 64, a
+	                         swapped kernel's token block, repeated at
+	                         any m (DeepGEMM's swapAB masked GEMM:
+	                         32); 0: the edge of roof_gemm_eff (16-row
+	                         swapped tiles at small m) */
 } roof_op;
 
 typedef struct roof_result {

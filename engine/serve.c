@@ -153,6 +153,8 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->mtp, 0, 16, "mtp", err) ||
 	    gp_check_num(c->mtp_layers, 0, 16, "mtp_layers", err) ||
 	    gp_check_num(c->m_tile, 0, 128, "m_tile", err) ||
+	    gp_check_num(c->m_tile_grouped, 0, 128, "m_tile_grouped",
+	                 err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",
 	                 err) ||

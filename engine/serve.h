@@ -105,6 +105,10 @@ typedef struct serve_cfg {
 	                         GEMMs run (DeepGEMM's SM90 kernels: 64
 	                         up to 64 tokens, 128 above); 0: the
 	                         16-row swapped tiles (roofline.h) */
+	double m_tile_grouped; /* the same for the routed experts' masked
+	                         grouped GEMM of a low-latency decode
+	                         (DeepGEMM's swapAB build: 32-row token
+	                         blocks, roofline.h); 0: m_tile */
 } serve_cfg;
 
 /* Per-GPU memory of one pool (the most loaded GPU). */

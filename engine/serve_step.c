@@ -279,7 +279,7 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 {
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, fx = s->fx, h = s->h, wb = s->wb, t;
-	double recv, touched, mexp, up_n;
+	double recv, touched, mexp, up_n, mt;
 
 	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
 	 * GPU receives imbalance x its tokens x top_k (EP), or every
@@ -324,9 +324,18 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 			b->gate += t;
 		}
 	}
+	/* The low-latency kernels hand the experts their tokens in the
+	 * masked layout (a fixed slot per expert, masked_m valid rows),
+	 * which DeepGEMM multiplies with m_grouped_fp8_gemm_nt_masked --
+	 * the kernel a swapAB build swaps (DeepGEMM PR 192, "support
+	 * swapAB for m_grouped_fp8_gemm_nt_masked"); prefill's contiguous
+	 * layout and the dense linears keep the normal tiles. */
+	mt = sx_tile(x, wb);
+	if (decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1 && mt > 0)
+		mt = x->m_tile_grouped;
 	if (sx_row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
 	              touched * h * up_n * wb + recv * (h + up_n) * ACT,
-	              mexp, up_n, h, touched, x->cp, sx_tile(x, wb), &t))
+	              mexp, up_n, h, touched, x->cp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
@@ -337,7 +346,7 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 	b->routed += t;
 	if (sx_row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
 	              touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
-	              h, fx, touched, x->cp, sx_tile(x, wb), &t))
+	              h, fx, touched, x->cp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
 	if (sx_a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
@@ -473,6 +482,8 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 	x->graphs = c->base.runtime == INFER_GRAPHS;
 	x->cp = c->base.compute;
 	x->m_tile = c->m_tile;
+	x->m_tile_grouped = c->m_tile_grouped > 0 ? c->m_tile_grouped :
+		c->m_tile;
 	x->half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
 		GP_BF16 : GP_FP16;
 	/* Attention at the cache's precision: fp8 with an 8-bit cache on

@@ -29,6 +29,8 @@ typedef struct sx {
 	double passes;       /* micro-batch passes the rows stand for */
 	double m_tile;       /* M tile of the sub-16-bit weight GEMMs
 	                        (serve_cfg.m_tile; roofline.h) */
+	double m_tile_grouped; /* the masked grouped GEMM's
+	                        (serve_cfg.m_tile_grouped) */
 } sx;
 
 /* Per layer (one pass of one micro-batch), split as the stages of the

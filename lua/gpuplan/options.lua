@@ -497,7 +497,8 @@ opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = tru
   suggest = { "tbo", "enable_two_batch_overlap" } }
 opt { name = "swap_ab", type = "flag", commands = "infer", serve = true, form = "both",
   default = "off: DeepGEMM's 64-row tiles up to 64 tokens (fp8, Hopper)",
-  help = "fp8 GEMMs with the tokens on the 16-wide N tile (FlashInfer's DeepGEMM)",
+  help = "the decode's routed-expert fp8 GEMM with the tokens on 32-row N blocks "
+    .. "(DeepGEMM's swapAB masked GEMM, Ant Group's H20 build); dense linears keep 64-row tiles",
   suggest = { "swapab", "swap_a_b" } }
 opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = true,
   default = "deepep: low-latency decode, normal prefill",

@@ -33,7 +33,7 @@
 --               routing fluctuation 1 + sqrt(2 ln N / (tokens x top_k)))
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
---   swap_ab     fp8 GEMMs with the tokens on the 16-wide N tile (default false
+--   swap_ab     the decode's routed-expert fp8 GEMM on 32-row token blocks (default false
 --               on Hopper: DeepGEMM's 64-row M tiles up to 64 tokens)
 --   disagg      separate prefill and decode pools (default false)
 --   prefill_gpus, prefill_tp, prefill_ep, prefill_dp_attention   the prefill
@@ -241,13 +241,19 @@ function M.setup(a)
   -- The fp8 GEMMs' M tile on Hopper: DeepGEMM (SGLang's and DeepSeek's
   -- kernels for block-scaled fp8 checkpoints) runs 64-row tiles up to 64
   -- tokens, 128 above (deep_gemm/jit_kernels/config.py get_best_configs:
-  -- "block_ms = (64 if m <= 64 else 128, )"); swap_ab puts the tokens on
-  -- the 16-wide N side instead (FlashInfer's DeepGEMM, SGLang PR 15514;
-  -- Ant Group's H20 build).  Other formats and archs: the library's tiles.
+  -- "block_ms = (64 if m <= 64 else 128, )").  swap_ab is Ant Group's H20
+  -- build (DeepGEMM PR 192, "support swapAB for m_grouped_fp8_gemm_nt_masked",
+  -- in SGLang's DeepGEMM as sgl-project/DeepGEMM PR 11): the masked grouped
+  -- GEMM of the low-latency decode puts the tokens on WGMMA's N side in
+  -- 32-row blocks ("Significantly improve the performance for BLOCK_M = 32";
+  -- the Ant Group blog: "This enables smaller BLOCK_M (32) tiling"); the
+  -- dense linears stay on the 64-row tiles.  Other formats and archs: the
+  -- library's tiles.
   local swap = bool_of(a, "swap_ab")
-  local m_tile = 0
-  if info.weights == "fp8" and info.gpu.arch == "hopper" and not swap then
+  local m_tile, m_tile_grouped = 0, 0
+  if info.weights == "fp8" and info.gpu.arch == "hopper" then
     m_tile = 64
+    m_tile_grouped = swap and 32 or 64
     if swap == nil then
       default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
     end
@@ -285,7 +291,7 @@ function M.setup(a)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
-    m_tile = m_tile,
+    m_tile = m_tile, m_tile_grouped = m_tile_grouped,
     _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
   }
   return model, d, s, info

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(55);
+	plan(59);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -291,6 +291,21 @@ int main(void)
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "65 tokens run");
 	is_num(r.shape_eff, roof_gemm_eff(&d, 128, 7168, 7168, 1) * 65.0 / 128,
 	       1e-12, "... on 128-row tiles above 64 tokens");
+	/* A swapped kernel's 32-row token blocks (DeepGEMM PR 192's swapAB)
+	 * stay 32 rows above 32 tokens: 65 tokens take three blocks, 96
+	 * rows, the same tiles and waves as 96 tokens, so the efficiency is
+	 * 96 tokens' times 65/96 (a 64-row kernel would pad to 128). */
+	op.m_tile = 32;
+	op.m = 96;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "96 tokens on 32-row blocks");
+	e = r.shape_eff;
+	op.m = 65;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "65 tokens on 32-row blocks");
+	is_num(r.shape_eff, e * 65.0 / 96.0, 1e-12,
+	       "... three blocks of 32 rows, not a 128-row tile");
+	op.m_tile = 4;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
+	   strstr(err.msg, "m_tile") != NULL, "m_tile 4 (under the MMA's 8) is refused");
 	op.m_tile = 200;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "m_tile") != NULL, "m_tile 200 is refused");
