@@ -36,14 +36,19 @@ end
 t.is(ranges.generate(rows), fresh, "generating twice gives the same file")
 
 -- 2. Leave-one-out coverage: every kind with ten or more predicted cases
--- has 75-85% of its cases inside the range the others give (the nominal
--- 80%, within one case in ten either way).
+-- has at least 75% of its cases inside the range the others give (the
+-- nominal 80%, less five points), and at most 80% plus the larger of five
+-- points and one binomial standard error, sqrt(0.8 x 0.2 / n): the
+-- conformal ranks (3. below) promise at least 80%, so a kind may cover
+-- more than that by its sampling noise -- 30 cases: 80 +- 7.3 points, one
+-- case is 3.3 -- but not by a range grown wide for nothing.
 ranges.attach(rows)
 for _, s in ipairs(validate.summarise(rows)) do
   if s.predicted >= 10 and not s.kind:find(" ") then
-    t.ok(s.coverage and s.coverage >= 0.75 and s.coverage <= 0.85,
-      string.format("%s: leave-one-out coverage %.1f%% of %d cases within 75-85%%",
-        s.kind, 100 * (s.coverage or 0), s.ranged))
+    local hi = 0.80 + math.max(0.05, math.sqrt(0.8 * 0.2 / s.ranged))
+    t.ok(s.coverage and s.coverage >= 0.75 and s.coverage <= hi,
+      string.format("%s: leave-one-out coverage %.1f%% of %d cases within 75-%.1f%%",
+        s.kind, 100 * (s.coverage or 0), s.ranged, 100 * hi))
   end
 end
 
