@@ -225,6 +225,19 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	if (dp > 0)
 		u->mem.lay.dp = dp;
 	u->mem.seq = out->train_seq;
+	/* Sequences to their own lengths (packed, or one at a time)
+	 * attend each within itself: the attention's keys per token are
+	 * E[L^2] / E[L] over the prompt + response lengths L = p + R,
+	 * (p^2 + 2 p E[R] + E[R^2]) / (p + E[R]) -- an exponential's
+	 * E[R^2] is twice its mean's square, so its long responses'
+	 * quadratic attention weighs on the step as the mean alone does
+	 * not.  Padded to the limit every sequence is the limit long. */
+	if (!c->pad) {
+		double p = c->prompt_len, r = c->response.mean;
+
+		u->attn_seq = (p * p + 2.0 * p * r +
+			       rl_len_moment2(&c->response)) / (p + r);
+	}
 	u->global_batch = mb;
 	u->forward_only = 0;
 	u->tokens = 0;

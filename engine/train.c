@@ -295,7 +295,10 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	if (ph->flops_ok)
 		return GP_OK;
 	ph->tokens_per_step = ph->per_step * x->y.dp * mb * c->mem.seq;
-	ctx_len = c->causal_flops ? c->mem.seq / 2.0 : c->mem.seq;
+	/* Packed sequences attend within themselves: attn_seq keys. */
+	ctx_len = c->attn_seq > 0 ? c->attn_seq : c->mem.seq;
+	if (c->causal_flops)
+		ctx_len /= 2.0;
 	if (cache && cache->fpt_ctx == ctx_len) {
 		fpt = cache->fpt;
 	} else {

@@ -93,6 +93,12 @@ typedef struct train_cfg {
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
+	double attn_seq;         /* the keys a token's own sequence holds,
+				  * token-weighted, when a micro-batch packs
+				  * sequences of unequal lengths (each
+				  * attends only within itself: varlen
+				  * attention over cu_seqlens): sum L_i^2 /
+				  * the micro-batch's tokens; 0 = seq */
 	int forward_only;        /* 1: the forward pass alone over the
 				  * global batch (Megatron's
 				  * forward_backward_func(forward_only=True):
@@ -236,6 +242,7 @@ typedef struct train_result {
  * construction.  Filled by train.c (zeroed first: compared as bytes). */
 typedef struct train_lkey {
 	double seq;              /* tokens per sequence */
+	double attn_seq;         /* train_cfg's (0 = seq) */
 	double micro_batch;      /* sequences per micro-batch */
 	double T, Tn;            /* tokens per micro-batch on one GPU; of
 				  * them, what norms and residuals see */

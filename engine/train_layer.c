@@ -196,6 +196,9 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 			 gp_op_cfg *oc)
 {
 	double seq = k->seq;
+	/* Packed sequences of unequal lengths: a token attends over its
+	 * own sequence only, attn_seq keys token-weighted. */
+	double as = k->attn_seq > 0 ? k->attn_seq : seq;
 
 	memset(oc, 0, sizeof *oc);
 	oc->seqs = k->micro_batch;
@@ -204,7 +207,7 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 	 * query sees seq/2 keys on average (with CP's load-balanced
 	 * chunks as well); unfused attention computes the whole s x s
 	 * score matrix and masks it. */
-	oc->kv_len = k->flash ? seq / 2.0 : seq;
+	oc->kv_len = k->flash ? as / 2.0 : as;
 	if (m->sliding_window > 0 && m->sliding_layers > 0) {
 		double win = fmin(oc->kv_len, m->sliding_window);
 

@@ -229,6 +229,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.Tn = xp->y.sp ? xp->k.T / xp->y.tp : xp->k.T;
 	/* The rest of the layers' key (prepare zeroed it). */
 	xp->k.seq = c->mem.seq;
+	xp->k.attn_seq = c->attn_seq;
 	xp->k.micro_batch = c->mem.lay.micro_batch;
 	xp->k.capacity_factor = c->mem.capacity_factor;
 	xp->k.ep_allgather = c->ep_allgather;

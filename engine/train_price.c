@@ -178,10 +178,12 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		/* The fraction was measured on a causal 8k-token prompt;
 		 * this call's tiles run at the shape factor against it:
 		 * each rank's seq / cp queries over o->k keys (train.c
-		 * prices causal attention at seq / 2 keys a query). */
+		 * prices causal attention at seq / 2 keys a query); packed
+		 * sequences' tiles are their own (attn_seq). */
 		double tc = flop / (e->d->peak[k->half] * frac *
 			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch,
-				      k->seq / k->cp));
+				      (k->attn_seq > 0 ? k->attn_seq :
+				       k->seq) / k->cp));
 		double tm = t_mem(e, k->half, bytes);
 
 		return (tc > tm ? tc : tm) + e->d->graph_launch;

@@ -53,11 +53,11 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 24, lo = 0.934, hi = 2.198 },
-        ["stack=megatron"] = { cases = 24, lo = 0.934, hi = 2.198 },
-        ["stack=megatron/moe=dense"] = { cases = 9, lo = 0.913, hi = 1.292 },
-        ["stack=megatron/moe=moe"] = { cases = 15, lo = 1.064, hi = 2.589 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 9, lo = 1.064, hi = 2.589 },
+        [""] = { cases = 24, lo = 0.924, hi = 2.230 },
+        ["stack=megatron"] = { cases = 24, lo = 0.924, hi = 2.230 },
+        ["stack=megatron/moe=dense"] = { cases = 9, lo = 0.909, hi = 1.285 },
+        ["stack=megatron/moe=moe"] = { cases = 15, lo = 1.064, hi = 2.562 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 9, lo = 1.064, hi = 2.562 },
       },
     },
     train = {

@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(105);
+	plan(109);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -880,5 +880,35 @@ int main(void)
 		   "memo: rollout_ep 1 and 2 price their own rollouts");
 		free(cc);
 	}
+	/* --- sequences of their own lengths attend within themselves ----- */
+	/* exp responses of mean 2000 below a 8192 limit after a 512-token
+	 * prompt: the update's model FLOPs carry the attention over
+	 * E[L^2] / E[L] keys a token, L = p + R:
+	 * (p^2 + 2 p E[R] + E[R^2]) / (p + E[R]) with E[R^2] the clipped
+	 * exponential's second moment (checked above) -- per token 3 x the
+	 * forward's FLOPs at that context (model_fwd_flops_per_token; the
+	 * update counts full attention, causal_flops 0), where a fixed 2000
+	 * counts them at p + 2000.  1e-9: the same products. */
+	c = base();
+	c.response.dist = RL_LEN_EXP;
+	c.response.mean = 2000;
+	c.response.max = 8192 - 512;
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
+	a = (512.0 * 512 + 2.0 * 512 * 2000 + rl_len_moment2(&c.response)) /
+		(512 + 2000);
+	is_num(r.update.model_flops, r.update.tokens_per_step * 3.0 *
+	       model_fwd_flops_per_token(&m, a), 1e-9,
+	       "exp lengths: the update's attention over E[L^2] / E[L] keys");
+	ok(a > 1.5 * 2512, "exp lengths: E[L^2] / E[L] well above the mean "
+	   "2512");
+	c.response.dist = RL_LEN_FIXED;
+	c.response.max = 2000;
+	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.update.model_flops, r2.update.tokens_per_step * 3.0 *
+	       model_fwd_flops_per_token(&m, 2512), 1e-9,
+	       "fixed lengths: the update's attention over p + R keys");
+	ok(r.update.step > r2.update.step && r.forward.step > r2.forward.step,
+	   "exp lengths: the update and the forwards take longer than one "
+	   "length of the same mean");
 	return done();
 }
