@@ -331,6 +331,13 @@ local function dispatch(argv)
     io.stdout:write(mod.usage or ("usage: gpuplan " .. name), "\n")
     return 0
   end
+  -- A job command's values checked by their declared kinds here, where
+  -- the message can name the flag the user typed.
+  local options = require "gpuplan.options"
+  if options.FUNCTION[name] then
+    local bad = options.check_cli(name, opts)
+    if bad then return report_error(M.fail(name .. ": " .. bad), mod.usage, name) end
+  end
   local rok, res = xpcall(mod.run, function(m)
     if type(m) == "table" then return m end
     return debug.traceback(tostring(m), 2)

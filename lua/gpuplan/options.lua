@@ -153,7 +153,7 @@ opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan
   help = "sequences per optimizer step (rl: samples)",
   suggest = { "global_batch_size", "gbs" } }
 opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train plan",
-  methods = TRAINING,
+  methods = TRAINING, range = { 0, 1 << 24 },
   help = "micro-batches per step (caps those in flight)",
   suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
 opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, value = "bf16",
@@ -390,7 +390,7 @@ opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
 section "vision"
 
 opt { name = "images", type = "int", metavar = "N", commands = "fit train plan",
-  methods = TRAINING,
+  methods = TRAINING, range = { 0, 1 << 24 },
   help = "images per sequence (vision-language models; --seq counts their tokens): "
     .. "the ViT tower's and projector's saved activations",
   suggest = { "num_images", "images_per_sequence" } }
@@ -505,6 +505,7 @@ opt { name = "a2a", type = "string", metavar = "K", commands = "infer", serve = 
   help = "deepep | nccl",
   suggest = { "all_to_all", "a2a_backend" } }
 opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer", serve = true,
+  range = { 0, 1 << 24 },
   default = ">= 32, whole slots per GPU",
   help = "EPLB slots",
   suggest = { "ep_num_redundant_experts", "redundant" } }
@@ -689,6 +690,7 @@ opt { name = "system", type = "string", metavar = "ID", commands = "train plan r
   help = "the node: a catalog system (GPUs, NVLink, NICs, host memory)",
   suggest = { "node", "server" } }
 opt { name = "nics", type = "int", metavar = "N", commands = "train plan rl infer", serve = true,
+  range = { 0, 1 << 24 },
   default = "the system's",
   help = "NICs per node",
   suggest = { "num_nics" } }
@@ -1102,36 +1104,94 @@ end
 local shown = args.shown
 
 -- What is wrong with v as option name's count ("tp must be a whole number
--- 1..16777216 (got 0)"), or nil.  The caller raises it at its level.
-function M.bad_count(name, v)
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.COUNT_MAX then
-    return string.format("%s must be a whole number 1..%d (got %s)", name, M.COUNT_MAX, shown(v))
+-- 1..16777216 (got 0)"), or nil: the count kind's rule (M.check), for a
+-- value a caller derives itself.  The caller raises it at its level.
+function M.bad_count(name, v, lo, hi)
+  lo, hi = lo or 1, hi or M.COUNT_MAX
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    return string.format("%s must be a whole number %d..%d (got %s)", name, lo, hi, shown(v))
   end
 end
 
 -- The same for a number of tokens of one sequence.
-function M.bad_tokens(name, v)
-  if type(v) ~= "number" or v ~= math.floor(v) or v < 1 or v > M.TOKENS_MAX then
-    return string.format("%s must be a whole number of tokens, 1..%d (got %s)", name,
-      M.TOKENS_MAX, shown(v))
+function M.bad_tokens(name, v, lo, hi)
+  lo, hi = lo or 1, hi or M.TOKENS_MAX
+  if type(v) ~= "number" or v ~= math.floor(v) or v < lo or v > hi then
+    return string.format("%s must be a whole number of tokens, %d..%d (got %s)", name, lo,
+      hi, shown(v))
   end
 end
 
 -- A quantity option's value as an SI number (B, B/s, s): a string with
 -- its unit parsed, a Lua number taken as it is; a string that is a bare
 -- number is refused, naming the option.  Returns the number, or nil and
--- the message ("memory '6' needs a unit, e.g. 6GB").  Other values come
+-- the message ("memory '6' needs a unit, e.g. 6GB"); shown: the name the
+-- message gives (the CLI's --flag; default name).  Other values come
 -- back unchanged for the caller's own check.
 local UNIT_EXAMPLE = { bytes = "6GB", bandwidth = "200GB/s", duration = "50ms" }
-function M.quantity(name, v)
+function M.quantity(name, v, shown_name)
   local d = BY[name]
   local kind = d and UNIT_KIND[d.kind]
+  shown_name = shown_name or name
   if not kind or type(v) ~= "string" then return v end
   if tonumber(v) then
-    return nil, string.format("%s '%s' needs a unit, e.g. %s", name, v, UNIT_EXAMPLE[d.kind])
+    return nil, string.format("%s '%s' needs a unit, e.g. %s", shown_name, v,
+      UNIT_EXAMPLE[d.kind])
   end
   local ok, n = pcall(require("gpuplan.units").parse, v, kind)
-  if not ok then return nil, name .. ": " .. tostring(n) end
+  if not ok then return nil, shown_name .. ": " .. tostring(n) end
+  return n
+end
+
+-- The range each numeric kind has when its declaration gives none.
+local KIND_RANGE = {
+  count = { 1, M.COUNT_MAX }, tokens = { 1, M.TOKENS_MAX }, fraction = { 0, 1 },
+  number = { -math.huge, math.huge }, bytes = { 0, math.huge },
+  bandwidth = { 0, math.huge }, duration = { 0, math.huge },
+}
+
+-- Option name's value v checked by its declared kind and range, as the
+-- command cmd takes it: returns the value (a quantity as its SI number),
+-- or nil and what is wrong, naming shown_name (the CLI's --flag; default
+-- the Lua key).  A count or tokens is a whole number in its range
+-- (1..COUNT_MAX, 1..TOKENS_MAX unless declared), a fraction a number in
+-- [0, 1], a number finite, a quantity a string with its unit or a
+-- number, at least 0.  Left to the reader that takes it: a value of a
+-- command's own variant (plan's lists to search), a boolean (an option
+-- that is also a switch, lora_dropout = true), the kinds whose values
+-- are names (dtype, enum, name), and a use's own narrower bounds (an
+-- open end, a bound that depends on the job).
+function M.check(name, v, cmd, shown_name)
+  local d = BY[name]
+  local range = d and KIND_RANGE[d.kind]
+  local variant = d and cmd and (d.variants or {})[cmd]
+  if not range or (variant and (variant.own or variant.type)) or type(v) == "boolean" then
+    return v
+  end
+  shown_name = shown_name or name
+  local lo, hi = table.unpack(d.range or range)
+  if d.kind == "count" then
+    local msg = M.bad_count(shown_name, v, lo, hi)
+    if msg then return nil, msg end
+    return v
+  elseif d.kind == "tokens" then
+    local msg = M.bad_tokens(shown_name, v, lo, hi)
+    if msg then return nil, msg end
+    return v
+  end
+  local n, msg = M.quantity(name, v, shown_name)
+  if msg then return nil, msg end
+  if type(n) ~= "number" or n ~= n or n == math.huge or n == -math.huge then
+    return nil, string.format("%s must be a finite number (got %s)", shown_name, shown(v))
+  end
+  if n < lo or n > hi then
+    local function bound(x)
+      if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
+      return math.tointeger(x) and string.format("%d", x) or string.format("%g", x)
+    end
+    return nil, string.format("%s must be a number in [%s, %s] (got %s)", shown_name,
+      bound(lo), bound(hi), shown(v))
+  end
   return n
 end
 
@@ -1147,9 +1207,30 @@ function M.default(name, job)
   return v, text or (name .. "=" .. tostring(v))
 end
 
+-- o's string keys, sorted: the first bad one is the same every run.
+local function sorted_keys(o)
+  local t = {}
+  for k in pairs(o) do if type(k) == "string" then t[#t + 1] = k end end
+  table.sort(t)
+  return t
+end
+
+-- The first of command cmd's parsed command line opts (cli.parse's) that
+-- its declared kind and range refuse: the message, naming the flag the
+-- user typed (--host-bw, where Lua's is host_bw), or nil.
+function M.check_cli(cmd, opts)
+  for _, k in ipairs(sorted_keys(opts)) do
+    if M.takes(cmd, k, "cli") then
+      local _, msg = M.check(k, opts[k], cmd, "--" .. k:gsub("_", "-"))
+      if msg then return msg end
+    end
+  end
+end
+
 -- The resolve step of one call: o's keys checked against command cmd's
--- (unknown ones refused with the nearest, naming who), its quantities
--- parsed (a bare number refused), and a function that fills a default
+-- (unknown ones refused with the nearest, naming who), each value
+-- checked by its declared kind and range (M.check: a quantity parsed, a
+-- bare number refused), and a function that fills a default
 -- from the declarations and writes it on the "defaults assumed" line.
 -- Returns r = { values = o with quantities as numbers, defaults = the
 -- line's entries, dflt = function(name, job) -> value }; raises the
@@ -1165,9 +1246,9 @@ function M.resolve(cmd, o, who, level, noun, also)
   -- a bare number refused here; a malformed string is left to the
   -- reader's own check, which says what it wanted.
   local values = setmetatable({}, { __index = o })
-  for k, v in pairs(o) do
-    local n, msg = M.quantity(k, v)
-    if msg and tonumber(v) then error((who and who .. ": " or "") .. msg, level) end
+  for _, k in ipairs(sorted_keys(o)) do
+    local n, msg = M.check(k, o[k], cmd)
+    if msg then error((who and who .. ": " or "") .. msg, level) end
     if n ~= nil then values[k] = n end
   end
   local r = { values = values, defaults = {} }

@@ -115,7 +115,7 @@ like($e, qr/recompute must be none, selective, full, op or auto \(got string 'so
 ($c, $o, $e) = run_gp('fit', 'no-such-model', '--gpu', 'h100-sxm');
 is($c, 1, 'unknown model exits 1');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--margin', '1.5');
-is($c, 2, 'margin out of range is a usage error');
+is($c, 1, 'margin out of range is an error');
 
 # --offload for inference is 'layers'; 'optimizer' read as off in silence.
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--offload', 'optimizer');

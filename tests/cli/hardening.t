@@ -221,7 +221,7 @@ local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm",
 LUA
 ($c, $o, $e) = run_gp('run', "$tmp/misuse.lua");
 is($c, 1, 'a script\'s misuse exits 1');
-is($e, "gpuplan: $tmp/misuse.lua:2: gpus must be a whole number 1..16777216 (got string '8')\n",
+is($e, "gpuplan: $tmp/misuse.lua:2: memory: gpus must be a whole number 1..16777216 (got string '8')\n",
    'one line naming the script\'s line, no traceback');
 write_file("$tmp/sweep.lua", "require('gpuplan.comm').sweep{op = 'all_reduce', system = 'dgx-h100', min = 8, max = 64, factor = 1}\n");
 ($c, $o, $e) = run_gp('run', "$tmp/sweep.lua");
@@ -238,7 +238,7 @@ for my $t (
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--method', 'infer', '--weights', '1e-300'],
      qr/^gpuplan: weights: 1e-300 bits per weight is out of \[1, 32\]$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '1000000000000000'],
-     qr/^gpuplan: seq must be a whole number of tokens, 1\.\.16777216 \(got 1000000000000000\)$/m],
+     qr/^gpuplan: fit: --seq must be a whole number of tokens, 1\.\.16777216 \(got 1000000000000000\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--vpp', '2'],
      qr/^gpuplan: vpp 2 needs a pipeline \(pp > 1; got pp 1\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--capacity-factor', '1.5'],
@@ -246,7 +246,12 @@ for my $t (
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
      qr/^gpuplan: infer: price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--input', '100000000'],
-     qr/^gpuplan: infer: input must be a whole number of tokens, 1\.\.16777216 \(got 100000000\)$/m],
+     qr/^gpuplan: infer: --input must be a whole number of tokens, 1\.\.16777216 \(got 100000000\)$/m],
+    # Issue 20.6: the flag the user typed, not the Lua key (host_bw).
+    [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--host-bw', '50'],
+     qr/^gpuplan: train: --host-bw '50' needs a unit, e.g\. 200GB\/s$/m],
+    [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--host-memory', '5xx'],
+     qr/^gpuplan: infer: --host-memory: bad bytes '5xx': unknown unit 'xx'/m],
     ) {
     ($c, $o, $e) = run_gp(@{$t->[0]});
     my $name = join ' ', @{$t->[0]}[0, -2, -1];
@@ -567,16 +572,19 @@ LUA
 
     for my $top ('0', '-1') {
         ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--top', $top);
-        is($c, 2, "plan --top $top: a usage error");
-        like($e, qr/^gpuplan: plan: --top must be at least 1, got $top$/m, '... naming it');
+        is($c, 1, "plan --top $top: an error");
+        like($e, qr/^gpuplan: plan: --top must be a whole number 1\.\.16777216 \(got $top\)$/m,
+             '... naming it');
     }
-    # A split's bound below 1 or past 2^24: named by its name, not the
-    # binding's ("sweep.vpp_max must be an integer >= 1").
+    # A split's bound below 1 or past 2^24: named by the flag typed, not
+    # the Lua key or the binding's ("sweep.vpp_max must be an integer >= 1").
     for my $k (['--vpp-max', '0', 'vpp_max'], ['--tp-max', '-1', 'tp_max'],
                ['--cp-max', '2147483647', 'cp_max']) {
         ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', $k->[0], $k->[1]);
         is($c, 1, "plan $k->[0] $k->[1]: an error");
-        is($e, "gpuplan: sweep: $k->[2] must be a whole number 1..16777216 (got $k->[1])\n", '... naming it');
+        (my $flag = $k->[2]) =~ s/_/-/g;
+        is($e, "gpuplan: plan: --$flag must be a whole number 1..16777216 (got $k->[1])\n",
+           '... naming it');
     }
     for my $g ('', ',', 'h100-sxm,,b200', ' ') {
         ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', $g);
@@ -593,17 +601,17 @@ for my $t (
      qr/^gpuplan: infer: input 100000 \+ output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
     # 2^40 sequences a step: a 1e11 s step before; counts stop at 2^24.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
-     qr/^gpuplan: train: global_batch must be a whole number of sequences, 1\.\.16777216 \(got 1099511627776\)$/],
+     qr/^gpuplan: train: --global-batch must be a whole number 1\.\.16777216 \(got 1099511627776\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '2147483648'], 1,
-     qr/^gpuplan: batch must be a number of sequences in \(0, 16777216\] \(got 2147483648\)$/],
+     qr/^gpuplan: fit: --batch must be a number in \[0, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '2147483648'], 1,
-     qr/^gpuplan: batch must be a whole number 1\.\.16777216 \(got 2147483648\)$/],
+     qr/^gpuplan: fit: --batch must be a number in \[0, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
      qr/^gpuplan: lora_rank 100000 is above the model's hidden size 4096/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
      qr/^gpuplan: infer: disagg needs gpus: the prefill and decode pools together \(at least 2\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
-     qr/^gpuplan: infer: mtp must be an integer >= 1 \(got 0\)$/],
+     qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16777216 \(got 0\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
      qr/^gpuplan: infer: acceptance is the MTP drafts' acceptance: it needs mtp/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,

@@ -317,7 +317,7 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = 
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", price = {} } end,
   "infer: price.amount must be a non-negative number", "price table checked", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 0 / 0 } end,
-  "infer: tp must be an integer >= 1 (got NaN)", "NaN tp named, one spelling", true)
+  "infer: tp must be a whole number 1..16777216 (got NaN)", "NaN tp named, one spelling", true)
 
 -- One inference-memory model: gp.memory and gp.infer count the same
 -- sequences for the same job (they once said 656 and 696).  Llama 3.1 8B,
@@ -361,7 +361,10 @@ t.is(mm.max_seqs, 414, "... the same in gp.memory")
 t.raises(function() gp.infer(with { margin = 1 }) end,
   "infer: margin must be below 1 (got 1)", "margin 1 refused", true)
 t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
-  "infer: kv_free_fraction must be in (0, 1] (got 1.5)", "kv_free_fraction checked", true)
+  "infer: kv_free_fraction must be a number in [0, 1] (got 1.5)", "kv_free_fraction checked", true)
+-- The use's own open end, inside the declared [0, 1]: no KV room at all.
+t.raises(function() gp.infer(with { kv_free_fraction = 0 }) end,
+  "infer: kv_free_fraction must be in (0, 1] (got 0)", "kv_free_fraction 0 refused by its use", true)
 
 -- gp.roofline with a model: its prefill and decode operators on the
 -- roofline.  Llama 3 8B qkv GEMM in bf16 (K = hidden 4096, N = q 4096 +

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(117)
+t.plan(118)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -82,7 +82,12 @@ t.ok(table.concat(qd.defaults, " "):find("lora_dropout=0.05", 1, true) ~= nil,
   "the dropout default is recorded")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora",
                                 lora_dropout = 1.5 } end,
-  "lora_dropout must be in %[0, 1%)", "lora_dropout out of range")
+  "lora_dropout must be a number in %[0, 1%] %(got 1.5%)", "lora_dropout out of range")
+-- Inside the declared [0, 1], the use's own open end: a dropout of 1
+-- drops every input.
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora",
+                                lora_dropout = 1 } end,
+  "lora_dropout must be in %[0, 1%)", "lora_dropout 1 refused by its use")
 
 -- DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before
 -- sharding; 7B on one GPU: 6,738,415,616 * 20 = 134,768,312,320 B.
@@ -179,7 +184,7 @@ t.raises(function() core.memory(gp.catalog():get("models", "llama2-7b"),
   "memory.capacity must be finite", "NaN capacity")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, gpus = 8, tp = 8,
                                 zero = 5 } end,
-  "zero must be 0, 1, 2 or 3", "zero 5")
+  "zero must be a whole number 0..3 %(got 5%)", "zero 5")
 -- Stack profiles of the memory predictor: the framework a case names
 -- fills what the case leaves open (lua/gpuplan/predict/memory.lua).
 do
@@ -337,7 +342,7 @@ do
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", images = 1.5 } end,
     "images must be a whole number", "fractional images")
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", images = -1 } end,
-    "images must be >= 0", "negative images")
+    "images must be a whole number 0..16777216 %(got %-1%)", "negative images")
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "lora",
                                   train_vision = true } end,
     "LoRA/QLoRA freeze the whole base", "LoRA cannot train the tower")

@@ -104,4 +104,31 @@ refused(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, z
 t.is(gp.memory { model = "llama3-8b", capacity = "80GiB" }.usable ~= nil, true,
   "capacity '80GiB' accepted")
 
+-- Issue 20.6: the resolve step checks every value by its declared kind
+-- and range (options.check), before any use: a count is a whole number
+-- 1..2^24, a fraction in [0, 1], a quantity its unit's number >= 0, a
+-- declared range overrides the kind's (images 0..2^24: none is fine).
+-- Each of these was accepted in silence where the command did not use
+-- it (a negative NIC count on one node, a malformed bandwidth unused).
+refused(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, nics = -1 } end,
+  "train: nics must be a whole number 0..16777216 (got -1)", "train nics -1 refused")
+refused(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", host_bw = "5xx" } end,
+  "infer: host_bw: bad bandwidth '5xx'", "infer host_bw '5xx' refused unused")
+refused(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", pcie_bw = -1 } end,
+  "infer: pcie_bw must be a number in [0, inf] (got -1)", "a negative bandwidth refused")
+refused(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", microbatches = 1.5 } end,
+  "memory: microbatches must be a whole number 0..16777216 (got 1.5)", "1.5 micro-batches refused")
+refused(function() gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, filter_keep = 2 } end,
+  "rl: filter_keep must be a number in [0, 1] (got 2)", "a fraction above 1 refused")
+t.ok(pcall(gp.memory, { model = "llama3-8b", gpu = "h100-sxm", images = 0 }),
+  "images 0: a declared range's low end accepted")
+-- options.check itself: the value back (a quantity as its number), or
+-- nil and the message naming the name it is given to show.
+t.is(options.check("host_bw", "50GB/s", "train"), 50e9, "check: 50GB/s -> 5e10 B/s")
+t.is(select(2, options.check("host_bw", "50", "train", "--host-bw")),
+  "--host-bw '50' needs a unit, e.g. 200GB/s", "check: the CLI's flag named")
+t.is(options.check("tp_max", 0, "plan") == nil, true, "check: a count 0 refused")
+-- plan's variant (a list of values to search) is its own reader's.
+t.is(options.check("zero", "0,1", "plan"), "0,1", "check: plan's own variant left alone")
+
 t.done_testing()

@@ -219,7 +219,7 @@ t.raises(function() gp.rl(copy(base, { prompt_lenn = 3 })) end, "rl: unknown opt
 t.raises(function() gp.rl(copy(base, { capacity = "80" })) end,
          "rl: capacity '80' needs a unit, e.g. 6GB", "bare-number quantity", true)
 t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
-         "rollout_memory must be a fraction", "rollout memory out of range", true)
+         "rl: rollout_memory must be a number in [0, 1] (got 1.5)", "rollout memory out of range", true)
 -- An error of a nested setup (the rollout engine's, the actor's) carries
 -- no position in its middle: neither gpuplan's nor this script's line that
 -- the inner error level pointed at ("rl: rollout: <script>:N: infer: ...").
