@@ -743,5 +743,10 @@ int lgp_rl(lua_State *L)
 	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lgp_pushrl(L, out);
+	/* E[L^2] of the response lengths (tokens^2): the quadratic term
+	 * of attention over the step's sequences, as a framework's FLOP
+	 * count sums it (verl's FlopsCounter: sum of seqlen^2).  Here and
+	 * not in the step, whose sweeps do not read it. */
+	lgp_setnum(L, "response_m2", rl_len_moment2(&c.response));
 	return 1;
 }

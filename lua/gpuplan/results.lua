@@ -218,6 +218,8 @@ field("response_len", "count", "mean response tokens", "rl")
 field("response_max", "count", "longest response tokens", "rl")
 field("response_dist", "", "the response-length distribution", "rl")
 field("train_seq", "count", "training tokens per sample", "rl")
+field("response_m2", "", "E[L^2] of the response lengths, tokens^2 (attention's quadratic "
+  .. "term)", "rl")
 field("train_gpus", "count", "GPUs that train", "rl")
 field("ref_gpus", "count", "GPUs of the reference's own group (nil: on the actor's)", "rl")
 field("reward_gpus", "count", "GPUs of the reward model's own group (nil: on the actor's)",

@@ -785,6 +785,7 @@ run = function(o, job)
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
+    response_m2 = r.response_m2,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     step_overhead = overhead or 0,

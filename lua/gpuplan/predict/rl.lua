@@ -109,6 +109,62 @@ PROFILES.verl = {
 -- prediction.
 local PROMPT_DEFAULT = 150
 
+-- verl's perf/mfu/actor (verl/workers/megatron_workers.py update_actor,
+-- commits e2e4c35 and f6f9100): "estimated_flops * ppo_epochs /
+-- promised_flops / world_size", where estimated_flops is its FlopsCounter
+-- (verl/utils/flops_counter.py) over "global_token_num" -- every sample's
+-- prompt + response tokens of the step -- divided by delta_time, the
+-- update_policy timer: the actor's forward-backward over every
+-- mini-batch and its optimizer steps (the CPU ones too), not the weight
+-- loads and offloads around it.  The counter's FLOPs, not gpuplan's:
+--   6 N tokens + 12 sum(seqlen^2) head_dim heads layers,
+-- N the activated weights as verl counts them: per layer the attention
+-- projections h (q + k + v + o widths) and the MLP 3 h ffn (SwiGLU), for
+-- a MoE layer (_estimate_qwen2_moe_flops) 3 h top_k ffn_expert + h experts
+-- (the router), and 2 V h for the embedding and the LM head; DeepSeek-V3
+-- (_estimate_deepseek_v3_flops) its MLA projections, top_k + shared
+-- experts, the first dense layers, and attention 12 sum(seqlen^2) layers
+-- (qk_nope + qk_rope head dim) heads.  The attention term is the whole
+-- square, not its causal half.  sum(seqlen^2) is the samples' E[(p +
+-- L)^2] = p^2 + 2 p E[L] + E[L^2] from the response-length distribution
+-- (gp.rl's response_m2).  promised_flops: the card's dense bf16 peak
+-- (verl's get_device_flops: H100 989e12, H20 148e12, the catalog's).
+local function verl_flops(m, tokens, sq)
+  local h, L, H = m.hidden, m.layers, m.heads
+  local hd = m.head_dim or h // H
+  local emb = 2 * m.vocab * h
+  local e = m.moe
+  if m.mla then
+    local a = m.mla
+    local qhd = a.qk_nope_head_dim + a.qk_rope_head_dim
+    local lin = (a.q_lora_rank or 0) > 0 and h * a.q_lora_rank + H * qhd * a.q_lora_rank
+      or h * H * qhd
+    lin = lin + h * (a.kv_lora_rank + a.qk_rope_head_dim)
+      + H * (qhd - a.qk_rope_head_dim + a.v_head_dim) * a.kv_lora_rank
+      + H * a.v_head_dim * h
+    local k = e and (e.dense_layers or 0) or L
+    local moe = e and (h * e.experts + h * e.ffn_hidden * (e.top_k + (e.shared_experts or 0)) * 3)
+      or 0
+    local N = (moe + lin) * (L - k) + (h * m.ffn_hidden * 3 + lin) * k + emb
+    return 6 * N * tokens + 12 * sq * L * qhd * H
+  end
+  local kv = m.kv_heads or H
+  local lin = h * (H * hd + 2 * kv * hd + H * hd)
+  local mlp = e and (3 * h * e.top_k * e.ffn_hidden + h * e.experts) or 3 * h * m.ffn_hidden
+  return 6 * ((mlp + lin) * L + emb) * tokens + 12 * sq * hd * H * L
+end
+
+local function verl_mfu(m, r)
+  local upd
+  for _, p in ipairs(r.phases) do
+    if p.name == "actor_update" then upd = p end
+  end
+  local p, mean = r.prompt_len, r.response_len
+  local tokens = r.samples * (p + mean)
+  local sq = r.samples * (p * p + 2 * p * mean + r.response_m2)
+  return verl_flops(m, tokens, sq) * r.epochs / (r.update.peak * upd.gpus * upd.seconds)
+end
+
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
   local model, why = model_of(case.model, cat)
@@ -120,8 +176,8 @@ return function(case, cat)
     step_time_s = function(r) return r.step_s end,
     tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,
     -- the actor update's model FLOPs utilisation (verl's perf/mfu/actor:
-    -- the update_policy phase's FLOPs over its time and the cards' peak)
-    mfu = function(r) return r.update.mfu end,
+    -- verl_mfu)
+    mfu = function(r) return verl_mfu(model, r) end,
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end

@@ -1,0 +1,79 @@
+-- The `mfu` metric of an rl validation case is verl's perf/mfu/actor
+-- computed the way verl computes it (verl/workers/megatron_workers.py
+-- update_actor, verl/utils/flops_counter.py at f6f9100): its FlopsCounter's
+-- FLOPs of the step's samples, times ppo_epochs, over the card's promised
+-- peak, the world size and the update_policy time (the actor_update phase).
+-- Run with ./gpuplan run tests/lua/rl_verl_mfu.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local rl = require "gpuplan.rl"
+local predict = require "gpuplan.predict.rl"
+local V = require "gpuplan.validate"
+
+local cat = gp.catalog()
+
+-- The prediction's own step, caught as the predictor makes it.
+local orig, seen = rl.rl, nil
+rl.rl = function(o) seen = orig(o); return seen end
+local function actor_s(r)
+  for _, p in ipairs(r.phases) do if p.name == "actor_update" then return p.seconds, p.gpus end end
+end
+
+-- A dense verl case: Qwen3-8B on 8 H100s, 32 prompts x 8 = 256 samples of
+-- a 100-token prompt and a 900-token response (response_max 900: every
+-- response that long), one optimizer step, no reference; full recompute
+-- and the states offloaded for the rollout so that it fits.
+local case = {
+  id = "verl-mfu-test", kind = "rl",
+  model = { name = "Qwen3 8B", layers = 36, hidden = 4096, heads = 32, kv_heads = 8,
+            head_dim = 128, ffn_hidden = 12288, ffn_gated = true, vocab = 151936,
+            tied_embeddings = false },
+  hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
+  parallel = { tp = 1, pp = 1, dp = 8, recompute = "full" },
+  workload = { method = "grpo", precision = "bf16", seq_len = 1000 },
+  rl = { prompts = 32, group = 8, prompt_len = 100, response_len = 900, response_max = 900,
+         train_global_batch = 256, colocated = true, rollout_tp = 1, ref_model = false,
+         offload_states = true },
+  measured = { metric = "mfu", unit = "fraction", value = 0.3 },
+  source = { id = "github.com/volcengine/verl (test)", title = "verl", where = "test" },
+}
+local p, why = predict(case, cat)
+if not p then t.diag(why) end
+local ts, gpus = actor_s(seen)
+-- verl's _estimate_qwen2_flops: N = (mlp + attention projections) layers
+-- + embedding and LM head = (3 x 4096 x 12288 + 4096 x (4096 + 1024 +
+-- 1024 + 4096)) x 36 + 2 x 151936 x 4096 = 192937984 x 36 + 1244659712 =
+-- 8190427136; the step's tokens 256 x 1000; seqlen_square_sum 256 x
+-- 1000^2; attention 12 x that x head_dim 128 x heads 32 x layers 36.
+local N = 8190427136
+local flops = 6 * N * 256 * 1000 + 12 * (256 * 1000 ^ 2) * 128 * 32 * 36
+t.is(gpus, 8, "the world: the 8 GPUs the actor updates on")
+-- promised_flops: H100 989e12 (verl's get_device_flops, the catalog's)
+t.near(p and p.value or 0, flops / (989e12 * 8 * ts), 1e-12,
+  "mfu = verl's FLOPs / (989 TFLOP/s x 8 GPUs x the actor_update seconds)")
+
+-- DeepSeek-V3 (the shipped 96-H20 case): _estimate_deepseek_v3_flops.
+-- Per MoE layer the router 7168 x 256 and 3 x 7168 x 2048 x (8 + 1
+-- shared); MLA: 7168 x 1536 + 128 x 192 x 1536 (q), 7168 x (512 + 64),
+-- 128 x (192 - 64 + 128) x 512 (kv up), 128 x 128 x 7168 (out) =
+-- 187105280; 58 MoE layers + 3 dense (3 x 7168 x 18432 + MLA) + 2 x 129280
+-- x 7168: N = 37551276032.  Attention 12 x sum(s^2) x 61 x 192 x 128, the
+-- sum over 768 samples of E[(150 + L)^2] with E[L] = 1960 and E[L^2] the
+-- clipped exponential's (the step's response_m2).
+local ds
+local all = V.read("validation/cases.json")
+for _, c in ipairs(all.cases or all) do
+  if c.id == "verl-0.5-grpo-deepseek-v3-h20-96-mfu" then ds = c end
+end
+local pd = predict(ds, cat)
+local tds, gds = actor_s(seen)
+local sq = 768 * (150 ^ 2 + 2 * 150 * 1960 + seen.response_m2)
+local fds = 6 * 37551276032 * 768 * (150 + 1960) + 12 * sq * 61 * 192 * 128
+t.is(gds, 96, "DeepSeek-V3's world: 96 GPUs")
+-- promised_flops: H20 148e12
+t.near(pd and pd.value or 0, fds / (148e12 * 96 * tds), 1e-12,
+  "DeepSeek-V3's mfu: verl's MLA count over 148 TFLOP/s x 96 x its actor_update")
+t.ok(seen.response_m2 > 1960 ^ 2, "E[L^2] above the mean's square (an exponential's spread)")
+
+rl.rl = orig
+t.done_testing()
