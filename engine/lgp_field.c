@@ -182,46 +182,82 @@ static void set_default(lua_State *L, int arg, const lgp_desc *d,
 	}
 }
 
+/* The number at the top of the stack into INT or NUM field f of dst:
+ * finite, whole for an INT, within [lo, hi]. */
+static void read_number(lua_State *L, int arg, const lgp_desc *d,
+			const lgp_field *f, void *dst)
+{
+	int t = lua_type(L, -1);
+	double v;
+
+	if (t != LUA_TNUMBER)
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
+			"number (got %s)", d->what, f->name,
+			lua_typename(L, t)));
+	v = lua_tonumber(L, -1);
+	if (!gp_finite(v))
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be finite",
+					     d->what, f->name));
+	/* A whole number is said as one ("got 0", not "got
+	 * 0.0"); %I takes it while it fits a lua_Integer. */
+	if (f->type == LGP_F_INT && v == floor(v) && fabs(v) < 9e15 &&
+	    (v < f->lo || v > f->hi))
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
+			"integer in %d..%d (got %I)", d->what, f->name,
+			(int)f->lo, (int)f->hi, (lua_Integer)v));
+	if (f->type == LGP_F_INT && (v != floor(v) || v < f->lo ||
+				     v > f->hi))
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
+			"integer in %d..%d (got %f)", d->what, f->name,
+			(int)f->lo, (int)f->hi, (lua_Number)v));
+	if (f->type == LGP_F_NUM && (v < f->lo || v > f->hi))
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be in "
+			"[%f, %f] (got %f)", d->what, f->name,
+			(lua_Number)f->lo, (lua_Number)f->hi,
+			(lua_Number)v));
+	if (f->type == LGP_F_INT)
+		*AT(dst, f->off, int) = (int)v;
+	else
+		*AT(dst, f->off, double) = v;
+}
+
+/* The string at the top of the stack into NAME field f of dst: its index
+ * in f->names, or an error listing them. */
+static void read_name(lua_State *L, int arg, const lgp_desc *d,
+		      const lgp_field *f, void *dst)
+{
+	const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
+		NULL;
+	luaL_Buffer b;
+	int k;
+
+	for (k = 0; s && f->names[k]; k++)
+		if (strcmp(s, f->names[k]) == 0) {
+			*AT(dst, f->off, int) = k;
+			return;
+		}
+	luaL_buffinit(L, &b);
+	for (k = 0; f->names[k]; k++) {
+		if (k)
+			luaL_addstring(&b, ", ");
+		luaL_addstring(&b, f->names[k]);
+	}
+	luaL_pushresult(&b);
+	fail(L, arg, lua_pushfstring(L, "%s.%s must be one of %s", d->what,
+				     f->name, lua_tostring(L, -1)));
+}
+
 /* The value at the top of the stack into field f of dst. */
 static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		       const lgp_field *f, void *dst, int mode)
 {
 	int t = lua_type(L, -1);
-	double v;
 	gp_error err;
 
 	switch (f->type) {
 	case LGP_F_INT:
 	case LGP_F_NUM:
-		if (t != LUA_TNUMBER)
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
-				"number (got %s)", d->what, f->name,
-				lua_typename(L, t)));
-		v = lua_tonumber(L, -1);
-		if (!gp_finite(v))
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be finite",
-						     d->what, f->name));
-		/* A whole number is said as one ("got 0", not "got
-		 * 0.0"); %I takes it while it fits a lua_Integer. */
-		if (f->type == LGP_F_INT && v == floor(v) && fabs(v) < 9e15 &&
-		    (v < f->lo || v > f->hi))
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
-				"integer in %d..%d (got %I)", d->what, f->name,
-				(int)f->lo, (int)f->hi, (lua_Integer)v));
-		if (f->type == LGP_F_INT && (v != floor(v) || v < f->lo ||
-					     v > f->hi))
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be an "
-				"integer in %d..%d (got %f)", d->what, f->name,
-				(int)f->lo, (int)f->hi, (lua_Number)v));
-		if (f->type == LGP_F_NUM && (v < f->lo || v > f->hi))
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be in "
-				"[%f, %f] (got %f)", d->what, f->name,
-				(lua_Number)f->lo, (lua_Number)f->hi,
-				(lua_Number)v));
-		if (f->type == LGP_F_INT)
-			*AT(dst, f->off, int) = (int)v;
-		else
-			*AT(dst, f->off, double) = v;
+		read_number(L, arg, d, f, dst);
 		break;
 	case LGP_F_BOOL:
 		if (t != LUA_TBOOLEAN)
@@ -230,29 +266,9 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 				lua_typename(L, t)));
 		*AT(dst, f->off, int) = lua_toboolean(L, -1);
 		break;
-	case LGP_F_NAME: {
-		const char *s = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-		int k;
-
-		for (k = 0; s && f->names[k]; k++)
-			if (strcmp(s, f->names[k]) == 0)
-				break;
-		if (!s || !f->names[k]) {
-			luaL_Buffer b;
-
-			luaL_buffinit(L, &b);
-			for (k = 0; f->names[k]; k++) {
-				if (k)
-					luaL_addstring(&b, ", ");
-				luaL_addstring(&b, f->names[k]);
-			}
-			luaL_pushresult(&b);
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be one of "
-				"%s", d->what, f->name, lua_tostring(L, -1)));
-		}
-		*AT(dst, f->off, int) = k;
+	case LGP_F_NAME:
+		read_name(L, arg, d, f, dst);
 		break;
-	}
 	case LGP_F_PARSE:
 		if (t != LUA_TSTRING)
 			fail(L, arg, lua_pushfstring(L, "%s.%s must be a "

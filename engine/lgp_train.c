@@ -348,6 +348,112 @@ static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
 	return (unsigned)lgp_field_boolmask(L, idx, what, key);
 }
 
+/* A sweep's search space (core.sweep's argument 5) into s: gpus and mbs
+ * hold its GPU counts and micro-batches (s points at them); the ranking
+ * key, top k, and whether a where function was given (has_where) come
+ * back; a progress function is called through wh. */
+typedef struct lgp_space_in {
+	int gpus[64];
+	double mbs[32];
+	sweep_key key;
+	int k, has_where;
+} lgp_space_in;
+
+static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
+			lgp_space_in *in, lgp_where *wh)
+{
+	const char *w = "sweep";
+	gp_error err;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	memset(s, 0, sizeof *s);
+	s->ngpus = lgp_field_ints(L, idx, w, "gpus", in->gpus, 64);
+	s->gpus = in->gpus;
+	s->nmb = lgp_field_nums(L, idx, w, "micro_batch", in->mbs, 32);
+	s->mbs = in->mbs;
+	/* The ranges and masks by sweep.h's table (the two lists above). */
+#define SPACE(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	SPACE_##vals(name, lua, bound, hi, def)
+#define SPACE_RANGE(name, lua, bound, hi, def) \
+	s->bound = lgp_field_int(L, idx, w, #name "_max", 0, def, 1);
+#define SPACE_MASK(name, lua, bound, hi, def) \
+	s->bound = lgp_field_mask_##lua(L, idx, w, #name, hi);
+#define SPACE_LIST(name, lua, bound, hi, def)
+#define SPACE_NODE SPACE_MASK
+	SWEEP_DIMS(SPACE)
+#undef SPACE_NODE
+#undef SPACE
+#undef SPACE_RANGE
+#undef SPACE_MASK
+#undef SPACE_LIST
+	s->no_bound = !lgp_field_bool(L, idx, w, "bound", 1);
+	{
+		int sh[2], nsh = lgp_field_ints(L, idx, w, "shard", sh, 2);
+
+		if (nsh == 2) {
+			s->shard_k = sh[0];
+			s->shard_n = sh[1];
+		}
+	}
+	s->max_time = lgp_field_num(L, idx, w, "deadline", 0, 0);
+	s->max_cost = lgp_field_num(L, idx, w, "budget", 0, 0);
+	if (sweep_key_parse(lgp_field_str(L, idx, w, "key", "time"), &in->key,
+			    &err))
+		luaL_error(L, "%s", err.msg);
+	in->k = lgp_field_int(L, idx, w, "top", 0, 10, 1);
+	if (in->k > 100000)
+		luaL_error(L, "sweep.top must be at most 100000");
+	lgp_get(L, idx, "where");
+	in->has_where = lua_isfunction(L, -1);
+	if (!in->has_where && !lua_isnil(L, -1))
+		luaL_error(L, "sweep.where must be a function");
+	lua_pop(L, 1);
+	lgp_get(L, idx, "progress");
+	if (lua_isfunction(L, -1)) {
+		s->progress = lgp_progress_call;
+		s->progress_ud = wh;
+	} else if (!lua_isnil(L, -1)) {
+		luaL_error(L, "sweep.progress must be a function");
+	}
+	lua_pop(L, 1);
+	lgp_strict(L, idx, idx, w);
+}
+
+/* core.sweep's answer: the ntop ranked candidates of top, the search's
+ * stats st (and the memo's hits), the first refusal when there was one. */
+static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
+			  const sweep_stats *st, const train_cache *cache)
+{
+	int i;
+
+	lua_createtable(L, 0, 2);
+	lua_createtable(L, ntop, 0);
+	for (i = 0; i < ntop; i++) {
+		lgp_pushcand(L, &top[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "results");
+	lua_createtable(L, 0, 8);
+	/* an integer while exact (below 2^53), else the float */
+	if (st->space < 9007199254740992.0)
+		lgp_setint(L, "space", (lua_Integer)st->space);
+	else
+		lgp_setnum(L, "space", st->space);
+	lgp_setint(L, "layouts", st->divided);
+	lgp_setint(L, "bounded", st->bounded);
+	lgp_setint(L, "fitting", st->fitting);
+	lgp_setint(L, "within", st->within);
+	lgp_setint(L, "errors", st->errors);
+	lgp_setint(L, "cache_hits", cache->hits);
+	lua_setfield(L, -2, "stats");
+	if (st->errors > 0) {
+		/* the first layout the training step refused, and why */
+		lgp_setstr(L, "error", st->error.msg);
+		lgp_pushcand(L, &st->error_at);
+		lua_setfield(L, -2, "error_at");
+	}
+}
+
 /* core.sweep(model, device, topo, base, space) -> {results = {...},
  * stats = {space, layouts, bounded, fitting, within, errors}, error,
  * error_at}: error the first refusal's reason and error_at its layout
@@ -363,7 +469,6 @@ static unsigned lgp_field_mask_bool(lua_State *L, int idx, const char *what,
  * still enter the top k; only those it accepts are ranked. */
 int lgp_sweep(lua_State *L)
 {
-	const char *w = "sweep";
 	gp_model m;
 	roof_device d;
 	gp_topo t;
@@ -371,105 +476,29 @@ int lgp_sweep(lua_State *L)
 	sweep_space s;
 	sweep_stats st;
 	sweep_cand *top;
-	sweep_key key;
 	train_cache *cache;
+	lgp_space_in in;
 	lgp_where wh;
 	gp_error err;
-	int gpus[64], k, ntop = 0, i, has_where;
-	double mbs[32];
+	int ntop = 0;
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
 	lgp_totopo(L, 3, &t);
 	lgp_totraincfg_arg(L, 4, 4, &base);
-	luaL_checktype(L, 5, LUA_TTABLE);
-	memset(&s, 0, sizeof s);
-	s.ngpus = lgp_field_ints(L, 5, w, "gpus", gpus, 64);
-	s.gpus = gpus;
-	s.nmb = lgp_field_nums(L, 5, w, "micro_batch", mbs, 32);
-	s.mbs = mbs;
-	/* The ranges and masks by sweep.h's table (the two lists above). */
-#define SPACE(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
-	SPACE_##vals(name, lua, bound, hi, def)
-#define SPACE_RANGE(name, lua, bound, hi, def) \
-	s.bound = lgp_field_int(L, 5, w, #name "_max", 0, def, 1);
-#define SPACE_MASK(name, lua, bound, hi, def) \
-	s.bound = lgp_field_mask_##lua(L, 5, w, #name, hi);
-#define SPACE_LIST(name, lua, bound, hi, def)
-#define SPACE_NODE SPACE_MASK
-	SWEEP_DIMS(SPACE)
-#undef SPACE_NODE
-#undef SPACE
-#undef SPACE_RANGE
-#undef SPACE_MASK
-#undef SPACE_LIST
-	s.no_bound = !lgp_field_bool(L, 5, w, "bound", 1);
-	{
-		int sh[2], nsh = lgp_field_ints(L, 5, w, "shard", sh, 2);
-
-		if (nsh == 2) {
-			s.shard_k = sh[0];
-			s.shard_n = sh[1];
-		}
-	}
-	s.max_time = lgp_field_num(L, 5, w, "deadline", 0, 0);
-	s.max_cost = lgp_field_num(L, 5, w, "budget", 0, 0);
-	if (sweep_key_parse(lgp_field_str(L, 5, w, "key", "time"), &key,
-			    &err))
-		return luaL_error(L, "%s", err.msg);
-	k = lgp_field_int(L, 5, w, "top", 0, 10, 1);
-	if (k > 100000)
-		return luaL_error(L, "sweep.top must be at most 100000");
-	lgp_get(L, 5, "where");
-	has_where = lua_isfunction(L, -1);
-	if (!has_where && !lua_isnil(L, -1))
-		return luaL_error(L, "sweep.where must be a function");
-	lua_pop(L, 1);
-	lgp_get(L, 5, "progress");
-	if (lua_isfunction(L, -1)) {
-		s.progress = lgp_progress_call;
-		s.progress_ud = &wh;
-	} else if (!lua_isnil(L, -1)) {
-		return luaL_error(L, "sweep.progress must be a function");
-	}
-	lua_pop(L, 1);
-	lgp_strict(L, 5, 5, w);
+	lgp_tospace(L, 5, &s, &in, &wh);
 	/* The ranked list and the memo live in Lua userdata: freed with
 	 * the call's values, even when a where function raises. */
-	top = lua_newuserdatauv(L, sizeof *top * (size_t)(k > 0 ? k : 1), 0);
+	top = lua_newuserdatauv(L, sizeof *top *
+				(size_t)(in.k > 0 ? in.k : 1), 0);
 	cache = lua_newuserdatauv(L, sizeof *cache, 0);
 	memset(cache, 0, sizeof *cache);
 	wh.L = L;
-	if (sweep_run(&m, &d, &t, &base, &s, key, cache,
-		      has_where ? lgp_where_call : NULL, &wh, top, k, &ntop,
-		      &st, &err))
+	if (sweep_run(&m, &d, &t, &base, &s, in.key, cache,
+		      in.has_where ? lgp_where_call : NULL, &wh, top, in.k,
+		      &ntop, &st, &err))
 		return luaL_error(L, "%s", err.msg);
-	lua_createtable(L, 0, 2);
-	lua_createtable(L, ntop, 0);
-	for (i = 0; i < ntop; i++) {
-		lgp_pushcand(L, &top[i]);
-		lua_rawseti(L, -2, i + 1);
-	}
-	lua_setfield(L, -2, "results");
-	lua_createtable(L, 0, 8);
-	/* an integer while exact (below 2^53), else the float */
-	if (st.space < 9007199254740992.0)
-		lgp_setint(L, "space", (lua_Integer)st.space);
-	else
-		lgp_setnum(L, "space", st.space);
-	lgp_setint(L, "layouts", st.divided);
-	lgp_setint(L, "bounded", st.bounded);
-	lgp_setint(L, "fitting", st.fitting);
-	lgp_setint(L, "within", st.within);
-	lgp_setint(L, "errors", st.errors);
-	lgp_setint(L, "cache_hits", cache->hits);
-	lua_setfield(L, -2, "stats");
-	if (st.errors > 0) {
-		/* the first layout the training step refused, and why */
-		lgp_setstr(L, "error", st.error.msg);
-		lgp_pushcand(L, &st.error_at);
-		lua_setfield(L, -2, "error_at");
-	}
+	lgp_pushsweep(L, top, ntop, &st, cache);
 	return 1;
 }
 

@@ -403,6 +403,66 @@ static void inner_lists(sweep_iter *it)
 	}
 }
 
+/* The odometer before its first layout: each level's range, the
+ * innermost three levels' lists, the outermost before its first value. */
+static void iter_start(sweep_iter *it)
+{
+	int lv;
+
+	it->started = 1;
+	for (lv = 0; lv < LV_N; lv++)
+		level_range(it, lv, &it->lo[lv], &it->hi[lv]);
+	inner_lists(it);
+	it->cur[0] = it->lo[0] - 1;
+	it->moved = 0;
+}
+
+/* The layout at the odometer's position, the idx-th, into *out and *c:
+ * each level's value into the config and the candidate, the innermost
+ * only when only they moved since the last yield and whole is 0 (the
+ * rest of *out and *c is that yield's), else all of them. */
+static void write_layout(const sweep_iter *it, train_cfg *out,
+			 sweep_cand *c, int whole, long idx)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]];
+
+#define CFG(member) (&out->member)
+#define NOCFG (&N)
+#define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
+	if (all || LV_##ID >= LV_Z) { \
+		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+		c->name = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
+	}
+	if (!whole && it->inner) {
+		const int all = 0;
+
+		SWEEP_DIMS(SET)
+		c->index = idx;
+		c->step = c->tokens_per_s = c->mfu = 0;
+		c->cost = c->train_time = c->mem_total = 0;
+		c->score = 0;
+		return;
+	}
+	if (whole)
+		*out = *it->base;
+	memset(c, 0, sizeof *c);
+	{
+		const int all = 1;
+
+		SWEEP_DIMS(SET)
+	}
+#undef SET
+#undef CFG
+#undef NOCFG
+	out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	out->mem.lay.schedule = v[LV_V] > 1 ?
+		GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
+	out->mem.lay.microbatches = 0;
+	c->index = idx;
+	c->dp = out->mem.lay.dp;
+}
+
 /* sweep_next; whole 0: *out is the config the last call wrote, and only
  * the layout's fields are written again (sweep_run's loop). */
 static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
@@ -412,13 +472,8 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 	int lv, one;
 
 	if (!it->started) {
-		it->started = 1;
-		for (lv = 0; lv < LV_N; lv++)
-			level_range(it, lv, &it->lo[lv], &it->hi[lv]);
-		inner_lists(it);
+		iter_start(it);
 		lv = 0;
-		it->cur[lv] = it->lo[lv] - 1;
-		it->moved = 0;
 	} else {
 		lv = LV_Z;
 	}
@@ -467,8 +522,6 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 		}
 		/* A layout: this shard's, or the next. */
 		{
-			const int *v = it->cur;
-			int N = s->gpus[v[LV_G]];
 			long idx = it->index++;
 
 			if (s->shard_n > 0 && idx % s->shard_n != s->shard_k)
@@ -476,44 +529,7 @@ static int next_layout(sweep_iter *it, train_cfg *out, sweep_cand *c,
 			it->inner = it->moved >= LV_Z;
 			it->moved = LV_N;
 			it->st.divided++;
-			/* Each level's value into the config and the
-			 * candidate: the innermost only when only they moved
-			 * since the last yield (the rest of *out and *c is
-			 * that yield's), else all of them. */
-#define CFG(member) (&out->member)
-#define NOCFG (&N)
-#define SET(ID, name, type, lua, at, vals, bound, count, hi, def, ok) \
-	if (all || LV_##ID >= LV_Z) { \
-		*(at) = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
-		c->name = (type)VALUE_##vals(bound, count, v[LV_##ID]); \
-	}
-			if (!whole && it->inner) {
-				const int all = 0;
-
-				SWEEP_DIMS(SET)
-				c->index = idx;
-				c->step = c->tokens_per_s = c->mfu = 0;
-				c->cost = c->train_time = c->mem_total = 0;
-				c->score = 0;
-				return 1;
-			}
-			if (whole)
-				*out = *it->base;
-			memset(c, 0, sizeof *c);
-			{
-				const int all = 1;
-
-				SWEEP_DIMS(SET)
-			}
-#undef SET
-#undef CFG
-#undef NOCFG
-			out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
-			out->mem.lay.schedule = v[LV_V] > 1 ?
-				GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
-			out->mem.lay.microbatches = 0;
-			c->index = idx;
-			c->dp = out->mem.lay.dp;
+			write_layout(it, out, c, whole, idx);
 			return 1;
 		}
 	}
