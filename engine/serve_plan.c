@@ -404,6 +404,38 @@ static double instances(double need, double per_gpu, int n)
 	return g > GP_COUNT_MAX ? -1.0 : g;
 }
 
+/* The fewest GPUs of whole prefill instances for need prompt tokens/s
+ * among the np shapes pl (pin: each one's prompt tokens/s per GPU): the
+ * count, its shape's index in *jb; -1 when none can. */
+static double prefill_pool(double need, const double *pin,
+			   const serve_layout *pl, int np, int *jb)
+{
+	double P = -1;
+	int j;
+
+	for (j = 0; j < np; j++) {
+		double g = instances(need, pin[j], pl[j].tp);
+
+		if (g > 0 && (P < 0 || g < P)) {
+			P = g;
+			*jb = j;
+		}
+	}
+	return P;
+}
+
+/* Keep in why (n bytes) why the closest decode layout missed: the
+ * quickest batch of one (*best1: its ITL), else the first shortfall. */
+static void note_miss(const dec *o, double *best1, char *why, size_t n)
+{
+	if (o->itl > 0 && (*best1 < 0 || o->itl < *best1)) {
+		*best1 = o->itl;
+		snprintf(why, n, "%s", o->why);
+	} else if (!why[0]) {
+		snprintf(why, n, "%s", o->why);
+	}
+}
+
 int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
                  double target, double itl_max, int fix_layout,
                  int fix_disagg, serve_cfg *cfg_out, serve_result *best,
@@ -454,15 +486,7 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 			if (decode_side(m, d, &t, &dl[i], !mode, &o, err))
 				return GP_EINVAL;
 			if (!o.fits) {
-				/* Say why the closest layout missed: the
-				 * quickest batch of one, else a memory
-				 * shortfall. */
-				if (o.itl > 0 && (best1 < 0 || o.itl < best1)) {
-					best1 = o.itl;
-					snprintf(why, sizeof why, "%s", o.why);
-				} else if (!why[0]) {
-					snprintf(why, sizeof why, "%s", o.why);
-				}
+				note_miss(&o, &best1, why, sizeof why);
 				continue;
 			}
 			D = instances(target, o.tps_gpu, dl[i].tp);
@@ -471,19 +495,9 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 				continue;
 			}
 			if (mode) {
-				double need = target * c->base.input /
-					c->base.output;
-
-				P = -1;
-				for (j = 0; j < np; j++) {
-					double pj_ = instances(need, pin[j],
-					                       pl[j].tp);
-
-					if (pj_ > 0 && (P < 0 || pj_ < P)) {
-						P = pj_;
-						jb = j;
-					}
-				}
+				P = prefill_pool(target * c->base.input /
+						 c->base.output, pin, pl, np,
+						 &jb);
 				if (P < 0)
 					continue;
 			}

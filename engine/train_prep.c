@@ -137,46 +137,13 @@ static int place(const ctx *x, train_cache *cc, int G,
 	return GP_OK;
 }
 
-/* What every use of a config shares: the checks, the layout and its
- * placement, the precisions, and the two kinds of layer's costs (from
- * the memo when it has them).  Fills *xp, out's groups and warnings,
- * *sb and the micro-batches per step. */
-static int prepare(const gp_model *m, const roof_device *d,
-		   const gp_topo *t, const train_cfg *c, train_cache *cache,
-		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
-		   gp_group *groups, unsigned *warn, gp_error *err)
+/* Micro-batches of micro_batch mb per pipeline per step (the global
+ * batch's over dp, else the config's, else 1) into *per_step_out. */
+static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
+			  double *per_step_out, unsigned *warn, gp_error *err)
 {
-	double mb, per_step, nodes;
-	int G;
+	double per_step;
 
-	/* All but the collectives' scratch list, which ncache says how much
-	 * of holds anything. */
-	memset(xp, 0, offsetof(ctx, e.cache));
-	memset(&xp->k, 0, sizeof *xp - offsetof(ctx, k));
-	*warn = 0;
-	xp->e.m = m;
-	xp->e.d = d;
-	xp->c = c;
-	xp->e.err = err;
-	xp->g = groups;
-	xp->e.cc = cache;
-	if (cache) {
-		xp->e.p = cache->p;
-		if (mem_layout_prepared(m, &xp->e.p, &c->mem, &xp->y, err))
-			return GP_EINVAL;
-	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
-		   model_params(m, &xp->e.p, err)) {
-		return GP_EINVAL;
-	}
-	if (mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
-		return GP_EINVAL;
-	if (c->mem.seq < xp->y.cp)
-		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
-			       c->mem.seq);
-	if (gp_check_pos(xp->y.micro_batch, "micro_batch", err))
-		return GP_EINVAL;
-	mb = xp->y.micro_batch;
-	/* Micro-batches per pipeline per step. */
 	per_step = c->global_batch > 0 ?
 		c->global_batch / (xp->y.dp * mb) :
 		(c->mem.lay.microbatches > 0 ? c->mem.lay.microbatches : 1.0);
@@ -191,7 +158,17 @@ static int prepare(const gp_model *m, const roof_device *d,
 	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
 	    fmod(per_step, xp->y.pp) != 0)
 		*warn |= TRAIN_WARN_UNEVEN_MB;
-	/* The topology holds the job: as many nodes as it needs. */
+	return GP_OK;
+}
+
+/* The topology that holds the job (as many nodes as it needs) into
+ * xp->e.t, and its groups placed (warnings when TP or EP leave a node). */
+static int place_job(ctx *xp, const gp_topo *t, train_cache *cache,
+		     gp_group *groups, unsigned *warn, gp_error *err)
+{
+	double nodes;
+	int G;
+
 	xp->e.t = *t;
 	G = t->gpus_per_node;
 	nodes = ceil(xp->y.gpus / G);
@@ -208,8 +185,14 @@ static int prepare(const gp_model *m, const roof_device *d,
 		*warn |= TRAIN_WARN_TP_NODES;
 	if (groups[GP_GRP_EP].per_node < xp->y.ep)
 		*warn |= TRAIN_WARN_EP_NODES;
+	return GP_OK;
+}
 
-	/* Precisions and bytes. */
+/* The precisions and bytes of a layer's arithmetic and the rest of the
+ * layers' memo key (prepare zeroed it), for micro-batch mb. */
+static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
+		      double mb, const gp_group *groups)
+{
 	xp->k.lin = c->compute;
 	xp->k.half = d->peak[GP_BF16] > 0 && d->gemm_frac[GP_BF16] > 0 ?
 		GP_BF16 : GP_FP16;
@@ -252,6 +235,50 @@ static int prepare(const gp_model *m, const roof_device *d,
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];
 	xp->k.g_etp = groups[GP_GRP_ETP];
+}
+
+/* What every use of a config shares: the checks, the layout and its
+ * placement, the precisions, and the two kinds of layer's costs (from
+ * the memo when it has them).  Fills *xp, out's groups and warnings,
+ * *sb and the micro-batches per step. */
+static int prepare(const gp_model *m, const roof_device *d,
+		   const gp_topo *t, const train_cfg *c, train_cache *cache,
+		   ctx *xp, gp_state_bytes *sb, double *per_step_out,
+		   gp_group *groups, unsigned *warn, gp_error *err)
+{
+	double mb;
+
+	/* All but the collectives' scratch list, which ncache says how much
+	 * of holds anything. */
+	memset(xp, 0, offsetof(ctx, e.cache));
+	memset(&xp->k, 0, sizeof *xp - offsetof(ctx, k));
+	*warn = 0;
+	xp->e.m = m;
+	xp->e.d = d;
+	xp->c = c;
+	xp->e.err = err;
+	xp->g = groups;
+	xp->e.cc = cache;
+	if (cache) {
+		xp->e.p = cache->p;
+		if (mem_layout_prepared(m, &xp->e.p, &c->mem, &xp->y, err))
+			return GP_EINVAL;
+	} else if (mem_layout(m, &c->mem, &xp->y, err) ||
+		   model_params(m, &xp->e.p, err)) {
+		return GP_EINVAL;
+	}
+	if (mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
+		return GP_EINVAL;
+	if (c->mem.seq < xp->y.cp)
+		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,
+			       c->mem.seq);
+	if (gp_check_pos(xp->y.micro_batch, "micro_batch", err))
+		return GP_EINVAL;
+	mb = xp->y.micro_batch;
+	if (micro_per_step(xp, c, mb, per_step_out, warn, err) ||
+	    place_job(xp, t, cache, groups, warn, err))
+		return GP_EINVAL;
+	layer_key(xp, d, c, mb, groups);
 	xp->rb = reduce_bytes(c);
 	return GP_OK;
 }
