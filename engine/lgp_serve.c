@@ -560,6 +560,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("minibatch", minibatch),
 	RL_NUM("epochs", epochs),
 	RL_BOOL("pad", pad),
+	RL_NUM("pack_tokens", pack_tokens),
 	RL_BOOL("colocated", colocated),
 	RL_INT("rollout_gpus", rollout_gpus, 0),
 	RL_INT("rollout_ep", rollout_ep, 1),
@@ -625,6 +626,7 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 	lgp_setnum(L, "samples", out->samples);
 	lgp_setnum(L, "generated", out->generated);
 	lgp_setnum(L, "train_seq", out->train_seq);
+	lgp_setnum(L, "pack_bins", out->pack_bins);
 	lgp_setnum(L, "opt_steps", out->opt_steps);
 	lgp_setnum(L, "samples_per_s", out->samples_per_s);
 	lgp_setnum(L, "tokens_per_s", out->tokens_per_s);
@@ -704,7 +706,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * max_batch, max_num_tokens, topo; capacity is set by the step); the
  * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
  * prompts, group, prompt_len, response_len, response_max, response_dist
- * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, colocated,
+ * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, pack_tokens
+ * (tokens per packed micro-batch; 0 = not packed), colocated,
  * rollout_gpus, rollout_ep (1 or the rollout tp: the engine's experts
  * split over its GPUs), staleness, offload_states, ref_host, host_bw
  * (B/s), engine_memory

@@ -79,6 +79,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
 	    gp_check_num(c->loss_ops, 0, 1e6, "loss_ops", err) ||
+	    gp_check_num(c->pack_tokens, 0, GP_COUNT_MAX, "pack_tokens",
+			 err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
@@ -156,6 +158,37 @@ void rl_defaults(rl_cfg *c)
 	c->staleness = 1;
 }
 
+/* Sequence packing of a mini-batch of mb samples over dp ranks into
+ * bins of c->pack_tokens (NeMo RL's shard_by_batch_size with its
+ * first-fit-decreasing packer, nemo_rl/data/packing/algorithms.py: the
+ * bins a multiple of the DP ranks, bin_count_multiple=shards).  The
+ * bins first-fit decreasing needs, in the fluid limit of many
+ * sequences: a sequence longer than half a bin shares its bin with
+ * none of its kind, and the shorter ones fill the gaps, so
+ * max(mb P(L > C/2), mb E[L] / C).  *seq: tokens per bin -- the bin's
+ * content, or under a pipeline (pp > 1) the whole bin ("when PP is used,
+ * all sequences must have the same length, so we need to pad the packed
+ * sequence to the max sequence length in the batch",
+ * _get_pack_sequence_parameters_for_megatron, nemo_rl/models/megatron/
+ * data.py r0.6.0; the fullest of many bins is the capacity); *attn: the
+ * keys a token's own sequence holds, sum L^2 / the bin's tokens.
+ * Returns the bins. */
+static double rl_pack(const rl_cfg *c, double mb, int dp, double *seq,
+		      double *attn)
+{
+	double C = c->pack_tokens, p = c->prompt_len, r = c->response.mean;
+	double EL = p + r, EL2 = p * p + 2.0 * p * r +
+		rl_len_moment2(&c->response);
+	double big = C / 2.0 > p ?
+		rl_len_survival(&c->response, C / 2.0 - p) : 1.0;
+	double bins = fmax(mb * big, mb * EL / C);
+
+	bins = fmax(1.0, ceil(bins / dp - 1e-9)) * dp;
+	*seq = c->train.mem.lay.pp > 1 ? C : mb * EL / bins;
+	*attn = mb * EL2 / (bins * *seq);
+	return bins;
+}
+
 /* The step's batch: samples, generated groups (dynamic sampling),
  * mini-batch and optimizer steps, the training sequence length. */
 static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
@@ -182,6 +215,20 @@ static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
 	 * without packing. */
 	out->train_seq = c->prompt_len + (c->pad ?
 		rl_len_limit(&c->response) : c->response.mean);
+	if (c->pack_tokens > 0 && !c->pad) {
+		const gp_layout *lay = &c->train.mem.lay;
+		double attn;
+
+		if (c->prompt_len + rl_len_limit(&c->response) >
+		    c->pack_tokens)
+			return gp_fail(err, "pack_tokens %g is below the "
+				       "longest sequence, %g prompt + %g "
+				       "response tokens", c->pack_tokens,
+				       c->prompt_len,
+				       rl_len_limit(&c->response));
+		out->pack_bins = rl_pack(c, *mb, lay->dp > 0 ? lay->dp : 1,
+					 &out->train_seq, &attn);
+	}
 	return GP_OK;
 }
 
@@ -225,6 +272,7 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	if (dp > 0)
 		u->mem.lay.dp = dp;
 	u->mem.seq = out->train_seq;
+	u->global_batch = mb;
 	/* Sequences to their own lengths (packed, or one at a time)
 	 * attend each within itself: the attention's keys per token are
 	 * E[L^2] / E[L] over the prompt + response lengths L = p + R,
@@ -238,13 +286,19 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 		u->attn_seq = (p * p + 2.0 * p * r +
 			       rl_len_moment2(&c->response)) / (p + r);
 	}
-	u->global_batch = mb;
+	/* Packed: a micro-batch is one bin (rl_pack). */
+	if (c->pack_tokens > 0 && !c->pad) {
+		u->mem.lay.micro_batch = 1;
+		u->global_batch = rl_pack(c, mb, u->mem.lay.dp > 0 ?
+					  u->mem.lay.dp : 1, &u->mem.seq,
+					  &u->attn_seq);
+	}
 	u->forward_only = 0;
 	u->tokens = 0;
 	u->price = 0;
 	*f = *u;
 	f->forward_only = 1;
-	f->global_batch = N;
+	f->global_batch = u->global_batch * N / mb;
 }
 
 /* Whether any of PPO's other models has a group of its own. */

@@ -159,6 +159,13 @@ typedef struct rl_cfg {
 	double epochs;      /* passes over the samples; 0 = 1 */
 	int pad;            /* 1: a training sequence is padded to the
 			     * longest response; 0: packed to its length */
+	double pack_tokens; /* > 0: each mini-batch's sequences packed
+			     * into micro-batches of at most this many
+			     * tokens by first-fit decreasing (NeMo RL's
+			     * sequence packing: max_total_sequence_length
+			     * x train_micro_batch_size); a pipeline
+			     * (pp > 1) pads each to the full bin; 0 = the
+			     * layout's micro_batch sequences at the mean */
 	int colocated;      /* 1: one pool, phases alternate */
 	int rollout_gpus;   /* disaggregated: GPUs of the rollout pool */
 	int staleness;      /* disaggregated: 1 = step k+1's rollouts run
@@ -282,7 +289,10 @@ typedef struct rl_result {
 	double samples;     /* responses trained on per step */
 	double generated;   /* responses generated per step (samples, or
 			     * more under dynamic sampling: rl_cfg.keep) */
-	double train_seq;   /* tokens per training sequence */
+	double train_seq;   /* tokens per training sequence (packed: per
+			     * micro-batch) */
+	double pack_bins;   /* packed: micro-batches per optimizer step,
+			     * all DP ranks (0: not packed) */
 	double opt_steps;   /* optimizer steps per RL step */
 	double samples_per_s;
 	double tokens_per_s;     /* prompt + response tokens of the step's

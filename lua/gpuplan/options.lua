@@ -654,6 +654,13 @@ opt { name = "ref_host", type = "flag", commands = "rl",
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }
+opt { name = "pack_tokens", type = "number", metavar = "N", commands = "rl",
+  default = "0: --batch sequences at the mean length",
+  help = "training sequences packed into micro-batches of at most N tokens by first-fit "
+    .. "decreasing, a multiple of the DP ranks of them per optimizer step; with --pp > 1 "
+    .. "each padded to N (NeMo RL's sequence packing: max_total_sequence_length x "
+    .. "train_micro_batch_size)",
+  suggest = { "packing", "train_mb_tokens", "max_tokens_per_microbatch" } }
 opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",

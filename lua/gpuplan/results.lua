@@ -243,6 +243,9 @@ field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss
   "rl")
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
 field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
+field("pack_tokens", "count", "tokens per packed training micro-batch (as given; 0: not packed)",
+  "rl")
+field("pack_bins", "count", "packed micro-batches per optimizer step, all DP ranks", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
 

@@ -65,6 +65,12 @@
 --                 worker; default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length)
+--   pack_tokens   packed into micro-batches of at most this many tokens by
+--                 first-fit decreasing (NeMo RL's sequence packing), the
+--                 bins a multiple of the DP ranks, each padded to the full
+--                 bin under pp > 1 (default 0: batch sequences at the mean
+--                 length); result pack_bins: micro-batches per optimizer
+--                 step
 --   rollout_eager the engine runs without CUDA graphs (vLLM enforce_eager):
 --                 every op of a decode step dispatched from Python (default
 --                 false)
@@ -718,6 +724,11 @@ run = function(o, job)
   end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
     "seconds per step, 0 or more")
+  local pack = bounded("pack_tokens", o.pack_tokens, 1e15,
+    "tokens per packed micro-batch, 0 or more")
+  if pack and pack > 0 and pad then
+    fail("rl: pack_tokens packs sequences to their lengths; pad pads them to the limit")
+  end
   local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
     "host ops per trained sequence, 0 to 1e6")
   local token_host = bounded("token_host", o.token_host, 1,
@@ -753,7 +764,7 @@ run = function(o, job)
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
     old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
-    minibatch = minib, epochs = epochs, pad = pad, colocated = colocated,
+    minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
     engine_memory = rmem and rmem * s.p.capacity or nil,
@@ -786,6 +797,7 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,
+    pack_tokens = pack or 0, pack_bins = r.pack_bins,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     step_overhead = overhead or 0,

@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(109);
+	plan(116);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -910,5 +910,53 @@ int main(void)
 	ok(r.update.step > r2.update.step && r.forward.step > r2.forward.step,
 	   "exp lengths: the update and the forwards take longer than one "
 	   "length of the same mean");
+	/* --- sequence packing (NeMo RL's first-fit decreasing) ----------- */
+	/* 512 prompts x 8 = 4096 samples, one optimizer step, exp responses
+	 * of mean 2000 below 7680 after 512-token prompts, bins of 8192
+	 * over dp 8: a sequence over half a bin (L > 4096, R > 3584) has
+	 * its own, P = S(3584) = e^{-3584 / theta}; the volume needs
+	 * 4096 x 2512 / 8192 = 1256 bins.  bins = max(4096 P, 1256)
+	 * rounded up to a multiple of 8; a bin holds 4096 x 2512 / bins
+	 * tokens (pp 1: no padding), so the update's tokens are the
+	 * samples' own, and the forward's the same. */
+	c = base();
+	c.response.dist = RL_LEN_EXP;
+	c.response.mean = 2000;
+	c.response.max = 8192 - 512;
+	c.pack_tokens = 8192;
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
+	x = 4096 * rl_len_survival(&c.response, 3584);
+	want = ceil(fmax(x, 4096.0 * 2512 / 8192) / 8) * 8;
+	is_num(r.pack_bins, want, 0, "packing: max(long ones, volume / "
+	       "bin) bins, a multiple of dp");
+	is_num(r.update.tokens_per_step, 4096.0 * 2512, 1e-9,
+	       "packing, pp 1: the update computes the samples' tokens");
+	is_num(r.forward.tokens_per_step, 4096.0 * 2512, 1e-9,
+	       "packing, pp 1: the forwards as well");
+	/* Under a pipeline every bin is padded to 8192 tokens (pp 2, dp
+	 * 4: the bins a multiple of 4). */
+	c.train.mem.lay.pp = 2;
+	c.train.mem.lay.dp = 4;
+	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
+	want = ceil(fmax(x, 4096.0 * 2512 / 8192) / 4) * 4;
+	is_num(r2.update.tokens_per_step, want * 8192, 1e-9,
+	       "packing, pp 2: each bin padded to pack_tokens");
+	/* Mean 5000 in bins of 12000: half the sequences are over half a
+	 * bin (R > 5488), so their count, not the volume (4096 x 5512 /
+	 * 12000 = 1881), sets the bins. */
+	c.train.mem.lay.pp = 1;
+	c.train.mem.lay.dp = 8;
+	c.response.mean = 5000;
+	c.pack_tokens = 12000;
+	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
+	x = 4096 * rl_len_survival(&c.response, 5488);
+	ok(x > 4096.0 * 5512 / 12000, "packing, mean 5000: more long "
+	   "sequences than the volume's bins");
+	is_num(r2.pack_bins, ceil(x / 8) * 8, 0, "packing, mean 5000: a bin "
+	       "per sequence over half a bin");
+	c.pack_tokens = 8000;
+	ok(rl_step(&m, &d, &t, &c, &r2, &e) == GP_EINVAL &&
+	   strstr(e.msg, "pack_tokens 8000 is below the longest sequence"),
+	   "packing: a bin below the longest sequence refused");
 	return done();
 }

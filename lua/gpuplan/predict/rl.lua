@@ -262,12 +262,21 @@ return function(case, cat)
   if o.colocated then o.staleness = nil end
   if not o.colocated then o.offload_states = nil end
   -- NeMo RL packs sequences into micro-batches of max_total_sequence_length
-  -- x train_micro_batch_size tokens (sequence_packing.train_mb_tokens);
+  -- x train_micro_batch_size tokens (sequence_packing.enabled: True,
+  -- train_mb_tokens, algorithm modified_first_fit_decreasing in
+  -- grpo_math_1B.yaml, the performance recipes' base): gp.rl's
+  -- pack_tokens.
+  if fw == "nemo-rl" and tmax and o.pack_tokens == nil and not o.pad then
+    o.pack_tokens = tmax * (o.batch or 1)
+    defaults[#defaults + 1] = string.format("pack_tokens=%d (sequence packing: "
+      .. "max_total_sequence_length x train_micro_batch_size)", o.pack_tokens)
+    o.batch = nil
+  end
   -- verl's dynamic batch size fills micro-batches up to
   -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
   -- and response limits' sum: that many mean-length sequences each, as
   -- many as divide the batch.
-  if o.batch == nil and (fw == "nemo-rl" or fw == "verl") and tmax then
+  if o.batch == nil and fw == "verl" and tmax then
     local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
     local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
     local dp = math.max(1, tgpus // unit)
@@ -275,8 +284,8 @@ return function(case, cat)
     local mini = o.global_batch or prompts * group
     while b > 1 and (mini % (dp * b) ~= 0 or (prompts * group) % (dp * b) ~= 0) do b = b - 1 end
     o.batch = math.tointeger(b)
-    defaults[#defaults + 1] = string.format("batch=%d (%s into %d-token micro-batches)", b,
-      fw == "verl" and "dynamic batch size" or "sequence packing", tmax)
+    defaults[#defaults + 1] = string.format("batch=%d (dynamic batch size into %d-token "
+      .. "micro-batches)", b, tmax)
   end
   if o.precision == nil then
     o.precision = "bf16"
