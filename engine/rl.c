@@ -469,16 +469,24 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 {
 	rl_roll_key k;
 	struct rl_roll_memo *e;
+	infer_cfg roll = c->roll;
 	int i;
 
+	/* cap is the engine's whole share (rl_rollout_cap): its safety
+	 * margin is already out of it -- vLLM's gpu_memory_utilization,
+	 * or the card's margin before the trainer's leftover -- and the
+	 * engine takes its context, workspaces and NCCL buffers from it
+	 * (vLLM's determine_available_memory: KV = util x total - weights
+	 * - peak activations - non-torch memory); no second margin. */
+	roll.reserve.margin = 0;
 	if (!cc)
-		return rl_rollout_step(m, d, &c->roll, rl_roll_ep(c),
+		return rl_rollout_step(m, d, &roll, rl_roll_ep(c),
 				       &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
 				       engines, cap, o, why, err);
 	memset(&k, 0, sizeof k);
-	memcpy(&k.roll, &c->roll, sizeof k.roll);
+	memcpy(&k.roll, &roll, sizeof k.roll);
 	k.ep = rl_roll_ep(c);
 	memcpy(&k.host, &c->host, sizeof k.host);
 	k.static_batch = c->static_batch;
@@ -496,7 +504,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	cc->roll_misses++;
-	if (rl_rollout_step(m, d, &c->roll, rl_roll_ep(c), &c->host,
+	if (rl_rollout_step(m, d, &roll, rl_roll_ep(c), &c->host,
 			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,

@@ -76,11 +76,13 @@ double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
 	}
 	cap = usable - resident * (1.0 + rs->frag);
 	/* vLLM sizes its pool from its own share of the card: weights,
-	 * activations and KV within gpu_memory_utilization x capacity,
-	 * less the context it runs in. */
-	if (c->engine_memory > 0 &&
-	    c->engine_memory - rs->context - rs->workspace < cap)
-		cap = c->engine_memory - rs->context - rs->workspace;
+	 * peak activations, the non-torch memory (its CUDA context, NCCL
+	 * buffers) and KV within gpu_memory_utilization x total memory
+	 * (vllm/v1/worker/gpu_worker.py determine_available_memory:
+	 * requested_memory - non_kv_cache_memory); the engine's reserve
+	 * counts its context and buffers inside it. */
+	if (c->engine_memory > 0 && c->engine_memory < cap)
+		cap = c->engine_memory;
 	return cap;
 }
 

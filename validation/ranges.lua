@@ -53,11 +53,11 @@ return {
         gen = { "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 24, lo = 0.924, hi = 2.348 },
-        ["stack=megatron"] = { cases = 24, lo = 0.924, hi = 2.348 },
-        ["stack=megatron/moe=dense"] = { cases = 9, lo = 0.909, hi = 1.285 },
-        ["stack=megatron/moe=moe"] = { cases = 15, lo = 1.064, hi = 2.562 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 9, lo = 1.064, hi = 2.562 },
+        [""] = { cases = 25, lo = 0.922, hi = 2.348 },
+        ["stack=megatron"] = { cases = 25, lo = 0.922, hi = 2.348 },
+        ["stack=megatron/moe=dense"] = { cases = 9, lo = 0.922, hi = 1.294 },
+        ["stack=megatron/moe=moe"] = { cases = 16, lo = 0.906, hi = 2.947 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 10, lo = 0.906, hi = 2.947 },
       },
     },
     train = {

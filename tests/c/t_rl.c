@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(116);
+	plan(117);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -910,6 +910,20 @@ int main(void)
 	ok(r.update.step > r2.update.step && r.forward.step > r2.forward.step,
 	   "exp lengths: the update and the forwards take longer than one "
 	   "length of the same mean");
+	/* --- the rollout engine's share: vLLM's gpu_memory_utilization ---- */
+	/* vLLM's KV cache is its share of the card less what else it holds
+	 * (gpu_worker.py determine_available_memory: requested_memory -
+	 * non_kv_cache_memory), no margin on top: a GB more of share is a
+	 * GB more of KV (the reserve's fixed parts do not move). */
+	c = base();
+	mem_reserve_default(&c.roll.reserve, 1);
+	c.engine_memory = 20e9;
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
+	c.engine_memory = 30e9;
+	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
+	is_num(r2.roll.kv_budget - r.roll.kv_budget, 10e9, 1e-9,
+	       "engine share: 10 GB more of it is 10 GB more KV");
+
 	/* --- sequence packing (NeMo RL's first-fit decreasing) ----------- */
 	/* 512 prompts x 8 = 4096 samples, one optimizer step, exp responses
 	 * of mean 2000 below 7680 after 512-token prompts, bins of 8192

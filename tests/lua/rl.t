@@ -89,7 +89,7 @@ t.near(phase(r, "rollout").seconds - phase(ra, "rollout").seconds,
 -- A cache too small for every sample at its longest: the engine's
 -- scheduler evicts the latest arrivals and recomputes them (rollout.c);
 -- the rollout says how many and for how long.
-local rk = gp.rl(copy(base, { rollout_memory = 0.27 }))
+local rk = gp.rl(copy(base, { rollout_memory = 0.25 }))
 t.ok(rk.rollout.queued and rk.rollout.preempted > 0 and rk.rollout.recompute > 0,
      "a small cache: preempted and re-prefilled")
 t.ok(phase(rk, "rollout").seconds > phase(r, "rollout").seconds,
