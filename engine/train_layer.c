@@ -303,6 +303,75 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	}
 }
 
+/* What a layer adds beyond its operators: the two residual adds, eager
+ * mode's copies and summed input gradients, and the host's launch wait
+ * for its nk forward kernels (o_k: the attention output projection's
+ * input width). */
+static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
+			 double o_k, train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double h = m->hidden;
+	int eager = k->eager;
+
+	/* The two residual adds (Megatron's fused bias-dropout-add): read
+	 * the block output and the residual, write the sum (and a 1-byte
+	 * mask with dropout); the gradient passes through the add, and
+	 * through dropout by its mask. */
+	{
+		double el = k->Tn * h, mask = k->dropout ? 1.0 : 0.0;
+		double t = t_mem(e, k->half, el * (3.0 * k->A + mask));
+
+		add_op(lc, "residual", 2.0 * t, k->dropout ?
+		       2.0 * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
+		       0.0, 0, 0);
+		nk += 2;
+	}
+	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
+	 * write, and its gradient back), and the input gradients of the
+	 * linears that share an input summed (q, k, v: two adds; gate, up:
+	 * one; read two, write one), which a fused linear returns as one. */
+	if (eager) {
+		double cp = t_mem(e, k->half, k->T * o_k * 2.0 * k->A);
+		double sums = (2.0 + (!moe && m->ffn_gated ? 1.0 : 0.0)) *
+			t_mem(e, k->half, k->T * h * 3.0 * k->A);
+
+		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
+		nk += 1;
+	}
+	/* The host launches the forward's kernels one by one from Python
+	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
+	 * the GPU waits for it (infer.c's eager runtime, the same rule).
+	 * The backward runs in autograd's C++ engine; no per-kernel host
+	 * figure for it was found, so none is charged. */
+	if (nk * k->host_op_time > lc->fwd.t)
+		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
+		       0, 0);
+}
+
+/* What recompute re-runs in the backward of a layer whose forward is
+ * priced in lc: all of it (full), its attention (selective), the
+ * recompute_modules' share mod, or (op) all but fused attention
+ * (attn_t) and the kept GEMMs (kept_t). */
+static void layer_recompute(const train_lkey *k, double mod, double attn_t,
+			    double kept_t, train_lcost *lc)
+{
+	switch (k->recompute) {
+	case GP_RECOMPUTE_FULL:
+		lc->rec_full = lc->fwd.t;
+		break;
+	default:
+		break;
+	}
+	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
+		lc->rec_sel = 0;
+	lc->rec_sel += mod;
+	/* recompute op re-runs the forward but fused attention and the
+	 * kept GEMMs (act.c); unfused attention is not kept. */
+	if (k->recompute == GP_RECOMPUTE_OP)
+		lc->rec_sel += lc->fwd.t - (k->flash ? attn_t : 0.0) - kept_t;
+}
+
 /* The operators' compute of a layer into lc: its GEMMs, attention,
  * element-wise ops, residual adds, eager copies and the host's launch
  * wait, and what recompute re-runs. */
@@ -386,53 +455,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			break;
 		}
 	}
-	/* The two residual adds (Megatron's fused bias-dropout-add): read
-	 * the block output and the residual, write the sum (and a 1-byte
-	 * mask with dropout); the gradient passes through the add, and
-	 * through dropout by its mask. */
-	{
-		double el = k->Tn * h, mask = k->dropout ? 1.0 : 0.0;
-		double t = t_mem(e, k->half, el * (3.0 * k->A + mask));
-
-		add_op(lc, "residual", 2.0 * t, k->dropout ?
-		       2.0 * t_mem(e, k->half, el * (2.0 * k->A + mask)) :
-		       0.0, 0, 0);
-		nk += 2;
-	}
-	/* Eager: the SDPA output's transpose(1, 2).contiguous() (read and
-	 * write, and its gradient back), and the input gradients of the
-	 * linears that share an input summed (q, k, v: two adds; gate, up:
-	 * one; read two, write one), which a fused linear returns as one. */
-	if (eager) {
-		double cp = t_mem(e, k->half, k->T * o_k * 2.0 * k->A);
-		double sums = (2.0 + (!moe && m->ffn_gated ? 1.0 : 0.0)) *
-			t_mem(e, k->half, k->T * h * 3.0 * k->A);
-
-		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
-		nk += 1;
-	}
-	/* The host launches the forward's kernels one by one from Python
-	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
-	 * the GPU waits for it (infer.c's eager runtime, the same rule).
-	 * The backward runs in autograd's C++ engine; no per-kernel host
-	 * figure for it was found, so none is charged. */
-	if (nk * k->host_op_time > lc->fwd.t)
-		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
-		       0, 0);
-	switch (k->recompute) {
-	case GP_RECOMPUTE_FULL:
-		lc->rec_full = lc->fwd.t;
-		break;
-	default:
-		break;
-	}
-	if (k->recompute != GP_RECOMPUTE_SELECTIVE)
-		lc->rec_sel = 0;
-	lc->rec_sel += mod;
-	/* recompute op re-runs the forward but fused attention and the
-	 * kept GEMMs (act.c); unfused attention is not kept. */
-	if (k->recompute == GP_RECOMPUTE_OP)
-		lc->rec_sel += lc->fwd.t - (k->flash ? attn_t : 0.0) - kept_t;
+	layer_extras(e, k, moe, nk, o_k, lc);
+	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 
 /* The parameters of one layer on this GPU (lc->params, and of an MoE
