@@ -290,24 +290,13 @@ static long gcdl(long a, long b)
 	return a;
 }
 
-/* GP_OK, or 1 when K representatives cannot represent n requests in C
- * tokens (one of them alone would not fit with room to grow). */
-static int sched_sim(rollctx *r, double n, double C, double maxb,
-		     simout *o)
+/* The K representatives' response lengths in arrival order into L:
+ * request i has the length of quantile (i * stride) mod K, stride ~
+ * 0.618 K and coprime to K, so long and short ones interleave. */
+static void sim_arrivals(const lenx *len, long K, double *L)
 {
-	double L[SIM_MAX], x[SIM_MAX];
-	int st[SIM_MAX];    /* 0 waiting, 1 running, 2 done */
-	double w, used = 0, done = 0, p = r->p, tail0 = -1;
-	long K, stride, i, it, maxit;
-	int nrun = 0, first = 1;
+	long stride, i;
 
-	memset(o, 0, sizeof *o);
-	K = n <= SIM_MAX ? (long)n : SIM_MAX;
-	w = n / K;
-	if (w * (p + r->len.hi) + 2.0 * w > C)
-		return 1;
-	/* Arrival order: request i has the length of quantile
-	 * (i * stride) mod K, stride ~ 0.618 K and coprime to K. */
 	stride = (long)floor(0.618 * K + 0.5);
 	if (stride < 1)
 		stride = 1;
@@ -316,7 +305,66 @@ static int sched_sim(rollctx *r, double n, double C, double maxb,
 	for (i = 0; i < K; i++) {
 		long q = (i * stride) % K;
 
-		L[i] = len_at(&r->len, 1.0 - (q + 0.5) / K);
+		L[i] = len_at(len, 1.0 - (q + 0.5) / K);
+	}
+}
+
+/* Admit the waiting representatives (st 0; w requests each, x tokens
+ * generated) in arrival order while their tokens fit C with room for a
+ * step and the batch stays within maxb; one readmitted after an
+ * eviction (x > 0) prefills its prompt and what it had generated again
+ * (o->recompute).  *nrun and *used follow; 1 when an engine step cannot
+ * be priced (r->bad set). */
+static int sim_admit(rollctx *r, long K, const double *x, int *st,
+		     double w, double C, double maxb, int *nrun,
+		     double *used, simout *o)
+{
+	double p = r->p;
+	long i;
+
+	for (i = 0; i < K; i++) {
+		if (st[i] != 0)
+			continue;
+		if ((*nrun + 1) * w > maxb + 1e-9 ||
+		    *used + w * (p + x[i]) + w * (*nrun + 1) > C)
+			break;
+		if (x[i] > 0) {
+			double t = 0;
+
+			if (eng_step(r, ceil(w - 1e-9), p + x[i], p + x[i],
+				     &t)) {
+				r->bad = 1;
+				return 1;
+			}
+			t += (r->host.overlap ? 0.0 :
+				r->host.step + r->host.seq * w);
+			o->recompute += t;
+		}
+		st[i] = 1;
+		(*nrun)++;
+		*used += w * (p + x[i]);
+	}
+	return 0;
+}
+
+/* GP_OK, or 1 when K representatives cannot represent n requests in C
+ * tokens (one of them alone would not fit with room to grow). */
+static int sched_sim(rollctx *r, double n, double C, double maxb,
+		     simout *o)
+{
+	double L[SIM_MAX], x[SIM_MAX];
+	int st[SIM_MAX];    /* 0 waiting, 1 running, 2 done */
+	double w, used = 0, done = 0, p = r->p, tail0 = -1;
+	long K, i, it, maxit;
+	int nrun = 0, first = 1;
+
+	memset(o, 0, sizeof *o);
+	K = n <= SIM_MAX ? (long)n : SIM_MAX;
+	w = n / K;
+	if (w * (p + r->len.hi) + 2.0 * w > C)
+		return 1;
+	sim_arrivals(&r->len, K, L);
+	for (i = 0; i < K; i++) {
 		x[i] = 0;
 		st[i] = 0;
 	}
@@ -325,29 +373,8 @@ static int sched_sim(rollctx *r, double n, double C, double maxb,
 		double dfin = 1e300, dkv, d, xs = 0, b, ctx;
 		dparts sp;
 
-		/* Admit in arrival order while the tokens fit. */
-		for (i = 0; i < K; i++) {
-			if (st[i] != 0)
-				continue;
-			if ((nrun + 1) * w > maxb + 1e-9 ||
-			    used + w * (p + x[i]) + w * (nrun + 1) > C)
-				break;
-			if (x[i] > 0) {
-				double t = 0;
-
-				if (eng_step(r, ceil(w - 1e-9), p + x[i],
-					     p + x[i], &t)) {
-					r->bad = 1;
-					return GP_OK;
-				}
-				t += (r->host.overlap ? 0.0 :
-					r->host.step + r->host.seq * w);
-				o->recompute += t;
-			}
-			st[i] = 1;
-			nrun++;
-			used += w * (p + x[i]);
-		}
+		if (sim_admit(r, K, x, st, w, C, maxb, &nrun, &used, o))
+			return GP_OK;
 		if (nrun == 0)
 			break;
 		if (nrun * w > o->max_run)
@@ -632,6 +659,34 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 	return r->bad ? GP_EINVAL : GP_OK;
 }
 
+/* One rollout engine's serving config into r->ic (roll's, its GPUs tp x
+ * pp, requests of prompt_len tokens generating mean ones, the batch
+ * left to the engine) and its expert parallelism ep into r->ep: 1 (the
+ * experts sliced by its TP) or roll->tp with pp 1 (each expert whole on
+ * one GPU). */
+static int roll_engine(rollctx *r, const infer_cfg *roll, int ep,
+		       double prompt_len, double mean, gp_error *err)
+{
+	r->ic = *roll;
+	r->ic.gpus = r->ic.tp * r->ic.pp;
+	r->ic.input = prompt_len;
+	r->ic.output = mean;
+	r->ic.batch = 0;
+	r->ic.concurrency = 0;
+	r->ic.kv_reserve_max = 0;
+	if (ep != 1 && ep != roll->tp)
+		return gp_fail(err, "rollout_ep %d: the engine's experts are "
+			       "split over its %d GPUs (rollout_ep = "
+			       "rollout_tp) or sliced by its TP (1)", ep,
+			       roll->tp);
+	if (ep > 1 && roll->pp != 1)
+		return gp_fail(err, "rollout_ep %d with a rollout pp of %d: an "
+			       "engine with expert parallelism is priced "
+			       "without pipeline stages", ep, roll->pp);
+	r->ep = ep;
+	return GP_OK;
+}
+
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
@@ -658,23 +713,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	r.p = prompt_len;
 	if (rl_lenx_of(resp, &r.len, err))
 		return GP_EINVAL;
-	r.ic = *roll;
-	r.ic.gpus = r.ic.tp * r.ic.pp;
-	r.ic.input = prompt_len;
-	r.ic.output = resp->mean;
-	r.ic.batch = 0;
-	r.ic.concurrency = 0;
-	r.ic.kv_reserve_max = 0;
-	if (ep != 1 && ep != roll->tp)
-		return gp_fail(err, "rollout_ep %d: the engine's experts are "
-			       "split over its %d GPUs (rollout_ep = "
-			       "rollout_tp) or sliced by its TP (1)", ep,
-			       roll->tp);
-	if (ep > 1 && roll->pp != 1)
-		return gp_fail(err, "rollout_ep %d with a rollout pp of %d: an "
-			       "engine with expert parallelism is priced "
-			       "without pipeline stages", ep, roll->pp);
-	r.ep = ep;
+	if (roll_engine(&r, roll, ep, prompt_len, resp->mean, err))
+		return GP_EINVAL;
 	o->engines = engines;
 	n = ceil(N / engines);
 	o->samples = n;
