@@ -48,12 +48,12 @@ return {
     },
     rl = {
       seen = {
-        stack = { "megatron" },
+        stack = { "hf", "megatron" },
         moe = { "dense", "moe" },
-        gen = { "blackwell", "hopper" },
+        gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 30, lo = 0.945, hi = 1.970 },
+        [""] = { cases = 31, lo = 0.945, hi = 1.970 },
         ["stack=megatron"] = { cases = 30, lo = 0.945, hi = 1.970 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.922, hi = 1.888 },
         ["stack=megatron/moe=moe"] = { cases = 17, lo = 0.906, hi = 2.947 },
