@@ -111,6 +111,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_PARSE("recompute_modules", offsetof(S, P recompute_modules),    \
 		p_recompute_modules, NULL),                               \
 	F_BOOL("fp8_activations", offsetof(S, P fp8_cache), 0),           \
+	F_BOOL("fp8_te", offsetof(S, P fp8_te), 0),                       \
 	F_BOOL("moe_probs_in_act", offsetof(S, P probs_in_act), 0),       \
 	F_BOOL("fp8_linears", offsetof(S, P fp8_linears), 0),             \
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \

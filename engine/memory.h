@@ -33,6 +33,7 @@ typedef struct gp_train_cfg {
 				  * method block); 0 = every layer */
 	unsigned recompute_modules; /* GP_RECMOD_* (act.h) */
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
+	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
 	int fp8_linears;         /* the linears run fp8 GEMMs (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;

@@ -57,6 +57,19 @@
  *   norm inputs, the router's input, q, k, v and the expert outputs
  *   kept for the combine stay 16-bit.
  *
+ * Transformer Engine's fp8 linears (fp8_te: Megatron-Core and NeMo
+ * under fp8) keep what their weight-gradient GEMM reads, the quantised
+ * input: TE module/linear.py "Discard row-wise data since it is not
+ * needed in backward pass ... saved_inputmat = inputmat" (an fp8
+ * tensor, 1 B an element; its per-tensor scale is negligible; MXFP8's
+ * one byte per 32 is left out, 3% of these tensors).  So the QKV, fc1
+ * and fc2 inputs (LayerNormLinear, LayerNormMLP: the activation output
+ * quantised for fc2) are 1 B; the fc1 output, the activation's input,
+ * stays 16-bit; the fused attention keeps its output O in 16 bits for
+ * its own backward and the projection keeps an fp8 copy of it as its
+ * input, A + 1 B.  Norm inputs, q, k, v and the router are not linear
+ * inputs of TE: 16-bit.
+ *
  * Encoder-decoder layers (T5, Hugging Face modeling_t5.py): an encoder
  * layer saves what a decoder-only layer saves over the input tokens
  * (bidirectional attention keeps the same s^2 tensors).  A decoder layer
@@ -308,6 +321,7 @@ typedef struct act_ctx {
 	saves k;
 	double s, sk, b, t, A, rep, par, cf, tok, lora;
 	double L, Lo;  /* bytes of a kept linear input; of the o input */
+	double Ls;     /* bytes of the (MoE) SwiGLU input */
 	unsigned tg, rm;
 	int lqkv, lo, lmlp, ld;
 } act_ctx;
@@ -339,6 +353,15 @@ static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 	 * sec. 3.3.3); the attention output in E5M6. */
 	x->L = c->fp8_cache && !c->frozen ? FP8_CACHED : x->A;
 	x->Lo = c->fp8_cache && !c->frozen ? E5M6_CACHED : x->A;
+	x->Ls = x->L;
+	if (c->fp8_te && !c->fp8_cache && !c->frozen) {
+		/* TE: the linears' inputs fp8, O kept 16-bit by the
+		 * attention plus the projection's fp8 copy, the
+		 * activation's input 16-bit (see the header). */
+		x->L = 1.0;
+		x->Lo = x->A + 1.0;
+		x->Ls = x->A;
+	}
 	x->rm = c->recompute_modules;
 	x->k.A = x->L;
 	x->k.r = c->frozen ? c->lora_rank : 0;
@@ -486,8 +509,8 @@ static void act_mlp(const gp_model *m, const gp_act_cfg *c, int moe,
 		 * SwiGLU operator in MoE"); moe_act drops the SwiGLU
 		 * output, the down-projection input. */
 		ex = (kk * mlp_bytes(m, c, w->expert_f, down && !moe_act,
-				     x->L, x->L) +
-		      mlp_bytes(m, c, w->shared_f, down && !moe_act, x->L,
+				     x->Ls, x->L) +
+		      mlp_bytes(m, c, w->shared_f, down && !moe_act, x->Ls,
 				x->L)) * par;
 		if (moe_act && down)
 			out->rebuilt += tok * (kk * w->expert_f +

@@ -62,6 +62,9 @@ typedef struct gp_act_cfg {
 	int fp8_cache;       /* 1: the linears' inputs kept in fp8 for
 			      * the fp8 weight-gradient GEMM (DeepSeek-V3
 			      * sec. 3.3.3, see act.c) */
+	int fp8_te;          /* 1: Transformer Engine's fp8 linears keep
+			      * their quantised input (1 B) for the
+			      * weight gradient (see act.c) */
 	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
 	int eager_softmax;   /* 1: unfused attention saves the fp32
 			      * softmax output and its 16-bit copy

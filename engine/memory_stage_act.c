@@ -113,6 +113,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->recompute = c->recompute;
 	ac->recompute_modules = c->recompute_modules;
 	ac->fp8_cache = c->fp8_cache;
+	ac->fp8_te = c->fp8_te;
 	ac->probs_in_act = c->probs_in_act;
 	ac->fp8_linears = c->fp8_linears;
 	ac->capacity_factor = c->capacity_factor;

@@ -334,6 +334,16 @@ function M.setup(o, sweep)
     local b = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_reduce]
     if not b then fail("train: grad_reduce must be fp32, bf16 or fp16 (got %s)", args.shown(o.grad_reduce)) end
     cfg.reduce_bytes = b
+    -- Megatron-Core keeps its gradients in the buffer it reduces:
+    -- distributed_data_parallel.py, "grad_dtype = torch.float if
+    -- self.ddp_config.grad_reduce_in_fp32 else param.dtype" -- bf16
+    -- main grads (2 B/param) when the reduction is bf16.
+    if cfg.stack == "megatron" and cfg.recipe.grads ~= b then
+      local r = {}
+      for k, v in pairs(cfg.recipe) do r[k] = v end
+      r.grads = b
+      cfg.recipe = r
+    end
   end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,

@@ -1,0 +1,59 @@
+-- What Megatron-Core keeps under fp8 and a bf16 gradient reduction
+-- (engine/memory_act.c, lua/gpuplan/train.lua): Transformer Engine's fp8
+-- linears keep their quantised input (1 B) for the weight gradient, and the
+-- gradient buffer takes the reduction's dtype.  On the Megatron-Bridge 25.11
+-- H100 Llama 3 70B layout (64 GPUs, TP4 PP8 VP5, SP, distributed optimizer,
+-- seq 8192, micro-batch 1, grad_reduce_in_fp32 False), which NVIDIA ran.
+-- Run with ./gpuplan run tests/lua/fp8_te.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(6)
+
+local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, tp = 4, pp = 8, vpp = 5,
+              sp = true, zero = 1, precision = "fp8", seq = 8192, batch = 1,
+              global_batch = 128, method = "pretrain", grad_reduce = "bf16",
+              recompute = "none" }
+local r = gp.train(job)
+local function comp(res, name)
+  for _, c in ipairs(res.memory.components) do if c.name == name then return c.bytes end end
+end
+
+-- One layer's saved bytes, bf16 less fp8 (TE): the QKV input (8192), the fc1
+-- input (8192) and the fc2 input (28672) go from 2 B to 1 B; the projection
+-- adds a 1 B copy of the attention output (8192) that the fused attention
+-- keeps in 2 B anyway: (8192 + 8192 + 28672 - 8192) / 4 (sequence parallel
+-- over TP 4) = 9216 B a token, x 8192 tokens.  Exact (1e-9: the same sums).
+local b16 = gp.train(t.with(job, { precision = "bf16" }))
+t.near(b16.memory.act_layer - r.memory.act_layer, 9216 * 8192, 1e-9,
+       "TE fp8: the linears' inputs 1 B, the attention output 2 + 1 B")
+
+-- The gradient buffer: grad_dtype = torch.float if grad_reduce_in_fp32 else
+-- param.dtype (Megatron-Core distributed_data_parallel.py).  bf16 less fp32:
+-- 2 B per parameter of the stage, unsharded by the distributed optimizer.
+local f32 = gp.train(t.with(job, { grad_reduce = "fp32" }))
+t.near(comp(f32, "grads") - comp(r, "grads"), 2 * r.memory.params, 1e-9,
+       "megatron: bf16 reduction, bf16 main grads (2 B/param less)")
+-- Another stack keeps its gradients as its recipe says whatever it reduces
+-- in (FSDP's reduce_dtype is a communication dtype).
+local hf = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, seq = 4096,
+             global_batch = 64, method = "pretrain", stack = "hf" }
+t.near(comp(gp.train(t.with(hf, { grad_reduce = "bf16" })), "grads"),
+       comp(gp.train(t.with(hf, { grad_reduce = "fp32" })), "grads"), 1e-12,
+       "hf: the gradient memory does not follow grad_reduce")
+
+-- NVIDIA ran these layouts, so each must be held by the card (79.1 GiB
+-- usable; the 10% planning margin is a user's choice, not the card's).
+t.ok(r.memory.total < r.memory.capacity,
+     string.format("70B TP4 PP8 VP5 in the card (%.1f GiB)", r.memory.total / 2^30))
+local r405 = gp.train { model = "llama3.1-405b", gpu = "h100-sxm", gpus = 1024, tp = 8,
+                        pp = 8, cp = 2, vpp = 8, sp = true, zero = 1, precision = "fp8",
+                        seq = 8192, batch = 1, global_batch = 512, method = "pretrain",
+                        grad_reduce = "bf16", recompute = "none" }
+t.ok(r405.memory.total < r405.memory.capacity,
+     string.format("405B TP8 PP8 CP2 VP8 in the card (%.1f GiB)", r405.memory.total / 2^30))
+-- The LoRA path keeps a frozen base: no weight gradient, no fp8 input kept.
+local lora = t.with(job, { method = "lora", grad_reduce = nil })
+t.near(gp.train(lora).memory.act_layer,
+       gp.train(t.with(lora, { precision = "bf16" })).memory.act_layer, 1e-12,
+       "frozen base: TE keeps no input for a weight gradient")
