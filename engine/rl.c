@@ -21,25 +21,14 @@
  * pool plus the sync.
  *
  * The rollout is rollout.c's (rl_rollout_step); the memory per phase
- * rl_mem.c's, the weight sync rl_sync.c's.
+ * rl_mem.c's, the weight sync rl_sync.c's, the step's timeline from its
+ * phases rl_sched.c's.
  */
 #include "rl_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Device-to-host copy into freshly allocated pageable memory, B/s: what
- * tensor.to("cpu") does, the host faulting in each new page as the copy
- * lands.  Measured 1.4 GB/s "Memcpy DtoH (Device -> Pageable)" against
- * 12.6 GB/s into pinned memory on an A100 (pytorch PR #138018, nsys of
- * torch.save's .cpu() copies).  The RL frameworks offload the optimizer
- * states so, a new CPU tensor each step: NeMo RL's Megatron worker
- * (move_optimizer: state[k] = v.to("cpu"), r0.5.0) and verl's
- * (offload_megatron_optimizer: v["exp_avg"].to("cpu", ...)); the
- * weights go to pinned buffers (Megatron-Core's param buffer
- * offload_to_cpu: pin_memory(); vLLM's sleep mode). */
-#define RL_PAGEABLE_D2H 1.4e9
 
 static const char *const phase_names[RL_NPHASES] = {
 	"rollout", "offload", "logprob", "reference", "reward", "values",
@@ -301,8 +290,7 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	f->global_batch = u->global_batch * N / mb;
 }
 
-/* Whether any of PPO's other models has a group of its own. */
-static int rl_any_group(const rl_cfg *c)
+int rl_any_group(const rl_cfg *c)
 {
 	return c->group_gpus[RL_GRP_REF] > 0 ||
 		c->group_gpus[RL_GRP_REWARD] > 0 ||
@@ -521,216 +509,6 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	e->out = *o;
 	memcpy(e->why, why, sizeof e->why);
 	return GP_OK;
-}
-
-/* The phases' times but the weight sync's; o: PPO's other models on
- * their own groups or of their own shapes (rl_others). */
-static void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
-			   const rl_others_t *o)
-{
-	const gp_layout *lay = &c->train.mem.lay;
-	double fwd = out->forward.step;
-	double dp = lay->dp > 0 ? lay->dp : 1;
-	double epochs = c->epochs > 0 ? c->epochs : 1;
-
-	/* The framework's handling of the engine's outputs, token by
-	 * token, once the batch returns: NeMo RL's vLLM worker (vllm_worker
-	 * .py generate, r0.6.0) copies each generated token's
-	 * log-probability into a CPU tensor one at a time
-	 * (full_logprobs[position] = ...), 7.04 us a scalar assignment
-	 * (pytorch PR #32841's indexing benchmark, "v[0] = 1").  Serial on
-	 * each engine's worker after its decode: the busiest engine's
-	 * samples x the mean response. */
-	out->roll.post = out->roll.samples * c->response.mean *
-		c->token_host;
-	out->ph[RL_ROLLOUT].time = out->roll.prefill + out->roll.decode +
-		out->roll.post;
-	/* Each way at the host link, and the optimizer states (fp32
-	 * master and moments) out into pageable memory at
-	 * RL_PAGEABLE_D2H rather than the link's rate. */
-	if (c->colocated && c->offload_states) {
-		const gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
-		double st = mu->bytes[GP_MEM_MASTER] +
-			mu->bytes[GP_MEM_OPTIMIZER];
-
-		out->ph[RL_SWAP].time = 2.0 * out->swap_bytes / c->host_bw +
-			st * (1.0 / RL_PAGEABLE_D2H - 1.0 / c->host_bw);
-	} else {
-		out->ph[RL_SWAP].time = 0.0;
-	}
-	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
-	/* A reference in host memory crosses the host link three times a
-	 * step, the size of the policy's 16-bit weights each: the policy's
-	 * state dict out, into new pageable tensors every step
-	 * (use_reference_model: item.to(device="cpu", copy=True), NeMo RL
-	 * r0.5.0) at RL_PAGEABLE_D2H, then the reference's in and the
-	 * policy's back (load_state_dict).  verl's offloaded reference
-	 * (offload_megatron_model_to_cpu's non-DDP branch:
-	 * param.data.to("cpu")) leaves likewise. */
-	if (c->ref_model && c->ref_host) {
-		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
-
-		out->ph[RL_REF].time = fwd + w / RL_PAGEABLE_D2H +
-			2.0 * w / c->host_bw;
-	} else {
-		out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
-	}
-	/* The filter needs every generated group's rewards. */
-	out->ph[RL_REWARD].time = c->reward_model ? (c->reward_shape ?
-		o->act[RL_GRP_REWARD].fwd : fwd) * out->generated / N : 0.0;
-	out->ph[RL_VALUES].time = !c->ppo ? 0.0 : c->critic_model ?
-		o->act[RL_GRP_CRITIC].fwd : fwd;
-	/* A loss run one sequence at a time (NeMo RL's
-	 * SequencePackingLossWrapper, loss/wrapper.py r0.6.0, its default
-	 * while sequence_packing.fuse_loss is off): per sequence the host
-	 * dispatches loss_ops small PyTorch ops on [1, L] tensors, a
-	 * dozen of them .item() reads that wait for the GPU, so the GPU
-	 * idles through the host's eager op time for each (the actor's:
-	 * GP_EAGER_OP_TIME on an x86 host, more on a slower one).  Every
-	 * DP rank trains N x epochs / dp sequences a step; a pipeline's
-	 * other stages wait for its last. */
-	out->loss_host = N * epochs / dp * c->loss_ops *
-		c->train.host_op_time;
-	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
-		out->loss_host;
-	/* A critic of its own shape steps as its own model does; the
-	 * per-sequence loss is the actor's. */
-	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?
-		out->opt_steps * o->act[RL_GRP_CRITIC].upd :
-		out->ph[RL_ACTOR].time;
-	/* On a group of its own a model runs at that group's layout (the
-	 * reward model beside the critic at the critic's). */
-	if (c->group_gpus[RL_GRP_REF])
-		out->ph[RL_REF].time = o->grp[RL_GRP_REF].fwd;
-	if (c->group_gpus[RL_GRP_REWARD] || c->critic_reward)
-		out->ph[RL_REWARD].time = o->grp[RL_GRP_REWARD].fwd *
-			out->generated / N;
-	if (c->group_gpus[RL_GRP_CRITIC]) {
-		out->ph[RL_VALUES].time = o->grp[RL_GRP_CRITIC].fwd;
-		out->ph[RL_CRITIC].time = out->opt_steps *
-			o->grp[RL_GRP_CRITIC].upd;
-	}
-}
-
-/* The training pool's loop when PPO's other models have groups of their
- * own, in OpenRLHF's order (ppo_utils/experience_maker.py make_experience,
- * ray/ppo_actor.py ppo_train): the reference's, the critic's and the
- * reward model's forwards are launched in that order and the actor's
- * log-probabilities last, the driver waiting for each model that shares
- * the actor's GPUs (--colocate_actor_ref, --colocate_all_models) and,
- * with --colocate_critic_reward, for the critic's values before the
- * reward model starts beside it; then the critic trains on its group
- * while the actor updates and syncs its weights into the engines.  The
- * seconds of that loop without the sync: the forwards, the actor's
- * update (and a critic's on the actor's GPUs), the wait for a critic
- * still training after the actor's update and the sync, the framework's
- * host work. */
-static double rl_group_loop(const rl_cfg *c, const rl_result *out,
-			    double sync)
-{
-	const rl_phase_result *ph = out->ph;
-	int crit = c->group_gpus[RL_GRP_CRITIC] > 0;
-	int rew = c->group_gpus[RL_GRP_REWARD] > 0 || c->critic_reward;
-	double t = 0, end = 0, upd;
-
-	if (c->group_gpus[RL_GRP_REF])
-		end = ph[RL_REF].time;
-	else
-		t += ph[RL_REF].time;
-	if (crit && !c->critic_reward)
-		end = fmax(end, t + ph[RL_VALUES].time);
-	else
-		t += ph[RL_VALUES].time;
-	if (rew)
-		end = fmax(end, t + ph[RL_REWARD].time);
-	else
-		t += ph[RL_REWARD].time;
-	t = fmax(t + ph[RL_LOGPROB].time, end);
-	upd = ph[RL_ACTOR].time;
-	if (crit)
-		upd += fmax(0.0, ph[RL_CRITIC].time - ph[RL_ACTOR].time -
-			    sync);
-	else
-		upd += ph[RL_CRITIC].time;
-	return t + upd + ph[RL_FRAMEWORK].time;
-}
-
-/* The step from its phases: which pool runs each, the step time, each
- * pool's busy and idle time. */
-static void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
-			double rgpus, double sync)
-{
-	double tr, tt, idle_r, idle_t;
-	int i, last;
-
-	for (i = 0; i < RL_NPHASES; i++) {
-		rl_phase_result *ph = &out->ph[i];
-
-		int g = i == RL_REF ? RL_GRP_REF : i == RL_REWARD ?
-			(c->critic_reward ? RL_GRP_CRITIC : RL_GRP_REWARD) :
-			i == RL_VALUES || i == RL_CRITIC ? RL_GRP_CRITIC : -1;
-
-		ph->pool = c->colocated ? RL_POOL_BOTH :
-			i == RL_ROLLOUT ? RL_POOL_ROLLOUT :
-			i == RL_SYNC ? RL_POOL_BOTH : RL_POOL_TRAIN;
-		ph->gpus = ph->pool == RL_POOL_ROLLOUT ? rgpus :
-			ph->pool == RL_POOL_TRAIN || c->colocated ? tgpus :
-			tgpus + rgpus;
-		ph->mem = i == RL_ROLLOUT || i == RL_SWAP ? RL_MEM_ROLLOUT :
-			i == RL_ACTOR || i == RL_CRITIC ? RL_MEM_UPDATE :
-			RL_MEM_FORWARD;
-		if (g >= 0 && c->group_gpus[g] > 0) {
-			ph->pool = RL_POOL_REF + g;
-			ph->gpus = c->group_gpus[g];
-			ph->mem = RL_MEM_REF + g;
-		}
-	}
-	tr = out->ph[RL_ROLLOUT].time;
-	if (rl_any_group(c)) {
-		tt = rl_group_loop(c, out, sync);
-	} else {
-		tt = out->ph[RL_FRAMEWORK].time;
-		for (i = RL_LOGPROB; i <= RL_CRITIC; i++)
-			tt += out->ph[i].time;
-	}
-	if (c->colocated) {
-		out->step = tr + out->ph[RL_SWAP].time + tt + sync;
-		idle_r = idle_t = 0;
-	} else if (c->staleness) {
-		out->step = fmax(tr, tt) + sync;
-		idle_r = tr >= tt ? 0.0 : tt - tr;
-		idle_t = tt >= tr ? 0.0 : tr - tt;
-	} else {
-		out->step = tr + tt + sync;
-		idle_r = tt;
-		idle_t = tr;
-	}
-	last = c->ppo ? RL_CRITIC : RL_ACTOR;
-	out->ph[RL_ROLLOUT].idle = idle_r;
-	out->ph[last].idle = idle_t;
-	out->pool_gpus[RL_POOL_ROLLOUT] = rgpus;
-	out->pool_gpus[RL_POOL_TRAIN] = tgpus;
-	out->pool_busy[RL_POOL_ROLLOUT] = tr + sync +
-		(c->colocated ? out->ph[RL_SWAP].time + tt : 0.0);
-	out->pool_busy[RL_POOL_TRAIN] = tt + sync +
-		(c->colocated ? out->ph[RL_SWAP].time + tr : 0.0);
-	out->pool_idle[RL_POOL_ROLLOUT] = idle_r;
-	out->pool_idle[RL_POOL_TRAIN] = idle_t;
-}
-
-/* Throughputs and cost of the step. */
-static void rl_rates(const rl_cfg *c, rl_result *out, double N)
-{
-	out->samples_per_s = N / out->step;
-	out->tokens_per_s = N * (c->prompt_len + c->response.mean) /
-		out->step;
-	out->tokens_per_s_gpu = out->tokens_per_s / out->gpus;
-	out->gen_tokens_per_s = out->generated * c->response.mean /
-		out->step;
-	if (c->price > 0) {
-		out->cost_step = out->step / 3600.0 * out->gpus * c->price;
-		out->cost_1k_prompts = out->cost_step / c->prompts * 1000.0;
-	}
 }
 
 static int rl_step_memo(const gp_model *m, const roof_device *d,

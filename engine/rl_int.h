@@ -1,6 +1,7 @@
 /*
- * rl_int.h - what rl.c, rl_mem.c and rl_sync.c share: the RL step's
- * memory and weight sync, called in turn by rl.c's step.  Internal to
+ * rl_int.h - what rl.c, rl_mem.c, rl_sync.c and rl_sched.c share: the
+ * RL step's memory, weight sync and timeline, called in turn by rl.c's
+ * step.  Internal to
  * the engine's RL model; the contract is rl.h.
  */
 #ifndef GP_RL_INT_H
@@ -50,5 +51,23 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const rl_cfg *c, const train_result *u,
 		   double gpus_total, double engines, double *time,
 		   double *bytes, gp_error *err);
+
+/* Whether any of PPO's other models has a group of its own (rl.c). */
+int rl_any_group(const rl_cfg *c);
+
+/* rl_sched.c: the phases' times but the weight sync's into out (N
+ * samples; o: PPO's other models on groups of their own or of their own
+ * shapes, rl.c's rl_others). */
+void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
+		    const rl_others_t *o);
+
+/* The step from its phases: which pool runs each, the step time, each
+ * pool's busy and idle time (tgpus, rgpus: the training and rollout
+ * pools' GPUs; sync: the weight sync's seconds). */
+void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
+		 double rgpus, double sync);
+
+/* Throughputs and cost of the step of N samples. */
+void rl_rates(const rl_cfg *c, rl_result *out, double N);
 
 #endif
