@@ -297,6 +297,13 @@ static const lgp_field serve_fields[] = {
 	  NULL, NULL, NULL, NULL },
 	F_NUM("dispatch_bytes", offsetof(serve_cfg, dispatch_bytes), 0),
 	F_NUM("combine_bytes", offsetof(serve_cfg, combine_bytes), 0),
+	F_NUM("expert_bits", offsetof(serve_cfg, expert_bits), 0),
+	F_DTYPE("expert_compute", offsetof(serve_cfg, expert_compute), 0),
+	F_BOOL("sbo", offsetof(serve_cfg, sbo), 0),
+	F_BOOL("sbo_down", offsetof(serve_cfg, sbo_down), 0),
+	F_BOOL("sbo_shared_dispatch", offsetof(serve_cfg, sbo_shared_dispatch),
+	       0),
+	F_NUM("sbo_sms", offsetof(serve_cfg, sbo_sms), 0),
 	F_END
 };
 static const lgp_desc serve_desc = { "serve", serve_fields };
@@ -306,7 +313,9 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
  * batch, itl_max (s), prefill_tokens, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
- * a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes. */
+ * a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes, expert_bits
+ * (0 or absent: weight_bits), expert_compute (a dtype name), sbo,
+ * sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {
 	gp_topo t;

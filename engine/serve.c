@@ -158,8 +158,19 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",
 	                 err) ||
-	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err))
+	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err) ||
+	    (c->expert_bits != 0 &&
+	     gp_check_num(c->expert_bits, 1, 32, "expert_bits", err)) ||
+	    (c->sbo && gp_check_num(c->sbo_sms, 0, d->sms > 1 ? d->sms - 1 :
+	                            0, "sbo_sms", err)))
 		return GP_EINVAL;
+	if (c->expert_bits != 0 &&
+	    ((int)c->expert_compute < 0 ||
+	     c->expert_compute >= GP_DTYPE_COUNT ||
+	     !(d->peak[c->expert_compute] > 0)))
+		return gp_fail(err, "expert_compute %s: the device has no "
+		               "such tensor cores",
+		               gp_dtype_name(c->expert_compute));
 	if (c->mtp > 0 && c->mtp_layers == 0)
 		return gp_fail(err, "mtp %d: the model has no MTP module "
 		               "(mtp_layers); a separate draft model is not "
@@ -235,6 +246,8 @@ void serve_shape(const gp_model *m, const serve_cfg *c,
 	s->fs = m->moe.shared_experts * model_shared_ffn(m) / s->a;
 	s->wb = c->base.weight_bits / 8.0;
 	s->eb = c->base.embed_bits / 8.0;
+	s->xb = (c->expert_bits > 0 ? c->expert_bits :
+	         c->base.weight_bits) / 8.0;
 	s->mla = m->mla.kv_lora_rank > 0;
 }
 
@@ -302,7 +315,7 @@ static void weights_of(const gp_model *m, const serve_cfg *c,
 	o->dense = s->nd * s->mats * s->h * s->fd * s->wb;
 	o->shared = s->nm * s->mats * s->h * s->fs * s->wb;
 	o->expert_slots = s->nm > 0 ? (s->ep > 1 ? s->S : s->E / s->N) : 0.0;
-	o->experts = s->nm * s->S * s->mats * s->h * s->fx * s->wb;
+	o->experts = s->nm * s->S * s->mats * s->h * s->fx * s->xb;
 	o->embed = (p->embedding + p->lm_head) / s->a * s->eb;
 	o->other = (p->router + p->norms) * 2.0;
 	if (c->mtp > 0) {

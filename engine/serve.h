@@ -101,6 +101,22 @@ typedef struct serve_cfg {
 	serve_a2a a2a;
 	double dispatch_bytes; /* bytes per hidden element dispatched */
 	double combine_bytes;  /* bytes per hidden element combined */
+	double expert_bits;   /* bits per routed-expert weight, scales
+	                         included; 0 = base.weight_bits (one format
+	                         for every linear) */
+	gp_dtype expert_compute; /* the routed experts' GEMM precision
+	                         (read when expert_bits > 0) */
+	/* Single-batch overlap in a decode step without two-batch overlap
+	 * (SGLang's --enable-single-batch-overlap, single_batch_overlap.py):
+	 * the low-latency combine runs on a second stream on sbo_sms SMs
+	 * while the rest compute on the others, beside the shared experts
+	 * (sbo_shared_dispatch 0) and, with sbo_down, the down GEMM that
+	 * signals it expert by expert; sbo_shared_dispatch 1: the shared
+	 * experts run while the dispatch is in flight instead. */
+	int sbo;
+	int sbo_down;
+	int sbo_shared_dispatch;
+	double sbo_sms;
 	double m_tile;        /* rows of the M tile the sub-16-bit weight
 	                         GEMMs run (DeepGEMM's SM90 kernels: 64
 	                         up to 64 tokens, 128 above); 0: the
@@ -198,7 +214,8 @@ typedef struct serve_result {
  * base, one 8-GPU NVLink-4 node without NICs, decode = prefill = tp 1,
  * ep 1, prefill_tokens 16384, redundant 0, imbalance 1, mtp off,
  * acceptance 0.85, DeepEP with fp8 dispatch (1 + 4/128 B) and bf16
- * combine (2 B).  The caller then sets capacity, topo and layouts. */
+ * combine (2 B), the routed experts in the base weight format
+ * (expert_bits 0).  The caller then sets capacity, topo and layouts. */
 void serve_defaults(serve_cfg *c);
 
 /* Check the model (an MoE model unless every layout has ep = 1), device

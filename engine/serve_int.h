@@ -31,7 +31,8 @@ typedef struct shp {
 	double S;              /* routed experts (or slices) per GPU */
 	double fx;             /* width of a routed expert on a GPU */
 	double fd, fs;         /* dense and all-shared widths, per GPU */
-	double wb, eb;
+	double wb, eb;         /* bytes per weight: linears, embeddings */
+	double xb;             /* bytes per routed-expert weight */
 	int ep;                /* 1 or N */
 	int mla;
 } shp;

@@ -278,7 +278,7 @@ double sx_imbalance(const sx *x, double Tr)
 static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 {
 	const shp *s = &x->s;
-	double E = s->E, k = s->k, fx = s->fx, h = s->h, wb = s->wb, t;
+	double E = s->E, k = s->k, fx = s->fx, h = s->h, xb = s->xb, t;
 	double recv, touched, mexp, up_n, mt;
 
 	/* Routed experts, grouped GEMMs (DeepGEMM): the hottest
@@ -330,12 +330,14 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 	 * the kernel a swapAB build swaps (DeepGEMM PR 192, "support
 	 * swapAB for m_grouped_fp8_gemm_nt_masked"); prefill's contiguous
 	 * layout and the dense linears keep the normal tiles. */
-	mt = sx_tile(x, wb);
+	mt = sx_tile(x, xb);
 	if (decode && x->c->a2a == SERVE_A2A_DEEPEP && s->ep > 1 && mt > 0)
 		mt = x->m_tile_grouped;
+	/* At the experts' own format (expert_bits: an NVFP4 checkpoint's
+	 * routed experts on FP4 tensor cores, the rest in fp8/bf16). */
 	if (sx_row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
-	              touched * h * up_n * wb + recv * (h + up_n) * ACT,
-	              mexp, up_n, h, touched, x->cp, mt, &t))
+	              touched * h * up_n * xb + recv * (h + up_n) * ACT,
+	              mexp, up_n, h, touched, x->xcp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
@@ -345,10 +347,11 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 		return GP_EINVAL;
 	b->routed += t;
 	if (sx_row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
-	              touched * fx * h * wb + recv * (fx + h) * ACT, mexp,
-	              h, fx, touched, x->cp, mt, &t))
+	              touched * fx * h * xb + recv * (fx + h) * ACT, mexp,
+	              h, fx, touched, x->xcp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
+	b->down = t;
 	if (sx_a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
 	           &b->dbytes, &b->remote))
 		return GP_EINVAL;
@@ -416,6 +419,36 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	return outer_pass(x, Bg, Tg, decode, b);
 }
 
+/* One MoE layer of a decode step under single-batch overlap (SGLang's
+ * single_batch_overlap.py, the GB200 Part II blog: "we overlap the combine
+ * communication with both the down GEMM and the shared experts"): the
+ * combine's send kernel runs on a second stream on sbo_sms SMs ("32 if
+ * is_blackwell() else 3") and the GEMMs beside it on the rest
+ * (compute_num_sms = total - communicate), so what runs beside it is
+ * slowed by SMs / (SMs - sbo_sms).  Beside the combine: the shared
+ * experts (enable_combine_shared_two_stream_overlap; on Hopper they run
+ * while the dispatch is in flight instead, enable_dispatch_shared_
+ * overlap) and, where the expert GEMM signals it per expert
+ * (enable_combine_down_gemm_two_stream_overlap: FlashInfer's CuTe DSL
+ * kernel on Blackwell, DeepGEMM on Hopper), the down GEMM.  Exposed:
+ * what of each all-to-all outlasts the compute beside it. */
+static double sbo_layer(const sx *x, const blk *b, double *exposed,
+                        double *loss)
+{
+	double P = b->prep, Q = b->core + b->gate, S = b->shared;
+	double Y = b->routed, D = b->disp, C = b->comb, sms = x->d->sms;
+	double f = 1.0, wd, wc;
+
+	if (sms > x->c->sbo_sms && x->c->sbo_sms > 0)
+		f = sms / (sms - x->c->sbo_sms);
+	wd = x->c->sbo_shared_dispatch ? S : 0.0;
+	wc = (x->c->sbo_down ? b->down : 0.0) +
+		(x->c->sbo_shared_dispatch ? 0.0 : S);
+	*loss = wc * (f - 1.0);
+	*exposed = fmax(0.0, D - wd) + fmax(0.0, C - wc * f);
+	return P + Q + S + Y + b->tp_moe + *exposed + *loss;
+}
+
 /* One MoE layer (both micro-batches when the layout overlaps them): the
  * stages of SGLang's two-batch overlap (operations_strategy.py, after
  * DeepSeek's profile-data), each micro-batch's compute split at the yield
@@ -445,6 +478,9 @@ static double moe_layer(const sx *x, const blk *b, int tbo, int decode,
 	double Y = b->routed, D = b->disp, C = b->comb, f = 1.0, X, Yf, st;
 
 	*loss = 0.0;
+	if (!tbo && decode && x->c->sbo && x->s.ep > 1 &&
+	    x->c->a2a == SERVE_A2A_DEEPEP)
+		return sbo_layer(x, b, exposed, loss);
 	if (!tbo) {
 		*exposed = D + C;
 		return P + Q + S + Y + b->tp_moe + D + C;
@@ -481,6 +517,7 @@ static int setup(sx *x, const gp_model *m, const roof_device *d,
 		x->t.nodes = (int)nodes;
 	x->graphs = c->base.runtime == INFER_GRAPHS;
 	x->cp = c->base.compute;
+	x->xcp = c->expert_bits > 0 ? c->expert_compute : x->cp;
 	x->m_tile = c->m_tile;
 	x->m_tile_grouped = c->m_tile_grouped > 0 ? c->m_tile_grouped :
 		c->m_tile;

@@ -25,6 +25,7 @@ typedef struct sx {
 	gp_error *err;
 	int graphs;
 	gp_dtype cp, half, ap;
+	gp_dtype xcp;        /* the routed experts' GEMM precision */
 	serve_step *st;      /* rows go here (NULL: none) */
 	double passes;       /* micro-batch passes the rows stand for */
 	double m_tile;       /* M tile of the sub-16-bit weight GEMMs
@@ -45,6 +46,7 @@ typedef struct blk {
 	                        fp8 cast) */
 	double shared;       /* s, shared experts */
 	double routed;       /* s, routed experts and their permutation */
+	double down;         /* s, of which the down GEMM */
 	double outer;        /* s, embed, norm, logits, sample */
 	double proj;         /* s, the MTP projection (draft passes) */
 	double tp_dense, tp_moe; /* s, TP collectives per layer */

@@ -495,6 +495,17 @@ opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = tru
   default = "with --ep: whichever delivers more tokens/s per GPU",
   help = "two micro-batches per step, one's all-to-all hidden under the other's compute",
   suggest = { "tbo", "enable_two_batch_overlap" } }
+opt { name = "expert_weights", type = "string", metavar = "W", commands = "infer", serve = true,
+  kind = "dtype",
+  default = "--weights: one format for every linear",
+  help = "the routed experts' weight format, the rest at --weights (an NVFP4 checkpoint: fp4 "
+    .. "experts on FP4 tensor cores and an fp4 dispatch, fp8/bf16 attention)",
+  suggest = { "moe_weights", "expert_dtype", "expert_weight_dtype", "moe_quant" } }
+opt { name = "single_batch_overlap", type = "flag", commands = "infer", serve = true,
+  default = "off (SGLang's default)",
+  help = "decode without two-batch overlap: the combine on its own SMs beside the shared "
+    .. "experts and the down GEMM (SGLang's single-batch overlap, its GB200 runs)",
+  suggest = { "sbo", "enable_single_batch_overlap" } }
 opt { name = "swap_ab", type = "flag", commands = "infer", serve = true, form = "both",
   default = "off: DeepGEMM's 64-row tiles up to 64 tokens (fp8, Hopper)",
   help = "the decode's routed-expert fp8 GEMM with the tokens on 32-row N blocks "

@@ -266,6 +266,7 @@ field("cost_per_mtok", "currency", "per million output tokens (with a price)", "
 field("tokens_per_s_per_dollar_hour", "tokens/s", "tokens_per_s per unit of price an hour",
   "infer")
 field("weights", "", "the weight format", "infer")
+field("expert_weights", "", "the routed experts' weight format (when it differs)", "infer")
 field("weights_gpu", "B", "weights per GPU", "infer")
 field("weights_total", "B", "weights of the model", "infer")
 field("workspace", "B", "the runtime's workspace per GPU", "infer")

@@ -33,6 +33,10 @@
 --               routing fluctuation 1 + sqrt(2 ln N / (tokens x top_k)))
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
+--   expert_weights  the routed experts' weight format (default weights: one
+--               format for every linear); fp4 experts dispatch in NVFP4
+--   single_batch_overlap  decode without two-batch overlap: the combine on its
+--               own SMs beside the shared experts and the down GEMM (default false)
 --   swap_ab     the decode's routed-expert fp8 GEMM on 32-row token blocks (default false
 --               on Hopper: DeepGEMM's 64-row M tiles up to 64 tokens)
 --   disagg      separate prefill and decode pools (default false)
@@ -258,6 +262,61 @@ function M.setup(a)
       default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
     end
   end
+  -- The routed experts in a format of their own (expert_weights), the rest
+  -- at weights: NVIDIA's NVFP4 DeepSeek checkpoints (nvidia/DeepSeek-R1-
+  -- 0528-FP4-v2) quantise the routed experts and keep attention in higher
+  -- precision, and SGLang's GB200 Part II runs "NVFP4 for MoE" beside "FP8
+  -- for attention" (lmsys.org/blog/2025-09-25-gb200-part-2).  Priced in
+  -- memory (bits per expert weight) and in the experts' grouped GEMMs (the
+  -- format's tensor cores, infer_compute_dtype's rule).  An fp4 expert
+  -- GEMM takes fp4 tokens, which DeepEP quantises as it dispatches (Part
+  -- II: "NVFP4 quantization is fused into it alongside the original FP8,
+  -- halving the required network traffic"): 4 bits and one fp8 scale per
+  -- 16 elements ("NVFP4 chooses a small block size (16) and uses FP8 as the
+  -- scaling factor data type"), 0.5 + 1/16 bytes per element.
+  local ew = a.expert_weights
+  local expert_bits, expert_compute, dispatch_bytes
+  if ew ~= nil then
+    if type(ew) ~= "string" or tonumber(ew) then
+      fail("infer: expert_weights must be a format name: bf16, fp8, fp4, mxfp4 ... (got %s)",
+           shown(ew))
+    end
+    local okw, wf = pcall(require("gpuplan.memory").weight_format, ew)
+    if not okw then
+      fail("infer: expert_weights: %s",
+           (require("gpuplan.cli").clean(wf):gsub(" or bits per weight", "")))
+    end
+    local eb = ew:match("^(%a+%d?)%-g%d+") or ew:match("^(nf4)%-dq$") or ew
+    if eb == "fp32" then
+      fail("infer: expert_weights 'fp32': serving multiplies in bf16/fp16 or lower; use bf16")
+    end
+    if (model.moe and model.moe.experts or 0) == 0 then
+      fail("infer: expert_weights: model '%s' has no routed experts", tostring(model.id or model.name))
+    end
+    expert_bits = require("gpuplan.memory").weight_bits(wf)
+    expert_compute = core().infer_compute_dtype(d, eb)
+  end
+  if (expert_compute or c.compute) == "fp4" then dispatch_bytes = 0.5 + 1 / 16 end
+  -- Single-batch overlap (SGLang single_batch_overlap.py SboFlags and
+  -- compute_overlap_args): the combine's send kernel on 32 SMs on Blackwell,
+  -- 3 elsewhere ("communicate_num_sms = 32 if is_blackwell() else 3"); the
+  -- down GEMM signals it per expert with FlashInfer's CuTe DSL kernel (the
+  -- NVFP4 experts on Blackwell) or DeepGEMM off Blackwell
+  -- (enable_combine_down_gemm_two_stream_overlap); the shared experts run
+  -- beside the combine on Blackwell and beside the dispatch elsewhere
+  -- (enable_dispatch_shared_overlap: "not is_blackwell()").
+  local sbo = bool_of(a, "single_batch_overlap")
+  if sbo and ep == 1 then
+    fail("infer: single_batch_overlap applies with expert parallelism (ep > 1): it hides "
+      .. "the experts' combine")
+  end
+  if sbo and bool_of(a, "two_batch_overlap") then
+    fail("infer: single_batch_overlap is the overlap of a step without two_batch_overlap; "
+      .. "give one of them")
+  end
+  local bw = info.gpu.arch == "blackwell"
+  local sbo_down = (bw and (expert_compute or c.compute) == "fp4") or
+    (not bw and (expert_compute or c.compute) == "fp8")
   local imb = num_of(a, "imbalance", 1, 64)
   if imb == nil then
     -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
@@ -292,8 +351,13 @@ function M.setup(a)
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
+    expert_bits = expert_bits, expert_compute = expert_compute,
+    dispatch_bytes = dispatch_bytes,
+    sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,
+    sbo_shared_dispatch = not bw,
     _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
   }
+  info.expert_weights = ew
   return model, d, s, info
 end
 
@@ -317,7 +381,8 @@ function M.result(r, model, d, s, info)
     model = model.id or model.name or "model", gpu = d.id, gpus = s.gpus,
     tp = s.decode.tp, ep = s.decode.ep, dp_attention = s.decode.dp_attention,
     two_batch_overlap = s.decode.tbo, disagg = r.disagg,
-    weights = info.weights, kv = info.kv, compute = s.compute, input = s.input,
+    weights = info.weights, expert_weights = info.expert_weights, kv = info.kv,
+    compute = s.compute, input = s.input,
     output = s.output, mtp = s.mtp,
     layout = M.layout_name(s.decode),
     prefill_layout = r.disagg and M.layout_name(s.prefill) or nil,

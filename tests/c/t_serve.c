@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(68);
+	plan(74);
 	dsv3(&m);
 	hopper(&d);
 
@@ -237,6 +237,34 @@ int main(void)
 	       "attention: 61 x 187,105,280 B");
 	/* Dense layers whole: 3 x 3 x 7168 x 18432 = 1,189,085,184 B. */
 	is_num(mem.dense, 1189085184.0, 1e-12, "dense MLP layers replicated");
+
+	/* --- the routed experts in a format of their own ------------------
+	 * expert_bits 4.5 (fp4 + an fp8 scale per 16): the 18 slots at
+	 * 4.5 / 8 B a weight, 45,977,960,448 x 0.5625 = 25,862,602,752 B;
+	 * attention and the shared expert stay at the 1-byte weights.
+	 * FP4 tensor cores the Hopper fixture lacks are refused; its fp8
+	 * ones are taken. */
+	c2 = c;
+	c2.expert_bits = 4.5;
+	c2.expert_compute = GP_FP8;
+	MUST(serve_memory(&m, &c2, &c2.decode, SERVE_DECODE, 1, &mem, &err));
+	is_num(mem.experts, 45977960448.0 * 0.5625, 1e-12,
+	       "expert_bits 4.5: routed experts at 0.5625 B a weight");
+	is_num(mem.attention, 61.0 * 187105280.0, 1e-12,
+	       "expert_bits leaves attention at weight_bits");
+	is_num(mem.shared, 2554331136.0, 1e-12,
+	       "expert_bits leaves the shared expert at weight_bits");
+	ok(serve_check(&m, &d, &c2, &err) == GP_OK,
+	   "fp8 expert GEMMs on Hopper are accepted");
+	c2.expert_compute = GP_FP4;
+	ok(serve_check(&m, &d, &c2, &err) == GP_EINVAL &&
+	   strstr(err.msg, "expert_compute fp4") != NULL,
+	   "fp4 expert GEMMs without FP4 tensor cores are refused");
+	c2.expert_compute = GP_FP8;
+	c2.expert_bits = 0.5;
+	ok(serve_check(&m, &d, &c2, &err) == GP_EINVAL &&
+	   strstr(err.msg, "expert_bits") != NULL,
+	   "expert_bits below 1 is refused");
 
 	/* --- TP attention over the same 16 GPUs ---------------------------
 	 * MLA's down-projections (7168 x (1536 + 512 + 64) = 15,138,816 per

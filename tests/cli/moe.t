@@ -23,6 +23,23 @@ like($o, qr/^dispatch \/ combine\s+[\d.]+ \/ [\d.]+ us per MoE layer \(1\.89 MB 
 like($o, qr/^batch per GPU\s+32 /m, 'batch per GPU');
 is($e, '', 'nothing on stderr');
 
+# --expert-weights: the routed experts in their own format, the rest at
+# --weights.  EP48 on GB200 with fp4 experts: 6 slots x 58 layers x 3 x 7168
+# x 2048 x 4.5 / 8 B = 1.44 GB per slot, attention at fp8 (11.41 GB).
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--weights', 'fp8', '--expert-weights', 'fp4',
+                      '--gpu', 'gb200', '--gpus', '48', '--ep', '48', '--dp-attention',
+                      '--batch', '64', '--input', '2000', '--output', '100');
+is($c, 0, '--expert-weights fp4: exit 0') or diag $e;
+like($o, qr/^deepseek-v3 on 48 x gb200: EP48, DP attention.*, fp8 weights \(fp4 experts\), /m,
+     'the title names both formats');
+like($o, qr/^weights per GPU\s+[\d.]+ GB \(experts 6\.0 x 1\.44 GB, shared 2\.55 GB, attention 11\.41 GB/m,
+     'fp4 experts, fp8 shared expert and attention');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--expert-weights', 'fp5', '--gpu', 'gb200',
+                      '--gpus', '48', '--ep', '48');
+isnt($c, 0, '--expert-weights fp5: an error');
+like($e, qr/^gpuplan: infer: expert_weights: unknown weight format 'fp5' \(expected [^)]*\)\n\z/,
+     'one line naming the value');
+
 # Left open, the overlap is run both ways and the faster kept: within 50 ms
 # on 16 H800 two micro-batches (each reading every weight) leave a batch of a
 # few per GPU, one micro-batch over twenty (tests/lua/serve.t compares them).

@@ -176,6 +176,72 @@ local tiled = false
 for _, d in ipairs(h20.defaults) do if d:match("^swap_ab=false") then tiled = true end end
 t.ok(tiled, "the tile is among the assumptions")
 
+-- The routed experts in a format of their own (expert_weights): DeepSeek-V3
+-- on 48 GB200 at EP48, DP attention, batch 64.  Slots (256 + 32) / 48 = 6;
+-- NVFP4 stores 4.5 bits a weight (4 + an fp8 scale per 16), so the experts
+-- hold 6 x 58 x 3 x 7168 x 2048 x 4.5 / 8 B, the shared expert and
+-- attention stay at fp8's 1 B.  The expert GEMMs run on the FP4 tensor
+-- cores (the rows' precision), the rest on fp8's, and the tokens dispatch
+-- in NVFP4: 64 x 8 x 7168 x (0.5 + 1/16) B.  Exact arithmetic.
+do
+  local nv = { model = "deepseek-v3", gpu = "gb200", gpus = 48, ep = 48, dp_attention = true,
+               weights = "fp8", kv = "fp8", batch = 64, input = 2000, output = 100,
+               two_batch_overlap = false }
+  local one = gp.infer(nv)
+  nv.expert_weights = "fp4"
+  local fp4 = gp.infer(nv)
+  t.near(fp4.memory.experts, 6 * 58 * 3 * 7168 * 2048 * 4.5 / 8, 1e-12,
+         "fp4 experts: 4.5 bits a weight")
+  t.near(fp4.memory.shared, one.memory.shared, 1e-12, "the shared expert stays fp8")
+  t.near(fp4.memory.attention, one.memory.attention, 1e-12, "attention stays fp8")
+  t.near(fp4.dispatch_bytes, 64 * 8 * 7168 * (0.5 + 1 / 16), 1e-12, "NVFP4 dispatch bytes")
+  t.near(one.dispatch_bytes, 64 * 8 * 7168 * (1 + 4 / 128), 1e-12, "fp8 dispatch bytes")
+  t.is(fp4.expert_weights, "fp4", "the experts' format in the result")
+  local prec = {}
+  for _, o in ipairs(fp4.ops) do prec[o.name] = o end
+  -- The experts' rows run at FP4's rate: the GEMM's compute rate exceeds
+  -- what fp8 achieves at best on GB200, 5000 TFLOPS x 0.72 (catalog) =
+  -- 3.6 PFLOPS, which only FP4 (10000 x 0.60 x the shape term) can; q_b
+  -- stays within it.
+  local up = prec.experts_up
+  t.ok(up and up.flop / up.t_compute > 3.6e15, "experts_up at the FP4 tensor cores' rate")
+  local qb = prec.q_b
+  t.ok(qb and qb.flop / qb.t_compute <= 3.6e15, "q_b stays within fp8's achievable peak")
+  -- Single-batch overlap (SGLang single_batch_overlap.py): on Blackwell
+  -- the combine sends on 32 of the 148 SMs while the down GEMM (the CuTe
+  -- DSL fp4 kernel signals it) and the shared experts run on the other
+  -- 116, f = 148 / 116 slower; per MoE layer the combine C costs
+  -- max(0, C - f W) + (f - 1) W instead of C, W = down GEMM + shared
+  -- experts (their rows, per layer).  58 MoE layers; the rows and the
+  -- dispatch are the same either way.  Float sums of ~100 rows: 1e-9.
+  nv.batch = 1408
+  local off = gp.infer(nv)
+  nv.single_batch_overlap = true
+  local on = gp.infer(nv)
+  local W = 0
+  for _, o in ipairs(on.ops) do
+    if o.name == "experts_down" or o.name:match("^shared_") then W = W + o.time end
+  end
+  local C, f = on.combine_ms / 1e3, 148 / (148 - 32)
+  local want = off.step_ms / 1e3 - 58 * C + 58 * (math.max(0, C - f * W) + (f - 1) * W)
+  t.near(on.step_ms / 1e3, want, 1e-9, "single-batch overlap: the combine beside down + shared")
+  -- Exposed: the dispatch whole, the combine past the slowed window.
+  t.near(on.a2a_exposed_ms / 1e3, 58 * (on.dispatch_ms / 1e3 + math.max(0, C - f * W)), 1e-9,
+         "exposed: dispatch + the combine beyond f x (down + shared)")
+  t.ok(on.step_ms < off.step_ms, "and the step is shorter")
+  t.raises(function() gp.infer { model = "deepseek-v3", gpu = "gb200", gpus = 48, ep = 48,
+                                 two_batch_overlap = true, single_batch_overlap = true } end,
+           "single_batch_overlap is the overlap of a step without two_batch_overlap",
+           "sbo and tbo exclude each other")
+  nv.single_batch_overlap = nil
+  t.raises(function() nv.expert_weights = "fp5"; gp.infer(nv) end,
+           "expert_weights: ", "unknown expert format")
+  t.raises(function() nv.expert_weights = 4.5; gp.infer(nv) end,
+           "expert_weights must be a format name", "bits are not a format")
+  t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", expert_weights = "fp8" } end,
+           "has no routed experts", "a dense model has no experts")
+end
+
 -- Errors name the argument.
 t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16 }) end,
          "ep 8: the experts are split over the whole instance", "ep must equal tp")

@@ -49,8 +49,9 @@ local function gb(v) return string.format("%.2f GB", v / 1e9) end
 
 -- The MoE serving answer: layout, memory by part, steps, pools.
 local function moe_report(r, opts)
-  local title = string.format("%s on %d x %s: %s%s, %s weights, %s KV, in %d / out %d",
-    r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights, r.kv,
+  local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
+    r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights,
+    r.expert_weights and (" (" .. r.expert_weights .. " experts)") or "", r.kv,
     r.input, r.output)
   if not r.fits then
     io.stdout:write(report.does_not_fit(r.why), title, "\n")
