@@ -43,13 +43,16 @@ gpu {
   },
   achievable = {
     gemm = { bf16 = 0.78, fp16 = 0.78, tf32 = 0.78, fp8 = 0.76, fp6 = 0.76,
-             fp4 = 0.76, int8 = 0.76 },
+             fp4 = 0.63, int8 = 0.76 },
     hbm = 0.85,
     reason = "MAMF on B200 SXM: bf16 1745.0 of 2250 = 0.776, fp8 3432.5 of "
-          .. "4500 = 0.763; tf32 and fp6/fp4/int8 not measured, taken from the "
-          .. "bf16 and fp8 rows; hbm as the blackwell arch (not measured)",
+          .. "4500 = 0.763; fp4: the fastest FP4 x FP4 GEMM published on B200, "
+          .. "DeepGEMM's at 8192^3, 5702 of 9000 = 0.634 (cuBLAS 5239 = 0.582); "
+          .. "tf32 and fp6/int8 not measured, taken from the bf16 and fp8 rows; "
+          .. "hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
-          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128)",
+          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128); fp4: "
+          .. "deepseek-ai/DeepGEMM PR 348 (B200, CUDA 12.9, dense GEMM table)",
   },
   scaleup = { fabric = "nvlink5", domain = 8 },
   pcie = { gen = 5, lanes = 16 },
@@ -84,14 +87,16 @@ gpu {
   },
   achievable = {
     gemm = { bf16 = 0.73, fp16 = 0.73, tf32 = 0.73, fp8 = 0.72, fp6 = 0.72,
-             fp4 = 0.72, int8 = 0.72 },
+             fp4 = 0.60, int8 = 0.72 },
     hbm = 0.85,
     reason = "MAMF on GB200: bf16 1822.0 of 2500 = 0.729, fp8 3615.6 of 5000 = "
           .. "0.723 (nightly torch 2.10 + cu130); the 1200 W part holds a "
-          .. "lower fraction of its higher peak than B200; others taken from the "
+          .. "lower fraction of its higher peak than B200; fp4 not measured on "
+          .. "GB200: B200's 0.634 (DeepGEMM's FP4 GEMM at 8192^3) x the same "
+          .. "fp8 ratio, 0.723 / 0.763 = 0.60; others taken from the "
           .. "bf16/fp8 rows; hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
-          .. "Achievable Matmul FLOPS table",
+          .. "Achievable Matmul FLOPS table; fp4: deepseek-ai/DeepGEMM PR 348",
   },
   scaleup = { fabric = "nvlink5", domain = 72 },
   pcie = { gen = 5, lanes = 16 },
