@@ -166,7 +166,9 @@ local case_schema = T.record {
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = T.number { min = 0, max = 1 },
-    two_batch_overlap = T.boolean(), swap_ab = T.boolean(), prefill_tokens = count(),
+    two_batch_overlap = T.boolean(), single_batch_overlap = T.boolean(),
+    swap_ab = T.boolean(), prefill_tokens = count(),
+    expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),
   measured = R(T.record {

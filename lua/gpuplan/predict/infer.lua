@@ -125,7 +125,8 @@ local PROFILES = {
 }
 
 -- A MoE serving case (expert parallelism, DP attention, one pool measured
--- alone, MTP): gp.infer with gpuplan.serve's options.  A pool measured on
+-- alone, MTP, experts in a format of their own): gp.infer with
+-- gpuplan.serve's options.  A pool measured on
 -- its own ("assuming unlimited resources for the non-tested phase", as the
 -- SGLang and DeepSeek figures are) is the decode or prefill pool of a
 -- disaggregated deployment whose other pool has the same layout; the
@@ -149,8 +150,10 @@ local function serve_case(case, cat, model, defaults)
     model = model, gpu = hw.gpu, cat = cat, tp = tp, ep = v(par.ep) or 1,
     dp_attention = v(par.dp_attention) == true,
     two_batch_overlap = v(wl.two_batch_overlap), swap_ab = v(wl.swap_ab),
+    single_batch_overlap = v(wl.single_batch_overlap),
     redundant_experts = v(par.redundant_experts), imbalance = v(wl.imbalance),
     weights = v(wl.weight_dtype) or v(wl.precision) or "bf16", kv = v(wl.kv_dtype),
+    expert_weights = v(wl.expert_weight_dtype),
     input = v(wl.input_len), output = v(wl.output_len) or 2,
     mtp = v(wl.mtp), acceptance = v(wl.acceptance),
     prefill_tokens = v(wl.prefill_tokens), runtime = runtime_of(case),
@@ -190,6 +193,7 @@ local function is_serve(case)
   local par, wl = case.parallel or {}, case.workload or {}
   local m = case.measured and case.measured.metric
   return (v(par.ep) or 1) > 1 or v(par.dp_attention) == true or v(wl.phase) ~= nil or
+    v(wl.expert_weight_dtype) ~= nil or
     (v(wl.mtp) or 0) > 0 or m == "output_tokens_per_s_per_gpu" or
     m == "input_tokens_per_s_per_gpu"
 end
