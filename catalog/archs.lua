@@ -18,6 +18,14 @@
 -- (58-142 SMs across its parts) and Gaudi (matrix engines, no SMs) give
 -- none: no wave term.
 --
+-- nccl_ll_max_bw: the bus bandwidth NCCL's tuner lets the LL protocol reach on
+-- one node for the generation (NVIDIA/nccl src/graph/tuning.cc, 2.30.7,
+-- llMaxBws rows "Volta-N1" 39.0, "Ampere-N1" 87.7, "Hopper-N1" 141.0,
+-- "Blackwell-N1" 2*141.0 GB/s; Ada, compute capability 8.9, takes the Ampere
+-- row). NCCL ranks LL against LL128 and Simple by it, so it sets the size
+-- where NCCL leaves LL; it is not a rate LL reaches (engine/comm_algo.c).
+-- AMD and Gaudi run RCCL and HCCL, whose tuners are not NCCL's: none.
+
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host
 -- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
 -- CUDA 13, susun-blog.com "pegainfer (3)"); inside a CUDA graph the per-kernel
@@ -38,6 +46,7 @@ arch {
     source = "assumption; see the ampere and hopper entries for the measurements",
   },
   sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
+  nccl_ll_max_bw = "39GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -80,6 +89,7 @@ arch {
     },
   },
   sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
+  nccl_ll_max_bw = "87.7GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -116,6 +126,7 @@ arch {
     },
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
+  nccl_ll_max_bw = "141GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -133,6 +144,7 @@ arch {
     source = "DefTruth/CUDA-Learn-Notes hgemm/README.md (L20 cuBLAS vs its own "
           .. "kernels)",
   },
+  nccl_ll_max_bw = "87.7GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -194,6 +206,7 @@ arch {
     },
   },
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
+  nccl_ll_max_bw = "282GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

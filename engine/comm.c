@@ -10,8 +10,9 @@
  * are those of Thakur, Rabenseifner & Gropp, IJHPCA 19(1) 2005, Sec. 4,
  * adapted to NCCL's pipelined ring/tree as NCCL's own tuner prices them in
  * src/graph/tuning.cc, ncclTopoTuneModel / ncclTopoGetAlgoTime, NCCL 2.18
- * to 2.30).  The cheapest (algorithm, protocol) wins, as in NCCL's
- * topoGetAlgoInfo (src/enqueue.cc).
+ * to 2.30).  The (algorithm, protocol) that runs is the one NCCL's tuner
+ * estimate ranks cheapest, as in NCCL's topoGetAlgoInfo (src/enqueue.cc;
+ * the estimate is comm_nccl_estimate), and its price is the time.
  *
  * Bandwidths: `up` is the per-GPU scale-up bandwidth per direction, `nic`
  * one NIC's; both are multiplied by their `achievable` fraction (catalog
@@ -20,7 +21,7 @@
  *
  * Names, topology checks and the NCCL defaults per link kind are in
  * comm_topo.c; each algorithm's price in comm_algo.c.  This file places
- * the group, prices what applies and keeps the cheapest.
+ * the group, prices what applies and keeps what NCCL would run.
  */
 #include "comm_int.h"
 
@@ -196,7 +197,9 @@ static int may_apply(const comm_ctx *c, gp_algo a)
 		return c->t->nic_sharp && c->nn >= 2 &&
 			c->op == GP_ALL_REDUCE;
 	case GP_ALGO_HIER:
-		return c->nn >= 2 && c->g >= 2 && !a2a;
+		/* Not one of NCCL's algorithms (tuning.cc: Tree, Ring,
+		 * CollNet Direct/Chain, NVLS, NVLS Tree, PAT): only forced. */
+		return 0;
 	case GP_ALGO_P2P:
 		return a2a;
 	case GP_ALGO_PXN:
@@ -208,17 +211,20 @@ static int may_apply(const comm_ctx *c, gp_algo a)
 
 /* Cheapest protocol for algorithm a; 0 when one applies. */
 static int best_proto(const comm_ctx *c, gp_algo a, gp_comm_result *out,
-		      const char **why)
+		      double *est_out, const char **why)
 {
 	int p, found = 0;
 	double lat, bwt, best = HUGE_VAL, blat = 0.0, bbwt = 0.0;
 	gp_proto bp = GP_PROTO_SIMPLE;
 
 	for (p = 0; p < GP_PROTO_COUNT; p++) {
+		double est;
+
 		if (comm_price(c, a, (gp_proto)p, &lat, &bwt, why))
 			continue;
-		if (lat + bwt < best) {
-			best = lat + bwt;
+		est = comm_nccl_estimate(c, a, (gp_proto)p, lat, bwt);
+		if (est < best) {
+			best = est;
 			blat = lat;
 			bbwt = bwt;
 			bp = (gp_proto)p;
@@ -228,6 +234,8 @@ static int best_proto(const comm_ctx *c, gp_algo a, gp_comm_result *out,
 	if (!found)
 		return 1;
 	finish(c, a, bp, blat, bbwt, out);
+	if (est_out)
+		*est_out = best;
 	return 0;
 }
 
@@ -253,7 +261,7 @@ int comm_group_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,
 		return GP_EINVAL;
 	if ((int)algo < 0 || algo >= GP_ALGO_COUNT)
 		return gp_fail(err, "unknown algorithm %d", (int)algo);
-	if (best_proto(&c, algo, &r, &why))
+	if (best_proto(&c, algo, &r, NULL, &why))
 		return gp_fail(err, "%s: %s", comm_algo_name(algo), why);
 	if (trivial(&c, &r))
 		r.algo = algo;
@@ -277,6 +285,7 @@ int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 	comm_ctx c;
 	int a, found = 0;
 	const char *why = NULL;
+	double est, best_est = HUGE_VAL;
 	gp_comm_result r, best;
 
 	if (setup(t, op, bytes, g, &c, err))
@@ -286,10 +295,11 @@ int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 		for (a = 0; a < GP_ALGO_COUNT; a++) {
 			if (!may_apply(&c, (gp_algo)a))
 				continue;
-			if (best_proto(&c, (gp_algo)a, &r, &why))
+			if (best_proto(&c, (gp_algo)a, &r, &est, &why))
 				continue;
-			if (!found || r.time < best.time) {
+			if (!found || est < best_est) {
 				best = r;
+				best_est = est;
 				found = 1;
 			}
 		}

@@ -4,8 +4,11 @@
  * The model is alpha-beta (Hockney): time = latency + bytes / bandwidth,
  * priced per algorithm (ring, double binary tree, in-switch reduction,
  * hierarchical, rail-routed all-to-all) and per protocol (LL, LL128,
- * Simple, as in NCCL), and the cheapest available pair is chosen, as NCCL's
- * tuner does (src/graph/tuning.cc, src/enqueue.cc in NVIDIA/nccl).
+ * Simple, as in NCCL).  The pair that runs is the one NCCL's tuner ranks
+ * cheapest by its own estimate (src/graph/tuning.cc, src/enqueue.cc in
+ * NVIDIA/nccl), which is not always the fastest: the time reported is
+ * that pair's price.  Hierarchical runs only when forced (NCCL has no
+ * such algorithm).
  *
  * Results follow the nccl-tests conventions (doc/PERFORMANCE.md):
  *   algbw = bytes / time
@@ -122,6 +125,11 @@ typedef struct gp_topo {
 			       * nodes, [1] on 3 or more; 0 = no such limit.
 			       * A per-thread-block ceiling of the GPU
 			       * generation (NCCL perChMaxNVLSTreeBws) */
+	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
+			       * bandwidth on one node, B/s: its tuner's
+			       * llMaxBws row for the GPU generation; what
+			       * it ranks LL by, not a rate LL reaches; 0 =
+			       * no ceiling */
 	double host_mem_bw;   /* B/s of host DRAM the node's CPUs stream
 			       * (all sockets, achievable): what an
 			       * offloaded optimizer step reads and writes
@@ -176,8 +184,8 @@ int comm_topo_check(const gp_topo *t, gp_error *err);
 /* Cost of collective `op` on `gpus` ranks of topology t moving `bytes`
  * (see the conventions above).  Ranks fill nodes in order: gpus <=
  * gpus_per_node stays in one node; more must be a multiple of
- * gpus_per_node and at most gpus_per_node * nodes.  Chooses the cheapest
- * available algorithm and protocol.  bytes == 0 costs 0 (as nccl-tests
+ * gpus_per_node and at most gpus_per_node * nodes.  Chooses the algorithm
+ * and protocol NCCL's tuner would (see above).  bytes == 0 costs 0 (as nccl-tests
  * skips empty calls).  GP_OK and *out filled, or GP_EINVAL (bad topology,
  * gpus < 1, too many gpus, bytes negative or not finite, op out of range)
  * with the reason in err and *out untouched. */
@@ -193,7 +201,8 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 		    const gp_group *g, gp_comm_result *out, gp_error *err);
 
-/* As comm_cost but priced with algorithm `algo` (cheapest protocol for it).
+/* As comm_cost but priced with algorithm `algo` (the protocol NCCL's tuner
+ * picks for it, as under NCCL_ALGO).
  * GP_EINVAL also when algo does not apply to op on this topology (e.g.
  * NVLS without an NVLS switch), naming why. */
 int comm_cost_algo(const gp_topo *t, gp_coll op, gp_algo algo,

@@ -539,3 +539,65 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 		return 1;
 	}
 }
+
+/* ---- NCCL's own estimate, which picks the algorithm ----------------------
+ *
+ * NCCL runs the (algorithm, protocol) its tuner prices cheapest, and the
+ * tuner prices rings and trees by one bandwidth for both (NCCL 2.30.7
+ * ncclTopoTuneModel): the graph's per-channel bandwidth times its
+ * channels, the intra-node one on up to 2 nodes ("float bw = nNodes <= 2
+ * || collnet ? graphs[a]->bwIntra : graphs[a]->bwInter"), the network one
+ * beyond -- here the GPU's scale-up rate bu, or the node's network rate bn.
+ * A ring's algbw is that busBw x n / nsteps; a tree's is 0.92 x busBw x
+ * 0.5, whatever the traffic really is: on 2 nodes the tree sends each
+ * byte across the network once where the ring sends it 2(n-1)/n times,
+ * but the tuner does not see it and keeps the ring for large messages,
+ * which then run at the ring's real rate.  Protocols: LL at half the bus
+ * bandwidth ("busBw * .5" for the ring, "1.0 / 3.8" for the tree), LL128
+ * at 0.92 (ring; tree 7/9 on one node, 120/128 across nodes), LL capped
+ * by llMaxBw (ll_max).  The tree
+ * keeps its correction factor per size (tree_corr).  Latencies are the
+ * ones priced already (NCCL's).  Other algorithms: their price. */
+/* NCCL's llMaxBw: across nodes the network's (ll_net_max_busbw), on one
+ * node the GPU generation's (the topology's ll_max_bw), none unknown. */
+static double ll_max(const comm_ctx *c)
+{
+	if (c->nn > 1)
+		return ll_net_max_busbw[c->nn > 2];
+	return c->t->ll_max_bw > 0.0 ? c->t->ll_max_bw : HUGE_VAL;
+}
+
+double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
+			  double lat, double bwt)
+{
+	double S = c->bytes, B, bus, alg;
+
+	if (a != GP_ALGO_RING && !(a == GP_ALGO_TREE &&
+				   c->op == GP_ALL_REDUCE))
+		return lat + bwt;
+	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV)
+		return lat + bwt;
+	B = c->nn == 1 ? c->bu : (c->nn <= 2 && c->g > 1 ? c->bu :
+				  min2(c->bn, c->g > 1 ? c->bu : HUGE_VAL));
+	if (a == GP_ALGO_RING) {
+		double nsteps = c->op == GP_ALL_REDUCE ? 2.0 * (c->n - 1) :
+			(c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) ?
+			c->n - 1.0 : c->n;
+
+		bus = p == GP_PROTO_LL ? 0.5 * B :
+		      p == GP_PROTO_LL128 ? 0.92 * B : B;
+		if (p == GP_PROTO_LL)
+			bus = min2(bus, ll_max(c));
+		alg = bus * c->n / nsteps;
+	} else {
+		bus = 0.92 * B;
+		if (p == GP_PROTO_LL)
+			bus /= 3.8;
+		if (p == GP_PROTO_LL128)
+			bus *= c->nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+		if (p == GP_PROTO_LL)
+			bus = min2(bus, ll_max(c));
+		alg = 0.5 * bus * tree_factor(p, S);
+	}
+	return lat + S / alg;
+}

@@ -40,4 +40,9 @@ static inline double max2(double a, double b)
 int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 	       double *bwt, const char **why);
 
+/* NCCL's tuner's estimate of (algorithm, protocol) priced at lat + bwt,
+ * s: what NCCL ranks them by (comm_algo.c). */
+double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
+			  double lat, double bwt);
+
 #endif

@@ -10,10 +10,12 @@ return {
         gen = { "ada", "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 25, lo = 0.903, hi = 2.073 },
-        ["style=all_reduce"] = { cases = 23, lo = 0.903, hi = 2.073 },
+        [""] = { cases = 31, lo = 0.902, hi = 2.073 },
+        ["style=all_reduce"] = { cases = 29, lo = 0.731, hi = 2.073 },
         ["style=all_reduce/scale=node"] = { cases = 17, lo = 0.731, hi = 2.073 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 8, lo = 0.993, hi = 2.073 },
+        ["style=all_reduce/scale=nodes"] = { cases = 12, lo = 0.712, hi = 2.328 },
+        ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.712, hi = 2.079 },
       },
     },
     infer = {
@@ -55,7 +57,7 @@ return {
       regimes = {
         [""] = { cases = 31, lo = 0.945, hi = 1.970 },
         ["stack=megatron"] = { cases = 30, lo = 0.945, hi = 1.970 },
-        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.922, hi = 1.888 },
+        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.922, hi = 1.885 },
         ["stack=megatron/moe=moe"] = { cases = 17, lo = 0.906, hi = 2.947 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 10, lo = 0.906, hi = 2.947 },
       },
@@ -67,9 +69,9 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 33, lo = 0.942, hi = 1.288 },
-        ["stack=megatron"] = { cases = 23, lo = 0.989, hi = 1.228 },
-        ["stack=megatron/moe=dense"] = { cases = 21, lo = 0.989, hi = 1.228 },
+        [""] = { cases = 33, lo = 0.942, hi = 1.285 },
+        ["stack=megatron"] = { cases = 23, lo = 0.989, hi = 1.223 },
+        ["stack=megatron/moe=dense"] = { cases = 21, lo = 0.989, hi = 1.223 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 14, lo = 0.942, hi = 1.247 },
       },
     },

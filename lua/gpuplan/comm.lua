@@ -6,7 +6,8 @@
 --
 -- The engine (engine/comm.c) prices ring, double binary tree, NVLS, SHARP,
 -- hierarchical, p2p and PXN algorithms with LL/LL128/Simple protocols and
--- keeps the cheapest, as NCCL's tuner does.  Sizes follow nccl-tests: the
+-- runs the pair NCCL's tuner ranks cheapest by its own estimate (its time
+-- is that pair's price; hierarchical only when forced).  Sizes follow nccl-tests: the
 -- total buffer for all_gather/reduce_scatter, the per-rank send buffer for
 -- all_to_all, the message otherwise.  time in s, algbw/busbw in B/s.
 --
@@ -21,7 +22,9 @@
 --   (the fabrics' `nccl` blocks: NCCL's step latencies and NVLS terms,
 --   SI numbers, over the link kind's defaults; catalog/FORMAT.md),
 --   host_mem_bw (B/s of host DRAM; traffic staged through host memory
---   shares it)
+--   shares it), ll_max_bw (NCCL's ceiling on LL's bus B/s on one node for
+--   the GPU's generation, which its tuner ranks LL by: the arch's
+--   nccl_ll_max_bw)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -69,7 +72,7 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
-  host_mem_bw = "bandwidth",
+  host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -77,7 +80,7 @@ local topo_fields = {
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
-  host_mem_bw = "number",
+  host_mem_bw = "number", ll_max_bw = "number",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -212,6 +215,8 @@ function M.from_fabrics(spec, cat)
   local gpu = spec.gpu
   if type(gpu) == "string" then gpu = cat:get("gpus", gpu) end
   t.nic_path_bw = M.pcie_bw(gpu)
+  local arch = gpu and gpu.arch and cat.archs[gpu.arch]
+  t.ll_max_bw = arch and arch.nccl_ll_max_bw or nil
   if spec.nic_fabric and (spec.nics or 0) > 0 then
     local nic = cat:get("fabrics", spec.nic_fabric)
     t.nics = spec.nics

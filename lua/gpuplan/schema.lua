@@ -300,6 +300,9 @@ M.arch = T.record {
   -- SMs (compute units on AMD) of the architecture's flagship, for the
   -- GEMM wave model of its GPUs that give no `sms`; absent: no wave term
   sms = int { min = 1 },
+  -- NCCL's ceiling on the LL protocol's bus bandwidth on one node for this
+  -- generation (its tuner's llMaxBws row); absent: no ceiling
+  nccl_ll_max_bw = T.unit("bandwidth"),
   source = str(), notes = str(),
 }
 

@@ -61,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(75);
+	plan(79);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -164,10 +164,25 @@ int main(void)
 	 * the tree correction table (64 B .. 256 MiB).  So busbw = 1.875 S /
 	 * (92.4 us + S / 90e9) = 168.42 GB/s.  Exact arithmetic: tolerance
 	 * 1e-9. */
-	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e));
-	ok(r.algo == GP_ALGO_TREE, "2 nodes, NIC-bound: tree wins");
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e));
 	is_num(r.busbw, 1.875 * S / (92.4 * US + S / 90e9), 1e-9,
 	       "tree busbw 1.875 x 90 GB/s, less 0.19% of latency");
+	/* NCCL does not run it: its tuner prices both on the GPU's 240 GB/s
+	 * on 2 nodes, the ring's algbw at 240 x 16/30 = 128, the tree's at
+	 * 0.92 x 240 x 0.5 = 110.4, and keeps the ring for 4 GiB (2 HGX
+	 * A100 with 4 NICs run at the NICs' 91 GB/s, nccl-tests#100).
+	 * Ring busbw 90 GB/s less its latency ((8.4 + 28 x 3.4 + 2 x 14) x
+	 * 1.4 = 323.4 us of 89 ms): tolerance 1%. */
+	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e));
+	ok(r.algo == GP_ALGO_RING, "2 nodes, 4 GiB: NCCL's tuner keeps the ring");
+	is_num(r.busbw, 90e9, 0.01, "... at the NICs' 90 GB/s");
+	/* At 1 MiB the tree's shorter latency wins in NCCL's estimate
+	 * (LL128 tree 14 + 2 x (7 x 1.25 + 8.5) = 48.5 us + 1 MiB over
+	 * 0.92 x 240 x 120/128 x 0.5 x 0.6 (tree correction at 1 MiB) =
+	 * 62.1 GB/s, 65.4 us; the LL128 ring's 14 + 28 x 1.9 + 2 x 4.0 =
+	 * 75.2 us alone is more). */
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.algo == GP_ALGO_TREE, "2 nodes, 1 MiB: the tree");
 
 	/* --- all-gather: size is the total buffer ---
 	 * ring, 8 GiB on 8 A100: bw term 7/8 x S / 240e9 = 31.32 ms,
@@ -263,15 +278,30 @@ int main(void)
 	}
 	t.host_mem_bw = 0.0;
 
-	/* time grows with size, 8 B .. 8 GiB, on every topology above */
+	/* Time grows with size, 8 B .. 8 GiB, for each algorithm: NCCL's
+	 * own estimate (which picks the protocol) grows with size, and so
+	 * does each protocol's price.  The default may dip where NCCL's
+	 * estimate switches to a protocol that is really faster (nccl#1244:
+	 * 129.8 us at 2 MiB, 127.6 us at 4 MiB); never by more than 5% here
+	 * (LL -> LL128 at 8 MiB: 87.5 -> 84.1 us, with no LL ceiling on
+	 * this topology). */
 	mono = 1;
 	for (i = 3; i < 33; i++) {
 		MUST(comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i), 8, &r, &e));
 		MUST(comm_cost(&h100, GP_ALL_REDUCE, ldexp(1.0, i + 1), 8, &r2,
 			       &e));
+		mono &= r2.time > 0.95 * r.time;
+	}
+	ok(mono, "all_reduce time grows with size, at most 5% dips");
+	mono = 1;
+	for (i = 3; i < 33; i++) {
+		MUST(comm_cost_algo(&h100, GP_ALL_REDUCE, GP_ALGO_TREE,
+				    ldexp(1.0, i), 8, &r, &e));
+		MUST(comm_cost_algo(&h100, GP_ALL_REDUCE, GP_ALGO_TREE,
+				    ldexp(1.0, i + 1), 8, &r2, &e));
 		mono &= r2.time > r.time;
 	}
-	ok(mono, "all_reduce time increases with size");
+	ok(mono, "tree all_reduce time increases with size");
 
 	/* --- NCCL's multi-node latency terms, 2 nodes x 8 A100-like ---
 	 * 8 NICs x 50 GB/s x 0.9.  Ring, 8 B (LL): 2(16-1) = 30 steps, 2
@@ -425,6 +455,10 @@ int main(void)
 	einval(rc, &e, "NaN achievable is EINVAL");
 	rc = comm_cost(&a100, (gp_coll)99, GiB, 8, &r, &e);
 	einval(rc, &e, "unknown collective is EINVAL");
+	t = a100;
+	t.ll_max_bw = -1.0;
+	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
+	einval(rc, &e, "negative ll_max_bw is EINVAL");
 
 	/* The cost of a call is measured by `make bench` (bench/sweep_bench:
 	 * the collective sweep), not here: a timed test fails on a loaded

@@ -131,12 +131,26 @@ t.is(r.algo, "ring", "forced ring")
 t.raises(function() gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-a100", algo = "nvls" } end,
          "nvls needs an NVLink switch", "nvls refused on A100", true)
 
--- Sweep: 8 B .. 8 GiB doubling is 31 sizes, time increasing.
+-- Sweep: 8 B .. 8 GiB doubling is 31 sizes, time growing.  NCCL's tuner
+-- picks the algorithm by its own estimate, so where it leaves the LL ring
+-- for NVLS (2 MiB) the larger message can run a little faster (32.68 ->
+-- 32.52 us): at most 5% dips.
 local rows = comm.sweep { op = "all_reduce", system = "dgx-h100" }
 t.is(#rows, 31, "8B..8GiB is 31 sizes")
 local mono = true
-for i = 2, #rows do mono = mono and rows[i].time > rows[i - 1].time end
-t.ok(mono, "time increases with size")
+for i = 2, #rows do mono = mono and rows[i].time > 0.95 * rows[i - 1].time end
+t.ok(mono, "time grows with size (dips under 5%)")
+-- What NCCL picks on one 8 x H100 node: "8B~1MB: uses Algo RING proto LL;
+-- 2MB~16GB uses Algo NVLS proto SIMPLE" (nccl-tests#309, NCCL_DEBUG on an
+-- HGX H100).  NVLS at 1 MiB would be faster (25 us + 1.125 MiB over
+-- 450 x 0.82 x 0.85 GB/s = 28.8 us against the LL ring's 32.7), but NCCL's
+-- tuner ranks the LL ring at its Hopper ceiling of 141 GB/s busbw
+-- (catalog/archs.lua nccl_ll_max_bw) and keeps it.
+local at = {}
+for _, row in ipairs(rows) do at[row.bytes] = row end
+t.is(at[2^20].algo .. "/" .. at[2^20].proto, "ring/ll", "1 MiB on 8 x H100: LL ring")
+t.is(at[2^21].algo .. "/" .. at[2^21].proto, "nvls/simple", "2 MiB on 8 x H100: NVLS")
+t.is(comm.topology("dgx-h100").ll_max_bw, 141e9, "Hopper's LL ceiling from its arch")
 
 -- Errors name the argument.
 t.raises(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end,

@@ -6,8 +6,8 @@
 -- nodes = gpus / gpus_per_node over hardware.inter_node with
 -- hardware.nics_per_node NICs (default one per GPU, the rail-optimised
 -- DGX/HGX layout); each GPU reaches the NICs over its own PCIe link (the
--- catalog's gpu.pcie).  The algorithm is the cheapest (NCCL's default)
--- unless the case notes say one was forced ("algorithm: Ring (forced)").
+-- catalog's gpu.pcie).  The algorithm is the one NCCL's tuner picks
+-- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)").
 local comm = require "gpuplan.comm"
 
 local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
