@@ -116,6 +116,15 @@ static int eng_step(rollctx *r, double batch, double q, double ctx,
 	serve_step st;
 
 	if (r->ep <= 1) {
+		/* Pipeline stages (vLLM's pipeline_parallel_size): the
+		 * decode's batch runs as pp micro-batches in flight, one
+		 * per stage (vLLM V1's EngineCore keeps the executor's
+		 * max_concurrent_batches = pipeline_parallel_size batches
+		 * queued), so a step of the batch is one micro-batch's
+		 * pass through every stage -- infer_run's rule for a
+		 * served replica. */
+		if (q <= 1 && r->ic.pp > 1)
+			batch = ceil(batch / r->ic.pp);
 		if (infer_step(r->m, r->d, &r->ic, batch, q, ctx, 0, &ph,
 			       r->err))
 			return GP_EINVAL;

@@ -628,6 +628,12 @@ opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", met
   default = "the actor's tp",
   help = "the rollout engine's TP (beyond a node: whole nodes, its all-reduces over the NICs)",
   suggest = { "rollout_tensor_parallel", "tensor_model_parallel_size_rollout" } }
+opt { name = "rollout_pp", type = "int", metavar = "N", commands = "rl",
+  default = "1",
+  help = "the rollout engine's pipeline stages (vLLM's pipeline_parallel_size): its GPUs "
+    .. "rollout_tp x rollout_pp, a decode step the pass of one of rollout_pp micro-batches "
+    .. "in flight; stages beyond a node send their activations over the NICs",
+  suggest = { "pipeline_parallel_size", "rollout_pipeline_parallel" } }
 opt { name = "rollout_ep", type = "int", metavar = "N", commands = "rl",
   default = "1: the experts sliced by the rollout TP",
   help = "the rollout engine's expert parallelism (MoE): = --rollout-tp, each expert whole on "

@@ -233,6 +233,7 @@ field("rollout_engine", "", "vllm or hybrid (DeepSpeed-Chat's hybrid engine)", "
 field("generation_batch", "count", "hybrid engine: sequences each GPU generates at once", "rl")
 field("rollout_gpus", "count", "GPUs that generate", "rl")
 field("rollout_tp", "count", "TP of a rollout engine", "rl")
+field("rollout_pp", "count", "pipeline stages of a rollout engine", "rl")
 field("rollout_ep", "count", "EP of a rollout engine (1: experts sliced by its TP)", "rl")
 field("rollout_weights", "", "the rollout's weight format", "rl")
 field("sync_bytes", "B", "weights sent to the rollout engines per step", "rl")

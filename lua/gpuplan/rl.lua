@@ -43,6 +43,9 @@
 --   rollout_tp    the rollout engine's TP (default the actor's tp); an
 --                 engine larger than a node fills whole nodes and its
 --                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
+--   rollout_pp    the rollout engine's pipeline stages (default 1; vLLM's
+--                 pipeline_parallel_size): its GPUs rollout_tp x rollout_pp,
+--                 the decode's batch in rollout_pp micro-batches in flight;
 --   rollout_ep    1 (default: the experts sliced by the engine's TP) or
 --                 rollout_tp: each expert whole on one of its GPUs (vLLM's
 --                 enable_expert_parallel), priced by gp.infer's MoE step;
@@ -510,9 +513,14 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and eager then
     fail("rl: rollout_eager is vLLM's; the hybrid engine runs DeepSpeed's kernels")
   end
+  local rpp = posint("rollout_pp", o.rollout_pp) or 1
+  if hybrid and rpp > 1 then
+    fail("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "
+      .. "generates with the actor's own layout")
+  end
   local infer = require "gpuplan.infer"
   local oki, e, _, rc = pcall(infer.setup, {
-    model = model, gpu = gpu, tp = rtp, gpus = rtp, weights = roll_weights,
+    model = model, gpu = gpu, tp = rtp, pp = rpp, gpus = rtp * rpp, weights = roll_weights,
     -- the step sets the engine's lengths (engine/rollout.c): infer's
     -- default 2048 + 256 tokens would refuse a model of 2048 tokens'
     -- context (OPT, DeepSpeed-Chat's) for lengths the step never runs
@@ -551,8 +559,26 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     if model.moe.experts % rep ~= 0 then
       fail("rl: rollout_ep %d does not divide the model's %d experts", rep, model.moe.experts)
     end
+    if rpp > 1 then
+      fail("rl: rollout_ep %d with rollout_pp %d: an engine with expert parallelism is priced "
+        .. "without pipeline stages", rep, rpp)
+    end
   end
   local G = s.topo.gpus_per_node
+  -- Pipeline stages beyond a node (TP within it): the engine fills whole
+  -- nodes and each stage's activations go to the next over the NICs, at
+  -- one NIC's achievable bandwidth (vLLM's PP sends, as Megatron's).
+  if rtp <= G and rtp * rpp > G then
+    if (rtp * rpp) % G ~= 0 then
+      fail("rl: rollout_tp %d x rollout_pp %d = %d GPUs spans nodes of %d GPUs: it must fill "
+        .. "whole nodes (a multiple of %d)", rtp, rpp, rtp * rpp, G, G)
+    end
+    if (s.topo.nics or 0) == 0 then
+      fail("rl: rollout_tp %d x rollout_pp %d spans %d nodes, but the system has no NICs", rtp,
+        rpp, rtp * rpp // G)
+    end
+    rc.p2p_bw = s.topo.nic_bw * (s.topo.nic_achievable or 1)
+  end
   if rtp > G then
     if rtp % G ~= 0 then
       fail("rl: rollout_tp %d spans nodes of %d GPUs: it must fill whole nodes (a multiple "
@@ -566,7 +592,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     t.nodes = math.max(t.nodes or 1, rtp // G)
     rc.topo = t
   end
-  return rtp, roll_weights, rc, rep
+  return rtp, roll_weights, rc, rep, rpp
 end
 
 -- Run the engine's step; with recompute = auto the least recomputation
@@ -747,7 +773,7 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or rlen), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
-  local rtp, roll_weights, rc, rep = rollout_setup(o, s, tp, dflt, hybrid)
+  local rtp, roll_weights, rc, rep, rpp = rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and not colocated then
     fail("rl: rollout_engine = hybrid generates with the actor's own weights: colocated only")
   end
@@ -790,7 +816,7 @@ run = function(o, job)
     rollout_gpus = math.tointeger(r.pools.rollout.gpus),
     train_gpus = math.tointeger(r.pools.train.gpus),
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
-    zero = cfg.zero, rollout_tp = rtp, rollout_ep = rep,
+    zero = cfg.zero, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
     rollout_weights = roll_weights,
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,

@@ -74,9 +74,11 @@ function C.run(opts, args)
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
   local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
-    .. "rollout tp %d, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d (%s%s)",
+    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d "
+    .. "(%s%s)",
     r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
-    r.rollout_tp, r.rollout.engines, r.prompts, r.group, r.samples,
+    r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "",
+    r.rollout.engines, r.prompts, r.group, r.samples,
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
     r.response_len, r.response_dist,
