@@ -58,18 +58,20 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	}
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
 	/* A reference in host memory crosses the host link three times a
-	 * step, the size of the policy's 16-bit weights each: the policy's
-	 * state dict out, into new pageable tensors every step
-	 * (use_reference_model: item.to(device="cpu", copy=True), NeMo RL
-	 * r0.5.0) at RL_PAGEABLE_D2H, then the reference's in and the
-	 * policy's back (load_state_dict).  verl's offloaded reference
-	 * (offload_megatron_model_to_cpu's non-DDP branch:
-	 * param.data.to("cpu")) leaves likewise. */
+	 * step, the size of the policy's 16-bit weights each, at the
+	 * link's rate: the policy's state dict out (use_reference_model:
+	 * item.detach().to(device="cpu", non_blocking=True, copy=True),
+	 * NeMo RL r0.6.0), which PyTorch allocates in pinned memory ("bool
+	 * pin_out = (non_blocking && self.is_cuda() &&
+	 * options.device().is_cpu() ...)", _to_copy, TensorConversions.cpp;
+	 * its caching host allocator reuses the blocks step after step),
+	 * then the reference's in from the pinned state dict
+	 * setup_reference_model_state made the same way, and the policy's
+	 * back (param.copy_). */
 	if (c->ref_model && c->ref_host) {
 		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
 
-		out->ph[RL_REF].time = fwd + w / RL_PAGEABLE_D2H +
-			2.0 * w / c->host_bw;
+		out->ph[RL_REF].time = fwd + 3.0 * w / c->host_bw;
 	} else {
 		out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
 	}
