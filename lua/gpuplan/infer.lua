@@ -261,6 +261,13 @@ local function check_args(a, level)
   options.resolve("infer", a, "infer", level + 1, "argument")
 end
 
+-- The format a weight name computes in: its base name (gptq-g64 -> gptq,
+-- nf4-dq -> nf4); nil for bits per weight (a weight-only format).
+function M.weight_base(w)
+  if type(w) ~= "string" or tonumber(w) then return nil end
+  return w:match("^(%a+%d?)%-g%d+") or w:match("^(nf4)%-dq$") or w
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
   check_args(a, 3)
@@ -288,8 +295,7 @@ function M.setup(a)
   local okw, wf = pcall(require("gpuplan.memory").weight_format, weights)
   if not okw then error("infer: " .. require("gpuplan.cli").clean(wf), 3) end
   local bits = require("gpuplan.memory").weight_bits(wf)
-  local base = type(weights) == "string" and not tonumber(weights)
-    and (weights:match("^(%a+%d?)%-g%d+") or weights:match("^(nf4)%-dq$") or weights) or nil
+  local base = M.weight_base(weights)
   if base == "fp32" then
     error("infer: weights 'fp32': serving multiplies in bf16/fp16 or lower and fp32 "
           .. "matmuls are not modelled; use bf16", 3)

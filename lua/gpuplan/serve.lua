@@ -286,7 +286,7 @@ function M.setup(a)
       fail("infer: expert_weights: %s",
            (require("gpuplan.cli").clean(wf):gsub(" or bits per weight", "")))
     end
-    local eb = ew:match("^(%a+%d?)%-g%d+") or ew:match("^(nf4)%-dq$") or ew
+    local eb = infer.weight_base(ew)
     if eb == "fp32" then
       fail("infer: expert_weights 'fp32': serving multiplies in bf16/fp16 or lower; use bf16")
     end
