@@ -55,11 +55,13 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 31, lo = 1.062, hi = 2.020 },
-        ["stack=megatron"] = { cases = 30, lo = 1.062, hi = 2.020 },
+        [""] = { cases = 41, lo = 1.058, hi = 1.970 },
+        ["stack=megatron"] = { cases = 40, lo = 1.058, hi = 1.970 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 2.020 },
-        ["stack=megatron/moe=moe"] = { cases = 17, lo = 0.906, hi = 3.006 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 10, lo = 0.906, hi = 3.006 },
+        ["stack=megatron/moe=moe"] = { cases = 27, lo = 1.022, hi = 2.348 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.418, hi = 2.348 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.906, hi = 3.006 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.152, hi = 3.006 },
       },
     },
     train = {
