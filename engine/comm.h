@@ -125,6 +125,10 @@ typedef struct gp_topo {
 			       * nodes, [1] on 3 or more; 0 = no such limit.
 			       * A per-thread-block ceiling of the GPU
 			       * generation (NCCL perChMaxNVLSTreeBws) */
+	int host_amd;         /* 1: the nodes' CPUs are AMD x86, whose proxy
+			       * threads NCCL prices slower (2 us a network
+			       * post, LL across nodes <= 22.5 / 19.0 GB/s);
+			       * 0: Intel, Arm or unknown (1 us, 39 / 20.4) */
 	double ll_max_bw;     /* NCCL's ceiling on the LL protocol's bus
 			       * bandwidth on one node, B/s: its tuner's
 			       * llMaxBws row for the GPU generation; what

@@ -38,11 +38,14 @@ static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 /* LL across nodes: every 16-byte LL line is half flags and the LL buffer
  * is small, so the network carries LL in many small proxy-driven steps;
  * NCCL caps the bus bandwidth of LL at 39 GB/s on 2 nodes and 20.4 GB/s
- * on 3 or more, whatever the NICs (NCCL 2.30.7 llMaxBws, its rows for
- * multi-node runs on Intel and other hosts; AMD hosts are listed lower,
- * 22.5 / 19.0, not modelled).  A tree's algbw is half its busbw
- * (ncclTopoTuneModel), so its LL runs at half the cap. */
-static const double ll_net_max_busbw[2] = {39.0e9, 20.4e9};
+ * on 3 or more, whatever the NICs, on Intel and other hosts, and at 22.5
+ * and 19.0 GB/s on AMD hosts (NCCL 2.30.7 llMaxBws: "Intel-N2/Intel-N4",
+ * "AMD-N2/AMD-N4"; index1 "for multi-node, we look at CPU type").  A
+ * tree's algbw is half its busbw (ncclTopoTuneModel), so its LL runs at
+ * half the cap.  Indexed [AMD][3+ nodes]. */
+static const double ll_net_max_busbw[2][2] = {
+	{39.0e9, 20.4e9}, {22.5e9, 19.0e9}
+};
 
 /* The double binary tree falls short of its model at medium sizes
  * ("trees are not perfectly sticking to the model for medium sizes"):
@@ -110,11 +113,21 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 #define P2P_POOL 32
 
 /* Cost of posting one network message from the proxy thread, us: NCCL
- * getNetOverhead, 1 us on Intel (2 on AMD), 3x for Simple.  A ring that
- * crosses nodes pays at least that on every step, those inside a node
- * too ("inter-node rings still have to launch nsteps * net overhead",
- * ncclTopoTuneModel): the steps run in lock-step with the network ones. */
-#define NET_POST_US 1.0
+ * getNetOverhead, "1.0" on Intel, "2.0" on AMD x86 and 1.0 elsewhere
+ * (Arm), 3x for Simple.  A ring that crosses nodes pays at least that on
+ * every step, those inside a node too ("inter-node rings still have to
+ * launch nsteps * net overhead", ncclTopoTuneModel): the steps run in
+ * lock-step with the network ones. */
+static double net_post(const comm_ctx *c)
+{
+	return (c->t->host_amd ? 2.0 : 1.0) * US;
+}
+
+/* NCCL's LL ceiling across the nodes of this placement (nn >= 2). */
+static double ll_net(const comm_ctx *c)
+{
+	return ll_net_max_busbw[c->t->host_amd != 0][c->nn > 2];
+}
 
 static double hop_up(const comm_ctx *c, gp_proto p)
 {
@@ -231,7 +244,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		double intra = hop_up(c, p);
 
 		if (c->nn > 1)
-			intra = max2(intra, NET_POST_US * US *
+			intra = max2(intra, net_post(c) *
 				     (p == GP_PROTO_SIMPLE ? 3 : 1));
 		*lat = base(p) + (steps - inter) * intra +
 		       inter * hop_net(c, p);
@@ -241,7 +254,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
-			    ll_net_max_busbw[c->nn > 2]);
+			    ll_net(c));
 	return 0;
 }
 
@@ -272,7 +285,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      ilog2(c->nn) * tree_hop_net(c, p));
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
 	if (c->nn > 1 && p == GP_PROTO_LL)
-		*bwt = max2(*bwt, 2.0 * S / ll_net_max_busbw[c->nn > 2]);
+		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
 	*bwt /= tree_factor(p, S);
 	return 0;
 }
@@ -466,7 +479,7 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		*lat = base(p) + hop_up(c, p);
 		if (c->nn > 1)
 			*lat += hop_net(c, p) +
-				(c->n - c->g) * NET_POST_US * US;
+				(c->n - c->g) * net_post(c);
 		*bwt = max2(c->g > 1 ? intra : 0.0,
 			    c->nn > 1 ? remote : 0.0);
 		return 0;
@@ -502,7 +515,7 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		(up * P2P_EFF);
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
-	       (c->nn - 1) * NET_POST_US * US;
+	       (c->nn - 1) * net_post(c);
 	*bwt = max2(intra, remote);
 	return 0;
 }
@@ -563,7 +576,7 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 static double ll_max(const comm_ctx *c)
 {
 	if (c->nn > 1)
-		return ll_net_max_busbw[c->nn > 2];
+		return ll_net(c);
 	return c->t->ll_max_bw > 0.0 ? c->t->ll_max_bw : HUGE_VAL;
 }
 

@@ -13,6 +13,7 @@ system {
   nics = 8, nic_fabric = "ib-hdr-200",
   host_memory = "2TB", host_mem_bw = "409.6GB/s",
   cpu = "2x AMD EPYC 7742 (64 cores)",
+  cpu_vendor = "amd",
   source = "NVIDIA DGX A100 datasheet/user guide (8x A100 80GB, 6 NVSwitches, 2x EPYC "
         .. "7742, 2 TB, 8x ConnectX-6 200 Gb/s HDR); host_mem_bw derived: 2 sockets x "
         .. "8 channels x DDR4-3200 x 8 B = 409.6 GB/s",
@@ -25,6 +26,7 @@ system {
   nics = 8, nic_fabric = "ib-hdr-200",
   host_memory = "2TB", host_mem_bw = "409.6GB/s",
   cpu = "2x AMD EPYC 7742 (64 cores), as DGX A100 (typical, not fixed)",
+  cpu_vendor = "amd",
   source = "A800 board as catalog/gpus (techpowerup, LLM-Prof); host and NICs taken "
         .. "from DGX A100",
   notes = "Vendor servers vary (Intel Ice Lake hosts and 4x 200G NICs are also "
@@ -37,6 +39,7 @@ system {
   nics = 8, nic_fabric = "ib-ndr-400",
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Platinum 8480C (56 cores)",
+  cpu_vendor = "intel",
   source = "NVIDIA DGX BasePOD reference architecture, core components (DGX H100/H200: "
         .. "4 NVSwitches, 2x Xeon Platinum 8480C, 2 TB DDR5, 8x single-port "
         .. "ConnectX-7 up to 400 Gb/s); host_mem_bw derived: 2 x 8 channels x "
@@ -49,6 +52,7 @@ system {
   nics = 8, nic_fabric = "ib-ndr-400",
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Platinum 8480C, as DGX H100 (typical, not fixed)",
+  cpu_vendor = "intel",
   source = "DeepSeek-V3 technical report (arXiv:2412.19437) sections 3.1 and 3.2.2: H800 nodes of 8 "
         .. "GPUs on NVLink/NVSwitch, InfiniBand between nodes, ~160 GB/s NVLink vs "
         .. "50 GB/s IB per GPU (one 400G NIC per GPU); host as DGX H100",
@@ -60,6 +64,7 @@ system {
   nics = 8, nic_fabric = "ib-ndr-400",
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Platinum 8480C, as DGX H100 (typical, not fixed)",
+  cpu_vendor = "intel",
   source = "1cnz.cn (H20: SXM 8-way HGX, NVLink 900 GB/s); NIC layout as the 2-node H20 "
         .. "nccl-tests setup in validation/cases.json (8x NDR per node); host as DGX H100",
 }
@@ -70,6 +75,7 @@ system {
   nics = 8, nic_fabric = "ib-ndr-400",
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Platinum 8480C (56 cores)",
+  cpu_vendor = "intel",
   source = "NVIDIA DGX BasePOD reference architecture, core components (DGX H200: 1,128 "
         .. "GB GPU memory, same host as DGX H100)",
   notes = "An MLPerf H200 system lists 10x 400G InfiniBand ports (8 compute + 2 "
@@ -82,6 +88,7 @@ system {
   nics = 8, nic_fabric = "ib-ndr-400",
   host_memory = "2TB", host_mem_bw = "716.8GB/s",
   cpu = "2x Intel Xeon Platinum 8570 (56 cores)",
+  cpu_vendor = "intel",
   source = "NVIDIA DGX B200 user guide, 'Introduction to NVIDIA DGX B200 Systems' (8x B200, "
         .. "1,440 GB GPU memory, 2x Xeon 8570, 2 NVSwitch chips, 8x ConnectX-7 400 Gb/s, "
         .. "2 TB in 32 DIMMs upgradable to 4 TB); host_mem_bw derived: 2 x 8 channels "
@@ -95,6 +102,7 @@ system {
   nics = 72, nic_fabric = "ib-ndr-400",
   host_memory = "17TB", host_mem_bw = "18.4TB/s",
   cpu = "36x NVIDIA Grace (72 Arm Neoverse V2 cores each), 1 per 2 GPUs",
+  cpu_vendor = "arm",
   -- One torch.nn.Linear forward (bf16, hidden 2048, 8192 tokens) costs
   -- the host 37.08 us on GB200's Grace against 13.48 us on a DGX H100's
   -- Xeon Platinum 8480C (NVIDIA/TransformerEngine issue #2053, "High CPU

@@ -13,6 +13,7 @@ system {
   nics = 0,
   host_memory = "1TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Scalable gen 4 (typical)",
+  cpu_vendor = "intel",
   source = "L40S as catalog/gpus; host figures assumed (2 x 8 channels DDR5-4800)",
   notes = "Standalone box (nics = 0). Clusters of L20/L40S are commonly paired "
        .. "with 200G networking (a 2023 brokerage note); add NICs in a user "
@@ -25,6 +26,7 @@ system {
   nics = 0,
   host_memory = "2TB", host_mem_bw = "614.4GB/s",
   cpu = "2x Intel Xeon Scalable gen 4 (typical)",
+  cpu_vendor = "intel",
   source = "H100 PCIe as catalog/gpus; host figures assumed (2 x 8 channels DDR5-4800)",
   notes = "Cards may be bridged in pairs (nvlink-bridge, 600 GB/s bidir); the "
        .. "8-way collective still runs over PCIe, so the node fabric is pcie5.",
@@ -36,6 +38,7 @@ system {
   nics = 0,
   host_memory = "512GB", host_mem_bw = "409.6GB/s",
   cpu = "2x AMD EPYC 7003 (typical)",
+  cpu_vendor = "amd",
   source = "RTX 4090 as catalog/gpus; host figures assumed (2 x 8 channels DDR4-3200)",
   notes = "GeForce drivers disable PCIe P2P: every transfer is staged through "
        .. "host memory (crosses_cpu on the pcie fabrics).",
@@ -47,5 +50,6 @@ system {
   nics = 0,
   host_memory = "768GB", host_mem_bw = "921.6GB/s",
   cpu = "2x AMD EPYC 9004 (typical)",
+  cpu_vendor = "amd",
   source = "RTX 5090 as catalog/gpus; host figures assumed (2 x 12 channels DDR5-4800)",
 }

@@ -24,7 +24,8 @@
 --   host_mem_bw (B/s of host DRAM; traffic staged through host memory
 --   shares it), ll_max_bw (NCCL's ceiling on LL's bus B/s on one node for
 --   the GPU's generation, which its tuner ranks LL by: the arch's
---   nccl_ll_max_bw)
+--   nccl_ll_max_bw), host_amd (the nodes' CPUs are AMD x86: NCCL posts
+--   network messages slower there; the system's cpu_vendor)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").
@@ -80,7 +81,7 @@ local topo_fields = {
   up_crosses_cpu = "boolean", nics = "int", nic_bw = "number",
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
-  host_mem_bw = "number", ll_max_bw = "number",
+  host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -153,7 +154,8 @@ function M.node_spec(sys, gpu, default, who, o)
   local spec
   if sys then
     spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
-             nic_fabric = sys.nic_fabric, name = "system '" .. sys.id .. "'" }
+             nic_fabric = sys.nic_fabric, cpu_vendor = sys.cpu_vendor,
+             name = "system '" .. sys.id .. "'" }
   else
     local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
     if not fab then
@@ -198,7 +200,8 @@ end
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,
 -- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
 -- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
--- the path to the NICs) }.  Returns the flat table.
+-- the path to the NICs), cpu_vendor = "intel" | "amd" | "arm" (the hosts'
+-- CPUs, as a system's cpu_vendor) }.  Returns the flat table.
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
   local up = cat:get("fabrics", spec.scaleup)
@@ -217,6 +220,7 @@ function M.from_fabrics(spec, cat)
   t.nic_path_bw = M.pcie_bw(gpu)
   local arch = gpu and gpu.arch and cat.archs[gpu.arch]
   t.ll_max_bw = arch and arch.nccl_ll_max_bw or nil
+  t.host_amd = spec.cpu_vendor == "amd"
   if spec.nic_fabric and (spec.nics or 0) > 0 then
     local nic = cat:get("fabrics", spec.nic_fabric)
     t.nics = spec.nics
@@ -240,7 +244,8 @@ function M.topology(system_id, nodes, overrides, cat)
   local sys = type(system_id) == "table" and system_id or cat:get("systems", system_id)
   local t = M.from_fabrics({ scaleup = sys.scaleup, gpus_per_node = sys.gpus,
                              nodes = nodes or 1, nics = sys.nics,
-                             nic_fabric = sys.nic_fabric, gpu = sys.gpu }, cat)
+                             nic_fabric = sys.nic_fabric, gpu = sys.gpu,
+                             cpu_vendor = sys.cpu_vendor }, cat)
   -- The host's DRAM, at what streaming reaches (M.host_bw's 0.8): traffic
   -- staged through host memory shares it (engine/comm.c).
   if sys.host_mem_bw then t.host_mem_bw = sys.host_mem_bw * 0.8 end

@@ -343,6 +343,8 @@ M.system = T.record {
   -- gpuplan.infer streams offloaded layers at 0.8 of it, up to 1e15 B/s.
   host_mem_bw = T.unit("bandwidth", { max = 1.25e15, what = "at most 1.25e15 B/s" }),
   cpu = str(),
+  -- the CPUs' maker: NCCL prices its network proxy by it (engine/comm_algo.c)
+  cpu_vendor = T.enum { "intel", "amd", "arm" },
   -- The host CPU's time for host work (Python, PyTorch's dispatcher, kernel
   -- launches) over an x86 server CPU's, which gpuplan's host-time figures
   -- are measured on; absent: 1.

@@ -126,6 +126,9 @@ local case_schema = T.record {
   hardware = T.record {
     gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
     inter_node = text(), nics_per_node = count(0),
+    -- the hosts' CPU maker, where the source names the machine (a DGX A100
+    -- is AMD): NCCL prices its network proxy by it (engine/comm_algo.c)
+    cpu_vendor = T.enum { "intel", "amd", "arm" },
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),

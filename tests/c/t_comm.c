@@ -61,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(79);
+	plan(81);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -317,6 +317,17 @@ int main(void)
 	is_num(r.latency, 40.0 * US, 1e-9, "2-node LL ring latency 40.0 us");
 	is_num(r.bw_time, 8 * 1.875 / 39e9, 1e-9,
 	       "LL across 2 nodes capped at 39 GB/s busbw");
+	/* The same on AMD hosts: NCCL's network post costs 2 us there
+	 * (getNetOverhead), so each of the 28 intra steps costs 2.0:
+	 * 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0 us (2 x DGX A100, AMD EPYC 7742:
+	 * 93 us, nccl#812); LL across 2 nodes capped at AMD's 22.5 GB/s.
+	 * Exact arithmetic. */
+	t.host_amd = 1;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, 16, &r, &e));
+	is_num(r.latency, 68.0 * US, 1e-9, "AMD hosts: 2-node LL ring 68.0 us");
+	is_num(r.bw_time, 8 * 1.875 / 22.5e9, 1e-9,
+	       "AMD hosts: LL across 2 nodes capped at 22.5 GB/s busbw");
+	t.host_amd = 0;
 	/* Tree, 8 B (LL): 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (NCCL's
 	 * 25.2), the cheaper of the two: the auto choice. */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 16, &r, &e));

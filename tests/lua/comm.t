@@ -151,6 +151,13 @@ for _, row in ipairs(rows) do at[row.bytes] = row end
 t.is(at[2^20].algo .. "/" .. at[2^20].proto, "ring/ll", "1 MiB on 8 x H100: LL ring")
 t.is(at[2^21].algo .. "/" .. at[2^21].proto, "nvls/simple", "2 MiB on 8 x H100: NVLS")
 t.is(comm.topology("dgx-h100").ll_max_bw, 141e9, "Hopper's LL ceiling from its arch")
+-- The hosts' CPU maker from the system: DGX A100 runs AMD EPYC 7742s, where
+-- NCCL posts network messages at 2 us (1 us on Intel): a 2-node 8-byte LL
+-- ring costs 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0 us on it (40.0 on Intel).
+t.is(comm.topology("dgx-a100").host_amd, true, "dgx-a100: AMD hosts")
+t.is(comm.topology("dgx-h100").host_amd, false, "dgx-h100: Intel hosts")
+r = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, system = "dgx-a100", nodes = 2, algo = "ring" }
+t.near(r.latency, 68.0e-6, 1e-9, "2 x DGX A100: 8 B LL ring 68.0 us")
 
 -- Errors name the argument.
 t.raises(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end,

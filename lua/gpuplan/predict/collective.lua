@@ -44,7 +44,8 @@ return function(case, cat)
     end
   end
   local topo = comm.from_fabrics({ scaleup = intra, gpus_per_node = ppn, nodes = nodes,
-                                   nics = nics, nic_fabric = h.inter_node, gpu = gpu }, cat)
+                                   nics = nics, nic_fabric = h.inter_node, gpu = gpu,
+                                   cpu_vendor = h.cpu_vendor }, cat)
 
   local algo
   local note = (case.notes or ""):lower()
