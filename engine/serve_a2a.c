@@ -97,13 +97,14 @@ static double nic_bw(const sx *x)
  *   GPU's crosses NVLink.  The NICs at DEEPEP_HT_RDMA of their rate.
  *  NCCL: comm_group_cost's all-to-all of the hottest GPU's bytes. */
 int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
-           double *logical, double *remote)
+           double *logical, double *remote, double *held)
 {
 	double N = x->s.N, g = fmin(x->s.N, x->s.G), k = x->s.k, h = x->s.h;
 	double bytes = tokens * k * h * elem, imb = sx_imbalance(x, tokens);
 	double nb = nic_bw(x), ub = up_bw(x), intra, rem, nn, dn, e, dg;
 
 	*t = 0.0;
+	*held = 0.0;
 	*logical = bytes;
 	*remote = bytes * (N - g) / N;
 	if (x->s.ep <= 1 || N <= 1 || bytes <= 0)
@@ -129,6 +130,19 @@ int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
 		               "system has no NICs");
 	*t = DEEPEP_LAT + imb * fmax(g > 1 ? intra / ub : 0.0,
 	                             rem > 0 ? rem / nb : 0.0);
+	/* The low-latency kernels free their SMs only for RDMA: "a
+	 * hook-based communication-computation overlapping method that
+	 * does not occupy any SM resource" (DeepEP README), the kernel
+	 * "will just do the RDMA request issues" (buffer.py,
+	 * return_recv_hook) and the NIC moves the bytes.  To an NVLink
+	 * peer (DeepEP PR 173; the whole group on NVL72) the kernel's own
+	 * warps store the tokens, on ceil(experts / ceil(experts / SMs))
+	 * blocks of 32 warps (internode_ll.cu: 144 of 148 SMs for 288
+	 * slots) -- the GPU -- for as long as the copy lasts.  SGLang
+	 * gives its Blackwell combine 32 SMs where Hopper's takes 3
+	 * (single_batch_overlap.py). */
+	if (decode && g > 1)
+		*held = imb * intra / ub;
 	return GP_OK;
 }
 

@@ -353,13 +353,13 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 	b->routed += t;
 	b->down = t;
 	if (sx_a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
-	           &b->dbytes, &b->remote))
+	           &b->dbytes, &b->remote, &b->hdisp))
 		return GP_EINVAL;
 	{
 		double lg, rm;
 
 		if (sx_a2a(x, Tr, x->c->combine_bytes, decode, &b->comb,
-		           &lg, &rm))
+		           &lg, &rm, &b->hcomb))
 			return GP_EINVAL;
 		b->cbytes = lg;
 	}
@@ -458,8 +458,9 @@ static double sbo_layer(const sx *x, const blk *b, double *exposed,
  *   sent, shared experts S | dispatch received, routed experts Y, combine
  *   sent | combine received.  A's dispatch is in flight over A's S and
  *   B's P, its combine over B's Q: each micro-batch exposes
- *   max(0, D - S - P) + max(0, C - Q).  The low-latency kernels hold no
- *   SM while in flight (deepseek-ai/profile-data, decoding).
+ *   max(Hd, D - S - P) + max(Hc, C - Q).  The low-latency kernels hold no
+ *   SM while their RDMA is in flight (deepseek-ai/profile-data,
+ *   decoding); their NVLink copies Hd, Hc they make with the SMs.
  *  prefill (_compute_moe_deepseek_blog_prefill, no delay): X = shared
  *   experts, attention and gate, dispatch sent | Y = dispatch received,
  *   routed experts, combine sent | ...; on the compute stream A.X B.X A.Y
@@ -486,7 +487,11 @@ static double moe_layer(const sx *x, const blk *b, int tbo, int decode,
 		return P + Q + S + Y + b->tp_moe + D + C;
 	}
 	if (decode) {
-		*exposed = 2.0 * (fmax(0.0, D - S - P) + fmax(0.0, C - Q));
+		/* What a kernel copies over NVLink with its own SMs stays
+		 * exposed: the other micro-batch's compute has no SMs to run
+		 * on meanwhile (sx_a2a's held). */
+		*exposed = 2.0 * (fmax(b->hdisp, D - S - P) +
+		                  fmax(b->hcomb, C - Q));
 		return 2.0 * (P + Q + S + Y + b->tp_moe) + *exposed;
 	}
 	if (x->c->a2a == SERVE_A2A_DEEPEP && x->d->sms > DEEPEP_HT_SMS)

@@ -51,6 +51,8 @@ typedef struct blk {
 	double proj;         /* s, the MTP projection (draft passes) */
 	double tp_dense, tp_moe; /* s, TP collectives per layer */
 	double disp, comb;   /* s, all-to-all per MoE layer */
+	double hdisp, hcomb; /* s, of which the NVLink copies the low-
+	                        latency kernels make with their own SMs */
 	double dbytes, cbytes, remote;
 } blk;
 
@@ -90,9 +92,11 @@ double sx_imbalance(const sx *x, double Tr);
 /* A collective of `bytes` on `ranks` GPUs filling nodes in order: *t, s. */
 int sx_coll(sx *x, gp_coll op, double bytes, double ranks, double *t);
 /* One dispatch or combine of `tokens` x top_k rows of hidden x elem bytes
- * per GPU: *t, s, the logical and the remote bytes. */
+ * per GPU: *t, s, the logical and the remote bytes, and *held, s, the
+ * part of *t the kernel's SMs spend copying over NVLink (low-latency
+ * kernels; 0 otherwise). */
 int sx_a2a(sx *x, double tokens, double elem, int decode, double *t,
-           double *logical, double *remote);
+           double *logical, double *remote, double *held);
 /* The TP collectives of a dense and a MoE layer into b->tp_dense,
  * b->tp_moe. */
 int sx_tp_colls(sx *x, double Tg, double Tinst, blk *b);

@@ -502,7 +502,7 @@ opt { name = "expert_weights", type = "string", metavar = "W", commands = "infer
     .. "experts on FP4 tensor cores and an fp4 dispatch, fp8/bf16 attention)",
   suggest = { "moe_weights", "expert_dtype", "expert_weight_dtype", "moe_quant" } }
 opt { name = "single_batch_overlap", type = "flag", commands = "infer", serve = true,
-  default = "off (SGLang's default)",
+  default = "off, as in SGLang",
   help = "decode without two-batch overlap: the combine on its own SMs beside the shared "
     .. "experts and the down GEMM (SGLang's single-batch overlap, its GB200 runs)",
   suggest = { "sbo", "enable_single_batch_overlap" } }

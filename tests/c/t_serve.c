@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(74);
+	plan(75);
 	dsv3(&m);
 	hopper(&d);
 
@@ -537,9 +537,12 @@ int main(void)
 	 * Decode (SGLang's blog decode strategy): a micro-batch's dispatch
 	 * D is in flight over its shared experts S and the other's
 	 * attention prep P, its combine C over the other's attention core
-	 * + gate Q; 58 MoE layers x 2 micro-batches x (max(0, D - S - P) +
-	 * max(0, C - Q)), the parts read from the step's own rows (one
-	 * pass each) and its per-micro-batch dispatch and combine. */
+	 * + gate Q; 58 MoE layers x 2 micro-batches x (max(Hd, D - S - P) +
+	 * max(Hc, C - Q)), the parts read from the step's own rows (one
+	 * pass each) and its per-micro-batch dispatch and combine.  Hd, Hc:
+	 * what the kernels copy to NVLink peers with their own SMs, 7 of
+	 * the 32 destinations (EP32 on 8-GPU nodes) at 200 GB/s x 0.80,
+	 * imbalance 1: a micro-batch's bytes x 7/32 / 160 GB/s. */
 	{
 		static const char *const P[] = {"attn_norm", "q_kv_a",
 			"latent_norm", "q_b_quant", "q_b", "q_absorb", "rope_kv",
@@ -557,7 +560,7 @@ int main(void)
 			"shared_down", NULL};
 		static const char *const Y[] = {"experts_permute",
 			"experts_up", "experts_act", "experts_down", NULL};
-		double p, q, sh, D, C, xs, ys, f = 132.0 / 108.0;
+		double p, q, sh, D, C, xs, ys, hd, hc, f = 132.0 / 108.0;
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 1;
@@ -569,9 +572,14 @@ int main(void)
 		sh = rows_sum(&st, S, 0);
 		D = st.dispatch / 2;
 		C = st.combine / 2;
-		is_num(st.a2a_exposed, 58 * 2 * (fmax(0, D - sh - p) +
-		       fmax(0, C - q)), 1e-9, "decode TBO exposes what S + P "
-		       "and Q leave of dispatch and combine");
+		hd = st.dispatch_bytes / 2 * 7.0 / 32.0 / (200e9 * 0.80);
+		hc = st.combine_bytes / 2 * 7.0 / 32.0 / (200e9 * 0.80);
+		is_num(st.a2a_exposed, 58 * 2 * (fmax(hd, D - sh - p) +
+		       fmax(hc, C - q)), 1e-9, "decode TBO exposes what S + P "
+		       "and Q leave of dispatch and combine, and the NVLink "
+		       "copies the kernels' SMs make");
+		ok(hd > D - sh - p || hc > C - q, "... which here outlast "
+		   "the compute beside them");
 		is_num(st.sm_loss, 0.0, 1e-12, "the low-latency kernels cost "
 		       "no SMs");
 		/* Prefill (blog prefill strategy): compute stream A.X B.X A.Y
