@@ -575,6 +575,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_INT("rollout_ep", rollout_ep, 1),
 	RL_INT("staleness", staleness, 0),
 	RL_BOOL("offload_states", offload_states),
+	RL_BOOL("param_offload", param_offload),
 	RL_BOOL("ref_host", ref_host),
 	RL_NUM("host_bw", host_bw),
 	RL_NUM("engine_memory", engine_memory),

@@ -93,9 +93,10 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "prompt_len + response_max = %g tokens "
 			       "is longer than the kernels size",
 			       c->prompt_len + hi);
-	if ((c->offload_states || c->ref_host) && !(c->host_bw > 0))
-		return gp_fail(err, "offload_states and ref_host need host_bw "
-			       "(the GPU's link to host memory)");
+	if ((c->offload_states || c->ref_host || c->param_offload) &&
+	    !(c->host_bw > 0))
+		return gp_fail(err, "offload_states, param_offload and ref_host "
+			       "need host_bw (the GPU's link to host memory)");
 	if (gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
 	    gp_check_count(c->roll.pp, 1, "rollout_pp", err) ||
 	    gp_check_count(c->rollout_ep, 0, "rollout_ep", err) ||

@@ -174,6 +174,13 @@ typedef struct rl_cfg {
 	int offload_states; /* colocated: during the rollout every trainer
 			     * tensor but the actor's 16-bit weights waits
 			     * in host memory */
+	int param_offload;  /* colocated: the actor's 16-bit weights leave
+			     * the GPU after each of its phases (verl's
+			     * megatron.param_offload: after the rollout's
+			     * weight export, the log-probabilities and the
+			     * update, RL_PARAM_OUTS a step) into fresh
+			     * pageable host memory, loaded back before
+			     * each */
 	int ref_host;       /* 1: the reference's 16-bit weights live in
 			     * host memory and are swapped into the
 			     * policy's for its forward (NeMo RL's Megatron

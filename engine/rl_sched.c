@@ -21,6 +21,19 @@
  * offload_to_cpu: pin_memory(); vLLM's sleep mode). */
 #define RL_PAGEABLE_D2H 1.4e9
 
+/* verl's Megatron worker with megatron.param_offload (verl commit
+ * 65c59c7, workers/megatron_workers.py and sharding_manager/
+ * megatron_vllm.py) loads the actor's weights (load_megatron_model_to_gpu)
+ * and offloads them again (offload_megatron_model_to_cpu) around each of
+ * its three phases a step: the rollout's weight export (the sharding
+ * manager's __enter__), compute_log_prob and update_actor.  The offload
+ * is "buffer.param_data.cpu_data = buffer.param_data.data.cpu()
+ * .pin_memory()" (utils/megatron_utils.py): a copy into fresh pageable
+ * memory (RL_PAGEABLE_D2H) before the pinned one; the load a copy_ from
+ * that pinned buffer at the host link's rate; the gradients are freed,
+ * not copied. */
+#define RL_PARAM_OUTS 3.0
+
 /* The phases' times but the weight sync's; o: PPO's other models on
  * their own groups or of their own shapes (rl_others). */
 void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
@@ -55,6 +68,16 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 			st * (1.0 / RL_PAGEABLE_D2H - 1.0 / c->host_bw);
 	} else {
 		out->ph[RL_SWAP].time = 0.0;
+	}
+	/* The actor's weights out and in around each of its phases
+	 * (RL_PARAM_OUTS), in place of the one round trip at the link's
+	 * rate that offload_states counts for them. */
+	if (c->colocated && c->param_offload) {
+		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
+
+		out->ph[RL_SWAP].time += RL_PARAM_OUTS * w *
+			(1.0 / RL_PAGEABLE_D2H + 1.0 / c->host_bw) -
+			(c->offload_states ? 2.0 * w / c->host_bw : 0.0);
 	}
 	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
 	/* A reference in host memory crosses the host link three times a

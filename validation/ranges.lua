@@ -60,8 +60,8 @@ return {
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 2.020 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 1.022, hi = 2.348 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.418, hi = 2.348 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.906, hi = 3.006 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.152, hi = 3.006 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.906, hi = 2.824 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.152, hi = 2.824 },
       },
     },
     train = {

@@ -664,6 +664,10 @@ opt { name = "old_logprobs", type = "flag", commands = "rl", default = true,
 opt { name = "offload_states", type = "flag", commands = "rl",
   help = "colocated: trainer states wait in host memory during the rollout, the engine's "
     .. "weights during the training (vLLM sleep level 1)" }
+opt { name = "param_offload", type = "flag", commands = "rl",
+  help = "colocated: the actor's weights leave for host memory after each of its phases "
+    .. "and return before the next (verl's megatron.param_offload: .cpu() three times a step)",
+  suggest = { "offload_params", "megatron_param_offload" } }
 opt { name = "ref_host", type = "flag", commands = "rl",
   help = "the reference model waits in host memory, swapped in for its forward (NeMo RL's "
     .. "Megatron worker)",

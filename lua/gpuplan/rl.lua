@@ -63,6 +63,10 @@
 --                 during the rollout (the 16-bit weights pinned, the grads
 --                 freed) and the engine's weights during the training
 --                 (vLLM sleep level 1) (default false)
+--   param_offload colocated: the actor's weights leave for host memory
+--                 after each of its phases and return before the next
+--                 (verl's megatron.param_offload: three copies into fresh
+--                 pageable memory a step) (default false)
 --   ref_host      the reference waits in host memory and is swapped into
 --                 the policy's weights for its forward (NeMo RL's Megatron
 --                 worker; default false)
@@ -735,6 +739,7 @@ run = function(o, job)
   local ref = boolean("ref_model", o.ref_model, true)
   local oldlp = boolean("old_logprobs", o.old_logprobs, true)
   local offload = boolean("offload_states", o.offload_states, false)
+  local param_offload = boolean("param_offload", o.param_offload, false)
   local ref_host = boolean("ref_host", o.ref_host, false)
   if ref_host and not ref then fail("rl: ref_host keeps the reference in host memory; ref_model is false") end
   local pad = boolean("pad", o.pad, false)
@@ -768,6 +773,9 @@ run = function(o, job)
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
   local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
+  if param_offload and not colocated then
+    fail("rl: param_offload applies to one colocated pool")
+  end
   local tp, pp, cp, unit, tgpus, minib =
     batches_of(o, gpus, colocated, rgpus, auto, samples)
   local s = actor_setup(o, method, tgpus,
@@ -792,7 +800,8 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
-    staleness = staleness, offload_states = offload, ref_host = ref_host, host_bw = host_bw,
+    staleness = staleness, offload_states = offload, param_offload = param_offload,
+    ref_host = ref_host, host_bw = host_bw,
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'

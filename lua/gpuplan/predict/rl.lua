@@ -100,6 +100,12 @@ PROFILES.verl = {
     function(o) return not o.fsdp end },
   { "old_logprobs", true, "actor compute_log_prob recomputes the old log-probabilities" },
   { "ref_model", true, "use_kl_loss: the reference's log-probabilities" },
+  -- A case's offload_states is verl's megatron.param_offload (SCHEMA.md),
+  -- whose offload_megatron_model_to_cpu copies the actor's weights out
+  -- after each of its phases (engine/rl_sched.c RL_PARAM_OUTS).
+  { "param_offload", true, "megatron.param_offload: the actor's weights to host after each "
+    .. "phase (offload_megatron_model_to_cpu)",
+    function(o) return o.colocated and o.offload_states and not o.fsdp end },
 }
 
 -- The prompt tokens when the case does not say: a math problem
@@ -229,6 +235,7 @@ return function(case, cat)
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
     offload = v(par.offload), rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
+    param_offload = v(c.param_offload),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
