@@ -144,7 +144,11 @@ void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	mf->bytes[GP_MEM_VISION] = 0;
 	mf->bytes[GP_MEM_PIPE_BUFFERS] = 0;
 	mem_finish(mf, c->train.capacity, &rs, 0.0);
-	mem_finish(mr, c->train.capacity, &rs, 0.0);
+	/* The engine's weights and its KV pool are allocated once at
+	 * start-up and kept (memory_infer.c's rule, by which the engine
+	 * sized the pool): no fragmentation on them. */
+	mem_finish(mr, c->train.capacity, &rs,
+		   mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] + mr->bytes[GP_MEM_KV]);
 	out->fits = out->why[0] == 0 && mu->fits && mr->fits;
 	/* The training state first: what it holds is also what leaves the
 	 * rollout engine no room. */

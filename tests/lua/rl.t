@@ -322,4 +322,18 @@ do
   t.near(slow.rollout.decode - slow.rollout.host, fast.rollout.decode - fast.rollout.host,
          1e-9, "the GPU's decode time is the same")
 end
+-- An engine given what the trainer leaves (no rollout_memory; nothing
+-- offloaded) fills it with KV cache, sized as the engine sizes it (its
+-- weights and KV pool allocated once: no fragmentation on them), so the
+-- rollout state stays within the card's budget: the step docs/fit.md
+-- shows fits, its rollout state within the 10% margin.
+do
+  local j = gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                    recompute = "full", prompts = 64, group = 8, prompt_len = 1024,
+                    response_len = 4096 }
+  local ro
+  for _, p in ipairs(j.phases) do if p.name == "rollout" then ro = p end end
+  t.ok(j.fits, "the engine fills the trainer's leftover and the step fits")
+  t.ok(ro.mem_gib <= 79.1 * 0.9 + 1e-9, "its rollout state within the budget (0.9 x 79.1 GiB)")
+end
 t.done_testing()
