@@ -88,13 +88,17 @@ typedef enum gp_link_kind {
  * seconds: the latency a ring step and a tree step add to the link's own
  * hop latency per protocol (indexed by gp_proto), and for an NVLink
  * switch that reduces in-network, the fraction of the achievable link
- * rate NVLS's multimem operations reach and its per-call latency.
+ * rate NVLS's multimem operations reach and its per-call latency, and the
+ * ring/tree channels NCCL runs on the link.
  * comm_nccl_default fills NCCL 2.30.7's figures for a link kind. */
 typedef struct gp_nccl {
 	double ring_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
 	double tree_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
 	double nvls_eff;      /* (0, 1]; read only when the link has NVLS */
 	double nvls_lat;      /* s per NVLS call */
+	double channels;      /* NCCL's ring/tree channels on this link (its
+			       * "coll channels"), 1..64; 0 = unknown: no
+			       * fewer channels at small sizes */
 } gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),

@@ -199,6 +199,57 @@ static double p2p_channels(const comm_ctx *c, double S)
 	return nch;
 }
 
+/* ---- channels at small sizes -------------------------------------------
+ *
+ * NCCL splits a ring or tree collective over its channels but gives a small
+ * one fewer: "while (nBytes < nc * nt * threadThreshold) { if (nc >= 2)
+ * nc--; }" (NCCL 2.30.7 enqueue.cc topoGetAlgoInfo, "Ring/Tree channel
+ * tuning"), after the tuner has picked the algorithm on all channels.  nt:
+ * the protocol's threads per channel (LL 512, LL128 640, Simple 512;
+ * device.h NCCL_*_MAX_NTHREADS); threadThreshold: its bytes per thread
+ * (comm.h: LL 8, LL128 8, Simple 64, and the ring's LL times the ranks --
+ * logged as "threadThresholds 8/8/64 | 64/8/64" on 8 ranks, nccl#892).
+ * Each channel is one thread block moving its share at NCCL's own rate per
+ * channel (the tuner's busBw over its channels: an LL channel half of its
+ * link share, where all channels together reach the link's LL rate), so a
+ * small message runs at nc channels' worth, at most the whole link's.  8 x
+ * H100 through NCCL (Triton-distributed#57) shows it: 32 KiB .. 512 KiB all
+ * take 22.7 .. 25.2 us, each size on as many 32 KiB channels.  The link's
+ * channel count is catalog data (a fabric's nccl.channels); unknown, or a
+ * placement across nodes: all channels. */
+static const double chan_threads[GP_PROTO_COUNT] = {512.0, 640.0, 512.0};
+static const double chan_bytes[GP_PROTO_COUNT] = {8.0, 8.0, 64.0};
+
+/* The share nc / channels of the link's channels a ring or tree of
+ * c->bytes gets (1: all). */
+static double channel_share(const comm_ctx *c, gp_algo a, gp_proto p)
+{
+	double nch = c->t->up_nccl.channels, per, nc;
+
+	if (nch <= 0.0 || c->g < 2 || c->nn > 1)
+		return 1.0;
+	per = chan_threads[p] * chan_bytes[p] *
+	      (a == GP_ALGO_RING && p == GP_PROTO_LL ? c->n : 1);
+	nc = floor(c->bytes / per);
+	return nc >= nch ? 1.0 : max2(nc, 1.0) / nch;
+}
+
+static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
+			 double share);
+
+/* The bandwidth term bwt of a ring or tree on the channels a message of
+ * its size gets: no less than at nc channels' own rate. */
+static double on_channels(const comm_ctx *c, gp_algo a, gp_proto p,
+			  double bwt)
+{
+	double share = channel_share(c, a, p), alg;
+
+	if (share >= 1.0)
+		return bwt;
+	alg = nccl_algbw(c, a, p, share);
+	return alg > 0.0 ? max2(bwt, c->bytes / alg) : bwt;
+}
+
 /* The per-GPU intra-node rate at protocol p; infinite with no intra
  * traffic (one GPU per node). */
 static double up_rate(const comm_ctx *c, gp_proto p)
@@ -255,6 +306,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
 			    ll_net(c));
+	*bwt = on_channels(c, GP_ALGO_RING, p, *bwt);
 	return 0;
 }
 
@@ -286,7 +338,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
-	*bwt /= tree_factor(p, S);
+	*bwt = on_channels(c, GP_ALGO_TREE, p, *bwt / tree_factor(p, S));
 	return 0;
 }
 
@@ -580,18 +632,20 @@ static double ll_max(const comm_ctx *c)
 	return c->t->ll_max_bw > 0.0 ? c->t->ll_max_bw : HUGE_VAL;
 }
 
-double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
-			  double lat, double bwt)
+/* NCCL's algbw for a ring or tree (all-reduce) on `share` of the link's
+ * channels, B/s; 0 for other algorithms. */
+static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
+			 double share)
 {
 	double S = c->bytes, B, bus, alg;
 
 	if (a != GP_ALGO_RING && !(a == GP_ALGO_TREE &&
 				   c->op == GP_ALL_REDUCE))
-		return lat + bwt;
+		return 0.0;
 	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV)
-		return lat + bwt;
-	B = c->nn == 1 ? c->bu : (c->nn <= 2 && c->g > 1 ? c->bu :
-				  min2(c->bn, c->g > 1 ? c->bu : HUGE_VAL));
+		return 0.0;
+	B = share * (c->nn == 1 ? c->bu : (c->nn <= 2 && c->g > 1 ? c->bu :
+				  min2(c->bn, c->g > 1 ? c->bu : HUGE_VAL)));
 	if (a == GP_ALGO_RING) {
 		double nsteps = c->op == GP_ALL_REDUCE ? 2.0 * (c->n - 1) :
 			(c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) ?
@@ -612,5 +666,13 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			bus = min2(bus, ll_max(c));
 		alg = 0.5 * bus * tree_factor(p, S);
 	}
-	return lat + S / alg;
+	return alg;
+}
+
+double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
+			  double lat, double bwt)
+{
+	double alg = nccl_algbw(c, a, p, 1.0);
+
+	return alg > 0.0 ? lat + c->bytes / alg : lat + bwt;
 }

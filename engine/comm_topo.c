@@ -6,6 +6,7 @@
  */
 #include "comm.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -71,6 +72,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	}
 	out->nvls_eff = NVLS_EFF;
 	out->nvls_lat = NVLS_LAT_US * US;
+	out->channels = 0.0;
 }
 
 void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
@@ -239,6 +241,10 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 				       "be 0..%g s (got ring %g, tree %g)",
 				       what, proto_names[p], LINK_MAX_LAT,
 				       n->ring_step[p], n->tree_step[p]);
+	if (!gp_finite(n->channels) || n->channels < 0.0 ||
+	    n->channels > 64.0 || n->channels != floor(n->channels))
+		return gp_fail(err, "%s nccl channels must be an integer "
+			       "0..64 (got %g)", what, n->channels);
 	if (nvls && (!gp_finite(n->nvls_eff) || n->nvls_eff <= 0.0 ||
 		     n->nvls_eff > 1.0))
 		return gp_fail(err, "%s nccl nvls_efficiency must be in "

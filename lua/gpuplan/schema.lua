@@ -323,6 +323,8 @@ M.fabric = T.record {
     ring_ll = step_time(), ring_ll128 = step_time(), ring_simple = step_time(),
     tree_ll = step_time(), tree_ll128 = step_time(), tree_simple = step_time(),
     nvls_efficiency = frac(), nvls_latency = step_time(),
+    -- NCCL's ring/tree channels on the link ("coll channels" in its log)
+    channels = int { min = 1, max = 64 },
     source = R(str()),
   },
   bw = R(T.unit("link")),

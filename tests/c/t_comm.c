@@ -61,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(81);
+	plan(86);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -277,6 +277,33 @@ int main(void)
 		       "160 / (2 x 8) = 10 GB/s");
 	}
 	t.host_mem_bw = 0.0;
+
+	/* --- fewer channels for small messages ---
+	 * 8 GPUs on a 450 GB/s x 0.8 = 360 GB/s link that NCCL runs on 32
+	 * channels.  The LL ring gives each channel 512 threads x 8 B x 8
+	 * ranks = 32 KiB: 64 KiB runs on 2 channels, at NCCL's LL rate per
+	 * channel, half its link share: 0.5 x 360 x 2/32 = 11.25 GB/s busbw,
+	 * algbw x 8/14 (no LL ceiling on this topology); latency 6.6 + 14 x
+	 * 0.6 = 15.0 us.  512 KiB runs on 16 channels: the same 32 KiB per
+	 * channel, the same time.  1 MiB fills all 32: the link's LL rate,
+	 * 360 x 0.5 x 0.5625 = 101.25 GB/s busbw.  Exact arithmetic. */
+	t = nvl(8, 1, 450e9, 0.8);
+	t.up_nccl.channels = 32;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 65536, 8, &r, &e));
+	ok(r.proto == GP_PROTO_LL, "64 KiB on 8 GPUs: LL ring");
+	is_num(r.bw_time, 65536 / (0.5 * 360e9 * 2 / 32 * 8 / 14), 1e-9,
+	       "64 KiB on 2 of 32 channels: 11.25 GB/s busbw");
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 524288, 8, &r2,
+			    &e));
+	is_num(r2.time, r.time, 1e-9, "512 KiB on 16 channels: as long as "
+	       "64 KiB on 2");
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, MiB, 8, &r, &e));
+	is_num(r.bw_time, MiB * 1.75 / (360e9 * 0.5 * 0.5625), 1e-9,
+	       "1 MiB on all 32 channels: the link's LL rate");
+	t.up_nccl.channels = 0;
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 65536, 8, &r, &e));
+	is_num(r.bw_time, 65536 * 1.75 / (360e9 * 0.5 * 0.5625), 1e-9,
+	       "channels unknown: every size on all of them");
 
 	/* Time grows with size, 8 B .. 8 GiB, for each algorithm: NCCL's
 	 * own estimate (which picks the protocol) grows with size, and so

@@ -120,10 +120,11 @@ t.near(r.busbw, r.algbw * 7 / 8, 1e-12, "all_gather busbw factor 7/8")
 
 -- Small message: latency, tens of microseconds at most, never 0.
 -- 8 bytes on NVLink: LL ring 6.6 + 14 x 0.6 us (nvlink latency) = 15 us.
--- 1e-4: the bandwidth term, 8 x 1.75 / (450e9 x 0.82 x LL payload 0.28125)
--- = 0.13 ns, is 9e-6 of the time.
+-- 1e-3: the bandwidth term, 8 B on one of nvlink4's 32 channels at NCCL's LL
+-- rate per channel, 8 / (0.5 x 450e9 x 0.82 / 32 x 8/14) = 2.4 ns, is 1.6e-4
+-- of the time.
 r = gp.comm { op = "all_reduce", bytes = 8, system = "dgx-h100" }
-t.near(r.time, 6.6e-6 + 14 * nvl4.latency, 1e-4, "8-byte all_reduce = LL ring latency")
+t.near(r.time, 6.6e-6 + 14 * nvl4.latency, 1e-3, "8-byte all_reduce = LL ring latency")
 
 -- Forced algorithm; refusal names why.
 r = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-h100", algo = "ring" }
@@ -196,9 +197,11 @@ t.ok(none == nil and why:find("unknown gpu", 1, true), "predictor declines unkno
 
 
 -- The NCCL terms: a fabric's nccl block (nvlink5 gives NCCL's Blackwell
--- NVLS efficiency, 0.74), else the kind's defaults (nvlink4: 0.85).
+-- NVLS efficiency, 0.74), else the kind's defaults (nvlink4: 0.85; its block
+-- gives only its channels).
 t.is(comm.topology("dgx-b200").up_nccl.nvls_efficiency, 0.74, "nvlink5's own NVLS efficiency")
-t.is(comm.topology("dgx-h100").up_nccl, nil, "nvlink4 keeps the defaults")
+t.is(comm.topology("dgx-h100").up_nccl.nvls_efficiency, nil, "nvlink4 keeps the default NVLS terms")
+t.is(comm.topology("dgx-h100").up_nccl.channels, 32, "nvlink4: NCCL's 32 channels")
 -- NVLS on one DGX H100, 1 GiB: nvls_latency + S (1 + 1/8) / (450e9 x
 -- achievable x eff) (engine/comm.c); with up_nccl overriding eff to 0.5
 -- and the latency to 5 us the bandwidth term is 0.85 / 0.5 = 1.7 times
