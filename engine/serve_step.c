@@ -445,7 +445,10 @@ static double sbo_layer(const sx *x, const blk *b, double *exposed,
 	wc = (x->c->sbo_down ? b->down : 0.0) +
 		(x->c->sbo_shared_dispatch ? 0.0 : S);
 	*loss = wc * (f - 1.0);
-	*exposed = fmax(0.0, D - wd) + fmax(0.0, C - wc * f);
+	/* The dispatch's NVLink copies hold the SMs the shared experts
+	 * would run on (sx_a2a's held); the combine has its own. */
+	*exposed = fmax(wd > 0.0 ? b->hdisp : 0.0, D - wd) +
+		fmax(0.0, C - wc * f);
 	return P + Q + S + Y + b->tp_moe + *exposed + *loss;
 }
 

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(75);
+	plan(78);
 	dsv3(&m);
 	hopper(&d);
 
@@ -602,6 +602,40 @@ int main(void)
 		       "prefill TBO: the four stages of a layer");
 		is_num(st.sm_loss, 58 * 2 * (xs + ys) * (1 - 1 / f), 1e-9,
 		       "prefill TBO: the SMs the normal kernels hold");
+		/* Single-batch overlap on Hopper (single_batch_overlap.py):
+		 * the combine sends on 3 of the 132 SMs beside the down GEMM
+		 * (DeepGEMM signals it), slowed by 132 / 129; the shared
+		 * experts run while the dispatch is in flight, except for
+		 * the dispatch's NVLink copies (EP8 in one node: 7 of 8
+		 * destinations at 160 GB/s), which hold the SMs: per MoE layer
+		 * max(Hd, D - S) + max(0, C - f down). */
+		{
+			static const char *const DN[] = {"experts_down",
+				NULL};
+			double fs = 132.0 / 129.0, dn;
+
+			cfg(&c2, 8, 1);
+			c2.redundant = 0;
+			c2.decode.tbo = 0;
+			c2.sbo = 1;
+			c2.sbo_sms = 3;
+			c2.sbo_down = 1;
+			c2.sbo_shared_dispatch = 1;
+			MUST(serve_step_time(&m, &d, &c2, &c2.decode,
+					     SERVE_DECODE, 128, &st2, &err));
+			sh = rows_sum(&st2, S, 0);
+			dn = rows_sum(&st2, DN, 0);
+			hd = st2.dispatch_bytes * 7.0 / 8.0 / 160e9;
+			is_num(st2.a2a_exposed, 58 * (fmax(hd, st2.dispatch -
+			       sh) + fmax(0, st2.combine - fs * dn)), 1e-9,
+			       "single-batch overlap on Hopper: shared "
+			       "beside the dispatch, down GEMM beside the "
+			       "combine");
+			ok(hd > st2.dispatch - sh, "... the NVLink copy "
+			   "outlasting the shared experts");
+			is_num(st2.sm_loss, 58 * dn * (fs - 1), 1e-9,
+			       "... the down GEMM on 129 of 132 SMs");
+		}
 		/* DeepEP's normal dispatch of a micro-batch, 8192 tokens over
 		 * 4 nodes: each token to 4 (1 - 0.75^8) = 3.5995 nodes, 3 x
 		 * (1 - 0.75^8) = 2.6997 of them remote: 8192 x 7168 x
