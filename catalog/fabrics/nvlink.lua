@@ -15,6 +15,14 @@
 -- src/graph/topo.h times the link count, over the line rate) and the reason
 -- says so.
 
+-- nccl.channels: NCCL runs two ring/tree channels per NVLink, at most 32.
+local CHANNELS_SRC = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
+  .. "search finds one per link, ncclTopoDupChannels doubles them): HGX A100 "
+  .. "logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 coll channels' "
+  .. "(nccl#892), an H100 PCIe pair 24 (nccl#1161); 'the number of NCCL "
+  .. "channels is directly related to' the NVLink count (NCCL maintainer, "
+  .. "nccl#1429)"
+
 fabric {
   id = "nvlink2", name = "NVLink 2 (6 links, V100 SXM2)",
   scope = "scaleup", kind = "nvlink",
@@ -38,12 +46,7 @@ fabric {
   achievable_reason = "8x A100 ring all-reduce plateaus at 228-233 GB/s busbw of "
                    .. "300 GB/s per direction (NCCL's model: 12 x 20 = 240)",
   nccl = { channels = 24,  -- 12 links, logged
-           source = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-                 .. "search finds one per link, ncclTopoDupChannels doubles them): "
-                 .. "HGX A100 logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 "
-                 .. "coll channels' (nccl#892), an H100 PCIe pair 24 (nccl#1161); "
-                 .. "'the number of NCCL channels is directly related to' the NVLink "
-                 .. "count (NCCL maintainer, nccl#1429)" },
+           source = CHANNELS_SRC },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md (12 "
         .. "ports, 300 GB/s per direction); measured busbw as collected in "
         .. "../shared/research/collectives.md section 1.6",
@@ -60,12 +63,7 @@ fabric {
   achievable_reason = "NCCL's model: 8 links x 20 GB/s (SM80 per-lane constant) = "
                    .. "160 of 200 GB/s per direction; no A800 measurement read",
   nccl = { channels = 16,  -- 8 links, as the H800's logged 16
-           source = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-                 .. "search finds one per link, ncclTopoDupChannels doubles them): "
-                 .. "HGX A100 logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 "
-                 .. "coll channels' (nccl#892), an H100 PCIe pair 24 (nccl#1161); "
-                 .. "'the number of NCCL channels is directly related to' the NVLink "
-                 .. "count (NCCL maintainer, nccl#1429)" },
+           source = CHANNELS_SRC },
   source = "techpowerup news (A800: chip-to-chip 600 -> 400 GB/s); citsjtu2020/LLM-Prof "
         .. "hardware_spec.md (400 GB/s); aliyun/SimAI calbusbw (A800: 8 NVLinks)",
   notes = "Same NVSwitch board as A100; only the link count is cut.",
@@ -81,12 +79,7 @@ fabric {
                    .. "450 GB/s per direction (NCCL's model: 18 x 20.6 = 370.8; "
                    .. "ASTRA-sim's validated HGX-H100 input notes 370.67)",
   nccl = { channels = 32,  -- 18 links, two each up to the cap
-           source = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-                 .. "search finds one per link, ncclTopoDupChannels doubles them): "
-                 .. "HGX A100 logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 "
-                 .. "coll channels' (nccl#892), an H100 PCIe pair 24 (nccl#1161); "
-                 .. "'the number of NCCL channels is directly related to' the NVLink "
-                 .. "count (NCCL maintainer, nccl#1429)" },
+           source = CHANNELS_SRC },
   in_switch_reduction = "nvls",
   nvls_tree_bw = { nodes2 = "57.7GB/s", nodes3 = "45.5GB/s",
                    source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Hopper "
@@ -109,12 +102,7 @@ fabric {
                    .. "200 GB/s per direction (DeepSeek; NCCL's model 8 x 20.6 = "
                    .. "164.8)",
   nccl = { channels = 16,  -- 8 links, logged
-           source = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-                 .. "search finds one per link, ncclTopoDupChannels doubles them): "
-                 .. "HGX A100 logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 "
-                 .. "coll channels' (nccl#892), an H100 PCIe pair 24 (nccl#1161); "
-                 .. "'the number of NCCL channels is directly related to' the NVLink "
-                 .. "count (NCCL maintainer, nccl#1429)" },
+           source = CHANNELS_SRC },
   in_switch_reduction = "nvls",
   nvls_tree_bw = { nodes2 = "57.7GB/s", nodes3 = "45.5GB/s",
                    source = "NVIDIA/nccl src/graph/tuning.cc perChMaxNVLSTreeBws, Hopper "
@@ -157,12 +145,7 @@ fabric {
   achievable_reason = "no bridge measurement read; taken as the NVLink ring "
                    .. "fractions measured through NVSwitch (0.76-0.82)",
   nccl = { channels = 24,  -- 12 links, logged on an H100 PCIe pair
-           source = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-                 .. "search finds one per link, ncclTopoDupChannels doubles them): "
-                 .. "HGX A100 logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 "
-                 .. "coll channels' (nccl#892), an H100 PCIe pair 24 (nccl#1161); "
-                 .. "'the number of NCCL channels is directly related to' the NVLink "
-                 .. "count (NCCL maintainer, nccl#1429)" },
+           source = CHANNELS_SRC },
   source = "hpctech.co.jp copy of NVIDIA's H100 table (H100 PCIe NVLink 600 GB/s); "
         .. "nvidia.com H100 page transcription (H100 NVL bridge pairs)",
   notes = "Joins 2 cards point to point; traffic to any other card goes over PCIe.",
