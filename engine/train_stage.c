@@ -338,10 +338,12 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * zero3_per_param): one dense layer's collectives and host gaps for
  * one pass, none of them under compute.  deepspeed/runtime/zero/
  * partition_parameters.py _allgather_param gathers each parameter on
- * its own, after a torch.cuda.synchronize(); stage3.py fetch_sub_module
- * (_synchronize_communication) synchronizes again at every submodule
- * while a gather is in flight, so the gathers run one after another
- * with the GPU drained at each submodule.  The tensors of a dense
+ * its own into a buffer it zero-fills first ("flat_tensor =
+ * torch.zeros(aligned_param_size, ...)": the parameter's 16-bit bytes
+ * written once), after a torch.cuda.synchronize(); stage3.py
+ * fetch_sub_module (_synchronize_communication) synchronizes again at
+ * every submodule while a gather is in flight, so the gathers run one
+ * after another with the GPU drained at each submodule.  The tensors of a dense
  * layer on this TP rank: the norms (norm_params / hidden vectors
  * each), the qkv, output, MLP-in (two when gated) and MLP-out weights,
  * their biases (linear_bias; qkv_bias).  Each weight's gather carries
@@ -356,17 +358,24 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
  * rank of the group, each launch the device's `launch` (catalog
  * launch_overhead), and the layer's gathered bytes read and written
  * once more at the streaming rate -- before the next synchronize.
+ * The gradients go the same way back: partition_parameters.py
+ * _reduce_scatter_gradient hands torch.distributed.reduce_scatter a
+ * list of one view of the gradient per rank, and ProcessGroupNCCL::
+ * reduce_scatter flattens it first ("Copy the input tensors to the
+ * flattened inputs": inputFlattened[i][j].copy_, one launch per rank)
+ * -- the same launches and a read and write of the layer's gradient
+ * bytes in the reduction's dtype.
  * g[0]: s of the layer's gathers with their copies; g[1]: s of its
  * gradient reduce-scatters (one per parameter, in the reduction's
- * dtype); g[2]: the submodules that own parameters (one host gap
- * each). */
+ * dtype) with theirs; g[2]: the submodules that own parameters (one
+ * host gap each). */
 static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 {
 	const gp_model *m = x->e.m;
 	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim :
 		h / m->heads;
 	double q = m->heads * hd, kv = m->kv_heads * hd, f = m->ffn_hidden;
-	double w[5], sum, dense = l->params - l->eparams, vec;
+	double w[5], sum, dense = l->params - l->eparams, vec, launches, bw;
 	int nw = m->ffn_gated ? 5 : 4, i;
 	double nvec = 2.0 * (m->norm_params / h);
 	const roof_device *d = x->e.d;
@@ -397,11 +406,15 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 		g[1] += train_zero_coll(x, GP_REDUCE_SCATTER,
 					l->eparams * x->rb, 1);
 	}
-	/* The copies out of each dense tensor's flat buffer (the routed
-	 * experts' single gather likewise). */
-	g[0] += ((nw + nvec) * x->y.shard +
-		 (l->eparams > 0 ? x->y.eshard : 0.0)) * d->launch +
-		2.0 * (dense + l->eparams) * 2.0 / (d->mem_bw * d->hbm_frac);
+	/* The copies out of each dense tensor's flat buffer and into it
+	 * (the routed experts' single collectives likewise): a launch a
+	 * rank, the bytes read and written once; the gather's zero fill
+	 * writes them once more. */
+	launches = ((nw + nvec) * x->y.shard +
+		    (l->eparams > 0 ? x->y.eshard : 0.0)) * d->launch;
+	bw = d->mem_bw * d->hbm_frac;
+	g[0] += launches + 3.0 * (dense + l->eparams) * 2.0 / bw;
+	g[1] += launches + 2.0 * (dense + l->eparams) * x->rb / bw;
 	g[2] = 2.0 + nw;         /* the two norms and the linears */
 }
 

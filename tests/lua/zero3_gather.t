@@ -30,8 +30,12 @@ local function with(extra) return gp.train(t.with(base, extra)) end
 -- flat buffer out to the 8 ranks' views: 12 tensors x 8 launches of
 -- the Hopper arch's launch_overhead (catalog/archs.lua, 4 us) + the
 -- layer's 2P bytes read and written at H100's 3.35 TB/s x hbm 0.84
--- (both read from the catalog here); the gradients likewise,
--- R = the same sum of reduce_scatters.  Each pass (forward, backward;
+-- (both read from the catalog here) and written once before by the
+-- gather buffer's zero fill (DeepSpeed's torch.zeros); the gradients
+-- likewise, R = the same sum of reduce_scatters, each after PyTorch's
+-- copy of the 8 ranks' gradient views into its flat input (the same
+-- 12 x 8 launches and the 2P bytes of bf16 gradients read and
+-- written).  Each pass (forward, backward;
 -- plus the recompute forward under full recompute) drains the GPU at
 -- each of the 6 submodules with parameters (2 norms, 4 linears) for
 -- one host op, 24.84 us (engine/common.h GP_EAGER_OP_TIME, gp.train's
@@ -49,7 +53,8 @@ end
 local cat = gp.catalog()
 local h100 = cat.gpus["h100-sxm"]
 local hopper = cat.archs[h100.arch]
-G = G + 12 * 8 * hopper.launch_overhead + 2 * (2 * P) / (h100.mem_bw * hopper.achievable.hbm)
+local launches, bw = 12 * 8 * hopper.launch_overhead, h100.mem_bw * hopper.achievable.hbm
+G, R = G + launches + 3 * (2 * P) / bw, R + launches + 2 * (2 * P) / bw
 local host = 6 * 24.84e-6
 -- Tolerance 1e-5 relative: the engine's own layer parameter count (from
 -- the model's shape, not restated here) agrees with 12h^2 + 13h to
