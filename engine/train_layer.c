@@ -307,6 +307,29 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels (o_k: the attention output projection's
  * input width). */
+/* Megatron-Core's MoE layer beyond its router GEMM and expert GEMMs: the
+ * kernels the host launches from Python in the forward of one layer with
+ * expert parallelism (the alltoall token dispatcher, dropless, core
+ * v0.13.0, with moe_permute_fusion as verl's and Megatron-Bridge's
+ * recipes set it), counted in transformer/moe: topk_softmax_with_capacity
+ * 10 (score function and its cast, topk, the probs scattered into a
+ * zeros_like, the routing map's zeros_like, int, scatter, bool, its
+ * sum) and the router input's fp32 cast 1; the dispatcher's preprocess
+ * 8 (routing_map.sum, long, the input splits' sum, the all-gather of
+ * the counts over TP x EP, the local experts' slice made contiguous and
+ * three sums), its five non-blocking copies of the splits and counts to
+ * the host, the fused permute 1, the all_to_all calls 3 (the tokens and
+ * their probs out, the tokens back), the fused chunk sorts before and
+ * after the experts 2, the activation's probs multiply 1, the fused
+ * unpermute 1: 32 more than the layer's op list counts.  The dispatcher waits for the splits on the host before its
+ * all-to-all ("A synchronization is needed before expert parallel
+ * AlltoAll communication to get the input_splits and output_splits CPU
+ * values", token_dispatcher.py), so the host cannot run ahead of a
+ * layer and the forward costs the slower of the two (layer_extras'
+ * rule).  The grouped GEMMs' per-expert launches from C++ are left
+ * out. */
+#define MOE_DISPATCH_OPS 32.0
+
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			 double o_k, train_lcost *lc)
 {
@@ -344,6 +367,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * the GPU waits for it (infer.c's eager runtime, the same rule).
 	 * The backward runs in autograd's C++ engine; no per-kernel host
 	 * figure for it was found, so none is charged. */
+	if (moe && k->ep > 1 && !k->eager)
+		nk += MOE_DISPATCH_OPS;
 	if (nk * k->host_op_time > lc->fwd.t)
 		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
 		       0, 0);

@@ -59,9 +59,9 @@ return {
         ["stack=megatron"] = { cases = 40, lo = 1.058, hi = 1.970 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 2.005 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.974, hi = 2.348 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.418, hi = 2.348 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.172, hi = 2.348 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.864, hi = 2.824 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.152, hi = 2.824 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.139, hi = 2.824 },
       },
     },
     train = {
