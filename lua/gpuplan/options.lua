@@ -492,7 +492,7 @@ opt { name = "dp_attention", type = "flag", commands = "infer", serve = true,
     .. "requests' KV",
   suggest = { "enable_dp_attention" } }
 opt { name = "two_batch_overlap", type = "flag", commands = "infer", serve = true, form = "both",
-  default = "with --ep: whichever delivers more tokens/s per GPU",
+  default = "with --ep: whichever delivers more tokens/s per GPU (--disagg: in each pool)",
   help = "two micro-batches per step, one's all-to-all hidden under the other's compute",
   suggest = { "tbo", "enable_two_batch_overlap" } }
 opt { name = "expert_weights", type = "string", metavar = "W", commands = "infer", serve = true,

@@ -24,7 +24,8 @@
 --               tensor parallel over the instance)
 --   two_batch_overlap  two micro-batches hide the all-to-all (default with
 --               ep > 1: on, as DeepSeek's and SGLang's large-EP deployments,
---               unless one micro-batch delivers more tokens/s per GPU)
+--               unless one micro-batch delivers more tokens/s per GPU; with
+--               disagg each pool's own)
 --   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
 --               DeepSeek's, rounded up to whole slots per GPU)
 --   imbalance   hottest GPU's routed tokens / the mean (default with ep > 1:
@@ -431,22 +432,29 @@ function M.result(r, model, d, s, info)
   return out
 end
 
--- The config s with one micro-batch (two-batch overlap off) in both pools.
-local function one_batch(s)
+-- The config s with the overlap dec in the decode pool and pre in the
+-- prefill pool.
+local function with_tbo(s, dec, pre)
   local one = {}
   for k, v in pairs(s) do one[k] = v end
   one.decode = { tp = s.decode.tp, ep = s.decode.ep,
-                 dp_attention = s.decode.dp_attention, tbo = false }
+                 dp_attention = s.decode.dp_attention, tbo = dec }
   one.prefill = { tp = s.prefill.tp, ep = s.prefill.ep,
-                  dp_attention = s.prefill.dp_attention, tbo = false }
+                  dp_attention = s.prefill.dp_attention, tbo = pre }
   return one
 end
 
+-- The config s with one micro-batch (two-batch overlap off) in both pools.
+local function one_batch(s) return with_tbo(s, false, false) end
+
 -- The overlap that a search left open chose, among the assumptions.
-local function say_tbo(info, s, on)
-  table.insert(info.defaults, s._tbo_at, on
-    and "two_batch_overlap=true (DeepSeek's and SGLang's large-EP runs)"
-    or "two_batch_overlap=false (faster here: each of two micro-batches reads every weight)")
+local function say_tbo(info, s, on, pre)
+  local why = on and "(DeepSeek's and SGLang's large-EP runs)"
+    or "(faster here: each of two micro-batches reads every weight)"
+  if pre ~= nil and pre ~= on then
+    why = string.format("in decode, %s in prefill (each pool the faster)", tostring(pre))
+  end
+  table.insert(info.defaults, s._tbo_at, "two_batch_overlap=" .. tostring(on) .. " " .. why)
 end
 
 -- gp.infer{...} with the MoE serving options (see the header).
@@ -458,12 +466,34 @@ function M.infer(a)
     -- Both ways; overlap stays unless one micro-batch fits where two do
     -- not, or delivers more tokens/s per GPU (at the same batch: a shorter
     -- step; under itl_max: the larger batch the shorter step allows).
+    -- Two pools are two servers, each launched with its own flags (SGLang's
+    -- GB200 runs turn it off in decode alone, Part I: "This allows two-batch
+    -- overlap to be disabled"): each way in each pool.
+    local function run(c)
+      local ok1, r1 = pcall(core().serve, model, d, c)
+      if not ok1 then error("infer: " .. tostring(r1), 3) end
+      return r1
+    end
     local one = one_batch(s)
-    local ok1, r1 = pcall(core().serve, model, d, one)
-    if not ok1 then error("infer: " .. tostring(r1), 3) end
-    local better = r1.fits and (not r.fits or r1.tokens_per_s_gpu > r.tokens_per_s_gpu)
-    if better then s, r = one, r1 end
-    say_tbo(info, s, not better)
+    local r1 = run(one)
+    local function faster(pool)   -- one micro-batch, in this pool?
+      return r1.fits and (not r.fits or
+        r1[pool].tokens_per_s_gpu > r[pool].tokens_per_s_gpu)
+    end
+    if not s.disagg then
+      local better = r1.fits and (not r.fits or r1.tokens_per_s_gpu > r.tokens_per_s_gpu)
+      if better then s, r = one, r1 end
+      say_tbo(info, s, not better)
+    else
+      local dec, pre = not faster("decode"), not faster("prefill")
+      if not dec and not pre then
+        s, r = one, r1
+      elseif not dec or not pre then
+        local mix = with_tbo(s, dec, pre)
+        s, r = mix, run(mix)
+      end
+      say_tbo(info, s, dec, pre)
+    end
   end
   return M.result(r, model, d, s, info)
 end

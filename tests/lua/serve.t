@@ -234,6 +234,29 @@ do
            "single_batch_overlap is the overlap of a step without two_batch_overlap",
            "sbo and tbo exclude each other")
   nv.single_batch_overlap = nil
+  -- Left open in two pools, the overlap is each pool's own choice (two
+  -- servers): on NVL72 the decode pool's all-to-all is all NVLink, which
+  -- the kernels copy with the SMs, so one micro-batch is faster there,
+  -- while the prefill pool keeps it.  Each pool's rate is the one the
+  -- fixed choice gives it.
+  local pools = { model = "deepseek-v3", gpu = "gb200", gpus = 96, prefill_gpus = 48,
+                  disagg = true, tp = 48, ep = 48, dp_attention = true, weights = "fp8",
+                  expert_weights = "fp4", kv = "fp8", batch = 1408, input = 2000,
+                  output = 100 }
+  local auto = gp.infer(pools)
+  pools.two_batch_overlap = false
+  local no = gp.infer(pools)
+  pools.two_batch_overlap = true
+  local yes = gp.infer(pools)
+  t.ok(yes.decode_per_gpu < no.decode_per_gpu and yes.prefill_per_gpu > no.prefill_per_gpu,
+       "NVL72: overlap slows the decode pool and speeds the prefill pool")
+  t.near(auto.decode_per_gpu, no.decode_per_gpu, 1e-12, "auto: the decode pool without it")
+  t.near(auto.prefill_per_gpu, yes.prefill_per_gpu, 1e-12, "auto: the prefill pool with it")
+  local said
+  for _, x in ipairs(auto.defaults) do
+    if x:match("^two_batch_overlap=false in decode, true in prefill") then said = true end
+  end
+  t.ok(said, "and it says so among the assumptions")
   t.raises(function() nv.expert_weights = "fp5"; gp.infer(nv) end,
            "expert_weights: ", "unknown expert format")
   t.raises(function() nv.expert_weights = 4.5; gp.infer(nv) end,
