@@ -51,6 +51,12 @@ t.is(gpus, 8, "the world: the 8 GPUs the actor updates on")
 -- promised_flops: H100 989e12 (verl's get_device_flops, the catalog's)
 t.near(p and p.value or 0, flops / (989e12 * 8 * ts), 1e-12,
   "mfu = verl's FLOPs / (989 TFLOP/s x 8 GPUs x the actor_update seconds)")
+-- Trained in fp8 the promised peak is still the bf16 one: verl's
+-- get_device_flops looks the card up by name.
+case.workload.precision = "fp8"
+local p8 = predict(case, cat)
+local t8 = actor_s(seen)
+t.near(p8 and p8.value or 0, flops / (989e12 * 8 * t8), 1e-12, "fp8: over the bf16 989 TFLOP/s")
 
 -- DeepSeek-V3 (the shipped 96-H20 case): _estimate_deepseek_v3_flops.
 -- Per MoE layer the router 7168 x 256 and 3 x 7168 x 2048 x (8 + 1

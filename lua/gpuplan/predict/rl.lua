@@ -134,7 +134,8 @@ local PROMPT_DEFAULT = 150
 -- square, not its causal half.  sum(seqlen^2) is the samples' E[(p +
 -- L)^2] = p^2 + 2 p E[L] + E[L^2] from the response-length distribution
 -- (gp.rl's response_m2).  promised_flops: the card's dense bf16 peak
--- (verl's get_device_flops: H100 989e12, H20 148e12, the catalog's).
+-- whatever the training precision (verl's get_device_flops, by device
+-- name: H100 989e12, H20 148e12, the catalog's bf16 figures).
 local function verl_flops(m, tokens, sq)
   local h, L, H = m.hidden, m.layers, m.heads
   local hd = m.head_dim or h // H
@@ -160,7 +161,7 @@ local function verl_flops(m, tokens, sq)
   return 6 * ((mlp + lin) * L + emb) * tokens + 12 * sq * hd * H * L
 end
 
-local function verl_mfu(m, r)
+local function verl_mfu(m, r, peak)
   local upd
   for _, p in ipairs(r.phases) do
     if p.name == "actor_update" then upd = p end
@@ -168,7 +169,7 @@ local function verl_mfu(m, r)
   local p, mean = r.prompt_len, r.response_len
   local tokens = r.samples * (p + mean)
   local sq = r.samples * (p * p + 2 * p * mean + r.response_m2)
-  return verl_flops(m, tokens, sq) * r.epochs / (r.update.peak * upd.gpus * upd.seconds)
+  return verl_flops(m, tokens, sq) * r.epochs / (peak * upd.gpus * upd.seconds)
 end
 
 return function(case, cat)
@@ -183,7 +184,10 @@ return function(case, cat)
     tokens_per_s_per_gpu = function(r) return r.tokens_per_s_gpu end,
     -- the actor update's model FLOPs utilisation (verl's perf/mfu/actor:
     -- verl_mfu)
-    mfu = function(r) return verl_mfu(model, r) end,
+    mfu = function(r)
+      local pk = cat.gpus[hw.gpu] and cat.gpus[hw.gpu].peak or {}
+      return verl_mfu(model, r, pk.bf16 or pk.fp16 or r.update.peak)
+    end,
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not an RL metric" end
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
