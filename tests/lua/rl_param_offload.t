@@ -7,14 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local with = t.with
-local function phase(r, name)
-  for _, p in ipairs(r.phases) do if p.name == name then return p end end
-end
-local function part(mem, name)
-  for _, c in ipairs(mem.components) do if c.name == name then return c.bytes end end
-  return 0
-end
+local with, phase, part = t.with, t.phase, t.part
 
 -- Qwen2.5-7B GRPO on 8 H100s, ZeRO-3 (the weights sharded 8 ways).
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, recompute = "full",

@@ -31,6 +31,18 @@ function M.with(o, extra)
   return c
 end
 
+-- The phase of that name of a gp.rl result (nil when none).
+function M.phase(r, name)
+  for _, p in ipairs(r.phases) do if p.name == name then return p end end
+end
+
+-- The bytes of the component of that name of a memory breakdown (0 when
+-- none).
+function M.part(mem, name)
+  for _, c in ipairs(mem.components) do if c.name == name then return c.bytes end end
+  return 0
+end
+
 function M.diag(...)
   local s = table.concat({ ... }, " ")
   for line in (s .. "\n"):gmatch("([^\n]*)\n") do io.write("# ", line, "\n") end
