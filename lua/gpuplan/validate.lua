@@ -149,6 +149,9 @@ local case_schema = T.record {
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)
     schedule = T.enum { "1f1b", "interleaved", "dualpipe" },
+    -- the expert all-to-all under compute (gp.train's ep_overlap;
+    -- Megatron-Core's moe_a2a_overlap)
+    ep_overlap = T.boolean(),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },
