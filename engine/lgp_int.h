@@ -52,6 +52,15 @@ int luaopen_gpuplan_core(lua_State *L);
 	{                                                                 \
 		return fn(s, (T *)out, (gp_error *)err);                  \
 	}
+/* The memory reserve's overrides (gp_mem_reserve at member P of struct
+ * S; an absent one keeps mem_reserve_default's): one list for
+ * core.memory's reader and the inference config's. */
+#define LGP_RESERVE_FIELDS(S, P)                                          \
+	F_NUM("margin", offsetof(S, P margin), 0),                        \
+	F_NUM("context", offsetof(S, P context), 0),                      \
+	F_NUM("lib_workspace", offsetof(S, P workspace), 0),              \
+	F_NUM("comm", offsetof(S, P comm), 0),                            \
+	F_NUM("frag", offsetof(S, P frag), 0)
 /* A result's field for lgp_push: its Lua name, the struct and member. */
 #define O_NUM(n, S, m) F_NUM(n, offsetof(S, m), 0)
 #define O_INT(n, S, m) F_INT(n, offsetof(S, m), 0, 0, 0)

@@ -30,41 +30,36 @@ const char *lgp_field_str(lua_State *L, int idx, const char *what,
 	return s;
 }
 
-/* {bits=, group=, group_bits=} at t[key]; absent -> all zero. */
-static void lgp_toquant(lua_State *L, int idx, const char *what,
-			const char *key, gp_quant *q)
-{
-	int sub = lgp_subtable(L, idx, what, key);
+/* weights = {bits=, group=, group_bits=} (absent: all zero, 16-bit);
+ * fixed_group is gpuplan.memory's (a format whose group size is its
+ * own: mxfp4's 32). */
+static const lgp_field weights_fields[] = {
+	F_REQNUM("bits", offsetof(gp_quant, bits)),
+	F_INT("group", offsetof(gp_quant, group), 0, 0, INT_MAX),
+	F_NUM("group_bits", offsetof(gp_quant, group_bits), 0),
+	F_IGNORE("fixed_group"),
+	F_END
+};
+static const lgp_desc weights_desc = { "weights", weights_fields };
 
-	memset(q, 0, sizeof *q);
-	if (!sub)
+static void c_weights(lua_State *L, int v, void *dst, const char *path)
+{
+	gp_quant *q = &((gp_infer_cfg *)dst)->weights;
+
+	if (lua_type(L, v) == LUA_TBOOLEAN && !lua_toboolean(L, v))
 		return;
-	q->bits = lgp_field_num(L, sub, key, "bits", 1, 0);
-	q->group = lgp_field_int(L, sub, key, "group", 0, 0, 0);
-	q->group_bits = lgp_field_num(L, sub, key, "group_bits", 0, 0);
-	/* gpuplan.memory's weight_formats: a format whose group size is
-	 * its own (mxfp4's 32) */
-	lgp_mark(L, sub, "fixed_group");
-	lgp_strict(L, sub, 0, key);
-	lua_pop(L, 1);
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a table (got %s)", path,
+			   luaL_typename(L, v));
+	lgp_read(L, v, 0, &weights_desc, q, LGP_DEFAULTS);
+	lgp_strict(L, v, 0, "weights");
 	if (mem_quant_bits(q) < 0)
-		luaL_error(L, "%s.%s: bits must be in (0, 32], group and "
-			   "group_bits >= 0", what, key);
+		luaL_error(L, "%s: bits must be in (0, 32], group and "
+			   "group_bits >= 0", path);
 }
 
-/* Read t[key] (default def) as a name and parse it with a kernel's
- * name parser into *dst; raise the parser's message on a bad name. */
-#define LGP_PARSE(L, idx, w, key, def, parse, dst)                        \
-	do {                                                                \
-		gp_error perr_;                                             \
-		if (parse(lgp_field_str(L, idx, w, key, def), dst, &perr_)) \
-			luaL_error(L, "%s", perr_.msg);                     \
-	} while (0)
-
-static void lgp_totrain(lua_State *L, int idx, const char *w,
-			gp_train_cfg *c)
+static void lgp_totrain(lua_State *L, int idx, gp_train_cfg *c)
 {
-	(void)w;
 	memset(c, 0, sizeof *c);
 	lgp_read(L, idx, 0, &lgp_mem_train_desc, c, LGP_DEFAULTS);
 	if (c->base.bits != 0 && mem_quant_bits(&c->base) < 0)
@@ -72,24 +67,32 @@ static void lgp_totrain(lua_State *L, int idx, const char *w,
 			   "group_bits >= 0");
 }
 
+/* core.memory's inference config (kind = "infer"). */
+#define MI_NUM(n, m, d) F_NUM(n, offsetof(gp_infer_cfg, m), d)
+#define MI_INT(n, m, d, lo) F_INT(n, offsetof(gp_infer_cfg, m), d, lo, INT_MAX)
+static const lgp_field infer_mem_fields[] = {
+	F_CUSTOM("weights", c_weights),
+	MI_NUM("kv_bytes", kv_bytes, 2),
+	MI_INT("tp", tp, 1, 1),
+	MI_INT("pp", pp, 1, 1),
+	MI_NUM("seqs", seqs, 1),
+	F_REQNUM("ctx", offsetof(gp_infer_cfg, ctx)),
+	MI_INT("block", block, 0, 0),
+	MI_NUM("chunk_tokens", chunk_tokens, 0),
+	MI_NUM("act_bytes", act_bytes, 0),
+	MI_NUM("embed_bits", embed_bits, 0),
+	MI_NUM("kv_free_fraction", kv_free_fraction, 0),
+	F_BOOL("offload", offsetof(gp_infer_cfg, offload), 0),
+	F_END
+};
+#undef MI_NUM
+#undef MI_INT
+static const lgp_desc infer_mem_desc = { "memory", infer_mem_fields };
+
 static void lgp_toinfer(lua_State *L, int idx, gp_infer_cfg *c)
 {
-	const char *w = "memory";
-
 	memset(c, 0, sizeof *c);
-	lgp_toquant(L, idx, w, "weights", &c->weights);
-	c->kv_bytes = lgp_field_num(L, idx, w, "kv_bytes", 0, 2);
-	c->tp = lgp_field_int(L, idx, w, "tp", 0, 1, 1);
-	c->pp = lgp_field_int(L, idx, w, "pp", 0, 1, 1);
-	c->seqs = lgp_field_num(L, idx, w, "seqs", 0, 1);
-	c->ctx = lgp_field_num(L, idx, w, "ctx", 1, 0);
-	c->block = lgp_field_int(L, idx, w, "block", 0, 0, 0);
-	c->chunk_tokens = lgp_field_num(L, idx, w, "chunk_tokens", 0, 0);
-	c->act_bytes = lgp_field_num(L, idx, w, "act_bytes", 0, 0);
-	c->embed_bits = lgp_field_num(L, idx, w, "embed_bits", 0, 0);
-	c->kv_free_fraction = lgp_field_num(L, idx, w, "kv_free_fraction", 0,
-					    0);
-	c->offload = lgp_field_bool(L, idx, w, "offload", 0);
+	lgp_read(L, idx, 0, &infer_mem_desc, c, LGP_DEFAULTS);
 }
 
 /* A memory breakdown's scalars under their Lua names, and its host
@@ -145,6 +148,31 @@ void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 	lua_setfield(L, -2, "components");
 }
 
+static const lgp_field reserve_fields[] = {
+	LGP_RESERVE_FIELDS(gp_mem_reserve, ),
+	F_END
+};
+static const lgp_desc reserve_desc = { "memory", reserve_fields };
+
+/* What core.memory reads first: the kind of job, the card's bytes and
+ * the GPUs whose reserve a training step's is (gpus: the job's size,
+ * for an inference replica its tp * pp's instead). */
+typedef struct memory_head {
+	int kind;                /* 0 train, 1 infer */
+	double capacity;
+	int gpus;
+} memory_head;
+
+static const char *const memory_kinds[] = {"train", "infer", NULL};
+static const lgp_field memory_head_fields[] = {
+	{ "kind", LGP_F_NAME, offsetof(memory_head, kind), 0, 0, 0, 0,
+	  memory_kinds, NULL, NULL, NULL, NULL },
+	F_REQNUM("capacity", offsetof(memory_head, capacity)),
+	F_INT("gpus", offsetof(memory_head, gpus), 1, 1, INT_MAX),
+	F_END
+};
+static const lgp_desc memory_head_desc = { "memory", memory_head_fields };
+
 /* core.memory(model, cfg) -> breakdown table.  cfg.kind selects the
  * kernel: "train" (default) or "infer" (an RL step's memory is
  * core.rl's); cfg.capacity is the GPU's
@@ -152,61 +180,38 @@ void lgp_pushmem(lua_State *L, const gp_mem_result *r)
  * cfg.context, cfg.lib_workspace, cfg.comm, cfg.frag override them. */
 int lgp_memory(lua_State *L)
 {
-	static const char *const kinds[] = {"train", "infer", NULL};
-	const char *w = "memory";
 	gp_model m;
+	memory_head h;
 	gp_mem_reserve rs;
 	gp_mem_result r;
+	gp_infer_cfg ic;
+	gp_train_cfg tc;
 	gp_error err;
-	double cap;
-	int kind, rc;
+	int rc;
 
 	lgp_tomodel(L, 1, &m);
 	luaL_checktype(L, 2, LUA_TTABLE);
-	{
-		const char *k = lgp_field_str(L, 2, w, "kind", "train");
-
-		for (kind = 0; kinds[kind] && strcmp(kinds[kind], k); kind++)
-			;
-		if (!kinds[kind])
-			return luaL_error(L, "memory.kind must be train or "
-					  "infer (got '%s'; RL: core.rl)", k);
-	}
-	cap = lgp_field_num(L, 2, w, "capacity", 1, 0);
-	/* A serving replica talks over NCCL only inside its tp * pp group
-	 * (data-parallel replicas share nothing): its reserve is that
-	 * group's, as infer_run's (lgp_toserve). */
-	if (kind == 1)
-		mem_reserve_default(&rs, lgp_field_int(L, 2, w, "tp", 0, 1,
-						       1) > 1 ||
-				    lgp_field_int(L, 2, w, "pp", 0, 1, 1) > 1 ?
-				    2 : 1);
-	else
-		mem_reserve_default(&rs, lgp_field_int(L, 2, w, "gpus", 0, 1,
-						       1));
-	rs.margin = lgp_field_num(L, 2, w, "margin", 0, rs.margin);
-	rs.context = lgp_field_num(L, 2, w, "context", 0, rs.context);
-	rs.workspace = lgp_field_num(L, 2, w, "lib_workspace", 0,
-				     rs.workspace);
-	rs.comm = lgp_field_num(L, 2, w, "comm", 0, rs.comm);
-	rs.frag = lgp_field_num(L, 2, w, "frag", 0, rs.frag);
-	if (kind == 1) {
-		gp_infer_cfg ic;
-
-		/* the job's size: the replica's reserve is its tp * pp's */
-		lgp_mark(L, 2, "gpus");
+	lgp_read(L, 2, 0, &memory_head_desc, &h, LGP_DEFAULTS);
+	if (h.kind == 1) {
+		/* A serving replica talks over NCCL only inside its tp * pp
+		 * group (data-parallel replicas share nothing): its reserve
+		 * is that group's, as infer_run's (lgp_toserve). */
 		lgp_toinfer(L, 2, &ic);
-		rc = mem_infer(&m, &ic, cap, &rs, &r, &err);
+		mem_reserve_default(&rs, ic.tp > 1 || ic.pp > 1 ? 2 : 1);
 	} else {
-		gp_train_cfg tc;
-
+		mem_reserve_default(&rs, h.gpus);
+	}
+	lgp_read(L, 2, 0, &reserve_desc, &rs, 0);
+	if (h.kind == 1) {
+		rc = mem_infer(&m, &ic, h.capacity, &rs, &r, &err);
+	} else {
 		/* a training step's config (core.train's) is a memory config
 		 * and more: gpuplan.train asks core.memory of its own */
 		lgp_mark_desc(L, 2, &lgp_train_desc);
-		lgp_totrain(L, 2, w, &tc);
-		rc = mem_train(&m, &tc, cap, &rs, &r, &err);
+		lgp_totrain(L, 2, &tc);
+		rc = mem_train(&m, &tc, h.capacity, &rs, &r, &err);
 	}
-	lgp_strict(L, 2, 2, w);
+	lgp_strict(L, 2, 2, "memory");
 	if (rc != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 

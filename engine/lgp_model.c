@@ -541,35 +541,45 @@ void lgp_pushroof(lua_State *L, const roof_result *r)
 	lgp_setstr(L, "bound", roof_bound_name(r->bound));
 }
 
+/* core.roof_op's operator: a roof_op and whether CUDA graphs launch it. */
+typedef struct roof_op_in {
+	roof_op op;
+	int graphs;
+} roof_op_in;
+
+#define OP_NUM(n, m, d) F_NUM(n, offsetof(roof_op_in, op.m), d)
+static const lgp_field roof_op_fields[] = {
+	F_REQNUM("flop", offsetof(roof_op_in, op.flop)),
+	F_REQNUM("bytes", offsetof(roof_op_in, op.bytes)),
+	OP_NUM("m", m, 0), OP_NUM("n", n, 0), OP_NUM("k", k, 0),
+	OP_NUM("count", count, 1),
+	F_DTYPE("prec", offsetof(roof_op_in, op.prec), GP_BF16),
+	F_BOOL("gemv", offsetof(roof_op_in, op.gemv), 0),
+	OP_NUM("dequant", dequant, 0),
+	OP_NUM("m_tile", m_tile, 0),
+	F_BOOL("graphs", offsetof(roof_op_in, graphs), 1),
+	F_END
+};
+#undef OP_NUM
+static const lgp_desc roof_op_desc = { "op", roof_op_fields };
+
 /* core.roof_op(device, {flop=, bytes=, m=, n=, k=, count=, prec=,
  * m_tile=, graphs=, name=}) -> {time, t_compute, t_memory, bound, intensity,
  * ridge, ridge_peak, shape_eff, ...}; seconds, FLOP/byte. */
 int lgp_roof_op(lua_State *L)
 {
-	const char *w = "op";
 	roof_device d;
-	roof_op op;
+	roof_op_in in;
 	roof_result r;
 	gp_error err;
-	int graphs;
 
 	lgp_todevice(L, 1, &d);
 	luaL_checktype(L, 2, LUA_TTABLE);
-	memset(&op, 0, sizeof op);
-	op.name = "op";
-	op.flop = lgp_field_num(L, 2, w, "flop", 1, 0.0);
-	op.bytes = lgp_field_num(L, 2, w, "bytes", 1, 0.0);
-	op.m = lgp_field_num(L, 2, w, "m", 0, 0.0);
-	op.n = lgp_field_num(L, 2, w, "n", 0, 0.0);
-	op.k = lgp_field_num(L, 2, w, "k", 0, 0.0);
-	op.count = lgp_field_num(L, 2, w, "count", 0, 1.0);
-	op.prec = lgp_field_dtype(L, 2, w, "prec", GP_BF16);
-	op.gemv = lgp_field_bool(L, 2, w, "gemv", 0);
-	op.dequant = lgp_field_num(L, 2, w, "dequant", 0, 0.0);
-	op.m_tile = lgp_field_num(L, 2, w, "m_tile", 0, 0.0);
-	graphs = lgp_field_bool(L, 2, w, "graphs", 1);
-	lgp_strict(L, 2, 2, w);
-	if (roof_op_time(&d, &op, graphs, &r, &err) != GP_OK)
+	memset(&in, 0, sizeof in);
+	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS);
+	lgp_strict(L, 2, 2, "op");
+	in.op.name = "op";
+	if (roof_op_time(&d, &in.op, in.graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);
 	lua_createtable(L, 0, 12);
 	lgp_pushroof(L, &r);

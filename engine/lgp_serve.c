@@ -84,11 +84,7 @@ static const lgp_field infer_fields[] = {
  * its tp * pp GPUs: NCCL buffers only when they talk, as core.memory's). */
 static const lgp_field infer_after_fields[] = {
 	IF_INT("gpus", gpus, 1),
-	IF_NUM("margin", reserve.margin),
-	IF_NUM("context", reserve.context),
-	IF_NUM("lib_workspace", reserve.workspace),
-	IF_NUM("comm", reserve.comm),
-	IF_NUM("frag", reserve.frag),
+	LGP_RESERVE_FIELDS(infer_cfg, reserve.),
 	F_END
 };
 #undef IF_NUM

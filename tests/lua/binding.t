@@ -174,6 +174,22 @@ t.raises(function() core.rl(model(), device(), topo, rlcfg { rollout_ep = 0 }) e
   "rl.rollout_ep must be an integer in 1..2147483647 (got 0)", "core.rl: rollout_ep's range", true)
 t.raises(function() core.rl(model(), device(), topo, rlcfg { response_dist = "gauss" }) end,
   "response distribution", "core.rl: an unknown response distribution", true)
+-- core.memory's inference config and core.roof_op's operator are
+-- descriptions too (infer_mem_fields, roof_op_fields): a misspelt key of
+-- the config, of its weights sub-table and of the operator is named.
+local icfg = { kind = "infer", capacity = 80e9, ctx = 1024 }
+t.ok(pcall(core.memory, model(), icfg), "core.memory kind infer on a valid config")
+t.raises(function() core.memory(model(), { kind = "infer", capacity = 80e9, ctx = 1024, blok = 16 }) end,
+  "memory: unknown field 'blok' (did you mean 'block'?)", "core.memory infer refuses blok", true)
+t.raises(function() core.memory(model(), { kind = "infer", capacity = 80e9, ctx = 1024,
+  weights = { bits = 4, grup = 128 } }) end,
+  "weights: unknown field 'grup' (did you mean 'group'?)", "the weights sub-table refuses grup", true)
+t.raises(function() core.memory(model(), { kind = "infer", capacity = 80e9, ctx = 1024, tp = 0 }) end,
+  "memory.tp must be an integer in 1..2147483647 (got 0)", "core.memory infer: tp's declared range", true)
+t.raises(function() core.memory(model(), { kind = "infer", capacity = 80e9 }) end,
+  "memory.ctx is required", "core.memory infer: ctx is required", true)
+t.raises(function() core.roof_op(device(), { flop = 1, bytes = 1, m_tlie = 64 }) end,
+  "op: unknown field 'm_tlie' (did you mean 'm_tile'?)", "core.roof_op refuses m_tlie", true)
 -- An integer list's value past 32 bits is refused, not wrapped: 2^32 + 8
 -- would have been read as (int) 8, a search of 8 GPUs nobody asked for.
 t.raises(function() core.sweep(model(), device(), topo, { capacity = 80e9, seq = 128, recipe = R, optimizer = O },
