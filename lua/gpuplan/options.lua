@@ -675,7 +675,8 @@ opt { name = "ref_host", type = "flag", commands = "rl",
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }
-opt { name = "pack_tokens", type = "number", metavar = "N", commands = "rl",
+opt { name = "pack_tokens", type = "int", metavar = "N", commands = "rl",
+  kind = "tokens", range = { 0, 1 << 24 },
   default = "0: --batch sequences at the mean length",
   help = "training sequences packed into micro-batches of at most N tokens by first-fit "
     .. "decreasing, a multiple of the DP ranks of them per optimizer step; with --pp > 1 "

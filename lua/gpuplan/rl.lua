@@ -755,8 +755,9 @@ run = function(o, job)
   end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
     "seconds per step, 0 or more")
-  local pack = bounded("pack_tokens", o.pack_tokens, 1e15,
-    "tokens per packed micro-batch, 0 or more")
+  -- A whole number of tokens 0..2^24: its declaration's kind and range
+  -- (gpuplan.options), checked when the job's options were resolved.
+  local pack = o.pack_tokens
   if pack and pack > 0 and pad then
     fail("rl: pack_tokens packs sequences to their lengths; pad pads them to the limit")
   end

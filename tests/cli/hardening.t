@@ -250,6 +250,10 @@ for my $t (
     # Issue 20.6: the flag the user typed, not the Lua key (host_bw).
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--host-bw', '50'],
      qr/^gpuplan: train: --host-bw '50' needs a unit, e.g\. 200GB\/s$/m],
+    # pack_tokens names its flag and its whole range (it said "pack_tokens
+    # must be ..., 0 or more (got 1e+30)").
+    [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--pack-tokens', '-1'],
+     qr/^gpuplan: rl: --pack-tokens must be a whole number of tokens, 0\.\.16777216 \(got -1\)$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--host-memory', '5xx'],
      qr/^gpuplan: infer: --host-memory: bad bytes '5xx': unknown unit 'xx'/m],
     ) {

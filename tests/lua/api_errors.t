@@ -37,6 +37,14 @@ check(function() gp.memory(7) end, "expected a table of options", "memory: not a
 -- priced a silently dense model (issue 20.5).
 check(function() gp.memory { model = { id = "m", name = "m", layers = 2, hidden = 256, heads = 8, ffn_hidden = 512, vocab = 1000, params_b = 0.01, source = "t", hiddn = 3 }, gpu = H } end, "model: unknown field 'hiddn' (did you mean 'hidden'?)", "memory: a model table's misspelt field")
 check(function() gp.memory { model = { id = "m", name = "m", layers = 2, hidden = 256, heads = 8, ffn_hidden = 512, vocab = 1000, params_b = 0.01, source = "t", mo = { experts = 8, top_k = 2, ffn_hidden = 64 } }, gpu = H } end, "model: unknown field 'mo' (did you mean 'moe'?)", "memory: a misspelt moe is not a dense model")
+-- pack_tokens is tokens per packed micro-batch: a whole number 0..2^24,
+-- as its declaration says (a negative or fractional bin was priced, or
+-- refused by the engine with a wrong bound).
+local RL = { model = "qwen2.5-7b", gpu = H, gpus = 8, prompts = 64, group = 8, prompt_len = 512, response_len = 2048 }
+local function rl(k, v) local o = {} for a, b in pairs(RL) do o[a] = b end o[k] = v return o end
+check(function() gp.rl(rl("pack_tokens", -1)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got -1)", "rl: pack_tokens -1")
+check(function() gp.rl(rl("pack_tokens", 8192.5)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got 8192.5)", "rl: pack_tokens 8192.5")
+check(function() gp.rl(rl("pack_tokens", 1e30)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got 1e+30)", "rl: pack_tokens 1e30")
 check(function() gp.infer { model = M7, gpu = H, tp = 3 } end, "infer: tp 3 does not divide the 32 attention heads", "infer: tp 3")
 check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknown weight format 'int3'", "infer: unknown weights")
 check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")
