@@ -362,6 +362,40 @@ local function file_env(cat, path, layer, errs, spent)
   return env
 end
 
+-- The allocator's limit while a file compiles and runs: the file's own
+-- (limits.bytes above what is in use) or what is left of the catalog's
+-- budget, whichever is lower, and never above a limit already set.
+-- Returns the limit to restore, the cap and whether the cap is the
+-- catalog's (whole) rather than the file's; nothing without a limiter.
+local function memory_cap(spent, budget, limits)
+  local memory = config.memory
+  if not memory then return end
+  local old_limit, used = memory()
+  local cap = used + limits.bytes
+  local whole = spent.memory + budget.bytes < cap
+  if whole then cap = spent.memory + budget.bytes end
+  if old_limit > 0 and old_limit < cap then cap, whole = old_limit, false end
+  return old_limit, cap, whole
+end
+
+-- The line and message of an error a catalog file's run raised (e, in
+-- coroutine co): the file's line even when gpuplan's code raised it on
+-- the file's behalf (a stack overflow found while it ran a hook).
+local function run_error(path, e, co)
+  local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
+  msg = msg:match("^[^\n]*")
+  local line, rest = split_position(path, msg)
+  if not line then
+    rest = rest:gsub("^[^:]*lua/gpuplan/[%w_/]+%.lua:%d+: ", "")
+    local l = caller_line(path, co)
+    line = l > 0 and l or nil
+  end
+  if rest == "stack overflow" then
+    rest = "stack overflow (a function that calls itself without end?)"
+  end
+  return line, rest
+end
+
 -- Run one file into cat.  layer: the index of its directory in the search
 -- path; spent: what the files before it spent of M.budget (see M.load).
 -- Appends every problem of the file to errs (records, see above): each
@@ -391,15 +425,7 @@ local function load_file(cat, path, layer, errs, spent)
   -- instructions run on the file's clock and counter and on the
   -- catalog's.
   local memory = config.memory
-  local old_limit, cap, whole_memory
-  if memory then
-    local used
-    old_limit, used = memory()
-    cap = used + limits.bytes
-    whole_memory = spent.memory + budget.bytes < cap
-    if whole_memory then cap = spent.memory + budget.bytes end
-    if old_limit > 0 and old_limit < cap then cap, whole_memory = old_limit, false end
-  end
+  local old_limit, cap, whole_memory = memory_cap(spent, budget, limits)
   -- Nothing between limit(true) and limit(false) but the call that runs
   -- the file: no allocation of gpuplan's own may fail there.
   local function limit(on)
@@ -464,22 +490,7 @@ local function load_file(cat, path, layer, errs, spent)
   limit(false)
   string_meta.__index = string_lib
   spent.instructions = spent.instructions + count * HOOK_EVERY
-  if not ok then
-    local msg = type(e) == "string" and e or ("error object is a " .. type(e) .. " value")
-    msg = msg:match("^[^\n]*")
-    local line, rest = split_position(path, msg)
-    if not line then
-      -- An error raised in gpuplan's code on the file's behalf (a stack
-      -- overflow found while it ran a hook): the file's line, not ours.
-      rest = rest:gsub("^[^:]*lua/gpuplan/[%w_/]+%.lua:%d+: ", "")
-      local l = caller_line(path, co)
-      line = l > 0 and l or nil
-    end
-    if rest == "stack overflow" then
-      rest = "stack overflow (a function that calls itself without end?)"
-    end
-    return stop(line, rest)
-  end
+  if not ok then return stop(run_error(path, e, co)) end
   if coroutine.status(co) ~= "dead" then
     problem(errs, path, nil, "catalog files must not yield")
     return

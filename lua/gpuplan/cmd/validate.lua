@@ -55,6 +55,101 @@ local function num(v)
   return string.format("%.3g", v)
 end
 
+-- A kind with no range has no coverage (report.null): shown as "-".
+local function pct_abs(v)
+  if type(v) ~= "number" then return "-" end
+  return string.format("%.1f%%", v * 100)
+end
+
+-- The fraction format of a summary's columns: csv carries fractions (a
+-- spreadsheet's numbers), the tables percent.
+local function frac_of(format)
+  return format == "csv" and "%.6f" or pct_abs
+end
+
+-- --coverage: the 80% ranges' coverage and width by kind.
+local function print_coverage(summary, format)
+  local csv, frac = format == "csv", frac_of(format)
+  local out = {}
+  for _, s in ipairs(summary) do
+    if s.predicted > 0 then
+      out[#out + 1] = { kind = s.kind, predicted = s.predicted, ranged = s.ranged,
+                        coverage = s.coverage or report.null, width = s.width or report.null }
+    end
+  end
+  report.print(out, { format = format,
+    title = "80% ranges by kind (shipped cases: leave-one-out)", columns = {
+    { key = "kind" }, { key = "predicted" }, { key = "ranged", label = "with range" },
+    { key = "coverage", label = csv and "coverage" or "measured inside", fmt = frac },
+    { key = "width", label = csv and "mean width" or "mean width (hi-lo)/pred", fmt = frac } } })
+end
+
+-- The summary by kind (--summary, and the end of the text report).
+local function print_summary(summary, format)
+  local csv, frac = format == "csv", frac_of(format)
+  if format == "json" then
+    for _, s in ipairs(summary) do
+      s.median = s.median or report.null
+      s.p90 = s.p90 or report.null
+      s.coverage = s.coverage or report.null
+    end
+    report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median",
+      "p90", "coverage" } })
+    return
+  end
+  report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
+    { key = "kind" }, { key = "cases" }, { key = "predicted" },
+    { key = "median", label = csv and "median abs error" or "median |err|", fmt = frac },
+    { key = "p90", label = csv and "p90 abs error" or "p90 |err|", fmt = frac },
+    { key = "coverage", label = "in 80% range", fmt = frac } } })
+end
+
+-- Every case's row as data: csv or json.
+local function print_rows(rows, format)
+  if format == "csv" then
+    report.print(rows, { format = "csv", columns = {
+      { key = "id" }, { key = "kind" }, { key = "metric" },
+      { key = "measured", fmt = "%.15g" }, { key = "predicted", fmt = "%.6g" },
+      { key = "error", fmt = "%.6f" }, { key = "predicted_lo", fmt = "%.6g" },
+      { key = "predicted_hi", fmt = "%.6g" }, { key = "reason" }, { key = "defaults" } } })
+    return
+  end
+  for _, r in ipairs(rows) do
+    r.predicted = r.predicted or report.null
+    r.error = r.error or report.null
+    r.predicted_lo = r.predicted_lo or report.null
+    r.predicted_hi = r.predicted_hi or report.null
+    r.reason = r.reason or report.null
+    r.defaults = r.defaults or report.null
+  end
+  report.print(rows, { format = "json", columns = { "id", "kind", "metric", "measured",
+    "predicted", "error", "predicted_lo", "predicted_hi", "reason", "defaults" } })
+end
+
+-- The report as tables: the predicted cases, those not predicted, the
+-- summary.
+local function print_report(rows, summary, format)
+  local predicted, missing = {}, {}
+  for _, r in ipairs(rows) do
+    if r.error then
+      if r.predicted_lo then r.range = num(r.predicted_lo) .. "-" .. num(r.predicted_hi) end
+      predicted[#predicted + 1] = r
+    else
+      missing[#missing + 1] = r
+    end
+  end
+  report.print(predicted, { format = format, title = "Predicted cases", columns = {
+    { key = "id" }, { key = "kind" }, { key = "metric" },
+    { key = "measured", fmt = num }, { key = "predicted", fmt = num },
+    { key = "error", fmt = pct }, { key = "range", label = "80% range" },
+    { key = "defaults", label = "defaults used", align = "left" } } })
+  io.stdout:write("\n")
+  report.print(missing, { format = format, title = "Not predicted", columns = {
+    { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } } })
+  io.stdout:write("\n")
+  print_summary(summary, format)
+end
+
 function C.run(opts, args)
   if #args == 0 then
     args = { require("gpuplan.config").root .. "/validation/cases.json" }
@@ -87,91 +182,15 @@ function C.run(opts, args)
   end
   ranges.attach(rows, record_ids(args))
   local summary = validate.summarise(rows)
-  -- A kind with no range has no coverage (report.null): shown as "-".
-  local pct_abs = function(v)
-    if type(v) ~= "number" then return "-" end
-    return string.format("%.1f%%", v * 100)
-  end
-  -- csv carries fractions (a spreadsheet's numbers), the tables percent.
-  local csv = format == "csv"
-  local frac = csv and "%.6f" or pct_abs
   if opts.coverage then
-    local out = {}
-    for _, s in ipairs(summary) do
-      if s.predicted > 0 then
-        out[#out + 1] = { kind = s.kind, predicted = s.predicted, ranged = s.ranged,
-                          coverage = s.coverage or report.null, width = s.width or report.null }
-      end
-    end
-    report.print(out, { format = format,
-      title = "80% ranges by kind (shipped cases: leave-one-out)", columns = {
-      { key = "kind" }, { key = "predicted" }, { key = "ranged", label = "with range" },
-      { key = "coverage", label = csv and "coverage" or "measured inside", fmt = frac },
-      { key = "width", label = csv and "mean width" or "mean width (hi-lo)/pred", fmt = frac } } })
-    return 0
+    print_coverage(summary, format)
+  elseif opts.summary then
+    print_summary(summary, format)
+  elseif format == "csv" or format == "json" then
+    print_rows(rows, format)
+  else
+    print_report(rows, summary, format)
   end
-  if opts.summary then
-    if format == "json" then
-      for _, s in ipairs(summary) do
-        s.median = s.median or report.null
-        s.p90 = s.p90 or report.null
-        s.coverage = s.coverage or report.null
-      end
-      report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median",
-        "p90", "coverage" } })
-      return 0
-    end
-    report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
-      { key = "kind" }, { key = "cases" }, { key = "predicted" },
-      { key = "median", label = csv and "median abs error" or "median |err|", fmt = frac },
-      { key = "p90", label = csv and "p90 abs error" or "p90 |err|", fmt = frac },
-      { key = "coverage", label = "in 80% range", fmt = frac } } })
-    return 0
-  end
-  if format == "csv" then
-    report.print(rows, { format = "csv", columns = {
-      { key = "id" }, { key = "kind" }, { key = "metric" },
-      { key = "measured", fmt = "%.15g" }, { key = "predicted", fmt = "%.6g" },
-      { key = "error", fmt = "%.6f" }, { key = "predicted_lo", fmt = "%.6g" },
-      { key = "predicted_hi", fmt = "%.6g" }, { key = "reason" }, { key = "defaults" } } })
-    return 0
-  end
-  if format == "json" then
-    for _, r in ipairs(rows) do
-      r.predicted = r.predicted or report.null
-      r.error = r.error or report.null
-      r.predicted_lo = r.predicted_lo or report.null
-      r.predicted_hi = r.predicted_hi or report.null
-      r.reason = r.reason or report.null
-      r.defaults = r.defaults or report.null
-    end
-    report.print(rows, { format = "json", columns = { "id", "kind", "metric", "measured",
-      "predicted", "error", "predicted_lo", "predicted_hi", "reason", "defaults" } })
-    return 0
-  end
-  local predicted, missing = {}, {}
-  for _, r in ipairs(rows) do
-    if r.error then
-      if r.predicted_lo then r.range = num(r.predicted_lo) .. "-" .. num(r.predicted_hi) end
-      predicted[#predicted + 1] = r
-    else
-      missing[#missing + 1] = r
-    end
-  end
-  report.print(predicted, { format = format, title = "Predicted cases", columns = {
-    { key = "id" }, { key = "kind" }, { key = "metric" },
-    { key = "measured", fmt = num }, { key = "predicted", fmt = num },
-    { key = "error", fmt = pct }, { key = "range", label = "80% range" },
-    { key = "defaults", label = "defaults used", align = "left" } } })
-  io.stdout:write("\n")
-  report.print(missing, { format = format, title = "Not predicted", columns = {
-    { key = "id" }, { key = "kind" }, { key = "metric" }, { key = "reason", align = "left" } } })
-  io.stdout:write("\n")
-  report.print(summary, { format = format, title = "Summary by kind (|predicted - measured| / measured)", columns = {
-    { key = "kind" }, { key = "cases" }, { key = "predicted" },
-    { key = "median", label = "median |err|", fmt = pct_abs },
-    { key = "p90", label = "p90 |err|", fmt = pct_abs },
-    { key = "coverage", label = "in 80% range", fmt = pct_abs } } })
   return 0
 end
 
