@@ -119,72 +119,55 @@ local function option_table(out, cmd)
   end
 end
 
-function M.lua_md()
-  local kinds = {}
-  for _, r in ipairs(results.RESULTS) do kinds[r[1]] = r end
-  local out = {
-    "# The Lua API",
-    "",
-    "<!-- " .. GENERATED .. " (lua/gpuplan/api.lua, options.lua, results.lua); "
-      .. "do not edit -->",
-    "",
-    "`local gp = require \"gpuplan\"` in a script run by `gpuplan run FILE.lua`. The",
-    "planners take one table of options -- the command line's, with `_` for `-`",
-    "([cli.md](cli.md)) -- and return plain tables in SI units (bytes, seconds,",
-    "FLOP/s, bytes/s) unless a field's name says otherwise (`mem_gib`, `days`).",
-    "An unknown key is an error naming the nearest declared one; a value out of",
-    "range is an error naming the key and the script's line.",
-    "",
-    "Functions:",
-    "",
-  }
-  for _, f in ipairs(api.FUNCTIONS) do
-    local first = (f.help .. " "):match("^(.-)[.:;]%s") or f.help
-    out[#out + 1] = string.format("- [`%s`](#%s): %s", f.name, f.name:gsub("[%.]", ""), first)
+-- The section of one API function f: its call and help, its arguments
+-- (the options table of its command, once: shown[command] is the
+-- function that listed it) and its result's fields (kinds: the results
+-- by name).
+local function function_md(out, f, kinds, shown)
+  out[#out + 1] = ""
+  out[#out + 1] = "## `" .. f.name .. "`"
+  out[#out + 1] = ""
+  out[#out + 1] = "`" .. f.call .. "`"
+  out[#out + 1] = ""
+  out[#out + 1] = f.help
+  if f.options and shown[f.options] then
+    local o = shown[f.options]
+    out[#out + 1] = ""
+    out[#out + 1] = string.format("Arguments: as [`%s`](#%s)%s.", o, o:gsub("[%.]", ""),
+      f.args and ("; and " .. f.args) or "")
+  elseif f.options then
+    shown[f.options] = f.name
+    out[#out + 1] = ""
+    out[#out + 1] = "Arguments (the options of `gpuplan " .. f.options .. "`"
+      .. (f.args and ("; and " .. f.args) or "") .. "):"
+    out[#out + 1] = ""
+    option_table(out, f.options)
+  elseif f.args then
+    out[#out + 1] = ""
+    out[#out + 1] = "Arguments: " .. f.args .. "."
   end
-  local shown = {}   -- command -> the function whose section lists its options
-  for _, f in ipairs(api.FUNCTIONS) do
+  if f.result and kinds[f.result] then
+    local r = kinds[f.result]
     out[#out + 1] = ""
-    out[#out + 1] = "## `" .. f.name .. "`"
+    out[#out + 1] = string.format("Result (%s: %s):", r[2], r[3])
     out[#out + 1] = ""
-    out[#out + 1] = "`" .. f.call .. "`"
-    out[#out + 1] = ""
-    out[#out + 1] = f.help
-    if f.options and shown[f.options] then
-      local o = shown[f.options]
-      out[#out + 1] = ""
-      out[#out + 1] = string.format("Arguments: as [`%s`](#%s)%s.", o, o:gsub("[%.]", ""),
-        f.args and ("; and " .. f.args) or "")
-    elseif f.options then
-      shown[f.options] = f.name
-      out[#out + 1] = ""
-      out[#out + 1] = "Arguments (the options of `gpuplan " .. f.options .. "`"
-        .. (f.args and ("; and " .. f.args) or "") .. "):"
-      out[#out + 1] = ""
-      option_table(out, f.options)
-    elseif f.args then
-      out[#out + 1] = ""
-      out[#out + 1] = "Arguments: " .. f.args .. "."
-    end
-    if f.result and kinds[f.result] then
-      local r = kinds[f.result]
-      out[#out + 1] = ""
-      out[#out + 1] = string.format("Result (%s: %s):", r[2], r[3])
-      out[#out + 1] = ""
-      result_table(out, f.result)
-      if f.result == "sweep" then
-        for _, k in ipairs { "plan", "candidate" } do
-          out[#out + 1] = ""
-          out[#out + 1] = string.format("%s (%s):", kinds[k][2], kinds[k][3])
-          out[#out + 1] = ""
-          result_table(out, k)
-        end
+    result_table(out, f.result)
+    if f.result == "sweep" then
+      for _, k in ipairs { "plan", "candidate" } do
+        out[#out + 1] = ""
+        out[#out + 1] = string.format("%s (%s):", kinds[k][2], kinds[k][3])
+        out[#out + 1] = ""
+        result_table(out, k)
       end
-    elseif f.result then
-      out[#out + 1] = ""
-      out[#out + 1] = "Result: " .. f.result .. "."
     end
+  elseif f.result then
+    out[#out + 1] = ""
+    out[#out + 1] = "Result: " .. f.result .. "."
   end
+end
+
+-- The table of every result field: its unit, the results that have it.
+local function result_fields_md(out)
   out[#out + 1] = ""
   out[#out + 1] = "## Result fields"
   out[#out + 1] = ""
@@ -211,6 +194,34 @@ function M.lua_md()
     for _, r in ipairs(results.RESULTS) do t[#t + 1] = "`" .. r[1] .. "` (" .. r[2] .. ")" end
     return table.concat(t, ", ")
   end)() .. "."
+end
+
+function M.lua_md()
+  local kinds = {}
+  for _, r in ipairs(results.RESULTS) do kinds[r[1]] = r end
+  local out = {
+    "# The Lua API",
+    "",
+    "<!-- " .. GENERATED .. " (lua/gpuplan/api.lua, options.lua, results.lua); "
+      .. "do not edit -->",
+    "",
+    "`local gp = require \"gpuplan\"` in a script run by `gpuplan run FILE.lua`. The",
+    "planners take one table of options -- the command line's, with `_` for `-`",
+    "([cli.md](cli.md)) -- and return plain tables in SI units (bytes, seconds,",
+    "FLOP/s, bytes/s) unless a field's name says otherwise (`mem_gib`, `days`).",
+    "An unknown key is an error naming the nearest declared one; a value out of",
+    "range is an error naming the key and the script's line.",
+    "",
+    "Functions:",
+    "",
+  }
+  for _, f in ipairs(api.FUNCTIONS) do
+    local first = (f.help .. " "):match("^(.-)[.:;]%s") or f.help
+    out[#out + 1] = string.format("- [`%s`](#%s): %s", f.name, f.name:gsub("[%.]", ""), first)
+  end
+  local shown = {}   -- command -> the function whose section lists its options
+  for _, f in ipairs(api.FUNCTIONS) do function_md(out, f, kinds, shown) end
+  result_fields_md(out)
   out[#out + 1] = ""
   out[#out + 1] = "## Values"
   out[#out + 1] = ""

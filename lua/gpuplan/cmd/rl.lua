@@ -22,6 +22,102 @@ local C = {
 
 local function pct(x) return string.format("%.1f%%", 100 * x) end
 
+-- The table's rows: each phase that runs, then the step.
+local function phase_rows(r, noroll)
+  local rows = {}
+  -- A rollout that does not fit has no time: say so in its row.
+  for _, ph in ipairs(r.phases) do
+    if noroll and ph.name == "rollout" then
+      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
+                          idle = "does not fit", mem_gib = ph.mem_gib }
+    elseif ph.seconds > 0 or ph.idle > 0 then
+      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
+                          share = ph.share and pct(ph.share) or "",
+                          idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
+                          mem_gib = ph.mem_gib }
+    end
+  end
+  for _, row in ipairs(rows) do row.range = "" end
+  rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
+                      share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
+                      mem_gib = r.peak_memory / units.GiB,
+                      range = r.step_s_lo and string.format("%.3f-%.3f", r.step_s_lo, r.step_s_hi)
+                        or "" }
+  return rows
+end
+
+-- The table's title: the job, its placement and layouts, its batch.
+local function title_of(r)
+  local placement = r.colocated and "colocated" or string.format(
+    "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
+  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
+    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d "
+    .. "(%s%s)",
+    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
+    r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "",
+    r.rollout.engines, r.prompts, r.group, r.samples,
+    r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
+      r.generated, r.filter_keep) or "", r.prompt_len,
+    r.response_len, r.response_dist,
+    r.response_dist == "fixed" and "" or (", max " .. r.response_max))
+end
+
+-- The lines under the table (text and markdown): the rollout, the
+-- throughput, the training passes, the pools, memory, cost, the run,
+-- warnings, ranges and the defaults assumed; iff: "if it fit" when not.
+local function write_lines(r, noroll, iff)
+  local ro = r.rollout
+  if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
+    .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
+    .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
+    .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
+    .. "%.2f s%s\n",
+    iff, ro.engines, ro.samples,
+    r.rollout_engine == "hybrid" and string.format("static batches of %d, each run to its "
+      .. "longest", ro.batch)
+    or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
+      .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
+      or string.format("%d at a time, refilled", ro.batch)) or "all at once",
+    ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
+    ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler,
+    ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
+      ro.post) or ""))
+  io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
+    ranges.text(r, "samples_per_s", "%.2f", "samples/s"),
+    ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu,
+    r.gen_tokens_per_s)) end
+  io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
+    .. "%.2f s each (MFU %s)%s\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
+    r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu),
+    r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
+      r.loss_host) or ""))
+  if not r.colocated and not noroll then
+    local pr, pt = r.pools.rollout, r.pools.train
+    io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "
+      .. "%d GPUs busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.busy, pr.idle,
+      pct(pr.idle / r.step_s), pt.gpus, pt.busy, pt.idle, pct(pt.idle / r.step_s)))
+  end
+  io.write(string.format("memory: peak %.1f GiB of %.1f GiB per GPU; %s\n",
+    r.peak_memory / units.GiB, r.capacity / units.GiB,
+    r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
+  if r.cost_step then
+    io.write(string.format("cost%s: %s per step, %s per 1k prompts at %.2f %s/GPU-h\n", iff,
+      ranges.text(r, "cost_step", "%.3f", r.currency),
+      ranges.text(r, "cost_1k_prompts", "%.2f", r.currency), r.price, r.currency))
+  end
+  if r.hours then
+    io.write(string.format("run%s: %.0f steps in %s on %d GPUs%s\n", iff, r.steps,
+      ranges.text(r, "hours", "%.1f", "hours"), r.gpus,
+      r.cost and ("; cost " .. ranges.text(r, "cost", "%.0f", r.currency)) or ""))
+  end
+  if #r.update.warnings > 0 then
+    io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")
+  end
+  local note = r.step_s_lo and ranges.note(r)
+  if note then io.write("ranges: ", note, "\n") end
+  if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+end
+
 function C.run(opts, args)
   if #args ~= 1 then error(cli.usage("rl: expected one MODEL id"), 0) end
   if not opts.gpu then error(cli.usage("rl: --gpu ID is required"), 0) end
@@ -52,37 +148,8 @@ function C.run(opts, args)
   if text and not r.fits then
     io.write(report.does_not_fit(r.why, not noroll and "if" or nil))
   end
-  local rows = {}
-  -- A rollout that does not fit has no time: say so in its row.
-  for _, ph in ipairs(r.phases) do
-    if noroll and ph.name == "rollout" then
-      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, share = "",
-                          idle = "does not fit", mem_gib = ph.mem_gib }
-    elseif ph.seconds > 0 or ph.idle > 0 then
-      rows[#rows + 1] = { phase = ph.name, pool = ph.pool, gpus = ph.gpus, seconds = ph.seconds,
-                          share = ph.share and pct(ph.share) or "",
-                          idle = ph.idle > 0 and string.format("%.2f", ph.idle) or "",
-                          mem_gib = ph.mem_gib }
-    end
-  end
-  for _, row in ipairs(rows) do row.range = "" end
-  rows[#rows + 1] = { phase = "step", pool = "", gpus = r.gpus, seconds = r.step_s,
-                      share = r.step_s and "100.0%" or "", idle = noroll and "no rollout" or "",
-                      mem_gib = r.peak_memory / units.GiB,
-                      range = r.step_s_lo and string.format("%.3f-%.3f", r.step_s_lo, r.step_s_hi)
-                        or "" }
-  local placement = r.colocated and "colocated" or string.format(
-    "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
-  local title = string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
-    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d "
-    .. "(%s%s)",
-    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
-    r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "",
-    r.rollout.engines, r.prompts, r.group, r.samples,
-    r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
-      r.generated, r.filter_keep) or "", r.prompt_len,
-    r.response_len, r.response_dist,
-    r.response_dist == "fixed" and "" or (", max " .. r.response_max))
+  local rows = phase_rows(r, noroll)
+  local title = title_of(r)
   report.print(rows, { format = format, title = title, columns = {
     { key = "phase", label = "phase" },
     { key = "pool", label = "pool" },
@@ -93,58 +160,7 @@ function C.run(opts, args)
     { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
     r.range and { key = "range", label = "80% range", align = "right" } or nil,
   } })
-  if text then
-    local ro = r.rollout
-    if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
-      .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
-      .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
-      .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
-      .. "%.2f s%s\n",
-      iff, ro.engines, ro.samples,
-      r.rollout_engine == "hybrid" and string.format("static batches of %d, each run to its "
-        .. "longest", ro.batch)
-      or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
-        .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
-        or string.format("%d at a time, refilled", ro.batch)) or "all at once",
-      ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
-      ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler,
-      ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
-        ro.post) or ""))
-    io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
-      ranges.text(r, "samples_per_s", "%.2f", "samples/s"),
-      ranges.text(r, "tokens_per_s", "%.0f", "tokens/s"), r.tokens_per_s_gpu,
-      r.gen_tokens_per_s)) end
-    io.write(string.format("training%s: %d optimizer step%s of %.2f s (MFU %s), forward passes "
-      .. "%.2f s each (MFU %s)%s\n", iff, r.opt_steps, r.opt_steps == 1 and "" or "s",
-      r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu),
-      r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
-        r.loss_host) or ""))
-    if not r.colocated and not noroll then
-      local pr, pt = r.pools.rollout, r.pools.train
-      io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "
-        .. "%d GPUs busy %.2f s, idle %.2f s (%s)\n", pr.gpus, pr.busy, pr.idle,
-        pct(pr.idle / r.step_s), pt.gpus, pt.busy, pt.idle, pct(pt.idle / r.step_s)))
-    end
-    io.write(string.format("memory: peak %.1f GiB of %.1f GiB per GPU; %s\n",
-      r.peak_memory / units.GiB, r.capacity / units.GiB,
-      r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
-    if r.cost_step then
-      io.write(string.format("cost%s: %s per step, %s per 1k prompts at %.2f %s/GPU-h\n", iff,
-        ranges.text(r, "cost_step", "%.3f", r.currency),
-        ranges.text(r, "cost_1k_prompts", "%.2f", r.currency), r.price, r.currency))
-    end
-    if r.hours then
-      io.write(string.format("run%s: %.0f steps in %s on %d GPUs%s\n", iff, r.steps,
-        ranges.text(r, "hours", "%.1f", "hours"), r.gpus,
-        r.cost and ("; cost " .. ranges.text(r, "cost", "%.0f", r.currency)) or ""))
-    end
-    if #r.update.warnings > 0 then
-      io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")
-    end
-    local note = r.step_s_lo and ranges.note(r)
-    if note then io.write("ranges: ", note, "\n") end
-    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
-  end
+  if text then write_lines(r, noroll, iff) end
   return 0
 end
 
