@@ -99,6 +99,8 @@ typedef struct gp_nccl {
 	double channels;      /* NCCL's ring/tree channels on this link (its
 			       * "coll channels"), 1..64; 0 = unknown: no
 			       * fewer channels at small sizes */
+	double nvls_channels; /* NCCL's NVLS channels (thread blocks), 1..64;
+			       * read only when the link has NVLS */
 } gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),

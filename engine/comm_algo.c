@@ -342,6 +342,38 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
+/* NVLS all-reduce inside a node runs as a three-stage pipeline in each of
+ * NCCL's NVLS thread blocks (NCCL 2.30.7 src/device/all_reduce.h,
+ * RunWorkColl<ncclFuncAllReduce, .., NCCL_ALGO_NVLS, ..>): scatter warps
+ * copy the input into the heads' buffers, reduce warps multimem-reduce
+ * and multicast one head's chunk, gather warps copy the result out; each
+ * stage works a loop of nHeads x chunkSize at a time, so a block with k
+ * loops takes (k + 2) loop times, not k: the transfer term grows by
+ * (1 + 2 / k), a whole 3x when a block holds a loop or less.  chunkSize
+ * (enqueue.cc calcCollChunking, NVLS): NCCL_NVLS_CHUNKSIZE 128 KiB,
+ * "if ((nBytes < (64 * (concurrentOps * chunkSize))) && (chunkSize >
+ * 65536)) chunkSize = 65536", then 32 KiB below 8x and 16 KiB below 2x,
+ * concurrentOps = nChannels x nHeads.  On 8 x H100 (16 blocks, 8 heads)
+ * 16 MiB is 4 loops a block: 1.5x the streaming time, and 2 GiB is 128
+ * loops: 1.016x.  A single loop's data runs the stages one after another:
+ * for k < 1 the factor is 3. */
+static double nvls_fill(const comm_ctx *c)
+{
+	double S = c->bytes, nch = c->t->up_nccl.nvls_channels, g = c->g;
+	double ops = nch * g, chunk = 131072.0, k;
+
+	if (nch < 1.0)
+		return 1.0;
+	if (S < 64.0 * ops * chunk && chunk > 65536.0)
+		chunk = 65536.0;
+	if (S < 8.0 * ops * chunk && chunk > 32768.0)
+		chunk = 32768.0;
+	if (S < 2.0 * ops * chunk && chunk > 16384.0)
+		chunk = 16384.0;
+	k = max2(1.0, S / (nch * g * chunk));
+	return 1.0 + 2.0 / k;
+}
+
 /* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes. */
 static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 {
@@ -360,7 +392,7 @@ static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 
 	if (c->nn == 1) {
 		*lat = t->up_nccl.nvls_lat;
-		*bwt = intra;
+		*bwt = intra * nvls_fill(c);
 	} else {
 		/* NVLS_TREE: NVLS inside the node, a binary
 		 * tree of node shards across nodes (traffic
@@ -669,10 +701,16 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 	return alg;
 }
 
+/* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
+ * graphs[a]->bwIntra * nvlsEfficiency"), without its pipeline's fill
+ * (nvls_fill), so its estimate leaves the fill out. */
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
 	double alg = nccl_algbw(c, a, p, 1.0);
+
+	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE && c->nn == 1)
+		bwt /= nvls_fill(c);
 
 	return alg > 0.0 ? lat + c->bytes / alg : lat + bwt;
 }

@@ -62,6 +62,11 @@ static const double tree_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
  * and no base (tuning.cc hwLat[NVLINK][NVLS][SIMPLE]). */
 #define NVLS_LAT_US 25.0
 
+/* NVLS channels (thread blocks) NCCL runs on Hopper: "#define
+ * NVLS_NCHANNELS_SM90 16" (NCCL 2.30.7 src/transport/nvls.cc; SM100 32,
+ * SM100 NVL 24), the default of a fabric's nccl.nvls_channels. */
+#define NVLS_CHANNELS 16.0
+
 void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 {
 	int p, i = (int)k >= 0 && (int)k < LINK_COUNT ? (int)k : LINK_NVL;
@@ -72,6 +77,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	}
 	out->nvls_eff = NVLS_EFF;
 	out->nvls_lat = NVLS_LAT_US * US;
+	out->nvls_channels = NVLS_CHANNELS;
 	out->channels = 0.0;
 }
 
@@ -249,6 +255,12 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 		     n->nvls_eff > 1.0))
 		return gp_fail(err, "%s nccl nvls_efficiency must be in "
 			       "(0, 1] (got %g)", what, n->nvls_eff);
+	if (nvls && (!gp_finite(n->nvls_channels) || n->nvls_channels < 1.0 ||
+		     n->nvls_channels > 64.0 ||
+		     n->nvls_channels != floor(n->nvls_channels)))
+		return gp_fail(err, "%s nccl nvls_channels must be an "
+			       "integer 1..64 (got %g)", what,
+			       n->nvls_channels);
 	if (nvls && (!gp_finite(n->nvls_lat) || n->nvls_lat < 0.0 ||
 		     n->nvls_lat > LINK_MAX_LAT))
 		return gp_fail(err, "%s nccl nvls_latency must be 0..%g s "

@@ -127,9 +127,12 @@ fabric {
                          .. "row (NCCL 2.28.3-2.30.7): bus bandwidth per NVLS_TREE head" },
   -- NVLS's multimem operations reach less of the link on Blackwell than on
   -- Hopper (0.85, the default): NCCL's own figure for the generation
-  nccl = { nvls_efficiency = 0.74,
+  -- and it runs 24 NVLS thread blocks on one node where Hopper runs 16
+  nccl = { nvls_efficiency = 0.74, nvls_channels = 24,
            source = "NVIDIA/nccl src/graph/tuning.cc nvlsEfficiency[] (NCCL "
-                 .. "2.30.7): Hopper 0.85, Blackwell 0.74" },
+                 .. "2.30.7): Hopper 0.85, Blackwell 0.74; src/transport/nvls.cc: "
+                 .. "'nChannels = (comm->nNodes > 1) ? NVLS_NCHANNELS_SM100 : "
+                 .. "NVLS_NCHANNELS_SM100_NVL', 32 and 24" },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md "
         .. "(NVL72: 18 NVSwitches); NVIDIA/nccl topo.h (SM100 40.1 GB/s per lane)",
   notes = "NVLS all-reduce busbw measured around 845 GB/s. The same fabric "

@@ -325,6 +325,8 @@ M.fabric = T.record {
     nvls_efficiency = frac(), nvls_latency = step_time(),
     -- NCCL's ring/tree channels on the link ("coll channels" in its log)
     channels = int { min = 1, max = 64 },
+    -- NCCL's NVLS channels (NVLS_NCHANNELS_SM90 16, SM100 32)
+    nvls_channels = int { min = 1, max = 64 },
     source = R(str()),
   },
   bw = R(T.unit("link")),
