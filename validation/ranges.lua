@@ -13,7 +13,7 @@ return {
         [""] = { cases = 30, lo = 0.902, hi = 1.857 },
         ["style=all_reduce"] = { cases = 28, lo = 0.731, hi = 2.073 },
         ["style=all_reduce/scale=node"] = { cases = 17, lo = 0.731, hi = 2.073 },
-        ["style=all_reduce/scale=node/gen=hopper"] = { cases = 8, lo = 0.993, hi = 2.073 },
+        ["style=all_reduce/scale=node/gen=hopper"] = { cases = 8, lo = 0.983, hi = 2.073 },
         ["style=all_reduce/scale=nodes"] = { cases = 11, lo = 0.712, hi = 2.079 },
         ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 8, lo = 0.712, hi = 2.079 },
       },
@@ -57,11 +57,11 @@ return {
       regimes = {
         [""] = { cases = 41, lo = 1.058, hi = 1.970 },
         ["stack=megatron"] = { cases = 40, lo = 1.058, hi = 1.970 },
-        ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 2.005 },
+        ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 1.995 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.974, hi = 2.348 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.172, hi = 2.348 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.864, hi = 2.824 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.139, hi = 2.824 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.131, hi = 2.824 },
       },
     },
     train = {

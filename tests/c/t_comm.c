@@ -61,7 +61,7 @@ int main(void)
 	double S, want;
 	int i, rc, mono;
 
-	plan(86);
+	plan(88);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -117,15 +117,28 @@ int main(void)
 
 	/* --- NVLS on H100-class NVSwitch, 8 GiB ---
 	 * per direction S(1 + 1/8) at 450e9 x 0.8 x 0.85 = 306e9 B/s:
-	 * bw term = 8 GiB x 1.125 / 306e9; latency 25 us.
-	 * busbw = 1.75 x S / time ~ 1.75 x 306/1.125 = 476 GB/s. */
+	 * bw term = 8 GiB x 1.125 / 306e9; latency 25 us.  The pipeline's
+	 * fill: 16 blocks x 8 heads x 128 KiB chunks = 16 MiB a loop, 512
+	 * loops: x (1 + 2/512).
+	 * busbw = 1.75 x S / time ~ 1.75 x 306/1.125 = 474 GB/s. */
 	h100.up_nvls = 1;
 	S = 8 * GiB;
 	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
 	ok(r.algo == GP_ALGO_NVLS, "h100 8 GiB all_reduce picks nvls");
-	want = 1.75 * S / (25 * US + S * 1.125 / 306e9);
+	want = 1.75 * S / (25 * US + S * 1.125 / 306e9 * (1 + 2.0 / 512));
 	is_num(r.busbw, want, 1e-9, "nvls busbw = 1.75 S/(25us + 1.125 S/bw)");
 	ok(r.busbw > 450e9 * 0.8, "nvls busbw beats the ring's link bound");
+
+	/* 16 MiB: NCCL halves the chunk to 64 KiB (16 MiB < 64 x 128 x
+	 * 128 KiB) and to 32 KiB (< 8 x 128 x 64 KiB), not to 16 KiB (not
+	 * below 2 x 128 x 32 KiB = 8 MiB): 16 x 8 x 32 KiB = 4 MiB a loop,
+	 * 4 loops a block, so the transfer takes (4 + 2) / 4 = 1.5x its
+	 * streaming time: 25 + 61.7 x 1.5 = 117.5 us. */
+	S = 16.0 * 1048576.0;
+	MUST(comm_cost(&h100, GP_ALL_REDUCE, S, 8, &r, &e));
+	ok(r.algo == GP_ALGO_NVLS, "h100 16 MiB all_reduce picks nvls");
+	want = 25 * US + S * 1.125 / 306e9 * 1.5;
+	is_num(r.time, want, 1e-9, "nvls 16 MiB: 3 stages over 4 loops, 1.5x");
 
 	/* NVLS on a switch without it is refused with a reason */
 	rc = comm_cost_algo(&a100, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 8, &r, &e);

@@ -16,14 +16,18 @@ sub num { my ($json, $k) = @_; $json =~ /"\Q$k\E":(-?[0-9.eE+-]+)/ ? $1 : undef 
 
 # comm, NVLS forced, 1 GiB all-reduce on the node's 8 GPUs: comm.c prices
 # NVLS as nvls_latency + S (1 + 1/g) / (bw x achievable x nvls_efficiency)
-# = 10 us + 2^30 x 9/8 / (1000e9 x 0.8 x 0.5) s = 10 + 3019.89888 us, all
-# from the fixture's nccl block (the defaults, 25 us and 0.85, would give
-# 1801.6 us).  Tolerance 1e-6 us: the same arithmetic, printed in full.
+# x the pipeline's fill (1 + 2/k) = 10 us + 2^30 x 9/8 / (1000e9 x 0.8 x
+# 0.5) s x (1 + 2/256) = 10 + 3019.89888 x 1.0078125 us = 3053.49184 us,
+# all from the fixture's nccl block: k = 2^30 / (nvls_channels 4 x 8 heads
+# x 128 KiB chunks) = 256 loops a block (2^30 is not below 64 x 4 x 8 x
+# 128 KiB = 2^28, so the chunk stays 128 KiB).  The defaults, 25 us, 0.85
+# and 16 channels (k = 64), would give 1856.9 us.  Tolerance 1e-6 us: the
+# same arithmetic, printed in full.
 my ($c, $o, $e) = run_gp('comm', '--system', 'nextnode', '--algo', 'nvls',
                          '--min', '1GiB', '--max', '1GiB', '--format', 'json');
 is($c, 0, 'comm on the new node') or diag $e;
 my $t = num($o, 'time_us');
-ok(defined $t && abs($t - 3029.89888) < 1e-6, "NVLS from the fabric's nccl block: 3029.89888 us")
+ok(defined $t && abs($t - 3053.49184) < 1e-6, "NVLS from the fabric's nccl block: 3053.49184 us")
     or diag "got $o";
 
 # The ring (what comm picks at 1 GiB): 8.4 us base (Simple) + 2(g-1) = 14
