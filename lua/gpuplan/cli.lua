@@ -176,6 +176,23 @@ function M.usage_lines(usage_text)
   return (usage_text .. "\n\n"):match("^(.-)\n%s*\n")
 end
 
+-- Error e of job command name's run, the options the user typed (opts)
+-- named by their flags in its message (gpuplan.options flags_named); the
+-- traceback dispatch's handler appends, as it is.
+local function flags_named(e, name, opts)
+  local flags = require("gpuplan.options").flags_named
+  if type(e) == "table" and type(e.msg) == "string" then
+    local t = {}
+    for k, v in pairs(e) do t[k] = v end
+    t.msg = flags(name, opts, e.msg)
+    return setmetatable(t, getmetatable(e))
+  elseif type(e) == "string" then
+    local first, rest = e:match("^(.-)(\nstack traceback:.*)$")
+    return flags(name, opts, first or e) .. (rest or "")
+  end
+  return e
+end
+
 -- Diagnostics follow the data written so far, also when both streams go
 -- to one pipe: stdout is flushed before anything goes to stderr.  A usage
 -- error (exit 2) adds the command's usage lines and where its help is.
@@ -342,7 +359,10 @@ local function dispatch(argv)
     if type(m) == "table" then return m end
     return debug.traceback(tostring(m), 2)
   end, opts, args)
-  if not rok then return report_error(res, mod.usage, name) end
+  if not rok then
+    if options.FUNCTION[name] then res = flags_named(res, name, opts) end
+    return report_error(res, mod.usage, name)
+  end
   return exit_status(res, "command '" .. name .. "'")
 end
 

@@ -1245,16 +1245,43 @@ local function sorted_keys(o)
   return t
 end
 
+-- The command line's flag of option name: --host-bw for host_bw.
+function M.flag(name)
+  return "--" .. (name:gsub("_", "-"))
+end
+
 -- The first of command cmd's parsed command line opts (cli.parse's) that
 -- its declared kind and range refuse: the message, naming the flag the
 -- user typed (--host-bw, where Lua's is host_bw), or nil.
 function M.check_cli(cmd, opts)
   for _, k in ipairs(sorted_keys(opts)) do
     if M.takes(cmd, k, "cli") then
-      local _, msg = M.check(k, opts[k], cmd, "--" .. k:gsub("_", "-"))
+      local _, msg = M.check(k, opts[k], cmd, M.flag(k))
       if msg then return msg end
     end
   end
+end
+
+-- msg, an error command cmd's Lua function raised (it names Lua keys), as
+-- the command line says it: each option of opts (cli.parse's: those the
+-- user typed) named by its flag.  A key with an underscore is an
+-- identifier wherever it stands ("without two_batch_overlap"), unless a
+-- dot, dash or word character touches it (a catalog field's path); a
+-- one-word key only where it opens the message after the command's name
+-- ("infer: acceptance is ..."), as elsewhere it may be a word of the
+-- sentence ("the MTP drafts' acceptance").
+function M.flags_named(cmd, opts, msg)
+  for _, k in ipairs(sorted_keys(opts)) do
+    if M.takes(cmd, k, "cli") and k:match("^[%w_]+$") then
+      local flag = M.flag(k)
+      if k:find("_", 1, true) then
+        msg = msg:gsub("%f[%w_%-%.]" .. k .. "%f[^%w_%-]", flag)
+      else
+        msg = msg:gsub("^(%w+: )" .. k .. "%f[^%w_%-]", "%1" .. flag)
+      end
+    end
+  end
+  return msg
 end
 
 -- The resolve step of one call: o's keys checked against command cmd's

@@ -230,7 +230,7 @@ like($o, qr/^defaults: .*flash=false \(T5 position-bias attention runs unfused\)
      'T5 attention unfused by default');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--enc-seq', '256');
 is($c, 1, '--enc-seq on a decoder-only model: an error');
-like($e, qr/enc_seq applies to encoder-decoder models/, 'says why');
+like($e, qr/--enc-seq applies to encoder-decoder models/, 'says why');
 
 
 # --help: the options declared for fit (gpuplan.options), --sp among them

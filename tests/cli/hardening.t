@@ -242,9 +242,9 @@ for my $t (
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--vpp', '2'],
      qr/^gpuplan: vpp 2 needs a pipeline \(pp > 1; got pp 1\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--capacity-factor', '1.5'],
-     qr/^gpuplan: capacity_factor applies to MoE models; llama2-7b has no experts$/m],
+     qr/^gpuplan: --capacity-factor applies to MoE models; llama2-7b has no experts$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
-     qr/^gpuplan: infer: price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
+     qr/^gpuplan: infer: --price: unknown currency 'XYZ' \(the catalog has CNY, USD\)$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--input', '100000000'],
      qr/^gpuplan: infer: --input must be a whole number of tokens, 1\.\.16777216 \(got 100000000\)$/m],
     # Issue 20.6: the flag the user typed, not the Lua key (host_bw).
@@ -542,7 +542,7 @@ is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown field
     ok($dt < 10, "... in seconds (took ${dt} s)");
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', join(',', map { "g$_" } 1 .. 65));
     is($c, 1, 'plan --gpu with 65 different ids: refused');
-    is($e, "gpuplan: sweep: gpu: at most 64 different cards in one search\n", 'naming the limit');
+    is($e, "gpuplan: sweep: --gpu: at most 64 different cards in one search\n", 'naming the limit');
     write_file("$tmp/ids.lua", <<'LUA');
 local gp = require "gpuplan"
 local ids = {}
@@ -562,7 +562,7 @@ LUA
 
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e300');
     is($c, 1, 'plan --tokens 1e300: an error');
-    is($e, "gpuplan: train: tokens must be a positive number up to 1e+15 (got 1e+300)\n",
+    is($e, "gpuplan: train: --tokens must be a positive number up to 1e+15 (got 1e+300)\n",
        'naming the input and its bound, as train does');
     is($o, '', 'no "no layout fits"');
     (my $c2, my $o2, my $e2) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e300');
@@ -602,7 +602,7 @@ LUA
 for my $t (
     # Llama 3 8B's context is 8192 tokens (max_seq).
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'], 1,
-     qr/^gpuplan: infer: input 100000 \+ output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
+     qr/^gpuplan: infer: --input 100000 \+ output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
     # 2^40 sequences a step: a 1e11 s step before; counts stop at 2^24.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
      qr/^gpuplan: train: --global-batch must be a whole number 1\.\.16777216 \(got 1099511627776\)$/],
@@ -611,19 +611,19 @@ for my $t (
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '2147483648'], 1,
      qr/^gpuplan: fit: --batch must be a number in \[0, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
-     qr/^gpuplan: lora_rank 100000 is above the model's hidden size 4096/],
+     qr/^gpuplan: --lora-rank 100000 is above the model's hidden size 4096/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
-     qr/^gpuplan: infer: disagg needs gpus: the prefill and decode pools together \(at least 2\)$/],
+     qr/^gpuplan: infer: --disagg needs gpus: the prefill and decode pools together \(at least 2\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
      qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16777216 \(got 0\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
-     qr/^gpuplan: infer: acceptance is the MTP drafts' acceptance: it needs mtp/],
+     qr/^gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs mtp/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
-     qr/^gpuplan: infer: dp_attention needs an instance of more than one GPU/],
+     qr/^gpuplan: infer: --dp-attention needs an instance of more than one GPU/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 1,
-     qr/^gpuplan: infer: two_batch_overlap applies with expert parallelism \(ep > 1\)/],
+     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(ep > 1\)/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 1,
-     qr/^gpuplan: infer: two_batch_overlap applies with expert parallelism \(ep > 1\)/],
+     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(ep > 1\)/],
     ) {
     my ($args, $code, $re) = @$t;
     ($c, $o, $e) = run_gp(@$args);
@@ -631,6 +631,28 @@ for my $t (
     is($c, $code, "$name: exit $code");
     like($e, $re, "$name: names the input and its limit");
 }
+# --- A command's error names the flags the user typed, not the Lua keys
+# the function it calls names them by: every key with an underscore
+# wherever it stands, a one-word key where it opens the message (later in
+# the sentence it is a word: "the MTP drafts' acceptance").
+for my $t (
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--fp8-scaling', 'current'],
+     "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs precision fp8 (got bf16)\n"],
+    [['infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--single-batch-overlap',
+      '--two-batch-overlap'],
+     "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],
+    [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'],
+     "gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs mtp (draft tokens per step)\n"],
+    ) {
+    my ($args, $want) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    is($c, 1, "@$args[0, -1]: exit 1");
+    is($e, $want, "@$args[0, -1]: names the flags typed");
+}
+# A key nobody typed keeps its Lua name (output, not --output).
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000');
+like($e, qr/--input 100000 \+ output 256 tokens/, 'an option not typed keeps its name');
+
 # The catalog refuses what a command would: a GPU whose achievable has no
 # 16-bit GEMM fraction (infer said "device has no fp16 tensor compute"), a
 # TDP of 1e300 kW, hidden not divisible by heads, a patch wider than the

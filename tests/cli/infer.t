@@ -113,7 +113,7 @@ is($c, 0, 'infer accepts the group variants fit accepts');
 is($c, 0, 'fit accepts the formats infer accepts (mxfp4)');
 ($c, $o, $e) = run_gp('infer', 'llama2-7b', '--gpu', 'h100-sxm', '--weights', '40');
 is($c, 1, 'bits out of range: exit 1');
-like($e, qr/^gpuplan: infer: weights: 40 bits per weight is out of \[1, 32\]$/m, 'names the value');
+like($e, qr/^gpuplan: infer: --weights: 40 bits per weight is out of \[1, 32\]$/m, 'names the value');
 
 ($c, $o, $e) = run_gp('infer', 'llama3-8b');
 is($c, 2, 'missing --gpu: usage error');
@@ -145,7 +145,7 @@ ok(defined $tcost && abs($tcost - 6.98 * $tg / 3600 / $ttps * 1e6) < 0.002, 'cos
     or diag $o;
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--market', 'mars');
 is($c, 1, 'infer --market unknown: an error');
-like($e, qr/^gpuplan: infer: market 'mars': no price in the catalog is from it/, 'naming it');
+like($e, qr/^gpuplan: infer: --market 'mars': no price in the catalog is from it/, 'naming it');
 
 # --gpu A,B,C: the same deployment on each card side by side (tests/lua/
 # cards.t checks each row is gp.infer's on that card), ranked by cost per

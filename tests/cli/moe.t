@@ -37,7 +37,7 @@ like($o, qr/^weights per GPU\s+[\d.]+ GB \(experts 6\.0 x 1\.44 GB, shared 2\.55
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--expert-weights', 'fp5', '--gpu', 'gb200',
                       '--gpus', '48', '--ep', '48');
 isnt($c, 0, '--expert-weights fp5: an error');
-like($e, qr/^gpuplan: infer: expert_weights: unknown weight format 'fp5' \(expected [^)]*\)\n\z/,
+like($e, qr/^gpuplan: infer: --expert-weights: unknown weight format 'fp5' \(expected [^)]*\)\n\z/,
      'one line naming the value');
 
 # Left open, the overlap is run both ways and the faster kept: within 50 ms
@@ -99,7 +99,7 @@ like($o, qr/"dispatch_bytes":/, 'json carries the all-to-all');
 # Errors: exit 1 naming the argument; usage errors exit 2.
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '8');
 is($c, 1, 'ep != tp: exit 1');
-like($e, qr/^gpuplan: infer: ep 8: the experts are split over the whole instance/m, 'ep named');
+like($e, qr/^gpuplan: infer: --ep 8: the experts are split over the whole instance/m, 'ep named');
 ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
                       '--mtp', '1');
 is($c, 1, 'MTP without the module: exit 1');

@@ -74,7 +74,7 @@ is($c, 2, '--rollout-gpus must be a number or auto');
 like($e, qr/--rollout-gpus expects a number of GPUs or 'auto'/, 'and says so');
 ($c, $o, $e) = run_gp('rl', @job, '--algo', 'dpo');
 is($c, 1, 'an unknown algo exits 1');
-like($e, qr/^gpuplan: rl: algo must be grpo or ppo/m, 'names the option');
+like($e, qr/^gpuplan: rl: --algo must be grpo or ppo/m, 'names the option');
 unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
 ($c, $o, $e) = run_gp('rl', @job, '--tokens', '1e9');
 is($c, 2, '--tokens is not an RL option');
