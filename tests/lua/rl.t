@@ -5,16 +5,7 @@ local gp = require "gpuplan"
 local rl = require "gpuplan.rl"
 local vlm = require "gpuplan.vlm"
 
-local function copy(o, extra)
-  local c = {}
-  for k, v in pairs(o) do c[k] = v end
-  for k, v in pairs(extra or {}) do c[k] = v end
-  return c
-end
-
-local function phase(r, name)
-  for _, p in ipairs(r.phases) do if p.name == name then return p end end
-end
+local copy, phase = t.with, t.phase
 
 -- GRPO on Qwen2.5-7B, one DGX H100, colocated, ZeRO-3.
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
@@ -331,8 +322,7 @@ do
   local j = gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
                     recompute = "full", prompts = 64, group = 8, prompt_len = 1024,
                     response_len = 4096 }
-  local ro
-  for _, p in ipairs(j.phases) do if p.name == "rollout" then ro = p end end
+  local ro = phase(j, "rollout")
   t.ok(j.fits, "the engine fills the trainer's leftover and the step fits")
   t.ok(ro.mem_gib <= 79.1 * 0.9 + 1e-9, "its rollout state within the budget (0.9 x 79.1 GiB)")
 end

@@ -5,10 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local with = t.with
-local function phase(r, name)
-  for _, p in ipairs(r.phases) do if p.name == name then return p end end
-end
+local with, phase = t.with, t.phase
 
 -- PPO on Qwen2.5-7B: 24 GPUs, of which 8 for the critic and the reward
 -- model beside it, 16 for the actor and its colocated rollout.

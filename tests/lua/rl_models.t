@@ -6,14 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-local with = t.with
-local function phase(r, name)
-  for _, p in ipairs(r.phases) do if p.name == name then return p end end
-end
-local function part(mem, name)
-  for _, c in ipairs(mem.components) do if c.name == name then return c.bytes end end
-  return 0
-end
+local with, phase, part = t.with, t.phase, t.part
 
 -- PPO on Qwen2.5-7B, 8 H100s colocated, ZeRO-3 (dp 8), full recompute;
 -- a Llama 3.2 1B critic and reward model on the actor's GPUs.
