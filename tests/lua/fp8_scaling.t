@@ -12,9 +12,7 @@ t.plan(9)
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096,
               global_batch = 8, method = "pretrain", precision = "fp8", zero = 1 }
 
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 
 local d = gp.train(job)
 local c = gp.train(t.with(job, { fp8_scaling = "current" }))

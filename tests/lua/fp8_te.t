@@ -15,9 +15,7 @@ local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, tp = 4, pp = 8,
               global_batch = 128, method = "pretrain", grad_reduce = "bf16",
               recompute = "none" }
 local r = gp.train(job)
-local function comp(res, name)
-  for _, c in ipairs(res.memory.components) do if c.name == name then return c.bytes end end
-end
+local function comp(res, name) return t.part(res.memory, name) end
 
 -- One layer's saved bytes, bf16 less fp8 (TE): the QKV input (8192), the fc1
 -- input (8192) and the fc2 input (28672) go from 2 B to 1 B; the projection

@@ -16,7 +16,8 @@ local cat = gp.catalog()
 local orig, seen = rl.rl, nil
 rl.rl = function(o) seen = orig(o); return seen end
 local function actor_s(r)
-  for _, p in ipairs(r.phases) do if p.name == "actor_update" then return p.seconds, p.gpus end end
+  local p = t.phase(r, "actor_update")
+  return p.seconds, p.gpus
 end
 
 -- A dense verl case: Qwen3-8B on 8 H100s, 32 prompts x 8 = 256 samples of

@@ -161,9 +161,7 @@ local h20, h20s = one("h20"), one("h20", true)
 local h100, h100s = one("h100-sxm"), one("h100-sxm", true)
 t.ok(h20.step_ms > 1.1 * h20s.step_ms, "H20 batch 1: the experts' 64-row tiles cost a tenth more")
 t.near(h100.step_ms, h100s.step_ms, 0.01, "H100 batch 1: within 1%")
-local function row(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local row = t.op
 -- o_proj, a dense fp8 linear, runs DeepGEMM's normal GEMM either way.
 t.near(row(h20, "o_proj").time, row(h20s, "o_proj").time, 1e-9,
        "swap_ab leaves the dense linears on 64-row tiles")

@@ -36,6 +36,23 @@ function M.phase(r, name)
   for _, p in ipairs(r.phases) do if p.name == name then return p end end
 end
 
+-- The op of that name of a result's per-op rows (gp.train's or gp.infer's
+-- ops; nil when none).
+function M.op(r, name)
+  for _, o in ipairs(r.ops) do if o.name == name then return o end end
+end
+
+-- A gp.train result's layer forward: its ops' forward seconds summed, and
+-- of them the host_wait op's (0 when the GPU never waits for the host).
+function M.layer_fwd(r)
+  local s, wait = 0, 0
+  for _, o in ipairs(r.ops) do
+    s = s + o.fwd
+    if o.name == "host_wait" then wait = o.fwd end
+  end
+  return s, wait
+end
+
 -- The bytes of the component of that name of a memory breakdown (0 when
 -- none).
 function M.part(mem, name)

@@ -202,18 +202,12 @@ do
   -- launches (273 us) under its kernels.
   local small = run { model = "llama3.2-1b", seq = 2048, batch = 1, global_batch = 64,
                       recompute = "none" }
-  local fwd, wait = 0, 0
-  for _, op in ipairs(small.ops) do
-    fwd = fwd + op.fwd
-    if op.name == "host_wait" then wait = op.fwd end
-  end
+  local fwd, wait = t.layer_fwd(small)
   t.near(fwd, 39 * 24.84e-6, 1e-9, "1B eager: a layer's forward is 39 host launches")
   t.ok(wait > 0, "and the GPU waits for the host")
   local sf = run { model = "llama3.2-1b", seq = 2048, batch = 1, global_batch = 64,
                    recompute = "none", kernels = "fused" }
-  local waits = false
-  for _, op in ipairs(sf.ops) do waits = waits or op.name == "host_wait" end
-  t.ok(not waits, "1B fused: the kernels outlast 11 launches")
+  t.ok(not t.op(sf, "host_wait"), "1B fused: the kernels outlast 11 launches")
   t.raises(function() run { kernels = "compiled" } end,
     "train: kernels must be eager or fused (got string 'compiled')", "kernels: a bad value", true)
 end

@@ -12,12 +12,7 @@ local gp = require "gpuplan"
 local function layer_fwd(ep)
   local r = gp.train { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = ep, seq = 512,
                        batch = 1, global_batch = 8, stack = "megatron", zero = 1 }
-  local s, wait = 0, 0
-  for _, o in ipairs(r.ops) do
-    s = s + o.fwd
-    if o.name == "host_wait" then wait = o.fwd end
-  end
-  return s, wait
+  return t.layer_fwd(r)
 end
 local op = 24.84e-6  -- GP_EAGER_OP_TIME: the host's time per launched op
 -- The layer's op list launches 12 kernels (norms 2, qkv, rope, attention,
