@@ -176,28 +176,11 @@ local function tokens_of(v)
   return n
 end
 
--- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
--- (memory.prepare's), model, gpu, cfg (the engine's train config), topo,
--- device, defaults, currency, precision, global_batch}.  For a sweep (the
--- options of `gpuplan plan`) the layout comes from the enumeration: the
--- global batch is checked for being a whole number only (each layout must
--- divide it); sweep may be the largest GPU count it tries, then checked
--- against the node's NICs.  gpuplan.rl prices its training phases with it.
-function M.setup(o, sweep)
-  local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
-  local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
-  local function default(s) defaults[#defaults + 1] = s end
-  if not M.METHODS[p.method] then
-    fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; RL: gp.rl)",
-      p.method)
-  end
-  if not gpu then fail("train: gpu is required") end
-  local cat = catalog(o.cat)
-  local precision = o.precision or options.default("precision")
-  cfg.compute = COMPUTE[precision]
-  if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
-  -- Global batch: what a run of this kind uses, rounded up to whole
-  -- micro-batches on every data-parallel rank.
+-- The global batch of a training step (p: memory.prepare's, cfg its
+-- config): the option, else what a run of this kind uses, rounded up to
+-- whole micro-batches on every data-parallel rank (a sweep's layouts
+-- each check that they divide it); its default said through default.
+local function global_batch(o, p, cfg, sweep, default)
   local per = cfg.dp * (cfg.micro_batch or 1)
   local gb = o.global_batch
   if gb == nil then
@@ -218,7 +201,13 @@ function M.setup(o, sweep)
     fail("train: global_batch %d is not a multiple of dp x batch = %d x %d", gb, cfg.dp,
       cfg.micro_batch or 1)
   end
-  cfg.global_batch = gb
+  return gb
+end
+
+-- The step's choices into cfg: the schedule, the overlaps (the stack's
+-- defaults, each overridable), the MoE dispatcher, ZeRO-3's gather, fp8
+-- scaling, FSDP semantics and the kernels (eager or fused).
+local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
@@ -290,6 +279,31 @@ function M.setup(o, sweep)
   end
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
+end
+
+-- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
+-- (memory.prepare's), model, gpu, cfg (the engine's train config), topo,
+-- device, defaults, currency, precision, global_batch}.  For a sweep (the
+-- options of `gpuplan plan`) the layout comes from the enumeration: the
+-- global batch is checked for being a whole number only (each layout must
+-- divide it); sweep may be the largest GPU count it tries, then checked
+-- against the node's NICs.  gpuplan.rl prices its training phases with it.
+function M.setup(o, sweep)
+  local p = memory.prepare(o, sweep and "plan" or "train", sweep and "sweep" or "train")
+  local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
+  local function default(s) defaults[#defaults + 1] = s end
+  if not M.METHODS[p.method] then
+    fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; RL: gp.rl)",
+      p.method)
+  end
+  if not gpu then fail("train: gpu is required") end
+  local cat = catalog(o.cat)
+  local precision = o.precision or options.default("precision")
+  cfg.compute = COMPUTE[precision]
+  if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
+  local gb = global_batch(o, p, cfg, sweep, default)
+  cfg.global_batch = gb
+  step_choices(o, p, cfg, sweep, default)
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.
