@@ -305,8 +305,8 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
- * for its nk forward kernels (o_k: the attention output projection's
- * input width). */
+ * for its nk forward kernels and eg expert GEMMs (o_k: the attention
+ * output projection's input width). */
 /* Megatron-Core's MoE layer beyond its router GEMM and expert GEMMs: the
  * kernels the host launches from Python in the forward of one layer with
  * expert parallelism (the alltoall token dispatcher, dropless, core
@@ -326,12 +326,27 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * AlltoAll communication to get the input_splits and output_splits CPU
  * values", token_dispatcher.py), so the host cannot run ahead of a
  * layer and the forward costs the slower of the two (layer_extras'
- * rule).  The grouped GEMMs' per-expert launches from C++ are left
- * out. */
+ * rule).  The grouped GEMMs' per-expert launches are TE_EXPERT_GEMM's. */
 #define MOE_DISPATCH_OPS 32.0
 
+/* Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP
+ * runs the experts' two linears on, issues one cuBLASLt GEMM per local
+ * expert: "The per-tensor NVFP4 grouped GEMM currently runs as a
+ * per-expert loop of cuBLASLt GEMMs across multiple CUDA streams" (TE PR
+ * #3134), and its maintainers put the gap between the GEMMs' and the
+ * layer's time on the host: "It's the CPU overheads of PyTorch ops, such
+ * as torch.split(), and torch.empty() (2x num_gemms calls)" (TE issue
+ * #1499).  PR #3134's benchmark (SM100, benchmark_grouped_linear.py)
+ * times that loop for 8 experts of 128 tokens (N = K = 2048), whose
+ * kernels do about 9 GFLOP -- microseconds of work -- at 0.267 ms,
+ * "PURE ... times only the GEMM": 33.4 us an expert's GEMM.  Host time,
+ * scaled with the host (host_op_time against GP_EAGER_OP_TIME).  The
+ * forward launches the up and down GEMM of each expert its tokens reach;
+ * the backward twice as many (dgrad and wgrad). */
+#define TE_EXPERT_GEMM (0.267e-3 / 8.0)
+
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
-			 double o_k, train_lcost *lc)
+			 double eg, double o_k, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
@@ -366,12 +381,23 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
 	 * the GPU waits for it (infer.c's eager runtime, the same rule).
 	 * The backward runs in autograd's C++ engine; no per-kernel host
-	 * figure for it was found, so none is charged. */
+	 * figure for it was found, so none is charged but the expert GEMMs'
+	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it), against
+	 * the layer's backward on the GPU. */
 	if (moe && k->ep > 1 && !k->eager)
 		nk += MOE_DISPATCH_OPS;
-	if (nk * k->host_op_time > lc->fwd.t)
-		add_op(lc, "host_wait", nk * k->host_op_time - lc->fwd.t, 0.0,
-		       0, 0);
+	{
+		/* eg: the forward's expert GEMMs (fused stacks only: the
+		 * eager modules loop over experts in Python, op by op). */
+		double te = moe && !eager ? eg * TE_EXPERT_GEMM *
+			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
+		double hf = nk * k->host_op_time + te, hb = 2.0 * te;
+		double wf = hf > lc->fwd.t ? hf - lc->fwd.t : 0.0;
+		double wb = hb > lc->bwd.t ? hb - lc->bwd.t : 0.0;
+
+		if (wf > 0 || wb > 0)
+			add_op(lc, "host_wait", wf, wb, 0, 0);
+	}
 }
 
 /* What recompute re-runs in the backward of a layer whose forward is
@@ -407,7 +433,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
-	double attn_t = 0, kept_t = 0, qv = 0;
+	double attn_t = 0, kept_t = 0, qv = 0, eg = 0;
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
@@ -439,6 +465,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		case GP_OP_GEMM:
 			t = lc->fwd.t;
 			gemm_costs(e, k, o, lc, &nk, &o_k);
+			/* the local experts each expert GEMM covers */
+			if (strcmp(o->name, "moe_up") == 0 ||
+			    strcmp(o->name, "moe_down") == 0)
+				eg += o->batch;
 			if (up > 0 && strcmp(o->name, "qkv") == 0)
 				mod += up * (lc->fwd.t - t);
 			if (qv > 0)
@@ -480,7 +510,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			break;
 		}
 	}
-	layer_extras(e, k, moe, nk, o_k, lc);
+	layer_extras(e, k, moe, nk, eg, o_k, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 

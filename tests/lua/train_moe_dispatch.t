@@ -2,30 +2,47 @@
 -- GEMMs, the router's top-k and the alltoall dispatcher's bookkeeping from
 -- Python (engine/train_layer.c MOE_DISPATCH_OPS, 32 ops), and its host
 -- waits on the device for the all-to-all's splits: a layer of few tokens
--- costs the host's launches, not the GPU's work.
+-- costs the host's launches, not the GPU's work.  Transformer Engine's
+-- GroupedLinear issues one GEMM per local expert, each costing the host
+-- TE_EXPERT_GEMM (0.267 ms / 8: TE PR #3134's 8-expert loop), twice as
+-- many in the backward (dgrad, wgrad).
 -- Run with ./gpuplan run tests/lua/train_moe_dispatch.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
--- Qwen3-30B-A3B on 8 H100s, one 512-token sequence a micro-batch: a
--- layer's GPU work is well under its launches' host time.
-local function layer_fwd(ep)
-  local r = gp.train { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = ep, seq = 512,
-                       batch = 1, global_batch = 8, stack = "megatron", zero = 1 }
-  return t.layer_fwd(r)
+-- Qwen3-30B-A3B (128 experts, top 8), one 512-token sequence a
+-- micro-batch: a layer's GPU work is well under its launches' host time.
+local function layer(ep, gpu)
+  local r = gp.train { model = "qwen3-30b-a3b", gpu = gpu or "h100-sxm", gpus = 8, ep = ep,
+                       seq = 512, batch = 1, global_batch = 8, stack = "megatron", zero = 1 }
+  local f, wait = t.layer_fwd(r)
+  local b = 0
+  for _, o in ipairs(r.ops) do b = b + o.bwd end
+  return f, b, wait
 end
-local op = 24.84e-6  -- GP_EAGER_OP_TIME: the host's time per launched op
+local op = 24.84e-6        -- GP_EAGER_OP_TIME: the host's time per launched op
+local te = 0.267e-3 / 8    -- TE_EXPERT_GEMM: the host's time per expert GEMM
 -- The layer's op list launches 12 kernels (norms 2, qkv, rope, attention,
 -- o_proj, router, the two expert GEMMs, the activation, residual adds 2);
--- with EP the dispatcher's 32 more: the forward is (12 + 32) x 24.84 us.
-local f8, w8 = layer_fwd(8)
+-- with EP the dispatcher's 32 more.  EP 8 puts 16 experts on a GPU; its
+-- 512 x 8 tokens' 8 picks each miss a given expert with probability
+-- (120/128)^4096 ~ 1e-115, so all 16 are reached: 2 x 16 expert GEMMs.
+-- The forward is (12 + 32) x 24.84 us + 32 x 33.375 us = 2.161 ms.
+local f8, b8, w8 = layer(8)
 t.ok(w8 > 0, "EP 8: the host is the bound (a host_wait op)")
-t.near(f8, (12 + 32) * op, 1e-9, "EP 8: a layer's forward = 44 launches x 24.84 us")
--- Without EP the dispatcher skips the all-to-all and its splits: not
--- charged; the 12 launches' 0.30 ms.
-local f1, w1 = layer_fwd(1)
-t.near(f1, math.max(f1 - w1, 12 * op), 1e-9,
-  "EP 1: the slower of its GPU work and the op list's 12 launches")
-t.ok(f1 < f8, "EP 1 is not charged the dispatcher's launches")
+t.near(f8, (12 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 44 launches + 32 expert GEMMs")
+-- The backward's 64 expert GEMMs (dgrad and wgrad of each) cost the host
+-- 2.136 ms, more than a 512-token layer's backward on the GPU.
+t.near(b8, 64 * te, 1e-9, "EP 8: a layer's backward = 64 expert GEMMs' host time")
+-- Without EP the dispatcher skips the all-to-all and its splits (not
+-- charged), but all 128 experts are local: (1 - 8/128)^512 ~ 4.5e-15
+-- leaves every one reached, 2 x 128 expert GEMMs: 12 x 24.84 us +
+-- 256 x 33.375 us = 8.84 ms.
+local f1 = layer(1)
+t.near(f1, 12 * op + 256 * te, 1e-9, "EP 1: 12 launches + 256 expert GEMMs, no dispatcher ops")
+-- A GB200 rack's Grace host takes 2.75x an x86 server's time for the same
+-- Transformer Engine linear (catalog host_op_scale): every host term scales.
+local fg = layer(8, "gb200")
+t.near(fg, 2.75 * ((12 + 32) * op + 32 * te), 1e-9, "GB200: the host's forward x 2.75")
 
 t.done_testing()
