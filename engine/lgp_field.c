@@ -182,6 +182,18 @@ static void set_default(lua_State *L, int arg, const lgp_desc *d,
 	}
 }
 
+/* The value at the top of the stack, of Lua type t, must be of type
+ * want (a Lua type, said as noun): "<what>.<field> must be <noun> (got
+ * <type>)" otherwise. */
+static void want(lua_State *L, int arg, const lgp_desc *d, const lgp_field *f,
+		 int t, int want_t, const char *noun)
+{
+	if (t != want_t)
+		fail(L, arg, lua_pushfstring(L, "%s.%s must be %s (got %s)",
+					     d->what, f->name, noun,
+					     lua_typename(L, t)));
+}
+
 /* The number at the top of the stack into INT or NUM field f of dst:
  * finite, whole for an INT, within [lo, hi]. */
 static void read_number(lua_State *L, int arg, const lgp_desc *d,
@@ -190,10 +202,7 @@ static void read_number(lua_State *L, int arg, const lgp_desc *d,
 	int t = lua_type(L, -1);
 	double v;
 
-	if (t != LUA_TNUMBER)
-		fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
-			"number (got %s)", d->what, f->name,
-			lua_typename(L, t)));
+	want(L, arg, d, f, t, LUA_TNUMBER, "a number");
 	v = lua_tonumber(L, -1);
 	if (!gp_finite(v))
 		fail(L, arg, lua_pushfstring(L, "%s.%s must be finite",
@@ -260,30 +269,21 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		read_number(L, arg, d, f, dst);
 		break;
 	case LGP_F_BOOL:
-		if (t != LUA_TBOOLEAN)
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
-				"boolean (got %s)", d->what, f->name,
-				lua_typename(L, t)));
+		want(L, arg, d, f, t, LUA_TBOOLEAN, "a boolean");
 		*AT(dst, f->off, int) = lua_toboolean(L, -1);
 		break;
 	case LGP_F_NAME:
 		read_name(L, arg, d, f, dst);
 		break;
 	case LGP_F_PARSE:
-		if (t != LUA_TSTRING)
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
-				"string (got %s)", d->what, f->name,
-				lua_typename(L, t)));
+		want(L, arg, d, f, t, LUA_TSTRING, "a string");
 		if (f->parse(lua_tostring(L, -1), AT(dst, f->off, void), &err))
 			fail(L, arg, lua_pushfstring(L, "%s", err.msg));
 		break;
 	case LGP_F_DTYPE: {
 		gp_dtype p;
 
-		if (t != LUA_TSTRING)
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be a "
-				"string (got %s)", d->what, f->name,
-				lua_typename(L, t)));
+		want(L, arg, d, f, t, LUA_TSTRING, "a string");
 		if (gp_dtype_parse(lua_tostring(L, -1), &p) != GP_OK)
 			fail(L, arg, lua_pushfstring(L, "%s.%s: unknown "
 				"precision '%s'", d->what, f->name,
@@ -295,10 +295,7 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		/* false reads as absent (a flag that turns the part off) */
 		if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))
 			break;
-		if (t != LUA_TTABLE)
-			fail(L, arg, lua_pushfstring(L, "%s.%s must be a table "
-				"(got %s)", d->what, f->name,
-				lua_typename(L, t)));
+		want(L, arg, d, f, t, LUA_TTABLE, "a table");
 		lgp_read(L, lua_gettop(L), arg, f->sub, AT(dst, f->off, void),
 			 mode | LGP_DEFAULTS);
 		break;

@@ -618,31 +618,41 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 	return in.split;
 }
 
+/* core.rl's result: its scalars and its rollout's under their Lua names
+ * (lua/gpuplan/rl.lua reads them; results.lua declares gp.rl's). */
+#define RR(n) O_NUM(#n, rl_result, n)
+static const lgp_field rl_result_fields[] = {
+	O_NUM("step", rl_result, step), O_BOOL("fits", rl_result, fits),
+	RR(gpus), RR(samples), RR(generated), RR(train_seq), RR(pack_bins),
+	RR(opt_steps), RR(samples_per_s), RR(tokens_per_s),
+	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
+	RR(swap_bytes), RR(sync_bytes), RR(cost_step), RR(cost_1k_prompts),
+	F_END
+};
+#undef RR
+static const lgp_desc rl_result_desc = { "rl result", rl_result_fields };
+#define RO(n) O_NUM(#n, rl_rollout, n)
+static const lgp_field rl_rollout_fields[] = {
+	RO(engines), RO(samples), RO(prompts), RO(batch),
+	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(decode),
+	RO(tail), RO(longest), RO(steps), RO(mean_batch), RO(itl_first),
+	RO(itl_last), RO(preempted), RO(recompute), RO(host), RO(sampler),
+	RO(kv_budget), RO(kv_peak), RO(weights), RO(workspace),
+	RO(gen_tokens_per_s), RO(post),
+	F_END
+};
+#undef RO
+static const lgp_desc rl_rollout_desc = { "rl rollout", rl_rollout_fields };
+
 /* core.rl's result table of out, pushed. */
 void lgp_pushrl(lua_State *L, const rl_result *out)
 {
 	int i;
 
 	lua_createtable(L, 0, 32);
-	lgp_setnum(L, "step", out->step);
-	lgp_setbool(L, "fits", out->fits);
+	lgp_push(L, &rl_result_desc, out);
 	if (!out->fits)
 		lgp_setstr(L, "why", out->why);
-	lgp_setnum(L, "gpus", out->gpus);
-	lgp_setnum(L, "samples", out->samples);
-	lgp_setnum(L, "generated", out->generated);
-	lgp_setnum(L, "train_seq", out->train_seq);
-	lgp_setnum(L, "pack_bins", out->pack_bins);
-	lgp_setnum(L, "opt_steps", out->opt_steps);
-	lgp_setnum(L, "samples_per_s", out->samples_per_s);
-	lgp_setnum(L, "tokens_per_s", out->tokens_per_s);
-	lgp_setnum(L, "tokens_per_s_gpu", out->tokens_per_s_gpu);
-	lgp_setnum(L, "gen_tokens_per_s", out->gen_tokens_per_s);
-	lgp_setnum(L, "loss_host", out->loss_host);
-	lgp_setnum(L, "swap_bytes", out->swap_bytes);
-	lgp_setnum(L, "sync_bytes", out->sync_bytes);
-	lgp_setnum(L, "cost_step", out->cost_step);
-	lgp_setnum(L, "cost_1k_prompts", out->cost_1k_prompts);
 	lua_createtable(L, RL_NPHASES, 0);
 	for (i = 0; i < RL_NPHASES; i++) {
 		const rl_phase_result *ph = &out->ph[i];
@@ -666,30 +676,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
 		lua_setfield(L, -2, rl_pool_name(i));
 	}
 	lua_setfield(L, -2, "pools");
-	lua_createtable(L, 0, 20);
-	lgp_setnum(L, "engines", out->roll.engines);
-	lgp_setnum(L, "samples", out->roll.samples);
-	lgp_setnum(L, "prompts", out->roll.prompts);
-	lgp_setnum(L, "batch", out->roll.batch);
-	lgp_setbool(L, "queued", out->roll.queued);
-	lgp_setnum(L, "prefill", out->roll.prefill);
-	lgp_setnum(L, "decode", out->roll.decode);
-	lgp_setnum(L, "tail", out->roll.tail);
-	lgp_setnum(L, "longest", out->roll.longest);
-	lgp_setnum(L, "steps", out->roll.steps);
-	lgp_setnum(L, "mean_batch", out->roll.mean_batch);
-	lgp_setnum(L, "itl_first", out->roll.itl_first);
-	lgp_setnum(L, "itl_last", out->roll.itl_last);
-	lgp_setnum(L, "preempted", out->roll.preempted);
-	lgp_setnum(L, "recompute", out->roll.recompute);
-	lgp_setnum(L, "host", out->roll.host);
-	lgp_setnum(L, "sampler", out->roll.sampler);
-	lgp_setnum(L, "kv_budget", out->roll.kv_budget);
-	lgp_setnum(L, "kv_peak", out->roll.kv_peak);
-	lgp_setnum(L, "weights", out->roll.weights);
-	lgp_setnum(L, "workspace", out->roll.workspace);
-	lgp_setnum(L, "gen_tokens_per_s", out->roll.gen_tokens_per_s);
-	lgp_setnum(L, "post", out->roll.post);
+	lua_createtable(L, 0, 24);
+	lgp_push(L, &rl_rollout_desc, &out->roll);
 	lua_setfield(L, -2, "rollout");
 	lua_createtable(L, 0, RL_NMEM);
 	for (i = 0; i < RL_NMEM; i++) {

@@ -13,6 +13,18 @@ local function print_ops(r, opts, title)
                   { key = "bound", label = "bound" },
                   { key = "intensity", label = "FLOP/B", fmt = "%.1f" } } })
 end
+
+-- The end of a quantity/value report: the ranges and the defaults
+-- assumed as its last rows, the table printed, and with --ops the
+-- operators of the decode step ops_title names.
+local function finish(rows, r, opts, title, ops_title)
+  if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
+  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
+  report.print(rows, { format = opts.format, title = title,
+                       columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
+  if opts.ops then print_ops(r, opts, ops_title) end
+  return 0
+end
 local cli = require "gpuplan.cli"
 local options = require "gpuplan.options"
 
@@ -96,14 +108,8 @@ local function moe_report(r, opts)
     rows[#rows + 1] = { k = "cost per 1M output tokens",
                         v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
   end
-  if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
-  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
-  report.print(rows, { format = opts.format, title = title,
-                       columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
-  if opts.ops then
-    print_ops(r, opts, string.format("decode step, batch %d per GPU, the most loaded GPU", r.batch))
-  end
-  return 0
+  return finish(rows, r, opts, title,
+    string.format("decode step, batch %d per GPU, the most loaded GPU", r.batch))
 end
 
 -- What could make a deployment that does not fit fit: only the levers this
@@ -398,14 +404,7 @@ local function replica_report(r, opts)
     rows[#rows + 1] = { k = "tokens/s per " .. cur .. "/h",
                         v = ranges.text(r, "tokens_per_s_per_dollar_hour", "%.1f") }
   end
-  if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
-  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
-  report.print(rows, { format = opts.format, title = title,
-                       columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
-  if opts.ops then
-    print_ops(r, opts, string.format("decode step, batch %d, one GPU", r.batch))
-  end
-  return 0
+  return finish(rows, r, opts, title, string.format("decode step, batch %d, one GPU", r.batch))
 end
 
 function C.run(opts, args)
