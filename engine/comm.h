@@ -195,8 +195,8 @@ int comm_topo_check(const gp_topo *t, gp_error *err);
  * (see the conventions above).  Ranks fill nodes in order: gpus <=
  * gpus_per_node stays in one node; more must be a multiple of
  * gpus_per_node and at most gpus_per_node * nodes.  Chooses the algorithm
- * and protocol NCCL's tuner would (see above).  bytes == 0 costs 0 (as nccl-tests
- * skips empty calls).  GP_OK and *out filled, or GP_EINVAL (bad topology,
+ * and protocol NCCL's tuner would (see above).  bytes == 0 costs 0 (as
+ * nccl-tests skips empty calls).  GP_OK and *out filled, or GP_EINVAL (bad topology,
  * gpus < 1, too many gpus, bytes negative or not finite, op out of range)
  * with the reason in err and *out untouched. */
 int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,

@@ -353,9 +353,8 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
  * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
- * ll_max_bw, host_amd, host_mem_bw, and the links' NCCL terms up_nccl, nic_nccl (tables,
- * nccl_fields).
- * Range checks are the kernel's. */
+ * ll_max_bw, host_amd, host_mem_bw, and the links' NCCL terms up_nccl,
+ * nic_nccl (tables, nccl_fields).  Range checks are the kernel's. */
 void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 {
 	static const char *const kinds[] = {"nvlink", "pcie", NULL};

@@ -303,10 +303,6 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	}
 }
 
-/* What a layer adds beyond its operators: the two residual adds, eager
- * mode's copies and summed input gradients, and the host's launch wait
- * for its nk forward kernels and eg expert GEMMs (o_k: the attention
- * output projection's input width). */
 /* Megatron-Core's MoE layer beyond its router GEMM and expert GEMMs: the
  * kernels the host launches from Python in the forward of one layer with
  * expert parallelism (the alltoall token dispatcher, dropless, core
@@ -321,12 +317,13 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * the host, the fused permute 1, the all_to_all calls 3 (the tokens and
  * their probs out, the tokens back), the fused chunk sorts before and
  * after the experts 2, the activation's probs multiply 1, the fused
- * unpermute 1: 32 more than the layer's op list counts.  The dispatcher waits for the splits on the host before its
- * all-to-all ("A synchronization is needed before expert parallel
- * AlltoAll communication to get the input_splits and output_splits CPU
- * values", token_dispatcher.py), so the host cannot run ahead of a
- * layer and the forward costs the slower of the two (layer_extras'
- * rule).  The grouped GEMMs' per-expert launches are TE_EXPERT_GEMM's. */
+ * unpermute 1: 32 more than the layer's op list counts.  The dispatcher
+ * waits for the splits on the host before its all-to-all ("A
+ * synchronization is needed before expert parallel AlltoAll communication
+ * to get the input_splits and output_splits CPU values",
+ * token_dispatcher.py), so the host cannot run ahead of a layer and the
+ * forward costs the slower of the two (layer_extras' rule).  The grouped
+ * GEMMs' per-expert launches are TE_EXPERT_GEMM's. */
 #define MOE_DISPATCH_OPS 32.0
 
 /* Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP
@@ -345,6 +342,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * the backward twice as many (dgrad and wgrad). */
 #define TE_EXPERT_GEMM (0.267e-3 / 8.0)
 
+/* What a layer adds beyond its operators: the two residual adds, eager
+ * mode's copies and summed input gradients, and the host's launch wait
+ * for its nk forward kernels and eg expert GEMMs (o_k: the attention
+ * output projection's input width). */
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			 double eg, double o_k, train_lcost *lc)
 {
