@@ -88,11 +88,6 @@ end
 local function print_summary(summary, format)
   local csv, frac = format == "csv", frac_of(format)
   if format == "json" then
-    for _, s in ipairs(summary) do
-      s.median = s.median or report.null
-      s.p90 = s.p90 or report.null
-      s.coverage = s.coverage or report.null
-    end
     report.print(summary, { format = "json", columns = { "kind", "cases", "predicted", "median",
       "p90", "coverage" } })
     return
@@ -113,14 +108,6 @@ local function print_rows(rows, format)
       { key = "error", fmt = "%.6f" }, { key = "predicted_lo", fmt = "%.6g" },
       { key = "predicted_hi", fmt = "%.6g" }, { key = "reason" }, { key = "defaults" } } })
     return
-  end
-  for _, r in ipairs(rows) do
-    r.predicted = r.predicted or report.null
-    r.error = r.error or report.null
-    r.predicted_lo = r.predicted_lo or report.null
-    r.predicted_hi = r.predicted_hi or report.null
-    r.reason = r.reason or report.null
-    r.defaults = r.defaults or report.null
   end
   report.print(rows, { format = "json", columns = { "id", "kind", "metric", "measured",
     "predicted", "error", "predicted_lo", "predicted_hi", "reason", "defaults" } })
