@@ -176,6 +176,24 @@ static double rec_share(const ctx *x, int nl)
 	return full;
 }
 
+/* A collective of n layers exposed per pass beyond the window it
+ * overlaps with when on (overlap), else all of it, into part k of s and
+ * what it hides into hidden k: fwd in the forward window fwin, run again
+ * by the recomputed share rec of forwards, bwd in the backward's bwin. */
+static inline void pass_overlap(scost *s, int k, double n, double fwd,
+				double fwin, double bwd, double bwin, int on,
+				double rec)
+{
+	double h = 0, e;
+
+	e = overlap(fwd, fwin, on, &h);
+	e *= 1.0 + rec;
+	h *= 1.0 + rec;
+	e += overlap(bwd, bwin, on, &h);
+	s->part[k] += n * e;
+	s->hidden[k] += n * h;
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the ZeRO
@@ -205,7 +223,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		tprec = c->mem.lay.sp ? 0.5 : 1.0;
 	for (i = 0; i < 2; i++) {
 		const train_lcost *l = L[i];
-		double n = cnt[i], e, h;
+		double n = cnt[i];
 
 		if (n <= 0)
 			continue;
@@ -216,24 +234,14 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
-		h = 0;
-		e = overlap(l->tp_fwd, l->fwd.gemm, c->tp_overlap, &h);
-		e *= 1.0 + tprec;
-		h *= 1.0 + tprec;
-		e += overlap(l->tp_bwd, l->bwd.gemm, c->tp_overlap, &h);
-		s->part[TRAIN_TP] += n * e;
-		s->hidden[TRAIN_TP] += n * h;
+		pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm, l->tp_bwd,
+			     l->bwd.gemm, c->tp_overlap, tprec);
 		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
 					  l->cp_bwd + OVERLAP_SLOWDOWN *
 					  l->cp_hid);
 		s->hidden[TRAIN_CP] += n * l->cp_hid;
-		h = 0;
-		e = overlap(l->ep_fwd, l->fwd.t, c->ep_overlap, &h);
-		e *= 1.0 + rec;
-		h *= 1.0 + rec;
-		e += overlap(l->ep_bwd, l->bwd.t, c->ep_overlap, &h);
-		s->part[TRAIN_EP] += n * e;
-		s->hidden[TRAIN_EP] += n * h;
+		pass_overlap(s, TRAIN_EP, n, l->ep_fwd, l->fwd.t, l->ep_bwd,
+			     l->bwd.t, c->ep_overlap, rec);
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
 	}

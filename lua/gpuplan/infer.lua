@@ -239,9 +239,11 @@ local function tp_topology(g, sys, cat)
   return ok and t or nil
 end
 
-local function op_rows(ph)
+-- The operator rows of a phase or a decode step (core.infer's and
+-- core.serve's ops), as gp.infer returns them: one for either model.
+function M.op_rows(ph)
   local rows = {}
-  for i, o in ipairs(ph.ops) do
+  for i, o in ipairs(ph.ops or {}) do
     rows[i] = { name = o.name, count = o.count, time = o.time, total = o.total,
                 bound = o.bound, intensity = o.intensity, flop = o.flop,
                 bytes = o.bytes, shape_eff = o.shape_eff, t_launch = o.t_launch,
@@ -448,7 +450,7 @@ function M.infer(a)
     out.prefill_share_s = r.prefill_share
     out.cost_per_mtok = r.cost_per_mtok
     out.tokens_per_s_per_dollar_hour = r.tokens_per_s_per_price
-    out.ops, out.prefill_ops = op_rows(r.decode), op_rows(r.prefill)
+    out.ops, out.prefill_ops = M.op_rows(r.decode), M.op_rows(r.prefill)
     out.decode, out.prefill = r.decode, r.prefill
     require("gpuplan.ranges").apply("infer", { model = model, gpu = info.gpu,
       runtime = a.runtime }, out)

@@ -362,17 +362,6 @@ function M.setup(a)
   return model, d, s, info
 end
 
-local function rows(step)
-  local out = {}
-  for i, o in ipairs(step.ops or {}) do
-    out[i] = { name = o.name, count = o.count, time = o.time, total = o.total,
-               bound = o.bound, intensity = o.intensity, flop = o.flop,
-               bytes = o.bytes, shape_eff = o.shape_eff, t_launch = o.t_launch,
-               t_compute = o.t_compute, t_memory = o.t_memory }
-  end
-  return out
-end
-
 -- The result table of a core.serve result r for config s.
 function M.result(r, model, d, s, info)
   local dec, pre, st = r.decode, r.prefill, r.decode.step
@@ -427,7 +416,8 @@ function M.result(r, model, d, s, info)
     out.coloc = { fits = r.coloc_fits, per_gpu = r.coloc_tokens_per_s_gpu,
                   itl_s = r.coloc_itl, batch = r.coloc_batch }
   end
-  out.ops, out.prefill_ops = rows(st), rows(pre.step)
+  local op_rows = require("gpuplan.infer").op_rows
+  out.ops, out.prefill_ops = op_rows(st), op_rows(pre.step)
   out.decode, out.prefill = st, pre.step
   return out
 end
