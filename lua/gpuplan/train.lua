@@ -246,7 +246,13 @@ local function step_choices(o, p, cfg, sweep, default)
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.
   local fs = o.fp8_scaling
-  if fs ~= nil then
+  if fs == nil and cfg.compute == "fp8" then
+    -- An fp8 step's casts are scaled somehow: the declared default,
+    -- said on the "defaults assumed" line.
+    local text
+    fs, text = options.default("fp8_scaling")
+    default(text)
+  elseif fs ~= nil then
     if fs ~= "delayed" and fs ~= "current" and fs ~= "block" then
       fail("train: fp8_scaling must be delayed, current or block (got %s)", args.shown(fs))
     end

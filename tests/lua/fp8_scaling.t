@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096,
               global_batch = 8, method = "pretrain", precision = "fp8", zero = 1 }
@@ -48,6 +48,15 @@ t.near(op(c, "qkv").bwd - op(d, "qkv").bwd, T * (h + 2 * kv) * 2 / bw, 1e-6,
 t.is(op(b, "o_proj").fwd, op(d, "o_proj").fwd, "block costs what delayed does")
 t.ok(c.step_s > d.step_s, "current scaling's step is longer")
 
+-- An fp8 step left without fp8_scaling takes its declared default and
+-- says so (it was assumed silently); a bf16 step has no casts to scale.
+local function said(r, text)
+  for _, s in ipairs(r.defaults) do if s == text then return true end end
+  return false
+end
+t.ok(said(d, "fp8_scaling=delayed"), "fp8 without fp8_scaling: 'fp8_scaling=delayed' assumed")
+t.ok(not said(gp.train(t.with(job, { precision = "bf16" })), "fp8_scaling=delayed"),
+  "bf16: no fp8_scaling assumed")
 t.raises(function() gp.train(t.with(job, { fp8_scaling = "tensorwise" })) end,
   "fp8_scaling must be delayed, current or block", "an unknown scaling is refused")
 t.raises(function() gp.train(t.with(job, { precision = "bf16", fp8_scaling = "current" })) end,
