@@ -270,6 +270,83 @@ function M.weight_base(w)
   return w:match("^(%a+%d?)%-g%d+") or w:match("^(nf4)%-dq$") or w
 end
 
+-- The rest of M.setup (which tail-calls it, so that its errors are
+-- raised at the same level): the card's memory and the margin, CPU
+-- offload, the TP topology and the price, into c; info: the defaults
+-- list, weights and kv, completed with the currency and the card.
+local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
+  -- The card's capacity (the rule every command uses) and the margin; the
+  -- reserve and the margin come off it in the engine's memory model
+  -- (memory.c mem_infer), the same call gp.memory makes.
+  local mem = num_arg(a, "memory", "bytes", true)
+  if not mem then
+    local usable, derived = require("gpuplan.memory").capacity(g)
+    mem = usable
+    default(string.format("memory=%.1fGB (%s)", mem / 1e9,
+                          derived and string.format("memory x %.3f",
+                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory"))
+  end
+  c.capacity = mem
+  local margin = num_arg(a, "margin")
+  if margin ~= nil and margin >= 1 then
+    error("infer: margin must be below 1 (got " .. shown(a.margin) .. ")", 3)
+  end
+  c.kv_free_fraction = num_arg(a, "kv_free_fraction")
+  if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
+    error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
+  end
+  if margin == nil then
+    margin = (cat.settings and cat.settings.safety_margin) or 0.10
+    -- With kv_free_fraction the rest of the free memory is the margin.
+    if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end
+  end
+  c.margin = margin
+  if a.offload then
+    c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
+    if c.offload_cpu_max > 0 then
+      -- The CPU computing the layers reads them from host DRAM
+      -- (gpuplan.comm.host_bw: the system's, else the desktop's).
+      c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
+      if not c.offload_bw then
+        c.offload_bw = require("gpuplan.comm").host_bw(nil, sys, default, "infer",
+          "the CPU runs offloaded layers")
+      end
+    elseif a.host_bw ~= nil then
+      error("infer: host_bw is the CPU's memory bandwidth, which only llama.cpp "
+            .. "(runtime llama.cpp or kernels) computes offloaded layers at; runtime "
+            .. tostring(a.runtime or "graphs") .. " copies them over PCIe (pcie_bw)", 3)
+    end
+    c.host_capacity = num_arg(a, "host_memory", "bytes", true)
+    if not c.host_capacity then
+      c.host_capacity = sys and sys.host_memory or 32e9
+      default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
+    end
+    -- The copies cross PCIe: 0.985 GB/s per Gen3 lane per direction
+    -- (128b/130b at 8 GT/s), doubling each generation (Gen4 x16: 31.5
+    -- GB/s), ~0.8 of it achieved by pinned-memory copies.
+    c.offload_link_bw = num_arg(a, "pcie_bw", "bandwidth", true)
+    if not c.offload_link_bw then
+      c.offload_link_bw = g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
+        or 25e9
+      if c.offload_cpu_max == 0 then
+        default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
+                              .. "each step)", c.offload_link_bw / 1e9))
+      end
+    end
+  end
+  if tp > 1 or pp > 1 then
+    c.topo = tp_topology(g, sys, cat)
+    if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
+    if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
+  end
+  local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, a, "infer")
+  if not okb then error(buyer, 0) end
+  local currency = buyer.currency
+  c.price = price_of(a.price, cat, g, buyer, default)
+  info.currency, info.gpu = currency, g
+  return model, d, c, info
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
   check_args(a, 3)
@@ -347,76 +424,8 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
-  -- The card's capacity (the rule every command uses) and the margin; the
-  -- reserve and the margin come off it in the engine's memory model
-  -- (memory.c mem_infer), the same call gp.memory makes.
-  local mem = num_arg(a, "memory", "bytes", true)
-  if not mem then
-    local usable, derived = require("gpuplan.memory").capacity(g)
-    mem = usable
-    default(string.format("memory=%.1fGB (%s)", mem / 1e9,
-                          derived and string.format("memory x %.3f",
-                            require("gpuplan.memory").USABLE_FRACTION) or "usable_memory"))
-  end
-  c.capacity = mem
-  local margin = num_arg(a, "margin")
-  if margin ~= nil and margin >= 1 then
-    error("infer: margin must be below 1 (got " .. shown(a.margin) .. ")", 3)
-  end
-  c.kv_free_fraction = num_arg(a, "kv_free_fraction")
-  if c.kv_free_fraction and (c.kv_free_fraction == 0 or c.kv_free_fraction > 1) then
-    error("infer: kv_free_fraction must be in (0, 1] (got " .. shown(a.kv_free_fraction) .. ")", 3)
-  end
-  if margin == nil then
-    margin = (cat.settings and cat.settings.safety_margin) or 0.10
-    -- With kv_free_fraction the rest of the free memory is the margin.
-    if not c.kv_free_fraction then default(string.format("margin=%.2f", margin)) end
-  end
-  c.margin = margin
-  if a.offload then
-    c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
-    if c.offload_cpu_max > 0 then
-      -- The CPU computing the layers reads them from host DRAM
-      -- (gpuplan.comm.host_bw: the system's, else the desktop's).
-      c.offload_bw = num_arg(a, "host_bw", "bandwidth", true)
-      if not c.offload_bw then
-        c.offload_bw = require("gpuplan.comm").host_bw(nil, sys, default, "infer",
-          "the CPU runs offloaded layers")
-      end
-    elseif a.host_bw ~= nil then
-      error("infer: host_bw is the CPU's memory bandwidth, which only llama.cpp "
-            .. "(runtime llama.cpp or kernels) computes offloaded layers at; runtime "
-            .. tostring(a.runtime or "graphs") .. " copies them over PCIe (pcie_bw)", 3)
-    end
-    c.host_capacity = num_arg(a, "host_memory", "bytes", true)
-    if not c.host_capacity then
-      c.host_capacity = sys and sys.host_memory or 32e9
-      default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
-    end
-    -- The copies cross PCIe: 0.985 GB/s per Gen3 lane per direction
-    -- (128b/130b at 8 GT/s), doubling each generation (Gen4 x16: 31.5
-    -- GB/s), ~0.8 of it achieved by pinned-memory copies.
-    c.offload_link_bw = num_arg(a, "pcie_bw", "bandwidth", true)
-    if not c.offload_link_bw then
-      c.offload_link_bw = g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
-        or 25e9
-      if c.offload_cpu_max == 0 then
-        default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
-                              .. "each step)", c.offload_link_bw / 1e9))
-      end
-    end
-  end
-  if tp > 1 or pp > 1 then
-    c.topo = tp_topology(g, sys, cat)
-    if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
-    if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
-  end
-  local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, a, "infer")
-  if not okb then error(buyer, 0) end
-  local currency = buyer.currency
-  c.price = price_of(a.price, cat, g, buyer, default)
-  return model, d, c, { defaults = defaults, currency = currency, gpu = g, weights = weights,
-                        kv = kv }
+  return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
+    { defaults = defaults, weights = weights, kv = kv })
 end
 
 -- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,

@@ -156,6 +156,150 @@ function M.layout_name(p)
   return s
 end
 
+-- The end of M.setup (tail-called in turn): EPLB's imbalance and slots,
+-- the ITL limit, and the engine's serve config from L (what M.setup and
+-- setup_kernels resolved).
+local function setup_config(a, model, d, c, info, cat, default, L)
+  local ep, dp, disagg, tp, tbo, tbo_auto, tbo_at = L.ep, L.dp, L.disagg, L.tp, L.tbo,
+    L.tbo_auto, L.tbo_at
+  local ptp, pep, pdp, pg, gpus, a2a, mtp, acc = L.ptp, L.pep, L.pdp, L.pg, L.gpus, L.a2a,
+    L.mtp, L.acc
+  local m_tile, m_tile_grouped, ew = L.m_tile, L.m_tile_grouped, L.ew
+  local expert_bits, expert_compute, dispatch_bytes = L.expert_bits, L.expert_compute,
+    L.dispatch_bytes
+  local sbo, bw, sbo_down = L.sbo, L.bw, L.sbo_down
+  local imb = num_of(a, "imbalance", 1, 64)
+  if imb == nil then
+    -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
+    imb = ep > 1 and 0 or 1
+    if ep > 1 then
+      default("imbalance=auto (EPLB's 1.11, or more when a step routes few tokens)")
+    end
+  end
+  local red = int_of(a, "redundant_experts", 0)
+  if red == nil and (ep > 1 or (disagg and pep > 1)) then
+    default("redundant_experts=auto (>= 32, whole slots per GPU)")
+  end
+  local itl = a.itl_max
+  if type(itl) == "string" then
+    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
+    if msg then fail("infer: %s", msg) end
+    itl = n
+  end
+  if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
+    fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
+  end
+  local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
+  local s = {
+    weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
+    compute = c.compute, input = c.input, output = c.output, flash = c.flash,
+    runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
+    max_batch = c.max_batch, price = c.price,
+    topo = node_of(a, info.gpu, cat, default),
+    decode = { tp = tp, ep = ep, dp_attention = dp, tbo = tbo },
+    prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
+    disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
+    itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
+    mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
+    m_tile = m_tile, m_tile_grouped = m_tile_grouped,
+    expert_bits = expert_bits, expert_compute = expert_compute,
+    dispatch_bytes = dispatch_bytes,
+    sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,
+    sbo_shared_dispatch = not bw,
+    _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
+  }
+  info.expert_weights = ew
+  return model, d, s, info
+end
+
+-- The rest of M.setup (which tail-calls it, so that its errors are
+-- raised at the same level): the kernels' tiles, the routed experts'
+-- format and single-batch overlap, into L (the layout and pools M.setup
+-- resolved), then setup_config.
+local function setup_kernels(a, model, d, c, info, cat, default, L)
+  local infer = require "gpuplan.infer"
+  local ep = L.ep
+  -- The fp8 GEMMs' M tile on Hopper: DeepGEMM (SGLang's and DeepSeek's
+  -- kernels for block-scaled fp8 checkpoints) runs 64-row tiles up to 64
+  -- tokens, 128 above (deep_gemm/jit_kernels/config.py get_best_configs:
+  -- "block_ms = (64 if m <= 64 else 128, )").  swap_ab is Ant Group's H20
+  -- build (DeepGEMM PR 192, "support swapAB for m_grouped_fp8_gemm_nt_masked",
+  -- in SGLang's DeepGEMM as sgl-project/DeepGEMM PR 11): the masked grouped
+  -- GEMM of the low-latency decode puts the tokens on WGMMA's N side in
+  -- 32-row blocks ("Significantly improve the performance for BLOCK_M = 32";
+  -- the Ant Group blog: "This enables smaller BLOCK_M (32) tiling"); the
+  -- dense linears stay on the 64-row tiles.  Other formats and archs: the
+  -- library's tiles.
+  local swap = bool_of(a, "swap_ab")
+  local m_tile, m_tile_grouped = 0, 0
+  if info.weights == "fp8" and info.gpu.arch == "hopper" then
+    m_tile = 64
+    m_tile_grouped = swap and 32 or 64
+    if swap == nil then
+      default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
+    end
+  end
+  -- The routed experts in a format of their own (expert_weights), the rest
+  -- at weights: NVIDIA's NVFP4 DeepSeek checkpoints (nvidia/DeepSeek-R1-
+  -- 0528-FP4-v2) quantise the routed experts and keep attention in higher
+  -- precision, and SGLang's GB200 Part II runs "NVFP4 for MoE" beside "FP8
+  -- for attention" (lmsys.org/blog/2025-09-25-gb200-part-2).  Priced in
+  -- memory (bits per expert weight) and in the experts' grouped GEMMs (the
+  -- format's tensor cores, infer_compute_dtype's rule).  An fp4 expert
+  -- GEMM takes fp4 tokens, which DeepEP quantises as it dispatches (Part
+  -- II: "NVFP4 quantization is fused into it alongside the original FP8,
+  -- halving the required network traffic"): 4 bits and one fp8 scale per
+  -- 16 elements ("NVFP4 chooses a small block size (16) and uses FP8 as the
+  -- scaling factor data type"), 0.5 + 1/16 bytes per element.
+  local ew = a.expert_weights
+  local expert_bits, expert_compute, dispatch_bytes
+  if ew ~= nil then
+    if type(ew) ~= "string" or tonumber(ew) then
+      fail("infer: expert_weights must be a format name: bf16, fp8, fp4, mxfp4 ... (got %s)",
+           shown(ew))
+    end
+    local okw, wf = pcall(require("gpuplan.memory").weight_format, ew)
+    if not okw then
+      fail("infer: expert_weights: %s",
+           (require("gpuplan.cli").clean(wf):gsub(" or bits per weight", "")))
+    end
+    local eb = infer.weight_base(ew)
+    if eb == "fp32" then
+      fail("infer: expert_weights 'fp32': serving multiplies in bf16/fp16 or lower; use bf16")
+    end
+    if (model.moe and model.moe.experts or 0) == 0 then
+      fail("infer: expert_weights: model '%s' has no routed experts", tostring(model.id or model.name))
+    end
+    expert_bits = require("gpuplan.memory").weight_bits(wf)
+    expert_compute = core().infer_compute_dtype(d, eb)
+  end
+  if (expert_compute or c.compute) == "fp4" then dispatch_bytes = 0.5 + 1 / 16 end
+  -- Single-batch overlap (SGLang single_batch_overlap.py SboFlags and
+  -- compute_overlap_args): the combine's send kernel on 32 SMs on Blackwell,
+  -- 3 elsewhere ("communicate_num_sms = 32 if is_blackwell() else 3"); the
+  -- down GEMM signals it per expert with FlashInfer's CuTe DSL kernel (the
+  -- NVFP4 experts on Blackwell) or DeepGEMM off Blackwell
+  -- (enable_combine_down_gemm_two_stream_overlap); the shared experts run
+  -- beside the combine on Blackwell and beside the dispatch elsewhere
+  -- (enable_dispatch_shared_overlap: "not is_blackwell()").
+  local sbo = bool_of(a, "single_batch_overlap")
+  if sbo and ep == 1 then
+    fail("infer: single_batch_overlap applies with expert parallelism (ep > 1): it hides "
+      .. "the experts' combine")
+  end
+  if sbo and bool_of(a, "two_batch_overlap") then
+    fail("infer: single_batch_overlap is the overlap of a step without two_batch_overlap; "
+      .. "give one of them")
+  end
+  local bw = info.gpu.arch == "blackwell"
+  local sbo_down = (bw and (expert_compute or c.compute) == "fp4") or
+    (not bw and (expert_compute or c.compute) == "fp8")
+  L.m_tile, L.m_tile_grouped, L.ew = m_tile, m_tile_grouped, ew
+  L.expert_bits, L.expert_compute, L.dispatch_bytes = expert_bits, expert_compute, dispatch_bytes
+  L.sbo, L.bw, L.sbo_down = sbo, bw, sbo_down
+  return setup_config(a, model, d, c, info, cat, default, L)
+end
+
 -- (model, device, serve cfg, info) for the engine from gp.infer arguments.
 function M.setup(a)
   local infer = require "gpuplan.infer"
@@ -243,123 +387,10 @@ function M.setup(a)
     fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,
          tostring(model.id or model.name))
   end
-  -- The fp8 GEMMs' M tile on Hopper: DeepGEMM (SGLang's and DeepSeek's
-  -- kernels for block-scaled fp8 checkpoints) runs 64-row tiles up to 64
-  -- tokens, 128 above (deep_gemm/jit_kernels/config.py get_best_configs:
-  -- "block_ms = (64 if m <= 64 else 128, )").  swap_ab is Ant Group's H20
-  -- build (DeepGEMM PR 192, "support swapAB for m_grouped_fp8_gemm_nt_masked",
-  -- in SGLang's DeepGEMM as sgl-project/DeepGEMM PR 11): the masked grouped
-  -- GEMM of the low-latency decode puts the tokens on WGMMA's N side in
-  -- 32-row blocks ("Significantly improve the performance for BLOCK_M = 32";
-  -- the Ant Group blog: "This enables smaller BLOCK_M (32) tiling"); the
-  -- dense linears stay on the 64-row tiles.  Other formats and archs: the
-  -- library's tiles.
-  local swap = bool_of(a, "swap_ab")
-  local m_tile, m_tile_grouped = 0, 0
-  if info.weights == "fp8" and info.gpu.arch == "hopper" then
-    m_tile = 64
-    m_tile_grouped = swap and 32 or 64
-    if swap == nil then
-      default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
-    end
-  end
-  -- The routed experts in a format of their own (expert_weights), the rest
-  -- at weights: NVIDIA's NVFP4 DeepSeek checkpoints (nvidia/DeepSeek-R1-
-  -- 0528-FP4-v2) quantise the routed experts and keep attention in higher
-  -- precision, and SGLang's GB200 Part II runs "NVFP4 for MoE" beside "FP8
-  -- for attention" (lmsys.org/blog/2025-09-25-gb200-part-2).  Priced in
-  -- memory (bits per expert weight) and in the experts' grouped GEMMs (the
-  -- format's tensor cores, infer_compute_dtype's rule).  An fp4 expert
-  -- GEMM takes fp4 tokens, which DeepEP quantises as it dispatches (Part
-  -- II: "NVFP4 quantization is fused into it alongside the original FP8,
-  -- halving the required network traffic"): 4 bits and one fp8 scale per
-  -- 16 elements ("NVFP4 chooses a small block size (16) and uses FP8 as the
-  -- scaling factor data type"), 0.5 + 1/16 bytes per element.
-  local ew = a.expert_weights
-  local expert_bits, expert_compute, dispatch_bytes
-  if ew ~= nil then
-    if type(ew) ~= "string" or tonumber(ew) then
-      fail("infer: expert_weights must be a format name: bf16, fp8, fp4, mxfp4 ... (got %s)",
-           shown(ew))
-    end
-    local okw, wf = pcall(require("gpuplan.memory").weight_format, ew)
-    if not okw then
-      fail("infer: expert_weights: %s",
-           (require("gpuplan.cli").clean(wf):gsub(" or bits per weight", "")))
-    end
-    local eb = infer.weight_base(ew)
-    if eb == "fp32" then
-      fail("infer: expert_weights 'fp32': serving multiplies in bf16/fp16 or lower; use bf16")
-    end
-    if (model.moe and model.moe.experts or 0) == 0 then
-      fail("infer: expert_weights: model '%s' has no routed experts", tostring(model.id or model.name))
-    end
-    expert_bits = require("gpuplan.memory").weight_bits(wf)
-    expert_compute = core().infer_compute_dtype(d, eb)
-  end
-  if (expert_compute or c.compute) == "fp4" then dispatch_bytes = 0.5 + 1 / 16 end
-  -- Single-batch overlap (SGLang single_batch_overlap.py SboFlags and
-  -- compute_overlap_args): the combine's send kernel on 32 SMs on Blackwell,
-  -- 3 elsewhere ("communicate_num_sms = 32 if is_blackwell() else 3"); the
-  -- down GEMM signals it per expert with FlashInfer's CuTe DSL kernel (the
-  -- NVFP4 experts on Blackwell) or DeepGEMM off Blackwell
-  -- (enable_combine_down_gemm_two_stream_overlap); the shared experts run
-  -- beside the combine on Blackwell and beside the dispatch elsewhere
-  -- (enable_dispatch_shared_overlap: "not is_blackwell()").
-  local sbo = bool_of(a, "single_batch_overlap")
-  if sbo and ep == 1 then
-    fail("infer: single_batch_overlap applies with expert parallelism (ep > 1): it hides "
-      .. "the experts' combine")
-  end
-  if sbo and bool_of(a, "two_batch_overlap") then
-    fail("infer: single_batch_overlap is the overlap of a step without two_batch_overlap; "
-      .. "give one of them")
-  end
-  local bw = info.gpu.arch == "blackwell"
-  local sbo_down = (bw and (expert_compute or c.compute) == "fp4") or
-    (not bw and (expert_compute or c.compute) == "fp8")
-  local imb = num_of(a, "imbalance", 1, 64)
-  if imb == nil then
-    -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
-    imb = ep > 1 and 0 or 1
-    if ep > 1 then
-      default("imbalance=auto (EPLB's 1.11, or more when a step routes few tokens)")
-    end
-  end
-  local red = int_of(a, "redundant_experts", 0)
-  if red == nil and (ep > 1 or (disagg and pep > 1)) then
-    default("redundant_experts=auto (>= 32, whole slots per GPU)")
-  end
-  local itl = a.itl_max
-  if type(itl) == "string" then
-    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
-    if msg then fail("infer: %s", msg) end
-    itl = n
-  end
-  if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
-    fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
-  end
-  local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
-  local s = {
-    weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
-    compute = c.compute, input = c.input, output = c.output, flash = c.flash,
-    runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
-    max_batch = c.max_batch, price = c.price,
-    topo = node_of(a, info.gpu, cat, default),
-    decode = { tp = tp, ep = ep, dp_attention = dp, tbo = tbo },
-    prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
-    disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
-    itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
-    mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
-    m_tile = m_tile, m_tile_grouped = m_tile_grouped,
-    expert_bits = expert_bits, expert_compute = expert_compute,
-    dispatch_bytes = dispatch_bytes,
-    sbo = sbo or false, sbo_sms = bw and 32 or 3, sbo_down = sbo_down,
-    sbo_shared_dispatch = not bw,
-    _tbo_auto = tbo_auto, _tbo_at = tbo_at,  -- this file's, not the engine's
-  }
-  info.expert_weights = ew
-  return model, d, s, info
+  return setup_kernels(a, model, d, c, info, cat, default, {
+    ep = ep, dp = dp, disagg = disagg, tp = tp, tbo = tbo, tbo_auto = tbo_auto,
+    tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
+    mtp = mtp, acc = acc })
 end
 
 -- The result table of a core.serve result r for config s.
