@@ -727,15 +727,12 @@ local function job_of(o, model, s, c, follow_tp)
   return j
 end
 
-run = function(o, job)
-  check_options(o)
-  local defaults = {}
-  local function dflt(s) defaults[#defaults + 1] = s end
-  local algo, method = algo_method(o, dflt)
-  local prompts, group, plen, rlen, rmax, dist = lengths(o, dflt)
-  local samples = prompts * group
-  local ppo = algo == "ppo"
-  local reward, reward_shape, critic_shape = models_of(o, ppo)
+-- The step's switches and host terms from o (dflt: the "defaults
+-- assumed" line): ref, old_logprobs, offload_states, param_offload,
+-- ref_host, pad, the engine (hybrid, its batch), async scheduling, the
+-- step overhead, packing, the loss ops, the token host time and the
+-- dynamic-sampling share, each checked with the others it depends on.
+local function step_flags(o, dflt)
   local ref = boolean("ref_model", o.ref_model, true)
   local oldlp = boolean("old_logprobs", o.old_logprobs, true)
   local offload = boolean("offload_states", o.offload_states, false)
@@ -770,6 +767,21 @@ run = function(o, job)
     fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
       shown(keep))
   end
+  return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
+    overhead, pack, loss_ops, token_host, keep
+end
+
+run = function(o, job)
+  check_options(o)
+  local defaults = {}
+  local function dflt(s) defaults[#defaults + 1] = s end
+  local algo, method = algo_method(o, dflt)
+  local prompts, group, plen, rlen, rmax, dist = lengths(o, dflt)
+  local samples = prompts * group
+  local ppo = algo == "ppo"
+  local reward, reward_shape, critic_shape = models_of(o, ppo)
+  local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
+    overhead, pack, loss_ops, token_host, keep = step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
