@@ -142,14 +142,19 @@ local function node_of(a, g, cat, default)
   return t
 end
 
--- "EP16, DP attention, two-batch overlap" / "TP8".
-function M.layout_name(p)
+-- "EP16, DP attention, two-batch overlap" / "TP8"; sbo: the decode's
+-- single-batch overlap, which applies where two-batch overlap does not.
+function M.layout_name(p, sbo)
   if not p or not p.tp then return "-" end
   local s
   if p.ep and p.ep > 1 then
     s = string.format("EP%d, %s attention", p.ep,
                       p.dp_attention and "DP" or ("TP" .. p.tp))
-    if p.tbo then s = s .. ", two-batch overlap" end
+    if p.tbo then
+      s = s .. ", two-batch overlap"
+    elseif sbo then
+      s = s .. ", single-batch overlap"
+    end
   else
     s = string.format("TP%d%s", p.tp, p.dp_attention and ", DP attention" or "")
   end
@@ -405,7 +410,7 @@ function M.result(r, model, d, s, info)
     weights = info.weights, expert_weights = info.expert_weights, kv = info.kv,
     compute = s.compute, input = s.input,
     output = s.output, mtp = s.mtp,
-    layout = M.layout_name(s.decode),
+    layout = M.layout_name(s.decode, s.sbo),
     prefill_layout = r.disagg and M.layout_name(s.prefill) or nil,
     memory = {
       attention = mem.attention, dense = mem.dense, shared = mem.shared,

@@ -40,6 +40,18 @@ isnt($c, 0, '--expert-weights fp5: an error');
 like($e, qr/^gpuplan: infer: --expert-weights: unknown weight format 'fp5' \(expected [^)]*\)\n\z/,
      'one line naming the value');
 
+# --single-batch-overlap: the title says the decode's overlap as it says
+# two-batch overlap's (it said neither), and two-batch overlap when the
+# open choice keeps that instead.
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '16', '--dp-attention',
+                      '--single-batch-overlap', '--no-two-batch-overlap');
+is($c, 0, '--single-batch-overlap: exit 0') or diag $e;
+like($o, qr/^deepseek-v3 on 16 x h100-sxm: EP16, DP attention, single-batch overlap, /m,
+     'the title names single-batch overlap');
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '16', '--dp-attention',
+                      '--single-batch-overlap', '--no-two-batch-overlap', '--format', 'json');
+like($o, qr/"layout":"EP16, DP attention, single-batch overlap"/, '... and the json layout');
+
 # Left open, the overlap is run both ways and the faster kept: within 50 ms
 # on 16 H800 two micro-batches (each reading every weight) leave a batch of a
 # few per GPU, one micro-batch over twenty (tests/lua/serve.t compares them).
