@@ -172,6 +172,77 @@ local function verl_mfu(m, r, peak)
   return verl_flops(m, tokens, sq) * r.epochs / (peak * upd.gpus * upd.seconds)
 end
 
+-- PPO's critic and reward model of their own shapes: model records as
+-- the case's model (SCHEMA.md); reward_model true: the actor's shape.
+-- Returns them by key, or nil and what is wrong.
+local function own_models(c, cat)
+  local own = {}
+  for _, k in ipairs { "critic_model", "reward_model" } do
+    local x = v(c[k])
+    if type(x) == "table" then
+      local m, w = model_of(x, cat)
+      if not m then return nil, k .. ": " .. w end
+      x = m
+    end
+    own[k] = x
+  end
+  return own
+end
+
+-- What the case leaves open, from its framework fw (its profile, NeMo
+-- RL's packing, verl's dynamic batch size) and the defaults every case
+-- takes (bf16, no recompute), into gp.rl's options o, each said in
+-- defaults; tmax: the sequence limit, plen and resp the prompt and mean
+-- response lengths, samples the step's.
+local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defaults)
+  if fw then
+    defaults[#defaults + 1] = "framework profile=" .. fw
+    for _, set in ipairs(PROFILES[fw]) do
+      local k, val, note, when = set[1], set[2], set[3], set[4]
+      if o[k] == nil and (not when or when(o, model)) then
+        o[k] = val
+        defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
+      end
+    end
+  end
+  if o.colocated then o.staleness = nil end
+  if not o.colocated then o.offload_states = nil end
+  -- NeMo RL packs sequences into micro-batches of max_total_sequence_length
+  -- x train_micro_batch_size tokens (sequence_packing.enabled: True,
+  -- train_mb_tokens, algorithm modified_first_fit_decreasing in
+  -- grpo_math_1B.yaml, the performance recipes' base): gp.rl's
+  -- pack_tokens.
+  if fw == "nemo-rl" and tmax and o.pack_tokens == nil and not o.pad then
+    o.pack_tokens = tmax * (o.batch or 1)
+    defaults[#defaults + 1] = string.format("pack_tokens=%d (sequence packing: "
+      .. "max_total_sequence_length x train_micro_batch_size)", o.pack_tokens)
+    o.batch = nil
+  end
+  -- verl's dynamic batch size fills micro-batches up to
+  -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
+  -- and response limits' sum: that many mean-length sequences each, as
+  -- many as divide the batch.
+  if o.batch == nil and fw == "verl" and tmax then
+    local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
+    local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
+    local dp = math.max(1, tgpus // unit)
+    local b = math.max(1, tmax // (plen + resp))
+    local mini = o.global_batch or samples
+    while b > 1 and (mini % (dp * b) ~= 0 or samples % (dp * b) ~= 0) do b = b - 1 end
+    o.batch = math.tointeger(b)
+    defaults[#defaults + 1] = string.format("batch=%d (dynamic batch size into %d-token "
+      .. "micro-batches)", b, tmax)
+  end
+  if o.precision == nil then
+    o.precision = "bf16"
+    defaults[#defaults + 1] = "precision=bf16 (not stated)"
+  end
+  if o.recompute == nil then
+    o.recompute = "none"
+    defaults[#defaults + 1] = "recompute=none (activation_checkpointing: false)"
+  end
+end
+
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
   local model, why = model_of(case.model, cat)
@@ -206,18 +277,8 @@ return function(case, cat)
       .. "math problem in its instruction and chat template)", plen)
   end
   local tmax = v(wl.seq_len)
-  -- PPO's critic and reward model of their own shapes: model records as
-  -- the case's model (SCHEMA.md); reward_model true: the actor's shape.
-  local own = {}
-  for _, k in ipairs { "critic_model", "reward_model" } do
-    local x = v(c[k])
-    if type(x) == "table" then
-      local m, w = model_of(x, cat)
-      if not m then return nil, k .. ": " .. w end
-      x = m
-    end
-    own[k] = x
-  end
+  local own, werr = own_models(c, cat)
+  if not own then return nil, werr end
   local o = {
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
@@ -261,52 +322,7 @@ return function(case, cat)
     o.nic_fabric = hw.inter_node
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
-  if fw then
-    defaults[#defaults + 1] = "framework profile=" .. fw
-    for _, set in ipairs(PROFILES[fw]) do
-      local k, val, note, when = set[1], set[2], set[3], set[4]
-      if o[k] == nil and (not when or when(o, model)) then
-        o[k] = val
-        defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
-      end
-    end
-  end
-  if o.colocated then o.staleness = nil end
-  if not o.colocated then o.offload_states = nil end
-  -- NeMo RL packs sequences into micro-batches of max_total_sequence_length
-  -- x train_micro_batch_size tokens (sequence_packing.enabled: True,
-  -- train_mb_tokens, algorithm modified_first_fit_decreasing in
-  -- grpo_math_1B.yaml, the performance recipes' base): gp.rl's
-  -- pack_tokens.
-  if fw == "nemo-rl" and tmax and o.pack_tokens == nil and not o.pad then
-    o.pack_tokens = tmax * (o.batch or 1)
-    defaults[#defaults + 1] = string.format("pack_tokens=%d (sequence packing: "
-      .. "max_total_sequence_length x train_micro_batch_size)", o.pack_tokens)
-    o.batch = nil
-  end
-  -- verl's dynamic batch size fills micro-batches up to
-  -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
-  -- and response limits' sum: that many mean-length sequences each, as
-  -- many as divide the batch.
-  if o.batch == nil and fw == "verl" and tmax then
-    local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
-    local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
-    local dp = math.max(1, tgpus // unit)
-    local b = math.max(1, tmax // (plen + resp))
-    local mini = o.global_batch or prompts * group
-    while b > 1 and (mini % (dp * b) ~= 0 or (prompts * group) % (dp * b) ~= 0) do b = b - 1 end
-    o.batch = math.tointeger(b)
-    defaults[#defaults + 1] = string.format("batch=%d (dynamic batch size into %d-token "
-      .. "micro-batches)", b, tmax)
-  end
-  if o.precision == nil then
-    o.precision = "bf16"
-    defaults[#defaults + 1] = "precision=bf16 (not stated)"
-  end
-  if o.recompute == nil then
-    o.recompute = "none"
-    defaults[#defaults + 1] = "recompute=none (activation_checkpointing: false)"
-  end
+  framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
   local ok, r = pcall(rl.rl, o)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
