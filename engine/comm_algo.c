@@ -342,70 +342,101 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
-/* NVLS all-reduce inside a node runs as a three-stage pipeline in each of
- * NCCL's NVLS thread blocks (NCCL 2.30.7 src/device/all_reduce.h,
- * RunWorkColl<ncclFuncAllReduce, .., NCCL_ALGO_NVLS, ..>): scatter warps
+/* NVLS all-reduce runs as a pipeline of warp groups in each of NCCL's
+ * NVLS thread blocks (NCCL 2.30.7 src/device/all_reduce.h, RunWorkColl
+ * for NCCL_ALGO_NVLS and NCCL_ALGO_NVLS_TREE): in a node scatter warps
  * copy the input into the heads' buffers, reduce warps multimem-reduce
- * and multicast one head's chunk, gather warps copy the result out; each
- * stage works a loop of nHeads x chunkSize at a time, so a block with k
- * loops takes (k + 2) loop times, not k: the transfer term grows by
- * (1 + 2 / k), a whole 3x when a block holds a loop or less.  chunkSize
- * (enqueue.cc calcCollChunking, NVLS): NCCL_NVLS_CHUNKSIZE 128 KiB,
- * "if ((nBytes < (64 * (concurrentOps * chunkSize))) && (chunkSize >
- * 65536)) chunkSize = 65536", then 32 KiB below 8x and 16 KiB below 2x,
- * concurrentOps = nChannels x nHeads.  On 8 x H100 (16 blocks, 8 heads)
- * 16 MiB is 4 loops a block: 1.5x the streaming time, and 2 GiB is 128
- * loops: 1.016x.  A single loop's data runs the stages one after another:
- * for k < 1 the factor is 3. */
+ * and multicast one head's chunk, gather warps copy the result out (3
+ * stages); across nodes the reduce warps send to the network and a fourth
+ * group receives from it and multicasts ("Reduce, send to network",
+ * "Recv from network, broadcast": 4 stages).  Each stage works a loop of
+ * nHeads x chunkSize at a time, so a block with k loops takes the
+ * slowest stage's k loop times plus one loop time of every other stage:
+ * the fill, (stages - 1) x the NVLink stage's time / k, added to the
+ * streaming time (in a node all stages run at the NVLink rate: (1 + 2/k)
+ * x).  A block holding a loop or less (k < 1) runs its stages one after
+ * another: k = 1.  chunkSize (enqueue.cc calcCollChunking): in a node
+ * NCCL_NVLS_CHUNKSIZE 128 KiB, "if ((nBytes < (64 * (concurrentOps *
+ * chunkSize))) && (chunkSize > 65536)) chunkSize = 65536", then 32 KiB
+ * below 8x and 16 KiB below 2x; across nodes min(128 KiB,
+ * nvlsTreeMaxChunkSize: 64 KiB on 4 or more nodes, nvls.cc), 64 KiB below
+ * 4x and 32 KiB below 1x; concurrentOps = nChannels x nHeads.  On 8 x
+ * H100 (16 blocks, 8 heads) 16 MiB is 4 loops a block: 1.5x the
+ * streaming time, and 2 GiB is 128 loops: 1.016x.  The chunk rules are
+ * Hopper's; NCCL retunes Blackwell across nodes (nvls.cc
+ * ncclNvlsTreeSm100Tuning), priced here by the same rules.
+ * Returns the fill, s. */
+static double nvls_intra(const comm_ctx *c);
+static double nvls_heads(const comm_ctx *c);
+
 static double nvls_fill(const comm_ctx *c)
 {
-	double S = c->bytes, nch = c->t->up_nccl.nvls_channels, g = c->g;
-	double ops = nch * g, chunk = 131072.0, k;
+	double S = c->bytes, nch = c->t->up_nccl.nvls_channels;
+	double heads = nvls_heads(c), intra = nvls_intra(c);
+	double ops = nch * heads, chunk = 131072.0, k;
 
-	if (nch < 1.0)
-		return 1.0;
-	if (S < 64.0 * ops * chunk && chunk > 65536.0)
-		chunk = 65536.0;
-	if (S < 8.0 * ops * chunk && chunk > 32768.0)
-		chunk = 32768.0;
-	if (S < 2.0 * ops * chunk && chunk > 16384.0)
-		chunk = 16384.0;
-	k = max2(1.0, S / (nch * g * chunk));
-	return 1.0 + 2.0 / k;
+	if (nch < 1.0 || heads < 1.0)
+		return 0.0;
+	if (c->nn == 1) {
+		if (S < 64.0 * ops * chunk && chunk > 65536.0)
+			chunk = 65536.0;
+		if (S < 8.0 * ops * chunk && chunk > 32768.0)
+			chunk = 32768.0;
+		if (S < 2.0 * ops * chunk && chunk > 16384.0)
+			chunk = 16384.0;
+	} else {
+		if (c->nn >= 4)
+			chunk = 65536.0;
+		if (S < 4.0 * ops * chunk && chunk > 65536.0)
+			chunk = 65536.0;
+		if (S < ops * chunk && chunk > 32768.0)
+			chunk = 32768.0;
+	}
+	k = max2(1.0, S / (ops * chunk));
+	return (c->nn == 1 ? 2.0 : 3.0) * intra / k;
+}
+
+/* The NVLink stage of NVLS all-reduce on its own, s.  Reduce-scatter by
+ * multimem.ld_reduce: the switch reads every GPU's whole buffer once
+ * (egress S) and returns each GPU its reduced S/g; all-gather by
+ * multimem.st: each GPU pushes S/g once and the switch replicates it to
+ * all (ingress S).  Per direction S(1 + 1/g) (cf. Calculon h100 config,
+ * 1 + 1/n). */
+static double nvls_intra(const comm_ctx *c)
+{
+	return c->bytes * (1.0 + 1.0 / c->g) /
+	       (up_rate(c, GP_PROTO_SIMPLE) * c->t->up_nccl.nvls_eff);
+}
+
+/* NVLS heads: every GPU in a node; across nodes a GPU with a NIC (NCCL's
+ * NVLS search pairs them, at most one per GPU). */
+static double nvls_heads(const comm_ctx *c)
+{
+	return c->nn == 1 ? c->g : min2(c->g, max2(1.0, c->nic_use));
 }
 
 /* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes. */
 static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 {
 	const gp_topo *t = c->t;
-	gp_proto p = GP_PROTO_SIMPLE;
-	double S = c->bytes, g = c->g;
-	double up = up_rate(c, p), net = net_rate(c, p);
-	/* Reduce-scatter by multimem.ld_reduce: the switch
-	 * reads every GPU's whole buffer once (egress S) and
-	 * returns each GPU its reduced S/g; all-gather by
-	 * multimem.st: each GPU pushes S/g once and the
-	 * switch replicates it to all (ingress S).  Per
-	 * direction S(1 + 1/g) (cf. Calculon h100 config,
-	 * 1 + 1/n). */
-	double intra = S * (1.0 + 1.0 / g) / (up * t->up_nccl.nvls_eff);
+	double S = c->bytes, net = net_rate(c, GP_PROTO_SIMPLE);
+	double intra = nvls_intra(c);
 
 	if (c->nn == 1) {
 		*lat = t->up_nccl.nvls_lat;
-		*bwt = intra * nvls_fill(c);
+		*bwt = intra + nvls_fill(c);
 	} else {
 		/* NVLS_TREE: NVLS inside the node, a binary
 		 * tree of node shards across nodes (traffic
 		 * as for the double binary tree), pipelined:
-		 * the slower stage sets the rate.  Each head
-		 * (a GPU with a NIC; NCCL's NVLS search pairs
-		 * them, at most one per GPU) runs its part of
-		 * both stages in one thread block, which
-		 * caps the busbw it carries at
+		 * the slower stage sets the rate, plus the
+		 * pipeline's fill (nvls_fill).  Each head
+		 * runs its part of both stages in one thread
+		 * block, which caps the busbw it carries at
 		 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
 		 * busbw <= heads x perChMaxNVLSTreeBw,
 		 * algbw = busbw x n / 2(n-1)). */
-		double heads = min2(g, max2(1.0, c->nic_use));
+		double heads = nvls_heads(c);
 		double cap = t->nvls_tree_bw[c->nn > 2];
 
 		*lat = t->up_nccl.nvls_lat +
@@ -415,6 +446,7 @@ static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 		if (cap > 0.0)
 			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
 				    (heads * cap));
+		*bwt += nvls_fill(c);
 	}
 }
 
@@ -709,8 +741,8 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 {
 	double alg = nccl_algbw(c, a, p, 1.0);
 
-	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE && c->nn == 1)
-		bwt /= nvls_fill(c);
+	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE)
+		bwt -= nvls_fill(c);
 
 	return alg > 0.0 ? lat + c->bytes / alg : lat + bwt;
 }

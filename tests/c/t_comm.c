@@ -58,10 +58,10 @@ int main(void)
 	gp_topo h100 = nvl(8, 1, 450e9, 0.8), t;
 	gp_comm_result r, r2;
 	gp_error e;
-	double S, want;
+	double S, want, intra;
 	int i, rc, mono;
 
-	plan(88);
+	plan(89);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -411,29 +411,46 @@ int main(void)
 	 * 0.94, heads capped at 57.7 GB/s busbw each (2 nodes).  8 GiB:
 	 * intra S x 1.125 / (369e9 x 0.85) = S / 278.8e9; network S / 376e9;
 	 * ceiling 1.875 S / (8 x 57.7e9) = S / 246.2e9 -- the slowest, so
-	 * the bandwidth term.  Latency 25 + 2 x 20.9 = 66.8 us. */
+	 * the bandwidth term, plus the pipeline's fill: 3 more stages of an
+	 * NVLink loop, 16 blocks x 8 heads x 128 KiB = 16 MiB a loop, 512
+	 * loops: 3 x intra / 512.  Latency 25 + 2 x 20.9 = 66.8 us. */
 	t = nvl(8, 2, 450e9, 0.82);
 	t.up_nvls = 1;
 	add_nics(&t, 8, 50e9, 0.94);
 	t.nvls_tree_bw[0] = 57.7e9;
 	t.nvls_tree_bw[1] = 45.5e9;
 	S = 8 * GiB;
+	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
-	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9), 1e-9,
+	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 3 * intra / 512, 1e-9,
 	       "NVLS_TREE: 8 heads x 57.7 GB/s busbw");
 	is_num(r.latency, 66.8 * US, 1e-9, "NVLS_TREE latency 25 + 2 x 20.9");
 	/* 4 NICs: 4 heads, half the ceiling; 4 x 47 = 188 GB/s of NICs is
-	 * still faster than 4 x 57.7 / 1.875 = 123.1 GB/s algbw. */
+	 * still faster than 4 x 57.7 / 1.875 = 123.1 GB/s algbw.  Loops of
+	 * 4 heads x 128 KiB: 1024 of them, fill 3 x intra / 1024. */
 	t.nics = 4;
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
-	is_num(r.bw_time, 1.875 * S / (4 * 57.7e9), 1e-9,
+	is_num(r.bw_time, 1.875 * S / (4 * 57.7e9) + 3 * intra / 1024, 1e-9,
 	       "NVLS_TREE with 4 NICs: 4 heads");
 	/* Without the ceiling (0): the slower of intra and network. */
 	t.nics = 8;
 	t.nvls_tree_bw[0] = 0.0;
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
-	is_num(r.bw_time, S * 1.125 / (450e9 * 0.82 * 0.85), 1e-9,
+	is_num(r.bw_time, intra * (1 + 3.0 / 512), 1e-9,
 	       "NVLS_TREE without a head ceiling: NVLS-bound");
+	/* 16 MiB: NCCL's NVLS_TREE chunk halves to 64 KiB (16 MiB < 4 x
+	 * 128 x 128 KiB), not to 32 KiB (not below 128 x 64 KiB = 8 MiB):
+	 * 16 x 8 x 64 KiB = 8 MiB a loop, 2 loops a block, so the three
+	 * NVLink stages beside the slowest add 3 x intra / 2 -- 1.5 x
+	 * intra, most of the streaming time (nccl#1244: 2 x 8 H20 at 16
+	 * MiB measure 155 GB/s busbw where the streaming time alone gives
+	 * 233). */
+	t.nvls_tree_bw[0] = 57.7e9;
+	S = 16.0 * 1048576.0;
+	intra = S * 1.125 / (450e9 * 0.82 * 0.85);
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
+	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 1.5 * intra, 1e-9,
+	       "NVLS_TREE 16 MiB: 2 loops a block, fill 1.5 x intra");
 
 	/* --- a group on part of a node drives only its GPUs' NICs ---
 	 * 8-GPU nodes with 4 NICs (50 x 0.9): one GPU per node reaches one
