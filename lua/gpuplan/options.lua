@@ -37,6 +37,8 @@
 --             fraction, bytes, bandwidth, duration, dtype, enum, name,
 --             flag ...; when left out, the one its type implies
 --   range     { lo, hi } of a number: what the resolve step accepts
+--   values    { "a", "b", ... } of an enum: the names the resolve step
+--             accepts (an enum without them is checked by its reader)
 --   value     the default the engine takes when the option is left out:
 --             a value, or function(job) -> value[, the "defaults assumed"
 --             text] where it follows from the job (gpuplan.memory's job:
@@ -756,7 +758,7 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "reduce-scattered back)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train plan rl",
-  value = "delayed", kind = "enum",
+  value = "delayed", kind = "enum", values = { "delayed", "current", "block" },
   help = "with --precision fp8, where each cast's scale comes from: delayed (Transformer "
     .. "Engine's DelayedScaling: past amaxes, one read, the cast fused into the norm), "
     .. "current (Float8CurrentScaling, Megatron's --fp8-recipe tensorwise, torchao's "
@@ -914,7 +916,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group kind range value]]
+  variants methods serve form suggest notes group kind range value values]]
 local VARIANT_FIELDS = args.set [[type metavar help default own]]
 local IS_COMMAND = {}
 for _, c in ipairs(M.COMMANDS) do IS_COMMAND[c] = true end
@@ -994,6 +996,18 @@ for _, d in ipairs(D) do
   if d.methods ~= nil and not d.cli_set.fit then bad(d, "methods, but fit does not take it") end
   d.kind = d.kind or KIND_OF_TYPE[d.type]
   if not M.KINDS[d.kind] then bad(d, "unknown kind '" .. tostring(d.kind) .. "'") end
+  if d.values ~= nil then
+    if d.kind ~= "enum" or type(d.values) ~= "table" or #d.values < 2 then
+      bad(d, "values must be a list of two or more names, of an enum")
+    end
+    for _, v in ipairs(d.values) do
+      if type(v) ~= "string" then bad(d, "values must be names") end
+    end
+    if d.value ~= nil and type(d.value) ~= "function"
+        and not args.set(table.concat(d.values, " "))[d.value] then
+      bad(d, "value '" .. tostring(d.value) .. "' is not one of its values")
+    end
+  end
   if d.range ~= nil and not (type(d.range) == "table" and type(d.range[1]) == "number"
       and type(d.range[2]) == "number" and d.range[1] < d.range[2]) then
     bad(d, "range must be { lo, hi } with lo < hi")
@@ -1195,6 +1209,12 @@ function M.check(name, v, cmd, shown_name)
   local d = BY[name]
   local range = d and KIND_RANGE[d.kind]
   local variant = d and cmd and (d.variants or {})[cmd]
+  -- An enum that declares its values: one of them.
+  if d and d.values and not (variant and (variant.own or variant.type)) then
+    for _, x in ipairs(d.values) do if v == x then return v end end
+    return nil, string.format("%s must be %s or %s (got %s)", shown_name or name,
+      table.concat(d.values, ", ", 1, #d.values - 1), d.values[#d.values], shown(v))
+  end
   if not range or (variant and (variant.own or variant.type)) or type(v) == "boolean" then
     return v
   end

@@ -253,9 +253,7 @@ local function step_choices(o, p, cfg, sweep, default)
     fs, text = options.default("fp8_scaling")
     default(text)
   elseif fs ~= nil then
-    if fs ~= "delayed" and fs ~= "current" and fs ~= "block" then
-      fail("train: fp8_scaling must be delayed, current or block (got %s)", args.shown(fs))
-    end
+    -- one of its declared values: the resolve step checked it
     if cfg.compute ~= "fp8" then
       fail("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision fp8 "
         .. "(got %s)", fs, tostring(cfg.compute))

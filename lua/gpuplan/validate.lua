@@ -160,7 +160,7 @@ local case_schema = T.record {
     -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
     fp8_activations = T.boolean(),
     -- where an fp8 cast's scale comes from (gp.train's fp8_scaling)
-    fp8_scaling = T.enum { "delayed", "current", "block" },
+    fp8_scaling = T.enum(require("gpuplan.options").get("fp8_scaling").values),
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },

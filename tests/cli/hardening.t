@@ -638,6 +638,9 @@ for my $t (
 for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--fp8-scaling', 'current'],
      "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs precision fp8 (got bf16)\n"],
+    # fp8_scaling's values are its declaration's, checked where the flag is read.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
+     "gpuplan: train: --fp8-scaling must be delayed, current or block (got string 'tensorwise')\n"],
     [['infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--single-batch-overlap',
       '--two-batch-overlap'],
      "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],
