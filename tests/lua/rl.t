@@ -154,11 +154,8 @@ t.raises(function() gp.rl(copy(base, { rollout_eager = 1 })) end,
 local lim = copy(base, { response_len = false, response_max = 4096 })
 lim.response_len = nil
 local ra = gp.rl(lim)
-local said
-for _, d in ipairs(ra.defaults) do
-  if d:find("^response_len=2851 %(assumed") then said = true end
-end
-t.ok(said, "response_len assumed from response_max, and said so")
+t.ok(t.said(ra, "^response_len=2851 %(assumed"),
+     "response_len assumed from response_max, and said so")
 t.is(ra.response_dist, "exp", "the assumed mean comes with exp lengths")
 t.is(ra.step_s, gp.rl(copy(base, { response_len = 2851, response_max = 4096 })).step_s,
      "the assumed mean prices the step as if given")

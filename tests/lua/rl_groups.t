@@ -94,9 +94,7 @@ local h = gp.rl(ds)
 t.is(h.rollout_engine, "hybrid", "rollout_engine in the result")
 t.is(h.generation_batch, 16, "generation_batch defaults to DeepSpeed-Chat's 16")
 t.is(h.rollout.batch, 32, "an engine's static batch: 16 per GPU x rollout_tp 2 (of its 64)")
-local said = false
-for _, d in ipairs(h.defaults) do said = said or d:find("generation_batch=16", 1, true) ~= nil end
-t.ok(said, "and the default is said")
+t.ok(t.said(h, "generation_batch=16"), "and the default is said")
 t.raises(function() gp.rl(with(ds, { colocated = false, rollout_gpus = 4 })) end,
   "rollout_engine = hybrid generates with the actor's own weights: colocated only",
   "hybrid: colocated only", true)

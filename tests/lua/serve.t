@@ -44,9 +44,7 @@ local function attn_frac(res, peak)
   end
 end
 t.near(attn_frac(r, 148e12), 0.60, 1e-9, "Hopper: the attention at FA3's fraction")
-local noted = false
-for _, d in ipairs(r.defaults) do if d:match("^attn_kernel=fa3") then noted = true end end
-t.ok(noted, "and says so among the assumptions")
+t.ok(t.said(r, "^attn_kernel=fa3"), "and says so among the assumptions")
 local amp = gp.infer { model = "qwen3-235b-a22b", gpu = "a100-sxm-80gb", gpus = 8, ep = 8,
                        dp_attention = true, weights = "fp8", input = 4096, output = 1536,
                        batch = 8 }
@@ -116,11 +114,7 @@ local off = gp.infer(h8w { itl_max = 0.05, two_batch_overlap = false })
 t.ok(off.per_gpu > 2 * on.per_gpu, "small batches: one micro-batch is faster")
 t.is(auto.two_batch_overlap, false, "left open, the search turns the overlap off")
 t.near(auto.per_gpu, off.per_gpu, 0, "and delivers what one micro-batch does")
-local said = false
-for _, d in ipairs(auto.defaults) do
-  if d:match("^two_batch_overlap=false") then said = true end
-end
-t.ok(said, "and says so among the assumptions")
+t.ok(t.said(auto, "^two_batch_overlap=false"), "and says so among the assumptions")
 local big = gp.infer(h8w { gpus = 32, ep = 32, batch = 128 })
 local big_off = gp.infer(h8w { gpus = 32, ep = 32, batch = 128, two_batch_overlap = false })
 t.ok(big.two_batch_overlap and big_off.fits and big.per_gpu > big_off.per_gpu,
@@ -138,11 +132,8 @@ end
 local p_auto, p_on, p_off = plan {}, plan { two_batch_overlap = true },
   plan { two_batch_overlap = false }
 t.is(p_auto.gpus, math.min(p_on.gpus, p_off.gpus), "plan: the fewer GPUs of the two")
-local said_tbo = false
-for _, d in ipairs(p_auto.result.defaults) do
-  if d:match("^two_batch_overlap=") then said_tbo = true end
-end
-t.ok(said_tbo, "plan: the overlap it took among the assumptions")
+t.ok(t.said(p_auto.result, "^two_batch_overlap="),
+     "plan: the overlap it took among the assumptions")
 
 -- A single stream on a cut-compute card: DeepGEMM runs the fp8 GEMMs of a
 -- one-token step on 64-row tiles, 128 FLOP per fp8 weight byte.  The H20's
@@ -170,9 +161,7 @@ t.near(row(h20, "o_proj").time, row(h20s, "o_proj").time, 1e-9,
 -- FLOP -- t_compute -- halve exactly (tile efficiency m / 64 vs m / 32).
 t.near(row(h20, "experts_up").t_compute / row(h20s, "experts_up").t_compute, 2.0, 1e-9,
        "the masked grouped GEMM on 32-row blocks: half the padded compute")
-local tiled = false
-for _, d in ipairs(h20.defaults) do if d:match("^swap_ab=false") then tiled = true end end
-t.ok(tiled, "the tile is among the assumptions")
+t.ok(t.said(h20, "^swap_ab=false"), "the tile is among the assumptions")
 
 -- The routed experts in a format of their own (expert_weights): DeepSeek-V3
 -- on 48 GB200 at EP48, DP attention, batch 64.  Slots (256 + 32) / 48 = 6;
@@ -250,11 +239,8 @@ do
        "NVL72: overlap slows the decode pool and speeds the prefill pool")
   t.near(auto.decode_per_gpu, no.decode_per_gpu, 1e-12, "auto: the decode pool without it")
   t.near(auto.prefill_per_gpu, yes.prefill_per_gpu, 1e-12, "auto: the prefill pool with it")
-  local said
-  for _, x in ipairs(auto.defaults) do
-    if x:match("^two_batch_overlap=false in decode, true in prefill") then said = true end
-  end
-  t.ok(said, "and it says so among the assumptions")
+  t.ok(t.said(auto, "^two_batch_overlap=false in decode, true in prefill"),
+       "and it says so among the assumptions")
   t.raises(function() nv.expert_weights = "fp5"; gp.infer(nv) end,
            "expert_weights: ", "unknown expert format")
   t.raises(function() nv.expert_weights = 4.5; gp.infer(nv) end,

@@ -53,6 +53,13 @@ function M.layer_fwd(r)
   return s, wait
 end
 
+-- Whether one of a result's assumptions (its defaults lines) matches the
+-- Lua pattern pat.
+function M.said(r, pat)
+  for _, d in ipairs(r.defaults) do if d:find(pat) then return true end end
+  return false
+end
+
 -- The bytes of the component of that name of a memory breakdown (0 when
 -- none).
 function M.part(mem, name)
