@@ -186,7 +186,7 @@ typedef struct train_lcost {
 	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
 	double params, eparams;     /* weights of the layer on this GPU;
 				     * of which routed experts */
-	/* The ends of the model, one micro-batch (train.c ends_costs): the
+	/* The ends of the model, one micro-batch (train_layer.c train_ends_costs): the
 	 * first stage's embedding, the last stage's head forward and
 	 * backward, and the TP collectives of each. */
 	double emb, head_f, head_b, emb_tp, head_tp;
@@ -235,7 +235,7 @@ typedef struct train_result {
 	train_op ops[TRAIN_MAX_OPS];
 } train_result;
 
-/* Everything a layer's costs read (train.c layer_costs, ends_costs)
+/* Everything a layer's costs read (train_layer.c train_layer_costs, train_ends_costs)
  * besides the model, its parameter counts, the device and the topology,
  * which the memo holds itself: the pricing functions take this struct
  * and nothing else of the config, so it is the memo's key whole by

@@ -64,9 +64,16 @@ static inline double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 	return train_t_coll(&x->e, op, bytes, g);
 }
 
-/* ---- train_layer.c: the layers' costs and their memo ---- */
+/* ---- train_memo.c, train_layer.c: the layers' costs and their memo ---- */
 
 int train_phase_layers(phase *ph, train_cache *cache);
+
+/* train_layer.c: one layer's costs per micro-batch into *lc (moe: an MoE
+ * layer), and the model's ends into ld's ends fields; errors set
+ * e->bad (train_memo.c prices them once per layer key). */
+void train_layer_costs(tenv *e, const train_lkey *k, int moe,
+		       train_lcost *lc);
+void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld);
 
 /* ---- train_stage.c: the stages' costs, ZeRO and DP terms ---- */
 

@@ -1,9 +1,9 @@
 /*
  * train_layer.c - one layer's forward, backward and recompute costs per
  * micro-batch (every operator of model_layer_ops on the roofline, the
- * eager elementwise kernels, LoRA adapters), the model's ends
- * (embedding, head, loss), and the memo of both kinds of layer's costs
- * a phase reads.  The model is described in train.c.
+ * eager elementwise kernels, LoRA adapters) and the model's ends
+ * (embedding, head, loss); train_memo.c keeps them per layout.  The
+ * model is described in train.c.
  */
 #include "train_int.h"
 
@@ -629,8 +629,8 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 }
 
 /* Costs of one layer (dense or MoE) for one micro-batch on one GPU. */
-static void layer_costs(tenv *e, const train_lkey *k, int moe,
-			train_lcost *lc)
+void train_layer_costs(tenv *e, const train_lkey *k, int moe,
+		       train_lcost *lc)
 {
 	int i;
 
@@ -664,7 +664,7 @@ static void layer_costs(tenv *e, const train_lkey *k, int moe,
  * gradient, log_softmax's backward (read two fp32, write one) and the
  * cast back: 14 and 22 B per logit beyond the GEMM's own, where a fused
  * loss moves 10 and 6; the final RMSNorm as the layers' (above). */
-static void ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
+void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 {
 	const gp_model *m = e->m;
 	double hid = m->hidden, Vt = m->vocab / (double)k->tp;
@@ -712,102 +712,4 @@ static void ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));
-}
-
-
-/* The memo's layer costs for key k, or NULL. */
-static const struct train_cache_entry *cache_get(train_cache *cc,
-						 const train_lkey *k,
-						 unsigned long long *h)
-{
-	int i;
-
-	if (!cc)
-		return NULL;
-	/* Layouts in a row often share their layers (another dp or vpp):
-	 * the last hit first, without hashing. */
-	i = cc->last;
-	if (i < cc->n && memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
-		cc->hits++;
-		*h = cc->e[i].hash;
-		return &cc->e[i];
-	}
-	*h = gp_hash(k, sizeof *k);
-	for (i = 0; i < cc->n; i++)
-		if (cc->e[i].hash == *h &&
-		    memcmp(&cc->e[i].key, k, sizeof *k) == 0) {
-			cc->hits++;
-			cc->last = i;
-			return &cc->e[i];
-		}
-	cc->misses++;
-	return NULL;
-}
-
-static const struct train_cache_entry *cache_put(train_cache *cc,
-						 const train_lkey *k,
-						 unsigned long long h,
-						 const train_lcost *ld,
-						 const train_lcost *lm)
-{
-	struct train_cache_entry *e;
-	int i;
-
-	i = cc->n < TRAIN_CACHE_N ? cc->n++ : cc->next;
-	cc->next = (cc->next + 1) % TRAIN_CACHE_N;
-	e = &cc->e[i];
-	cc->last = i;
-	e->key = *k;
-	e->hash = h;
-	e->ld = *ld;
-	e->lm = *lm;
-	return e;
-}
-
-/* The two kinds of layer's costs of a prepared config: from the memo
- * when it has them, else priced (into buf, and kept in the memo). */
-static int layer_pair(ctx *xp, train_cache *cache, train_lcost *buf,
-		      const train_lcost **ldp, const train_lcost **lmp)
-{
-	const struct train_cache_entry *e;
-	unsigned long long h = 0;
-
-	e = cache_get(cache, &xp->k, &h);
-	if (!e) {
-		layer_costs(&xp->e, &xp->k, 0, &buf[0]);
-		ends_costs(&xp->e, &xp->k, &buf[0]);
-		buf[1] = buf[0];
-		if (model_moe_layers(xp->e.m) > 0)
-			layer_costs(&xp->e, &xp->k, 1, &buf[1]);
-		if (xp->e.bad)
-			return GP_EINVAL;
-		if (cache)
-			e = cache_put(cache, &xp->k, h, &buf[0], &buf[1]);
-	}
-	*ldp = e ? &e->ld : &buf[0];
-	*lmp = e ? &e->lm : &buf[1];
-	return GP_OK;
-}
-
-
-/* The two kinds of layer's costs of the phase. */
-int train_phase_layers(phase *ph, train_cache *cache)
-{
-	train_lcost buf[2];
-	const train_lcost *ld, *lm;
-
-	if (ph->layers_ok)
-		return GP_OK;
-	if (layer_pair(&ph->x, cache, buf, &ld, &lm))
-		return GP_EINVAL;
-	if (!cache) {
-		ph->own[0] = *ld;
-		ph->own[1] = *lm;
-		ld = &ph->own[0];
-		lm = &ph->own[1];
-	}
-	ph->ld = ld;
-	ph->lm = lm;
-	ph->layers_ok = 1;
-	return GP_OK;
 }

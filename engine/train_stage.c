@@ -245,7 +245,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
 	}
-	/* First stage: the embedding (ends_costs) and the vision tower. */
+	/* First stage: the embedding (train_ends_costs) and the vision tower. */
 	if (k == 0) {
 		s->part[TRAIN_COMPUTE] += ld->emb;
 		s->part[TRAIN_TP] += ld->emb_tp;
@@ -253,7 +253,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		if (c->mem.images > 0 && m->vision.layers > 0)
 			tower_costs(x, s);
 	}
-	/* Last stage: the head (ends_costs) and the output layer's (or
+	/* Last stage: the head (train_ends_costs) and the output layer's (or
 	 * the tied embedding copy's) weights. */
 	if (k == x->y.pp - 1) {
 		s->part[TRAIN_COMPUTE] += ld->head_f + ld->head_b;
