@@ -185,12 +185,9 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   if red == nil and (ep > 1 or (disagg and pep > 1)) then
     default("redundant_experts=auto (>= 32, whole slots per GPU)")
   end
-  local itl = a.itl_max
-  if type(itl) == "string" then
-    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
-    if msg then fail("infer: %s", msg) end
-    itl = n
-  end
+  -- a duration with its unit ("50ms") as seconds; a number as it is
+  local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max)
+  if msg then fail("infer: %s", msg) end
   if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
     fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
   end
@@ -549,12 +546,8 @@ function M.plan(a)
     error("infer_plan: target must be a positive number of output tokens/s (got "
           .. shown(target) .. ")", 2)
   end
-  local itl = a.itl_max or 0.050
-  if type(itl) == "string" then
-    local n, msg = require("gpuplan.options").quantity("itl_max", itl)
-    if msg then fail("infer: %s", msg) end
-    itl = n
-  end
+  local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max or 0.050)
+  if msg then fail("infer: %s", msg) end
   if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then
     error("infer_plan: itl_max must be a positive time (got " .. shown(a.itl_max) .. ")", 2)
   end
