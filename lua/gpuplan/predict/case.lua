@@ -148,4 +148,23 @@ function M.framework(case, rules)
   return nil
 end
 
+-- A framework profile's settings into the options o: each {key, value,
+-- note, when} whose key the case leaves open (o[key] == nil) and whose
+-- when(o, model), if any, holds; a value that is a function is asked
+-- value(o, model) (nil: nothing set).  Each setting taken is said in
+-- defaults as "key=value (note)", a list value comma-joined.
+function M.profile(o, model, sets, defaults)
+  for _, set in ipairs(sets) do
+    local k, val, note, when = set[1], set[2], set[3], set[4]
+    if o[k] == nil and (not when or when(o, model)) then
+      if type(val) == "function" then val = val(o, model) end
+      if val ~= nil then
+        o[k] = val
+        defaults[#defaults + 1] = string.format("%s=%s (%s)", k,
+          type(val) == "table" and table.concat(val, ",") or tostring(val), note)
+      end
+    end
+  end
+end
+
 return M

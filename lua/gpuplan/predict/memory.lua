@@ -206,15 +206,7 @@ return function(case, cat)
       or { "all", (o.method == "lora" or o.method == "qlora") and "lora"
                   or ((o.method == "full" or o.method == "pretrain") and "full" or nil) }
     defaults[#defaults + 1] = "stack profile=" .. fw
-    for _, part in ipairs(parts) do
-      for _, set in ipairs(prof[part] or {}) do
-        local k, val, why = set[1], set[2], set[3]
-        if o[k] == nil then
-          o[k] = val
-          defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), why)
-        end
-      end
-    end
+    for _, part in ipairs(parts) do case_.profile(o, model, prof[part] or {}, defaults) end
   end
   if o.method == "infer" then
     o.concurrency = v(wl.concurrency) or o.batch

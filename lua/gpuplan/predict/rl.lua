@@ -197,13 +197,7 @@ end
 local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defaults)
   if fw then
     defaults[#defaults + 1] = "framework profile=" .. fw
-    for _, set in ipairs(PROFILES[fw]) do
-      local k, val, note, when = set[1], set[2], set[3], set[4]
-      if o[k] == nil and (not when or when(o, model)) then
-        o[k] = val
-        defaults[#defaults + 1] = string.format("%s=%s (%s)", k, tostring(val), note)
-      end
-    end
+    case_.profile(o, model, PROFILES[fw], defaults)
   end
   if o.colocated then o.staleness = nil end
   if not o.colocated then o.offload_states = nil end

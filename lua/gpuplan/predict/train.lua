@@ -240,17 +240,7 @@ return function(case, cat)
   if vocab_note then defaults[#defaults + 1] = vocab_note end
   if fw then
     defaults[#defaults + 1] = "stack profile=" .. fw
-    for _, set in ipairs(PROFILES[fw]) do
-      local k, val, note, when = set[1], set[2], set[3], set[4]
-      if o[k] == nil and (not when or when(o, model)) then
-        if type(val) == "function" then val = val(o, model) end
-        if val ~= nil then
-          o[k] = val
-          defaults[#defaults + 1] = string.format("%s=%s (%s)", k,
-            type(val) == "table" and table.concat(val, ",") or tostring(val), note)
-        end
-      end
-    end
+    case_.profile(o, model, PROFILES[fw], defaults)
   end
 
   if o.precision == nil then
