@@ -1208,7 +1208,7 @@ local KIND_RANGE = {
 function M.check(name, v, cmd, shown_name)
   local d = BY[name]
   local range = d and KIND_RANGE[d.kind]
-  local variant = d and cmd and (d.variants or {})[cmd]
+  local variant = d and cmd and d.variants and d.variants[cmd]
   -- An enum that declares its values: one of them.
   if d and d.values and not (variant and (variant.own or variant.type)) then
     for _, x in ipairs(d.values) do if v == x then return v end end
@@ -1323,11 +1323,20 @@ function M.resolve(cmd, o, who, level, noun, also)
   -- a bare number refused here; a malformed string is left to the
   -- reader's own check, which says what it wanted.
   local values = setmetatable({}, { __index = o })
-  for _, k in ipairs(sorted_keys(o)) do
-    local n, msg = M.check(k, o[k], cmd)
-    if msg then error((who and who .. ": " or "") .. msg, level) end
-    if n ~= nil then values[k] = n end
+  -- the first bad key by name: the same message every run, and no sort
+  -- on the way of a good call
+  local bad_key, bad_msg
+  for k, v in pairs(o) do
+    if type(k) == "string" then
+      local n, msg = M.check(k, v, cmd)
+      if msg then
+        if not bad_key or k < bad_key then bad_key, bad_msg = k, msg end
+      elseif n ~= nil then
+        values[k] = n
+      end
+    end
   end
+  if bad_key then error((who and who .. ": " or "") .. bad_msg, level) end
   local r = { values = values, defaults = {} }
   function r.dflt(name, job)
     local v, text = M.default(name, job)
