@@ -163,10 +163,18 @@ int lgp_serve_target(lua_State *L);
 
 int lgp_serve_accept(lua_State *L);
 
+/* An inference engine's config at idx (core.infer's third argument) into
+ * c, its TP topology into t; core.rl reads its rollout engine with it. */
+void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t);
+
+/* ---- lgp_rl.c ---- */
+
 int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 		gp_model own[2]);
 void lgp_pushrl(lua_State *L, const rl_result *out);
 int lgp_rl(lua_State *L);
+int lgp_rl_job(lua_State *L);
+void lgp_rl_handle_types(lua_State *L);
 
 /* ---- lgp_train.c ---- */
 
@@ -181,8 +189,5 @@ int lgp_sweep(lua_State *L);
 int lgp_train_job(lua_State *L);
 
 void lgp_handle_types(lua_State *L);
-/* ---- lgp_rl.c ---- */
-int lgp_rl_job(lua_State *L);
-void lgp_rl_handle_types(lua_State *L);
 
 #endif

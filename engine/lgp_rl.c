@@ -1,13 +1,285 @@
 /*
- * lgp_rl.c - core.rl_job: an RL step's job resolved once (model, device,
- * topology and the step's config) and stepped per actor layout from Lua,
- * with the memo of rl.h (rl_cache), as core.train_job is for training.
+ * lgp_rl.c - core.rl: one RL step's config read through its field
+ * description and its result pushed through descriptions; and
+ * core.rl_job: an RL step's job resolved once (model, device, topology
+ * and the step's config) and stepped per actor layout from Lua, with the
+ * memo of rl.h (rl_cache), as core.train_job is for training.
  */
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "lgp_int.h"
+
+/* ---- rl ---- */
+
+static const char *const rl_mems[RL_NMEM] = {
+	"rollout", "forward", "update", "reference", "reward", "critic"
+};
+
+/* What core.rl's reader fills: the config, the caller's storage for
+ * the rollout engine's TP topology and the critic's and the reward
+ * model's shapes (the config points at them), and split_gpus. */
+typedef struct rl_in {
+	rl_cfg c;
+	gp_topo *rt;
+	gp_model *own;
+	int split;
+} rl_in;
+
+/* The value at v, a table: "<path> must be a table" otherwise. */
+static void rl_table(lua_State *L, int v, const char *path)
+{
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a table (got %s)", path,
+			   luaL_typename(L, v));
+}
+
+/* train = a training-step config, as core.train's. */
+static void c_rl_train(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_table(L, v, path);
+	lgp_totraincfg(L, v, &((rl_in *)dst)->c.train);
+}
+
+/* rollout = an engine config, as core.infer's. */
+static void c_rl_rollout(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	rl_table(L, v, path);
+	lgp_toserve(L, v, &in->c.roll, in->rt);
+	lgp_strict(L, v, 0, path);
+}
+
+/* critic_model, reward_shape = a model of its own, as core.model's
+ * argument (absent: the actor's shape). */
+static void c_rl_critic(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	(void)path;
+	lgp_tomodel(L, v, &in->own[0]);
+	in->c.critic_model = &in->own[0];
+}
+
+static void c_rl_reward(lua_State *L, int v, void *dst, const char *path)
+{
+	rl_in *in = dst;
+
+	(void)path;
+	lgp_tomodel(L, v, &in->own[1]);
+	in->c.reward_shape = &in->own[1];
+}
+
+LGP_PARSER(p_rl_dist, rl_len_dist_parse, rl_len_dist)
+
+/* core.rl's config (see lgp_rl): an absent field keeps rl_defaults'. */
+#define RL_NUM(n, m) F_NUM(n, offsetof(rl_in, c.m), 0)
+#define RL_INT(n, m, lo) F_INT(n, offsetof(rl_in, c.m), 0, lo, INT_MAX)
+#define RL_BOOL(n, m) F_BOOL(n, offsetof(rl_in, c.m), 0)
+static const lgp_field rl_cfg_fields[] = {
+	F_REQCUSTOM("train", c_rl_train),
+	F_REQCUSTOM("rollout", c_rl_rollout),
+	RL_BOOL("ppo", ppo),
+	RL_BOOL("ref_model", ref_model),
+	RL_BOOL("reward_model", reward_model),
+	RL_BOOL("old_logprobs", old_logprobs),
+	F_REQNUM("prompts", offsetof(rl_in, c.prompts)),
+	RL_NUM("group", group),
+	RL_NUM("prompt_len", prompt_len),
+	F_REQNUM("response_len", offsetof(rl_in, c.response.mean)),
+	RL_NUM("response_max", response.max),
+	F_PARSE("response_dist", offsetof(rl_in, c.response.dist), p_rl_dist,
+		NULL),
+	RL_NUM("minibatch", minibatch),
+	RL_NUM("epochs", epochs),
+	RL_BOOL("pad", pad),
+	RL_NUM("pack_tokens", pack_tokens),
+	RL_BOOL("colocated", colocated),
+	RL_INT("rollout_gpus", rollout_gpus, 0),
+	RL_INT("rollout_ep", rollout_ep, 1),
+	RL_INT("staleness", staleness, 0),
+	RL_BOOL("offload_states", offload_states),
+	RL_BOOL("param_offload", param_offload),
+	RL_BOOL("ref_host", ref_host),
+	RL_NUM("host_bw", host_bw),
+	RL_NUM("engine_memory", engine_memory),
+	RL_NUM("price", price),
+	RL_NUM("engine_host_step", host.step),
+	RL_NUM("engine_host_seq", host.seq),
+	RL_BOOL("engine_host_overlap", host.overlap),
+	RL_NUM("step_overhead", step_overhead),
+	RL_NUM("loss_ops", loss_ops),
+	RL_NUM("token_host", token_host),
+	RL_NUM("keep", keep),
+	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
+	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),
+	RL_INT("critic_gpus", group_gpus[RL_GRP_CRITIC], 0),
+	RL_BOOL("colocate_critic_reward", critic_reward),
+	RL_NUM("static_batch", static_batch),
+	F_CUSTOM("critic_model", c_rl_critic),
+	F_CUSTOM("reward_shape", c_rl_reward),
+	F_INT("split_gpus", offsetof(rl_in, split), 0, 0, INT_MAX),
+	F_END
+};
+#undef RL_NUM
+#undef RL_INT
+#undef RL_BOOL
+static const lgp_desc rl_cfg_desc = { "rl", rl_cfg_fields };
+
+/* core.rl's config at idx into c (see lgp_rl), the rollout engine's TP
+ * topology into *rt (c->roll points at it: the caller keeps it while c
+ * is used), the critic's and the reward model's own shapes into own[0]
+ * and own[1] (c points at them likewise); returns split_gpus. */
+int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
+		gp_model own[2])
+{
+	rl_in in;
+
+	luaL_checktype(L, idx, LUA_TTABLE);
+	rl_defaults(&in.c);
+	in.rt = rt;
+	in.own = own;
+	in.split = 0;
+	lgp_read(L, idx, 0, &rl_cfg_desc, &in, 0);
+	lgp_strict(L, idx, idx, "rl");
+	*c = in.c;
+	return in.split;
+}
+
+/* core.rl's result: its scalars and its rollout's under their Lua names
+ * (lua/gpuplan/rl.lua reads them; results.lua declares gp.rl's). */
+#define RR(n) O_NUM(#n, rl_result, n)
+static const lgp_field rl_result_fields[] = {
+	O_NUM("step", rl_result, step), O_BOOL("fits", rl_result, fits),
+	RR(gpus), RR(samples), RR(generated), RR(train_seq), RR(pack_bins),
+	RR(opt_steps), RR(samples_per_s), RR(tokens_per_s),
+	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
+	RR(swap_bytes), RR(sync_bytes), RR(cost_step), RR(cost_1k_prompts),
+	F_END
+};
+#undef RR
+static const lgp_desc rl_result_desc = { "rl result", rl_result_fields };
+#define RO(n) O_NUM(#n, rl_rollout, n)
+static const lgp_field rl_rollout_fields[] = {
+	RO(engines), RO(samples), RO(prompts), RO(batch),
+	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(decode),
+	RO(tail), RO(longest), RO(steps), RO(mean_batch), RO(itl_first),
+	RO(itl_last), RO(preempted), RO(recompute), RO(host), RO(sampler),
+	RO(kv_budget), RO(kv_peak), RO(weights), RO(workspace),
+	RO(gen_tokens_per_s), RO(post),
+	F_END
+};
+#undef RO
+static const lgp_desc rl_rollout_desc = { "rl rollout", rl_rollout_fields };
+
+/* core.rl's result table of out, pushed. */
+void lgp_pushrl(lua_State *L, const rl_result *out)
+{
+	int i;
+
+	lua_createtable(L, 0, 32);
+	lgp_push(L, &rl_result_desc, out);
+	if (!out->fits)
+		lgp_setstr(L, "why", out->why);
+	lua_createtable(L, RL_NPHASES, 0);
+	for (i = 0; i < RL_NPHASES; i++) {
+		const rl_phase_result *ph = &out->ph[i];
+
+		lua_createtable(L, 0, 6);
+		lgp_setstr(L, "name", rl_phase_name(i));
+		lgp_setnum(L, "seconds", ph->time);
+		lgp_setnum(L, "idle", ph->idle);
+		lgp_setnum(L, "gpus", ph->gpus);
+		lgp_setstr(L, "pool", rl_pool_name(ph->pool));
+		lgp_setstr(L, "memory", rl_mems[ph->mem]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_setfield(L, -2, "phases");
+	lua_createtable(L, 0, 2);
+	for (i = 0; i < 2; i++) {
+		lua_createtable(L, 0, 3);
+		lgp_setnum(L, "gpus", out->pool_gpus[i]);
+		lgp_setnum(L, "busy", out->pool_busy[i]);
+		lgp_setnum(L, "idle", out->pool_idle[i]);
+		lua_setfield(L, -2, rl_pool_name(i));
+	}
+	lua_setfield(L, -2, "pools");
+	lua_createtable(L, 0, 24);
+	lgp_push(L, &rl_rollout_desc, &out->roll);
+	lua_setfield(L, -2, "rollout");
+	lua_createtable(L, 0, RL_NMEM);
+	for (i = 0; i < RL_NMEM; i++) {
+		/* the own groups' only when there are some */
+		if (i >= RL_MEM_REF && !(out->mem[i].total > 0))
+			continue;
+		lgp_pushmem(L, &out->mem[i]);
+		lua_setfield(L, -2, rl_mems[i]);
+	}
+	lua_setfield(L, -2, "memory");
+	lgp_pushtrain(L, &out->update);
+	lua_setfield(L, -2, "update");
+	lgp_pushtrain(L, &out->forward);
+	lua_setfield(L, -2, "forward");
+}
+
+/* core.rl(model, device, topo, cfg) -> result table.  cfg.train is a
+ * training-step config (as core.train's), cfg.rollout an engine config
+ * (as core.infer's: tp, pp, weight_bits, kv_bytes, compute, runtime,
+ * max_batch, max_num_tokens, topo; capacity is set by the step); the
+ * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
+ * prompts, group, prompt_len, response_len, response_max, response_dist
+ * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, pack_tokens
+ * (tokens per packed micro-batch; 0 = not packed), colocated,
+ * rollout_gpus, rollout_ep (1 or the rollout tp: the engine's experts
+ * split over its GPUs), staleness, offload_states, ref_host, host_bw
+ * (B/s), engine_memory
+ * (bytes), price, engine_host_step and engine_host_seq (s per engine
+ * step and per sequence in it), engine_host_overlap (boolean),
+ * step_overhead (s per step), loss_ops (host ops per trained sequence
+ * of a per-sequence loss), token_host (s per generated token of the
+ * framework's output handling), keep (dynamic sampling's kept share of
+ * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
+ * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
+ * GPUs), colocate_critic_reward (boolean: the reward model on the
+ * critic's group), critic_model and reward_shape (the critic's and
+ * the reward model's own models, as core.model's argument; absent: the
+ * actor's shape), static_batch (sequences of the rollout engine's
+ * static batches: DeepSpeed-Chat's hybrid engine; 0 = continuous
+ * batching), and
+ * split_gpus (> 0: search the disaggregated split of that many GPUs);
+ * seconds, bytes, tokens. */
+int lgp_rl(lua_State *L)
+{
+	gp_model m;
+	roof_device d;
+	gp_topo t, rt;
+	rl_cfg c;
+	gp_model own[2];
+	rl_result *out;   /* large: in a userdata, not on the C stack */
+	gp_error err;
+	int split;
+
+	lgp_tomodel(L, 1, &m);
+	lgp_todevice(L, 2, &d);
+	lgp_totopo(L, 3, &t);
+	split = lgp_torlcfg(L, 4, &c, &rt, own);
+	out = (rl_result *)lua_newuserdatauv(L, sizeof *out, 0);
+	if ((split > 0 ? rl_best_split(&m, &d, &t, &c, split, out, &err) :
+	     rl_step(&m, &d, &t, &c, out, &err)) != GP_OK)
+		return luaL_error(L, "%s", err.msg);
+	lgp_pushrl(L, out);
+	/* E[L^2] of the response lengths (tokens^2): the quadratic term
+	 * of attention over the step's sequences, as a framework's FLOP
+	 * count sums it (verl's FlopsCounter: sum of seqlen^2).  Here and
+	 * not in the step, whose sweeps do not read it. */
+	lgp_setnum(L, "response_m2", rl_len_moment2(&c.response));
+	return 1;
+}
+
+/* ---- rl_job ---- */
 
 #define LGP_RL_JOB "gpuplan.rl_job"
 #define LGP_RL_RESULT "gpuplan.rl_result"

@@ -4,9 +4,9 @@
  * with core.hash and core.check.  The bindings live in lgp_*.c by idea:
  * argument readers (lgp_arg.c), model, device and topology with their
  * handles (lgp_model.c), the config descriptions (lgp_desc.c), memory
- * (lgp_memory.c), inference, serving and RL (lgp_serve.c), training,
- * sweeps and training jobs (lgp_train.c); lgp_int.h holds what they
- * share.
+ * (lgp_memory.c), inference and serving (lgp_serve.c), RL steps and
+ * RL jobs (lgp_rl.c), training, sweeps and training jobs (lgp_train.c);
+ * lgp_int.h holds what they share.
  *
  * The binding files are the only C files that see Lua (with lgp_field.c
  * and main.c).  Every function has one shape: check the arguments,
