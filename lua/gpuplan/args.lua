@@ -12,6 +12,20 @@ function M.shown(v)
   return tostring(v)
 end
 
+-- a[k] as a whole number >= lo (nil when absent; a float with no
+-- fraction becomes an integer); otherwise "<who>: k must be an integer
+-- >= lo", raised at the level of the caller's caller -- a reader that
+-- tail-calls this one keeps that level (infer's and serve's setups).
+function M.int_field(a, k, lo, who)
+  local v = a[k]
+  if v == nil then return nil end
+  if type(v) == "number" and v == math.floor(v) and v < 2 ^ 31 then v = math.tointeger(v) end
+  if math.type(v) ~= "integer" or v < lo then
+    error(string.format("%s: %s must be an integer >= %d (got %s)", who, k, lo, M.shown(a[k])), 3)
+  end
+  return v
+end
+
 -- The first, in sorted order, key of t that `known` does not accept (a
 -- set table, or a function of the key), or nil.  Sorted so that with two
 -- misspellings the message is the same from run to run.

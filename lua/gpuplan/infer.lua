@@ -138,15 +138,8 @@ M.offload_cpu_max = { kernels = 31, ["llama.cpp"] = 31 }
 local args = require "gpuplan.args"
 local shown = args.shown
 
-local function int_arg(a, k, lo)
-  local v = a[k]
-  if v == nil then return nil end
-  if type(v) == "number" and v == math.floor(v) and v < 2 ^ 31 then v = math.tointeger(v) end
-  if math.type(v) ~= "integer" or v < lo then
-    error("infer: " .. k .. " must be an integer >= " .. lo .. " (got " .. shown(a[k]) .. ")", 3)
-  end
-  return v
-end
+-- A whole-number argument (a tail call: errors keep the caller's level).
+local function int_arg(a, k, lo) return args.int_field(a, k, lo, "infer") end
 
 -- A number >= 0 (> 0 with positive), or a string with units of kind.
 local function num_arg(a, k, kind, positive)

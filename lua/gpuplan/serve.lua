@@ -93,15 +93,8 @@ function M.wants(a)
   return false
 end
 
-local function int_of(a, k, lo)
-  local v = a[k]
-  if v == nil then return nil end
-  if type(v) == "number" and v == math.floor(v) and v < 2 ^ 31 then v = math.tointeger(v) end
-  if math.type(v) ~= "integer" or v < lo then
-    fail("infer: %s must be an integer >= %d (got %s)", k, lo, shown(a[k]))
-  end
-  return v
-end
+-- A whole-number argument (a tail call: errors keep the caller's level).
+local function int_of(a, k, lo) return args.int_field(a, k, lo, "infer") end
 
 local function bool_of(a, k)
   if a[k] ~= nil and type(a[k]) ~= "boolean" then
