@@ -32,7 +32,11 @@ int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err)
 
 /* The scale theta of an exponential clipped at M with mean mu:
  * E[min(X, M)] = theta (1 - e^{-M/theta}), increasing in theta from 0
- * toward M, so mu < M has one root; bisection in log theta. */
+ * toward M, so mu < M has one root; bisection in log theta, at most 200
+ * halvings.  A halving that leaves [lo, hi] as it was (mid rounds to
+ * the end it replaces) would repeat itself to the last -- the next
+ * one sees the same interval -- so the loop stops there: ~60
+ * halvings instead of 200, the same theta to the bit. */
 static double exp_scale(double mu, double M)
 {
 	double lo = mu, hi = mu, g;
@@ -46,6 +50,8 @@ static double exp_scale(double mu, double M)
 		double mid = sqrt(lo * hi);
 
 		g = -mid * expm1(-M / mid);
+		if (g < mu ? mid == lo : mid == hi)
+			break;
 		if (g < mu)
 			lo = mid;
 		else
