@@ -459,6 +459,11 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	rl_roll_key k;
 	struct rl_roll_memo *e;
 	infer_cfg roll = c->roll;
+	/* Colocated, or disaggregated without staleness, the step waits
+	 * for every engine's batch (rl_rollout_step's barrier); one step
+	 * off-policy, the pool's engines take the next prompts as theirs
+	 * end. */
+	int barrier = c->colocated || !c->staleness;
 	int i;
 
 	/* cap is the engine's whole share (rl_rollout_cap): its safety
@@ -473,7 +478,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 				       &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
-				       engines, cap, o, why, err);
+				       engines, barrier, cap, o, why, err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &roll, sizeof k.roll);
 	k.ep = rl_roll_ep(c);
@@ -485,6 +490,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	k.prompt_len = c->prompt_len;
 	k.engines = engines;
 	k.cap = cap;
+	k.barrier = barrier;
 	for (i = 0; i < cc->nroll; i++)
 		if (memcmp(&cc->roll[i].key, &k, sizeof k) == 0) {
 			*o = cc->roll[i].out;
@@ -497,7 +503,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,
-			    cap, o, why, err))
+			    barrier, cap, o, why, err))
 		return GP_EINVAL;
 	/* Kept round-robin once full. */
 	if (cc->nroll < RL_ROLL_MEMO) {

@@ -340,8 +340,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, double cap, rl_rollout *o, char *why,
-		    gp_error *err);
+		    double engines, int barrier, double cap, rl_rollout *o,
+		    char *why, gp_error *err);
 
 /* One RL step of model m (actor; reference, reward model and critic of
  * its shape) on device d in topology t.  GP_OK with *out filled, or
@@ -369,6 +369,7 @@ typedef struct rl_roll_key {
 	double static_batch;
 	rl_lengths resp;
 	double prompts, group, prompt_len, engines, cap;
+	int barrier;
 } rl_roll_key;
 
 typedef struct rl_cache {

@@ -529,9 +529,9 @@ static int roll_prefill(rollctx *r, const infer_cfg *roll, double n,
 
 /* Decode when more requests wait than the representatives simulate: a
  * queue phase at B running, then the last B drain. */
-static void roll_queue(rollctx *r, double n, double B, double held,
-		       double kvtok, double kv_budget, double mean,
-		       rl_rollout *o)
+static void roll_queue(rollctx *r, double n, double of, double B,
+		       double held, double kvtok, double kv_budget,
+		       double mean, rl_rollout *o)
 {
 	drain dr;
 	/* Too many requests for the representatives: a queue, B
@@ -543,7 +543,7 @@ static void roll_queue(rollctx *r, double n, double B, double held,
 	double tq = sq.time;
 	double q = 0.1 * n / B;
 
-	decode_from_start(r, B, n, q, &dr);
+	decode_from_start(r, B, of, q, &dr);
 	o->decode = steps_q * tq + dr.time;
 	o->host = steps_q * sq.host + dr.host;
 	o->sampler = steps_q * sq.sampler + dr.sampler;
@@ -561,17 +561,41 @@ static void roll_queue(rollctx *r, double n, double B, double held,
 	o->itl_last = dr.last;
 }
 
+/* The slowest engine's last response alone from the simulation's
+ * longest representative to the expected longest of `of` responses:
+ * at batch 1, its context growing (one step at the midpoint's context,
+ * exact for a step affine in it). */
+static void sim_straggler(rollctx *r, double n, double of, simout *o)
+{
+	long K = n <= SIM_MAX ? (long)n : SIM_MAX;
+	double from = len_at(&r->len, 0.5 / K);
+	double end = rl_lenx_longest(&r->len, of);
+	dparts sp;
+
+	if (!(end > from))
+		return;
+	sp = dstep(r, 1, r->p + 0.5 * (from + end) + 0.5);
+	o->time += (end - from) * sp.time;
+	o->host += (end - from) * sp.host;
+	o->sampler += (end - from) * sp.sampler;
+	o->steps += end - from;
+	o->tail += (end - from) * sp.time;
+	o->last = dstep(r, 1, r->p + end).time;
+}
+
 /* The decode of the n samples at batch B: all at once, scheduled by
- * simulation, or queued. */
+ * simulation, or queued; it lasts until the expected longest of `of`
+ * responses ends (rl_rollout_step's barrier). */
 static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
-		       double B, double ctok, double held, double kvtok,
-		       double kv_budget, double mean, rl_rollout *o)
+		       double of, double B, double ctok, double held,
+		       double kvtok, double kv_budget, double mean,
+		       rl_rollout *o)
 {
 	drain dr;
 	simout sm;
 
 	if (!o->queued) {
-		decode_from_start(r, n, n, 0.1, &dr);
+		decode_from_start(r, n, of, 0.1, &dr);
 		o->decode = dr.time;
 		o->host = dr.host;
 		o->sampler = dr.sampler;
@@ -583,6 +607,7 @@ static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
 	} else if (sched_sim(r, n, ctok, roll->max_batch, &sm) == GP_OK) {
 		if (r->bad)
 			return GP_EINVAL;
+		sim_straggler(r, n, of, &sm);
 		o->decode = sm.time + sm.recompute;
 		o->host = sm.host;
 		o->sampler = sm.sampler;
@@ -595,7 +620,7 @@ static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
 		o->preempted = sm.preempted;
 		o->recompute = sm.recompute;
 	} else {
-		roll_queue(r, n, B, held, kvtok, kv_budget, mean, o);
+		roll_queue(r, n, of, B, held, kvtok, kv_budget, mean, o);
 	}
 	return r->bad ? GP_EINVAL : GP_OK;
 }
@@ -700,12 +725,12 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, double cap, rl_rollout *o, char *why,
-		    gp_error *err)
+		    double engines, int barrier, double cap, rl_rollout *o,
+		    char *why, gp_error *err)
 {
 	rollctx r;
 	infer_result ir;
-	double n, N = prompts * group, kvtok, ctok, m2, held, B;
+	double n, N = prompts * group, kvtok, ctok, m2, held, B, of;
 
 	if (!m || !d || !roll || !resp || !o || !why)
 		return gp_fail(err, "rl_rollout_step: missing argument");
@@ -783,8 +808,16 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	o->queued = B < n;
 	if (roll_prefill(&r, roll, n, o))
 		return GP_EINVAL;
-	o->longest = rl_lenx_longest(&r.len, n);
-	if (roll_decode(&r, roll, n, B, ctok, held, kvtok, ir.kv_budget,
+	/* A synchronous rollout ends when every engine has returned its
+	 * batch: the driver gathers them all before the next phase (NeMo
+	 * RL's generate: ray.get over every DP shard's worker, then
+	 * BatchedDataDict.from_batches), so the step waits for the engine
+	 * holding the longest of all N responses, decoding it alone after
+	 * its other samples end -- E[max of N] = theta H_N for the
+	 * exponential, not the longest of one engine's n. */
+	of = barrier ? fmax(n, N) : n;
+	o->longest = rl_lenx_longest(&r.len, of);
+	if (roll_decode(&r, roll, n, of, B, ctok, held, kvtok, ir.kv_budget,
 			resp->mean, o))
 		return GP_EINVAL;
 	o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;

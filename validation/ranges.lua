@@ -55,9 +55,9 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 1.025, hi = 1.970 },
-        ["stack=megatron"] = { cases = 40, lo = 1.025, hi = 1.970 },
-        ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 1.995 },
+        [""] = { cases = 41, lo = 1.025, hi = 1.824 },
+        ["stack=megatron"] = { cases = 40, lo = 1.025, hi = 1.824 },
+        ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 1.616 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.974, hi = 2.348 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.007, hi = 2.348 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.864, hi = 2.824 },

@@ -622,7 +622,7 @@ opt { name = "critic_gpus", type = "int", metavar = "N", commands = "rl",
 opt { name = "colocate_critic_reward", type = "flag", commands = "rl",
   help = "the reward model on the critic's group, their forwards in turn (OpenRLHF's "
     .. "--colocate_critic_reward)" }
-opt { name = "staleness", type = "int", metavar = "N", commands = "rl",
+opt { name = "staleness", type = "int", metavar = "N", commands = "rl", range = { 0, 1 },
   default = "1: step k + 1's rollouts run while step k trains",
   help = "separate pools: 0|1",
   suggest = { "off_policy", "async_steps" } }

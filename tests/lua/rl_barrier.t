@@ -1,0 +1,71 @@
+-- gp.rl: a synchronous rollout waits for its slowest engine.  The driver
+-- gathers every engine's batch before the next phase (NeMo RL's generate:
+-- ray.get over every DP shard), so the rollout lasts until the longest of
+-- all the step's responses, not the longest of one engine's; one step
+-- off-policy the engines take new prompts as theirs end.  Run with
+-- ./gpuplan run tests/lua/rl_barrier.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local with, phase = t.with, t.phase
+
+-- H_n, the n-th harmonic number, summed.
+local function H(n)
+  local h = 0
+  for i = 1, n do h = h + 1 / i end
+  return h
+end
+
+-- Llama 3.2 1B on 8 H100s, colocated: 8 engines of one GPU, 64 prompts x
+-- 8 = 512 samples, 64 an engine.  Exponential lengths of mean 200 clipped
+-- at 4096: the scale theta solves theta (1 - e^{-4096/theta}) = 200, so
+-- theta = 200 (1 + 1.3e-9); the expected longest of n is theta H_n
+-- (Renyi), far below the clip.  Colocated the step waits for the longest
+-- of all 512: 200 H_512 = 1363.2 tokens; one engine's 64 alone would end
+-- at 200 H_64 = 948.8.  Tolerance 1e-6 relative: theta's 1.3e-9 and the
+-- engine's asymptotic H_n beyond 64 (error ~1/n^4).
+local base = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, prompts = 64, group = 8,
+               prompt_len = 256, response_len = 200, response_max = 4096 }
+local r = gp.rl(base)
+t.is(r.rollout.engines, 8, "8 engines")
+t.is(r.rollout.samples, 64, "64 samples an engine")
+t.near(r.rollout.longest, 200 * H(512), 200 * H(512) * 1e-6,
+       "colocated: the rollout runs to the longest of all 512 responses")
+t.ok(r.rollout.longest > 200 * H(64) * 1.4, "well past one engine's longest of 64")
+
+-- Separate pools one step off-policy (staleness 1, the default): 4
+-- engines of one GPU, 128 samples each, no barrier between them: the
+-- longest of an engine's 128, 200 H_128 = 1087.4.
+local rs = gp.rl(with(base, { rollout_gpus = 4 }))
+t.is(rs.rollout.samples, 128, "4 rollout engines: 128 samples each")
+t.near(rs.rollout.longest, 200 * H(128), 200 * H(128) * 1e-6,
+       "one step off-policy: an engine's own longest of 128")
+-- Without staleness the pools wait for each other: the barrier again.
+local r0 = gp.rl(with(base, { rollout_gpus = 4, staleness = 0 }))
+t.near(r0.rollout.longest, 200 * H(512), 200 * H(512) * 1e-6,
+       "staleness 0: the longest of all 512 again")
+-- The same engines' decode: the barrier's run is longer by the tail the
+-- slowest engine decodes alone.
+t.ok(phase(r0, "rollout").seconds > phase(rs, "rollout").seconds,
+     "and its rollout is the longer")
+
+-- A cache too small for all of an engine's samples: vLLM's scheduler,
+-- simulated with K = 64 representatives at the quantiles (rollout.c), ends
+-- when its longest one does, the length whose survival is 1 / 2K:
+-- theta ln 128.  Synchronous, the slowest engine then decodes on alone to
+-- the longest of all 512: theta (H_512 - ln 128) steps more.  Mean 1000
+-- clipped at 16384: theta = 1000 (1 + 8e-8); 1e-6 relative.
+local big = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
+              prompt_len = 256, response_len = 1000, response_max = 16384, rollout_gpus = 8,
+              rollout_memory = 0.06 }
+local q1 = gp.rl(big)
+local q0 = gp.rl(with(big, { staleness = 0 }))
+t.ok(q1.rollout.queued and q1.rollout.preempted > 0 and q0.rollout.preempted > 0,
+     "rollout_memory 0.06: the engine's scheduler evicts and readmits")
+t.near(q1.rollout.steps, 1000 * math.log(128), 1000 * math.log(128) * 1e-6,
+       "staleness 1: the scheduler's last representative, theta ln 128 steps")
+t.near(q0.rollout.steps - q1.rollout.steps, 1000 * (H(512) - math.log(128)),
+       1000 * H(512) * 1e-6, "staleness 0: theta (H_512 - ln 128) steps more, alone")
+t.ok(phase(q0, "rollout").seconds > phase(q1, "rollout").seconds, "and the rollout longer")
+
+t.done_testing()
