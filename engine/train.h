@@ -87,6 +87,9 @@ typedef struct train_cfg {
 				  * the outputs reduce-scattered (Megatron-
 				  * Core's allgather token dispatcher), not
 				  * sent by all-to-all */
+	int ep_flex;             /* the flex token dispatcher (DeepEP's or
+				  * HybridEP's fused permute + all-to-all
+				  * kernels), not the alltoall one */
 	double reduce_bytes;     /* bytes per gradient element the DP
 				  * reduction moves; 0 = the recipe's
 				  * gradient dtype (Megatron bf16: fp32) */
@@ -254,6 +257,7 @@ typedef struct train_lkey {
 	int tp, cp, ep, sp;      /* the layer's split */
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
+	int ep_flex;             /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */

@@ -326,6 +326,19 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * GEMMs' per-expert launches are TE_EXPERT_GEMM's. */
 #define MOE_DISPATCH_OPS 32.0
 
+/* The flex token dispatcher with HybridEP (core at Megatron-Bridge
+ * 25.11's pin, token_dispatcher.py MoEFlexTokenDispatcher and
+ * _HybridEPManager: "Permute tokens for communication, perform
+ * all-to-all communication, and permute tokens for experts in single
+ * step"): the router's 11 of MOE_DISPATCH_OPS as above, then the
+ * routing map and probs expanded over the TP x EP domain and made
+ * contiguous 2, the probs' fp32 cast 1, one hybrid_ep_dispatch call,
+ * tokens_per_expert.sum() 1, one hybrid_ep_combine call and the
+ * activation's probs multiply 1: 18.  Its dispatch still waits on the
+ * host for the received count ("-1 means no up-bound, which will cause
+ * a CPU sync"), so layer_extras' rule holds for it too. */
+#define MOE_FLEX_OPS 18.0
+
 /* Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP
  * runs the experts' two linears on, issues one cuBLASLt GEMM per local
  * expert: "The per-tensor NVFP4 grouped GEMM currently runs as a
@@ -386,7 +399,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it), against
 	 * the layer's backward on the GPU. */
 	if (moe && k->ep > 1 && !k->eager)
-		nk += MOE_DISPATCH_OPS;
+		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
 	{
 		/* eg: the forward's expert GEMMs (fused stacks only: the
 		 * eager modules loop over experts in Python, op by op). */

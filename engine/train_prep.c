@@ -216,6 +216,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.micro_batch = c->mem.lay.micro_batch;
 	xp->k.capacity_factor = c->mem.capacity_factor;
 	xp->k.ep_allgather = c->ep_allgather;
+	xp->k.ep_flex = c->ep_flex;
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.host_op_time = c->host_op_time;
 	xp->k.tp = xp->y.tp;

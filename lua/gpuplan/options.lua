@@ -751,11 +751,12 @@ opt { name = "ep_overlap", type = "flag", commands = "train plan rl", form = "bo
   default = "off",
   help = "the expert all-to-all under compute" }
 opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train plan rl",
-  value = "alltoall", kind = "enum",
+  value = "alltoall", kind = "enum", values = { "alltoall", "allgather", "flex" },
   help = "how MoE tokens reach their experts (Megatron-Core's moe_token_dispatcher_type): "
-    .. "alltoall (each token's top_k copies sent to their experts' ranks and back) or "
+    .. "alltoall (each token's top_k copies sent to their experts' ranks and back), "
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
-    .. "reduce-scattered back)",
+    .. "reduce-scattered back) or flex (DeepEP's or HybridEP's fused kernels: the "
+    .. "permute, the all-to-all and the experts' sort in one call each way)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train plan rl",
   value = "delayed", kind = "enum", values = { "delayed", "current", "block" },

@@ -241,7 +241,9 @@ local function step_choices(o, p, cfg, sweep, default)
     end
     return x == b
   end
-  cfg.moe_allgather = either("moe_dispatcher", "alltoall", "allgather")
+  -- the dispatcher: one of its declared values (the resolve step checked it)
+  cfg.moe_allgather = o.moe_dispatcher == "allgather"
+  cfg.moe_flex = o.moe_dispatcher == "flex"
   cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.

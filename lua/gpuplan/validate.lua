@@ -152,6 +152,9 @@ local case_schema = T.record {
     -- the expert all-to-all under compute (gp.train's ep_overlap;
     -- Megatron-Core's moe_a2a_overlap)
     ep_overlap = T.boolean(),
+    -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
+    -- Megatron-Core's moe_token_dispatcher_type)
+    moe_dispatcher = T.enum(require("gpuplan.options").get("moe_dispatcher").values),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },

@@ -227,6 +227,7 @@ return function(case, cat)
   o.moe_probs = v(wl.moe_probs)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
+  o.moe_dispatcher = v(par.moe_dispatcher)
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
   if type(lora) == "table" then
