@@ -160,6 +160,24 @@ gpu {
     bf16 = "148TFLOPS", fp16 = "148TFLOPS",
     fp8 = "296TFLOPS", int8 = "296TOPS",
   },
+  achievable = {
+    gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.71, int8 = 0.71 },
+    hbm = 0.84,
+    -- The hopper arch's sustained-load factor is the 700 W parts' power
+    -- cap; the H20's tensor work does not reach its own (reason below).
+    sustained = {
+      gemm = 1, attention = 1,
+      reason = "Not power-capped under tensor load: 148 dense bf16 TFLOP/s "
+            .. "on 78 SMs is 1.9 a SM against the H100 SXM's 7.5 (989 on "
+            .. "132), about 15% of the H100's tensor work, under a 400 W board "
+            .. "(the H100's 700 W is what its tensor cores reach)",
+      source = "this entry's peaks and SM count; the hopper arch's sustained "
+            .. "entry (catalog/archs.lua)",
+    },
+    reason = "GEMM and HBM fractions as the hopper arch (not measured on H20)",
+    source = "stas00/ml-engineering compute/accelerator/README.md (H100 SXM), "
+          .. "as the hopper arch",
+  },
   scaleup = { fabric = "nvlink4", domain = 8 },
   tdp = "400W",
   mig = { max = 7 },

@@ -9,8 +9,9 @@ local svg = require "gpuplan.svg"
 -- Ridge of H100 SXM bf16 at peak: 989e12 / 3.35e12 = 295.2 FLOP/B.
 local r = gp.roofline { gpu = "h100-sxm" }
 t.near(r.ridges.bf16.peak, 989e12 / 3.35e12, 1e-9, "H100 bf16 ridge 295 FLOP/B")
--- Achievable (hopper arch: 0.80 gemm, 0.84 hbm): 295.2 x 0.80 / 0.84 = 281.2.
-t.near(r.ridges.bf16.achievable, 989e12 * 0.80 / (3.35e12 * 0.84), 1e-9,
+-- Achievable (hopper arch: 0.80 gemm at the sustained-load 0.82, 0.84
+-- hbm): 295.2 x 0.80 x 0.82 / 0.84 = 230.6.
+t.near(r.ridges.bf16.achievable, 989e12 * 0.80 * 0.82 / (3.35e12 * 0.84), 1e-9,
        "achievable ridge uses the arch fractions")
 t.is(r.device.sms, 132, "H100 SXM has 132 SMs")
 -- SM counts come from the catalog entries (H100 PCIe 114, H20 78 per its
@@ -39,8 +40,16 @@ t.near(b200.attn_bwd, 0.49 * 0.85, 1e-12, "B200 cuDNN attention backward: 0.49 x
 t.near(b200.hbm, 0.85, 1e-12, "B200 streaming fraction not scaled")
 -- GB200 gives no sustained of its own: the arch's applies (0.73 x 0.80).
 t.near(roofline.device("gb200").gemm.bf16, 0.73 * 0.80, 1e-12, "GB200: the arch's sustained factor")
--- Hopper's entry has none: its fractions are used as measured.
-t.near(roofline.device("h100-sxm").gemm.bf16, 0.80, 1e-12, "no sustained: the fraction as measured")
+-- Hopper's 700 W parts hold 1500 of 1830 MHz (0.82), attention carries
+-- Blackwell's 0.85: H100 SXM bf16 0.80 x 0.82 = 0.656, cuDNN forward
+-- 0.53 x 0.85 = 0.4505.  The H20 gives its own 1 (its tensor work does
+-- not reach its cap): 0.80 as measured.  Ampere gives none: the A100
+-- 80GB's 0.754 as measured.  Exact arithmetic: 1e-12.
+local h100 = roofline.device("h100-sxm")
+t.near(h100.gemm.bf16, 0.80 * 0.82, 1e-12, "H100 bf16 GEMM: MAMF 0.80 x sustained 0.82")
+t.near(h100.attn_fwd, 0.53 * 0.85, 1e-12, "H100 cuDNN attention forward: 0.53 x 0.85")
+t.near(roofline.device("h20").gemm.bf16, 0.80, 1e-12, "H20: its own sustained 1")
+t.near(roofline.device("a100-sxm-80gb").gemm.bf16, 0.754, 1e-12, "no sustained: the fraction as measured")
 
 -- 13B bf16 decode, batch 1, H200: weights (40 x (4 h^2 + 3 h f + 2h) + V h)
 -- x 2 B with h 5120, f 13824, V 32000 = (12.688e9 + 0.164e9) x 2 B =

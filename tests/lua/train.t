@@ -325,8 +325,12 @@ end
 -- = 4.362 GB, backward twice that.  Eager: forward 24 B a score (+16 B),
 -- 12.95 GB; backward 36 B (+20 B), 19.46 GB.  Both memory-bound (2 x 256
 -- FLOP per score against 8+ B), so the times go as the bytes: 2.969 and
--- 2.231.  Tolerance 3%: each op also pays the roofline's fixed fill time,
--- the same in both, which pulls the ratios toward 1.
+-- 2.231.  Tolerance 4%: each op also pays the roofline's fixed fill time,
+-- the same in both, and overlaps its compute with its bytes imperfectly
+-- near the ridge (roof_overlap: the forward's 2.2e11 FLOP at H100's
+-- sustained 0.656 x 989 TFLOP/s is 0.34 ms against the fused variant's
+-- 1.55 ms of bytes), the same compute in both -- both pull the ratios
+-- toward 1 (measured 0.968 of the byte ratio forward).
 do
   local function att(kern)
     local r = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,
@@ -337,8 +341,8 @@ do
   local s2, qkvo = 32 * 4096 ^ 2, 4096 * 32 * 256
   local fwd = ((qkvo + 4 * s2) * 2 + 16 * s2) / ((qkvo + 4 * s2) * 2)
   local bwd = ((qkvo + 4 * s2) * 4 + 20 * s2) / ((qkvo + 4 * s2) * 4)
-  t.near(e.fwd / f.fwd / fwd, 1, 0.03, "eager attention forward: 24 B a score, not 8")
-  t.near(e.bwd / f.bwd / bwd, 1, 0.03, "eager attention backward: 36 B a score, not 16")
+  t.near(e.fwd / f.fwd / fwd, 1, 0.04, "eager attention forward: 24 B a score, not 8")
+  t.near(e.bwd / f.bwd / bwd, 1, 0.04, "eager attention backward: 36 B a score, not 16")
 end
 
 -- An 8-bit AdamW stepping the offloaded partition on the CPU (torchao's
