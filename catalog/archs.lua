@@ -138,7 +138,10 @@ arch {
             .. "NVIDIA's own H100 training rows are power-bound: NeMo 24.07's "
             .. "table re-run with vboost ('steers more power towards tensor "
             .. "cores') moved GPT3-5B from 22521 to 23574 tokens/s (+4.7%) and "
-            .. "GPT3-175B from 726 to 745 (+2.6%). Attention: no Hopper "
+            .. "GPT3-175B from 726 to 745 (+2.6%); Llama 3 405B's 16K-H100 "
+            .. "run saw 'a diurnal 1-2% throughput variation' from 'higher "
+            .. "mid-day temperatures impacting GPU dynamic voltage and "
+            .. "frequency scaling'. Attention: no Hopper "
             .. "measurement found; Blackwell's measured fall of a fused attention "
             .. "kernel under the same cap (0.85, its arch entry) is carried. "
             .. "Memory-bound kernels keep their rate (the governor lowers the SM "
@@ -150,7 +153,8 @@ arch {
             .. "tile-ai/TileOPs issue #1587 and PR #1588 (H200 at 700 W: 1500 "
             .. "MHz sustained, 1830 not held); NVIDIA/NeMo commits 4c73f77 and "
             .. "3a8081f, docs/source/performance/performance_summary.md ('24.07 "
-            .. "vboost numbers'); NeMo nemo/lightning/run/plugins.py enable_vboost",
+            .. "vboost numbers'); NeMo nemo/lightning/run/plugins.py enable_vboost; "
+            .. "Llama 3 Herd of Models (arXiv 2407.21783) sec. 3.3.4",
     },
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)

@@ -71,9 +71,9 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 50, lo = 0.871, hi = 1.562 },
-        ["stack=hf"] = { cases = 12, lo = 0.674, hi = 1.136 },
-        ["stack=hf/moe=dense"] = { cases = 12, lo = 0.674, hi = 1.136 },
+        [""] = { cases = 50, lo = 0.876, hi = 1.562 },
+        ["stack=hf"] = { cases = 12, lo = 0.813, hi = 1.136 },
+        ["stack=hf/moe=dense"] = { cases = 12, lo = 0.813, hi = 1.136 },
         ["stack=hf/moe=dense/style=sharded"] = { cases = 11, lo = 0.813, hi = 1.136 },
         ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 9, lo = 0.813, hi = 1.136 },
         ["stack=hf/moe=dense/style=sharded/scale=node/gen=hopper"] = { cases = 8, lo = 0.813, hi = 1.136 },

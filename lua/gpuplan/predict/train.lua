@@ -171,6 +171,12 @@ local PROFILES = {
     { "recompute", "none", "8K sequences without activation checkpointing" },
     { "grad_reduce", "fp32", "reduce-scatter gradients in FP32" },
     { "kernels", "fused", "Meta's own training stack, not the Hugging Face modules" },
+    -- Sec. 3.3.2: "we use an interleaved schedule (Narayanan et al.,
+    -- 2021) with V pipeline stages on one pipeline rank"; V is not stated.
+    -- Interleaving means V >= 2, and Figure 6 draws 2 ("the GPUs with rank
+    -- 0 run stages 0 and 4"): the least the text allows.
+    { "vpp", 2, "interleaved schedule, V not stated (Figure 6 draws 2)",
+      function(o) return (o.pp or 1) > 1 end },
   },
 }
 
