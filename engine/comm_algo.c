@@ -22,10 +22,20 @@ static const double base_lat_us[GP_PROTO_COUNT] = {6.6, 14.0, 8.4};
 /* The tree's (NCCL 2.30.7 baseLat[TREE]): LL 6.8, LL128 14, Simple 8.4. */
 static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 
-/* A network step of NVLS_TREE, us: the head GPU's proxy posts the
- * NVLS-reduced shard, the remote proxy sees it land, flushes it and the
- * remote head multicasts it -- NCCL 2.30.7 hwLat[NET][NVLS_TREE][SIMPLE]
- * = 20.9 us, of which the catalog's link latency (2.7) is the wire. */
+/* A network step of NVLS_TREE: the head GPU's proxy posts the
+ * NVLS-reduced shard with the Simple protocol, the remote proxy sees it
+ * land and flushes it -- the same proxy send, GPUDirect write and flush
+ * as a network step of the tree with Simple, so it is priced as one
+ * (tree_hop_net, NCCL's hwLat[NET][TREE][SIMPLE] = 14 us).  NCCL priced
+ * NVLS_TREE's step at those 14 us from 2.19 to 2.28.7 (tuning.cc, "NVLS
+ * (LL/LL128/Simple), NVLSTree" NET row {0, 0, 14}); 2.28.9 raised the
+ * figure its tuner ranks algorithms by to 20.9 us, its release note
+ * naming no change to the transport (a proxy-ordering and a GIN fix), so
+ * the estimate (comm_nccl_estimate) ranks with 20.9 -- of which the
+ * catalog's link latency (2.7) is the wire -- and the time is the tree's
+ * step.  Measured: 2 x 8 H20, 8 NDR NICs each, NCCL 2.21.5,
+ * NCCL_ALGO=NVLSTree, 46-48 us from 4 B to 512 B (nccl#1244), against
+ * 25 + 2 x 14 = 53 us. */
 #define NVLS_TREE_NET_EXTRA_US (20.9 - 2.7)
 
 /* Multi-node ring all-reduce with Simple costs 1.4x its modelled latency:
@@ -439,9 +449,8 @@ static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 		double heads = nvls_heads(c);
 		double cap = t->nvls_tree_bw[c->nn > 2];
 
-		*lat = t->up_nccl.nvls_lat +
-		       2.0 * ilog2(c->nn) * (c->lat_net +
-			NVLS_TREE_NET_EXTRA_US * US);
+		*lat = t->up_nccl.nvls_lat + 2.0 * ilog2(c->nn) *
+		       tree_hop_net(c, GP_PROTO_SIMPLE);
 		*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) * S / net);
 		if (cap > 0.0)
 			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
@@ -735,14 +744,21 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
  * graphs[a]->bwIntra * nvlsEfficiency"), without its pipeline's fill
- * (nvls_fill), so its estimate leaves the fill out. */
+ * (nvls_fill), so its estimate leaves the fill out; across nodes it
+ * ranks NVLS_TREE with its own network step (NVLS_TREE_NET_EXTRA_US), not
+ * the tree's that the time has. */
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
 	double alg = nccl_algbw(c, a, p, 1.0);
 
-	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE)
+	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE) {
 		bwt -= nvls_fill(c);
+		if (c->nn > 1)
+			lat += 2.0 * ilog2(c->nn) *
+			       (c->lat_net + NVLS_TREE_NET_EXTRA_US * US -
+				tree_hop_net(c, GP_PROTO_SIMPLE));
+	}
 
 	return alg > 0.0 ? lat + c->bytes / alg : lat + bwt;
 }

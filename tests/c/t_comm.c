@@ -10,7 +10,8 @@
  * 14 us (also a ring's network step with one rank per node); a multi-node
  * ring's intra steps cost at least the 1 us network post (3 us Simple);
  * multi-node Simple ring all-reduce latency x 1.4; NVLS efficiency 0.85,
- * NVLS latency 25 us, NVLS_TREE network step 20.9 us; tree correction
+ * NVLS latency 25 us, NVLS_TREE network step the tree's Simple one (14
+ * us; NCCL's tuner ranks it at 20.9 us); tree correction
  * factors per size; LL across nodes <= 39 GB/s busbw (2 nodes); send/recv
  * efficiency 0.5; host-staged PCIe halves the bandwidth and its flows
  * share the host's DRAM, each byte written and read once.
@@ -61,7 +62,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(89);
+	plan(90);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -413,7 +414,10 @@ int main(void)
 	 * ceiling 1.875 S / (8 x 57.7e9) = S / 246.2e9 -- the slowest, so
 	 * the bandwidth term, plus the pipeline's fill: 3 more stages of an
 	 * NVLink loop, 16 blocks x 8 heads x 128 KiB = 16 MiB a loop, 512
-	 * loops: 3 x intra / 512.  Latency 25 + 2 x 20.9 = 66.8 us. */
+	 * loops: 3 x intra / 512.  Latency 25 + 2 x 14 = 53 us: NVLS in the
+	 * node, then up and down the tree of 2 nodes, each network step the
+	 * tree's Simple one (hwLat[NET][TREE][SIMPLE] 14 us = the NIC's 2.7
+	 * + 11.3). */
 	t = nvl(8, 2, 450e9, 0.82);
 	t.up_nvls = 1;
 	add_nics(&t, 8, 50e9, 0.94);
@@ -424,7 +428,19 @@ int main(void)
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, S, 16, &r, &e));
 	is_num(r.bw_time, 1.875 * S / (8 * 57.7e9) + 3 * intra / 512, 1e-9,
 	       "NVLS_TREE: 8 heads x 57.7 GB/s busbw");
-	is_num(r.latency, 66.8 * US, 1e-9, "NVLS_TREE latency 25 + 2 x 20.9");
+	is_num(r.latency, 53.0 * US, 1e-9, "NVLS_TREE latency 25 + 2 x 14");
+	/* NCCL ranks NVLS_TREE with its own 20.9 us network step, so at 1
+	 * MiB it keeps the tree that its estimates put ahead.  Tree/LL128
+	 * estimate: latency 14 + 2 (7 x (0.6 + 0.65) + (2.7 + 5.8)) = 48.5
+	 * us; bus 0.92 x 369 x 120/128 = 318.2 GB/s, algbw half of it x the
+	 * tree correction at 1 MiB (LL128, log2(1 MiB / 64) = 14: 0.6) = 95.5
+	 * GB/s: 11.0 us, 59.5 us in all.  NVLS_TREE: 25 + 2 x 20.9 = 66.8 us
+	 * before its bytes (1 MiB x 1.125 / (369 x 0.85) = 3.8 us): 70.6 us,
+	 * the tree's 59.5 first -- ranked by its time (53 + 3.8 = 56.8 us) it
+	 * would run. */
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.algo == GP_ALGO_TREE,
+	   "2 nodes, 1 MiB: NCCL ranks NVLS_TREE at 20.9 us a step: tree");
 	/* 4 NICs: 4 heads, half the ceiling; 4 x 47 = 188 GB/s of NICs is
 	 * still faster than 4 x 57.7 / 1.875 = 123.1 GB/s algbw.  Loops of
 	 * 4 heads x 128 KiB: 1024 of them, fill 3 x intra / 1024. */
