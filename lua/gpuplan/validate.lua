@@ -126,6 +126,10 @@ local case_schema = T.record {
   hardware = T.record {
     gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
     inter_node = text(), nics_per_node = count(0),
+    -- the host's DRAM (an infer case with workload.offload): its
+    -- theoretical bandwidth, B/s, and its capacity, bytes
+    host_mem_bw = T.number { positive = true, max = 1e15 },
+    host_memory = T.number { positive = true, max = 1e15 },
     -- the hosts' CPU maker, where the source names the machine (a DGX A100
     -- is AMD): NCCL prices its network proxy by it (engine/comm_algo.c)
     cpu_vendor = T.enum { "intel", "amd", "arm" },
@@ -177,6 +181,8 @@ local case_schema = T.record {
     mtp = count(0), acceptance = T.number { min = 0, max = 1 },
     two_batch_overlap = T.boolean(), single_batch_overlap = T.boolean(),
     swap_ab = T.boolean(), prefill_tokens = count(),
+    -- inference: layers that do not fit the card in host memory (gp.infer's offload)
+    offload = T.boolean(),
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),

@@ -92,6 +92,40 @@ ant.model.layers = 62
 row = v.predict(ant, cat)
 t.like(row.reason or "", "has no MTP module", "another shape: no module to take")
 
+-- An inference case with layers in host memory (workload.offload): the
+-- framework it names, llama.cpp, sets the runtime that computes them on
+-- the CPU, which reads them at 0.8 of the host DRAM bandwidth the case
+-- states.  Llama 2 13B in bf16 (26 GB) on a 24 GB RTX 4090 offloads
+-- layers; doubling the stated bandwidth takes B/(2 x 0.8 x bw) off each
+-- token (B the offloaded bytes: B/bw' - B/2bw' = B/2bw'), to the
+-- microsecond (the rest of the step is the same arithmetic).
+local off = { id = "offload", kind = "infer",
+  model = { name = "Llama 2 13B", layers = 40, hidden = 5120, heads = 40, kv_heads = 40,
+            ffn_hidden = 13824, ffn_gated = true, vocab = 32000 },
+  hardware = { gpu = "rtx-4090", gpus = 1, host_mem_bw = 60e9, host_memory = 64e9 },
+  workload = { method = "infer", weight_dtype = "bf16", batch = 1, input_len = 512,
+               output_len = 128, offload = true },
+  source = { title = "a llama.cpp run" },
+  measured = { metric = "decode_tokens_per_s", value = 5 } }
+local slow = v.predict(off, cat)
+t.like(slow.defaults or "", "runtime=llama%.cpp %(framework named: llama%.cpp%)",
+       "offload case: llama.cpp named, llama.cpp's runtime")
+t.like(slow.defaults or "", "host_bw=48GB/s %(0%.8 of the host's stated DRAM bandwidth%)",
+       "and the host's stated bandwidth at 0.8")
+local r13 = require("gpuplan.infer").infer { model = "llama2-13b", gpu = "rtx-4090",
+  offload = true, runtime = "llama.cpp", host_bw = 48e9, host_memory = 64e9, batch = 1,
+  input = 512, output = 128 }
+off.hardware.host_mem_bw = 120e9
+local fast = v.predict(off, cat)
+t.near(1 / slow.predicted - 1 / fast.predicted, r13.offload_bytes / (2 * 48e9), 1e-6,
+       "twice the host bandwidth: the offloaded bytes' CPU read halves")
+off.workload.offload = nil
+t.like(v.predict(off, cat).reason or "", "does not fit", "without offload it does not fit")
+off.workload.offload, off.workload.phase = true, "decode"
+off.measured.metric = "output_tokens_per_s_per_gpu"
+t.like(v.predict(off, cat).reason or "", "workload.offload: MoE serving",
+       "a serving-pool case does not offload, and says so")
+
 -- Malformed cases (issue 13): an error naming the case and the field,
 -- never a prediction that fails inside a predictor.
 local scratch = t.scratch()

@@ -28,6 +28,9 @@ local runtime_rules = {   -- whole words (Lua frontier patterns), first match wi
   { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
   { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
   { "vllm", "vllm" }, { "sglang", "sglang" },
+  -- llama.cpp and its benchmark tool: ggml's kernels, and offloaded layers
+  -- computed on the CPU (gpuplan.infer's offload_cpu_max)
+  { "llama%.cpp", "llama.cpp" }, { "llama%-bench", "llama.cpp" },
 }
 local function runtime_of(case)
   local rt, word = case_.framework(case, runtime_rules)
@@ -205,6 +208,9 @@ return function(case, cat)
   local metric = case.measured and case.measured.metric
   if is_serve(case) then
     if not v(hw.gpu) then return nil, "hardware.gpu not given" end
+    if v(wl.offload) then
+      return nil, "workload.offload: MoE serving (gpuplan.serve) keeps every layer on the GPUs"
+    end
     local defaults = {}
     local _, rnote = runtime_of(case)
     defaults[1] = rnote
@@ -229,6 +235,20 @@ return function(case, cat)
   }
   if not a.input then a.input = 128; defaults[#defaults + 1] = "input=128" end
   if not a.output then a.output = 256; defaults[#defaults + 1] = "output=256" end
+  if v(wl.offload) then
+    -- Layers that do not fit the card live in host memory (gp.infer's
+    -- offload): the runtime says where they run (gpuplan.infer), the
+    -- host's DRAM bandwidth as the source states it, read at
+    -- gpuplan.comm.host_bw's streaming fraction, and its capacity.
+    a.offload = true
+    local bw, mem = v(hw.host_mem_bw), v(hw.host_memory)
+    if bw then
+      a.host_bw = require("gpuplan.comm").host_bw(nil, { host_mem_bw = bw },
+        function(s) defaults[#defaults + 1] = s end, "case",
+        "0.8 of the host's stated DRAM bandwidth")
+    end
+    if mem then a.host_memory = mem end
+  end
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
