@@ -126,7 +126,7 @@ arch {
     },
 
     sustained = {
-      gemm = 0.82, attention = 0.85,
+      gemm = 0.82, attention = 0.82,
       reason = "The 700 W parts (H100, H800, H200 SXM) hold a lower SM clock "
             .. "under back-to-back tensor work than the rates above were taken "
             .. "at: MAMF keeps the best iteration of each shape ('this script is "
@@ -141,15 +141,17 @@ arch {
             .. "GPT3-175B from 726 to 745 (+2.6%); Llama 3 405B's 16K-H100 "
             .. "run saw 'a diurnal 1-2% throughput variation' from 'higher "
             .. "mid-day temperatures impacting GPU dynamic voltage and "
-            .. "frequency scaling'. Attention: no Hopper "
-            .. "measurement found; Blackwell's measured fall of a fused attention "
-            .. "kernel under the same cap (0.85, its arch entry) is carried. "
+            .. "frequency scaling'. Attention: the FlashAttention-3 paper "
+            .. "timed its kernels (the fractions above) on a 700 W H100 SXM5 "
+            .. "with 'the GPU clock speed [fixed] to 1830MHz', so the same "
+            .. "1500 / 1830 = 0.82 applies. "
             .. "Memory-bound kernels keep their rate (the governor lowers the SM "
             .. "clock). Not the H20: its tensor rate is 148 of the H100's 989 "
             .. "TFLOP/s on 78 of 132 SMs under a 400 W board, so tensor work does "
             .. "not reach its cap (its own entry). Burst kernel timings (OpenXLA's "
             .. "matmul table) are met without the factor, as bursts should be",
       source = "stas00/ml-engineering PR #59 (MAMF: best iteration, warm-up); "
+            .. "Shah et al. 2024 (arXiv 2407.08608) appendix C.1; "
             .. "tile-ai/TileOPs issue #1587 and PR #1588 (H200 at 700 W: 1500 "
             .. "MHz sustained, 1830 not held); NVIDIA/NeMo commits 4c73f77 and "
             .. "3a8081f, docs/source/performance/performance_summary.md ('24.07 "
