@@ -396,6 +396,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	oc.sp = 0;
 	oc.ep = 1;
 	oc.etp = 0;    /* the experts' width splits over tp */
+	oc.skew = 1.0; /* every GPU holds a slice of every expert */
 	oc.flash = c->flash;
 	/* Weight-only formats (stored below 16 bits, multiplied in 16:
 	 * int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits, fp8 on a chip

@@ -184,6 +184,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
+	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
 	F_BOOL("fp8_current", offsetof(train_cfg, fp8_current), 0),
 	F_BOOL("zero3_per_param", offsetof(train_cfg, zero3_per_param), 0),
 	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),

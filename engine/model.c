@@ -360,6 +360,43 @@ int model_moe_layers(const gp_model *m)
 	return m->moe.experts > 0 ? m->layers - m->moe.dense_layers : 0;
 }
 
+/* Routing without balancing (no auxiliary loss, no bias updates, no
+ * redundant experts) as TensorRT-LLM measured it (tech blog 4, "Scaling
+ * Expert Parallelism in TensorRT-LLM (Part 1)", Table 1: DeepSeek R1 on
+ * 32 GB200, no EPLB, 8 experts per rank): "by rank" the tokens a rank
+ * receives average 1024 with a standard deviation of 491.6, and the
+ * hottest rank's excess over the mean, (max - mean) / mean "average of
+ * per-layer and per-iteration metrics", is 1.564 -- the hottest receives
+ * 2.564 times the mean.  ("The EP rank level imbalance issue can be
+ * caused by a certain hottest expert or multiple hot experts staying on
+ * the same EP rank"; "The EP rank imbalance distribution is relatively
+ * stable across tens to hundreds of iterations".)  Other layouts: a rank
+ * of El experts sums El experts' loads, whose spread relative to their
+ * mean falls as 1 / sqrt(El) (the same table's per-expert figures, std
+ * 164.1 over a mean of 128, give 1.282 / sqrt(8) = 0.453 for 8 experts a
+ * rank, against the 0.480 measured), and the largest of N ranks lies
+ * about sqrt(2 ln N) spreads above the mean (the maximum of N samples of
+ * a light-tailed load), scaled to the measured 1.564 at N = 32:
+ *   skew = 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32).
+ * The excess is the layer's wait: every rank's combine waits for the
+ * hottest rank's experts and its received tokens. */
+#define EP_SKEW_EXCESS 1.564
+#define EP_SKEW_EXPERTS 8.0
+#define EP_SKEW_RANKS 32.0
+
+double model_ep_skew(const gp_model *m, int ep)
+{
+	double el;
+
+	if (ep <= 1 || m->moe.experts <= 0)
+		return 1.0;
+	el = (double)m->moe.experts / ep;
+	if (el < 1.0)
+		el = 1.0;
+	return 1.0 + EP_SKEW_EXCESS * sqrt(EP_SKEW_EXPERTS / el) *
+		sqrt(log((double)ep) / log(EP_SKEW_RANKS));
+}
+
 /* Derived parameter count of the vision tower and projector. */
 static double vision_params(const gp_model *m)
 {

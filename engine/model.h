@@ -149,6 +149,9 @@ double model_attn_weights(const gp_model *m);
 double model_mla_up_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
+/* The routed tokens the hottest of ep expert-parallel ranks receives over
+ * the mean when nothing balances the router (model.c); 1 without EP. */
+double model_ep_skew(const gp_model *m, int ep);
 
 /* Widths of one layer's tensors per token, in elements, for the whole
  * layer (before any tensor-parallel split). */
@@ -267,6 +270,9 @@ typedef struct gp_op_cfg {
 			     * tokens' dispatches (MoE parallel folding;
 			     * the tokens come split over tp by SP) */
 	int flash;          /* 1: fused attention (no s^2 tensors) */
+	double skew;        /* the routed dispatches of the hottest EP rank
+			     * over the mean (model_ep_skew; 0 or 1: the
+			     * mean): its experts' GEMMs and activation */
 	/* Encoder-decoder models (zero for decoder-only: the list is the
 	 * decoder-only one whatever these hold): */
 	int encoder;        /* 1: an encoder layer (bidirectional, no KV

@@ -250,7 +250,8 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		 * etp < tp ranks (their tokens split T / tp by SP, gathered
 		 * over etp) T etp / tp -- the routed FLOPs per GPU stay
 		 * T k f / tp either way. */
-		double Te = etp == tp ? T : T * etp / tp;
+		double Te = (etp == tp ? T : T * etp / tp) *
+			(c->skew > 1.0 ? c->skew : 1.0);
 		double shared_f = m->moe.shared_experts * model_shared_ffn(m) /
 			tp;
 		double up_n = (mats - 1.0) * moe_f;
@@ -261,7 +262,9 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		 * each of its T ep tokens picks k of E, a local expert is
 		 * missed by one with probability 1 - k/E (uniform routing;
 		 * real routers are skewed, which touches fewer).  The rank
-		 * receives T k dispatches on average (GShard sec. 2.2). */
+		 * receives T k dispatches on average (GShard sec. 2.2),
+		 * the hottest rank skew times that (c->skew: the layer
+		 * waits for it). */
 		touched = El * (1.0 - pow(1.0 - k / E, Te * ep));
 		if (touched < 1e-300)
 			touched = 1e-300;

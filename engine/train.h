@@ -90,6 +90,12 @@ typedef struct train_cfg {
 	int ep_flex;             /* the flex token dispatcher (DeepEP's or
 				  * HybridEP's fused permute + all-to-all
 				  * kernels), not the alltoall one */
+	int moe_unbalanced;      /* 1: nothing balances the router (no
+				  * auxiliary loss, no bias updates: the RL
+				  * frameworks' frozen router), so the
+				  * hottest EP rank receives model_ep_skew
+				  * times the mean dispatches; 0: balanced
+				  * (aux loss, bias, forced balancing) */
 	double reduce_bytes;     /* bytes per gradient element the DP
 				  * reduction moves; 0 = the recipe's
 				  * gradient dtype (Megatron bf16: fp32) */
@@ -253,6 +259,8 @@ typedef struct train_lkey {
 	double wb;               /* bytes per weight a linear GEMM reads */
 	double quant;            /* bits of a quantised frozen base, else 0 */
 	double capacity_factor;  /* MoE capacity factor (0 = 1) */
+	double skew;             /* the hottest EP rank's dispatches over
+				  * the mean (1: balanced) */
 	double host_op_time;     /* s per host launch (cfg host_op_time) */
 	int tp, cp, ep, sp;      /* the layer's split */
 	int etp;                 /* expert tensor parallel (layout.h) */

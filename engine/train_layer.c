@@ -219,6 +219,7 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 	oc->ep = k->ep;
 	oc->etp = k->etp;
 	oc->flash = k->flash;
+	oc->skew = k->skew;
 }
 
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
@@ -607,13 +608,16 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 	 * MoEAlltoAllTokenDispatcher), the buffer etp times the received
 	 * one; without SP the TP ranks hold the same tokens already, but
 	 * an etp group wider than TP reaches data-parallel ranks, whose
-	 * tokens differ either way (model.c's Te = T etp / tp). */
+	 * tokens differ either way (model.c's Te = T etp / tp).  An
+	 * unbalanced router sends the hottest rank skew times the mean
+	 * (model_ep_skew), and the exchange ends when it has them. */
 	int egat = k->etp > 1 && (k->sp || k->etp > k->tp);
 
 	if (moe && (k->ep > 1 || egat)) {
 		double cf = k->capacity_factor > 0 ?
 			k->capacity_factor : 1.0;
-		double disp = k->Tn * topk * cf * h * 2.0, a2a, gs = 0;
+		double sk = k->skew > 1.0 ? k->skew : 1.0;
+		double disp = k->Tn * topk * cf * sk * h * 2.0, a2a, gs = 0;
 
 		a2a = k->ep > 1 ?
 			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;

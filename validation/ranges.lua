@@ -55,13 +55,13 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 1.025, hi = 1.824 },
-        ["stack=megatron"] = { cases = 40, lo = 1.025, hi = 1.824 },
+        [""] = { cases = 41, lo = 0.974, hi = 1.824 },
+        ["stack=megatron"] = { cases = 40, lo = 0.974, hi = 1.824 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.040, hi = 1.555 },
-        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.974, hi = 2.348 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 1.007, hi = 2.348 },
+        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.921, hi = 2.348 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.921, hi = 2.348 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.864, hi = 2.824 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.101, hi = 2.824 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.091, hi = 2.824 },
       },
     },
     train = {

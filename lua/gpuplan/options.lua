@@ -758,6 +758,15 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "reduce-scattered back) or flex (DeepEP's or HybridEP's fused kernels: the "
     .. "permute, the all-to-all and the experts' sort in one call each way)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
+opt { name = "moe_balance", type = "string", metavar = "B", commands = "train plan rl",
+  value = "balanced", kind = "enum", values = { "balanced", "none" },
+  help = "how evenly a MoE router spreads tokens over the expert-parallel ranks: balanced "
+    .. "(an auxiliary loss, bias updates or forced balancing keep each rank near the mean, "
+    .. "as pretraining and the benchmarks run) or none (Megatron-Core's "
+    .. "moe_router_load_balancing_type none with the router frozen, as NeMo RL runs it: the "
+    .. "hottest rank receives what TensorRT-LLM measured without balancing, 2.56x the mean "
+    .. "at EP 32 with 8 experts a rank, and every layer waits for it)",
+  suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
 opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train plan rl",
   value = "delayed", kind = "enum", values = { "delayed", "current", "block" },
   help = "with --precision fp8, where each cast's scale comes from: delayed (Transformer "

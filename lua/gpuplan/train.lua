@@ -244,6 +244,8 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
+  -- the router's balance: one of its declared values
+  cfg.moe_unbalanced = o.moe_balance == "none"
   cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.

@@ -799,8 +799,11 @@ int main(void)
 			diag_msg(e.msg);
 		/* The serving model's MoE step as rollout.c sets it: the
 		 * engine's infer_cfg, attention TP 2 with the experts split
-		 * (ep = tp), no redundant experts and imbalance 2.56 (vLLM
-		 * without EPLB; TensorRT-LLM tech blog 4), NCCL collectives of
+		 * (ep = tp), no redundant experts and the imbalance of a
+		 * router nothing balances (vLLM without EPLB; model_ep_skew,
+		 * TensorRT-LLM tech blog 4: 1 + 1.564 sqrt(8 / El) sqrt(ln
+		 * ep / ln 32), El = 16 experts / ep 2 = 8: 1 + 1.564
+		 * sqrt(0.2) = 1.69945), NCCL collectives of
 		 * bf16 (vLLM's allgather_reducescatter), no two-batch
 		 * overlap. */
 		serve_defaults(&sc);
@@ -815,7 +818,7 @@ int main(void)
 		sc.topo = t;
 		sc.gpus = 2;
 		sc.redundant = 0;
-		sc.imbalance = 2.56;
+		sc.imbalance = 1.0 + 1.564 * sqrt(0.2);
 		sc.a2a = SERVE_A2A_NCCL;
 		sc.dispatch_bytes = sc.combine_bytes = 2.0;
 		sl.tp = sl.ep = 2;

@@ -45,6 +45,13 @@ local PROFILES = {
     -- with the policy's for the reference forward.
     { "ref_host", true, "reference weights in host memory, swapped in (use_reference_model)" },
     { "ref_model", true, "reference_policy_kl_penalty: 0.01" },
+    -- grpo_math_1B.yaml's megatron_cfg (r0.5.0, r0.6.0; the v0.3 base
+    -- grpo_math_1B_megatron.yaml alike): freeze_moe_router: true,
+    -- moe_router_load_balancing_type: "none" ("seq_aux_loss" causes
+    -- logprob error divergence for grpo), moe_router_bias_update_rate:
+    -- 0.0 -- nothing balances the experts' ranks (gp.train's moe_balance).
+    { "moe_balance", "none", "moe_router_load_balancing_type: none, router frozen",
+      function(o, model) return model.moe ~= nil and (o.ep or 1) > 1 end },
     -- The framework's host work per step between the GPU phases, from NeMo
     -- RL's own per-step timing of an async GRPO step (github NVIDIA-NeMo/RL
     -- PR #1052): data_processing 0.23 s + logprob_inference_prep 1.34 s +

@@ -1,0 +1,74 @@
+-- An MoE router nothing balances (gp.train's moe_balance = "none": no
+-- auxiliary loss, no bias updates, the router frozen, as NeMo RL's GRPO
+-- recipes run it) sends the hottest expert-parallel rank more than the
+-- mean, and every layer waits for it: its experts' GEMMs and the
+-- all-to-all to and from it grow by model_ep_skew (engine/model.c, from
+-- TensorRT-LLM's measurement without EPLB).
+-- Run with ./gpuplan run tests/lua/moe_balance.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(10)
+
+-- Qwen3-30B-A3B (128 experts, top 8) on 16 H100s in two DGX nodes, EP 16:
+-- 8 experts a rank, 4096 tokens a micro-batch, 4 micro-batches (64 / 16).
+local job = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, ep = 16,
+              method = "pretrain", seq = 4096, global_batch = 64 }
+local bal = gp.train(job)
+local none = gp.train(t.with(job, { moe_balance = "none" }))
+t.is(gp.train(t.with(job, { moe_balance = "balanced" })).step_s, bal.step_s,
+     "balanced is the default")
+
+-- The skew: 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32) -- TensorRT-LLM's
+-- hottest-rank excess 1.564 at EP 32 with 8 experts a rank, scaled to El
+-- experts a rank and N ranks; here El = 128 / 16 = 8, N = 16:
+-- 1 + 1.564 sqrt(0.8) = 2.39888.
+local skew = 1 + 1.564 * math.sqrt(math.log(16) / math.log(32))
+t.near(skew, 2.39888, 1e-5, "the skew at EP 16 with 8 experts a rank")
+
+-- The all-to-all: each token's 8 copies out and back in each pass, 4096 x
+-- 8 x 2048 hidden x 2 B per rank, the hottest rank's skew times that; 4
+-- micro-batches x 48 layers x (2 forward + 2 backward) exchanges, each as
+-- gp.comm prices it on the same 16 ranks (1e-12: the same collectives).
+local function ep_comm(r)
+  for _, p in ipairs(r.parts) do if p.name == "ep_comm" then return p.seconds end end
+end
+local function a2a(bytes)
+  return gp.comm { op = "all_to_all", bytes = bytes, gpus = 16, system = "dgx-h100" }.time
+end
+local disp = 4096 * 8 * 2048 * 2
+t.near(ep_comm(bal), 4 * 48 * 4 * a2a(disp), 1e-12, "balanced: the mean dispatch")
+t.near(ep_comm(none), 4 * 48 * 4 * a2a(disp * skew), 1e-12,
+       "none: the hottest rank's dispatch, skew times the mean")
+
+-- The experts' GEMMs take skew times the FLOPs on the same weights: at
+-- 4096 x 8 / 8 = 4096 tokens an expert (compute-bound) nearly skew times
+-- the time, never more (the weights' reads do not grow); the attention's
+-- GEMMs do not change.
+local ratio = t.op(none, "moe_up").fwd / t.op(bal, "moe_up").fwd
+t.ok(ratio > 2.0 and ratio <= skew, string.format("moe_up forward x %.3f, in (2, %.3f]",
+  ratio, skew))
+ratio = t.op(none, "moe_down").bwd / t.op(bal, "moe_down").bwd
+t.ok(ratio > 2.0 and ratio <= skew, string.format("moe_down backward x %.3f, in (2, %.3f]",
+  ratio, skew))
+t.is(t.op(none, "qkv").fwd, t.op(bal, "qkv").fwd, "attention's GEMMs unchanged")
+
+-- Without expert parallelism every rank holds all experts: nothing to skew.
+local one = t.with(job, { ep = 1, gpus = 8, global_batch = 32 })
+t.is(gp.train(t.with(one, { moe_balance = "none" })).step_s, gp.train(one).step_s,
+     "EP 1: the same step")
+
+-- The option's values are declared: anything else is an error naming it.
+local ok, e = pcall(gp.train, t.with(job, { moe_balance = "aux" }))
+t.like(not ok and tostring(e) or "", "moe_balance", "moe_balance aux: refused, named")
+
+-- NeMo RL's GRPO recipes set moe_router_load_balancing_type none: the
+-- validation predictor assumes it for an MoE policy with EP, and says so.
+local V = require "gpuplan.validate"
+local row
+for _, c in ipairs(V.read("validation/cases.json")) do
+  if c.id == "nemo-rl-0.5-grpo-qwen3-30b-a3b-h100-32-onpolicy" then
+    row = V.predict(c, gp.catalog())
+  end
+end
+t.like(row and row.defaults or "", "moe_balance=none", "NeMo RL's MoE rows: moe_balance none")
