@@ -191,7 +191,21 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
  *    kind_colls).
  * Without the delay the three are in series after the backward (the
  * next forward needs the new parameters); the step's assembly overlaps
- * them with the next step under delayed_update. */
+ * them with the next step under delayed_update.
+ *
+ * Megatron-Core offloads through its HybridDeviceOptimizer instead
+ * (megatron/core/optimizer/cpu_offloading/hybrid_optimizer.py, with
+ * optimizer_cpu_offload and optimizer_offload_fraction 1): each
+ * parameter of the rank's shard gets a torch.optim.AdamW of its own
+ * ("fused=True,  # this flag is used to improve the performance of the
+ * cpu optimizer", megatron/core/optimizer/__init__.py), stepped by the
+ * rank's process on its intra-op threads while the gradient copies down
+ * and the parameter copies up on side streams
+ * (overlap_cpu_optimizer_d2h_h2d).  c->cpu_adam_s prices that whole
+ * path per parameter as measured; the node's DRAM still bounds the
+ * ranks together, the fused step reading the fp32 parameter, gradient
+ * and both states and writing three (28 B) and the copies landing and
+ * leaving (4 + 4 B); the copies on PCIe overlap the step. */
 static double offload_step(const ctx *x, double n)
 {
 	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
@@ -205,6 +219,9 @@ static double offload_step(const ctx *x, double n)
 
 	if (ranks < 1)
 		ranks = 1;
+	if (x->c->cpu_adam_s > 0)
+		return fmax(fmax(n * x->c->cpu_adam_s, n * 8.0 / pcie),
+			    n * ranks * 36.0 / host);
 	return n * (down + (up ? 2.0 : 0.0)) / pcie + n * ranks * hb / host;
 }
 

@@ -151,6 +151,13 @@ typedef struct train_cfg {
 				  * update (ZeRO-Offload's DPU): the CPU
 				  * step and its copies run beside the next
 				  * step's forward and backward */
+	double cpu_adam_s;       /* offload: seconds per parameter of the
+				  * host's optimizer step on the rank's
+				  * own CPU thread (Megatron-Core's
+				  * HybridDeviceOptimizer: a fused
+				  * torch.optim.AdamW per parameter); 0:
+				  * DeepSpeedCPUAdam, bound by the node's
+				  * DRAM (train.c offload_step) */
 	/* Memory: */
 	double capacity;         /* bytes per GPU */
 	gp_mem_reserve reserve;

@@ -50,6 +50,18 @@ local args = require "gpuplan.args"
 
 local M = {}
 
+-- Seconds per parameter of Megatron-Core's offloaded optimizer step
+-- (HybridDeviceOptimizer at optimizer_offload_fraction 1 with
+-- overlap_cpu_optimizer_d2h_h2d: the gradient down, a fused
+-- torch.optim.AdamW on the host, the parameter up), as NeMo RL measured
+-- it (github NVIDIA-NeMo/RL PR #3628, "The single-GPU Qwen3-0.6B
+-- microbenchmark": mean step 0.752 s without offload, 1.678 s at "100%,
+-- overlap"): 0.926 s over Qwen3-0.6B's 0.596 B parameters.  One rank
+-- per GPU, each on its own thread (Ray's workers run with
+-- OMP_NUM_THREADS=1 when no num_cpus is asked, as verl's and NeMo RL's
+-- are), so the node's ranks step side by side.
+M.MEGATRON_CPU_ADAM_S = 0.926 / 0.596e9
+
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
@@ -333,6 +345,15 @@ function M.setup(o, sweep)
       "the offloaded optimizer steps on the CPU")
     if not okh then fail("%s", bw) end
     topo.host_mem_bw = bw
+    -- Megatron-Core steps an offloaded optimizer in its
+    -- HybridDeviceOptimizer: a fused torch.optim.AdamW per parameter on
+    -- the rank's own process, not DeepSpeed's AVX CPUAdam
+    -- (engine/train.c offload_step).
+    if cfg.stack == "megatron" then
+      cfg.cpu_adam_s = M.MEGATRON_CPU_ADAM_S
+      default(string.format("offload=optimizer steps in Megatron-Core's HybridDeviceOptimizer "
+        .. "(a fused torch AdamW per parameter, %.2f ns each)", M.MEGATRON_CPU_ADAM_S * 1e9))
+    end
   end
   if o.delayed_update ~= nil and type(o.delayed_update) ~= "boolean" then
     fail("train: delayed_update must be a boolean (got %s)", type(o.delayed_update))

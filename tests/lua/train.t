@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(91)
+t.plan(95)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -289,6 +289,28 @@ do
   t.near(rdu.step_s, math.max(gpu_part, opt), 1e-9, "delayed update: max(GPU step, CPU step)")
   t.near(part(rdu, "optimizer").hidden, math.min(gpu_part, opt), 1e-9,
     "delayed update: the overlapped part is hidden")
+  -- Megatron-Core's offload (HybridDeviceOptimizer): a fused torch AdamW
+  -- per parameter on the rank's thread, train.MEGATRON_CPU_ADAM_S = 0.926
+  -- s / 0.596e9 (NeMo RL PR #3628) each, the copies (4 B down, 4 up:
+  -- 8 / 50.432e9 s) beside it, the node's 8 ranks' DRAM traffic (36 B
+  -- each: the fused step's 28 and the copies' 8) bounding them: the
+  -- largest of the three.  At host_bw 1000 GB/s the thread is the
+  -- slowest (1.554 ns against 0.288 and 0.159); at 100 GB/s the DRAM
+  -- (2.88 ns).  n as above (the same layout and partition); 1e-3 as
+  -- above.
+  local om = {}
+  for k, v in pairs(o) do om[k] = v end
+  om.stack, om.delayed_update, om.host_bw = "megatron", nil, "1000GB/s"
+  local rm = gp.train(om)
+  local nm = rm.memory.cpu_bytes / 16
+  t.near(nm / n, 1, 1e-3, "megatron offload: the same partition on the host")
+  t.near(part(rm, "optimizer").seconds / (n * 0.926 / 0.596e9), 1, 1e-3,
+    "megatron offload: the rank's thread steps each parameter in 1.554 ns")
+  t.ok(table.concat(rm.defaults, ", "):find("HybridDeviceOptimizer", 1, true),
+    "megatron offload: the optimizer it assumes is said")
+  om.host_bw = "100GB/s"
+  t.near(part(gp.train(om), "optimizer").seconds / (n * 8 * 36 / 100e9), 1, 1e-3,
+    "megatron offload: the node's DRAM bounds its eight ranks")
   o.offload = nil
   t.raises(function() gp.train(o) end, "host_bw is what the offloaded optimizer steps at",
     "host_bw without offload", true)
