@@ -415,6 +415,37 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	}
 }
 
+/* Context parallelism as a ring (layer_comm's): each rank's fused
+ * attention runs once per ring step, on its query chunk against the K
+ * and V chunk in hand, and the partial outputs are merged by their
+ * softmax statistics -- Transformer Engine's AttnFuncWithCP (v1.8,
+ * pytorch/attention.py, Megatron-Core's p2p CP): forward, K and V are
+ * concatenated into the ring's send buffer and after each step
+ * flash_attn_fwd_out_correction does "out_corrected = out_per_step *
+ * softmax_lse_corrected_exp; out.add_(out_corrected)" (read the step's
+ * output and the running one, write it: 3 A a query element); backward,
+ * each step's dq is added into dq ("dq.add_(dq_)", 3 A) and its dK, dV
+ * concatenated ("torch.cat((dk_.unsqueeze(0), dv_.unsqueeze(0)))", 2 A
+ * a K/V element) and added into dkv (3 A).  The causal load balance
+ * halves the query or the K/V chunk of every step after the first and
+ * copies that half contiguous first, which roughly evens out: cp steps
+ * at the full sizes.  Memory-bound, beside the attention kernels. */
+static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
+{
+	gp_widths w;
+	double eq, ekv;
+
+	if (k->cp <= 1 || !k->flash)
+		return;
+	model_widths(e->m, &w);
+	eq = k->T * w.o / k->tp;
+	ekv = k->T * model_kv_elems_layer(e->m, k->tp);
+	add_op(lc, "cp_merge",
+	       t_mem(e, k->half, k->cp * k->A * (3.0 * eq + 2.0 * ekv)),
+	       t_mem(e, k->half, k->cp * k->A * (3.0 * eq + 5.0 * ekv)),
+	       0, 0);
+}
+
 /* What recompute re-runs in the backward of a layer whose forward is
  * priced in lc: all of it (full), its attention (selective), the
  * recompute_modules' share mod, or (op) all but fused attention
@@ -500,6 +531,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			       0, 1);
 			lc->rec_sel = t;
 			attn_t += t;
+			cp_merge(e, k, lc);
 			/* Eager unfused: QK^T, scale, mask, softmax, cast,
 			 * (dropout,) PV -- attn_time's kernels. */
 			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(95)
+t.plan(98)
 
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
@@ -382,4 +382,24 @@ do
   local hb = 12 + 4 * (1 + 4 / 2048) + 12
   t.near(part(r8, "optimizer").seconds / (n * 6 / 50.432e9 + n * 8 * hb / 100e9), 1, 1e-3,
     "offload with adam8bit: 8-bit states read and written on the host")
+end
+
+-- Ring context parallelism merges each step's partial attention output
+-- (train_layer.c cp_merge, Transformer Engine's AttnFuncWithCP).  Llama-3
+-- 8B, seq 8192, CP 2, micro-batch 1, TP 1 on H100 SXM: T = 4096 tokens a
+-- rank; query elements 4096 x 4096 = 16,777,216, K and V 4096 x (2 x 8 x
+-- 128) = 8,388,608; bf16 (A = 2).  Forward 2 steps x 2 B x (3 x 16.78M +
+-- 2 x 8.39M) = 268,435,456 B, backward 2 x 2 x (3 x 16.78M + 5 x 8.39M) =
+-- 369,098,752 B, each at 3.35 TB/s x 0.84 plus the kernel fill 3.9 us and
+-- the 1 us launch: 100.29 us and 136.07 us.  1e-6: the same arithmetic.
+-- Without CP there is nothing to merge.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cp = 2, seq = 8192,
+              method = "pretrain", global_batch = 8, zero = 1 }
+  local m = t.op(gp.train(o), "cp_merge")
+  local bw = 3.35e12 * 0.84
+  t.near(m.fwd, 268435456 / bw + 4.9e-6, 1e-6, "cp 2: the forward merges 3 A a query element, 2 A a K/V one, per step")
+  t.near(m.bwd, 369098752 / bw + 4.9e-6, 1e-6, "cp 2: the backward accumulates dq (3 A) and dK, dV (5 A) per step")
+  o.cp = 1
+  t.ok(t.op(gp.train(o), "cp_merge") == nil, "cp 1: no merge")
 end
