@@ -52,6 +52,24 @@ arch {
 }
 
 arch {
+  id = "turing", name = "NVIDIA Turing",
+  achievable = {
+    gemm = { fp16 = 0.80 },
+    hbm = 0.85,
+    reason = "no published large-GEMM or streaming measurement on a Turing part was "
+          .. "found; 0.80 and 0.85 are Volta's assumption (the Hopper/Ampere measured "
+          .. "values rounded down), not a measurement",
+    source = "assumption; see the ampere and hopper entries for the measurements",
+  },
+  sms = 72,  -- full TU102 (TITAN RTX, Quadro RTX 8000): 72 SMs, one RT core each
+  -- compute capability 7.5: NCCL's tuner takes the Volta row (tuning.cc
+  -- compCapIndex: >= 90 Hopper, >= 80 Ampere, else Volta)
+  nccl_ll_max_bw = "39GB/s",
+  launch_overhead = "4us",
+  graph_launch_overhead = "1us",
+}
+
+arch {
   id = "ampere", name = "NVIDIA Ampere",
   achievable = {
     gemm = { bf16 = 0.754, fp16 = 0.754, tf32 = 0.754, int8 = 0.754 },

@@ -227,6 +227,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    rate(c->offload_bw, "offload_bw", err) ||
 	    rate(c->offload_link_bw, "offload_link_bw", err) ||
 	    gp_check_count(c->offload_cpu_max, 0, "offload_cpu_max", err) ||
+	    gp_check_count(c->offload_layers, 0, "offload_layers", err) ||
 	    amount(c->host_capacity, "host_capacity", err) ||
 	    amount(c->ar_latency, "ar_latency", err) ||
 	    rate(c->ar_bw, "ar_bw", err) ||

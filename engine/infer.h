@@ -88,6 +88,10 @@ typedef struct infer_cfg {
 	                         31: larger batches go to the GPU); 0: every
 	                         step copies them over the link */
 	double host_capacity; /* bytes of host memory for offloaded layers */
+	int offload_layers;   /* > 0: this many layers of each GPU's stage
+	                         in host memory, as the run placed them
+	                         (llama.cpp -ngl, accelerate's device_map);
+	                         0: as many as the GPU is short of */
 	const gp_topo *topo;  /* scale-up topology for the TP all-reduces;
 	                         NULL: alpha-beta with ar_latency / ar_bw */
 	double ar_latency;    /* s per all-reduce step (topo == NULL) */

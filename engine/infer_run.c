@@ -28,6 +28,7 @@ static void mem_cfg(const infer_cfg *c, double seqs, double ctx,
 	ic->chunk_tokens = c->max_num_tokens;
 	ic->kv_free_fraction = c->kv_free_fraction;
 	ic->offload = offload;
+	ic->offload_layers = offload ? c->offload_layers : 0;
 }
 
 /* The replica's weights with one sequence, and the layers it offloads
@@ -69,13 +70,14 @@ static int run_weights(const gp_model *m, const infer_cfg *c, int stage,
 	if (mr->cpu_layers > 0) {
 		*n_off = mr->cpu_layers;
 		if (!mr->fits) {
-			/* Every layer of the stage is on the host and the
-			 * ends, one sequence's KV share and the workspace
-			 * still do not fit. */
+			/* Every layer of the stage (or the stated count)
+			 * is on the host and the ends, one sequence's KV
+			 * share and the workspace still do not fit. */
 			snprintf(r->why, sizeof r->why, "needs %.2f GB per "
-			         "GPU even with all %d layers in host memory,"
-			         " has %.2f GB after the margin",
-			         mr->total / 1e9, stage, mr->budget / 1e9);
+			         "GPU even with %d of its %d layers in host "
+			         "memory, has %.2f GB after the margin",
+			         mr->total / 1e9, mr->cpu_layers, stage,
+			         mr->budget / 1e9);
 			return GP_OK;
 		}
 		x = mr->cpu_bytes * c->gpus;
@@ -229,7 +231,11 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		return GP_OK;
 	r->fits = 1;
 	r->batch = B;
-	if (run_times(m, d, c, B, n_off, r, err))
+	/* A step passes through every stage, and each of the pp stages
+	 * keeps n_off of its layers in host memory (at most the model's
+	 * layers in all). */
+	if (run_times(m, d, c, B, fmin(n_off * c->pp, (double)m->layers),
+	              r, err))
 		return GP_EINVAL;
 	if (c->price > 0) {
 		/* cost per 1e6 tokens = price/h * gpus / 3600 / (tokens/s) */

@@ -106,6 +106,10 @@ typedef struct gp_infer_cfg {
 				  * the capacity (vLLM's
 				  * gpu_memory_utilization) */
 	int offload;             /* 1: put layers on CPU when short */
+	int offload_layers;      /* with offload, > 0: exactly this many of
+	                            the stage's layers on the CPU (llama.cpp
+	                            -ngl = layers - this); 0: as many as
+	                            the GPU is short of */
 } gp_infer_cfg;
 
 /* Reserve and margin; mem_reserve_default fills the documented

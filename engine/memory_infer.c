@@ -245,11 +245,17 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 		out->max_ctx = lo;
 	}
 	/* CPU offload (llama.cpp -ngl): move whole layers, their weights
-	 * and their share of the KV cache, until the rest fits; at most
-	 * every layer of the stage. */
-	if (c->offload && !out->fits) {
+	 * and their share of the KV cache, until the rest fits, or the
+	 * stated count (offload_layers); at most every layer of the
+	 * stage. */
+	if (c->offload && (c->offload_layers > 0 || !out->fits)) {
+		int stated = c->offload_layers > 0;
+		int n_off = stated && c->offload_layers < ip.L_s ?
+		            c->offload_layers : ip.L_s;
+
 		per = ip.layer_w + out->bytes[GP_MEM_KV] / ip.L_s;
-		for (i = 0; i < ip.L_s && out->short_by > 0; i++) {
+		for (i = 0; i < n_off && (stated || out->short_by > 0);
+		     i++) {
 			out->bytes[GP_MEM_WEIGHTS] -= ip.layer_w;
 			out->bytes[GP_MEM_KV] -= out->bytes[GP_MEM_KV] /
 				(ip.L_s - i);

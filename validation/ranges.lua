@@ -22,10 +22,10 @@ return {
       seen = {
         stack = { "eager", "graphs" },
         moe = { "dense", "moe" },
-        gen = { "ampere", "blackwell", "hopper" },
+        gen = { "ampere", "blackwell", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 32, lo = 0.921, hi = 1.227 },
+        [""] = { cases = 33, lo = 0.917, hi = 1.227 },
         ["stack=graphs"] = { cases = 31, lo = 0.921, hi = 1.227 },
         ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.921, hi = 1.018 },
         ["stack=graphs/moe=moe"] = { cases = 19, lo = 0.775, hi = 1.326 },

@@ -135,6 +135,19 @@ M.gemv_max = {
 -- device_map hooks, DeepSpeed-Inference): 0.
 M.offload_cpu_max = { kernels = 31, ["llama.cpp"] = 31 }
 
+-- Runtimes whose host-resident layers sit in pageable memory, copied to
+-- the GPU from there: HF accelerate's offload keeps them in an ordinary
+-- CPU state dict (hooks.py AlignDevicesHook's weights_map, moved by
+-- set_module_tensor_to_device), which the eager PyTorch runtimes run on.
+-- vLLM pins its copy (model_executor/models/utils.py maybe_offload_to_cpu:
+-- "use pin_memory if possible").  From pageable memory "the CUDA driver
+-- must first allocate a temporary page-locked, or 'pinned', host array,
+-- copy the host data to the pinned array, and then transfer the data from
+-- the pinned array to device memory" (NVIDIA, "How to Optimize Data
+-- Transfers in CUDA C/C++"): each byte is read and written once more in
+-- host DRAM before the DMA reads it.
+M.offload_pageable = { eager = true, ["eager-pytorch"] = true, litgpt = true }
+
 local args = require "gpuplan.args"
 local shown = args.shown
 
@@ -304,28 +317,51 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
         c.offload_bw = require("gpuplan.comm").host_bw(nil, sys, default, "infer",
           "the CPU runs offloaded layers")
       end
-    elseif a.host_bw ~= nil then
-      error("infer: host_bw is the CPU's memory bandwidth, which only llama.cpp "
-            .. "(runtime llama.cpp or kernels) computes offloaded layers at; runtime "
-            .. tostring(a.runtime or "graphs") .. " copies them over PCIe (pcie_bw)", 3)
+    elseif a.host_bw ~= nil and not M.offload_pageable[a.runtime or "graphs"] then
+      error("infer: host_bw is the CPU's memory bandwidth, which llama.cpp (runtime "
+            .. "llama.cpp or kernels) computes offloaded layers at and the eager runtimes "
+            .. "stage their pageable copies at; runtime " .. tostring(a.runtime or "graphs")
+            .. " copies them from pinned memory over PCIe (pcie_bw)", 3)
+    end
+    -- The layers the run placed in host memory, when stated (at most a
+    -- stage's: the model's layers over pp, the first stages holding the
+    -- extra ones).
+    c.offload_layers = int_arg(a, "offload_layers", 1)
+    if c.offload_layers and c.offload_layers > math.ceil(model.layers / pp) then
+      error(string.format("infer: offload_layers %d exceeds the %d layers of a GPU's stage",
+        c.offload_layers, math.ceil(model.layers / pp)), 3)
     end
     c.host_capacity = num_arg(a, "host_memory", "bytes", true)
     if not c.host_capacity then
       c.host_capacity = sys and sys.host_memory or 32e9
       default(string.format("host_memory=%.0fGB", c.host_capacity / 1e9))
     end
-    -- The copies cross PCIe: 0.985 GB/s per Gen3 lane per direction
-    -- (128b/130b at 8 GT/s), doubling each generation (Gen4 x16: 31.5
-    -- GB/s), ~0.8 of it achieved by pinned-memory copies.
+    -- The copies cross PCIe at gpuplan.comm.pcie_bw (0.8 of the link,
+    -- pinned copies).  From pageable memory the driver's staging copy
+    -- (a read and a write of host DRAM at host_bw) and the DMA take
+    -- turns on each chunk: 1/rate = 1/pcie + 2/host_bw.
     c.offload_link_bw = num_arg(a, "pcie_bw", "bandwidth", true)
     if not c.offload_link_bw then
-      c.offload_link_bw = g.pcie and (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
-        or 25e9
-      if c.offload_cpu_max == 0 then
-        default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
-                              .. "each step)", c.offload_link_bw / 1e9))
+      local comm = require "gpuplan.comm"
+      local link = comm.pcie_bw(g) or 25e9
+      if M.offload_pageable[a.runtime or "graphs"] then
+        local hbw = comm.host_bw(a.host_bw, sys, default, "infer",
+          "the driver stages pageable copies through host DRAM")
+        c.offload_link_bw = 1 / (1 / link + 2 / hbw)
+        default(string.format("pcie_bw=%.1fGB/s (pageable copies: PCIe %.1f, staged at "
+                              .. "host_bw %.0f)", c.offload_link_bw / 1e9, link / 1e9,
+                              hbw / 1e9))
+      else
+        c.offload_link_bw = link
+        if c.offload_cpu_max == 0 then
+          default(string.format("pcie_bw=%.1fGB/s (offloaded layers copied to the GPU "
+                                .. "each step)", c.offload_link_bw / 1e9))
+        end
       end
     end
+  end
+  if a.offload_layers ~= nil and not a.offload then
+    error("infer: offload_layers places layers in host memory; give offload too", 3)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)

@@ -182,7 +182,7 @@ local case_schema = T.record {
     two_batch_overlap = T.boolean(), single_batch_overlap = T.boolean(),
     swap_ab = T.boolean(), prefill_tokens = count(),
     -- inference: layers that do not fit the card in host memory (gp.infer's offload)
-    offload = T.boolean(),
+    offload = T.boolean(), offload_layers = count(),
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },
     imbalance = T.number { min = 1, max = 1e3 },
   }),

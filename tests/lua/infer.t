@@ -226,6 +226,47 @@ t.ok(not o.fits and o.why:match("needs"), "7B bf16 on 6 GB does not fit without 
 o = infer.infer { model = "llama2-7b", gpu = "rtx-4090", memory = "6GB", offload = true, batch = 1, input = 512, output = 128 }
 t.ok(o.fits and o.offload_layers > 0, "... and fits with offload")
 
+-- Where the host-resident layers are copied from.  Llama 2 13B bf16 on a
+-- 24 GB RTX 4090 (PCIe 4.0 x16: 16 x 0.985 x 2 x 0.8 = 25.216 GB/s
+-- pinned).  Eager PyTorch (HF accelerate) copies from pageable memory:
+-- the driver stages each chunk through host DRAM (a read and a write at
+-- host_bw, 40 GB/s here) between DMAs, 1/rate = 1/25.216 + 2/40 per
+-- GB/s; against the same step copying at the pinned 25.216 GB/s the step
+-- is longer by B x 2/40e9, B the offloaded bytes (the GPU's part is the
+-- same arithmetic: to 1 ns).
+local function o13(x)
+  local a = { model = "llama2-13b", gpu = "rtx-4090", offload = true, runtime = "eager-pytorch",
+              host_memory = 64e9, batch = 1, input = 512, output = 128 }
+  for k, val in pairs(x) do a[k] = val end
+  return infer.infer(a)
+end
+local pg, pin = o13 { host_bw = 40e9 }, o13 { pcie_bw = 25.216e9 }
+t.ok(pg.fits and pg.offload_layers > 0 and pg.offload_layers == pin.offload_layers,
+     "13B on a 4090: the same layers offloaded either way")
+t.near(pg.itl_s - pin.itl_s, pg.offload_bytes * 2 / 40e9, 1e-9,
+       "pageable copies: the staging copy's two host-DRAM passes added per byte")
+t.like(table.concat(pg.defaults, "; "), "pcie_bw=11%.2GB/s %(pageable copies: PCIe 25%.2, "
+       .. "staged at host_bw 40%)", "and the rate said: 1/(1/25.216 + 2/40) = 11.15 GB/s, shown 11.2")
+
+-- A stated count (offload_layers, llama.cpp's layers less -ngl) puts
+-- exactly that many layers on the host, and with pp 2 each stage keeps
+-- that many: one more per stage adds two layers' copies to the step, 2 x
+-- (its bytes) / 25.216 GB/s (vLLM copies from pinned memory; the HBM
+-- read of a copied layer stays in the GPU time).
+local function opp(n)
+  return infer.infer { model = "llama2-13b", gpu = "rtx-4090", gpus = 2, pp = 2, offload = true,
+    runtime = "vllm", offload_layers = n, host_memory = 64e9, batch = 1, input = 512, output = 128 }
+end
+local p3, p4 = opp(3), opp(4)
+t.ok(p3.fits and p3.offload_layers == 3 and p4.offload_layers == 4, "offload_layers: the stated count")
+t.near(p4.itl_s - p3.itl_s, 2 * (p4.offload_bytes - p3.offload_bytes) / 25.216e9, 1e-9,
+       "pp 2: every stage's host layers cross the link in one step")
+t.raises(function() opp(21) end, "infer: offload_layers 21 exceeds the 20 layers of a GPU's stage",
+         "a count above the stage's layers refused", true)
+t.raises(function() infer.infer { model = "llama2-13b", gpu = "rtx-4090", offload_layers = 2 } end,
+         "infer: offload_layers places layers in host memory; give offload too",
+         "offload_layers without offload refused", true)
+
 -- Sweep: tokens/s grows with the batch until the KV limit, ITL too.
 local rows = infer.sweep { model = "llama3-8b", gpu = "h100-sxm", weights = "fp8", input = 1024, output = 256 }
 t.ok(#rows >= 5 and rows[2].tokens_per_s > rows[1].tokens_per_s and rows[#rows].itl_s > rows[1].itl_s,
@@ -315,7 +356,7 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", flash = "n
 -- A zero host bandwidth or host memory turned offloading off in silence
 -- (the engine offloads only over a positive bandwidth).
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 1e11 } end,
-  "infer: host_bw is the CPU's memory bandwidth, which only llama.cpp", "host_bw without a CPU to use it", true)
+  "infer: host_bw is the CPU's memory bandwidth, which llama.cpp", "host_bw without a CPU to use it", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, pcie_bw = 0 } end,
   "pcie_bw", "pcie_bw 0 refused", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 0,

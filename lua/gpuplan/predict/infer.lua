@@ -248,6 +248,7 @@ return function(case, cat)
         "0.8 of the host's stated DRAM bandwidth")
     end
     if mem then a.host_memory = mem end
+    a.offload_layers = v(wl.offload_layers)
   end
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
