@@ -196,12 +196,21 @@ end
 -- engine schedules asynchronously (off by default through vLLM 0.11, and
 -- NeMo RL v0.5, verl and OpenRLHF leave it off): the scheduler, the input
 -- preparation, the copy of the sampled tokens back and the outputs'
--- Python objects, all per request in the step.  Measured on the V1 engine
--- at batch 256 (Llama-2-7B): a gap of 5-6 ms between two decode steps,
--- 0.15-0.17 ms once scheduling runs a step ahead (vllm-project/vllm
--- issue #10634 and PR #11133): 5.5 ms / 256 = 21.5 us per sequence per
--- step.  The fixed part of a step (well under a millisecond) is left out.
-M.ENGINE_HOST = { step = 0, seq = 5.5e-3 / 256 }
+-- Python objects, a part per step and a part per request in it.  Measured
+-- on the V1 engine at batch 256 (Llama-2-7B): a gap of 5-6 ms between two
+-- decode steps, 0.15-0.17 ms once scheduling runs a step ahead
+-- (vllm-project/vllm issue #10634 and PR #11133).  Part of that gap does not grow with the
+-- batch: the scheduler's pass (0.2 ms, "0.2ms -> 0.04ms" once a decode-only
+-- path skips "priority sorting, budget tracking, waiting queue scanning"),
+-- the model runner's state update (its fast path "saves ~0.18ms") and the
+-- input preparation ("saves ~0.05ms"): at least 0.43 ms a step, measured
+-- with B200s (vllm-project/vllm PR #42131, "reducing framework overhead
+-- by ~0.4ms per step"; its concurrency is not stated, so all of it is
+-- taken as the fixed part).  The rest of the 5.5 ms is per request:
+-- (5.5 - 0.43) ms / 256 = 19.8 us per sequence per step.  A tail of a few
+-- long responses decodes thousands of steps at a batch of one or two,
+-- where the fixed part is the engine's host work.
+M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
 
 -- The mean response over the generation limit when only the limit is
 -- given: the median of G-Average Seq len / T-Max Sequence Length over the
@@ -747,8 +756,9 @@ local function step_flags(o, dflt)
       .. "generate")
   end
   if o.async_scheduling == nil and not hybrid then
-    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.1f us per "
-      .. "sequence per decode step, adds to the step)", M.ENGINE_HOST.seq * 1e6))
+    dflt(string.format("async_scheduling=false (vLLM's default: its host work, %.2f ms a "
+      .. "decode step and %.1f us per sequence, adds to the step)", M.ENGINE_HOST.step * 1e3,
+      M.ENGINE_HOST.seq * 1e6))
   end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
     "seconds per step, 0 or more")

@@ -62,20 +62,31 @@ t.ok(phase(ro, "offload").seconds > 0, "offload_states: an offload phase")
 t.ok(ro.rollout.kv_budget > r.rollout.kv_budget, "and a larger KV budget")
 
 -- The rollout engine's host work: vLLM's 5.5 ms per step at batch 256
--- (rl.ENGINE_HOST) is serial by default, so the decode carries it; with
--- async_scheduling it hides under the GPU's longer steps here (a 7B step
--- at 64 sequences reads ~15 GB of weights: ~5 ms, against 64 x 21.5 us =
--- 1.4 ms of host work).
-t.near(rl.ENGINE_HOST.seq, 5.5e-3 / 256, 1e-15, "21.5 us per sequence per step")
+-- (rl.ENGINE_HOST), 0.43 ms of it a step's whatever the batch and the rest
+-- per sequence, (5.5 - 0.43) ms / 256 = 19.8 us; serial by default, so
+-- the decode carries it; with async_scheduling it hides under the GPU's
+-- longer steps here (a 7B step at 64 sequences reads ~15 GB of weights:
+-- ~5 ms, against 0.43 ms + 64 x 19.8 us = 1.7 ms of host work).
+t.is(rl.ENGINE_HOST.step, 0.43e-3, "0.43 ms a decode step")
+t.near(rl.ENGINE_HOST.step + 256 * rl.ENGINE_HOST.seq, 5.5e-3, 1e-12,
+       "and 19.8 us a sequence: 5.5 ms at batch 256")
 t.ok(r.rollout.host > 0, "serial host work is part of the decode")
+-- Hand: the decode's 8192 steps (to the limit) x 0.43 ms = 3.5226 s, and
+-- its 8192 x 16 (the mean batch) sequence-steps x 19.8047 us = 2.5958 s:
+-- 6.1184 s.  2% allowed: each segment's batch is whole sequences, at its
+-- midpoint (rollout.c).
+t.near(r.rollout.host, r.rollout.steps * rl.ENGINE_HOST.step
+       + r.rollout.steps * r.rollout.mean_batch * rl.ENGINE_HOST.seq, 0.02,
+       "the decode's host work: steps x 0.43 ms + sequence-steps x 19.8 us")
 t.ok(r.rollout.sampler > 0, "and so is sampling with log-probabilities")
 t.like(table.concat(r.defaults, ","), "async_scheduling=false (vLLM's default", "said", true)
 local ra = gp.rl(copy(base, { async_scheduling = true }))
 t.is(ra.rollout.host, 0, "async scheduling: the host work is hidden")
--- Serial minus hidden = the decode's host work + the prefill's: each of
--- an engine's 64 requests scheduled once, 64 x 21.5 us.
+-- Serial minus hidden = the decode's host work + the prefill's: its one
+-- chunk (8 distinct 512-token prompts in 16384 tokens) a step, 0.43 ms,
+-- and each of an engine's 64 requests scheduled once, 64 x 19.8 us.
 t.near(phase(r, "rollout").seconds - phase(ra, "rollout").seconds,
-       r.rollout.host + 64 * rl.ENGINE_HOST.seq, 1e-9,
+       r.rollout.host + rl.ENGINE_HOST.step + 64 * rl.ENGINE_HOST.seq, 1e-9,
        "and the rollout is shorter by it and the prefill's")
 -- A cache too small for every sample at its longest: the engine's
 -- scheduler evicts the latest arrivals and recomputes them (rollout.c);
@@ -129,8 +140,8 @@ t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 15 + 708 / 
        "DeepSeek-V3 at TP 32: 26.6 ops a layer")
 -- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
 -- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
--- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the one
--- sequence, 5.5 ms / 256 = 21.5 us: 4.2443 ms, and after it RL's
+-- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the step and
+-- its one sequence, 0.43 ms + 19.8 us: 4.6726 ms, and after it RL's
 -- sampling pass over the 128256-entry vocabulary (54 B an entry, 6.9 MB:
 -- a few us; 20 us allowed); with CUDA graphs the GPU's step, far shorter.
 local small = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, prompts = 64, group = 8,
@@ -138,7 +149,7 @@ local small = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, prompts = 64,
 local rg = gp.rl(small)
 local re = gp.rl(copy(small, { rollout_eager = true }))
 t.ok(re.rollout_eager and not rg.rollout_eager, "rollout_eager reported as given")
-local host_step = (16 * 10 + 10) * 24.84e-6 + 5.5e-3 / 256
+local host_step = (16 * 10 + 10) * 24.84e-6 + 0.43e-3 + (5.5e-3 - 0.43e-3) / 256
 t.ok(re.rollout.itl_last >= host_step and re.rollout.itl_last < host_step + 20e-6,
      string.format("eager: a tail step is the host's dispatch of its ops (%.4f ms, want "
        .. "%.4f + the sampler)", re.rollout.itl_last * 1e3, host_step * 1e3))
