@@ -104,6 +104,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("offload_states", offload_states),
 	RL_BOOL("param_offload", param_offload),
 	RL_BOOL("ref_host", ref_host),
+	RL_BOOL("rank_skew", rank_skew),
 	RL_NUM("host_bw", host_bw),
 	RL_NUM("engine_memory", engine_memory),
 	RL_NUM("price", price),

@@ -72,6 +72,11 @@ double rl_len_limit(const rl_lengths *l);
  * are expected to reach it); l valid, n >= 1. */
 double rl_len_longest(const rl_lengths *l, double n);
 
+/* The busiest of dp ranks against the mean when each trains k sequences
+ * drawn at random from lengths p + l (rl_cfg.rank_skew): 1 + z(dp)
+ * sd / (mean sqrt(k)).  1 for fixed lengths or one rank. */
+double rl_rank_skew(const rl_lengths *l, double p, double dp, double k);
+
 /* The phases of a step, in the order they run. */
 typedef enum rl_phase {
 	RL_ROLLOUT = 0,     /* generation: prefill and decode */
@@ -181,6 +186,14 @@ typedef struct rl_cfg {
 			     * update, RL_PARAM_OUTS a step) into fresh
 			     * pageable host memory, loaded back before
 			     * each */
+	int rank_skew;      /* 1: each DP rank trains its own unbalanced
+			     * share of a mini-batch and every optimizer
+			     * step waits for the rank with the most tokens
+			     * (verl's dynamic batch: the step's batch is
+			     * balanced over the ranks, its mini-batches
+			     * are not; rl_rank_skew); 0: the shares are
+			     * even (NeMo RL packs each mini-batch over the
+			     * ranks) */
 	int ref_host;       /* 1: the reference's 16-bit weights live in
 			     * host memory and are swapped into the
 			     * policy's for its forward (NeMo RL's Megatron
@@ -307,6 +320,8 @@ typedef struct rl_result {
 	double tokens_per_s_gpu;
 	double gen_tokens_per_s; /* generated response tokens per second
 				  * (the filtered ones included) */
+	double rank_skew;   /* the busiest DP rank's tokens of a mini-batch
+			     * over the mean's (rl_cfg.rank_skew; else 1) */
 	double loss_host;   /* s of the actor update the per-sequence loss
 			     * adds (rl_cfg.loss_ops) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */

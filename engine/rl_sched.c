@@ -34,6 +34,19 @@
  * not copied. */
 #define RL_PARAM_OUTS 3.0
 
+/* An optimizer step of the update when each DP rank trains its own
+ * share of the mini-batch (rl_cfg.rank_skew): the ranks meet at every
+ * step's gradient reduction, so the step lasts as long as the busiest
+ * rank's forward and backward -- skew times the mean's -- before the
+ * reduction and the optimizer, which do not scale with the tokens. */
+static double rl_skewed(const train_result *u, double skew)
+{
+	double fixed = u->part[TRAIN_OPTIMIZER] + u->part[TRAIN_DP] +
+		u->part[TRAIN_ZERO];
+
+	return u->step + (skew - 1.0) * fmax(0.0, u->step - fixed);
+}
+
 /* The phases' times but the weight sync's; o: PPO's other models on
  * their own groups or of their own shapes (rl_others). */
 void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
@@ -114,8 +127,13 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	 * other stages wait for its last. */
 	out->loss_host = N * epochs / dp * c->loss_ops *
 		c->train.host_op_time;
-	out->ph[RL_ACTOR].time = out->opt_steps * out->update.step +
-		out->loss_host;
+	/* verl's dynamic batch: each rank's share of a mini-batch, mb /
+	 * dp samples, an unbalanced draw (rl_rank_skew). */
+	out->rank_skew = c->rank_skew ? rl_rank_skew(&c->response,
+		c->prompt_len, dp, (c->minibatch > 0 ? c->minibatch : N) /
+		dp) : 1.0;
+	out->ph[RL_ACTOR].time = out->opt_steps *
+		rl_skewed(&out->update, out->rank_skew) + out->loss_host;
 	/* A critic of its own shape steps as its own model does; the
 	 * per-sequence loss is the actor's. */
 	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?

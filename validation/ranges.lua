@@ -56,10 +56,10 @@ return {
       },
       regimes = {
         [""] = { cases = 41, lo = 0.956, hi = 1.823 },
-        ["stack=megatron"] = { cases = 40, lo = 0.956, hi = 1.815 },
+        ["stack=megatron"] = { cases = 40, lo = 0.956, hi = 1.740 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.001, hi = 1.538 },
-        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.911, hi = 2.337 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.911, hi = 2.337 },
+        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.911, hi = 2.077 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.911, hi = 2.077 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.852, hi = 2.742 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.077, hi = 2.742 },
       },

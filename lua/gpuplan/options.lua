@@ -679,6 +679,11 @@ opt { name = "ref_host", type = "flag", commands = "rl",
   help = "the reference model waits in host memory, swapped in for its forward (NeMo RL's "
     .. "Megatron worker)",
   suggest = { "ref_offload", "offload_reference" } }
+opt { name = "rank_skew", type = "flag", commands = "rl",
+  help = "each DP rank trains an unbalanced draw of each mini-batch and every optimizer step "
+    .. "waits for the busiest (verl's dynamic batch: the step's batch is balanced over the "
+    .. "ranks, its mini-batches are not); sequences at their own lengths only",
+  suggest = { "imbalance", "dp_imbalance", "balance_batch" } }
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }

@@ -72,6 +72,10 @@
 --                 worker; default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length)
+--   rank_skew     each DP rank trains an unbalanced draw of each
+--                 mini-batch and every optimizer step waits for the
+--                 busiest (verl's dynamic batch; default false: even
+--                 shares, as NeMo RL packs each mini-batch over the ranks)
 --   pack_tokens   packed into micro-batches of at most this many tokens by
 --                 first-fit decreasing (NeMo RL's sequence packing), the
 --                 bins a multiple of the DP ranks, each padded to the full
@@ -825,6 +829,7 @@ run = function(o, job)
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = staleness, offload_states = offload, param_offload = param_offload,
     ref_host = ref_host, host_bw = host_bw,
+    rank_skew = boolean("rank_skew", o.rank_skew, false),
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'

@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(117);
+	plan(119);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -181,6 +181,16 @@ int main(void)
 	       "uniform: longest of 9 = lo + 0.9 (max - lo)");
 	is_num(rl_len_moment2(&l), (200.0 * 200 + 200 * 1800 + 1800.0 * 1800) /
 	       3, 1e-12, "uniform: E[L^2] = (lo^2 + lo hi + hi^2) / 3");
+	/* The busiest of 8 ranks of 16 draws each (rl_rank_skew): uniform
+	 * 200..1800 has sd 1600 / sqrt(12) = 461.88; a 100-token prompt
+	 * makes the mean 1100; z(8) = 5.5556 (1 - (0.375 / 7.625 ...)):
+	 * q = 7.625 / 8.25, 5.5556 (1 - ((1 - q) / q)^0.1186) = 1.42618
+	 * (the exact expected largest of 8 normals is 1.4236): 1 + 1.42618
+	 * x 461.88 / (1100 x 4) = 1.14971.  Fixed lengths or one rank:
+	 * even. */
+	is_num(rl_rank_skew(&l, 100, 8, 16), 1.149710, 1e-6,
+	       "rank skew: 1 + z(8) sd / (mean sqrt(k))");
+	is_num(rl_rank_skew(&l, 100, 1, 16), 1.0, 0, "rank skew: one rank is even");
 	l.max = 2500;
 	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
 	   strstr(e.msg, "below one token"),

@@ -113,6 +113,17 @@ PROFILES.verl = {
   { "param_offload", true, "megatron.param_offload: the actor's weights to host after each "
     .. "phase (offload_megatron_model_to_cpu)",
     function(o) return o.colocated and o.offload_states and not o.fsdp end },
+  -- trainer.balance_batch (default True) balances the whole step's
+  -- sequence lengths over the DP ranks ("Reorder the data on single
+  -- controller such that each dp rank gets similar total tokens",
+  -- ray_trainer.py _balance_batch: get_seqlen_balanced_partitions,
+  -- equal_size=True, each partition's indices sorted); each rank then
+  -- cuts its share into mini-batches in order (make_minibatch_iterator),
+  -- so a mini-batch's share is an unbalanced draw, and every optimizer
+  -- step waits for the busiest rank (rearrange_micro_batches all-reduces
+  -- the micro-batch count, MAX, and the gradients meet at the step).
+  { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
+    .. "mini-batches" },
 }
 
 -- The prompt tokens when the case does not say: a math problem
