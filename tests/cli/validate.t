@@ -56,7 +56,7 @@ ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
 ($c, $o, $e) = run_gp('validate', '--coverage');
 is($c, 0, 'validate --coverage exits 0') or diag $e;
 like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'coverage header');
-like($o, qr/^train\s+50\s+50\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 50 cases, each with a range');
+like($o, qr/^train\s+57\s+57\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 57 cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
@@ -67,17 +67,18 @@ for (my $i = 0; $i < @lo; $i += 2) { $ordered = 0 unless $lo[$i] < $lo[$i + 1] }
 ok($ordered, 'predicted_lo < predicted_hi in every row');
 # A case not in the shipped record is scored with the shipped model, as a
 # job like it would be: this copy of megatron2021-t1-gpt-39.1b (Megatron,
-# dense, PP 2: regime stack=megatron/moe=dense/style=pipeline, factors
-# 0.942 .. 1.396 in validation/ranges.lua) predicts a rate, so
-# predicted_lo = predicted / 1.396 and predicted_hi = predicted / 0.942
-# (the file's 3 decimals: within 1e-9 of those).
+# dense, PP 2 on 512 GPUs: regime
+# stack=megatron/moe=dense/style=pipeline/scale=cluster, its factors lo ..
+# hi in validation/ranges.lua) predicts a rate, so predicted_lo =
+# predicted / hi and predicted_hi = predicted / lo (the file's 3
+# decimals: within 1e-9 of those).
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/not_shipped.json', '--format', 'json');
 my ($p, $plo, $phi) = $o =~ /"predicted":([0-9.e+]+),.*"predicted_lo":([0-9.e+]+),"predicted_hi":([0-9.e+]+)/;
 my ($rlo, $rhi) = do {
     open my $fh, '<', 'validation/ranges.lua' or die;
     my $t = do { local $/; <$fh> };
     ($t) = $t =~ /\n    train = \{\n(.*?)\n    \},/s;
-    $t =~ /\["stack=megatron\/moe=dense\/style=pipeline"\] = \{ cases = \d+, lo = ([0-9.]+), hi = ([0-9.]+)/;
+    $t =~ /\["stack=megatron\/moe=dense\/style=pipeline\/scale=cluster"\] = \{ cases = \d+, lo = ([0-9.]+), hi = ([0-9.]+)/;
 };
 ok(defined $plo && abs($plo - $p / $rhi) < 1e-9 * $p && abs($phi - $p / $rlo) < 1e-9 * $p,
    'a case not shipped: the shipped regime\'s range') or diag "$p $plo $phi $rlo $rhi";
