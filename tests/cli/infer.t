@@ -92,6 +92,14 @@ like($o, qr/; try --weights int4, --kv fp8, more GPUs with --tp or --offload$/m,
 like($o, qr/; try more GPUs with --tp or more host memory with --host-memory$/m,
      'int4, fp8 KV and --offload set: not suggested again');
 unlike($o, qr/try[^\n]*(--weights|--kv|--offload\b)/, 'no --weights/--kv/--offload in that hint');
+# A stated count of host layers that leaves the GPU short: raising it helps.
+($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'rtx-4090', '--offload', '--offload-layers', '3');
+like($o, qr/^does not fit: needs [\d.]+ GB per GPU even with 3 of its 40 layers in host memory, .*; try --weights int4, --kv fp8, more GPUs with --tp, a larger --offload-layers or more host memory with --host-memory$/m,
+     '--offload-layers too few: the count and the lever named');
+($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'rtx-4090', '--offload-layers', '3');
+isnt($c, 0, '--offload-layers without --offload refused');
+like($e, qr/^gpuplan: infer: --offload-layers places layers in host memory; give offload too$/m,
+     '... naming the option');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
                       '--kv', 'int8', '--target', '100');
 like($o, qr/^does not fit: .*; try more GPUs with --tp or --offload$/m,

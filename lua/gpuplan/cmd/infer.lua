@@ -124,6 +124,8 @@ local function hint(opts)
   if not ok or memory.weight_bits(w) > 5 then t[#t + 1] = "--weights int4" end
   if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
   t[#t + 1] = "more GPUs with --tp"
+  -- A stated count of host layers can be raised (the GPU short of room).
+  if opts.offload and opts.offload_layers then t[#t + 1] = "a larger --offload-layers" end
   t[#t + 1] = opts.offload and "more host memory with --host-memory" or "--offload"
   local last = table.remove(t)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
