@@ -106,6 +106,7 @@ local PROFILES = {
       function(o, m) return pretrain(o) and tp2(o) and m.ffn_gated end },
     { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
     { "grad_reduce", "bf16", "gpt3/175b_fp8.yaml grad_sync_dtype: bf16", gpt },
+    { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
     { "recompute", "none", "activations_checkpoint_granularity: null" },
     { "lora_rank", 32, "peft adapter_dim 32", lora },
     { "lora_targets", "q,k,v", "peft target_modules [attention_qkv]", lora },
