@@ -55,7 +55,7 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 0.956, hi = 1.823 },
+        [""] = { cases = 41, lo = 0.956, hi = 1.740 },
         ["stack=megatron"] = { cases = 40, lo = 0.956, hi = 1.740 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.001, hi = 1.538 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.911, hi = 2.077 },

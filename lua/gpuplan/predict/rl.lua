@@ -17,6 +17,7 @@ local v, model_of = case_.v, case_.model
 
 local FRAMEWORKS = {
   { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" }, { "verl", "verl" },
+  { "deepspeed%-chat", "deepspeed-chat" },
 }
 
 -- NeMo RL r0.5/r0.6: examples/configs/grpo_math_1B.yaml (the base of every
@@ -124,6 +125,20 @@ PROFILES.verl = {
   -- the micro-batch count, MAX, and the gradients meet at the step).
   { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
     .. "mini-batches" },
+}
+
+-- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
+-- 2023): actor and critic are Hugging Face modules, and their attention
+-- is the transformers modules' own of the time -- OPTAttention: bmm, the
+-- softmax upcast to fp32 in fp16, bmm (no FlashAttention path in
+-- transformers before its FlashAttention-2 integration of late 2023);
+-- generation runs DeepSpeed's inference kernels (rollout_engine hybrid).
+-- (DeepSpeed's ZeRO engine steps them with its FusedAdam, "AdamOptimizer
+-- = DeepSpeedCPUAdam if self.args.offload else FusedAdam",
+-- training/step3_rlhf_finetuning/rlhf_engine.py; the case's stack stays
+-- gp.rl's hf, whose 80% range regime it is.)
+PROFILES["deepspeed-chat"] = {
+  { "flash", false, "transformers' 2023 OPTAttention: bmm, fp32 softmax, bmm" },
 }
 
 -- The prompt tokens when the case does not say: a math problem
