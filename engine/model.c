@@ -379,22 +379,28 @@ int model_moe_layers(const gp_model *m)
  * a light-tailed load), scaled to the measured 1.564 at N = 32:
  *   skew = 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32).
  * The excess is the layer's wait: every rank's combine waits for the
- * hottest rank's experts and its received tokens. */
+ * hottest rank's experts and its received tokens.  The spread is a
+ * fine-grained MoE's (256 experts of DeepSeek R1); none is measured for
+ * a few large experts.  A rank can take at most min(top_k, El) of a
+ * token's top_k picks, so no more than N min(k, El) / k times the mean:
+ * the skew stops there (two ranks of one expert each: 2). */
 #define EP_SKEW_EXCESS 1.564
 #define EP_SKEW_EXPERTS 8.0
 #define EP_SKEW_RANKS 32.0
 
 double model_ep_skew(const gp_model *m, int ep)
 {
-	double el;
+	double el, k, cap;
 
 	if (ep <= 1 || m->moe.experts <= 0)
 		return 1.0;
 	el = (double)m->moe.experts / ep;
 	if (el < 1.0)
 		el = 1.0;
-	return 1.0 + EP_SKEW_EXCESS * sqrt(EP_SKEW_EXPERTS / el) *
-		sqrt(log((double)ep) / log(EP_SKEW_RANKS));
+	k = m->moe.top_k > 0 ? m->moe.top_k : 1.0;
+	cap = ep * fmin(k, el) / k;
+	return fmin(cap, 1.0 + EP_SKEW_EXCESS * sqrt(EP_SKEW_EXPERTS / el) *
+		    sqrt(log((double)ep) / log(EP_SKEW_RANKS)));
 }
 
 /* Derived parameter count of the vision tower and projector. */

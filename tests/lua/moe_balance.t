@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(11)
 
 -- Qwen3-30B-A3B (128 experts, top 8) on 16 H100s in two DGX nodes, EP 16:
 -- 8 experts a rank, 4096 tokens a micro-batch, 4 micro-batches (64 / 16).
@@ -57,6 +57,16 @@ t.is(t.op(none, "qkv").fwd, t.op(bal, "qkv").fwd, "attention's GEMMs unchanged")
 local one = t.with(job, { ep = 1, gpus = 8, global_batch = 32 })
 t.is(gp.train(t.with(one, { moe_balance = "none" })).step_s, gp.train(one).step_s,
      "EP 1: the same step")
+
+-- A rank takes at most min(top_k, El) of a token's top_k picks, so the
+-- skew stops at N min(k, El) / k: 2 experts, top 2, over EP 2 sends every
+-- token to both ranks alike -- the step is the balanced one.
+local two = { model = { layers = 4, hidden = 1024, heads = 8, ffn_hidden = 4096, vocab = 32000,
+                        moe = { experts = 2, top_k = 2, ffn_hidden = 1024 } },
+              gpu = "h100-sxm", gpus = 2, ep = 2, method = "pretrain", seq = 4096,
+              global_batch = 8 }
+t.is(gp.train(t.with(two, { moe_balance = "none" })).step_s, gp.train(two).step_s,
+     "every expert on every token: no skew")
 
 -- The option's values are declared: anything else is an error naming it.
 local ok, e = pcall(gp.train, t.with(job, { moe_balance = "aux" }))
