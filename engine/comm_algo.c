@@ -133,6 +133,81 @@ static double net_post(const comm_ctx *c)
 	return (c->t->host_amd ? 2.0 : 1.0) * US;
 }
 
+/* ---- the proxy thread's posts across nodes -------------------------------
+ *
+ * A ring that crosses nodes runs on more channels than a node has NICs,
+ * and one proxy thread per GPU drives the network for all channels that
+ * leave the node through that GPU's NIC: each step it posts one send per
+ * channel, one after another ("for (int s=0; s<args->nsubs; s++)", a sub
+ * per channel, net.cc sendProxyProgress, NCCL 2.20-2.30).  NCCL prices a
+ * ring step at no less than one post ("Inter-node rings still have to
+ * launch nsteps * net overhead", tuning.cc); with k channels on a proxy the
+ * step waits for k of them.  Its own tuner does not count k, so the
+ * estimate it ranks algorithms by leaves them out (comm_nccl_estimate).
+ *
+ * The channels (NCCL's search and connect code, 2.20-2.30): the ring graph
+ * finds one channel per NIC at the NIC's speed, the fastest of its
+ * speedArrayInter not above the line rate (400 Gb/s: 48 GB/s, 200 Gb/s:
+ * 24); ncclTopoDupChannels doubles them at half the speed when the speed
+ * is >= 25 GB/s unless it is < 50 with more than 4 channels (the Hopper
+ * rule; Ampere doubles those too, Blackwell's faster speed array is not
+ * modelled); ncclTopoPostset doubles them again ("nChannels*2", at most 32)
+ * and, on Hopper across nodes (here on any GPU), once more while a
+ * channel still runs above 45 GB/s and there are fewer than 16 ("4 compute
+ * channels per search channel").  4 x 400 Gb/s on H100: 4 -> 8 -> 16,
+ * as logged on two such nodes (16 trees, nccl#1357); 8 x 400 Gb/s: 8 ->
+ * 16.  A small message
+ * runs on fewer (channels_in_use). */
+static const double net_speeds[] = {
+	48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+	3.0, 2.4, 1.2, 0.24, 0.12
+};
+
+static double net_ring_channels(const comm_ctx *c)
+{
+	double line = c->t->nic.bw / 1e9, v = 0.0, g = max2(1.0, c->nic_use);
+	double nch;
+	size_t i;
+
+	for (i = 0; i < sizeof net_speeds / sizeof net_speeds[0]; i++)
+		if (net_speeds[i] <= line) {
+			v = net_speeds[i];
+			break;
+		}
+	if (v >= 25.0 && !(v < 50.0 && g > 4.0)) {
+		g *= 2.0;
+		v /= 2.0;
+	}
+	nch = min2(32.0, 2.0 * g);
+	if (v > 45.0 && nch < 16.0)
+		nch = min2(32.0, 2.0 * nch);
+	return nch;
+}
+
+static double channels_in_use(const comm_ctx *c, gp_algo a, gp_proto p,
+			      double nch);
+
+/* NCCL's cost of one network post for protocol p (net_post, 3x Simple). */
+static double post(const comm_ctx *c, gp_proto p)
+{
+	return net_post(c) * (p == GP_PROTO_SIMPLE ? 3 : 1);
+}
+
+/* The posts a ring step waits for on one proxy thread: k = the channels
+ * of the ring in use at this size over the NICs the group drives; each
+ * post after the first overlaps the NIC moving the channel before it (a
+ * step's share S / (n nc) at the NIC's rate), so a post shows only by what
+ * it outlasts that transfer.  A large message hides them all; 1 MiB on 40
+ * ranks (1.6 KB a channel a step, 0.04 us) hides 4% of them. */
+static double proxy_subs(const comm_ctx *c, gp_proto p)
+{
+	double nc = channels_in_use(c, GP_ALGO_RING, p, net_ring_channels(c));
+	double k = ceil(nc / max2(1.0, c->nic_use));
+	double x = c->bytes / (c->n * nc) / (c->bnic * proto_eff[p]);
+
+	return 1.0 + (k - 1.0) * max2(0.0, 1.0 - x / post(c, p));
+}
+
 /* NCCL's LL ceiling across the nodes of this placement (nn >= 2). */
 static double ll_net(const comm_ctx *c)
 {
@@ -230,18 +305,25 @@ static double p2p_channels(const comm_ctx *c, double S)
 static const double chan_threads[GP_PROTO_COUNT] = {512.0, 640.0, 512.0};
 static const double chan_bytes[GP_PROTO_COUNT] = {8.0, 8.0, 64.0};
 
+/* The channels, of nch, a ring or tree of c->bytes runs on. */
+static double channels_in_use(const comm_ctx *c, gp_algo a, gp_proto p,
+			      double nch)
+{
+	double per = chan_threads[p] * chan_bytes[p] *
+		     (a == GP_ALGO_RING && p == GP_PROTO_LL ? c->n : 1);
+
+	return min2(nch, max2(1.0, floor(c->bytes / per)));
+}
+
 /* The share nc / channels of the link's channels a ring or tree of
  * c->bytes gets (1: all). */
 static double channel_share(const comm_ctx *c, gp_algo a, gp_proto p)
 {
-	double nch = c->t->up_nccl.channels, per, nc;
+	double nch = c->t->up_nccl.channels;
 
 	if (nch <= 0.0 || c->g < 2 || c->nn > 1)
 		return 1.0;
-	per = chan_threads[p] * chan_bytes[p] *
-	      (a == GP_ALGO_RING && p == GP_PROTO_LL ? c->n : 1);
-	nc = floor(c->bytes / per);
-	return nc >= nch ? 1.0 : max2(nc, 1.0) / nch;
+	return channels_in_use(c, a, p, nch) / nch;
 }
 
 static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
@@ -274,6 +356,43 @@ static double net_rate(const comm_ctx *c, gp_proto p)
 	return c->nn > 1 ? c->bn * proto_eff[p] : HUGE_VAL;
 }
 
+/* A ring step inside a node: the NVLink/PCIe hop, across nodes no less
+ * than `subs` network posts (see proxy_subs). */
+static double ring_intra_step(const comm_ctx *c, gp_proto p, double subs)
+{
+	double h = hop_up(c, p);
+
+	return c->nn > 1 ? max2(h, subs * post(c, p)) : h;
+}
+
+/* The flat pipelined ring's steps, as NCCL builds it (nccl#530): *steps
+ * in all and *inter of them across nodes.  Each channel's ring enters and
+ * leaves every node once, so the node's NICs carry one ring-width of
+ * traffic.  All-reduce 2(n-1) (reduce-scatter then all-gather), of which
+ * 2(N-1) cross the network; all-gather/reduce-scatter n-1 with N-1 network
+ * steps; broadcast/reduce n-1 hops to fill the pipeline (Thakur et al.
+ * 2005, ring formulas). */
+static void ring_steps(const comm_ctx *c, int *steps, int *inter)
+{
+	int ar = c->op == GP_ALL_REDUCE;
+
+	*steps = ar ? 2 * (c->n - 1) : c->n - 1;
+	*inter = ar ? 2 * (c->nn - 1) : c->nn - 1;
+}
+
+/* What the ring's steps inside the nodes wait for the proxy beyond the
+ * single post NCCL prices them at, s (0 on one node). */
+static double ring_proxy_wait(const comm_ctx *c, gp_proto p)
+{
+	int steps, inter;
+
+	if (c->nn < 2)
+		return 0.0;
+	ring_steps(c, &steps, &inter);
+	return (steps - inter) * (ring_intra_step(c, p, proxy_subs(c, p)) -
+				  ring_intra_step(c, p, 1.0));
+}
+
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
 static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -285,31 +404,12 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		*why = "ring does not apply to all_to_all or send_recv";
 		return 1;
 	}
-	/* Flat pipelined ring over all n ranks, as NCCL builds it
-	 * (nccl#530).  Each channel's ring enters and leaves every
-	 * node once, so the node's NICs carry one ring-width of
-	 * traffic: busbw <= node NIC bandwidth; inside the node
-	 * busbw <= per-GPU link bandwidth.  Steps: all-reduce
-	 * 2(n-1) (reduce-scatter then all-gather), of which 2(N-1)
-	 * cross the network; all-gather/reduce-scatter n-1 with N-1
-	 * network steps; broadcast/reduce n-1 hops to fill the
-	 * pipeline (Thakur et al. 2005, ring formulas). */
-	if (c->op == GP_ALL_REDUCE) {
-		steps = 2 * (c->n - 1);
-		inter = 2 * (c->nn - 1);
-	} else {
-		steps = c->n - 1;
-		inter = c->nn - 1;
-	}
-	{
-		double intra = hop_up(c, p);
-
-		if (c->nn > 1)
-			intra = max2(intra, net_post(c) *
-				     (p == GP_PROTO_SIMPLE ? 3 : 1));
-		*lat = base(p) + (steps - inter) * intra +
-		       inter * hop_net(c, p);
-	}
+	/* Flat pipelined ring over all n ranks (ring_steps): busbw <=
+	 * the node's NIC bandwidth; inside the node busbw <= per-GPU
+	 * link bandwidth. */
+	ring_steps(c, &steps, &inter);
+	*lat = base(p) + (steps - inter) * ring_intra_step(c, p, 1.0) +
+	       inter * hop_net(c, p) + ring_proxy_wait(c, p);
 	if (c->nn > 1 && p == GP_PROTO_SIMPLE && c->op == GP_ALL_REDUCE)
 		*lat *= RING_PLATEAU;
 	*bwt = S * comm_bus_factor(c->op, c->n) / min2(up, net);
@@ -752,6 +852,14 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 {
 	double alg = nccl_algbw(c, a, p, 1.0);
 
+	if (a == GP_ALGO_RING) {
+		double w = ring_proxy_wait(c, p);
+
+		if (c->nn > 1 && p == GP_PROTO_SIMPLE &&
+		    c->op == GP_ALL_REDUCE)
+			w *= RING_PLATEAU;
+		lat -= w;
+	}
 	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE) {
 		bwt -= nvls_fill(c);
 		if (c->nn > 1)

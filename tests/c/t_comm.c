@@ -56,13 +56,13 @@ static int einval(int rc, const gp_error *e, const char *name)
 int main(void)
 {
 	gp_topo a100 = nvl(8, 1, 300e9, 0.8), a800 = nvl(8, 1, 200e9, 0.8);
-	gp_topo h100 = nvl(8, 1, 450e9, 0.8), t;
+	gp_topo h100 = nvl(8, 1, 450e9, 0.8), t, t5;
 	gp_comm_result r, r2;
 	gp_error e;
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(90);
+	plan(94);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -369,6 +369,33 @@ int main(void)
 	is_num(r.bw_time, 8 * 1.875 / 22.5e9, 1e-9,
 	       "AMD hosts: LL across 2 nodes capped at 22.5 GB/s busbw");
 	t.host_amd = 0;
+	/* The proxy's posts: 5 nodes x 8 GPUs, 4 NICs x 50 GB/s (x 0.9) a
+	 * node, ring all_reduce of 1 MiB.  Channels: one per NIC at NCCL's
+	 * 48 GB/s, doubled (48 >= 25, only 4), doubled again: 16, of which
+	 * 1 MiB uses all (>= 16 x 640 x 8 B), 4 on each NIC's proxy.  A
+	 * channel's step carries 1 MiB / (40 x 16) = 1638.4 B, 0.0388 us at
+	 * 45e9 x 120/128 B/s, so each of the 3 later posts shows for 1 -
+	 * 0.0388 of its 1 us: a step inside a node costs 1 + 3 x 0.96116 =
+	 * 3.88349 us (NVLink LL128: 1.9).  Latency: 14 + 70 x 3.88349 + 8 x
+	 * (2.7 + 1.3) = 317.844 us (nccl#1368: 354.9 us on such nodes); NCCL
+	 * ranks by its single post (NCCL's own 191-198 us), still LL128.
+	 * Exact arithmetic. */
+	t5 = nvl(8, 5, 450e9, 0.82);
+	add_nics(&t5, 4, 50e9, 0.9);
+	MUST(comm_cost_algo(&t5, GP_ALL_REDUCE, GP_ALGO_RING, MiB, 40, &r,
+			    &e));
+	ok(r.proto == GP_PROTO_LL128, "1 MiB on 5 nodes: LL128 ring");
+	intra = 1.0 + 3.0 * (1.0 - MiB / 640.0 / (45e9 * 120.0 / 128.0) / US);
+	is_num(r.latency, (14.0 + 70.0 * intra + 8.0 * 4.0) * US, 1e-9,
+	       "1 MiB on 5 nodes: 4 proxy posts a step, 317.8 us");
+	/* 1 GiB: a channel's step (1.68 MB, 37 us on the NIC) hides the
+	 * posts; NCCL's own Simple terms, (8.4 + 70 x max(3.4, 3) + 8 x
+	 * (2.7 + 11.3)) x 1.4 = 501.76 us.  Exact arithmetic. */
+	MUST(comm_cost_algo(&t5, GP_ALL_REDUCE, GP_ALGO_RING, GiB, 40, &r,
+			    &e));
+	ok(r.proto == GP_PROTO_SIMPLE, "1 GiB on 5 nodes: Simple ring");
+	is_num(r.latency, 501.76 * US, 1e-9,
+	       "1 GiB on 5 nodes: the transfer hides the posts");
 	/* Tree, 8 B (LL): 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (NCCL's
 	 * 25.2), the cheaper of the two: the auto choice. */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 16, &r, &e));
