@@ -96,6 +96,9 @@ typedef struct train_cfg {
 				  * hottest EP rank receives model_ep_skew
 				  * times the mean dispatches; 0: balanced
 				  * (aux loss, bias, forced balancing) */
+	int graph_attn;          /* Transformer Engine CUDA graphs of */
+	int graph_router;        /* the scopes attn, moe_router and */
+	int graph_prep;          /* moe_preprocess (train_layer.c) */
 	double reduce_bytes;     /* bytes per gradient element the DP
 				  * reduction moves; 0 = the recipe's
 				  * gradient dtype (Megatron bf16: fp32) */
@@ -273,6 +276,7 @@ typedef struct train_lkey {
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
+	int graph_attn, graph_router, graph_prep; /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */

@@ -340,6 +340,33 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * a CPU sync"), so layer_extras' rule holds for it too. */
 #define MOE_FLEX_OPS 18.0
 
+/* Of those, the router's (topk_softmax_with_capacity 10 and the input's
+ * fp32 cast 1), and the dispatcher's preprocess before its host wait:
+ * alltoall's 8 (routing_map.sum, long, the splits' sum, the counts'
+ * all-gather, the local slice and three sums), flex's 3 (the two
+ * expanded copies and the probs' cast). */
+#define MOE_ROUTER_OPS 11.0
+#define MOE_A2A_PREP_OPS 8.0
+#define MOE_FLEX_PREP_OPS 3.0
+
+/* Megatron-Core's Transformer Engine CUDA graphs (cuda_graph_impl
+ * "transformer_engine", cuda_graph_scope; transformer_layer.py
+ * _get_submodules_under_cudagraphs): "attn" captures input_layernorm
+ * and self_attention, its capture (_te_cuda_graph_capture) running
+ * _forward_attention with the residual add; "moe_router"
+ * pre_mlp_layernorm and the router; "moe_preprocess" the dispatcher's
+ * preprocess.  One capture per layer holds the scopes it has; its
+ * replay (TE graph.py, Graphed.forward) copies each input whose
+ * address moved into the static buffer and replays the graph: two host
+ * calls where the captured kernels were launched one by one.  The
+ * backward replays its own graph, but the backward's per-kernel host
+ * time is not charged here anyway (layer_extras).  The dropless
+ * dispatcher's host wait and the experts stay outside: "MoE models
+ * with token-dropless propagation have limited CUDA graph support,
+ * restricted to the dense modules only" (Megatron-Bridge performance
+ * guide). */
+#define GRAPH_REPLAY_OPS 2.0
+
 /* Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP
  * runs the experts' two linears on, issues one cuBLASLt GEMM per local
  * expert: "The per-tensor NVFP4 grouped GEMM currently runs as a
@@ -361,7 +388,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * for its nk forward kernels and eg expert GEMMs (o_k: the attention
  * output projection's input width). */
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
-			 double eg, double o_k, train_lcost *lc)
+			 double ng, double eg, double o_k, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
@@ -399,8 +426,20 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * figure for it was found, so none is charged but the expert GEMMs'
 	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it), against
 	 * the layer's backward on the GPU. */
-	if (moe && k->ep > 1 && !k->eager)
+	if (moe && k->ep > 1 && !k->eager) {
 		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
+		if (k->graph_router)
+			ng += MOE_ROUTER_OPS;
+		if (k->graph_prep)
+			ng += k->ep_flex ? MOE_FLEX_PREP_OPS :
+				MOE_A2A_PREP_OPS;
+	}
+	/* ng: the launches a CUDA graph captured (the attention's
+	 * residual add with it), replayed by GRAPH_REPLAY_OPS host calls. */
+	if (k->graph_attn && !k->eager)
+		ng += 1.0;
+	if (ng > 0)
+		nk += GRAPH_REPLAY_OPS - ng;
 	{
 		/* eg: the forward's expert GEMMs (fused stacks only: the
 		 * eager modules loop over experts in Python, op by op). */
@@ -446,6 +485,23 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 	       0, 0);
 }
 
+/* Whether operator name of a layer (an MoE one: moe) runs inside the
+ * layer's CUDA graph (the scopes above GRAPH_REPLAY_OPS). */
+static int graphed(const train_lkey *k, int moe, const char *name)
+{
+	static const char *const attn[] = {
+		"attn_norm", "qkv", "rope_kv", "attention", "o_proj"
+	};
+	size_t i;
+
+	if (k->graph_attn)
+		for (i = 0; i < sizeof attn / sizeof *attn; i++)
+			if (strcmp(name, attn[i]) == 0)
+				return 1;
+	return moe && k->graph_router && (strcmp(name, "mlp_norm") == 0 ||
+					  strcmp(name, "moe_router") == 0);
+}
+
 /* What recompute re-runs in the backward of a layer whose forward is
  * priced in lc: all of it (full), its attention (selective), the
  * recompute_modules' share mod, or (op) all but fused attention
@@ -479,7 +535,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
-	double attn_t = 0, kept_t = 0, qv = 0, eg = 0;
+	double attn_t = 0, kept_t = 0, qv = 0, eg = 0, ng = 0;
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
@@ -503,7 +559,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
-		double bytes, t, tb_;
+		double bytes, t, tb_, nk0 = nk;
 
 		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
 			continue;
@@ -556,8 +612,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				mod += t;
 			break;
 		}
+		if (!eager && graphed(k, moe, o->name))
+			ng += nk - nk0;
 	}
-	layer_extras(e, k, moe, nk, eg, o_k, lc);
+	layer_extras(e, k, moe, nk, ng, eg, o_k, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 

@@ -220,6 +220,9 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ep_flex = c->ep_flex;
 	xp->k.skew = c->moe_unbalanced ? model_ep_skew(xp->e.m, xp->y.ep)
 		: 1.0;
+	xp->k.graph_attn = c->graph_attn;
+	xp->k.graph_router = c->graph_router;
+	xp->k.graph_prep = c->graph_prep;
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.host_op_time = c->host_op_time;
 	xp->k.tp = xp->y.tp;

@@ -777,6 +777,15 @@ opt { name = "moe_balance", type = "string", metavar = "B", commands = "train pl
     .. "hottest rank receives what TensorRT-LLM measured without balancing, 2.56x the mean "
     .. "at EP 32 with 8 experts a rank, and every layer waits for it)",
   suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
+opt { name = "cuda_graph_scope", type = "string", metavar = "LIST", commands = "train plan rl",
+  kind = "enum",
+  help = "the parts of each layer's forward Transformer Engine's CUDA graphs capture "
+    .. "(Megatron-Core's cuda_graph_scope with cuda_graph_impl transformer_engine): attn "
+    .. "(the input norm, attention and its residual add), moe_router (the MLP's norm and "
+    .. "the router), moe_preprocess (the token dispatcher's preprocess); a graph's replay "
+    .. "costs the host two calls where its kernels were launched one by one, e.g. "
+    .. "moe_router,moe_preprocess (Lua also a list) (default none)",
+  suggest = { "cuda_graph", "cuda_graphs", "graph_scope" } }
 opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train plan rl",
   value = "delayed", kind = "enum", values = { "delayed", "current", "block" },
   help = "with --precision fp8, where each cast's scale comes from: delayed (Transformer "

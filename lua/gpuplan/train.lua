@@ -258,6 +258,33 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.moe_flex = o.moe_dispatcher == "flex"
   -- the router's balance: one of its declared values
   cfg.moe_unbalanced = o.moe_balance == "none"
+  -- Transformer Engine's CUDA graph scopes: a list, or names joined by
+  -- commas; the MoE ones need experts.
+  local gs = o.cuda_graph_scope
+  if gs ~= nil then
+    if type(gs) == "table" then
+      for i, x in ipairs(gs) do
+        if type(x) ~= "string" then
+          fail("train: cuda_graph_scope[%d] must be a scope name (got %s)", i, args.shown(x))
+        end
+      end
+      gs = table.concat(gs, ",")
+    elseif type(gs) ~= "string" then
+      fail("train: cuda_graph_scope must be a list of scope names (got %s)", args.shown(gs))
+    end
+    local scope = { attn = "graph_attn", moe_router = "graph_router",
+                    moe_preprocess = "graph_prep" }
+    for name in (gs .. ","):gmatch("([^,]*),") do
+      if not scope[name] then
+        fail("train: cuda_graph_scope: unknown scope '%s' (expected attn, moe_router, "
+          .. "moe_preprocess)", name)
+      elseif name ~= "attn" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+        fail("train: cuda_graph_scope: %s needs a MoE model; %s has no experts", name,
+          tostring(p.model.id or p.model.name))
+      end
+      cfg[scope[name]] = true
+    end
+  end
   cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.

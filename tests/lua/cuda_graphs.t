@@ -1,0 +1,61 @@
+-- Transformer Engine's CUDA graphs of parts of a layer (gp.train's
+-- cuda_graph_scope, Megatron-Core's cuda_graph_scope with
+-- cuda_graph_impl "transformer_engine"): the captured kernels cost the
+-- host one replay of two calls in place of their launches one by one.
+-- Run with ./gpuplan run tests/lua/cuda_graphs.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(8)
+
+local function host_wait(r)
+  for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd end end
+  return 0
+end
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
+end
+
+-- Qwen3-30B-A3B on 8 B200 (x86 host: 24.84 us a launch), EP8, one
+-- 4096-token micro-batch, alltoall dispatcher: the MoE layer's forward is
+-- host-bound (1.66 ms of host wait) with or without the graphs.
+local job = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, method = "pretrain",
+              seq = 4096, global_batch = 512, precision = "fp8", fp8_scaling = "block" }
+local r0 = gp.train(job)
+-- moe_router and moe_preprocess capture the MLP's norm 1, the router GEMM
+-- 1, the router's ops 11 and alltoall's preprocess 8: 21 launches become
+-- the replay's 2, 19 x 24.84 us = 471.96 us less host wait (1e-9: the
+-- same sums).
+local r1 = gp.train(t.with(job, { cuda_graph_scope = "moe_router,moe_preprocess" }))
+t.near(host_wait(r0) - host_wait(r1), 19 * 24.84e-6, 1e-9,
+       "moe_router,moe_preprocess: 21 launches in one replay of 2")
+-- attn adds the input norm, qkv, rope, attention, o_proj and the residual
+-- add (6) to the same capture: 6 x 24.84 us = 149.04 us less.
+local r2 = gp.train(t.with(job, { cuda_graph_scope = { "attn", "moe_router", "moe_preprocess" } }))
+t.near(host_wait(r1) - host_wait(r2), 6 * 24.84e-6, 1e-9,
+       "attn: 6 more launches in the same replay")
+-- flex's preprocess is 3 launches, not 8: 14 x 24.84 us with the router's.
+local f0 = gp.train(t.with(job, { moe_dispatcher = "flex" }))
+local f1 = gp.train(t.with(job, { moe_dispatcher = "flex",
+                                  cuda_graph_scope = "moe_router,moe_preprocess" }))
+t.near(host_wait(f0) - host_wait(f1), 14 * 24.84e-6, 1e-9,
+       "flex: its 3 preprocess launches graphed")
+-- The graphs move no bytes: the expert all-to-all is unchanged.
+t.near(part(r2, "ep_comm"), part(r0, "ep_comm"), 1e-12, "graphs leave the all-to-all alone")
+-- A GPU-bound forward gains nothing: Qwen3-30B-A3B on 8 H100 at 8
+-- micro-batch sequences (65536 tokens) waits on no host.
+local big = t.with(job, { gpu = "h100-sxm", batch = 8, precision = "bf16", fp8_scaling = false })
+big.fp8_scaling = nil
+t.near(gp.train(t.with(big, { cuda_graph_scope = "attn" })).step_s, gp.train(big).step_s, 1e-12,
+       "GPU-bound: the same step")
+
+local function err(o)
+  local ok, e = pcall(gp.train, t.with(job, o))
+  return not ok and tostring(e) or ""
+end
+t.like(err { cuda_graph_scope = "mlp" }, "unknown scope 'mlp' %(expected attn, moe_router, "
+       .. "moe_preprocess%)", "an unknown scope is named")
+t.like(err { model = "llama3-8b", cuda_graph_scope = "moe_router" },
+       "moe_router needs a MoE model; llama3%-8b has no experts", "MoE scopes need experts")
+t.like(err { cuda_graph_scope = { "attn", 3 } }, "cuda_graph_scope%[2%] must be a scope name",
+       "a list's entries are names")
