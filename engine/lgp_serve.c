@@ -290,6 +290,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
 	F_NUM("m_tile_grouped", offsetof(serve_cfg, m_tile_grouped), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
+	F_NUM("spec_host", offsetof(serve_cfg, spec_host), 0),
 	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
 	  NULL, NULL, NULL, NULL },
 	F_NUM("dispatch_bytes", offsetof(serve_cfg, dispatch_bytes), 0),
@@ -310,9 +311,9 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
  * batch, itl_max (s), prefill_tokens, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
- * a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes, expert_bits
- * (0 or absent: weight_bits), expert_compute (a dtype name), sbo,
- * sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
+ * spec_host (s), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
+ * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
+ * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)
 {
 	gp_topo t;
@@ -344,6 +345,7 @@ static void lgp_pushstep(lua_State *L, const serve_step *s)
 	lgp_setnum(L, "a2a_exposed", s->a2a_exposed);
 	lgp_setnum(L, "sm_loss", s->sm_loss);
 	lgp_setnum(L, "draft", s->draft);
+	lgp_setnum(L, "host", s->host);
 	lgp_setnum(L, "time", s->time);
 	lgp_setnum(L, "dispatch_bytes", s->dispatch_bytes);
 	lgp_setnum(L, "combine_bytes", s->combine_bytes);

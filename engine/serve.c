@@ -156,6 +156,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->m_tile_grouped, 0, 128, "m_tile_grouped",
 	                 err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
+	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",
 	                 err) ||
 	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err) ||

@@ -98,6 +98,10 @@ typedef struct serve_cfg {
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */
+	double spec_host;     /* s of host work per decode step with MTP,
+	                         serial with the GPU (the engine's scheduler
+	                         does not overlap it while it speculates);
+	                         0 = none */
 	serve_a2a a2a;
 	double dispatch_bytes; /* bytes per hidden element dispatched */
 	double combine_bytes;  /* bytes per hidden element combined */
@@ -163,6 +167,7 @@ typedef struct serve_step {
 	double sm_loss;       /* s, compute slowed by the SMs the prefill
 	                         all-to-all kernels hold under overlap */
 	double draft;         /* s, MTP draft passes (decode) */
+	double host;          /* s, spec_host (decode with MTP) */
 	double time;          /* s, the step */
 	double dispatch_bytes; /* per GPU per MoE layer (both micro-batches):
 	                          tokens x top_k x hidden x dispatch_bytes */

@@ -586,11 +586,15 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 		                         moe_layer(&y, &bd, tbo, decode, &e,
 		                                   &l) +
 		                         mb * (bd.proj + bd.outer));
+		/* The host's part of a speculative step, which the
+		 * scheduler leaves serial with the GPU (serve.lua's
+		 * SPEC_HOST: where it comes from). */
+		st->host = x->c->spec_host;
 	} else if (x->c->mtp > 0) {
 		/* Prefill runs the MTP layers too (their KV). */
 		st->draft = x->c->mtp_layers * moe_l;
 	}
-	st->time += st->draft;
+	st->time += st->draft + st->host;
 	return GP_OK;
 }
 

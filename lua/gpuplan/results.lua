@@ -300,6 +300,7 @@ field("a2a_exposed_ms", "ms", "the all-to-all not hidden by two-batch overlap", 
 field("dispatch_ms", "ms", "the dispatch all-to-all", "infer")
 field("combine_ms", "ms", "the combine all-to-all", "infer")
 field("draft_ms", "ms", "the MTP draft", "infer")
+field("spec_host_ms", "ms", "host work a speculative step, serial with the GPU", "infer")
 field("dispatch_bytes", "B", "bytes a GPU dispatches per step", "infer")
 field("combine_bytes", "B", "bytes a GPU combines per step", "infer")
 field("remote_bytes", "B", "of those, bytes leaving the node", "infer")

@@ -76,6 +76,29 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 -- The arguments that only the MoE serving model reads; any of them sends
 -- gp.infer here.
 -- gp.infer arguments, declared (serve = true) in gpuplan.options.
+-- SGLang's host work per speculative decode step, serial with the GPU.
+-- SGLang runs its scheduler one batch ahead of the GPU (v0.4 "zero-
+-- overhead batch scheduler": "we can overlap the CPU scheduling with the
+-- GPU computation"), but not while it speculates: server_args.py sets
+-- disable_overlap_schedule = True for EAGLE, NEXTN (DeepSeek's MTP,
+-- "NEXTN shares the same implementation of EAGLE") and EAGLE3, warning
+-- "Overlap scheduler is disabled because of using eagle speculative
+-- decoding" (v0.4-v0.5.2; later releases keep it unless
+-- SGLANG_ENABLE_SPEC_V2 is set).  Each step the EAGLE worker then waits
+-- for the GPU (eagle_worker.py _draft_preprocess_decode: seq_lens_sum =
+-- torch.sum(batch.seq_lens).item(); the verify's accepted tokens read
+-- back) before it schedules, allocates the drafts' KV slots, builds the
+-- tree and the forward batches of the draft, verify and draft-extend
+-- passes (each one CUDA-graph replay: the draft steps run inside one
+-- graph, so this part does not grow with the drafts).  What overlapping
+-- it saves, measured at batch 1 (sgl-project/sglang PR 11398, Llama-3.1-8B
+-- with EAGLE, 5 steps, topk 1, 6 draft tokens, send_one): 246.80 tok/s at
+-- an accept length of 2.99 without the overlap, 273.43 at 3.01 with it:
+-- 2.99 / 246.80 - 3.01 / 273.43 = 1.107 ms a step.  A lower bound for a
+-- DP-attention deployment, whose scheduler also gathers every rank's
+-- batch each step; a part per request is not in this measurement.
+M.SPEC_HOST = 2.99 / 246.80 - 3.01 / 273.43
+
 M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
 
@@ -196,6 +219,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
+    spec_host = L.spec_host,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
@@ -382,10 +406,19 @@ function M.setup(a)
     fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,
          tostring(model.id or model.name))
   end
+  -- The host's part of each speculative step, serial with the GPU where
+  -- the engine is SGLang's (this model's default) or unnamed.
+  local rt = a.runtime
+  local spec_host = 0
+  if mtp > 0 and (rt == nil or rt == "sglang" or rt == "graphs") then
+    spec_host = M.SPEC_HOST
+    default(string.format("host work %.2f ms a speculative step (SGLang turns its overlap "
+      .. "scheduler off while it speculates)", spec_host * 1e3))
+  end
   return setup_kernels(a, model, d, c, info, cat, default, {
     ep = ep, dp = dp, disagg = disagg, tp = tp, tbo = tbo, tbo_auto = tbo_auto,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
-    mtp = mtp, acc = acc })
+    mtp = mtp, acc = acc, spec_host = spec_host })
 end
 
 -- The result table of a core.serve result r for config s.
@@ -436,6 +469,7 @@ function M.result(r, model, d, s, info)
   out.a2a_ms, out.a2a_exposed_ms = st.a2a * 1e3, st.a2a_exposed * 1e3
   out.tp_comm_ms, out.compute_ms = st.tp_comm * 1e3, st.compute * 1e3
   out.draft_ms, out.step_ms = st.draft * 1e3, st.time * 1e3
+  out.spec_host_ms = st.host * 1e3
   out.dispatch_bytes, out.combine_bytes = st.dispatch_bytes, st.combine_bytes
   out.remote_bytes = st.remote_bytes
   if r.disagg then

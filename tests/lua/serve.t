@@ -70,6 +70,16 @@ t.near(m.accept, 1.85, 1e-12, "accept length 1 + 0.85")
 t.near(m.itl_s, m.tpot_s + m.batch * m.prefill_share_s / (1536 - 1), 1e-12,
        "colocated ITL = decode step / accept + the GPU's prefills over the output")
 t.ok(m.memory.mtp > 0, "the MTP module's weights are held")
+-- SGLang leaves its host work serial while it speculates (serve.lua
+-- SPEC_HOST, PR 11398): 2.99 / 246.80 - 3.01 / 273.43 s = 1.107 ms a step,
+-- in the step as it is; none without drafts, none for a runtime it is not
+-- measured for (TensorRT-LLM's overlap scheduler runs with MTP).
+t.near(m.spec_host_ms, 1.10677, 1e-4, "SGLang's host work a speculative step")
+local mt = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1,
+                           runtime = "trtllm" })
+t.is(mt.spec_host_ms, 0, "none for TensorRT-LLM")
+t.near(m.step_ms - mt.step_ms, m.spec_host_ms, 1e-9, "the host's part adds to the step")
+t.is(r.spec_host_ms, 0, "none without drafts")
 
 -- Disaggregated: the pools split, the ratio that balances them.
 local dg = gp.infer(with { gpu = "h800-sxm", gpus = 96, ep = 64, dp_attention = true,

@@ -81,7 +81,9 @@ local function moe_report(r, opts)
         r.max_batch_kv, r.instances) },
     { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
         .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
-        r.a2a_exposed_ms, r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms) or "") },
+        r.a2a_exposed_ms, (r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms)
+        or "") .. ((r.spec_host_ms or 0) > 0 and string.format(", host %.2f", r.spec_host_ms)
+        or "")) },
     { k = "dispatch / combine", v = string.format("%.1f / %.1f us per MoE layer (%.2f MB out, "
         .. "%.0f%% leaves the node)", r.dispatch_ms * 1e3, r.combine_ms * 1e3,
         r.dispatch_bytes / 1e6, r.dispatch_bytes > 0 and 100 * r.remote_bytes / r.dispatch_bytes or 0) },
