@@ -114,6 +114,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
 	RL_NUM("token_host", token_host),
+	RL_NUM("sync_host", sync_host),
 	RL_NUM("keep", keep),
 	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
 	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),

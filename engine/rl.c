@@ -71,6 +71,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_num(c->pack_tokens, 0, GP_COUNT_MAX, "pack_tokens",
 			 err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
+	    gp_check_num(c->sync_host, 0, 1e6, "sync_host", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
 	    rl_lengths_check(&c->response, err))
@@ -552,6 +553,8 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	if (rl_weight_sync(m, d, t, c, &out->update, out->gpus, engines,
 			   &sync, &out->sync_bytes, err))
 		return GP_EINVAL;
+	/* A tensor-by-tensor export (verl's) on top of the bytes. */
+	sync += c->sync_host;
 	out->ph[RL_SYNC].time = sync;
 	/* The framework's own work between the phases (the driver's data
 	 * collation and reward calls, actor round trips): on the step's

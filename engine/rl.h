@@ -217,6 +217,12 @@ typedef struct rl_cfg {
 			     * host time (GP_EAGER_OP_TIME) with the GPU
 			     * idle; 0 = one loss per micro-batch, inside
 			     * the training step's price */
+	double sync_host;   /* s a weight sync spends exporting the
+			     * trainer's weights tensor by tensor (verl's
+			     * Megatron export into vLLM's load_weights:
+			     * each tensor broadcast, gathered, converted
+			     * and loaded one at a time), on top of its
+			     * bytes; 0 = bucketed, bytes only */
 	double token_host;  /* s of the framework's host work per generated
 			     * token once the engine returns its batch
 			     * (turning outputs into tensors), serial on

@@ -104,6 +104,9 @@
 --                 (default 0: one loss per micro-batch); result loss_host
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
+--   sync_tensor_time  seconds per weight tensor of a weight sync that
+--                 exports tensor by tensor (verl's Megatron export; default
+--                 0: bucketed); result weight_sync phase
 --   step_overhead the framework's host work per RL step between the phases
 --                 (data collation, rewards, actor calls), seconds (default
 --                 0); the "framework" phase
@@ -514,6 +517,27 @@ function M.eager_ops_per_layer(model, rtp)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
 
+-- The weight tensors of a model's Hugging Face checkpoint, what a
+-- tensor-by-tensor export hands the rollout engine's load_weights one at
+-- a time: per layer the two norms, the attention's q, k, v and o (MLA:
+-- q_a, its norm, q_b -- or one q without a q LoRA --, kv_a, its norm,
+-- kv_b and o), a dense MLP's gate, up and down (no gate: two), a MoE
+-- layer's router, every routed expert's and the shared experts' MLP
+-- (one MLP for all the shared ones); the embedding, the final norm and
+-- an untied LM head.  DeepSeek-V3: 61 x 9 + 3 x 3 + 58 x (1 + 256 x 3 +
+-- 3) + 3 = 45,337.
+function M.weight_tensors(model)
+  local mlp = model.ffn_gated == false and 2 or 3
+  local a = model.mla
+  local attn = a and (((a.q_lora_rank or 0) > 0 and 3 or 1) + 4) or 4
+  local moe, L = model.moe, model.layers
+  local dense = moe and math.min(L, moe.dense_layers or 0) or L
+  local moe_layer = moe and (1 + moe.experts * mlp + ((moe.shared_experts or 0) > 0 and mlp or 0))
+    or 0
+  return L * (2 + attn) + dense * mlp + (L - dense) * moe_layer + 2
+    + (model.tied_embeddings and 0 or 1)
+end
+
 local function rollout_setup(o, s, tp, dflt, hybrid)
   local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
@@ -776,13 +800,15 @@ local function step_flags(o, dflt)
     "host ops per trained sequence, 0 to 1e6")
   local token_host = bounded("token_host", o.token_host, 1,
     "seconds per generated token, 0 to 1")
+  local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
+    "seconds per weight tensor, 0 to 1")
   local keep = o.filter_keep
   if keep ~= nil and (type(keep) ~= "number" or not (keep > 0 and keep <= 1)) then
     fail("rl: filter_keep must be the kept share of the generated groups, in (0, 1] (got %s)",
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep
+    overhead, pack, loss_ops, token_host, keep, sync_tensor
 end
 
 run = function(o, job)
@@ -795,7 +821,7 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep = step_flags(o, dflt)
+    overhead, pack, loss_ops, token_host, keep, sync_tensor = step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
@@ -840,6 +866,7 @@ run = function(o, job)
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async, step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, token_host = token_host and token_host * hs,
+    sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,

@@ -125,6 +125,16 @@ PROFILES.verl = {
   -- the micro-batch count, MAX, and the gradients meet at the step).
   { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
     .. "mini-batches" },
+  -- The weight sync exports the Megatron weights one tensor at a time
+  -- (megatron_vllm.py's sharding manager: per_tensor_generator, or
+  -- mbridge's export_weights, into vLLM's model.load_weights): each
+  -- tensor broadcast over the pipeline stages, gathered over TP and EP,
+  -- converted and loaded.  verl's maintainers measured it for DeepSeek
+  -- V3.1 ("16x8 | TP8, PP16, EP8 | 120s", verl issue #5311, "The
+  -- broadcast on the mbridge side is one by one"): 120 s over
+  -- DeepSeek-V3's 45,337 tensors (rl.weight_tensors), 2.65 ms each.
+  { "sync_tensor_time", 120 / 45337, "per-tensor Megatron export to vLLM: 120 s for "
+    .. "DeepSeek-V3 (verl issue #5311)", function(o) return not o.fsdp end },
 }
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
