@@ -92,7 +92,7 @@ t.ok(dsa.memory.total < dsa.memory.capacity, "and with the weights in the activa
 -- Published: 2.664M H800 GPU-hours for 14.8T tokens of pre-training (report
 -- Table 1, sec. 1): 14.8e12 / (2.664e6 x 3600) = 1543 tokens/s per GPU, so a
 -- 15360 x 4096-token step on 2048 GPUs takes 62914560 / (1543.2 x 2048) =
--- 19.9 s.  The model prices 19.5 s under DualPipe (the all-to-all under the
+-- 19.9 s.  The model prices 19.8 s under DualPipe (the all-to-all under the
 -- paired chunk's compute; exposed where it outlasts it).  Within 10%: the
 -- batch-size ramp of the first 469B tokens is not modelled, nor is the MTP
 -- module's compute.
