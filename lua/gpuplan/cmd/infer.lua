@@ -118,8 +118,12 @@ end
 -- command line has not pulled (suggesting --weights int4 to an int4 run
 -- says nothing).  Weights count as pulled at 5 bits or fewer per weight
 -- (the 4-bit formats with their scales, 4.13-4.5); the KV cache at 1 byte
--- or less per element (fp8, int8, fp4).
-local function hint(opts)
+-- or less per element (fp8, int8, fp4).  why is the engine's reason
+-- (engine/infer_run.c run_weights): a stated --offload-layers is worth
+-- raising only when the GPU is short with fewer than all of its stage's
+-- layers on the host ("even with N of its M layers"), not when the host
+-- is ("needs ... of host memory"), where more host layers need more.
+local function hint(opts, why)
   local memory = require "gpuplan.memory"
   local t = {}
   local ok, w = pcall(memory.weight_format, opts.weights or "bf16")
@@ -127,7 +131,10 @@ local function hint(opts)
   if (memory.kv_bytes[opts.kv or "bf16"] or 2) > 1 then t[#t + 1] = "--kv fp8" end
   t[#t + 1] = "more GPUs with --tp"
   -- A stated count of host layers can be raised (the GPU short of room).
-  if opts.offload and opts.offload_layers then t[#t + 1] = "a larger --offload-layers" end
+  local n, of = tostring(why):match("even with (%d+) of its (%d+) layers in host memory")
+  if opts.offload and opts.offload_layers and n and tonumber(n) < tonumber(of) then
+    t[#t + 1] = "a larger --offload-layers"
+  end
   t[#t + 1] = opts.offload and "more host memory with --host-memory" or "--offload"
   local last = table.remove(t)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
@@ -327,7 +334,7 @@ local function dense_target(opts, a)
   local okf, one = pcall(infer.infer, a)
   if not okf then error(clean(one), 0) end
   if not one.fits then
-    io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts)))
+    io.stdout:write(report.does_not_fit(tostring(one.why) .. "; " .. hint(opts, one.why)))
     return 0
   end
   local ok, g = pcall(infer.gpus_for, a, opts.target, (opts.itl_max or 50) / 1e3)
@@ -381,7 +388,7 @@ local function replica_report(r, opts)
   -- Not fitting is an answer, not an error (as in `gpuplan fit`): say
   -- what it needs and what would help, exit 0.
   if not r.fits then
-    io.stdout:write(report.does_not_fit(tostring(r.why) .. "; " .. hint(opts)), title, "\n")
+    io.stdout:write(report.does_not_fit(tostring(r.why) .. "; " .. hint(opts, r.why)), title, "\n")
     return 0
   end
   local cur = r.currency or "USD"
