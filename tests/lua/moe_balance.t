@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(10)
 
 -- Qwen3-30B-A3B (128 experts, top 8) on 16 H100s in two DGX nodes, EP 16:
 -- 8 experts a rank, 4096 tokens a micro-batch, 4 micro-batches (64 / 16).
@@ -22,9 +22,9 @@ t.is(gp.train(t.with(job, { moe_balance = "balanced" })).step_s, bal.step_s,
 -- The skew: 1 + 1.564 sqrt(8 / El) sqrt(ln N / ln 32) -- TensorRT-LLM's
 -- hottest-rank excess 1.564 at EP 32 with 8 experts a rank, scaled to El
 -- experts a rank and N ranks; here El = 128 / 16 = 8, N = 16:
--- 1 + 1.564 sqrt(0.8) = 2.39888.
+-- 1 + 1.564 sqrt(0.8) = 2.39888 (checked through the all-to-all below:
+-- the engine's skew is not a result field).
 local skew = 1 + 1.564 * math.sqrt(math.log(16) / math.log(32))
-t.near(skew, 2.39888, 1e-5, "the skew at EP 16 with 8 experts a rank")
 
 -- The all-to-all: each token's 8 copies out and back in each pass, 4096 x
 -- 8 x 2048 hidden x 2 B per rank, the hottest rank's skew times that; 4
