@@ -12,6 +12,23 @@ function M.shown(v)
   return tostring(v)
 end
 
+-- A list option's value (recompute_modules, cuda_graph_scope): a list of
+-- names or the names joined by commas, as one comma-joined string; else
+-- nil and the message naming key and what each entry is (noun).
+function M.name_list(v, key, noun)
+  if type(v) == "table" then
+    for i, x in ipairs(v) do
+      if type(x) ~= "string" then
+        return nil, string.format("%s[%d] must be a %s (got %s)", key, i, noun, M.shown(x))
+      end
+    end
+    return table.concat(v, ",")
+  elseif type(v) ~= "string" then
+    return nil, string.format("%s must be a list of %ss (got %s)", key, noun, M.shown(v))
+  end
+  return v
+end
+
 -- a[k] as a whole number >= lo (nil when absent; a float with no
 -- fraction becomes an integer); otherwise "<who>: k must be an integer
 -- >= lo", raised at the level of the caller's caller -- a reader that

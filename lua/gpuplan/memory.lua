@@ -445,16 +445,9 @@ local function prepare_shape(o, cfg, model, method, dflt)
   -- engine/act.c): a list, or its names joined by commas.
   local rm = o.recompute_modules
   if rm ~= nil then
-    if type(rm) == "table" then
-      for i, v in ipairs(rm) do
-        if type(v) ~= "string" then
-          fail("recompute_modules[%d] must be a module name (got %s)", i, shown(v))
-        end
-      end
-      rm = table.concat(rm, ",")
-    elseif type(rm) ~= "string" then
-      fail("recompute_modules must be a list of module names (got %s)", shown(rm))
-    end
+    local e
+    rm, e = require("gpuplan.args").name_list(rm, "recompute_modules", "module name")
+    if not rm then fail("%s", e) end
     for name in (rm .. ","):gmatch("([^,]*),") do
       if name == "mla_up_proj" and not (model.mla and (model.mla.kv_lora_rank or 0) > 0) then
         fail("recompute_modules: mla_up_proj needs an MLA model; %s has no MLA",

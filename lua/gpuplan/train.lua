@@ -262,16 +262,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- commas; the MoE ones need experts.
   local gs = o.cuda_graph_scope
   if gs ~= nil then
-    if type(gs) == "table" then
-      for i, x in ipairs(gs) do
-        if type(x) ~= "string" then
-          fail("train: cuda_graph_scope[%d] must be a scope name (got %s)", i, args.shown(x))
-        end
-      end
-      gs = table.concat(gs, ",")
-    elseif type(gs) ~= "string" then
-      fail("train: cuda_graph_scope must be a list of scope names (got %s)", args.shown(gs))
-    end
+    local e
+    gs, e = args.name_list(gs, "cuda_graph_scope", "scope name")
+    if not gs then fail("train: %s", e) end
     local scope = { attn = "graph_attn", moe_router = "graph_router",
                     moe_preprocess = "graph_prep" }
     for name in (gs .. ","):gmatch("([^,]*),") do
