@@ -319,6 +319,13 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
+  -- The graphs capture Transformer Engine's fused layer (the engine
+  -- skips them for eager modules): asked for with eager kernels they
+  -- would change nothing, in silence.
+  if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep) then
+    fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels "
+      .. "eager (stack %s) there are none to capture: give kernels fused", tostring(cfg.stack))
+  end
 end
 
 -- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p

@@ -772,4 +772,14 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
     is($o, $whole, '... into the whole search\'s answer');
 }
 
+# --cuda-graph-scope captures Transformer Engine's fused layer: on the hf
+# stack's eager modules (the default kernels there) it would change
+# nothing, so it is refused, naming the flag and the kernels.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--cuda-graph-scope', 'attn');
+is($c, 1, '--cuda-graph-scope with eager kernels: refused');
+is($e, "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused kernels; with "
+       . "kernels eager (stack hf) there are none to capture: give kernels fused\n",
+   '... naming the flag and the kernels');
+
 done_testing();

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 local function host_wait(r)
   for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd end end
@@ -59,3 +59,8 @@ t.like(err { model = "llama3-8b", cuda_graph_scope = "moe_router" },
        "moe_router needs a MoE model; llama3%-8b has no experts", "MoE scopes need experts")
 t.like(err { cuda_graph_scope = { "attn", 3 } }, "cuda_graph_scope%[2%] must be a scope name",
        "a list's entries are names")
+-- Eager modules launch each op themselves: no fused layer to capture, so
+-- a scope would change nothing; refused rather than ignored.
+t.like(err { cuda_graph_scope = "attn", kernels = "eager" },
+       "cuda_graph_scope captures Transformer Engine's fused kernels; with kernels eager",
+       "graphs with eager kernels refused")
