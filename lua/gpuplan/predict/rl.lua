@@ -125,6 +125,15 @@ PROFILES.verl = {
   -- the micro-batch count, MAX, and the gradients meet at the step).
   { "rank_skew", true, "balance_batch evens the step's batch over the ranks, not its "
     .. "mini-batches" },
+  -- verl's Megatron configs of the Qwen2-MoE, Mixtral and Qwen3-MoE
+  -- families turn the router's balancing off (verl/models/mcore/
+  -- config_converter.py at f6f9100, hf_to_mcore_config_qwen3moe:
+  -- moe_router_load_balancing_type="none",  # turn off aux_loss as it
+  -- hurts perf in RL"); DeepSeek-V3's keeps "seq_aux_loss"
+  -- (hf_to_mcore_config_dpskv3).
+  { "moe_balance", "none", "config_converter: moe_router_load_balancing_type none for "
+    .. "Qwen/Mixtral MoE ('turn off aux_loss as it hurts perf in RL')",
+    function(o, model) return model.moe ~= nil and model.mla == nil and (o.ep or 1) > 1 end },
   -- The weight sync exports the Megatron weights one tensor at a time
   -- (megatron_vllm.py's sharding manager: per_tensor_generator, or
   -- mbridge's export_weights, into vLLM's model.load_weights): each
