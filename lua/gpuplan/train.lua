@@ -258,6 +258,12 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.moe_flex = o.moe_dispatcher == "flex"
   -- the router's balance: one of its declared values
   cfg.moe_unbalanced = o.moe_balance == "none"
+  -- a router to leave unbalanced needs experts (else it would change
+  -- nothing, in silence)
+  if cfg.moe_unbalanced and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+    fail("train: moe_balance none is how a MoE router spreads tokens; %s has no experts",
+      tostring(p.model.id or p.model.name))
+  end
   -- Transformer Engine's CUDA graph scopes: a list, or names joined by
   -- commas; the MoE ones need experts.
   local gs = o.cuda_graph_scope

@@ -782,4 +782,12 @@ is($e, "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused k
        . "kernels eager (stack hf) there are none to capture: give kernels fused\n",
    '... naming the flag and the kernels');
 
+# --moe-balance none leaves a MoE router unbalanced: a dense model has
+# none, so it is refused rather than ignored (rl reaches the same check).
+($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--moe-balance', 'none');
+is($c, 1, '--moe-balance none on a dense model: refused');
+is($e, "gpuplan: rl: --moe-balance none is how a MoE router spreads tokens; llama3.2-1b has "
+       . "no experts\n", '... naming the flag and the model');
+
 done_testing();

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(11)
 
 -- Qwen3-30B-A3B (128 experts, top 8) on 16 H100s in two DGX nodes, EP 16:
 -- 8 experts a rank, 4096 tokens a micro-batch, 4 micro-batches (64 / 16).
@@ -71,6 +71,10 @@ t.is(gp.train(t.with(two, { moe_balance = "none" })).step_s, gp.train(two).step_
 -- The option's values are declared: anything else is an error naming it.
 local ok, e = pcall(gp.train, t.with(job, { moe_balance = "aux" }))
 t.like(not ok and tostring(e) or "", "moe_balance", "moe_balance aux: refused, named")
+-- A dense model has no router to leave unbalanced: refused, not ignored.
+ok, e = pcall(gp.train, t.with(job, { model = "llama3-8b", ep = 1, moe_balance = "none" }))
+t.like(not ok and tostring(e) or "", "moe_balance none is how a MoE router spreads tokens; "
+       .. "llama3%-8b has no experts", "moe_balance none on a dense model: refused, named")
 
 -- NeMo RL's GRPO recipes set moe_router_load_balancing_type none: the
 -- validation predictor assumes it for an MoE policy with EP, and says so.
