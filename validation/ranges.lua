@@ -55,13 +55,13 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 0.956, hi = 1.582 },
-        ["stack=megatron"] = { cases = 40, lo = 0.956, hi = 1.547 },
+        [""] = { cases = 41, lo = 0.961, hi = 1.582 },
+        ["stack=megatron"] = { cases = 40, lo = 0.961, hi = 1.547 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 1.001, hi = 1.538 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.911, hi = 1.584 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.911, hi = 1.582 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.852, hi = 2.298 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.077, hi = 2.298 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.097, hi = 2.298 },
       },
     },
     train = {

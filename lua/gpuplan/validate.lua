@@ -211,7 +211,7 @@ local case_schema = T.record {
     rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
     response_max = count(), rollout_eager = T.boolean(), offload_states = T.boolean(),
     param_offload = T.boolean(),
-    ref_host = T.boolean(), ref_model = T.boolean(),
+    ref_host = T.boolean(), ref_model = T.boolean(), async_engine = T.boolean(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

@@ -79,15 +79,27 @@ local PROFILES = {
     -- ratio metrics 10, masked selects 6, min/max 8, the returned
     -- .item()s 6; masked_mean = mul, sum, +eps, div).  147 in all.
     { "loss_ops", 147, "the loss one sequence at a time (SequencePackingLossWrapper)" },
-    -- Colocated (vllm_cfg.async_engine: false) the worker turns the
-    -- batch's outputs into tensors after llm.generate returns, one
-    -- token's log-probability at a time (vllm_worker.py generate:
-    -- full_logprobs[position] = ...): 7.04 us a CPU scalar assignment
-    -- (pytorch PR #32841's indexing benchmark, "v[0] = 1").  The async
-    -- engine of separate pools handles each sample as it finishes,
-    -- under the generation of the others.
-    { "token_host", 7.04e-6, "vLLM worker's per-token log-probability copy (sync engine)",
+    -- Which vLLM engine generates (a case's rl.async_engine, the recipe's
+    -- vllm_cfg.async_engine): grpo_math_1B.yaml's is false; asynchronous
+    -- GRPO refuses to start without it ("Async GRPO requires vLLM backend
+    -- with vllm_cfg.async_engine=True", grpo.py r0.5.0), so every
+    -- separate-pool recipe sets it true.
+    { "async_engine", false, "vllm_cfg.async_engine: false (grpo_math_1B.yaml)",
       function(o) return o.colocated end },
+    { "async_engine", true, "async GRPO requires vllm_cfg.async_engine: true",
+      function(o) return not o.colocated end },
+    -- The synchronous engine's worker turns the batch's outputs into
+    -- tensors after llm.generate returns, one token's log-probability
+    -- at a time (vllm_worker.py generate: full_logprobs[position] =
+    -- ...): 7.04 us a CPU scalar assignment (pytorch PR #32841's
+    -- indexing benchmark, "v[0] = 1").  The async engine -- any pool,
+    -- colocated too: grpo_train takes run_async_multi_turn_rollout when
+    -- _should_use_async_rollouts (vllm_cfg.async_engine) -- handles
+    -- each sample as it finishes (vllm_worker_async.py generate_async:
+    -- process_single_sample per request, asyncio.as_completed), under
+    -- the generation of the others.
+    { "token_host", 7.04e-6, "vLLM worker's per-token log-probability copy (sync engine)",
+      function(o) return not o.async_engine end },
     { "step_overhead", 2.6, "NeMo RL's per-step data processing and prep (PR #1052 timing)",
       function(o) return o.colocated end },
     { "step_overhead", 4.0, "NeMo RL's per-step data processing, prep and buffer sampling "
@@ -346,7 +358,7 @@ return function(case, cat)
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
     offload = v(par.offload), rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
-    param_offload = v(c.param_offload),
+    param_offload = v(c.param_offload), async_engine = v(c.async_engine),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
@@ -369,6 +381,9 @@ return function(case, cat)
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
   framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
+  -- The engine's mode is priced through the profile's token_host; gp.rl
+  -- has no such option.
+  o.async_engine = nil
   local ok, r = pcall(rl.rl, o)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end

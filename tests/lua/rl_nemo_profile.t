@@ -1,0 +1,80 @@
+-- What NeMo RL's profile (lua/gpuplan/predict/rl.lua) reads from an rl
+-- validation case: the vLLM engine's mode (rl.async_engine, the recipe's
+-- vllm_cfg.async_engine).  Run with ./gpuplan run tests/lua/rl_nemo_profile.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local rl = require "gpuplan.rl"
+local predict = require "gpuplan.predict.rl"
+
+local cat = gp.catalog()
+
+-- The options and the step the predictor hands gp.rl, caught.
+local orig, seen, opts = rl.rl, nil, nil
+rl.rl = function(o)
+  opts = {}
+  for k, x in pairs(o) do opts[k] = x end
+  seen = orig(o)
+  return seen
+end
+
+local function copy(x)
+  if type(x) ~= "table" then return x end
+  local y = {}
+  for k, v in pairs(x) do y[k] = copy(v) end
+  return y
+end
+
+-- Llama 3.1 8B on 8 H100s, 64 prompts x 32 = 2048 samples of a 128-token
+-- prompt and a 1000-token mean response, colocated (one engine per GPU:
+-- 256 samples each).
+local base = {
+  id = "nemo-rl-profile-test", kind = "rl",
+  model = { name = "Llama 3.1 8B", layers = 32, hidden = 4096, heads = 32, kv_heads = 8,
+            head_dim = 128, ffn_hidden = 14336, ffn_gated = true, vocab = 128256,
+            tied_embeddings = false },
+  hardware = { gpu = "h100-sxm", gpus = 8, gpus_per_node = 8 },
+  parallel = { tp = 1, pp = 1, dp = 8 },
+  workload = { method = "grpo", precision = "bf16", seq_len = 4096 },
+  rl = { prompts = 64, group = 32, prompt_len = 128, response_len = 1000,
+         train_global_batch = 512, colocated = true, rollout_tp = 1 },
+  measured = { metric = "step_time_s", unit = "s", value = 100 },
+  source = { id = "github.com/NVIDIA-NeMo/RL (test)", title = "NeMo RL", where = "test" },
+}
+
+local p, why = predict(copy(base), cat)
+if not p then t.diag(why) end
+-- The synchronous engine (grpo_math_1B.yaml's async_engine: false): the
+-- busiest engine's 256 samples x 1000 mean response tokens x 7.04 us a
+-- scalar copy = 1.80224 s after its decode.
+t.is(opts.token_host, 7.04e-6, "colocated, sync engine: the per-token copy charged")
+t.near(seen.rollout.post, 256 * 1000 * 7.04e-6, 1e-9, "post = 256 x 1000 x 7.04 us")
+t.ok(p and p.defaults and table.concat(p.defaults, "; "):find("async_engine=false", 1, true),
+     "the assumed engine is listed with the defaults")
+local sync_s = p and p.value or 0
+
+local a = copy(base)
+a.rl.async_engine = true
+local pa = predict(a, cat)
+t.is(opts.token_host, nil, "async_engine true colocated: no per-token copy after the batch")
+t.is(opts.async_engine, nil, "the engine's mode is the profile's, not a gp.rl option")
+t.is(seen.rollout.post, 0, "nothing after the decode")
+-- Everything else equal, the step is shorter by the copy (the rollout is
+-- on the step's critical path colocated).
+t.near(sync_s - (pa and pa.value or 0), 256 * 1000 * 7.04e-6, 1e-6,
+       "the step shorter by 1.80 s")
+
+-- Separate pools: NeMo RL's async GRPO requires the async engine.
+local d = copy(base)
+d.hardware.gpus = 16
+d.rl.colocated = false
+d.rl.rollout_gpus = 8
+d.rl.staleness = 1
+predict(d, cat)
+t.is(opts.token_host, nil, "a rollout pool of its own: async engine, no per-token copy")
+local ds = copy(d)
+ds.rl.async_engine = false
+predict(ds, cat)
+t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
+
+rl.rl = orig
+t.done_testing()
