@@ -266,12 +266,13 @@ static int phase_post(phase *ph, const scost *base)
 				     &x->g[GP_GRP_EDP]);
 		/* Gradient reduction once per step (ZeRO 0/1, and ZeRO 3
 		 * with whole gradients; otherwise ZeRO 2/3 reduce per
-		 * micro-batch in the stage) and, with a distributed
+		 * micro-batch in the stage; an all-reduce at ZeRO 0 and
+		 * under zero_allreduce) and, with a distributed
 		 * optimizer, the parameter all-gather. */
 		zs->dp[j] = 0;
 		if (x->y.zero <= 1 || c->mem.grads_whole) {
-			gp_coll op = x->y.zero == 0 ? GP_ALL_REDUCE :
-				GP_REDUCE_SCATTER;
+			gp_coll op = x->y.zero == 0 || c->zero_allreduce ?
+				GP_ALL_REDUCE : GP_REDUCE_SCATTER;
 
 			zs->dp[j] = train_zero_coll(x, op, lp * rb, 0) +
 				train_zero_coll(x, op, le * rb, 1);

@@ -83,6 +83,11 @@ typedef struct train_cfg {
 				  * nothing prefetched under compute
 				  * (train_stage.c per_param_colls); 0: the
 				  * layer-bucketed prefetching gathers */
+	int zero_allreduce;      /* 1: ZeRO 1/2 reduce gradients by an
+				  * all-reduce, each rank keeping its slice
+				  * (DeepSpeed's stage 1 and 2 with
+				  * use_multi_rank_bucket_allreduce); 0: by
+				  * a reduce-scatter */
 	int ep_allgather;        /* the MoE tokens all-gathered over EP and
 				  * the outputs reduce-scattered (Megatron-
 				  * Core's allgather token dispatcher), not

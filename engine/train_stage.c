@@ -325,6 +325,7 @@ double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert)
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 {
 	double dense = l->params - l->eparams;
+	gp_coll rs;
 
 	kc[0] = train_zero_coll(x, GP_ALL_GATHER, dense * 2.0, 0) +
 		train_zero_coll(x, GP_ALL_GATHER, l->eparams * 2.0, 1);
@@ -337,8 +338,17 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 		kc[0] += (dense / x->y.shard + l->eparams / x->y.eshard) *
 			2.0 / (x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
 			       PCIE_BW_MIN);
-	kc[1] = train_zero_coll(x, GP_REDUCE_SCATTER, dense * x->rb, 0) +
-		train_zero_coll(x, GP_REDUCE_SCATTER, l->eparams * x->rb, 1);
+	/* DeepSpeed's stage 1 and 2 (deepspeed/runtime/zero/
+	 * stage_1_and_2.py average_tensor): with use_multi_rank_bucket_
+	 * allreduce, on by default ("Combine the reduce buckets of the
+	 * different ranks and do an All-Reduce instead of multiple Reduce
+	 * ops", zero/config.py), each bucket is all-reduced over the DP
+	 * group (allreduce_and_scatter) and every rank keeps only its
+	 * own slice: the all-reduce's 2 (n-1)/n of the bytes where a
+	 * reduce-scatter sends (n-1)/n. */
+	rs = x->c->zero_allreduce ? GP_ALL_REDUCE : GP_REDUCE_SCATTER;
+	kc[1] = train_zero_coll(x, rs, dense * x->rb, 0) +
+		train_zero_coll(x, rs, l->eparams * x->rb, 1);
 }
 
 

@@ -71,7 +71,12 @@ return {
         gen = { "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 57, lo = 0.862, hi = 1.575 },
+        [""] = { cases = 63, lo = 0.873, hi = 1.575 },
+        ["stack=deepspeed"] = { cases = 10, lo = 1.205, hi = 1.667 },
+        ["stack=deepspeed/moe=dense"] = { cases = 10, lo = 1.205, hi = 1.667 },
+        ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 9, lo = 1.264, hi = 1.667 },
+        ["stack=deepspeed/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 1.324, hi = 1.667 },
+        ["stack=deepspeed/moe=dense/style=sharded/scale=node/gen=ampere"] = { cases = 8, lo = 1.324, hi = 1.667 },
         ["stack=hf"] = { cases = 12, lo = 0.799, hi = 1.122 },
         ["stack=hf/moe=dense"] = { cases = 12, lo = 0.799, hi = 1.122 },
         ["stack=hf/moe=dense/style=sharded"] = { cases = 11, lo = 0.799, hi = 1.122 },

@@ -810,6 +810,15 @@ opt { name = "zero3_gather", type = "string", metavar = "G", commands = "train p
     .. "compute, the GPU drained at every submodule); per_param needs --zero 3 "
     .. "without --fsdp",
   suggest = { "stage3_prefetch_bucket_size", "allgather_param", "zero3_impl" } }
+opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train plan rl",
+  value = "reduce_scatter", kind = "enum", values = { "reduce_scatter", "allreduce" },
+  help = "the collective ZeRO 1 and 2 reduce gradients with: reduce_scatter (each rank "
+    .. "receives its own shard: Megatron's distributed optimizer, FSDP) or allreduce "
+    .. "(DeepSpeed's stage 1 and 2 since early 2024: use_multi_rank_bucket_allreduce, "
+    .. "on by default, all-reduces each gradient bucket over data parallel and each "
+    .. "rank keeps its slice -- twice the bytes); allreduce needs --zero 1 or 2 "
+    .. "without --fsdp",
+  suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",

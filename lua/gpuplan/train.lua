@@ -285,6 +285,7 @@ local function step_choices(o, p, cfg, sweep, default)
     end
   end
   cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
+  cfg.zero_allreduce = o.zero_reduce == "allreduce"
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.
   local fs = o.fp8_scaling
@@ -305,6 +306,10 @@ local function step_choices(o, p, cfg, sweep, default)
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")
+  if cfg.zero_allreduce and (cfg.fsdp or (not sweep and cfg.zero ~= 1 and cfg.zero ~= 2)) then
+    fail("train: zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
+      .. "without fsdp")
+  end
   if cfg.zero3_per_param and (cfg.fsdp or (not sweep and cfg.zero ~= 3)) then
     fail("train: zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 "
       .. "without fsdp")

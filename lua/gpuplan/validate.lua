@@ -144,6 +144,8 @@ local case_schema = T.record {
     grad_sync = T.enum { "micro_batch", "step" },
     -- how ZeRO-3 gathers (gp.train's zero3_gather)
     zero3_gather = T.enum { "prefetch", "per_param" },
+    -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
+    zero_reduce = T.enum { "reduce_scatter", "allreduce" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron's block recompute: the first N layers of each stage (or

@@ -142,14 +142,21 @@ local PROFILES = {
     { "kernels", "fused", "MPT modules: LPLayerNorm, GELU, ALiBi in the attention kernel" },
   },
   -- The Hugging Face Trainer with a DeepSpeed ZeRO config (LLaVA's
-  -- scripts/zero2.json and zero3.json): the DeepSpeed engine owns the
-  -- optimizer (20 B/param in bf16); ZeRO-3 prefetches the parameters and
-  -- overlaps the reduce-scatter (stage 3 overlap_comm defaults to true).
+  -- scripts/zero3.json): the DeepSpeed engine owns the optimizer (20
+  -- B/param in bf16); ZeRO-3 prefetches the parameters and overlaps the
+  -- reduce-scatter.  overlap_comm is DeepSpeed's own default at stage 3
+  -- only (deepspeed/runtime/zero/config.py overlap_comm_valid:
+  -- "self.overlap_comm = self.stage == ZeroStageEnum.weights"): a stage
+  -- 1/2 run that does not state it reduces after each bucket fills,
+  -- under nothing.
   deepspeed = {
     { "stack", "deepspeed", "DeepSpeed ZeRO engine" },
     { "kernels", "eager", "the Hugging Face modules' unfused operators" },
-    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
-    { "overlap_grad_reduce", true, "DeepSpeed overlap_comm", function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 3 end },
+    { "overlap_grad_reduce", true, "DeepSpeed stage 3 overlap_comm (its default)",
+      function(o) return (o.zero or 0) >= 3 end },
+    { "overlap_grad_reduce", false, "overlap_comm off: DeepSpeed's default below stage 3",
+      function(o) return (o.zero or 0) >= 1 end },
   },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
@@ -226,6 +233,7 @@ return function(case, cat)
   elseif v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
   o.zero3_gather = v(par.zero3_gather)
+  o.zero_reduce = v(par.zero_reduce)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.recompute_layers = v(par.recompute_layers)
