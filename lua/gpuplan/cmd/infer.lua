@@ -122,7 +122,9 @@ end
 -- (engine/infer_run.c run_weights): a stated --offload-layers is worth
 -- raising only when the GPU is short with fewer than all of its stage's
 -- layers on the host ("even with N of its M layers"), not when the host
--- is ("needs ... of host memory"), where more host layers need more.
+-- is ("needs ... of host memory"), where more host layers need more; more
+-- host memory helps only there (with the GPU short even with its layers on
+-- the host, the host's room is not what is missing).
 local function hint(opts, why)
   local memory = require "gpuplan.memory"
   local t = {}
@@ -135,7 +137,11 @@ local function hint(opts, why)
   if opts.offload and opts.offload_layers and n and tonumber(n) < tonumber(of) then
     t[#t + 1] = "a larger --offload-layers"
   end
-  t[#t + 1] = opts.offload and "more host memory with --host-memory" or "--offload"
+  if not opts.offload then
+    t[#t + 1] = "--offload"
+  elseif tostring(why):find(" of host memory, has ", 1, true) then
+    t[#t + 1] = "more host memory with --host-memory"
+  end
   local last = table.remove(t)
   return "try " .. (#t > 0 and table.concat(t, ", ") .. " or " or "") .. last
 end
