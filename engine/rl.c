@@ -94,10 +94,13 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "prompt_len + response_max = %g tokens "
 			       "is longer than the kernels size",
 			       c->prompt_len + hi);
+	/* The key the user set opens the message (the command line names
+	 * it by its flag there). */
 	if (c->rank_skew && (c->pad || c->pack_tokens > 0))
-		return gp_fail(err, "rank_skew is each rank's unbalanced share "
-			       "of sequences at their own lengths; pad and "
-			       "pack_tokens make the shares even");
+		return gp_fail(err, "%s makes every rank's share even; "
+			       "rank_skew is each rank's unbalanced share of "
+			       "sequences at their own lengths",
+			       c->pad ? "pad" : "pack_tokens");
 	if ((c->offload_states || c->ref_host || c->param_offload) &&
 	    !(c->host_bw > 0))
 		return gp_fail(err, "offload_states, param_offload and ref_host "

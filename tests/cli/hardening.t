@@ -790,4 +790,11 @@ is($c, 1, '--moe-balance none on a dense model: refused');
 is($e, "gpuplan: rl: --moe-balance none is how a MoE router spreads tokens; llama3.2-1b has "
        . "no experts\n", '... naming the flag and the model');
 
+# --rank-skew draws each rank's share of sequences at their own lengths;
+# --pad evens the shares: refused, each named by its flag.
+($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8', '--rank-skew', '--pad');
+is($c, 1, '--rank-skew with --pad: refused');
+is($e, "gpuplan: rl: --pad makes every rank's share even; --rank-skew is each rank's unbalanced "
+       . "share of sequences at their own lengths\n", '... naming both flags');
+
 done_testing();

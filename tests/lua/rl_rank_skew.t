@@ -44,9 +44,10 @@ t.is(phase(gp.rl(with(with(base, fixed), { rank_skew = true })), "actor_update")
   phase(gp.rl(with(base, fixed)), "actor_update").seconds, "rank_skew: equal lengths are even")
 -- Padded or packed sequences are even shares: refused together.
 t.raises(function() gp.rl(with(base, { rank_skew = true, pad = true })) end,
-  "rank_skew is each rank's unbalanced share", "rank_skew with pad", true)
+  "rl: pad makes every rank's share even; rank_skew is each rank's unbalanced share",
+  "rank_skew with pad", true)
 t.raises(function() gp.rl(with(base, { rank_skew = true, pack_tokens = 4096 })) end,
-  "pad and pack_tokens make the shares even", "rank_skew with pack_tokens", true)
+  "rl: pack_tokens makes every rank's share even", "rank_skew with pack_tokens", true)
 t.raises(function() gp.rl(with(base, { rank_skew = 1 })) end, "rank_skew",
   "rank_skew must be a boolean", true)
 t.done_testing()
