@@ -20,7 +20,9 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
                   the operators' table only, json {roofline, ops})
 
   Ridge point = peak FLOP/s / bandwidth (FLOP per byte): ops below it are
-  memory-bound.  "achievable" uses the catalog's achievable fractions.]],
+  memory-bound.  "achievable" uses the catalog's achievable fractions, the
+  tensor rates at sustained load (achievable.sustained: a 700 W Hopper
+  part's GEMMs at 0.82 of their burst rate).]],
   options = { gpu = "string", model = "string", weights = "string", batch = "int",
               input = "int", svg = "string", format = "format" },
 }
