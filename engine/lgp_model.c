@@ -154,6 +154,7 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 			luaL_error(L, "model.ffn_act must be 'relu', 'gelu' or "
 				   "'silu'");
 		m->ffn_relu = strcmp(a, "relu") == 0;
+		m->ffn_gelu = strcmp(a, "gelu") == 0;
 	}
 	lua_pop(L, 1);
 	lgp_get(L, idx, "norm");

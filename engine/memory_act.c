@@ -241,6 +241,20 @@ static double mlp_saved(const gp_model *m, const gp_act_cfg *c, double f,
 {
 	double act = !m->ffn_gated ? 1.0 : (c->eager_swiglu ? 3.0 : 2.0);
 
+	/* T5 v1.1's gated GeLU in Hugging Face's eager modules: T5Config
+	 * maps it to gelu_new ("if feed_forward_proj == 'gated-gelu':
+	 * self.dense_act_fn = 'gelu_new'"), transformers' activations.py
+	 * NewGELUActivation, a chain of elementwise ops, not one kernel:
+	 *   0.5 * input * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
+	 *       (input + 0.044715 * torch.pow(input, 3.0))))
+	 * Autograd keeps pow's input (the activation's input, counted
+	 * above), tanh's result (tanh_backward reads it) and both operands
+	 * of the last product, 0.5 * input and 1 + tanh: 3f more than a
+	 * fused GeLU, which keeps its input only (the scalar products keep
+	 * nothing). */
+	if (m->ffn_gated && m->ffn_gelu && m->encoder_layers > 0 &&
+	    c->eager_swiglu)
+		act += 3.0;
 	/* ReLU saves its output (threshold_backward reads the result), the
 	 * very tensor wo reads -- unless T5's inner dropout sits between
 	 * them and wo keeps the dropout output instead. */

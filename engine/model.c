@@ -122,7 +122,8 @@ static int check_dense(const gp_model *m, gp_error *err)
 			       "sliding_window", m->sliding_layers);
 	if (check_min(m->encoder_layers, 0, "encoder_layers", err) ||
 	    check_min(m->rel_buckets, 0, "rel_buckets", err) ||
-	    check_switch(m->ffn_relu, "ffn_relu", err))
+	    check_switch(m->ffn_relu, "ffn_relu", err) ||
+	    check_switch(m->ffn_gelu, "ffn_gelu", err))
 		return GP_EINVAL;
 	if (m->ffn_relu && m->ffn_gated)
 		return gp_fail(err, "ffn_relu applies to a plain MLP, not a "

@@ -81,6 +81,9 @@ typedef struct gp_model {
 			       * v1.0), whose backward keeps its output --
 			       * the down-projection's input -- instead of
 			       * its input */
+	int ffn_gelu;         /* 1: the MLP's activation is a GeLU (ffn_act
+			       * "gelu"); an encoder-decoder's gated GeLU is
+			       * Hugging Face's gelu_new (memory_act.c) */
 } gp_model;
 
 /* Parameter counts, in elements. */

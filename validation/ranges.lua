@@ -41,9 +41,9 @@ return {
         gen = { "ada", "ampere" },
       },
       regimes = {
-        [""] = { cases = 9, lo = 0.913, hi = 1.253 },
-        ["stack=hf"] = { cases = 8, lo = 0.913, hi = 1.109 },
-        ["stack=hf/moe=dense"] = { cases = 8, lo = 0.913, hi = 1.109 },
+        [""] = { cases = 10, lo = 0.913, hi = 1.253 },
+        ["stack=hf"] = { cases = 9, lo = 0.913, hi = 1.109 },
+        ["stack=hf/moe=dense"] = { cases = 9, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=data"] = { cases = 8, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=data/scale=node"] = { cases = 8, lo = 0.913, hi = 1.109 },
       },

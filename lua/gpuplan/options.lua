@@ -368,7 +368,7 @@ opt { name = "logit_bytes", type = "number", lua_only = true, commands = TRAIN4,
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
-  help = "SwiGLU saved as eager PyTorch saves it (default on hf)" }
+  help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default on hf)" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default on hf)" }

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(118)
+t.plan(120)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -466,6 +466,24 @@ local function act(x)
   for _, c in ipairs(x.components) do if c.name == "activations" then return c.bytes end end
 end
 t.ok(act(r2) > act(r), "t5: a longer input saves more")
+-- T5 v1.1's gated GeLU is transformers' gelu_new, an eager chain of
+-- elementwise ops (engine/memory_act.c): besides its input it keeps tanh's
+-- result and both operands of its last product, 3 x d_ff more per token
+-- and layer than the same shape with a gated SiLU (nn.SiLU keeps its input
+-- only).  By hand: 3 x 5120 (d_ff) x 2 B (bf16) x (64 encoder tokens x 24
+-- layers + 8 decoder tokens x 24 layers) = 53,084,160 B, exact (the same
+-- layers otherwise); none without the eager modules (eager_swiglu false).
+local silu = {}
+for k, x in pairs(gp.catalog():get("models", "t0-3b")) do silu[k] = x end
+silu.id, silu.ffn_act = "t0-3b-silu", "silu"
+for _, eager in ipairs { true, false } do
+  local function t5(model)
+    return act(gp.memory { model = model, gpu = "a100-sxm-80gb", method = "lora", seq = 8,
+                           enc_seq = 64, batch = 1, eager_swiglu = eager })
+  end
+  t.is(t5("t0-3b") - t5(silu), eager and 3 * 5120 * 2 * (64 * 24 + 8 * 24) or 0,
+    "t5: gelu_new keeps tanh, 0.5 x and 1 + tanh" .. (eager and "" or " (not when fused)"))
+end
 t.ok(table.concat(gp.memory { model = "t0-3b", gpu = "a100-sxm-80gb", seq = 8 }.defaults, ", ")
   :find("enc_seq=8", 1, true), "t5: enc_seq defaults to seq, said")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, enc_seq = 64 } end,

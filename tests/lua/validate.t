@@ -53,18 +53,26 @@ t.raises(function() v.read(V .. "wrong_kind.json") end,
   "wrong_kind.json: case 'wrong-kind': unknown kind 'training' (train, memory, infer, collective, rl)",
   "a kind outside the five named", true)
 
--- An encoder-decoder case: the shipped T0 3B case gives no layer fields,
--- so it is not predicted and the reason names every missing field; the
--- same case with the T5 v1.1 XL shape (encoder_layers given) is predicted.
+-- An encoder-decoder case: the shipped T0 3B case gives the T5 v1.1 XL
+-- shape and is predicted; stripped to params_b (as it shipped before its
+-- config was quoted) it is not predicted and the reason names every
+-- missing field; given the shape back (encoder_layers given) it is.
 local cat = require("gpuplan").catalog()
 local t0
 for _, c in ipairs(v.read("validation/cases.json")) do
   if c.id == "peft-mem-t0-3b-lora-ds-offload" then t0 = c end
 end
 row = v.predict(t0, cat)
+t.ok(row.predicted and row.predicted > 0, "T0 3B as shipped: predicted")
+for _, k in ipairs { "layers", "encoder_layers", "hidden", "heads", "kv_heads", "head_dim",
+                     "ffn_hidden", "ffn_gated", "ffn_act", "vocab", "tied_embeddings",
+                     "rel_buckets" } do
+  t0.model[k] = nil
+end
+row = v.predict(t0, cat)
 t.is(row.reason, "model layers, hidden, heads, vocab, ffn_hidden, encoder_layers not given: "
   .. "architecture unknown (the case states params_b only; an encoder-decoder needs both "
-  .. "stacks' layer counts)", "T0 3B: the missing fields named")
+  .. "stacks' layer counts)", "T0 3B without its shape: the missing fields named")
 for k, x in pairs { layers = 24, encoder_layers = 24, hidden = 2048, heads = 32, head_dim = 64,
                     ffn_hidden = 5120, ffn_gated = true, vocab = 32128 } do
   t0.model[k] = x
