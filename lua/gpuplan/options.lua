@@ -467,7 +467,8 @@ opt { name = "host_memory", type = "string", metavar = "SIZE", commands = "infer
 opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
   default = "as many as do not fit",
   help = "with --offload: N layers of each GPU's stage in host memory, as the run placed "
-    .. "them (llama.cpp: the layers less -ngl; accelerate's device_map)",
+    .. "them (llama.cpp: the layers less -ngl, divided over the stages when it splits "
+    .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
