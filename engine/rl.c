@@ -70,6 +70,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_num(c->loss_ops, 0, 1e6, "loss_ops", err) ||
 	    gp_check_num(c->pack_tokens, 0, GP_COUNT_MAX, "pack_tokens",
 			 err) ||
+	    gp_check_num(c->logprob_pack_tokens, 0, GP_COUNT_MAX,
+			 "logprob_pack_tokens", err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->sync_host, 0, 1e6, "sync_host", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
@@ -157,7 +159,7 @@ void rl_defaults(rl_cfg *c)
 }
 
 /* Sequence packing of a mini-batch of mb samples over dp ranks into
- * bins of c->pack_tokens (NeMo RL's shard_by_batch_size with its
+ * bins of C tokens (NeMo RL's shard_by_batch_size with its
  * first-fit-decreasing packer, nemo_rl/data/packing/algorithms.py: the
  * bins a multiple of the DP ranks, bin_count_multiple=shards).  The
  * bins first-fit decreasing needs, in the fluid limit of many
@@ -171,10 +173,10 @@ void rl_defaults(rl_cfg *c)
  * data.py r0.6.0; the fullest of many bins is the capacity); *attn: the
  * keys a token's own sequence holds, sum L^2 / the bin's tokens.
  * Returns the bins. */
-static double rl_pack(const rl_cfg *c, double mb, int dp, double *seq,
-		      double *attn)
+static double rl_pack(const rl_cfg *c, double C, double mb, int dp,
+		      double *seq, double *attn)
 {
-	double C = c->pack_tokens, p = c->prompt_len, r = c->response.mean;
+	double p = c->prompt_len, r = c->response.mean;
 	double EL = p + r, EL2 = p * p + 2.0 * p * r +
 		rl_len_moment2(&c->response);
 	double big = C / 2.0 > p ?
@@ -224,7 +226,15 @@ static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
 				       "response tokens", c->pack_tokens,
 				       c->prompt_len,
 				       rl_len_limit(&c->response));
-		out->pack_bins = rl_pack(c, *mb, lay->dp > 0 ? lay->dp : 1,
+		if (c->prompt_len + rl_len_limit(&c->response) >
+		    c->logprob_pack_tokens && c->logprob_pack_tokens > 0)
+			return gp_fail(err, "logprob_pack_tokens %g is below "
+				       "the longest sequence, %g prompt + "
+				       "%g response tokens",
+				       c->logprob_pack_tokens, c->prompt_len,
+				       rl_len_limit(&c->response));
+		out->pack_bins = rl_pack(c, c->pack_tokens, *mb,
+					 lay->dp > 0 ? lay->dp : 1,
 					 &out->train_seq, &attn);
 	}
 	return GP_OK;
@@ -287,9 +297,9 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	/* Packed: a micro-batch is one bin (rl_pack). */
 	if (c->pack_tokens > 0 && !c->pad) {
 		u->mem.lay.micro_batch = 1;
-		u->global_batch = rl_pack(c, mb, u->mem.lay.dp > 0 ?
-					  u->mem.lay.dp : 1, &u->mem.seq,
-					  &u->attn_seq);
+		u->global_batch = rl_pack(c, c->pack_tokens, mb,
+					  u->mem.lay.dp > 0 ? u->mem.lay.dp :
+					  1, &u->mem.seq, &u->attn_seq);
 	}
 	u->forward_only = 0;
 	u->tokens = 0;
@@ -297,6 +307,18 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	*f = *u;
 	f->forward_only = 1;
 	f->global_batch = u->global_batch * N / mb;
+	/* The log-probability forwards pack the whole step's samples into
+	 * bins of their own size: NeMo RL's get_logprobs and
+	 * get_reference_policy_logprobs (lm_policy.py r0.5.0) set the
+	 * packer's max_tokens_per_microbatch to sequence_packing.
+	 * logprob_mb_tokens, max_total_sequence_length x
+	 * logprob_batch_size (grpo_math_1B.yaml), and shard the batch
+	 * over the DP ranks at once (shard_by_batch_size(dp_size,
+	 * batch_size=None)). */
+	if (c->pack_tokens > 0 && c->logprob_pack_tokens > 0 && !c->pad)
+		f->global_batch = rl_pack(c, c->logprob_pack_tokens, N,
+					  f->mem.lay.dp > 0 ? f->mem.lay.dp :
+					  1, &f->mem.seq, &f->attn_seq);
 }
 
 int rl_any_group(const rl_cfg *c)

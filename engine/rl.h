@@ -171,6 +171,12 @@ typedef struct rl_cfg {
 			     * x train_micro_batch_size); a pipeline
 			     * (pp > 1) pads each to the full bin; 0 = the
 			     * layout's micro_batch sequences at the mean */
+	double logprob_pack_tokens; /* > 0 with pack_tokens: the forwards
+			     * over the step's samples (the old policy's
+			     * and the reference's log-probabilities)
+			     * packed into bins of this many tokens (NeMo
+			     * RL's logprob_mb_tokens: max_total_sequence_
+			     * length x logprob_batch_size); 0 = pack_tokens */
 	int colocated;      /* 1: one pool, phases alternate */
 	int rollout_gpus;   /* disaggregated: GPUs of the rollout pool */
 	int staleness;      /* disaggregated: 1 = step k+1's rollouts run

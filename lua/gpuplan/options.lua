@@ -696,6 +696,13 @@ opt { name = "pack_tokens", type = "int", metavar = "N", commands = "rl",
     .. "each padded to N (NeMo RL's sequence packing: max_total_sequence_length x "
     .. "train_micro_batch_size)",
   suggest = { "packing", "train_mb_tokens", "max_tokens_per_microbatch" } }
+opt { name = "logprob_pack_tokens", type = "int", metavar = "N", commands = "rl",
+  kind = "tokens", range = { 0, 1 << 24 },
+  default = "0: --pack-tokens",
+  help = "with --pack-tokens: the log-probability forwards (old policy, reference) pack the "
+    .. "step's samples into micro-batches of at most N tokens (NeMo RL's logprob_mb_tokens: "
+    .. "max_total_sequence_length x logprob_batch_size)",
+  suggest = { "logprob_mb_tokens", "logprob_batch_size", "logprob_micro_batch" } }
 opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",

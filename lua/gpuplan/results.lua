@@ -247,6 +247,8 @@ field("loss_host", "s", "seconds of the actor update the per-sequence loss adds"
 field("pack_tokens", "count", "tokens per packed training micro-batch (as given; 0: not packed)",
   "rl")
 field("pack_bins", "count", "packed micro-batches per optimizer step, all DP ranks", "rl")
+field("logprob_pack_tokens", "count",
+  "tokens per packed log-probability micro-batch (as given; 0: pack_tokens)", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
 

@@ -82,6 +82,10 @@
 --                 bin under pp > 1 (default 0: batch sequences at the mean
 --                 length); result pack_bins: micro-batches per optimizer
 --                 step
+--   logprob_pack_tokens  with pack_tokens: the log-probability forwards
+--                 (old policy, reference) pack the step's samples into
+--                 bins of this many tokens instead (NeMo RL's
+--                 logprob_mb_tokens; default 0: pack_tokens)
 --   rollout_eager the engine runs without CUDA graphs (vLLM enforce_eager):
 --                 every op of a decode step dispatched from Python (default
 --                 false)
@@ -796,6 +800,11 @@ local function step_flags(o, dflt)
   if pack and pack > 0 and pad then
     fail("rl: pack_tokens packs sequences to their lengths; pad pads them to the limit")
   end
+  local lp_pack = o.logprob_pack_tokens
+  if lp_pack and lp_pack > 0 and not (pack and pack > 0) then
+    fail("rl: logprob_pack_tokens sizes the packed log-probability forwards; give "
+      .. "pack_tokens too")
+  end
   local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
     "host ops per trained sequence, 0 to 1e6")
   local token_host = bounded("token_host", o.token_host, 1,
@@ -808,7 +817,7 @@ local function step_flags(o, dflt)
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack
 end
 
 run = function(o, job)
@@ -821,7 +830,7 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor = step_flags(o, dflt)
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack = step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
@@ -852,6 +861,7 @@ run = function(o, job)
     old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
+    logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = staleness, offload_states = offload, param_offload = param_offload,
     ref_host = ref_host, host_bw = host_bw,
@@ -887,7 +897,7 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,
-    pack_tokens = pack or 0, pack_bins = r.pack_bins,
+    pack_tokens = pack or 0, pack_bins = r.pack_bins, logprob_pack_tokens = lp_pack or 0,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     step_overhead = overhead or 0,

@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(119);
+	plan(123);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -972,6 +972,28 @@ int main(void)
 	want = ceil(fmax(x, 4096.0 * 2512 / 8192) / 4) * 4;
 	is_num(r2.update.tokens_per_step, want * 8192, 1e-9,
 	       "packing, pp 2: each bin padded to pack_tokens");
+	/* The log-probability forwards in bins of their own, 4 x 8192
+	 * (NeMo RL's logprob_mb_tokens, logprob_batch_size 4): half a bin
+	 * is 16384 tokens, no response that long (max 7680), so the
+	 * volume sets them, ceil(4096 x 2512 / 32768 / 4) x 4 = 316
+	 * bins of 32768 padded tokens; the update's stay as they were. */
+	{
+	static rl_result r3;
+
+	c.logprob_pack_tokens = 4.0 * 8192;
+	MUST(rl_step(&m, &d, &t, &c, &r3, &e));
+	is_num(r3.forward.tokens_per_step, ceil(4096.0 * 2512 / 32768 / 4) *
+	       4 * 32768, 1e-9, "logprob_pack_tokens: the forwards' bins");
+	is_num(r3.update.tokens_per_step, want * 8192, 1e-9,
+	       "logprob_pack_tokens: the update's bins unchanged");
+	ok(r3.ph[RL_LOGPROB].time < r2.ph[RL_LOGPROB].time,
+	   "logprob_pack_tokens: fewer, fuller bins forward faster");
+	c.logprob_pack_tokens = 4000;
+	ok(rl_step(&m, &d, &t, &c, &r3, &e) == GP_EINVAL &&
+	   strstr(e.msg, "logprob_pack_tokens 4000 is below the longest"),
+	   "logprob_pack_tokens below the longest sequence refused");
+	c.logprob_pack_tokens = 0;
+	}
 	/* Mean 5000 in bins of 12000: half the sequences are over half a
 	 * bin (R > 5488), so their count, not the volume (4096 x 5512 /
 	 * 12000 = 1881), sets the bins. */

@@ -45,6 +45,9 @@ local function rl(k, v) local o = {} for a, b in pairs(RL) do o[a] = b end o[k] 
 check(function() gp.rl(rl("pack_tokens", -1)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got -1)", "rl: pack_tokens -1")
 check(function() gp.rl(rl("pack_tokens", 8192.5)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got 8192.5)", "rl: pack_tokens 8192.5")
 check(function() gp.rl(rl("pack_tokens", 1e30)) end, "rl: pack_tokens must be a whole number of tokens, 0..16777216 (got 1e+30)", "rl: pack_tokens 1e30")
+check(function() gp.rl(rl("logprob_pack_tokens", -1)) end, "rl: logprob_pack_tokens must be a whole number of tokens, 0..16777216 (got -1)", "rl: logprob_pack_tokens -1")
+-- The log-probability bins are those of a packed step: alone they size nothing.
+check(function() gp.rl(rl("logprob_pack_tokens", 16384)) end, "rl: logprob_pack_tokens sizes the packed log-probability forwards; give pack_tokens too", "rl: logprob_pack_tokens without pack_tokens")
 check(function() gp.infer { model = M7, gpu = H, tp = 3 } end, "infer: tp 3 does not divide the 32 attention heads", "infer: tp 3")
 check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknown weight format 'int3'", "infer: unknown weights")
 check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")

@@ -76,5 +76,27 @@ ds.rl.async_engine = false
 predict(ds, cat)
 t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
 
+-- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
+-- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,
+-- 4096 x 4 = 16384 tokens a packed log-probability micro-batch; the
+-- training bins stay 4096 x train_micro_batch_size 1.
+local l = copy(base)
+l.rl.logprob_batch = 4
+local pl = predict(l, cat)
+t.is(opts.logprob_pack_tokens, 16384, "logprob_batch 4: bins of 4096 x 4 tokens")
+t.is(opts.pack_tokens, 4096, "the training bins unchanged")
+t.is(opts.logprob_batch, nil, "the recipe's field is the profile's, not a gp.rl option")
+t.ok(pl and pl.value < sync_s, "fuller bins: the forwards, so the step, shorter")
+predict(copy(base), cat)
+t.is(opts.logprob_pack_tokens, nil, "not given: the training bins (r0.6.0's base takes "
+  .. "train_micro_batch_size)")
+-- A case whose forwards are not NeMo RL's packed ones cannot use it.
+local vb = copy(l)
+vb.source.title = "verl"
+vb.source.id = "github.com/volcengine/verl (test)"
+local pv, whyv = predict(vb, cat)
+t.ok(pv == nil and tostring(whyv):find("rl.logprob_batch sizes NeMo RL's packed", 1, true),
+     "refused outside NeMo RL's packing: " .. tostring(whyv))
+
 rl.rl = orig
 t.done_testing()

@@ -275,7 +275,15 @@ local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defau
     defaults[#defaults + 1] = string.format("pack_tokens=%d (sequence packing: "
       .. "max_total_sequence_length x train_micro_batch_size)", o.pack_tokens)
     o.batch = nil
+    -- Its log-probability forwards (policy and reference) pack into
+    -- max_total_sequence_length x logprob_batch_size tokens
+    -- (sequence_packing.logprob_mb_tokens, grpo_math_1B.yaml), the
+    -- recipe's logprob_batch_size a case's rl.logprob_batch; r0.6.0's
+    -- base takes train_micro_batch_size for it, the training bins.
+    local lpb = o.logprob_batch
+    if lpb then o.logprob_pack_tokens = tmax * lpb end
   end
+  o.logprob_batch = nil
   -- verl's dynamic batch size fills micro-batches up to
   -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
   -- and response limits' sum: that many mean-length sequences each, as
@@ -359,6 +367,7 @@ return function(case, cat)
     offload = v(par.offload), rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
+    logprob_batch = v(c.logprob_batch),
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
@@ -384,6 +393,10 @@ return function(case, cat)
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
+  if v(c.logprob_batch) and not o.logprob_pack_tokens then
+    return nil, "rl.logprob_batch sizes NeMo RL's packed log-probability forwards; "
+      .. "this case's are not packed NeMo RL ones"
+  end
   local ok, r = pcall(rl.rl, o)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
