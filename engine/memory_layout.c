@@ -112,7 +112,11 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	 * an 8-bit AdamW written in PyTorch (torchao's AdamW8bit) runs
 	 * there too, as torchtune pairs one with fsdp_cpu_offload.  A
 	 * paged optimizer pages GPU states through unified memory: not
-	 * an offloaded one. */
+	 * an offloaded one, and not one torchtune offers beside FSDP
+	 * (docs/source/tutorials/memory_optimizations.rst: "All of our
+	 * recipes support lower-precision optimizers from the torchao
+	 * library.  For single device recipes, we also support
+	 * bitsandbytes"; fsdp_cpu_offload is a distributed recipe's). */
 	/* Whole gradients beside sharded parameters are FSDP full_shard
 	 * under no_sync; at zero 0-2 the gradients' sharding is the
 	 * stage's. */
@@ -129,9 +133,13 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 			       "feature), got zero %d", y->zero);
 	if ((c->offload_optimizer || c->offload_params) &&
 	    (c->paged_optimizer || c->grads_in_bwd))
-		return gp_fail(err, "offload (DeepSpeed) does not combine "
-			       "with %s", c->paged_optimizer ?
-			       "paged_optimizer (bitsandbytes)" :
+		return gp_fail(err, "offload does not combine with %s",
+			       c->paged_optimizer ?
+			       "paged_optimizer (bitsandbytes pages GPU "
+			       "states through unified memory; an 8-bit "
+			       "AdamW stepping the offloaded partition on "
+			       "the CPU is optimizer adam8bit without "
+			       "paged_optimizer)" :
 			       "grads_in_bwd (torchtune)");
 	return GP_OK;
 }

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(120)
+t.plan(122)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -304,6 +304,29 @@ do
 end
 t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
   "paged_optimizer must be a boolean", "paged_optimizer type checked")
+-- FSDP's CPU offload with an 8-bit AdamW (torchao's AdamW8bit, the one
+-- torchtune's distributed recipes take: "All of our recipes support
+-- lower-precision optimizers from the torchao library. For single device
+-- recipes, we also support bitsandbytes") is priced; bitsandbytes' paged
+-- optimizer, which pages GPU states through unified memory, is refused
+-- beside offload, and the refusal names the configuration that is priced.
+t.raises(function()
+  memory.memory { model = "llama3-8b", gpu = "rtx-4090", gpus = 2, fsdp = "full_shard",
+                  offload = "optimizer", optimizer = "adam8bit", paged_optimizer = true }
+end, "offload does not combine with paged_optimizer (bitsandbytes pages GPU states through "
+  .. "unified memory; an 8-bit AdamW stepping the offloaded partition on the CPU is optimizer "
+  .. "adam8bit without paged_optimizer)", "paged optimizer beside offload: refused, the priced one named", true)
+do
+  -- The same job without paged_optimizer: host memory per GPU of FSDP
+  -- full_shard (ZeRO-3) over 2 GPUs, 8030261248 / 2 = 4015130624 elements:
+  -- fp32 master 4 + fp32 grad 4 + the bf16 gradient partition 2 + two
+  -- 8-bit states with a 4-byte scale per 2048-element block 2 (1 + 4/2048)
+  -- = 12.00390625 B an element, 48197251592 B, exact.
+  local r = memory.memory { model = "llama3-8b", gpu = "rtx-4090", gpus = 2, fsdp = "full_shard",
+                            offload = "optimizer", optimizer = "adam8bit" }
+  t.near(r.cpu_bytes, 4015130624 * (4 + 4 + 2 + 2 * (1 + 4 / 2048)), 1e-12,
+    "FSDP offload + 8-bit AdamW: 12.004 B an element on the host")
+end
 
 
 -- Vision-language models: images per sequence through the ViT tower.
