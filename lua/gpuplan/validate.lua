@@ -214,7 +214,7 @@ local case_schema = T.record {
     response_max = count(), rollout_eager = T.boolean(), offload_states = T.boolean(),
     param_offload = T.boolean(),
     ref_host = T.boolean(), ref_model = T.boolean(), async_engine = T.boolean(),
-    logprob_batch = count(),
+    logprob_batch = count(), sequence_packing = T.boolean(),
   },
   source = T.record { title = text(), where = text(), id = text() },
   notes = text(),

@@ -98,5 +98,20 @@ local pv, whyv = predict(vb, cat)
 t.ok(pv == nil and tostring(whyv):find("rl.logprob_batch sizes NeMo RL's packed", 1, true),
      "refused outside NeMo RL's packing: " .. tostring(whyv))
 
+-- Sequence packing off (policy.sequence_packing.enabled false): whole
+-- sequences at the batch's padded width, gp.rl's pad; no bins.
+local u = copy(base)
+u.rl.sequence_packing = false
+local pu = predict(u, cat)
+t.is(opts.pad, true, "sequence_packing false: padded")
+t.is(opts.pack_tokens, nil, "and not packed")
+t.ok(pu and pu.value > sync_s, "padded to the limit, the forwards and update are longer")
+u.rl.logprob_batch = 1
+t.ok(predict(u, cat) ~= nil, "unpacked, logprob_batch 1 = the training micro-batch: priced")
+u.rl.logprob_batch = 2
+local pu2, whyu = predict(u, cat)
+t.ok(pu2 == nil and tostring(whyu):find("rl.logprob_batch", 1, true),
+     "unpacked, a logprob_batch other than the training micro-batch is refused")
+
 rl.rl = orig
 t.done_testing()

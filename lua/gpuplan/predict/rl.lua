@@ -368,6 +368,13 @@ return function(case, cat)
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
     logprob_batch = v(c.logprob_batch),
+    -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
+    -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
+    -- Megatron worker cuts the batch into micro-batches of
+    -- train_micro_batch_size sequences at the batch's padded width
+    -- (megatron_policy_worker.py train: make_microbatch_iterator(mbs),
+    -- seq_dim_size = data["input_ids"].shape[1]), gp.rl's pad.
+    pad = v(c.sequence_packing) == false or nil,
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
@@ -393,7 +400,10 @@ return function(case, cat)
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
-  if v(c.logprob_batch) and not o.logprob_pack_tokens then
+  -- Unpacked, the forwards' micro-batches are logprob_batch_size
+  -- sequences at the batch's width: the training's when the two agree.
+  if v(c.logprob_batch) and not o.logprob_pack_tokens
+    and not (o.pad and v(c.logprob_batch) == (o.batch or 1)) then
     return nil, "rl.logprob_batch sizes NeMo RL's packed log-probability forwards; "
       .. "this case's are not packed NeMo RL ones"
   end
