@@ -64,6 +64,10 @@ for _, c in ipairs(v.read("validation/cases.json")) do
 end
 row = v.predict(t0, cat)
 t.ok(row.predicted and row.predicted > 0, "T0 3B as shipped: predicted")
+-- PEFT's default LoRA targets follow the model type (its
+-- TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING: "t5": ["q", "v"]).
+t.ok(row.defaults:find("lora_targets=q,v (PEFT default target for t5: q, v)", 1, true),
+  "T0 3B: PEFT's t5 targets q, v")
 for _, k in ipairs { "layers", "encoder_layers", "hidden", "heads", "kv_heads", "head_dim",
                      "ffn_hidden", "ffn_gated", "ffn_act", "vocab", "tied_embeddings",
                      "rel_buckets" } do

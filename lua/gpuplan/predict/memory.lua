@@ -132,10 +132,16 @@ local PROFILES = {
     },
     lora = {
       -- LoraConfig(r=8, lora_alpha=32, lora_dropout=0.1); no
-      -- target_modules, so PEFT's default map for the model type (bloom:
-      -- query_key_value, the fused q, k, v linear).
+      -- target_modules, so PEFT's default map for the model type
+      -- (peft/utils/other.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_
+      -- MAPPING: "t5": ["q", "v"], "bloom": ["query_key_value"], the
+      -- fused q, k, v linear).  The seq2seq example
+      -- (peft_lora_seq2seq_accelerate_ds_zero3_offload.py, T0_3B) trains
+      -- a T5, the only encoder-decoder family modelled here.
       { "lora_rank", 8, "LoraConfig r=8" },
       { "lora_dropout", 0.1, "LoraConfig lora_dropout=0.1" },
+      { "lora_targets", "q,v", "PEFT default target for t5: q, v",
+        function(_, m) return (m.encoder_layers or 0) > 0 end },
       { "lora_targets", "q,k,v", "PEFT default target query_key_value" },
       { "optimizer", "adamw", "torch.optim.AdamW" },
     },
