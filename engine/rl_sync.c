@@ -26,10 +26,9 @@ static int sync_coll(const gp_topo *t, gp_coll op, double bytes,
  * the rollout engine's ranks hold -- ZeRO-3 shards over the data-
  * parallel group, the stages over the pipeline group, tp / rtp TP
  * slices over part of the TP group (a finer rollout TP cuts its slice
- * from a neighbour's: one send) -- then, disaggregated, broadcast from
- * the trainer to every engine over the NICs (one group per slice, the
- * engines of a node sharing its NICs), and copied into the engine's
- * buffers (read and write at HBM speed). */
+ * from a neighbour's: one send) -- then, disaggregated, the whole
+ * model broadcast from the trainer's rank 0 to every rollout GPU, and
+ * copied into the engine's buffers (read and write at HBM speed). */
 int rl_weight_sync(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const rl_cfg *c, const train_result *u,
 		   double gpus_total, double engines, double *time,
@@ -82,36 +81,40 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 			return GP_EINVAL;
 	}
 	if (!c->colocated) {
+		/* One communicator of the trainer and every rollout rank,
+		 * the whole model broadcast from the trainer's rank 0:
+		 * NeMo RL's packed_broadcast_producer(..., src=0) over
+		 * model_update_group (megatron_policy_worker.py r0.5.0;
+		 * the consumer unpacks every tensor on every vLLM rank,
+		 * whose load_weights keeps its own slice), OpenRLHF's
+		 * torch.distributed.broadcast(param, 0, group=
+		 * _model_update_group).  Every byte leaves the sender's
+		 * node and reaches every rollout GPU: a ring over the
+		 * engines' nodes and the sender's, every GPU of a node
+		 * in it, its NICs the group's own. */
+		double rgpus = c->rollout_gpus, full = p.total * 2.0;
 		double train_gpus = (double)tp * pp * (lay->cp > 0 ? lay->cp :
 			1) * (lay->dp > 0 ? lay->dp : 1);
 
-		if (train_gpus + c->rollout_gpus <= G) {
+		(void)engines;
+		if (train_gpus + rgpus <= G) {
 			/* both pools in one node: over the scale-up links */
-			g.ranks = (int)engines + 1;
+			g.ranks = (int)rgpus + 1;
 			g.per_node = g.ranks;
-			g.sharing = 1;
-		} else if (engines <= 1) {
-			g.ranks = 2;
-			g.per_node = 1;
-			g.sharing = rg < G ? rg : G;
 		} else {
 			/* The engines' nodes and one more for the sender:
 			 * the transfer crosses the NICs even when the
 			 * rollout pool is a single node. */
-			double epn = rg <= G ? floor((double)G / rg) : 1.0;
-
-			g.per_node = (int)fmin(epn, engines);
-			g.ranks = (int)((ceil(engines / g.per_node) + 1) *
+			g.per_node = (int)fmin((double)G, rgpus);
+			g.ranks = (int)((ceil(rgpus / g.per_node) + 1) *
 					g.per_node);
-			g.sharing = (int)fmax(1.0, fmin((double)rg,
-							floor((double)G /
-							      g.per_node)));
 		}
+		g.sharing = 1;
 		if (t->nics == 0 && g.per_node < g.ranks)
 			return gp_fail(err, "the rollout and training pools "
 				       "span nodes, but the system has no "
 				       "NICs");
-		if (sync_coll(&tt, GP_BROADCAST, slice, &g, &s, err))
+		if (sync_coll(&tt, GP_BROADCAST, full, &g, &s, err))
 			return GP_EINVAL;
 	}
 	memset(&op, 0, sizeof op);

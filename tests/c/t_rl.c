@@ -136,7 +136,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(123);
+	plan(124);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -543,6 +543,20 @@ int main(void)
 		ok(exact, "staleness 1: step = max(pools) + sync, idle the "
 		   "difference");
 	}
+	/* The weight sync of separate pools: the trainer's rank 0
+	 * broadcasts the whole model (NeMo RL's packed_broadcast_producer
+	 * src=0, OpenRLHF's broadcast from rank 0), so all 2P bytes leave
+	 * one node, at best over its 8 NICs at 25 GB/s x 0.9 -- a floor
+	 * of 2P / 180 GB/s however many GPUs the engines slice it over
+	 * (two engines of rollout tp 16: slices of one engine's 16 GPUs
+	 * over two nodes, which broadcast from 16 senders would beat). */
+	k = c;
+	k.rollout_gpus = 32;
+	k.roll.tp = 16;
+	k.train.mem.lay.dp = 8;
+	MUST(rl_step(&m, &d, &t, &k, &r, &e));
+	ok(r.ph[RL_SYNC].time >= 2.0 * P / (8 * 25e9 * 0.9),
+	   "separate pools: the whole model leaves the sender's node");
 	k = c;
 	k.rollout_gpus = 4;
 	k.train.mem.lay.dp = 4;
