@@ -103,12 +103,17 @@ local function range(list, f)
   end
   return lo, hi
 end
+-- "14%" when both ends round to the same whole percent, else "26-28%".
+local function span(lo, hi)
+  local a, b = string.format("%.0f", 100 * lo), string.format("%.0f", 100 * hi)
+  return a == b and a .. "%" or a .. "-" .. b .. "%"
+end
 io.write("\nConclusion:\n")
 if #tp8 > 0 then
   local lo, hi = range(tp8, function(x) return x end)
   local inside = lo >= 0.20 and hi <= 0.35
-  io.write(string.format("  TP8: H800 is %.0f-%.0f%% slower than H100 -- %s the guides' 20-35%%.\n",
-    100 * lo, 100 * hi, inside and "inside" or (hi < 0.20 and "below" or (lo > 0.35 and "above" or "overlapping"))))
+  io.write(string.format("  TP8: H800 is %s slower than H100 -- %s the guides' 20-35%%.\n",
+    span(lo, hi), inside and "inside" or (hi < 0.20 and "below" or (lo > 0.35 and "above" or "overlapping"))))
 end
 for _, tp in ipairs { 4, 2 } do
   local sel = {}
@@ -118,7 +123,7 @@ for _, tp in ipairs { 4, 2 } do
     local verdict = hi <= 0.10 and "inside the guides' 5-10% (DP and PP with a small TP)"
       or (lo > 0.10 and "above the guides' 5-10%: TP " .. tp .. " still crosses NVLink every layer")
       or "overlapping the guides' 5-10%"
-    io.write(string.format("  TP%d: H800 %.0f-%.0f%% slower -- %s.\n", tp, 100 * lo, 100 * hi, verdict))
+    io.write(string.format("  TP%d: H800 %s slower -- %s.\n", tp, span(lo, hi), verdict))
   end
 end
 -- Does TP4 x PP2 beat TP8 on H800?
