@@ -210,4 +210,26 @@ do
     ~= nil, "an RL step that does not fit: not predicted, the reason named")
 end
 
+-- NeMo 24.07's fine-tuning rows ran the launcher's examples/peft/llama/h100
+-- scripts: the 70B SFT layout (TP 4, PP 4) gets 70b_2node.sh's interleaving
+-- (virtual_pipeline_model_parallel_size=20), sequence parallelism and
+-- Userbuffers overlap; the same model at a layout no script ran (PP 8)
+-- gets none of them.
+do
+  local sft
+  for _, c in ipairs(v.read("validation/cases.json")) do
+    if c.id == "nemo2407-finetune-llama2-70b-sft" then sft = c end
+  end
+  local cat_ = require("gpuplan.catalog").get()
+  local r = v.predict(sft, cat_)
+  for _, want in ipairs { "vpp=20 (", "sp=true (", "tp_overlap=true (", "overlap_p2p=true (",
+                          "grad_reduce=bf16 (peft/llama/sft.yaml" } do
+    t.ok(r.defaults:find(want, 1, true), "NeMo 70B SFT: " .. want .. "...)")
+  end
+  sft.parallel.pp, sft.parallel.tp = 8, 2
+  local other = v.predict(sft, cat_)
+  t.ok(not other.defaults:find("vpp=", 1, true) and not other.defaults:find("tp_overlap=", 1, true),
+    "NeMo 70B SFT at TP 2, PP 8 (no launcher script): no interleaving, no overlap assumed")
+end
+
 t.done_testing()

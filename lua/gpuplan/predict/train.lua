@@ -60,6 +60,33 @@ local function sc21(m)
   end
 end
 
+-- NeMo 24.07's fine-tuning table ran the NeMo-Framework-Launcher's
+-- examples/peft/llama/h100 scripts (each matches its row's GPUs, GBS 32,
+-- MBS 1, TP, PP and "packed_sequence=true ... max_seq_length=4096");
+-- what they set beyond the table's columns, per full-SFT layout:
+-- 13b_1node.sh "pipeline_model_parallel_size=4 \\
+-- virtual_pipeline_model_parallel_size=10 ... overlap_p2p_comm=true";
+-- 70b_2node.sh "tensor_model_parallel_size=4 ... pipeline_model_parallel_size=4
+-- virtual_pipeline_model_parallel_size=20 sequence_parallel=true ...
+-- overlap_p2p_comm=true ub_tp_comm_overlap=true"; 7b_1node.sh: TP 1, PP 1.
+local NEMO_SFT = {
+  { layers = 40, hidden = 5120, tp = 1, pp = 4, vpp = 10 },                 -- 13B
+  { layers = 80, hidden = 8192, tp = 4, pp = 4, vpp = 20, sp = true },      -- 70B
+}
+local function nemo_sft(o, m)
+  if o.method ~= "full" then return nil end
+  for _, r in ipairs(NEMO_SFT) do
+    if r.layers == m.layers and r.hidden == m.hidden and r.tp == (o.tp or 1)
+        and r.pp == (o.pp or 1) then
+      return r
+    end
+  end
+end
+local function sft_set(k)
+  return function(o, m) local r = nemo_sft(o, m); return r and r[k] end
+end
+local SFT = "launcher examples/peft/llama/h100"
+
 local PROFILES = {
   -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
   -- it on Selene (A100, 8 HDR NICs per node).
@@ -99,6 +126,15 @@ local PROFILES = {
   -- NeMo 24.07 (NeMo-Framework-Launcher 24.07 training / peft yamls).
   nemo = {
     { "stack", "megatron", "Megatron-Core" },
+    { "vpp", sft_set("vpp"), SFT },
+    { "overlap_p2p", function(o, m) return nemo_sft(o, m) and true or nil end, SFT,
+      function(o) return (o.pp or 1) > 1 end },
+    { "sp", sft_set("sp"), SFT },
+    { "tp_overlap", sft_set("sp"), SFT },
+    -- conf/peft/llama/sft.yaml (24.07): optim distributed_fused_adam,
+    -- "grad_sync_dtype: bf16".
+    { "grad_reduce", "bf16", "peft/llama/sft.yaml grad_sync_dtype: bf16",
+      function(o) return o.method == "full" end },
     { "flash", true, "TE fused attention (cuDNN on sm90)" },
     { "zero", 1, "distributed_fused_adam", function(o) return not lora(o) end },
     { "sp", true, "sequence_parallel: true", function(o) return pretrain(o) and tp2(o) end },
