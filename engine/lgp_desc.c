@@ -107,6 +107,10 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("micro_batch", offsetof(S, P lay.micro_batch), 1),          \
 	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
 	      2147483647.0),                                              \
+	F_INT("first_stage_layers", offsetof(S, P first_stage_layers), 0, \
+	      0, 2147483647.0),                                           \
+	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \
+	      0, 2147483647.0),                                           \
 	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
 	F_PARSE("recompute_modules", offsetof(S, P recompute_modules),    \
 		p_recompute_modules, NULL),                               \
@@ -229,6 +233,10 @@ const lgp_desc lgp_train_desc = { "train", train_fields };
 	F_PARSE("recompute", offsetof(T, P mem.recompute), p_recompute, \
 		NULL), \
 	F_INT("recompute_layers", offsetof(T, P mem.recompute_layers), \
+	      0, 0, GP_COUNT_MAX), \
+	F_INT("first_stage_layers", \
+	      offsetof(T, P mem.first_stage_layers), 0, 0, GP_COUNT_MAX), \
+	F_INT("last_stage_layers", offsetof(T, P mem.last_stage_layers), \
 	      0, 0, GP_COUNT_MAX), \
 	F_BOOL("fsdp", offsetof(T, P fsdp), 0), \
 	F_BOOL("overlap_grad_reduce", offsetof(T, P overlap_grad_reduce), \

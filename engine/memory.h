@@ -27,6 +27,11 @@ typedef struct gp_train_cfg {
 	double seq;              /* tokens per sequence */
 	gp_pipe_engine pipe;     /* who runs the pipeline (pp > 1) */
 	gp_partition partition;  /* layers per stage (pp > 1) */
+	int first_stage_layers;  /* Megatron-Core's num_layers_in_first_ */
+	int last_stage_layers;   /* and _last_pipeline_stage: these ends
+				  * hold N layers, the other stages the
+				  * rest evenly (mem_stage_split); 0 =
+				  * by partition */
 	gp_recompute recompute;
 	int recompute_layers;    /* full recompute of only the first N layers
 				  * of each stage (Megatron --recompute-

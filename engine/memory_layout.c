@@ -7,6 +7,7 @@
  */
 #include "memory_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* Layers per pipeline stage (layout_split) by partition method.  Item
@@ -41,6 +42,68 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 					       * EmbeddingPipe */
 	}
 	layout_split(y, L, part != GP_PART_UNIFORM, e0, w, e1);
+	if (y->pp > 1 && (c->first_stage_layers > 0 ||
+			  c->last_stage_layers > 0)) {
+		/* Megatron-Core's uneven pipeline split (TransformerConfig
+		 * num_layers_in_first_pipeline_stage and
+		 * num_layers_in_last_pipeline_stage): the ends given hold
+		 * their counts, the other stages the remaining layers
+		 * evenly (mem_check_train_cfg checks they divide).  Stage 0
+		 * takes n0, the middle ones m each, the last the rest. */
+		int f = c->first_stage_layers, l = c->last_stage_layers;
+		int mid = y->pp - (f > 0) - (l > 0);
+		int rest = L - f - l;
+
+		y->balanced = 1;
+		y->m = mid > 0 ? rest / mid : 0;
+		y->n0 = f > 0 ? f : y->m;
+	}
+}
+
+/* first_stage_layers / last_stage_layers: Megatron-Core refuses a
+ * split whose middle stages cannot share the remaining layers evenly
+ * ("number of layers at middle stage ... must be divisible by the
+ * middle pipeline model parallel size", TransformerConfig
+ * __post_init__); without interleaving here. */
+static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
+			    const gp_layout *y, gp_error *err)
+{
+	int f = c->first_stage_layers, l = c->last_stage_layers;
+	int mid, rest;
+
+	if (f < 0 || l < 0)
+		return gp_fail(err, "%s must be >= 1 (got %d)",
+			       f < 0 ? "first_stage_layers" :
+			       "last_stage_layers", f < 0 ? f : l);
+	if (f == 0 && l == 0)
+		return GP_OK;
+	if (y->pp < 2)
+		return gp_fail(err, "%s applies to pipeline stages (pp >= "
+			       "2; got pp %d)", f > 0 ? "first_stage_layers"
+			       : "last_stage_layers", y->pp);
+	if (y->vpp > 1)
+		return gp_fail(err, "first_stage_layers / "
+			       "last_stage_layers are priced without "
+			       "interleaving (vpp %d)", y->vpp);
+	mid = y->pp - (f > 0) - (l > 0);
+	rest = m->layers - f - l;
+	if (rest < mid || (mid == 0 && rest != 0) ||
+	    (mid > 0 && rest % mid != 0)) {
+		char given[96];
+
+		if (f > 0 && l > 0)
+			snprintf(given, sizeof given, "first_stage_layers %d "
+				 "and last_stage_layers %d leave", f, l);
+		else
+			snprintf(given, sizeof given, "%s %d leaves",
+				 f > 0 ? "first_stage_layers" :
+				 "last_stage_layers", f > 0 ? f : l);
+		return gp_fail(err, "%s %d of the model's %d layers for %d "
+			       "other stages: they must divide evenly, one "
+			       "layer each at least", given, rest, m->layers,
+			       mid);
+	}
+	return GP_OK;
 }
 
 /* The checks of a training config; the model's own only when
@@ -61,6 +124,8 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "unknown pipeline partition %d",
 			       (int)c->partition);
 	if (layout_check(m, &c->lay, y, err))
+		return GP_EINVAL;
+	if (stage_ends_check(m, c, y, err))
 		return GP_EINVAL;
 	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
 	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||

@@ -525,6 +525,19 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   if o.partition == nil and pp > 1 then
     dflt("partition", { stack = stack })
   end
+  -- Megatron-Core's num_layers_in_first/last_pipeline_stage: these ends
+  -- hold N layers, the other stages the rest evenly (engine/
+  -- memory_layout.c mem_stage_split, which checks they divide).
+  for _, k in ipairs { "first_stage_layers", "last_stage_layers" } do
+    if o[k] ~= nil then
+      cfg[k] = posint(k, o[k])
+      if pp < 2 then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
+      if stack ~= "megatron" then
+        fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack %s "
+          .. "partitions by its own rule", k, k:match("^(%a+)_"), stack)
+      end
+    end
+  end
   cfg.eager_swiglu = o.eager_swiglu
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
   cfg.eager_softmax = o.eager_softmax

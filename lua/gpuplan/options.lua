@@ -301,6 +301,16 @@ opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train 
   help = "with --recompute full: only the first N layers of each stage (Megatron's "
     .. "block method)",
   suggest = { "recompute_num_layers" } }
+opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl",
+  lua = "fit",
+  help = "layers on the first pipeline stage, the other stages the rest evenly "
+    .. "(Megatron-Core's num_layers_in_first_pipeline_stage)",
+  suggest = { "num_layers_in_first_pipeline_stage" } }
+opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train rl",
+  lua = "fit",
+  help = "layers on the last pipeline stage, the other stages the rest evenly "
+    .. "(Megatron-Core's num_layers_in_last_pipeline_stage)",
+  suggest = { "num_layers_in_last_pipeline_stage" } }
 opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = TRAIN4,
   methods = TRAINING, kind = "enum",
   help = "outputs dropped after the forward and rebuilt in the backward (Megatron-Core's "

@@ -151,6 +151,7 @@ local case_schema = T.record {
     -- Megatron's block recompute: the first N layers of each stage (or
     -- chunk) recompute, the rest keep their activations (gp.train's)
     recompute_layers = count(),
+    first_stage_layers = count(), last_stage_layers = count(),
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)

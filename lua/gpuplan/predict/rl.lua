@@ -350,6 +350,7 @@ return function(case, cat)
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
     sp = v(par.sp),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
+    first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
     precision = v(wl.precision), gpus_per_node = v(hw.gpus_per_node), cat = cat,
     prompts = prompts, group = group, prompt_len = plen,
     response_len = resp and math.floor(resp + 0.5),

@@ -273,6 +273,8 @@ return function(case, cat)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.recompute_layers = v(par.recompute_layers)
+  o.first_stage_layers = v(par.first_stage_layers)
+  o.last_stage_layers = v(par.last_stage_layers)
   o.fp8_activations = v(wl.fp8_activations)
   o.fp8_scaling = v(wl.fp8_scaling)
   o.moe_probs = v(wl.moe_probs)
