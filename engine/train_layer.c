@@ -264,12 +264,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * layernorm_fwd (extensions/normalization.cpp
 		 * FUSED_NORM_AMAX_FP8) writes the norm in
 		 * 16 bits with its amax, then casts it (read
-		 * A, write 1 + 1 B). */
+		 * A, write 1 + 1 B).  The experts' up projection
+		 * is no norm's: its input is the dispatched bf16
+		 * tokens, which the grouped linear casts itself
+		 * (TE grouped_linear.py: "inputmats =
+		 * tex.split_quantize(inp_view, m_splits,
+		 * input_quantizers)"), a kernel of its own. */
 		double in = o->m * o->batch * o->k;
 		double outv = o->m * o->batch * o->n;
 		double fused = strcmp(o->name, "qkv") == 0 ||
-			strcmp(o->name, "mlp_up") == 0 ||
-			strcmp(o->name, "moe_up") == 0;
+			strcmp(o->name, "mlp_up") == 0;
 		double amax = k->fp8_current ? k->A : 0.0;
 
 		t += t_mem(e, k->half, in * (!fused ?
@@ -382,6 +386,42 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * forward launches the up and down GEMM of each expert its tokens reach;
  * the backward twice as many (dgrad and wgrad). */
 #define TE_EXPERT_GEMM (0.267e-3 / 8.0)
+
+/* The alltoall token dispatcher's own passes over the tokens, beside the
+ * all-to-alls (Megatron-Core token_dispatcher.py at Megatron-Bridge
+ * 25.11's pin, MoEAlltoAllTokenDispatcher, moe_permute_fusion): each
+ * is a fused memory-bound kernel on the bf16 rows (Transformer Engine's
+ * moe_permute, moe_sort_chunks_by_index, moe_unpermute).  Forward:
+ * "Permutation 1: input to AlltoAll input" reads the u = Tn h A local
+ * tokens once and writes their k copies (us = k u), "Permutation 2:
+ * Sort tokens by local expert" (when a rank holds more than one local
+ * expert) reads and writes the received rows ur, "Unpermutation 2:
+ * Unsort tokens by local expert" the same after the experts, and
+ * "Unpermutation 1: AlltoAll output to output" reads the us copies and
+ * writes their sums u (the router's probabilities multiply inside the
+ * experts' activation, so the unpermute carries none).  The backward
+ * is each kernel's reverse, the same bytes: 2 u + 2 us + 4 ur.  The
+ * flex dispatcher (HybridEP) does these inside its dispatch and combine
+ * kernels ("permute tokens for communication, perform all-to-all
+ * communication, and permute tokens for experts in single step") and
+ * the all-gather dispatcher is priced apart (layer_comm). */
+static void moe_permute_costs(tenv *e, const train_lkey *k,
+			      train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double El = m->moe.experts / k->ep;
+	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
+	double sk = k->skew > 1.0 ? k->skew : 1.0;
+	double u = k->Tn * m->hidden * k->A, us = u * m->moe.top_k;
+	/* the received rows: the dispatch padded to the capacity factor,
+	 * to the hottest rank's skew, gathered over etp as layer_comm's */
+	double ur = us * cf * sk * (k->etp > 1 && (k->sp || k->etp > k->tp) ?
+				    k->etp : 1.0);
+	double t = t_mem(e, k->half, 2.0 * u + 2.0 * us +
+			 (El > 1.0 ? 4.0 * ur : 0.0));
+
+	add_op(lc, "moe_permute", t, t, 0, 0);
+}
 
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
@@ -615,6 +655,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		if (!eager && graphed(k, moe, o->name))
 			ng += nk - nk0;
 	}
+	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather)
+		moe_permute_costs(e, k, lc);
 	layer_extras(e, k, moe, nk, ng, eg, o_k, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }

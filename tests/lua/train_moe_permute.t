@@ -1,0 +1,61 @@
+-- Megatron-Core's alltoall token dispatcher moves the tokens through
+-- memory-bound kernels of its own beside the all-to-alls: the permute of
+-- the local tokens into their k copies, the received rows sorted by
+-- local expert and back, the unpermute summing the k copies
+-- (engine/train_layer.c moe_permute_costs: 2 u + 2 us + 4 ur bytes each
+-- pass, u = Tn h A, us = k u, ur the received rows).  The flex dispatcher
+-- (HybridEP) does them inside its dispatch and combine.  The experts' up
+-- projection casts the dispatched bf16 tokens to fp8 in a kernel of its
+-- own: no norm writes them (gemm_costs).
+-- Run with ./gpuplan run tests/lua/train_moe_permute.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(7)
+
+local op = t.op
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
+-- Qwen3-30B-A3B: hidden 2048, 128 experts, top 8; one sequence a
+-- micro-batch on each GPU (tp 1), bf16 activations (A = 2 B).
+local h, k = 2048, 8
+local job = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1 }
+local function run(x) return gp.train(t.with(job, x)) end
+
+local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
+-- A balanced router at capacity factor 1: ur = us = k u.  The bytes are
+-- 2 u + 2 k u + 4 k u = 50 u; doubling the tokens adds 50 u of
+-- u = 4096 h 2 = 16.78 MB: 838.9 MB / 2.814e12 B/s = 298.1 us.  The
+-- kernel's fixed fill and launch cancel in the difference: float
+-- rounding only, 1e-6.
+local u = 4096 * h * 2
+t.near(op(s8, "moe_permute").fwd - op(s4, "moe_permute").fwd, 50 * u / bw, 1e-6,
+       "alltoall: 2 u + 2 us + 4 ur bytes of permutes a forward")
+t.near(op(s4, "moe_permute").bwd, op(s4, "moe_permute").fwd, 1e-12,
+       "the backward's reverse kernels move the same bytes")
+-- One local expert a GPU (EP 128 of 128 experts): no sort by local
+-- expert, 2 u + 2 k u = 18 u a pass.  Against EP 8: 32 u less.
+local e1 = gp.train(t.with(job, { seq = 4096, gpus = 128, ep = 128, global_batch = 128 }))
+t.near(op(s4, "moe_permute").fwd - op(e1, "moe_permute").fwd, 32 * u / bw, 1e-6,
+       "one local expert: the two sorts drop out (32 u)")
+-- The flex dispatcher permutes inside its own kernels.
+t.is(op(run { seq = 4096, moe_dispatcher = "flex" }, "moe_permute"), nil,
+     "flex: no permute kernels of the dispatcher's own")
+-- Without expert parallelism there is no dispatcher's exchange to price.
+t.is(op(gp.train(t.with(job, { seq = 4096, ep = 1 })), "moe_permute"), nil, "EP 1: none")
+
+-- fp8: the experts' input is cast by the grouped linear, not by a norm.
+-- Current scaling then reads the cast's input once more for its amax,
+-- 2 B per element of the Tk x h dispatched rows (Tk = 4096 x 8), where a
+-- norm-fused cast would have taken 3 B more (the norm's bf16 write and
+-- the cast's read): 32768 x 2048 x 2 / 2.814e12 = 47.7 us.
+local f8 = { seq = 4096, precision = "fp8" }
+local d = run(f8)
+local c = run(t.with(f8, { fp8_scaling = "current" }))
+t.near(op(c, "moe_up").fwd - op(d, "moe_up").fwd, 4096 * k * h * 2 / bw, 1e-6,
+       "moe_up: an unfused cast, current scaling adds one read of its input")
+t.near(op(run(t.with(f8, { fp8_scaling = "block" })), "moe_up").fwd, op(d, "moe_up").fwd, 1e-12,
+       "block scales (made in the cast) cost what delayed does")
+
+t.done_testing()
