@@ -5,6 +5,7 @@
 -- (hwLatencies[NET][RING][LL] = 2.7 us; Simple 14 us). It is the same for
 -- every transport in NCCL's model (IB and socket transports report no
 -- latency of their own); the physical switch hop is a small part of it.
+-- EFA is the exception: AWS's plugin prices its own step (efa-100).
 --
 -- achievable: nccl-tests bus bandwidth per NIC divided by the line rate.
 
@@ -105,13 +106,25 @@ fabric {
   id = "efa-100", name = "AWS Elastic Fabric Adapter, 100 Gb/s per adapter",
   scope = "scaleout", kind = "network",
   bw = "100Gb/s per-dir",
-  latency = "2.7us",
+  -- The network step of a P5's EFA as AWS's own tuner plugin prices it,
+  -- 20 us (aws-ofi-nccl include/nccl_ofi_tuner.h: "Latency in usecs",
+  -- TUNER_NET_LATENCY 20; src/tuner/nccl_ofi_model.c: internode steps x
+  -- net_lat; its bandwidths written "For Hopper GPUs on P5"): SRD through
+  -- libfabric and the plugin's proxy, not InfiniBand's verbs (2.7 us).
+  latency = "20us",
   achievable = 0.85,
   achievable_reason = "no measurement read; SRD over Ethernet assumed below "
                    .. "RoCE",
-  source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA)",
-  notes = "EFA's per-message latency is higher than InfiniBand's; no figure was "
-       .. "found, NCCL's generic network value is used.",
+  source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA); "
+        .. "aws/aws-ofi-nccl include/nccl_ofi_tuner.h (TUNER_NET_LATENCY 20)",
+  notes = "P5's EFAv2. The plugin also reports 75 us to NCCL for p4d, p4de "
+       .. "and p5 (platform-aws.cpp platform_data_map), which NCCL adds to "
+       .. "each network step of its own estimate; AWS's tuner plugin picks "
+       .. "the algorithm on P5 instead. Two published 2 x P5 all_reduce_perf "
+       .. "runs take 65-88 us from 8 B to 1 KiB: 20 us a step gives 60 us, "
+       .. "75 would give 170. EFAv1 (p4d, p4de: 4 adapters) is not this "
+       .. "entry: 2 x p4de run 161-164 us at 8 B "
+       .. "(aws-samples/awsome-distributed-training nccl-tests README).",
 }
 
 fabric {

@@ -239,6 +239,28 @@ do
   t.near(b.busbw, 12.8e9, 0.005, "host-staged PCIe at half of it")
 end
 
+-- EFA (two P5s: 8 H100 on NVLink 4 and 32 x 100 Gb/s EFA adapters each).
+-- AWS's tuner plugin prices an EFA network step at 20 us (catalog efa-100),
+-- not InfiniBand's 2.7.  8 bytes run NCCL's LL tree: 6.8 + 2 x (7 x 0.6
+-- (NVLink hops) + 20 + 2.3 (the tree's extra at a network hop, NCCL's
+-- hwLat NET TREE LL 5.0 less the ring's 2.7)) = 59.8 us; on InfiniBand the
+-- same tree is 25.2 us.  Published runs on two P5s take 65-88 us at 8 B
+-- (validation/cases.json, coll-allreduce-h100-sxm-16g-efa-8B-*).
+-- Tolerance 1e-3: the bandwidth term of 8 bytes.
+do
+  local efa = cat.fabrics["efa-100"]
+  t.near(efa.latency, 20e-6, 1e-9, "efa-100: AWS's tuner's 20 us a network step")
+  local p5 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 2,
+                                 gpu = "h100-sxm", nic_fabric = "efa-100", nics = 32 })
+  local ib = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 2,
+                                 gpu = "h100-sxm", nic_fabric = "ib-ndr-400", nics = 8 })
+  local e = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, topology = p5 }
+  local i = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, topology = ib }
+  t.is(e.algo .. "/" .. e.proto, "tree/ll", "8 B on two P5s: LL tree")
+  t.near(e.time, 59.8e-6, 1e-3, "8 B on two P5s: 6.8 + 2 x (4.2 + 20 + 2.3) us")
+  t.near(i.time, 25.2e-6, 1e-3, "the same tree on InfiniBand: 2.7 us a step")
+end
+
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
   "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
