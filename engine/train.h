@@ -146,6 +146,11 @@ typedef struct train_cfg {
 				  * scales computed in the cast kernel
 				  * (DeepSeek-V3's 1x128 / 128x128, MXFP8):
 				  * one read */
+	int fp8_block;           /* 1: with compute fp8, per-block scales
+				  * (fp8_scaling block): Transformer
+				  * Engine casts a grouped linear's inputs
+				  * one kernel per expert, where delayed
+				  * scaling casts them all in one */
 	int eager_optim;         /* 1: torch.optim's foreach AdamW and
 				  * clip_grad_norm_ (ten passes over the fp32
 				  * states); 0: a fused multi-tensor Adam
@@ -283,6 +288,7 @@ typedef struct train_lkey {
 	int ep_flex;             /* train_cfg's */
 	int graph_attn, graph_router, graph_prep; /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
+	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;

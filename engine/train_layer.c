@@ -222,6 +222,38 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 	oc->skew = k->skew;
 }
 
+/* Transformer Engine's GroupedLinear (v2.9, which Megatron-Core's
+ * TEGroupedMLP runs the experts on) runs its touched experts one by one:
+ * te_general_grouped_gemm hands nvte_multi_tensor_gemm one cuBLASLt GEMM
+ * per expert ("a per-expert loop of cuBLASLt GEMMs across multiple CUDA
+ * streams", TE PR #3134), and split_quantize casts each expert's rows
+ * with a kernel of its own unless the scaling is delayed
+ * (multi_tensor_quantize_impl: "Currently only have fused kernel for FP8
+ * delayed scaling ... Quantize kernels individually"); a current-scaling
+ * cast is three kernels (Float8CurrentScalingQuantizer::quantize: the
+ * amax, the scale from it, the cast), a block-scaled (MXFP8, 1x128) one
+ * one.  The op prices the experts' work as one kernel of their pooled
+ * tiles; each further kernel adds its fixed part on the GPU: a GEMM its
+ * launch gap (graph_launch), a cast the fill and drain of a memory-bound
+ * kernel (what a kernel of one byte costs, roofline.c ROOF_MEM_FILL).
+ * Forward: a GEMM and the input's cast per expert; backward: the dgrad
+ * and wgrad GEMMs and dY's cast.  The scales' swizzle for the MXFP8
+ * GEMMs is one multi-tensor kernel per operand list
+ * (multi_tensor_swizzle_scaling_factors), not per expert. */
+static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
+			int fp8, double *t, double *tb)
+{
+	double n = o->batch, g = e->d->graph_launch;
+	double fix = t_mem(e, k->half, 1.0);
+	double kq = !fp8 ? 0.0 : k->fp8_current ? 3.0 : k->fp8_block ?
+		1.0 : 0.0;
+	double casts = kq > 0 ? (n * kq - 1.0) * fix : 0.0;
+	int wgrad = !k->frozen || o->wclass != GP_W_LINEAR;
+
+	*t += (n - 1.0) * g + casts;
+	*tb += (wgrad ? 2.0 : 1.0) * (n - 1.0) * g + casts;
+}
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches, *o_k takes o_proj's input width. */
@@ -281,6 +313,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			k->A + 2.0 : 1.0));
 		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
 	}
+	if (!eager && o->batch > 1.0 && (strcmp(o->name, "moe_up") == 0 ||
+					 strcmp(o->name, "moe_down") == 0))
+		expert_loop(e, k, o, p == GP_FP8 && fp8, &t, &tb_);
 	if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
 		/* A 4-bit base is dequantised to 16 bits
 		 * before each matmul (bitsandbytes

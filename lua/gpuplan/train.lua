@@ -303,6 +303,7 @@ local function step_choices(o, p, cfg, sweep, default)
     end
   end
   cfg.fp8_current = fs == "current"
+  cfg.fp8_block = fs == "block"
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
   cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")

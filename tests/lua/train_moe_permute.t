@@ -6,12 +6,15 @@
 -- pass, u = Tn h A, us = k u, ur the received rows).  The flex dispatcher
 -- (HybridEP) does them inside its dispatch and combine.  The experts' up
 -- projection casts the dispatched bf16 tokens to fp8 in a kernel of its
--- own: no norm writes them (gemm_costs).
+-- own: no norm writes them (gemm_costs).  Transformer Engine's grouped
+-- linear casts each expert's rows apart unless the scaling is delayed
+-- (expert_loop): one kernel an expert for block scales, three for
+-- current scaling, each with a memory-bound kernel's fixed part.
 -- Run with ./gpuplan run tests/lua/train_moe_permute.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -49,13 +52,32 @@ t.is(op(gp.train(t.with(job, { seq = 4096, ep = 1 })), "moe_permute"), nil, "EP 
 -- Current scaling then reads the cast's input once more for its amax,
 -- 2 B per element of the Tk x h dispatched rows (Tk = 4096 x 8), where a
 -- norm-fused cast would have taken 3 B more (the norm's bf16 write and
--- the cast's read): 32768 x 2048 x 2 / 2.814e12 = 47.7 us.
+-- the cast's read): 32768 x 2048 x 2 / 2.814e12 = 47.7 us; and its
+-- amax, scale and cast run per expert (below): 47 kernels more than
+-- delayed scaling's one fused cast.
+local fix = 3.9e-6 + 1e-6 + 1 / bw
 local f8 = { seq = 4096, precision = "fp8" }
 local d = run(f8)
 local c = run(t.with(f8, { fp8_scaling = "current" }))
-t.near(op(c, "moe_up").fwd - op(d, "moe_up").fwd, 4096 * k * h * 2 / bw, 1e-6,
+t.near(op(c, "moe_up").fwd - op(d, "moe_up").fwd, 4096 * k * h * 2 / bw + 47 * fix, 1e-6,
        "moe_up: an unfused cast, current scaling adds one read of its input")
-t.near(op(run(t.with(f8, { fp8_scaling = "block" })), "moe_up").fwd, op(d, "moe_up").fwd, 1e-12,
-       "block scales (made in the cast) cost what delayed does")
+
+-- The per-expert casts.  EP 8 puts 16 of the 128 experts on each GPU,
+-- all touched.  A kernel's fixed part on H100 is ROOF_MEM_FILL 3.9 us +
+-- graph_launch 1 us (+ its one byte at 2.814e12 B/s): 4.9 us.  Block
+-- scales cast the same bytes as delayed but in 16 kernels, not one: 15
+-- kernels more, 73.5 us, in the forward (the input) and the backward
+-- (dY).  1e-9: the same sums.
+local b = run(t.with(f8, { fp8_scaling = "block" }))
+t.near(op(b, "moe_down").fwd - op(d, "moe_down").fwd, 15 * fix, 1e-9,
+       "block: a cast kernel per expert, 15 more than delayed's one")
+t.near(op(b, "moe_down").bwd - op(d, "moe_down").bwd, 15 * fix, 1e-9,
+       "block: dY's casts too")
+-- Current scaling: amax, scale and cast kernels per expert, 48 against
+-- one, and the amax's read of the 32768 x 768 input (moe_down's):
+-- 47 x 4.9 us + 32768 x 768 x 2 / 2.814e12 = 248.2 us.
+t.near(op(c, "moe_down").fwd - op(d, "moe_down").fwd,
+       47 * fix + 4096 * k * 768 * 2 / bw, 1e-9,
+       "current: three kernels an expert, and the amax read")
 
 t.done_testing()
