@@ -26,6 +26,7 @@ local FRAMEWORKS = {
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
   -- Last: a run whose source names DeepSpeed and none of the stacks above
   -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
+  { "deepspeed%-chat", "deepspeed-chat" },
   { "deepspeed", "deepspeed" },
 }
 
@@ -223,6 +224,17 @@ local PROFILES = {
       function(o) return (o.pp or 1) > 1 end },
   },
 }
+
+-- DeepSpeed-Chat (DeepSpeedExamples applications/DeepSpeed-Chat, 2023):
+-- DeepSpeed's ZeRO engine over the Hugging Face modules of the time, whose
+-- OPTAttention is bmm, the softmax upcast to fp32 in fp16, bmm (no
+-- FlashAttention path in transformers before late 2023); the same as the
+-- step-3 RL profile (predict/rl.lua).
+PROFILES["deepspeed-chat"] = { { "flash", false, "transformers' 2023 OPTAttention: bmm, "
+  .. "fp32 softmax, bmm" } }
+for _, e in ipairs(PROFILES.deepspeed) do
+  table.insert(PROFILES["deepspeed-chat"], e)
+end
 
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)

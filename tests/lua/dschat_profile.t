@@ -1,0 +1,34 @@
+-- DeepSpeed-Chat's training runs (DeepSpeedExamples applications/
+-- DeepSpeed-Chat, 2023) ran transformers' OPT modules of the time, whose
+-- attention is bmm, an fp32 softmax, bmm: the train predictor's
+-- deepspeed-chat profile states flash=false on top of the DeepSpeed
+-- profile, as the RL predictor's does for step 3.
+-- Run with ./gpuplan run tests/lua/dschat_profile.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+t.plan(4)
+
+local cases = validate.read("validation/cases.json")
+local base
+for _, c in ipairs(cases) do
+  if c.id == "dschat-step1-opt1.3b-sft-v100-16" then base = c end
+end
+t.ok(base and base.kind == "train", "the DeepSpeed-Chat step-1 SFT row ships")
+local cat = gp.catalog()
+local r = validate.predict(base, cat)
+t.ok(r.predicted and r.defaults:find("stack profile=deepspeed-chat", 1, true)
+  and r.defaults:find("flash=false", 1, true), "predicted with the deepspeed-chat profile")
+-- The DeepSpeed profile's own settings still apply (ZeRO-2 reduces after
+-- the backward: overlap_comm is DeepSpeed's default at stage 3 only).
+t.ok(r.defaults:find("overlap_grad_reduce=false", 1, true), "the DeepSpeed profile rides along")
+-- Without the name the source is DeepSpeed's generic profile: fused
+-- attention, fewer bytes on the s^2 scores, so a shorter step.
+local c = {}
+for k, v in pairs(base) do c[k] = v end
+c.source = { id = "x", title = "DeepSpeed ZeRO run", where = "x" }
+c.notes = "DeepSpeed"
+local g = validate.predict(c, cat)
+t.ok(g.predicted < r.predicted, string.format("eager OPT attention %.3f s > fused %.3f s",
+  r.predicted, g.predicted))
