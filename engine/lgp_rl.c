@@ -114,6 +114,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("engine_host_overlap", host.overlap),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
+	RL_BOOL("fp32_logits", fp32_logits),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
 	RL_NUM("keep", keep),
@@ -160,6 +161,7 @@ static const lgp_field rl_result_fields[] = {
 	RR(gpus), RR(samples), RR(generated), RR(train_seq), RR(pack_bins),
 	RR(opt_steps), RR(samples_per_s), RR(tokens_per_s),
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
+	RR(logit_update), RR(logit_forward),
 	RR(swap_bytes), RR(sync_bytes), RR(cost_step), RR(cost_1k_prompts),
 	F_END
 };
@@ -242,7 +244,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
  * step_overhead (s per step), loss_ops (host ops per trained sequence
- * of a per-sequence loss), token_host (s per generated token of the
+ * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
+ * from fp32 logits, unfused), token_host (s per generated token of the
  * framework's output handling), keep (dynamic sampling's kept share of
  * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
  * critic_gpus (PPO's models on groups of their own; 0 = on the actor's

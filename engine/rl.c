@@ -472,6 +472,66 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The vocabulary logits in fp32 (rl_cfg.fp32_logits): bytes a logit
+ * beyond the fused loss the training step prices (train_layer.c
+ * train_ends_costs: 10 forward, 6 backward, its 16-bit logits read
+ * once).  NeMo RL v0.5.0's Megatron path: the model returns the logits
+ * cast to fp32 (Float16Module fp32_output: read 2, write 4), scaled by
+ * the sampling temperature in place (forward_step_arbitrary_loss,
+ * get_logprobs: output_tensor.div_, 8), then DistributedLogprob
+ * (nemo_rl/distributed/model_utils.py): the distributed log-softmax --
+ * amax (4), minus the max (8), exp (8), its sum (4), minus the log-sum
+ * (8) -- and softmax = log_probs.exp() kept for the backward (8): 54 in
+ * all, 44 beyond the fused 10, in every pass, forward-only included
+ * (the softmax is computed there too).  Backward: softmax.neg() and
+ * mul_ by the output's gradient (16), the temperature's (8) and the
+ * cast's (read 4, write 2): 30, 24 beyond the fused 6.  (v0.3.0 has a
+ * clone of the log-softmax where v0.5.0 scales by the temperature:
+ * the same 54 forward, 22 backward.) */
+#define RL_LOGIT_FWD 44.0
+#define RL_LOGIT_BWD 24.0
+
+/* Their seconds: out->logit_update a step of the update, out->
+ * logit_forward a forward over the N samples, on the last pipeline
+ * stage (its GPUs hold the logits; in a pipeline it sets the pace of
+ * every micro-batch), each GPU with its TP slice of the vocabulary and
+ * its DP x CP share of the tokens (the passes' tokens_per_step: the
+ * bins' padding included under a pipeline).  A loss run one packed
+ * sequence at a time (loss_ops > 0 with pack_tokens: NeMo RL's
+ * SequencePackingLossWrapper) narrows the micro-batch's logits per
+ * sequence (next_token_logits.narrow), and autograd's NarrowBackward
+ * returns a zero-filled gradient of the whole micro-batch's logits for
+ * each (at::zeros of the input's size, the slice copied in): with k
+ * sequences a bin, 4 B a logit of the bin per sequence zero-filled, 8
+ * once for the slices copied in, and 12 (read two, write one) for each
+ * of the k - 1 gradients added into the first: 16 k - 4 more a logit
+ * of the backward.  k = the mini-batch's samples / its bins. */
+static void rl_logits(const gp_model *m, const roof_device *d,
+		      const rl_cfg *c, double mb, rl_result *out)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	double share = (double)(lay->dp > 0 ? lay->dp : 1) *
+		(lay->cp > 0 ? lay->cp : 1);
+	double vt = (double)m->vocab / (lay->tp > 0 ? lay->tp : 1);
+	double bwd = RL_LOGIT_BWD, k;
+	roof_op op;
+
+	out->logit_update = out->logit_forward = 0.0;
+	if (!c->fp32_logits)
+		return;
+	if (c->loss_ops > 0 && out->pack_bins > 0) {
+		k = mb / out->pack_bins;
+		bwd += 16.0 * k - 4.0;
+	}
+	memset(&op, 0, sizeof op);
+	op.prec = GP_BF16;
+	op.bytes = out->update.tokens_per_step / share * vt *
+		(RL_LOGIT_FWD + bwd);
+	out->logit_update = roof_time(d, &op, 1);
+	op.bytes = out->forward.tokens_per_step / share * vt * RL_LOGIT_FWD;
+	out->logit_forward = roof_time(d, &op, 1);
+}
+
 /* The rollout engine's EP (rl_cfg.rollout_ep: 0 means 1). */
 static int rl_roll_ep(const rl_cfg *c)
 {
@@ -567,6 +627,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	    rl_train_passes(m, d, t, c, N, mb, cc, out, err) ||
 	    rl_others(m, d, t, c, N, mb, out, &others, err))
 		return GP_EINVAL;
+	rl_logits(m, d, c, mb, out);
 	critic = rl_frozen(c, &others, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
 	if (rl_rollout_memo(m, d, c, gen_prompts, engines, cap, cc,

@@ -223,6 +223,14 @@ typedef struct rl_cfg {
 			     * host time (GP_EAGER_OP_TIME) with the GPU
 			     * idle; 0 = one loss per micro-batch, inside
 			     * the training step's price */
+	int fp32_logits;    /* the actor's log-probabilities computed from
+			     * the vocabulary logits materialized in fp32,
+			     * unfused, the softmax kept for the backward
+			     * (NeMo RL's DistributedLogprob), in every
+			     * pass; with loss_ops and pack_tokens each
+			     * packed sequence's loss also narrows the
+			     * micro-batch's logits (rl.c rl_logits);
+			     * 0 = the training model's fused loss */
 	double sync_host;   /* s a weight sync spends exporting the
 			     * trainer's weights tensor by tensor (verl's
 			     * Megatron export into vLLM's load_weights:
@@ -336,6 +344,9 @@ typedef struct rl_result {
 			     * over the mean's (rl_cfg.rank_skew; else 1) */
 	double loss_host;   /* s of the actor update the per-sequence loss
 			     * adds (rl_cfg.loss_ops) */
+	double logit_update; /* s the fp32 logits add to an optimizer step
+			      * of the actor (rl_cfg.fp32_logits) */
+	double logit_forward; /* s they add to a forward over the samples */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */

@@ -92,7 +92,10 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 			(1.0 / RL_PAGEABLE_D2H + 1.0 / c->host_bw) -
 			(c->offload_states ? 2.0 * w / c->host_bw : 0.0);
 	}
-	out->ph[RL_LOGPROB].time = c->old_logprobs ? fwd : 0.0;
+	/* The log-probability forwards with their fp32 logits (rl.c
+	 * rl_logits); a critic's or a reward model's forward has none. */
+	out->ph[RL_LOGPROB].time = c->old_logprobs ?
+		fwd + out->logit_forward : 0.0;
 	/* A reference in host memory crosses the host link three times a
 	 * step, the size of the policy's 16-bit weights each, at the
 	 * link's rate: the policy's state dict out (use_reference_model:
@@ -107,9 +110,11 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	if (c->ref_model && c->ref_host) {
 		double w = out->mem[RL_MEM_UPDATE].bytes[GP_MEM_WEIGHTS];
 
-		out->ph[RL_REF].time = fwd + 3.0 * w / c->host_bw;
+		out->ph[RL_REF].time = fwd + out->logit_forward +
+			3.0 * w / c->host_bw;
 	} else {
-		out->ph[RL_REF].time = c->ref_model ? fwd : 0.0;
+		out->ph[RL_REF].time = c->ref_model ?
+			fwd + out->logit_forward : 0.0;
 	}
 	/* The filter needs every generated group's rewards. */
 	out->ph[RL_REWARD].time = c->reward_model ? (c->reward_shape ?
@@ -133,7 +138,8 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 		c->prompt_len, dp, (c->minibatch > 0 ? c->minibatch : N) /
 		dp) : 1.0;
 	out->ph[RL_ACTOR].time = out->opt_steps *
-		rl_skewed(&out->update, out->rank_skew) + out->loss_host;
+		(rl_skewed(&out->update, out->rank_skew) +
+		 out->logit_update) + out->loss_host;
 	/* A critic of its own shape steps as its own model does; the
 	 * per-sequence loss is the actor's. */
 	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?

@@ -731,6 +731,12 @@ opt { name = "loss_ops", type = "number", metavar = "N", commands = "rl",
     .. "trained sequence, each an eager op's host time (NeMo RL's sequence-packing loss "
     .. "wrapper: 147)",
   suggest = { "seq_loss_ops", "loss_loop" } }
+opt { name = "fp32_logits", type = "flag", commands = "rl",
+  help = "the log-probabilities come from the vocabulary logits materialized in fp32, the "
+    .. "log-softmax unfused and the softmax kept for the backward, in every pass (NeMo RL's "
+    .. "DistributedLogprob); with --loss-ops and --pack-tokens each packed sequence's loss "
+    .. "narrows its micro-batch's logits, a zero-filled gradient of them each",
+  suggest = { "logits_fp32", "defer_fp32_logits" } }
 opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per generated token once the engine returns its batch, "
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "

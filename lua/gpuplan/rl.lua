@@ -106,6 +106,10 @@
 --   loss_ops      the actor's loss run one sequence at a time: the host's
 --                 PyTorch ops per trained sequence, each an eager op's time
 --                 (default 0: one loss per micro-batch); result loss_host
+--   fp32_logits   the log-probabilities computed from the vocabulary logits
+--                 materialized in fp32, unfused, the softmax kept (NeMo
+--                 RL's DistributedLogprob; default false: the training
+--                 model's fused loss); results logit_update, logit_forward
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
@@ -866,6 +870,7 @@ run = function(o, job)
     staleness = staleness, offload_states = offload, param_offload = param_offload,
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
+    fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'
@@ -903,6 +908,8 @@ run = function(o, job)
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
+    fp32_logits = o.fp32_logits == true, logit_update = r.logit_update,
+    logit_forward = r.logit_forward,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward or nil,
     critic_model = ppo and (critic_shape and (critic_shape.id or critic_shape.name) or "actor")

@@ -118,6 +118,38 @@ t.is(r.loss_host, 0, "no per-sequence loss by default")
 -- Two epochs train each sample twice: twice the sequences a rank.
 t.near(gp.rl(copy(base, { loss_ops = 147, epochs = 2 })).loss_host, 2 * rlo.loss_host, 1e-12,
        "epochs 2: twice the per-sequence loss")
+-- Log-probabilities from fp32 logits (NeMo RL's DistributedLogprob,
+-- engine/rl.c rl_logits): 44 B a logit beyond the fused loss in every
+-- forward, 44 + 24 in the update.  Hand: Qwen2.5-7B's 152064-entry
+-- vocabulary, tp 1; the forward over 512 samples of 512 + 2048 tokens is
+-- 1,310,720 tokens over dp 8, 163,840 a GPU: 163840 x 152064 x 44 B =
+-- 1.0962e12 B at the H100's achievable HBM (mem_bw x the arch's hbm
+-- fraction: 3.35e12 x 0.84), 0.3896 s; one optimizer step over the same
+-- tokens (global batch 512) moves 68/44 of it.  Tolerance 1e-4: the
+-- kernel's fill and launch (~5 us of 0.39 s).
+local rfl = gp.rl(copy(base, { fp32_logits = true }))
+local dev = require("gpuplan.roofline").device(require("gpuplan.catalog").get().gpus["h100-sxm"],
+  require("gpuplan.catalog").get())
+local hbm = dev.mem_bw * dev.hbm
+t.near(rfl.logit_forward, 163840 * 152064 * 44 / hbm, 1e-4 * rfl.logit_forward,
+       "logit_forward = 163840 x 152064 x 44 B at the achievable HBM")
+t.near(rfl.logit_update, 163840 * 152064 * 68 / hbm, 1e-4 * rfl.logit_update,
+       "logit_update = 163840 x 152064 x (44 + 24) B")
+t.near(phase(rfl, "logprob").seconds, phase(r, "logprob").seconds + rfl.logit_forward, 1e-9,
+       "the old policy's forward carries its fp32 logits")
+t.near(phase(rfl, "reference").seconds, phase(r, "reference").seconds + rfl.logit_forward, 1e-9,
+       "so does the reference's")
+t.near(phase(rfl, "actor_update").seconds,
+       phase(r, "actor_update").seconds + rfl.opt_steps * rfl.logit_update, 1e-9,
+       "each optimizer step carries them")
+t.is(r.logit_forward + r.logit_update, 0, "none with the fused loss (default)")
+-- A loss run one packed sequence at a time narrows the bin's logits per
+-- sequence, each narrowed gradient a zero-filled copy of the bin's added
+-- into the rest: 16 k - 4 B a logit more, k = samples / bins.
+local rfp = gp.rl(copy(base, { fp32_logits = true, loss_ops = 147, pack_tokens = 16384 }))
+local k = 512 / rfp.pack_bins
+t.near(rfp.logit_update, rfp.update.tokens_per_step / 8 * 152064 * (68 + 16 * k - 4) / hbm,
+       1e-4 * rfp.logit_update, "packed per-sequence loss: (68 + 16 k - 4) B a logit")
 -- The framework's handling of the engine's tokens after it returns: the
 -- busiest engine's 64 samples x 2048 mean response tokens x 7.04 us =
 -- 0.92275 s, after its decode.

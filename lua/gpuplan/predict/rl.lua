@@ -79,6 +79,13 @@ local PROFILES = {
     -- ratio metrics 10, masked selects 6, min/max 8, the returned
     -- .item()s 6; masked_mean = mul, sum, +eps, div).  147 in all.
     { "loss_ops", 147, "the loss one sequence at a time (SequencePackingLossWrapper)" },
+    -- The Megatron worker's log-probabilities, in the update and in both
+    -- forwards (nemo_rl/distributed/model_utils.py DistributedLogprob,
+    -- v0.3.0 to v0.6.0): the logits cast to fp32, a distributed
+    -- log-softmax in five passes and its exp kept for the backward, not
+    -- a fused cross-entropy; each packed sequence's loss narrows the
+    -- micro-batch's logits (engine/rl.c rl_logits).
+    { "fp32_logits", true, "log-probabilities from fp32 logits (DistributedLogprob)" },
     -- Which vLLM engine generates (a case's rl.async_engine, the recipe's
     -- vllm_cfg.async_engine): grpo_math_1B.yaml's is false; asynchronous
     -- GRPO refuses to start without it ("Async GRPO requires vLLM backend
