@@ -668,7 +668,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	/* Kept already, as they mostly are: no call. */
 	if (!base && ph->layers_ok && ph->base_ok[c->tp_overlap != 0])
 		base = ph->base[c->tp_overlap != 0];
-	if (!blk && (x->y.zero < 2 || !gathers(x) || x->k.frozen))
+	if (!blk && (x->y.zero < 2 || !gathers(x)))
 		blk = train_no_blocks;
 	else if (!blk && zs->blk_ok[block_set(c)])
 		blk = (const double (*)[TRAIN_ZB_N])zs->blk[block_set(c)];

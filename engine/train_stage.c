@@ -325,10 +325,19 @@ double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert)
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 {
 	double dense = l->params - l->eparams;
+	/* A frozen base (LoRA) is sharded and gathered as a trained one
+	 * is: DeepSpeed's ZeRO-3 partitions every parameter of the module
+	 * it wraps, requires_grad or not (stage3.py: the engine's
+	 * parameters, frozen ones included, go to zero.Init's partitioner),
+	 * and FSDP flattens and shards a unit's frozen weights with the rest
+	 * (use_orig_params); the memory side divides the base by the shard
+	 * count the same way (memory_train.c stage_lora).  Its bytes: 16
+	 * bits a weight, or a quantised base's own bits. */
+	double wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
 	gp_coll rs;
 
-	kc[0] = train_zero_coll(x, GP_ALL_GATHER, dense * 2.0, 0) +
-		train_zero_coll(x, GP_ALL_GATHER, l->eparams * 2.0, 1);
+	kc[0] = train_zero_coll(x, GP_ALL_GATHER, dense * wb, 0) +
+		train_zero_coll(x, GP_ALL_GATHER, l->eparams * wb, 1);
 	/* Offloaded parameters (ZeRO-Infinity, Rajbhandari et al. 2021
 	 * sec. 5; DeepSpeed offload_param): each rank first copies its
 	 * 16-bit partition of the layer up from the host over its PCIe
@@ -347,6 +356,17 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 	 * own slice: the all-reduce's 2 (n-1)/n of the bytes where a
 	 * reduce-scatter sends (n-1)/n. */
 	rs = x->c->zero_allreduce ? GP_ALL_REDUCE : GP_REDUCE_SCATTER;
+	if (x->k.frozen) {
+		/* Only the adapters have gradients: a layer's share of
+		 * them (mem_lora_params over the model's layers). */
+		const gp_model *m = x->e.m;
+		double ad = mem_lora_params(m, x->c->mem.lora_rank,
+					    x->c->mem.lora_targets) /
+			((double)m->layers + m->encoder_layers) / x->y.tp;
+
+		kc[1] = train_zero_coll(x, rs, (ad > 0 ? ad : 0.0) * x->rb, 0);
+		return;
+	}
 	kc[1] = train_zero_coll(x, rs, dense * x->rb, 0) +
 		train_zero_coll(x, rs, l->eparams * x->rb, 1);
 }
@@ -498,7 +518,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	L[1] = lm;
 	cnt[0] = nd;
 	cnt[1] = r->nl - nd;
-	for (i = 0; i < 2 && zero >= 2 && gathers(x) && !x->k.frozen; i++) {
+	for (i = 0; i < 2 && zero >= 2 && gathers(x); i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
 		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
@@ -580,13 +600,12 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's
 	 * zeros). */
-	if (ph->x.y.zero < 2 || !gathers(&ph->x) || ph->x.k.frozen) {
+	if (ph->x.y.zero < 2 || !gathers(&ph->x)) {
 		*blk = train_no_blocks;
 		return GP_OK;
 	}
 	if (!zs->blk_ok[o]) {
-		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x) &&
-		    !ph->x.k.frozen) {
+		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x)) {
 			kind_colls(&ph->x, ph->ld, ph->kc[0]);
 			kind_colls(&ph->x, ph->lm, ph->kc[1]);
 			if (ph->x.e.bad)
