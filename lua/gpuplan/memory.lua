@@ -569,6 +569,15 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   end
   cfg.capacity_factor = o.capacity_factor
   cfg.offload = o.offload
+  -- Where an MoE layer's router weights multiply when the job does not
+  -- say: Megatron-Core's grouped experts apply them inside the
+  -- activation (moe/experts.py at Megatron-Bridge 25.11's pin,
+  -- TEGroupedMLP's bias_act_func: "intermediate_parallel =
+  -- intermediate_parallel * permuted_probs", before the down
+  -- projection), the other stacks at the combine (GShard, Hugging Face).
+  if o.moe_probs == nil and model.moe and (model.moe.experts or 0) > 0 then
+    cfg.moe_probs_in_act = dflt("moe_probs", { stack = stack }) == "activation"
+  end
   return stack
 end
 

@@ -326,7 +326,8 @@ opt { name = "fp8_activations", type = "flag", commands = TRAIN4, methods = TRAI
   suggest = { "fp8_activation", "fp8_act_cache", "low_precision_activations",
               "activation_fp8" } }
 opt { name = "moe_probs", type = "string", metavar = "W", commands = TRAIN4,
-  methods = TRAINING, kind = "enum", value = "combine",
+  methods = TRAINING, kind = "enum", default = "activation with stack megatron, else combine",
+  value = function(j) return j.stack == "megatron" and "activation" or "combine" end,
   help = "where MoE router weights multiply: combine (the experts' outputs at the "
     .. "combine, each copy's output kept for the weights' gradient: GShard, Hugging "
     .. "Face) or activation (the expert's activation output before the down-projection, "

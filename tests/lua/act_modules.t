@@ -6,11 +6,15 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(21)
+t.plan(24)
 
-local base = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16,
-               ep = 64, zero = 1, precision = "fp8", seq = 4096, global_batch = 15360,
-               method = "pretrain" }
+-- The router weights at the combine (moe_probs combine), which every
+-- derivation below starts from; the megatron stack's own default is the
+-- activation (checked after them).
+local base0 = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16,
+                ep = 64, zero = 1, precision = "fp8", seq = 4096, global_batch = 15360,
+                method = "pretrain" }
+local base = t.with(base0, { moe_probs = "combine" })
 local r0 = gp.train(base)
 local function dact(o) return r0.memory.act_layer - gp.train(t.with(base, o)).memory.act_layer end
 
@@ -54,6 +58,22 @@ t.near(dact { fp8_activations = true }, 4096 * (3 * 22976 + 58 * 57120) / 61, 1e
 t.near(dact { moe_probs = "activation" }, 58 / 61 * 469762048, 1e-9,
        "moe_probs activation: the experts' outputs not kept")
 t.near(dact { moe_probs = "combine" }, 0, 1e-9, "moe_probs combine: as before")
+-- Left unsaid, where the weights multiply follows the stack: Megatron-Core's
+-- grouped experts apply them in the activation (experts.py, TEGroupedMLP's
+-- "intermediate_parallel * permuted_probs"), so the megatron stack (the
+-- pre-training default) keeps what moe_probs activation keeps and says so;
+-- the hf stack weights at the combine (1e-12: the same job).
+local function said(r, text)
+  for _, d in ipairs(r.defaults) do if d == text then return true end end
+  return false
+end
+local rd = gp.train(base0)
+t.near(rd.memory.act_layer, gp.train(t.with(base, { moe_probs = "activation" })).memory.act_layer,
+       1e-12, "megatron stack: the weights in the activation by default")
+t.ok(said(rd, "moe_probs=activation"), "megatron stack: 'moe_probs=activation' assumed")
+t.near(gp.train(t.with(base0, { stack = "hf" })).memory.act_layer,
+       gp.train(t.with(base, { stack = "hf" })).memory.act_layer, 1e-12,
+       "hf stack: at the combine by default")
 -- Lua takes the list as a table too: the same job.
 t.near(gp.train(t.with(base, { recompute_modules = { "layernorm", "moe_act" } })).memory.total,
        gp.train(t.with(base, { recompute_modules = "layernorm,moe_act" })).memory.total, 1e-12,
