@@ -37,13 +37,16 @@ M.TOL = 0.03
 
 -- Known alternative figures for one part, with what they are.
 -- Sources: catalog/gpus notes (NVIDIA HGX/DGX B200 tables via ml-engineering
--- and the zdszero copy; the H20 141 GB variant via LLM-Prof).
+-- and the zdszero copy; the B200's 7680-bit bus, pytorch/ao PR #4002; the
+-- H20 141 GB variant via LLM-Prof).
 M.variants = {
   b200 = {
     memory = { { "192GB", "launch vs shipping capacity: 192 GB was announced, "
                           .. "HGX/DGX B200 ships with 180 GB" } },
-    mem_bw = { { "7.7TB/s", "HGX B200 table figure (62 TB/s per 8 GPUs); the "
-                            .. "DGX datasheet says 8 TB/s" } },
+    mem_bw = { { "8TB/s", "launch vs shipping bandwidth: the DGX datasheet's "
+                          .. "8 TB/s is an 8192-bit bus; the shipping part's "
+                          .. "driver reports 7680 bits at 3996 MHz, 7.67 TB/s "
+                          .. "(the HGX B200 table's 7.7)" } },
   },
   h20 = {
     memory = { { "141GB", "the 141 GB HBM3e H20 variant, not the 96 GB part" } },

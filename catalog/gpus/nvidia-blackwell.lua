@@ -33,7 +33,7 @@ gpu {
   id = "b200", name = "NVIDIA B200 (HGX/DGX) 180GB", vendor = "NVIDIA",
   arch = "blackwell", form_factor = "SXM (HGX B200)", year = 2024,
   memory = "180GiB", memory_type = "HBM3e",
-  mem_bw = "8TB/s",
+  mem_bw = "7.67TB/s",
   sms = 148,
   peak = {
     fp64 = "37TFLOPS", fp64_tensor = "37TFLOPS", fp32 = "75TFLOPS",
@@ -62,11 +62,17 @@ gpu {
         .. "Computer/Artificial_Intelligence/Hardware.html (sparse FP4 18, FP8/FP6 9, "
         .. "BF16 4.5, TF32 2.2 PF; FP32 75, FP64 37; PCIe Gen5 128 GB/s); "
         .. "stas00/ml-engineering (dense 2250/4500/9000; 180 GB and 8 TB/s from the "
-        .. "DGX B200 datasheet; 1000 W); jax-ml/scaling-book gpus.md (148 SMs)",
+        .. "DGX B200 datasheet; 1000 W); jax-ml/scaling-book gpus.md (148 SMs); "
+        .. "pytorch/ao PR #4002 (7680-bit bus at 3996 MHz: 7.67 TB/s)",
   notes = "Launch figures were 192 GB / 8 TB/s; shipping HGX/DGX B200 is 180 GB "
        .. "(ml-engineering suggests 192 GiB physical with 1/16 held back, "
-       .. "unconfirmed by NVIDIA). The HGX B200 table gives 7.7 TB/s per GPU "
-       .. "(62 TB/s per 8); the DGX B200 datasheet 8 TB/s (chosen, within 4%). "
+       .. "unconfirmed by NVIDIA). Memory bandwidth 7.67 TB/s: the driver "
+       .. "reports a 7680-bit bus ('Memory Bus Width: 7680 bits', 15/16 of "
+       .. "8192, as 180 GB is 15/16 of 192) at 3996 MHz, 7680 / 8 x 3996e6 x "
+       .. "2 = 7.672 TB/s (pytorch/ao PR #4002, 'B200 memory bandwidth is "
+       .. "actually 7680gbps, not 8192'); NVIDIA's HGX B200 table agrees, "
+       .. "7.7 TB/s per GPU (62 TB/s per 8); the DGX B200 datasheet's 8 TB/s "
+       .. "is the launch part's 8192-bit bus. "
        .. "ml-engineering lists FP32 80 vs NVIDIA's 75 (75 chosen). "
        .. "glennklockwood claims PCIe Gen6; NVIDIA's table says Gen5 (chosen)."
        .. " SMs: 148 (NVIDIA Blackwell datasheets: B200 148 SMs).",
