@@ -114,6 +114,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("engine_host_overlap", host.overlap),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
+	RL_NUM("gae_ops", gae_ops),
 	RL_BOOL("fp32_logits", fp32_logits),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
@@ -161,6 +162,7 @@ static const lgp_field rl_result_fields[] = {
 	RR(gpus), RR(samples), RR(generated), RR(train_seq), RR(pack_bins),
 	RR(opt_steps), RR(samples_per_s), RR(tokens_per_s),
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
+	RR(gae_host),
 	RR(logit_update), RR(logit_forward),
 	RR(swap_bytes), RR(sync_bytes), RR(cost_step), RR(cost_1k_prompts),
 	F_END

@@ -68,6 +68,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
 	    gp_check_num(c->loss_ops, 0, 1e6, "loss_ops", err) ||
+	    gp_check_num(c->gae_ops, 0, 1e6, "gae_ops", err) ||
 	    gp_check_num(c->pack_tokens, 0, GP_COUNT_MAX, "pack_tokens",
 			 err) ||
 	    gp_check_num(c->logprob_pack_tokens, 0, GP_COUNT_MAX,

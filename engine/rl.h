@@ -231,6 +231,11 @@ typedef struct rl_cfg {
 			     * packed sequence's loss also narrows the
 			     * micro-batch's logits (rl.c rl_logits);
 			     * 0 = the training model's fused loss */
+	double gae_ops;     /* PPO's advantage estimate (GAE) as a Python
+			     * loop over the response positions, once per
+			     * training micro-batch: the PyTorch ops the
+			     * host dispatches per position, each an eager
+			     * op's host time (rl_sched.c); 0 = none */
 	double sync_host;   /* s a weight sync spends exporting the
 			     * trainer's weights tensor by tensor (verl's
 			     * Megatron export into vLLM's load_weights:
@@ -344,6 +349,8 @@ typedef struct rl_result {
 			     * over the mean's (rl_cfg.rank_skew; else 1) */
 	double loss_host;   /* s of the actor update the per-sequence loss
 			     * adds (rl_cfg.loss_ops) */
+	double gae_host;    /* s the advantage estimate's loop adds
+			     * (rl_cfg.gae_ops) */
 	double logit_update; /* s the fp32 logits add to an optimizer step
 			      * of the actor (rl_cfg.fp32_logits) */
 	double logit_forward; /* s they add to a forward over the samples */

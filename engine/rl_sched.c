@@ -137,14 +137,31 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	out->rank_skew = c->rank_skew ? rl_rank_skew(&c->response,
 		c->prompt_len, dp, (c->minibatch > 0 ? c->minibatch : N) /
 		dp) : 1.0;
+	/* PPO's advantage estimate in a Python loop over the response
+	 * positions, "for t in reversed(range(...))" in DeepSpeed-Chat's
+	 * ppo_trainer.get_advantages_and_returns (once per train_rlhf
+	 * call: each training micro-batch of each epoch), OpenRLHF's
+	 * experience_maker and verl's compute_gae_advantage_return: per
+	 * position gae_ops small ops on [b] tensors, each an eager op's
+	 * host time (the GPU work of a [b] op is below it), over the
+	 * micro-batch's padded width -- the longest of its b responses. */
+	out->gae_host = 0.0;
+	if (c->ppo && c->gae_ops > 0) {
+		double b = lay->micro_batch > 0 ? lay->micro_batch : 1;
+
+		out->gae_host = ceil(N * epochs / (dp * b)) *
+			rl_len_longest(&c->response, b) * c->gae_ops *
+			c->train.host_op_time;
+	}
 	out->ph[RL_ACTOR].time = out->opt_steps *
 		(rl_skewed(&out->update, out->rank_skew) +
-		 out->logit_update) + out->loss_host;
+		 out->logit_update) + out->loss_host + out->gae_host;
 	/* A critic of its own shape steps as its own model does; the
-	 * per-sequence loss is the actor's. */
+	 * per-sequence loss is the actor's; the advantage loop runs
+	 * once a micro-batch, counted in the actor's phase. */
 	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?
 		out->opt_steps * o->act[RL_GRP_CRITIC].upd :
-		out->ph[RL_ACTOR].time;
+		out->ph[RL_ACTOR].time - out->gae_host;
 	/* On a group of its own a model runs at that group's layout (the
 	 * reward model beside the critic at the critic's). */
 	if (c->group_gpus[RL_GRP_REF])

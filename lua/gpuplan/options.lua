@@ -738,6 +738,12 @@ opt { name = "fp32_logits", type = "flag", commands = "rl",
     .. "DistributedLogprob); with --loss-ops and --pack-tokens each packed sequence's loss "
     .. "narrows its micro-batch's logits, a zero-filled gradient of them each",
   suggest = { "logits_fp32", "defer_fp32_logits" } }
+opt { name = "gae_ops", type = "number", metavar = "N", commands = "rl",
+  default = "0: none",
+  help = "PPO's advantage estimate runs as a Python loop over the response positions, once "
+    .. "per training micro-batch: PyTorch ops the host dispatches per position, each an "
+    .. "eager op's host time (DeepSpeed-Chat's get_advantages_and_returns: 5)",
+  suggest = { "gae_loop", "advantage_ops" } }
 opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per generated token once the engine returns its batch, "
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "

@@ -244,6 +244,9 @@ field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss
   "rl")
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
 field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
+field("gae_ops", "count", "host ops per response position of a looped advantage estimate "
+  .. "(as given)", "rl")
+field("gae_host", "s", "seconds of the actor update the advantage loop adds", "rl")
 field("fp32_logits", "", "the log-probabilities from fp32 logits, unfused (as given)", "rl")
 field("logit_update", "s", "seconds the fp32 logits add to each optimizer step", "rl")
 field("logit_forward", "s", "seconds they add to each log-probability forward", "rl")

@@ -110,6 +110,10 @@
 --                 materialized in fp32, unfused, the softmax kept (NeMo
 --                 RL's DistributedLogprob; default false: the training
 --                 model's fused loss); results logit_update, logit_forward
+--   gae_ops       PPO's advantage estimate as a Python loop over the
+--                 response positions, once per training micro-batch: the
+--                 host's PyTorch ops per position, each an eager op's time
+--                 (default 0: none); result gae_host
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
@@ -811,6 +815,12 @@ local function step_flags(o, dflt)
   end
   local loss_ops = bounded("loss_ops", o.loss_ops, 1e6,
     "host ops per trained sequence, 0 to 1e6")
+  local gae_ops = bounded("gae_ops", o.gae_ops, 1e6,
+    "host ops per response position, 0 to 1e6")
+  if gae_ops and gae_ops > 0 and (o.algo or "grpo") ~= "ppo" then
+    fail("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo %s "
+      .. "has no value function", shown(o.algo or "grpo"))
+  end
   local token_host = bounded("token_host", o.token_host, 1,
     "seconds per generated token, 0 to 1")
   local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
@@ -821,7 +831,7 @@ local function step_flags(o, dflt)
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops
 end
 
 run = function(o, job)
@@ -834,7 +844,8 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack = step_flags(o, dflt)
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops =
+    step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
@@ -880,7 +891,7 @@ run = function(o, job)
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async, step_overhead = overhead and overhead * hs, keep = keep,
-    loss_ops = loss_ops, token_host = token_host and token_host * hs,
+    loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
@@ -908,6 +919,7 @@ run = function(o, job)
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
+    gae_ops = gae_ops or 0, gae_host = r.gae_host,
     fp32_logits = o.fp32_logits == true, logit_update = r.logit_update,
     logit_forward = r.logit_forward,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,

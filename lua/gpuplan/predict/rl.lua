@@ -177,6 +177,16 @@ PROFILES.verl = {
 -- gp.rl's hf, whose 80% range regime it is.)
 PROFILES["deepspeed-chat"] = {
   { "flash", false, "transformers' 2023 OPTAttention: bmm, fp32 softmax, bmm" },
+  -- train_rlhf computes the advantages before the actor's forward, in
+  -- ppo_trainer.get_advantages_and_returns (at 3a77097a): "for t in
+  -- reversed(range(start, length)): nextvalues = values[:, t + 1] ...;
+  -- delta = rewards[:, t] + self.gamma * nextvalues - values[:, t];
+  -- lastgaelam = delta + self.gamma * self.lam * lastgaelam" -- per
+  -- response position gamma * nextvalues, the add, the subtraction,
+  -- the scaling of lastgaelam and its add: 5 ops on [b] tensors (the
+  -- slices are views).
+  { "gae_ops", 5, "get_advantages_and_returns: a Python loop over the response, 5 ops "
+    .. "a position" },
 }
 
 -- The prompt tokens when the case does not say: a math problem
