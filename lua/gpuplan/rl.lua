@@ -819,7 +819,7 @@ local function step_flags(o, dflt)
     "host ops per response position, 0 to 1e6")
   if gae_ops and gae_ops > 0 and (o.algo or "grpo") ~= "ppo" then
     fail("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo %s "
-      .. "has no value function", shown(o.algo or "grpo"))
+      .. "has no value function", tostring(o.algo or "grpo"))
   end
   local token_host = bounded("token_host", o.token_host, 1,
     "seconds per generated token, 0 to 1")

@@ -254,6 +254,14 @@ for my $t (
     # must be ..., 0 or more (got 1e+30)").
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--pack-tokens', '-1'],
      qr/^gpuplan: rl: --pack-tokens must be a whole number of tokens, 0\.\.16777216 \(got -1\)$/m],
+    # Megatron-Core's uneven pipeline split: the rest must divide over
+    # the other stages (32 - 4 = 28 over 3), named by the flag.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--stack', 'megatron', '--last-stage-layers', '4'],
+     qr/^gpuplan: train: --last-stage-layers 4 leaves 28 of the model's 32 layers for 3 other stages: they must divide evenly, one layer each at least$/m],
+    # The advantage loop is PPO's: GRPO has no critic to estimate with.
+    [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--gae-ops', '5'],
+     qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); algo grpo has no value function$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--host-memory', '5xx'],
      qr/^gpuplan: infer: --host-memory: bad bytes '5xx': unknown unit 'xx'/m],
     ) {
