@@ -24,11 +24,28 @@ static int sync_coll(const gp_topo *t, gp_coll op, double bytes,
 /* Weight sync (verl's and NeMo RL's refit; OpenRLHF's and slime's NCCL
  * broadcast): the trainer's 16-bit weights are gathered into the slices
  * the rollout engine's ranks hold -- ZeRO-3 shards over the data-
- * parallel group, the stages over the pipeline group, tp / rtp TP
- * slices over part of the TP group (a finer rollout TP cuts its slice
- * from a neighbour's: one send) -- then, disaggregated, the whole
- * model broadcast from the trainer's rank 0 to every rollout GPU, and
- * copied into the engine's buffers (read and write at HBM speed). */
+ * parallel group, the stages over the pipeline group, the routed
+ * experts over the expert-parallel group, tp / rtp TP slices over part
+ * of the TP group (a finer rollout TP cuts its slice from a
+ * neighbour's: one send) -- then, disaggregated, the whole model
+ * broadcast from the trainer's rank 0 to every rollout GPU, and copied
+ * into the engine's buffers (read and write at HBM speed).
+ *
+ * The export streams each HF tensor to every trainer rank (Megatron-
+ * Bridge's stream_weights_megatron_to_hf at NeMo RL r0.5.0's pin: "All
+ * ranks receive the full tensors"): the owning stage broadcasts its
+ * local copy over the pipeline group (param_mapping.py
+ * broadcast_from_pp_rank: "Broadcasts to **all** PP ranks"), and an
+ * expert's copies are then gathered over the expert-parallel group
+ * (gather_from_ep_ranks).  A rank holds 1 / ep of the routed experts,
+ * so the pipeline carries each stage's dense slice and 1 / ep of its
+ * experts, and the expert-parallel group the rest of the experts --
+ * within a node when the group is, over the NICs when it spans nodes.
+ * NeMo RL PR #1379 measured the separate pools' whole refit at 14 s for
+ * DeepSeek-V3 (PP16, EP16 over two nodes) and 5.5 s for Qwen3-235B:
+ * about the pipeline's and the group's cross-node bytes at a NIC's
+ * rate, where the whole model through the pipeline alone would take
+ * DeepSeek-V3 27 s. */
 int rl_weight_sync(const gp_model *m, const roof_device *d,
 		   const gp_topo *t, const rl_cfg *c, const train_result *u,
 		   double gpus_total, double engines, double *time,
@@ -42,10 +59,17 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 	int G = t->gpus_per_node, tp = lay->tp > 0 ? lay->tp : 1;
 	int pp = lay->pp > 0 ? lay->pp : 1, rtp = c->roll.tp;
 	int rg = c->roll.tp * c->roll.pp;
-	double slice, s = 0, nodes;
+	int ep = lay->ep > 1 ? lay->ep : 1;
+	int etp = lay->etp > 0 ? lay->etp : tp;
+	double slice, s = 0, nodes, routed = 0;
 
 	if (model_params(m, &p, err))
 		return GP_EINVAL;
+	/* the routed experts, which expert parallelism splits (the shared
+	 * ones, as wide, every expert-parallel rank holds) */
+	if (m->moe.experts > 0)
+		routed = p.experts * m->moe.experts /
+			(m->moe.experts + m->moe.shared_experts);
 	slice = p.total * 2.0 / rg;
 	*bytes = slice;
 	nodes = ceil(gpus_total / G) + 2;
@@ -55,8 +79,15 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 	    sync_coll(&tt, GP_ALL_GATHER, u->mem.params * 2.0,
 		      &u->groups[GP_GRP_DPCP], &s, err))
 		return GP_EINVAL;
-	if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER, p.total * 2.0 / tp,
+	/* each stage's dense TP slice and its 1 / ep of the experts over
+	 * the pipeline, then the experts over the expert-parallel group */
+	if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER, ((p.total - routed) /
+				tp + routed / ((double)ep * etp)) * 2.0,
 				&u->groups[GP_GRP_PP], &s, err))
+		return GP_EINVAL;
+	if (ep > 1 && routed > 0 &&
+	    sync_coll(&tt, GP_ALL_GATHER, routed * 2.0 / etp,
+		      &u->groups[GP_GRP_EP], &s, err))
 		return GP_EINVAL;
 	if (tp > rtp) {
 		const gp_group *gt = &u->groups[GP_GRP_TP];

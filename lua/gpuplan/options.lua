@@ -751,8 +751,8 @@ opt { name = "token_host", type = "number", metavar = "S", commands = "rl", defa
   suggest = { "output_token_host", "postprocess" } }
 opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "seconds per weight tensor a weight sync spends when the framework exports the "
-    .. "trainer's weights one tensor at a time (verl's Megatron export into vLLM's "
-    .. "load_weights), on an x86 server CPU (the system's host_op_scale multiplies it); "
+    .. "trainer's weights one tensor at a time (verl's and NeMo RL's Megatron exports into "
+    .. "vLLM's load_weights), on an x86 server CPU (the system's host_op_scale multiplies it); "
     .. "0: bucketed, priced by its bytes only",
   suggest = { "refit_tensor_time", "export_tensor_time" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",

@@ -529,6 +529,24 @@ function M.eager_ops_per_layer(model, rtp)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
 
+-- NeMo RL's refit exports the Megatron weights one Hugging Face tensor at
+-- a time (Megatron-Bridge's export_hf_weights: every trainer rank
+-- converts each tensor, the engines load each; NeMo RL r0.5.0
+-- megatron_policy_worker.py _iter_params_with_optional_kv_scales, for
+-- the colocated IPC stream and the separate pools' broadcast alike).
+-- NeMo RL PR #1379 ("Overlap param iteration and broadcast in
+-- non-colocated refit") measured DeepSeek-V3's whole refit at 14 s,
+-- taken here as its performance recipe's layout
+-- (grpo-deepseek-v3-64n8g-async-1off: PP16, EP16, 256 trainer and 256
+-- rollout H100s, rollout TP32; the PR does not name it), whose
+-- transfers gp.rl prices at 9.4413 s (rl_weight_sync): the rest, 4.5587
+-- s over DeepSeek-V3's 45,337 tensors (M.weight_tensors), is 0.1006 ms
+-- a tensor, the host's work per tensor on an x86 server.  Cross-check:
+-- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.2656 s of
+-- transfers + 36,757 x 0.1006 ms = 6.96 s (grpo-qwen3-235b-32n8g-async-
+-- 1off's layout assumed: TP4 PP8 EP16, 128 + 128 H100s, rollout TP8).
+M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
+
 -- The weight tensors of a model's Hugging Face checkpoint, what a
 -- tensor-by-tensor export hands the rollout engine's load_weights one at
 -- a time: per layer the two norms, the attention's q, k, v and o (MLA:

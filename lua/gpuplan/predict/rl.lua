@@ -107,6 +107,11 @@ local PROFILES = {
     -- the generation of the others.
     { "token_host", 7.04e-6, "vLLM worker's per-token log-probability copy (sync engine)",
       function(o) return not o.async_engine end },
+    -- The refit exports the weights one Hugging Face tensor at a time:
+    -- gpuplan.rl.NEMO_RL_EXPORT_TENSOR, from NeMo RL PR #1379's
+    -- measured DeepSeek-V3 refit less its transfers.
+    { "sync_tensor_time", rl.NEMO_RL_EXPORT_TENSOR, "per-tensor Megatron-Bridge export into "
+      .. "vLLM: DeepSeek-V3's 14 s refit less its transfers (NeMo RL PR #1379)" },
     { "step_overhead", 2.6, "NeMo RL's per-step data processing and prep (PR #1052 timing)",
       function(o) return o.colocated end },
     { "step_overhead", 4.0, "NeMo RL's per-step data processing, prep and buffer sampling "
