@@ -572,20 +572,36 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 	st->sm_loss = x->s.nm * loss;
 	st->time = st->compute + st->tp_comm + st->a2a_exposed + st->sm_loss;
 	if (decode && x->c->mtp > 0) {
-		/* Draft passes, one token per sequence each: mtp_layers MoE
-		 * layers and the projection per draft token, then its logits
-		 * (the shared head), with the same overlap rule. */
+		/* Draft passes (mtp_layers MoE layers, the projection, the
+		 * logits of the shared head; the same overlap rule), as
+		 * SGLang's EAGLE worker runs them for DeepSeek's MTP
+		 * (eagle_worker.py, "NEXTN shares the same implementation
+		 * of EAGLE"): draft() runs num_steps - 1 decode passes of
+		 * one token a sequence, and after the verify
+		 * forward_draft_extend_after_decode runs the MTP layer over
+		 * the verified tokens to refill its KV and draft the next
+		 * step's first token -- graphed at num_steps + 1 tokens a
+		 * request (EAGLEDraftExtendCudaGraphRunner; a later release
+		 * widens it to num_draft_tokens: "full tree width
+		 * (num_draft_tokens), not num_steps + 1", the same for
+		 * topk 1).  So mtp passes: mtp - 1 of one token, one of
+		 * the q = 1 + mtp tokens the verify routed, which samples
+		 * one row a sequence. */
 		sx y = *x;
-		blk bd;
-		double e, l;
+		blk bd, bx;
+		double e, l, one, ext;
 
 		y.st = NULL;
-		if (block(&y, B / mb, 1.0, kv, decode, &bd))
+		if (block(&y, B / mb, 1.0, kv, decode, &bd) ||
+		    block(&y, B / mb, q, kv, decode, &bx))
 			return GP_EINVAL;
-		st->draft = x->c->mtp * (x->c->mtp_layers *
-		                         moe_layer(&y, &bd, tbo, decode, &e,
+		one = x->c->mtp_layers * moe_layer(&y, &bd, tbo, decode, &e,
 		                                   &l) +
-		                         mb * (bd.proj + bd.outer));
+			mb * (bd.proj + bd.outer);
+		ext = x->c->mtp_layers * moe_layer(&y, &bx, tbo, decode, &e,
+		                                   &l) +
+			mb * (bx.proj + bd.outer);
+		st->draft = (x->c->mtp - 1) * one + ext;
 		/* The host's part of a speculative step, which the
 		 * scheduler leaves serial with the GPU (serve.lua's
 		 * SPEC_HOST: where it comes from). */

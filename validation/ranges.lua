@@ -25,13 +25,13 @@ return {
         gen = { "ampere", "blackwell", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 33, lo = 0.910, hi = 1.227 },
+        [""] = { cases = 33, lo = 0.906, hi = 1.227 },
         ["stack=graphs"] = { cases = 31, lo = 0.921, hi = 1.227 },
         ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.921, hi = 1.018 },
-        ["stack=graphs/moe=moe"] = { cases = 19, lo = 0.775, hi = 1.318 },
+        ["stack=graphs/moe=moe"] = { cases = 19, lo = 0.775, hi = 1.312 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 18, lo = 0.775, hi = 1.326 },
-        ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 16, lo = 0.910, hi = 1.326 },
-        ["stack=graphs/moe=moe/style=expert/scale=nodes/gen=hopper"] = { cases = 14, lo = 0.910, hi = 1.318 },
+        ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 16, lo = 0.903, hi = 1.326 },
+        ["stack=graphs/moe=moe/style=expert/scale=nodes/gen=hopper"] = { cases = 14, lo = 0.903, hi = 1.312 },
       },
     },
     memory = {

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(78);
+	plan(79);
 	dsv3(&m);
 	hopper(&d);
 
@@ -436,6 +436,41 @@ int main(void)
 	is_num(st2.dispatch_bytes, 2.0 * st.dispatch_bytes, 1e-12,
 	       "MTP 1: each sequence verifies 2 tokens");
 	ok(st2.draft > 0, "and pays a draft pass");
+	/* The draft extend (SGLang eagle_worker.py forward_draft_extend_
+	 * after_decode, graphed at num_steps + 1 tokens a request) runs
+	 * the MTP layer over the verified tokens: with one draft, 2 tokens
+	 * a sequence, as the verify pass's MoE layers.  One more MoE layer
+	 * in the model adds exactly one such layer to the step and leaves
+	 * the drafts alone, so lay = T(L + 1) - T(L) is that layer.  The
+	 * draft is that layer, the MTP projection (2 tokens a sequence)
+	 * and one row of outer work a sequence -- what a step without
+	 * drafts at the same batch spends on embed, final_norm, logits and
+	 * sample -- so draft - lay - outer is the projection alone: above 0
+	 * and below a layer.  A draft pass priced at 1 token a sequence
+	 * leaves draft - lay - outer at minus the layer's growth from 1 to
+	 * 2 tokens a sequence (here about -0.3 ms): the check fails. */
+	{
+		static const char *const outer[] = {"embed", "final_norm",
+		                                     "logits", "sample", NULL};
+		gp_model m2 = m;
+		serve_cfg c3 = c2;
+		serve_step s3;
+		double lay, out = 0.0;
+
+		m2.layers = m.layers + 1;
+		MUST(serve_step_time(&m2, &d, &c2, &c2.decode, SERVE_DECODE,
+				     64, &s3, &err));
+		lay = s3.time - st2.time;
+		c3.mtp = 0;
+		MUST(serve_step_time(&m, &d, &c3, &c3.decode, SERVE_DECODE,
+				     64, &s3, &err));
+		for (i = 0; outer[i]; i++)
+			out += op_row(&s3, outer[i]) ?
+				op_row(&s3, outer[i])->total : 1e9;
+		ok(lay > 0 && st2.draft - lay - out > 0 &&
+		   st2.draft - lay - out < lay, "MTP 1: the draft extend "
+		   "routes the 2 verified tokens a sequence");
+	}
 
 	/* --- MLA's projections as their kernels ----------------------------
 	 * model_layer_ops' one qkv row is 2 T (attention weights - o) FLOP:
