@@ -218,13 +218,31 @@ arch {
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },
-      cudnn = { fwd = 0.57, bwd = 0.49 },
+      cudnn = { fwd = 0.55, bwd = 0.43 },
       reason = "B200-class (SM100), head_dim 128, causal, 8k tokens: FlashAttention-4 "
             .. "forward 1418, backward (2-CTA) 1209 TFLOP/s of 2250 (flash-attention PR "
-            .. "#2280). cuDNN, which Transformer Engine picks: FA4 is 1.05x cuDNN at d64 "
-            .. "causal 8k (PR #2605) and 'up to 1.3x' (FA4 paper); 1.1x taken",
-      source = "Dao-AILab/flash-attention PRs #2280 and #2605; FlashAttention-4 paper "
-            .. "(arXiv 2603.05451) abstract",
+            .. "#2280). cuDNN, which Transformer Engine picks, measured by NVIDIA on "
+            .. "B200 with cuDNN 9.13 (PyTorch container 25.09, the base Megatron-Bridge "
+            .. "builds on at its 25.11 performance table: docker/Dockerfile.ci 'FROM "
+            .. "nvcr.io/nvidia/pytorch:25.09-py3'), bf16, Llama 3.1's 128 query / 8 KV "
+            .. "heads at 8192 causal: forward 1.877 ms (1171 TFLOP/s), backward 5.833 ms "
+            .. "(942.5, the 5 matmuls of the backward = 2.5 x the forward's FLOPs). "
+            .. "Each call there also holds the GPU for its host dispatch through "
+            .. "torch SDPA: at 512 tokens a call takes 0.102 ms forward and 0.160 "
+            .. "backward where its FLOPs at the 8k rate take 0.007 and 0.023, so "
+            .. "about 0.095 and 0.137 ms a call are not the kernel's (a training "
+            .. "step queues its kernels ahead of the GPU and hides them); "
+            .. "without them the 8k kernel runs 1.78 and 5.70 ms: 0.55 and 0.43 of "
+            .. "2250. A later release is faster: cuDNN 9.17 (container 25.11) on "
+            .. "GB200 runs the same shape at 1584 and 1211 TFLOP/s of its 2500 "
+            .. "(0.63, 0.48); the catalog keeps the release the published runs "
+            .. "trained with",
+      source = "Dao-AILab/flash-attention PR #2280; NVIDIA/cudnn-frontend "
+            .. "benchmark/sdpa_benchmark_training artifacts "
+            .. "sdpa_bf16_benchmark_results_NVIDIA_B200.csv and sample_b200_bf16_run.txt "
+            .. "(cuDNN 91300, torch 2.9.0a0 nv25.09), ..._NVIDIA_GB200.csv (cuDNN 9.17, "
+            .. "README: nvcr.io/nvidia/pytorch:25.11-py3); NVIDIA-NeMo/Megatron-Bridge "
+            .. "docker/Dockerfile.ci at commit 00b7660",
     },
 
     sustained = {
