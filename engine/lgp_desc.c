@@ -138,7 +138,8 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
 	F_NUM("images", offsetof(S, P images), 0),                        \
 	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
-	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0)
+	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0),        \
+	F_BOOL("llm_frozen", offsetof(S, P llm_frozen), 0)
 
 static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
 {

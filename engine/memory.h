@@ -89,6 +89,13 @@ typedef struct gp_train_cfg {
 				  * only; with pixels needing no grad it
 				  * saves nothing); the projector still
 				  * trains unless the base is frozen (LoRA) */
+	int llm_frozen;          /* 1: the language model does not train
+				  * (weights only; its backward carries the
+				  * input gradient down to the image tokens):
+				  * a vision-language model's alignment stage,
+				  * the projector (and a training tower)
+				  * alone train (LLaVA's stage 1,
+				  * tune_mm_mlp_adapter) */
 } gp_train_cfg;
 
 typedef struct gp_infer_cfg {

@@ -27,9 +27,10 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 	if (part == GP_PART_AUTO)
 		part = c->pipe == GP_PIPE_DEEPSPEED ? GP_PART_PARAMETERS :
 			GP_PART_UNIFORM;
-	if (part == GP_PART_PARAMETERS && c->lora_rank > 0) {
-		/* Only the adapters train: layers weigh alike, the frozen
-		 * ends weigh nothing. */
+	if (part == GP_PART_PARAMETERS &&
+	    (c->lora_rank > 0 || c->llm_frozen)) {
+		/* Only the adapters (or the projector) train: layers
+		 * weigh alike, the frozen ends weigh nothing. */
 	} else if (part == GP_PART_PARAMETERS) {
 		e0 = p->embedding + p->vision -
 			(c->vision_frozen ? tower_params(m, p) : 0);

@@ -134,6 +134,10 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 		ac->lora_rank = c->lora_rank;
 		ac->lora_targets = c->lora_targets;
 		ac->lora_dropout = c->lora_dropout;
+	} else if (c->llm_frozen) {
+		/* A frozen language model (no adapters): its linears
+		 * keep no input for a weight gradient, as LoRA's base. */
+		ac->frozen = 1;
 	}
 }
 

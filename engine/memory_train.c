@@ -164,6 +164,11 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	 * its weights only: no grads, master or states. */
 	double vf = first && c->vision_frozen ?
 		tower_params(m, p) / y->tp : 0;
+	/* A frozen language model (llm_frozen) likewise: the stage's
+	 * parameters but the projector's (and a training tower's). */
+	double vt = first ? (m->vision.projector_params +
+			     (c->vision_frozen ? 0 : tower_params(m, p))) /
+		y->tp : 0;
 	/* Dense states shard over dp*cp, expert states over the
 	 * expert-data-parallel group tp*cp*dp/(etp*ep)
 	 * (Megatron-Core MoE: expert params are replicated only
@@ -183,6 +188,14 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 				      dt + expert) * sb.optimizer;
 	o->trainable = p->total -
 		(c->vision_frozen ? tower_params(m, p) : 0);
+	if (c->llm_frozen) {
+		o->bytes[GP_MEM_GRADS] = (gsh ? vt / sh_ : vt) * sb.grads;
+		o->bytes[GP_MEM_MASTER] = (osh ? vt / sh_ : vt) * sb.master;
+		o->bytes[GP_MEM_OPTIMIZER] = (osh ? vt / sh_ : vt) *
+			sb.optimizer;
+		o->trainable = m->vision.projector_params +
+			(c->vision_frozen ? 0 : tower_params(m, p));
+	}
 	if (c->grads_in_bwd) {
 		/* Optimizer step in the backward pass (torchtune
 		 * optimizer_in_bwd: a post-accumulate-grad hook steps
@@ -257,7 +270,8 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 			     per_layer_w) :
 			2.0 * per_layer_w);
 	}
-	if (zero >= 2 && c->lora_rank == 0 && !off && !c->grads_whole)
+	if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
+	    !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 }
 

@@ -370,11 +370,12 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 			double tok = model_vision_tokens(m);
 			double pj = 2.0 * m->vision.projector_params * tok;
 			double tw = model_vision_flops_per_image(m) - pj;
-			int tt = !c->mem.vision_frozen && !x->k.frozen;
+			int bt = !x->k.frozen || c->mem.llm_frozen;
+			int tt = !c->mem.vision_frozen && bt;
 
 			vis = (tw * (c->forward_only ? 1.0 : tt ? 3.0 : 1.0) +
 			       pj * (c->forward_only ? 1.0 : tt ? 3.0 :
-				     x->k.frozen ? 1.0 : 2.0)) *
+				     !bt ? 1.0 : 2.0)) *
 				c->mem.images / c->mem.seq;
 		}
 		ph->model_flops = ph->tokens_per_step * (mult * fpt + vis +

@@ -203,7 +203,9 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.A = c->mem.act_bytes > 0 ? c->mem.act_bytes :
 		(c->compute == GP_FP32 || c->compute == GP_TF32 ? 4.0 : 2.0);
 	xp->k.wb = c->compute == GP_FP8 ? 1.0 : xp->k.A;
-	xp->k.frozen = c->mem.lora_rank > 0;
+	/* A frozen base: LoRA's, or the whole language model of a
+	 * vision-language model's alignment stage (llm_frozen). */
+	xp->k.frozen = c->mem.lora_rank > 0 || c->mem.llm_frozen;
 	if (xp->k.frozen && c->mem.base.bits > 0 &&
 	    mem_quant_bits(&c->mem.base) < 16) {
 		xp->k.quant = mem_quant_bits(&c->mem.base);

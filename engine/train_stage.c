@@ -59,8 +59,12 @@ static void tower_costs(ctx *x, scost *s)
 	double hv = m->vision.hidden, tpt, kin, pk;
 	double lf = 0, lb = 0, la = 0, f, b, rec = 0, tpc = 0, pf = 0, pb = 0;
 	int fo = c->forward_only;
-	int trains = !c->mem.vision_frozen && !x->k.frozen && !fo;
-	int proj_trains = !x->k.frozen && !fo;
+	/* LoRA freezes the whole base; a frozen language model
+	 * (llm_frozen) leaves the projector, and the tower unless it is
+	 * frozen too, training. */
+	int base_trains = !x->k.frozen || c->mem.llm_frozen;
+	int trains = !c->mem.vision_frozen && base_trains && !fo;
+	int proj_trains = base_trains && !fo;
 	int i, n, vtp;
 
 	model_vision_tower(m, &v);
@@ -141,9 +145,9 @@ static void tower_costs(ctx *x, scost *s)
 	s->vision_patches = imgs * P;
 	/* Trainable parameters here (reduced and stepped): the tower when
 	 * it trains, the projector unless the base is frozen. */
-	s->params += ((!c->mem.vision_frozen && !x->k.frozen ?
+	s->params += ((!c->mem.vision_frozen && base_trains ?
 		       x->e.p.vision - m->vision.projector_params : 0.0) +
-		      (!x->k.frozen ? m->vision.projector_params : 0.0)) /
+		      (base_trains ? m->vision.projector_params : 0.0)) /
 		x->y.tp;
 }
 

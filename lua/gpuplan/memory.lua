@@ -347,7 +347,8 @@ end
 
 -- Inference: the replica's weights, KV cache, sequences and context.
 local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
-  for _, k in ipairs { "images", "train_vision", "video_frames", "image_size", "frame_size" } do
+  for _, k in ipairs { "images", "train_vision", "train_llm", "video_frames", "image_size",
+                       "frame_size" } do
     if o[k] ~= nil then
       fail("%s: applies to training; for inference count the image tokens in ctx", k)
     end
@@ -699,6 +700,24 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
     local tv = o.train_vision
     if tv == nil then tv = dflt("train_vision", { method = method }) end
     cfg.vision_frozen = not tv
+  end
+  if o.train_llm ~= nil then
+    if type(o.train_llm) ~= "boolean" then
+      fail("train_llm must be a boolean (got %s)", tostring(o.train_llm))
+    end
+    if o.train_llm == false then
+      if not model.vision then
+        fail("train_llm false freezes a vision-language model's LLM to train its projector; "
+          .. "%s has no vision tower", tostring(model.id or model.name))
+      end
+      if lora then
+        fail("train_llm false: LoRA/QLoRA already freeze the base (their adapters train)")
+      end
+      if o.offload then
+        fail("train_llm false with offload: only the projector trains, nothing to offload")
+      end
+      cfg.llm_frozen = true
+    end
   end
 end
 

@@ -412,6 +412,13 @@ opt { name = "train_vision", type = "flag", commands = "fit train plan", methods
   value = function(j) return j.method == "pretrain" end,
   help = "train the vision tower",
   suggest = { "freeze_vision_tower", "freeze_vit" } }
+opt { name = "train_llm", type = "flag", commands = "fit train plan", methods = TRAINING,
+  form = "both", value = true,
+  help = "train the language model; --no-train-llm: only the projector (and the tower "
+    .. "with --train-vision) trains, the LLM frozen but carrying the gradient back to the "
+    .. "image tokens (a vision-language model's alignment stage: LLaVA's stage 1, "
+    .. "tune_mm_mlp_adapter)",
+  suggest = { "freeze_llm", "tune_mm_mlp_adapter" } }
 opt { name = "video_frames", type = "int", metavar = "N", commands = "fit train plan",
   methods = TRAINING,
   help = "video frames per sequence (encoded temporal_patch at a time: 2 for Qwen2-VL)",

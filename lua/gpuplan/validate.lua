@@ -67,7 +67,7 @@ local function vision_spec()
 end
 
 -- The media of a sample (workload.images, video_frames, image_size,
--- frame_size, train_vision): gp.train's own options, one declaration
+-- frame_size, train_vision, train_llm): gp.train's own options, one declaration
 -- (options.lua, section "vision"), typed from it.
 local function media_fields(into)
   for _, d in ipairs(require("gpuplan.options").list) do

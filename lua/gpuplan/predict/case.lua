@@ -93,7 +93,8 @@ end
 -- gp.fit's own option names (options.lua, section "vision"), copied into
 -- the predictor's options o.
 function M.media(o, wl)
-  for _, k in ipairs { "images", "video_frames", "image_size", "frame_size", "train_vision" } do
+  for _, k in ipairs { "images", "video_frames", "image_size", "frame_size", "train_vision",
+                       "train_llm" } do
     o[k] = v(wl[k])
   end
   return o
