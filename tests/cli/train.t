@@ -165,4 +165,18 @@ for my $n (64, 512) {
          "$n H800: the winner follows the table");
 }
 
+# --no-train-llm: a vision-language model's alignment stage (LLaVA's
+# stage 1), the title says the LLM is frozen; a model with no tower is
+# refused in one line naming the option.
+($c, $o, $e) = run_gp('train', 'llava-1.5-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8',
+                      '--zero', '2', '--seq', '610', '--images', '1', '--batch', '32',
+                      '--global-batch', '256', '--recompute', 'full', '--no-train-llm');
+is($c, 0, 'train --no-train-llm exits 0') or diag $e;
+like($o, qr/^llava-1\.5-7b on 8 x a100-sxm-80gb .*\), full \(LLM frozen\) bf16, seq 610/m,
+     'the title says the LLM is frozen');
+($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--no-train-llm');
+isnt($c, 0, '--no-train-llm without a vision tower fails');
+like($e, qr/^gpuplan: --train-llm false .*llama2-7b has no vision tower$/m,
+     'one line naming the option and the model');
+
 done_testing();

@@ -55,7 +55,8 @@ function C.run(opts, args)
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
     (r.ep > 1 and (", ep " .. r.ep) or "") .. (r.etp ~= r.tp and (", etp " .. r.etp) or ""),
     r.zero, (r.hsdp > 0 and string.format(" hybrid in %d-GPU nodes", r.hsdp) or "")
-      .. (r.sp and ", sp" or ""), r.method, r.precision,
+      .. (r.sp and ", sp" or ""), r.method .. (o.train_llm == false and " (LLM frozen)" or ""),
+    r.precision,
     r.seq, r.global_batch, r.microbatches, r.micro_batch)
   report.print(rows, { format = format, title = title, columns = {
     { key = "part", label = "part" },
