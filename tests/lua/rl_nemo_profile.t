@@ -113,5 +113,18 @@ local pu2, whyu = predict(u, cat)
 t.ok(pu2 == nil and tostring(whyu):find("rl.logprob_batch", 1, true),
      "unpacked, a logprob_batch other than the training micro-batch is refused")
 
+-- Every NeMo RL case computes its log-probabilities from fp32 logits
+-- (DistributedLogprob): the profile sets fp32_logits, and the step then
+-- carries its bytes (engine/rl.c rl_logits; values in tests/lua/rl.t).
+predict(copy(base), cat)
+t.is(opts.fp32_logits, true, "NeMo RL: fp32_logits")
+t.ok(seen.logit_update > 0 and seen.logit_forward > 0, "its update and forwards carry them")
+local vf = copy(base)
+vf.source.title = "verl"
+vf.source.id = "github.com/volcengine/verl (test)"
+opts = nil
+predict(vf, cat)
+t.ok(opts and opts.fp32_logits == nil, "not verl's: its fused loss")
+
 rl.rl = orig
 t.done_testing()
