@@ -236,6 +236,12 @@ typedef struct rl_cfg {
 			     * training micro-batch: the PyTorch ops the
 			     * host dispatches per position, each an eager
 			     * op's host time (rl_sched.c); 0 = none */
+	int sync_tp_first;  /* the weight sync gathers each tensor whole
+			     * over TP, then broadcasts it over the
+			     * pipeline (NeMo RL v0.3.0's gather_params):
+			     * the pipeline moves whole tensors; 0 = the
+			     * stages' TP slices, gathered to the engine's
+			     * (rl_sync.c) */
 	double sync_host;   /* s a weight sync spends exporting the
 			     * trainer's weights tensor by tensor (verl's
 			     * Megatron export into vLLM's load_weights:

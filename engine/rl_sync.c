@@ -79,17 +79,44 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 	    sync_coll(&tt, GP_ALL_GATHER, u->mem.params * 2.0,
 		      &u->groups[GP_GRP_DPCP], &s, err))
 		return GP_EINVAL;
-	/* each stage's dense TP slice and its 1 / ep of the experts over
-	 * the pipeline, then the experts over the expert-parallel group */
-	if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER, ((p.total - routed) /
-				tp + routed / ((double)ep * etp)) * 2.0,
-				&u->groups[GP_GRP_PP], &s, err))
-		return GP_EINVAL;
-	if (ep > 1 && routed > 0 &&
-	    sync_coll(&tt, GP_ALL_GATHER, routed * 2.0 / etp,
-		      &u->groups[GP_GRP_EP], &s, err))
-		return GP_EINVAL;
-	if (tp > rtp) {
+	if (c->sync_tp_first) {
+		/* NeMo RL v0.3.0's gather_params (nemo_rl/models/megatron/
+		 * refit_utils.py): each tensor all-gathered whole over TP
+		 * ("torch.distributed.all_gather(gathered_slices, param,
+		 * group=group); full_param = torch.cat(...)"), experts over
+		 * the expert-parallel group, then that whole tensor
+		 * broadcast from its stage over the pipeline group: every
+		 * GPU ends with every tensor whole (the engine cuts its own
+		 * slice), the pipeline moving whole tensors where the
+		 * stages' TP slices would do. */
+		if (tp > 1 && sync_coll(&tt, GP_ALL_GATHER, (p.total - routed) *
+					2.0 / pp, &u->groups[GP_GRP_TP], &s, err))
+			return GP_EINVAL;
+		if (ep > 1 && routed > 0 &&
+		    sync_coll(&tt, GP_ALL_GATHER, routed * 2.0 / ((double)pp *
+							   etp),
+			      &u->groups[GP_GRP_EP], &s, err))
+			return GP_EINVAL;
+		if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER, p.total * 2.0,
+					&u->groups[GP_GRP_PP], &s, err))
+			return GP_EINVAL;
+	} else {
+		/* each stage's dense TP slice and its 1 / ep of the experts
+		 * over the pipeline, then the experts over the
+		 * expert-parallel group */
+		if (pp > 1 && sync_coll(&tt, GP_ALL_GATHER,
+					((p.total - routed) / tp + routed /
+					 ((double)ep * etp)) * 2.0,
+					&u->groups[GP_GRP_PP], &s, err))
+			return GP_EINVAL;
+		if (ep > 1 && routed > 0 &&
+		    sync_coll(&tt, GP_ALL_GATHER, routed * 2.0 / etp,
+			      &u->groups[GP_GRP_EP], &s, err))
+			return GP_EINVAL;
+	}
+	if (c->sync_tp_first) {
+		/* whole tensors already on every rank */
+	} else if (tp > rtp) {
 		const gp_group *gt = &u->groups[GP_GRP_TP];
 
 		g.ranks = tp / rtp;

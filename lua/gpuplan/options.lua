@@ -751,6 +751,11 @@ opt { name = "gae_ops", type = "number", metavar = "N", commands = "rl",
     .. "per training micro-batch: PyTorch ops the host dispatches per position, each an "
     .. "eager op's host time (DeepSpeed-Chat's get_advantages_and_returns: 5)",
   suggest = { "gae_loop", "advantage_ops" } }
+opt { name = "sync_tp_first", type = "flag", commands = "rl",
+  help = "the weight sync gathers each tensor whole over the training TP group, then "
+    .. "broadcasts it over the pipeline (NeMo RL v0.3.0's gather_params): every GPU receives "
+    .. "the whole model, the pipeline moving whole tensors, not the stages' TP slices",
+  suggest = { "gather_params", "refit_full_gather" } }
 opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per generated token once the engine returns its batch, "
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "

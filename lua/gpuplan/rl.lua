@@ -114,6 +114,9 @@
 --                 response positions, once per training micro-batch: the
 --                 host's PyTorch ops per position, each an eager op's time
 --                 (default 0: none); result gae_host
+--   sync_tp_first the weight sync gathers each tensor whole over TP, then
+--                 broadcasts it over the pipeline (NeMo RL v0.3.0's
+--                 gather_params; default false: the stages' TP slices)
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
@@ -900,6 +903,7 @@ run = function(o, job)
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
+    sync_tp_first = boolean("sync_tp_first", o.sync_tp_first, false),
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'
@@ -938,7 +942,8 @@ run = function(o, job)
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     gae_ops = gae_ops or 0, gae_host = r.gae_host,
-    fp32_logits = o.fp32_logits == true, logit_update = r.logit_update,
+    fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
+    logit_update = r.logit_update,
     logit_forward = r.logit_forward,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward or nil,

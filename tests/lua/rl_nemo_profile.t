@@ -126,5 +126,17 @@ opts = nil
 predict(vf, cat)
 t.ok(opts and opts.fp32_logits == nil, "not verl's: its fused loss")
 
+-- The release the case's configs are read at: v0.3.0's refit broadcasts
+-- whole tensors over the pipeline (gather_params), later ones the stages'
+-- slices.
+local v3 = copy(base)
+v3.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
+predict(v3, cat)
+t.is(opts.sync_tp_first, true, "at tag v0.3.0: sync_tp_first")
+local v5 = copy(base)
+v5.notes = "examples/configs/grpo_math_1B.yaml at v0.5.0"
+predict(v5, cat)
+t.is(opts.sync_tp_first, nil, "at v0.5.0: the stages' slices")
+
 rl.rl = orig
 t.done_testing()

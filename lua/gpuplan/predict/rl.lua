@@ -275,6 +275,14 @@ local function own_models(c, cat)
   return own
 end
 
+-- The NeMo RL release (major.minor) whose configs a case reads, from its
+-- source and notes ("at tag v0.3.0", "at v0.5.0"); nil when none is named.
+local function nemo_version(case)
+  local s = case.source or {}
+  local text = (tostring(v(s.id) or "") .. " " .. tostring(v(case.notes) or "")):lower()
+  return text:match("tag v(%d+%.%d+)%.%d") or text:match("at v(%d+%.%d+)%.%d")
+end
+
 -- What the case leaves open, from its framework fw (its profile, NeMo
 -- RL's packing, verl's dynamic batch size) and the defaults every case
 -- takes (bf16, no recompute), into gp.rl's options o, each said in
@@ -420,6 +428,16 @@ return function(case, cat)
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
   framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
+  -- NeMo RL v0.3.0's refit gathers each tensor whole over TP and then
+  -- broadcasts it over the pipeline (nemo_rl/models/megatron/
+  -- refit_utils.py gather_params); from v0.4 on Megatron-Bridge's export
+  -- broadcasts the stages' slices.  The version is the tag the case's
+  -- configs are read at ("at tag v0.3.0", "at v0.5.0").
+  if fw == "nemo-rl" and o.sync_tp_first == nil and nemo_version(case) == "0.3" then
+    o.sync_tp_first = true
+    defaults[#defaults + 1] = "sync_tp_first=true (NeMo RL v0.3.0's refit: gather_params "
+      .. "broadcasts whole tensors over the pipeline)"
+  end
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
