@@ -56,8 +56,8 @@ return {
       },
       regimes = {
         [""] = { cases = 41, lo = 0.973, hi = 1.611 },
-        ["stack=megatron"] = { cases = 40, lo = 0.973, hi = 1.585 },
-        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.987, hi = 1.515 },
+        ["stack=megatron"] = { cases = 40, lo = 0.973, hi = 1.586 },
+        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.987, hi = 1.506 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.940, hi = 1.632 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.973, hi = 1.549 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.841, hi = 2.202 },
