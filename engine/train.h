@@ -293,6 +293,7 @@ typedef struct train_lkey {
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;
 	unsigned lora_targets;
+	int lora_dropout;        /* the adapters' input dropout is on */
 	gp_recompute recompute;
 	unsigned rec_mods;       /* recompute_modules (GP_RECMOD_*) */
 	gp_dtype lin, half;      /* linears' precision; attention, logits */

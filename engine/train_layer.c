@@ -127,16 +127,25 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
  * tokens: A (in x r) then B (r x out), added to the base output.
  * Forward reads the input, writes and reads the rank-r intermediate,
  * reads and writes the output; backward does both GEMMs' dgrad and
- * wgrad: about twice that traffic.  Memory-bound at any useful rank. */
+ * wgrad: about twice that traffic.  Memory-bound at any useful rank.
+ * nd: the adapted matrices that read this input through their own
+ * dropout (PEFT's LoRA Linear, peft/tuners/lora/layer.py: "result =
+ * result + lora_B(lora_A(dropout(x))) * scaling", lora_dropout an
+ * nn.Dropout, nn.Identity at p = 0): each copies the input with a
+ * 1-byte mask (torch's native_dropout: read x, write x' and the bool
+ * mask) and passes its gradient back through the mask (read the
+ * gradient and the mask, write) -- q, k and v each their own. */
 static void lora_costs(const tenv *e, const train_lkey *k, double in,
-		       double out, train_lcost *lc)
+		       double out, double nd, train_lcost *lc)
 {
 	double r = k->lora_rank, T = k->T;
 	double f = 2.0 * T * r * (in + out);
 	double bytes = T * (in + 2.0 * r + 2.0 * out) * k->A;
 	double tf = train_t_op(e, f, bytes, T, r, in, 1, k->half);
+	double td = k->lora_dropout ?
+		t_mem(e, k->half, nd * T * in * (2.0 * k->A + 1.0)) : 0.0;
 
-	add_op(lc, "lora", tf, 2.0 * tf, 1, 0);
+	add_op(lc, "lora", tf + td, 2.0 * tf + td, 1, 0);
 }
 
 static unsigned lora_bit(const char *name)
@@ -338,7 +347,15 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		*o_k = o->k;
 	/* in and out widths of this GPU's slice */
 	if (tg & lora_bit(o->name)) {
-		lora_costs(e, k, o->k, o->n, lc);
+		unsigned b = tg & lora_bit(o->name);
+		/* The adapted matrices of this op (q, k, v; gate, up). */
+		double nd = (double)((b & GP_LORA_Q) != 0) +
+			((b & GP_LORA_K) != 0) + ((b & GP_LORA_V) != 0) +
+			((b & GP_LORA_GATE) != 0 && m->ffn_gated) +
+			((b & GP_LORA_UP) != 0) + ((b & GP_LORA_O) != 0) +
+			((b & GP_LORA_DOWN) != 0);
+
+		lora_costs(e, k, o->k, o->n, nd, lc);
 		*nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
 	}
 }

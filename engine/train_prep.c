@@ -239,6 +239,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.forward_only = c->forward_only;
 	xp->k.lora_rank = c->mem.lora_rank;
 	xp->k.lora_targets = c->mem.lora_targets;
+	xp->k.lora_dropout = c->mem.lora_dropout;
 	xp->k.recompute = c->mem.recompute;
 	xp->k.rec_mods = c->mem.recompute_modules;
 	xp->k.g_tp = groups[GP_GRP_TP];
