@@ -142,10 +142,29 @@ static void lora_costs(const tenv *e, const train_lkey *k, double in,
 	double f = 2.0 * T * r * (in + out);
 	double bytes = T * (in + 2.0 * r + 2.0 * out) * k->A;
 	double tf = train_t_op(e, f, bytes, T, r, in, 1, k->half);
+	double tb = 2.0 * tf;
 	double td = k->lora_dropout ?
 		t_mem(e, k->half, nd * T * in * (2.0 * k->A + 1.0)) : 0.0;
 
-	add_op(lc, "lora", tf + td, 2.0 * tf + td, 1, 0);
+	if (k->eager) {
+		/* PEFT's eager modules, kernel by kernel: lora_A reads
+		 * the (dropped-out) input of each adapted matrix and
+		 * writes r; lora_B reads r and writes the output; "*
+		 * scaling" reads and writes it; "result +=" reads both
+		 * and writes one -- in + 2 r + 6 out.  Backward: the
+		 * scaling's gradient (read and write out), lora_B's
+		 * dgrad and wgrad (each reading the output's gradient,
+		 * out twice), lora_A's dgrad (writes in) and wgrad (reads
+		 * the input, in), and each adapted matrix's input
+		 * gradient summed into the input's (read two, write one:
+		 * 3 in) -- 5 in + 4 out + 3 r. */
+		double fb = T * (nd * in + 2.0 * r + 6.0 * out) * k->A;
+		double bb = T * (5.0 * nd * in + 4.0 * out + 3.0 * r) * k->A;
+
+		tf = train_t_op(e, f, fb, T, r, in, 1, k->half);
+		tb = train_t_op(e, 2.0 * f, bb, T, r, in, 1, k->half);
+	}
+	add_op(lc, "lora", tf + td, tb + td, 1, 0);
 }
 
 static unsigned lora_bit(const char *name)
