@@ -51,6 +51,32 @@ t.near(h100.gemm.bf16, 0.80 * 0.82, 1e-12, "H100 bf16 GEMM: MAMF 0.80 x sustaine
 t.near(h100.attn_fwd, 0.53 * 0.82, 1e-12, "H100 cuDNN attention forward: 0.53 x 0.82")
 t.near(roofline.device("h20").gemm.bf16, 0.80, 1e-12, "H20: its own sustained 1")
 t.near(roofline.device("a100-sxm-80gb").gemm.bf16, 0.754, 1e-12, "no sustained: the fraction as measured")
+-- The H200 NVL (600 W, its 835.5 TFLOP/s quoted at the clock it holds)
+-- gives its own 0.92, from Transformer Engine's timed GEMMs on it:
+-- bf16 0.80 x 0.92 = 0.736, fp8 0.71 x 0.92 = 0.6532.
+local nvl = roofline.device("h200-nvl")
+t.near(nvl.gemm.bf16, 0.80 * 0.92, 1e-12, "H200 NVL bf16 GEMM: 0.80 x its own 0.92")
+t.near(nvl.gemm.fp8, 0.71 * 0.92, 1e-12, "H200 NVL fp8 GEMM: 0.71 x its own 0.92")
+-- And what that factor came from: the guide's 5B layer (hidden 4096, MLP
+-- 16384 non-gated, 32 heads, 31 x 512 = 15872 tokens) runs its twelve
+-- BF16 GEMMs in 768.335 / 24 = 32.01 ms a layer on an H200 NVL.  The
+-- layer's qkv, o_proj, mlp_up and mlp_down forward + backward from
+-- gp.train: within 2% (the factor was rounded to two digits from
+-- 0.916).
+do
+  local r = require("gpuplan.train").train {
+    model = { name = "te-5b", layers = 24, hidden = 4096, heads = 32, kv_heads = 32,
+              ffn_hidden = 16384, ffn_gated = false, vocab = 32000 },
+    gpu = "h200-nvl", gpus = 1, method = "pretrain", seq = 512, batch = 31,
+    global_batch = 31, precision = "bf16", recompute = "none", margin = 0 }
+  local g = 0
+  for _, o in ipairs(r.ops) do
+    if o.name == "qkv" or o.name == "o_proj" or o.name == "mlp_up" or o.name == "mlp_down" then
+      g = g + o.fwd + o.bwd
+    end
+  end
+  t.near(g, 768.335e-3 / 24, 0.02, "H200 NVL: the guide's BF16 GEMMs of a 5B layer, 32.01 ms")
+end
 
 -- 13B bf16 decode, batch 1, H200: weights (40 x (4 h^2 + 3 h f + 2h) + V h)
 -- x 2 B with h 5120, f 13824, V 32000 = (12.688e9 + 0.164e9) x 2 B =
