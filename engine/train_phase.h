@@ -35,6 +35,7 @@ typedef struct train_ctx {
 	 * (every stage's, priced once): pp_ok set. */
 	int pp_ok;
 	double pp_sr, pp_gat;
+	double per_step;      /* micro-batches per step per pipeline */
 } train_ctx;
 
 /* One pipeline stage, one micro-batch. */

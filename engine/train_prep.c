@@ -291,6 +291,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	layer_key(xp, d, c, mb, groups);
 	xp->rb = reduce_bytes(c);
+	xp->per_step = *per_step_out;
 	return GP_OK;
 }
 

@@ -198,6 +198,31 @@ static inline void pass_overlap(scost *s, int k, double n, double fwd,
 	s->hidden[k] += n * h;
 }
 
+/* The share of a stage's micro-batch chunks whose expert all-to-alls run
+ * under the other micro-batch's compute with ep_overlap: Megatron-Core's
+ * combined 1F1B overlaps a forward with a backward only in the steady
+ * state.  Without pipelining (combined_1f1b_schedule_for_no_pipelining)
+ * "the forward step for the first microbatch is executed alone, no a2a
+ * overlapping", and the last backward so too: 1 of m each way.  With
+ * the interleaved schedule (which the overlap requires at pp > 1:
+ * "virtual_pipeline_model_parallel_size must be specified") stage k runs
+ * its warmup forwards and cooldown backwards alone, (pp - k - 1) x 2 +
+ * (vpp - 1) x pp + 1 of its m x vpp chunks ("we schedule one extra
+ * micro-batch forward step before the 1f1b stages"; schedules.py
+ * get_pp_rank_microbatches, microbatch_group_size_per_vp_stage = pp).
+ * DualPipe prices its own pairing. */
+static double ep_steady(const ctx *x, int k)
+{
+	double v = x->y.schedule == GP_SCHED_INTERLEAVED ? x->y.vpp : 1.0;
+	double n = x->per_step * v, w;
+
+	if (x->y.schedule == GP_SCHED_DUALPIPE)
+		return 1.0;
+	w = x->y.pp <= 1 ? 1.0 :
+		2.0 * (x->y.pp - k - 1) + (v - 1.0) * x->y.pp + 1.0;
+	return n > w ? 1.0 - w / n : 0.0;
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the ZeRO
@@ -210,7 +235,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	int i, k = r->k, nl = r->nl;
 	double hid = m->hidden, tp = x->y.tp;
 	const train_lcost *L[2];
-	double cnt[2], rec, tprec;
+	double cnt[2], rec, tprec, es = ep_steady(x, k);
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
@@ -244,8 +269,17 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 					  l->cp_bwd + OVERLAP_SLOWDOWN *
 					  l->cp_hid);
 		s->hidden[TRAIN_CP] += n * l->cp_hid;
-		pass_overlap(s, TRAIN_EP, n, l->ep_fwd, l->fwd.t, l->ep_bwd,
-			     l->bwd.t, c->ep_overlap, rec);
+		/* EP: exposed beyond the layer's compute in the share
+		 * ep_steady of the chunks, whole in the rest. */
+		if (c->ep_overlap && es < 1.0) {
+			pass_overlap(s, TRAIN_EP, n * es, l->ep_fwd, l->fwd.t,
+				     l->ep_bwd, l->bwd.t, 1, rec);
+			pass_overlap(s, TRAIN_EP, n * (1.0 - es), l->ep_fwd,
+				     l->fwd.t, l->ep_bwd, l->bwd.t, 0, rec);
+		} else {
+			pass_overlap(s, TRAIN_EP, n, l->ep_fwd, l->fwd.t,
+				     l->ep_bwd, l->bwd.t, c->ep_overlap, rec);
+		}
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
 	}

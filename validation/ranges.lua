@@ -88,7 +88,7 @@ return {
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 19, lo = 0.902, hi = 1.100 },
         ["stack=megatron/moe=dense/style=pipeline/scale=cluster"] = { cases = 8, lo = 0.922, hi = 1.100 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 9, lo = 0.902, hi = 1.120 },
-        ["stack=megatron/moe=moe"] = { cases = 9, lo = 0.895, hi = 2.602 },
+        ["stack=megatron/moe=moe"] = { cases = 9, lo = 0.895, hi = 2.549 },
       },
     },
   },
