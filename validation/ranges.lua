@@ -55,13 +55,13 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 0.973, hi = 1.611 },
-        ["stack=megatron"] = { cases = 40, lo = 0.973, hi = 1.586 },
+        [""] = { cases = 41, lo = 0.973, hi = 1.586 },
+        ["stack=megatron"] = { cases = 40, lo = 0.973, hi = 1.549 },
         ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.987, hi = 1.506 },
-        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.940, hi = 1.632 },
+        ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.940, hi = 1.611 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.973, hi = 1.549 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.841, hi = 2.202 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.014, hi = 2.202 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.841, hi = 1.632 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 1.014, hi = 1.488 },
       },
     },
     train = {

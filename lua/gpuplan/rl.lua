@@ -509,26 +509,57 @@ end
 -- vLLM without CUDA graphs (enforce_eager = true; verl's rollout default
 -- until its config of 2025-08-08, commit ff6978c): the host dispatches
 -- every op of a decode step from Python, GP_EAGER_OP_TIME each (infer's
--- eager runtime: the slower of the host and the GPU sets the step).  The
--- ops of one decoder layer, counted in vLLM's model code
--- (vllm/model_executor/models/llama.py LlamaDecoderLayer, deepseek_v2.py
--- DeepseekV2DecoderLayer and DeepseekV2MoE, layers/fused_moe): attention
--- with grouped KV 6 (the fused add-RMSNorm, qkv_proj, rotary, the KV
--- cache write and the attention kernel, o_proj); with MLA 13 (the norm,
--- q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj, kv_a_layernorm, rotary,
--- the absorbed W_UK and W_UV bmm, the cache write, the MLA kernel and its
--- metadata, o_proj); a dense MLP 4 (the norm, gate_up_proj, SiluAndMul,
--- down_proj); a MoE MLP 8 (the norm, the router GEMM, top-k, the block
--- alignment, two grouped expert GEMMs, SiluAndMul, the sum over the top
--- k) and 4 more with shared experts (gate_up, act, down, the add); 2 TP
--- all-reduces when the engine's TP > 1.  Averaged over the layers.
+-- eager runtime: the slower of the host and the GPU sets the step).  An
+-- op is what GP_EAGER_OP_TIME counts: a call that launches a kernel
+-- (views, splits and slices launch none).  The ops of one decoder layer,
+-- counted in vLLM's code of 2025 (vllm/model_executor/models/llama.py,
+-- deepseek_v2.py, layers/rotary_embedding.py at 0042be24,
+-- layers/fused_moe/fused_moe.py at 000d1458 and moe_align_block_size.py
+-- at 05be9924, v1/attention/backends/mla/common.py and flashmla.py):
+--  * attention with grouped KV 6: the fused add-RMSNorm, qkv_proj, the
+--    rotary kernel (RotaryEmbedding.forward_cuda), the KV cache write,
+--    the attention kernel, o_proj;
+--  * MLA 29: the norm; q_a_proj, q_a_layernorm, q_b_proj (one q_proj
+--    without a q LoRA: 2 fewer), kv_a_proj_with_mqa, the
+--    kv_c.contiguous() copy and kv_a_layernorm; the YaRN rotary,
+--    DeepseekScalingRotaryEmbedding.forward ("PyTorch-native"): the
+--    cos_sin_cache index, two repeat_interleave, and for q and k each
+--    "x * cos + rotate_fn(x) * sin" with _rotate_gptj's negation and
+--    torch.stack, 5, -- 13; its write into q ("q[...,
+--    self.qk_nope_head_dim:], k_pe = self.rotary_emb(...)"); the
+--    backend's concat_and_cache_mla, "torch.bmm(decode_q_nope,
+--    self.W_UK_T)", FlashMLA's "torch.cat([q_nope, q_pe], dim=-1)" and
+--    flash_mla_with_kvcache, the W_UV bmm and its reshape copy, the
+--    "output[:num_decode_tokens] = ..." copy; o_proj;
+--  * a dense MLP 4: the norm, gate_up_proj, SiluAndMul, down_proj;
+--  * a MoE MLP 13: the norm, the router GEMM, fused_topk 4
+--    ("gating_output.float()", ops.topk_softmax and the renormalisation's
+--    sum and division, as Qwen3-MoE and Mixtral renormalise), the Triton
+--    fused_experts 7 (moe_align_block_size's fill_, its zeros and the
+--    align kernel; the two fused_moe_kernel launches, silu_and_mul,
+--    moe_sum); DeepseekV2MoE (the MLA models') routes by grouped_topk
+--    instead, a torch.compile'd function of three torch.topk calls and
+--    the five fused kernels between them (sigmoid and bias; the group
+--    sum; zeros_like and scatter_; the mask and masked_fill; the gather,
+--    renormalisation and casts), 8, and multiplies by
+--    routed_scaling_factor, 1; shared experts 4 more (gate_up, act, down,
+--    the add);
+--  * 2 TP all-reduces when the engine's TP > 1.  Averaged over the layers.
+-- DeepSeek-V3 at TP 32: 29 + 2 + (3 x 4 + 58 x 22) / 61 = 52.1 ops a
+-- layer, 79 ms of host a decode step.  Cross-check: vLLM PR #12036
+-- (2025-01) measured DeepSeek-V3 (W4A16, 8 A100s, batch 1) decoding "from
+-- 5 tokens/s to 10 tokens/s" with CUDA graphs: 200 ms a step eager
+-- against 100 ms replayed, so the host's dispatch is at least 100 ms
+-- there; the count stays below it (a module-level count, 26.6 ops a
+-- layer, gave 41 ms).
 function M.eager_ops_per_layer(model, rtp)
-  local attn = model.mla and 13 or 6
   local ar = rtp > 1 and 2 or 0
-  local moe, L = model.moe, model.layers
+  local a, moe, L = model.mla, model.moe, model.layers
+  local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or 6
   if not moe then return attn + 4 + ar end
   local dense = math.min(L, moe.dense_layers or 0)
-  local moe_mlp = 8 + ((moe.shared_experts or 0) > 0 and 4 or 0)
+  local moe_mlp = 1 + 1 + (a and 8 + 1 or 4) + 7
+    + ((moe.shared_experts or 0) > 0 and 4 or 0)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
 

@@ -160,16 +160,22 @@ t.near(phase(rth, "rollout").seconds, phase(r, "rollout").seconds + rth.rollout.
 t.is(r.rollout.post, 0, "none by default")
 
 -- vLLM without CUDA graphs (rollout_eager): the host dispatches each op of
--- a decode step.  Ops per layer (rl.eager_ops_per_layer, counted in vLLM's
--- model code): grouped-KV attention 6 + a dense MLP 4 = 10, + 2 TP
--- all-reduces = 12 at TP 4; DeepSeek-V3 (MLA, 3 dense and 58 MoE layers
--- with a shared expert) at TP 32: 13 + 2 + (3 x 4 + 58 x 12) / 61 =
--- 15 + 708 / 61 = 26.607.  Exact arithmetic.
+-- a decode step.  Ops per layer (rl.eager_ops_per_layer, the kernel
+-- launches counted in vLLM's code): grouped-KV attention 6 + a dense MLP
+-- 4 = 10, + 2 TP all-reduces = 12 at TP 4; Qwen3-30B-A3B (48 MoE layers,
+-- no shared expert) at TP 4: 6 + 2 + a MoE MLP of 1 norm + 1 router +
+-- fused_topk 4 + fused_experts 7 = 13, 21; DeepSeek-V3 (MLA with a q
+-- LoRA: 29; 3 dense and 58 MoE layers, grouped top-k 8, the routed
+-- scale 1, a shared expert 4: 1 + 1 + 8 + 1 + 7 + 4 = 22) at TP 32:
+-- 29 + 2 + (3 x 4 + 58 x 22) / 61 = 31 + 1288 / 61 = 52.115.  Exact
+-- arithmetic.
 local cat = gp.catalog()
 t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 1), 10, "dense GQA layer: 10 ops")
 t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 4), 12, "TP 4: 2 all-reduces more")
-t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 15 + 708 / 61, 1e-12,
-       "DeepSeek-V3 at TP 32: 26.6 ops a layer")
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4), 21,
+     "Qwen3-30B-A3B at TP 4: 21 ops a layer")
+t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 31 + 1288 / 61, 1e-12,
+       "DeepSeek-V3 at TP 32: 52.1 ops a layer")
 -- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
 -- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
 -- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the step and
