@@ -103,6 +103,27 @@ gpu {
           .. "bf16/fp8 rows; hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
           .. "Achievable Matmul FLOPS table; fp4: deepseek-ai/DeepGEMM PR 348",
+    -- The blackwell arch's attention fractions are B200 timings as shares
+    -- of B200's 2250; this part runs the same kernels on the same 148 SMs
+    -- at the clock its GEMMs show.
+    attention = {
+      kernel = "cudnn",
+      fa4 = { fwd = 0.59, bwd = 0.51 },
+      cudnn = { fwd = 0.52, bwd = 0.40 },
+      reason = "GB200's 2500 TFLOP/s is B200's 148 SMs x 8192 FLOP a clock at "
+            .. "2.06 GHz where B200's 2250 is at 1.86, but on the same "
+            .. "benchmark its best matmul reaches 1822.0 against B200's "
+            .. "1745.0 TFLOP/s: 1.044 x B200, not the 1.11 of its quoted "
+            .. "peak. Attention runs on the same SMs at the same clock, so the "
+            .. "arch's B200 fractions (cuDNN 9.13: 0.55, 0.43; FA4: 0.63, 0.54 "
+            .. "of 2250) carry the same 1.044: x 2250 x 1.044 / 2500 = 0.94 -> "
+            .. "cuDNN 0.52 and 0.40, FA4 0.59 and 0.51 of 2500. (cuDNN 9.17, a "
+            .. "later release, runs 0.63 and 0.48 of 2500 on GB200: the blackwell "
+            .. "arch entry)",
+      source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
+            .. "Achievable Matmul FLOPS table (B200, GB200); the blackwell arch's "
+            .. "attention entry (catalog/archs.lua)",
+    },
   },
   scaleup = { fabric = "nvlink5", domain = 72 },
   pcie = { gen = 5, lanes = 16 },

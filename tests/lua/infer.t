@@ -41,6 +41,12 @@ t.near(b200.attn_bwd, 0.43 * 0.85, 1e-12, "B200 cuDNN attention backward: 0.43 x
 t.near(b200.hbm, 0.85, 1e-12, "B200 streaming fraction not scaled")
 -- GB200 gives no sustained of its own: the arch's applies (0.73 x 0.80).
 t.near(roofline.device("gb200").gemm.bf16, 0.73 * 0.80, 1e-12, "GB200: the arch's sustained factor")
+-- Its attention is its own: the arch's B200 fractions at the GEMMs' clock
+-- ratio, 0.55 x 2250 x (1822.0 / 1745.0) / 2500 = 0.517 -> 0.52 and 0.43
+-- x 0.94 = 0.404 -> 0.40, under the arch's 0.85: 0.442 and 0.34.
+local gb200 = roofline.device("gb200")
+t.near(gb200.attn_fwd, 0.52 * 0.85, 1e-12, "GB200 cuDNN attention forward: 0.52 x 0.85")
+t.near(gb200.attn_bwd, 0.40 * 0.85, 1e-12, "GB200 cuDNN attention backward: 0.40 x 0.85")
 -- Hopper's 700 W parts hold 1500 of 1830 MHz (0.82), GEMMs and attention
 -- alike (FA3's timings at a locked 1830 MHz): H100 SXM bf16 0.80 x 0.82 =
 -- 0.656, cuDNN forward 0.53 x 0.82 = 0.4346.  The H20 gives its own 1 (its tensor work does
