@@ -71,6 +71,7 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 {
 	int f = c->first_stage_layers, l = c->last_stage_layers;
 	int mid, rest;
+	char given[96];
 
 	if (f < 0 || l < 0)
 		return gp_fail(err, "%s must be >= 1 (got %d)",
@@ -78,32 +79,37 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 			       "last_stage_layers", f < 0 ? f : l);
 	if (f == 0 && l == 0)
 		return GP_OK;
+	/* The option(s) given, as the messages below name them. */
+	if (f > 0 && l > 0)
+		snprintf(given, sizeof given, "first_stage_layers %d and "
+			 "last_stage_layers %d", f, l);
+	else
+		snprintf(given, sizeof given, "%s %d", f > 0 ?
+			 "first_stage_layers" : "last_stage_layers",
+			 f > 0 ? f : l);
 	if (y->pp < 2)
 		return gp_fail(err, "%s applies to pipeline stages (pp >= "
 			       "2; got pp %d)", f > 0 ? "first_stage_layers"
 			       : "last_stage_layers", y->pp);
 	if (y->vpp > 1)
-		return gp_fail(err, "first_stage_layers / "
-			       "last_stage_layers are priced without "
-			       "interleaving (vpp %d)", y->vpp);
+		return gp_fail(err, "%s: the uneven split is priced "
+			       "without interleaving (vpp %d)", given,
+			       y->vpp);
 	mid = y->pp - (f > 0) - (l > 0);
 	rest = m->layers - f - l;
-	if (rest < mid || (mid == 0 && rest != 0) ||
-	    (mid > 0 && rest % mid != 0)) {
-		char given[96];
-
-		if (f > 0 && l > 0)
-			snprintf(given, sizeof given, "first_stage_layers %d "
-				 "and last_stage_layers %d leave", f, l);
-		else
-			snprintf(given, sizeof given, "%s %d leaves",
-				 f > 0 ? "first_stage_layers" :
-				 "last_stage_layers", f > 0 ? f : l);
-		return gp_fail(err, "%s %d of the model's %d layers for %d "
-			       "other stages: they must divide evenly, one "
-			       "layer each at least", given, rest, m->layers,
-			       mid);
-	}
+	if (rest < 0)
+		return gp_fail(err, "%s: more than the model's %d layers",
+			       given, m->layers);
+	if (mid == 0 && rest != 0)
+		return gp_fail(err, "%s: with pp %d the two ends are every "
+			       "stage, so they hold all %d layers", given,
+			       y->pp, m->layers);
+	if (rest < mid || (mid > 0 && rest % mid != 0))
+		return gp_fail(err, "%s %s %d of the model's %d layers for "
+			       "%d other stage%s: they must divide evenly, "
+			       "one layer each at least", given,
+			       f > 0 && l > 0 ? "leave" : "leaves", rest,
+			       m->layers, mid, mid == 1 ? "" : "s");
 	return GP_OK;
 }
 

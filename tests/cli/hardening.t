@@ -259,6 +259,18 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--last-stage-layers', '4'],
      qr/^gpuplan: train: --last-stage-layers 4 leaves 28 of the model's 32 layers for 3 other stages: they must divide evenly, one layer each at least$/m],
+    # More layers at the ends than the model has, and the interleaved
+    # schedule the split is not priced for: each names what was typed.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--stack', 'megatron', '--first-stage-layers', '20', '--last-stage-layers', '20'],
+     qr/^gpuplan: train: --first-stage-layers 20 and --last-stage-layers 20: more than the model's 32 layers$/m],
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--stack', 'megatron', '--first-stage-layers', '5', '--vpp', '2'],
+     qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(vpp 2\)$/m],
+    # Two stages: the ends are every stage, so they hold all 32 layers.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '2', '--tp', '4',
+      '--stack', 'megatron', '--first-stage-layers', '10', '--last-stage-layers', '10'],
+     qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with pp 2 the two ends are every stage, so they hold all 32 layers$/m],
     # The advantage loop is PPO's: GRPO has no critic to estimate with.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--gae-ops', '5'],
      qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); algo grpo has no value function$/m],
