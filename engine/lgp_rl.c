@@ -249,8 +249,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * step_overhead (s per step), loss_ops (host ops per trained sequence
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
  * from fp32 logits, unfused), sync_tp_first (boolean: the weight sync
- * gathers whole tensors over TP before the pipeline), token_host (s per generated token of the
- * framework's output handling), keep (dynamic sampling's kept share of
+ * gathers whole tensors over TP before the pipeline), token_host (s
+ * per generated token of the framework's output handling), keep (dynamic sampling's kept share of
  * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
  * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
  * GPUs), colocate_critic_reward (boolean: the reward model on the

@@ -716,6 +716,9 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
       if o.offload then
         fail("train_llm false with offload: only the projector trains, nothing to offload")
       end
+      if method == "grpo" or method == "ppo" then
+        fail("train_llm false: method %s trains the policy's language model", method)
+      end
       cfg.llm_frozen = true
     end
   end

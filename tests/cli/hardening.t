@@ -271,6 +271,9 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '2', '--tp', '4',
       '--stack', 'megatron', '--first-stage-layers', '10', '--last-stage-layers', '10'],
      qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with pp 2 the two ends are every stage, so they hold all 32 layers$/m],
+    # RL trains the policy's LLM: freezing it is refused, not ignored.
+    [['fit', 'llava-1.5-7b', '--gpu', 'a100-sxm-80gb', '--method', 'grpo', '--no-train-llm'],
+     qr/^gpuplan: --train-llm false: method grpo trains the policy's language model$/m],
     # The advantage loop is PPO's: GRPO has no critic to estimate with.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--gae-ops', '5'],
      qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); algo grpo has no value function$/m],
