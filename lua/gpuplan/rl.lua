@@ -538,7 +538,9 @@ end
 --    fused_experts 7 (moe_align_block_size's fill_, its zeros and the
 --    align kernel; the two fused_moe_kernel launches, silu_and_mul,
 --    moe_sum); DeepseekV2MoE (the MLA models') routes by grouped_topk
---    instead, a torch.compile'd function of three torch.topk calls and
+--    instead, torch.compile'd since vLLM PR #12637 ("Apply torch.compile
+--    to fused_moe/grouped_topk", merged 2025-02-01, before the vLLM 0.8.5
+--    of verl's DeepSeek image): three torch.topk calls and
 --    the five fused kernels between them (sigmoid and bias; the group
 --    sum; zeros_like and scatter_; the mask and masked_fill; the gather,
 --    renormalisation and casts), 8, and multiplies by
