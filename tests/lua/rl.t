@@ -176,6 +176,13 @@ t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4), 21,
      "Qwen3-30B-A3B at TP 4: 21 ops a layer")
 t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 31 + 1288 / 61, 1e-12,
        "DeepSeek-V3 at TP 32: 52.1 ops a layer")
+-- Without a q LoRA (DeepSeek-V2-Lite's q_proj) the attention has one
+-- projection where q_a_proj, q_a_layernorm and q_b_proj are three: 27.
+local v3 = cat:get("models", "deepseek-v3")
+local noq = setmetatable({ mla = setmetatable({ q_lora_rank = 0 }, { __index = v3.mla }) },
+                         { __index = v3 })
+t.near(rl.eager_ops_per_layer(noq, 32), 29 + 1288 / 61, 1e-12,
+       "MLA without a q LoRA: 2 ops fewer")
 -- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
 -- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
 -- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the step and
