@@ -150,6 +150,16 @@ local rfp = gp.rl(copy(base, { fp32_logits = true, loss_ops = 147, pack_tokens =
 local k = 512 / rfp.pack_bins
 t.near(rfp.logit_update, rfp.update.tokens_per_step / 8 * 152064 * (68 + 16 * k - 4) / hbm,
        1e-4 * rfp.logit_update, "packed per-sequence loss: (68 + 16 k - 4) B a logit")
+-- PPO's actor-shaped critic trains a value head (one output a token, no
+-- vocabulary log-softmax): the fp32 logits lengthen the actor's update,
+-- not the critic's.  Same config, exact up to rounding (1e-9 s).
+local ppo = copy(base, { algo = "ppo", zero = 3 })
+local rp0, rp1 = gp.rl(ppo), gp.rl(copy(ppo, { fp32_logits = true }))
+t.near(phase(rp1, "critic_update").seconds, phase(rp0, "critic_update").seconds, 1e-9,
+       "PPO: the critic's update carries no fp32 logits")
+t.near(phase(rp1, "actor_update").seconds,
+       phase(rp0, "actor_update").seconds + rp1.opt_steps * rp1.logit_update, 1e-9,
+       "PPO: the actor's does")
 -- The framework's handling of the engine's tokens after it returns: the
 -- busiest engine's 64 samples x 2048 mean response tokens x 7.04 us =
 -- 0.92275 s, after its decode.
