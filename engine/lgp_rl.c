@@ -93,6 +93,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("response_max", response.max),
 	F_PARSE("response_dist", offsetof(rl_in, c.response.dist), p_rl_dist,
 		NULL),
+	RL_NUM("response_clip", response.clip),
 	RL_NUM("minibatch", minibatch),
 	RL_NUM("epochs", epochs),
 	RL_BOOL("pad", pad),
@@ -239,7 +240,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * max_batch, max_num_tokens, topo; capacity is set by the step); the
  * flat fields: ppo, ref_model, reward_model, old_logprobs (booleans),
  * prompts, group, prompt_len, response_len, response_max, response_dist
- * ("fixed"|"uniform"|"exp"), minibatch, epochs, pad, pack_tokens
+ * ("fixed"|"uniform"|"exp"), response_clip (exp: the share cut at
+ * response_max), minibatch, epochs, pad, pack_tokens
  * (tokens per packed micro-batch; 0 = not packed), colocated,
  * rollout_gpus, rollout_ep (1 or the rollout tp: the engine's experts
  * split over its GPUs), staleness, offload_states, ref_host, host_bw

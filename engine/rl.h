@@ -45,6 +45,9 @@ typedef struct rl_lengths {
 	double mean;        /* tokens, >= 1 */
 	double max;         /* the generation limit, >= mean; fixed: 0 or
 			     * mean */
+	double clip;        /* exp: the share of responses cut at max (they
+			     * never ended), in [0, 1); 0: the exponential's
+			     * own e^{-max/theta} */
 } rl_lengths;
 
 /* "fixed", "uniform", "exp"; "?" out of range. */

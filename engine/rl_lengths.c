@@ -1,6 +1,7 @@
 /*
  * rl_lengths.c - the response lengths of an RL rollout: fixed, uniform
- * or an exponential clipped at the generation limit; their survival,
+ * or an exponential clipped at the generation limit (with a share cut
+ * there, response_clip); their survival,
  * second moment and expected longest (rl.h, rl_lengths.h).
  */
 #include "rl_lengths.h"
@@ -96,7 +97,19 @@ int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
 	if (!(l->mean < l->max))
 		return gp_fail(err, "exp lengths need response_len %g below "
 			       "response_max %g", l->mean, l->max);
-	x->theta = exp_scale(l->mean, l->max);
+	if (!(l->clip >= 0 && l->clip < 1))
+		return gp_fail(err, "response_clip %g must be in [0, 1)",
+			       l->clip);
+	/* A share c of the responses never ends and is cut at max; the
+	 * rest are exponential (clipped at max) with the mean that keeps
+	 * the whole at `mean`: c max + (1 - c) mu_b = mean, mu_b >= 1. */
+	if (!(l->mean - l->clip * l->max >= 1.0 - l->clip))
+		return gp_fail(err, "response_clip %g puts %g tokens a "
+			       "response at response_max %g, above "
+			       "response_len %g", l->clip,
+			       l->clip * l->max, l->max, l->mean);
+	x->theta = exp_scale((l->mean - l->clip * l->max) / (1.0 - l->clip),
+			     l->max);
 	return GP_OK;
 }
 
@@ -120,7 +133,8 @@ double rl_lenx_moment2(const lenx *x)
 		a = x->hi / x->theta;
 		r = 2.0 * x->theta * x->theta *
 			(1.0 - exp(-a) * (1.0 + a));
-		return r;
+		/* and the share c cut at max: c max^2 + (1 - c) E_b[L^2] */
+		return x->l.clip * x->hi * x->hi + (1.0 - x->l.clip) * r;
 	default:
 		return x->l.mean * x->l.mean;
 	}
@@ -144,10 +158,12 @@ static double harmonic(double n)
 /* The expected longest of n responses: E[max] of n draws -- uniform:
  * lo + (max - lo) n / (n + 1); exponential: theta H_n (Renyi's
  * representation of exponential order statistics), clipped at the
- * generation limit. */
+ * generation limit; with a share c cut at the limit, one of the n is
+ * there unless none is, (1 - c)^n:
+ * max (1 - (1 - c)^n) + (1 - c)^n min(theta H_n, max). */
 double rl_lenx_longest(const lenx *x, double n)
 {
-	double t;
+	double t, q;
 
 	n = floor(n);
 	if (n < 1)
@@ -157,7 +173,9 @@ double rl_lenx_longest(const lenx *x, double n)
 		return x->lo + (x->hi - x->lo) * n / (n + 1.0);
 	case RL_LEN_EXP:
 		t = x->theta * harmonic(n);
-		return t < x->hi ? t : x->hi;
+		t = t < x->hi ? t : x->hi;
+		q = pow(1.0 - x->l.clip, n);
+		return x->hi * (1.0 - q) + q * t;
 	default:
 		return x->lo;
 	}

@@ -32,7 +32,7 @@ static inline double rl_lenx_surv(const lenx *x, double t)
 	case RL_LEN_UNIFORM:
 		return (x->hi - t) / (x->hi - x->lo);
 	case RL_LEN_EXP:
-		return exp(-t / x->theta);
+		return x->l.clip + (1.0 - x->l.clip) * exp(-t / x->theta);
 	default:
 		return 0.0;
 	}
@@ -48,7 +48,9 @@ static inline double rl_lenx_surv_inv(const lenx *x, double q)
 	case RL_LEN_UNIFORM:
 		return x->hi - q * (x->hi - x->lo);
 	case RL_LEN_EXP:
-		t = -x->theta * log(q);
+		if (q <= x->l.clip)
+			return x->hi;
+		t = -x->theta * log((q - x->l.clip) / (1.0 - x->l.clip));
 		return t < x->hi ? t : x->hi;
 	default:
 		return x->lo;

@@ -57,7 +57,7 @@ return {
       regimes = {
         [""] = { cases = 41, lo = 0.973, hi = 1.586 },
         ["stack=megatron"] = { cases = 40, lo = 0.973, hi = 1.549 },
-        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.987, hi = 1.500 },
+        ["stack=megatron/moe=dense"] = { cases = 13, lo = 0.986, hi = 1.500 },
         ["stack=megatron/moe=moe"] = { cases = 27, lo = 0.939, hi = 1.611 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 8, lo = 0.973, hi = 1.549 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 18, lo = 0.841, hi = 1.632 },

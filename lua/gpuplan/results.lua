@@ -217,6 +217,7 @@ field("prompt_len", "count", "prompt tokens", "rl")
 field("response_len", "count", "mean response tokens", "rl")
 field("response_max", "count", "longest response tokens", "rl")
 field("response_dist", "", "the response-length distribution", "rl")
+field("response_clip", "", "exp: the share of the responses cut at response_max", "rl")
 field("train_seq", "count", "training tokens per sample", "rl")
 field("response_m2", "", "E[L^2] of the response lengths, tokens^2 (attention's quadratic "
   .. "term)", "rl")

@@ -249,6 +249,30 @@ M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
 -- al. 2025, sec. 3.4).
 M.RESPONSE_SHARE = 0.696
 
+-- The share of the responses that never end and are cut at the limit
+-- (response_clip), beside the exponential's own e^(-limit/theta).  An
+-- exponential alone puts almost nothing there when the mean is far below
+-- the limit (mean 398 of 3946: e^-9.9 = 5e-5, so the longest of 2048 is
+-- theta H_2048 = 3265 tokens), yet published GRPO runs cut several
+-- percent at the limit whatever their mean: NeMo RL's Nemotron 3.5
+-- Lightning DAPO guide, "The truncation rate drops from ~0.5 to ~0.1 as
+-- responses shorten from ~5,500 to ~3,000 generated tokens per sample"
+-- (docs/guides/nemotron-3.5-lightning.md, max_new_tokens 8192); the
+-- Rethinking-OPD authors (GitHub issue #7), "the clip ratio is about
+-- 0.075 for a non-thinking model such as Qwen3-1.7B-SFT ...
+-- DeepSeek-R1-Distill-Qwen-1.5B has a clip ratio of around 0.6"; verl
+-- logs it each step as response_length/clip_ratio, and DeepScaleR saw
+-- its long responses as "a repetitive pattern" -- a loop that never
+-- samples EOS.  With a share c cut, one of N responses reaches the limit
+-- unless none does, (1 - c)^N: at 1% and 2048 samples 1e-9, so a
+-- synchronous step lasts until the limit.  1% is below every published
+-- share found; the step time hardly depends on it once c N >> 1 (NeMo
+-- RL v0.3 70B: c 0.001 -> 0.08 gives 131 -> 135 s), while a larger one
+-- would move tokens from the body to the limit where the mean is far
+-- below it.  The default is at most half the mean's tokens at the
+-- limit (c <= mean / (2 limit)).
+M.RESPONSE_CLIP = 0.01
+
 local function gib(b) return b / 2 ^ 30 end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua
@@ -334,7 +358,24 @@ local function lengths(o, dflt)
       if dist == "exp" then dflt("response_dist=exp (clipped at response_max)") end
     end
   end
-  return prompts, group, plen, rlen, rmax, dist
+  local clip = o.response_clip
+  if clip ~= nil then
+    if type(clip) ~= "number" or not (clip >= 0 and clip < 1) then
+      fail("rl: response_clip must be a share in [0, 1) (got %s)", shown(clip))
+    end
+    if dist ~= "exp" then
+      fail("rl: response_clip needs exp lengths, a limit above the mean (got %s)", dist)
+    end
+  elseif dist == "exp" then
+    clip = math.min(M.RESPONSE_CLIP, rlen / (2 * rmax))
+    dflt(string.format("response_clip=%g (assumed: a share of the responses never ends and "
+      .. "is cut at response_max, as published GRPO logs show; give it when known)", clip))
+  end
+  if clip and clip * rmax > rlen - (1 - clip) then
+    fail("rl: response_clip %g puts %g tokens a response at response_max %d, above "
+      .. "response_len %d", clip, clip * rmax, rmax, rlen)
+  end
+  return prompts, group, plen, rlen, rmax, dist, clip or 0
 end
 
 -- The two pools: colocated or not, the rollout's GPUs (auto: searched)
@@ -893,7 +934,7 @@ run = function(o, job)
   local defaults = {}
   local function dflt(s) defaults[#defaults + 1] = s end
   local algo, method = algo_method(o, dflt)
-  local prompts, group, plen, rlen, rmax, dist = lengths(o, dflt)
+  local prompts, group, plen, rlen, rmax, dist, clip = lengths(o, dflt)
   local samples = prompts * group
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
@@ -929,6 +970,7 @@ run = function(o, job)
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
     old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    response_clip = clip,
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
@@ -966,6 +1008,7 @@ run = function(o, job)
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    response_clip = clip,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,
     pack_tokens = pack or 0, pack_bins = r.pack_bins, logprob_pack_tokens = lp_pack or 0,

@@ -398,7 +398,7 @@ return function(case, cat)
     offload = v(par.offload), rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
-    logprob_batch = v(c.logprob_batch),
+    logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of
