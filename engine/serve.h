@@ -200,6 +200,10 @@ typedef struct serve_result {
 	double ttft;          /* s, a prefill step (+ the KV transfer) */
 	double kv_transfer;   /* s, one request's KV to the decode pool */
 	double prefill_share; /* s of a GPU per request for its prefill */
+	double prefill_stall; /* colocated: the instance's wall time for its
+	                         prompts over their own GPU time (DP
+	                         attention: the ranks wait for each other's
+	                         chunks); 1 otherwise */
 	double tokens_per_s;  /* output tokens/s, the system */
 	double tokens_per_s_gpu;
 	double input_tokens_per_s; /* prompt tokens/s the system takes in */

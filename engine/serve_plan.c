@@ -65,6 +65,36 @@ static void no_fit_mem(char *why, size_t n, const serve_mem *m,
 	         c->base.capacity / 1e9);
 }
 
+/* Colocated with DP attention each rank prefills its own requests, but
+ * the ranks of an EP instance step together (every MoE layer's
+ * all-to-all), so a step in which any rank runs a prompt chunk lasts that
+ * chunk for all of them: "the iteration time is dominated by the slowest
+ * rank" (TensorRT-LLM tech blog 10, ADP Balance Strategy, whose baseline
+ * round-robin scheduling on 8 GB200s averaged a 54% balance ratio and
+ * 25,664 tokens/s against a 39,552 speed of light).  A rank starts
+ * B / steps requests a decode step and runs input / prefill_tokens
+ * chunks for each, a chunk in a fraction p of its steps; with the ranks
+ * scheduled independently (each its own round-robin share, none waiting
+ * for the others), a step holds a chunk somewhere with probability
+ * 1 - (1 - p)^N, so the instance's prompts take (1 - (1 - p)^N) / p times
+ * the time they would lined up: N when prompts are rare, 1 when every
+ * step prefills on every rank.  TP attention prefills the same batch on
+ * every rank: no stall. */
+static double coloc_stall(const serve_cfg *c, const serve_layout *L,
+                          double B, double accept)
+{
+	double N = L->tp, steps, p;
+
+	if (!L->dp_attention || L->ep <= 1 || N <= 1 ||
+	    c->base.output <= 1 || !(B > 0))
+		return 1.0;
+	steps = (c->base.output - 1.0) / accept;
+	p = B / steps * c->base.input / c->prefill_tokens;
+	if (p >= 1.0)
+		return 1.0;
+	return (1.0 - pow(1.0 - p, N)) / p;
+}
+
 /* ITL a user sees at batch B. */
 static int itl_at(const gp_model *m, const roof_device *d,
                   const serve_cfg *c, const serve_layout *L, int coloc,
@@ -75,7 +105,8 @@ static int itl_at(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	*itl = st->time / o->accept;
 	if (coloc && c->base.output > 1)
-		*itl += B * o->share / (c->base.output - 1.0);
+		*itl += B * o->share * coloc_stall(c, L, B, o->accept) /
+			(c->base.output - 1.0);
 	return GP_OK;
 }
 
@@ -153,7 +184,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	 * comes from the prefill). */
 	steps = (c->base.output - 1.0) / o->accept;
 	o->tps_gpu = B * c->base.output /
-		((coloc ? B * o->share : 0.0) + steps * o->st.time +
+		((coloc ? B * o->share * coloc_stall(c, L, B, o->accept) :
+		  0.0) + steps * o->st.time +
 		 (coloc || steps > 0 ? 0.0 : o->st.time));
 	o->fits = 1;
 	return GP_OK;
@@ -239,6 +271,7 @@ static int colocated(const gp_model *m, const roof_device *d,
 	r->itl = o.itl;
 	r->ttft = o.pst.time;
 	r->prefill_share = o.share;
+	r->prefill_stall = coloc_stall(c, &c->decode, o.B, o.accept);
 	r->tokens_per_s_gpu = o.tps_gpu;
 	r->tokens_per_s = o.tps_gpu * c->gpus;
 	r->input_tokens_per_s = r->tokens_per_s * c->base.input /

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(79);
+	plan(85);
 	dsv3(&m);
 	hopper(&d);
 
@@ -737,12 +737,51 @@ int main(void)
 	       "ratio = decode rate x in / (prefill rate x out)");
 	ok(r.ttft > r.prefill.step.time && r.kv_transfer > 0,
 	   "TTFT includes the KV transfer");
-	/* Colocated under the same bound a user also waits for its GPU's
-	 * prefills (tpot + B share / (output - 1)), so the batch is no
-	 * larger. */
-	ok(r.coloc_fits && r.coloc_itl <= 0.050 &&
-	   r.coloc_batch <= r.decode.step.batch,
-	   "colocated: within the bound at a batch no larger");
+	/* Colocated under the same bound a user also waits for the prompt
+	 * chunks of its instance (tpot + B share stall / (output - 1)): with
+	 * DP attention over 144 ranks that stall, 144 times a rank's own
+	 * prompts when they are rare (below), keeps even batch 1 above
+	 * 50 ms -- DeepSeek's reason to disaggregate.  Whenever colocated
+	 * fits, it is within the bound at a batch no larger. */
+	ok(!r.coloc_fits, "colocated EP144 with DP attention: no batch "
+	   "meets 50 ms");
+	ok(!r.coloc_fits || (r.coloc_itl <= 0.050 &&
+	   r.coloc_batch <= r.decode.step.batch),
+	   "colocated: within the bound at a batch no larger when it fits");
+
+	/* Colocated with DP attention the 32 ranks of an EP32 instance step
+	 * together, so a prompt chunk on any rank stalls all of them
+	 * (TensorRT-LLM tech blog 10).  Batch 32 (the most the KV budget
+	 * holds is 58), output 1536 (1535 decode steps, no MTP), input 4096
+	 * in 16384-token chunks: a rank runs a chunk in p = 32 / 1535 x
+	 * 4096 / 16384 = 0.0052117 of its steps, and some rank in
+	 * 1 - (1 - p)^32 = 0.15398 of them: the prompts cost 0.15398 /
+	 * 0.0052117 = 29.54 times their balanced time, so tokens/s per GPU
+	 * = 32 x 1536 / (32 x share x 29.54 + 1535 x step).  Exact (1e-12):
+	 * the formula's own numbers.  With TP attention every rank prefills
+	 * the same batch: factor 1. */
+	{
+		double pp = 32.0 / 1535.0 * 4096.0 / 16384.0;
+		double f = (1.0 - pow(1.0 - pp, 32.0)) / pp;
+
+		cfg(&c, 32, 1);
+		c.decode.tbo = 0;
+		c.batch = 32;
+		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
+		   "colocated EP32 with DP attention, batch 32");
+		ok(fabs(f - 29.545) < 1e-3, "stall factor 29.54 (hand value)");
+		is_num(r.tokens_per_s_gpu, 32.0 * 1536 /
+		       (32.0 * r.prefill_share * f + 1535.0 *
+		        r.decode.step.time), 1e-12, "DP attention: every "
+		       "rank waits for each rank's prompt chunks");
+		c.decode.dp_attention = 0;
+		c.batch = 2;   /* TP attention keeps every latent on every GPU */
+		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
+		   "the same with TP attention, batch 2");
+		is_num(r.tokens_per_s_gpu, 2.0 * 1536 /
+		       (2.0 * r.prefill_share + 1535.0 * r.decode.step.time),
+		       1e-12, "TP attention: the prompts at their own time");
+	}
 
 	/* The search: the fewest GPUs for 100k output tokens/s within 50 ms
 	 * deliver at least that, within the bound, in whole instances. */

@@ -53,15 +53,17 @@ like($o, qr/^deepseek-v3 on 16 x h100-sxm: EP16, DP attention, single-batch over
 like($o, qr/"layout":"EP16, DP attention, single-batch overlap"/, '... and the json layout');
 
 # Left open, the overlap is run both ways and the faster kept: within 50 ms
-# on 16 H800 two micro-batches (each reading every weight) leave a batch of a
-# few per GPU, one micro-batch over twenty (tests/lua/serve.t compares them).
+# on 16 H800 two micro-batches (each reading every weight) leave a batch of 2
+# per GPU, one micro-batch 3 (tests/lua/serve.t compares them).  Both stay
+# small because, colocated, every step also waits for the prompt chunks of
+# all 16 DP ranks (serve_plan.c coloc_stall).
 ($c, $o, $e) = run_gp(@ds, '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16', '--dp-attention',
                       '--kv', 'fp8', '--itl-max', '50');
 like($o, qr/^deepseek-v3 on 16 x h800-sxm: EP16, DP attention, fp8 weights/m,
      'small batches: one micro-batch');
 like($o, qr/^assumed .*two_batch_overlap=false \(faster here/m, 'and the reason, assumed');
 my ($nb) = $o =~ /^batch per GPU\s+(\d+) /m;
-ok(defined $nb && $nb > 16, 'a batch of more than 16 within 50 ms');
+ok(defined $nb && $nb >= 3, 'a batch of 3 within 50 ms, more than two micro-batches reach');
 
 # One stream on an H20: DeepGEMM's 64-row tiles make its fp8 GEMMs compute-
 # bound (tests/lua/serve.t derives it); --swap-ab puts the routed experts'

@@ -67,8 +67,13 @@ t.is(nonic.dispatch_ms, one.dispatch_ms, "and prices the same without NICs")
 -- MTP: 1 draft at 0.85 -> 1.85 tokens per step (DeepSeek-V3 sec. 5.4.3).
 local m = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1 })
 t.near(m.accept, 1.85, 1e-12, "accept length 1 + 0.85")
-t.near(m.itl_s, m.tpot_s + m.batch * m.prefill_share_s / (1536 - 1), 1e-12,
-       "colocated ITL = decode step / accept + the GPU's prefills over the output")
+-- Colocated, the GPU's prefills over the output, and with DP attention the
+-- other ranks' prompt chunks its instance waits for (prefill_stall: 1 -
+-- (1 - p)^16 over p, p = 32 x 1.85 / 1535 x 4096 / 16384 a step).
+local pst = 32 * 1.85 / 1535 * 4096 / 16384
+t.near(m.prefill_stall, (1 - (1 - pst)^16) / pst, 1e-12, "16 DP ranks: each waits for the others' prompts")
+t.near(m.itl_s, m.tpot_s + m.batch * m.prefill_share_s * m.prefill_stall / (1536 - 1), 1e-12,
+       "colocated ITL = decode step / accept + the instance's prefills over the output")
 t.ok(m.memory.mtp > 0, "the MTP module's weights are held")
 -- SGLang leaves its host work serial while it speculates (serve.lua
 -- SPEC_HOST, PR 11398): 2.99 / 246.80 - 3.01 / 273.43 s = 1.107 ms a step,
@@ -109,9 +114,11 @@ t.ok(pd.gpus >= 1 and pd.tokens_per_s >= 2e4, "a dense model plans TP replicas")
 -- Two-batch overlap left open: both are run and the faster kept.  DeepSeek-V3
 -- on 16 H800, EP16, within 50 ms: two micro-batches each read every weight
 -- (each op's count doubles), so the bound leaves a batch of a few per GPU;
--- one micro-batch takes batch 26 there (526 vs 83 tok/s per GPU at the time
--- of writing).  On EP32 (half the all-to-all crosses nodes) at batch 128 the
--- overlap hides it and stays.
+-- one micro-batch does more within it (batch 3 against 2, 60 vs 41 tok/s
+-- per GPU at the time of writing: colocated, every step also waits for the
+-- prompt chunks of all 16 DP ranks, which keeps both batches small).  On
+-- EP32 (half the all-to-all crosses nodes) at batch 128 the overlap hides
+-- it and stays.
 local h8 = { gpu = "h800-sxm", gpus = 16, ep = 16, dp_attention = true, kv = "fp8" }
 local function h8w(x)
   local a = with(h8)
@@ -121,7 +128,7 @@ end
 local auto = gp.infer(h8w { itl_max = 0.05 })
 local on = gp.infer(h8w { itl_max = 0.05, two_batch_overlap = true })
 local off = gp.infer(h8w { itl_max = 0.05, two_batch_overlap = false })
-t.ok(off.per_gpu > 2 * on.per_gpu, "small batches: one micro-batch is faster")
+t.ok(off.per_gpu > on.per_gpu, "small batches: one micro-batch is faster")
 t.is(auto.two_batch_overlap, false, "left open, the search turns the overlap off")
 t.near(auto.per_gpu, off.per_gpu, 0, "and delivers what one micro-batch does")
 t.ok(t.said(auto, "^two_batch_overlap=false"), "and says so among the assumptions")
