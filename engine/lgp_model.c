@@ -43,6 +43,7 @@ static const lgp_field model_fields[] = {
 	M_INT("rel_buckets", rel_buckets, 0, 0),
 	/* read by lgp_tomodel after the rest: they depend on it */
 	F_IGNORE("head_dim"), F_IGNORE("norm"), F_IGNORE("ffn_act"),
+	F_IGNORE("positions"),
 	F_IGNORE("sliding_window"), F_IGNORE("moe"), F_IGNORE("mla"),
 	F_IGNORE("vision"),
 	/* the catalog's fields the Lua side reads, not priced here */
@@ -155,6 +156,24 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 				   "'silu'");
 		m->ffn_relu = strcmp(a, "relu") == 0;
 		m->ffn_gelu = strcmp(a, "gelu") == 0;
+	}
+	lua_pop(L, 1);
+	/* positions: a learned table's rows make it "learned" unless said;
+	 * otherwise rope, what most checkpoints use. */
+	lgp_get(L, idx, "positions");
+	if (lua_isnil(L, -1)) {
+		m->positions = m->pos_embeddings > 0 ? GP_POS_LEARNED :
+			GP_POS_ROPE;
+	} else {
+		const char *p = lua_type(L, -1) == LUA_TSTRING ?
+			lua_tostring(L, -1) : "";
+
+		if (strcmp(p, "rope") && strcmp(p, "learned") &&
+		    strcmp(p, "alibi"))
+			luaL_error(L, "model.positions must be 'rope', "
+				   "'learned' or 'alibi'");
+		m->positions = strcmp(p, "learned") == 0 ? GP_POS_LEARNED :
+			strcmp(p, "alibi") == 0 ? GP_POS_ALIBI : GP_POS_ROPE;
 	}
 	lua_pop(L, 1);
 	lgp_get(L, idx, "norm");

@@ -111,6 +111,16 @@ static int check_dense(const gp_model *m, gp_error *err)
 		return gp_fail(err, "norm_params must be hidden (%d, RMSNorm) "
 			       "or 2*hidden (LayerNorm), got %d", m->hidden,
 			       m->norm_params);
+	if (m->positions < 0 || m->positions >= GP_POS_COUNT)
+		return gp_fail(err, "positions must be 0 (rope), 1 (learned) "
+			       "or 2 (alibi), got %d", m->positions);
+	if (m->pos_embeddings > 0 && m->positions != GP_POS_LEARNED)
+		return gp_fail(err, "pos_embeddings = %d is a learned "
+			       "position table: positions must be learned",
+			       m->pos_embeddings);
+	if (m->mla.kv_lora_rank > 0 && m->positions != GP_POS_ROPE)
+		return gp_fail(err, "mla ropes its qk_rope_head_dim key: "
+			       "positions must be rope");
 	if (check_min(m->pos_embeddings, 0, "pos_embeddings", err) ||
 	    check_min(m->sliding_window, 0, "sliding_window", err))
 		return GP_EINVAL;

@@ -46,6 +46,17 @@ typedef struct gp_vision {
 				 * Qwen2-VL / Qwen2.5-VL: 2 (3-D conv) */
 } gp_vision;
 
+/* How a model encodes positions (catalog/FORMAT.md `positions`):
+ * rotary embeddings applied to q and k in every layer (Su et al. 2021,
+ * RoFormer; Llama, Qwen, DeepSeek's decoupled rope key), a learned
+ * absolute table added to the token embeddings at the input (GPT-3, OPT,
+ * MPT with learned_pos_emb), or ALiBi's per-head linear bias on the
+ * attention scores (Press et al. 2022; BLOOM, MPT with alibi).  An
+ * encoder-decoder's relative bias is rel_buckets'. */
+typedef enum gp_pos {
+	GP_POS_ROPE = 0, GP_POS_LEARNED, GP_POS_ALIBI, GP_POS_COUNT
+} gp_pos;
+
 typedef struct gp_model {
 	int layers;
 	int hidden;
@@ -67,7 +78,9 @@ typedef struct gp_model {
 	int linear_bias;      /* 1: every linear has a bias (GPT-2/3, Megatron
 			       * GPT, BLOOM); implies the qkv biases */
 	int pos_embeddings;   /* rows of a learned absolute position table
-			       * (GPT-3: 2048); 0 = rotary / ALiBi */
+			       * (GPT-3: 2048); 0 = none or not stated */
+	int positions;        /* gp_pos: how the layers learn where a token
+			       * is (catalog `positions`) */
 	/* Encoder-decoder (Raffel et al. 2020, T5): encoder_layers > 0
 	 * makes `layers` the decoder stack.  Each decoder layer adds a
 	 * cross-attention block (norm, q from the decoder, k and v from

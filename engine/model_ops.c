@@ -123,6 +123,18 @@ static void op_attn(gp_op *o, const char *name, const gp_op_cfg *c,
 	}
 }
 
+/* K and V of T tokens (nkv heads of hd) written to the cache, nothing
+ * applied to them on the way (no rope): read K and V, write kv_tok per
+ * token.  Training keeps no cache and skips it (train_layer.c). */
+static void op_kv_write(gp_op *o, double T, double nkv, double hd,
+			double kv_tok)
+{
+	op_set(o, "kv_write", GP_OP_ELEM, GP_SCOPE_ALL);
+	o->elems = T * 2.0 * nkv * hd;
+	o->act = o->elems;
+	o->kv = T * kv_tok;
+}
+
 /* One layer of an encoder-decoder (model_layer_ops; T5 as in Hugging
  * Face modeling_t5.py: RMS norms, no rope, no biases).  Encoder layer:
  * bidirectional self-attention over kv_len keys (the caller passes the
@@ -148,14 +160,8 @@ static int encdec_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		return 0;
 	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
 	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, (nh + 2.0 * nkv) * hd, h);
-	if (dec) {
-		/* K and V to the cache (inference): no rope to apply. */
-		o = &ops[n++];
-		op_set(o, "kv_write", GP_OP_ELEM, GP_SCOPE_ALL);
-		o->elems = T * 2.0 * nkv * hd;
-		o->act = o->elems;
-		o->kv = T * kv_tok;
-	}
+	if (dec)
+		op_kv_write(&ops[n++], T, nkv, hd, kv_tok);
 	if (m->rel_buckets > 0) {
 		/* The relative-position bias added to every score (Raffel
 		 * et al. 2020 sec. 2.1: a scalar per bucket per head): read
@@ -225,13 +231,22 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 
 	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
 	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, qkv_n, h);
-	/* Rope on q and k, K and V written to the cache (inference). */
-	o = &ops[n++];
-	op_set(o, "rope_kv", GP_OP_ELEM, GP_SCOPE_ALL);
-	o->flop = 6.0 * T * (nh + nkv) * hd;
-	o->act = 2.0 * T * (nh + nkv) * hd;
-	o->elems = T * (nh + nkv) * hd;
-	o->kv = T * kv_tok;
+	if (m->positions == GP_POS_ROPE) {
+		/* Rope on q and k, K and V written to the cache
+		 * (inference). */
+		o = &ops[n++];
+		op_set(o, "rope_kv", GP_OP_ELEM, GP_SCOPE_ALL);
+		o->flop = 6.0 * T * (nh + nkv) * hd;
+		o->act = 2.0 * T * (nh + nkv) * hd;
+		o->elems = T * (nh + nkv) * hd;
+		o->kv = T * kv_tok;
+	} else {
+		/* A learned table is added once at the input (training:
+		 * train_ends_costs) and ALiBi's bias is the attention
+		 * kernel's own (train_attn_time): q and k go to the
+		 * kernel as the projection wrote them. */
+		op_kv_write(&ops[n++], T, nkv, hd, kv_tok);
+	}
 	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);
 	op_gemm(&ops[n++], "o_proj", GP_SCOPE_ALL, T, h, o_k);
 	op_elem(&ops[n++], "mlp_norm", GP_SCOPE_ALL, Tn * h, 5.0);

@@ -704,7 +704,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;
 			break;
 		case GP_OP_ELEM:
-			/* Training writes no KV cache (o->kv). */
+			/* Training writes no KV cache (o->kv): an op that
+			 * only writes it does not run. */
+			if (strcmp(o->name, "kv_write") == 0)
+				continue;
 			bytes = o->act * k->A;
 			t = train_t_op(e, o->flop, bytes, 0, 0, 0, 0, k->half);
 			tb_ = train_t_op(e, 2.0 * o->flop, 1.5 * bytes, 0, 0, 0,
@@ -917,8 +920,32 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 
 	ld->emb = t_mem(e, k->half, 2.0 * k->T * hid * k->A) +
 		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + 8.0)));
-	ld->emb_tp = k->sp ? train_t_coll(e, GP_REDUCE_SCATTER, act, tpg) :
-		train_t_coll(e, GP_ALL_REDUCE, act, tpg);
+	if (m->positions == GP_POS_LEARNED) {
+		/* A learned position table (Megatron-Core's
+		 * LanguageModelEmbedding with 'learned_absolute', GPT-2's
+		 * wpe, OPT's OPTLearnedPositionalEmbedding): "embeddings =
+		 * word_embeddings + position_embeddings" -- the gather of
+		 * T rows of h (read, write) and the add (read two, write
+		 * one), 5 T h A; backward the add passes its gradient
+		 * through and the table's is scatter-added into its fp32
+		 * main grad as the word table's, T h (A + 8).  The table
+		 * is serial (every TP rank all T tokens), and with it
+		 * Megatron-Core cannot reduce-scatter the word embeddings
+		 * under SP ("self.reduce_scatter_embeddings = (not
+		 * self.add_position_embedding) and ... and
+		 * self.config.sequence_parallel"): they are all-reduced,
+		 * the table added, then the sequence split. */
+		double th = k->T * hid;
+
+		ld->emb += t_mem(e, k->half, 5.0 * th * k->A) +
+			(k->frozen || fo ? 0.0 :
+			 t_mem(e, k->half, th * (k->A + 8.0)));
+		ld->emb_tp = train_t_coll(e, GP_ALL_REDUCE, act, tpg);
+	} else {
+		ld->emb_tp = k->sp ? train_t_coll(e, GP_REDUCE_SCATTER, act,
+						  tpg) :
+			train_t_coll(e, GP_ALL_REDUCE, act, tpg);
+	}
 	ld->head_f = train_t_op(e, f, bytes, k->T, Vt, hid, 1, k->half) +
 		loss_f + norm_f;
 	/* A forward-only pass (RL's log-probabilities) has no backward:

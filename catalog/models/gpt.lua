@@ -20,6 +20,7 @@ local function megatron(t)
   t.linear_bias = true
   t.norm = "layer"
   t.max_seq = 2048
+  t.positions = "learned"
   t.pos_embeddings = 2048   -- learned absolute positions, s x h
   return model(t)
 end
@@ -74,8 +75,8 @@ model {
   layers = 96, hidden = 12288, heads = 96, kv_heads = 96, head_dim = 128,
   ffn_hidden = 49152, ffn_gated = false, vocab = 50257,
   tied_embeddings = true, linear_bias = true, qkv_bias = true,
-  norm = "layer", max_seq = 2048, pos_embeddings = 2048,
-  params_b = 175,
+  norm = "layer", max_seq = 2048, positions = "learned",
+  pos_embeddings = 2048, params_b = 175,
   source = "Brown et al. 2020 (arXiv:2005.14165) Table 2.1: n_layers 96, "
         .. "d_model 12288, n_heads 96, d_head 128, n_ctx 2048; GPT-2 BPE "
         .. "vocabulary 50,257",
@@ -88,7 +89,7 @@ model {
   layers = 70, hidden = 14336, heads = 112, kv_heads = 112, head_dim = 128,
   ffn_hidden = 57344, ffn_gated = false, vocab = 250880,
   tied_embeddings = true, linear_bias = true, qkv_bias = true,
-  norm = "layer", max_seq = 2048,
+  norm = "layer", max_seq = 2048, positions = "alibi",
   params_b = 176.247271424,
   source = "bigscience/bloom config.json (n_layer 70, hidden_size 14336, "
         .. "n_head 112, vocab_size 250880); BigScience 2022 "

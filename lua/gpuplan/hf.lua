@@ -36,6 +36,9 @@ local M = {}
 --   qkv_bias: q/k/v biases (Qwen2 family)          linear_bias: every linear
 --   ffn_mult: intermediate width when the config has none (GPT-2, BLOOM: 4h)
 --   tied: tie_word_embeddings when the config omits it (the class default)
+--   positions: "learned" (GPT2Model's wpe, an n_positions x n_embd table
+--     added at the input) or "alibi" (BloomModel's build_alibi_tensor);
+--     absent: rope (LlamaRotaryEmbedding and its kin)
 M.rules = {
   llama = { gated = true, norm = "rms", tied = false },
   mistral = { gated = true, norm = "rms", tied = false },
@@ -55,9 +58,9 @@ M.rules = {
   gemma2 = { gated = true, norm = "rms", tied = true },
   phi3 = { gated = true, norm = "rms", tied = false },
   gpt2 = { gated = false, norm = "layer", linear_bias = true, qkv_bias = true,
-           ffn_mult = 4, tied = true },
+           ffn_mult = 4, tied = true, positions = "learned" },
   bloom = { gated = false, norm = "layer", linear_bias = true,
-            qkv_bias = true, ffn_mult = 4, tied = true },
+            qkv_bias = true, ffn_mult = 4, tied = true, positions = "alibi" },
   gpt_neox = { gated = false, norm = "layer", linear_bias = true,
                qkv_bias = true, tied = false },
   -- T5 (T5Config: tie_word_embeddings True) and mT5 / mT0 (MT5Config:
@@ -578,6 +581,8 @@ local function basics_of(e, rd, rule, notes)
   e.norm = rule.norm or "rms"
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
+  e.positions = rule.positions
+  if rule.positions == "learned" then e.pos_embeddings = e.max_seq end
 end
 
 -- The weights' dtype as saved.
@@ -730,7 +735,7 @@ local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
           "tied_embeddings", "qkv_bias", "linear_bias", "norm", "rel_buckets",
-          "max_seq", "dtype", "moe", "mla", "mtp_layers",
+          "positions", "pos_embeddings", "max_seq", "dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

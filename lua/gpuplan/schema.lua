@@ -382,6 +382,10 @@ M.settings = T.record {
 }
 
 local pos = function() return int { min = 1 } end
+-- How a model encodes positions (FORMAT.md `positions`; the engine's
+-- gp_pos): rotary q and k in every layer, a learned table added at the
+-- input, ALiBi's bias inside attention.  The case format's too.
+M.POSITIONS = { "rope", "learned", "alibi" }
 -- Parameters (vision.params, projector_params) as the engine bounds them.
 local params = function(min) return num { min = min, max = M.AMOUNT_MAX } end
 
@@ -391,6 +395,7 @@ M.model = T.record {
   kv_heads = pos(), head_dim = pos(),
   ffn_hidden = R(int { min = 0 }), ffn_gated = bool(),
   linear_bias = bool(), pos_embeddings = int { min = 0 },
+  positions = T.enum(M.POSITIONS),
   vocab = R(pos()), tied_embeddings = bool(),
   qkv_bias = bool(), norm = T.enum { "rms", "layer" },
   max_seq = pos(),

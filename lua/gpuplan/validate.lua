@@ -104,6 +104,8 @@ local model_spec = T.record {
   -- buckets and the MLP's activation, as the catalog has them.
   encoder_layers = count(0), rel_buckets = count(0),
   ffn_act = T.enum { "relu", "gelu", "silu" },
+  -- How positions are encoded (absent: rope), the catalog's field.
+  positions = T.enum(schema.POSITIONS),
   moe = T.record {
     experts = count(), top_k = count(), shared_experts = count(0),
     dense_layers = count(0), ffn_hidden = count(), expert_ffn_hidden = count(),

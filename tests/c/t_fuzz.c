@@ -75,7 +75,8 @@ static const field fields[] = {
 	I(m.vision.image_size), I(m.vision.patch_size), I(m.vision.merge),
 	I(m.vision.tokens_per_image), D(m.vision.projector_params),
 	D(m.vision.params), I(m.vision.temporal_patch), I(m.linear_bias),
-	I(m.pos_embeddings), I(m.encoder_layers), I(m.rel_buckets),
+	I(m.pos_embeddings), I(m.positions), I(m.encoder_layers),
+	I(m.rel_buckets),
 	I(m.ffn_relu),
 
 	D(tc.recipe.weights), D(tc.recipe.master), D(tc.recipe.act),

@@ -50,6 +50,7 @@ static gp_model gpt(int layers, int hidden, int heads, int vocab, int seq)
 	m.linear_bias = 1;
 	m.norm_params = 2 * hidden;
 	m.pos_embeddings = seq;
+	m.positions = GP_POS_LEARNED;
 	return m;
 }
 
@@ -136,7 +137,7 @@ int main(void)
 	gp_error e;
 	double h, l, s, V, f;
 
-	plan(70);
+	plan(77);
 
 	/* Llama-2-7B: h 4096, l 32, 32 heads (MHA), ffn 11008, V 32000.
 	 * layer = 4h^2 (q,k,v,o) + 3*h*11008 (SwiGLU) + 2h (RMSNorms)
@@ -483,6 +484,44 @@ int main(void)
 			  "attn_norm,qkv,rope_kv,attention,o_proj,mlp_norm,"
 			  "mlp_up,mlp_act,mlp_down") == 0,
 		   "decoder-only list unchanged");
+		/* No rotary embedding (a learned table, ALiBi): q and k go
+		 * to attention as the projection wrote them, the cache
+		 * write is all that is left of rope_kv.  GPT-3 175B at one
+		 * sequence of 8 tokens, MHA 96 x 128: kv_write reads K and
+		 * V, 8 x 2 x 96 x 128 = 196,608 elements, no FLOPs. */
+		m = gpt(96, 12288, 96, 50257, 2048);
+		memset(&oc, 0, sizeof oc);
+		oc.seqs = 1;
+		oc.q = 8;
+		oc.kv_len = 8;
+		oc.tp = 1;
+		oc.flash = 1;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(strcmp(op_names(ops, n, names, sizeof names),
+			  "attn_norm,qkv,kv_write,attention,o_proj,mlp_norm,"
+			  "mlp_up,mlp_act,mlp_down") == 0,
+		   "learned positions: no rope_kv, the cache write only");
+		is_num(ops[2].flop, 0.0, EXACT, "kv_write: no FLOPs");
+		is_num(ops[2].act, 196608.0, EXACT,
+		       "kv_write reads K and V: 8 x 2 x 96 x 128");
+		m.pos_embeddings = 0;
+		m.positions = GP_POS_ALIBI;
+		n = model_layer_ops(&m, &oc, ops);
+		ok(n == 9 && strcmp(ops[2].name, "kv_write") == 0,
+		   "alibi: no rope_kv either");
+		m.positions = GP_POS_ROPE;
+		m.pos_embeddings = 2048;
+		fails_with(m, "pos_embeddings = 2048 is a learned position "
+			   "table: positions must be learned",
+			   "a position table with rope refused");
+		m.pos_embeddings = 0;
+		m.positions = 3;
+		fails_with(m, "positions must be 0 (rope), 1 (learned) or 2 "
+			   "(alibi), got 3", "an unknown position kind refused");
+		m = deepseek_v3();
+		m.positions = GP_POS_LEARNED;
+		fails_with(m, "mla ropes its qk_rope_head_dim key: positions "
+			   "must be rope", "MLA without rope refused");
 
 		m = t5(24, 1024, 32, 128, 16384, 0, 1);
 		m.moe.experts = 8;

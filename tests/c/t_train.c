@@ -38,6 +38,22 @@ static train_cfg cfg(int tp, int pp, int dp, double mb, double gb)
 	return c;
 }
 
+/* A gated, RMSNorm model with GQA (h 1024, 8 heads of 128, 2 KV heads,
+ * SwiGLU of 2816, 4 layers) on one GPU in mixed 16-bit, no host floor:
+ * the fixture of the eager and the positions tests. */
+static void gqa_fixture(gp_model *m, train_cfg *c)
+{
+	*m = fx_gpt(4, 1024, 8, 32000);
+	m->kv_heads = 2;
+	m->ffn_gated = 1;
+	m->ffn_hidden = 2816;
+	m->norm_params = 1024;
+	m->tied_embeddings = 0;
+	*c = cfg(1, 1, 1, 1, 1);
+	c->mem.recipe = FX_MIXED16;
+	c->host_op_time = 0;
+}
+
 int main(void)
 {
 	roof_device d;
@@ -49,7 +65,7 @@ int main(void)
 	double tok, want, s, l, h, V, S;
 	int i, rc;
 
-	plan(56);
+	plan(60);
 	fx_a100(&d);
 
 	/* --- one GPU: the step is its compute and its optimizer ------------ */
@@ -290,15 +306,7 @@ int main(void)
 		gp_state_bytes sb;
 		int j;
 
-		m = fx_gpt(4, 1024, 8, 32000);
-		m.kv_heads = 2;
-		m.ffn_gated = 1;
-		m.ffn_hidden = 2816;
-		m.norm_params = 1024;
-		m.tied_embeddings = 0;
-		c = cfg(1, 1, 1, 1, 1);
-		c.mem.recipe = FX_MIXED16;
-		c.host_op_time = 0;
+		gqa_fixture(&m, &c);
 		MUST(train_step(&m, &d, &t, &c, &rf, &e));
 		c.eager = 1;
 		c.eager_optim = 1;
@@ -385,6 +393,46 @@ int main(void)
 		for (j = 0, fe = 0; j < rf.nops; j++)
 			fe += rf.ops[j].fwd;
 		is_num(fe, 11e-3, 1e-12, "fused: forward >= 11 host launches");
+	}
+
+	/* --- positions: a learned table in place of rope ------------------ */
+	/* The fixture above, fused (h 1024, 8 heads of 128 and 2 KV heads,
+	 * T = 2048, 16-bit activations; every memory-bound kernel costs
+	 * bytes / B + K as above).  Rope reads and writes q and k, 2 x 2 B
+	 * per element of T x (8 + 2) x 128 = eqk forward, 1.5 x that back
+	 * (train_layer.c's fused elementwise rule).  A learned table has
+	 * no per-layer op (no rope, and training writes no cache): the 4
+	 * layers lose 4 x (10 eqk / B + 2 K); the input gains the table's
+	 * gather (read and write T x h = E) and the add (read two, write
+	 * one), 5 x 2 B x E, and backward its scatter-add into the fp32
+	 * main grad, (2 + 8) B x E: 20 E / B + 2 K. */
+	{
+		const double B = 2.039e12 * 0.85, K = 4.9 * US;
+		double E = 2048.0 * 1024, eqk = 2048.0 * 10 * 128;
+		double rf_ = 0, rb_ = 0;
+		train_result rr, rl;
+		int j, left = 0;
+
+		gqa_fixture(&m, &c);
+		MUST(train_step(&m, &d, &t, &c, &rr, &e));
+		for (j = 0; j < rr.nops; j++)
+			if (strcmp(rr.ops[j].name, "rope_kv") == 0) {
+				rf_ = rr.ops[j].fwd;
+				rb_ = rr.ops[j].bwd;
+			}
+		is_num(rf_, 4 * eqk / B + K, 1e-9,
+		       "fused rope: q and k read and written");
+		is_num(rb_, 6 * eqk / B + K, 1e-9,
+		       "fused rope backward: 1.5x its bytes");
+		m.positions = GP_POS_LEARNED;
+		MUST(train_step(&m, &d, &t, &c, &rl, &e));
+		for (j = 0; j < rl.nops; j++)
+			left += strcmp(rl.ops[j].name, "rope_kv") == 0 ||
+				strcmp(rl.ops[j].name, "kv_write") == 0;
+		ok(left == 0, "learned positions: no rope_kv, no kv_write");
+		is_num(rr.part[TRAIN_COMPUTE] - rl.part[TRAIN_COMPUTE],
+		       4 * (10 * eqk / B + 2 * K) - (20 * E / B + 2 * K),
+		       1e-6, "learned: 4 layers' rope out, the table's add in");
 	}
 
 	/* --- ZeRO-3 / FSDP: the ends of a micro-batch are exposed ---------- */

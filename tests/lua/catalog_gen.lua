@@ -59,7 +59,8 @@ local values = { "0", "-1", "1", "2", "1.5", "1e300", "-1e300", "2^31", "2^24", 
 -- Fields a template may be given in addition (unknown ones included).
 local extra = { "usable_memory", "pcie", "mig", "tdp", "year", "achievable", "notes",
                 "nic_fabric", "host_memory", "moe", "mla", "vision", "tied_embeddings",
-                "pos_embeddings", "head_dim", "norm", "colour", "crosses_cpu", "range", "family" }
+                "pos_embeddings", "positions", "head_dim", "norm", "colour", "crosses_cpu", "range",
+                "family" }
 -- Code a file may also hold: loops, deep nesting, sandbox probes.
 local snippets = { "while true do end", "local x = " .. ("{"):rep(300) .. ("}"):rep(300),
                    "local s = 'x' for _ = 1, 40 do s = s .. s end",

@@ -72,6 +72,23 @@ t.raises(function() core.model_params(probe) end,
   "model.ffn_act must be 'relu', 'gelu' or 'silu'", "an unknown ffn_act refused")
 probe.ffn_act = nil
 
+-- positions reaches the engine: an unknown kind is refused by name, and a
+-- learned table with rope contradicts itself (engine/model.c).
+probe.positions = "relative"
+t.raises(function() core.model_params(probe) end,
+  "model.positions must be 'rope', 'learned' or 'alibi'", "an unknown positions refused")
+probe.positions, probe.pos_embeddings = "rope", 16
+t.raises(function() core.model_params(probe) end,
+  "pos_embeddings = 16 is a learned position table: positions must be learned",
+  "a position table under rope refused")
+probe.positions = "learned"
+t.is(core.model_params(probe).total - plain, 128, "positions learned with its table")
+probe.positions, probe.pos_embeddings = nil, nil
+-- The shipped non-rotary models say so: GPT-3's table makes it learned,
+-- BLOOM states ALiBi (its position bias has no table).
+t.is(cat.models["gpt3-175b"].positions, "learned", "gpt3-175b: learned positions")
+t.is(cat.models["bloom-176b"].positions, "alibi", "bloom-176b: ALiBi")
+
 local ids = {}
 for id in pairs(cat.models) do ids[#ids + 1] = id end
 table.sort(ids)

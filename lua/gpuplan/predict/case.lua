@@ -66,6 +66,7 @@ function M.model(cm, cat)
     ffn_gated = cm.ffn_gated == true, vocab = cm.vocab,
     tied_embeddings = cm.tied_embeddings == true,
     norm = (cm.ffn_gated or encdec) and "rms" or "layer",
+    positions = v(cm.positions),
   }
   if encdec then
     m.encoder_layers, m.rel_buckets, m.ffn_act = cm.encoder_layers, v(cm.rel_buckets),
