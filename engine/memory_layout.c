@@ -95,6 +95,18 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "%s: the uneven split is priced "
 			       "without interleaving (vpp %d)", given,
 			       y->vpp);
+	/* DualPipe pairs stage r with pp - 1 - r on a rank (stage_dual),
+	 * which the ends' own counts would unbalance unpriced. */
+	if (y->schedule == GP_SCHED_DUALPIPE)
+		return gp_fail(err, "%s: the uneven split is priced for "
+			       "1F1B, not DualPipe's paired stages", given);
+	/* The ends' counts are the split: another partition rule given
+	 * with them would be ignored. */
+	if (c->partition != GP_PART_AUTO && c->partition != GP_PART_UNIFORM)
+		return gp_fail(err, "%s: the uneven split replaces the "
+			       "partition rule (partition %s); give one or "
+			       "the other", given,
+			       mem_partition_name(c->partition));
 	mid = y->pp - (f > 0) - (l > 0);
 	rest = m->layers - f - l;
 	if (rest < 0)

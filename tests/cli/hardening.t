@@ -267,6 +267,14 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--first-stage-layers', '5', '--vpp', '2'],
      qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(vpp 2\)$/m],
+    # DualPipe pairs stages on a rank; another partition rule would be
+    # overridden by the ends' counts: both refused, not ignored.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--stack', 'megatron', '--last-stage-layers', '5', '--schedule', 'dualpipe'],
+     qr/^gpuplan: train: --last-stage-layers 5: the uneven split is priced for 1F1B, not DualPipe's paired stages$/m],
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--stack', 'megatron', '--last-stage-layers', '5', '--partition', 'parameters'],
+     qr/^gpuplan: train: --last-stage-layers 5: the uneven split replaces the partition rule \(partition parameters\); give one or the other$/m],
     # Two stages: the ends are every stage, so they hold all 32 layers.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '2', '--tp', '4',
       '--stack', 'megatron', '--first-stage-layers', '10', '--last-stage-layers', '10'],
