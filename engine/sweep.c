@@ -137,6 +137,13 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 #undef BEGIN_LIST
 #undef CFG
 #undef NOCFG
+	/* ep_overlap: Megatron-Core refuses full recompute with it
+	 * (train_prep.c check_ep_overlap), so the policy is not tried. */
+	if (base->ep_overlap && (it->mask[LV_R] >> GP_RECOMPUTE_FULL & 1u)) {
+		it->st.space /= popcount(it->mask[LV_R]);
+		it->mask[LV_R] &= ~(1u << GP_RECOMPUTE_FULL);
+		it->st.space *= popcount(it->mask[LV_R]);
+	}
 	it->st.space *= (double)s->ngpus * (s->nmb > 0 ? s->nmb : 1);
 	return GP_OK;
 }
@@ -277,8 +284,10 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 	int N = it->s->gpus[v[LV_G]];
 	int etp = v[LV_ETP] ? 1 : v[LV_TP];
 
-	/* the stage's ranks tp * cp * dp = N / pp */
-	return layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]);
+	/* the stage's ranks tp * cp * dp = N / pp; ep_overlap needs
+	 * ep > 1 (train_prep.c check_ep_overlap) */
+	return (v[lv] > 1 || !it->base->ep_overlap) &&
+		layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]);
 }
 
 /* Micro-batches per pipeline per step: global_batch / (dp mb). */
@@ -299,13 +308,16 @@ static inline int ok_mb(const sweep_iter *it, int lv)
 }
 
 /* Interleaving as Megatron-LM takes it: the layers divide into pp x vpp
- * chunks and the micro-batches into groups of pp. */
+ * chunks and the micro-batches into groups of pp.  ep_overlap at pp > 1
+ * needs it (train_prep.c check_ep_overlap). */
 static inline int ok_vpp(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
 	int pp = v[LV_PP], vpp = v[lv];
 
-	return vpp == 1 || (layout_vpp_ok(it->m, pp, vpp) &&
+	if (vpp == 1)
+		return pp == 1 || !it->base->ep_overlap;
+	return (layout_vpp_ok(it->m, pp, vpp) &&
 			    it->m->layers % (pp * vpp) == 0 &&
 			    fmod(level_per(it), pp) == 0);
 }

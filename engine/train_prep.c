@@ -248,6 +248,50 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.g_etp = groups[GP_GRP_ETP];
 }
 
+/* Megatron-Core's conditions on overlap_moe_expert_parallel_comm, the
+ * combined 1F1B that ep_overlap prices (train_stage.c ep_steady), on
+ * the layout: TransformerConfig.__post_init__ (megatron/core/transformer/
+ * transformer_config.py at Megatron-LM d98e8a6, Aug 2026) asserts
+ *   if self.pipeline_model_parallel_size > 1:
+ *     self.virtual_pipeline_model_parallel_size is not None, "If enabling
+ *     EP A2A overlap, virtual_pipeline_model_parallel_size must be
+ *     specified when pipeline_model_parallel_size > 1"
+ *   self.expert_model_parallel_size > 1, "overlap_moe_expert_parallel_
+ *     comm is only supported with expert model parallelism"
+ *   self.recompute_granularity != 'full', "disable full recomputation
+ *     when enabling overlap_moe_expert_parallel_comm" (recompute_method
+ *     and recompute_num_layers, recompute_layers here, are full's)
+ * and megatron/training/arguments.py sets a virtual size of 1 to None,
+ * so pp > 1 needs vpp >= 2.  The job's conditions (a MoE model, the
+ * alltoall or flex dispatcher, a bf16 or fp16 model) are gpuplan.train's
+ * step_choices; the sweep skips these layouts (sweep.c ok_ep, ok_vpp,
+ * sweep_begin's recompute mask).  DualPipe is DeepSeek's own schedule,
+ * not Megatron-Core's: none of it applies. */
+static int check_ep_overlap(const train_cfg *c, const gp_layout *y,
+			    gp_error *err)
+{
+	if (!c->ep_overlap || y->schedule == GP_SCHED_DUALPIPE)
+		return GP_OK;
+	if (c->mem.recompute == GP_RECOMPUTE_FULL)
+		return gp_fail(err, "recompute full with ep_overlap: "
+			       "Megatron-Core refuses it (\"disable full "
+			       "recomputation when enabling overlap_moe_"
+			       "expert_parallel_comm\"); selective or none "
+			       "can run");
+	if (y->ep < 2)
+		return gp_fail(err, "ep_overlap needs expert parallelism, "
+			       "ep >= 2 (got ep %d): Megatron-Core's overlap_"
+			       "moe_expert_parallel_comm \"is only supported "
+			       "with expert model parallelism\"", y->ep);
+	if (y->pp > 1 && y->vpp < 2)
+		return gp_fail(err, "ep_overlap at pp %d needs the "
+			       "interleaved schedule, vpp >= 2: Megatron-Core "
+			       "requires virtual_pipeline_model_parallel_size "
+			       "\"when pipeline_model_parallel_size > 1\"",
+			       y->pp);
+	return GP_OK;
+}
+
 /* What every use of a config shares: the checks, the layout and its
  * placement, the precisions, and the two kinds of layer's costs (from
  * the memo when it has them).  Fills *xp, out's groups and warnings,
@@ -278,7 +322,8 @@ static int prepare(const gp_model *m, const roof_device *d,
 		   model_params(m, &xp->e.p, err)) {
 		return GP_EINVAL;
 	}
-	if (mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
+	if (check_ep_overlap(c, &xp->y, err) ||
+	    mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
 		return GP_EINVAL;
 	if (c->mem.seq < xp->y.cp)
 		return gp_fail(err, "cp %d is larger than seq %g", xp->y.cp,

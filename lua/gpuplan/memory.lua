@@ -841,7 +841,11 @@ end
 function M.auto_recompute(model, cfg, defaults)
   local core = require "gpuplan.core"
   local r
-  for _, rc in ipairs { "none", "selective", "full" } do
+  -- gp.train's ep_overlap refuses full recompute (Megatron-Core's
+  -- assert, engine/train_prep.c check_ep_overlap): auto stops before it.
+  local last = cfg.ep_overlap and cfg.schedule ~= "dualpipe" and 2 or 3
+  for i, rc in ipairs { "none", "selective", "full" } do
+    if i > last then break end
     cfg.recompute = rc
     r = core.memory(model, cfg)
     if r.fits then break end

@@ -600,6 +600,22 @@ local function card_space(a, space, s, gid)
   if sp.deadline or sp.budget then
     if not s.cfg.tokens then fail("sweep: a deadline or budget needs tokens = (the run's size)") end
   end
+  -- ep_overlap's layouts: the engine skips those Megatron-Core refuses
+  -- (engine/train_prep.c check_ep_overlap: ep 1, pp > 1 without vpp,
+  -- full recompute); a space of nothing else is refused here, naming
+  -- why, rather than searched to "no layout fits".
+  if s.cfg.ep_overlap then
+    if sp.ep_max < 2 then
+      fail("sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more "
+        .. "(got %d)", sp.ep_max)
+    end
+    local other = false
+    for _, r in ipairs(sp.recompute) do other = other or r ~= "full" end
+    if not other then
+      fail("sweep: recompute full is the only policy to try, and Megatron-Core refuses it "
+        .. "with ep_overlap: give selective or none too")
+    end
+  end
   return sp
 end
 

@@ -256,6 +256,36 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
+  -- ep_overlap is Megatron-Core's overlap_moe_expert_parallel_comm (its
+  -- combined 1F1B; DualPipe, DeepSeek's own schedule, overlaps by itself).
+  -- Of TransformerConfig.__post_init__'s asserts on it (transformer_
+  -- config.py at Megatron-LM d98e8a6), the job's are checked here, once:
+  --   expert_model_parallel_size > 1, "overlap_moe_expert_parallel_comm
+  --     is only supported with expert model parallelism" (a dense model
+  --     has none to give)
+  --   moe_token_dispatcher_type in ['alltoall', 'flex'], "... is
+  --     supported with alltoall/flex token dispatcher"
+  --   self.bf16 or self.fp16, "... is only supported with bf16 or fp16
+  --     model" (fp8 training keeps a bf16 model)
+  -- The layout's (ep > 1, vpp at pp > 1, no full recompute) are the
+  -- engine's (engine/train_prep.c check_ep_overlap), which the sweep
+  -- skips.  The rest have no gpuplan option to break them: no shared-
+  -- expert overlap, no MTP layers in a training step (mtp_num_layers
+  -- at most 1), no "moe" recompute module, no CUDA graph scope moe or
+  -- mlp (cuda_graph_scope's are attn, moe_router, moe_preprocess).
+  if cfg.ep_overlap and not dual then
+    local id = tostring(p.model.id or p.model.name)
+    if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+      fail("train: ep_overlap overlaps the expert all-to-all; %s has no experts", id)
+    elseif o.moe_dispatcher == "allgather" then
+      fail("train: moe_dispatcher allgather with ep_overlap: Megatron-Core overlaps the "
+        .. "alltoall and flex dispatchers only (\"supported with alltoall/flex token "
+        .. "dispatcher\")")
+    elseif cfg.compute == "fp32" or cfg.compute == "tf32" then
+      fail("train: precision %s with ep_overlap: Megatron-Core's overlap \"is only "
+        .. "supported with bf16 or fp16 model\" (fp8 runs on one)", tostring(cfg.compute))
+    end
+  end
   -- the router's balance: one of its declared values
   cfg.moe_unbalanced = o.moe_balance == "none"
   -- a router to leave unbalanced needs experts (else it would change

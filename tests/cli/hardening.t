@@ -828,4 +828,72 @@ is($c, 1, '--rank-skew with --pad: refused');
 is($e, "gpuplan: rl: --pad makes every rank's share even; --rank-skew is each rank's unbalanced "
        . "share of sequences at their own lengths\n", '... naming both flags');
 
+# --- ep_overlap where Megatron-Core refuses overlap_moe_expert_parallel_comm
+# (TransformerConfig.__post_init__'s asserts; engine/train_prep.c
+# check_ep_overlap): one line naming the flags typed, exit 1.
+my @q3 = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep-overlap');
+for my $t (
+    [['train', @q3, '--ep', '8', '--recompute', 'full'],
+     "gpuplan: train: --recompute full with --ep-overlap: Megatron-Core refuses it (\"disable full "
+     . "recomputation when enabling overlap_moe_expert_parallel_comm\"); selective or none can run\n"],
+    [['train', @q3, '--ep', '8', '--pp', '2'],
+     "gpuplan: train: --ep-overlap at pp 2 needs the interleaved schedule, vpp >= 2: Megatron-Core "
+     . "requires virtual_pipeline_model_parallel_size \"when pipeline_model_parallel_size > 1\"\n"],
+    [['train', @q3],
+     "gpuplan: train: --ep-overlap needs expert parallelism, ep >= 2 (got ep 1): Megatron-Core's "
+     . "overlap_moe_expert_parallel_comm \"is only supported with expert model parallelism\"\n"],
+    [['train', @q3, '--ep', '8', '--moe-dispatcher', 'allgather'],
+     "gpuplan: train: --moe-dispatcher allgather with --ep-overlap: Megatron-Core overlaps the "
+     . "alltoall and flex dispatchers only (\"supported with alltoall/flex token dispatcher\")\n"],
+    [['train', @q3, '--ep', '8', '--precision', 'fp32'],
+     "gpuplan: train: --precision fp32 with --ep-overlap: Megatron-Core's overlap \"is only "
+     . "supported with bf16 or fp16 model\" (fp8 runs on one)\n"],
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-overlap'],
+     "gpuplan: train: --ep-overlap overlaps the expert all-to-all; llama3-8b has no experts\n"],
+    [['plan', @q3, '--recompute', 'full', '--ep-max', '8'],
+     "gpuplan: sweep: --recompute full is the only policy to try, and Megatron-Core refuses it "
+     . "with --ep-overlap: give selective or none too\n"],
+    [['plan', @q3, '--ep-max', '1'],
+     "gpuplan: sweep: --ep-overlap needs expert parallelism (ep >= 2): give --ep-max 2 or more "
+     . "(got 1)\n"],
+    ) {
+    my ($args, $want) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    my $name = join(' ', @$args[0, 1, 6 .. $#$args]);
+    is($c, 1, "$name: exit 1");
+    is($e, $want, "$name: names the flags typed");
+}
+# The plan skips those layouts instead of failing on them: with EP up to 8
+# and VPP up to 2 it lists none at EP 1, at PP > 1 without VPP, or with
+# full recompute -- the same search without --ep-overlap lists some.
+my @sq = ('plan', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--seq', '4096',
+          '--ep-max', '8', '--vpp-max', '2', '--top', '200', '--format', 'csv');
+# The layouts of a CSV plan (its label: "TP1 PP2x2 EP8 DP8 ZeRO-1 mb1
+# none": PPpxv with interleaving, no EP when ep is 1, the policy last)
+# that Megatron-Core refuses with the overlap, and all of them.
+sub megatron_refuses {
+    my ($csv) = @_;
+    my @rows = split /\n/, $csv;
+    shift @rows;
+    my ($n, $all) = (0, 0);
+    for (@rows) {
+        my $label = (split /,/)[2];
+        my ($pp, $vpp) = $label =~ /\bPP(\d+)(?:x(\d+))?\b/ ? ($1, $2 // 1) : (1, 1);
+        my $ep = $label =~ /\bEP(\d+)\b/ ? $1 : 1;
+        my $rec = (split / /, $label)[-1];
+        $all++;
+        $n++ if $ep < 2 || ($pp > 1 && $vpp < 2) || $rec eq 'full';
+    }
+    return ($n, $all);
+}
+($c, $o, $e) = run_gp(@sq);
+is($c, 0, 'plan without --ep-overlap runs');
+my ($n_off) = megatron_refuses($o);
+ok($n_off > 0, 'without --ep-overlap it lists layouts Megatron-Core would refuse with it');
+($c, $o, $e) = run_gp(@sq, '--ep-overlap');
+is($c, 0, 'plan --ep-overlap runs, skipping them') or diag $e;
+my ($n_on, $all_on) = megatron_refuses($o);
+is($n_on, 0, 'plan --ep-overlap lists none of them');
+ok($all_on > 0, 'plan --ep-overlap still lists layouts');
+
 done_testing();

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(19)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -44,5 +44,64 @@ local d = gp.train(t.with(job, { gpus = 16, pp = 2, schedule = "dualpipe", globa
 local dn = gp.train(t.with(job, { gpus = 16, pp = 2, schedule = "dualpipe", global_batch = 128,
                                   ep_overlap = false }))
 t.near(part(d, "ep_comm") / part(dn, "ep_comm"), s, 1e-9, "dualpipe: every chunk paired")
+
+-- Megatron-Core refuses overlap_moe_expert_parallel_comm where
+-- TransformerConfig.__post_init__ asserts against it (engine/train_prep.c
+-- check_ep_overlap, gpuplan.train step_choices): gp.train refuses the same
+-- jobs, naming its own keys; DualPipe (DeepSeek's schedule) is exempt.
+local base = t.with(job, { gpus = 16, global_batch = 128, ep_overlap = true })
+t.raises(function() gp.train(t.with(base, { recompute = "full" })) end,
+  "train: recompute full with ep_overlap: Megatron-Core refuses it", "full recompute refused",
+  true)
+t.raises(function() gp.train(t.with(base, { recompute = "full", recompute_layers = 2 })) end,
+  "train: recompute full with ep_overlap", "full recompute of some layers refused too", true)
+t.raises(function() gp.train(t.with(base, { pp = 2 })) end,
+  "train: ep_overlap at pp 2 needs the interleaved schedule, vpp >= 2", "pp 2 without vpp",
+  true)
+t.raises(function() gp.train(t.with(base, { ep = 1 })) end,
+  "train: ep_overlap needs expert parallelism, ep >= 2 (got ep 1)", "ep 1", true)
+t.raises(function() gp.train(t.with(base, { moe_dispatcher = "allgather" })) end,
+  "train: moe_dispatcher allgather with ep_overlap", "the allgather dispatcher", true)
+t.raises(function() gp.train(t.with(base, { precision = "fp32" })) end,
+  "train: precision fp32 with ep_overlap", "an fp32 model", true)
+t.raises(function()
+  gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, ep_overlap = true }
+end, "train: ep_overlap overlaps the expert all-to-all; llama3-8b has no experts",
+  "a dense model", true)
+-- What Megatron-Core runs stays priced: flex, fp8 (a bf16 model), pp 2
+-- with vpp 4 (above), selective recompute; DualPipe at pp 2 alone.
+t.ok(gp.train(t.with(base, { moe_dispatcher = "flex", precision = "fp8",
+                             recompute = "selective" })).step_s > 0,
+     "flex, fp8, selective recompute: priced")
+t.ok(d.step_s > 0, "dualpipe at pp 2 without vpp: priced")
+-- recompute auto stops before full: Qwen3-30B-A3B at 4 micro-batches of
+-- 4 sequences on 16 H100s (EP 8, DP 16) needs more than selective saves,
+-- so without ep_overlap auto takes full; with it, the most it may.
+local big = t.with(job, { gpus = 16, batch = 4, global_batch = 256, recompute = "auto" })
+local a_off = gp.train(t.with(big, { ep_overlap = false }))
+local a_on = gp.train(t.with(big, { ep_overlap = true }))
+t.is(a_off.recompute, "full", "auto without ep_overlap: full (the least that fits)")
+t.is(a_on.recompute, "selective", "auto with ep_overlap: selective, not full")
+
+-- gp.sweep skips the layouts Megatron-Core refuses rather than failing on
+-- them: none listed has ep 1, pp > 1 without vpp, or full recompute, and
+-- the same search without ep_overlap does list such layouts.
+local sw = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+             method = "pretrain", ep_max = 8, vpp_max = 2, top = 1000, scaling = false }
+local function refused(res)
+  local n = 0
+  for _, c in ipairs(res.results) do
+    if c.ep < 2 or (c.pp > 1 and c.vpp < 2) or c.recompute == "full" then n = n + 1 end
+  end
+  return n, #res.results
+end
+local n_off = refused(gp.sweep(sw))
+local n_on, all_on = refused(gp.sweep(t.with(sw, { ep_overlap = true })))
+t.ok(n_off > 0, "without ep_overlap the search lists such layouts")
+t.is(n_on, 0, "with ep_overlap none of them")
+t.ok(all_on > 0, "... and it still finds layouts")
+t.raises(function() gp.sweep(t.with(sw, { ep_overlap = true, ep_max = 1 })) end,
+  "sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more (got 1)",
+  "ep_max 1: nothing to search, refused", true)
 
 t.done_testing()
