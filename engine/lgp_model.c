@@ -171,7 +171,8 @@ static void lgp_model_rest(lua_State *L, int idx, gp_model *m)
 		if (strcmp(p, "rope") && strcmp(p, "learned") &&
 		    strcmp(p, "alibi"))
 			luaL_error(L, "model.positions must be 'rope', "
-				   "'learned' or 'alibi'");
+				   "'learned' or 'alibi' (got %s)",
+				   luaL_tolstring(L, -1, NULL));
 		m->positions = strcmp(p, "learned") == 0 ? GP_POS_LEARNED :
 			strcmp(p, "alibi") == 0 ? GP_POS_ALIBI : GP_POS_ROPE;
 	}

@@ -76,7 +76,8 @@ probe.ffn_act = nil
 -- learned table with rope contradicts itself (engine/model.c).
 probe.positions = "relative"
 t.raises(function() core.model_params(probe) end,
-  "model.positions must be 'rope', 'learned' or 'alibi'", "an unknown positions refused")
+  "model.positions must be 'rope', 'learned' or 'alibi' (got relative)",
+  "an unknown positions refused, naming it", true)
 probe.positions, probe.pos_embeddings = "rope", 16
 t.raises(function() core.model_params(probe) end,
   "pos_embeddings = 16 is a learned position table: positions must be learned",
