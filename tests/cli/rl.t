@@ -11,7 +11,7 @@ my @job = ('qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
            '--prompt-len', '512', '--response-len', '2048', '--response-max', '8192');
 my ($c, $o, $e) = run_gp('rl', @job, '--price', '$2.00/h', '--steps', '500');
 is($c, 0, 'rl exits 0');
-like($o, qr/^qwen2\.5-7b GRPO on 8 x h100-sxm, colocated \(train tp 1, pp 1, dp 8, cp 1, zero 3; rollout tp 1, 8 engines\): 64 prompts x 8 = 512 samples, prompt 512 \+ response 2048 \(exp, max 8192\)$/m,
+like($o, qr/^qwen2\.5-7b GRPO on 8 x h100-sxm, colocated \(train tp 1, pp 1, dp 8, cp 1, zero 3; rollout tp 1, 8 engines\): 64 prompts x 8 = 512 samples, prompt 512 \+ response 2048 \(exp, max 8192, 1% cut there\)$/m,
      'title names the job, the placement and the lengths');
 like($o, qr/^phase\s+pool\s+GPUs\s+seconds\s+share\s+idle \(s\)\s+memory GiB\s+80% range$/m, 'phase table header');
 my %sec;

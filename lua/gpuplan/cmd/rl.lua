@@ -59,7 +59,9 @@ local function title_of(r)
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
     r.response_len, r.response_dist,
-    r.response_dist == "fixed" and "" or (", max " .. r.response_max))
+    r.response_dist == "fixed" and "" or (", max " .. r.response_max
+      .. ((r.response_clip or 0) > 0 and string.format(", %.3g%% cut there", 100 * r.response_clip)
+        or "")))
 end
 
 -- The lines under the table (text and markdown): the rollout, the
