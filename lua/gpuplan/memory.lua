@@ -833,6 +833,22 @@ function M.prepare(o, cmd, who)
            method = method, gpus = gpus, media = media, sharding = sharding }
 end
 
+-- The policies recompute = "auto" tries, least first, for a training
+-- config cfg: gp.train's ep_overlap refuses full recompute (Megatron-
+-- Core's assert, engine/train_prep.c check_ep_overlap) outside DualPipe,
+-- so auto stops before it there.
+function M.auto_policies(cfg)
+  if cfg.ep_overlap and cfg.schedule ~= "dualpipe" then return { "none", "selective" } end
+  return { "none", "selective", "full" }
+end
+
+-- What the "defaults assumed" line says of auto's choice for cfg.
+function M.auto_said(cfg, fits)
+  if fits then return string.format("recompute=%s (auto: the least that fits)", cfg.recompute) end
+  return string.format("recompute=%s (auto: nothing fits; the most saving%s)", cfg.recompute,
+    #M.auto_policies(cfg) < 3 and " ep_overlap allows" or "")
+end
+
 -- The least recomputation that fits: none, then selective, then full
 -- (each costs more compute in backward; Korthikanti et al. 2022 sec. 5).
 -- With margin = 0 this asks "would the run start at all".  Sets
@@ -841,18 +857,13 @@ end
 function M.auto_recompute(model, cfg, defaults)
   local core = require "gpuplan.core"
   local r
-  -- gp.train's ep_overlap refuses full recompute (Megatron-Core's
-  -- assert, engine/train_prep.c check_ep_overlap): auto stops before it.
-  local last = cfg.ep_overlap and cfg.schedule ~= "dualpipe" and 2 or 3
-  for i, rc in ipairs { "none", "selective", "full" } do
-    if i > last then break end
+  for _, rc in ipairs(M.auto_policies(cfg)) do
     cfg.recompute = rc
     r = core.memory(model, cfg)
     if r.fits then break end
   end
   r.recompute, r.recompute_auto = cfg.recompute, true
-  defaults[#defaults + 1] = string.format("recompute=%s (auto: %s)", cfg.recompute,
-    r.fits and "the least that fits" or "nothing fits; the most saving")
+  defaults[#defaults + 1] = M.auto_said(cfg, r.fits)
   return r
 end
 

@@ -754,13 +754,12 @@ local function engine_step(model, s, c, dflt)
   end
   local r
   if cfg.recompute == "auto" then
-    for _, rcp in ipairs { "none", "selective", "full" } do
+    for _, rcp in ipairs(require("gpuplan.memory").auto_policies(cfg)) do
       cfg.recompute = rcp
       r = run()
       if r.fits then break end
     end
-    dflt(string.format("recompute=%s (auto: %s)", cfg.recompute,
-      r.fits and "the least that fits" or "nothing fits; the most saving"))
+    dflt(require("gpuplan.memory").auto_said(cfg, r.fits))
   else
     r = run()
   end

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(19)
+t.plan(21)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -82,6 +82,14 @@ local a_off = gp.train(t.with(big, { ep_overlap = false }))
 local a_on = gp.train(t.with(big, { ep_overlap = true }))
 t.is(a_off.recompute, "full", "auto without ep_overlap: full (the least that fits)")
 t.is(a_on.recompute, "selective", "auto with ep_overlap: selective, not full")
+-- gp.rl's own auto loop stops there too: its training step on 16 H100s
+-- fits under no policy (the defaults line says so): it ends at selective.
+local rl = gp.rl { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, ep = 8,
+                   ep_overlap = true, recompute = "auto" }
+t.is(rl.recompute, "selective", "gp.rl auto with ep_overlap: selective, not full")
+local said = false
+for _, d in ipairs(rl.defaults) do said = said or d:find("ep_overlap allows", 1, true) ~= nil end
+t.ok(said, "... and the defaults line says why it stopped there")
 
 -- gp.sweep skips the layouts Megatron-Core refuses rather than failing on
 -- them: none listed has ep 1, pp > 1 without vpp, or full recompute, and
