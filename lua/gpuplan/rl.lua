@@ -22,6 +22,9 @@
 --                 that long); response_dist fixed|uniform|exp (default exp
 --                 when response_max is given: an exponential clipped at the
 --                 limit, where truncated responses pile up)
+--   response_clip exp: the share of the responses that never end and are
+--                 cut at response_max (default RESPONSE_CLIP = 0.01, at most
+--                 response_len / (2 response_max), said so)
 --   reward_model  a reward model: true or "actor" of the actor's shape, a
 --                 catalog id or model table of its own (default false:
 --                 rule-based rewards); ref_model (default true): the KL
