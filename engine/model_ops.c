@@ -242,9 +242,14 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 		o->kv = T * kv_tok;
 	} else {
 		/* A learned table is added once at the input (training:
-		 * train_ends_costs) and ALiBi's bias is the attention
-		 * kernel's own (train_attn_time): q and k go to the
-		 * kernel as the projection wrote them. */
+		 * train_ends_costs); ALiBi's bias is the attention
+		 * kernel's own -- FlashAttention-2 takes the per-head
+		 * slopes as an argument ("alibi_slopes: (nheads,) ... A
+		 * bias of (-alibi_slope * |i + seqlen_k - seqlen_q - j|)
+		 * is added to the attention score of query i and key
+		 * j", flash_attn_interface.py), no s^2 tensor; the
+		 * eager baddbmm path is train_attn_time's.  q and k go
+		 * to attention as the projection wrote them. */
 		op_kv_write(&ops[n++], T, nkv, hd, kv_tok);
 	}
 	op_attn(&ops[n++], "attention", c, kv, nh, nkv, dqk, dv, kv_tok);

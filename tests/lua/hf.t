@@ -150,6 +150,17 @@ e = hf.model_from_hf({ model_type = "qwen2_moe", hidden_size = 2048,
   num_experts_per_tok = 4, num_attention_heads = 16, num_hidden_layers = 24,
   vocab_size = 151936 }, { id = "qwen1.5-moe" })
 t.is(e.moe.shared_experts, 4, "qwen2_moe: shared width 5632 = 4 x 1408")
+-- GPT-2 (openai-community/gpt2 config.json): a learned wpe of n_positions
+-- rows; the count is the published 124,439,808 = wte 50257 x 768 + wpe
+-- 1024 x 768 + 12 x 7,087,872 (12 h^2 + 13 h) + the final LayerNorm 1,536.
+e = hf.model_from_hf({ model_type = "gpt2", n_embd = 768, n_head = 12,
+  n_layer = 12, n_positions = 1024, vocab_size = 50257 }, { id = "gpt2" })
+t.is(e.positions, "learned", "gpt2: learned positions")
+t.is(core.model_params(e).total, 124439808, "gpt2: wte + wpe + 12 layers + ln_f")
+e = hf.model_from_hf({ model_type = "bloom", hidden_size = 1024, n_head = 16,
+  n_layer = 24, vocab_size = 250880 }, { id = "bloom-560m" })
+t.is(e.positions, "alibi", "bloom: ALiBi, no table")
+t.is(e.pos_embeddings, nil, "bloom: no position table")
 
 -- Broken configs: each refused with the file and the field named.
 local broken = {
