@@ -161,7 +161,10 @@ local function serve_case(case, cat, model, defaults)
     mtp = v(wl.mtp), acceptance = v(wl.acceptance),
     prefill_tokens = v(wl.prefill_tokens), runtime = runtime_of(case),
     nics = v(hw.nics_per_node), nic_fabric = v(hw.inter_node),
-    disagg = phase ~= nil, gpus = 2 * tp, prefill_gpus = phase ~= nil and tp or nil,
+    -- a pool measured alone: that pool and a prefill pool of its layout;
+    -- colocated (no phase): the case's GPUs, prefill and decode on each
+    disagg = phase ~= nil, gpus = phase ~= nil and 2 * tp or (v(hw.gpus) or tp),
+    prefill_gpus = phase ~= nil and tp or nil,
   }
   if a.nics and not a.nic_fabric then a.nics = nil end
   if not a.input then return nil, "workload.input_len not given" end
