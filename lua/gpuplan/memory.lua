@@ -535,7 +535,8 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
       if pp < 2 then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
       if stack ~= "megatron" then
         fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack %s "
-          .. "partitions by its own rule", k, k:match("^(%a+)_"), stack)
+          .. "partitions by its own rule (the megatron stack takes it)", k, k:match("^(%a+)_"),
+          stack)
       end
     end
   end

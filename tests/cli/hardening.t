@@ -267,6 +267,11 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--first-stage-layers', '5', '--vpp', '2'],
      qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(vpp 2\)$/m],
+    # The split is Megatron-Core's: the default hf stack partitions by its
+    # own rule, and the message says which stack takes the option.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
+      '--last-stage-layers', '5'],
+     qr/^gpuplan: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
     # DualPipe pairs stages on a rank; another partition rule would be
     # overridden by the ends' counts: both refused, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
