@@ -131,12 +131,12 @@ int main(void)
 	gp_params p;
 	rl_cfg c, k;
 	rl_result r, r2;
-	rl_lengths l;
+	rl_lengths l = { 0 };
 	gp_error e;
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(124);
+	plan(131);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -171,6 +171,42 @@ int main(void)
 	       "exp: longest of 4 = theta H_4");
 	is_num(rl_len_longest(&l, 1e6), 4000, 0,
 	       "exp: a million responses reach the limit");
+	/* A share c = 0.05 cut at the limit (response_clip): the survival
+	 * is c + (1 - c) e^{-t/theta} below it, so its integral is still
+	 * the mean (the same quadrature) and E[L^2] its 2 t S(t) integral;
+	 * theta from the survival at 1000, (S - c) / (1 - c) =
+	 * e^{-1000/theta}; the longest of 4 is the limit unless none of the
+	 * 4 is cut, 0.95^4: 4000 (1 - 0.95^4) + 0.95^4 theta H_4. */
+	l.clip = 0.05;
+	ok(rl_lengths_check(&l, &e) == GP_OK, "exp 1000 / 4000, 5% cut: valid");
+	for (i = 0, sum = 0; i <= 4000; i++) {
+		double w = i == 0 || i == 4000 ? 1 : (i % 2 ? 4 : 2);
+
+		sum += w * rl_len_survival(&l, i - (i == 4000 ? 1e-9 : 0));
+	}
+	is_num(sum / 3.0, 1000, 1e-6, "cut: integral of the survival = mean");
+	for (i = 0, sum = 0; i <= 4000; i++) {
+		double w = i == 0 || i == 4000 ? 1 : (i % 2 ? 4 : 2);
+
+		sum += w * 2.0 * i * rl_len_survival(&l, i -
+			(i == 4000 ? 1e-9 : 0));
+	}
+	is_num(rl_len_moment2(&l), sum / 3.0, 1e-6,
+	       "cut: E[L^2] = c M^2 + (1 - c) E_body[L^2]");
+	ok(rl_len_survival(&l, 4000 - 1e-9) > 0.05,
+	   "cut: a share above c still runs just below the limit");
+	th = -1000.0 / log((rl_len_survival(&l, 1000) - 0.05) / 0.95);
+	is_num(rl_len_longest(&l, 4), 4000 * (1 - pow(0.95, 4)) +
+	       pow(0.95, 4) * th * 25.0 / 12.0, 1e-9,
+	       "cut: longest of 4 = M (1 - q) + q theta H_4, q = 0.95^4");
+	l.clip = 0.3;
+	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	   strstr(e.msg, "response_clip 0.3"),
+	   "0.3 x 4000 cut above a 1000 mean refused");
+	l.clip = 1;
+	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	   strstr(e.msg, "[0, 1)"), "a share of 1 refused");
+	l.clip = 0;
 	/* uniform on [2 mean - max, max] = [200, 1800]: the longest of n
 	 * is lo + (max - lo) n / (n + 1); one draw: the mean. */
 	l.dist = RL_LEN_UNIFORM;
