@@ -497,7 +497,8 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
- * mem_bw (B/s), hbm (fraction), launch, graph_launch (s), sms. */
+ * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
+ * (fraction), launch, graph_launch (s), sms. */
 #define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
 static const lgp_field device_fields[] = {
 	F_REQNUM("mem_bw", offsetof(roof_device, mem_bw)),
@@ -506,7 +507,7 @@ static const lgp_field device_fields[] = {
 	F_INT("sms", offsetof(roof_device, sms), 0, 0, 2147483647.0),
 	D_NUM("attn_fwd", attn_fwd), D_NUM("attn_bwd", attn_bwd),
 	/* read by lgp_field_perdtype */
-	F_IGNORE("peak"), F_IGNORE("gemm"),
+	F_IGNORE("peak"), F_IGNORE("gemm"), F_IGNORE("stream"),
 	/* the catalog's fields the Lua side reads, not priced here */
 	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("memory"),
 	F_IGNORE("attn_kernel"), F_END
@@ -529,6 +530,7 @@ void lgp_todevice(lua_State *L, int idx, roof_device *d)
 	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
 		luaL_error(L, "device.peak is required");
 	lgp_field_perdtype(L, idx, w, "gemm", d->gemm_frac);
+	lgp_field_perdtype(L, idx, w, "stream", d->stream_frac);
 	lgp_read(L, idx, 0, &device_desc, d, LGP_DEFAULTS);
 	lgp_strict(L, idx, 0, w);
 	if (roof_device_check(d, &err) != GP_OK)

@@ -148,6 +148,12 @@ int roof_device_check(const roof_device *d, gp_error *err)
 			return gp_fail(err, "device achievable.gemm.%s must be"
 			               " 0 or in [%g, 1] (got %g)", nm,
 			               ROOF_MIN_FRAC, d->gemm_frac[i]);
+		if (bad(d->stream_frac[i]) || d->stream_frac[i] > 1.0 ||
+		    (d->stream_frac[i] != 0.0 &&
+		     d->stream_frac[i] < ROOF_MIN_FRAC))
+			return gp_fail(err, "device achievable.stream.%s must "
+			               "be 0 or in [%g, 1] (got %g)", nm,
+			               ROOF_MIN_FRAC, d->stream_frac[i]);
 		if (d->peak[i] > 0.0)
 			any = 1;
 	}
@@ -376,10 +382,13 @@ static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
 	dq = gemm && op->dequant > 0.0 && vec > 0.0 ?
 		op->dequant * op->n * op->k * (op->count >= 1.0 ? op->count
 		                                                : 1.0) : 0.0;
-	/* Weight-streaming GEMMs read below a streaming copy (ROOF_GEMV_BW),
-	 * other ops at the streaming rate; every kernel that moves bytes
-	 * pays the pipeline fill (ROOF_MEM_FILL). */
-	out->mem_rate = d->mem_bw * d->hbm_frac * (gemm ? ROOF_GEMV_BW : 1.0);
+	/* Weight-streaming GEMMs read below a streaming copy (ROOF_GEMV_BW,
+	 * or the device's measured rate for GEMMs at the op's precision,
+	 * roof_device.stream_frac), other ops at the streaming rate; every
+	 * kernel that moves bytes pays the pipeline fill (ROOF_MEM_FILL). */
+	out->mem_rate = d->mem_bw * d->hbm_frac *
+		(!gemm ? 1.0 : d->stream_frac[op->prec] > 0.0 ?
+		 d->stream_frac[op->prec] : ROOF_GEMV_BW);
 	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
 	if (dq > 0.0)
 		out->t_compute = gemv ? (op->flop + dq) / vec :

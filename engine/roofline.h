@@ -33,6 +33,12 @@ typedef struct roof_device {
 	                         sequences, forward, (0, 1]; 0 = priced as a
 	                         GEMM of its shape */
 	double attn_bwd;      /* the same for its backward pass */
+	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
+	                                  GEMM computing at this precision
+	                                  streams its operands, as a
+	                                  fraction of the streaming copy
+	                                  (mem_bw hbm_frac), (0, 1]; 0 =
+	                                  the common ROOF_GEMV_BW */
 } roof_device;
 
 typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;

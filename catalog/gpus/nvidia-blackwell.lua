@@ -45,6 +45,31 @@ gpu {
     gemm = { bf16 = 0.78, fp16 = 0.78, tf32 = 0.78, fp8 = 0.76, fp6 = 0.76,
              fp4 = 0.63, int8 = 0.76 },
     hbm = 0.85,
+    -- Memory-bound NVFP4 GEMMs (decode's grouped expert GEMMs) stream
+    -- their 4-bit operands and block scales well below the common
+    -- weight-streaming rate (ROOF_GEMV_BW 0.94), in every kernel family
+    -- published on B200.
+    stream = {
+      fp4 = 0.70,
+      reason = "FlashInfer's CuTe DSL masked NVFP4 grouped GEMM (the kernel "
+            .. "SGLang's --moe-runner-backend flashinfer_cutedsl runs) on "
+            .. "B200, 9 or 18 groups of 56-455 tokens at N x K 4096 x 7168 "
+            .. "and 7168 x 2048: the 9 shapes whose memory side binds reach "
+            .. "0.63-0.80 of the streaming copy (7.67 TB/s x 0.85) once the "
+            .. "model's fill and overlap are counted, median 0.697 (e.g. 113 "
+            .. "tokens a group, 4096 x 7168: 72 us, '4480 GB/s'); its "
+            .. "compute-bound shapes land within 3-8% of the fp4 GEMM "
+            .. "fraction. Slower kernels confirm the ceiling: CUTLASS "
+            .. "example 75's block-scaled grouped GEMM at 16 tokens 'not "
+            .. "getting much higher than 3 TB/sec', 'closer to 4' tuned, "
+            .. "where 'the same gemm w/ mxfp8' runs 'much closer to ... 6 "
+            .. "TB/sec'; one-token NVFP4 GEMVs 2.2-3.2 TB/s (vLLM's CUTLASS, "
+            .. "Helion's Triton). Other precisions keep ROOF_GEMV_BW",
+      source = "flashinfer-ai/flashinfer PR 2503 (bench_cute_dsl_blockscaled_"
+            .. "gemm table); NVIDIA/cutlass issue 2266 (Memory-bound nvfp4 "
+            .. "grouped gemm); pytorch/helion PR 3046 (NVFP4 decode GEMV vs "
+            .. "vLLM CUTLASS, B200)",
+    },
     reason = "MAMF on B200 SXM: bf16 1745.0 of 2250 = 0.776, fp8 3432.5 of "
           .. "4500 = 0.763; fp4: the fastest FP4 x FP4 GEMM published on B200, "
           .. "DeepGEMM's at 8192^3, 5702 of 9000 = 0.634 (cuBLAS 5239 = 0.582); "
@@ -103,6 +128,14 @@ gpu {
           .. "bf16/fp8 rows; hbm as the blackwell arch (not measured)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
           .. "Achievable Matmul FLOPS table; fp4: deepseek-ai/DeepGEMM PR 348",
+    stream = {
+      fp4 = 0.70,
+      reason = "not measured on GB200: its GPUs are the B200 die and run the "
+            .. "same NVFP4 kernels, so B200's measured streaming fraction of "
+            .. "memory-bound NVFP4 GEMMs (0.70, the b200 entry) applies",
+      source = "the b200 entry: flashinfer-ai/flashinfer PR 2503, "
+            .. "NVIDIA/cutlass issue 2266, pytorch/helion PR 3046",
+    },
     -- The blackwell arch's attention fractions are B200 timings as shares
     -- of B200's 2250; this part runs the same kernels on the same 148 SMs
     -- at the clock its GEMMs show.

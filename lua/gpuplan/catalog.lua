@@ -639,6 +639,7 @@ local function check_entries(cat, errs)
   for _, k in ipairs(sorted_ids(cat.archs)) do
     local a = cat.archs[k]
     try(a, core.check, "device", { peak = { bf16 = 1e12 }, gemm = a.achievable.gemm,
+      stream = roofline.stream(a.achievable),
       mem_bw = 1e12, hbm = a.achievable.hbm or 1, launch = a.launch_overhead,
       graph_launch = a.graph_launch_overhead or 0 })
   end

@@ -76,7 +76,18 @@ function M.device(gpu, cat, attn_kernel)
     d.peak[p] = g.peak and g.peak[p] or nil
     d.gemm[p] = ach.gemm and ach.gemm[p] and ach.gemm[p] * sus_gemm or nil
   end
+  d.stream = M.stream(ach)
   return d
+end
+
+-- The per-precision streaming fractions of memory-bound GEMMs
+-- (achievable.stream) without their reason and source, as the device
+-- table carries them; nil when the entry gives none.
+function M.stream(ach)
+  if not (ach and ach.stream) then return nil end
+  local s = {}
+  for _, p in ipairs(M.precisions) do s[p] = ach.stream[p] end
+  return s
 end
 
 -- The operators of a model's prefill and decode on one GPU, as the

@@ -252,9 +252,16 @@ end
 
 local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()) }
 
+-- Memory-bound GEMMs at a precision whose kernels stream their operands
+-- below the common rate (roofline.c ROOF_GEMV_BW): the measured fraction
+-- of the streaming copy, per precision, with its reason and source.
+local stream = precision_map(frac())
+stream.reason, stream.source = R(str()), R(str())
+
 local achievable = T.record {
   gemm = T.record(precision_map(frac())),
   hbm = frac(),
+  stream = T.record(stream),
   -- fused attention kernels (FlashAttention 2/3/4, cuDNN, the Triton
   -- FlashAttention): fraction of the 16-bit dense peak each one's forward
   -- and backward sustain on causal training sequences; `kernel` names the

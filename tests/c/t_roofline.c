@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(59);
+	plan(63);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -141,6 +141,31 @@ int main(void)
 	       "... at 0.873 of the streaming rate");
 	is_num(r.mem_rate, 2.814e12 * 0.94, 1e-12,
 	       "... GEMM memory rate is 0.94 of the streaming copy");
+	/* A measured streaming fraction for another precision leaves this
+	 * bf16 GEMV alone; one for its own precision replaces the 0.94:
+	 * 0.70 x 2.814e12 = 1.9698e12 B/s, t_memory = 134250496 /
+	 * 1.9698e12 + 3.9 us = 72.06 us.  Exact arithmetic: 1e-9. */
+	d.stream_frac[GP_FP4] = 0.70;
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
+	is_num(r.mem_rate, 2.814e12 * 0.94, 1e-12,
+	       "stream_frac for fp4 leaves a bf16 GEMM at 0.94");
+	d.stream_frac[GP_BF16] = 0.70;
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
+	is_num(r.t_memory, op.bytes / (2.814e12 * 0.70) + 3.9e-6, 1e-9,
+	       "stream_frac 0.70 for bf16: bytes / (bw x 0.84 x 0.70) + fill");
+	/* Not a GEMM (no shape): the streaming copy's rate, whatever the
+	 * precision's GEMM streaming fraction. */
+	op.m = op.n = op.k = 0;
+	MUST(roof_op_time(&d, &op, 1, &r, &err));
+	is_num(r.mem_rate, 2.814e12, 1e-12,
+	       "... an elementwise op still streams at the copy's rate");
+	d.stream_frac[GP_BF16] = 1.5;
+	ok(roof_device_check(&d, &err) != GP_OK &&
+	   strstr(err.msg, "achievable.stream.bf16") != NULL,
+	   "stream_frac above 1 refused, naming achievable.stream.bf16");
+	d.stream_frac[GP_BF16] = d.stream_frac[GP_FP4] = 0.0;
+	op.m = 1;
+	op.n = op.k = 8192;
 	op.bytes = 0.0;
 	op.flop = 0.0;
 	MUST(roof_op_time(&d, &op, 1, &r, &err));

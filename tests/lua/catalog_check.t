@@ -113,6 +113,26 @@ t.like(es[1] or "", "sus.lua:1: arch 'sa': field 'achievable.sustained.gemm': ex
   .. "fraction in (0, 1], got 1.5", "names the field and the value", true)
 clean()
 
+-- achievable.stream (memory-bound GEMMs' streaming fraction per
+-- precision) is a fraction too, refused by path; a valid one reaches the
+-- device table without its reason and source.
+put("str.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    stream = { fp4 = 1.2, reason = "t", source = "t" } } }
+]])
+local _, est = catalog.load { tmp }
+t.is(#est, 1, "a stream fraction above 1: one error")
+t.like(est[1] or "", "str.lua:1: arch 'sa': field 'achievable.stream.fp4': expected a "
+  .. "fraction in (0, 1], got 1.2", "names the field and the value", true)
+clean()
+do
+  local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
+  local d = require("gpuplan.roofline").device("b200", cb)
+  t.is(d.stream and d.stream.fp4, 0.70, "b200's device carries its fp4 streaming fraction")
+  t.is(d.stream and d.stream.reason, nil, "... without the entry's reason")
+end
+
 -- What the walk skips is a warning: a broken link, a link loop, a FIFO
 -- named *.lua (reading it would block).
 put("ok.lua", "")
