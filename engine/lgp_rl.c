@@ -152,6 +152,9 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 	in.split = 0;
 	lgp_read(L, idx, 0, &rl_cfg_desc, &in, 0);
 	lgp_strict(L, idx, idx, "rl");
+	/* The lengths' scale, solved once here for every step priced with
+	 * c (a job's too); bad lengths leave it 0 and rl_step names them. */
+	rl_lengths_prepare(&in.c.response, NULL);
 	*c = in.c;
 	return in.split;
 }

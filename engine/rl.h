@@ -48,6 +48,10 @@ typedef struct rl_lengths {
 	double clip;        /* exp: the share of responses cut at max (they
 			     * never ended), in [0, 1); 0: the exponential's
 			     * own e^{-max/theta} */
+	double theta;       /* exp: the exponential's scale, solved from
+			     * mean, max and clip by rl_lengths_prepare
+			     * (once per distribution: the functions below
+			     * read it); else 0 */
 } rl_lengths;
 
 /* "fixed", "uniform", "exp"; "?" out of range. */
@@ -55,16 +59,25 @@ const char *rl_len_dist_name(int d);
 /* GP_OK and *out, or GP_EINVAL naming the known ones. */
 int rl_len_dist_parse(const char *s, rl_len_dist *out, gp_error *err);
 
-/* Check a length distribution: mean in [1, 2^24], max in [mean, 2^24]
- * (fixed: 0 or mean), uniform with 2 mean - max >= 1, exp with mean <
- * max.  GP_OK or GP_EINVAL. */
+/* Check a length distribution -- mean in [1, 2^24], max in [mean,
+ * 2^24] (fixed: 0 or mean), uniform with 2 mean - max >= 1, exp with
+ * mean < max -- and solve an exponential's scale into l->theta (a
+ * bisection of ~60 expm1 calls): call it once after setting dist, mean,
+ * max and clip, before the functions below.  GP_OK, or GP_EINVAL with
+ * theta 0. */
+int rl_lengths_prepare(rl_lengths *l, gp_error *err);
+
+/* Check a prepared distribution: the ranges above and, exp, that
+ * l->theta solves its mean under max and clip (one expm1; a missing or
+ * stale scale is an error naming rl_lengths_prepare).  GP_OK or
+ * GP_EINVAL. */
 int rl_lengths_check(const rl_lengths *l, gp_error *err);
 
 /* P(L > t), the share of responses still generating after t tokens;
- * l valid. */
+ * l prepared and valid (rl_lengths_check). */
 double rl_len_survival(const rl_lengths *l, double t);
 
-/* E[L^2] in tokens^2; l valid. */
+/* E[L^2] in tokens^2; l prepared and valid. */
 double rl_len_moment2(const rl_lengths *l);
 
 /* The longest a response may be: max, or mean for fixed lengths. */
@@ -72,12 +85,12 @@ double rl_len_limit(const rl_lengths *l);
 
 /* The expected longest of n responses: where n P(L > t) = 1, clipped
  * to the distribution's range (the generation limit when n responses
- * are expected to reach it); l valid, n >= 1. */
+ * are expected to reach it); l prepared and valid, n >= 1. */
 double rl_len_longest(const rl_lengths *l, double n);
 
 /* The busiest of dp ranks against the mean when each trains k sequences
  * drawn at random from lengths p + l (rl_cfg.rank_skew): 1 + z(dp)
- * sd / (mean sqrt(k)).  1 for fixed lengths or one rank. */
+ * sd / (mean sqrt(k)).  1 for fixed lengths or one rank; l prepared. */
 double rl_rank_skew(const rl_lengths *l, double p, double dp, double k);
 
 /* The phases of a step, in the order they run. */
@@ -161,7 +174,7 @@ typedef struct rl_cfg {
 	double prompts;     /* prompts per step, >= 1 */
 	double group;       /* responses per prompt (GRPO G), >= 1 */
 	double prompt_len;  /* tokens per prompt, >= 1 */
-	rl_lengths response;
+	rl_lengths response; /* prepared (rl_lengths_prepare) */
 	double minibatch;   /* samples per optimizer step; 0 = all of
 			     * them (one step) */
 	double epochs;      /* passes over the samples; 0 = 1 */
@@ -383,7 +396,8 @@ typedef struct rl_result {
  * roll->tp with pp 1, each expert whole on one GPU and every step the
  * serving model's MoE step, serve_step_time), each GPU with cap bytes for the engine's
  * weights, workspace and KV cache; host: the engine's host work per step
- * (NULL: none); static_batch >= 1: the engine generates static batches
+ * (NULL: none); resp prepared (rl_lengths_prepare); static_batch >= 1:
+ * the engine generates static batches
  * of that many sequences, each decoded at the full batch until the
  * longest of all those generated together ends (Hugging Face generate,
  * DeepSpeed-Chat's hybrid engine), else 0: continuous batching (vLLM).  Every decode step also samples with temperature and

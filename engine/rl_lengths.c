@@ -61,7 +61,15 @@ static double exp_scale(double mu, double M)
 	return sqrt(lo * hi);
 }
 
-int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
+/* The exponential's own mean once the share clip is cut at max:
+ * c max + (1 - c) mu_b = mean. */
+static double exp_mean(const rl_lengths *l)
+{
+	return (l->mean - l->clip * l->max) / (1.0 - l->clip);
+}
+
+/* The ranges of rl_lengths_prepare; GP_OK or GP_EINVAL. */
+static int check_inputs(const rl_lengths *l, gp_error *err)
 {
 	if (!l)
 		return gp_fail(err, "response lengths: NULL");
@@ -70,22 +78,17 @@ int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
 			       (int)l->dist);
 	if (gp_check_num(l->mean, 1, GP_COUNT_MAX, "response_len", err))
 		return GP_EINVAL;
-	memset(x, 0, sizeof *x);
-	x->l = *l;
 	if (l->dist == RL_LEN_FIXED) {
 		if (l->max != 0 && l->max != l->mean)
 			return gp_fail(err, "response_max %g differs from "
 				       "response_len %g: fixed lengths have "
 				       "one length", l->max, l->mean);
-		x->lo = x->hi = l->mean;
 		return GP_OK;
 	}
 	if (gp_check_num(l->max, l->mean, GP_COUNT_MAX, "response_max", err))
 		return GP_EINVAL;
-	x->hi = l->max;
 	if (l->dist == RL_LEN_UNIFORM) {
-		x->lo = 2.0 * l->mean - l->max;
-		if (x->lo < 1)
+		if (2.0 * l->mean - l->max < 1)
 			return gp_fail(err, "a uniform spread around response_"
 				       "len %g reaching response_max %g would "
 				       "start below one token (needs "
@@ -108,16 +111,69 @@ int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
 			       "response at response_max %g, above "
 			       "response_len %g", l->clip,
 			       l->clip * l->max, l->max, l->mean);
-	x->theta = exp_scale((l->mean - l->clip * l->max) / (1.0 - l->clip),
-			     l->max);
+	return GP_OK;
+}
+
+int rl_lengths_prepare(rl_lengths *l, gp_error *err)
+{
+	if (l)
+		l->theta = 0;
+	if (check_inputs(l, err))
+		return GP_EINVAL;
+	if (l->dist == RL_LEN_EXP)
+		l->theta = exp_scale(exp_mean(l), l->max);
 	return GP_OK;
 }
 
 int rl_lengths_check(const rl_lengths *l, gp_error *err)
 {
-	lenx x;
+	double mu, g;
 
-	return rl_lenx_of(l, &x, err);
+	if (check_inputs(l, err))
+		return GP_EINVAL;
+	if (l->dist != RL_LEN_EXP)
+		return GP_OK;
+	/* theta solves theta (1 - e^{-max/theta}) = mu_b: the bisection
+	 * leaves it within an ulp or two of the root, where the clipped
+	 * mean's slope in theta is at most 1 (relative), so the residual
+	 * is a few ulps of mu_b; 1e-9 is far above that and far below
+	 * what another mean, limit or share would leave. */
+	mu = exp_mean(l);
+	g = -l->theta * expm1(-l->max / l->theta);
+	if (!(l->theta > 0) || !(fabs(g - mu) <= 1e-9 * mu))
+		return gp_fail(err, "response lengths: scale %g does not "
+			       "solve response_len %g under response_max "
+			       "%g (rl_lengths_prepare after setting them)",
+			       l->theta, l->mean, l->max);
+	return GP_OK;
+}
+
+/* x's bounds and scale from l (prepared), unchecked. */
+static void lenx_view(const rl_lengths *l, lenx *x)
+{
+	x->l = *l;
+	x->theta = 0;
+	switch (l->dist) {
+	case RL_LEN_UNIFORM:
+		x->lo = 2.0 * l->mean - l->max;
+		x->hi = l->max;
+		break;
+	case RL_LEN_EXP:
+		x->lo = 0;
+		x->hi = l->max;
+		x->theta = l->theta;
+		break;
+	default:
+		x->lo = x->hi = l->mean;
+	}
+}
+
+int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err)
+{
+	if (rl_lengths_check(l, err))
+		return GP_EINVAL;
+	lenx_view(l, x);
+	return GP_OK;
 }
 
 double rl_lenx_moment2(const lenx *x)
@@ -185,8 +241,7 @@ double rl_len_survival(const rl_lengths *l, double t)
 {
 	lenx x;
 
-	if (rl_lenx_of(l, &x, NULL))
-		return 0.0;
+	lenx_view(l, &x);
 	return rl_lenx_surv(&x, t);
 }
 
@@ -194,8 +249,7 @@ double rl_len_moment2(const rl_lengths *l)
 {
 	lenx x;
 
-	if (rl_lenx_of(l, &x, NULL))
-		return 0.0;
+	lenx_view(l, &x);
 	return rl_lenx_moment2(&x);
 }
 
@@ -208,8 +262,7 @@ double rl_len_longest(const rl_lengths *l, double n)
 {
 	lenx x;
 
-	if (rl_lenx_of(l, &x, NULL))
-		return 0.0;
+	lenx_view(l, &x);
 	return rl_lenx_longest(&x, n);
 }
 

@@ -1,6 +1,6 @@
 /*
  * rl_lengths.h - what rollout.c uses of the response lengths
- * (rl_lengths.c): a distribution checked and prepared once, its survival
+ * (rl_lengths.c): a prepared distribution checked and viewed, its survival
  * and quantile (inline: the rollout's timeline calls them per segment),
  * second moment and expected longest.  Internal to the engine's RL model;
  * the contract is rl.h.
@@ -57,7 +57,7 @@ static inline double rl_lenx_surv_inv(const lenx *x, double q)
 	}
 }
 
-/* Check l and prepare it into x. */
+/* Check l (prepared: rl_lengths_check) and view it as x. */
 int rl_lenx_of(const rl_lengths *l, lenx *x, gp_error *err);
 
 /* E[L^2]. */

@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(131);
+	plan(135);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -166,7 +166,20 @@ int main(void)
 	l.dist = RL_LEN_EXP;
 	l.mean = 1000;
 	l.max = 4000;
-	ok(rl_lengths_check(&l, &e) == GP_OK, "exp 1000 / 4000 is valid");
+	ok(rl_lengths_prepare(&l, &e) == GP_OK, "exp 1000 / 4000 is valid");
+	/* The scale is solved once, into l.theta: it gives back the mean,
+	 * theta (1 - e^{-4000/theta}) = 1000 (the bisection ends within an
+	 * ulp or two of the root: 1e-12), and rl_lengths_check accepts it. */
+	is_num(-l.theta * expm1(-4000 / l.theta), 1000, 1e-12,
+	       "exp: the prepared scale solves the clipped mean");
+	ok(rl_lengths_check(&l, &e) == GP_OK, "exp: a prepared scale checks");
+	/* Another mean under the old scale is stale: refused, naming the
+	 * call that solves it (its clipped mean, 1000, is not 1500). */
+	l.mean = 1500;
+	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	   strstr(e.msg, "rl_lengths_prepare"),
+	   "exp: a scale solved for another mean refused");
+	l.mean = 1000;
 	sum = surv_simpson(&l, 0);
 	is_num(sum, 1000, 1e-6, "exp: integral of the survival = mean");
 	/* E[L^2] = int 2 t S(t) dt, the same quadrature. */
@@ -187,7 +200,7 @@ int main(void)
 	 * e^{-1000/theta}; the longest of 4 is the limit unless none of the
 	 * 4 is cut, 0.95^4: 4000 (1 - 0.95^4) + 0.95^4 theta H_4. */
 	l.clip = 0.05;
-	ok(rl_lengths_check(&l, &e) == GP_OK, "exp 1000 / 4000, 5% cut: valid");
+	ok(rl_lengths_prepare(&l, &e) == GP_OK, "exp 1000 / 4000, 5% cut: valid");
 	sum = surv_simpson(&l, 0);
 	is_num(sum, 1000, 1e-6, "cut: integral of the survival = mean");
 	sum = surv_simpson(&l, 1);
@@ -200,11 +213,11 @@ int main(void)
 	       pow(0.95, 4) * th * 25.0 / 12.0, 1e-9,
 	       "cut: longest of 4 = M (1 - q) + q theta H_4, q = 0.95^4");
 	l.clip = 0.3;
-	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	ok(rl_lengths_prepare(&l, &e) == GP_EINVAL && l.theta == 0 &&
 	   strstr(e.msg, "response_clip 0.3"),
 	   "0.3 x 4000 cut above a 1000 mean refused");
 	l.clip = 1;
-	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	ok(rl_lengths_prepare(&l, &e) == GP_EINVAL &&
 	   strstr(e.msg, "[0, 1)"), "a share of 1 refused");
 	l.clip = 0;
 	/* uniform on [2 mean - max, max] = [200, 1800]: the longest of n
@@ -212,6 +225,7 @@ int main(void)
 	l.dist = RL_LEN_UNIFORM;
 	l.mean = 1000;
 	l.max = 1800;
+	MUST(rl_lengths_prepare(&l, &e));
 	is_num(rl_len_longest(&l, 1), 1000, 1e-12, "uniform: longest of 1 = mean");
 	is_num(rl_len_longest(&l, 9), 200 + 1600 * 0.9, 1e-12,
 	       "uniform: longest of 9 = lo + 0.9 (max - lo)");
@@ -228,12 +242,12 @@ int main(void)
 	       "rank skew: 1 + z(8) sd / (mean sqrt(k))");
 	is_num(rl_rank_skew(&l, 100, 1, 16), 1.0, 0, "rank skew: one rank is even");
 	l.max = 2500;
-	ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+	ok(rl_lengths_prepare(&l, &e) == GP_EINVAL &&
 	   strstr(e.msg, "below one token"),
 	   "uniform reaching below one token refused");
 	l.dist = RL_LEN_EXP;
 	l.max = 1000;
-	ok(rl_lengths_check(&l, &e) == GP_EINVAL,
+	ok(rl_lengths_prepare(&l, &e) == GP_EINVAL,
 	   "exp with mean = max refused");
 
 	/* --- the 8k rollout is decode-bound and follows the serving model */
@@ -655,6 +669,14 @@ int main(void)
 	c.colocated = 0;
 	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
 	   strstr(e.msg, "rollout_gpus"), "separate pools need rollout_gpus");
+	/* exp lengths whose scale was never solved: refused by the step. */
+	c = base();
+	c.response.dist = RL_LEN_EXP;
+	c.response.mean = 1000;
+	c.response.max = 4000;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "rl_lengths_prepare"),
+	   "exp lengths not prepared refused");
 	c = base();
 	c.response.mean = NAN;
 	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL,
@@ -927,6 +949,7 @@ int main(void)
 		 * an exp distribution runs at batch 1 on the 2 GPUs. */
 		c.response.dist = RL_LEN_EXP;
 		c.response.mean = 300;
+		MUST(rl_lengths_prepare(&c.response, &e));
 		rc = rl_step(&mm, &d, &t, &c, &re, &e);
 		ok(rc == GP_OK && re.roll.itl_last > 0 &&
 		   re.roll.itl_last < re.roll.itl_first,
@@ -960,6 +983,7 @@ int main(void)
 	c.response.dist = RL_LEN_EXP;
 	c.response.mean = 2000;
 	c.response.max = 8192 - 512;
+	MUST(rl_lengths_prepare(&c.response, &e));
 	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	a = (512.0 * 512 + 2.0 * 512 * 2000 + rl_len_moment2(&c.response)) /
 		(512 + 2000);
@@ -1004,6 +1028,7 @@ int main(void)
 	c.response.dist = RL_LEN_EXP;
 	c.response.mean = 2000;
 	c.response.max = 8192 - 512;
+	MUST(rl_lengths_prepare(&c.response, &e));
 	c.pack_tokens = 8192;
 	MUST(rl_step(&m, &d, &t, &c, &r, &e));
 	x = 4096 * rl_len_survival(&c.response, 3584);
@@ -1050,6 +1075,7 @@ int main(void)
 	c.train.mem.lay.pp = 1;
 	c.train.mem.lay.dp = 8;
 	c.response.mean = 5000;
+	MUST(rl_lengths_prepare(&c.response, &e));
 	c.pack_tokens = 12000;
 	MUST(rl_step(&m, &d, &t, &c, &r2, &e));
 	x = 4096 * rl_len_survival(&c.response, 5488);
