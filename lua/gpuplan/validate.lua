@@ -220,7 +220,15 @@ local case_schema = T.record {
     logprob_batch = count(), sequence_packing = T.boolean(),
     response_clip = T.number { min = 0, max = 1 },
   },
-  source = T.record { title = text(), where = text(), id = text() },
+  -- version: the release the run used (SCHEMA.md), major.minor[.patch]
+  source = T.record { title = text(), where = text(), id = text(), version = {
+    name = "release", check = function(x, path)
+      if type(x) ~= "string" or not (x:match("^%d+%.%d+$") or x:match("^%d+%.%d+%.%d+$")) then
+        error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '
+          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+      end
+      return x
+    end } },
   notes = text(),
   collective = T.enum { "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
                         "broadcast", "reduce", "send_recv" },

@@ -126,17 +126,47 @@ opts = nil
 predict(vf, cat)
 t.ok(opts and opts.fp32_logits == nil, "not verl's: its fused loss")
 
--- The release the case's configs are read at: v0.3.0's refit broadcasts
+-- The release the case ran (source.version): v0.3.0's refit broadcasts
 -- whole tensors over the pipeline (gather_params), later ones the stages'
--- slices.
+-- slices.  The notes are not read for it: a note quoting another tag
+-- changes nothing.
 local v3 = copy(base)
-v3.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
+v3.source.version = "0.3.0"
 predict(v3, cat)
-t.is(opts.sync_tp_first, true, "at tag v0.3.0: sync_tp_first")
+t.is(opts.sync_tp_first, true, "source.version 0.3.0: sync_tp_first")
 local v5 = copy(base)
-v5.notes = "examples/configs/grpo_math_1B.yaml at v0.5.0"
+v5.source.version = "0.5.0"
+v5.notes = "compared with grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(v5, cat)
-t.is(opts.sync_tp_first, nil, "at v0.5.0: the stages' slices")
+t.is(opts.sync_tp_first, nil, "source.version 0.5.0: the stages' slices, whatever the notes quote")
+local vn = copy(base)
+vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
+predict(vn, cat)
+t.is(opts.sync_tp_first, nil, "no source.version: the later refit")
+-- The case reader refuses a version that is not a release, naming the
+-- case and the field; "0.3" (major.minor) is one.
+local validate = require "gpuplan.validate"
+local cjson = require "cjson"
+local function read(ver)
+  local c = copy(base)
+  c.source.version = ver
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(cjson.encode({ c }))
+  f:close()
+  local okr, e = pcall(validate.read, path)
+  os.remove(path)
+  return okr, tostring(e)
+end
+for _, bad in ipairs { "v0.3", "0.3.x", "1", 3 } do
+  local okr, e = read(bad)
+  t.ok(not okr and e:find("case 'nemo-rl-profile-test': field 'source.version': expected a "
+       .. 'release as "0.3.0" (major.minor[.patch]), got ' .. (type(bad) == "string"
+       and string.format("%q", bad) or tostring(bad)), 1, true),
+       "source.version " .. tostring(bad) .. " refused, named")
+end
+t.ok((read("0.3")), "source.version 0.3 read")
+t.ok((read("0.10.2")), "source.version 0.10.2 read")
 
 rl.rl = orig
 t.done_testing()

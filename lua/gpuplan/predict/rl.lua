@@ -275,12 +275,12 @@ local function own_models(c, cat)
   return own
 end
 
--- The NeMo RL release (major.minor) whose configs a case reads, from its
--- source and notes ("at tag v0.3.0", "at v0.5.0"); nil when none is named.
-local function nemo_version(case)
-  local s = case.source or {}
-  local text = (tostring(v(s.id) or "") .. " " .. tostring(v(case.notes) or "")):lower()
-  return text:match("tag v(%d+%.%d+)%.%d") or text:match("at v(%d+%.%d+)%.%d")
+-- The release the case ran, source.version (SCHEMA.md: the framework's
+-- tag its configs are read at, "0.3.0"; the case reader checks its form),
+-- as major.minor ("0.3"); nil when not stated.
+local function release(case)
+  local ver = v((case.source or {}).version)
+  return type(ver) == "string" and ver:match("^(%d+%.%d+)") or nil
 end
 
 -- What the case leaves open, from its framework fw (its profile, NeMo
@@ -341,6 +341,7 @@ end
 
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
+  local ver = release(case)
   local model, why = model_of(case.model, cat)
   if not model then return nil, why end
   local hw, par, wl, c = case.hardware or {}, case.parallel or {}, case.workload or {},
@@ -431,9 +432,9 @@ return function(case, cat)
   -- NeMo RL v0.3.0's refit gathers each tensor whole over TP and then
   -- broadcasts it over the pipeline (nemo_rl/models/megatron/
   -- refit_utils.py gather_params); from v0.4 on Megatron-Bridge's export
-  -- broadcasts the stages' slices.  The version is the tag the case's
-  -- configs are read at ("at tag v0.3.0", "at v0.5.0").
-  if fw == "nemo-rl" and o.sync_tp_first == nil and nemo_version(case) == "0.3" then
+  -- broadcasts the stages' slices.  The version is the case's release,
+  -- source.version.
+  if fw == "nemo-rl" and o.sync_tp_first == nil and ver == "0.3" then
     o.sync_tp_first = true
     defaults[#defaults + 1] = "sync_tp_first=true (NeMo RL v0.3.0's refit: gather_params "
       .. "broadcasts whole tensors over the pipeline)"
