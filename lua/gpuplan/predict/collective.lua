@@ -6,7 +6,8 @@
 -- nodes = gpus / gpus_per_node over hardware.inter_node with
 -- hardware.nics_per_node NICs (default one per GPU, the rail-optimised
 -- DGX/HGX layout); each GPU reaches the NICs over its own PCIe link (the
--- catalog's gpu.pcie).  The algorithm is the one NCCL's tuner picks
+-- catalog's gpu.pcie); hardware.cpu_vendor and hardware.host_mem_bw the
+-- hosts where the source names them.  The algorithm is the one NCCL's tuner picks
 -- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)").
 local comm = require "gpuplan.comm"
 
@@ -46,6 +47,10 @@ return function(case, cat)
   local topo = comm.from_fabrics({ scaleup = intra, gpus_per_node = ppn, nodes = nodes,
                                    nics = nics, nic_fabric = h.inter_node, gpu = gpu,
                                    cpu_vendor = h.cpu_vendor }, cat)
+  -- The host's DRAM where the case gives it: traffic staged through host
+  -- memory shares it (engine/comm.c), at what streaming reaches (0.8, as
+  -- comm.topology reads a catalog system's).
+  if h.host_mem_bw then topo.host_mem_bw = h.host_mem_bw * 0.8 end
 
   local algo
   local note = (case.notes or ""):lower()
