@@ -102,6 +102,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("colocated", colocated),
 	RL_INT("rollout_gpus", rollout_gpus, 0),
 	RL_INT("rollout_ep", rollout_ep, 1),
+	RL_BOOL("rollout_dp_attention", rollout_dp_attention),
 	RL_INT("staleness", staleness, 0),
 	RL_BOOL("offload_states", offload_states),
 	RL_BOOL("param_offload", param_offload),
@@ -177,7 +178,8 @@ static const lgp_desc rl_result_desc = { "rl result", rl_result_fields };
 #define RO(n) O_NUM(#n, rl_rollout, n)
 static const lgp_field rl_rollout_fields[] = {
 	RO(engines), RO(samples), RO(prompts), RO(batch),
-	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(decode),
+	O_BOOL("queued", rl_rollout, queued), RO(prefill), RO(prefill_stall),
+	RO(decode),
 	RO(tail), RO(longest), RO(steps), RO(mean_batch), RO(itl_first),
 	RO(itl_last), RO(preempted), RO(recompute), RO(host), RO(sampler),
 	RO(kv_budget), RO(kv_peak), RO(weights), RO(workspace),

@@ -566,13 +566,14 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	roll.reserve.margin = 0;
 	if (!cc)
 		return rl_rollout_step(m, d, &roll, rl_roll_ep(c),
-				       &c->host,
+				       c->rollout_dp_attention, &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
 				       engines, barrier, cap, o, why, err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &roll, sizeof k.roll);
 	k.ep = rl_roll_ep(c);
+	k.dp_attention = c->rollout_dp_attention;
 	memcpy(&k.host, &c->host, sizeof k.host);
 	k.static_batch = c->static_batch;
 	memcpy(&k.resp, &c->response, sizeof k.resp);
@@ -590,7 +591,8 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	cc->roll_misses++;
-	if (rl_rollout_step(m, d, &roll, rl_roll_ep(c), &c->host,
+	if (rl_rollout_step(m, d, &roll, rl_roll_ep(c),
+			    c->rollout_dp_attention, &c->host,
 			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,

@@ -163,6 +163,11 @@ typedef struct rl_cfg {
 			     * (vLLM's enable_expert_parallel: each
 			     * expert whole on one GPU; rl_rollout_step);
 			     * 0 = 1 */
+	int rollout_dp_attention; /* 1: the engine's attention data-
+			     * parallel over its GPUs (SGLang's
+			     * --enable-dp-attention; rollout_ep > 1):
+			     * each GPU attends to its own sequences with
+			     * the attention weights whole */
 	int ppo;            /* 1: PPO (critic forward and update) */
 	int ref_model;      /* 1: a frozen reference (KL penalty) */
 	int reward_model;   /* 1: a reward model (reward_shape: its own,
@@ -323,6 +328,11 @@ typedef struct rl_rollout {
 	double preempted;   /* requests evicted when the cache filled */
 	double recompute;   /* s re-prefilling them on readmission */
 	double prefill;     /* s */
+	double prefill_stall; /* DP attention: the prompts admitted while
+			     * the engine decodes take this many times
+			     * their own prefill (every rank waits for
+			     * each rank's chunk: serve_prefill_stall);
+			     * 1 otherwise */
 	double decode;      /* s */
 	double tail;        /* s of the rollout after 90% of the samples
 			     * have finished: the long responses alone */
@@ -405,7 +415,8 @@ typedef struct rl_result {
  * rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
  * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, int ep, const rl_engine_host *host,
+		    const infer_cfg *roll, int ep, int dp_attention,
+		    const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, int barrier, double cap, rl_rollout *o,
@@ -432,7 +443,7 @@ int rl_step(const gp_model *m, const roof_device *d, const gp_topo *t,
 
 typedef struct rl_roll_key {
 	infer_cfg roll;
-	int ep;
+	int ep, dp_attention;
 	rl_engine_host host;
 	double static_batch;
 	rl_lengths resp;

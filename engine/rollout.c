@@ -54,6 +54,7 @@ typedef struct rollctx {
 	int ep;             /* > 1: its experts split over its GPUs, each
 			     * step priced by the serving model's MoE
 			     * step (serve_step_time) on sc and sl */
+	int dp;             /* 1: with DP attention (sl.dp_attention) */
 	serve_cfg sc;
 	serve_layout sl;
 	rl_engine_host host;
@@ -83,7 +84,19 @@ typedef struct dparts {
  * engine (rollout_eager) is held to its host's dispatch as infer_step's
  * is (infer_eager_host).  The weights per GPU equal the TP-sliced
  * experts' (E / tp whole experts = a 1/tp slice of each of E), so the
- * engine's memory stays infer_run's. */
+ * engine's memory stays infer_run's.
+ *
+ * With DP attention (rollout_dp_attention: SGLang's --enable-dp-attention,
+ * as slime launches its DeepSeek and GLM rollout engines with
+ * --sglang-enable-dp-attention --sglang-dp-size) each GPU attends to its
+ * own 1/tp of the sequences with the attention weights whole (the serving
+ * layout's dp_attention): its memory is serve_memory's -- whole attention
+ * weights, and the KV of its own sequences only, where TP attention over
+ * MLA repeats the shared latent on every GPU -- and its steps
+ * serve_step_time's.  SGLang keeps --chunked-prefill-size and
+ * --max-running-requests as the engine's totals, divided over the DP
+ * ranks (server_args.py _handle_data_parallelism: "chunked_prefill_size
+ * // self.dp_size"; max_running_requests // dp_size per worker). */
 #define ROLL_EP_ELEM_BYTES 2.0
 
 static void ep_setup(rollctx *r)
@@ -98,7 +111,8 @@ static void ep_setup(rollctx *r)
 	r->sc.a2a = SERVE_A2A_NCCL;
 	r->sc.dispatch_bytes = r->sc.combine_bytes = ROLL_EP_ELEM_BYTES;
 	r->sl.tp = r->sl.ep = r->ic.tp;
-	r->sl.dp_attention = r->sl.tbo = 0;
+	r->sl.dp_attention = r->dp;
+	r->sl.tbo = 0;
 	r->sc.decode = r->sc.prefill = r->sl;
 }
 
@@ -107,7 +121,13 @@ static void ep_setup(rollctx *r)
  * the serving model's infer_step; with it serve_step_time, whose batch
  * is per GPU (an instance of tp GPUs holds tp x it: batch / tp) and
  * whose decode reads a mean KV of input + output / 2 (input ctx - 1/2,
- * output 1: ctx), whose prefill is a chunk of batch x q tokens. */
+ * output 1: ctx), whose prefill is a chunk of batch x q tokens.  With DP
+ * attention the busiest GPU holds ceil(batch / tp) of the sequences and
+ * the step is its: its attention, its prompt chunk (the others run their
+ * share, or an idle pass to join the all-to-all); the MoE then prices
+ * tp x that many tokens, at most tp - 1 sequences more than the engine
+ * runs, which matters only in the tail, where a step reads the experts'
+ * weights whatever its tokens. */
 static int eng_step(rollctx *r, double batch, double q, double ctx,
 		    double *time)
 {
@@ -134,12 +154,14 @@ static int eng_step(rollctx *r, double batch, double q, double ctx,
 		r->sc.base.input = ctx - 0.5;
 		r->sc.base.output = 1;
 		if (serve_step_time(r->m, r->d, &r->sc, &r->sl, SERVE_DECODE,
+				    r->dp ? ceil(batch / r->ic.tp - 1e-9) :
 				    batch / r->ic.tp, &st, r->err))
 			return GP_EINVAL;
 	} else {
 		r->sc.base.input = q;
 		r->sc.base.output = 1;
-		r->sc.prefill_tokens = batch * q;
+		r->sc.prefill_tokens = (r->dp ? ceil(batch / r->ic.tp - 1e-9) :
+					batch) * q;
 		if (serve_step_time(r->m, r->d, &r->sc, &r->sl, SERVE_PREFILL,
 				    0, &st, r->err))
 			return GP_EINVAL;
@@ -173,8 +195,13 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 	memset(&op, 0, sizeof op);
 	op.name = "rl_sample";
 	op.prec = r->ic.compute;
-	op.bytes = batch * (RL_SAMPLE_BYTES * r->m->vocab -
-			    SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
+	/* With DP attention each rank samples its own 1/tp of the
+	 * sequences over the whole vocabulary (SGLang's DP LM head). */
+	op.bytes = r->dp ? batch / r->ic.tp * (RL_SAMPLE_BYTES -
+					       SERVE_SAMPLE_BYTES) *
+		r->m->vocab :
+		batch * (RL_SAMPLE_BYTES * r->m->vocab -
+			 SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
 	o.sampler = roof_time(r->d, &op, 1);
 	gpu = t + o.sampler;
 	h = r->host.step + r->host.seq * batch;
@@ -698,7 +725,8 @@ static int roll_static(rollctx *r, double n, double B, double engines,
  * experts sliced by its TP) or roll->tp with pp 1 (each expert whole on
  * one GPU). */
 static int roll_engine(rollctx *r, const infer_cfg *roll, int ep,
-		       double prompt_len, double mean, gp_error *err)
+		       int dp, double prompt_len, double mean,
+		       gp_error *err)
 {
 	r->ic = *roll;
 	r->ic.gpus = r->ic.tp * r->ic.pp;
@@ -716,13 +744,65 @@ static int roll_engine(rollctx *r, const infer_cfg *roll, int ep,
 		return gp_fail(err, "rollout_ep %d with a rollout pp of %d: an "
 			       "engine with expert parallelism is priced "
 			       "without pipeline stages", ep, roll->pp);
+	if (dp != 0 && dp != 1)
+		return gp_fail(err, "rollout_dp_attention must be 0 or 1 (got "
+			       "%d)", dp);
+	if (dp && ep <= 1)
+		return gp_fail(err, "rollout_dp_attention: DP attention needs "
+			       "the engine's experts over its GPUs "
+			       "(rollout_ep = rollout_tp > 1)");
 	r->ep = ep;
+	r->dp = dp;
 	return GP_OK;
 }
 
+/* DP attention's memory (see ep_setup): serve_memory's weights -- the
+ * attention whole on every GPU -- in place of infer_run's TP slices, the
+ * difference taken from the KV budget, and the KV of each GPU's own
+ * sequences: *kvtok becomes the bytes per GPU one token of the engine
+ * costs on average (a sequence's whole KV on one of tp GPUs). */
+static int dp_memory(rollctx *r, const infer_result *ir, rl_rollout *o,
+		     double *kvtok, gp_error *err)
+{
+	serve_mem sm;
+
+	if (serve_memory(r->m, &r->sc, &r->sl, SERVE_DECODE, 1.0, &sm, err))
+		return GP_EINVAL;
+	o->weights = sm.weights;
+	o->kv_budget = ir->kv_budget + ir->weights_gpu - sm.weights;
+	*kvtok = sm.kv_per_seq / (r->p + r->sc.base.output) / r->ic.tp;
+	return GP_OK;
+}
+
+/* DP attention while the engine decodes: the n - B requests that wait
+ * for room are admitted as others end, each rank prefilling its own new
+ * prompts while the others decode, so every rank waits for each rank's
+ * chunks (serve_prefill_stall, the colocated serving rule).  Their
+ * distinct prompts, Q = prompts (1 - B / n), reach a rank at Q / tp over
+ * the decode's steps, each taking p_len / (max_num_tokens / tp) chunk
+ * steps of its rank (SGLang divides the engine's chunked prefill size
+ * over the DP ranks): a rank prefills in a share p = Q p_len /
+ * (max_num_tokens steps) of its steps, and those prompts' prefill takes
+ * serve_prefill_stall(p, tp) times its own.  The first B start together,
+ * every rank prefilling at once: no stall.  Readmissions after a
+ * preemption are left at their own time. */
+static void dp_stall(const rollctx *r, const infer_cfg *roll, double n,
+		     rl_rollout *o)
+{
+	double q, p;
+
+	if (!o->queued || !(o->steps > 0) || !(o->batch < n) ||
+	    !(o->prompts > 0))
+		return;
+	q = o->prompts * (1.0 - o->batch / n);
+	p = q * r->p / (roll->max_num_tokens * o->steps);
+	o->prefill_stall = serve_prefill_stall(p, r->ic.tp);
+	o->prefill += (o->prefill_stall - 1.0) * o->prefill * q / o->prompts;
+}
+
 int rl_rollout_step(const gp_model *m, const roof_device *d,
-		    const infer_cfg *roll, int ep, const rl_engine_host *host,
-		    double static_batch, const rl_lengths *resp,
+		    const infer_cfg *roll, int ep, int dp_attention,
+		    const rl_engine_host *host, double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, int barrier, double cap, rl_rollout *o,
 		    char *why, gp_error *err)
@@ -746,7 +826,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	r.p = prompt_len;
 	if (rl_lenx_of(resp, &r.len, err))
 		return GP_EINVAL;
-	if (roll_engine(&r, roll, ep, prompt_len, resp->mean, err))
+	if (roll_engine(&r, roll, ep, dp_attention, prompt_len, resp->mean,
+			err))
 		return GP_EINVAL;
 	o->engines = engines;
 	n = ceil(N / engines);
@@ -770,30 +851,44 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	}
 	if (infer_run(m, d, &r.ic, &ir, err))
 		return GP_EINVAL;
+	o->prefill_stall = 1.0;
 	o->weights = ir.weights_gpu;
 	o->workspace = ir.workspace;
 	o->kv_budget = ir.kv_budget;
-	if (!ir.fits) {
-		snprintf(why, 160, "rollout engine: %.140s", ir.why);
+	kvtok = ir.kv_per_seq / (prompt_len + resp->mean);
+	if (r.dp && dp_memory(&r, &ir, o, &kvtok, err))
+		return GP_EINVAL;
+	if (!ir.fits || !(o->kv_budget > 0)) {
+		if (!ir.fits)
+			snprintf(why, 160, "rollout engine: %.140s", ir.why);
+		else
+			snprintf(why, 160, "rollout engine: its weights with "
+				 "DP attention (%.2f GB per GPU) leave no KV "
+				 "cache", o->weights / 1e9);
 		return GP_OK;
 	}
-	kvtok = ir.kv_per_seq / (prompt_len + resp->mean);
-	ctok = ir.kv_budget / kvtok;
+	ctok = o->kv_budget / kvtok;
 	m2 = rl_lenx_moment2(&r.len);
 	/* A running sequence holds on average its prompt and half its
 	 * length-biased response: p + E[L^2] / (2 E[L]). */
 	held = prompt_len + m2 / (2.0 * resp->mean);
-	if (prompt_len + r.len.hi > ctok) {
+	/* One sequence lives on every GPU of a TP engine, on one GPU of a
+	 * DP-attention engine (kvtok is then the engine's mean per GPU). */
+	if ((prompt_len + r.len.hi) * (r.dp ? r.ic.tp : 1) > ctok) {
 		snprintf(why, 160, "rollout engine: one sequence of %.0f "
 			 "tokens needs %.2f GB of KV per GPU, the budget is "
 			 "%.2f GB", prompt_len + r.len.hi,
-			 (prompt_len + r.len.hi) * kvtok / 1e9,
-			 ir.kv_budget / 1e9);
+			 (prompt_len + r.len.hi) * kvtok *
+			 (r.dp ? r.ic.tp : 1) / 1e9, o->kv_budget / 1e9);
 		return GP_OK;
 	}
 	if (static_batch >= 1) {
+		if (r.dp)
+			return gp_fail(err, "rollout_dp_attention: a static "
+				       "batch engine (the hybrid engine) has "
+				       "no DP attention");
 		if (roll_static(&r, n, floor(static_batch), engines, kvtok,
-				ir.kv_budget, why, o))
+				o->kv_budget, why, o))
 			return GP_EINVAL;
 		if (why[0])
 			return GP_OK;
@@ -816,9 +911,11 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	 * exponential, not the longest of one engine's n. */
 	of = barrier ? fmax(n, N) : n;
 	o->longest = rl_lenx_longest(&r.len, of);
-	if (roll_decode(&r, roll, n, of, B, ctok, held, kvtok, ir.kv_budget,
+	if (roll_decode(&r, roll, n, of, B, ctok, held, kvtok, o->kv_budget,
 			resp->mean, o))
 		return GP_EINVAL;
+	if (r.dp)
+		dp_stall(&r, roll, n, o);
 	o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;
 	o->gen_tokens_per_s = N * resp->mean / (o->prefill + o->decode);
 	return GP_OK;

@@ -270,6 +270,16 @@ int serve_step_time(const gp_model *m, const roof_device *d,
  * (1 - a)); 1 without drafts. */
 double serve_accept_length(int mtp, double a);
 
+/* The wall time of the prompt chunks of N ranks that step together (DP
+ * attention, every MoE layer's all-to-all) over their own time, when each
+ * rank runs a chunk in a share p of its steps, independently of the
+ * others: a step holds a chunk somewhere with probability 1 - (1 - p)^N,
+ * so (1 - (1 - p)^N) / p -- N when prompts are rare, 1 when every step
+ * prefills on every rank (TensorRT-LLM tech blog 10, ADP Balance
+ * Strategy: "the iteration time is dominated by the slowest rank").  1
+ * for p outside (0, 1) or N <= 1. */
+double serve_prefill_stall(double p, double N);
+
 /* The whole deployment: memory, batch, steps, TTFT, ITL, tokens/s and
  * cost, disaggregated or colocated (and the colocated comparison).
  * GP_OK (possibly fits = 0 with why) or GP_EINVAL. */

@@ -80,19 +80,24 @@ static void no_fit_mem(char *why, size_t n, const serve_mem *m,
  * the time they would lined up: N when prompts are rare, 1 when every
  * step prefills on every rank.  TP attention prefills the same batch on
  * every rank: no stall. */
+double serve_prefill_stall(double p, double N)
+{
+	if (!(p > 0.0) || p >= 1.0 || !(N > 1.0))
+		return 1.0;
+	return (1.0 - pow(1.0 - p, N)) / p;
+}
+
 static double coloc_stall(const serve_cfg *c, const serve_layout *L,
                           double B, double accept)
 {
-	double N = L->tp, steps, p;
+	double steps;
 
-	if (!L->dp_attention || L->ep <= 1 || N <= 1 ||
+	if (!L->dp_attention || L->ep <= 1 || L->tp <= 1 ||
 	    c->base.output <= 1 || !(B > 0))
 		return 1.0;
 	steps = (c->base.output - 1.0) / accept;
-	p = B / steps * c->base.input / c->prefill_tokens;
-	if (p >= 1.0)
-		return 1.0;
-	return (1.0 - pow(1.0 - p, N)) / p;
+	return serve_prefill_stall(B / steps * c->base.input /
+	                           c->prefill_tokens, L->tp);
 }
 
 /* ITL a user sees at batch B. */

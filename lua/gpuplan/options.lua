@@ -670,6 +670,12 @@ opt { name = "rollout_ep", type = "int", metavar = "N", commands = "rl",
   help = "the rollout engine's expert parallelism (MoE): = --rollout-tp, each expert whole on "
     .. "one of its GPUs (vLLM's enable_expert_parallel)",
   suggest = { "enable_expert_parallel", "rollout_expert_parallel" } }
+opt { name = "rollout_dp_attention", type = "flag", commands = "rl",
+  help = "with --rollout-ep: the rollout engine's attention data-parallel over its GPUs "
+    .. "(SGLang's --enable-dp-attention, as slime's --sglang-enable-dp-attention): each GPU "
+    .. "attends to its own sequences with the attention weights whole; a prompt admitted "
+    .. "while the engine decodes stalls every rank",
+  suggest = { "enable_dp_attention", "sglang_enable_dp_attention", "dp_attention" } }
 opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
   default = "vllm",
   help = "vllm (continuous batching) | hybrid (DeepSpeed-Chat's hybrid engine: the actor's "

@@ -195,7 +195,8 @@ field("phases", "", "{name, seconds, idle, gpus, pool, memory, mem_bytes, mem_gi
   .. "the step's phases", "rl")
 field("pools", "", "{rollout, train}: gpus, busy and idle seconds", "rl")
 field("rollout", "", "the rollout: engines, samples, batch, prefill, decode, tail, "
-  .. "preemptions, host, sampler and post seconds, kv_budget, kv_peak", "rl")
+  .. "preemptions, host, sampler and post seconds, kv_budget, kv_peak, prefill_stall "
+  .. "(DP attention: the prompts admitted while it decodes over their own prefill)", "rl")
 field("update", "", "the policy update's training step (gp.train's step fields)", "rl")
 field("forward", "", "the log-probability forward's step (gp.train's step fields)", "rl")
 field("samples", "count", "samples trained on per step", "rl")
@@ -260,6 +261,8 @@ field("logprob_pack_tokens", "count",
   "tokens per packed log-probability micro-batch (as given; 0: pack_tokens)", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
+field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
+  .. "(as given)", "rl")
 
 -- Serving
 field("batch", "count", "sequences decoded together per replica", "infer infer_plan")

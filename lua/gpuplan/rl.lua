@@ -52,6 +52,11 @@
 --   rollout_ep    1 (default: the experts sliced by the engine's TP) or
 --                 rollout_tp: each expert whole on one of its GPUs (vLLM's
 --                 enable_expert_parallel), priced by gp.infer's MoE step;
+--   rollout_dp_attention  with rollout_ep: attention data-parallel over the
+--                 engine's GPUs (SGLang's --enable-dp-attention; default
+--                 false), priced as gp.infer's dp_attention, the prompts
+--                 admitted while it decodes stalling every rank
+--                 (rollout.prefill_stall);
 --   rollout_weights  its weight format (default bf16); kv its cache dtype
 --   rollout_memory  the share of a card the rollout engine may hold (vLLM's
 --                 gpu_memory_utilization; default all the trainer leaves)
@@ -715,6 +720,13 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
         .. "without pipeline stages", rep, rpp)
     end
   end
+  -- DP attention (SGLang's --enable-dp-attention) splits the engine's
+  -- sequences over its GPUs beside the experts: it needs rollout_ep.
+  local rdp = boolean("rollout_dp_attention", o.rollout_dp_attention, false)
+  if rdp and rep <= 1 then
+    fail("rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1 (the experts over the "
+      .. "engine's GPUs)")
+  end
   local G = s.topo.gpus_per_node
   -- Pipeline stages beyond a node (TP within it): the engine fills whole
   -- nodes and each stage's activations go to the next over the NICs, at
@@ -743,7 +755,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     t.nodes = math.max(t.nodes or 1, rtp // G)
     rc.topo = t
   end
-  return rtp, roll_weights, rc, rep, rpp
+  return rtp, roll_weights, rc, rep, rpp, rdp
 end
 
 -- Run the engine's step; with recompute = auto the least recomputation
@@ -862,7 +874,7 @@ local function job_of(o, model, s, c, follow_tp)
   if not c.rollout.topo or c.rollout.tp > s.topo.gpus_per_node then
     local o2 = {}
     for k, v in pairs(o) do o2[k] = v end
-    o2.rollout_tp, o2.rollout_ep = 2, nil
+    o2.rollout_tp, o2.rollout_ep, o2.rollout_dp_attention = 2, nil, nil
     local _, _, rc2 = rollout_setup(o2, s, 2, function() end)
     c.rollout.topo, c.rollout.p2p_bw = rc2.topo, rc2.p2p_bw
   end
@@ -955,7 +967,7 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or rlen), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
-  local rtp, roll_weights, rc, rep, rpp = rollout_setup(o, s, tp, dflt, hybrid)
+  local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and not colocated then
     fail("rl: rollout_engine = hybrid generates with the actor's own weights: colocated only")
   end
@@ -968,7 +980,7 @@ run = function(o, job)
   -- stretches it on a slower host (GB200's Grace: 2.75, catalog).
   local hs = s.host_op_scale
   local c = {
-    rollout_ep = rep,
+    rollout_ep = rep, rollout_dp_attention = rdp,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
     old_logprobs = oldlp, prompts = prompts, group = group, prompt_len = plen,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
@@ -1006,6 +1018,7 @@ run = function(o, job)
     train_gpus = math.tointeger(r.pools.train.gpus),
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
     zero = cfg.zero, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
+    rollout_dp_attention = rdp,
     rollout_weights = roll_weights,
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,

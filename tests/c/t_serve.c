@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(85);
+	plan(88);
 	dsv3(&m);
 	hopper(&d);
 
@@ -782,6 +782,19 @@ int main(void)
 		       (2.0 * r.prefill_share + 1535.0 * r.decode.step.time),
 		       1e-12, "TP attention: the prompts at their own time");
 	}
+
+	/* The shared stall rule (serve_prefill_stall, which gp.rl's rollout
+	 * engine with DP attention uses too): p = 0.1 over 8 ranks,
+	 * (1 - 0.9^8) / 0.1 = (1 - 0.43046721) / 0.1 = 5.6953279; rare
+	 * chunks (p -> 0) cost N; p >= 1 or one rank: 1.  Exact (1e-12). */
+	is_num(serve_prefill_stall(0.1, 8.0), 5.6953279, 1e-12,
+	       "stall at p 0.1 over 8 ranks: 5.695 (hand value)");
+	is_num(serve_prefill_stall(1e-9, 8.0), 8.0, 1e-6,
+	       "rare chunks: the stall tends to N");
+	ok(serve_prefill_stall(1.0, 8.0) == 1.0 &&
+	   serve_prefill_stall(0.3, 1.0) == 1.0 &&
+	   serve_prefill_stall(0.0, 8.0) == 1.0,
+	   "every step prefilling, one rank, or no prompts: no stall");
 
 	/* The search: the fewest GPUs for 100k output tokens/s within 50 ms
 	 * deliver at least that, within the bound, in whole instances. */

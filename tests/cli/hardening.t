@@ -292,6 +292,11 @@ for my $t (
      qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); algo grpo has no value function$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--host-memory', '5xx'],
      qr/^gpuplan: infer: --host-memory: bad bytes '5xx': unknown unit 'xx'/m],
+    # DP attention in the rollout engine splits its sequences beside its
+    # experts: without the experts over its GPUs it is refused by flag.
+    [['rl', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--rollout-tp', '8',
+      '--rollout-dp-attention'],
+     qr/^gpuplan: rl: --rollout-dp-attention needs rollout_ep = --rollout-tp > 1 \(the experts over the engine's GPUs\)$/m],
     ) {
     ($c, $o, $e) = run_gp(@{$t->[0]});
     my $name = join ' ', @{$t->[0]}[0, -2, -1];

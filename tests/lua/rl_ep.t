@@ -44,4 +44,46 @@ t.raises(function() gp.rl(with(base, { rollout_ep = 0 })) end, "rollout_ep", "ro
 t.raises(function()
   gp.rl(with(base, { rollout_ep = 8, rollout_engine = "hybrid", rollout_tp = nil }))
 end, "rl: rollout_ep is the expert parallelism of a vLLM or SGLang engine", "hybrid engine", true)
+
+-- DP attention in the engine (rollout_dp_attention: SGLang's
+-- --enable-dp-attention): the attention weights whole on every GPU, so
+-- the weights grow and the KV budget shrinks by the same bytes (exact by
+-- construction; 1e-6 relative for the sums' rounding); all 512 samples
+-- start together here, every rank prefilling at once: no stall.
+local dp = gp.rl(with(base, { rollout_ep = 8, rollout_dp_attention = true }))
+t.is(dp.rollout_dp_attention, true, "rollout_dp_attention in the result")
+t.ok(dp.rollout.weights > ep.rollout.weights, "DP attention holds the attention weights whole")
+t.near(ep.rollout.kv_budget - dp.rollout.kv_budget, dp.rollout.weights - ep.rollout.weights,
+  1e-6, "... taken from the KV budget")
+t.is(dp.rollout.queued, false, "512 samples start together")
+t.is(dp.rollout.prefill_stall, 1, "... so no rank waits for another's prompt")
+t.is(ep.rollout.prefill_stall, 1, "TP attention: no stall")
+
+-- 8192 samples of 1024 + 4096 tokens wait for room: the prompts admitted
+-- while the engine decodes stall every rank.  Q = prompts x (1 - batch /
+-- samples) distinct prompts arrive over the decode's steps; each rank
+-- prefills its own in chunks of max_num_batched_tokens / 8 (16384, vLLM's
+-- default on a card of >= 70 GiB, rl.engine_limits; SGLang divides it over
+-- the DP ranks): p = Q x 1024 / (16384 x steps), stall (1 - (1 - p)^8) / p
+-- (serve_prefill_stall; tests/c/t_serve.c checks the rule by hand).
+-- Exact but for rounding (1e-9).
+local big = with(base, { prompts = 512, group = 16, prompt_len = 1024, response_len = 4096,
+                         rollout_ep = 8 })
+local q_tp = gp.rl(big)
+local q_dp = gp.rl(with(big, { rollout_dp_attention = true }))
+local o = q_dp.rollout
+t.ok(o.queued and q_tp.rollout.queued, "8192 samples queue")
+local Q = o.prompts * (1 - o.batch / o.samples)
+local p = Q * 1024 / (16384 * o.steps)
+t.near(o.prefill_stall, (1 - (1 - p) ^ 8) / p, 1e-9, "queued prompts stall every rank: "
+  .. string.format("%.2f x their own prefill", o.prefill_stall))
+t.ok(o.prefill_stall > 7 and o.prefill_stall <= 8, "... near the 8 ranks, prompts being rare")
+t.is(q_tp.rollout.prefill_stall, 1, "TP attention queued: every rank runs every prompt, no stall")
+
+-- What DP attention needs.
+t.raises(function() gp.rl(with(base, { rollout_dp_attention = true })) end,
+  "rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1 (the experts over the engine's GPUs)",
+  "DP attention without rollout_ep", true)
+t.raises(function() gp.rl(with(base, { rollout_ep = 8, rollout_dp_attention = "yes" })) end,
+  "rl: rollout_dp_attention must be a boolean (got string 'yes')", "a non-boolean", true)
 t.done_testing()

@@ -69,7 +69,7 @@ end
 -- warnings, ranges and the defaults assumed; iff: "if it fit" when not.
 local function write_lines(r, noroll, iff)
   local ro = r.rollout
-  if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s, decode %.2f s "
+  if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s%s, decode %.2f s "
     .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
     .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
     .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
@@ -80,7 +80,9 @@ local function write_lines(r, noroll, iff)
     or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
       .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
       or string.format("%d at a time, refilled", ro.batch)) or "all at once",
-    ro.prefill, ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
+    ro.prefill, (ro.prefill_stall or 1) > 1 and string.format(" (DP attention: the prompts "
+      .. "admitted while it decodes take %.2fx their own, every rank waiting for each rank's)",
+      ro.prefill_stall) or "", ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
     ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler,
     ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
       ro.post) or ""))

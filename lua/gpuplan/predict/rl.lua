@@ -387,7 +387,7 @@ return function(case, cat)
     response_len = resp and math.floor(resp + 0.5),
     global_batch = v(c.train_global_batch) or v(par.global_batch),
     colocated = v(c.colocated), rollout_tp = v(c.rollout_tp), rollout_pp = v(c.rollout_pp),
-    rollout_ep = v(c.rollout_ep),
+    rollout_ep = v(c.rollout_ep), rollout_dp_attention = v(c.rollout_dp_attention),
     ref_model = v(c.ref_model),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
     rollout_memory = v(c.rollout_memory), margin = 0,
