@@ -772,6 +772,13 @@ opt { name = "token_host", type = "number", metavar = "S", commands = "rl", defa
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "
     .. "each engine's worker (NeMo RL's vLLM worker: 7.04e-6)",
   suggest = { "output_token_host", "postprocess" } }
+opt { name = "frontend_host", type = "number", metavar = "S", commands = "rl", default = "0",
+  help = "the inference engine's frontend work per sequence per decode step (detokenizing "
+    .. "the new token, updating the request's output) when it runs in the caller's process, "
+    .. "serial with the GPU: vLLM's LLM with VLLM_ENABLE_V1_MULTIPROCESSING=0, seconds on an "
+    .. "x86 server CPU (the system's host_op_scale multiplies it; NeMo RL's synchronous "
+    .. "engine: 12.5e-6)",
+  suggest = { "inproc_host", "engine_frontend" } }
 opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "seconds per weight tensor a weight sync spends when the framework exports the "
     .. "trainer's weights one tensor at a time (verl's and NeMo RL's Megatron exports into "

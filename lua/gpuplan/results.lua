@@ -245,6 +245,8 @@ field("step_overhead", "s", "the framework's host work per step", "rl")
 field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",
   "rl")
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
+field("frontend_host", "s", "the in-process engine frontend's seconds per sequence per decode "
+  .. "step (as given)", "rl")
 field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
 field("gae_ops", "count", "host ops per response position of a looped advantage estimate "
   .. "(as given)", "rl")

@@ -127,6 +127,11 @@
 --                 gather_params; default false: the stages' TP slices)
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
+--   frontend_host the engine's frontend seconds per sequence per decode
+--                 step when the engine runs in the caller's process, serial
+--                 with the GPU (vLLM's LLM with VLLM_ENABLE_V1_
+--                 MULTIPROCESSING=0; default 0: a frontend process of its
+--                 own); it adds to vLLM's per-sequence host work
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
 --                 exports tensor by tensor (verl's Megatron export; default
 --                 0: bucketed); result weight_sync phase
@@ -241,6 +246,27 @@ end
 -- long responses decodes thousands of steps at a batch of one or two,
 -- where the fixed part is the engine's host work.
 M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
+
+-- The frontend's work per sequence per decode step when vLLM's engine
+-- runs in the caller's process (frontend_host).  V1's LLM class moves the
+-- engine core into a process of its own unless VLLM_ENABLE_V1_
+-- MULTIPROCESSING=0; in-process, LLMEngine.step runs the core's step and
+-- then the output processor -- detokenizing each request's new token,
+-- updating its output -- on the same thread, between two decode steps.
+-- Measured on the V1 engine with benchmark_throughput (Qwen2.5-1.5B-
+-- Instruct, ShareGPT): 27.81 requests/s with the engine in its own
+-- process, 25.98 in-process (vllm-project/vllm PR #10241); over the
+-- ~203 generated tokens of a ShareGPT request (vLLM's ShareGPT sample:
+-- 203,068 tokens over 1000 requests, PR #18566) that is 12.5 us per
+-- sequence per step.  NeMo RL's vLLM worker sets VLLM_ENABLE_V1_
+-- MULTIPROCESSING=0 (vllm.py configure_worker v0.3.0, vllm_worker.py
+-- r0.5.0/r0.6.0), and its maintainers find its synchronous engine slower
+-- than the asynchronous one (NVIDIA-NeMo/RL issue #963, "This happens at
+-- both small/large models (llama 8b / dsv3 671b)"), whose AsyncLLM keeps
+-- the core in a process of its own.  A lower bound for NeMo RL: its
+-- requests also ask for the sampled token's log-probability (logprobs=0),
+-- which the measurement did not.
+M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 
 -- The mean response over the generation limit when only the limit is
 -- given: the median of G-Average Seq len / T-Max Sequence Length over the
@@ -932,6 +958,12 @@ local function step_flags(o, dflt)
   end
   local token_host = bounded("token_host", o.token_host, 1,
     "seconds per generated token, 0 to 1")
+  local frontend = bounded("frontend_host", o.frontend_host, 1,
+    "seconds per sequence per decode step, 0 to 1")
+  if hybrid and frontend then
+    fail("rl: frontend_host is vLLM's in-process frontend; the hybrid engine generates with "
+      .. "Hugging Face's generate")
+  end
   local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
     "seconds per weight tensor, 0 to 1")
   local keep = o.filter_keep
@@ -940,7 +972,7 @@ local function step_flags(o, dflt)
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend
 end
 
 run = function(o, job)
@@ -953,7 +985,7 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops =
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend =
     step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
@@ -998,7 +1030,7 @@ run = function(o, job)
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'
     -- launches (runtime kernels)
     engine_host_step = hybrid and 0 or M.ENGINE_HOST.step * hs,
-    engine_host_seq = hybrid and 0 or M.ENGINE_HOST.seq * hs,
+    engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async, step_overhead = overhead and overhead * hs, keep = keep,
@@ -1032,6 +1064,7 @@ run = function(o, job)
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
+    frontend_host = frontend or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
     logit_update = r.logit_update,

@@ -169,6 +169,33 @@ t.near(phase(rth, "rollout").seconds, phase(r, "rollout").seconds + rth.rollout.
        "the rollout lasts that much longer")
 t.is(r.rollout.post, 0, "none by default")
 
+-- The engine's frontend run in the caller's process (frontend_host): its
+-- seconds per sequence per decode step add to vLLM's per-sequence host
+-- work, serial with the GPU.  Fixed 1024-token responses (response_len
+-- alone), 64 samples an engine all at once: each of the 1024 decode steps
+-- carries all 64, 64 x 1024 sequence-steps x 12.5 us = 0.8192 s more of
+-- the decode's host work (rollout.host), exactly; the prefill schedules
+-- each of the 64 requests once more, so the rollout lasts 64 x 1025 x
+-- 12.5 us = 0.82 s longer.
+local fixed = copy(base, { response_len = 1024 })
+fixed.response_max = nil
+local rf0, rf1 = gp.rl(fixed), gp.rl(copy(fixed, { frontend_host = 12.5e-6 }))
+t.is(rf0.response_dist, "fixed", "response_len alone: fixed lengths")
+t.near(rf1.rollout.host - rf0.rollout.host, 64 * 1024 * 12.5e-6, 1e-9,
+       "frontend: 64 x 1024 sequence-steps x 12.5 us more host work")
+t.near(phase(rf1, "rollout").seconds - phase(rf0, "rollout").seconds, 64 * 1025 * 12.5e-6,
+       1e-9, "the rollout lasts 64 x 1025 x 12.5 us longer")
+t.is(rf1.frontend_host, 12.5e-6, "as given")
+t.is(rf0.frontend_host, 0, "none by default")
+-- With the engine scheduling asynchronously its host work hides behind
+-- the GPU's (max, not sum): the frontend's too.
+local ra0 = gp.rl(copy(fixed, { async_scheduling = true }))
+local ra1 = gp.rl(copy(fixed, { async_scheduling = true, frontend_host = 12.5e-6 }))
+t.ok(phase(ra1, "rollout").seconds - phase(ra0, "rollout").seconds
+     < 0.5 * 64 * 1024 * 12.5e-6, "async scheduling overlaps it")
+-- NeMo RL's figure: (1/25.98 - 1/27.81) s a request over 203.068 tokens.
+t.near(rl.ENGINE_FRONTEND, 12.473e-6, 1e-4, "ENGINE_FRONTEND = 12.47 us")
+
 -- vLLM without CUDA graphs (rollout_eager): the host dispatches each op of
 -- a decode step.  Ops per layer (rl.eager_ops_per_layer, the kernel
 -- launches counted in vLLM's code): grouped-KV attention 6 + a dense MLP
@@ -250,6 +277,12 @@ t.raises(function() gp.rl(copy(base, { loss_ops = -1 })) end,
          "rl: loss_ops must be host ops per trained sequence", "negative loss_ops", true)
 t.raises(function() gp.rl(copy(base, { token_host = 2 })) end,
          "rl: token_host must be seconds per generated token", "token_host 2 s", true)
+t.raises(function() gp.rl(copy(base, { frontend_host = 2 })) end,
+         "rl: frontend_host must be seconds per sequence per decode step", "frontend_host 2 s",
+         true)
+t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", frontend_host = 1e-5 })) end,
+         "rl: frontend_host is vLLM's in-process frontend", "frontend_host with the hybrid engine",
+         true)
 t.raises(function() gp.rl(copy(base, { async_scheduling = "yes" })) end,
          "rl: async_scheduling must be a boolean", "async_scheduling is a boolean", true)
 t.raises(function() gp.rl(copy(base, { algo = "dpo" })) end, "rl: algo must be grpo or ppo",

@@ -48,6 +48,10 @@ if not p then t.diag(why) end
 -- scalar copy = 1.80224 s after its decode.
 t.is(opts.token_host, 7.04e-6, "colocated, sync engine: the per-token copy charged")
 t.near(seen.rollout.post, 256 * 1000 * 7.04e-6, 1e-9, "post = 256 x 1000 x 7.04 us")
+-- ... and run in the worker's own process (VLLM_ENABLE_V1_MULTIPROCESSING
+-- =0): its frontend's 12.47 us per sequence per decode step.
+t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "colocated, sync engine: the in-process frontend")
+local sync_host = seen.rollout.host
 t.ok(p and p.defaults and table.concat(p.defaults, "; "):find("async_engine=false", 1, true),
      "the assumed engine is listed with the defaults")
 local sync_s = p and p.value or 0
@@ -56,12 +60,21 @@ local a = copy(base)
 a.rl.async_engine = true
 local pa = predict(a, cat)
 t.is(opts.token_host, nil, "async_engine true colocated: no per-token copy after the batch")
+t.is(opts.frontend_host, nil, "async_engine true: the engine core runs in its own process")
 t.is(opts.async_engine, nil, "the engine's mode is the profile's, not a gp.rl option")
 t.is(seen.rollout.post, 0, "nothing after the decode")
--- Everything else equal, the step is shorter by the copy (the rollout is
--- on the step's critical path colocated).
-t.near(sync_s - (pa and pa.value or 0), 256 * 1000 * 7.04e-6, 1e-6,
-       "the step shorter by 1.80 s")
+-- The frontend's share of the decode: 12.47 us for each sequence in each
+-- decode step, about the engine's 256 samples x 1000 mean response tokens
+-- = 256,000 sequence-steps (3.19 s); the decode integrates the
+-- exponential lengths over representatives of their quantiles, hence 2%.
+local fe = sync_host - seen.rollout.host
+t.near(fe / rl.ENGINE_FRONTEND, 256 * 1000, 0.02, "the frontend: ~256,000 sequence-steps")
+-- Everything else equal, the step is shorter by the copy and the
+-- frontend's host work (the rollout is on the step's critical path
+-- colocated); the prefill schedules each of the 256 requests once more.
+t.near(sync_s - (pa and pa.value or 0),
+       256 * 1000 * 7.04e-6 + fe + 256 * rl.ENGINE_FRONTEND, 1e-6,
+       "the step shorter by the copy and the frontend")
 
 -- Separate pools: NeMo RL's async GRPO requires the async engine.
 local d = copy(base)
@@ -71,10 +84,12 @@ d.rl.rollout_gpus = 8
 d.rl.staleness = 1
 predict(d, cat)
 t.is(opts.token_host, nil, "a rollout pool of its own: async engine, no per-token copy")
+t.is(opts.frontend_host, nil, "a rollout pool of its own: no in-process frontend")
 local ds = copy(d)
 ds.rl.async_engine = false
 predict(ds, cat)
 t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
+t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "stated false: the in-process frontend too")
 
 -- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
 -- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,

@@ -107,6 +107,14 @@ local PROFILES = {
     -- the generation of the others.
     { "token_host", 7.04e-6, "vLLM worker's per-token log-probability copy (sync engine)",
       function(o) return not o.async_engine end },
+    -- The synchronous engine is vLLM's LLM class run in the worker's own
+    -- process (VLLM_ENABLE_V1_MULTIPROCESSING=0, set by the vLLM worker
+    -- v0.3.0 to r0.6.0): its frontend detokenizes and updates each
+    -- request between two decode steps (gpuplan.rl.ENGINE_FRONTEND).  The
+    -- async engine's AsyncLLM runs the engine core in a process of its own.
+    { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
+      .. "(VLLM_ENABLE_V1_MULTIPROCESSING=0, sync engine)",
+      function(o) return not o.async_engine end },
     -- The refit exports the weights one Hugging Face tensor at a time:
     -- gpuplan.rl.NEMO_RL_EXPORT_TENSOR, from NeMo RL PR #1379's
     -- measured DeepSeek-V3 refit less its transfers.
