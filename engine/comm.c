@@ -31,24 +31,18 @@
 
 /* Traffic staged through host memory (no GPU peer-to-peer: consumer cards,
  * PCIe slots on different root complexes) runs through NCCL's SHM
- * transport.  The bounce buffer lives in the receiver's host memory
- * (NCCL_SHM_LOCALITY defaults to SHM_RECV_SIDE, src/transport/shm.cc,
- * NCCL 2.19-2.30): the sender's SMs write into it, up the sender's PCIe
- * link, and the receiver's SMs read it back, down the receiver's.  In a
- * ring every GPU sends and receives at once, so its link carries its
- * sends one way and its receives the other, each at the link's rate: the
- * two crossings are on different links, not in series.  What it costs:
- *  - an Intel root complex: NCCL's topology search charges a GPU-to-GPU
- *    path through an Intel CPU 6/5 of its bandwidth past the CPU ("Account
- *    for P2P inefficiency through Intel CPU RC", src/graph/search.cc
- *    followPath; INTEL_P2P_OVERHEAD(bw) (bw*6/5), src/graph/topo.h), so a
- *    ring through it carries 5/6 of the link; none on AMD hosts.  A host
- *    of unknown make is priced as Intel, as net_post prices it;
- *  - the host's DRAM, which every staged byte crosses twice
- *    (host_staged_cap);
- *  - latency: a hop is a write to host memory and a read back, two PCIe
- *    crossings in series, so the hop latency doubles. */
-#define INTEL_RC_OVERHEAD 1.2
+ * transport: the sender's SMs write each chunk into a host bounce buffer,
+ * the receiver's read it back (NCCL_SHM_LOCALITY defaults to the receiver's
+ * side, src/transport/shm.cc).  In a ring every GPU sends and receives at
+ * once, and a GPU's staged traffic in both directions together gets about
+ * what one direction alone gets: two RTX 5090s without P2P copy 38.2-38.9
+ * GB/s one way and 43.0 GB/s both ways together ("Unidirectional
+ * P2P=Disabled" vs "Bidirectional P2P=Disabled Bandwidth Matrix",
+ * p2pBandwidthLatencyTest on the host GENOA-05, nccl-tests#287), so each
+ * direction of a ring runs at about half the link's achievable rate (21.5
+ * of 38.5 GB/s a direction: 0.56).  The hop latency doubles: a write to host memory and a
+ * read back, two PCIe crossings in series. */
+#define HOST_STAGED_BW 0.5
 #define HOST_STAGED_LAT 2.0
 
 /* Staged traffic also passes through host DRAM: every byte a GPU sends is
@@ -115,8 +109,7 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->bu = t->up.bw * t->up.achievable;
 	c->lat_up = t->up.latency;
 	if (t->up_crosses_cpu) {
-		c->bu = min2(c->bu / (t->host_amd ? 1.0 : INTEL_RC_OVERHEAD),
-			     host_staged_cap(t, g));
+		c->bu = min2(c->bu * HOST_STAGED_BW, host_staged_cap(t, g));
 		c->lat_up *= HOST_STAGED_LAT;
 	}
 	if (t->nics > 0) {
