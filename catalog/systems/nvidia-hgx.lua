@@ -109,6 +109,11 @@ system {
   -- overhead on Grace systems", 2025-08: the same script on both):
   -- 37.08 / 13.48 = 2.75.
   host_op_scale = 2.75,
+  -- 18 compute trays of two GB200 superchips (2 Grace, 4 Blackwell) each,
+  -- one operating system a tray: NeMo RL's GB200 recipes give Ray 4 GPUs a
+  -- node (cluster.gpus_per_node: 4, examples/configs/recipes/llm/
+  -- performance/grpo-*-*n4g*.yaml, r0.5.0/r0.6.0).
+  host_gpus = 4,
   source = "NVIDIA GB200 NVL72 spec table via zdszero.github.io Hardware.html (up to 17 TB "
         .. "LPDDR5X, up to 18.4 TB/s); jax-ml/scaling-book gpus.md (72 GPUs, 18 "
         .. "NVSwitches); one ConnectX-7 400G per GPU as in the GB200 validation cases",

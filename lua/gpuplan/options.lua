@@ -739,6 +739,14 @@ opt { name = "rollout_eager", type = "flag", commands = "rl",
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }
+opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl",
+  default = "0",
+  help = "seconds the rollout engine's executor adds to each decode step when the engine's "
+    .. "GPUs span more than one host (the system's host_gpus), on an x86 server CPU (the "
+    .. "system's host_op_scale multiplies it): vLLM's Ray executor runs each step as a Ray "
+    .. "Compiled Graph whose cross-host channels go through gRPC (NeMo RL's engines: 1.56e-3, "
+    .. "ray PR #49755's cross-node round trip)",
+  suggest = { "executor_xhost", "ray_cgraph_xhost", "xhost_step" } }
 opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl", kind = "fraction",
   default = "1: no filter",
   help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "

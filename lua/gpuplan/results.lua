@@ -262,6 +262,8 @@ field("pack_bins", "count", "packed micro-batches per optimizer step, all DP ran
 field("logprob_pack_tokens", "count",
   "tokens per packed log-probability micro-batch (as given; 0: pack_tokens)", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")
+field("engine_xhost_step", "s", "executor time added to each decode step of an engine over "
+  .. "more than one host (0: within one)", "rl")
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
   .. "(as given)", "rl")

@@ -107,6 +107,12 @@
 --   async_scheduling  the engine prepares each decode step while the GPU
 --                 runs the previous one (vLLM --async-scheduling; default
 --                 false, vLLM's default: its host work adds to each step)
+--   engine_xhost_step  seconds the engine's executor adds to each decode
+--                 step when an engine's GPUs span more than one host (the
+--                 system's host_gpus): vLLM's Ray executor runs each step
+--                 as a Ray Compiled Graph whose channels to another host
+--                 go through gRPC (NeMo RL: M.RAY_CGRAPH_XHOST; default
+--                 0); result engine_xhost_step, what a step was charged
 --   filter_keep   DAPO's dynamic sampling: the share of generated prompt
 --                 groups the filter keeps (default 1: no filter); the
 --                 rollout over-samples to prompts / filter_keep groups
@@ -267,6 +273,30 @@ M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
 -- requests also ask for the sampled token's log-probability (logprobs=0),
 -- which the measurement did not.
 M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
+
+-- A vLLM engine larger than a host runs its workers under vLLM's Ray
+-- executor (NeMo RL passes distributed_executor_backend="ray" for every
+-- engine of TP > 1, nemo_rl/models/generation/vllm/vllm_worker.py
+-- r0.5.0/r0.6.0), which through vLLM 0.19 runs each step as a Ray
+-- Compiled Graph (vllm/v1/executor/ray_executor.py execute_model:
+-- forward_dag.execute(scheduler_output); vLLM RFC #35848 replaced it
+-- from 0.20).  A compiled graph's channel to a reader on another node
+-- is no shared memory: "If they are on different nodes, the data is
+-- transferred via gRPC" (ray PR #44094), a polling thread pushing each
+-- write to the other node's raylet.  Each decode step the scheduler's
+-- output goes out to the remote workers and their outputs come back:
+-- the round trip Ray's multi-node compiled-graph benchmark times
+-- (release/microbenchmark/experimental/compiled_graph_gpu_microbenchmark
+-- .py exec_ray_dag_cpu: the driver's input to a sender on its own node,
+-- a 100 KB tensor to a receiver on the other, its b"x" back to the
+-- driver): 640.64 +- 13.63 executions per second across two nodes
+-- (ray PR #49755, "Gpu multinode Perf Results", 2025-01, x86 g3.4xlarge
+-- hosts).  Against "less than 50us" for a compiled graph within a host
+-- (Ray's compiled-graph docs, ray PR #49115), the cross-host round trip
+-- is the whole 1.56 ms: charged once a decode step, whatever the number
+-- of remote hosts (their pushes run in parallel; a lower bound where the
+-- driver reads their outputs one after another, ray issue #58625).
+M.RAY_CGRAPH_XHOST = 1 / 640.64
 
 -- The mean response over the generation limit when only the limit is
 -- given: the median of G-Average Seq len / T-Max Sequence Length over the
@@ -935,6 +965,12 @@ local function step_flags(o, dflt)
       .. "decode step and %.1f us per sequence, adds to the step)", M.ENGINE_HOST.step * 1e3,
       M.ENGINE_HOST.seq * 1e6))
   end
+  local xhost = bounded("engine_xhost_step", o.engine_xhost_step, 1,
+    "seconds per decode step, 0 to 1")
+  if hybrid and xhost ~= nil then
+    fail("rl: engine_xhost_step is a vLLM or SGLang engine's executor; the hybrid engine "
+      .. "generates within the actor's processes")
+  end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
     "seconds per step, 0 or more")
   -- A whole number of tokens 0..2^24: its declaration's kind and range
@@ -972,7 +1008,7 @@ local function step_flags(o, dflt)
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost
 end
 
 run = function(o, job)
@@ -985,7 +1021,7 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend =
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost =
     step_flags(o, dflt)
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
@@ -1011,6 +1047,9 @@ run = function(o, job)
   -- Host work is timed on x86 server CPUs; the system's host_op_scale
   -- stretches it on a slower host (GB200's Grace: 2.75, catalog).
   local hs = s.host_op_scale
+  -- An engine over more than one host: its executor's cross-host round
+  -- trip each decode step (engine_xhost_step).
+  local xh = (xhost or 0) > 0 and rtp * rpp > s.host_gpus and xhost * hs or 0
   local c = {
     rollout_ep = rep, rollout_dp_attention = rdp,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
@@ -1029,7 +1068,7 @@ run = function(o, job)
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's host work is its kernels'
     -- launches (runtime kernels)
-    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step * hs,
+    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step * hs + xh,
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
@@ -1061,6 +1100,7 @@ run = function(o, job)
     pack_tokens = pack or 0, pack_bins = r.pack_bins, logprob_pack_tokens = lp_pack or 0,
     staleness = not colocated and staleness or nil, recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
+    engine_xhost_step = xh,
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,

@@ -360,6 +360,10 @@ M.system = T.record {
   -- launches) over an x86 server CPU's, which gpuplan's host-time figures
   -- are measured on; absent: 1.
   host_op_scale = num { min = 0.1, max = 100 },
+  -- GPUs under one operating system (one host, one Ray node) where that
+  -- is fewer than the NVLink domain's gpus (a GB200 NVL72 tray: 4);
+  -- absent: gpus.
+  host_gpus = int { min = 1 },
   source = R(str()), notes = str(),
 }
 

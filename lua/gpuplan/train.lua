@@ -459,7 +459,11 @@ function M.setup(o, sweep)
   end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
-           global_batch = gb, host_op_scale = host_scale }
+           global_batch = gb, host_op_scale = host_scale,
+           -- GPUs one host (OS) runs: the node's, fewer where the
+           -- system's NVLink domain spans hosts (catalog host_gpus)
+           host_gpus = math.min(topo.gpus_per_node,
+             sys and sys.host_gpus or topo.gpus_per_node) }
 end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua

@@ -88,6 +88,34 @@ t.is(ra.rollout.host, 0, "async scheduling: the host work is hidden")
 t.near(phase(r, "rollout").seconds - phase(ra, "rollout").seconds,
        r.rollout.host + rl.ENGINE_HOST.step + 64 * rl.ENGINE_HOST.seq, 1e-9,
        "and the rollout is shorter by it and the prefill's")
+-- An engine over more than one host: its executor's cross-host round
+-- trip each decode step (engine_xhost_step, on an x86 host's time; the
+-- system's host_op_scale stretches it).  Hand: Llama-3.1-8B on 16 H100s,
+-- one engine of TP 16 over the two 8-GPU hosts, 1 ms a step: its host
+-- work grows by the decode's 8192 steps (to the limit) x 1 ms = 8.192 s;
+-- the same engine at TP 8 fits a host and is charged nothing; on GB200,
+-- 4 GPUs a host (a compute tray, catalog host_gpus) and host_op_scale
+-- 2.75, TP 8 spans two trays: 1 ms x 2.75 = 2.75 ms a step, TP 4 none.
+t.is(rl.RAY_CGRAPH_XHOST, 1 / 640.64, "1.56 ms: ray PR #49755's cross-node round trip")
+local xh = { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 16, zero = 3,
+             recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+             response_len = 2048, response_max = 8192, price = 2.0, rollout_tp = 16 }
+local rx0 = gp.rl(xh)
+local rx1 = gp.rl(copy(xh, { engine_xhost_step = 1e-3 }))
+t.is(rx0.engine_xhost_step, 0, "not given: nothing charged")
+t.is(rx1.engine_xhost_step, 1e-3, "TP 16 over two hosts: charged")
+t.near(rx1.rollout.host - rx0.rollout.host, 8192 * 1e-3, 1e-9,
+       "the decode's host work: 8192 steps x 1 ms more")
+t.is(rx1.rollout.steps, 8192, "the decode's steps")
+t.is(gp.rl(copy(xh, { engine_xhost_step = 1e-3, rollout_tp = 8 })).engine_xhost_step, 0,
+     "TP 8 within a host: nothing")
+local xg = copy(xh, { gpu = "gb200", gpus = 8, rollout_tp = 8, engine_xhost_step = 1e-3 })
+t.near(gp.rl(xg).engine_xhost_step, 2.75e-3, 1e-15, "GB200 TP 8 over two trays: x 2.75")
+t.is(gp.rl(copy(xg, { rollout_tp = 4 })).engine_xhost_step, 0, "TP 4 within a tray: nothing")
+t.raises(function() gp.rl(copy(xh, { engine_xhost_step = -1 })) end,
+         "rl: engine_xhost_step must be seconds per decode step, 0 to 1", "negative", true)
+t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", engine_xhost_step = 1e-3 }))
+         end, "rl: engine_xhost_step is a vLLM or SGLang engine's executor", "hybrid", true)
 -- A cache too small for every sample at its longest: the engine's
 -- scheduler evicts the latest arrivals and recomputes them (rollout.c);
 -- the rollout says how many and for how long.

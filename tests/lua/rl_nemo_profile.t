@@ -91,6 +91,20 @@ predict(ds, cat)
 t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
 t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "stated false: the in-process frontend too")
 
+-- Every NeMo RL engine runs on vLLM's Ray executor: the profile gives its
+-- cross-host round trip (rl.RAY_CGRAPH_XHOST, 1 / 640.64 s); gp.rl charges
+-- it only to an engine over more than one host.  Here the engines are one
+-- GPU each: nothing charged.
+t.is(opts.engine_xhost_step, rl.RAY_CGRAPH_XHOST, "the profile gives the executor's round trip")
+t.is(seen.engine_xhost_step, 0, "one-GPU engines within a host: not charged")
+local dx = copy(d)
+dx.hardware.gpus = 32
+dx.rl.rollout_gpus = 16
+dx.rl.rollout_tp = 16
+predict(dx, cat)
+t.near(seen.engine_xhost_step, 1 / 640.64, 1e-15,
+       "an engine of TP 16 over two 8-GPU hosts: 1.56 ms a decode step")
+
 -- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
 -- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,
 -- 4096 x 4 = 16384 tokens a packed log-probability micro-batch; the

@@ -120,6 +120,13 @@ local PROFILES = {
     -- measured DeepSeek-V3 refit less its transfers.
     { "sync_tensor_time", rl.NEMO_RL_EXPORT_TENSOR, "per-tensor Megatron-Bridge export into "
       .. "vLLM: DeepSeek-V3's 14 s refit less its transfers (NeMo RL PR #1379)" },
+    -- Every engine of TP > 1 runs on vLLM's Ray executor (vllm_worker.py
+    -- r0.5.0/r0.6.0: distributed_executor_backend "ray"), a Ray Compiled
+    -- Graph a step in the vLLM these releases pin (0.11.2, 0.17.1):
+    -- gpuplan.rl.RAY_CGRAPH_XHOST once an engine spans hosts.
+    { "engine_xhost_step", rl.RAY_CGRAPH_XHOST, "vLLM's Ray executor: a compiled-graph "
+      .. "round trip across hosts each decode step of an engine over more than one host "
+      .. "(ray PR #49755)" },
     { "step_overhead", 2.6, "NeMo RL's per-step data processing and prep (PR #1052 timing)",
       function(o) return o.colocated end },
     { "step_overhead", 4.0, "NeMo RL's per-step data processing, prep and buffer sampling "
