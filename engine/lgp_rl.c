@@ -118,6 +118,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("loss_ops", loss_ops),
 	RL_NUM("gae_ops", gae_ops),
 	RL_BOOL("fp32_logits", fp32_logits),
+	RL_BOOL("logit_onehot", logit_onehot),
 	RL_BOOL("sync_tp_first", sync_tp_first),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
@@ -255,7 +256,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * step and per sequence in it), engine_host_overlap (boolean),
  * step_overhead (s per step), loss_ops (host ops per trained sequence
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
- * from fp32 logits, unfused), sync_tp_first (boolean: the weight sync
+ * from fp32 logits, unfused), logit_onehot (boolean: their backward
+ * through an int64 one-hot), sync_tp_first (boolean: the weight sync
  * gathers whole tensors over TP before the pipeline), token_host (s
  * per generated token of the framework's output handling), keep (dynamic sampling's kept share of
  * the generated groups; 0 = no filter), ref_gpus, reward_gpus and

@@ -486,11 +486,18 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
  * all, 44 beyond the fused 10, in every pass, forward-only included
  * (the softmax is computed there too).  Backward: softmax.neg() and
  * mul_ by the output's gradient (16), the temperature's (8) and the
- * cast's (read 4, write 2): 30, 24 beyond the fused 6.  (v0.3.0 has a
- * clone of the log-softmax where v0.5.0 scales by the temperature:
- * the same 54 forward, 22 backward.) */
+ * cast's (read 4, write 2): 30, 24 beyond the fused 6.  v0.3.0 has a
+ * clone of the log-softmax where v0.5.0 scales by the temperature, the
+ * same 54 forward; its backward (rl_cfg.logit_onehot) builds the chosen
+ * tokens' one-hot as int64 -- one_hot's zeros (write 8), times the mask
+ * (read 8, write 8), .float() (read 8, write 4), sub_ the softmax (read
+ * 4 + 4, write 4), mul_ the output's gradient (read 4, write 4) -- and
+ * the cast's 6: 62, RL_LOGIT_ONEHOT = 32 more, until NeMo RL PR #761
+ * ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scattered the
+ * chosen tokens' gradient into softmax.neg() instead. */
 #define RL_LOGIT_FWD 44.0
 #define RL_LOGIT_BWD 24.0
+#define RL_LOGIT_ONEHOT 32.0
 
 /* Their seconds: out->logit_update a step of the update, out->
  * logit_forward a forward over the N samples, on the last pipeline
@@ -514,7 +521,8 @@ static void rl_logits(const gp_model *m, const roof_device *d,
 	double share = (double)(lay->dp > 0 ? lay->dp : 1) *
 		(lay->cp > 0 ? lay->cp : 1);
 	double vt = (double)m->vocab / (lay->tp > 0 ? lay->tp : 1);
-	double bwd = RL_LOGIT_BWD, k;
+	double bwd = RL_LOGIT_BWD + (c->logit_onehot ? RL_LOGIT_ONEHOT : 0.0),
+		k;
 	roof_op op;
 
 	out->logit_update = out->logit_forward = 0.0;

@@ -252,6 +252,9 @@ typedef struct rl_cfg {
 			     * packed sequence's loss also narrows the
 			     * micro-batch's logits (rl.c rl_logits);
 			     * 0 = the training model's fused loss */
+	int logit_onehot;   /* with fp32_logits: the backward builds the
+			     * chosen tokens' int64 one-hot over the
+			     * vocabulary (NeMo RL v0.3.0) */
 	double gae_ops;     /* PPO's advantage estimate (GAE) as a Python
 			     * loop over the response positions, once per
 			     * training micro-batch: the PyTorch ops the

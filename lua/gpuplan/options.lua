@@ -764,6 +764,11 @@ opt { name = "fp32_logits", type = "flag", commands = "rl",
     .. "DistributedLogprob); with --loss-ops and --pack-tokens each packed sequence's loss "
     .. "narrows its micro-batch's logits, a zero-filled gradient of them each",
   suggest = { "logits_fp32", "defer_fp32_logits" } }
+opt { name = "logit_onehot", type = "flag", commands = "rl",
+  help = "with --fp32-logits: the log-probabilities' backward builds the chosen tokens' "
+    .. "one-hot over the vocabulary as int64 (NeMo RL v0.3.0's DistributedLogprob, before "
+    .. "its PR #761): 62 bytes a logit where the scatter of later releases moves 30",
+  suggest = { "one_hot", "onehot_backward" } }
 opt { name = "gae_ops", type = "number", metavar = "N", commands = "rl",
   default = "0: none",
   help = "PPO's advantage estimate runs as a Python loop over the response positions, once "

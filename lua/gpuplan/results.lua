@@ -252,6 +252,8 @@ field("gae_ops", "count", "host ops per response position of a looped advantage 
   .. "(as given)", "rl")
 field("gae_host", "s", "seconds of the actor update the advantage loop adds", "rl")
 field("fp32_logits", "", "the log-probabilities from fp32 logits, unfused (as given)", "rl")
+field("logit_onehot", "", "the fp32 log-probabilities' backward builds an int64 one-hot "
+  .. "(as given)", "rl")
 field("sync_tp_first", "", "the weight sync gathers whole tensors over TP first (as given)",
   "rl")
 field("logit_update", "s", "seconds the fp32 logits add to each optimizer step", "rl")

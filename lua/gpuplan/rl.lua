@@ -124,6 +124,9 @@
 --                 materialized in fp32, unfused, the softmax kept (NeMo
 --                 RL's DistributedLogprob; default false: the training
 --                 model's fused loss); results logit_update, logit_forward
+--   logit_onehot  with fp32_logits: their backward builds the chosen
+--                 tokens' int64 one-hot over the vocabulary (NeMo RL v0.3.0;
+--                 default false: a scatter of the chosen tokens' gradient)
 --   gae_ops       PPO's advantage estimate as a Python loop over the
 --                 response positions, once per training micro-batch: the
 --                 host's PyTorch ops per position, each an eager op's time
@@ -1046,6 +1049,10 @@ run = function(o, job)
   end
   -- Host work is timed on x86 server CPUs; the system's host_op_scale
   -- stretches it on a slower host (GB200's Grace: 2.75, catalog).
+  local onehot = boolean("logit_onehot", o.logit_onehot, false)
+  if onehot and not boolean("fp32_logits", o.fp32_logits, false) then
+    fail("rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits too")
+  end
   local hs = s.host_op_scale
   -- An engine over more than one host: its executor's cross-host round
   -- trip each decode step (engine_xhost_step).
@@ -1063,6 +1070,7 @@ run = function(o, job)
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
+    logit_onehot = onehot,
     sync_tp_first = boolean("sync_tp_first", o.sync_tp_first, false),
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
@@ -1107,6 +1115,7 @@ run = function(o, job)
     frontend_host = frontend or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
+    logit_onehot = o.logit_onehot == true,
     logit_update = r.logit_update,
     logit_forward = r.logit_forward,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,

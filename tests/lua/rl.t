@@ -171,6 +171,15 @@ t.near(phase(rfl, "actor_update").seconds,
        phase(r, "actor_update").seconds + rfl.opt_steps * rfl.logit_update, 1e-9,
        "each optimizer step carries them")
 t.is(r.logit_forward + r.logit_update, 0, "none with the fused loss (default)")
+-- NeMo RL v0.3.0's backward through an int64 one-hot (logit_onehot): 62 B
+-- a logit where the scatter moves 30, 32 more in each update, none in
+-- the forward-only passes: 163840 x 152064 x (44 + 24 + 32) B.
+local roh = gp.rl(copy(base, { fp32_logits = true, logit_onehot = true }))
+t.near(roh.logit_update, 163840 * 152064 * 100 / hbm, 1e-4 * roh.logit_update,
+       "logit_onehot: logit_update = 163840 x 152064 x (68 + 32) B")
+t.near(roh.logit_forward, rfl.logit_forward, 1e-12, "the forwards unchanged")
+t.is(roh.logit_onehot, true, "as given")
+t.is(rfl.logit_onehot, false, "off by default")
 -- A loss run one packed sequence at a time narrows the bin's logits per
 -- sequence, each narrowed gradient a zero-filled copy of the bin's added
 -- into the rest: 16 k - 4 B a logit more, k = samples / bins.
@@ -305,6 +314,9 @@ t.raises(function() gp.rl(copy(base, { loss_ops = -1 })) end,
          "rl: loss_ops must be host ops per trained sequence", "negative loss_ops", true)
 t.raises(function() gp.rl(copy(base, { token_host = 2 })) end,
          "rl: token_host must be seconds per generated token", "token_host 2 s", true)
+t.raises(function() gp.rl(copy(base, { logit_onehot = true })) end,
+         "rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits",
+         "logit_onehot without fp32_logits", true)
 t.raises(function() gp.rl(copy(base, { frontend_host = 2 })) end,
          "rl: frontend_host must be seconds per sequence per decode step", "frontend_host 2 s",
          true)

@@ -163,11 +163,13 @@ local v3 = copy(base)
 v3.source.version = "0.3.0"
 predict(v3, cat)
 t.is(opts.sync_tp_first, true, "source.version 0.3.0: sync_tp_first")
+t.is(opts.logit_onehot, true, "0.3.0: the log-probabilities' backward through an int64 one-hot")
 local v5 = copy(base)
 v5.source.version = "0.5.0"
 v5.notes = "compared with grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(v5, cat)
 t.is(opts.sync_tp_first, nil, "source.version 0.5.0: the stages' slices, whatever the notes quote")
+t.is(opts.logit_onehot, nil, "0.5.0: the scatter of PR #761")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

@@ -454,6 +454,15 @@ return function(case, cat)
     defaults[#defaults + 1] = "sync_tp_first=true (NeMo RL v0.3.0's refit: gather_params "
       .. "broadcasts whole tensors over the pipeline)"
   end
+  -- v0.3.0's DistributedLogprob.backward builds the chosen tokens' one-hot
+  -- (torch.nn.functional.one_hot, int64) over the vocabulary; PR #761
+  -- ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scatters the
+  -- chosen tokens' gradient instead (engine/rl.c RL_LOGIT_ONEHOT).
+  if fw == "nemo-rl" and o.logit_onehot == nil and o.fp32_logits and ver == "0.3" then
+    o.logit_onehot = true
+    defaults[#defaults + 1] = "logit_onehot=true (NeMo RL v0.3.0's DistributedLogprob "
+      .. "backward: an int64 one-hot of the vocabulary)"
+  end
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
