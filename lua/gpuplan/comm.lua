@@ -253,14 +253,16 @@ function M.topology(system_id, nodes, overrides, cat)
 end
 
 -- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, gpus_per_node=,
--- algo=, <topology fields>}: one collective.  The node is the system's (or
--- the topology table's); `nodes` and `gpus_per_node` say where the ranks
--- sit (see the top of this file).  Returns {op, bytes, gpus, time,
--- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system}.
+-- algo=, gpus_per_thread=, <topology fields>}: one collective.  The node is
+-- the system's (or the topology table's); `nodes` and `gpus_per_node` say
+-- where the ranks sit (see the top of this file); `gpus_per_thread` how
+-- many GPUs one thread drives (nccl-tests -g, M.launch_floor).  Returns {op, bytes, gpus, time,
+-- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system,
+-- launch_bound}.
 -- Arguments M.comm reads besides the topology fields; anything else is a
 -- misspelling that would otherwise price a different collective in silence.
 local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
-               nodes = true, algo = true, catalog = true }
+               nodes = true, algo = true, catalog = true, gpus_per_thread = true }
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
@@ -320,6 +322,32 @@ local function placement(a, G, topo_nodes)
   return gpus, nil, math.max(1, -(-gpus // G))
 end
 
+-- One thread driving several GPUs (nccl-tests -g N, "nGpus N" per thread)
+-- launches their kernels one after another, so an iteration takes no less
+-- than N launches, whatever the GPUs' own time: "your higher latency ... is
+-- due to using multiple GPUs per node (-g 8) instead of one GPU per process
+-- ... due to the CUDA latency overheads of single process jobs" (NCCL
+-- maintainer, nccl-tests#333).  Per GPU, 4.2 us: a DGX A100's 8-128 B ring
+-- all-reduce on one channel with -g N takes 16.88, 20.8, 25.2, 29.5 and
+-- 33.7 us for N = 4..8 (nccl-tests#123), N x 4.16-4.22 us, where NCCL's
+-- own latency model gives 6.6 + 2(N-1) x 0.6 = 10.2-15 us.
+M.LAUNCH_PER_GPU = 4.2e-6
+
+-- Raise a priced collective r (bytes) to the launch floor of gpt GPUs per
+-- thread: time, latency, algbw and busbw (busbw keeps its ratio to algbw);
+-- r.launch_bound says whether the floor set the time.
+function M.launch_floor(r, bytes, gpt)
+  local floor = (gpt or 1) > 1 and gpt * M.LAUNCH_PER_GPU or 0
+  r.launch_bound = r.time < floor
+  if not r.launch_bound then return r end
+  local bus = r.algbw > 0 and r.busbw / r.algbw or 0
+  r.latency = r.latency + (floor - r.time)
+  r.time = floor
+  r.algbw = bytes / floor
+  r.busbw = r.algbw * bus
+  return r
+end
+
 function M.comm(a)
   check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")
@@ -356,8 +384,13 @@ function M.comm(a)
   if a.algo ~= nil and not is_in(M.algos, a.algo) then
     error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
   end
+  local gpt = count_arg(a, "gpus_per_thread")
+  if gpt and gpt > gpus then
+    error(string.format("comm: gpus_per_thread %d exceeds the %d gpus", gpt, gpus), 2)
+  end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
   if not ok then error("comm: " .. tostring(r), 2) end
+  M.launch_floor(r, bytes, gpt)
   r.op, r.bytes, r.gpus = op, bytes, gpus
   r.system = type(a.system) == "string" and a.system or nil
   r.topology = topo

@@ -338,6 +338,8 @@ field("busbw", "B/s", "algbw scaled as nccl-tests does (2(n-1)/n for all-reduce)
 field("proto", "", "NCCL's protocol (ll, ll128, simple)", "comm")
 field("nodes", "count", "nodes the ranks span", "comm")
 field("ppn", "count", "ranks per node", "comm")
+field("launch_bound", "", "one thread driving several GPUs (gpus_per_thread) launched "
+  .. "slower than the GPUs ran: the launches set the time", "comm")
 field("system", "", "the node's id", "comm")
 field("topology", "", "the topology as the engine read it", "comm")
 

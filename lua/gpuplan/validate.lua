@@ -128,13 +128,16 @@ local case_schema = T.record {
   hardware = T.record {
     gpu = text(), gpus = count(), gpus_per_node = count(), intra_node = text(),
     inter_node = text(), nics_per_node = count(0),
-    -- the host's DRAM (an infer case with workload.offload): its
-    -- theoretical bandwidth, B/s, and its capacity, bytes
+    -- the host's DRAM (an infer case with workload.offload, a collective
+    -- staged through host memory): its theoretical bandwidth, B/s, and its
+    -- capacity, bytes
     host_mem_bw = T.number { positive = true, max = 1e15 },
     host_memory = T.number { positive = true, max = 1e15 },
     -- the hosts' CPU maker, where the source names the machine (a DGX A100
     -- is AMD): NCCL prices its network proxy by it (engine/comm_algo.c)
     cpu_vendor = T.enum { "intel", "amd", "arm" },
+    -- a collective case: the GPUs one nccl-tests thread drove (-g N)
+    gpus_per_thread = count(),
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),

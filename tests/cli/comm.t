@@ -100,4 +100,27 @@ like($e, qr/^gpuplan: cannot write '\Q$d2\E': it is a directory/m, 'names the pa
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '3000000');
 is($c, 2, 'too many ranks: usage error');
 like($e, qr/^gpuplan: comm: --nodes must be in 1\.\.2097152 for dgx-h100/m, 'names --nodes and its bound');
+# --gpus-per-thread N (nccl-tests -g N): one thread launches N kernels an
+# iteration, 4.2 us each (lua/gpuplan/comm.lua), so 8 B on one DGX A100
+# driven by one thread takes 8 x 4.2 = 33.60 us where NCCL's LL ring takes
+# 6.6 + 14 x 0.6 = 15.00 us; 1 GiB (8.19 ms) is untouched.  Exact to the
+# printed 2 decimals.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--min', '8', '--max', '8', '--format', 'csv');
+like($o, qr/^8,2,15\.00,/m, '8 B, one GPU per thread: the LL ring, 15.00 us');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--min', '8', '--max', '8', '--format', 'csv',
+                      '--gpus-per-thread', '8');
+is($c, 0, '--gpus-per-thread 8 exits 0');
+like($o, qr/^8,2,33\.60,/m, '8 B, 8 GPUs per thread: 8 launches x 4.2 us = 33.60 us');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--min', '1GiB', '--max', '1GiB', '--format', 'csv',
+                      '--gpus-per-thread', '8');
+like($o, qr/^1073741824,268435456,8190\.41,/m, '1 GiB: the GPUs, not the launches, set the time');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', '0');
+is($c, 2, '--gpus-per-thread 0: usage error');
+like($e, qr/^gpuplan: comm: --gpus-per-thread must be >= 1 \(got 0\)$/m, 'names the flag and the value');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', '9');
+is($c, 1, '--gpus-per-thread above the ranks: exit 1');
+like($e, qr/^gpuplan: comm: --gpus-per-thread 9 exceeds the 8 gpus$/m, 'names the flag and both counts');
+unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', 'x');
+is($c, 2, '--gpus-per-thread x: usage error');
 done_testing();

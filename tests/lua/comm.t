@@ -261,6 +261,32 @@ do
   t.near(i.time, 25.2e-6, 1e-3, "the same tree on InfiniBand: 2.7 us a step")
 end
 
+-- One thread driving several GPUs (nccl-tests -g N) launches N kernels an
+-- iteration, 4.2 us each (comm.LAUNCH_PER_GPU, from nccl-tests#123): 8 B
+-- on one DGX A100 costs max(NCCL's LL ring 6.6 + 14 x 0.6 = 15 us, 8 x 4.2
+-- = 33.6 us) = 33.6 us, its busbw scaled to the new time; 1 GiB (8.19 ms)
+-- keeps its time.  1e-9: the same arithmetic.
+do
+  t.near(comm.LAUNCH_PER_GPU, 4.2e-6, 1e-12, "4.2 us a launch")
+  local one = gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100" }
+  local g8 = gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100", gpus_per_thread = 8 }
+  t.near(one.time, 15e-6, 1e-3, "8 B, a GPU a thread: NCCL's LL ring")
+  t.is(one.launch_bound, false, "and the GPUs set the time")
+  t.near(g8.time, 8 * 4.2e-6, 1e-9, "8 B, 8 GPUs a thread: 8 launches")
+  t.is(g8.launch_bound, true, "the launches set the time")
+  t.near(g8.busbw / g8.algbw, 1.75, 1e-9, "busbw keeps 2(n-1)/n of algbw")
+  t.near(g8.algbw, 8 / (8 * 4.2e-6), 1e-9, "algbw = bytes / the launch floor")
+  local big = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-a100", gpus_per_thread = 8 }
+  local big1 = gp.comm { op = "all_reduce", bytes = GiB, system = "dgx-a100" }
+  t.near(big.time, big1.time, 1e-12, "1 GiB: the floor does not bind")
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
+    gpus_per_thread = 16 } end, "comm: gpus_per_thread 16 exceeds the 8 gpus",
+    "more GPUs a thread than ranks is refused", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
+    gpus_per_thread = 1.5 } end, "comm: gpus_per_thread must be an integer (got 1.5)",
+    "a fractional count is refused", true)
+end
+
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
   "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)

@@ -151,6 +151,18 @@ t.near(v.predict(pc, cat).predicted, 25.6, 0.01, "staged Gen5 ring, host unstate
 pc.hardware.host_mem_bw = 100e9
 t.near(v.predict(pc, cat).predicted, 5.0, 0.01, "the case's host DRAM binds: 0.8 x 100 / 16 = 5 GB/s")
 
+-- A collective case run by one nccl-tests thread driving its 8 GPUs (-g 8,
+-- hardware.gpus_per_thread): 8 B on one DGX A100 then takes the 8 launches,
+-- 8 x 4.2 = 33.6 us, not NCCL's 15 us LL ring, and says it assumed so.
+local g = { id = "g8", kind = "collective", collective = "all_reduce", bytes = 8,
+  hardware = { gpu = "a100-sxm-80gb", gpus = 8, gpus_per_node = 8, gpus_per_thread = 8 },
+  source = { title = "a -g 8 run" }, measured = { metric = "time_us", value = 40 } }
+local gr = v.predict(g, cat)
+t.near(gr.predicted, 33.6, 1e-9, "-g 8: eight launches of 4.2 us")
+t.like(gr.defaults or "", "gpus_per_thread=8 %(the case's %-g%)", "and the assumption is said")
+g.hardware.gpus_per_thread = nil
+t.near(v.predict(g, cat).predicted, 15.0, 1e-3, "a GPU a thread: NCCL's LL ring")
+
 -- Malformed cases (issue 13): an error naming the case and the field,
 -- never a prediction that fails inside a predictor.
 local scratch = t.scratch()

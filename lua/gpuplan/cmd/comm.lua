@@ -17,6 +17,9 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   --op OP         all_reduce (default), all_gather, reduce_scatter, all_to_all,
                   broadcast, reduce, send_recv
   --algo A        force ring, tree, nvls, sharp, hierarchical, p2p or pxn
+  --gpus-per-thread N
+                  GPUs one thread drives (nccl-tests -g N, default 1): its
+                  kernel launches, 4.2 us each, bound the time from below
   --min SIZE      smallest message (default 8B); --max SIZE largest (default 8GiB);
                   sizes double (nccl-tests -f 2).  SIZE: 8, 1MiB, 4GB ...
   --format F      text (default), markdown, csv, json
@@ -29,7 +32,7 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   1 (others).  count is in 4-byte floats as nccl-tests prints it.]],
   options = { system = "string", nodes = "int", gpus = "int", op = "string",
               algo = "string", min = "string", max = "string", format = "format",
-              svg = "string", systems = "string" },
+              svg = "string", systems = "string", gpus_per_thread = "int" },
 }
 
 local function size_arg(v, name, default)
@@ -96,6 +99,10 @@ function C.run(opts, args)
         2 ^ 24 // per, opts.system, per)), 0)
     end
   end
+  if opts.gpus_per_thread and opts.gpus_per_thread < 1 then
+    error(cli.usage(string.format("comm: --gpus-per-thread must be >= 1 (got %d)",
+      opts.gpus_per_thread)), 0)
+  end
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
@@ -107,9 +114,13 @@ function C.run(opts, args)
 
   local function sweep(system)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
-                                          gpus = opts.gpus, algo = opts.algo, min = lo, max = hi })
-    -- a user error: drop the Lua source position, keep the reason
-    if not okr then error(cli.clean(rows), 0) end
+                                          gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
+                                          gpus_per_thread = opts.gpus_per_thread })
+    -- a user error: drop the Lua source position, keep the reason, name
+    -- the flag the user typed
+    if not okr then
+      error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")), 0)
+    end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
       r.time_us = r.time * 1e6

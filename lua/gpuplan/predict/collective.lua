@@ -7,7 +7,8 @@
 -- hardware.nics_per_node NICs (default one per GPU, the rail-optimised
 -- DGX/HGX layout); each GPU reaches the NICs over its own PCIe link (the
 -- catalog's gpu.pcie); hardware.cpu_vendor and hardware.host_mem_bw the
--- hosts where the source names them.  The algorithm is the one NCCL's tuner picks
+-- hosts where the source names them; hardware.gpus_per_thread the GPUs one
+-- nccl-tests thread drove (-g N), whose launches bound the time.  The algorithm is the one NCCL's tuner picks
 -- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)").
 local comm = require "gpuplan.comm"
 
@@ -60,8 +61,12 @@ return function(case, cat)
     if algo then defaults[#defaults + 1] = "algo=" .. algo .. " (forced per case notes)" end
   end
 
+  -- One nccl-tests thread driving several GPUs (-g N) launches their
+  -- kernels one after another (comm.launch_floor).
+  local gpt = h.gpus_per_thread
+  if gpt and gpt > 1 then defaults[#defaults + 1] = "gpus_per_thread=" .. gpt .. " (the case's -g)" end
   local r = comm.comm { op = case.collective, bytes = case.bytes, gpus = gpus,
-                        topology = topo, algo = algo }
+                        topology = topo, algo = algo, gpus_per_thread = gpt }
   local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
   return { value = value, defaults = defaults,
            regime = require("gpuplan.ranges").regime("collective",
