@@ -108,7 +108,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    !(c->host_bw > 0))
 		return gp_fail(err, "offload_states, param_offload and ref_host "
 			       "need host_bw (the GPU's link to host memory)");
-	if (gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
+	if (gp_check_count(c->staleness, 0, "staleness", err) ||
+	    gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
 	    gp_check_count(c->roll.pp, 1, "rollout_pp", err) ||
 	    gp_check_count(c->rollout_ep, 0, "rollout_ep", err) ||
 	    gp_check_count(c->group_gpus[RL_GRP_REF], 0, "ref_gpus", err) ||
@@ -559,10 +560,10 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	struct rl_roll_memo *e;
 	infer_cfg roll = c->roll;
 	/* Colocated, or disaggregated without staleness, the step waits
-	 * for every engine's batch (rl_rollout_step's barrier); one step
+	 * for every engine's batch (rl_rollout_step's ahead 0); one step
 	 * off-policy, the pool's engines take the next prompts as theirs
-	 * end. */
-	int barrier = c->colocated || !c->staleness;
+	 * end; s >= 2 steps off, s steps' prompts are in flight. */
+	int ahead = c->colocated ? 0 : c->staleness;
 	int i;
 
 	/* cap is the engine's whole share (rl_rollout_cap): its safety
@@ -577,7 +578,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 				       c->rollout_dp_attention, &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
-				       engines, barrier, cap, o, why, err);
+				       engines, ahead, cap, o, why, err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &roll, sizeof k.roll);
 	k.ep = rl_roll_ep(c);
@@ -590,7 +591,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	k.prompt_len = c->prompt_len;
 	k.engines = engines;
 	k.cap = cap;
-	k.barrier = barrier;
+	k.ahead = ahead;
 	for (i = 0; i < cc->nroll; i++)
 		if (memcmp(&cc->roll[i].key, &k, sizeof k) == 0) {
 			*o = cc->roll[i].out;
@@ -604,7 +605,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,
-			    barrier, cap, o, why, err))
+			    ahead, cap, o, why, err))
 		return GP_EINVAL;
 	/* Kept round-robin once full. */
 	if (cc->nroll < RL_ROLL_MEMO) {

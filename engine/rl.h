@@ -202,7 +202,10 @@ typedef struct rl_cfg {
 	int rollout_gpus;   /* disaggregated: GPUs of the rollout pool */
 	int staleness;      /* disaggregated: 1 = step k+1's rollouts run
 			     * while step k trains (one step off-policy);
-			     * 0 = each pool waits for the other */
+			     * s >= 2 = the prompts of s steps in flight at
+			     * once (trajectories up to s steps old: the
+			     * engines never drain, rl_rollout_step's
+			     * ahead); 0 = each pool waits for the other */
 	int offload_states; /* colocated: during the rollout every trainer
 			     * tensor but the actor's 16-bit weights waits
 			     * in host memory */
@@ -413,16 +416,21 @@ typedef struct rl_result {
  * the engine generates static batches
  * of that many sequences, each decoded at the full batch until the
  * longest of all those generated together ends (Hugging Face generate,
- * DeepSpeed-Chat's hybrid engine), else 0: continuous batching (vLLM).  Every decode step also samples with temperature and
- * returns each sampled token's log-probability, which RL needs (see
- * rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
+ * DeepSpeed-Chat's hybrid engine), else 0: continuous batching (vLLM);
+ * ahead: 0 the step waits for every engine (its longest of all the
+ * responses), 1 an engine decodes its own samples to their longest,
+ * a >= 2 the prompts of a steps are in flight, so the engine's queue
+ * never empties and the step's samples decode at the running batch with
+ * no drain (continuous batching).  Every decode step also samples with
+ * temperature and returns each sampled token's log-probability, which RL
+ * needs (see rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
  * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, int dp_attention,
 		    const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, int barrier, double cap, rl_rollout *o,
+		    double engines, int ahead, double cap, rl_rollout *o,
 		    char *why, gp_error *err);
 
 /* One RL step of model m (actor; reference, reward model and critic of
@@ -451,7 +459,7 @@ typedef struct rl_roll_key {
 	double static_batch;
 	rl_lengths resp;
 	double prompts, group, prompt_len, engines, cap;
-	int barrier;
+	int ahead;
 } rl_roll_key;
 
 typedef struct rl_cache {

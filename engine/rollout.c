@@ -587,6 +587,33 @@ static void roll_queue(rollctx *r, double n, double of, double B,
 	o->itl_last = dr.last;
 }
 
+/* The prompts of a >= 2 steps in flight (NeMo RL's asynchronous GRPO:
+ * AsyncTrajectoryCollector lets num_prompts_per_step x
+ * max_trajectory_age_steps prompt groups generate at once, for the
+ * target weight versions v + 1 ... v + a of the engine's weights v,
+ * nemo_rl/algorithms/async_utils.py at v0.6.0): the engine's queue does
+ * not empty when one step's samples have started, the next steps' keep
+ * its batch full, so a step's share of its decode is its n samples'
+ * tokens at the running batch B -- n E[L] / B steps at the held context
+ * -- and no drain: the responses still running when the step's last one
+ * starts end among the next steps' (their tail is the next steps'
+ * work). */
+static void roll_steady(rollctx *r, double n, double B, double held,
+			double kvtok, double kv_budget, double mean,
+			rl_rollout *o)
+{
+	dparts st = dstep(r, B, held);
+	double steps = n * mean / B;
+
+	o->decode = steps * st.time;
+	o->host = steps * st.host;
+	o->sampler = steps * st.sampler;
+	o->steps = steps;
+	o->tail = 0;
+	o->kv_peak = fmin(B * held * kvtok, kv_budget);
+	o->itl_first = o->itl_last = st.time;
+}
+
 /* The slowest engine's last response alone from the simulation's
  * longest representative to the expected longest of `of` responses:
  * at batch 1, its context growing (one step at the midpoint's context,
@@ -611,7 +638,7 @@ static void sim_straggler(rollctx *r, double n, double of, simout *o)
 
 /* The decode of the n samples at batch B: all at once, scheduled by
  * simulation, or queued; it lasts until the expected longest of `of`
- * responses ends (rl_rollout_step's barrier). */
+ * responses ends (rl_rollout_step's ahead 0: a barrier). */
 static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
 		       double of, double B, double ctok, double held,
 		       double kvtok, double kv_budget, double mean,
@@ -804,7 +831,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, int dp_attention,
 		    const rl_engine_host *host, double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, int barrier, double cap, rl_rollout *o,
+		    double engines, int ahead, double cap, rl_rollout *o,
 		    char *why, gp_error *err)
 {
 	rollctx r;
@@ -897,11 +924,26 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 							o->decode);
 		return GP_OK;
 	}
-	B = roll_batch(&r, roll, n, ctok, held);
+	/* a >= 2 steps ahead the engine holds a steps' samples: its batch
+	 * is what a x n of them fill. */
+	B = roll_batch(&r, roll, ahead >= 2 ? ahead * n : n, ctok, held);
 	o->batch = B;
-	o->queued = B < n;
+	o->queued = ahead >= 2 || B < n;
 	if (roll_prefill(&r, roll, n, o))
 		return GP_EINVAL;
+	if (ahead >= 2) {
+		o->longest = rl_lenx_longest(&r.len, n);
+		roll_steady(&r, n, B, held, kvtok, o->kv_budget, resp->mean,
+			    o);
+		if (r.bad)
+			return GP_EINVAL;
+		if (r.dp)
+			dp_stall(&r, roll, n, o);
+		o->mean_batch = B;
+		o->gen_tokens_per_s = N * resp->mean / (o->prefill +
+							o->decode);
+		return GP_OK;
+	}
 	/* A synchronous rollout ends when every engine has returned its
 	 * batch: the driver gathers them all before the next phase (NeMo
 	 * RL's generate: ray.get over every DP shard's worker, then
@@ -909,7 +951,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	 * holding the longest of all N responses, decoding it alone after
 	 * its other samples end -- E[max of N] = theta H_N for the
 	 * exponential, not the longest of one engine's n. */
-	of = barrier ? fmax(n, N) : n;
+	of = ahead == 0 ? fmax(n, N) : n;
 	o->longest = rl_lenx_longest(&r.len, of);
 	if (roll_decode(&r, roll, n, of, B, ctok, held, kvtok, o->kv_budget,
 			resp->mean, o))

@@ -651,9 +651,12 @@ opt { name = "critic_gpus", type = "int", metavar = "N", commands = "rl",
 opt { name = "colocate_critic_reward", type = "flag", commands = "rl",
   help = "the reward model on the critic's group, their forwards in turn (OpenRLHF's "
     .. "--colocate_critic_reward)" }
-opt { name = "staleness", type = "int", metavar = "N", commands = "rl", range = { 0, 1 },
+opt { name = "staleness", type = "int", metavar = "N", commands = "rl", range = { 0, 1024 },
   default = "1: step k + 1's rollouts run while step k trains",
-  help = "separate pools: 0|1",
+  help = "separate pools: 0 each waits for the other; N >= 1 the rollouts run N steps "
+    .. "ahead of the training (NeMo RL's max_trajectory_age_steps): at 1 each engine "
+    .. "drains its batch to its longest response, from 2 on N steps' prompts are in "
+    .. "flight and the engines never drain",
   suggest = { "off_policy", "async_steps" } }
 opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", methods = RL,
   default = "the actor's tp",

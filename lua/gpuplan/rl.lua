@@ -42,7 +42,9 @@
 --   colocated     one pool (default) or separate rollout and training pools;
 --   rollout_gpus  N, or "auto" to search the split (implies colocated = false)
 --   staleness     1 (default): rollouts of step k + 1 run while step k trains;
---                 0: the pools wait for each other
+--                 0: the pools wait for each other; s >= 2: the prompts of
+--                 s steps in flight, the engines never drain (NeMo RL's
+--                 max_trajectory_age_steps s)
 --   rollout_tp    the rollout engine's TP (default the actor's tp); an
 --                 engine larger than a node fills whole nodes and its
 --                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
@@ -464,8 +466,9 @@ local function pools_of(o, gpus, offload)
   end
   if not colocated and rgpus == nil then auto = true end
   local staleness = o.staleness
-  if staleness ~= nil and staleness ~= 0 and staleness ~= 1 then
-    fail("rl: staleness must be 0 or 1 (got %s)", shown(staleness))
+  if staleness ~= nil and (type(staleness) ~= "number" or staleness ~= math.floor(staleness)
+                           or staleness < 0 or staleness > 1024) then
+    fail("rl: staleness must be a whole number 0..1024 (got %s)", shown(staleness))
   end
   if colocated and staleness ~= nil then
     fail("rl: staleness applies to separate pools (colocated = false)")

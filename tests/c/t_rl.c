@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(135);
+	plan(140);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -617,6 +617,38 @@ int main(void)
 	       r.update.step + r.ph[RL_SYNC].time, 1e-12,
 	       "staleness 0: the pools wait for each other");
 	ok(r2.step >= r.step, "one step of staleness is never slower");
+	/* Two steps ahead (staleness 2): each of the 4 engines holds two
+	 * steps' samples, 2 x 512 / 4 = 256, all running (they fit its KV
+	 * and max_batch); the queue never empties, so a step's share
+	 * decodes at 256: its 128 samples x 2048 tokens / 256 = 1024
+	 * steps, each one step of 256 sequences holding 512 + 2048 / 2 =
+	 * 1536 tokens (a fixed length's held context, p + L / 2), and no
+	 * drain.  1e-9: the same step priced twice. */
+	k.staleness = 2;
+	MUST(rl_step(&m, &d, &t, &k, &r, &e));
+	is_num(r.roll.batch, 256, 0, "staleness 2: two steps' samples run");
+	is_num(r.roll.decode, 1024 * step_at(&m, &d, &k, 256, 1536), 1e-9,
+	       "staleness 2: n L / B steps at the held context");
+	is_num(r.roll.tail, 0, 0, "staleness 2: no drain");
+	/* Exponential lengths (mean 2000 below 6000): one step ahead each
+	 * engine drains its 128 to their longest, the last few running
+	 * alone; eight steps ahead the next steps' keep the batch full. */
+	k.response.dist = RL_LEN_EXP;
+	k.response.mean = 2000;
+	k.response.max = 2000 * 3;
+	MUST(rl_lengths_prepare(&k.response, &e));
+	k.staleness = 1;
+	MUST(rl_step(&m, &d, &t, &k, &r, &e));
+	k.staleness = 8;
+	MUST(rl_step(&m, &d, &t, &k, &r2, &e));
+	ok(r.roll.tail > 0 && r2.roll.decode < r.roll.decode,
+	   "staleness 8: no drain, a shorter decode than one step ahead");
+	k.staleness = -1;
+	ok(rl_step(&m, &d, &t, &k, &r2, &e) == GP_EINVAL &&
+	   strstr(e.msg, "staleness"), "a negative staleness refused");
+	k.staleness = 0;
+	k.response = c.response;
+	MUST(rl_step(&m, &d, &t, &k, &r2, &e));
 	/* Separate pools: the framework's work runs in the training pool's
 	 * loop, so with the pools waiting for each other it adds whole. */
 	k.step_overhead = 5.0;

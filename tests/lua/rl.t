@@ -335,6 +335,21 @@ t.raises(function() gp.rl(copy(base, { rollout_gpus = 8 })) end,
          "rollout_gpus 8 leaves none of the 8 GPUs to train", "no trainers", true)
 t.raises(function() gp.rl(copy(base, { staleness = 1 })) end,
          "staleness applies to separate pools", "staleness when colocated", true)
+for _, bad in ipairs { 2.5, -1, 1025 } do
+  t.raises(function() gp.rl(copy(base, { rollout_gpus = 4, staleness = bad })) end,
+           "staleness must be a whole number 0..1024 (got " .. tostring(bad) .. ")",
+           "staleness " .. tostring(bad) .. " refused", true)
+end
+-- Eight steps ahead on separate pools: the engines never drain (no tail),
+-- so the rollout is no longer than one step ahead's, which drains each
+-- engine's exponential lengths to their longest.
+do
+  local one = gp.rl(copy(base, { rollout_gpus = 4, staleness = 1 }))
+  local eight = gp.rl(copy(base, { rollout_gpus = 4, staleness = 8 }))
+  t.is(eight.rollout.tail, 0, "staleness 8: no drain")
+  t.ok(eight.rollout.decode < one.rollout.decode and one.rollout.tail > 0,
+       "staleness 8: a shorter decode than one step ahead's, which drains")
+end
 t.raises(function() gp.rl(copy(base, { global_batch = 100 })) end,
          "not a whole number of mini-batches of 100", "mini-batch must divide", true)
 t.raises(function() gp.rl(copy(base, { tokens = 1e9 })) end, "rl: tokens:",
