@@ -174,6 +174,18 @@ local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)
 t.is(opts.sync_tp_first, nil, "no source.version: the later refit")
+-- An fp8 case's cast scales (workload.fp8_scaling, NeMo RL's fp8_cfg
+-- fp8_recipe "blockwise": block) reach gp.rl; absent, gp.rl's default.
+local f8 = copy(base)
+f8.workload.precision = "fp8"
+f8.workload.fp8_scaling = "block"
+predict(f8, cat)
+t.is(opts.fp8_scaling, "block", "workload.fp8_scaling block reaches gp.rl")
+local f8d = copy(base)
+f8d.workload.precision = "fp8"
+predict(f8d, cat)
+t.is(opts.fp8_scaling, nil, "no workload.fp8_scaling: gp.rl's default")
+
 -- The case reader refuses a version that is not a release, naming the
 -- case and the field; "0.3" (major.minor) is one.
 local validate = require "gpuplan.validate"
