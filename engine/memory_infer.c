@@ -23,6 +23,8 @@ typedef struct mem_infer_parts {
 	double workspace;    /* one forward of T tokens + seqs logits rows */
 	double ws_token;     /* workspace bytes per token of the forward */
 	double ws_seq;       /* fp32 logits bytes per sequence sampled */
+	double ws_moe;       /* fused-MoE cache bytes per token beyond
+			      * ws_token's, up to MOE_CHUNK_TOKENS tokens */
 	double T;            /* tokens of the forward the workspace holds */
 	double T_cap;        /* the engine's token budget: chunk_tokens, or
 			      * 8192 when the caller gave none */
@@ -85,6 +87,18 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
 		L_s / m->layers;
 }
 
+/* The tokens one fused-MoE call sizes its caches for: vLLM's
+ * VLLM_FUSED_MOE_CHUNK_SIZE, os.getenv("VLLM_FUSED_MOE_CHUNK_SIZE",
+ * str(16 * 1024)) in vllm/envs.py (32768 and 64 * 1024 in earlier
+ * releases) -- beyond the 8192-16384-token budgets engines run. */
+#define MOE_CHUNK_TOKENS 16384.0
+
+/* The workspace of a forward of T tokens, without the logits rows. */
+static double ws_tokens(const mem_infer_parts *ip, double T)
+{
+	return T * ip->ws_token + fmin(T, MOE_CHUNK_TOKENS) * ip->ws_moe;
+}
+
 /* The serving replica's per-GPU parts.  gpuplan once sized inference twice
  * (here and in infer.c) and the two disagreed; this is now the one rule,
  * and for each term the better-founded of the two was kept:
@@ -103,7 +117,21 @@ static double kv_seq(const gp_model *m, const gp_infer_cfg *c, double ctx,
  *    the fp32 logits of every sequence sampled in the step (vLLM's and
  *    TensorRT-LLM's samplers take fp32 logits).  infer.c's 4h + 3f
  *    counted K and V at full width and left attention unsplit by TP and
- *    the logits out; its shared-expert term is kept.
+ *    the logits out; its shared-expert term is kept.  An MoE layer's
+ *    routed experts write each token's top_k outputs at the full hidden
+ *    width before they are summed: vLLM's fused_experts_impl
+ *    (vllm/model_executor/layers/fused_moe/fused_moe.py, v0.8-v0.11)
+ *    allocates cache13 = M x top_k x max(N, K) for the gate/up output
+ *    (N = w13's rows, 2I/tp gated) and then the down output (K = the
+ *    hidden width) -- "We can reuse the memory between these because
+ *    by the time we need cache3, we're done with cache1" -- and
+ *    intermediate_cache2 = M x top_k x N/2 "separate ... since it's used
+ *    concurrently with cache1", M = min(tokens, MOE_CHUNK_TOKENS).  3f/tp
+ *    counts top_k x (N + N/2) of it; a hidden wider than N adds top_k x
+ *    (K - N) a token (DeepSeek-V3 at TP 32: 8 x (7168 - 128), 0.92 GB at
+ *    8192 tokens).  vLLM's modular-kernel experts size cache2's
+ *    buffer max(N/2, K) wide as well (workspace_shapes: workspace1 =
+ *    (M, topk, max(N // 2, K))); the smaller is priced.
  *  - T: a serving engine reserves activations for its whole token budget
  *    at start-up, whatever the load (vLLM's profile run is a dummy
  *    forward of max_num_batched_tokens; TensorRT-LLM sizes its buffers
@@ -151,7 +179,13 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 		(w.q + w.k + w.v + w.o + (m->ffn_gated ? 3.0 : 2.0) * f) /
 		tp);
 	ip->ws_seq = (double)m->vocab * 4.0 / tp;
-	ip->workspace = ip->T * ip->ws_token + c->seqs * ip->ws_seq;
+	ip->ws_moe = 0.0;
+	if (m->moe.experts > 0 && m->moe.top_k > 0) {
+		double n = (m->ffn_gated ? 2.0 : 1.0) * w.expert_f / tp;
+
+		ip->ws_moe = A * m->moe.top_k * fmax(0.0, m->hidden - n);
+	}
+	ip->workspace = ws_tokens(ip, ip->T) + c->seqs * ip->ws_seq;
 	return GP_OK;
 }
 
@@ -203,7 +237,7 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	 * KVCacheManager pool, llama.cpp's context cache, LitGPT's
 	 * set_kv_cache) -- wastes nothing; the churn of the transient
 	 * activations (the workspace) does. */
-	placed = ip.weights + (1.0 + r->frag) * ip.T_cap * ip.ws_token;
+	placed = ip.weights + (1.0 + r->frag) * ws_tokens(&ip, ip.T_cap);
 	serve_reserve(c, capacity, r, placed, &rr);
 	mem_finish(out, capacity, &rr, ip.weights + out->bytes[GP_MEM_KV]);
 
@@ -213,13 +247,15 @@ int mem_infer(const gp_model *m, const gp_infer_cfg *c, double capacity,
 	 * n ctx tokens when n sequences are fewer (the second case is
 	 * solved exactly: workspace linear in n). */
 	per = out->kv_per_seq + (1.0 + rr.frag) * ip.ws_seq;
-	free_b = out->usable - ip.weights - (1.0 + rr.frag) * ip.T_cap *
-		ip.ws_token;
+	free_b = out->usable - ip.weights - (1.0 + rr.frag) *
+		ws_tokens(&ip, ip.T_cap);
 	out->kv_room = free_b > 0 ? free_b : 0;
 	n = per > 0 && free_b > 0 ? floor(free_b / per) : 0;
 	if (c->chunk_tokens <= 0 && n * c->ctx < ip.T_cap) {
 		double lin = out->usable - ip.weights;
-		double per2 = per + (1.0 + rr.frag) * c->ctx * ip.ws_token;
+		/* n ctx < T_cap = 8192 tokens, within one MoE chunk */
+		double per2 = per + (1.0 + rr.frag) * c->ctx *
+			(ip.ws_token + ip.ws_moe);
 
 		n = per2 > 0 && lin > 0 ? floor(lin / per2) : 0;
 	}

@@ -46,6 +46,29 @@ static gp_model llama2_7b(void)
 	return m;
 }
 
+/* The workspace's growth over the 8192 tokens up to 16384 less its growth
+ * over the 8192 after: what a fused-MoE cache adds a token up to its
+ * 16384-token chunk, x 8192 (one sequence of 1024, TP tp). */
+static double moe_ws_bend(const gp_model *m, int tp, const gp_mem_reserve *rs)
+{
+	gp_infer_cfg ic;
+	gp_mem_result r[3];
+	gp_error err;
+	int i;
+
+	memset(&ic, 0, sizeof ic);
+	ic.seqs = 1;
+	ic.ctx = 1024;
+	ic.tp = tp;
+	for (i = 0; i < 3; i++) {
+		ic.chunk_tokens = 8192.0 * (i + 1);
+		if (mem_infer(m, &ic, 80e9, rs, &r[i], &err) != GP_OK)
+			return -1.0;
+	}
+	return (r[1].bytes[GP_MEM_WORKSPACE] - r[0].bytes[GP_MEM_WORKSPACE]) -
+		(r[2].bytes[GP_MEM_WORKSPACE] - r[1].bytes[GP_MEM_WORKSPACE]);
+}
+
 /* BLOOM-176B (BigScience tr11-176B-ml): 70 layers, h 14336, 112 heads,
  * GeLU MLP of 4h, LayerNorm with biases, vocab 250880, tied. */
 static gp_model bloom176(void)
@@ -153,7 +176,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(162);
+	plan(164);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -704,6 +727,29 @@ int main(void)
 	 * this function). */
 	is_int(r.cpu_layers, 23, "7B on 6 GB: 23 layers on the CPU");
 	ok(r.fits, "... and the rest fits");
+
+	/* An MoE layer's fused experts (vLLM's fused_experts_impl): the
+	 * down projection's output, top_k x the hidden width a token,
+	 * shares its cache with the gate/up output (N = 2 x 14336 / tp
+	 * wide) and adds top_k x (h - N) where the hidden is wider, up to
+	 * a 16384-token chunk.  Mixtral-like (h 4096, 8 experts of 14336,
+	 * top 2) at TP 8: N = 3584, 2 x (4096 - 3584) x 2 B = 2048 B a
+	 * token; the workspace grows by (ws_token + 2048) a token up to
+	 * 16384 tokens and by ws_token beyond, so the two 8192-token
+	 * steps differ by 8192 x 2048 = 16777216 B (exact).  At TP 2, N =
+	 * 14336 > h: nothing added, the steps equal. */
+	{
+		gp_model mx = llama2_7b();
+
+		mx.kv_heads = 8;
+		mx.moe.experts = 8;
+		mx.moe.top_k = 2;
+		mx.moe.ffn_hidden = 14336;
+		is_num(moe_ws_bend(&mx, 8, &rs), 16777216.0, 1e-12,
+		       "fused MoE at TP 8: top_k x (h - N) a token, to the chunk");
+		is_num(moe_ws_bend(&mx, 2, &rs), 0.0, 1e-12,
+		       "at TP 2 the gate/up output is wider: none");
+	}
 
 	/* --- framework behaviour (stack profiles) --- */
 	/* LitGPT fused QKV, MHA (Llama 2 7B, full training, flash, s 1304,
