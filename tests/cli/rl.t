@@ -171,4 +171,18 @@ like($o, qr/^throughput \(if it fit\): /m, 'throughput labelled');
 like($o, qr/^cost \(if it fit\): /m, 'cost labelled');
 like($o, qr/^run \(if it fit\): 10 steps/m, 'run labelled');
 
+# An engine over two hosts (TP 16 on 16 H100s) charged its executor's
+# cross-host round trip: the rollout line says what a step carries.
+($c, $o, $e) = run_gp('rl', 'llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--rollout-tp', '16', '--zero', '3', '--prompts', '64', '--group', '8',
+                      '--prompt-len', '512', '--response-len', '2048',
+                      '--engine-xhost-step', '0.00156');
+is($c, 0, 'engine-xhost-step exits 0');
+like($o, qr/the engine's host work [\d.]+ s, 1\.56 ms a step of it the executor's across hosts,/,
+     'the rollout line names the cross-host round trip');
+($c, $o, $e) = run_gp('rl', 'llama3.1-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--rollout-tp', '8', '--zero', '3', '--prompts', '64', '--group', '8',
+                      '--prompt-len', '512', '--response-len', '2048',
+                      '--engine-xhost-step', '0.00156');
+unlike($o, qr/across hosts/, 'an engine within a host: not named');
 done_testing();

@@ -83,7 +83,9 @@ local function write_lines(r, noroll, iff)
     ro.prefill, (ro.prefill_stall or 1) > 1 and string.format(" (DP attention: the prompts "
       .. "admitted while it decodes take %.2fx their own, every rank waiting for each rank's)",
       ro.prefill_stall) or "", ro.decode, ro.steps, ro.mean_batch, ro.tail, ro.longest, ro.itl_first * 1e3,
-    ro.itl_last * 1e3, ro.host, r.async_scheduling and " (overlapped)" or "", ro.sampler,
+    ro.itl_last * 1e3, ro.host, (r.async_scheduling and " (overlapped)" or "")
+      .. ((r.engine_xhost_step or 0) > 0 and string.format(", %.2f ms a step of it the "
+        .. "executor's across hosts", r.engine_xhost_step * 1e3) or ""), ro.sampler,
     ro.post > 0 and string.format("; then the framework's handling of its tokens %.2f s",
       ro.post) or ""))
   io.write(string.format("throughput%s: %s, %s, %.0f per GPU, %.0f generated tokens/s\n", iff,
