@@ -421,7 +421,8 @@ typedef struct rl_result {
  * responses), 1 an engine decodes its own samples to their longest,
  * a >= 2 the prompts of a steps are in flight, so the engine's queue
  * never empties and the step's samples decode at the running batch with
- * no drain (continuous batching).  Every decode step also samples with
+ * no drain (continuous batching), or, when longer, their drain alone
+ * over a (rollout.c roll_alone: a step's batch has a steps to end).  Every decode step also samples with
  * temperature and returns each sampled token's log-probability, which RL
  * needs (see rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
  * not fit (why holds 160 bytes); GP_EINVAL for bad input. */

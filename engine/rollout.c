@@ -678,6 +678,42 @@ static int roll_decode(rollctx *r, const infer_cfg *roll, double n,
 	return r->bad ? GP_EINVAL : GP_OK;
 }
 
+/* The latency bound a >= 2 steps ahead: a step's batch is dispatched
+ * once the weights a steps before its target have landed (the
+ * collector generates from weights v only for the targets v + 1 ..
+ * v + a: _calculate_target_weights, async_utils.py at v0.6.0) and must
+ * have ended when its target's step starts, so it has a steps; sharing
+ * the engine with the other steps' samples only slows it, so it cannot
+ * end sooner than its n samples alone on the engine would drain to
+ * their longest (one step ahead's decode).  When that drain over a
+ * exceeds the steady decode in *o, the batch's tail, not the engine's
+ * throughput, sets the pace: *o becomes the drain, a step's share of
+ * it (over a). */
+static int roll_alone(rollctx *r, const infer_cfg *roll, double n,
+		      int ahead, double ctok, double held, double kvtok,
+		      double mean, rl_rollout *o)
+{
+	rl_rollout d = *o;
+	double a = ahead;
+
+	d.batch = roll_batch(r, roll, n, ctok, held);
+	d.queued = d.batch < n;
+	if (roll_decode(r, roll, n, n, d.batch, ctok, held, kvtok,
+			o->kv_budget, mean, &d))
+		return GP_EINVAL;
+	if (!(d.decode / a > o->decode))
+		return GP_OK;
+	d.decode /= a;
+	d.host /= a;
+	d.sampler /= a;
+	d.steps /= a;
+	d.tail /= a;
+	d.preempted /= a;
+	d.recompute /= a;
+	*o = d;
+	return GP_OK;
+}
+
 /* ---- static batches ------------------------------------------------- */
 
 /* DeepSpeed-Chat generates with the actor's own weights (its hybrid
@@ -935,11 +971,12 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		o->longest = rl_lenx_longest(&r.len, n);
 		roll_steady(&r, n, B, held, kvtok, o->kv_budget, resp->mean,
 			    o);
-		if (r.bad)
+		if (r.bad || roll_alone(&r, roll, n, ahead, ctok, held,
+					kvtok, resp->mean, o))
 			return GP_EINVAL;
 		if (r.dp)
 			dp_stall(&r, roll, n, o);
-		o->mean_batch = B;
+		o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;
 		o->gen_tokens_per_s = N * resp->mean / (o->prefill +
 							o->decode);
 		return GP_OK;
