@@ -757,6 +757,37 @@ static void layer_params(const tenv *e, const train_lkey *k, int moe,
 	}
 }
 
+/* Copies of a token the flex dispatcher sends: one per EP rank holding
+ * any of its top_k experts, where the alltoall dispatcher sends one per
+ * expert ("For dropless training, output size is static (num_tokens *
+ * topk)", token_dispatcher.py at Megatron-Bridge 25.11's pin).  HybridEP
+ * sizes a rank's receive buffer for every source token once ("The
+ * maximum token count assumes all tokens could be routed to a single
+ * expert: max_num_of_tokens = max_num_of_tokens_per_rank x
+ * num_of_ranks_per_node x num_of_nodes", token_buffer max_tokens x
+ * hidden_dim; DeepEP hybrid-ep docs/Hybrid-EP_Implementation.md 4.2) and
+ * permutes to the local experts after the transfer, as DeepEP's normal
+ * dispatch sends a token to each rank in is_token_in_rank (serve_a2a.c
+ * prices inference's the same way).  With experts e spread evenly, e / ep
+ * a rank, and a token's k distinct experts uniform among them, a rank
+ * holds none of them with probability C(e - e/ep, k) / C(e, k) =
+ * prod_{i<k} (e - e/ep - i) / (e - i); the token reaches ep (1 - that)
+ * ranks: 5.34 of Qwen3-30B-A3B's 8 picks at EP 8 (128 experts, 16 a
+ * rank), 7.27 of DeepSeek-V3's 8 at EP 32, and k when every expert has a
+ * rank of its own.  The count covers NVLink and the NICs alike: HybridEP
+ * also sends a token once per remote node, a saving this does not take. */
+static double flex_ranks(double experts, double k, double ep)
+{
+	double el = experts / ep, miss = 1.0;
+	int i;
+
+	if (!(experts > 0) || !(k > 0) || ep <= 1.0 || k > experts)
+		return k;
+	for (i = 0; i < (int)k; i++)
+		miss *= fmax(0.0, experts - el - i) / (experts - i);
+	return ep * (1.0 - miss);
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -823,7 +854,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		double cf = k->capacity_factor > 0 ?
 			k->capacity_factor : 1.0;
 		double sk = k->skew > 1.0 ? k->skew : 1.0;
-		double disp = k->Tn * topk * cf * sk * h * 2.0, a2a, gs = 0;
+		double copies = k->ep_flex && k->ep > 1 ?
+			flex_ranks(m->moe.experts, topk, k->ep) : topk;
+		double disp = k->Tn * copies * cf * sk * h * 2.0, a2a, gs = 0;
 
 		a2a = k->ep > 1 ?
 			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;

@@ -852,7 +852,8 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "alltoall (each token's top_k copies sent to their experts' ranks and back), "
     .. "allgather (every rank gathers the EP group's tokens once each, the outputs "
     .. "reduce-scattered back) or flex (DeepEP's or HybridEP's fused kernels: the "
-    .. "permute, the all-to-all and the experts' sort in one call each way)",
+    .. "permute, the all-to-all and the experts' sort in one call each way, each token "
+    .. "sent once to each rank holding any of its experts)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
 opt { name = "moe_balance", type = "string", metavar = "B", commands = "train plan rl",
   value = "balanced", kind = "enum", values = { "balanced", "none" },

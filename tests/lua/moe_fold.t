@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(26)
+t.plan(28)
 
 local function job(over)
   local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
@@ -146,7 +146,7 @@ t.like(not okd and tostring(ed) or "", "moe_dispatcher must be alltoall, allgath
 -- so the forward shrinks by exactly (32 - 18) x 24.84 us = 347.76 us
 -- (1e-9: the same sums): the alltoall's wait plus its own permute
 -- kernels (moe_permute, GPU work the host's launches cover; flex has
--- none) against flex's wait.  The all-to-all moves the same bytes.
+-- none) against flex's wait.
 local function op(r, name)
   for _, o in ipairs(r.ops) do if o.name == name then return o end end
 end
@@ -157,5 +157,28 @@ local flex = gp.train(t.with(bj, { moe_dispatcher = "flex" }))
 t.near(op(a2a, "host_wait").fwd + op(a2a, "moe_permute").fwd - op(flex, "host_wait").fwd,
        14 * 24.84e-6, 1e-9,
        "flex: 14 fewer host launches per MoE layer forward")
-t.near(part(flex, "ep_comm").seconds, part(a2a, "ep_comm").seconds, 1e-12,
-       "flex: the same all-to-all bytes")
+-- The all-to-alls: 64 micro-batches (512 / 8) x 48 layers x 2 passes x
+-- (dispatch + combine) of what gp.comm prices on the node's 8 GPUs.  The
+-- alltoall dispatcher sends each of a GPU's 4096 tokens once per expert,
+-- 8 copies of 2048 bf16 elements; the flex one once per rank holding any
+-- of its experts (engine/train_layer.c flex_ranks; HybridEP's receive
+-- buffer holds each source token once): 16 of the 128 experts a rank, so
+-- a rank misses all 8 picks with probability prod_{i<8} (112 - i) /
+-- (128 - i) = 0.33258 and a token reaches 8 x (1 - 0.33258) = 5.3394
+-- ranks (1e-12: the same collectives).
+local function a2a_s(copies)
+  return 64 * 48 * 4 * gp.comm { op = "all_to_all", bytes = 4096 * copies * 2048 * 2,
+                                 gpus = 8, system = "dgx-b200" }.time
+end
+local miss = 1
+for i = 0, 7 do miss = miss * (112 - i) / (128 - i) end
+t.near(part(a2a, "ep_comm").seconds, a2a_s(8), 1e-12, "alltoall: a copy per expert")
+t.near(part(flex, "ep_comm").seconds, a2a_s(8 * (1 - miss)), 1e-12,
+       "flex: a copy per rank reached, 5.34 of the 8")
+-- Mixtral-8x7B at EP 8 holds one expert a rank: a token's 2 experts sit
+-- on 2 ranks, 8 x (1 - 7/8 x 6/7) = 2 copies either way (1e-12).
+local mj = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, ep = 8, method = "pretrain",
+             seq = 4096, global_batch = 64 }
+t.near(part(gp.train(t.with(mj, { moe_dispatcher = "flex" })), "ep_comm").seconds,
+       part(gp.train(mj), "ep_comm").seconds, 1e-12,
+       "flex: one expert a rank, nothing to spare")
