@@ -110,6 +110,10 @@ typedef struct train_cfg {
 	int causal_flops;        /* model FLOPs count causal attention at
 				  * half (0: the full s^2 of Megatron's and
 				  * PaLM's formulas) */
+	int unfused_loss;        /* the loss as Megatron-Core's unfused
+				  * vocab-parallel cross-entropy
+				  * (cross_entropy_loss_fusion off;
+				  * train_layer.c train_ends_costs) */
 	double attn_seq;         /* the keys a token's own sequence holds,
 				  * token-weighted, when a micro-batch packs
 				  * sequences of unequal lengths (each
@@ -290,6 +294,7 @@ typedef struct train_lkey {
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
+	int unfused_loss;        /* train_cfg's */
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;
 	unsigned lora_targets;

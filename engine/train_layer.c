@@ -919,7 +919,17 @@ void train_layer_costs(tenv *e, const train_lkey *k, int moe,
  * (read and write fp32) and nll_loss; backward nll's zero-filled
  * gradient, log_softmax's backward (read two fp32, write one) and the
  * cast back: 14 and 22 B per logit beyond the GEMM's own, where a fused
- * loss moves 10 and 6; the final RMSNorm as the layers' (above). */
+ * loss moves 10 and 6; the final RMSNorm as the layers' (above).
+ * Megatron-Core's unfused vocab-parallel cross-entropy (unfused_loss;
+ * tensor_parallel/cross_entropy.py at core_r0.8.0, taken when
+ * cross_entropy_loss_fusion is off, its default there): forward
+ * "vocab_parallel_logits.float()" (read A, write 4), "torch.max(...,
+ * dim=-1)" (read 4), "vocab_parallel_logits -= logits_max" (read and
+ * write 4), "torch.exp(vocab_parallel_logits, out=exp_logits)" (read and
+ * write 4), "exp_logits.sum(dim=-1)" (read 4), "exp_logits.div_(...)"
+ * (read and write 4): A + 36 B a logit; backward "grad_input.mul_(
+ * grad_output...)" (read and write 4) and the float() cast's gradient
+ * back to 16 bits (read 4, write A): A + 12 B. */
 void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 {
 	const gp_model *m = e->m;
@@ -934,6 +944,10 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	/* The loss over the logits and the final norm, forward and back. */
 	loss_f = t_mem(e, k->half, lv * (k->A + 8.0));
 	loss_b = t_mem(e, k->half, lv * (4.0 + k->A));
+	if (k->unfused_loss && !k->eager) {
+		loss_f = t_mem(e, k->half, lv * (k->A + 36.0));
+		loss_b = t_mem(e, k->half, lv * (k->A + 12.0));
+	}
 	norm_f = t_mem(e, k->half, 2.0 * el * k->A);
 	norm_b = t_mem(e, k->half, 3.0 * el * k->A);
 	if (k->eager) {

@@ -902,6 +902,12 @@ opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train pl
   suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
+opt { name = "unfused_loss", type = "flag", commands = "train plan",
+  help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "
+    .. "(cross_entropy_loss_fusion off, its default at core_r0.8.0): fp32 logits, "
+    .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
+    .. "back where a fused loss moves A + 8 and A + 4",
+  suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
   default = "the arch's",
   help = "fa2|fa3|fa4|cudnn|triton",

@@ -23,6 +23,8 @@
 --   ep_overlap    booleans; defaults by stack (see OVERLAPS)
 --   causal_flops  count causal attention at half in model FLOPs (default
 --                 false: Megatron's and PaLM's full s^2)
+--   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
+--                 cross-entropy (default false: a fused loss kernel)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf stack
 --   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton (default
@@ -223,7 +225,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "scaling", table.unpack(M.OVERLAP_KEYS) }
+  local flags = { "causal_flops", "unfused_loss", "scaling", table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
       fail("train: %s must be a boolean (got %s)", k, type(o[k]))
@@ -245,6 +247,7 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
+  cfg.unfused_loss = o.unfused_loss == true
   -- Two-valued choices: nil (the default, a) or a or b; true when b.
   local function either(key, a, b)
     local x = o[key]

@@ -23,6 +23,9 @@ local FRAMEWORKS = {
   { "nemo", "nemo" },
   { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
   { "llama 3 herd", "llama3" }, { "torchtitan", "torchtitan" },
+  -- Megatron-Core's own runs (Megatron-LM's README since core_r0.8.0)
+  -- before the 2021-22 papers' Megatron-LM.
+  { "megatron%-core", "megatron-core" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
   -- Last: a run whose source names DeepSpeed and none of the stacks above
   -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
@@ -116,6 +119,31 @@ local PROFILES = {
     -- fp16 keeps fp16 main grads and all-reduces them in fp16
     -- (arguments.py: accumulate_allreduce_grads_in_fp32 only for bf16).
     { "grad_reduce", "fp16", "fp16 grads all-reduced in fp16", fp16 },
+  },
+  -- Megatron-Core as Megatron-LM's pretrain_gpt.py runs it at core_r0.8.0
+  -- (megatron/training/arguments.py) with the flags the README's H100
+  -- scaling runs name: "--overlap-grad-reduce --overlap-param-gather",
+  -- "--tp-comm-overlap" and pipeline communication overlapped "(enabled
+  -- by default)".
+  ["megatron-core"] = {
+    { "stack", "megatron", "Megatron-Core" },
+    -- '--transformer-impl', default='transformer_engine': TE's
+    -- DotProductAttention, cuDNN fused attention on sm90.
+    { "flash", true, "--transformer-impl transformer_engine (the default): TE fused attention" },
+    { "dropout", true, "--hidden-dropout / --attention-dropout default 0.1" },
+    { "recompute", "none", "--recompute-granularity default None" },
+    { "overlap_grad_reduce", true, "--overlap-grad-reduce" },
+    { "overlap_param_gather", true, "--overlap-param-gather (distributed optimizer)" },
+    { "tp_overlap", true, "--tp-comm-overlap (needs sequence parallelism)", tp2 },
+    { "overlap_p2p", true, "pipeline communication overlapped (enabled by default)",
+      function(o) return (o.pp or 1) > 1 end },
+    -- arguments.py: "accumulate and all-reduce gradients in fp32 for
+    -- bfloat16 data type".
+    { "grad_reduce", "fp32", "bf16: gradients accumulated and reduced in fp32",
+      function(o) return o.precision == "bf16" end },
+    -- model_parallel_config.py "cross_entropy_loss_fusion: bool = False",
+    -- '--cross-entropy-loss-fusion' store_true: the runs name no such flag.
+    { "unfused_loss", true, "cross_entropy_loss_fusion off (its default)" },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
