@@ -40,8 +40,8 @@
  * P2P=Disabled" vs "Bidirectional P2P=Disabled Bandwidth Matrix",
  * p2pBandwidthLatencyTest on the host GENOA-05, nccl-tests#287), so each
  * direction of a ring runs at about half the link's achievable rate (21.5
- * of 38.5 GB/s a direction: 0.56).  The hop latency doubles: a write to host memory and a
- * read back, two PCIe crossings in series. */
+ * of 38.5 GB/s a direction: 0.56).  The hop latency doubles: a write to
+ * host memory and a read back, two PCIe crossings in series. */
 #define HOST_STAGED_BW 0.5
 #define HOST_STAGED_LAT 2.0
 

@@ -865,7 +865,8 @@ static void dp_stall(const rollctx *r, const infer_cfg *roll, double n,
 
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, int dp_attention,
-		    const rl_engine_host *host, double static_batch, const rl_lengths *resp,
+		    const rl_engine_host *host, double static_batch,
+		    const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
 		    double engines, int ahead, double cap, rl_rollout *o,
 		    char *why, gp_error *err)

@@ -126,6 +126,13 @@ static int bad(double x)
 #define ROOF_MAX_WORK 1e30
 #define ROOF_MAX_DIM 1e15
 
+/* A per-precision fraction (achievable.gemm, achievable.stream): 0 (not
+ * given) or in [ROOF_MIN_FRAC, 1]. */
+static int bad_frac(double x)
+{
+	return bad(x) || x > 1.0 || (x != 0.0 && x < ROOF_MIN_FRAC);
+}
+
 int roof_device_check(const roof_device *d, gp_error *err)
 {
 	int i, any = 0;
@@ -142,15 +149,11 @@ int roof_device_check(const roof_device *d, gp_error *err)
 			               "%g..%g FLOP/s (got %g)", nm,
 			               ROOF_MIN_RATE, ROOF_MAX_RATE,
 			               d->peak[i]);
-		if (bad(d->gemm_frac[i]) || d->gemm_frac[i] > 1.0 ||
-		    (d->gemm_frac[i] != 0.0 &&
-		     d->gemm_frac[i] < ROOF_MIN_FRAC))
+		if (bad_frac(d->gemm_frac[i]))
 			return gp_fail(err, "device achievable.gemm.%s must be"
 			               " 0 or in [%g, 1] (got %g)", nm,
 			               ROOF_MIN_FRAC, d->gemm_frac[i]);
-		if (bad(d->stream_frac[i]) || d->stream_frac[i] > 1.0 ||
-		    (d->stream_frac[i] != 0.0 &&
-		     d->stream_frac[i] < ROOF_MIN_FRAC))
+		if (bad_frac(d->stream_frac[i]))
 			return gp_fail(err, "device achievable.stream.%s must "
 			               "be 0 or in [%g, 1] (got %g)", nm,
 			               ROOF_MIN_FRAC, d->stream_frac[i]);
