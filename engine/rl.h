@@ -410,22 +410,23 @@ typedef struct rl_result {
  * GPUs (roll: one engine's infer_cfg; its gpus, input, output, batch and
  * capacity are set here; ep: 1, its experts sliced by its TP, or
  * roll->tp with pp 1, each expert whole on one GPU and every step the
- * serving model's MoE step, serve_step_time), each GPU with cap bytes for the engine's
- * weights, workspace and KV cache; host: the engine's host work per step
- * (NULL: none); resp prepared (rl_lengths_prepare); static_batch >= 1:
- * the engine generates static batches
- * of that many sequences, each decoded at the full batch until the
- * longest of all those generated together ends (Hugging Face generate,
- * DeepSpeed-Chat's hybrid engine), else 0: continuous batching (vLLM);
- * ahead: 0 the step waits for every engine (its longest of all the
- * responses), 1 an engine decodes its own samples to their longest,
- * a >= 2 the prompts of a steps are in flight, so the engine's queue
- * never empties and the step's samples decode at the running batch with
- * no drain (continuous batching), or, when longer, their drain alone
- * over a (rollout.c roll_alone: a step's batch has a steps to end).  Every decode step also samples with
- * temperature and returns each sampled token's log-probability, which RL
- * needs (see rollout.c).  GP_OK with *o filled and why[] empty, or naming what does
- * not fit (why holds 160 bytes); GP_EINVAL for bad input. */
+ * serving model's MoE step, serve_step_time), each GPU with cap bytes
+ * for the engine's weights, workspace and KV cache; host: the engine's
+ * host work per step (NULL: none); resp prepared (rl_lengths_prepare);
+ * static_batch >= 1: the engine generates static batches of that many
+ * sequences, each decoded at the full batch until the longest of all
+ * those generated together ends (Hugging Face generate, DeepSpeed-Chat's
+ * hybrid engine), else 0: continuous batching (vLLM); ahead: 0 the step
+ * waits for every engine (its longest of all the responses), 1 an engine
+ * decodes its own samples to their longest, a >= 2 the prompts of a
+ * steps are in flight, so the engine's queue never empties and the
+ * step's samples decode at the running batch with no drain (continuous
+ * batching), or, when longer, their drain alone over a (rollout.c
+ * roll_alone: a step's batch has a steps to end).  Every decode step
+ * also samples with temperature and returns each sampled token's
+ * log-probability, which RL needs (see rollout.c).  GP_OK with *o filled
+ * and why[] empty, or naming what does not fit (why holds 160 bytes);
+ * GP_EINVAL for bad input. */
 int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const infer_cfg *roll, int ep, int dp_attention,
 		    const rl_engine_host *host,

@@ -281,7 +281,9 @@ local function count_arg(a, k)
   if v == nil then return nil end
   if math.type(v) ~= "integer" then
     v = type(v) == "number" and v == math.floor(v) and math.tointeger(v) or nil
-    if not v then error("comm: " .. k .. " must be an integer (got " .. tostring(a[k]) .. ")", 4) end
+    -- a string shown as one: "8" would read as the integer it is not
+    local got = type(a[k]) == "string" and string.format("string %q", a[k]) or tostring(a[k])
+    if not v then error("comm: " .. k .. " must be an integer (got " .. got .. ")", 4) end
   end
   if v < 1 then error("comm: " .. k .. " must be >= 1 (got " .. tostring(a[k]) .. ")", 4) end
   if v > 2 ^ 24 then

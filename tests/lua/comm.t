@@ -285,6 +285,10 @@ do
   t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
     gpus_per_thread = 1.5 } end, "comm: gpus_per_thread must be an integer (got 1.5)",
     "a fractional count is refused", true)
+  -- A count given as a string is shown as one, not as the integer it reads as.
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
+    gpus_per_thread = "2" } end, 'comm: gpus_per_thread must be an integer (got string "2")',
+    "a string count is refused, shown quoted", true)
 end
 
 -- A misspelled argument is an error naming it, not a silent default.
