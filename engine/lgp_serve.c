@@ -402,6 +402,7 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 	lgp_setnum(L, "ttft", r->ttft);
 	lgp_setnum(L, "kv_transfer", r->kv_transfer);
 	lgp_setnum(L, "prefill_share", r->prefill_share);
+	lgp_setnum(L, "prefill_experts", r->prefill_experts);
 	lgp_setnum(L, "prefill_stall", r->prefill_stall);
 	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
 	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);

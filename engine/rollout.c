@@ -55,6 +55,8 @@ typedef struct rollctx {
 			     * step priced by the serving model's MoE
 			     * step (serve_step_time) on sc and sl */
 	int dp;             /* 1: with DP attention (sl.dp_attention) */
+	double pre_routed;  /* of the last prefill step, the routed
+			     * experts' share of its time */
 	serve_cfg sc;
 	serve_layout sl;
 	rl_engine_host host;
@@ -165,6 +167,8 @@ static int eng_step(rollctx *r, double batch, double q, double ctx,
 		if (serve_step_time(r->m, r->d, &r->sc, &r->sl, SERVE_PREFILL,
 				    0, &st, r->err))
 			return GP_EINVAL;
+		r->pre_routed = st.time > 0 ? serve_step_routed(&st) /
+			st.time : 0.0;
 	}
 	/* vLLM without CUDA graphs (enforce_eager): the host's dispatch of
 	 * every op bounds the step from below, as infer_step has it. */
@@ -845,10 +849,13 @@ static int dp_memory(rollctx *r, const infer_result *ir, rl_rollout *o,
  * the decode's steps, each taking p_len / (max_num_tokens / tp) chunk
  * steps of its rank (SGLang divides the engine's chunked prefill size
  * over the DP ranks): a rank prefills in a share p = Q p_len /
- * (max_num_tokens steps) of its steps, and those prompts' prefill takes
- * serve_prefill_stall(p, tp) times its own.  The first B start together,
- * every rank prefilling at once: no stall.  Readmissions after a
- * preemption are left at their own time. */
+ * (max_num_tokens steps) of its steps, and the rank-own part of those
+ * prompts' prefill takes serve_prefill_stall(p, tp) times its own; the
+ * routed experts' part (pre_routed of the chunk step) runs every rank's
+ * tokens together and keeps its time, as in colocated serving
+ * (serve_plan.c).  The first B start together, every rank prefilling at
+ * once: no stall.  Readmissions after a preemption are left at their own
+ * time. */
 static void dp_stall(const rollctx *r, const infer_cfg *roll, double n,
 		     rl_rollout *o)
 {
@@ -860,7 +867,8 @@ static void dp_stall(const rollctx *r, const infer_cfg *roll, double n,
 	q = o->prompts * (1.0 - o->batch / n);
 	p = q * r->p / (roll->max_num_tokens * o->steps);
 	o->prefill_stall = serve_prefill_stall(p, r->ic.tp);
-	o->prefill += (o->prefill_stall - 1.0) * o->prefill * q / o->prompts;
+	o->prefill += (o->prefill_stall - 1.0) * o->prefill * q / o->prompts *
+		(1.0 - r->pre_routed);
 }
 
 int rl_rollout_step(const gp_model *m, const roof_device *d,

@@ -200,10 +200,14 @@ typedef struct serve_result {
 	double ttft;          /* s, a prefill step (+ the KV transfer) */
 	double kv_transfer;   /* s, one request's KV to the decode pool */
 	double prefill_share; /* s of a GPU per request for its prefill */
-	double prefill_stall; /* colocated: the instance's wall time for its
-	                         prompts over their own GPU time (DP
-	                         attention: the ranks wait for each other's
-	                         chunks); 1 otherwise */
+	double prefill_experts; /* of prefill_share, the routed experts'
+	                         part, which runs on every rank's tokens
+	                         together and does not stall */
+	double prefill_stall; /* colocated: the instance's wall time for the
+	                         rank-own part of its prompts (prefill_share
+	                         - prefill_experts) over their own GPU time
+	                         (DP attention: the ranks wait for each
+	                         other's chunks); 1 otherwise */
 	double tokens_per_s;  /* output tokens/s, the system */
 	double tokens_per_s_gpu;
 	double input_tokens_per_s; /* prompt tokens/s the system takes in */
@@ -279,6 +283,12 @@ double serve_accept_length(int mtp, double a);
  * Strategy: "the iteration time is dominated by the slowest rank").  1
  * for p outside (0, 1) or N <= 1. */
 double serve_prefill_stall(double p, double N);
+
+/* Seconds of step st's routed-expert operators (its experts_ rows: the
+ * permutation, the up and down grouped GEMMs and their activation): the
+ * part of a step that expert parallelism runs on every rank's tokens
+ * together. */
+double serve_step_routed(const serve_step *st);
 
 /* The whole deployment: memory, batch, steps, TTFT, ITL, tokens/s and
  * cost, disaggregated or colocated (and the colocated comparison).

@@ -27,6 +27,7 @@ typedef struct dec {
 	serve_step st;        /* decode step at B */
 	serve_step pst;       /* colocated: the prefill step */
 	double accept, tpot, itl, share, tps_gpu;
+	double share_ep;      /* of share, the routed experts' part */
 } dec;
 
 typedef struct pre {
@@ -79,7 +80,14 @@ static void no_fit_mem(char *why, size_t n, const serve_mem *m,
  * 1 - (1 - p)^N, so the instance's prompts take (1 - (1 - p)^N) / p times
  * the time they would lined up: N when prompts are rare, 1 when every
  * step prefills on every rank.  TP attention prefills the same batch on
- * every rank: no stall. */
+ * every rank: no stall.  What stalls is a rank's own work -- the blog
+ * places the imbalance "within the Attention module": a rank's chunk
+ * runs its attention, its dense and shared-expert linears and its
+ * all-to-all alone -- while the routed experts run every rank's tokens
+ * together (expert parallelism): the chunk's routed tokens spread over
+ * all N GPUs' experts, the same expert work whenever it comes, so that
+ * part of a prompt (share_ep, serve_step_routed of the prefill step)
+ * costs its own time. */
 double serve_prefill_stall(double p, double N)
 {
 	if (!(p > 0.0) || p >= 1.0 || !(N > 1.0))
@@ -100,6 +108,15 @@ static double coloc_stall(const serve_cfg *c, const serve_layout *L,
 	                           c->prefill_tokens, L->tp);
 }
 
+/* GPU-seconds of the B prompts of a rank's B requests, colocated: the
+ * rank's own part stalled (coloc_stall), the routed experts' not. */
+static double prompt_cost(const serve_cfg *c, const serve_layout *L,
+                          double B, const dec *o)
+{
+	return B * ((o->share - o->share_ep) *
+	            coloc_stall(c, L, B, o->accept) + o->share_ep);
+}
+
 /* ITL a user sees at batch B. */
 static int itl_at(const gp_model *m, const roof_device *d,
                   const serve_cfg *c, const serve_layout *L, int coloc,
@@ -110,8 +127,7 @@ static int itl_at(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	*itl = st->time / o->accept;
 	if (coloc && c->base.output > 1)
-		*itl += B * o->share * coloc_stall(c, L, B, o->accept) /
-			(c->base.output - 1.0);
+		*itl += prompt_cost(c, L, B, o) / (c->base.output - 1.0);
 	return GP_OK;
 }
 
@@ -137,6 +153,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		 * the group's. */
 		o->share = o->pst.time * c->base.input / c->prefill_tokens *
 			(L->dp_attention ? 1.0 : L->tp);
+		o->share_ep = o->share * serve_step_routed(&o->pst) /
+			o->pst.time;
 	}
 	if (o->mem.max_batch < 1) {
 		no_fit_mem(o->why, sizeof o->why, &o->mem, c, "decode");
@@ -189,8 +207,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	 * comes from the prefill). */
 	steps = (c->base.output - 1.0) / o->accept;
 	o->tps_gpu = B * c->base.output /
-		((coloc ? B * o->share * coloc_stall(c, L, B, o->accept) :
-		  0.0) + steps * o->st.time +
+		((coloc ? prompt_cost(c, L, B, o) : 0.0) +
+		 steps * o->st.time +
 		 (coloc || steps > 0 ? 0.0 : o->st.time));
 	o->fits = 1;
 	return GP_OK;
@@ -276,6 +294,7 @@ static int colocated(const gp_model *m, const roof_device *d,
 	r->itl = o.itl;
 	r->ttft = o.pst.time;
 	r->prefill_share = o.share;
+	r->prefill_experts = o.share_ep;
 	r->prefill_stall = coloc_stall(c, &c->decode, o.B, o.accept);
 	r->tokens_per_s_gpu = o.tps_gpu;
 	r->tokens_per_s = o.tps_gpu * c->gpus;

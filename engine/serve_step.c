@@ -671,3 +671,13 @@ double serve_accept_length(int mtp, double a)
 	return (1.0 - pow(a, mtp + 1.0)) / (1.0 - a);
 }
 
+double serve_step_routed(const serve_step *st)
+{
+	double t = 0.0;
+	int i;
+
+	for (i = 0; i < st->nops; i++)
+		if (strncmp(st->ops[i].name, "experts_", 8) == 0)
+			t += st->ops[i].total;
+	return t;
+}

@@ -461,6 +461,7 @@ function M.result(r, model, d, s, info)
   out.pool_ratio = r.disagg and r.pool_ratio or nil
   out.kv_transfer_s = r.disagg and r.kv_transfer or nil
   out.prefill_share_s = r.prefill_share
+  out.prefill_experts_s = not r.disagg and r.prefill_experts or nil
   out.prefill_stall = not r.disagg and r.prefill_stall or nil
   out.cost_per_mtok = r.cost_per_mtok > 0 and r.cost_per_mtok or nil
   if s.price and s.price > 0 then

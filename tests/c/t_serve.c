@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(88);
+	plan(89);
 	dsv3(&m);
 	hopper(&d);
 
@@ -756,13 +756,14 @@ int main(void)
 	 * in 16384-token chunks: a rank runs a chunk in p = 32 / 1535 x
 	 * 4096 / 16384 = 0.0052117 of its steps, and some rank in
 	 * 1 - (1 - p)^32 = 0.15398 of them: the prompts cost 0.15398 /
-	 * 0.0052117 = 29.54 times their balanced time, so tokens/s per GPU
-	 * = 32 x 1536 / (32 x share x 29.54 + 1535 x step).  Exact (1e-12):
-	 * the formula's own numbers.  With TP attention every rank prefills
-	 * the same batch: factor 1. */
+	 * 0.0052117 = 29.54 times their balanced time -- their rank-own
+	 * part; the routed experts' part ex keeps its own -- so tokens/s per
+	 * GPU = 32 x 1536 / (32 x ((share - ex) x 29.54 + ex) + 1535 x
+	 * step).  Exact (1e-12): the formula's own numbers.  With TP
+	 * attention every rank prefills the same batch: factor 1. */
 	{
 		double pp = 32.0 / 1535.0 * 4096.0 / 16384.0;
-		double f = (1.0 - pow(1.0 - pp, 32.0)) / pp;
+		double f = (1.0 - pow(1.0 - pp, 32.0)) / pp, ex;
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 0;
@@ -770,8 +771,16 @@ int main(void)
 		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
 		   "colocated EP32 with DP attention, batch 32");
 		ok(fabs(f - 29.545) < 1e-3, "stall factor 29.54 (hand value)");
+		/* Only the rank-own part of a prompt stalls: the routed
+		 * experts' (the experts_ rows of the prefill step, as a
+		 * share of its time) run every rank's tokens together. */
+		ex = r.prefill_share * serve_step_routed(&r.prefill.step) /
+			r.prefill.step.time;
+		ok(ex > 0 && ex < r.prefill_share && fabs(ex -
+		   r.prefill_experts) < 1e-15, "the routed experts' part "
+		   "of a prompt: prefill_experts");
 		is_num(r.tokens_per_s_gpu, 32.0 * 1536 /
-		       (32.0 * r.prefill_share * f + 1535.0 *
+		       (32.0 * ((r.prefill_share - ex) * f + ex) + 1535.0 *
 		        r.decode.step.time), 1e-12, "DP attention: every "
 		       "rank waits for each rank's prompt chunks");
 		c.decode.dp_attention = 0;
