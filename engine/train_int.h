@@ -23,6 +23,32 @@ typedef struct train_phase phase;
  * read and write 4 bytes per weight element. */
 #define WGRAD_ACC_BYTES 8.0
 
+/* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; the
+ * recipe's reduce_phase), which DeepSpeed's engine picks for a bf16
+ * model at ZeRO 0 (engine.py _configure_optimizer: "elif
+ * self.bfloat16_enabled(): self.optimizer =
+ * self._configure_bf16_optimizer(basic_optimizer)"; at ZeRO 0 and 1 in
+ * later releases), keeps autograd's bf16 .grad and an fp32 buffer per
+ * parameter, and after every micro-batch's backward folds the one into
+ * the other: engine.backward calls "self.optimizer.backward(loss)",
+ * whose update_hp_grads runs "hp_grad.data.add_(lp.grad.data.to(
+ * hp_grad.dtype).view(hp_grad.shape))" for each parameter (the pipeline
+ * engine's _exec_backward_pass calls update_hp_grads itself on every
+ * stage but the last), on the compute stream, before the micro-batch's
+ * gradients go back.  Per trained parameter: the cast reads 2 B and
+ * writes 4, the add reads 4 + 4 and writes 4 -- 18 B a micro-batch.  Not
+ * under LoRA (the adapters' few grads) nor offload (ZeRO-Offload's
+ * optimizer instead). */
+#define BF16_HP_ACC_BYTES 18.0
+
+static inline int train_hp_acc(const train_cfg *c)
+{
+	return c->mem.recipe.reduce_phase && c->mem.lay.zero < 2 &&
+		c->mem.lora_rank == 0 && !c->mem.llm_frozen &&
+		!c->mem.offload_optimizer && !c->mem.offload_params &&
+		!c->forward_only;
+}
+
 /* Offload's links when the topology gives none: a PCIe 4.0 x16 link's
  * ~25 GB/s per direction achievable (16 GT/s x 16 lanes x 128b/130b x
  * 0.8, gpuplan.comm.pcie_bw), and host DRAM at 60 GB/s (0.8 of dual-

@@ -419,7 +419,9 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
 static void phase_key(const train_cfg *c, train_cfg *k)
 {
 	memcpy(k, c, sizeof *k);
-	k->mem.lay.zero = 0;
+	/* The stage stays the ZeRO stage's only through BF16_Optimizer's
+	 * per-micro-batch pass (train_hp_acc, stage_base). */
+	k->mem.lay.zero = train_hp_acc(c);
 	k->tp_overlap = 0;
 	k->overlap_grad_reduce = 0;
 }

@@ -225,8 +225,10 @@ static double ep_steady(const ctx *x, int k)
 
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
- * weights (zero_block adds the rest).  None of it depends on the ZeRO
- * stage or the DP overlap; of the overlaps, TP's is read here. */
+ * weights (zero_block adds the rest).  None of it depends on the DP
+ * overlap, nor on the ZeRO stage but for BF16_Optimizer's pass over the
+ * stage's gradients (train_hp_acc; phase_key keeps it apart); of the
+ * overlaps, TP's is read here. */
 static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		       const stage_rec *r, scost *s)
 {
@@ -300,6 +302,17 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->part[TRAIN_TP] += ld->head_tp;
 		s->params += (x->e.p.lm_head > 0 ? x->e.p.lm_head :
 			      (x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+	}
+	/* BF16_Optimizer folds each micro-batch's bf16 gradients into its
+	 * fp32 buffers after the backward (train_hp_acc): a memory-bound
+	 * pass over every parameter the stage holds, the tied embedding's
+	 * copy on the last stage included (DeepSpeed's pipeline keeps one
+	 * on each end). */
+	if (train_hp_acc(c)) {
+		double t = mem_time(x, BF16_HP_ACC_BYTES * s->params);
+
+		s->part[TRAIN_COMPUTE] += t;
+		s->bwd += t;
 	}
 	/* Pipeline: each of the v chunks of the stage receives its input
 	 * and sends its output forward, and the gradients back: the
