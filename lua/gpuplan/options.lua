@@ -658,6 +658,12 @@ opt { name = "staleness", type = "int", metavar = "N", commands = "rl", range = 
     .. "drains its batch to its longest response, from 2 on N steps' prompts are in "
     .. "flight and the engines never drain",
   suggest = { "off_policy", "async_steps" } }
+opt { name = "refit_drain", type = "flag", commands = "rl",
+  default = "off: the weights updated in flight, the running sequences go on",
+  help = "staleness >= 2: each refit first waits for every pending generation (NeMo RL's "
+    .. "async GRPO with in_flight_weight_updates: false, its default), so the engines drain "
+    .. "every step, as one step off",
+  suggest = { "in_flight_weight_updates", "wait_for_pending_generations" } }
 opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", methods = RL,
   default = "the actor's tp",
   help = "the rollout engine's TP (beyond a node: whole nodes, its all-reduces over the NICs)",

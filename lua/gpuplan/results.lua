@@ -269,6 +269,8 @@ field("engine_xhost_step", "s", "executor time added to each decode step of an e
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
   .. "(as given)", "rl")
+field("refit_drain", "", "each refit waits for every pending generation (as given; priced "
+  .. "as staleness 1)", "rl")
 
 -- Serving
 field("batch", "count", "sequences decoded together per replica", "infer infer_plan")

@@ -45,6 +45,9 @@
 --                 0: the pools wait for each other; s >= 2: the prompts of
 --                 s steps in flight, the engines never drain (NeMo RL's
 --                 max_trajectory_age_steps s)
+--   refit_drain   staleness >= 2: each refit waits for every pending
+--                 generation (NeMo RL without in_flight_weight_updates):
+--                 priced as staleness 1
 --   rollout_tp    the rollout engine's TP (default the actor's tp); an
 --                 engine larger than a node fills whole nodes and its
 --                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
@@ -479,6 +482,25 @@ local function pools_of(o, gpus, offload)
   end
   if staleness == nil then staleness = 1 end
   return colocated, rgpus, auto, staleness
+end
+
+-- The steps the engines run ahead (the rollout's window, engine/rl.h
+-- staleness): staleness, or 1 when each refit first waits for every
+-- pending generation.  NeMo RL's prepare_for_refit (async_utils.py at
+-- v0.6.0) skips that wait only with the async engine and
+-- in_flight_weight_updates ("Ongoing generations will continue with their
+-- current KV caches"); otherwise "Non-async engine: waiting for all pending
+-- generations to complete", so after each refit the collector starts one
+-- step's batch (the targets up to v + k already generated) and the next
+-- refit waits for it to drain: the one-step-off schedule whatever k is.
+local function window_of(o, colocated, staleness)
+  local drain = boolean("refit_drain", o.refit_drain, false)
+  if drain and (colocated or staleness < 2) then
+    fail("rl: refit_drain applies to separate pools at staleness >= 2 (got %s): a "
+      .. "refit there waits for the step's batch anyway", colocated and "colocated"
+      or "staleness " .. staleness)
+  end
+  return drain and 1 or staleness, drain
 end
 
 -- The rollout engine: vLLM (continuous batching; SGLang's is alike) or
@@ -1033,6 +1055,7 @@ run = function(o, job)
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
   local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
+  local window, refit_drain = window_of(o, colocated, staleness)
   if param_offload and not colocated then
     fail("rl: param_offload applies to one colocated pool")
   end
@@ -1069,7 +1092,7 @@ run = function(o, job)
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
-    staleness = staleness, offload_states = offload, param_offload = param_offload,
+    staleness = window, offload_states = offload, param_offload = param_offload,
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
@@ -1109,7 +1132,8 @@ run = function(o, job)
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,
     pack_tokens = pack or 0, pack_bins = r.pack_bins, logprob_pack_tokens = lp_pack or 0,
-    staleness = not colocated and staleness or nil, recompute = cfg.recompute,
+    staleness = not colocated and staleness or nil, refit_drain = refit_drain or nil,
+    recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     engine_xhost_step = xh,
     step_overhead = overhead or 0,

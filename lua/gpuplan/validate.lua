@@ -205,6 +205,7 @@ local case_schema = T.record {
     prompts = count(), group = count(), prompt_len = count(), response_len = count(),
     train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
     rollout_tp = count(), rollout_pp = count(), rollout_ep = count(), staleness = count(0),
+    refit_drain = T.boolean(),
     rollout_memory = T.number { min = 0, max = 1 },
     -- PPO's reward model (true: of the actor's shape) and critic: model
     -- records of their own, read by model_spec (one place for its fields)

@@ -102,6 +102,20 @@ for _, r in ipairs { e8, e64 } do
 end
 t.ok(e8.step_s <= e1.step_s, "more steps ahead is never slower")
 
+-- Without in-flight weight updates (refit_drain: NeMo RL's
+-- prepare_for_refit then "waiting for all pending generations to
+-- complete") each refit drains the engines and the collector starts one
+-- step's batch after it: k steps ahead is one step ahead, to the second.
+local d8 = gp.rl(with(ex, { staleness = 8, refit_drain = true }))
+t.is(d8.rollout.decode, e1.rollout.decode, "refit_drain: the rollout of one step off")
+t.is(d8.step_s, e1.step_s, "refit_drain: the step of one step off")
+t.ok(d8.refit_drain and d8.staleness == 8, "the result says staleness 8, refits draining")
+t.raises(function() gp.rl(with(ex, { staleness = 1, refit_drain = true })) end,
+         "refit_drain applies to separate pools at staleness >= 2 (got staleness 1)",
+         "refit_drain at staleness 1 refused", true)
+t.raises(function() gp.rl(with(ex, { staleness = 8, refit_drain = 1 })) end,
+         "rl: refit_drain must be a boolean (got 1)", "refit_drain not a boolean", true)
+
 -- Refusals: a staleness is a whole number of steps of separate pools.
 t.raises(function() gp.rl(with(ex, { staleness = 1.5 })) end,
          "staleness must be a whole number", "1.5 steps refused", true)

@@ -49,7 +49,8 @@ end
 -- The table's title: the job, its placement and layouts, its batch.
 local function title_of(r)
   local placement = r.colocated and "colocated" or string.format(
-    "rollout %d + training %d GPUs, staleness %d", r.rollout_gpus, r.train_gpus, r.staleness)
+    "rollout %d + training %d GPUs, staleness %d%s", r.rollout_gpus, r.train_gpus, r.staleness,
+    r.refit_drain and " (each refit draining the engines)" or "")
   return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
     .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d "
     .. "(%s%s)",

@@ -406,6 +406,7 @@ return function(case, cat)
     rollout_ep = v(c.rollout_ep), rollout_dp_attention = v(c.rollout_dp_attention),
     ref_model = v(c.ref_model),
     rollout_weights = v(wl.weight_dtype), staleness = v(c.staleness),
+    refit_drain = v(c.refit_drain),
     rollout_memory = v(c.rollout_memory), margin = 0,
     reward_model = own.reward_model, critic_model = own.critic_model,
     ref_gpus = v(c.ref_gpus),
