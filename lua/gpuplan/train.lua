@@ -371,6 +371,14 @@ local function step_choices(o, p, cfg, sweep, default)
     fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels "
       .. "eager (stack %s) there are none to capture: give kernels fused", tostring(cfg.stack))
   end
+  -- Eager modules already price their loss op by op (Hugging Face's
+  -- log_softmax and nll_loss, engine/train_layer.c train_ends_costs), so
+  -- Megatron-Core's unfused loss would change nothing, in silence.
+  if cfg.eager and cfg.unfused_loss then
+    fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels "
+      .. "eager (stack %s) the loss is already Hugging Face's, op by op: give kernels fused",
+      tostring(cfg.stack))
+  end
 end
 
 -- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p

@@ -297,6 +297,11 @@ for my $t (
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--rollout-tp', '8',
       '--rollout-dp-attention'],
      qr/^gpuplan: rl: --rollout-dp-attention needs rollout_ep = --rollout-tp > 1 \(the experts over the engine's GPUs\)$/m],
+    # Megatron-Core's unfused loss on eager modules would change nothing:
+    # refused by flag, not ignored.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
+      '--unfused-loss'],
+     qr/^gpuplan: train: --unfused-loss is Megatron-Core's vocab-parallel cross-entropy; with kernels eager \(stack hf\) the loss is already Hugging Face's, op by op: give kernels fused$/m],
     ) {
     ($c, $o, $e) = run_gp(@{$t->[0]});
     my $name = join ' ', @{$t->[0]}[0, -2, -1];

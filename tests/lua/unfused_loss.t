@@ -28,10 +28,12 @@ local on2 = gp.train(t.with(job, { unfused_loss = true, global_batch = 2 }))
 local off2 = gp.train(t.with(job, { global_batch = 2 }))
 t.near(on2.step_s - off2.step_s, 2 * want, 0.02, "paid per micro-batch")
 -- The eager Hugging Face loss is its own chain (train_ends_costs): the
--- switch names Megatron-Core's path and leaves it alone.
-local eo = gp.train(t.with(job, { unfused_loss = true, kernels = "eager" }))
-local ef = gp.train(t.with(job, { kernels = "eager" }))
-t.is(eo.step_s, ef.step_s, "eager: the Hugging Face loss unchanged")
+-- switch names Megatron-Core's path, which eager modules do not run, so
+-- asking for both is refused rather than ignored.
+t.raises(function() gp.train(t.with(job, { unfused_loss = true, kernels = "eager" })) end,
+         "train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels "
+         .. "eager (stack megatron) the loss is already Hugging Face's, op by op: give kernels "
+         .. "fused", "eager kernels: refused, naming both", true)
 t.raises(function() gp.train(t.with(job, { unfused_loss = "yes" })) end,
          "unfused_loss must be a boolean", "a non-boolean is refused")
 
