@@ -20,6 +20,8 @@ local FRAMEWORKS = {
   -- Megatron-Bridge's tables run in the NeMo container ("25.11 NeMo
   -- container"): its own name first.
   { "megatron bridge", "megatron-bridge" }, { "megatron%-bridge", "megatron-bridge" },
+  -- NeMo AutoModel (FSDP2 over PyTorch modules) before NeMo's Megatron.
+  { "nemo automodel", "nemo-automodel" }, { "automodel", "nemo-automodel" },
   { "nemo", "nemo" },
   { "llm%-foundry", "llm-foundry" }, { "llmfoundry", "llm-foundry" },
   { "llama 3 herd", "llama3" }, { "torchtitan", "torchtitan" },
@@ -236,6 +238,20 @@ local PROFILES = {
         return (g:match("^b%d") or g:match("^gb%d")) and "cudnn" or "fa2"
       end, "SDPA backends: FlashAttention-2 first, cuDNN first on Blackwell" },
     { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
+  },
+  -- NeMo AutoModel's benchmark recipes (NVIDIA-NeMo/Automodel
+  -- examples/llm_benchmark, at the commit of the row's table): FSDP2 over
+  -- its PyTorch modules, "enable_compile: True".
+  ["nemo-automodel"] = {
+    { "stack", "hf", "FSDP2 (distributed.strategy: fsdp2)" },
+    { "kernels", "fused", "distributed.enable_compile: True (torch.compile)" },
+    { "flash", true, "attn_implementation: sdpa" },
+    -- kernel_patches.py: sdpa_method defaults to "[CUDNN_ATTENTION,
+    -- FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH]".
+    { "attn_kernel", "cudnn", "SDPA backends: CUDNN_ATTENTION first" },
+    -- distributed/config.py: MixedPrecisionPolicy(param_dtype=bfloat16,
+    -- reduce_dtype=torch.bfloat16, ...) unless the recipe gives one.
+    { "grad_reduce", "bf16", "FSDP2 mp_policy reduce_dtype bfloat16 (the default)" },
   },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
