@@ -686,6 +686,20 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
     cfg.images = o.images
   end
   if media then cfg.images = media.units end
+  -- A vision-language model trained on nothing stated: one image per
+  -- sequence, as its instruction data are built (LLaVA-1.5's
+  -- llava_v1_5_mix665k, "one image per sample"); stated in the
+  -- defaults.  Without it the tower would run on no input, its forward,
+  -- backward and gradients unpriced, --train-vision changing memory
+  -- only.  RL prices no tower (it refuses images).
+  if model.vision and o.images == nil and not media and method ~= "grpo"
+      and method ~= "ppo" then
+    cfg.images = dflt("images", { model = model })
+  end
+  if model.vision and o.train_vision and (cfg.images or 0) == 0 then
+    fail("train_vision: no image reaches the tower (images 0, no video_frames): "
+      .. "give images or video_frames")
+  end
   if o.train_vision ~= nil then
     if type(o.train_vision) ~= "boolean" then
       fail("train_vision must be a boolean (got %s)", tostring(o.train_vision))

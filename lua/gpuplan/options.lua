@@ -404,8 +404,10 @@ section "vision"
 
 opt { name = "images", type = "int", metavar = "N", commands = "fit train plan",
   methods = TRAINING, range = { 0, 1 << 24 },
+  default = "1 for a vision-language model without --video-frames",
+  value = function(j) return j.model and j.model.vision and 1 or 0 end,
   help = "images per sequence (vision-language models; --seq counts their tokens): "
-    .. "the ViT tower's and projector's saved activations",
+    .. "the ViT tower's and projector's time and saved activations",
   suggest = { "num_images", "images_per_sequence" } }
 opt { name = "train_vision", type = "flag", commands = "fit train plan", methods = TRAINING,
   default = "frozen in fine-tuning, trained in pretrain",
