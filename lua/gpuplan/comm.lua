@@ -390,6 +390,12 @@ function M.comm(a)
   if gpt and gpt > gpus then
     error(string.format("comm: gpus_per_thread %d exceeds the %d gpus", gpt, gpus), 2)
   end
+  -- One thread drives GPUs of its own process, on its own node.
+  local ppn = per or math.min(gpus, topo.gpus_per_node)
+  if gpt and gpt > ppn then
+    error(string.format("comm: gpus_per_thread %d exceeds the %d gpus a node holds: one "
+      .. "thread drives the GPUs of its own node", gpt, ppn), 2)
+  end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
   if not ok then error("comm: " .. tostring(r), 2) end
   M.launch_floor(r, bytes, gpt)

@@ -285,6 +285,11 @@ do
   t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
     gpus_per_thread = 1.5 } end, "comm: gpus_per_thread must be an integer (got 1.5)",
     "a fractional count is refused", true)
+  -- One thread drives the GPUs of its own node: 16 ranks over two DGX
+  -- A100s cannot be one thread's.
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100", gpus = 16,
+    gpus_per_thread = 16 } end, "comm: gpus_per_thread 16 exceeds the 8 gpus a node holds",
+    "more GPUs a thread than a node holds is refused", true)
   -- A count given as a string is shown as one, not as the integer it reads as.
   t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
     gpus_per_thread = "2" } end, 'comm: gpus_per_thread must be an integer (got string "2")',

@@ -160,6 +160,14 @@ local g = { id = "g8", kind = "collective", collective = "all_reduce", bytes = 8
 local gr = v.predict(g, cat)
 t.near(gr.predicted, 33.6, 1e-9, "-g 8: eight launches of 4.2 us")
 t.like(gr.defaults or "", "gpus_per_thread=8 %(the case's %-g%)", "and the assumption is said")
+-- A thread drives the GPUs of its own node: 16 on 8-GPU nodes is not a
+-- run that can be, and the reason names the case's fields.
+g.hardware.gpus, g.hardware.gpus_per_thread, g.hardware.inter_node = 16, 16, "ib-hdr-200"
+local gn, gwhy = v.predict(g, cat)
+t.ok(gn == nil or gn.predicted == nil, "-g 16 over two 8-GPU nodes: not predicted")
+t.like(gwhy or (gn and gn.reason) or "", "hardware.gpus_per_thread 16 exceeds the 8 GPUs of a node",
+       "named by its field", true)
+g.hardware.gpus, g.hardware.inter_node = 8, nil
 g.hardware.gpus_per_thread = nil
 t.near(v.predict(g, cat).predicted, 15.0, 1e-3, "a GPU a thread: NCCL's LL ring")
 

@@ -64,6 +64,11 @@ return function(case, cat)
   -- One nccl-tests thread driving several GPUs (-g N) launches their
   -- kernels one after another (comm.launch_floor).
   local gpt = h.gpus_per_thread
+  if gpt and gpt > math.min(gpus, ppn) then
+    return nil, string.format("hardware.gpus_per_thread %d exceeds the %d GPUs of a node "
+      .. "(hardware.gpus, hardware.gpus_per_node): one nccl-tests thread drives GPUs of its "
+      .. "own node", gpt, math.min(gpus, ppn))
+  end
   if gpt and gpt > 1 then defaults[#defaults + 1] = "gpus_per_thread=" .. gpt .. " (the case's -g)" end
   local r = comm.comm { op = case.collective, bytes = case.bytes, gpus = gpus,
                         topology = topo, algo = algo, gpus_per_thread = gpt }
