@@ -9,12 +9,7 @@ local gp = require "gpuplan"
 
 local with, phase = t.with, t.phase
 
--- H_n, the n-th harmonic number, summed.
-local function H(n)
-  local h = 0
-  for i = 1, n do h = h + 1 / i end
-  return h
-end
+local H = t.harmonic -- H_n, the n-th harmonic number
 
 -- Llama 3.2 1B on 8 H100s, colocated: 8 engines of one GPU, 64 prompts x
 -- 8 = 512 samples, 64 an engine.  Exponential lengths of mean 200 clipped

@@ -36,6 +36,14 @@ function M.phase(r, name)
   for _, p in ipairs(r.phases) do if p.name == name then return p end end
 end
 
+-- H_n, the n-th harmonic number, summed: the expected longest of n
+-- exponential lengths is theta H_n (the rollout tests' hand values).
+function M.harmonic(n)
+  local h = 0
+  for i = 1, n do h = h + 1 / i end
+  return h
+end
+
 -- The op of that name of a result's per-op rows (gp.train's or gp.infer's
 -- ops; nil when none).
 function M.op(r, name)
