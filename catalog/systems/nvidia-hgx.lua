@@ -107,7 +107,11 @@ system {
   -- the host 37.08 us on GB200's Grace against 13.48 us on a DGX H100's
   -- Xeon Platinum 8480C (NVIDIA/TransformerEngine issue #2053, "High CPU
   -- overhead on Grace systems", 2025-08: the same script on both):
-  -- 37.08 / 13.48 = 2.75.
+  -- 37.08 / 13.48 = 2.75.  A ratio of plain PyTorch, not of Transformer
+  -- Engine: TE's CPU-overhead work since (PRs #2377 and #2400 in v2.10,
+  -- #2439 in v2.12, #2559 in v2.14; TE #2126, 2026-01: "TELinear is nearly
+  -- the same with vanilla torch linear") cuts TE's own time above torch's
+  -- on any host, so no TE release changes this ratio.
   host_op_scale = 2.75,
   -- 18 compute trays of two GB200 superchips (2 Grace, 4 Blackwell) each,
   -- one operating system a tray: NeMo RL's GB200 recipes give Ray 4 GPUs a
