@@ -970,8 +970,13 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		return GP_OK;
 	}
 	/* a >= 2 steps ahead the engine holds a steps' samples: its batch
-	 * is what a x n of them fill. */
-	B = roll_batch(&r, roll, ahead >= 2 ? ahead * n : n, ctok, held);
+	 * is what a x n of them fill.  It never restarts, so its running
+	 * set is the steady, length-biased one -- held tokens a sequence,
+	 * more than a batch started together holds at its peak (whose
+	 * shortest responses end first): at most ctok / held run, or
+	 * max_batch. */
+	B = ahead >= 2 ? fmax(1.0, fmin(ahead * n, floor(fmin(ctok / held,
+		roll->max_batch)))) : roll_batch(&r, roll, n, ctok, held);
 	o->batch = B;
 	o->queued = ahead >= 2 || B < n;
 	if (roll_prefill(&r, roll, n, o))

@@ -128,6 +128,23 @@ my ($lo, $hi) = $o =~ /^  The rollout is (\d+)-(\d+)% of a colocated step/m;
 ok(defined $lo && abs($lo - 100 * $sh[0]) <= 1 && abs($hi - 100 * $sh[-1]) <= 1,
    'grpo.lua: the rollout share range follows from the table');
 
+# Its k-steps-ahead table: the conclusion's figures are the table's rows
+# (1, 8 in flight, 8 draining), the saving 1 - step8 / step1, and steps
+# ahead never slower.
+my %ah;
+for my $l (split /\n/, $o) {
+    next unless $l =~ /^\s+(\d+)\s+(in flight|drain)\s+tp\d cp\d \(\d+\+\d+\)\s+([\d.]+)\s/;
+    $ah{"$1 $2"} = $3;
+}
+ok($ah{'1 in flight'} && $ah{'8 in flight'} && $ah{'8 drain'}, 'grpo.lua: the steps-ahead rows');
+ok($ah{'2 in flight'} <= $ah{'1 in flight'} && $ah{'4 in flight'} <= $ah{'2 in flight'}
+   && $ah{'8 in flight'} <= $ah{'4 in flight'}, 'grpo.lua: more steps ahead is never slower');
+my $save = sprintf('%.0f', 100 * (1 - $ah{'8 in flight'} / $ah{'1 in flight'}));
+like($o, qr/^  Eight steps ahead the 7B's 32k-response step takes \Q$ah{'8 in flight'}\E s against \Q$ah{'1 in flight'}\E s one step ahead \((\d+)% less\); with refits that drain the engines it stays at \Q$ah{'8 drain'}\E s\.$/m,
+     'grpo.lua: the steps-ahead conclusion follows from its table');
+my ($said) = $o =~ /one step ahead \((\d+)% less\)/;
+ok(defined $said && abs($said - $save) <= 1, 'grpo.lua: the saving from the printed steps');
+
 # scripts/video_sft.lua: the conclusion follows from its table.
 ($c, $o, $e) = run_gp('run', 'scripts/video_sft.lua');
 is($c, 0, 'video_sft.lua runs');

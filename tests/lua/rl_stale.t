@@ -78,6 +78,20 @@ local fit = math.floor(kv.rollout.kv_budget / (32768 * 756))
 t.ok(fit < 512 and kv.rollout.queued, "rollout_memory 0.1: fewer than 8 x 64 fit")
 t.is(kv.rollout.batch, fit, "the KV budget at the steady context sets the batch")
 t.near(kv.rollout.steps, 64 * 1000 / fit, 1e-12, "64 x 1000 tokens at that batch")
+-- Exponential lengths (mean 1000 clipped at 16384, the exponential alone)
+-- at rollout_memory 0.15, four steps ahead: the engine never restarts, so
+-- its running set is the steady, length-biased one, p + E[L^2] / (2 E[L])
+-- tokens a sequence (E[L^2] the result's response_m2), more than 256
+-- sequences started together would hold at their peak (their short
+-- responses end first): floor(budget / (32768 x held)) = 206 of the 4 x
+-- 64 run, not all 256.
+local st = gp.rl(with(base, { response_len = 1000, response_max = 16384, response_clip = 0,
+                              rollout_memory = 0.15, staleness = 4 }))
+local held = 256 + st.response_m2 / (2 * 1000)
+local steady = math.floor(st.rollout.kv_budget / (32768 * held))
+t.ok(steady < 256, "rollout_memory 0.15: fewer than 4 x 64 at the steady context")
+t.is(st.rollout.batch, steady, "the steady running set sets the batch")
+t.near(st.rollout.steps, 64 * 1000 / steady, 1e-12, "64 x 1000 tokens at that batch")
 -- A stream's step is no cheaper than the drain's first (full) step: the
 -- batch larger, the context the running set's mean.
 t.ok(e8.rollout.itl_first >= e1.rollout.itl_first, "the streaming step at batch 512")
