@@ -76,6 +76,31 @@ local function seconds(r)
   return roll, r.pools.train.busy - other - (r.colocated and roll or 0)
 end
 
+-- A job's times and cost as a table row (extra: its naming fields), and
+-- the columns that show them; a job that does not fit has none.
+local function times_row(r, extra)
+  local roll, tr = seconds(r)
+  local row = {
+    step_s = r.fits and r.step_s or nil, rollout_s = r.fits and roll or nil,
+    train_s = r.fits and tr or nil, usd_1k = r.fits and r.cost_1k_prompts or nil,
+    fits = r.fits, note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
+  }
+  for k, v in pairs(extra) do row[k] = v end
+  return row
+end
+local function columns(first)
+  local cols = {}
+  for _, c in ipairs(first) do cols[#cols + 1] = c end
+  for _, c in ipairs {
+    { key = "step_s", label = "step (s)", fmt = "%.1f" },
+    { key = "rollout_s", label = "rollout (s)", fmt = "%.1f" },
+    { key = "train_s", label = "training (s)", fmt = "%.1f" },
+    { key = "usd_1k", label = "USD per 1k prompts", fmt = "%.2f" },
+    { key = "fits", label = "fits" }, { key = "note", label = "note" },
+  } do cols[#cols + 1] = c end
+  return cols
+end
+
 local rows, cell = {}, {}
 for _, model in ipairs(MODELS) do
   for _, resp in ipairs(RESPONSES) do
@@ -140,27 +165,17 @@ local JOBS = {
 local jrows = {}
 for _, j in ipairs(JOBS) do
   local r = best(MODELS[1], RESPONSES[1], GPUS[1], true, j.extra)
-  local roll, tr = seconds(r)
-  jrows[#jrows + 1] = {
+  jrows[#jrows + 1] = times_row(r, {
     job = j.name, layout = string.format("tp%d cp%d zero%d, rollout tp%d%s", r.tp, r.cp, r.zero,
       r.rollout_tp, r.critic_gpus and string.format(", actor %d + critic %d GPUs",
         r.train_gpus, r.critic_gpus) or ""),
-    step_s = r.fits and r.step_s or nil, rollout_s = r.fits and roll or nil,
-    train_s = r.fits and tr or nil, usd_1k = r.fits and r.cost_1k_prompts or nil,
-    fits = r.fits, note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
-  }
+  })
 end
 io.write("\n")
 gp.report(jrows, { format = opt.format, title = string.format(
   "%s, %s responses, %d x %s, colocated: GRPO, PPO and a verl-style job", MODELS[1],
-  RESPONSES[1].name, opt.gpus, GPUS[1]), columns = {
-  { key = "job", label = "job" }, { key = "layout", label = "layout" },
-  { key = "step_s", label = "step (s)", fmt = "%.1f" },
-  { key = "rollout_s", label = "rollout (s)", fmt = "%.1f" },
-  { key = "train_s", label = "training (s)", fmt = "%.1f" },
-  { key = "usd_1k", label = "USD per 1k prompts", fmt = "%.2f" },
-  { key = "fits", label = "fits" }, { key = "note", label = "note" },
-} })
+  RESPONSES[1].name, opt.gpus, GPUS[1]), columns = columns {
+  { key = "job", label = "job" }, { key = "layout", label = "layout" } } })
 
 -- The 7B with 32k responses on H100, separate pools, the rollouts k steps
 -- ahead of training (gp.rl's staleness: NeMo RL's max_trajectory_age_steps
@@ -174,27 +189,17 @@ local arows = {}
 for _, a in ipairs(AHEAD) do
   local r = best(MODELS[1], RESPONSES[2], GPUS[1], false,
     { staleness = a.k, refit_drain = a.drain or nil })
-  local roll, tr = seconds(r)
-  arows[#arows + 1] = {
+  arows[#arows + 1] = times_row(r, {
     staleness = a.k, refits = a.drain and "drain" or "in flight",
     layout = string.format("tp%d cp%d (%d+%d)", r.tp, r.cp, r.rollout_gpus, r.train_gpus),
-    step_s = r.fits and r.step_s or nil, rollout_s = r.fits and roll or nil,
-    train_s = r.fits and tr or nil, usd_1k = r.fits and r.cost_1k_prompts or nil,
-    fits = r.fits, note = r.fits and "" or ("does not fit: " .. tostring(r.why)),
-  }
+  })
 end
 io.write("\n")
 gp.report(arows, { format = opt.format, title = string.format(
   "%s, %s responses, %d x %s, separate pools: the rollouts k steps ahead", MODELS[1],
-  RESPONSES[2].name, opt.gpus, GPUS[1]), columns = {
+  RESPONSES[2].name, opt.gpus, GPUS[1]), columns = columns {
   { key = "staleness", label = "steps ahead" }, { key = "refits", label = "refits" },
-  { key = "layout", label = "layout" },
-  { key = "step_s", label = "step (s)", fmt = "%.1f" },
-  { key = "rollout_s", label = "rollout (s)", fmt = "%.1f" },
-  { key = "train_s", label = "training (s)", fmt = "%.1f" },
-  { key = "usd_1k", label = "USD per 1k prompts", fmt = "%.2f" },
-  { key = "fits", label = "fits" }, { key = "note", label = "note" },
-} })
+  { key = "layout", label = "layout" } } })
 
 io.write("\nConclusion:\n")
 -- 1. The cheapest and the fastest fitting run of each job.
