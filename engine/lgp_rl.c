@@ -106,6 +106,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_INT("staleness", staleness, 0),
 	RL_BOOL("offload_states", offload_states),
 	RL_BOOL("param_offload", param_offload),
+	RL_BOOL("logprob_offload", logprob_offload),
 	RL_BOOL("ref_host", ref_host),
 	RL_BOOL("rank_skew", rank_skew),
 	RL_NUM("host_bw", host_bw),

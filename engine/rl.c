@@ -104,10 +104,14 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "rank_skew is each rank's unbalanced share of "
 			       "sequences at their own lengths",
 			       c->pad ? "pad" : "pack_tokens");
-	if ((c->offload_states || c->ref_host || c->param_offload) &&
-	    !(c->host_bw > 0))
-		return gp_fail(err, "offload_states, param_offload and ref_host "
-			       "need host_bw (the GPU's link to host memory)");
+	if ((c->offload_states || c->ref_host || c->param_offload ||
+	     c->logprob_offload) && !(c->host_bw > 0))
+		return gp_fail(err, "offload_states, param_offload, "
+			       "logprob_offload and ref_host need host_bw (the "
+			       "GPU's link to host memory)");
+	if (c->logprob_offload && c->colocated)
+		return gp_fail(err, "logprob_offload is a training pool's "
+			       "of its own; colocated, offload_states");
 	if (gp_check_count(c->staleness, 0, "staleness", err) ||
 	    gp_check_count(c->roll.tp, 1, "rollout_tp", err) ||
 	    gp_check_count(c->roll.pp, 1, "rollout_pp", err) ||

@@ -209,6 +209,11 @@ typedef struct rl_cfg {
 	int offload_states; /* colocated: during the rollout every trainer
 			     * tensor but the actor's 16-bit weights waits
 			     * in host memory */
+	int logprob_offload; /* separate pools: the training pool's optimizer
+			      * states go to host memory before the
+			      * log-probability forwards and come back for
+			      * the update, each step (NeMo RL v0.4.0's
+			      * prepare_for_lp_inference) */
 	int param_offload;  /* colocated: the actor's 16-bit weights leave
 			     * the GPU after each of its phases (verl's
 			     * megatron.param_offload: after the rollout's

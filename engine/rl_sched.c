@@ -79,6 +79,23 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 
 		out->ph[RL_SWAP].time = 2.0 * out->swap_bytes / c->host_bw +
 			st * (1.0 / RL_PAGEABLE_D2H - 1.0 / c->host_bw);
+	} else if (c->logprob_offload) {
+		/* A training pool of its own that parks its optimizer
+		 * states for the log-probability forwards: NeMo RL v0.4.0's
+		 * prepare_for_lp_inference calls offload_before_refit
+		 * (state[k] = v.to("cpu"), fresh pageable memory) and
+		 * prepare_for_training moves them back (v.to("cuda")) every
+		 * step, colocated or not; v0.5.0 keeps them on the GPU
+		 * unless offload_optimizer_for_logprob (default false: "Only
+		 * useful for non-colocated generation"), NeMo RL PR #1404:
+		 * "logprob_inference_prep + training_prep ... QWEN3 30B: 13 s
+		 * --> ~1 s".  Out at RL_PAGEABLE_D2H, back at the link. */
+		const gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+		double st = mu->bytes[GP_MEM_MASTER] +
+			mu->bytes[GP_MEM_OPTIMIZER];
+
+		out->ph[RL_SWAP].time = st * (1.0 / RL_PAGEABLE_D2H +
+					      1.0 / c->host_bw);
 	} else {
 		out->ph[RL_SWAP].time = 0.0;
 	}
@@ -243,7 +260,8 @@ void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
 		ph->gpus = ph->pool == RL_POOL_ROLLOUT ? rgpus :
 			ph->pool == RL_POOL_TRAIN || c->colocated ? tgpus :
 			tgpus + rgpus;
-		ph->mem = i == RL_ROLLOUT || i == RL_SWAP ? RL_MEM_ROLLOUT :
+		ph->mem = i == RL_ROLLOUT || (i == RL_SWAP && c->colocated) ?
+			RL_MEM_ROLLOUT : i == RL_SWAP ? RL_MEM_FORWARD :
 			i == RL_ACTOR || i == RL_CRITIC ? RL_MEM_UPDATE :
 			RL_MEM_FORWARD;
 		if (g >= 0 && c->group_gpus[g] > 0) {
@@ -260,6 +278,10 @@ void rl_schedule(const rl_cfg *c, rl_result *out, double tgpus,
 		for (i = RL_LOGPROB; i <= RL_CRITIC; i++)
 			tt += out->ph[i].time;
 	}
+	/* Separate pools: the training pool's own state moves
+	 * (logprob_offload), on its side of the step. */
+	if (!c->colocated)
+		tt += out->ph[RL_SWAP].time;
 	if (c->colocated) {
 		out->step = tr + out->ph[RL_SWAP].time + tt + sync;
 		idle_r = idle_t = 0;

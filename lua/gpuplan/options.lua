@@ -712,6 +712,11 @@ opt { name = "old_logprobs", type = "flag", commands = "rl", default = true,
 opt { name = "offload_states", type = "flag", commands = "rl",
   help = "colocated: trainer states wait in host memory during the rollout, the engine's "
     .. "weights during the training (vLLM sleep level 1)" }
+opt { name = "logprob_offload", type = "flag", commands = "rl",
+  help = "separate pools: the training pool's optimizer states go to host memory before the "
+    .. "log-probability forwards and come back for the update, each step (NeMo RL v0.4.0's "
+    .. "prepare_for_lp_inference): out into fresh pageable memory, back at the host link",
+  suggest = { "offload_optimizer_for_logprob", "optimizer_offload_logprob" } }
 opt { name = "param_offload", type = "flag", commands = "rl",
   help = "colocated: the actor's weights leave for host memory after each of its phases "
     .. "and return before the next (verl's megatron.param_offload: .cpu() three times a step)",

@@ -76,6 +76,11 @@
 --                 during the rollout (the 16-bit weights pinned, the grads
 --                 freed) and the engine's weights during the training
 --                 (vLLM sleep level 1) (default false)
+--   logprob_offload  separate pools: the training pool's optimizer
+--                 states go to host memory (fresh pageable) before the
+--                 log-probability forwards and come back for the update,
+--                 each step (NeMo RL v0.4.0's prepare_for_lp_inference);
+--                 the offload phase, on the training pool's side
 --   param_offload colocated: the actor's weights leave for host memory
 --                 after each of its phases and return before the next
 --                 (verl's megatron.param_offload: three copies into fresh
@@ -1056,6 +1061,11 @@ run = function(o, job)
     ref_host)
   local colocated, rgpus, auto, staleness = pools_of(o, gpus, offload)
   local window, refit_drain = window_of(o, colocated, staleness)
+  local lp_offload = boolean("logprob_offload", o.logprob_offload, false)
+  if lp_offload and colocated then
+    fail("rl: logprob_offload is a training pool's of its own; colocated, offload_states "
+      .. "parks the states for the rollout")
+  end
   if param_offload and not colocated then
     fail("rl: param_offload applies to one colocated pool")
   end
@@ -1093,6 +1103,7 @@ run = function(o, job)
     logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = window, offload_states = offload, param_offload = param_offload,
+    logprob_offload = lp_offload,
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
@@ -1178,7 +1189,7 @@ end
 function M.compare(o)
   local a, b = {}, {}
   for k, v in pairs(o) do a[k] = v; b[k] = v end
-  a.colocated, a.rollout_gpus = true, nil
+  a.colocated, a.rollout_gpus, a.logprob_offload = true, nil, nil
   b.colocated, b.rollout_gpus, b.offload_states = false, "auto", nil
   local ok1, r1 = pcall(M.rl, a)
   if not ok1 then error(r1, 2) end

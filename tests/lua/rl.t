@@ -116,6 +116,33 @@ t.raises(function() gp.rl(copy(xh, { engine_xhost_step = -1 })) end,
          "rl: engine_xhost_step must be seconds per decode step, 0 to 1", "negative", true)
 t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", engine_xhost_step = 1e-3 }))
          end, "rl: engine_xhost_step is a vLLM or SGLang engine's executor", "hybrid", true)
+-- A training pool of its own that parks its optimizer states for the
+-- log-probability forwards (NeMo RL v0.4.0): the offload phase on the
+-- training pool.  Hand: Qwen2.5-7B's 7615616512 parameters, ZeRO-1 over
+-- the 8 training GPUs: fp32 master 4 B and Adam 8 B a parameter / 8 =
+-- 3807808256 + 7615616512 = 11423424768 B, out at 1.4 GB/s (fresh
+-- pageable memory) and back at the H100's 50.432 GB/s: 8.1596 + 0.2265 =
+-- 8.3861 s.  The step, rollout-bound one step off-policy, does not move;
+-- the training pool's busy time grows by it.
+local lo = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, zero = 1,
+             recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+             response_len = 2048, response_max = 8192, price = 2.0, rollout_gpus = 8 }
+local rl0 = gp.rl(lo)
+local rl1 = gp.rl(copy(lo, { logprob_offload = true }))
+local st = 0
+for _, c in ipairs(rl1.memory.update.components) do
+  if c.name == "master" or c.name == "optimizer" then st = st + c.bytes end
+end
+t.is(st, 11423424768, "the states: 12 B a parameter over 8 ranks")
+t.near(phase(rl1, "offload").seconds, st / 1.4e9 + st / 50.432e9, 1e-9,
+       "logprob_offload: out at 1.4 GB/s, back at the link")
+t.is(phase(rl1, "offload").pool, "train", "on the training pool")
+t.near(rl1.pools.train.busy - rl0.pools.train.busy, phase(rl1, "offload").seconds, 1e-9,
+       "the training pool busier by it")
+t.near(rl1.step_s, rl0.step_s, 1e-12, "the rollout-bound step unchanged")
+t.is(phase(rl0, "offload").seconds, 0, "not given: no offload")
+t.raises(function() gp.rl(copy(base, { logprob_offload = true })) end,
+         "rl: logprob_offload is a training pool's of its own", "colocated refused", true)
 -- A cache too small for every sample at its longest: the engine's
 -- scheduler evicts the latest arrivals and recomputes them (rollout.c);
 -- the rollout says how many and for how long.

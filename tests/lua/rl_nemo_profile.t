@@ -105,6 +105,22 @@ predict(dx, cat)
 t.near(seen.engine_xhost_step, 1 / 640.64, 1e-15,
        "an engine of TP 16 over two 8-GPU hosts: 1.56 ms a decode step")
 
+-- Up to v0.4.0 a training pool of its own parks its optimizer states
+-- around the log-probability forwards each step (prepare_for_lp_inference);
+-- v0.5.0 keeps them (offload_optimizer_for_logprob: false).
+local d4 = copy(d)
+d4.source.version = "0.4.0"
+predict(d4, cat)
+t.is(opts.logprob_offload, true, "v0.4.0, pools of their own: logprob_offload")
+local d5 = copy(d)
+d5.source.version = "0.5.0"
+predict(d5, cat)
+t.is(opts.logprob_offload, nil, "v0.5.0: not")
+local c4 = copy(base)
+c4.source.version = "0.4.0"
+predict(c4, cat)
+t.is(opts.logprob_offload, nil, "v0.4.0 colocated: the rollout's offload_states already parks them")
+
 -- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
 -- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,
 -- 4096 x 4 = 16384 tokens a packed log-probability micro-batch; the

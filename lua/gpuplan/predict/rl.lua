@@ -456,6 +456,18 @@ return function(case, cat)
     defaults[#defaults + 1] = "sync_tp_first=true (NeMo RL v0.3.0's refit: gather_params "
       .. "broadcasts whole tensors over the pipeline)"
   end
+  -- Up to v0.4.0 the Megatron worker's prepare_for_lp_inference parks the
+  -- optimizer states in host memory (offload_before_refit) every step,
+  -- colocated or not, and prepare_for_training brings them back; v0.5.0
+  -- does so only with offload_optimizer_for_logprob (false; PR #1404).
+  -- Colocated, the states are already out for the rollout
+  -- (offload_states): only a training pool of its own pays it.
+  if fw == "nemo-rl" and o.logprob_offload == nil and not o.colocated
+      and (ver == "0.3" or ver == "0.4") then
+    o.logprob_offload = true
+    defaults[#defaults + 1] = "logprob_offload=true (NeMo RL v0.4.0's prepare_for_lp_inference: "
+      .. "the optimizer states to host memory and back each step)"
+  end
   -- v0.3.0's DistributedLogprob.backward builds the chosen tokens' one-hot
   -- (torch.nn.functional.one_hot, int64) over the vocabulary; PR #761
   -- ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scatters the
