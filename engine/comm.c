@@ -39,10 +39,11 @@
  * GB/s one way and 43.0 GB/s both ways together ("Unidirectional
  * P2P=Disabled" vs "Bidirectional P2P=Disabled Bandwidth Matrix",
  * p2pBandwidthLatencyTest on the host GENOA-05, nccl-tests#287), so each
- * direction of a ring runs at about half the link's achievable rate (21.5
- * of 38.5 GB/s a direction: 0.56).  The hop latency doubles: a write to
+ * direction of a ring runs at the both-ways rate shared by two
+ * directions: 43.0 / 2 = 21.5 of 38.5 GB/s a direction, 0.558 of the
+ * staged link's one-way rate.  The hop latency doubles: a write to
  * host memory and a read back, two PCIe crossings in series. */
-#define HOST_STAGED_BW 0.5
+#define HOST_STAGED_BW (43.0 / 2.0 / 38.5)
 #define HOST_STAGED_LAT 2.0
 
 /* Staged traffic also passes through host DRAM: every byte a GPU sends is

@@ -13,11 +13,16 @@
  * NVLS latency 25 us, NVLS_TREE network step the tree's Simple one (14
  * us; NCCL's tuner ranks it at 20.9 us); tree correction
  * factors per size; LL across nodes <= 39 GB/s busbw (2 nodes); send/recv
- * efficiency 0.5; host-staged PCIe halves the bandwidth and its flows
+ * efficiency 0.5; host-staged PCIe runs at 43 / 2 / 38.5 = 0.558 of the
+ * link (two RTX 5090s without P2P, nccl-tests#287) and its flows
  * share the host's DRAM, each byte written and read once.
  */
 #include "comm.h"
 #include "tap.h"
+
+/* Host-staged PCIe: a direction of a ring gets the both-ways rate over two,
+ * 43.0 / 2 of 38.5 GB/s one way (nccl-tests#287). */
+#define STAGED (43.0 / 2.0 / 38.5)
 
 #include <math.h>
 #include <string.h>
@@ -244,9 +249,11 @@ int main(void)
 	is_num(r.time, S / 56e9 + 11.8 * US, 1e-9, "send_recv 64 MiB on 4 "
 	       "channels = S/56e9 + 11.8 us");
 
-	/* --- PCIe through the host: no LL128, half the bandwidth ---
-	 * 8 x PCIe 4.0 (32 GB/s per direction, 0.8 achievable), staged:
-	 * busbw -> 32 x 0.8 x 0.5 = 12.8 GB/s for 8 GiB. */
+	/* --- PCIe through the host: no LL128, 0.558 of the bandwidth ---
+	 * 8 x PCIe 4.0 (32 GB/s per direction, 0.8 achievable), staged at
+	 * 43.0 / 2 / 38.5 = 0.5584 of it (the both-ways rate two RTX 5090s
+	 * without P2P share, nccl-tests#287; STAGED below): busbw -> 32 x
+	 * 0.8 x 0.5584 = 14.30 GB/s for 8 GiB. */
 	t = nvl(8, 1, 32e9, 0.8);
 	t.up_kind = GP_LINK_PCIE;
 	comm_nccl_default(GP_LINK_PCIE, &t.up_nccl);
@@ -254,14 +261,15 @@ int main(void)
 	t.up_crosses_cpu = 1;
 	S = 8 * GiB;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e));
-	is_num(r.busbw, 12.8e9, 0.01, "host-staged PCIe ring busbw 12.8 GB/s");
+	is_num(r.busbw, 32e9 * 0.8 * STAGED, 0.01,
+	       "host-staged PCIe ring busbw 14.3 GB/s");
 	/* 8 bytes: LL ring, 6.6 + 14 x (1.0 x 2) = 34.6 us latency; the
-	 * bandwidth term is 8 x 1.75 / (32e9 x 0.8 x 0.5 staged x LL
-	 * payload 0.5 x 0.5625 = 0.28125, comm.c) = 14 / 3.6e9 = 0.0039 us
-	 * (1.1e-4 of the time).
+	 * bandwidth term is 8 x 1.75 / (32e9 x 0.8 x 0.5584 staged x LL
+	 * payload 0.5 x 0.5625 = 0.28125, comm.c) = 14 / 4.0e9 = 0.0035 us
+	 * (1e-4 of the time).
 	 * Exact arithmetic: tolerance 1e-9. */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 8, &r, &e));
-	is_num(r.time, 34.6 * US + 8 * 1.75 / (32e9 * 0.8 * 0.5 * 0.28125),
+	is_num(r.time, 34.6 * US + 8 * 1.75 / (32e9 * 0.8 * STAGED * 0.28125),
 	       1e-9, "host-staged 8-byte all_reduce 34.6 us");
 	rc = 0;
 	for (i = 3; i <= 33; i++) {
@@ -272,9 +280,9 @@ int main(void)
 	/* The host's DRAM carries every staged byte twice (written by the
 	 * sender, read by the receiver): 8 flows of r B/s need 16 r.  A
 	 * host streaming 160 GB/s caps r at 160 / 16 = 10 GB/s, below the
-	 * staged link's 12.8; 8 GiB makes the latency (~50 us of 1.5 s)
+	 * staged link's 14.3; 8 GiB makes the latency (~50 us of 1.5 s)
 	 * negligible: tolerance 1%.  Half the GPUs in one group: 4 flows,
-	 * cap 20 GB/s, the link's 12.8 binds; two such groups at once
+	 * cap 20 GB/s, the link's 14.3 binds; two such groups at once
 	 * (sharing 2): 8 flows again, 10 GB/s. */
 	t.host_mem_bw = 160e9;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 8, &r, &e));
@@ -284,8 +292,9 @@ int main(void)
 		gp_group half = {4, 4, 1}, pair = {4, 4, 2};
 
 		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &half, &r, &e));
-		is_num(r.busbw, 12.8e9, 0.01, "4 staged flows: 160 / 8 = 20 "
-		       "GB/s of DRAM each, the link's 12.8 binds");
+		is_num(r.busbw, 32e9 * 0.8 * STAGED, 0.01, "4 staged flows: "
+		       "160 / 8 = 20 GB/s of DRAM each, the link's 14.3 "
+		       "binds");
 		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &pair, &r, &e));
 		is_num(r.busbw, 10e9, 0.01, "two groups of 4 share the DRAM: "
 		       "160 / (2 x 8) = 10 GB/s");
