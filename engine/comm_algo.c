@@ -368,16 +368,47 @@ static double ring_intra_step(const comm_ctx *c, gp_proto p, double subs)
 /* The flat pipelined ring's steps, as NCCL builds it (nccl#530): *steps
  * in all and *inter of them across nodes.  Each channel's ring enters and
  * leaves every node once, so the node's NICs carry one ring-width of
- * traffic.  All-reduce 2(n-1) (reduce-scatter then all-gather), of which
- * 2(N-1) cross the network; all-gather/reduce-scatter n-1 with N-1 network
- * steps; broadcast/reduce n-1 hops to fill the pipeline (Thakur et al.
- * 2005, ring formulas). */
+ * traffic.  All-reduce 2(n-1) (reduce-scatter then all-gather);
+ * all-gather/reduce-scatter n-1; broadcast/reduce n-1 hops to fill the
+ * pipeline (Thakur et al. 2005, ring formulas).
+ *
+ * The steps across nodes are those of the longest chain: a rank's step s
+ * forwards what its predecessor sent at step s-1, so the last step waits
+ * for a chain of consecutive hops around the ring -- 2(n-1) for all-reduce,
+ * n-1 for all-gather/reduce-scatter -- and the collective for the slowest
+ * such chain.  The ring of n ranks crosses the N node boundaries once a
+ * turn; 2(n-1) consecutive hops are two turns less two hops, and when a
+ * node holds 3 or more ranks some chain leaves out two hops inside a node:
+ * 2N network steps (2N-1 with 2 ranks a node, whose every other hop
+ * crosses; 2(N-1) with one).  n-1 hops are a turn less one: N (N-1 with
+ * one rank a node).  A broadcast's chain runs from the root once along
+ * the ring: N-1.  NCCL 2.12.7 to 2.22.3 priced the all-reduce ring at these
+ * 2N ("nNodes > 1 ? 2*nNodes : 0", tuning.cc nInterSteps); 2.23.4 went back
+ * to 2(N-1), its release note naming no change to the ring kernel, so the
+ * estimate NCCL ranks algorithms by counts 2(N-1) and N-1
+ * (ring_steps_nccl) while the time counts the chain. */
 static void ring_steps(const comm_ctx *c, int *steps, int *inter)
 {
-	int ar = c->op == GP_ALL_REDUCE;
+	int ar = c->op == GP_ALL_REDUCE, N = c->nn;
+	int bc = c->op == GP_BROADCAST || c->op == GP_REDUCE;
 
 	*steps = ar ? 2 * (c->n - 1) : c->n - 1;
-	*inter = ar ? 2 * (c->nn - 1) : c->nn - 1;
+	if (N < 2)
+		*inter = 0;
+	else if (bc || c->g == 1)
+		*inter = ar ? 2 * (N - 1) : N - 1;
+	else if (ar)
+		*inter = c->g == 2 ? 2 * N - 1 : 2 * N;
+	else
+		*inter = N;
+}
+
+/* The network steps NCCL's tuner counts in a ring (NCCL 2.30.7
+ * ncclTopoTuneModel: "coll == ncclFuncAllReduce ? 2 * (nNodes - 1) :
+ * nNodes - 1"). */
+static int ring_steps_nccl(const comm_ctx *c)
+{
+	return c->op == GP_ALL_REDUCE ? 2 * (c->nn - 1) : c->nn - 1;
 }
 
 /* What the ring's steps inside the nodes wait for the proxy beyond the
@@ -391,6 +422,20 @@ static double ring_proxy_wait(const comm_ctx *c, gp_proto p)
 	ring_steps(c, &steps, &inter);
 	return (steps - inter) * (ring_intra_step(c, p, proxy_subs(c, p)) -
 				  ring_intra_step(c, p, 1.0));
+}
+
+/* What the ring's chain across nodes costs beyond the network steps NCCL's
+ * tuner counts (ring_steps), s: those steps priced at the network's hop
+ * rather than the node's (0 on one node). */
+static double ring_net_extra(const comm_ctx *c, gp_proto p)
+{
+	int steps, inter;
+
+	if (c->nn < 2)
+		return 0.0;
+	ring_steps(c, &steps, &inter);
+	return (inter - ring_steps_nccl(c)) *
+	       (hop_net(c, p) - ring_intra_step(c, p, 1.0));
 }
 
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
@@ -795,7 +840,8 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
  * at 0.92 (ring; tree 7/9 on one node, 120/128 across nodes), LL capped
  * by llMaxBw (ll_max).  The tree
  * keeps its correction factor per size (tree_corr).  Latencies are the
- * ones priced already (NCCL's).  Other algorithms: their price. */
+ * ones priced already (NCCL's), a ring's with NCCL's count of network
+ * steps (ring_net_extra).  Other algorithms: their price. */
 /* NCCL's llMaxBw: across nodes the network's (ll_net_max_busbw), on one
  * node the GPU generation's (the topology's ll_max_bw), none unknown. */
 static double ll_max(const comm_ctx *c)
@@ -853,7 +899,7 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 	double alg = nccl_algbw(c, a, p, 1.0);
 
 	if (a == GP_ALGO_RING) {
-		double w = ring_proxy_wait(c, p);
+		double w = ring_proxy_wait(c, p) + ring_net_extra(c, p);
 
 		if (c->nn > 1 && p == GP_PROTO_SIMPLE &&
 		    c->op == GP_ALL_REDUCE)

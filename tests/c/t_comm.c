@@ -354,27 +354,28 @@ int main(void)
 	ok(mono, "tree all_reduce time increases with size");
 
 	/* --- NCCL's multi-node latency terms, 2 nodes x 8 A100-like ---
-	 * 8 NICs x 50 GB/s x 0.9.  Ring, 8 B (LL): 2(16-1) = 30 steps, 2
-	 * of them network at 2.7 us, the other 28 at max(0.6, 1 us network
-	 * post) = 1.0: 6.6 + 28 + 5.4 = 40.0 us, NCCL's own figure for 16
-	 * ranks on 2 nodes (collectives.md 1.5).  The LL bandwidth term:
+	 * 8 NICs x 50 GB/s x 0.9.  Ring, 8 B (LL): 2(16-1) = 30 steps, the
+	 * chain's 2N = 4 of them network at 2.7 us (two turns of the ring
+	 * less two hops inside a node), the other 26 at max(0.6, 1 us
+	 * network post) = 1.0: 6.6 + 26 + 10.8 = 43.4 us (NCCL's own figure
+	 * counts 2(N-1) = 2 network steps: 40.0).  The LL bandwidth term:
 	 * 8 x 1.875 / 39e9, NCCL's LL cap across 2 nodes (the link's LL rate,
 	 * 240e9 x 0.28 = 67 GB/s, is higher).  Exact arithmetic. */
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, 16, &r, &e));
 	ok(r.proto == GP_PROTO_LL, "8 B across 2 nodes: LL ring");
-	is_num(r.latency, 40.0 * US, 1e-9, "2-node LL ring latency 40.0 us");
+	is_num(r.latency, 43.4 * US, 1e-9, "2-node LL ring latency 43.4 us");
 	is_num(r.bw_time, 8 * 1.875 / 39e9, 1e-9,
 	       "LL across 2 nodes capped at 39 GB/s busbw");
 	/* The same on AMD hosts: NCCL's network post costs 2 us there
-	 * (getNetOverhead), so each of the 28 intra steps costs 2.0:
-	 * 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0 us (2 x DGX A100, AMD EPYC 7742:
+	 * (getNetOverhead), so each of the 26 intra steps costs 2.0:
+	 * 6.6 + 26 x 2.0 + 4 x 2.7 = 69.4 us (2 x DGX A100, AMD EPYC 7742:
 	 * 93 us, nccl#812); LL across 2 nodes capped at AMD's 22.5 GB/s.
 	 * Exact arithmetic. */
 	t.host_amd = 1;
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8, 16, &r, &e));
-	is_num(r.latency, 68.0 * US, 1e-9, "AMD hosts: 2-node LL ring 68.0 us");
+	is_num(r.latency, 69.4 * US, 1e-9, "AMD hosts: 2-node LL ring 69.4 us");
 	is_num(r.bw_time, 8 * 1.875 / 22.5e9, 1e-9,
 	       "AMD hosts: LL across 2 nodes capped at 22.5 GB/s busbw");
 	t.host_amd = 0;
@@ -385,9 +386,10 @@ int main(void)
 	 * channel's step carries 1 MiB / (40 x 16) = 1638.4 B, 0.0388 us at
 	 * 45e9 x 120/128 B/s, so each of the 3 later posts shows for 1 -
 	 * 0.0388 of its 1 us: a step inside a node costs 1 + 3 x 0.96116 =
-	 * 3.88349 us (NVLink LL128: 1.9).  Latency: 14 + 70 x 3.88349 + 8 x
-	 * (2.7 + 1.3) = 317.844 us (nccl#1368: 354.9 us on such nodes); NCCL
-	 * ranks by its single post (NCCL's own 191-198 us), still LL128.
+	 * 3.88349 us (NVLink LL128: 1.9).  Latency, with the chain's 2N =
+	 * 10 network steps: 14 + 68 x 3.88349 + 10 x (2.7 + 1.3) = 318.077 us
+	 * (nccl#1368: 354.9 us on such nodes); NCCL ranks by its single post
+	 * and 2(N-1) = 8 network steps (NCCL's own 191-198 us), still LL128.
 	 * Exact arithmetic. */
 	t5 = nvl(8, 5, 450e9, 0.82);
 	add_nics(&t5, 4, 50e9, 0.9);
@@ -395,15 +397,16 @@ int main(void)
 			    &e));
 	ok(r.proto == GP_PROTO_LL128, "1 MiB on 5 nodes: LL128 ring");
 	intra = 1.0 + 3.0 * (1.0 - MiB / 640.0 / (45e9 * 120.0 / 128.0) / US);
-	is_num(r.latency, (14.0 + 70.0 * intra + 8.0 * 4.0) * US, 1e-9,
-	       "1 MiB on 5 nodes: 4 proxy posts a step, 317.8 us");
+	is_num(r.latency, (14.0 + 68.0 * intra + 10.0 * 4.0) * US, 1e-9,
+	       "1 MiB on 5 nodes: 4 proxy posts a step, 318.1 us");
 	/* 1 GiB: a channel's step (1.68 MB, 37 us on the NIC) hides the
-	 * posts; NCCL's own Simple terms, (8.4 + 70 x max(3.4, 3) + 8 x
-	 * (2.7 + 11.3)) x 1.4 = 501.76 us.  Exact arithmetic. */
+	 * posts; NCCL's own Simple terms over the chain's 10 network steps,
+	 * (8.4 + 68 x max(3.4, 3) + 10 x (2.7 + 11.3)) x 1.4 = 531.44 us.
+	 * Exact arithmetic. */
 	MUST(comm_cost_algo(&t5, GP_ALL_REDUCE, GP_ALGO_RING, GiB, 40, &r,
 			    &e));
 	ok(r.proto == GP_PROTO_SIMPLE, "1 GiB on 5 nodes: Simple ring");
-	is_num(r.latency, 501.76 * US, 1e-9,
+	is_num(r.latency, 531.44 * US, 1e-9,
 	       "1 GiB on 5 nodes: the transfer hides the posts");
 	/* Tree, 8 B (LL): 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (NCCL's
 	 * 25.2), the cheaper of the two: the auto choice. */
@@ -437,11 +440,12 @@ int main(void)
 		       "one rank per node: ring LL 16.6 us");
 	}
 	/* Multi-node Simple ring all-reduce: NCCL's 1.4x "plateau".  1 GiB
-	 * on 2 x 8: (8.4 + 28 x max(3.4, 3.0) + 2 x 14) x 1.4 = 184.24 us. */
+	 * on 2 x 8, 2N = 4 network steps: (8.4 + 26 x max(3.4, 3.0) + 4 x
+	 * 14) x 1.4 = 213.92 us. */
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, GiB, 16, &r, &e));
 	ok(r.proto == GP_PROTO_SIMPLE, "1 GiB ring: Simple");
-	is_num(r.latency, 131.6 * 1.4 * US, 1e-9,
-	       "2-node Simple ring latency 1.4 x 131.6 us");
+	is_num(r.latency, 152.8 * 1.4 * US, 1e-9,
+	       "2-node Simple ring latency 1.4 x 152.8 us");
 
 	/* --- NVLS_TREE: the per-head ceiling ---
 	 * 2 nodes x 8 H100-like GPUs (450 GB/s x 0.82, NVLS), 8 NICs x 50 x

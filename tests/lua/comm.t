@@ -153,12 +153,24 @@ t.is(at[2^20].algo .. "/" .. at[2^20].proto, "ring/ll", "1 MiB on 8 x H100: LL r
 t.is(at[2^21].algo .. "/" .. at[2^21].proto, "nvls/simple", "2 MiB on 8 x H100: NVLS")
 t.is(comm.topology("dgx-h100").ll_max_bw, 141e9, "Hopper's LL ceiling from its arch")
 -- The hosts' CPU maker from the system: DGX A100 runs AMD EPYC 7742s, where
--- NCCL posts network messages at 2 us (1 us on Intel): a 2-node 8-byte LL
--- ring costs 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0 us on it (40.0 on Intel).
+-- NCCL posts network messages at 2 us (1 us on Intel).  A 2-node 8-byte LL
+-- ring's last step ends a chain of 2(n-1) = 30 hops, two turns of the
+-- 16-rank ring less two hops inside a node, so 2N = 4 of them cross the
+-- network: 6.6 + 26 x 2.0 + 4 x 2.7 = 69.4 us on it (NCCL 2.30.7's tuner
+-- counts 2(N-1) = 2: 6.6 + 28 x 2.0 + 2 x 2.7 = 68.0).
 t.is(comm.topology("dgx-a100").host_amd, true, "dgx-a100: AMD hosts")
 t.is(comm.topology("dgx-h100").host_amd, false, "dgx-h100: Intel hosts")
 r = gp.comm { op = "all_reduce", bytes = 8, gpus = 16, system = "dgx-a100", nodes = 2, algo = "ring" }
-t.near(r.latency, 68.0e-6, 1e-9, "2 x DGX A100: 8 B LL ring 68.0 us")
+t.near(r.latency, 69.4e-6, 1e-9, "2 x DGX A100: 8 B LL ring 69.4 us, 2N network hops")
+-- All-gather: a chain of n-1 = 15 hops, a turn less one hop inside a node,
+-- crosses N = 2 times: 6.6 + 13 x 2.0 + 2 x 2.7 = 38.0 us.
+r = gp.comm { op = "all_gather", bytes = 8, gpus = 16, system = "dgx-a100", nodes = 2, algo = "ring" }
+t.near(r.latency, 38.0e-6, 1e-9, "2 x DGX A100: 8 B LL all-gather ring 38.0 us, N network hops")
+-- One rank a node: every hop crosses, 2(n-1) = 2(N-1) = 2 of them, each
+-- at the tree's network step NCCL gives one rank a node (5.0 us,
+-- "ppn == 1 ? hwLat[NCCL_HW_NET][NCCL_ALGO_TREE][p]"): 6.6 + 2 x 5.0 = 16.6 us.
+r = gp.comm { op = "all_reduce", bytes = 8, gpus = 2, system = "dgx-a100", nodes = 2, algo = "ring" }
+t.near(r.latency, 16.6e-6, 1e-9, "2 x 1 A100: 8 B LL ring 16.6 us, 2(N-1) network hops")
 
 -- Errors name the argument.
 t.raises(function() gp.comm { op = "all_rdeuce", bytes = 1, system = "dgx-h100" } end,
