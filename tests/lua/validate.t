@@ -210,6 +210,8 @@ local bad = {
   { '"seq_len": 128', '"seq_len": 1e15', "field 'workload.seq_len': must be <= 16777216" },
   { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain" },
   { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8" },
+  { '"method": "full"', '"method": "full", "attn_kernel": "sdpa"', "field 'workload.attn_kernel': "
+    .. "expected one of fa2, fa3, fa4, cudnn, triton, got \"sdpa\"" },
   { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list" },
   { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got " },
   { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15" },
@@ -265,6 +267,35 @@ do
   local other = v.predict(sft, cat_)
   t.ok(not other.defaults:find("vpp=", 1, true) and not other.defaults:find("tp_overlap=", 1, true),
     "NeMo 70B SFT at TP 2, PP 8 (no launcher script): no interleaving, no overlap assumed")
+end
+
+-- workload.attn_kernel reaches gp.train: the cuDNN-frontend H200 row
+-- (SDPA's CUDNN_ATTENTION, stated) prices what the same case without the
+-- field prices, since cuDNN is Hopper's own kernel (catalog/archs.lua);
+-- naming FlashAttention-2 (0.33 / 0.29 of peak against cuDNN's 0.53 /
+-- 0.45) only slows the attention.  By hand: a layer's causal forward is
+-- 4 B s^2 (heads x head_dim) / 2 = 2 x 3 x 4096^2 x 2048 = 2.06e11 FLOP,
+-- its backward 2.5 times that; at the sustained 989 x 0.82 = 811 TFLOP/s
+-- the forward takes 0.479 ms (cuDNN) or 0.770 (FA2), the backward 1.41 or
+-- 2.19 ms: 1.07 ms a layer, 0.0171 s over 16 layers (the shape terms
+-- scale both kernels alike).
+do
+  local fe
+  for _, c in ipairs(v.read("validation/cases.json")) do
+    if c.id == "cudnnfe-h200-llama32-1b-cudnn-bs3-s4096" then fe = c end
+  end
+  local cat_ = require("gpuplan.catalog").get()
+  local stated = v.predict(fe, cat_)
+  t.ok(not (stated.defaults or ""):find("attn_kernel=", 1, true),
+    "a stated attn_kernel is not listed among the defaults")
+  fe.workload.attn_kernel = nil
+  local unstated = v.predict(fe, cat_)
+  t.is(stated.predicted, unstated.predicted, "cudnn stated = Hopper's own kernel")
+  fe.workload.attn_kernel = "fa2"
+  local fa2 = v.predict(fe, cat_)
+  -- 10% around the hand figure (the model prints 0.0179: the causal
+  -- diagonal and head_dim 64 tiles lengthen both kernels a little).
+  t.near(fa2.predicted - stated.predicted, 0.0171, 0.10, "fa2 named: the attention slows")
 end
 
 t.done_testing()

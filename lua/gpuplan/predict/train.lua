@@ -334,6 +334,7 @@ return function(case, cat)
   o.fp8_activations = v(wl.fp8_activations)
   o.fp8_scaling = v(wl.fp8_scaling)
   o.moe_probs = v(wl.moe_probs)
+  o.attn_kernel = v(wl.attn_kernel)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.moe_dispatcher = v(par.moe_dispatcher)
