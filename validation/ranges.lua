@@ -62,7 +62,7 @@ return {
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 9, lo = 0.930, hi = 1.330 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.930, hi = 1.330 },
         ["stack=megatron/moe=moe"] = { cases = 41, lo = 0.948, hi = 1.589 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.916, hi = 1.549 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.916, hi = 1.413 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.843, hi = 1.690 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.841, hi = 1.800 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.841, hi = 1.800 },

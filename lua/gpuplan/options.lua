@@ -604,6 +604,12 @@ opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl",
   methods = RL,
   help = "mean response tokens",
   suggest = { "response_length", "completion_len" } }
+opt { name = "base_checkpoint", type = "flag", commands = "rl",
+  default = "off: with --response-max alone the mean is a reasoning policy's 0.696 of it",
+  help = "the policy starts from a pretrained-only (base) checkpoint, as DAPO runs do: with "
+    .. "--response-max alone its mean response is assumed at 0.113 of the limit, the median of "
+    .. "published verl DAPO runs from base checkpoints",
+  suggest = { "base_model", "from_base" } }
 opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind = "tokens",
   default = "--response-len: all responses that long",
   help = "the generation limit",

@@ -18,6 +18,9 @@
 --   prompt_len    tokens per prompt (512)
 --   response_len  mean response tokens (default 1024; with response_max
 --                 alone: assumed RESPONSE_SHARE x response_max, said so)
+--   base_checkpoint  the policy starts from a pretrained-only checkpoint:
+--                 with response_max alone the mean is assumed at
+--                 BASE_RESPONSE_SHARE x response_max instead (default false)
 --   response_max  the generation limit (default response_len: every response
 --                 that long); response_dist fixed|uniform|exp (default exp
 --                 when response_max is given: an exponential clipped at the
@@ -326,6 +329,24 @@ M.RAY_CGRAPH_XHOST = 1 / 640.64
 -- al. 2025, sec. 3.4).
 M.RESPONSE_SHARE = 0.696
 
+-- The same share when the policy starts from a pretrained-only (base)
+-- checkpoint, as DAPO-style runs do (a case's rl.base_checkpoint): such a
+-- policy has not learned to reason at length, and its responses stay far
+-- below the limit.  The median of response_length / max_response_length
+-- over the 16 published verl DAPO-Math runs of base checkpoints in
+-- github ISEEKYAN/verl_megatron_practice (dapo14b.csv and dapo32b.csv,
+-- H20, max_response_len "20K" = 20480): Qwen2.5-14B 763-791 tokens,
+-- Qwen2.5-32B 1354-2819, Qwen3-14B-Base 3041-3656; the 16 ratios,
+-- sorted: .037 .037 .039 .066 .070 .073 .075 .089 | .138 .148 .153 .157
+-- .163 .171 .178 .179, the 8th and 9th (1827.308 and 2819.061 tokens)
+-- averaging 0.1134.  Cross-check from the same repository
+-- (dapo_moe30b.csv row 17: Qwen3-30B-A3B-Base on 32 H20s, update_actor
+-- 122 s at verl's MFU 0.454): verl's own identity FLOPs = MFU x 148e12 x
+-- 32 GPUs x the update's time bounds the step's 8192 sequences to
+-- 2.62e17 counted FLOPs, about 1250 tokens each with the prompt -- a
+-- mean response near 1100 of that run's 8192-token limit (0.13).
+M.BASE_RESPONSE_SHARE = (1827.308 + 2819.061) / 2 / 20480
+
 -- The share of the responses that never end and are cut at the limit
 -- (response_clip), beside the exponential's own e^(-limit/theta).  An
 -- exponential alone puts almost nothing there when the mean is far below
@@ -405,7 +426,21 @@ local function lengths(o, dflt)
   if o.prompts == nil then dflt("prompts=64") end
   if o.group == nil then dflt("group=8") end
   if o.prompt_len == nil then dflt("prompt_len=512") end
-  if rlen == nil and rmax ~= nil then
+  local base = boolean("base_checkpoint", o.base_checkpoint, false)
+  if base and rlen ~= nil then
+    fail("rl: base_checkpoint assumes the mean response, response_len %d states it: give "
+      .. "one of them", rlen)
+  elseif base and rmax == nil then
+    fail("rl: base_checkpoint needs response_max: the mean is assumed as a share of the limit")
+  end
+  if rlen == nil and rmax ~= nil and base then
+    -- A base policy's mean, assumed from measured runs of base
+    -- checkpoints (M.BASE_RESPONSE_SHARE).
+    rlen = math.max(1, math.floor(M.BASE_RESPONSE_SHARE * rmax + 0.5))
+    dflt(string.format("response_len=%d (assumed: %.3f x response_max, the median mean/limit "
+      .. "of published DAPO runs from base checkpoints; give response_len when known)", rlen,
+      M.BASE_RESPONSE_SHARE))
+  elseif rlen == nil and rmax ~= nil then
     -- Only the limit is known (published configs give max_new_tokens):
     -- the mean is assumed from measured runs (M.RESPONSE_SHARE).
     rlen = math.max(1, math.floor(M.RESPONSE_SHARE * rmax + 0.5))

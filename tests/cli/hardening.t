@@ -297,6 +297,13 @@ for my $t (
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--rollout-tp', '8',
       '--rollout-dp-attention'],
      qr/^gpuplan: rl: --rollout-dp-attention needs rollout_ep = --rollout-tp > 1 \(the experts over the engine's GPUs\)$/m],
+    # A base checkpoint's mean is assumed from the limit: with the mean
+    # given, or no limit to take a share of, it is refused, not ignored.
+    [['rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--response-len', '900',
+      '--response-max', '8192', '--base-checkpoint'],
+     qr/^gpuplan: rl: --base-checkpoint assumes the mean response, --response-len 900 states it: give one of them$/m],
+    [['rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--base-checkpoint'],
+     qr/^gpuplan: rl: --base-checkpoint needs response_max: the mean is assumed as a share of the limit$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',

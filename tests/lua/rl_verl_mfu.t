@@ -82,5 +82,40 @@ t.near(pd and pd.value or 0, fds / (148e12 * 96 * tds), 1e-12,
   "DeepSeek-V3's mfu: verl's MLA count over 148 TFLOP/s x 96 x its actor_update")
 t.ok(seen.response_m2 > 1960 ^ 2, "E[L^2] above the mean's square (an exponential's spread)")
 
+-- A policy from a base checkpoint (rl.base_checkpoint) without a stated
+-- mean: the mean response is rl.BASE_RESPONSE_SHARE of the limit, the
+-- median of 16 published base-checkpoint DAPO runs, (1827.308 +
+-- 2819.061) / 2 / 20480 = 0.11344 (lua/gpuplan/rl.lua); of the shipped
+-- Qwen3-30B-A3B rows' 8192-token limit floor(0.11344 x 8192 + 0.5) =
+-- 929 tokens, where a checkpoint not said to be base takes RESPONSE_SHARE
+-- 0.696: floor(0.696 x 8192 + 0.5) = 5702.
+t.near(rl.BASE_RESPONSE_SHARE, 0.1134367432, 1e-9, "the base share: (1827.308 + 2819.061) / 2 / 20480")
+local qb
+for _, c in ipairs(all.cases or all) do
+  if c.id == "verl-0.5-grpo-qwen3-30b-a3b-h20-8-mfu" then qb = c end
+end
+t.is(qb.rl.base_checkpoint, true, "the shipped row says its checkpoint is a base one")
+local pb = predict(qb, cat)
+t.is(seen.response_len, 929, "base checkpoint: the mean 0.11344 x 8192")
+t.like(table.concat(pb.defaults, "; "), "response_len=929 %(assumed: 0.113 x response_max, "
+  .. "the median mean/limit of published DAPO runs from base checkpoints", "and it says so")
+qb.rl.base_checkpoint = nil
+predict(qb, cat)
+t.is(seen.response_len, 5702, "no base checkpoint: RESPONSE_SHARE's 0.696 x 8192")
+-- A stated mean wins over either share.
+qb.rl.base_checkpoint, qb.rl.response_len = true, 2000
+predict(qb, cat)
+t.is(seen.response_len, 2000, "a stated response_len wins")
+
+-- gp.rl's own base_checkpoint (the option the case field maps to): with
+-- response_max alone the same 929 of 8192, said in its defaults; a
+-- non-boolean refused by name.
 rl.rl = orig
+local jb = gp.rl { model = "qwen3-30b-a3b", gpu = "h20", gpus = 8, ep = 8, response_max = 8192,
+                   base_checkpoint = true }
+t.is(jb.response_len, 929, "gp.rl base_checkpoint: 0.11344 x 8192")
+t.like(table.concat(jb.defaults, "; "), "response_len=929 %(assumed: 0.113 x response_max", "said")
+t.raises(function() gp.rl { model = "qwen3-30b-a3b", gpu = "h20", gpus = 8, response_max = 8192,
+                            base_checkpoint = "yes" } end,
+  "rl: base_checkpoint must be a boolean (got string 'yes')", "a non-boolean refused", true)
 t.done_testing()
