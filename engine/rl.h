@@ -122,11 +122,15 @@ const char *rl_phase_name(int p);
  * the outputs' Python objects), in seconds: step + seq x the sequences
  * the step holds.  Serial with the GPU's work of the step (overlap 0:
  * they add), or prepared while the GPU runs the previous step (overlap
- * 1, vLLM --async-scheduling: the longer of the two). */
+ * 1, vLLM --async-scheduling: the longer of the two).  gaps: seconds
+ * each decode step's forward itself loses between the pieces of a
+ * piecewise CUDA graph (vLLM before 0.11: attention runs outside the
+ * captured pieces), part of the GPU's timeline -- no overlap hides it. */
 typedef struct rl_engine_host {
 	double step;        /* s per engine step, >= 0 */
 	double seq;         /* s per sequence in the step, >= 0 */
 	int overlap;        /* 0 or 1 */
+	double gaps;        /* s per decode step's forward, >= 0 */
 } rl_engine_host;
 
 /* Pools and the memory states of a step. */

@@ -207,7 +207,8 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 		batch * (RL_SAMPLE_BYTES * r->m->vocab -
 			 SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
 	o.sampler = roof_time(r->d, &op, 1);
-	gpu = t + o.sampler;
+	/* A piecewise CUDA graph's gaps are the forward's own (rl.h). */
+	gpu = t + o.sampler + r->host.gaps;
 	h = r->host.step + r->host.seq * batch;
 	o.time = r->host.overlap ? fmax(gpu, h) : gpu + h;
 	o.host = o.time - gpu;
@@ -507,7 +508,9 @@ static int roll_args(double prompts, double group, double prompt_len,
 		if (gp_check_num(host->step, 0, 3600, "engine host time per "
 				 "step", err) ||
 		    gp_check_num(host->seq, 0, 3600, "engine host time per "
-				 "sequence", err))
+				 "sequence", err) ||
+		    gp_check_num(host->gaps, 0, 3600, "engine graph gaps per "
+				 "decode step", err))
 			return GP_EINVAL;
 		if (host->overlap != 0 && host->overlap != 1)
 			return gp_fail(err, "engine host overlap must be 0 "

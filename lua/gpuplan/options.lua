@@ -758,6 +758,12 @@ opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",
   suggest = { "enforce_eager", "eager" } }
+opt { name = "rollout_piecewise", type = "flag", commands = "rl",
+  default = "off: one CUDA graph a decode step",
+  help = "the rollout engine replays each decode step as piecewise CUDA graphs, each layer's "
+    .. "attention run between two captured pieces (vLLM's default before 0.11; NeMo RL v0.3 "
+    .. "and v0.4 pin 0.9.0 and 0.10.0): 15 us a layer a decode step (vLLM PR #20059)",
+  suggest = { "piecewise", "cudagraph_piecewise", "piecewise_graphs" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }

@@ -267,6 +267,10 @@ field("async_scheduling", "", "the engine prepares each decode step ahead", "rl"
 field("engine_xhost_step", "s", "executor time added to each decode step of an engine over "
   .. "more than one host (0: within one)", "rl")
 field("rollout_eager", "", "the rollout engine runs without CUDA graphs (as given)", "rl")
+field("rollout_piecewise", "", "the rollout engine replays piecewise CUDA graphs (as given)",
+  "rl")
+field("graph_gaps", "s", "time a decode step's forward loses between the pieces of a "
+  .. "piecewise CUDA graph (0: one graph a step)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
   .. "(as given)", "rl")
 field("refit_drain", "", "each refit waits for every pending generation (as given; priced "

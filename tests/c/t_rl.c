@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(140);
+	plan(144);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -508,6 +508,28 @@ int main(void)
 	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
 	   strstr(e.msg, "overlap") != NULL, "overlap must be 0 or 1");
 	c.host.overlap = 0;
+	/* Piecewise CUDA graphs' gaps (host.gaps) are the forward's own:
+	 * 0.5 ms a decode step adds 8192 x 0.5 ms to the decode and none
+	 * to the host's share or the prefill; overlapped host work (1 us a
+	 * sequence, hidden under the GPU's step above) hides none of it. */
+	c.host.gaps = 0.5e-3;
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
+	is_num(r.roll.decode - r2.roll.decode, 8192 * 0.5e-3, 1e-9,
+	       "graph gaps: + 8192 x 0.5 ms");
+	is_num(r.roll.host + r.roll.prefill, r2.roll.host + r2.roll.prefill,
+	       1e-12, "not host work, not the prefill's");
+	c.host.seq = 1e-6;
+	c.host.overlap = 1;
+	MUST(rl_step(&m, &d, &t, &c, &r, &e));
+	is_num(r.roll.decode - r2.roll.decode, 8192 * 0.5e-3, 1e-9,
+	       "overlap hides none of the gaps");
+	c.host.seq = 0;
+	c.host.overlap = 0;
+	c.host.gaps = -1e-6;
+	ok(rl_step(&m, &d, &t, &c, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "graph gaps") != NULL,
+	   "negative graph gaps are refused, named");
+	c.host.gaps = 0;
 
 	/* --- the framework's work between the phases ----------------------- */
 	/* Colocated it adds to the step: 3 s more than r2's. */

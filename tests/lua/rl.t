@@ -260,6 +260,39 @@ t.ok(phase(ra1, "rollout").seconds - phase(ra0, "rollout").seconds
 -- NeMo RL's figure: (1/25.98 - 1/27.81) s a request over 203.068 tokens.
 t.near(rl.ENGINE_FRONTEND, 12.473e-6, 1e-4, "ENGINE_FRONTEND = 12.47 us")
 
+-- Piecewise CUDA graphs (rollout_piecewise, vLLM before 0.11): each decode
+-- step's forward loses rl.PIECEWISE_LAYER = (5.39 - 4.97) ms / 28 = 15 us
+-- a layer (vLLM PR #20059).  Qwen2.5-7B has 28 layers: 28 x 15 us = 0.42
+-- ms a step; the fixed 1024-token responses decode 1024 steps, so the
+-- decode and the rollout last 1024 x 0.42 ms = 0.43008 s longer, exactly
+-- (1e-9 s: rounding); the prefill is unchanged (a piecewise graph in
+-- either mode).  The gaps are the forward's own: async scheduling, which
+-- hides the host's work behind the GPU's, hides none of them (the GPU's
+-- ~6 ms a step at batch 64 exceeds the host's ~1.7 ms, so the max is the
+-- GPU's and the difference exact).
+t.near(rl.PIECEWISE_LAYER, 15e-6, 1e-12, "PIECEWISE_LAYER = (5.39 - 4.97) ms / 28 = 15 us")
+local rpw = gp.rl(copy(fixed, { rollout_piecewise = true }))
+t.near(rpw.graph_gaps, 28 * 15e-6, 1e-12, "graph_gaps: 28 layers x 15 us a decode step")
+t.near(rpw.rollout.decode - rf0.rollout.decode, 1024 * 28 * 15e-6, 1e-9,
+       "piecewise: the decode lasts 1024 steps x 0.42 ms longer")
+t.near(phase(rpw, "rollout").seconds - phase(rf0, "rollout").seconds, 1024 * 28 * 15e-6, 1e-9,
+       "and the rollout as much")
+t.is(rpw.rollout.host, rf0.rollout.host, "none of it is host work")
+local rpa = gp.rl(copy(fixed, { async_scheduling = true, rollout_piecewise = true }))
+t.near(phase(rpa, "rollout").seconds - phase(ra0, "rollout").seconds, 1024 * 28 * 15e-6, 1e-9,
+       "async scheduling hides none of it")
+t.is(rpw.rollout_piecewise, true, "rollout_piecewise reported as given")
+t.is(rf0.rollout_piecewise, false, "off by default")
+t.is(rf0.graph_gaps, 0, "no gaps by default")
+t.raises(function() gp.rl(copy(base, { rollout_piecewise = true, rollout_eager = true })) end,
+         "rl: rollout_piecewise replays CUDA graphs; rollout_eager runs none",
+         "rollout_piecewise with rollout_eager refused", true)
+t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", rollout_piecewise = true })) end,
+         "rl: rollout_piecewise is vLLM's CUDA graph mode", "rollout_piecewise with the hybrid engine",
+         true)
+t.raises(function() gp.rl(copy(base, { rollout_piecewise = "yes" })) end,
+         "rl: rollout_piecewise must be a boolean", "rollout_piecewise is a boolean", true)
+
 -- vLLM without CUDA graphs (rollout_eager): the host dispatches each op of
 -- a decode step.  Ops per layer (rl.eager_ops_per_layer, the kernel
 -- launches counted in vLLM's code): grouped-KV attention 6 + a dense MLP

@@ -180,12 +180,24 @@ v3.source.version = "0.3.0"
 predict(v3, cat)
 t.is(opts.sync_tp_first, true, "source.version 0.3.0: sync_tp_first")
 t.is(opts.logit_onehot, true, "0.3.0: the log-probabilities' backward through an int64 one-hot")
+t.is(opts.rollout_piecewise, true, "0.3.0 pins vLLM 0.9.0: piecewise CUDA graphs")
+local v4 = copy(base)
+v4.source.version = "0.4.0"
+predict(v4, cat)
+t.is(opts.rollout_piecewise, true, "0.4.0 pins vLLM 0.10.0: piecewise CUDA graphs")
+t.near(seen.graph_gaps, 32 * rl.PIECEWISE_LAYER, 1e-15, "Llama 3.1 8B: 32 layers x 15 us")
+local v4e = copy(base)
+v4e.source.version = "0.4.0"
+v4e.rl.rollout_eager = true
+predict(v4e, cat)
+t.is(opts.rollout_piecewise, nil, "an eager engine replays no graphs")
 local v5 = copy(base)
 v5.source.version = "0.5.0"
 v5.notes = "compared with grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(v5, cat)
 t.is(opts.sync_tp_first, nil, "source.version 0.5.0: the stages' slices, whatever the notes quote")
 t.is(opts.logit_onehot, nil, "0.5.0: the scatter of PR #761")
+t.is(opts.rollout_piecewise, nil, "0.5.0 pins vLLM 0.11.2: one graph a decode step")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

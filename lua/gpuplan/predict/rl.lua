@@ -482,6 +482,17 @@ return function(case, cat)
     defaults[#defaults + 1] = "logit_onehot=true (NeMo RL v0.3.0's DistributedLogprob "
       .. "backward: an int64 one-hot of the vocabulary)"
   end
+  -- v0.3.0 and v0.4.0 pin vLLM 0.9.0 and 0.10.0 (pyproject.toml) and leave
+  -- its compilation config at vLLM's default (grpo_math_1B.yaml
+  -- "vllm_kwargs: {}", enforce_eager False): piecewise CUDA graphs, one
+  -- graph a decode step only from vLLM 0.11 (PR #25444), which v0.5.0
+  -- pins (0.11.2).
+  if fw == "nemo-rl" and o.rollout_piecewise == nil and not o.rollout_eager
+      and (ver == "0.3" or ver == "0.4") then
+    o.rollout_piecewise = true
+    defaults[#defaults + 1] = "rollout_piecewise=true (NeMo RL v0.3/v0.4 pin vLLM 0.9.0/0.10.0: "
+      .. "piecewise CUDA graphs, attention between the pieces)"
+  end
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
