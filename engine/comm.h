@@ -148,6 +148,11 @@ typedef struct gp_topo {
 			       * unknown (train.c's HOST_BW_MIN, no bound) */
 	gp_nccl up_nccl;      /* NCCL's terms for the scale-up link */
 	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
+	int nccl_version;     /* the NCCL release whose tuner picks the
+			       * algorithm, as NCCL_VERSION_CODE (2.20.5 =
+			       * 22005), 20000..99999; 0 = the latest
+			       * modelled (2.30.7).  Only how the tuner
+			       * ranks NVLS_TREE depends on it. */
 } gp_topo;
 
 /* NCCL 2.30.7's tuning terms for a link of kind k (see comm_topo.c for each

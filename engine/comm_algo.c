@@ -26,17 +26,31 @@ static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
  * NVLS-reduced shard with the Simple protocol, the remote proxy sees it
  * land and flushes it -- the same proxy send, GPUDirect write and flush
  * as a network step of the tree with Simple, so it is priced as one
- * (tree_hop_net, NCCL's hwLat[NET][TREE][SIMPLE] = 14 us).  NCCL priced
- * NVLS_TREE's step at those 14 us from 2.19 to 2.28.7 (tuning.cc, "NVLS
- * (LL/LL128/Simple), NVLSTree" NET row {0, 0, 14}); 2.28.9 raised the
- * figure its tuner ranks algorithms by to 20.9 us, its release note
- * naming no change to the transport (a proxy-ordering and a GIN fix), so
- * the estimate (comm_nccl_estimate) ranks with 20.9 -- of which the
- * catalog's link latency (2.7) is the wire -- and the time is the tree's
- * step.  Measured: 2 x 8 H20, 8 NDR NICs each, NCCL 2.21.5,
+ * (tree_hop_net, NCCL's hwLat[NET][TREE][SIMPLE] = 14 us).  The figure
+ * NCCL's tuner ranks NVLS_TREE by has changed with its releases
+ * (tuning.cc, "NVLSTree" in the NET row): 19 us in 2.18 (which brought
+ * NVLS_TREE), 14 from 2.19 to 2.28.7, 20.9 from 2.28.9, whose release
+ * note names no change to the transport (a proxy-ordering and a GIN fix);
+ * the estimate (comm_nccl_estimate) ranks with the release's figure -- of
+ * which the catalog's link latency (2.7) is the wire -- and the time is
+ * the tree's step.  Measured: 2 x 8 H20, 8 NDR NICs each, NCCL 2.21.5,
  * NCCL_ALGO=NVLSTree, 46-48 us from 4 B to 512 B (nccl#1244), against
  * 25 + 2 x 14 = 53 us. */
-#define NVLS_TREE_NET_EXTRA_US (20.9 - 2.7)
+#define NVLS_TREE_WIRE_US 2.7
+
+/* The NVLS_TREE network step NCCL's tuner ranks by, us, for the release
+ * the topology names (nccl_version, NCCL_VERSION_CODE; 0: the latest
+ * modelled); negative before 2.18, which has no NVLS_TREE. */
+static double nvls_tree_rank_us(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+
+	if (v == 0 || v >= 22809)
+		return 20.9;
+	if (v >= 21900)
+		return 14.0;
+	return v >= 21800 ? 19.0 : -1.0;
+}
 
 /* Multi-node ring all-reduce with Simple costs 1.4x its modelled latency:
  * NCCL's own measured correction, "plateau effect of ring" (NCCL 2.30.7
@@ -570,37 +584,68 @@ static double nvls_heads(const comm_ctx *c)
 	return c->nn == 1 ? c->g : min2(c->g, max2(1.0, c->nic_use));
 }
 
-/* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes. */
+/* The streaming time of NVLS all-reduce, s: in a node its NVLink
+ * stage; across nodes (NVLS_TREE: NVLS inside the node, a binary tree of
+ * node shards across nodes, traffic as for the double binary tree,
+ * pipelined) the slower of the stages.  Each head runs its part of both
+ * stages in one thread block, which caps the busbw it carries at
+ * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel: busbw <= heads x
+ * perChMaxNVLSTreeBw, algbw = busbw x n / 2(n-1)). */
+static double nvls_stream(const comm_ctx *c)
+{
+	double S = c->bytes, s = nvls_intra(c);
+	double cap = c->t->nvls_tree_bw[c->nn > 2];
+
+	if (c->nn == 1)
+		return s;
+	s = max2(s, (c->nn == 2 ? 1.0 : 2.0) * S / net_rate(c, GP_PROTO_SIMPLE));
+	if (cap > 0.0)
+		s = max2(s, S * comm_bus_factor(c->op, c->n) /
+			 (nvls_heads(c) * cap));
+	return s;
+}
+
+/* NVLS_TREE's network steps wait for the head's proxy thread to post each
+ * channel's send: NCCL runs NVLS_TREE on all its NVLS channels whatever
+ * the size ("NVLS should not need more than 16 channels to get peak BW.
+ * nc = comm->nvlsChannels", enqueue.cc, NCCL 2.18-2.30), every channel
+ * holds a part of every head's shard, and one proxy thread per GPU posts
+ * the sends of all channels leaving through its NIC one after another
+ * ("for (int s=0; s<args->nsubs; s++)", net.cc sendProxyProgress), each a
+ * Simple post (net_post x 3, NCCL's getNetOverhead).  A channel holds data
+ * from 32 KiB of the message on (NCCL 2.30.7 enqueue.cc
+ * "MinTrafficPerChannel = 32 << 10"), so k = min(channels, S / 32 KiB).
+ * The posts after the first (which the step's 14 us holds) run while the
+ * NIC moves what is posted, so they bound the streaming time from below
+ * rather than add to it: 2 log2 N steps x (k - 1) posts.  2 x 8 H20 (16
+ * channels, Intel hosts: 3 us a post): 2 x 15 x 3 = 90 us, against a
+ * streaming time of 16 us at 1 MiB -- nccl#1244 measures 121.8, 129.8
+ * and 127.6 us at 1, 2 and 4 MiB, flat where the transfer doubles, and
+ * 146.5 us at 8 MiB once the transfer outlasts the posts. */
+static double nvls_tree_posts(const comm_ctx *c)
+{
+	double nch = c->t->up_nccl.nvls_channels;
+	double k = min2(nch, max2(1.0, ceil(c->bytes / 32768.0)));
+
+	if (c->nn < 2 || nch < 1.0)
+		return 0.0;
+	return 2.0 * ilog2(c->nn) * (k - 1.0) * post(c, GP_PROTO_SIMPLE);
+}
+
+/* NVLS all-reduce: in-switch reduction, NVLS_TREE across nodes: the
+ * streaming time plus the pipeline's fill (nvls_fill), across nodes no
+ * less than the proxy's posts (nvls_tree_posts). */
 static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 {
 	const gp_topo *t = c->t;
-	double S = c->bytes, net = net_rate(c, GP_PROTO_SIMPLE);
-	double intra = nvls_intra(c);
 
+	*bwt = nvls_stream(c) + nvls_fill(c);
 	if (c->nn == 1) {
 		*lat = t->up_nccl.nvls_lat;
-		*bwt = intra + nvls_fill(c);
 	} else {
-		/* NVLS_TREE: NVLS inside the node, a binary
-		 * tree of node shards across nodes (traffic
-		 * as for the double binary tree), pipelined:
-		 * the slower stage sets the rate, plus the
-		 * pipeline's fill (nvls_fill).  Each head
-		 * runs its part of both stages in one thread
-		 * block, which caps the busbw it carries at
-		 * nvls_tree_bw (NCCL 2.28+ ncclTopoTuneModel:
-		 * busbw <= heads x perChMaxNVLSTreeBw,
-		 * algbw = busbw x n / 2(n-1)). */
-		double heads = nvls_heads(c);
-		double cap = t->nvls_tree_bw[c->nn > 2];
-
 		*lat = t->up_nccl.nvls_lat + 2.0 * ilog2(c->nn) *
 		       tree_hop_net(c, GP_PROTO_SIMPLE);
-		*bwt = max2(intra, (c->nn == 2 ? 1.0 : 2.0) * S / net);
-		if (cap > 0.0)
-			*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
-				    (heads * cap));
-		*bwt += nvls_fill(c);
+		*bwt = max2(*bwt, nvls_tree_posts(c));
 	}
 }
 
@@ -890,9 +935,10 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 
 /* NCCL's tuner prices NVLS by its bandwidth alone ("busBw = ..
  * graphs[a]->bwIntra * nvlsEfficiency"), without its pipeline's fill
- * (nvls_fill), so its estimate leaves the fill out; across nodes it
- * ranks NVLS_TREE with its own network step (NVLS_TREE_NET_EXTRA_US), not
- * the tree's that the time has. */
+ * (nvls_fill) or the proxy's posts (nvls_tree_posts), so its estimate
+ * is the streaming time; across nodes it ranks NVLS_TREE with its
+ * release's network step (nvls_tree_rank_us), not the tree's that the
+ * time has, and a release before NVLS_TREE does not run it. */
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
@@ -907,10 +953,14 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 		lat -= w;
 	}
 	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE) {
-		bwt -= nvls_fill(c);
+		double step = nvls_tree_rank_us(c);
+
+		bwt = nvls_stream(c);
+		if (c->nn > 1 && step < 0.0)
+			return HUGE_VAL;
 		if (c->nn > 1)
 			lat += 2.0 * ilog2(c->nn) *
-			       (c->lat_net + NVLS_TREE_NET_EXTRA_US * US -
+			       (c->lat_net + (step - NVLS_TREE_WIRE_US) * US -
 				tree_hop_net(c, GP_PROTO_SIMPLE));
 	}
 

@@ -10,12 +10,12 @@ return {
         gen = { "ada", "ampere", "blackwell", "hopper" },
       },
       regimes = {
-        [""] = { cases = 53, lo = 0.897, hi = 1.379 },
-        ["style=all_reduce"] = { cases = 51, lo = 0.897, hi = 1.379 },
+        [""] = { cases = 53, lo = 0.893, hi = 1.342 },
+        ["style=all_reduce"] = { cases = 51, lo = 0.893, hi = 1.342 },
         ["style=all_reduce/scale=node"] = { cases = 30, lo = 0.874, hi = 1.379 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 17, lo = 0.860, hi = 1.789 },
-        ["style=all_reduce/scale=nodes"] = { cases = 21, lo = 0.897, hi = 1.471 },
-        ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 18, lo = 0.897, hi = 2.079 },
+        ["style=all_reduce/scale=nodes"] = { cases = 21, lo = 0.893, hi = 1.342 },
+        ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 18, lo = 0.852, hi = 1.471 },
       },
     },
     infer = {

@@ -94,7 +94,8 @@ M.FUNCTIONS = {
     args = "op (all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, ...), bytes, "
       .. "gpus, system (a catalog system id), nodes or gpus_per_node (where the ranks "
       .. "sit), gpus_per_thread (GPUs one thread drives, nccl-tests -g: their launches "
-      .. "bound the time), topology fields to override, cat",
+      .. "bound the time), nccl (the NCCL release whose tuner picks the algorithm, "
+      .. "\"2.20.5\"; default the latest modelled), topology fields to override, cat",
     help = "One collective on placed ranks, as nccl-tests measures it (`gpuplan comm`)." },
   { name = "gp.roofline", call = "gp.roofline{...} -> {device, ridges, op, ops, infer}",
     args = "gpu (an id or entry), op = {flop, bytes, precision} (one operator), model "

@@ -252,17 +252,71 @@ function M.topology(system_id, nodes, overrides, cat)
   return apply_overrides(t, overrides, true)
 end
 
+-- NCCL's releases, each with the date of its tag (NVIDIA/nccl tags
+-- v2.X.Y-1 and their commits' dates), for a run whose source names no
+-- release: M.nccl_at.
+M.NCCL_RELEASES = {
+  { "2.3.7", "2018-10-24" }, { "2.4.2", "2019-01-29" }, { "2.4.6", "2019-04-05" },
+  { "2.4.7", "2019-05-10" }, { "2.4.8", "2019-06-25" }, { "2.5.6", "2019-11-19" },
+  { "2.5.7", "2020-01-16" }, { "2.6.4", "2020-03-20" }, { "2.7.3", "2020-06-08" },
+  { "2.7.5", "2020-06-26" }, { "2.7.6", "2020-06-26" }, { "2.7.8", "2020-07-27" },
+  { "2.8.3", "2020-11-17" }, { "2.8.4", "2021-02-09" }, { "2.9.6", "2021-04-12" },
+  { "2.9.8", "2021-05-10" }, { "2.9.9", "2021-05-12" }, { "2.10.3", "2021-07-08" },
+  { "2.11.4", "2021-09-08" }, { "2.12.7", "2022-03-02" }, { "2.12.10", "2022-03-30" },
+  { "2.12.12", "2022-05-13" }, { "2.13.4", "2022-07-11" }, { "2.14.3", "2022-08-18" },
+  { "2.15.1", "2022-09-27" }, { "2.15.5", "2022-10-25" }, { "2.16.2", "2022-11-30" },
+  { "2.16.5", "2023-02-02" }, { "2.17.1", "2023-03-01" }, { "2.18.1", "2023-04-18" },
+  { "2.18.3", "2023-06-14" }, { "2.18.5", "2023-08-23" }, { "2.18.6", "2023-10-10" },
+  { "2.19.1", "2023-09-26" }, { "2.19.3", "2023-09-26" }, { "2.19.4", "2023-11-13" },
+  { "2.20.3", "2024-02-13" }, { "2.20.5", "2024-02-26" }, { "2.21.5", "2024-04-02" },
+  { "2.22.3", "2024-06-19" }, { "2.23.4", "2024-09-16" }, { "2.24.3", "2025-01-07" },
+  { "2.25.1", "2025-01-27" }, { "2.26.2", "2025-03-12" }, { "2.26.3", "2025-04-22" },
+  { "2.26.5", "2025-04-22" }, { "2.26.6", "2025-05-20" }, { "2.27.3", "2025-05-29" },
+  { "2.27.5", "2025-06-18" }, { "2.27.6", "2025-07-11" }, { "2.27.7", "2025-07-24" },
+  { "2.28.3", "2025-09-02" }, { "2.28.7", "2025-10-17" }, { "2.28.9", "2025-11-10" },
+  { "2.29.2", "2025-12-24" }, { "2.29.3", "2026-02-03" }, { "2.29.7", "2026-02-27" },
+  { "2.30.3", "2026-04-14" }, { "2.30.4", "2026-04-22" }, { "2.30.7", "2026-06-04" },
+}
+
+-- NCCL_VERSION_CODE of a release "2.20.5" (or "2.20": patch 0), 22005;
+-- nil and a reason for anything else.
+function M.nccl_code(s)
+  local a, b, c = tostring(s):match("^(%d+)%.(%d+)%.?(%d*)$")
+  if type(s) ~= "string" or not a then
+    return nil, "must be a release 'major.minor[.patch]' such as '2.20.5'"
+  end
+  local code = tonumber(a) * 10000 + tonumber(b) * 100 + (tonumber(c) or 0)
+  if tonumber(a) ~= 2 or tonumber(b) > 99 or (tonumber(c) or 0) > 99 then
+    return nil, "must be an NCCL 2.x release, minor and patch below 100"
+  end
+  return code
+end
+
+-- The newest NCCL release tagged on or before date "YYYY-MM-DD"
+-- (M.NCCL_RELEASES), nil before the first.
+function M.nccl_at(date)
+  local best, code
+  for _, r in ipairs(M.NCCL_RELEASES) do
+    local c = M.nccl_code(r[1])
+    if r[2] <= date and (not code or c > code) then best, code = r[1], c end
+  end
+  return best
+end
+
 -- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, gpus_per_node=,
--- algo=, gpus_per_thread=, <topology fields>}: one collective.  The node is
--- the system's (or the topology table's); `nodes` and `gpus_per_node` say
--- where the ranks sit (see the top of this file); `gpus_per_thread` how
--- many GPUs one thread drives (nccl-tests -g, M.launch_floor).  Returns {op, bytes, gpus, time,
+-- algo=, gpus_per_thread=, nccl=, <topology fields>}: one collective.  The
+-- node is the system's (or the topology table's); `nodes` and
+-- `gpus_per_node` say where the ranks sit (see the top of this file);
+-- `gpus_per_thread` how many GPUs one thread drives (nccl-tests -g,
+-- M.launch_floor); `nccl` the NCCL release ("2.20.5") whose tuner picks
+-- the algorithm (default: the latest modelled).  Returns {op, bytes, gpus, time,
 -- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system,
 -- launch_bound}.
 -- Arguments M.comm reads besides the topology fields; anything else is a
 -- misspelling that would otherwise price a different collective in silence.
 local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
-               nodes = true, algo = true, catalog = true, gpus_per_thread = true }
+               nodes = true, algo = true, catalog = true, gpus_per_thread = true,
+               nccl = true }
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
@@ -395,6 +449,14 @@ function M.comm(a)
   if gpt and gpt > ppn then
     error(string.format("comm: gpus_per_thread %d exceeds the %d gpus a node holds: one "
       .. "thread drives the GPUs of its own node", gpt, ppn), 2)
+  end
+  if a.nccl ~= nil then
+    local code, why = M.nccl_code(a.nccl)
+    if not code then
+      local got = type(a.nccl) == "string" and string.format("%q", a.nccl) or tostring(a.nccl)
+      error("comm: nccl " .. why .. " (got " .. got .. ")", 2)
+    end
+    topo.nccl_version = code
   end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
   if not ok then error("comm: " .. tostring(r), 2) end

@@ -227,11 +227,19 @@ local case_schema = T.record {
     logprob_batch = count(), sequence_packing = T.boolean(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = T.boolean(),
   },
-  -- version: the release the run used (SCHEMA.md), major.minor[.patch]
+  -- version: the release the run used (SCHEMA.md), major.minor[.patch];
+  -- date: the day the source published the run, YYYY-MM-DD
   source = T.record { title = text(), where = text(), id = text(), version = {
     name = "release", check = function(x, path)
       if type(x) ~= "string" or not (x:match("^%d+%.%d+$") or x:match("^%d+%.%d+%.%d+$")) then
         error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '
+          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+      end
+      return x
+    end }, date = {
+    name = "date", check = function(x, path)
+      if type(x) ~= "string" or not x:match("^%d%d%d%d%-%d%d%-%d%d$") then
+        error({ path = path, msg = 'expected a date as "2024-04-01" (YYYY-MM-DD), got '
           .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
       end
       return x

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(94);
+	plan(100);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -481,6 +481,40 @@ int main(void)
 	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE,
 	   "2 nodes, 1 MiB: NCCL ranks NVLS_TREE at 20.9 us a step: tree");
+	/* NCCL 2.20.5 (nccl_version 22005) ranks its step at 14 us: 25 + 2 x
+	 * 14 = 53 us and the streaming time, the slowest of NVLink 3.8,
+	 * network 1 MiB / 376 GB/s = 2.8 and the heads' ceiling 1.875 MiB /
+	 * (8 x 57.7 GB/s) = 4.3 us: 57.3 us, ahead of the tree's 59.5, so
+	 * NVLS_TREE runs.  Its time: 1 MiB fills all 16 NVLS channels
+	 * (32 KiB each at least), so each of its 2 network steps waits for
+	 * 15 more posts of 3 x 1 us (Simple, Intel hosts): 90 us, more than
+	 * the streaming time and fill, which they bound from below. */
+	t.nccl_version = 22005;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.algo == GP_ALGO_NVLS,
+	   "2 nodes, 1 MiB: NCCL 2.20.5 ranks NVLS_TREE at 14 us: nvls");
+	is_num(r.bw_time, 90.0 * US, 1e-9,
+	       "NVLS_TREE 1 MiB: 2 steps x 15 proxy posts x 3 us");
+	/* 64 KiB holds data in 2 channels: one more post a step, 2 x 1 x 3
+	 * = 6 us, over a streaming time and fill of under 1 us.  (8 GiB
+	 * above: the transfer hides all 90 us.) */
+	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, 65536.0, 16, &r,
+			    &e));
+	is_num(r.bw_time, 6.0 * US, 1e-9,
+	       "NVLS_TREE 64 KiB: 2 channels, 1 more post a step");
+	/* NCCL 2.18 ranked the step at 19 us: 25 + 38 + 4.3 = 67.3 us, the
+	 * tree first; 2.17 has no NVLS_TREE. */
+	t.nccl_version = 21805;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
+	ok(r.algo == GP_ALGO_TREE, "NCCL 2.18.5 ranks NVLS_TREE at 19 us: tree");
+	t.nccl_version = 21701;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, 64.0 * MiB, 16, &r, &e));
+	ok(r.algo != GP_ALGO_NVLS, "NCCL 2.17.1 has no NVLS_TREE");
+	t.nccl_version = 100;
+	ok(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e) == GP_EINVAL &&
+	   strstr(e.msg, "nccl_version") != NULL,
+	   "an nccl_version below 2.0.0 is refused, naming it");
+	t.nccl_version = 0;
 	/* 4 NICs: 4 heads, half the ceiling; 4 x 47 = 188 GB/s of NICs is
 	 * still faster than 4 x 57.7 / 1.875 = 123.1 GB/s algbw.  Loops of
 	 * 4 heads x 128 KiB: 1024 of them, fill 3 x intra / 1024. */

@@ -207,6 +207,46 @@ case.hardware.gpu = "no-such-gpu"
 local none, why = predict(case, cat)
 t.ok(none == nil and why:find("unknown gpu", 1, true), "predictor declines unknown gpu")
 
+-- The NCCL release whose tuner picks the algorithm.  Codes as NCCL's
+-- NCCL_VERSION_CODE: 2 x 10000 + 20 x 100 + 5.
+t.is(comm.nccl_code("2.20.5"), 22005, "nccl 2.20.5: code 22005")
+t.is(comm.nccl_code("2.28"), 22800, "nccl 2.28: patch 0")
+-- A source that names no release but its date: the newest tagged by then
+-- (2.21.5 was tagged 2024-04-02, 2.18.6 on 2023-10-10 after 2.19.3).
+t.is(comm.nccl_at("2024-04-01"), "2.20.5", "2024-04-01: 2.20.5")
+t.is(comm.nccl_at("2024-04-02"), "2.21.5", "2024-04-02: 2.21.5")
+t.is(comm.nccl_at("2023-10-10"), "2.19.3", "2023-10-10: 2.19.3, not 2.18.6")
+t.is(comm.nccl_at("2018-01-01"), nil, "before the first release: none")
+-- 2 x 8 H20 with 8 NDR NICs, 1 MiB: the latest tuner (20.9 us a NVLS_TREE
+-- step) keeps the tree; NCCL 2.20.5's (14 us) runs NVLS_TREE, whose 2
+-- network steps wait for 15 more proxy posts each (16 NVLS channels, 3 us
+-- a Simple post on Intel hosts): 90 us over its 53 us latency.
+local h20 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 2, nics = 8,
+                                nic_fabric = "ib-ndr-400", gpu = cat.gpus.h20 }, cat)
+local latest = gp.comm { op = "all_reduce", bytes = 2 ^ 20, gpus = 16, topology = h20 }
+local old = gp.comm { op = "all_reduce", bytes = 2 ^ 20, gpus = 16, topology = h20, nccl = "2.20.5" }
+t.is(latest.algo, "tree", "H20 2 x 8, 1 MiB, latest NCCL: tree")
+t.is(old.algo, "nvls", "H20 2 x 8, 1 MiB, NCCL 2.20.5: NVLS_TREE")
+t.near(old.bw_time, 90e-6, 1e-9, "NVLS_TREE 1 MiB: the proxy's 2 x 15 x 3 us of posts")
+for _, bad in ipairs { "2.20.x", "3.0.1", "v2.20.5", 2.2 } do
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, system = "dgx-h100", nccl = bad } end,
+           "comm: nccl must be", "nccl " .. tostring(bad) .. " refused, named", true)
+end
+-- The predictor takes the release from source.version, or assumes it from
+-- source.date and says so.
+local hcase = { kind = "collective", collective = "all_reduce", bytes = 2 ^ 20,
+                hardware = { gpu = "h20", gpus = 16, gpus_per_node = 8,
+                             inter_node = "ib-ndr-400", nics_per_node = 8 },
+                measured = { metric = "busbw_gbps", value = 16.14 },
+                source = { date = "2024-04-01" } }
+local hp = predict(hcase, cat)
+t.ok(table.concat(hp.defaults, ";"):find("nccl=2.20.5 (assumed: the newest NCCL release at "
+     .. "the source's date 2024-04-01)", 1, true), "predictor: nccl assumed from the date, said")
+t.ok(hp.detail:find("^nvls/"), "predictor: 2.20.5 runs NVLS_TREE at 1 MiB")
+hcase.source = { version = "2.28.9", date = "2024-04-01" }
+hp = predict(hcase, cat)
+t.ok(hp.detail:find("^tree/"), "predictor: a stated release wins over the date")
+
 
 -- The NCCL terms: a fabric's nccl block (nvlink5 gives NCCL's Blackwell
 -- NVLS efficiency, 0.74), else the kind's defaults (nvlink4: 0.85; its block

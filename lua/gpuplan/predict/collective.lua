@@ -9,7 +9,10 @@
 -- catalog's gpu.pcie); hardware.cpu_vendor and hardware.host_mem_bw the
 -- hosts where the source names them; hardware.gpus_per_thread the GPUs one
 -- nccl-tests thread drove (-g N), whose launches bound the time.  The algorithm is the one NCCL's tuner picks
--- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)").
+-- (NCCL's default) unless the case notes say one was forced ("algorithm: Ring (forced)"): the tuner of
+-- the case's NCCL release, source.version, or where the source names none but gives its date
+-- (source.date), the newest release tagged by then (comm.nccl_at), said in the defaults as assumed;
+-- neither: the latest modelled.
 local comm = require "gpuplan.comm"
 
 local forced_names = { ring = "ring", tree = "tree", nvls = "nvls", nvlstree = "nvls",
@@ -70,8 +73,20 @@ return function(case, cat)
       .. "own node", gpt, math.min(gpus, ppn))
   end
   if gpt and gpt > 1 then defaults[#defaults + 1] = "gpus_per_thread=" .. gpt .. " (the case's -g)" end
+  local src = case.source or {}
+  local nccl = src.version
+  if not nccl and src.date then
+    nccl = comm.nccl_at(src.date)
+    if nccl then
+      defaults[#defaults + 1] = "nccl=" .. nccl .. " (assumed: the newest NCCL release at the "
+        .. "source's date " .. src.date .. ")"
+    end
+  end
+  if nccl and not comm.nccl_code(nccl) then
+    return nil, "source.version " .. nccl .. " is not an NCCL 2.x release"
+  end
   local r = comm.comm { op = case.collective, bytes = case.bytes, gpus = gpus,
-                        topology = topo, algo = algo, gpus_per_thread = gpt }
+                        topology = topo, algo = algo, gpus_per_thread = gpt, nccl = nccl }
   local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
   return { value = value, defaults = defaults,
            regime = require("gpuplan.ranges").regime("collective",
