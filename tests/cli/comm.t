@@ -123,4 +123,21 @@ like($e, qr/^gpuplan: comm: --gpus-per-thread 9 exceeds the 8 gpus$/m, 'names th
 unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', 'x');
 is($c, 2, '--gpus-per-thread x: usage error');
+# --nccl X.Y.Z: that release's tuner picks the algorithm.  2 x DGX H100 at
+# 1 MiB: the latest ranks NVLS_TREE's network step at 20.9 us and keeps the
+# LL128 tree (58.60 us); 2.20.5 ranks it at 14 us and runs NVLS_TREE: 25 +
+# 2 x 14 = 53 us of latency and its 2 network steps' 15 further proxy
+# posts at 3 us (16 NVLS channels, Intel hosts), 90 us: 143.00 us.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
+                      '--format', 'csv');
+like($o, qr/^1048576,262144,58\.60,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
+                      '--format', 'csv', '--nccl', '2.20.5');
+is($c, 0, '--nccl 2.20.5 exits 0');
+like($o, qr/^1048576,262144,143\.00,.*,nvls,simple$/m, '--nccl 2.20.5: NVLS_TREE, 53 + 90 us of posts');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '2.x');
+is($c, 1, '--nccl 2.x: exit 1');
+like($e, qr/^gpuplan: comm: --nccl must be a release 'major\.minor\[\.patch\]' such as '2\.20\.5' \(got "2\.x"\)$/m,
+     'names the flag and the value');
+unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 done_testing();

@@ -20,6 +20,8 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   --gpus-per-thread N
                   GPUs one thread drives (nccl-tests -g N, default 1): its
                   kernel launches, 4.2 us each, bound the time from below
+  --nccl X.Y.Z    the NCCL release whose tuner picks the algorithm, e.g.
+                  2.20.5 (default: the latest modelled, 2.30.7)
   --min SIZE      smallest message (default 8B); --max SIZE largest (default 8GiB);
                   sizes double (nccl-tests -f 2).  SIZE: 8, 1MiB, 4GB ...
   --format F      text (default), markdown, csv, json
@@ -32,7 +34,8 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   1 (others).  count is in 4-byte floats as nccl-tests prints it.]],
   options = { system = "string", nodes = "int", gpus = "int", op = "string",
               algo = "string", min = "string", max = "string", format = "format",
-              svg = "string", systems = "string", gpus_per_thread = "int" },
+              svg = "string", systems = "string", gpus_per_thread = "int",
+              nccl = "string" },
 }
 
 local function size_arg(v, name, default)
@@ -115,11 +118,13 @@ function C.run(opts, args)
   local function sweep(system)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
                                           gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
-                                          gpus_per_thread = opts.gpus_per_thread })
+                                          gpus_per_thread = opts.gpus_per_thread,
+                                          nccl = opts.nccl })
     -- a user error: drop the Lua source position, keep the reason, name
     -- the flag the user typed
     if not okr then
-      error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")), 0)
+      error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
+                            :gsub("comm: nccl ", "comm: --nccl ")), 0)
     end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
