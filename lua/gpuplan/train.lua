@@ -93,7 +93,9 @@ M.SWEEP_EXTRA = minus(minus(options.keys("plan"), options.own("plan", "train")),
 --              forward), overlapped p2p for the interleaved schedule;
 --              TP overlap (Userbuffers) off unless asked (tp_overlap).
 --   deepspeed  overlap_comm off at ZeRO 0-2 (the DeepSpeed config
---              default), ZeRO-3 prefetches parameters.
+--              default); ZeRO-3's gathers and reduce-scatters, issued
+--              from module hooks, hide nothing in its published runs
+--              (the validation predictor's deepspeed profile says why).
 --   hf         PyTorch DDP overlaps bucketed all-reduce with backward;
 --              FSDP prefetches the next layer's gather.
 M.OVERLAPS = {

@@ -210,17 +210,47 @@ local PROFILES = {
   },
   -- The Hugging Face Trainer with a DeepSpeed ZeRO config (LLaVA's
   -- scripts/zero3.json): the DeepSpeed engine owns the optimizer (20
-  -- B/param in bf16); ZeRO-3 prefetches the parameters and overlaps the
-  -- reduce-scatter.  overlap_comm is DeepSpeed's own default at stage 3
+  -- B/param in bf16).  overlap_comm is DeepSpeed's own default at stage 3
   -- only (deepspeed/runtime/zero/config.py overlap_comm_valid:
   -- "self.overlap_comm = self.stage == ZeroStageEnum.weights"): a stage
   -- 1/2 run that does not state it reduces after each bucket fills,
   -- under nothing.
+  --
+  -- Stage 3 (v0.11-0.16, the published runs) issues its collectives from
+  -- Python module hooks: partitioned_param_coordinator.py fetch_sub_module
+  -- gathers the parameters a submodule needs, prefetches only up to
+  -- stage3_prefetch_bucket_size elements beyond them (one weight ahead at
+  -- Hugging Face's "auto" 0.9 h^2 and at DeepSpeed's 5e7 for these
+  -- models' 17M-235M-element weights), makes the compute stream wait on the
+  -- gather stream at every submodule, and holds the host once more than
+  -- two fetches (__max_ongoing_fetch_events = 2) or two gradient
+  -- reductions (stage3.py max_param_reduce_events = 2) are in flight; each
+  -- gradient's reduce-scatter waits on the compute stream
+  -- (reduce_and_partition_stream.wait_stream(default_stream())).  DeepSpeed's
+  -- authors describe what this leaves: "operations such as all-gather,
+  -- reduce-scatter, and buffer release are typically inserted using Python
+  -- hooks at runtime" (DeepCompile, blogs/deepcompile), whose prefetch
+  -- timing "these systems lack the flexibility to control ..., which
+  -- limits the benefits of prefetching" (Tanaka et al. 2025,
+  -- arXiv:2504.09983), and "the idle time between layers was caused by the
+  -- overhead associated with handling hooks that launch
+  -- allgather/reduce_scatter" (DeepSpeed issue #5047).  Their own benchmark
+  -- (DeepSpeedExamples benchmarks/deepcompile: Llama-3-70B on 32 H100s,
+  -- micro-batch 1-4, 512-2048 tokens) measures a step of its computation
+  -- plus its gathers and reduce-scatters: +2% to +21% priced that way,
+  -- +24% to +60% with the traffic hidden under compute; the 0.14.2
+  -- LLaMA-7B rows add the same 0.2-0.27 s a micro-batch at micro-batch 2
+  -- and 8 -- one micro-batch's traffic, not the host's per-module work,
+  -- which would hide behind eight samples.  So ZeRO-3's traffic is priced
+  -- on the path, as gp.train's own deepspeed stack default has it; which
+  -- of the hooks' waits leaves it there is not pinned down.
   deepspeed = {
     { "stack", "deepspeed", "DeepSpeed ZeRO engine" },
     { "kernels", "eager", "the Hugging Face modules' unfused operators" },
-    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 3 end },
-    { "overlap_grad_reduce", true, "DeepSpeed stage 3 overlap_comm (its default)",
+    { "overlap_param_gather", false, "DeepSpeed stage 3: hook-issued gathers, none hidden in its published runs",
+      function(o) return (o.zero or 0) >= 3 end },
+    { "overlap_grad_reduce", false,
+      "DeepSpeed stage 3: hook-issued reduce-scatters, none hidden in its published runs",
       function(o) return (o.zero or 0) >= 3 end },
     { "overlap_grad_reduce", false, "overlap_comm off: DeepSpeed's default below stage 3",
       function(o) return (o.zero or 0) >= 1 end },
