@@ -354,6 +354,45 @@ local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defau
   end
 end
 
+-- NeMo RL's mechanisms of its older releases: {option, the releases
+-- (source.version major.minor) it holds for, when it applies to the
+-- case's options, the defaults' words}; each true unless the case states
+-- it.
+local RELEASE_FLAGS = {
+  -- v0.3.0's refit gathers each tensor whole over TP and then broadcasts
+  -- it over the pipeline (nemo_rl/models/megatron/refit_utils.py
+  -- gather_params); from v0.4 on Megatron-Bridge's export broadcasts the
+  -- stages' slices.
+  { "sync_tp_first", { ["0.3"] = true }, function() return true end,
+    "NeMo RL v0.3.0's refit: gather_params broadcasts whole tensors over the "
+      .. "pipeline" },
+  -- Up to v0.4.0 the Megatron worker's prepare_for_lp_inference parks the
+  -- optimizer states in host memory (offload_before_refit) every step,
+  -- colocated or not, and prepare_for_training brings them back; v0.5.0
+  -- does so only with offload_optimizer_for_logprob (false; PR #1404).
+  -- Colocated, the states are already out for the rollout
+  -- (offload_states): only a training pool of its own pays it.
+  { "logprob_offload", { ["0.3"] = true, ["0.4"] = true },
+    function(o) return not o.colocated end,
+    "NeMo RL v0.4.0's prepare_for_lp_inference: the optimizer states to host memory and back "
+      .. "each step" },
+  -- v0.3.0's DistributedLogprob.backward builds the chosen tokens' one-hot
+  -- (torch.nn.functional.one_hot, int64) over the vocabulary; PR #761
+  -- ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scatters the
+  -- chosen tokens' gradient instead (engine/rl.c RL_LOGIT_ONEHOT).
+  { "logit_onehot", { ["0.3"] = true }, function(o) return o.fp32_logits end,
+    "NeMo RL v0.3.0's DistributedLogprob backward: an int64 one-hot of the vocabulary" },
+  -- v0.3.0 and v0.4.0 pin vLLM 0.9.0 and 0.10.0 (pyproject.toml) and leave
+  -- its compilation config at vLLM's default (grpo_math_1B.yaml
+  -- "vllm_kwargs: {}", enforce_eager False): piecewise CUDA graphs, one
+  -- graph a decode step only from vLLM 0.11 (PR #25444), which v0.5.0
+  -- pins (0.11.2).
+  { "rollout_piecewise", { ["0.3"] = true, ["0.4"] = true },
+    function(o) return not o.rollout_eager end,
+    "NeMo RL v0.3/v0.4 pin vLLM 0.9.0/0.10.0: piecewise CUDA graphs, attention between "
+      .. "the pieces" },
+}
+
 return function(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
   local ver = release(case)
@@ -451,47 +490,15 @@ return function(case, cat)
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
   framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
-  -- NeMo RL v0.3.0's refit gathers each tensor whole over TP and then
-  -- broadcasts it over the pipeline (nemo_rl/models/megatron/
-  -- refit_utils.py gather_params); from v0.4 on Megatron-Bridge's export
-  -- broadcasts the stages' slices.  The version is the case's release,
-  -- source.version.
-  if fw == "nemo-rl" and o.sync_tp_first == nil and ver == "0.3" then
-    o.sync_tp_first = true
-    defaults[#defaults + 1] = "sync_tp_first=true (NeMo RL v0.3.0's refit: gather_params "
-      .. "broadcasts whole tensors over the pipeline)"
-  end
-  -- Up to v0.4.0 the Megatron worker's prepare_for_lp_inference parks the
-  -- optimizer states in host memory (offload_before_refit) every step,
-  -- colocated or not, and prepare_for_training brings them back; v0.5.0
-  -- does so only with offload_optimizer_for_logprob (false; PR #1404).
-  -- Colocated, the states are already out for the rollout
-  -- (offload_states): only a training pool of its own pays it.
-  if fw == "nemo-rl" and o.logprob_offload == nil and not o.colocated
-      and (ver == "0.3" or ver == "0.4") then
-    o.logprob_offload = true
-    defaults[#defaults + 1] = "logprob_offload=true (NeMo RL v0.4.0's prepare_for_lp_inference: "
-      .. "the optimizer states to host memory and back each step)"
-  end
-  -- v0.3.0's DistributedLogprob.backward builds the chosen tokens' one-hot
-  -- (torch.nn.functional.one_hot, int64) over the vocabulary; PR #761
-  -- ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scatters the
-  -- chosen tokens' gradient instead (engine/rl.c RL_LOGIT_ONEHOT).
-  if fw == "nemo-rl" and o.logit_onehot == nil and o.fp32_logits and ver == "0.3" then
-    o.logit_onehot = true
-    defaults[#defaults + 1] = "logit_onehot=true (NeMo RL v0.3.0's DistributedLogprob "
-      .. "backward: an int64 one-hot of the vocabulary)"
-  end
-  -- v0.3.0 and v0.4.0 pin vLLM 0.9.0 and 0.10.0 (pyproject.toml) and leave
-  -- its compilation config at vLLM's default (grpo_math_1B.yaml
-  -- "vllm_kwargs: {}", enforce_eager False): piecewise CUDA graphs, one
-  -- graph a decode step only from vLLM 0.11 (PR #25444), which v0.5.0
-  -- pins (0.11.2).
-  if fw == "nemo-rl" and o.rollout_piecewise == nil and not o.rollout_eager
-      and (ver == "0.3" or ver == "0.4") then
-    o.rollout_piecewise = true
-    defaults[#defaults + 1] = "rollout_piecewise=true (NeMo RL v0.3/v0.4 pin vLLM 0.9.0/0.10.0: "
-      .. "piecewise CUDA graphs, attention between the pieces)"
+  -- NeMo RL's mechanisms of its older releases, set from the case's
+  -- release (source.version) unless the case states them (RELEASE_FLAGS).
+  if fw == "nemo-rl" then
+    for _, f in ipairs(RELEASE_FLAGS) do
+      if o[f[1]] == nil and f[2][ver] and f[3](o) then
+        o[f[1]] = true
+        defaults[#defaults + 1] = f[1] .. "=true (" .. f[4] .. ")"
+      end
+    end
   end
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
