@@ -598,7 +598,8 @@ static double nvls_stream(const comm_ctx *c)
 
 	if (c->nn == 1)
 		return s;
-	s = max2(s, (c->nn == 2 ? 1.0 : 2.0) * S / net_rate(c, GP_PROTO_SIMPLE));
+	s = max2(s, (c->nn == 2 ? 1.0 : 2.0) * S /
+		 net_rate(c, GP_PROTO_SIMPLE));
 	if (cap > 0.0)
 		s = max2(s, S * comm_bus_factor(c->op, c->n) /
 			 (nvls_heads(c) * cap));
