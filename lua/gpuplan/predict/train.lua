@@ -29,6 +29,9 @@ local FRAMEWORKS = {
   -- before the 2021-22 papers' Megatron-LM.
   { "megatron%-core", "megatron-core" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
+  -- Accelerate's FSDP before DeepSpeed: DeepSpeed's own benchmarks run it
+  -- as their FSDP baseline, so their text names both.
+  { "accelerate fsdp", "accelerate-fsdp" },
   -- Last: a run whose source names DeepSpeed and none of the stacks above
   -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
   { "deepspeed%-chat", "deepspeed-chat" },
@@ -254,6 +257,17 @@ local PROFILES = {
       function(o) return (o.zero or 0) >= 3 end },
     { "overlap_grad_reduce", false, "overlap_comm off: DeepSpeed's default below stage 3",
       function(o) return (o.zero or 0) >= 1 end },
+  },
+  -- PyTorch FSDP through Hugging Face Accelerate (distributed_type FSDP) on
+  -- the Hugging Face modules: torch.optim over the sharded fp32 parameters,
+  -- and Accelerate's FSDP plugin turns "mixed_precision: bf16" into
+  -- "MixedPrecision(param_dtype=dtype, reduce_dtype=dtype,
+  -- buffer_dtype=dtype)" -- bf16 gathers and bf16 reduce-scatters.  FSDP
+  -- prefetches the next layer's gather (the hf stack's overlaps).
+  ["accelerate-fsdp"] = {
+    { "stack", "hf", "PyTorch FSDP through Hugging Face Accelerate" },
+    { "kernels", "eager", "the Hugging Face modules' unfused operators" },
+    { "grad_reduce", "bf16", "Accelerate's FSDP MixedPrecision: reduce_dtype bf16" },
   },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
