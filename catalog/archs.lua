@@ -132,15 +132,28 @@ arch {
       fa3 = { fwd = 0.60, bwd = 0.52 },
       fa2 = { fwd = 0.33, bwd = 0.29 },
       triton = { fwd = 0.145, bwd = 0.125 },
+      -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
+      -- softmax between its two matmuls does not.
+      fp8 = 0.85,
       reason = "H100 SXM5, head_dim 128, bf16, 4k-8k tokens (FA3 paper Figs. 5-6): causal "
             .. "forward cuDNN 518-529, FA3 579-602, FA2 319-333 TFLOP/s of 989; backward "
             .. "(non-causal only in the paper) cuDNN 499-518, FA3 542-559, FA2 310-318, "
             .. "scaled by each kernel's causal/non-causal forward ratio (0.88, 0.93, "
             .. "0.9). cuDNN is what Transformer Engine picks on sm90 (NeMo, Megatron-"
             .. "Bridge). triton: not measured on Hopper; the A100 ratio of the Triton "
-            .. "kernel to FA2 (0.24 / 0.55) applied to FA2 here, an estimate",
+            .. "kernel to FA2 (0.24 / 0.55) applied to FA2 here, an estimate"
+            .. ". fp8: MLA decode, the serving path's FP8 attention: Ant Group's FP8 "
+            .. "FlashMLA on H20, 'Compared to BF16 FlashMLA, this yields ~70% "
+            .. "speedup' (1.70 of a doubled rate: 0.85). FlashAttention-3 on "
+            .. "H100 agrees: 'FP16 reaching up to 740 TFLOPs/s (75% utilization), "
+            .. "and with FP8 reaching close to 1.2 PFLOPs/s' of the 989.4 / "
+            .. "1978.9 dense peaks, 0.606 / 0.748 = 0.81. End to end Ant measured "
+            .. "'+16.9% at BS=56' from FP8 MLA on H20 (this model: +28%)",
       source = "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) Figs. 5-6; "
-            .. "TransformerEngine attention.py 'Select FusedAttention on sm90'",
+            .. "TransformerEngine attention.py 'Select FusedAttention on sm90'"
+            .. "; fp8: lm-sys/lm-sys.github.io blog/2025-09-26-sglang-ant-group.md "
+            .. "(FP8 MLA, deepseek-ai/FlashMLA PR 82; Decode optimizations); "
+            .. "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) abstract",
     },
 
     sustained = {
@@ -219,6 +232,9 @@ arch {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },
       cudnn = { fwd = 0.55, bwd = 0.43 },
+      -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
+      -- softmax between its two matmuls does not.
+      fp8 = 0.90,
       reason = "B200-class (SM100), head_dim 128, causal, 8k tokens: FlashAttention-4 "
             .. "forward 1418, backward (2-CTA) 1209 TFLOP/s of 2250 (flash-attention PR "
             .. "#2280). cuDNN, which Transformer Engine picks, measured by NVIDIA on "
@@ -236,13 +252,25 @@ arch {
             .. "2250. A later release is faster: cuDNN 9.17 (container 25.11) on "
             .. "GB200 runs the same shape at 1584 and 1211 TFLOP/s of its 2500 "
             .. "(0.63, 0.48); the catalog keeps the release the published runs "
-            .. "trained with",
+            .. "trained with"
+            .. ". fp8: MLA decode on TensorRT-LLM's Blackwell kernel (FlashInfer's "
+            .. "trtllm-gen attention, SGLang's trtllm_mla backend) on GB200, "
+            .. "BF16 against FP8 KV cache: 'For the case under test, attention "
+            .. "is 1.8x faster' (1.8 of a doubled rate: 0.90). End to end the "
+            .. "gain is smaller: TensorRT-LLM's FP8 KV cache on 8 B200s "
+            .. "(DeepSeek-R1 1K/2K) 'yielded a 6% E2E throughput increase when "
+            .. "assuming the concurrency was identical' (this model at that "
+            .. "deployment's batch 384: +9.6%)",
       source = "Dao-AILab/flash-attention PR #2280; NVIDIA/cudnn-frontend "
             .. "benchmark/sdpa_benchmark_training artifacts "
             .. "sdpa_bf16_benchmark_results_NVIDIA_B200.csv and sample_b200_bf16_run.txt "
             .. "(cuDNN 91300, torch 2.9.0a0 nv25.09), ..._NVIDIA_GB200.csv (cuDNN 9.17, "
             .. "README: nvcr.io/nvidia/pytorch:25.11-py3); NVIDIA-NeMo/Megatron-Bridge "
-            .. "docker/Dockerfile.ci at commit 00b7660",
+            .. "docker/Dockerfile.ci at commit 00b7660"
+            .. "; fp8: lm-sys/lm-sys.github.io blog/2025-09-25-gb200-part-2.md (Zoom "
+            .. "into Low-precision Kernels); NVIDIA/TensorRT-LLM docs/source/blogs/"
+            .. "tech_blog/blog3_Optimizing_DeepSeek_R1_Throughput_on_NVIDIA_"
+            .. "Blackwell_GPUs.md (FP8 KV Cache)",
     },
 
     sustained = {

@@ -33,6 +33,10 @@ typedef struct roof_device {
 	                         sequences, forward, (0, 1]; 0 = priced as a
 	                         GEMM of its shape */
 	double attn_bwd;      /* the same for its backward pass */
+	double attn_fp8;      /* an FP8 attention kernel's fraction of the
+	                         FP8 peak as a share of attn_fwd (the 16-bit
+	                         kernel's of the 16-bit peak), (0, 1]; 0 =
+	                         not measured: the same fraction */
 	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
 	                                  GEMM computing at this precision
 	                                  streams its operands, as a

@@ -17,27 +17,6 @@
  * 3.3.2, 1 x 128 tiles for activations; DeepGEMM's LHS scales). */
 #define QUANT_GROUP 128.0
 
-/* The fraction of the FP8 peak a fused FP8 attention kernel reaches,
- * against the fraction of the 16-bit peak its 16-bit twin reaches (the
- * catalog's attn_fwd, measured on 16-bit kernels): the tensor cores'
- * rate doubles, the softmax between the two matmuls (exponentials, the
- * row max and sum, P cast to FP8 for the second matmul) does not.
- * FlashAttention-3 on H100 SXM (Shah et al. 2024, abstract): "FP16
- * reaching up to 740 TFLOPs/s (75% utilization), and with FP8 reaching
- * close to 1.2 PFLOPs/s", of the 989.4 / 1978.9 TFLOP/s dense peaks:
- * (1200 / 1978.9) / (740 / 989.4) = 0.606 / 0.748 = 0.81, FP8 1.62x
- * its 16-bit twin, not 2x.  The MLA decode kernels agree: Ant Group's
- * FP8 FlashMLA on H20 (LMSYS blog 2025-09-26, FlashMLA PR 82):
- * "Compared to BF16 FlashMLA, this yields ~70% speedup" (0.85).
- * End to end the gain is smaller still, and this model still
- * overstates it: TensorRT-LLM tech blog 3 (DeepSeek-R1 1K/2K on 8
- * B200s, FP8 MLA decode): the FP8 KV cache "yielded a 6% E2E
- * throughput increase when assuming the concurrency was identical"
- * (this model, at that deployment's published batch 384: +8.2%, +10.8%
- * at 2x); Ant's decode at BS=56 on H20: "+16.9%" (this model: +25%,
- * +36% at 2x). */
-#define SX_ATTN_FP8 0.81
-
 /* Add an operator's row (count per micro-batch pass) to the step: its
  * time always, the row while there is room. */
 static void record(sx *x, const char *name, double count, double flop,
@@ -144,8 +123,8 @@ int sx_quant(sx *x, const char *name, double count, double elems,
 
 /* The attention core on the fused kernel: compute at the device's
  * measured attention fraction of the precision's peak (roof_device
- * attn_fwd, as train.c's attention; an FP8 kernel at SX_ATTN_FP8 of
- * that fraction of the FP8 peak) times its shape factor against the
+ * attn_fwd, as train.c's attention; an FP8 kernel at attn_fp8 of that
+ * fraction of the FP8 peak) times its shape factor against the
  * measurement's (roof_attn_eff: output m x n over k keys, nb of them; the
  * causal diagonal for a prompt of causal_q tokens, 0 for decode), memory
  * at the streaming rate, the longer of
@@ -179,8 +158,12 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
 	if (roof_op_time(d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	eff = roof_attn_eff(d, mm, n, k, nb, causal_q);
+	/* An FP8 kernel (an 8-bit cache) at the catalog's share of the
+	 * 16-bit kernel's fraction, of the FP8 peak: its tensor rate
+	 * doubles, its softmax between the two matmuls does not (roof_device
+	 * attn_fp8; the measurements in catalog/archs.lua). */
 	r.compute_rate = d->peak[x->ap] * d->attn_fwd * eff *
-		(x->ap == GP_FP8 ? SX_ATTN_FP8 : 1.0);
+		(x->ap == GP_FP8 && d->attn_fp8 > 0 ? d->attn_fp8 : 1.0);
 	tc = flop > 0 ? flop / r.compute_rate : 0.0;
 	r.t_compute = tc;
 	r.shape_eff = eff;

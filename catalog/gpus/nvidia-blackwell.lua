@@ -143,6 +143,7 @@ gpu {
       kernel = "cudnn",
       fa4 = { fwd = 0.59, bwd = 0.51 },
       cudnn = { fwd = 0.52, bwd = 0.40 },
+      fp8 = 0.90,
       reason = "GB200's 2500 TFLOP/s is B200's 148 SMs x 8192 FLOP a clock at "
             .. "2.06 GHz where B200's 2250 is at 1.86, but on the same "
             .. "benchmark its best matmul reaches 1822.0 against B200's "
@@ -152,7 +153,8 @@ gpu {
             .. "of 2250) carry the same 1.044: x 2250 x 1.044 / 2500 = 0.94 -> "
             .. "cuDNN 0.52 and 0.40, FA4 0.59 and 0.51 of 2500. (cuDNN 9.17, a "
             .. "later release, runs 0.63 and 0.48 of 2500 on GB200: the blackwell "
-            .. "arch entry)",
+            .. "arch entry). fp8: the arch's, measured on this part (SGLang's "
+            .. "GB200 decode: FP8 MLA attention 1.8x the BF16 kernel)",
       source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
             .. "Achievable Matmul FLOPS table (B200, GB200); the blackwell arch's "
             .. "attention entry (catalog/archs.lua)",

@@ -68,6 +68,7 @@ function M.device(gpu, cat, attn_kernel)
         tostring(k), tostring(g.id), tostring(g.arch), table.concat(have, ", ")), 0)
     end
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
+    d.attn_fp8 = at.fp8
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(63);
+	plan(64);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -350,6 +350,11 @@ int main(void)
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
 	   strstr(err.msg, "hbm") != NULL, "achievable.hbm 1.5 is refused");
 	d.hbm_frac = 0.84;
+	d.attn_fp8 = 1.5;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "attention.fp8") != NULL,
+	   "achievable.attention.fp8 1.5 is refused");
+	d.attn_fp8 = 0.0;
 	d.mem_bw = NAN;
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
 	   strstr(err.msg, "mem_bw") != NULL, "NaN bandwidth is refused");

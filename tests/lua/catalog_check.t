@@ -133,6 +133,30 @@ do
   t.is(d.stream and d.stream.reason, nil, "... without the entry's reason")
 end
 
+-- achievable.attention.fp8 (an FP8 attention kernel's share of the 16-bit
+-- kernel's fraction) is a fraction, refused by path; the shipped values
+-- reach the device table: Hopper's 0.85 (FP8 FlashMLA ~1.70x BF16 on
+-- H20), Blackwell's and GB200's own 0.90 (SGLang's GB200 decode: FP8 MLA
+-- 1.8x), none where no FP8 kernel was measured (Ampere).
+put("af8.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    attention = { kernel = "fa3", fa3 = { fwd = 0.6, bwd = 0.5 }, fp8 = 2 } } }
+]])
+local _, ea8 = catalog.load { tmp }
+t.is(#ea8, 1, "an fp8 attention share above 1: one error")
+t.like(ea8[1] or "", "af8.lua:1: arch 'sa': field 'achievable.attention.fp8': expected a "
+  .. "fraction in (0, 1], got 2", "names the field and the value", true)
+clean()
+do
+  local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
+  local rf = require("gpuplan.roofline")
+  t.is(rf.device("h20", cb).attn_fp8, 0.85, "h20: the hopper arch's fp8 share")
+  t.is(rf.device("b200", cb).attn_fp8, 0.90, "b200: the blackwell arch's fp8 share")
+  t.is(rf.device("gb200", cb).attn_fp8, 0.90, "gb200: its own fp8 share")
+  t.is(rf.device("a100-sxm-80gb", cb).attn_fp8, nil, "a100: no fp8 kernel measured")
+end
+
 -- What the walk skips is a warning: a broken link, a link loop, a FIFO
 -- named *.lua (reading it would block).
 put("ok.lua", "")
