@@ -282,11 +282,40 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
 	*tb += (wgrad ? 2.0 : 1.0) * (n - 1.0) * g + casts;
 }
 
+/* The host's share of fp8 beyond its kernels.  A Transformer Engine
+ * module that quantizes runs more host work than its bf16 twin: the
+ * quantizers, the input's cast and the fp8 tensor objects the cast
+ * returns, the cached weight's lookup, and in the backward dY's casts
+ * ("te.Linear is more complicated since it also launches kernels for the
+ * FP8 cast, caching FP8 scales for the backward pass, and updating FP8
+ * scales", TE issue #836).  TE PR #3523 times the modules' CPU work on
+ * GB200 (TE main, September 2026, before that PR's own view() savings):
+ * Linear 59.19 us forward and 311.30 us forward + backward in BF16,
+ * 114.51 and 440.93 us in MXFP8; LayerNormLinear 83.48 / 397.73 and
+ * 135.42 / 518.67 us.  In units of the bf16 Linear's forward -- one
+ * host launch here (host_op_time: GB200's 68.3 us against the 59.19
+ * measured) -- fp8 adds (114.51 - 59.19) / 59.19 = 0.935 to a Linear's
+ * forward and ((440.93 - 114.51) - (311.30 - 59.19)) / 59.19 = 1.255 to
+ * its backward; to a LayerNormLinear (the norm-fused qkv and mlp_up)
+ * (135.42 - 83.48) / 59.19 = 0.878 and ((518.67 - 135.42) - (397.73 -
+ * 83.48)) / 59.19 = 1.166.  A grouped linear quantizes each expert's
+ * rows as a call of its own (split_quantize's "Quantize kernels
+ * individually", expert_loop) and looks each expert's weight up in a
+ * Python loop (grouped_linear.py: "for i in range(num_gemms):",
+ * "module.get_weight_workspace"), so each expert adds a Linear's share;
+ * delayed scaling's fused multi-tensor cast is one call for all. */
+#define TE_FP8_FWD_HOST ((114.51 - 59.19) / 59.19)
+#define TE_FP8_BWD_HOST (((440.93 - 114.51) - (311.30 - 59.19)) / 59.19)
+#define TE_FP8_LN_FWD_HOST ((135.42 - 83.48) / 59.19)
+#define TE_FP8_LN_BWD_HOST (((518.67 - 135.42) - (397.73 - 83.48)) / 59.19)
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
- * the forward's kernel launches, *o_k takes o_proj's input width. */
+ * the forward's kernel launches (and fp8's host work in launches), *nb
+ * the backward's host work in launches beyond the expert GEMMs', *o_k
+ * takes o_proj's input width. */
 static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
-		       train_lcost *lc, double *nk, double *o_k)
+		       train_lcost *lc, double *nk, double *nb, double *o_k)
 {
 	const gp_model *m = e->m;
 	double wbytes, bytes, t, tb_;
@@ -336,10 +365,23 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			strcmp(o->name, "mlp_up") == 0;
 		double amax = k->fp8_current ? k->A : 0.0;
 
+		/* the module's quantizing calls: one, or an expert's
+		 * each but with delayed scaling's fused cast */
+		double calls = !eager && o->batch > 1.0 &&
+			(k->fp8_current || k->fp8_block) &&
+			(strcmp(o->name, "moe_up") == 0 ||
+			 strcmp(o->name, "moe_down") == 0) ? o->batch : 1.0;
+
 		t += t_mem(e, k->half, in * (!fused ?
 			k->A + 2.0 + amax : k->fp8_current ?
 			k->A + 2.0 : 1.0));
 		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
+		if (!eager) {
+			*nk += calls * (fused ? TE_FP8_LN_FWD_HOST :
+					TE_FP8_FWD_HOST);
+			*nb += calls * (fused ? TE_FP8_LN_BWD_HOST :
+					TE_FP8_BWD_HOST);
+		}
 	}
 	if (!eager && o->batch > 1.0 && (strcmp(o->name, "moe_up") == 0 ||
 					 strcmp(o->name, "moe_down") == 0))
@@ -496,10 +538,12 @@ static void moe_permute_costs(tenv *e, const train_lkey *k,
 
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
- * for its nk forward kernels and eg expert GEMMs (o_k: the attention
+ * for its nk forward kernels and eg expert GEMMs, and for the backward's
+ * nb launches of host work beside the expert GEMMs' (o_k: the attention
  * output projection's input width). */
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
-			 double ng, double eg, double o_k, train_lcost *lc)
+			 double ng, double eg, double nb, double o_k,
+			 train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
@@ -535,7 +579,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * the GPU waits for it (infer.c's eager runtime, the same rule).
 	 * The backward runs in autograd's C++ engine; no per-kernel host
 	 * figure for it was found, so none is charged but the expert GEMMs'
-	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it), against
+	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it) and
+	 * fp8's share (TE_FP8_BWD_HOST, measured on the module), against
 	 * the layer's backward on the GPU. */
 	if (moe && k->ep > 1 && !k->eager) {
 		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
@@ -556,7 +601,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		 * eager modules loop over experts in Python, op by op). */
 		double te = moe && !eager ? eg * TE_EXPERT_GEMM *
 			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
-		double hf = nk * k->host_op_time + te, hb = 2.0 * te;
+		double hf = nk * k->host_op_time + te;
+		double hb = 2.0 * te + nb * k->host_op_time;
 		double wf = hf > lc->fwd.t ? hf - lc->fwd.t : 0.0;
 		double wb = hb > lc->bwd.t ? hb - lc->bwd.t : 0.0;
 
@@ -646,7 +692,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
-	double attn_t = 0, kept_t = 0, qv = 0, eg = 0, ng = 0;
+	double attn_t = 0, kept_t = 0, qv = 0, eg = 0, ng = 0, nb = 0;
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
@@ -670,14 +716,14 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
-		double bytes, t, tb_, nk0 = nk;
+		double bytes, t, tb_, nk0 = nk, nb0 = nb;
 
 		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
 			continue;
 		switch (o->kind) {
 		case GP_OP_GEMM:
 			t = lc->fwd.t;
-			gemm_costs(e, k, o, lc, &nk, &o_k);
+			gemm_costs(e, k, o, lc, &nk, &nb, &o_k);
 			/* the local experts each expert GEMM covers */
 			if (strcmp(o->name, "moe_up") == 0 ||
 			    strcmp(o->name, "moe_down") == 0)
@@ -726,12 +772,17 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				mod += t;
 			break;
 		}
-		if (!eager && graphed(k, moe, o->name))
+		/* A captured module's host work, fp8's share with it, is
+		 * the replay's, both ways (the backward replays its own
+		 * graph). */
+		if (!eager && graphed(k, moe, o->name)) {
 			ng += nk - nk0;
+			nb = nb0;
+		}
 	}
 	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather)
 		moe_permute_costs(e, k, lc);
-	layer_extras(e, k, moe, nk, ng, eg, o_k, lc);
+	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 

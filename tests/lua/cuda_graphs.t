@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local function host_wait(r)
   for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd end end
@@ -30,10 +30,24 @@ local r1 = gp.train(t.with(job, { cuda_graph_scope = "moe_router,moe_preprocess"
 t.near(host_wait(r0) - host_wait(r1), 19 * 24.84e-6, 1e-9,
        "moe_router,moe_preprocess: 21 launches in one replay of 2")
 -- attn adds the input norm, qkv, rope, attention, o_proj and the residual
--- add (6) to the same capture: 6 x 24.84 us = 149.04 us less.
+-- add (6) to the same capture, and with them the fp8 host share of the
+-- two quantizing modules it holds (train_layer.c TE_FP8_*: qkv, a
+-- LayerNormLinear, (135.42 - 83.48) / 59.19 = 0.878 of a launch; o_proj,
+-- a Linear, (114.51 - 59.19) / 59.19 = 0.935): 7.813 x 24.84 us =
+-- 194.07 us less.
 local r2 = gp.train(t.with(job, { cuda_graph_scope = { "attn", "moe_router", "moe_preprocess" } }))
-t.near(host_wait(r1) - host_wait(r2), 6 * 24.84e-6, 1e-9,
-       "attn: 6 more launches in the same replay")
+t.near(host_wait(r1) - host_wait(r2),
+       (6 + (135.42 - 83.48) / 59.19 + (114.51 - 59.19) / 59.19) * 24.84e-6, 1e-9,
+       "attn: 6 more launches and their fp8 share in the same replay")
+-- The backward replays the capture too: the graphed modules' fp8 share
+-- of the backward, 1.166 + 1.255 launches (TE PR #3523), goes with it.
+local function host_wait_b(r)
+  for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.bwd end end
+  return 0
+end
+t.near(host_wait_b(r1) - host_wait_b(r2),
+       (((518.67 - 135.42) - (397.73 - 83.48)) + ((440.93 - 114.51) - (311.30 - 59.19)))
+         / 59.19 * 24.84e-6, 1e-9, "attn: their fp8 backward share replayed too")
 -- flex's preprocess is 3 launches, not 8: 14 x 24.84 us with the router's.
 local f0 = gp.train(t.with(job, { moe_dispatcher = "flex" }))
 local f1 = gp.train(t.with(job, { moe_dispatcher = "flex",

@@ -1,0 +1,68 @@
+-- fp8's host work beyond its kernels (engine/train_layer.c TE_FP8_*):
+-- Transformer Engine PR #3523 times a module's CPU work on GB200, BF16
+-- against MXFP8.  In units of the bf16 Linear's forward (59.19 us, one
+-- host launch in the model) fp8 adds (114.51 - 59.19) / 59.19 = 0.935
+-- to a Linear's forward and ((440.93 - 114.51) - (311.30 - 59.19)) /
+-- 59.19 = 1.255 to its backward.  A grouped linear quantizes each
+-- expert's rows in a call of its own unless the scaling is delayed (one
+-- fused cast for all), so block scales add that share per expert.
+-- Run with ./gpuplan run tests/lua/fp8_host.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(6)
+
+local op = t.op
+-- x86 host: one launch is GP_EAGER_OP_TIME, 24.84 us (no host_op_scale
+-- on the DGX B200).
+local h = 24.84e-6
+local fwd, bwd = (114.51 - 59.19) / 59.19, ((440.93 - 114.51) - (311.30 - 59.19)) / 59.19
+
+-- Qwen3-30B-A3B on 8 B200s, EP 8, one 4096-token sequence a micro-batch:
+-- 16 local experts, their GEMMs too small to hide the host's launches
+-- (the alltoall dispatcher waits on the host every layer), so the
+-- layer's forward and backward cost the host's time.
+local job = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, batch = 1,
+              seq = 4096, global_batch = 8, stack = "megatron", zero = 1,
+              precision = "fp8" }
+local function run(x) return gp.train(t.with(job, x)) end
+-- What a pass costs when its host binds: its kernels plus the host's
+-- wait, the host's own time.
+local function host(r, pass)
+  local s = 0
+  for _, o in ipairs(r.ops) do s = s + o[pass] end
+  return s
+end
+
+local d, b = run { fp8_scaling = "delayed" }, run { fp8_scaling = "block" }
+t.ok(op(d, "host_wait").fwd > 0 and op(b, "host_wait").bwd > 0,
+     "the layer's host binds both passes (the case the test needs)")
+-- Block scales quantize each of the 16 experts' rows apart in both expert
+-- GEMMs (moe_up, moe_down; neither norm-fused), delayed scaling once
+-- each: (16 - 1) x 2 calls more, each a Linear's fp8 share:
+-- 30 x 0.935 x 24.84 us = 696.4 us forward, 30 x 1.255 x 24.84 us =
+-- 935.1 us backward.  1e-9: the same sums.
+t.near(host(b, "fwd") - host(d, "fwd"), 30 * fwd * h, 1e-9,
+       "block: an expert's fp8 share a call, forward")
+t.near(host(b, "bwd") - host(d, "bwd"), 30 * bwd * h, 1e-9,
+       "block: and dY's, backward")
+
+-- Against bf16 the delayed-scaling layer adds one share per quantizing
+-- module: the grouped linears' two fused casts (Linear, 0.935), o_proj
+-- (Linear) and qkv (norm-fused LayerNormLinear: (135.42 - 83.48) /
+-- 59.19 = 0.878): 3 x 0.935 + 0.878 = 3.684 launches forward.  Its
+-- kernels differ too, so compare the host's own time: forward launches
+-- x h plus the expert GEMMs' (unchanged).
+local bf = run { precision = "bf16" }
+local fwd_ln = (135.42 - 83.48) / 59.19
+t.near(host(d, "fwd") - host(bf, "fwd"), (3 * fwd + fwd_ln) * h, 1e-9,
+       "delayed: one share a quantizing module, the norm-fused qkv's own")
+t.ok(op(bf, "host_wait").fwd > 0, "bf16's forward binds on the host too")
+-- The backward: 3 x 1.255 + 1.166 (LayerNormLinear) = 4.931 launches,
+-- 122.5 us, where the bf16 backward's host is the expert GEMMs' alone.
+local bwd_ln = ((518.67 - 135.42) - (397.73 - 83.48)) / 59.19
+local hb_bf = 2 * 32 * 0.267e-3 / 8
+t.near(host(d, "bwd"), hb_bf + (3 * bwd + bwd_ln) * h, 1e-9,
+       "delayed backward: the expert GEMMs' host and fp8's share")
+
+t.done_testing()
