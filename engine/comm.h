@@ -151,8 +151,9 @@ typedef struct gp_topo {
 	int nccl_version;     /* the NCCL release whose tuner picks the
 			       * algorithm, as NCCL_VERSION_CODE (2.20.5 =
 			       * 22005), 20000..99999; 0 = the latest
-			       * modelled (2.30.7).  Only how the tuner
-			       * ranks NVLS_TREE depends on it. */
+			       * modelled (2.30.7).  How the tuner ranks
+			       * NVLS_TREE and counts a ring's network steps
+			       * depend on it. */
 } gp_topo;
 
 /* NCCL 2.30.7's tuning terms for a link of kind k (see comm_topo.c for each

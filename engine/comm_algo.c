@@ -399,7 +399,7 @@ static double ring_intra_step(const comm_ctx *c, gp_proto p, double subs)
  * the ring: N-1.  NCCL 2.12.7 to 2.22.3 priced the all-reduce ring at these
  * 2N ("nNodes > 1 ? 2*nNodes : 0", tuning.cc nInterSteps); 2.23.4 went back
  * to 2(N-1), its release note naming no change to the ring kernel, so the
- * estimate NCCL ranks algorithms by counts 2(N-1) and N-1
+ * estimate NCCL ranks algorithms by counts as the release did
  * (ring_steps_nccl) while the time counts the chain. */
 static void ring_steps(const comm_ctx *c, int *steps, int *inter)
 {
@@ -419,10 +419,16 @@ static void ring_steps(const comm_ctx *c, int *steps, int *inter)
 
 /* The network steps NCCL's tuner counts in a ring (NCCL 2.30.7
  * ncclTopoTuneModel: "coll == ncclFuncAllReduce ? 2 * (nNodes - 1) :
- * nNodes - 1"). */
+ * nNodes - 1"), an all-reduce's 2N in the releases that counted them
+ * (2.12.7 to 2.22.3: "nNodes > 1 ? 2*nNodes : 0") where the topology
+ * names one (nccl_version). */
 static int ring_steps_nccl(const comm_ctx *c)
 {
-	return c->op == GP_ALL_REDUCE ? 2 * (c->nn - 1) : c->nn - 1;
+	int v = c->t->nccl_version;
+
+	if (c->op != GP_ALL_REDUCE)
+		return c->nn - 1;
+	return v >= 21207 && v < 22304 ? 2 * c->nn : 2 * (c->nn - 1);
 }
 
 /* What the ring's steps inside the nodes wait for the proxy beyond the

@@ -228,6 +228,20 @@ local old = gp.comm { op = "all_reduce", bytes = 2 ^ 20, gpus = 16, topology = h
 t.is(latest.algo, "tree", "H20 2 x 8, 1 MiB, latest NCCL: tree")
 t.is(old.algo, "nvls", "H20 2 x 8, 1 MiB, NCCL 2.20.5: NVLS_TREE")
 t.near(old.bw_time, 90e-6, 1e-9, "NVLS_TREE 1 MiB: the proxy's 2 x 15 x 3 us of posts")
+-- The ring's network steps as the release counted them: 2 x HGX H800 at
+-- 256 KiB, the LL ring's latency counts its chain's 4 network steps, 6.6 +
+-- 26 x 1.0 + 4 x 2.7 = 43.4 us, and 12.6 us of bytes: 56.0 us.  NCCL 2.23.4
+-- ranks it with 2(N-1) = 2 (40.0 + 12.6 = 52.6 us), ahead of the LL128
+-- tree's 54.8, and runs the ring; 2.22.3 counted 2N = 4 (56.0) and runs
+-- the tree.
+local h800 = { op = "all_reduce", bytes = 2 ^ 18, system = "hgx-h800", nodes = 2 }
+h800.nccl = "2.23.4"
+local r23 = gp.comm(h800)
+h800.nccl = "2.22.3"
+local r22 = gp.comm(h800)
+t.is(r23.algo .. "/" .. r23.proto, "ring/ll", "NCCL 2.23.4, 2 x H800, 256 KiB: the LL ring")
+t.near(r23.time, 56.0e-6, 1e-3, "the ring's time counts its chain's 4 network steps")
+t.is(r22.algo .. "/" .. r22.proto, "tree/ll128", "NCCL 2.22.3 counted 2N ring steps: the tree")
 for _, bad in ipairs { "2.20.x", "3.0.1", "v2.20.5", 2.2 } do
   t.raises(function() gp.comm { op = "all_reduce", bytes = 1, system = "dgx-h100", nccl = bad } end,
            "comm: nccl must be", "nccl " .. tostring(bad) .. " refused, named", true)
