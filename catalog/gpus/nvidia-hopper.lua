@@ -174,6 +174,31 @@ gpu {
       source = "this entry's peaks and SM count; the hopper arch's sustained "
             .. "entry (catalog/archs.lua)",
     },
+    -- Attention measured on the H20 itself: its kernels reach a larger
+    -- share of its cut tensor peak than the H100's do of its own.
+    attention = {
+      kernel = "cudnn",
+      cudnn = { fwd = 0.728, bwd = 0.618 },
+      fa3 = { fwd = 0.728, bwd = 0.631 },
+      fa2 = { fwd = 0.445, bwd = 0.391 },
+      triton = { fwd = 0.196, bwd = 0.169 },
+      -- FP8 attention's share of its doubled rate, as the hopper arch's:
+      -- measured on the H20 (Ant Group's FP8 FlashMLA, ~1.70x BF16).
+      fp8 = 0.85,
+      reason = "H20, head_dim 128, bf16, causal, batch 2 x 2048 tokens: forward cuDNN "
+            .. "107.8, FA3 107.8, FA2 65.9 TFLOP/s of 148 (0.728, 0.728, 0.445); "
+            .. "non-causal cuDNN 129.1 (0.872). The tensor peak is cut to 148 on 78 "
+            .. "SMs (1.9 a SM against the H100's 7.5) while each SM keeps its "
+            .. "exponential units and its share of 4 TB/s, so the softmax and the "
+            .. "loads that hold the H100 near half its peak weigh a quarter as much. "
+            .. "Backward not measured on the H20: each kernel's forward times the "
+            .. "hopper arch's backward/forward ratio (cuDNN 0.45/0.53, FA3 0.52/0.60, "
+            .. "FA2 0.29/0.33); triton, the arch's ratio of it to FA2. fp8: the "
+            .. "hopper arch's 0.85, itself Ant Group's FP8 FlashMLA on the H20",
+      source = "Dao-AILab/flash-attention issue #1310 ('flash attention 3 benchmark for "
+            .. "H20 hopper', 2024-11-01, benchmarks/benchmark_attn output); the hopper "
+            .. "arch's attention entry (catalog/archs.lua)",
+    },
     reason = "GEMM and HBM fractions as the hopper arch (not measured on H20)",
     source = "stas00/ml-engineering compute/accelerator/README.md (H100 SXM), "
           .. "as the hopper arch",
