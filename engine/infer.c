@@ -367,6 +367,44 @@ static double step_kv_mean(const gp_model *m, double q, double ctx)
 	return ((L - nslide) * kv_mean + nslide * win) / L;
 }
 
+/* A fused-MoE layer's kernels beyond its router GEMM, its two grouped
+ * GEMMs and the activation between them (model_layer_ops' moe_router,
+ * moe_up, moe_act, moe_down), as vLLM's FusedMoE launches them (SGLang
+ * runs the same Triton fused_moe): the routing -- fused_topk's cast of
+ * the router logits to fp32 ("gating_output.float()"), ops.topk_softmax
+ * and the renormalisation's sum and division, 4 kernels, as Qwen3-MoE
+ * and Mixtral renormalise; DeepseekV2MoE (the MLA models') routes by
+ * grouped_topk instead, torch.compile'd into 8 kernels, and multiplies by
+ * routed_scaling_factor, 1 more -- then fused_experts'
+ * moe_align_block_size (its fill_, its zeros and the align kernel that
+ * sorts the T k dispatches by expert, 3) and, after the second grouped
+ * GEMM, moe_sum, which adds each token's k expert outputs
+ * (vllm/model_executor/layers/fused_moe/fused_moe.py at 000d1458,
+ * moe_align_block_size.py at 05be9924; the launches gpuplan.rl's
+ * eager_ops_per_layer counts).  Each is priced as every other kernel of
+ * the step is (roof_op_time: its bytes at the streaming rate, the
+ * pipeline fill, the launch): the routing kernels read the T x E fp32
+ * logits and write T x k ids and weights; moe_sum reads the T k expert
+ * outputs at the hidden width and writes T rows. */
+#define MOE_TOPK_KERNELS 4.0
+#define MOE_GROUPED_TOPK_KERNELS 9.0
+#define MOE_ALIGN_KERNELS 3.0
+
+static int moe_route(builder *b, const gp_model *m, const shape *s,
+		     double T)
+{
+	double E = m->moe.experts, k = m->moe.top_k;
+	double n = (m->mla.kv_lora_rank > 0 ? MOE_GROUPED_TOPK_KERNELS :
+		    MOE_TOPK_KERNELS) + MOE_ALIGN_KERNELS;
+
+	if (add(b, "moe_route", s->nmoe * n, 0.0, T * (E * 4.0 + k * 8.0),
+	        0, 0, 0, 0, b->c->compute))
+		return GP_EINVAL;
+	return add(b, "moe_sum", s->nmoe, T * k * s->h,
+	           T * (k + 1.0) * s->h * ACT_BYTES, 0, 0, 0, 0,
+	           b->c->compute);
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -441,6 +479,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;
+	if (s->nmoe > 0 && moe_route(b, m, s, T))
+		return GP_EINVAL;
 	return GP_OK;
 }
 

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(47);
+	plan(53);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -228,7 +228,35 @@ int main(void)
 	/* 0.2%: 16 tokens' activations, 16 x 2 x (h + 2 f) x 2 B ~ 2.2 MB */
 	is_num(o ? o->bytes : NAN, 8.0 * (1 - pow(0.75, 16)) * 2 * 14336 *
 	       4096 * 2, 0.002, "batch 16 reads 7.92 of 8 experts");
+	/* The fused-MoE layer's routing and bookkeeping kernels: fused_topk
+	 * 4 + moe_align_block_size 3 = 7 a MoE layer (32 layers: 224), each
+	 * reading 16 tokens' 8 fp32 logits and writing their 2 ids and
+	 * weights, 16 x (8 x 4 + 2 x 8) = 768 B; moe_sum once a layer, the
+	 * 16 x 2 expert outputs read and 16 rows written at h = 4096 in
+	 * bf16: 16 x 3 x 4096 x 2 = 393216 B.  Exact (counts and bytes are
+	 * integers). */
+	o = row(&p, "moe_route");
+	is_num(o ? o->count : NAN, 32 * 7, 0, "7 routing kernels a MoE layer");
+	is_num(o ? o->bytes : NAN, 768, 0, "each over the logits, ids, weights");
+	o = row(&p, "moe_sum");
+	is_num(o ? o->count : NAN, 32, 0, "moe_sum once a MoE layer");
+	is_num(o ? o->bytes : NAN, 16 * 3 * 4096 * 2, 0,
+	       "moe_sum reads k outputs a token and writes one");
+	/* MLA models route by grouped_topk (8 kernels) and the routed scale
+	 * (1): 9 + 3 = 12 a MoE layer. */
+	m.mla.kv_lora_rank = 512;
+	m.mla.qk_nope_head_dim = 128;
+	m.mla.qk_rope_head_dim = 64;
+	m.mla.v_head_dim = 128;
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
+	o = row(&p, "moe_route");
+	is_num(o ? o->count : NAN, 32 * 12, 0,
+	       "grouped top-k: 12 routing kernels a MoE layer");
+	memset(&m.mla, 0, sizeof m.mla);
 	memset(&m.moe, 0, sizeof m.moe);
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
+	ok(row(&p, "moe_route") == NULL && row(&p, "moe_sum") == NULL,
+	   "a dense model routes nothing");
 
 	/* --- CPU offload: Llama 2 7B bf16 on a 6 GB card ------------------
 	 * 360 GB/s GDDR; 5.4 GB after the margin, less 0.5 GiB + 64 MiB
