@@ -176,9 +176,18 @@ static int check_vpp(const gp_model *m, const gp_layout *y, gp_error *err)
 {
 	if (layout_vpp_ok(m, y->pp, y->vpp))
 		return GP_OK;
+	/* A chunk may hold only the embedding or only the loss when
+	 * they take a layer's place in the split (y->ends). */
+	if (y->ends > 0 && y->pp > 1 &&
+	    (double)y->pp * y->vpp <= (double)m->layers + y->ends)
+		return GP_OK;
 	if (y->pp == 1)
 		return gp_fail(err, "vpp %d needs pipeline parallelism "
 			       "(pp > 1)", y->vpp);
+	if (y->ends > 0)
+		return gp_fail(err, "pp %d x vpp %d model chunks exceed the "
+			       "%d layers and the %d ends", y->pp, y->vpp,
+			       m->layers, y->ends);
 	return gp_fail(err, "pp %d x vpp %d model chunks exceed the %d "
 		       "layers", y->pp, y->vpp, m->layers);
 }

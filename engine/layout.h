@@ -91,6 +91,10 @@ typedef struct gp_layout {
 				  * ranks for experts) and are replicated
 				  * across nodes; 0 = over the whole group */
 	gp_schedule schedule;
+	int ends;                /* slots of the pipeline split beyond the
+				  * layers: 2 when the embedding and the
+				  * loss each take a layer's place
+				  * (gp_train_cfg split_ends), else 0 */
 	double micro_batch;      /* sequences per micro-batch, > 0 */
 	double microbatches;     /* micro-batches per step per pipeline;
 				  * 0 = not known (memory: >= pp in flight) */

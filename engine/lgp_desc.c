@@ -111,6 +111,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	      0, 2147483647.0),                                           \
 	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \
 	      0, 2147483647.0),                                           \
+	F_BOOL("split_ends", offsetof(S, P split_ends), 0),               \
 	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
 	F_PARSE("recompute_modules", offsetof(S, P recompute_modules),    \
 		p_recompute_modules, NULL),                               \
@@ -241,6 +242,7 @@ const lgp_desc lgp_train_desc = { "train", train_fields };
 	      offsetof(T, P mem.first_stage_layers), 0, 0, GP_COUNT_MAX), \
 	F_INT("last_stage_layers", offsetof(T, P mem.last_stage_layers), \
 	      0, 0, GP_COUNT_MAX), \
+	F_BOOL("split_ends", offsetof(T, P mem.split_ends), 0), \
 	F_BOOL("fsdp", offsetof(T, P fsdp), 0), \
 	F_BOOL("overlap_grad_reduce", offsetof(T, P overlap_grad_reduce), \
 	       0), \

@@ -32,6 +32,10 @@ typedef struct gp_train_cfg {
 				  * hold N layers, the other stages the
 				  * rest evenly (mem_stage_split); 0 =
 				  * by partition */
+	int split_ends;          /* 1: the embedding and the loss each
+				  * take a layer's place in the split
+				  * (Megatron-Core's account_for_
+				  * embedding/loss_in_pipeline_split) */
 	gp_recompute recompute;
 	int recompute_layers;    /* full recompute of only the first N layers
 				  * of each stage (Megatron --recompute-

@@ -59,6 +59,23 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
 		y->m = mid > 0 ? rest / mid : 0;
 		y->n0 = f > 0 ? f : y->m;
 	}
+	if (y->pp > 1 && c->split_ends) {
+		/* Megatron-Core's account_for_embedding_in_pipeline_split
+		 * and account_for_loss_in_pipeline_split ("the embedding
+		 * layer will be treated as a standard transformer layer in
+		 * the context of partition and placement for pipeline
+		 * parallelism", transformer_config.py): L + 2 slots split
+		 * evenly, the first stage giving one to the embedding and
+		 * the last one to the loss -- Llama 3 405B's pipeline
+		 * (arXiv 2407.21783 sec. 3.3.2: "we reduce one Transformer
+		 * layer each from the first and the last stages").
+		 * stage_ends_check has checked pp divides L + 2. */
+		int s = (L + 2) / y->pp;
+
+		y->balanced = 1;
+		y->m = s;
+		y->n0 = s - 1;
+	}
 }
 
 /* first_stage_layers / last_stage_layers: Megatron-Core refuses a
@@ -66,12 +83,55 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
  * ("number of layers at middle stage ... must be divisible by the
  * middle pipeline model parallel size", TransformerConfig
  * __post_init__); without interleaving here. */
+/* split_ends: Megatron-Core's own checks (TransformerConfig
+ * __post_init__): the layers and the two ends divide over the stages
+ * ("num_layers ... after enable account_for_embedding_in_pipeline_split
+ * or account_for_loss_in_pipeline_split must be divisible by
+ * pipeline_model_parallel_size"), a stage's slots over its model chunks
+ * ("must be divisible by virtual_pipeline_model_parallel_size"), and
+ * not with the ends' own layer counts. */
+static int split_ends_check(const gp_model *m, const gp_train_cfg *c,
+			    const gp_layout *y, gp_error *err)
+{
+	int slots = m->layers + 2;
+
+	if (!c->split_ends)
+		return GP_OK;
+	if (y->pp < 2)
+		return gp_fail(err, "split_ends applies to pipeline stages "
+			       "(pp >= 2; got pp %d)", y->pp);
+	if (c->first_stage_layers > 0 || c->last_stage_layers > 0)
+		return gp_fail(err, "split_ends: the ends' layer counts "
+			       "(first_stage_layers, last_stage_layers) follow "
+			       "from it; give one or the other");
+	if (y->schedule == GP_SCHED_DUALPIPE)
+		return gp_fail(err, "split_ends: priced for 1F1B and the "
+			       "interleaved schedule, not DualPipe's paired "
+			       "stages");
+	if (c->partition != GP_PART_AUTO && c->partition != GP_PART_UNIFORM)
+		return gp_fail(err, "split_ends replaces the partition rule "
+			       "(partition %s); give one or the other",
+			       mem_partition_name(c->partition));
+	if (slots % y->pp != 0)
+		return gp_fail(err, "split_ends: the %d layers and the two "
+			       "ends (%d) do not divide over pp %d",
+			       m->layers, slots, y->pp);
+	if (y->vpp > 1 && (slots / y->pp) % y->vpp != 0)
+		return gp_fail(err, "split_ends: a stage's %d slots do not "
+			       "divide into vpp %d model chunks",
+			       slots / y->pp, y->vpp);
+	return GP_OK;
+}
+
 static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 			    const gp_layout *y, gp_error *err)
 {
 	int f = c->first_stage_layers, l = c->last_stage_layers;
 	int mid, rest;
 	char given[96];
+
+	if (c->split_ends)
+		return split_ends_check(m, c, y, err);
 
 	if (f < 0 || l < 0)
 		return gp_fail(err, "%s must be >= 1 (got %d)",
@@ -142,8 +202,15 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	if ((int)c->partition < 0 || c->partition >= GP_PART_COUNT)
 		return gp_fail(err, "unknown pipeline partition %d",
 			       (int)c->partition);
-	if (layout_check(m, &c->lay, y, err))
-		return GP_EINVAL;
+	{
+		/* The ends' slots let a chunk hold only the embedding or
+		 * the loss (layout.c check_vpp). */
+		gp_layout in = c->lay;
+
+		in.ends = c->split_ends ? 2 : 0;
+		if (layout_check(m, &in, y, err))
+			return GP_EINVAL;
+	}
 	if (stage_ends_check(m, c, y, err))
 		return GP_EINVAL;
 	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||

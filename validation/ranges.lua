@@ -76,7 +76,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 119, lo = 0.899, hi = 1.324 },
+        [""] = { cases = 119, lo = 0.908, hi = 1.324 },
         ["stack=deepspeed"] = { cases = 35, lo = 0.953, hi = 1.356 },
         ["stack=deepspeed/moe=dense"] = { cases = 35, lo = 0.953, hi = 1.356 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 34, lo = 0.953, hi = 1.356 },

@@ -540,6 +540,21 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
       end
     end
   end
+  -- Megatron-Core's account_for_embedding/loss_in_pipeline_split (the
+  -- embedding and the loss each take a layer's place in the split; Llama
+  -- 3's pipeline): engine/memory_layout.c checks the division.
+  if o.split_ends ~= nil then
+    if type(o.split_ends) ~= "boolean" then
+      fail("split_ends must be true or false (got %s)", tostring(o.split_ends))
+    end
+    if o.split_ends and pp < 2 then
+      fail("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)
+    end
+    if o.split_ends and stack == "deepspeed" then
+      fail("split_ends is Megatron-Core's split; stack deepspeed partitions by its own rule")
+    end
+    cfg.split_ends = o.split_ends
+  end
   cfg.eager_swiglu = o.eager_swiglu
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
   cfg.eager_softmax = o.eager_softmax

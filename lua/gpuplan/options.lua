@@ -311,6 +311,13 @@ opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train
   help = "layers on the last pipeline stage, the other stages the rest evenly "
     .. "(Megatron-Core's num_layers_in_last_pipeline_stage)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
+opt { name = "split_ends", type = "flag", commands = "train rl", lua = "fit",
+  help = "the embedding and the loss each take a layer's place in the pipeline split: "
+    .. "the first and last stages hold one layer fewer, and pp x vpp may reach the layers "
+    .. "+ 2 (Megatron-Core's account_for_embedding_in_pipeline_split and "
+    .. "account_for_loss_in_pipeline_split; Llama 3 405B's pipeline)",
+  suggest = { "account_for_embedding_in_pipeline_split",
+              "account_for_loss_in_pipeline_split" } }
 opt { name = "recompute_modules", type = "string", metavar = "LIST", commands = TRAIN4,
   methods = TRAINING, kind = "enum",
   help = "outputs dropped after the forward and rebuilt in the backward (Megatron-Core's "

@@ -157,6 +157,9 @@ local case_schema = T.record {
     -- chunk) recompute, the rest keep their activations (gp.train's)
     recompute_layers = count(),
     first_stage_layers = count(), last_stage_layers = count(),
+    -- the embedding and the loss each take a layer's place in the
+    -- pipeline split (gp.train's split_ends)
+    split_ends = T.boolean(),
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)

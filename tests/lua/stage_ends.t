@@ -9,7 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(10)
+t.plan(22)
 
 -- Llama 3 8B: 32 layers, on PP 4 (TP 2, 8 GPUs), Megatron stack.
 local function train(o)
@@ -67,3 +67,75 @@ local without = validate.predict(c, cat)
 t.ok(with.predicted < without.predicted,
   string.format("6 layers on the last stage: mfu %.3f below the uniform split's %.3f",
     with.predicted, without.predicted))
+
+-- split_ends: Megatron-Core's account_for_embedding_in_pipeline_split and
+-- account_for_loss_in_pipeline_split, the embedding and the loss each in
+-- a layer's place.  Llama 3 8B's 32 layers on PP 2: 34 slots, 17 a
+-- stage, the first giving one to the embedding and the last one to the
+-- loss -- 16 layers on each.
+local okse, se = train { pp = 2, tp = 4, split_ends = true }
+t.is(okse and se.stage_layers, 16, "split_ends, pp 2: (32 + 2) / 2 = 17 slots, 16 layers a stage")
+-- Where the lighter stages go: Llama 2 13B's 40 layers on PP 3 split
+-- uniformly 14, 13, 13 (the first L mod p stages one more), the first
+-- stage the slowest (14 layers and the embedding); with split_ends 42
+-- slots, 14 a stage: 13, 14, 13, the middle one the slowest.
+local function train13(o)
+  local base = { model = "llama2-13b", gpu = "h100-sxm", gpus = 6, pp = 3, tp = 2,
+                 seq = 4096, global_batch = 48, stack = "megatron" }
+  for k, v in pairs(o) do base[k] = v end
+  return pcall(gp.train, base)
+end
+local _, u13 = train13 {}
+local _, s13 = train13 { split_ends = true }
+t.ok(u13.stage == 0 and s13.stage == 1 and s13.stage_layers == 14,
+  "split_ends on PP 3: 13, 14, 13 layers, the middle stage the slowest (uniform: the first)")
+-- One slot a model chunk: pp 2 x vpp 17 = 34 chunks, more than the 32
+-- layers, which only the ends' own chunks allow.
+local okv, sev = train { pp = 2, tp = 4, split_ends = true, vpp = 17 }
+t.ok(okv, "split_ends: pp 2 x vpp 17 = 34 chunks over 32 layers and the two ends")
+local ok2, e2 = train { pp = 2, tp = 4, vpp = 17 }
+t.ok(not ok2 and tostring(e2):find("pp 2 x vpp 17 model chunks exceed the 32 layers", 1, true),
+  "without split_ends 34 chunks exceed the layers: refused")
+-- The interleaved bubble is (tsum - tmax) / vpp (Narayanan et al. 2021),
+-- the stages' times the same at vpp 1 and 17: 1/17 of vpp 1's (5%: the
+-- model prices it from the stage times it sums).
+local function bubble(r)
+  for _, p in ipairs(r.parts) do if p.name == "bubble" then return p.seconds end end
+end
+t.near(bubble(sev), bubble(se) / 17, 0.05, "vpp 17: the bubble is 1/17 of vpp 1's")
+-- Megatron-Core's own checks, each refused in one line.
+ok, e = train { split_ends = true }
+t.ok(not ok and tostring(e):find("split_ends: the 32 layers and the two ends (34) do not "
+  .. "divide over pp 4", 1, true), "34 slots over pp 4: refused")
+ok, e = train { pp = 2, tp = 4, split_ends = true, vpp = 3 }
+t.ok(not ok and tostring(e):find("a stage's 17 slots do not divide into vpp 3", 1, true),
+  "17 slots into 3 chunks: refused")
+ok, e = train { pp = 2, tp = 4, split_ends = true, last_stage_layers = 16 }
+t.ok(not ok and tostring(e):find("follow from it; give one or the other", 1, true),
+  "with the ends' own counts: refused")
+ok, e = train { pp = 1, tp = 8, split_ends = true }
+t.ok(not ok and tostring(e):find("split_ends applies to pipeline stages", 1, true), "pp 1: refused")
+ok, e = train { pp = 2, tp = 4, split_ends = "yes" }
+t.ok(not ok and tostring(e):find("split_ends must be true or false", 1, true),
+  "a string: refused")
+
+-- The Llama 3 405B row: its stack profile takes sec. 3.3.2's pipeline,
+-- the embedding and the loss in chunks of their own and one slot a
+-- chunk: V = (126 + 2) / 16 = 8.  The paper's bubble ratio (PP - 1) /
+-- (V M) at M = 16: 15 / 128 against V = 2's 15 / 32, so the row's MFU
+-- rises over the same layout priced with V = 2 and no ends' chunks.
+do
+  local l3
+  for _, c in ipairs(cases) do
+    if c.id == "llama3-405b-16384gpu-cp1" then l3 = c end
+  end
+  local r = validate.predict(l3, cat)
+  t.ok(r.defaults:find("split_ends=true (", 1, true) and r.defaults:find("vpp=8 (", 1, true),
+    "Llama 3 405B: split_ends and V = 128 / 16 = 8 from sec. 3.3.2")
+  local c2 = {}
+  for k, v in pairs(l3) do c2[k] = v end
+  c2.parallel = t.with(l3.parallel, { vpp = 2, split_ends = false })
+  local v2 = validate.predict(c2, cat)
+  t.ok(r.predicted > v2.predicted, string.format("V = 8: mfu %.0f above V = 2's %.0f",
+    r.predicted, v2.predicted))
+end

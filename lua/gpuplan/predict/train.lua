@@ -315,11 +315,22 @@ local PROFILES = {
     { "recompute", "none", "8K sequences without activation checkpointing" },
     { "grad_reduce", "fp32", "reduce-scatter gradients in FP32" },
     { "kernels", "fused", "Meta's own training stack, not the Hugging Face modules" },
-    -- Sec. 3.3.2: "we use an interleaved schedule (Narayanan et al.,
-    -- 2021) with V pipeline stages on one pipeline rank"; V is not stated.
-    -- Interleaving means V >= 2, and Figure 6 draws 2 ("the GPUs with rank
-    -- 0 run stages 0 and 4"): the least the text allows.
-    { "vpp", 2, "interleaved schedule, V not stated (Figure 6 draws 2)",
+    -- Sec. 3.3.2: "To balance the pipeline, we reduce one Transformer
+    -- layer each from the first and the last stages, respectively. This
+    -- means that the first model chunk on the first stage has only the
+    -- embedding, and the last model chunk on the last stage has only
+    -- output projection and loss calculation."  The embedding and the
+    -- loss take a layer's place in the split (split_ends), and a chunk
+    -- that loses its one layer is left with the embedding alone: a chunk
+    -- holds one slot.  "we use an interleaved schedule (Narayanan et al.,
+    -- 2021) with V pipeline stages on one pipeline rank": V is a stage's
+    -- slots, (layers + 2) / PP -- 128 / 16 = 8 for the 405B's 126 layers.
+    { "split_ends", true, "sec. 3.3.2: the first chunk only the embedding, the last only "
+      .. "the output and loss", function(o) return (o.pp or 1) > 1 end },
+    { "vpp", function(o, m)
+        local s = (m.layers + 2) // o.pp
+        return s * o.pp == m.layers + 2 and s >= 2 and math.floor(s) or nil
+      end, "sec. 3.3.2: one slot a model chunk, (layers + 2) / PP",
       function(o) return (o.pp or 1) > 1 end },
   },
 }
@@ -386,6 +397,7 @@ return function(case, cat)
   o.recompute_layers = v(par.recompute_layers)
   o.first_stage_layers = v(par.first_stage_layers)
   o.last_stage_layers = v(par.last_stage_layers)
+  o.split_ends = v(par.split_ends)
   o.fp8_activations = v(wl.fp8_activations)
   o.fp8_scaling = v(wl.fp8_scaling)
   o.moe_probs = v(wl.moe_probs)
