@@ -260,6 +260,30 @@ t.ok(hp.detail:find("^nvls/"), "predictor: 2.20.5 runs NVLS_TREE at 1 MiB")
 hcase.source = { version = "2.28.9", date = "2024-04-01" }
 hp = predict(hcase, cat)
 t.ok(hp.detail:find("^tree/"), "predictor: a stated release wins over the date")
+-- source.date is read as a day of the calendar: a month or day that does
+-- not exist is refused by path, not compared with the NCCL tags' dates as
+-- a string; 2024-02-29 (a leap day) is read.
+local function read_date(date)
+  local c = { id = "date-test", kind = "collective", collective = "all_reduce", bytes = 1024,
+              hardware = { gpu = "h20", gpus = 8 },
+              measured = { metric = "busbw_gbps", value = 1 }, source = { date = date } }
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(require("cjson").encode({ c }))
+  f:close()
+  local okr, e = pcall(require("gpuplan.validate").read, path)
+  os.remove(path)
+  return okr, tostring(e)
+end
+for _, bad in ipairs { "2024-13-01", "2024-04-31", "2023-02-29", "2024-00-10", "2024-4-1",
+                       20240401 } do
+  local okr, e = read_date(bad)
+  t.ok(not okr and e:find("case 'date-test': field 'source.date': expected a date as "
+       .. '"2024-04-01" (YYYY-MM-DD), got ' .. (type(bad) == "string"
+       and string.format("%q", bad) or tostring(bad)), 1, true),
+       "source.date " .. tostring(bad) .. " refused, named")
+end
+t.ok((read_date("2024-02-29")), "source.date 2024-02-29 (a leap day) read")
 
 
 -- The NCCL terms: a fabric's nccl block (nvlink5 gives NCCL's Blackwell
