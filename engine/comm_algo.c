@@ -40,16 +40,14 @@ static const double tree_base_lat_us[GP_PROTO_COUNT] = {6.8, 14.0, 8.4};
 
 /* The NVLS_TREE network step NCCL's tuner ranks by, us, for the release
  * the topology names (nccl_version, NCCL_VERSION_CODE; 0: the latest
- * modelled); negative before 2.18, which has no NVLS_TREE. */
+ * modelled); a release before 2.18 runs no NVLS_TREE (nvls_release). */
 static double nvls_tree_rank_us(const comm_ctx *c)
 {
 	int v = c->t->nccl_version;
 
 	if (v == 0 || v >= 22809)
 		return 20.9;
-	if (v >= 21900)
-		return 14.0;
-	return v >= 21800 ? 19.0 : -1.0;
+	return v >= 21900 ? 14.0 : 19.0;
 }
 
 /* Multi-node ring all-reduce with Simple costs 1.4x its modelled latency:
@@ -656,6 +654,28 @@ static void nvls_all_reduce(const comm_ctx *c, double *lat, double *bwt)
 	}
 }
 
+/* Why the NCCL release the topology names (nccl_version; 0: the latest)
+ * runs no NVLS for this collective, or NULL.  NCCL's tags: 2.17.1 "Add
+ * new NVLS algorithm for allreduce using NVLink SHARP (intra-node
+ * only)"; 2.18.1 "Add NVLS+Tree algorithm" (across nodes); all-gather
+ * and reduce-scatter in a node from 2.19.1 (enqueue.cc, "now we only
+ * support single-node NVLS allgather and reducescatter", which 2.18.6
+ * does not have). */
+static const char *nvls_release(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+
+	if (v == 0)
+		return NULL;
+	if (c->op != GP_ALL_REDUCE)
+		return v < 21901 ? "nvls all_gather/reduce_scatter needs "
+				   "NCCL 2.19.1 or later" : NULL;
+	if (v < 21701)
+		return "nvls needs NCCL 2.17.1 or later";
+	return c->nn > 1 && v < 21801 ? "nvls across nodes (NVLS_TREE) "
+					"needs NCCL 2.18.1 or later" : NULL;
+}
+
 /* NVLS: multicast and in-switch reduction on an NVLink switch. */
 static int price_nvls(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -665,6 +685,10 @@ static int price_nvls(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	if (!t->up_nvls || c->g < 2) {
 		*why = "nvls needs an NVLink switch with in-switch "
 		       "reduction and >= 2 GPUs per node";
+		return 1;
+	}
+	if (nvls_release(c) != NULL) {
+		*why = nvls_release(c);
 		return 1;
 	}
 	if (p != GP_PROTO_SIMPLE) {
@@ -945,7 +969,7 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
  * (nvls_fill) or the proxy's posts (nvls_tree_posts), so its estimate
  * is the streaming time; across nodes it ranks NVLS_TREE with its
  * release's network step (nvls_tree_rank_us), not the tree's that the
- * time has, and a release before NVLS_TREE does not run it. */
+ * time has (a release without NVLS is refused by price_nvls). */
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
@@ -963,8 +987,6 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 		double step = nvls_tree_rank_us(c);
 
 		bwt = nvls_stream(c);
-		if (c->nn > 1 && step < 0.0)
-			return HUGE_VAL;
 		if (c->nn > 1)
 			lat += 2.0 * ilog2(c->nn) *
 			       (c->lat_net + (step - NVLS_TREE_WIRE_US) * US -

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(100);
+	plan(106);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -506,10 +506,36 @@ int main(void)
 	 * tree first; 2.17 has no NVLS_TREE. */
 	t.nccl_version = 21805;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
-	ok(r.algo == GP_ALGO_TREE, "NCCL 2.18.5 ranks NVLS_TREE at 19 us: tree");
+	ok(r.algo == GP_ALGO_TREE,
+	   "NCCL 2.18.5 ranks NVLS_TREE at 19 us: tree");
 	t.nccl_version = 21701;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, 64.0 * MiB, 16, &r, &e));
 	ok(r.algo != GP_ALGO_NVLS, "NCCL 2.17.1 has no NVLS_TREE");
+	/* Which releases run NVLS at all (their tags' notes, comm_algo.c
+	 * nvls_release): in a node from 2.17.1, across nodes from 2.18.1,
+	 * all-gather in a node from 2.19.1.  Forced, an older one is
+	 * refused saying which release it needs; chosen, NCCL's tuner
+	 * never sees NVLS.  One node, 64 MiB: NVLS at 2.17.1, not at
+	 * 2.16.5. */
+	ok(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, MiB, 16, &r, &e)
+	   == GP_EINVAL && strstr(e.msg, "needs NCCL 2.18.1") != NULL,
+	   "NVLS_TREE forced on NCCL 2.17.1: refused, naming 2.18.1");
+	MUST(comm_cost(&t, GP_ALL_REDUCE, 64.0 * MiB, 8, &r, &e));
+	ok(r.algo == GP_ALGO_NVLS, "NCCL 2.17.1, one node, 64 MiB: nvls");
+	t.nccl_version = 21605;
+	MUST(comm_cost(&t, GP_ALL_REDUCE, 64.0 * MiB, 8, &r, &e));
+	ok(r.algo != GP_ALGO_NVLS, "NCCL 2.16.5, one node: no nvls");
+	ok(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_NVLS, MiB, 8, &r, &e)
+	   == GP_EINVAL && strstr(e.msg, "needs NCCL 2.17.1") != NULL,
+	   "nvls forced on NCCL 2.16.5: refused, naming 2.17.1");
+	t.nccl_version = 21806;
+	ok(comm_cost_algo(&t, GP_ALL_GATHER, GP_ALGO_NVLS, MiB, 8, &r, &e)
+	   == GP_EINVAL && strstr(e.msg, "needs NCCL 2.19.1") != NULL,
+	   "nvls all-gather forced on NCCL 2.18.6: refused, naming 2.19.1");
+	t.nccl_version = 21901;
+	MUST(comm_cost_algo(&t, GP_ALL_GATHER, GP_ALGO_NVLS, MiB, 8, &r,
+			    &e));
+	ok(r.algo == GP_ALGO_NVLS, "nvls all-gather on NCCL 2.19.1: priced");
 	t.nccl_version = 100;
 	ok(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e) == GP_EINVAL &&
 	   strstr(e.msg, "nccl_version") != NULL,
