@@ -278,6 +278,8 @@ opt { name = "order", type = "string", metavar = "O", commands = "train rl", lua
 opt { name = "partition", type = "string", metavar = "P", commands = TRAIN4,
   default = "auto: uniform on megatron, parameters on deepspeed", methods = TRAINING,
   kind = "enum",
+  -- engine/memory.h gp_partition's names
+  values = { "auto", "uniform", "parameters", "type:transformer", "type:transformer|embedding" },
   value = function(j) return j.stack == "deepspeed" and "parameters" or "uniform" end,
   help = "layers per pipeline stage: auto|uniform|parameters|type:transformer|"
     .. "type:transformer|embedding",

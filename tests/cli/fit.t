@@ -100,8 +100,15 @@ like($o, qr/^most loaded pipeline stage: 11 of 12 \(5 layers, the output layer\)
 like($o, qr/^defaults: .*partition=parameters/m, 'partition default listed');
 ($c, $o, $e) = run_gp(@bloom, '--partition', 'balanced');
 is($c, 1, 'unknown partition exits 1');
-like($e, qr/unknown pipeline partition 'balanced' \(expected auto, uniform, parameters, /,
-     'unknown partition lists the choices');
+like($e, qr/^gpuplan: fit: --partition must be auto, uniform, parameters, type:transformer or type:transformer\|embedding \(got string 'balanced'\)$/m,
+     'unknown partition lists the choices, naming the flag');
+# train's engine message named its own binding ("bad argument #4 to
+# 'gpuplan.core.train'"); the option's declared values refuse it first.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '2',
+                      '--partition', 'balanced');
+is($c, 1, 'train: unknown partition exits 1');
+like($e, qr/^gpuplan: train: --partition must be auto, uniform, parameters, type:transformer or type:transformer\|embedding \(got string 'balanced'\)$/m,
+     'train: unknown partition refused by its flag, no internal binding named');
 
 ($c, $o, $e) = run_gp('fit', 'llama2-7b');
 is($c, 2, 'missing --gpu is a usage error');

@@ -140,10 +140,12 @@ local bt = gp.memory { model = "bloom-176b", capacity = 80e9, method = "pretrain
 t.ok(bt.stage == 0 and bt.stage_layers == 6, "type:transformer: stage 0, 6 layers")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, pp = 4, gpus = 4,
                                 partition = 2 } end,
-  "partition must be a string", "partition: a string")
+  "memory: partition must be auto, uniform, parameters, type:transformer or "
+    .. "type:transformer|embedding (got 2)", "partition: a string", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, pp = 4, gpus = 4,
                                 partition = "greedy" } end,
-  "unknown pipeline partition 'greedy'", "partition: a known name")
+  "memory: partition must be auto, uniform, parameters, type:transformer or "
+    .. "type:transformer|embedding (got string 'greedy')", "partition: a known name", true)
 
 -- Predictor rule: pretrain + ZeRO stage >= 1 without FSDP -> DeepSpeed.
 local predict = require "gpuplan.predict.memory"
