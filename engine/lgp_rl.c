@@ -124,6 +124,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("sync_tp_first", sync_tp_first),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
+	RL_NUM("ipc_transfer", ipc_transfer),
 	RL_NUM("keep", keep),
 	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
 	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),
@@ -173,7 +174,8 @@ static const lgp_field rl_result_fields[] = {
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
 	RR(gae_host),
 	RR(logit_update), RR(logit_forward),
-	RR(swap_bytes), RR(sync_bytes), RR(cost_step), RR(cost_1k_prompts),
+	RR(ipc_transfers), RR(swap_bytes), RR(sync_bytes), RR(cost_step),
+	RR(cost_1k_prompts),
 	F_END
 };
 #undef RR

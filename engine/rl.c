@@ -75,6 +75,7 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			 "logprob_pack_tokens", err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->sync_host, 0, 1e6, "sync_host", err) ||
+	    gp_check_num(c->ipc_transfer, 0, 1e6, "ipc_transfer", err) ||
 	    gp_check_num(c->keep, 0, 1, "filter_keep", err) ||
 	    gp_check_count(c->rollout_gpus, 0, "rollout_gpus", err) ||
 	    rl_lengths_check(&c->response, err))
@@ -109,6 +110,10 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "offload_states, param_offload, "
 			       "logprob_offload and ref_host need host_bw (the "
 			       "GPU's link to host memory)");
+	if (c->ipc_transfer > 0 && !c->colocated)
+		return gp_fail(err, "ipc_transfer is a colocated weight "
+			       "sync's (its engines on the trainer's GPUs); "
+			       "separate pools broadcast the weights");
 	if (c->logprob_offload && c->colocated)
 		return gp_fail(err, "logprob_offload is a training pool's "
 			       "of its own; colocated, offload_states");
@@ -624,6 +629,44 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* NeMo RL's colocated refit from v0.4.0 (PR #1267, "refit refactoring
+ * with zmq and overlapping"; nemo_rl/models/policy/utils.py
+ * stream_weights_via_ipc_zmq_impl, r0.6.0): every trainer rank streams
+ * every Hugging Face tensor of the model (Megatron-Bridge's export: "All
+ * ranks receive the full tensors") to the engine rank on its own GPU
+ * through two ping-pong halves of one CUDA-IPC buffer, each half packed,
+ * synchronised, handed over as an IPC handle on a ZMQ socket, opened and
+ * loaded by the vLLM worker (update_weights_via_ipc_zmq: rebuild the
+ * tensor from the handle, load_weights, synchronise, acknowledge).  The
+ * buffer is NRL_REFIT_BUFFER_MEMORY_RATIO (default "0.3": "Empirically
+ * sets ratio as 30% to maximize efficiency", grpo.py
+ * refit_policy_generation) of the GPU's free memory at the refit (NVML,
+ * the least over the trainer ranks): what neither the trainer's weights
+ * (its gradients freed, its optimizer states offloaded by
+ * offload_before_refit) nor the woken engine's weights hold.  The
+ * hand-offs: the model's 16-bit bytes over the half-buffer. */
+#define RL_IPC_BUFFER_SHARE 0.3
+
+static double rl_ipc_transfers(const gp_model *m, const rl_result *out)
+{
+	const gp_mem_result *mu = &out->mem[RL_MEM_UPDATE];
+	gp_params p;
+	double free_b, half;
+
+	if (model_params(m, &p, NULL))
+		return 0.0;
+	/* the device's, not the planning budget's: the caller's safety
+	 * margin is no allocation (usable = capacity - margin - the
+	 * context, workspaces and communication buffers) */
+	free_b = mu->usable + mu->margin - mu->bytes[GP_MEM_WEIGHTS] -
+		out->roll.weights;
+	half = RL_IPC_BUFFER_SHARE * free_b / 2.0;
+	/* no room for a buffer: none (the step then does not fit) */
+	if (!(half > 0))
+		return 0.0;
+	return ceil(p.total * 2.0 / half);
+}
+
 static int rl_step_memo(const gp_model *m, const roof_device *d,
 			const gp_topo *t, const rl_cfg *c, rl_cache *cc,
 			rl_result *out, gp_error *err)
@@ -657,6 +700,17 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	/* A tensor-by-tensor export (verl's) on top of the bytes. */
 	sync += c->sync_host;
+	/* and the colocated stream's hand-offs, each its fixed cost */
+	if (c->colocated && c->ipc_transfer > 0) {
+		out->ipc_transfers = rl_ipc_transfers(m, out);
+		sync += out->ipc_transfers * c->ipc_transfer;
+		if (out->ipc_transfers == 0 && out->fits) {
+			out->fits = 0;
+			snprintf(out->why, sizeof out->why, "weight sync: the "
+				 "trainer's and the engine's weights leave no "
+				 "free memory for its staging buffer");
+		}
+	}
 	out->ph[RL_SYNC].time = sync;
 	/* The framework's own work between the phases (the driver's data
 	 * collation and reward calls, actor round trips): on the step's

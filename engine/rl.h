@@ -284,6 +284,12 @@ typedef struct rl_cfg {
 			     * each tensor broadcast, gathered, converted
 			     * and loaded one at a time), on top of its
 			     * bytes; 0 = bucketed, bytes only */
+	double ipc_transfer; /* s per staging-buffer hand-off of a colocated
+			      * weight sync that streams the whole 16-bit
+			      * model through a CUDA-IPC buffer of a share
+			      * of the GPU's free memory (NeMo RL's refit
+			      * from v0.4: rl.c rl_ipc_transfers), on top
+			      * of its bytes and sync_host; 0 = none */
 	double token_host;  /* s of the framework's host work per generated
 			     * token once the engine returns its batch
 			     * (turning outputs into tensors), serial on
@@ -401,6 +407,8 @@ typedef struct rl_result {
 	double logit_update; /* s the fp32 logits add to an optimizer step
 			      * of the actor (rl_cfg.fp32_logits) */
 	double logit_forward; /* s they add to a forward over the samples */
+	double ipc_transfers; /* staging-buffer hand-offs of the weight
+			       * sync (rl_cfg.ipc_transfer; 0: none) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */

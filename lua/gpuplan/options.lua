@@ -836,6 +836,12 @@ opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl"
     .. "vLLM's load_weights), on an x86 server CPU (the system's host_op_scale multiplies it); "
     .. "0: bucketed, priced by its bytes only",
   suggest = { "refit_tensor_time", "export_tensor_time" } }
+opt { name = "ipc_transfer", type = "number", metavar = "S", commands = "rl", default = "0",
+  help = "colocated: seconds per hand-off of a weight sync that streams the whole 16-bit "
+    .. "model through a CUDA-IPC staging buffer of 0.3 of the GPU's free memory, two halves "
+    .. "in turn (NeMo RL's refit from v0.4: 0.141), on an x86 server CPU (the system's "
+    .. "host_op_scale multiplies it); 0: none",
+  suggest = { "refit_transfer", "ipc_handoff" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "
     .. "actor calls), seconds on an x86 server CPU (the system's host_op_scale multiplies it)",

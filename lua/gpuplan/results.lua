@@ -240,6 +240,8 @@ field("rollout_ep", "count", "EP of a rollout engine (1: experts sliced by its T
 field("rollout_weights", "", "the rollout's weight format", "rl")
 field("sync_bytes", "B", "weights sent to the rollout engines per step", "rl")
 field("swap_bytes", "B", "bytes moved to and from host per step (offload)", "rl")
+field("ipc_transfers", "count", "staging-buffer hand-offs of a colocated weight sync "
+  .. "(ipc_transfer; 0: none)", "rl")
 field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
 field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",

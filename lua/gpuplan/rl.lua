@@ -781,6 +781,25 @@ end
 -- 1off's layout assumed: TP4 PP8 EP16, 128 + 128 H100s, rollout TP8).
 M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
 
+-- NeMo RL's colocated refit from v0.4.0 streams the whole model through
+-- a CUDA-IPC staging buffer, two halves in turn (engine/rl.c
+-- rl_ipc_transfers), each hand-off a fixed cost on top of the bytes and
+-- the per-tensor export: the sender's stream synchronised, the buffer's
+-- IPC handle sent over ZMQ, opened, loaded and acknowledged by the vLLM
+-- worker.  NeMo RL PR #1267 (the ZMQ refit, first in v0.4.0), its
+-- author in review: "the complete DeepSeek-V3 refitting takes ~35
+-- seconds with over 175 distinct IPC transfers".  gp.rl prices the rest
+-- of that refit at 10.3618 s (the bytes 5.8031 s and 45,337 x
+-- NEMO_RL_EXPORT_TENSOR, grpo-deepseek-v3-32n8g's layout, which the
+-- review does not name): (35 - 10.3618) / 175 = 0.1408 s a hand-off.
+-- That the hand-offs dominate: NeMo RL PR #638 measured the colocated
+-- DeepSeek-V3 refit (then driven by Ray, ~20 s of it the offload) fall
+-- from 105 s to 55 s when NRL_REFIT_BUFFER_MEMORY_RATIO went from 10% to
+-- 20% -- half the buffers, less than half the time.  gp.rl's own count
+-- for that layout is 258 hand-offs at vLLM TP 32 and 161 at TP 64 (the
+-- free memory its model leaves), on either side of the review's.
+M.NEMO_RL_IPC_TRANSFER = (35 - 10.3618) / 175
+
 -- The weight tensors of a model's Hugging Face checkpoint, what a
 -- tensor-by-tensor export hands the rollout engine's load_weights one at
 -- a time: per layer the two norms, the attention's q, k, v and o (MLA:
@@ -1129,6 +1148,15 @@ run = function(o, job)
   if param_offload and not colocated then
     fail("rl: param_offload applies to one colocated pool")
   end
+  local ipc = bounded("ipc_transfer", o.ipc_transfer, 60, "seconds per hand-off, 0 to 60")
+  if ipc and ipc > 0 and not colocated then
+    fail("rl: ipc_transfer is a colocated weight sync's (the engines on the trainer's GPUs); "
+      .. "separate pools broadcast the weights")
+  end
+  if ipc and ipc > 0 and hybrid then
+    fail("rl: ipc_transfer hands vLLM's workers the weights; the hybrid engine generates with "
+      .. "the actor's own")
+  end
   local tp, pp, cp, unit, tgpus, minib =
     batches_of(o, gpus, colocated, rgpus, auto, samples)
   local s = actor_setup(o, method, tgpus,
@@ -1192,6 +1220,7 @@ run = function(o, job)
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
+    ipc_transfer = ipc and ipc * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
@@ -1239,7 +1268,7 @@ run = function(o, job)
     fits = r.fits, why = r.why, step_s = r.step, rollout = r.rollout, pools = r.pools,
     samples_per_s = r.samples_per_s, tokens_per_s = r.tokens_per_s,
     tokens_per_s_gpu = r.tokens_per_s_gpu, gen_tokens_per_s = r.gen_tokens_per_s,
-    swap_bytes = r.swap_bytes, sync_bytes = r.sync_bytes,
+    swap_bytes = r.swap_bytes, sync_bytes = r.sync_bytes, ipc_transfers = r.ipc_transfers,
     memory = r.memory, update = r.update, forward = r.forward,
     price = cfg.price, currency = s.currency, defaults = defaults,
   }

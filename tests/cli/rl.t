@@ -211,4 +211,25 @@ like($o, qr/the engine's host work [\d.]+ s, 1\.56 ms a step of it the executor'
                       '--prompt-len', '512', '--response-len', '2048',
                       '--engine-xhost-step', '0.00156');
 unlike($o, qr/across hosts/, 'an engine within a host: not named');
+
+# A colocated weight sync through a CUDA-IPC buffer (--ipc-transfer): a
+# line says how many hand-offs it took; separate pools refuse it, naming
+# the flag; a bad value is refused on one line.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--recompute', 'full', '--ipc-transfer', '0.14');
+is($c, 0, 'ipc-transfer exits 0');
+like($o, qr/^weight sync: [\d.]+ s, the model streamed through a CUDA-IPC buffer in \d+ hand-offs$/m,
+     'the weight sync line counts the hand-offs');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--recompute', 'full');
+unlike($o, qr/^weight sync:/m, 'not given: no such line');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--rollout-gpus', '4', '--ipc-transfer', '0.14');
+isnt($c, 0, 'separate pools with --ipc-transfer: refused');
+like($e, qr/^gpuplan: rl: --ipc-transfer is a colocated weight sync's/, 'naming the flag');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--ipc-transfer', '-1');
+isnt($c, 0, 'a negative hand-off time refused');
+like($e, qr/^gpuplan: rl: --ipc-transfer must be seconds per hand-off, 0 to 60 \(got -1\)$/m,
+     'one line naming the flag and the value');
 done_testing();

@@ -121,6 +121,28 @@ c4.source.version = "0.4.0"
 predict(c4, cat)
 t.is(opts.logprob_offload, nil, "v0.4.0 colocated: the rollout's offload_states already parks them")
 
+-- From v0.4.0 the colocated refit streams the weights through a CUDA-IPC
+-- buffer (NeMo RL PR #1267): a fixed cost a hand-off; v0.3.0 drove its
+-- groups through Ray (not priced), and pools of their own broadcast.
+t.is(opts.ipc_transfer, rl.NEMO_RL_IPC_TRANSFER, "v0.4.0 colocated: the IPC hand-offs")
+t.ok(seen.ipc_transfers > 0, "and gp.rl counts them")
+local c5 = copy(base)
+c5.source.version = "0.5.0"
+predict(c5, cat)
+t.is(opts.ipc_transfer, rl.NEMO_RL_IPC_TRANSFER, "v0.5.0 colocated: too")
+local cn = copy(base)
+cn.source.version = nil
+predict(cn, cat)
+t.is(opts.ipc_transfer, rl.NEMO_RL_IPC_TRANSFER, "no source.version: the later refit")
+local c3 = copy(base)
+c3.source.version = "0.3.0"
+predict(c3, cat)
+t.is(opts.ipc_transfer, nil, "v0.3.0: the Ray-driven refit, not priced by it")
+predict(d5, cat)
+t.is(opts.ipc_transfer, nil, "pools of their own: the broadcast instead")
+t.is(rl.NEMO_RL_IPC_TRANSFER, (35 - 10.3618) / 175,
+     "PR #1267's 35 s less 10.3618 s priced otherwise, over its 175 hand-offs")
+
 -- The recipe's logprob_batch_size (rl.logprob_batch): NeMo RL's
 -- logprob_mb_tokens = max_total_sequence_length x logprob_batch_size,
 -- 4096 x 4 = 16384 tokens a packed log-probability micro-batch; the

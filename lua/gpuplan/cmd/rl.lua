@@ -98,6 +98,14 @@ local function write_lines(r, noroll, iff)
     r.update.step_s, pct(r.update.mfu), r.forward.step_s, pct(r.forward.mfu),
     r.loss_host > 0 and string.format("; the loss one sequence at a time %.2f s",
       r.loss_host) or ""))
+  if (r.ipc_transfers or 0) > 0 then
+    local ws = 0
+    for _, p in ipairs(r.phases) do
+      if p.name == "weight_sync" then ws = p.seconds end
+    end
+    io.write(string.format("weight sync%s: %.2f s, the model streamed through a CUDA-IPC buffer "
+      .. "in %d hand-offs\n", iff, ws, r.ipc_transfers))
+  end
   if not r.colocated and not noroll then
     local pr, pt = r.pools.rollout, r.pools.train
     io.write(string.format("pools: rollout %d GPUs busy %.2f s, idle %.2f s (%s); training "

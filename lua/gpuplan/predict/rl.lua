@@ -500,6 +500,18 @@ return function(case, cat)
       end
     end
   end
+  -- From v0.4.0 the colocated refit streams the weights through a CUDA-IPC
+  -- buffer over ZMQ (NeMo RL PR #1267; gpuplan.rl.NEMO_RL_IPC_TRANSFER);
+  -- v0.3's drove each buffer group from the driver through Ray
+  -- (get_weights_ipc_handles, update_weights_from_ipc_handles; NeMo RL
+  -- issue #945), which the v0.3 cases' refit does not price.  A number,
+  -- and every release but v0.3 (no source.version: the later refit).
+  if fw == "nemo-rl" and o.colocated and o.ipc_transfer == nil and ver ~= "0.3" then
+    o.ipc_transfer = rl.NEMO_RL_IPC_TRANSFER
+    defaults[#defaults + 1] = string.format("ipc_transfer=%.4f (NeMo RL's colocated refit "
+      .. "through a CUDA-IPC buffer: a fixed cost a hand-off, PR #1267's DeepSeek-V3 refit)",
+      o.ipc_transfer)
+  end
   -- The engine's mode is priced through the profile's token_host; gp.rl
   -- has no such option.
   o.async_engine = nil
