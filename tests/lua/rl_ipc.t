@@ -9,13 +9,9 @@ local t = require "tap"
 local gp = require "gpuplan"
 local rl = require "gpuplan.rl"
 
-local with = t.with
+local with, phase = t.with, t.phase
 
-local function sync(r)
-  for _, p in ipairs(r.phases) do
-    if p.name == "weight_sync" then return p.seconds end
-  end
-end
+local function sync(r) return phase(r, "weight_sync").seconds end
 
 local function component(mem, name)
   for _, c in ipairs(mem.components) do
