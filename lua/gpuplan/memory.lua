@@ -545,7 +545,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   -- 3's pipeline): engine/memory_layout.c checks the division.
   if o.split_ends ~= nil then
     if type(o.split_ends) ~= "boolean" then
-      fail("split_ends must be true or false (got %s)", tostring(o.split_ends))
+      fail("split_ends must be true or false (got %s)", shown(o.split_ends))
     end
     if o.split_ends and pp < 2 then
       fail("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)

@@ -116,8 +116,8 @@ t.ok(not ok and tostring(e):find("follow from it; give one or the other", 1, tru
 ok, e = train { pp = 1, tp = 8, split_ends = true }
 t.ok(not ok and tostring(e):find("split_ends applies to pipeline stages", 1, true), "pp 1: refused")
 ok, e = train { pp = 2, tp = 4, split_ends = "yes" }
-t.ok(not ok and tostring(e):find("split_ends must be true or false", 1, true),
-  "a string: refused")
+t.ok(not ok and tostring(e):find("split_ends must be true or false (got string 'yes')", 1,
+  true), "a string: refused, shown as one")
 
 -- The Llama 3 405B row: its stack profile takes sec. 3.3.2's pipeline,
 -- the embedding and the loss in chunks of their own and one slot a
