@@ -264,16 +264,9 @@ t.ok(hp.detail:find("^tree/"), "predictor: a stated release wins over the date")
 -- not exist is refused by path, not compared with the NCCL tags' dates as
 -- a string; 2024-02-29 (a leap day) is read.
 local function read_date(date)
-  local c = { id = "date-test", kind = "collective", collective = "all_reduce", bytes = 1024,
-              hardware = { gpu = "h20", gpus = 8 },
-              measured = { metric = "busbw_gbps", value = 1 }, source = { date = date } }
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(require("cjson").encode({ c }))
-  f:close()
-  local okr, e = pcall(require("gpuplan.validate").read, path)
-  os.remove(path)
-  return okr, tostring(e)
+  return t.read_case { id = "date-test", kind = "collective", collective = "all_reduce",
+                       bytes = 1024, hardware = { gpu = "h20", gpus = 8 },
+                       measured = { metric = "busbw_gbps", value = 1 }, source = { date = date } }
 end
 for _, bad in ipairs { "2024-13-01", "2024-04-31", "2023-02-29", "2024-00-10", "2024-4-1",
                        20240401 } do

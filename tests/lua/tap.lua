@@ -145,6 +145,20 @@ function M.scratch()
   return s
 end
 
+-- A validation case table c read the way `gpuplan validate FILE` reads
+-- its file (gpuplan.validate.read of c alone, as JSON in a scratch file):
+-- true and the cases, or false and the error as a string.
+function M.read_case(c)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(require("cjson").encode({ c }))
+  f:close()
+  local okr, e = pcall(require("gpuplan.validate").read, path)
+  os.remove(path)
+  if okr then return true, e end
+  return false, tostring(e)
+end
+
 function M.done_testing()
   if not planned then io.write("1..", n, "\n") end
   io.stdout:flush()
