@@ -260,6 +260,14 @@ t.ok(hp.detail:find("^nvls/"), "predictor: 2.20.5 runs NVLS_TREE at 1 MiB")
 hcase.source = { version = "2.28.9", date = "2024-04-01" }
 hp = predict(hcase, cat)
 t.ok(hp.detail:find("^tree/"), "predictor: a stated release wins over the date")
+-- A date before the oldest release modelled (2.3.7, 2018-10-24) names no
+-- tuner: the case is not predicted, and says why, rather than priced
+-- silently with the latest.
+hcase.source = { date = "2018-01-15" }
+local hn, hwhy = predict(hcase, cat)
+t.ok(hn == nil and tostring(hwhy):find("source.date 2018-01-15 precedes the oldest NCCL "
+     .. "release modelled (2.3.7, tagged 2018-10-24): give source.version", 1, true),
+     "predictor: a date before 2.3.7 is refused, naming it")
 -- source.date is read as a day of the calendar: a month or day that does
 -- not exist is refused by path, not compared with the NCCL tags' dates as
 -- a string; 2024-02-29 (a leap day) is read.

@@ -77,10 +77,13 @@ return function(case, cat)
   local nccl = src.version
   if not nccl and src.date then
     nccl = comm.nccl_at(src.date)
-    if nccl then
-      defaults[#defaults + 1] = "nccl=" .. nccl .. " (assumed: the newest NCCL release at the "
-        .. "source's date " .. src.date .. ")"
+    if not nccl then
+      local first = comm.NCCL_RELEASES[1]
+      return nil, string.format("source.date %s precedes the oldest NCCL release modelled "
+        .. "(%s, tagged %s): give source.version", src.date, first[1], first[2])
     end
+    defaults[#defaults + 1] = "nccl=" .. nccl .. " (assumed: the newest NCCL release at the "
+      .. "source's date " .. src.date .. ")"
   end
   if nccl and not comm.nccl_code(nccl) then
     return nil, "source.version " .. nccl .. " is not an NCCL 2.x release"
