@@ -263,9 +263,12 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
  * from fp32 logits, unfused), logit_onehot (boolean: their backward
  * through an int64 one-hot), sync_tp_first (boolean: the weight sync
- * gathers whole tensors over TP before the pipeline), token_host (s
- * per generated token of the framework's output handling), keep (dynamic sampling's kept share of
- * the generated groups; 0 = no filter), ref_gpus, reward_gpus and
+ * gathers whole tensors over TP before the pipeline), sync_host (s a
+ * weight sync's tensor-by-tensor export adds), ipc_transfer (s per
+ * hand-off of a colocated sync through a CUDA-IPC buffer, rl.h),
+ * token_host (s per generated token of the framework's output
+ * handling), keep (dynamic sampling's kept share of the generated
+ * groups; 0 = no filter), ref_gpus, reward_gpus and
  * critic_gpus (PPO's models on groups of their own; 0 = on the actor's
  * GPUs), colocate_critic_reward (boolean: the reward model on the
  * critic's group), critic_model and reward_shape (the critic's and
