@@ -62,7 +62,7 @@ return {
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=moe"] = { cases = 41, lo = 0.844, hi = 1.371 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.883, hi = 1.347 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.969, hi = 1.347 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.755, hi = 1.371 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.748, hi = 1.371 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.748, hi = 1.371 },

@@ -220,6 +220,23 @@ predict(v5, cat)
 t.is(opts.sync_tp_first, nil, "source.version 0.5.0: the stages' slices, whatever the notes quote")
 t.is(opts.logit_onehot, nil, "0.5.0: the scatter of PR #761")
 t.is(opts.rollout_piecewise, nil, "0.5.0 pins vLLM 0.11.2: one graph a decode step")
+t.is(opts.async_scheduling, nil, "0.5.0's vLLM 0.11.2: no async scheduling")
+-- v0.6.0 pins vLLM 0.17.1: async scheduling by default, on the one-GPU
+-- engine's uni executor only; a TP 2 engine runs on the Ray executor,
+-- which turns it off.  The engine's host work then hides behind the
+-- GPU's: the same step is faster.
+local v6 = copy(base)
+v6.source.version = "0.6.0"
+local p6 = predict(v6, cat)
+t.is(opts.async_scheduling, true, "0.6.0, a one-GPU engine: async scheduling")
+t.is(seen.async_scheduling, true, "and gp.rl prices it")
+t.ok(p6 and p6.value < sync_s, "the step is shorter than the synchronous one")
+t.ok(p6 and table.concat(p6.defaults, "; "):find("async_scheduling=true (NeMo RL v0.6",
+     1, true), "said with the defaults")
+local v6t = copy(v6)
+v6t.rl.rollout_tp = 2
+predict(v6t, cat)
+t.is(opts.async_scheduling, nil, "0.6.0, a TP 2 engine: the Ray executor, none")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

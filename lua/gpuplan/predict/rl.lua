@@ -391,6 +391,21 @@ local RELEASE_FLAGS = {
     function(o) return not o.rollout_eager end,
     "NeMo RL v0.3/v0.4 pin vLLM 0.9.0/0.10.0: piecewise CUDA graphs, attention between "
       .. "the pieces" },
+  -- v0.6.0 pins vLLM 0.17.1 (pyproject.toml), whose engine prepares each
+  -- step while the GPU runs the previous one unless something rules it
+  -- out (vllm/config/vllm.py: async_scheduling None -> "Enable async
+  -- scheduling unless there is an incompatible option"); v0.5.0's 0.11.2
+  -- left it off.  NeMo RL sets no async_scheduling (vllm_worker.py,
+  -- r0.6.0) and runs an engine of more than one GPU on vLLM's Ray
+  -- executor (distributed_executor_backend "ray"), which 0.17.1 turns it
+  -- off for: "Async scheduling will be disabled because it is not
+  -- supported with the `ray` distributed executor backend (only `mp`,
+  -- `uni`, and `external_launcher` are supported)" (vLLM v0.17.1's log,
+  -- gpustack issue #4979).  A one-GPU engine (executor None: uni) keeps it.
+  { "async_scheduling", { ["0.6"] = true },
+    function(o) return (o.rollout_tp or o.tp or 1) * (o.rollout_pp or 1) == 1 end,
+    "NeMo RL v0.6 pins vLLM 0.17.1: async scheduling on by default for its one-GPU "
+      .. "engines (the Ray executor of larger ones turns it off)" },
 }
 
 return function(case, cat)
