@@ -96,12 +96,19 @@ arch {
       kernel = "fa2",
       fa2 = { fwd = 0.61, bwd = 0.53 },
       triton = { fwd = 0.26, bwd = 0.23 },
+      efficient = { fwd = 0.31, bwd = 0.31 },
       reason = "A100-80GB, head_dim 128, causal, 4k tokens: FlashAttention-2 forward + "
             .. "backward 173 TFLOP/s = 0.55 of 312 (FA2 paper Fig. 4; the FA convention: "
             .. "causal counts the unmasked half, backward = 2.5 x forward); split into "
             .. "forward and backward by the paper's maxima, 73% and 63% (0.55 = 3.5 / "
             .. "(1/f + 2.5/b) with f/b = 73/63). The Triton FlashAttention of the same "
-            .. "figure: 74 TFLOP/s = 0.24, split the same way",
+            .. "figure: 74 TFLOP/s = 0.24, split the same way. efficient: xformers' "
+            .. "cutlass kernel, which PyTorch's SDPA runs as its memory-efficient "
+            .. "backend, in the same figure without a causal mask (the whole square, "
+            .. "as it computes under an explicit mask), head_dim 128: 95, 96, 97 "
+            .. "TFLOP/s at 2k, 4k, 8k tokens, 96 = 0.31 of 312 at 4k; forward and "
+            .. "backward are not given apart, so both 0.31 (FlashAttention-2 in the "
+            .. "same panel: 187, 196, 201)",
       source = "Dao 2023, FlashAttention-2 (arXiv 2307.08691) sec. 4.1 and Fig. 4 "
             .. "(assets/flash2_a100_fwd_bwd_benchmark.png in Dao-AILab/flash-attention)",
     },
@@ -132,6 +139,7 @@ arch {
       fa3 = { fwd = 0.60, bwd = 0.52 },
       fa2 = { fwd = 0.33, bwd = 0.29 },
       triton = { fwd = 0.145, bwd = 0.125 },
+      efficient = { fwd = 0.16, bwd = 0.16 },
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
       fp8 = 0.85,
@@ -141,7 +149,15 @@ arch {
             .. "scaled by each kernel's causal/non-causal forward ratio (0.88, 0.93, "
             .. "0.9). cuDNN is what Transformer Engine picks on sm90 (NeMo, Megatron-"
             .. "Bridge). triton: not measured on Hopper; the A100 ratio of the Triton "
-            .. "kernel to FA2 (0.24 / 0.55) applied to FA2 here, an estimate"
+            .. "kernel to FA2 (0.24 / 0.55) applied to FA2 here, an estimate. "
+            .. "efficient (PyTorch SDPA's memory-efficient backend, xformers' "
+            .. "cutlass kernel, which computes the whole square under a mask): not "
+            .. "measured on Hopper either; the A100 figure's ratio without a causal "
+            .. "mask, head_dim 128, at 4k tokens, 96 / 196 TFLOP/s of FlashAttention-2 "
+            .. "(both Ampere-style mma.sync kernels, run unchanged on sm90), applied "
+            .. "to FlashAttention-2's own H100 rate in that setting, 326 TFLOP/s "
+            .. "(flash2_h100_fwd_bwd_benchmark.png): 160 = 0.16 of 989, forward "
+            .. "and backward alike"
             .. ". fp8: MLA decode, the serving path's FP8 attention: Ant Group's FP8 "
             .. "FlashMLA on H20, 'Compared to BF16 FlashMLA, this yields ~70% "
             .. "speedup' (1.70 of a doubled rate: 0.85). FlashAttention-3 on "
@@ -150,6 +166,8 @@ arch {
             .. "1978.9 dense peaks, 0.606 / 0.748 = 0.81. End to end Ant measured "
             .. "'+16.9% at BS=56' from FP8 MLA on H20 (this model: +28%)",
       source = "Shah et al. 2024, FlashAttention-3 (arXiv 2407.08608) Figs. 5-6; "
+            .. "Dao-AILab/flash-attention assets/flash2_a100_fwd_bwd_benchmark.png and "
+            .. "flash2_h100_fwd_bwd_benchmark.png (efficient); "
             .. "TransformerEngine attention.py 'Select FusedAttention on sm90'"
             .. "; fp8: lm-sys/lm-sys.github.io blog/2025-09-26-sglang-ant-group.md "
             .. "(FP8 MLA, deepseek-ai/FlashMLA PR 82; Decode optimizations); "

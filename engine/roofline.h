@@ -33,6 +33,11 @@ typedef struct roof_device {
 	                         sequences, forward, (0, 1]; 0 = priced as a
 	                         GEMM of its shape */
 	double attn_bwd;      /* the same for its backward pass */
+	int attn_square;      /* 1: the kernel is handed an explicit mask
+	                         and computes every tile of the s x s
+	                         score square (PyTorch SDPA's memory-
+	                         efficient backend under a padding mask);
+	                         0: a causal kernel skips the masked half */
 	double attn_fp8;      /* an FP8 attention kernel's fraction of the
 	                         FP8 peak as a share of attn_fwd (the 16-bit
 	                         kernel's of the 16-bit peak), (0, 1]; 0 =

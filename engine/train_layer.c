@@ -221,7 +221,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 
 /* The operator list's config of a layer priced with key k. */
 static void layer_op_cfg(const gp_model *m, const train_lkey *k,
-			 gp_op_cfg *oc)
+			 int square, gp_op_cfg *oc)
 {
 	double seq = k->seq;
 	/* Packed sequences of unequal lengths: a token attends over its
@@ -234,8 +234,10 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 	/* Causal attention: a fused kernel skips the masked half, so a
 	 * query sees seq/2 keys on average (with CP's load-balanced
 	 * chunks as well); unfused attention computes the whole s x s
-	 * score matrix and masks it. */
-	oc->kv_len = k->flash ? as / 2.0 : as;
+	 * score matrix and masks it, and so does a fused kernel handed
+	 * an explicit mask (square: the device's attn_square), which
+	 * cannot tell the masked tiles from the others. */
+	oc->kv_len = k->flash && !square ? as / 2.0 : as;
 	if (m->sliding_window > 0 && m->sliding_layers > 0) {
 		double win = fmin(oc->kv_len, m->sliding_window);
 
@@ -712,7 +714,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		model_widths(m, &w);
 		qv = (w.q + w.v) / (w.q + w.k + w.v);
 	}
-	layer_op_cfg(m, k, &oc);
+	layer_op_cfg(m, k, e->d->attn_square, &oc);
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];

@@ -179,11 +179,14 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		 * this call's tiles run at the shape factor against it:
 		 * each rank's seq / cp queries over o->k keys (train.c
 		 * prices causal attention at seq / 2 keys a query); packed
-		 * sequences' tiles are their own (attn_seq). */
+		 * sequences' tiles are their own (attn_seq).  A kernel
+		 * that computes the whole square under an explicit mask
+		 * (attn_square) was measured without a causal mask: every
+		 * query tile is whole, no diagonal share. */
+		double cq = e->d->attn_square ? 0.0 :
+			(k->attn_seq > 0 ? k->attn_seq : k->seq) / k->cp;
 		double tc = flop / (e->d->peak[k->half] * frac *
-			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch,
-				      (k->attn_seq > 0 ? k->attn_seq :
-				       k->seq) / k->cp));
+			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch, cq));
 		double tm = t_mem(e, k->half, bytes);
 
 		return (tc > tm ? tc : tm) + e->d->graph_launch;

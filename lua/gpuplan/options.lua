@@ -951,7 +951,8 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
   default = "the arch's",
-  help = "fa2|fa3|fa4|cudnn|triton",
+  help = "fa2|fa3|fa4|cudnn|triton|efficient (PyTorch SDPA's memory-efficient backend, "
+    .. "what SDPA runs under a padding mask: every tile of the square)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
 opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
   default = "eager on the hf stack, else fused", kind = "enum",

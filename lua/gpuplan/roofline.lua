@@ -31,7 +31,15 @@ local function catalog(cat) return cat or require("gpuplan").catalog() end
 
 M.precisions = { "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp6", "int4", "fp4" }
 
-M.attention_kernels = { "fa2", "fa3", "fa4", "cudnn", "triton" }
+M.attention_kernels = { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" }
+
+-- The kernels that compute every tile of the s x s score square: PyTorch
+-- SDPA's memory-efficient backend is what SDPA runs when it is handed an
+-- attention mask ("Flash attention does not support ... attn_mask",
+-- sdp_utils.cpp check_for_attn_mask; Hugging Face models pass their 4D
+-- causal-and-padding mask whenever a row is padded), and it cannot tell
+-- the masked tiles from the others.
+M.square_kernels = { efficient = true }
 
 -- The roofline device table of a catalog GPU (id or entry).  attn_kernel
 -- (optional) picks the fused attention kernel whose measured fractions
@@ -68,6 +76,7 @@ function M.device(gpu, cat, attn_kernel)
         tostring(k), tostring(g.id), tostring(g.arch), table.concat(have, ", ")), 0)
     end
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
+    d.attn_square = M.square_kernels[k] or nil
     d.attn_fp8 = at.fp8
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),

@@ -269,6 +269,9 @@ local achievable = T.record {
   attention = T.record {
     kernel = R(T.enum { "fa2", "fa3", "fa4", "cudnn", "triton" }),
     fa2 = attn_pair, fa3 = attn_pair, fa4 = attn_pair, cudnn = attn_pair, triton = attn_pair,
+    -- PyTorch SDPA's memory-efficient backend (xformers' cutlass kernel):
+    -- what SDPA runs when handed a mask, every tile of the square
+    efficient = attn_pair,
     -- an FP8 attention kernel (an 8-bit KV cache) reaches this share of
     -- the 16-bit kernel's fraction, at the FP8 peak; absent: the same
     fp8 = frac(),

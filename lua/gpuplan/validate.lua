@@ -184,7 +184,7 @@ local case_schema = T.record {
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
-    attn_kernel = T.enum { "fa2", "fa3", "fa4", "cudnn", "triton" },
+    attn_kernel = T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" },
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },

@@ -30,6 +30,7 @@ local job = {
   model = "llama3-70b", gpu = "h100-sxm", gpus = 32, zero = 3, batch = 1,
   global_batch = 32, seq = 1024, recompute = "full", precision = "bf16",
   method = "full", stack = "deepspeed", kernels = "eager", margin = 0,
+  attn_kernel = "efficient",   -- the row's workload.attn_kernel
 }
 local function run(extra)
   local o = {}

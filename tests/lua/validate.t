@@ -211,7 +211,7 @@ local bad = {
   { '"method": "full"', '"method": "fine-tune"', "field 'workload.method': expected one of pretrain" },
   { '"method": "full"', '"method": "full", "lora": 8', "field 'workload.lora': expected a table, got 8" },
   { '"method": "full"', '"method": "full", "attn_kernel": "sdpa"', "field 'workload.attn_kernel': "
-    .. "expected one of fa2, fa3, fa4, cudnn, triton, got \"sdpa\"" },
+    .. "expected one of fa2, fa3, fa4, cudnn, triton, efficient, got \"sdpa\"" },
   { '"method": "full"', '"method": "full", "lora": {"targets": "q"}', "field 'workload.lora.targets': expected a list" },
   { '"value": 1.5', '"value": 1e-320', "field 'measured.value': must be >= 1e-06, got " },
   { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15" },
