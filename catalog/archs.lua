@@ -25,6 +25,15 @@
 -- row). NCCL ranks LL against LL128 and Simple by it, so it sets the size
 -- where NCCL leaves LL; it is not a rate LL reaches (engine/comm_algo.c).
 -- AMD and Gaudi run RCCL and HCCL, whose tuners are not NCCL's: none.
+--
+-- nccl_tree_ch_bw: the bus bandwidth NCCL's tuner lets one channel of the
+-- tree carry across 2 nodes and across 3 or more (NVIDIA/nccl
+-- src/graph/tuning.cc, 2.30.7, perChMaxTreeBws columns N2 and N4: Volta
+-- 18.5 / 10.0, Ampere 23.6 / 17.8, Hopper 41.4 / 36.0, Blackwell 42.8 /
+-- 24.0 GB/s; "busBw = std::min(busBw * .92, graphs[a]->nChannels *
+-- perChMaxTreeBw)"). With few NICs it is what keeps NCCL on the ring
+-- (engine/comm_algo.c, nccl_algbw). Ada takes Ampere's row, Turing
+-- Volta's; AMD and Gaudi none.
 
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host
 -- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
@@ -47,6 +56,7 @@ arch {
   },
   sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
   nccl_ll_max_bw = "39GB/s",
+  nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -65,6 +75,7 @@ arch {
   -- compute capability 7.5: NCCL's tuner takes the Volta row (tuning.cc
   -- compCapIndex: >= 90 Hopper, >= 80 Ampere, else Volta)
   nccl_ll_max_bw = "39GB/s",
+  nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -115,6 +126,7 @@ arch {
   },
   sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
   nccl_ll_max_bw = "87.7GB/s",
+  nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -210,6 +222,7 @@ arch {
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
   nccl_ll_max_bw = "141GB/s",
+  nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -228,6 +241,7 @@ arch {
           .. "kernels)",
   },
   nccl_ll_max_bw = "87.7GB/s",
+  nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -323,6 +337,7 @@ arch {
   },
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   nccl_ll_max_bw = "282GB/s",
+  nccl_tree_ch_bw = { nodes2 = "42.8GB/s", nodes3 = "24GB/s" },
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

@@ -131,6 +131,11 @@ typedef struct gp_topo {
 			       * nodes, [1] on 3 or more; 0 = no such limit.
 			       * A per-thread-block ceiling of the GPU
 			       * generation (NCCL perChMaxNVLSTreeBws) */
+	double tree_ch_bw[2]; /* the most bus bandwidth NCCL's tuner lets one
+			       * channel of the tree carry across nodes, B/s,
+			       * [0] on 2 nodes, [1] on 3 or more: its
+			       * perChMaxTreeBws row for the GPU generation,
+			       * which it ranks the tree by; 0 = no ceiling */
 	int host_amd;         /* 1: the nodes' CPUs are AMD x86, whose proxy
 			       * threads NCCL prices slower (2 us a network
 			       * post, LL across nodes <= 22.5 / 19.0 GB/s);

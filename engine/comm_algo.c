@@ -175,10 +175,13 @@ static const double net_speeds[] = {
 	3.0, 2.4, 1.2, 0.24, 0.12
 };
 
-static double net_ring_channels(const comm_ctx *c)
+/* The channels the search finds across nodes, before ncclTopoPostset
+ * doubles them: one per NIC at its speed, duplicated at half the speed
+ * by ncclTopoDupChannels (above).  NCCL's tuner counts these
+ * (graphs[a]->nChannels); *speed gets their GB/s. */
+static double net_graph_channels(const comm_ctx *c, double *speed)
 {
 	double line = c->t->nic.bw / 1e9, v = 0.0, g = max2(1.0, c->nic_use);
-	double nch;
 	size_t i;
 
 	for (i = 0; i < sizeof net_speeds / sizeof net_speeds[0]; i++)
@@ -190,6 +193,16 @@ static double net_ring_channels(const comm_ctx *c)
 		g *= 2.0;
 		v /= 2.0;
 	}
+	if (speed)
+		*speed = v;
+	return g;
+}
+
+static double net_ring_channels(const comm_ctx *c)
+{
+	double v, g = net_graph_channels(c, &v);
+	double nch;
+
 	nch = min2(32.0, 2.0 * g);
 	if (v > 45.0 && nch < 16.0)
 		nch = min2(32.0, 2.0 * nch);
@@ -902,16 +915,28 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
 /* ---- NCCL's own estimate, which picks the algorithm ----------------------
  *
  * NCCL runs the (algorithm, protocol) its tuner prices cheapest, and the
- * tuner prices rings and trees by one bandwidth for both (NCCL 2.30.7
+ * tuner prices rings and trees by their graphs' bandwidth (NCCL 2.30.7
  * ncclTopoTuneModel): the graph's per-channel bandwidth times its
  * channels, the intra-node one on up to 2 nodes ("float bw = nNodes <= 2
  * || collnet ? graphs[a]->bwIntra : graphs[a]->bwInter"), the network one
  * beyond -- here the GPU's scale-up rate bu, or the node's network rate bn.
- * A ring's algbw is that busBw x n / nsteps; a tree's is 0.92 x busBw x
- * 0.5, whatever the traffic really is: on 2 nodes the tree sends each
- * byte across the network once where the ring sends it 2(n-1)/n times,
- * but the tuner does not see it and keeps the ring for large messages,
- * which then run at the ring's real rate.  Protocols: LL at half the bus
+ * Across nodes the ring's graph has no faster intra-node speed: its
+ * search raises both together ("increase bw for Ring: tmpGraph.bwIntra =
+ * tmpGraph.bwInter", search.cc pass 2), so its busBw is the network's,
+ * min(bu, bn).  The tree's search raises its intra speed alone while it
+ * is below twice the network's ("increase bwIntra for trees (2 nodes or
+ * collnet)"): on 2 nodes min(bu, 2 bn).  The tree's busBw is then capped
+ * at its graph's channels x perChMaxTreeBw (the topology's tree_ch_bw,
+ * "busBw = std::min(busBw * .92, graphs[a]->nChannels *
+ * perChMaxTreeBw)"; net_graph_channels).  A ring's algbw is busBw x n /
+ * nsteps; a tree's is 0.92 x busBw x 0.5.  So on 2 nodes with NICs slow
+ * against NVLink the tuner runs the tree, which sends each byte across
+ * the network once where the ring sends it 2(n-1)/n times (2 x 8 A100 on
+ * 4 x 100 Gb/s EFA: 78.3 GB/s busbw at 2 GiB, over the NICs' 50 GB/s,
+ * aws-samples/awsome-distributed-training nccl-tests README); with 4 x
+ * 200 Gb/s the cap keeps the ring (nccl-tests#100's HGX A100s, 91 GB/s,
+ * a ring's).  The LL128 caps (perChMaxRingLL128Bws,
+ * perChMaxTreeLL128Bws) are not modelled.  Protocols: LL at half the bus
  * bandwidth ("busBw * .5" for the ring, "1.0 / 3.8" for the tree), LL128
  * at 0.92 (ring; tree 7/9 on one node, 120/128 across nodes), LL capped
  * by llMaxBw (ll_max).  The tree
@@ -939,8 +964,10 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 		return 0.0;
 	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV)
 		return 0.0;
-	B = share * (c->nn == 1 ? c->bu : (c->nn <= 2 && c->g > 1 ? c->bu :
-				  min2(c->bn, c->g > 1 ? c->bu : HUGE_VAL)));
+	B = share * (c->nn == 1 ? c->bu :
+		     min2(c->g > 1 ? c->bu : HUGE_VAL,
+			  a == GP_ALGO_TREE && c->nn <= 2 ? 2.0 * c->bn :
+			  c->bn));
 	if (a == GP_ALGO_RING) {
 		double nsteps = c->op == GP_ALL_REDUCE ? 2.0 * (c->n - 1) :
 			(c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) ?
@@ -953,6 +980,9 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 		alg = bus * c->n / nsteps;
 	} else {
 		bus = 0.92 * B;
+		if (c->nn > 1 && c->t->tree_ch_bw[c->nn > 2] > 0.0)
+			bus = min2(bus, net_graph_channels(c, NULL) *
+				   c->t->tree_ch_bw[c->nn > 2]);
 		if (p == GP_PROTO_LL)
 			bus /= 3.8;
 		if (p == GP_PROTO_LL128)

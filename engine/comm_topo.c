@@ -307,6 +307,11 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	    (t->nccl_version < 20000 || t->nccl_version > 99999))
 		return gp_fail(err, "nccl_version must be 0 or a release code "
 			       "20000..99999 (got %d)", t->nccl_version);
+	if (!gp_finite(t->tree_ch_bw[0]) || t->tree_ch_bw[0] < 0.0 ||
+	    !gp_finite(t->tree_ch_bw[1]) || t->tree_ch_bw[1] < 0.0)
+		return gp_fail(err, "tree_ch_bw must be finite numbers >= 0 "
+			       "(got %g, %g)", t->tree_ch_bw[0],
+			       t->tree_ch_bw[1]);
 	if (!gp_finite(t->nvls_tree_bw[0]) || t->nvls_tree_bw[0] < 0.0 ||
 	    !gp_finite(t->nvls_tree_bw[1]) || t->nvls_tree_bw[1] < 0.0)
 		return gp_fail(err, "nvls_tree_bw must be finite numbers >= 0 "

@@ -316,6 +316,11 @@ M.arch = T.record {
   -- NCCL's ceiling on the LL protocol's bus bandwidth on one node for this
   -- generation (its tuner's llMaxBws row); absent: no ceiling
   nccl_ll_max_bw = T.unit("bandwidth"),
+  -- NCCL's ceiling on the bus bandwidth one tree channel carries across 2
+  -- and across 3 or more nodes (its tuner's perChMaxTreeBws row); absent:
+  -- no ceiling
+  nccl_tree_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
+                               nodes3 = R(T.unit("bandwidth")) },
   source = str(), notes = str(),
 }
 

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(106);
+	plan(107);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -186,20 +186,23 @@ int main(void)
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e));
 	is_num(r.busbw, 1.875 * S / (92.4 * US + S / 90e9), 1e-9,
 	       "tree busbw 1.875 x 90 GB/s, less 0.19% of latency");
-	/* NCCL does not run it: its tuner prices both on the GPU's 240 GB/s
-	 * on 2 nodes, the ring's algbw at 240 x 16/30 = 128, the tree's at
-	 * 0.92 x 240 x 0.5 = 110.4, and keeps the ring for 4 GiB (2 HGX
-	 * A100 with 4 NICs run at the NICs' 91 GB/s, nccl-tests#100).
-	 * Ring busbw 90 GB/s less its latency ((8.4 + 28 x 3.4 + 2 x 14) x
-	 * 1.4 = 323.4 us of 89 ms): tolerance 1%. */
+	/* NCCL does not run it on A100s: its tuner prices the ring on its
+	 * graph's network speed, 90 GB/s (algbw 90 x 16/30 = 48), the tree
+	 * on up to twice that, 0.92 x min(240, 180) = 165.6, capped at the
+	 * graph's channels x Ampere's perChMaxTreeBw: 2 NICs at 48 GB/s,
+	 * duplicated to 4 at 24, x 23.6 = 94.4 -> algbw 47.2 < 48, and keeps
+	 * the ring for 4 GiB (2 HGX A100 with 4 NICs run at the NICs' 91
+	 * GB/s, nccl-tests#100).  Ring busbw 90 GB/s less its latency ((8.4 +
+	 * 28 x 3.4 + 2 x 14) x 1.4 = 323.4 us of 89 ms): tolerance 1%. */
+	t.tree_ch_bw[0] = 23.6e9;
 	MUST(comm_cost(&t, GP_ALL_REDUCE, S, 16, &r, &e));
 	ok(r.algo == GP_ALGO_RING, "2 nodes, 4 GiB: NCCL's tuner keeps the ring");
 	is_num(r.busbw, 90e9, 0.01, "... at the NICs' 90 GB/s");
 	/* At 1 MiB the tree's shorter latency wins in NCCL's estimate
 	 * (LL128 tree 14 + 2 x (7 x 1.25 + 8.5) = 48.5 us + 1 MiB over
-	 * 0.92 x 240 x 120/128 x 0.5 x 0.6 (tree correction at 1 MiB) =
-	 * 62.1 GB/s, 65.4 us; the LL128 ring's 14 + 28 x 1.9 + 2 x 4.0 =
-	 * 75.2 us alone is more). */
+	 * 94.4 (the cap) x 120/128 x 0.5 x 0.6 (tree correction at 1 MiB)
+	 * = 26.6 GB/s, 88 us; the LL128 ring's 14 + 28 x 1.9 + 2 x 4.0 =
+	 * 75.2 us + 1 MiB over 0.92 x 90 x 16/30 = 44.2 GB/s, 99 us). */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, MiB, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE, "2 nodes, 1 MiB: the tree");
 
@@ -643,6 +646,10 @@ int main(void)
 	t.ll_max_bw = -1.0;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
 	einval(rc, &e, "negative ll_max_bw is EINVAL");
+	t = a100;
+	t.tree_ch_bw[1] = NAN;
+	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
+	einval(rc, &e, "NaN tree_ch_bw is EINVAL");
 
 	/* The cost of a call is measured by `make bench` (bench/sweep_bench:
 	 * the collective sweep), not here: a timed test fails on a loaded

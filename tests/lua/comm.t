@@ -389,6 +389,34 @@ do
     "a string count is refused, shown quoted", true)
 end
 
+-- NCCL's tuner on 2 nodes (search.cc pass 2, tuning.cc): a ring's graph
+-- runs at its NICs' speed (bwIntra = bwInter), a tree's intra speed rises
+-- to twice its network speed, and the tree's busBw is capped at graph
+-- channels x perChMaxTreeBw (Ampere N2: 23.6 GB/s, catalog/archs.lua).
+-- 2 x 8 A100 with 4 x 100 Gb/s NICs (p4de's EFA): bn = 4 x 12.5 x 0.85 =
+-- 42.5 GB/s; ring algbw 42.5 x 16/30 = 22.7; tree 0.5 x min(0.92 x 85,
+-- 4 channels x 23.6) = 39.1 GB/s: NCCL runs the tree (the 2 x p4de log in
+-- aws-samples/awsome-distributed-training reaches 78.3 GB/s busbw at 2 GiB,
+-- above the 50 GB/s a ring could carry over 4 x 100 Gb/s).  With 4 x 200
+-- Gb/s (nccl-tests#100's HGX A100s, ring at 91 GB/s): ring 94 x 16/30 =
+-- 50.1, tree capped at 0.5 x 94.4 = 47.2: the ring stays.
+do
+  local cat = gp.catalog()
+  local function two(nic)
+    return comm.from_fabrics({ scaleup = "nvlink3", gpus_per_node = 8, nodes = 2, nics = 4,
+                               nic_fabric = nic, gpu = "a100-sxm-80gb" }, cat)
+  end
+  t.is(cat.archs.ampere.nccl_tree_ch_bw.nodes2, 23.6e9, "Ampere's tree channel ceiling, 2 nodes")
+  local efa = gp.comm { op = "all_reduce", bytes = 2 * GiB, gpus = 16, topology = two("efa-100") }
+  t.is(efa.algo, "tree", "4 x 100 Gb/s on 2 nodes: NCCL's tuner picks the tree")
+  local hdr = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 16, topology = two("ib-hdr-200") }
+  t.is(hdr.algo, "ring", "4 x 200 Gb/s: the tree's channel ceiling keeps the ring")
+  local nocap = two("ib-hdr-200")
+  nocap.tree_ch_bw2 = 0
+  t.is(gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 16, topology = nocap }.algo, "tree",
+    "without the ceiling the tree would win there")
+end
+
 -- A misspelled argument is an error naming it, not a silent default.
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100", tp_size = 2 } end,
   "comm: unknown argument 'tp_size'", "comm: misspelled argument named", true)
