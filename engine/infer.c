@@ -397,12 +397,24 @@ static double step_kv_mean(const gp_model *m, double q, double ctx)
 #define MOE_GROUPED_TOPK_KERNELS 9.0
 #define MOE_ALIGN_KERNELS 3.0
 
+/* vLLM's fused grouped top-k (infer_cfg.fused_grouped_topk): one CUDA
+ * kernel takes the router's logits to the k expert ids and weights,
+ * where the native path launches MOE_GROUPED_TOPK_KERNELS -- "we add
+ * the sigmoid, e_score_correction_bias, and 32bit output cast into the
+ * fused_grouped_topk CUDA kernel that we already use for DeepSeek-like
+ * models" (vLLM PR #28124, merged the week of 2025-11-14; the kernel
+ * itself, routed_scaling_factor applied inside, PR #23274, 2025-08). */
+#define MOE_FUSED_GROUPED_TOPK_KERNELS 1.0
+
 static int moe_route(builder *b, const gp_model *m, const shape *s,
 		     double T)
 {
 	double E = m->moe.experts, k = m->moe.top_k;
-	double n = (m->mla.kv_lora_rank > 0 ? MOE_GROUPED_TOPK_KERNELS :
-		    MOE_TOPK_KERNELS) + MOE_ALIGN_KERNELS;
+	double grouped = b->c->fused_grouped_topk ?
+			 MOE_FUSED_GROUPED_TOPK_KERNELS :
+			 MOE_GROUPED_TOPK_KERNELS;
+	double n = (m->mla.kv_lora_rank > 0 ? grouped : MOE_TOPK_KERNELS) +
+		   MOE_ALIGN_KERNELS;
 
 	if (add(b, "moe_route", s->nmoe * n, 0.0, T * (E * 4.0 + k * 8.0),
 	        0, 0, 0, 0, b->c->compute))

@@ -71,6 +71,13 @@ typedef struct infer_cfg {
 	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int max_batch;        /* the engine's cap on sequences per batch */
+	int fused_grouped_topk; /* 1: a grouped-top-k router (the MLA
+	                         models', DeepSeek's) routes in one fused
+	                         kernel (vLLM's fused_grouped_topk with the
+	                         sigmoid, bias and casts inside, PR
+	                         #28124); 0: the compiled native
+	                         grouped_topk's kernels (infer.c
+	                         moe_route) */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

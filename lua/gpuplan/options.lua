@@ -774,6 +774,12 @@ opt { name = "rollout_piecewise", type = "flag", commands = "rl",
     .. "attention run between two captured pieces (vLLM's default before 0.11; NeMo RL v0.3 "
     .. "and v0.4 pin 0.9.0 and 0.10.0): 15 us a layer a decode step (vLLM PR #20059)",
   suggest = { "piecewise", "cudagraph_piecewise", "piecewise_graphs" } }
+opt { name = "rollout_fused_grouped_topk", type = "flag", commands = "rl",
+  default = "off: the native grouped_topk's 9 kernels",
+  help = "the rollout engine routes a grouped-top-k MoE (the MLA models', DeepSeek's) in "
+    .. "vLLM's one fused kernel, the sigmoid, bias and casts inside (vLLM PR #28124, "
+    .. "2025-11; NeMo RL v0.6 pins vLLM 0.17.1), not the native path's 9 kernels a layer",
+  suggest = { "fused_grouped_topk", "grouped_topk" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }

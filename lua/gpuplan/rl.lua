@@ -116,6 +116,10 @@
 --                 forward loses M.PIECEWISE_LAYER a layer (default false:
 --                 one graph a decode step, vLLM's FULL_AND_PIECEWISE);
 --                 result graph_gaps, what a decode step was charged
+--   rollout_fused_grouped_topk  the engine routes a grouped-top-k MoE (the
+--                 MLA models', DeepSeek's) with vLLM's one fused kernel
+--                 (PR #28124: the sigmoid, bias and casts inside) instead
+--                 of the native path's 9 (default false)
 --   rollout_engine  vllm (default: continuous batching) | hybrid
 --                 (DeepSpeed-Chat's hybrid engine: the actor's weights in
 --                 DeepSpeed's inference kernels, Hugging Face generate in
@@ -752,13 +756,15 @@ end
 -- against 100 ms replayed, so the host's dispatch is at least 100 ms
 -- there; the count stays below it (a module-level count, 26.6 ops a
 -- layer, gave 41 ms).
-function M.eager_ops_per_layer(model, rtp)
+-- fused: vLLM's fused grouped top-k (rollout_fused_grouped_topk) routes
+-- the MLA models' MoE layers in 1 launch instead of the 8 + 1.
+function M.eager_ops_per_layer(model, rtp, fused)
   local ar = rtp > 1 and 2 or 0
   local a, moe, L = model.mla, model.moe, model.layers
   local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or 6
   if not moe then return attn + 4 + ar end
   local dense = math.min(L, moe.dense_layers or 0)
-  local moe_mlp = 1 + 1 + (a and 8 + 1 or 4) + 7
+  local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or 4) + 7
     + ((moe.shared_experts or 0) > 0 and 4 or 0)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
@@ -837,6 +843,13 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and eager then
     fail("rl: rollout_eager is vLLM's; the hybrid engine runs DeepSpeed's kernels")
   end
+  -- vLLM's fused grouped top-k kernel for the MLA models' routers
+  -- (engine/infer.c MOE_FUSED_GROUPED_TOPK_KERNELS).
+  local fused_topk = boolean("rollout_fused_grouped_topk", o.rollout_fused_grouped_topk, false)
+  if hybrid and fused_topk then
+    fail("rl: rollout_fused_grouped_topk is vLLM's routing kernel; the hybrid engine runs "
+      .. "DeepSpeed's kernels")
+  end
   local rpp = posint("rollout_pp", o.rollout_pp) or 1
   if hybrid and rpp > 1 then
     fail("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "
@@ -854,13 +867,14 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     kv = o.kv, runtime = hybrid and "kernels" or eager and "eager" or "vllm",
     max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
-    host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp) or nil,
+    host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp, fused_topk) or nil,
     -- the actor's host: the same CPU launches the engine's ops
     host_op_time = eager and s.cfg.host_op_time or nil,
   })
   if not oki then error("rl: rollout: " .. internal(e):gsub("^infer: ", ""), 0) end
   -- Eager or not, vLLM's weight-only kernels are its own (marlin).
   rc.gemv_max = infer.gemv_max.vllm
+  rc.fused_grouped_topk = fused_topk
   -- An engine larger than a node (vLLM / SGLang TP 16-32 over nodes, as
   -- multi-node serving of 405B / 671B models runs): its ranks fill whole
   -- nodes and its TP all-reduces run on the job's topology -- across the
@@ -1248,6 +1262,7 @@ run = function(o, job)
     recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     rollout_piecewise = piecewise, graph_gaps = gaps,
+    rollout_fused_grouped_topk = rc.fused_grouped_topk,
     engine_xhost_step = xh,
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(53);
+	plan(56);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -252,6 +252,20 @@ int main(void)
 	o = row(&p, "moe_route");
 	is_num(o ? o->count : NAN, 32 * 12, 0,
 	       "grouped top-k: 12 routing kernels a MoE layer");
+	/* vLLM's fused grouped top-k (fused_grouped_topk): 1 + 3 = 4, the
+	 * same bytes each; a softmax top-k router (no MLA) keeps its 7. */
+	c.fused_grouped_topk = 1;
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
+	o = row(&p, "moe_route");
+	is_num(o ? o->count : NAN, 32 * 4, 0,
+	       "fused grouped top-k: 4 routing kernels a MoE layer");
+	is_num(o ? o->bytes : NAN, 768, 0, "over the same logits, ids, weights");
+	memset(&m.mla, 0, sizeof m.mla);
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
+	o = row(&p, "moe_route");
+	is_num(o ? o->count : NAN, 32 * 7, 0,
+	       "fused_grouped_topk leaves a softmax top-k router's 7");
+	c.fused_grouped_topk = 0;
 	memset(&m.mla, 0, sizeof m.mla);
 	memset(&m.moe, 0, sizeof m.moe);
 	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));

@@ -317,6 +317,41 @@ local noq = setmetatable({ mla = setmetatable({ q_lora_rank = 0 }, { __index = v
                          { __index = v3 })
 t.near(rl.eager_ops_per_layer(noq, 32), 29 + 1288 / 61, 1e-12,
        "MLA without a q LoRA: 2 ops fewer")
+-- vLLM's fused grouped top-k (rollout_fused_grouped_topk) routes a MoE
+-- layer of DeepSeek-V3 in 1 launch where the native path takes 8 + 1: a
+-- MoE MLP of 14, 31 + (3 x 4 + 58 x 14) / 61 = 31 + 824 / 61; a softmax
+-- top-k router (Qwen3-30B-A3B) keeps its 21.  Exact arithmetic.
+t.near(rl.eager_ops_per_layer(v3, 32, true), 31 + 824 / 61, 1e-12,
+       "fused grouped top-k: 8 ops fewer a DeepSeek-V3 MoE layer")
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, true), 21,
+     "a softmax top-k router is not grouped: unchanged")
+-- With CUDA graphs the fused kernel shortens DeepSeek-V3's decode (the
+-- C test t_infer prices the routing rows: 4 kernels a MoE layer in
+-- place of 12), leaves its training and refit alone, and changes
+-- nothing for a model without a grouped top-k router.
+local ds = { model = "deepseek-v3", gpu = "h100-sxm", gpus = 256, tp = 1, pp = 16, ep = 16,
+             first_stage_layers = 3, last_stage_layers = 2, recompute = "full",
+             colocated = true, offload_states = true, rollout_tp = 32, prompts = 32,
+             group = 16, prompt_len = 110, response_len = 701, response_max = 1426,
+             stack = "megatron", zero = 1, rollout_memory = 0.6, nic_fabric = "ib-ndr-400",
+             nics = 8, gpus_per_node = 8 }
+local dn = gp.rl(ds)
+local dfu = gp.rl(copy(ds, { rollout_fused_grouped_topk = true }))
+t.ok(dfu.rollout.decode < dn.rollout.decode, "DeepSeek-V3: the fused routing decodes faster")
+t.is(phase(dfu, "actor_update").seconds, phase(dn, "actor_update").seconds,
+     "its training unchanged")
+t.is(phase(dfu, "weight_sync").seconds, phase(dn, "weight_sync").seconds, "its refit unchanged")
+t.is(dfu.rollout_fused_grouped_topk, true, "rollout_fused_grouped_topk reported as given")
+t.is(dn.rollout_fused_grouped_topk, false, "off by default")
+t.is(gp.rl(copy(fixed, { rollout_fused_grouped_topk = true })).rollout.decode,
+     gp.rl(fixed).rollout.decode, "Qwen2.5-7B (no grouped top-k router): the same decode")
+t.raises(function()
+  gp.rl(copy(base, { rollout_engine = "hybrid", rollout_fused_grouped_topk = true }))
+end, "rl: rollout_fused_grouped_topk is vLLM's routing kernel",
+     "rollout_fused_grouped_topk with the hybrid engine refused", true)
+t.raises(function() gp.rl(copy(base, { rollout_fused_grouped_topk = 1 })) end,
+         "rl: rollout_fused_grouped_topk must be a boolean",
+         "rollout_fused_grouped_topk is a boolean", true)
 -- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
 -- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
 -- ops x 24.84 us = 4.2228 ms plus vLLM's engine work for the step and

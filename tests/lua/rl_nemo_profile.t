@@ -237,6 +237,22 @@ local v6t = copy(v6)
 v6t.rl.rollout_tp = 2
 predict(v6t, cat)
 t.is(opts.async_scheduling, nil, "0.6.0, a TP 2 engine: the Ray executor, none")
+-- vLLM 0.17.1's fused grouped top-k: set for v0.6 cases of an MLA MoE
+-- model (DeepSeek-V3 from the catalog), not for Llama 3.1 8B (no MoE),
+-- nor for v0.5 (not established there).
+t.is(opts.rollout_fused_grouped_topk, nil, "Llama 3.1 8B: no grouped top-k router")
+local shipped = {}
+for _, c in ipairs(require("gpuplan.validate").read("validation/cases.json")) do
+  shipped[c.id] = c
+end
+local pds6 = predict(shipped["nemo-rl-0.6-grpo-deepseek-v3-gb200-128-onpolicy"], cat)
+t.is(opts.rollout_fused_grouped_topk, true, "0.6.0, DeepSeek-V3: the fused grouped top-k")
+t.ok(pds6 and table.concat(pds6.defaults, "; "):find("rollout_fused_grouped_topk=true",
+     1, true), "said with the defaults")
+predict(shipped["nemo-rl-0.5-grpo-deepseek-v3-gb200-128-onpolicy"], cat)
+t.is(opts.rollout_fused_grouped_topk, nil, "0.5.0: not set")
+predict(shipped["nemo-rl-0.6-grpo-qwen3-235b-gb200-64-onpolicy"], cat)
+t.is(opts.rollout_fused_grouped_topk, nil, "0.6.0, Qwen3-235B: a softmax top-k router, not set")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

@@ -402,6 +402,19 @@ local RELEASE_FLAGS = {
   -- supported with the `ray` distributed executor backend (only `mp`,
   -- `uni`, and `external_launcher` are supported)" (vLLM v0.17.1's log,
   -- gpustack issue #4979).  A one-GPU engine (executor None: uni) keeps it.
+  -- vLLM 0.17.1 (v0.6.0) routes DeepSeek's MoE layers in one fused
+  -- grouped-top-k kernel: PR #28124 ("we add the sigmoid,
+  -- e_score_correction_bias, and 32bit output cast into the
+  -- fused_grouped_topk CUDA kernel", vLLM's weekly summary of
+  -- 2025-11-14), on by default (VLLM_USE_FUSED_MOE_GROUPED_TOPK "1").
+  -- v0.5.0's 0.11.2 has the kernel of PR #23274 (2025-08) with the
+  -- sigmoid, bias add and casts around it as separate launches; whether
+  -- it also has PR #28124 was not established, so v0.5 keeps the native
+  -- count, an upper bound there.  Only the MLA models route so.
+  { "rollout_fused_grouped_topk", { ["0.6"] = true },
+    function(o) return type(o.model) == "table" and o.model.mla ~= nil and o.model.moe ~= nil end,
+    "NeMo RL v0.6 pins vLLM 0.17.1: DeepSeek's MoE routing in one fused grouped-top-k "
+      .. "kernel (vLLM PR #28124)" },
   { "async_scheduling", { ["0.6"] = true },
     function(o) return (o.rollout_tp or o.tp or 1) * (o.rollout_pp or 1) == 1 end,
     "NeMo RL v0.6 pins vLLM 0.17.1: async scheduling on by default for its one-GPU "
