@@ -155,6 +155,19 @@ arch {
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
       fp8 = 0.85,
+      -- The head dim where a score's MMA (4 d FLOP) and its exponential
+      -- take the same time (roofline.c roof_attn_eff): 989.4 TFLOP/s on
+      -- 132 SMs at 1830 MHz is 4096 FLOP a clock per SM against 16
+      -- exponentials (FlashAttention-4, arXiv 2603.05451: the SFUs
+      -- "unchanged" from H100 to B200): 4096 / (4 x 16) = 64, so no head
+      -- dim from 64 up is bound by them.  Cross-check: cuDNN 9.9 on an
+      -- H200 at 1500 MHz (cudnn-frontend's Llama-3.2-1B training sweep,
+      -- head dim 64, 12288 tokens a step) grows 0.021 s from 1024- to
+      -- 4096-token sequences (FA2 0.032 s), this model 0.0213 (0.0333)
+      -- at the head-dim-128 fractions.  (The FA3 paper's 2024 kernels ran
+      -- head dim 64 at 0.70-0.76 of 128, causal forward; later releases
+      -- do not show it.)
+      exp_dim = 64,
       reason = "H100 SXM5, head_dim 128, bf16, 4k-8k tokens (FA3 paper Figs. 5-6): causal "
             .. "forward cuDNN 518-529, FA3 579-602, FA2 319-333 TFLOP/s of 989; backward "
             .. "(non-causal only in the paper) cuDNN 499-518, FA3 542-559, FA2 310-318, "
@@ -267,6 +280,24 @@ arch {
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
       fp8 = 0.90,
+      -- The head dim below which the exponentials bound the kernel
+      -- (roofline.c roof_attn_eff).  B200's SM does 8192 MMA FLOP a clock
+      -- against 16 exponentials ("Blackwell tensor cores are now so fast,
+      -- exp2 and shared memory are the wall", FlashAttention-4, arXiv
+      -- 2603.05451): they balance at 8192 / (4 x 16) = 128, which the
+      -- kernels push down by computing part of the exponentials on the
+      -- FMA units ("using emulation for 10-25% of entries").  Measured on
+      -- one Blackwell GPU in one run (flash-attention PR #2605, bf16,
+      -- forward TFLOP/s at head dim 64 / 128): FA4 non-causal 1179 / 1646
+      -- at 8192 tokens (0.716), 1112 / 1559 at 4096 (0.713), 1218 / 1745
+      -- at 16384 (0.698); cuDNN non-causal 980 / 1428 at 1024 (0.686).
+      -- The rate at 64 is 64 / d* of the rate at 128: d* = 64 / 0.716 =
+      -- 89.  Cross-check: cuDNN 9.9 on a B200 at 1665 MHz (cudnn-frontend's
+      -- Llama-3.2-1B training sweep, head dim 64) adds 0.054 s from 8192-
+      -- to 16384-token sequences at 16384 tokens a step, where the H200
+      -- at 1500 MHz adds 0.067: 1.24x, not the 2.3x of the two GPUs'
+      -- head-dim-128 fractions.
+      exp_dim = 89,
       reason = "B200-class (SM100), head_dim 128, causal, 8k tokens: FlashAttention-4 "
             .. "forward 1418, backward (2-CTA) 1209 TFLOP/s of 2250 (flash-attention PR "
             .. "#2280). cuDNN, which Transformer Engine picks, measured by NVIDIA on "

@@ -120,6 +120,9 @@ static int bad(double x)
 #define ROOF_MAX_RATE 1e21
 #define ROOF_MIN_FRAC 0.01
 #define ROOF_MAX_LAUNCH 1.0
+/* Largest head dim a catalog may give for the exponentials' balance
+ * (schema.lua exp_dim: 1..4096). */
+#define ROOF_MAX_EXP_DIM 4096.0
 /* Largest FLOP or bytes of one operator, and largest GEMM dimension or
  * count: 1e30 FLOP is 10^9 s of a zettaFLOP/s machine; dimensions of
  * 1e15 keep m n count in range. */
@@ -186,6 +189,10 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.attention fwd/bwd must "
 		               "be 0 or in [%g, 1] (got %g, %g)", ROOF_MIN_FRAC,
 		               d->attn_fwd, d->attn_bwd);
+	if (bad(d->attn_exp_dim) || d->attn_exp_dim > ROOF_MAX_EXP_DIM)
+		return gp_fail(err, "device achievable.attention.exp_dim must "
+		               "be 0..%g (got %g)", ROOF_MAX_EXP_DIM,
+		               d->attn_exp_dim);
 	if (bad(d->attn_fp8) || d->attn_fp8 > 1.0 ||
 	    (d->attn_fp8 != 0.0 && d->attn_fp8 < ROOF_MIN_FRAC))
 		return gp_fail(err, "device achievable.attention.fp8 must be 0 "
@@ -305,6 +312,33 @@ static double causal_diag(double q)
 	return n / (n + 1.0);
 }
 
+/* The softmax's exponentials against the tensor cores.  Per score
+ * element a fused kernel's forward runs 4 d FLOP of MMA (QK^T and PV at
+ * head dim d) and one exponential on the SM's special function units
+ * (MUFU), whose rate did not grow with the tensor cores: "From the Hopper
+ * H100 to the Blackwell B200, for instance, BF16 tensor core throughput
+ * increases from 1 to 2.25 PFLOPs, while both the SFU count and shared
+ * memory bandwidth remains unchanged"; B200 runs 8192 MMA FLOP and 16
+ * exponentials a clock per SM, Hopper 4096 and 16 (Zadouri et al. 2026,
+ * FlashAttention-4, arXiv 2603.05451, sec. 1-2).  The score's time is then
+ * max(4 d / mma, 1 / exp) = max(d, d*) (4 / mma), d* = mma / (4 exp) the
+ * head dim where the two balance, and the kernel's rate d / max(d, d*)
+ * of the tensor cores'; relative to the head dim 128 the catalog's
+ * fractions were measured at.  d* is the catalog's (achievable.attention
+ * .exp_dim): Hopper's balance is at 64, so no head dim from 64 up is
+ * bound; Blackwell's is at 128, where the kernels meet it with
+ * exponentials computed in part on the FMA units (FA4: a polynomial for
+ * 10-25% of the entries), so its measured head-dim-64 rate sets it
+ * (catalog/archs.lua).  The backward is taken with the same factor: its
+ * bound on Blackwell is the shared-memory traffic of the score tiles
+ * (FA4 sec. 2), per score element as the exponentials are. */
+#define ATTN_REF_D 128.0
+
+static double exp_bound(double d, double dstar)
+{
+	return d / fmax(d, dstar);
+}
+
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q)
 {
@@ -314,6 +348,9 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	               0.0) * causal_diag(ATTN_REF_Q);
 	eff = gemm_eff(d, m, n, k, count, 0.0) *
 		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
+	if (d->attn_exp_dim > 0.0 && n > 0.0)
+		eff *= exp_bound(n, d->attn_exp_dim) /
+			exp_bound(ATTN_REF_D, d->attn_exp_dim);
 	return eff > 1.0 ? 1.0 : eff;
 }
 

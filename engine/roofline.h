@@ -42,6 +42,10 @@ typedef struct roof_device {
 	                         FP8 peak as a share of attn_fwd (the 16-bit
 	                         kernel's of the 16-bit peak), (0, 1]; 0 =
 	                         not measured: the same fraction */
+	double attn_exp_dim;  /* head dim below which the softmax's
+	                         exponentials, not the tensor cores, bound
+	                         the fused attention kernel (roofline.c
+	                         roof_attn_eff); 0 = no such bound */
 	double stream_frac[GP_DTYPE_COUNT]; /* rate at which a memory-bound
 	                                  GEMM computing at this precision
 	                                  streams its operands, as a
@@ -117,11 +121,12 @@ double roof_gemm_eff(const roof_device *d, double m, double n, double k,
 
 /* Shape factor of a fused attention kernel (FlashAttention-2/3, cuDNN)
  * against the conditions its catalog fraction (roof_device attn_fwd,
- * attn_bwd) was measured in, a causal 8k-token prompt: roof_gemm_eff's
- * terms for output m x n over k keys, count of them, and the causal
- * diagonal's waste for a prompt of causal_q tokens (0: not causal, as
- * decode).  In (0, 1]: a longer prompt is not credited beyond the
- * measurement (roofline.c). */
+ * attn_bwd) was measured in, a causal 8k-token prompt at head dim 128:
+ * roof_gemm_eff's terms for output m x n over k keys, count of them, the
+ * causal diagonal's waste for a prompt of causal_q tokens (0: not causal,
+ * as decode), and for a head dim n below the device's attn_exp_dim the
+ * exponentials' bound.  In (0, 1]: a longer prompt is not credited beyond
+ * the measurement (roofline.c). */
 double roof_attn_eff(const roof_device *d, double m, double n, double k,
                      double count, double causal_q);
 

@@ -144,6 +144,9 @@ gpu {
       fa4 = { fwd = 0.59, bwd = 0.51 },
       cudnn = { fwd = 0.52, bwd = 0.40 },
       fp8 = 0.90,
+      -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
+      -- a clock), the same kernels (catalog/archs.lua)
+      exp_dim = 89,
       reason = "GB200's 2500 TFLOP/s is B200's 148 SMs x 8192 FLOP a clock at "
             .. "2.06 GHz where B200's 2250 is at 1.86, but on the same "
             .. "benchmark its best matmul reaches 1822.0 against B200's "

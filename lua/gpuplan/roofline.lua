@@ -77,7 +77,7 @@ function M.device(gpu, cat, attn_kernel)
     end
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
     d.attn_square = M.square_kernels[k] or nil
-    d.attn_fp8 = at.fp8
+    d.attn_fp8, d.attn_exp_dim = at.fp8, at.exp_dim
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)

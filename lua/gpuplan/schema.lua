@@ -275,6 +275,9 @@ local achievable = T.record {
     -- an FP8 attention kernel (an 8-bit KV cache) reaches this share of
     -- the 16-bit kernel's fraction, at the FP8 peak; absent: the same
     fp8 = frac(),
+    -- the head dim below which the softmax's exponentials, not the
+    -- tensor cores, bound the kernel; absent: none (roofline.c)
+    exp_dim = int { min = 1, max = 4096 },
     reason = str(), source = str(),
   },
   -- Sustained load: the share of the short-burst benchmark rates above

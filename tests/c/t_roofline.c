@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(64);
+	plan(69);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -84,6 +84,26 @@ int main(void)
 	/* Longer than the measurement: not credited beyond it. */
 	ok(roof_attn_eff(&d, 32768, 128, 16384.5, 1, 32768) == 1.0,
 	   "attention at 32k: capped at the 8k rate");
+	/* The exponentials' bound (attn_exp_dim d*): a head dim d runs at
+	 * d / max(d, d*) of the tensor cores' rate, against 128 / max(128,
+	 * d*) at the measurement's head dim.  Hopper's d* = 4096 / (4 x 16)
+	 * = 64: head dim 64 at 8k keeps the whole rate (the shape terms at
+	 * n = 64 cancel against the reference's at the same n). */
+	d.attn_exp_dim = 64;
+	ok(roof_device_check(&d, &err) == GP_OK, "exp_dim 64 is valid");
+	is_num(roof_attn_eff(&d, 8192, 64, 4096.5, 1, 8192), 1.0, 1e-12,
+	       "Hopper, head dim 64: not bound by the exponentials");
+	/* Blackwell's d* = 89 (FA4 at 64 / 128: 0.716): head dim 64 at
+	 * (64 / 89) / (128 / 128) = 0.7191 of the rate; 128 untouched. */
+	d.attn_exp_dim = 89;
+	is_num(roof_attn_eff(&d, 8192, 64, 4096.5, 1, 8192), 64.0 / 89,
+	       1e-12, "Blackwell, head dim 64: 64 / 89 of the rate");
+	is_num(roof_attn_eff(&d, 8192, 128, 4096.5, 1, 8192), 1.0, 1e-12,
+	       "Blackwell, head dim 128: the measurement's rate");
+	d.attn_exp_dim = -1;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "exp_dim") != NULL, "a negative exp_dim: refused");
+	d.attn_exp_dim = 0;
 
 	/* Wave quantisation with split-K on 132 SMs: 1280 x 1280 -> 100
 	 * tiles, one wave 100/132 = 0.758.  Best split s = 5: 500 slices,

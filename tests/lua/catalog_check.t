@@ -157,6 +157,31 @@ do
   t.is(rf.device("a100-sxm-80gb", cb).attn_fp8, nil, "a100: no fp8 kernel measured")
 end
 
+-- achievable.attention.exp_dim (the head dim below which the softmax's
+-- exponentials bound the fused kernel, roofline.c roof_attn_eff) is a
+-- head dim, refused by path when it is none; the shipped values reach the
+-- device table: Hopper's 64 (4096 MMA FLOP against 16 exponentials a clock
+-- per SM), Blackwell's and GB200's 89 (FA4's head-dim-64 rate 0.716 of
+-- 128's), none where the H20 gives its own attention entry without it.
+put("aed.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    attention = { kernel = "fa3", fa3 = { fwd = 0.6, bwd = 0.5 }, exp_dim = 0 } } }
+]])
+local _, eed = catalog.load { tmp }
+t.is(#eed, 1, "an exp_dim of 0: one error")
+t.like(eed[1] or "", "aed.lua:1: arch 'sa': field 'achievable.attention.exp_dim': must be >= 1, "
+  .. "got 0", "names the field and the value", true)
+clean()
+do
+  local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
+  local rf = require("gpuplan.roofline")
+  t.is(rf.device("h100-sxm", cb).attn_exp_dim, 64, "h100: the hopper arch's exp_dim")
+  t.is(rf.device("b200", cb).attn_exp_dim, 89, "b200: the blackwell arch's exp_dim")
+  t.is(rf.device("gb200", cb).attn_exp_dim, 89, "gb200: its own exp_dim")
+  t.is(rf.device("h20", cb).attn_exp_dim, nil, "h20: its own attention entry gives none")
+end
+
 -- What the walk skips is a warning: a broken link, a link loop, a FIFO
 -- named *.lua (reading it would block).
 put("ok.lua", "")
