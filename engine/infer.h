@@ -78,6 +78,10 @@ typedef struct infer_cfg {
 	                         #28124); 0: the compiled native
 	                         grouped_topk's kernels (infer.c
 	                         moe_route) */
+	int fused_topk_softmax; /* 1: a softmax top-k router (Qwen3-MoE's,
+	                         Mixtral's) casts, selects and renormalises
+	                         in one kernel (vLLM PR #26717); 0: the
+	                         cast, topk_softmax, sum and division */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

@@ -71,6 +71,7 @@ static const lgp_field infer_fields[] = {
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),
 	IF_BOOL("fused_grouped_topk", fused_grouped_topk),
+	IF_BOOL("fused_topk_softmax", fused_topk_softmax),
 	IF_NUM("offload_bw", offload_bw),
 	IF_NUM("offload_link_bw", offload_link_bw),
 	IF_INT("offload_cpu_max", offload_cpu_max, 0),

@@ -780,6 +780,12 @@ opt { name = "rollout_fused_grouped_topk", type = "flag", commands = "rl",
     .. "vLLM's one fused kernel, the sigmoid, bias and casts inside (vLLM PR #28124, "
     .. "2025-11; NeMo RL v0.6 pins vLLM 0.17.1), not the native path's 9 kernels a layer",
   suggest = { "fused_grouped_topk", "grouped_topk" } }
+opt { name = "rollout_fused_topk_softmax", type = "flag", commands = "rl",
+  default = "off: the cast, topk_softmax, sum and division, 4 kernels",
+  help = "the rollout engine's softmax top-k MoE router (Qwen3-MoE's, Mixtral's) casts, "
+    .. "selects and renormalises in vLLM's one topk_softmax kernel (vLLM PR #26717, "
+    .. "2025-10; NeMo RL v0.5 and v0.6 pin vLLM 0.11.2 and 0.17.1), not 4 kernels a layer",
+  suggest = { "fused_topk", "topk_softmax" } }
 opt { name = "async_scheduling", type = "flag", commands = "rl", default = "off, vLLM's",
   help = "the engine prepares each decode step while the GPU runs the previous one "
     .. "(vLLM --async-scheduling; off: its host work adds to every step)" }

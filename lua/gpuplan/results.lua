@@ -273,6 +273,8 @@ field("rollout_piecewise", "", "the rollout engine replays piecewise CUDA graphs
   "rl")
 field("rollout_fused_grouped_topk", "", "the rollout engine routes a grouped-top-k MoE in "
   .. "vLLM's one fused kernel (as given)", "rl")
+field("rollout_fused_topk_softmax", "", "the rollout engine's softmax top-k MoE router runs "
+  .. "as vLLM's one fused kernel (as given)", "rl")
 field("graph_gaps", "s", "time a decode step's forward loses between the pieces of a "
   .. "piecewise CUDA graph (0: one graph a step)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "

@@ -120,6 +120,10 @@
 --                 MLA models', DeepSeek's) with vLLM's one fused kernel
 --                 (PR #28124: the sigmoid, bias and casts inside) instead
 --                 of the native path's 9 (default false)
+--   rollout_fused_topk_softmax  the engine's softmax top-k router (Qwen3-
+--                 MoE's, Mixtral's) casts, selects and renormalises in
+--                 vLLM's one kernel (PR #26717) instead of 4 (default
+--                 false)
 --   rollout_engine  vllm (default: continuous batching) | hybrid
 --                 (DeepSpeed-Chat's hybrid engine: the actor's weights in
 --                 DeepSpeed's inference kernels, Hugging Face generate in
@@ -757,14 +761,16 @@ end
 -- there; the count stays below it (a module-level count, 26.6 ops a
 -- layer, gave 41 ms).
 -- fused: vLLM's fused grouped top-k (rollout_fused_grouped_topk) routes
--- the MLA models' MoE layers in 1 launch instead of the 8 + 1.
-function M.eager_ops_per_layer(model, rtp, fused)
+-- the MLA models' MoE layers in 1 launch instead of the 8 + 1;
+-- fused_softmax: its fused topk_softmax (rollout_fused_topk_softmax) the
+-- others' in 1 instead of 4.
+function M.eager_ops_per_layer(model, rtp, fused, fused_softmax)
   local ar = rtp > 1 and 2 or 0
   local a, moe, L = model.mla, model.moe, model.layers
   local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or 6
   if not moe then return attn + 4 + ar end
   local dense = math.min(L, moe.dense_layers or 0)
-  local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or 4) + 7
+  local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or (fused_softmax and 1 or 4)) + 7
     + ((moe.shared_experts or 0) > 0 and 4 or 0)
   return attn + ar + (dense * 4 + (L - dense) * moe_mlp) / L
 end
@@ -850,6 +856,14 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     fail("rl: rollout_fused_grouped_topk is vLLM's routing kernel; the hybrid engine runs "
       .. "DeepSpeed's kernels")
   end
+  -- and its topk_softmax with the cast and renormalisation inside, for
+  -- the other MoE routers (engine/infer.c MOE_FUSED_TOPK_KERNELS).
+  local fused_softmax = boolean("rollout_fused_topk_softmax", o.rollout_fused_topk_softmax,
+    false)
+  if hybrid and fused_softmax then
+    fail("rl: rollout_fused_topk_softmax is vLLM's routing kernel; the hybrid engine runs "
+      .. "DeepSpeed's kernels")
+  end
   local rpp = posint("rollout_pp", o.rollout_pp) or 1
   if hybrid and rpp > 1 then
     fail("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "
@@ -867,7 +881,8 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     kv = o.kv, runtime = hybrid and "kernels" or eager and "eager" or "vllm",
     max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
-    host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp, fused_topk) or nil,
+    host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp, fused_topk, fused_softmax)
+      or nil,
     -- the actor's host: the same CPU launches the engine's ops
     host_op_time = eager and s.cfg.host_op_time or nil,
   })
@@ -875,6 +890,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   -- Eager or not, vLLM's weight-only kernels are its own (marlin).
   rc.gemv_max = infer.gemv_max.vllm
   rc.fused_grouped_topk = fused_topk
+  rc.fused_topk_softmax = fused_softmax
   -- An engine larger than a node (vLLM / SGLang TP 16-32 over nodes, as
   -- multi-node serving of 405B / 671B models runs): its ranks fill whole
   -- nodes and its TP all-reduces run on the job's topology -- across the
@@ -1263,6 +1279,7 @@ run = function(o, job)
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     rollout_piecewise = piecewise, graph_gaps = gaps,
     rollout_fused_grouped_topk = rc.fused_grouped_topk,
+    rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,
     step_overhead = overhead or 0,
     rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,

@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(56);
+	plan(58);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -265,6 +265,16 @@ int main(void)
 	o = row(&p, "moe_route");
 	is_num(o ? o->count : NAN, 32 * 7, 0,
 	       "fused_grouped_topk leaves a softmax top-k router's 7");
+	/* vLLM's fused topk_softmax (fused_topk_softmax): the softmax
+	 * router's cast, selection and renormalisation in 1 kernel, + 3 =
+	 * 4 a MoE layer, the same bytes. */
+	c.fused_topk_softmax = 1;
+	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
+	o = row(&p, "moe_route");
+	is_num(o ? o->count : NAN, 32 * 4, 0,
+	       "fused topk_softmax: 4 routing kernels a MoE layer");
+	is_num(o ? o->bytes : NAN, 768, 0, "over the same logits, ids, weights");
+	c.fused_topk_softmax = 0;
 	c.fused_grouped_topk = 0;
 	memset(&m.mla, 0, sizeof m.mla);
 	memset(&m.moe, 0, sizeof m.moe);

@@ -325,6 +325,13 @@ t.near(rl.eager_ops_per_layer(v3, 32, true), 31 + 824 / 61, 1e-12,
        "fused grouped top-k: 8 ops fewer a DeepSeek-V3 MoE layer")
 t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, true), 21,
      "a softmax top-k router is not grouped: unchanged")
+-- vLLM's fused topk_softmax (rollout_fused_topk_softmax): Qwen3-30B-A3B's
+-- routing in 1 launch of 4, 21 - 3 = 18 at TP 4; DeepSeek-V3's grouped
+-- router is not a softmax top-k: unchanged.  Exact.
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, false, true), 18,
+     "fused topk_softmax: Qwen3-30B-A3B 18 ops a layer at TP 4")
+t.near(rl.eager_ops_per_layer(v3, 32, false, true), 31 + 1288 / 61, 1e-12,
+       "DeepSeek-V3's grouped router unchanged by it")
 -- With CUDA graphs the fused kernel shortens DeepSeek-V3's decode (the
 -- C test t_infer prices the routing rows: 4 kernels a MoE layer in
 -- place of 12), leaves its training and refit alone, and changes
@@ -345,6 +352,21 @@ t.is(dfu.rollout_fused_grouped_topk, true, "rollout_fused_grouped_topk reported 
 t.is(dn.rollout_fused_grouped_topk, false, "off by default")
 t.is(gp.rl(copy(fixed, { rollout_fused_grouped_topk = true })).rollout.decode,
      gp.rl(fixed).rollout.decode, "Qwen2.5-7B (no grouped top-k router): the same decode")
+t.is(gp.rl(copy(ds, { rollout_fused_topk_softmax = true })).rollout.decode, dn.rollout.decode,
+     "DeepSeek-V3 (a grouped router): fused topk_softmax leaves its decode")
+local q30 = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 32, tp = 1, ep = 8, zero = 1,
+              stack = "megatron", rollout_tp = 2, prompts = 64, group = 8, prompt_len = 128,
+              offload_states = true, recompute = "full", response_len = 1024,
+              response_max = 4096 }
+local qn = gp.rl(q30)
+local qf = gp.rl(copy(q30, { rollout_fused_topk_softmax = true }))
+t.ok(qf.rollout.decode < qn.rollout.decode, "Qwen3-30B-A3B: the fused routing decodes faster")
+t.is(qf.rollout_fused_topk_softmax, true, "rollout_fused_topk_softmax reported as given")
+t.is(qn.rollout_fused_topk_softmax, false, "off by default")
+t.raises(function()
+  gp.rl(copy(base, { rollout_engine = "hybrid", rollout_fused_topk_softmax = true }))
+end, "rl: rollout_fused_topk_softmax is vLLM's routing kernel",
+     "rollout_fused_topk_softmax with the hybrid engine refused", true)
 t.raises(function()
   gp.rl(copy(base, { rollout_engine = "hybrid", rollout_fused_grouped_topk = true }))
 end, "rl: rollout_fused_grouped_topk is vLLM's routing kernel",

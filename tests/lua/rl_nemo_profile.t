@@ -253,6 +253,18 @@ predict(shipped["nemo-rl-0.5-grpo-deepseek-v3-gb200-128-onpolicy"], cat)
 t.is(opts.rollout_fused_grouped_topk, nil, "0.5.0: not set")
 predict(shipped["nemo-rl-0.6-grpo-qwen3-235b-gb200-64-onpolicy"], cat)
 t.is(opts.rollout_fused_grouped_topk, nil, "0.6.0, Qwen3-235B: a softmax top-k router, not set")
+-- vLLM 0.11.1 on: the softmax top-k routing in one kernel (PR #26717),
+-- for Qwen3 MoE rows of v0.5 and v0.6, not v0.4's vLLM 0.10.0, not
+-- DeepSeek-V3 (grouped) nor a dense model.
+t.is(opts.rollout_fused_topk_softmax, true, "0.6.0, Qwen3-235B: the fused topk_softmax")
+predict(shipped["nemo-rl-0.5-grpo-qwen3-235b-gb200-64-onpolicy"], cat)
+t.is(opts.rollout_fused_topk_softmax, true, "0.5.0, Qwen3-235B: the fused topk_softmax")
+predict(shipped["nemo-rl-0.4-grpo-qwen3-235b-h100-256-1off"], cat)
+t.is(opts.rollout_fused_topk_softmax, nil, "0.4.0 (vLLM 0.10.0): not set")
+predict(shipped["nemo-rl-0.6-grpo-deepseek-v3-gb200-128-onpolicy"], cat)
+t.is(opts.rollout_fused_topk_softmax, nil, "DeepSeek-V3 (grouped router): not set")
+predict(v6, cat)
+t.is(opts.rollout_fused_topk_softmax, nil, "Llama 3.1 8B (dense): not set")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

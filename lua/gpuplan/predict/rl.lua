@@ -415,6 +415,16 @@ local RELEASE_FLAGS = {
     function(o) return type(o.model) == "table" and o.model.mla ~= nil and o.model.moe ~= nil end,
     "NeMo RL v0.6 pins vLLM 0.17.1: DeepSeek's MoE routing in one fused grouped-top-k "
       .. "kernel (vLLM PR #28124)" },
+  -- The softmax top-k routers (Qwen3-MoE's) in one kernel: vLLM PR
+  -- #26717, "Fuse float cast and renormalize to topk softmax kernel"
+  -- (vLLM's weekly summary of 2025-10-24, the week of its PyTorch 2.9.0
+  -- update #24994, which 0.11.1 and 0.11.2 ship), before v0.5.0's
+  -- 0.11.2 and v0.6.0's 0.17.1; v0.3/v0.4's 0.9.0/0.10.0 cast, select,
+  -- sum and divide apart.  Only the MoE models route so.
+  { "rollout_fused_topk_softmax", { ["0.5"] = true, ["0.6"] = true },
+    function(o) return type(o.model) == "table" and o.model.moe ~= nil and o.model.mla == nil end,
+    "NeMo RL v0.5/v0.6 pin vLLM 0.11.2/0.17.1: the softmax top-k routing in one kernel "
+      .. "(vLLM PR #26717)" },
   { "async_scheduling", { ["0.6"] = true },
     function(o) return (o.rollout_tp or o.tp or 1) * (o.rollout_pp or 1) == 1 end,
     "NeMo RL v0.6 pins vLLM 0.17.1: async scheduling on by default for its one-GPU "
