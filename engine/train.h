@@ -155,6 +155,12 @@ typedef struct train_cfg {
 				  * Engine casts a grouped linear's inputs
 				  * one kernel per expert, where delayed
 				  * scaling casts them all in one */
+	int te_modules;          /* 1: the linears are Transformer Engine
+				  * modules (the megatron stack), whose
+				  * backward runs Python per module
+				  * (train_layer.c TE_BWD_HOST); 0: torch
+				  * modules, their backward in autograd's
+				  * C++ engine */
 	int eager_optim;         /* 1: torch.optim's foreach AdamW and
 				  * clip_grad_norm_ (ten passes over the fp32
 				  * states); 0: a fused multi-tensor Adam
@@ -294,6 +300,7 @@ typedef struct train_lkey {
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
+	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;

@@ -300,16 +300,45 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
  * forward and ((440.93 - 114.51) - (311.30 - 59.19)) / 59.19 = 1.255 to
  * its backward; to a LayerNormLinear (the norm-fused qkv and mlp_up)
  * (135.42 - 83.48) / 59.19 = 0.878 and ((518.67 - 135.42) - (397.73 -
- * 83.48)) / 59.19 = 1.166.  A grouped linear quantizes each expert's
- * rows as a call of its own (split_quantize's "Quantize kernels
- * individually", expert_loop) and looks each expert's weight up in a
- * Python loop (grouped_linear.py: "for i in range(num_gemms):",
- * "module.get_weight_workspace"), so each expert adds a Linear's share;
- * delayed scaling's fused multi-tensor cast is one call for all. */
+ * 83.48)) / 59.19 = 1.166.  A grouped linear pays that share once and
+ * then quantizes each further expert's rows as a call of its own
+ * (split_quantize's "Quantize kernels individually", expert_loop):
+ * TE_FP8_EXPERT_HOST each; delayed scaling's fused multi-tensor cast is
+ * one call for all. */
 #define TE_FP8_FWD_HOST ((114.51 - 59.19) / 59.19)
 #define TE_FP8_BWD_HOST (((440.93 - 114.51) - (311.30 - 59.19)) / 59.19)
 #define TE_FP8_LN_FWD_HOST ((135.42 - 83.48) / 59.19)
 #define TE_FP8_LN_BWD_HOST (((518.67 - 135.42) - (397.73 - 83.48)) / 59.19)
+
+/* A grouped linear's further experts do not repeat a Linear's fp8
+ * share: the module's quantizer set-up, its autocast state and the
+ * module call are paid once, and what repeats per expert is the cast
+ * itself, which TE 2.9's split_quantize runs in C++
+ * (extensions/cast.cpp: a loop over the splits, each quantizer's
+ * create_tensor and quantize) -- one forward (the expert's input rows,
+ * row- and columnwise) and one backward (dY's rows).  TE PR #3137 times
+ * one such call's CPU work, an MXFP8 quantize of both usages through
+ * TE's C++ entry, on an Arm-hosted B200 ("ptyche (B200 GPU, ARM CPU)"):
+ * CPU_cpp_us 19.82 (4096x4096, "both"), 19.17-20.00 over 4096 x 4096
+ * to 14336 (host work, whatever the size); in units of PR #3523's bf16
+ * Linear forward on GB200 (59.19 us, an Arm host too) 19.82 / 59.19 =
+ * 0.335 a cast.  The Python loop's per-expert weight lookup
+ * (get_weight_workspace) is not timed by either and not counted. */
+#define TE_FP8_EXPERT_HOST (19.82 / 59.19)
+
+/* The backward's host work of a Transformer Engine module (te_modules:
+ * its autograd Function's backward is Python -- _Linear.backward,
+ * _LayerNormLinear.backward -- that sets up and launches dgrad, wgrad
+ * and the norm's backward; torch modules run theirs in autograd's C++
+ * engine).  TE PR #3523 (above) times it with the forward: BF16 Linear
+ * 311.30 us forward + backward against 59.19 forward, LayerNormLinear
+ * 397.73 against 83.48, so in units of the Linear's forward (one host
+ * launch) a Linear's backward is (311.30 - 59.19) / 59.19 = 4.259 and a
+ * LayerNormLinear's (397.73 - 83.48) / 59.19 = 5.309.  A grouped
+ * linear pays a Linear's for the module; its experts' GEMMs are
+ * TE_EXPERT_GEMM's. */
+#define TE_BWD_HOST ((311.30 - 59.19) / 59.19)
+#define TE_LN_BWD_HOST ((397.73 - 83.48) / 59.19)
 
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
@@ -379,10 +408,12 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			k->A + 2.0 : 1.0));
 		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
 		if (!eager) {
-			*nk += calls * (fused ? TE_FP8_LN_FWD_HOST :
-					TE_FP8_FWD_HOST);
-			*nb += calls * (fused ? TE_FP8_LN_BWD_HOST :
-					TE_FP8_BWD_HOST);
+			*nk += (fused ? TE_FP8_LN_FWD_HOST :
+				TE_FP8_FWD_HOST) +
+				(calls - 1.0) * TE_FP8_EXPERT_HOST;
+			*nb += (fused ? TE_FP8_LN_BWD_HOST :
+				TE_FP8_BWD_HOST) +
+				(calls - 1.0) * TE_FP8_EXPERT_HOST;
 		}
 	}
 	if (!eager && o->batch > 1.0 && (strcmp(o->name, "moe_up") == 0 ||
@@ -403,6 +434,12 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	/* Eager: q, k and v, gate and up, are linears of
 	 * their own (priced here as the one GEMM of their
 	 * shapes, launched apart). */
+	/* (the router's gating GEMM is Megatron-Core's own autograd
+	 * Function, RouterGatingLinearFunction, not a TE module) */
+	if (k->te_modules && strcmp(o->name, "moe_router") != 0)
+		*nb += strcmp(o->name, "qkv") == 0 ||
+			strcmp(o->name, "mlp_up") == 0 ? TE_LN_BWD_HOST :
+			TE_BWD_HOST;
 	*nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
 		3.0 : strcmp(o->name, "mlp_up") == 0 &&
 		m->ffn_gated ? 2.0 : 1.0;
@@ -579,11 +616,13 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	/* The host launches the forward's kernels one by one from Python
 	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel
 	 * the GPU waits for it (infer.c's eager runtime, the same rule).
-	 * The backward runs in autograd's C++ engine; no per-kernel host
-	 * figure for it was found, so none is charged but the expert GEMMs'
-	 * (TE_EXPERT_GEMM: measured on the call, whoever makes it) and
-	 * fp8's share (TE_FP8_BWD_HOST, measured on the module), against
-	 * the layer's backward on the GPU. */
+	 * The backward's host is charged per module, as measured: the
+	 * expert GEMMs' (TE_EXPERT_GEMM: measured on the call, whoever
+	 * makes it), a Transformer Engine module's Python backward
+	 * (TE_BWD_HOST) and fp8's share (TE_FP8_BWD_HOST), against the
+	 * layer's backward on the GPU; the other kernels' backward is
+	 * launched by autograd's C++ engine, for which no per-kernel host
+	 * figure was found. */
 	if (moe && k->ep > 1 && !k->eager) {
 		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
 		if (k->graph_router)

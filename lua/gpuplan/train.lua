@@ -366,6 +366,10 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
+  -- Megatron-Core's layers are Transformer Engine modules, whose
+  -- backward is Python per module (engine/train_layer.c TE_BWD_HOST);
+  -- the other stacks' torch modules run theirs in autograd's C++ engine.
+  cfg.te_modules = cfg.stack == "megatron"
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.

@@ -3,9 +3,12 @@
 -- against MXFP8.  In units of the bf16 Linear's forward (59.19 us, one
 -- host launch in the model) fp8 adds (114.51 - 59.19) / 59.19 = 0.935
 -- to a Linear's forward and ((440.93 - 114.51) - (311.30 - 59.19)) /
--- 59.19 = 1.255 to its backward.  A grouped linear quantizes each
--- expert's rows in a call of its own unless the scaling is delayed (one
--- fused cast for all), so block scales add that share per expert.
+-- 59.19 = 1.255 to its backward.  A grouped linear pays that share once
+-- for the module; unless the scaling is delayed (one fused cast for all)
+-- it then casts each further expert's rows in split_quantize's C++ loop,
+-- a quantize call's host work each: TE PR #3137 times one on an Arm host
+-- at 19.82 us, 19.82 / 59.19 = 0.335 of a launch, forward (the input)
+-- and backward (dY).
 -- Run with ./gpuplan run tests/lua/fp8_host.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -17,6 +20,7 @@ local op = t.op
 -- on the DGX B200).
 local h = 24.84e-6
 local fwd, bwd = (114.51 - 59.19) / 59.19, ((440.93 - 114.51) - (311.30 - 59.19)) / 59.19
+local cast = 19.82 / 59.19
 
 -- Qwen3-30B-A3B on 8 B200s, EP 8, one 4096-token sequence a micro-batch:
 -- 16 local experts, their GEMMs too small to hide the host's launches
@@ -39,12 +43,12 @@ t.ok(op(d, "host_wait").fwd > 0 and op(b, "host_wait").bwd > 0,
      "the layer's host binds both passes (the case the test needs)")
 -- Block scales quantize each of the 16 experts' rows apart in both expert
 -- GEMMs (moe_up, moe_down; neither norm-fused), delayed scaling once
--- each: (16 - 1) x 2 calls more, each a Linear's fp8 share:
--- 30 x 0.935 x 24.84 us = 696.4 us forward, 30 x 1.255 x 24.84 us =
--- 935.1 us backward.  1e-9: the same sums.
-t.near(host(b, "fwd") - host(d, "fwd"), 30 * fwd * h, 1e-9,
-       "block: an expert's fp8 share a call, forward")
-t.near(host(b, "bwd") - host(d, "bwd"), 30 * bwd * h, 1e-9,
+-- each: (16 - 1) x 2 casts more, each a C++ quantize call's host work:
+-- 30 x 0.335 x 24.84 us = 249.5 us forward, and the same for dY's
+-- casts backward.  1e-9: the same sums.
+t.near(host(b, "fwd") - host(d, "fwd"), 30 * cast * h, 1e-9,
+       "block: a further expert's cast a quantize call, forward")
+t.near(host(b, "bwd") - host(d, "bwd"), 30 * cast * h, 1e-9,
        "block: and dY's, backward")
 
 -- Against bf16 the delayed-scaling layer adds one share per quantizing
@@ -59,10 +63,15 @@ t.near(host(d, "fwd") - host(bf, "fwd"), (3 * fwd + fwd_ln) * h, 1e-9,
        "delayed: one share a quantizing module, the norm-fused qkv's own")
 t.ok(op(bf, "host_wait").fwd > 0, "bf16's forward binds on the host too")
 -- The backward: 3 x 1.255 + 1.166 (LayerNormLinear) = 4.931 launches,
--- 122.5 us, where the bf16 backward's host is the expert GEMMs' alone.
+-- 122.5 us, beside the expert GEMMs' host and the modules' own Python
+-- backward (TE_BWD_HOST, TE PR #3523: qkv's LayerNormLinear (397.73 -
+-- 83.48) / 59.19 = 5.309, o_proj and the two grouped linears (311.30 -
+-- 59.19) / 59.19 = 4.259 each: 18.087 launches, 449.3 us), which bf16
+-- pays too.
 local bwd_ln = ((518.67 - 135.42) - (397.73 - 83.48)) / 59.19
 local hb_bf = 2 * 32 * 0.267e-3 / 8
+  + ((397.73 - 83.48) + 3 * (311.30 - 59.19)) / 59.19 * h
 t.near(host(d, "bwd"), hb_bf + (3 * bwd + bwd_ln) * h, 1e-9,
-       "delayed backward: the expert GEMMs' host and fp8's share")
+       "delayed backward: the expert GEMMs', the modules' and fp8's host")
 
 t.done_testing()

@@ -12,9 +12,10 @@ local gp = require "gpuplan"
 
 -- Qwen3-30B-A3B (128 experts, top 8), one 512-token sequence a
 -- micro-batch: a layer's GPU work is well under its launches' host time.
-local function layer(ep, gpu)
+local function layer(ep, gpu, stack)
   local r = gp.train { model = "qwen3-30b-a3b", gpu = gpu or "h100-sxm", gpus = 8, ep = ep,
-                       seq = 512, batch = 1, global_batch = 8, stack = "megatron", zero = 1 }
+                       seq = 512, batch = 1, global_batch = 8, stack = stack or "megatron",
+                       zero = 1, kernels = "fused" }
   local f, wait = t.layer_fwd(r)
   local b = 0
   for _, o in ipairs(r.ops) do b = b + o.bwd end
@@ -32,8 +33,20 @@ local f8, b8, w8 = layer(8)
 t.ok(w8 > 0, "EP 8: the host is the bound (a host_wait op)")
 t.near(f8, (12 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 44 launches + 32 expert GEMMs")
 -- The backward's 64 expert GEMMs (dgrad and wgrad of each) cost the host
--- 2.136 ms, more than a 512-token layer's backward on the GPU.
-t.near(b8, 64 * te, 1e-9, "EP 8: a layer's backward = 64 expert GEMMs' host time")
+-- 2.136 ms, and each Transformer Engine module's Python backward its own
+-- (TE_BWD_HOST, TE PR #3523: a Linear's (311.30 - 59.19) / 59.19 = 4.259
+-- launches, the norm-fused qkv's LayerNormLinear (397.73 - 83.48) /
+-- 59.19 = 5.309; o_proj and the two grouped linears are Linears, the
+-- router's gating is Megatron-Core's own Function): 2.136 ms +
+-- (5.309 + 3 x 4.259) x 24.84 us = 2.585 ms, more than a 512-token
+-- layer's backward on the GPU.
+local bwd_te = (397.73 - 83.48) / 59.19 + 3 * (311.30 - 59.19) / 59.19
+t.near(b8, 64 * te + bwd_te * op, 1e-9,
+       "EP 8: a layer's backward = 64 expert GEMMs' and 4 TE modules' host time")
+-- A stack of torch modules (DeepSpeed's, fused kernels) runs their
+-- backward in autograd's C++ engine: the expert GEMMs' host alone.
+local _, bd = layer(8, nil, "deepspeed")
+t.near(bd, 64 * te, 1e-9, "torch modules: no Python backward per module")
 -- Without EP the dispatcher skips the all-to-all and its splits (not
 -- charged), but all 128 experts are local: (1 - 8/128)^512 ~ 4.5e-15
 -- leaves every one reached, 2 x 128 expert GEMMs: 12 x 24.84 us +
