@@ -282,11 +282,13 @@ arch {
       fp8 = 0.90,
       -- The head dim below which the exponentials bound the kernel
       -- (roofline.c roof_attn_eff).  B200's SM does 8192 MMA FLOP a clock
-      -- against 16 exponentials ("Blackwell tensor cores are now so fast,
-      -- exp2 and shared memory are the wall", FlashAttention-4, arXiv
-      -- 2603.05451): they balance at 8192 / (4 x 16) = 128, which the
-      -- kernels push down by computing part of the exponentials on the
-      -- FMA units ("using emulation for 10-25% of entries").  Measured on
+      -- against 16 exponentials (FlashAttention-4, arXiv 2603.05451: "the
+      -- main performance bottleneck lies not in how fast the tensor cores
+      -- can do MMA, but rather (a) in the SFU units for softmax
+      -- exponential during the FWD computation"): they balance at 8192 /
+      -- (4 x 16) = 128, which the kernels push down by computing part of
+      -- the exponentials as a polynomial on the FMA units (FA4 does so for
+      -- 10-25% of them, per the paper's summaries).  Measured on
       -- one Blackwell GPU in one run (flash-attention PR #2605, bf16,
       -- forward TFLOP/s at head dim 64 / 128): FA4 non-causal 1179 / 1646
       -- at 8192 tokens (0.716), 1112 / 1559 at 4096 (0.713), 1218 / 1745

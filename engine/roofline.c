@@ -319,19 +319,20 @@ static double causal_diag(double q)
  * H100 to the Blackwell B200, for instance, BF16 tensor core throughput
  * increases from 1 to 2.25 PFLOPs, while both the SFU count and shared
  * memory bandwidth remains unchanged"; B200 runs 8192 MMA FLOP and 16
- * exponentials a clock per SM, Hopper 4096 and 16 (Zadouri et al. 2026,
- * FlashAttention-4, arXiv 2603.05451, sec. 1-2).  The score's time is then
+ * exponentials a clock per SM (Zadouri et al. 2026, FlashAttention-4,
+ * arXiv 2603.05451, sec. 1-2), Hopper 16 and 4096 (989.4 TFLOP/s on 132
+ * SMs at 1830 MHz).  The score's time is then
  * max(4 d / mma, 1 / exp) = max(d, d*) (4 / mma), d* = mma / (4 exp) the
  * head dim where the two balance, and the kernel's rate d / max(d, d*)
  * of the tensor cores'; relative to the head dim 128 the catalog's
  * fractions were measured at.  d* is the catalog's (achievable.attention
  * .exp_dim): Hopper's balance is at 64, so no head dim from 64 up is
  * bound; Blackwell's is at 128, where the kernels meet it with
- * exponentials computed in part on the FMA units (FA4: a polynomial for
- * 10-25% of the entries), so its measured head-dim-64 rate sets it
- * (catalog/archs.lua).  The backward is taken with the same factor: its
- * bound on Blackwell is the shared-memory traffic of the score tiles
- * (FA4 sec. 2), per score element as the exponentials are. */
+ * exponentials computed in part as a polynomial on the FMA units, so
+ * its measured head-dim-64 rate sets it (catalog/archs.lua).  The
+ * backward is taken with the same factor: its bound on Blackwell lies
+ * "in the shared-memory traffic during the BWD computation" (FA4), the
+ * score tiles' traffic, per score element as the exponentials are. */
 #define ATTN_REF_D 128.0
 
 static double exp_bound(double d, double dstar)
