@@ -252,9 +252,12 @@ end
 
 -- vLLM's batch limits when the RL framework leaves them at their default
 -- (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, the offline
--- LLM class verl, OpenRLHF and NeMo RL drive): on cards of >= 70 GiB
--- other than A100, max_num_seqs 1024 and max_num_batched_tokens 16384;
--- elsewhere 256 and 8192.
+-- LLM class verl, OpenRLHF and NeMo RL's synchronous engine drive): on
+-- cards of >= 70 GiB other than A100, max_num_seqs 1024 and
+-- max_num_batched_tokens 16384; elsewhere 256 and 8192.  An engine built
+-- with AsyncLLM.from_engine_args (the engine context, NeMo RL's
+-- asynchronous one) gets the scheduler's 128 and 2048 instead: the
+-- caller states them (max_batch, max_num_tokens).
 function M.engine_limits(gpu)
   local mem = gpu.memory
   if type(mem) == "string" then mem = units.parse(mem, "bytes") end

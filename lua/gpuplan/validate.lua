@@ -228,6 +228,7 @@ local case_schema = T.record {
     param_offload = T.boolean(),
     ref_host = T.boolean(), ref_model = T.boolean(), async_engine = T.boolean(),
     logprob_batch = count(), sequence_packing = T.boolean(),
+    max_batch = count(), max_num_tokens = count(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = T.boolean(),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];

@@ -56,8 +56,13 @@ t.ok(p and p.defaults and table.concat(p.defaults, "; "):find("async_engine=fals
      "the assumed engine is listed with the defaults")
 local sync_s = p and p.value or 0
 
+-- The asynchronous engine with the synchronous one's batch limits stated
+-- (rl.max_batch, rl.max_num_tokens: vLLM's LLM class on an H100, 1024
+-- and 16384), so that only the engine's host work differs.
 local a = copy(base)
 a.rl.async_engine = true
+a.rl.max_batch = 1024
+a.rl.max_num_tokens = 16384
 local pa = predict(a, cat)
 t.is(opts.token_host, nil, "async_engine true colocated: no per-token copy after the batch")
 t.is(opts.frontend_host, nil, "async_engine true: the engine core runs in its own process")
@@ -82,14 +87,35 @@ d.hardware.gpus = 16
 d.rl.colocated = false
 d.rl.rollout_gpus = 8
 d.rl.staleness = 1
-predict(d, cat)
+local pd = predict(d, cat)
 t.is(opts.token_host, nil, "a rollout pool of its own: async engine, no per-token copy")
 t.is(opts.frontend_host, nil, "a rollout pool of its own: no in-process frontend")
+-- AsyncLLM.from_engine_args (the engine context) leaves vLLM's batch at
+-- its scheduler's defaults: 128 sequences and 2048 tokens a step.  Here
+-- each of the 8 one-GPU engines holds 2048 / 8 = 256 samples, whose KV
+-- fits at once (the synchronous engine's batch, below): the 128 cap runs
+-- them 128 at a time.
+t.is(opts.max_batch, 128, "the async engine: vLLM's engine-context max_num_seqs, 128")
+t.is(opts.max_num_tokens, 2048, "and its max_num_batched_tokens, 2048")
+t.is(seen.rollout.batch, 128, "the engine's batch capped at 128 of its 256 samples")
+t.ok(pd and table.concat(pd.defaults, "; "):find("max_batch=128 (vLLM's AsyncLLM.from_engine_args",
+     1, true), "said with the defaults")
+local async_roll = seen.rollout.decode
 local ds = copy(d)
 ds.rl.async_engine = false
 predict(ds, cat)
 t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
 t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "stated false: the in-process frontend too")
+t.is(opts.max_batch, nil, "the synchronous engine (vllm.LLM): gp.rl's default, the LLM class's")
+t.is(seen.rollout.batch, 256, "all 256 samples of an engine at once")
+t.ok(async_roll > seen.rollout.decode, "128 at a time decodes longer than 256 at once")
+-- A batch the case states (a recipe's vllm_kwargs max_num_seqs) wins.
+local dm = copy(d)
+dm.rl.max_batch = 32
+predict(dm, cat)
+t.is(opts.max_batch, 32, "rl.max_batch stated: the recipe's max_num_seqs")
+t.is(opts.max_num_tokens, 2048, "the token budget still the engine context's")
+t.is(seen.rollout.batch, 32, "and the engine runs 32 at a time")
 
 -- Every NeMo RL engine runs on vLLM's Ray executor: the profile gives its
 -- cross-host round trip (rl.RAY_CGRAPH_XHOST, 1 / 640.64 s); gp.rl charges
@@ -297,6 +323,17 @@ for _, bad in ipairs { "v0.3", "0.3.x", "1", 3 } do
 end
 t.ok((read("0.3")), "source.version 0.3 read")
 t.ok((read("0.10.2")), "source.version 0.10.2 read")
+-- rl.max_batch and rl.max_num_tokens are counts, refused otherwise with
+-- the case and the field named.
+for _, f in ipairs { "max_batch", "max_num_tokens" } do
+  for _, bad in ipairs { 0, 2.5, "128" } do
+    local c = copy(base)
+    c.rl[f] = bad
+    local okr, e = t.read_case(c)
+    t.ok(not okr and e:find("case 'nemo-rl-profile-test': field 'rl." .. f .. "'", 1, true),
+         "rl." .. f .. " " .. tostring(bad) .. " refused, named")
+  end
+end
 
 rl.rl = orig
 t.done_testing()

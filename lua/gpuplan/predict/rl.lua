@@ -95,6 +95,29 @@ local PROFILES = {
       function(o) return o.colocated end },
     { "async_engine", true, "async GRPO requires vllm_cfg.async_engine: true",
       function(o) return not o.colocated end },
+    -- The asynchronous engine is vLLM's AsyncLLM, which the worker builds
+    -- with AsyncLLM.from_engine_args(AsyncEngineArgs(**llm_kwargs))
+    -- (vllm_worker_async.py, r0.4.0 to r0.6.0), whose usage_context
+    -- defaults to UsageContext.ENGINE_CONTEXT; vLLM sizes its batch by
+    -- context only for LLM_CLASS and OPENAI_API_SERVER
+    -- (EngineArgs.get_batch_defaults: "self.max_num_seqs =
+    -- default_max_num_seqs.get(usage_context,
+    -- SchedulerConfig.DEFAULT_MAX_NUM_SEQS)", and before 0.11 "if
+    -- self.max_num_seqs is None and usage_context in
+    -- default_max_num_seqs"), so the engine context falls through to
+    -- the scheduler's own defaults ("if self.max_num_seqs is None:
+    -- self.max_num_seqs = 128"; with chunked prefill
+    -- "self.max_num_batched_tokens = DEFAULT_MAX_NUM_BATCHED_TOKENS",
+    -- 2048; SchedulerConfig.__post_init__).  NeMo RL passes neither
+    -- (its llm_kwargs, and no recipe of r0.4.0 to r0.6.0 but the
+    -- DeepSeek-V3 FP8 one sets max_num_seqs), so each asynchronous
+    -- engine runs at most 128 sequences a step where the synchronous
+    -- one, vllm.LLM (LLM_CLASS), runs 1024 on a card of >= 70 GiB
+    -- (gpuplan.rl.engine_limits).
+    { "max_batch", 128, "vLLM's AsyncLLM.from_engine_args: the engine context's "
+      .. "SchedulerConfig default, 128 sequences a step", function(o) return o.async_engine end },
+    { "max_num_tokens", 2048, "vLLM's AsyncLLM.from_engine_args: the engine context's "
+      .. "SchedulerConfig default, 2048 tokens a step", function(o) return o.async_engine end },
     -- The synchronous engine's worker turns the batch's outputs into
     -- tensors after llm.generate returns, one token's log-probability
     -- at a time (vllm_worker.py generate: full_logprobs[position] =
@@ -494,6 +517,9 @@ return function(case, cat)
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
+    -- the engine's vLLM max_num_seqs and max_num_batched_tokens where the
+    -- source or its recipe sets them (SCHEMA.md rl.max_batch)
+    max_batch = v(c.max_batch), max_num_tokens = v(c.max_num_tokens),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of
