@@ -538,6 +538,60 @@ static void per_param_block(ctx *x, const train_lcost *l, double n,
 }
 
 
+/* The ends' share of zero_block: the embedding (first stage) and the
+ * output layer (last stage) are sharded like the layers -- DeepSpeed's
+ * stage 3 partitions every parameter of the model it wraps, FSDP keeps
+ * them in the root unit (Accelerate's TRANSFORMER_BASED_WRAP wraps the
+ * decoder layers; the rest stays in the root) or in units of their own
+ * (torchtitan) -- so each micro-batch gathers them and reduce-scatters
+ * their gradients as it does a layer's.  One gather each a micro-batch
+ * where parameters are gathered at all (FSDP's root is not resharded
+ * after the forward: "Do not free the root's parameters in the
+ * post-forward for FULL_SHARD with the intention that they are
+ * immediately used for backward computation", torch/distributed/fsdp/
+ * _runtime_utils.py; DeepSpeed's output layer is used again at once in
+ * the backward, within stage3_max_reuse_distance), and under
+ * DeepSpeed's stage 3 the embedding's once more for its backward: its
+ * pre-backward hook (parameter_offload.py PreBackwardFunction) fetches
+ * the module's parameters whether its backward reads them or not, the
+ * forward's copy released (its next use is the whole model away).  As
+ * zero_block's ends: the embedding's gather precedes the first layer
+ * and its reduce-scatter follows the last backward, nothing beside
+ * either; the output layer's gather and reduce-scatter, and DeepSpeed's
+ * second embedding gather, run beside a layer's forward or backward
+ * when overlap is on.  A frozen base's ends (LoRA) are gathered, never
+ * reduced; they stay 16-bit.  l: the stage's first layer kind. */
+static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
+		       double z[TRAIN_ZB_N])
+{
+	const train_cfg *c = x->c;
+	double tp = x->y.tp, emb = 0, head = 0, g2 = 0;
+	int zero = x->y.zero, on_b;
+	int gathered = zero == 3 || (zero == 2 && c->fsdp);
+	int reduce = !x->k.frozen && !c->forward_only && !c->mem.grads_whole;
+	gp_coll rs = c->zero_allreduce ? GP_ALL_REDUCE : GP_REDUCE_SCATTER;
+
+	if (r->k == 0)
+		emb = x->e.p.embedding / tp;
+	if (r->k == x->y.pp - 1)
+		head = (x->e.p.lm_head > 0 ? x->e.p.lm_head :
+			(x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+	on_b = c->overlap_param_gather || c->overlap_grad_reduce;
+	if (gathered) {
+		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
+
+		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
+			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
+			c->overlap_param_gather, &z[TRAIN_ZB_ZERO_HID]);
+		if (zero == 3 && !c->fsdp && !c->forward_only)
+			g2 = ge;
+	}
+	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
+		head * x->rb, 0) : 0.0), l->bwd.t, on_b, &z[TRAIN_ZB_DP_HID]);
+	if (reduce)
+		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0);
+}
+
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
  * seconds (stage_base leaves all four at zero).
  *
@@ -607,6 +661,8 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 			z[TRAIN_ZB_DP_HID] += h1;
 		}
 	}
+	if (zero >= 2 && gathers(x))
+		ends_block(x, r, nd > 0 ? ld : lm, z);
 }
 
 

@@ -444,11 +444,16 @@ int main(void)
 	 * layer's gather and reduce-scatter (fp32 here: 4 B per gradient)
 	 * hide but the first layer's reduce-scatter, which follows the
 	 * last backward.  What hides costs the overlap slowdown 0.189
-	 * (train.c).  Per micro-batch: zero = f (1 + 0.189 x 3), dp =
-	 * 0.189 (4 f + 3 rs) + rs. */
+	 * (train.c).  The embedding (51200 x 4096, tied: the output layer
+	 * too) is sharded with them: FSDP's root gathers it once a
+	 * micro-batch before the first layer, fe, and reduce-scatters its
+	 * gradient after the last backward, rse -- both exposed
+	 * (train_stage.c ends_block).  Per micro-batch: zero = f (1 + 0.189
+	 * x 3) + fe, dp = 0.189 (4 f + 3 rs) + rs + rse. */
 	{
 		gp_comm_result cr;
-		double P = 12.0 * 4096 * 4096 + 4.5 * 4096, f, rsc;
+		double P = 12.0 * 4096 * 4096 + 4.5 * 4096, f, rsc, fe, rse;
+		double E = 51200.0 * 4096;
 
 		m = fx_gpt(4, 4096, 32, 51200);
 		c = cfg(1, 1, 8, 1, 16);
@@ -465,11 +470,19 @@ int main(void)
 		MUST(comm_group_cost(&t, GP_REDUCE_SCATTER, P * 4,
 				     &r.groups[GP_GRP_DPCP], &cr, &e));
 		rsc = cr.time;
+		MUST(comm_group_cost(&t, GP_ALL_GATHER, E * 2,
+				     &r.groups[GP_GRP_DPCP], &cr, &e));
+		fe = cr.time;
+		MUST(comm_group_cost(&t, GP_REDUCE_SCATTER, E * 4,
+				     &r.groups[GP_GRP_DPCP], &cr, &e));
+		rse = cr.time;
 		ok(rc == GP_OK && r.microbatches == 2, "FSDP 8: 2 micro-batches");
-		is_num(r.part[TRAIN_ZERO], 2 * f * (1 + 0.189 * 3), 1e-9,
-		       "FSDP: the first layer's gather is exposed");
-		is_num(r.part[TRAIN_DP], 2 * (0.189 * (4 * f + 3 * rsc) + rsc),
-		       1e-9, "FSDP: the last reduce-scatter (fp32) is exposed");
+		is_num(r.part[TRAIN_ZERO], 2 * (f * (1 + 0.189 * 3) + fe), 1e-9,
+		       "FSDP: the first layer's and the embedding's gathers "
+		       "are exposed");
+		is_num(r.part[TRAIN_DP],
+		       2 * (0.189 * (4 * f + 3 * rsc) + rsc + rse), 1e-9,
+		       "FSDP: the last reduce-scatters (fp32) are exposed");
 	}
 	return done();
 }

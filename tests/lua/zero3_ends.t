@@ -1,0 +1,54 @@
+-- ZeRO-3 / FSDP shard the embedding and the output layer like the layers:
+-- each micro-batch gathers them and reduce-scatters their gradients
+-- (engine/train_stage.c ends_block).  DeepSpeed's stage 3 gathers the
+-- embedding twice (its forward, and its pre-backward hook fetches it
+-- again), FSDP's root unit once.
+-- Run with ./gpuplan run tests/lua/zero3_ends.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(5)
+
+-- Llama 3 70B on 32 H100s (4 DGX H100 nodes), ZeRO-3, one micro-batch of
+-- 1024 tokens, both overlaps off (the deepspeed stack's default at stage
+-- 3): every collective is on the path, so each part is a sum of
+-- collectives priced one by one -- gp.comm on the same 32 ranks prices
+-- each (the engine's own collective model, so 1e-6).  The model's
+-- parameters (gp.params): layer 855.65M, embedding and output layer
+-- 1050.67M each (untied), 16-bit gathers, bf16 reduce-scatters.
+local P = gp.params("llama3-70b")
+local function ag(b) return gp.comm { op = "all_gather", bytes = b, gpus = 32, system = "dgx-h100" }.time end
+local function rs(b) return gp.comm { op = "reduce_scatter", bytes = b, gpus = 32, system = "dgx-h100" }.time end
+local L, E, H = 2 * P.per_layer_max, 2 * P.embedding, 2 * P.lm_head
+local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 32, zero = 3, batch = 1,
+              global_batch = 32, seq = 1024, recompute = "full", method = "full",
+              stack = "deepspeed", margin = 0 }
+local function parts(r)
+  local s = {}
+  for _, p in ipairs(r.parts) do s[p.name] = p.seconds end
+  return s
+end
+local ds = parts(gp.train(job))
+-- zero_gather: each layer's forward gather, the embedding's and the
+-- output layer's; dp_comm: each layer's backward gather and
+-- reduce-scatter, the embedding's second gather, both ends' reduce-
+-- scatters.
+t.near(ds.zero_gather, 80 * ag(L) + ag(E) + ag(H), 1e-6, "DeepSpeed: the ends' forward gathers")
+t.near(ds.dp_comm, 80 * (ag(L) + rs(L)) + ag(E) + rs(E) + rs(H), 1e-6,
+  "DeepSpeed: the embedding gathered again for its backward, both ends reduced")
+
+-- FSDP (full_shard on the hf stack, overlaps off as Accelerate's profile
+-- has them): the root unit is gathered once a micro-batch.
+local fs = parts(gp.train(t.with(job, { stack = "hf", fsdp = "full_shard",
+  overlap_param_gather = false, overlap_grad_reduce = false })))
+t.near(fs.dp_comm, 80 * (ag(L) + rs(L)) + rs(E) + rs(H), 1e-6, "FSDP: the root gathered once")
+
+-- LoRA: the frozen ends are gathered as before, never reduced; each
+-- layer reduce-scatters only its adapters' gradients (gp.train's
+-- memory.trainable over the 80 layers, bf16: the defaults' rank 8 on q
+-- and v, 204800 a layer).
+local lr = gp.train(t.with(job, { method = "lora" }))
+local lo = parts(lr)
+local A = 2 * lr.memory.trainable / 80
+t.near(lo.zero_gather, ds.zero_gather, 1e-9, "LoRA: the same gathers")
+t.near(lo.dp_comm, 80 * (ag(L) + rs(A)) + ag(E), 1e-6, "LoRA: no reduce-scatter of the ends")
