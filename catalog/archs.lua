@@ -280,25 +280,33 @@ arch {
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
       fp8 = 0.90,
-      -- The head dim below which the exponentials bound the kernel
-      -- (roofline.c roof_attn_eff).  B200's SM does 8192 MMA FLOP a clock
-      -- against 16 exponentials (FlashAttention-4, arXiv 2603.05451: "the
-      -- main performance bottleneck lies not in how fast the tensor cores
-      -- can do MMA, but rather (a) in the SFU units for softmax
-      -- exponential during the FWD computation"): they balance at 8192 /
-      -- (4 x 16) = 128, which the kernels push down by computing part of
-      -- the exponentials as a polynomial on the FMA units (FA4 does so for
-      -- 10-25% of them, per the paper's summaries).  Measured on
-      -- one Blackwell GPU in one run (flash-attention PR #2605, bf16,
-      -- forward TFLOP/s at head dim 64 / 128): FA4 non-causal 1179 / 1646
-      -- at 8192 tokens (0.716), 1112 / 1559 at 4096 (0.713), 1218 / 1745
-      -- at 16384 (0.698); cuDNN non-causal 980 / 1428 at 1024 (0.686).
-      -- The rate at 64 is 64 / d* of the rate at 128: d* = 64 / 0.716 =
-      -- 89.  Cross-check: cuDNN 9.9 on a B200 at 1665 MHz (cudnn-frontend's
-      -- Llama-3.2-1B training sweep, head dim 64) adds 0.054 s from 8192-
-      -- to 16384-token sequences at 16384 tokens a step, where the H200
-      -- at 1500 MHz adds 0.067: 1.24x, not the 2.3x of the two GPUs'
-      -- head-dim-128 fractions.
+      -- The head dim below which the softmax's per-score work, not the
+      -- tensor cores, bounds the kernel (roofline.c roof_attn_eff).  B200's
+      -- SM does 8192 MMA FLOP a clock against 16 exponentials
+      -- (FlashAttention-4, arXiv 2603.05451: "the main performance
+      -- bottleneck lies not in how fast the tensor cores can do MMA, but
+      -- rather (a) in the SFU units for softmax exponential during the FWD
+      -- computation"): by the exponentials alone they balance at 8192 /
+      -- (4 x 16) = 128, lowered by the kernels computing part of them as
+      -- a polynomial on the FMA units.  Measured (flash-attention PR
+      -- #2605, a GB300 locked at 1965 MHz, bf16 forward TFLOP/s at head
+      -- dim 64 / 128): FA4 non-causal 1179 / 1646 at 8192 tokens (0.716),
+      -- 1112 / 1559 at 4096 (0.713), 1218 / 1745 at 16384 (0.698); cuDNN
+      -- non-causal 980 / 1428 at 1024 (0.686).  The rate at 64 is 64 / d*
+      -- of the rate at 128: d* = 64 / 0.716 = 89.  Blackwell Ultra (B300,
+      -- GB300) doubles the SFUs' exponential rate ("NVIDIA Blackwell Ultra
+      -- alleviates this bottleneck by doubling SFU throughput over the
+      -- standard NVIDIA Blackwell architecture", NVIDIA technical blog,
+      -- "Making Softmax More Efficient with NVIDIA Blackwell Ultra") and
+      -- still runs head dim 64 at 0.70 of 128: the rest of the per-score
+      -- work (the rescaling and P's conversion on FP32 ALUs that did not
+      -- grow either, FA4 sec. 1) binds there, so one d* stands for the
+      -- arch's parts.  Cross-check on B200: cuDNN 9.9 at 1665 MHz
+      -- (cudnn-frontend's Llama-3.2-1B training sweep, head dim 64) adds
+      -- 0.054 s from 8192- to 16384-token sequences at 16384 tokens a
+      -- step: 3.08e13 FLOP at 570 TFLOP/s, 0.65 of the head-dim-128 cuDNN
+      -- 9.13 rate above at that clock (1032 x 1665 / 1965 = 874), d* <= 98
+      -- (an older release than the fractions').
       exp_dim = 89,
       reason = "B200-class (SM100), head_dim 128, causal, 8k tokens: FlashAttention-4 "
             .. "forward 1418, backward (2-CTA) 1209 TFLOP/s of 2250 (flash-attention PR "

@@ -312,27 +312,27 @@ static double causal_diag(double q)
 	return n / (n + 1.0);
 }
 
-/* The softmax's exponentials against the tensor cores.  Per score
+/* The softmax's per-score work against the tensor cores.  Per score
  * element a fused kernel's forward runs 4 d FLOP of MMA (QK^T and PV at
- * head dim d) and one exponential on the SM's special function units
- * (MUFU), whose rate did not grow with the tensor cores: "From the Hopper
- * H100 to the Blackwell B200, for instance, BF16 tensor core throughput
- * increases from 1 to 2.25 PFLOPs, while both the SFU count and shared
- * memory bandwidth remains unchanged"; B200 runs 8192 MMA FLOP and 16
- * exponentials a clock per SM (Zadouri et al. 2026, FlashAttention-4,
- * arXiv 2603.05451, sec. 1-2), Hopper 16 and 4096 (989.4 TFLOP/s on 132
- * SMs at 1830 MHz).  The score's time is then
- * max(4 d / mma, 1 / exp) = max(d, d*) (4 / mma), d* = mma / (4 exp) the
- * head dim where the two balance, and the kernel's rate d / max(d, d*)
- * of the tensor cores'; relative to the head dim 128 the catalog's
- * fractions were measured at.  d* is the catalog's (achievable.attention
- * .exp_dim): Hopper's balance is at 64, so no head dim from 64 up is
- * bound; Blackwell's is at 128, where the kernels meet it with
- * exponentials computed in part as a polynomial on the FMA units, so
- * its measured head-dim-64 rate sets it (catalog/archs.lua).  The
- * backward is taken with the same factor: its bound on Blackwell lies
- * "in the shared-memory traffic during the BWD computation" (FA4), the
- * score tiles' traffic, per score element as the exponentials are. */
+ * head dim d) and a fixed amount of other work: an exponential on the
+ * SM's special function units (MUFU), the rescaling and P's conversion on
+ * its FP32 ALUs, none of which grew with the tensor cores: "From the
+ * Hopper H100 to the Blackwell B200, for instance, BF16 tensor core
+ * throughput increases from 1 to 2.25 PFLOPs, while both the SFU count
+ * and shared memory bandwidth remains unchanged"; B200 runs 8192 MMA
+ * FLOP and 16 exponentials a clock per SM (Zadouri et al. 2026,
+ * FlashAttention-4, arXiv 2603.05451, sec. 1-2), Hopper 16 and 4096
+ * (989.4 TFLOP/s on 132 SMs at 1830 MHz).  The score's time is then
+ * max(4 d / mma, w) = max(d, d*) (4 / mma), d* = mma w / 4 the head dim
+ * where the two balance, and the kernel's rate d / max(d, d*) of the
+ * tensor cores'; relative to the head dim 128 the catalog's fractions
+ * were measured at.  d* is the catalog's (achievable.attention.exp_dim):
+ * Hopper's exponentials balance at 64, so no head dim from 64 up is
+ * bound; on Blackwell the kernels' measured head-dim-64 rate sets it
+ * (catalog/archs.lua).  The backward is taken with the same factor: its
+ * bound on Blackwell lies "in the shared-memory traffic during the BWD
+ * computation" (FA4), the score tiles' traffic, per score element as the
+ * exponentials are. */
 #define ATTN_REF_D 128.0
 
 static double exp_bound(double d, double dstar)
