@@ -16,6 +16,9 @@ local v, model_of = case_.v, case_.model
 
 -- First match wins: the more specific names first.
 local FRAMEWORKS = {
+  -- Megatron-LM's own MoE recipes (examples/moe_recipes) first: their
+  -- notes name the Megatron Bridge recipes they were measured against.
+  { "megatron%-lm moe recipes", "megatron-moe-recipes" },
   { "megatron%-deepspeed", "megatron-deepspeed" }, { "bigscience", "megatron-deepspeed" },
   -- Megatron-Bridge's tables run in the NeMo container ("25.11 NeMo
   -- container"): its own name first.
@@ -149,6 +152,22 @@ local PROFILES = {
     -- model_parallel_config.py "cross_entropy_loss_fusion: bool = False",
     -- '--cross-entropy-loss-fusion' store_true: the runs name no such flag.
     { "unfused_loss", true, "cross_entropy_loss_fusion off (its default)" },
+  },
+  -- Megatron-LM's examples/moe_recipes (2026): each YAML's ARGS are
+  -- pretrain_gpt.py's arguments, with the README's median model TFLOP/s
+  -- from megatron/training/training.py's num_floating_point_operations.
+  ["megatron-moe-recipes"] = {
+    { "stack", "megatron", "transformer_impl: transformer_engine" },
+    { "flash", true, "TE fused attention (NVTE_FUSED_ATTN: '1')" },
+    { "zero", 1, "use_distributed_optimizer: true" },
+    { "sp", true, "sequence_parallel: true", tp2 },
+    { "dropout", false, "attention_dropout: 0.0, hidden_dropout: 0.0" },
+    { "recompute", "none", "no recompute arguments" },
+    -- arguments.py: "accumulate and all-reduce gradients in fp32 for
+    -- bfloat16 data type" (main_grads_dtype fp32, no --grad-reduce-in-bf16).
+    { "grad_reduce", "fp32", "bf16: gradients reduced in fp32 (arguments.py)" },
+    -- training.py: "/ 2  # causal mask (only half of the mask is non-zero)".
+    { "causal_flops", true, "num_floating_point_operations: causal attention at half" },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
