@@ -114,6 +114,10 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	int ckpt_outside_fsdp;   /* the activation checkpoint wraps each
+				  * FSDP unit from outside: a third gather
+				  * a micro-batch (train_stage.c
+				  * zero_block) */
 	double attn_seq;         /* the keys a token's own sequence holds,
 				  * token-weighted, when a micro-batch packs
 				  * sequences of unequal lengths (each

@@ -626,7 +626,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	for (i = 0; i < 2 && zero >= 2 && gathers(x); i++) {
 		const train_lcost *l = L[i];
 		double n = cnt[i];
-		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid;
+		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid, x3;
 		int on_b;
 
 		if (n <= 0)
@@ -641,6 +641,21 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
 		f = agw;
 		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
+		/* An activation checkpoint around the FSDP unit
+		 * (ckpt_outside_fsdp): its recompute forward runs the
+		 * unit's pre- and post-forward hooks, gathering it (the
+		 * prefetched gather) and freeing it again, and the
+		 * backward's pre-backward hook gathers it once more --
+		 * "checkpoint(FSDP(module)): fwd during fwd - all gather,
+		 * fwd during bwd - all gather, bwd during bwd - all
+		 * gather" (fairscale issue #777, by FSDP's author;
+		 * PyTorch's FSDP1 frees a non-root FULL_SHARD unit in
+		 * every post-forward, _post_forward_reshard).  That
+		 * third gather is issued when the backward already needs
+		 * it: exposed. */
+		x3 = c->ckpt_outside_fsdp && c->fsdp && fsdp_full &&
+			!c->forward_only &&
+			c->mem.recompute == GP_RECOMPUTE_FULL ? agw : 0.0;
 		ef = overlap(f, l->fwd.t, c->overlap_param_gather, &hz);
 		on_b = c->overlap_param_gather || c->overlap_grad_reduce;
 		eb = overlap(b, l->bwd.t, on_b, &hd);
@@ -648,7 +663,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * sides, and the stage's first layer. */
 		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
 		z[TRAIN_ZB_ZERO] += mid * ef;
-		z[TRAIN_ZB_DP] += mid * eb;
+		z[TRAIN_ZB_DP] += mid * eb + n * x3;
 		z[TRAIN_ZB_ZERO_HID] += mid * hz;
 		z[TRAIN_ZB_DP_HID] += mid * hd;
 		if (mid < n) {

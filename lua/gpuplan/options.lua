@@ -961,6 +961,12 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
+  help = "the activation checkpoint wraps each FSDP unit from outside (Hugging Face's "
+    .. "gradient_checkpointing_enable on FSDP1-wrapped decoder layers): the recompute "
+    .. "forward gathers the unit and frees it, and its backward gathers it again -- "
+    .. "three gathers a micro-batch, not two; needs fsdp full_shard and recompute full",
+  suggest = { "checkpoint_outside", "ac_outside_fsdp" } }
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
   default = "the arch's",
   help = "fa2|fa3|fa4|cudnn|triton|efficient (PyTorch SDPA's memory-efficient backend, "

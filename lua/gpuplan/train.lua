@@ -227,7 +227,8 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "scaling", table.unpack(M.OVERLAP_KEYS) }
+  local flags = { "causal_flops", "unfused_loss", "ckpt_outside_fsdp", "scaling",
+    table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
       fail("train: %s must be a boolean (got %s)", k, type(o[k]))
@@ -250,6 +251,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.causal_flops = o.causal_flops == true
   cfg.unfused_loss = o.unfused_loss == true
+  cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   -- Two-valued choices: nil (the default, a) or a or b; true when b.
   local function either(key, a, b)
     local x = o[key]
@@ -349,6 +351,12 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.zero3_per_param and (cfg.fsdp or (not sweep and cfg.zero ~= 3)) then
     fail("train: zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 "
       .. "without fsdp")
+  end
+  if cfg.ckpt_outside_fsdp and not sweep and (not cfg.fsdp or cfg.zero ~= 3
+      or cfg.recompute ~= "full") then
+    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp "
+      .. "full_shard (zero 3) and recompute full (got zero %s, recompute %s)",
+      tostring(cfg.zero), tostring(cfg.recompute))
   end
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /

@@ -298,6 +298,15 @@ local PROFILES = {
     { "grad_reduce", "bf16", "Accelerate's FSDP MixedPrecision: reduce_dtype bf16" },
     { "overlap_param_gather", false, "Accelerate's FSDP: gathers on the path, as DeepSpeed ZeRO-3's" },
     { "overlap_grad_reduce", false, "Accelerate's FSDP: reduce-scatters on the path, as DeepSpeed ZeRO-3's" },
+    -- transformers' gradient_checkpointing_enable (before v4.52's
+    -- GradientCheckpointingLayer, PR #37223 of April 2025) checkpoints
+    -- each decoder layer from the model's loop,
+    -- "self._gradient_checkpointing_func(decoder_layer.__call__, ...)",
+    -- and Accelerate's TRANSFORMER_BASED_WRAP makes that layer the FSDP
+    -- unit: checkpoint(FSDP(layer)).
+    { "ckpt_outside_fsdp", true, "transformers' checkpoint around each FSDP-wrapped layer "
+      .. "(before v4.52's GradientCheckpointingLayer)",
+      function(o) return o.recompute == "full" end },
   },
   -- torchtitan (pytorch/torchtitan, mid-2025: models/attention.py,
   -- config_manager.py): FSDP2 over PyTorch modules compiled whole.
