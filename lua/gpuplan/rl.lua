@@ -843,8 +843,13 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   local mb_def, mt_def = M.engine_limits(gpu)
   local maxb = posint("max_batch", o.max_batch) or mb_def
   local maxt = posint("max_num_tokens", o.max_num_tokens) or mt_def
+  -- Only what was not given is vLLM's default: a stated max_batch is not
+  -- reported as the engine's.
   if not hybrid and (o.max_batch == nil or o.max_num_tokens == nil) then
-    dflt(string.format("max_batch=%d, max_num_tokens=%d (vLLM's on %s)", maxb, maxt, gpu.id))
+    local d = {}
+    if o.max_batch == nil then d[#d + 1] = string.format("max_batch=%d", maxb) end
+    if o.max_num_tokens == nil then d[#d + 1] = string.format("max_num_tokens=%d", maxt) end
+    dflt(string.format("%s (vLLM's on %s)", table.concat(d, ", "), gpu.id))
   end
   local roll_weights = o.rollout_weights or "bf16"
   if o.kv == nil then dflt("kv=bf16") end

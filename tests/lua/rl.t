@@ -31,6 +31,11 @@ t.near(r.cost_1k_prompts, r.cost_step * 1000 / 64, 1e-12, "cost per 1k prompts")
 t.near(r.samples_per_s, 512 / r.step_s, 1e-12, "samples/s")
 t.like(table.concat(r.defaults, ","), "max_batch=1024, max_num_tokens=16384 (vLLM's on h100-sxm)",
        "the engine's limits are vLLM's for an H100", true)
+-- A stated max_batch is not reported as vLLM's: only the token budget is.
+local given = table.concat(gp.rl(copy(base, { max_batch = 64 })).defaults, ",")
+t.ok(given:find("max_num_tokens=16384 (vLLM's on h100-sxm)", 1, true)
+     and not given:find("max_batch=", 1, true),
+     "max_batch given: only max_num_tokens is the engine's default")
 
 -- steps: hours and cost of the run.
 local rs = gp.rl(copy(base, { steps = 100 }))
