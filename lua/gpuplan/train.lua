@@ -27,8 +27,9 @@
 --                 cross-entropy (default false: a fused loss kernel)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf stack
---   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton (default
---                 the arch's: what frameworks pick there)
+--   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton|efficient
+--                 (PyTorch SDPA's memory-efficient backend: the whole score
+--                 square); default the arch's: what frameworks pick there
 --   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
 --                 (default the recipe's gradient dtype)
 --   tokens        tokens to train on (number or "2e12"): time and cost
@@ -354,9 +355,13 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   if cfg.ckpt_outside_fsdp and not sweep and (not cfg.fsdp or cfg.zero ~= 3
       or cfg.recompute ~= "full") then
+    -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
+    -- megatron stacks without sharding): say so, or "got zero 3" reads
+    -- as what was asked for.
     fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp "
-      .. "full_shard (zero 3) and recompute full (got zero %s, recompute %s)",
-      tostring(cfg.zero), tostring(cfg.recompute))
+      .. "full_shard (zero 3) and recompute full (got zero %s%s, recompute %s)",
+      tostring(cfg.zero), cfg.fsdp and "" or string.format(" without fsdp on the %s stack",
+      tostring(cfg.stack)), tostring(cfg.recompute))
   end
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /

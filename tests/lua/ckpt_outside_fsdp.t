@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(6)
 
 local function parts(r)
   local s = {}
@@ -46,3 +46,8 @@ t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, recompute =
   "no recompute", true)
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = "shard_grad_op",
   zero = 2 })) end, "ckpt_outside_fsdp is a checkpoint around each FSDP unit", "shard_grad_op", true)
+-- DeepSpeed's stage 3 (zero 3 on the deepspeed stack) has no FSDP unit:
+-- the refusal says the zero 3 it got is not FSDP's.
+t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = false,
+  stack = "deepspeed" })) end, "(got zero 3 without fsdp on the deepspeed stack, recompute full)",
+  "zero 3 without fsdp: named as such", true)
