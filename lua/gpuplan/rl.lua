@@ -872,6 +872,16 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     fail("rl: rollout_fused_topk_softmax is vLLM's routing kernel; the hybrid engine runs "
       .. "DeepSpeed's kernels")
   end
+  -- Each kernel routes one kind of router (moe_route, eager_ops_per_layer):
+  -- asked for on a model without it, it would change nothing, in silence.
+  if fused_topk and not (model.moe and model.mla) then
+    fail("rl: rollout_fused_grouped_topk given for a model without a grouped-top-k MoE "
+      .. "router (the MLA models' MoE layers, DeepSeek's)")
+  end
+  if fused_softmax and not (model.moe and not model.mla) then
+    fail("rl: rollout_fused_topk_softmax given for a model without a softmax top-k MoE "
+      .. "router (%s)", model.moe and "its MLA layers route by grouped top-k" or "a dense model")
+  end
   local rpp = posint("rollout_pp", o.rollout_pp) or 1
   if hybrid and rpp > 1 then
     fail("rl: rollout_pp is a vLLM or SGLang engine's pipeline stages; the hybrid engine "

@@ -309,6 +309,10 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
       '--unfused-loss'],
      qr/^gpuplan: train: --unfused-loss is Megatron-Core's vocab-parallel cross-entropy; with kernels eager \(stack hf\) the loss is already Hugging Face's, op by op: give kernels fused$/m],
+    # vLLM's fused routing kernels on a model without their router would
+    # change nothing: refused by flag, not ignored.
+    [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-fused-grouped-topk'],
+     qr/^gpuplan: rl: --rollout-fused-grouped-topk given for a model without a grouped-top-k MoE router \(the MLA models' MoE layers, DeepSeek's\)$/m],
     ) {
     ($c, $o, $e) = run_gp(@{$t->[0]});
     my $name = join ' ', @{$t->[0]}[0, -2, -1];

@@ -355,10 +355,17 @@ t.is(phase(dfu, "actor_update").seconds, phase(dn, "actor_update").seconds,
 t.is(phase(dfu, "weight_sync").seconds, phase(dn, "weight_sync").seconds, "its refit unchanged")
 t.is(dfu.rollout_fused_grouped_topk, true, "rollout_fused_grouped_topk reported as given")
 t.is(dn.rollout_fused_grouped_topk, false, "off by default")
-t.is(gp.rl(copy(fixed, { rollout_fused_grouped_topk = true })).rollout.decode,
-     gp.rl(fixed).rollout.decode, "Qwen2.5-7B (no grouped top-k router): the same decode")
-t.is(gp.rl(copy(ds, { rollout_fused_topk_softmax = true })).rollout.decode, dn.rollout.decode,
-     "DeepSeek-V3 (a grouped router): fused topk_softmax leaves its decode")
+-- Asked for on a model without that router, either kernel would change
+-- nothing: refused, naming the router the model lacks.
+t.raises(function() gp.rl(copy(fixed, { rollout_fused_grouped_topk = true })) end,
+  "rl: rollout_fused_grouped_topk given for a model without a grouped-top-k MoE router",
+  "Qwen2.5-7B (dense): the fused grouped top-k refused", true)
+t.raises(function() gp.rl(copy(ds, { rollout_fused_topk_softmax = true })) end,
+  "without a softmax top-k MoE router (its MLA layers route by grouped top-k)",
+  "DeepSeek-V3 (a grouped router): fused topk_softmax refused", true)
+t.raises(function() gp.rl(copy(fixed, { rollout_fused_topk_softmax = true })) end,
+  "without a softmax top-k MoE router (a dense model)",
+  "Qwen2.5-7B (dense): fused topk_softmax refused", true)
 local q30 = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 32, tp = 1, ep = 8, zero = 1,
               stack = "megatron", rollout_tp = 2, prompts = 64, group = 8, prompt_len = 128,
               offload_states = true, recompute = "full", response_len = 1024,
