@@ -26,8 +26,9 @@
 --   the GPU's generation, which its tuner ranks LL by: the arch's
 --   nccl_ll_max_bw), tree_ch_bw2 / tree_ch_bw3 (NCCL's ceiling on the bus
 --   B/s one tree channel carries across 2 / 3+ nodes, which its tuner ranks
---   the tree by: the arch's nccl_tree_ch_bw), host_amd (the nodes' CPUs are AMD x86: NCCL posts
---   network messages slower there; the system's cpu_vendor)
+--   the tree by: the arch's nccl_tree_ch_bw), host_amd (the nodes' CPUs
+--   are AMD x86: NCCL posts network messages slower there; the system's
+--   cpu_vendor)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
 -- can be overridden (numbers in SI, or strings with units: "450GB/s per-dir",
 -- "0.6us").

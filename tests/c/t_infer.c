@@ -259,7 +259,8 @@ int main(void)
 	o = row(&p, "moe_route");
 	is_num(o ? o->count : NAN, 32 * 4, 0,
 	       "fused grouped top-k: 4 routing kernels a MoE layer");
-	is_num(o ? o->bytes : NAN, 768, 0, "over the same logits, ids, weights");
+	is_num(o ? o->bytes : NAN, 768, 0,
+	       "over the same logits, ids, weights");
 	memset(&m.mla, 0, sizeof m.mla);
 	MUST(infer_step(&m, &d, &c, 16, 1, 1, 0, &p, &err));
 	o = row(&p, "moe_route");
@@ -273,7 +274,8 @@ int main(void)
 	o = row(&p, "moe_route");
 	is_num(o ? o->count : NAN, 32 * 4, 0,
 	       "fused topk_softmax: 4 routing kernels a MoE layer");
-	is_num(o ? o->bytes : NAN, 768, 0, "over the same logits, ids, weights");
+	is_num(o ? o->bytes : NAN, 768, 0,
+	       "over the same logits, ids, weights");
 	c.fused_topk_softmax = 0;
 	c.fused_grouped_topk = 0;
 	memset(&m.mla, 0, sizeof m.mla);
