@@ -507,6 +507,56 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 	g[2] = 2.0 + nw;         /* the two norms and the linears */
 }
 
+/* DeepSpeed's stage 3 under full recompute: the share of a dense
+ * layer's weights its recompute forward releases, so that the backward
+ * gathers them again.  A submodule's parameters are kept after its
+ * forward only when the trace reuses them within stage3_max_reuse_distance
+ * gathered elements (default 1e9: deepspeed/runtime/zero/config.py;
+ * v0.3.13 stage3.py _keep_for_later, "reuse_distance_in_numel <
+ * self.max_reuse_distance_in_numel"; v0.16 partitioned_param_coordinator.py
+ * __params_to_release).  In the recompute forward a weight's next use is
+ * its backward, after the layer's later weights have been used once in
+ * the forward and once in the backward: a distance of twice their
+ * elements.  The weights in forward order: the Hugging Face modules' q,
+ * k, v, o, then gate and up (or the one MLP input) and down; Megatron's
+ * (zero3_per_param) fused qkv, dense, h->4h, 4h->h.  Dense layers only:
+ * 0 for a layer with experts. */
+#define DS_MAX_REUSE 1e9
+
+static double reuse_regather(const ctx *x, const train_lcost *l, int fused)
+{
+	const gp_model *m = x->e.m;
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim :
+		h / m->heads;
+	double q = m->heads * hd, kv = m->kv_heads * hd, f = m->ffn_hidden;
+	double w[8], later = 0, tot = 0, out = 0;
+	int n = 0, i;
+
+	if (l->eparams > 0)
+		return 0.0;
+	if (fused) {
+		w[n++] = h * (q + 2.0 * kv);
+	} else {
+		w[n++] = h * q;
+		w[n++] = h * kv;
+		w[n++] = h * kv;
+	}
+	w[n++] = q * h;
+	if (m->ffn_gated && !fused)
+		w[n++] = h * f;
+	w[n++] = (m->ffn_gated && fused ? 2.0 : 1.0) * h * f;
+	w[n++] = f * h;
+	for (i = n - 1; i >= 0; i--) {
+		double wi = w[i] / x->y.tp;
+
+		if (2.0 * later >= DS_MAX_REUSE)
+			out += wi;
+		later += wi;
+		tot += wi;
+	}
+	return out / tot;
+}
+
 /* zero_block's terms under zero3_per_param (per_param_colls): every
  * micro-batch gathers each layer for its forward and again for its
  * backward -- under full recompute the recompute forward's hooks
@@ -530,7 +580,9 @@ static void per_param_block(ctx *x, const train_lcost *l, double n,
 	z[TRAIN_ZB_ZERO] += n * (g[0] + passes * g[2] * x->k.host_op_time);
 	if (c->forward_only)
 		return;
-	z[TRAIN_ZB_ZERO] += n * g[0];
+	z[TRAIN_ZB_ZERO] += n * g[0] *
+		(1.0 + (c->mem.recompute == GP_RECOMPUTE_FULL ?
+			reuse_regather(x, l, 1) : 0.0));
 	eb = c->mem.grads_whole ? 0.0 : overlap(g[1], l->bwd.t,
 		c->overlap_grad_reduce, &hd);
 	z[TRAIN_ZB_DP] += n * eb;
@@ -641,6 +693,11 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
 		f = agw;
 		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
+		/* DeepSpeed's stage 3 gathers again in the backward what
+		 * its recompute forward released (reuse_regather). */
+		if (zero == 3 && !c->fsdp && !c->forward_only &&
+		    c->mem.recompute == GP_RECOMPUTE_FULL)
+			b += agw * reuse_regather(x, l, 0);
 		/* An activation checkpoint around the FSDP unit
 		 * (ckpt_outside_fsdp): its recompute forward runs the
 		 * unit's pre- and post-forward hooks, gathering it (the
