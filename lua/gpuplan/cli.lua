@@ -176,19 +176,19 @@ function M.usage_lines(usage_text)
   return (usage_text .. "\n\n"):match("^(.-)\n%s*\n")
 end
 
--- Error e of job command name's run, the options the user typed (opts)
--- named by their flags in its message (gpuplan.options flags_named); the
+-- Error e of job command name's run, the options its message names (as
+-- Lua keys) named by their flags (gpuplan.options flags_named); the
 -- traceback dispatch's handler appends, as it is.
-local function flags_named(e, name, opts)
+local function flags_named(e, name)
   local flags = require("gpuplan.options").flags_named
   if type(e) == "table" and type(e.msg) == "string" then
     local t = {}
     for k, v in pairs(e) do t[k] = v end
-    t.msg = flags(name, opts, e.msg)
+    t.msg = flags(name, e.msg)
     return setmetatable(t, getmetatable(e))
   elseif type(e) == "string" then
     local first, rest = e:match("^(.-)(\nstack traceback:.*)$")
-    return flags(name, opts, first or e) .. (rest or "")
+    return flags(name, first or e) .. (rest or "")
   end
   return e
 end
@@ -360,7 +360,7 @@ local function dispatch(argv)
     return debug.traceback(tostring(m), 2)
   end, opts, args)
   if not rok then
-    if options.FUNCTION[name] then res = flags_named(res, name, opts) end
+    if options.FUNCTION[name] then res = flags_named(res, name) end
     return report_error(res, mod.usage, name)
   end
   return exit_status(res, "command '" .. name .. "'")

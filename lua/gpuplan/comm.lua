@@ -198,8 +198,7 @@ function M.no_nics(spec, gpus, who, cat)
     if catalog(cat).fabrics[id].scope == "scaleout" then fabs[#fabs + 1] = id end
   end
   return string.format("%s: %d GPUs span %d nodes of %d, but %s has no NICs: give nics = N "
-    .. "and nic_fabric = ID (--nics N --nic-fabric ID; scale-out fabrics: %s), or a system "
-    .. "with NICs", who, gpus, -(-gpus // g), g, spec.name, table.concat(fabs, ", "))
+    .. "and nic_fabric = ID (scale-out fabrics: %s), or a system with NICs", who, gpus, -(-gpus // g), g, spec.name, table.concat(fabs, ", "))
 end
 
 -- Topology from fabric entries: spec = { scaleup = fabric id, gpus_per_node,

@@ -1473,26 +1473,75 @@ function M.check_cli(cmd, opts)
   end
 end
 
+-- The words a message's option name may stand beside and still be the
+-- option: a word character, dash or dot touching it makes it part of
+-- something else (a catalog field's path rl.response_max, tp*pp), a
+-- quote makes it a value the user gave.
+local function free_left(c) return c == "" or c:match("[%s%(%[,;]") ~= nil end
+local function free_right(c) return c == "" or c:match("[%s%)%],;:%.]") ~= nil end
+
+-- A Lua value as the command line writes it after option d's flag: "" for
+-- a flag's true, nil where the flag has no value form (false: --no-NAME).
+local function flag_form(d, name, v)
+  if d.type == "flag" and v == "true" then return M.flag(name) end
+  if d.type == "flag" and v == "false" then return "--no-" .. M.flag(name):sub(3) end
+  if d.type ~= "flag" and v ~= "true" and v ~= "false" then return M.flag(name) .. " " .. v end
+end
+
+local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
+
 -- msg, an error command cmd's Lua function raised (it names Lua keys), as
--- the command line says it: each option of opts (cli.parse's: those the
--- user typed) named by its flag.  A key with an underscore is an
--- identifier wherever it stands ("without two_batch_overlap"), unless a
--- dot, dash or word character touches it (a catalog field's path); a
--- one-word key only where it opens the message after the command's name
--- ("infer: acceptance is ..."), as elsewhere it may be a word of the
--- sentence ("the MTP drafts' acceptance").
-function M.flags_named(cmd, opts, msg)
-  for _, k in ipairs(sorted_keys(opts)) do
-    if M.takes(cmd, k, "cli") and k:match("^[%w_]+$") then
-      local flag = M.flag(k)
-      if k:find("_", 1, true) then
-        msg = msg:gsub("%f[%w_%-%.]" .. k .. "%f[^%w_%-]", flag)
-      else
-        msg = msg:gsub("^(%w+: )" .. k .. "%f[^%w_%-]", "%1" .. flag)
+-- the command line says it: every option that cmd's command line takes
+-- named by its flag, the user's Lua key never (issue: "--base-checkpoint
+-- needs response_max" named one option by its flag and the next by its
+-- key).  Where a name is the option and where only a word:
+--   a name with an underscore (response_max) is an identifier: the
+--     option wherever it stands free;
+--   a one-word name (pp, precision, model) is often a word of the
+--     sentence ("the MTP drafts' acceptance"), so it is the option only
+--     where the message writes it as one: opening the message (after
+--     the command's "rl: "), as an assignment ("colocated = false",
+--     "algo = ppo"), or, for a numeric option, beside its number or a
+--     comparison ("pp 1", "pp > 1"), or beside one of its declared
+--     values.
+-- An assignment "name = value" that ends a clause becomes what the user
+-- types: "--no-colocated", "--algo ppo"; one inside an equation
+-- ("rollout_ep = rollout_tp > 1") keeps its "=".
+function M.flags_named(cmd, msg)
+  local head = #(msg:match("^[%w_]+: ") or "") + 1
+  local out, i = {}, 1
+  while true do
+    local s, w, e = msg:match("()([%a][%w_]*)()", i)
+    if not s then break end
+    out[#out + 1] = msg:sub(i, s - 1)
+    i = e
+    local d = BY[w]
+    local rep = w
+    if d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1))
+       and free_right(msg:sub(e, e)) then
+      -- "name = value" closing a clause (the end, punctuation, or a word
+      -- going on: not an operator), not a link of "a = b = c".
+      local v, after = msg:match("^ = ([%w_%.%-]+)()", e)
+      local chained = msg:sub(1, s - 1):match("= $") ~= nil
+      local closes = v and not chained and (after > #msg
+        or msg:sub(after, after):match("[%),;:%.]")
+        or msg:match("^ %a%a", after) or msg:match("^ %(", after)) and not BY[v]
+      local assigned = closes and flag_form(d, w, v)
+      if assigned then
+        rep, i = assigned, after
+      elseif w:find("_", 1, true) or s == head
+          or (NUMERIC[d.kind] and (msg:match("^ %-?%d", e) or msg:match("^ [<>]=? ", e)))
+          or (d.values and v == nil and (function()
+                local x = msg:match("^ ([%w_:%-]+)", e)
+                for _, y in ipairs(d.values) do if x == y then return true end end
+              end)()) then
+        rep = M.flag(w)
       end
     end
+    out[#out + 1] = rep
   end
-  return msg
+  out[#out + 1] = msg:sub(i)
+  return table.concat(out)
 end
 
 -- The resolve step of one call: o's keys checked against command cmd's

@@ -240,7 +240,7 @@ for my $t (
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--seq', '1000000000000000'],
      qr/^gpuplan: fit: --seq must be a whole number of tokens, 1\.\.16777216 \(got 1000000000000000\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--vpp', '2'],
-     qr/^gpuplan: vpp 2 needs a pipeline \(pp > 1; got pp 1\)$/m],
+     qr/^gpuplan: --vpp 2 needs a pipeline \(--pp > 1; got --pp 1\)$/m],
     [['fit', 'llama2-7b', '--gpu', 'h100-sxm', '--capacity-factor', '1.5'],
      qr/^gpuplan: --capacity-factor applies to MoE models; llama2-7b has no experts$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--price', '12XYZ/h'],
@@ -266,7 +266,7 @@ for my $t (
      qr/^gpuplan: train: --first-stage-layers 20 and --last-stage-layers 20: more than the model's 32 layers$/m],
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--first-stage-layers', '5', '--vpp', '2'],
-     qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(vpp 2\)$/m],
+     qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(--vpp 2\)$/m],
     # The split is Megatron-Core's: the default hf stack partitions by its
     # own rule, and the message says which stack takes the option.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
@@ -279,11 +279,11 @@ for my $t (
      qr/^gpuplan: train: --last-stage-layers 5: the uneven split is priced for 1F1B, not DualPipe's paired stages$/m],
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--last-stage-layers', '5', '--partition', 'parameters'],
-     qr/^gpuplan: train: --last-stage-layers 5: the uneven split replaces the partition rule \(partition parameters\); give one or the other$/m],
+     qr/^gpuplan: train: --last-stage-layers 5: the uneven split replaces the partition rule \(--partition parameters\); give one or the other$/m],
     # Two stages: the ends are every stage, so they hold all 32 layers.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '2', '--tp', '4',
       '--stack', 'megatron', '--first-stage-layers', '10', '--last-stage-layers', '10'],
-     qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with pp 2 the two ends are every stage, so they hold all 32 layers$/m],
+     qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with --pp 2 the two ends are every stage, so they hold all 32 layers$/m],
     # RL trains the policy's LLM: freezing it is refused, not ignored.
     [['fit', 'llava-1.5-7b', '--gpu', 'a100-sxm-80gb', '--method', 'grpo', '--no-train-llm'],
      qr/^gpuplan: --train-llm false: method grpo trains the policy's language model$/m],
@@ -296,14 +296,14 @@ for my $t (
     # experts: without the experts over its GPUs it is refused by flag.
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8', '--rollout-tp', '8',
       '--rollout-dp-attention'],
-     qr/^gpuplan: rl: --rollout-dp-attention needs rollout_ep = --rollout-tp > 1 \(the experts over the engine's GPUs\)$/m],
+     qr/^gpuplan: rl: --rollout-dp-attention needs --rollout-ep = --rollout-tp > 1 \(the experts over the engine's GPUs\)$/m],
     # A base checkpoint's mean is assumed from the limit: with the mean
     # given, or no limit to take a share of, it is refused, not ignored.
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--response-len', '900',
       '--response-max', '8192', '--base-checkpoint'],
      qr/^gpuplan: rl: --base-checkpoint assumes the mean response, --response-len 900 states it: give one of them$/m],
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--base-checkpoint'],
-     qr/^gpuplan: rl: --base-checkpoint needs response_max: the mean is assumed as a share of the limit$/m],
+     qr/^gpuplan: rl: --base-checkpoint needs --response-max: the mean is assumed as a share of the limit$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
@@ -627,7 +627,7 @@ LUA
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--nics', '0', '--gpus', '8,64',
                           '--format', 'json');
     is($c, 1, 'plan --nics 0 --gpus 8,64: an error, not a JSON that counts errors');
-    like($e, qr/^gpuplan: train: 64 GPUs span 8 nodes of 8, but system 'dgx-h100' has no NICs: give nics = N and nic_fabric = ID \(--nics N --nic-fabric ID; /,
+    like($e, qr/^gpuplan: train: 64 GPUs span 8 nodes of 8, but system 'dgx-h100' has no NICs: give --nics N and --nic-fabric ID \(scale-out fabrics: /,
          'naming the count and what to give');
     clean_error($e, 'plan --nics 0');
 
@@ -659,7 +659,7 @@ LUA
 for my $t (
     # Llama 3 8B's context is 8192 tokens (max_seq).
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000'], 1,
-     qr/^gpuplan: infer: --input 100000 \+ output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
+     qr/^gpuplan: infer: --input 100000 \+ --output 256 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/],
     # 2^40 sequences a step: a 1e11 s step before; counts stop at 2^24.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
      qr/^gpuplan: train: --global-batch must be a whole number 1\.\.16777216 \(got 1099511627776\)$/],
@@ -678,9 +678,9 @@ for my $t (
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
      qr/^gpuplan: infer: --dp-attention needs an instance of more than one GPU/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 1,
-     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(ep > 1\)/],
+     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 1,
-     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(ep > 1\)/],
+     qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
     ) {
     my ($args, $code, $re) = @$t;
     ($c, $o, $e) = run_gp(@$args);
@@ -688,10 +688,11 @@ for my $t (
     is($c, $code, "$name: exit $code");
     like($e, $re, "$name: names the input and its limit");
 }
-# --- A command's error names the flags the user typed, not the Lua keys
+# --- A command's error names options by their flags, not the Lua keys
 # the function it calls names them by: every key with an underscore
-# wherever it stands, a one-word key where it opens the message (later in
-# the sentence it is a word: "the MTP drafts' acceptance").
+# wherever it stands, a one-word key where the message writes it as an
+# option (opening it, "key = value", a number beside a count), elsewhere
+# in the sentence it is a word: "the MTP drafts' acceptance".
 for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--fp8-scaling', 'current'],
      "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs precision fp8 (got bf16)\n"],
@@ -709,9 +710,10 @@ for my $t (
     is($c, 1, "@$args[0, -1]: exit 1");
     is($e, $want, "@$args[0, -1]: names the flags typed");
 }
-# A key nobody typed keeps its Lua name (output, not --output).
+# An option nobody typed is named by its flag too: the user reads the
+# command line's names only (output's default is --output 256).
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--input', '100000');
-like($e, qr/--input 100000 \+ output 256 tokens/, 'an option not typed keeps its name');
+like($e, qr/--input 100000 \+ --output 256 tokens/, 'an option not typed: its flag too');
 
 # The catalog refuses what a command would: a GPU whose achievable has no
 # 16-bit GEMM fraction (infer said "device has no fp16 tensor compute"), a
@@ -863,10 +865,10 @@ for my $t (
      "gpuplan: train: --recompute full with --ep-overlap: Megatron-Core refuses it (\"disable full "
      . "recomputation when enabling overlap_moe_expert_parallel_comm\"); selective or none can run\n"],
     [['train', @q3, '--ep', '8', '--pp', '2'],
-     "gpuplan: train: --ep-overlap at pp 2 needs the interleaved schedule, vpp >= 2: Megatron-Core "
+     "gpuplan: train: --ep-overlap at --pp 2 needs the interleaved schedule, --vpp >= 2: Megatron-Core "
      . "requires virtual_pipeline_model_parallel_size \"when pipeline_model_parallel_size > 1\"\n"],
     [['train', @q3],
-     "gpuplan: train: --ep-overlap needs expert parallelism, ep >= 2 (got ep 1): Megatron-Core's "
+     "gpuplan: train: --ep-overlap needs expert parallelism, --ep >= 2 (got --ep 1): Megatron-Core's "
      . "overlap_moe_expert_parallel_comm \"is only supported with expert model parallelism\"\n"],
     [['train', @q3, '--ep', '8', '--moe-dispatcher', 'allgather'],
      "gpuplan: train: --moe-dispatcher allgather with --ep-overlap: Megatron-Core overlaps the "

@@ -60,7 +60,7 @@ is($c, 0, 'refit_drain exits 0') or diag $e;
 like($o, qr/staleness 8 \(each refit draining the engines\)/, 'title names the draining refits');
 ($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4', '--refit-drain');
 isnt($c, 0, 'refit_drain at staleness 1 refused');
-like($e, qr/--refit-drain applies to separate pools at staleness >= 2 \(got staleness 1\)/,
+like($e, qr/--refit-drain applies to separate pools at --staleness >= 2 \(got --staleness 1\)/,
      'naming the flag and the staleness');
 ($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', 'auto');
 is($c, 0, 'searched split exits 0');

@@ -124,7 +124,7 @@ unlike($e, qr/\.lua:\d+/, 'no internal file:line in the message');
 # once they are given the defaults stop saying "no NICs".
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-pcie', '--gpus', '64');
 is($c, 1, 'no NICs across nodes exits 1');
-like($e, qr/the node built from h800-pcie \(pcie5, no catalog system\) has no NICs: .*--nics N --nic-fabric ID/, 'names the node and the flags');
+like($e, qr/the node built from h800-pcie \(pcie5, no catalog system\) has no NICs: give --nics N and --nic-fabric ID \(scale-out fabrics: /, 'names the node and the flags');
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h800-pcie', '--gpus', '64',
                        '--nics', '4', '--nic-fabric', 'roce-400');
 is($c, 0, 'with --nics and --nic-fabric it runs');
