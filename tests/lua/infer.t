@@ -188,6 +188,18 @@ t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pyt
 t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
 t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
 t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
+-- The title names the tool that ran; the notes may name a kernel it borrowed
+-- (SGLang's --attention-backend trtllm_mla): the title decides.
+local borrowed = case_with("LMSYS blog, SGLang Team")
+borrowed.notes = "decode server with --attention-backend trtllm_mla"
+local function rt_of(c)
+  for _, d in ipairs(predict(c, gp.catalog()).defaults) do
+    local m = d:match("^runtime=(%S+)") if m then return m end
+  end
+end
+t.is(rt_of(borrowed), "sglang", "title's SGLang before the notes' trtllm_mla kernel")
+borrowed.source.title = "a decode benchmark"
+t.is(rt_of(borrowed), "trtllm", "no tool in the title: the notes name it")
 -- The TensorRT-LLM profile (predict/infer.lua), for a max-load case that
 -- states neither KV dtype nor batch limits: Llama 3.1 8B FP8 on H200,
 -- 128 in / 2048 out.  trtllm-bench forces an FP8 KV cache for an FP8 model;

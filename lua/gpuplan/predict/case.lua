@@ -135,16 +135,21 @@ end
 
 -- The framework a case names: the first of `rules` ({word, name} pairs,
 -- Lua patterns matched as whole words, case-insensitive) found in the
--- case's source title, source id or notes.  Returns name and the word as
--- written in the rule, or nil.  A general rule on the tool a case names,
--- never on a case id.
+-- case's source title, else its source id, else its notes -- the title
+-- names the tool that ran; notes also name the kernels it borrowed (an
+-- SGLang server started with --attention-backend trtllm_mla runs
+-- TensorRT-LLM's attention kernel, not TensorRT-LLM).  Returns name and
+-- the word as written in the rule, or nil.  A general rule on the tool a
+-- case names, never on a case id.
 function M.framework(case, rules)
   local s = case.source or {}
-  local text = (tostring(v(s.title) or "") .. " " .. tostring(v(s.id) or "") .. " "
-                .. tostring(v(case.notes) or "")):lower()
-  for _, r in ipairs(rules) do
-    if text:find("%f[%w]" .. r[1] .. "%f[%W]") then
-      return r[2], (r[1]:gsub("%%", ""))
+  local texts = { v(s.title), v(s.id), v(case.notes) }
+  for i = 1, 3 do    -- not ipairs: an absent title or id is a nil hole
+    local text = tostring(texts[i] or ""):lower()
+    for _, r in ipairs(rules) do
+      if text:find("%f[%w]" .. r[1] .. "%f[%W]") then
+        return r[2], (r[1]:gsub("%%", ""))
+      end
     end
   end
   return nil
