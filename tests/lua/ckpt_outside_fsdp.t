@@ -9,11 +9,7 @@ local gp = require "gpuplan"
 
 t.plan(6)
 
-local function parts(r)
-  local s = {}
-  for _, p in ipairs(r.parts) do s[p.name] = p.seconds end
-  return s
-end
+local parts = t.parts
 
 -- Llama 3 70B on 32 H100s (4 DGX H100 nodes), FSDP full_shard, full
 -- recompute, 2 micro-batches of 1024 tokens, both overlaps off: the

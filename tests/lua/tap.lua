@@ -68,6 +68,13 @@ function M.said(r, pat)
   return false
 end
 
+-- A gp.train result's step parts as name -> seconds shown.
+function M.parts(r)
+  local s = {}
+  for _, p in ipairs(r.parts) do s[p.name] = p.seconds end
+  return s
+end
+
 -- The bytes of the component of that name of a memory breakdown (0 when
 -- none).
 function M.part(mem, name)

@@ -23,11 +23,7 @@ local L, E, H = 2 * P.per_layer_max, 2 * P.embedding, 2 * P.lm_head
 local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 32, zero = 3, batch = 1,
               global_batch = 32, seq = 1024, recompute = "full", method = "full",
               stack = "deepspeed", margin = 0 }
-local function parts(r)
-  local s = {}
-  for _, p in ipairs(r.parts) do s[p.name] = p.seconds end
-  return s
-end
+local parts = t.parts
 local ds = parts(gp.train(job))
 -- Under full recompute DeepSpeed also gathers again in the backward the
 -- 3/17 of each layer (q, k, v, o) its recompute forward released

@@ -8,11 +8,7 @@ local gp = require "gpuplan"
 
 t.plan(4)
 
-local function parts(r)
-  local s = {}
-  for _, p in ipairs(r.parts) do s[p.name] = p.seconds end
-  return s
-end
+local parts = t.parts
 
 -- Llama 3 70B's layer (Hugging Face modules, forward order): q 8192^2 =
 -- 67,108,864, k and v 8192 x 1024 = 8,388,608 each, o 67,108,864, gate,
