@@ -232,7 +232,7 @@ local function step_choices(o, p, cfg, sweep, default)
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
-      fail("train: %s must be a boolean (got %s)", k, type(o[k]))
+      fail("train: %s must be a boolean (got %s)", k, args.shown(o[k]))
     end
   end
   -- DualPipe overlaps each chunk's all-to-all and pipeline sends with

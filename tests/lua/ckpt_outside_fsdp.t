@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(7)
 
 local parts = t.parts
 
@@ -47,3 +47,6 @@ t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = "sha
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = false,
   stack = "deepspeed" })) end, "(got zero 3 without fsdp on the deepspeed stack, recompute full)",
   "zero 3 without fsdp: named as such", true)
+-- Not a boolean: refused, the value shown as given.
+t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = "yes" })) end,
+  "train: ckpt_outside_fsdp must be a boolean (got string 'yes')", "a string refused", true)
