@@ -360,8 +360,9 @@ local function step_choices(o, p, cfg, sweep, default)
     -- as what was asked for.
     fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp "
       .. "full_shard (zero 3) and recompute full (got zero %s%s, recompute %s)",
-      tostring(cfg.zero), cfg.fsdp and "" or string.format(" without fsdp on the %s stack",
-      tostring(cfg.stack)), tostring(cfg.recompute))
+      tostring(cfg.zero), (cfg.zero ~= 3 or cfg.fsdp) and ""
+        or string.format(" without fsdp on the %s stack", tostring(cfg.stack)),
+      tostring(cfg.recompute))
   end
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
