@@ -389,8 +389,20 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * tokens, which the grouped linear casts itself
 		 * (TE grouped_linear.py: "inputmats =
 		 * tex.split_quantize(inp_view, m_splits,
-		 * input_quantizers)"), a kernel of its own. */
+		 * input_quantizers)"), a kernel of its own.
+		 * A frozen weight (LoRA's base) needs no wgrad, so the
+		 * input's cast writes no transpose: TE 1.8's _Linear
+		 * (NeMo 24.07's) casts with fp8_cast_transpose_fused only
+		 * "and is_grad_enabled and weight.requires_grad", else
+		 * cast_to_fp8 ("FP8 input for forward"); later TE sets
+		 * the quantizer's columnwise usage from
+		 * "backward_needs_input = is_grad_enabled and
+		 * weight.requires_grad", the same test.  dY's cast keeps
+		 * its transpose (TE 1.8 grad_output_preprocess: "cast,
+		 * transpose, bgrad fused", whatever the weight). */
 		double in = o->m * o->batch * o->k;
+		double tr = k->frozen && o->wclass == GP_W_LINEAR ?
+			0.0 : 1.0;
 		double outv = o->m * o->batch * o->n;
 		double fused = strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0;
@@ -404,8 +416,8 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			 strcmp(o->name, "moe_down") == 0) ? o->batch : 1.0;
 
 		t += t_mem(e, k->half, in * (!fused ?
-			k->A + 2.0 + amax : k->fp8_current ?
-			k->A + 2.0 : 1.0));
+			k->A + 1.0 + tr + amax : k->fp8_current ?
+			k->A + 1.0 + tr : 1.0));
 		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
 		if (!eager) {
 			*nk += (fused ? TE_FP8_LN_FWD_HOST :

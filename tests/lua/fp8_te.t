@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(9)
 
 local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, tp = 4, pp = 8, vpp = 5,
               sp = true, zero = 1, precision = "fp8", seq = 8192, batch = 1,
@@ -55,3 +55,43 @@ local lora = t.with(job, { method = "lora", grad_reduce = nil })
 t.near(gp.train(lora).memory.act_layer,
        gp.train(t.with(lora, { precision = "bf16" })).memory.act_layer, 1e-12,
        "frozen base: TE keeps no input for a weight gradient")
+
+-- A frozen weight's input cast writes no transpose (no wgrad to feed): TE
+-- 1.8's _Linear casts with fp8_cast_transpose_fused only when
+-- weight.requires_grad, else cast_to_fp8 (engine/train_layer.c).  The fp8
+-- input cast of o_proj and mlp_down then writes 1 B an element, not 1 + 1;
+-- the forward GEMMs are the same, so full less LoRA forward is that byte
+-- over the memory-bound rate, per layer: tokens x in-width x 1 B.  Llama 2
+-- 7B, TP 1: o_proj's input 4096 wide, mlp_down's 11008, so the savings
+-- stand as 4096 / 11008 (exact, 1e-9: a memory-bound time is fill plus
+-- bytes over one rate, the fill cancels).  The norm-fused qkv and mlp_up
+-- casts (delayed scaling: the norm writes the fp8 copy, no transpose
+-- priced) save nothing; under current scaling their separate cast saves
+-- the same byte, so qkv's saving equals o_proj's (both 4096 wide).
+do
+  local function job7(x)
+    local j = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, precision = "fp8",
+                seq = 4096, batch = 1, global_batch = 32, stack = "megatron",
+                fp8_scaling = "delayed" }
+    for k, v in pairs(x) do j[k] = v end
+    return j
+  end
+  local function ops(res)
+    local o = {}
+    for _, x in ipairs(res.ops) do o[x.name] = x end
+    return o
+  end
+  local lo = { method = "lora", lora_rank = 32, lora_targets = "q,k,v" }
+  local fa, la = ops(gp.train(job7 { method = "full" })), ops(gp.train(job7(lo)))
+  local dO, dD = fa.o_proj.fwd - la.o_proj.fwd, fa.mlp_down.fwd - la.mlp_down.fwd
+  t.ok(dO > 0 and math.abs(dO / dD - 4096 / 11008) < 1e-9,
+       string.format("frozen fp8 Linear: no input transpose (%.3g / %.3g s)", dO, dD))
+  t.ok(fa.qkv.fwd == la.qkv.fwd and fa.mlp_up.fwd == la.mlp_up.fwd,
+       "delayed scaling: the norm-fused casts unchanged")
+  lo.fp8_scaling = "current"
+  local fc = ops(gp.train(job7 { method = "full", fp8_scaling = "current" }))
+  local lc = ops(gp.train(job7(lo)))
+  local dq, dp = fc.qkv.fwd - lc.qkv.fwd, fc.o_proj.fwd - lc.o_proj.fwd
+  t.ok(dq > 0 and math.abs(dq / dp - 1) < 1e-9,
+       "current scaling: the qkv cast saves its transpose too")
+end
