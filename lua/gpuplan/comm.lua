@@ -95,7 +95,14 @@ local function apply_overrides(t, o, strict)
   for k, v in pairs(o or {}) do
     local ty = topo_fields[k]
     if ty then
-      if type(v) == "string" and field_kind[k] then v = units.parse(v, field_kind[k]) end
+      if type(v) == "string" and field_kind[k] then
+        -- name the field: units.parse's message names only the text
+        local okp, pv = pcall(units.parse, v, field_kind[k])
+        if not okp then
+          error("comm: topology." .. k .. ": " .. tostring(pv):gsub("^[^\n]-%.lua:%d+: ", ""), 3)
+        end
+        v = pv
+      end
       if ty == "int" and math.type(v) ~= "integer" then
         if type(v) == "number" and v == math.floor(v) then v = math.tointeger(v)
         else error("comm: " .. k .. " must be an integer (got " .. tostring(v) .. ")", 3) end

@@ -35,6 +35,9 @@ t.raises(function() comm.topology("dgx-h100", 1, { up_bandwidth = 1 }) end,
          "unknown topology field 'up_bandwidth'", "unknown override refused", true)
 t.raises(function() comm.topology("dgx-h1000") end, "unknown system 'dgx-h1000'",
          "unknown system named", true)
+-- A bad unit string names the field it was given for, not only the text.
+t.raises(function() comm.topology("dgx-h100", 1, { tree_ch_bw2 = "40GB/z" }) end,
+         "comm: topology.tree_ch_bw2: bad bandwidth '40GB/z'", "bad unit: the field named", true)
 
 -- 8 x A100 ring all-reduce of 1 GiB: busbw = S x 1.75 / time with
 -- time = 56 us (Simple ring latency, 8.4 + 14 x (0.6 + 2.8) us) +
