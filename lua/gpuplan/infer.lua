@@ -361,7 +361,7 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
     end
   end
   if a.offload_layers ~= nil and not a.offload then
-    error("infer: offload_layers places layers in host memory; give offload too", 3)
+    error("infer: offload_layers places layers in host memory; give offload = true too", 3)
   end
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
@@ -440,7 +440,7 @@ function M.setup(a)
     error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
-  if c.batch and c.concurrency then error("infer: give batch or concurrency, not both", 3) end
+  if c.batch and c.concurrency then error("infer: give batch = N or concurrency = N, not both", 3) end
   if a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
   -- A request holds its prompt and its output in the model's context: past

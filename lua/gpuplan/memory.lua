@@ -80,6 +80,11 @@ M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 
 
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
 
+-- A training job's offload values (the engine's c_offload reads the same
+-- four; "params" is params+optimizer's short name).
+local TRAIN_OFFLOAD = { none = true, optimizer = true, params = true,
+                        ["params+optimizer"] = true }
+
 -- A weight format from a name, a bits-per-weight number (GGUF-style
 -- "4.85") or a {bits=, group=, group_bits=} table.  The one rule for
 -- --weights in every command (fit, infer, the RL rollout engine): infer
@@ -439,7 +444,7 @@ local function prepare_shape(o, cfg, model, method, dflt)
   if o.recompute_layers ~= nil then
     cfg.recompute_layers = posint("recompute_layers", o.recompute_layers)
     if cfg.recompute ~= "full" then
-      fail("recompute_layers applies to recompute = \"full\" (got %s)", tostring(cfg.recompute))
+      fail("recompute_layers applies to recompute = full (got recompute = %s)", tostring(cfg.recompute))
     end
   end
   -- Megatron-Core's recompute_modules (output-discarding checkpointing;
@@ -458,11 +463,11 @@ local function prepare_shape(o, cfg, model, method, dflt)
           tostring(model.id or model.name))
       elseif name ~= "layernorm" and name ~= "mla_up_proj" and name ~= "moe_act" then
         fail("recompute_modules: unknown module '%s' (expected layernorm, mla_up_proj, "
-          .. "moe_act; core_attn is recompute = \"selective\")", name)
+          .. "moe_act; core_attn is recompute = selective)", name)
       end
     end
     if cfg.recompute == "full" or cfg.recompute == "op" then
-      fail("recompute_modules applies to recompute none or selective (%s keeps only "
+      fail("recompute_modules applies to recompute = none or selective (%s keeps only "
         .. "what its policy lists)", cfg.recompute)
     end
     cfg.recompute_modules = rm
@@ -534,7 +539,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
       cfg[k] = posint(k, o[k])
       if pp < 2 then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
       if stack ~= "megatron" then
-        fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack %s "
+        fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack = %s "
           .. "partitions by its own rule (the megatron stack takes it)", k, k:match("^(%a+)_"),
           stack)
       end
@@ -551,7 +556,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
       fail("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)
     end
     if o.split_ends and stack == "deepspeed" then
-      fail("split_ends is Megatron-Core's split; stack deepspeed partitions by its own rule")
+      fail("split_ends is Megatron-Core's split; stack = deepspeed partitions by its own rule")
     end
     cfg.split_ends = o.split_ends
   end
@@ -585,6 +590,11 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
     end
   end
   cfg.capacity_factor = o.capacity_factor
+  -- What a training job offloads, refused here by its name: the engine's
+  -- own check would name its internal field (train.offload).
+  if o.offload ~= nil and not TRAIN_OFFLOAD[o.offload] then
+    fail("offload must be none, optimizer or params+optimizer (got %s)", shown(o.offload))
+  end
   cfg.offload = o.offload
   -- Where an MoE layer's router weights multiply when the job does not
   -- say: Megatron-Core's grouped experts apply them inside the
@@ -639,7 +649,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
       fail("fp8_activations must be a boolean (got %s)", shown(o.fp8_activations))
     end
     if o.fp8_activations and precision ~= "fp8" and o.recipe ~= "fp8" then
-      fail("fp8_activations needs precision fp8 (got %s): the fp8 weight-gradient GEMM "
+      fail("fp8_activations needs precision = fp8 (got %s): the fp8 weight-gradient GEMM "
         .. "reads the cached fp8 inputs", tostring(precision))
     end
     if o.fp8_activations and lora then
@@ -747,7 +757,7 @@ local function prepare_vision(o, cfg, model, method, lora, media, dflt)
         fail("train_llm false with offload: only the projector trains, nothing to offload")
       end
       if method == "grpo" or method == "ppo" then
-        fail("train_llm false: method %s trains the policy's language model", method)
+        fail("train_llm false: method = %s trains the policy's language model", method)
       end
       cfg.llm_frozen = true
     end

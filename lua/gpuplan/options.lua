@@ -1406,6 +1406,14 @@ function M.check(name, v, cmd, shown_name)
     return nil, string.format("%s must be %s or %s (got %s)", shown_name or name,
       table.concat(d.values, ", ", 1, #d.values - 1), d.values[#d.values], shown(v))
   end
+  -- A flag is on or off: true or false, said by one message whatever
+  -- its reader (each said "must be a boolean" its own way: "(got no)",
+  -- "(got string)").  gp.sweep (plan) takes a list of one to search both,
+  -- each element checked where it reads the list.
+  if d and d.kind == "flag" and not (variant and (variant.own or variant.type))
+     and type(v) ~= "boolean" and not (cmd == "plan" and type(v) == "table") then
+    return nil, string.format("%s must be true or false (got %s)", shown_name or name, shown(v))
+  end
   if not range or (variant and (variant.own or variant.type)) or type(v) == "boolean" then
     return v
   end
@@ -1480,12 +1488,13 @@ end
 local function free_left(c) return c == "" or c:match("[%s%(%[,;]") ~= nil end
 local function free_right(c) return c == "" or c:match("[%s%)%],;:%.]") ~= nil end
 
--- A Lua value as the command line writes it after option d's flag: "" for
--- a flag's true, nil where the flag has no value form (false: --no-NAME).
-local function flag_form(d, name, v)
-  if d.type == "flag" and v == "true" then return M.flag(name) end
-  if d.type == "flag" and v == "false" then return "--no-" .. M.flag(name):sub(3) end
-  if d.type ~= "flag" and v ~= "true" and v ~= "false" then return M.flag(name) .. " " .. v end
+-- "name = v" as the command line writes it, for an option of CLI type
+-- ty: a flag's true its flag, false --no-NAME, another value after the
+-- flag; nil where the two do not go together (a number's "= true").
+local function flag_form(ty, name, v)
+  if ty == "flag" and v == "true" then return M.flag(name) end
+  if ty == "flag" and v == "false" then return "--no-" .. M.flag(name):sub(3) end
+  if ty ~= "flag" and v ~= "true" and v ~= "false" then return M.flag(name) .. " " .. v end
 end
 
 local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
@@ -1506,7 +1515,8 @@ local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
 --     values.
 -- An assignment "name = value" that ends a clause becomes what the user
 -- types: "--no-colocated", "--algo ppo"; one inside an equation
--- ("rollout_ep = rollout_tp > 1") keeps its "=".
+-- ("rollout_ep = rollout_tp > 1") keeps its "=".  A flag beside true or
+-- false is the flag as typed: "train_llm false" is --no-train-llm.
 function M.flags_named(cmd, msg)
   local head = #(msg:match("^[%w_]+: ") or "") + 1
   local out, i = {}, 1
@@ -1525,8 +1535,16 @@ function M.flags_named(cmd, msg)
       local chained = msg:sub(1, s - 1):match("= $") ~= nil
       local closes = v and not chained and (after > #msg
         or msg:sub(after, after):match("[%),;:%.]")
-        or msg:match("^ %a%a", after) or msg:match("^ %(", after)) and not BY[v]
-      local assigned = closes and flag_form(d, w, v)
+        or msg:match("^ %a%a", after) or msg:match("^ %(", after))
+        and not msg:match("^ =", after)
+      local ty = M.view(d, cmd).type
+      local assigned = closes and flag_form(ty, w, v)
+      -- A flag beside its value reads as the user turns it: "train_llm
+      -- false" is --no-train-llm.
+      local fv, fafter = msg:match("^ (%a+)()%f[^%w_]", e)
+      if not assigned and ty == "flag" and (fv == "true" or fv == "false") then
+        assigned, after = flag_form(ty, w, fv), fafter
+      end
       if assigned then
         rep, i = assigned, after
       elseif w:find("_", 1, true) or s == head

@@ -1137,7 +1137,7 @@ local function step_flags(o, dflt)
   -- (gpuplan.options), checked when the job's options were resolved.
   local pack = o.pack_tokens
   if pack and pack > 0 and pad then
-    fail("rl: pack_tokens packs sequences to their lengths; pad pads them to the limit")
+    fail("rl: pack_tokens packs sequences to their lengths; pad = true pads them to the limit")
   end
   local lp_pack = o.logprob_pack_tokens
   if lp_pack and lp_pack > 0 and not (pack and pack > 0) then
@@ -1149,7 +1149,7 @@ local function step_flags(o, dflt)
   local gae_ops = bounded("gae_ops", o.gae_ops, 1e6,
     "host ops per response position, 0 to 1e6")
   if gae_ops and gae_ops > 0 and (o.algo or "grpo") ~= "ppo" then
-    fail("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo %s "
+    fail("rl: gae_ops is PPO's advantage estimate (GAE over the critic's values); algo = %s "
       .. "has no value function", tostring(o.algo or "grpo"))
   end
   local token_host = bounded("token_host", o.token_host, 1,

@@ -323,7 +323,7 @@ end
 function M.setup(a)
   local infer = require "gpuplan.infer"
   if a.concurrency ~= nil then
-    fail("infer: concurrency does not go with the MoE serving options; give batch "
+    fail("infer: concurrency does not go with the MoE serving options; give batch = N "
          .. "(sequences per GPU) or itl_max")
   end
   local model, d, c, info = infer.setup(a)
@@ -380,7 +380,7 @@ function M.setup(a)
   -- experts' all-to-all (none without EP), DP attention splits an
   -- instance of several GPUs.
   if disagg and a.gpus == nil and a.prefill_gpus == nil then
-    fail("infer: disagg needs gpus: the prefill and decode pools together (at least %d)",
+    fail("infer: disagg needs gpus = N: the prefill and decode pools together (at least %d)",
       ptp + tp)
   end
   if a.two_batch_overlap ~= nil and ep == 1 and not (disagg and pep > 1) then
@@ -388,7 +388,7 @@ function M.setup(a)
       .. "experts' all-to-all")
   end
   if dp and tp == 1 and ep == 1 then
-    fail("infer: dp_attention needs an instance of more than one GPU (tp or ep > 1); on one "
+    fail("infer: dp_attention needs an instance of more than one GPU (tp > 1 or ep > 1); on one "
       .. "GPU attention is whole already")
   end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
@@ -399,7 +399,7 @@ function M.setup(a)
   local mtp = int_of(a, "mtp", 1) or 0
   local acc = num_of(a, "acceptance", 0, 1)
   if acc ~= nil and mtp == 0 then
-    fail("infer: acceptance is the MTP drafts' acceptance: it needs mtp (draft tokens per step)")
+    fail("infer: acceptance is the MTP drafts' acceptance: it needs mtp = N (draft tokens per step)")
   end
   if mtp > 0 and acc == nil then default("acceptance=0.85 (DeepSeek-V3: 85-90%)") end
   if mtp > 0 and (model.mtp_layers or 0) == 0 then

@@ -546,7 +546,9 @@ local function space_of(a, job, counts, policy)
     if d.base and type(a[k]) == "table" then
       space[k] = list_of(a[k], k)
       for i, v in ipairs(space[k]) do
-        if type(v) ~= "boolean" then fail("sweep: %s[%d] must be a boolean", k, i) end
+        if type(v) ~= "boolean" then
+          fail("sweep: %s[%d] must be true or false (got %s)", k, i, args.shown(v))
+        end
       end
       job[k] = nil
     end

@@ -336,8 +336,8 @@ local function step_choices(o, p, cfg, sweep, default)
   elseif fs ~= nil then
     -- one of its declared values: the resolve step checked it
     if cfg.compute ~= "fp8" then
-      fail("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision fp8 "
-        .. "(got %s)", fs, tostring(cfg.compute))
+      fail("train: fp8_scaling %s is how fp8 casts are scaled: it needs precision = "
+        .. "fp8 (got %s)", fs, tostring(cfg.compute))
     end
   end
   cfg.fp8_current = fs == "current"
@@ -358,8 +358,8 @@ local function step_choices(o, p, cfg, sweep, default)
     -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
     -- megatron stacks without sharding): say so, or "got zero 3" reads
     -- as what was asked for.
-    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp "
-      .. "full_shard (zero 3) and recompute full (got zero %s%s, recompute %s)",
+    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp = "
+      .. "full_shard (zero 3) and recompute = full (got zero %s%s, recompute = %s)",
       tostring(cfg.zero), (cfg.zero ~= 3 or cfg.fsdp) and ""
         or string.format(" without fsdp on the %s stack", tostring(cfg.stack)),
       tostring(cfg.recompute))
@@ -388,15 +388,15 @@ local function step_choices(o, p, cfg, sweep, default)
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
   if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep) then
-    fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels "
-      .. "eager (stack %s) there are none to capture: give kernels fused", tostring(cfg.stack))
+    fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = "
+      .. "eager (stack = %s) there are none to capture: give kernels = fused", tostring(cfg.stack))
   end
   -- Eager modules already price their loss op by op (Hugging Face's
   -- log_softmax and nll_loss, engine/train_layer.c train_ends_costs), so
   -- Megatron-Core's unfused loss would change nothing, in silence.
   if cfg.eager and cfg.unfused_loss then
-    fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels "
-      .. "eager (stack %s) the loss is already Hugging Face's, op by op: give kernels fused",
+    fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
+      .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
       tostring(cfg.stack))
   end
 end
@@ -438,7 +438,8 @@ function M.setup(o, sweep)
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"
   if o.host_bw ~= nil and not offloaded then
-    fail("train: host_bw is what the offloaded optimizer steps at; give offload too")
+    fail("train: host_bw is what the offloaded optimizer steps at; give offload = optimizer "
+      .. "or params+optimizer too")
   end
   if offloaded then
     local okh, bw = pcall(require("gpuplan.comm").host_bw, o.host_bw, sys, default, "train",

@@ -271,7 +271,7 @@ for my $t (
     # own rule, and the message says which stack takes the option.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--last-stage-layers', '5'],
-     qr/^gpuplan: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
+     qr/^gpuplan: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); --stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
     # DualPipe pairs stages on a rank; another partition rule would be
     # overridden by the ends' counts: both refused, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
@@ -286,10 +286,10 @@ for my $t (
      qr/^gpuplan: train: --first-stage-layers 10 and --last-stage-layers 10: with --pp 2 the two ends are every stage, so they hold all 32 layers$/m],
     # RL trains the policy's LLM: freezing it is refused, not ignored.
     [['fit', 'llava-1.5-7b', '--gpu', 'a100-sxm-80gb', '--method', 'grpo', '--no-train-llm'],
-     qr/^gpuplan: --train-llm false: method grpo trains the policy's language model$/m],
+     qr/^gpuplan: --no-train-llm: --method grpo trains the policy's language model$/m],
     # The advantage loop is PPO's: GRPO has no critic to estimate with.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--gae-ops', '5'],
-     qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); algo grpo has no value function$/m],
+     qr/^gpuplan: rl: --gae-ops is PPO's advantage estimate \(GAE over the critic's values\); --algo grpo has no value function$/m],
     [['infer', 'llama2-7b', '--gpu', 'h100-sxm', '--host-memory', '5xx'],
      qr/^gpuplan: infer: --host-memory: bad bytes '5xx': unknown unit 'xx'/m],
     # DP attention in the rollout engine splits its sequences beside its
@@ -304,11 +304,19 @@ for my $t (
      qr/^gpuplan: rl: --base-checkpoint assumes the mean response, --response-len 900 states it: give one of them$/m],
     [['rl', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--base-checkpoint'],
      qr/^gpuplan: rl: --base-checkpoint needs --response-max: the mean is assumed as a share of the limit$/m],
+    # A training offload the engine does not know is refused by its flag
+    # (it named the engine's field: "train: train.offload must be ...").
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
+     qr/^gpuplan: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+    [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
+     qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+    [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],
+     qr/^gpuplan: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
       '--unfused-loss'],
-     qr/^gpuplan: train: --unfused-loss is Megatron-Core's vocab-parallel cross-entropy; with kernels eager \(stack hf\) the loss is already Hugging Face's, op by op: give kernels fused$/m],
+     qr/^gpuplan: train: --unfused-loss is Megatron-Core's vocab-parallel cross-entropy; with --kernels eager \(--stack hf\) the loss is already Hugging Face's, op by op: give --kernels fused$/m],
     # vLLM's fused routing kernels on a model without their router would
     # change nothing: refused by flag, not ignored.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-fused-grouped-topk'],
@@ -670,11 +678,11 @@ for my $t (
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
      qr/^gpuplan: --lora-rank 100000 is above the model's hidden size 4096/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
-     qr/^gpuplan: infer: --disagg needs gpus: the prefill and decode pools together \(at least 2\)$/],
+     qr/^gpuplan: infer: --disagg needs --gpus N: the prefill and decode pools together \(at least 2\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
      qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16777216 \(got 0\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
-     qr/^gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs mtp/],
+     qr/^gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
      qr/^gpuplan: infer: --dp-attention needs an instance of more than one GPU/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--no-two-batch-overlap'], 1,
@@ -695,7 +703,7 @@ for my $t (
 # in the sentence it is a word: "the MTP drafts' acceptance".
 for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--fp8-scaling', 'current'],
-     "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs precision fp8 (got bf16)\n"],
+     "gpuplan: train: --fp8-scaling current is how fp8 casts are scaled: it needs --precision fp8 (got bf16)\n"],
     # fp8_scaling's values are its declaration's, checked where the flag is read.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
      "gpuplan: train: --fp8-scaling must be delayed, current or block (got string 'tensorwise')\n"],
@@ -703,7 +711,7 @@ for my $t (
       '--two-batch-overlap'],
      "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'],
-     "gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs mtp (draft tokens per step)\n"],
+     "gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N (draft tokens per step)\n"],
     ) {
     my ($args, $want) = @$t;
     ($c, $o, $e) = run_gp(@$args);
@@ -838,7 +846,7 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
                       '--cuda-graph-scope', 'attn');
 is($c, 1, '--cuda-graph-scope with eager kernels: refused');
 is($e, "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused kernels; with "
-       . "kernels eager (stack hf) there are none to capture: give kernels fused\n",
+       . "--kernels eager (--stack hf) there are none to capture: give --kernels fused\n",
    '... naming the flag and the kernels');
 
 # --moe-balance none leaves a MoE router unbalanced: a dense model has

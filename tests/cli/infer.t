@@ -112,7 +112,7 @@ unlike($o, qr/larger --offload-layers|--host-memory/,
        '... and neither a larger count nor more host memory offered (the GPU is short)');
 ($c, $o, $e) = run_gp('infer', 'llama2-13b', '--gpu', 'rtx-4090', '--offload-layers', '3');
 isnt($c, 0, '--offload-layers without --offload refused');
-like($e, qr/^gpuplan: infer: --offload-layers places layers in host memory; give offload too$/m,
+like($e, qr/^gpuplan: infer: --offload-layers places layers in host memory; give --offload too$/m,
      '... naming the option');
 ($c, $o, $e) = run_gp('infer', 'llama3.1-405b', '--gpu', 'rtx-4090', '--weights', 'nf4-dq',
                       '--kv', 'int8', '--target', '100');

@@ -166,8 +166,8 @@ t.raises(function() gp.train(t.with(base, { recompute_modules = "core_attn" })) 
          "unknown module 'core_attn'", "core_attn is recompute selective", true)
 t.raises(function() gp.train(t.with(base, { recompute_modules = "layernorm",
                                             recompute = "full" })) end,
-         "recompute_modules applies to recompute none or selective", "not with full", true)
+         "recompute_modules applies to recompute = none or selective", "not with full", true)
 t.raises(function() gp.train(t.with(base, { moe_probs = "experts" })) end,
          "moe_probs must be combine or activation", "moe_probs: the two places", true)
 t.raises(function() gp.train(t.with(base, { precision = "bf16", fp8_activations = true })) end,
-         "fp8_activations needs precision fp8", "fp8_activations without fp8", true)
+         "fp8_activations needs precision = fp8", "fp8_activations without fp8", true)

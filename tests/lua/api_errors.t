@@ -52,7 +52,7 @@ check(function() gp.infer { model = M7, gpu = H, tp = 3 } end, "infer: tp 3 does
 check(function() gp.infer { model = M7, gpu = H, weights = "int3" } end, "unknown weight format 'int3'", "infer: unknown weights")
 check(function() gp.infer { model = M7, gpu = H, price = "12XYZ/h" } end, "infer: price: unknown currency 'XYZ'", "infer: unknown currency")
 check(function() gp.infer { model = M7, gpu = H, input = 1e15 } end, "infer: input must be a whole number of tokens, 1..16777216", "infer: input 1e15")
-check(function() gp.infer { model = M7, gpu = H, batch = 2, concurrency = 4 } end, "infer: give batch or concurrency, not both", "infer: batch and concurrency")
+check(function() gp.infer { model = M7, gpu = H, batch = 2, concurrency = 4 } end, "infer: give batch = N or concurrency = N, not both", "infer: batch and concurrency")
 check(function() gp.infer { model = M7, gpu = H, gpuz = 2 } end, "infer: unknown argument 'gpuz'", "infer: misspelt argument")
 check(function() gp.infer { model = M7, gpu = H, kv = "fp3" } end, "infer: unknown kv dtype 'fp3'", "infer: unknown kv dtype")
 check(function() require("gpuplan.infer").sweep { model = M7, gpu = H, tp = 0 } end, "infer: tp must be a whole number 1..16777216 (got 0)", "infer.sweep: tp 0")

@@ -39,5 +39,5 @@ t.ok(r5.predicted > r32.predicted, "5 recomputed layers: more tokens/s than all 
 local ratio = rn.predicted / r5.predicted
 t.ok(ratio > 1.02 and ratio < 1.08, string.format("none / 5 layers = %.3f, about 1 + 5/96", ratio))
 local bad = validate.predict(with_par { recompute = "none", recompute_layers = 5 }, cat)
-t.like(bad.reason, "recompute_layers applies to recompute = \"full\"",
+t.like(bad.reason, "recompute_layers applies to recompute = full (got recompute = none)",
        "recompute_layers without full recompute is refused", true)

@@ -38,15 +38,15 @@ t.near(gp.train(t.with(on, { ckpt_outside_fsdp = true })).step_s - gp.train(on).
 
 -- Refused where there is no checkpoint around a resharded unit.
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, recompute = "none" })) end,
-  "it needs fsdp full_shard (zero 3) and recompute full (got zero 3, recompute none)",
+  "it needs fsdp = full_shard (zero 3) and recompute = full (got zero 3, recompute = none)",
   "no recompute", true)
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = "shard_grad_op",
   zero = 2 })) end, "ckpt_outside_fsdp is a checkpoint around each FSDP unit", "shard_grad_op", true)
 -- DeepSpeed's stage 3 (zero 3 on the deepspeed stack) has no FSDP unit:
 -- the refusal says the zero 3 it got is not FSDP's.
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = false,
-  stack = "deepspeed" })) end, "(got zero 3 without fsdp on the deepspeed stack, recompute full)",
+  stack = "deepspeed" })) end, "(got zero 3 without fsdp on the deepspeed stack, recompute = full)",
   "zero 3 without fsdp: named as such", true)
 -- Not a boolean: refused, the value shown as given.
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = "yes" })) end,
-  "train: ckpt_outside_fsdp must be a boolean (got string 'yes')", "a string refused", true)
+  "train: ckpt_outside_fsdp must be true or false (got string 'yes')", "a string refused", true)

@@ -80,5 +80,5 @@ t.like(err { cuda_graph_scope = { "attn", 3 } }, "cuda_graph_scope%[2%] must be 
 -- Eager modules launch each op themselves: no fused layer to capture, so
 -- a scope would change nothing; refused rather than ignored.
 t.like(err { cuda_graph_scope = "attn", kernels = "eager" },
-       "cuda_graph_scope captures Transformer Engine's fused kernels; with kernels eager",
+       "cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = eager",
        "graphs with eager kernels refused")

@@ -52,6 +52,52 @@ named("train", "train: the uneven split replaces the partition rule (partition p
   "train: the uneven split replaces the partition rule (--partition parameters)",
   "an enum beside one of its declared values")
 
+-- A flag beside true or false is the flag as the user turns it.
+named("fit", "train_llm false: method = grpo trains the policy's language model",
+  "--no-train-llm: --method grpo trains the policy's language model", "a flag's false: --no-")
+-- An assigned value that is also an option's name is still the value.
+named("train", "train: host_bw needs it; give offload = optimizer or params+optimizer too",
+  "train: --host-bw needs it; give --offload optimizer or params+optimizer too",
+  "offload = optimizer, though optimizer is an option too")
+named("infer", "infer: offload_layers needs it; give offload = true too",
+  "infer: --offload-layers needs it; give --offload too", "infer's offload is a flag")
+-- A chain of equalities is no assignment: its words stay.
+named("infer", "infer: ep 8: the experts are split (ep = tp = 4)",
+  "infer: --ep 8: the experts are split (ep = tp = 4)", "a chain of '='")
+
+-- A flag is true or false: every flag each Lua function takes refuses
+-- another value with the one message, naming the key and what it got
+-- (each reader said it its own way: "(got no)", "(got string)").
+local bad, flags = {}, 0
+for _, cmd in ipairs(options.COMMANDS) do
+  for name in pairs(options.keys(cmd)) do
+    local d = options.get(name)
+    local v = options.view(d, cmd)
+    if d.kind == "flag" and v.type == "flag" and not v.own then
+      flags = flags + 1
+      local _, msg = options.check(name, "yes", cmd)
+      if msg ~= name .. " must be true or false (got string 'yes')" then
+        bad[#bad + 1] = cmd .. " " .. name .. ": " .. tostring(msg)
+      end
+    end
+  end
+end
+t.ok(flags > 40, "the flags of five commands checked (" .. flags .. ")")
+t.is(#bad, 0, "every flag refuses 'yes' with one message")
+for _, b in ipairs(bad) do t.diag(b) end
+-- gp.sweep (plan) takes a list of a flag to search both.
+t.is(select(2, options.check("tp_overlap", { false, true }, "plan")), nil, "plan: a flag's list")
+t.raises(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+                               tp_overlap = { false, "yes" } } end,
+  "sweep: tp_overlap[2] must be true or false (got string 'yes')", "plan: each element", true)
+-- A training offload the engine does not know, named by its key (the
+-- engine's own check named its field, train.offload).
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 2,
+                               offload = "nvme" } end,
+  "offload must be none, optimizer or params+optimizer (got string 'nvme')", "offload's values", true)
+t.ok(not select(2, pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 2,
+  offload = "nvme" })):find("train.offload", 1, true), "not the engine's field")
+
 -- From Lua the same error names the keys the script wrote.
 local ok, e = pcall(gp.rl, { model = "qwen3-8b", gpu = "h100-sxm", gpus = 8, base_checkpoint = true })
 t.ok(not ok and tostring(e):find("rl: base_checkpoint needs response_max: ", 1, true),

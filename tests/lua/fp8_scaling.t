@@ -60,4 +60,4 @@ t.ok(not said(gp.train(t.with(job, { precision = "bf16" })), "fp8_scaling=delaye
 t.raises(function() gp.train(t.with(job, { fp8_scaling = "tensorwise" })) end,
   "fp8_scaling must be delayed, current or block", "an unknown scaling is refused")
 t.raises(function() gp.train(t.with(job, { precision = "bf16", fp8_scaling = "current" })) end,
-  "needs precision fp8", "fp8_scaling without fp8 is refused")
+  "needs precision = fp8", "fp8_scaling without fp8 is refused")

@@ -309,7 +309,7 @@ t.near(p4.itl_s - p3.itl_s, 2 * (p4.offload_bytes - p3.offload_bytes) / 25.216e9
 t.raises(function() opp(21) end, "infer: offload_layers 21 exceeds the 20 layers of a GPU's stage",
          "a count above the stage's layers refused", true)
 t.raises(function() infer.infer { model = "llama2-13b", gpu = "rtx-4090", offload_layers = 2 } end,
-         "infer: offload_layers places layers in host memory; give offload too",
+         "infer: offload_layers places layers in host memory; give offload = true too",
          "offload_layers without offload refused", true)
 
 -- Sweep: tokens/s grows with the batch until the KV limit, ITL too.
@@ -337,7 +337,7 @@ t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", weights
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", tp = 3, gpus = 3 } end,
          "tp 3 does not divide the 32 attention heads", "tp must divide heads", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 2, concurrency = 4 } end,
-         "batch or concurrency", "batch and concurrency together", true)
+         "batch = N or concurrency = N", "batch and concurrency together", true)
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "nope" } end, "unknown gpu", "unknown gpu", true)
 -- The binding names the field it could not read.
 local core = require "gpuplan.core"
@@ -397,7 +397,7 @@ t.raises(function() gp.roofline { gpu = "h100-sxm", op = "gemm" } end,
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = "no" } end,
   "infer: offload must be a boolean (got string)", "offload type checked", true)
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", flash = "no" } end,
-  "infer: flash must be a boolean (got string)", "flash type checked", true)
+  "infer: flash must be true or false (got string 'no')", "flash type checked", true)
 -- A zero host bandwidth or host memory turned offloading off in silence
 -- (the engine offloads only over a positive bandwidth).
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", offload = true, host_bw = 1e11 } end,

@@ -286,7 +286,7 @@ do
     lora_zero_pad = true }
   t.near(gl3.allocated - gl2.allocated, 1342177280, 1e-12, "zero pad keeps q + v widths per token per layer")
   t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, lora_zero_pad = "yes" } end,
-    "lora_zero_pad must be a boolean", "lora_zero_pad type checked")
+    "lora_zero_pad must be true or false (got string 'yes')", "lora_zero_pad type checked", true)
   -- LitGPT generate sizes its KV cache for prompt + max_new_tokens (9 +
   -- 50 = 59 tokens), the case's seq_len only caps it.
   local ci = case("LitGPT resource tables", "infer")
@@ -305,7 +305,7 @@ do
   t.ok(not has(ds, "input_len=9") and has(ds, "ctx=1024 (prompt 1000 + output 24)"), "stated lengths win")
 end
 t.raises(function() memory.memory { model = "llama2-7b", capacity = 80e9, paged_optimizer = 1 } end,
-  "paged_optimizer must be a boolean", "paged_optimizer type checked")
+  "paged_optimizer must be true or false (got 1)", "paged_optimizer type checked", true)
 -- FSDP's CPU offload with an 8-bit AdamW (torchao's AdamW8bit, the one
 -- torchtune's distributed recipes take: "All of our recipes support
 -- lower-precision optimizers from the torchao library. For single device
@@ -372,7 +372,7 @@ do
                                   train_vision = true } end,
     "LoRA/QLoRA freeze the whole base", "LoRA cannot train the tower")
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", train_vision = "yes" } end,
-    "train_vision must be a boolean", "train_vision type checked")
+    "train_vision must be true or false (got string 'yes')", "train_vision type checked", true)
   t.raises(function() gp.memory { model = "qwen2-vl-7b", gpu = "h100-sxm", method = "infer",
                                   images = 2 } end,
     "images: applies to training; for inference count the image tokens in ctx",

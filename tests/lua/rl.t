@@ -296,7 +296,7 @@ t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", rollout_piecew
          "rl: rollout_piecewise is vLLM's CUDA graph mode", "rollout_piecewise with the hybrid engine",
          true)
 t.raises(function() gp.rl(copy(base, { rollout_piecewise = "yes" })) end,
-         "rl: rollout_piecewise must be a boolean", "rollout_piecewise is a boolean", true)
+         "rl: rollout_piecewise must be true or false (got string 'yes')", "rollout_piecewise is a boolean", true)
 
 -- vLLM without CUDA graphs (rollout_eager): the host dispatches each op of
 -- a decode step.  Ops per layer (rl.eager_ops_per_layer, the kernel
@@ -384,7 +384,7 @@ t.raises(function()
 end, "rl: rollout_fused_grouped_topk is vLLM's routing kernel",
      "rollout_fused_grouped_topk with the hybrid engine refused", true)
 t.raises(function() gp.rl(copy(base, { rollout_fused_grouped_topk = 1 })) end,
-         "rl: rollout_fused_grouped_topk must be a boolean",
+         "rl: rollout_fused_grouped_topk must be true or false (got 1)",
          "rollout_fused_grouped_topk is a boolean", true)
 -- Llama 3.2 1B (16 layers, 2.5 GB of weights: about 1 ms of GPU a step)
 -- at TP 1: a tail step (one sequence) is the host's (16 x 10 + 10 outer)
@@ -404,7 +404,7 @@ t.ok(re.rollout.itl_last >= host_step and re.rollout.itl_last < host_step + 20e-
 t.ok(rg.rollout.itl_last < 0.5 * re.rollout.itl_last, "graph-replayed, under half of that")
 t.ok(phase(re, "rollout").seconds > phase(rg, "rollout").seconds, "so the rollout is longer")
 t.raises(function() gp.rl(copy(base, { rollout_eager = 1 })) end,
-         "rl: rollout_eager must be a boolean", "rollout_eager is a boolean", true)
+         "rl: rollout_eager must be true or false (got 1)", "rollout_eager is a boolean", true)
 
 -- Only the limit given: the mean is assumed at rl.RESPONSE_SHARE = 0.696 of
 -- it (the median of NeMo RL v0.5's 23 published runs) and said so.  Hand:
@@ -453,7 +453,7 @@ t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", frontend_host 
          "rl: frontend_host is vLLM's in-process frontend", "frontend_host with the hybrid engine",
          true)
 t.raises(function() gp.rl(copy(base, { async_scheduling = "yes" })) end,
-         "rl: async_scheduling must be a boolean", "async_scheduling is a boolean", true)
+         "rl: async_scheduling must be true or false (got string 'yes')", "async_scheduling is a boolean", true)
 t.raises(function() gp.rl(copy(base, { algo = "dpo" })) end, "rl: algo must be grpo or ppo",
          "bad algo", true)
 t.raises(function() gp.rl(copy(base, { method = "grpo" })) end,

@@ -85,5 +85,5 @@ t.raises(function() gp.rl(with(base, { rollout_dp_attention = true })) end,
   "rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1 (the experts over the engine's GPUs)",
   "DP attention without rollout_ep", true)
 t.raises(function() gp.rl(with(base, { rollout_ep = 8, rollout_dp_attention = "yes" })) end,
-  "rl: rollout_dp_attention must be a boolean (got string 'yes')", "a non-boolean", true)
+  "rl: rollout_dp_attention must be true or false (got string 'yes')", "a non-boolean", true)
 t.done_testing()

@@ -123,7 +123,7 @@ t.raises(function() gp.rl(with(ex, { staleness = 1, refit_drain = true })) end,
          "refit_drain applies to separate pools at staleness >= 2 (got staleness 1)",
          "refit_drain at staleness 1 refused", true)
 t.raises(function() gp.rl(with(ex, { staleness = 8, refit_drain = 1 })) end,
-         "rl: refit_drain must be a boolean (got 1)", "refit_drain not a boolean", true)
+         "rl: refit_drain must be true or false (got 1)", "refit_drain not a boolean", true)
 
 -- Refusals: a staleness is a whole number of steps of separate pools.
 t.raises(function() gp.rl(with(ex, { staleness = 1.5 })) end,

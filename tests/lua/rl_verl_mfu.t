@@ -117,5 +117,5 @@ t.is(jb.response_len, 929, "gp.rl base_checkpoint: 0.11344 x 8192")
 t.like(table.concat(jb.defaults, "; "), "response_len=929 %(assumed: 0.113 x response_max", "said")
 t.raises(function() gp.rl { model = "qwen3-30b-a3b", gpu = "h20", gpus = 8, response_max = 8192,
                             base_checkpoint = "yes" } end,
-  "rl: base_checkpoint must be a boolean (got string 'yes')", "a non-boolean refused", true)
+  "rl: base_checkpoint must be true or false (got string 'yes')", "a non-boolean refused", true)
 t.done_testing()

@@ -41,7 +41,7 @@ ok, e = train { pp = 1, tp = 8, last_stage_layers = 4 }
 t.ok(not ok and tostring(e):find("last_stage_layers applies to pipeline stages", 1, true),
   "pp 1: refused")
 ok, e = train { last_stage_layers = 5, stack = "deepspeed" }
-t.ok(not ok and tostring(e):find("stack deepspeed partitions by its own rule", 1, true),
+t.ok(not ok and tostring(e):find("stack = deepspeed partitions by its own rule", 1, true),
   "DeepSpeed's pipeline: refused")
 ok, e = train { last_stage_layers = 5, vpp = 2 }
 t.ok(not ok and tostring(e):find("without interleaving (vpp 2)", 1, true),

@@ -31,11 +31,11 @@ t.near(on2.step_s - off2.step_s, 2 * want, 0.02, "paid per micro-batch")
 -- switch names Megatron-Core's path, which eager modules do not run, so
 -- asking for both is refused rather than ignored.
 t.raises(function() gp.train(t.with(job, { unfused_loss = true, kernels = "eager" })) end,
-         "train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels "
-         .. "eager (stack megatron) the loss is already Hugging Face's, op by op: give kernels "
+         "train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
+         .. "eager (stack = megatron) the loss is already Hugging Face's, op by op: give kernels = "
          .. "fused", "eager kernels: refused, naming both", true)
 t.raises(function() gp.train(t.with(job, { unfused_loss = "yes" })) end,
-         "unfused_loss must be a boolean", "a non-boolean is refused")
+         "unfused_loss must be true or false (got string 'yes')", "a non-boolean is refused", true)
 
 -- The Megatron-Core profile (predict/train.lua) for a case whose source
 -- names Megatron-Core: TE's fused attention, the README's overlaps and
