@@ -364,6 +364,14 @@ local function step_choices(o, p, cfg, sweep, default)
         or string.format(" without fsdp on the %s stack", tostring(cfg.stack)),
       tostring(cfg.recompute))
   end
+  -- A plan searches the recompute, but only a stated FSDP full_shard
+  -- makes its layouts FSDP's (cfg.fsdp): without it no layout would take
+  -- the third gather, and the flag would change nothing.
+  if cfg.ckpt_outside_fsdp and sweep and (not cfg.fsdp or cfg.zero ~= 3) then
+    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: a plan prices it "
+      .. "only with fsdp = full_shard given (got %s)",
+      o.fsdp ~= nil and "fsdp = " .. tostring(o.fsdp) or "no fsdp")
+  end
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
   -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(9)
 
 local parts = t.parts
 
@@ -50,3 +50,11 @@ t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = true, fsdp = fals
 -- Not a boolean: refused, the value shown as given.
 t.raises(function() gp.train(t.with(job, { ckpt_outside_fsdp = "yes" })) end,
   "train: ckpt_outside_fsdp must be true or false (got string 'yes')", "a string refused", true)
+-- A plan searches the recompute, but without a stated FSDP full_shard no
+-- layout it prices is an FSDP unit: refused, not ignored; with it the
+-- plan runs.
+local sw = { model = "llama3-70b", gpu = "h100-sxm", gpus = 32, top = 1, stack = "hf",
+             ckpt_outside_fsdp = true }
+t.raises(function() gp.sweep(sw) end,
+  "a plan prices it only with fsdp = full_shard given (got no fsdp)", "plan without fsdp", true)
+t.ok(pcall(gp.sweep, t.with(sw, { fsdp = "full_shard" })), "plan with fsdp full_shard")
