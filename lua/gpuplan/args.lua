@@ -5,10 +5,14 @@ local config = require "gpuplan.config"
 local M = {}
 
 -- A bad value as a message shows it: NaN in one spelling (the C library
--- prints "nan" or "-nan"), a string quoted with its type.
+-- prints "nan" or "-nan"), a string quoted with its type, a table or a
+-- function by its kind.
 function M.shown(v)
   if v ~= v then return "NaN" end
   if type(v) == "string" then return "string '" .. v .. "'" end
+  -- A table or a function by its kind: its address ("table: 0x55...")
+  -- says nothing to the user and differs every run.
+  if type(v) ~= "number" and type(v) ~= "boolean" and v ~= nil then return "a " .. type(v) end
   return tostring(v)
 end
 

@@ -1385,6 +1385,19 @@ local KIND_RANGE = {
   bandwidth = { 0, math.huge }, duration = { 0, math.huge },
 }
 
+-- Is flag name one gp.sweep searches as a list ({false, true})?  The
+-- engine's sweep dimensions that default to the job's own value.
+local swept
+local function swept_flag(name)
+  if not swept then
+    swept = {}
+    for _, d in ipairs(require("gpuplan.core").SWEEP_DIMS) do
+      if d.base then swept[d.name] = true end
+    end
+  end
+  return swept[name] == true
+end
+
 -- Option name's value v checked by its declared kind and range, as the
 -- command cmd takes it: returns the value (a quantity as its SI number),
 -- or nil and what is wrong, naming shown_name (the CLI's --flag; default
@@ -1408,10 +1421,12 @@ function M.check(name, v, cmd, shown_name)
   end
   -- A flag is on or off: true or false, said by one message whatever
   -- its reader (each said "must be a boolean" its own way: "(got no)",
-  -- "(got string)").  gp.sweep (plan) takes a list of one to search both,
+  -- "(got string)").  gp.sweep (plan) takes a list of the flags it
+  -- searches (the engine's SWEEP_DIMS with a base value: tp_overlap ...),
   -- each element checked where it reads the list.
   if d and d.kind == "flag" and not (variant and (variant.own or variant.type))
-     and type(v) ~= "boolean" and not (cmd == "plan" and type(v) == "table") then
+     and type(v) ~= "boolean" and not (cmd == "plan" and type(v) == "table"
+       and swept_flag(name)) then
     return nil, string.format("%s must be true or false (got %s)", shown_name or name, shown(v))
   end
   if not range or (variant and (variant.own or variant.type)) or type(v) == "boolean" then

@@ -90,6 +90,16 @@ t.is(select(2, options.check("tp_overlap", { false, true }, "plan")), nil, "plan
 t.raises(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
                                tp_overlap = { false, "yes" } } end,
   "sweep: tp_overlap[2] must be true or false (got string 'yes')", "plan: each element", true)
+-- Only the flags it searches: another flag's list was taken as on, or
+-- reached the engine's binding ("bad argument #4 to
+-- 'gpuplan.core.sweep' (train.flash must be a boolean (got table))"),
+-- and a table showed its address, which differs every run.
+t.raises(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+                               ckpt_outside_fsdp = { false, true } } end,
+  "sweep: ckpt_outside_fsdp must be true or false (got a table)", "plan: a flag it does not search", true)
+local okf, ef = pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, flash = {} })
+t.ok(not okf and tostring(ef):find("sweep: flash must be true or false (got a table)", 1, true)
+  and not tostring(ef):find("gpuplan.core", 1, true), "plan: flash's list, not the binding's words")
 -- A training offload the engine does not know, named by its key (the
 -- engine's own check named its field, train.offload).
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 2,
