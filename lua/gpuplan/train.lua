@@ -478,7 +478,9 @@ function M.setup(o, sweep)
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
   end
   local okd, device = pcall(require("gpuplan.roofline").device, gpu, cat, o.attn_kernel)
-  if not okd then fail("train: %s", tostring(device)) end
+  -- roofline.device is a public function: its error already names the
+  -- caller's line, which fail names again.
+  if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel)
   end

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(6)
 
 -- Llama 3 8B (32 layers, 32 heads of 128) on one GPU, one 8192-token
 -- sequence, nothing recomputed: the two kernels differ only in the
@@ -51,6 +51,10 @@ t.near(eff.memory.total, fa2.memory.total, 1e-12, "memory as FlashAttention's")
 -- and what the arch has.
 t.raises(function() gp.train(t.with(job, { gpu = "b200", attn_kernel = "efficient" })) end,
   "no measurement of attention kernel 'efficient' on b200", "b200: no measurement", true)
+-- ... and names the caller's line once, not once more inside "train: ".
+local _, em = pcall(gp.train, t.with(job, { gpu = "b200", attn_kernel = "efficient" }))
+local _, npos = tostring(em):gsub("%.t:%d+: ", "")
+t.is(npos, 1, "the caller's line named once: " .. tostring(em))
 
 -- A case file may state it (workload.attn_kernel), as the DeepCompile
 -- benchmark's code implies: validate predicts the case with the kernel,
