@@ -271,8 +271,9 @@ static int rl_pools(const rl_cfg *c, rl_result *out, double *tgpus,
 		*rgpus = c->rollout_gpus;
 	}
 	if (fmod(*rgpus, rg) != 0)
-		return gp_fail(err, "the rollout engine's tp x pp = %d does "
-			       "not divide the %g GPUs of the rollout pool",
+		return gp_fail(err, "the rollout engine's rollout_tp x "
+			       "rollout_pp = %d does not divide the %g GPUs "
+			       "of the rollout pool",
 			       rg, *rgpus);
 	*engines = *rgpus / rg;
 	out->gpus = (c->colocated ? *tgpus : *tgpus + *rgpus) +

@@ -1547,7 +1547,11 @@ function M.flags_named(cmd, msg)
       -- "name = value" closing a clause (the end, punctuation, or a word
       -- going on: not an operator), not a link of "a = b = c".
       local v, after = msg:match("^ = ([%w_%.%-]+)()", e)
-      local chained = msg:sub(1, s - 1):match("= $") ~= nil
+      -- after "=" or an operator ("tp x pp = 6") it is a term of an
+      -- expression, not an assignment
+      local before = msg:sub(1, s - 1)
+      local chained = before:match("= $") or before:match("%f[%w]x $")
+        or before:match("[%*%+/] $")
       local closes = v and not chained and (after > #msg
         or msg:sub(after, after):match("[%),;:%.]")
         or msg:match("^ %a%a", after) or msg:match("^ %(", after))

@@ -517,6 +517,19 @@ local function space_of(a, job, counts, policy)
     key = a.key or "time", top = a.top or 10,
   }
   fsdp_space(a, space, job)
+  -- Each list's values, refused by the key and the place in the list: the
+  -- engine's binding named its own field ("sweep.zero: values are 0..3",
+  -- "sweep.sp[1] must be a boolean").
+  local function each(k, good, want)
+    for i, x in ipairs(space[k]) do
+      if not good(x) then fail("sweep: %s[%d] must be %s (got %s)", k, i, want, args.shown(x)) end
+    end
+  end
+  each("zero", function(x) local z = math.tointeger(x); return z and z >= 0 and z <= 3 end,
+    "0, 1, 2 or 3")
+  each("micro_batch", function(x) local m = math.tointeger(x); return m and m >= 1
+    and m <= options.COUNT_MAX end, "a whole number 1..16777216")
+  each("sp", function(x) return type(x) == "boolean" end, "true or false")
   if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
   end

@@ -312,6 +312,14 @@ for my $t (
      qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],
      qr/^gpuplan: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+    # The rollout engine's size, named by the flags that set it (it read
+    # "tp x --pp 3", the training pipeline's flag).
+    [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-tp', '3'],
+     qr/^gpuplan: rl: the rollout engine's --rollout-tp x --rollout-pp = 3 does not divide the 8 GPUs of the rollout pool$/m],
+    # plan's lists are checked by their key and place, not by the engine's
+    # binding ("sweep: sweep.zero: values are 0..3 (got 5)").
+    [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1,5'],
+     qr/^gpuplan: sweep: zero\[2\] must be 0, 1, 2 or 3 \(got 5\)$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',

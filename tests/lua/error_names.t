@@ -41,6 +41,13 @@ named("rl", "rl: rollout_dp_attention needs rollout_ep = rollout_tp > 1",
   "rl: --rollout-dp-attention needs --rollout-ep = --rollout-tp > 1", "an equation of options")
 named("train", "train: global_batch 12 is not a multiple of dp x batch = 8 x 1",
   "train: --global-batch 12 is not a multiple of dp x batch = 8 x 1", "a product keeps its words")
+-- A term after an operator is no assignment either: "tp x pp = 3" is
+-- a product (it read "tp x --pp 3", the training pipeline, in an error
+-- about the rollout engine's).
+named("rl", "rl: an engine's tp x pp = 3 does not divide the 8 GPUs",
+  "rl: an engine's tp x pp = 3 does not divide the 8 GPUs", "a product's term")
+named("rl", "rl: rollout_tp x rollout_pp = 3 does not divide the 8 GPUs",
+  "rl: --rollout-tp x --rollout-pp = 3 does not divide the 8 GPUs", "a product of options")
 -- Words of the sentence that are one-word option names stay words.
 named("infer", "infer: acceptance is the MTP drafts' acceptance: the model has no input",
   "infer: --acceptance is the MTP drafts' acceptance: the model has no input",
@@ -100,6 +107,22 @@ t.raises(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
 local okf, ef = pcall(gp.sweep, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, flash = {} })
 t.ok(not okf and tostring(ef):find("sweep: flash must be true or false (got a table)", 1, true)
   and not tostring(ef):find("gpuplan.core", 1, true), "plan: flash's list, not the binding's words")
+-- gp.sweep's lists of values, each refused by its key and place (the
+-- engine's binding named its field: "sweep.zero: values are 0..3",
+-- "sweep.sp[1] must be a boolean").
+for _, c in ipairs {
+  { { zero = { 1, 5 } }, "sweep: zero[2] must be 0, 1, 2 or 3 (got 5)" },
+  { { zero = { "a" } }, "sweep: zero[1] must be 0, 1, 2 or 3 (got string 'a')" },
+  { { micro_batch = { 2, "a" } }, "sweep: micro_batch[2] must be a whole number 1..16777216 (got string 'a')" },
+  { { sp = { "yes" } }, "sweep: sp[1] must be true or false (got string 'yes')" },
+} do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8 }
+  for k, v in pairs(c[1]) do o[k] = v end
+  local ok, e = pcall(gp.sweep, o)
+  t.ok(not ok and tostring(e):find(c[2], 1, true) and not tostring(e):find("sweep.", 1, true),
+    "gp.sweep: " .. c[2])
+  if ok or not tostring(e):find(c[2], 1, true) then t.diag(tostring(e)) end
+end
 -- A training offload the engine does not know, named by its key (the
 -- engine's own check named its field, train.offload).
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 2,
