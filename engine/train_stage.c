@@ -628,6 +628,8 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 	if (r->k == x->y.pp - 1)
 		head = (x->e.p.lm_head > 0 ? x->e.p.lm_head :
 			(x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+	if (emb <= 0 && head <= 0)
+		return;	/* a middle stage holds neither end */
 	on_b = c->overlap_param_gather || c->overlap_grad_reduce;
 	if (gathered) {
 		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
