@@ -352,7 +352,7 @@ static double channel_share(const comm_ctx *c, gp_algo a, gp_proto p)
 }
 
 static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
-			 double share);
+			 double share, int release);
 
 /* The bandwidth term bwt of a ring or tree on the channels a message of
  * its size gets: no less than at nc channels' own rate. */
@@ -363,7 +363,7 @@ static double on_channels(const comm_ctx *c, gp_algo a, gp_proto p,
 
 	if (share >= 1.0)
 		return bwt;
-	alg = nccl_algbw(c, a, p, share);
+	alg = nccl_algbw(c, a, p, share, 0);
 	return alg > 0.0 ? max2(bwt, c->bytes / alg) : bwt;
 }
 
@@ -937,7 +937,8 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
  * 200 Gb/s the cap keeps the ring (nccl-tests#100's HGX A100s, 91 GB/s,
  * a ring's).  The LL128 caps (perChMaxRingLL128Bws,
  * perChMaxTreeLL128Bws) are not modelled.  Protocols: LL at half the bus
- * bandwidth ("busBw * .5" for the ring, "1.0 / 3.8" for the tree), LL128
+ * bandwidth ("busBw * .5" for the ring, a quarter or a third before 2.21.5:
+ * nccl_ring_ll_share; "1.0 / 3.8" for the tree), LL128
  * at 0.92 (ring; tree 7/9 on one node, 120/128 across nodes), LL capped
  * by llMaxBw (ll_max).  The tree
  * keeps its correction factor per size (tree_corr).  Latencies are the
@@ -952,10 +953,35 @@ static double ll_max(const comm_ctx *c)
 	return c->t->ll_max_bw > 0.0 ? c->t->ll_max_bw : HUGE_VAL;
 }
 
+/* The share of the bus bandwidth NCCL's tuner gives a ring with LL, for
+ * the release the topology names (0: the latest modelled).  From 2.21.5
+ * half ("busBw * .5"); from 2.7 to 2.20.5 a quarter for all-reduce,
+ * reduce and any ring across nodes and a third for the others
+ * ("busBw * ((nNodes > 1 || coll == ncclFuncAllReduce || coll ==
+ * ncclFuncReduce) ? 1.0/4.0 : 1.0/3.0)"); before 2.7 a quarter ("busBw
+ * *= 1.0/4.0", 2.5.6) (NVIDIA/nccl src/graph/tuning.cc,
+ * ncclTopoTuneModel, at each tag).  Only the ranking moves: an older
+ * release leaves LL for LL128 or Simple at smaller sizes (8 x A100,
+ * all-reduce: 2.18.5 runs LL128 at 2 MiB, 2.21.5 on keep LL); the
+ * time of the protocol it runs is its own (price_ring). */
+static double nccl_ring_ll_share(const comm_ctx *c)
+{
+	int v = c->t->nccl_version;
+
+	if (v == 0 || v >= 22100)
+		return 0.5;
+	if (v < 20700 || c->nn > 1 || c->op == GP_ALL_REDUCE ||
+	    c->op == GP_REDUCE)
+		return 0.25;
+	return 1.0 / 3.0;
+}
+
 /* NCCL's algbw for a ring or tree (all-reduce) on `share` of the link's
- * channels, B/s; 0 for other algorithms. */
+ * channels, B/s; 0 for other algorithms.  `release`: the ring's LL share
+ * of the topology's NCCL release, as its tuner ranks (nccl_ring_ll_share);
+ * 0: the latest's, the rate a channel moves at (on_channels). */
 static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
-			 double share)
+			 double share, int release)
 {
 	double S = c->bytes, B, bus, alg;
 
@@ -973,7 +999,8 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 			(c->op == GP_ALL_GATHER || c->op == GP_REDUCE_SCATTER) ?
 			c->n - 1.0 : c->n;
 
-		bus = p == GP_PROTO_LL ? 0.5 * B :
+		bus = p == GP_PROTO_LL ?
+			(release ? nccl_ring_ll_share(c) : 0.5) * B :
 		      p == GP_PROTO_LL128 ? 0.92 * B : B;
 		if (p == GP_PROTO_LL)
 			bus = min2(bus, ll_max(c));
@@ -1003,7 +1030,7 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
-	double alg = nccl_algbw(c, a, p, 1.0);
+	double alg = nccl_algbw(c, a, p, 1.0, 1);
 
 	if (a == GP_ALGO_RING) {
 		double w = ring_proxy_wait(c, p) + ring_net_extra(c, p);

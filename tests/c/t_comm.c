@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(107);
+	plan(110);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -120,6 +120,30 @@ int main(void)
 	is_num(r.time, 15.0 * US, 1e-3, "8-byte all_reduce = 15.0 us (LL)");
 	ok(r.proto == GP_PROTO_LL, "8 bytes use LL");
 	ok(r.time > 10 * US && r.time < 30 * US, "8-byte all_reduce 10-30 us");
+
+	/* --- the ring's LL as each NCCL release ranks it ---
+	 * 2 MiB on the 8 x A100 above (240 GB/s, NVLink steps 0.6 / 1.9 /
+	 * 3.4 us).  NCCL's estimates, latency + bytes / algbw, algbw = busBw x
+	 * 8 / 14:  LL128  14 + 14 x 1.9 = 40.6 us, busBw 0.92 x 240 = 220.8:
+	 * 16.6 us, 57.2 us in all;  Simple  8.4 + 14 x 3.4 = 56 us + 2 MiB /
+	 * 137.1 GB/s = 15.3: 71.3 us;  LL  6.6 + 14 x 0.6 = 15 us, busBw half
+	 * the link's from 2.21.5 (120: 30.6 us, 45.6 us, ahead of LL128) and
+	 * a quarter for all-reduce before it (60: 61.2 us, 76.2 us, behind
+	 * both) -- tuning.cc "busBw * .5" against "busBw * ((nNodes > 1 ||
+	 * coll == ncclFuncAllReduce || coll == ncclFuncReduce) ? 1.0/4.0 :
+	 * 1.0/3.0)".  The trees cost more (LL128: 31.5 + 40.7 = 72.2 us). */
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, 2.0 * MiB, 8, &r, &e));
+	ok(r.algo == GP_ALGO_RING && r.proto == GP_PROTO_LL,
+	   "2 MiB, latest NCCL: LL at half the link ranks first");
+	a100.nccl_version = 21805;
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, 2.0 * MiB, 8, &r, &e));
+	ok(r.algo == GP_ALGO_RING && r.proto == GP_PROTO_LL128,
+	   "2 MiB, NCCL 2.18.5: LL at a quarter of the link, LL128 first");
+	/* The release moves the ranking, not the price of what runs: LL's
+	 * time at 8 bytes is the same 15.0 us. */
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, 8, 8, &r, &e));
+	is_num(r.time, 15.0 * US, 1e-3, "NCCL 2.18.5, 8 bytes: LL, 15.0 us");
+	a100.nccl_version = 0;
 
 	/* --- NVLS on H100-class NVSwitch, 8 GiB ---
 	 * per direction S(1 + 1/8) at 450e9 x 0.8 x 0.85 = 306e9 B/s:
