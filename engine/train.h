@@ -165,6 +165,15 @@ typedef struct train_cfg {
 				  * (train_layer.c TE_BWD_HOST); 0: torch
 				  * modules, their backward in autograd's
 				  * C++ engine */
+	int ds_buckets;          /* 1: DeepSpeed's stage 1/2 optimizer
+				  * (stage_1_and_2.py) owns the gradient
+				  * reduction: at zero 2 each micro-batch's
+				  * gradients are copied into its reduce
+				  * bucket, divided there and (with
+				  * zero_allreduce) flattened again before
+				  * the collective (train_stage.c
+				  * ds_bucket_time); 0: the collective
+				  * reads the gradients where they are */
 	int eager_optim;         /* 1: torch.optim's foreach AdamW and
 				  * clip_grad_norm_ (ten passes over the fp32
 				  * states); 0: a fused multi-tensor Adam

@@ -368,6 +368,44 @@ double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert)
 	return t;
 }
 
+/* DeepSpeed's stage 2 reduction of `elems` gradient elements, beside
+ * the collective itself: the passes over them the optimizer makes on
+ * the GPU each micro-batch (deepspeed/runtime/zero/stage_1_and_2.py,
+ * contiguous_gradients on -- its default -- and gradients partitioned,
+ * so reduced at every micro-batch).  Each gradient's hook copies it
+ * into the reduce bucket (reduce_independent_p_g_buckets_and_remove_grads:
+ * "new_grad_tensor.copy_(grad_reduc.view(-1))", read and write);
+ * average_tensor divides the bucket by the DP size in place
+ * ("tensor.div_(dist.get_world_size(...))", read and write); with
+ * use_multi_rank_bucket_allreduce (zero_allreduce: v0.13 on, PR #4695)
+ * allreduce_bucket flattens the bucket's slices into a new tensor
+ * before the all-reduce ("tensor = self.flatten(bucket)", read and
+ * write) and copies this rank's slices back ("buf.copy_(synced)"), where
+ * v0.12 and before reduced each rank's slice in place
+ * ("dist.reduce(grad_slice, ...)" on a narrow view: no copy);
+ * reduce_ipg_grads then copies this rank's share into its partition
+ * (copy_grads_in_partition).  In the bucket's dtype, the reduction's
+ * (communication_data_type: the 16-bit model's own unless set).  Under
+ * overlap_comm the division, flatten and collective run on the
+ * reduction stream (average_tensor "with stream(self.reduction_stream)")
+ * and are counted with the collective; the hook's copy into the bucket
+ * stays on the compute stream, counted with them all the same.  Stage 1
+ * reduces only at the step's last micro-batch, through BF16_Optimizer
+ * when bf16 accumulates in fp32 -- other copies, not priced here. */
+static double ds_bucket_time(ctx *x, double elems)
+{
+	double sh = x->y.shard, passes;
+
+	if (!x->c->ds_buckets || x->y.zero != 2 || x->c->fsdp ||
+	    elems <= 0 || sh <= 1.0)
+		return 0.0;
+	/* copy in, divide; flatten and the slices back; the partition's
+	 * copy -- each a read and a write of rb bytes an element */
+	passes = 2.0 + (x->c->zero_allreduce ? 1.0 + 1.0 / sh : 0.0) +
+		1.0 / sh;
+	return mem_time(x, passes * 2.0 * elems * x->rb);
+}
+
 /* The ZeRO-3 / FSDP collectives of one layer of a kind: the gather of
  * its 16-bit weights and the reduce-scatter of its gradients over the
  * sharding groups (the same in every stage, ZeRO stage and overlap).
@@ -415,11 +453,13 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 					    x->c->mem.lora_targets) /
 			((double)m->layers + m->encoder_layers) / x->y.tp;
 
-		kc[1] = train_zero_coll(x, rs, (ad > 0 ? ad : 0.0) * x->rb, 0);
+		kc[1] = train_zero_coll(x, rs, (ad > 0 ? ad : 0.0) * x->rb, 0) +
+			ds_bucket_time(x, ad);
 		return;
 	}
 	kc[1] = train_zero_coll(x, rs, dense * x->rb, 0) +
-		train_zero_coll(x, rs, l->eparams * x->rb, 1);
+		train_zero_coll(x, rs, l->eparams * x->rb, 1) +
+		ds_bucket_time(x, dense + l->eparams);
 }
 
 
@@ -641,9 +681,11 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 			g2 = ge;
 	}
 	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
-		head * x->rb, 0) : 0.0), l->bwd.t, on_b, &z[TRAIN_ZB_DP_HID]);
+		head * x->rb, 0) + ds_bucket_time(x, head) : 0.0), l->bwd.t,
+		on_b, &z[TRAIN_ZB_DP_HID]);
 	if (reduce)
-		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0);
+		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0) +
+			ds_bucket_time(x, emb);
 }
 
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden

@@ -388,6 +388,10 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.eager = kernels == "eager"
   cfg.eager_optim = cfg.stack == "hf"
+  -- The deepspeed stack's ZeRO optimizer copies each micro-batch's
+  -- gradients into its reduce bucket at stage 2 (engine/train_stage.c
+  -- ds_bucket_time).
+  cfg.ds_buckets = cfg.stack == "deepspeed"
   -- Megatron-Core's layers are Transformer Engine modules, whose
   -- backward is Python per module (engine/train_layer.c TE_BWD_HOST);
   -- the other stacks' torch modules run theirs in autograd's C++ engine.

@@ -1,0 +1,84 @@
+-- DeepSpeed's stage 2 gradient bucket passes (gp.train on the deepspeed
+-- stack; engine/train_stage.c ds_bucket_time): each micro-batch copies
+-- the gradients into the reduce bucket and divides them there, and with
+-- zero_reduce allreduce flattens the bucket again and copies this rank's
+-- slices back, besides the collective.
+-- Run with ./gpuplan run tests/lua/ds_buckets.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(5)
+
+local function part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
+-- megatron-gpt-1.7b (24 layers, h 2304, biases on every linear, plain 4h
+-- MLP, tied embedding with 2048 learned positions) on one DGX H100, dp 8,
+-- 4 micro-batches of 1, every overlap off, bf16 gradients reduced in bf16.
+local h, L, mbs, dp = 2304, 24, 4, 8
+local base = { model = "megatron-gpt-1.7b", gpu = "h100-sxm", gpus = 8, method = "pretrain",
+  seq = 2048, zero = 2, stack = "deepspeed", global_batch = 8 * mbs, batch = 1,
+  recompute = "none", overlap_param_gather = false, overlap_grad_reduce = false,
+  grad_reduce = "bf16", precision = "bf16" }
+local function with(extra) return gp.train(t.with(base, extra)) end
+local function coll(op, bytes)
+  return gp.comm { op = op, bytes = bytes, gpus = 8, system = "dgx-h100" }.time
+end
+local dev = gp.roofline { gpu = "h100-sxm" }.device
+-- A memory-bound kernel on the roofline (engine/roofline.c roof_eval):
+-- bytes / (mem_bw x hbm) + ROOF_MEM_FILL (3.9 us) + the graph-launch gap
+-- (1 us on Hopper: dev.graph_launch).  The passes of one layer (or one
+-- end) are priced as one such kernel.
+local BW = dev.mem_bw * dev.hbm
+local function passes(n, elems) return n * 2 * 2 * elems / BW + 3.9e-6 + dev.graph_launch end
+
+-- Hand derivation.  A layer holds P = 12h^2 + 13h parameters, the
+-- embedding E = (51200 + 2048) h.  ZeRO 2 reduces every layer's and the
+-- embedding's bf16 gradients (2 B an element) each micro-batch, nothing
+-- under the backward, so dp_comm is mbs x (L x (RS(2P) + B(P)) +
+-- RS(2E) + B(E)).  B(n), DeepSpeed's passes over the bucket
+-- (stage_1_and_2.py): the hook's copy into it and average_tensor's div_,
+-- two reads and writes of 2 B, and copy_grads_in_partition's copy of
+-- this rank's 1/dp: 2 + 1/8 passes.  Tolerance 1e-5 relative: the
+-- engine's layer parameter count agrees with 12h^2 + 13h to about 1e-6.
+local P = 12 * h * h + 13 * h
+local E = (51200 + 2048) * h
+local rs = with {}
+local want = mbs * (L * (coll("reduce_scatter", 2 * P) + passes(2 + 1 / dp, P)) +
+  coll("reduce_scatter", 2 * E) + passes(2 + 1 / dp, E))
+t.near(part(rs, "dp_comm").seconds / want, 1, 1e-5,
+  "zero 2 (reduce_scatter, DeepSpeed <= 0.12): bucket copy, div_ and the partition's copy")
+
+-- With use_multi_rank_bucket_allreduce (zero_reduce allreduce, DeepSpeed
+-- 0.13 on): allreduce_bucket's flatten (a whole pass) and the copy of
+-- this rank's slices back (1/dp more): 3 + 2/8 passes, and the
+-- collective an all-reduce of the same bytes.  Tolerance as above.
+local ar = with { zero_reduce = "allreduce" }
+local want_ar = mbs * (L * (coll("all_reduce", 2 * P) + passes(3 + 2 / dp, P)) +
+  coll("all_reduce", 2 * E) + passes(3 + 2 / dp, E))
+t.near(part(ar, "dp_comm").seconds / want_ar, 1, 1e-5,
+  "zero 2 allreduce: the flatten and the slices' copy back added")
+
+-- The passes scale with the micro-batches: twice the micro-batches at
+-- the same micro-batch size, twice the dp_comm (every term above is per
+-- micro-batch).  Tolerance 1e-9: the same sums, doubled.
+local rs2 = with { global_batch = 2 * 8 * mbs }
+t.near(part(rs2, "dp_comm").seconds / part(rs, "dp_comm").seconds, 2, 1e-9,
+  "per micro-batch: twice the micro-batches, twice the passes")
+
+-- Not DeepSpeed's stage 2, no passes: stage 1 reduces once a step
+-- (BF16_Optimizer's fp32 accumulation in bf16 runs, other copies, not
+-- priced), so its dp_comm is the one reduce-scatter of the whole model,
+-- 2 Ptot bytes, Ptot = L P + E + 2h (the final LayerNorm).  Tolerance
+-- 1e-5 relative, as above.
+local Ptot = L * P + E + 2 * h
+t.near(part(with { zero = 1 }, "dp_comm").seconds, coll("reduce_scatter", 2 * Ptot), 1e-5,
+  "zero 1: the collective alone")
+
+-- The megatron stack's zero 2 (a distributed optimizer's reduce-scatter
+-- straight from its gradient buffer): the collectives alone.  Tolerance
+-- 1e-5 relative, as above.
+local mg = with { stack = "megatron" }
+t.near(part(mg, "dp_comm").seconds / (mbs * (L * coll("reduce_scatter", 2 * P) +
+  coll("reduce_scatter", 2 * E))), 1, 1e-5, "megatron stack: no bucket passes")
