@@ -310,6 +310,7 @@ typedef struct train_lkey {
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
 	int graph_attn, graph_router, graph_prep; /* train_cfg's */
+	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;

@@ -587,6 +587,38 @@ static void moe_permute_costs(tenv *e, const train_lkey *k,
 	add_op(lc, "moe_permute", t, t, 0, 0);
 }
 
+/* The dropless dispatchers' host wait (MOE_DISPATCH_OPS, MOE_FLEX_OPS)
+ * splits a layer's forward: the host waits there until the GPU has run
+ * everything before it, so it starts what follows with nothing queued
+ * -- the all-to-all, the permute and the experts' casts and GEMMs, one
+ * call per local expert (expert_loop, TE_EXPERT_GEMM,
+ * TE_FP8_EXPERT_HOST) -- and the GPU runs each kernel of that stretch
+ * as soon as the host has launched it.  Where the host's calls for the
+ * experts outlast the GPU's work on them (many local experts of few
+ * tokens each), the GPU waits through the stretch however much it has
+ * to do later in the layer (the combine, the next attention): the slack
+ * of the rest of the layer cannot be banked across the wait.  The pass
+ * then takes at least the host's time up to the end of the experts plus
+ * the GPU's time after them: its wait is at least the experts' host
+ * time beyond their GPU time, not only the whole layer's host time
+ * beyond the whole layer's GPU time (layer_extras).  The launches of
+ * that stretch besides the experts' own: the alltoall dispatcher's fused
+ * permute 1, its two all_to_all calls out (tokens, probs) 2, the chunk
+ * sort before the experts 1 and the activation's probs multiply 1 (of
+ * MOE_DISPATCH_OPS' 32; the sort, all-to-all and unpermute after the
+ * experts 3 follow them); the flex dispatcher's tokens_per_expert.sum()
+ * 1 and the probs multiply 1 (its dispatch call, whose received count
+ * it waits for, comes before the wait).  The alltoall dispatcher's wait
+ * comes before its dispatch all-to-all (the splits it needs), which then
+ * runs while the host launches on; the flex dispatcher's after its
+ * dispatch.  The backward waits nowhere (the splits are kept on the
+ * host): its host runs ahead across the layers. */
+#define MOE_A2A_POST_OPS 5.0
+#define MOE_FLEX_POST_OPS 2.0
+
+static void layer_comm(tenv *e, const train_lkey *k, int moe,
+		       train_lcost *lc);
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -594,7 +626,7 @@ static void moe_permute_costs(tenv *e, const train_lkey *k,
  * output projection's input width). */
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			 double ng, double eg, double nb, double o_k,
-			 train_lcost *lc)
+			 double ne, double ge, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
@@ -658,6 +690,21 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		double hb = 2.0 * te + nb * k->host_op_time;
 		double wf = hf > lc->fwd.t ? hf - lc->fwd.t : 0.0;
 		double wb = hb > lc->bwd.t ? hb - lc->bwd.t : 0.0;
+
+		/* The stretch after the dispatcher's host wait (above
+		 * MOE_A2A_POST_OPS): its host time against its GPU time,
+		 * the alltoall dispatcher's dispatch all-to-all with it
+		 * unless EP overlap runs that beside another micro-batch. */
+		if (moe && k->ep > 1 && !eager && !k->ep_allgather) {
+			double he = (ne + (k->ep_flex ? MOE_FLEX_POST_OPS :
+					   MOE_A2A_POST_OPS)) *
+				k->host_op_time + te;
+			double gd = !k->ep_flex && !k->ep_overlap ?
+				0.5 * lc->ep_fwd : 0.0;
+
+			if (he - ge - gd > wf)
+				wf = he - ge - gd;
+		}
 
 		if (wf > 0 || wb > 0)
 			add_op(lc, "host_wait", wf, wb, 0, 0);
@@ -746,6 +793,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	gp_op_cfg oc;
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
 	double attn_t = 0, kept_t = 0, qv = 0, eg = 0, ng = 0, nb = 0;
+	double ne = 0, ge = 0;   /* the experts' host launches, GPU time */
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
 
@@ -825,6 +873,15 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				mod += t;
 			break;
 		}
+		/* The experts' stretch after the dispatcher's host wait
+		 * (MOE_A2A_POST_OPS): their linears and activation. */
+		if (moe && (strcmp(o->name, "moe_up") == 0 ||
+			    strcmp(o->name, "moe_act") == 0 ||
+			    strcmp(o->name, "moe_down") == 0) &&
+		    lc->nops > 0) {
+			ne += nk - nk0;
+			ge += lc->ops[lc->nops - 1].fwd;
+		}
 		/* A captured module's host work, fp8's share with it, is
 		 * the replay's, both ways (the backward replays its own
 		 * graph). */
@@ -833,9 +890,17 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			nb = nb0;
 		}
 	}
-	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather)
+	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather) {
 		moe_permute_costs(e, k, lc);
-	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, lc);
+		/* its passes before the experts: permutation 1 and the
+		 * sort, half its forward */
+		ge += 0.5 * lc->ops[lc->nops - 1].fwd;
+	}
+	/* The layer's collectives (CP's reads the attention priced above)
+	 * before its host wait, whose stretch after the dispatcher's wait
+	 * holds the dispatch all-to-all. */
+	layer_comm(e, k, moe, lc);
+	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, ne, ge, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 
@@ -995,9 +1060,8 @@ void train_layer_costs(tenv *e, const train_lkey *k, int moe,
 	int i;
 
 	memset(lc, 0, sizeof *lc);
-	layer_compute(e, k, moe, lc);
+	layer_compute(e, k, moe, lc);   /* and layer_comm */
 	layer_params(e, k, moe, lc);
-	layer_comm(e, k, moe, lc);
 	/* The forward pass alone: nothing runs backward or again. */
 	if (k->forward_only) {
 		memset(&lc->bwd, 0, sizeof lc->bwd);

@@ -58,4 +58,31 @@ t.near(f1, 12 * op + 256 * te, 1e-9, "EP 1: 12 launches + 256 expert GEMMs, no d
 local fg = layer(8, "gb200")
 t.near(fg, 2.75 * ((12 + 32) * op + 32 * te), 1e-9, "GB200: the host's forward x 2.75")
 
+-- The dispatcher's host wait splits the forward (engine/train_layer.c
+-- MOE_A2A_POST_OPS): after it the host starts with nothing queued, so the
+-- experts' stretch -- the flex dispatcher's 2 launches after its wait
+-- (tokens_per_expert.sum(), the probs multiply), the up and down grouped
+-- linears and the activation 3, and the 32 expert GEMMs -- costs the GPU
+-- the host's time where that outlasts the experts' GPU work, whatever
+-- slack the attention leaves later in the layer.  Qwen3-30B-A3B at 4096
+-- tokens, EP 8 on H100s, flex: the stretch's host time is 5 x 24.84 us +
+-- 32 x 33.375 us = 1.192 ms against the experts' ~0.67 ms on the GPU;
+-- the whole layer's (12 + 18) x 24.84 us + 32 x 33.375 us = 1.813 ms
+-- against its ~1.39 ms would leave the smaller wait.
+do
+  local r = gp.train { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, seq = 4096,
+                       batch = 1, global_batch = 8, stack = "megatron", zero = 1,
+                       kernels = "fused", moe_dispatcher = "flex" }
+  local g, ge, wait = 0, 0, 0
+  for _, o in ipairs(r.ops) do
+    if o.name == "host_wait" then wait = o.fwd else g = g + o.fwd end
+    if o.name == "moe_up" or o.name == "moe_act" or o.name == "moe_down" then ge = ge + o.fwd end
+  end
+  local he = 5 * op + 32 * te
+  -- (1e-9: the engine sums the same terms; rounding only)
+  t.near(wait, he - ge, 1e-9, "flex, 4096 tokens: the forward waits the experts' host time beyond their GPU time")
+  t.ok(wait > (12 + 18) * op + 32 * te - g,
+       "flex, 4096 tokens: more than the whole layer's host time beyond its GPU time")
+end
+
 t.done_testing()
