@@ -158,7 +158,16 @@ static inline int gathers(const ctx *x)
  * (train_stage.c): the DPCP / EDP group, or under hybrid sharding its
  * ranks in one node, a reduce-scatter then followed by the all-reduce of
  * the reduced shard across the replicas. */
-double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert);
+double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert);
+
+/* Zero bytes cost nothing in any group (train_t_coll prices them at 0,
+ * hybrid sharding's both collectives included): the ends' and the
+ * experts' shares are zero on the stages and models without them. */
+static inline double train_zero_coll(ctx *x, gp_coll op, double bytes,
+				     int expert)
+{
+	return bytes <= 0 ? 0.0 : train_zero_coll_of(x, op, bytes, expert);
+}
 
 /* A stage's base with its ZeRO terms, and its total. */
 static inline void stage_with(const scost *base,

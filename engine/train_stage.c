@@ -341,7 +341,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	}
 }
 
-double train_zero_coll(ctx *x, gp_coll op, double bytes, int expert)
+double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
 {
 	const gp_group *g = &x->g[expert ? GP_GRP_EDP : GP_GRP_DPCP];
 	double sh = expert ? x->y.eshard : x->y.shard, G, t;
