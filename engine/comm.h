@@ -64,6 +64,16 @@ typedef enum gp_algo {
 	GP_ALGO_COUNT
 } gp_algo;
 
+/* NCCL's pool of point-to-point channels on a node: an all-to-all (a
+ * batch of sends and receives) spreads over up to this many channels, each
+ * one CTA of its kernel ("32 p2p channels, 32 p2p channels per peer" on
+ * 8 x H100, NVIDIA/nccl#1259's log; src/graph/paths.cc
+ * ncclTopoComputeP2pChannels: min(nChannels, NCCL_MAX_P2P_NCHANNELS), a
+ * power of two).  comm_algo.c prices the p2p bandwidth on it; the
+ * training step counts the SMs its kernel takes from the compute beside
+ * it (train_stage.c ep_slowdown). */
+#define GP_NCCL_P2P_CHANNELS 32
+
 /* NCCL protocols: LL (8-byte stores, half of them flags), LL128 (128-byte
  * lines, 120 bytes of data) and Simple (bulk copies + a fence per step). */
 typedef enum gp_proto {

@@ -132,7 +132,7 @@ static const double proto_eff[GP_PROTO_COUNT] = {
  *   ncclTopoGetNchannels) and 128 KiB chunks. */
 #define P2P_CH_BW 14e9
 #define P2P_LINK_EFF 0.83
-#define P2P_POOL 32
+#define P2P_POOL GP_NCCL_P2P_CHANNELS
 
 /* Cost of posting one network message from the proxy thread, us: NCCL
  * getNetOverhead, "1.0" on Intel, "2.0" on AMD x86 and 1.0 elsewhere

@@ -115,9 +115,10 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld);
 
 /* Seconds `comm` adds to the critical path when it runs beside `window`
  * seconds of compute: all of it when not overlapped; otherwise what the
- * window cannot hide plus the slowdown of the compute under it.  The
- * hidden seconds are added to *hidden. */
-static inline double overlap(double comm, double window, int on, double *hidden)
+ * window cannot hide plus the slowdown of the compute under it, `slow`
+ * of each second hidden.  The hidden seconds are added to *hidden. */
+static inline double overlap_at(double comm, double window, int on,
+				double slow, double *hidden)
 {
 	double h;
 
@@ -127,7 +128,13 @@ static inline double overlap(double comm, double window, int on, double *hidden)
 	if (h < 0)
 		h = 0;
 	*hidden += h;
-	return comm - h + OVERLAP_SLOWDOWN * h;
+	return comm - h + slow * h;
+}
+
+/* overlap_at at the measured average slowdown. */
+static inline double overlap(double comm, double window, int on, double *hidden)
+{
+	return overlap_at(comm, window, on, OVERLAP_SLOWDOWN, hidden);
 }
 
 /* The larger of two step terms (never NaN: fmax without its libm call). */

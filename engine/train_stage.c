@@ -181,19 +181,20 @@ static double rec_share(const ctx *x, int nl)
 }
 
 /* A collective of n layers exposed per pass beyond the window it
- * overlaps with when on (overlap), else all of it, into part k of s and
- * what it hides into hidden k: fwd in the forward window fwin, run again
- * by the recomputed share rec of forwards, bwd in the backward's bwin. */
+ * overlaps with when on (overlap_at, the compute under it slowed by
+ * slow), else all of it, into part k of s and what it hides into hidden
+ * k: fwd in the forward window fwin, run again by the recomputed share
+ * rec of forwards, bwd in the backward's bwin. */
 static inline void pass_overlap(scost *s, int k, double n, double fwd,
 				double fwin, double bwd, double bwin, int on,
-				double rec)
+				double rec, double slow)
 {
 	double h = 0, e;
 
-	e = overlap(fwd, fwin, on, &h);
+	e = overlap_at(fwd, fwin, on, slow, &h);
 	e *= 1.0 + rec;
 	h *= 1.0 + rec;
-	e += overlap(bwd, bwin, on, &h);
+	e += overlap_at(bwd, bwin, on, slow, &h);
 	s->part[k] += n * e;
 	s->hidden[k] += n * h;
 }
@@ -223,6 +224,35 @@ static double ep_steady(const ctx *x, int k)
 	return n > w ? 1.0 - w / n : 0.0;
 }
 
+/* The slowdown of the compute beside the expert all-to-alls that
+ * ep_overlap hides.  The alltoall dispatcher's are NCCL all-to-alls
+ * (torch.distributed.all_to_all_single), whose kernel runs one CTA on
+ * each of the node's p2p channels, GP_NCCL_P2P_CHANNELS (comm.h) of them
+ * while it moves MB-sized chunks to every peer; the layer's GEMMs and
+ * attention beside it have the other SMs, so a second of compute under
+ * it takes sms / (sms - 32): 32 / (132 - 32) = 0.32 more on an H100,
+ * 32 / (148 - 32) = 0.276 on a B200, where the measured average over all
+ * overlapped collectives is OVERLAP_SLOWDOWN (0.189).  The serving model
+ * slows SGLang's single-batch overlap by the same rule (serve_step.c).
+ * At 64 SMs or fewer the channels would take half the GPU or more: the
+ * slowdown stops at 1, where hiding gains nothing.  The flex dispatcher
+ * runs on the SMs its backend is given (HybridEP: the
+ * moe_flex_dispatcher_num_sms, 8 across nodes and 24 in one by default,
+ * and with its permute fused min(108, SMs - those) permute blocks more;
+ * DeepEP/hybrid-ep csrc/hybrid_ep/config.cuh), and DualPipe pairs DeepEP's
+ * kernels on 20 SMs (DeepSeek-V3 report, sec. 3.2.2): neither is
+ * priced here, both keep the measured average. */
+static double ep_slowdown(const ctx *x)
+{
+	const train_cfg *c = x->c;
+	double sms = x->e.d->sms, ch = GP_NCCL_P2P_CHANNELS;
+
+	if (c->ep_flex || c->ep_allgather ||
+	    x->y.schedule == GP_SCHED_DUALPIPE || !(sms > 0))
+		return OVERLAP_SLOWDOWN;
+	return sms > 2.0 * ch ? ch / (sms - ch) : 1.0;
+}
+
 /* What a stage costs one micro-batch before the ZeRO terms: compute,
  * recompute, the TP, CP, EP and PP communication, its ends and its
  * weights (zero_block adds the rest).  None of it depends on the DP
@@ -238,6 +268,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	double hid = m->hidden, tp = x->y.tp;
 	const train_lcost *L[2];
 	double cnt[2], rec, tprec, es = ep_steady(x, k);
+	double eps = ep_slowdown(x);
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
@@ -266,7 +297,8 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
 		pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm, l->tp_bwd,
-			     l->bwd.gemm, c->tp_overlap, tprec);
+			     l->bwd.gemm, c->tp_overlap, tprec,
+			     OVERLAP_SLOWDOWN);
 		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
 					  l->cp_bwd + OVERLAP_SLOWDOWN *
 					  l->cp_hid);
@@ -275,12 +307,13 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		 * ep_steady of the chunks, whole in the rest. */
 		if (c->ep_overlap && es < 1.0) {
 			pass_overlap(s, TRAIN_EP, n * es, l->ep_fwd, l->fwd.t,
-				     l->ep_bwd, l->bwd.t, 1, rec);
+				     l->ep_bwd, l->bwd.t, 1, rec, eps);
 			pass_overlap(s, TRAIN_EP, n * (1.0 - es), l->ep_fwd,
-				     l->fwd.t, l->ep_bwd, l->bwd.t, 0, rec);
+				     l->fwd.t, l->ep_bwd, l->bwd.t, 0, rec, eps);
 		} else {
 			pass_overlap(s, TRAIN_EP, n, l->ep_fwd, l->fwd.t,
-				     l->ep_bwd, l->bwd.t, c->ep_overlap, rec);
+				     l->ep_bwd, l->bwd.t, c->ep_overlap, rec,
+				     eps);
 		}
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
