@@ -409,8 +409,10 @@ static int op_peak(const roof_device *d, const roof_op *op, double *peak,
 	return gemm;
 }
 
-static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
-                      roof_result *out)
+/* The op's time and what it is made of (the fields roof_time reads);
+ * roof_eval adds the ratios a report shows. */
+static void roof_eval_time(const roof_device *d, const roof_op *op,
+                           int graphs, roof_result *out)
 {
 	double rate, peak, frac, vec, dq;
 	int gemm, gemv;
@@ -441,9 +443,6 @@ static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
 			fmax(out->t_compute, dq / vec);
 	out->t_memory = op->bytes > 0.0 ? op->bytes / out->mem_rate +
 	                ROOF_MEM_FILL : 0.0;
-	/* Achieved fraction of the streaming rate on the memory side. */
-	out->mem_eff = op->bytes > 0.0 ? op->bytes / out->t_memory /
-	               (d->mem_bw * d->hbm_frac) : 1.0;
 	out->t_launch = graphs ? d->graph_launch : d->launch;
 	/* Williams et al. 2009: the op runs at the lower of the two roofs,
 	 * i.e. takes the longer of the two times; a GEMM overlaps the two
@@ -453,6 +452,15 @@ static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
 	out->time = (gemm ? roof_overlap(out->t_compute, out->t_memory)
 	                  : fmax(out->t_compute, out->t_memory)) +
 	            out->t_launch;
+}
+
+static void roof_eval(const roof_device *d, const roof_op *op, int graphs,
+                      roof_result *out)
+{
+	roof_eval_time(d, op, graphs, out);
+	/* Achieved fraction of the streaming rate on the memory side. */
+	out->mem_eff = op->bytes > 0.0 ? op->bytes / out->t_memory /
+	               (d->mem_bw * d->hbm_frac) : 1.0;
 	/* An op that moves bytes moves at least one: below that the ratio
 	 * is no intensity (bytes 1e-308 made it inf). */
 	out->intensity = op->bytes > 0.0 ? op->flop / fmax(op->bytes, 1.0)
@@ -515,7 +523,9 @@ double roof_time(const roof_device *d, const roof_op *op, int graphs)
 {
 	roof_result r;
 
-	roof_eval(d, op, graphs, &r);
+	/* The time alone: the training step prices every operator and
+	 * optimizer step by it, a few times per layout of a sweep. */
+	roof_eval_time(d, op, graphs, &r);
 	return r.time;
 }
 
