@@ -235,7 +235,7 @@ int mem_layout(const gp_model *m, const gp_train_cfg *c, gp_layout *out,
  * trains -- not on pp, dp, ZeRO or the schedule).  One model per memo:
  * zero it (memset) before the first use and whenever the model changes.
  * The fields are memory_stage_act.c's. */
-#define GP_MEM_MEMO_N 32
+#define GP_MEM_MEMO_N 64
 
 /* Everything the saved activations of a layout read besides the model
  * (memory_stage_act.c mem_stage_acts_of takes this struct and nothing else of the

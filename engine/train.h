@@ -349,7 +349,7 @@ typedef struct train_ckey {
  * model, device and topology are checked once, when the memo takes
  * them.  It also keeps the last layout's phase (train.c): a layout that
  * differs from it only in ZeRO stage and TP and DP overlap reuses its
- * layout, stages, memory and costs.  About 260 KB: allocate it static or
+ * layout, stages, memory and costs.  About 300 KB: allocate it static or
  * on the heap.  Zero it (memset) before the first use; it notices another
  * model, device or topology and starts over.  The fields are train.c's. */
 #define TRAIN_CACHE_N 64
