@@ -200,6 +200,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("zero_allreduce", offsetof(train_cfg, zero_allreduce), 0),
 	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),
 	F_BOOL("unfused_loss", offsetof(train_cfg, unfused_loss), 0),
+	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
 	F_BOOL("eager", offsetof(train_cfg, eager), 0),

@@ -114,6 +114,10 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	int unfused_permute;     /* the alltoall dispatcher's token
+				  * permutation as Megatron-Core's unfused
+				  * PyTorch ops (moe_permute_fusion off;
+				  * train_layer.c moe_permute_costs) */
 	int ckpt_outside_fsdp;   /* the activation checkpoint wraps each
 				  * FSDP unit from outside: a third gather
 				  * a micro-batch (train_stage.c
@@ -316,6 +320,7 @@ typedef struct train_lkey {
 	int flash, dropout, eager, forward_only;
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
+	int unfused_permute;     /* train_cfg's */
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;
 	unsigned lora_targets;

@@ -495,6 +495,30 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * GEMMs' per-expert launches are TE_EXPERT_GEMM's. */
 #define MOE_DISPATCH_OPS 32.0
 
+/* The same dispatcher without moe_permute_fusion (unfused_permute:
+ * NeMo RL's grpo_math_1B.yaml sets "moe_permute_fusion: false" at
+ * v0.4.0 to v0.6.0, and its Qwen3-30B-A3B performance recipes inherit
+ * it) runs Megatron-Core's PyTorch fallbacks (core_v0.15.0
+ * transformer/moe/moe_utils.py): permute() with the router's
+ * probabilities is routing_map.bool().T.contiguous(), an arange
+ * expanded over the experts, masked_select of the token indices and of
+ * probs.T.contiguous(), and tokens.index_select -- 6 calls where the
+ * fused permute is 1; sort_chunks_by_idxs() torch.split()s the rows by
+ * their counts and torch.cat()s them in the local experts' order, for
+ * the tokens and the probabilities before the experts and the tokens
+ * after -- 3 calls where the fused sorts are 2; unpermute() without
+ * probabilities is torch.zeros and scatter_add_ -- 2 where the fused is
+ * 1; and the dispatcher's host copies take the per-expert counts too
+ * ("if self.num_local_experts > 1 and not self.config.
+ * moe_permute_fusion", token_dispatcher.py) -- 1.  8 more than
+ * MOE_DISPATCH_OPS.  Each masked_select also waits for the GPU (its
+ * output size), before the dispatcher's own wait: layer_extras' rule
+ * already has the host unable to run ahead of the layer, so these
+ * waits add nothing here -- a lower bound, as is the host's per-chunk
+ * work in split and cat (tp x ep x local experts chunks), for which no
+ * measured figure was found. */
+#define MOE_UNFUSED_PERMUTE_OPS 8.0
+
 /* The flex token dispatcher with HybridEP (core at Megatron-Bridge
  * 25.11's pin, token_dispatcher.py MoEFlexTokenDispatcher and
  * _HybridEPManager: "Permute tokens for communication, perform
@@ -568,7 +592,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * flex dispatcher (HybridEP) does these inside its dispatch and combine
  * kernels ("permute tokens for communication, perform all-to-all
  * communication, and permute tokens for experts in single step") and
- * the all-gather dispatcher is priced apart (layer_comm). */
+ * the all-gather dispatcher is priced apart (layer_comm).  Unfused
+ * (unfused_permute, MOE_UNFUSED_PERMUTE_OPS' functions): permutation
+ * 1's index_select reads the us gathered rows where the fused kernel
+ * reads the u tokens (us - u more), and unpermutation 1 zero-fills the
+ * u rows and scatter_add_s the us rows into them, reading and writing
+ * the output per added row (u + 3 us where the fused reads us and
+ * writes u: 2 us more); the backward's gather and index_add the same
+ * in reverse: 3 us - u more each way.  The chunk sorts' torch.cat
+ * moves what the fused sorts move.  Bytes only: scatter_add_'s atomic
+ * adds run below the memory's rate, so a lower bound. */
 static void moe_permute_costs(tenv *e, const train_lkey *k,
 			      train_lcost *lc)
 {
@@ -582,7 +615,8 @@ static void moe_permute_costs(tenv *e, const train_lkey *k,
 	double ur = us * cf * sk * (k->etp > 1 && (k->sp || k->etp > k->tp) ?
 				    k->etp : 1.0);
 	double t = t_mem(e, k->half, 2.0 * u + 2.0 * us +
-			 (El > 1.0 ? 4.0 * ur : 0.0));
+			 (El > 1.0 ? 4.0 * ur : 0.0) +
+			 (k->unfused_permute ? 3.0 * us - u : 0.0));
 
 	add_op(lc, "moe_permute", t, t, 0, 0);
 }
@@ -669,6 +703,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 	 * figure was found. */
 	if (moe && k->ep > 1 && !k->eager) {
 		nk += k->ep_flex ? MOE_FLEX_OPS : MOE_DISPATCH_OPS;
+		if (k->unfused_permute && !k->ep_flex && !k->ep_allgather)
+			nk += MOE_UNFUSED_PERMUTE_OPS;
 		if (k->graph_router)
 			ng += MOE_ROUTER_OPS;
 		if (k->graph_prep)

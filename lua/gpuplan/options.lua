@@ -961,6 +961,13 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
+  help = "the alltoall dispatcher's token permutation as Megatron-Core's PyTorch ops "
+    .. "(moe_permute_fusion off, NeMo RL's grpo_math_1B.yaml from v0.4): masked_select, "
+    .. "index_select, split and cat, zeros and scatter_add_ -- 8 more host launches a MoE "
+    .. "layer's forward than the fused kernels and 3 us - u more rows moved each way (us: "
+    .. "the tokens' expert copies, u: the tokens); with expert parallelism",
+  suggest = { "moe_permute_fusion", "unfused_moe_permute", "no_permute_fusion" } }
 opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
   help = "the activation checkpoint wraps each FSDP unit from outside (Hugging Face's "
     .. "gradient_checkpointing_enable on FSDP1-wrapped decoder layers): the recompute "

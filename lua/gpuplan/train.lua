@@ -228,7 +228,8 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "ckpt_outside_fsdp", "scaling",
+  local flags = { "causal_flops", "unfused_loss", "unfused_permute", "ckpt_outside_fsdp",
+    "scaling",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
@@ -252,6 +253,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.causal_flops = o.causal_flops == true
   cfg.unfused_loss = o.unfused_loss == true
+  cfg.unfused_permute = o.unfused_permute == true
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   -- Two-valued choices: nil (the default, a) or a or b; true when b.
   local function either(key, a, b)
@@ -292,6 +294,20 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif cfg.compute == "fp32" or cfg.compute == "tf32" then
       fail("train: precision %s with ep_overlap: Megatron-Core's overlap \"is only "
         .. "supported with bf16 or fp16 model\" (fp8 runs on one)", tostring(cfg.compute))
+    end
+  end
+  -- The unfused permutation is the alltoall dispatcher's (the flex one
+  -- permutes inside its own kernels, the all-gather one is priced apart):
+  -- anywhere else it would change nothing, in silence.
+  if cfg.unfused_permute then
+    local id = tostring(p.model.id or p.model.name)
+    if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+      fail("train: unfused_permute is the MoE dispatcher's token permutation; %s has no "
+        .. "experts", id)
+    elseif o.moe_dispatcher == "flex" or o.moe_dispatcher == "allgather" then
+      fail("train: unfused_permute is the alltoall dispatcher's permutation (Megatron-Core's "
+        .. "moe_permute_fusion off); moe_dispatcher %s permutes otherwise: give "
+        .. "moe_dispatcher = alltoall", o.moe_dispatcher)
     end
   end
   -- the router's balance: one of its declared values
@@ -406,6 +422,11 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Eager modules already price their loss op by op (Hugging Face's
   -- log_softmax and nll_loss, engine/train_layer.c train_ends_costs), so
   -- Megatron-Core's unfused loss would change nothing, in silence.
+  if cfg.eager and cfg.unfused_permute then
+    fail("train: unfused_permute is Megatron-Core's dispatcher; with kernels = eager "
+      .. "(stack = %s) the experts are Hugging Face's loop, op by op: give kernels = fused",
+      tostring(cfg.stack))
+  end
   if cfg.eager and cfg.unfused_loss then
     fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
       .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",

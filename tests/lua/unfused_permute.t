@@ -1,0 +1,62 @@
+-- unfused_permute: Megatron-Core's alltoall dispatcher without
+-- moe_permute_fusion (NeMo RL's grpo_math_1B.yaml from v0.4) permutes the
+-- tokens with PyTorch ops -- masked_select and index_select, split and
+-- cat, zeros and scatter_add_ -- where the fused path runs one Transformer
+-- Engine kernel each (engine/train_layer.c MOE_UNFUSED_PERMUTE_OPS and
+-- moe_permute_costs).
+-- Run with ./gpuplan run tests/lua/unfused_permute.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(9)
+
+local op = t.op
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
+-- Qwen3-30B-A3B (hidden 2048, top 8) on 8 H100s at EP 8, one sequence a
+-- micro-batch, bf16 activations (A = 2 B).
+local h, k = 2048, 8
+local job = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1 }
+local function run(x) return gp.train(t.with(job, x)) end
+
+-- The bytes: index_select reads the us = k u gathered rows where the
+-- fused permute reads the u tokens (us - u more); the unpermute
+-- zero-fills u rows and scatter_add_s the us rows into them, reading and
+-- writing the output per added row (u + 3 us against us + u: 2 us more):
+-- 3 k u - u = 23 u.  At 4096 tokens u = 4096 x 2048 x 2 B = 16.78 MB:
+-- 385.9 MB / 2.814e12 B/s = 137.1 us.  One op either way, so its fixed
+-- fill and launch cancel: float rounding only, 1e-6.
+local u = 4096 * h * 2
+local f, n = run { seq = 4096 }, run { seq = 4096, unfused_permute = true }
+t.near(op(n, "moe_permute").fwd - op(f, "moe_permute").fwd, (3 * k - 1) * u / bw, 1e-6,
+       "unfused: 3 us - u more rows moved in the forward")
+t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd, (3 * k - 1) * u / bw, 1e-6,
+       "and in the backward (gather and index_add, the reverse)")
+
+-- The host: 8 launches more a MoE layer's forward (permute 6 against 1,
+-- the chunk sorts' cats 3 against 2, zeros and scatter_add_ 2 against 1,
+-- the per-expert counts' host copy 1), 24.84 us each on an x86 host
+-- (GP_EAGER_OP_TIME): 198.72 us.  This layer is host-bound (the
+-- dispatcher's wait for its splits keeps the host from running ahead,
+-- layer_extras' rule), so the forward grows by exactly that -- the GPU's
+-- 137.1 us more hides under it -- and the host wait by 198.72 - 137.1 =
+-- 61.6 us.  1e-6: float rounding.
+local hostop = 24.84e-6
+local ff, wf = t.layer_fwd(f)
+local fn, wn = t.layer_fwd(n)
+t.ok(wf > 0, "the fused layer already waits for its host")
+t.near(fn - ff, 8 * hostop, 1e-6, "8 host launches more a layer's forward")
+t.near(wn - wf, 8 * hostop - (3 * k - 1) * u / bw, 1e-6,
+       "the host wait grows by them less the GPU's own growth")
+
+-- Where the permutation is not the alltoall dispatcher's, refused by name.
+t.raises(function() run { unfused_permute = true, model = "llama3-8b", ep = 1 } end,
+  "train: unfused_permute is the MoE dispatcher's token permutation; llama3-8b has no experts",
+  "a dense model refused", true)
+t.raises(function() run { unfused_permute = true, moe_dispatcher = "flex" } end,
+  "moe_dispatcher flex permutes otherwise: give moe_dispatcher = alltoall", "flex refused", true)
+t.raises(function() run { unfused_permute = true, stack = "hf" } end,
+  "with kernels = eager (stack = hf) the experts are Hugging Face's loop", "eager refused", true)
+t.raises(function() run { unfused_permute = "yes" } end,
+  "train: unfused_permute must be true or false (got string 'yes')", "a string refused", true)
