@@ -62,7 +62,7 @@ return {
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=moe"] = { cases = 41, lo = 0.822, hi = 1.369 },
-        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.822, hi = 1.226 },
+        ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.822, hi = 1.192 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.776, hi = 1.412 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.780, hi = 1.412 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.780, hi = 1.412 },

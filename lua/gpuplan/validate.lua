@@ -170,6 +170,8 @@ local case_schema = T.record {
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
     moe_dispatcher = T.enum(require("gpuplan.options").get("moe_dispatcher").values),
+    -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
+    moe_permute_fusion = T.boolean(),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess" }),
     offload = T.enum { "optimizer", "params+optimizer" },

@@ -495,6 +495,10 @@ return function(case, cat)
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, algo = v(wl.method) or "grpo",
     tp = v(par.tp), pp = v(par.pp), cp = v(par.cp), ep = v(par.ep), etp = v(par.etp),
     sp = v(par.sp),
+    -- Megatron-Core's moe_permute_fusion as the case's recipe sets it
+    -- (SCHEMA.md parallel.moe_permute_fusion): false, gp.train's
+    -- unfused_permute.
+    unfused_permute = v(par.moe_permute_fusion) == false or nil,
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
     precision = v(wl.precision), fp8_scaling = v(wl.fp8_scaling),

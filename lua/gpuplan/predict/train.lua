@@ -433,6 +433,7 @@ return function(case, cat)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.moe_dispatcher = v(par.moe_dispatcher)
+  if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)
