@@ -519,6 +519,13 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * measured figure was found. */
 #define MOE_UNFUSED_PERMUTE_OPS 8.0
 
+/* Of those, the ones in the stretch after the dispatcher's host wait
+ * (MOE_A2A_POST_OPS' stretch, where the fused permute and the sort
+ * before the experts are): permute()'s 5 more and the probabilities'
+ * split-and-cat 1 more.  The unpermute's after the experts and the
+ * counts' host copy before the wait are not in it. */
+#define MOE_UNFUSED_POST_OPS 6.0
+
 /* The flex token dispatcher with HybridEP (core at Megatron-Bridge
  * 25.11's pin, token_dispatcher.py MoEFlexTokenDispatcher and
  * _HybridEPManager: "Permute tokens for communication, perform
@@ -601,9 +608,12 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * writes u: 2 us more); the backward's gather and index_add the same
  * in reverse: 3 us - u more each way.  The chunk sorts' torch.cat
  * moves what the fused sorts move.  Bytes only: scatter_add_'s atomic
- * adds run below the memory's rate, so a lower bound. */
-static void moe_permute_costs(tenv *e, const train_lkey *k,
-			      train_lcost *lc)
+ * adds run below the memory's rate, so a lower bound.  Returns the
+ * forward seconds of the passes before the experts: half of the fused
+ * passes' (permutation 1 and the sort), and of the unfused ones'
+ * surplus index_select's us - u share. */
+static double moe_permute_costs(tenv *e, const train_lkey *k,
+				train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double El = m->moe.experts / k->ep;
@@ -614,11 +624,12 @@ static void moe_permute_costs(tenv *e, const train_lkey *k,
 	 * to the hottest rank's skew, gathered over etp as layer_comm's */
 	double ur = us * cf * sk * (k->etp > 1 && (k->sp || k->etp > k->tp) ?
 				    k->etp : 1.0);
-	double t = t_mem(e, k->half, 2.0 * u + 2.0 * us +
-			 (El > 1.0 ? 4.0 * ur : 0.0) +
-			 (k->unfused_permute ? 3.0 * us - u : 0.0));
+	double fused = 2.0 * u + 2.0 * us + (El > 1.0 ? 4.0 * ur : 0.0);
+	double more = k->unfused_permute ? 3.0 * us - u : 0.0;
+	double tf = t_mem(e, k->half, fused), t = t_mem(e, k->half, fused + more);
 
 	add_op(lc, "moe_permute", t, t, 0, 0);
+	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 
 /* The dropless dispatchers' host wait (MOE_DISPATCH_OPS, MOE_FLEX_OPS)
@@ -733,7 +744,9 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		 * unless EP overlap runs that beside another micro-batch. */
 		if (moe && k->ep > 1 && !eager && !k->ep_allgather) {
 			double he = (ne + (k->ep_flex ? MOE_FLEX_POST_OPS :
-					   MOE_A2A_POST_OPS)) *
+					   MOE_A2A_POST_OPS) +
+				      (k->unfused_permute && !k->ep_flex ?
+				       MOE_UNFUSED_POST_OPS : 0.0)) *
 				k->host_op_time + te;
 			double gd = !k->ep_flex && !k->ep_overlap ?
 				0.5 * lc->ep_fwd : 0.0;
@@ -927,10 +940,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		}
 	}
 	if (moe && k->ep > 1 && !eager && !k->ep_flex && !k->ep_allgather) {
-		moe_permute_costs(e, k, lc);
 		/* its passes before the experts: permutation 1 and the
-		 * sort, half its forward */
-		ge += 0.5 * lc->ops[lc->nops - 1].fwd;
+		 * sort */
+		ge += moe_permute_costs(e, k, lc);
 	}
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait
