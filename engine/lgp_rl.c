@@ -116,6 +116,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("engine_host_seq", host.seq),
 	RL_BOOL("engine_host_overlap", host.overlap),
 	RL_NUM("engine_graph_gaps", host.gaps),
+	RL_NUM("engine_host_serial", host.serial),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
 	RL_NUM("gae_ops", gae_ops),
@@ -259,7 +260,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
  * engine_graph_gaps (s per decode step's forward, rl.h),
- * step_overhead (s per step), loss_ops (host ops per trained sequence
+ * engine_host_serial (s per engine step the host works with the GPU
+ * idle, rl.h), step_overhead (s per step), loss_ops (host ops per trained sequence
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
  * from fp32 logits, unfused), logit_onehot (boolean: their backward
  * through an int64 one-hot), sync_tp_first (boolean: the weight sync

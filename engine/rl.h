@@ -125,12 +125,18 @@ const char *rl_phase_name(int p);
  * 1, vLLM --async-scheduling: the longer of the two).  gaps: seconds
  * each decode step's forward itself loses between the pieces of a
  * piecewise CUDA graph (vLLM before 0.11: attention runs outside the
- * captured pieces), part of the GPU's timeline -- no overlap hides it. */
+ * captured pieces), part of the GPU's timeline -- no overlap hides it.
+ * serial: seconds each step the host works while the GPU waits, whatever
+ * overlap says -- a generation loop that reads a device value back every
+ * step (Hugging Face generate()'s stopping check under DeepSpeed-Chat's
+ * hybrid engine) dispatches the next step's first ops and the last ones
+ * of its own, each too small on the GPU to hide the host's time. */
 typedef struct rl_engine_host {
 	double step;        /* s per engine step, >= 0 */
 	double seq;         /* s per sequence in the step, >= 0 */
 	int overlap;        /* 0 or 1 */
 	double gaps;        /* s per decode step's forward, >= 0 */
+	double serial;      /* s per engine step, >= 0, after the rest */
 } rl_engine_host;
 
 /* Pools and the memory states of a step. */

@@ -210,7 +210,8 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 	/* A piecewise CUDA graph's gaps are the forward's own (rl.h). */
 	gpu = t + o.sampler + r->host.gaps;
 	h = r->host.step + r->host.seq * batch;
-	o.time = r->host.overlap ? fmax(gpu, h) : gpu + h;
+	o.time = (r->host.overlap ? fmax(gpu, h) : gpu + h) +
+		r->host.serial;
 	o.host = o.time - gpu;
 	return o;
 }
@@ -377,7 +378,8 @@ static int sim_admit(rollctx *r, long K, const double *x, int *st,
 				return 1;
 			}
 			t += (r->host.overlap ? 0.0 :
-				r->host.step + r->host.seq * w);
+				r->host.step + r->host.seq * w) +
+				r->host.serial;
 			o->recompute += t;
 		}
 		st[i] = 1;
@@ -510,7 +512,9 @@ static int roll_args(double prompts, double group, double prompt_len,
 		    gp_check_num(host->seq, 0, 3600, "engine host time per "
 				 "sequence", err) ||
 		    gp_check_num(host->gaps, 0, 3600, "engine graph gaps per "
-				 "decode step", err))
+				 "decode step", err) ||
+		    gp_check_num(host->serial, 0, 3600, "engine serial host "
+				 "time per step", err))
 			return GP_EINVAL;
 		if (host->overlap != 0 && host->overlap != 1)
 			return gp_fail(err, "engine host overlap must be 0 "
@@ -556,7 +560,8 @@ static int roll_prefill(rollctx *r, const infer_cfg *roll, double n,
 	 * hit the prefix cache but are requests of their own). */
 	h = chunks * r->host.step + n * r->host.seq;
 	g = chunks * t;
-	o->prefill = r->host.overlap ? fmax(g, h) : g + h;
+	o->prefill = (r->host.overlap ? fmax(g, h) : g + h) +
+		chunks * r->host.serial;
 	return GP_OK;
 }
 
@@ -761,6 +766,10 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 	}
 	if (eng_step(r, B, r->p, r->p, &tpre))
 		return GP_EINVAL;
+	/* generate()'s first step is the prefill, with the same loop
+	 * around it (rl_engine_host). */
+	tpre = (r->host.overlap ? fmax(tpre, r->host.step) :
+		tpre + r->host.step) + r->host.serial;
 	o->prefill = rounds * tpre;
 	/* The decode: end steps at batch B, the context growing; SEG_BODY
 	 * segments at their midpoints (exact for a step affine in it). */

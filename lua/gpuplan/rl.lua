@@ -307,6 +307,41 @@ M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
 -- which the measurement did not.
 M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 
+-- DeepSpeed-Chat's hybrid engine generates through Hugging Face's
+-- generate() (DeepSpeed v0.9.0 runtime/hybrid_engine.py: generate calls
+-- the module's own generate with each decoder layer's forward swapped
+-- for its inference container's), whose greedy loop ends every step on
+-- a value read back from the GPU ("if unfinished_sequences.max() == 0 or
+-- stopping_criteria(input_ids, scores)", transformers' greedy_search of
+-- 2021-2023): the host cannot run ahead into the next step.  Each step
+-- the host dispatches, at GP_EAGER_OP_TIME an op that launches a kernel
+-- (the actor's host_op_time):
+--  * HYBRID_LAYER_OPS per decoder layer, the calls into DeepSpeed's
+--    inference extension (v0.9.0 ds_transformer.py, ds_attention.py,
+--    ds_mlp.py): qkv_func (the fused input norm, QKV GEMM and bias),
+--    score_context_func (the KV cache append, scores, softmax,
+--    context), vector_matmul_func (the output projection), mlp_gemm_func
+--    (the residual add, norm, fc1 with its activation, fc2) and
+--    residual_add_func -- 5;
+--  * HF_GENERATE_OPS around them: before the first layer (transformers'
+--    OPTDecoder.forward of 2023 with the hybrid engine's layers,
+--    module_inject/layers.py): the token embedding 1, the attention mask
+--    _expand_mask 4 (the cast, 1 - mask, the bool cast, masked_fill), the
+--    positions (DeepSpeed's OPTEmbedding: cumsum, the product with the
+--    mask, - 1, + offset, the embedding) 5, their sum 1 -- 11; after the
+--    layers the final norm and the LM head 2, and greedy_search's tail:
+--    the min_length processor's eos fill 1 (DeepSpeed-Chat passes
+--    min_length = max_length, ppo_trainer._generate_sequence), argmax 1,
+--    the padding of finished rows (mul, rsub, mul, add) 4, the cat of
+--    input_ids 1, the attention mask's new_ones and cat 2, the finished
+--    flags (ne, long, mul) 3, max, == 0 and the read back 3 -- 17.
+-- The 11 before the first layer run while the GPU waits (the last step's
+-- read back emptied its queue): the step's serial host time.  The rest
+-- is dispatched while the GPU works: the longer of the two sets the pace.
+M.HYBRID_LAYER_OPS = 5
+M.HF_GENERATE_PRELUDE_OPS = 11
+M.HF_GENERATE_TAIL_OPS = 17
+
 -- A vLLM engine larger than a host runs its workers under vLLM's Ray
 -- executor (NeMo RL passes distributed_executor_backend="ray" for every
 -- engine of TP > 1, nemo_rl/models/generation/vllm/vllm_worker.py
@@ -1226,6 +1261,9 @@ run = function(o, job)
     fail("rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits too")
   end
   local hs = s.host_op_scale
+  -- the actor's host time per eager op (the hybrid engine's generate
+  -- runs on the trainer's processes)
+  local op_t = s.cfg.host_op_time or core().DEFAULTS.host_op_time
   -- An engine over more than one host: its executor's cross-host round
   -- trip each decode step (engine_xhost_step).
   local xh = (xhost or 0) > 0 and rtp * rpp > s.host_gpus and xhost * hs or 0
@@ -1258,13 +1296,15 @@ run = function(o, job)
     sync_tp_first = boolean("sync_tp_first", o.sync_tp_first, false),
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
-    -- vLLM's engine loop; the hybrid engine's host work is its kernels'
-    -- launches (runtime kernels)
-    engine_host_step = hybrid and 0 or M.ENGINE_HOST.step * hs + xh,
+    -- vLLM's engine loop; the hybrid engine's: generate()'s ops around
+    -- DeepSpeed's kernels (M.HYBRID_LAYER_OPS), the first ones serial
+    engine_host_step = hybrid and (M.HYBRID_LAYER_OPS * model.layers
+      + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
+    engine_host_serial = hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
-    engine_host_overlap = async, engine_graph_gaps = gaps,
+    engine_host_overlap = async or hybrid, engine_graph_gaps = gaps,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
