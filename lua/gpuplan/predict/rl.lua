@@ -206,6 +206,20 @@ PROFILES.verl = {
   -- DeepSeek-V3's 45,337 tensors (rl.weight_tensors), 2.65 ms each.
   { "sync_tensor_time", 120 / 45337, "per-tensor Megatron export to vLLM: 120 s for "
     .. "DeepSeek-V3 (verl issue #5311)", function(o) return not o.fsdp end },
+  -- verl's rollout runs vLLM in the worker's own process as one rank of
+  -- the engine ("distributed_executor_backend=\"external_launcher\"",
+  -- workers/rollout/vllm_rollout/vllm_rollout_spmd.py at 65c59c7), and
+  -- vLLM then keeps the engine core in that process too: "if
+  -- self.distributed_executor_backend == \"external_launcher\": ...
+  -- os.environ[\"VLLM_ENABLE_V1_MULTIPROCESSING\"] = \"0\"" ("Disabling
+  -- V1 multiprocessing for external launcher", ParallelConfig.
+  -- __post_init__) -- the output processor between two decode steps, as
+  -- NeMo RL's synchronous engine (gpuplan.rl.ENGINE_FRONTEND).  verl asks
+  -- for no detokenization (detokenize = False), which the measurement
+  -- did, and for the sampled token's log-probability (logprobs = 0),
+  -- which it did not.
+  { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
+    .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
 }
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
