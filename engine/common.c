@@ -39,49 +39,17 @@ unsigned long long gp_hash(const void *p, size_t n)
 	return h;
 }
 
-int gp_check_count(int v, int lo, const char *name, gp_error *err)
+int gp_count_fail(int v, int lo, const char *name, gp_error *err)
 {
 	if (v > GP_COUNT_MAX)
 		return gp_fail(err, "%s must be at most %d (got %d)", name,
 			       GP_COUNT_MAX, v);
-	if (v >= lo)
-		return GP_OK;
 	if (lo == 1)
 		return gp_fail(err, "%s must be positive (got %d)", name, v);
 	if (lo == 0)
 		return gp_fail(err, "%s must not be negative (got %d)", name,
 			       v);
 	return gp_fail(err, "%s must be at least %d (got %d)", name, lo, v);
-}
-
-int gp_check_num(double v, double lo, double hi, const char *name,
-		 gp_error *err)
-{
-	if (isfinite(v) && v >= lo && v <= hi)
-		return GP_OK;
-	return gp_fail(err, "%s must be a number in [%g, %g] (got %g)", name,
-		       lo, hi, v);
-}
-
-int gp_check_pos(double v, const char *name, gp_error *err)
-{
-	if (!gp_finite(v) || v <= 0 || v > GP_AMOUNT_MAX)
-		return gp_fail(err, "%s must be a positive number up to %g "
-			       "(got %g)", name, GP_AMOUNT_MAX, v);
-	return GP_OK;
-}
-
-int gp_check_nonneg(double v, const char *name, gp_error *err)
-{
-	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
-}
-
-int gp_check_tokens(double v, const char *name, gp_error *err)
-{
-	if (!gp_finite(v) || v < 0 || v > GP_COUNT_MAX)
-		return gp_fail(err, "%s must be 0 to %d tokens (got %g)", name,
-			       GP_COUNT_MAX, v);
-	return GP_OK;
 }
 
 int gp_check_elem(double v, const char *name, gp_error *err)

@@ -11,6 +11,7 @@
 #ifndef GP_COMMON_H
 #define GP_COMMON_H
 
+#include <math.h>
 #include <stddef.h>
 
 #define GP_OK 0
@@ -53,27 +54,63 @@ unsigned long long gp_hash(const void *p, size_t n);
 /* Widest element a cache or activation holds: fp64. */
 #define GP_ELEM_BYTES_MAX 8.0
 
-/* A count field: lo <= v <= GP_COUNT_MAX, else GP_EINVAL with
+/* gp_check_count's message for a count out of range (common.c). */
+int gp_count_fail(int v, int lo, const char *name, gp_error *err);
+
+/* The checks below are inline: a sweep checks each layout's config and
+ * layout with a few dozen of them, and the passing case is two compares.
+ *
+ * A count field: lo <= v <= GP_COUNT_MAX, else GP_EINVAL with
  * "<name> must be positive (got v)" (lo 1), "must not be negative"
  * (lo 0) or "must be at most 16777216" in err. */
-int gp_check_count(int v, int lo, const char *name, gp_error *err);
+static inline int gp_check_count(int v, int lo, const char *name,
+				 gp_error *err)
+{
+	if (v >= lo && v <= GP_COUNT_MAX)
+		return GP_OK;
+	return gp_count_fail(v, lo, name, err);
+}
 
 /* A number field: finite and lo <= v <= hi, else GP_EINVAL with
  * "<name> must be a number in [lo, hi] (got v)" in err. */
-int gp_check_num(double v, double lo, double hi, const char *name,
-		 gp_error *err);
+static inline int gp_check_num(double v, double lo, double hi,
+			       const char *name, gp_error *err)
+{
+	if (isfinite(v) && v >= lo && v <= hi)
+		return GP_OK;
+	return gp_fail(err, "%s must be a number in [%g, %g] (got %g)", name,
+		       lo, hi, v);
+}
 
 /* An amount (tokens, sequences, bytes): finite, > 0 and <= GP_AMOUNT_MAX,
  * so that products of amounts and model widths stay finite; else
  * GP_EINVAL with "<name> must be a positive number up to 1e+15". */
-int gp_check_pos(double v, const char *name, gp_error *err);
+static inline int gp_check_pos(double v, const char *name,
+			       gp_error *err)
+{
+	if (!isfinite(v) || v <= 0 || v > GP_AMOUNT_MAX)
+		return gp_fail(err, "%s must be a positive number up to %g "
+			       "(got %g)", name, GP_AMOUNT_MAX, v);
+	return GP_OK;
+}
 
 /* As gp_check_pos with 0 allowed (0 = default or none). */
-int gp_check_nonneg(double v, const char *name, gp_error *err);
+static inline int gp_check_nonneg(double v, const char *name,
+				  gp_error *err)
+{
+	return gp_check_num(v, 0, GP_AMOUNT_MAX, name, err);
+}
 
 /* Tokens of one sequence: 0 (none) up to GP_COUNT_MAX, the longest
  * context the model kernels size (model_kv_bytes). */
-int gp_check_tokens(double v, const char *name, gp_error *err);
+static inline int gp_check_tokens(double v, const char *name,
+				  gp_error *err)
+{
+	if (!isfinite(v) || v < 0 || v > GP_COUNT_MAX)
+		return gp_fail(err, "%s must be 0 to %d tokens (got %g)", name,
+			       GP_COUNT_MAX, v);
+	return GP_OK;
+}
 
 /* Bytes per cached KV element: 0 = the default, else one bit (1/8 B) to
  * 16 B.  Below a bit no format exists, and the sequences that fit are
