@@ -409,6 +409,21 @@ static int op_peak(const roof_device *d, const roof_op *op, double *peak,
 	return gemm;
 }
 
+/* The streaming rate an op reads and writes at (roof_eval_time). */
+static double mem_rate(const roof_device *d, int gemm, gp_dtype prec)
+{
+	return d->mem_bw * d->hbm_frac *
+		(!gemm ? 1.0 : d->stream_frac[prec] > 0.0 ?
+		 d->stream_frac[prec] : ROOF_GEMV_BW);
+}
+
+/* The memory side's seconds: the bytes at the rate, and the fill of a
+ * kernel that moves any. */
+static double mem_side(double bytes, double rate)
+{
+	return bytes > 0.0 ? bytes / rate + ROOF_MEM_FILL : 0.0;
+}
+
 /* The op's time and what it is made of (the fields roof_time reads);
  * roof_eval adds the ratios a report shows. */
 static void roof_eval_time(const roof_device *d, const roof_op *op,
@@ -434,15 +449,12 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	 * or the device's measured rate for GEMMs at the op's precision,
 	 * roof_device.stream_frac), other ops at the streaming rate; every
 	 * kernel that moves bytes pays the pipeline fill (ROOF_MEM_FILL). */
-	out->mem_rate = d->mem_bw * d->hbm_frac *
-		(!gemm ? 1.0 : d->stream_frac[op->prec] > 0.0 ?
-		 d->stream_frac[op->prec] : ROOF_GEMV_BW);
+	out->mem_rate = mem_rate(d, gemm, op->prec);
 	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
 	if (dq > 0.0)
 		out->t_compute = gemv ? (op->flop + dq) / vec :
 			fmax(out->t_compute, dq / vec);
-	out->t_memory = op->bytes > 0.0 ? op->bytes / out->mem_rate +
-	                ROOF_MEM_FILL : 0.0;
+	out->t_memory = mem_side(op->bytes, out->mem_rate);
 	out->t_launch = graphs ? d->graph_launch : d->launch;
 	/* Williams et al. 2009: the op runs at the lower of the two roofs,
 	 * i.e. takes the longer of the two times; a GEMM overlaps the two
@@ -527,6 +539,15 @@ double roof_time(const roof_device *d, const roof_op *op, int graphs)
 	 * optimizer step by it, a few times per layout of a sweep. */
 	roof_eval_time(d, op, graphs, &r);
 	return r.time;
+}
+
+double roof_mem_time(const roof_device *d, double bytes, int graphs)
+{
+	/* roof_eval_time's lines for an op of bytes alone: not a GEMM, no
+	 * FLOP (t_compute 0, no dequantisation), the longer of the two
+	 * sides and the launch. */
+	return fmax(0.0, mem_side(bytes, mem_rate(d, 0, GP_FP32))) +
+		(graphs ? d->graph_launch : d->launch);
 }
 
 const char *roof_bound_name(roof_bound b)

@@ -164,6 +164,11 @@ int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
  * step's and the sweep's fast path).  Returns the time only. */
 double roof_time(const roof_device *d, const roof_op *op, int graphs);
 
+/* roof_time of an op that moves `bytes` and computes nothing (flop 0,
+ * not a GEMM: its precision does not enter), without the op: the
+ * training step's optimizer steps and memory-bound passes. */
+double roof_mem_time(const roof_device *d, double bytes, int graphs);
+
 /* "compute" or "memory". */
 const char *roof_bound_name(roof_bound b);
 

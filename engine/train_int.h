@@ -67,10 +67,13 @@ double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g);
 double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		       int bwd);
 
-/* A memory-bound op moving `bytes` in dtype p. */
+/* A memory-bound op moving `bytes` in dtype p: train_t_op with no FLOP
+ * and no GEMM shape, whose time the precision does not enter
+ * (roof_mem_time). */
 static inline double t_mem(const tenv *e, gp_dtype p, double bytes)
 {
-	return bytes > 0 ? train_t_op(e, 0, bytes, 0, 0, 0, 0, p) : 0.0;
+	(void)p;
+	return bytes > 0 ? roof_mem_time(e->d, bytes, 1) : 0.0;
 }
 
 /* The stage code's shorthands, on the context's environment. */
