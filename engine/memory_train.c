@@ -426,7 +426,7 @@ static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 	o->host_optimizer += b.host_optimizer;
 }
 
-static void train_stage(const gp_model *m, const gp_train_cfg *c,
+static inline void train_stage(const gp_model *m, const gp_train_cfg *c,
 			const gp_layout *y, const gp_params *p,
 			const stage_acts *sa, const gp_state_bytes *sbp,
 			int stage, int nl, unsigned parts, double *head,
