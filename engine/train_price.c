@@ -60,8 +60,8 @@ static void coll_key(const tenv *e, gp_coll op, double bytes,
 
 /* The memo's collectives: open addressing on a hash of the key.  The
  * key's 32 bytes (its padding zeroed by coll_key) read as four 64-bit
- * words, hashed as gp_hash hashes them and compared as memcmp would,
- * inline: the lookup runs a few times per layout of a sweep. */
+ * words, hashed and compared as memcmp would, inline: the lookup runs a
+ * few times per layout of a sweep. */
 typedef char ckey_is_four_words[sizeof(train_ckey) == 32 ? 1 : -1];
 
 static unsigned long long ckey_word(const train_ckey *k, int i)
@@ -72,20 +72,19 @@ static unsigned long long ckey_word(const train_ckey *k, int i)
 	return u;
 }
 
-/* gp_hash (common.c) of the four words. */
+/* The slot: each word times its own odd constant (the small counts of
+ * the op and the group reach the high bits), xored, folded, multiplied
+ * once more and its high half taken.  Which slot a key lands in moves
+ * no price, only how far a probe walks. */
 static unsigned coll_slot(const train_ckey *k)
 {
-	unsigned long long h = 1469598103934665603ULL;
+	unsigned long long h = ckey_word(k, 0) * 0x9E3779B97F4A7C15ULL ^
+		ckey_word(k, 1) * 0xC2B2AE3D27D4EB4FULL ^
+		ckey_word(k, 2) * 0x165667B19E3779F9ULL ^
+		ckey_word(k, 3) * 0x27D4EB2F165667C5ULL;
 
-	h = (h ^ ckey_word(k, 0)) * 1099511628211ULL;
 	h ^= h >> 29;
-	h = (h ^ ckey_word(k, 1)) * 1099511628211ULL;
-	h ^= h >> 29;
-	h = (h ^ ckey_word(k, 2)) * 1099511628211ULL;
-	h ^= h >> 29;
-	h = (h ^ ckey_word(k, 3)) * 1099511628211ULL;
-	h ^= h >> 29;
-	return (unsigned)(h % TRAIN_COLL_N);
+	return (unsigned)(((h * 0x9E3779B97F4A7C15ULL) >> 32) % TRAIN_COLL_N);
 }
 
 static int coll_memo(const tenv *e, const train_ckey *k, double *time)
