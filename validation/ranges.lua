@@ -102,7 +102,7 @@ return {
         ["stack=megatron/moe=moe"] = { cases = 30, lo = 0.851, hi = 1.481 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 16, lo = 0.745, hi = 1.441 },
         ["stack=megatron/moe=moe/style=data/scale=nodes"] = { cases = 10, lo = 0.851, hi = 1.441 },
-        ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.851, hi = 1.345 },
+        ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.851, hi = 1.313 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 14, lo = 0.887, hi = 2.428 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 10, lo = 0.887, hi = 2.428 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes/gen=blackwell"] = { cases = 8, lo = 0.887, hi = 1.748 },
