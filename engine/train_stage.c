@@ -410,11 +410,11 @@ double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
  * "new_grad_tensor.copy_(grad_reduc.view(-1))", read and write);
  * average_tensor divides the bucket by the DP size in place
  * ("tensor.div_(dist.get_world_size(...))", read and write); with
- * use_multi_rank_bucket_allreduce (zero_allreduce: v0.13 on, PR #4695)
+ * use_multi_rank_bucket_allreduce (zero_allreduce: v0.12.4 on, PR #4695)
  * allreduce_bucket flattens the bucket's slices into a new tensor
  * before the all-reduce ("tensor = self.flatten(bucket)", read and
  * write) and copies this rank's slices back ("buf.copy_(synced)"), where
- * v0.12 and before reduced each rank's slice in place
+ * v0.12.3 and before reduced each rank's slice in place
  * ("dist.reduce(grad_slice, ...)" on a narrow view: no copy);
  * reduce_ipg_grads then copies this rank's share into its partition
  * (copy_grads_in_partition).  In the bucket's dtype, the reduction's

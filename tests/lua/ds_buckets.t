@@ -48,10 +48,10 @@ local rs = with {}
 local want = mbs * (L * (coll("reduce_scatter", 2 * P) + passes(2 + 1 / dp, P)) +
   coll("reduce_scatter", 2 * E) + passes(2 + 1 / dp, E))
 t.near(part(rs, "dp_comm").seconds / want, 1, 1e-5,
-  "zero 2 (reduce_scatter, DeepSpeed <= 0.12): bucket copy, div_ and the partition's copy")
+  "zero 2 (reduce_scatter, DeepSpeed <= 0.12.3): bucket copy, div_ and the partition's copy")
 
 -- With use_multi_rank_bucket_allreduce (zero_reduce allreduce, DeepSpeed
--- 0.13 on): allreduce_bucket's flatten (a whole pass) and the copy of
+-- 0.12.4 on): allreduce_bucket's flatten (a whole pass) and the copy of
 -- this rank's slices back (1/dp more): 3 + 2/8 passes, and the
 -- collective an all-reduce of the same bytes.  Tolerance as above.
 local ar = with { zero_reduce = "allreduce" }
