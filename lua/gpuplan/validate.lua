@@ -167,6 +167,9 @@ local case_schema = T.record {
     -- the expert all-to-all under compute (gp.train's ep_overlap;
     -- Megatron-Core's moe_a2a_overlap)
     ep_overlap = T.boolean(),
+    -- TP collectives under the GEMMs (gp.train's tp_overlap; Megatron-Core's
+    -- tp_comm_overlap), where the source sets it against its stack profile
+    tp_overlap = T.boolean(),
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
     moe_dispatcher = T.enum(require("gpuplan.options").get("moe_dispatcher").values),

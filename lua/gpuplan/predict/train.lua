@@ -432,6 +432,7 @@ return function(case, cat)
   o.attn_kernel = v(wl.attn_kernel)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
+  o.tp_overlap = v(par.tp_overlap)
   o.moe_dispatcher = v(par.moe_dispatcher)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
