@@ -863,7 +863,16 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 	if (!zs->blk_ok[o]) {
 		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x)) {
 			kind_colls(&ph->x, ph->ld, ph->kc[0]);
-			kind_colls(&ph->x, ph->lm, ph->kc[1]);
+			/* kind_colls reads a kind's params and eparams
+			 * alone: a dense model's MoE kind is its dense
+			 * layer again (train_memo.c layer_pair). */
+			if (ph->lm->params == ph->ld->params &&
+			    ph->lm->eparams == ph->ld->eparams) {
+				ph->kc[1][0] = ph->kc[0][0];
+				ph->kc[1][1] = ph->kc[0][1];
+			} else {
+				kind_colls(&ph->x, ph->lm, ph->kc[1]);
+			}
 			if (ph->x.e.bad)
 				return GP_EINVAL;
 			ph->kc_ok = 1;
