@@ -305,6 +305,23 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
  * (split_quantize's "Quantize kernels individually", expert_loop):
  * TE_FP8_EXPERT_HOST each; delayed scaling's fused multi-tensor cast is
  * one call for all. */
+/* A block-scaled cast that writes both copies -- the rowwise one and the
+ * columnwise one the wgrad GEMM reads, each with its block scales -- runs
+ * below the streaming rate; the rowwise one alone does not.  Measured on
+ * B200 (NVIDIA Transformer Engine's MXFP8 quantize kernels, the baseline
+ * column of ROCm/TransformerEngine PR #598's "Single Kernel Optimization
+ * Results", CAST_ONLY, BF16 input 8192 x 8192): rowwise 34.84 us, both
+ * 52.34 us.  At the catalog's B200 streaming rate (7.67 TB/s x 0.85) less
+ * a memory-bound kernel's fixed 3.9 us (roofline.c ROOF_MEM_FILL) the
+ * rowwise cast moves (34.84 - 3.9) us x 6.52 TB/s / 8192^2 = 3.006 B an
+ * element -- the 2 read and 1 written priced, its scales (1/32 B) within
+ * the measurement -- and the cast to both (52.34 - 3.9) x 6.52 / 8192^2
+ * = 4.706 B where 2 + 1 + 1 are priced: 0.71 B an element more, the
+ * columnwise pass's 32-row scale blocks and strided writes.  Taken for
+ * Hopper's 1x128 blockwise casts too (the same two copies, TE's
+ * quantize_transpose_vector_blockwise; not measured). */
+#define MXFP8_BOTH_EXTRA ((52.34e-6 - 3.9e-6) * 7.67e12 * 0.85 / \
+			  (8192.0 * 8192.0) - 4.0)
 #define TE_FP8_FWD_HOST ((114.51 - 59.19) / 59.19)
 #define TE_FP8_BWD_HOST (((440.93 - 114.51) - (311.30 - 59.19)) / 59.19)
 #define TE_FP8_LN_FWD_HOST ((135.42 - 83.48) / 59.19)
@@ -414,11 +431,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			(k->fp8_current || k->fp8_block) &&
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ? o->batch : 1.0;
+		/* a block-scaled cast to both copies (MXFP8_BOTH_EXTRA):
+		 * the input's unless frozen, dY's always */
+		double mx = k->fp8_block && tr > 0 ? MXFP8_BOTH_EXTRA :
+			0.0;
 
 		t += t_mem(e, k->half, in * (!fused ?
-			k->A + 1.0 + tr + amax : k->fp8_current ?
+			k->A + 1.0 + tr + amax + mx : k->fp8_current ?
 			k->A + 1.0 + tr : 1.0));
-		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax));
+		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax +
+			(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
 		if (!eager) {
 			*nk += (fused ? TE_FP8_LN_FWD_HOST :
 				TE_FP8_FWD_HOST) +
