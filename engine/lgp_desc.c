@@ -196,6 +196,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("graph_prep", offsetof(train_cfg, graph_prep), 0),
 	F_BOOL("fp8_current", offsetof(train_cfg, fp8_current), 0),
 	F_BOOL("fp8_block", offsetof(train_cfg, fp8_block), 0),
+	F_BOOL("moe_fp8_copy", offsetof(train_cfg, moe_fp8_copy), 0),
 	F_BOOL("zero3_per_param", offsetof(train_cfg, zero3_per_param), 0),
 	F_BOOL("zero_allreduce", offsetof(train_cfg, zero_allreduce), 0),
 	F_BOOL("causal_flops", offsetof(train_cfg, causal_flops), 0),

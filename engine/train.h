@@ -163,6 +163,13 @@ typedef struct train_cfg {
 				  * Engine casts a grouped linear's inputs
 				  * one kernel per expert, where delayed
 				  * scaling casts them all in one */
+	int moe_fp8_copy;        /* 1: with compute fp8, Megatron-Core's
+				  * grouped MLP copies the experts' rows
+				  * to fp8-aligned counts and back
+				  * (Transformer Engine's Fp8Padding and
+				  * Fp8Unpadding; train_layer.c
+				  * moe_fp8_pad_costs); 0: the counts
+				  * arrive aligned */
 	int te_modules;          /* 1: the linears are Transformer Engine
 				  * modules (the megatron stack), whose
 				  * backward runs Python per module
@@ -317,6 +324,7 @@ typedef struct train_lkey {
 	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */
+	int moe_fp8_copy;        /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */

@@ -686,6 +686,51 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		       train_lcost *lc);
 
+/* Megatron-Core's grouped MLP pads each expert's rows for its fp8 GEMMs
+ * when the dispatcher hands them over unaligned (TEGroupedMLP.forward at
+ * Megatron-Bridge 25.11's pin, experts.py: "permuted_local_hidden_states,
+ * tokens_per_expert = self.quantization_padding(...)", the probabilities
+ * the same, and after the down projection "output =
+ * self.quantization_unpadding(output, actual_tokens_per_expert)").
+ * Transformer Engine's Fp8Padding (v2.9 fp8_padding.py) rounds each
+ * count up to 16 rows (32 for MXFP8) and, unless every count already is
+ * a multiple ("# no padding needed"), copies the rows into the padded
+ * buffer with one fused_multi_row_padding kernel; Fp8Unpadding copies
+ * them back, and the backward runs the reverse copies
+ * (fused_multi_row_unpadding for the input's gradient, the padding for
+ * the output's).  Forced-balanced or learned routing leaves the counts
+ * unaligned, so on the alltoall and allgather dispatchers each pass reads
+ * and writes the received rows twice: 4 ur bytes where ur = the rows'
+ * bytes as moe_permute_costs sizes them, plus the probabilities' copy (ur
+ * / (h A) values, 4 B each at most: fp32 router probabilities).  What
+ * avoids it is named in the option (moe_fp8_pad none): "It is suggested
+ * to enable this for dropless training with FP8 precision when
+ * num_local_experts > 1. This is a more efficient way to pad for FP8
+ * which eliminates the explicit padding in the GroupedMLP layer"
+ * (moe_router_padding_for_quantization, Megatron-Core's MoE README);
+ * HybridEP's dispatch pads the rows itself (pad_multiple).  Each copy is
+ * a Python module call (the autograd Function's backward too): one host
+ * launch each way per copy.  The padded buffer is freed once the grouped
+ * linear has cast it: nothing more is kept for the backward. */
+#define MOE_FP8_PAD_OPS 3.0
+
+static void moe_fp8_pad_costs(tenv *e, const train_lkey *k, double *nk,
+			      double *nb, train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
+	double sk = k->skew > 1.0 ? k->skew : 1.0;
+	double ur = k->Tn * m->hidden * k->A * m->moe.top_k * cf * sk *
+		(k->etp > 1 && (k->sp || k->etp > k->tp) ? k->etp : 1.0);
+	double probs = ur / (m->hidden * k->A) * 2.0 * 4.0;
+	double t = 2.0 * t_mem(e, k->half, 2.0 * ur) +
+		t_mem(e, k->half, probs);
+
+	add_op(lc, "moe_fp8_pad", t, t, 0, 0);
+	*nk += MOE_FP8_PAD_OPS;
+	*nb += MOE_FP8_PAD_OPS;
+}
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -965,6 +1010,13 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		/* its passes before the experts: permutation 1 and the
 		 * sort */
 		ge += moe_permute_costs(e, k, lc);
+	}
+	if (moe && k->moe_fp8_copy && k->lin == GP_FP8 && !eager) {
+		moe_fp8_pad_costs(e, k, &nk, &nb, lc);
+		/* inside the grouped MLP's forward: the experts' stretch
+		 * after the dispatcher's host wait */
+		ne += MOE_FP8_PAD_OPS;
+		ge += lc->ops[lc->nops - 1].fwd;
 	}
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait

@@ -228,6 +228,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ep_overlap = c->ep_overlap;
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.fp8_block = c->compute == GP_FP8 && c->fp8_block;
+	xp->k.moe_fp8_copy = c->compute == GP_FP8 && c->moe_fp8_copy;
 	xp->k.host_op_time = c->host_op_time;
 	xp->k.tp = xp->y.tp;
 	xp->k.cp = xp->y.cp;

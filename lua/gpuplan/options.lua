@@ -917,6 +917,20 @@ opt { name = "moe_balance", type = "string", metavar = "B", commands = "train pl
     .. "hottest rank receives what TensorRT-LLM measured without balancing, 2.56x the mean "
     .. "at EP 32 with 8 experts a rank, and every layer waits for it)",
   suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
+opt { name = "moe_fp8_pad", type = "string", metavar = "P", commands = "train plan rl",
+  kind = "enum", values = { "copy", "none" },
+  default = "copy with precision fp8 on the alltoall and allgather dispatchers of the "
+    .. "megatron stack, else none",
+  help = "how an fp8 MoE layer's experts get the row counts their fp8 GEMMs take "
+    .. "(multiples of 16, 32 for MXFP8): copy (Megatron-Core's grouped MLP pads them "
+    .. "itself: Transformer Engine's Fp8Padding copies the received rows into a padded "
+    .. "buffer before the experts and Fp8Unpadding back after, and the backward the "
+    .. "reverse) or none (they arrive aligned: Megatron-Core's "
+    .. "moe_router_padding_for_quantization pads the routing map, a token-drop dispatch "
+    .. "pads each expert to a capacity that is a multiple of 16, HybridEP's dispatch pads "
+    .. "them)",
+  suggest = { "moe_router_padding_for_quantization", "moe_router_padding_for_fp8",
+              "fp8_padding", "router_padding" } }
 opt { name = "cuda_graph_scope", type = "string", metavar = "LIST", commands = "train plan rl",
   kind = "enum",
   help = "the parts of each layer's forward Transformer Engine's CUDA graphs capture "

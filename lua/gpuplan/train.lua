@@ -412,6 +412,43 @@ local function step_choices(o, p, cfg, sweep, default)
   -- backward is Python per module (engine/train_layer.c TE_BWD_HOST);
   -- the other stacks' torch modules run theirs in autograd's C++ engine.
   cfg.te_modules = cfg.stack == "megatron"
+  -- fp8 experts' row counts (engine/train_layer.c moe_fp8_pad_costs):
+  -- Megatron-Core's grouped MLP copies them to aligned counts where the
+  -- dispatcher hands them over unaligned -- alltoall and allgather
+  -- without moe_router_padding_for_quantization, its default; HybridEP
+  -- pads in its dispatch, and DualPipe is DeepSeek's own framework, not
+  -- Megatron-Core's grouped MLP.
+  local has_moe = p.model.moe and (p.model.moe.experts or 0) > 0
+  local grouped = has_moe and cfg.compute == "fp8" and cfg.te_modules and not cfg.eager
+  local pad = o.moe_fp8_pad
+  if pad ~= nil then
+    -- one of its declared values: the resolve step checked it
+    local id = tostring(p.model.id or p.model.name)
+    if not has_moe then
+      fail("train: moe_fp8_pad %s is how fp8 experts get their row counts; %s has no experts",
+        pad, id)
+    elseif cfg.compute ~= "fp8" then
+      fail("train: moe_fp8_pad %s pads the experts' rows for fp8 GEMMs: it needs precision = "
+        .. "fp8 (got %s)", pad, tostring(cfg.compute))
+    elseif pad == "copy" and not grouped then
+      fail("train: moe_fp8_pad copy is Megatron-Core's grouped MLP (Transformer Engine's "
+        .. "Fp8Padding): it needs stack = megatron with kernels = fused (got stack = %s, "
+        .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+    elseif pad == "copy" and cfg.moe_flex then
+      fail("train: moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads the experts' rows "
+        .. "in its dispatch (pad_multiple), the grouped MLP copies nothing")
+    elseif pad == "copy" and dual then
+      fail("train: moe_fp8_pad copy with schedule = dualpipe: DualPipe is DeepSeek's own "
+        .. "framework, not Megatron-Core's grouped MLP")
+    end
+    cfg.moe_fp8_copy = pad == "copy"
+  else
+    cfg.moe_fp8_copy = grouped and not cfg.moe_flex and not dual or false
+    if cfg.moe_fp8_copy then
+      default("moe_fp8_pad=copy (Megatron-Core's grouped MLP pads the experts' rows for fp8: "
+        .. "moe_router_padding_for_quantization off)")
+    end
+  end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.

@@ -177,6 +177,8 @@ local case_schema = T.record {
     moe_permute_fusion = T.boolean(),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess" }),
+    -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
+    moe_fp8_pad = T.enum(require("gpuplan.options").get("moe_fp8_pad").values),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },

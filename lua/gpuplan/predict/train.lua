@@ -435,6 +435,7 @@ return function(case, cat)
   o.tp_overlap = v(par.tp_overlap)
   o.moe_dispatcher = v(par.moe_dispatcher)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
+  o.moe_fp8_pad = v(par.moe_fp8_pad)
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
   local lora = v(wl.lora)

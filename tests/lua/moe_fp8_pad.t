@@ -1,0 +1,72 @@
+-- Megatron-Core's grouped MLP pads each expert's rows for its fp8 GEMMs
+-- when the dispatcher hands them over unaligned: Transformer Engine's
+-- Fp8Padding copies the received rows into a buffer of counts rounded up
+-- to 16 before the experts (and the router probabilities with them),
+-- Fp8Unpadding copies the output back, and the backward runs the reverse
+-- copies (engine/train_layer.c moe_fp8_pad_costs: two kernels of 2 ur
+-- bytes and the probabilities' copy a pass, ur the received rows' bytes).
+-- gp.train's moe_fp8_pad: copy (the default with fp8 on the alltoall and
+-- allgather dispatchers of the megatron stack) or none (the counts arrive
+-- aligned: moe_router_padding_for_quantization, a token-drop dispatch
+-- padded to a capacity that is a multiple of 16, HybridEP).
+-- Run with ./gpuplan run tests/lua/moe_fp8_pad.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(11)
+
+local op = t.op
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
+-- Qwen3-30B-A3B: hidden 2048, top 8; one sequence a micro-batch on each
+-- GPU (tp 1), bf16 rows (A = 2 B) before the cast.
+local h, k = 2048, 8
+local job = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1, precision = "fp8",
+              fp8_scaling = "current" }
+local function run(x) return gp.train(t.with(job, x)) end
+-- the same job in bf16
+local job16 = t.with(job, {})
+job16.precision, job16.fp8_scaling = "bf16", nil
+
+local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
+-- A balanced router at capacity factor 1: ur = k Tn h A.  Doubling the
+-- tokens adds 4096 x 8 rows: ur grows by 4096 x 8 x 2048 x 2 = 134.2 MB,
+-- the two row copies (read and write each, 2 ur apiece) by 4 x 134.2 =
+-- 536.9 MB and the probabilities' copy by 32768 x 2 x 4 B = 0.26 MB:
+-- 537.1 MB / 2.814e12 B/s = 190.9 us.  The kernels' fixed fill cancels
+-- in the difference: float rounding only, 1e-6.
+local dur = 4096 * k * h * 2
+local dprobs = 4096 * k * 2 * 4
+t.near(op(s8, "moe_fp8_pad").fwd - op(s4, "moe_fp8_pad").fwd, (4 * dur + dprobs) / bw, 1e-6,
+       "fp8 on alltoall: the rows copied to padded counts and back, 4 ur bytes a forward")
+t.near(op(s4, "moe_fp8_pad").bwd, op(s4, "moe_fp8_pad").fwd, 1e-12,
+       "the backward's reverse copies move the same bytes")
+t.like(table.concat(s4.defaults, "; "), "moe_fp8_pad=copy",
+       "the copy is a default, said on the defaults line")
+-- Where the counts arrive aligned nothing is copied.
+t.is(op(run { seq = 4096, moe_fp8_pad = "none" }, "moe_fp8_pad"), nil,
+     "moe_fp8_pad none: no copies")
+t.is(op(run { seq = 4096, moe_dispatcher = "flex" }, "moe_fp8_pad"), nil,
+     "flex: HybridEP pads in its dispatch")
+t.is(op(gp.train(t.with(job16, { seq = 4096 })), "moe_fp8_pad"), nil,
+     "bf16: no fp8 GEMMs to pad for")
+-- The copies only add time: the same job without them is faster.
+t.ok(run({ seq = 4096, moe_fp8_pad = "none" }).step_s < s4.step_s,
+     "the copies make the step longer")
+
+local function err(x, base)
+  local ok, e = pcall(gp.train, t.with(base or job, x))
+  return not ok and tostring(e) or ""
+end
+t.like(err({ moe_fp8_pad = "copy" }, job16),
+       "moe_fp8_pad copy pads the experts' rows for fp8 GEMMs: it needs precision = fp8",
+       "copy without fp8: refused, named")
+t.like(err { moe_fp8_pad = "copy", moe_dispatcher = "flex" },
+       "moe_fp8_pad copy with moe_dispatcher flex: HybridEP pads",
+       "copy with the flex dispatcher: refused, named")
+t.like(err { model = "llama3-8b", ep = 1, moe_fp8_pad = "none" },
+       "moe_fp8_pad none is how fp8 experts get their row counts; llama3%-8b has no experts",
+       "a dense model: refused, named")
+t.like(err { moe_fp8_pad = "always" }, "moe_fp8_pad must be copy or none",
+       "an unknown value: refused, named")
