@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -49,6 +49,30 @@ t.ok(wf > 0, "the fused layer already waits for its host")
 t.near(fn - ff, 8 * hostop, 1e-6, "8 host launches more a layer's forward")
 t.near(wn - wf, 8 * hostop - (3 * k - 1) * u / bw, 1e-6,
        "the host wait grows by them less the GPU's own growth")
+
+-- The stretch after the dispatcher's host wait (engine/train_layer.c
+-- MOE_A2A_POST_OPS, MOE_UNFUSED_POST_OPS): with ep_overlap on (the
+-- dispatch all-to-all runs beside another micro-batch, not in the
+-- stretch) and 6144 tokens, the attention leaves enough GPU time that the
+-- whole layer's host time no longer binds, but the stretch's does -- fused
+-- and unfused alike (a host wait either way).  Unfused, the stretch holds
+-- permute()'s 5 more calls and the probabilities' split-and-cat 1 more:
+-- 6 x 24.84 us = 149.04 us more host time; and of the 23 u more bytes
+-- only index_select's us - u = 7 u run before the experts: u = 6144 x
+-- 2048 x 2 B = 25.17 MB, 7 u / 2.814e12 B/s = 62.6 us more GPU time in
+-- the stretch.  The wait grows by 149.04 - 62.6 = 86.4 us, not the whole
+-- layer's 8 x 24.84 - 23 u / BW (-6.97 us: no growth).  1e-6: float
+-- rounding.
+do
+  local u6 = 6144 * h * 2
+  local fo = run { seq = 6144, ep_overlap = true }
+  local no = run { seq = 6144, ep_overlap = true, unfused_permute = true }
+  local _, wfo = t.layer_fwd(fo)
+  local _, wno = t.layer_fwd(no)
+  t.ok(wfo > 0, "6144 tokens, ep_overlap: the fused layer waits in the stretch")
+  t.near(wno - wfo, 6 * hostop - (k - 1) * u6 / bw, 1e-6,
+         "the stretch's wait grows by its 6 launches less index_select's surplus")
+end
 
 -- Where the permutation is not the alltoall dispatcher's, refused by name.
 t.raises(function() run { unfused_permute = true, model = "llama3-8b", ep = 1 } end,
