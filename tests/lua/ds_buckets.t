@@ -9,9 +9,7 @@ local gp = require "gpuplan"
 
 t.plan(5)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part
 
 -- megatron-gpt-1.7b (24 layers, h 2304, biases on every linear, plain 4h
 -- MLP, tied embedding with 2048 learned positions) on one DGX H100, dp 8,

@@ -5,9 +5,7 @@ local gp = require "gpuplan"
 
 t.plan(43)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part
 
 -- gp.train on a block's base job with some options added or changed.
 local function trainer(base)

@@ -15,9 +15,7 @@ local function job(over)
   return o
 end
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part
 
 -- Qwen3-30B-A3B's routed experts: 48 MoE layers x 128 experts x 3
 -- matrices of hidden 2048 x expert width 768.

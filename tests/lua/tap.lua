@@ -75,6 +75,12 @@ function M.parts(r)
   return s
 end
 
+-- The step part of that name of a gp.train result (the part's table: its
+-- seconds, hidden, ...; nil when none).
+function M.step_part(r, name)
+  for _, p in ipairs(r.parts) do if p.name == name then return p end end
+end
+
 -- The bytes of the component of that name of a memory breakdown (0 when
 -- none).
 function M.part(mem, name)

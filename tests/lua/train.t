@@ -6,9 +6,7 @@ local train = require "gpuplan.train"
 
 t.plan(98)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part
 
 -- Llama-3 8B on one DGX H100, ZeRO-1, selective recompute.
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,

@@ -6,9 +6,7 @@ local gp = require "gpuplan"
 
 t.plan(11)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part
 
 -- megatron-gpt-1.7b (24 layers, h 2304, LayerNorm, biases on every
 -- linear, plain 4h MLP) on one DGX H100, dp 8, one micro-batch, every
