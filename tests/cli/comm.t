@@ -140,4 +140,32 @@ is($c, 1, '--nccl 2.x: exit 1');
 like($e, qr/^gpuplan: comm: --nccl must be a release 'major\.minor\[\.patch\]' such as '2\.20\.5' \(got "2\.x"\)$/m,
      'names the flag and the value');
 unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
+# --nics N: the node's NICs, fewer than its GPUs sharing them.  2 x DGX
+# A100 (8 HDR NICs a node, 25 GB/s each at 0.96 achievable: catalog
+# ib-hdr-200) run the 8 GiB ring at the node's NIC rate, 8 x 25 x 0.96 =
+# 192 GB/s busbw streaming; with --nics 4 it is 4 x 25 x 0.96 = 96.  The
+# ring's latency (about 0.3 ms of 84 and 168 ms: 0.4% and 0.2%) takes each
+# a little below, so the tolerances are 1 and 0.5 GB/s below the streaming
+# figure, and the two differ by 2x within 1%.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--min', '8GiB', '--max', '8GiB',
+                      '--format', 'csv');
+my ($bus8) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple$/m;
+ok(defined $bus8 && $bus8 > 191.0 && $bus8 <= 192.0, "8 NICs a node: ~192 GB/s busbw (got @{[$bus8 // 'none']})");
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--min', '8GiB', '--max', '8GiB',
+                      '--format', 'csv', '--nics', '4');
+is($c, 0, '--nics 4 exits 0');
+my ($bus4) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple$/m;
+ok(defined $bus4 && $bus4 > 95.5 && $bus4 <= 96.0, "--nics 4: ~96 GB/s busbw (got @{[$bus4 // 'none']})");
+ok(defined $bus8 && defined $bus4 && abs($bus8 / $bus4 - 2) < 0.01, 'half the NICs, half the ring');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nics', '-1');
+is($c, 2, '--nics -1: usage error');
+like($e, qr/^gpuplan: comm: --nics must be in 0\.\.16777216 \(got -1\)$/m, 'names the flag and the value');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--nics', '0', '--min', '1MiB', '--max', '1MiB');
+is($c, 1, '--nics 0 across nodes: exit 1');
+like($e, qr/^gpuplan: comm: 2 nodes need --nics > 0 to talk$/m, 'names the flag');
+($c, $o, $e) = run_gp('comm', '--system', 'pcie-8x-4090', '--nodes', '2', '--nics', '2', '--min', '1MiB',
+                      '--max', '1MiB');
+is($c, 1, '--nics on a system without a NIC fabric: exit 1');
+like($e, qr/^gpuplan: comm: --nics 2: system pcie-8x-4090 names no NIC fabric/m, 'names the flag and the system');
+unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 done_testing();

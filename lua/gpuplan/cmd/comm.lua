@@ -17,6 +17,9 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   --op OP         all_reduce (default), all_gather, reduce_scatter, all_to_all,
                   broadcast, reduce, send_recv
   --algo A        force ring, tree, nvls, sharp, hierarchical, p2p or pxn
+  --nics N        NICs per node (default: the system's); fewer NICs than
+                  GPUs share them, --nics 4 on 8-GPU nodes halves a ring's
+                  network rate
   --gpus-per-thread N
                   GPUs one thread drives (nccl-tests -g N, default 1): its
                   kernel launches, 4.2 us each, bound the time from below
@@ -35,7 +38,7 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   options = { system = "string", nodes = "int", gpus = "int", op = "string",
               algo = "string", min = "string", max = "string", format = "format",
               svg = "string", systems = "string", gpus_per_thread = "int",
-              nccl = "string" },
+              nccl = "string", nics = "int" },
 }
 
 local function size_arg(v, name, default)
@@ -106,6 +109,9 @@ function C.run(opts, args)
     error(cli.usage(string.format("comm: --gpus-per-thread must be >= 1 (got %d)",
       opts.gpus_per_thread)), 0)
   end
+  if opts.nics and (opts.nics < 0 or opts.nics > 2 ^ 24) then
+    error(cli.usage(string.format("comm: --nics must be in 0..16777216 (got %d)", opts.nics)), 0)
+  end
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
@@ -119,12 +125,13 @@ function C.run(opts, args)
     local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
                                           gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
                                           gpus_per_thread = opts.gpus_per_thread,
-                                          nccl = opts.nccl })
+                                          nccl = opts.nccl, nics = opts.nics })
     -- a user error: drop the Lua source position, keep the reason, name
     -- the flag the user typed
     if not okr then
       error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
-                            :gsub("comm: nccl ", "comm: --nccl ")), 0)
+                            :gsub("comm: nccl ", "comm: --nccl ")
+                            :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0")), 0)
     end
     for _, r in ipairs(rows) do
       r.count = math.tointeger(r.bytes // 4) or r.bytes // 4
@@ -144,6 +151,16 @@ function C.run(opts, args)
     for id in (opts.systems or opts.system):gmatch("[^,%s]+") do
       check_system(id, opts.systems and "systems" or "system")
       list[#list + 1] = id
+    end
+  end
+  -- NICs need the fabric they run on, which the system names.
+  if opts.nics and opts.nics > 0 then
+    for _, id in ipairs { opts.system, table.unpack(list) } do
+      local sys = require("gpuplan").catalog():get("systems", id)
+      if not sys.nic_fabric then
+        error(string.format("comm: --nics %d: system %s names no NIC fabric for them to run on "
+          .. "(its catalog entry has no nic_fabric)", opts.nics, id), 0)
+      end
     end
   end
   -- An output file that cannot be written fails before the table prints.
