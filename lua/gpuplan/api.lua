@@ -92,7 +92,10 @@ M.FUNCTIONS = {
       .. "target tokens/s within itl_max." },
   { name = "gp.comm", call = "gp.comm{...} -> r", result = "comm",
     args = "op (all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, ...), bytes, "
-      .. "gpus, system (a catalog system id), nodes or gpus_per_node (where the ranks "
+      .. "gpus, system (a catalog system id) or gpu (a catalog GPU id: the node built "
+      .. "from it alone, its NVLink domain or 8 cards on its PCIe link, no NICs), fabric (a "
+      .. "scale-up fabric id joining the node's GPUs in place of its own), nodes or "
+      .. "gpus_per_node (where the ranks "
       .. "sit), gpus_per_thread (GPUs one thread drives, nccl-tests -g: their launches "
       .. "bound the time), nccl (the NCCL release whose tuner picks the algorithm, "
       .. "\"2.20.5\"; default the latest modelled), topology fields to override, cat",

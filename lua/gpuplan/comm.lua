@@ -317,9 +317,13 @@ function M.nccl_at(date)
   return best
 end
 
--- M.comm{op=, bytes=, gpus=, system= | topology=, nodes=, gpus_per_node=,
--- algo=, gpus_per_thread=, nccl=, <topology fields>}: one collective.  The
--- node is the system's (or the topology table's); `nodes` and
+-- M.comm{op=, bytes=, gpus=, system= | gpu= | topology=, fabric=, nodes=,
+-- gpus_per_node=, algo=, gpus_per_thread=, nccl=, <topology fields>}: one
+-- collective.  The node is the system's, or the one built from the GPU
+-- alone (its NVLink domain joined by its scale-up fabric, an H100 PCIe's
+-- bridged pair; or 8 cards on its PCIe generation; no NICs: node_spec),
+-- or the topology table's; `fabric` (a scale-up fabric id) joins the
+-- node's GPUs in place of its own (pcie4-p2p: 4090s with P2P on); `nodes` and
 -- `gpus_per_node` say where the ranks sit (see the top of this file);
 -- `gpus_per_thread` how many GPUs one thread drives (nccl-tests -g,
 -- M.launch_floor); `nccl` the NCCL release ("2.20.5") whose tuner picks
@@ -330,7 +334,7 @@ end
 -- misspelling that would otherwise price a different collective in silence.
 local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
                nodes = true, algo = true, catalog = true, gpus_per_thread = true,
-               nccl = true }
+               nccl = true, gpu = true, fabric = true }
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
@@ -418,6 +422,48 @@ function M.launch_floor(r, bytes, gpt)
   return r
 end
 
+-- The topology of one node for M.comm: the catalog system's (a.system),
+-- or the one built from the GPU alone (a.gpu), with a.fabric's scale-up
+-- fabric joining its GPUs where given.
+local function node_topology(a)
+  local cat = catalog(a.catalog)
+  local fab
+  if a.fabric ~= nil then
+    if type(a.fabric) ~= "string" then
+      error("comm: fabric must be a catalog fabric id (got " .. require("gpuplan.args").shown(a.fabric) .. ")", 0)
+    end
+    local okf, f = pcall(cat.get, cat, "fabrics", a.fabric)
+    if not okf then error("comm: fabric: " .. tostring(f):gsub("^[^\n:]-:%d+: ", ""), 0) end
+    if f.scope ~= "scaleup" then
+      local ups = {}
+      for _, id in ipairs(cat:ids("fabrics")) do
+        if cat.fabrics[id].scope == "scaleup" then ups[#ups + 1] = id end
+      end
+      error(string.format("comm: fabric '%s' is a %s fabric; the GPUs of a node join over a "
+        .. "scale-up one (%s)", a.fabric, tostring(f.scope), table.concat(ups, ", ")), 0)
+    end
+    fab = a.fabric
+  end
+  if a.system ~= nil then
+    local sys = type(a.system) == "table" and a.system or cat:get("systems", a.system)
+    if fab then
+      local copy = {}
+      for k, v in pairs(sys) do copy[k] = v end
+      copy.scaleup, sys = fab, copy
+    end
+    return M.topology(sys, 1, nil, cat)
+  end
+  local gpu = a.gpu
+  if type(gpu) ~= "table" then
+    local okg, g = pcall(cat.get, cat, "gpus", gpu)
+    if not okg then error("comm: gpu: " .. tostring(g):gsub("^[^\n:]-:%d+: ", ""), 0) end
+    gpu = g
+  end
+  local spec = M.node_spec(nil, gpu, function() end, "comm")
+  spec.scaleup, spec.gpu, spec.nodes = fab or spec.scaleup, gpu, 1
+  return M.from_fabrics(spec, cat)
+end
+
 function M.comm(a)
   check_args(a, false)
   local op = M.op_name(a.op or "all_reduce")
@@ -426,13 +472,27 @@ function M.comm(a)
   if type(bytes) ~= "number" or bytes ~= bytes or bytes < 0 or bytes == math.huge then
     error("comm: bytes must be a number >= 0 (got " .. tostring(a.bytes) .. ")", 2)
   end
+  local given = {}
+  for _, k in ipairs { "system", "gpu", "topology" } do
+    if a[k] ~= nil then given[#given + 1] = k end
+  end
+  if #given > 1 then
+    error("comm: give one of system = ID, gpu = ID or topology = {...} (got "
+      .. table.concat(given, " and ") .. ")", 2)
+  end
+  if a.topology and a.fabric ~= nil then
+    error("comm: fabric joins a system's or a gpu's node; a topology table gives its own "
+      .. "up_* fields", 2)
+  end
   local topo
   if a.topology then
     topo = apply_overrides({}, a.topology, true)
-  elseif a.system then
-    topo = M.topology(a.system, 1, nil, a.catalog)
+  elseif a.system ~= nil or a.gpu ~= nil then
+    local okn, t = pcall(node_topology, a)
+    if not okn then error(tostring(t):gsub("^[^\n]-%.lua:%d+: ", ""), 2) end
+    topo = t
   else
-    error("comm: give system = ID or topology = {...}", 2)
+    error("comm: give system = ID, gpu = ID or topology = {...}", 2)
   end
   -- Top-level topology fields override the node's; nodes and
   -- gpus_per_node say where the ranks sit instead (placement).
@@ -450,6 +510,12 @@ function M.comm(a)
   -- topology table fixed its node count
   if not (a.topology and a.topology.nodes) then
     topo.nodes = math.max(topo.nodes or 1, nodes)
+  end
+  -- A node built from a GPU has no NICs to reach another.
+  if a.gpu ~= nil and nodes > 1 and (topo.nics or 0) == 0 then
+    error(string.format("comm: %d gpus span %d nodes of the %d-GPU node built from gpu %s, "
+      .. "which has no NICs: give system = ID (a catalog system with NICs)", gpus, nodes,
+      topo.gpus_per_node, type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu), 2)
   end
   if a.algo ~= nil and not is_in(M.algos, a.algo) then
     error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
@@ -477,6 +543,7 @@ function M.comm(a)
   M.launch_floor(r, bytes, gpt)
   r.op, r.bytes, r.gpus = op, bytes, gpus
   r.system = type(a.system) == "string" and a.system or nil
+  r.gpu = type(a.gpu) == "string" and a.gpu or nil
   r.topology = topo
   return r
 end

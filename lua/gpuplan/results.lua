@@ -62,7 +62,7 @@ field("why", "", "what does not fit, when fits is false", "train rl infer rl_job
 field("rollout_fits", "", "the rollout engines have room to run (false: the step has no "
   .. "time, throughput or cost)", "rl rl_job_step")
 field("model", "", "the model's id", "memory train rl infer")
-field("gpu", "", "the card's id", "memory train plan candidate rl infer")
+field("gpu", "", "the card's id", "memory train plan candidate rl infer comm")
 field("gpus", "count", "GPUs of the job (a collective's ranks)", "memory train plan candidate rl infer infer_plan comm rl_job_step")
 field("method", "", "pretrain, full, lora, qlora, grpo, ppo or infer", "memory train rl")
 field("defaults", "", "the defaults assumed, as name=value strings (the line the commands "

@@ -168,4 +168,45 @@ like($e, qr/^gpuplan: comm: 2 nodes need --nics > 0 to talk$/m, 'names the flag'
 is($c, 1, '--nics on a system without a NIC fabric: exit 1');
 like($e, qr/^gpuplan: comm: --nics 2: system pcie-8x-4090 names no NIC fabric/m, 'names the flag and the system');
 unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
+# --gpu ID: the node built from the GPU alone.  An H100 PCIe's is its
+# bridged pair: 2 ranks at the bridge's 300 GB/s x 0.69 = 207 GB/s, 206.40
+# at 1 GiB (its latency, 8.4 + 2 x 3.4 us of NCCL's Simple ring, is 0.3% of
+# the 5.2 ms): the figure the validation case prices.
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--min', '1GiB', '--max', '1GiB', '--format', 'csv');
+is($c, 0, '--gpu h100-pcie exits 0');
+like($o, qr/^1073741824,268435456,[\d.]+,206\.\d\d,206\.\d\d,ring,simple$/m, 'the bridged pair: 206 GB/s busbw');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--min', '1GiB', '--max', '1GiB');
+like($o, qr/^all_reduce on 2 x h100-pcie \(1 node x 2 GPUs\)$/m, 'title names the GPU and its pair');
+# --fabric ID: 4 RTX 4090s with P2P on (pcie4-p2p) against the box's
+# host-staged pcie4.  Exact: the same rows as the Lua API's.
+($c, $o, $e) = run_gp('comm', '--system', 'pcie-8x-4090', '--gpus', '4', '--min', '1GiB', '--max', '1GiB',
+                      '--format', 'csv');
+my ($staged) = $o =~ /^1073741824,\d+,[\d.]+,[\d.]+,([\d.]+),/m;
+($c, $o, $e) = run_gp('comm', '--system', 'pcie-8x-4090', '--gpus', '4', '--min', '1GiB', '--max', '1GiB',
+                      '--format', 'csv', '--fabric', 'pcie4-p2p');
+is($c, 0, '--fabric pcie4-p2p exits 0');
+my ($p2p) = $o =~ /^1073741824,\d+,[\d.]+,[\d.]+,([\d.]+),/m;
+ok(defined $staged && defined $p2p && $p2p > $staged, "P2P on beats staging through the host ($p2p > $staged)");
+($c, $o, $e) = run_gp('comm', '--gpu', 'rtx-4090', '--gpus', '4', '--min', '1GiB', '--max', '1GiB',
+                      '--format', 'csv', '--fabric', 'pcie4-p2p');
+my ($built) = $o =~ /^1073741824,\d+,[\d.]+,[\d.]+,([\d.]+),/m;
+is($built, $p2p, '--gpu rtx-4090 --fabric pcie4-p2p prices as the system does');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--system', 'dgx-a100');
+is($c, 2, '--gpu with --system: usage error');
+like($e, qr/^gpuplan: comm: give --system \(or --systems\) or --gpu, not both$/m, 'names both flags');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--fabric', 'ib-ndr-400');
+is($c, 1, 'a scale-out --fabric: exit 1');
+like($e, qr/^gpuplan: comm: --fabric 'ib-ndr-400' is a scaleout fabric; the GPUs of a node join over a scale-up one \(/m,
+     'names the flag, the fabric and the choices');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pciex');
+is($c, 1, 'unknown --gpu: exit 1');
+like($e, qr/^gpuplan: comm: --gpu: unknown gpu 'h100-pciex' \(did you mean/m, 'names the flag and suggests');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--gpus', '4');
+is($c, 1, 'a GPU-built node across nodes: exit 1');
+like($e, qr/^gpuplan: comm: 4 gpus span 2 nodes of the 2-GPU node built from --gpu h100-pcie, which has no NICs: give --system ID/m,
+     'says why and what to give');
+($c, $o, $e) = run_gp('comm', '--gpu', 'h100-pcie', '--nics', '2');
+is($c, 1, '--nics on a GPU-built node: exit 1');
+like($e, qr/^gpuplan: comm: --nics 2: the node built from --gpu h100-pcie has no NIC fabric/m, 'names both flags');
+unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 done_testing();

@@ -187,7 +187,7 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 0, system = "
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, system = "dgx-h100" } end,
          "12 gpus do not fill whole nodes of 8", "partial node", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1 } end,
-         "give system = ID or topology", "no topology", true)
+         "give system = ID, gpu = ID or topology", "no topology", true)
 t.raises(function() core.comm_cost({ gpus_per_node = "8" }, "all_reduce", 1, 8) end,
          "topology.gpus_per_node must be a number", "binding names the field", true)
 t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 1e9, up_kind = "pci" },
@@ -418,6 +418,56 @@ do
   nocap.tree_ch_bw2 = 0
   t.is(gp.comm { op = "all_reduce", bytes = 8 * GiB, gpus = 16, topology = nocap }.algo, "tree",
     "without the ceiling the tree would win there")
+end
+
+-- gpu = ID: the node built from the GPU alone.  An H100 PCIe's is its
+-- bridged pair (catalog: scaleup nvlink-bridge, domain 2): 2 ranks, the
+-- bridge's per-direction rate and achievable fraction.  A 2-rank ring
+-- all-reduce's busbw is the link's rate for a large message: 300 GB/s x
+-- 0.69 = 207 GB/s, less its latency (tens of us of the 5.2 ms 1 GiB
+-- takes): within 1%.
+do
+  local bridge = cat.fabrics["nvlink-bridge"]
+  local r = gp.comm { op = "all_reduce", bytes = GiB, gpu = "h100-pcie" }
+  t.is(r.gpus, 2, "gpu = h100-pcie: its bridged pair, 2 ranks")
+  t.is(r.topology.up_bw, bridge.bw, "the bridge's per-direction bandwidth")
+  t.is(r.topology.up_achievable, bridge.achievable, "the bridge's achievable fraction")
+  t.is(r.gpu, "h100-pcie", "the result names the GPU")
+  local streaming = bridge.bw * bridge.achievable
+  t.ok(r.busbw < streaming and r.busbw > 0.99 * streaming,
+       string.format("1 GiB on the pair: %.1f GB/s, just under %.1f", r.busbw / 1e9, streaming / 1e9))
+  -- fabric = ID joins the node's GPUs over another scale-up fabric: 4 RTX
+  -- 4090s of a pcie-8x-4090 box with P2P on (pcie4-p2p) take the P2P
+  -- link's rate and no longer stage through the host.
+  local p2p = cat.fabrics["pcie4-p2p"]
+  local staged = gp.comm { op = "all_reduce", bytes = GiB, system = "pcie-8x-4090", gpus = 4 }
+  local direct = gp.comm { op = "all_reduce", bytes = GiB, system = "pcie-8x-4090", gpus = 4,
+                           fabric = "pcie4-p2p" }
+  t.is(direct.topology.up_bw, p2p.bw, "fabric: the P2P link's bandwidth")
+  t.is(direct.topology.up_crosses_cpu, p2p.crosses_cpu == true, "fabric: its own host path")
+  t.is(staged.topology.up_crosses_cpu, true, "without it the box stages through the host")
+  t.ok(direct.busbw > staged.busbw, "P2P on is faster than staging through the host")
+  -- the same node built from the GPU: 8 cards on its PCIe generation
+  local built = gp.comm { op = "all_reduce", bytes = GiB, gpu = "rtx-4090", gpus = 4,
+                          fabric = "pcie4-p2p" }
+  t.is(built.time, direct.time, "gpu = rtx-4090 over pcie4-p2p prices as the system does")
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, system = "dgx-a100", gpu = "a100-sxm-80gb" } end,
+    "comm: give one of system = ID, gpu = ID or topology = {...} (got system and gpu)",
+    "system and gpu together refused", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", fabric = "ib-ndr-400" } end,
+    "comm: fabric 'ib-ndr-400' is a scaleout fabric", "a scale-out fabric refused", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", fabric = "nvlink-brige" } end,
+    "comm: fabric: unknown fabric 'nvlink-brige'", "an unknown fabric named", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", fabric = 3 } end,
+    "comm: fabric must be a catalog fabric id (got 3)", "a fabric that is not an id", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pciex" } end,
+    "comm: gpu: unknown gpu 'h100-pciex'", "an unknown gpu named", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", gpus = 4 } end,
+    "comm: 4 gpus span 2 nodes of the 2-GPU node built from gpu h100-pcie, which has no NICs",
+    "a GPU-built node has no NICs to reach another", true)
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, fabric = "pcie5",
+                                topology = { gpus_per_node = 2, up_kind = "pcie", up_bw = 1e10 } } end,
+    "comm: fabric joins a system's or a gpu's node", "fabric with a topology table refused", true)
 end
 
 -- A misspelled argument is an error naming it, not a silent default.

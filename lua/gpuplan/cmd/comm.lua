@@ -7,9 +7,14 @@ local cli = require "gpuplan.cli"
 local C = {
   summary = "collective cost over message sizes, nccl-tests style (time, algbw, busbw, algorithm)",
   usage = [[
-usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
+usage: gpuplan comm --system ID | --gpu ID [--nodes N] [--gpus N] [--op OP] [options]
 
   --system ID     catalog system (one node), e.g. dgx-h100, hgx-h800, pcie-8x-4090
+  --gpu ID        instead of --system: the node built from the GPU alone, its
+                  NVLink domain on its scale-up fabric (h100-pcie: a bridged
+                  pair) or 8 cards on its PCIe generation, no NICs
+  --fabric ID     a scale-up fabric joining the node's GPUs in place of its
+                  own, e.g. pcie4-p2p (RTX 4090s with P2P on), nvlink-bridge
   --nodes N       nodes of that system (default 1)
   --gpus N        ranks (default: all GPUs of the nodes); with --nodes they
                   are spread evenly, --nodes 8 --gpus 8 is one GPU in each of
@@ -38,7 +43,7 @@ usage: gpuplan comm --system ID [--nodes N] [--gpus N] [--op OP] [options]
   options = { system = "string", nodes = "int", gpus = "int", op = "string",
               algo = "string", min = "string", max = "string", format = "format",
               svg = "string", systems = "string", gpus_per_thread = "int",
-              nccl = "string", nics = "int" },
+              nccl = "string", nics = "int", gpu = "string", fabric = "string" },
 }
 
 local function size_arg(v, name, default)
@@ -80,9 +85,12 @@ local columns = {
 
 function C.run(opts, args)
   if #args > 0 then error(cli.usage("comm: no arguments (got '" .. args[1] .. "'); --system ID"), 0) end
+  if opts.gpu and (opts.system or opts.systems) then
+    error(cli.usage("comm: give --system (or --systems) or --gpu, not both"), 0)
+  end
   -- With only --systems (a chart of several), the table is for the first.
   if not opts.system and opts.systems then opts.system = opts.systems:match("[^,%s]+") end
-  if not opts.system then error(cli.usage("comm: --system ID is required"), 0) end
+  if not opts.system and not opts.gpu then error(cli.usage("comm: --system ID (or --gpu ID) is required"), 0) end
   local op = opts.op or "all_reduce"
   local ok, canon = pcall(comm.op_name, op)
   if not ok then
@@ -96,7 +104,7 @@ function C.run(opts, args)
     end
   end
   -- The engine prices at most 2^24 ranks (engine/common.h GP_COUNT_MAX).
-  if opts.nodes then
+  if opts.nodes and opts.system then
     local okc, sys = pcall(function() return require("gpuplan").catalog():get("systems", opts.system) end)
     if not okc then error(sys, 0) end
     local per = sys.gpus
@@ -121,8 +129,11 @@ function C.run(opts, args)
     error(cli.usage(tostring(why):gsub("(comm: )(%a+) must", "%1--%2 must")), 0)
   end
 
+  -- system: a catalog system id, or nil for the node built from --gpu.
   local function sweep(system)
-    local okr, rows = pcall(comm.sweep, { op = canon, system = system, nodes = opts.nodes,
+    local okr, rows = pcall(comm.sweep, { op = canon, system = system,
+                                          gpu = not system and opts.gpu or nil,
+                                          fabric = opts.fabric, nodes = opts.nodes,
                                           gpus = opts.gpus, algo = opts.algo, min = lo, max = hi,
                                           gpus_per_thread = opts.gpus_per_thread,
                                           nccl = opts.nccl, nics = opts.nics })
@@ -131,6 +142,10 @@ function C.run(opts, args)
     if not okr then
       error((cli.clean(rows):gsub("gpus_per_thread", "--gpus-per-thread")
                             :gsub("comm: nccl ", "comm: --nccl ")
+                            :gsub("comm: fabric", "comm: --fabric"):gsub("comm: gpu:", "comm: --gpu:")
+                            :gsub("built from gpu ", "built from --gpu ")
+                            :gsub("give system = ID %(a catalog system with NICs%)",
+                                  "give --system ID (a catalog system with NICs)")
                             :gsub("need nics > 0", opts.nics and "need --nics > 0" or "%0")), 0)
     end
     for _, r in ipairs(rows) do
@@ -144,18 +159,22 @@ function C.run(opts, args)
     local okc, err = pcall(function() return require("gpuplan").catalog():get("systems", id) end)
     if not okc then error("comm: --" .. opt .. ": " .. tostring(err), 0) end
   end
-  check_system(opts.system, "system")
+  if opts.system then check_system(opts.system, "system") end
   -- Every chart id before anything is printed or written.
   local list = {}
-  if opts.svg then
+  if opts.svg and opts.system then
     for id in (opts.systems or opts.system):gmatch("[^,%s]+") do
       check_system(id, opts.systems and "systems" or "system")
       list[#list + 1] = id
     end
   end
   -- NICs need the fabric they run on, which the system names.
+  if opts.nics and opts.nics > 0 and opts.gpu then
+    error(string.format("comm: --nics %d: the node built from --gpu %s has no NIC fabric for "
+      .. "them to run on; give --system ID", opts.nics, opts.gpu), 0)
+  end
   if opts.nics and opts.nics > 0 then
-    for _, id in ipairs { opts.system, table.unpack(list) } do
+    for _, id in ipairs { opts.system or nil, table.unpack(list) } do
       local sys = require("gpuplan").catalog():get("systems", id)
       if not sys.nic_fabric then
         error(string.format("comm: --nics %d: system %s names no NIC fabric for them to run on "
@@ -170,7 +189,8 @@ function C.run(opts, args)
   end
   local rows = sweep(opts.system)
   local r1 = rows[1]
-  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s)", canon, r1.gpus, opts.system,
+  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s)", canon, r1.gpus,
+                              (opts.system or opts.gpu) .. (opts.fabric and (" over " .. opts.fabric) or ""),
                               r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn, r1.ppn == 1 and "" or "s")
   report.print(rows, { columns = columns, format = opts.format, title = title })
 
@@ -187,6 +207,12 @@ function C.run(opts, args)
       local pts = {}
       for j, r in ipairs(s) do pts[j] = { r.bytes, r.busbw / 1e9 } end
       p:line(pts, { label = string.format("%s (%d GPUs)", id, s[1].gpus), dash = svg.dash(i) })
+    end
+    -- the node built from --gpu: the table's own rows
+    if opts.gpu then
+      local pts = {}
+      for j, r in ipairs(rows) do pts[j] = { r.bytes, r.busbw / 1e9 } end
+      p:line(pts, { label = string.format("%s (%d GPUs)", opts.gpu, r1.gpus), dash = svg.dash(1) })
     end
     p:write(opts.svg)
   end
