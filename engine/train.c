@@ -254,9 +254,16 @@ static int phase_post(phase *ph, const scost *base)
 				 * (Transformer Engine caches them over
 				 * micro-batches): read 2 B, write 1 + 1;
 				 * current scaling reads 2 B more for the
-				 * amax (train_layer.c). */
+				 * amax (train_layer.c); a block-scaled
+				 * weight is cast to both copies in one
+				 * kernel (TE 2.9 grouped_linear.py sets
+				 * each weight quantizer's usage "rowwise=
+				 * True, columnwise=columnwise_usage", the
+				 * dgrad's copy), MXFP8_BOTH_EXTRA more. */
 				opt += (lp + le) * (x->k.fp8_current ?
-						    6.0 : 4.0);
+						    6.0 : x->k.fp8_block ?
+						    4.0 + MXFP8_BOTH_EXTRA :
+						    4.0);
 			ph->opt[sh][j] = mem_time(x, opt);
 		}
 		if (gather && !ph->ag_ok)

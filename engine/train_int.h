@@ -49,6 +49,26 @@ static inline int train_hp_acc(const train_cfg *c)
 		!c->forward_only;
 }
 
+/* A block-scaled cast that writes both copies -- the rowwise one and the
+ * columnwise one the wgrad GEMM reads, each with its block scales -- runs
+ * below the streaming rate; the rowwise one alone does not.  Measured on
+ * B200 (NVIDIA Transformer Engine's MXFP8 quantize kernels, the baseline
+ * column of ROCm/TransformerEngine PR #598's "Single Kernel Optimization
+ * Results", CAST_ONLY, BF16 input 8192 x 8192): rowwise 34.84 us, both
+ * 52.34 us.  At the catalog's B200 streaming rate (7.67 TB/s x 0.85) less
+ * a memory-bound kernel's fixed 3.9 us (roofline.c ROOF_MEM_FILL) the
+ * rowwise cast moves (34.84 - 3.9) us x 6.52 TB/s / 8192^2 = 3.006 B an
+ * element -- the 2 read and 1 written priced, its scales (1/32 B) within
+ * the measurement -- and the cast to both (52.34 - 3.9) x 6.52 / 8192^2
+ * = 4.706 B where 2 + 1 + 1 are priced: 0.71 B an element more, the
+ * columnwise pass's 32-row scale blocks and strided writes.  Taken for
+ * Hopper's 1x128 blockwise casts too (the same two copies, TE's
+ * quantize_transpose_vector_blockwise; not measured).  Priced on the
+ * layers' input and dY casts (train_layer.c) and on the weights' cast
+ * once per step (train.c). */
+#define MXFP8_BOTH_EXTRA ((52.34e-6 - 3.9e-6) * 7.67e12 * 0.85 / \
+			  (8192.0 * 8192.0) - 4.0)
+
 /* Offload's links when the topology gives none: a PCIe 4.0 x16 link's
  * ~25 GB/s per direction achievable (16 GT/s x 16 lanes x 128b/130b x
  * 0.8, gpuplan.comm.pcie_bw), and host DRAM at 60 GB/s (0.8 of dual-

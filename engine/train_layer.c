@@ -305,23 +305,6 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
  * (split_quantize's "Quantize kernels individually", expert_loop):
  * TE_FP8_EXPERT_HOST each; delayed scaling's fused multi-tensor cast is
  * one call for all. */
-/* A block-scaled cast that writes both copies -- the rowwise one and the
- * columnwise one the wgrad GEMM reads, each with its block scales -- runs
- * below the streaming rate; the rowwise one alone does not.  Measured on
- * B200 (NVIDIA Transformer Engine's MXFP8 quantize kernels, the baseline
- * column of ROCm/TransformerEngine PR #598's "Single Kernel Optimization
- * Results", CAST_ONLY, BF16 input 8192 x 8192): rowwise 34.84 us, both
- * 52.34 us.  At the catalog's B200 streaming rate (7.67 TB/s x 0.85) less
- * a memory-bound kernel's fixed 3.9 us (roofline.c ROOF_MEM_FILL) the
- * rowwise cast moves (34.84 - 3.9) us x 6.52 TB/s / 8192^2 = 3.006 B an
- * element -- the 2 read and 1 written priced, its scales (1/32 B) within
- * the measurement -- and the cast to both (52.34 - 3.9) x 6.52 / 8192^2
- * = 4.706 B where 2 + 1 + 1 are priced: 0.71 B an element more, the
- * columnwise pass's 32-row scale blocks and strided writes.  Taken for
- * Hopper's 1x128 blockwise casts too (the same two copies, TE's
- * quantize_transpose_vector_blockwise; not measured). */
-#define MXFP8_BOTH_EXTRA ((52.34e-6 - 3.9e-6) * 7.67e12 * 0.85 / \
-			  (8192.0 * 8192.0) - 4.0)
 #define TE_FP8_FWD_HOST ((114.51 - 59.19) / 59.19)
 #define TE_FP8_BWD_HOST (((440.93 - 114.51) - (311.30 - 59.19)) / 59.19)
 #define TE_FP8_LN_FWD_HOST ((135.42 - 83.48) / 59.19)
@@ -401,7 +384,21 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		 * layernorm_fwd (extensions/normalization.cpp
 		 * FUSED_NORM_AMAX_FP8) writes the norm in
 		 * 16 bits with its amax, then casts it (read
-		 * A, write 1 + 1 B).  The experts' up projection
+		 * A, write 1 + 1 B).  A block-scaled norm output
+		 * (MXFP8, Hopper's 1x128 blocks) is not written
+		 * by the norm either: layernorm_fwd/rmsnorm_fwd
+		 * pick FULLY_FUSED only for no quantizer or a
+		 * delayed-scaling one ("IsFloat8Quantizers"), an
+		 * MXFP8 quantizer only "if
+		 * transformer_engine::getenv<bool>(\"NVTE_NORM_FWD_
+		 * USE_CUDNN\")" (the cuDNN kernel), and every
+		 * other quantizer stays at "Impl::UNFUSED" --
+		 * "Compute norm in high precision, then quantize"
+		 * (TE v2.9 to v2.14, normalization.cpp): the
+		 * norm writes 16 bits and a cast of its own reads
+		 * them and writes both copies, as before o_proj
+		 * (read A, write 1 + 1 B, MXFP8_BOTH_EXTRA more;
+		 * no amax pass).  The experts' up projection
 		 * is no norm's: its input is the dispatched bf16
 		 * tokens, which the grouped linear casts itself
 		 * (TE grouped_linear.py: "inputmats =
@@ -437,8 +434,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			0.0;
 
 		t += t_mem(e, k->half, in * (!fused ?
-			k->A + 1.0 + tr + amax + mx : k->fp8_current ?
-			k->A + 1.0 + tr : 1.0));
+			k->A + 1.0 + tr + amax + mx :
+			k->fp8_current || k->fp8_block ?
+			k->A + 1.0 + tr + mx : 1.0));
 		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax +
 			(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
 		if (!eager) {

@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(15)
 
 local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096,
               global_batch = 8, method = "pretrain", precision = "fp8", zero = 1 }
@@ -57,6 +57,30 @@ t.near(op(b, "o_proj").fwd - op(d, "o_proj").fwd, T * h * mx / bw, 1e-6,
        "block: o_proj's input cast to both copies, 0.706 B an element more")
 t.near(op(b, "o_proj").bwd - op(d, "o_proj").bwd, T * h * mx / bw, 1e-6,
        "block: o_proj's dY cast to both copies, 0.706 B an element more")
+-- A block-scaled norm output is not written by the norm: Transformer
+-- Engine's layernorm_fwd / rmsnorm_fwd (v2.9 to v2.14,
+-- extensions/normalization.cpp) fuse the cast only for a delayed-scaling
+-- quantizer (or an MXFP8 one under NVTE_NORM_FWD_USE_CUDNN) and otherwise
+-- stay "UNFUSED": the norm writes bf16, a cast reads it (2 B) and writes
+-- both copies (1 + 1 B and the 0.706 above), as current scaling's
+-- (which gets its amax from the norm, no extra read).  So mlp_up's and
+-- qkv's forward under block scaling are current scaling's plus the
+-- both-copies surplus on their input (T x h): T h 0.706 / bw = 4.21 us
+-- each; same kernels, same fills: 1e-6.
+t.near(op(b, "mlp_up").fwd - op(c, "mlp_up").fwd, T * h * mx / bw, 1e-6,
+       "block: the norm before mlp_up writes bf16, then a cast to both copies")
+t.near(op(b, "qkv").fwd - op(c, "qkv").fwd, T * h * mx / bw, 1e-6,
+       "block: the norm before qkv writes bf16, then a cast to both copies")
+-- The weights' fp8 copies, cast once per step, are both copies too (TE's
+-- weight quantizers take "rowwise=True, columnwise=columnwise_usage", the
+-- dgrad's): every weight of the model (tp 1, pp 1: the catalog's
+-- 8.030261248e9 parameters) pays the 0.706 B surplus once a step,
+-- P 0.706 / bw = 2.01 ms of the optimizer part; one memory pass either
+-- way (same fill), so exact up to float rounding: 1e-9 relative.
+local P = gp.catalog():get("models", "llama3-8b").params_b * 1e9
+t.near(t.step_part(b, "optimizer").seconds - t.step_part(d, "optimizer").seconds,
+       P * mx / bw, 1e-9,
+       "block: the weights' once-a-step cast writes both copies, 0.706 B more each")
 t.ok(c.step_s > d.step_s, "current scaling's step is longer")
 
 -- An fp8 step left without fp8_scaling takes its declared default and
