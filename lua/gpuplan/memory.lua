@@ -560,11 +560,19 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
     end
     cfg.split_ends = o.split_ends
   end
+  -- What autograd keeps follows the modules that run (gp.train's kernels):
+  -- Hugging Face's eager modules keep silu(gate) beside gate and up, the
+  -- fp32 softmax beside its 16-bit copy and the fp32 logits, whether the
+  -- hf stack (FSDP, the Trainer) or DeepSpeed's engine drives them
+  -- (transformers' LlamaForCausalLM under deepspeed.initialize is the same
+  -- module); fused modules (Megatron/TE, torch.compile, Liger) keep
+  -- neither.  Without kernels (gp.memory, fit) the stack says which.
+  local eager = o.kernels == "eager" or (o.kernels == nil and stack == "hf")
   cfg.eager_swiglu = o.eager_swiglu
-  if cfg.eager_swiglu == nil then cfg.eager_swiglu = stack == "hf" end
+  if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager end
   cfg.eager_softmax = o.eager_softmax
-  if cfg.eager_softmax == nil then cfg.eager_softmax = stack == "hf" end
-  cfg.logit_bytes = o.logit_bytes or (stack == "hf" and 6 or 4)
+  if cfg.eager_softmax == nil then cfg.eager_softmax = eager end
+  cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
   cfg.act_bytes = o.act_bytes
   -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
   -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer

@@ -383,15 +383,17 @@ opt { name = "lora_zero_pad", type = "boolean", lua_only = true, commands = TRAI
 opt { name = "quant_head", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "the output layer quantised with the base" }
 opt { name = "logit_bytes", type = "number", lua_only = true, commands = TRAIN4,
-  help = "bytes kept per vocabulary entry per token for the loss (default 6 on hf, "
-    .. "else 4)" }
+  help = "bytes kept per vocabulary entry per token for the loss (default 6 with "
+    .. "kernels eager, the hf stack's default; else 4)" }
 opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
   help = "bytes per saved activation element (default 4 for the fp32 recipe, else 2)" }
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
-  help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default on hf)" }
+  help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default with "
+    .. "kernels eager, the hf stack's default)" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
-    .. "the fp32 softmax output and its 16-bit copy (default on hf)" }
+    .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "
+    .. "stack's default)" }
 
 ---------------------------------------------------------------------------
 section "lora"

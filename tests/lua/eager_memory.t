@@ -1,0 +1,50 @@
+-- What autograd keeps follows the modules that run (lua/gpuplan/memory.lua
+-- prepare_stack): Hugging Face's eager modules driven by DeepSpeed's
+-- engine (gp.train stack = "deepspeed", kernels = "eager", what the
+-- validation's DeepSpeed profile runs) keep what they keep under the hf
+-- stack -- silu(gate) beside gate and up, and the fp32 logits -- and fused
+-- kernels on the hf stack (torch.compile) keep neither.
+-- Run with ./gpuplan run tests/lua/eager_memory.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(6)
+
+local function comp(r, name)
+  for _, c in ipairs(r.memory.components) do if c.name == name then return c.bytes end end
+  return 0
+end
+
+-- LLaMA-2-7B (h 4096, SwiGLU f 11008, 32 layers, vocab 32000) on 8
+-- A800s, ZeRO 2, one 4096-token sequence a micro-batch, flash attention
+-- (the default: no s^2 tensor, so eager_softmax changes nothing).
+local base = { model = "llama2-7b", gpu = "a800-sxm-80gb", gpus = 8, method = "full",
+  zero = 2, stack = "deepspeed", seq = 4096, batch = 1, global_batch = 64, recompute = "none" }
+local eager = gp.train(t.with(base, { kernels = "eager" }))
+local fused = gp.train(t.with(base, { kernels = "fused" }))
+
+-- Per layer, eager SiLU(gate) * up keeps silu(gate) as well: 1 x f x 2 B
+-- x 4096 tokens = 11008 x 2 x 4096 = 90,177,536 B, exact (whole bytes).
+t.is(eager.memory.act_layer - fused.memory.act_layer, 11008 * 2 * 4096,
+  "deepspeed + eager modules: silu(gate) kept beside gate and up")
+-- The loss keeps 6 B a logit with the eager modules (the bf16 logits'
+-- fp32 copy and the 16-bit ones), 4 fused: 2 x 32000 x 4096 =
+-- 262,144,000 B more, exact.
+t.is(comp(eager, "logits") - comp(fused, "logits"), 2 * 32000 * 4096,
+  "deepspeed + eager modules: the logits as Hugging Face's loss keeps them")
+-- The same modules under the hf stack keep the same activations.
+local hf = gp.train(t.with(base, { stack = "hf", kernels = "eager", zero = 0, gpus = 1,
+  global_batch = 8 }))
+t.is(hf.memory.act_layer, eager.memory.act_layer, "the same eager layer on the hf stack")
+-- hf with fused kernels (torch.compile, Liger) keeps the fused layer's.
+local hff = gp.train(t.with(base, { stack = "hf", kernels = "fused", zero = 0, gpus = 1,
+  global_batch = 8 }))
+t.is(hff.memory.act_layer, fused.memory.act_layer, "fused kernels on the hf stack: the fused layer")
+-- An explicit eager_swiglu still wins over the kernels.
+local off = gp.train(t.with(base, { kernels = "eager", eager_swiglu = false }))
+t.is(off.memory.act_layer, fused.memory.act_layer, "eager_swiglu = false wins over kernels")
+-- Without kernels the stack says which: deepspeed's default is fused.
+local dflt = gp.train(base)
+t.is(dflt.memory.act_layer, fused.memory.act_layer, "deepspeed without kernels: fused, as its time")
+
+t.done_testing()
