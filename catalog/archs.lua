@@ -155,6 +155,20 @@ arch {
       cudnn = { fwd = 0.53, bwd = 0.45 },
       fa3 = { fwd = 0.60, bwd = 0.52 },
       fa2 = { fwd = 0.33, bwd = 0.29 },
+      -- triton is an estimate (reason below) and llm-foundry's own H100
+      -- rows say it is slow.  Their kernel (mosaicml/llm-foundry at
+      -- 061f2c7, llmfoundry/models/layers/flash_attn_triton.py: HazyResearch's,
+      -- on the triton_pre_mlir_sm90 fork) says of itself "Triton forward is
+      -- generally faster than CUDA forward, while Triton backward is
+      -- generally slower".  Its benchmark table (scripts/train/benchmarking
+      -- README.md, H100 80GB BF16: 13 rows of 1B-13B at 4k-65k tokens,
+      -- with and without activation checkpointing, attention up to 87% of
+      -- the step) is met within 3% by fwd 0.385, bwd 0.168, and missed by
+      -- 25-37% at 32k-65k tokens with the values here.  Not applied:
+      -- with them the same table's 30B rows on 8 GPUs (states 60 GB a
+      -- GPU; on 16 and 32 GPUs they fit) and its short-sequence rows
+      -- without checkpointing land 8-32% fast, a cost this model does not
+      -- have yet.
       triton = { fwd = 0.145, bwd = 0.125 },
       efficient = { fwd = 0.16, bwd = 0.16 },
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
