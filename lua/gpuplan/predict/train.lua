@@ -99,6 +99,19 @@ local function sft_set(k)
 end
 local SFT = "launcher examples/peft/llama/h100"
 
+-- NeMo-Framework-Launcher 24.07's GPT-3 pretraining yamls
+-- (launcher_scripts/conf/training/gpt3), found by the model's shape:
+-- whether each runs Transformer Engine's userbuffer TP overlap.
+local NEMO_GPT_UB = {
+  { layers = 44, hidden = 6144, ub = true },    -- 20b.yaml
+  { layers = 96, hidden = 12288, ub = false },  -- 175b.yaml, 175b_fp8.yaml
+}
+local function nemo_gpt_ub(m)
+  for _, r in ipairs(NEMO_GPT_UB) do
+    if r.layers == m.layers and r.hidden == m.hidden then return r.ub end
+  end
+end
+
 local PROFILES = {
   -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
   -- it on Selene (A100, 8 HDR NICs per node).
@@ -193,6 +206,15 @@ local PROFILES = {
     { "sp", true, "sequence_parallel: true", function(o) return pretrain(o) and tp2(o) end },
     { "tp_overlap", true, "llama yamls: ub_tp_comm_overlap: true",
       function(o, m) return pretrain(o) and tp2(o) and m.ffn_gated end },
+    -- The GPT-3 yamls of the same launcher (conf/training/gpt3, 24.07)
+    -- set it per model: 20b.yaml "ub_tp_comm_overlap: True" with
+    -- "tp_overlap@model.ub_tp_comm_overlap_cfg:
+    -- ub_cfg_h100_h6144_tp2_mbs2_seqlen2048" -- the table row's TP 2,
+    -- MBS 2 and 2048 tokens -- while 175b.yaml and 175b_fp8.yaml have
+    -- "ub_tp_comm_overlap: False".
+    { "tp_overlap", function(_, m) return nemo_gpt_ub(m) end,
+      "gpt3 yamls: ub_tp_comm_overlap per model", function(o, m)
+        return pretrain(o) and tp2(o) and not m.ffn_gated end },
     { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
     { "grad_reduce", "bf16", "gpt3/175b_fp8.yaml grad_sync_dtype: bf16", gpt },
     { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
