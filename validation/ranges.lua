@@ -50,7 +50,7 @@ return {
     },
     rl = {
       seen = {
-        stack = { "hf", "megatron" },
+        stack = { "deepspeed", "megatron" },
         moe = { "dense", "moe" },
         gen = { "blackwell", "hopper", "volta" },
       },

@@ -223,17 +223,19 @@ PROFILES.verl = {
 }
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
--- 2023): actor and critic are Hugging Face modules, and their attention
--- is the transformers modules' own of the time -- OPTAttention: bmm, the
--- softmax upcast to fp32 in fp16, bmm (no FlashAttention path in
--- transformers before its FlashAttention-2 integration of late 2023);
--- generation runs DeepSpeed's inference kernels (rollout_engine hybrid).
--- (DeepSpeed's ZeRO engine steps them with its FusedAdam, "AdamOptimizer
--- = DeepSpeedCPUAdam if self.args.offload else FusedAdam",
--- training/step3_rlhf_finetuning/rlhf_engine.py; the case's stack stays
--- gp.rl's hf, whose 80% range regime it is.)
+-- 2023): actor and critic are Hugging Face modules trained by DeepSpeed's
+-- ZeRO engine (rlhf_engine.py: "actor_engine, *_ =
+-- deepspeed.initialize(model=actor_model, optimizer=optim, ...)", the
+-- critic alike, with FusedAdam, "AdamOptimizer = DeepSpeedCPUAdam if
+-- self.args.offload else FusedAdam"; utils/ds_utils.py
+-- get_train_ds_config: fp16, zero_optimization stage as given, no
+-- overlap_comm), the same engine, modules and ds_config builder as
+-- DeepSpeed-Chat's step 1 -- so the same stack rules as the training
+-- predictor's deepspeed-chat profile (predict/train.lua: stack deepspeed,
+-- the modules' unfused operators, overlap_comm off below stage 3, and
+-- transformers' 2023 OPTAttention: bmm, fp32 softmax, bmm); generation
+-- runs DeepSpeed's inference kernels (rollout_engine hybrid).
 PROFILES["deepspeed-chat"] = {
-  { "flash", false, "transformers' 2023 OPTAttention: bmm, fp32 softmax, bmm" },
   -- train_rlhf computes the advantages before the actor's forward, in
   -- ppo_trainer.get_advantages_and_returns (at 3a77097a): "for t in
   -- reversed(range(start, length)): nextvalues = values[:, t + 1] ...;
@@ -245,6 +247,9 @@ PROFILES["deepspeed-chat"] = {
   { "gae_ops", 5, "get_advantages_and_returns: a Python loop over the response, 5 ops "
     .. "a position" },
 }
+for _, e in ipairs(require("gpuplan.predict.train").profiles["deepspeed-chat"]) do
+  table.insert(PROFILES["deepspeed-chat"], e)
+end
 
 -- The prompt tokens when the case does not say: a math problem
 -- (OpenMathInstruct-2's or DAPO-Math-17k's: a sentence or two of

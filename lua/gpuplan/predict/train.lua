@@ -396,7 +396,7 @@ for _, e in ipairs(PROFILES.deepspeed) do
   table.insert(PROFILES["deepspeed-chat"], e)
 end
 
-return function(case, cat)
+local function predict(case, cat)
   local fw = case_.framework(case, FRAMEWORKS)
   local cm, vocab_note = case.model or {}, nil
   if fw == "nemo" and v(cm.vocab) == nil and v(cm.ffn_gated) == false then
@@ -505,3 +505,9 @@ return function(case, cat)
            detail = string.format("step %.3g s; %s; mfu %.1f%%%s", r.step_s,
                                   table.concat(parts, ", "), 100 * r.mfu, media) }
 end
+
+-- The predictor, callable as predict(case, cat); its stack profiles by
+-- framework (profiles) for the RL predictor, whose actor and critic train
+-- on the same stacks (predict/rl.lua).
+return setmetatable({ profiles = PROFILES }, {
+  __call = function(_, case, cat) return predict(case, cat) end })
