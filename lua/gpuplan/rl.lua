@@ -316,13 +316,24 @@ M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 -- 2021-2023): the host cannot run ahead into the next step.  Each step
 -- the host dispatches, at GP_EAGER_OP_TIME an op that launches a kernel
 -- (the actor's host_op_time):
---  * HYBRID_LAYER_OPS per decoder layer, the calls into DeepSpeed's
---    inference extension (v0.9.0 ds_transformer.py, ds_attention.py,
---    ds_mlp.py): qkv_func (the fused input norm, QKV GEMM and bias),
---    score_context_func (the KV cache append, scores, softmax,
---    context), vector_matmul_func (the output projection), mlp_gemm_func
---    (the residual add, norm, fc1 with its activation, fc2) and
---    residual_add_func -- 5;
+--  * HYBRID_LAYER_OPS per decoder layer: the host time of a decoder
+--    layer's trip through DeepSpeed's inference extension, in ops of
+--    GP_EAGER_OP_TIME.  Counted as calls (v0.9.0 ds_transformer.py,
+--    ds_attention.py, ds_mlp.py: qkv_func, score_context_func,
+--    vector_matmul_func, mlp_gemm_func, residual_add_func) it would be 5,
+--    but each call's C++ binding launches several kernels and allocates
+--    its outputs; DeepSpeed's maintainers measured the whole of it on
+--    the same model and engine (DeepSpeed PR #8271, "Measured on
+--    facebook/opt-1.3b, ZeRO-2, single H100": "The GPU is idle waiting
+--    on the host. A single decode step issues roughly 1300 kernel
+--    launches, and of the 5.22 ms step, 4.52 ms is the model forward"):
+--    the forward's host time less its 13 ops outside the layers (the 11
+--    below and the final norm and LM head), over OPT-1.3B's 24 layers,
+--    (4.52 ms - 13 x 24.84 us) / 24 = 174.9 us = 7.04 ops a layer.
+--    Cross-check: the step it gives, (7.04 x 24 + 28) x 24.84 us =
+--    4.89 ms, against the PR's 5.00-5.58 ms a decode step at batch 1-32
+--    (5.10 at 4).  The measurement is DeepSpeed 0.19.6's, the same
+--    pt_binding kernels under a newer Python layer than v0.9.0's;
 --  * HF_GENERATE_OPS around them: before the first layer (transformers'
 --    OPTDecoder.forward of 2023 with the hybrid engine's layers,
 --    module_inject/layers.py): the token embedding 1, the attention mask
@@ -338,7 +349,7 @@ M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 -- The 11 before the first layer run while the GPU waits (the last step's
 -- read back emptied its queue): the step's serial host time.  The rest
 -- is dispatched while the GPU works: the longer of the two sets the pace.
-M.HYBRID_LAYER_OPS = 5
+M.HYBRID_LAYER_OPS = (4.52e-3 - 13 * 24.84e-6) / (24 * 24.84e-6)
 M.HF_GENERATE_PRELUDE_OPS = 11
 M.HF_GENERATE_TAIL_OPS = 17
 

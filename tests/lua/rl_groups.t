@@ -110,29 +110,34 @@ t.raises(function() gp.rl(with(ds, { async_scheduling = true })) end,
 
 -- The hybrid engine's host work: Hugging Face generate() reads a value
 -- back every step, so the 11 ops before the first layer run with the GPU
--- idle, and the 5 per layer plus the 17 after them are dispatched while
--- it works (gp.rl's HYBRID_LAYER_OPS, HF_GENERATE_PRELUDE_OPS,
--- HF_GENERATE_TAIL_OPS), each GP_EAGER_OP_TIME = 24.84 us on an x86 host.
+-- idle, and a layer's host time plus the 17 ops after the layers are
+-- dispatched while it works (gp.rl's HYBRID_LAYER_OPS,
+-- HF_GENERATE_PRELUDE_OPS, HF_GENERATE_TAIL_OPS), in ops of
+-- GP_EAGER_OP_TIME = 24.84 us on an x86 host.  A layer: DeepSpeed PR
+-- #8271's measured OPT-1.3B forward on an H100 host, 4.52 ms, less its 13
+-- ops outside the 24 layers: (4.52e-3 - 13 x 24.84e-6) / (24 x 24.84e-6)
+-- = 7.0403 ops (to 1e-4: the figure is the ratio itself).
 local op = 24.84e-6
-t.is(rl.HYBRID_LAYER_OPS, 5, "5 inference-extension calls a layer")
+local lay = (4.52e-3 - 13 * op) / (24 * op)
+t.near(rl.HYBRID_LAYER_OPS, 7.0403, 1e-4, "a layer's host time: 7.04 ops (PR #8271's forward)")
 t.is(rl.HF_GENERATE_PRELUDE_OPS + rl.HF_GENERATE_TAIL_OPS, 28, "28 ops around the layers")
 -- Llama 2 7B at rollout tp 1 on an A100, batches of 16: the GPU's step
--- (13.5 GB of weights at 2 TB/s, ~6.7 ms) outlasts the dispatch ((5 x 32
--- + 17) x 24.84 us = 4.4 ms), so only the prelude adds: 11 x 24.84 us a
--- step over the 2 rounds x 256 steps of an engine's 32 samples.
+-- (13.5 GB of weights at 2 TB/s, ~6.7 ms) outlasts the dispatch ((7.04 x
+-- 32 + 17) x 24.84 us = 6.02 ms), so only the prelude adds: 11 x 24.84 us
+-- a step over the 2 rounds x 256 steps of an engine's 32 samples.
 local g = gp.rl(with(ds, { rollout_tp = 1 }))
 t.is(g.rollout.steps, 512, "2 static rounds of 256 steps")
 t.near(g.rollout.host, 512 * 11 * op, 1e-9,
   "GPU-bound: the host adds the serial prelude, 11 ops a step")
 -- Llama 3.2 1B on H100s, 4 a GPU: the GPU's step (2.5 GB at 3.35 TB/s,
--- under 1 ms) is shorter than the host's (5 x 16 + 17 + 11) x 24.84 us =
--- 2.68272 ms, which then is the step: every decode step the same.
+-- under 1 ms) is shorter than the host's (7.04 x 16 + 17 + 11) x 24.84 us
+-- = 3.494 ms, which then is the step: every decode step the same.
 local s1 = gp.rl { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, algo = "ppo",
                    reward_model = true, zero = 2, prompts = 64, group = 1, prompt_len = 256,
                    response_len = 256, rollout_engine = "hybrid", generation_batch = 4 }
-t.near(s1.rollout.itl_first, (5 * 16 + 17 + 11) * op, 1e-12,
-  "host-bound: a decode step is the host's 108 ops")
-t.near(s1.rollout.decode, s1.rollout.steps * (5 * 16 + 28) * op, 1e-9,
+t.near(s1.rollout.itl_first, (lay * 16 + 17 + 11) * op, 1e-12,
+  "host-bound: a decode step is the host's 16 layers and 28 ops")
+t.near(s1.rollout.decode, s1.rollout.steps * (lay * 16 + 28) * op, 1e-9,
   "and the decode is its steps at that")
 
 t.done_testing()
