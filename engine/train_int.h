@@ -27,8 +27,11 @@ typedef struct train_phase phase;
  * recipe's reduce_phase), which DeepSpeed's engine picks for a bf16
  * model at ZeRO 0 (engine.py _configure_optimizer: "elif
  * self.bfloat16_enabled(): self.optimizer =
- * self._configure_bf16_optimizer(basic_optimizer)"; at ZeRO 0 and 1 in
- * later releases), keeps autograd's bf16 .grad and an fp32 buffer per
+ * self._configure_bf16_optimizer(basic_optimizer)"; from 0.7.6,
+ * _do_optimizer_sanity_check: at stage 0 while gradient accumulation
+ * is fp32, the default there through 0.17.5, and under the pipeline
+ * engine; at stage 1 only with grad_accum_dtype fp32 set and no
+ * offload), keeps autograd's bf16 .grad and an fp32 buffer per
  * parameter, and after every micro-batch's backward folds the one into
  * the other: engine.backward calls "self.optimizer.backward(loss)",
  * whose update_hp_grads runs "hp_grad.data.add_(lp.grad.data.to(
