@@ -127,7 +127,7 @@ int rl_lengths_prepare(rl_lengths *l, gp_error *err)
 
 int rl_lengths_check(const rl_lengths *l, gp_error *err)
 {
-	double mu, g;
+	double mu, g = 0.0;
 
 	if (check_inputs(l, err))
 		return GP_EINVAL;
@@ -137,9 +137,12 @@ int rl_lengths_check(const rl_lengths *l, gp_error *err)
 	 * leaves it within an ulp or two of the root, where the clipped
 	 * mean's slope in theta is at most 1 (relative), so the residual
 	 * is a few ulps of mu_b; 1e-9 is far above that and far below
-	 * what another mean, limit or share would leave. */
+	 * what another mean, limit or share would leave.  A scale never
+	 * solved (0: a zeroed struct, or a failed rl_lengths_prepare) is
+	 * refused without dividing max by it (g stays 0, and mu_b >= 1). */
 	mu = exp_mean(l);
-	g = -l->theta * expm1(-l->max / l->theta);
+	if (l->theta > 0)
+		g = -l->theta * expm1(-l->max / l->theta);
 	if (!(l->theta > 0) || !(fabs(g - mu) <= 1e-9 * mu))
 		return gp_fail(err, "response lengths: scale %g does not "
 			       "solve response_len %g under response_max "

@@ -154,7 +154,7 @@ int main(void)
 	double P, kvtok, want, sum, th, a, x;
 	int i, rc, R;
 
-	plan(144);
+	plan(145);
 	fx_a100(&d);
 	MUST(model_params(&m, &p, &e));
 	P = p.total;
@@ -180,6 +180,17 @@ int main(void)
 	   strstr(e.msg, "rl_lengths_prepare"),
 	   "exp: a scale solved for another mean refused");
 	l.mean = 1000;
+	/* A scale never solved (0, a zeroed struct) is refused before it
+	 * divides max (make test SANITIZE=1 stops on a division by zero). */
+	{
+		double theta = l.theta;
+
+		l.theta = 0;
+		ok(rl_lengths_check(&l, &e) == GP_EINVAL &&
+		   strstr(e.msg, "rl_lengths_prepare"),
+		   "exp: a scale never solved (0) refused");
+		l.theta = theta;
+	}
 	sum = surv_simpson(&l, 0);
 	is_num(sum, 1000, 1e-6, "exp: integral of the survival = mean");
 	/* E[L^2] = int 2 t S(t) dt, the same quadrature. */
