@@ -990,6 +990,10 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 		return 0.0;
 	if (c->op == GP_ALL_TO_ALL || c->op == GP_SEND_RECV)
 		return 0.0;
+	/* One rank: a ring of no steps, nothing sent (trivial() prices it
+	 * at 0); without this its n / nsteps divides by zero. */
+	if (c->n < 2)
+		return 0.0;
 	B = share * (c->nn == 1 ? c->bu :
 		     min2(c->g > 1 ? c->bu : HUGE_VAL,
 			  a == GP_ALGO_TREE && c->nn <= 2 ? 2.0 * c->bn :

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(110);
+	plan(112);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -644,6 +644,27 @@ int main(void)
 	/* trivial cases: one rank, zero bytes */
 	MUST(comm_cost(&a100, GP_ALL_REDUCE, GiB, 1, &r, &e));
 	ok(r.time == 0.0 && r.busbw == 0.0, "1 gpu: no communication");
+	/* A forced ring or tree over one rank is free too, and the NCCL
+	 * estimate that ranks its protocols does not divide by the ring's
+	 * zero steps (make test SANITIZE=1 stops on a division by zero). */
+	{
+		static const gp_coll ring_ops[] = {
+			GP_ALL_REDUCE, GP_ALL_GATHER, GP_REDUCE_SCATTER,
+			GP_BROADCAST, GP_REDUCE
+		};
+		int k, free_ring = 1;
+
+		for (k = 0; k < 5; k++) {
+			MUST(comm_cost_algo(&a100, ring_ops[k], GP_ALGO_RING,
+					    GiB, 1, &r, &e));
+			free_ring &= r.time == 0.0 && r.algo == GP_ALGO_RING;
+		}
+		ok(free_ring, "1 gpu, forced ring (5 collectives): 0 s");
+		MUST(comm_cost_algo(&a100, GP_ALL_REDUCE, GP_ALGO_TREE, GiB,
+				    1, &r, &e));
+		ok(r.time == 0.0 && r.algo == GP_ALGO_TREE,
+		   "1 gpu, forced tree: 0 s");
+	}
 	MUST(comm_cost(&a100, GP_ALL_REDUCE, 0.0, 8, &r, &e));
 	ok(r.time == 0.0, "0 bytes: no time");
 
