@@ -123,6 +123,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
 	F_BOOL("eager_softmax", offsetof(S, P eager_softmax), 0),         \
+	F_BOOL("attn_clamp", offsetof(S, P attn_clamp), 0),               \
 	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
 	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \
 	F_NUM("capacity_factor", offsetof(S, P capacity_factor), 0),      \
@@ -203,6 +204,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("unfused_loss", offsetof(train_cfg, unfused_loss), 0),
 	F_BOOL("unfused_permute", offsetof(train_cfg, unfused_permute), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),
+	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),
 	F_BOOL("eager", offsetof(train_cfg, eager), 0),
 	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),

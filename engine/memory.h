@@ -46,6 +46,8 @@ typedef struct gp_train_cfg {
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
 	int fp8_linears;         /* the linears run fp8 GEMMs (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;
+	int attn_clamp;          /* eager attention clamps the masked
+				  * scores (act.h) */
 	double act_bytes;        /* 0: the recipe's activation bytes */
 	double logit_bytes;      /* bytes per vocab entry per token kept for
 				  * the loss; 0 = 4 (fp32 logits,

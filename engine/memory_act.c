@@ -453,16 +453,24 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 	 * (Korthikanti eq. 1: 5as^2b).  Hugging Face's eager attention
 	 * runs softmax(dtype=float32).to(A): autograd keeps the fp32
 	 * softmax output for its backward and the PV matmul the 16-bit
-	 * copy, 4 + A bytes a score (one tensor when A is 4).  Fused
-	 * (FlashAttention, Dao et al. 2022 Algorithm 2): only the fp32
-	 * log-sum-exp per query row; the output is the projection input
-	 * already counted. */
+	 * copy, 4 + A bytes a score (one tensor when A is 4).  The
+	 * clamp of transformers' 2023 eager attention (attn_clamp: OPT's
+	 * and Llama's "attn_weights = torch.max(attn_weights,
+	 * torch.tensor(torch.finfo(attn_weights.dtype).min))" after the
+	 * mask) keeps its input, the masked scores, A more: PyTorch's
+	 * max.other backward compares them with the bound
+	 * (derivatives.yaml "at::where(self == other, grad / 2,
+	 * grad).masked_fill_(self < other, 0)").  Fused (FlashAttention,
+	 * Dao et al. 2022 Algorithm 2): only the fp32 log-sum-exp per
+	 * query row; the output is the projection input already
+	 * counted. */
 	if (c->flash)
 		out->core = 4.0 * m->heads * tok * par;
 	else
 		out->core = (double)m->heads * tok * sk * par *
 			((c->eager_softmax && A < 4.0 ? 4.0 + A : A) +
-			 (c->dropout ? A + 1.0 : 0.0));
+			 (c->dropout ? A + 1.0 : 0.0) +
+			 (c->attn_clamp ? A : 0.0));
 }
 
 /* The MLP block's tensors, dense or routed MoE. */

@@ -69,6 +69,10 @@ typedef struct gp_act_cfg {
 	int eager_softmax;   /* 1: unfused attention saves the fp32
 			      * softmax output and its 16-bit copy
 			      * (Hugging Face eager attention) */
+	int attn_clamp;      /* 1: unfused attention clamps the masked
+			      * scores, torch.max(scores, finfo.min),
+			      * which keeps them (transformers' 2023
+			      * OPT and Llama eager attention) */
 	/* What trains (zero = full training, Korthikanti's case):
 	 * a matmul keeps its input for backward only to form its weight
 	 * gradient, so a frozen base linear keeps nothing unless its

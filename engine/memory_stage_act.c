@@ -119,6 +119,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->capacity_factor = c->capacity_factor;
 	ac->eager_swiglu = c->eager_swiglu;
 	ac->eager_softmax = c->eager_softmax;
+	ac->attn_clamp = c->attn_clamp;
 	ac->fused_qkv_view = c->fused_qkv_view;
 	ac->lora_zero_pad = c->lora_zero_pad;
 	/* Decoder layers of an encoder-decoder read the encoder tokens. */

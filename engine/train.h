@@ -118,6 +118,9 @@ typedef struct train_cfg {
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
 				  * train_layer.c moe_permute_costs) */
+	int attn_scale_q;        /* eager attention scales q, not the
+				  * scores (OPT: q_proj(x) * scaling;
+				  * train_price.c train_attn_time) */
 	int ckpt_outside_fsdp;   /* the activation checkpoint wraps each
 				  * FSDP unit from outside: a third gather
 				  * a micro-batch (train_stage.c
@@ -328,6 +331,8 @@ typedef struct train_lkey {
 	int flash, dropout, eager, forward_only;
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
+	int attn_clamp;          /* the memory cfg's, eager unfused only */
+	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;

@@ -960,9 +960,11 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			lc->rec_sel = t;
 			attn_t += t;
 			cp_merge(e, k, lc);
-			/* Eager unfused: QK^T, scale, mask, softmax, cast,
-			 * (dropout,) PV -- attn_time's kernels. */
-			nk += !k->flash && eager ? 6.0 + k->dropout : 1.0;
+			/* Eager unfused: QK^T, scale, mask, (clamp,)
+			 * softmax, cast, (dropout,) PV -- attn_time's
+			 * kernels. */
+			nk += !k->flash && eager ? 6.0 + k->dropout +
+				k->attn_clamp : 1.0;
 			break;
 		case GP_OP_ELEM:
 			/* Training writes no KV cache (o->kv): an op that

@@ -187,19 +187,48 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 	 *   forward   QK^T writes A; * scaling reads and writes 2A; +
 	 *             causal_mask 2A; softmax(dtype=float32) reads A,
 	 *             writes 4; .to(A) reads 4, writes A; PV reads A:
-	 *             7A + 4 + (A + 4) -- 24 B in bf16, 32 in fp32 (no
-	 *             cast: the softmax output is the PV input);
+	 *             7A + 4 + (A + 4) -- 24 B in 16 bits (bf16: 8 more,
+	 *             below), 32 in fp32 (no cast: the softmax output is
+	 *             the PV input);
 	 *   backward  dP = dO V^T writes A; its cast to fp32 A + 4;
 	 *             softmax backward reads P and dP, writes dS (12);
 	 *             the cast back 4 + A; the scale 2A; dQ, dK read dS
 	 *             and dV reads P (3A): 6A + 12 + 2 (A + 4) -- 36 B.
-	 * In place of op_attn's 4 A (forward) and 8 A (backward). */
+	 * In place of op_attn's 4 A (forward) and 8 A (backward).  Which
+	 * softmax runs depends on the 16-bit type (PyTorch
+	 * aten/src/ATen/native/SoftMax.cpp softmax(input, dim, dtype):
+	 * "if (input_.is_cuda() && input_.scalar_type() ==
+	 * ScalarType::Half && dtype == ScalarType::Float) return
+	 * at::_softmax(input_, dim_, true); else { Tensor converted =
+	 * dtype.has_value() ? input_.toType(dtype.value()) : input_;"):
+	 * fp16 runs the fused half-to-float kernel counted above, whose
+	 * backward (_softmax_backward_data with input_dtype Half) writes
+	 * dS in fp16 itself -- 8 + A where the above has 12 + (4 + A), 8
+	 * B less; bf16 converts first, a kernel that writes the fp32
+	 * copy (4) the fp32 softmax then reads (4): 8 B more forward.
+	 * attn_clamp (transformers' 2023 eager attention, OPT and Llama:
+	 * "attn_weights = torch.max(attn_weights,
+	 * torch.tensor(torch.finfo(attn_weights.dtype).min))" after the
+	 * mask): forward reads and writes the scores, 2A; backward is
+	 * derivatives.yaml's max.other formula "at::where(self == other,
+	 * grad / 2, grad).masked_fill_(self < other, 0)", five kernels:
+	 * == (A + 1), grad / 2 (2A), where (1 + 3A), < (A + 1),
+	 * masked_fill_ (1 + 2A) -- 9A + 4.  attn_scale_q (OPT's
+	 * OPTAttention: "query_states = self.q_proj(hidden_states) *
+	 * self.scaling"): the scale reads and writes q, not the scores,
+	 * both ways. */
 	if (!k->flash && k->eager) {
 		double cast = k->A < 4.0 ? k->A + 4.0 : 0.0;
+		int fused16 = k->A < 4.0 && k->half == GP_FP16;
+		double conv = k->A < 4.0 && !fused16 ? 8.0 : 0.0;
 
 		bytes += s2 * (bwd ? 6.0 * k->A + 12.0 + 2.0 * cast -
-			       8.0 * k->A :
-			       7.0 * k->A + 4.0 + cast - 4.0 * k->A);
+			       8.0 * k->A - (fused16 ? 8.0 : 0.0) :
+			       7.0 * k->A + 4.0 + cast + conv - 4.0 * k->A);
+		if (k->attn_clamp)
+			bytes += s2 * (bwd ? 9.0 * k->A + 4.0 : 2.0 * k->A);
+		if (k->attn_scale_q)
+			bytes += (o->batch * o->m * o->k - s2) * 2.0 * k->A;
 	}
 
 	if (k->flash && frac > 0) {

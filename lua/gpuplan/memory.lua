@@ -573,6 +573,18 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   cfg.eager_softmax = o.eager_softmax
   if cfg.eager_softmax == nil then cfg.eager_softmax = eager end
   cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
+  -- transformers' 2023 eager attention clamps the masked scores
+  -- (engine/memory_act.c, train_price.c): unfused attention only.
+  if o.attn_clamp ~= nil then
+    if type(o.attn_clamp) ~= "boolean" then
+      fail("attn_clamp must be true or false (got %s)", shown(o.attn_clamp))
+    end
+    if o.attn_clamp and cfg.flash ~= false then
+      fail("attn_clamp is the eager attention's torch.max over the masked scores: "
+        .. "it needs flash = false (a fused attention kernel keeps no scores)")
+    end
+    cfg.attn_clamp = o.attn_clamp
+  end
   cfg.act_bytes = o.act_bytes
   -- Framework behaviour (memory.h, gp_train_cfg): paged optimizer states
   -- outside PyTorch's allocator (bitsandbytes Paged*), the optimizer

@@ -390,6 +390,13 @@ opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default with "
     .. "kernels eager, the hf stack's default)" }
+opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "unfused eager attention (flash false) clamps the masked scores, "
+    .. "torch.max(scores, finfo.min), as transformers' OPT and Llama did in 2023: keeps "
+    .. "the scores and adds its five backward kernels" }
+opt { name = "attn_scale_q", type = "boolean", lua_only = true, commands = "train plan rl",
+  help = "unfused eager attention (flash false) scales q before QK^T, as OPT's "
+    .. "q_proj(x) * scaling does, not the scores" }
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "

@@ -229,7 +229,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "unfused_permute", "ckpt_outside_fsdp",
-    "scaling",
+    "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
     if o[k] ~= nil and type(o[k]) ~= "boolean" then
@@ -255,6 +255,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_loss = o.unfused_loss == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
+  cfg.attn_scale_q = o.attn_scale_q == true
   -- Two-valued choices: nil (the default, a) or a or b; true when b.
   local function either(key, a, b)
     local x = o[key]
@@ -463,6 +464,18 @@ local function step_choices(o, p, cfg, sweep, default)
     fail("train: unfused_permute is Megatron-Core's dispatcher; with kernels = eager "
       .. "(stack = %s) the experts are Hugging Face's loop, op by op: give kernels = fused",
       tostring(cfg.stack))
+  end
+  -- The eager attention's own chain (engine/train_price.c): unfused,
+  -- eager kernels only.
+  for _, k in ipairs { "attn_clamp", "attn_scale_q" } do
+    if o[k] and not cfg.eager then
+      fail("train: %s is Hugging Face's eager attention; with kernels = fused (stack = %s) "
+        .. "there is none: give kernels = eager", k, tostring(cfg.stack))
+    end
+    if o[k] and p.cfg.flash ~= false then
+      fail("train: %s is the eager attention's over the scores: it needs flash = false "
+        .. "(a fused attention kernel holds no scores)", k)
+    end
   end
   if cfg.eager and cfg.unfused_loss then
     fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "

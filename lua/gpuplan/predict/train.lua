@@ -390,8 +390,18 @@ local PROFILES = {
 -- OPTAttention is bmm, the softmax upcast to fp32 in fp16, bmm (no
 -- FlashAttention path in transformers before late 2023); the same as the
 -- step-3 RL profile (predict/rl.lua).
+-- OPTAttention.forward (transformers v4.28, April 2023) clamps the masked
+-- scores before that softmax: "attn_weights =
+-- attn_weights.view(bsz, self.num_heads, tgt_len, src_len) +
+-- attention_mask; attn_weights = torch.max(attn_weights,
+-- torch.tensor(torch.finfo(attn_weights.dtype).min,
+-- device=attn_weights.device))" (attn_clamp).
 PROFILES["deepspeed-chat"] = { { "flash", false, "transformers' 2023 OPTAttention: bmm, "
-  .. "fp32 softmax, bmm" } }
+  .. "fp32 softmax, bmm" },
+  { "attn_clamp", true, "OPTAttention: torch.max(attn_weights, finfo.min) after the mask" },
+  -- and scales q, not the scores: "query_states =
+  -- self.q_proj(hidden_states) * self.scaling".
+  { "attn_scale_q", true, "OPTAttention: q_proj(hidden_states) * self.scaling" } }
 for _, e in ipairs(PROFILES.deepspeed) do
   table.insert(PROFILES["deepspeed-chat"], e)
 end

@@ -1,0 +1,81 @@
+-- Hugging Face's eager attention, kernel by kernel (engine/train_price.c
+-- train_attn_time, engine/memory_act.c): the softmax PyTorch runs for the
+-- 16-bit type, the clamp of transformers' 2023 modules (attn_clamp) and
+-- OPT's scaling of q instead of the scores (attn_scale_q).
+-- Run with ./gpuplan run tests/lua/eager_attn.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(10)
+
+-- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
+-- micro-batch, the hf stack's eager modules with the unfused attention,
+-- no dropout.  The attention op (engine/model_ops.c op_attn, unfused) is
+-- 32 batched 512 x 512 x 128 matmul pairs: FLOP 2 T kv heads (dqk + dv)
+-- = 2 x 512 x 512 x 32 x 256 = 4,294,967,296 forward, twice that
+-- backward; its own transfers act = T heads (dqk + dv) + 4 heads q kv =
+-- 4,194,304 + 33,554,432 = 37,748,736 elements of A = 2 B (twice that
+-- backward), and the eager kernels' bytes a score on top (s2 = 32 x 512 x
+-- 512 = 8,388,608 scores):
+--   forward  7A + 4 + (A + 4) - 4A = 16, + 8 when the softmax converts
+--            to fp32 first (bf16; fp16's softmax converts inside);
+--   backward 6A + 12 + 2 (A + 4) - 8A = 20, - 8 when the softmax
+--            backward writes fp16 itself;
+--   attn_clamp   + 2A forward, + 9A + 4 backward;
+--   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements.
+-- Each pass is one roofline op (engine/train_price.c train_t_op: CUDA
+-- graphs' launch gap), priced here by gp.roofline on the same numbers:
+-- equal up to the order of the sums (relative 1e-9).
+local base = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 1, method = "full",
+  seq = 512, batch = 1, global_batch = 1, flash = false, dropout = false, stack = "hf",
+  precision = "bf16", recompute = "none" }
+local s2, q = 32 * 512 * 512, 512 * 4096
+local FLOP, ACT = 2 * 512 * 512 * 32 * 256, 512 * 32 * 256 + 4 * 32 * 512 * 512
+local function roof(flop, bytes, prec)
+  return gp.roofline { gpu = "a100-sxm-80gb", op = { flop = flop, bytes = bytes, m = 512,
+    n = 512, k = 128, count = 32, prec = prec, graphs = true } }.op.time
+end
+local function want(prec, extra)
+  local fwd = 16 + (prec == "bf16" and 8 or 0)
+  local bwd = 20 - (prec == "fp16" and 8 or 0)
+  local f, b = 2 * ACT + fwd * s2, 4 * ACT + bwd * s2
+  if extra.attn_clamp then f, b = f + 4 * s2, b + 22 * s2 end
+  if extra.attn_scale_q then f, b = f + 4 * (q - s2), b + 4 * (q - s2) end
+  return roof(FLOP, f, prec), roof(2 * FLOP, b, prec)
+end
+local function attn(extra)
+  local r = gp.train(t.with(base, extra))
+  for _, op in ipairs(r.ops) do
+    if op.name == "attention" then return op.fwd, op.bwd, r end
+  end
+end
+local function check(extra, what)
+  local f, b = attn(extra)
+  local wf, wb = want(extra.precision or "bf16", extra)
+  t.ok(math.abs(f / wf - 1) < 1e-9 and math.abs(b / wb - 1) < 1e-9,
+    string.format("%s (forward %.6g s want %.6g, backward %.6g want %.6g)", what, f, wf, b, wb))
+end
+
+check({}, "bf16: the softmax converts to fp32 first")
+check({ precision = "fp16" }, "fp16: the softmax converts inside, both ways")
+check({ attn_clamp = true }, "attn_clamp: torch.max's pass and its five backward kernels")
+check({ attn_scale_q = true }, "attn_scale_q: q scaled, not the scores")
+check({ attn_clamp = true, attn_scale_q = true, precision = "fp16" },
+  "OPT's fp16 attention of 2023: all three")
+-- The clamp keeps its input, the masked scores: A = 2 B a score more per
+-- layer, exact (whole bytes).
+local _, _, r0 = attn {}
+local _, _, r1 = attn { attn_clamp = true }
+t.is(r1.memory.act_layer - r0.memory.act_layer, 2 * s2, "attn_clamp: the masked scores kept")
+t.is(select(3, attn { attn_scale_q = true }).memory.act_layer, r0.memory.act_layer,
+  "attn_scale_q keeps nothing more (a scalar product saves no operand)")
+
+-- Errors name the option.
+t.raises(function() gp.train(t.with(base, { flash = true, attn_clamp = true })) end,
+  "attn_clamp is the eager attention's", "attn_clamp with a fused attention kernel")
+t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_scale_q = true })) end,
+  "attn_scale_q is Hugging Face's eager attention", "attn_scale_q with fused kernels")
+t.raises(function() gp.train(t.with(base, { attn_scale_q = "yes" })) end,
+  "attn_scale_q must be true or false", "attn_scale_q not a boolean")
+
+t.done_testing()
