@@ -2,13 +2,14 @@
 -- DeepSpeed-Chat, 2023) ran transformers' OPT modules of the time, whose
 -- attention is bmm, an fp32 softmax, bmm: the train predictor's
 -- deepspeed-chat profile states flash=false on top of the DeepSpeed
--- profile, as the RL predictor's does for step 3.
+-- profile; the RL predictor's step 3 takes the same rules, its actor and
+-- critic trained by the same ZeRO engine (rlhf_engine.py).
 -- Run with ./gpuplan run tests/lua/dschat_profile.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(4)
+t.plan(7)
 
 local cases = validate.read("validation/cases.json")
 local base
@@ -32,3 +33,19 @@ c.notes = "DeepSpeed"
 local g = validate.predict(c, cat)
 t.ok(g.predicted < r.predicted, string.format("eager OPT attention %.3f s > fused %.3f s",
   r.predicted, g.predicted))
+
+-- Step 3 (the RL predictor) prices its actor's and critic's updates by
+-- the same rules: the DeepSpeed stack, its unfused modules, no
+-- overlap_comm below stage 3, OPT's eager attention.
+local step3
+for _, x in ipairs(cases) do
+  if x.id == "dschat-step3-opt1.3b-critic-opt350m-v100-16" then step3 = x end
+end
+t.ok(step3 and step3.kind == "rl", "the DeepSpeed-Chat step-3 PPO row ships")
+local p3 = validate.predict(step3, cat)
+t.ok(p3.predicted and p3.defaults:find("stack=deepspeed (DeepSpeed ZeRO engine)", 1, true)
+  and p3.defaults:find("kernels=eager", 1, true)
+  and p3.defaults:find("overlap_grad_reduce=false (overlap_comm off", 1, true)
+  and p3.defaults:find("flash=false", 1, true), "step 3 takes the train profile's rules")
+-- and its range regime is the deepspeed stack's, as step 1's is
+t.is(p3.regime and p3.regime.stack, "deepspeed", "step 3's regime: stack deepspeed")
