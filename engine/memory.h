@@ -300,6 +300,13 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
 		   const gp_train_cfg *c, const gp_layout *y,
 		   double capacity, const gp_mem_reserve *r,
 		   gp_mem_split *s, const gp_mem_result **res, gp_error *err);
+/* mem_train_zero for a caller that reads the total and the fit alone
+ * (a sweep's brief step): the result's largest component is not set. */
+int mem_train_zero_fit(const gp_model *m, const gp_params *p,
+		       const gp_train_cfg *c, const gp_layout *y,
+		       double capacity, const gp_mem_reserve *r,
+		       gp_mem_split *s, const gp_mem_result **res,
+		       gp_error *err);
 
 /* Inference serving: the one inference-memory model (infer_run sizes its
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus

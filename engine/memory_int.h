@@ -42,9 +42,12 @@ typedef char paged_after_reserves[GP_MEM_PAGED == GP_MEM_NCOMP - 1 &&
 	GP_MEM_FRAG == GP_MEM_PAGED - 1 &&
 	GP_MEM_CONTEXT == GP_MEM_NTENSOR ? 1 : -1];
 
-/* mem_finish with the tensors' sum (their bytes added in order) known. */
-static inline void finish_sum(gp_mem_result *o, double sum, double capacity,
-			      const gp_mem_reserve *r, double pooled)
+/* mem_finish with the tensors' sum (their bytes added in order) known;
+ * finish_fit without the largest component (left as it was: a caller
+ * that reads the total and the fit alone skips its scan). */
+static inline void finish_pick(gp_mem_result *o, double sum,
+			       double capacity, const gp_mem_reserve *r,
+			       double pooled, int pick)
 {
 	double *b = o->bytes, top;
 	int i, largest = 0;
@@ -61,20 +64,34 @@ static inline void finish_sum(gp_mem_result *o, double sum, double capacity,
 	 * tensors come first (their sum is sum); the reserves follow. */
 	for (i = GP_MEM_NTENSOR; i < GP_MEM_PAGED; i++)
 		sum += b[i];
-	top = b[0];
-	for (i = 0; i < GP_MEM_PAGED; i++)
-		if (b[i] > top) {
-			top = b[i];
-			largest = i;
-		}
 	o->total = sum;
-	o->largest = largest;
+	if (pick) {
+		top = b[0];
+		for (i = 0; i < GP_MEM_PAGED; i++)
+			if (b[i] > top) {
+				top = b[i];
+				largest = i;
+			}
+		o->largest = largest;
+	}
 	o->capacity = capacity;
 	o->margin = r->margin * capacity;
 	o->budget = capacity - o->margin;
 	o->usable = o->budget - r->context - r->workspace - r->comm;
 	o->short_by = o->total - o->budget;
 	o->fits = o->total <= o->budget;
+}
+
+static inline void finish_sum(gp_mem_result *o, double sum, double capacity,
+			      const gp_mem_reserve *r, double pooled)
+{
+	finish_pick(o, sum, capacity, r, pooled, 1);
+}
+
+static inline void finish_fit(gp_mem_result *o, double sum, double capacity,
+			      const gp_mem_reserve *r, double pooled)
+{
+	finish_pick(o, sum, capacity, r, pooled, 0);
 }
 
 static inline void finish(gp_mem_result *o, double capacity,

@@ -619,10 +619,11 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 	return GP_OK;
 }
 
-int mem_train_zero(const gp_model *m, const gp_params *p,
-		   const gp_train_cfg *c, const gp_layout *y,
-		   double capacity, const gp_mem_reserve *r,
-		   gp_mem_split *s, const gp_mem_result **res, gp_error *err)
+static int train_zero(const gp_model *m, const gp_params *p,
+		      const gp_train_cfg *c, const gp_layout *y,
+		      double capacity, const gp_mem_reserve *r,
+		      gp_mem_split *s, const gp_mem_result **res, int pick,
+		      gp_error *err)
 {
 	const stage_acts *sa;
 	double best = 0, v;
@@ -654,9 +655,29 @@ int mem_train_zero(const gp_model *m, const gp_params *p,
 		}
 	}
 	/* best is the tensors' sum finish would add again. */
-	finish_sum(&s->work[bi], best, capacity, r, 0.0);
+	if (pick)
+		finish_sum(&s->work[bi], best, capacity, r, 0.0);
+	else
+		finish_fit(&s->work[bi], best, capacity, r, 0.0);
 	*res = &s->work[bi];
 	return GP_OK;
+}
+
+int mem_train_zero(const gp_model *m, const gp_params *p,
+		   const gp_train_cfg *c, const gp_layout *y,
+		   double capacity, const gp_mem_reserve *r,
+		   gp_mem_split *s, const gp_mem_result **res, gp_error *err)
+{
+	return train_zero(m, p, c, y, capacity, r, s, res, 1, err);
+}
+
+int mem_train_zero_fit(const gp_model *m, const gp_params *p,
+		       const gp_train_cfg *c, const gp_layout *y,
+		       double capacity, const gp_mem_reserve *r,
+		       gp_mem_split *s, const gp_mem_result **res,
+		       gp_error *err)
+{
+	return train_zero(m, p, c, y, capacity, r, s, res, 0, err);
 }
 
 int mem_train(const gp_model *m, const gp_train_cfg *c, double capacity,

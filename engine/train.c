@@ -112,8 +112,9 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 		/* The ZeRO stage's share only, on the config and layout the
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
-		if (mem_train_zero(m, &ph->x.e.p, &ph->mc, &ph->my, c->capacity,
-				   &c->reserve, &ph->msplit, &res, err))
+		if ((brief ? mem_train_zero_fit : mem_train_zero)(m,
+			&ph->x.e.p, &ph->mc, &ph->my, c->capacity,
+			&c->reserve, &ph->msplit, &res, err))
 			return GP_EINVAL;
 		zs->total = res->total;
 		zs->fits = res->fits;

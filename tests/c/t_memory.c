@@ -176,7 +176,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(164);
+	plan(165);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -1252,6 +1252,19 @@ int main(void)
 				same = 0;
 		}
 		ok(same, "split finished under ZeRO 0..3 == mem_train");
+		/* The brief finish: the same total and fit (the same sums),
+		 * the largest component alone left unset. */
+		for (z = 0, same = 1; z < 4; z++) {
+			tc.lay.zero = y.zero = z;
+			if (mem_train_zero_fit(&l70, &pp, &tc, &y, 80e9, &rs,
+					       &sp, &res, &err) != GP_OK ||
+			    mem_train(&l70, &tc, 80e9, &rs, &r, &err) != GP_OK ||
+			    res->total != r.total || res->fits != r.fits ||
+			    res->allocated != r.allocated)
+				same = 0;
+		}
+		ok(same, "split's brief finish under ZeRO 0..3: mem_train's "
+		   "total and fit");
 		tc.lay.zero = y.zero = 4;
 		ok(mem_train_zero(&l70, &pp, &tc, &y, 80e9, &rs, &sp, &res,
 				  &err) == GP_EINVAL && strstr(err.msg, "zero"),
