@@ -638,6 +638,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	const scost *base = NULL;
 	const double (*blk)[TRAIN_ZB_N] = NULL;
 	struct zslot *zs;
+	struct stage_loop *sl;
 	scost s;
 	step_post pp = { 0, 0, 0, 0, 0 };
 	double per_step = ph->per_step, tmax = 0, tsum = 0, rb = x->rb;
@@ -691,23 +692,48 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		out->nops = ph->lm->nops;
 		memcpy(out->ops, ph->lm->ops, sizeof out->ops);
 	}
-	for (j = 0; j < ph->nrec; j++) {
-		const stage_rec *r = &ph->rec[j];
-		double st = stage_total(&base[j], blk[j]);
+	/* The stages' pass, kept by TP overlap for the arrays it read:
+	 * within a phase each array is written once (base_ok, blk_ok), so
+	 * the same two arrays give the same pass. */
+	sl = &ph->sl[c->tp_overlap != 0];
+	if (ph->sl_ok[c->tp_overlap != 0] && sl->base == base &&
+	    sl->blk == blk) {
+		tsum = sl->tsum;
+		tmax = sl->tmax;
+		jw = sl->jw;
+		out->stage = sl->stage;
+		out->stage_layers = sl->stage_layers;
+		out->vision_time = sl->vision_time;
+		out->vision_patches = sl->vision_patches;
+	} else {
+		for (j = 0; j < ph->nrec; j++) {
+			const stage_rec *r = &ph->rec[j];
+			double st = stage_total(&base[j], blk[j]);
 
-		if (r->k == 0) {
-			out->vision_time = per_step * base[j].vision;
-			out->vision_patches = base[j].vision_patches;
-		}
-		tsum += st;
-		for (k = 0; k < r->repeat; k++)
+			if (r->k == 0) {
+				out->vision_time = per_step * base[j].vision;
+				out->vision_patches = base[j].vision_patches;
+			}
 			tsum += st;
-		if (st > tmax) {
-			tmax = st;
-			jw = j;
-			out->stage = r->k;
-			out->stage_layers = r->nl;
+			for (k = 0; k < r->repeat; k++)
+				tsum += st;
+			if (st > tmax) {
+				tmax = st;
+				jw = j;
+				out->stage = r->k;
+				out->stage_layers = r->nl;
+			}
 		}
+		sl->base = base;
+		sl->blk = blk;
+		sl->tsum = tsum;
+		sl->tmax = tmax;
+		sl->jw = jw;
+		sl->stage = out->stage;
+		sl->stage_layers = out->stage_layers;
+		sl->vision_time = out->vision_time;
+		sl->vision_patches = out->vision_patches;
+		ph->sl_ok[c->tp_overlap != 0] = 1;
 	}
 	/* LoRA: only the adapters reduce and step, a few MB; their cost is
 	 * below the model's resolution.  A forward pass reduces and steps

@@ -104,6 +104,18 @@ struct train_phase {
 	gp_layout my;           /* with (the step's micro-batches set) */
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
 	double kc[2][2];
+	/* step_of's pass over the stages by TP overlap off/on: for the
+	 * base and ZeRO terms it read (their arrays hold one value each
+	 * for the phase), the summed and largest stage time, the slowest
+	 * stage and the tower's figures.  Layouts that differ only in DP
+	 * overlap (and ZeRO stages without ZeRO terms) share it. */
+	int sl_ok[2];
+	struct stage_loop {
+		const train_scost *base;
+		const double (*blk)[TRAIN_ZB_N];
+		double tsum, tmax, vision_time, vision_patches;
+		int jw, stage, stage_layers;
+	} sl[2];
 	/* By ZeRO stage: the memory; per stage the gradient reduction,
 	 * the parameter gather, the share of the reduction in its last
 	 * bucket and the optimizer step (none reads an overlap); and the

@@ -476,6 +476,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->opt_bytes = opt_bytes_of(c, &ph->sb);
 	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
 	ph->opt_ok[0] = ph->opt_ok[1] = ph->ag_ok = 0;
+	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	for (z = 0; z < 4; z++) {
 		ph->z[z].mem_ok = ph->z[z].post_ok = ph->z[z].brief_ok = 0;
