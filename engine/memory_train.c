@@ -485,13 +485,24 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 	}
 }
 
+/* The tensors' bytes added in order, four a round: the same sums as
+ * one a round (the order is the order), with a quarter of the loop's
+ * count and branch (a ZeRO split adds these every stage of every ZeRO
+ * stage it finishes). */
 static double tensor_sum(const gp_mem_result *r)
 {
+	const double *b = r->bytes;
 	double s = 0;
 	int i;
 
-	for (i = 0; i < GP_MEM_NTENSOR; i++)
-		s += r->bytes[i];
+	for (i = 0; i + 4 <= GP_MEM_NTENSOR; i += 4) {
+		s += b[i];
+		s += b[i + 1];
+		s += b[i + 2];
+		s += b[i + 3];
+	}
+	for (; i < GP_MEM_NTENSOR; i++)
+		s += b[i];
 	return s;
 }
 
