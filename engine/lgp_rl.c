@@ -104,6 +104,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_INT("rollout_ep", rollout_ep, 1),
 	RL_BOOL("rollout_dp_attention", rollout_dp_attention),
 	RL_INT("staleness", staleness, 0),
+	RL_BOOL("refit_drain", refit_drain),
 	RL_BOOL("offload_states", offload_states),
 	RL_BOOL("param_offload", param_offload),
 	RL_BOOL("logprob_offload", logprob_offload),

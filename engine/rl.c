@@ -572,8 +572,11 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	/* Colocated, or disaggregated without staleness, the step waits
 	 * for every engine's batch (rl_rollout_step's ahead 0); one step
 	 * off-policy, the pool's engines take the next prompts as theirs
-	 * end; s >= 2 steps off, s steps' prompts are in flight. */
+	 * end; s >= 2 steps off, s steps' prompts are in flight.  One
+	 * step off, refits that do not wait for the engines let the next
+	 * step's groups in under the step's tail (rl_cfg.refit_drain). */
 	int ahead = c->colocated ? 0 : c->staleness;
+	int inflight = ahead == 1 && !c->refit_drain;
 	int i;
 
 	/* cap is the engine's whole share (rl_rollout_cap): its safety
@@ -588,7 +591,8 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 				       c->rollout_dp_attention, &c->host,
 				       c->static_batch, &c->response,
 				       gen_prompts, c->group, c->prompt_len,
-				       engines, ahead, cap, o, why, err);
+				       engines, ahead, inflight, cap, o, why,
+				       err);
 	memset(&k, 0, sizeof k);
 	memcpy(&k.roll, &roll, sizeof k.roll);
 	k.ep = rl_roll_ep(c);
@@ -602,6 +606,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 	k.engines = engines;
 	k.cap = cap;
 	k.ahead = ahead;
+	k.inflight = inflight;
 	for (i = 0; i < cc->nroll; i++)
 		if (memcmp(&cc->roll[i].key, &k, sizeof k) == 0) {
 			*o = cc->roll[i].out;
@@ -615,7 +620,7 @@ static int rl_rollout_memo(const gp_model *m, const roof_device *d,
 			    c->static_batch,
 			    &c->response,
 			    gen_prompts, c->group, c->prompt_len, engines,
-			    ahead, cap, o, why, err))
+			    ahead, inflight, cap, o, why, err))
 		return GP_EINVAL;
 	/* Kept round-robin once full. */
 	if (cc->nroll < RL_ROLL_MEMO) {

@@ -216,6 +216,13 @@ typedef struct rl_cfg {
 			     * once (trajectories up to s steps old: the
 			     * engines never drain, rl_rollout_step's
 			     * ahead); 0 = each pool waits for the other */
+	int refit_drain;    /* disaggregated, staleness 1: each refit waits
+			     * for every pending generation (NeMo RL without
+			     * in_flight_weight_updates), so every step's
+			     * batch drains alone; 0 = the refits do not
+			     * wait, and the next step's prompt groups enter
+			     * the engines as the current step's end
+			     * (rollout.c roll_inflight) */
 	int offload_states; /* colocated: during the rollout every trainer
 			     * tensor but the actor's 16-bit weights waits
 			     * in host memory */
@@ -445,7 +452,10 @@ typedef struct rl_result {
  * steps are in flight, so the engine's queue never empties and the
  * step's samples decode at the running batch with no drain (continuous
  * batching), or, when longer, their drain alone over a (rollout.c
- * roll_alone: a step's batch has a steps to end).  Every decode step
+ * roll_alone: a step's batch has a steps to end); inflight with ahead
+ * 1: the refits do not wait for the engines, so the next step's prompt
+ * groups enter them as the current step's end and the step's tail runs
+ * under them (rollout.c roll_inflight).  Every decode step
  * also samples with temperature and returns each sampled token's
  * log-probability, which RL needs (see rollout.c).  GP_OK with *o filled
  * and why[] empty, or naming what does not fit (why holds 160 bytes);
@@ -455,8 +465,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const rl_engine_host *host,
 		    double static_batch, const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, int ahead, double cap, rl_rollout *o,
-		    char *why, gp_error *err);
+		    double engines, int ahead, int inflight, double cap,
+		    rl_rollout *o, char *why, gp_error *err);
 
 /* One RL step of model m (actor; reference, reward model and critic of
  * its shape) on device d in topology t.  GP_OK with *out filled, or
@@ -484,7 +494,7 @@ typedef struct rl_roll_key {
 	double static_batch;
 	rl_lengths resp;
 	double prompts, group, prompt_len, engines, cap;
-	int ahead;
+	int ahead, inflight;
 } rl_roll_key;
 
 typedef struct rl_cache {

@@ -726,6 +726,52 @@ static int roll_alone(rollctx *r, const infer_cfg *roll, double n,
 	return GP_OK;
 }
 
+/* One step off with refits that do not wait for the engines (NeMo RL's
+ * asynchronous GRPO with in_flight_weight_updates, which every one-step-
+ * off performance recipe of r0.4.0 to r0.6.0 sets; nemo_rl/algorithms/
+ * async_utils.py at v0.6.0).  Its AsyncTrajectoryCollector generates for
+ * the target v + 1 as soon as the weights v land, one thread a prompt
+ * group behind a semaphore of num_prompts_per_step x
+ * max_trajectory_age_steps groups, and prepare_for_refit skips the wait
+ * for the pending ones ("Using vLLM V1 in-flight weight update - skipping
+ * wait for pending generations"): while a step's last groups decode, the
+ * next step's take the slots its finished groups free, so the engine's
+ * batch stays at what one step's samples fill -- B = min(n, what the KV
+ * cache holds at the running context, max_batch) -- and the step's tail
+ * runs under the next step's work.  Two bounds then set a step's share
+ * of the engine: its n samples' tokens at that batch (n E[L] / B
+ * steps, as roll_steady), and its last group, which enters when the
+ * previous step's last one ends and must end before its own step trains
+ * -- the longest of `group` responses, one token a step, at the same
+ * batch.  Both at the running context held.  The schedule can always
+ * fall back to draining each step's batch alone (what refit_drain
+ * prices), so it never costs more: *o keeps the drain when that is the
+ * shorter. */
+static void roll_inflight(rollctx *r, const infer_cfg *roll, double n,
+			  double group, double ctok, double held,
+			  double kvtok, double mean, rl_rollout *o)
+{
+	double B = fmax(1.0, fmin(n, floor(fmin(ctok / held,
+						 roll->max_batch))));
+	dparts st = dstep(r, B, held);
+	double steps = fmax(n * mean / B,
+			    rl_lenx_longest(&r->len, fmin(group, n)));
+
+	if (r->bad || !(steps * st.time < o->decode))
+		return;
+	o->decode = steps * st.time;
+	o->host = steps * st.host;
+	o->sampler = steps * st.sampler;
+	o->steps = steps;
+	o->tail = 0;
+	o->batch = B;
+	o->queued = B < n;
+	o->preempted = 0;
+	o->recompute = 0;
+	o->kv_peak = fmin(B * held * kvtok, o->kv_budget);
+	o->itl_first = o->itl_last = st.time;
+}
+
 /* ---- static batches ------------------------------------------------- */
 
 /* DeepSpeed-Chat generates with the actor's own weights (its hybrid
@@ -888,8 +934,8 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 		    const rl_engine_host *host, double static_batch,
 		    const rl_lengths *resp,
 		    double prompts, double group, double prompt_len,
-		    double engines, int ahead, double cap, rl_rollout *o,
-		    char *why, gp_error *err)
+		    double engines, int ahead, int inflight, double cap,
+		    rl_rollout *o, char *why, gp_error *err)
 {
 	rollctx r;
 	infer_result ir;
@@ -1019,6 +1065,12 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	if (roll_decode(&r, roll, n, of, B, ctok, held, kvtok, o->kv_budget,
 			resp->mean, o))
 		return GP_EINVAL;
+	if (ahead == 1 && inflight) {
+		roll_inflight(&r, roll, n, group, ctok, held, kvtok,
+			      resp->mean, o);
+		if (r.bad)
+			return GP_EINVAL;
+	}
 	if (r.dp)
 		dp_stall(&r, roll, n, o);
 	o->mean_batch = o->steps > 0 ? n * resp->mean / o->steps : 0;

@@ -681,15 +681,15 @@ opt { name = "colocate_critic_reward", type = "flag", commands = "rl",
 opt { name = "staleness", type = "int", metavar = "N", commands = "rl", range = { 0, 1024 },
   default = "1: step k + 1's rollouts run while step k trains",
   help = "separate pools: 0 each waits for the other; N >= 1 the rollouts run N steps "
-    .. "ahead of the training (NeMo RL's max_trajectory_age_steps): at 1 each engine "
-    .. "drains its batch to its longest response, from 2 on N steps' prompts are in "
-    .. "flight and the engines never drain",
+    .. "ahead of the training (NeMo RL's max_trajectory_age_steps): at 1 the next step's "
+    .. "prompt groups enter the engines as the step's end, its tail under them, from 2 on "
+    .. "N steps' prompts are in flight and the engines never drain",
   suggest = { "off_policy", "async_steps" } }
 opt { name = "refit_drain", type = "flag", commands = "rl",
   default = "off: the weights updated in flight, the running sequences go on",
-  help = "staleness >= 2: each refit first waits for every pending generation (NeMo RL's "
+  help = "staleness >= 1: each refit first waits for every pending generation (NeMo RL's "
     .. "async GRPO with in_flight_weight_updates: false, its default), so the engines drain "
-    .. "every step, as one step off",
+    .. "each step's batch alone, one step off",
   suggest = { "in_flight_weight_updates", "wait_for_pending_generations" } }
 opt { name = "rollout_tp", type = "int", metavar = "N", commands = "fit rl", methods = RL,
   default = "the actor's tp",

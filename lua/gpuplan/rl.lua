@@ -48,9 +48,11 @@
 --                 0: the pools wait for each other; s >= 2: the prompts of
 --                 s steps in flight, the engines never drain (NeMo RL's
 --                 max_trajectory_age_steps s)
---   refit_drain   staleness >= 2: each refit waits for every pending
+--   refit_drain   staleness >= 1: each refit waits for every pending
 --                 generation (NeMo RL without in_flight_weight_updates):
---                 priced as staleness 1
+--                 each step's batch drains alone, one step off; without
+--                 it one step off, the next step's prompt groups enter
+--                 the engines under the step's tail
 --   rollout_tp    the rollout engine's TP (default the actor's tp); an
 --                 engine larger than a node fills whole nodes and its
 --                 all-reduces cross the NICs (vLLM / SGLang TP over nodes);
@@ -614,13 +616,16 @@ end
 -- current KV caches"); otherwise "Non-async engine: waiting for all pending
 -- generations to complete", so after each refit the collector starts one
 -- step's batch (the targets up to v + k already generated) and the next
--- refit waits for it to drain: the one-step-off schedule whatever k is.
+-- refit waits for it to drain: the one-step-off schedule whatever k is,
+-- each step's batch draining alone.  One step off, refits that do not
+-- wait let the next step's prompt groups in under the step's tail
+-- (engine/rollout.c roll_inflight); refit_drain prices the wait there too.
 local function window_of(o, colocated, staleness)
   local drain = boolean("refit_drain", o.refit_drain, false)
-  if drain and (colocated or staleness < 2) then
-    fail("rl: refit_drain applies to separate pools at staleness >= 2 (got %s): a "
-      .. "refit there waits for the step's batch anyway", colocated and "colocated"
-      or "staleness " .. staleness)
+  if drain and (colocated or staleness < 1) then
+    fail("rl: refit_drain applies to separate pools at staleness >= 1 (got %s): the "
+      .. "pools take turns there, with no generation pending at a refit",
+      colocated and "colocated" or "staleness " .. staleness)
   end
   return drain and 1 or staleness, drain
 end
@@ -1298,8 +1303,8 @@ run = function(o, job)
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
-    staleness = window, offload_states = offload, param_offload = param_offload,
-    logprob_offload = lp_offload,
+    staleness = window, refit_drain = refit_drain, offload_states = offload,
+    param_offload = param_offload, logprob_offload = lp_offload,
     ref_host = ref_host, host_bw = host_bw,
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),

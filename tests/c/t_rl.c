@@ -643,8 +643,14 @@ int main(void)
 	k = c;
 	k.rollout_gpus = 4;
 	k.train.mem.lay.dp = 4;
+	/* Refits that wait for the engines (refit_drain): each step's
+	 * batch drains alone, as the barrier's does, the same rollout for
+	 * fixed lengths; in flight the step's tail would run under the
+	 * next step's groups. */
+	k.refit_drain = 1;
 	MUST(rl_step(&m, &d, &t, &k, &r, &e));
 	k.staleness = 0;
+	k.refit_drain = 0;
 	MUST(rl_step(&m, &d, &t, &k, &r2, &e));
 	is_num(r2.step, r.ph[RL_ROLLOUT].time + r.forward.step * 2 +
 	       r.update.step + r.ph[RL_SYNC].time, 1e-12,

@@ -56,13 +56,14 @@ like($o, qr/rollout 4 \+ training 4 GPUs, staleness 1/, 'title names the split')
 like($o, qr/^pools: rollout 4 GPUs busy [\d.]+ s, idle [\d.]+ s \([\d.]+%\); training 4 GPUs busy [\d.]+ s, idle [\d.]+ s \([\d.]+%\)$/m,
      'pools line');
 # Eight steps ahead with refits that wait for the engines: the title says
-# so; at one step ahead the flag means nothing and is refused.
+# so; with the pools waiting for each other (staleness 0) no generation is
+# pending at a refit, and the flag is refused.
 ($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4', '--staleness', '8', '--refit-drain');
 is($c, 0, 'refit_drain exits 0') or diag $e;
 like($o, qr/staleness 8 \(each refit draining the engines\)/, 'title names the draining refits');
-($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4', '--refit-drain');
-isnt($c, 0, 'refit_drain at staleness 1 refused');
-like($e, qr/--refit-drain applies to separate pools at --staleness >= 2 \(got --staleness 1\)/,
+($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4', '--staleness', '0', '--refit-drain');
+isnt($c, 0, 'refit_drain at staleness 0 refused');
+like($e, qr/--refit-drain applies to separate pools at --staleness >= 1 \(got --staleness 0\)/,
      'naming the flag and the staleness');
 ($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', 'auto');
 is($c, 0, 'searched split exits 0');

@@ -53,11 +53,14 @@ t.ok(phase(r0, "rollout").seconds > phase(rs, "rollout").seconds,
 -- theta ln 128.  Synchronous, the slowest engine then decodes on alone to
 -- the longest of all 512: theta (H_512 - ln 128) steps more.  Mean 1000
 -- clipped at 16384: theta = 1000 (1 + 8e-8); 1e-6 relative.  The
--- exponential alone again (response_clip 0).
+-- exponential alone again (response_clip 0).  One step off with refits
+-- that wait for the engines (refit_drain), so that each step's batch
+-- drains alone, as the barrier's does; without it the next step's groups
+-- would enter under the tail (rl_stale.t).
 local big = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 16, prompts = 64, group = 8,
               prompt_len = 256, response_len = 1000, response_max = 16384, rollout_gpus = 8,
               rollout_memory = 0.06, response_clip = 0 }
-local q1 = gp.rl(big)
+local q1 = gp.rl(with(big, { refit_drain = true }))
 local q0 = gp.rl(with(big, { staleness = 0 }))
 t.ok(q1.rollout.queued and q1.rollout.preempted > 0 and q0.rollout.preempted > 0,
      "rollout_memory 0.06: the engine's scheduler evicts and readmits")

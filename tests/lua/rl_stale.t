@@ -44,9 +44,11 @@ end
 -- falling as they end.  Streaming at k = 2 would need only 64 x 200 / 128
 -- = 100 steps at batch 128, less than that drain's 474 steps' share: the
 -- latency bound holds, each step's batch given its k steps: the drain
--- over k, its steps and seconds exactly (1e-12).
+-- over k, its steps and seconds exactly (1e-12).  One step off with
+-- refits that wait for the engines (refit_drain), each step's batch
+-- drains alone.
 local ex = with(base, { response_len = 200, response_max = 4096, response_clip = 0 })
-local e1 = gp.rl(with(ex, { staleness = 1 }))
+local e1 = gp.rl(with(ex, { staleness = 1, refit_drain = true }))
 t.near(e1.rollout.steps, 200 * H(64), 1e-6, "one step off: the longest of 64, 200 H_64 steps")
 for _, k in ipairs { 2, 3, 4 } do
   local r = gp.rl(with(ex, { staleness = k }))
@@ -119,9 +121,47 @@ local d8 = gp.rl(with(ex, { staleness = 8, refit_drain = true }))
 t.is(d8.rollout.decode, e1.rollout.decode, "refit_drain: the rollout of one step off")
 t.is(d8.step_s, e1.step_s, "refit_drain: the step of one step off")
 t.ok(d8.refit_drain and d8.staleness == 8, "the result says staleness 8, refits draining")
-t.raises(function() gp.rl(with(ex, { staleness = 1, refit_drain = true })) end,
-         "refit_drain applies to separate pools at staleness >= 2 (got staleness 1)",
-         "refit_drain at staleness 1 refused", true)
+t.raises(function() gp.rl(with(ex, { staleness = 0, refit_drain = true })) end,
+         "refit_drain applies to separate pools at staleness >= 1 (got staleness 0)",
+         "refit_drain at staleness 0 refused", true)
+t.raises(function() gp.rl({ model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, prompts = 64,
+                            group = 8, prompt_len = 256, response_len = 200,
+                            refit_drain = true }) end,
+         "refit_drain applies to separate pools at staleness >= 1 (got colocated)",
+         "refit_drain colocated refused", true)
+
+-- One step off with in-flight weight updates (the default; NeMo RL's
+-- one-step-off recipes set in_flight_weight_updates): the collector
+-- starts the next step's groups as the step's finish, one a prompt, so
+-- an engine runs at what a step's n = 64 samples fill (B = 64, the KV
+-- cache holding more) and a step costs the larger of its tokens at that
+-- batch, 64 x 200 / 64 = 200 steps, and its last group's longest, the
+-- longest of 8: 200 H_8 = 543.57 steps -- less than the 948.8 of the
+-- batch drained alone.  Every step at batch 64 and the running context:
+-- the decode is the steps at the first step's time, exactly (1e-12);
+-- steps to 1e-6 (theta).
+local f1 = gp.rl(with(ex, { staleness = 1 }))
+t.is(f1.rollout.batch, 64, "in flight, one step off: a step's 64 running")
+t.near(f1.rollout.steps, 200 * H(8), 1e-6, "the longest of a group of 8, 200 H_8 steps")
+t.near(f1.rollout.decode, f1.rollout.steps * f1.rollout.itl_first, 1e-12,
+       "each at the running batch's step")
+t.is(f1.rollout.tail, 0, "its tail under the next step's groups")
+t.ok(f1.rollout.decode < e1.rollout.decode, "shorter than the batch drained alone")
+t.ok(not f1.refit_drain and f1.staleness == 1, "the result: one step off, refits not draining")
+-- max_batch 16: the stream is the longer, 64 x 200 / 16 = 800 steps at
+-- batch 16 (exact, 1e-12), still shorter than the drain at that batch.
+local f16 = gp.rl(with(ex, { staleness = 1, max_batch = 16 }))
+local d16 = gp.rl(with(ex, { staleness = 1, max_batch = 16, refit_drain = true }))
+t.is(f16.rollout.batch, 16, "max_batch 16: 16 running")
+t.near(f16.rollout.steps, 64 * 200 / 16, 1e-12, "the stream: 800 steps at batch 16")
+t.ok(f16.rollout.decode < d16.rollout.decode, "under the drain at that batch")
+-- One group an engine (8 prompts x 64, n = group = 64): its last group is
+-- the whole batch, which at the running batch's step would take longer
+-- than draining as its responses end; the drain is kept, to the second.
+local g1 = gp.rl(with(ex, { prompts = 8, group = 64 }))
+local gd = gp.rl(with(ex, { prompts = 8, group = 64, refit_drain = true }))
+t.is(g1.rollout.decode, gd.rollout.decode, "one group an engine: the drain")
+t.is(g1.step_s, gd.step_s, "and its step")
 t.raises(function() gp.rl(with(ex, { staleness = 8, refit_drain = 1 })) end,
          "rl: refit_drain must be true or false (got 1)", "refit_drain not a boolean", true)
 
