@@ -55,9 +55,9 @@ return {
         gen = { "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 64, lo = 0.833, hi = 1.369 },
-        ["stack=megatron"] = { cases = 63, lo = 0.833, hi = 1.285 },
-        ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.869, hi = 1.285 },
+        [""] = { cases = 64, lo = 0.848, hi = 1.369 },
+        ["stack=megatron"] = { cases = 63, lo = 0.848, hi = 1.285 },
+        ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.891, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 13, lo = 0.868, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper"] = { cases = 13, lo = 0.868, hi = 1.285 },
