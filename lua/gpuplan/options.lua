@@ -637,8 +637,8 @@ opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
   default = "exp: clipped at the limit, the longest response sets the rollout's tail",
   help = "fixed|uniform|exp: response lengths up to --response-max" }
 opt { name = "response_clip", type = "number", metavar = "F", commands = "rl", kind = "fraction",
-  default = "0.01 with exp (at most response_len / (2 response_max)): published GRPO runs cut "
-    .. "several percent at the limit",
+  default = "0.01 with exp (at most response_len / (2 response_max), 0 at response_len 1): "
+    .. "published GRPO runs cut several percent at the limit",
   help = "exp: share of the responses that never end and are cut at --response-max",
   suggest = { "clip_ratio", "truncation_rate" } }
 opt { name = "reward_model", type = "string", metavar = "ID|actor", commands = "fit rl",

@@ -27,7 +27,8 @@
 --                 limit, where truncated responses pile up)
 --   response_clip exp: the share of the responses that never end and are
 --                 cut at response_max (default RESPONSE_CLIP = 0.01, at most
---                 response_len / (2 response_max), said so)
+--                 response_len / (2 response_max), 0 at response_len 1, said
+--                 so)
 --   reward_model  a reward model: true or "actor" of the actor's shape, a
 --                 catalog id or model table of its own (default false:
 --                 rule-based rewards); ref_model (default true): the KL
@@ -563,13 +564,19 @@ local function lengths(o, dflt)
       fail("rl: response_clip needs exp lengths, a limit above the mean (got %s)", dist)
     end
   elseif dist == "exp" then
-    clip = math.min(M.RESPONSE_CLIP, rlen / (2 * rmax))
+    -- A mean of one token leaves the responses that end no room below it
+    -- (c max + (1 - c) mu_b = mean needs mu_b >= 1): none cut there.
+    clip = rlen > 1 and math.min(M.RESPONSE_CLIP, rlen / (2 * rmax)) or 0
     dflt(string.format("response_clip=%g (assumed: a share of the responses never ends and "
       .. "is cut at response_max, as published GRPO logs show; give it when known)", clip))
   end
-  if clip and clip * rmax > rlen - (1 - clip) then
+  if clip and clip * rmax > rlen then
     fail("rl: response_clip %g puts %g tokens a response at response_max %d, above "
       .. "response_len %d", clip, clip * rmax, rmax, rlen)
+  elseif clip and clip * rmax > rlen - (1 - clip) then
+    fail("rl: response_clip %g puts %g tokens a response at response_max %d, leaving the "
+      .. "responses that end a mean under one token (response_len %d)", clip, clip * rmax,
+      rmax, rlen)
   end
   return prompts, group, plen, rlen, rmax, dist, clip or 0
 end

@@ -111,5 +111,16 @@ t.raises(function() gp.rl(with(base, { response_clip = 0.1 })) end,
 t.raises(function() gp.rl(with(base, { response_clip = 0.01, response_dist = "uniform",
                                        response_len = 3000 })) end,
          "rl: response_clip needs exp lengths, a limit above the mean (got uniform)", "exp only", true)
+-- A mean of one token: the responses that end must average at least one
+-- (c max + (1 - c) mu_b = 1 with mu_b >= 1 gives c = 0), so the default
+-- cuts none, and a share given is refused for what it leaves them
+-- (0.01 x 2 = 0.02 tokens at the limit, 0.98 for the other 0.99).
+local one = gp.rl(with(base0, { response_len = 1, response_max = 2 }))
+t.is(one.response_clip, 0, "response_len 1: the default cuts none at the limit")
+t.raises(function() gp.rl(with(base0, { response_len = 1, response_max = 2,
+                                        response_clip = 0.01 })) end,
+         "rl: response_clip 0.01 puts 0.02 tokens a response at response_max 2, leaving the "
+         .. "responses that end a mean under one token (response_len 1)",
+         "a share that leaves the rest under one token", true)
 
 t.done_testing()
