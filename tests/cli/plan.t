@@ -181,9 +181,14 @@ like($e, qr/expects text, markdown, csv, json or html/, 'names the formats');
 ($c, $o, $e) = run_gp('plan', @job, '--shard', '5/4');
 is($c, 1, 'shard out of range');
 like($e, qr/shard '5\/4' must be K\/N with 1 <= K <= N/, 'names it');
-($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5');
-is($c, 1, 'a budget without tokens: exit 1');
-like($e, qr/a deadline or budget needs tokens/, 'says what is missing');
+# A deadline or a budget without the run's size: refused naming the flags
+# (not gp.sweep's Lua key, which the command calls).
+for my $f (['--deadline', '30d'], ['--budget', '$5']) {
+    ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', @$f);
+    is($c, 2, "$f->[0] without --tokens: a usage error");
+    like($e, qr/^gpuplan: plan: \Q$f->[0]\E needs --tokens \(the run's size, e\.g\. 2e12\)$/m,
+         "$f->[0] without --tokens: names both flags");
+}
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5',
                       '--tokens', '1e12');
 like($o, qr/^no layout fits within the deadline and budget$/m, 'a budget nothing meets: said so');

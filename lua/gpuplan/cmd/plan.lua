@@ -149,6 +149,11 @@ function C.run(opts, args)
   end
   -- --tokens: parsed by cli.parse (a number option), bounded by gp.train
   o.tokens = opts.tokens
+  -- A deadline or a budget is of the whole run: its size is --tokens.
+  if (opts.deadline or opts.budget) and not opts.tokens then
+    error(cli.usage(string.format("plan: --%s needs --tokens (the run's size, e.g. 2e12)",
+      opts.deadline and "deadline" or "budget")), 0)
+  end
   local pname = opts.policy or ((opts.deadline and not opts.budget) and "cheapest" or "fastest")
   if not POLICIES[pname] then
     error(cli.usage("plan: --policy must be fastest, cheapest, fewest-gpus or best-per-dollar"), 0)
