@@ -226,14 +226,95 @@ static double offload_step(const ctx *x, double n)
 	return n * (down + (up ? 2.0 : 0.0)) / pcie + n * ranks * hb / host;
 }
 
+/* The same double, bit for bit (== would take -0 for 0). */
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static int same_group(const gp_group *a, const gp_group *b)
+{
+	return a->ranks == b->ranks && a->per_node == b->per_node &&
+		a->sharing == b->sharing;
+}
+
+/* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
+ * key (train_phase.h train_post_memo) is this phase's. */
+static int post_kept(const struct train_post_memo *pm, const phase *ph,
+		     const scost *base)
+{
+	const ctx *x = &ph->x;
+	const train_cfg *c = x->c;
+	int j;
+
+	if (!pm->ok || pm->nrec != ph->nrec ||
+	    pm->master_shard0 != ph->sb.master_shard0 ||
+	    pm->fsdp != c->fsdp || pm->grads_whole != c->mem.grads_whole ||
+	    pm->zero_allreduce != c->zero_allreduce ||
+	    pm->hsdp != x->y.hsdp || pm->nodes != x->e.t.nodes ||
+	    pm->fp8_current != x->k.fp8_current ||
+	    pm->fp8_block != x->k.fp8_block || pm->lin != x->k.lin ||
+	    pm->half != x->k.half || !same_bits(pm->shard, x->y.shard) ||
+	    !same_bits(pm->eshard, x->y.eshard) ||
+	    !same_bits(pm->opt_bytes, ph->opt_bytes) ||
+	    !same_bits(pm->rb, x->rb) ||
+	    !same_group(&pm->dpcp, &x->g[GP_GRP_DPCP]) ||
+	    !same_group(&pm->edp, &x->g[GP_GRP_EDP]))
+		return 0;
+	for (j = 0; j < ph->nrec; j++)
+		if (!same_bits(pm->params[j], base[j].params) ||
+		    !same_bits(pm->eparams[j], base[j].eparams))
+			return 0;
+	return 1;
+}
+
+static void post_keep(struct train_post_memo *pm, const phase *ph,
+		      const scost *base, const struct zslot *zs)
+{
+	const ctx *x = &ph->x;
+	const train_cfg *c = x->c;
+	int j;
+
+	pm->nrec = ph->nrec;
+	pm->master_shard0 = ph->sb.master_shard0;
+	pm->fsdp = c->fsdp;
+	pm->grads_whole = c->mem.grads_whole;
+	pm->zero_allreduce = c->zero_allreduce;
+	pm->hsdp = x->y.hsdp;
+	pm->nodes = x->e.t.nodes;
+	pm->fp8_current = x->k.fp8_current;
+	pm->fp8_block = x->k.fp8_block;
+	pm->lin = x->k.lin;
+	pm->half = x->k.half;
+	pm->shard = x->y.shard;
+	pm->eshard = x->y.eshard;
+	pm->opt_bytes = ph->opt_bytes;
+	pm->rb = x->rb;
+	pm->dpcp = x->g[GP_GRP_DPCP];
+	pm->edp = x->g[GP_GRP_EDP];
+	for (j = 0; j < ph->nrec; j++) {
+		pm->params[j] = base[j].params;
+		pm->eparams[j] = base[j].eparams;
+		pm->dp[j] = zs->dp[j];
+		pm->zg[j] = zs->zg[j];
+		pm->bucket[j] = zs->bucket[j];
+		pm->opt[j] = zs->opt[j];
+	}
+	pm->ok = 1;
+}
+
 /* What each stage reduces, gathers and steps once per step under c's
  * ZeRO stage, from its weights (base: either TP overlap's, the weights
- * are the same). */
+ * are the same).  With a memo, the terms of the last phase whose key
+ * was this one's (a sweep's next micro-batch, recompute or
+ * interleaving: the same weights on the same groups) are taken as
+ * they are. */
 static int phase_post(phase *ph, const scost *base)
 {
 	ctx *x = &ph->x;
 	const train_cfg *c = x->c;
 	struct zslot *zs = &ph->z[x->y.zero];
+	struct train_post_memo *pm = NULL;
 	double rb = x->rb;
 	/* Local states: sharded over dp x cp (experts over the expert-
 	 * data-parallel group) from ZeRO 1 on. */
@@ -243,6 +324,21 @@ static int phase_post(phase *ph, const scost *base)
 
 	if (zs->post_ok)
 		return GP_OK;
+	/* Offloaded, the host's step reads more (offload_step). */
+	if (x->e.cc && !c->mem.offload_optimizer &&
+	    !c->mem.offload_params) {
+		pm = &x->e.cc->post[x->y.zero];
+		if (post_kept(pm, ph, base)) {
+			for (j = 0; j < ph->nrec; j++) {
+				zs->dp[j] = pm->dp[j];
+				zs->zg[j] = pm->zg[j];
+				zs->bucket[j] = pm->bucket[j];
+				zs->opt[j] = pm->opt[j];
+			}
+			zs->post_ok = 1;
+			return GP_OK;
+		}
+	}
 	for (j = 0; j < ph->nrec; j++) {
 		double lp = base[j].params - base[j].eparams;
 		double le = base[j].eparams, opt;
@@ -301,6 +397,8 @@ static int phase_post(phase *ph, const scost *base)
 	ph->opt_ok[sh] = 1;
 	ph->ag_ok |= gather;
 	zs->post_ok = 1;
+	if (pm)
+		post_keep(pm, ph, base, zs);
 	return GP_OK;
 }
 

@@ -398,6 +398,8 @@ typedef struct train_cache {
 	/* The last layout's phase (train.c): what the layouts that differ
 	 * from it only in ZeRO stage, TP overlap and DP overlap share. */
 	struct train_phase phase;
+	/* phase_post's terms by ZeRO stage, across phases (train.c) */
+	struct train_post_memo post[4];
 	/* Collectives priced on placed groups: op, bytes, group, nodes. */
 	int ncoll;
 	struct train_cache_coll {

@@ -137,4 +137,25 @@ struct train_phase {
 	} z[4];
 };
 
+/* phase_post's terms under one ZeRO stage, kept across phases (train.h
+ * train_cache.post): a sweep's phases that differ in micro-batch,
+ * recompute or interleaving hold the same weights on the same groups,
+ * and reduce, gather and step them alike.  The key is everything
+ * phase_post reads besides the memo's model, device and topology: its
+ * stages' weights, their sharding, the groups and node count its
+ * collectives are priced on (train_price.c's collective key), the
+ * optimizer's bytes and the flags that pick the terms.  The fields are
+ * train.c's. */
+struct train_post_memo {
+	int ok;
+	int nrec, master_shard0, fsdp, grads_whole, zero_allreduce;
+	int hsdp, nodes, fp8_current, fp8_block;
+	gp_dtype lin, half;
+	double shard, eshard, opt_bytes, rb;
+	gp_group dpcp, edp;
+	double params[TRAIN_PHASE_STAGES], eparams[TRAIN_PHASE_STAGES];
+	double dp[TRAIN_PHASE_STAGES], zg[TRAIN_PHASE_STAGES];
+	double bucket[TRAIN_PHASE_STAGES], opt[TRAIN_PHASE_STAGES];
+};
+
 #endif

@@ -145,7 +145,7 @@ int main(void)
 	long count = 0;
 	double lb;
 
-	plan(42);
+	plan(45);
 	fx_a100(&d);
 
 	/* Space of fx_gpt(4 layers, 8 heads) on 8 GPUs, tp <= 8, pp <= 4,
@@ -418,6 +418,83 @@ int main(void)
 		is_int(seen, 1080, "the recipe variants price every layout");
 		is_int(mism, 0, "memory split by ZeRO stage == train_step on "
 		       "LoRA, QLoRA, DeepSpeed pipeline, paged, in-backward");
+	}
+
+	/* The reductions, gathers and optimizer step of a ZeRO stage are
+	 * kept across phases (train.c phase_post, train_phase.h
+	 * train_post_memo): each layout's four ZeRO stages priced through
+	 * one memo under configs in a row, each differing from the one
+	 * before in one of what picks those terms -- FSDP semantics,
+	 * all-reduced ZeRO gradients, an optimizer of one state (other
+	 * bytes per parameter), hybrid sharding over the node's 8 GPUs,
+	 * whole gradients at ZeRO 3, and hybrid sharding beside them (its
+	 * reduce-scatter then all-reduce across the replicas) -- each equal
+	 * to train_step alone.  A key missing one of them would hand a
+	 * config the one before's terms; each variant does move some step,
+	 * so a stale term would show. */
+	{
+		static const int g32[] = {32};
+		/* plain P, fsdp F, all-reduce A, one state S, hybrid H,
+		 * whole gradients G: P F P A P S P H P G GH G P */
+		static const char *const seq[] = {"", "F", "", "A", "", "S",
+			"", "H", "", "G", "GH", "G", ""};
+		static const char kinds[] = "FASHG";
+		int z, moved[6] = {0, 0, 0, 0, 0, 0}, seen = 0, all6 = 1;
+
+		mism = 0;
+		memset(&s, 0, sizeof s);
+		s.gpus = g32;
+		s.ngpus = 1;
+		s.tp_max = 4;
+		s.pp_max = 4;
+		s.mbs = mb2;
+		s.nmb = 2;
+		s.rec_mask = 3;
+		ok(sweep_begin(&it, &w, &t, &bw, &s, &err) == GP_OK,
+		   "begin the ZeRO-term variants");
+		memset(&cache, 0, sizeof cache);
+		while (sweep_next(&it, &c, &cand)) {
+			for (z = 0; z < 4; z++) {
+				double st0 = 0;
+
+				for (k = 0; k < 13; k++) {
+					train_cfg cv = c;
+					const char *v = seq[k];
+					int e1, e2;
+
+					cv.mem.lay.zero = z;
+					cv.fsdp = strchr(v, 'F') != NULL;
+					cv.zero_allreduce = strchr(v, 'A') != NULL;
+					if (strchr(v, 'S'))
+						cv.mem.optim.states = 1;
+					cv.mem.lay.hsdp = strchr(v, 'H') ? 8 : 0;
+					cv.mem.grads_whole = strchr(v, 'G') &&
+						z == 3;
+					e1 = train_step(&w, &d, &t, &cv, &r1,
+							&err);
+					e2 = train_step_cached(&w, &d, &t, &cv,
+							       &cache, &r2,
+							       &err);
+					if (e1 != e2 || (e1 == GP_OK &&
+					    !same_result(&r1, &r2)))
+						mism++;
+					if (e1 != GP_OK)
+						continue;
+					seen++;
+					if (!*v)
+						st0 = r1.step;
+					else if (r1.step != st0)
+						moved[strchr(kinds, *v) - kinds + 1]++;
+				}
+			}
+		}
+		for (z = 1; z < 6; z++)
+			all6 &= moved[z] > 0;
+		ok(seen > 500 && all6, "each ZeRO-term variant moves some "
+		   "step");
+		is_int(mism, 0, "ZeRO terms kept across phases: fsdp, "
+		       "zero_allreduce, optimizer states, hsdp, grads_whole "
+		       "in a row == train_step");
 	}
 
 	/* skip_unfit: memory only for what does not fit. */
