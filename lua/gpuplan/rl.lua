@@ -336,7 +336,10 @@ M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 --    Cross-check: the step it gives, (7.04 x 24 + 28) x 24.84 us =
 --    4.89 ms, against the PR's 5.00-5.58 ms a decode step at batch 1-32
 --    (5.10 at 4).  The measurement is DeepSpeed 0.19.6's, the same
---    pt_binding kernels under a newer Python layer than v0.9.0's;
+--    pt_binding kernels under a newer Python layer than v0.9.0's, and
+--    the split of its 4.52 ms between the layers and the rest takes
+--    2023's 13 ops outside them (2026 transformers' mask and cache
+--    bookkeeping are more: 30 more ops would make a layer 6, not 7);
 --  * HF_GENERATE_OPS around them: before the first layer (transformers'
 --    OPTDecoder.forward of 2023 with the hybrid engine's layers,
 --    module_inject/layers.py): the token embedding 1, the attention mask
