@@ -517,6 +517,14 @@ function M.comm(a)
       .. "which has no NICs: give system = ID (a catalog system with NICs)", gpus, nodes,
       topo.gpus_per_node, type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu), 2)
   end
+  -- NICs given to a node built from a GPU have no fabric to run at: say
+  -- so, as gpuplan comm does for --nics with --gpu, rather than the
+  -- binding's "topology.nic_bw is required".
+  if a.gpu ~= nil and (topo.nics or 0) > 0 and topo.nic_bw == nil then
+    error(string.format("comm: nics = %d: the node built from gpu %s has no NIC fabric for "
+      .. "them to run on: give nic_bw (B/s a NIC) or system = ID (a catalog system with NICs)",
+      topo.nics, type(a.gpu) == "table" and tostring(a.gpu.id) or a.gpu), 2)
+  end
   if a.algo ~= nil and not is_in(M.algos, a.algo) then
     error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
   end

@@ -462,6 +462,11 @@ do
     "comm: fabric must be a catalog fabric id (got 3)", "a fabric that is not an id", true)
   t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pciex" } end,
     "comm: gpu: unknown gpu 'h100-pciex'", "an unknown gpu named", true)
+  -- NICs on a GPU-built node with no NIC rate: refused naming both keys
+  -- (with nic_bw given, they run at it).
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-sxm", nics = 2 } end,
+    "comm: nics = 2: the node built from gpu h100-sxm has no NIC fabric for them to run on: "
+      .. "give nic_bw (B/s a NIC) or system = ID", "nics without a NIC rate on a GPU-built node", true)
   t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", gpus = 4 } end,
     "comm: 4 gpus span 2 nodes of the 2-GPU node built from gpu h100-pcie, which has no NICs",
     "a GPU-built node has no NICs to reach another", true)
