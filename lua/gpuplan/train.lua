@@ -473,8 +473,8 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "there is none: give kernels = eager", k, tostring(cfg.stack))
     end
     if o[k] and p.cfg.flash ~= false then
-      fail("train: %s is the eager attention's over the scores: it needs flash = false "
-        .. "(a fused attention kernel holds no scores)", k)
+      fail("train: %s changes the eager attention's pass over the scores: it needs flash = "
+        .. "false (a fused attention kernel holds no scores)", k)
     end
   end
   if cfg.eager and cfg.unfused_loss then

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(11)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -71,6 +71,9 @@ t.is(select(3, attn { attn_scale_q = true }).memory.act_layer, r0.memory.act_lay
   "attn_scale_q keeps nothing more (a scalar product saves no operand)")
 
 -- Errors name the option.
+t.raises(function() gp.train(t.with(base, { flash = true, attn_scale_q = true })) end,
+  "train: attn_scale_q changes the eager attention's pass over the scores: it needs flash = "
+    .. "false", "attn_scale_q with a fused attention kernel", true)
 t.raises(function() gp.train(t.with(base, { flash = true, attn_clamp = true })) end,
   "attn_clamp is the eager attention's", "attn_clamp with a fused attention kernel")
 t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_scale_q = true })) end,
