@@ -715,12 +715,14 @@ opt { name = "rollout_dp_attention", type = "flag", commands = "rl",
 opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
   default = "vllm",
   help = "vllm (continuous batching) | hybrid (DeepSpeed-Chat's hybrid engine: the actor's "
-    .. "weights, Hugging Face generate in static batches run to their longest response)",
+    .. "weights, Hugging Face generate in static batches run to their longest response) | hf "
+    .. "(those static batches through the actor's own Hugging Face modules: OpenRLHF without "
+    .. "vLLM engines)",
   suggest = { "enable_hybrid_engine", "generator" } }
 opt { name = "generation_batch", type = "int", metavar = "N", commands = "rl",
   default = "16 (DeepSpeed-Chat's)",
-  help = "hybrid engine: sequences each GPU generates at once (per_device_generation_batch_"
-    .. "size)",
+  help = "hybrid or hf engine: sequences each GPU generates at once (DeepSpeed-Chat's "
+    .. "per_device_generation_batch_size, OpenRLHF's micro_rollout_batch_size)",
   suggest = { "per_device_generation_batch_size" } }
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
   methods = RL, default = "bf16",

@@ -131,7 +131,10 @@
 --                 (DeepSpeed-Chat's hybrid engine: the actor's weights in
 --                 DeepSpeed's inference kernels, Hugging Face generate in
 --                 static batches, each decoded at its full batch until its
---                 longest response ends; colocated only);
+--                 longest response ends; colocated only) | hf (the same
+--                 static batches through the actor's own Hugging Face
+--                 modules, every op serial with the GPU: OpenRLHF without
+--                 vLLM engines; Llama-shaped dense models);
 --                 generation_batch: its sequences per GPU (default 16,
 --                 DeepSpeed-Chat's per_device_generation_batch_size)
 --   async_scheduling  the engine prepares each decode step while the GPU
@@ -358,6 +361,37 @@ M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
 M.HYBRID_LAYER_OPS = (4.52e-3 - 13 * 24.84e-6) / (24 * 24.84e-6)
 M.HF_GENERATE_PRELUDE_OPS = 11
 M.HF_GENERATE_TAIL_OPS = 17
+
+-- OpenRLHF without vLLM engines (train_ppo_ray.py of 2024 when no
+-- --vllm_num_engines is given: openrlhf/models/actor.py generate calls
+-- the Hugging Face model's own generate on each actor rank's ZeRO-2 copy
+-- of the weights) decodes through transformers' eager modules:
+-- rollout_engine hf.  With --flash_attn, LlamaFlashAttention2 runs a
+-- padded (left-padded prompts) batch through _upad_input, whose
+-- _get_unpad_data is called in every layer at every step
+-- (huggingface/transformers src/transformers/models/llama/
+-- modeling_llama.py, the stored copy at 0022728): "indices =
+-- torch.nonzero(attention_mask.flatten(), as_tuple=False).flatten();
+-- max_seqlen_in_batch = seqlens_in_batch.max().item()" -- nonzero and
+-- .item() both wait for the GPU, so within each layer the host cannot run
+-- ahead of it: the layer's host dispatch and its kernels add up.  Ops that
+-- launch a kernel, per LlamaDecoderLayer of a decode step (q_len 1):
+--   input RMSNorm 8 (to fp32, pow, mean, + eps, rsqrt, mul, to, * weight);
+--   q, k, v projections 3; LlamaRotaryEmbedding.forward 7 (position_ids
+--   float, the matmul, cat, cos, sin, two casts); apply_rotary_pos_emb 10
+--   (per q and k: * cos, the negation and cat of rotate_half, * sin,
+--   the add); DynamicCache.update's two torch.cat 2; _upad_input 13
+--   (_get_unpad_data's sum, nonzero, max, item, cumsum, F.pad; per key
+--   and value the reshape's copy of the transposed cache, the indices'
+--   repeat and the gather of index_first_axis; the arange of cu_seqlens_q);
+--   flash_attn_varlen_func 1; pad_input's zeros and index put 2; o_proj 1;
+--   the residual add 1; post-attention RMSNorm 8; the MLP 5 (gate, SiLU,
+--   up, mul, down); the residual add 1 -- 62.
+-- Around the layers, generate()'s own ops (HF_GENERATE_PRELUDE_OPS,
+-- HF_GENERATE_TAIL_OPS, counted for DeepSpeed-Chat's greedy OPT loop) are
+-- taken as they are: a lower bound for OpenRLHF's sampling (top-p's sort
+-- and cumsum are not counted), 28 ops beside 62 a layer.
+M.HF_LLAMA_LAYER_OPS = 62
 
 -- A vLLM engine larger than a host runs its workers under vLLM's Ray
 -- executor (NeMo RL passes distributed_executor_backend="ray" for every
@@ -640,28 +674,31 @@ local function window_of(o, colocated, staleness)
   return drain and 1 or staleness, drain
 end
 
--- The rollout engine: vLLM (continuous batching; SGLang's is alike) or
+-- The rollout engine: vLLM (continuous batching; SGLang's is alike),
 -- DeepSpeed-Chat's hybrid engine (the actor's weights in DeepSpeed's
 -- inference kernels, Hugging Face generate in static batches of
--- generation_batch sequences per GPU: rollout.c roll_static).
+-- generation_batch sequences per GPU: rollout.c roll_static) or hf
+-- (Hugging Face generate on the actor's eager modules, the same static
+-- batches: OpenRLHF without vLLM, M.HF_LLAMA_LAYER_OPS).  The second
+-- result is true for both static engines, the third is hf's.
 M.GENERATION_BATCH = 16   -- DeepSpeed-Chat step 3's per_device_generation_batch_size
 local function engine_of(o, dflt)
   local e = o.rollout_engine
-  if e ~= nil and e ~= "vllm" and e ~= "hybrid" then
-    fail("rl: rollout_engine must be vllm or hybrid (got %s)", shown(e))
+  if e ~= nil and e ~= "vllm" and e ~= "hybrid" and e ~= "hf" then
+    fail("rl: rollout_engine must be vllm, hybrid or hf (got %s)", shown(e))
   end
-  local hybrid = e == "hybrid"
+  local hybrid = e == "hybrid" or e == "hf"
   local gb = posint("generation_batch", o.generation_batch)
   if gb and not hybrid then
-    fail("rl: generation_batch is the hybrid engine's static batch; give rollout_engine = "
-      .. "hybrid")
+    fail("rl: generation_batch is the static batch of the hybrid or hf engine; give "
+      .. "rollout_engine = hybrid or hf")
   end
   if hybrid and not gb then
     gb = M.GENERATION_BATCH
     dflt(string.format("generation_batch=%d (DeepSpeed-Chat's per_device_generation_batch_"
       .. "size)", gb))
   end
-  return hybrid, gb
+  return hybrid, gb, e == "hf"
 end
 
 -- A critic or reward model of its own shape (DeepSpeed-Chat: OPT-350M
@@ -1244,6 +1281,10 @@ run = function(o, job)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
     overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost =
     step_flags(o, dflt)
+  -- rollout_engine hf: generate on the actor's Hugging Face modules, whose
+  -- ops M.HF_LLAMA_LAYER_OPS counts for a Llama decoder layer (RMSNorm,
+  -- rotary, SwiGLU) only
+  local hf = o.rollout_engine == "hf"
   local epochs = posint("epochs", o.epochs) or 1
   local grp, critic_reward, gpus = groups_of(o, posint("gpus", o.gpus) or 1, ppo, ref, reward,
     ref_host)
@@ -1271,9 +1312,15 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or rlen), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
+  if hf and (model.moe or model.mla or model.ffn_gated == false or model.positions == "learned")
+  then
+    fail("rl: rollout_engine = hf counts the ops of a Llama decoder layer (rotary positions, "
+      .. "a gated MLP, no experts); %s is not one", tostring(model.id or model.name))
+  end
   local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
   if hybrid and not colocated then
-    fail("rl: rollout_engine = hybrid generates with the actor's own weights: colocated only")
+    fail("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
+      hf and "hf" or "hybrid")
   end
   local host_bw = train.pcie_bw(gpu) or 25e9
   local rmem = o.rollout_memory
@@ -1323,11 +1370,14 @@ run = function(o, job)
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's: generate()'s ops around
-    -- DeepSpeed's kernels (M.HYBRID_LAYER_OPS), the first ones serial
-    engine_host_step = hybrid and (M.HYBRID_LAYER_OPS * model.layers
+    -- DeepSpeed's kernels (M.HYBRID_LAYER_OPS), the first ones serial;
+    -- hf's: every op serial with the GPU, each layer waiting on its
+    -- _get_unpad_data (M.HF_LLAMA_LAYER_OPS)
+    engine_host_step = hf and 0 or hybrid and (M.HYBRID_LAYER_OPS * model.layers
       + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
-    engine_host_serial = hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
+    engine_host_serial = hf and (M.HF_LLAMA_LAYER_OPS * model.layers + M.HF_GENERATE_PRELUDE_OPS
+      + M.HF_GENERATE_TAIL_OPS) * op_t or hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async or hybrid, engine_graph_gaps = gaps,
@@ -1366,7 +1416,7 @@ run = function(o, job)
     rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,
     step_overhead = overhead or 0,
-    rollout_engine = hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
+    rollout_engine = hf and "hf" or hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     frontend_host = frontend or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host,

@@ -229,7 +229,7 @@ local case_schema = T.record {
       return model_spec.check(x, path)
     end }, ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
-    rollout_engine = T.enum { "vllm", "hybrid" }, generation_batch = count(),
+    rollout_engine = T.enum { "vllm", "hybrid", "hf" }, generation_batch = count(),
     response_max = count(), rollout_eager = T.boolean(),
     rollout_dp_attention = T.boolean(), offload_states = T.boolean(),
     param_offload = T.boolean(),
@@ -357,6 +357,17 @@ local function read(path, seen)
       if rl and v(rl.colocated) == false and v(rl.rollout_gpus) then
         pool, beside = hw.gpus - rl.rollout_gpus, string.format(" beside %d rollout GPUs",
           rl.rollout_gpus)
+      end
+      -- PPO's other models on groups of their own (rl.ref_gpus ...) are
+      -- counted in hardware.gpus, not in the actor's layout.
+      local own = 0
+      for _, k in ipairs { "ref_gpus", "reward_gpus", "critic_gpus" } do
+        own = own + (rl and v(rl[k]) or 0)
+      end
+      if own > 0 then
+        pool = pool - own
+        beside = beside .. string.format(" beside %d GPUs of the reference, reward and critic "
+          .. "groups", own)
       end
       local tp, pp, cp = v(par.tp) or 1, v(par.pp) or 1, v(par.cp) or 1
       if tp * pp * cp * par.dp ~= pool then

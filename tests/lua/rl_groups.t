@@ -102,9 +102,10 @@ t.raises(function() gp.rl(with(ds, { colocated = false, rollout_gpus = 4 })) end
 local vllm = with(ds, { generation_batch = 8 })
 vllm.rollout_engine = nil
 t.raises(function() gp.rl(vllm) end,
-  "generation_batch is the hybrid engine's static batch", "generation_batch needs hybrid", true)
+  "generation_batch is the static batch of the hybrid or hf engine",
+  "generation_batch needs hybrid or hf", true)
 t.raises(function() gp.rl(with(ds, { rollout_engine = "deepspeed" })) end,
-  "rollout_engine must be vllm or hybrid", "an unknown engine", true)
+  "rollout_engine must be vllm, hybrid or hf", "an unknown engine", true)
 t.raises(function() gp.rl(with(ds, { async_scheduling = true })) end,
   "async_scheduling is vLLM's", "async_scheduling with hybrid", true)
 
@@ -139,5 +140,32 @@ t.near(s1.rollout.itl_first, (lay * 16 + 17 + 11) * op, 1e-12,
   "host-bound: a decode step is the host's 16 layers and 28 ops")
 t.near(s1.rollout.decode, s1.rollout.steps * (lay * 16 + 28) * op, 1e-9,
   "and the decode is its steps at that")
+
+-- rollout_engine hf (OpenRLHF without vLLM engines): the same static
+-- batches through the actor's Hugging Face modules, every layer waiting on
+-- _get_unpad_data's nonzero and .item(), so all the host's ops are serial
+-- with the GPU: M.HF_LLAMA_LAYER_OPS = 62 a Llama layer plus generate()'s
+-- 28 around them.
+t.is(rl.HF_LLAMA_LAYER_OPS, 62, "62 ops a Llama decoder layer")
+-- Llama 2 7B, the GPU-bound case above: rollout.host is now every op of
+-- every step, 512 steps x (62 x 32 + 28) x 24.84 us = 25.59 s ...
+local hfr = gp.rl(with(ds, { rollout_tp = 1, rollout_engine = "hf" }))
+t.is(hfr.rollout_engine, "hf", "rollout_engine hf in the result")
+t.is(hfr.rollout.steps, 512, "the same 2 static rounds of 256 steps")
+t.near(hfr.rollout.host, 512 * (62 * 32 + 28) * op, 1e-9,
+  "hf: the host adds all its 2012 ops a step")
+-- ... and each decode step is the hybrid engine's GPU time plus those ops:
+-- itl(hf) - itl(hybrid) = (2012 - 11) x 24.84 us = 49.70 ms (the hybrid
+-- step there is the GPU's plus its 11 serial ops; the GPU work is the
+-- same, DeepSpeed's kernels priced as the hf modules' launches).
+t.near(hfr.rollout.itl_first - g.rollout.itl_first, (62 * 32 + 28 - 11) * op, 1e-12,
+  "hf: the GPU's step plus every op, not the longer of the two")
+t.raises(function() gp.rl(with(ds, { rollout_engine = "hf", model = "qwen3-30b-a3b" })) end,
+  "rollout_engine = hf counts the ops of a Llama decoder layer", "hf refuses a MoE model",
+  true)
+t.raises(function() gp.rl(with(ds, { rollout_engine = "hf", colocated = false,
+                                     rollout_gpus = 4 })) end,
+  "rollout_engine = hf generates with the actor's own weights: colocated only",
+  "hf: colocated only", true)
 
 t.done_testing()

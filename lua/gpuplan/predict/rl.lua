@@ -17,7 +17,7 @@ local v, model_of = case_.v, case_.model
 
 local FRAMEWORKS = {
   { "nemo rl", "nemo-rl" }, { "nemo%-rl", "nemo-rl" }, { "verl", "verl" },
-  { "deepspeed%-chat", "deepspeed-chat" },
+  { "deepspeed%-chat", "deepspeed-chat" }, { "openrlhf", "openrlhf" },
 }
 
 -- NeMo RL r0.5/r0.6: examples/configs/grpo_math_1B.yaml (the base of every
@@ -221,6 +221,11 @@ PROFILES.verl = {
   { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
     .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
 }
+
+-- OpenRLHF (train_ppo_ray.py): Hugging Face modules under DeepSpeed,
+-- FlashAttention-2 where its scripts pass --flash_attn; nothing else
+-- differs from gp.rl's defaults for the cases' settings.
+PROFILES.openrlhf = {}
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
 -- 2023): actor and critic are Hugging Face modules trained by DeepSpeed's
