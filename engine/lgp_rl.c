@@ -116,6 +116,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("engine_host_step", host.step),
 	RL_NUM("engine_host_seq", host.seq),
 	RL_BOOL("engine_host_overlap", host.overlap),
+	RL_BOOL("engine_static_own", host.own_rounds),
 	RL_NUM("engine_graph_gaps", host.gaps),
 	RL_NUM("engine_host_serial", host.serial),
 	RL_NUM("step_overhead", step_overhead),
@@ -260,6 +261,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * (B/s), engine_memory
  * (bytes), price, engine_host_step and engine_host_seq (s per engine
  * step and per sequence in it), engine_host_overlap (boolean),
+ * engine_static_own (boolean: each engine's static rounds end at its
+ * own batch's longest, rl.h),
  * engine_graph_gaps (s per decode step's forward, rl.h),
  * engine_host_serial (s per engine step the host works with the GPU
  * idle, rl.h), step_overhead (s per step), loss_ops (host ops per trained sequence

@@ -135,6 +135,14 @@ typedef struct rl_engine_host {
 	double step;        /* s per engine step, >= 0 */
 	double seq;         /* s per sequence in the step, >= 0 */
 	int overlap;        /* 0 or 1 */
+	int own_rounds;     /* static batches: 1, each engine's rounds
+			     * end at its own batch's longest response
+			     * (OpenRLHF's actor ranks generate their
+			     * micro-batches on their own, no collective
+			     * between them until the update); 0, every
+			     * round waits for the longest of all the
+			     * engines' batches (DeepSpeed-Chat trains
+			     * each generation batch, all ranks in step) */
 	double gaps;        /* s per decode step's forward, >= 0 */
 	double serial;      /* s per engine step, >= 0, after the rest */
 } rl_engine_host;

@@ -797,7 +797,12 @@ static int roll_static(rollctx *r, double n, double B, double engines,
 
 	B = fmin(B, n);
 	rounds = ceil(n / B);
-	end = rl_lenx_longest(&r->len, B * engines);
+	/* Engines in step end each round at the longest of all their
+	 * batches; engines on their own (host.own_rounds) at their own
+	 * batch's -- the step then waits for the engine whose rounds sum
+	 * longest, priced at the mean sum (a lower bound). */
+	end = rl_lenx_longest(&r->len, B * (r->host.own_rounds ? 1.0 :
+					     engines));
 	o->batch = B;
 	o->queued = rounds > 1;
 	o->longest = end;

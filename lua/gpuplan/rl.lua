@@ -1381,6 +1381,10 @@ run = function(o, job)
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async or hybrid, engine_graph_gaps = gaps,
+    -- OpenRLHF's actor ranks each generate their own micro-batches
+    -- (ppo_trainer.py fit: make_experience per micro-batch on every rank,
+    -- no collective before ppo_train): their rounds end on their own
+    engine_static_own = hf,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,

@@ -160,6 +160,23 @@ t.near(hfr.rollout.host, 512 * (62 * 32 + 28) * op, 1e-9,
 -- same, DeepSpeed's kernels priced as the hf modules' launches).
 t.near(hfr.rollout.itl_first - g.rollout.itl_first, (62 * 32 + 28 - 11) * op, 1e-12,
   "hf: the GPU's step plus every op, not the longer of the two")
+-- OpenRLHF's actor ranks generate on their own (no collective between
+-- them before the update): under hf each engine's round ends at its own
+-- batch's longest response, the longest of 16 draws -- what one engine
+-- alone decodes -- where the hybrid engine's ranks, in step, wait for the
+-- longest of all 8 x 16 (lengths drawn with a mean of 200 tokens, up to
+-- 1024): hf's rounds end where the hybrid engine's would with 2 a GPU
+-- (8 x 2 = 16 draws).
+local spread = { rollout_tp = 1, generation_batch = 16, response_len = 200,
+                 response_max = 1024 }
+local own = gp.rl(with(ds, with(spread, { rollout_engine = "hf" })))
+local sixteen = gp.rl(with(ds, with(spread, { generation_batch = 2 })))
+local step8 = gp.rl(with(ds, spread))
+t.ok(own.rollout.longest > 0, "hf: the rollout runs")
+t.near(own.rollout.longest, sixteen.rollout.longest, 1e-9,
+  "hf: a round ends at its own batch's longest, the longest of 16 draws")
+t.ok(step8.rollout.longest > own.rollout.longest + 1,
+  "hybrid: every round waits for the longest of all the engines' batches")
 t.raises(function() gp.rl(with(ds, { rollout_engine = "hf", model = "qwen3-30b-a3b" })) end,
   "rollout_engine = hf counts the ops of a Llama decoder layer", "hf refuses a MoE model",
   true)
