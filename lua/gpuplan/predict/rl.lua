@@ -222,10 +222,17 @@ PROFILES.verl = {
     .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
 }
 
--- OpenRLHF (train_ppo_ray.py): Hugging Face modules under DeepSpeed,
--- FlashAttention-2 where its scripts pass --flash_attn; nothing else
--- differs from gp.rl's defaults for the cases' settings.
-PROFILES.openrlhf = {}
+-- OpenRLHF (train_ppo_ray.py): the actor's and the critic's Hugging Face
+-- modules trained by DeepSpeed's ZeRO engine (openrlhf/utils/
+-- deepspeed.py: deepspeed.initialize over the model and its optimizer),
+-- FlashAttention-2 where its scripts pass --flash_attn (gp.rl's default
+-- flash) -- the training predictor's deepspeed rules, as DeepSpeed-Chat's
+-- below, except that OpenRLHF's ds_config overlaps the gradient
+-- reduction: openrlhf/utils/deepspeed_utils.py get_train_ds_config (at
+-- 35865c7e, January 2024) sets '"overlap_comm": True'.
+PROFILES.openrlhf = {
+  { "overlap_grad_reduce", true, "get_train_ds_config: overlap_comm True" },
+}
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
 -- 2023): actor and critic are Hugging Face modules trained by DeepSpeed's
@@ -254,6 +261,9 @@ PROFILES["deepspeed-chat"] = {
 }
 for _, e in ipairs(require("gpuplan.predict.train").profiles["deepspeed-chat"]) do
   table.insert(PROFILES["deepspeed-chat"], e)
+end
+for _, e in ipairs(require("gpuplan.predict.train").profiles.deepspeed) do
+  table.insert(PROFILES.openrlhf, e)
 end
 
 -- The prompt tokens when the case does not say: a math problem
