@@ -52,10 +52,10 @@ return {
       seen = {
         stack = { "deepspeed", "megatron" },
         moe = { "dense", "moe" },
-        gen = { "blackwell", "hopper", "volta" },
+        gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 64, lo = 0.848, hi = 1.369 },
+        [""] = { cases = 66, lo = 0.848, hi = 1.369 },
         ["stack=megatron"] = { cases = 63, lo = 0.848, hi = 1.285 },
         ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.891, hi = 1.285 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.868, hi = 1.285 },
