@@ -103,6 +103,7 @@ struct train_phase {
 	gp_train_cfg mc;        /* and the config and layout it was made */
 	gp_layout my;           /* with (the step's micro-batches set) */
 	int kc_ok;              /* kind_colls of both kinds, when sharded */
+	int kc_zero;            /* the ZeRO stage they were priced at */
 	double kc[2][2];
 	/* step_of's pass over the stages by TP overlap off/on: for the
 	 * base and ZeRO terms it read (their arrays hold one value each

@@ -861,7 +861,11 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 		return GP_OK;
 	}
 	if (!zs->blk_ok[o]) {
-		if (!ph->kc_ok && ph->x.y.zero >= 2 && gathers(&ph->x)) {
+		/* DeepSpeed's bucket passes (ds_bucket_time) are ZeRO 2's
+		 * alone: with them on, ZeRO 3 prices its own. */
+		if ((!ph->kc_ok || (ph->x.c->ds_buckets &&
+				    ph->kc_zero != ph->x.y.zero)) &&
+		    ph->x.y.zero >= 2 && gathers(&ph->x)) {
 			kind_colls(&ph->x, ph->ld, ph->kc[0]);
 			/* kind_colls reads a kind's params and eparams
 			 * alone: a dense model's MoE kind is its dense
@@ -876,6 +880,7 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 			if (ph->x.e.bad)
 				return GP_EINVAL;
 			ph->kc_ok = 1;
+			ph->kc_zero = ph->x.y.zero;
 		}
 		for (j = 0; j < ph->nrec; j++)
 			zero_block(&ph->x, ph->ld, ph->lm,
