@@ -1322,6 +1322,14 @@ run = function(o, job)
     fail("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
       hf and "hf" or "hybrid")
   end
+  -- Hugging Face generate runs on each actor rank's own modules: no
+  -- tensor parallelism of its own (the hybrid engine's inference_tp_size
+  -- is DeepSpeed's), so a rollout_tp other than the actor's would price
+  -- engines that do not exist.
+  if hf and rtp ~= tp then
+    fail("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
+      .. "is not the actor's tp %d", rtp, tp)
+  end
   local host_bw = train.pcie_bw(gpu) or 25e9
   local rmem = o.rollout_memory
   if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then

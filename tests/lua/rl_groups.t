@@ -184,5 +184,10 @@ t.raises(function() gp.rl(with(ds, { rollout_engine = "hf", colocated = false,
                                      rollout_gpus = 4 })) end,
   "rollout_engine = hf generates with the actor's own weights: colocated only",
   "hf: colocated only", true)
+-- hf has no engine TP of its own: ds's rollout_tp 2 over an actor of tp 1
+-- is refused, naming both.
+t.raises(function() gp.rl(with(ds, { rollout_engine = "hf" })) end,
+  "rollout_engine = hf generates on each actor rank's own modules: rollout_tp 2 is not the "
+    .. "actor's tp 1", "hf: rollout_tp is the actor's", true)
 
 t.done_testing()
