@@ -110,7 +110,15 @@ arch {
 
     attention = {
       kernel = "fa2",
-      fa2 = { fwd = 0.61, bwd = 0.53 },
+      -- dropout: FlashAttention-2 with dropout on the probabilities
+      -- draws them in-kernel (Philox) in the forward and redraws them in
+      -- the backward.  Measured (NVIDIA/TransformerEngine PR #3313, a
+      -- GB200 with TE 2.17 and FlashAttention 2.7.4, forward + backward of
+      -- one DotProductAttention, bf16, 4 sequences of 1024 tokens, 16 heads,
+      -- head dim 128): "THD FA2, dropout 0.0: 0.695 ms" and "THD FA2,
+      -- dropout 0.1: 0.728 ms": 1.047.  FlashAttention-2 is one kernel
+      -- source, its Ampere mma.sync code, on every arch it runs on.
+      fa2 = { fwd = 0.61, bwd = 0.53, dropout = 1.047 },
       triton = { fwd = 0.26, bwd = 0.23 },
       efficient = { fwd = 0.31, bwd = 0.31 },
       reason = "A100-80GB, head_dim 128, causal, 4k tokens: FlashAttention-2 forward + "
@@ -152,9 +160,20 @@ arch {
 
     attention = {
       kernel = "cudnn",
-      cudnn = { fwd = 0.53, bwd = 0.45 },
+      -- dropout: cuDNN's fused attention with dropout on the
+      -- probabilities (Philox in the forward, regenerated in the
+      -- backward), against the same call without.  Measured
+      -- (NVIDIA/TransformerEngine issue #3312, TE 2.15.0, "Forward +
+      -- backward through a single DotProductAttention, bf16, 4096 tokens,
+      -- 16 heads, head_dim 128, 4 sequences, fused backend forced, median
+      -- of 50 iterations"): "H200 (sm90) | 2.15.0 | sbhd | 0.594 ms |
+      -- 0.614 ms": 1.034.  The packed layout (thd) runs another engine
+      -- and pays more (1.26 there, at MLA's head dims); not priced.
+      -- fa2: the ampere arch's FlashAttention-2 measurement (the same
+      -- kernel code).
+      cudnn = { fwd = 0.53, bwd = 0.45, dropout = 1.034 },
       fa3 = { fwd = 0.60, bwd = 0.52 },
-      fa2 = { fwd = 0.33, bwd = 0.29 },
+      fa2 = { fwd = 0.33, bwd = 0.29, dropout = 1.047 },
       -- triton is an estimate (reason below) and llm-foundry's own H100
       -- rows say it is slow.  Their kernel (mosaicml/llm-foundry at
       -- 061f2c7, llmfoundry/models/layers/flash_attn_triton.py: HazyResearch's,
@@ -295,7 +314,14 @@ arch {
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },
-      cudnn = { fwd = 0.55, bwd = 0.43 },
+      -- dropout: cuDNN's fused attention with dropout on the
+      -- probabilities against the same call without (NVIDIA/
+      -- TransformerEngine issue #3312, TE 2.14.1, forward + backward of one
+      -- DotProductAttention, bf16, 4096 tokens in 4 sequences, 16 heads,
+      -- head dim 128): "B300 (sm103) | 2.14.1 | sbhd | 0.480 ms | 0.525
+      -- ms": 1.094.  The packed layout (thd) falls to a composite engine
+      -- there (0.585 -> 3.060 ms, 5.24x); not priced.
+      cudnn = { fwd = 0.55, bwd = 0.43, dropout = 1.094 },
       -- FP8 attention (an 8-bit KV cache): its tensor rate doubles, the
       -- softmax between its two matmuls does not.
       fp8 = 0.90,

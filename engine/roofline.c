@@ -123,6 +123,10 @@ static int bad(double x)
 /* Largest head dim a catalog may give for the exponentials' balance
  * (schema.lua exp_dim: 1..4096). */
 #define ROOF_MAX_EXP_DIM 4096.0
+/* Largest slowdown a catalog may give a fused attention kernel for its
+ * dropout (schema.lua attention's dropout: 1..16; the largest measured,
+ * cuDNN's packed layout on Blackwell, is 7x). */
+#define ROOF_MAX_ATTN_DROPOUT 16.0
 /* Largest FLOP or bytes of one operator, and largest GEMM dimension or
  * count: 1e30 FLOP is 10^9 s of a zettaFLOP/s machine; dimensions of
  * 1e15 keep m n count in range. */
@@ -193,6 +197,11 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.attention.exp_dim must "
 		               "be 0..%g (got %g)", ROOF_MAX_EXP_DIM,
 		               d->attn_exp_dim);
+	if (bad(d->attn_dropout) || d->attn_dropout > ROOF_MAX_ATTN_DROPOUT ||
+	    (d->attn_dropout != 0.0 && d->attn_dropout < 1.0))
+		return gp_fail(err, "device achievable.attention dropout must "
+		               "be 0 or in [1, %g] (got %g)",
+		               ROOF_MAX_ATTN_DROPOUT, d->attn_dropout);
 	if (bad(d->attn_fp8) || d->attn_fp8 > 1.0 ||
 	    (d->attn_fp8 != 0.0 && d->attn_fp8 < ROOF_MIN_FRAC))
 		return gp_fail(err, "device achievable.attention.fp8 must be 0 "

@@ -42,6 +42,12 @@ typedef struct roof_device {
 	                         FP8 peak as a share of attn_fwd (the 16-bit
 	                         kernel's of the 16-bit peak), (0, 1]; 0 =
 	                         not measured: the same fraction */
+	double attn_dropout;  /* the fused attention kernel's time with
+	                         dropout on the probabilities over its
+	                         time without (the Philox mask generated
+	                         in the forward, regenerated in the
+	                         backward), >= 1; 0 = not measured: not
+	                         priced */
 	double attn_exp_dim;  /* head dim below which the softmax's
 	                         exponentials, not the tensor cores, bound
 	                         the fused attention kernel (roofline.c

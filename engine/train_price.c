@@ -245,8 +245,16 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		double tc = flop / (e->d->peak[k->half] * frac *
 			roof_attn_eff(e->d, o->m, o->n, o->k, o->batch, cq));
 		double tm = t_mem(e, k->half, bytes);
+		/* Dropout on the probabilities inside the kernel: the
+		 * forward draws a Philox number per score and the backward
+		 * regenerates the same mask, integer work beside the MMAs
+		 * that the kernel does not fully hide; the catalog gives the
+		 * measured slowdown of the kernel's forward + backward
+		 * (attn_dropout, 0 where no one measured it). */
+		double dr = k->dropout && e->d->attn_dropout > 0 ?
+			e->d->attn_dropout : 1.0;
 
-		return (tc > tm ? tc : tm) + e->d->graph_launch;
+		return dr * (tc > tm ? tc : tm) + e->d->graph_launch;
 	}
 	return train_t_op(e, flop, bytes, o->m, o->n, o->k, o->batch, k->half);
 }

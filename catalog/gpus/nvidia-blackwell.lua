@@ -142,7 +142,8 @@ gpu {
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.59, bwd = 0.51 },
-      cudnn = { fwd = 0.52, bwd = 0.40 },
+      -- dropout: the arch's (the same cuDNN kernels on the same SMs)
+      cudnn = { fwd = 0.52, bwd = 0.40, dropout = 1.094 },
       fp8 = 0.90,
       -- the arch's: the same SMs (16 exponentials against 8192 MMA FLOP
       -- a clock), the same kernels (catalog/archs.lua)

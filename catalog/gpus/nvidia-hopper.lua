@@ -178,9 +178,11 @@ gpu {
     -- share of its cut tensor peak than the H100's do of its own.
     attention = {
       kernel = "cudnn",
-      cudnn = { fwd = 0.862, bwd = 0.731 },
+      -- dropout: the hopper arch's measurements (H200's cuDNN,
+      -- FlashAttention-2's one kernel source), the same kernels on sm90
+      cudnn = { fwd = 0.862, bwd = 0.731, dropout = 1.034 },
       fa3 = { fwd = 0.862, bwd = 0.747 },
-      fa2 = { fwd = 0.527, bwd = 0.463 },
+      fa2 = { fwd = 0.527, bwd = 0.463, dropout = 1.047 },
       triton = { fwd = 0.231, bwd = 0.199 },
       -- FP8 attention's share of its doubled rate, as the hopper arch's:
       -- measured on the H20 (Ant Group's FP8 FlashMLA, ~1.70x BF16).

@@ -78,6 +78,10 @@ function M.device(gpu, cat, attn_kernel)
     d.attn_kernel, d.attn_fwd, d.attn_bwd = k, pair.fwd * sus_attn, pair.bwd * sus_attn
     d.attn_square = M.square_kernels[k] or nil
     d.attn_fp8, d.attn_exp_dim = at.fp8, at.exp_dim
+    -- the kernel's forward + backward with dropout on the probabilities
+    -- over without (its Philox mask drawn and regenerated); nil where
+    -- nobody measured the kernel with dropout: not priced
+    d.attn_dropout = pair.dropout
   elseif attn_kernel then
     error(string.format("no attention kernel measurements for %s (arch %s)", tostring(g.id),
       tostring(g.arch)), 0)

@@ -250,7 +250,11 @@ local function precision_map(item)
   return f
 end
 
-local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()) }
+-- dropout (optional): the kernel's forward + backward time with dropout
+-- on the probabilities over its time without, measured on one shape;
+-- absent: not measured, not priced (engine/train_price.c)
+local attn_pair = T.record { fwd = R(frac()), bwd = R(frac()),
+                             dropout = num { min = 1, max = 16 } }
 
 -- Memory-bound GEMMs at a precision whose kernels stream their operands
 -- below the common rate (roofline.c ROOF_GEMV_BW): the measured fraction

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(69);
+	plan(70);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -375,6 +375,12 @@ int main(void)
 	   strstr(err.msg, "attention.fp8") != NULL,
 	   "achievable.attention.fp8 1.5 is refused");
 	d.attn_fp8 = 0.0;
+	/* A dropout slowdown below 1 would make dropout free work. */
+	d.attn_dropout = 0.9;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "attention dropout") != NULL,
+	   "achievable.attention dropout 0.9 is refused");
+	d.attn_dropout = 0.0;
 	d.mem_bw = NAN;
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
 	   strstr(err.msg, "mem_bw") != NULL, "NaN bandwidth is refused");

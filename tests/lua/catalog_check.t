@@ -157,6 +157,34 @@ do
   t.is(rf.device("a100-sxm-80gb", cb).attn_fp8, nil, "a100: no fp8 kernel measured")
 end
 
+-- An attention kernel's dropout (its forward + backward with dropout on
+-- the probabilities over without) is a slowdown, refused by path below 1;
+-- the shipped measurements reach the device table: Hopper's cuDNN 1.034
+-- (H200, TE issue #3312, 0.614 / 0.594 ms), Blackwell's and GB200's cuDNN
+-- 1.094 (B300, 0.525 / 0.480 ms), FlashAttention-2 1.047 (GB200, TE PR
+-- #3313, 0.728 / 0.695 ms) on Ampere and Hopper; none for a kernel
+-- nobody measured with dropout (FA3, which has no dropout).
+put("adr.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    attention = { kernel = "fa3", fa3 = { fwd = 0.6, bwd = 0.5, dropout = 0.9 } } } }
+]])
+local _, edr = catalog.load { tmp }
+t.is(#edr, 1, "a dropout slowdown below 1: one error")
+t.like(edr[1] or "", "adr.lua:1: arch 'sa': field 'achievable.attention.fa3.dropout': must be "
+  .. ">= 1, got 0.9", "names the field and the value", true)
+clean()
+do
+  local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
+  local rf = require("gpuplan.roofline")
+  t.is(rf.device("h100-sxm", cb).attn_dropout, 1.034, "h100: cuDNN's dropout slowdown")
+  t.is(rf.device("h100-sxm", cb, "fa2").attn_dropout, 1.047, "h100: FlashAttention-2's")
+  t.is(rf.device("h100-sxm", cb, "fa3").attn_dropout, nil, "h100: FA3 measured with none")
+  t.is(rf.device("a100-sxm-80gb", cb).attn_dropout, 1.047, "a100: FlashAttention-2's")
+  t.is(rf.device("b200", cb).attn_dropout, 1.094, "b200: cuDNN's on Blackwell")
+  t.is(rf.device("gb200", cb).attn_dropout, 1.094, "gb200: its own entry carries it")
+end
+
 -- achievable.attention.exp_dim (the head dim below which the softmax's
 -- exponentials bound the fused kernel, roofline.c roof_attn_eff) is a
 -- head dim, refused by path when it is none; the shipped values reach the

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(98)
+t.plan(101)
 
 local part = t.step_part
 
@@ -364,6 +364,25 @@ do
   local bwd = ((qkvo + 4 * s2) * 4 + 20 * s2) / ((qkvo + 4 * s2) * 4)
   t.near(e.fwd / f.fwd / fwd, 1, 0.04, "eager attention forward: 32 B a score in bf16, not 8")
   t.near(e.bwd / f.bwd / bwd, 1, 0.04, "eager attention backward: 36 B a score, not 16")
+end
+
+-- Dropout on the attention probabilities inside the fused kernel
+-- (train_price.c train_attn_time): the kernel's time, less its 1 us graph
+-- launch (the hopper arch's graph_launch_overhead), grows by the
+-- catalog's measured slowdown, H100's cuDNN 1.034 (H200, TE issue
+-- #3312: 0.614 / 0.594 ms forward + backward); the launch does not.
+-- Llama-3 8B, seq 4096, TP 1, both passes.  1e-9: the same arithmetic.
+-- FA3 has no dropout measurement (nor dropout): unchanged.
+do
+  local function att(dropout, kern)
+    return t.op(gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,
+                           method = "pretrain", global_batch = 8, dropout = dropout,
+                           attn_kernel = kern }, "attention")
+  end
+  local on, off = att(true), att(false)
+  t.near((on.fwd - 1e-6) / (off.fwd - 1e-6), 1.034, 1e-9, "cudnn forward: x 1.034 with dropout")
+  t.near((on.bwd - 1e-6) / (off.bwd - 1e-6), 1.034, 1e-9, "cudnn backward: x 1.034 with dropout")
+  t.is(att(true, "fa3").fwd, att(false, "fa3").fwd, "fa3: no measurement, not priced")
 end
 
 -- An 8-bit AdamW stepping the offloaded partition on the CPU (torchao's
