@@ -72,7 +72,13 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 			(m->moe.experts + m->moe.shared_experts);
 	slice = p.total * 2.0 / rg;
 	*bytes = slice;
-	nodes = ceil(gpus_total / G) + 2;
+	/* Room for the job's nodes, and with NICs two more: the
+	 * disaggregated broadcast below rings over the engines' nodes and
+	 * the sender's, rounded up to whole nodes.  A system without NICs
+	 * has only the node(s) it holds: every collective of a job that
+	 * fits it stays on its scale-up links, and pools spanning nodes
+	 * are refused below. */
+	nodes = ceil(gpus_total / G) + (t->nics > 0 ? 2 : 0);
 	if (nodes > tt.nodes)
 		tt.nodes = nodes > GP_COUNT_MAX ? GP_COUNT_MAX : (int)nodes;
 	if (lay->zero == 3 &&

@@ -53,6 +53,17 @@ like($o, qr/^run: 500 steps in [\d.]+ hours \([\d.]+-[\d.]+\)\* on 8 GPUs; cost 
 like($o, qr/^ranges: \*no published run like this \(no validated rl case has stack hf, gen cdna3\): the 80% range of all \d+ rl cases$/m,
      'an RL card generation never measured: said plainly');
 
+# The same job on one MI300X node without naming NICs: its 8 GPUs fit
+# the node, so the ZeRO-3 weight sync's all-gather stays on the
+# node's links.  (The sync once sized its topology two nodes past the
+# job's, which a node without NICs cannot have: "rl: 3 nodes need
+# --nics > 0 to talk".)
+my @cdna1 = map { $_ eq 'h100-sxm' ? 'mi300x' : $_ } @job;
+($c, $o, $e) = run_gp('rl', @cdna1);
+is($c, 0, 'a one-node ZeRO-3 job on a card with no catalog system exits 0') or diag($e);
+like($o, qr/^step\s+8\s+[\d.]+\s+100\.0%/m, 'and prints its step');
+unlike($e, qr/nodes need/, 'no phantom nodes');
+
 ($c, $o, $e) = run_gp('rl', @job, '--rollout-gpus', '4');
 is($c, 0, 'separate pools exit 0');
 like($o, qr/rollout 4 \+ training 4 GPUs, staleness 1/, 'title names the split');
