@@ -50,6 +50,21 @@ static void wide(sweep_space *s, const int *gpus, int ng, const double *mbs,
 	s->tpo_mask = 3;
 }
 
+/* The narrow space the cache and memo checks walk: one GPU count, TP and
+ * PP up to 4, two micro-batch sizes, the recompute modes in rec_mask. */
+static void narrow(sweep_space *s, const int *gpus, const double *mbs,
+		   int rec_mask)
+{
+	memset(s, 0, sizeof *s);
+	s->gpus = gpus;
+	s->ngpus = 1;
+	s->tp_max = 4;
+	s->pp_max = 4;
+	s->mbs = mbs;
+	s->nmb = 2;
+	s->rec_mask = rec_mask;
+}
+
 static int same_result(const train_result *a, const train_result *b)
 {
 	int i;
@@ -381,14 +396,7 @@ int main(void)
 			} else {
 				bv.mem.grads_in_bwd = 1;
 			}
-			memset(&s, 0, sizeof s);
-			s.gpus = g16;
-			s.ngpus = 1;
-			s.tp_max = 4;
-			s.pp_max = 4;
-			s.mbs = mb2;
-			s.nmb = 2;
-			s.rec_mask = 7;
+			narrow(&s, g16, mb2, 7);
 			ok(sweep_begin(&it, &w, &t, &bv, &s, &err) == GP_OK,
 			   "begin a recipe variant");
 			memset(&cache, 0, sizeof cache);
@@ -442,14 +450,7 @@ int main(void)
 		int z, moved[6] = {0, 0, 0, 0, 0, 0}, seen = 0, all6 = 1;
 
 		mism = 0;
-		memset(&s, 0, sizeof s);
-		s.gpus = g32;
-		s.ngpus = 1;
-		s.tp_max = 4;
-		s.pp_max = 4;
-		s.mbs = mb2;
-		s.nmb = 2;
-		s.rec_mask = 3;
+		narrow(&s, g32, mb2, 3);
 		ok(sweep_begin(&it, &w, &t, &bw, &s, &err) == GP_OK,
 		   "begin the ZeRO-term variants");
 		memset(&cache, 0, sizeof cache);
@@ -511,14 +512,7 @@ int main(void)
 
 		mism = 0;
 		timed = 0;
-		memset(&s, 0, sizeof s);
-		s.gpus = g32;
-		s.ngpus = 1;
-		s.tp_max = 4;
-		s.pp_max = 4;
-		s.mbs = mb2;
-		s.nmb = 2;
-		s.rec_mask = 3;
+		narrow(&s, g32, mb2, 3);
 		ok(sweep_begin(&it, &w, &t, &bw, &s, &err) == GP_OK,
 		   "begin the layer-collective variants");
 		memset(&cache, 0, sizeof cache);
