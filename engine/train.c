@@ -263,7 +263,8 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 		return 0;
 	for (j = 0; j < ph->nrec; j++)
 		if (!same_bits(pm->params[j], base[j].params) ||
-		    !same_bits(pm->eparams[j], base[j].eparams))
+		    !same_bits(pm->eparams[j], base[j].eparams) ||
+		    !same_bits(pm->linw[j], base[j].linw))
 			return 0;
 	return 1;
 }
@@ -295,6 +296,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	for (j = 0; j < ph->nrec; j++) {
 		pm->params[j] = base[j].params;
 		pm->eparams[j] = base[j].eparams;
+		pm->linw[j] = base[j].linw;
 		pm->dp[j] = zs->dp[j];
 		pm->zg[j] = zs->zg[j];
 		pm->bucket[j] = zs->bucket[j];
@@ -356,8 +358,18 @@ static int phase_post(phase *ph, const scost *base)
 				 * kernel (TE 2.9 grouped_linear.py sets
 				 * each weight quantizer's usage "rowwise=
 				 * True, columnwise=columnwise_usage", the
-				 * dgrad's copy), MXFP8_BOTH_EXTRA more. */
-				opt += (lp + le) * (x->k.fp8_current ?
+				 * dgrad's copy), MXFP8_BOTH_EXTRA more.
+				 * Only the layers' linears have fp8
+				 * copies: they are TE modules, while the
+				 * embedding (Megatron-Core's
+				 * VocabParallelEmbedding), the output
+				 * layer (tensor_parallel.ColumnParallel-
+				 * Linear, a 16-bit GEMM: train_layer.c
+				 * train_ends_costs), the norms, the
+				 * routers and a vision tower (16-bit:
+				 * train_stage.c tower_gemm) run in 16
+				 * bits and have none. */
+				opt += base[j].linw * (x->k.fp8_current ?
 						    6.0 : x->k.fp8_block ?
 						    4.0 + MXFP8_BOTH_EXTRA :
 						    4.0);

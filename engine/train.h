@@ -252,6 +252,8 @@ typedef struct train_lcost {
 	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */
 	double params, eparams;     /* weights of the layer on this GPU;
 				     * of which routed experts */
+	double linw;                /* of them, its linears' (attention,
+				     * MLP, experts): what fp8 casts */
 	/* The ends of the model, one micro-batch (train_layer.c train_ends_costs): the
 	 * first stage's embedding, the last stage's head forward and
 	 * backward, and the TP collectives of each. */

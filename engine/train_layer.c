@@ -1027,7 +1027,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 }
 
 /* The parameters of one layer on this GPU (lc->params, and of an MoE
- * layer its experts', lc->eparams). */
+ * layer its experts', lc->eparams; of them its linears', the weights an
+ * fp8 run casts, lc->linw: not the norms nor the router). */
 static void layer_params(const tenv *e, const train_lkey *k, int moe,
 			 train_lcost *lc)
 {
@@ -1037,14 +1038,17 @@ static void layer_params(const tenv *e, const train_lkey *k, int moe,
 	int nmoe = model_moe_layers(m);
 
 	lc->params = (attn + norms) / k->tp;
+	lc->linw = attn / k->tp;
 	if (moe) {
 		lc->eparams = e->p.experts / nmoe / k->etp / k->ep;
 		lc->params += e->p.router / nmoe + lc->eparams;
+		lc->linw += lc->eparams;
 	} else if (m->layers > nmoe) {
 		/* A model whose every layer is MoE has no dense layer
 		 * (its dense costs are never counted). */
 		lc->params += e->p.dense_mlp / (m->layers - nmoe) /
 			k->tp;
+		lc->linw += e->p.dense_mlp / (m->layers - nmoe) / k->tp;
 	}
 }
 

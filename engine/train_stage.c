@@ -317,6 +317,7 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		}
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;
+		s->linw += n * l->linw;
 	}
 	/* First stage: the embedding (train_ends_costs) and the vision tower. */
 	if (k == 0) {
