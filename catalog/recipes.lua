@@ -25,6 +25,21 @@ recipe {
 }
 
 recipe {
+  id = "mixed-16-rem", name = "bf16 with Transformer Engine's precision-aware Adam, 16-bit master remainders (2 + 2 + 10)",
+  weights = 2, grads = 2, master = 2, state = 4,
+  reduce = 2, activations = 2, offload = 2,
+  source = "Megatron-Core OptimizerConfig (megatron/core/optimizer/optimizer_config.py at "
+        .. "NeMo RL's pins of v0.3.0 to v0.6.0): \"store_param_remainders: bool = True -- "
+        .. "If true, store the 16-bit FP32 parameter remainders in the optimizer state, "
+        .. "excluding the 16 bits shared with the BF16 parameters\"; distrib_optimizer.py: "
+        .. "\"if self.config.store_param_remainders and self.config.bf16: "
+        .. "tensors['master_param'] = init_shard(torch.int16)\" -- with "
+        .. "use_precision_aware_optimizer the fp32 master is the bf16 weight and a 2-byte "
+        .. "remainder, beside fp32 exp_avg and exp_avg_sq (exp_avg_dtype and "
+        .. "exp_avg_sq_dtype default fp32)",
+}
+
+recipe {
   id = "megatron-18", name = "Megatron-LM bf16 with fp32 main grads (18 B/param)",
   weights = 2, grads = 4, master = 4, state = 4,
   reduce = 4, activations = 2, offload = 2,

@@ -335,5 +335,13 @@ for _, f in ipairs { "max_batch", "max_num_tokens" } do
   end
 end
 
+-- NeMo RL's precision-aware distributed optimizer with Megatron-Core's
+-- store_param_remainders: the recipe of 16-bit master remainders, whose
+-- master is 2 B a parameter (catalog/recipes.lua).
+predict(copy(base), cat)
+t.is(opts.recipe, "mixed-16-rem", "NeMo RL trains on the master-remainder recipe")
+t.is(require("gpuplan.memory").recipe_record("recipe", "mixed-16-rem", cat).master, 2,
+     "its master: 2 B a parameter")
+
 rl.rl = orig
 t.done_testing()

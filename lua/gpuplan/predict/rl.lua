@@ -26,9 +26,17 @@ local PROFILES = {
   ["nemo-rl"] = {
     { "stack", "megatron", "Megatron-Core training backend" },
     -- grad_reduce_in_fp32: false, gradient_accumulation_fusion: false:
-    -- bf16 main grads; the distributed optimizer's fp32 master and Adam
-    -- states: 2 + 2 + (4 + 8) / dp.
-    { "recipe", "mixed-16", "bf16 params and grads, fp32 master and Adam" },
+    -- bf16 main grads.  The distributed optimizer is precision-aware
+    -- (megatron_cfg.optimizer use_precision_aware_optimizer: true, every
+    -- release v0.3.0 to v0.6.0), so Transformer Engine's FusedAdam keeps
+    -- the master in its state, and Megatron-Core's store_param_remainders
+    -- (default True at each release's Megatron-LM pin; NeMo RL never sets
+    -- it) stores only its 16 low bits beside the bf16 weight
+    -- (distrib_optimizer.py: "if self.config.store_param_remainders and
+    -- self.config.bf16: tensors['master_param'] = init_shard(torch.int16)"),
+    -- with fp32 exp_avg and exp_avg_sq: 2 + 2 + (2 + 8) / dp -- and the
+    -- offload's move_optimizer (state[k] = v.to("cpu")) moves those 10.
+    { "recipe", "mixed-16-rem", "bf16 params and grads, 16-bit master remainders, fp32 Adam" },
     { "zero", 1, "use_distributed_optimizer: true" },
     { "overlap_grad_reduce", true, "ddp overlap_grad_reduce: true" },
     { "overlap_param_gather", true, "ddp overlap_param_gather: true" },
