@@ -633,6 +633,11 @@ opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind 
   default = "--response-len: all responses that long",
   help = "the generation limit",
   suggest = { "max_response_length", "max_new_tokens", "max_completion_length" } }
+opt { name = "response_min", type = "int", metavar = "N", commands = "rl", kind = "tokens",
+  default = "none: the lengths as --response-dist spreads them",
+  help = "the shortest response of a stated range: the lengths uniform from it to "
+    .. "--response-max, their mean the middle (a source's \"generation_length = 100~300\")",
+  suggest = { "min_response_length", "response_range" } }
 opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
   default = "exp: clipped at the limit, the longest response sets the rollout's tail",
   help = "fixed|uniform|exp: response lengths up to --response-max" }

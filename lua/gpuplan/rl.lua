@@ -545,10 +545,32 @@ local function lengths(o, dflt)
   local plen = posint("prompt_len", o.prompt_len) or 512
   local rlen = posint("response_len", o.response_len)
   local rmax = posint("response_max", o.response_max)
+  local rmin = posint("response_min", o.response_min)
   if o.prompts == nil then dflt("prompts=64") end
   if o.group == nil then dflt("group=8") end
   if o.prompt_len == nil then dflt("prompt_len=512") end
   local base = boolean("base_checkpoint", o.base_checkpoint, false)
+  -- A stated range ("generation_length = 100~300", OpenRLHF's README):
+  -- the lengths uniform from response_min to response_max, the mean their
+  -- middle (rl_lengths' uniform on [2 mean - max, max]).
+  if rmin ~= nil then
+    if rmax == nil then
+      fail("rl: response_min is the bottom of a range of response lengths: it needs "
+        .. "response_max, its top")
+    elseif rmin > rmax then
+      fail("rl: response_min %d is above response_max %d", rmin, rmax)
+    elseif base then
+      fail("rl: base_checkpoint assumes the mean response; response_min and response_max "
+        .. "state it (their middle): give one of them")
+    elseif o.response_dist ~= nil and o.response_dist ~= "uniform" then
+      fail("rl: response_min states lengths uniform up to response_max; response_dist %s "
+        .. "contradicts it", shown(o.response_dist))
+    elseif rlen ~= nil and rlen ~= (rmin + rmax) / 2 then
+      fail("rl: response_len %d is not the middle of response_min %d and response_max %d "
+        .. "(uniform lengths between them): give the range or the mean", rlen, rmin, rmax)
+    end
+    rlen = (rmin + rmax) / 2
+  end
   if base and rlen ~= nil then
     fail("rl: base_checkpoint assumes the mean response, response_len %d states it: give "
       .. "one of them", rlen)
@@ -587,7 +609,9 @@ local function lengths(o, dflt)
     if rmax < rlen then
       fail("rl: response_max %d is below response_len %d (the mean)", rmax, rlen)
     end
-    if dist == nil then
+    if dist == nil and rmin ~= nil then
+      dist = rmax > rlen and "uniform" or "fixed"
+    elseif dist == nil then
       dist = rmax > rlen and "exp" or "fixed"
       if dist == "exp" then dflt("response_dist=exp (clipped at response_max)") end
     end
@@ -1309,8 +1333,10 @@ run = function(o, job)
   end
   local tp, pp, cp, unit, tgpus, minib =
     batches_of(o, gpus, colocated, rgpus, auto, samples)
+  -- The trainer's sequence in whole tokens (a stated range's middle may
+  -- fall on a half).
   local s = actor_setup(o, method, tgpus,
-    plen + (pad and (rmax or rlen) or rlen), minib, defaults)
+    plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
   if hf and (model.moe or model.mla or model.ffn_gated == false or model.positions == "learned")
   then

@@ -230,7 +230,7 @@ local case_schema = T.record {
     end }, ref_gpus = count(), reward_gpus = count(),
     critic_gpus = count(), colocate_critic_reward = T.boolean(),
     rollout_engine = T.enum { "vllm", "hybrid", "hf" }, generation_batch = count(),
-    response_max = count(), rollout_eager = T.boolean(),
+    response_max = count(), response_min = count(), rollout_eager = T.boolean(),
     rollout_dp_attention = T.boolean(), offload_states = T.boolean(),
     param_offload = T.boolean(),
     ref_host = T.boolean(), ref_model = T.boolean(), async_engine = T.boolean(),

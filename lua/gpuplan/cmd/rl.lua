@@ -52,7 +52,7 @@ local function title_of(r)
     "rollout %d + training %d GPUs, staleness %d%s", r.rollout_gpus, r.train_gpus, r.staleness,
     r.refit_drain and " (each refit draining the engines)" or "")
   return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
-    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %d "
+    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
     r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "",

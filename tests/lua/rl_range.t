@@ -1,0 +1,74 @@
+-- gp.rl's response_min: a source that states a range of response lengths
+-- (OpenRLHF's README, "generation_length = 100~300") gives its bottom as
+-- response_min and its top as response_max; the lengths are uniform
+-- between them and the mean is their middle (rl_lengths' uniform on
+-- [2 mean - max, max]).
+-- Run with ./gpuplan run tests/lua/rl_range.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+local with = t.with
+
+local base = { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 8, zero = 3, algo = "ppo",
+               prompts = 64, group = 1, prompt_len = 150 }
+
+-- 100..300 is uniform on [2 x 200 - 300, 300]: the same job as the mean
+-- 200 with the limit 300 and uniform lengths, to the bit.
+local r = gp.rl(with(base, { response_min = 100, response_max = 300 }))
+local u = gp.rl(with(base, { response_len = 200, response_max = 300, response_dist = "uniform" }))
+t.is(r.response_len, 200, "the range's middle is the mean: (100 + 300) / 2")
+t.is(r.response_dist, "uniform", "a range is uniform lengths")
+t.is(r.response_max, 300, "its top is the longest response")
+t.is(r.step_s, u.step_s, "100..300 prices as mean 200, max 300, uniform")
+-- E[L^2] of uniform [a, b] = (a^2 + a b + b^2) / 3 = (1e4 + 3e4 + 9e4) / 3
+-- = 43333.33; tolerance 1e-9 relative (the engine's own sum of doubles).
+t.near(r.response_m2, 130000 / 3, 1e-9, "E[L^2] of uniform 100..300")
+-- The mean as given, when it is the middle, changes nothing.
+t.is(gp.rl(with(base, { response_min = 100, response_max = 300, response_len = 200 })).step_s,
+  r.step_s, "response_len at the middle agrees with the range")
+-- An odd sum puts the mean on a half token: 101..300, mean 200.5.
+t.is(gp.rl(with(base, { response_min = 101, response_max = 300 })).response_len, 200.5,
+  "101..300: mean 200.5")
+-- A range of one length is fixed lengths.
+t.is(gp.rl(with(base, { response_min = 300, response_max = 300 })).response_dist, "fixed",
+  "300..300: every response 300 tokens")
+-- The longer range is the longer rollout.
+t.ok(gp.rl(with(base, { response_min = 100, response_max = 500 })).step_s > r.step_s,
+  "100..500 takes longer than 100..300")
+
+t.raises(function() gp.rl(with(base, { response_min = 100 })) end,
+  "rl: response_min is the bottom of a range of response lengths: it needs response_max, its top",
+  "a range needs its top", true)
+t.raises(function() gp.rl(with(base, { response_min = 400, response_max = 300 })) end,
+  "rl: response_min 400 is above response_max 300", "bottom above top", true)
+t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300,
+                                       response_dist = "exp" })) end,
+  "rl: response_min states lengths uniform up to response_max; response_dist string 'exp' "
+    .. "contradicts it", "a range is not exponential", true)
+t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300,
+                                       response_len = 150 })) end,
+  "rl: response_len 150 is not the middle of response_min 100 and response_max 300",
+  "a mean off the middle", true)
+t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300,
+                                       base_checkpoint = true })) end,
+  "rl: base_checkpoint assumes the mean response; response_min and response_max state it",
+  "the range states the mean", true)
+t.raises(function() gp.rl(with(base, { response_min = 0, response_max = 300 })) end,
+  "rl: response_min must be a whole number of tokens", "at least one token", true)
+
+-- The case format: rl.response_min with rl.response_max and no mean
+-- predicts as gp.rl does with the range (the OpenRLHF 7B row).
+local cat = require("gpuplan.catalog").get()
+for _, c in ipairs(validate.read("validation/cases.json")) do
+  if c.id == "openrlhf-2024-ppo-llama2-7b-a100-8" then
+    t.is(c.rl.response_min, 100, "the 7B row states the README's bottom, 100")
+    t.is(c.rl.response_max, 300, "and its top, 300")
+    local row = validate.predict(c, cat)
+    t.ok(row.predicted and not row.reason, "the row with a range is predicted")
+    t.ok(not (row.defaults or ""):find("response_dist=exp", 1, true),
+      "no exponential assumed for a stated range")
+  end
+end
+
+t.done_testing()
