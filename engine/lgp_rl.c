@@ -119,6 +119,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("engine_static_own", host.own_rounds),
 	RL_NUM("engine_graph_gaps", host.gaps),
 	RL_NUM("engine_host_serial", host.serial),
+	RL_NUM("engine_cache_copies", host.cache_copies),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
 	RL_NUM("gae_ops", gae_ops),

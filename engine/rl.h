@@ -145,6 +145,12 @@ typedef struct rl_engine_host {
 			     * each generation batch, all ranks in step) */
 	double gaps;        /* s per decode step's forward, >= 0 */
 	double serial;      /* s per engine step, >= 0, after the rest */
+	double cache_copies; /* >= 0: the KV cache's bytes each decode
+			     * step moves beyond the attention's own read,
+			     * as a multiple of the cache the batch holds
+			     * (Hugging Face generate's DynamicCache cat and
+			     * FlashAttention-2 unpad copies); part of the
+			     * GPU's step; 0 for a paged engine */
 } rl_engine_host;
 
 /* Pools and the memory states of a step. */

@@ -62,6 +62,7 @@ typedef struct rollctx {
 	rl_engine_host host;
 	lenx len;
 	double p;           /* prompt tokens */
+	double kvtok;       /* KV bytes a token of context per GPU */
 	gp_error *err;
 	int bad;
 } rollctx;
@@ -207,6 +208,16 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 		batch * (RL_SAMPLE_BYTES * r->m->vocab -
 			 SERVE_SAMPLE_BYTES * r->m->vocab / r->ic.tp);
 	o.sampler = roof_time(r->d, &op, 1);
+	/* A generate() loop on the trainer's modules copies its dense KV
+	 * cache each step (rl.h host.cache_copies): batch x ctx tokens of
+	 * cache, that many times over, on the GPU's timeline. */
+	if (r->host.cache_copies > 0 && r->kvtok > 0) {
+		memset(&op, 0, sizeof op);
+		op.name = "rl_cache_copies";
+		op.prec = r->ic.compute;
+		op.bytes = r->host.cache_copies * batch * ctx * r->kvtok;
+		t += roof_time(r->d, &op, 1);
+	}
 	/* A piecewise CUDA graph's gaps are the forward's own (rl.h). */
 	gpu = t + o.sampler + r->host.gaps;
 	h = r->host.step + r->host.seq * batch;
@@ -514,7 +525,9 @@ static int roll_args(double prompts, double group, double prompt_len,
 		    gp_check_num(host->gaps, 0, 3600, "engine graph gaps per "
 				 "decode step", err) ||
 		    gp_check_num(host->serial, 0, 3600, "engine serial host "
-				 "time per step", err))
+				 "time per step", err) ||
+		    gp_check_num(host->cache_copies, 0, 64, "engine cache "
+				 "copies per decode step", err))
 			return GP_EINVAL;
 		if (host->overlap != 0 && host->overlap != 1)
 			return gp_fail(err, "engine host overlap must be 0 "
@@ -993,6 +1006,7 @@ int rl_rollout_step(const gp_model *m, const roof_device *d,
 	kvtok = ir.kv_per_seq / (prompt_len + resp->mean);
 	if (r.dp && dp_memory(&r, &ir, o, &kvtok, err))
 		return GP_EINVAL;
+	r.kvtok = kvtok;
 	if (!ir.fits || !(o->kv_budget > 0)) {
 		if (!ir.fits)
 			snprintf(why, 160, "rollout engine: %.140s", ir.why);

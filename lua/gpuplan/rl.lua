@@ -393,6 +393,22 @@ M.HF_GENERATE_TAIL_OPS = 17
 -- and cumsum are not counted), 28 ops beside 62 a layer.
 M.HF_LLAMA_LAYER_OPS = 62
 
+-- The same decode step's GPU work beyond a paged engine's: the cache is
+-- one dense tensor a layer, [batch, kv_heads, ctx, head_dim] for K and for
+-- V, that the step copies whole (the modeling_llama.py quoted above):
+-- DynamicCache.update's torch.cat of the cache and the new token reads the
+-- cache and writes it anew (2 x the cache); LlamaFlashAttention2 then
+-- transposes K and V to [batch, ctx, heads, head_dim] ("These transpose
+-- are quite inefficient but Flash Attention requires the layout ...") and
+-- _upad_input's key_layer.reshape(batch_size * kv_seq_len, ...) of the
+-- transposed view is a copy (2 x); index_first_axis gathers its rows by
+-- the unpadded indices (flash_attn/bert_padding.py: torch.gather into a
+-- new tensor, 2 x); flash_attn_varlen_func reads the gathered K and V,
+-- the one read a paged engine's attention makes and the serving model
+-- prices.  Six passes over the batch's cache a step beyond it, at the
+-- card's memory bandwidth.
+M.HF_CACHE_COPIES = 6
+
 -- A vLLM engine larger than a host runs its workers under vLLM's Ray
 -- executor (NeMo RL passes distributed_executor_backend="ray" for every
 -- engine of TP > 1, nemo_rl/models/generation/vllm/vllm_worker.py
@@ -1412,6 +1428,8 @@ run = function(o, job)
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
     engine_host_serial = hf and (M.HF_LLAMA_LAYER_OPS * model.layers + M.HF_GENERATE_PRELUDE_OPS
       + M.HF_GENERATE_TAIL_OPS) * op_t or hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
+    -- hf's dense cache, copied whole every step (M.HF_CACHE_COPIES)
+    engine_cache_copies = hf and M.HF_CACHE_COPIES or 0,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
     engine_host_overlap = async or hybrid, engine_graph_gaps = gaps,

@@ -154,12 +154,22 @@ t.is(hfr.rollout_engine, "hf", "rollout_engine hf in the result")
 t.is(hfr.rollout.steps, 512, "the same 2 static rounds of 256 steps")
 t.near(hfr.rollout.host, 512 * (62 * 32 + 28) * op, 1e-9,
   "hf: the host adds all its 2012 ops a step")
--- ... and each decode step is the hybrid engine's GPU time plus those ops:
+-- ... and each decode step is the hybrid engine's GPU time plus those ops
+-- and the dense cache's copies (gp.rl's HF_CACHE_COPIES = 6: the cat, the
+-- transposed reshape and the unpad gather, each a read and a write):
 -- itl(hf) - itl(hybrid) = (2012 - 11) x 24.84 us = 49.70 ms (the hybrid
--- step there is the GPU's plus its 11 serial ops; the GPU work is the
--- same, DeepSpeed's kernels priced as the hf modules' launches).
-t.near(hfr.rollout.itl_first - g.rollout.itl_first, (62 * 32 + 28 - 11) * op, 1e-12,
-  "hf: the GPU's step plus every op, not the longer of the two")
+-- step there is the GPU's plus its 11 serial ops; DeepSpeed's kernels
+-- priced as the hf modules' launches) + the copies of the first step's
+-- cache, 16 sequences x 257 tokens x 524288 B (Llama 2 7B's K and V,
+-- 2 x 32 heads x 128 x 2 B x 32 layers) x 6 = 12.94 GB, at the A100's
+-- memory roofline (gp.roofline's time for those bytes).
+t.is(rl.HF_CACHE_COPIES, 6, "six passes over the dense cache a step")
+local copies = gp.roofline { gpu = "a100-sxm-80gb",
+  op = { flop = 0, bytes = 6 * 16 * 257 * 524288, prec = "bf16" } }.op.time
+t.ok(copies > 12.94e9 / 2.1e12 and copies < 12.94e9 / 1.0e12,
+  "the copies at 1-2.1 TB/s")
+t.near(hfr.rollout.itl_first - g.rollout.itl_first, (62 * 32 + 28 - 11) * op + copies, 1e-12,
+  "hf: the GPU's step plus every op and the cache's copies, not the longer of the two")
 -- OpenRLHF's actor ranks generate on their own (no collective between
 -- them before the update): under hf each engine's round ends at its own
 -- batch's longest response, the longest of 16 draws -- what one engine
