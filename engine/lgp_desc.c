@@ -212,6 +212,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("te_modules", offsetof(train_cfg, te_modules), 0),
 	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),
 	F_NUM("cpu_adam_s", offsetof(train_cfg, cpu_adam_s), 0),
+	F_NUM("cpu_step_s", offsetof(train_cfg, cpu_step_s), 0),
 	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
 	F_NUM("host_op_time", offsetof(train_cfg, host_op_time),
 	      GP_EAGER_OP_TIME),

@@ -206,7 +206,13 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
  * path per parameter as measured; the node's DRAM still bounds the
  * ranks together, the fused step reading the fp32 parameter, gradient
  * and both states and writing three (28 B) and the copies landing and
- * leaving (4 + 4 B); the copies on PCIe overlap the step. */
+ * leaving (4 + 4 B); the copies on PCIe overlap the step.
+ *
+ * A rank whose process may run only a few threads (a Ray worker gets
+ * OMP_NUM_THREADS from its num_cpus, DeepSpeedCPUAdam's "#pragma omp
+ * parallel for" and PyTorch's CPU ops follow it) steps at those
+ * threads' rate, c->cpu_step_s a parameter, when that is slower than
+ * its share of the node's DRAM. */
 static double offload_step(const ctx *x, double n)
 {
 	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
@@ -223,7 +229,8 @@ static double offload_step(const ctx *x, double n)
 	if (x->c->cpu_adam_s > 0)
 		return fmax(fmax(n * x->c->cpu_adam_s, n * 8.0 / pcie),
 			    n * ranks * 36.0 / host);
-	return n * (down + (up ? 2.0 : 0.0)) / pcie + n * ranks * hb / host;
+	return n * (down + (up ? 2.0 : 0.0)) / pcie +
+		fmax(n * ranks * hb / host, n * x->c->cpu_step_s);
 }
 
 /* The same double, bit for bit (== would take -0 for 0). */

@@ -208,6 +208,12 @@ typedef struct train_cfg {
 				  * torch.optim.AdamW per parameter); 0:
 				  * DeepSpeedCPUAdam, bound by the node's
 				  * DRAM (train.c offload_step) */
+	double cpu_step_s;       /* offload without cpu_adam_s: seconds per
+				  * parameter of the host's side of the
+				  * step on the rank's own threads (a Ray
+				  * worker's OMP_NUM_THREADS), the least it
+				  * takes whatever the node's DRAM allows;
+				  * 0: the node's cores (DRAM-bound) */
 	/* Memory: */
 	double capacity;         /* bytes per GPU */
 	gp_mem_reserve reserve;

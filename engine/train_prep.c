@@ -47,6 +47,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
 	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
 	    gp_check_num(c->cpu_adam_s, 0, 1, "cpu_adam_s", err) ||
+	    gp_check_num(c->cpu_step_s, 0, 1, "cpu_step_s", err) ||
 	    gp_check_pos(c->capacity, "capacity", err) ||
 	    gp_check_tokens(c->mem.seq, "seq", err) ||
 	    gp_check_pos(c->mem.seq, "seq", err))

@@ -365,6 +365,11 @@ opt { name = "offload", type = "string", metavar = "X", commands = TRAIN4 .. " i
   suggest = { "cpu_offload", "offload_optimizer" },
   variants = { infer = { type = "flag",
     help = "read layers that do not fit from host memory" } } }
+opt { name = "host_threads", type = "int", metavar = "N", commands = "train plan rl",
+  default = "the node's cores, shared by its ranks (the step bound by the host's DRAM)",
+  help = "with --offload: CPU threads each rank's process steps the offloaded optimizer on "
+    .. "(a Ray worker's OMP_NUM_THREADS, its num_cpus: 1 for OpenRLHF's ranks)",
+  suggest = { "omp_num_threads", "num_cpus", "cpu_threads" } }
 opt { name = "delayed_update", type = "flag", commands = "train plan",
   help = "with --offload: ZeRO-Offload's one-step delayed parameter update (DPU) -- the CPU "
     .. "step and its PCIe copies run beside the next step's forward and backward",

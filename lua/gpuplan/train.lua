@@ -65,6 +65,23 @@ local M = {}
 -- are), so the node's ranks step side by side.
 M.MEGATRON_CPU_ADAM_S = 0.926 / 0.596e9
 
+-- The host's side of DeepSpeed's offloaded step at stages 1-2 on one CPU
+-- thread, per parameter.  deepspeed/runtime/zero/stage_1_and_2.py step()
+-- (v0.12.6) with cpu_offload runs three passes over the rank's fp32
+-- partition on the CPU: unscale_and_clip_grads' grad.data.mul_ (read and
+-- write the fp32 gradient, 8 B; it runs at every step, combined_scale 1
+-- when nothing clips), DeepSpeedCPUAdam's step (read the fp32 parameter,
+-- gradient and both moments, write the parameter and moments: 28 B), and
+-- "bit16_partitions[partition_id].data.copy_(fp32_partition.data)", a
+-- blocking copy to the GPU's bf16 partition, which PyTorch converts on the
+-- CPU first (aten/src/ATen/native/cuda/Copy.cu copy_kernel_cuda: "For
+-- blocking transfers conversions are performed on CPU"; read 4 B, write a
+-- 2 B copy): 42 B.  One thread's rate is NeMo RL's measured single-thread
+-- AdamW (M.MEGATRON_CPU_ADAM_S: a fused torch AdamW over the same 28 B of
+-- fp32 state, one Ray worker thread a rank), scaled by the bytes: 42 / 28
+-- of it.
+M.DEEPSPEED_CPU_STEP_THREAD_S = 42 / 28 * M.MEGATRON_CPU_ADAM_S
+
 local function core() return require "gpuplan.core" end
 local function catalog(cat) return cat or require("gpuplan").catalog() end
 local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
@@ -524,6 +541,12 @@ function M.setup(o, sweep)
     fail("train: host_bw is what the offloaded optimizer steps at; give offload = optimizer "
       .. "or params+optimizer too")
   end
+  local threads = o.host_threads
+  -- (a whole number >= 1: the options' resolver checked it)
+  if threads ~= nil and not offloaded then
+    fail("train: host_threads are what the offloaded optimizer steps on; give offload = "
+      .. "optimizer or params+optimizer too")
+  end
   if offloaded then
     local okh, bw = pcall(require("gpuplan.comm").host_bw, o.host_bw, sys, default, "train",
       "the offloaded optimizer steps on the CPU")
@@ -534,9 +557,14 @@ function M.setup(o, sweep)
     -- the rank's own process, not DeepSpeed's AVX CPUAdam
     -- (engine/train.c offload_step).
     if cfg.stack == "megatron" then
-      cfg.cpu_adam_s = M.MEGATRON_CPU_ADAM_S
+      cfg.cpu_adam_s = M.MEGATRON_CPU_ADAM_S / (threads or 1)
       default(string.format("offload=optimizer steps in Megatron-Core's HybridDeviceOptimizer "
-        .. "(a fused torch AdamW per parameter, %.2f ns each)", M.MEGATRON_CPU_ADAM_S * 1e9))
+        .. "(a fused torch AdamW per parameter, %.2f ns each)", cfg.cpu_adam_s * 1e9))
+    elseif threads then
+      -- DeepSpeed's host side on the rank's own threads: at least
+      -- M.DEEPSPEED_CPU_STEP_THREAD_S / threads a parameter (offload_step
+      -- keeps the node's DRAM bound too).
+      cfg.cpu_step_s = M.DEEPSPEED_CPU_STEP_THREAD_S / threads
     end
   end
   if o.delayed_update ~= nil and type(o.delayed_update) ~= "boolean" then

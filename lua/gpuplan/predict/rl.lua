@@ -238,8 +238,21 @@ PROFILES.verl = {
 -- below, except that OpenRLHF's ds_config overlaps the gradient
 -- reduction: openrlhf/utils/deepspeed_utils.py get_train_ds_config (at
 -- 35865c7e, January 2024) sets '"overlap_comm": True'.
+-- Each of its models' ranks is a Ray actor asking one CPU:
+-- openrlhf/trainer/ray/launcher.py PPORayActorGroup._initiate_actors (at
+-- 35865c7e) creates them with ".options(num_cpus=num_gpus_per_actor,
+-- num_gpus=num_gpus_per_actor, ...)", num_gpus_per_actor 1, and Ray
+-- sets a worker's OMP_NUM_THREADS to the CPUs it was assigned
+-- (ray-project/ray python/ray/_private/utils.py
+-- set_omp_num_threads_if_unset: "omp_num_threads =
+-- max(math.floor(num_assigned_cpus), 1)"), which DeepSpeedCPUAdam's
+-- "#pragma omp parallel for" (csrc/includes/cpu_adam.h Step_AVX) and
+-- PyTorch's CPU ops follow: the --adam_offload step of each actor and
+-- critic rank runs on one thread (gp.train's host_threads).
 PROFILES.openrlhf = {
   { "overlap_grad_reduce", true, "get_train_ds_config: overlap_comm True" },
+  { "host_threads", 1, "Ray actors of num_cpus 1: OMP_NUM_THREADS=1, the offloaded step on "
+    .. "one thread a rank" },
 }
 
 -- DeepSpeed-Chat's step 3 (DeepSpeedExamples applications/DeepSpeed-Chat,
