@@ -97,6 +97,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("minibatch", minibatch),
 	RL_NUM("epochs", epochs),
 	RL_BOOL("pad", pad),
+	RL_BOOL("pad_batch", pad_batch),
 	RL_NUM("pack_tokens", pack_tokens),
 	RL_NUM("logprob_pack_tokens", logprob_pack_tokens),
 	RL_BOOL("colocated", colocated),

@@ -100,6 +100,11 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       c->prompt_len + hi);
 	/* The key the user set opens the message (the command line names
 	 * it by its flag there). */
+	if (c->pad_batch && (c->pad || c->pack_tokens > 0))
+		return gp_fail(err, "pad_batch pads each micro-batch to its "
+			       "own longest; %s contradicts it",
+			       c->pad ? "pad (to the limit)" :
+			       "pack_tokens (packed to their lengths)");
 	if (c->rank_skew && (c->pad || c->pack_tokens > 0))
 		return gp_fail(err, "%s makes every rank's share even; "
 			       "rank_skew is each rank's unbalanced share of "
@@ -225,7 +230,11 @@ static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
 	 * the mean prompt + response; padded to the generation limit
 	 * without packing. */
 	out->train_seq = c->prompt_len + (c->pad ?
-		rl_len_limit(&c->response) : c->response.mean);
+		rl_len_limit(&c->response) : c->pad_batch ?
+		rl_len_longest(&c->response,
+			       c->train.mem.lay.micro_batch > 0 ?
+			       c->train.mem.lay.micro_batch : 1) :
+		c->response.mean);
 	if (c->pack_tokens > 0 && !c->pad) {
 		const gp_layout *lay = &c->train.mem.lay;
 		double attn;
@@ -305,6 +314,12 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 
 		u->attn_seq = (p * p + 2.0 * p * r +
 			       rl_len_moment2(&c->response)) / (p + r);
+		/* Padded to the micro-batch's longest, the GEMMs run over
+		 * every slot but FlashAttention-2's varlen kernel over the
+		 * real tokens only (transformers' _upad_input): the same
+		 * attention work spread over the padded width. */
+		if (c->pad_batch)
+			u->attn_seq *= (p + r) / out->train_seq;
 	}
 	/* Packed: a micro-batch is one bin (rl_pack). */
 	if (c->pack_tokens > 0 && !c->pad) {

@@ -209,6 +209,11 @@ typedef struct rl_cfg {
 	double epochs;      /* passes over the samples; 0 = 1 */
 	int pad;            /* 1: a training sequence is padded to the
 			     * longest response; 0: packed to its length */
+	int pad_batch;      /* 1: each micro-batch's sequences padded to
+			     * its own longest response (the expected
+			     * longest of micro_batch draws), attention
+			     * over the real tokens (FlashAttention-2
+			     * unpads) */
 	double pack_tokens; /* > 0: each mini-batch's sequences packed
 			     * into micro-batches of at most this many
 			     * tokens by first-fit decreasing (NeMo RL's

@@ -770,6 +770,10 @@ opt { name = "rank_skew", type = "flag", commands = "rl",
 opt { name = "pad", type = "flag", commands = "rl",
   help = "training sequences padded to --response-max",
   suggest = { "padding" } }
+opt { name = "pad_batch", type = "flag", commands = "rl",
+  help = "each micro-batch's sequences padded to its own longest response (OpenRLHF's "
+    .. "zero_pad_sequences), attention over the real tokens",
+  suggest = { "pad_to_longest", "padding_longest" } }
 opt { name = "pack_tokens", type = "int", metavar = "N", commands = "rl",
   kind = "tokens", range = { 0, 1 << 24 },
   default = "0: --batch sequences at the mean length",

@@ -95,7 +95,9 @@
 --                 the policy's weights for its forward (NeMo RL's Megatron
 --                 worker; default false)
 --   pad           training sequences padded to the limit (default false:
---                 packed to their length)
+--                 packed to their length); pad_batch: each micro-batch
+--                 padded to its own longest response (OpenRLHF), the
+--                 attention over the real tokens
 --   rank_skew     each DP rank trains an unbalanced draw of each
 --                 mini-batch and every optimizer step waits for the
 --                 busiest (verl's dynamic batch; default false: even
@@ -1408,6 +1410,7 @@ run = function(o, job)
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
     response_clip = clip,
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
+    pad_batch = boolean("pad_batch", o.pad_batch, false),
     logprob_pack_tokens = lp_pack,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = window, refit_drain = refit_drain, offload_states = offload,

@@ -37,6 +37,25 @@ t.is(gp.rl(with(base, { response_min = 300, response_max = 300 })).response_dist
 t.ok(gp.rl(with(base, { response_min = 100, response_max = 500 })).step_s > r.step_s,
   "100..500 takes longer than 100..300")
 
+-- pad_batch (OpenRLHF's micro-batches, padded to their own longest): the
+-- training sequence is the prompt and the expected longest of a
+-- micro-batch's responses, uniform 100..300 at batch 8: 100 + 200 x 8 / 9
+-- = 277.78, so 150 + 277.78 = 427.78 tokens (tolerance 1e-12 relative:
+-- the engine's own expression); the attention stays the real tokens'.
+local pb = gp.rl(with(base, { response_min = 100, response_max = 300, batch = 8,
+                              pad_batch = true }))
+t.near(pb.train_seq, 150 + 100 + 200 * 8 / 9, 1e-12, "pad_batch: prompt + longest of 8")
+t.ok(pb.step_s > gp.rl(with(base, { response_min = 100, response_max = 300, batch = 8 })).step_s,
+  "padded micro-batches take longer than sequences at their mean")
+t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300, pad = true,
+                                       pad_batch = true })) end,
+  "pad_batch pads each micro-batch to its own longest; pad (to the limit) contradicts it",
+  "pad_batch or pad", true)
+t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300,
+                                       pack_tokens = 4096, pad_batch = true })) end,
+  "pad_batch pads each micro-batch to its own longest; pack_tokens (packed to their lengths) "
+    .. "contradicts it", "pad_batch or pack_tokens", true)
+
 t.raises(function() gp.rl(with(base, { response_min = 100 })) end,
   "rl: response_min is the bottom of a range of response lengths: it needs response_max, its top",
   "a range needs its top", true)

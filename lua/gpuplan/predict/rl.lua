@@ -249,8 +249,19 @@ PROFILES.verl = {
 -- "#pragma omp parallel for" (csrc/includes/cpu_adam.h Step_AVX) and
 -- PyTorch's CPU ops follow: the --adam_offload step of each actor and
 -- critic rank runs on one thread (gp.train's host_threads).
+-- Its micro-batches are padded, not packed (before --packing_samples):
+-- the replay buffer strips each sample's padding and collate_fn pads a
+-- micro-batch back to its longest (openrlhf/trainer/ppo_utils/
+-- replay_buffer.py make_experience_batch: "zero_pad_sequences(vals,
+-- 'left')", max_len = the longest of the batch), and the experience
+-- maker's forwards run on the generated batch as generate() returned it,
+-- every row as long as its longest (gp.rl's pad_batch, at the training
+-- micro-batch: a lower bound for those forwards, whose batch is the
+-- larger micro_rollout_batch_size).
 PROFILES.openrlhf = {
   { "overlap_grad_reduce", true, "get_train_ds_config: overlap_comm True" },
+  { "pad_batch", true, "make_experience_batch: zero_pad_sequences to the micro-batch's "
+    .. "longest" },
   { "host_threads", 1, "Ray actors of num_cpus 1: OMP_NUM_THREADS=1, the offloaded step on "
     .. "one thread a rank" },
 }
