@@ -18,7 +18,15 @@
  * (move_optimizer: state[k] = v.to("cpu"), r0.5.0) and verl's
  * (offload_megatron_optimizer: v["exp_avg"].to("cpu", ...)); the
  * weights go to pinned buffers (Megatron-Core's param buffer
- * offload_to_cpu: pin_memory(); vLLM's sleep mode). */
+ * offload_to_cpu: pin_memory(); vLLM's sleep mode).  On a Grace
+ * superchip (GB200) the GPU reaches pageable memory through the host's
+ * page tables over NVLink-C2C ("On systems where
+ * pageableMemoryAccessUsesHostPageTables is true, cudaMallocHost may not
+ * page-lock the allocated memory", CUDA runtime API), and a copy from
+ * populated pageable memory runs near the pinned one (GH200: 92.6 against
+ * 97.4 GiB/s, vortex-data/vortex PR #7815); a copy into fresh pages still
+ * faults each one in, and no measurement of that on Grace was found, so
+ * this figure stands there too. */
 #define RL_PAGEABLE_D2H 1.4e9
 
 /* verl's Megatron worker with megatron.param_offload (verl commit

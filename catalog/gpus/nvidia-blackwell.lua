@@ -166,6 +166,25 @@ gpu {
   },
   scaleup = { fabric = "nvlink5", domain = 72 },
   pcie = { gen = 5, lanes = 16 },
+  -- The GPU's copies to and from the Grace CPU's memory cross NVLink-C2C
+  -- ("900 GB/s of bidirectional bandwidth between the Grace CPU and
+  -- Blackwell GPUs", one Grace to two GPUs).  Measured on the same
+  -- link of a GH200 (one GPU to its Grace): a 1 GiB cuMemcpyHtoD, what a
+  -- framework's tensor copy issues, at 92.6 GiB/s from pageable and 97.4
+  -- GiB/s from pinned memory (vortex-data/vortex PR #7815); nvbandwidth's
+  -- copy-engine stream reaches 346 GB/s host to device (NVIDIA/nvbandwidth
+  -- issue #23), so two GPUs at the copy's rate fit on one link.  One
+  -- GPU's copy rate, 92.6 GiB/s = 99.4 GB/s.
+  host_link = {
+    bw = "99.4GB/s",
+    reason = "one GPU's measured 1 GiB cuMemcpy over NVLink-C2C (GH200, pageable "
+          .. "92.6 GiB/s, pinned 97.4 GiB/s); two GPUs share the Grace's 900 GB/s "
+          .. "link, whose copy-engine rate, 346 GB/s, holds both",
+    source = "vortex-data/vortex PR #7815 (GH200 cuda/load_to_device/memcpy_htod "
+          .. "benchmark); NVIDIA/nvbandwidth issue #23 (GH200 host_to_device_memcpy_ce "
+          .. "346 GB/s); NVIDIA GB200 superchip: NVLink-C2C 900 GB/s bidirectional "
+          .. "between one Grace CPU and two Blackwell GPUs",
+  },
   tdp = "1200W",
   mig = { max = 7 },
   source = "NVIDIA GB200 NVL72 table via zdszero.github.io Hardware.html (186 GB, 8 TB/s, "

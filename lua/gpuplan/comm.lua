@@ -127,6 +127,15 @@ function M.pcie_bw(g)
   return (g.pcie.lanes or 16) * 0.985e9 * 2 ^ (g.pcie.gen - 3) * 0.8
 end
 
+-- The rate a GPU's copies to and from host memory reach, B/s per
+-- direction: a superchip's own CPU link where the catalog gives one
+-- (gpu.host_link: GB200's NVLink-C2C), else its PCIe link (M.pcie_bw);
+-- nil when the catalog gives neither.
+function M.host_link_bw(g)
+  if g and g.host_link and g.host_link.bw then return g.host_link.bw end
+  return M.pcie_bw(g)
+end
+
 -- The host DRAM bandwidth the node's CPUs stream at, B/s: v (the caller's
 -- host_bw: a number or "200GB/s"), else 0.8 of the catalog system's
 -- theoretical host_mem_bw (streaming reads and writes reach ~0.8 of it:

@@ -1374,7 +1374,9 @@ run = function(o, job)
     fail("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
       .. "is not the actor's tp %d", rtp, tp)
   end
-  local host_bw = train.pcie_bw(gpu) or 25e9
+  -- The trainer's copies to and from host memory: a superchip's CPU link
+  -- (GB200's NVLink-C2C, catalog host_link), else PCIe.
+  local host_bw = require("gpuplan.comm").host_link_bw(gpu) or 25e9
   local rmem = o.rollout_memory
   if rmem ~= nil and (type(rmem) ~= "number" or not (rmem > 0 and rmem <= 1)) then
     fail("rl: rollout_memory must be a fraction of the card in (0, 1] (got %s)", shown(rmem))

@@ -304,6 +304,10 @@ M.gpu = T.record {
   achievable = achievable,
   scaleup = T.record { fabric = R(id()), domain = R(int { min = 1 }) },
   pcie = T.record { gen = R(int { min = 1, max = 7 }), lanes = R(int { min = 1, max = 32 }) },
+  -- A superchip's GPU reaches its CPU's memory over a link of its own
+  -- (NVLink-C2C), not PCIe: the rate one GPU's copies to and from host
+  -- memory reach on it, per direction; absent: the PCIe link's
+  host_link = T.record { bw = R(T.unit("bandwidth")), reason = R(str()), source = R(str()) },
   -- One card's board power: 0.3-1.2 kW today (a GB200 superchip is
   -- 2.7 kW with its CPU); 100 kW is a rack, not a GPU.
   tdp = T.unit("power", { max = 1e5, what = "at most 100 kW" }),

@@ -156,6 +156,27 @@ end
 t.is(str, 9519520640, "remainders: the states 10 B a parameter over 8 ranks")
 t.near(phase(rlr, "offload").seconds, 9519520640 / 1.4e9 + 9519520640 / 50.432e9, 1e-9,
        "remainders: the offload moves 10 B a parameter, not 12")
+-- A GB200's GPU copies to and from host memory over NVLink-C2C (catalog
+-- host_link: 99.4 GB/s, one GPU's measured 1 GiB copy on the link), not
+-- its PCIe link's 50.432 GB/s.  Colocated Qwen2.5-7B on 8 GB200s with
+-- the states offloaded: each way the update's weights, master and Adam
+-- and the engine's weights, 57117123840 B; the master and Adam (12 B a
+-- parameter / 8 = 11423424768 B) out into pageable memory at 1.4 GB/s
+-- instead: 2 x 57117123840 / 99.4e9 + 11423424768 x (1 / 1.4e9 - 1 /
+-- 99.4e9) = 1.14924 + 8.15959 - 0.11492 = 9.19390 s (at PCIe's rate
+-- 10.198 s).  Exact but for float rounding: 1e-9.
+local gb = gp.rl { model = "qwen2.5-7b", gpu = "gb200", gpus = 8, zero = 1, recompute = "full",
+                   prompts = 64, group = 8, prompt_len = 512, response_len = 2048,
+                   response_max = 8192, offload_states = true, stack = "megatron" }
+local gst = 0
+for _, c in ipairs(gb.memory.update.components) do
+  if c.name == "master" or c.name == "optimizer" then gst = gst + c.bytes end
+end
+t.is(gst, 11423424768, "GB200: the states 12 B a parameter over 8 ranks")
+t.is(gb.swap_bytes, 57117123840, "GB200: the bytes each way")
+t.near(phase(gb, "offload").seconds, 2 * 57117123840 / 99.4e9 +
+       11423424768 * (1 / 1.4e9 - 1 / 99.4e9), 1e-9,
+       "GB200: the offload's link copies over NVLink-C2C at 99.4 GB/s")
 t.near(rl1.pools.train.busy - rl0.pools.train.busy, phase(rl1, "offload").seconds, 1e-9,
        "the training pool busier by it")
 t.near(rl1.step_s, rl0.step_s, 1e-12, "the rollout-bound step unchanged")
