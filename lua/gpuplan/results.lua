@@ -217,6 +217,8 @@ field("prompts", "count", "prompts per step", "rl")
 field("prompt_len", "count", "prompt tokens", "rl")
 field("response_len", "count", "mean response tokens", "rl")
 field("response_max", "count", "longest response tokens", "rl")
+field("response_min", "count", "uniform: the shortest response tokens (2 response_len - "
+  .. "response_max; a stated range's bottom)", "rl")
 field("response_dist", "", "the response-length distribution", "rl")
 field("response_clip", "", "exp: the share of the responses cut at response_max", "rl")
 field("train_seq", "count", "training tokens per sample", "rl")

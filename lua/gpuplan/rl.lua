@@ -1465,6 +1465,8 @@ run = function(o, job)
     prompts = prompts, group = group, samples = samples, prompt_len = plen,
     generated = math.tointeger(r.generated) or r.generated, filter_keep = keep,
     response_len = rlen, response_max = rmax or rlen, response_dist = dist,
+    response_min = dist == "uniform" and (math.tointeger(2 * rlen - rmax) or 2 * rlen - rmax)
+      or nil,
     response_clip = clip,
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,

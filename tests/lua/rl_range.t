@@ -20,6 +20,7 @@ local u = gp.rl(with(base, { response_len = 200, response_max = 300, response_di
 t.is(r.response_len, 200, "the range's middle is the mean: (100 + 300) / 2")
 t.is(r.response_dist, "uniform", "a range is uniform lengths")
 t.is(r.response_max, 300, "its top is the longest response")
+t.is(r.response_min, 100, "and its bottom the shortest (2 x 200 - 300)")
 t.is(r.step_s, u.step_s, "100..300 prices as mean 200, max 300, uniform")
 -- E[L^2] of uniform [a, b] = (a^2 + a b + b^2) / 3 = (1e4 + 3e4 + 9e4) / 3
 -- = 43333.33; tolerance 1e-9 relative (the engine's own sum of doubles).

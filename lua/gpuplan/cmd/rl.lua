@@ -60,7 +60,8 @@ local function title_of(r)
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
     r.response_len, r.response_dist,
-    r.response_dist == "fixed" and "" or (", max " .. r.response_max
+    r.response_dist == "fixed" and "" or r.response_min and string.format(" %g-%g", r.response_min,
+      r.response_max) or (", max " .. r.response_max
       .. ((r.response_clip or 0) > 0 and string.format(", %.3g%% cut there", 100 * r.response_clip)
         or "")))
 end
