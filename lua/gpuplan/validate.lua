@@ -119,6 +119,9 @@ local model_spec = T.record {
   },
   params_b = T.number { positive = true, max = 1e6 },
   mtp_layers = count(0),
+  -- Local attention over the last `size` tokens in `layers` of the layers
+  -- (absent: every layer), the catalog's field (FORMAT.md)
+  sliding_window = T.record { size = R(count()), layers = count(0) },
   vision = vision_spec(),
 }
 

@@ -86,6 +86,11 @@ function M.model(cm, cat)
   end
   if type(v(cm.mla)) == "table" then m.mla = cm.mla end
   if type(v(cm.mtp_layers)) == "number" then m.mtp_layers = cm.mtp_layers end
+  -- sliding_window {size, layers}: the catalog's field as it is (layers
+  -- absent: every layer, as the engine reads it)
+  if type(v(cm.sliding_window)) == "table" then
+    m.sliding_window = { size = cm.sliding_window.size, layers = v(cm.sliding_window.layers) }
+  end
   m.vision = vision
   return m
 end
