@@ -333,6 +333,18 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 	u->price = 0;
 	*f = *u;
 	f->forward_only = 1;
+	/* Padded batches: the forwards run on the generated batch as the
+	 * engine returned it (OpenRLHF's make_experience: the
+	 * micro_rollout_batch_size sequences of one generate() call),
+	 * every row as long as that batch's longest response. */
+	if (c->pad_batch && c->static_batch >= 1) {
+		double p = c->prompt_len, r = c->response.mean;
+
+		f->mem.seq = p + rl_len_longest(&c->response,
+						c->static_batch);
+		f->attn_seq = (p * p + 2.0 * p * r +
+			       rl_len_moment2(&c->response)) / f->mem.seq;
+	}
 	f->global_batch = u->global_batch * N / mb;
 	/* The log-probability forwards pack the whole step's samples into
 	 * bins of their own size: NeMo RL's get_logprobs and

@@ -48,6 +48,19 @@ local pb = gp.rl(with(base, { response_min = 100, response_max = 300, batch = 8,
 t.near(pb.train_seq, 150 + 100 + 200 * 8 / 9, 1e-12, "pad_batch: prompt + longest of 8")
 t.ok(pb.step_s > gp.rl(with(base, { response_min = 100, response_max = 300, batch = 8 })).step_s,
   "padded micro-batches take longer than sequences at their mean")
+-- The forwards run on the generated batch as generate() returned it: with
+-- static batches of 16 (hf) the padded width is the longest of 16 (100 +
+-- 200 x 16 / 17 = 288.2), wider than a training micro-batch's of 8: the
+-- log-probability pass lengthens, the update does not.
+local hf = with(base, { response_min = 100, response_max = 300, batch = 8, pad_batch = true,
+                        rollout_engine = "hf", model = "llama2-7b", zero = 2,
+                        gpus = 8, prompts = 64 })
+local h16 = gp.rl(with(hf, { generation_batch = 16 }))
+local h8 = gp.rl(with(hf, { generation_batch = 8 }))
+t.ok(t.phase(h16, "logprob").seconds > t.phase(h8, "logprob").seconds,
+  "forwards at the generated batch's longest: 16 a batch pads wider than 8")
+t.is(t.phase(h16, "actor_update").seconds, t.phase(h8, "actor_update").seconds,
+  "the update pads to its own micro-batch's longest either way")
 t.raises(function() gp.rl(with(base, { response_min = 100, response_max = 300, pad = true,
                                        pad_batch = true })) end,
   "pad_batch pads each micro-batch to its own longest; pad (to the limit) contradicts it",

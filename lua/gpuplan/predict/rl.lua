@@ -255,9 +255,8 @@ PROFILES.verl = {
 -- replay_buffer.py make_experience_batch: "zero_pad_sequences(vals,
 -- 'left')", max_len = the longest of the batch), and the experience
 -- maker's forwards run on the generated batch as generate() returned it,
--- every row as long as its longest (gp.rl's pad_batch, at the training
--- micro-batch: a lower bound for those forwards, whose batch is the
--- larger micro_rollout_batch_size).
+-- every row as long as its longest (gp.rl's pad_batch: the update at
+-- its micro-batch's longest, the forwards at the generate batch's).
 PROFILES.openrlhf = {
   { "overlap_grad_reduce", true, "get_train_ds_config: overlap_comm True" },
   { "pad_batch", true, "make_experience_batch: zero_pad_sequences to the micro-batch's "
@@ -551,7 +550,13 @@ return function(case, cat)
   local plen = v(c.prompt_len)
   if not plen then
     plen = PROMPT_DEFAULT
-    defaults[#defaults + 1] = string.format("prompt_len=%d (not published; a "
+    -- OpenRLHF's PPO runs prompt with chat data (OpenOrca, hh-rlhf,
+    -- oasst1 in its scripts), not math: the default is then a math
+    -- problem's length standing in for prompts nobody measured.
+    defaults[#defaults + 1] = fw == "openrlhf" and string.format("prompt_len=%d (not "
+      .. "published; the default is a math problem's, standing in for this run's chat "
+      .. "prompts, whose lengths no source gives)", plen)
+      or string.format("prompt_len=%d (not published; a "
       .. "math problem in its instruction and chat template)", plen)
   end
   local tmax = v(wl.seq_len)
