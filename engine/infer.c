@@ -163,6 +163,9 @@ static int get_shape(const gp_model *m, const infer_cfg *c, shape *s,
 	 * vision tower, which text serving does not run) at weight_bits. */
 	lt = p.total - p.embedding - p.lm_head - p.vision;
 	s->layer_w = lt / m->layers * wb / tp;
+	/* MLA's latent down-projections are held whole on every rank
+	 * (mla_decode). */
+	s->layer_w += model_mla_down_weights(m) * (1.0 - 1.0 / tp) * wb;
 	/* Vocab-parallel embedding and lm_head (Megatron / TensorRT-LLM). */
 	s->emb_w = p.embedding * eb / tp;
 	s->lm_w = (m->tied_embeddings ? p.embedding : p.lm_head) * eb / tp;
@@ -433,6 +436,74 @@ static int moe_route(builder *b, const gp_model *m, const shape *s,
 	           b->c->compute);
 }
 
+/* MLA's decode in a tensor-parallel engine, as vLLM runs it (the
+ * absorbed form: vllm/model_executor/models/deepseek_v2.py's
+ * DeepseekV2MLAAttention through the MultiHeadLatentAttention wrapper,
+ * then vllm/v1/attention/backends/mla/common.py MLACommonImpl.forward and
+ * flashmla.py FlashMLAImpl, the same path in the 0.10 to 0.17 releases
+ * the RL frameworks pin).  model_layer_ops folds MLA's projections into
+ * one "qkv" GEMM split over tp; a decode step runs them as
+ *  - fused_qkv_a_proj, the q and kv latents' down-projections in one
+ *    GEMM over every token, its weights held and read whole on every
+ *    rank: "self.fused_qkv_a_proj = MergedReplicatedLinear(
+ *    self.hidden_size, [self.q_lora_rank, self.kv_lora_rank +
+ *    self.qk_rope_head_dim]" (a ReplicatedLinear), beside the head-split
+ *    ColumnParallelLinear q_b_proj and kv_b_proj;
+ *  - q_a_layernorm and kv_a_layernorm, an RMSNorm kernel each;
+ *  - q_b_proj, the heads' queries from the q latent;
+ *  - "torch.bmm(decode_q_nope, self.W_UK_T)", W^UK absorbed into each
+ *    head's query, and _v_up_proj's bmm by W^UV after the attention:
+ *    per-head batched GEMMs on 16-bit weights, kv_b_proj's dequantised
+ *    at load ("we just store fp16/bf16 copies and perform the bmm's in
+ *    16-bit", process_weights_after_loading);
+ *  - rotary_emb outside the attention op (rope_kv) and
+ *    ops.concat_and_cache_mla inside it, the latent and k_pe written to
+ *    the cache (kv_write);
+ *  - FlashMLAImpl._forward_decode's "torch.cat(q, dim=-1)" of the
+ *    absorbed query and q_pe before flash_mla_with_kvcache (attention;
+ *    on Blackwell the CUTLASS MLA backend copies q_nope and q_pe into
+ *    128-head buffers instead, two copies counted as this one);
+ *  - o_proj.
+ * Seven kernels beyond the five operators model_layer_ops lists for the
+ * attention, and the down-projections read whole rather than their 1/tp
+ * share (the serving model's mla_attention prices the same set for
+ * SGLang, serve_step.c).  FlashMLA's split-KV combine, launched when it
+ * splits a sequence's KV over SMs, is not counted. */
+static int mla_decode(builder *b, const gp_model *m, const shape *s,
+		      double T, int wo)
+{
+	const infer_cfg *c = b->c;
+	const gp_mla *a = &m->mla;
+	double L = m->layers, h = s->h, wb = c->weight_bits / 8.0;
+	double nh = m->heads / (double)c->tp, qr = a->q_lora_rank;
+	double r = a->kv_lora_rank, dr = a->qk_rope_head_dim;
+	double dn = a->qk_nope_head_dim, dv = a->v_head_dim;
+	gp_dtype cp = c->compute, b16 = infer_compute_dtype(b->d, NULL);
+
+	b->dequant = wo ? INFER_DEQUANT_FLOP : 0.0;
+	b->gemv = wo && T <= c->gemv_max;
+	if (gemm(b, "q_kv_a", L, T, (qr > 0 ? qr : 0.0) + r + dr, h, wb,
+	         cp) ||
+	    (qr > 0 ? gemm(b, "q_b", L, T, nh * (dn + dr), qr, wb, cp) :
+	     gemm(b, "q_proj", L, T, nh * (dn + dr), h, wb, cp)))
+		return GP_EINVAL;
+	b->dequant = 0.0;
+	b->gemv = 0;
+	if ((qr > 0 && elem(b, "q_latent_norm", L, T * qr, 4.0)) ||
+	    elem(b, "kv_latent_norm", L, T * r, 4.0) ||
+	    add(b, "q_absorb", L, 2.0 * T * nh * dn * r,
+	        nh * dn * r * ACT_BYTES + T * nh * (dn + r) * ACT_BYTES,
+	        T, r, dn, nh, b16) ||
+	    add(b, "kv_write", L, 0.0, T * (r + dr) * ACT_BYTES, 0, 0, 0, 0,
+	        cp) ||
+	    elem(b, "q_cat", L, T * nh * (r + dr), 0.0) ||
+	    add(b, "v_absorb", L, 2.0 * T * nh * r * dv,
+	        nh * r * dv * ACT_BYTES + T * nh * (r + dv) * ACT_BYTES,
+	        T, dv, r, nh, b16))
+		return GP_EINVAL;
+	return GP_OK;
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -443,7 +514,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	gp_op ops[GP_MAX_LAYER_OPS];
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
-	int i, nops, wo;
+	int i, nops, wo, mla;
 
 	/* The layer's operators (model_layer_ops), priced at this step's
 	 * dtypes: linears at the weight format, the router in 16 bits,
@@ -489,6 +560,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	 * H20, has 37 and 68), so cuBLAS's one-row gemv2T or a 16-wide tile
 	 * take the same time. */
 	wo = c->weight_bits < 16.0 && (cp == GP_BF16 || cp == GP_FP16);
+	mla = m->mla.kv_lora_rank > 0 && q <= 1.0;
 	nops = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < nops; i++) {
 		const gp_op *o = &ops[i];
@@ -499,6 +571,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			o->weights * (o->wclass == GP_W_LINEAR ? wb :
 				      ACT_BYTES);
 
+		if (mla && strcmp(o->name, "qkv") == 0)
+			continue;      /* mla_decode's */
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && T <= c->gemv_max;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
@@ -507,6 +581,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;
+	if (mla && mla_decode(b, m, s, T, wo))
+		return GP_EINVAL;
 	if (s->nmoe > 0 && moe_route(b, m, s, T))
 		return GP_EINVAL;
 	return GP_OK;

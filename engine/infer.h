@@ -22,7 +22,7 @@
 #include "model.h"
 #include "roofline.h"
 
-#define INFER_MAX_OPS 20
+#define INFER_MAX_OPS 32
 
 /* How kernels reach the GPU. */
 typedef enum infer_runtime {

@@ -159,6 +159,11 @@ static int mem_infer_parts_of(const gp_model *m, const gp_infer_cfg *c,
 	bits = c->weights.bits > 0 ? mem_quant_bits(&c->weights) : 16.0;
 	eb = (c->embed_bits > 0 ? c->embed_bits : 16.0) / 8.0;
 	lin = (p.attention + p.dense_mlp + p.experts) * frac / tp;
+	/* MLA's latent down-projections are replicated over the TP ranks,
+	 * not split (vLLM's MergedReplicatedLinear fused_qkv_a_proj, infer.c
+	 * mla_decode; serve_memory holds them whole alike). */
+	lin += model_mla_down_weights(m) * m->layers * frac *
+		(1.0 - 1.0 / tp);
 	rest = (p.norms + p.router) * frac / tp;
 	ip->layer_w = (lin * bits / 8.0 + rest * 2.0) / ip->L_s;
 	/* Most loaded stage: with pp == 1 both ends; else the larger. */

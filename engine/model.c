@@ -314,6 +314,21 @@ double model_mla_up_weights(const gp_model *m)
 					       a->v_head_dim);
 }
 
+double model_mla_down_weights(const gp_model *m)
+{
+	const gp_mla *a = &m->mla;
+
+	if (a->kv_lora_rank <= 0)
+		return 0;
+	/* DeepSeek-V2 eqs. (9) W^DKV, (43) W^KR and (37) W^DQ: hidden
+	 * into the kv latent and the rope key, and into the q latent when
+	 * queries have one (q_lora_rank 0: queries projected directly, a
+	 * head-split up-projection). */
+	return (double)m->hidden * ((double)(a->q_lora_rank > 0 ?
+					     a->q_lora_rank : 0) +
+				    a->kv_lora_rank + a->qk_rope_head_dim);
+}
+
 /* Attention biases of one layer. */
 static double attn_biases(const gp_model *m)
 {

@@ -163,6 +163,10 @@ double model_attn_weights(const gp_model *m);
  * there is one, k's and v's from the kv latent), in elements; 0 without
  * MLA; m valid. */
 double model_mla_up_weights(const gp_model *m);
+/* MLA's down-projection weights of one layer (the q latent's when there is
+ * one, the kv latent's and the shared rope key's), in elements; 0 without
+ * MLA; m valid. */
+double model_mla_down_weights(const gp_model *m);
 double model_shared_ffn(const gp_model *m);
 int model_moe_layers(const gp_model *m);
 /* The routed tokens the hottest of ep expert-parallel ranks receives over

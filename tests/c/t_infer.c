@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(58);
+	plan(69);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -409,14 +409,101 @@ int main(void)
 	hopper(&d, 3.35e12);
 	infer_defaults(&c);
 	c.capacity = 80e9;
-	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
+	/* A two-token step (no decode): the one qkv GEMM, 2 x 19136512. */
+	MUST(infer_step(&m, &d, &c, 1, 2, 16, 0, &p, &err));
 	o = row(&p, "qkv");
-	is_num(o ? o->flop : NAN, 19136512.0, 1e-12, "MLA qkv GEMM width 4672");
+	is_num(o ? o->flop : NAN, 2.0 * 19136512.0, 1e-12,
+	       "MLA qkv GEMM width 4672");
 	m.qkv_bias = 1;
-	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
+	MUST(infer_step(&m, &d, &c, 1, 2, 16, 0, &p, &err));
 	o = row(&p, "qkv");
-	is_num(o ? o->flop : NAN, 19136512.0, 1e-12,
+	is_num(o ? o->flop : NAN, 2.0 * 19136512.0, 1e-12,
 	       "... and biases do not widen it");
+	m.qkv_bias = 0;
+
+	/* --- MLA decode as vLLM runs it (infer.c mla_decode) --------------
+	 * The same matrices in decode: kv_a_proj_with_mqa 2048 x 576
+	 * (q_kv_a, no q latent), q_proj 2048 x 16 x 192 (q_proj), W^UK
+	 * 16 x 128 x 512 (q_absorb) and W^UV 16 x 512 x 128 (v_absorb):
+	 * 2 x (1179648 + 6291456 + 1048576 + 1048576) = 19136512 FLOP a
+	 * token at tp 1, no qkv row; exact (FLOP are counted, not timed). */
+	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
+	ok(row(&p, "qkv") == NULL, "MLA decode: no folded qkv row");
+	{
+		const char *mats[] = {"q_kv_a", "q_proj", "q_absorb",
+				      "v_absorb"};
+		const char *glue[] = {"kv_latent_norm", "kv_write", "q_cat"};
+		double fl = 0;
+		int k, all = 1;
+
+		for (k = 0; k < 4; k++) {
+			o = row(&p, mats[k]);
+			all = all && o;
+			fl += o ? o->flop : NAN;
+		}
+		ok(all, "... its q_kv_a, q_proj, q_absorb and v_absorb rows");
+		is_num(fl, 19136512.0, 1e-12,
+		       "... whose FLOP are the folded GEMM's");
+		for (k = 0, all = 1; k < 3; k++) {
+			o = row(&p, glue[k]);
+			all = all && o && o->count == 4 && o->r.time > 0;
+		}
+		ok(all, "... and the latent norm, cache write and query cat, "
+		   "a kernel each a layer");
+		ok(row(&p, "q_latent_norm") == NULL,
+		   "... no q latent norm without a q latent");
+	}
+	/* At tp 2 the down-projection stays whole on each rank (vLLM's
+	 * ReplicatedLinear): q_kv_a 2 x 576 x 2048 = 2359296 FLOP, while
+	 * q_proj halves to 2 x 8 x 192 x 2048 = 6291456; exact. */
+	c.tp = 2;
+	c.gpus = 2;
+	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
+	o = row(&p, "q_kv_a");
+	is_num(o ? o->flop : NAN, 2359296.0, 1e-12,
+	       "MLA decode at tp 2: the down-projection whole");
+	o = row(&p, "q_proj");
+	is_num(o ? o->flop : NAN, 6291456.0, 1e-12,
+	       "... the head-split q projection halved");
+	/* With a q latent of 256 (DeepSeek-V3's shape, smaller): q_kv_a
+	 * grows to 2 x (256 + 576) x 2048 = 3407872 FLOP, whole at tp 2,
+	 * the queries come from the latent through q_b (2 x 8 x 192 x 256
+	 * = 786432) and the latent has its own norm; exact. */
+	m.mla.q_lora_rank = 256;
+	MUST(infer_step(&m, &d, &c, 1, 1, 16, 0, &p, &err));
+	o = row(&p, "q_kv_a");
+	is_num(o ? o->flop : NAN, 3407872.0, 1e-12,
+	       "MLA decode with a q latent: both latents in q_kv_a");
+	o = row(&p, "q_b");
+	is_num(o ? o->flop : NAN, 786432.0, 1e-12,
+	       "... the queries through q_b");
+	ok(row(&p, "q_latent_norm") && !row(&p, "q_proj"),
+	   "... the q latent's norm, no q_proj");
+	m.mla.q_lora_rank = 0;
+	/* The weights held (mem_infer): every part of the model splits
+	 * over tp but the down-projection, held whole, so tp 2 holds half
+	 * of tp 1's plus half the 2048 x 576 down-projection of each of the
+	 * 4 layers at 2 bytes: W1 / 2 + 4 x 589824 x 2 = W1 / 2 + 4718592
+	 * bytes; exact (a sum of counts). */
+	{
+		gp_infer_cfg ic;
+		gp_mem_result mr1, mr2;
+		gp_mem_reserve rs;
+
+		memset(&ic, 0, sizeof ic);
+		mem_reserve_default(&rs, 1);
+		ic.seqs = 1;
+		ic.ctx = 16;
+		ic.tp = 1;
+		MUST(mem_infer(&m, &ic, 80e9, &rs, &mr1, &err));
+		ic.tp = 2;
+		MUST(mem_infer(&m, &ic, 80e9, &rs, &mr2, &err));
+		is_num(mr2.bytes[GP_MEM_WEIGHTS],
+		       mr1.bytes[GP_MEM_WEIGHTS] / 2.0 + 4718592.0, 1e-12,
+		       "MLA at tp 2 holds the down-projection whole");
+	}
+	c.tp = 1;
+	c.gpus = 1;
 	m = m2;
 	d = d2;
 
