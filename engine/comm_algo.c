@@ -103,18 +103,18 @@ static const double proto_eff[GP_PROTO_COUNT] = {
 
 /* ---- algorithm constants ------------------------------------------------ */
 
-/* Point-to-point in an all-to-all over NVLink/PCIe reaches about half of
- * the ring's per-GPU rate: NCCL runs send and receive of a pair in the
- * same channels, splitting each block's warps between the two.  Measured:
- * a pair of H100s "connected via NVLink" plateaus near 180 GB/s in
- * sendrecv_perf (nccl-tests#268; its link rate is not stated), where the
- * SXM ring reaches 370.  A single send/recv stream is priced by its
- * channels instead (p2p_channels). */
-#define P2P_EFF 0.5
-
 /* One send/recv stream inside a node: NCCL gives it nch channels
  * (p2p_channels), each moving at most P2P_CH_BW, and the stream no more
- * than P2P_LINK_EFF of the ring's per-GPU rate.
+ * than P2P_LINK_EFF of the ring's per-GPU rate.  An all-to-all is n - 1
+ * such streams at once, one per peer (NCCL runs it as grouped
+ * ncclSend/ncclRecv, each peer on its own share of the p2p channels), so
+ * the same two bounds price it: each peer's stream by its channels, and
+ * what the GPU sends in all by P2P_LINK_EFF of its link.  Every GPU of a
+ * sendrecv_perf ring sends and receives at once, as it does in an
+ * all-to-all, so the one plateau holds for both: 4 x H100 alltoall_perf
+ * at 500 MiB, 334.9 GB/s busbw (nccl#2169), is 0.91 of the 370 GB/s that
+ * NCCL's maintainer gives as the busbw of "non-allreduce operations" on
+ * H100 (nccl-tests#212), where 0.83 gives 307.
  *  P2P_CH_BW: NCCL's own figure for what one p2p channel carries,
  *   NCCL_P2P_PER_CHANNEL_NET_BW = 14 GB/s (src/graph/paths.cc, the
  *   channels it gives a network peer), taken for any peer.
@@ -820,7 +820,8 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 					p2p_channels(c, S) * P2P_CH_BW * pe);
 		} else {
 			*lat = base(p) + hop_net(c, p);
-			*bwt = max2(S / (up * P2P_EFF), S / (c->bnic * pe));
+			*bwt = max2(S / (up * P2P_LINK_EFF),
+				    S / (c->bnic * pe));
 		}
 		return 0;
 	}
@@ -831,8 +832,13 @@ static int price_p2p(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		 * the GPU's share of the node's NICs, bn/g
 		 * (nccl-tests#130: all-to-all is bound by the network
 		 * bandwidth per GPU).  Every remote peer is a separate
-		 * network message posted by the proxy. */
-		double intra = (g - 1) / n * S / (up * P2P_EFF);
+		 * network message posted by the proxy.  Inside the node
+		 * each of the g - 1 peers' S/n runs on its own channels
+		 * and all of them share the GPU's link (P2P_LINK_EFF). */
+		double part = S / n;
+		double intra = max2((g - 1) * part / (up * P2P_LINK_EFF),
+				    part / (p2p_channels(c, part) *
+					    P2P_CH_BW * pe));
 		double remote = (n - g) / n * S / (net / g);
 
 		*lat = base(p) + hop_up(c, p);
@@ -871,7 +877,7 @@ static int price_pxn(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * on its rail; network posts drop from n-g to N-1 per GPU;
 	 * all traffic stays rail-local. */
 	intra = ((g - 1) / n + (n - g) / n * (g - 1) / g) * S /
-		(up * P2P_EFF);
+		(up * P2P_LINK_EFF);
 	remote = (n - g) / n * S / (net / g);
 	*lat = base(p) + 2.0 * hop_up(c, p) + hop_net(c, p) +
 	       (c->nn - 1) * net_post(c);

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(112);
+	plan(115);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -249,7 +249,8 @@ int main(void)
 	/* --- all-to-all across 2 nodes, 8 NICs x 50 x 0.9 ---
 	 * 16 ranks: half of each rank's buffer leaves the node through the
 	 * GPU's share of the NICs, 8 x 45e9 / 8 = 45e9:
-	 * bw term 0.5 x S / 45e9 (NVLink part 7/16 S / 120e9 is smaller). */
+	 * bw term 0.5 x S / 45e9 (the NVLink part, 7/16 S at 240e9 x 0.83,
+	 * is smaller). */
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	S = GiB;
@@ -279,6 +280,25 @@ int main(void)
 	MUST(comm_cost(&a100, GP_SEND_RECV, S, 8, &r, &e));
 	is_num(r.time, S / 56e9 + 11.8 * US, 1e-9, "send_recv 64 MiB on 4 "
 	       "channels = S/56e9 + 11.8 us");
+
+	/* --- all-to-all in a node: one send/recv stream per peer ---
+	 * 8 x H100 (450e9 x 0.8 = 360e9 the ring's rate): each of the 7
+	 * peers gets S/8.  8 GiB: a peer's 1 GiB doubles from 4 to 32
+	 * channels (32 x 14 GB/s, 2.4 ms), so the link binds: 7/8 S at
+	 * 360e9 x 0.83 = 298.8e9 (25.2 ms).  Exact arithmetic: 1e-9. */
+	S = 8 * GiB;
+	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
+	is_num(r.bw_time, 7.0 / 8 * S / 298.8e9, 1e-9,
+	       "all_to_all 8 GiB in a node: 7/8 S / (360e9 x 0.83)");
+	/* 1 MiB: a peer's 128 KiB takes 2 channels (128 KiB / 64 KiB
+	 * minimum part, under the 4 a peer's share holds): 28 GB/s,
+	 * 4.68 us, slower than the link's 7 x 128 KiB / 298.8e9 =
+	 * 3.07 us; the simple protocol (LL carries 0.28 of it). */
+	S = MiB;
+	MUST(comm_cost(&h100, GP_ALL_TO_ALL, S, 8, &r, &e));
+	ok(r.proto == GP_PROTO_SIMPLE, "all_to_all 1 MiB: simple");
+	is_num(r.bw_time, S / 8 / 28e9, 1e-9,
+	       "all_to_all 1 MiB: a peer's S/8 on 2 channels x 14 GB/s");
 
 	/* --- PCIe through the host: no LL128, 0.558 of the bandwidth ---
 	 * 8 x PCIe 4.0 (32 GB/s per direction, 0.8 achievable), staged at
