@@ -467,6 +467,27 @@ do
   t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-sxm", nics = 2 } end,
     "comm: nics = 2: the node built from gpu h100-sxm has no NIC fabric for them to run on: "
       .. "give nic_bw (B/s a NIC) or system = ID", "nics without a NIC rate on a GPU-built node", true)
+  -- NICs given by their rate alone run at the achievable fraction a
+  -- catalog node's NICs of that rate get: 50 GB/s is ib-ndr-400's rate,
+  -- the fabric of dgx-h100, so 2 x 8 H100 with 2 such NICs a node price
+  -- as dgx-h100 with nics = 2 does (the same NVLink node; the ring at
+  -- 8 GiB runs at the NICs' 2 x 50e9 x 0.94 = 94 GB/s busbw, less under
+  -- 1% of latency).  Tolerance 0.1%: the two nodes differ only in the
+  -- GPU's PCIe path to its NICs, which does not bind here.
+  local ndr = cat.fabrics["ib-ndr-400"]
+  local byrate = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpu = "h100-sxm", gpus = 16,
+                           nodes = 2, nics = 2, nic_bw = ndr.bw, algo = "ring" }
+  local sys2 = gp.comm { op = "all_reduce", bytes = 8 * GiB, system = "dgx-h100", gpus = 16,
+                         nodes = 2, nics = 2, algo = "ring" }
+  t.is(byrate.topology.nic_achievable, ndr.achievable, "nic_bw alone: ib-ndr-400's fraction")
+  t.near(byrate.busbw, sys2.busbw, 1e-3, "nic_bw alone prices as the catalog node")
+  t.ok(byrate.busbw <= 2 * ndr.bw * ndr.achievable and byrate.busbw > 0.99 * 2 * ndr.bw * ndr.achievable,
+    "nic_bw alone: the ring at 2 x 50e9 x 0.94, not at line rate")
+  local line = gp.comm { op = "all_reduce", bytes = 8 * GiB, gpu = "h100-sxm", gpus = 16,
+                         nodes = 2, nics = 2, nic_bw = ndr.bw, nic_achievable = 1,
+                         algo = "ring" }
+  t.is(line.topology.nic_achievable, 1, "nic_achievable given wins")
+  t.ok(line.busbw > byrate.busbw, "at line rate it is faster")
   t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpu = "h100-pcie", gpus = 4 } end,
     "comm: 4 gpus span 2 nodes of the 2-GPU node built from gpu h100-pcie, which has no NICs",
     "a GPU-built node has no NICs to reach another", true)
