@@ -467,8 +467,9 @@ static int moe_route(builder *b, const gp_model *m, const shape *s,
  * Seven kernels beyond the five operators model_layer_ops lists for the
  * attention, and the down-projections read whole rather than their 1/tp
  * share (the serving model's mla_attention prices the same set for
- * SGLang, serve_step.c).  FlashMLA's split-KV combine, launched when it
- * splits a sequence's KV over SMs, is not counted. */
+ * SGLang, serve_step.c).  FlashMLA's combine kernel, which its dense
+ * decode launches after every split-KV kernel and which returns at once
+ * for a sequence it did not split, is not counted. */
 static int mla_decode(builder *b, const gp_model *m, const shape *s,
 		      double T, int wo)
 {
