@@ -1261,6 +1261,21 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 
 	ld->emb = t_mem(e, k->half, 2.0 * k->T * hid * k->A) +
 		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + 8.0)));
+	/* The table's gradient is dense, not a scatter into the main grad:
+	 * torch's embedding backward (F.embedding, which Megatron-Core's
+	 * VocabParallelEmbedding calls at core_r0.8.0; nn.Embedding) first
+	 * fills a whole table of zeros ("auto grad_weight = at::zeros(
+	 * {num_weights, grad.size(-1)}, grad.options())",
+	 * aten/src/ATen/native/cuda/EmbeddingBackwardKernel.cu) and scatters
+	 * the T rows into it; the whole table is then added into the
+	 * gradient the optimizer reads (Megatron's DDP hook
+	 * "param.main_grad.add_(param.grad.data)", distributed_data_
+	 * parallel.py _make_param_hook; torch's AccumulateGrad): per micro-
+	 * batch V/tp x h x A written, then read with the main grad (read
+	 * and write, WGRAD_ACC_BYTES). */
+	if (!(k->frozen || fo))
+		ld->emb += t_mem(e, k->half, Vt * hid * k->A) +
+			t_mem(e, k->half, Vt * hid * (k->A + WGRAD_ACC_BYTES));
 	if (m->positions == GP_POS_LEARNED) {
 		/* A learned position table (Megatron-Core's
 		 * LanguageModelEmbedding with 'learned_absolute', GPT-2's

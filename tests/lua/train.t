@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(101)
+t.plan(104)
 
 local part = t.step_part
 
@@ -420,4 +420,33 @@ do
   t.near(m.bwd, 369098752 / bw + 4.9e-6, 1e-6, "cp 2: the backward accumulates dq (3 A) and dK, dV (5 A) per step")
   o.cp = 1
   t.ok(t.op(gp.train(o), "cp_merge") == nil, "cp 1: no merge")
+end
+
+-- The embedding table's gradient is dense (train_layer.c train_ends_costs):
+-- torch's embedding backward fills a whole V x h table of zeros (A = 2 B
+-- an element, bf16) before scattering the T rows into it, and the table is
+-- then added into the fp32 main grad (read A, read and write 4 + 4).
+-- Llama-3 8B on 2 H100s, PP 2 with 31 layers on the first stage, so the
+-- first stage (the embedding's) is the slowest and its micro-batch time
+-- (stage_time_s) holds the embedding.  Doubling the vocabulary from
+-- 128256 changes nothing else on that stage, so its time grows by
+-- 128256 x 4096 x (2 + 2 + 8) B / (3.35 TB/s x 0.84) = 2.240 ms: the two
+-- passes' fills cancel, 1e-9 relative is float rounding.  LoRA freezes
+-- the table: no gradient, no change.
+do
+  local m = gp.catalog():get("models", "llama3-8b")
+  local function run(V, method)
+    local c = {}
+    for k, v in pairs(m) do c[k] = v end
+    c.vocab = V
+    return gp.train({ model = c, gpu = "h100-sxm", gpus = 2, pp = 2, tp = 1, seq = 4096,
+                      global_batch = 8, method = method, stack = "megatron",
+                      first_stage_layers = 31, recompute = "none" })
+  end
+  local a, b = run(128256, "pretrain"), run(2 * 128256, "pretrain")
+  t.is(a.stage, 0, "31 of 32 layers: the embedding's stage is the slowest")
+  t.near(b.stage_time_s - a.stage_time_s, 128256 * 4096 * (2 + 2 + 8) / (3.35e12 * 0.84), 1e-9,
+    "the embedding's dense gradient: a V x h zero fill and its add into the main grad")
+  t.is(run(2 * 128256, "lora").stage_time_s, run(128256, "lora").stage_time_s,
+    "lora: a frozen table has no gradient")
 end
