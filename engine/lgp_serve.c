@@ -281,7 +281,7 @@ static const lgp_field serve_fields[] = {
 	F_INT("gpus", offsetof(serve_cfg, gpus), 0, 1, INT_MAX),
 	F_INT("prefill_gpus", offsetof(serve_cfg, prefill_gpus), 0, 0,
 	      INT_MAX),
-	F_INT("batch", offsetof(serve_cfg, batch), 0, 0, INT_MAX),
+	F_NUM("batch_per_gpu", offsetof(serve_cfg, batch), 0),
 	F_NUM("itl_max", offsetof(serve_cfg, itl_max), 0),
 	F_NUM("prefill_tokens", offsetof(serve_cfg, prefill_tokens), 0),
 	F_INT("redundant", offsetof(serve_cfg, redundant), 0,
@@ -311,7 +311,8 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
 /* Read a serve config: the infer fields (lgp_toserve) for the base, topo
  * (required: the node and its NICs), decode and prefill layouts, and
  * serve_fields: disagg, gpus (default: decode's tp), prefill_gpus,
- * batch, itl_max (s), prefill_tokens, redundant (-1 or absent:
+ * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
+ * TP8; the infer base's batch is not read), itl_max (s), prefill_tokens, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
  * spec_host (s), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),

@@ -82,8 +82,10 @@ typedef struct serve_cfg {
 	int gpus;             /* GPUs in all (whole instances) */
 	int prefill_gpus;     /* disagg: GPUs of the prefill pool; 0 = the
 	                         split that balances the two */
-	int batch;            /* decode sequences per GPU; 0 = the most that
-	                         fit, within itl_max when set */
+	double batch;         /* decode sequences per GPU; 0 = the most that
+	                         fit, within itl_max when set.  With TP
+	                         attention a GPU's share of its instance's:
+	                         one stream on a TP8 instance is 1/8 */
 	double itl_max;       /* s; 0 = no bound on the inter-token latency */
 	double prefill_tokens; /* prompt tokens per attention group (a GPU
 	                          with dp_attention, else the instance) per

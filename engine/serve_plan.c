@@ -22,7 +22,7 @@
 typedef struct dec {
 	int fits;
 	char why[200];
-	int B;
+	double B;
 	serve_mem mem;
 	serve_step st;        /* decode step at B */
 	serve_step pst;       /* colocated: the prefill step */
@@ -137,8 +137,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
                        int coloc, dec *o, gp_error *err)
 {
 	serve_phase ph = coloc ? SERVE_COLOCATED : SERVE_DECODE;
-	double itl, steps;
-	int lo, hi, B;
+	double itl, steps, B;
+	int lo, hi;
 
 	memset(o, 0, sizeof *o);
 	o->accept = serve_accept_length(c->mtp, c->acceptance);
@@ -162,7 +162,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	}
 	if (c->batch > 0) {
 		if (c->batch > o->mem.max_batch) {
-			snprintf(o->why, sizeof o->why, "batch %d per GPU does "
+			snprintf(o->why, sizeof o->why, "batch %g per GPU does "
 			         "not fit: the KV budget holds %d sequences "
 			         "(%.3f GB each)", c->batch, o->mem.max_batch,
 			         o->mem.kv_admit / 1e9);

@@ -216,7 +216,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     topo = node_of(a, info.gpu, cat, default),
     decode = { tp = tp, ep = ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
-    disagg = disagg, gpus = gpus, prefill_gpus = pg, batch = c.batch,
+    disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     spec_host = L.spec_host,
@@ -322,9 +322,23 @@ end
 -- (model, device, serve cfg, info) for the engine from gp.infer arguments.
 function M.setup(a)
   local infer = require "gpuplan.infer"
+  -- concurrency: the requests in flight over the system's instances, each
+  -- request decoded by its instance's attention group -- one GPU with DP
+  -- attention, the whole instance with TP attention, where one stream on
+  -- TP8 is 1/8 of a sequence per GPU (TensorRT-LLM's min-latency runs:
+  -- "--concurrency 1 --max_batch_size 1 --tp 8").  Resolved to a batch per
+  -- GPU below, once the layout is known.
+  local conc
   if a.concurrency ~= nil then
-    fail("infer: concurrency does not go with the MoE serving options; give batch = N "
-         .. "(sequences per GPU) or itl_max")
+    conc = int_of(a, "concurrency", 1)
+    if a.batch ~= nil then fail("infer: give batch = N or concurrency = N, not both") end
+    if a.itl_max ~= nil then
+      fail("infer: concurrency fixes the batch; itl_max searches it: give one of them")
+    end
+    local b = {}
+    for k, v in pairs(a) do b[k] = v end
+    b.concurrency = nil
+    a = b
   end
   local model, d, c, info = infer.setup(a)
   local cat = catalog(a.cat or a.catalog)
@@ -392,6 +406,21 @@ function M.setup(a)
       .. "GPU attention is whole already")
   end
   local gpus = int_of(a, "gpus", 1) or (disagg and (pg > 0 and pg or ptp) + tp) or tp
+  local batch = c.batch
+  if conc then
+    if disagg then
+      fail("infer: concurrency with disagg: the pools' split is not known; give batch = N "
+           .. "(sequences per decode GPU)")
+    end
+    -- each instance (tp GPUs) runs whole requests; each GPU whole ones with DP attention
+    local group, groups = dp and 1 or tp, dp and gpus or gpus // tp
+    if groups < 1 or conc % groups ~= 0 then
+      fail("infer: concurrency %d over %d %s: each runs whole requests (give a multiple of %d)",
+           conc, groups, dp and "GPUs with DP attention" or
+           string.format("instance%s of TP%d", groups == 1 and "" or "s", tp), groups)
+    end
+    batch = conc / groups / group
+  end
   local a2a = a.a2a or "deepep"
   if a2a ~= "deepep" and a2a ~= "nccl" then
     fail("infer: a2a must be 'deepep' or 'nccl' (got %s)", shown(a.a2a))
@@ -418,7 +447,7 @@ function M.setup(a)
   return setup_kernels(a, model, d, c, info, cat, default, {
     ep = ep, dp = dp, disagg = disagg, tp = tp, tbo = tbo, tbo_auto = tbo_auto,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
-    mtp = mtp, acc = acc, spec_host = spec_host })
+    mtp = mtp, acc = acc, spec_host = spec_host, batch = batch })
 end
 
 -- The result table of a core.serve result r for config s.

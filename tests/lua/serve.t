@@ -284,8 +284,35 @@ t.raises(function() gp.infer { model = "qwen3-235b-a22b", gpu = "h200-sxm", gpus
          "has no MTP module", "MTP needs the model's module")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
          "a2a must be 'deepep' or 'nccl'", "unknown all-to-all")
-t.raises(function() gp.infer(with { gpus = 16, ep = 16, concurrency = 64 }) end,
-         "concurrency does not go with the MoE serving options", "concurrency refused")
+-- concurrency: requests in flight, each decoded by its attention group.
+-- One stream on a TP8 instance (TensorRT-LLM's min-latency runs) is 1/8 of
+-- a sequence per GPU: the instance steps one sequence, so the system's
+-- tokens/s is the one user's: its output over its (output - 1) ITLs (the
+-- colocated ITL carries the prompt's share: itl (output - 1) = prompt +
+-- decode steps; gpus x batch = 1; exact up to rounding), and its step is
+-- shorter than batch 1 per GPU's 8 sequences.  With DP attention
+-- 64 requests on 16 GPUs are 4 per GPU, the same as batch = 4 (exact).
+do
+  local one = gp.infer(with { gpu = "h200-sxm", gpus = 8, tp = 8, mtp = 1, concurrency = 1 })
+  t.ok(one.fits and one.batch == 0.125, "concurrency 1 on TP8: 1/8 of a sequence per GPU")
+  t.near(one.tokens_per_s, base.output / ((base.output - 1) * one.itl_s), 1e-9,
+         "system tokens/s is the one user's")
+  local eight = gp.infer(with { gpu = "h200-sxm", gpus = 8, tp = 8, mtp = 1, batch = 1 })
+  t.ok(one.step_ms < eight.step_ms, "one stream steps faster than 8 sequences")
+  local c64 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, concurrency = 64,
+                              two_batch_overlap = false })
+  local b4 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 4,
+                             two_batch_overlap = false })
+  t.ok(c64.batch == 4, "concurrency 64 over 16 DP-attention GPUs: 4 per GPU")
+  t.near(c64.tokens_per_s, b4.tokens_per_s, 1e-12, "the same as batch = 4")
+end
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, dp_attention = true, concurrency = 8 }) end,
+         "concurrency 8 over 16 GPUs with DP attention: each runs whole requests",
+         "concurrency below one a DP-attention GPU")
+t.raises(function() gp.infer(with { gpus = 16, ep = 16, concurrency = 16, batch = 1 }) end,
+         "give batch = N or concurrency = N, not both", "concurrency and batch")
+t.raises(function() gp.infer(with { gpus = 24, ep = 16, disagg = true, concurrency = 16 }) end,
+         "concurrency with disagg", "concurrency with two pools")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, prefill_gpus = 8 }) end,
          "prefill_gpus needs disagg = true", "prefill pool needs disagg")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, itl_max = -1 }) end,

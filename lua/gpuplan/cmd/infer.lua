@@ -60,6 +60,12 @@ end
 local function gb(v) return string.format("%.2f GB", v / 1e9) end
 
 -- The MoE serving answer: layout, memory by part, steps, pools.
+
+-- A MoE batch per GPU: whole sequences, or a GPU's share of its TP
+-- instance's (one stream on TP8: 0.125).
+local function per_gpu_batch(b)
+  return math.tointeger(b) and string.format("%d", b) or string.format("%.4g", b)
+end
 local function moe_report(r, opts)
   local title = string.format("%s on %d x %s: %s%s, %s weights%s, %s KV, in %d / out %d",
     r.model, r.gpus, r.gpu, r.disagg and "decode " or "", r.layout, r.weights,
@@ -77,8 +83,8 @@ local function moe_report(r, opts)
         gb(m.dense), gb(m.embed), m.mtp > 0 and (", MTP " .. gb(m.mtp)) or "") },
     { k = "KV per sequence per GPU", v = string.format("%.3f GB", r.kv_per_seq / 1e9) },
     { k = "all-to-all buffers", v = gb(m.a2a_buffer) },
-    { k = "batch per GPU", v = string.format("%d (KV holds %d; x %d instances)", r.batch,
-        r.max_batch_kv, r.instances) },
+    { k = "batch per GPU", v = string.format("%s (KV holds %d; x %d instances)",
+        per_gpu_batch(r.batch), r.max_batch_kv, r.instances) },
     { k = "decode step", v = string.format("%.2f ms (compute %.2f, TP %.2f, all-to-all %.2f "
         .. "of which exposed %.2f%s)", r.step_ms, r.compute_ms, r.tp_comm_ms, r.a2a_ms,
         r.a2a_exposed_ms, (r.draft_ms > 0 and string.format(", MTP drafts %.2f", r.draft_ms)
@@ -111,7 +117,7 @@ local function moe_report(r, opts)
                         v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
   end
   return finish(rows, r, opts, title,
-    string.format("decode step, batch %d per GPU, the most loaded GPU", r.batch))
+    string.format("decode step, batch %s per GPU, the most loaded GPU", per_gpu_batch(r.batch)))
 end
 
 -- What could make a deployment that does not fit fit: only the levers this

@@ -173,10 +173,15 @@ local function serve_case(case, cat, model, defaults)
     a.batch = 1        -- the decode pool is not measured
   elseif v(wl.batch) then
     a.batch = v(wl.batch)
+  elseif v(wl.concurrency) and phase == nil then
+    -- requests in flight over the case's GPUs (one stream on a TP8
+    -- instance: TensorRT-LLM's min-latency runs)
+    a.concurrency = v(wl.concurrency)
   elseif itl then
     a.itl_max = itl / 1e3
   else
-    return nil, "a decode case needs workload.batch (per GPU) or itl_max_ms"
+    return nil, "a decode case needs workload.batch (per GPU), workload.concurrency "
+      .. "(colocated) or itl_max_ms"
   end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
@@ -188,7 +193,8 @@ local function serve_case(case, cat, model, defaults)
     itl_ms = r.itl_s * 1e3, output_tokens_per_s = r.tokens_per_s,
   }
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
-  defaults[#defaults + 1] = string.format("batch=%d per GPU", r.batch)
+  defaults[#defaults + 1] = string.format("batch=%s per GPU",
+    math.tointeger(r.batch) and string.format("%d", r.batch) or string.format("%.4g", r.batch))
   return { value = pick[metric], defaults = defaults,
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end
