@@ -293,6 +293,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("m_tile_grouped", offsetof(serve_cfg, m_tile_grouped), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
 	F_NUM("spec_host", offsetof(serve_cfg, spec_host), 0),
+	F_NUM("spec_host_dp", offsetof(serve_cfg, spec_host_dp), 0),
 	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
 	  NULL, NULL, NULL, NULL },
 	F_NUM("dispatch_bytes", offsetof(serve_cfg, dispatch_bytes), 0),
@@ -314,7 +315,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
  * TP8; the infer base's batch is not read), itl_max (s), prefill_tokens, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
- * spec_host (s), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
+ * spec_host and spec_host_dp (s: with TP and with DP attention), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
  * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
 static void lgp_toservemoe(lua_State *L, int idx, serve_cfg *c)

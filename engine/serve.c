@@ -157,6 +157,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	                 err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
 	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||
+	    gp_check_num(c->spec_host_dp, 0, 1, "spec_host_dp", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",
 	                 err) ||
 	    gp_check_num(c->combine_bytes, 0.125, 8, "combine_bytes", err) ||

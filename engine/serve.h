@@ -104,6 +104,8 @@ typedef struct serve_cfg {
 	                         serial with the GPU (the engine's scheduler
 	                         does not overlap it while it speculates);
 	                         0 = none */
+	double spec_host_dp;  /* the same with DP attention, whose ranks
+	                         also sync their batches each step */
 	serve_a2a a2a;
 	double dispatch_bytes; /* bytes per hidden element dispatched */
 	double combine_bytes;  /* bytes per hidden element combined */

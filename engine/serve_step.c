@@ -604,8 +604,10 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 		st->draft = (x->c->mtp - 1) * one + ext;
 		/* The host's part of a speculative step, which the
 		 * scheduler leaves serial with the GPU (serve.lua's
-		 * SPEC_HOST: where it comes from). */
-		st->host = x->c->spec_host;
+		 * SPEC_HOST and SPEC_HOST_DP: where they come from);
+		 * with DP attention the ranks also sync their batches. */
+		st->host = x->Ly->dp_attention ? x->c->spec_host_dp :
+			x->c->spec_host;
 	} else if (x->c->mtp > 0) {
 		/* Prefill runs the MTP layers too (their KV). */
 		st->draft = x->c->mtp_layers * moe_l;

@@ -98,6 +98,18 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 -- DP-attention deployment, whose scheduler also gathers every rank's
 -- batch each step; a part per request is not in this measurement.
 M.SPEC_HOST = 2.99 / 246.80 - 3.01 / 273.43
+-- The same serial host work in a DP-attention deployment, measured there:
+-- each step every rank's scheduler also syncs its batch with the other
+-- ranks of the group (scheduler.py prepare_mlp_sync_batch, a gather over
+-- the DP ranks) before the step can launch.  Eigen AI's A/B on SGLang
+-- v0.4 (LMSYS blog 2025-07-17, "Accelerating SGLang with Multiple Token
+-- Prediction", Case Study 1: DeepSeek-V3 decode on 16 H200 over two
+-- nodes, 2 requests a rank, 64K in / 4K out): "no MTP and no overlap
+-- scheduling ... 51 tokens/sec per rank", "overlap scheduling alone ...
+-- 60.4 tokens/sec per rank", the same GPU work either way: 2 / 51.0 -
+-- 2 / 60.4 = 6.10 ms a step the overlap hides.  A speculative step, which
+-- runs without the overlap, pays at least that.
+M.SPEC_HOST_DP = 2 / 51.0 - 2 / 60.4
 
 M.ARGS = table.concat(require("gpuplan.options").serve_keys(), " ")
 local ONLY = args.set(M.ARGS)
@@ -219,7 +231,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
-    spec_host = L.spec_host,
+    spec_host = L.spec_host, spec_host_dp = L.spec_host_dp,
     m_tile = m_tile, m_tile_grouped = m_tile_grouped,
     expert_bits = expert_bits, expert_compute = expert_compute,
     dispatch_bytes = dispatch_bytes,
@@ -438,16 +450,20 @@ function M.setup(a)
   -- The host's part of each speculative step, serial with the GPU where
   -- the engine is SGLang's (this model's default) or unnamed.
   local rt = a.runtime
-  local spec_host = 0
+  -- The layout search prices each layout with its own (spec_host_dp for
+  -- DP attention).
+  local spec_host, spec_host_dp = 0, 0
   if mtp > 0 and (rt == nil or rt == "sglang" or rt == "graphs") then
-    spec_host = M.SPEC_HOST
-    default(string.format("host work %.2f ms a speculative step (SGLang turns its overlap "
-      .. "scheduler off while it speculates)", spec_host * 1e3))
+    spec_host, spec_host_dp = M.SPEC_HOST, math.max(M.SPEC_HOST, M.SPEC_HOST_DP)
+    default(string.format("host work %.2f ms a speculative step, %.2f with DP attention "
+      .. "(SGLang turns its overlap scheduler off while it speculates; DP ranks also sync "
+      .. "their batches each step)", spec_host * 1e3, spec_host_dp * 1e3))
   end
   return setup_kernels(a, model, d, c, info, cat, default, {
     ep = ep, dp = dp, disagg = disagg, tp = tp, tbo = tbo, tbo_auto = tbo_auto,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
-    mtp = mtp, acc = acc, spec_host = spec_host, batch = batch })
+    mtp = mtp, acc = acc, spec_host = spec_host, spec_host_dp = spec_host_dp,
+    batch = batch })
 end
 
 -- The result table of a core.serve result r for config s.
