@@ -38,6 +38,7 @@ static const lgp_field model_fields[] = {
 	M_INT("ffn_hidden", ffn_hidden, 0, 0), M_BOOL("ffn_gated", ffn_gated),
 	M_REQ("vocab", vocab), M_BOOL("tied_embeddings", tied_embeddings),
 	M_BOOL("qkv_bias", qkv_bias), M_BOOL("linear_bias", linear_bias),
+	M_BOOL("ffn_clamp", ffn_clamp),
 	M_INT("pos_embeddings", pos_embeddings, 0, 0),
 	M_INT("encoder_layers", encoder_layers, 0, 0),
 	M_INT("rel_buckets", rel_buckets, 0, 0),

@@ -103,7 +103,8 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (check_switch(m->ffn_gated, "ffn_gated", err) ||
 	    check_switch(m->tied_embeddings, "tied_embeddings", err) ||
 	    check_switch(m->qkv_bias, "qkv_bias", err) ||
-	    check_switch(m->linear_bias, "linear_bias", err))
+	    check_switch(m->linear_bias, "linear_bias", err) ||
+	    check_switch(m->ffn_clamp, "ffn_clamp", err))
 		return GP_EINVAL;
 	/* 2.0 *: twice a hidden near INT_MAX does not fit an int. */
 	if (m->norm_params != m->hidden &&

@@ -97,6 +97,11 @@ typedef struct gp_model {
 	int ffn_gelu;         /* 1: the MLP's activation is a GeLU (ffn_act
 			       * "gelu"); an encoder-decoder's gated GeLU is
 			       * Hugging Face's gelu_new (memory_act.c) */
+	int ffn_clamp;        /* 1: the gated activation clamps its two
+			       * halves first (GPT-OSS's swiglu_limit,
+			       * Megatron-Core's activation_func_clamp_value);
+			       * priced on the routed experts (train_layer.c
+			       * moe_clamp_costs) */
 } gp_model;
 
 /* Parameter counts, in elements. */

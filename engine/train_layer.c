@@ -896,6 +896,36 @@ static void layer_recompute(const train_lkey *k, double mod, double attn_t,
 		lc->rec_sel += lc->fwd.t - (k->flash ? attn_t : 0.0) - kept_t;
 }
 
+/* A clamped gated activation (model ffn_clamp: GPT-OSS's swiglu_limit 7,
+ * Megatron-Core's activation_func_clamp_value) on the routed experts:
+ * Megatron-Core's weighted_bias_quick_geglu_impl (core_v0.17.0
+ * fusions/fused_bias_geglu.py, which TEGroupedMLP's bias_act_func calls
+ * with the clamp value) clamps outside its fused Function: "x_glu,
+ * x_linear = input.chunk(2, -1); input = torch.cat((x_glu.clamp(min=None,
+ * max=clamp_value), x_linear.clamp(min=-clamp_value, max=clamp_value)),
+ * -1)".  With a = the activation's output elements, fc1's output is
+ * two halves of a.  Forward: each clamp reads and writes its half (2 a),
+ * the cat reads and writes the whole (4 a): 8 a elements moved in three
+ * kernels.  Backward (autograd): cat's gradient is a view; each clamp's
+ * backward reads its saved input and the gradient and writes the
+ * gradient (3 a), and chunk's backward writes the two halves' gradients
+ * into one tensor (reads 2 a, writes 2 a): 10 a in three kernels.
+ * Memory-bound, in the activations' dtype.  Under moe_act recompute the
+ * forward re-runs with the activation (layer_compute). */
+static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
+			      train_lcost *lc)
+{
+	double a = o->elems / 1.5;   /* moe_act's elems: 1.5 per output */
+	double half = a * k->A;      /* bytes of one half, or of the output */
+	double t = 2.0 * t_mem(e, k->half, 2.0 * half) +
+		t_mem(e, k->half, 4.0 * half);
+	double tb = 2.0 * t_mem(e, k->half, 3.0 * half) +
+		t_mem(e, k->half, 4.0 * half);
+
+	add_op(lc, "moe_clamp", t, tb, 0, 0);
+	return t;
+}
+
 /* The operators' compute of a layer into lc: its GEMMs, attention,
  * element-wise ops, residual adds, eager copies and the host's launch
  * wait, and what recompute re-runs. */
@@ -980,6 +1010,16 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			else
 				nk += 1;
 			add_op(lc, o->name, t, tb_, 0, 0);
+			/* the clamp before the experts' fused activation:
+			 * its three kernels, and again under recompute */
+			if (moe && !eager && m->ffn_gated && m->ffn_clamp &&
+			    strcmp(o->name, "moe_act") == 0) {
+				double tc = moe_clamp_costs(e, k, o, lc);
+
+				nk += 3;
+				if (rm & GP_RECMOD_MOE_ACT)
+					mod += tc;
+			}
 			if (((rm & GP_RECMOD_LAYERNORM) &&
 			     (strcmp(o->name, "attn_norm") == 0 ||
 			      strcmp(o->name, "mlp_norm") == 0)) ||

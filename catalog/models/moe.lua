@@ -19,7 +19,7 @@ model {
 model {
   id = "gpt-oss-120b", name = "gpt-oss-120b", family = "gpt_oss",
   layers = 36, hidden = 2880, heads = 64, kv_heads = 8, head_dim = 64,
-  ffn_hidden = 2880, ffn_gated = true, vocab = 201088,
+  ffn_hidden = 2880, ffn_gated = true, ffn_clamp = true, vocab = 201088,
   tied_embeddings = false, qkv_bias = true, linear_bias = true, norm = "rms",
   max_seq = 131072,
   moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880,
@@ -30,13 +30,15 @@ model {
         .. "num_attention_heads 64, num_key_value_heads 8, head_dim 64, "
         .. "num_local_experts 128, num_experts_per_tok 4, intermediate_size 2880, "
         .. "vocab_size 201088, tie_word_embeddings false, attention_bias true, "
+        .. "swiglu_limit 7.0, "
         .. "sliding_window 128, layer_types alternating sliding_attention / "
         .. "full_attention, max_position_embeddings 131072); OpenAI's gpt-oss model "
         .. "card, table 1 (gpt-oss-120b: 116.83B total, 5.13B active parameters)",
   notes = "18 of the 36 layers attend over the last 128 tokens (layer_types; "
        .. "Megatron-Core's window_attn_skip_freq = 2). Each attention head has a "
        .. "learned sink logit in its softmax (attention sinks; 64 parameters a "
-       .. "layer, not priced). The experts are gated (a clamped SwiGLU), with "
+       .. "layer, not priced). The experts are gated, their two halves clamped to "
+       .. "7 first (swiglu_limit 7.0: ffn_clamp), with "
        .. "biases on every linear. Checkpoints ship the experts in MXFP4. The "
        .. "card's 5.13B active parameters count the output layer but not the "
        .. "embedding lookup (36 x 126.4M + 0.58B); the engine counts both "

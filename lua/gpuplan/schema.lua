@@ -437,6 +437,9 @@ M.model = T.record {
   -- activation where ReLU keeps a different tensor (T5 v1.0).
   encoder_layers = int { min = 0 }, rel_buckets = int { min = 0 },
   ffn_act = T.enum { "relu", "gelu", "silu" },
+  -- The gated activation clamps its two halves first (GPT-OSS's
+  -- swiglu_limit; engine ffn_clamp).
+  ffn_clamp = bool(),
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },

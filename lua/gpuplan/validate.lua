@@ -104,6 +104,8 @@ local model_spec = T.record {
   -- buckets and the MLP's activation, as the catalog has them.
   encoder_layers = count(0), rel_buckets = count(0),
   ffn_act = T.enum { "relu", "gelu", "silu" },
+  -- The gated activation clamps its two halves first (the catalog's field).
+  ffn_clamp = T.boolean(),
   -- How positions are encoded (absent: rope), the catalog's field.
   positions = T.enum(schema.POSITIONS),
   moe = T.record {
