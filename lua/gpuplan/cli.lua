@@ -4,7 +4,7 @@
 --   { summary = "...", usage = "...", options = { name = type, ... },
 --     run = function(opts, args) -> exit code, hint = function(key) (optional) }
 -- with option types string, int, number, flag, format.  The job commands
--- (fit, train, plan, rl, infer) make options, usage and hint from the
+-- (fit, train, plan, rl, infer) and comm make options, usage and hint from the
 -- declarations in gpuplan.options.  `--sweep-batch`
 -- arrives as opts.sweep_batch.  Exit codes: 0 ok, 1 error (a one-line
 -- message naming the file:line or the argument), 2 usage.

@@ -339,20 +339,20 @@ end
 -- the algorithm (default: the latest modelled).  Returns {op, bytes, gpus, time,
 -- latency, bw_time, algbw, busbw, algo, proto, nodes, ppn, system,
 -- launch_bound}.
--- Arguments M.comm reads besides the topology fields; anything else is a
--- misspelling that would otherwise price a different collective in silence.
-local ARGS = { op = true, bytes = true, gpus = true, system = true, topology = true,
-               nodes = true, algo = true, catalog = true, gpus_per_thread = true,
-               nccl = true, gpu = true, fabric = true }
+-- The keys M.comm takes are gp.comm's options, declared once in
+-- gpuplan.options (command comm): these arguments and every topology
+-- field; anything else is a misspelling that would otherwise price a
+-- different collective in silence.  M.sweep takes min, max and factor too.
+local SWEEP_ARGS = { min = true, max = true, factor = true }
 
 local function check_args(a, sweep)
   if type(a) ~= "table" then error("comm: expected a table of arguments", 3) end
-  local known = {}
-  for _, set in ipairs { ARGS, topo_fields, sweep and { min = 1, max = 1, factor = 1 } or {} } do
-    for k in pairs(set) do known[#known + 1] = k end
+  local options = require "gpuplan.options"
+  local bad = options.unknown(a, "comm", sweep and function(k) return SWEEP_ARGS[k] end or nil)
+  if bad ~= nil then
+    error(options.unknown_message("comm", bad, "comm", "argument",
+      sweep and { "min", "max", "factor" } or nil), 3)
   end
-  table.sort(known)
-  require("gpuplan.args").check_keys(a, known, "comm", 3)
 end
 
 -- A count argument (an integer in 1..2^24, the engine's bound) or nil;
@@ -435,7 +435,7 @@ end
 -- or the one built from the GPU alone (a.gpu), with a.fabric's scale-up
 -- fabric joining its GPUs where given.
 local function node_topology(a)
-  local cat = catalog(a.catalog)
+  local cat = catalog(a.cat or a.catalog)
   local fab
   if a.fabric ~= nil then
     if type(a.fabric) ~= "string" then

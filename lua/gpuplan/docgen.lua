@@ -66,7 +66,7 @@ function M.cli_md()
       .. "do not edit -->",
     "",
     "Every command and its options, as `gpuplan COMMAND --help` prints them. The",
-    "options of fit, train, plan, rl and infer are declared once, in",
+    "options of fit, train, plan, rl, infer and comm are declared once, in",
     "`lua/gpuplan/options.lua`; the Lua key of each is its flag with `-` as `_`",
     "([lua.md](lua.md)).",
     "",

@@ -1,11 +1,11 @@
--- gpuplan.options: every job option of fit, train, plan, rl and infer,
+-- gpuplan.options: every option of fit, train, plan, rl, infer and comm,
 -- declared once (after sysbench's option tables, taken all the way).
 --
 -- From these declarations come each command's CLI spec (cli.parse's
 -- option table), the option lines of its --help, the key set each Lua
 -- function accepts (gp.memory <-> fit, gp.train <-> train, gp.sweep <->
--- plan, gp.rl <-> rl, gp.infer <-> infer) and the unknown-key error with
--- its did-you-mean.  The CLI flag is the name with "_" -> "-"; the Lua key
+-- plan, gp.rl <-> rl, gp.infer <-> infer, gp.comm <-> comm) and the
+-- unknown-key error with its did-you-mean.  The CLI flag is the name with "_" -> "-"; the Lua key
 -- is the name.
 --
 -- A declaration:
@@ -23,9 +23,11 @@
 --   cli       more commands whose command line takes it (no Lua key)
 --   lua_only  true: no command line takes it (commands are Lua's)
 --   cli_only  true: no Lua function takes it (commands are the CLI's)
---   variants  { cmd = {type, metavar, help, default, own} }: where a command
---             takes a different kind of value (plan's lists to search);
---             own = true: that command reads it itself, it is not the job's
+--   variants  { cmd = {type, metavar, help, default, own, group} }: where a
+--             command takes a different kind of value (plan's lists to
+--             search) or it means another thing there (comm's --gpu: the
+--             node built from it); own = true: that command reads it
+--             itself, it is not the job's; group: its --help heading there
 --   methods   the fit --method values it applies to (gpuplan fit refuses
 --             it with any other, naming the option)
 --   serve     true: gp.infer takes the MoE serving model when it is given
@@ -49,10 +51,10 @@ local args = require "gpuplan.args"
 
 local M = {}
 
-M.COMMANDS = { "fit", "train", "plan", "rl", "infer" }
+M.COMMANDS = { "fit", "train", "plan", "rl", "infer", "comm" }
 -- The Lua function of each command.
 M.FUNCTION = { fit = "gp.memory", train = "gp.train", plan = "gp.sweep", rl = "gp.rl",
-               infer = "gp.infer" }
+               infer = "gp.infer", comm = "gp.comm" }
 
 -- Groups, in --help order, with their headings.
 M.GROUPS = {
@@ -64,6 +66,7 @@ M.GROUPS = {
   { "inference", "inference and serving" },
   { "moe", "serving a MoE model across many GPUs (any of these)" },
   { "rl", "RL (GRPO / PPO)" },
+  { "collective", "the collective" },
   { "node", "the node and its communication" },
   { "search", "the search" },
   { "cost", "time and cost" },
@@ -91,19 +94,27 @@ section "job"
 opt { name = "model", type = "string|table", lua_only = true, commands = ALL,
   help = "catalog model id or a catalog-shaped model table (the MODEL argument "
     .. "on the command line)" }
-opt { name = "gpu", type = "string", metavar = "ID", commands = ALL, default = "required",
+opt { name = "gpu", type = "string", metavar = "ID", commands = ALL .. " comm",
+  default = "required",
   help = "catalog GPU, e.g. h100-sxm, h200-sxm, a100-sxm-80gb",
   suggest = { "device", "gpu_type", "card" },
   notes = { infer = "A,B,...: the same deployment on each card, side by side (Lua: a list)" },
   variants = { plan = { metavar = "A,B,...", own = true,
-    help = "the cards to compare (Lua: one id or a list)" } } }
-opt { name = "gpus", type = "int", metavar = "N", commands = ALL,
+    help = "the cards to compare (Lua: one id or a list)" },
+    comm = { group = "node", default = "none: the node of --system",
+      help = "instead of --system: the node built from the GPU alone, its NVLink domain on "
+        .. "its scale-up fabric (h100-pcie: a bridged pair) or 8 cards on its PCIe "
+        .. "generation, no NICs" } } }
+opt { name = "gpus", type = "int", metavar = "N", commands = ALL .. " comm",
   default = { "1", infer = "tp x pp" },
   help = "GPUs in the job: dp = gpus / (tp*pp*cp); infer: replicas = gpus / (tp*pp); "
     .. "rl: the rollout and training GPUs together",
   suggest = { "num_gpus", "n_gpus", "ngpus", "world_size", "gpu_count" },
   variants = { plan = { type = "string", metavar = "COUNTS", default = "8", own = true,
-    help = "GPU counts to try: 64..1024 (64, 128, ... doubling), or 8,16,32" } } }
+    help = "GPU counts to try: 64..1024 (64, 128, ... doubling), or 8,16,32" },
+    comm = { group = "node", default = "all GPUs of the nodes",
+      help = "ranks; with --nodes they are spread evenly, --nodes 8 --gpus 8 is one GPU in "
+        .. "each of 8 nodes (it drives only its own NICs and PCIe link)" } } }
 opt { name = "method", type = "string", metavar = "M", commands = TRAIN4, kind = "enum",
   default = { plan = "pretrain" }, value = "full",
   help = "pretrain|full|lora|qlora (rl: the actor's); fit also grpo|ppo (an RL step's "
@@ -197,10 +208,10 @@ opt { name = "capacity", type = "number|string", lua_only = true, commands = TRA
   kind = "bytes",
   help = "bytes per GPU (a number or '80GiB') instead of the GPU's; gpu may then be "
     .. "left out" }
-opt { name = "cat", type = "table", lua_only = true, commands = ALL,
+opt { name = "cat", type = "table", lua_only = true, commands = ALL .. " comm",
   help = "the catalog (gp.catalog{dirs = ...}) instead of the search path's" }
-opt { name = "catalog", type = "table", lua_only = true, commands = "infer",
-  help = "as cat (the name gp.comm and gp.roofline take too)" }
+opt { name = "catalog", type = "table", lua_only = true, commands = "infer comm",
+  help = "as cat (the name gp.roofline takes too)" }
 opt { name = "schedule", type = "string", metavar = "S", commands = "fit train", kind = "enum",
   methods = TRAINING, default = "1f1b; interleaved with --vpp",
   help = "pipeline schedule: 1f1b, interleaved (--vpp > 1 sets it) or dualpipe "
@@ -605,9 +616,11 @@ opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", s
 ---------------------------------------------------------------------------
 section "rl"
 
-opt { name = "algo", type = "string", metavar = "A", commands = "rl", default = "grpo",
+opt { name = "algo", type = "string", metavar = "A", commands = "rl comm", default = "grpo",
   help = "grpo | ppo (adds the critic)",
-  suggest = { "algorithm", "adv_estimator" } }
+  suggest = { "algorithm", "adv_estimator" },
+  variants = { comm = { group = "collective", default = "the one NCCL's tuner picks",
+    help = "force ring, tree, nvls, sharp, hierarchical, p2p or pxn" } } }
 opt { name = "prompts", type = "int", metavar = "N", commands = "fit rl",
   default = { "64", fit = "8 per DP rank" }, methods = RL,
   value = function(j) return 8 * j.dp end,
@@ -885,23 +898,108 @@ opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", d
   suggest = { "framework_overhead" } }
 
 ---------------------------------------------------------------------------
+section "collective"
+
+-- gpuplan comm / gp.comm: one collective as nccl-tests measures it
+-- (lua/gpuplan/comm.lua).
+opt { name = "op", type = "string", metavar = "OP", commands = "comm", kind = "enum",
+  default = "all_reduce",
+  help = "all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, reduce or "
+    .. "send_recv (allreduce, bcast ... too)",
+  suggest = { "collective", "operation" } }
+opt { name = "bytes", type = "number|string", lua_only = true, commands = "comm",
+  kind = "bytes", default = "required",
+  help = "the message: the total buffer for all_gather and reduce_scatter, the per-rank "
+    .. "send buffer for all_to_all (nccl-tests' sizes); B, or a string with its unit "
+    .. "(\"1MiB\")",
+  suggest = { "size", "message_size" } }
+opt { name = "gpus_per_thread", type = "int", metavar = "N", commands = "comm",
+  default = "1",
+  help = "GPUs one thread drives (nccl-tests -g N): its kernel launches, 4.2 us each, "
+    .. "bound the time from below" }
+opt { name = "nccl", type = "string", metavar = "X.Y.Z", commands = "comm",
+  default = "the latest modelled, 2.30.7",
+  help = "the NCCL release whose tuner picks the algorithm, e.g. 2.20.5",
+  suggest = { "nccl_version" } }
+opt { name = "min", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
+  default = "8B",
+  help = "smallest message; sizes double (nccl-tests -f 2) up to --max.  SIZE: 8, 1MiB, "
+    .. "4GB ..." }
+opt { name = "max", type = "string", metavar = "SIZE", commands = "comm", cli_only = true,
+  default = "8GiB",
+  help = "largest message" }
+opt { name = "topology", type = "table", lua_only = true, commands = "comm",
+  help = "the node and network as a table of the fields below (nodes: how many there "
+    .. "are) instead of system or gpu" }
+-- The topology's fields (engine/comm.h gp_topo), each also a key of its
+-- own that overrides the node's: numbers in SI units, or strings with
+-- their units ("450GB/s", "0.6us").
+for _, f in ipairs {
+  { "up_kind", "string", "the scale-up link: \"nvlink\" or \"pcie\"" },
+  { "up_bw", "number|string", "B/s per direction per GPU on the scale-up link" },
+  { "up_latency", "number|string", "s per scale-up hop" },
+  { "up_achievable", "number", "the share of up_bw a long stream sustains, (0, 1]" },
+  { "up_nvls", "boolean", "the NVLink switch reduces in-network (NVLS)" },
+  { "up_crosses_cpu", "boolean", "PCIe traffic goes through the CPU root complex and host "
+    .. "memory (no direct P2P)" },
+  { "nic_bw", "number|string", "B/s per direction per NIC" },
+  { "nic_latency", "number|string", "s per network hop" },
+  { "nic_achievable", "number", "the share of nic_bw a long stream sustains, (0, 1]" },
+  { "nic_sharp", "boolean", "the network reduces in-network (SHARP)" },
+  { "nic_path_bw", "number|string", "B/s one GPU pushes to the NICs: its PCIe link; 0: no "
+    .. "limit beyond the NICs" },
+  { "nvls_tree_bw2", "number|string", "bus B/s one NVLS_TREE head carries on 2 nodes "
+    .. "(NCCL perChMaxNVLSTreeBws); 0: no limit" },
+  { "nvls_tree_bw3", "number|string", "the same on 3 or more nodes" },
+  { "tree_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel carries "
+    .. "across 2 nodes, which its tuner ranks the tree by (perChMaxTreeBws); 0: none" },
+  { "tree_ch_bw3", "number|string", "the same across 3 or more nodes" },
+  { "ll_max_bw", "number|string", "NCCL's ceiling on LL's bus B/s on one node, which its "
+    .. "tuner ranks LL by (llMaxBws); 0: none" },
+  { "host_mem_bw", "number|string", "B/s of host DRAM: traffic staged through host memory "
+    .. "shares it" },
+  { "host_amd", "boolean", "the nodes' CPUs are AMD x86: NCCL posts network messages "
+    .. "slower there" },
+  { "up_nccl", "table", "NCCL's step latencies and NVLS terms on the scale-up link, over "
+    .. "the link kind's defaults (catalog/FORMAT.md, a fabric's nccl block)" },
+  { "nic_nccl", "table", "the same for the network" },
+} do
+  opt { name = f[1], type = f[2], lua_only = true, commands = "comm",
+    default = "the node's", help = f[3] .. " (a topology field)" }
+end
+
+---------------------------------------------------------------------------
 section "node"
 
-opt { name = "system", type = "string", metavar = "ID", commands = "train plan rl infer",
+opt { name = "system", type = "string", metavar = "ID", commands = "train plan rl infer comm",
   default = "the catalog's system of this GPU",
   help = "the node: a catalog system (GPUs, NVLink, NICs, host memory)",
-  suggest = { "node", "server" } }
-opt { name = "nics", type = "int", metavar = "N", commands = "train plan rl infer", serve = true,
-  range = { 0, 1 << 24 },
+  suggest = { "node", "server" },
+  variants = { comm = { default = "none: this, --gpu (or in Lua topology) is required",
+    help = "catalog system (one node), e.g. dgx-h100, hgx-h800, pcie-8x-4090" } } }
+opt { name = "fabric", type = "string", metavar = "ID", commands = "comm",
+  default = "the node's own",
+  help = "a scale-up fabric joining the node's GPUs in place of its own, e.g. pcie4-p2p "
+    .. "(RTX 4090s with P2P on), nvlink-bridge" }
+opt { name = "nodes", type = "int", metavar = "N", commands = "comm",
+  default = "1, or as many as --gpus fill",
+  help = "nodes of that system",
+  suggest = { "num_nodes", "nnodes" } }
+opt { name = "nics", type = "int", metavar = "N", commands = "train plan rl infer comm",
+  serve = true, range = { 0, 1 << 24 },
   default = "the system's",
   help = "NICs per node",
+  notes = { comm = "fewer NICs than GPUs share them, --nics 4 on 8-GPU nodes halves a "
+    .. "ring's network rate" },
   suggest = { "num_nics" } }
 opt { name = "nic_fabric", type = "string", metavar = "ID", commands = "train plan rl infer",
   serve = true, default = "the system's",
   help = "the NICs' fabric (a catalog fabric id)" }
 opt { name = "gpus_per_node", type = "int", metavar = "N", commands = "train plan rl",
-  default = "the system's",
+  lua = "comm", default = "the system's",
   help = "GPUs per node",
+  variants = { comm = { default = "all of the node's, or --gpus over --nodes",
+    help = "ranks on each node: where the ranks sit (gpus = nodes x gpus_per_node)" } },
   suggest = { "nproc_per_node", "gpus_per_host" } }
 opt { name = "overlap_grad_reduce", type = "flag", commands = "train plan rl", form = "both",
   default = "by stack",
@@ -1116,7 +1214,7 @@ opt { name = "scaling_base", type = "int", metavar = "N", commands = "train plan
 ---------------------------------------------------------------------------
 section "output"
 
-opt { name = "format", type = "format", metavar = "F", commands = ALL, cli_only = true,
+opt { name = "format", type = "format", metavar = "F", commands = ALL .. " comm", cli_only = true,
   default = "text",
   help = "text|markdown|csv|json",
   notes = {
@@ -1128,12 +1226,18 @@ opt { name = "format", type = "format", metavar = "F", commands = ALL, cli_only 
   variants = { plan = { type = "format_html",
     help = "text|markdown|csv|json|html (json: one result per line, what gpuplan merge "
       .. "reads; html: one self-contained page with the tables and the plots)" } } }
-opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer", cli_only = true,
+opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer comm",
+  cli_only = true,
   help = "with --sweep-batch: write the curve as SVG",
-  variants = { plan = { metavar = "BASE",
+  variants = { comm = { help = "also write an SVG chart of busbw vs size for --systems" },
+    plan = { metavar = "BASE",
     help = "write BASE-pareto.svg (the cost-vs-time Pareto front of every fitting layout "
       .. "on every card), BASE-memory.svg (stacked memory per GPU of the best layouts) and "
       .. "BASE-step.svg (where their step goes)" } } }
+opt { name = "systems", type = "string", metavar = "LIST", commands = "comm", cli_only = true,
+  default = "--system",
+  help = "comma-separated system ids, one line each on the --svg chart; the first is the "
+    .. "table's without --system" }
 opt { name = "ops", type = "flag", commands = "infer", cli_only = true,
   help = "also print the decode step operator by operator" }
 opt { name = "sweep_batch", type = "flag", commands = "infer", cli_only = true,
@@ -1155,7 +1259,9 @@ local CLI_TYPES = { int = true, number = true, string = true, flag = true, forma
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
   variants methods serve form suggest notes group kind range value values]]
-local VARIANT_FIELDS = args.set [[type metavar help default own]]
+local VARIANT_FIELDS = args.set [[type metavar help default own group]]
+local GROUP_NAMES = {}
+for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
 local IS_COMMAND = {}
 for _, c in ipairs(M.COMMANDS) do IS_COMMAND[c] = true end
 
@@ -1230,6 +1336,9 @@ for _, d in ipairs(D) do
       if not VARIANT_FIELDS[k] then bad(d, "variant " .. c .. ": unknown field '" .. k .. "'") end
     end
     if v.type and not CLI_TYPES[v.type] then bad(d, "variant " .. c .. ": bad CLI type") end
+    if v.group and not GROUP_NAMES[v.group] then
+      bad(d, "variant " .. c .. ": unknown group '" .. tostring(v.group) .. "'")
+    end
   end
   if d.methods ~= nil and not d.cli_set.fit then bad(d, "methods, but fit does not take it") end
   d.kind = d.kind or KIND_OF_TYPE[d.type]
@@ -1301,7 +1410,7 @@ function M.view(d, cmd)
   return {
     name = d.name, type = v.type or d.type, metavar = v.metavar or d.metavar,
     help = v.help or d.help, default = dflt, own = v.own, form = d.form,
-    note = (d.notes or {})[cmd], group = d.group,
+    note = (d.notes or {})[cmd], group = v.group or d.group,
   }
 end
 
@@ -1688,6 +1797,14 @@ function M.hint(cmd, key, side)
   local cli = side == "cli"
   local function shown(n) return cli and ("'--" .. n:gsub("_", "-") .. "'") or ("'" .. n .. "'") end
   local k = key:lower():gsub("%-", "_")
+  -- One edit from a name this command takes: that name, before any
+  -- synonym (comm's 'node' is its nodes, not the system that 'node'
+  -- stands for in the job commands).
+  for _, d in ipairs(D) do
+    if M.takes(cmd, d.name, side) and #k > 2 and M.distance(k, d.name, 1) == 1 then
+      return " (did you mean " .. shown(d.name) .. "?)"
+    end
+  end
   -- A synonym users write for an option of this command.
   for _, d in ipairs(D) do
     if M.takes(cmd, d.name, side) then
@@ -1816,7 +1933,7 @@ function M.help(cmd)
   for _, g in ipairs(M.GROUPS) do
     local rows = {}
     for _, d in ipairs(D) do
-      if d.group == g[1] and d.cli_set[cmd] then
+      if d.cli_set[cmd] and M.view(d, cmd).group == g[1] then
         for _, l in ipairs(M.help_line(d, cmd)) do rows[#rows + 1] = l end
       end
     end

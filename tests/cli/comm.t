@@ -114,9 +114,12 @@ like($o, qr/^8,2,33\.60,/m, '8 B, 8 GPUs per thread: 8 launches x 4.2 us = 33.60
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--min', '1GiB', '--max', '1GiB', '--format', 'csv',
                       '--gpus-per-thread', '8');
 like($o, qr/^1073741824,268435456,8190\.41,/m, '1 GiB: the GPUs, not the launches, set the time');
+# Its range is the declaration's (gpuplan.options), checked as every job
+# command's values are: exit 1, naming the flag, the range and the value.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', '0');
-is($c, 2, '--gpus-per-thread 0: usage error');
-like($e, qr/^gpuplan: comm: --gpus-per-thread must be >= 1 \(got 0\)$/m, 'names the flag and the value');
+is($c, 1, '--gpus-per-thread 0: refused');
+like($e, qr/^gpuplan: comm: --gpus-per-thread must be a whole number 1\.\.16777216 \(got 0\)$/m,
+     'names the flag, its range and the value');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--gpus-per-thread', '9');
 is($c, 1, '--gpus-per-thread above the ranks: exit 1');
 like($e, qr/^gpuplan: comm: --gpus-per-thread 9 exceeds the 8 gpus$/m, 'names the flag and both counts');
@@ -157,9 +160,16 @@ is($c, 0, '--nics 4 exits 0');
 my ($bus4) = $o =~ /^8589934592,\d+,[\d.]+,[\d.]+,([\d.]+),ring,simple$/m;
 ok(defined $bus4 && $bus4 > 95.5 && $bus4 <= 96.0, "--nics 4: ~96 GB/s busbw (got @{[$bus4 // 'none']})");
 ok(defined $bus8 && defined $bus4 && abs($bus8 / $bus4 - 2) < 0.01, 'half the NICs, half the ring');
+# --nics is one declaration for comm and the job commands: one range, one
+# message (comm's own check said "must be in 0..16777216" with exit 2,
+# train's "must be a whole number 0..16777216" with exit 1).
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nics', '-1');
-is($c, 2, '--nics -1: usage error');
-like($e, qr/^gpuplan: comm: --nics must be in 0\.\.16777216 \(got -1\)$/m, 'names the flag and the value');
+is($c, 1, '--nics -1: refused');
+like($e, qr/^gpuplan: comm: --nics must be a whole number 0\.\.16777216 \(got -1\)$/m,
+     'names the flag and the value');
+my ($c2, $o2, $e2) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--nics', '-1');
+(my $same = $e2) =~ s/^gpuplan: train: /gpuplan: comm: /;
+is($e, $same, 'the same words as gpuplan train --nics -1');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-a100', '--nodes', '2', '--nics', '0', '--min', '1MiB', '--max', '1MiB');
 is($c, 1, '--nics 0 across nodes: exit 1');
 like($e, qr/^gpuplan: comm: 2 nodes need --nics > 0 to talk$/m, 'names the flag');
@@ -209,4 +219,25 @@ like($e, qr/^gpuplan: comm: 4 gpus span 2 nodes of the 2-GPU node built from --g
 is($c, 1, '--nics on a GPU-built node: exit 1');
 like($e, qr/^gpuplan: comm: --nics 2: the node built from --gpu h100-pcie has no NIC fabric/m, 'names both flags');
 unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
+# The flags come from gpuplan.options: a misspelt one is refused with the
+# nearest (the parser said only "unknown option"), 'node' is comm's --nodes
+# (not --system, which 'node' stands for in the job commands), and a job
+# command given comm's flag says whose it is.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--node', '2');
+is($c, 2, '--node: usage error');
+like($e, qr/^gpuplan: comm: unknown option '--node' \(did you mean '--nodes'\?\)$/m, 'suggests --nodes');
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--gpus-per-threads', '2');
+like($e, qr/^gpuplan: comm: unknown option '--gpus-per-threads' \(did you mean '--gpus-per-thread'\?\)$/m,
+     'suggests --gpus-per-thread');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--fabric', 'nvlink4');
+like($e, qr/^gpuplan: train: unknown option '--fabric' \(an option of gpuplan comm\)$/m,
+     'train --fabric: an option of gpuplan comm');
+# --help: each flag once, its help from the declaration.
+($c, $o, $e) = run_gp('comm', '--help');
+is($c, 0, 'comm --help exits 0');
+for my $f (qw(system gpu fabric nodes gpus op algo nics gpus-per-thread nccl min max format svg systems)) {
+    is(scalar(() = $o =~ /^  --\Q$f\E /mg), 1, "--help lists --$f once");
+}
+like($o, qr/^  --nics N +NICs per node; fewer NICs than GPUs share them/m,
+     "--nics: the job commands' help, with comm's note");
 done_testing();

@@ -8,7 +8,14 @@ local gp = require "gpuplan"
 local options = require "gpuplan.options"
 local cli = require "gpuplan.cli"
 
-local FN = { fit = gp.memory, train = gp.train, plan = gp.sweep, rl = gp.rl, infer = gp.infer }
+local FN = { fit = gp.memory, train = gp.train, plan = gp.sweep, rl = gp.rl, infer = gp.infer,
+             comm = gp.comm }
+-- The call that stops right after the key check: a model that does not
+-- exist (gp.comm: an op that does not).
+local function base(cmd)
+  if cmd == "comm" then return { op = "no-such-op" } end
+  return { model = "no-such-model", gpu = "h100-sxm" }
+end
 
 -- A value of an option's kind, for a call that must get past the key check.
 local function value(d)
@@ -48,8 +55,8 @@ for _, cmd in ipairs(options.COMMANDS) do
     end
     if options.takes(cmd, d.name, "lua") then
       counted.lua = counted.lua + 1
-      local a = { model = "no-such-model", gpu = "h100-sxm" }
-      if d.name ~= "model" then a[d.name] = value(d) end
+      local a = base(cmd)
+      if d.name ~= "model" and d.name ~= "op" then a[d.name] = value(d) end
       local ok, err = pcall(FN[cmd], a)
       err = tostring(err)
       if ok or err:find("unknown option", 1, true) or err:find("unknown argument", 1, true) then
@@ -66,8 +73,10 @@ t.is(table.concat(bad_lua, "; "), "", "each declared Lua option passes its funct
 -- The same call with an undeclared key is refused, naming it: the check
 -- above can fail.
 for _, cmd in ipairs(options.COMMANDS) do
-  t.raises(function() FN[cmd] { model = "no-such-model", gpu = "h100-sxm", tp_sizee = 2 } end,
-    "unknown " .. (cmd == "infer" and "argument" or "option") .. " 'tp_sizee'",
+  local a = base(cmd)
+  a.tp_sizee = 2
+  t.raises(function() FN[cmd](a) end,
+    "unknown " .. ((cmd == "infer" or cmd == "comm") and "argument" or "option") .. " 'tp_sizee'",
     cmd .. ": an undeclared key is refused", true)
 end
 
@@ -89,6 +98,11 @@ for _, s in ipairs(sets) do
   for k in pairs(s[2]) do
     if not options.takes(s[1], k, "lua") then undeclared[#undeclared + 1] = s[1] .. " " .. k end
   end
+end
+-- gp.comm's topology fields (its own table, which a topology = {...} is
+-- checked against) are each a declared key of gp.comm too.
+for k in pairs(require("gpuplan.comm").topology_fields) do
+  if not options.takes("comm", k, "lua") then undeclared[#undeclared + 1] = "comm " .. k end
 end
 table.sort(undeclared)
 t.is(table.concat(undeclared, ", "), "", "no accepted key lacks a declaration")
@@ -179,7 +193,8 @@ t.is(cli_error("fit", { "--tokens", "2e12" }),
 -- closing prose; fit lists --sp (it was missing).
 for _, cmd in ipairs(options.COMMANDS) do
   local u = require("gpuplan.cmd." .. cmd).usage
-  t.like(u, "^usage: gpuplan " .. cmd .. " MODEL", cmd .. " --help: its header")
+  t.like(u, "^usage: gpuplan " .. cmd .. (cmd == "comm" and " %-%-system ID" or " MODEL"),
+    cmd .. " --help: its header")
   local long = {}
   for line in (u .. "\n"):gmatch("([^\n]*)\n") do
     if #line > 76 then long[#long + 1] = line end

@@ -3,47 +3,19 @@ local comm = require "gpuplan.comm"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
+local options = require "gpuplan.options"
 
 local C = {
   summary = "collective cost over message sizes, nccl-tests style (time, algbw, busbw, algorithm)",
-  usage = [[
-usage: gpuplan comm --system ID | --gpu ID [--nodes N] [--gpus N] [--op OP] [options]
-
-  --system ID     catalog system (one node), e.g. dgx-h100, hgx-h800, pcie-8x-4090
-  --gpu ID        instead of --system: the node built from the GPU alone, its
-                  NVLink domain on its scale-up fabric (h100-pcie: a bridged
-                  pair) or 8 cards on its PCIe generation, no NICs
-  --fabric ID     a scale-up fabric joining the node's GPUs in place of its
-                  own, e.g. pcie4-p2p (RTX 4090s with P2P on), nvlink-bridge
-  --nodes N       nodes of that system (default 1)
-  --gpus N        ranks (default: all GPUs of the nodes); with --nodes they
-                  are spread evenly, --nodes 8 --gpus 8 is one GPU in each of
-                  8 nodes (it drives only its own NICs and PCIe link)
-  --op OP         all_reduce (default), all_gather, reduce_scatter, all_to_all,
-                  broadcast, reduce, send_recv
-  --algo A        force ring, tree, nvls, sharp, hierarchical, p2p or pxn
-  --nics N        NICs per node (default: the system's); fewer NICs than
-                  GPUs share them, --nics 4 on 8-GPU nodes halves a ring's
-                  network rate
-  --gpus-per-thread N
-                  GPUs one thread drives (nccl-tests -g N, default 1): its
-                  kernel launches, 4.2 us each, bound the time from below
-  --nccl X.Y.Z    the NCCL release whose tuner picks the algorithm, e.g.
-                  2.20.5 (default: the latest modelled, 2.30.7)
-  --min SIZE      smallest message (default 8B); --max SIZE largest (default 8GiB);
-                  sizes double (nccl-tests -f 2).  SIZE: 8, 1MiB, 4GB ...
-  --format F      text (default), markdown, csv, json
-  --svg FILE      also write an SVG chart of busbw vs size for --systems
-  --systems LIST  comma-separated system ids for the chart (default: --system)
-
+  usage = options.usage("comm",
+    "usage: gpuplan comm --system ID | --gpu ID [--nodes N] [--op OP] [options]", [[
   Sizes follow nccl-tests: total buffer for all_gather/reduce_scatter, the
   per-rank send buffer for all_to_all.  GB/s are 10^9 B/s; busbw = algbw x
   2(n-1)/n (all_reduce), (n-1)/n (all_gather, reduce_scatter, all_to_all),
-  1 (others).  count is in 4-byte floats as nccl-tests prints it.]],
-  options = { system = "string", nodes = "int", gpus = "int", op = "string",
-              algo = "string", min = "string", max = "string", format = "format",
-              svg = "string", systems = "string", gpus_per_thread = "int",
-              nccl = "string", nics = "int", gpu = "string", fabric = "string" },
+  1 (others).  count is in 4-byte floats as nccl-tests prints it.]]),
+  -- The options are declared once, in gpuplan.options (gp.comm's keys too).
+  options = options.spec("comm"),
+  hint = options.cli_hint("comm"),
 }
 
 local function size_arg(v, name, default)
@@ -113,13 +85,8 @@ function C.run(opts, args)
         2 ^ 24 // per, opts.system, per)), 0)
     end
   end
-  if opts.gpus_per_thread and opts.gpus_per_thread < 1 then
-    error(cli.usage(string.format("comm: --gpus-per-thread must be >= 1 (got %d)",
-      opts.gpus_per_thread)), 0)
-  end
-  if opts.nics and (opts.nics < 0 or opts.nics > 2 ^ 24) then
-    error(cli.usage(string.format("comm: --nics must be in 0..16777216 (got %d)", opts.nics)), 0)
-  end
+  -- --gpus-per-thread >= 1 and --nics in 0..2^24 are their declared
+  -- ranges (gpuplan.options), checked before this runs.
   local lo = size_arg(opts.min, "min", 8)
   local hi = size_arg(opts.max, "max", 8 * 1024 ^ 3)
   if lo < 1 or hi < lo then error(cli.usage("comm: need 1 <= --min <= --max"), 0) end
