@@ -277,6 +277,48 @@ local case_schema = T.record {
 -- accepts every field validation/SCHEMA.md documents).
 M.case_schema = case_schema
 
+-- The parallel fields each kind's predictor reads (lua/gpuplan/predict/
+-- KIND.lua: the par.NAME it passes on), besides dp, which the reader
+-- checks against the GPUs for every kind.  The schema is one record for
+-- all kinds, so a field of another kind's predictor -- tp_overlap in an
+-- rl case -- passed its check and was ignored in silence: the row was
+-- priced without what the case says.  tests/lua/validate_kind_fields.t
+-- runs every shipped case with its parallel table watched and checks
+-- that each predictor reads no field outside its set.
+local function set(names) return require("gpuplan.args").set(names) end
+M.PARALLEL_READ = {
+  train = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync zero3_gather zero_reduce
+    micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
+    last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
+    moe_permute_fusion cuda_graph_scope moe_fp8_pad offload]],
+  memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
+    recompute recompute_modules schedule offload]],
+  rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
+    last_stage_layers moe_permute_fusion offload]],
+  infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
+  collective = {},
+}
+-- A field a kind does not read may still state the value its predictor
+-- takes without it -- no context parallelism, no sequence parallelism, no
+-- FSDP, no ZeRO -- as the inference and RL cases write their layouts in
+-- full; any other value of it is a claim the prediction would not price.
+M.PARALLEL_NEUTRAL = { tp = 1, pp = 1, cp = 1, ep = 1, vpp = 1, sp = false, fsdp = false,
+                       zero = 0 }
+
+-- The first parallel field of case c (sorted) that its kind does not read
+-- with a value that says something: its name, or nil.
+local function unread_field(c)
+  local read = M.PARALLEL_READ[c.kind]
+  local par = c.parallel
+  if not read or type(par) ~= "table" then return nil end
+  local names = {}
+  for k in pairs(par) do names[#names + 1] = k end
+  table.sort(names)
+  for _, k in ipairs(names) do
+    if k ~= "dp" and not read[k] and par[k] ~= M.PARALLEL_NEUTRAL[k] then return k end
+  end
+end
+
 local function short(id)
   if #id > 60 then return id:sub(1, 60) .. "..." end
   return id
@@ -348,6 +390,17 @@ local function read(path, seen)
     if not known then
       error(string.format("%s: field 'measured.metric': '%s' is not a %s metric (%s)", where,
         short(m.metric), c.kind, table.concat(M.metrics[c.kind], ", ")), 0)
+    end
+    local unread = unread_field(c)
+    if unread then
+      local users = {}
+      for _, k in ipairs { "train", "memory", "rl", "infer" } do
+        if M.PARALLEL_READ[k][unread] then users[#users + 1] = k end
+      end
+      error(string.format("%s: field 'parallel.%s': %s cases do not use it (only %s cases "
+        .. "do), so it would be ignored; remove it or model it for %s", where, unread, c.kind,
+        #users > 1 and table.concat(users, ", ", 1, #users - 1) .. " and " .. users[#users]
+          or users[1] or "no", c.kind), 0)
     end
     if c.kind == "collective" and (c.collective == nil or c.bytes == nil) then
       error(string.format("%s: a collective case needs 'collective' and 'bytes'", where), 0)

@@ -199,6 +199,15 @@ return function(case, cat)
     defaults[#defaults + 1] = "stack=deepspeed (pretrain with a ZeRO stage, no FSDP)"
   end
   if o.vpp then o.schedule = "interleaved" end
+  -- The step's micro-batches on each data-parallel rank: global_batch
+  -- over dp x micro_batch.  A pipeline holds min(pp, that) micro-batches'
+  -- activations in flight under 1F1B (gpuplan.memory's microbatches), so a
+  -- step of fewer micro-batches than stages peaks lower.
+  local gb, mb = v(par.global_batch), v(par.micro_batch)
+  if gb and mb and o.method ~= "infer" then
+    local dp = v(par.dp) or math.max(1, o.gpus // ((o.tp or 1) * (o.pp or 1) * (o.cp or 1)))
+    o.microbatches = math.max(1, gb // (dp * mb))
+  end
   local lora = v(wl.lora)
   if type(lora) == "table" then
     o.lora_rank = v(lora.rank)

@@ -1,0 +1,107 @@
+-- A case's parallel fields are those its kind's predictor reads
+-- (gpuplan.validate PARALLEL_READ): one of another kind's -- tp_overlap,
+-- ep_overlap, moe_dispatcher, split_ends, cuda_graph_scope, moe_fp8_pad
+-- in an rl or infer case -- is refused naming the case and the field,
+-- where it passed the one schema of all kinds and was ignored in silence.
+-- Run with ./gpuplan run tests/lua/validate_kind_fields.t.
+local t = require "tap"
+local cjson = require "cjson"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+local cat = gp.catalog()
+local cases = validate.read("validation/cases.json")
+
+-- 1. The sets hold every field the predictors read: each shipped case
+-- predicted with its parallel table watched reads nothing outside its
+-- kind's set (a read field missing from it would be refused in a case).
+local outside = {}
+for _, c in ipairs(cases) do
+  local par = c.parallel
+  if par then
+    c.parallel = setmetatable({}, {
+      __index = function(_, k)
+        if k ~= "dp" and not validate.PARALLEL_READ[c.kind][k] then
+          outside[#outside + 1] = c.kind .. " reads parallel." .. k .. " (" .. c.id .. ")"
+        end
+        return par[k]
+      end,
+      __pairs = function() return next, par, nil end })
+  end
+  validate.predict(c, cat)
+  c.parallel = par
+end
+t.is(table.concat(outside, "; "), "", "no predictor reads a parallel field outside its kind's set")
+
+-- 2. The shipped cases pass: validate.read above refused none.
+t.ok(#cases > 0, "every shipped case's parallel fields are its kind's (" .. #cases .. " read)")
+
+-- 3. A train-only field in an rl or infer case is refused, naming the
+-- file, the case and the field, and which kinds read it.
+local raw = cjson.decode(assert(io.open("validation/cases.json")):read("a"))
+local function first(kind)
+  for _, c in ipairs(raw) do if c.kind == kind then return c end end
+end
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p " .. dir))
+local function read_with(kind, field, value)
+  local c = first(kind)
+  local saved = c.parallel[field]
+  c.parallel[field] = value
+  local path = dir .. "/" .. kind .. "-" .. field .. ".json"
+  local f = assert(io.open(path, "w"))
+  f:write(cjson.encode { c })
+  f:close()
+  c.parallel[field] = saved
+  local ok, err = pcall(validate.read, path)
+  return ok, tostring(err), c.id, path
+end
+for _, x in ipairs {
+  { "rl", "tp_overlap", true }, { "rl", "ep_overlap", true }, { "rl", "moe_dispatcher", "allgather" },
+  { "rl", "split_ends", true }, { "rl", "cuda_graph_scope", { "attn" } },
+  { "rl", "moe_fp8_pad", cjson.decode('"' .. require("gpuplan.options").get("moe_fp8_pad").values[1] .. '"') },
+  { "infer", "tp_overlap", true }, { "infer", "ep_overlap", false }, { "infer", "split_ends", true },
+  { "infer", "cuda_graph_scope", { "attn" } }, { "rl", "zero3_gather", "per_param" },
+} do
+  local kind, field = x[1], x[2]
+  local ok, err, id, path = read_with(kind, field, x[3])
+  t.ok(not ok, kind .. " case with parallel." .. field .. ": refused")
+  t.is(err, string.format("%s: case '%s': field 'parallel.%s': %s cases do not use it (only "
+    .. "train cases do), so it would be ignored; remove it or model it for %s", path, id, field,
+    kind, kind), kind .. " " .. field .. ": the message names the case, the field and who reads it")
+end
+-- The neutral values an unread field may state (no CP, no SP, no FSDP)
+-- pass; another value of it is refused.
+t.ok((read_with("infer", "cp", 1)), "infer: cp 1 (what the predictor takes) passes")
+t.ok((read_with("infer", "fsdp", false)), "infer: fsdp false passes")
+local ok, err = read_with("infer", "cp", 2)
+t.ok(not ok and err:find("field 'parallel.cp': infer cases do not use it (only train, memory and "
+  .. "rl cases do)", 1, true), "infer: cp 2 refused, naming the kinds that read it")
+ok, err = read_with("rl", "fsdp", "full_shard")
+t.ok(not ok and err:find("field 'parallel.fsdp': rl cases do not use it", 1, true),
+  "rl: fsdp full_shard refused (gp.rl prices the actor's layout without it)")
+os.execute("rm -rf " .. dir)
+
+-- 4. The memory kind reads global_batch: the step's micro-batches on a
+-- data-parallel rank are global_batch / (dp x micro_batch), and under
+-- 1F1B the first stage holds min(pp, that) micro-batches' activations
+-- (Narayanan et al. 2021 sec. 2.2.1; engine/memory_train.c).  BLOOM-176B's
+-- case with selective recompute (so its first stage, not the last with
+-- the head, peaks): dp 8 x micro_batch 2 = 16 sequences a micro-batch
+-- step, pp 12.  192 and 2048 sequences (12 and 128 micro-batches) hold
+-- 12 in flight, the same bytes exactly; 96 (6) holds fewer, so its peak is
+-- lower.  Before, global_batch was ignored and all three were equal.
+local bloom
+for _, c in ipairs(cases) do if c.id == "bloom176b-mem-per-gpu" then bloom = c end end
+bloom.parallel.recompute = "selective"
+local peak = {}
+for _, gb in ipairs { 96, 192, 2048 } do
+  bloom.parallel.global_batch = gb
+  peak[gb] = validate.predict(bloom, cat).predicted
+end
+t.is(peak[192], peak[2048], "memory: 12 and 128 micro-batches hold pp = 12 in flight alike")
+t.ok(peak[96] < peak[192], string.format("memory: 6 micro-batches in flight peak lower (%.2f < %.2f GB)",
+  peak[96] or 0, peak[192] or 0))
+
+t.done_testing()
