@@ -78,7 +78,42 @@ end
 -- Bytes per cached K/V element.
 M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
 
-local function fail(fmt, ...) error(string.format(fmt, ...), 3) end
+-- The caller a refusal names: the `who` of the M.prepare on the stack
+-- (gp.train's "train", gp.sweep's "sweep"), so every option's refusal
+-- opens as the function's others do ("train: attn_clamp ... needs flash =
+-- false" where it read "attn_clamp ...", and "train: model is required"
+-- where it read "memory: ..."); nil outside it.
+local prepare_fn
+local function caller()
+  for level = 3, 200 do
+    local info = debug.getinfo(level, "f")
+    if not info then return nil end
+    if info.func == prepare_fn then
+      for i = 1, 8 do
+        local name, v = debug.getlocal(level, i)
+        if name == nil then break end
+        if name == "who" then return v end
+      end
+      return nil
+    end
+  end
+end
+
+local function fail(fmt, ...)
+  local msg = string.format(fmt, ...)
+  local who = caller()
+  -- gp.memory's (gpuplan fit's) refusals keep their words: the command
+  -- line's fit names the option the user typed, not the Lua function.
+  if who and who ~= "memory" then
+    local head = msg:match("^memory: ")
+    if head and who ~= "memory" then
+      msg = who .. ": " .. msg:sub(#head + 1)
+    elseif msg:sub(1, #who + 2) ~= who .. ": " then
+      msg = who .. ": " .. msg
+    end
+  end
+  error(msg, 3)
+end
 
 -- A training job's offload values (the engine's c_offload reads the same
 -- four; "params" is params+optimizer's short name).
@@ -810,6 +845,10 @@ end
 -- gpus}; raises on a bad option.
 function M.prepare(o, cmd, who)
   who = who or "memory"
+  return prepare_fn(o, cmd, who)
+end
+
+prepare_fn = function(o, cmd, who)
   cmd = cmd or "fit"
   if type(o) ~= "table" then fail("%s{...}: expected a table of options", who) end
   -- The resolve step: keys checked, quantities parsed, defaults declared.

@@ -222,8 +222,8 @@ like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has
      'names the GPU');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8',
                       '--precision', 'fp8');
-like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
-     'gpuplan train: the same words');
+like($e, qr/^gpuplan: train: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
+     'gpuplan train: the same words, opening as its other refusals');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '8',
                       '--zero', '1');
 like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/m,

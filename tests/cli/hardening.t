@@ -271,7 +271,7 @@ for my $t (
     # own rule, and the message says which stack takes the option.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--last-stage-layers', '5'],
-     qr/^gpuplan: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); --stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
+     qr/^gpuplan: train: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); --stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
     # DualPipe pairs stages on a rank; another partition rule would be
     # overridden by the ends' counts: both refused, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
@@ -306,8 +306,10 @@ for my $t (
      qr/^gpuplan: rl: --base-checkpoint needs --response-max: the mean is assumed as a share of the limit$/m],
     # A training offload the engine does not know is refused by its flag
     # (it named the engine's field: "train: train.offload must be ...").
+    # train opens with its name as rl does (gpuplan.memory's refusals
+    # said none under gp.train, where train's own say "train:").
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
-     qr/^gpuplan: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
+     qr/^gpuplan: train: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '2', '--offload', 'nvme'],
      qr/^gpuplan: rl: --offload must be none, optimizer or params\+optimizer \(got string 'nvme'\)$/m],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'full', '--zero', '2', '--offload', 'nvme'],

@@ -176,7 +176,7 @@ like($o, qr/^llava-1\.5-7b on 8 x a100-sxm-80gb .*\), full \(LLM frozen\) bf16, 
      'the title says the LLM is frozen');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--no-train-llm');
 isnt($c, 0, '--no-train-llm without a vision tower fails');
-like($e, qr/^gpuplan: --no-train-llm freezes .*llama2-7b has no vision tower$/m,
+like($e, qr/^gpuplan: train: --no-train-llm freezes .*llama2-7b has no vision tower$/m,
      'one line naming the option and the model');
 
 done_testing();

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(14)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -74,8 +74,21 @@ t.is(select(3, attn { attn_scale_q = true }).memory.act_layer, r0.memory.act_lay
 t.raises(function() gp.train(t.with(base, { flash = true, attn_scale_q = true })) end,
   "train: attn_scale_q changes the eager attention's pass over the scores: it needs flash = "
     .. "false", "attn_scale_q with a fused attention kernel", true)
+-- gpuplan.memory's refusals open with the caller's name, as gp.train's
+-- own do ("train: attn_scale_q ..." above): attn_clamp's read without it.
 t.raises(function() gp.train(t.with(base, { flash = true, attn_clamp = true })) end,
-  "attn_clamp is the eager attention's", "attn_clamp with a fused attention kernel")
+  "train: attn_clamp is the eager attention's torch.max over the masked scores: it needs "
+    .. "flash = false", "attn_clamp with a fused attention kernel, opening with train:", true)
+t.raises(function() gp.sweep { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 1,
+                               stack = "hf", flash = true, attn_clamp = true } end,
+  "sweep: attn_clamp is the eager attention's", "gp.sweep names itself", true)
+t.raises(function() gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", flash = true,
+                                attn_clamp = true } end,
+  "attn_clamp is the eager attention's", "gp.memory's words as they were (fit's too)", true)
+-- A refusal gpuplan.memory wrote as its own ("memory: model is required")
+-- names the function called.
+t.raises(function() gp.train { gpu = "h100-sxm" } end, "train: model is required",
+  "gp.train without a model: train:, not memory:", true)
 t.raises(function() gp.train(t.with(base, { kernels = "fused", attn_scale_q = true })) end,
   "attn_scale_q is Hugging Face's eager attention", "attn_scale_q with fused kernels")
 t.raises(function() gp.train(t.with(base, { attn_scale_q = "yes" })) end,
