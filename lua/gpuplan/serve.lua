@@ -645,6 +645,9 @@ function M.plan(a)
         result = r })
   end
   b.batch = nil
+  if b.concurrency ~= nil then
+    error("infer_plan: concurrency does not go with target: the plan picks the batch", 2)
+  end
   local m, d, s, info = M.setup(b)
   local fix_layout = false
   for k in pairs(LAYOUT) do if b[k] ~= nil then fix_layout = true end end

@@ -318,6 +318,8 @@ t.raises(function() gp.infer(with { gpus = 16, ep = 16, concurrency = 16, batch 
          "give batch = N or concurrency = N, not both", "concurrency and batch")
 t.raises(function() gp.infer(with { gpus = 24, ep = 16, disagg = true, concurrency = 16 }) end,
          "concurrency with disagg", "concurrency with two pools")
+t.raises(function() gp.infer_plan(with { target = 1e4, concurrency = 8 }) end,
+         "infer_plan: concurrency does not go with target", "the plan picks the batch")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, prefill_gpus = 8 }) end,
          "prefill_gpus needs disagg = true", "prefill pool needs disagg")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, itl_max = -1 }) end,
