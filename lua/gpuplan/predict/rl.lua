@@ -552,10 +552,13 @@ return function(case, cat)
     plen = PROMPT_DEFAULT
     -- OpenRLHF's PPO runs prompt with chat data (OpenOrca, hh-rlhf,
     -- oasst1 in its scripts), not math: the default is then a math
-    -- problem's length standing in for prompts nobody measured.
+    -- problem's length standing in for prompts nobody measured as a
+    -- mixture (the Llama 2 paper's Table 6 gives hh's dialogues alone,
+    -- no source OpenOrca's or oasst1's, nor any spread from which the
+    -- longest of a left-padded generate batch would follow).
     defaults[#defaults + 1] = fw == "openrlhf" and string.format("prompt_len=%d (not "
       .. "published; the default is a math problem's, standing in for this run's chat "
-      .. "prompts, whose lengths no source gives)", plen)
+      .. "prompts, whose mixture's mean and batch longest no source gives)", plen)
       or string.format("prompt_len=%d (not published; a "
       .. "math problem in its instruction and chat template)", plen)
   end
