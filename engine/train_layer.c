@@ -926,6 +926,37 @@ static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	return t;
 }
 
+/* The routed experts' fc2 bias (model linear_bias: GPT-OSS's biases on
+ * every linear), which Megatron-Core adds after the grouped GEMM one
+ * local expert at a time: TEGroupedMLP._apply_bias (core_v0.17.0
+ * transformer/moe/experts.py) "torch.cat([t + b * p for t, b, p in
+ * zip(torch.split(intermediate_parallel.view(-1, shape[-1]),
+ * tokens_per_expert), bias_parallel, torch.split(permuted_probs,
+ * tokens_per_expert))])" -- fc2 is built with skip_bias_add=True so that
+ * the router's probability weights the bias too.  With R = the rows'
+ * bytes (the moe_down op's tokens per expert x experts touched x its
+ * output width), forward: each expert's b * p writes its rows (R in
+ * all), the add reads its rows twice and writes them (3 R), the cat
+ * reads and writes them all (2 R); backward (autograd, the split and the
+ * cat's gradient views): the bias's gradient (g * p, summed over the
+ * rows: 2 R written and read, R read) and the probability's (g * b,
+ * summed over the width: the same 3 R) per expert.  Memory-bound
+ * kernels, two a local expert and the cat forward, four a local expert
+ * backward.  Returns the forward's kernel launches (the host's). */
+static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
+			     train_lcost *lc)
+{
+	double el = o->batch > 1.0 ? o->batch : 1.0;  /* experts touched */
+	double r = o->m * o->batch * o->n * k->A / el;  /* one expert's */
+	double t = el * (t_mem(e, k->half, r) + t_mem(e, k->half, 3.0 * r)) +
+		t_mem(e, k->half, 2.0 * r * el);
+	double tb = el * 2.0 * (t_mem(e, k->half, 2.0 * r) +
+				t_mem(e, k->half, r));
+
+	add_op(lc, "moe_bias", t, tb, 0, 0);
+	return 2.0 * el + 1.0;
+}
+
 /* The operators' compute of a layer into lc: its GEMMs, attention,
  * element-wise ops, residual adds, eager copies and the host's launch
  * wait, and what recompute re-runs. */
@@ -973,6 +1004,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			if (strcmp(o->name, "moe_up") == 0 ||
 			    strcmp(o->name, "moe_down") == 0)
 				eg += o->batch;
+			/* fc2's bias, added per local expert after it */
+			if (moe && !eager && m->linear_bias &&
+			    strcmp(o->name, "moe_down") == 0)
+				nk += moe_bias_costs(e, k, o, lc);
 			if (up > 0 && strcmp(o->name, "qkv") == 0)
 				mod += up * (lc->fwd.t - t);
 			if (qv > 0)

@@ -106,6 +106,8 @@ local model_spec = T.record {
   ffn_act = T.enum { "relu", "gelu", "silu" },
   -- The gated activation clamps its two halves first (the catalog's field).
   ffn_clamp = T.boolean(),
+  -- Every linear has a bias (the catalog's field).
+  linear_bias = T.boolean(),
   -- How positions are encoded (absent: rope), the catalog's field.
   positions = T.enum(schema.POSITIONS),
   moe = T.record {

@@ -68,6 +68,7 @@ function M.model(cm, cat)
     norm = (cm.ffn_gated or encdec) and "rms" or "layer",
     positions = v(cm.positions),
     ffn_clamp = v(cm.ffn_clamp) == true or nil,
+    linear_bias = v(cm.linear_bias) == true or nil,
   }
   if encdec then
     m.encoder_layers, m.rel_buckets, m.ffn_act = cm.encoder_layers, v(cm.rel_buckets),

@@ -1,0 +1,44 @@
+-- The routed experts' fc2 bias (model linear_bias: GPT-OSS), which
+-- Megatron-Core adds after the grouped GEMM one local expert at a time
+-- (TEGroupedMLP._apply_bias: t + b * p per expert, then torch.cat):
+-- engine/train_layer.c moe_bias_costs, forward 6 R bytes (b * p writes R,
+-- the add moves 3 R, the cat 2 R), backward 6 R (the bias's and the
+-- probability's gradients, 3 R each), R the routed rows' bytes at the
+-- model's width; two kernels a local expert and the cat forward.
+-- Run with ./gpuplan run tests/lua/moe_bias.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(4)
+
+local op = t.op
+-- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
+local bw = 3.35e12 * 0.84
+-- gpt-oss-120b (linear_bias): top 4 of 128 experts, hidden 2880; one
+-- sequence a micro-batch on each of 8 GPUs (tp 1, ep 8: 16 local
+-- experts), bf16 activations (2 B).
+local job = { model = "gpt-oss-120b", gpu = "h100-sxm", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1, precision = "bf16",
+              method = "pretrain" }
+local function run(x) return gp.train(t.with(job, x)) end
+local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
+
+-- A balanced router at capacity factor 1: R = Tn k h A.  Doubling the
+-- tokens adds 4096 x 4 x 2880 x 2 B = 94.37 MB of rows; the forward and
+-- the backward each move 6 of them: 566.2 MB / 2.814e12 B/s = 201.2 us.
+-- Every local expert is touched at either length (16 of 16), so the
+-- kernels and their fills are the same and cancel: float rounding, 1e-6.
+local dR = 4096 * 4 * 2880 * 2
+t.near(op(s8, "moe_bias").fwd - op(s4, "moe_bias").fwd, 6 * dR / bw, 1e-6,
+       "forward: b * p, the add and the cat, 6 R")
+t.near(op(s8, "moe_bias").bwd - op(s4, "moe_bias").bwd, 6 * dR / bw, 1e-6,
+       "backward: the bias's and the probabilities' gradients, 6 R")
+
+-- Without the biases there is no such op, and the GEMM itself is the same.
+local m = {}
+for key, x in pairs(gp.catalog():get("models", "gpt-oss-120b")) do m[key] = x end
+m.linear_bias = nil
+local n4 = gp.train(t.with(job, { seq = 4096, model = m }))
+t.is(op(n4, "moe_bias"), nil, "no linear_bias: no per-expert bias op")
+t.near(op(n4, "moe_down").fwd, op(s4, "moe_down").fwd, 1e-12,
+       "the grouped GEMM is unchanged by its bias")
