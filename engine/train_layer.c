@@ -1158,6 +1158,47 @@ static double flex_ranks(double experts, double k, double ep)
 	return ep * (1.0 - miss);
 }
 
+/* HybridEP's dispatch and combine through its torch API inside one
+ * NVLink domain, as a fraction of the link's rate per direction, in the
+ * bytes its benchmark counts: every token a rank receives, once per rank
+ * (flex_ranks), its own included -- the bytes layer_comm's flex dispatch
+ * prices.  DeepEP docs/README_Hybrid-EP.md ("Torch API", 4096 tokens,
+ * hidden 7168, top-8, 8 local experts, random uniform router, "All
+ * bandwidth values represent algorithm bandwidth"; tests/test_hybrid_ep.py
+ * counts dispatched_hidden.numel() * 2 as the bytes), at 16 SMs, which is
+ * Megatron-Core's default ("moe_hybridep_num_sms: int = 16 ... In pure
+ * NVL scenarios, 16 SMs can generally achieve good bandwidth",
+ * transformer_config.py), on NVLink 5's 900 GB/s a direction:
+ *  8 ranks: B200 dispatch BF16 535.94, combine 530.86; GB200 550.10,
+ *   538.44 GB/s -- a mean 538.8, 0.599 of the link;
+ *  16..36 ranks (GB200): 472.84 / 474.48, 441.89 / 444.40, 485.50 /
+ *   423.19, 469.96 / 418.27 -- a mean 453.8, 0.504 of the link.
+ * The torch API's figure is what Megatron's flex dispatcher calls
+ * (buffer.dispatch / combine); the kernel alone reaches 750.15 / 684.27
+ * at 8 ranks: the rest is the call's preprocessing (the routing map's
+ * exchange and the receive layout) and launch.  The engine's NCCL
+ * all-to-all of the same bytes on 8 H100s runs at 0.83 of the achievable
+ * link (comm_algo.c P2P_LINK_EFF), 346 GB/s algorithm bandwidth at
+ * 358 MiB, where HybridEP's 0.599 gives 270: the flex dispatch is priced
+ * at HybridEP's.  On NVLink 5 that NCCL figure is bound by the channels a
+ * peer gets (p2p_channels: 442 GB/s on 8 B200s) and already below
+ * HybridEP's benchmark; a benchmark's clean rate is the most a training
+ * step's dispatch reaches, so the slower of the two prices it.  Between
+ * 8 and 16 ranks the fraction is interpolated; Hopper's link is taken at
+ * the same fractions (no in-node Hopper figure is published). */
+#define HYBRIDEP_NVL_8 0.599
+#define HYBRIDEP_NVL_16 0.504
+
+static double hybridep_nvl_frac(double ranks)
+{
+	if (ranks <= 8.0)
+		return HYBRIDEP_NVL_8;
+	if (ranks >= 16.0)
+		return HYBRIDEP_NVL_16;
+	return HYBRIDEP_NVL_8 + (HYBRIDEP_NVL_16 - HYBRIDEP_NVL_8) *
+		(ranks - 8.0) / 8.0;
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -1230,6 +1271,14 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 
 		a2a = k->ep > 1 ?
 			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
+		/* The flex dispatcher inside one NVLink domain: no faster
+		 * than HybridEP's call at its measured share of the link
+		 * (above). */
+		if (k->ep > 1 && k->ep_flex &&
+		    k->g_ep.per_node >= k->g_ep.ranks &&
+		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0)
+			a2a = fmax(a2a, disp / (hybridep_nvl_frac(k->ep) *
+						e->t.up.bw));
 		/* Megatron-Core's MoEAllGatherTokenDispatcher: every rank
 		 * gathers all Tn ep tokens of the EP group, h wide and once
 		 * each whatever top_k (its local experts pick theirs), and
