@@ -7,7 +7,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(7)
 
 -- Llama 3.2 1B on one A100-80GB, 4 micro-batches of one 2048-token
 -- sequence.  On one GPU ZeRO 2 shards nothing and gathers nothing, so
@@ -44,3 +44,26 @@ t.near(m16.step_s, m16z2.step_s, 1e-9, "mixed-16: ZeRO 1 and 2 the same on one G
 local l1 = gp.train(t.with(job, { zero = 1, method = "lora" }))
 local l2 = gp.train(t.with(job, { zero = 2, method = "lora" }))
 t.near(l1.step_s, l2.step_s, 1e-9, "LoRA: no pass over the frozen base")
+
+-- gp.sweep prices each layout as gp.train does, across ZeRO stages too:
+-- searching ZeRO 1 and 2 together, a ZeRO-2 layout enumerated right after
+-- its ZeRO-1 twin reused that one's phase, BF16_Optimizer's pass included
+-- (the sweep's memo, train_step_next's TRAIN_NEXT_REUSE), so Llama 3 8B's
+-- TP2 DP4 ZeRO-2 mb4 step read 1.741 s where gp.train says 1.638: the
+-- 4 micro-batches' passes over its 4.0B parameters.  Every row against
+-- gp.train with the row's layout; the same sums, so 1e-9 relative.
+local sw = gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = "8", stack = "deepspeed",
+                      seq = 2048, global_batch = 64, top = 400, zero = { 1, 2 } }
+local bad, z2 = {}, 0
+for _, c in ipairs(sw.results) do
+  if c.zero == 2 then z2 = z2 + 1 end
+  local r = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "deepspeed",
+    seq = 2048, global_batch = 64, zero = c.zero, batch = c.micro_batch, recompute = c.recompute,
+    tp = c.tp, pp = c.pp, sp = c.sp, vpp = c.vpp, overlap_grad_reduce = c.overlap_grad_reduce,
+    tp_overlap = c.tp_overlap }
+  if math.abs(r.step_s - c.step_s) > 1e-9 * r.step_s then
+    bad[#bad + 1] = string.format("%s: sweep %.4f, train %.4f", c.layout, c.step_s, r.step_s)
+  end
+end
+t.ok(z2 > 10, "the sweep ranks ZeRO-2 layouts beside ZeRO-1 ones (" .. z2 .. ")")
+t.is(table.concat(bad, "; "), "", "every row's step is gp.train's for its layout")
