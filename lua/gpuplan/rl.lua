@@ -1511,7 +1511,7 @@ run = function(o, job)
   run_steps(out, o, r, cfg)
   -- The 80% ranges of the step, throughput, hours and cost (gpuplan.ranges).
   return require("gpuplan.ranges").apply("rl", { model = model, gpu = gpu,
-    gpus_per_node = s.topo.gpus_per_node, fsdp = cfg.fsdp }, out)
+    gpus_per_node = s.topo.gpus_per_node, fsdp = cfg.fsdp and (cfg.zero or 0) >= 2 }, out)
 end
 
 -- Colocated against disaggregated for one job (the guide's GRPO scenario):

@@ -378,7 +378,12 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.fp8_block = fs == "block"
   -- FSDP semantics at zero 2/3 (parameters gathered per micro-batch, no
   -- gather after the step): --fsdp, or the hf stack's sharding (FSDP).
-  cfg.fsdp = (cfg.zero or 0) >= 2 and (p.sharding ~= nil or cfg.stack == "hf")
+  -- The stack's rule holds for every stage a sweep or a job's step tries,
+  -- not only the job's own: the engine reads fsdp only at zero 2 or 3, so
+  -- it is given the rule itself (below, after the checks), and a plan's
+  -- ZeRO-2/3 layouts on the hf stack are FSDP's as gp.train's are.
+  local fsdp_rule = p.sharding ~= nil or cfg.stack == "hf"
+  cfg.fsdp = (cfg.zero or 0) >= 2 and fsdp_rule
   if cfg.zero_allreduce and (cfg.fsdp or (not sweep and cfg.zero ~= 1 and cfg.zero ~= 2)) then
     fail("train: zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
       .. "without fsdp")
@@ -406,6 +411,7 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "only with fsdp = full_shard given (got %s)",
       o.fsdp ~= nil and "fsdp = " .. tostring(o.fsdp) or "no fsdp")
   end
+  cfg.fsdp = fsdp_rule
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
   -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);
@@ -693,7 +699,7 @@ function M.train(o)
   end
   -- The 80% ranges of the step, throughput, days and cost (gpuplan.ranges).
   return require("gpuplan.ranges").apply("train", { model = model, gpu = gpu,
-    gpus_per_node = topo.gpus_per_node, fsdp = cfg.fsdp }, out)
+    gpus_per_node = topo.gpus_per_node, fsdp = cfg.fsdp and (cfg.zero or 0) >= 2 }, out)
 end
 
 -- gp.train_job{...}: the job of gp.train resolved once -- the model, the

@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(43)
+t.plan(45)
 
 local part = t.step_part
 
@@ -195,3 +195,27 @@ do
   t.raises(function() gp.sweep(o) end, "grad_sync step takes one fsdp strategy",
     "sweep: grad_sync step with one strategy", true)
 end
+
+-- The hf stack's ZeRO 2/3 are FSDP's (shard_grad_op / full_shard) in a
+-- plan as in gp.train: the rule was resolved once from the job's own
+-- stage, so a sweep from zero 1 priced its ZeRO-2/3 layouts as
+-- DeepSpeed's ZeRO (Llama 3 8B on 8 A100s, TP1 DP8 ZeRO-2 mb2: 4.2435 s
+-- in the plan, 4.2973 s in gp.train; 106 of 264 rows differed).  Every
+-- row against gp.train with the row's layout: the same sums, so 1e-9
+-- relative.
+local hsw = gp.sweep { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = "8", stack = "hf",
+  method = "full", seq = 2048, global_batch = 64, top = 300, zero = { 1, 2, 3 } }
+local hbad, hz = {}, {}
+for _, c in ipairs(hsw.results) do
+  hz[c.zero] = (hz[c.zero] or 0) + 1
+  local r = gp.train { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 8, stack = "hf",
+    method = "full", seq = 2048, global_batch = 64, zero = c.zero, batch = c.micro_batch,
+    recompute = c.recompute, tp = c.tp, pp = c.pp, sp = c.sp, vpp = c.vpp,
+    overlap_grad_reduce = c.overlap_grad_reduce, tp_overlap = c.tp_overlap }
+  if math.abs(r.step_s - c.step_s) > 1e-9 * r.step_s then
+    hbad[#hbad + 1] = string.format("%s: sweep %.4f, train %.4f", c.layout, c.step_s, r.step_s)
+  end
+end
+t.ok((hz[2] or 0) > 10 and (hz[3] or 0) > 10,
+  "the hf plan ranks ZeRO-2 and ZeRO-3 layouts (" .. tostring(hz[2]) .. ", " .. tostring(hz[3]) .. ")")
+t.is(table.concat(hbad, "; "), "", "every hf plan row's step is gp.train's (FSDP at ZeRO 2/3)")
