@@ -40,6 +40,19 @@ recipe {
 }
 
 recipe {
+  id = "fp8-16-rem", name = "fp8 linears on bf16 weights with Transformer Engine's cached fp8 copy, precision-aware Adam with 16-bit master remainders (3 + 2 + 10)",
+  weights = 3, grads = 2, master = 2, state = 4,
+  reduce = 2, activations = 2, offload = 2,
+  source = "mixed-16-rem's states (NeMo RL's precision-aware distributed optimizer with "
+        .. "Megatron-Core's store_param_remainders, bf16 main grads) under NeMo RL's fp8 "
+        .. "recipes (megatron_cfg.fp8_cfg fp8_param: false, e.g. grpo-deepseek-v3-64n8g-fp8-"
+        .. "async-1off.yaml and grpo-llama3.1-8b-instruct-2n8g-fp8-async-1off.yaml at v0.5.0): "
+        .. "the weights stay bf16 and each Transformer Engine linear keeps the fp8 cast of its "
+        .. "weight between micro-batches (the fp8 recipe's 2 + 1; TE's is_first_microbatch "
+        .. "weight caching)",
+}
+
+recipe {
   id = "megatron-18", name = "Megatron-LM bf16 with fp32 main grads (18 B/param)",
   weights = 2, grads = 4, master = 4, state = 4,
   reduce = 4, activations = 2, offload = 2,

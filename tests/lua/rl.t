@@ -156,6 +156,22 @@ end
 t.is(str, 9519520640, "remainders: the states 10 B a parameter over 8 ranks")
 t.near(phase(rlr, "offload").seconds, 9519520640 / 1.4e9 + 9519520640 / 50.432e9, 1e-9,
        "remainders: the offload moves 10 B a parameter, not 12")
+-- NeMo RL's fp8 recipe (catalog fp8-16-rem) holds Transformer Engine's
+-- cached fp8 cast beside each bf16 weight: the update's weights are 3 B a
+-- parameter where mixed-16-rem's are 2, so exactly half as many bytes
+-- more (both at tp 1, pp 1: every parameter on the GPU); the states do
+-- not change.  Exact: integer byte counts.
+local function comp(r, name)
+  for _, c in ipairs(r.memory.update.components) do
+    if c.name == name then return c.bytes end
+  end
+end
+local f8a = gp.rl(copy(lo, { precision = "fp8", recipe = "mixed-16-rem" }))
+local f8b = gp.rl(copy(lo, { precision = "fp8", recipe = "fp8-16-rem" }))
+t.is(comp(f8b, "weights"), comp(f8a, "weights") * 3 // 2,
+     "fp8-16-rem: 3 B of weights a parameter against 2")
+t.is(comp(f8b, "master") + comp(f8b, "optimizer"), comp(f8a, "master") + comp(f8a, "optimizer"),
+     "fp8-16-rem: the same states as mixed-16-rem")
 -- A GB200's GPU copies to and from host memory over NVLink-C2C (catalog
 -- host_link: 99.4 GB/s, one GPU's measured 1 GiB copy on the link), not
 -- its PCIe link's 50.432 GB/s.  Colocated Qwen2.5-7B on 8 GB200s with

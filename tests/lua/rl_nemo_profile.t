@@ -342,6 +342,16 @@ predict(copy(base), cat)
 t.is(opts.recipe, "mixed-16-rem", "NeMo RL trains on the master-remainder recipe")
 t.is(require("gpuplan.memory").recipe_record("recipe", "mixed-16-rem", cat).master, 2,
      "its master: 2 B a parameter")
+-- Its fp8 recipes (fp8_param: false) keep those states and add Transformer
+-- Engine's cached fp8 copy of each bf16 weight: 2 + 1 B of weights, bf16
+-- grads 2, remainders 2, fp32 Adam 4 + 4 (catalog fp8-16-rem).
+local f8r = copy(base)
+f8r.workload.precision = "fp8"
+predict(f8r, cat)
+t.is(opts.recipe, "fp8-16-rem", "an fp8 NeMo RL case keeps the fp8 weight cache's recipe")
+local rec = require("gpuplan.memory").recipe_record("recipe", "fp8-16-rem", cat)
+t.is(rec.weights, 3, "fp8-16-rem: 2 B bf16 weight + 1 B cached fp8 cast")
+t.is(rec.grads + rec.master + 2 * rec.state, 2 + 2 + 8, "fp8-16-rem: mixed-16-rem's states")
 
 rl.rl = orig
 t.done_testing()

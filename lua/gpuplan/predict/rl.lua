@@ -36,7 +36,15 @@ local PROFILES = {
     -- self.config.bf16: tensors['master_param'] = init_shard(torch.int16)"),
     -- with fp32 exp_avg and exp_avg_sq: 2 + 2 + (2 + 8) / dp -- and the
     -- offload's move_optimizer (state[k] = v.to("cpu")) moves those 10.
-    { "recipe", "mixed-16-rem", "bf16 params and grads, 16-bit master remainders, fp32 Adam" },
+    { "recipe", "mixed-16-rem", "bf16 params and grads, 16-bit master remainders, fp32 Adam",
+      function(o) return o.precision ~= "fp8" end },
+    -- Its fp8 recipes (fp8_cfg enabled, fp8_param: false) keep those
+    -- states and the bf16 weights, and each Transformer Engine linear
+    -- caches its weight's fp8 cast between micro-batches: 1 B a
+    -- parameter more (catalog fp8-16-rem).
+    { "recipe", "fp8-16-rem", "fp8 linears on bf16 weights (fp8_param: false) with TE's cached "
+      .. "fp8 weight copy, 16-bit master remainders, fp32 Adam",
+      function(o) return o.precision == "fp8" end },
     { "zero", 1, "use_distributed_optimizer: true" },
     { "overlap_grad_reduce", true, "ddp overlap_grad_reduce: true" },
     { "overlap_param_gather", true, "ddp overlap_param_gather: true" },
