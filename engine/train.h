@@ -340,6 +340,8 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
+	int softmax16;           /* eager unfused only: the softmax runs in
+				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
 	int frozen;              /* the base does not train (LoRA) */

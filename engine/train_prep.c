@@ -242,6 +242,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.forward_only = c->forward_only;
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.attn_clamp = c->mem.attn_clamp && c->eager && !c->mem.flash;
+	xp->k.softmax16 = !c->mem.eager_softmax && c->eager && !c->mem.flash &&
+		xp->k.A < 4.0;
 	xp->k.attn_scale_q = c->attn_scale_q && c->eager && !c->mem.flash;
 	xp->k.unfused_permute = c->unfused_permute;
 	xp->k.te_modules = c->te_modules && !c->eager;

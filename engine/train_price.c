@@ -216,8 +216,18 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 	 * masked_fill_ (1 + 2A) -- 9A + 4.  attn_scale_q (OPT's
 	 * OPTAttention: "query_states = self.q_proj(hidden_states) *
 	 * self.scaling"): the scale reads and writes q, not the scores,
-	 * both ways. */
-	if (!k->flash && k->eager) {
+	 * both ways.  softmax16 (a module that calls softmax(scores, dim=-1)
+	 * on the 16-bit scores, no dtype: Baichuan2's remote
+	 * modeling_baichuan.py, "attn_weights =
+	 * torch.nn.functional.softmax(attn_weights, dim=-1)"): PyTorch's
+	 * softmax accumulates in fp32 inside one kernel that reads and
+	 * writes A, and _softmax_backward_data reads P and dP and writes dS
+	 * in A -- forward QK^T A, scale 2A, mask 2A, softmax 2A, PV A: 8A;
+	 * backward dP A, softmax 3A, scale 2A, dQ dK dV 3A: 9A. */
+	if (!k->flash && k->eager && k->softmax16) {
+		bytes += s2 * (bwd ? 9.0 * k->A - 8.0 * k->A :
+			       8.0 * k->A - 4.0 * k->A);
+	} else if (!k->flash && k->eager) {
 		double cast = k->A < 4.0 ? k->A + 4.0 : 0.0;
 		int fused16 = k->A < 4.0 && k->half == GP_FP16;
 		double conv = k->A < 4.0 && !fused16 ? 8.0 : 0.0;
@@ -225,6 +235,8 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 		bytes += s2 * (bwd ? 6.0 * k->A + 12.0 + 2.0 * cast -
 			       8.0 * k->A - (fused16 ? 8.0 : 0.0) :
 			       7.0 * k->A + 4.0 + cast + conv - 4.0 * k->A);
+	}
+	if (!k->flash && k->eager) {
 		if (k->attn_clamp)
 			bytes += s2 * (bwd ? 9.0 * k->A + 4.0 : 2.0 * k->A);
 		if (k->attn_scale_q)

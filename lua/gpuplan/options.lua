@@ -416,7 +416,8 @@ opt { name = "attn_scale_q", type = "boolean", lua_only = true, commands = "trai
 opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused attention (flash false) saved as Hugging Face's eager attention saves it: "
     .. "the fp32 softmax output and its 16-bit copy (default with kernels eager, the hf "
-    .. "stack's default)" }
+    .. "stack's default); false with kernels eager: softmax(scores, dim=-1) in the 16-bit "
+    .. "type (Baichuan's remote code), one kernel each way, its output alone kept" }
 
 ---------------------------------------------------------------------------
 section "lora"

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(17)
 
 -- LLaMA-2-7B (32 heads of 128) on one A100, one 512-token sequence a
 -- micro-batch, the hf stack's eager modules with the unfused attention,
@@ -22,6 +22,11 @@ t.plan(14)
 --   backward 6A + 12 + 2 (A + 4) - 8A = 20, - 8 when the softmax
 --            backward writes fp16 itself;
 --   attn_clamp   + 2A forward, + 9A + 4 backward;
+--   eager_softmax = false (softmax on the 16-bit scores, no dtype:
+--            Baichuan's modeling_baichuan.py) in place of the first two:
+--            forward QK^T A, scale 2A, mask 2A, softmax 2A, PV A = 8A,
+--            less op_attn's 4A: 4A = 8; backward dP A, softmax 3A, scale
+--            2A, dQ dK dV 3A = 9A, less 8A: A = 2;
 --   attn_scale_q + 2A (q - s2) each way, q = 512 x 4096 elements.
 -- Each pass is one roofline op (engine/train_price.c train_t_op: CUDA
 -- graphs' launch gap), priced here by gp.roofline on the same numbers:
@@ -38,6 +43,7 @@ end
 local function want(prec, extra)
   local fwd = 16 + (prec == "bf16" and 8 or 0)
   local bwd = 20 - (prec == "fp16" and 8 or 0)
+  if extra.eager_softmax == false then fwd, bwd = 8, 2 end
   local f, b = 2 * ACT + fwd * s2, 4 * ACT + bwd * s2
   if extra.attn_clamp then f, b = f + 4 * s2, b + 22 * s2 end
   if extra.attn_scale_q then f, b = f + 4 * (q - s2), b + 4 * (q - s2) end
@@ -62,6 +68,13 @@ check({ attn_clamp = true }, "attn_clamp: torch.max's pass and its five backward
 check({ attn_scale_q = true }, "attn_scale_q: q scaled, not the scores")
 check({ attn_clamp = true, attn_scale_q = true, precision = "fp16" },
   "OPT's fp16 attention of 2023: all three")
+check({ eager_softmax = false }, "eager_softmax false: one 16-bit softmax kernel each way")
+check({ eager_softmax = false, attn_clamp = true, precision = "fp16" },
+  "Baichuan's attention: clamp and a 16-bit softmax (fp16 the same bytes)")
+-- What it keeps: the 16-bit softmax output alone, 4 B a score less than
+-- the fp32 output beside its copy (memory_act.c core: 4 + A against A).
+t.is(select(3, attn { eager_softmax = false }).memory.act_layer,
+  select(3, attn {}).memory.act_layer - 4 * s2, "eager_softmax false keeps A a score, not 4 + A")
 -- The clamp keeps its input, the masked scores: A = 2 B a score more per
 -- layer, exact (whole bytes).
 local _, _, r0 = attn {}
