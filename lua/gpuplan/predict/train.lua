@@ -112,6 +112,41 @@ local function nemo_gpt_ub(m)
   end
 end
 
+-- Attention of ALiBi models on the Hugging Face modules: transformers'
+-- BloomAttention ("alibi.baddbmm(...)", then softmax) and MptAttention
+-- ("attn_weights + position_bias", then softmax) have no SDPA or
+-- FlashAttention path, and Baichuan's remote modeling_baichuan.py takes
+-- F.scaled_dot_product_attention only "if xops is not None and
+-- self.training" (xformers importable), else its own matmul, + the ALiBi
+-- mask, clamp, softmax, matmul.  Each model's own eager code, found by its
+-- shape: Baichuan2-13B (and Baichuan-13B's identical attention) --
+-- "attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) /
+-- math.sqrt(self.head_dim)", "+ attention_mask", "torch.max(attn_weights,
+-- torch.tensor(torch.finfo(attn_weights.dtype).min))", then
+-- "torch.nn.functional.softmax(attn_weights, dim=-1)" in the 16-bit type,
+-- no dtype=float32 (eager_softmax false: one bf16 softmax kept, priced as
+-- engine/train_price.c's softmax16).
+local function alibi(_, m) return m.positions == "alibi" end
+local ALIBI_EAGER = {
+  { layers = 40, hidden = 5120, clamp = true, softmax32 = false },   -- Baichuan(2)-13B
+}
+local function alibi_eager(m)
+  if m.positions ~= "alibi" then return nil end
+  for _, r in ipairs(ALIBI_EAGER) do
+    if r.layers == m.layers and r.hidden == m.hidden then return r end
+  end
+end
+local HF_ALIBI = {
+  { "flash", false, "ALiBi on the Hugging Face modules: BloomAttention, MptAttention and "
+    .. "Baichuan's remote code (without xformers) run unfused attention", alibi },
+  { "attn_clamp", function(_, m) return alibi_eager(m) and alibi_eager(m).clamp end,
+    "modeling_baichuan.py: torch.max(attn_weights, finfo.min) after the ALiBi mask", alibi },
+  { "eager_softmax", function(_, m)
+      local r = alibi_eager(m)
+      if r then return r.softmax32 end
+    end, "modeling_baichuan.py: softmax(attn_weights, dim=-1) in bf16, no fp32 upcast", alibi },
+}
+
 local PROFILES = {
   -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
   -- it on Selene (A100, 8 HDR NICs per node).
@@ -298,6 +333,7 @@ local PROFILES = {
       function(o) return (o.zero or 0) >= 3 end },
     { "overlap_grad_reduce", false, "overlap_comm off: DeepSpeed's default below stage 3",
       function(o) return (o.zero or 0) >= 1 end },
+    table.unpack(HF_ALIBI),
   },
   -- PyTorch FSDP through Hugging Face Accelerate (distributed_type FSDP) on
   -- the Hugging Face modules: torch.optim over the sharded fp32 parameters,
