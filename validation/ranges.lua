@@ -76,9 +76,9 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 150, lo = 0.903, hi = 1.319 },
-        ["stack=deepspeed"] = { cases = 35, lo = 0.939, hi = 1.319 },
-        ["stack=deepspeed/moe=dense"] = { cases = 35, lo = 0.939, hi = 1.319 },
+        [""] = { cases = 152, lo = 0.903, hi = 1.319 },
+        ["stack=deepspeed"] = { cases = 37, lo = 0.939, hi = 1.319 },
+        ["stack=deepspeed/moe=dense"] = { cases = 37, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 34, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded/scale=node"] = { cases = 21, lo = 0.888, hi = 1.334 },
         ["stack=deepspeed/moe=dense/style=sharded/scale=node/gen=ampere"] = { cases = 19, lo = 0.850, hi = 1.334 },
