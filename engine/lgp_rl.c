@@ -136,6 +136,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_INT("critic_gpus", group_gpus[RL_GRP_CRITIC], 0),
 	RL_BOOL("colocate_critic_reward", critic_reward),
 	RL_NUM("static_batch", static_batch),
+	RL_BOOL("engine_shared_weights", shared_weights),
 	F_CUSTOM("critic_model", c_rl_critic),
 	F_CUSTOM("reward_shape", c_rl_reward),
 	F_INT("split_gpus", offsetof(rl_in, split), 0, 0, INT_MAX),
@@ -283,7 +284,8 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * the reward model's own models, as core.model's argument; absent: the
  * actor's shape), static_batch (sequences of the rollout engine's
  * static batches: DeepSpeed-Chat's hybrid engine; 0 = continuous
- * batching), and
+ * batching), engine_shared_weights (boolean: the engine generates on
+ * the actor's own modules, rl.h), and
  * split_gpus (> 0: search the disaggregated split of that many GPUs);
  * seconds, bytes, tokens. */
 int lgp_rl(lua_State *L)

@@ -98,6 +98,16 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "prompt_len + response_max = %g tokens "
 			       "is longer than the kernels size",
 			       c->prompt_len + hi);
+	/* An engine on the actor's own modules exists only where they
+	 * are: on the actor's GPUs, generating static batches. */
+	if (c->shared_weights && (!c->colocated || !(c->static_batch >= 1)))
+		return gp_fail(err, "engine_shared_weights is a static engine "
+			       "on the actor's own modules: it needs "
+			       "colocated and static_batch");
+	if (c->shared_weights && c->offload_states)
+		return gp_fail(err, "engine_shared_weights generates with the "
+			       "trainer's weights, which offload_states "
+			       "parks in host memory for the rollout");
 	/* The key the user set opens the message (the command line names
 	 * it by its flag there). */
 	if (c->pad_batch && (c->pad || c->pack_tokens > 0))

@@ -339,6 +339,13 @@ typedef struct rl_cfg {
 			      * batches of this many sequences (DeepSpeed-
 			      * Chat's hybrid engine: rl_rollout_step); 0:
 			      * continuous batching (vLLM, SGLang) */
+	int shared_weights; /* 1: the rollout engine generates on the
+			     * actor's own modules and holds no weights of
+			     * its own (OpenRLHF without vLLM engines:
+			     * openrlhf/models/actor.py generate calls
+			     * self.model.generate on the rank's ZeRO-2
+			     * copy): the trainer's weights are the
+			     * engine's (rl_mem.c) */
 	int group_gpus[RL_NGRP]; /* GPUs of the reference's, the reward
 			     * model's and the critic's own groups, each
 			     * laid out as the actor (tp, pp, cp; dp from

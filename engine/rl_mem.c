@@ -66,9 +66,15 @@ double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
 		 * moves), the optimizer states and the frozen models go to
 		 * the host; only an adapter stays. */
 		resident = mu->bytes[GP_MEM_ADAPTER];
+		/* An engine on the actor's own modules (shared_weights)
+		 * generates with the trainer's weights: they are the
+		 * engine's, which it takes from the cap itself
+		 * (rollout.c: the KV budget is the cap less the engine's
+		 * weights), so they are not resident beside it. */
+		if (!c->offload_states && !c->shared_weights)
+			resident += mu->bytes[GP_MEM_WEIGHTS];
 		if (!c->offload_states)
-			resident += mu->bytes[GP_MEM_WEIGHTS] +
-				mu->bytes[GP_MEM_GRADS] +
+			resident += mu->bytes[GP_MEM_GRADS] +
 				mu->bytes[GP_MEM_MASTER] +
 				mu->bytes[GP_MEM_OPTIMIZER] +
 				mu->bytes[GP_MEM_REF] +
@@ -100,6 +106,10 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 		if (!c->offload_states) {
 			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
 				mr->bytes[i] = mu->bytes[i];
+			/* the trainer's weights are the engine's, counted
+			 * once, as the engine's (below) */
+			if (c->shared_weights)
+				mr->bytes[GP_MEM_WEIGHTS] = 0;
 			mr->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REF];
 			mr->bytes[GP_MEM_REWARD] = mu->bytes[GP_MEM_REWARD];
 			mr->bytes[GP_MEM_CRITIC] = critic;
@@ -114,12 +124,18 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 			mu->bytes[GP_MEM_OPTIMIZER] + mu->bytes[GP_MEM_REF] +
 			mu->bytes[GP_MEM_REWARD] + critic + out->roll.weights :
 			0.0;
-		mr->cpu_bytes = out->swap_bytes - out->roll.weights;
+		/* what waits in host memory while the engine generates:
+		 * the trainer's parked tensors (none unless offloaded) */
+		mr->cpu_bytes = c->offload_states ?
+			out->swap_bytes - out->roll.weights : 0.0;
 		mr->params = mu->params;
-		if (!c->offload_states)
-			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
-		else
+		/* the engine's weights beside the trainer's while it
+		 * trains, or parked; an engine on the actor's own modules
+		 * has none of its own */
+		if (c->offload_states)
 			mu->cpu_bytes = out->roll.weights;
+		else if (!c->shared_weights)
+			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	}
 	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;

@@ -1371,6 +1371,12 @@ run = function(o, job)
   -- tensor parallelism of its own (the hybrid engine's inference_tp_size
   -- is DeepSpeed's), so a rollout_tp other than the actor's would price
   -- engines that do not exist.
+  -- ... and with the actor's own weights, which offload_states would park
+  -- in host memory for the rollout.
+  if hf and offload then
+    fail("rl: rollout_engine = hf generates with the actor's own weights; offload_states "
+      .. "would park them in host memory during the rollout")
+  end
   if hf and rtp ~= tp then
     fail("rl: rollout_engine = hf generates on each actor rank's own modules: rollout_tp %d "
       .. "is not the actor's tp %d", rtp, tp)
@@ -1443,6 +1449,10 @@ run = function(o, job)
     -- (ppo_trainer.py fit: make_experience per micro-batch on every rank,
     -- no collective before ppo_train): their rounds end on their own
     engine_static_own = hf,
+    -- ... on the actor's own modules (openrlhf/models/actor.py generate:
+    -- self.model.generate on the rank's ZeRO-2 copy): the engine's
+    -- weights are the trainer's, held once (engine/rl_mem.c)
+    engine_shared_weights = hf,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,

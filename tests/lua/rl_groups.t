@@ -200,4 +200,38 @@ t.raises(function() gp.rl(with(ds, { rollout_engine = "hf" })) end,
   "rollout_engine = hf generates on each actor rank's own modules: rollout_tp 2 is not the "
     .. "actor's tp 1", "hf: rollout_tp is the actor's", true)
 
+-- hf generates on the actor's own modules (openrlhf/models/actor.py
+-- generate: self.model.generate on the rank's ZeRO-2 copy), so the
+-- rollout holds the actor's 16-bit weights once, not a trainer's copy
+-- and an engine's.  OpenRLHF's placement for Llama 2 7B (actor 4, critic
+-- 2, reward 1, reference 1; ZeRO-2 with the optimizer offloaded): the
+-- weights are 6,738,415,616 parameters x 2 B = 13,476,831,232 B, exact
+-- (the same count gives the offloaded fp32 gradient partition below).
+local function part(m, name)
+  for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
+  return 0
+end
+local orl = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo",
+              reward_model = true, zero = 2, offload = "optimizer", recompute = "full",
+              ref_gpus = 1, reward_gpus = 1, critic_gpus = 2, prompts = 64, group = 1,
+              prompt_len = 256, response_len = 256, rollout_engine = "hf",
+              generation_batch = 16 }
+local oh = gp.rl(orl)
+local w16 = 6738415616 * 2
+t.is(oh.memory.update.host.grads, 6738415616, "the offloaded fp32 gradient: 4 B x params / 4")
+t.is(part(oh.memory.rollout, "weights") + part(oh.memory.rollout, "rollout_weights"), w16,
+  "hf: the rollout holds the 16-bit weights once")
+t.is(part(oh.memory.update, "rollout_weights"), 0, "hf: no engine weights beside the update's")
+t.is(part(oh.memory.update, "weights"), w16, "the update's own 16-bit weights")
+-- The vLLM engine on the same GPUs keeps weights of its own beside the
+-- trainer's: both are there.
+local vo = with(orl, { rollout_engine = "vllm" })
+vo.generation_batch = nil
+local ov = gp.rl(vo)
+t.is(part(ov.memory.rollout, "weights") + part(ov.memory.rollout, "rollout_weights"), 2 * w16,
+  "vllm: the trainer's weights and the engine's")
+t.raises(function() gp.rl(with(orl, { offload_states = true })) end,
+  "rollout_engine = hf generates with the actor's own weights; offload_states would park them",
+  "hf: offload_states refused", true)
+
 t.done_testing()
