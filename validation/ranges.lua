@@ -55,7 +55,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 66, lo = 0.868, hi = 1.433 },
+        [""] = { cases = 67, lo = 0.868, hi = 1.433 },
         ["stack=megatron"] = { cases = 63, lo = 0.868, hi = 1.301 },
         ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.911, hi = 1.301 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.868, hi = 1.301 },
