@@ -220,8 +220,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 }
 
 /* The operator list's config of a layer priced with key k. */
-static void layer_op_cfg(const gp_model *m, const train_lkey *k,
-			 int square, gp_op_cfg *oc)
+static void layer_op_cfg(const train_lkey *k, int square, gp_op_cfg *oc)
 {
 	double seq = k->seq;
 	/* Packed sequences of unequal lengths: a token attends over its
@@ -238,12 +237,6 @@ static void layer_op_cfg(const gp_model *m, const train_lkey *k,
 	 * an explicit mask (square: the device's attn_square), which
 	 * cannot tell the masked tiles from the others. */
 	oc->kv_len = k->flash && !square ? as / 2.0 : as;
-	if (m->sliding_window > 0 && m->sliding_layers > 0) {
-		double win = fmin(oc->kv_len, m->sliding_window);
-
-		oc->kv_len = ((m->layers - m->sliding_layers) * oc->kv_len +
-			      m->sliding_layers * win) / m->layers;
-	}
 	oc->tp = k->tp;
 	oc->sp = k->sp;
 	oc->ep = k->ep;
@@ -957,6 +950,56 @@ static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	return 2.0 * el + 1.0;
 }
 
+/* The attention op of a layer averaged over the model's layers, its
+ * sliding-window ones (model.sliding_window: GPT-OSS attends over the last
+ * 128 tokens in every second layer, Megatron-Core's window_attn_skip_freq
+ * 2) priced at the keys their kernel computes.  A fused kernel walks the
+ * key tiles that meet its query tile's band and no others:
+ * FlashAttention-2's local attention (csrc/flash_attn/src/
+ * flash_fwd_kernel.h) starts at "n_block_min = ... (m_block * kBlockM +
+ * seqlen_k - seqlen_q - window_size_left) / kBlockN" and stops at the
+ * diagonal's tile; Transformer Engine hands cuDNN the window as its
+ * diagonal band (fused_attn_f16_arbitrary_seqlen.cu, v2.14:
+ * "sdpa_options.set_diagonal_band_left_bound(window_size_left + 1)").  A
+ * window of W keys ending at the diagonal (Megatron-Bridge's GPT-OSS
+ * bridge: window_size (sliding_window - 1, 0)) meets 1 + ceil((W - 1) /
+ * 128) key tiles of 128 from every query tile of 128 rows -- 2 at W = 128,
+ * 256 keys a query where the window holds 128 -- computed whole and masked
+ * on the way (both edge tiles), at the short K loop's fill (gemm_eff).
+ * An unfused kernel (TE's UnfusedDotProductAttention: "converts
+ * window_size to an 'arbitrary' mask"; Hugging Face's eager attention adds
+ * the mask to the scores) and a fused one handed an explicit mask
+ * (attn_square) compute the whole square either way: a sliding layer
+ * costs a full one.  Cross-check: cuDNN 9.22 on GB200 (cudnn-frontend
+ * benchmark/sdpa_benchmark_training results/gpt_oss/gb200, bf16, window
+ * 128, head dim 64, 2 sequences x 128 heads of 4096 tokens -- the 256
+ * head-sequences of a GPT-OSS micro-batch of 4 at 64 query heads) runs
+ * forward 0.210 ms, backward 0.465 ms (non-deterministic). */
+#define ATTN_KEY_TILE 128.0
+
+static double attn_layers_time(const tenv *e, const train_lkey *k,
+			       const gp_op *o, int bwd)
+{
+	const gp_model *m = e->m;
+	double t = train_attn_time(e, k, o, bwd), ls, span, f;
+	gp_op w;
+
+	ls = m->sliding_window > 0 ? m->sliding_layers : 0;
+	if (!(ls > 0) || !k->flash || e->d->attn_square || !(o->k > 0))
+		return t;
+	span = (1.0 + ceil((m->sliding_window - 1.0) / ATTN_KEY_TILE)) *
+		ATTN_KEY_TILE;
+	if (span >= o->k)
+		return t;
+	f = span / o->k;
+	w = *o;
+	w.flop *= f;
+	w.kv *= f;
+	w.k = span;
+	return ((m->layers - ls) * t + ls * train_attn_time(e, k, &w, bwd)) /
+		m->layers;
+}
+
 /* The operators' compute of a layer into lc: its GEMMs, attention,
  * element-wise ops, residual adds, eager copies and the host's launch
  * wait, and what recompute re-runs. */
@@ -988,7 +1031,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		model_widths(m, &w);
 		qv = (w.q + w.v) / (w.q + w.k + w.v);
 	}
-	layer_op_cfg(m, k, e->d->attn_square, &oc);
+	layer_op_cfg(k, e->d->attn_square, &oc);
 	n = model_layer_ops(m, &oc, ops);
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
@@ -1019,8 +1062,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 					 m->ffn_gated ? 1.0 : 0.0);
 			break;
 		case GP_OP_ATTN:
-			t = train_attn_time(e, k, o, 0);
-			add_op(lc, o->name, t, train_attn_time(e, k, o, 1),
+			t = attn_layers_time(e, k, o, 0);
+			add_op(lc, o->name, t, attn_layers_time(e, k, o, 1),
 			       0, 1);
 			lc->rec_sel = t;
 			attn_t += t;
