@@ -39,6 +39,9 @@ static const lgp_field model_fields[] = {
 	M_REQ("vocab", vocab), M_BOOL("tied_embeddings", tied_embeddings),
 	M_BOOL("qkv_bias", qkv_bias), M_BOOL("linear_bias", linear_bias),
 	M_BOOL("ffn_clamp", ffn_clamp),
+	/* absent: 1 (cos and sin unscaled) */
+	{ "rope_attention_factor", LGP_F_NUM, offsetof(gp_model, rope_attn_factor),
+	  1.0, 1e-6, 1e6, 0, NULL, NULL, NULL, NULL, NULL },
 	M_INT("pos_embeddings", pos_embeddings, 0, 0),
 	M_INT("encoder_layers", encoder_layers, 0, 0),
 	M_INT("rel_buckets", rel_buckets, 0, 0),

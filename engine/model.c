@@ -122,6 +122,13 @@ static int check_dense(const gp_model *m, gp_error *err)
 	if (m->mla.kv_lora_rank > 0 && m->positions != GP_POS_ROPE)
 		return gp_fail(err, "mla ropes its qk_rope_head_dim key: "
 			       "positions must be rope");
+	if (m->rope_attn_factor < 0 || !isfinite(m->rope_attn_factor))
+		return gp_fail(err, "rope_attention_factor must be a positive "
+			       "number, got %g", m->rope_attn_factor);
+	if (m->rope_attn_factor > 0 && m->rope_attn_factor != 1.0 &&
+	    m->positions != GP_POS_ROPE)
+		return gp_fail(err, "rope_attention_factor scales rope's cos "
+			       "and sin: positions must be rope");
 	if (check_min(m->pos_embeddings, 0, "pos_embeddings", err) ||
 	    check_min(m->sliding_window, 0, "sliding_window", err))
 		return GP_EINVAL;

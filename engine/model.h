@@ -102,6 +102,12 @@ typedef struct gp_model {
 			       * Megatron-Core's activation_func_clamp_value);
 			       * priced on the routed experts (train_layer.c
 			       * moe_clamp_costs) */
+	double rope_attn_factor; /* YaRN's attention factor (Hugging Face's
+			       * rope_scaling attention_factor, Megatron-Core's
+			       * concentration factor): RoPE's cos and sin are
+			       * scaled by it; 0 or 1 = unscaled.  Megatron-Core
+			       * runs a scaled rope unfused (train_layer.c
+			       * rope_unfused) */
 } gp_model;
 
 /* Parameter counts, in elements. */

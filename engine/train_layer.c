@@ -180,6 +180,59 @@ static unsigned lora_bit(const char *name)
 	return 0;
 }
 
+/* RoPE on q's and k's heads of this GPU, rotated apart, by the eager
+ * kernels above (rope_fwd, rope_bwd): *t forward, *tb backward, *nk
+ * counting the forward's launches. */
+static void rope_kernels(const tenv *e, const train_lkey *k, const gp_op *o,
+			 double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double nh = m->heads / (double)k->tp, nkv = model_kv_heads_rank(m, k->tp);
+	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+	double rows = eq / (nh * m->head_dim), nb = 0;
+
+	*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
+		ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
+	*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
+		ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+}
+
+/* Megatron-Core's RoPE when YaRN scales its cos and sin (model
+ * rope_attn_factor != 1: GPT-OSS's rope_scaling factor 32 gives 0.1 ln 32
+ * + 1 = 1.3466).  Its fused path does not take the factor:
+ * apply_rotary_pos_emb (core_v0.17.0 models/common/embeddings/
+ * rope_utils.py) "if mscale != 1.0: warnings.warn(f'mscale={mscale} is not
+ * supported by TE's fused RoPE. Using unfused implementation.')", and
+ * SelfAttention passes "mscale=_yarn_get_concentration_factor_from_config(
+ * self.config)" for q and for k (transformer/attention.py) -- 0.1 ln(s) +
+ * 1 when the config gives no yarn_mscale (Megatron-Bridge's GPT-OSS
+ * bridge: "provider.yarn_mscale = None").  The unfused
+ * _apply_rotary_pos_emb_bshd runs the eager kernels above on q and on k
+ * ("t = (t * cos_) + (_rotate_half(t, rotary_interleaved) * sin_)"), then
+ * "torch.cat((t, t_pass), dim=-1)" copies the result (2 elements moved a
+ * q/k element; t_pass is empty at a full rotary dim, and the full-range
+ * slice before is the tensor itself: no gradient copy), and builds its
+ * cos_ and sin_ ("(torch.cos(freqs) * mscale).to(t.dtype)", the same for
+ * sin: six small kernels a call, sequence x head dim, launches only).
+ * In place of the fused op's 2 elements forward and 3 backward. */
+#define ROPE_MSCALE_OPS 6.0
+static const ekernel rope_cat[] = { { 2, 0, 0, 0 } };
+
+static int rope_unfused(const gp_model *m, const train_lkey *k)
+{
+	return k->te_modules && !k->eager && m->rope_attn_factor > 0 &&
+		m->rope_attn_factor != 1.0;
+}
+
+static void rope_unfused_costs(const tenv *e, const train_lkey *k,
+			       const gp_op *o, double *t, double *tb,
+			       double *nk)
+{
+	rope_kernels(e, k, o, t, tb, nk);
+	*t += ekernels(e, k, rope_cat, NK(rope_cat), o->elems, 0, nk);
+	*nk += 2.0 * ROPE_MSCALE_OPS;
+}
+
 /* An elementwise operator as the eager modules run it (above): its
  * forward *t and backward *tb replaced by their kernels', *nk counting
  * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
@@ -188,8 +241,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 		       double *t, double *tb, double *nk)
 {
 	const gp_model *m = e->m;
-	double h = m->hidden, tp = k->tp, nb = 0;
-	double nh = m->heads / tp, nkv = model_kv_heads_rank(m, tp);
+	double h = m->hidden, nb = 0;
 
 	if ((strcmp(o->name, "attn_norm") == 0 ||
 	     strcmp(o->name, "mlp_norm") == 0) && m->norm_params == m->hidden) {
@@ -198,14 +250,7 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 		*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), o->elems,
 			       o->elems / h, &nb);
 	} else if (strcmp(o->name, "rope_kv") == 0) {
-		/* q's and k's heads of this GPU, rotated apart. */
-		double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
-		double rows = eq / (nh * m->head_dim);
-
-		*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
-			ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
-		*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
-			ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+		rope_kernels(e, k, o, t, tb, nk);
 	} else if ((strcmp(o->name, "mlp_act") == 0 ||
 		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
 		/* The op's elems are 1.5 per ffn element (gate and up in,
@@ -1085,6 +1130,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				      0, k->half);
 			if (eager)
 				eager_elem(e, k, o, &t, &tb_, &nk);
+			else if (strcmp(o->name, "rope_kv") == 0 &&
+				 rope_unfused(m, k))
+				rope_unfused_costs(e, k, o, &t, &tb_, &nk);
 			else
 				nk += 1;
 			add_op(lc, o->name, t, tb_, 0, 0);

@@ -22,6 +22,8 @@ model {
   ffn_hidden = 2880, ffn_gated = true, ffn_clamp = true, vocab = 201088,
   tied_embeddings = false, qkv_bias = true, linear_bias = true, norm = "rms",
   max_seq = 131072,
+  -- YaRN factor 32 without an mscale: 0.1 ln 32 + 1.
+  rope_attention_factor = 1.3466,
   moe = { experts = 128, top_k = 4, shared_experts = 0, ffn_hidden = 2880,
           dense_layers = 0 },
   sliding_window = { size = 128, layers = 18 },
@@ -30,7 +32,8 @@ model {
         .. "num_attention_heads 64, num_key_value_heads 8, head_dim 64, "
         .. "num_local_experts 128, num_experts_per_tok 4, intermediate_size 2880, "
         .. "vocab_size 201088, tie_word_embeddings false, attention_bias true, "
-        .. "swiglu_limit 7.0, "
+        .. "swiglu_limit 7.0, rope_scaling {rope_type yarn, factor 32.0, "
+        .. "original_max_position_embeddings 4096}, "
         .. "sliding_window 128, layer_types alternating sliding_attention / "
         .. "full_attention, max_position_embeddings 131072); OpenAI's gpt-oss model "
         .. "card, table 1 (gpt-oss-120b: 116.83B total, 5.13B active parameters)",
@@ -39,7 +42,11 @@ model {
        .. "learned sink logit in its softmax (attention sinks; 64 parameters a "
        .. "layer, not priced). The experts are gated, their two halves clamped to "
        .. "7 first (swiglu_limit 7.0: ffn_clamp), with "
-       .. "biases on every linear. Checkpoints ship the experts in MXFP4. The "
+       .. "biases on every linear. Rope is YaRN-scaled (factor 32, no mscale "
+       .. "given): cos and sin are multiplied by 0.1 ln 32 + 1 = 1.3466 "
+       .. "(transformers' YaRN attention_factor; Megatron-Bridge's bridge sets "
+       .. "yarn_rotary_scaling_factor 32.0 and yarn_mscale None, Megatron-Core's "
+       .. "concentration factor): rope_attention_factor. Checkpoints ship the experts in MXFP4. The "
        .. "card's 5.13B active parameters count the output layer but not the "
        .. "embedding lookup (36 x 126.4M + 0.58B); the engine counts both "
        .. "(5.71B), so active_params_b is left unstated.",

@@ -440,6 +440,10 @@ M.model = T.record {
   -- The gated activation clamps its two halves first (GPT-OSS's
   -- swiglu_limit; engine ffn_clamp).
   ffn_clamp = bool(),
+  -- YaRN's attention factor on rope's cos and sin (Hugging Face's
+  -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
+  -- Megatron-Core's concentration factor); absent: 1.
+  rope_attention_factor = num { positive = true, max = 1e6 },
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },

@@ -106,6 +106,8 @@ local model_spec = T.record {
   ffn_act = T.enum { "relu", "gelu", "silu" },
   -- The gated activation clamps its two halves first (the catalog's field).
   ffn_clamp = T.boolean(),
+  -- YaRN's attention factor on rope's cos and sin (the catalog's field).
+  rope_attention_factor = T.number { positive = true, max = 1e6 },
   -- Every linear has a bias (the catalog's field).
   linear_bias = T.boolean(),
   -- How positions are encoded (absent: rope), the catalog's field.
