@@ -322,6 +322,9 @@ typedef struct train_lkey {
 				  * them, what norms and residuals see */
 	double A;                /* bytes per activation element */
 	double wb;               /* bytes per weight a linear GEMM reads */
+	double wacc;             /* bytes a weight gradient's accumulation
+				  * reads and writes per weight element
+				  * (train_prep.c train_wgrad_acc) */
 	double quant;            /* bits of a quantised frozen base, else 0 */
 	double capacity_factor;  /* MoE capacity factor (0 = 1) */
 	double skew;             /* the hottest EP rank's dispatches over

@@ -18,9 +18,10 @@ typedef train_scost scost;
 typedef train_stage_rec stage_rec;
 typedef struct train_phase phase;
 
-/* Weight-gradient GEMMs accumulate into fp32 main grads (Megatron's
- * gradient-accumulation fusion; torch autocast keeps fp32 .grad):
- * read and write 4 bytes per weight element. */
+/* Weight-gradient GEMMs accumulate into fp32 gradients (torch autocast
+ * keeps an fp32 .grad; Megatron's gradient-accumulation fusion into an
+ * fp32 main grad): read and write 4 bytes per weight element.  A main
+ * grad of another dtype: train_prep.c train_wgrad_acc. */
 #define WGRAD_ACC_BYTES 8.0
 
 /* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; the

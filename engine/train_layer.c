@@ -401,10 +401,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	tb_ = train_t_op(e, o->flop, bytes, o->m, o->k, o->n,
 		      o->batch, p);
 	/* wgrad: dW = dY^T X, output n x k, depth m, the
-	 * fp32 main grad read and written. */
+	 * main grad read and written (k->wacc). */
 	if (!k->frozen || o->wclass != GP_W_LINEAR)
 		tb_ += train_t_op(e, o->flop, o->weights *
-			       WGRAD_ACC_BYTES + o->act * k->A,
+			       k->wacc + o->act * k->A,
 			       o->n, o->k, o->m, o->batch, p);
 	if (p == GP_FP8 && fp8) {
 		/* Transformer Engine: the input is cast to
@@ -1475,7 +1475,7 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	}
 
 	ld->emb = t_mem(e, k->half, 2.0 * k->T * hid * k->A) +
-		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + 8.0)));
+		(k->frozen || fo ? 0.0 : t_mem(e, k->half, el * (k->A + k->wacc)));
 	/* The table's gradient is dense, not a scatter into the main grad:
 	 * torch's embedding backward (F.embedding, which Megatron-Core's
 	 * VocabParallelEmbedding calls at core_r0.8.0; nn.Embedding) first
@@ -1487,10 +1487,10 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	 * "param.main_grad.add_(param.grad.data)", distributed_data_
 	 * parallel.py _make_param_hook; torch's AccumulateGrad): per micro-
 	 * batch V/tp x h x A written, then read with the main grad (read
-	 * and write, WGRAD_ACC_BYTES). */
+	 * and write in its dtype, k->wacc). */
 	if (!(k->frozen || fo))
 		ld->emb += t_mem(e, k->half, Vt * hid * k->A) +
-			t_mem(e, k->half, Vt * hid * (k->A + WGRAD_ACC_BYTES));
+			t_mem(e, k->half, Vt * hid * (k->A + k->wacc));
 	if (m->positions == GP_POS_LEARNED) {
 		/* A learned position table (Megatron-Core's
 		 * LanguageModelEmbedding with 'learned_absolute', GPT-2's
@@ -1498,8 +1498,8 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 		 * word_embeddings + position_embeddings" -- the gather of
 		 * T rows of h (read, write) and the add (read two, write
 		 * one), 5 T h A; backward the add passes its gradient
-		 * through and the table's is scatter-added into its fp32
-		 * main grad as the word table's, T h (A + 8).  The table
+		 * through and the table's is scatter-added into its main
+		 * grad as the word table's, T h (A + wacc).  The table
 		 * is serial (every TP rank all T tokens), and with it
 		 * Megatron-Core cannot reduce-scatter the word embeddings
 		 * under SP ("self.reduce_scatter_embeddings = (not
@@ -1510,7 +1510,7 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 
 		ld->emb += t_mem(e, k->half, 5.0 * th * k->A) +
 			(k->frozen || fo ? 0.0 :
-			 t_mem(e, k->half, th * (k->A + 8.0)));
+			 t_mem(e, k->half, th * (k->A + k->wacc)));
 		ld->emb_tp = train_t_coll(e, GP_ALL_REDUCE, act, tpg);
 	} else {
 		ld->emb_tp = k->sp ? train_t_coll(e, GP_REDUCE_SCATTER, act,
@@ -1523,7 +1523,7 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	 * without SP nor the all-reduce of the head input's gradient. */
 	ld->head_b = fo ? 0.0 : train_t_op(e, f, bytes, k->T, hid, Vt, 1,
 					k->half) +
-		(head_trains ? train_t_op(e, f, Vt * hid * WGRAD_ACC_BYTES +
+		(head_trains ? train_t_op(e, f, Vt * hid * k->wacc +
 				       k->T * (hid + Vt) * k->A, Vt, hid,
 				       k->T, 1, k->half) : 0.0) +
 		loss_b + norm_b;

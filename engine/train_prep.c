@@ -20,6 +20,36 @@ static double reduce_bytes(const train_cfg *c)
 	return c->reduce_bytes > 0 ? c->reduce_bytes : c->mem.recipe.reduce;
 }
 
+/* The bytes a weight gradient's accumulation reads and writes per
+ * weight element, each micro-batch, with half the layers' 16-bit type.
+ * Megatron-Core's layers accumulate in the wgrad GEMM itself, into the
+ * main grad in that buffer's dtype: Transformer Engine's _Linear.backward
+ * runs the wgrad general_gemm with "out=main_grad if
+ * ctx.fuse_wgrad_accumulation", "out_dtype=(main_grad.dtype if
+ * ctx.fuse_wgrad_accumulation else ctx.activation_dtype)" and
+ * "accumulate=accumulate_wgrad_into_param_main_grad" (transformer_engine/
+ * pytorch/module/linear.py; layernorm_linear.py the same), so the GEMM
+ * reads the main grad and writes it back, 2 x its bytes; and the DDP
+ * allocates that buffer "grad_dtype = torch.float if
+ * self.ddp_config.grad_reduce_in_fp32 else param.dtype"
+ * (megatron/core/distributed/distributed_data_parallel.py): fp32 (8 B)
+ * by default, bf16 (4 B) where a recipe sets grad_reduce_in_fp32 False
+ * (Megatron-Bridge's performance configs, NeMo's gpt3 yamls'
+ * grad_sync_dtype bf16: the grad_reduce option, which sets the recipe's
+ * grads on the megatron stack, gpuplan.train).  The 2 B main grads of an
+ * fp16 model are Megatron-LM's 2021 fp16 runs (Narayanan et al. 2021),
+ * from before its gradient-accumulation fusion: autograd writes the
+ * 16-bit .grad and the DDP hook adds it into the main grad
+ * ("param.main_grad.add_(param.grad.data)"), 2 + 3 x 2 B -- the 8 priced
+ * as before.  The other stacks keep an fp32 .grad (torch autocast over
+ * fp32 parameters, FSDP's fp32 sharded gradient) that autograd
+ * accumulates into: 4 B read and written, WGRAD_ACC_BYTES. */
+static double train_wgrad_acc(const train_cfg *c, gp_dtype half)
+{
+	return c->te_modules && !c->eager && half == GP_BF16 ?
+		2.0 * c->mem.recipe.grads : WGRAD_ACC_BYTES;
+}
+
 /* The config's checks against a checked model and device. */
 static int check_cfg(const gp_model *m, const roof_device *d,
 		     const train_cfg *c, gp_error *err)
@@ -247,6 +277,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.attn_scale_q = c->attn_scale_q && c->eager && !c->mem.flash;
 	xp->k.unfused_permute = c->unfused_permute;
 	xp->k.te_modules = c->te_modules && !c->eager;
+	xp->k.wacc = train_wgrad_acc(c, xp->k.half);
 	xp->k.lora_rank = c->mem.lora_rank;
 	xp->k.lora_targets = c->mem.lora_targets;
 	xp->k.lora_dropout = c->mem.lora_dropout;

@@ -12,8 +12,9 @@
 
 
 /* A GEMM of the tower in the 16-bit dtype: forward, and when asked its
- * input gradient (dgrad) and weight gradient (wgrad, into an fp32 main
- * grad) as the language model's GEMMs are priced. */
+ * input gradient (dgrad) and weight gradient (wgrad, into the main
+ * grad, train_prep.c train_wgrad_acc) as the language model's GEMMs are
+ * priced. */
 static void tower_gemm(const ctx *x, double flop, double w, double act,
 		       double M, double N, double K, double batch,
 		       int dgrad, int wgrad, double *f, double *b)
@@ -24,7 +25,7 @@ static void tower_gemm(const ctx *x, double flop, double w, double act,
 	if (dgrad)
 		*b += op_time(x, flop, bytes, M, K, N, batch, x->k.half);
 	if (wgrad)
-		*b += op_time(x, flop, w * WGRAD_ACC_BYTES + act * x->k.A, N,
+		*b += op_time(x, flop, w * x->k.wacc + act * x->k.A, N,
 			      K, M, batch, x->k.half);
 }
 

@@ -160,6 +160,9 @@ local case_schema = T.record {
     zero3_gather = T.enum { "prefetch", "per_param" },
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
     zero_reduce = T.enum { "reduce_scatter", "allreduce" },
+    -- the DP gradient reduction's dtype, on the megatron stack also its
+    -- main-grad buffer's (gp.train's grad_reduce)
+    grad_reduce = T.enum { "fp32", "bf16", "fp16" },
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron's block recompute: the first N layers of each stage (or
@@ -292,7 +295,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync zero3_gather zero_reduce
-    micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
+    grad_reduce micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_permute_fusion cuda_graph_scope moe_fp8_pad offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch

@@ -1,0 +1,56 @@
+-- Megatron-Core's main-grad buffer: the weight gradients accumulate into
+-- it in its own dtype (grad_reduce; engine/train_prep.c train_wgrad_acc).
+-- Run with ./gpuplan run tests/lua/main_grad.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(4)
+
+local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
+  global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
+  zero = 0 }
+local function with(extra) return gp.train(t.with(base, extra)) end
+
+-- The qkv GEMM's wgrad (Llama-3 8B: T = 8192 tokens, out n = 32 x 128 +
+-- 2 x 8 x 128 = 6144, in k = 4096) reads the main grad and writes it
+-- back in the GEMM: bytes n k x 2 x 4 with fp32 main grads
+-- (grad_reduce_in_fp32), n k x 2 x 2 with bf16 ones, beside its operands
+-- T (n + k) x 2 B.  Only that GEMM of qkv's backward changes, so the
+-- backward's difference is the roofline's time of the wgrad op (flop
+-- 2 T n k, shape n x k, depth T) at the two byte counts: gp.roofline on
+-- the same device, its launch term cancelling.  1e-9 relative: the same
+-- arithmetic on both sides.
+local function op(r, name) return t.op(r, name) end
+local f32, b16 = with { grad_reduce = "fp32" }, with { grad_reduce = "bf16" }
+local T, n, k = 8192, 6144, 4096
+local function wgrad(bytes)
+  return gp.roofline { gpu = "h100-sxm", op = { flop = 2 * T * n * k, bytes = bytes, m = n, n = k,
+    k = T, prec = "bf16" } }.op.time
+end
+local want = wgrad(n * k * 8 + T * (n + k) * 2) - wgrad(n * k * 4 + T * (n + k) * 2)
+t.ok(want > 0, "the wgrad GEMM is slower reading and writing an fp32 main grad")
+t.near((op(f32, "qkv").bwd - op(b16, "qkv").bwd) / want, 1, 1e-9,
+  "qkv's wgrad accumulates into the main grad in its dtype: 8 B an element fp32, 4 bf16")
+-- The forward does not touch the gradients.
+t.is(op(f32, "qkv").fwd, op(b16, "qkv").fwd, "the forward is the same")
+
+-- The embedding's dense gradient is added into the main grad (read the
+-- table's bf16 gradient, read and write the main grad): doubling the
+-- vocabulary on the first of two stages (31 of 32 layers there, so it is
+-- the slowest) grows its micro-batch by V h (2 + 2 + 2 x 2) B / (3.35
+-- TB/s x 0.84) with bf16 main grads -- the zero fill 2, the table's
+-- gradient read 2, the main grad read and written 2 + 2 (tests/lua/
+-- train.t has the fp32 case, 2 + 2 + 8).  V = 128256, h = 4096.  1e-9
+-- relative: the kernels' fixed parts cancel.
+do
+  local m = gp.catalog():get("models", "llama3-8b")
+  local function run(V)
+    local c = t.with(m, { vocab = V })
+    return gp.train({ model = c, gpu = "h100-sxm", gpus = 2, pp = 2, tp = 1, seq = 4096,
+                      global_batch = 8, method = "pretrain", stack = "megatron",
+                      first_stage_layers = 31, recompute = "none", grad_reduce = "bf16" })
+  end
+  local a, b = run(128256), run(2 * 128256)
+  t.near(b.stage_time_s - a.stage_time_s, 128256 * 4096 * (2 + 2 + 4) / (3.35e12 * 0.84), 1e-9,
+    "bf16 main grads: the embedding's gradient added in 2 + 2 B")
+end
