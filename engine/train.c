@@ -353,8 +353,24 @@ static int phase_post(phase *ph, const scost *base)
 		double le = base[j].eparams, opt;
 
 		if (!ph->opt_ok[sh]) {
-			opt = (sh ? lp / x->y.shard + le / x->y.eshard :
-			       lp + le) * ph->opt_bytes;
+			double loc = sh ? lp / x->y.shard + le / x->y.eshard :
+				lp + le;
+
+			opt = loc * ph->opt_bytes;
+			/* Megatron-Core zeroes its whole gradient buffer at
+			 * each step's start, not the optimizer's shard: the
+			 * training loop's "model_chunk.zero_grad_buffer()"
+			 * (megatron/training/training.py train_step) runs
+			 * ParamAndGradBuffer.reset, "self.grad_data.zero_()"
+			 * (megatron/core/distributed/param_and_grad_buffer.py),
+			 * over every local parameter's main grad -- the buffer
+			 * the wgrad GEMMs then accumulate into (train_prep.c
+			 * train_wgrad_acc).  opt_bytes writes the zeros over
+			 * the shard; the rest of the buffer is written here.
+			 * ZeRO 2/3 on this stack is Megatron-FSDP, whose
+			 * gradient buffer is itself sharded. */
+			if (c->te_modules && !c->eager && x->y.zero <= 1)
+				opt += (lp + le - loc) * ph->sb.grads;
 			if (x->k.lin == GP_FP8)
 				/* The fp8 weight casts, once per step
 				 * (Transformer Engine caches them over

@@ -1,10 +1,11 @@
 -- Megatron-Core's main-grad buffer: the weight gradients accumulate into
--- it in its own dtype (grad_reduce; engine/train_prep.c train_wgrad_acc).
--- Run with ./gpuplan run tests/lua/main_grad.t.
+-- it in its own dtype (grad_reduce; engine/train_prep.c train_wgrad_acc)
+-- and the whole buffer is zeroed at each step's start (engine/train.c
+-- phase_post).  Run with ./gpuplan run tests/lua/main_grad.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(6)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -53,4 +54,34 @@ do
   local a, b = run(128256), run(2 * 128256)
   t.near(b.stage_time_s - a.stage_time_s, 128256 * 4096 * (2 + 2 + 4) / (3.35e12 * 0.84), 1e-9,
     "bf16 main grads: the embedding's gradient added in 2 + 2 B")
+end
+
+-- zero_grad_buffer zeroes the whole local buffer each step, while the
+-- distributed optimizer steps its shard.  One DGX H100, DP 8, fp32 main
+-- grads (4 B): the optimizer's pass moves 38 B a shard parameter (Adam
+-- reads and writes the fp32 master and both moments, 2 x (4 + 8); reads
+-- the gradient for the norm and for Adam and zeroes it, 3 x 4; writes the
+-- bf16 weight, 2).  At ZeRO 0 the shard is all P local parameters: P x 38
+-- B.  At ZeRO 1, P / 8 x 38 and the other 7 P / 8 of the buffer zeroed,
+-- 4 B each: (38 + 28) / 8 x P.  Each is one memory-bound pass, bytes at
+-- the streaming rate plus the kernel's fill and launch (3.9 + 1 us), so
+-- with those taken off the ratio is 66 / (8 x 38), whatever P.  1e-9:
+-- the same arithmetic.
+do
+  local o = t.with(base, { gpus = 8, global_batch = 16, grad_reduce = "fp32" })
+  local z0 = gp.train(t.with(o, { zero = 0 }))
+  local z1 = gp.train(t.with(o, { zero = 1 }))
+  local fixed = 3.9e-6 + 1e-6
+  local r = (t.step_part(z1, "optimizer").seconds - fixed) /
+    (t.step_part(z0, "optimizer").seconds - fixed)
+  t.near(r, 66 / (8 * 38), 1e-9, "zero 1: the shard's step and the rest of the buffer zeroed")
+  -- bf16 main grads (grad_reduce bf16): 2 B a gradient, so the pass
+  -- moves 2 x (4 + 8) + 3 x 2 + 2 = 32 B a shard parameter and the zeroed
+  -- rest 2 B: (32 + 14) / (8 x 32).
+  local b = t.with(o, { grad_reduce = "bf16" })
+  local b0 = gp.train(t.with(b, { zero = 0 }))
+  local b1 = gp.train(t.with(b, { zero = 1 }))
+  t.near((t.step_part(b1, "optimizer").seconds - fixed) /
+    (t.step_part(b0, "optimizer").seconds - fixed), 46 / (8 * 32), 1e-9,
+    "bf16 main grads: the buffer zeroed in 2 B")
 end
