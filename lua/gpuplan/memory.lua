@@ -518,8 +518,12 @@ local function prepare_shape(o, cfg, model, method, dflt)
   end
   cfg.flash = o.flash
   if o.flash == nil then
-    -- Off by default only where no fused kernel runs (T5's bias).
-    local flash = dflt("flash", { model = model })
+    -- Off by default only where no fused kernel runs (T5's bias, ALiBi on
+    -- the Hugging Face modules: the eager kernels, as prepare_stack and
+    -- gpuplan.options' kernels decide them from the stack).
+    local stack = o.stack or options.get("stack").value({ method = method })
+    local eager = o.kernels == "eager" or (o.kernels == nil and stack == "hf")
+    local flash = dflt("flash", { model = model, eager = eager })
     if not flash then cfg.flash = false end
   end
   -- Encoder-decoder: the encoder's length beside seq, the decoder's.

@@ -362,6 +362,17 @@ opt { name = "flash", type = "flag", commands = TRAIN4, lua = "infer", default =
     if (j.model.rel_buckets or 0) > 0 then
       return false, "flash=false (T5 position-bias attention runs unfused)"
     end
+    -- ALiBi on the Hugging Face modules (the eager kernels): transformers'
+    -- BloomAttention ("alibi.baddbmm(...)", softmax, bmm) and MptAttention
+    -- ("attn_weights + position_bias", softmax, matmul) have no SDPA or
+    -- FlashAttention path, and Baichuan's remote modeling_baichuan.py takes
+    -- SDPA only "if xops is not None and self.training" (xformers
+    -- importable); a fused ALiBi kernel (FlashAttention's
+    -- alibi_slopes, llm-foundry's Triton) is the fused kernels' stack.
+    if j.model.positions == "alibi" and j.eager then
+      return false, "flash=false (ALiBi on the Hugging Face modules: BloomAttention, "
+        .. "MptAttention and Baichuan's code without xformers run unfused)"
+    end
     return true
   end,
   help = "unfused attention: the s^2 score tensors are saved",

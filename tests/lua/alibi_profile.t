@@ -10,7 +10,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(6)
+t.plan(10)
 
 local cases = validate.read("validation/cases.json")
 local base
@@ -50,4 +50,21 @@ t.ok(rope.predicted and not rope.defaults:find("flash=false", 1, true),
   "a rotary model of the same shape: the fused attention")
 t.ok(rope.predicted > r.predicted, string.format("fused %.0f tokens/s/GPU > unfused %.0f",
   rope.predicted, r.predicted))
+-- The same rule is gp.train's own default (gpuplan.options' flash), not
+-- only the validation profile's: BLOOM-176B (ALiBi) on the hf stack's
+-- eager kernels runs unfused and says why; the fused kernels keep the
+-- fused attention; a rotary model on the eager kernels keeps it too; a
+-- stated flash wins.
+local job = { model = "bloom-176b", gpu = "a100-sxm-80gb", gpus = 64, zero = 3, seq = 2048,
+  stack = "hf", method = "full" }
+local function defaults(o) return table.concat(gp.train(o).defaults, "; ") end
+t.ok(defaults(job):find("flash=false (ALiBi on the Hugging Face modules", 1, true),
+  "gp.train: ALiBi on the eager kernels, unfused by default")
+t.ok(defaults(t.with(job, { kernels = "fused" })):find("flash=true", 1, true),
+  "gp.train: ALiBi on the fused kernels keeps the fused attention")
+t.ok(defaults(t.with(job, { model = "llama2-70b" })):find("flash=true", 1, true),
+  "gp.train: a rotary model on the eager kernels keeps it")
+t.ok(not defaults(t.with(job, { flash = true })):find("flash=", 1, true),
+  "gp.train: a stated flash is not a default")
+
 t.done_testing()

@@ -136,9 +136,9 @@ local function alibi_eager(m)
     if r.layers == m.layers and r.hidden == m.hidden then return r end
   end
 end
+-- (flash itself is gpuplan.options' default for an ALiBi model on the
+-- eager kernels, which the profile sets.)
 local HF_ALIBI = {
-  { "flash", false, "ALiBi on the Hugging Face modules: BloomAttention, MptAttention and "
-    .. "Baichuan's remote code (without xformers) run unfused attention", alibi },
   { "attn_clamp", function(_, m) return alibi_eager(m) and alibi_eager(m).clamp end,
     "modeling_baichuan.py: torch.max(attn_weights, finfo.min) after the ALiBi mask", alibi },
   { "eager_softmax", function(_, m)
