@@ -838,8 +838,21 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
 		double hf = nk * k->host_op_time + te;
 		double hb = 2.0 * te + nb * k->host_op_time;
+		/* The backward waits nowhere (the dispatchers keep the
+		 * splits on the host: MoEAlltoAllTokenDispatcher's
+		 * all-to-all backward swaps its input and output split
+		 * lists, HybridEP's reuses the forward's handle), so its
+		 * host runs ahead of the GPU and its launches hide under
+		 * every kernel the GPU runs meanwhile -- the layer's
+		 * compute and, without EP overlap, its two expert
+		 * all-to-alls, which sit on the GPU's path between the
+		 * kernels around them (stage_base exposes them whole).
+		 * With EP overlap they run beside the other micro-batch's
+		 * compute and add no GPU time of their own. */
+		double cb = moe && k->ep > 1 && !k->ep_overlap ?
+			lc->ep_bwd : 0.0;
 		double wf = hf > lc->fwd.t ? hf - lc->fwd.t : 0.0;
-		double wb = hb > lc->bwd.t ? hb - lc->bwd.t : 0.0;
+		double wb = hb > lc->bwd.t + cb ? hb - lc->bwd.t - cb : 0.0;
 
 		/* The stretch after the dispatcher's host wait (above
 		 * MOE_A2A_POST_OPS): its host time against its GPU time,
