@@ -19,7 +19,15 @@ local function layer(ep, gpu, stack)
   local f, wait = t.layer_fwd(r)
   local b = 0
   for _, o in ipairs(r.ops) do b = b + o.bwd end
-  return f, b, wait
+  -- The layer's two backward all-to-alls on the GPU: without EP overlap
+  -- the step exposes each layer's forward and backward pair whole
+  -- (ep_comm), the two passes priced alike, over 48 layers and one
+  -- micro-batch (global batch 8 on 8 GPUs): ep_comm / 48 / 2.
+  local a2a = 0
+  for _, p in ipairs(r.parts) do
+    if p.name == "ep_comm" then a2a = p.seconds / (r.stage_layers * r.microbatches) / 2 end
+  end
+  return f, b, wait, a2a
 end
 local op = 24.84e-6        -- GP_EAGER_OP_TIME: the host's time per launched op
 local te = 0.267e-3 / 8    -- TE_EXPERT_GEMM: the host's time per expert GEMM
@@ -39,14 +47,22 @@ t.near(f8, (12 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 44 launche
 -- 59.19 = 5.309; o_proj and the two grouped linears are Linears, the
 -- router's gating is Megatron-Core's own Function): 2.136 ms +
 -- (5.309 + 3 x 4.259) x 24.84 us = 2.585 ms, more than a 512-token
--- layer's backward on the GPU.
+-- layer's backward on the GPU.  Nothing in the backward waits for the
+-- GPU (the splits are kept on the host), so those launches also hide
+-- under the layer's two backward all-to-alls, which the GPU runs between
+-- its kernels: the backward's kernels and wait together are the host's
+-- time less that pair (a2a8).
 local bwd_te = (397.73 - 83.48) / 59.19 + 3 * (311.30 - 59.19) / 59.19
-t.near(b8, 64 * te + bwd_te * op, 1e-9,
-       "EP 8: a layer's backward = 64 expert GEMMs' and 4 TE modules' host time")
+local _, _, _, a2a8 = layer(8)
+t.ok(a2a8 > 0, "EP 8: the backward's all-to-alls take GPU time")
+t.near(b8, 64 * te + bwd_te * op - a2a8, 1e-9,
+       "EP 8: a layer's backward = 64 expert GEMMs' and 4 TE modules' host time, "
+       .. "less its all-to-alls")
 -- A stack of torch modules (DeepSpeed's, fused kernels) runs their
--- backward in autograd's C++ engine: the expert GEMMs' host alone.
-local _, bd = layer(8, nil, "deepspeed")
-t.near(bd, 64 * te, 1e-9, "torch modules: no Python backward per module")
+-- backward in autograd's C++ engine: the expert GEMMs' host alone (less
+-- the same all-to-alls).
+local _, bd, _, a2ad = layer(8, nil, "deepspeed")
+t.near(bd, 64 * te - a2ad, 1e-9, "torch modules: no Python backward per module")
 -- Without EP the dispatcher skips the all-to-all and its splits (not
 -- charged), but all 128 experts are local: (1 - 8/128)^512 ~ 4.5e-15
 -- leaves every one reached, 2 x 128 expert GEMMs: 12 x 24.84 us +
