@@ -23,6 +23,9 @@
 --     moe_intermediate_size, or intermediate_size for Mixtral;
 --   * num_key_value_heads absent or null means MHA; head_dim absent means
 --     hidden_size / num_attention_heads;
+--   * rope_scaling of rope_type "yarn" scales rope's cos and sin by its
+--     attention factor (rope_attention_factor); gpt-oss's swiglu_limit
+--     clamps the gated activation (ffn_clamp);
 --   * T5-family encoder-decoders (t5, mt5) say d_model, d_kv, d_ff,
 --     num_heads, num_layers (the encoder) and num_decoder_layers (absent:
 --     num_layers), feed_forward_proj ("relu", "gated-gelu", ...) and
@@ -54,6 +57,11 @@ M.rules = {
   qwen3_moe = { gated = true, norm = "rms", tied = false },
   deepseek_v2 = { gated = true, norm = "rms", tied = false },
   deepseek_v3 = { gated = true, norm = "rms", tied = false },
+  -- gpt-oss (transformers modeling_gpt_oss.py): GptOssAttention's q, k, v
+  -- and o projections take attention_bias (true in OpenAI's configs), the
+  -- router and every expert have biases, the experts are gated (a clamped
+  -- SwiGLU: swiglu_limit, read below).
+  gpt_oss = { gated = true, norm = "rms", qkv_bias = true, linear_bias = true, tied = false },
   gemma = { gated = true, norm = "rms", tied = true },
   gemma2 = { gated = true, norm = "rms", tied = true },
   phi3 = { gated = true, norm = "rms", tied = false },
@@ -634,6 +642,43 @@ local function sliding_of(e, file, rd)
   end
 end
 
+-- YaRN's attention factor on rope's cos and sin, as transformers computes
+-- it (modeling_rope_utils.py _compute_yarn_parameters): rope_scaling's
+-- attention_factor, else get_mscale(factor, mscale) /
+-- get_mscale(factor, mscale_all_dim) when both are given (DeepSeek-V3's
+-- 1.0 and 1.0: no scale), else get_mscale(factor) = 0.1 ln(factor) + 1
+-- (gpt-oss: factor 32, 1.3466); get_mscale is 1 at a factor up to 1.
+-- Recorded where it is not 1.
+local function yarn_of(e, file, rd)
+  local rs, rs_path = rd.get("rope_scaling")
+  if type(rs) ~= "table" or (rs.rope_type or rs.type) ~= "yarn" then return end
+  local function num(k)
+    local x = rs[k]
+    if x == nil or x == NULL then return nil end
+    if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then
+      fail(file, "%s.%s must be a number (got %s)", rs_path, k, tostring(x))
+    end
+    return x
+  end
+  local f = num("factor")
+  if not f or not (f > 0) then
+    fail(file, "%s.factor must be a positive number (got %s)", rs_path, tostring(rs.factor))
+  end
+  local function mscale(s, m) return s <= 1 and 1.0 or 0.1 * m * math.log(s) + 1.0 end
+  local a, m, ma = num("attention_factor"), num("mscale"), num("mscale_all_dim")
+  if a == nil then
+    if m and ma and m ~= 0 and ma ~= 0 then
+      a = mscale(f, m) / mscale(f, ma)
+    else
+      a = mscale(f, 1.0)
+    end
+  end
+  if not (a > 0 and a <= 1e6) then
+    fail(file, "%s: the attention factor must be in (0, 1e6] (got %s)", rs_path, tostring(a))
+  end
+  if a ~= 1 then e.rope_attention_factor = a end
+end
+
 -- Record the engine's parameter count (the published total is not in a
 -- config).
 local function count_params(e, file)
@@ -688,6 +733,10 @@ local function convert(cfg, file, opts)
   basics_of(e, rd, rule, notes)
   dtype_of(e, file, cfg, rd, notes)
   sliding_of(e, file, rd)
+  if e.positions == nil and not e.encoder_layers then yarn_of(e, file, rd) end
+  -- gpt-oss clamps its SwiGLU's two halves (swiglu_limit, GptOssExperts).
+  local lim = rd.get("swiglu_limit")
+  if type(lim) == "number" and lim > 0 and e.ffn_gated then e.ffn_clamp = true end
   e.vision = vision_of(file, cfg, e.hidden, notes, opts)
   count_params(e, file)
   e.source = string.format("imported from %s", file)
@@ -735,7 +784,7 @@ local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
           "tied_embeddings", "qkv_bias", "linear_bias", "norm", "rel_buckets",
-          "positions", "pos_embeddings", "max_seq", "dtype", "moe", "mla", "mtp_layers",
+          "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "max_seq", "dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },
   moe = { "experts", "top_k", "shared_experts", "ffn_hidden",

@@ -23,6 +23,9 @@ local pairs_ = {
   { "t5-3b.json", "t5-3b" },
   { "flan-t5-xxl.json", "flan-t5-xxl" },
   { "qwen2.5-vl-7b.json", "qwen2.5-vl-7b" },
+  -- the fields of openai/gpt-oss-120b's config.json the catalog entry
+  -- cites (its quantization_config and token ids left out)
+  { "gpt-oss-120b.json", "gpt-oss-120b" },
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm", "encoder_layers",
@@ -78,6 +81,21 @@ t.is(string.format("%d/%d/%d/%d/%d", e.mla.q_lora_rank, e.mla.kv_lora_rank,
 t.is(e.dtype, "fp8", "deepseek: fp8 quantization_config wins over torch_dtype")
 -- MLA KV: 61 * (512 + 64) * 2 B = 70,272 B per token in bf16.
 t.is(core.model_kv_bytes(e, 1, 2), 70272, "deepseek import: MLA KV bytes")
+
+-- DeepSeek-V3's YaRN states mscale = mscale_all_dim = 1: transformers'
+-- attention factor get_mscale(40, 1) / get_mscale(40, 1) = 1, no scale.
+t.is(e.rope_attention_factor, nil, "deepseek: yarn with mscale 1/1 scales nothing")
+
+-- gpt-oss: YaRN factor 32 with no mscale: 0.1 ln 32 + 1 = 1.34657
+-- (transformers' get_mscale); swiglu_limit 7 clamps the gated experts;
+-- attention_bias and the experts' biases; layer_types' 18 sliding layers.
+e = hf.model_from_hf(F .. "gpt-oss-120b.json")
+t.near(e.rope_attention_factor, 0.1 * math.log(32) + 1, 1e-12,
+  "gpt-oss: rope_attention_factor from rope_scaling yarn factor 32")
+t.is(tostring(e.ffn_clamp) .. "/" .. tostring(e.linear_bias) .. "/" .. tostring(e.qkv_bias),
+  "true/true/true", "gpt-oss: swiglu_limit clamps, biases on every linear")
+t.is(string.format("%d/%d/%d/%d", e.moe.experts, e.moe.top_k, e.sliding_window.size,
+  e.sliding_window.layers), "128/4/128/18", "gpt-oss: experts, top-k, sliding layers")
 
 e = hf.model_from_hf(F .. "llama-2-7b.json")
 t.is(e.name, "meta-llama/Llama-2-7b-hf", "name from _name_or_path")
