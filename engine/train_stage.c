@@ -446,6 +446,31 @@ static double ds_bucket_time(ctx *x, double elems)
  * sharding groups (the same in every stage, ZeRO stage and overlap).
  * nccl-tests convention: the all-gather's bytes are the whole buffer
  * after it, the layer's 16-bit slice on this TP/EP rank. */
+/* DeepSpeed's stage 2 with the optimizer offloaded and gradients
+ * accumulated over micro-batches (deepspeed/runtime/zero/stage_1_and_2.py
+ * v0.12.6, copy_grads_in_partition -> async_accumulate_grad_in_cpu_via_gpu,
+ * "if self.micro_step_id > 0: accumulate_gradients()" and "if not
+ * self.is_gradient_accumulation_boundary: copy_gradients_to_cpu()"): the
+ * running sum of the rank's partition lives in host memory, 16-bit; each
+ * micro-batch after the first copies it up into a GPU buffer and adds
+ * the new gradient, each but the last copies the sum back down, on the
+ * stream of the bucket's reduction and after it.  A partition parameter
+ * moves 2 B up and 2 B down (g - 1) / g of the micro-batches on average
+ * over g; the last micro-batch's fp32 copy down is the step's
+ * (train.c offload_step).  Stage 1 reduces at the boundary only, and
+ * one micro-batch a step accumulates nothing.  Seconds for n of the
+ * rank's partition parameters over its host link. */
+static double ds_offload_accum(const ctx *x, double n)
+{
+	double g = x->per_step;
+
+	if (x->y.zero != 2 || x->c->fsdp || !x->c->mem.offload_optimizer ||
+	    x->c->forward_only || !(g > 1.0) || !(n > 0))
+		return 0.0;
+	return n * 4.0 * (g - 1.0) / g / (x->e.t.nic_path_bw > 0 ?
+		x->e.t.nic_path_bw : PCIE_BW_MIN);
+}
+
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 {
 	double dense = l->params - l->eparams;
@@ -494,7 +519,9 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 	}
 	kc[1] = train_zero_coll(x, rs, dense * x->rb, 0) +
 		train_zero_coll(x, rs, l->eparams * x->rb, 1) +
-		ds_bucket_time(x, dense + l->eparams);
+		ds_bucket_time(x, dense + l->eparams) +
+		ds_offload_accum(x, dense / x->y.shard +
+				 l->eparams / x->y.eshard);
 }
 
 
@@ -716,11 +743,13 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 			g2 = ge;
 	}
 	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
-		head * x->rb, 0) + ds_bucket_time(x, head) : 0.0), l->bwd.t,
+		head * x->rb, 0) + ds_bucket_time(x, head) +
+		ds_offload_accum(x, head / x->y.shard) : 0.0), l->bwd.t,
 		on_b, &z[TRAIN_ZB_DP_HID]);
 	if (reduce)
 		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0) +
-			ds_bucket_time(x, emb);
+			ds_bucket_time(x, emb) +
+			ds_offload_accum(x, emb / x->y.shard);
 }
 
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden

@@ -1,0 +1,57 @@
+-- DeepSpeed's stage 2 with the optimizer offloaded and gradients
+-- accumulated over micro-batches: the running sum of each rank's gradient
+-- partition lives in pinned host memory, 16-bit, and every micro-batch
+-- after the first copies it up to add the new gradient on the GPU, every
+-- one but the last copies the sum back down (deepspeed/runtime/zero/
+-- stage_1_and_2.py v0.12.6, async_accumulate_grad_in_cpu_via_gpu), on the
+-- reduction's stream after each bucket's reduction (engine/train_stage.c
+-- ds_offload_accum).  Run with ./gpuplan run tests/lua/ds_offload_accum.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local train = require "gpuplan.train"
+
+local with = t.with
+local function dp(r) return t.parts(r).dp_comm end
+
+-- Llama 3 8B (8.030261248e9 parameters) at ZeRO-2 over 8 A100s, the
+-- optimizer offloaded, 64 sequences a step of 1 a rank: g = 8
+-- micro-batches.  The reduction not overlapped with the backward
+-- (overlap_grad_reduce false), the step's DP part is every micro-batch's
+-- reductions and copies in full, so against the same job without the
+-- offload it grows by the copies alone: per micro-batch (g - 1) / g of
+-- 2 B up and 2 B down for each of the rank's P / 8 partition parameters,
+-- g micro-batches: P / 8 x 4 B x (g - 1) over the A100's PCIe link.
+local P = 8.030261248e9
+local bw = train.pcie_bw(gp.catalog():get("gpus", "a100-sxm-80gb"))
+t.ok(bw > 20e9 and bw < 32e9, "the A100's host link: PCIe Gen4 x16")
+local base = { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 8, zero = 2,
+               offload = "optimizer", stack = "deepspeed", seq = 2048, batch = 1,
+               global_batch = 64, overlap_grad_reduce = false }
+local off8 = gp.train(base)
+local none8 = gp.train(with(base, { offload = "none" }))
+-- Tolerance 1e-9 relative: the same sums of doubles, in another order.
+t.near(dp(off8) - dp(none8), P / 8 * 4 * 7 / bw, 1e-9,
+  "g = 8: P/8 x 4 B x 7 over PCIe (1.11 s)")
+-- g = 4 (32 sequences a step): 3 of them.
+local off4 = gp.train(with(base, { global_batch = 32 }))
+local none4 = gp.train(with(base, { global_batch = 32, offload = "none" }))
+t.near(dp(off4) - dp(none4), P / 8 * 4 * 3 / bw, 1e-9, "g = 4: P/8 x 4 B x 3")
+-- One micro-batch a step accumulates nothing.
+local off1 = gp.train(with(base, { global_batch = 8 }))
+local none1 = gp.train(with(base, { global_batch = 8, offload = "none" }))
+t.near(dp(off1), dp(none1), 1e-12, "g = 1: no copies")
+-- Stage 1 reduces at the boundary only: no per-micro-batch copies.
+local z1 = with(base, { zero = 1 })
+t.near(dp(gp.train(z1)), dp(gp.train(with(z1, { offload = "none" }))), 1e-12,
+  "ZeRO-1: no copies")
+-- Overlapped with the backward (overlap_comm), a layer's copies hide
+-- under the next layer's backward (3.8 ms of copies against some 9 ms of
+-- a 2048-token backward): the step grows by the first layer's and the
+-- embedding's, which follow the last backward with nothing beside them
+-- -- more than nothing, less than all of them.
+local ov = with(base, { overlap_grad_reduce = true })
+local grow = dp(gp.train(ov)) - dp(gp.train(with(ov, { offload = "none" })))
+t.ok(grow > 0 and grow < 0.5 * P / 8 * 4 * 7 / bw,
+  "overlapped: the ends' copies show, the layers' hide")
+
+t.done_testing()
