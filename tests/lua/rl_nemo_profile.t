@@ -353,5 +353,35 @@ local rec = require("gpuplan.memory").recipe_record("recipe", "fp8-16-rem", cat)
 t.is(rec.weights, 3, "fp8-16-rem: 2 B bf16 weight + 1 B cached fp8 cast")
 t.is(rec.grads + rec.master + 2 * rec.state, 2 + 2 + 8, "fp8-16-rem: mixed-16-rem's states")
 
+-- NeMo RL's clean-ups outside its prep timers (predict/rl.lua
+-- nemo_cleanups), added to PR #1052's step_overhead.  The base case,
+-- colocated, no release stated (the later code), with the reference
+-- (the profile's ref_model): the reference swap's 2 gc.collect() + 2
+-- empty_cache(), the colocated refit's 2 + 2, and one empty_cache() per
+-- optimizer step, 2048 samples / 512 = 4: 4 x 0.172 + 8 x 0.080 = 1.328
+-- s on 2.6 s: 3.928 s.  Exact but for float rounding (1e-12).
+predict(copy(base), cat)
+t.near(opts.step_overhead, 2.6 + 4 * 0.172 + 8 * 0.080, 1e-12,
+       "colocated: 2.6 s and 4 gc.collect + 8 empty_cache")
+-- One step off on pools of their own: 4.0 s, the reference's 2 + 2 and
+-- the 4 optimizer steps' empty_cache: 4.0 + 2 x 0.172 + 6 x 0.080 = 4.824.
+local sep = copy(base)
+sep.hardware.gpus = 16
+sep.rl.colocated = false
+sep.rl.rollout_gpus = 8
+sep.rl.staleness = 1
+predict(sep, cat)
+t.near(opts.step_overhead, 4.0 + 2 * 0.172 + 6 * 0.080, 1e-12,
+       "separate pools: 4.0 s and 2 gc.collect + 6 empty_cache")
+-- v0.3.0: the update's empty_cache is not counted (its recipes differ in
+-- empty_unused_memory_level): 2.6 + 4 x 0.172 + 4 x 0.080 = 3.608.
+local v3 = copy(base)
+v3.source.version = "0.3.0"
+local p3 = predict(v3, cat)
+t.near(opts.step_overhead, 2.6 + 4 * 0.172 + 4 * 0.080, 1e-12,
+       "v0.3: the update's empty_cache left out")
+t.ok(p3 and table.concat(p3.defaults, "; "):find("and 4 gc.collect() + 4 "
+     .. "torch.cuda.empty_cache() a step outside them", 1, true), "said with the defaults")
+
 rl.rl = orig
 t.done_testing()

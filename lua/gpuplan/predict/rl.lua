@@ -450,6 +450,53 @@ local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defau
   end
 end
 
+-- NeMo RL's Megatron worker frees memory between its phases with Python's
+-- garbage collector and PyTorch's cache release (gc.collect(),
+-- torch.cuda.empty_cache()), host work on the step's path the phases'
+-- own prices leave out.  Counted in nemo_rl/models/policy/workers/
+-- megatron_policy_worker.py at each release (v0.3.0's
+-- models/policy/megatron_policy_worker.py), outside the prep timers that
+-- NeMo RL's own timing (PR #1052: prepare_for_lp_inference's and
+-- prepare_for_training's clean-ups inside logprob_inference_prep and
+-- training_prep) and so step_overhead already holds:
+--  * the reference's forward (use_reference_model): gc.collect() and
+--    empty_cache() after swapping the reference's weights in, and again
+--    after swapping the policy's back -- 2 + 2 (v0.3.0 always; from PR
+--    #1071, in v0.4.0, at empty_unused_memory_level >= 1, which every
+--    performance recipe of v0.4.0 to v0.6.0 sets: "1 is the minimum
+--    recommendation for RL", grpo_math_1B.yaml);
+--  * the update: empty_cache() after each global batch's forward and
+--    backward, before the optimizer step ("Empty unused memory", train(),
+--    at empty_unused_memory_level >= 1) -- one an optimizer step, counted
+--    from v0.4 (v0.3.0's recipes differ in the level: not counted);
+--  * colocated, the refit's offload_before_refit and offload_after_refit
+--    (which runs offload_before_refit again): gc.collect() and
+--    empty_cache() each -- 2 + 2, at every release.
+-- Their time: a training loop that called both once a step took 108 s
+-- for 250 steps with them, 65 s without gc.collect() and 45 s without
+-- either (huggingface/peft PR #2894, "ENH: Improve MetaMath training
+-- script runtime"): (108 - 65) / 250 = 0.172 s a gc.collect() and
+-- (65 - 45) / 250 = 0.080 s an empty_cache() (the release and the
+-- re-allocation it forces on the next pass), on an x86 host.  A lower
+-- bound here: a Megatron worker holds more Python objects than that
+-- script, and frees and re-allocates more memory (Megatron-LM PR #5678:
+-- an empty_cache() in its checkpoint save "took multiple seconds").
+local NEMO_GC_COLLECT = (108 - 65) / 250
+local NEMO_EMPTY_CACHE = (65 - 45) / 250
+
+-- The clean-ups of one NeMo RL step (above): gc.collect() calls,
+-- empty_cache() calls.
+local function nemo_cleanups(o, ver, samples)
+  local gcs, ecs = 0, 0
+  if o.ref_model then gcs, ecs = gcs + 2, ecs + 2 end
+  if o.colocated then gcs, ecs = gcs + 2, ecs + 2 end
+  if ver ~= "0.3" then
+    local gb = o.global_batch or samples
+    ecs = ecs + math.max(1, math.ceil(samples / gb))
+  end
+  return gcs, ecs
+end
+
 -- NeMo RL's mechanisms of its older releases: {option, the releases
 -- (source.version major.minor) it holds for, when it applies to the
 -- case's options, the defaults' words}; each true unless the case states
@@ -658,6 +705,20 @@ return function(case, cat)
       if o[f[1]] == nil and f[2][ver] and f[3](o) then
         o[f[1]] = true
         defaults[#defaults + 1] = f[1] .. "=true (" .. f[4] .. ")"
+      end
+    end
+    -- The profile's step_overhead (PR #1052's timing) and the worker's
+    -- clean-ups outside it (nemo_cleanups): one default, its sum.
+    for i, d in ipairs(defaults) do
+      if d:find("^step_overhead=") then
+        local gcs, ecs = nemo_cleanups(o, ver, prompts * group)
+        local base = o.step_overhead
+        o.step_overhead = base + gcs * NEMO_GC_COLLECT + ecs * NEMO_EMPTY_CACHE
+        defaults[i] = string.format("step_overhead=%.4g (%s; and %d gc.collect() + %d "
+          .. "torch.cuda.empty_cache() a step outside them, %.3f + %.3f s each: peft PR "
+          .. "#2894)", o.step_overhead, d:match("^step_overhead=[^ ]+ %((.*)%)$") or d,
+          gcs, ecs, NEMO_GC_COLLECT, NEMO_EMPTY_CACHE)
+        break
       end
     end
   end
