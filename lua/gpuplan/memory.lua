@@ -443,6 +443,14 @@ end
 -- Training shape: sequence (RL: prompt + response), micro-batch,
 -- recompute, attention kernel, encoder length; returns the RL prompt and
 -- response lengths given.
+-- Whether the eager kernels run (the Hugging Face modules, one PyTorch
+-- kernel per tensor op): gp.train's kernels, else its default from the
+-- stack, gpuplan.options' one declaration (the hf stack eager, the others
+-- fused).  gp.memory and fit take no kernels: the stack says which.
+local function eager_kernels(o, stack)
+  return (o.kernels or options.get("kernels").value({ stack = stack })) == "eager"
+end
+
 local function prepare_shape(o, cfg, model, method, dflt)
   -- RL trains the actor on whole rollouts: prompt + response tokens.
   local prompt_len = tokens("prompt_len", o.prompt_len)
@@ -519,11 +527,10 @@ local function prepare_shape(o, cfg, model, method, dflt)
   cfg.flash = o.flash
   if o.flash == nil then
     -- Off by default only where no fused kernel runs (T5's bias, ALiBi on
-    -- the Hugging Face modules: the eager kernels, as prepare_stack and
-    -- gpuplan.options' kernels decide them from the stack).
+    -- the Hugging Face modules: the eager kernels, eager_kernels above;
+    -- the stack is prepare_stack's, its default taken here unrecorded).
     local stack = o.stack or options.get("stack").value({ method = method })
-    local eager = o.kernels == "eager" or (o.kernels == nil and stack == "hf")
-    local flash = dflt("flash", { model = model, eager = eager })
+    local flash = dflt("flash", { model = model, eager = eager_kernels(o, stack) })
     if not flash then cfg.flash = false end
   end
   -- Encoder-decoder: the encoder's length beside seq, the decoder's.
@@ -606,7 +613,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   -- (transformers' LlamaForCausalLM under deepspeed.initialize is the same
   -- module); fused modules (Megatron/TE, torch.compile, Liger) keep
   -- neither.  Without kernels (gp.memory, fit) the stack says which.
-  local eager = o.kernels == "eager" or (o.kernels == nil and stack == "hf")
+  local eager = eager_kernels(o, stack)
   cfg.eager_swiglu = o.eager_swiglu
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager end
   cfg.eager_softmax = o.eager_softmax
