@@ -104,12 +104,12 @@ local model_spec = T.record {
   -- buckets and the MLP's activation, as the catalog has them.
   encoder_layers = count(0), rel_buckets = count(0),
   ffn_act = T.enum { "relu", "gelu", "silu" },
-  -- The gated activation clamps its two halves first (the catalog's field).
-  ffn_clamp = T.boolean(),
-  -- YaRN's attention factor on rope's cos and sin (the catalog's field).
-  rope_attention_factor = T.number { positive = true, max = 1e6 },
-  -- Every linear has a bias (the catalog's field).
-  linear_bias = T.boolean(),
+  -- The catalog's fields, as gpuplan.schema declares them once: the gated
+  -- activation clamps its two halves first, YaRN's attention factor on
+  -- rope's cos and sin, every linear has a bias.
+  ffn_clamp = schema.model.fields.ffn_clamp,
+  rope_attention_factor = schema.model.fields.rope_attention_factor,
+  linear_bias = schema.model.fields.linear_bias,
   -- How positions are encoded (absent: rope), the catalog's field.
   positions = T.enum(schema.POSITIONS),
   moe = T.record {
