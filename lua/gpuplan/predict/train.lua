@@ -16,6 +16,9 @@ local v, model_of = case_.v, case_.model
 
 -- First match wins: the more specific names first.
 local FRAMEWORKS = {
+  -- The Megatron-Core MoE team's Megatron-MoE-ModelZoo first: its
+  -- tables name Megatron-LM commits and DeepEP, which later rules match.
+  { "megatron%-moe%-modelzoo", "megatron-moe-modelzoo" },
   -- Megatron-LM's own MoE recipes (examples/moe_recipes) first: their
   -- notes name the Megatron Bridge recipes they were measured against.
   { "megatron%-lm moe recipes", "megatron-moe-recipes" },
@@ -216,6 +219,31 @@ local PROFILES = {
     { "grad_reduce", "fp32", "bf16: gradients reduced in fp32 (arguments.py)" },
     -- training.py: "/ 2  # causal mask (only half of the mask is non-zero)".
     { "causal_flops", true, "num_floating_point_operations: causal attention at half" },
+  },
+  -- The Megatron-Core MoE team's Megatron-MoE-ModelZoo (May 2025): its
+  -- sbatch_benchmarking.sh runs pretrain_gpt.py with the model's
+  -- model_configs/benchmarking/*.yaml MODEL_ARGS (Qwen3-235B-A22B.yaml at
+  -- commit 8017e11, the commit of its H100 table) and the run line's
+  -- flags.
+  ["megatron-moe-modelzoo"] = {
+    { "stack", "megatron", "--transformer-impl transformer_engine" },
+    { "flash", true, "--use-flash-attn with TE: fused attention" },
+    { "dropout", false, "--attention-dropout 0.0 --hidden-dropout 0.0" },
+    { "zero", 1, "--use-distributed-optimizer" },
+    { "overlap_grad_reduce", true, "--overlap-grad-reduce" },
+    { "overlap_param_gather", true, "--overlap-param-gather" },
+    { "sp", true, "--sequence-parallel", tp2 },
+    -- No --tp-comm-overlap in the yaml: Megatron-LM's default is off.
+    { "tp_overlap", false, "no --tp-comm-overlap", tp2 },
+    { "overlap_p2p", true, "pipeline communication overlapped (enabled by default)",
+      function(o) return (o.pp or 1) > 1 end },
+    -- arguments.py: "accumulate and all-reduce gradients in fp32 for
+    -- bfloat16 data type".
+    { "grad_reduce", "fp32", "bf16: gradients accumulated and reduced in fp32",
+      function(o) return o.precision == "bf16" end },
+    -- No --cross-entropy-loss-fusion in the yaml of that commit.
+    { "unfused_loss", true, "no --cross-entropy-loss-fusion" },
+    { "recompute", "none", "no --recompute-granularity on the run line" },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
