@@ -216,7 +216,7 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 static double offload_step(const ctx *x, double n)
 {
 	int z3 = x->y.zero == 3, up = !x->c->mem.offload_params;
-	double pcie = x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw : PCIE_BW_MIN;
+	double pcie = host_link_bw(x);
 	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw : HOST_BW_MIN;
 	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
 		x->e.t.gpus_per_node;

@@ -113,6 +113,15 @@ static inline double mem_time(const ctx *x, double bytes)
 	return t_mem(&x->e, x->k.half, bytes);
 }
 
+/* B/s of this GPU's link to host memory, each way: the topology's
+ * (nic_path_bw, the GPU's PCIe path), else PCIE_BW_MIN.  What the
+ * offloads move over it: train.c offload_step, train_stage.c
+ * kind_colls' parameter copies and ds_offload_accum. */
+static inline double host_link_bw(const ctx *x)
+{
+	return x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw : PCIE_BW_MIN;
+}
+
 static inline double coll(ctx *x, gp_coll op, double bytes, const gp_group *g)
 {
 	return train_t_coll(&x->e, op, bytes, g);

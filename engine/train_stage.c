@@ -467,8 +467,7 @@ static double ds_offload_accum(const ctx *x, double n)
 	if (x->y.zero != 2 || x->c->fsdp || !x->c->mem.offload_optimizer ||
 	    x->c->forward_only || !(g > 1.0) || !(n > 0))
 		return 0.0;
-	return n * 4.0 * (g - 1.0) / g / (x->e.t.nic_path_bw > 0 ?
-		x->e.t.nic_path_bw : PCIE_BW_MIN);
+	return n * 4.0 * (g - 1.0) / g / host_link_bw(x);
 }
 
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
@@ -494,8 +493,7 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 	 * gather (prefetched like it). */
 	if (x->c->mem.offload_params)
 		kc[0] += (dense / x->y.shard + l->eparams / x->y.eshard) *
-			2.0 / (x->e.t.nic_path_bw > 0 ? x->e.t.nic_path_bw :
-			       PCIE_BW_MIN);
+			2.0 / host_link_bw(x);
 	/* DeepSpeed's stage 1 and 2 (deepspeed/runtime/zero/
 	 * stage_1_and_2.py average_tensor): with use_multi_rank_bucket_
 	 * allreduce, on by default ("Combine the reduce buckets of the
