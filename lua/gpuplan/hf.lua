@@ -734,9 +734,17 @@ local function convert(cfg, file, opts)
   dtype_of(e, file, cfg, rd, notes)
   sliding_of(e, file, rd)
   if e.positions == nil and not e.encoder_layers then yarn_of(e, file, rd) end
-  -- gpt-oss clamps its SwiGLU's two halves (swiglu_limit, GptOssExperts).
-  local lim = rd.get("swiglu_limit")
-  if type(lim) == "number" and lim > 0 and e.ffn_gated then e.ffn_clamp = true end
+  -- gpt-oss clamps its SwiGLU's two halves (swiglu_limit, GptOssExperts:
+  -- "gate.clamp(min=None, max=self.limit)", "up.clamp(min=-self.limit,
+  -- max=self.limit)"): a positive finite bound; any other value is an
+  -- error naming it, not a model without the clamp.
+  local lim, lim_path = rd.get("swiglu_limit")
+  if lim ~= nil then
+    if type(lim) ~= "number" or not (lim > 0) or lim == math.huge then
+      fail(file, "%s must be a positive number (got %s)", lim_path, shown(lim))
+    end
+    if e.ffn_gated then e.ffn_clamp = true end
+  end
   e.vision = vision_of(file, cfg, e.hidden, notes, opts)
   count_params(e, file)
   e.source = string.format("imported from %s", file)

@@ -281,6 +281,10 @@ for _, b in ipairs {
   { "num_hidden_layers", 2 ^ 24 + 1, "num_hidden_layers must be an integer in 1..16777216 (got 16777217)" },
   { "vocab_size", {}, "vocab_size must be an integer in 1..16777216 (got an object)" },
   { "intermediate_size", nil, "missing field 'intermediate_size'" },
+  -- gpt-oss's clamp bound: not a number, or not above 0, is no bound
+  -- (the import once dropped the clamp without a word).
+  { "swiglu_limit", "7", "swiglu_limit must be a positive number (got '7')" },
+  { "swiglu_limit", -7, "swiglu_limit must be a positive number (got -7)" },
 } do
   t.raises(function() hf.model_from_hf(with(b[1], b[2]), { id = "x" }) end,
     "config: " .. b[3], b[1] .. " = " .. tostring(b[2]), true)
