@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(7)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -34,6 +34,16 @@ t.near((op(f32, "qkv").bwd - op(b16, "qkv").bwd) / want, 1, 1e-9,
   "qkv's wgrad accumulates into the main grad in its dtype: 8 B an element fp32, 4 bf16")
 -- The forward does not touch the gradients.
 t.is(op(f32, "qkv").fwd, op(b16, "qkv").fwd, "the forward is the same")
+-- Megatron-FSDP runs without gradient-accumulation fusion (Megatron-
+-- Bridge's performance configs: "if cfg.ddp.use_megatron_fsdp: ...
+-- gradient_accumulation_fusion = False"): autograd's .grad and its hook's
+-- add, priced as the fp32 accumulation whatever the main grad's dtype --
+-- the same qkv backward as fp32 main grads without FSDP.  Exact: the
+-- same op at the same bytes.
+local fs = gp.train(t.with(base, { gpus = 8, global_batch = 16, zero = 3, fsdp = "full_shard",
+  grad_reduce = "bf16" }))
+local f8 = gp.train(t.with(base, { gpus = 8, global_batch = 16, zero = 1, grad_reduce = "fp32" }))
+t.is(op(fs, "qkv").bwd, op(f8, "qkv").bwd, "megatron-fsdp: no fused accumulation, 8 B")
 
 -- The embedding's dense gradient is added into the main grad (read the
 -- table's bf16 gradient, read and write the main grad): doubling the
