@@ -1136,7 +1136,7 @@ opt { name = "kernels", type = "string", metavar = "K", commands = "train plan r
     .. "operator: Megatron / Transformer Engine, torch.compile, Liger)",
   suggest = { "torch_compile", "compile", "fused_kernels" } }
 opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train plan rl",
-  default = "the recipe's gradient dtype",
+  default = "the recipe's gradient dtype", kind = "enum", values = { "fp32", "bf16", "fp16" },
   help = "fp32|bf16|fp16: dtype of the DP gradient reduction (stack megatron: also of "
     .. "its main-grad buffer, grad_reduce_in_fp32)",
   suggest = { "grad_reduce_dtype", "reduce_dtype" } }

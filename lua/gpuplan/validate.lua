@@ -161,8 +161,9 @@ local case_schema = T.record {
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
     zero_reduce = T.enum { "reduce_scatter", "allreduce" },
     -- the DP gradient reduction's dtype, on the megatron stack also its
-    -- main-grad buffer's (gp.train's grad_reduce)
-    grad_reduce = T.enum { "fp32", "bf16", "fp16" },
+    -- main-grad buffer's (gp.train's grad_reduce: its values as
+    -- gpuplan.options declares them)
+    grad_reduce = T.enum(require("gpuplan.options").get("grad_reduce").values),
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron's block recompute: the first N layers of each stage (or
