@@ -104,16 +104,25 @@ local SFT = "launcher examples/peft/llama/h100"
 
 -- NeMo-Framework-Launcher 24.07's GPT-3 pretraining yamls
 -- (launcher_scripts/conf/training/gpt3), found by the model's shape:
--- whether each runs Transformer Engine's userbuffer TP overlap.
+-- whether each runs Transformer Engine's userbuffer TP overlap, and the
+-- dtype its distributed_fused_adam syncs gradients in.  Only 175b_fp8.yaml
+-- (the table's FP8 175B rows) names one, "grad_sync_dtype: bf16"; 5b.yaml
+-- and 20b.yaml name none, so apex's DistributedFusedAdam default holds
+-- ("grad_sync_dtype ... (default: same as dtype)", dtype "(default:
+-- torch.float32)", which NeMo's setup_optimization sets anyway: "Make sure
+-- optimizer state is in FP32").
 local NEMO_GPT_UB = {
-  { layers = 44, hidden = 6144, ub = true },    -- 20b.yaml
-  { layers = 96, hidden = 12288, ub = false },  -- 175b.yaml, 175b_fp8.yaml
+  { layers = 24, hidden = 4096, ub = nil, sync = "fp32" },   -- 5b.yaml
+  { layers = 44, hidden = 6144, ub = true, sync = "fp32" },  -- 20b.yaml
+  { layers = 96, hidden = 12288, ub = false, sync = "bf16" }, -- 175b.yaml, 175b_fp8.yaml
 }
-local function nemo_gpt_ub(m)
+local function nemo_gpt(m)
   for _, r in ipairs(NEMO_GPT_UB) do
-    if r.layers == m.layers and r.hidden == m.hidden then return r.ub end
+    if r.layers == m.layers and r.hidden == m.hidden then return r end
   end
 end
+local function nemo_gpt_ub(m) local r = nemo_gpt(m); return r and r.ub end
+local function nemo_gpt_sync(_, m) local r = nemo_gpt(m); return r and r.sync end
 
 -- Attention of ALiBi models on the Hugging Face modules: transformers'
 -- BloomAttention ("alibi.baddbmm(...)", then softmax) and MptAttention
@@ -279,7 +288,8 @@ local PROFILES = {
       "gpt3 yamls: ub_tp_comm_overlap per model", function(o, m)
         return pretrain(o) and tp2(o) and not m.ffn_gated end },
     { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
-    { "grad_reduce", "bf16", "gpt3/175b_fp8.yaml grad_sync_dtype: bf16", gpt },
+    { "grad_reduce", nemo_gpt_sync, "gpt3 yamls: 175b_fp8.yaml grad_sync_dtype bf16, "
+      .. "5b/20b.yaml none (apex: the fp32 optimizer dtype)", gpt },
     { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
     { "recompute", "none", "activations_checkpoint_granularity: null" },
     { "lora_rank", 32, "peft adapter_dim 32", lora },

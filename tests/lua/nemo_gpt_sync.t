@@ -1,0 +1,46 @@
+-- The NeMo profile's gradient-sync dtype for the NeMo-Framework-Launcher
+-- 24.07 GPT-3 yamls (lua/gpuplan/predict/train.lua NEMO_GPT_UB): only
+-- 175b_fp8.yaml names "grad_sync_dtype: bf16"; 5b.yaml and 20b.yaml name
+-- none, so apex's DistributedFusedAdam syncs in its fp32 optimizer dtype.
+-- The shipped NeMo 24.07 rows are predicted and the option each is handed
+-- is read back.  Run with ./gpuplan run tests/lua/nemo_gpt_sync.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local train = require "gpuplan.train"
+local predict = require "gpuplan.predict.train"
+local cjson = require "cjson"
+
+t.plan(5)
+
+local cat = gp.catalog()
+local f = assert(io.open("validation/cases.json", "rb"))
+local doc = cjson.decode(f:read("a"))
+f:close()
+local cases = doc.cases or doc
+
+-- gp.train's options as the predictor hands them, caught.
+local orig, opts = train.train, nil
+train.train = function(o)
+  opts = {}
+  for k, x in pairs(o) do opts[k] = x end
+  return orig(o)
+end
+local function handed(id)
+  for _, c in ipairs(cases) do
+    if c.id == id then
+      opts = nil
+      local p, why = predict(c, cat)
+      assert(p, why)
+      return opts.grad_reduce
+    end
+  end
+  error("no case " .. id)
+end
+
+t.is(handed("nemo2407-pretrain-gpt3-5b-64"), "fp32", "GPT-3 5B (5b.yaml): apex's fp32 default")
+t.is(handed("nemo2407-pretrain-gpt3-20b-64"), "fp32", "GPT-3 20B (20b.yaml): apex's fp32 default")
+t.is(handed("nemo2407-pretrain-gpt3-175b-128"), "bf16", "GPT-3 175B (175b_fp8.yaml): bf16")
+t.is(handed("nemo2407-pretrain-gpt3-175b-512"), "bf16", "GPT-3 175B at 512 GPUs: bf16")
+-- The Llama yamls keep the optimizer dtype too.
+t.is(handed("nemo2407-pretrain-llama3-8b"), "fp32", "Llama 3 8B: fp32")
+train.train = orig
