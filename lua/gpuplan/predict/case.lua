@@ -167,8 +167,11 @@ end
 -- note, when} whose key the case leaves open (o[key] == nil) and whose
 -- when(o, model), if any, holds; a value that is a function is asked
 -- value(o, model) (nil: nothing set).  Each setting taken is said in
--- defaults as "key=value (note)", a list value comma-joined.
+-- defaults as "key=value (note)", a list value comma-joined.  Returns
+-- the settings taken, by key: { at = their line's index in defaults,
+-- note = the note }, for a caller that adds to a line it wrote.
 function M.profile(o, model, sets, defaults)
+  local taken = {}
   for _, set in ipairs(sets) do
     local k, val, note, when = set[1], set[2], set[3], set[4]
     if o[k] == nil and (not when or when(o, model)) then
@@ -177,9 +180,11 @@ function M.profile(o, model, sets, defaults)
         o[k] = val
         defaults[#defaults + 1] = string.format("%s=%s (%s)", k,
           type(val) == "table" and table.concat(val, ",") or tostring(val), note)
+        taken[k] = { at = #defaults, note = note }
       end
     end
   end
+  return taken
 end
 
 return M

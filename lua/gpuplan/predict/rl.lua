@@ -398,11 +398,13 @@ end
 -- RL's packing, verl's dynamic batch size) and the defaults every case
 -- takes (bf16, no recompute), into gp.rl's options o, each said in
 -- defaults; tmax: the sequence limit, plen and resp the prompt and mean
--- response lengths, samples the step's.
+-- response lengths, samples the step's.  Returns the profile's settings
+-- taken (gpuplan.predict.case profile).
 local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defaults)
+  local taken = {}
   if fw then
     defaults[#defaults + 1] = "framework profile=" .. fw
-    case_.profile(o, model, PROFILES[fw], defaults)
+    taken = case_.profile(o, model, PROFILES[fw], defaults)
   end
   if o.colocated then o.staleness = nil end
   if not o.colocated then o.offload_states = nil end
@@ -448,6 +450,7 @@ local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defau
     o.recompute = "none"
     defaults[#defaults + 1] = "recompute=none (activation_checkpointing: false)"
   end
+  return taken
 end
 
 -- NeMo RL's Megatron worker frees memory between its phases with Python's
@@ -697,7 +700,7 @@ return function(case, cat)
     o.nic_fabric = hw.inter_node
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
-  framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
+  local taken = framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
   -- NeMo RL's mechanisms of its older releases, set from the case's
   -- release (source.version) unless the case states them (RELEASE_FLAGS).
   if fw == "nemo-rl" then
@@ -708,18 +711,15 @@ return function(case, cat)
       end
     end
     -- The profile's step_overhead (PR #1052's timing) and the worker's
-    -- clean-ups outside it (nemo_cleanups): one default, its sum.
-    for i, d in ipairs(defaults) do
-      if d:find("^step_overhead=") then
-        local gcs, ecs = nemo_cleanups(o, ver, prompts * group)
-        local base = o.step_overhead
-        o.step_overhead = base + gcs * NEMO_GC_COLLECT + ecs * NEMO_EMPTY_CACHE
-        defaults[i] = string.format("step_overhead=%.4g (%s; and %d gc.collect() + %d "
-          .. "torch.cuda.empty_cache() a step outside them, %.3f + %.3f s each: peft PR "
-          .. "#2894)", o.step_overhead, d:match("^step_overhead=[^ ]+ %((.*)%)$") or d,
-          gcs, ecs, NEMO_GC_COLLECT, NEMO_EMPTY_CACHE)
-        break
-      end
+    -- clean-ups outside it (nemo_cleanups): one default, its sum, said on
+    -- the profile's own line with the profile's own note.
+    local so = taken.step_overhead
+    if so then
+      local gcs, ecs = nemo_cleanups(o, ver, prompts * group)
+      o.step_overhead = o.step_overhead + gcs * NEMO_GC_COLLECT + ecs * NEMO_EMPTY_CACHE
+      defaults[so.at] = string.format("step_overhead=%.4g (%s; and %d gc.collect() + %d "
+        .. "torch.cuda.empty_cache() a step outside them, %.3f + %.3f s each: peft PR "
+        .. "#2894)", o.step_overhead, so.note, gcs, ecs, NEMO_GC_COLLECT, NEMO_EMPTY_CACHE)
     end
   end
   -- From v0.4.0 the colocated refit streams the weights through a CUDA-IPC
