@@ -457,6 +457,21 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
 
 		return 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
 	}
+	if (c->te_modules && !c->eager && !c->fsdp && sb->master > 0 &&
+	    sb->grads < 4.0)
+		/* Megatron's optimizers step fp32 copies of 16-bit main
+		 * grads: _copy_model_grads_to_main_grads sets
+		 * "shard_main_param.grad = shard_model_grad.float()"
+		 * (megatron/core/optimizer/distrib_optimizer.py; "main_param.
+		 * grad = model_param.main_grad.float()" in optimizer.py's
+		 * Float16OptimizerWithFloat16Params), a copy that reads g
+		 * and writes 4 B, and the gradient norm and Adam then read
+		 * the 4 B copy: g + 4 + 4 + 4, and the buffer's zeros g,
+		 * where an fp32 main grad's .float() is the tensor itself
+		 * (3 x 4 above).  Megatron-FSDP's own copy path is not
+		 * read here: fsdp keeps 3 g. */
+		return 2.0 * (sb->master + sb->optimizer) + 12.0 +
+			2.0 * sb->grads + sb->weights;
 	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
 		sb->weights;
 }

@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(8)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -85,13 +85,21 @@ do
   local r = (t.step_part(z1, "optimizer").seconds - fixed) /
     (t.step_part(z0, "optimizer").seconds - fixed)
   t.near(r, 66 / (8 * 38), 1e-9, "zero 1: the shard's step and the rest of the buffer zeroed")
-  -- bf16 main grads (grad_reduce bf16): 2 B a gradient, so the pass
-  -- moves 2 x (4 + 8) + 3 x 2 + 2 = 32 B a shard parameter and the zeroed
-  -- rest 2 B: (32 + 14) / (8 x 32).
+  -- bf16 main grads (grad_reduce bf16): 2 B a gradient.  The optimizer
+  -- steps an fp32 copy (_copy_model_grads_to_main_grads: ".float()",
+  -- read 2, write 4), which the norm and Adam read (4 + 4), and the
+  -- shard's zeros are 2: 2 x (4 + 8) + (2 + 4 + 4 + 4 + 2) + 2 = 42 B a
+  -- shard parameter, and the zeroed rest 2 B: (42 + 14) / (8 x 42).
   local b = t.with(o, { grad_reduce = "bf16" })
   local b0 = gp.train(t.with(b, { zero = 0 }))
   local b1 = gp.train(t.with(b, { zero = 1 }))
   t.near((t.step_part(b1, "optimizer").seconds - fixed) /
-    (t.step_part(b0, "optimizer").seconds - fixed), 46 / (8 * 32), 1e-9,
-    "bf16 main grads: the buffer zeroed in 2 B")
+    (t.step_part(b0, "optimizer").seconds - fixed), 56 / (8 * 42), 1e-9,
+    "bf16 main grads: the fp32 copy the optimizer steps, the buffer zeroed in 2 B")
+  -- And the pass itself: at ZeRO 0 the bf16 run moves 42 B a parameter
+  -- where the fp32 one moves 38 (above).  1e-9: the same arithmetic.
+  local z0f = gp.train(t.with(o, { zero = 0 }))
+  t.near((t.step_part(b0, "optimizer").seconds - fixed) /
+    (t.step_part(z0f, "optimizer").seconds - fixed), 42 / 38, 1e-9,
+    "bf16 main grads: 42 B a parameter against fp32's 38")
 end
