@@ -205,6 +205,8 @@ local case_schema = T.record {
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
     attn_kernel = T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" },
+    -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
+    attn_clamp = T.boolean(), eager_softmax = T.boolean(),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },

@@ -124,40 +124,12 @@ end
 local function nemo_gpt_ub(m) local r = nemo_gpt(m); return r and r.ub end
 local function nemo_gpt_sync(_, m) local r = nemo_gpt(m); return r and r.sync end
 
--- Attention of ALiBi models on the Hugging Face modules: transformers'
--- BloomAttention ("alibi.baddbmm(...)", then softmax) and MptAttention
--- ("attn_weights + position_bias", then softmax) have no SDPA or
--- FlashAttention path, and Baichuan's remote modeling_baichuan.py takes
--- F.scaled_dot_product_attention only "if xops is not None and
--- self.training" (xformers importable), else its own matmul, + the ALiBi
--- mask, clamp, softmax, matmul.  Each model's own eager code, found by its
--- shape: Baichuan2-13B (and Baichuan-13B's identical attention) --
--- "attn_weights = torch.matmul(query_states, key_states.transpose(2, 3)) /
--- math.sqrt(self.head_dim)", "+ attention_mask", "torch.max(attn_weights,
--- torch.tensor(torch.finfo(attn_weights.dtype).min))", then
--- "torch.nn.functional.softmax(attn_weights, dim=-1)" in the 16-bit type,
--- no dtype=float32 (eager_softmax false: one bf16 softmax kept, priced as
--- engine/train_price.c's softmax16).
-local function alibi(_, m) return m.positions == "alibi" end
-local ALIBI_EAGER = {
-  { layers = 40, hidden = 5120, clamp = true, softmax32 = false },   -- Baichuan(2)-13B
-}
-local function alibi_eager(m)
-  if m.positions ~= "alibi" then return nil end
-  for _, r in ipairs(ALIBI_EAGER) do
-    if r.layers == m.layers and r.hidden == m.hidden then return r end
-  end
-end
--- (flash itself is gpuplan.options' default for an ALiBi model on the
--- eager kernels, which the profile sets.)
-local HF_ALIBI = {
-  { "attn_clamp", function(_, m) return alibi_eager(m) and alibi_eager(m).clamp end,
-    "modeling_baichuan.py: torch.max(attn_weights, finfo.min) after the ALiBi mask", alibi },
-  { "eager_softmax", function(_, m)
-      local r = alibi_eager(m)
-      if r then return r.softmax32 end
-    end, "modeling_baichuan.py: softmax(attn_weights, dim=-1) in bf16, no fp32 upcast", alibi },
-}
+-- A model's own eager attention code (Baichuan's remote modeling_baichuan.py
+-- clamps the masked scores and takes its softmax in the 16-bit type) is the
+-- case's to state: workload.attn_clamp and workload.eager_softmax
+-- (SCHEMA.md), gp.train's options of those names.  No model is recognised
+-- here by its shape.  (flash itself is gpuplan.options' default for an
+-- ALiBi model on the eager kernels, which the profile sets.)
 
 local PROFILES = {
   -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
@@ -371,7 +343,6 @@ local PROFILES = {
       function(o) return (o.zero or 0) >= 3 end },
     { "overlap_grad_reduce", false, "overlap_comm off: DeepSpeed's default below stage 3",
       function(o) return (o.zero or 0) >= 1 end },
-    table.unpack(HF_ALIBI),
   },
   -- PyTorch FSDP through Hugging Face Accelerate (distributed_type FSDP) on
   -- the Hugging Face modules: torch.optim over the sharded fp32 parameters,
@@ -537,6 +508,8 @@ local function predict(case, cat)
   o.fp8_scaling = v(wl.fp8_scaling)
   o.moe_probs = v(wl.moe_probs)
   o.attn_kernel = v(wl.attn_kernel)
+  o.attn_clamp = v(wl.attn_clamp)
+  o.eager_softmax = v(wl.eager_softmax)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
