@@ -1,16 +1,18 @@
--- The NeMo profile's gradient-sync dtype for the NeMo-Framework-Launcher
--- 24.07 GPT-3 yamls (lua/gpuplan/predict/train.lua NEMO_GPT_UB): only
--- 175b_fp8.yaml names "grad_sync_dtype: bf16"; 5b.yaml and 20b.yaml name
--- none, so apex's DistributedFusedAdam syncs in its fp32 optimizer dtype.
--- The shipped NeMo 24.07 rows are predicted and the option each is handed
--- is read back.  Run with ./gpuplan run tests/lua/nemo_gpt_sync.t.
+-- The gradient-sync dtype and TP overlap of the NeMo-Framework-Launcher
+-- 24.07 GPT-3 rows, as each case states them from its yaml
+-- (parallel.grad_reduce, parallel.tp_overlap): only 175b_fp8.yaml names
+-- "grad_sync_dtype: bf16"; 5b.yaml and 20b.yaml name none, so apex's
+-- DistributedFusedAdam syncs in its fp32 optimizer dtype; 20b.yaml has
+-- "ub_tp_comm_overlap: True", 175b.yaml "False".  The Llama rows take the
+-- NeMo profile's fp32.  The shipped rows are predicted and the options
+-- each is handed are read back.  Run with ./gpuplan run tests/lua/nemo_gpt_sync.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 local predict = require "gpuplan.predict.train"
 local cjson = require "cjson"
 
-t.plan(5)
+t.plan(7)
 
 local cat = gp.catalog()
 local f = assert(io.open("validation/cases.json", "rb"))
@@ -31,7 +33,7 @@ local function handed(id)
       opts = nil
       local p, why = predict(c, cat)
       assert(p, why)
-      return opts.grad_reduce
+      return opts.grad_reduce, opts.tp_overlap
     end
   end
   error("no case " .. id)
@@ -43,4 +45,6 @@ t.is(handed("nemo2407-pretrain-gpt3-175b-128"), "bf16", "GPT-3 175B (175b_fp8.ya
 t.is(handed("nemo2407-pretrain-gpt3-175b-512"), "bf16", "GPT-3 175B at 512 GPUs: bf16")
 -- The Llama yamls keep the optimizer dtype too.
 t.is(handed("nemo2407-pretrain-llama3-8b"), "fp32", "Llama 3 8B: fp32")
+t.is(select(2, handed("nemo2407-pretrain-gpt3-20b-64")), true, "GPT-3 20B: ub_tp_comm_overlap True")
+t.is(select(2, handed("nemo2407-pretrain-gpt3-175b-128")), false, "GPT-3 175B: ub_tp_comm_overlap False")
 train.train = orig

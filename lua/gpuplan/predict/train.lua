@@ -102,27 +102,6 @@ local function sft_set(k)
 end
 local SFT = "launcher examples/peft/llama/h100"
 
--- NeMo-Framework-Launcher 24.07's GPT-3 pretraining yamls
--- (launcher_scripts/conf/training/gpt3), found by the model's shape:
--- whether each runs Transformer Engine's userbuffer TP overlap, and the
--- dtype its distributed_fused_adam syncs gradients in.  Only 175b_fp8.yaml
--- (the table's FP8 175B rows) names one, "grad_sync_dtype: bf16"; 5b.yaml
--- and 20b.yaml name none, so apex's DistributedFusedAdam default holds
--- ("grad_sync_dtype ... (default: same as dtype)", dtype "(default:
--- torch.float32)", which NeMo's setup_optimization sets anyway: "Make sure
--- optimizer state is in FP32").
-local NEMO_GPT_UB = {
-  { layers = 24, hidden = 4096, ub = nil, sync = "fp32" },   -- 5b.yaml
-  { layers = 44, hidden = 6144, ub = true, sync = "fp32" },  -- 20b.yaml
-  { layers = 96, hidden = 12288, ub = false, sync = "bf16" }, -- 175b.yaml, 175b_fp8.yaml
-}
-local function nemo_gpt(m)
-  for _, r in ipairs(NEMO_GPT_UB) do
-    if r.layers == m.layers and r.hidden == m.hidden then return r end
-  end
-end
-local function nemo_gpt_ub(m) local r = nemo_gpt(m); return r and r.ub end
-local function nemo_gpt_sync(_, m) local r = nemo_gpt(m); return r and r.sync end
 
 -- A model's own eager attention code (Baichuan's remote modeling_baichuan.py
 -- clamps the masked scores and takes its softmax in the 16-bit type) is the
@@ -250,18 +229,13 @@ local PROFILES = {
     { "sp", true, "sequence_parallel: true", function(o) return pretrain(o) and tp2(o) end },
     { "tp_overlap", true, "llama yamls: ub_tp_comm_overlap: true",
       function(o, m) return pretrain(o) and tp2(o) and m.ffn_gated end },
-    -- The GPT-3 yamls of the same launcher (conf/training/gpt3, 24.07)
-    -- set it per model: 20b.yaml "ub_tp_comm_overlap: True" with
-    -- "tp_overlap@model.ub_tp_comm_overlap_cfg:
-    -- ub_cfg_h100_h6144_tp2_mbs2_seqlen2048" -- the table row's TP 2,
-    -- MBS 2 and 2048 tokens -- while 175b.yaml and 175b_fp8.yaml have
-    -- "ub_tp_comm_overlap: False".
-    { "tp_overlap", function(_, m) return nemo_gpt_ub(m) end,
-      "gpt3 yamls: ub_tp_comm_overlap per model", function(o, m)
-        return pretrain(o) and tp2(o) and not m.ffn_gated end },
+    -- The GPT-3 yamls of the same launcher (conf/training/gpt3, 24.07) set
+    -- ub_tp_comm_overlap and grad_sync_dtype per model (20b.yaml
+    -- "ub_tp_comm_overlap: True", 175b_fp8.yaml "grad_sync_dtype: bf16",
+    -- 5b/20b.yaml no grad_sync_dtype: apex's fp32 default): each GPT case
+    -- states them (parallel.tp_overlap, parallel.grad_reduce), quoting its
+    -- yaml; no model is recognised here by its shape.
     { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
-    { "grad_reduce", nemo_gpt_sync, "gpt3 yamls: 175b_fp8.yaml grad_sync_dtype bf16, "
-      .. "5b/20b.yaml none (apex: the fp32 optimizer dtype)", gpt },
     { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
     { "recompute", "none", "activations_checkpoint_granularity: null" },
     { "lora_rank", 32, "peft adapter_dim 32", lora },
