@@ -15,7 +15,7 @@ static const char *const comp_names[GP_MEM_NCOMP] = {
 	"activations", "recompute", "logits", "vision_activations",
 	"pipe_buffers", "grad_reduce",
 	"ref_model",
-	"reward_model", "critic", "rollout_weights", "kv_cache", "workspace",
+	"reward_model", "critic", "ema", "rollout_weights", "kv_cache", "workspace",
 	"cuda_context", "lib_workspace", "comm_buffers", "fragmentation",
 	"optimizer_paged"
 };

@@ -154,6 +154,7 @@ typedef enum gp_mem_comp {
 	GP_MEM_GRAD_REDUCE,      /* DeepSpeed bf16 copy of the fp32 grads
 				  * for the DP all-reduce (memory_train.c) */
 	GP_MEM_REF, GP_MEM_REWARD, GP_MEM_CRITIC,
+	GP_MEM_EMA,              /* the actor's moving average (RL) */
 	GP_MEM_ROLLOUT_WEIGHTS, GP_MEM_KV, GP_MEM_WORKSPACE,
 	/* not tensors: */
 	GP_MEM_CONTEXT, GP_MEM_LIBWS, GP_MEM_COMM, GP_MEM_FRAG,

@@ -69,6 +69,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	    gp_check_num(c->step_overhead, 0, 1e6, "step_overhead", err) ||
 	    gp_check_num(c->loss_ops, 0, 1e6, "loss_ops", err) ||
 	    gp_check_num(c->gae_ops, 0, 1e6, "gae_ops", err) ||
+	    gp_check_num(c->ema_tensors, 0, GP_COUNT_MAX, "ema_tensors",
+			 err) ||
 	    gp_check_num(c->pack_tokens, 0, GP_COUNT_MAX, "pack_tokens",
 			 err) ||
 	    gp_check_num(c->logprob_pack_tokens, 0, GP_COUNT_MAX,
@@ -98,6 +100,13 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "prompt_len + response_max = %g tokens "
 			       "is longer than the kernels size",
 			       c->prompt_len + hi);
+	/* Under ZeRO-3 DeepSpeed-Chat's moving average gathers each
+	 * parameter pair first (moving_average: GatheredParameters), two
+	 * all-gathers a tensor that rl_ema does not price. */
+	if (c->ema_tensors > 0 && c->train.mem.lay.zero == 3)
+		return gp_fail(err, "ema: the moving average under ZeRO-3 "
+			       "gathers each parameter pair first, which is "
+			       "not priced; ema takes zero 0-2");
 	/* An engine on the actor's own modules exists only where they
 	 * are: on the actor's GPUs, generating static batches. */
 	if (c->shared_weights && (!c->colocated || !(c->static_batch >= 1)))
@@ -589,6 +598,52 @@ static void rl_logits(const gp_model *m, const roof_device *d,
 	out->logit_forward = roof_time(d, &op, 1);
 }
 
+/* HBM bytes a parameter of one moving-average update moves: lerp reads
+ * the actor's and the average's 16-bit element and writes a new one,
+ * copy_ reads that and writes the average's (rl_ema). */
+#define RL_EMA_BYTES 10.0
+
+/* The actor's exponential moving average (rl_cfg.ema_tensors).
+ * DeepSpeed-Chat's --enable_ema (DeepSpeedExamples applications/
+ * DeepSpeed-Chat at 3a77097a) builds a second copy of the actor
+ * (rlhf_engine.py _init_ema: create_hf_model, then deepspeed.initialize
+ * under get_eval_ds_config -- fp16, ZeRO stage 0 unless the actor's is
+ * 3: a whole 16-bit copy on each GPU) and, after each train_rlhf call
+ * -- each training micro-batch of each PPO epoch -- step3 main.py calls
+ * utils.moving_average(actor, actor_ema), a Python loop over the two
+ * models' parameter pairs: "param_ema.data.copy_(torch.lerp(data,
+ * param_ema.data, beta))".  Per tensor two eager ops the host
+ * dispatches (host_op_time each), two kernels on the GPU moving
+ * RL_EMA_BYTES a parameter between them (priced as kernels of the mean
+ * tensor's size: a memory-bound kernel's time is its bytes at the
+ * streaming rate plus its fill and launch, so the sum over the tensors
+ * is the mean's times their count).  Nothing in the loop waits for the
+ * GPU: the launches and the kernels overlap, and a call lasts the
+ * longer of the two.  A pipeline stage loops over its own layers'
+ * tensors. */
+static void rl_ema(const roof_device *d, const rl_cfg *c, double N,
+		   rl_result *out)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	double dp = lay->dp > 0 ? lay->dp : 1;
+	double pp = lay->pp > 0 ? lay->pp : 1;
+	double b = lay->micro_batch > 0 ? lay->micro_batch : 1;
+	double epochs = c->epochs > 0 ? c->epochs : 1;
+	double kernels, calls;
+	roof_op op;
+
+	out->ema_host = 0.0;
+	if (!(c->ema_tensors > 0))
+		return;
+	kernels = 2.0 * c->ema_tensors / pp;
+	memset(&op, 0, sizeof op);
+	op.prec = GP_FP16;
+	op.bytes = RL_EMA_BYTES * out->update.mem.params / kernels;
+	calls = ceil(N * epochs / (dp * b));
+	out->ema_host = calls * kernels * fmax(c->train.host_op_time,
+					       roof_time(d, &op, 0));
+}
+
 /* The rollout engine's EP (rl_cfg.rollout_ep: 0 means 1). */
 static int rl_roll_ep(const rl_cfg *c)
 {
@@ -730,6 +785,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 	    rl_others(m, d, t, c, N, mb, out, &others, err))
 		return GP_EINVAL;
 	rl_logits(m, d, c, mb, out);
+	rl_ema(d, c, N, out);
 	critic = rl_frozen(c, &others, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
 	if (rl_rollout_memo(m, d, c, gen_prompts, engines, cap, cc,

@@ -304,6 +304,12 @@ typedef struct rl_cfg {
 			     * training micro-batch: the PyTorch ops the
 			     * host dispatches per position, each an eager
 			     * op's host time (rl_sched.c); 0 = none */
+	double ema_tensors; /* the actor's exponential moving average
+			     * (DeepSpeed-Chat's --enable_ema): a 16-bit
+			     * copy of the actor on each of its GPUs,
+			     * updated after each training micro-batch by a
+			     * loop over the actor's parameter tensors, this
+			     * many (rl.c rl_ema); 0 = none */
 	int sync_tp_first;  /* the weight sync gathers each tensor whole
 			     * over TP, then broadcasts it over the
 			     * pipeline (NeMo RL v0.3.0's gather_params):
@@ -443,6 +449,8 @@ typedef struct rl_result {
 			     * adds (rl_cfg.loss_ops) */
 	double gae_host;    /* s the advantage estimate's loop adds
 			     * (rl_cfg.gae_ops) */
+	double ema_host;    /* s the moving average's updates add to the
+			     * actor's update (rl_cfg.ema_tensors) */
 	double logit_update; /* s the fp32 logits add to an optimizer step
 			      * of the actor (rl_cfg.fp32_logits) */
 	double logit_forward; /* s they add to a forward over the samples */

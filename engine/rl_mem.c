@@ -43,6 +43,10 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 		(c->reward_shape ? o->act[RL_GRP_REWARD].frozen : frozen) :
 		0.0;
 	mu->bytes[GP_MEM_CRITIC] = critic;
+	/* The actor's moving average (DeepSpeed-Chat's --enable_ema, rl.c
+	 * rl_ema): a 16-bit copy laid out as the reference, on the GPUs
+	 * through every phase -- nothing offloads it. */
+	mu->bytes[GP_MEM_EMA] = c->ema_tensors > 0 ? frozen : 0.0;
 	return critic;
 }
 
@@ -65,7 +69,7 @@ double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
 		 * offload_to_cpu resizes their storage to 0: nothing
 		 * moves), the optimizer states and the frozen models go to
 		 * the host; only an adapter stays. */
-		resident = mu->bytes[GP_MEM_ADAPTER];
+		resident = mu->bytes[GP_MEM_ADAPTER] + mu->bytes[GP_MEM_EMA];
 		/* An engine on the actor's own modules (shared_weights)
 		 * generates with the trainer's weights: they are the
 		 * engine's, which it takes from the cap itself
@@ -103,6 +107,7 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 	memset(mr, 0, sizeof *mr);
 	if (c->colocated) {
 		mr->bytes[GP_MEM_ADAPTER] = mu->bytes[GP_MEM_ADAPTER];
+		mr->bytes[GP_MEM_EMA] = mu->bytes[GP_MEM_EMA];
 		if (!c->offload_states) {
 			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
 				mr->bytes[i] = mu->bytes[i];

@@ -180,15 +180,17 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	}
 	out->ph[RL_ACTOR].time = out->opt_steps *
 		(rl_skewed(&out->update, out->rank_skew) +
-		 out->logit_update) + out->loss_host + out->gae_host;
+		 out->logit_update) + out->loss_host + out->gae_host +
+		out->ema_host;
 	/* A critic of its own shape steps as its own model does; the
 	 * per-sequence loss is the actor's; the advantage loop runs
-	 * once a micro-batch, counted in the actor's phase; the fp32
+	 * once a micro-batch, counted in the actor's phase, as is the
+	 * actor's moving average (a critic has none); the fp32
 	 * vocabulary logits are the policy's (a critic's value head
 	 * has one output a token, no log-softmax). */
 	out->ph[RL_CRITIC].time = !c->ppo ? 0.0 : c->critic_model ?
 		out->opt_steps * o->act[RL_GRP_CRITIC].upd :
-		out->ph[RL_ACTOR].time - out->gae_host -
+		out->ph[RL_ACTOR].time - out->gae_host - out->ema_host -
 		out->opt_steps * out->logit_update;
 	/* On a group of its own a model runs at that group's layout (the
 	 * reward model beside the critic at the critic's). */

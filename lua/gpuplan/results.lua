@@ -255,6 +255,8 @@ field("loss_host", "s", "seconds of the actor update the per-sequence loss adds"
 field("gae_ops", "count", "host ops per response position of a looped advantage estimate "
   .. "(as given)", "rl")
 field("gae_host", "s", "seconds of the actor update the advantage loop adds", "rl")
+field("ema", "", "the actor's moving average kept and updated (as given)", "rl")
+field("ema_host", "s", "seconds of the actor update the moving average's updates add", "rl")
 field("fp32_logits", "", "the log-probabilities from fp32 logits, unfused (as given)", "rl")
 field("logit_onehot", "", "the fp32 log-probabilities' backward builds an int64 one-hot "
   .. "(as given)", "rl")

@@ -166,6 +166,10 @@
 --                 response positions, once per training micro-batch: the
 --                 host's PyTorch ops per position, each an eager op's time
 --                 (default 0: none); result gae_host
+--   ema           the actor's exponential moving average (DeepSpeed-Chat's
+--                 --enable_ema): a 16-bit copy on its GPUs, updated after
+--                 each training micro-batch by a loop over its parameter
+--                 tensors (default false); result ema_host
 --   sync_tp_first the weight sync gathers each tensor whole over TP, then
 --                 broadcasts it over the pipeline (NeMo RL v0.3.0's
 --                 gather_params; default false: the stages' TP slices)
@@ -977,6 +981,30 @@ function M.weight_tensors(model)
     + (model.tied_embeddings and 0 or 1)
 end
 
+-- The parameter tensors of a model's nn.Module, what a loop over
+-- model.parameters() visits (DeepSpeed-Chat's utils.moving_average): the
+-- checkpoint's weight tensors (M.weight_tensors), a LayerNorm's bias
+-- beside each norm's weight (RMSNorm has none), a bias on each linear
+-- with linear_bias (on q, k and v with qkv_bias) and a learned position
+-- table; a tied head is the embedding's tensor, yielded once.  OPT-1.3B
+-- (LayerNorm, linear_bias, learned positions, tied): 24 x (2 x 2 + 4 x 2
+-- + 2 x 2) + 1 + 1 + 2 = 388.
+function M.param_tensors(model)
+  local L = model.layers
+  local n = M.weight_tensors(model)
+  local norms = 2 * L + 1
+  if model.norm == "layer" then n = n + norms end
+  if model.linear_bias then
+    -- every linear but the embedding and the head: the weight tensors
+    -- less the norms and those two (no MLA model has linear biases)
+    n = n + (M.weight_tensors(model) - norms - 1 - (model.tied_embeddings and 0 or 1))
+  elseif model.qkv_bias then
+    n = n + 3 * L
+  end
+  if model.positions == "learned" then n = n + 1 end
+  return n
+end
+
 local function rollout_setup(o, s, tp, dflt, hybrid)
   local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
@@ -1394,6 +1422,19 @@ run = function(o, job)
   if onehot and not boolean("fp32_logits", o.fp32_logits, false) then
     fail("rl: logit_onehot is the backward of the fp32 log-probabilities; give fp32_logits too")
   end
+  -- The actor's moving average (DeepSpeed-Chat's --enable_ema): a loop
+  -- over its parameter tensors after each training micro-batch and a
+  -- 16-bit copy on its GPUs (engine/rl.c rl_ema).
+  local ema = boolean("ema", o.ema, false)
+  if ema and cfg.zero == 3 then
+    fail("rl: ema under zero 3 gathers each parameter pair before averaging it "
+      .. "(DeepSpeed-Chat's moving_average: GatheredParameters), which is not priced; ema "
+      .. "takes zero 0-2")
+  end
+  if ema and method ~= "full" then
+    fail("rl: ema averages every tensor of the actor's module, the frozen base's and the "
+      .. "adapters' under method = %s, which are not counted; ema takes method full", method)
+  end
   local hs = s.host_op_scale
   -- the actor's host time per eager op (the hybrid engine's generate
   -- runs on the trainer's processes)
@@ -1455,6 +1496,7 @@ run = function(o, job)
     engine_shared_weights = hf,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
+    ema_tensors = ema and M.param_tensors(model) or 0,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
     ipc_transfer = ipc and ipc * hs,
     ref_gpus = grp.ref, reward_gpus = grp.reward, critic_gpus = grp.critic,
@@ -1493,7 +1535,7 @@ run = function(o, job)
     rollout_engine = hf and "hf" or hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
     frontend_host = frontend or 0,
-    gae_ops = gae_ops or 0, gae_host = r.gae_host,
+    gae_ops = gae_ops or 0, gae_host = r.gae_host, ema = ema, ema_host = r.ema_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
     logit_onehot = o.logit_onehot == true,
     logit_update = r.logit_update,

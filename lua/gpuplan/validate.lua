@@ -252,6 +252,7 @@ local case_schema = T.record {
     logprob_batch = count(), sequence_packing = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = T.boolean(),
+    ema = T.boolean(),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
   -- date: the day the source published the run, YYYY-MM-DD

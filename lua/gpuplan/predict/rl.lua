@@ -653,6 +653,8 @@ return function(case, cat)
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
+    -- DeepSpeed-Chat's --enable_ema (SCHEMA.md rl.ema)
+    ema = v(c.ema),
     -- the engine's vLLM max_num_seqs and max_num_batched_tokens where the
     -- source or its recipe sets them (SCHEMA.md rl.max_batch)
     max_batch = v(c.max_batch), max_num_tokens = v(c.max_num_tokens),
