@@ -983,29 +983,48 @@ static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * transformer/moe/experts.py) "torch.cat([t + b * p for t, b, p in
  * zip(torch.split(intermediate_parallel.view(-1, shape[-1]),
  * tokens_per_expert), bias_parallel, torch.split(permuted_probs,
- * tokens_per_expert))])" -- fc2 is built with skip_bias_add=True so that
- * the router's probability weights the bias too.  With R = the rows'
- * bytes (the moe_down op's tokens per expert x experts touched x its
- * output width), forward: each expert's b * p writes its rows (R in
- * all), the add reads its rows twice and writes them (3 R), the cat
- * reads and writes them all (2 R); backward (autograd, the split and the
- * cat's gradient views): the bias's gradient (g * p, summed over the
- * rows: 2 R written and read, R read) and the probability's (g * b,
- * summed over the width: the same 3 R) per expert.  Memory-bound
- * kernels, two a local expert and the cat forward, four a local expert
- * backward.  Returns the forward's kernel launches (the host's). */
+ * tokens_per_expert))]).view(shape).to(intermediate_parallel.dtype)" --
+ * fc2 is built with skip_bias_add=True so that the router's probability
+ * weights the bias too.  The rows t and the bias b are in the
+ * activations' dtype (a bytes an element); the probabilities p are in
+ * the router's, except that the flex dispatcher upcasts them: HybridEP's
+ * and DeepEP's dispatch (core_v0.17.0 token_dispatcher.py
+ * _HybridEPManager.dispatch and _DeepepManager) "only supports float32
+ * probs" and runs "self.token_probs = self.token_probs.float()" when the
+ * router's are 16-bit (GPT-OSS's bridge sets no moe_router_dtype, so its
+ * router's logits and probabilities are bf16 under alltoall, fp32 under
+ * flex).  PyTorch's type promotion then makes b * p, the add and the cat
+ * q = 4 bytes an element, and the closing .to() a cast back to a.  Per
+ * element of the rows, forward: b * p writes q, the add reads a + q and
+ * writes q, the cat reads and writes q, the cast (q > a only) reads q and
+ * writes a -- 6 a with 16-bit probabilities, 14 a (28 B) with fp32 ones.
+ * Backward (autograd; the split and the cat's gradients are views): the
+ * cast's backward (q > a) reads a and writes q, the add's gradient to t
+ * is cast back to t's dtype (q > a: reads q, writes a), and per expert
+ * the bias's gradient (g * p written and read, g read: 3 q) and the
+ * probability's (g * b, summed over the width: 3 q) -- 6 a, or 18 a
+ * (36 B) with fp32 ones.  Memory-bound kernels, two a local expert and
+ * the cat (and the cast) forward, four (five) a local expert and the
+ * cast backward.  Returns the forward's kernel launches (the host's). */
 static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			     train_lcost *lc)
 {
 	double el = o->batch > 1.0 ? o->batch : 1.0;  /* experts touched */
-	double r = o->m * o->batch * o->n * k->A / el;  /* one expert's */
-	double t = el * (t_mem(e, k->half, r) + t_mem(e, k->half, 3.0 * r)) +
-		t_mem(e, k->half, 2.0 * r * el);
-	double tb = el * 2.0 * (t_mem(e, k->half, 2.0 * r) +
-				t_mem(e, k->half, r));
+	double n = o->m * o->batch * o->n / el;  /* one expert's elements */
+	double a = k->A;
+	double q = k->ep_flex && a < 4.0 ? 4.0 : a;  /* b * p's bytes */
+	int cast = q > a;
+	double t = el * (t_mem(e, k->half, q * n) +
+			 t_mem(e, k->half, (a + 2.0 * q) * n)) +
+		t_mem(e, k->half, 2.0 * q * n * el) +
+		(cast ? t_mem(e, k->half, (q + a) * n * el) : 0.0);
+	double tb = (cast ? t_mem(e, k->half, (a + q) * n * el) : 0.0) +
+		el * ((cast ? t_mem(e, k->half, (q + a) * n) : 0.0) +
+		      2.0 * (t_mem(e, k->half, 2.0 * q * n) +
+			     t_mem(e, k->half, q * n)));
 
 	add_op(lc, "moe_bias", t, tb, 0, 0);
-	return 2.0 * el + 1.0;
+	return 2.0 * el + 1.0 + cast;
 }
 
 /* The attention op of a layer averaged over the model's layers, its

@@ -5,11 +5,16 @@
 -- the add moves 3 R, the cat 2 R), backward 6 R (the bias's and the
 -- probability's gradients, 3 R each), R the routed rows' bytes at the
 -- model's width; two kernels a local expert and the cat forward.
+-- Under the flex dispatcher the probabilities are fp32 (HybridEP and
+-- DeepEP upcast them: token_dispatcher.py "self.token_probs =
+-- self.token_probs.float()"), so b * p, the add and the cat run in fp32
+-- and a cast back follows: forward 28 B an element of the rows, backward
+-- 36 B (the casts' gradients and the two products in fp32).
 -- Run with ./gpuplan run tests/lua/moe_bias.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(7)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -42,3 +47,24 @@ local n4 = gp.train(t.with(job, { seq = 4096, model = m }))
 t.is(op(n4, "moe_bias"), nil, "no linear_bias: no per-expert bias op")
 t.near(op(n4, "moe_down").fwd, op(s4, "moe_down").fwd, 1e-12,
        "the grouped GEMM is unchanged by its bias")
+
+-- The flex dispatcher: fp32 probabilities.  Per element of the rows the
+-- forward moves 4 (b * p) + 2 + 8 (the add) + 8 (the cat) + 6 (the cast
+-- back) = 28 B, the backward 6 (the cast's gradient) + 6 (t's gradient
+-- cast back) + 12 + 12 (the two products and their sums, fp32) = 36 B,
+-- against 12 and 12 with bf16 ones.  Doubling the tokens adds 4096 x 4 x
+-- 2880 elements of rows; kernels and fills cancel as above: 1e-6.
+local f4, f8 = run { seq = 4096, moe_dispatcher = "flex" },
+               run { seq = 8192, moe_dispatcher = "flex" }
+local dN = 4096 * 4 * 2880
+t.near(op(f8, "moe_bias").fwd - op(f4, "moe_bias").fwd, 28 * dN / bw, 1e-6,
+       "flex forward: fp32 b * p, add and cat, then the cast back, 28 B an element")
+t.near(op(f8, "moe_bias").bwd - op(f4, "moe_bias").bwd, 36 * dN / bw, 1e-6,
+       "flex backward: the casts' gradients and the fp32 products, 36 B an element")
+-- The kernel count: at 4096 tokens the rows are dN elements, so the
+-- bf16 forward is 12 dN / bw plus 2 x 16 + 1 = 33 launches, which gives
+-- one launch's time; the flex forward adds the cast's kernel: 28 dN / bw
+-- plus 34 of them.  Float rounding: 1e-6 relative.
+local launch = (op(s4, "moe_bias").fwd - 12 * dN / bw) / 33
+t.near(op(f4, "moe_bias").fwd, 28 * dN / bw + 34 * launch, 1e-6 * op(f4, "moe_bias").fwd,
+       "flex forward: 34 kernels (two a local expert, the cat, the cast back)")
