@@ -96,6 +96,32 @@ system {
 }
 
 system {
+  id = "dgx-b300", name = "NVIDIA DGX B300", gpu = "b300", gpus = 8,
+  scaleup = "nvlink5",
+  -- Eight ConnectX-8 SuperNICs on the GPU board, one a GPU, cabled to
+  -- eight 800G OSFP ports at the front (the DGX B300 user guide's
+  -- figures); the DGX SuperPOD B300 reference architectures build the
+  -- compute fabric of XDR (800 Gbps) InfiniBand or 800 Gbps Spectrum-X.
+  nics = 8, nic_fabric = "ib-xdr-800",
+  -- Host memory as DGX B200's (2 TB; no DGX B300 figure read);
+  -- host_mem_bw derived: 2 sockets x 8 channels x DDR5-6400 x 8 B (the
+  -- 6776P's "8 RAM-Kanäle, DDR5-6400"; two DIMMs a channel run at 5200).
+  host_memory = "2TB", host_mem_bw = "819.2GB/s",
+  cpu = "2x Intel Xeon 6776P (64 cores)",
+  cpu_vendor = "intel",
+  source = "heise.de/-10395118 (Intel Xeon 6 6776P, 'Diesen Prozessor setzt Nvidia im DGX "
+        .. "B300 ein': two 6776P with eight B300; 2S, 64 cores, 350 W, 8 channels DDR5-6400); "
+        .. "aiwiki.ai nvidia_dgx_b300 (eight B300 SXM GPUs with Intel Xeon 6776P, 10U); "
+        .. "vengineer.hatenablog.com 2025-12-06 reading the NVIDIA DGX B300 User Guide "
+        .. "(8x ConnectX-8 on the GPU tray, 8x 800G ports at the front); "
+        .. "docs.nvidia.com dgx-superpod reference-architecture scalable-infrastructure-b300 "
+        .. "('NVIDIA XDR (800 Gbps) InfiniBand', 'NVIDIA Spectrum-X (800 Gbps) Ethernet')",
+  notes = "Host memory size and the NICs' link rate in a given cluster are not fixed "
+       .. "by these sources: a cluster on NDR (400G) switches runs the ConnectX-8 at "
+       .. "400G -- give --nic-fabric ib-ndr-400.",
+}
+
+system {
   id = "gb200-nvl72", name = "NVIDIA GB200 NVL72 rack (one NVLink domain)", gpu = "gb200",
   gpus = 72,
   scaleup = "nvlink5",
@@ -124,4 +150,34 @@ system {
   notes = "The whole rack is one 72-GPU NVLink domain, treated as one node. Grace "
        .. "memory is reached over NVLink-C2C (900 GB/s per superchip), not PCIe, "
        .. "so offload is much cheaper than on x86 hosts.",
+}
+
+system {
+  id = "gb300-nvl72", name = "NVIDIA GB300 NVL72 rack (one NVLink domain)", gpu = "gb300",
+  gpus = 72,
+  scaleup = "nvlink5",
+  -- "each compute tray includes 2 Mezzanine Network Boards with 2
+  -- ConnectX-8 silicon chips in each, for a total of 4 ConnectX-8 Host
+  -- Channel Adapters" for its "4 Blackwell Ultra GPUs and 2 Grace CPUs":
+  -- one 800 Gb/s XDR ConnectX-8 a GPU.
+  nics = 72, nic_fabric = "ib-xdr-800",
+  -- The same 36 Grace CPUs as GB200 NVL72 (2 a tray of 4 GPUs), each with
+  -- up to 480 GB of LPDDR5X at up to 512 GB/s: the GB200 rack's figures.
+  host_memory = "17TB", host_mem_bw = "18.4TB/s",
+  cpu = "36x NVIDIA Grace (72 Arm Neoverse V2 cores each), 1 per 2 GPUs",
+  cpu_vendor = "arm",
+  -- The host is GB200 NVL72's Grace, so its per-launch cost over an x86
+  -- server core is the one measured there: a torch.nn.Linear forward
+  -- 37.08 us on GB200's Grace against 13.48 us on DGX H100's Xeon
+  -- 8480C (NVIDIA/TransformerEngine issue #2053) = 2.75.
+  host_op_scale = 2.75,
+  -- 18 compute trays of 4 GPUs, one operating system a tray.
+  host_gpus = 4,
+  source = "NVIDIA Enterprise Reference Architecture, NVL72 AI factory, 'System Hardware & "
+        .. "Components' (docs.nvidia.com/enterprise-reference-architectures/nvl72-ai-factory: "
+        .. "GB300 NVL72, 9 NVSwitch trays, compute tray of 4 Blackwell Ultra GPUs and 2 Grace "
+        .. "CPUs, 4 ConnectX-8 HCAs a tray); Grace's LPDDR5X and host_op_scale as the "
+        .. "gb200-nvl72 entry (same CPU)",
+  notes = "The whole rack is one 72-GPU NVLink domain, treated as one node. Grace "
+       .. "memory is reached over NVLink-C2C, not PCIe.",
 }

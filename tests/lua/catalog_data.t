@@ -119,7 +119,7 @@ local want = {
     "xgmi4", "ib-edr-100", "ib-hdr-200", "ib-ndr-400", "ib-xdr-800",
     "roce-100", "roce-200", "roce-400", "efa-100", "opa-100" },
   systems = { "dgx-a100", "hgx-a800", "dgx-h100", "hgx-h800", "hgx-h20",
-    "dgx-h200", "dgx-b200", "gb200-nvl72", "pcie-8x" },
+    "dgx-h200", "dgx-b200", "dgx-b300", "gb200-nvl72", "gb300-nvl72", "pcie-8x" },
 }
 for _, kind in ipairs { "gpus", "fabrics", "systems" } do
   local missing = {}
@@ -208,6 +208,13 @@ for _, id in ipairs(cat:ids("systems")) do
 end
 t.is(table.concat(bad, "; "), "", "every system: gpu, fabrics, host memory resolve")
 t.is(cat.systems["gb200-nvl72"].gpus, 72, "NVL72 is one 72-GPU domain")
+-- GB300 NVL72's hosts are GB200 NVL72's Grace CPUs, 2 a tray of 4 GPUs:
+-- the same per-launch cost and the same host of 4 GPUs.
+t.is(cat.systems["gb300-nvl72"].host_op_scale, cat.systems["gb200-nvl72"].host_op_scale,
+     "GB300 NVL72 launches from GB200's Grace")
+t.is(cat.systems["gb300-nvl72"].host_gpus, 4, "GB300 NVL72: one host a tray of 4 GPUs")
+-- DGX B300 host: 2 x 8 ch x 6400 MT/s x 8 B = 819.2 GB/s.
+t.near(cat.systems["dgx-b300"].host_mem_bw, 2 * 8 * 6400e6 * 8, EXACT, "dgx-b300 host bw")
 t.is(cat.gpus.gb200.scaleup.domain, 72, "gb200 NVLink domain 72")
 -- DGX H100 host: 2 x 8 ch x 4800 MT/s x 8 B = 614.4 GB/s.
 t.near(cat.systems["dgx-h100"].host_mem_bw, 2 * 8 * 4800e6 * 8, EXACT, "dgx-h100 host bw")
