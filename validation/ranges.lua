@@ -93,7 +93,7 @@ return {
         ["stack=hf/moe=dense/style=sharded/scale=node/gen=hopper"] = { cases = 8, lo = 0.804, hi = 1.126 },
         ["stack=hf/moe=dense/style=sharded/scale=nodes"] = { cases = 11, lo = 0.936, hi = 1.038 },
         ["stack=hf/moe=dense/style=sharded/scale=nodes/gen=hopper"] = { cases = 11, lo = 0.936, hi = 1.038 },
-        ["stack=megatron"] = { cases = 90, lo = 0.886, hi = 1.456 },
+        ["stack=megatron"] = { cases = 90, lo = 0.886, hi = 1.437 },
         ["stack=megatron/moe=dense"] = { cases = 39, lo = 0.886, hi = 1.113 },
         ["stack=megatron/moe=dense/style=data"] = { cases = 12, lo = 0.886, hi = 1.132 },
         ["stack=megatron/moe=dense/style=data/scale=node"] = { cases = 10, lo = 0.886, hi = 1.114 },
