@@ -210,6 +210,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
 	F_BOOL("ds_buckets", offsetof(train_cfg, ds_buckets), 0),
 	F_BOOL("te_modules", offsetof(train_cfg, te_modules), 0),
+	F_BOOL("gradient_accumulation_fusion",
+	       offsetof(train_cfg, grad_acc_fusion), 0),
 	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),
 	F_NUM("cpu_adam_s", offsetof(train_cfg, cpu_adam_s), 0),
 	F_NUM("cpu_step_s", offsetof(train_cfg, cpu_step_s), 0),

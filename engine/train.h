@@ -179,6 +179,12 @@ typedef struct train_cfg {
 				  * (train_layer.c TE_BWD_HOST); 0: torch
 				  * modules, their backward in autograd's
 				  * C++ engine */
+	int grad_acc_fusion;     /* 1: the wgrad GEMMs accumulate into
+				  * Megatron-Core's main grad in its dtype
+				  * (the gradient_accumulation_fusion
+				  * option; train_prep.c train_wgrad_acc);
+				  * 0: into an fp32 .grad, or a 16-bit
+				  * .grad a hook adds (WGRAD_ACC_BYTES) */
 	int ds_buckets;          /* 1: DeepSpeed's stage 1/2 optimizer
 				  * (stage_1_and_2.py) owns the gradient
 				  * reduction: at zero 2 each micro-batch's

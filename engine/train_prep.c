@@ -41,18 +41,16 @@ static double reduce_bytes(const train_cfg *c)
  * from before its gradient-accumulation fusion: autograd writes the
  * 16-bit .grad and the DDP hook adds it into the main grad
  * ("param.main_grad.add_(param.grad.data)"), 2 + 3 x 2 B -- the 8 priced
- * as before.  Megatron-FSDP (fsdp on this stack) runs without the
- * fusion: Megatron-Bridge's performance configs set "if
- * cfg.ddp.use_megatron_fsdp: ... cfg.model.gradient_accumulation_fusion
- * = False  # Disabled to avoid functional errors"
- * (scripts/performance/configs/llama/llama3_llm_pretrain.py, 25.11), so
- * autograd writes the .grad its hook then adds: WGRAD_ACC_BYTES, as
- * before.  The other stacks keep an fp32 .grad (torch autocast over fp32
- * parameters, FSDP's fp32 sharded gradient) that autograd accumulates
- * into: 4 B read and written, WGRAD_ACC_BYTES. */
+ * as before.  Without the fusion (the gradient_accumulation_fusion
+ * option off: gpuplan.options' default under Megatron-FSDP, which
+ * requires "--no-gradient-accumulation-fusion") autograd writes the
+ * .grad its hook then adds: WGRAD_ACC_BYTES, as before.  The other
+ * stacks keep an fp32 .grad (torch autocast over fp32 parameters,
+ * FSDP's fp32 sharded gradient) that autograd accumulates into: 4 B
+ * read and written, WGRAD_ACC_BYTES; the option is off there. */
 static double train_wgrad_acc(const train_cfg *c, gp_dtype half)
 {
-	return c->te_modules && !c->eager && !c->fsdp && half == GP_BF16 ?
+	return c->grad_acc_fusion && half == GP_BF16 ?
 		2.0 * c->mem.recipe.grads : WGRAD_ACC_BYTES;
 }
 

@@ -44,7 +44,9 @@
 --   value     the default the engine takes when the option is left out:
 --             a value, or function(job) -> value[, the "defaults assumed"
 --             text] where it follows from the job (gpuplan.memory's job:
---             method, model, stack, dp, seq ...).  A literal value is
+--             method, model, stack, dp, seq ...); the text false: nothing to
+--             say (the framework's own setting, or an option that does not
+--             apply to the job).  A literal value is
 --             also what --help shows, unless default says it in words
 
 local args = require "gpuplan.args"
@@ -1145,6 +1147,31 @@ opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train pl
   help = "fp32|bf16|fp16: dtype of the DP gradient reduction (stack megatron: also of "
     .. "its main-grad buffer, grad_reduce_in_fp32)",
   suggest = { "grad_reduce_dtype", "reduce_dtype" } }
+opt { name = "gradient_accumulation_fusion", type = "flag", commands = "train plan rl",
+  form = "both",
+  default = "on with stack megatron and kernels fused, off with fsdp there (Megatron-FSDP) "
+    .. "and on the other stacks",
+  -- Megatron-LM: '--no-gradient-accumulation-fusion', action='store_false',
+  -- dest='gradient_accumulation_fusion' (megatron/training/arguments.py):
+  -- on by default; Megatron-FSDP's user guide (docs/discussions/
+  -- megatron-fsdp-user-guide) lists "--no-gradient-accumulation-fusion"
+  -- among its "Required Configurations", and Megatron-Bridge's
+  -- performance configs set "cfg.model.gradient_accumulation_fusion =
+  -- False" under use_megatron_fsdp.  Only Megatron-Core's Transformer
+  -- Engine modules have the fused path: off on the other stacks.
+  value = function(j)
+    if j.stack ~= "megatron" or j.eager then return false, false end
+    if j.fsdp then
+      return false, "gradient_accumulation_fusion=false (Megatron-FSDP: "
+        .. "--no-gradient-accumulation-fusion is one of its required settings)"
+    end
+    return true, false
+  end,
+  help = "the wgrad GEMMs accumulate into Megatron-Core's main grad in its dtype (Transformer "
+    .. "Engine's fuse_wgrad_accumulation: read and write it, 2 x its bytes an element); off, "
+    .. "autograd writes a 16-bit .grad that the DDP hook adds into it (8 B); needs stack "
+    .. "megatron with kernels fused",
+  suggest = { "grad_acc_fusion", "fuse_wgrad_accumulation", "wgrad_fusion" } }
 
 ---------------------------------------------------------------------------
 section "search"
@@ -1635,12 +1662,13 @@ end
 -- The declared default of option name for job (gpuplan.memory's job:
 -- method, model, stack, dp, seq ...): the value, and the text the
 -- "defaults assumed" line says ("name=value" unless the declaration
--- words it).
+-- words it; nil where it says there is nothing to say).
 function M.default(name, job)
   local d = BY[name] or error("gpuplan.options: no option '" .. tostring(name) .. "'", 2)
   local v, text = d.value, nil
   if type(v) == "function" then v, text = v(job or {}) end
   if v == nil then error("gpuplan.options: option '" .. name .. "' declares no value", 2) end
+  if text == false then return v, nil end
   return v, text or (name .. "=" .. tostring(v))
 end
 

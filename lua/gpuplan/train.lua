@@ -436,6 +436,24 @@ local function step_choices(o, p, cfg, sweep, default)
   -- backward is Python per module (engine/train_layer.c TE_BWD_HOST);
   -- the other stacks' torch modules run theirs in autograd's C++ engine.
   cfg.te_modules = cfg.stack == "megatron"
+  -- The wgrad GEMMs' accumulation into Megatron-Core's main grad
+  -- (engine/train_prep.c train_wgrad_acc): the option as given, else its
+  -- declared default from the stack, the kernels and FSDP (fsdp_rule: the
+  -- engine's fsdp for every stage the job or a plan tries).  A boolean:
+  -- the resolve step checked it.
+  local fusion = o.gradient_accumulation_fusion
+  if fusion == nil then
+    local text
+    fusion, text = options.default("gradient_accumulation_fusion",
+      { stack = cfg.stack, eager = cfg.eager, fsdp = fsdp_rule })
+    if text then default(text) end
+  elseif fusion and (not cfg.te_modules or cfg.eager) then
+    fail("train: gradient_accumulation_fusion is Megatron-Core's wgrad GEMM accumulating into "
+      .. "its main grad (Transformer Engine's fuse_wgrad_accumulation): it needs stack = "
+      .. "megatron with kernels = fused (got stack = %s, kernels = %s)", tostring(cfg.stack),
+      cfg.eager and "eager" or "fused")
+  end
+  cfg.gradient_accumulation_fusion = fusion
   -- fp8 experts' row counts (engine/train_layer.c moe_fp8_pad_costs):
   -- Megatron-Core's grouped MLP copies them to aligned counts where the
   -- dispatcher hands them over unaligned -- alltoall and allgather

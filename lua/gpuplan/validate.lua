@@ -78,6 +78,17 @@ local function media_fields(into)
   return into
 end
 
+-- A case field that is gp.train's option of the same name: its type
+-- from the option's declaration in gpuplan.options (a flag or boolean:
+-- true or false; an enum: its declared values), so the case reader and
+-- the option accept the same values, declared once.
+local function declared(name)
+  local d = require("gpuplan.options").get(name)
+  if d.type == "flag" or d.type == "boolean" then return T.boolean() end
+  if d.kind == "enum" and d.values then return T.enum(d.values) end
+  error("gpuplan.validate: option '" .. name .. "' declares no case type", 2)
+end
+
 M.metrics = {
   train = { "hfu_tflops_per_gpu", "mfu_tflops_per_gpu", "mfu", "tokens_per_s_per_gpu",
             "step_time_s" },
@@ -164,6 +175,9 @@ local case_schema = T.record {
     -- main-grad buffer's (gp.train's grad_reduce: its values as
     -- gpuplan.options declares them)
     grad_reduce = T.enum(require("gpuplan.options").get("grad_reduce").values),
+    -- Megatron-Core's gradient_accumulation_fusion where the source sets it
+    -- against the stack's default (gp.train's option of that name)
+    gradient_accumulation_fusion = declared("gradient_accumulation_fusion"),
     micro_batch = count(), global_batch = count(),
     recompute = T.enum { "none", "selective", "full", "op" },
     -- Megatron's block recompute: the first N layers of each stage (or
@@ -299,7 +313,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync zero3_gather zero_reduce
-    grad_reduce micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
+    grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_permute_fusion cuda_graph_scope moe_fp8_pad offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch

@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(13)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -44,6 +44,27 @@ local fs = gp.train(t.with(base, { gpus = 8, global_batch = 16, zero = 3, fsdp =
   grad_reduce = "bf16" }))
 local f8 = gp.train(t.with(base, { gpus = 8, global_batch = 16, zero = 1, grad_reduce = "fp32" }))
 t.is(op(fs, "qkv").bwd, op(f8, "qkv").bwd, "megatron-fsdp: no fused accumulation, 8 B")
+-- ... which is the gradient_accumulation_fusion option's default there, on
+-- the "defaults assumed" line; stated on, Megatron-FSDP's wgrad accumulates
+-- in the bf16 main grad, n k x 2 x 2 B -- the same qkv backward as bf16
+-- main grads without FSDP (b16 above: same op, same bytes; exact).
+t.ok(table.concat(fs.defaults, ";"):find("gradient_accumulation_fusion=false (Megatron-FSDP",
+  1, true), "the fsdp default is said")
+local fsf = gp.train(t.with(base, { gpus = 8, global_batch = 16, zero = 3, fsdp = "full_shard",
+  grad_reduce = "bf16", gradient_accumulation_fusion = true }))
+t.is(op(fsf, "qkv").bwd, op(b16, "qkv").bwd, "megatron-fsdp with the fusion: 4 B, bf16")
+t.ok(not table.concat(fsf.defaults, ";"):find("gradient_accumulation_fusion", 1, true),
+  "a stated fusion is no default")
+-- Off without FSDP (Megatron-LM's --no-gradient-accumulation-fusion): the
+-- hook's add, 8 B an element, as fp32 main grads (f32 above; exact).
+local nof = with { grad_reduce = "bf16", gradient_accumulation_fusion = false }
+t.is(op(nof, "qkv").bwd, op(f32, "qkv").bwd, "no fusion: 8 B whatever the main grad")
+-- Only Megatron-Core's TE modules have the fused path: elsewhere refused,
+-- naming the option and what it needs.
+local ok, e = pcall(gp.train, t.with(base, { stack = "hf", gradient_accumulation_fusion = true }))
+t.ok(not ok and tostring(e):find("gradient_accumulation_fusion is Megatron%-Core's .* needs "
+  .. "stack = megatron with kernels = fused %(got stack = hf, kernels = eager%)"),
+  "refused off the megatron stack: " .. tostring(e))
 
 -- The embedding's dense gradient is added into the main grad (read the
 -- table's bf16 gradient, read and write the main grad): doubling the

@@ -472,6 +472,7 @@ local function predict(case, cat)
   o.zero3_gather = v(par.zero3_gather)
   o.zero_reduce = v(par.zero_reduce)
   o.grad_reduce = v(par.grad_reduce)
+  o.gradient_accumulation_fusion = v(par.gradient_accumulation_fusion)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.recompute_layers = v(par.recompute_layers)

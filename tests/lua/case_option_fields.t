@@ -1,0 +1,76 @@
+-- Case fields that are gp.train's options of the same name take their
+-- type from the option's declaration in gpuplan.options (one place for
+-- the values both accept), and the train predictor hands them on as the
+-- option.  Run with ./gpuplan run tests/lua/case_option_fields.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local options = require "gpuplan.options"
+local cjson = require "cjson"
+
+-- path in the case schema -> the option's name
+local FIELDS = {
+  { "parallel", "gradient_accumulation_fusion" },
+}
+
+t.plan(4 * #FIELDS + 2)
+
+-- The case schema built after the declarations of FIELDS were swapped for
+-- an enum of one made-up value: a field typed from its declaration
+-- follows, one typed beside it does not.
+local function schema_with_swapped()
+  local saved = {}
+  for _, f in ipairs(FIELDS) do
+    local d = options.get(f[2])
+    saved[f[2]] = { type = d.type, kind = d.kind, values = d.values }
+    d.type, d.kind, d.values = "string", "enum", { "made-up" }
+  end
+  package.loaded["gpuplan.validate"] = nil
+  local ok, v = pcall(require, "gpuplan.validate")
+  for _, f in ipairs(FIELDS) do
+    local d = options.get(f[2])
+    d.type, d.kind, d.values = saved[f[2]].type, saved[f[2]].kind, saved[f[2]].values
+  end
+  package.loaded["gpuplan.validate"] = nil
+  assert(ok, v)
+  return v.case_schema
+end
+
+local swapped = schema_with_swapped()
+local validate = require "gpuplan.validate"
+for _, f in ipairs(FIELDS) do
+  local spec = validate.case_schema.fields[f[1]].fields[f[2]]
+  local path = f[1] .. "." .. f[2]
+  t.ok(spec ~= nil, path .. " is a case field")
+  -- a flag's values: true and false; nothing else
+  t.ok(pcall(spec.check, true, path) and pcall(spec.check, false, path),
+    path .. " takes true and false, as the flag does")
+  local ok, e = pcall(spec.check, "yes", path)
+  t.ok(not ok and tostring(e.msg or e):find("expected true or false", 1, true),
+    path .. ": a string is refused")
+  local sw = swapped.fields[f[1]].fields[f[2]]
+  t.ok(pcall(sw.check, "made-up", path) and not pcall(sw.check, true, path),
+    path .. " follows the option's declaration")
+end
+
+-- The predictor hands the field on: Megatron-Bridge's H100 Llama 3 8B
+-- row (Megatron-FSDP) stated with the fusion on takes it, and its
+-- defaults no longer say the Megatron-FSDP default.
+local f = assert(io.open("validation/cases.json", "rb"))
+local doc = cjson.decode(f:read("a"))
+f:close()
+local case
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "mbridge2511-h100-llama3-8b" then case = c end
+end
+local train = require "gpuplan.train"
+local orig, handed = train.train, nil
+train.train = function(o) handed = o.gradient_accumulation_fusion; return orig(o) end
+local predict = require "gpuplan.predict.train"
+local plain = predict(case, gp.catalog())
+case.parallel.gradient_accumulation_fusion = true
+local stated = predict(case, gp.catalog())
+train.train = orig
+t.ok(table.concat(plain.defaults, ";"):find("gradient_accumulation_fusion=false", 1, true),
+  "unstated: the Megatron-FSDP default, said")
+t.ok(handed == true and not table.concat(stated.defaults, ";"):find(
+  "gradient_accumulation_fusion", 1, true), "stated: handed on as the option, no default said")
