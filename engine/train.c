@@ -263,7 +263,8 @@ static int post_kept(const struct train_post_memo *pm, const phase *ph,
 	    pm->fp8_block != x->k.fp8_block || pm->lin != x->k.lin ||
 	    pm->half != x->k.half || !same_bits(pm->shard, x->y.shard) ||
 	    !same_bits(pm->eshard, x->y.eshard) ||
-	    !same_bits(pm->opt_bytes, ph->opt_bytes) ||
+	    !same_bits(pm->opt_bytes,
+		       ph->opt_bytes[train_ddp_buffer(c, x->y.zero)]) ||
 	    !same_bits(pm->rb, x->rb) ||
 	    !same_group(&pm->dpcp, &x->g[GP_GRP_DPCP]) ||
 	    !same_group(&pm->edp, &x->g[GP_GRP_EDP]))
@@ -296,7 +297,7 @@ static void post_keep(struct train_post_memo *pm, const phase *ph,
 	pm->half = x->k.half;
 	pm->shard = x->y.shard;
 	pm->eshard = x->y.eshard;
-	pm->opt_bytes = ph->opt_bytes;
+	pm->opt_bytes = ph->opt_bytes[train_ddp_buffer(c, x->y.zero)];
 	pm->rb = x->rb;
 	pm->dpcp = x->g[GP_GRP_DPCP];
 	pm->edp = x->g[GP_GRP_EDP];
@@ -328,6 +329,7 @@ static int phase_post(phase *ph, const scost *base)
 	/* Local states: sharded over dp x cp (experts over the expert-
 	 * data-parallel group) from ZeRO 1 on. */
 	int sh = x->y.zero >= 1 || ph->sb.master_shard0, j;
+	int ddp = train_ddp_buffer(c, x->y.zero), slot = sh + 2 * ddp;
 	int gather = x->y.zero >= 1 && !(x->y.zero == 3 ||
 					 (x->y.zero == 2 && c->fsdp));
 
@@ -352,11 +354,11 @@ static int phase_post(phase *ph, const scost *base)
 		double lp = base[j].params - base[j].eparams;
 		double le = base[j].eparams, opt;
 
-		if (!ph->opt_ok[sh]) {
+		if (!ph->opt_ok[slot]) {
 			double loc = sh ? lp / x->y.shard + le / x->y.eshard :
 				lp + le;
 
-			opt = loc * ph->opt_bytes;
+			opt = loc * ph->opt_bytes[ddp];
 			/* Megatron-Core zeroes its whole gradient buffer at
 			 * each step's start, not the optimizer's shard: the
 			 * training loop's "model_chunk.zero_grad_buffer()"
@@ -367,9 +369,9 @@ static int phase_post(phase *ph, const scost *base)
 			 * the wgrad GEMMs then accumulate into (train_prep.c
 			 * train_wgrad_acc).  opt_bytes writes the zeros over
 			 * the shard; the rest of the buffer is written here.
-			 * ZeRO 2/3 on this stack is Megatron-FSDP, whose
-			 * gradient buffer is itself sharded. */
-			if (c->te_modules && !c->eager && x->y.zero <= 1)
+			 * (train_ddp_buffer: not Megatron-FSDP's, which is
+			 * sharded). */
+			if (ddp)
 				opt += (lp + le - loc) * ph->sb.grads;
 			if (x->k.lin == GP_FP8)
 				/* The fp8 weight casts, once per step
@@ -396,7 +398,7 @@ static int phase_post(phase *ph, const scost *base)
 						    6.0 : x->k.fp8_block ?
 						    4.0 + MXFP8_BOTH_EXTRA :
 						    4.0);
-			ph->opt[sh][j] = mem_time(x, opt);
+			ph->opt[slot][j] = mem_time(x, opt);
 		}
 		if (gather && !ph->ag_ok)
 			ph->ag[j] = coll(x, GP_ALL_GATHER, lp * 2.0,
@@ -421,7 +423,7 @@ static int phase_post(phase *ph, const scost *base)
 		zs->bucket[j] = DDP_BUCKET / dmax(lp + le, 1.0);
 		if (zs->bucket[j] > 1.0)
 			zs->bucket[j] = 1.0;
-		opt = ph->opt[sh][j];
+		opt = ph->opt[slot][j];
 		if (c->mem.offload_optimizer || c->mem.offload_params)
 			opt = offload_step(x, lp / x->y.shard +
 					   le / x->y.eshard);
@@ -429,7 +431,7 @@ static int phase_post(phase *ph, const scost *base)
 	}
 	if (x->e.bad)
 		return GP_EINVAL;
-	ph->opt_ok[sh] = 1;
+	ph->opt_ok[slot] = 1;
 	ph->ag_ok |= gather;
 	zs->post_ok = 1;
 	if (pm)

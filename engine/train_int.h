@@ -24,6 +24,21 @@ typedef struct train_phase phase;
  * grad of another dtype: train_prep.c train_wgrad_acc. */
 #define WGRAD_ACC_BYTES 8.0
 
+/* Megatron-Core's DDP holds the local main grads whole in its
+ * ParamAndGradBuffer (megatron/core/distributed/param_and_grad_buffer.py):
+ * the buffer the optimizer copies its fp32 gradients from (train_prep.c
+ * opt_bytes_of) and the training loop zeroes whole at each step's start
+ * (train.c phase_post).  The megatron stack's Transformer Engine modules
+ * on fused kernels at ZeRO 0 or 1 -- its distributed optimizer shards
+ * only the optimizer's states, as fsdp shard_grad_op with one gradient
+ * sync a step does (zero 1's states and sends, gpuplan.memory's
+ * sharding); at ZeRO 2/3 the gradient buffer is sharded (Megatron-FSDP
+ * on this stack). */
+static inline int train_ddp_buffer(const train_cfg *c, int zero)
+{
+	return c->te_modules && !c->eager && zero <= 1;
+}
+
 /* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; the
  * recipe's reduce_phase), which DeepSpeed's engine picks for a bf16
  * model at ZeRO 0 (engine.py _configure_optimizer: "elif

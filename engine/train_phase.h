@@ -82,7 +82,10 @@ struct train_phase {
 	gp_state_bytes sb;
 	gp_group groups[GP_GRP_COUNT];
 	unsigned warn;          /* without TRAIN_WARN_ZERO_DP1 */
-	double per_step, opt_bytes;
+	double per_step;
+	/* The optimizer step's bytes a local parameter, without [0] and
+	 * with [1] Megatron-Core's DDP buffer (train_ddp_buffer). */
+	double opt_bytes[2];
 	/* Distinct stages in order (a run of middle stages that cost the
 	 * same is its first, with the count after it), and the one with
 	 * the most layers, which the bound prices. */
@@ -97,9 +100,11 @@ struct train_phase {
 	int base_ok[2];         /* by TP overlap off/on */
 	train_scost base[2][TRAIN_PHASE_STAGES];
 	/* Per stage, what several ZeRO stages share: the optimizer step's
-	 * time unsharded [0] and sharded [1], the parameter all-gather. */
-	int opt_ok[2], ag_ok;
-	double opt[2][TRAIN_PHASE_STAGES], ag[TRAIN_PHASE_STAGES];
+	 * time by what it reads -- unsharded or sharded (+ 1), without or
+	 * with Megatron-Core's DDP buffer (+ 2) -- and the parameter
+	 * all-gather. */
+	int opt_ok[4], ag_ok;
+	double opt[4][TRAIN_PHASE_STAGES], ag[TRAIN_PHASE_STAGES];
 	int msplit_ok;          /* the memory's share no ZeRO stage changes */
 	gp_mem_split msplit;
 	gp_train_cfg mc;        /* and the config and layout it was made */

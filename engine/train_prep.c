@@ -436,7 +436,8 @@ static int phase_stages(phase *ph, gp_error *err)
  * it, the gradient norm for clipping reads every gradient once
  * (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with fp16 the
  * inf/nan check rides on it). */
-static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
+static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
+			   int ddp)
 {
 	if (c->eager_optim && c->mem.optim.foreach_adamw) {
 		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
@@ -455,8 +456,7 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
 
 		return 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
 	}
-	if (c->te_modules && !c->eager && !c->fsdp && sb->master > 0 &&
-	    sb->grads < 4.0)
+	if (ddp && sb->master > 0 && sb->grads < 4.0)
 		/* Megatron's optimizers step fp32 copies of 16-bit main
 		 * grads: _copy_model_grads_to_main_grads sets
 		 * "shard_main_param.grad = shard_model_grad.float()"
@@ -466,8 +466,9 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb)
 		 * and writes 4 B, and the gradient norm and Adam then read
 		 * the 4 B copy: g + 4 + 4 + 4, and the buffer's zeros g,
 		 * where an fp32 main grad's .float() is the tensor itself
-		 * (3 x 4 above).  Megatron-FSDP's own copy path is not
-		 * read here: fsdp keeps 3 g. */
+		 * (3 x 4 above).  ddp: that buffer is in use
+		 * (train_ddp_buffer); Megatron-FSDP's own copy path is not
+		 * read here: it keeps 3 g. */
 		return 2.0 * (sb->master + sb->optimizer) + 12.0 +
 			2.0 * sb->grads + sb->weights;
 	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
@@ -526,9 +527,11 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 		    ph->groups, &ph->warn, err) ||
 	    phase_stages(ph, err))
 		return GP_EINVAL;
-	ph->opt_bytes = opt_bytes_of(c, &ph->sb);
+	ph->opt_bytes[0] = opt_bytes_of(c, &ph->sb, 0);
+	ph->opt_bytes[1] = opt_bytes_of(c, &ph->sb, 1);
 	ph->layers_ok = ph->flops_ok = ph->kc_ok = ph->msplit_ok = 0;
-	ph->opt_ok[0] = ph->opt_ok[1] = ph->ag_ok = 0;
+	memset(ph->opt_ok, 0, sizeof ph->opt_ok);
+	ph->ag_ok = 0;
 	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
 	for (z = 0; z < 4; z++) {

@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(14)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -123,4 +123,24 @@ do
   t.near((t.step_part(b0, "optimizer").seconds - fixed) /
     (t.step_part(z0f, "optimizer").seconds - fixed), 42 / 38, 1e-9,
     "bf16 main grads: 42 B a parameter against fp32's 38")
+end
+
+-- One rule for the buffer (engine/train_int.h train_ddp_buffer): at ZeRO
+-- 0/1 the optimizer's pass zeroes the rest of it, at ZeRO 2/3 there is
+-- none, and a job's layouts share one phase across ZeRO stages.  The
+-- pass kept for one stage is not another's: ZeRO 1 priced after ZeRO 3
+-- in one job is ZeRO 1 priced alone, and ZeRO 3 after ZeRO 1 is ZeRO 3
+-- alone (they differed by the zeroing, 0.01 s, in either order before).
+-- Exact: the same arithmetic.
+do
+  local function job()
+    return gp.train_job(t.with(base, { gpus = 8, global_batch = 16, zero = nil }))
+  end
+  local function at(j, z) return j:step { tp = 1, pp = 1, batch = 1, zero = z }.step_s end
+  local a = job()
+  local a3, a1 = at(a, 3), at(a, 1)
+  local b = job()
+  local b1, b3 = at(b, 1), at(b, 3)
+  t.ok(a1 == b1 and a3 == b3, string.format("a ZeRO stage's step does not depend on the one "
+    .. "priced before it (zero 1: %.9g, %.9g; zero 3: %.9g, %.9g)", a1, b1, a3, b3))
 end
