@@ -353,6 +353,9 @@ typedef struct train_lkey {
 				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
+	int probs_act;           /* the memory cfg's probs_in_act: the MoE
+				  * router's weights multiply in the
+				  * experts' activation */
 	int frozen;              /* the base does not train (LoRA) */
 	int lora_rank;
 	unsigned lora_targets;

@@ -1325,6 +1325,44 @@ static double hybridep_nvl_frac(double ranks)
 		(ranks - 8.0) / 8.0;
 }
 
+/* The alltoall token dispatcher's exchanges beside the tokens' own two
+ * all-to-alls (Megatron-Core token_dispatcher.py,
+ * MoEAlltoAllTokenDispatcher, core v0.13 to main).  Its preprocess
+ * gathers every rank's per-expert token counts over the expert TP x EP
+ * group before the host can read the splits ("num_global_tokens_per_
+ * expert = gather_from_sequence_parallel_region(num_local_tokens_per_
+ * expert, group=self.tp_ep_group)", the routing map's .sum(dim=0).long():
+ * experts x 8 bytes a rank): an NCCL all-gather on the compute stream,
+ * whose end the host waits for at the dispatcher's sync point (the
+ * counts' copies to the host follow it) and which EP overlap leaves on
+ * the compute stream (it is the dispatch's preprocess, not its
+ * all-to-all); the counts carry no gradient, so the backward has none.
+ * It is priced as a forward op of the layer, over the EP group (with
+ * expert TP the group is etp times wider: a lower bound there).  With
+ * the router's probabilities multiplied in the experts' activation
+ * (moe_probs activation) token_dispatch sends them too ("global_probs =
+ * all_to_all(self.ep_group, permuted_probs, self.output_splits,
+ * self.input_splits)"), one value for each token copy in the router's
+ * dtype -- the activations' unless moe_router_dtype fp32, not modelled
+ * -- and their gradient comes back the same way in the backward: one
+ * more all-to-all a pass, returned for the EP time of each.  Both are a
+ * few KiB to a few hundred: latency-bound, tens of microseconds a layer
+ * and micro-batch across nodes. */
+static double a2a_meta(tenv *e, const train_lkey *k, train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double cf = k->capacity_factor > 0 ? k->capacity_factor : 1.0;
+	double sk = k->skew > 1.0 ? k->skew : 1.0;
+	double counts = train_t_coll(e, GP_ALL_GATHER,
+				     m->moe.experts * 8.0 * k->ep, &k->g_ep);
+
+	add_op(lc, "moe_counts", counts, 0.0, 0, 0);
+	return k->probs_act ?
+		train_t_coll(e, GP_ALL_TO_ALL,
+			     k->Tn * m->moe.top_k * cf * sk * k->A, &k->g_ep) :
+		0.0;
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -1424,6 +1462,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 					  &k->g_etp) +
 				train_t_coll(e, GP_REDUCE_SCATTER,
 					     disp * k->etp, &k->g_etp);
+		if (k->ep > 1 && !k->ep_flex && !k->ep_allgather &&
+		    !k->eager)
+			gs += a2a_meta(e, k, lc);
 		lc->ep_fwd = 2.0 * a2a + gs;
 		lc->ep_bwd = 2.0 * a2a + gs;
 	}

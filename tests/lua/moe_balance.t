@@ -29,16 +29,20 @@ local skew = 1 + 1.564 * math.sqrt(math.log(16) / math.log(32))
 -- The all-to-all: each token's 8 copies out and back in each pass, 4096 x
 -- 8 x 2048 hidden x 2 B per rank, the hottest rank's skew times that; 4
 -- micro-batches x 48 layers x (2 forward + 2 backward) exchanges, each as
--- gp.comm prices it on the same 16 ranks (1e-12: the same collectives).
+-- gp.comm prices it on the same 16 ranks (1e-12: the same collectives);
+-- and the router's probabilities, one bf16 value a copy (4096 x 8 x 2 B,
+-- skewed the same), in one all-to-all more each pass (engine/
+-- train_layer.c a2a_meta).
 local function ep_comm(r)
   for _, p in ipairs(r.parts) do if p.name == "ep_comm" then return p.seconds end end
 end
 local function a2a(bytes)
   return gp.comm { op = "all_to_all", bytes = bytes, gpus = 16, system = "dgx-h100" }.time
 end
-local disp = 4096 * 8 * 2048 * 2
-t.near(ep_comm(bal), 4 * 48 * 4 * a2a(disp), 1e-12, "balanced: the mean dispatch")
-t.near(ep_comm(none), 4 * 48 * 4 * a2a(disp * skew), 1e-12,
+local disp, probs = 4096 * 8 * 2048 * 2, 4096 * 8 * 2
+t.near(ep_comm(bal), 4 * 48 * (4 * a2a(disp) + 2 * a2a(probs)), 1e-12,
+       "balanced: the mean dispatch")
+t.near(ep_comm(none), 4 * 48 * (4 * a2a(disp * skew) + 2 * a2a(probs * skew)), 1e-12,
        "none: the hottest rank's dispatch, skew times the mean")
 
 -- The experts' GEMMs take skew times the FLOPs on the same weights: at

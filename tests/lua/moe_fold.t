@@ -143,8 +143,8 @@ t.like(not okd and tostring(ed) or "", "moe_dispatcher must be alltoall, allgath
 -- (its host wait is 1.66 ms with alltoall, more than the 0.35 ms saved),
 -- so the forward shrinks by exactly (32 - 18) x 24.84 us = 347.76 us
 -- (1e-9: the same sums): the alltoall's wait plus its own permute
--- kernels (moe_permute, GPU work the host's launches cover; flex has
--- none) against flex's wait.  The grouped MLP's fp8 padding copies
+-- kernels and its counts' all-gather (moe_permute, moe_counts: GPU work
+-- the host's launches cover; flex has neither) against flex's wait.  The grouped MLP's fp8 padding copies
 -- (moe_fp8_pad copy, alltoall's default) are held off: their launches are
 -- the experts', not the dispatcher's.
 local function op(r, name)
@@ -155,7 +155,8 @@ local bj = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, method = "
              moe_fp8_pad = "none" }
 local a2a = gp.train(bj)
 local flex = gp.train(t.with(bj, { moe_dispatcher = "flex" }))
-t.near(op(a2a, "host_wait").fwd + op(a2a, "moe_permute").fwd - op(flex, "host_wait").fwd,
+t.near(op(a2a, "host_wait").fwd + op(a2a, "moe_permute").fwd + op(a2a, "moe_counts").fwd -
+       op(flex, "host_wait").fwd,
        14 * 24.84e-6, 1e-9,
        "flex: 14 fewer host launches per MoE layer forward")
 -- The all-to-alls: 64 micro-batches (512 / 8) x 48 layers x 2 passes x
@@ -166,14 +167,20 @@ t.near(op(a2a, "host_wait").fwd + op(a2a, "moe_permute").fwd - op(flex, "host_wa
 -- buffer holds each source token once): 16 of the 128 experts a rank, so
 -- a rank misses all 8 picks with probability prod_{i<8} (112 - i) /
 -- (128 - i) = 0.33258 and a token reaches 8 x (1 - 0.33258) = 5.3394
--- ranks (1e-12: the same collectives).
+-- ranks (1e-12: the same collectives).  The alltoall dispatcher also
+-- sends the router's probabilities, one bf16 value a copy (4096 x 8 x 2
+-- B a rank), in an all-to-all of their own each pass (engine/
+-- train_layer.c a2a_meta).
 local function a2a_s(copies)
   return 64 * 48 * 4 * gp.comm { op = "all_to_all", bytes = 4096 * copies * 2048 * 2,
                                  gpus = 8, system = "dgx-b200" }.time
 end
+local probs_s = 64 * 48 * 2 * gp.comm { op = "all_to_all", bytes = 4096 * 8 * 2, gpus = 8,
+                                        system = "dgx-b200" }.time
 local miss = 1
 for i = 0, 7 do miss = miss * (112 - i) / (128 - i) end
-t.near(part(a2a, "ep_comm").seconds, a2a_s(8), 1e-12, "alltoall: a copy per expert")
+t.near(part(a2a, "ep_comm").seconds, a2a_s(8) + probs_s, 1e-12,
+       "alltoall: a copy per expert, and the probabilities")
 t.near(part(flex, "ep_comm").seconds, a2a_s(8 * (1 - miss)), 1e-12,
        "flex: a copy per rank reached, 5.34 of the 8")
 -- Mixtral-8x7B at EP 8 holds one expert a rank: a token's 2 experts sit
