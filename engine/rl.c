@@ -113,6 +113,13 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "engine_shared_weights is a static engine "
 			       "on the actor's own modules: it needs "
 			       "colocated and static_batch");
+	if (c->engine_qkv_copy && !c->shared_weights)
+		return gp_fail(err, "engine_qkv_copy is the fused q, k and v "
+			       "of an engine on the actor's own tensors: it "
+			       "needs engine_shared_weights");
+	if (c->engine_qkv_copy && m->mla.kv_lora_rank > 0)
+		return gp_fail(err, "engine_qkv_copy fuses q, k and v; MLA "
+			       "projects them through latents");
 	if (c->shared_weights && c->offload_states)
 		return gp_fail(err, "engine_shared_weights generates with the "
 			       "trainer's weights, which offload_states "
@@ -644,6 +651,33 @@ static void rl_ema(const roof_device *d, const rl_cfg *c, double N,
 					       roof_time(d, &op, 0));
 }
 
+/* The hybrid engine's own copy of q, k and v (rl_cfg.engine_qkv_copy),
+ * bytes per GPU.  DeepSpeed's hybrid engine (runtime/hybrid_engine.py
+ * v0.9.0, DeepSpeed-Chat's) builds an inference container per layer
+ * whose parameters point at the training module's tensors
+ * (module_inject/containers/base.py set_params_wo_copy: the norms, the
+ * MLP and the attention output as they are), except the attention's
+ * input projection: a container whose model keeps q, k and v apart
+ * fuses them into new tensors (containers/opt.py attention(): "qkvw =
+ * Parameter(torch.cat((qw, kw, vw), dim=0))", the biases alike), which
+ * the engine's step() refreshes from the trained ones after every
+ * optimizer step (reset_qkv) -- a 16-bit copy of every layer's q, k and
+ * v weights and biases, held beside the trainer's weights throughout.
+ * The embedding, positions and head run as layers over the same
+ * tensors (LinearLayer, EmbeddingLayer, OPTEmbedding with
+ * weight=child.weight). */
+static double rl_qkv_copy(const gp_model *m, const rl_cfg *c)
+{
+	const gp_layout *lay = &c->train.mem.lay;
+	double w = ((double)m->heads + 2.0 * m->kv_heads) * m->head_dim;
+	double pp = lay->pp > 0 ? lay->pp : 1;
+
+	if (!c->engine_qkv_copy)
+		return 0.0;
+	return 2.0 * m->layers / pp * (w * m->hidden +
+		(m->qkv_bias || m->linear_bias ? w : 0.0));
+}
+
 /* The rollout engine's EP (rl_cfg.rollout_ep: 0 means 1). */
 static int rl_roll_ep(const rl_cfg *c)
 {
@@ -786,6 +820,7 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	rl_logits(m, d, c, mb, out);
 	rl_ema(d, c, N, out);
+	out->qkv_copy = rl_qkv_copy(m, c);
 	critic = rl_frozen(c, &others, out);
 	cap = rl_rollout_cap(c, &out->mem[RL_MEM_UPDATE], critic);
 	if (rl_rollout_memo(m, d, c, gen_prompts, engines, cap, cc,

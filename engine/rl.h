@@ -352,6 +352,11 @@ typedef struct rl_cfg {
 			     * self.model.generate on the rank's ZeRO-2
 			     * copy): the trainer's weights are the
 			     * engine's (rl_mem.c) */
+	int engine_qkv_copy; /* with shared_weights: the engine also holds
+			     * the attention's q, k and v fused into a copy
+			     * of its own (DeepSpeed's hybrid engine at ZeRO
+			     * 0-2: rl.c rl_qkv_copy), on the GPUs through
+			     * every phase */
 	int group_gpus[RL_NGRP]; /* GPUs of the reference's, the reward
 			     * model's and the critic's own groups, each
 			     * laid out as the actor (tp, pp, cp; dp from
@@ -457,6 +462,8 @@ typedef struct rl_result {
 	double ipc_transfers; /* staging-buffer hand-offs of the weight
 			       * sync (rl_cfg.ipc_transfer; 0: none) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
+	double qkv_copy;    /* bytes per GPU of the engine's own fused
+			     * q, k and v (rl_cfg.engine_qkv_copy) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */
 	double cost_1k_prompts;

@@ -47,6 +47,10 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 	 * rl_ema): a 16-bit copy laid out as the reference, on the GPUs
 	 * through every phase -- nothing offloads it. */
 	mu->bytes[GP_MEM_EMA] = c->ema_tensors > 0 ? frozen : 0.0;
+	/* The hybrid engine's own fused q, k and v (rl.c rl_qkv_copy):
+	 * the only weights of the engine beside the trainer's, held while
+	 * the trainer runs too. */
+	mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->qkv_copy;
 	return critic;
 }
 
@@ -69,7 +73,8 @@ double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
 		 * offload_to_cpu resizes their storage to 0: nothing
 		 * moves), the optimizer states and the frozen models go to
 		 * the host; only an adapter stays. */
-		resident = mu->bytes[GP_MEM_ADAPTER] + mu->bytes[GP_MEM_EMA];
+		resident = mu->bytes[GP_MEM_ADAPTER] + mu->bytes[GP_MEM_EMA] +
+			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS];
 		/* An engine on the actor's own modules (shared_weights)
 		 * generates with the trainer's weights: they are the
 		 * engine's, which it takes from the cap itself
@@ -142,7 +147,7 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 		else if (!c->shared_weights)
 			mu->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
 	}
-	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights;
+	mr->bytes[GP_MEM_ROLLOUT_WEIGHTS] = out->roll.weights + out->qkv_copy;
 	mr->bytes[GP_MEM_KV] = out->roll.kv_peak;
 	mr->bytes[GP_MEM_WORKSPACE] = out->roll.workspace;
 }

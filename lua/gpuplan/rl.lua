@@ -1435,6 +1435,12 @@ run = function(o, job)
     fail("rl: ema averages every tensor of the actor's module, the frozen base's and the "
       .. "adapters' under method = %s, which are not counted; ema takes method full", method)
   end
+  -- DeepSpeed's hybrid engine generates on the trainer's own tensors
+  -- below ZeRO-3 at one inference TP rank (set_params_wo_copy; ZeRO-3
+  -- gathers the layers into it, a TP engine slices them), with q, k and
+  -- v fused into a copy of its own (engine/rl.c rl_qkv_copy).
+  local qkv_copy = hybrid and not hf and cfg.zero ~= 3 and rtp == 1 and not offload
+    and not model.mla or nil
   local hs = s.host_op_scale
   -- the actor's host time per eager op (the hybrid engine's generate
   -- runs on the trainer's processes)
@@ -1493,7 +1499,12 @@ run = function(o, job)
     -- ... on the actor's own modules (openrlhf/models/actor.py generate:
     -- self.model.generate on the rank's ZeRO-2 copy): the engine's
     -- weights are the trainer's, held once (engine/rl_mem.c)
-    engine_shared_weights = hf,
+    engine_shared_weights = hf or qkv_copy,
+    -- ... and DeepSpeed's hybrid engine at ZeRO 0-2 (DeepSpeed-Chat's):
+    -- its inference containers point at the trainer's tensors
+    -- (set_params_wo_copy) but for q, k and v, fused into a copy of
+    -- their own (engine/rl.c rl_qkv_copy)
+    engine_qkv_copy = qkv_copy,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
     ema_tensors = ema and M.param_tensors(model) or 0,

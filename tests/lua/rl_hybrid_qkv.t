@@ -1,0 +1,53 @@
+-- DeepSpeed's hybrid engine (DeepSpeed-Chat's rollout_engine hybrid) below
+-- ZeRO-3 generates on the trainer's own tensors: runtime/hybrid_engine.py
+-- v0.9.0 builds an inference container per layer whose parameters point
+-- at the training module's (module_inject/containers/base.py
+-- set_params_wo_copy), except q, k and v, which a container fuses into new
+-- tensors (containers/opt.py attention(): torch.cat((qw, kw, vw))) and
+-- refreshes after each step (reset_qkv).  gp.rl holds the trainer's
+-- weights once, as the engine's, and the fused copy beside them in every
+-- phase (engine/rl.c rl_qkv_copy, engine/rl_mem.c).
+-- Run with ./gpuplan run tests/lua/rl_hybrid_qkv.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+local with = t.with
+
+t.plan(7)
+
+local function comp(m, name)
+  for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
+  return 0
+end
+
+-- PPO on Llama 3.2 1B (16 layers, hidden 2048, 32 heads and 8 key-value
+-- heads of 64: q, k and v are (32 + 2 x 8) x 64 = 3072 rows of 2048, no
+-- biases), 8 A100s at ZeRO-2, the hybrid engine at one TP rank.
+-- The copy: 2 B x 16 x 3072 x 2048 = 201,326,592 B, exactly (integers).
+local base = { model = "llama3.2-1b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo", zero = 2,
+               prompts = 64, group = 1, prompt_len = 256, response_len = 256, batch = 4,
+               rollout_engine = "hybrid", generation_batch = 4 }
+local copy = 2 * 16 * 3072 * 2048
+local r = gp.rl(base)
+local W = r.memory.update.params * 2
+t.ok(r.fits, "the job fits")
+t.is(comp(r.memory.update, "rollout_weights"), copy,
+  "training: the engine's own fused q, k, v only (201 MB), not a second model")
+t.is(comp(r.memory.rollout, "weights"), 0, "generating: the trainer's weights are the engine's")
+t.is(comp(r.memory.rollout, "rollout_weights"), W + copy,
+  "generating: the engine's weights are the trainer's (2 B x P) and the fused copy")
+
+-- ZeRO-3 gathers the layers into the containers: an engine of its own as
+-- before (a whole 16-bit model beside the trainer's shards).
+local z3 = gp.rl(with(base, { zero = 3 }))
+t.is(comp(z3.memory.update, "rollout_weights"), comp(z3.memory.rollout, "rollout_weights"),
+  "ZeRO-3: the engine's whole weights held beside the trainer's")
+t.ok(comp(z3.memory.update, "rollout_weights") > W * 0.99,
+  "ZeRO-3: a whole model's 16-bit weights")
+
+-- vLLM's engine keeps its own weights: no change there.
+local vo = with(base, { rollout_engine = "vllm" })
+vo.generation_batch = nil
+local v = gp.rl(vo)
+t.ok(comp(v.memory.update, "rollout_weights") > W * 0.99,
+  "vLLM colocated: the engine's whole weights beside the trainer's")
