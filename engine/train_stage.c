@@ -451,12 +451,16 @@ static double ds_bucket_time(ctx *x, double elems)
  * v0.12.6, copy_grads_in_partition -> async_accumulate_grad_in_cpu_via_gpu,
  * "if self.micro_step_id > 0: accumulate_gradients()" and "if not
  * self.is_gradient_accumulation_boundary: copy_gradients_to_cpu()"): the
- * running sum of the rank's partition lives in host memory, 16-bit; each
- * micro-batch after the first copies it up into a GPU buffer and adds
- * the new gradient, each but the last copies the sum back down, on the
- * stream of the bucket's reduction and after it.  A partition parameter
- * moves 2 B up and 2 B down (g - 1) / g of the micro-batches on average
- * over g; the last micro-batch's fp32 copy down is the step's
+ * running sum of the rank's partition lives in host memory in the
+ * parameter's dtype (its host buffer is "torch.zeros(param.numel(),
+ * dtype=param.dtype, device=self.device)"), the GPU partition's dtype
+ * under ZeRO-Offload: the recipe's offload bytes (2 for a 16-bit model,
+ * 4 for fp32); each micro-batch after the first copies it up into a GPU
+ * buffer and adds the new gradient, each but the last copies the sum
+ * back down, on the stream of the bucket's reduction and after it.  A
+ * partition parameter moves those bytes up and down again (g - 1) / g
+ * of the micro-batches on average over g; the last micro-batch's fp32
+ * copy down is the step's
  * (train.c offload_step).  Stage 1 reduces at the boundary only, and
  * one micro-batch a step accumulates nothing.  Seconds for n of the
  * rank's partition parameters over its host link. */
@@ -467,7 +471,8 @@ static double ds_offload_accum(const ctx *x, double n)
 	if (x->y.zero != 2 || x->c->fsdp || !x->c->mem.offload_optimizer ||
 	    x->c->forward_only || !(g > 1.0) || !(n > 0))
 		return 0.0;
-	return n * 4.0 * (g - 1.0) / g / host_link_bw(x);
+	return n * 2.0 * x->c->mem.recipe.offload * (g - 1.0) / g /
+		host_link_bw(x);
 }
 
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])

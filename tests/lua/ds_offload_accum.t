@@ -54,4 +54,12 @@ local grow = dp(gp.train(ov)) - dp(gp.train(with(ov, { offload = "none" })))
 t.ok(grow > 0 and grow < 0.5 * P / 8 * 4 * 7 / bw,
   "overlapped: the ends' copies show, the layers' hide")
 
+-- The running sum is kept in the parameter's dtype ("torch.zeros(
+-- param.numel(), dtype=param.dtype, ...)"), the recipe's offload bytes:
+-- a 16-bit model's 2 B above, an fp32 model's 4 (recipe fp32, tf32 GEMMs): 4 B up
+-- and 4 B down, P / 8 x 8 B x 7 at g = 8.  1e-9: as above.
+local f32 = with(base, { precision = "tf32", recipe = "fp32" })
+t.near(dp(gp.train(f32)) - dp(gp.train(with(f32, { offload = "none" }))), P / 8 * 8 * 7 / bw,
+  1e-9, "fp32 parameters: P/8 x 8 B x 7")
+
 t.done_testing()
