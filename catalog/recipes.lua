@@ -24,7 +24,7 @@ recipe {
         .. "in their fp16 dtype",
 }
 
-recipe {
+local mixed_16_rem = {
   id = "mixed-16-rem", name = "bf16 with Transformer Engine's precision-aware Adam, 16-bit master remainders (2 + 2 + 10)",
   weights = 2, grads = 2, master = 2, state = 4,
   reduce = 2, activations = 2, offload = 2,
@@ -38,21 +38,9 @@ recipe {
         .. "remainder, beside fp32 exp_avg and exp_avg_sq (exp_avg_dtype and "
         .. "exp_avg_sq_dtype default fp32)",
 }
+recipe(mixed_16_rem)
 
-recipe {
-  id = "fp8-16-rem", name = "fp8 linears on bf16 weights with Transformer Engine's cached fp8 copy, precision-aware Adam with 16-bit master remainders (3 + 2 + 10)",
-  weights = 3, grads = 2, master = 2, state = 4,
-  reduce = 2, activations = 2, offload = 2,
-  source = "mixed-16-rem's states (NeMo RL's precision-aware distributed optimizer with "
-        .. "Megatron-Core's store_param_remainders, bf16 main grads) under NeMo RL's fp8 "
-        .. "recipes (megatron_cfg.fp8_cfg fp8_param: false, e.g. grpo-deepseek-v3-64n8g-fp8-"
-        .. "async-1off.yaml and grpo-llama3.1-8b-instruct-2n8g-fp8-async-1off.yaml at v0.5.0): "
-        .. "the weights stay bf16 and each Transformer Engine linear keeps the fp8 cast of its "
-        .. "weight between micro-batches (the fp8 recipe's 2 + 1; TE's is_first_microbatch "
-        .. "weight caching)",
-}
-
-recipe {
+local megatron_18 = {
   id = "megatron-18", name = "Megatron-LM bf16 with fp32 main grads (18 B/param)",
   weights = 2, grads = 4, master = 4, state = 4,
   reduce = 4, activations = 2, offload = 2,
@@ -61,6 +49,7 @@ recipe {
         .. "distributed optimizer; the fp32 main grads reduce in fp32 "
         .. "(accumulate_allreduce_grads_in_fp32)",
 }
+recipe(megatron_18)
 
 recipe {
   id = "fp32", name = "plain fp32 (autocast keeps fp32 weights and grads)",
@@ -78,13 +67,32 @@ recipe {
         .. "keeps its states in the param dtype (torch.optim on a bf16 model)",
 }
 
-recipe {
+local fp8 = {
   id = "fp8", name = "fp8 compute, Transformer Engine (19 B/param)",
   weights = 3, grads = 4, master = 4, state = 4,
   reduce = 4, activations = 2, offload = 2,
   source = "NVIDIA Transformer Engine FP8 primer: bf16 params plus the fp8 cast of "
         .. "each weight cached between micro-batches (2 + 1), fp32 main grads, "
         .. "master and states as megatron-18",
+}
+recipe(fp8)
+
+-- mixed-16-rem's states with the fp8 recipe's cached fp8 weight copy (its
+-- weights beyond megatron-18's 16-bit ones, the 2 + 1): derived from the
+-- two entries above, not restated, so a change to either follows.
+recipe {
+  id = "fp8-16-rem", name = "fp8 linears on bf16 weights with Transformer Engine's cached fp8 copy, precision-aware Adam with 16-bit master remainders (3 + 2 + 10)",
+  weights = mixed_16_rem.weights + (fp8.weights - megatron_18.weights),
+  grads = mixed_16_rem.grads, master = mixed_16_rem.master, state = mixed_16_rem.state,
+  reduce = mixed_16_rem.reduce, activations = mixed_16_rem.activations,
+  offload = mixed_16_rem.offload,
+  source = "mixed-16-rem's states (NeMo RL's precision-aware distributed optimizer with "
+        .. "Megatron-Core's store_param_remainders, bf16 main grads) under NeMo RL's fp8 "
+        .. "recipes (megatron_cfg.fp8_cfg fp8_param: false, e.g. grpo-deepseek-v3-64n8g-fp8-"
+        .. "async-1off.yaml and grpo-llama3.1-8b-instruct-2n8g-fp8-async-1off.yaml at v0.5.0): "
+        .. "the weights stay bf16 and each Transformer Engine linear keeps the fp8 cast of its "
+        .. "weight between micro-batches (the fp8 recipe's 2 + 1; TE's is_first_microbatch "
+        .. "weight caching)",
 }
 
 recipe {
