@@ -170,11 +170,10 @@ local case_schema = T.record {
     -- how ZeRO-3 gathers (gp.train's zero3_gather)
     zero3_gather = T.enum { "prefetch", "per_param" },
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
-    zero_reduce = T.enum { "reduce_scatter", "allreduce" },
+    zero_reduce = declared("zero_reduce"),
     -- the DP gradient reduction's dtype, on the megatron stack also its
-    -- main-grad buffer's (gp.train's grad_reduce: its values as
-    -- gpuplan.options declares them)
-    grad_reduce = T.enum(require("gpuplan.options").get("grad_reduce").values),
+    -- main-grad buffer's (gp.train's grad_reduce)
+    grad_reduce = declared("grad_reduce"),
     -- Megatron-Core's gradient_accumulation_fusion where the source sets it
     -- against the stack's default (gp.train's option of that name)
     gradient_accumulation_fusion = declared("gradient_accumulation_fusion"),
@@ -199,13 +198,13 @@ local case_schema = T.record {
     tp_overlap = T.boolean(),
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
-    moe_dispatcher = T.enum(require("gpuplan.options").get("moe_dispatcher").values),
+    moe_dispatcher = declared("moe_dispatcher"),
     -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
     moe_permute_fusion = T.boolean(),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
-    moe_fp8_pad = T.enum(require("gpuplan.options").get("moe_fp8_pad").values),
+    moe_fp8_pad = declared("moe_fp8_pad"),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = T.boolean(), redundant_experts = count(0),
   },
@@ -214,13 +213,13 @@ local case_schema = T.record {
     -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
     fp8_activations = T.boolean(),
     -- where an fp8 cast's scale comes from (gp.train's fp8_scaling)
-    fp8_scaling = T.enum(require("gpuplan.options").get("fp8_scaling").values),
+    fp8_scaling = declared("fp8_scaling"),
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
     attn_kernel = T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" },
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
-    attn_clamp = T.boolean(), eager_softmax = T.boolean(),
+    attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
