@@ -19,16 +19,19 @@ local function layer(ep, gpu, stack)
   local f, wait = t.layer_fwd(r)
   local b = 0
   for _, o in ipairs(r.ops) do b = b + o.bwd end
-  -- The layer's two backward all-to-alls on the GPU: without EP overlap
-  -- the step exposes each layer's forward and backward pair whole
-  -- (ep_comm), the two passes priced alike, over 48 layers and one
-  -- micro-batch (global batch 8 on 8 GPUs): ep_comm / 48 / 2.
-  local a2a = 0
-  for _, p in ipairs(r.parts) do
-    if p.name == "ep_comm" then a2a = p.seconds / (r.stage_layers * r.microbatches) / 2 end
-  end
-  return f, b, wait, a2a
+  return f, b, wait
 end
+-- The layer's backward all-to-alls on the GPU, without EP overlap on its
+-- path: the dispatch and the combine of the rank's 512 tokens x top-8
+-- copies x h 2048 x 2 B (16 MiB a rank), and on the megatron stack the
+-- router probabilities' gradient (moe_probs activation, its default:
+-- one bf16 value a token copy, 512 x 8 x 2 B = 8 KiB; the other stacks
+-- weigh the experts' outputs at the combine and send none), each one
+-- all-to-all over the DGX H100's 8 GPUs as gp.comm prices it.
+local function a2a(bytes)
+  return gp.comm { system = "dgx-h100", op = "all_to_all", bytes = bytes }.time
+end
+local a2a_tokens, a2a_probs = a2a(512 * 8 * 2048 * 2), a2a(512 * 8 * 2)
 local op = 24.84e-6        -- GP_EAGER_OP_TIME: the host's time per launched op
 local te = 0.267e-3 / 8    -- TE_EXPERT_GEMM: the host's time per expert GEMM
 -- The layer's op list launches 12 kernels (norms 2, qkv, rope, attention,
@@ -49,19 +52,20 @@ t.near(f8, (12 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 44 launche
 -- (5.309 + 3 x 4.259) x 24.84 us = 2.585 ms, more than a 512-token
 -- layer's backward on the GPU.  Nothing in the backward waits for the
 -- GPU (the splits are kept on the host), so those launches also hide
--- under the layer's two backward all-to-alls, which the GPU runs between
--- its kernels: the backward's kernels and wait together are the host's
--- time less that pair (a2a8).
+-- under the layer's backward all-to-alls, which the GPU runs between its
+-- kernels: the backward's kernels and wait together are the host's time
+-- less them (a2a8: 2 x 59.7 us + 7.5 us).
 local bwd_te = (397.73 - 83.48) / 59.19 + 3 * (311.30 - 59.19) / 59.19
-local _, _, _, a2a8 = layer(8)
-t.ok(a2a8 > 0, "EP 8: the backward's all-to-alls take GPU time")
+local a2a8 = 2 * a2a_tokens + a2a_probs
+t.ok(a2a8 > 120e-6 and a2a8 < 135e-6, "EP 8: the backward's all-to-alls, 127 us")
 t.near(b8, 64 * te + bwd_te * op - a2a8, 1e-9,
        "EP 8: a layer's backward = 64 expert GEMMs' and 4 TE modules' host time, "
        .. "less its all-to-alls")
 -- A stack of torch modules (DeepSpeed's, fused kernels) runs their
 -- backward in autograd's C++ engine: the expert GEMMs' host alone (less
--- the same all-to-alls).
-local _, bd, _, a2ad = layer(8, nil, "deepspeed")
+-- the two token all-to-alls; no probabilities are sent).
+local _, bd = layer(8, nil, "deepspeed")
+local a2ad = 2 * a2a_tokens
 t.near(bd, 64 * te - a2ad, 1e-9, "torch modules: no Python backward per module")
 -- Without EP the dispatcher skips the all-to-all and its splits (not
 -- charged), but all 128 experts are local: (1 - 8/128)^512 ~ 4.5e-15
