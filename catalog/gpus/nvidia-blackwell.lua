@@ -241,6 +241,20 @@ gpu {
     fp8 = "5000TFLOPS", fp6 = "5000TFLOPS", fp4 = "15000TFLOPS",
   },
   scaleup = { fabric = "nvlink5", domain = 72 },
+  -- A GB300 superchip is one Grace and two Blackwell Ultra GPUs on the
+  -- same NVLink-C2C as GB200's ("Each Blackwell GPU superchip
+  -- configuration consists of 1 Grace CPU and 2 Blackwell GPUs", verda's
+  -- GB300 NVL72 post; NVIDIA's NVL72 RA: 4 GPUs and 2 Grace CPUs a
+  -- tray), so the GPU's copies to host memory run at the rate measured
+  -- on that link (the gb200 entry: one GPU's 1 GiB cuMemcpy, 99.4 GB/s).
+  host_link = {
+    bw = "99.4GB/s",
+    reason = "GB200's NVLink-C2C copy rate (one GPU's measured 1 GiB cuMemcpy on GH200's "
+          .. "link, 92.6 GiB/s pageable): GB300 keeps Grace and NVLink-C2C",
+    source = "verda.com GB300 NVL72 architecture post (1 Grace + 2 GPUs a superchip); "
+          .. "NVIDIA NVL72 AI factory enterprise RA (GB300 tray: 4 GPUs, 2 Grace); the "
+          .. "gb200 entry's measurements",
+  },
   tdp = "1400W",
   source = "stas00/ml-engineering (dense table; 1400 W per-GPU max power); verda.com "
         .. "GB300 NVL72 post; glennklockwood B300 page (GB300 NVL72: 72 ConnectX-8 NICs)",

@@ -213,6 +213,8 @@ t.is(cat.systems["gb200-nvl72"].gpus, 72, "NVL72 is one 72-GPU domain")
 t.is(cat.systems["gb300-nvl72"].host_op_scale, cat.systems["gb200-nvl72"].host_op_scale,
      "GB300 NVL72 launches from GB200's Grace")
 t.is(cat.systems["gb300-nvl72"].host_gpus, 4, "GB300 NVL72: one host a tray of 4 GPUs")
+-- ... and reaches it over GB200's NVLink-C2C: the same measured copy rate.
+t.is(cat.gpus.gb300.host_link.bw, cat.gpus.gb200.host_link.bw, "gb300's host link is gb200's C2C")
 -- DGX B300 host: 2 x 8 ch x 6400 MT/s x 8 B = 819.2 GB/s.
 t.near(cat.systems["dgx-b300"].host_mem_bw, 2 * 8 * 6400e6 * 8, EXACT, "dgx-b300 host bw")
 t.is(cat.gpus.gb200.scaleup.domain, 72, "gb200 NVLink domain 72")
