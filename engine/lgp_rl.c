@@ -128,6 +128,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("fp32_logits", fp32_logits),
 	RL_BOOL("logit_onehot", logit_onehot),
 	RL_BOOL("sync_tp_first", sync_tp_first),
+	RL_BOOL("sync_fp8_cast", sync_fp8_cast),
 	RL_NUM("token_host", token_host),
 	RL_NUM("sync_host", sync_host),
 	RL_NUM("ipc_transfer", ipc_transfer),
@@ -274,7 +275,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
  * from fp32 logits, unfused), logit_onehot (boolean: their backward
  * through an int64 one-hot), sync_tp_first (boolean: the weight sync
- * gathers whole tensors over TP before the pipeline), sync_host (s a
+ * gathers whole tensors over TP before the pipeline), sync_fp8_cast
+ * (boolean: the engine casts each weight it receives to fp8, whole, on
+ * every rank), sync_host (s a
  * weight sync's tensor-by-tensor export adds), ipc_transfer (s per
  * hand-off of a colocated sync through a CUDA-IPC buffer, rl.h),
  * token_host (s per generated token of the framework's output

@@ -316,6 +316,12 @@ typedef struct rl_cfg {
 			     * the pipeline moves whole tensors; 0 = the
 			     * stages' TP slices, gathered to the engine's
 			     * (rl_sync.c) */
+	int sync_fp8_cast;  /* the engine casts every 16-bit weight the sync
+			     * sends it to fp8 itself, the whole tensor on
+			     * every rank, before keeping its slice (NeMo
+			     * RL's fp8 generation, v0.4.0 on:
+			     * fp8.load_weights); 0 = the weights arrive in
+			     * the engine's format (rl_sync.c) */
 	double sync_host;   /* s a weight sync spends exporting the
 			     * trainer's weights tensor by tensor (verl's
 			     * Megatron export into vLLM's load_weights:

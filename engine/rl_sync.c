@@ -21,6 +21,24 @@ static int sync_coll(const gp_topo *t, gp_coll op, double bytes,
 	return GP_OK;
 }
 
+/* Memory traffic per weight element of NeMo RL's cast of a received
+ * 16-bit weight to fp8 (rl_cfg.sync_fp8_cast): its fp8 generation's
+ * load_weights (nemo_rl/models/generation/fp8.py at v0.4.0 and v0.5.0,
+ * generation/vllm/quantization/fp8.py at v0.6.0, the same code) runs
+ * cast_tensor_to_fp8_blockwise on each fp8 linear's weight as the
+ * broadcast or the IPC buffer hands it over, whole (the engine's
+ * weight loader cuts its TP slice afterwards), in eager PyTorch on
+ * 128 x 128 blocks, B per element read + written: v.to(torch.float) 2 +
+ * 4, the blocks made contiguous 4 + 4, torch.abs 4 + 4, torch.amax 4,
+ * data_hp * scale_fp 4 + 4, torch.clamp 4 + 4, .to(float8_e4m3fn) 4 + 1,
+ * the blocks permuted back to the tensor's shape 1 + 1: 49 (the
+ * per-block scales, 1 / 16384 of the elements, left out; the default
+ * scales, not pow2_weight_scaling_factors, which no performance recipe
+ * sets).  NeMo RL tracks it as a refit cost of its own ("Speedup
+ * quantization in refit for FP8 GRPO", issue #1467, labels deepseek,
+ * Performance). */
+#define RL_FP8_CAST_BYTES 49.0
+
 /* Weight sync (verl's and NeMo RL's refit; OpenRLHF's and slime's NCCL
  * broadcast): the trainer's 16-bit weights are gathered into the slices
  * the rollout engine's ranks hold -- ZeRO-3 shards over the data-
@@ -185,6 +203,21 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 	op.bytes = 2.0 * slice;
 	op.prec = GP_BF16;
 	s += roof_time(d, &op, 1);
+	/* An engine that casts what it receives to fp8 (sync_fp8_cast)
+	 * does so for every fp8 linear's whole weight on each of its ranks
+	 * at once: the linears vLLM quantizes (LinearBase and FusedMoE
+	 * weights, _is_fp8_weight), not the embedding, the LM head, the
+	 * routers or the norms, which stay 16-bit.  The kernels are
+	 * memory-bound; their launches (about 15 a tensor) are left out.
+	 * Summed with the sync's other stages, as the model sums them all
+	 * (PR #1379's measured refit is split so: its transfers and a
+	 * per-tensor remainder); the consumer's two ping-pong buffers
+	 * (packed_broadcast_consumer, NRL_REFIT_NUM_BUFFERS 2) could hide
+	 * part of it behind the next buffer's broadcast, which this does
+	 * not credit. */
+	if (c->sync_fp8_cast)
+		s += roof_mem_time(d, (p.attention + p.dense_mlp + p.experts) *
+				   RL_FP8_CAST_BYTES, 1);
 	*time = s;
 	return GP_OK;
 }

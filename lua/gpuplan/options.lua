@@ -887,6 +887,11 @@ opt { name = "sync_tp_first", type = "flag", commands = "rl",
     .. "broadcasts it over the pipeline (NeMo RL v0.3.0's gather_params): every GPU receives "
     .. "the whole model, the pipeline moving whole tensors, not the stages' TP slices",
   suggest = { "gather_params", "refit_full_gather" } }
+opt { name = "sync_fp8_cast", type = "flag", commands = "rl",
+  help = "the engine (rollout_weights fp8) casts each 16-bit weight the weight sync sends it "
+    .. "to fp8 itself, the whole tensor on every rank, before keeping its slice (NeMo RL's fp8 "
+    .. "generation, fp8.load_weights): 49 bytes of memory traffic per fp8 linear's weight",
+  suggest = { "fp8_refit", "refit_quantize" } }
 opt { name = "token_host", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per generated token once the engine returns its batch, "
     .. "seconds on an x86 server CPU (the system's host_op_scale multiplies it), serial on "

@@ -262,6 +262,8 @@ field("logit_onehot", "", "the fp32 log-probabilities' backward builds an int64 
   .. "(as given)", "rl")
 field("sync_tp_first", "", "the weight sync gathers whole tensors over TP first (as given)",
   "rl")
+field("sync_fp8_cast", "", "the engine casts the synced weights to fp8 itself (as given)",
+  "rl")
 field("logit_update", "s", "seconds the fp32 logits add to each optimizer step", "rl")
 field("logit_forward", "s", "seconds they add to each log-probability forward", "rl")
 field("pack_tokens", "count", "tokens per packed training micro-batch (as given; 0: not packed)",

@@ -173,6 +173,11 @@
 --   sync_tp_first the weight sync gathers each tensor whole over TP, then
 --                 broadcasts it over the pipeline (NeMo RL v0.3.0's
 --                 gather_params; default false: the stages' TP slices)
+--   sync_fp8_cast the engine (rollout_weights fp8) casts each 16-bit weight
+--                 the sync sends it to fp8 itself, the whole tensor on
+--                 every rank (NeMo RL's fp8 generation: fp8.load_weights;
+--                 default false: the weights arrive as the engine holds
+--                 them)
 --   token_host    the framework's host seconds per generated token once the
 --                 engine returns (default 0); result rollout.post
 --   frontend_host the engine's frontend seconds per sequence per decode
@@ -1391,6 +1396,13 @@ run = function(o, job)
       .. "a gated MLP, no experts); %s is not one", tostring(model.id or model.name))
   end
   local rtp, roll_weights, rc, rep, rpp, rdp = rollout_setup(o, s, tp, dflt, hybrid)
+  -- The engine's own cast of what the sync sends it: only an engine that
+  -- holds fp8 weights casts to them.
+  local fp8_cast = boolean("sync_fp8_cast", o.sync_fp8_cast, false)
+  if fp8_cast and roll_weights ~= "fp8" then
+    fail("rl: sync_fp8_cast is the engine's cast of the synced weights to fp8; this engine's "
+      .. "weights are %s (give rollout_weights = \"fp8\")", roll_weights)
+  end
   if hybrid and not colocated then
     fail("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
       hf and "hf" or "hybrid")
@@ -1476,6 +1488,7 @@ run = function(o, job)
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
     logit_onehot = onehot,
     sync_tp_first = boolean("sync_tp_first", o.sync_tp_first, false),
+    sync_fp8_cast = fp8_cast,
     engine_memory = rmem and rmem * s.p.capacity or nil,
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's: generate()'s ops around
@@ -1548,6 +1561,7 @@ run = function(o, job)
     frontend_host = frontend or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host, ema = ema, ema_host = r.ema_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
+    sync_fp8_cast = fp8_cast,
     logit_onehot = o.logit_onehot == true,
     logit_update = r.logit_update,
     logit_forward = r.logit_forward,

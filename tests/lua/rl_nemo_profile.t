@@ -383,5 +383,18 @@ t.near(opts.step_overhead, 2.6 + 4 * 0.172 + 4 * 0.080, 1e-12,
 t.ok(p3 and table.concat(p3.defaults, "; "):find("and 4 gc.collect() + 4 "
      .. "torch.cuda.empty_cache() a step outside them", 1, true), "said with the defaults")
 
+-- Its fp8 generation (the engine's weights fp8: workload.weight_dtype)
+-- casts the synced 16-bit weights itself (fp8.load_weights); a bf16
+-- engine is sent what it holds.
+local f8 = copy(base)
+f8.workload.weight_dtype = "fp8"
+opts, seen = nil, nil
+local pf8, whyf8 = predict(f8, cat)
+if not pf8 then t.diag(whyf8) end
+t.is(opts.sync_fp8_cast, true, "fp8 generation: the engine casts the synced weights")
+t.is(seen.sync_fp8_cast, true, "and gp.rl prices it")
+predict(copy(base), cat)
+t.is(opts.sync_fp8_cast, nil, "bf16 generation: no cast")
+
 rl.rl = orig
 t.done_testing()

@@ -159,6 +159,13 @@ local PROFILES = {
     -- measured DeepSeek-V3 refit less its transfers.
     { "sync_tensor_time", rl.NEMO_RL_EXPORT_TENSOR, "per-tensor Megatron-Bridge export into "
       .. "vLLM: DeepSeek-V3's 14 s refit less its transfers (NeMo RL PR #1379)" },
+    -- Its fp8 generation (vllm_cfg precision "fp8", the engine's
+    -- weights fp8) receives the trainer's 16-bit weights and casts each
+    -- fp8 linear's whole tensor on every engine rank (fp8.load_weights,
+    -- cast_tensor_to_fp8_blockwise, r0.4.0 to r0.6.0; engine/rl_sync.c
+    -- RL_FP8_CAST_BYTES).
+    { "sync_fp8_cast", true, "fp8 generation: the engine casts the synced 16-bit weights to "
+      .. "fp8 itself (fp8.load_weights)", function(o) return o.rollout_weights == "fp8" end },
     -- Every engine of TP > 1 runs on vLLM's Ray executor (vllm_worker.py
     -- r0.5.0/r0.6.0: distributed_executor_backend "ray"), a Ray Compiled
     -- Graph a step in the vLLM these releases pin (0.11.2, 0.17.1):
