@@ -243,9 +243,9 @@ local case_schema = T.record {
   -- One GRPO/PPO step (kind rl, SCHEMA.md).
   rl = T.record {
     prompts = count(), group = count(), prompt_len = count(), response_len = count(),
-    train_global_batch = count(), colocated = T.boolean(), rollout_gpus = count(),
+    train_global_batch = count(), colocated = declared("colocated"), rollout_gpus = count(),
     rollout_tp = count(), rollout_pp = count(), rollout_ep = count(), staleness = count(0),
-    refit_drain = T.boolean(),
+    refit_drain = declared("refit_drain"),
     rollout_memory = T.number { min = 0, max = 1 },
     -- PPO's reward model (true: of the actor's shape) and critic: model
     -- records of their own, read by model_spec (one place for its fields)
@@ -256,16 +256,16 @@ local case_schema = T.record {
     critic_model = { name = "model", check = function(x, path)
       return model_spec.check(x, path)
     end }, ref_gpus = count(), reward_gpus = count(),
-    critic_gpus = count(), colocate_critic_reward = T.boolean(),
+    critic_gpus = count(), colocate_critic_reward = declared("colocate_critic_reward"),
     rollout_engine = T.enum { "vllm", "hybrid", "hf" }, generation_batch = count(),
-    response_max = count(), response_min = count(), rollout_eager = T.boolean(),
-    rollout_dp_attention = T.boolean(), offload_states = T.boolean(),
-    param_offload = T.boolean(),
-    ref_host = T.boolean(), ref_model = T.boolean(), async_engine = T.boolean(),
+    response_max = count(), response_min = count(), rollout_eager = declared("rollout_eager"),
+    rollout_dp_attention = declared("rollout_dp_attention"),
+    offload_states = declared("offload_states"), param_offload = declared("param_offload"),
+    ref_host = declared("ref_host"), ref_model = declared("ref_model"), async_engine = T.boolean(),
     logprob_batch = count(), sequence_packing = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
-    response_clip = T.number { min = 0, max = 1 }, base_checkpoint = T.boolean(),
-    ema = T.boolean(),
+    response_clip = T.number { min = 0, max = 1 }, base_checkpoint = declared("base_checkpoint"),
+    ema = declared("ema"),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
   -- date: the day the source published the run, YYYY-MM-DD
@@ -312,7 +312,8 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync zero3_gather zero_reduce
-    grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute recompute_layers recompute_modules first_stage_layers
+    grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
+    recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_permute_fusion cuda_graph_scope moe_fp8_pad offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch

@@ -15,6 +15,11 @@ local FIELDS = {
   { "workload", "fp8_scaling" },
   -- a model's own eager attention code (the Baichuan rows)
   { "workload", "attn_clamp" }, { "workload", "eager_softmax" },
+  -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
+  { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
+  { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },
+  { "rl", "param_offload" }, { "rl", "ref_host" }, { "rl", "ref_model" },
+  { "rl", "base_checkpoint" }, { "rl", "ema" },
 }
 
 t.plan(4 * #FIELDS + 2)
