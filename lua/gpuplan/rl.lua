@@ -1443,6 +1443,11 @@ run = function(o, job)
       .. "(DeepSpeed-Chat's moving_average: GatheredParameters), which is not priced; ema "
       .. "takes zero 0-2")
   end
+  if ema and hf then
+    fail("rl: ema is DeepSpeed-Chat's average on the actor's GPUs; OpenRLHF's --enable_ema "
+      .. "keeps its average in host memory (openrlhf/utils/deepspeed.py moving_average: "
+      .. "param.data.to(\"cpu\") each optimizer step), which is not priced")
+  end
   if ema and method ~= "full" then
     fail("rl: ema averages every tensor of the actor's module, the frozen base's and the "
       .. "adapters' under method = %s, which are not counted; ema takes method full", method)

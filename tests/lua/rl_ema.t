@@ -16,7 +16,7 @@ local rl = require "gpuplan.rl"
 local with, phase = t.with, t.phase
 local cat = gp.catalog()
 
-t.plan(14)
+t.plan(15)
 
 -- The parameter tensors a loop over model.parameters() visits.
 -- Llama 3.2 1B: 16 layers x (2 RMSNorms + q, k, v, o + gate, up, down) =
@@ -99,3 +99,11 @@ t.ok(not ok and tostring(e):find("ema under zero 3", 1, true),
 ok, e = pcall(gp.rl, with(base, { method = "lora", ema = true }))
 t.ok(not ok and tostring(e):find("ema takes method full", 1, true),
   "a LoRA actor's average is not counted: refused")
+-- OpenRLHF's --enable_ema averages on the CPU (openrlhf/utils/deepspeed.py
+-- moving_average at 35865c7e: param.data.to("cpu") each optimizer step):
+-- another mechanism, refused rather than priced as DeepSpeed-Chat's.
+ok, e = pcall(gp.rl, { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo",
+                       zero = 2, prompts = 64, group = 1, response_len = 256, batch = 4,
+                       rollout_engine = "hf", generation_batch = 16, ema = true })
+t.ok(not ok and tostring(e):find("OpenRLHF's --enable_ema keeps its average in host memory", 1, true),
+  "an OpenRLHF (hf engine) actor's average is refused")
