@@ -767,6 +767,45 @@ static void moe_fp8_pad_costs(tenv *e, const train_lkey *k, double *nk,
 	*nb += MOE_FP8_PAD_OPS;
 }
 
+/* The unfused chunk sorts' host work per chunk (MOE_UNFUSED_PERMUTE_OPS'
+ * sort_chunks_by_idxs: Megatron-Core moe_utils.py, core v0.13.0 to main,
+ * "input = torch.split(input, split_sizes.tolist(), dim=0); output =
+ * torch.cat([input[i] for i in sorted_idxs.tolist()], dim=0)", the
+ * probabilities the same).  The alltoall dispatcher sorts the received
+ * rows by local expert three times a forward when a rank holds more than
+ * one (the tokens and their probabilities before the experts, the outputs
+ * back after them), each over num_experts x tp_size chunks (token_
+ * dispatcher.py: "input_chunk_idxs = torch.arange(self.num_experts *
+ * self.tp_size, ...)", tp_size the expert TP group's) -- 128 for
+ * Qwen3-30B-A3B at etp 1.  torch.split makes each chunk a view of the
+ * input that autograd tracks: a C++ view op with autograd on a tensor
+ * that requires grad takes 0.93 us a call (PyTorch issue #64407,
+ * torch.utils.benchmark, my_test_view_op unboxed: "Median: 930.82 ns");
+ * the backward's CatBackward narrows the gradient into the same chunks
+ * without grad mode, a plain view: 0.58 us (PyTorch PR #61466, "x.view(-1)
+ * ... Median: 582.78 ns").  Both measured on a benchmark host, scaled with
+ * the job's host as TE_EXPERT_GEMM is (host_op_time / GP_EAGER_OP_TIME).
+ * The cats' per-input work (128 inputs forward, the split's backward the
+ * same) has no figure and is left out: a lower bound. */
+#define SORT_VIEW_GRAD 0.93e-6
+#define SORT_VIEW_PLAIN 0.58e-6
+
+/* Seconds of host work one unfused chunk sort adds to a forward (*f) and
+ * a backward (*b), 0 where the layer has none. */
+static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
+			     double *f, double *b)
+{
+	double n = e->m->moe.experts * (k->etp > 1 ? k->etp : 1);
+	double s = k->host_op_time / GP_EAGER_OP_TIME;
+
+	*f = *b = 0.0;
+	if (!moe || k->eager || k->ep <= 1 || k->ep_flex || k->ep_allgather ||
+	    !k->unfused_permute || !(e->m->moe.experts / k->ep > 1.0))
+		return;
+	*f = n * SORT_VIEW_GRAD * s;
+	*b = n * SORT_VIEW_PLAIN * s;
+}
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -836,8 +875,12 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		 * eager modules loop over experts in Python, op by op). */
 		double te = moe && !eager ? eg * TE_EXPERT_GEMM *
 			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
-		double hf = nk * k->host_op_time + te;
-		double hb = 2.0 * te + nb * k->host_op_time;
+		double cf_, cb_;
+		double hf, hb;
+
+		sort_chunks_host(e, k, moe, &cf_, &cb_);
+		hf = nk * k->host_op_time + te + 3.0 * cf_;
+		hb = 2.0 * te + nb * k->host_op_time + 3.0 * cb_;
 		/* The backward waits nowhere (the dispatchers keep the
 		 * splits on the host: MoEAlltoAllTokenDispatcher's
 		 * all-to-all backward swaps its input and output split
@@ -863,7 +906,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 					   MOE_A2A_POST_OPS) +
 				      (k->unfused_permute && !k->ep_flex ?
 				       MOE_UNFUSED_POST_OPS : 0.0)) *
-				k->host_op_time + te;
+				k->host_op_time + te + 2.0 * cf_;
 			double gd = !k->ep_flex && !k->ep_overlap ?
 				0.5 * lc->ep_fwd : 0.0;
 
