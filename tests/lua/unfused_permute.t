@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(13)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -79,6 +79,25 @@ do
   t.near(wno - wfo, 6 * hostop + 2 * 128 * view - (k - 1) * u6 / bw, 1e-6,
          "the stretch's wait grows by its 6 launches and 2 sorts' views less "
            .. "index_select's surplus")
+end
+
+-- The backward: the three sorts' CatBackward narrows the gradient into
+-- the same 128 chunks without grad mode, a plain view of 0.58 us each
+-- (engine/train_layer.c SORT_VIEW_PLAIN, PyTorch PR #61466): 3 x 128 x
+-- 0.58 us = 222.72 us more host time.  With ep_overlap (the all-to-alls
+-- beside another micro-batch, so none sits between the kernels the host
+-- runs ahead under) and 2048 tokens the backward is host-bound fused and
+-- unfused alike, and its wait grows by that less the unfused backward's
+-- 23 u more bytes on the GPU: u = 2048 x 2048 x 2 B = 8.39 MB,
+-- 23 u / 2.814e12 B/s = 68.6 us; 154.1 us.  1e-6: float rounding.
+do
+  local u2 = 2048 * h * 2
+  local fb = run { seq = 2048, ep_overlap = true }
+  local nb = run { seq = 2048, ep_overlap = true, unfused_permute = true }
+  t.ok(op(fb, "host_wait").bwd > 0, "2048 tokens, ep_overlap: the fused backward waits")
+  t.near(op(nb, "host_wait").bwd - op(fb, "host_wait").bwd,
+         3 * 128 * 0.58e-6 - (3 * k - 1) * u2 / bw, 1e-6,
+         "the backward's wait grows by the 3 sorts' plain views less the GPU's growth")
 end
 
 -- Where the permutation is not the alltoall dispatcher's, refused by name.
