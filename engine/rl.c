@@ -102,7 +102,9 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       c->prompt_len + hi);
 	/* Under ZeRO-3 DeepSpeed-Chat's moving average gathers each
 	 * parameter pair first (moving_average: GatheredParameters), two
-	 * all-gathers a tensor that rl_ema does not price. */
+	 * all-gathers a tensor that rl_ema does not price.  gpuplan.rl
+	 * refuses it first, by the user's keys; this guards the core's
+	 * own callers (gpuplan.core.rl). */
 	if (c->ema_tensors > 0 && c->train.mem.lay.zero == 3)
 		return gp_fail(err, "ema: the moving average under ZeRO-3 "
 			       "gathers each parameter pair first, which is "
@@ -117,6 +119,9 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 		return gp_fail(err, "engine_qkv_copy is the fused q, k and v "
 			       "of an engine on the actor's own tensors: it "
 			       "needs engine_shared_weights");
+	/* gpuplan.rl refuses the hybrid engine on MLA models by name
+	 * and sets engine_qkv_copy only for it; these guard the core's own
+	 * callers. */
 	if (c->engine_qkv_copy && m->mla.kv_lora_rank > 0)
 		return gp_fail(err, "engine_qkv_copy fuses q, k and v; MLA "
 			       "projects them through latents");

@@ -1456,8 +1456,22 @@ run = function(o, job)
   -- below ZeRO-3 at one inference TP rank (set_params_wo_copy; ZeRO-3
   -- gathers the layers into it, a TP engine slices them), with q, k and
   -- v fused into a copy of its own (engine/rl.c rl_qkv_copy).
-  local qkv_copy = hybrid and not hf and cfg.zero ~= 3 and rtp == 1 and not offload
-    and not model.mla or nil
+  local shared_hybrid = hybrid and not hf and cfg.zero ~= 3 and rtp == 1
+  if shared_hybrid and offload then
+    fail("rl: rollout_engine = hybrid below zero 3 generates with the trainer's own tensors "
+      .. "(DeepSpeed's set_params_wo_copy); offload_states would park them in host memory "
+      .. "during the rollout")
+  end
+  -- DeepSpeed's hybrid engine swaps in an inference container for the
+  -- layer classes it has a policy for (runtime/hybrid_engine.py
+  -- create_inference_containers over module_inject's replace_policies,
+  -- v0.9.0): none takes MLA attention, whose layers would then generate
+  -- as Hugging Face's modules, which rollout_engine hybrid does not price.
+  if hybrid and not hf and model.mla then
+    fail("rl: rollout_engine = hybrid: DeepSpeed's hybrid engine has no inference container "
+      .. "for %s's MLA attention", tostring(model.id or model.name))
+  end
+  local qkv_copy = shared_hybrid or nil
   local hs = s.host_op_scale
   -- the actor's host time per eager op (the hybrid engine's generate
   -- runs on the trainer's processes)

@@ -62,8 +62,13 @@ local function comp(m, name)
   for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
   return 0
 end
-local P = r1.memory.update.params
-t.ok(P > 1.2e9 and P < 1.3e9, "Llama 3.2 1B: 1.24e9 parameters a GPU at ZeRO-2")
+-- Llama 3.2 1B: embedding 128256 x 2048 = 262,668,288 (the head tied to
+-- it); a layer q 2048 x 2048 + k, v 2048 x 512 each + o 2048 x 2048 =
+-- 10,485,760, the MLP 3 x 2048 x 8192 = 50,331,648, two norms 4,096:
+-- 60,821,504, x 16 = 973,144,064; the final norm 2,048.  Total
+-- 1,235,814,400, whole on each GPU at ZeRO-2 (exact: integers).
+local P = 262668288 + 16 * 60821504 + 2048
+t.is(r1.memory.update.params, P, "Llama 3.2 1B: 1,235,814,400 parameters a GPU at ZeRO-2")
 local held = true
 for _, st in ipairs { "update", "forward", "rollout" } do
   held = held and comp(r1.memory[st], "ema") == 2 * P

@@ -13,7 +13,7 @@ local gp = require "gpuplan"
 
 local with = t.with
 
-t.plan(7)
+t.plan(9)
 
 local function comp(m, name)
   for _, c in ipairs(m.components) do if c.name == name then return c.bytes end end
@@ -51,3 +51,13 @@ vo.generation_batch = nil
 local v = gp.rl(vo)
 t.ok(comp(v.memory.update, "rollout_weights") > W * 0.99,
   "vLLM colocated: the engine's whole weights beside the trainer's")
+
+-- Refusals.  Below ZeRO-3 the engine's weights are the trainer's:
+-- offload_states would park them during the rollout.
+local ok, e = pcall(gp.rl, with(base, { offload_states = true }))
+t.ok(not ok and tostring(e):find("offload_states would park them", 1, true),
+  "hybrid below ZeRO-3 with offload_states: refused")
+-- No DeepSpeed inference container takes MLA attention.
+ok, e = pcall(gp.rl, with(base, { model = "deepseek-v3", gpus = 16, zero = 3 }))
+t.ok(not ok and tostring(e):find("no inference container for deepseek-v3's MLA", 1, true),
+  "hybrid on an MLA model: refused")
