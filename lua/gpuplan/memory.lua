@@ -497,6 +497,13 @@ local function prepare_shape(o, cfg, model, method, dflt)
     local e
     rm, e = require("gpuplan.args").name_list(rm, "recompute_modules", "module name")
     if not rm then fail("%s", e) end
+  end
+  -- An empty list names no module: nothing is dropped this way, as a
+  -- recipe's recompute_modules that lists only modules the model prices
+  -- otherwise states (Megatron-Bridge's DeepSeek-V3 GB200 preset
+  -- ["mlp"]: the dense layers' MLPs), where a stack profile would add its
+  -- own default list.
+  if rm ~= nil and rm ~= "" then
     for name in (rm .. ","):gmatch("([^,]*),") do
       if name == "mla_up_proj" and not (model.mla and (model.mla.kv_lora_rank or 0) > 0) then
         fail("recompute_modules: mla_up_proj needs an MLA model; %s has no MLA",

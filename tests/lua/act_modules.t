@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(24)
+t.plan(26)
 
 -- The router weights at the combine (moe_probs combine), which every
 -- derivation below starts from; the megatron stack's own default is the
@@ -157,6 +157,14 @@ local m0 = gp.memory(mj)
 local m1 = gp.memory(t.with(mj, { recompute_modules = "mla_up_proj", fp8_activations = true }))
 t.near((c0.predicted - c1.predicted) * 2^30, m0.allocated - m1.allocated, 1e-9,
        "case fields: the same savings as gp.memory's options")
+
+-- An empty list names no module (a recipe whose recompute_modules are all
+-- modules the model prices otherwise, where a stack profile would add its
+-- own list): the same job as without the option, so the same saved bytes
+-- and step -- 0 B dropped, the same sums (1e-9).
+local e1 = gp.train(t.with(base, { recompute_modules = {} }))
+t.near(r0.memory.act_layer - e1.memory.act_layer, 0, 1e-9, "an empty list drops nothing")
+t.near(e1.step_s, r0.step_s, 1e-9, "an empty list: the same step")
 
 -- Refusals, each naming the input.
 t.raises(function() gp.train(t.with(base, { model = "llama3-8b", gpus = 8, pp = 1, ep = 1,
