@@ -1401,7 +1401,7 @@ run = function(o, job)
   local fp8_cast = boolean("sync_fp8_cast", o.sync_fp8_cast, false)
   if fp8_cast and roll_weights ~= "fp8" then
     fail("rl: sync_fp8_cast is the engine's cast of the synced weights to fp8; this engine's "
-      .. "weights are %s (give rollout_weights = \"fp8\")", roll_weights)
+      .. "weights are %s (give rollout_weights fp8)", roll_weights)
   end
   if hybrid and not colocated then
     fail("rl: rollout_engine = %s generates with the actor's own weights: colocated only",
