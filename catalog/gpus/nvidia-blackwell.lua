@@ -240,6 +240,42 @@ gpu {
     bf16 = "2500TFLOPS", fp16 = "2500TFLOPS",
     fp8 = "5000TFLOPS", fp6 = "5000TFLOPS", fp4 = "15000TFLOPS",
   },
+  -- Only the attention is GB300's own: its GEMM and memory fractions are
+  -- the blackwell arch's (no GB300 measurement of them was found), kept
+  -- here as the arch has them so that a table of its own changes nothing
+  -- else.
+  achievable = {
+    gemm = { bf16 = 0.78, fp16 = 0.78, tf32 = 0.78, fp8 = 0.76, fp6 = 0.76,
+             fp4 = 0.76, int8 = 0.76 },
+    hbm = 0.85,
+    reason = "not measured on GB300: the blackwell arch's fractions (B200 MAMF), "
+          .. "as the entry used before it had a table of its own",
+    source = "catalog/archs.lua blackwell (stas00/ml-engineering MAMF table)",
+    -- cuDNN against GB200's, one release on both: cudnn-frontend's SDPA
+    -- training benchmark (cuDNN 9.22, Llama 3.1's 64 query / 8 KV heads,
+    -- head dim 128, bf16, causal 8192, batch 2) runs forward 1856 and
+    -- backward 1435 TFLOP/s on GB300, 1574 and 1332 on GB200: 1.179 and
+    -- 1.077 (at 16384: 1.12, 1.135).  Blackwell Ultra doubles the SFUs'
+    -- exponential rate (the arch entry), the forward's bound; the
+    -- backward's, the score tiles' shared-memory traffic, did not grow.
+    -- GB200's fractions (0.52, 0.40 of the same 2500 peak) times them:
+    -- 0.613 and 0.431.  fa4, fp8, exp_dim and dropout stay the arch's (the
+    -- dropout factor was measured on a B300, this die).
+    attention = {
+      kernel = "cudnn",
+      fa4 = { fwd = 0.63, bwd = 0.54 },
+      cudnn = { fwd = 0.613, bwd = 0.431, dropout = 1.094 },
+      fp8 = 0.90,
+      exp_dim = 89,
+      reason = "cuDNN: GB200's 0.52 / 0.40 x the same-release GB300/GB200 ratio "
+            .. "(1856 / 1574 forward, 1435 / 1332 backward TFLOP/s, cuDNN 9.22, "
+            .. "bf16, causal 8192, 64 / 8 heads, head dim 128); fa4, fp8, exp_dim, "
+            .. "dropout: the blackwell arch's",
+      source = "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/results/"
+            .. "llama3.1/gb300/llama3.1_20260424_100757.csv and gb200/"
+            .. "llama3.1_20260424_100750.csv; catalog/archs.lua blackwell",
+    },
+  },
   scaleup = { fabric = "nvlink5", domain = 72 },
   -- A GB300 superchip is one Grace and two Blackwell Ultra GPUs on the
   -- same NVLink-C2C as GB200's ("Each Blackwell GPU superchip

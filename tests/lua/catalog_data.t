@@ -215,6 +215,21 @@ t.is(cat.systems["gb300-nvl72"].host_op_scale, cat.systems["gb200-nvl72"].host_o
 t.is(cat.systems["gb300-nvl72"].host_gpus, 4, "GB300 NVL72: one host a tray of 4 GPUs")
 -- ... and reaches it over GB200's NVLink-C2C: the same measured copy rate.
 t.is(cat.gpus.gb300.host_link.bw, cat.gpus.gb200.host_link.bw, "gb300's host link is gb200's C2C")
+-- GB300's cuDNN attention is GB200's scaled by one release's measured
+-- ratio on both parts (cudnn-frontend SDPA benchmark, cuDNN 9.22, bf16,
+-- causal 8192): forward 0.52 x 1856 / 1574 = 0.6132, backward 0.40 x
+-- 1435 / 1332 = 0.4309; the catalog stores three decimals, so 0.001
+-- relative (half its last digit of 0.43-0.61, 0.0005 / 0.43 = 0.0012,
+-- rounded down) is the tolerance.  Its GEMMs stay the arch's.
+do
+  local g3, g2 = cat.gpus.gb300.achievable, cat.gpus.gb200.achievable
+  t.near(g3.attention.cudnn.fwd, g2.attention.cudnn.fwd * 1856 / 1574, 0.001,
+         "gb300 cuDNN forward = gb200's x 1856/1574")
+  t.near(g3.attention.cudnn.bwd, g2.attention.cudnn.bwd * 1435 / 1332, 0.001,
+         "gb300 cuDNN backward = gb200's x 1435/1332")
+  t.is(g3.gemm.bf16, cat.archs.blackwell.achievable.gemm.bf16, "gb300 bf16 GEMM: the arch's")
+  t.is(g3.gemm.fp8, cat.archs.blackwell.achievable.gemm.fp8, "gb300 fp8 GEMM: the arch's")
+end
 -- DGX B300 host: 2 x 8 ch x 6400 MT/s x 8 B = 819.2 GB/s.
 t.near(cat.systems["dgx-b300"].host_mem_bw, 2 * 8 * 6400e6 * 8, EXACT, "dgx-b300 host bw")
 t.is(cat.gpus.gb200.scaleup.domain, 72, "gb200 NVLink domain 72")
