@@ -1098,7 +1098,7 @@ opt { name = "fp8_scaling", type = "string", metavar = "S", commands = "train pl
     .. "first, each cast writing both copies below the streaming rate)",
   suggest = { "fp8_recipe", "fp8_scaling_recipe", "scaling_recipe" } }
 opt { name = "zero3_gather", type = "string", metavar = "G", commands = "train plan rl",
-  value = "prefetch", kind = "enum",
+  value = "prefetch", kind = "enum", values = { "prefetch", "per_param" },
   help = "how ZeRO-3 gathers parameters: prefetch (each layer's parameters gathered in "
     .. "one collective, the next layer's under this one's compute: DeepSpeed's "
     .. "stage3_prefetch_bucket_size, FSDP) or per_param (DeepSpeed v0.3, early 2021: "

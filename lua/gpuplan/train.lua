@@ -273,14 +273,6 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_permute = o.unfused_permute == true
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   cfg.attn_scale_q = o.attn_scale_q == true
-  -- Two-valued choices: nil (the default, a) or a or b; true when b.
-  local function either(key, a, b)
-    local x = o[key]
-    if x ~= nil and x ~= a and x ~= b then
-      fail("train: %s must be %s or %s (got %s)", key, a, b, args.shown(x))
-    end
-    return x == b
-  end
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
@@ -356,7 +348,8 @@ local function step_choices(o, p, cfg, sweep, default)
       cfg[scope[name]] = true
     end
   end
-  cfg.zero3_per_param = either("zero3_gather", "prefetch", "per_param")
+  -- one of zero3_gather's declared values: the resolve step checked it
+  cfg.zero3_per_param = o.zero3_gather == "per_param"
   cfg.zero_allreduce = o.zero_reduce == "allreduce"
   -- fp8 scaling: current scaling's extra amax read (engine/train_layer.c);
   -- delayed and block cost one read.

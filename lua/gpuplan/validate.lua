@@ -168,7 +168,7 @@ local case_schema = T.record {
     fsdp = T.enum { false, true, "full_shard", "shard_grad_op", "hybrid_shard" },
     grad_sync = T.enum { "micro_batch", "step" },
     -- how ZeRO-3 gathers (gp.train's zero3_gather)
-    zero3_gather = T.enum { "prefetch", "per_param" },
+    zero3_gather = declared("zero3_gather"),
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
     zero_reduce = declared("zero_reduce"),
     -- the DP gradient reduction's dtype, on the megatron stack also its
@@ -217,7 +217,7 @@ local case_schema = T.record {
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
-    attn_kernel = T.enum { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" },
+    attn_kernel = T.enum(require("gpuplan.roofline").attention_kernels),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },

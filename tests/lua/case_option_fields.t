@@ -10,7 +10,7 @@ local cjson = require "cjson"
 -- path in the case schema -> the option's name
 local FIELDS = {
   { "parallel", "gradient_accumulation_fusion" },
-  { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" },
+  { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_fp8_pad" },
   { "workload", "fp8_scaling" },
   -- a model's own eager attention code (the Baichuan rows)
