@@ -612,21 +612,53 @@ static void per_param_colls(ctx *x, const train_lcost *l, double g[3])
 	g[2] = 2.0 + nw;         /* the two norms and the linears */
 }
 
-/* DeepSpeed's stage 3 under full recompute: the share of a dense
- * layer's weights its recompute forward releases, so that the backward
- * gathers them again.  A submodule's parameters are kept after its
- * forward only when the trace reuses them within stage3_max_reuse_distance
- * gathered elements (default 1e9: deepspeed/runtime/zero/config.py;
- * v0.3.13 stage3.py _keep_for_later, "reuse_distance_in_numel <
+/* DeepSpeed's stage 3 under full recompute: the share of a layer's
+ * weights its recompute forward releases, so that the backward gathers
+ * them again.  A submodule's parameters are kept after its forward only
+ * when the trace reuses them within stage3_max_reuse_distance gathered
+ * elements (default 1e9: deepspeed/runtime/zero/config.py; v0.3.13
+ * stage3.py _keep_for_later, "reuse_distance_in_numel <
  * self.max_reuse_distance_in_numel"; v0.16 partitioned_param_coordinator.py
  * __params_to_release).  In the recompute forward a weight's next use is
  * its backward, after the layer's later weights have been used once in
  * the forward and once in the backward: a distance of twice their
  * elements.  The weights in forward order: the Hugging Face modules' q,
  * k, v, o, then gate and up (or the one MLP input) and down; Megatron's
- * (zero3_per_param) fused qkv, dense, h->4h, 4h->h.  Dense layers only:
- * 0 for a layer with experts. */
+ * (zero3_per_param) fused qkv, dense, h->4h, 4h->h.  A layer with experts
+ * on the Hugging Face modules runs, after attention, its router's gate
+ * and then the experts one at a time in a Python loop (transformers'
+ * MixtralSparseMoeBlock.forward, "for expert_idx in
+ * range(self.num_experts)", copied by the other models' blocks): each
+ * expert's w1 and w3 (the gated expert's gate and up; one input
+ * otherwise), then its w2 -- MixtralBlockSparseTop2MLP's
+ * "self.act_fn(self.w1(hidden_states)) * self.w3(hidden_states)", then
+ * "self.w2(...)" --, the shared experts after the routed ones
+ * (Qwen2MoeSparseMoeBlock's shared_expert, DeepseekV3MoE's
+ * shared_experts, each after its experts' loop); the backward visits them
+ * in reverse.  Megatron's fused layers with experts: 0 (their order is
+ * not taken here). */
 #define DS_MAX_REUSE 1e9
+
+/* n weights of wi elements each, the next ones in reverse forward order:
+ * those whose later weights reach half DS_MAX_REUSE are released (into
+ * *out); all of them join *later and *tot. */
+static void reuse_run(double n, double wi, double *later, double *out,
+		      double *tot)
+{
+	double kept = 0.0;
+
+	if (!(n > 0) || !(wi > 0))
+		return;
+	/* weight j (0 first) is kept while 2 (later + j wi) < the limit */
+	if (2.0 * *later < DS_MAX_REUSE) {
+		kept = ceil((0.5 * DS_MAX_REUSE - *later) / wi);
+		if (kept > n)
+			kept = n;
+	}
+	*out += (n - kept) * wi;
+	*later += n * wi;
+	*tot += n * wi;
+}
 
 static double reuse_regather(const ctx *x, const train_lcost *l, int fused)
 {
@@ -634,32 +666,42 @@ static double reuse_regather(const ctx *x, const train_lcost *l, int fused)
 	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim :
 		h / m->heads;
 	double q = m->heads * hd, kv = m->kv_heads * hd, f = m->ffn_hidden;
-	double w[8], later = 0, tot = 0, out = 0;
-	int n = 0, i;
+	double tp = x->y.tp, later = 0, tot = 0, out = 0;
+	double nin = m->ffn_gated ? 2.0 : 1.0;  /* an MLP's input weights */
 
-	if (l->eparams > 0)
-		return 0.0;
-	if (fused) {
-		w[n++] = h * (q + 2.0 * kv);
+	if (l->eparams > 0) {
+		double etp = x->y.etp > 0 ? x->y.etp : tp;
+		double ep = x->y.ep > 0 ? x->y.ep : 1.0;
+		double fs = model_shared_ffn(m), fe = m->moe.ffn_hidden;
+		double ns = m->moe.shared_experts;
+
+		if (fused)
+			return 0.0;
+		/* the shared experts (down, then the inputs), the local
+		 * routed experts from the last (each its w2, then w3 and
+		 * w1), the router's gate */
+		reuse_run(ns * (1.0 + nin), h * fs / etp, &later, &out,
+			  &tot);
+		reuse_run(m->moe.experts / ep * (1.0 + nin), h * fe / etp,
+			  &later, &out, &tot);
+		reuse_run(1.0, h * m->moe.experts, &later, &out, &tot);
 	} else {
-		w[n++] = h * q;
-		w[n++] = h * kv;
-		w[n++] = h * kv;
+		/* down, then up and gate (or the fused h->4h) */
+		reuse_run(1.0, f * h / tp, &later, &out, &tot);
+		if (fused)
+			reuse_run(1.0, nin * h * f / tp, &later, &out, &tot);
+		else
+			reuse_run(nin, h * f / tp, &later, &out, &tot);
 	}
-	w[n++] = q * h;
-	if (m->ffn_gated && !fused)
-		w[n++] = h * f;
-	w[n++] = (m->ffn_gated && fused ? 2.0 : 1.0) * h * f;
-	w[n++] = f * h;
-	for (i = n - 1; i >= 0; i--) {
-		double wi = w[i] / x->y.tp;
-
-		if (2.0 * later >= DS_MAX_REUSE)
-			out += wi;
-		later += wi;
-		tot += wi;
+	/* o, then v, k, q (or the fused qkv) */
+	reuse_run(1.0, q * h / tp, &later, &out, &tot);
+	if (fused) {
+		reuse_run(1.0, h * (q + 2.0 * kv) / tp, &later, &out, &tot);
+	} else {
+		reuse_run(2.0, h * kv / tp, &later, &out, &tot);
+		reuse_run(1.0, h * q / tp, &later, &out, &tot);
 	}
-	return out / tot;
+	return tot > 0 ? out / tot : 0.0;
 }
 
 /* zero_block's terms under zero3_per_param (per_param_colls): every

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(6)
 
 local parts = t.parts
 
@@ -46,3 +46,32 @@ t.near(parts(gp.train(t.with(fs, { recompute = "full" }))).dp_comm,
 local small = t.with(job, { model = "llama2-7b", gpus = 8 })
 t.near(parts(gp.train(t.with(small, { recompute = "full" }))).dp_comm,
   parts(gp.train(t.with(small, { recompute = "none" }))).dp_comm, 1e-9, "a 7B layer: none again")
+
+-- A layer with experts on the Hugging Face modules (transformers'
+-- MixtralSparseMoeBlock): attention, the router's gate, then the experts
+-- one at a time, each its w1, w3 and w2.  Mixtral 8x7B's layer: q and o
+-- 4096^2 = 16,777,216, k and v 4096 x 1024 = 4,194,304, the gate 4096 x
+-- 8 = 32,768, 24 expert matrices of 4096 x 14336 = 58,720,256.  In
+-- reverse, expert matrix j (0 first: expert 7's w2) is kept while 2 j x
+-- 58,720,256 < 1e9, j <= 8 (experts 7, 6, 5); the 15 of experts 4..0 and
+-- the gate, o, v, k, q beyond: 15 x 58,720,256 + 32,768 + 41,943,040 =
+-- 922,779,648 of 1,451,261,952 elements.
+local fe = 4096 * 14336
+local mq, mkv = 4096 * 4096, 4096 * 1024
+local mr = (15 * fe + 4096 * 8 + 2 * mq + 2 * mkv) / (24 * fe + 4096 * 8 + 2 * mq + 2 * mkv)
+t.near(mr, 922779648 / 1451261952, 1e-12, "Mixtral: experts 4..0, the gate and attention, 0.636")
+
+-- On 32 H100s the backward's gathers grow by mr of each of the 32 layers'
+-- gather.  The layer's gather as gp.comm prices its bytes in one
+-- all-gather (the layer's 1.451G 16-bit weights); the engine issues the
+-- experts' gather as a collective of its own and adds the flat buffers'
+-- copies (train_stage.c per-layer collectives): 2% (measured 1.2%).
+-- Before: 0 (the layers with experts kept every weight).
+local MP = gp.params("mixtral-8x7b")
+local mag = gp.comm { op = "all_gather", bytes = 2 * MP.per_layer_max, gpus = 32,
+                      system = "dgx-h100" }.time
+local mjob = t.with(job, { model = "mixtral-8x7b" })
+local mfull = parts(gp.train(t.with(mjob, { recompute = "full" })))
+local mnone = parts(gp.train(t.with(mjob, { recompute = "none" })))
+t.near(mfull.dp_comm - mnone.dp_comm, 32 * mr * mag, 0.02,
+  "Mixtral: the released experts and attention gathered again")
