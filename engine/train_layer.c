@@ -501,9 +501,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		tb_ += dq;
 	}
 	add_op(lc, o->name, t, tb_, 1, 0);
-	/* Eager: q, k and v, gate and up, are linears of
-	 * their own (priced here as the one GEMM of their
-	 * shapes, launched apart). */
+	/* Eager: q, k and v, gate and up (an expert's w1 and w3
+	 * too), are linears of their own (priced here as the one
+	 * GEMM of their shapes, launched apart). */
 	/* (the router's gating GEMM is Megatron-Core's own autograd
 	 * Function, RouterGatingLinearFunction, not a TE module) */
 	if (k->te_modules && strcmp(o->name, "moe_router") != 0)
@@ -511,7 +511,8 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			strcmp(o->name, "mlp_up") == 0 ? TE_LN_BWD_HOST :
 			TE_BWD_HOST;
 	*nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
-		3.0 : strcmp(o->name, "mlp_up") == 0 &&
+		3.0 : (strcmp(o->name, "mlp_up") == 0 ||
+		       strcmp(o->name, "moe_up") == 0) &&
 		m->ffn_gated ? 2.0 : 1.0;
 	if (strcmp(o->name, "o_proj") == 0)
 		*o_k = o->k;
@@ -806,6 +807,30 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
 	*b = n * SORT_VIEW_PLAIN * s;
 }
 
+/* The Hugging Face modules' MoE blocks route and run their experts in
+ * Python (transformers' MixtralSparseMoeBlock.forward, which the other
+ * models' blocks copy).  Before the experts: the gate's linear (the
+ * router op), then "F.softmax(router_logits, dim=1, dtype=torch.float)",
+ * "torch.topk", the renormalising sum and "/=", ".to(hidden_states.dtype)",
+ * the output's "torch.zeros" and "one_hot": HF_MOE_ROUTE_OPS launches.
+ * Then per expert, "for expert_idx in range(self.num_experts)": "idx,
+ * top_x = torch.where(expert_mask[expert_idx])", "hidden_states[None,
+ * top_x]", the expert's MLP (its linears and activation: the expert ops'
+ * own launches, each expert apart), "routing_weights[top_x, idx, None]"
+ * and its multiply, and "final_hidden_states.index_add_":
+ * HF_EXPERT_OPS launches beside the MLP's.  torch.where with the one
+ * argument is torch.nonzero(as_tuple=True), and "When input is on CUDA,
+ * torch.nonzero() causes host-device synchronization" (PyTorch's
+ * torch.nonzero documentation): the host learns an expert's row count
+ * only once the GPU has run everything launched before.  So the host
+ * cannot launch ahead across the experts: each expert's stretch takes
+ * the longer of its launches and its GPU work (begun one launch after
+ * the sync), the rest of the layer the longer of its own two, and the
+ * forward (and its recompute) their sum.  The backward needs no count
+ * on the host (the index ops' gradients take the saved indices). */
+#define HF_MOE_ROUTE_OPS 7.0
+#define HF_EXPERT_OPS 5.0
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -914,6 +939,19 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 				wf = he - ge - gd;
 		}
 
+		/* The eager modules' expert loop (HF_EXPERT_OPS): a
+		 * stretch per local expert, each after a sync. */
+		if (moe && eager && ne > 0) {
+			double El = m->moe.experts / (k->ep > 0 ? k->ep : 1.0);
+			double tau = k->host_op_time;
+			double he = (ne + HF_EXPERT_OPS) * tau, g1 = ge / El;
+			double hr = (nk - ne) * tau, gr = lc->fwd.t - ge;
+			double s = (hr > gr ? hr : gr) +
+				El * (he > tau + g1 ? he : tau + g1);
+
+			if (s - lc->fwd.t > wf)
+				wf = s - lc->fwd.t;
+		}
 		if (wf > 0 || wb > 0)
 			add_op(lc, "host_wait", wf, wb, 0, 0);
 	}
@@ -1262,6 +1300,9 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		ne += MOE_FP8_PAD_OPS;
 		ge += lc->ops[lc->nops - 1].fwd;
 	}
+	/* The eager MoE block's routing ops (HF_MOE_ROUTE_OPS). */
+	if (moe && eager)
+		nk += HF_MOE_ROUTE_OPS;
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait
 	 * holds the dispatch all-to-all. */
