@@ -877,10 +877,11 @@ opt { name = "gae_ops", type = "number", metavar = "N", commands = "rl",
     .. "per training micro-batch: PyTorch ops the host dispatches per position, each an "
     .. "eager op's host time (DeepSpeed-Chat's get_advantages_and_returns: 5)",
   suggest = { "gae_loop", "advantage_ops" } }
-opt { name = "ema", type = "flag", commands = "fit rl", methods = RL,
-  help = "the actor's exponential moving average (DeepSpeed-Chat's --enable_ema): a 16-bit "
-    .. "copy of the actor on each of its GPUs, updated after each training micro-batch by a "
-    .. "loop over its parameter tensors (torch.lerp and copy_ each)",
+opt { name = "ema", type = "flag", commands = "rl",
+  help = "with --rollout-engine hybrid: the actor's exponential moving average "
+    .. "(DeepSpeed-Chat's --enable_ema), a 16-bit copy of the actor on each of its GPUs, "
+    .. "updated after each training micro-batch by a loop over its parameter tensors "
+    .. "(torch.lerp and copy_ each)",
   suggest = { "enable_ema", "actor_ema", "moving_average" } }
 opt { name = "sync_tp_first", type = "flag", commands = "rl",
   help = "the weight sync gathers each tensor whole over the training TP group, then "

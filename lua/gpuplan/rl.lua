@@ -1443,10 +1443,17 @@ run = function(o, job)
       .. "(DeepSpeed-Chat's moving_average: GatheredParameters), which is not priced; ema "
       .. "takes zero 0-2")
   end
-  if ema and hf then
-    fail("rl: ema is DeepSpeed-Chat's average on the actor's GPUs; OpenRLHF's --enable_ema "
-      .. "keeps its average in host memory (openrlhf/utils/deepspeed.py moving_average: "
-      .. "param.data.to(\"cpu\") each optimizer step), which is not priced")
+  -- The average on the actor's GPUs is DeepSpeed-Chat's, whose rollout is
+  -- its hybrid engine (rollout_engine hybrid).  OpenRLHF's --enable_ema,
+  -- with or without its vLLM engines, keeps its average in host memory
+  -- (openrlhf/utils/deepspeed.py moving_average: param.data.to("cpu")
+  -- each optimizer step, the EMA engine offloaded): not this mechanism,
+  -- and not priced; verl and NeMo RL keep none.
+  if ema and not (hybrid and not hf) then
+    fail("rl: ema is DeepSpeed-Chat's average on the actor's GPUs, beside its hybrid engine "
+      .. "(rollout_engine = hybrid); OpenRLHF's --enable_ema keeps its average in host memory "
+      .. "(openrlhf/utils/deepspeed.py moving_average: param.data.to(\"cpu\") each optimizer "
+      .. "step), which is not priced")
   end
   if ema and method ~= "full" then
     fail("rl: ema averages every tensor of the actor's module, the frozen base's and the "

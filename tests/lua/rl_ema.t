@@ -33,10 +33,12 @@ t.is(rl.param_tensors(cat:get("models", "qwen2.5-7b")), 339, "Qwen2.5-7B: 339 te
 t.is(rl.param_tensors(cat:get("models", "megatron-gpt-1.7b")), 388,
   "a LayerNorm model with biases and learned positions: 388 tensors")
 
--- PPO on Llama 3.2 1B, 8 H100s colocated at ZeRO-2 (dp 8), micro-batch 4;
+-- PPO on Llama 3.2 1B, 8 H100s colocated at ZeRO-2 (dp 8), micro-batch 4,
+-- DeepSpeed-Chat's hybrid engine;
 -- 64 prompts x 8 = 512 samples of 1024 response tokens.
 local base = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, algo = "ppo", zero = 2,
-               prompts = 64, group = 8, response_len = 1024, batch = 4 }
+               prompts = 64, group = 8, response_len = 1024, batch = 4,
+               rollout_engine = "hybrid", generation_batch = 4 }
 local r0 = gp.rl(base)
 local r1 = gp.rl(with(base, { ema = true }))
 t.is(r0.ema_host, 0, "no ema: no updates")
@@ -85,17 +87,11 @@ t.ok(held, "2 B x P held through the update, the forwards and the rollout")
 -- streaming rate is above 70% of the datasheet's on every catalog GPU).
 local big = gp.rl { model = "llama3-8b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo",
                     zero = 2, prompts = 32, group = 8, response_len = 256, batch = 4,
-                    ema = true }
+                    rollout_engine = "hybrid", generation_batch = 4, ema = true }
 local P8 = big.memory.update.params
 local lo, hi = 8 * 10 * P8 / 2.039e12, 8 * (10 * P8 / (0.7 * 2.039e12) + 582 * 20e-6)
 t.ok(big.ema_host >= lo and big.ema_host <= hi,
   string.format("GPU-bound: %.3f s within [%.3f, %.3f]", big.ema_host, lo, hi))
-
--- gpuplan fit --method ppo reads the same memory.
-local fit = gp.memory { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 8, method = "ppo",
-                        zero = 2, prompts = 64, group = 8, response_len = 1024, batch = 4,
-                        ema = true }
-t.is(comp(fit, "ema"), 2 * P, "fit --method ppo --ema holds the same copy")
 
 -- Refusals.
 local ok, e = pcall(gp.rl, with(base, { zero = 3, ema = true }))
@@ -105,10 +101,17 @@ ok, e = pcall(gp.rl, with(base, { method = "lora", ema = true }))
 t.ok(not ok and tostring(e):find("ema takes method full", 1, true),
   "a LoRA actor's average is not counted: refused")
 -- OpenRLHF's --enable_ema averages on the CPU (openrlhf/utils/deepspeed.py
--- moving_average at 35865c7e: param.data.to("cpu") each optimizer step):
--- another mechanism, refused rather than priced as DeepSpeed-Chat's.
+-- moving_average at 35865c7e: param.data.to("cpu") each optimizer step),
+-- with its hf generation or its vLLM engines: another mechanism, refused
+-- rather than priced as DeepSpeed-Chat's, whose rollout is the hybrid
+-- engine.
 ok, e = pcall(gp.rl, { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 8, algo = "ppo",
                        zero = 2, prompts = 64, group = 1, response_len = 256, batch = 4,
                        rollout_engine = "hf", generation_batch = 16, ema = true })
 t.ok(not ok and tostring(e):find("OpenRLHF's --enable_ema keeps its average in host memory", 1, true),
   "an OpenRLHF (hf engine) actor's average is refused")
+local vo = with(base, { rollout_engine = "vllm", ema = true })
+vo.generation_batch = nil
+ok, e = pcall(gp.rl, vo)
+t.ok(not ok and tostring(e):find("beside its hybrid engine", 1, true),
+  "ema with vLLM engines (OpenRLHF's main path) is refused too")
