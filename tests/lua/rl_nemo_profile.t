@@ -259,6 +259,21 @@ t.is(seen.async_scheduling, true, "and gp.rl prices it")
 t.ok(p6 and p6.value < sync_s, "the step is shorter than the synchronous one")
 t.ok(p6 and table.concat(p6.defaults, "; "):find("async_scheduling=true (NeMo RL v0.6",
      1, true), "said with the defaults")
+-- v0.6.0's grpo_math_1B.yaml sets megatron_cfg gradient_accumulation_fusion:
+-- false (kept in the converted checkpoint's config): the wgrad GEMMs write
+-- a 16-bit .grad that the DDP hook adds into the main grad, more bytes a
+-- step than the fused accumulation; v0.5.0 leaves it to the default.
+t.is(opts.gradient_accumulation_fusion, false, "0.6.0: gradient_accumulation_fusion false")
+t.ok(p6 and table.concat(p6.defaults, "; "):find("gradient_accumulation_fusion=false (NeMo RL "
+     .. "v0.6.0", 1, true), "said with the defaults")
+local fused = {}
+for k, x in pairs(opts) do fused[k] = x end
+fused.gradient_accumulation_fusion = true
+local unfused_s, fused_s = seen.step_s, orig(fused).step_s
+t.ok(unfused_s > fused_s, string.format("unfused accumulation costs time: %.6f > %.6f s",
+     unfused_s, fused_s))
+predict(v5, cat)
+t.is(opts.gradient_accumulation_fusion, nil, "0.5.0: not set by the profile")
 local v6t = copy(v6)
 v6t.rl.rollout_tp = 2
 predict(v6t, cat)

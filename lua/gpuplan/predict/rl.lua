@@ -507,11 +507,22 @@ local function nemo_cleanups(o, ver, samples)
   return gcs, ecs
 end
 
--- NeMo RL's mechanisms of its older releases: {option, the releases
--- (source.version major.minor) it holds for, when it applies to the
--- case's options, the defaults' words}; each true unless the case states
--- it.
+-- NeMo RL's settings by release: {option, the releases (source.version
+-- major.minor) it holds for, when it applies to the case's options, the
+-- defaults' words, its value (true when not given)}; each unless the case
+-- states it.
 local RELEASE_FLAGS = {
+  -- v0.6.0's grpo_math_1B.yaml (the base of every performance recipe; no
+  -- recipe overrides it) sets megatron_cfg "gradient_accumulation_fusion:
+  -- false", and community_import.py import_model_from_hf_name hands it to
+  -- the model provider before it saves the converted checkpoint, whose
+  -- run_config.yaml setup.py setup_model_config loads as the training
+  -- model's config (the parallel sizes are reset before the save, this is
+  -- not).  Added with the Megatron-Bridge bump of NeMo RL PR #2039, first
+  -- in v0.6.0; the earlier releases leave it to the provider's default.
+  { "gradient_accumulation_fusion", { ["0.6"] = true }, function() return true end,
+    "NeMo RL v0.6.0's grpo_math_1B.yaml: megatron_cfg gradient_accumulation_fusion: false, "
+      .. "kept in the converted checkpoint's config", false },
   -- v0.3.0's refit gathers each tensor whole over TP and then broadcasts
   -- it over the pipeline (nemo_rl/models/megatron/refit_utils.py
   -- gather_params); from v0.4 on Megatron-Bridge's export broadcasts the
@@ -715,8 +726,9 @@ return function(case, cat)
   if fw == "nemo-rl" then
     for _, f in ipairs(RELEASE_FLAGS) do
       if o[f[1]] == nil and f[2][ver] and f[3](o) then
-        o[f[1]] = true
-        defaults[#defaults + 1] = f[1] .. "=true (" .. f[4] .. ")"
+        local val = f[5] == nil or f[5]
+        o[f[1]] = val
+        defaults[#defaults + 1] = f[1] .. "=" .. tostring(val) .. " (" .. f[4] .. ")"
       end
     end
     -- The profile's step_overhead (PR #1052's timing) and the worker's
