@@ -1137,10 +1137,13 @@ opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
     .. "forward gathers the unit and frees it, and its backward gathers it again -- "
     .. "three gathers a micro-batch, not two; needs fsdp full_shard and recompute full",
   suggest = { "checkpoint_outside", "ac_outside_fsdp" } }
+-- Its values are the kernels the catalog's attention measurements name
+-- (gpuplan.roofline's list, which the case reader types them by too).
+local ATTENTION_KERNELS = require("gpuplan.roofline").attention_kernels
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
-  default = "the arch's",
-  help = "fa2|fa3|fa4|cudnn|triton|efficient (PyTorch SDPA's memory-efficient backend, "
-    .. "what SDPA runs under a padding mask: every tile of the square)",
+  default = "the arch's", kind = "enum", values = ATTENTION_KERNELS,
+  help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
+    .. "backend, what SDPA runs under a padding mask: every tile of the square)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
 opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
   default = "eager on the hf stack, else fused", kind = "enum",

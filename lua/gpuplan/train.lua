@@ -27,9 +27,10 @@
 --                 cross-entropy (default false: a fused loss kernel)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf stack
---   attn_kernel   fused attention kernel: fa2|fa3|fa4|cudnn|triton|efficient
---                 (PyTorch SDPA's memory-efficient backend: the whole score
---                 square); default the arch's: what frameworks pick there
+--   attn_kernel   fused attention kernel, one of gpuplan.roofline's
+--                 attention_kernels (efficient: PyTorch SDPA's memory-efficient
+--                 backend, the whole score square); default the arch's: what
+--                 frameworks pick there
 --   grad_reduce   dtype of the DP gradient reduction: fp32|bf16|fp16
 --                 (default the recipe's gradient dtype)
 --   tokens        tokens to train on (number or "2e12"): time and cost

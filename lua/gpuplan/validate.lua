@@ -217,7 +217,7 @@ local case_schema = T.record {
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
-    attn_kernel = T.enum(require("gpuplan.roofline").attention_kernels),
+    attn_kernel = declared("attn_kernel"),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },

@@ -179,4 +179,16 @@ isnt($c, 0, '--no-train-llm without a vision tower fails');
 like($e, qr/^gpuplan: train: --no-train-llm freezes .*llama2-7b has no vision tower$/m,
      'one line naming the option and the model');
 
+# An attention kernel outside the declared list is refused by the option,
+# naming the flag and every kernel it takes (gpuplan.roofline's list); the
+# --help line spells the same list.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--attn-kernel', 'sdpa');
+isnt($c, 0, 'an unknown --attn-kernel fails');
+like($e, qr/^gpuplan: train: --attn-kernel must be fa2, fa3, fa4, cudnn, triton or efficient \(got string 'sdpa'\)$/m,
+     'one line naming the flag and the kernels');
+($c, $o, $e) = run_gp('train', '--help');
+like($o, qr/--attn-kernel K\s+fa2\|fa3\|fa4\|cudnn\|triton\|efficient \(efficient:/,
+     '--help lists the same kernels');
+
 done_testing();

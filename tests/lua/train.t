@@ -104,8 +104,11 @@ t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, 
   "not a multiple of dp x batch", "global batch", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", method = "grpo" } end,
   "not a training step", "RL is gp.rl", true)
+-- An unknown kernel is refused by the option's declared values, which are
+-- gpuplan.roofline's list: the message names each of them.
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", attn_kernel = "fa9" } end,
-  "attention kernel 'fa9'", "unknown attention kernel", true)
+  "attn_kernel must be " .. table.concat(require("gpuplan.roofline").attention_kernels, ", ", 1, 5)
+    .. " or efficient (got string 'fa9')", "unknown attention kernel: the declared values", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", price = "12XYZ/h" } end,
   "price", "unknown currency", true)
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", tokens = -5 } end,
