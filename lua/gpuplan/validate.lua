@@ -78,10 +78,10 @@ local function media_fields(into)
   return into
 end
 
--- A case field that is gp.train's option of the same name: its type
--- from the option's declaration in gpuplan.options (a flag or boolean:
--- true or false; an enum: its declared values), so the case reader and
--- the option accept the same values, declared once.
+-- A case field that is an option of the same name (gp.train's, gp.infer's
+-- or gp.rl's): its type from the option's declaration in gpuplan.options
+-- (a flag or boolean: true or false; an enum: its declared values), so
+-- the case reader and the option accept the same values, declared once.
 local function declared(name)
   local d = require("gpuplan.options").get(name)
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
@@ -162,7 +162,7 @@ local case_schema = T.record {
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),
     vpp = count(),
-    sp = T.boolean(), zero = T.integer { min = 0, max = 3 },
+    sp = declared("sp"), zero = T.integer { min = 0, max = 3 },
     -- FSDP's sharding strategy (true: full_shard) and when it reduces
     -- gradients (gpuplan.memory's sharding).
     fsdp = T.enum { false, true, "full_shard", "shard_grad_op", "hybrid_shard" },
@@ -185,17 +185,17 @@ local case_schema = T.record {
     first_stage_layers = count(), last_stage_layers = count(),
     -- the embedding and the loss each take a layer's place in the
     -- pipeline split (gp.train's split_ends)
-    split_ends = T.boolean(),
+    split_ends = declared("split_ends"),
     -- Megatron-Core's recompute_modules (gp.train's, engine/memory_act.c).
     recompute_modules = T.array(T.enum { "layernorm", "mla_up_proj", "moe_act" }),
     -- the pipeline schedule (gp.train's schedule; interleaved is vpp's)
     schedule = T.enum { "1f1b", "interleaved", "dualpipe" },
     -- the expert all-to-all under compute (gp.train's ep_overlap;
     -- Megatron-Core's moe_a2a_overlap)
-    ep_overlap = T.boolean(),
+    ep_overlap = declared("ep_overlap"),
     -- TP collectives under the GEMMs (gp.train's tp_overlap; Megatron-Core's
     -- tp_comm_overlap), where the source sets it against its stack profile
-    tp_overlap = T.boolean(),
+    tp_overlap = declared("tp_overlap"),
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
     moe_dispatcher = declared("moe_dispatcher"),
@@ -206,12 +206,12 @@ local case_schema = T.record {
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
     moe_fp8_pad = declared("moe_fp8_pad"),
     offload = T.enum { "optimizer", "params+optimizer" },
-    dp_attention = T.boolean(), redundant_experts = count(0),
+    dp_attention = declared("dp_attention"), redundant_experts = count(0),
   },
   workload = T.record(media_fields {
     seq_len = count(), precision = T.enum { "fp32", "tf32", "bf16", "fp16", "fp8", "fp4" },
     -- the linears' inputs cached in fp8 (gp.train's fp8_activations)
-    fp8_activations = T.boolean(),
+    fp8_activations = declared("fp8_activations"),
     -- where an fp8 cast's scale comes from (gp.train's fp8_scaling)
     fp8_scaling = declared("fp8_scaling"),
     -- where MoE router weights multiply (gp.train's moe_probs)
@@ -229,8 +229,9 @@ local case_schema = T.record {
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = T.number { min = 0, max = 1 },
-    two_batch_overlap = T.boolean(), single_batch_overlap = T.boolean(),
-    swap_ab = T.boolean(), prefill_tokens = count(),
+    two_batch_overlap = declared("two_batch_overlap"),
+    single_batch_overlap = declared("single_batch_overlap"),
+    swap_ab = declared("swap_ab"), prefill_tokens = count(),
     -- inference: layers that do not fit the card in host memory (gp.infer's offload)
     offload = T.boolean(), offload_layers = count(),
     expert_weight_dtype = T.enum { "bf16", "fp16", "fp8", "int8", "int4", "fp4", "mxfp4" },

@@ -1,7 +1,7 @@
--- Case fields that are gp.train's options of the same name take their
--- type from the option's declaration in gpuplan.options (one place for
--- the values both accept), and the train predictor hands them on as the
--- option.  Run with ./gpuplan run tests/lua/case_option_fields.t.
+-- Case fields that are options of the same name (gp.train's, gp.infer's,
+-- gp.rl's) take their type from the option's declaration in
+-- gpuplan.options (one place for the values both accept), and the train
+-- predictor hands them on as the option.  Run with ./gpuplan run tests/lua/case_option_fields.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local options = require "gpuplan.options"
@@ -12,7 +12,13 @@ local FIELDS = {
   { "parallel", "gradient_accumulation_fusion" },
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_fp8_pad" },
-  { "workload", "fp8_scaling" },
+  { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
+  -- the layout's and the linears' flags
+  { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
+  { "parallel", "tp_overlap" }, { "workload", "fp8_activations" },
+  -- gp.infer's serving flags
+  { "parallel", "dp_attention" }, { "workload", "two_batch_overlap" },
+  { "workload", "single_batch_overlap" }, { "workload", "swap_ab" },
   -- a model's own eager attention code (the Baichuan rows)
   { "workload", "attn_clamp" }, { "workload", "eager_softmax" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
