@@ -338,6 +338,8 @@ typedef struct rl_job_ud {
 	gp_model own[2];         /* the critic's and the reward model's
 				  * shapes, which base may point at */
 	rl_cfg base;
+	int fusion[2];           /* the actor's grad_acc_fusion without
+				  * fsdp and with it (lgp_tofusion) */
 	int follow_tp;           /* the rollout's TP is the actor's unless
 				  * a step gives rollout_tp */
 	int gpus;                /* of the training pool: dp = gpus / (tp
@@ -345,15 +347,19 @@ typedef struct rl_job_ud {
 	rl_cache cache;
 } rl_job_ud;
 
-/* core.rl_job(model, device, topo, cfg [, follow_tp]) -> job: cfg as
- * core.rl's (no split_gpus: a job prices given pools), its actor's layout
- * the default of each step; follow_tp true: a step's rollout TP is its
- * actor's tp unless it gives rollout_tp (gp.rl's default). */
+/* core.rl_job(model, device, topo, cfg [, follow_tp [, fusion]]) -> job:
+ * cfg as core.rl's (no split_gpus: a job prices given pools), its actor's
+ * layout the default of each step; follow_tp true: a step's rollout TP
+ * is its actor's tp unless it gives rollout_tp (gp.rl's default); fusion
+ * the actor's gradient accumulation fusion without FSDP and with it, as
+ * lgp_tofusion reads it. */
 int lgp_rl_job(lua_State *L)
 {
-	rl_job_ud *j = lua_newuserdatauv(L, sizeof *j, 0);
+	rl_job_ud *j;
 	const gp_layout *lay;
 
+	lua_settop(L, 6);
+	j = lua_newuserdatauv(L, sizeof *j, 0);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
@@ -362,6 +368,7 @@ int lgp_rl_job(lua_State *L)
 		return luaL_error(L, "rl_job: split_gpus searches the split; "
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
+	lgp_tofusion(L, 6, j->base.train.grad_acc_fusion, j->fusion);
 	lay = &j->base.train.mem.lay;
 	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
 	luaL_setmetatable(L, LGP_RL_JOB);
@@ -387,6 +394,7 @@ static int lgp_rl_job_step(lua_State *L)
 		c.roll.tp = 0;
 	if (!lua_isnoneornil(L, 2))
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
+	c.train.grad_acc_fusion = j->fusion[c.train.fsdp != 0];
 	if (c.roll.tp == 0)
 		c.roll.tp = lay->tp;
 	/* An engine beyond a node fills whole nodes and runs its

@@ -514,22 +514,50 @@ typedef struct lgp_job {
 	roof_device d;
 	gp_topo t;
 	train_cfg base;
+	int fusion[2];           /* grad_acc_fusion of a step without
+				  * fsdp ([0]) and with it ([1]) */
 	int gpus;                /* dp = gpus / (tp pp cp) */
 	int stepped;             /* the memo holds m, d and t */
 	train_cache cache;
 } lgp_job;
 
-/* core.train_job(model, device, topo, cfg) -> job: cfg as core.train's
- * (its layout the default of each step), with gpus the job's size. */
+/* The gradient_accumulation_fusion of a job's step without FSDP
+ * (fusion[0]) and with it (fusion[1]), from the pair {without, with} at
+ * idx (gpuplan.train's setup resolves both by the option's one rule:
+ * Megatron-FSDP turns its default off), so that job:step{fsdp = ...}
+ * prices what gp.train with that fsdp does; idx none or nil: given, the
+ * job's own, for both. */
+void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2])
+{
+	int i;
+
+	fusion[0] = fusion[1] = given;
+	if (lua_isnoneornil(L, idx))
+		return;
+	luaL_checktype(L, idx, LUA_TTABLE);
+	for (i = 0; i < 2; i++) {
+		if (lua_rawgeti(L, idx, i + 1) != LUA_TBOOLEAN)
+			luaL_error(L, "job: fusion[%d] must be a boolean", i + 1);
+		fusion[i] = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+	}
+}
+
+/* core.train_job(model, device, topo, cfg [, fusion]) -> job: cfg as
+ * core.train's (its layout the default of each step), with gpus the
+ * job's size; fusion as lgp_tofusion reads it. */
 int lgp_train_job(lua_State *L)
 {
-	lgp_job *j = lua_newuserdatauv(L, sizeof *j, 0);
+	lgp_job *j;
 
+	lua_settop(L, 5);
+	j = lua_newuserdatauv(L, sizeof *j, 0);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base);
+	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
@@ -552,6 +580,7 @@ static int lgp_job_step(lua_State *L)
 
 	if (!lua_isnoneornil(L, 2))
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
+	c.grad_acc_fusion = j->fusion[c.fsdp != 0];
 	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;
 	if (j->gpus % rep != 0)
 		return luaL_error(L, "step: gpus %d is not a multiple of "

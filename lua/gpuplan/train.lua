@@ -241,7 +241,8 @@ end
 
 -- The step's choices into cfg: the schedule, the overlaps (the stack's
 -- defaults, each overridable), the MoE dispatcher, ZeRO-3's gather, fp8
--- scaling, FSDP semantics and the kernels (eager or fused).
+-- scaling, FSDP semantics and the kernels (eager or fused).  Returns the
+-- gradient accumulation fusion without FSDP and with it, { without, with }.
 local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
@@ -434,13 +435,21 @@ local function step_choices(o, p, cfg, sweep, default)
   -- (engine/train_prep.c train_wgrad_acc): the option as given, else its
   -- declared default from the stack, the kernels and FSDP (fsdp_rule: the
   -- engine's fsdp for every stage the job or a plan tries).  A boolean:
-  -- the resolve step checked it.
+  -- the resolve step checked it.  A job's step may turn FSDP on or off
+  -- (job:step{fsdp = ...}): it takes the rule's answer for that fsdp,
+  -- by_fsdp = { without, with } (lgp_train.c lgp_tofusion).
   local fusion = o.gradient_accumulation_fusion
+  local by_fsdp = { fusion, fusion }
   if fusion == nil then
-    local text
-    fusion, text = options.default("gradient_accumulation_fusion",
-      { stack = cfg.stack, eager = cfg.eager, fsdp = fsdp_rule })
-    if text then default(text) end
+    for i, f in ipairs { false, true } do
+      local text
+      by_fsdp[i], text = options.default("gradient_accumulation_fusion",
+        { stack = cfg.stack, eager = cfg.eager, fsdp = f })
+      if f == fsdp_rule then
+        fusion = by_fsdp[i]
+        if text then default(text) end
+      end
+    end
   elseif fusion and (not cfg.te_modules or cfg.eager) then
     fail("train: gradient_accumulation_fusion is Megatron-Core's wgrad GEMM accumulating into "
       .. "its main grad (Transformer Engine's fuse_wgrad_accumulation): it needs stack = "
@@ -517,6 +526,7 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
       tostring(cfg.stack))
   end
+  return by_fsdp
 end
 
 -- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
@@ -541,7 +551,7 @@ function M.setup(o, sweep)
   if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
   local gb = global_batch(o, p, cfg, sweep, default)
   cfg.global_batch = gb
-  step_choices(o, p, cfg, sweep, default)
+  local fusion = step_choices(o, p, cfg, sweep, default)
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.
@@ -623,6 +633,9 @@ function M.setup(o, sweep)
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
            global_batch = gb, host_op_scale = host_scale,
+           -- the gradient accumulation fusion of a step without FSDP
+           -- and with it (a job's step may turn it on or off)
+           fusion = fusion,
            -- GPUs one host (OS) runs: the node's, fewer where the
            -- system's NVLink domain spans hosts (catalog host_gpus)
            host_gpus = math.min(topo.gpus_per_node,
@@ -739,7 +752,8 @@ function M.train_job(o)
   if c.recompute == "auto" then c.recompute = "none" end
   c.gpus = s.p.gpus
   local h = core()
-  local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c)
+  local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c,
+    s.fusion)
   if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
   return job
 end

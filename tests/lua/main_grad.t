@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(18)
 
 local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, seq = 8192, method = "pretrain",
   global_batch = 2, batch = 1, stack = "megatron", recompute = "none", precision = "bf16",
@@ -143,4 +143,33 @@ do
   local b1, b3 = at(b, 1), at(b, 3)
   t.ok(a1 == b1 and a3 == b3, string.format("a ZeRO stage's step does not depend on the one "
     .. "priced before it (zero 1: %.9g, %.9g; zero 3: %.9g, %.9g)", a1, b1, a3, b3))
+end
+
+-- The fusion's default follows FSDP (Megatron-FSDP: off), so a job's
+-- step that turns FSDP on or off takes the default of that fsdp, as
+-- gp.train given it does: with bf16 main grads the two differ by the
+-- wgrad accumulation's 8 B against 4 an element (above), so a step that
+-- kept the job's own would not match.  Exact: the same train_step on the
+-- same config.
+do
+  local o = t.with(base, { gpus = 8, global_batch = 16, grad_reduce = "bf16" })
+  local plain = gp.train_job(o)
+  local sharded = gp.train_job(t.with(o, { zero = 3, fsdp = "full_shard" }))
+  t.is(plain:step { zero = 3, fsdp = true }.step_s,
+    gp.train(t.with(o, { zero = 3, fsdp = "full_shard" })).step_s,
+    "job:step turning fsdp on: Megatron-FSDP's default, off, as gp.train's")
+  t.is(sharded:step { zero = 1, fsdp = false }.step_s, gp.train(t.with(o, { zero = 1 })).step_s,
+    "job:step turning fsdp off: the fusion's default, on, as gp.train's")
+  -- A stated fusion is the job's for every step.
+  local stated = gp.train_job(t.with(o, { gradient_accumulation_fusion = true }))
+  t.is(stated:step { zero = 3, fsdp = true }.step_s, gp.train(t.with(o, { zero = 3,
+    fsdp = "full_shard", gradient_accumulation_fusion = true })).step_s,
+    "a stated fusion stays on when a step turns fsdp on")
+  -- gp.rl_job's actor steps the same way (Qwen2.5-7B GRPO on 16 GPUs).
+  local rb = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, zero = 1, stack = "megatron",
+    grad_reduce = "bf16", recompute = "full", prompts = 64, group = 8, prompt_len = 512,
+    response_len = 2048 }
+  t.is(gp.rl_job(rb):step { zero = 3, fsdp = true }.step_s,
+    gp.rl(t.with(rb, { zero = 3, fsdp = "full_shard" })).step_s,
+    "rl_job:step turning fsdp on: the actor's fusion off, as gp.rl's")
 end
