@@ -311,6 +311,27 @@ arch {
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table (torch 2.7.1+cu128)",
 
+    -- The fp8 fraction above is the per-tensor-scaled GEMM's
+    -- (torch._scaled_mm with one scale per operand).  An MXFP8 GEMM --
+    -- what Transformer Engine's MXFP8BlockScaling runs on Blackwell, and
+    -- its FP8 block recipe there ("On Blackwell (SM100+), FP8 Block is
+    -- emulated via MXFP8") -- reads an E8M0 scale per 32 elements of K of
+    -- each operand and applies them in the MMA, and runs slower at the
+    -- same shapes: Transformer Engine's GEMM profiling guide times the 12
+    -- GEMMs (fprop, dgrad, wgrad) of a layer (hidden 4096, FFN 16384,
+    -- 15872 tokens) pre-quantized, kernels only, on a B300: 6.812 ms a
+    -- layer in FP8 current scaling against 7.161 ms in MXFP8 (fprop
+    -- 2.158 / 2.365, dgrad 2.329 / 2.397, wgrad 2.325 / 2.400):
+    -- 6.812 / 7.161 = 0.951.
+    block_scaled = {
+      fp8 = 0.951,
+      reason = "B300, Transformer Engine benchmark_gemm.py --pre-quantize, per-layer GEMM "
+            .. "time (12 GEMMs of hidden 4096, FFN 16384, 15872 tokens): FP8 current "
+            .. "scaling 6.812 ms, MXFP8 7.161 ms; 6.812 / 7.161 = 0.951",
+      source = "NVIDIA/TransformerEngine docs/examples/gemm_profiling/gemm_profiling.rst "
+            .. "(PR #2863), 'Autocast vs Pre-quantized', Per-Layer GEMM Time",
+    },
+
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },

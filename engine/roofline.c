@@ -207,6 +207,11 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.attention.fp8 must be 0 "
 		               "or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
 		               d->attn_fp8);
+	if (bad(d->block_fp8) || d->block_fp8 > 1.0 ||
+	    (d->block_fp8 != 0.0 && d->block_fp8 < ROOF_MIN_FRAC))
+		return gp_fail(err, "device achievable.block_scaled.fp8 must be "
+		               "0 or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
+		               d->block_fp8);
 	return GP_OK;
 }
 

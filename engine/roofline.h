@@ -58,6 +58,10 @@ typedef struct roof_device {
 	                                  fraction of the streaming copy
 	                                  (mem_bw hbm_frac), (0, 1]; 0 =
 	                                  the common ROOF_GEMV_BW */
+	double block_fp8;     /* a block-scaled FP8 GEMM's rate (MXFP8's
+	                         1x32 E8M0 scales) as a share of the
+	                         per-tensor FP8 GEMM's at the same shape,
+	                         (0, 1]; 0 = not measured: the same rate */
 } roof_device;
 
 typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;

@@ -387,7 +387,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		       train_lcost *lc, double *nk, double *nb, double *o_k)
 {
 	const gp_model *m = e->m;
-	double wbytes, bytes, t, tb_;
+	double wbytes, bytes, t, tb_, flop;
 	gp_dtype p;
 	int fp8 = k->lin == GP_FP8, eager = k->eager;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
@@ -395,15 +395,22 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
 	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
 	bytes = o->weights * wbytes + o->act * k->A;
-	t = train_t_op(e, o->flop, bytes, o->m, o->n, o->k,
+	/* A block-scaled fp8 GEMM (fp8_block: MXFP8 on Blackwell) runs at
+	 * the device's block_fp8 share of the per-tensor fp8 GEMM the
+	 * catalog's gemm fraction measures (catalog achievable.block_scaled:
+	 * its block scales read and applied beside the MMAs): its FLOPs
+	 * taken at that rate, its bytes not. */
+	flop = p == GP_FP8 && k->fp8_block && e->d->block_fp8 > 0 ?
+		o->flop / e->d->block_fp8 : o->flop;
+	t = train_t_op(e, flop, bytes, o->m, o->n, o->k,
 		    o->batch, p);
 	/* dgrad: dX = dY W, output m x k, depth n. */
-	tb_ = train_t_op(e, o->flop, bytes, o->m, o->k, o->n,
+	tb_ = train_t_op(e, flop, bytes, o->m, o->k, o->n,
 		      o->batch, p);
 	/* wgrad: dW = dY^T X, output n x k, depth m, the
 	 * main grad read and written (k->wacc). */
 	if (!k->frozen || o->wclass != GP_W_LINEAR)
-		tb_ += train_t_op(e, o->flop, o->weights *
+		tb_ += train_t_op(e, flop, o->weights *
 			       k->wacc + o->act * k->A,
 			       o->n, o->k, o->m, o->batch, p);
 	if (p == GP_FP8 && fp8) {

@@ -91,6 +91,12 @@ function M.device(gpu, cat, attn_kernel)
     d.gemm[p] = ach.gemm and ach.gemm[p] and ach.gemm[p] * sus_gemm or nil
   end
   d.stream = M.stream(ach)
+  -- A block-scaled FP8 GEMM's share of the per-tensor FP8 GEMM's rate
+  -- (achievable.block_scaled): the GPU's own, else its arch's -- even when
+  -- the GPU gives its other fractions, as sustained; nil: the same rate.
+  local bs = (g.achievable and g.achievable.block_scaled)
+    or (arch.achievable and arch.achievable.block_scaled)
+  d.block_fp8 = bs and bs.fp8 or nil
   return d
 end
 

@@ -290,6 +290,10 @@ local achievable = T.record {
   -- benchmark with gaps between iterations does not; absent: 1
   sustained = T.record { gemm = R(frac()), attention = R(frac()),
                          reason = R(str()), source = R(str()) },
+  -- Block-scaled FP8 GEMMs (MXFP8's E8M0 scale per 32 elements): the share
+  -- of the per-tensor FP8 GEMM's rate (the gemm.fp8 fraction above) they
+  -- run at on the same shapes; absent: the same rate
+  block_scaled = T.record { fp8 = R(frac()), reason = R(str()), source = R(str()) },
   reason = R(str()),
   source = R(str()),
 }

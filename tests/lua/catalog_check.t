@@ -113,6 +113,28 @@ t.like(es[1] or "", "sus.lua:1: arch 'sa': field 'achievable.sustained.gemm': ex
   .. "fraction in (0, 1], got 1.5", "names the field and the value", true)
 clean()
 
+-- achievable.block_scaled (a block-scaled fp8 GEMM's share of the
+-- per-tensor one's rate) is a fraction, refused by path; the device
+-- table takes the GPU's own, else its arch's even where the GPU gives its
+-- other fractions (B200, GB200, B300, GB300 do), and none on Hopper.
+put("bsc.lua", [[
+arch { id = "sa", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    block_scaled = { fp8 = 1.2, reason = "t", source = "t" } } }
+]])
+local _, ebs = catalog.load { tmp }
+t.is(#ebs, 1, "a block-scaled share above 1: one error")
+t.like(ebs[1] or "", "bsc.lua:1: arch 'sa': field 'achievable.block_scaled.fp8': expected a "
+  .. "fraction in (0, 1], got 1.2", "names the field and the value", true)
+clean()
+do
+  local cb = catalog.load { require("gpuplan.config").root .. "/catalog" }
+  local rf = require("gpuplan.roofline")
+  t.is(rf.device("b200", cb).block_fp8, 0.951, "b200: the blackwell arch's block-scaled share")
+  t.is(rf.device("gb300", cb).block_fp8, 0.951, "gb300: the arch's, beside its own fractions")
+  t.is(rf.device("h100-sxm", cb).block_fp8, nil, "h100: none stated")
+end
+
 -- achievable.stream (memory-bound GEMMs' streaming fraction per
 -- precision) is a fraction too, refused by path; a valid one reaches the
 -- device table without its reason and source.
