@@ -346,6 +346,12 @@ typedef struct train_lkey {
 	int fp8_block;           /* train_cfg's, with lin fp8 */
 	int moe_fp8_copy;        /* train_cfg's, with lin fp8 */
 	int flash, dropout, eager, forward_only;
+	int ds_hooks;            /* DeepSpeed's stage 3 gathers through
+				  * Python hooks on every module of the
+				  * eager modules (train_layer.c
+				  * DS_Z3_PARAM_HOOK_OPS): zero 3 without
+				  * fsdp, eager kernels, gathering, not
+				  * zero3_per_param */
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */

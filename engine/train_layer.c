@@ -838,6 +838,55 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
 #define HF_MOE_ROUTE_OPS 7.0
 #define HF_EXPERT_OPS 5.0
 
+/* DeepSpeed's stage 3 gathers and frees parameters from Python hooks on
+ * every module of the model it wraps (deepspeed/runtime/zero/
+ * parameter_offload.py v0.16.6, _register_deepspeed_module, recursively
+ * into every child): two forward pre-hooks -- _pre_forward_module_hook
+ * (partitioned_param_coordinator.py fetch_sub_module) and
+ * _post_backward_module_hook ("apply_to_tensors_only(module.post_bwd_fn.
+ * apply, inputs)", an autograd Function on the inputs) -- and two forward
+ * hooks -- _post_forward_module_hook (release_sub_module) and
+ * _pre_backward_module_hook (PreBackwardFunctionForModule.apply on the
+ * outputs).  The framework calls each module's forward makes through
+ * them, each priced as one eager op's host time (host_op_time): a module
+ * with no parameters of its own runs the two Functions and fetch's
+ * "current_stream().wait_stream(self.__allgather_stream)" --
+ * DS_Z3_MODULE_HOOK_OPS; a module holding a weight (prefetched, the trace
+ * complete) also runs fetch's query of the oldest fetch event, the
+ * gather handle's wait, "event = get_accelerator().Event();
+ * event.record()", the prefetch of the next weight ("torch.empty(
+ * buffer_size, ...)" and its all-gather launch, partition_parameters.py
+ * all_gather_coalesced) and release's free_param ("param.data.
+ * record_stream(...)", "param.data = torch.empty(0, ...)") --
+ * DS_Z3_PARAM_HOOK_OPS (its views: metadata only, not counted).  The
+ * Hugging Face modules of a layer (transformers' LlamaDecoderLayer,
+ * MixtralDecoderLayer): the decoder layer, its attention and its MLP or
+ * MoE block hold no weight of their own; the two norms, q, k, v and o,
+ * the MLP's linears (gate and up, or the one input, and down) and the
+ * MoE block's router gate each hold one; the MLP's act_fn (ACT2FN: an
+ * nn.Module) none.  Each expert (MixtralBlockSparseTop2MLP): itself and
+ * its act_fn without, w1, w3 (one input when not gated) and w2 with.
+ * Modules some models add (q and k norms, MLA's low-rank projections)
+ * are not counted.  *hx: one routed expert's hook ops; *hl: the rest of
+ * the layer's. */
+#define DS_Z3_MODULE_HOOK_OPS 3.0
+#define DS_Z3_PARAM_HOOK_OPS 10.0
+
+static void ds_hook_ops(const gp_model *m, int moe, double *hx, double *hl)
+{
+	double nin = m->ffn_gated ? 2.0 : 1.0;
+	double mlp = (nin + 1.0) * DS_Z3_PARAM_HOOK_OPS +
+		2.0 * DS_Z3_MODULE_HOOK_OPS;   /* linears; block, act_fn */
+
+	*hx = moe ? mlp : 0.0;
+	/* decoder layer, attention, MLP/MoE block; norms, q, k, v, o */
+	*hl = 3.0 * DS_Z3_MODULE_HOOK_OPS + 6.0 * DS_Z3_PARAM_HOOK_OPS;
+	if (moe)   /* the router's gate, the shared experts */
+		*hl += DS_Z3_PARAM_HOOK_OPS + m->moe.shared_experts * mlp;
+	else       /* the MLP's linears and act_fn (its block counted) */
+		*hl += mlp - DS_Z3_MODULE_HOOK_OPS;
+}
+
 /* What a layer adds beyond its operators: the two residual adds, eager
  * mode's copies and summed input gradients, and the host's launch wait
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
@@ -910,8 +959,15 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		double cf_, cb_;
 		double hf, hb;
 
+		/* DeepSpeed stage 3's hooks (ds_hook_ops): the forward's
+		 * host work, the local experts' with it. */
+		double hx = 0, hl = 0, El = moe ? m->moe.experts /
+			(k->ep > 0 ? k->ep : 1.0) : 0.0;
+
+		if (k->ds_hooks)
+			ds_hook_ops(m, moe, &hx, &hl);
 		sort_chunks_host(e, k, moe, &cf_, &cb_);
-		hf = nk * k->host_op_time + te + 3.0 * cf_;
+		hf = (nk + hl + El * hx) * k->host_op_time + te + 3.0 * cf_;
 		hb = 2.0 * te + nb * k->host_op_time + 3.0 * cb_;
 		/* The backward waits nowhere (the dispatchers keep the
 		 * splits on the host: MoEAlltoAllTokenDispatcher's
@@ -949,10 +1005,10 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		/* The eager modules' expert loop (HF_EXPERT_OPS): a
 		 * stretch per local expert, each after a sync. */
 		if (moe && eager && ne > 0) {
-			double El = m->moe.experts / (k->ep > 0 ? k->ep : 1.0);
 			double tau = k->host_op_time;
-			double he = (ne + HF_EXPERT_OPS) * tau, g1 = ge / El;
-			double hr = (nk - ne) * tau, gr = lc->fwd.t - ge;
+			double he = (ne + HF_EXPERT_OPS + hx) * tau;
+			double g1 = ge / El;
+			double hr = (nk - ne + hl) * tau, gr = lc->fwd.t - ge;
 			double s = (hr > gr ? hr : gr) +
 				El * (he > tau + g1 ? he : tau + g1);
 

@@ -1,0 +1,55 @@
+-- DeepSpeed's stage 3 gathers and frees parameters from Python hooks on
+-- every module of the Hugging Face model it wraps (engine/train_layer.c
+-- ds_hook_ops, DS_Z3_MODULE_HOOK_OPS 3 and DS_Z3_PARAM_HOOK_OPS 10 host
+-- ops a module): the forward's host work grows by them, and behind the
+-- Hugging Face MoE block's per-expert sync (hf_moe_loop.t) an expert's
+-- stretch waits for its own modules' hooks.
+-- Run with ./gpuplan run tests/lua/ds_z3_hooks.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(5)
+
+local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
+local function fwd(r)
+  local s = 0
+  for _, o in ipairs(r.ops) do s = s + o.fwd end
+  return s
+end
+
+-- Mixtral 8x7B on 8 H100s, the eager kernels, one sequence of 16 tokens:
+-- the host's launches and hooks outlast the GPU's work everywhere.
+local moe = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, zero = 3, method = "full",
+              kernels = "eager", margin = 0, seq = 16, batch = 1, global_batch = 8 }
+local fsdp = gp.train(t.with(moe, { stack = "hf", fsdp = "full_shard" }))
+local ds = gp.train(t.with(moe, { stack = "deepspeed" }))
+-- FSDP (no module hooks of its kind): hf_moe_loop.t's 42 launches and 8
+-- experts of 10, (42 + 8 x 10) x tau.  DeepSpeed adds, outside the
+-- experts, the decoder layer, attention and MoE block (3 each), the two
+-- norms, q, k, v, o and the router's gate (10 each): 79; each expert,
+-- itself and its act_fn (3 each) and w1, w3, w2 (10 each): 36.  Its
+-- forward is (42 + 79 + 8 x (10 + 36)) x tau = 489 x tau (1e-9: the same
+-- sums).
+t.near(fwd(fsdp), 122 * tau, 1e-9, "FSDP: 42 launches and 8 experts of 10")
+t.near(fwd(ds), 489 * tau, 1e-9, "DeepSpeed stage 3: 121 and 8 experts of 46")
+
+-- A dense Llama-3-8B layer at 16 tokens, host-bound both ways: the
+-- DeepSpeed forward is FSDP's plus the hooks, the decoder layer,
+-- attention, MLP and act_fn (3 each) and the two norms, q, k, v, o, gate,
+-- up and down (10 each): 102 x tau a layer.
+local dense = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, method = "full",
+                kernels = "eager", margin = 0, seq = 16, batch = 1, global_batch = 8 }
+local dfs = gp.train(t.with(dense, { stack = "hf", fsdp = "full_shard" }))
+local dds = gp.train(t.with(dense, { stack = "deepspeed" }))
+t.near(fwd(dds) - fwd(dfs), 102 * tau, 1e-9, "dense: 102 hook ops a layer")
+
+-- Stage 2 registers no module hooks (the parameters stay whole): its
+-- forward is FSDP's.
+local z2 = gp.train(t.with(dense, { stack = "deepspeed", zero = 2 }))
+t.near(fwd(z2), fwd(dfs), 1e-12, "stage 2: no hooks")
+
+-- The fused kernels (Megatron's modules, not the Hugging Face ones the
+-- count is of): none added.
+local fused = gp.train(t.with(dense, { stack = "deepspeed", kernels = "fused" }))
+local ffs = gp.train(t.with(dense, { stack = "hf", fsdp = "full_shard", kernels = "fused" }))
+t.near(fwd(fused), fwd(ffs), 1e-12, "fused kernels: no hooks counted")
