@@ -292,6 +292,7 @@ static const lgp_field serve_fields[] = {
 	F_NUM("m_tile", offsetof(serve_cfg, m_tile), 0),
 	F_NUM("m_tile_grouped", offsetof(serve_cfg, m_tile_grouped), 0),
 	F_NUM("acceptance", offsetof(serve_cfg, acceptance), 0),
+	F_NUM("accept_decay", offsetof(serve_cfg, accept_decay), 0),
 	F_NUM("spec_host", offsetof(serve_cfg, spec_host), 0),
 	F_NUM("spec_host_dp", offsetof(serve_cfg, spec_host_dp), 0),
 	{ "a2a", LGP_F_NAME, offsetof(serve_cfg, a2a), 0, 0, 0, 0, a2a_names,
@@ -315,6 +316,7 @@ static const lgp_desc serve_desc = { "serve", serve_fields };
  * batch_per_gpu (a GPU's share with TP attention: 1/8 of a stream on
  * TP8; the infer base's batch is not read), itl_max (s), prefill_tokens, redundant (-1 or absent:
  * SERVE_REDUNDANT_AUTO), imbalance, mtp, mtp_layers, m_tile, acceptance,
+ * accept_decay,
  * spec_host and spec_host_dp (s: with TP and with DP attention), a2a ("deepep" | "nccl"), dispatch_bytes, combine_bytes,
  * expert_bits (0 or absent: weight_bits), expert_compute (a dtype name),
  * sbo, sbo_down, sbo_shared_dispatch (booleans), sbo_sms. */
@@ -478,14 +480,17 @@ int lgp_serve_target(lua_State *L)
 	return 2;
 }
 
-/* core.serve_accept(mtp, acceptance) -> tokens per decode step. */
+/* core.serve_accept(mtp, acceptance [, decay]) -> tokens per decode step
+ * (decay: serve_accept_length's r, default 1: i.i.d.). */
 int lgp_serve_accept(lua_State *L)
 {
 	lua_Integer n = luaL_checkinteger(L, 1);
 	double a = luaL_checknumber(L, 2);
+	double r = luaL_optnumber(L, 3, 1.0);
 
 	luaL_argcheck(L, n >= 0 && n <= 16, 1, "mtp must be 0..16");
 	luaL_argcheck(L, a >= 0 && a <= 1, 2, "acceptance must be in [0, 1]");
-	lua_pushnumber(L, serve_accept_length((int)n, a));
+	luaL_argcheck(L, r > 0 && r <= 1, 3, "decay must be in (0, 1]");
+	lua_pushnumber(L, serve_accept_length((int)n, a, r));
 	return 1;
 }

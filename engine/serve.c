@@ -66,6 +66,7 @@ void serve_defaults(serve_cfg *c)
 	/* DeepSeek-V3 report sec. 5.4.3: the second token's acceptance rate
 	 * is 85-90%; the low end. */
 	c->acceptance = 0.85;
+	c->accept_decay = 1.0;
 	c->a2a = SERVE_A2A_DEEPEP;
 	/* fp8 with one fp32 scale per 128 elements (DeepSeek-V3 sec. 3.3;
 	 * DeepEP's dispatch message); bf16 combine. */
@@ -156,6 +157,7 @@ int serve_check(const gp_model *m, const roof_device *d, const serve_cfg *c,
 	    gp_check_num(c->m_tile_grouped, 0, 128, "m_tile_grouped",
 	                 err) ||
 	    gp_check_num(c->acceptance, 0, 1, "acceptance", err) ||
+	    gp_check_num(c->accept_decay, 1e-3, 1, "accept_decay", err) ||
 	    gp_check_num(c->spec_host, 0, 1, "spec_host", err) ||
 	    gp_check_num(c->spec_host_dp, 0, 1, "spec_host_dp", err) ||
 	    gp_check_num(c->dispatch_bytes, 0.125, 8, "dispatch_bytes",

@@ -100,6 +100,9 @@ typedef struct serve_cfg {
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */
+	double accept_decay;  /* each draft after the first is accepted at
+	                         this multiple of the draft before it's rate,
+	                         in (0, 1]; 1 = i.i.d. (serve_accept_length) */
 	double spec_host;     /* s of host work per decode step with MTP,
 	                         serial with the GPU (the engine's scheduler
 	                         does not overlap it while it speculates);
@@ -273,10 +276,11 @@ int serve_step_time(const gp_model *m, const roof_device *d,
                     serve_phase phase, double batch, serve_step *out,
                     gp_error *err);
 
-/* Tokens a sequence gains per decode step with mtp drafts each accepted
- * with probability a (Leviathan et al. 2023, eq. 1: (1 - a^(d+1)) /
- * (1 - a)); 1 without drafts. */
-double serve_accept_length(int mtp, double a);
+/* Tokens a sequence gains per decode step with mtp drafts, the first
+ * accepted with probability a and draft k given the ones before it with
+ * a r^(k-1): 1 + sum_k a^k r^(k(k-1)/2); r = 1 is Leviathan et al. 2023,
+ * eq. 1, (1 - a^(d+1)) / (1 - a).  1 without drafts. */
+double serve_accept_length(int mtp, double a, double r);
 
 /* The wall time of the prompt chunks of N ranks that step together (DP
  * attention, every MoE layer's all-to-all) over their own time, when each

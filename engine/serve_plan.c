@@ -141,7 +141,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	int lo, hi;
 
 	memset(o, 0, sizeof *o);
-	o->accept = serve_accept_length(c->mtp, c->acceptance);
+	o->accept = serve_accept_length(c->mtp, c->acceptance,
+	                                c->accept_decay);
 	if (serve_memory(m, c, L, ph, 1.0, &o->mem, err))
 		return GP_EINVAL;
 	if (coloc) {

@@ -660,17 +660,27 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	return pass(&x, B, q, kv, 0, 1, out, &layer);
 }
 
-double serve_accept_length(int mtp, double a)
+double serve_accept_length(int mtp, double a, double r)
 {
-	if (mtp <= 0)
+	double len = 1.0, p = 1.0;
+	int k;
+
+	if (mtp <= 0 || a <= 0.0)
 		return 1.0;
-	if (a >= 1.0)
+	if (a >= 1.0 && r >= 1.0)
 		return mtp + 1.0;
-	if (a <= 0.0)
-		return 1.0;
-	/* 1 + a + a^2 + ... + a^mtp: draft i is kept only when every draft
-	 * before it is (Leviathan et al. 2023, eq. 1, i.i.d. acceptance). */
-	return (1.0 - pow(a, mtp + 1.0)) / (1.0 - a);
+	if (r >= 1.0)
+		/* 1 + a + a^2 + ... + a^mtp: draft i is kept only when every
+		 * draft before it is (Leviathan et al. 2023, eq. 1, i.i.d.
+		 * acceptance). */
+		return (1.0 - pow(a, mtp + 1.0)) / (1.0 - a);
+	/* Draft k is kept only when every draft before it is, at a r^(k-1)
+	 * given them. */
+	for (k = 1; k <= mtp; k++) {
+		p *= fmin(1.0, a * pow(r, k - 1.0));
+		len += p;
+	}
+	return len;
 }
 
 double serve_step_routed(const serve_step *st)

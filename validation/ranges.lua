@@ -25,10 +25,10 @@ return {
         gen = { "ampere", "blackwell", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 0.921, hi = 1.215 },
-        ["stack=graphs"] = { cases = 39, lo = 0.921, hi = 1.215 },
+        [""] = { cases = 41, lo = 0.906, hi = 1.195 },
+        ["stack=graphs"] = { cases = 39, lo = 0.901, hi = 1.195 },
         ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.921, hi = 1.018 },
-        ["stack=graphs/moe=moe"] = { cases = 27, lo = 0.886, hi = 1.379 },
+        ["stack=graphs/moe=moe"] = { cases = 27, lo = 0.886, hi = 1.247 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 24, lo = 0.886, hi = 1.247 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 19, lo = 0.886, hi = 1.215 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes/gen=hopper"] = { cases = 17, lo = 0.886, hi = 1.215 },

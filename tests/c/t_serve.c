@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(92);
+	plan(95);
 	dsv3(&m);
 	hopper(&d);
 
@@ -424,10 +424,22 @@ int main(void)
 
 	/* --- MTP: accept length and the verify tokens ----------------------
 	 * 1 draft at 0.85: 1 + 0.85 = 1.85 (DeepSeek-V3 sec. 5.4.3: 1.8x
-	 * tokens/s); 2 drafts: 1 + 0.85 + 0.7225 = 2.5725. */
-	is_num(serve_accept_length(1, 0.85), 1.85, 1e-12, "accept length, "
-	       "1 draft at 0.85");
-	is_num(serve_accept_length(2, 0.85), 2.5725, 1e-12, "2 drafts");
+	 * tokens/s); 2 drafts: 1 + 0.85 + 0.7225 = 2.5725.  Deeper drafts
+	 * at r = 0.73 of the rate before: draft 2 is kept at 0.85 x 0.73 =
+	 * 0.6205 given draft 1, draft 3 at 0.85 x 0.73^2 = 0.452965 given
+	 * both, so 3 drafts yield 1 + 0.85 + 0.85 x 0.6205 + 0.527425 x
+	 * 0.452965 = 1 + 0.85 + 0.527425 + 0.238905065... = 2.616330065...;
+	 * the first draft alone is not decayed (1.85 at any r); r = 1 is the
+	 * i.i.d. formula.  Tolerance: the printed digits. */
+	is_num(serve_accept_length(1, 0.85, 1.0), 1.85, 1e-12, "accept "
+	       "length, 1 draft at 0.85");
+	is_num(serve_accept_length(2, 0.85, 1.0), 2.5725, 1e-12, "2 drafts");
+	is_num(serve_accept_length(1, 0.85, 0.73), 1.85, 1e-12, "the first "
+	       "draft is not decayed");
+	is_num(serve_accept_length(3, 0.85, 0.73), 2.616330065, 1e-9,
+	       "3 drafts, each deeper one at 0.73 of the rate before");
+	is_num(serve_accept_length(3, 1.0, 1.0), 4.0, 1e-12, "all kept: "
+	       "1 + 3");
 	c2 = c;
 	c2.mtp = 1;
 	c2.mtp_layers = 1;

@@ -311,6 +311,33 @@ do
   t.ok(c64.batch == 4, "concurrency 64 over 16 DP-attention GPUs: 4 per GPU")
   t.near(c64.tokens_per_s, b4.tokens_per_s, 1e-12, "the same as batch = 4")
 end
+-- Drafts past the first (serve.ACCEPT_DECAY): DeepSeek's one MTP module
+-- applied again.  The constant's source: TensorRT-LLM tech blog 1 measured
+-- 1.92, 2.58, 2.82, 2.99, 3.01 tokens a step for 1 to 5 drafts; a first
+-- draft kept at 0.925 and each deeper one at 0.73 of the rate before gives
+-- 1.925, 2.550, 2.857, 2.968, 2.997 (within 1.5%; one rate, 0.85, would
+-- give 3.19 at 3 drafts).  By default 3 drafts yield 1 + 0.85 + 0.527425
+-- + 0.238905 = 2.616330 (t_serve.c); an acceptance given keeps every draft
+-- at it: 1 + 0.85 + 0.85^2 + 0.85^3 = 3.187250.  One draft is not decayed.
+do
+  local serve = require "gpuplan.serve"
+  local core = require "gpuplan.core"
+  t.near(serve.ACCEPT_DECAY, 0.73, 0, "the decay the fit gives")
+  local blog = { 1.92, 2.58, 2.82, 2.99, 3.01 }
+  for k, v in ipairs(blog) do
+    t.near(core.serve_accept(k, 0.925, serve.ACCEPT_DECAY), v, 0.015,
+           string.format("TensorRT-LLM's %d-draft accept length within 1.5%%", k))
+  end
+  local a = with { gpu = "h200-sxm", gpus = 8, tp = 8, concurrency = 1, mtp = 3 }
+  local d = gp.infer(a)
+  t.near(d.accept, 2.616330065, 1e-9, "3 drafts by default: the decayed chain")
+  t.like(table.concat(d.defaults, "; "), "x0%.73 a draft deeper", "the defaults line says so")
+  a.acceptance = 0.85
+  t.near(gp.infer(a).accept, 1 + 0.85 + 0.85 ^ 2 + 0.85 ^ 3, 1e-12,
+         "an acceptance given: every draft at it")
+  a.acceptance, a.mtp = nil, 1
+  t.near(gp.infer(a).accept, 1.85, 1e-12, "one draft: 0.85, not decayed")
+end
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, dp_attention = true, concurrency = 8 }) end,
          "concurrency 8 over 16 GPUs with DP attention: each runs whole requests",
          "concurrency below one a DP-attention GPU")
