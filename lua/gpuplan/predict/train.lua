@@ -306,7 +306,10 @@ local PROFILES = {
   -- and 8 -- one micro-batch's traffic, not the host's per-module work,
   -- which would hide behind eight samples.  So ZeRO-3's traffic is priced
   -- on the path, as gp.train's own deepspeed stack default has it; which
-  -- of the hooks' waits leaves it there is not pinned down.
+  -- of the hooks' waits leaves it there is not pinned down.  The hooks'
+  -- own host work on the forward (3 or 10 host ops a module) is the
+  -- engine's, under stack deepspeed with the eager modules at zero 3
+  -- (engine/train_layer.c ds_hook_ops).
   deepspeed = {
     { "stack", "deepspeed", "DeepSpeed ZeRO engine" },
     { "kernels", "eager", "the Hugging Face modules' unfused operators" },
