@@ -108,31 +108,6 @@ function M.mutate_text(s)
   return s:sub(1, math.random(0, n))  -- truncated
 end
 
--- A scratch directory, emptied by clean() and removed by remove().
-function M.scratch()
-  local lfs = require "lfs"
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(lfs.mkdir(dir))
-  local d = { path = dir }
-  function d.put(name, text)
-    local fh = assert(io.open(dir .. "/" .. name, "wb"))
-    fh:write(text)
-    fh:close()
-    return dir .. "/" .. name
-  end
-  function d.clean()
-    for name in lfs.dir(dir) do
-      if name ~= "." and name ~= ".." then os.remove(dir .. "/" .. name) end
-    end
-  end
-  function d.remove()
-    d.clean()
-    lfs.rmdir(dir)
-  end
-  return d
-end
-
 -- The keys of t in sorted order (generation must not depend on pairs()).
 function M.keys(tbl)
   local ks = {}
@@ -209,14 +184,14 @@ function M.mutate_table(obj, null, extra)
 end
 
 -- Run a command line in this process through cli.main, stdout and stderr
--- captured in files of dir (a scratch directory), at most `limit` VM
+-- captured in files of dir (a scratch directory, tap.scratch), at most `limit` VM
 -- instructions (a hang).  Returns the exit code (or "raised"), stdout,
 -- stderr.
 function M.cli_run(argv, dir, limit)
   local cli = require "gpuplan.cli"
   local real_out, real_err = io.stdout, io.stderr
-  local out = assert(io.open(dir.path .. "/stdout", "w+b"))
-  local err = assert(io.open(dir.path .. "/stderr", "w+b"))
+  local out = assert(io.open(dir.dir .. "/stdout", "w+b"))
+  local err = assert(io.open(dir.dir .. "/stderr", "w+b"))
   io.stdout, io.stderr = out, err
   io.output(out)
   debug.sethook(function() error("fuzz: instruction budget exceeded (a hang?)", 0) end, "",

@@ -60,7 +60,7 @@ local function plausible(c)
 end
 
 local cat = catalog.get()
-local dir = fz.scratch()
+local scratch = t.scratch()
 local n = fz.start("cases", 300)
 local predicted, declined = 0, 0
 for i = 1, n do
@@ -76,7 +76,7 @@ for i = 1, n do
   if math.random(6) == 1 then
     for _ = 1, math.random(3) do text = fz.mutate_text(text) end
   end
-  local path = dir.put("cases" .. i .. ".json", text)
+  local path = scratch.put("cases" .. i .. ".json", text)
   local okr, got = pcall(validate.read, path)
   if not okr then
     local why = fz.unclean(got)
@@ -104,6 +104,6 @@ for i = 1, n do
   os.remove(path)
 end
 t.diag(string.format("%d cases predicted, %d declined with a reason", predicted, declined))
-dir.remove()
+scratch.remove()
 fz.finish()
 t.done_testing()

@@ -18,10 +18,10 @@ local gen = require "catalog_gen"
 
 local F = "tests/fixtures/catalog/good"
 local tiny = { id = "fz-tiny", layers = 2, hidden = 64, heads = 4, ffn_hidden = 128, vocab = 100 }
-local dir = fz.scratch()
+local scratch = t.scratch()
 -- The shipped recipes and optimizers (catalog data the training commands
 -- read) under the generated files, as a user's files sit over them.
-local recipes = fz.scratch()
+local recipes = t.scratch()
 do
   local fh = assert(io.open("catalog/recipes.lua", "rb"))
   recipes.put("recipes.lua", fh:read("a"))
@@ -73,8 +73,8 @@ local n = fz.start("catalog", 250)
 local clean_loads = 0
 for i = 1, n do
   local text = gen.file_text()
-  local path = dir.put("f" .. i .. ".lua", text)
-  local ok, cat, errs = pcall(catalog.load, { F, recipes.path, dir.path })
+  local path = scratch.put("f" .. i .. ".lua", text)
+  local ok, cat, errs = pcall(catalog.load, { F, recipes.dir, scratch.dir })
   if not ok then
     fz.finding("catalog.load raised: " .. tostring(cat), text)
   elseif #errs > 0 then
@@ -90,11 +90,11 @@ for i = 1, n do
     local okc, e = pcall(commands, cat, function(x) return x._file == path end)
     if not okc then fz.finding("check said ok, a command refused: " .. tostring(e), text) end
   end
-  dir.clean()
+  scratch.clean()
 end
 t.diag(string.format("%d of %d files loaded without errors and went through the commands",
   clean_loads, n))
-dir.remove()
+scratch.remove()
 recipes.remove()
 fz.finish()
 t.ok(require("gpuplan.config").memory() == 0, "no memory limit left behind")

@@ -16,7 +16,7 @@ local models = cat:ids("models")
 local gpus = cat:ids("gpus")
 local systems = cat:ids("systems")
 local prices = cat:ids("prices")
-local dir = fz.scratch()
+local scratch = t.scratch()
 
 -- Values by option type, and by option name where the values are names.
 local ints = { "0", "1", "2", "3", "4", "8", "16", "64", "4096", "-1", "1e3", "x", "1.5",
@@ -62,7 +62,7 @@ local function options(spec, argv)
       argv[#argv + 1] = math.random(4) == 1 and ("--no-" .. k:gsub("_", "-")) or flag
     elseif k == "svg" then
       argv[#argv + 1] = flag
-      argv[#argv + 1] = math.random(5) == 1 and dir.path or (dir.path .. "/out.svg")
+      argv[#argv + 1] = math.random(5) == 1 and scratch.dir or (scratch.dir .. "/out.svg")
     else
       local pool = names[k] or (ty == "int" and ints) or (ty == "number" and numbers) or garbage
       -- Mostly values a user would give, so that many runs answer.
@@ -111,14 +111,14 @@ local function generate()
   return argv
 end
 
-local function run(argv) return fz.cli_run(argv, dir) end
+local function run(argv) return fz.cli_run(argv, scratch) end
 
 local n = fz.start("cli", 500)
 local answered = 0
 for _ = 1, n do
   local argv = generate()
   local shown = table.concat(argv, " ")
-  os.remove(dir.path .. "/out.svg")
+  os.remove(scratch.dir .. "/out.svg")
   local code, so, se = run(argv)
   -- A name the command line gave (--id nan) is printed as given.
   local named = false
@@ -129,7 +129,7 @@ for _ = 1, n do
   fz.cli_check(shown, code, so, se, named)
   if code == 0 or code == 1 or code == 2 then
     if code == 0 then answered = answered + 1 end
-    local svg = dir.path .. "/out.svg"
+    local svg = scratch.dir .. "/out.svg"
     local mode = lfs.symlinkattributes(svg, "mode")
     if mode then
       local fh = io.open(svg, "rb")
@@ -137,12 +137,12 @@ for _ = 1, n do
       if fh then fh:close() end
       if mode ~= "file" or not text:find("</svg>\n$") then fz.finding("a partial SVG", shown) end
     end
-    for name in lfs.dir(dir.path) do
-      if name:find("%.tmp$") then fz.finding("a temporary left behind: " .. name, shown) os.remove(dir.path .. "/" .. name) end
+    for name in lfs.dir(scratch.dir) do
+      if name:find("%.tmp$") then fz.finding("a temporary left behind: " .. name, shown) os.remove(scratch.dir .. "/" .. name) end
     end
   end
 end
 t.diag(string.format("%d of %d command lines answered (exit 0)", answered, n))
-dir.remove()
+scratch.remove()
 fz.finish()
 t.done_testing()

@@ -32,7 +32,7 @@ local extra = { "num_key_value_heads", "head_dim", "kv_lora_rank", "q_lora_rank"
                 "max_position_embeddings", "intermediate_size", "vocab_size", "image_size",
                 "patch_size", "depth", "embed_dim", "num_heads", "out_hidden_size" }
 
-local dir = fz.scratch()
+local scratch = t.scratch()
 local n = fz.start("hf", 400)
 local imported = 0
 for i = 1, n do
@@ -42,7 +42,7 @@ for i = 1, n do
     -- Through a file, its text garbled too.
     local text = fz.json(cfg, cjson.null)
     for _ = 1, math.random(0, 3) do text = fz.mutate_text(text) end
-    file = dir.put("c" .. i .. ".json", text)
+    file = scratch.put("c" .. i .. ".json", text)
     input = text
     ok, e = pcall(hf.model_from_hf, file, { id = "fz-" .. i })
   else
@@ -53,14 +53,14 @@ for i = 1, n do
   if ok then
     imported = imported + 1
     -- The printed entry is a catalog file: it must load without an error.
-    dir.put("m.lua", hf.to_lua(e))
-    local okl, _, errs = pcall(catalog.load, { dir.path })
+    scratch.put("m.lua", hf.to_lua(e))
+    local okl, _, errs = pcall(catalog.load, { scratch.dir })
     if not okl then
       fz.finding("the imported entry's catalog load raised: " .. tostring(errs), input)
     elseif #errs > 0 then
       fz.finding("the imported entry fails the catalog: " .. errs[1], input)
     end
-    os.remove(dir.path .. "/m.lua")
+    os.remove(scratch.dir .. "/m.lua")
   else
     e = fz.uncalled(e)
     local why = fz.unclean(e)
@@ -73,6 +73,6 @@ for i = 1, n do
   if file ~= "config" then os.remove(file) end
 end
 t.diag(string.format("%d of %d configs imported and loaded as catalog entries", imported, n))
-dir.remove()
+scratch.remove()
 fz.finish()
 t.done_testing()

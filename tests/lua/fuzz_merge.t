@@ -15,7 +15,7 @@ local fz = require "fuzz"
 local cjson = require("cjson").new()
 cjson.decode_invalid_numbers(true)
 
-local dir = fz.scratch()
+local scratch = t.scratch()
 
 -- merge's checks cover the fields a plan row declares (gpuplan.results),
 -- no fewer: a field added there and not to merge's list would be read
@@ -39,7 +39,7 @@ local shards = {}
 for k = 1, 2 do
   local code, so, se = fz.cli_run({ "plan", "llama3-8b", "--gpu", "h100-sxm,b200", "--gpus", "8,16",
                                     "--tokens", "1e10", "--top", "3", "--shard", k .. "/2",
-                                    "--format", "json" }, dir)
+                                    "--format", "json" }, scratch)
   assert(code == 0, se)
   local lines = {}
   for line in so:gmatch("[^\n]+") do lines[#lines + 1] = line end
@@ -48,9 +48,9 @@ end
 -- The rows of every true result (the six of both shards, merged).
 local rows = {}
 do
-  local code, so, se = fz.cli_run({ "merge", dir.put("a", table.concat(shards[1], "\n") .. "\n"),
-                                    dir.put("b", table.concat(shards[2], "\n") .. "\n"),
-                                    "--top", "6" }, dir)
+  local code, so, se = fz.cli_run({ "merge", scratch.put("a", table.concat(shards[1], "\n") .. "\n"),
+                                    scratch.put("b", table.concat(shards[2], "\n") .. "\n"),
+                                    "--top", "6" }, scratch)
   assert(code == 0, se)
   for line in so:gmatch("[^\n]+") do
     -- the words of a row (its padding follows the widest row shown)
@@ -97,19 +97,19 @@ for _ = 1, n do
     if math.random(2) == 1 then a, c = damage(a, shards[2]) else b, c = damage(b, shards[1]) end
     changed = changed or c
   end
-  local files = { dir.put("s1.jsonl", table.concat(a, "\n") .. "\n"),
-                  dir.put("s2.jsonl", table.concat(b, "\n") .. "\n") }
+  local files = { scratch.put("s1.jsonl", table.concat(a, "\n") .. "\n"),
+                  scratch.put("s2.jsonl", table.concat(b, "\n") .. "\n") }
   local r = math.random(12)
   if r == 1 then files[2] = files[1]
-  elseif r == 2 then files[3] = dir.put("s3.jsonl", fz.mutate_text(table.concat(a, "\n")))
+  elseif r == 2 then files[3] = scratch.put("s3.jsonl", fz.mutate_text(table.concat(a, "\n")))
     changed = true
-  elseif r == 3 then files[1] = dir.put("s1.jsonl", fz.mutate_text(table.concat(a, "\n")))
+  elseif r == 3 then files[1] = scratch.put("s1.jsonl", fz.mutate_text(table.concat(a, "\n")))
     changed = true
   elseif r == 4 then table.remove(files) end
   local argv = { "merge", table.unpack(files) }
   if math.random(4) == 1 then argv[#argv + 1] = "--format"; argv[#argv + 1] = "json" end
   local shown = table.concat(a, "\n") .. "\n---\n" .. table.concat(b, "\n")
-  local code, so, se = fz.cli_run(argv, dir)
+  local code, so, se = fz.cli_run(argv, scratch)
   fz.cli_check(shown, code, so, se)
   if code == 1 and not (se:find("^gpuplan: merge: [^\n]*s%d%.jsonl") or
                         se:find("^gpuplan: merge: shards? [%d/, ]+")) then
@@ -127,6 +127,6 @@ for _ = 1, n do
   end
 end
 t.diag(string.format("%d of %d damaged shard pairs merged (exit 0)", answered, n))
-dir.remove()
+scratch.remove()
 fz.finish()
 t.done_testing()

@@ -12,7 +12,7 @@ local t = require "tap"
 local fz = require "fuzz"
 local cjson = require "cjson"
 
-local dir = fz.scratch()
+local scratch = t.scratch()
 local models = { "llama3-8b", "llama3-8b", "mixtral-8x7b", "llama2-7b", "no-such-model", "" }
 local cards = { "h100-sxm", "b200", "a100-sxm-80gb", "a10", "h100-sxm,b200", "h100-sxm,h100-sxm",
                 "h100-sxm,b200,h100-sxm", "", ",", "nosuch", "h100-sxm,,b200", " " }
@@ -72,8 +72,8 @@ end
 
 -- One shard line set back through merge: the plan's own output.
 local function merges(so, shown)
-  local path = dir.put("shard.jsonl", so)
-  local code, mo, me = fz.cli_run({ "merge", path, "--format", "json" }, dir)
+  local path = scratch.put("shard.jsonl", so)
+  local code, mo, me = fz.cli_run({ "merge", path, "--format", "json" }, scratch)
   if code ~= 0 then
     fz.finding("merge refuses the plan's own JSON: " .. me, shown)
   elseif mo:match("\n(.*)") ~= so:match("\n(.*)") then
@@ -88,7 +88,7 @@ for _ = 1, n do
   local shown = table.concat(argv, " ")
   if #shown > 300 then shown = shown:sub(1, 120) .. "...(" .. #shown .. " bytes)" end
   local t0 = os.clock()
-  local code, so, se = fz.cli_run(argv, dir)
+  local code, so, se = fz.cli_run(argv, scratch)
   local dt = os.clock() - t0
   slowest = math.max(slowest, dt)
   -- Seconds of CPU, not minutes: the slowest generated search takes well
@@ -110,6 +110,6 @@ for _ = 1, n do
 end
 t.diag(string.format("%d of %d plans answered (exit 0); the slowest took %.2f s of CPU", answered,
                      n, slowest))
-dir.remove()
+scratch.remove()
 fz.finish()
 t.done_testing()
