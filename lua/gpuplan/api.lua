@@ -170,6 +170,12 @@ M.FUNCTIONS = {
     call = "gp.prices.default_price(cat, gpu, buyer, default) -> amount | nil",
     help = "The buyer's offer as a command's default price, each assumption said through "
       .. "default(text) (the market, the offer, or where the card is offered)." },
+  { name = "gp.prices.per_hour",
+    call = "gp.prices.per_hour(cat, price, gpu, buyer, default) -> amount | nil",
+    help = "A stated price of a GPU-hour in the buyer's currency: a number or numeric string "
+      .. "(the buyer's currency), {amount, currency}, \"$2.49/h\", \"12CNY/h\" or a price id, "
+      .. "converted at the catalog's rate; nil: gp.prices.default_price.  What gp.train, "
+      .. "gp.sweep, gp.rl and gp.infer read their price option with." },
   { name = "gp.prices.currency_of", call = "gp.prices.currency_of(cat, price) -> currency",
     help = "The currency a price names (\"6.98CNY/h\", \"$2/h\", a table or a price id)." },
   -- gp.units

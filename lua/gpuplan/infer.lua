@@ -178,47 +178,13 @@ local function bool_arg(a, k)
   return a[k]
 end
 
--- A currency the catalog can convert: USD or one with a currency entry.
-local function known_currency(cur, cat)
-  if cur == "USD" or (cat.currencies and cat.currencies[cur]) then return cur end
-  local names = { "USD" }
-  for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
-  table.sort(names)
-  error(string.format("infer: price: unknown currency '%s' (the catalog has %s)",
-    tostring(cur), table.concat(names, ", ")), 0)
-end
-
--- Price per GPU-hour in the buyer's currency (gpuplan.prices.buyer): a
--- number (in that currency), {amount, currency}, "$2.49/h" or a catalog
--- price id, converted at the catalog's rate; nil: the cheapest offer in
--- the buyer's markets (said), or none (said where the card is offered).
+-- Price per GPU-hour in the buyer's currency (gpuplan.prices.per_hour):
+-- the caller's, else the cheapest offer in the buyer's markets (said), or
+-- none (said where the card is offered).
 local function price_of(p, cat, g, buyer, default)
-  local cur = buyer.currency
-  if p == nil then
-    return require("gpuplan.prices").default_price(cat, g.id, buyer, default)
-  end
-  local v
-  if type(p) == "number" then
-    v = { amount = p, currency = cur }
-  elseif type(p) == "table" then
-    if type(p.amount) ~= "number" or p.amount ~= p.amount or p.amount < 0
-       or p.amount == math.huge then
-      error("infer: price.amount must be a non-negative number (got " .. shown(p.amount) .. ")", 4)
-    end
-    v = { amount = p.amount, currency = known_currency(p.currency or cur, cat) }
-  elseif type(p) ~= "string" then
-    error("infer: price must be a number, a string like '$2.49/h' or a price id (got "
-      .. type(p) .. ")", 0)
-  elseif cat.prices and cat.prices[p] then
-    v = cat.prices[p].price
-  else
-    v = units.parse(p, "price")
-    known_currency(v.currency, cat)
-  end
-  if v.amount ~= v.amount or v.amount < 0 or v.amount == math.huge then
-    error("infer: price must be a non-negative number (got " .. shown(v.amount) .. ")", 0)
-  end
-  return cat:convert(v, cur)
+  local ok, v = pcall(require("gpuplan.prices").per_hour, cat, p, g.id, buyer, default)
+  if not ok then error("infer: " .. tostring(v), 0) end
+  return v
 end
 
 -- Tokens per request (input, output): whole numbers up to 2^24, the

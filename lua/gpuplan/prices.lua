@@ -181,6 +181,53 @@ function M.default_price(cat, gpu, buyer, default)
   return nil
 end
 
+-- The price of a GPU-hour in the buyer's currency (buyer: M.buyer's)
+-- from what a caller gives for it: nil, the default (M.default_price, said
+-- through default); a number, or a string that is one ("2.49", as a
+-- command line gives it), in the buyer's currency; {amount, currency};
+-- "$2.49/h" or "12CNY/h"; or a catalog price id -- converted at the
+-- catalog's rate.  gp.train, gp.sweep, gp.rl and gp.infer read it here.
+-- A bad price raises a message without a position, naming price (the
+-- caller puts its own name before it).
+function M.per_hour(cat, p, gpu, buyer, default)
+  local shown = require("gpuplan.args").shown
+  local cur = buyer.currency
+  if p == nil then return M.default_price(cat, gpu, buyer, default) end
+  if type(p) == "string" and tonumber(p) then p = tonumber(p) end
+  local v
+  if type(p) == "number" then
+    v = { amount = p, currency = cur }
+  elseif type(p) == "table" then
+    v = { amount = p.amount, currency = p.currency or cur }
+    if type(v.amount) ~= "number" then
+      error("price.amount must be a non-negative number (got " .. shown(v.amount) .. ")", 0)
+    end
+  elseif type(p) ~= "string" then
+    error("price must be a number, a string like '$2.49/h' or a price id (got " .. type(p)
+      .. ")", 0)
+  elseif cat.prices and cat.prices[p] then
+    v = cat.prices[p].price
+  else
+    local ok, parsed = pcall(require("gpuplan.units").parse, p, "price")
+    if not ok then
+      error(string.format("price '%s': %s", p, (tostring(parsed):gsub("^.-:%d+: ", ""))), 0)
+    end
+    v = parsed
+  end
+  if v.amount ~= v.amount or v.amount < 0 or v.amount == math.huge then
+    error("price" .. (type(p) == "table" and ".amount" or "") .. " must be a non-negative "
+      .. "number (got " .. shown(v.amount) .. ")", 0)
+  end
+  if v.currency ~= "USD" and not (cat.currencies and cat.currencies[v.currency]) then
+    local names = { "USD" }
+    for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
+    table.sort(names)
+    error(string.format("price: unknown currency '%s' (the catalog has %s)", tostring(v.currency),
+      table.concat(names, ", ")), 0)
+  end
+  return cat:convert(v, cur)
+end
+
 -- The rate a conversion used, as a phrase: "7.0197 CNY/USD, 2026-01-08".
 function M.rate(cat, from, to)
   local parts = {}

@@ -169,34 +169,14 @@ local function topology(o, gpu, cat, default, gpus)
   return t, sys
 end
 
--- Price per GPU-hour: the caller's ("$2.49/h", a number in the buyer's
--- currency, a catalog price id), else the cheapest catalog offer of the
--- GPU in the buyer's markets (gpuplan.prices.buyer: --currency/--market,
--- GPUPLAN_CURRENCY/GPUPLAN_MARKET, the catalog's settings; converted at the
--- catalog's rate, and said).  No offer there: no price, and the defaults
--- say where the card is offered.
+-- Price per GPU-hour: the caller's, else the cheapest catalog offer of
+-- the GPU in the buyer's markets (gpuplan.prices.per_hour; the buyer:
+-- --currency/--market, GPUPLAN_CURRENCY/GPUPLAN_MARKET, the catalog's
+-- settings).  No offer there: no price, and the defaults say where the
+-- card is offered.
 local function price_of(o, gpu, cat, buyer, default)
-  local p = o.price
-  local currency = buyer.currency
-  if p == nil then
-    -- Dated offers before the seed guides' rules of thumb (gpuplan.prices).
-    return require("gpuplan.prices").default_price(cat, gpu.id, buyer, default)
-  end
-  if type(p) == "number" then
-    if p ~= p or p < 0 or p == math.huge then fail("train: price must be a non-negative number") end
-    return p
-  end
-  if type(p) ~= "string" then fail("train: price must be a string like '$2.49/h' or a number") end
-  local ok, v
-  if cat.prices and cat.prices[p] then
-    ok, v = pcall(cat.convert, cat, cat.prices[p].price, currency)
-  else
-    ok, v = pcall(units.parse, p, "price")
-    if ok then ok, v = pcall(cat.convert, cat, v, currency) end
-  end
-  if not ok or not v then
-    fail("train: price '%s': %s", p, tostring(v or "no exchange rate in the catalog"):gsub("^.-:%d+: ", ""))
-  end
+  local ok, v = pcall(require("gpuplan.prices").per_hour, cat, o.price, gpu.id, buyer, default)
+  if not ok then fail("train: %s", v) end
   return v
 end
 

@@ -191,4 +191,18 @@ like($e, qr/^gpuplan: train: --attn-kernel must be fa2, fa3, fa4, cudnn, triton 
 like($o, qr/--attn-kernel K\s+fa2\|fa3\|fa4\|cudnn\|triton\|efficient \(efficient:/,
      '--help lists the same kernels');
 
+# --price takes a bare amount, as its help says ("2.49, '$2.49/h' or a
+# catalog price id"): the buyer's currency, the same cost as '$2.49/h'.
+my @priced = ('llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e12');
+my ($c1, $o1, $e1) = run_gp('train', @priced, '--price', '2.49');
+my ($c2, $o2, $e2) = run_gp('train', @priced, '--price', '$2.49/h');
+is($c1, 0, '--price 2.49 is accepted') or diag $e1;
+my ($cost1) = $o1 =~ /; cost (\d+ USD) .* at 2\.49 USD\/GPU-h$/m;
+my ($cost2) = $o2 =~ /; cost (\d+ USD) .* at 2\.49 USD\/GPU-h$/m;
+ok(defined $cost1 && defined $cost2 && $cost1 eq $cost2, "--price 2.49 costs what '\$2.49/h' does")
+  or diag "$o1\n$o2";
+($c, $o, $e) = run_gp('train', @priced, '--price', '-1');
+like($e, qr/^gpuplan: train: --price must be a non-negative number \(got -1\)$/m,
+     'a negative --price: one line naming it');
+
 done_testing();

@@ -117,4 +117,29 @@ local rx = gp.infer { model = "llama3-8b", gpu = "h20", batch = 8, cat = cat, cu
                       price = "$2/h" }
 t.near(rx.cost_per_mtok, 2 * 7.0197 / 3600 / rx.tokens_per_s * 1e6, 1e-12,
        "infer: a USD price converted for a CNY buyer")
+-- prices.per_hour: every way a caller states a price, one reader for
+-- gp.train, gp.sweep, gp.rl and gp.infer.  A USD buyer; exact values (a
+-- number is returned as given, a conversion is one product).
+local usd = prices.buyer(cat, { currency = "USD", market = "us" }, "t")
+local function ph(p) return prices.per_hour(cat, p, "h100-sxm", usd, function() end) end
+t.is(ph(2.49), 2.49, "a number: in the buyer's currency")
+t.is(ph("2.49"), 2.49, "a string that is a number (a command line's): the same")
+t.is(ph("$2.49/h"), 2.49, "'$2.49/h'")
+t.is(ph({ amount = 2.49 }), 2.49, "{amount}: the buyer's currency")
+t.near(ph("7.0197CNY/h"), 1, 1e-12, "7.0197 CNY/h at 7.0197 CNY/USD: 1 USD")
+t.raises(function() ph(-1) end, "price must be a non-negative number (got -1)", "negative", true)
+t.raises(function() ph("-1") end, "price must be a non-negative number (got -1)",
+  "a negative number as a string: the same message", true)
+t.raises(function() ph("12XYZ/h") end, "price: unknown currency 'XYZ' (the catalog has CNY, USD)",
+  "an unknown currency", true)
+t.raises(function() ph("abc") end, "price 'abc': bad price 'abc'", "not a price", true)
+t.raises(function() ph(true) end, "price must be a number, a string like '$2.49/h' or a price id "
+  .. "(got boolean)", "another type", true)
+-- gp.train and gp.infer take the string number as the number.
+local tj = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cat = cat, tokens = 1e12 }
+t.is(gp.train(t.with(tj, { price = "2.49" })).cost, gp.train(t.with(tj, { price = 2.49 })).cost,
+  "gp.train: price '2.49' is 2.49")
+t.is(gp.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 8, cat = cat, price = "2.49" }
+  .cost_per_mtok, gp.infer { model = "llama3-8b", gpu = "h100-sxm", batch = 8, cat = cat,
+  price = 2.49 }.cost_per_mtok, "gp.infer: price '2.49' is 2.49")
 t.done_testing()
