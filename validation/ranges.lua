@@ -55,7 +55,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 67, lo = 0.866, hi = 1.431 },
+        [""] = { cases = 67, lo = 0.822, hi = 1.281 },
         ["stack=megatron"] = { cases = 63, lo = 0.866, hi = 1.280 },
         ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.883, hi = 1.292 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.868, hi = 1.292 },

@@ -668,7 +668,7 @@ opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind 
 opt { name = "response_min", type = "int", metavar = "N", commands = "rl", kind = "tokens",
   default = "none: the lengths as --response-dist spreads them",
   help = "the shortest response of a stated range: the lengths uniform from it to "
-    .. "--response-max, their mean the middle (a source's \"generation_length = 100~300\")",
+    .. "--response-max, their mean the middle (a source that bounds every response between two lengths)",
   suggest = { "min_response_length", "response_range" } }
 opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
   default = "exp: clipped at the limit, the longest response sets the rollout's tail",

@@ -577,9 +577,12 @@ local function lengths(o, dflt)
   if o.group == nil then dflt("group=8") end
   if o.prompt_len == nil then dflt("prompt_len=512") end
   local base = boolean("base_checkpoint", o.base_checkpoint, false)
-  -- A stated range ("generation_length = 100~300", OpenRLHF's README):
-  -- the lengths uniform from response_min to response_max, the mean their
-  -- middle (rl_lengths' uniform on [2 mean - max, max]).
+  -- A stated range (a source that bounds every response between two
+  -- lengths): the lengths uniform from response_min to response_max, the
+  -- mean their middle (rl_lengths' uniform on [2 mean - max, max]).  A
+  -- range of a logged mean (OpenRLHF's "generation_length = 100~300", the
+  -- range of its batch-mean "glen") is no such bound: its middle is
+  -- response_len, and the limit response_max.
   if rmin ~= nil then
     if rmax == nil then
       fail("rl: response_min is the bottom of a range of response lengths: it needs "

@@ -1,6 +1,6 @@
--- gp.rl's response_min: a source that states a range of response lengths
--- (OpenRLHF's README, "generation_length = 100~300") gives its bottom as
--- response_min and its top as response_max; the lengths are uniform
+-- gp.rl's response_min: a source that bounds every response between two
+-- lengths gives the bottom as response_min and the top as
+-- response_max; the lengths are uniform
 -- between them and the mean is their middle (rl_lengths' uniform on
 -- [2 mean - max, max]).
 -- Run with ./gpuplan run tests/lua/rl_range.t.
@@ -91,16 +91,22 @@ t.raises(function() gp.rl(with(base, { response_min = 0, response_max = 300 })) 
   "rl: response_min must be a whole number of tokens", "at least one token", true)
 
 -- The case format: rl.response_min with rl.response_max and no mean
--- predicts as gp.rl does with the range (the OpenRLHF 7B row).
+-- predicts with the range, uniform between them (the OpenRLHF 7B row's
+-- placement and layout, its lengths restated as bounds on every
+-- response; the shipped row gives the mean and the limit instead).
 local cat = require("gpuplan.catalog").get()
 for _, c in ipairs(validate.read("validation/cases.json")) do
   if c.id == "openrlhf-2024-ppo-llama2-7b-a100-8" then
-    t.is(c.rl.response_min, 100, "the 7B row states the README's bottom, 100")
-    t.is(c.rl.response_max, 300, "and its top, 300")
-    local row = validate.predict(c, cat)
+    t.is(c.rl.response_min, nil, "the shipped 7B row states no range (its notes: a logged mean)")
+    local r = t.with(c, {})
+    r.rl = t.with(c.rl, { response_min = 100, response_max = 300 })
+    r.rl.response_len = nil
+    local row = validate.predict(r, cat)
     t.ok(row.predicted and not row.reason, "the row with a range is predicted")
     t.ok(not (row.defaults or ""):find("response_dist=exp", 1, true),
       "no exponential assumed for a stated range")
+    t.ok(row.predicted < validate.predict(c, cat).predicted,
+      "bounded at 300, its batches end sooner than under the exponential to 1024")
   end
 end
 

@@ -694,9 +694,9 @@ return function(case, cat)
   -- A framework that caps the response on its own (verl's
   -- max_response_length) states the cap: rl.response_max.
   o.response_max = v(c.response_max)
-  -- A source that states a range of lengths ("generation_length =
-  -- 100~300") states its bottom, rl.response_min, and its top,
-  -- rl.response_max: gp.rl takes them uniform, the mean their middle.
+  -- A source that bounds every response between two lengths states the
+  -- bottom, rl.response_min, and the top, rl.response_max: gp.rl takes
+  -- them uniform, the mean their middle.
   o.response_min = v(c.response_min)
   if o.response_min and not resp then
     if not o.response_max then
