@@ -118,6 +118,13 @@ typedef struct train_cfg {
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
 				  * train_layer.c moe_permute_costs) */
+	int unfused_act;         /* the MLP's gated activation as
+				  * Megatron-Core's PyTorch ops
+				  * (bias_activation_fusion off;
+				  * train_layer.c act_unfused_costs) */
+	double router_bytes;     /* bytes of the MoE router's dtype
+				  * (moe_router_dtype): the probabilities'
+				  * under unfused_act; 0: the activations' */
 	int attn_scale_q;        /* eager attention scales q, not the
 				  * scores (OPT: q_proj(x) * scaling;
 				  * train_price.c train_attn_time) */
@@ -359,6 +366,8 @@ typedef struct train_lkey {
 				  * the 16-bit type (no fp32 upcast) */
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
+	int unfused_act;         /* train_cfg's */
+	double router_bytes;     /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE
 				  * router's weights multiply in the
 				  * experts' activation */

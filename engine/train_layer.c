@@ -233,6 +233,65 @@ static void rope_unfused_costs(const tenv *e, const train_lkey *k,
 	*nk += 2.0 * ROPE_MSCALE_OPS;
 }
 
+/* The gated activation with Megatron-Core's bias_activation_fusion off
+ * (unfused_act; the TransformerConfig default, False, which Megatron-
+ * Bridge's GPTModelProvider keeps -- "bias_activation_fusion: bool =
+ * False  # Disabled by default" -- and its Qwen3 providers inherit,
+ * where its Llama and DeepSeek providers set True).  The MLP's
+ * forward (megatron/core/transformer/mlp.py, and TEGroupedMLP's
+ * bias_act_func in moe/experts.py) then runs glu(x) =
+ * activation_func(chunk[0]) * chunk[1] as two PyTorch kernels, and
+ * autograd's three back (the eager modules' SwiGLU: glu_fwd, glu_bwd,
+ * 10 and 18 B a 16-bit ffn element where the fused kernel moves 6 and
+ * 9).  In the experts, with the router's probabilities multiplied in
+ * the activation (probs_act), the unfused path then runs
+ * "intermediate_parallel = intermediate_parallel * permuted_probs;
+ * intermediate_parallel = intermediate_parallel.to(original_dtype)"
+ * (experts.py at Megatron-LM core_r0.13-era pins, 2ff0f09 and af73aa2):
+ * the probabilities are in the router's dtype (moe_router_dtype: the
+ * logits come from router_gating_linear in it, and the unfused permute
+ * keeps it), so PyTorch's type promotion writes the product in that
+ * dtype, q bytes an element (router_bytes), and the cast reads it back
+ * to the activations' a: forward a + q and, q > a, q + a more.  Back
+ * (autograd, q > a): the cast's gradient a + q; MulBackward's gradient
+ * to the activation, grad * probs (2 q) cast to a (q + a); its gradient
+ * to the probabilities, grad * the activation (q + a in, q out) summed
+ * over the ffn (q): 3 a + 7 q in five kernels, 6 a in three when q = a
+ * (no casts).  Per ffn element of the op (elems / 1.5), the shared
+ * experts' too (an upper bound where a model has any).  The fused
+ * kernel's own cast happens in registers (weighted_bias_swiglu_impl:
+ * "dtype is handled inside the fused kernel"). */
+static void act_unfused_costs(const tenv *e, const train_lkey *k,
+			      const gp_op *o, int probs, double *t,
+			      double *tb, double *nk)
+{
+	double el = o->elems / 1.5, nb = 0;
+	double a = k->A;
+	double q = k->router_bytes > a ? k->router_bytes : a;
+
+	*t = ekernels(e, k, glu_fwd, NK(glu_fwd), el, 0, nk);
+	*tb = ekernels(e, k, glu_bwd, NK(glu_bwd), el, 0, &nb);
+	if (!probs)
+		return;
+	*t += t_mem(e, k->half, el * (a + q));
+	*nk += 1.0;
+	if (q > a) {
+		*t += t_mem(e, k->half, el * (q + a));
+		*nk += 1.0;
+		/* the cast's gradient; grad x probs and its cast;
+		 * grad x activation and its sum over the ffn */
+		*tb += t_mem(e, k->half, el * (a + q)) +
+			t_mem(e, k->half, el * 2.0 * q) +
+			t_mem(e, k->half, el * (q + a)) +
+			t_mem(e, k->half, el * (2.0 * q + a)) +
+			t_mem(e, k->half, el * q);
+	} else {
+		*tb += t_mem(e, k->half, el * 2.0 * a) +
+			t_mem(e, k->half, el * 3.0 * a) +
+			t_mem(e, k->half, el * a);
+	}
+}
+
 /* An elementwise operator as the eager modules run it (above): its
  * forward *t and backward *tb replaced by their kernels', *nk counting
  * the forward's launches.  A LayerNorm (nn.LayerNorm: one kernel each
@@ -1309,6 +1368,12 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				      0, k->half);
 			if (eager)
 				eager_elem(e, k, o, &t, &tb_, &nk);
+			else if (k->unfused_act && m->ffn_gated &&
+				 (strcmp(o->name, "mlp_act") == 0 ||
+				  strcmp(o->name, "moe_act") == 0))
+				act_unfused_costs(e, k, o, moe && k->probs_act &&
+						  strcmp(o->name, "moe_act") == 0,
+						  &t, &tb_, &nk);
 			else if (strcmp(o->name, "rope_kv") == 0 &&
 				 rope_unfused(m, k))
 				rope_unfused_costs(e, k, o, &t, &tb_, &nk);

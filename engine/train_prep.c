@@ -79,6 +79,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    gp_check_nonneg(c->tokens, "tokens", err) ||
 	    gp_check_nonneg(c->price, "price", err) ||
 	    gp_check_num(c->reduce_bytes, 0, 8, "reduce_bytes", err) ||
+	    gp_check_num(c->router_bytes, 0, 8, "router_bytes", err) ||
 	    gp_check_num(c->host_op_time, 0, 1, "host_op_time", err) ||
 	    gp_check_num(c->cpu_adam_s, 0, 1, "cpu_adam_s", err) ||
 	    gp_check_num(c->cpu_step_s, 0, 1, "cpu_step_s", err) ||
@@ -283,6 +284,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		xp->k.A < 4.0;
 	xp->k.attn_scale_q = c->attn_scale_q && c->eager && !c->mem.flash;
 	xp->k.unfused_permute = c->unfused_permute;
+	xp->k.unfused_act = c->unfused_act && !c->eager;
+	xp->k.router_bytes = c->router_bytes;
 	xp->k.te_modules = c->te_modules && !c->eager;
 	xp->k.wacc = train_wgrad_acc(c, xp->k.half);
 	xp->k.lora_rank = c->mem.lora_rank;

@@ -1132,6 +1132,21 @@ opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
     .. "layer's forward than the fused kernels and 3 us - u more rows moved each way (us: "
     .. "the tokens' expert copies, u: the tokens); with expert parallelism",
   suggest = { "moe_permute_fusion", "unfused_moe_permute", "no_permute_fusion" } }
+opt { name = "unfused_act", type = "flag", commands = "train plan rl",
+  help = "the MLP's gated activation as Megatron-Core's PyTorch ops (bias_activation_fusion "
+    .. "off: its TransformerConfig default, kept by Megatron-Bridge's and NeMo 2.0's Qwen3 "
+    .. "configs): silu and the product as two kernels, 10 and 18 B a 16-bit ffn element "
+    .. "forward and back where the fused kernel moves 6 and 9; in the experts the router's "
+    .. "probabilities then multiply the activation in their dtype (moe_router_dtype) and "
+    .. "the product is cast back",
+  suggest = { "bias_activation_fusion", "no_bias_activation_fusion", "unfused_swiglu" } }
+opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
+  kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
+  help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "
+    .. "GRPO configs set fp64): with unfused_act the experts' activation is multiplied by "
+    .. "the probabilities in it, the product written in it and cast back (the fused kernel "
+    .. "casts in registers)",
+  suggest = { "router_dtype" } }
 opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
   help = "the activation checkpoint wraps each FSDP unit from outside (Hugging Face's "
     .. "gradient_checkpointing_enable on FSDP1-wrapped decoder layers): the recompute "

@@ -227,7 +227,8 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "unfused_permute", "ckpt_outside_fsdp",
+  local flags = { "causal_flops", "unfused_loss", "unfused_permute", "unfused_act",
+    "ckpt_outside_fsdp",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
@@ -253,6 +254,9 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.causal_flops = o.causal_flops == true
   cfg.unfused_loss = o.unfused_loss == true
   cfg.unfused_permute = o.unfused_permute == true
+  cfg.unfused_act = o.unfused_act == true
+  -- the router's dtype in bytes (the declared values checked it)
+  cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   cfg.attn_scale_q = o.attn_scale_q == true
   -- the dispatcher: one of its declared values (the resolve step checked it)
@@ -499,6 +503,32 @@ local function step_choices(o, p, cfg, sweep, default)
     if o[k] and p.cfg.flash ~= false then
       fail("train: %s changes the eager attention's pass over the scores: it needs flash = "
         .. "false (a fused attention kernel holds no scores)", k)
+    end
+  end
+  -- The unfused activation is Megatron-Core's MLP with
+  -- bias_activation_fusion off (engine/train_layer.c act_unfused_costs):
+  -- eager modules already run it op by op, and an MLP that is not gated
+  -- runs its one activation kernel either way -- both would change
+  -- nothing, in silence.  The router's dtype only costs there.
+  if cfg.unfused_act then
+    local id = tostring(p.model.id or p.model.name)
+    if cfg.eager then
+      fail("train: unfused_act is Megatron-Core's MLP without bias_activation_fusion; with "
+        .. "kernels = eager (stack = %s) the activation is already Hugging Face's, op by op: "
+        .. "give kernels = fused", tostring(cfg.stack))
+    elseif not p.model.ffn_gated then
+      fail("train: unfused_act prices a gated activation's two kernels; %s's MLP is not "
+        .. "gated (one activation kernel either way)", id)
+    end
+  end
+  if o.moe_router_dtype ~= nil then
+    local id = tostring(p.model.id or p.model.name)
+    if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+      fail("train: moe_router_dtype is a MoE router's; %s has no experts", id)
+    elseif not cfg.unfused_act or not p.cfg.moe_probs_in_act then
+      fail("train: moe_router_dtype prices the probabilities' product in the experts' "
+        .. "unfused activation: it needs unfused_act and moe_probs = activation (the fused "
+        .. "kernel casts in registers)")
     end
   end
   if cfg.eager and cfg.unfused_loss then

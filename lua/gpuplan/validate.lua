@@ -201,6 +201,10 @@ local case_schema = T.record {
     moe_dispatcher = declared("moe_dispatcher"),
     -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
     moe_permute_fusion = T.boolean(),
+    -- Megatron-Core's bias_activation_fusion: false is gp.train's unfused_act
+    bias_activation_fusion = T.boolean(),
+    -- Megatron-Core's moe_router_dtype (gp.train's moe_router_dtype)
+    moe_router_dtype = declared("moe_router_dtype"),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
@@ -316,11 +320,12 @@ M.PARALLEL_READ = {
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
-    moe_permute_fusion cuda_graph_scope moe_fp8_pad offload]],
+    moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
+    offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
     recompute recompute_modules schedule offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
-    last_stage_layers moe_permute_fusion offload]],
+    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype offload]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }

@@ -327,6 +327,14 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
       '--unfused-loss'],
      qr/^gpuplan: train: --unfused-loss is Megatron-Core's vocab-parallel cross-entropy; with --kernels eager \(--stack hf\) the loss is already Hugging Face's, op by op: give --kernels fused$/m],
+    # Megatron-Core's unfused activation on eager modules, and a router
+    # dtype without it, would change nothing: refused by flag.
+    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
+      '--unfused-act'],
+     qr/^gpuplan: train: --unfused-act is Megatron-Core's MLP without bias_activation_fusion; with --kernels eager \(--stack hf\) the activation is already Hugging Face's, op by op: give --kernels fused$/m],
+    [['train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep', '8', '--stack',
+      'megatron', '--moe-router-dtype', 'fp64'],
+     qr/^gpuplan: train: --moe-router-dtype prices the probabilities' product in the experts' unfused activation: it needs --unfused-act and --moe-probs activation \(the fused kernel casts in registers\)$/m],
     # vLLM's fused routing kernels on a model without their router would
     # change nothing: refused by flag, not ignored.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-fused-grouped-topk'],

@@ -205,4 +205,20 @@ ok(defined $cost1 && defined $cost2 && $cost1 eq $cost2, "--price 2.49 costs wha
 like($e, qr/^gpuplan: train: --price must be a non-negative number \(got -1\)$/m,
      'a negative --price: one line naming it');
 
+# --unfused-act: Megatron-Core's MLP without bias_activation_fusion runs
+# its SwiGLU as two kernels (and autograd's three back), so the same step
+# takes longer; --moe-router-dtype fp64 adds the experts' fp64 product.
+{
+    my @j = ('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep', '8',
+             '--seq', '4096', '--stack', 'megatron', '--format', 'json');
+    my @s;
+    for my $x ([], ['--unfused-act'], ['--unfused-act', '--moe-router-dtype', 'fp64']) {
+        my ($rc, $out, $err) = run_gp(@j, @$x);
+        is($rc, 0, "train @$x: runs") or diag $err;
+        push @s, $out =~ /"step_s"\s*:\s*([\d.eE+-]+)/ ? $1 : 0;
+    }
+    ok($s[1] > $s[0], '--unfused-act: a longer step than the fused activation');
+    ok($s[2] > $s[1], '--moe-router-dtype fp64: longer again');
+}
+
 done_testing();

@@ -649,6 +649,11 @@ return function(case, cat)
     -- (SCHEMA.md parallel.moe_permute_fusion): false, gp.train's
     -- unfused_permute.
     unfused_permute = v(par.moe_permute_fusion) == false or nil,
+    -- Megatron-Core's bias_activation_fusion and moe_router_dtype as the
+    -- case's model config leaves them (SCHEMA.md): false, gp.train's
+    -- unfused_act, the probabilities' product in the router's dtype.
+    unfused_act = v(par.bias_activation_fusion) == false or nil,
+    moe_router_dtype = v(par.moe_router_dtype),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
     precision = v(wl.precision), fp8_scaling = v(wl.fp8_scaling),
