@@ -397,7 +397,7 @@ static void lgp_pushpool(lua_State *L, const serve_pool *p)
 
 static void lgp_pushserve(lua_State *L, const serve_result *r)
 {
-	lua_createtable(L, 0, 24);
+	lua_createtable(L, 0, 26);
 	lgp_setbool(L, "fits", r->fits);
 	if (!r->fits)
 		lgp_setstr(L, "why", r->why);
@@ -410,6 +410,8 @@ static void lgp_pushserve(lua_State *L, const serve_result *r)
 	lgp_setnum(L, "prefill_share", r->prefill_share);
 	lgp_setnum(L, "prefill_experts", r->prefill_experts);
 	lgp_setnum(L, "prefill_stall", r->prefill_stall);
+	lgp_setnum(L, "eager_steps", r->eager_steps);
+	lgp_setnum(L, "eager", r->eager);
 	lgp_setnum(L, "tokens_per_s", r->tokens_per_s);
 	lgp_setnum(L, "tokens_per_s_gpu", r->tokens_per_s_gpu);
 	lgp_setnum(L, "input_tokens_per_s", r->input_tokens_per_s);

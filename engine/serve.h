@@ -215,6 +215,12 @@ typedef struct serve_result {
 	                         - prefill_experts) over their own GPU time
 	                         (DP attention: the ranks wait for each
 	                         other's chunks); 1 otherwise */
+	double eager_steps;   /* colocated: the share of decode steps that
+	                         carry a prompt chunk on some rank of the
+	                         instance, which run off the CUDA graph */
+	double eager;         /* colocated: s those steps add to a decode
+	                         step on average, their kernels launched one
+	                         by one (runtime graphs; 0 otherwise) */
 	double tokens_per_s;  /* output tokens/s, the system */
 	double tokens_per_s_gpu;
 	double input_tokens_per_s; /* prompt tokens/s the system takes in */

@@ -28,6 +28,11 @@ typedef struct dec {
 	serve_step pst;       /* colocated: the prefill step */
 	double accept, tpot, itl, share, tps_gpu;
 	double share_ep;      /* of share, the routed experts' part */
+	double eager;         /* colocated: s per decode step, on average,
+	                         of the steps a prompt chunk keeps off the
+	                         CUDA graph (eager_cost) */
+	double eager_steps;   /* colocated: the share of decode steps that
+	                         carry a chunk somewhere in the instance */
 } dec;
 
 typedef struct pre {
@@ -108,6 +113,55 @@ static double coloc_stall(const serve_cfg *c, const serve_layout *L,
 	                           c->prefill_tokens, L->tp);
 }
 
+/* The share of an instance's decode steps that carry a prompt chunk on
+ * some rank: a rank's attention group (B a sequences) starts B a / steps
+ * requests a step, each input / prefill_tokens chunks, a chunk in a
+ * fraction p of its steps; with DP attention some rank of N holds one in
+ * 1 - (1 - p)^N of them (p x coloc_stall), with TP attention the group is
+ * the instance (p); every step once p >= 1. */
+static double chunk_steps(const serve_cfg *c, const serve_layout *L,
+                          double B, double accept)
+{
+	double a = L->dp_attention ? 1.0 : L->tp, steps, p;
+
+	if (c->base.output <= 1 || !(B > 0))
+		return 1.0;
+	steps = (c->base.output - 1.0) / accept;
+	p = B * a / steps * c->base.input / c->prefill_tokens;
+	return fmin(1.0, p * coloc_stall(c, L, B, accept));
+}
+
+/* A colocated step that carries a prompt chunk runs its forward without
+ * the CUDA graph: TensorRT-LLM's PyTorch flow graphs a batch only when it
+ * holds no context request (ScheduledRequests.can_run_cuda_graph), and
+ * with attention DP only when no rank's batch does -- the ranks all-gather
+ * [can_run_cuda_graph, batch_size] and every rank runs eagerly unless all
+ * are generation-only at one size (tensorrt_llm/_torch/pyexecutor/
+ * cuda_graph_runner.py, maybe_get_cuda_graph and _get_padded_batch);
+ * SGLang captures decode batches only (cuda_graph_runner.py can_run), so
+ * its extend passes run eagerly too.  Such a step launches the pass's
+ * kernels one by one: the decode step priced at the device's stream
+ * launch instead of its graph launch (roof_device launch, graph_launch:
+ * catalog/archs.lua), once per step that carries a chunk. */
+static int eager_cost(const gp_model *m, const roof_device *d,
+                      const serve_cfg *c, const serve_layout *L, double B,
+                      const serve_step *st, double accept, double *eager,
+                      double *share, gp_error *err)
+{
+	serve_cfg k = *c;
+	serve_step e;
+
+	*eager = 0.0;
+	*share = chunk_steps(c, L, B, accept);
+	if (c->base.runtime != INFER_GRAPHS)
+		return GP_OK;
+	k.base.runtime = INFER_KERNELS;
+	if (serve_step_time(m, d, &k, L, SERVE_DECODE, B, &e, err))
+		return GP_EINVAL;
+	*eager = *share * fmax(0.0, e.time - st->time);
+	return GP_OK;
+}
+
 /* GPU-seconds of the B prompts of a rank's B requests, colocated: the
  * rank's own part stalled (coloc_stall), the routed experts' not. */
 static double prompt_cost(const serve_cfg *c, const serve_layout *L,
@@ -123,11 +177,18 @@ static int itl_at(const gp_model *m, const roof_device *d,
                   double B, const dec *o, serve_step *st, double *itl,
                   gp_error *err)
 {
+	double eager, share;
+
 	if (serve_step_time(m, d, c, L, SERVE_DECODE, B, st, err))
 		return GP_EINVAL;
 	*itl = st->time / o->accept;
-	if (coloc && c->base.output > 1)
-		*itl += prompt_cost(c, L, B, o) / (c->base.output - 1.0);
+	if (coloc && c->base.output > 1) {
+		if (eager_cost(m, d, c, L, B, st, o->accept, &eager, &share,
+		               err))
+			return GP_EINVAL;
+		*itl += prompt_cost(c, L, B, o) / (c->base.output - 1.0) +
+			eager / o->accept;
+	}
 	return GP_OK;
 }
 
@@ -203,13 +264,17 @@ static int decode_side(const gp_model *m, const roof_device *d,
 	    itl_at(m, d, c, L, coloc, B, o, &o->st, &o->itl, err))
 		return GP_EINVAL;
 	o->tpot = o->st.time / o->accept;
+	if (coloc && c->base.output > 1 &&
+	    eager_cost(m, d, c, L, B, &o->st, o->accept, &o->eager,
+	               &o->eager_steps, err))
+		return GP_EINVAL;
 	/* output tokens per GPU: B requests' output in B prefills (when
 	 * colocated) and the decode steps of output - 1 tokens (the first
-	 * comes from the prefill). */
+	 * comes from the prefill), those that carry a chunk eager. */
 	steps = (c->base.output - 1.0) / o->accept;
 	o->tps_gpu = B * c->base.output /
 		((coloc ? prompt_cost(c, L, B, o) : 0.0) +
-		 steps * o->st.time +
+		 steps * (o->st.time + o->eager) +
 		 (coloc || steps > 0 ? 0.0 : o->st.time));
 	o->fits = 1;
 	return GP_OK;
@@ -297,6 +362,8 @@ static int colocated(const gp_model *m, const roof_device *d,
 	r->prefill_share = o.share;
 	r->prefill_experts = o.share_ep;
 	r->prefill_stall = coloc_stall(c, &c->decode, o.B, o.accept);
+	r->eager_steps = o.eager_steps;
+	r->eager = o.eager;
 	r->tokens_per_s_gpu = o.tps_gpu;
 	r->tokens_per_s = o.tps_gpu * c->gpus;
 	r->input_tokens_per_s = r->tokens_per_s * c->base.input /

@@ -318,6 +318,8 @@ field("ridge", "FLOP/B", "the achievable roofline's ridge at the compute precisi
 field("prefill_share_s", "s", "prefill time per decode step, shared over the batch", "infer")
 field("prefill_experts_s", "s", "colocated: of prefill_share_s, the routed experts' part (they run every rank's tokens together: no stall)", "infer")
 field("prefill_stall", "", "colocated MoE serving with DP attention: the instance's time for the rank-own part of its prompts (attention, dense linears, all-to-all) over their own (each rank waits for the others' chunks)", "infer")
+field("eager_steps", "", "colocated MoE serving: the share of decode steps that carry a prompt chunk on some rank, which run without the CUDA graph (TensorRT-LLM graphs a step only when no rank holds a context request)", "infer")
+field("eager_s", "s", "colocated MoE serving: what those steps add to a decode step on average, their kernels launched one by one", "infer")
 field("decode", "", "the decode step's detail", "infer")
 field("prefill", "", "the prefill's detail", "infer")
 field("prefill_ops", "", "the prefill's operators (as ops)", "infer")

@@ -533,6 +533,8 @@ function M.result(r, model, d, s, info)
   out.prefill_share_s = r.prefill_share
   out.prefill_experts_s = not r.disagg and r.prefill_experts or nil
   out.prefill_stall = not r.disagg and r.prefill_stall or nil
+  out.eager_steps = not r.disagg and r.eager_steps or nil
+  out.eager_s = not r.disagg and r.eager or nil
   out.cost_per_mtok = r.cost_per_mtok > 0 and r.cost_per_mtok or nil
   if s.price and s.price > 0 then
     out.tokens_per_s_per_dollar_hour = r.tokens_per_s / (s.price * s.gpus)

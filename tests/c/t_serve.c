@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(95);
+	plan(102);
 	dsv3(&m);
 	hopper(&d);
 
@@ -802,11 +802,19 @@ int main(void)
 	 * 0.0052117 = 29.54 times their balanced time -- their rank-own
 	 * part; the routed experts' part ex keeps its own -- so tokens/s per
 	 * GPU = 32 x 1536 / (32 x ((share - ex) x 29.54 + ex) + 1535 x
-	 * step).  Exact (1e-12): the formula's own numbers.  With TP
-	 * attention every rank prefills the same batch: factor 1. */
+	 * (step + eager)).  The steps that carry a chunk on some rank,
+	 * 0.15398 of them, run off the CUDA graph (TensorRT-LLM graphs a
+	 * step only when no rank holds a context request): eager = 0.15398
+	 * x (the step with stream launches - the graphed step).  Exact
+	 * (1e-12): the formula's own numbers.  With TP attention every rank
+	 * prefills the same batch: factor 1, and the instance's 2 x 32
+	 * sequences bring a chunk in 64 / 1535 x 4096 / 16384 = 0.010423 of
+	 * its steps. */
 	{
 		double pp = 32.0 / 1535.0 * 4096.0 / 16384.0;
-		double f = (1.0 - pow(1.0 - pp, 32.0)) / pp, ex;
+		double f = (1.0 - pow(1.0 - pp, 32.0)) / pp, ex, g, ge;
+		serve_cfg k;
+		serve_step es;
 
 		cfg(&c, 32, 1);
 		c.decode.tbo = 0;
@@ -822,17 +830,46 @@ int main(void)
 		ok(ex > 0 && ex < r.prefill_share && fabs(ex -
 		   r.prefill_experts) < 1e-15, "the routed experts' part "
 		   "of a prompt: prefill_experts");
+		g = 1.0 - pow(1.0 - pp, 32.0);
+		ok(fabs(g - 0.15398) < 1e-5, "some rank prefills in 0.15398 "
+		   "of the steps (hand value)");
+		is_num(r.eager_steps, g, 1e-12, "... which run off the graph");
+		k = c;
+		k.base.runtime = INFER_KERNELS;
+		ok(serve_step_time(&m, &d, &k, &c.decode, SERVE_DECODE, 32.0,
+		                   &es, &err) == GP_OK &&
+		   es.time > r.decode.step.time, "the step launched kernel "
+		   "by kernel is longer than the graphed one");
+		ge = g * (es.time - r.decode.step.time);
+		is_num(r.eager, ge, 1e-12, "eager = share x the launches' "
+		       "difference");
 		is_num(r.tokens_per_s_gpu, 32.0 * 1536 /
 		       (32.0 * ((r.prefill_share - ex) * f + ex) + 1535.0 *
-		        r.decode.step.time), 1e-12, "DP attention: every "
-		       "rank waits for each rank's prompt chunks");
+		        (r.decode.step.time + ge)), 1e-12, "DP attention: "
+		       "every rank waits for each rank's prompt chunks, "
+		       "off the graph");
 		c.decode.dp_attention = 0;
 		c.batch = 2;   /* TP attention keeps every latent on every GPU */
 		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
 		   "the same with TP attention, batch 2");
+		k = c;
+		k.base.runtime = INFER_KERNELS;
+		ok(serve_step_time(&m, &d, &k, &c.decode, SERVE_DECODE, 2.0,
+		                   &es, &err) == GP_OK, "TP: the eager step");
+		g = 64.0 / 1535.0 * 4096.0 / 16384.0;
+		is_num(r.eager_steps, g, 1e-12, "TP attention: the "
+		       "instance's chunks, 0.010423 of its steps");
+		ge = g * (es.time - r.decode.step.time);
 		is_num(r.tokens_per_s_gpu, 2.0 * 1536 /
-		       (2.0 * r.prefill_share + 1535.0 * r.decode.step.time),
-		       1e-12, "TP attention: the prompts at their own time");
+		       (2.0 * r.prefill_share + 1535.0 *
+		        (r.decode.step.time + ge)), 1e-12,
+		       "TP attention: the prompts at their own time");
+		/* Without CUDA graphs every step launches its kernels one
+		 * by one already: nothing to add. */
+		c.base.runtime = INFER_KERNELS;
+		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits &&
+		   r.eager == 0.0, "runtime kernels: no eager extra");
+		c.base.runtime = INFER_GRAPHS;
 	}
 
 	/* The shared stall rule (serve_prefill_stall, which gp.rl's rollout

@@ -76,14 +76,21 @@ t.near(m.accept, 1.85, 1e-12, "accept length 1 + 0.85")
 -- (1 - p)^16 over p, p = 32 x 1.85 / 1535 x 4096 / 16384 a step) -- on
 -- the rank-own part of each prompt; the routed experts' part
 -- (prefill_experts_s) runs every rank's tokens together and keeps its own
--- time.  Exact but for rounding (1e-12).
+-- time; and the steps that carry a chunk on some rank, 1 - (1 - p)^16 of
+-- them (eager_steps), run off the CUDA graph, eager_s a step on average
+-- (per token: / 1.85).  Exact but for rounding (1e-12).
 local pst = 32 * 1.85 / 1535 * 4096 / 16384
 t.near(m.prefill_stall, (1 - (1 - pst)^16) / pst, 1e-12, "16 DP ranks: each waits for the others' prompts")
 t.ok(m.prefill_experts_s > 0 and m.prefill_experts_s < m.prefill_share_s,
      "the routed experts are part of a prompt's prefill")
+t.near(m.eager_steps, 1 - (1 - pst)^16, 1e-12, "steps with a chunk somewhere: off the graph")
+t.ok(m.eager_s > 0, "... which launch their kernels one by one")
 t.near(m.itl_s, m.tpot_s + m.batch * ((m.prefill_share_s - m.prefill_experts_s) * m.prefill_stall
-         + m.prefill_experts_s) / (1536 - 1), 1e-12,
+         + m.prefill_experts_s) / (1536 - 1) + m.eager_s / 1.85, 1e-12,
        "colocated ITL = decode step / accept + the instance's prefills over the output")
+local mk = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1,
+                           runtime = "kernels" })
+t.is(mk.eager_s, 0, "runtime kernels: every step launches kernel by kernel already")
 t.ok(m.memory.mtp > 0, "the MTP module's weights are held")
 -- SGLang leaves its host work serial while it speculates (serve.lua
 -- SPEC_HOST, PR 11398): 2.99 / 246.80 - 3.01 / 273.43 s = 1.107 ms a step

@@ -98,7 +98,9 @@ local function moe_report(r, opts)
     { k = "TTFT", v = ranges.text(r, "ttft_s", "%.2f", "ms", 1e3) .. (r.disagg and
         string.format("; KV transfer %.2f ms", r.kv_transfer_s * 1e3) or "") },
     { k = "ITL", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
-        string.format("; decode %.2f + prefill stalls", r.tpot_s * 1e3)) },
+        string.format("; decode %.2f + prefill stalls%s", r.tpot_s * 1e3,
+          (r.eager_s or 0) > 0 and string.format(" (%.0f%% of steps off the CUDA graph, "
+          .. "+%.2f ms a step)", 100 * r.eager_steps, r.eager_s * 1e3) or "")) },
     { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
     { k = "tokens/s per GPU", v = ranges.text(r, "per_gpu", "%.0f") },
