@@ -885,6 +885,15 @@ prepare_fn = function(o, cmd, who)
   if not METHODS[method] then
     fail("unknown method '%s' (expected pretrain|full|lora|qlora|grpo|ppo|infer)", tostring(method))
   end
+  -- A LoRA adapter's options with a method that trains none planned an
+  -- adapter in silence under the method's name (lora_rank with method
+  -- full: "full bf16" over a LoRA step): refused against their declared
+  -- methods, naming the option.
+  local bad, methods = options.misplaced({ lora_rank = o.lora_rank,
+    lora_targets = o.lora_targets, lora_dropout = o.lora_dropout }, method)
+  if bad then
+    fail("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
+  end
   local gpus = posint("gpus", o.gpus, 1)
   local tp = posint("tp", o.tp, 1)
   local pp = posint("pp", o.pp, 1)
@@ -1059,7 +1068,10 @@ local function rl_memory(o, p)
     if options.unknown({ [k] = v }, "rl") == nil then ro[k] = v end
   end
   local cfg = p.cfg
-  ro.method, ro.algo = nil, p.method
+  -- The actor trains an adapter where the step's options give one (their
+  -- declared methods take grpo and ppo for it), else every weight.
+  local adapter = o.lora_rank ~= nil or o.lora_targets ~= nil or o.lora_dropout ~= nil
+  ro.method, ro.algo = adapter and "lora" or nil, p.method
   ro.model, ro.gpu, ro.cat = p.model, p.gpu, o.cat
   ro.prompts, ro.group = cfg.prompts, cfg.group
   ro.prompt_len, ro.response_len = cfg.prompt_len, cfg.response_len

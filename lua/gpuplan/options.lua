@@ -78,6 +78,9 @@ M.GROUPS = {
 -- Methods a fit option may be limited to.
 local TRAINING = "pretrain full lora qlora grpo ppo"
 local RL = "grpo ppo"
+-- A LoRA adapter's options: the adapter methods', and an RL step's (whose
+-- actor a given lora_rank makes an adapter's).
+local ADAPTER = "lora qlora grpo ppo"
 
 local TRAIN4 = "fit train plan rl"
 local ALL = "fit train plan rl infer"
@@ -436,15 +439,15 @@ opt { name = "eager_softmax", type = "boolean", lua_only = true, commands = TRAI
 section "lora"
 
 opt { name = "lora_rank", type = "int", metavar = "N", commands = TRAIN4, value = 8,
-  methods = TRAINING,
+  methods = ADAPTER,
   help = "LoRA rank",
   suggest = { "rank", "lora_r" } }
 opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN4,
-  value = "q,v", methods = TRAINING,
+  value = "q,v", methods = ADAPTER,
   help = "the adapted projections, e.g. q,k,v,o",
   suggest = { "target_modules", "lora_target_modules" } }
 opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
-  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = TRAINING,
+  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = ADAPTER,
   help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
 
 ---------------------------------------------------------------------------

@@ -221,4 +221,16 @@ like($e, qr/^gpuplan: train: --price must be a non-negative number \(got -1\)$/m
     ok($s[2] > $s[1], '--moe-router-dtype fp64: longer again');
 }
 
+# --lora-rank without --method lora priced an adapter under "full bf16";
+# now one line naming the option and the methods it applies to.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--lora-rank', '16');
+isnt($c, 0, '--lora-rank with the default method fails');
+like($e, qr/^gpuplan: train: --lora-rank applies to method lora\|qlora\|grpo\|ppo \(got full\)$/m,
+     'naming the option and its methods');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--lora-rank', '16', '--method', 'lora');
+is($c, 0, '--lora-rank with --method lora runs') or diag $e;
+like($o, qr/^llama3-8b on 8 x h100-sxm .*\), lora bf16,/m, 'a LoRA step, titled so');
+
 done_testing();

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(122)
+t.plan(127)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -465,6 +465,34 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "
   "lora_rank must be a whole number 1..16777216 (got 0)", "lora_rank 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora", lora_rank = -4 } end,
   "lora_rank must be a whole number 1..16777216 (got -4)", "negative lora_rank refused", true)
+-- An adapter's options with a method that trains none: lora_rank with
+-- method full (given, or the default) priced a LoRA step under "full";
+-- refused against their declared methods (lora qlora, and an RL step's,
+-- whose actor they make an adapter's).
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, lora_rank = 16 } end,
+  "lora_rank applies to method lora|qlora|grpo|ppo (got full)", "lora_rank under full refused",
+  true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
+  method = "pretrain", lora_targets = "q,k,v" } end,
+  "train: lora_targets applies to method lora|qlora|grpo|ppo (got pretrain)",
+  "gp.train: lora_targets under pretrain refused", true)
+t.raises(function() gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, lora_rank = 16 } end,
+  "rl: lora_rank applies to method lora|qlora|grpo|ppo (got full)",
+  "gp.rl: an adapter needs the actor's method lora", true)
+t.ok(pcall(gp.rl, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "lora",
+  lora_rank = 16 }), "gp.rl: method lora with its rank")
+-- gpuplan fit's RL step keeps its LoRA actor (method grpo takes the
+-- adapter's options): Llama 3 8B's full actor at ZeRO 0 holds 16 B a
+-- parameter of states, 8.03e9 x 16 = 128 GB, on each GPU -- past the
+-- card; the adapter's actor holds the 2 B weights and a small adapter,
+-- so its peak is under half the full one's.
+do
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "grpo" }
+  local fm, f0 = gp.memory(t.with(base, { lora_rank = 16 })), gp.memory(base)
+  t.ok(fm.rl_state ~= nil and fm.total < f0.total / 2, string.format("fit grpo with "
+    .. "lora_rank: an adapter actor's step, %.1f GB against the full actor's %.1f",
+    fm.total / 1e9, f0.total / 1e9))
+end
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", concurrency = 0 } end,
   "concurrency must be a whole number 1..16777216 (got 0)", "infer concurrency 0 refused", true)
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer", ctx = 0 } end,
