@@ -195,6 +195,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),
 	F_BOOL("graph_router", offsetof(train_cfg, graph_router), 0),
 	F_BOOL("graph_prep", offsetof(train_cfg, graph_prep), 0),
+	F_BOOL("graph_full", offsetof(train_cfg, graph_full), 0),
 	F_BOOL("fp8_current", offsetof(train_cfg, fp8_current), 0),
 	F_BOOL("fp8_block", offsetof(train_cfg, fp8_block), 0),
 	F_BOOL("moe_fp8_copy", offsetof(train_cfg, moe_fp8_copy), 0),

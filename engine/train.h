@@ -104,6 +104,9 @@ typedef struct train_cfg {
 	int graph_attn;          /* Transformer Engine CUDA graphs of */
 	int graph_router;        /* the scopes attn, moe_router and */
 	int graph_prep;          /* moe_preprocess (train_layer.c) */
+	int graph_full;          /* Megatron-Core's full_iteration graph:
+				  * the whole forward-backward replayed,
+				  * no host launch work (train_layer.c) */
 	double reduce_bytes;     /* bytes per gradient element the DP
 				  * reduction moves; 0 = the recipe's
 				  * gradient dtype (Megatron bf16: fp32) */
@@ -347,7 +350,7 @@ typedef struct train_lkey {
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
-	int graph_attn, graph_router, graph_prep; /* train_cfg's */
+	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */
 	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */
 	int fp8_block;           /* train_cfg's, with lin fp8 */

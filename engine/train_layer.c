@@ -691,6 +691,22 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * guide). */
 #define GRAPH_REPLAY_OPS 2.0
 
+/* Megatron-Core's full-iteration CUDA graph (cuda_graph_scope
+ * full_iteration, cuda_graph_impl local; core/full_cuda_graph.py
+ * FullCudaGraphWrapper: "Read all microbatch inputs from Dataloader and
+ * copy to static buffers", then the captured forward_backward_func
+ * replayed) captures every micro-batch's forward and backward of every
+ * layer, the experts and the dispatcher included, so the host launches
+ * none of their kernels one by one: one replay a step.  A capture can
+ * hold no host synchronisation, so the dropless dispatcher's wait for the
+ * token counts is gone too -- the runs that use it size each expert rank's
+ * buffers from a capacity (moe_expert_rank_capacity_factor with
+ * moe_paged_stash: "Tokens exceeding this budget will be dropped", none
+ * under forced balance) and leave the counts on the device.  What stays:
+ * each kernel's GPU-side gap (the graph-launch figure every training
+ * kernel already pays, train_price.c) -- so the layer's host wait, both
+ * ways, is none (layer_extras). */
+
 /* Transformer Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP
  * runs the experts' two linears on, issues one cuBLASLt GEMM per local
  * expert: "The per-tensor NVFP4 grouped GEMM currently runs as a
@@ -1074,6 +1090,9 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			if (s - lc->fwd.t > wf)
 				wf = s - lc->fwd.t;
 		}
+		/* a full-iteration graph: no host work in the layer */
+		if (k->graph_full)
+			wf = wb = 0.0;
 		if (wf > 0 || wb > 0)
 			add_op(lc, "host_wait", wf, wb, 0, 0);
 	}

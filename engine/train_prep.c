@@ -262,6 +262,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.graph_attn = c->graph_attn;
 	xp->k.graph_router = c->graph_router;
 	xp->k.graph_prep = c->graph_prep;
+	xp->k.graph_full = c->graph_full;
 	xp->k.ep_overlap = c->ep_overlap;
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.fp8_block = c->compute == GP_FP8 && c->fp8_block;

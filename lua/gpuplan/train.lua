@@ -322,12 +322,19 @@ local function step_choices(o, p, cfg, sweep, default)
     gs, e = args.name_list(gs, "cuda_graph_scope", "scope name")
     if not gs then fail("train: %s", e) end
     local scope = { attn = "graph_attn", moe_router = "graph_router",
-                    moe_preprocess = "graph_prep" }
+                    moe_preprocess = "graph_prep", full_iteration = "graph_full" }
+    -- full_iteration is the whole step's graph (Megatron-Core's
+    -- cuda_graph_config.py: "cuda_graph_modules='full_iteration' cannot be
+    -- combined with" the per-layer graphs' implementation): alone.
+    if gs:find("full_iteration", 1, true) and gs ~= "full_iteration" then
+      fail("train: cuda_graph_scope: full_iteration captures the whole forward-backward step, "
+        .. "every layer's scopes with it: give it alone (got %s)", gs)
+    end
     for name in (gs .. ","):gmatch("([^,]*),") do
       if not scope[name] then
         fail("train: cuda_graph_scope: unknown scope '%s' (expected attn, moe_router, "
-          .. "moe_preprocess)", name)
-      elseif name ~= "attn" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
+          .. "moe_preprocess or full_iteration)", name)
+      elseif name ~= "attn" and name ~= "full_iteration" and not (p.model.moe and (p.model.moe.experts or 0) > 0) then
         fail("train: cuda_graph_scope: %s needs a MoE model; %s has no experts", name,
           tostring(p.model.id or p.model.name))
       end
@@ -481,7 +488,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
-  if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep) then
+  if cfg.eager and (cfg.graph_attn or cfg.graph_router or cfg.graph_prep or cfg.graph_full) then
     fail("train: cuda_graph_scope captures Transformer Engine's fused kernels; with kernels = "
       .. "eager (stack = %s) there are none to capture: give kernels = fused", tostring(cfg.stack))
   end

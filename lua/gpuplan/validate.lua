@@ -206,7 +206,7 @@ local case_schema = T.record {
     -- Megatron-Core's moe_router_dtype (gp.train's moe_router_dtype)
     moe_router_dtype = declared("moe_router_dtype"),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
-    cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess" }),
+    cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "full_iteration" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
     moe_fp8_pad = declared("moe_fp8_pad"),
     offload = T.enum { "optimizer", "params+optimizer" },

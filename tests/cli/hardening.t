@@ -870,6 +870,20 @@ is($e, "gpuplan: train: --cuda-graph-scope captures Transformer Engine's fused k
        . "--kernels eager (--stack hf) there are none to capture: give --kernels fused\n",
    '... naming the flag and the kernels');
 
+# --cuda-graph-scope full_iteration is the whole step's graph (Megatron-Core
+# refuses it beside the per-layer graphs): alone, or refused naming the flag.
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'b200', '--gpus', '8', '--ep', '8',
+                      '--stack', 'megatron', '--seq', '4096', '--global-batch', '512',
+                      '--cuda-graph-scope', 'attn,full_iteration');
+is($c, 1, '--cuda-graph-scope full_iteration beside a layer scope: refused');
+is($e, "gpuplan: train: --cuda-graph-scope: full_iteration captures the whole forward-backward "
+       . "step, every layer's scopes with it: give it alone (got attn,full_iteration)\n",
+   '... naming the flag and what it got');
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'b200', '--gpus', '8', '--ep', '8',
+                      '--stack', 'megatron', '--seq', '4096', '--global-batch', '512',
+                      '--cuda-graph-scope', 'full_iteration');
+is($c, 0, '--cuda-graph-scope full_iteration alone: accepted') or diag $e;
+
 # --moe-balance none leaves a MoE router unbalanced: a dense model has
 # none, so it is refused rather than ignored (rl reaches the same check).
 ($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8',

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(13)
 
 local function host_wait(r)
   for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd end end
@@ -72,11 +72,29 @@ local function err(o)
   return not ok and tostring(e) or ""
 end
 t.like(err { cuda_graph_scope = "mlp" }, "unknown scope 'mlp' %(expected attn, moe_router, "
-       .. "moe_preprocess%)", "an unknown scope is named")
+       .. "moe_preprocess or full_iteration%)", "an unknown scope is named")
 t.like(err { model = "llama3-8b", cuda_graph_scope = "moe_router" },
        "moe_router needs a MoE model; llama3%-8b has no experts", "MoE scopes need experts")
 t.like(err { cuda_graph_scope = { "attn", 3 } }, "cuda_graph_scope%[2%] must be a scope name",
        "a list's entries are names")
+-- full_iteration (Megatron-Core's whole forward-backward graph) replays
+-- every layer: no host wait either way.  The host-bound job above (one
+-- 4096-token micro-batch a GPU, GA = 512 / 8 = 64, 48 MoE layers, PP 1)
+-- waits r0's host_wait forward and backward in each layer of each
+-- micro-batch, so its compute part loses exactly 64 x 48 x (fwd + bwd)
+-- of them (the same sums: 1e-9), and the step the same (nothing else
+-- moves).
+local rf = gp.train(t.with(job, { cuda_graph_scope = "full_iteration" }))
+local function hw_fb(r)
+  for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd + o.bwd end end
+  return 0
+end
+t.is(hw_fb(rf), 0, "full_iteration: no host wait in the layer")
+t.near(part(r0, "compute") - part(rf, "compute"), 64 * 48 * hw_fb(r0), 1e-9,
+       "full_iteration: the step loses every layer's host wait, both ways")
+t.like(err { cuda_graph_scope = "attn,full_iteration" }, "full_iteration captures the whole "
+       .. "forward%-backward step, every layer's scopes with it: give it alone",
+       "full_iteration with a layer scope refused")
 -- Eager modules launch each op themselves: no fused layer to capture, so
 -- a scope would change nothing; refused rather than ignored.
 t.like(err { cuda_graph_scope = "attn", kernels = "eager" },
