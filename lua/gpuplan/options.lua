@@ -170,9 +170,12 @@ opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan
   end,
   help = "sequences per optimizer step (rl: samples)",
   suggest = { "global_batch_size", "gbs" } }
-opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train plan",
+-- Not plan's: each layout it tries has its own dp, over which it splits
+-- the global batch.
+opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train",
   methods = TRAINING, range = { 0, 1 << 24 },
-  help = "micro-batches per step (caps those in flight)",
+  help = "micro-batches per step (fit: caps those in flight; train: the global batch is "
+    .. "this x dp x --batch)",
   suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
 opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, value = "bf16",
   kind = "dtype",

@@ -198,6 +198,19 @@ end
 local function global_batch(o, p, cfg, sweep, default)
   local per = cfg.dp * (cfg.micro_batch or 1)
   local gb = o.global_batch
+  -- microbatches, the step's micro-batches a pipeline: the global batch is
+  -- that many dp x batch (the engine's step counts them from the global
+  -- batch, its memory from microbatches: the two must agree).  gp.sweep
+  -- does not take it (each layout has its own dp).  0 is the engine's
+  -- "from the global batch", as if not given.
+  local mbs = o.microbatches ~= 0 and o.microbatches or nil
+  if mbs ~= nil and gb ~= nil and gb ~= mbs * per then
+    fail("train: microbatches %d and global_batch %d disagree: the global batch is the "
+      .. "micro-batches x dp x batch = %d x %d x %d = %d", mbs, gb, mbs, cfg.dp,
+      cfg.micro_batch or 1, mbs * per)
+  elseif mbs ~= nil then
+    gb = mbs * per
+  end
   if gb == nil then
     local text
     gb, text = options.default("global_batch",

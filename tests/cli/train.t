@@ -233,4 +233,15 @@ like($e, qr/^gpuplan: train: --lora-rank applies to method lora\|qlora\|grpo\|pp
 is($c, 0, '--lora-rank with --method lora runs') or diag $e;
 like($o, qr/^llama3-8b on 8 x h100-sxm .*\), lora bf16,/m, 'a LoRA step, titled so');
 
+# --microbatches sets the global batch (4 x dp 8 x batch 1 = 32): it was
+# handed to the memory alone while the step ran the default's 16.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--microbatches', '4');
+is($c, 0, '--microbatches 4 runs') or diag $e;
+like($o, qr/, global batch 32 \(4 micro-batches of 1\)$/m, 'global batch 4 x 8 x 1 = 32');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                      '--microbatches', '4', '--global-batch', '64');
+like($e, qr/^gpuplan: train: --microbatches 4 and --global-batch 64 disagree: the global batch is the micro-batches x dp x batch = 4 x 8 x 1 = 32$/m,
+     'a --global-batch that disagrees: one line naming both');
+
 done_testing();

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(104)
+t.plan(108)
 
 local part = t.step_part
 
@@ -23,6 +23,25 @@ t.is(r.tokens_per_step, 64 * 4096, "tokens per step = global batch x seq")
 t.near(r.tokens_per_s_gpu * 8, r.tokens_per_s, 1e-12, "per GPU = total / 8")
 -- dp 8, micro-batch 1: 64 / 8 = 8 micro-batches.
 t.is(r.microbatches, 8, "micro-batches = gb / (dp x mb)")
+-- microbatches sets the global batch: 4 x dp 4 x batch 2 = 32 on a
+-- pipeline of 2 (16 GPUs), priced as that global batch given, step and
+-- memory alike (exact: the same config).  It was passed to the memory
+-- alone, which held 4 in flight while the step ran the default's 16.
+do
+  local pb = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, pp = 2, tp = 2, zero = 1,
+    seq = 4096, method = "pretrain", recompute = "selective", batch = 2 }
+  local m4 = gp.train(t.with(pb, { microbatches = 4 }))
+  local g32 = gp.train(t.with(pb, { global_batch = 32 }))
+  t.is(m4.microbatches, 4, "microbatches 4: 4 micro-batches")
+  t.ok(m4.step_s == g32.step_s and m4.memory.total == g32.memory.total,
+    "microbatches 4 is global_batch 4 x dp 4 x batch 2 = 32, step and memory")
+  t.raises(function() gp.train(t.with(pb, { microbatches = 4, global_batch = 64 })) end,
+    "microbatches 4 and global_batch 64 disagree: the global batch is the micro-batches x dp "
+      .. "x batch = 4 x 4 x 2 = 32", "a global batch that disagrees is refused", true)
+  t.raises(function() gp.sweep { model = "llama3-8b", gpu = "h100-sxm", gpus = { 16 },
+    microbatches = 4 } end,
+    "unknown option 'microbatches'", "gp.sweep takes the global batch", true)
+end
 t.is(r.groups.tp.ranks, 1, "groups are returned")
 t.ok(r.mfu > 0 and r.mfu < 1, "MFU in (0, 1)")
 t.ok(#r.ops > 5, "the layer's operators are listed")
