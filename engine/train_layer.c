@@ -943,21 +943,40 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * its act_fn without, w1, w3 (one input when not gated) and w2 with.
  * Modules some models add (q and k norms, MLA's low-rank projections)
  * are not counted.  *hx: one routed expert's hook ops; *hl: the rest of
- * the layer's. */
+ * the layer's; pw: a module with a weight's (DS_Z3_PARAM_HOOK_OPS
+ * forward, DS_Z3_PARAM_BWD_HOOK_OPS backward).
+ *
+ * The backward runs the same hooks' other halves from autograd, module by
+ * module: PreBackwardFunctionForModule.backward (_run_before_backward_
+ * function -> pre_sub_module_backward_function -> fetch_sub_module(...,
+ * forward=False), the same fetch, wait and prefetch as the forward's) and
+ * PostBackwardFunctionModule.backward (post_sub_module_backward_function
+ * -> release_sub_module, the same free_param): a module's 3 and a weight's
+ * 10 again.  Each weight adds stage3.py's gradient hook
+ * (create_reduce_and_remove_grad_hooks: register_grad_hook, torch's
+ * register_post_accumulate_grad_hook, -> reduce_partition_and_remove_grads
+ * -> __add_grad_to_ipg_bucket): "reduce_and_partition_stream.wait_stream(
+ * default_stream())", "new_grad_tensor.copy_(param.grad, non_blocking=
+ * True)" into the contiguous bucket and "param.grad.record_stream(...)"
+ * (the narrow and view_as: metadata) -- 3 more, DS_Z3_PARAM_BWD_HOOK_OPS
+ * 13.  The bucket's reduce-scatter is launched once per reduce_bucket_size
+ * elements, not per weight: not counted here. */
 #define DS_Z3_MODULE_HOOK_OPS 3.0
 #define DS_Z3_PARAM_HOOK_OPS 10.0
+#define DS_Z3_PARAM_BWD_HOOK_OPS (DS_Z3_PARAM_HOOK_OPS + 3.0)
 
-static void ds_hook_ops(const gp_model *m, int moe, double *hx, double *hl)
+static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
+			double *hl)
 {
 	double nin = m->ffn_gated ? 2.0 : 1.0;
-	double mlp = (nin + 1.0) * DS_Z3_PARAM_HOOK_OPS +
+	double mlp = (nin + 1.0) * pw +
 		2.0 * DS_Z3_MODULE_HOOK_OPS;   /* linears; block, act_fn */
 
 	*hx = moe ? mlp : 0.0;
 	/* decoder layer, attention, MLP/MoE block; norms, q, k, v, o */
-	*hl = 3.0 * DS_Z3_MODULE_HOOK_OPS + 6.0 * DS_Z3_PARAM_HOOK_OPS;
+	*hl = 3.0 * DS_Z3_MODULE_HOOK_OPS + 6.0 * pw;
 	if (moe)   /* the router's gate, the shared experts */
-		*hl += DS_Z3_PARAM_HOOK_OPS + m->moe.shared_experts * mlp;
+		*hl += pw + m->moe.shared_experts * mlp;
 	else       /* the MLP's linears and act_fn (its block counted) */
 		*hl += mlp - DS_Z3_MODULE_HOOK_OPS;
 }
@@ -1035,15 +1054,20 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		double hf, hb;
 
 		/* DeepSpeed stage 3's hooks (ds_hook_ops): the forward's
-		 * host work, the local experts' with it. */
-		double hx = 0, hl = 0, El = moe ? m->moe.experts /
-			(k->ep > 0 ? k->ep : 1.0) : 0.0;
+		 * host work and the backward's, the local experts' with
+		 * them (the backward's expert loop waits nowhere). */
+		double hx = 0, hl = 0, bx = 0, bl = 0, El = moe ?
+			m->moe.experts / (k->ep > 0 ? k->ep : 1.0) : 0.0;
 
-		if (k->ds_hooks)
-			ds_hook_ops(m, moe, &hx, &hl);
+		if (k->ds_hooks) {
+			ds_hook_ops(m, moe, DS_Z3_PARAM_HOOK_OPS, &hx, &hl);
+			ds_hook_ops(m, moe, DS_Z3_PARAM_BWD_HOOK_OPS, &bx,
+				    &bl);
+		}
 		sort_chunks_host(e, k, moe, &cf_, &cb_);
 		hf = (nk + hl + El * hx) * k->host_op_time + te + 3.0 * cf_;
-		hb = 2.0 * te + nb * k->host_op_time + 3.0 * cb_;
+		hb = 2.0 * te + (nb + bl + El * bx) * k->host_op_time +
+			3.0 * cb_;
 		/* The backward waits nowhere (the dispatchers keep the
 		 * splits on the host: MoEAlltoAllTokenDispatcher's
 		 * all-to-all backward swaps its input and output split

@@ -3,17 +3,24 @@
 -- ds_hook_ops, DS_Z3_MODULE_HOOK_OPS 3 and DS_Z3_PARAM_HOOK_OPS 10 host
 -- ops a module): the forward's host work grows by them, and behind the
 -- Hugging Face MoE block's per-expert sync (hf_moe_loop.t) an expert's
--- stretch waits for its own modules' hooks.
+-- stretch waits for its own modules' hooks.  The backward runs the hooks'
+-- other halves and stage3.py's gradient hook on each weight
+-- (DS_Z3_PARAM_BWD_HOOK_OPS 13 host ops a weight, 3 a module without).
 -- Run with ./gpuplan run tests/lua/ds_z3_hooks.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(8)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
 local function fwd(r)
   local s = 0
   for _, o in ipairs(r.ops) do s = s + o.fwd end
+  return s
+end
+local function bwd(r)
+  local s = 0
+  for _, o in ipairs(r.ops) do s = s + o.bwd end
   return s
 end
 
@@ -32,6 +39,14 @@ local ds = gp.train(t.with(moe, { stack = "deepspeed" }))
 -- sums).
 t.near(fwd(fsdp), 122 * tau, 1e-9, "FSDP: 42 launches and 8 experts of 10")
 t.near(fwd(ds), 489 * tau, 1e-9, "DeepSpeed stage 3: 121 and 8 experts of 46")
+-- Backward: the same 3 a module without a weight, 10 + 3 (the gradient
+-- hook's wait_stream, copy_ into the bucket, record_stream) = 13 a weight:
+-- outside the experts 3 x 3 + 7 x 13 = 100, each expert 2 x 3 + 3 x 13 =
+-- 45; (100 + 8 x 45) x tau = 460 x tau, which outlasts the GPU's
+-- backward at 16 tokens (FSDP's, with no host wait: about 231 x tau), so
+-- the backward is the hooks' host time (1e-9: the same sums).
+t.near(bwd(ds), 460 * tau, 1e-9, "DeepSpeed stage 3 backward: 100 and 8 experts of 45")
+t.ok(bwd(fsdp) < 0.6 * bwd(ds), "FSDP's backward: the GPU's, below the hooks")
 
 -- A dense Llama-3-8B layer at 16 tokens, host-bound both ways: the
 -- DeepSpeed forward is FSDP's plus the hooks, the decoder layer,
@@ -42,6 +57,9 @@ local dense = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, metho
 local dfs = gp.train(t.with(dense, { stack = "hf", fsdp = "full_shard" }))
 local dds = gp.train(t.with(dense, { stack = "deepspeed" }))
 t.near(fwd(dds) - fwd(dfs), 102 * tau, 1e-9, "dense: 102 hook ops a layer")
+-- Its backward: 4 modules x 3 + 9 weights x 13 = 129 x tau, above the
+-- GPU's backward at 16 tokens (about 46 x tau).
+t.near(bwd(dds), 129 * tau, 1e-9, "dense backward: 129 hook ops a layer")
 
 -- Stage 2 registers no module hooks (the parameters stay whole): its
 -- forward is FSDP's.
