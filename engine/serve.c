@@ -85,10 +85,26 @@ int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
 	if (L->tp < 1 || L->tp > GP_COUNT_MAX)
 		return gp_fail(err, "%s tp must be 1..%d (got %d)", pool,
 		               GP_COUNT_MAX, L->tp);
-	if (L->ep != 1 && L->ep != L->tp)
+	if (L->ep < 1 || L->ep > L->tp || L->tp % L->ep != 0)
 		return gp_fail(err, "%s ep %d: experts are split over the whole "
-		               "instance (ep = tp = %d) or sliced by TP (ep 1)",
-		               pool, L->ep, L->tp);
+		               "instance (ep = tp = %d), sliced by TP (ep 1) or "
+		               "split into ep groups sliced over tp / ep GPUs "
+		               "(ep dividing tp)", pool, L->ep, L->tp);
+	if (L->ep > 1 && L->ep < L->tp) {
+		if (L->dp_attention)
+			return gp_fail(err, "%s ep %d inside tp %d (experts' TP "
+			               "%d) needs TP attention: with DP attention "
+			               "the experts are split over the whole "
+			               "instance (ep = tp)", pool, L->ep, L->tp,
+			               L->tp / L->ep);
+		if (m->moe.experts > 0 && m->moe.experts % L->ep != 0)
+			return gp_fail(err, "%s ep %d does not divide the %d "
+			               "experts", pool, L->ep, m->moe.experts);
+		if (c->redundant > 0)
+			return gp_fail(err, "%s ep %d inside tp %d: redundant "
+			               "expert slots apply with ep = tp", pool,
+			               L->ep, L->tp);
+	}
 	if ((L->dp_attention != 0 && L->dp_attention != 1) ||
 	    (L->tbo != 0 && L->tbo != 1))
 		return gp_fail(err, "%s dp_attention and tbo are 0 or 1", pool);
@@ -103,7 +119,7 @@ int serve_check_layout_named(const gp_model *m, const serve_cfg *c,
 	if (L->tp > G && c->topo.nics <= 0)
 		return gp_fail(err, "%s tp %d spans %d nodes, but the system "
 		               "has no NICs", pool, L->tp, L->tp / G);
-	if (L->ep > 1) {
+	if (L->ep > 1 && L->ep == L->tp) {
 		int r;
 
 		if (c->redundant != SERVE_REDUNDANT_AUTO &&
@@ -221,7 +237,7 @@ int serve_redundant(const gp_model *m, const serve_cfg *c,
 
 	if (c->redundant != SERVE_REDUNDANT_AUTO)
 		return c->redundant;
-	if (L->ep <= 1 || E <= 0)
+	if (L->ep <= 1 || L->ep != L->tp || E <= 0)
 		return 0;
 	/* DeepSeek's 32 redundant slots (prefill EP32 and decode EP144,
 	 * day 6; SGLang's and TensorRT-LLM's 288), rounded up to whole
@@ -241,11 +257,17 @@ void serve_shape(const gp_model *m, const serve_cfg *c,
 	s->E = m->moe.experts;
 	s->k = m->moe.top_k;
 	s->mats = m->ffn_gated ? 3.0 : 2.0;
-	s->ep = L->ep;
-	s->slots = s->E + (L->ep > 1 ? serve_redundant(m, c, L) : 0);
-	s->S = L->ep > 1 ? s->slots / L->ep : s->E;
-	s->fx = L->ep > 1 ? m->moe.ffn_hidden :
-		(double)m->moe.ffn_hidden / L->tp;
+	/* ep = tp: whole experts, the all-to-all (EP); ep 1: every
+	 * expert sliced over the tp GPUs; ep dividing tp: ep groups of
+	 * tp / ep GPUs, each holding its E / ep experts sliced over them
+	 * (TensorRT-LLM's --tp 8 --ep 4: moe_tensor_parallel_size 2), the
+	 * tokens on every GPU as with slices. */
+	s->ep = L->ep == L->tp ? L->ep : 1;
+	s->eg = L->ep < L->tp ? L->ep : 1;
+	s->slots = s->E + (s->ep > 1 ? serve_redundant(m, c, L) : 0);
+	s->S = s->ep > 1 ? s->slots / L->ep : s->E / s->eg;
+	s->fx = s->ep > 1 ? m->moe.ffn_hidden :
+		(double)m->moe.ffn_hidden * s->eg / L->tp;
 	s->fd = model_dense_ffn(m) / s->a;
 	s->fs = m->moe.shared_experts * model_shared_ffn(m) / s->a;
 	s->wb = c->base.weight_bits / 8.0;

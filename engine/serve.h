@@ -60,7 +60,10 @@ typedef enum serve_phase {
 /* One pool's instance. */
 typedef struct serve_layout {
 	int tp;            /* GPUs of an instance (>= 1) */
-	int ep;            /* 1: experts sliced over tp; tp: split by experts */
+	int ep;            /* 1: experts sliced over tp; tp: split by experts;
+	                      a divisor of tp (TP attention): ep groups of
+	                      tp / ep GPUs, each group's E / ep experts
+	                      sliced over its GPUs (the experts' TP) */
 	int dp_attention;  /* 1: attention, dense, shared experts, embeddings
 	                      whole on each GPU (attention TP = 1) */
 	int tbo;           /* 1: two micro-batches overlap each MoE layer's

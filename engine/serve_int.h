@@ -33,7 +33,11 @@ typedef struct shp {
 	double fd, fs;         /* dense and all-shared widths, per GPU */
 	double wb, eb;         /* bytes per weight: linears, embeddings */
 	double xb;             /* bytes per routed-expert weight */
-	int ep;                /* 1 or N */
+	int ep;                /* N: experts split over the instance
+	                          (EP); 1: sliced over its GPUs */
+	int eg;                /* with ep 1: the expert groups the slices
+	                          are cut within (serve_layout ep dividing
+	                          tp; 1: every expert over every GPU) */
 	int mla;
 } shp;
 

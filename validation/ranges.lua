@@ -26,10 +26,10 @@ return {
       },
       regimes = {
         [""] = { cases = 41, lo = 0.906, hi = 1.195 },
-        ["stack=graphs"] = { cases = 39, lo = 0.901, hi = 1.195 },
+        ["stack=graphs"] = { cases = 39, lo = 0.887, hi = 1.195 },
         ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.921, hi = 1.018 },
         ["stack=graphs/moe=moe"] = { cases = 27, lo = 0.886, hi = 1.247 },
-        ["stack=graphs/moe=moe/style=expert"] = { cases = 24, lo = 0.886, hi = 1.247 },
+        ["stack=graphs/moe=moe/style=expert"] = { cases = 26, lo = 0.886, hi = 1.247 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 19, lo = 0.886, hi = 1.215 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes/gen=hopper"] = { cases = 17, lo = 0.886, hi = 1.215 },
       },

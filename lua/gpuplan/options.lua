@@ -245,7 +245,8 @@ opt { name = "cp", type = "int", metavar = "N", commands = "fit train rl", value
 opt { name = "ep", type = "int", metavar = "N", commands = "fit train rl infer", serve = true,
   default = { infer = "1: experts sliced by TP" }, value = 1, methods = TRAINING,
   help = "expert-parallel size (MoE); infer: experts split over an instance of N GPUs "
-    .. "(= --tp)",
+    .. "(= --tp), or with TP attention a divisor of --tp: N groups of experts, each sliced "
+    .. "over tp / N GPUs (TensorRT-LLM's --tp 8 --ep 4)",
   suggest = { "expert_parallel", "ep_size", "expert_model_parallel_size" } }
 opt { name = "etp", type = "int", metavar = "N", commands = "fit train rl plan", methods = TRAINING,
   default = "--tp (Megatron-Core's default)",

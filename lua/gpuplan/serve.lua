@@ -17,8 +17,10 @@
 -- Arguments (besides gp.infer's model, gpu, gpus, weights, kv, kv_policy,
 -- batch, input, output, runtime, memory, system, price, max_batch):
 --   tp          GPUs of one instance (default: ep, else all GPUs)
---   ep          experts split over the instance (= tp) or 1 (experts sliced by
---               TP, the default)
+--   ep          experts split over the instance (= tp), 1 (experts sliced by
+--               TP, the default), or a divisor of tp with TP attention: ep
+--               groups of tp / ep GPUs, each group's experts sliced over its
+--               GPUs (TensorRT-LLM's --tp 8 --ep 4: the experts' TP 2)
 --   dp_attention  attention, dense layers, shared experts and embeddings whole
 --               on every GPU, each with its own requests' KV (default false:
 --               tensor parallel over the instance)
@@ -195,7 +197,9 @@ end
 function M.layout_name(p, sbo)
   if not p or not p.tp then return "-" end
   local s
-  if p.ep and p.ep > 1 then
+  if p.ep and p.ep > 1 and p.ep < p.tp and not p.dp_attention then
+    s = string.format("TP%d, experts EP%d x TP%d", p.tp, p.ep, p.tp // p.ep)
+  elseif p.ep and p.ep > 1 then
     s = string.format("EP%d, %s attention", p.ep,
                       p.dp_attention and "DP" or ("TP" .. p.tp))
     if p.tbo then
@@ -246,7 +250,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     max_batch = c.max_batch, price = c.price,
     topo = node_of(a, info.gpu, cat, default),
-    decode = { tp = tp, ep = ep, dp_attention = dp, tbo = tbo },
+    decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
     itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
@@ -400,9 +404,18 @@ function M.setup(a)
   if not tp then
     tp = ep > 1 and ep or (not disagg and int_of(a, "gpus", 1)) or 1
   end
+  -- ep dividing tp (TP attention): ep groups of experts, each sliced
+  -- over tp / ep GPUs (TensorRT-LLM's moe_tensor_parallel_size = tp / ep);
+  -- no all-to-all -- every GPU holds every token, as with slices -- so the
+  -- rest of the setup sees ep 1 and the engine's layout gets the groups.
+  local groups = 1
   if ep > 1 and ep ~= tp then
-    fail("infer: ep %d: the experts are split over the whole instance (ep = tp = %d) "
-         .. "or sliced by TP (ep 1)", ep, tp)
+    if ep > tp or tp % ep ~= 0 or dp then
+      fail("infer: ep %d: the experts are split over the whole instance (ep = tp = %d), "
+           .. "sliced by TP (ep 1), or, with TP attention, into ep groups sliced over "
+           .. "tp / ep GPUs (ep dividing tp)", ep, tp)
+    end
+    groups, ep = ep, 1
   end
   -- Two-batch overlap left open with EP: M.infer runs both and keeps the
   -- faster (tbo_auto).  It is an opt-in in SGLang (--enable-two-batch-
@@ -485,7 +498,8 @@ function M.setup(a)
       .. "their batches each step)", spec_host * 1e3, spec_host_dp * 1e3))
   end
   return setup_kernels(a, model, d, c, info, cat, default, {
-    ep = ep, dp = dp, disagg = disagg, tp = tp, tbo = tbo, tbo_auto = tbo_auto,
+    ep = ep, groups = groups, dp = dp, disagg = disagg, tp = tp, tbo = tbo,
+    tbo_auto = tbo_auto,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
     mtp = mtp, acc = acc, spec_host = spec_host, spec_host_dp = spec_host_dp,
     batch = batch })

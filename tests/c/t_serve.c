@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(102);
+	plan(112);
 	dsv3(&m);
 	hopper(&d);
 
@@ -405,6 +405,93 @@ int main(void)
 		o = op_row(&st2, "experts_up");
 		is_num(o ? o->flop : 0, 2.0 * 2048 * 1.11 * 7168 * 4096, 1e-9,
 		       "256 tokens a GPU: EPLB's residual 1.11");
+	}
+
+	/* --- experts' TP inside EP (ep dividing tp, TP attention) ----------
+	 * TensorRT-LLM's --tp 8 --ep 4: four groups of 64 experts, each
+	 * sliced over 2 GPUs.  One sequence on TP8 (0.125 a GPU), one token:
+	 * 8 picks touch n = 256 (1 - (255/256)^8) = 7.8905 experts; a group
+	 * holds a hypergeometric share, mean n / 4, variance n (1/4)(3/4)
+	 * (256 - n) / 255; the hottest of four is mean + 1.18862 sd
+	 * (sqrt(4/3) x 1.0293754, Tippett's E[max] of 4 normals), 1.7229x
+	 * the mean.  Its GPUs run 8 x 1.7229 / 4 picks through slices of
+	 * width 2048 x 4 / 8: up FLOP 2 x that x 7168 x 2 x 1024.  Over two
+	 * groups (--ep 2) sqrt(2/pi) = 0.7978846 sd; slices 2048 x 2 / 8.
+	 * Sliced over all 8 (ep 1): 2 x 8 x 7168 x 2 x 256.  Tolerance
+	 * 1e-6: the constants' digits.  The weights held are the same. */
+	{
+		serve_cfg c4;
+		serve_layout L3;
+		serve_step s1, s4;
+		serve_mem m1, m4;
+		double n = 256.0 * (1.0 - pow(255.0 / 256.0, 8.0)), hot;
+		const infer_op_row *o1, *o4;
+
+		cfg(&c4, 8, 0);
+		c4.decode.ep = 1;
+		c4.redundant = 0;
+		L3 = c4.decode;
+		MUST(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 0.125, &s1,
+				     &err));
+		MUST(serve_memory(&m, &c4, &L3, SERVE_DECODE, 0.125, &m1,
+				  &err));
+		L3.ep = 4;
+		MUST(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 0.125, &s4,
+				     &err));
+		MUST(serve_memory(&m, &c4, &L3, SERVE_DECODE, 0.125, &m4,
+				  &err));
+		o1 = op_row(&s1, "experts_up");
+		o4 = op_row(&s4, "experts_up");
+		is_num(o1 ? o1->flop : 0, 2.0 * 8 * 7168 * 2 * 256, 1e-12,
+		       "ep 1: every expert sliced over the 8 GPUs");
+		hot = 1.0 + 1.18862 * sqrt(n / 4 * 0.75 * (256 - n) / 255) /
+			(n / 4);
+		ok(fabs(hot - 1.7229) < 1e-4, "the hottest of four groups: "
+		   "1.7229x the mean (hand value)");
+		is_num(o4 ? o4->flop : 0, 2.0 * 8 * hot / 4 * 7168 * 2 * 1024,
+		       1e-6, "ep 4 inside tp 8: the hottest group's picks "
+		       "through its 2-way slices");
+		ok(s4.time > s1.time && s4.a2a == 0.0, "... a slower step, "
+		   "no all-to-all");
+		is_num(m4.experts, m1.experts, 1e-12, "the same expert "
+		       "bytes per GPU");
+		L3.ep = 2;
+		MUST(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 0.125, &s4,
+				     &err));
+		o4 = op_row(&s4, "experts_up");
+		hot = 1.0 + 0.7978846 * sqrt(n / 2 * 0.5 * (256 - n) / 255) /
+			(n / 2);
+		is_num(o4 ? o4->flop : 0, 2.0 * 8 * hot / 2 * 7168 * 2 * 512,
+		       1e-6, "ep 2: two groups, sqrt(2/pi) sd above the mean");
+		/* 32 a GPU = 256 tokens on the instance, 2048 picks: every
+		 * expert nearly touched, the groups even (1.0023x). */
+		L3.ep = 4;
+		MUST(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 32, &s4,
+				     &err));
+		L3.ep = 1;
+		MUST(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 32, &s1,
+				     &err));
+		o1 = op_row(&s1, "experts_up");
+		o4 = op_row(&s4, "experts_up");
+		ok(o1 && o4 && o4->flop / o1->flop > 1.0 &&
+		   o4->flop / o1->flop < 1.003, "every expert touched: "
+		   "the groups even");
+		L3.ep = 4;
+		L3.dp_attention = 1;
+		ok(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 1, &s4,
+				   &err) == GP_EINVAL && strstr(err.msg,
+		   "needs TP attention"), "ep inside tp with DP attention: "
+		   "refused");
+		L3.dp_attention = 0;
+		L3.ep = 3;
+		ok(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 1, &s4,
+				   &err) == GP_EINVAL && strstr(err.msg,
+		   "ep 3"), "ep 3 does not divide tp 8: refused");
+		L3.ep = 4;
+		c4.redundant = 32;
+		ok(serve_step_time(&m, &d, &c4, &L3, SERVE_DECODE, 1, &s4,
+				   &err) == GP_EINVAL && strstr(err.msg,
+		   "redundant"), "redundant slots with ep inside tp: refused");
 	}
 
 	/* --- two-batch overlap -----------------------------------------------

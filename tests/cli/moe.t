@@ -111,9 +111,21 @@ like($o, qr/"moe":true/, 'json marks the MoE serving model');
 like($o, qr/"dispatch_bytes":/, 'json carries the all-to-all');
 
 # Errors: exit 1 naming the argument; usage errors exit 2.
-($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '8');
-is($c, 1, 'ep != tp: exit 1');
-like($e, qr/^gpuplan: infer: --ep 8: the experts are split over the whole instance/m, 'ep named');
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '6');
+is($c, 1, 'ep neither tp, 1 nor a divisor of tp: exit 1');
+like($e, qr/^gpuplan: infer: --ep 6: the experts are split over the whole instance/m, 'ep named');
+($c, $o, $e) = run_gp(@ds, '--gpu', 'h20', '--gpus', '16', '--tp', '16', '--ep', '8',
+                      '--dp-attention');
+is($c, 1, 'ep inside tp with DP attention: exit 1');
+like($e, qr/^gpuplan: infer: --ep 8: .*with TP attention/m, 'the rule named');
+# --ep dividing --tp with TP attention: TensorRT-LLM's --tp 8 --ep 4, four
+# groups of experts each sliced over two GPUs (the experts' TP 2).
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--weights', 'fp8', '--gpu', 'h200-sxm', '--gpus',
+                      '8', '--tp', '8', '--ep', '4', '--concurrency', '1', '--input', '1024',
+                      '--output', '2048', '--mtp', '3', '--runtime', 'trtllm');
+is($c, 0, '--tp 8 --ep 4: exit 0') or diag $e;
+like($o, qr/^deepseek-v3 on 8 x h200-sxm: TP8, experts EP4 x TP2, fp8 weights/m,
+     'the title names the experts\' split');
 ($c, $o, $e) = run_gp('infer', 'qwen3-235b-a22b', '--gpu', 'h200-sxm', '--gpus', '8', '--ep', '8',
                       '--mtp', '1');
 is($c, 1, 'MTP without the module: exit 1');

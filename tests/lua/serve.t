@@ -289,8 +289,29 @@ do
 end
 
 -- Errors name the argument.
-t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16 }) end,
-         "ep 8: the experts are split over the whole instance", "ep must equal tp")
+t.raises(function() gp.infer(with { gpus = 16, ep = 6, tp = 16 }) end,
+         "ep 6: the experts are split over the whole instance", "ep must be tp, 1 or divide tp")
+t.raises(function() gp.infer(with { gpus = 16, ep = 8, tp = 16, dp_attention = true }) end,
+         "ep 8: the experts are split over the whole instance", "ep inside tp needs TP attention")
+
+-- ep dividing tp (TP attention): ep groups of experts, each sliced over
+-- tp / ep GPUs (TensorRT-LLM's --tp 8 --ep 4).  The same expert bytes per
+-- GPU as slicing every expert over the 8 (256 / 8 = 32 experts' worth); a
+-- single stream's 4 tokens (3 MTP drafts) x top-8 touch ~30 experts, which
+-- fall unevenly on the four groups, so every GPU of the hottest reads more
+-- than 1/8 of them (tests/c/t_serve.c checks the share by hand): a slower
+-- step, no all-to-all.
+do
+  local h = { model = "deepseek-v3", gpu = "h200-sxm", weights = "fp8", gpus = 8, tp = 8,
+              concurrency = 1, input = 1024, output = 2048, mtp = 3 }
+  local sl = gp.infer(h)
+  h.ep = 4
+  local g4 = gp.infer(h)
+  t.is(g4.layout, "TP8, experts EP4 x TP2", "the layout names the experts' split")
+  t.near(g4.memory.experts, sl.memory.experts, 1e-12, "the same expert bytes per GPU")
+  t.ok(g4.step_ms > sl.step_ms and g4.a2a_ms == 0, "the hottest group's reads: a slower step, "
+       .. "no all-to-all")
+end
 t.raises(function() gp.infer { model = "qwen3-235b-a22b", gpu = "h200-sxm", gpus = 8, ep = 8,
                                mtp = 1 } end,
          "has no MTP module", "MTP needs the model's module")

@@ -99,7 +99,7 @@ local function moe_report(r, opts)
         string.format("; KV transfer %.2f ms", r.kv_transfer_s * 1e3) or "") },
     { k = "ITL", v = ranges.text(r, "itl_s", "%.2f", "ms", 1e3) .. (r.disagg and "" or
         string.format("; decode %.2f + prefill stalls%s", r.tpot_s * 1e3,
-          (r.eager_s or 0) > 0 and string.format(" (%.0f%% of steps off the CUDA graph, "
+          (r.eager_steps or 0) >= 0.005 and string.format(" (%.0f%% of steps off the CUDA graph, "
           .. "+%.2f ms a step)", 100 * r.eager_steps, r.eager_s * 1e3) or "")) },
     { k = "tokens/s per user", v = ranges.text(r, "stream_tokens_per_s", "%.1f") },
     { k = "tokens/s system", v = ranges.text(r, "tokens_per_s", "%.0f") },
