@@ -470,9 +470,11 @@ local function prepare_shape(o, cfg, model, method, dflt)
   end
   cfg.micro_batch = mb or dflt("batch")
   cfg.microbatches = o.microbatches
-  if o.schedule ~= nil and o.schedule ~= "1f1b" and o.schedule ~= "interleaved" and
-     o.schedule ~= "dualpipe" then
-    fail("schedule must be 1f1b, interleaved or dualpipe (got %s)", shown(o.schedule))
+  -- (one of its declared values: the resolve step checked it)
+  -- Interleaving is vpp's: without chunks it ran 1F1B under its name.
+  if o.schedule == "interleaved" and (o.vpp or 1) < 2 then
+    fail("schedule interleaved runs vpp model chunks a stage: give vpp >= 2 (got vpp %s)",
+      shown(o.vpp or 1))
   end
   if o.schedule == "dualpipe" and (o.vpp or 1) > 1 then
     fail("schedule dualpipe holds two chunks a rank by itself; vpp %s is interleaved's",

@@ -221,6 +221,7 @@ opt { name = "cat", type = "table", lua_only = true, commands = ALL .. " comm",
 opt { name = "catalog", type = "table", lua_only = true, commands = "infer comm",
   help = "as cat (the name gp.roofline takes too)" }
 opt { name = "schedule", type = "string", metavar = "S", commands = "fit train", kind = "enum",
+  values = { "1f1b", "interleaved", "dualpipe" },
   methods = TRAINING, default = "1f1b; interleaved with --vpp",
   help = "pipeline schedule: 1f1b, interleaved (--vpp > 1 sets it) or dualpipe "
     .. "(DeepSeek-V3: each rank holds stage r and pp-1-r, micro-batches from both ends, "

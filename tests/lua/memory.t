@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(127)
+t.plan(130)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -481,6 +481,18 @@ t.raises(function() gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, lor
   "gp.rl: an adapter needs the actor's method lora", true)
 t.ok(pcall(gp.rl, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, method = "lora",
   lora_rank = 16 }), "gp.rl: method lora with its rank")
+-- The pipeline schedule: its declared values, and interleaved only with
+-- the model chunks it interleaves (without them it ran 1F1B under the
+-- name).
+t.raises(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 2,
+  schedule = "interleaved" } end,
+  "schedule interleaved runs vpp model chunks a stage: give vpp >= 2 (got vpp 1)",
+  "interleaved without vpp refused", true)
+t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 2,
+  schedule = "gpipe" } end, "schedule must be 1f1b, interleaved or dualpipe (got string 'gpipe')",
+  "an unknown schedule: its declared values", true)
+t.ok(pcall(gp.train, { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, pp = 2, vpp = 2,
+  schedule = "interleaved" }), "interleaved with vpp 2")
 -- gpuplan fit's RL step keeps its LoRA actor (method grpo takes the
 -- adapter's options): Llama 3 8B's full actor at ZeRO 0 holds 16 B a
 -- parameter of states, 8.03e9 x 16 = 128 GB, on each GPU -- past the

@@ -198,7 +198,7 @@ return function(case, cat)
     o.stack = "deepspeed"
     defaults[#defaults + 1] = "stack=deepspeed (pretrain with a ZeRO stage, no FSDP)"
   end
-  if o.vpp then o.schedule = "interleaved" end
+  if (o.vpp or 1) > 1 then o.schedule = "interleaved" end
   -- The step's micro-batches on each data-parallel rank: global_batch
   -- over dp x micro_batch.  A pipeline holds min(pp, that) micro-batches'
   -- activations in flight under 1F1B (gpuplan.memory's microbatches), so a
