@@ -191,6 +191,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
+	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
+	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),
 	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),
 	F_BOOL("graph_router", offsetof(train_cfg, graph_router), 0),

@@ -95,6 +95,12 @@ typedef struct train_cfg {
 	int ep_flex;             /* the flex token dispatcher (DeepEP's or
 				  * HybridEP's fused permute + all-to-all
 				  * kernels), not the alltoall one */
+	int ep_hybridep;         /* 1: the flex dispatcher's backend is
+				  * HybridEP; 0: DeepEP (Megatron-Core's
+				  * moe_flex_dispatcher_backend default) */
+	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
+				  * hardware queues the streams share (1
+				  * serialises them: ep_overlap hides less) */
 	int moe_unbalanced;      /* 1: nothing balances the router (no
 				  * auxiliary loss, no bias updates: the RL
 				  * frameworks' frozen router), so the
@@ -350,6 +356,7 @@ typedef struct train_lkey {
 	int etp;                 /* expert tensor parallel (layout.h) */
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
+	int ep_hybridep;         /* train_cfg's */
 	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */
 	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */

@@ -1580,6 +1580,95 @@ static double hybridep_nvl_frac(double ranks)
 		(ranks - 8.0) / 8.0;
 }
 
+/* The flex dispatcher across nodes.  DeepEP's internode (normal) dispatch
+ * and HybridEP's send a token once to each NODE holding any of its top_k
+ * experts over RDMA, and the receiving node forwards it over NVLink to
+ * the ranks that hold them (DeepEP docs/legacy.md: "NVLink for
+ * intranode communication, RDMA network for internode"; HybridEP's
+ * dispatch likewise, docs/README_Hybrid-EP.md).  With the experts spread
+ * evenly over N nodes, a token reaches N (1 - C(e - e/N, k) / C(e, k))
+ * of them (flex_ranks over nodes: 3.6 of DeepSeek-V3's 8 picks at EP 32
+ * on 4 nodes, 2.0 of Qwen3-30B-A3B's at EP 16 on 2), its own node
+ * included.  Both projects publish their internode rate in exactly those
+ * bytes -- "the results are logical bandwidth ... contains local rank
+ * traffic": DeepEP's tests/test_internode.py counts num_rdma_token_sent
+ * as each token's distinct nodes (inplace_unique over topk_idx / experts
+ * a node), HybridEP's tests/utils.py count_rdma_send_from_routing_map
+ * does "not set the local node map to zeros" to align with it -- so a
+ * call moves those bytes at the kernels' rate, plus the call's own cost.
+ * The kernels' rates, as a share of the NIC's nominal rate a GPU (50 GB/s
+ * for a ConnectX-7 400 Gb/s, "~50 GB/s maximum bandwidth"), 4096 tokens,
+ * hidden 7168, top-8:
+ *  DeepEP (docs/legacy.md, H800 + CX7, normal kernels, the dispatch
+ *   kernel's time alone: test_internode.py times it with the layout
+ *   handle cached, its notify apart): EP 16 dispatch 43 / combine 43
+ *   GB/s, EP 32 58 / 57, EP 64 51 / 50 -- 0.86, 1.15, 1.01 at 2, 4, 8
+ *   nodes;
+ *  HybridEP (docs/README_Hybrid-EP.md, H100, 8 local experts a rank,
+ *   BF16 dispatch and combine at 8 SMs, its default across nodes:
+ *   csrc/hybrid_ep/config.cuh "(num_of_nodes == 1) ? 24 : 8"), "Kernel
+ *   Only": 16 ranks 76.80 / 68.00, 32 ranks 54.50 / 56.40, 64 ranks
+ *   50.55 / 51.03 -- 1.448, 1.109, 1.016.
+ * The call's own cost -- the routing map's exchange, the receive layout
+ * the host waits for, the launches -- is what HybridEP's "Torch API"
+ * column adds to its "Kernel Only" one for the same bytes (4096 x 1.994,
+ * 3.614, 5.273 nodes x 7168 x 2 B: 117.1, 212.2, 309.6 MB): at 16 ranks
+ * dispatch 57.74 against 76.80 GB/s, 0.503 ms, combine 56.96 against
+ * 68.00, 0.334 ms; at 32, 0.666 and 0.425 ms; at 64, 1.343 and 0.426 ms
+ * -- a mean 0.419, 0.546, 0.885 ms a call.  Megatron's flex dispatcher
+ * pays it every call with either backend (DeepEP's uncached dispatch runs
+ * its notify and the host waits for the receive counts), so DeepEP takes
+ * HybridEP's, the only published figure.  It is what keeps a small
+ * model's dispatch (Qwen3-30B-A3B's 4 KiB tokens) from the big ones'
+ * rate.  Between the measured node counts the terms are interpolated in
+ * log2 N, beyond them held.  Both were measured on 400 Gb/s NICs: a
+ * slower NIC scales the rate down, a faster one is not taken to raise it
+ * (FLEX_NIC_MEASURED) -- at 2 nodes half the logical bytes stay in the
+ * node, so HybridEP's 72.4 GB/s puts 36 GB/s on a 50 GB/s NIC: its 8 SMs,
+ * not the link, set that rate, and no figure on an 800 Gb/s NIC is
+ * published. */
+static const double DEEPEP_RDMA[3] = { 0.86, 1.15, 1.01 };
+static const double HYBRIDEP_RDMA[3] = { 1.448, 1.109, 1.016 };
+static const double FLEX_CALL_S[3] = { 0.419e-3, 0.546e-3, 0.885e-3 };
+#define FLEX_NIC_MEASURED 50e9  /* B/s: ConnectX-7 400 Gb/s, both tables' */
+
+static double by_nodes(const double *f, double nodes)
+{
+	double x = log2(nodes);
+
+	if (x <= 1.0)
+		return f[0];
+	if (x >= 3.0)
+		return f[2];
+	if (x <= 2.0)
+		return f[0] + (f[1] - f[0]) * (x - 1.0);
+	return f[1] + (f[2] - f[1]) * (x - 2.0);
+}
+
+/* The flex dispatch or combine of one micro-batch across the EP group's
+ * nodes (above): 0 when the group is inside one NVLink domain or the
+ * node has no NICs (the NCCL-priced bytes stand). */
+static double flex_internode(const tenv *e, const train_lkey *k,
+			     double tokens, double h)
+{
+	const gp_model *m = e->m;
+	double nodes, nic, rate;
+
+	if (k->g_ep.per_node <= 0 || k->g_ep.per_node >= k->g_ep.ranks ||
+	    e->t.nics <= 0 || !(e->t.nic.bw > 0) || e->t.gpus_per_node <= 0)
+		return 0.0;
+	nodes = (double)k->g_ep.ranks / k->g_ep.per_node;
+	nic = e->t.nics * e->t.nic.bw / e->t.gpus_per_node;
+	if (e->t.nic_path_bw > 0 && e->t.nic_path_bw < nic)
+		nic = e->t.nic_path_bw;
+	nic = fmin(nic, FLEX_NIC_MEASURED);
+	rate = by_nodes(k->ep_hybridep ? HYBRIDEP_RDMA : DEEPEP_RDMA,
+			nodes) * nic;
+	return by_nodes(FLEX_CALL_S, nodes) + tokens *
+		flex_ranks(m->moe.experts, m->moe.top_k, nodes) * h * 2.0 /
+		rate;
+}
+
 /* The alltoall token dispatcher's exchanges beside the tokens' own two
  * all-to-alls (Megatron-Core token_dispatcher.py,
  * MoEAlltoAllTokenDispatcher, core v0.13 to main).  Its preprocess
@@ -1698,6 +1787,14 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0)
 			a2a = fmax(a2a, disp / (hybridep_nvl_frac(k->ep) *
 						e->t.up.bw));
+		/* Across nodes: once a node, at DeepEP's or HybridEP's
+		 * published internode rate (flex_internode). */
+		if (k->ep > 1 && k->ep_flex) {
+			double xn = flex_internode(e, k, k->Tn * cf * sk, h);
+
+			if (xn > 0)
+				a2a = xn;
+		}
 		/* Megatron-Core's MoEAllGatherTokenDispatcher: every rank
 		 * gathers all Tn ep tokens of the EP group, h wide and once
 		 * each whatever top_k (its local experts pick theirs), and

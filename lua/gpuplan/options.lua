@@ -1064,6 +1064,21 @@ opt { name = "moe_dispatcher", type = "string", metavar = "D", commands = "train
     .. "permute, the all-to-all and the experts' sort in one call each way, each token "
     .. "sent once to each rank holding any of its experts)",
   suggest = { "moe_token_dispatcher_type", "token_dispatcher", "dispatcher" } }
+opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "train plan rl",
+  value = "deepep", kind = "enum", values = { "deepep", "hybridep" },
+  help = "the flex dispatcher's kernels (Megatron-Core's moe_flex_dispatcher_backend, "
+    .. "deepep its default): across nodes each sends a token once to each node holding "
+    .. "any of its experts and forwards it there over NVLink, at that backend's published "
+    .. "internode rate (DeepEP's docs/legacy.md, HybridEP's README); only with "
+    .. "moe_dispatcher flex",
+  suggest = { "moe_flex_dispatcher_backend", "flex_backend", "moe_enable_deepep" } }
+opt { name = "cuda_device_max_connections", type = "int", metavar = "N",
+  commands = "train plan rl", value = 8, kind = "count", range = { 1, 32 },
+  help = "the CUDA_DEVICE_MAX_CONNECTIONS the job runs with (CUDA's default 8 when "
+    .. "unset): at 1 the streams share one hardware queue in launch order and ep_overlap "
+    .. "hides 0.47 of what it hides with more (Megatron-LM PR #6311: \"+3.7% instead of "
+    .. "+7.8%\"); DualPipe is not affected",
+  suggest = { "max_connections", "cuda_max_connections" } }
 opt { name = "moe_balance", type = "string", metavar = "B", commands = "train plan rl",
   value = "balanced", kind = "enum", values = { "balanced", "none" },
   help = "how evenly a MoE router spreads tokens over the expert-parallel ranks: balanced "

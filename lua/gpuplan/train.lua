@@ -275,6 +275,16 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"
   cfg.moe_flex = o.moe_dispatcher == "flex"
+  -- the flex dispatcher's backend: a backend given beside another
+  -- dispatcher would change nothing, in silence (its default stays quiet)
+  cfg.moe_hybridep = cfg.moe_flex and o.moe_flex_backend == "hybridep"
+  -- CUDA_DEVICE_MAX_CONNECTIONS (the resolve step checked its range; the
+  -- engine caps ep_overlap's hiding at 1)
+  cfg.cuda_device_max_connections = o.cuda_device_max_connections
+  if o.moe_flex_backend == "hybridep" and not cfg.moe_flex then
+    fail("train: moe_flex_backend hybridep is the flex dispatcher's backend; give "
+      .. "moe_dispatcher = flex (got %s)", tostring(o.moe_dispatcher or "alltoall"))
+  end
   -- ep_overlap is Megatron-Core's overlap_moe_expert_parallel_comm (its
   -- combined 1F1B; DualPipe, DeepSeek's own schedule, overlaps by itself).
   -- Of TransformerConfig.__post_init__'s asserts on it (transformer_

@@ -86,6 +86,7 @@ local function declared(name)
   local d = require("gpuplan.options").get(name)
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
   if d.kind == "enum" and d.values then return T.enum(d.values) end
+  if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
   error("gpuplan.validate: option '" .. name .. "' declares no case type", 2)
 end
 
@@ -199,6 +200,12 @@ local case_schema = T.record {
     -- how MoE tokens reach their experts (gp.train's moe_dispatcher;
     -- Megatron-Core's moe_token_dispatcher_type)
     moe_dispatcher = declared("moe_dispatcher"),
+    -- the flex dispatcher's backend (gp.train's moe_flex_backend;
+    -- Megatron-Core's moe_flex_dispatcher_backend)
+    moe_flex_backend = declared("moe_flex_backend"),
+    -- CUDA_DEVICE_MAX_CONNECTIONS as the run sets it (gp.train's
+    -- cuda_device_max_connections)
+    cuda_device_max_connections = declared("cuda_device_max_connections"),
     -- Megatron-Core's moe_permute_fusion: false is gp.train's unfused_permute
     moe_permute_fusion = T.boolean(),
     -- Megatron-Core's bias_activation_fusion: false is gp.train's unfused_act
@@ -320,7 +327,7 @@ M.PARALLEL_READ = {
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
-    moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
+    moe_flex_backend cuda_device_max_connections moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
     recompute recompute_modules schedule offload]],

@@ -934,6 +934,37 @@ for my $t (
     is($c, 1, "$name: exit 1");
     is($e, $want, "$name: names the flags typed");
 }
+# --- the flex dispatcher's backend and CUDA_DEVICE_MAX_CONNECTIONS: a
+# backend beside another dispatcher, an unknown one, and connections
+# outside CUDA's 1..32, each one line naming the flag, exit 1.
+my @q3f = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '16');
+for my $t (
+    [['train', @q3f, '--moe-flex-backend', 'hybridep'],
+     "gpuplan: train: --moe-flex-backend hybridep is the flex dispatcher's backend; give "
+     . "--moe-dispatcher flex (got alltoall)\n"],
+    [['train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'nccl'],
+     "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got string 'nccl')\n"],
+    [['train', @q3f, '--cuda-device-max-connections', '33'],
+     "gpuplan: train: --cuda-device-max-connections must be a whole number 1..32 (got 33)\n"],
+    ) {
+    my ($args, $want) = @$t;
+    ($c, $o, $e) = run_gp(@$args);
+    my $name = join(' ', @$args[0, 1, 8 .. $#$args]);
+    is($c, 1, "$name: exit 1");
+    is($e, $want, "$name: names the flag typed");
+}
+# Both given as a run states them: exit 0, the EP time of one connection
+# with the overlap above that of 32 (0.474 of it hides, not all).
+my @q3o = ('train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'hybridep',
+           '--ep-overlap', '--seq', '4096', '--global-batch', '64', '--format', 'csv');
+my %ep;
+for my $n (1, 32) {
+    ($c, $o, $e) = run_gp(@q3o, '--cuda-device-max-connections', $n);
+    is($c, 0, "flex hybridep, $n connections: exit 0") or diag $e;
+    ($ep{$n}) = $o =~ /^ep_comm,([\d.eE+-]+)/m;
+}
+ok(defined $ep{1} && defined $ep{32} && $ep{1} > $ep{32},
+   'one connection: more of the expert all-to-all exposed than with 32');
 # The plan skips those layouts instead of failing on them: with EP up to 8
 # and VPP up to 2 it lists none at EP 1, at PP > 1 without VPP, or with
 # full recompute -- the same search without --ep-overlap lists some.

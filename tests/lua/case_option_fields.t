@@ -11,7 +11,7 @@ local cjson = require "cjson"
 local FIELDS = {
   { "parallel", "gradient_accumulation_fusion" },
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
-  { "parallel", "moe_dispatcher" }, { "parallel", "moe_fp8_pad" },
+  { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },

@@ -179,6 +179,13 @@ local PROFILES = {
     { "grad_reduce", "fp32", "bf16: gradients reduced in fp32 (arguments.py)" },
     -- training.py: "/ 2  # causal mask (only half of the mask is non-zero)".
     { "causal_flops", true, "num_floating_point_operations: causal attention at half" },
+    -- Each YAML's ENV at commit 7146484607: CUDA_DEVICE_MAX_CONNECTIONS
+    -- '32' in those with overlap_moe_expert_parallel_comm (qwen3_235b/h100
+    -- bf16_256GPU_TP2PP8EP32.yaml and the Blackwell ones), '1' in those
+    -- without (qwen3_30b/h100/bf16_32GPU_TP1PP1EP8.yaml,
+    -- deepseek_v3/h100/bf16_1024GPU_TP1PP16EP64.yaml).
+    { "cuda_device_max_connections", function(o) return o.ep_overlap and 32 or 1 end,
+      "the recipe YAML's ENV: '32' with EP overlap, '1' without" },
   },
   -- The Megatron-Core MoE team's Megatron-MoE-ModelZoo (May 2025): its
   -- sbatch_benchmarking.sh runs pretrain_gpt.py with the model's
@@ -204,6 +211,11 @@ local PROFILES = {
     -- No --cross-entropy-loss-fusion in the yaml of that commit.
     { "unfused_loss", true, "no --cross-entropy-loss-fusion" },
     { "recompute", "none", "no --recompute-granularity on the run line" },
+    -- model_configs/benchmarking/Qwen3-235B-A22B.yaml at 8017e11: "ENV_VARS:
+    -- CUDA_DEVICE_MAX_CONNECTIONS: 1" (its "# CUDA_DEVICE_MAX_CONNECTIONS:
+    -- 32" under "# !Used for 1F1B overlap" commented out), exported by
+    -- sbatch_benchmarking.sh for every run line, the 1F1B one included.
+    { "cuda_device_max_connections", 1, "the yaml's ENV_VARS: CUDA_DEVICE_MAX_CONNECTIONS: 1" },
   },
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
@@ -251,6 +263,18 @@ local PROFILES = {
     { "tp_overlap", true, "comm_overlap: TP >= 2 with SP", tp2 },
     { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
     { "causal_flops", true, "flop_utils: causal attention at half" },
+    -- scripts/performance/perf_plugins.py (c0b9a00)
+    -- _set_num_cuda_device_max_connections: 8, 32 with the deepep or
+    -- hybridep flex backend, 32 on Blackwell ("We need extra connections
+    -- to avoid serialization of streams"), and on Hopper 1 "if (tp_size >
+    -- 1 or cp_size > 1) and not moe_a2a_overlap".
+    { "cuda_device_max_connections", function(o)
+        local g = tostring(o.gpu)
+        if g:match("^b%d") or g:match("^gb%d") or o.moe_dispatcher == "flex" then return 32 end
+        if ((o.tp or 1) > 1 or (o.cp or 1) > 1) and not o.ep_overlap then return 1 end
+        return 8
+      end, "perf_plugins.py: 32 on Blackwell or with DeepEP/HybridEP, 1 at TP or CP > 1 "
+        .. "without EP overlap on Hopper, else 8" },
     { "recompute", "none", "no recompute in the perf configs", gated },
     -- DeepSeek-V3 (an MLA model): scripts/performance/configs/deepseek/
     -- deepseek_workload_base_configs.py recompute_modules ["mla_up_proj"]
@@ -492,6 +516,8 @@ local function predict(case, cat)
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
   o.moe_dispatcher = v(par.moe_dispatcher)
+  o.moe_flex_backend = v(par.moe_flex_backend)
+  o.cuda_device_max_connections = v(par.cuda_device_max_connections)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
   o.moe_router_dtype = v(par.moe_router_dtype)

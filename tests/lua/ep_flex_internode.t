@@ -1,0 +1,105 @@
+-- The flex dispatcher across nodes (engine/train_layer.c flex_internode):
+-- DeepEP and HybridEP send a token once to each node holding any of its
+-- top_k experts, at the backend's published internode kernel rate (a
+-- share of the NIC's nominal rate a GPU), plus the call's own cost
+-- (HybridEP's "Torch API" time less its "Kernel Only" time).  And
+-- cuda_device_max_connections 1, which caps what ep_overlap hides at
+-- 3.7 / 7.8 of the all-to-all (Megatron-LM PR #6311; engine/train_stage.c
+-- EP_OVERLAP_ONE_QUEUE).
+-- Run with ./gpuplan run tests/lua/ep_flex_internode.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(13)
+
+local function part(r, n)
+  for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
+  return 0
+end
+
+-- Distinct nodes a token's top_k experts land on, e experts spread evenly
+-- over n nodes: n (1 - C(e - e/n, k) / C(e, k)).
+local function nodes_hit(e, k, n)
+  local miss = 1
+  for i = 0, k - 1 do miss = miss * (e - e / n - i) / (e - i) end
+  return n * (1 - miss)
+end
+
+-- Qwen3-30B-A3B (48 layers, hidden 2048, 128 experts, top 8), one
+-- 4096-token micro-batch a step, no EP overlap: the step's ep_comm is 48
+-- layers x 4 calls (dispatch and combine, forward and backward), each
+-- the call's cost plus the rank's 4096 tokens x the nodes each reaches x
+-- 2048 x 2 B at the rate.  A DGX H100 has 8 ConnectX-7 NICs of 50 GB/s
+-- nominal: 50 GB/s a GPU.  1e-9: the engine's own sums of the same terms.
+local job = { model = "qwen3-30b-a3b", gpu = "h100-sxm", seq = 4096, batch = 1,
+              stack = "megatron", zero = 1, moe_dispatcher = "flex", ep_overlap = false }
+local function ep(x) return part(gp.train(t.with(job, x)), "ep_comm") end
+local function expect(n, share, call)
+  return 48 * 4 * (call + 4096 * nodes_hit(128, 8, n) * 2048 * 2 / (share * 50e9))
+end
+-- EP 16 on 2 nodes: 1.994 nodes a token.  DeepEP (the default backend):
+-- docs/legacy.md's 43 GB/s at EP 16, 0.86 of 50; the call 0.419 ms
+-- (HybridEP's mean gap at 16 ranks, (0.503 + 0.334) / 2 ms).
+t.near(ep { gpus = 16, ep = 16, global_batch = 16 }, expect(2, 0.86, 0.419e-3), 1e-9,
+       "EP 16, DeepEP: 2 nodes at 0.86 of the NIC, plus 0.419 ms a call")
+-- HybridEP's kernel at 16 ranks: (76.80 + 68.00) / 2 / 50 = 1.448.
+t.near(ep { gpus = 16, ep = 16, global_batch = 16, moe_flex_backend = "hybridep" },
+       expect(2, 1.448, 0.419e-3), 1e-9, "EP 16, HybridEP: 1.448 of the NIC")
+-- EP 32 on 4 nodes: 3.629 nodes a token; HybridEP (54.50 + 56.40) / 2 /
+-- 50 = 1.109, the call 0.546 ms.
+t.near(ep { gpus = 32, ep = 32, global_batch = 32, moe_flex_backend = "hybridep" },
+       expect(4, 1.109, 0.546e-3), 1e-9, "EP 32, HybridEP: 4 nodes")
+-- EP 64 on 8 nodes, DeepEP: (51 + 50) / 2 / 50 = 1.01, the call 0.885 ms.
+t.near(ep { gpus = 64, ep = 64, global_batch = 64 }, expect(8, 1.01, 0.885e-3), 1e-9,
+       "EP 64, DeepEP: 8 nodes")
+-- The node count is what it saves: at EP 16 the alltoall dispatcher
+-- sends all 8 copies, half of them off the node; flex sends 2.
+t.ok(ep { gpus = 16, ep = 16, global_batch = 16 } <
+     ep { gpus = 16, ep = 16, global_batch = 16, moe_dispatcher = "alltoall" },
+     "EP 16: flex below the alltoall dispatcher")
+-- Both rates were measured on 400 Gb/s NICs: 800 Gb/s ones (B300's
+-- ConnectX-8) are not taken to run the kernels faster.
+local function ep_nic(f)
+  return ep { gpu = "b300", gpus = 16, ep = 16, global_batch = 16, moe_flex_backend = "hybridep",
+              nic_fabric = f, nics = 8 }
+end
+t.near(ep_nic("ib-xdr-800"), ep_nic("ib-ndr-400"), 1e-12, "800G NICs: the 400G figure")
+-- Inside one node the backend changes nothing (HybridEP's in-node rate
+-- prices both).
+t.near(ep { gpus = 8, ep = 8, global_batch = 8, moe_flex_backend = "hybridep" },
+       ep { gpus = 8, ep = 8, global_batch = 8 }, 1e-12, "EP 8 in one node: either backend")
+-- The backend is the flex dispatcher's: given beside another, an error.
+t.raises(function() gp.train(t.with(job, { gpus = 16, ep = 16, global_batch = 16,
+                                           moe_dispatcher = "alltoall",
+                                           moe_flex_backend = "hybridep" })) end,
+         "moe_flex_backend hybridep is the flex dispatcher's backend",
+         "hybridep with the alltoall dispatcher: refused")
+
+-- cuda_device_max_connections 1: an overlapped chunk hides at most q =
+-- 3.7 / 7.8 of its all-to-all.  As in ep_overlap.t: 8 H100s, EP 8, the
+-- alltoall dispatcher, 4 micro-batches (3 of 4 chunks overlapped each
+-- way), the compute under the all-to-all slowed by s = 32 / (132 - 32),
+-- each layer's compute longer than its all-to-all; the exposed share of
+-- the unhidden all-to-all is 3/4 (1 - q + q s) + 1/4 with one queue,
+-- 3/4 s + 1/4 without.  1e-9: the same sums.
+local s, q = 32 / (132 - 32), 3.7 / 7.8
+local j8 = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 8, ep = 8, seq = 4096, batch = 1,
+             stack = "megatron", zero = 1, global_batch = 32 }
+local function ratio(x)
+  local on = gp.train(t.with(j8, t.with(x, { ep_overlap = true })))
+  local off = gp.train(t.with(j8, t.with(x, { ep_overlap = false })))
+  return part(on, "ep_comm") / part(off, "ep_comm")
+end
+t.near(ratio { cuda_device_max_connections = 1 }, 3 / 4 * (1 - q + q * s) + 1 / 4, 1e-9,
+       "one connection: 0.474 of the all-to-all hides")
+t.near(ratio { cuda_device_max_connections = 32 }, 3 / 4 * s + 1 / 4, 1e-9,
+       "32 connections: all of it")
+t.near(ratio {}, 3 / 4 * s + 1 / 4, 1e-9, "the default (CUDA's 8): all of it")
+-- DualPipe is DeepSeek's schedule, not Megatron's queue order: every
+-- chunk paired at the measured average 0.189, one connection or not.
+local dp = { gpus = 16, pp = 2, schedule = "dualpipe", global_batch = 128 }
+t.near(ratio(t.with(dp, { cuda_device_max_connections = 1 })), ratio(dp), 1e-12,
+       "dualpipe: not capped")
+-- CUDA takes 1 to 32 connections.
+t.raises(function() gp.train(t.with(j8, { cuda_device_max_connections = 0 })) end,
+         "cuda_device_max_connections", "0 connections: refused")
