@@ -1187,9 +1187,24 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
   help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
     .. "backend, what SDPA runs under a padding mask: every tile of the square)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
+-- The deepspeed stack runs the Hugging Face modules unless told otherwise:
+-- DeepSpeed's ZeRO engine is mostly driven by transformers' Trainer,
+-- Accelerate or TRL on transformers' models ("DeepSpeed is integrated with
+-- the Trainer class and most of the setup is automatically taken care of
+-- for you", huggingface.co/docs/transformers main_classes/deepspeed; TRL's
+-- DeepSpeed integration: "No modifications to your training script are
+-- required"), whose modules are eager PyTorch ops; Megatron-DeepSpeed's
+-- fused modules are the exception, given as kernels fused.
 opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
-  default = "eager on the hf stack, else fused", kind = "enum",
-  value = function(j) return j.stack == "hf" and "eager" or "fused" end,
+  default = "eager on the hf and deepspeed stacks (transformers' modules, as the Trainer, "
+    .. "Accelerate and TRL hand them to DeepSpeed), fused on megatron", kind = "enum",
+  value = function(j)
+    if j.stack == "deepspeed" then
+      return "eager", "kernels=eager (stack deepspeed: transformers' modules under the "
+        .. "Trainer / Accelerate; fused for Megatron-DeepSpeed)"
+    end
+    return j.stack == "hf" and "eager" or "fused"
+  end,
   help = "eager (Hugging Face modules: one PyTorch kernel per tensor op) | fused (one per "
     .. "operator: Megatron / Transformer Engine, torch.compile, Liger)",
   suggest = { "torch_compile", "compile", "fused_kernels" } }

@@ -26,7 +26,8 @@
 --   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
 --                 cross-entropy (default false: a fused loss kernel)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
---                 fused (one per operator); default eager on the hf stack
+--                 fused (one per operator); default eager on the hf and
+--                 deepspeed stacks (transformers' modules), fused on megatron
 --   attn_kernel   fused attention kernel, one of gpuplan.roofline's
 --                 attention_kernels (efficient: PyTorch SDPA's memory-efficient
 --                 backend, the whole score square); default the arch's: what

@@ -244,4 +244,24 @@ like($o, qr/, global batch 32 \(4 micro-batches of 1\)$/m, 'global batch 4 x 8 x
 like($e, qr/^gpuplan: train: --microbatches 4 and --global-batch 64 disagree: the global batch is the micro-batches x dp x batch = 4 x 8 x 1 = 32$/m,
      'a --global-batch that disagrees: one line naming both');
 
+# --stack deepspeed runs transformers' modules unless told otherwise (the
+# Trainer / Accelerate hand them to DeepSpeed): kernels=eager, said on the
+# defaults line, the same step as --kernels eager given (stage 3's module
+# hooks with it); --kernels fused (Megatron-DeepSpeed) is another step and
+# no kernels default.
+my @ds = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+          '--stack', 'deepspeed', '--seq', '2048', '--global-batch', '64');
+my ($cd, $od) = run_gp(@ds);
+is($cd, 0, 'deepspeed stack: runs');
+like($od, qr/^defaults: .*kernels=eager \(stack deepspeed: transformers' modules/m,
+     'deepspeed stack: kernels=eager listed as a default, with why');
+my ($ce, $oe) = run_gp(@ds, '--kernels', 'eager');
+my ($cf, $of) = run_gp(@ds, '--kernels', 'fused');
+my ($sd) = $od =~ /^step\s+([\d.]+)/m;
+my ($se) = $oe =~ /^step\s+([\d.]+)/m;
+my ($sf) = $of =~ /^step\s+([\d.]+)/m;
+is($sd, $se, 'deepspeed stack: the default step is --kernels eager\'s');
+ok(defined $sf && $sf < $sd, 'deepspeed stack: --kernels fused (Megatron-DeepSpeed) is faster, no hooks');
+unlike($of, qr/^defaults: .*kernels=/m, 'kernels given: not a default');
+
 done_testing();

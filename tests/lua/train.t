@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(108)
+t.plan(110)
 
 local part = t.step_part
 
@@ -206,6 +206,19 @@ do
     found = found or d == "kernels=fused"
   end
   t.ok(found, "megatron stack: kernels=fused by default")
+  -- The deepspeed stack: transformers' modules (the Trainer / Accelerate
+  -- hand them to DeepSpeed), eager, said with why; the same step as
+  -- kernels = "eager" given.
+  local dq = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3, stack = "deepspeed",
+               seq = 2048, global_batch = 64 }
+  local dd = gp.train(dq)
+  found = false
+  for _, d in ipairs(dd.defaults) do
+    found = found or d:find("kernels=eager (stack deepspeed", 1, true) ~= nil
+  end
+  t.ok(found, "deepspeed stack: kernels=eager by default, said")
+  t.is(dd.step_s, gp.train(t.with(dq, { kernels = "eager" })).step_s,
+    "deepspeed stack: the default is kernels eager's step")
   -- torchtitan's Llama 3.1 8B on 8 H100s, FSDP, local batch 2 of 8192
   -- tokens, selective AC (benchmarks/llama3_h100_202412_torchtitan.md
   -- Table 1): torch.compile 6667 tokens/s per GPU, eager 5762, 1.157x.

@@ -10,12 +10,13 @@ local part = t.step_part
 
 -- megatron-gpt-1.7b (24 layers, h 2304, LayerNorm, biases on every
 -- linear, plain 4h MLP) on one DGX H100, dp 8, one micro-batch, every
--- overlap off, bf16 gradients reduced in bf16.
+-- overlap off, bf16 gradients reduced in bf16; Megatron-DeepSpeed's
+-- fused modules (kernels fused: no Hugging Face module hooks).
 local h, L = 2304, 24
 local base = { model = "megatron-gpt-1.7b", gpu = "h100-sxm", gpus = 8, method = "pretrain",
   seq = 2048, zero = 3, stack = "deepspeed", global_batch = 8, batch = 1,
   recompute = "none", overlap_param_gather = false, overlap_grad_reduce = false,
-  grad_reduce = "bf16", precision = "bf16" }
+  grad_reduce = "bf16", precision = "bf16", kernels = "fused" }
 local function with(extra) return gp.train(t.with(base, extra)) end
 
 -- Hand derivation of per_param.  A layer holds P = 12h^2 + 13h

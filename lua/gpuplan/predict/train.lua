@@ -118,6 +118,7 @@ local PROFILES = {
     -- (Narayanan et al. 2021 sec. 5.2), which prefetches parameters and
     -- overlaps the reduce-scatter (stage 3 overlap_comm default true).
     { "stack", "deepspeed", "ZeRO-3 runs: DeepSpeed", function(o) return (o.zero or 0) >= 2 end },
+    { "kernels", "fused", "Megatron-LM's fused modules", function(o) return (o.zero or 0) >= 2 end },
     { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
     { "overlap_grad_reduce", true, "DeepSpeed stage 3 overlap_comm", function(o) return (o.zero or 0) >= 2 end },
     { "stack", "megatron", "Megatron-LM" },
@@ -220,6 +221,7 @@ local PROFILES = {
   -- Megatron-DeepSpeed as BLOOM-176B ran it (tr11-176B-ml.slurm).
   ["megatron-deepspeed"] = {
     { "stack", "deepspeed", "Megatron-DeepSpeed (BF16_Optimizer)" },
+    { "kernels", "fused", "Megatron's fused modules (fused layer norm, scale-mask-softmax, bias-gelu)" },
     { "flash", false, "fused softmax kernels, pre-FlashAttention" },
     { "dropout", false, "BLOOM: hidden/attention dropout 0.0" },
     { "partition", "type:transformer|embedding", "tr11 --pp-partition-method" },
