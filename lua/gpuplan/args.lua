@@ -189,6 +189,13 @@ end
 
 local function has_position(msg) return msg:match("^[^%s:]+:%d+: ") ~= nil end
 
+-- Error e's message without the position gpuplan's own Lua put in front
+-- of it (a module's error(msg, 2)), for a public function that re-raises
+-- it at its caller's.
+function M.unplaced(e)
+  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
+end
+
 -- The message handler of M.api: an error raised on purpose (through
 -- `error` or a C function of the binding: misuse, bad input) loses a
 -- position inside gpuplan; a runtime error in gpuplan's own code (a bug)

@@ -685,9 +685,7 @@ end
 
 -- An error raised inside gpuplan's own Lua, without the position Lua
 -- gave it there (the caller's position is added when it is re-raised).
-local function internal(e)
-  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
-end
+local internal = args.unplaced
 
 -- gp.train{...}: see the header.
 function M.train(o)

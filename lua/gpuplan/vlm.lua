@@ -110,9 +110,7 @@ function M.media(model, o)
   }
 end
 
-local function internal(e)
-  return (tostring(e):gsub("^[^\n]-lua/gpuplan/[%w_/]+%.lua:%d+: ", ""))
-end
+local internal = require("gpuplan.args").unplaced
 
 local tokens
 
