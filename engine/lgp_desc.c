@@ -192,6 +192,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
+	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),
 	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),

@@ -98,6 +98,9 @@ typedef struct train_cfg {
 	int ep_hybridep;         /* 1: the flex dispatcher's backend is
 				  * HybridEP; 0: DeepEP (Megatron-Core's
 				  * moe_flex_dispatcher_backend default) */
+	int flex_sms;            /* SMs the flex dispatcher's kernels take
+				  * (Megatron's moe_flex_dispatcher_num_sms);
+				  * 0: the backend's default */
 	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
 				  * hardware queues the streams share (1
 				  * serialises them: ep_overlap hides less) */

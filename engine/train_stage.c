@@ -236,18 +236,34 @@ static double ep_steady(const ctx *x, int k)
  * overlapped collectives is OVERLAP_SLOWDOWN (0.189).  The serving model
  * slows SGLang's single-batch overlap by the same rule (serve_step.c).
  * At 64 SMs or fewer the channels would take half the GPU or more: the
- * slowdown stops at 1, where hiding gains nothing.  The flex dispatcher
- * runs on the SMs its backend is given (HybridEP: the
- * moe_flex_dispatcher_num_sms, 8 across nodes and 24 in one by default,
- * and with its permute fused min(108, SMs - those) permute blocks more;
- * DeepEP/hybrid-ep csrc/hybrid_ep/config.cuh), and DualPipe pairs DeepEP's
- * kernels on 20 SMs (DeepSeek-V3 report, sec. 3.2.2): neither is
- * priced here, both keep the measured average. */
+ * slowdown stops at 1, where hiding gains nothing.  The flex dispatcher's
+ * kernels hold the SMs its backend is given the same way, moe_flex_sms
+ * (Megatron-Core's moe_flex_dispatcher_num_sms, which moe_deepep_num_sms
+ * and moe_hybridep_num_sms route to): by default DeepEP's 20
+ * (transformer_config.py: "historical default 20") and HybridEP's 8
+ * across nodes, 24 in one (DeepEP/hybrid-ep csrc/hybrid_ep/config.cuh
+ * "(num_of_nodes == 1) ? 24 : 8"); Megatron-Bridge's perf scripts give
+ * HybridEP 32 (_set_common_perf_overrides): 32 / (132 - 32) = 0.32 on an
+ * H100.  DualPipe pairs DeepEP's kernels on 20 SMs (DeepSeek-V3 report,
+ * sec. 3.2.2) and keeps the measured average. */
+#define FLEX_SMS_DEEPEP 20.0          /* Megatron-Core: "historical default 20" */
+#define FLEX_SMS_HYBRIDEP_NODE 24.0   /* config.cuh: one node 24 */
+#define FLEX_SMS_HYBRIDEP_NODES 8.0   /* config.cuh: across nodes 8 */
+
 static double ep_slowdown(const ctx *x)
 {
 	const train_cfg *c = x->c;
 	double sms = x->e.d->sms, ch = GP_NCCL_P2P_CHANNELS;
 
+	if (c->ep_flex && x->y.schedule != GP_SCHED_DUALPIPE && sms > 0) {
+		const gp_group *g = &x->g[GP_GRP_EP];
+
+		ch = c->flex_sms > 0 ? c->flex_sms :
+			!c->ep_hybridep ? FLEX_SMS_DEEPEP :
+			g->per_node > 0 && g->per_node < g->ranks ?
+			FLEX_SMS_HYBRIDEP_NODES : FLEX_SMS_HYBRIDEP_NODE;
+		return sms > 2.0 * ch ? ch / (sms - ch) : 1.0;
+	}
 	if (c->ep_flex || c->ep_allgather ||
 	    x->y.schedule == GP_SCHED_DUALPIPE || !(sms > 0))
 		return OVERLAP_SLOWDOWN;

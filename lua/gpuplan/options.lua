@@ -1072,6 +1072,14 @@ opt { name = "moe_flex_backend", type = "string", metavar = "B", commands = "tra
     .. "internode rate (DeepEP's docs/legacy.md, HybridEP's README); only with "
     .. "moe_dispatcher flex",
   suggest = { "moe_flex_dispatcher_backend", "flex_backend", "moe_enable_deepep" } }
+opt { name = "moe_flex_sms", type = "int", metavar = "N", commands = "train plan rl",
+  kind = "count", range = { 1, 1024 },
+  default = "by backend: DeepEP 20, HybridEP 8 across nodes and 24 in one",
+  help = "the SMs the flex dispatcher's kernels hold (Megatron-Core's "
+    .. "moe_flex_dispatcher_num_sms, moe_deepep_num_sms, moe_hybridep_num_sms): with "
+    .. "ep_overlap the compute beside its all-to-alls runs on the rest, N / (SMs - N) "
+    .. "slower; only with moe_dispatcher flex",
+  suggest = { "moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms" } }
 opt { name = "cuda_device_max_connections", type = "int", metavar = "N",
   commands = "train plan rl", value = 8, kind = "count", range = { 1, 32 },
   help = "the CUDA_DEVICE_MAX_CONNECTIONS the job runs with (CUDA's default 8 when "

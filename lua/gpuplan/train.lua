@@ -282,6 +282,14 @@ local function step_choices(o, p, cfg, sweep, default)
   -- CUDA_DEVICE_MAX_CONNECTIONS (the resolve step checked its range; the
   -- engine caps ep_overlap's hiding at 1)
   cfg.cuda_device_max_connections = o.cuda_device_max_connections
+  -- the flex dispatcher's SMs (the engine takes the backend's default when
+  -- none is given); given beside another dispatcher they would change
+  -- nothing, in silence
+  if o.moe_flex_sms ~= nil and not cfg.moe_flex then
+    fail("train: moe_flex_sms is the flex dispatcher's SMs; give moe_dispatcher = flex "
+      .. "(got %s)", tostring(o.moe_dispatcher or "alltoall"))
+  end
+  cfg.moe_flex_sms = o.moe_flex_sms
   if o.moe_flex_backend == "hybridep" and not cfg.moe_flex then
     fail("train: moe_flex_backend hybridep is the flex dispatcher's backend; give "
       .. "moe_dispatcher = flex (got %s)", tostring(o.moe_dispatcher or "alltoall"))

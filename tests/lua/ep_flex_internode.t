@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(13)
+t.plan(17)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -103,3 +103,16 @@ t.near(ratio(t.with(dp, { cuda_device_max_connections = 1 })), ratio(dp), 1e-12,
 -- CUDA takes 1 to 32 connections.
 t.raises(function() gp.train(t.with(j8, { cuda_device_max_connections = 0 })) end,
          "cuda_device_max_connections", "0 connections: refused")
+
+-- The flex dispatcher's kernels hold their SMs beside the overlapped
+-- compute, which runs on the rest: s = n / (132 - n) on an H100 (as
+-- NCCL's 32 channels for the alltoall dispatcher).  The same 8-GPU job,
+-- flex: DeepEP's default 20, HybridEP's in one node 24 (config.cuh),
+-- Megatron-Bridge's 32 given.
+local function sl(n) return 3 / 4 * (n / (132 - n)) + 1 / 4 end
+t.near(ratio { moe_dispatcher = "flex" }, sl(20), 1e-9, "flex DeepEP: 20 SMs")
+t.near(ratio { moe_dispatcher = "flex", moe_flex_backend = "hybridep" }, sl(24), 1e-9,
+       "flex HybridEP in one node: 24 SMs")
+t.near(ratio { moe_dispatcher = "flex", moe_flex_sms = 32 }, sl(32), 1e-9, "moe_flex_sms 32")
+t.raises(function() gp.train(t.with(j8, { moe_flex_sms = 32 })) end,
+         "moe_flex_sms is the flex dispatcher's SMs", "moe_flex_sms with the alltoall dispatcher: refused")

@@ -265,6 +265,11 @@ local PROFILES = {
     { "tp_overlap", true, "comm_overlap: TP >= 2 with SP", tp2 },
     { "grad_reduce", "bf16", "ddp.grad_reduce_in_fp32 = False" },
     { "causal_flops", true, "flop_utils: causal attention at half" },
+    -- scripts/performance/utils/overrides.py (c0b9a00)
+    -- _set_common_perf_overrides: "if recipe.model.moe_flex_dispatcher_backend
+    -- == \"hybridep\": recipe.model.moe_hybridep_num_sms = 32".
+    { "moe_flex_sms", function(o) return o.moe_flex_backend == "hybridep" and 32 or nil end,
+      "overrides.py: moe_hybridep_num_sms = 32 for hybridep" },
     -- scripts/performance/perf_plugins.py (c0b9a00)
     -- _set_num_cuda_device_max_connections: 8, 32 with the deepep or
     -- hybridep flex backend, 32 on Blackwell ("We need extra connections
@@ -520,6 +525,7 @@ local function predict(case, cat)
   o.moe_dispatcher = v(par.moe_dispatcher)
   o.moe_flex_backend = v(par.moe_flex_backend)
   o.cuda_device_max_connections = v(par.cuda_device_max_connections)
+  o.moe_flex_sms = v(par.moe_flex_sms)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
   o.moe_router_dtype = v(par.moe_router_dtype)
