@@ -519,6 +519,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fwd", attn_fwd), D_NUM("attn_bwd", attn_bwd),
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
+	D_NUM("fp64", fp64),
 	F_BOOL("attn_square", offsetof(roof_device, attn_square), 0),
 	/* read by lgp_field_perdtype */
 	F_IGNORE("peak"), F_IGNORE("gemm"), F_IGNORE("stream"),

@@ -62,6 +62,10 @@ typedef struct roof_device {
 	                         1x32 E8M0 scales) as a share of the
 	                         per-tensor FP8 GEMM's at the same shape,
 	                         (0, 1]; 0 = not measured: the same rate */
+	double fp64;          /* FLOP/s of a float64 GEMM (cuBLAS DGEMM:
+	                         the FP64 tensor cores' peak where the GPU
+	                         has them, else its FP64 units'); 0 =
+	                         unknown */
 } roof_device;
 
 typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;

@@ -110,6 +110,10 @@ typedef struct train_cfg {
 				  * hottest EP rank receives model_ep_skew
 				  * times the mean dispatches; 0: balanced
 				  * (aux loss, bias, forced balancing) */
+	int router_fp64;         /* 1: the MoE router's gating GEMM in
+				  * float64 (Megatron-Core's moe_router_dtype
+				  * "fp64"): torch.mm at the device's fp64
+				  * rate, forward and both gradients */
 	int graph_attn;          /* Transformer Engine CUDA graphs of */
 	int graph_router;        /* the scopes attn, moe_router and */
 	int graph_prep;          /* moe_preprocess (train_layer.c) */
@@ -381,6 +385,7 @@ typedef struct train_lkey {
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
 	double router_bytes;     /* train_cfg's */
+	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE
 				  * router's weights multiply in the
 				  * experts' activation */

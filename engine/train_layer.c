@@ -437,6 +437,39 @@ static void expert_loop(tenv *e, const train_lkey *k, const gp_op *o,
 #define TE_BWD_HOST ((311.30 - 59.19) / 59.19)
 #define TE_LN_BWD_HOST ((397.73 - 83.48) / 59.19)
 
+/* The router's gating GEMM in float64 (Megatron-Core's moe_router_dtype
+ * "fp64", which verl sets for DeepSeek-V3: verl/models/mcore/
+ * config_converter.py hf_to_mcore_config_dpskv3, 'moe_router_dtype=
+ * "fp64"', at 65c59c7).  Megatron-Core's RouterGatingLinearFunction
+ * (core_v0.13.0 transformer/moe/moe_utils.py) takes Transformer Engine's
+ * GEMM only "if te_general_gemm is not None and router_dtype !=
+ * torch.float64"; in fp64 it runs "torch.mm(inp.to(router_dtype),
+ * weight.to(router_dtype).t())" forward and, backward, "grad_input =
+ * torch.mm(grad_output, weight.to(ctx.router_dtype)).to(ctx.input_dtype)"
+ * and "grad_weight = torch.mm(grad_output.t(), inp.to(ctx.router_dtype))
+ * .to(ctx.weight_dtype)": three DGEMMs at the device's fp64 rate (its
+ * peak: no catalog measures a DGEMM's achievable share, so a lower
+ * bound on the time), where the 16-bit router's are tensor-core GEMMs.
+ * Rows: the tokens this rank routes, the sequence-parallel shard
+ * (k->Tn: Megatron's MoE layer takes [s/tp, b, h] under SP).  Beside
+ * the GEMMs the casts, each a read and a write: forward the input (A
+ * bytes to 8) and the weight (2 to 8), the logits written in 8;
+ * backward the fp64 gradient of the logits read, the weight and the
+ * input cast again, the input's gradient cast back to A and the
+ * weight's to 2.  Replaces the 16-bit pricing of the op. */
+static void router_fp64_costs(tenv *e, const train_lkey *k, const gp_op *o,
+			      double *t, double *tb_)
+{
+	double r = k->Tn, E = o->n, h = o->k;
+	double f = 2.0 * r * E * h, A = k->A;
+
+	*t = f / e->d->fp64 + t_mem(e, k->half, r * h * (A + 8.0) +
+				    E * h * (2.0 + 8.0) + r * E * 8.0);
+	*tb_ = 2.0 * f / e->d->fp64 + t_mem(e, k->half, r * E * 8.0 +
+		E * h * (2.0 + 8.0) + r * h * (A + 8.0) +
+		r * h * (8.0 + A) + E * h * (8.0 + 2.0));
+}
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -472,6 +505,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		tb_ += train_t_op(e, flop, o->weights *
 			       k->wacc + o->act * k->A,
 			       o->n, o->k, o->m, o->batch, p);
+	if (k->router_fp64 && strcmp(o->name, "moe_router") == 0 &&
+	    e->d->fp64 > 0)
+		router_fp64_costs(e, k, o, &t, &tb_);
 	if (p == GP_FP8 && fp8) {
 		/* Transformer Engine: the input is cast to
 		 * fp8 with its transpose for the wgrad GEMM

@@ -1177,9 +1177,11 @@ opt { name = "unfused_act", type = "flag", commands = "train plan rl",
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "
-    .. "GRPO configs set fp64): with unfused_act the experts' activation is multiplied by "
-    .. "the probabilities in it, the product written in it and cast back (the fused kernel "
-    .. "casts in registers)",
+    .. "GRPO configs and verl's DeepSeek-V3 set fp64): with unfused_act the experts' "
+    .. "activation is multiplied by the probabilities in it, the product written in it and "
+    .. "cast back (the fused kernel casts in registers); fp64 also runs the router's gating "
+    .. "GEMM and its two gradients as torch.mm in float64, at the card's FP64 rate, beside "
+    .. "the casts (Transformer Engine's GEMM takes only the other dtypes)",
   suggest = { "router_dtype" } }
 opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
   help = "the activation checkpoint wraps each FSDP unit from outside (Hugging Face's "

@@ -97,6 +97,10 @@ function M.device(gpu, cat, attn_kernel)
   local bs = (g.achievable and g.achievable.block_scaled)
     or (arch.achievable and arch.achievable.block_scaled)
   d.block_fp8 = bs and bs.fp8 or nil
+  -- A float64 GEMM's rate (a torch.mm in fp64 is cuBLAS's DGEMM: on the
+  -- FP64 tensor cores where the GPU has them, fp64_tensor, else on its
+  -- FP64 units, fp64); nil where the catalog gives neither.
+  d.fp64 = g.peak and (g.peak.fp64_tensor or g.peak.fp64) or nil
   return d
 end
 

@@ -346,6 +346,10 @@ local function step_choices(o, p, cfg, sweep, default)
     fail("train: moe_balance none is how a MoE router spreads tokens; %s has no experts",
       tostring(p.model.id or p.model.name))
   end
+  -- fp64 also runs the router's own GEMMs in float64 (engine/
+  -- train_layer.c router_fp64_costs); an fp32 router keeps Transformer
+  -- Engine's GEMM on the 16-bit operands
+  cfg.router_fp64 = o.moe_router_dtype == "fp64"
   -- Transformer Engine's CUDA graph scopes: a list, or names joined by
   -- commas; the MoE ones need experts.
   local gs = o.cuda_graph_scope
@@ -564,10 +568,13 @@ local function step_choices(o, p, cfg, sweep, default)
     local id = tostring(p.model.id or p.model.name)
     if not (p.model.moe and (p.model.moe.experts or 0) > 0) then
       fail("train: moe_router_dtype is a MoE router's; %s has no experts", id)
-    elseif not cfg.unfused_act or not p.cfg.moe_probs_in_act then
-      fail("train: moe_router_dtype prices the probabilities' product in the experts' "
+    elseif o.moe_router_dtype ~= "fp64" and (not cfg.unfused_act or
+        not p.cfg.moe_probs_in_act) then
+      -- fp64 prices the router's own GEMMs too (router_fp64); fp32
+      -- keeps Transformer Engine's 16-bit GEMM and costs only there
+      fail("train: moe_router_dtype fp32 prices the probabilities' product in the experts' "
         .. "unfused activation: it needs unfused_act and moe_probs = activation (the fused "
-        .. "kernel casts in registers)")
+        .. "kernel casts in registers; the router's GEMM stays Transformer Engine's)")
     end
   end
   if cfg.eager and cfg.unfused_loss then
@@ -663,6 +670,11 @@ function M.setup(o, sweep)
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel)
+  end
+  -- An fp64 router runs at the card's FP64 rate: one the catalog states.
+  if cfg.router_fp64 and not device.fp64 then
+    fail("train: moe_router_dtype fp64 runs the router's GEMMs at the card's FP64 rate; the "
+      .. "catalog gives %s no fp64 or fp64_tensor peak", tostring(device.id))
   end
   if o.grad_reduce ~= nil then
     local b = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_reduce]

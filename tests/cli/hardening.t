@@ -333,8 +333,8 @@ for my $t (
       '--unfused-act'],
      qr/^gpuplan: train: --unfused-act is Megatron-Core's MLP without bias_activation_fusion; with --kernels eager \(--stack hf\) the activation is already Hugging Face's, op by op: give --kernels fused$/m],
     [['train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep', '8', '--stack',
-      'megatron', '--moe-router-dtype', 'fp64'],
-     qr/^gpuplan: train: --moe-router-dtype prices the probabilities' product in the experts' unfused activation: it needs --unfused-act and --moe-probs activation \(the fused kernel casts in registers\)$/m],
+      'megatron', '--moe-router-dtype', 'fp32'],
+     qr/^gpuplan: train: --moe-router-dtype fp32 prices the probabilities' product in the experts' unfused activation: it needs --unfused-act and --moe-probs activation \(the fused kernel casts in registers; the router's GEMM stays Transformer Engine's\)$/m],
     # vLLM's fused routing kernels on a model without their router would
     # change nothing: refused by flag, not ignored.
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-fused-grouped-topk'],
@@ -891,6 +891,23 @@ is($c, 0, '--cuda-graph-scope full_iteration alone: accepted') or diag $e;
 is($c, 1, '--moe-balance none on a dense model: refused');
 is($e, "gpuplan: rl: --moe-balance none is how a MoE router spreads tokens; llama3.2-1b has "
        . "no experts\n", '... naming the flag and the model');
+
+# --moe-router-dtype is the MoE router's dtype: a dense model has no
+# router, so it is refused rather than ignored; on a MoE model fp64
+# prices the router's GEMMs at the card's FP64 rate, a longer step.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h20', '--gpus', '8',
+                      '--moe-router-dtype', 'fp64');
+is($c, 1, '--moe-router-dtype on a dense model: refused');
+is($e, "gpuplan: train: --moe-router-dtype is a MoE router's; llama3-8b has no experts\n",
+   '... naming the flag and the model');
+my @r30 = ('train', 'qwen3-30b-a3b', '--gpu', 'h20', '--gpus', '8', '--ep', '8',
+           '--method', 'pretrain', '--format', 'csv');
+my ($c16, $o16) = run_gp(@r30);
+my ($c64, $o64) = run_gp(@r30, '--moe-router-dtype', 'fp64');
+my ($s16) = $o16 =~ /^step,([\d.e+-]+)/m;
+my ($s64) = $o64 =~ /^step,([\d.e+-]+)/m;
+ok($c16 == 0 && $c64 == 0 && defined $s16 && defined $s64 && $s64 > $s16,
+   '--moe-router-dtype fp64: the float64 router lengthens the step');
 
 # --rank-skew draws each rank's share of sequences at their own lengths;
 # --pad evens the shares: refused, each named by its flag.

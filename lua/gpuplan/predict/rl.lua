@@ -219,6 +219,14 @@ PROFILES.verl = {
   { "moe_balance", "none", "config_converter: moe_router_load_balancing_type none for "
     .. "Qwen/Mixtral MoE ('turn off aux_loss as it hurts perf in RL')",
     function(o, model) return model.moe ~= nil and model.mla == nil and (o.ep or 1) > 1 end },
+  -- The same converter routes DeepSeek-V3's tokens in float64
+  -- (hf_to_mcore_config_dpskv3 at 65c59c7: 'moe_router_dtype="fp64"'):
+  -- Megatron-Core's gating GEMM and its gradients as torch.mm in fp64
+  -- (gp.train's moe_router_dtype), at the card's FP64 rate -- 1 TFLOPS on
+  -- an H20.  The MLA MoE models are the DeepSeek-V3 architecture's.
+  { "moe_router_dtype", "fp64", "config_converter hf_to_mcore_config_dpskv3: "
+    .. "moe_router_dtype fp64 (the gating GEMMs as torch.mm in float64)",
+    function(o, model) return model.moe ~= nil and model.mla ~= nil and not o.fsdp end },
   -- The weight sync exports the Megatron weights one tensor at a time
   -- (megatron_vllm.py's sharding manager: per_tensor_generator, or
   -- mbridge's export_weights, into vLLM's model.load_weights): each
