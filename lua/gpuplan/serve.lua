@@ -287,6 +287,10 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
   -- dense linears stay on the 64-row tiles.  Other formats and archs: the
   -- library's tiles.
   local swap = bool_of(a, "swap_ab")
+  if swap ~= nil and (model.moe and model.moe.experts or 0) == 0 then
+    fail("infer: swap_ab is the routed experts' grouped GEMM: model '%s' has no routed experts",
+      tostring(model.id or model.name))
+  end
   local m_tile, m_tile_grouped = 0, 0
   if info.weights == "fp8" and info.gpu.arch == "hopper" then
     m_tile = 64
@@ -446,6 +450,17 @@ function M.setup(a)
   if a.two_batch_overlap ~= nil and ep == 1 and not (disagg and pep > 1) then
     fail("infer: two_batch_overlap applies with expert parallelism (ep > 1): it hides the "
       .. "experts' all-to-all")
+  end
+  -- The expert-parallel options priced nothing without expert
+  -- parallelism (a dense model's step was the same with any of them).
+  for _, k in ipairs { "a2a", "imbalance", "redundant_experts" } do
+    if a[k] ~= nil and ep == 1 and not (disagg and pep > 1) then
+      fail("infer: %s applies with expert parallelism (ep > 1): %s", k, ({
+        a2a = "it picks the experts' all-to-all kernel",
+        imbalance = "it is the hottest expert-parallel GPU's share of the routed tokens",
+        redundant_experts = "EPLB's extra expert slots spread over the expert-parallel GPUs",
+      })[k])
+    end
   end
   if dp and tp == 1 and ep == 1 then
     fail("infer: dp_attention needs an instance of more than one GPU (tp > 1 or ep > 1); on one "

@@ -421,4 +421,17 @@ do
   t.raises(serve_with { dispatch_bytes = 0 / 0 }, "serve.dispatch_bytes must be finite",
            "dispatch bytes", true)
 end
+-- The expert-parallel options without expert parallelism, and swap_ab on
+-- a dense model, priced nothing (Llama 3 8B's step was the same with any
+-- of them): refused, naming the option.
+for k, v in pairs { a2a = "nccl", imbalance = 2, redundant_experts = 8 } do
+  t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", [k] = v } end,
+    "infer: " .. k .. " applies with expert parallelism (ep > 1)", k .. " without EP refused", true)
+end
+t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", swap_ab = true } end,
+  "infer: swap_ab is the routed experts' grouped GEMM: model 'llama3-8b' has no routed experts",
+  "swap_ab on a dense model refused", true)
+-- With EP they are the step's (DeepSeek-V3 on 16 H20 takes each).
+t.ok(pcall(gp.infer, with { gpus = 16, ep = 16, dp_attention = true, batch = 32, a2a = "nccl",
+  imbalance = 1.2, redundant_experts = 16, swap_ab = true }), "with EP 16: taken")
 t.done_testing()
