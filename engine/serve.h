@@ -97,9 +97,9 @@ typedef struct serve_cfg {
 	                         (EPLB replicas of hot experts), or
 	                         SERVE_REDUNDANT_AUTO */
 	double imbalance;     /* routed tokens of the hottest GPU / the mean,
-	                         in [1, 64], or SERVE_IMBALANCE_AUTO: the
-	                         larger of EPLB's residual skew and a step's
-	                         routing fluctuation (serve_step.c) */
+	                         in [1, 64], or SERVE_IMBALANCE_AUTO: per
+	                         step, the spread EPLB's placement leaves
+	                         and the step's chance (serve_step.c) */
 	int mtp;              /* draft tokens per decode step; 0 = off */
 	int mtp_layers;       /* layers of the model's MTP module */
 	double acceptance;    /* probability that a draft token is accepted */

@@ -8,12 +8,25 @@
 
 #include "serve.h"
 
-/* The hottest GPU's routed tokens / the mean that EPLB leaves over
- * many steps, with 32 redundant slots: TensorRT-LLM tech blog 4 ("Scaling
- * Expert Parallelism", reproducing steps: the imbalance-ratio, max / mean
- * - 1, of the counts accumulated over iterations 100-200 drops to 0.115
- * with the EPLB placement, DeepSeek-R1 at EP36). */
+/* The hottest GPU's routed tokens / the mean that EPLB leaves in a step,
+ * with 32 redundant slots: TensorRT-LLM tech blog 4 ("Scaling Expert
+ * Parallelism", Table 1, DeepSeek-R1 at EP36 of 8 slots): the
+ * imbalance-ratio, max / mean - 1 of the ranks' routed tokens, is 0.115
+ * -- "averaged from the per-layer per-iteration metrics" (its
+ * report_load_statistics.py takes max / mean per iteration, then the
+ * mean), each iteration's ranks receiving 1024 on average.  A step's own
+ * figure at that load; sx_imbalance models how it moves with the
+ * tokens a step routes. */
 #define SERVE_EPLB_SKEW 1.11
+
+/* The spread of the ranks' loads EPLB leaves apart from chance, as a
+ * share of the mean: the same Table 1 row's per-step standard deviation,
+ * 53.9 tokens over a mean of 1024, less the chance of where 1024
+ * token-expert picks land (Poisson, variance 1024):
+ * sqrt(53.9^2 - 1024) / 1024 = 0.04236.  The placement EPLB computed
+ * from the same traffic, so the spread it cannot remove (it moves and
+ * replicates whole experts). */
+#define SERVE_EPLB_SD 0.04236
 
 /* c->imbalance, or SERVE_EPLB_SKEW when it is modelled: the skew a
  * buffer is sized for (serve.c). */

@@ -605,7 +605,7 @@ opt { name = "redundant_experts", type = "int", metavar = "N", commands = "infer
   help = "EPLB slots",
   suggest = { "ep_num_redundant_experts", "redundant" } }
 opt { name = "imbalance", type = "number", metavar = "X", commands = "infer", serve = true,
-  default = "1.11 with --ep, more when a step routes few tokens",
+  default = "with --ep per step: EPLB's spread and the step's chance",
   help = "hottest GPU's routed tokens / mean" }
 opt { name = "disagg", type = "flag", commands = "infer", serve = true,
   help = "separate prefill and decode pools",

@@ -31,9 +31,10 @@
 --   redundant_experts  extra expert slots (EPLB replicas; default: at least 32,
 --               DeepSeek's, rounded up to whole slots per GPU)
 --   imbalance   hottest GPU's routed tokens / the mean (default with ep > 1:
---               modelled, the larger of EPLB's residual 1.11 with 32
---               redundant slots, TensorRT-LLM tech blog 4, and a step's
---               routing fluctuation 1 + sqrt(2 ln N / (tokens x top_k)))
+--               modelled per step, 1 + z_N sqrt(0.04236^2 + 1 / (tokens x
+--               top_k)): the spread EPLB's placement leaves and the
+--               step's chance, hottest of N; 1.11 at 128 tokens a GPU
+--               over EP36 as TensorRT-LLM tech blog 4 measures it)
 --   a2a         deepep (low-latency decode, normal prefill kernels; default) |
 --               nccl
 --   expert_weights  the routed experts' weight format (default weights: one
@@ -230,7 +231,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     -- 0: the engine models it per step (SERVE_IMBALANCE_AUTO)
     imb = ep > 1 and 0 or 1
     if ep > 1 then
-      default("imbalance=auto (EPLB's 1.11, or more when a step routes few tokens)")
+      default("imbalance=auto (per step: EPLB's placement spread and the step's chance)")
     end
   end
   local red = int_of(a, "redundant_experts", 0)
