@@ -961,6 +961,9 @@ for my $t (
      . "--moe-dispatcher flex (got alltoall)\n"],
     [['train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'nccl'],
      "gpuplan: train: --moe-flex-backend must be deepep or hybridep (got string 'nccl')\n"],
+    [['train', @q3f, '--moe-flex-sms', '32'],
+     "gpuplan: train: --moe-flex-sms is the flex dispatcher's SMs; give --moe-dispatcher flex "
+     . "(got alltoall)\n"],
     [['train', @q3f, '--cuda-device-max-connections', '33'],
      "gpuplan: train: --cuda-device-max-connections must be a whole number 1..32 (got 33)\n"],
     ) {
@@ -982,6 +985,15 @@ for my $n (1, 32) {
 }
 ok(defined $ep{1} && defined $ep{32} && $ep{1} > $ep{32},
    'one connection: more of the expert all-to-all exposed than with 32');
+# --moe-flex-sms: the compute beside the overlapped dispatch runs on the
+# SMs the kernels leave, so 32 of them expose more than 8.
+my %sm;
+for my $n (8, 32) {
+    ($c, $o, $e) = run_gp(@q3o, '--moe-flex-sms', $n);
+    is($c, 0, "--moe-flex-sms $n: exit 0") or diag $e;
+    ($sm{$n}) = $o =~ /^ep_comm,([\d.eE+-]+)/m;
+}
+ok(defined $sm{8} && defined $sm{32} && $sm{32} > $sm{8}, '--moe-flex-sms 32: more exposed than 8');
 # The plan skips those layouts instead of failing on them: with EP up to 8
 # and VPP up to 2 it lists none at EP 1, at PP > 1 without VPP, or with
 # full recompute -- the same search without --ep-overlap lists some.
