@@ -108,7 +108,7 @@ return {
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 28, lo = 0.914, hi = 1.109 },
         ["stack=megatron/moe=dense/style=pipeline/scale=cluster"] = { cases = 9, lo = 0.943, hi = 1.103 },
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes"] = { cases = 15, lo = 0.915, hi = 1.141 },
-        ["stack=megatron/moe=moe"] = { cases = 60, lo = 0.953, hi = 1.485 },
+        ["stack=megatron/moe=moe"] = { cases = 60, lo = 0.958, hi = 1.485 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 30, lo = 0.990, hi = 1.485 },
         ["stack=megatron/moe=moe/style=data/scale=node"] = { cases = 13, lo = 0.843, hi = 1.546 },
         ["stack=megatron/moe=moe/style=data/scale=node/gen=blackwell"] = { cases = 13, lo = 0.843, hi = 1.546 },

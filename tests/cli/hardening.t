@@ -974,7 +974,7 @@ for my $t (
     is($e, $want, "$name: names the flag typed");
 }
 # Both given as a run states them: exit 0, the EP time of one connection
-# with the overlap above that of 32 (0.474 of it hides, not all).
+# with the overlap above that of 32 (0.501 of it hides, not all).
 my @q3o = ('train', @q3f, '--moe-dispatcher', 'flex', '--moe-flex-backend', 'hybridep',
            '--ep-overlap', '--seq', '4096', '--global-batch', '64', '--format', 'csv');
 my %ep;
