@@ -579,6 +579,12 @@ function M.comm(a)
     error(string.format("comm: gpus_per_thread %d exceeds the %d gpus a node holds: one "
       .. "thread drives the GPUs of its own node", gpt, ppn), 2)
   end
+  -- nccl-tests runs -g GPUs in every thread of every process (its ranks
+  -- are processes x threads x -g): a node's GPUs are whole threads'.
+  if gpt and ppn % gpt ~= 0 then
+    error(string.format("comm: gpus_per_thread %d does not divide the %d gpus a node runs: "
+      .. "every thread drives as many", gpt, ppn), 2)
+  end
   if a.nccl ~= nil then
     local code, why = M.nccl_code(a.nccl)
     if not code then

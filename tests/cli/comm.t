@@ -240,4 +240,10 @@ for my $f (qw(system gpu fabric nodes gpus op algo nics gpus-per-thread nccl min
 }
 like($o, qr/^  --nics N +NICs per node; fewer NICs than GPUs share them/m,
      "--nics: the job commands' help, with comm's note");
+# --systems without --svg printed the first system's table and dropped
+# the others in silence: a usage error naming --svg.
+($c, $o, $e) = run_gp('comm', '--systems', 'dgx-a100,dgx-h100');
+is($c, 2, '--systems without --svg: a usage error');
+like($e, qr/^gpuplan: comm: --systems names the lines of the --svg chart: give --svg FILE/m,
+     'naming what it is for');
 done_testing();

@@ -386,6 +386,11 @@ do
   t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100", gpus = 16,
     gpus_per_thread = 16 } end, "comm: gpus_per_thread 16 exceeds the 8 gpus a node holds",
     "more GPUs a thread than a node holds is refused", true)
+  -- Every thread drives as many GPUs (nccl-tests' ranks are processes x
+  -- threads x -g): 3 a thread cannot make a node of 8.
+  t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
+    gpus_per_thread = 3 } end, "comm: gpus_per_thread 3 does not divide the 8 gpus a node runs",
+    "a count that does not divide the node's GPUs is refused", true)
   -- A count given as a string is shown as one, not as the integer it reads as.
   t.raises(function() gp.comm { op = "all_reduce", bytes = 8, system = "dgx-a100",
     gpus_per_thread = "2" } end, 'comm: gpus_per_thread must be an integer (got string "2")',

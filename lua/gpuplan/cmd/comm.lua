@@ -60,6 +60,12 @@ function C.run(opts, args)
   if opts.gpu and (opts.system or opts.systems) then
     error(cli.usage("comm: give --system (or --systems) or --gpu, not both"), 0)
   end
+  -- --systems names the chart's lines: without --svg all but the first
+  -- were dropped in silence.
+  if opts.systems and not opts.svg then
+    error(cli.usage("comm: --systems names the lines of the --svg chart: give --svg FILE "
+      .. "(the table is one system's: --system ID)"), 0)
+  end
   -- With only --systems (a chart of several), the table is for the first.
   if not opts.system and opts.systems then opts.system = opts.systems:match("[^,%s]+") end
   if not opts.system and not opts.gpu then error(cli.usage("comm: --system ID (or --gpu ID) is required"), 0) end
