@@ -82,6 +82,25 @@ t.near(pd and pd.value or 0, fds / (148e12 * 96 * tds), 1e-12,
   "DeepSeek-V3's mfu: verl's MLA count over 148 TFLOP/s x 96 x its actor_update")
 t.ok(seen.response_m2 > 1960 ^ 2, "E[L^2] above the mean's square (an exponential's spread)")
 
+-- Its recipe builds the model through mbridge (use_mbridge=True), whose
+-- DeepseekV3Bridge routes in fp32, and overrides the actor's router to
+-- fp32: the case states fp32, which beside the fused activation prices
+-- as the 16-bit router and keeps the verl profile's fp64 (config_converter's,
+-- the gating GEMMs at the H20's 1 TFLOPS of FP64) from applying.  Without
+-- the statement the profile's fp64 applies and the update is slower.
+local dds = table.concat(pd.defaults, "; ")
+t.like(dds, "moe_router_dtype=fp32 %(stated; with the fused activation", "the stated fp32 said")
+t.ok(not dds:find("moe_router_dtype=fp64", 1, true), "and the profile's fp64 not taken")
+local d64 = {}
+for k, v in pairs(ds) do d64[k] = v end
+d64.parallel = t.with(ds.parallel, {})
+d64.parallel.moe_router_dtype = nil
+local p64 = predict(d64, cat)
+local t64 = actor_s(seen)
+t.like(table.concat(p64.defaults, "; "), "moe_router_dtype=fp64 %(config_converter",
+  "not stated: the verl profile's fp64")
+t.ok(t64 > tds, string.format("fp64's gating GEMMs lengthen the update: %.1f s over %.1f", t64, tds))
+
 -- A policy from a base checkpoint (rl.base_checkpoint) without a stated
 -- mean: the mean response is rl.BASE_RESPONSE_SHARE of the limit, the
 -- median of 16 published base-checkpoint DAPO runs, (1827.308 +

@@ -224,6 +224,11 @@ PROFILES.verl = {
   -- Megatron-Core's gating GEMM and its gradients as torch.mm in fp64
   -- (gp.train's moe_router_dtype), at the card's FP64 rate -- 1 TFLOPS on
   -- an H20.  The MLA MoE models are the DeepSeek-V3 architecture's.
+  -- A recipe with actor.megatron.use_mbridge=True builds the config
+  -- through mbridge instead, whose DeepseekV3Bridge._build_config sets
+  -- 'moe_router_dtype="fp32"' (ISEEKYAN/mbridge d7ddea6, 2025-08-04):
+  -- such a case states fp32 (parallel.moe_router_dtype) and this default
+  -- does not apply.
   { "moe_router_dtype", "fp64", "config_converter hf_to_mcore_config_dpskv3: "
     .. "moe_router_dtype fp64 (the gating GEMMs as torch.mm in float64)",
     function(o, model) return model.moe ~= nil and model.mla ~= nil and not o.fsdp end },
@@ -734,6 +739,18 @@ return function(case, cat)
     o.nics = v(hw.nics_per_node) or v(hw.gpus_per_node) or 8
   end
   local taken = framework_defaults(o, fw, model, tmax, plen, resp, prompts * group, defaults)
+  -- A router the case states in fp32 beside the fused activation costs
+  -- what a 16-bit one does: Transformer Engine's GEMM takes fp32 (only
+  -- fp64 falls back to torch.mm) and the fused kernel casts the
+  -- probabilities in registers, so gp.train has nothing to price
+  -- (SCHEMA.md parallel.moe_router_dtype).  Stating it keeps a profile's
+  -- fp64 from applying: verl's recipes that build DeepSeek-V3 through
+  -- mbridge route in fp32 (see PROFILES.verl).
+  if o.moe_router_dtype == "fp32" and not o.unfused_act then
+    o.moe_router_dtype = nil
+    defaults[#defaults + 1] = "moe_router_dtype=fp32 (stated; with the fused activation "
+      .. "the 16-bit router's cost: nothing to price)"
+  end
   -- NeMo RL's mechanisms of its older releases, set from the case's
   -- release (source.version) unless the case states them (RELEASE_FLAGS).
   if fw == "nemo-rl" then
