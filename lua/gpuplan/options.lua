@@ -175,7 +175,7 @@ opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan
 opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train",
   methods = TRAINING, range = { 0, 1 << 24 },
   help = "micro-batches per step (fit: caps those in flight; train: the global batch is "
-    .. "this x dp x --batch)",
+    .. "this x dp x --batch; 0: as if not given)",
   suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
 opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, value = "bf16",
   kind = "dtype",

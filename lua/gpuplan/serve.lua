@@ -448,15 +448,25 @@ function M.setup(a)
     fail("infer: disagg needs gpus = N: the prefill and decode pools together (at least %d)",
       ptp + tp)
   end
+  -- An expert-parallel option where no all-to-all runs: refused, and
+  -- where ep was given inside tp (the groups above) the error says that
+  -- split has none, since the user did give an ep above 1.
+  local function no_ep(k, why)
+    if groups > 1 then
+      fail("infer: %s applies with the experts split over the whole instance (ep equal to tp): "
+        .. "ep %d inside tp %d slices them in groups with no all-to-all; %s", k, groups, tp,
+        why)
+    end
+    fail("infer: %s applies with expert parallelism (ep > 1): %s", k, why)
+  end
   if a.two_batch_overlap ~= nil and ep == 1 and not (disagg and pep > 1) then
-    fail("infer: two_batch_overlap applies with expert parallelism (ep > 1): it hides the "
-      .. "experts' all-to-all")
+    no_ep("two_batch_overlap", "it hides the experts' all-to-all")
   end
   -- The expert-parallel options priced nothing without expert
   -- parallelism (a dense model's step was the same with any of them).
   for _, k in ipairs { "a2a", "imbalance", "redundant_experts" } do
     if a[k] ~= nil and ep == 1 and not (disagg and pep > 1) then
-      fail("infer: %s applies with expert parallelism (ep > 1): %s", k, ({
+      no_ep(k, ({
         a2a = "it picks the experts' all-to-all kernel",
         imbalance = "it is the hottest expert-parallel GPU's share of the routed tokens",
         redundant_experts = "EPLB's extra expert slots spread over the expert-parallel GPUs",

@@ -710,6 +710,9 @@ for my $t (
      qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--two-batch-overlap'], 1,
      qr/^gpuplan: infer: --two-batch-overlap applies with expert parallelism \(--ep > 1\)/],
+    [['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '8', '--tp', '8', '--ep', '4',
+      '--weights', 'fp8', '--imbalance', '2'], 1,
+     qr/^gpuplan: infer: --imbalance applies with the experts split over the whole instance \(ep equal to tp\): --ep 4 inside --tp 8 slices them in groups with no all-to-all;/],
     ) {
     my ($args, $code, $re) = @$t;
     ($c, $o, $e) = run_gp(@$args);

@@ -428,6 +428,16 @@ for k, v in pairs { a2a = "nccl", imbalance = 2, redundant_experts = 8 } do
   t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", [k] = v } end,
     "infer: " .. k .. " applies with expert parallelism (ep > 1)", k .. " without EP refused", true)
 end
+-- ep inside tp (ep 4 groups of experts sliced over tp 8 / 4 GPUs) runs no
+-- all-to-all either: the same options refused, the error naming that split
+-- (the user gave ep 4, so "ep > 1" alone would read as satisfied).
+for k, v in pairs { a2a = "nccl", imbalance = 2, two_batch_overlap = true } do
+  t.raises(function() gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 8, tp = 8,
+                                 ep = 4, weights = "fp8", [k] = v } end,
+    "infer: " .. k .. " applies with the experts split over the whole instance (ep equal to tp): "
+      .. "ep 4 inside tp 8 slices them in groups with no all-to-all", k .. " with ep inside tp refused",
+    true)
+end
 t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", swap_ab = true } end,
   "infer: swap_ab is the routed experts' grouped GEMM: model 'llama3-8b' has no routed experts",
   "swap_ab on a dense model refused", true)
