@@ -364,6 +364,35 @@ arch {
             .. "(PR #2863), 'Autocast vs Pre-quantized', Per-Layer GEMM Time",
     },
 
+    -- Eager PyTorch's own memory-bound kernels (what the hf stack's
+    -- eager step launches: ATen's elementwise and reduction kernels, its
+    -- RMSNorm, the loss, the foreach optimizer) keep too few bytes in
+    -- flight for Blackwell's larger bandwidth x latency product (CCCL
+    -- raised its own transform kernels' target to 64 KiB in flight per
+    -- SM for B200, NVIDIA/cccl PR #4790), so they reach a smaller share
+    -- of the peak than on Hopper; tuned kernels do not lose it (cuDNN's
+    -- norms 0.955 of Hopper's share on the same shapes, Transformer
+    -- Engine's MXFP8 rowwise cast streams its 3 B an element at 0.85 x
+    -- 7.67 TB/s on B200: engine/train_int.h MXFP8_BOTH_EXTRA).
+    eager = {
+      hbm = 0.87,
+      reason = "cuDNN-frontend's norm benchmark, one container (PyTorch 25.12), the "
+            .. "same bf16 RMSNorm shapes on GB200 and H200: PyTorch's own kernel's "
+            .. "achieved bandwidth as a share of the nominal (8 and 4.8 TB/s), "
+            .. "GB200's over H200's, forward and backward of the 7 shapes of 2^25 "
+            .. "elements and more (e.g. Llama 3 8B, 16384 x 4096: forward 5341 vs "
+            .. "3364 GB/s, backward 2267 vs 1807): median 0.873 (14 pairs); "
+            .. "torch.compile's Triton kernels 0.813, cuDNN's 0.955; GB300 "
+            .. "0.895 / 0.830 / 0.949. Smaller shapes lose more (all 13 shapes: "
+            .. "0.80), which the fixed part of each kernel (roofline.c "
+            .. "ROOF_MEM_FILL) prices apart",
+      source = "NVIDIA/cudnn-frontend benchmark/norms (results/gb200/"
+            .. "all_models_20260226_180237.csv, results/h200/all_models_20260227_"
+            .. "035147.csv, results/gb300/all_models_20260226_190305.csv; Dockerfile "
+            .. "nvcr.io/nvidia/pytorch:25.12-py3); NVIDIA/cccl PR #4790 'Increase "
+            .. "bytes in flight for B200 to 64KiB'",
+    },
+
     attention = {
       kernel = "cudnn",
       fa4 = { fwd = 0.63, bwd = 0.54 },

@@ -508,8 +508,8 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
 /* Read a device table (lua/gpuplan/roofline.lua builds it from the
  * catalog): peak = {bf16 = FLOP/s, ...}, gemm = {bf16 = fraction, ...},
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
- * (fraction), launch, graph_launch (s), sms, block_fp8 (fraction,
- * optional). */
+ * (fraction), launch, graph_launch (s), sms, block_fp8 and eager_hbm
+ * (fractions, optional). */
 #define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
 static const lgp_field device_fields[] = {
 	F_REQNUM("mem_bw", offsetof(roof_device, mem_bw)),
@@ -520,6 +520,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
 	D_NUM("fp64", fp64),
+	D_NUM("eager_hbm", eager_hbm),
 	F_BOOL("attn_square", offsetof(roof_device, attn_square), 0),
 	/* read by lgp_field_perdtype */
 	F_IGNORE("peak"), F_IGNORE("gemm"), F_IGNORE("stream"),

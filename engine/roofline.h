@@ -66,6 +66,11 @@ typedef struct roof_device {
 	                         the FP64 tensor cores' peak where the GPU
 	                         has them, else its FP64 units'); 0 =
 	                         unknown */
+	double eager_hbm;     /* the rate PyTorch's own memory-bound kernels
+	                         (eager ATen elementwise, reductions,
+	                         norms) stream at, as a share of hbm_frac,
+	                         (0, 1]; 0 = not measured: the same rate
+	                         (train_prep.c prepare) */
 } roof_device;
 
 typedef enum roof_bound { ROOF_COMPUTE = 0, ROOF_MEMORY = 1 } roof_bound;

@@ -36,6 +36,9 @@ typedef struct train_ctx {
 	int pp_ok;
 	double pp_sr, pp_gat;
 	double per_step;      /* micro-batches per step per pipeline */
+	/* The device as eager PyTorch's kernels see it (e.d points here
+	 * when they run at their own streaming rate: prepare). */
+	roof_device dev;
 } train_ctx;
 
 /* One pipeline stage, one micro-batch. */

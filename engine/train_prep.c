@@ -364,6 +364,16 @@ static int prepare(const gp_model *m, const roof_device *d,
 	*warn = 0;
 	xp->e.m = m;
 	xp->e.d = d;
+	/* Eager PyTorch launches its own memory-bound kernels (ATen's
+	 * elementwise, reduction and norm kernels, the loss, the foreach
+	 * optimizer): on a device whose catalog entry measured them below
+	 * the streaming rate of tuned kernels (achievable.eager.hbm), the
+	 * step's memory-bound work streams at that share of it. */
+	if (c->eager && d->eager_hbm > 0.0 && d->eager_hbm < 1.0) {
+		xp->dev = *d;
+		xp->dev.hbm_frac = d->hbm_frac * d->eager_hbm;
+		xp->e.d = &xp->dev;
+	}
 	xp->c = c;
 	xp->e.err = err;
 	xp->g = groups;

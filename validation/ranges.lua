@@ -89,7 +89,7 @@ return {
         ["stack=deepspeed/moe=moe/style=sharded/scale=nodes"] = { cases = 13, lo = 0.976, hi = 1.203 },
         ["stack=deepspeed/moe=moe/style=sharded/scale=nodes/gen=hopper"] = { cases = 13, lo = 0.976, hi = 1.203 },
         ["stack=hf"] = { cases = 42, lo = 0.937, hi = 1.197 },
-        ["stack=hf/moe=dense"] = { cases = 33, lo = 0.869, hi = 1.144 },
+        ["stack=hf/moe=dense"] = { cases = 33, lo = 0.869, hi = 1.111 },
         ["stack=hf/moe=dense/style=data"] = { cases = 12, lo = 0.959, hi = 1.174 },
         ["stack=hf/moe=dense/style=data/scale=node"] = { cases = 12, lo = 0.959, hi = 1.174 },
         ["stack=hf/moe=dense/style=sharded"] = { cases = 20, lo = 0.864, hi = 1.093 },

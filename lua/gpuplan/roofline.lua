@@ -101,6 +101,12 @@ function M.device(gpu, cat, attn_kernel)
   -- FP64 tensor cores where the GPU has them, fp64_tensor, else on its
   -- FP64 units, fp64); nil where the catalog gives neither.
   d.fp64 = g.peak and (g.peak.fp64_tensor or g.peak.fp64) or nil
+  -- The share of the streaming rate eager PyTorch's own memory-bound
+  -- kernels reach (achievable.eager): the GPU's own, else its arch's, as
+  -- sustained; nil: the same rate.
+  local eg = (g.achievable and g.achievable.eager)
+    or (arch.achievable and arch.achievable.eager)
+  d.eager_hbm = eg and eg.hbm or nil
   return d
 end
 

@@ -294,6 +294,10 @@ local achievable = T.record {
   -- of the per-tensor FP8 GEMM's rate (the gemm.fp8 fraction above) they
   -- run at on the same shapes; absent: the same rate
   block_scaled = T.record { fp8 = R(frac()), reason = R(str()), source = R(str()) },
+  -- Eager PyTorch's own memory-bound kernels (ATen's elementwise,
+  -- reduction and norm kernels): the share of the streaming rate above
+  -- (hbm) they reach on this hardware; absent: the same rate
+  eager = T.record { hbm = R(frac()), reason = R(str()), source = R(str()) },
   reason = R(str()),
   source = R(str()),
 }
