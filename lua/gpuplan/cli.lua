@@ -177,10 +177,20 @@ function M.usage_lines(usage_text)
 end
 
 -- Error e of job command name's run, the options its message names (as
--- Lua keys) named by their flags (gpuplan.options flags_named); the
--- traceback dispatch's handler appends, as it is.
+-- Lua keys) named by their flags (gpuplan.options flags_named), and the
+-- message's "sweep: " (gp.sweep's, the function plan runs: options
+-- FUNCTION) the command's "plan: "; the traceback dispatch's handler
+-- appends, as it is.
 local function flags_named(e, name)
-  local flags = require("gpuplan.options").flags_named
+  local options = require("gpuplan.options")
+  local fn = options.FUNCTION[name]:match("^gp%.(.+)$")
+  local function flags(cmd, msg)
+    msg = options.flags_named(cmd, msg)
+    if fn ~= cmd and msg:sub(1, #fn + 2) == fn .. ": " then
+      msg = cmd .. ": " .. msg:sub(#fn + 3)
+    end
+    return msg
+  end
   if type(e) == "table" and type(e.msg) == "string" then
     local t = {}
     for k, v in pairs(e) do t[k] = v end

@@ -1809,7 +1809,9 @@ local NUMERIC = { count = true, tokens = true, number = true, fraction = true }
 -- An assignment "name = value" that ends a clause becomes what the user
 -- types: "--no-colocated", "--algo ppo"; one inside an equation
 -- ("rollout_ep = rollout_tp > 1") keeps its "=".  A flag beside true or
--- false is the flag as typed: "train_llm false" is --no-train-llm.
+-- false is the flag as typed: "train_llm false" is --no-train-llm.  A
+-- list's entry "zero[2]" is "value 2 of --zero" (the flag's comma-joined
+-- values: the command line has no index).
 function M.flags_named(cmd, msg)
   local head = #(msg:match("^[%w_]+: ") or "") + 1
   local out, i = {}, 1
@@ -1820,7 +1822,12 @@ function M.flags_named(cmd, msg)
     i = e
     local d = BY[w]
     local rep = w
-    if d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1))
+    -- A list's entry, "zero[2]" (a Lua script's key and index): the
+    -- command line gave the list as one flag's comma-joined values.
+    local idx, past = msg:match("^%[(%d+)%]()", e)
+    if idx and d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1)) then
+      rep, i = "value " .. idx .. " of " .. M.flag(w), past
+    elseif d and M.takes(cmd, w, "cli") and free_left(msg:sub(s - 1, s - 1))
        and free_right(msg:sub(e, e)) then
       -- "name = value" closing a clause (the end, punctuation, or a word
       -- going on: not an operator), not a link of "a = b = c".

@@ -318,10 +318,16 @@ for my $t (
     # "tp x --pp 3", the training pipeline's flag).
     [['rl', 'qwen3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--rollout-tp', '3'],
      qr/^gpuplan: rl: the rollout engine's --rollout-tp x --rollout-pp = 3 does not divide the 8 GPUs of the rollout pool$/m],
-    # plan's lists are checked by their key and place, not by the engine's
-    # binding ("sweep: sweep.zero: values are 0..3 (got 5)").
+    # plan's lists are checked by their flag and place, not by the engine's
+    # binding ("sweep: sweep.zero: values are 0..3 (got 5)") nor by the
+    # Lua key and index gp.sweep names ("sweep: zero[2] must be ..."), and
+    # under the command's name.
     [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1,5'],
-     qr/^gpuplan: sweep: zero\[2\] must be 0, 1, 2 or 3 \(got 5\)$/m],
+     qr/^gpuplan: plan: value 2 of --zero must be 0, 1, 2 or 3 \(got 5\)$/m],
+    [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--recompute', 'full,bogus'],
+     qr/^gpuplan: plan: value 2 of --recompute must be none, selective, full or op \(got 'bogus'\)$/m],
+    [['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--etp', 'tp,2'],
+     qr/^gpuplan: plan: value 2 of --etp must be "tp" or 1 \(got string '2'\)$/m],
     # Megatron-Core's unfused loss on eager modules would change nothing:
     # refused by flag, not ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--kernels', 'eager',
@@ -628,7 +634,7 @@ is($e, "gpuplan: $tmp/step.lua:3: bad argument #1 to 'step' (step: unknown field
     ok($dt < 10, "... in seconds (took ${dt} s)");
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', join(',', map { "g$_" } 1 .. 65));
     is($c, 1, 'plan --gpu with 65 different ids: refused');
-    is($e, "gpuplan: sweep: --gpu: at most 64 different cards in one search\n", 'naming the limit');
+    is($e, "gpuplan: plan: --gpu: at most 64 different cards in one search\n", 'naming the limit');
     write_file("$tmp/ids.lua", <<'LUA');
 local gp = require "gpuplan"
 local ids = {}
@@ -942,10 +948,10 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep-overlap'],
      "gpuplan: train: --ep-overlap overlaps the expert all-to-all; llama3-8b has no experts\n"],
     [['plan', @q3, '--recompute', 'full', '--ep-max', '8'],
-     "gpuplan: sweep: --recompute full is the only policy to try, and Megatron-Core refuses it "
+     "gpuplan: plan: --recompute full is the only policy to try, and Megatron-Core refuses it "
      . "with --ep-overlap: give selective or none too\n"],
     [['plan', @q3, '--ep-max', '1'],
-     "gpuplan: sweep: --ep-overlap needs expert parallelism (ep >= 2): give --ep-max 2 or more "
+     "gpuplan: plan: --ep-overlap needs expert parallelism (ep >= 2): give --ep-max 2 or more "
      . "(got 1)\n"],
     ) {
     my ($args, $want) = @$t;

@@ -236,7 +236,7 @@ ok(defined $sb && $sb >= 1 && $sb <= $g && $eff > 0 && $eff <= 1.05, 'json: scal
 like($o, qr/^scaling efficiency against: h100-sxm 64 GPUs \(--scaling-base: /m, '--scaling-base 64');
 ($c, $o, $e) = run_gp('plan', @job, '--scaling-base', '4');
 is($c, 1, 'a base where nothing fits: an error');
-like($e, qr/^gpuplan: sweep: --scaling-base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
+like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
 
 # --per-card: the best layout of each card side by side (tests/lua/cards.t
 # checks each row is the card's own best): text with the deadline column
