@@ -323,6 +323,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.gemv = b->gemv;
 	op.dequant = b->dequant;
 	op.m_tile = 0.0;        /* the library's tiles (roofline.c) */
+	op.spread = 0;
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
 		return GP_EINVAL;

@@ -243,6 +243,89 @@ static double k_fill(double k)
 	return k / (k + ROOF_K_FILL);
 }
 
+/* Expected M tiles of a grouped GEMM's group.  A grouped GEMM covers each
+ * expert's own rows with whole tiles: DeepGEMM's masked scheduler takes
+ * "num_m_blocks = ceil_div(__ldg(grouped_layout + current_group_idx),
+ * BLOCK_M)" blocks of each expert (include/deep_gemm/common/scheduler.cuh,
+ * MGroupedMasked), its contiguous layout pads each expert's rows to the
+ * M block (get_mk_alignment_for_contiguous_layout), and SGLang's Triton
+ * fused_moe pads each expert's count to BLOCK_SIZE_M
+ * (moe_align_block_size).  So it pays sum_e ceil(n_e / T), not count x
+ * ceil(mean / T).  With independent
+ * top-k routing each of a batch's N k choices lands on a given expert with
+ * probability 1/E: n_e is binomial(N k, 1/E), which for the hundreds of
+ * experts of a routed MoE (p = 1/E <= 1/64, variance N k p (1 - p)) is
+ * Poisson with mean lambda = N k / E to within 1/E.  Hence
+ *   E[ceil(X/T)] = sum_{j >= 0} P(X > j T),
+ * smooth in lambda where the tile count of the mean jumps by a tile.
+ * Computed exactly from the Poisson terms below TILES_EXACT, from the
+ * normal approximation with continuity correction above it (skew
+ * 1/sqrt(lambda) <= 1/20: at lambda = 400 the two agree to 3e-4 of the
+ * tiles for T = 32..128), and once the spread covers several tiles (sd >
+ * 2 T) the remainder X mod T is uniform and E = (lambda + (T-1)/2) / T.
+ * The experts of one rank are taken as equally loaded at the mean: the
+ * hot rank's own spread of expert loads would widen the distribution. */
+#define TILES_EXACT 400.0
+
+static double poisson_tiles(double lam, double T)
+{
+	double sd, sum = 0.0;
+
+	if (!(lam > 0.0) || !(T > 0.0))
+		return 0.0;
+	sd = sqrt(lam);
+	if (lam < TILES_EXACT) {
+		/* sum_n P(X = n) ceil(n / T), the terms by recurrence to
+		 * lambda + 12 sd + 24, past which they are below 1e-20. */
+		double p = exp(-lam), top = lam + 12.0 * sd + 24.0;
+		int n;
+
+		for (n = 1; n <= top; n++) {
+			p *= lam / n;
+			sum += p * ceil(n / T);
+		}
+		return sum;
+	}
+	if (sd > 2.0 * T)
+		return (lam + (T - 1.0) / 2.0) / T;
+	{
+		/* Tiles j T below lambda - 10 sd are full with certainty. */
+		double j = floor(fmax(0.0, lam - 10.0 * sd) / T);
+		double hi = (lam + 10.0 * sd) / T;
+
+		sum = j;
+		for (; j <= hi; j += 1.0)
+			sum += 0.5 * erfc((j * T + 0.5 - lam) / (sd * sqrt(2.0)));
+		return sum;
+	}
+}
+
+double roof_expected_tiles(double mean, double tile, int touched)
+{
+	double lam, q;
+	int i;
+
+	if (!touched)
+		return poisson_tiles(mean, tile);
+	if (!(tile > 0.0) || !(mean > 1.0 + 1e-9))
+		return 1.0;
+	/* The Poisson mean lambda whose zero-truncated mean is `mean`:
+	 * lambda / (1 - e^-lambda) = mean, by Newton on the convex
+	 * f(l) = l - mean (1 - e^-l) from l = mean (f > 0 there, so the
+	 * steps fall monotonically onto the root). */
+	lam = mean;
+	for (i = 0; i < 50; i++) {
+		double e = exp(-lam), f = lam - mean * (1.0 - e);
+		double step = f / (1.0 - mean * e);
+
+		lam -= step;
+		if (fabs(step) < 1e-12 * lam)
+			break;
+	}
+	q = 1.0 - exp(-lam);
+	return q > 0.0 ? poisson_tiles(lam, tile) / q : 1.0;
+}
+
 /* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
  * up to mt tokens, ROOF_TILE above (roof_op.m_tile).  A tile under 64
  * rows is a swapped kernel's token block (the tokens on the WGMMA's N
@@ -251,7 +334,7 @@ static double k_fill(double k)
  * "Significantly improve the performance for BLOCK_M = 32 or M%64<32
  * ... Use multi-math_warp_groups and multi-wave MMAs". */
 static double gemm_eff(const roof_device *d, double m, double n, double k,
-                       double count, double mt)
+                       double count, double mt, int spread)
 {
 	double tm, tn, tiles, tile_eff, best = 0.0, kref;
 	int s;
@@ -271,7 +354,8 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 	tn = tile_edge(n);
 	/* Tile quantisation (DU-09799-001 sec. 3.1): work is done for whole
 	 * tiles, so useful / computed = m n / (ceil(m/tm) tm ceil(n/tn) tn). */
-	tiles = ceil(m / tm) * ceil(n / tn);
+	tiles = (spread ? roof_expected_tiles(m, tm, 1) : ceil(m / tm)) *
+		ceil(n / tn);
 	tile_eff = (m * n) / (tiles * tm * tn);
 	tiles *= count;
 	kref = k_fill(ROOF_K_REF);
@@ -303,7 +387,7 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count)
 {
-	return gemm_eff(d, m, n, k, count, 0.0);
+	return gemm_eff(d, m, n, k, count, 0.0, 0);
 }
 
 /* Pipeline fill of a fused attention kernel's loop over the keys, and the
@@ -365,8 +449,8 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	double ref, eff;
 
 	ref = gemm_eff(d, ATTN_REF_Q, n, (ATTN_REF_Q + 1.0) / 2.0, count,
-	               0.0) * causal_diag(ATTN_REF_Q);
-	eff = gemm_eff(d, m, n, k, count, 0.0) *
+	               0.0, 0) * causal_diag(ATTN_REF_Q);
+	eff = gemm_eff(d, m, n, k, count, 0.0, 0) *
 		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
 	if (d->attn_exp_dim > 0.0 && n > 0.0)
 		eff *= exp_bound(n, d->attn_exp_dim) /
@@ -455,7 +539,8 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	vec = d->peak[GP_FP32];
 	gemv = gemm && op->gemv && vec > 0.0;
 	out->shape_eff = gemm && !gemv ? gemm_eff(d, op->m, op->n, op->k,
-	                                          op->count, op->m_tile) : 1.0;
+	                                          op->count, op->m_tile,
+	                                          op->spread) : 1.0;
 	rate = gemv ? vec : peak * frac * out->shape_eff;
 	out->compute_rate = rate;
 	/* Dequantisation: vector FLOP per weight element; on the GEMV path

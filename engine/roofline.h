@@ -103,6 +103,13 @@ typedef struct roof_op {
 	                         any m (DeepGEMM's swapAB masked GEMM:
 	                         32); 0: the edge of roof_gemm_eff (16-row
 	                         swapped tiles at small m) */
+	int spread;           /* 1: a grouped GEMM of `count` groups whose
+	                         row counts vary about their mean m (the
+	                         experts a routed batch touches): each
+	                         group pays its own whole M tiles, priced
+	                         as their expected number (roofline.c
+	                         roof_expected_tiles); 0: every group has
+	                         m rows */
 } roof_op;
 
 typedef struct roof_result {
@@ -137,6 +144,13 @@ int roof_device_check(const roof_device *d, gp_error *err);
  * a dimension in (0, 1) is read as 1. */
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count);
+
+/* Expected whole tiles of `tile` rows over a group of X rows,
+ * E[ceil(X / tile)], X Poisson with mean `mean` (touched 0), or X the
+ * Poisson count of a group known to have a row, `mean` the mean of those
+ * (touched 1: zero-truncated, mean >= 1).  0 for mean <= 0 or tile <= 0
+ * (touched 0); 1 for mean <= 1 (touched 1). */
+double roof_expected_tiles(double mean, double tile, int touched);
 
 /* Shape factor of a fused attention kernel (FlashAttention-2/3, cuDNN)
  * against the conditions its catalog fraction (roof_device attn_fwd,

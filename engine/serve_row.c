@@ -38,9 +38,9 @@ static void record(sx *x, const char *name, double count, double flop,
 	w->total = w->count * r->time;
 }
 
-int sx_row_mt(sx *x, const char *name, double count, double flop,
-              double bytes, double mm, double n, double k, double nb,
-              gp_dtype prec, double mt, double *t)
+static int row(sx *x, const char *name, double count, double flop,
+               double bytes, double mm, double n, double k, double nb,
+               gp_dtype prec, double mt, int spread, double *t)
 {
 	roof_op op;
 	roof_result r;
@@ -61,11 +61,28 @@ int sx_row_mt(sx *x, const char *name, double count, double flop,
 	op.count = nb;
 	op.prec = prec;
 	op.m_tile = mt;
+	op.spread = spread;
 	if (roof_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	*t = r.time;
 	record(x, name, count, flop, bytes, &r);
 	return GP_OK;
+}
+
+int sx_row_mt(sx *x, const char *name, double count, double flop,
+              double bytes, double mm, double n, double k, double nb,
+              gp_dtype prec, double mt, double *t)
+{
+	return row(x, name, count, flop, bytes, mm, n, k, nb, prec, mt, 0, t);
+}
+
+/* The routed experts' grouped GEMM: nb experts touched, mm their mean
+ * rows, each expert's own rows in whole tiles (roof_op.spread). */
+int sx_row_experts(sx *x, const char *name, double count, double flop,
+                   double bytes, double mm, double n, double k, double nb,
+                   gp_dtype prec, double mt, double *t)
+{
+	return row(x, name, count, flop, bytes, mm, n, k, nb, prec, mt, 1, t);
 }
 
 int sx_row(sx *x, const char *name, double count, double flop,

@@ -391,9 +391,9 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 		mt = x->m_tile_grouped;
 	/* At the experts' own format (expert_bits: an NVFP4 checkpoint's
 	 * routed experts on FP4 tensor cores, the rest in fp8/bf16). */
-	if (sx_row_mt(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
-	              touched * h * up_n * xb + recv * (h + up_n) * ACT,
-	              mexp, up_n, h, touched, x->xcp, mt, &t))
+	if (sx_row_experts(x, "experts_up", s->nm, 2.0 * recv * h * up_n,
+	                   touched * h * up_n * xb + recv * (h + up_n) * ACT,
+	                   mexp, up_n, h, touched, x->xcp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
 	/* SiLU-and-mul writes the down GEMM's input (in fp8 with
@@ -402,9 +402,9 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 	           2.0 * recv * fx * 1.5 * ACT, 0, 0, 0, 0, x->cp, &t))
 		return GP_EINVAL;
 	b->routed += t;
-	if (sx_row_mt(x, "experts_down", s->nm, 2.0 * recv * fx * h,
-	              touched * fx * h * xb + recv * (fx + h) * ACT, mexp,
-	              h, fx, touched, x->xcp, mt, &t))
+	if (sx_row_experts(x, "experts_down", s->nm, 2.0 * recv * fx * h,
+	                   touched * fx * h * xb + recv * (fx + h) * ACT,
+	                   mexp, h, fx, touched, x->xcp, mt, &t))
 		return GP_EINVAL;
 	b->routed += t;
 	b->down = t;

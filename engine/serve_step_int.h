@@ -63,6 +63,11 @@ typedef struct blk {
 int sx_row_mt(sx *x, const char *name, double count, double flop,
               double bytes, double mm, double n, double k, double nb,
               gp_dtype prec, double mt, double *t);
+/* sx_row_mt for the routed experts' grouped GEMM: nb experts, mm the
+ * mean of their rows, which vary per expert (roof_op.spread). */
+int sx_row_experts(sx *x, const char *name, double count, double flop,
+                   double bytes, double mm, double n, double k, double nb,
+                   gp_dtype prec, double mt, double *t);
 /* sx_row_mt with the library's M tile. */
 int sx_row(sx *x, const char *name, double count, double flop,
            double bytes, double mm, double n, double k, double nb,

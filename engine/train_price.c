@@ -26,6 +26,7 @@ double train_t_op(const tenv *e, double flop, double bytes, double m,
 	op.gemv = 0;
 	op.dequant = 0.0;
 	op.m_tile = 0.0;
+	op.spread = 0;
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */

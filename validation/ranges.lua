@@ -25,8 +25,8 @@ return {
         gen = { "ampere", "blackwell", "hopper", "turing" },
       },
       regimes = {
-        [""] = { cases = 41, lo = 0.906, hi = 1.213 },
-        ["stack=graphs"] = { cases = 39, lo = 0.888, hi = 1.213 },
+        [""] = { cases = 41, lo = 0.895, hi = 1.209 },
+        ["stack=graphs"] = { cases = 39, lo = 0.888, hi = 1.209 },
         ["stack=graphs/moe=dense"] = { cases = 12, lo = 0.921, hi = 1.018 },
         ["stack=graphs/moe=moe"] = { cases = 27, lo = 0.887, hi = 1.250 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 26, lo = 0.887, hi = 1.250 },

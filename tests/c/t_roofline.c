@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(70);
+	plan(78);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -354,6 +354,52 @@ int main(void)
 	op.m_tile = 200;
 	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_EINVAL &&
 	   strstr(err.msg, "m_tile") != NULL, "m_tile 200 is refused");
+	/* A grouped GEMM's experts each pay their own whole tiles
+	 * (roof_op.spread): E[ceil(X/T)] over the Poisson count X of an
+	 * expert's rows, not ceil(mean/T).
+	 * Mean 0.5 rows, T = 64: every X in 1..64 takes one tile and P(X >
+	 * 64) < 1e-80, so E = P(X >= 1) = 1 - e^-0.5 = 0.393469, where the
+	 * tiles of the mean are ceil(0.5/64) = 1.  Exact sum: 1e-12. */
+	is_num(roof_expected_tiles(0.5, 64, 0), 1.0 - exp(-0.5), 1e-12,
+	       "mean 0.5 rows, 64-row tiles: 1 - e^-0.5 = 0.393 tiles, not 1");
+	/* T = 1: ceil(X) = X, so E = the mean, 3 (the sum stops where the
+	 * terms are below 1e-20). */
+	is_num(roof_expected_tiles(3.0, 1, 0), 3.0, 1e-9,
+	       "1-row tiles: the mean, 3");
+	/* Mean 4096, T = 128 (normal path): sd 64 = T/2 spreads X mod 128
+	 * almost evenly, E ~ (4096 + 127/2) / 128 = 32.496; the exact
+	 * Poisson sum (lgamma terms, in double) is 32.495853.  Tolerance
+	 * 1e-3 for the normal approximation's skew (1/64). */
+	is_num(roof_expected_tiles(4096.0, 128, 0), 32.495853, 1e-3,
+	       "mean 4096 rows, 128-row tiles: 32.496 tiles, not 32");
+	/* Touched experts (zero-truncated Poisson): with T = 1 the tiles
+	 * are the rows, so E = the given mean 2.5 exactly -- checks the
+	 * solve of lambda / (1 - e^-lambda) = 2.5 (Newton, to 1e-12). */
+	is_num(roof_expected_tiles(2.5, 1, 1), 2.5, 1e-9,
+	       "touched experts, 1-row tiles: the mean 2.5");
+	/* Mean 30 over touched experts, T = 32: lambda = 30 (e^-30 is
+	 * nil), E = P(X >= 1) + P(X > 32) + ... = 1 + 0.315459 (Poisson(30)
+	 * P(X >= 33), summed exactly); P(X > 64) ~ 1e-8. */
+	is_num(roof_expected_tiles(30.0, 32, 1), 1.315459, 1e-5,
+	       "touched, mean 30, 32-row tiles: 1.315 tiles, not 1");
+	/* In the op: 33 rows a group on 32-row blocks, on a device without
+	 * SMs (no wave term), so shape_eff is the tile term alone: the mean
+	 * pays ceil(33/32) = 2 tiles, the spread groups E = 1.523153
+	 * (lambda = 33, 1 + P(X > 32) + P(X > 64), exact sum); the
+	 * efficiency rises by 2 / 1.523153.  Tolerance 1e-6 for E's digits. */
+	d.sms = 0;
+	op.m_tile = 32;
+	op.m = 33;
+	op.count = 9;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK, "33 rows a group");
+	e = r.shape_eff;
+	op.spread = 1;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK,
+	   "33 rows a group, spread over the groups");
+	is_num(r.shape_eff / e, 2.0 / 1.523153, 1e-6,
+	       "... 1.523 expected tiles a group, not 2");
+	op.spread = 0;
+	op.count = 1;
 	op.m_tile = 0;
 	h100(&d);
 
