@@ -364,6 +364,7 @@ typedef struct train_lkey {
 	int ep_allgather;        /* train_cfg's */
 	int ep_flex;             /* train_cfg's */
 	int ep_hybridep;         /* train_cfg's */
+	int flex_sms;            /* train_cfg's (0: the backend's default) */
 	int graph_attn, graph_router, graph_prep, graph_full; /* train_cfg's */
 	int ep_overlap;          /* train_cfg's */
 	int fp8_current;         /* train_cfg's, with lin fp8 */

@@ -1606,6 +1606,31 @@ static double flex_ranks(double experts, double k, double ep)
 #define HYBRIDEP_NVL_8 0.599
 #define HYBRIDEP_NVL_16 0.504
 
+/* A rate that follows the SMs its kernels are given (moe_flex_sms)
+ * through published points: linear in the SM count between them, the
+ * highest point's rate held above it (no faster past the last SMs
+ * measured: HybridEP's 8 -> 16 moved its rate by -7% to +4%, the link
+ * or the kernel's pipeline binding, not its SMs), and below the lowest
+ * in proportion to the SMs (each SM moving a fixed share: the SM-bound
+ * limit).  pts holds n ascending SM counts, f the rates there. */
+static double by_sms(const double *pts, const double *f, int n,
+		     double sms)
+{
+	int i;
+
+	if (sms <= pts[0])
+		return f[0] * sms / pts[0];
+	for (i = 1; i < n; i++)
+		if (sms <= pts[i])
+			return f[i - 1] + (f[i] - f[i - 1]) *
+				(sms - pts[i - 1]) / (pts[i] - pts[i - 1]);
+	return f[n - 1];
+}
+
+/* Inside the NVLink domain the rate stays at 16 SMs' whatever
+ * moe_flex_sms: GB200's rows at 32 SMs (8 ranks 545.71 / 568.94, 16..36
+ * ranks a mean 489.0 GB/s: 2.4% and 7.7% above 16 SMs') are not applied
+ * here -- the one pair published in the domain, on GB200 only. */
 static double hybridep_nvl_frac(double ranks)
 {
 	if (ranks <= 8.0)
@@ -1664,7 +1689,31 @@ static double hybridep_nvl_frac(double ranks)
  * not the link, set that rate, and no figure on an 800 Gb/s NIC is
  * published. */
 static const double DEEPEP_RDMA[3] = { 0.86, 1.15, 1.01 };
-static const double HYBRIDEP_RDMA[3] = { 1.448, 1.109, 1.016 };
+
+/* HybridEP's internode rate at the SMs its kernels are given (by_sms):
+ * the same README table at 4, 8 and 16 SMs, "Kernel Only", the mean of
+ * BF16 dispatch and combine over 50 GB/s -- 16 ranks 44.40 / 52.00,
+ * 76.80 / 68.00, 71.71 / 62.95 GB/s: 0.964, 1.448, 1.347; 32 ranks
+ * 52.60 / 51.00, 54.50 / 56.40, 57.69 / 57.46: 1.036, 1.109, 1.152;
+ * 64 ranks 48.00 / 46.00, 50.55 / 51.03, 49.97 / 49.77: 0.940, 1.016,
+ * 0.997.  At 4 and 8 nodes the NIC already carries 0.75 x 55.5 and
+ * 0.875 x 50.8 = 42-44 of its 50 GB/s at 8 SMs (the logical bytes
+ * include the own node's share, 1/N): the link, not the SMs, binds, and
+ * 16 SMs add at most 4%; at 2 nodes 4 SMs are SM-bound (48.2 against
+ * 72.4 at 8).  Without moe_flex_sms HybridEP takes its 8 across nodes
+ * (config.cuh): the 8-SM column, 1.448, 1.109, 1.016 (above).  The
+ * call's own cost (FLEX_CALL_S) does not move with the SMs: at 16 SMs
+ * and 16 ranks the torch API's excess over the kernel is 0.517 ms
+ * dispatch, 0.335 combine, a mean 0.426 against 0.419 at 8.  DeepEP publishes its
+ * internode rates at one SM count only (test_internode.py "num_sms =
+ * 24", docs/legacy.md's table), so its rate does not follow the SMs. */
+static const double HYBRIDEP_RDMA_SMS_AT[3] = { 4.0, 8.0, 16.0 };
+static const double HYBRIDEP_RDMA_SMS[3][3] = {
+	{ 0.964, 1.448, 1.347 },  /* 16 ranks, 2 nodes */
+	{ 1.036, 1.109, 1.152 },  /* 32 ranks, 4 nodes */
+	{ 0.940, 1.016, 0.997 },  /* 64 ranks, 8 nodes */
+};
+#define FLEX_SMS_HYBRIDEP_RDMA 8.0  /* config.cuh: across nodes 8 */
 static const double FLEX_CALL_S[3] = { 0.419e-3, 0.546e-3, 0.885e-3 };
 #define FLEX_NIC_MEASURED 50e9  /* B/s: ConnectX-7 400 Gb/s, both tables' */
 
@@ -1698,8 +1747,18 @@ static double flex_internode(const tenv *e, const train_lkey *k,
 	if (e->t.nic_path_bw > 0 && e->t.nic_path_bw < nic)
 		nic = e->t.nic_path_bw;
 	nic = fmin(nic, FLEX_NIC_MEASURED);
-	rate = by_nodes(k->ep_hybridep ? HYBRIDEP_RDMA : DEEPEP_RDMA,
-			nodes) * nic;
+	if (k->ep_hybridep) {
+		double sms = k->flex_sms > 0 ? k->flex_sms :
+			FLEX_SMS_HYBRIDEP_RDMA, at[3];
+		int i;
+
+		for (i = 0; i < 3; i++)
+			at[i] = by_sms(HYBRIDEP_RDMA_SMS_AT,
+				       HYBRIDEP_RDMA_SMS[i], 3, sms);
+		rate = by_nodes(at, nodes) * nic;
+	} else {
+		rate = by_nodes(DEEPEP_RDMA, nodes) * nic;
+	}
 	return by_nodes(FLEX_CALL_S, nodes) + tokens *
 		flex_ranks(m->moe.experts, m->moe.top_k, nodes) * h * 2.0 /
 		rate;

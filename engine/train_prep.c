@@ -257,6 +257,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ep_allgather = c->ep_allgather;
 	xp->k.ep_flex = c->ep_flex;
 	xp->k.ep_hybridep = c->ep_hybridep;
+	xp->k.flex_sms = c->ep_flex ? c->flex_sms : 0;
 	xp->k.probs_act = c->mem.probs_in_act;
 	xp->k.skew = c->moe_unbalanced ? model_ep_skew(xp->e.m, xp->y.ep)
 		: 1.0;

@@ -1078,7 +1078,8 @@ opt { name = "moe_flex_sms", type = "int", metavar = "N", commands = "train plan
   help = "the SMs the flex dispatcher's kernels hold (Megatron-Core's "
     .. "moe_flex_dispatcher_num_sms, moe_deepep_num_sms, moe_hybridep_num_sms): with "
     .. "ep_overlap the compute beside its all-to-alls runs on the rest, N / (SMs - N) "
-    .. "slower; only with moe_dispatcher flex",
+    .. "slower; HybridEP's rate across nodes follows N through its README's 4, 8 and 16 "
+    .. "SM rows (held above 16); only with moe_dispatcher flex",
   suggest = { "moe_flex_dispatcher_num_sms", "moe_hybridep_num_sms", "moe_deepep_num_sms" } }
 opt { name = "cuda_device_max_connections", type = "int", metavar = "N",
   commands = "train plan rl", value = 8, kind = "count", range = { 1, 32 },

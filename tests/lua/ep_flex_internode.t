@@ -2,7 +2,8 @@
 -- DeepEP and HybridEP send a token once to each node holding any of its
 -- top_k experts, at the backend's published internode kernel rate (a
 -- share of the NIC's nominal rate a GPU), plus the call's own cost
--- (HybridEP's "Torch API" time less its "Kernel Only" time).  And
+-- (HybridEP's "Torch API" time less its "Kernel Only" time); HybridEP's
+-- rate follows moe_flex_sms through its README's 4, 8 and 16 SM rows.  And
 -- cuda_device_max_connections 1, which caps what ep_overlap hides at
 -- (1 - 184.2 / 191.1) / (1 - 184.2 / 198.5) = 0.501 of the all-to-all
 -- (Megatron-LM PR #6311's TFLOP/s without the overlap, with it at 1
@@ -12,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(17)
+t.plan(23)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -51,6 +52,27 @@ t.near(ep { gpus = 16, ep = 16, global_batch = 16, moe_flex_backend = "hybridep"
 -- 50 = 1.109, the call 0.546 ms.
 t.near(ep { gpus = 32, ep = 32, global_batch = 32, moe_flex_backend = "hybridep" },
        expect(4, 1.109, 0.546e-3), 1e-9, "EP 32, HybridEP: 4 nodes")
+-- HybridEP's rate at the SMs given (moe_flex_sms), docs/README_Hybrid-EP.md
+-- "Kernel Only", mean of BF16 dispatch and combine over 50 GB/s; the call
+-- cost does not move.  16 ranks: 4 SMs (44.40 + 52.00) / 2 / 50 = 0.964;
+-- 16 SMs (71.71 + 62.95) / 2 / 50 = 1.347; between 8 and 16 linear in the
+-- SMs, 12 SMs 1.448 + (1.347 - 1.448) x 4 / 8 = 1.3975; above 16 held; below
+-- 4 in proportion, 2 SMs 0.964 x 2 / 4 = 0.482.  32 ranks at 16 SMs:
+-- (57.69 + 57.46) / 2 / 50 = 1.1515 (the table keeps 1.152).  1e-9 as above.
+local h16 = { gpus = 16, ep = 16, global_batch = 16, moe_flex_backend = "hybridep" }
+t.near(ep(t.with(h16, { moe_flex_sms = 4 })), expect(2, 0.964, 0.419e-3), 1e-9,
+       "EP 16, HybridEP 4 SMs: 0.964 of the NIC")
+t.near(ep(t.with(h16, { moe_flex_sms = 12 })), expect(2, 1.3975, 0.419e-3), 1e-9,
+       "EP 16, HybridEP 12 SMs: between the 8 and 16 SM rows")
+t.near(ep(t.with(h16, { moe_flex_sms = 32 })), expect(2, 1.347, 0.419e-3), 1e-9,
+       "EP 16, HybridEP 32 SMs: the 16 SM row held")
+t.near(ep(t.with(h16, { moe_flex_sms = 2 })), expect(2, 0.482, 0.419e-3), 1e-9,
+       "EP 16, HybridEP 2 SMs: the 4 SM row in proportion")
+t.near(ep { gpus = 32, ep = 32, global_batch = 32, moe_flex_backend = "hybridep", moe_flex_sms = 16 },
+       expect(4, 1.152, 0.546e-3), 1e-9, "EP 32, HybridEP 16 SMs: 1.152")
+-- DeepEP publishes one SM count (24): its rate does not follow them.
+t.near(ep { gpus = 16, ep = 16, global_batch = 16, moe_flex_sms = 32 },
+       expect(2, 0.86, 0.419e-3), 1e-9, "EP 16, DeepEP 32 SMs: still 0.86")
 -- EP 64 on 8 nodes, DeepEP: (51 + 50) / 2 / 50 = 1.01, the call 0.885 ms.
 t.near(ep { gpus = 64, ep = 64, global_batch = 64 }, expect(8, 1.01, 0.885e-3), 1e-9,
        "EP 64, DeepEP: 8 nodes")
