@@ -189,6 +189,8 @@ int lgp_sweep(lua_State *L);
 int lgp_train_job(lua_State *L);
 
 void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2]);
+void lgp_set_refusal(lua_State *L, int job, int idx);
+void lgp_job_refusal(lua_State *L, int job, const train_cfg *c);
 
 void lgp_handle_types(lua_State *L);
 

@@ -543,21 +543,59 @@ void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2])
 	}
 }
 
-/* core.train_job(model, device, topo, cfg [, fusion]) -> job: cfg as
- * core.train's (its layout the default of each step), with gpus the
- * job's size; fusion as lgp_tofusion reads it. */
+/* The job's refusal function (gpuplan.train's sharding_rule: the rule
+ * of the options that hold under one sharding only, which gp.train's
+ * setup asks of its own layout), from idx (nil: none), as the job at
+ * index job keeps it: its user value 1. */
+void lgp_set_refusal(lua_State *L, int job, int idx)
+{
+	if (lua_isnoneornil(L, idx))
+		return;
+	luaL_checktype(L, idx, LUA_TFUNCTION);
+	lua_pushvalue(L, idx);
+	lua_setiuservalue(L, job, 1);
+}
+
+/* A job's step c refused as gp.train refuses that layout: the job's
+ * refusal function asked (zero, fsdp, recompute) where c takes one of
+ * the options it rules (zero_reduce allreduce, zero3_gather per_param,
+ * ckpt_outside_fsdp) -- a step that took fsdp, zero 3 or another
+ * recompute under them was priced in silence.  Other steps call no Lua:
+ * a loop over layouts stays in C. */
+void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
+{
+	if (!c->zero_allreduce && !c->zero3_per_param && !c->ckpt_outside_fsdp)
+		return;
+	if (lua_getiuservalue(L, job, 1) != LUA_TFUNCTION) {
+		lua_pop(L, 1);
+		return;
+	}
+	lua_pushinteger(L, c->mem.lay.zero);
+	lua_pushboolean(L, c->fsdp);
+	lua_pushstring(L, mem_recompute_name(c->mem.recompute));
+	lua_call(L, 3, 1);
+	if (lua_type(L, -1) == LUA_TSTRING)
+		luaL_error(L, "step: %s", lua_tostring(L, -1));
+	lua_pop(L, 1);
+}
+
+/* core.train_job(model, device, topo, cfg [, fusion [, refusal]]) ->
+ * job: cfg as core.train's (its layout the default of each step), with
+ * gpus the job's size; fusion as lgp_tofusion reads it, refusal as
+ * lgp_set_refusal. */
 int lgp_train_job(lua_State *L)
 {
 	lgp_job *j;
 
-	lua_settop(L, 5);
-	j = lua_newuserdatauv(L, sizeof *j, 0);
+	lua_settop(L, 6);
+	j = lua_newuserdatauv(L, sizeof *j, 1);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
+	lgp_set_refusal(L, 7, 6);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
@@ -581,6 +619,7 @@ static int lgp_job_step(lua_State *L)
 	if (!lua_isnoneornil(L, 2))
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
 	c.grad_acc_fusion = j->fusion[c.fsdp != 0];
+	lgp_job_refusal(L, 1, &c);
 	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;
 	if (j->gpus % rep != 0)
 		return luaL_error(L, "step: gpus %d is not a multiple of "

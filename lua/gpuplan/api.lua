@@ -65,7 +65,9 @@ M.FUNCTIONS = {
     help = "gp.train's job resolved once (model, card, node, defaults) for a loop that "
       .. "prices layouts: job:step{tp =, pp =, cp =, ep =, etp =, vpp =, zero =, sp =, batch =, "
       .. "recompute =, recompute_layers =, global_batch =, fsdp =, and the overlaps} prices "
-      .. "one by the same step as gp.train; job:step(layout, s) refills s." },
+      .. "one by the same step as gp.train, refusing what gp.train refuses of that layout "
+      .. "(zero_reduce = allreduce with fsdp, ckpt_outside_fsdp without it ...); "
+      .. "job:step(layout, s) refills s." },
   { name = "gp.sweep", call = "gp.sweep{...} -> r", options = "plan", result = "sweep",
     help = "The layout search (`gpuplan plan`): every TP x PP x CP x EP x DP split of each "
       .. "GPU count, ZeRO stage, micro-batch and recompute policy on each card, ranked by a "

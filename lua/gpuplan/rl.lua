@@ -1273,7 +1273,7 @@ local function job_of(o, model, s, c, follow_tp)
   end
   local h = core()
   local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
-    follow_tp, s.fusion)
+    follow_tp, s.fusion, s.refusal)
   if not ok then error("rl_job: " .. require("gpuplan.cli").clean(j), 0) end
   return j
 end

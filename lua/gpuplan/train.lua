@@ -233,10 +233,54 @@ local function global_batch(o, p, cfg, sweep, default)
   return gb
 end
 
+-- The rule of the options that hold under one sharding only (DeepSpeed's
+-- zero_reduce allreduce and zero3_gather per_param, FSDP's
+-- ckpt_outside_fsdp), as cfg (a setup's) states them: a function
+-- (zero, fsdp, recompute, sweep) -> why a layout at ZeRO stage zero, with
+-- the FSDP rule fsdp (the engine reads it at zero 2 and 3 only: cfg.fsdp),
+-- under recompute, is refused, or nil.  gp.train's setup asks it of its
+-- own layout (sweep: a plan's, where only the stated zero and fsdp are
+-- checked: each layout it searches takes an option where it can), and a
+-- job's step (gp.train_job, gp.rl_job: engine lgp_job_refusal) of each
+-- layout it prices.  given_fsdp: the user's fsdp, for the message.
+local function sharding_rule(cfg, given_fsdp)
+  local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
+    cfg.ckpt_outside_fsdp
+  local stack = tostring(cfg.stack)
+  return function(zero, fsdp, recompute, sweep)
+    fsdp = (zero or 0) >= 2 and fsdp
+    if allreduce and (fsdp or (not sweep and zero ~= 1 and zero ~= 2)) then
+      return "zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
+        .. "without fsdp"
+    end
+    if per_param and (fsdp or (not sweep and zero ~= 3)) then
+      return "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp"
+    end
+    if ckpt and not sweep and (not fsdp or zero ~= 3 or recompute ~= "full") then
+      -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
+      -- megatron stacks without sharding): say so, or "got zero 3" reads
+      -- as what was asked for.
+      return string.format("ckpt_outside_fsdp is a checkpoint around each FSDP unit: it "
+        .. "needs fsdp = full_shard (zero 3) and recompute = full (got zero %s%s, "
+        .. "recompute = %s)", tostring(zero), (zero ~= 3 or fsdp) and ""
+          or string.format(" without fsdp on the %s stack", stack), tostring(recompute))
+    end
+    -- A plan searches the recompute, but only a stated FSDP full_shard
+    -- makes its layouts FSDP's (cfg.fsdp): without it no layout would
+    -- take the third gather, and the flag would change nothing.
+    if ckpt and sweep and (not fsdp or zero ~= 3) then
+      return "ckpt_outside_fsdp is a checkpoint around each FSDP unit: a plan prices it "
+        .. "only with fsdp = full_shard given (got "
+        .. (given_fsdp ~= nil and "fsdp = " .. tostring(given_fsdp) or "no fsdp") .. ")"
+    end
+  end
+end
+
 -- The step's choices into cfg: the schedule, the overlaps (the stack's
 -- defaults, each overridable), the MoE dispatcher, ZeRO-3's gather, fp8
 -- scaling, FSDP semantics and the kernels (eager or fused).  Returns the
--- gradient accumulation fusion without FSDP and with it, { without, with }.
+-- gradient accumulation fusion without FSDP and with it, { without, with },
+-- and the sharding options' rule (sharding_rule) a job's step asks.
 local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
@@ -405,34 +449,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- it is given the rule itself (below, after the checks), and a plan's
   -- ZeRO-2/3 layouts on the hf stack are FSDP's as gp.train's are.
   local fsdp_rule = p.sharding ~= nil or cfg.stack == "hf"
-  cfg.fsdp = (cfg.zero or 0) >= 2 and fsdp_rule
-  if cfg.zero_allreduce and (cfg.fsdp or (not sweep and cfg.zero ~= 1 and cfg.zero ~= 2)) then
-    fail("train: zero_reduce allreduce is DeepSpeed's stage 1 and 2: it needs zero 1 or 2 "
-      .. "without fsdp")
-  end
-  if cfg.zero3_per_param and (cfg.fsdp or (not sweep and cfg.zero ~= 3)) then
-    fail("train: zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 "
-      .. "without fsdp")
-  end
-  if cfg.ckpt_outside_fsdp and not sweep and (not cfg.fsdp or cfg.zero ~= 3
-      or cfg.recompute ~= "full") then
-    -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
-    -- megatron stacks without sharding): say so, or "got zero 3" reads
-    -- as what was asked for.
-    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: it needs fsdp = "
-      .. "full_shard (zero 3) and recompute = full (got zero %s%s, recompute = %s)",
-      tostring(cfg.zero), (cfg.zero ~= 3 or cfg.fsdp) and ""
-        or string.format(" without fsdp on the %s stack", tostring(cfg.stack)),
-      tostring(cfg.recompute))
-  end
-  -- A plan searches the recompute, but only a stated FSDP full_shard
-  -- makes its layouts FSDP's (cfg.fsdp): without it no layout would take
-  -- the third gather, and the flag would change nothing.
-  if cfg.ckpt_outside_fsdp and sweep and (not cfg.fsdp or cfg.zero ~= 3) then
-    fail("train: ckpt_outside_fsdp is a checkpoint around each FSDP unit: a plan prices it "
-      .. "only with fsdp = full_shard given (got %s)",
-      o.fsdp ~= nil and "fsdp = " .. tostring(o.fsdp) or "no fsdp")
-  end
+  local refusal = sharding_rule(cfg, o.fsdp)
+  local why = refusal(cfg.zero, fsdp_rule, cfg.recompute, sweep)
+  if why then fail("train: %s", why) end
   cfg.fsdp = fsdp_rule
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
@@ -582,7 +601,7 @@ local function step_choices(o, p, cfg, sweep, default)
       .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
       tostring(cfg.stack))
   end
-  return by_fsdp
+  return by_fsdp, refusal
 end
 
 -- M.setup(o [, sweep]): gp.train's options checked and resolved once: {p
@@ -607,7 +626,7 @@ function M.setup(o, sweep)
   if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
   local gb = global_batch(o, p, cfg, sweep, default)
   cfg.global_batch = gb
-  local fusion = step_choices(o, p, cfg, sweep, default)
+  local fusion, refusal = step_choices(o, p, cfg, sweep, default)
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.
@@ -697,6 +716,9 @@ function M.setup(o, sweep)
            -- the gradient accumulation fusion of a step without FSDP
            -- and with it (a job's step may turn it on or off)
            fusion = fusion,
+           -- the sharding options' rule, which a job's step asks of
+           -- each layout it prices (sharding_rule)
+           refusal = refusal,
            -- GPUs one host (OS) runs: the node's, fewer where the
            -- system's NVLink domain spans hosts (catalog host_gpus)
            host_gpus = math.min(topo.gpus_per_node,
@@ -812,7 +834,7 @@ function M.train_job(o)
   c.gpus = s.p.gpus
   local h = core()
   local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c,
-    s.fusion)
+    s.fusion, s.refusal)
   if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
   return job
 end
