@@ -144,6 +144,14 @@ typedef struct train_cfg {
 	int attn_scale_q;        /* eager attention scales q, not the
 				  * scores (OPT: q_proj(x) * scaling;
 				  * train_price.c train_attn_time) */
+	int fsdp_version;        /* PyTorch FSDP's implementation under
+				  * fsdp: 1 (FullyShardedDataParallel:
+				  * flat parameters, the gradient divided
+				  * before its reduce-scatter), 2
+				  * (fully_shard: per-parameter tensors,
+				  * copied out of each gather and into each
+				  * reduce-scatter), 0 (neither: another
+				  * stack's sharding) */
 	int ckpt_outside_fsdp;   /* the activation checkpoint wraps each
 				  * FSDP unit from outside: a third gather
 				  * a micro-batch (train_stage.c

@@ -844,6 +844,64 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 			ds_offload_accum(x, emb / x->y.shard);
 }
 
+/* PyTorch FSDP's own passes over a layer's unsharded parameters and
+ * gradients beside its collectives, each micro-batch (fsdp_version).
+ * *rsw, the layer's reduction on its side stream, takes FSDP1's; *cout
+ * (each gather) and *cin (the reduction) are FSDP2's, on the compute
+ * stream.  reduced: this micro-batch reduce-scatters gradients.
+ *
+ * FSDP1 (torch/distributed/fsdp/_runtime_utils.py, torch 2.6): the
+ * gather lands in the flat parameter whose views the module reads, and
+ * autograd accumulates into flat_param.grad -- no copy either way.  But
+ * _reduce_grad divides the unsharded gradient in place before the
+ * reduce-scatter, "_div_if_needed(padded_unsharded_grad,
+ * state._gradient_predivide_factor)", the factor the power of two near
+ * sqrt(world size) (_init_utils.py _get_gradient_predivide_factor: 8 at
+ * 32 ranks, > 1 whenever sharded; the rest divides the shard after).  A
+ * read and a write of the layer's gradient in the reduction's dtype.  It
+ * runs in the post-backward hook "with state._device_handle.stream(
+ * state._post_backward_stream)", issued just before the reduce-scatter
+ * on that stream: serial with the reduce-scatter, beside the next
+ * layer's backward -- so it joins the reduction (rsw) and is hidden or
+ * exposed as the reduction is.
+ *
+ * FSDP2 (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py,
+ * torch 2.6-2.8): the gather lands in one flat buffer that
+ * foreach_all_gather_copy_out splits into each parameter's own tensor
+ * ("torch.ops.fsdp.split_with_sizes_copy(all_gather_output, ...,
+ * out=out)"), called from FSDPParamGroup.wait_for_unshard on the current
+ * stream after waiting on the gather -- a read and a write of the
+ * layer's gathered bytes (16 bits a weight here, as kind_colls gathers)
+ * on the compute stream, each gather.  foreach_reduce copies each
+ * parameter's gradient into one reduce-scatter input,
+ * "foreach_reduce_scatter_copy_in(unsharded_grads, reduce_scatter_input,
+ * world_size)" (a chunk_cat), before "reduce_scatter_stream.wait_stream(
+ * current_stream)": also on the compute stream -- a read of the 16-bit
+ * gradient and a write in the reduction's dtype.  No division pass: for
+ * bf16 and fp32 _get_gradient_divide_factors leaves it to NCCL's AVG.
+ * Both run where compute would, so they are serial time, not hidden.
+ * Memory-bound passes at the GPU's streaming rate (mem_time).  A frozen
+ * base (LoRA) reduces only its adapters: no gradient pass priced. */
+static void fsdp_copies(ctx *x, const train_lcost *l, int reduced,
+			double *rsw, double *cout, double *cin)
+{
+	const train_cfg *c = x->c;
+	double w = l->params, wb;
+	int grads = reduced && !x->k.frozen && !c->forward_only;
+
+	*cout = *cin = 0.0;
+	if (!c->fsdp || w <= 0 || x->y.shard <= 1.0)
+		return;
+	wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
+	if (c->fsdp_version == 1 && grads)
+		*rsw += mem_time(x, 2.0 * w * x->rb);
+	else if (c->fsdp_version == 2) {
+		*cout = mem_time(x, 2.0 * w * wb);
+		if (grads)
+			*cin = mem_time(x, w * (2.0 + x->rb));
+	}
+}
+
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
  * seconds (stage_base leaves all four at zero).
  *
@@ -879,6 +937,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		const train_lcost *l = L[i];
 		double n = cnt[i];
 		double agw, rsw, f, b, hz = 0, hd = 0, ef, eb, mid, x3;
+		double cout, cin, gb;
 		int on_b;
 
 		if (n <= 0)
@@ -891,6 +950,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* Whole gradients: reduce-scattered once per step
 		 * (phase_post), not per micro-batch. */
 		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
+		fsdp_copies(x, l, rsw > 0, &rsw, &cout, &cin);
 		f = agw;
 		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
 		/* DeepSpeed's stage 3 gathers again in the backward what
@@ -919,6 +979,14 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */
 		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
+		/* FSDP2's copies run on the compute stream: serial, in
+		 * every layer, the first included.  A copy-out for each
+		 * gather (the forward's, full_shard's backward one and a
+		 * checkpoint's third), the copy-in for the reduction. */
+		gb = c->forward_only ? 0.0 : (fsdp_full ? cout : 0.0) +
+			(x3 > 0 ? cout : 0.0) + cin;
+		z[TRAIN_ZB_ZERO] += n * cout;
+		z[TRAIN_ZB_DP] += n * gb;
 		z[TRAIN_ZB_ZERO] += mid * ef;
 		z[TRAIN_ZB_DP] += mid * eb + n * x3;
 		z[TRAIN_ZB_ZERO_HID] += mid * hz;

@@ -1191,6 +1191,31 @@ opt { name = "ckpt_outside_fsdp", type = "flag", commands = "train plan",
     .. "forward gathers the unit and frees it, and its backward gathers it again -- "
     .. "three gathers a micro-batch, not two; needs fsdp full_shard and recompute full",
   suggest = { "checkpoint_outside", "ac_outside_fsdp" } }
+-- Which PyTorch FSDP: Hugging Face Accelerate's FSDP plugin builds
+-- FSDP1 (FullyShardedDataParallel) unless its config gives
+-- fsdp_version: 2 (FullyShardedDataParallelPlugin, Accelerate v1.14
+-- docs: "fsdp_version (`int`, defaults to `1`) : The version of FSDP to
+-- use. Defaults to 1."); HF Trainer runs Accelerate's plugin (its
+-- fsdp_config "fsdp_version ... defaults to `1`"; newer transformers
+-- document "version ... defaults to `2`": such a run gives 2); PyTorch's
+-- torch.distributed.fsdp.FullyShardedDataParallel wrapper is FSDP1;
+-- torchtitan and NeMo AutoModel call fully_shard (FSDP2).  What each
+-- does beside its collectives: engine/train_stage.c fsdp_copies.
+opt { name = "fsdp_version", type = "int", metavar = "N", commands = "train plan",
+  range = { 1, 2 },
+  default = "1 on stack hf with fsdp (Accelerate's FSDP plugin, HF Trainer and PyTorch's "
+    .. "FullyShardedDataParallel are FSDP1; torchtitan, NeMo AutoModel: give 2)",
+  value = function(j)
+    if j.stack ~= "hf" or not j.fsdp then return 0, false end
+    return 1, "fsdp_version=1 (FSDP1: Accelerate's FSDP plugin without fsdp_version, HF "
+      .. "Trainer, PyTorch's FullyShardedDataParallel)"
+  end,
+  help = "PyTorch FSDP's implementation with --fsdp on stack hf: 1 (FullyShardedDataParallel: "
+    .. "flat parameters; each micro-batch's unsharded gradient divided in place before its "
+    .. "reduce-scatter, on the reduction's stream) or 2 (fully_shard: each gather copied out "
+    .. "into per-parameter tensors and the gradients copied into the reduce-scatter input, "
+    .. "on the compute stream)",
+  suggest = { "fsdp2", "fully_shard", "fsdp_v2", "version" } }
 -- Its values are the kernels the catalog's attention measurements name
 -- (gpuplan.roofline's list, which the case reader types them by too).
 local ATTENTION_KERNELS = require("gpuplan.roofline").attention_kernels

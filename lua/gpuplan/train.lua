@@ -453,6 +453,22 @@ local function step_choices(o, p, cfg, sweep, default)
   local why = refusal(cfg.zero, fsdp_rule, cfg.recompute, sweep)
   if why then fail("train: %s", why) end
   cfg.fsdp = fsdp_rule
+  -- PyTorch FSDP's version (engine/train_stage.c fsdp_copies): only the
+  -- hf stack's sharding is PyTorch FSDP (Megatron-FSDP and DeepSpeed
+  -- have their own buffers); stated where a ZeRO-2/3 step of this job
+  -- will be FSDP's.
+  local fv = o.fsdp_version
+  if fv ~= nil and not (fsdp_rule and cfg.stack == "hf") then
+    fail("train: fsdp_version is PyTorch FSDP's (1 or 2): it needs stack = hf with fsdp "
+      .. "(got stack %s%s)", tostring(cfg.stack), fsdp_rule and "" or " without fsdp")
+  end
+  if fv == nil then
+    local text
+    fv, text = options.default("fsdp_version", { stack = cfg.stack,
+      fsdp = fsdp_rule and (sweep or (cfg.zero or 0) >= 2) })
+    if text then default(text) end
+  end
+  cfg.fsdp_version = fv
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
   -- Transformer Engine; Megatron-DeepSpeed runs Megatron's fused kernels);

@@ -264,4 +264,32 @@ is($sd, $se, 'deepspeed stack: the default step is --kernels eager\'s');
 ok(defined $sf && $sf < $sd, 'deepspeed stack: --kernels fused (Megatron-DeepSpeed) is faster, no hooks');
 unlike($of, qr/^defaults: .*kernels=/m, 'kernels given: not a default');
 
+
+# --fsdp-version: FSDP on the hf stack is FSDP1 unless told (Accelerate's
+# plugin default), said on the defaults line; --fsdp-version 2 (fully_shard)
+# adds its copy-outs and copy-in on the compute stream, a longer step;
+# refused off the hf stack and outside 1..2, naming the flag.
+my @fv = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--fsdp', 'full_shard',
+          '--seq', '4096', '--global-batch', '64');
+my ($cv, $ov) = run_gp(@fv);
+is($cv, 0, 'fsdp: runs');
+like($ov, qr/^defaults: .*fsdp_version=1 \(FSDP1: Accelerate's FSDP plugin/m,
+     'fsdp: fsdp_version=1 listed as a default, with why');
+my (undef, $ov1) = run_gp(@fv, '--fsdp-version', '1');
+my (undef, $ov2) = run_gp(@fv, '--fsdp-version', '2');
+my ($s0) = $ov =~ /^step\s+([\d.]+)/m;
+my ($s1) = $ov1 =~ /^step\s+([\d.]+)/m;
+my ($s2) = $ov2 =~ /^step\s+([\d.]+)/m;
+is($s0, $s1, 'fsdp: the default step is --fsdp-version 1\'s');
+ok(defined $s2 && $s2 > $s1, 'fsdp: --fsdp-version 2 is longer (copies on the compute stream)');
+unlike($ov2, qr/^defaults: .*fsdp_version=/m, 'fsdp_version given: not a default');
+my ($cb, undef, $eb) = run_gp(@fv, '--fsdp-version', '3');
+isnt($cb, 0, '--fsdp-version 3: refused');
+like($eb, qr/^gpuplan: train: --fsdp-version must be a whole number 1\.\.2 \(got 3\)$/m,
+     '--fsdp-version 3: names the flag and its range');
+($cb, undef, $eb) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                          '--zero', '3', '--stack', 'deepspeed', '--fsdp-version', '2');
+like($eb, qr/^gpuplan: train: --fsdp-version is PyTorch FSDP's \(1 or 2\): it needs --stack hf with fsdp/m,
+     '--fsdp-version on stack deepspeed: refused, naming the flag');
+
 done_testing();

@@ -503,6 +503,7 @@ local function predict(case, cat)
   if v(par.fsdp) == true then o.fsdp = o.zero == nil or o.zero == 3 or nil
   elseif v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
+  o.fsdp_version = v(par.fsdp_version)
   o.zero3_gather = v(par.zero3_gather)
   o.zero_reduce = v(par.zero_reduce)
   o.grad_reduce = v(par.grad_reduce)
