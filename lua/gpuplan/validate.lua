@@ -170,6 +170,9 @@ local case_schema = T.record {
     grad_sync = T.enum { "micro_batch", "step" },
     -- which PyTorch FSDP, 1 or 2 (gp.train's fsdp_version)
     fsdp_version = declared("fsdp_version"),
+    -- the DP gradient reduction under the backward (gp.train's
+    -- overlap_grad_reduce; DeepSpeed's overlap_comm)
+    overlap_grad_reduce = declared("overlap_grad_reduce"),
     -- how ZeRO-3 gathers (gp.train's zero3_gather)
     zero3_gather = declared("zero3_gather"),
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
@@ -328,7 +331,7 @@ M.case_schema = case_schema
 -- that each predictor reads no field outside its set.
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
-  train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version grad_sync zero3_gather zero_reduce
+  train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce grad_sync zero3_gather zero_reduce
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher

@@ -504,6 +504,7 @@ local function predict(case, cat)
   elseif v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
   o.fsdp_version = v(par.fsdp_version)
+  o.overlap_grad_reduce = v(par.overlap_grad_reduce)
   o.zero3_gather = v(par.zero3_gather)
   o.zero_reduce = v(par.zero_reduce)
   o.grad_reduce = v(par.grad_reduce)
