@@ -246,6 +246,9 @@ field("ipc_transfers", "count", "staging-buffer hand-offs of a colocated weight 
   .. "(ipc_transfer; 0: none)", "rl")
 field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
+field("validation", "", "the validation pass of val_every / val_prompts: every, prompts, "
+  .. "pass_s (its weight sync and rollout), step_s (pass_s / every: the validation phase); "
+  .. "nil without validation", "rl")
 field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",
   "rl")
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")

@@ -194,6 +194,13 @@
 --                 (host times are an x86 server CPU's: the catalog
 --                 system's host_op_scale multiplies them, as it does the
 --                 eager op time of loss_ops and vLLM's per-step work)
+--   val_every, val_prompts  a validation pass every val_every steps inside
+--                 the step's timer (verl's trainer.test_freq: ray_trainer.py
+--                 runs _validate() within marked_timer("step")): a weight
+--                 sync and the rollout of val_prompts prompts, one answer
+--                 each, at the rollout's settings, the step waiting for the
+--                 longest; its seconds / val_every the "validation" phase
+--                 (default: no validation)
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
@@ -1220,6 +1227,58 @@ end
 
 local run
 
+-- The validation pass of val_every / val_prompts (the header): gp.rl's job
+-- once more with val_prompts prompts of one answer each (verl's
+-- val_kwargs.n=1), its weight sync and rollout phases, the seconds it adds
+-- to each step (the pass over val_every steps); nil without validation.
+local function validation(o)
+  if o.val_every == nil and o.val_prompts == nil then return nil end
+  local every, vp = posint("val_every", o.val_every), posint("val_prompts", o.val_prompts)
+  if not (every and vp) then
+    fail("rl: val_every and val_prompts come together (a validation pass of val_prompts "
+      .. "prompts every val_every steps); got only %s", every and "val_every" or "val_prompts")
+  end
+  local v = {}
+  for k, x in pairs(o) do v[k] = x end
+  v.val_every, v.val_prompts, v.steps, v.filter_keep = nil, nil, nil, nil
+  -- the pass trains nothing: its training phases are dropped, and one
+  -- sample a micro-batch, one optimizer step over them, keeps the job's
+  -- checks on the batch quiet
+  v.prompts, v.group, v.global_batch, v.batch = vp, 1, nil, 1
+  local ok, r = pcall(run, v)
+  if not ok then
+    fail("rl: the validation pass (val_prompts %d, one answer each): %s", vp,
+      require("gpuplan.cli").clean(r))
+  end
+  if not r.rollout_fits then
+    fail("rl: the validation pass of %d prompts does not fit: %s", vp, tostring(r.why))
+  end
+  local pass = 0
+  for _, ph in ipairs(r.phases) do
+    if ph.name == "rollout" or ph.name == "weight_sync" then pass = pass + ph.seconds end
+  end
+  return { every = every, prompts = vp, pass_s = pass, step_s = pass / every }
+end
+
+-- The validation phase on the engine's step r: its seconds added to the
+-- step, the throughputs and costs of the longer step (engine/rl_sched.c
+-- rl_rates: each over the step's seconds).
+local function add_validation(r, val)
+  -- on the rollout's GPUs, pool and memory
+  local ro
+  for _, ph in ipairs(r.phases) do if ph.name == "rollout" then ro = ph end end
+  r.phases[#r.phases + 1] = { name = "validation", seconds = val.step_s, idle = 0,
+    gpus = ro.gpus, pool = ro.pool, memory = ro.memory }
+  local f = r.step / (r.step + val.step_s)
+  r.step = r.step + val.step_s
+  for _, k in ipairs { "samples_per_s", "tokens_per_s", "tokens_per_s_gpu", "gen_tokens_per_s" } do
+    if r[k] then r[k] = r[k] * f end
+  end
+  for _, k in ipairs { "cost_step", "cost_1k_prompts" } do
+    if r[k] then r[k] = r[k] / f end
+  end
+end
+
 -- gp.rl{...}: see the header.
 function M.rl(o)
   local ok, r = pcall(run, o)
@@ -1556,8 +1615,15 @@ run = function(o, job)
     colocate_critic_reward = critic_reward,
     critic_model = critic_shape, reward_shape = reward_shape,
   }
-  if job then return job_of(o, model, s, c, o.rollout_tp == nil) end
+  if job then
+    if o.val_every ~= nil or o.val_prompts ~= nil then
+      fail("rl: val_every and val_prompts are gp.rl's; gp.rl_job prices the training step")
+    end
+    return job_of(o, model, s, c, o.rollout_tp == nil)
+  end
+  local val = validation(o)
   local r = engine_step(model, s, c, dflt)
+  if val and r.rollout.steps > 0 then add_validation(r, val) end
 
   local out = {
     model = model.id or model.name, gpu = gpu.id, algo = algo, method = method,
@@ -1613,6 +1679,7 @@ run = function(o, job)
   end
   rollout_gone(out, r)
   phases_of(out, r)
+  out.validation = val
   out.capacity = s.p.capacity
   run_steps(out, o, r, cfg)
   -- The 80% ranges of the step, throughput, hours and cost (gpuplan.ranges).

@@ -286,6 +286,9 @@ local case_schema = T.record {
     max_batch = count(), max_num_tokens = count(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = declared("base_checkpoint"),
     ema = declared("ema"),
+    -- verl's trainer.test_freq and the validation set's prompts (SCHEMA.md
+    -- rl.val_every)
+    val_every = declared("val_every"), val_prompts = declared("val_prompts"),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
   -- date: the day the source published the run, YYYY-MM-DD

@@ -694,6 +694,9 @@ return function(case, cat)
     -- the engine's vLLM max_num_seqs and max_num_batched_tokens where the
     -- source or its recipe sets them (SCHEMA.md rl.max_batch)
     max_batch = v(c.max_batch), max_num_tokens = v(c.max_num_tokens),
+    -- a validation pass inside the step's timer (verl's trainer.test_freq
+    -- over its val_files, SCHEMA.md rl.val_every)
+    val_every = v(c.val_every), val_prompts = v(c.val_prompts),
     -- Sequence packing off (NeMo RL's policy.sequence_packing.enabled
     -- false, dynamic_batching off as grpo_math_1B.yaml has it): the
     -- Megatron worker cuts the batch into micro-batches of

@@ -1,0 +1,86 @@
+-- gp.rl's validation pass inside the step (val_every, val_prompts): verl's
+-- trainer.test_freq runs _validate() within the step's timer
+-- (verl/trainer/ppo/ray_trainer.py at 65c59c7: marked_timer("testing")
+-- inside marked_timer("step")), a weight sync and the rollout of the
+-- validation prompts, one answer each.  gp.rl prices it as the same job
+-- with val_prompts prompts of group 1, its rollout and weight_sync phases,
+-- over val_every steps.  Run with ./gpuplan run tests/lua/rl_validation.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local cjson = require "cjson"
+
+local with, phase = t.with, t.phase
+
+t.plan(14)
+
+local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, prompts = 64,
+               group = 8, prompt_len = 512, response_len = 1024, response_max = 4096,
+               offload_states = true }
+local r0 = gp.rl(base)
+local r1 = gp.rl(with(base, { val_every = 5, val_prompts = 40 }))
+-- the pass: 40 prompts, one answer each (the training side of that run is
+-- not the pass's: one sample a micro-batch keeps its batch checks quiet)
+local rp = gp.rl(with(base, { prompts = 40, group = 1, batch = 1 }))
+
+local named = false
+for _, ph in ipairs(r0.phases) do named = named or ph.name == "validation" end
+t.ok(r0.validation == nil and not named,
+  "default: no validation, no phase")
+-- Hand: the pass = the 40-prompt run's rollout + weight_sync; the phase is
+-- the pass / 5.  Same engine arithmetic on both sides: 1e-9.
+local pass = phase(rp, "rollout").seconds + phase(rp, "weight_sync").seconds
+t.near(r1.validation.pass_s, pass, 1e-9, "the pass: the 40-prompt rollout and its weight sync")
+t.near(phase(r1, "validation").seconds, pass / 5, 1e-9, "the phase: the pass over val_every 5")
+t.near(r1.step_s, r0.step_s + pass / 5, 1e-9, "the step: the training step and the phase")
+-- The pass waits for its longest answer: its rollout is no shorter than
+-- the 4096-token limit's tail that the step's own rollout has (the same
+-- limit, fewer sequences a batch: each decode step no slower), and no
+-- longer than the step's 512-sample rollout.
+t.ok(phase(rp, "rollout").seconds <= phase(r0, "rollout").seconds
+  and phase(rp, "rollout").seconds >= r0.rollout.tail,
+  "the pass's rollout: between the step's tail and its whole rollout")
+-- Throughput over the longer step: 512 samples / step_s; cost scales with
+-- the step's seconds.
+t.near(r1.samples_per_s, 512 / r1.step_s, 1e-9, "samples/s over the longer step")
+t.near(r1.cost_step, r0.cost_step * r1.step_s / r0.step_s, 1e-9, "the step's cost scales")
+-- the phase's share is of the longer step
+t.near(phase(r1, "validation").share, pass / 5 / r1.step_s, 1e-9, "the phase's share")
+
+-- Bad input: one of the two alone, a count that is not one, gp.rl_job.
+t.raises(function() gp.rl(with(base, { val_every = 5 })) end,
+  "val_every and val_prompts come together", "val_every alone refused", true)
+t.raises(function() gp.rl(with(base, { val_every = 0, val_prompts = 40 })) end,
+  "val_every must be a whole number", "val_every 0 refused", true)
+t.raises(function() gp.rl_job(with(base, { val_every = 5, val_prompts = 40 })) end,
+  "gp.rl_job prices the training step", "gp.rl_job refuses them", true)
+
+-- The command line: the same two options, the phase in the table, on the
+-- rollout's pool (colocated: both).
+local p = io.popen("./gpuplan rl qwen2.5-7b --gpu h100-sxm --gpus 8 --zero 3 --prompts 64 "
+  .. "--group 8 --prompt-len 512 --response-len 1024 --response-max 4096 --offload-states "
+  .. "--val-every 5 --val-prompts 40 2>&1")
+local out = p:read("a")
+p:close()
+t.like(out, string.format("validation +both +8 +%.3f", pass / 5), "CLI: the validation phase")
+
+-- verl's DeepSeek-V3 96-H20 row states the recipe's test_freq=10 over AIME
+-- 2024's 30 problems (val_kwargs.n=1).  Hand: the pass is 30 answers to
+-- the 9632-token limit on the three TP-32 engines, 646 s, and the weight
+-- sync 127 s (the row's own sync): 773 s / 10 = 77.3 s a step, on the
+-- 1143.4 s step without it: 1220.7 s.  Tolerance 2%: the rollout and sync
+-- models may move a little under other changes; without the phase the
+-- step is 6% lower.
+local f = assert(io.open("validation/cases.json", "rb"))
+local doc = cjson.decode(f:read("a"))
+f:close()
+local ds
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "verl-0.5-grpo-deepseek-v3-h20-96" then ds = c end
+end
+local pr = require("gpuplan.predict.rl")(ds, gp.catalog())
+t.near(pr.value, 1143.4 + 77.3, 0.02, "verl DeepSeek-V3: the step with a tenth of a pass")
+-- the case field takes the option's declared range: 0 is refused
+local bad = cjson.decode(cjson.encode(ds))
+bad.rl.val_every = 0
+local okr, e = t.read_case(bad)
+t.ok(not okr and e:find("val_every", 1, true), "case: rl.val_every 0 refused, named")
