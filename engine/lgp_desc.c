@@ -261,7 +261,9 @@ const lgp_desc lgp_train_desc = { "train", train_fields };
 	F_INT("last_stage_layers", offsetof(T, P mem.last_stage_layers), \
 	      0, 0, GP_COUNT_MAX), \
 	F_BOOL("split_ends", offsetof(T, P mem.split_ends), 0), \
-	F_BOOL("fsdp", offsetof(T, P fsdp), 0), \
+	/* fsdp: a strategy name or a boolean, as gp.train's: the job's \
+	 * rule reads it (lgp_job_sharding) */ \
+	F_IGNORE("fsdp"), \
 	F_BOOL("overlap_grad_reduce", offsetof(T, P overlap_grad_reduce), \
 	       0), \
 	F_BOOL("overlap_param_gather", \

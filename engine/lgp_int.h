@@ -191,6 +191,8 @@ int lgp_train_job(lua_State *L);
 void lgp_tofusion(lua_State *L, int idx, int given, int fusion[2]);
 void lgp_set_refusal(lua_State *L, int job, int idx);
 void lgp_job_refusal(lua_State *L, int job, const train_cfg *c);
+void lgp_set_sharding(lua_State *L, int job, int idx);
+void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c);
 
 void lgp_handle_types(lua_State *L);
 

@@ -348,18 +348,19 @@ typedef struct rl_job_ud {
 } rl_job_ud;
 
 /* core.rl_job(model, device, topo, cfg [, follow_tp [, fusion [,
- * refusal]]]) -> job: cfg as core.rl's (no split_gpus: a job prices
- * given pools), its actor's layout the default of each step; follow_tp true: a step's rollout TP
+ * refusal [, sharding]]]]) -> job: cfg as core.rl's (no split_gpus: a
+ * job prices given pools), its actor's layout the default of each step; follow_tp true: a step's rollout TP
  * is its actor's tp unless it gives rollout_tp (gp.rl's default); fusion
  * the actor's gradient accumulation fusion without FSDP and with it, as
- * lgp_tofusion reads it; refusal as lgp_set_refusal. */
+ * lgp_tofusion reads it; refusal as lgp_set_refusal, sharding as
+ * lgp_set_sharding. */
 int lgp_rl_job(lua_State *L)
 {
 	rl_job_ud *j;
 	const gp_layout *lay;
 
-	lua_settop(L, 7);
-	j = lua_newuserdatauv(L, sizeof *j, 1);
+	lua_settop(L, 8);
+	j = lua_newuserdatauv(L, sizeof *j, 2);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
@@ -369,7 +370,8 @@ int lgp_rl_job(lua_State *L)
 				  "a job prices the pools it is given");
 	j->follow_tp = lua_toboolean(L, 5);
 	lgp_tofusion(L, 6, j->base.train.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 8, 7);
+	lgp_set_refusal(L, 9, 7);
+	lgp_set_sharding(L, 9, 8);
 	lay = &j->base.train.mem.lay;
 	j->gpus = lay->tp * lay->pp * lay->cp * lay->dp;
 	luaL_setmetatable(L, LGP_RL_JOB);
@@ -395,6 +397,7 @@ static int lgp_rl_job_step(lua_State *L)
 		c.roll.tp = 0;
 	if (!lua_isnoneornil(L, 2))
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
+	lgp_job_sharding(L, 1, 2, &c.train);
 	c.train.grad_acc_fusion = j->fusion[c.train.fsdp != 0];
 	lgp_job_refusal(L, 1, &c.train);
 	if (c.roll.tp == 0)

@@ -556,6 +556,61 @@ void lgp_set_refusal(lua_State *L, int job, int idx)
 	lua_setiuservalue(L, job, 1);
 }
 
+/* The job's sharding function (gpuplan.train's step_sharding: the
+ * sharding gp.train takes from an fsdp, memory.sharding's one rule,
+ * with the job's grad_sync and node), from idx (nil: none), as the job
+ * at index job keeps it: its user value 2. */
+void lgp_set_sharding(lua_State *L, int job, int idx)
+{
+	if (lua_isnoneornil(L, idx))
+		return;
+	luaL_checktype(L, idx, LUA_TFUNCTION);
+	lua_pushvalue(L, idx);
+	lua_setiuservalue(L, job, 2);
+}
+
+/* The fsdp of the step table at index step into c, read after the
+ * step's other fields: what gp.train with that fsdp prices -- the job's
+ * sharding function asked (fsdp, the step's zero or nil, the stage the
+ * step has so far) gives the ZeRO stage (nil: the step's own), hybrid
+ * sharding's node, whole gradients (grad_sync step), the engine's FSDP
+ * rule and PyTorch FSDP's version, or why it refuses (the words gp.train
+ * says after "train: ": a strategy name it does not know, a zero that is
+ * not the strategy's).  A step without fsdp calls no Lua; a job made
+ * without the function (core.train_job called bare) takes the engine's
+ * flag, a boolean. */
+void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
+{
+	if (lua_isnoneornil(L, step))
+		return;
+	if (lua_getfield(L, step, "fsdp") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (lua_getiuservalue(L, job, 2) != LUA_TFUNCTION) {
+		lua_pop(L, 1);
+		if (!lua_isboolean(L, -1))
+			luaL_error(L, "step.fsdp must be a boolean (got %s)",
+				   luaL_typename(L, -1));
+		c->fsdp = lua_toboolean(L, -1);
+		lua_pop(L, 1);
+		return;
+	}
+	lua_insert(L, -2);
+	lua_getfield(L, step, "zero");
+	lua_pushinteger(L, c->mem.lay.zero);
+	lua_call(L, 3, 5);
+	if (lua_type(L, -5) == LUA_TSTRING)
+		luaL_error(L, "step: %s", lua_tostring(L, -5));
+	if (lua_isinteger(L, -5))
+		c->mem.lay.zero = (int)lua_tointeger(L, -5);
+	c->mem.lay.hsdp = (int)lua_tointeger(L, -4);
+	c->mem.grads_whole = lua_toboolean(L, -3);
+	c->fsdp = lua_toboolean(L, -2);
+	c->fsdp_version = (int)lua_tointeger(L, -1);
+	lua_pop(L, 5);
+}
+
 /* A job's step c refused as gp.train refuses that layout: the job's
  * refusal function asked (zero, fsdp, recompute) where c takes one of
  * the options it rules (zero_reduce allreduce, zero3_gather per_param,
@@ -579,23 +634,24 @@ void lgp_job_refusal(lua_State *L, int job, const train_cfg *c)
 	lua_pop(L, 1);
 }
 
-/* core.train_job(model, device, topo, cfg [, fusion [, refusal]]) ->
- * job: cfg as core.train's (its layout the default of each step), with
- * gpus the job's size; fusion as lgp_tofusion reads it, refusal as
- * lgp_set_refusal. */
+/* core.train_job(model, device, topo, cfg [, fusion [, refusal [,
+ * sharding]]]) -> job: cfg as core.train's (its layout the default of
+ * each step), with gpus the job's size; fusion as lgp_tofusion reads it,
+ * refusal as lgp_set_refusal, sharding as lgp_set_sharding. */
 int lgp_train_job(lua_State *L)
 {
 	lgp_job *j;
 
-	lua_settop(L, 6);
-	j = lua_newuserdatauv(L, sizeof *j, 1);
+	lua_settop(L, 7);
+	j = lua_newuserdatauv(L, sizeof *j, 2);
 	memset(j, 0, sizeof *j);
 	lgp_tomodel(L, 1, &j->m);
 	lgp_todevice(L, 2, &j->d);
 	lgp_totopo(L, 3, &j->t);
 	lgp_totraincfg_arg(L, 4, 4, &j->base);
 	lgp_tofusion(L, 5, j->base.grad_acc_fusion, j->fusion);
-	lgp_set_refusal(L, 7, 6);
+	lgp_set_refusal(L, 8, 6);
+	lgp_set_sharding(L, 8, 7);
 	j->gpus = lgp_field_int(L, 4, "train", "gpus", 0,
 				j->base.mem.lay.tp * j->base.mem.lay.pp *
 				j->base.mem.lay.cp * j->base.mem.lay.dp, 1);
@@ -618,6 +674,7 @@ static int lgp_job_step(lua_State *L)
 
 	if (!lua_isnoneornil(L, 2))
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
+	lgp_job_sharding(L, 1, 2, &c);
 	c.grad_acc_fusion = j->fusion[c.fsdp != 0];
 	lgp_job_refusal(L, 1, &c);
 	rep = c.mem.lay.tp * c.mem.lay.pp * c.mem.lay.cp;

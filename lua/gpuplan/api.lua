@@ -65,7 +65,9 @@ M.FUNCTIONS = {
     help = "gp.train's job resolved once (model, card, node, defaults) for a loop that "
       .. "prices layouts: job:step{tp =, pp =, cp =, ep =, etp =, vpp =, zero =, sp =, batch =, "
       .. "recompute =, recompute_layers =, global_batch =, fsdp =, and the overlaps} prices "
-      .. "one by the same step as gp.train, refusing what gp.train refuses of that layout "
+      .. "one by the same step as gp.train (fsdp: full_shard, shard_grad_op, hybrid_shard, "
+      .. "true or false, as gp.train's, its ZeRO stage with it), refusing what gp.train "
+      .. "refuses of that layout "
       .. "(zero_reduce = allreduce with fsdp, ckpt_outside_fsdp without it ...); "
       .. "job:step(layout, s) refills s." },
   { name = "gp.sweep", call = "gp.sweep{...} -> r", options = "plan", result = "sweep",
@@ -81,7 +83,8 @@ M.FUNCTIONS = {
     help = "gp.rl's job resolved once (model, card, node, rollout engine, defaults) for a "
       .. "loop that prices the actor's layouts: job:step{tp =, pp =, cp =, ep =, etp =, "
       .. "vpp =, zero =, sp =, batch =, recompute =, recompute_layers =, global_batch =, fsdp =, "
-      .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl, with a memo of "
+      .. "the overlaps, rollout_tp =} prices one by the same step as gp.rl (fsdp as gp.rl's: "
+      .. "a strategy name or a boolean), with a memo of "
       .. "the rollouts and layer costs; job:step(layout, s) refills s." },
   { name = "gp.infer", call = "gp.infer{...} -> r", options = "infer", result = "infer",
     help = "TTFT, inter-token latency, tokens/s and cost of a serving deployment; with EP, "

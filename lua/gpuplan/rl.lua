@@ -1294,7 +1294,8 @@ end
 --   local r = job:step{ tp = 2, zero = 3, batch = 2, recompute = "full" }
 --   if r.fits then print(r.step_s, r.samples_per_s, r.peak_memory) end
 -- job:step takes the actor's layout under gp.rl's names (tp, pp, cp, ep,
--- etp, vpp, zero, sp, batch, recompute, recompute_layers, fsdp, the overlaps),
+-- etp, vpp, zero, sp, batch, recompute, recompute_layers, fsdp -- a
+-- strategy name or a boolean, as gp.rl's -- the overlaps),
 -- global_batch (samples per optimizer step) and rollout_tp (default: the
 -- job's, or the step's tp when the job gives none, as gp.rl's); what it
 -- does not give is the job's (recompute = "auto" in the job: "none").  dp
@@ -1332,7 +1333,7 @@ local function job_of(o, model, s, c, follow_tp)
   end
   local h = core()
   local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
-    follow_tp, s.fusion, s.refusal)
+    follow_tp, s.fusion, s.refusal, s.sharding)
   if not ok then error("rl_job: " .. require("gpuplan.cli").clean(j), 0) end
   return j
 end

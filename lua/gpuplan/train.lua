@@ -276,6 +276,25 @@ local function sharding_rule(cfg, given_fsdp)
   end
 end
 
+-- PyTorch FSDP's version (engine/train_stage.c fsdp_copies) of a step on
+-- stack under the FSDP rule rule (step_choices' fsdp_rule), at_zero: the
+-- rule at the step's ZeRO stage (where the engine reads it): o's
+-- fsdp_version, else its declared default -> version, why it is refused
+-- (nil: not), the default's "defaults assumed" text.  Only the hf stack's
+-- sharding is PyTorch FSDP (Megatron-FSDP and DeepSpeed have their own
+-- buffers).  gp.train's setup asks it of its own step, and a job's step
+-- that gives fsdp (step_sharding in M.setup) of that step.
+local function fsdp_version(o, stack, rule, at_zero)
+  local fv = o.fsdp_version
+  if fv ~= nil and not (rule and stack == "hf") then
+    return nil, string.format("fsdp_version is PyTorch FSDP's (1 or 2): it needs stack = hf "
+      .. "with fsdp (got stack %s%s)", tostring(stack), rule and "" or " without fsdp")
+  end
+  if fv ~= nil then return fv end
+  local v, text = options.default("fsdp_version", { stack = stack, fsdp = at_zero })
+  return v, nil, text
+end
+
 -- The step's choices into cfg: the schedule, the overlaps (the stack's
 -- defaults, each overridable), the MoE dispatcher, ZeRO-3's gather, fp8
 -- scaling, FSDP semantics and the kernels (eager or fused).  Returns the
@@ -457,17 +476,10 @@ local function step_choices(o, p, cfg, sweep, default)
   -- hf stack's sharding is PyTorch FSDP (Megatron-FSDP and DeepSpeed
   -- have their own buffers); stated where a ZeRO-2/3 step of this job
   -- will be FSDP's.
-  local fv = o.fsdp_version
-  if fv ~= nil and not (fsdp_rule and cfg.stack == "hf") then
-    fail("train: fsdp_version is PyTorch FSDP's (1 or 2): it needs stack = hf with fsdp "
-      .. "(got stack %s%s)", tostring(cfg.stack), fsdp_rule and "" or " without fsdp")
-  end
-  if fv == nil then
-    local text
-    fv, text = options.default("fsdp_version", { stack = cfg.stack,
-      fsdp = fsdp_rule and (sweep or (cfg.zero or 0) >= 2) })
-    if text then default(text) end
-  end
+  local fv, bad, text = fsdp_version(o, cfg.stack, fsdp_rule,
+    fsdp_rule and (sweep or (cfg.zero or 0) >= 2))
+  if bad then fail("train: %s", bad) end
+  if text then default(text) end
   cfg.fsdp_version = fv
   -- Kernels (engine/train.c prices both): the hf stack runs Hugging Face
   -- transformers' eager modules, the others fused kernels (Megatron-Core /
@@ -726,6 +738,30 @@ function M.setup(o, sweep)
       cfg.recipe = r
     end
   end
+  -- A job's step that gives fsdp (job:step{fsdp = ...}: gp.train_job,
+  -- gp.rl_job; engine lgp_job_sharding): what gp.train takes from that
+  -- fsdp with this job's other options, by the same rules (memory.sharding
+  -- as prepare_layout asks it, fsdp_version as step_choices does): (zero,
+  -- hsdp, grads_whole, fsdp, fsdp_version) for the engine -- zero nil:
+  -- the step's own (no FSDP), hsdp the node's GPUs under hybrid_shard as
+  -- above, fsdp the engine's rule as step_choices sets it (the hf stack's
+  -- ZeRO is FSDP's) -- or why it is refused, in gp.train's words after
+  -- its "train: ".  given: the step's zero (nil: none); zero: the stage
+  -- the step has without fsdp (given, else the job's).
+  local grad_sync, stack = o.grad_sync, cfg.stack
+  local function step_sharding(fsdp, given, zero)
+    local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
+    if not ok then
+      -- memory's refusal, without the positions it was raised at
+      return (tostring(st):gsub("^[^\n]-:%d+: ", "", 1):gsub("^%a+: ", "", 1))
+    end
+    local rule = st ~= nil or stack == "hf"
+    z = st and z or zero
+    local fv, bad = fsdp_version(o, stack, rule, rule and z >= 2)
+    if bad then return bad end
+    return st and z or nil, st == "hybrid_shard" and topo.gpus_per_node or 0, whole == true,
+      rule, fv
+  end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
            global_batch = gb, host_op_scale = host_scale,
@@ -735,6 +771,8 @@ function M.setup(o, sweep)
            -- the sharding options' rule, which a job's step asks of
            -- each layout it prices (sharding_rule)
            refusal = refusal,
+           -- the sharding of a job's step that gives fsdp
+           sharding = step_sharding,
            -- GPUs one host (OS) runs: the node's, fewer where the
            -- system's NVLink domain spans hosts (catalog host_gpus)
            host_gpus = math.min(topo.gpus_per_node,
@@ -833,6 +871,10 @@ end
 -- job:step takes gp.train's layout names (tp, pp, cp, ep, etp, vpp, zero, sp,
 -- batch, recompute, recompute_layers, global_batch, fsdp and the
 -- overlaps); what it does not give is the job's.  dp follows from gpus.
+-- fsdp is gp.train's (full_shard, shard_grad_op, hybrid_shard, true:
+-- full_shard, false: none) and brings what gp.train takes from it -- the
+-- strategy's ZeRO stage (a zero given with it must be that stage),
+-- hybrid sharding's node, the job's grad_sync -- by the same rule.
 -- job:step(layout, r) fills r, a result of an earlier step, instead of
 -- making a new one (a loop then allocates nothing).
 -- The result has step_s, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,
@@ -850,7 +892,7 @@ function M.train_job(o)
   c.gpus = s.p.gpus
   local h = core()
   local ok, job = pcall(h.train_job, h.model(s.model), h.device(s.device), h.topology(s.topo), c,
-    s.fusion, s.refusal)
+    s.fusion, s.refusal, s.sharding)
   if not ok then error("train_job: " .. require("gpuplan.cli").clean(job), 2) end
   return job
 end

@@ -22,7 +22,7 @@ local ds = { model = "megatron-gpt-1.7b", gpu = "h100-sxm", gpus = 8, method = "
 
 local ar = gp.train_job(t.with(ds, { zero = 1, zero_reduce = "allreduce" }))
 t.ok(ar:step { zero = 2 }.step_s > 0, "allreduce: a zero 2 step without fsdp is priced")
-t.raises(function() ar:step { zero = 2, fsdp = true } end, AR, "allreduce: zero 2 with fsdp",
+t.raises(function() ar:step { fsdp = "shard_grad_op" } end, AR, "allreduce: zero 2 with fsdp",
   true)
 t.raises(function() ar:step { zero = 3 } end, AR, "allreduce: zero 3", true)
 t.raises(function() ar:step { zero = 0 } end, AR, "allreduce: zero 0", true)
@@ -51,5 +51,5 @@ t.raises(function() fs:step { zero = 2 } end, CK .. " (got zero 2, recompute = f
 local rl = gp.rl_job { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, prompts = 64,
   group = 8, response_len = 2048, zero = 1, stack = "deepspeed", zero_reduce = "allreduce" }
 t.ok(rl:step { zero = 2 }.step_s > 0, "rl allreduce: a zero 2 actor step is priced")
-t.raises(function() rl:step { zero = 2, fsdp = true } end, AR, "rl allreduce: zero 2 with fsdp",
+t.raises(function() rl:step { fsdp = "shard_grad_op" } end, AR, "rl allreduce: zero 2 with fsdp",
   true)

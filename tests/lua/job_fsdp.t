@@ -1,0 +1,100 @@
+-- job:step{fsdp = ...} takes what gp.train's fsdp takes (a strategy name,
+-- true: full_shard, false: none) and prices it as gp.train with that fsdp
+-- does, by the same rule (gpuplan.memory's sharding, asked through the
+-- job's step_sharding): the ZeRO stage of the strategy, hybrid sharding's
+-- node, whole gradients under grad_sync = step, the engine's FSDP rule
+-- and PyTorch FSDP's version; a step that gives none keeps the job's.
+-- Every equality is exact: the same train_step (rl: rl_step) on the same
+-- config, so any field the step set differently would show.
+-- Run with ./gpuplan run tests/lua/job_fsdp.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(24)
+
+local STRATEGIES = { "full_shard", "shard_grad_op", "hybrid_shard", true }
+
+-- llama3-8b pretraining on two DGX H100 nodes (16 GPUs, dp 16): hybrid
+-- sharding's node (8) is smaller than the data-parallel group, so it
+-- prices differently from full_shard (the strategies must not collapse).
+local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, method = "pretrain",
+  seq = 4096, global_batch = 32, batch = 1, recompute = "full" }
+
+-- A job without FSDP, on the megatron stack and on the hf stack (whose
+-- ZeRO is FSDP's and whose step takes fsdp_version 1 at zero 2/3 only:
+-- a job at the default zero has version 0, which a step's strategy must
+-- not keep).
+for _, stack in ipairs { "megatron", "hf" } do
+  local o = t.with(base, { stack = stack })
+  local job = gp.train_job(o)
+  for _, s in ipairs(STRATEGIES) do
+    t.is(job:step { fsdp = s }.step_s, gp.train(t.with(o, { fsdp = s })).step_s,
+      string.format("%s job: step{fsdp = %s} is gp.train's", stack, tostring(s)))
+  end
+end
+
+local steps = {}
+for _, s in ipairs(STRATEGIES) do steps[#steps + 1] = gp.train_job(base):step { fsdp = s }.step_s end
+t.ok(steps[1] ~= steps[2] and steps[1] ~= steps[3],
+  string.format("the strategies price apart (full_shard %.6g, shard_grad_op %.6g, "
+    .. "hybrid_shard %.6g s)", steps[1], steps[2], steps[3]))
+
+-- A hybrid-shard job: a step that moves to full_shard or to no FSDP
+-- drops the node's shard group (hsdp), as gp.train without hybrid_shard.
+do
+  local hy = gp.train_job(t.with(base, { fsdp = "hybrid_shard" }))
+  t.is(hy:step { fsdp = "full_shard" }.step_s,
+    gp.train(t.with(base, { fsdp = "full_shard" })).step_s, "hybrid job: step{fsdp = full_shard}")
+  t.is(hy:step { fsdp = false, zero = 1 }.step_s, gp.train(t.with(base, { zero = 1 })).step_s,
+    "hybrid job: step{fsdp = false, zero = 1}")
+  t.is(hy:step { batch = 2 }.step_s,
+    gp.train(t.with(base, { fsdp = "hybrid_shard", global_batch = 32, batch = 2 })).step_s,
+    "hybrid job: a step without fsdp keeps the job's")
+end
+
+-- grad_sync = step (the job's): shard_grad_op is zero 1, full_shard
+-- zero 3 with whole gradients -- as gp.train's.
+do
+  local o = t.with(base, { fsdp = "full_shard", grad_sync = "step" })
+  local job = gp.train_job(o)
+  for _, s in ipairs { "full_shard", "shard_grad_op", "hybrid_shard" } do
+    t.is(job:step { fsdp = s }.step_s, gp.train(t.with(o, { fsdp = s })).step_s,
+      "grad_sync step: step{fsdp = " .. s .. "} is gp.train's")
+  end
+end
+
+-- Refusals: the words gp.train says after "train: ", after "step: ".
+local job = gp.train_job(base)
+local function same(step, opts, what)
+  local ok1, e1 = pcall(job.step, job, step)
+  local ok2, e2 = pcall(gp.train, t.with(base, opts))
+  e1 = tostring(e1):match("step: (.*)$")
+  e2 = tostring(e2):match("train: (.*)$")
+  t.ok(not ok1 and not ok2 and e1 ~= nil and e1 == e2,
+    string.format("%s: refused alike (step: %s; train: %s)", what, tostring(e1), tostring(e2)))
+end
+same({ fsdp = "full_shard", zero = 2 }, { fsdp = "full_shard", zero = 2 }, "full_shard at zero 2")
+same({ fsdp = "zero3" }, { fsdp = "zero3" }, "an unknown strategy")
+same({ fsdp = 1 }, { fsdp = 1 }, "a number")
+t.raises(function() job:step { fsdp = "zero3" } end,
+  "step: fsdp must be full_shard, shard_grad_op or hybrid_shard (got string 'zero3')",
+  "the message names the value", true)
+do
+  local gs = gp.train_job(t.with(base, { fsdp = "full_shard", grad_sync = "step" }))
+  t.raises(function() gs:step { fsdp = false } end, "step: grad_sync step needs fsdp",
+    "grad_sync step: a step without FSDP, as gp.train refuses it", true)
+end
+
+-- gp.rl_job's actor: the same rule (Qwen2.5-7B GRPO on 16 GPUs).
+do
+  local rb = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, stack = "megatron",
+    recompute = "full", prompts = 64, group = 8, prompt_len = 512, response_len = 2048 }
+  local rj = gp.rl_job(t.with(rb, { zero = 1 }))
+  for _, s in ipairs { "full_shard", "shard_grad_op", "hybrid_shard" } do
+    t.is(rj:step { fsdp = s }.step_s, gp.rl(t.with(rb, { fsdp = s })).step_s,
+      "rl_job: step{fsdp = " .. s .. "} is gp.rl's")
+  end
+  t.raises(function() rj:step { fsdp = "zero3" } end,
+    "step: fsdp must be full_shard, shard_grad_op or hybrid_shard", "rl_job: an unknown strategy",
+    true)
+end
