@@ -66,7 +66,7 @@ return {
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.795, hi = 1.281 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.780, hi = 1.281 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.780, hi = 1.281 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.795, hi = 1.393 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.795, hi = 1.357 },
       },
     },
     train = {
