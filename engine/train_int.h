@@ -101,6 +101,10 @@ static inline int train_hp_acc(const train_cfg *c)
 
 double train_t_op(const tenv *e, double flop, double bytes, double m,
 		  double n, double k, double batch, gp_dtype p);
+/* train_t_op for `batch` GEMMs whose m rows vary about their mean when
+ * spread (the routed experts' tokens: roof_op.spread). */
+double train_t_gemm(const tenv *e, double flop, double bytes, double m,
+		    double n, double k, double batch, gp_dtype p, int spread);
 
 double train_t_coll(tenv *e, gp_coll op, double bytes, const gp_group *g);
 

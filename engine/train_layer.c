@@ -481,7 +481,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	const gp_model *m = e->m;
 	double wbytes, bytes, t, tb_, flop;
 	gp_dtype p;
-	int fp8 = k->lin == GP_FP8, eager = k->eager;
+	int fp8 = k->lin == GP_FP8, eager = k->eager, spread;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
 
 	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
@@ -494,11 +494,25 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * taken at that rate, its bytes not. */
 	flop = p == GP_FP8 && k->fp8_block && e->d->block_fp8 > 0 ?
 		o->flop / e->d->block_fp8 : o->flop;
-	t = train_t_op(e, flop, bytes, o->m, o->n, o->k,
-		    o->batch, p);
+	/* The routed experts' forward and dgrad GEMMs have each expert's
+	 * own tokens on the M side, a whole number of tiles per expert:
+	 * Transformer Engine's GroupedLinear (Megatron-Core's
+	 * TEGroupedMLP) runs "general_grouped_gemm(weights, inputmats,
+	 * ..., m_splits=m_splits)" forward and "general_grouped_gemm(
+	 * weights, grad_output, torch.split(dgrad, m_splits), ...,
+	 * layout="NN", m_splits=m_splits, grad=True)" for dgrad, one GEMM
+	 * of m_splits[i] rows per expert (grouped_linear.py), and
+	 * SequentialMLP and the Hugging Face MoE blocks loop over the
+	 * experts, each a GEMM of its own rows.  So they pay each
+	 * expert's expected tiles over the routing's Poisson count
+	 * (roofline.c roof_expected_tiles), not ceil(mean / T); the
+	 * wgrad has the tokens along K and pays no M tiles for them. */
+	spread = o->scope == GP_SCOPE_MOE && o->batch > 1.0;
+	t = train_t_gemm(e, flop, bytes, o->m, o->n, o->k,
+		    o->batch, p, spread);
 	/* dgrad: dX = dY W, output m x k, depth n. */
-	tb_ = train_t_op(e, flop, bytes, o->m, o->k, o->n,
-		      o->batch, p);
+	tb_ = train_t_gemm(e, flop, bytes, o->m, o->k, o->n,
+		      o->batch, p, spread);
 	/* wgrad: dW = dY^T X, output n x k, depth m, the
 	 * main grad read and written (k->wacc). */
 	if (!k->frozen || o->wclass != GP_W_LINEAR)

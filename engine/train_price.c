@@ -11,6 +11,12 @@
 double train_t_op(const tenv *e, double flop, double bytes, double m,
 		  double n, double k, double batch, gp_dtype p)
 {
+	return train_t_gemm(e, flop, bytes, m, n, k, batch, p, 0);
+}
+
+double train_t_gemm(const tenv *e, double flop, double bytes, double m,
+		    double n, double k, double batch, gp_dtype p, int spread)
+{
 	roof_op op;
 
 	op.name = NULL;
@@ -26,7 +32,7 @@ double train_t_op(const tenv *e, double flop, double bytes, double m,
 	op.gemv = 0;
 	op.dequant = 0.0;
 	op.m_tile = 0.0;
-	op.spread = 0;
+	op.spread = spread;
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between
 	 * kernels, the graph-launch figure. */
