@@ -133,6 +133,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("sync_host", sync_host),
 	RL_NUM("ipc_transfer", ipc_transfer),
 	RL_NUM("keep", keep),
+	RL_NUM("val_prompts", val_prompts),
 	RL_INT("ref_gpus", group_gpus[RL_GRP_REF], 0),
 	RL_INT("reward_gpus", group_gpus[RL_GRP_REWARD], 0),
 	RL_INT("critic_gpus", group_gpus[RL_GRP_CRITIC], 0),
@@ -183,7 +184,8 @@ static const lgp_field rl_result_fields[] = {
 	RR(tokens_per_s_gpu), RR(gen_tokens_per_s), RR(loss_host),
 	RR(gae_host), RR(ema_host),
 	RR(logit_update), RR(logit_forward),
-	RR(ipc_transfers), RR(swap_bytes), RR(sync_bytes), RR(cost_step),
+	RR(ipc_transfers), RR(val_rollout), RR(val_sync), RR(swap_bytes),
+	RR(sync_bytes), RR(cost_step),
 	RR(cost_1k_prompts),
 	F_END
 };

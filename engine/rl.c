@@ -804,6 +804,39 @@ static double rl_ipc_transfers(const gp_model *m, const rl_result *out)
 	return ceil(p.total * 2.0 / half);
 }
 
+/* The validation pass (rl_cfg.val_prompts): verl's _validate, run inside
+ * the step's timer (ray_trainer.py at 65c59c7), generates the validation
+ * prompts one answer each (val_kwargs.n=1) on the step's rollout engines
+ * -- the prompts spread over them, ceil per engine (rl_rollout_step) --
+ * at the engine's memory of the step (cap), after the step's weight sync
+ * (sync, s).  It trains nothing: none of the training side's batch
+ * checks apply (the prompts need not divide into the data-parallel
+ * ranks).  Its rollout phase is the step's own sum: prefill, decode and
+ * the framework's per-token copies (rl_phase_times). */
+static int rl_val_pass(const gp_model *m, const roof_device *d,
+		       const rl_cfg *c, double engines, double cap,
+		       double sync, rl_cache *cc, rl_result *out,
+		       gp_error *err)
+{
+	rl_cfg vc = *c;
+	rl_rollout vr;
+	char why[160];
+	gp_error sub;
+
+	vc.group = 1;
+	if (rl_rollout_memo(m, d, &vc, c->val_prompts, engines, cap, cc,
+			    &vr, why, &sub))
+		return gp_fail(err, "validation pass (val_prompts %g): "
+			       "rollout: %.200s", c->val_prompts, sub.msg);
+	if (!(vr.steps > 0) && out->roll.steps > 0)
+		return gp_fail(err, "the validation pass of %g prompts does "
+			       "not fit: %.160s", c->val_prompts, why);
+	out->val_rollout = vr.prefill + vr.decode +
+		vr.samples * c->response.mean * c->token_host;
+	out->val_sync = sync;
+	return GP_OK;
+}
+
 static int rl_step_memo(const gp_model *m, const roof_device *d,
 			const gp_topo *t, const rl_cfg *c, rl_cache *cc,
 			rl_result *out, gp_error *err)
@@ -851,6 +884,9 @@ static int rl_step_memo(const gp_model *m, const roof_device *d,
 		}
 	}
 	out->ph[RL_SYNC].time = sync;
+	if (c->val_prompts > 0 &&
+	    rl_val_pass(m, d, c, engines, cap, sync, cc, out, err))
+		return GP_EINVAL;
 	/* The framework's own work between the phases (the driver's data
 	 * collation and reward calls, actor round trips): on the step's
 	 * path colocated, in the training pool's loop otherwise (its

@@ -347,6 +347,12 @@ typedef struct rl_cfg {
 			     * forwards and updates see the kept prompts x
 			     * group.  0 or 1 = no filter; else (0, 1) */
 	double price;       /* per GPU-hour; 0 = no cost figures */
+	double val_prompts; /* > 0: also price a validation pass (verl's
+			     * _validate inside the step's timer): the
+			     * rollout of val_prompts prompts of one answer
+			     * each over the step's engines (ceil per
+			     * engine) and the step's weight sync, into
+			     * rl_result.val_*; nothing trained; 0: none */
 	double static_batch; /* >= 1: the rollout engine generates static
 			      * batches of this many sequences (DeepSpeed-
 			      * Chat's hybrid engine: rl_rollout_step); 0:
@@ -473,6 +479,9 @@ typedef struct rl_result {
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */
 	double cost_step;   /* price units per step (0: no price) */
 	double cost_1k_prompts;
+	double val_rollout; /* s of the validation pass's rollout
+			     * (rl_cfg.val_prompts; 0: none) */
+	double val_sync;    /* s of its weight sync: the step's */
 	int fits;           /* every phase fits its GPUs */
 	char why[256];      /* when not */
 	gp_mem_result mem[RL_NMEM]; /* most loaded GPU in each state (the

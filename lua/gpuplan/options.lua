@@ -929,13 +929,14 @@ opt { name = "val_every", type = "int", metavar = "N", commands = "rl", range = 
   default = "none: no validation",
   help = "a validation pass every N steps inside the step's time (verl's trainer.test_freq: "
     .. "ray_trainer.py runs _validate() within the step timer): a weight sync and the "
-    .. "rollout of --val-prompts prompts, one answer each, at the rollout's settings; its "
-    .. "seconds / N the validation phase",
+    .. "rollout of --val-prompts prompts, one answer each, at the rollout's settings, over "
+    .. "the rollout engines (ceil per engine); its seconds / N the validation phase",
   suggest = { "test_freq", "eval_every", "val_freq" } }
 opt { name = "val_prompts", type = "int", metavar = "N", commands = "rl", range = { 1, 10000000 },
   default = "none: no validation",
   help = "the validation set's prompts that each --val-every pass generates one answer for "
-    .. "(verl's val_kwargs.n=1 over data.val_files)",
+    .. "(verl's val_kwargs.n=1 over data.val_files); nothing trains on them: any count, "
+    .. "not only multiples of the data-parallel ranks",
   suggest = { "val_samples", "eval_prompts" } }
 opt { name = "step_overhead", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "the framework's host work per step between the phases (data collation, rewards, "

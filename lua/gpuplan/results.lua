@@ -247,7 +247,8 @@ field("ipc_transfers", "count", "staging-buffer hand-offs of a colocated weight 
 field("peak_memory", "B", "the most loaded GPU's peak over the phases", "rl rl_job_step")
 field("step_overhead", "s", "the framework's host work per step", "rl")
 field("validation", "", "the validation pass of val_every / val_prompts: every, prompts, "
-  .. "pass_s (its weight sync and rollout), step_s (pass_s / every: the validation phase); "
+  .. "rollout_s (its rollout over the step's engines), sync_s (the step's weight sync), "
+  .. "pass_s (rollout_s + sync_s), step_s (pass_s / every: the validation phase); "
   .. "nil without validation", "rl")
 field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",
   "rl")

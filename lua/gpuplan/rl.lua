@@ -198,9 +198,11 @@
 --                 the step's timer (verl's trainer.test_freq: ray_trainer.py
 --                 runs _validate() within marked_timer("step")): a weight
 --                 sync and the rollout of val_prompts prompts, one answer
---                 each, at the rollout's settings, the step waiting for the
---                 longest; its seconds / val_every the "validation" phase
---                 (default: no validation)
+--                 each, at the rollout's settings, spread over the rollout
+--                 engines (ceil per engine), the step waiting for the
+--                 longest; nothing trains on them, so any count (not only
+--                 a multiple of the training DP); its seconds / val_every
+--                 the "validation" phase (default: no validation)
 --   steps         RL steps in the run: hours and cost
 --
 -- Result: plain table (seconds, bytes): fits, why, step_s, phases {name,
@@ -1227,10 +1229,12 @@ end
 
 local run
 
--- The validation pass of val_every / val_prompts (the header): gp.rl's job
--- once more with val_prompts prompts of one answer each (verl's
--- val_kwargs.n=1), its weight sync and rollout phases, the seconds it adds
--- to each step (the pass over val_every steps); nil without validation.
+-- The validation options of val_every / val_prompts (the header), checked:
+-- every, val_prompts, or nil without validation.  The engine prices the
+-- pass itself (engine/rl.c rl_val_pass: the rollout of val_prompts
+-- prompts of one answer each -- verl's val_kwargs.n=1 -- over the step's
+-- engines, and the step's weight sync); it trains nothing, so the
+-- training side's batch checks are not its own.
 local function validation(o)
   if o.val_every == nil and o.val_prompts == nil then return nil end
   local every, vp = posint("val_every", o.val_every), posint("val_prompts", o.val_prompts)
@@ -1238,26 +1242,7 @@ local function validation(o)
     fail("rl: val_every and val_prompts come together (a validation pass of val_prompts "
       .. "prompts every val_every steps); got only %s", every and "val_every" or "val_prompts")
   end
-  local v = {}
-  for k, x in pairs(o) do v[k] = x end
-  v.val_every, v.val_prompts, v.steps, v.filter_keep = nil, nil, nil, nil
-  -- the pass trains nothing: its training phases are dropped, and one
-  -- sample a micro-batch, one optimizer step over them, keeps the job's
-  -- checks on the batch quiet
-  v.prompts, v.group, v.global_batch, v.batch = vp, 1, nil, 1
-  local ok, r = pcall(run, v)
-  if not ok then
-    fail("rl: the validation pass (val_prompts %d, one answer each): %s", vp,
-      require("gpuplan.cli").clean(r))
-  end
-  if not r.rollout_fits then
-    fail("rl: the validation pass of %d prompts does not fit: %s", vp, tostring(r.why))
-  end
-  local pass = 0
-  for _, ph in ipairs(r.phases) do
-    if ph.name == "rollout" or ph.name == "weight_sync" then pass = pass + ph.seconds end
-  end
-  return { every = every, prompts = vp, pass_s = pass, step_s = pass / every }
+  return every, vp
 end
 
 -- The validation phase on the engine's step r: its seconds added to the
@@ -1622,8 +1607,13 @@ run = function(o, job)
     end
     return job_of(o, model, s, c, o.rollout_tp == nil)
   end
-  local val = validation(o)
+  local every, vp = validation(o)
+  c.val_prompts = vp
   local r = engine_step(model, s, c, dflt)
+  -- the pass over val_every steps
+  local val = every and { every = every, prompts = vp, rollout_s = r.val_rollout,
+    sync_s = r.val_sync, pass_s = r.val_rollout + r.val_sync,
+    step_s = (r.val_rollout + r.val_sync) / every }
   if val and r.rollout.steps > 0 then add_validation(r, val) end
 
   local out = {

@@ -11,7 +11,7 @@ local cjson = require "cjson"
 
 local with, phase = t.with, t.phase
 
-t.plan(14)
+t.plan(21)
 
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, prompts = 64,
                group = 8, prompt_len = 512, response_len = 1024, response_max = 4096,
@@ -85,3 +85,54 @@ local bad = cjson.decode(cjson.encode(ds))
 bad.rl.val_every = 0
 local okr, e = t.read_case(bad)
 t.ok(not okr and e:find("val_every", 1, true), "case: rl.val_every 0 refused, named")
+
+-- 30 prompts (AIME 2024's problems) on DP 8: not a multiple of the
+-- training ranks, and not refused -- the pass trains nothing.
+local r30 = gp.rl(with(base, { val_every = 5, val_prompts = 30 }))
+t.ok(r30.dp == 8 and r30.validation.prompts == 30 and r30.rollout.engines == 8,
+  "30 validation prompts on DP 8 (8 engines of TP 1): priced, not refused")
+-- Hand: 30 one-answer prompts over 8 engines, the busiest ceil(30 / 8) =
+-- 4, the step waiting for the longest of the 30.  The same rollout as a
+-- job the training side takes: actor tp 4 x cp 2 (DP 1, which divides
+-- 30) with rollout_tp 1 -- the same 8 engines, the same engine memory
+-- (offload_states: the trainer's states leave the GPUs, the engine has
+-- the card either way; its kv_budget checked equal).  Same engine
+-- arithmetic on both sides: 1e-9.
+local ref = gp.rl(with(base, { prompts = 30, group = 1, tp = 4, cp = 2, rollout_tp = 1,
+  batch = 1 }))
+t.ok(ref.dp == 1 and ref.rollout.engines == 8 and ref.rollout.samples == 4
+  and ref.rollout.kv_budget == r30.rollout.kv_budget,
+  "the reference: 8 engines, the busiest with ceil(30 / 8) = 4 answers")
+t.near(r30.validation.rollout_s, phase(ref, "rollout").seconds, 1e-9,
+  "30 on DP 8: the pass's rollout is the 30-answer rollout on the 8 engines")
+-- the weight sync is the step's own (the same trainer layout and engines)
+t.near(r30.validation.sync_s, phase(r0, "weight_sync").seconds, 1e-9,
+  "30 on DP 8: the pass's weight sync is the step's")
+local pass30 = r30.validation.rollout_s + r30.validation.sync_s
+t.near(r30.step_s, r0.step_s + pass30 / 5, 1e-9, "30 on DP 8: the step with a fifth of the pass")
+local p30 = io.popen("./gpuplan rl qwen2.5-7b --gpu h100-sxm --gpus 8 --zero 3 --prompts 64 "
+  .. "--group 8 --prompt-len 512 --response-len 1024 --response-max 4096 --offload-states "
+  .. "--val-every 5 --val-prompts 30 2>&1")
+local out30 = p30:read("a")
+local ok30 = p30:close()
+t.ok(ok30 and out30:find(string.format("validation +both +8 +%.3f", pass30 / 5)) ~= nil,
+  "CLI: 30 validation prompts on DP 8, exit 0, the phase")
+
+-- verl's DeepSeek-V3 row does not move from the first pricing, the case's
+-- job run again with 960 prompts of one answer (global_batch unset, one
+-- sample a micro-batch: valid there, 960 being a multiple of its DP),
+-- its rollout and weight_sync phases: 1e-9, the same engine arithmetic.
+local rlmod = require "gpuplan.rl"
+local orig, seen = rlmod.rl, nil
+rlmod.rl = function(o) seen = o; return orig(o) end
+local okp, prd = pcall(require("gpuplan.predict.rl"), ds, gp.catalog())
+rlmod.rl = orig
+assert(okp and seen, prd)
+local old = {}
+for k, x in pairs(seen) do old[k] = x end
+old.val_every, old.val_prompts, old.steps, old.filter_keep = nil, nil, nil, nil
+old.prompts, old.group, old.global_batch, old.batch = 960, 1, nil, 1
+local ro = gp.rl(old)
+local rnew = gp.rl(seen)
+t.near(rnew.validation.pass_s, phase(ro, "rollout").seconds + phase(ro, "weight_sync").seconds,
+  1e-9, "verl DeepSeek-V3: the pass as the first pricing's 960-prompt job")
