@@ -576,19 +576,35 @@ void lgp_set_sharding(lua_State *L, int job, int idx)
  * sharding's node, whole gradients (grad_sync step), the engine's FSDP
  * rule and PyTorch FSDP's version, or why it refuses (the words gp.train
  * says after "train: ": a strategy name it does not know, a zero that is
- * not the strategy's).  A step without fsdp calls no Lua; a job made
+ * not the strategy's).  A step with zero but no fsdp asks it with fsdp
+ * nil (the job's strategy; none: it answers nothing and the step keeps
+ * its sharding).  A step with neither calls no Lua; a job made
  * without the function (core.train_job called bare) takes the engine's
  * flag, a boolean. */
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 {
+	int given;
+
 	if (lua_isnoneornil(L, step))
 		return;
-	if (lua_getfield(L, step, "fsdp") == LUA_TNIL) {
+	/* A step with zero but no fsdp asks too (fsdp nil: the job's), so a
+	 * job's strategy refuses a zero not its own as gp.train does. */
+	given = lua_getfield(L, step, "fsdp") != LUA_TNIL;
+	if (!given) {
+		int zero = lua_getfield(L, step, "zero") != LUA_TNIL;
+
 		lua_pop(L, 1);
-		return;
+		if (!zero) {
+			lua_pop(L, 1);
+			return;
+		}
 	}
 	if (lua_getiuservalue(L, job, 2) != LUA_TFUNCTION) {
 		lua_pop(L, 1);
+		if (!given) {
+			lua_pop(L, 1);
+			return;
+		}
 		if (!lua_isboolean(L, -1))
 			luaL_error(L, "step.fsdp must be a boolean (got %s)",
 				   luaL_typename(L, -1));
@@ -602,6 +618,10 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 	lua_call(L, 3, 5);
 	if (lua_type(L, -5) == LUA_TSTRING)
 		luaL_error(L, "step: %s", lua_tostring(L, -5));
+	if (lua_isnil(L, -4)) {		/* no strategy: the step's own */
+		lua_pop(L, 5);
+		return;
+	}
 	if (lua_isinteger(L, -5))
 		c->mem.lay.zero = (int)lua_tointeger(L, -5);
 	c->mem.lay.hsdp = (int)lua_tointeger(L, -4);

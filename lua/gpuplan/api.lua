@@ -66,7 +66,8 @@ M.FUNCTIONS = {
       .. "prices layouts: job:step{tp =, pp =, cp =, ep =, etp =, vpp =, zero =, sp =, batch =, "
       .. "recompute =, recompute_layers =, global_batch =, fsdp =, and the overlaps} prices "
       .. "one by the same step as gp.train (fsdp: full_shard, shard_grad_op, hybrid_shard, "
-      .. "true or false, as gp.train's, its ZeRO stage with it), refusing what gp.train "
+      .. "true or false, as gp.train's, its ZeRO stage with it; a zero without fsdp is "
+      .. "checked against the job's fsdp), refusing what gp.train "
       .. "refuses of that layout "
       .. "(zero_reduce = allreduce with fsdp, ckpt_outside_fsdp without it ...); "
       .. "job:step(layout, s) refills s." },

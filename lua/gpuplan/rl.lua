@@ -1283,7 +1283,8 @@ end
 -- strategy name or a boolean, as gp.rl's -- the overlaps),
 -- global_batch (samples per optimizer step) and rollout_tp (default: the
 -- job's, or the step's tp when the job gives none, as gp.rl's); what it
--- does not give is the job's (recompute = "auto" in the job: "none").  dp
+-- does not give is the job's (recompute = "auto" in the job: "none"); a
+-- zero without fsdp is checked against the job's fsdp, as gp.rl with both.  dp
 -- follows from the training pool's GPUs.  job:step(layout, r) refills r.
 -- The result has gp.rl's fits, why, rollout_fits, step_s, samples_per_s,
 -- tokens_per_s, tokens_per_s_gpu, gen_tokens_per_s, cost_step,

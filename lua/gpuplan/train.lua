@@ -747,9 +747,17 @@ function M.setup(o, sweep)
   -- above, fsdp the engine's rule as step_choices sets it (the hf stack's
   -- ZeRO is FSDP's) -- or why it is refused, in gp.train's words after
   -- its "train: ".  given: the step's zero (nil: none); zero: the stage
-  -- the step has without fsdp (given, else the job's).
+  -- the step has without fsdp (given, else the job's).  A step that gives
+  -- zero but not fsdp (fsdp nil) is asked too: gp.train with the job's
+  -- fsdp and that zero -- a strategy refuses a zero not its own (a hybrid
+  -- ZeRO-2 or ZeRO-1, a full_shard at zero 2), as gp.train does; a job
+  -- without a strategy answers nothing (the step keeps its own sharding).
   local grad_sync, stack = o.grad_sync, cfg.stack
   local function step_sharding(fsdp, given, zero)
+    if fsdp == nil then
+      fsdp = o.fsdp
+      if fsdp == nil or fsdp == false then return end
+    end
     local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
     if not ok then
       -- memory's refusal, without the positions it was raised at
@@ -874,7 +882,9 @@ end
 -- fsdp is gp.train's (full_shard, shard_grad_op, hybrid_shard, true:
 -- full_shard, false: none) and brings what gp.train takes from it -- the
 -- strategy's ZeRO stage (a zero given with it must be that stage),
--- hybrid sharding's node, the job's grad_sync -- by the same rule.
+-- hybrid sharding's node, the job's grad_sync -- by the same rule.  A
+-- zero without fsdp is gp.train's with the job's fsdp and that zero: a
+-- job's strategy refuses a zero not its own, as gp.train does.
 -- job:step(layout, r) fills r, a result of an earlier step, instead of
 -- making a new one (a loop then allocates nothing).
 -- The result has step_s, fits, tokens_per_s, tokens_per_s_gpu, mfu, hfu,

@@ -4,13 +4,15 @@
 -- job's step_sharding): the ZeRO stage of the strategy, hybrid sharding's
 -- node, whole gradients under grad_sync = step, the engine's FSDP rule
 -- and PyTorch FSDP's version; a step that gives none keeps the job's.
+-- A step that gives zero but not fsdp is gp.train with the job's fsdp and
+-- that zero: a strategy refuses a zero not its own, in gp.train's words.
 -- Every equality is exact: the same train_step (rl: rl_step) on the same
 -- config, so any field the step set differently would show.
 -- Run with ./gpuplan run tests/lua/job_fsdp.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(24)
+t.plan(32)
 
 local STRATEGIES = { "full_shard", "shard_grad_op", "hybrid_shard", true }
 
@@ -85,6 +87,43 @@ do
     "grad_sync step: a step without FSDP, as gp.train refuses it", true)
 end
 
+-- A step that gives zero but not fsdp: gp.train with the job's fsdp and
+-- that zero.  Before, the job's strategy was kept unchecked: a hybrid
+-- job's zero 2 step priced a hybrid ZeRO-2, its zero 1 step failed in the
+-- engine ("hsdp 8 ... needs zero 2 or 3"), a full_shard job's zero 2 step
+-- kept the FSDP flag -- each of which gp.train refuses.
+local function alike(j, step, opts, what, fn)
+  local ok1, e1 = pcall(j.step, j, step)
+  local ok2, e2 = pcall(fn or gp.train, opts)
+  e1 = tostring(e1):match("step: (.*)$")
+  e2 = tostring(e2):match("%a+: (fsdp .*)$")
+  t.ok(not ok1 and not ok2 and e1 ~= nil and e1 == e2,
+    string.format("%s: refused alike (step: %s; gp: %s)", what, tostring(e1), tostring(e2)))
+end
+do
+  local hy = gp.train_job(t.with(base, { fsdp = "hybrid_shard" }))
+  alike(hy, { zero = 2 }, t.with(base, { fsdp = "hybrid_shard", zero = 2 }),
+    "hybrid job: step{zero = 2}")
+  alike(hy, { zero = 1 }, t.with(base, { fsdp = "hybrid_shard", zero = 1 }),
+    "hybrid job: step{zero = 1}")
+  local fs = gp.train_job(t.with(base, { fsdp = "full_shard" }))
+  alike(fs, { zero = 2 }, t.with(base, { fsdp = "full_shard", zero = 2 }),
+    "full_shard job: step{zero = 2}")
+  -- the strategy's own zero is priced as gp.train prices it
+  t.is(hy:step { zero = 3 }.step_s, gp.train(t.with(base, { fsdp = "hybrid_shard" })).step_s,
+    "hybrid job: step{zero = 3} is gp.train's")
+  -- grad_sync = step: gp.train takes shard_grad_op's own zero (2) and
+  -- prices zero 1 (memory.sharding); a zero 1 step is not the strategy's
+  local o = t.with(base, { fsdp = "shard_grad_op", grad_sync = "step" })
+  local gs = gp.train_job(o)
+  t.is(gs:step { zero = 2 }.step_s, gp.train(t.with(o, { zero = 2 })).step_s,
+    "grad_sync step, shard_grad_op job: step{zero = 2} is gp.train's")
+  alike(gs, { zero = 1 }, t.with(o, { zero = 1 }), "grad_sync step, shard_grad_op job: step{zero = 1}")
+  -- a job without a strategy: the step's zero, as before
+  t.is(gp.train_job(base):step { zero = 2 }.step_s, gp.train(t.with(base, { zero = 2 })).step_s,
+    "a job without fsdp: step{zero = 2} is gp.train's")
+end
+
 -- gp.rl_job's actor: the same rule (Qwen2.5-7B GRPO on 16 GPUs).
 do
   local rb = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 16, stack = "megatron",
@@ -94,6 +133,8 @@ do
     t.is(rj:step { fsdp = s }.step_s, gp.rl(t.with(rb, { fsdp = s })).step_s,
       "rl_job: step{fsdp = " .. s .. "} is gp.rl's")
   end
+  alike(gp.rl_job(t.with(rb, { fsdp = "full_shard" })), { zero = 2 },
+    t.with(rb, { fsdp = "full_shard", zero = 2 }), "rl_job full_shard: step{zero = 2}", gp.rl)
   t.raises(function() rj:step { fsdp = "zero3" } end,
     "step: fsdp must be full_shard, shard_grad_op or hybrid_shard", "rl_job: an unknown strategy",
     true)
