@@ -856,8 +856,11 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
  * _reduce_grad divides the unsharded gradient in place before the
  * reduce-scatter, "_div_if_needed(padded_unsharded_grad,
  * state._gradient_predivide_factor)", the factor the power of two near
- * sqrt(world size) (_init_utils.py _get_gradient_predivide_factor: 8 at
- * 32 ranks, > 1 whenever sharded; the rest divides the shard after).  A
+ * sqrt(world size) (set in _init_utils.py from
+ * algorithms/_comm_hooks/default_hooks.py
+ * DefaultState._get_gradient_predivide_factor: doubles while it divides
+ * the world size and is below world / factor, 8 at 32 ranks, > 1
+ * whenever sharded; the rest divides the shard after).  A
  * read and a write of the layer's gradient in the reduction's dtype.  It
  * runs in the post-backward hook "with state._device_handle.stream(
  * state._post_backward_stream)", issued just before the reduce-scatter
