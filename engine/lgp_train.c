@@ -578,7 +578,8 @@ void lgp_set_sharding(lua_State *L, int job, int idx)
  * says after "train: ": a strategy name it does not know, a zero that is
  * not the strategy's).  A step with zero but no fsdp asks it with fsdp
  * nil (the job's strategy; none: it answers nothing and the step keeps
- * its sharding).  A step with neither calls no Lua; a job made
+ * its sharding; a job without the engine's FSDP rule has none, and is
+ * not asked).  A step with neither calls no Lua; a job made
  * without the function (core.train_job called bare) takes the engine's
  * flag, a boolean. */
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
@@ -588,12 +589,16 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 	if (lua_isnoneornil(L, step))
 		return;
 	/* A step with zero but no fsdp asks too (fsdp nil: the job's), so a
-	 * job's strategy refuses a zero not its own as gp.train does. */
+	 * job's strategy refuses a zero not its own as gp.train does.  A job
+	 * without the engine's FSDP rule has no strategy (gpuplan.train sets
+	 * the rule for every strategy): its steps call no Lua for a zero. */
 	given = lua_getfield(L, step, "fsdp") != LUA_TNIL;
 	if (!given) {
-		int zero = lua_getfield(L, step, "zero") != LUA_TNIL;
+		int zero = c->fsdp &&
+			lua_getfield(L, step, "zero") != LUA_TNIL;
 
-		lua_pop(L, 1);
+		if (c->fsdp)
+			lua_pop(L, 1);
 		if (!zero) {
 			lua_pop(L, 1);
 			return;
