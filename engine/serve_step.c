@@ -259,13 +259,11 @@ static int moe_gate_shared(sx *x, double Tr, double Tg, blk *b)
  * Tippett, Biometrika 17, 1925: 0.5642 for 2, 1.0294 for 4); 0.7979
  * (sqrt(2 / pi)) for two groups, 1.1887 for four.  Simpson's rule on
  * [-8, 8] in 320 steps: exact to 1e-9 for these G. */
-static double max_dev(double G)
+static double max_dev_integral(double G)
 {
 	double sum = 0.0, a = -8.0, h = 16.0 / 320.0;
 	int i;
 
-	if (G < 2.0)
-		return 0.0;
 	for (i = 0; i <= 320; i++) {
 		double x = a + i * h, w = (i == 0 || i == 320) ? 1.0 :
 			(i % 2 ? 4.0 : 2.0);
@@ -275,6 +273,32 @@ static double max_dev(double G)
 		sum += w * x * G * phi * pow(Phi, G - 1.0);
 	}
 	return sum * h / 3.0 * sqrt(G / (G - 1.0));
+}
+
+/* max_dev_integral's 321 exp/erfc/pow terms cost tens of microseconds; a serving
+ * search asks it for the same few group counts (the EP width, the
+ * expert groups) tens of thousands of times, so the values are kept in
+ * a small direct-mapped table keyed by G itself (the engine runs on one
+ * thread).  The value returned is the integral's, bit for bit. */
+#define MAX_DEV_SLOTS 64
+
+static double max_dev(double G)
+{
+	static double key[MAX_DEV_SLOTS], val[MAX_DEV_SLOTS];
+	static int used[MAX_DEV_SLOTS];
+	unsigned slot;
+
+	if (G < 2.0)
+		return 0.0;
+	if (!(G < 1e9))		/* NaN or huge: no slot; the integral says */
+		return max_dev_integral(G);
+	slot = (unsigned)fmod(G * 8.0, (double)MAX_DEV_SLOTS);
+	if (!used[slot] || key[slot] != G) {
+		key[slot] = G;
+		val[slot] = max_dev_integral(G);
+		used[slot] = 1;
+	}
+	return val[slot];
 }
 
 /* The hottest GPU's routed tokens over the mean in a step whose GPUs
