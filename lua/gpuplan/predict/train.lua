@@ -56,6 +56,13 @@ local function lora(o) return o.method == "lora" or o.method == "qlora" end
 local function pretrain(o) return o.method == "pretrain" end
 local function tp2(o) return (o.tp or 1) > 1 end
 local function fp16(o) return o.precision == "fp16" end
+-- The NVIDIA Blackwell datacenter cards by their catalog ids (b200, b300,
+-- gb200, gb300): the profiles whose sources set something "on Blackwell"
+-- (sm100) ask this one rule.
+local function blackwell(o)
+  local g = tostring(o.gpu)
+  return g:match("^b%d") ~= nil or g:match("^gb%d") ~= nil
+end
 
 -- Megatron-LM's SC21 scripts (NVIDIA/Megatron-LM examples/sc21,
 -- run_table_1.sh and run_figure_12/18.sh): micro-batch, interleaving and
@@ -276,8 +283,7 @@ local PROFILES = {
     -- to avoid serialization of streams"), and on Hopper 1 "if (tp_size >
     -- 1 or cp_size > 1) and not moe_a2a_overlap".
     { "cuda_device_max_connections", function(o)
-        local g = tostring(o.gpu)
-        if g:match("^b%d") or g:match("^gb%d") or o.moe_dispatcher == "flex" then return 32 end
+        if blackwell(o) or o.moe_dispatcher == "flex" then return 32 end
         if ((o.tp or 1) > 1 or (o.cp or 1) > 1) and not o.ep_overlap then return 1 end
         return 8
       end, "perf_plugins.py: 32 on Blackwell or with DeepEP/HybridEP, 1 at TP or CP > 1 "
@@ -392,8 +398,7 @@ local PROFILES = {
     -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
     -- (PyTorch's FlashAttention-2), CUDNN_ATTENTION put first on sm100 only.
     { "attn_kernel", function(o)
-        local g = tostring(o.gpu)
-        return (g:match("^b%d") or g:match("^gb%d")) and "cudnn" or "fa2"
+        return blackwell(o) and "cudnn" or "fa2"
       end, "SDPA backends: FlashAttention-2 first, cuDNN first on Blackwell" },
     { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
   },
