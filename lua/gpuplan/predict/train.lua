@@ -56,12 +56,19 @@ local function lora(o) return o.method == "lora" or o.method == "qlora" end
 local function pretrain(o) return o.method == "pretrain" end
 local function tp2(o) return (o.tp or 1) > 1 end
 local function fp16(o) return o.precision == "fp16" end
--- The NVIDIA Blackwell datacenter cards by their catalog ids (b200, b300,
--- gb200, gb300): the profiles whose sources set something "on Blackwell"
--- (sm100) ask this one rule.
+-- Whether the case's GPU is of compute capability 10.0 or newer, from its
+-- catalog entry's architecture (catalog/FORMAT.md `arch`), so that a
+-- user's own Blackwell part gets these settings whatever its id.  Both
+-- sources test the capability, not a card: Megatron-Bridge's
+-- perf_plugins.py passes "gpu_sm100_or_newer" to
+-- _set_num_cuda_device_max_connections, and torchtitan's SDPA wrapper puts
+-- CUDNN_ATTENTION first "if has_cuda_capability(10, 0)" (torchtitan
+-- tools/utils.py: the device's capability >= (10, 0)).  Every Blackwell
+-- part is sm100 or later (B200/GB200 10.0, B300/GB300 10.3, RTX 5090
+-- 12.0) and no earlier architecture is.
 local function blackwell(o)
-  local g = tostring(o.gpu)
-  return g:match("^b%d") ~= nil or g:match("^gb%d") ~= nil
+  local g = o.cat and o.cat.gpus[o.gpu]
+  return g ~= nil and g.arch == "blackwell"
 end
 
 -- Megatron-LM's SC21 scripts (NVIDIA/Megatron-LM examples/sc21,
@@ -396,10 +403,11 @@ local PROFILES = {
     { "kernels", "fused", "torch.compile (the runs' --training.compile)" },
     { "flash", true, "F.scaled_dot_product_attention, causal" },
     -- SDPA under sdpa_kernel(set_priority=True): FLASH_ATTENTION first
-    -- (PyTorch's FlashAttention-2), CUDNN_ATTENTION put first on sm100 only.
+    -- (PyTorch's FlashAttention-2), CUDNN_ATTENTION put first on sm100 or
+    -- newer (blackwell above).
     { "attn_kernel", function(o)
         return blackwell(o) and "cudnn" or "fa2"
-      end, "SDPA backends: FlashAttention-2 first, cuDNN first on Blackwell" },
+      end, "SDPA backends: FlashAttention-2 first, cuDNN first on sm100 or newer" },
     { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
   },
   -- NeMo AutoModel's benchmark recipes (NVIDIA-NeMo/Automodel
