@@ -577,9 +577,10 @@ void lgp_set_sharding(lua_State *L, int job, int idx)
  * rule and PyTorch FSDP's version, or why it refuses (the words gp.train
  * says after "train: ": a strategy name it does not know, a zero that is
  * not the strategy's).  A step with zero but no fsdp asks it with fsdp
- * nil (the job's strategy; none: it answers nothing and the step keeps
- * its sharding; a job without the engine's FSDP rule has none, and is
- * not asked).  A step with neither calls no Lua; a job made
+ * nil (the job's strategy; none: the step keeps its zero and takes the
+ * FSDP rule and version gp.train gives that zero without fsdp; a job
+ * without the engine's FSDP rule has neither, and is not asked).  A step
+ * with neither calls no Lua; a job made
  * without the function (core.train_job called bare) takes the engine's
  * flag, a boolean. */
 void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
@@ -589,9 +590,11 @@ void lgp_job_sharding(lua_State *L, int job, int step, train_cfg *c)
 	if (lua_isnoneornil(L, step))
 		return;
 	/* A step with zero but no fsdp asks too (fsdp nil: the job's), so a
-	 * job's strategy refuses a zero not its own as gp.train does.  A job
-	 * without the engine's FSDP rule has no strategy (gpuplan.train sets
-	 * the rule for every strategy): its steps call no Lua for a zero. */
+	 * job's strategy refuses a zero not its own as gp.train does, and an
+	 * hf job without one takes its zero's fsdp_version.  A job without
+	 * the engine's FSDP rule has no strategy (gpuplan.train sets the rule
+	 * for every strategy and the hf stack): its steps call no Lua for a
+	 * zero. */
 	given = lua_getfield(L, step, "fsdp") != LUA_TNIL;
 	if (!given) {
 		int zero = c->fsdp &&

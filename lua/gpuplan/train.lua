@@ -751,13 +751,17 @@ function M.setup(o, sweep)
   -- zero but not fsdp (fsdp nil) is asked too: gp.train with the job's
   -- fsdp and that zero -- a strategy refuses a zero not its own (a hybrid
   -- ZeRO-2 or ZeRO-1, a full_shard at zero 2), as gp.train does; a job
-  -- without a strategy answers nothing (the step keeps its own sharding).
+  -- without a strategy keeps the step's zero and gets what gp.train
+  -- without fsdp at that zero gets: on the hf stack (whose ZeRO-2/3 is
+  -- PyTorch FSDP's) the fsdp_version of that stage, so a job made at zero
+  -- 0 or 1 (version 0) priced at zero 3 is FSDP1's as gp.train's zero 3
+  -- is.  The engine asks only a job with its FSDP rule (lgp_job_sharding).
   local grad_sync, stack = o.grad_sync, cfg.stack
+  -- fsdp_version's answer by (rule, at_zero): the same for every step of
+  -- this job, so a loop over stages asks options.default once each.
+  local versions = {}
   local function step_sharding(fsdp, given, zero)
-    if fsdp == nil then
-      fsdp = o.fsdp
-      if fsdp == nil or fsdp == false then return end
-    end
+    if fsdp == nil then fsdp = o.fsdp end
     local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
     if not ok then
       -- memory's refusal, without the positions it was raised at
@@ -765,7 +769,14 @@ function M.setup(o, sweep)
     end
     local rule = st ~= nil or stack == "hf"
     z = st and z or zero
-    local fv, bad = fsdp_version(o, stack, rule, rule and z >= 2)
+    local key = (rule and 2 or 0) + ((rule and z >= 2) and 1 or 0)
+    local memo = versions[key]
+    if not memo then
+      local fv, bad = fsdp_version(o, stack, rule, rule and z >= 2)
+      memo = { fv = fv, bad = bad }
+      versions[key] = memo
+    end
+    local fv, bad = memo.fv, memo.bad
     if bad then return bad end
     return st and z or nil, st == "hybrid_shard" and topo.gpus_per_node or 0, whole == true,
       rule, fv

@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(32)
+t.plan(37)
 
 local STRATEGIES = { "full_shard", "shard_grad_op", "hybrid_shard", true }
 
@@ -122,6 +122,23 @@ do
   -- a job without a strategy: the step's zero, as before
   t.is(gp.train_job(base):step { zero = 2 }.step_s, gp.train(t.with(base, { zero = 2 })).step_s,
     "a job without fsdp: step{zero = 2} is gp.train's")
+  -- ... on the hf stack, whose ZeRO-2/3 is PyTorch FSDP's: gp.train at
+  -- zero 2 or 3 takes fsdp_version 1 (its declared default), at zero 0
+  -- or 1 none.  A job made at zero 1 (version 0) kept its 0 at a zero 3
+  -- step, pricing FSDP without its in-place gradient divide.
+  local hf = t.with(base, { stack = "hf", zero = 1 })
+  local hj = gp.train_job(hf)
+  for _, z in ipairs { 2, 3 } do
+    t.is(hj:step { zero = z }.step_s, gp.train(t.with(hf, { zero = z })).step_s,
+      string.format("an hf job at zero 1 without fsdp: step{zero = %d} is gp.train's", z))
+  end
+  local hf3 = t.with(hf, { zero = 3 })
+  t.is(gp.train_job(hf3):step { zero = 1 }.step_s, gp.train(hf).step_s,
+    "an hf job at zero 3 without fsdp: step{zero = 1} is gp.train's")
+  -- a stated fsdp_version is the job's at every stage, as gp.train's
+  local v2 = t.with(hf, { fsdp_version = 2 })
+  t.is(gp.train_job(v2):step { zero = 3 }.step_s, gp.train(t.with(v2, { zero = 3 })).step_s,
+    "an hf job with fsdp_version 2: step{zero = 3} is gp.train's")
 end
 
 -- gp.rl_job's actor: the same rule (Qwen2.5-7B GRPO on 16 GPUs).
@@ -135,6 +152,10 @@ do
   end
   alike(gp.rl_job(t.with(rb, { fsdp = "full_shard" })), { zero = 2 },
     t.with(rb, { fsdp = "full_shard", zero = 2 }), "rl_job full_shard: step{zero = 2}", gp.rl)
+  -- the hf stack's actor at zero 1 priced at zero 3: FSDP1's, as gp.rl's
+  local rh = t.with(rb, { stack = "hf", zero = 1 })
+  t.is(gp.rl_job(rh):step { zero = 3 }.step_s, gp.rl(t.with(rh, { zero = 3 })).step_s,
+    "rl_job on the hf stack at zero 1: step{zero = 3} is gp.rl's")
   t.raises(function() rj:step { fsdp = "zero3" } end,
     "step: fsdp must be full_shard, shard_grad_op or hybrid_shard", "rl_job: an unknown strategy",
     true)
