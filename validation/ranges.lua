@@ -118,7 +118,7 @@ return {
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 29, lo = 0.908, hi = 1.482 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 14, lo = 0.897, hi = 1.482 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 15, lo = 0.976, hi = 2.423 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes/gen=blackwell"] = { cases = 12, lo = 0.976, hi = 1.716 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes/gen=blackwell"] = { cases = 12, lo = 0.976, hi = 1.715 },
       },
     },
   },

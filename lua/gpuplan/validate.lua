@@ -173,6 +173,9 @@ local case_schema = T.record {
     -- the DP gradient reduction under the backward (gp.train's
     -- overlap_grad_reduce; DeepSpeed's overlap_comm)
     overlap_grad_reduce = declared("overlap_grad_reduce"),
+    -- the distributed optimizer's parameter all-gather under the forward
+    -- (gp.train's overlap_param_gather; Megatron's overlap_param_gather)
+    overlap_param_gather = declared("overlap_param_gather"),
     -- how ZeRO-3 gathers (gp.train's zero3_gather)
     zero3_gather = declared("zero3_gather"),
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
@@ -334,7 +337,7 @@ M.case_schema = case_schema
 -- that each predictor reads no field outside its set.
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
-  train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce grad_sync zero3_gather zero_reduce
+  train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
