@@ -100,6 +100,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("pad_batch", pad_batch),
 	RL_NUM("pack_tokens", pack_tokens),
 	RL_NUM("logprob_pack_tokens", logprob_pack_tokens),
+	RL_NUM("token_batch", token_batch),
 	RL_BOOL("colocated", colocated),
 	RL_INT("rollout_gpus", rollout_gpus, 0),
 	RL_INT("rollout_ep", rollout_ep, 1),

@@ -75,6 +75,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			 err) ||
 	    gp_check_num(c->logprob_pack_tokens, 0, GP_COUNT_MAX,
 			 "logprob_pack_tokens", err) ||
+	    gp_check_num(c->token_batch, 0, GP_COUNT_MAX, "token_batch",
+			 err) ||
 	    gp_check_num(c->token_host, 0, 1, "token_host", err) ||
 	    gp_check_num(c->sync_host, 0, 1e6, "sync_host", err) ||
 	    gp_check_num(c->ipc_transfer, 0, 1e6, "ipc_transfer", err) ||
@@ -136,6 +138,14 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "own longest; %s contradicts it",
 			       c->pad ? "pad (to the limit)" :
 			       "pack_tokens (packed to their lengths)");
+	if (c->token_batch > 0 && (c->pad || c->pad_batch ||
+				   c->pack_tokens > 0))
+		return gp_fail(err, "token_batch cuts micro-batches of "
+			       "sequences at their own lengths by tokens; %s",
+			       c->pad ? "pad = true pads them to the limit" :
+			       c->pad_batch ? "pad_batch = true pads them to "
+			       "each micro-batch's longest" : "pack_tokens "
+			       "packs them into first-fit bins");
 	if (c->rank_skew && (c->pad || c->pack_tokens > 0))
 		return gp_fail(err, "%s makes every rank's share even; "
 			       "rank_skew is each rank's unbalanced share of "
@@ -236,6 +246,38 @@ static double rl_pack(const rl_cfg *c, double C, double mb, int dp,
 	return bins;
 }
 
+/* verl's dynamic batch size (rl_cfg.token_batch, C tokens a GPU): each
+ * of the dp ranks cuts its share of a mini-batch of mb samples, k = mb /
+ * dp of them, into micro-batches by tokens -- verl/utils/
+ * seqlen_balancing.py rearrange_micro_batches (commits 65c59c7,
+ * f6f9100): "num_micro_batches = min(len(seq_len_effective),
+ * ceildiv(total_seqlen, max_token_len))", all-reduced to the ranks'
+ * largest (dist.ReduceOp.MAX), then get_seqlen_balanced_partitions
+ * (Karmarkar-Karp, equal_size=False) evens the partitions' token sums;
+ * max_token_len is ppo_max_token_len_per_gpu x context_parallel_size
+ * (workers/actor/megatron_actor.py).  The largest count is the busiest
+ * rank's: with rank_skew its tokens are skew times the mean rank's
+ * (rl_rank_skew).  A micro-batch holds the mean rank's tokens over that
+ * count, not padded to C under pp > 1 (verl's Megatron config sets
+ * variable_seq_lengths: True, models/mcore/config_converter.py), its
+ * sequences attending within themselves.  Returns the micro-batches of
+ * all ranks; *seq the tokens of one, *attn the keys a token attends. */
+static double rl_token_bins(const rl_cfg *c, double C, double mb, int dp,
+			    double *seq, double *attn)
+{
+	double p = c->prompt_len, r = c->response.mean;
+	double EL = p + r, EL2 = p * p + 2.0 * p * r +
+		rl_len_moment2(&c->response);
+	double k = mb / dp;
+	double skew = c->rank_skew ? rl_rank_skew(&c->response, p, dp, k) :
+		1.0;
+	double m = fmin(k, fmax(1.0, ceil(skew * k * EL / C - 1e-9)));
+
+	*seq = k * EL / m;
+	*attn = EL2 / EL;
+	return m * dp;
+}
+
 /* The step's batch: samples, generated groups (dynamic sampling),
  * mini-batch and optimizer steps, the training sequence length. */
 static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
@@ -287,6 +329,24 @@ static int rl_batch(const rl_cfg *c, rl_result *out, double *N,
 		out->pack_bins = rl_pack(c, c->pack_tokens, *mb,
 					 lay->dp > 0 ? lay->dp : 1,
 					 &out->train_seq, &attn);
+	}
+	if (c->token_batch > 0 && !c->pad) {
+		const gp_layout *lay = &c->train.mem.lay;
+		double C = c->token_batch * (lay->cp > 0 ? lay->cp : 1),
+			attn;
+
+		/* rearrange_micro_batches: "assert max_token_len >=
+		 * max_seq_len" */
+		if (c->prompt_len + rl_len_limit(&c->response) > C)
+			return gp_fail(err, "token_batch %g x cp %d is below "
+				       "the longest sequence, %g prompt + %g "
+				       "response tokens", c->token_batch,
+				       lay->cp > 0 ? lay->cp : 1,
+				       c->prompt_len,
+				       rl_len_limit(&c->response));
+		out->pack_bins = rl_token_bins(c, C, *mb,
+					       lay->dp > 0 ? lay->dp : 1,
+					       &out->train_seq, &attn);
 	}
 	return GP_OK;
 }
@@ -358,6 +418,14 @@ static void rl_pass_cfgs(const rl_cfg *c, const rl_result *out, double N,
 		u->global_batch = rl_pack(c, c->pack_tokens, mb,
 					  u->mem.lay.dp > 0 ? u->mem.lay.dp :
 					  1, &u->mem.seq, &u->attn_seq);
+	}
+	/* Cut by tokens: a micro-batch is one cut (rl_token_bins). */
+	if (c->token_batch > 0 && !c->pad) {
+		u->mem.lay.micro_batch = 1;
+		u->global_batch = rl_token_bins(c, c->token_batch *
+			(u->mem.lay.cp > 0 ? u->mem.lay.cp : 1), mb,
+			u->mem.lay.dp > 0 ? u->mem.lay.dp : 1, &u->mem.seq,
+			&u->attn_seq);
 	}
 	u->forward_only = 0;
 	u->tokens = 0;

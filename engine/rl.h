@@ -227,6 +227,15 @@ typedef struct rl_cfg {
 			     * packed into bins of this many tokens (NeMo
 			     * RL's logprob_mb_tokens: max_total_sequence_
 			     * length x logprob_batch_size); 0 = pack_tokens */
+	double token_batch; /* > 0: micro-batches cut by tokens (verl's
+			     * use_dynamic_bsz, this its
+			     * ppo_max_token_len_per_gpu): each DP rank
+			     * splits its share of a mini-batch into
+			     * ceil(its tokens / (token_batch x cp))
+			     * micro-batches of balanced token sums, the
+			     * count the ranks' largest, unpadded under
+			     * pp > 1 (rl.c rl_token_bins); 0 = the
+			     * layout's micro_batch sequences at the mean */
 	int colocated;      /* 1: one pool, phases alternate */
 	int rollout_gpus;   /* disaggregated: GPUs of the rollout pool */
 	int staleness;      /* disaggregated: 1 = step k+1's rollouts run
@@ -451,8 +460,9 @@ typedef struct rl_result {
 			     * more under dynamic sampling: rl_cfg.keep) */
 	double train_seq;   /* tokens per training sequence (packed: per
 			     * micro-batch) */
-	double pack_bins;   /* packed: micro-batches per optimizer step,
-			     * all DP ranks (0: not packed) */
+	double pack_bins;   /* packed or cut by tokens (token_batch):
+			     * micro-batches per optimizer step, all DP
+			     * ranks (0: neither) */
 	double opt_steps;   /* optimizer steps per RL step */
 	double samples_per_s;
 	double tokens_per_s;     /* prompt + response tokens of the step's

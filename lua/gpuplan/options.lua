@@ -824,6 +824,14 @@ opt { name = "logprob_pack_tokens", type = "int", metavar = "N", commands = "rl"
     .. "step's samples into micro-batches of at most N tokens (NeMo RL's logprob_mb_tokens: "
     .. "max_total_sequence_length x logprob_batch_size)",
   suggest = { "logprob_mb_tokens", "logprob_batch_size", "logprob_micro_batch" } }
+opt { name = "token_batch", type = "int", metavar = "N", commands = "rl",
+  kind = "tokens", range = { 0, 1 << 24 },
+  default = "0: --batch sequences at the mean length",
+  help = "training micro-batches cut by tokens: each DP rank splits its share of a "
+    .. "mini-batch into ceil(its tokens / (N x --cp)) micro-batches of even token sums, the "
+    .. "count the busiest rank's, not padded under --pp > 1 (verl's use_dynamic_bsz: N its "
+    .. "ppo_max_token_len_per_gpu)",
+  suggest = { "ppo_max_token_len_per_gpu", "max_token_len", "dynamic_bsz", "use_dynamic_bsz" } }
 opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",

@@ -272,7 +272,10 @@ field("logit_update", "s", "seconds the fp32 logits add to each optimizer step",
 field("logit_forward", "s", "seconds they add to each log-probability forward", "rl")
 field("pack_tokens", "count", "tokens per packed training micro-batch (as given; 0: not packed)",
   "rl")
-field("pack_bins", "count", "packed micro-batches per optimizer step, all DP ranks", "rl")
+field("pack_bins", "count", "packed (pack_tokens) or token-cut (token_batch) micro-batches per "
+  .. "optimizer step, all DP ranks", "rl")
+field("token_batch", "count", "tokens a GPU per token-cut training micro-batch (as given; 0: not "
+  .. "cut by tokens)", "rl")
 field("logprob_pack_tokens", "count",
   "tokens per packed log-probability micro-batch (as given; 0: pack_tokens)", "rl")
 field("async_scheduling", "", "the engine prepares each decode step ahead", "rl")

@@ -108,6 +108,13 @@
 --                 bin under pp > 1 (default 0: batch sequences at the mean
 --                 length); result pack_bins: micro-batches per optimizer
 --                 step
+--   token_batch   micro-batches cut by tokens (verl's use_dynamic_bsz,
+--                 this its ppo_max_token_len_per_gpu): each DP rank
+--                 splits its share of a mini-batch into ceil(its tokens /
+--                 (token_batch x cp)) micro-batches of even token sums,
+--                 the count the busiest rank's, not padded under pp > 1
+--                 (default 0: batch sequences at the mean length);
+--                 result pack_bins: micro-batches per optimizer step
 --   logprob_pack_tokens  with pack_tokens: the log-probability forwards
 --                 (old policy, reference) pack the step's samples into
 --                 bins of this many tokens instead (NeMo RL's
@@ -1559,6 +1566,7 @@ run = function(o, job)
     minibatch = minib, epochs = epochs, pad = pad, pack_tokens = pack, colocated = colocated,
     pad_batch = boolean("pad_batch", o.pad_batch, false),
     logprob_pack_tokens = lp_pack,
+    token_batch = o.token_batch,
     rollout_gpus = (not colocated and not auto) and rgpus or 0,
     staleness = window, refit_drain = refit_drain, offload_states = offload,
     param_offload = param_offload, logprob_offload = lp_offload,
@@ -1639,6 +1647,7 @@ run = function(o, job)
     global_batch = minib, epochs = epochs, opt_steps = r.opt_steps, train_seq = r.train_seq,
     response_m2 = r.response_m2,
     pack_tokens = pack or 0, pack_bins = r.pack_bins, logprob_pack_tokens = lp_pack or 0,
+    token_batch = o.token_batch or 0,
     staleness = not colocated and staleness or nil, refit_drain = refit_drain or nil,
     recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,

@@ -254,6 +254,8 @@ for my $t (
     # must be ..., 0 or more (got 1e+30)").
     [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--pack-tokens', '-1'],
      qr/^gpuplan: rl: --pack-tokens must be a whole number of tokens, 0\.\.16777216 \(got -1\)$/m],
+    [['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--token-batch', '-1'],
+     qr/^gpuplan: rl: --token-batch must be a whole number of tokens, 0\.\.16777216 \(got -1\)$/m],
     # Megatron-Core's uneven pipeline split: the rest must divide over
     # the other stages (32 - 4 = 28 over 3), named by the flag.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
@@ -924,6 +926,24 @@ ok($c16 == 0 && $c64 == 0 && defined $s16 && defined $s64 && $s64 > $s16,
 is($c, 1, '--rank-skew with --pad: refused');
 is($e, "gpuplan: rl: --pad makes every rank's share even; --rank-skew is each rank's unbalanced "
        . "share of sequences at their own lengths\n", '... naming both flags');
+
+# --token-batch cuts each rank's share into micro-batches by tokens
+# (verl's use_dynamic_bsz): 8 ranks of 128 / 8 = 16 samples of 100 + 1000
+# tokens, ceil(17600 / 4096) = 5 micro-batches a rank, 40 in all, of
+# 17600 / 5 = 3520 tokens; --pad contradicts it, each named by its flag.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
+                      '--prompts', '64', '--group', '8', '--prompt-len', '100',
+                      '--response-len', '1000', '--response-max', '1800',
+                      '--response-dist', 'uniform', '--global-batch', '128',
+                      '--token-batch', '4096', '--format', 'json');
+is($c, 0, '--token-batch 4096: runs');
+like($o, qr/"pack_bins":40[,}]/, '--token-batch 4096: 5 micro-batches a rank, 40 in all');
+like($o, qr/"train_seq":3520[,}]/, '--token-batch 4096: 3520 tokens each');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--token-batch', '4096',
+                      '--pad');
+is($c, 1, '--token-batch with --pad: refused');
+is($e, "gpuplan: rl: --token-batch cuts micro-batches of sequences at their own lengths by "
+       . "tokens; --pad pads them to the limit\n", '... naming both flags');
 
 # --- ep_overlap where Megatron-Core refuses overlap_moe_expert_parallel_comm
 # (TransformerConfig.__post_init__'s asserts; engine/train_prep.c

@@ -447,20 +447,15 @@ local function framework_defaults(o, fw, model, tmax, plen, resp, samples, defau
     if lpb then o.logprob_pack_tokens = tmax * lpb end
   end
   o.logprob_batch = nil
-  -- verl's dynamic batch size fills micro-batches up to
-  -- ppo_max_token_len_per_gpu tokens, which its recipes set to the prompt
-  -- and response limits' sum: that many mean-length sequences each, as
-  -- many as divide the batch.
-  if o.batch == nil and fw == "verl" and tmax then
-    local unit = (o.tp or 1) * (o.pp or 1) * (o.cp or 1)
-    local tgpus = o.colocated and o.gpus or (o.gpus - (tonumber(o.rollout_gpus) or o.gpus // 2))
-    local dp = math.max(1, tgpus // unit)
-    local b = math.max(1, tmax // (plen + resp))
-    local mini = o.global_batch or samples
-    while b > 1 and (mini % (dp * b) ~= 0 or samples % (dp * b) ~= 0) do b = b - 1 end
-    o.batch = math.tointeger(b)
-    defaults[#defaults + 1] = string.format("batch=%d (dynamic batch size into %d-token "
-      .. "micro-batches)", b, tmax)
+  -- verl's dynamic batch size (use_dynamic_bsz) cuts each rank's share
+  -- of a mini-batch into micro-batches by tokens, ceil(its tokens /
+  -- ppo_max_token_len_per_gpu) of them (rearrange_micro_batches), which
+  -- its recipes set to the prompt and response limits' sum: gp.rl's
+  -- token_batch.
+  if o.batch == nil and fw == "verl" and tmax and o.token_batch == nil then
+    o.token_batch = math.tointeger(tmax)
+    defaults[#defaults + 1] = string.format("token_batch=%d (use_dynamic_bsz: each rank's "
+      .. "share cut into ceil(tokens / ppo_max_token_len_per_gpu) micro-batches)", tmax)
   end
   if o.precision == nil then
     o.precision = "bf16"
