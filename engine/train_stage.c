@@ -346,7 +346,28 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 					  l->cp_hid);
 		s->hidden[TRAIN_CP] += n * l->cp_hid;
 		/* EP: exposed beyond the layer's compute in the share
-		 * ep_steady of the chunks, whole in the rest. */
+		 * ep_steady of the chunks, whole in the rest.  The window
+		 * is the layer's whole forward (backward) compute, so
+		 * Megatron-Core's delay_wgrad_compute is priced as
+		 * ep_overlap alone: it moves where in the layer's
+		 * backward an all-to-all starts, not the compute beside
+		 * it ("Delay the weight gradient computation to improve
+		 * batch-level communication overlapping",
+		 * model_parallel_config.py; only with
+		 * overlap_moe_expert_parallel_comm, transformer_config.py).
+		 * Transformer Engine's layers then leave the weight
+		 * gradient to a backward_dw call, which
+		 * TransformerLayerSchedulePlan.run (model_chunk_schedule_
+		 * plan.py) makes after the mlp's data gradient and the
+		 * dispatch forward's launch -- "mlp_bwd->mlp_bwd_dw->
+		 * mlp_fwd" -- so the dispatch backward, which needs only
+		 * the data gradient, starts under the experts' weight
+		 * GEMMs instead of after them; the first layer's
+		 * attention wgrad is left to run under the pipeline's
+		 * sends.  Measured, it is small: Megatron-Bridge's
+		 * Qwen3-30B-A3B smoke on 16 H100s, 31.31 s a step with EP
+		 * overlap and 31.20 s with delay_wgrad_compute too (0.35%;
+		 * validation case notes). */
 		fw = l->fwd.t;
 		bw = l->bwd.t;
 		if (oneq) {
