@@ -276,29 +276,36 @@ static double max_dev_integral(double G)
 }
 
 /* max_dev_integral's 321 exp/erfc/pow terms cost tens of microseconds; a serving
- * search asks it for the same few group counts (the EP width, the
- * expert groups) tens of thousands of times, so the values are kept in
- * a small direct-mapped table keyed by G itself (the engine runs on one
- * thread).  The value returned is the integral's, bit for bit. */
-#define MAX_DEV_SLOTS 64
+ * search asks it for the same few group counts (the EP widths of the
+ * decode and prefill pools, the expert groups) tens of thousands of
+ * times, so the values are kept in a small table searched whole (the
+ * engine runs on one thread), the oldest entry replaced when full.  A
+ * direct-mapped slot of fmod(8 G, 64) put every multiple of 8 in slot 0,
+ * so a deployment's EP 64 decode and EP 16 prefill evicted each other
+ * and integrated on every call.  The value returned is the integral's,
+ * bit for bit. */
+#define MAX_DEV_SLOTS 16
 
 static double max_dev(double G)
 {
 	static double key[MAX_DEV_SLOTS], val[MAX_DEV_SLOTS];
-	static int used[MAX_DEV_SLOTS];
-	unsigned slot;
+	static int n, next;
+	int i;
 
 	if (G < 2.0)
 		return 0.0;
 	if (!(G < 1e9))		/* NaN or huge: no slot; the integral says */
 		return max_dev_integral(G);
-	slot = (unsigned)fmod(G * 8.0, (double)MAX_DEV_SLOTS);
-	if (!used[slot] || key[slot] != G) {
-		key[slot] = G;
-		val[slot] = max_dev_integral(G);
-		used[slot] = 1;
-	}
-	return val[slot];
+	for (i = 0; i < n; i++)
+		if (key[i] == G)
+			return val[i];
+	i = next;
+	next = (next + 1) % MAX_DEV_SLOTS;
+	if (n < MAX_DEV_SLOTS)
+		n++;
+	key[i] = G;
+	val[i] = max_dev_integral(G);
+	return val[i];
 }
 
 /* The hottest GPU's routed tokens over the mean in a step whose GPUs
