@@ -191,6 +191,13 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);
 
+/* roof_op_time on a device already checked by roof_device_check: the
+ * op's checks and arithmetic, not the device's checks (a serving step's
+ * rows, whose entry points check the device once; the per-dtype checks
+ * were a fifth of a serving evaluation). */
+int roof_checked_op_time(const roof_device *d, const roof_op *op,
+                         int graphs, roof_result *out, gp_error *err);
+
 /* Seconds of one op on a device already checked by roof_device_check,
  * with an op whose fields are in the ranges roof_op_time checks: the
  * same arithmetic as roof_op_time without the checks (the training

@@ -62,7 +62,9 @@ static int row(sx *x, const char *name, double count, double flop,
 	op.prec = prec;
 	op.m_tile = mt;
 	op.spread = spread;
-	if (roof_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)
+	/* x->d passed serve_step_time's serve_check (infer_check), the
+	 * only way to an sx: the op's checks alone. */
+	if (roof_checked_op_time(x->d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	*t = r.time;
 	record(x, name, count, flop, bytes, &r);
@@ -172,7 +174,7 @@ int sx_attn_row(sx *x, const char *name, double count, double flop,
 	op.name = name;
 	op.bytes = bytes;
 	op.prec = x->ap;
-	if (roof_op_time(d, &op, x->graphs, &r, x->err) != GP_OK)
+	if (roof_checked_op_time(d, &op, x->graphs, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	eff = roof_attn_eff(d, mm, n, k, nb, causal_q);
 	/* An FP8 kernel (an 8-bit cache) at the catalog's share of the
