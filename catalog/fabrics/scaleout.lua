@@ -59,7 +59,11 @@ fabric {
   bw = "800Gb/s per-dir",
   latency = "2.7us",
   achievable = 0.94,
-  achievable_reason = "not measured; the NDR fraction is assumed",
+  achievable_reason = "the NDR fraction, which NCCL reaches on ConnectX-8: 16 nodes of 8 B300 "
+                   .. "and 8 CX8 (on Ethernet, each CX8 split into 2 x 400G) run the ring "
+                   .. "all-reduce at 760 GB/s busbw on 2-16 nodes (NVIDIA/nccl#2035, NCCL "
+                   .. "2.29.7), 95 GB/s a CX8, 0.95 of 800 Gb/s; "
+                   .. "no all-to-all figure on it found",
   in_switch_reduction = "sharp",
   source = "stas00/ml-engineering network/README.md (IB generations; DGX B300: 8x 800G "
         .. "ConnectX-8)",
