@@ -129,12 +129,30 @@ local PROFILES = {
   -- it on Selene (A100, 8 HDR NICs per node).
   ["megatron-lm"] = {
     -- The Megatron paper's ZeRO-3 comparison ran DeepSpeed ZeRO-3
-    -- (Narayanan et al. 2021 sec. 5.2), which prefetches parameters and
-    -- overlaps the reduce-scatter (stage 3 overlap_comm default true).
+    -- (Narayanan et al. 2021 sec. 5.3: "We integrated ZeRO into our
+    -- codebase using the DeepSpeed Python library"; arXiv v1, April 2021).
+    -- Stage 3 shipped in DeepSpeed v0.3.12 (March 2021), and every release
+    -- up to v0.3.16 (April 2021) waits on the whole device whenever a
+    -- submodule gathers its parameters, forward and backward:
+    -- stage3.py fetch_sub_module calls _synchronize_communication, which
+    -- ends in "torch.cuda.synchronize() if synchronize_streams else None".
+    -- overlap_comm (the stage 3 default, constants.py
+    -- ZERO3_OPTIMIZATION_OVERLAP_COMM_DEFAULT = True) puts the gradient
+    -- reduce-scatter on its own reduction_stream, but the next
+    -- submodule's fetch waits for that stream too. Only the kernels
+    -- already queued can run beside a reduce-scatter, and the host
+    -- launches nothing more until it has finished. A prefetched gather is
+    -- waited on the same way. So both are priced on the step's path, as
+    -- the later releases' deepspeed profile below prices them from
+    -- measurements.
     { "stack", "deepspeed", "ZeRO-3 runs: DeepSpeed", function(o) return (o.zero or 0) >= 2 end },
     { "kernels", "fused", "Megatron-LM's fused modules", function(o) return (o.zero or 0) >= 2 end },
-    { "overlap_param_gather", true, "DeepSpeed stage 3 prefetch", function(o) return (o.zero or 0) >= 2 end },
-    { "overlap_grad_reduce", true, "DeepSpeed stage 3 overlap_comm", function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_param_gather", false, "DeepSpeed v0.3.12-16 stage 3: "
+      .. "torch.cuda.synchronize() at every submodule's fetch",
+      function(o) return (o.zero or 0) >= 2 end },
+    { "overlap_grad_reduce", false, "DeepSpeed v0.3.12-16 stage 3: the next fetch's "
+      .. "torch.cuda.synchronize() waits for the reduce-scatter",
+      function(o) return (o.zero or 0) >= 2 end },
     { "stack", "megatron", "Megatron-LM" },
     -- Unfused baddbmm + fused scale-mask-softmax; FlashAttention came to
     -- Megatron-LM on 2022-12-08, after both papers.
