@@ -18,19 +18,41 @@ end
 
 -- A list option's value (recompute_modules, cuda_graph_scope): a list of
 -- names or the names joined by commas, as one comma-joined string; else
--- nil and the message naming key and what each entry is (noun).
+-- nil and the message naming key and what each entry is (noun).  A table
+-- with other keys or a hole ({attn = true}, {"attn", nil, "x"}) is no
+-- list, and a name given twice is refused: either would be priced as
+-- something else, or raise from inside gpuplan.
 function M.name_list(v, key, noun)
+  local s
   if type(v) == "table" then
-    for i, x in ipairs(v) do
-      if type(x) ~= "string" then
-        return nil, string.format("%s[%d] must be a %s (got %s)", key, i, noun, M.shown(x))
+    local n = 0
+    for k in pairs(v) do
+      if math.type(k) ~= "integer" or k < 1 then
+        return nil, string.format("%s must be a list of %ss (got a table with key %s)", key,
+          noun, type(k) == "string" and ("'" .. k .. "'") or M.shown(k))
+      end
+      n = n + 1
+    end
+    for i = 1, n do
+      if type(v[i]) ~= "string" then
+        return nil, string.format("%s[%d] must be a %s (got %s)", key, i, noun,
+          v[i] == nil and "nil" or M.shown(v[i]))
       end
     end
-    return table.concat(v, ",")
+    s = table.concat(v, ",", 1, n)
   elseif type(v) ~= "string" then
     return nil, string.format("%s must be a list of %ss (got %s)", key, noun, M.shown(v))
+  else
+    s = v
   end
-  return v
+  local seen = {}
+  for name in (s .. ","):gmatch("([^,]*),") do
+    if name ~= "" and seen[name] then
+      return nil, string.format("%s names '%s' twice", key, name)
+    end
+    seen[name] = true
+  end
+  return s
 end
 
 -- a[k] as a whole number >= lo (nil when absent; a float with no

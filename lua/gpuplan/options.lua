@@ -1140,7 +1140,7 @@ opt { name = "cuda_graph_scope", type = "string", metavar = "LIST", commands = "
     .. "(the input norm, attention and its residual add), moe_router (the MLP's norm and "
     .. "the router), moe_preprocess (the token dispatcher's preprocess); a graph's replay "
     .. "costs the host two calls where its kernels were launched one by one, e.g. "
-    .. "moe_router,moe_preprocess (Lua also a list); or full_iteration alone (Megatron-Core's "
+    .. "moe_router,moe_preprocess (Lua also a list, an empty one none); or full_iteration alone (Megatron-Core's "
     .. "whole forward-backward graph, cuda_graph_impl local: no host launch work and no "
     .. "dispatcher wait in any layer, as its runs' capacity-sized expert buffers allow) "
     .. "(default none)",

@@ -301,6 +301,15 @@ end
 -- gradient accumulation fusion without FSDP and with it, { without, with },
 -- and the sharding options' rule (sharding_rule) a job's step asks.
 local function step_choices(o, p, cfg, sweep, default)
+  -- Counts the resolve step leaves a boolean through (a switch option's
+  -- form): none of these is one, and the engine's binding would name
+  -- itself, not the key.
+  for _, k in ipairs { "cuda_device_max_connections", "moe_flex_sms", "fsdp_version" } do
+    if type(o[k]) == "boolean" then
+      local r = options.get(k).range
+      fail("train: %s", options.bad_count(k, o[k], r[1], r[2]))
+    end
+  end
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
@@ -416,6 +425,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Transformer Engine's CUDA graph scopes: a list, or names joined by
   -- commas; the MoE ones need experts.
   local gs = o.cuda_graph_scope
+  -- An empty list captures nothing (Megatron-Bridge's presets write
+  -- cuda_graph_scope=[] for no graphs): as none given.
+  if type(gs) == "table" and next(gs) == nil then gs = nil end
   if gs ~= nil then
     local e
     gs, e = args.name_list(gs, "cuda_graph_scope", "scope name")
@@ -717,6 +729,12 @@ function M.setup(o, sweep)
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel)
+  end
+  -- The flex dispatcher's kernels hold SMs of the card: no more than it
+  -- has (the catalog's sms, else its arch's).
+  if o.moe_flex_sms ~= nil and (device.sms or 0) > 0 and o.moe_flex_sms > device.sms then
+    fail("train: moe_flex_sms %d is more SMs than %s has (%d)", o.moe_flex_sms,
+      tostring(device.id), device.sms)
   end
   -- An fp64 router runs at the card's FP64 rate: one the catalog states.
   if cfg.router_fp64 and not device.fp64 then

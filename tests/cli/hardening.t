@@ -895,6 +895,30 @@ is($e, "gpuplan: train: --cuda-graph-scope: full_iteration captures the whole fo
                       '--cuda-graph-scope', 'full_iteration');
 is($c, 0, '--cuda-graph-scope full_iteration alone: accepted') or diag $e;
 
+# A scope or module named twice is refused, naming the flag and the name
+# (it was taken once, in silence; a Lua list with a hole raised from
+# inside gpuplan: tests/lua/option_lists.t).
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'b200', '--gpus', '8', '--ep', '8',
+                      '--stack', 'megatron', '--cuda-graph-scope', 'attn,attn');
+is($c, 1, '--cuda-graph-scope attn,attn: refused');
+is($e, "gpuplan: train: --cuda-graph-scope names 'attn' twice\n", '... naming the flag and the scope');
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'b200', '--gpus', '8', '--ep', '8',
+                      '--stack', 'megatron', '--recompute-modules', 'moe_act,moe_act');
+is($c, 1, '--recompute-modules moe_act,moe_act: refused');
+is($e, "gpuplan: train: --recompute-modules names 'moe_act' twice\n",
+   '... naming the flag and the module');
+
+# --moe-flex-sms is SMs of the card the kernels run on: more than the
+# card has (an H100's 132) is refused, naming the flag and the card.
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '8',
+                      '--stack', 'megatron', '--moe-dispatcher', 'flex', '--moe-flex-sms', '200');
+is($c, 1, '--moe-flex-sms 200 on an H100: refused');
+is($e, "gpuplan: train: --moe-flex-sms 200 is more SMs than h100-sxm has (132)\n",
+   '... naming the flag, the card and its SMs');
+($c, $o, $e) = run_gp('train', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '16', '--ep', '8',
+                      '--stack', 'megatron', '--moe-dispatcher', 'flex', '--moe-flex-sms', '132');
+is($c, 0, '--moe-flex-sms 132 (all of them): accepted') or diag $e;
+
 # --moe-balance none leaves a MoE router unbalanced: a dense model has
 # none, so it is refused rather than ignored (rl reaches the same check).
 ($c, $o, $e) = run_gp('rl', 'llama3.2-1b', '--gpu', 'h100-sxm', '--gpus', '8',
