@@ -1655,6 +1655,45 @@ static double hybridep_nvl_frac(double ranks)
 		(ranks - 8.0) / 8.0;
 }
 
+/* What of that call is a token's, not its bytes'.  The same README rows
+ * time the same dispatch (4096 tokens, the same routing) of FP8 tokens
+ * too, which tests/test_hybrid_ep.py counts at "fp8_factor = (1 + 4 /
+ * 128) / 2" of the BF16 bytes (the 1-byte elements and their scales):
+ * a call of t = n (c + b / r) -- n token copies of b bytes, c what each
+ * costs whatever its width (the routing map's scan and the receive
+ * layout of the preprocessing, the 64-token chunks' flags, the
+ * launches) -- then has its per-token share s = c / (c + b_bf16 / r)
+ * from the two: t_fp8 / t_bf16 = f bw_bf16 / bw_fp8 = s + (1 - s) f,
+ * f = 0.515625.  Torch API, 16 SMs, 8 ranks: B200 BF16 535.94 against
+ * FP8 409.71 GB/s, s = 0.328; GB200 550.10 against 421.67, 0.324 -- a
+ * mean 0.326; 16 ranks (GB200) 472.84 against 397.33, 0.202.  (At 24
+ * to 36 ranks GB200's FP8 dispatch at 16 SMs, 281.73, 236.33 and 215.36
+ * GB/s, takes as long as the BF16 one for half the bytes or longer:
+ * bound by something else, no split to read.)  Any cost the FP8 call
+ * has beyond its bytes (its scales a copy of their own) counts in s
+ * here: an upper bound.  A token of b bytes then costs the reference
+ * call's time per copy times s + (1 - s) b / b_ref, b_ref = 7168 x 2
+ * bytes: Qwen3-30B-A3B's 2048-wide tokens 1.82 times the bytes' share
+ * at 8 ranks, Qwen3-235B-A22B's 4096 1.25, DeepSeek-V3's 7168 1 (the
+ * published rate).  Between 8 and 16 ranks s is interpolated as the
+ * fraction is. */
+#define HYBRIDEP_TOKEN_8 0.326
+#define HYBRIDEP_TOKEN_16 0.202
+#define HYBRIDEP_REF_BYTES (7168.0 * 2.0)
+
+/* The reference call's time per copy of a token of `bytes` bytes,
+ * relative to its bytes at the published rate (above). */
+static double hybridep_nvl_token(double ranks, double bytes)
+{
+	double s = ranks <= 8.0 ? HYBRIDEP_TOKEN_8 : ranks >= 16.0 ?
+		HYBRIDEP_TOKEN_16 : HYBRIDEP_TOKEN_8 + (HYBRIDEP_TOKEN_16 -
+		HYBRIDEP_TOKEN_8) * (ranks - 8.0) / 8.0;
+
+	if (!(bytes > 0.0))
+		return 1.0;
+	return (1.0 - s) + s * HYBRIDEP_REF_BYTES / bytes;
+}
+
 /* The flex dispatcher across nodes.  DeepEP's internode (normal) dispatch
  * and HybridEP's send a token once to each NODE holding any of its top_k
  * experts over RDMA, and the receiving node forwards it over NVLink to
@@ -1894,8 +1933,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		if (k->ep > 1 && k->ep_flex &&
 		    k->g_ep.per_node >= k->g_ep.ranks &&
 		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0)
-			a2a = fmax(a2a, disp / (hybridep_nvl_frac(k->ep) *
-						e->t.up.bw));
+			a2a = fmax(a2a, disp * hybridep_nvl_token(k->ep,
+								  h * 2.0) /
+				   (hybridep_nvl_frac(k->ep) * e->t.up.bw));
 		/* Across nodes: once a node, at DeepEP's or HybridEP's
 		 * published internode rate (flex_internode). */
 		if (k->ep > 1 && k->ep_flex) {

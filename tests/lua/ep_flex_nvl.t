@@ -1,0 +1,63 @@
+-- The flex dispatcher inside one NVLink domain (engine/train_layer.c
+-- hybridep_nvl_frac, hybridep_nvl_token): each call moves every token copy
+-- a rank receives at HybridEP's published torch-API rate (a share of the
+-- link: 0.599 at 8 ranks, 0.504 from 16), of which a share s is the
+-- token's whatever its width (0.326 at 8 ranks, 0.202 from 16: the FP8
+-- against the BF16 dispatch of docs/README_Hybrid-EP.md) -- so a token of
+-- b bytes costs the 7168-wide reference token's time times
+-- (1 - s) + s x 7168 x 2 / b.
+-- Run with ./gpuplan run tests/lua/ep_flex_nvl.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(5)
+
+local function part(r, n)
+  for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
+  return 0
+end
+
+-- Ranks a token's top_k experts land on, e experts spread evenly over n
+-- ranks: n (1 - C(e - e/n, k) / C(e, k)) (5.34 of 8 for 128 experts,
+-- top 8, at EP 8).
+local function ranks_hit(e, k, n)
+  local miss = 1
+  for i = 0, k - 1 do miss = miss * (e - e / n - i) / (e - i) end
+  return n * (1 - miss)
+end
+
+-- One 4096-token micro-batch a step on gpus GPUs, EP = gpus, no EP
+-- overlap: ep_comm is layers x 4 calls (dispatch and combine, forward and
+-- backward), each 4096 tokens x the ranks each reaches x hidden x 2 B at
+-- frac x the link's rate a direction (NVLink 5: 900 GB/s, NVLink 4: 450),
+-- times the width's factor.  1e-9: the engine's own sums of the same terms.
+local function ep(model, gpu, gpus)
+  return part(gp.train { model = model, gpu = gpu, gpus = gpus, ep = gpus, seq = 4096,
+                         batch = 1, global_batch = gpus, stack = "megatron", zero = 1,
+                         moe_dispatcher = "flex", moe_flex_backend = "hybridep",
+                         ep_overlap = false }, "ep_comm")
+end
+local function expect(layers, hidden, ranks, frac, s, link)
+  return layers * 4 * 4096 * ranks_hit(128, 8, ranks) * hidden * 2 / (frac * link) *
+    ((1 - s) + s * 7168 / hidden)
+end
+
+-- Qwen3-30B-A3B (48 layers, hidden 2048) on 8 B200s: its 4 KiB tokens
+-- cost 0.674 + 0.326 x 3.5 = 1.815 times their bytes' share.
+t.near(ep("qwen3-30b-a3b", "b200", 8), expect(48, 2048, 8, 0.599, 0.326, 900e9), 1e-9,
+       "Qwen3-30B-A3B, 8 B200s: s 0.326 at 8 ranks")
+-- The same on 8 H100s (NVLink 4, the same shares).
+t.near(ep("qwen3-30b-a3b", "h100-sxm", 8), expect(48, 2048, 8, 0.599, 0.326, 450e9), 1e-9,
+       "Qwen3-30B-A3B, 8 H100s: the link's rate, the same shares")
+-- 16 GB200s of one NVL72 rack: 0.504 of the link, s 0.202.
+t.near(ep("qwen3-30b-a3b", "gb200", 16), expect(48, 2048, 16, 0.504, 0.202, 900e9), 1e-9,
+       "Qwen3-30B-A3B, 16 GB200s: s 0.202 from 16 ranks")
+-- Qwen3-235B-A22B (94 layers, hidden 4096): 0.674 + 0.326 x 1.75 = 1.245.
+t.near(ep("qwen3-235b-a22b", "b200", 8), expect(94, 4096, 8, 0.599, 0.326, 900e9), 1e-9,
+       "Qwen3-235B-A22B, 8 B200s: 4096-wide tokens")
+-- The width's factor is what moves: per token copy, the 2048-wide tokens
+-- take (0.674 + 0.326 x 3.5) / 3.5 = 0.519 of the 7168-wide reference
+-- token's time where their bytes alone would take 1 / 3.5 = 0.286.
+local per_copy = ep("qwen3-30b-a3b", "b200", 8) / (48 * 4 * 4096 * ranks_hit(128, 8, 8))
+t.near(per_copy / (7168 * 2 / (0.599 * 900e9)), (0.674 + 0.326 * 3.5) / 3.5, 1e-9,
+       "a 2048-wide copy: 0.519 of the reference copy's time, not 0.286")
