@@ -96,7 +96,8 @@ typedef enum gp_link_kind {
 
 /* NCCL's tuning terms of one link (a catalog fabric's `nccl` block), in
  * seconds: the latency a ring step and a tree step add to the link's own
- * hop latency per protocol (indexed by gp_proto), and for an NVLink
+ * hop latency per protocol (indexed by gp_proto), the share of the
+ * achievable link rate LL128 carries, and for an NVLink
  * switch that reduces in-network, the fraction of the achievable link
  * rate NVLS's multimem operations reach and its per-call latency, and the
  * ring/tree channels NCCL runs on the link.
@@ -105,6 +106,8 @@ typedef struct gp_nccl {
 	double ring_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
 	double tree_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
 	double nvls_eff;      /* (0, 1]; read only when the link has NVLS */
+	double ll128_eff;     /* (0, 1]: the share of the achievable link
+			       * rate LL128 carries (120/128 by default) */
 	double nvls_lat;      /* s per NVLS call */
 	double channels;      /* NCCL's ring/tree channels on this link (its
 			       * "coll channels"), 1..64; 0 = unknown: no

@@ -368,10 +368,14 @@ static double on_channels(const comm_ctx *c, gp_algo a, gp_proto p,
 }
 
 /* The per-GPU intra-node rate at protocol p; infinite with no intra
- * traffic (one GPU per node). */
+ * traffic (one GPU per node).  LL128's share is the link's own
+ * (nccl.ll128_efficiency, 120/128 unless a fabric measures less). */
 static double up_rate(const comm_ctx *c, gp_proto p)
 {
-	return c->g > 1 ? c->bu * proto_eff[p] : HUGE_VAL;
+	double eff = p == GP_PROTO_LL128 ? c->t->up_nccl.ll128_eff :
+		     proto_eff[p];
+
+	return c->g > 1 ? c->bu * eff : HUGE_VAL;
 }
 
 /* The node's network rate at protocol p; infinite with no inter-node

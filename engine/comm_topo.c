@@ -67,6 +67,12 @@ static const double tree_extra_us[LINK_COUNT][GP_PROTO_COUNT] = {
  * SM100 NVL 24), the default of a fabric's nccl.nvls_channels. */
 #define NVLS_CHANNELS 16.0
 
+/* LL128 carries 120 data bytes in every 128-byte line (a flag word in
+ * each; NCCL src/include/device.h), so its payload is 120/128 of the
+ * link rate a 128-byte copy reaches, the default of a fabric's
+ * nccl.ll128_efficiency; nvlink3 (A100) gives what its curves measure. */
+#define LL128_EFF (120.0 / 128.0)
+
 void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 {
 	int p, i = (int)k >= 0 && (int)k < LINK_COUNT ? (int)k : LINK_NVL;
@@ -76,6 +82,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 		out->tree_step[p] = tree_extra_us[i][p] * US;
 	}
 	out->nvls_eff = NVLS_EFF;
+	out->ll128_eff = LL128_EFF;
 	out->nvls_lat = NVLS_LAT_US * US;
 	out->nvls_channels = NVLS_CHANNELS;
 	out->channels = 0.0;
@@ -251,6 +258,10 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 	    n->channels > 64.0 || n->channels != floor(n->channels))
 		return gp_fail(err, "%s nccl channels must be an integer "
 			       "0..64 (got %g)", what, n->channels);
+	if (!gp_finite(n->ll128_eff) || n->ll128_eff <= 0.0 ||
+	    n->ll128_eff > 1.0)
+		return gp_fail(err, "%s nccl ll128_efficiency must be in "
+			       "(0, 1] (got %g)", what, n->ll128_eff);
 	if (nvls && (!gp_finite(n->nvls_eff) || n->nvls_eff <= 0.0 ||
 		     n->nvls_eff > 1.0))
 		return gp_fail(err, "%s nccl nvls_efficiency must be in "

@@ -328,6 +328,7 @@ static const lgp_field nccl_fields[] = {
 	F_STEP("tree_ll128", tree_step, GP_PROTO_LL128),
 	F_STEP("tree_simple", tree_step, GP_PROTO_SIMPLE),
 	F_NUM("nvls_efficiency", offsetof(gp_nccl, nvls_eff), 0),
+	F_NUM("ll128_efficiency", offsetof(gp_nccl, ll128_eff), 0),
 	F_NUM("nvls_latency", offsetof(gp_nccl, nvls_lat), 0),
 	F_NUM("channels", offsetof(gp_nccl, channels), 0),
 	F_NUM("nvls_channels", offsetof(gp_nccl, nvls_channels), 0),

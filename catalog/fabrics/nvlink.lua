@@ -45,8 +45,24 @@ fabric {
   achievable = 0.77,
   achievable_reason = "8x A100 ring all-reduce plateaus at 228-233 GB/s busbw of "
                    .. "300 GB/s per direction (NCCL's model: 12 x 20 = 240)",
+  -- LL128 on 8 x A100 runs well under its 120/128 payload share: between
+  -- 4 and 16 MiB, where NCCL's tuner runs the ring with LL128 (2.18.5 from
+  -- 2 MiB, 2.30.7 from 4, both to 16 MiB), an 8 x A100-SXM4-40GB
+  -- all_reduce_perf -g 8 curve adds 158.4 us for 12 MiB (131.0 -> 289.4
+  -- us in place), 139.0 GB/s of busbw, 0.61 of the 229.1 it reaches at
+  -- 1 GiB with Simple; out of place 135.5 of 230.84, 0.59 (nccl-tests
+  -- output captured in PKU-DAIR/Hetu-Galvatron tests/profiler/
+  -- test_hardware_profile.py, commit 6f77a6c).  The Azure ND A100 v4 curve
+  -- (NCCL 2.18.5, -g 8, another host) gives 132 of 231.58, 0.57.  NCCL's
+  -- model keeps 0.92 of Simple, so its tuner still picks LL128 there.
+  -- Why LL128 runs slow on A100 no source read says.
   nccl = { channels = 24,  -- 12 links, logged
-           source = CHANNELS_SRC },
+           ll128_efficiency = 0.60,
+           source = CHANNELS_SRC .. "; ll128_efficiency: PKU-DAIR/Hetu-Galvatron "
+                 .. "tests/profiler/test_hardware_profile.py at 6f77a6c (8 x A100-SXM4-40GB, "
+                 .. "all_reduce_perf -g 8, 4 MiB 131.0 us, 16 MiB 289.4 us, 1 GiB "
+                 .. "229.11 GB/s busbw in place): LL128's marginal busbw 139.0 GB/s "
+                 .. "over 4-16 MiB, 0.61 of the Simple plateau (out of place 0.59)" },
   source = "stas00/ml-engineering network/README.md; jax-ml/scaling-book gpus.md (12 "
         .. "ports, 300 GB/s per direction); measured busbw as collected in "
         .. "../shared/research/collectives.md section 1.6",

@@ -19,8 +19,9 @@
 --   nic_latency, nic_achievable, nic_sharp, nic_path_bw (B/s one GPU
 --   pushes to the NICs: its PCIe link), nvls_tree_bw2 / nvls_tree_bw3 (bus
 --   B/s one NVLS_TREE head carries on 2 / 3+ nodes), up_nccl / nic_nccl
---   (the fabrics' `nccl` blocks: NCCL's step latencies and NVLS terms,
---   SI numbers, over the link kind's defaults; catalog/FORMAT.md),
+--   (the fabrics' `nccl` blocks: NCCL's step latencies, NVLS terms and
+--   LL128's share, SI numbers, over the link kind's defaults;
+--   catalog/FORMAT.md),
 --   host_mem_bw (B/s of host DRAM; traffic staged through host memory
 --   shares it), ll_max_bw (NCCL's ceiling on LL's bus B/s on one node for
 --   the GPU's generation, which its tuner ranks LL by: the arch's

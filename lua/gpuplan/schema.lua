@@ -360,6 +360,8 @@ M.fabric = T.record {
     ring_ll = step_time(), ring_ll128 = step_time(), ring_simple = step_time(),
     tree_ll = step_time(), tree_ll128 = step_time(), tree_simple = step_time(),
     nvls_efficiency = frac(), nvls_latency = step_time(),
+    -- share of the achievable link rate the LL128 protocol carries
+    ll128_efficiency = frac(),
     -- NCCL's ring/tree channels on the link ("coll channels" in its log)
     channels = int { min = 1, max = 64 },
     -- NCCL's NVLS channels (NVLS_NCHANNELS_SM90 16, SM100 32)

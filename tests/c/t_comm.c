@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(115);
+	plan(119);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -147,6 +147,29 @@ int main(void)
 	 * tell the two figures apart. */
 	MUST(comm_cost(&a100, GP_ALL_REDUCE, 8, 8, &r, &e));
 	is_num(r.time, 15.0 * US, 1e-4, "NCCL 2.18.5, 8 bytes: LL, 15.0 us");
+
+	/* --- a link whose LL128 carries less than 120/128 ---
+	 * 16 MiB on the same 8 x A100, NCCL 2.18.5: its estimates run LL128
+	 * (40.6 us + 16 MiB / 126.17 GB/s = 173.6 us against Simple's 56 +
+	 * 122.3 = 178.3), and they do not see the link's LL128 share, so a
+	 * share of 0.6 keeps LL128 and prices it at 240 x 0.6 = 144 GB/s of
+	 * busbw: 40.6 us + 16 MiB x 1.75 / 144e9 = 40.6 + 203.89 = 244.49
+	 * us, where 120/128 gives 40.6 + 130.49 = 171.09 us.  Tolerance
+	 * 1e-6 relative: the figures are exact arithmetic on the inputs. */
+	S = 16.0 * MiB;
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, S, 8, &r, &e));
+	is_num(r.time, 40.6 * US + 1.75 * S / (240e9 * 120.0 / 128.0), 1e-6,
+	       "16 MiB, NCCL 2.18.5: LL128 at 120/128 of the link, 171.09 us");
+	a100.up_nccl.ll128_eff = 0.6;
+	MUST(comm_cost(&a100, GP_ALL_REDUCE, S, 8, &r, &e));
+	ok(r.algo == GP_ALGO_RING && r.proto == GP_PROTO_LL128,
+	   "16 MiB: the tuner still runs LL128 at a 0.6 share");
+	is_num(r.time, 40.6 * US + 1.75 * S / 144e9, 1e-6,
+	       "16 MiB: LL128 at 0.6 of the link, 244.49 us");
+	a100.up_nccl.ll128_eff = 1.5;
+	rc = comm_cost(&a100, GP_ALL_REDUCE, S, 8, &r, &e);
+	einval(rc, &e, "ll128_efficiency above 1 is EINVAL");
+	a100.up_nccl.ll128_eff = 120.0 / 128.0;
 	a100.nccl_version = 0;
 
 	/* --- NVLS on H100-class NVSwitch, 8 GiB ---

@@ -128,7 +128,8 @@ static const field fields[] = {
 	D(topo.nic_path_bw), D(topo.nvls_tree_bw[0]), D(topo.nvls_tree_bw[1]),
 	D(topo.up_nccl.ring_step[GP_PROTO_LL128]),
 	D(topo.up_nccl.tree_step[GP_PROTO_SIMPLE]), D(topo.up_nccl.nvls_eff),
-	D(topo.up_nccl.nvls_lat), D(topo.nic_nccl.ring_step[GP_PROTO_SIMPLE]),
+	D(topo.up_nccl.nvls_lat), D(topo.up_nccl.ll128_eff),
+	D(topo.nic_nccl.ring_step[GP_PROTO_SIMPLE]),
 	D(topo.nic_nccl.tree_step[GP_PROTO_LL]),
 
 	D(batch), D(q), D(ctx), D(n_off), D(target), D(itl_limit), D(bytes),

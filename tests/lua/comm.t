@@ -316,6 +316,27 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-h100
   up_nccl = { nvls_efficiency = 2 } } end, "nvls_efficiency must be in (0, 1] (got 2)",
   "an NVLS efficiency out of range is refused", true)
 
+-- nvlink3 (8 x A100) carries LL128 at its measured 0.60 of the link, not
+-- 120/128 (catalog/fabrics/nvlink.lua).  At 16 MiB NCCL's tuner runs the
+-- ring with LL128 either way (its estimate keeps 0.92 of the link), so the
+-- two differ by the bandwidth term alone: 16 MiB x 1.75 x (1 / (231e9 x
+-- 0.60) - 1 / (231e9 x 120/128)) = 211.8 - 135.6 = 76.3 us (bw 300e9 x
+-- achievable 0.77).  1e-9 relative: the same arithmetic.
+local nvl3 = cat.fabrics.nvlink3
+t.is(comm.topology("dgx-a100").up_nccl.ll128_efficiency, 0.60, "nvlink3's own LL128 share")
+local S16 = 16 * 2 ^ 20
+local a_meas = gp.comm { op = "all_reduce", bytes = S16, system = "dgx-a100" }
+local a_nom = gp.comm { op = "all_reduce", bytes = S16, system = "dgx-a100",
+                        up_nccl = { ll128_efficiency = 120 / 128 } }
+t.is(a_meas.proto, "ll128", "16 MiB on a DGX A100: LL128")
+t.is(a_nom.proto, "ll128", "16 MiB at 120/128: LL128 too")
+local a3 = nvl3.bw * nvl3.achievable
+t.near(a_meas.time - a_nom.time, 1.75 * S16 * (1 / (a3 * 0.60) - 1 / (a3 * 120 / 128)),
+       1e-9, "LL128's share moves the bandwidth term alone")
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1e6, system = "dgx-a100",
+  up_nccl = { ll128_efficiency = 0 } } end, "ll128_efficiency must be in (0, 1] (got 0)",
+  "an LL128 share out of range is refused", true)
+
 -- PCIe with GPU peer-to-peer stages nothing in host memory: a 4-card
 -- ring at 1 GiB runs at the link's achievable rate, pcie4-p2p's 32e9 x
 -- 0.80 = 25.6 GB/s of bus bandwidth less the latency term (24 x 6.7 us
