@@ -921,6 +921,14 @@ opt { name = "frontend_host", type = "number", metavar = "S", commands = "rl", d
     .. "x86 server CPU (the system's host_op_scale multiplies it; NeMo RL's synchronous "
     .. "engine: 12.5e-6)",
   suggest = { "inproc_host", "engine_frontend" } }
+opt { name = "logprob_host", type = "number", metavar = "S", commands = "rl", default = "0",
+  help = "the inference engine's work per sequence per decode step to return each sampled "
+    .. "token's log-probability (vLLM with logprobs=0: the core's per-request slicing and "
+    .. "packing of the log-probability arrays, the output processor's Logprob objects), "
+    .. "serial with the GPU unless the engine schedules asynchronously, seconds on an x86 "
+    .. "server CPU (the system's host_op_scale multiplies it; NeMo RL's synchronous engine: "
+    .. "10.35e-6)",
+  suggest = { "logprobs_host", "engine_logprob" } }
 opt { name = "sync_tensor_time", type = "number", metavar = "S", commands = "rl", default = "0",
   help = "seconds per weight tensor a weight sync spends when the framework exports the "
     .. "trainer's weights one tensor at a time (verl's and NeMo RL's Megatron exports into "

@@ -255,6 +255,8 @@ field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
 field("frontend_host", "s", "the in-process engine frontend's seconds per sequence per decode "
   .. "step (as given)", "rl")
+field("logprob_host", "s", "the engine core's seconds per sequence per decode step for the "
+  .. "sampled tokens' log-probabilities (as given)", "rl")
 field("loss_host", "s", "seconds of the actor update the per-sequence loss adds", "rl")
 field("gae_ops", "count", "host ops per response position of a looped advantage estimate "
   .. "(as given)", "rl")

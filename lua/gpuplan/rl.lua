@@ -192,6 +192,10 @@
 --                 with the GPU (vLLM's LLM with VLLM_ENABLE_V1_
 --                 MULTIPROCESSING=0; default 0: a frontend process of its
 --                 own); it adds to vLLM's per-sequence host work
+--   logprob_host  the engine's seconds per sequence per decode step
+--                 for returning each sampled token's log-probability
+--                 (vLLM with logprobs = 0; default 0: none asked for); it
+--                 adds to vLLM's per-sequence host work
 --   sync_tensor_time  seconds per weight tensor of a weight sync that
 --                 exports tensor by tensor (verl's Megatron export; default
 --                 0: bucketed); result weight_sync phase
@@ -343,6 +347,34 @@ M.ENGINE_HOST = { step = 0.43e-3, seq = (5.5e-3 - 0.43e-3) / 256 }
 -- requests also ask for the sampled token's log-probability (logprobs=0),
 -- which the measurement did not.
 M.ENGINE_FRONTEND = (1 / 25.98 - 1 / 27.81) / 203.068
+
+-- The engine core's work per sequence per decode step when each request
+-- asks for its sampled token's log-probability (logprobs = 0, as NeMo
+-- RL's vLLM worker does every release: vllm_worker.py SamplingParams
+-- logprobs=0).  vLLM V1 carries that one float through a path built for
+-- top-k log-probabilities: "the scheduler slices a LogprobsLists (token
+-- ids, logprobs, ranks -- three numpy arrays) per request per step,
+-- encodes it into EngineCoreOutput, the output processor .tolist()s it,
+-- detokenizes every entry and appends Logprob objects"; switching the
+-- layers off one at a time, "the GPU kernels are not it ... the D2H copy
+-- and tolists() are free; the per-request LogprobsLists slicing -> IPC ->
+-- output-processor -> Pydantic path is the whole cost"
+-- (vllm-project/vllm PR #57442, one L20 and an 8-core host,
+-- Qwen2.5-0.5B-Instruct, 256-token rollouts).  Its concurrency-64 rows
+-- give the engine core's own share from its process's CPU time
+-- (/proc CPU seconds over wall time): 0.96 of a core at 18,645 tokens/s
+-- without log-probabilities, 0.84 at 13,583 with logprobs=0 -- 51.5
+-- against 61.8 us of the core's CPU a generated token, 10.35 us more a
+-- sequence a decode step.  That is the core process's whole rise, its
+-- output thread's packing for the IPC included, which an engine core in
+-- a process of its own runs beside the GPU's step; where the engine runs
+-- in the caller's process (VLLM_ENABLE_V1_MULTIPROCESSING=0) the core's
+-- step and the output processor share one thread, serial with the GPU
+-- unless the engine schedules asynchronously.  The frontend's own part
+-- there (the output processor's Logprob objects: the server's process
+-- went from 0.32 to 0.66 of a core, with its Pydantic and JSON work) is
+-- not counted: a lower bound for the in-process engine.
+M.ENGINE_LOGPROB = 0.84 / 13583 - 0.96 / 18645
 
 -- DeepSpeed-Chat's hybrid engine generates through Hugging Face's
 -- generate() (DeepSpeed v0.9.0 runtime/hybrid_engine.py: generate calls
@@ -1400,6 +1432,12 @@ local function step_flags(o, dflt)
     fail("rl: frontend_host is vLLM's in-process frontend; the hybrid engine generates with "
       .. "Hugging Face's generate")
   end
+  local logprob = bounded("logprob_host", o.logprob_host, 1,
+    "seconds per sequence per decode step, 0 to 1")
+  if hybrid and logprob then
+    fail("rl: logprob_host is vLLM's engine core's; the hybrid engine generates with "
+      .. "Hugging Face's generate")
+  end
   local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
     "seconds per weight tensor, 0 to 1")
   local keep = o.filter_keep
@@ -1408,7 +1446,8 @@ local function step_flags(o, dflt)
       shown(keep))
   end
   return ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost,
+    logprob
 end
 
 run = function(o, job)
@@ -1421,8 +1460,8 @@ run = function(o, job)
   local ppo = algo == "ppo"
   local reward, reward_shape, critic_shape = models_of(o, ppo)
   local ref, oldlp, offload, param_offload, ref_host, pad, hybrid, gen_batch, async,
-    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost =
-    step_flags(o, dflt)
+    overhead, pack, loss_ops, token_host, keep, sync_tensor, lp_pack, gae_ops, frontend, xhost,
+    logprob = step_flags(o, dflt)
   -- rollout_engine hf: generate on the actor's Hugging Face modules, whose
   -- ops M.HF_LLAMA_LAYER_OPS counts for a Llama decoder layer (RMSNorm,
   -- rotary, SwiGLU) only
@@ -1590,7 +1629,8 @@ run = function(o, job)
     -- _get_unpad_data (M.HF_LLAMA_LAYER_OPS)
     engine_host_step = hf and 0 or hybrid and (M.HYBRID_LAYER_OPS * model.layers
       + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
-    engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (frontend or 0)) * hs,
+    engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (logprob or 0) + (frontend or 0))
+      * hs,
     engine_host_serial = hf and (M.HF_LLAMA_LAYER_OPS * model.layers + M.HF_GENERATE_PRELUDE_OPS
       + M.HF_GENERATE_TAIL_OPS) * op_t or hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
     -- hf's dense cache, copied whole every step (M.HF_CACHE_COPIES)
@@ -1664,7 +1704,7 @@ run = function(o, job)
     step_overhead = overhead or 0,
     rollout_engine = hf and "hf" or hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
-    frontend_host = frontend or 0,
+    frontend_host = frontend or 0, logprob_host = logprob or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host, ema = ema, ema_host = r.ema_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
     sync_fp8_cast = fp8_cast,

@@ -249,4 +249,24 @@ like($e, qr/^gpuplan: rl: --ipc-transfer is a colocated weight sync's/, 'naming 
 isnt($c, 0, 'a negative hand-off time refused');
 like($e, qr/^gpuplan: rl: --ipc-transfer must be seconds per hand-off, 0 to 60 \(got -1\)$/m,
      'one line naming the flag and the value');
+
+# Each sampled token's log-probability returned (--logprob-host): host work
+# per sequence per decode step, serial with the GPU, so the rollout row
+# grows (by 64 samples an engine x ~2048 steps x 10 us ~ 1.3 s here; the
+# Lua tests derive it exactly); a bad value is refused on one line.
+my @lp = ('qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+          '--recompute', 'full', '--prompts', '64', '--group', '8',
+          '--prompt-len', '512', '--response-len', '2048', '--format', 'csv');
+my ($l0, $l1);
+($c, $o, $e) = run_gp('rl', @lp);
+($l0) = $o =~ /^rollout,[^,]*,\d+,([\d.]+),/m;
+($c, $o, $e) = run_gp('rl', @lp, '--logprob-host', '1e-5');
+is($c, 0, '--logprob-host exits 0');
+($l1) = $o =~ /^rollout,[^,]*,\d+,([\d.]+),/m;
+ok(defined $l0 && defined $l1 && $l1 - $l0 > 0.5 && $l1 - $l0 < 3,
+   'the rollout longer by the log-probabilities\' host work');
+($c, $o, $e) = run_gp('rl', @lp, '--logprob-host', '2');
+isnt($c, 0, 'two seconds a sequence-step refused');
+like($e, qr/^gpuplan: rl: --logprob-host must be seconds per sequence per decode step, 0 to 1 \(got 2\)$/m,
+     'one line naming the flag and the value');
 done_testing();

@@ -316,6 +316,31 @@ t.ok(phase(ra1, "rollout").seconds - phase(ra0, "rollout").seconds
 -- NeMo RL's figure: (1/25.98 - 1/27.81) s a request over 203.068 tokens.
 t.near(rl.ENGINE_FRONTEND, 12.473e-6, 1e-4, "ENGINE_FRONTEND = 12.47 us")
 
+-- Each sampled token's log-probability returned (logprob_host): its
+-- seconds per sequence per decode step add to vLLM's per-sequence host
+-- work as the frontend's do.  The same fixed 1024-token responses, 64
+-- samples an engine: 64 x 1024 sequence-steps x 10 us = 0.65536 s more
+-- host work in the decode, and the rollout 64 x 1025 x 10 us = 0.656 s
+-- longer (the prefill's step too); with frontend_host beside it the two
+-- add (64 x 1025 x 22.5 us).
+local rl1 = gp.rl(copy(fixed, { logprob_host = 10e-6 }))
+t.near(rl1.rollout.host - rf0.rollout.host, 64 * 1024 * 10e-6, 1e-9,
+       "logprob: 64 x 1024 sequence-steps x 10 us more host work")
+t.near(phase(rl1, "rollout").seconds - phase(rf0, "rollout").seconds, 64 * 1025 * 10e-6,
+       1e-9, "the rollout lasts 64 x 1025 x 10 us longer")
+local rl2 = gp.rl(copy(fixed, { logprob_host = 10e-6, frontend_host = 12.5e-6 }))
+t.near(phase(rl2, "rollout").seconds - phase(rf0, "rollout").seconds, 64 * 1025 * 22.5e-6,
+       1e-9, "with the frontend's: 64 x 1025 x (10 + 12.5) us")
+t.is(rl1.logprob_host, 10e-6, "as given")
+t.is(rf0.logprob_host, 0, "none by default")
+local ral = gp.rl(copy(fixed, { async_scheduling = true, logprob_host = 10e-6 }))
+t.ok(phase(ral, "rollout").seconds - phase(ra0, "rollout").seconds
+     < 0.5 * 64 * 1024 * 10e-6, "async scheduling overlaps it too")
+-- vLLM PR #57442's engine-core CPU at concurrency 64: 0.84 of a core at
+-- 13,583 tokens/s with logprobs=0 against 0.96 at 18,645 without,
+-- 61.84 - 51.49 = 10.35 us a token (to 4 digits: the table's own).
+t.near(rl.ENGINE_LOGPROB, 10.354e-6, 1e-4, "ENGINE_LOGPROB = 10.35 us")
+
 -- Piecewise CUDA graphs (rollout_piecewise, vLLM before 0.11): each decode
 -- step's forward loses rl.PIECEWISE_LAYER = (5.39 - 4.97) ms / 28 = 15 us
 -- a layer (vLLM PR #20059).  Qwen2.5-7B has 28 layers: 28 x 15 us = 0.42
@@ -502,6 +527,15 @@ t.raises(function() gp.rl(copy(base, { frontend_host = 2 })) end,
          true)
 t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", frontend_host = 1e-5 })) end,
          "rl: frontend_host is vLLM's in-process frontend", "frontend_host with the hybrid engine",
+         true)
+t.raises(function() gp.rl(copy(base, { logprob_host = 2 })) end,
+         "rl: logprob_host must be seconds per sequence per decode step", "logprob_host 2 s",
+         true)
+t.raises(function() gp.rl(copy(base, { logprob_host = -1e-6 })) end,
+         "rl: logprob_host must be seconds per sequence per decode step", "logprob_host < 0",
+         true)
+t.raises(function() gp.rl(copy(base, { rollout_engine = "hybrid", logprob_host = 1e-5 })) end,
+         "rl: logprob_host is vLLM's engine core's", "logprob_host with the hybrid engine",
          true)
 t.raises(function() gp.rl(copy(base, { async_scheduling = "yes" })) end,
          "rl: async_scheduling must be true or false (got string 'yes')", "async_scheduling is a boolean", true)

@@ -51,6 +51,9 @@ t.near(seen.rollout.post, 256 * 1000 * 7.04e-6, 1e-9, "post = 256 x 1000 x 7.04 
 -- ... and run in the worker's own process (VLLM_ENABLE_V1_MULTIPROCESSING
 -- =0): its frontend's 12.47 us per sequence per decode step.
 t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "colocated, sync engine: the in-process frontend")
+-- ... which also turns each sampled token's log-probability (logprobs=0)
+-- into the request's output between two decode steps.
+t.is(opts.logprob_host, rl.ENGINE_LOGPROB, "sync engine: the log-probabilities' host work")
 local sync_host = seen.rollout.host
 t.ok(p and p.defaults and table.concat(p.defaults, "; "):find("async_engine=false", 1, true),
      "the assumed engine is listed with the defaults")
@@ -66,20 +69,23 @@ a.rl.max_num_tokens = 16384
 local pa = predict(a, cat)
 t.is(opts.token_host, nil, "async_engine true colocated: no per-token copy after the batch")
 t.is(opts.frontend_host, nil, "async_engine true: the engine core runs in its own process")
+t.is(opts.logprob_host, nil, "async_engine true: the log-probabilities packed beside the GPU")
 t.is(opts.async_engine, nil, "the engine's mode is the profile's, not a gp.rl option")
 t.is(seen.rollout.post, 0, "nothing after the decode")
--- The frontend's share of the decode: 12.47 us for each sequence in each
--- decode step, about the engine's 256 samples x 1000 mean response tokens
--- = 256,000 sequence-steps (3.19 s); the decode integrates the
--- exponential lengths over representatives of their quantiles, hence 2%.
+-- The frontend's and the log-probabilities' share of the decode: 12.47 +
+-- 10.35 us for each sequence in each decode step, about the engine's 256
+-- samples x 1000 mean response tokens = 256,000 sequence-steps (5.84 s);
+-- the decode integrates the exponential lengths over representatives of
+-- their quantiles, hence 2%.
+local per_seq = rl.ENGINE_FRONTEND + rl.ENGINE_LOGPROB
 local fe = sync_host - seen.rollout.host
-t.near(fe / rl.ENGINE_FRONTEND, 256 * 1000, 0.02, "the frontend: ~256,000 sequence-steps")
--- Everything else equal, the step is shorter by the copy and the
--- frontend's host work (the rollout is on the step's critical path
--- colocated); the prefill schedules each of the 256 requests once more.
+t.near(fe / per_seq, 256 * 1000, 0.02, "the frontend and log-probabilities: ~256,000 sequence-steps")
+-- Everything else equal, the step is shorter by the copy and that host
+-- work (the rollout is on the step's critical path colocated); the
+-- prefill schedules each of the 256 requests once more.
 t.near(sync_s - (pa and pa.value or 0),
-       256 * 1000 * 7.04e-6 + fe + 256 * rl.ENGINE_FRONTEND, 1e-6,
-       "the step shorter by the copy and the frontend")
+       256 * 1000 * 7.04e-6 + fe + 256 * per_seq, 1e-6,
+       "the step shorter by the copy, the frontend and the log-probabilities")
 
 -- Separate pools: NeMo RL's async GRPO requires the async engine.
 local d = copy(base)
@@ -100,7 +106,8 @@ t.is(opts.max_num_tokens, 2048, "and its max_num_batched_tokens, 2048")
 t.is(seen.rollout.batch, 128, "the engine's batch capped at 128 of its 256 samples")
 t.ok(pd and table.concat(pd.defaults, "; "):find("max_batch=128 (vLLM's AsyncLLM.from_engine_args",
      1, true), "said with the defaults")
-local async_roll = seen.rollout.decode
+-- the decode's GPU side: less the engine's host work between the steps
+local async_roll = seen.rollout.decode - seen.rollout.host
 local ds = copy(d)
 ds.rl.async_engine = false
 predict(ds, cat)
@@ -108,7 +115,8 @@ t.is(opts.token_host, 7.04e-6, "stated false on a pool of its own: charged")
 t.is(opts.frontend_host, rl.ENGINE_FRONTEND, "stated false: the in-process frontend too")
 t.is(opts.max_batch, nil, "the synchronous engine (vllm.LLM): gp.rl's default, the LLM class's")
 t.is(seen.rollout.batch, 256, "all 256 samples of an engine at once")
-t.ok(async_roll > seen.rollout.decode, "128 at a time decodes longer than 256 at once")
+t.ok(async_roll > seen.rollout.decode - seen.rollout.host,
+     "128 at a time decodes longer on the GPU than 256 at once")
 -- A batch the case states (a recipe's vllm_kwargs max_num_seqs) wins.
 local dm = copy(d)
 dm.rl.max_batch = 32

@@ -154,6 +154,21 @@ local PROFILES = {
     { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
       .. "(VLLM_ENABLE_V1_MULTIPROCESSING=0, sync engine)",
       function(o) return not o.async_engine end },
+    -- Every request asks for its sampled token's log-probability
+    -- (SamplingParams logprobs=0: generation/vllm.py v0.3.0,
+    -- vllm_worker.py v0.4.0 to r0.6.0), which vLLM's engine core slices
+    -- and packs per request every step and its output processor turns
+    -- into Logprob objects (gpuplan.rl.ENGINE_LOGPROB, the core process's
+    -- CPU rise).  The synchronous engine runs core and output processor
+    -- on the worker's one thread, between two decode steps.  The
+    -- asynchronous engine's core packs its outputs on an output thread of
+    -- its own process and AsyncLLM's output processor runs in the
+    -- worker's, both beside the GPU's step; the slicing left on the
+    -- core's loop is not measured apart, so that engine is charged none.
+    { "logprob_host", rl.ENGINE_LOGPROB, "vLLM's engine core and frontend in the worker's "
+      .. "process handle each sampled token's log-probability (logprobs=0), per sequence per "
+      .. "decode step (vLLM PR #57442; sync engine)",
+      function(o) return not o.async_engine end },
     -- The refit exports the weights one Hugging Face tensor at a time:
     -- gpuplan.rl.NEMO_RL_EXPORT_TENSOR, from NeMo RL PR #1379's
     -- measured DeepSeek-V3 refit less its transfers.
