@@ -452,7 +452,7 @@ opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN
   help = "the adapted projections, e.g. q,k,v,o",
   suggest = { "target_modules", "lora_target_modules" } }
 opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
-  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = ADAPTER,
+  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = ADAPTER, switch = true,
   help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
 
 ---------------------------------------------------------------------------
@@ -1434,7 +1434,7 @@ opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", ser
 local CLI_TYPES = { int = true, number = true, string = true, flag = true, format = true,
                     format_html = true }
 local FIELDS = args.set [[name type metavar help default commands lua cli lua_only cli_only
-  variants methods serve form suggest notes group kind range value values]]
+  variants methods serve form suggest notes group kind range value values switch]]
 local VARIANT_FIELDS = args.set [[type metavar help default own group]]
 local GROUP_NAMES = {}
 for _, g in ipairs(M.GROUPS) do GROUP_NAMES[g[1]] = true end
@@ -1736,11 +1736,12 @@ end
 -- the Lua key).  A count or tokens is a whole number in its range
 -- (1..COUNT_MAX, 1..TOKENS_MAX unless declared), a fraction a number in
 -- [0, 1], a number finite, a quantity a string with its unit or a
--- number, at least 0.  Left to the reader that takes it: a value of a
--- command's own variant (plan's lists to search), a boolean (an option
--- that is also a switch, lora_dropout = true), the kinds whose values
--- are names (dtype, enum, name), and a use's own narrower bounds (an
--- open end, a bound that depends on the job).
+-- number, at least 0, never a boolean unless the declaration says it is
+-- also a switch (switch = true: lora_dropout = true), which its reader
+-- takes.  Left to the reader that takes it: a value of a command's own
+-- variant (plan's lists to search), the kinds whose values are names
+-- (dtype, enum, name), and a use's own narrower bounds (an open end, a
+-- bound that depends on the job).
 function M.check(name, v, cmd, shown_name)
   local d = BY[name]
   local range = d and KIND_RANGE[d.kind]
@@ -1761,11 +1762,15 @@ function M.check(name, v, cmd, shown_name)
        and swept_flag(name)) then
     return nil, string.format("%s must be true or false (got %s)", shown_name or name, shown(v))
   end
-  if not range or (variant and (variant.own or variant.type)) or type(v) == "boolean" then
+  if not range or (variant and (variant.own or variant.type)) or
+     (type(v) == "boolean" and d.switch) then
     return v
   end
   shown_name = shown_name or name
   local lo, hi = table.unpack(d.range or range)
+  -- A boolean where a number goes: the kind's own message below (the
+  -- readers compared it with numbers, "attempt to compare number with
+  -- boolean", or the engine's binding named itself).
   if d.kind == "count" then
     local msg = M.bad_count(shown_name, v, lo, hi)
     if msg then return nil, msg end

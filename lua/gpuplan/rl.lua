@@ -1280,12 +1280,6 @@ local run
 -- training side's batch checks are not its own.
 local function validation(o)
   if o.val_every == nil and o.val_prompts == nil then return nil end
-  -- each a count in its declared range (a boolean the resolve step left)
-  for _, k in ipairs { "val_every", "val_prompts" } do
-    local r = options.get(k).range
-    local msg = o[k] ~= nil and options.bad_count(k, o[k], r[1], r[2])
-    if msg then fail("rl: %s", msg) end
-  end
   local every, vp = posint("val_every", o.val_every), posint("val_prompts", o.val_prompts)
   if not (every and vp) then
     fail("rl: val_every and val_prompts come together (a validation pass of val_prompts "

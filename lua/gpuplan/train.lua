@@ -301,15 +301,6 @@ end
 -- gradient accumulation fusion without FSDP and with it, { without, with },
 -- and the sharding options' rule (sharding_rule) a job's step asks.
 local function step_choices(o, p, cfg, sweep, default)
-  -- Counts the resolve step leaves a boolean through (a switch option's
-  -- form): none of these is one, and the engine's binding would name
-  -- itself, not the key.
-  for _, k in ipairs { "cuda_device_max_connections", "moe_flex_sms", "fsdp_version" } do
-    if type(o[k]) == "boolean" then
-      local r = options.get(k).range
-      fail("train: %s", options.bad_count(k, o[k], r[1], r[2]))
-    end
-  end
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf

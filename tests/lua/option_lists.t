@@ -5,14 +5,14 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
 
 local moe = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, ep = 8, stack = "megatron" }
 local hf = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, stack = "hf", fsdp = "full_shard" }
 
--- A boolean where a count goes (the resolve step lets booleans through
--- for the switch options): before, the engine binding's "bad argument #4
--- to 'gpuplan.core.train'".
+-- A boolean where a count goes: before, the engine binding's "bad
+-- argument #4 to 'gpuplan.core.train'" (options.check let every boolean
+-- through for the readers; only lora_dropout, declared a switch, takes
+-- one).
 t.raises(function() gp.train(t.with(moe, { cuda_device_max_connections = true })) end,
   "train: cuda_device_max_connections must be a whole number 1..32 (got true)",
   "cuda_device_max_connections = true", true)
@@ -60,3 +60,40 @@ t.raises(function() gp.rl(t.with(rl, { val_every = 10 })) end,
   "rl: val_every and val_prompts come together", "val_every alone", true)
 local ok, r = pcall(gp.rl, t.with(rl, { val_every = 10, val_prompts = 1 }))
 t.ok(ok and r.step_s == r.step_s and r.step_s > 0, "one validation prompt: a finite step")
+
+-- Every numeric option of train, rl and infer refuses a boolean in the
+-- kind's words, naming the key -- no reader's "attempt to compare number
+-- with boolean" (zero, nics, gpus_per_node, pack_tokens did), no binding's
+-- "bad argument" (microbatches, logit_bytes, act_bytes did) -- but a
+-- declared switch (lora_dropout = true: PEFT's dropout on).
+local options = require "gpuplan.options"
+local jobs = {
+  train = { gp.train, moe },
+  rl = { gp.rl, rl },
+  infer = { gp.infer, { model = "deepseek-v3", gpu = "h800-sxm", gpus = 16, ep = 16,
+                        weights = "fp8", input = 1000, output = 500 } },
+}
+for _, cmd in ipairs { "train", "rl", "infer" } do
+  local fn, base = jobs[cmd][1], jobs[cmd][2]
+  local bad = {}
+  for _, d in ipairs(options.list) do
+    if (d.type == "int" or d.type == "number") and not d.switch
+       and (" " .. (d.commands or "") .. " " .. (d.lua or "") .. " "):find(" " .. cmd .. " ", 1, true) then
+      for _, val in ipairs { true, false } do
+        local ok, e = pcall(fn, t.with(base, { [d.name] = val }))
+        local want = cmd .. ": " .. d.name .. " must be "
+        -- (an option of another function of the command, gp.infer_plan's
+        -- target, is that function's)
+        if (ok or not tostring(e):find(want, 1, true))
+           and not tostring(e):find("unknown argument", 1, true) then
+          bad[#bad + 1] = d.name .. "=" .. tostring(val) .. ": " .. (ok and "taken" or tostring(e))
+        end
+      end
+    end
+  end
+  t.is(#bad, 0, cmd .. ": a boolean for any numeric option is refused naming it"
+    .. (#bad > 0 and (" (" .. table.concat(bad, "; ") .. ")") or ""))
+end
+t.ok(pcall(gp.memory, { model = "llama3-8b", gpu = "h100-sxm", method = "lora", lora_dropout = true }),
+  "lora_dropout = true, a declared switch: taken")
+t.done_testing()
