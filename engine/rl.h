@@ -123,9 +123,11 @@ const char *rl_phase_name(int p);
  * the step holds.  Serial with the GPU's work of the step (overlap 0:
  * they add), or prepared while the GPU runs the previous step (overlap
  * 1, vLLM --async-scheduling: the longer of the two).  gaps: seconds
- * each decode step's forward itself loses between the pieces of a
- * piecewise CUDA graph (vLLM before 0.11: attention runs outside the
- * captured pieces), part of the GPU's timeline -- no overlap hides it.
+ * each decode step's forward adds to the serving model's operators on
+ * the GPU's timeline -- no overlap hides them: what it loses between the
+ * pieces of a piecewise CUDA graph (vLLM before 0.11: attention runs
+ * outside the captured pieces), or the kernels DeepSpeed's hybrid engine
+ * launches beyond those operators (gp.rl's HYBRID_EXTRA_LAYER_KERNELS).
  * serial: seconds each step the host works while the GPU waits, whatever
  * overlap says -- a generation loop that reads a device value back every
  * step (Hugging Face generate()'s stopping check under DeepSpeed-Chat's

@@ -292,6 +292,9 @@ field("rollout_fused_topk_softmax", "", "the rollout engine's softmax top-k MoE 
   .. "as vLLM's one fused kernel (as given)", "rl")
 field("graph_gaps", "s", "time a decode step's forward loses between the pieces of a "
   .. "piecewise CUDA graph (0: one graph a step)", "rl")
+field("hybrid_kernels", "s", "rollout_engine hybrid: GPU time a decode step spends on "
+  .. "DeepSpeed's kernels beyond the serving model's operators (the unfused attention, the "
+  .. "bias and residual kernels, generate()'s ops after the layers)", "rl")
 field("rollout_dp_attention", "", "the rollout engine's attention data-parallel over its GPUs "
   .. "(as given)", "rl")
 field("refit_drain", "", "each refit waits for every pending generation (as given; priced "

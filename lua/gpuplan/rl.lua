@@ -425,6 +425,41 @@ M.HYBRID_LAYER_OPS = (4.52e-3 - 13 * 24.84e-6) / (24 * 24.84e-6)
 M.HF_GENERATE_PRELUDE_OPS = 11
 M.HF_GENERATE_TAIL_OPS = 17
 
+-- What those calls launch on the GPU, beside the serving model's decode
+-- step (its 9 operators an OPT layer: the two norms, the q/k/v, output,
+-- up and down GEMMs, the cache write, one attention kernel, the
+-- activation).  DeepSpeed v0.9.0's inference binding (csrc/transformer/
+-- inference/csrc/pt_binding.cpp), a pre-LN layer at fp16 in the hybrid
+-- engine's transposed_mode, launches 14 kernels a decode step:
+--  * ds_qkv_gemm -> qkv_unfused_cublas: launch_fused_ln, cublas_gemm_ex,
+--    then launch_bias_add of the q/k/v bias -- a kernel of its own (+1);
+--  * ds_softmax_context: launch_bias_add_transform_0213 (the cache
+--    write), then attention_unfused: cublas_strided_batched_gemm (Q K^T),
+--    ds_softmax_internal's launch_attn_softmax_v2, a second
+--    cublas_strided_batched_gemm (P V), and launch_transform4d_0213 back
+--    to [batch, seq, hidden] -- four kernels where the serving model
+--    prices one fused attention (+3);
+--  * ds_vector_matmul: cublas_gemm_ex (the output projection);
+--  * ds_mlp_gemm -> mlp_unfused_cublas: launch_fused_residual_ln,
+--    cublas_gemm_ex, launch_bias_relu, cublas_gemm_ex;
+--  * residual_add_bias: launch_bias_residual, the layer's residual and
+--    the down projection's bias (+1).
+-- 5 kernels a layer beyond the serving model's.  Around the layers,
+-- generate()'s 17 tail ops (HF_GENERATE_TAIL_OPS) are each a kernel (the
+-- read back a copy) on the GPU's timeline after the last layer, of which
+-- the serving step prices 3 (the final norm, the LM head, the argmax):
+-- 14 more.  (The 11 of the prelude run while the host dispatches them,
+-- inside HF_GENERATE_PRELUDE_OPS' serial time.)  Each moves a few KB at a
+-- decode batch -- a bias, a [batch, heads, ctx] score row, a hidden state
+-- -- so it lasts a launch and the memory pipeline's fill: priced as an
+-- op of the batch's hidden state read and written at the card's roofline,
+-- without CUDA graphs (the hybrid engine captures none: DeepSpeed PR
+-- #8271 added the first, "an opt-in hybrid_engine.enable_cuda_graph
+-- flag", in 2026).  Counted on OPT's path, DeepSpeed-Chat's model; a
+-- rotary container (GPT-NeoX) launches launch_apply_rotary_pos_emb too.
+M.HYBRID_EXTRA_LAYER_KERNELS = 5
+M.HF_GENERATE_TAIL_KERNELS = M.HF_GENERATE_TAIL_OPS - 3
+
 -- OpenRLHF without vLLM engines (train_ppo_ray.py of 2024 when no
 -- --vllm_num_engines is given: openrlhf/models/actor.py generate calls
 -- the Hugging Face model's own generate on each actor rank's ZeRO-2 copy
@@ -1596,6 +1631,18 @@ run = function(o, job)
     fail("rl: rollout_piecewise replays CUDA graphs; rollout_eager runs none")
   end
   local gaps = piecewise and M.PIECEWISE_LAYER * model.layers or 0
+  -- DeepSpeed's kernels beyond the serving model's a decode step
+  -- (M.HYBRID_EXTRA_LAYER_KERNELS a layer, M.HF_GENERATE_TAIL_KERNELS
+  -- after the layers), each a small op of the batch's hidden state on
+  -- the GPU's timeline: what the hybrid engine adds to the forward.
+  local hybrid_kernels = 0
+  if hybrid and not hf then
+    local one = core().roof_op(s.device, { flop = 0, graphs = false,
+      bytes = 2 * gen_batch * model.hidden * 2,
+      prec = s.precision == "fp16" and "fp16" or "bf16" }).time
+    hybrid_kernels = (M.HYBRID_EXTRA_LAYER_KERNELS * model.layers + M.HF_GENERATE_TAIL_KERNELS)
+      * one
+  end
   local c = {
     rollout_ep = rep, rollout_dp_attention = rdp,
     train = cfg, rollout = rc, ppo = ppo, ref_model = ref, reward_model = reward,
@@ -1631,7 +1678,7 @@ run = function(o, job)
     engine_cache_copies = hf and M.HF_CACHE_COPIES or 0,
     -- each TP rank's per-device batch, gathered over the inference TP group
     static_batch = hybrid and gen_batch * rtp or nil,
-    engine_host_overlap = async or hybrid, engine_graph_gaps = gaps,
+    engine_host_overlap = async or hybrid, engine_graph_gaps = gaps + hybrid_kernels,
     -- OpenRLHF's actor ranks each generate their own micro-batches
     -- (ppo_trainer.py fit: make_experience per micro-batch on every rank,
     -- no collective before ppo_train): their rounds end on their own
@@ -1692,6 +1739,7 @@ run = function(o, job)
     recompute = cfg.recompute,
     async_scheduling = not hybrid and async or nil, rollout_eager = o.rollout_eager == true,
     rollout_piecewise = piecewise, graph_gaps = gaps,
+    hybrid_kernels = hybrid and not hf and hybrid_kernels or nil,
     rollout_fused_grouped_topk = rc.fused_grouped_topk,
     rollout_fused_topk_softmax = rc.fused_topk_softmax,
     engine_xhost_step = xh,

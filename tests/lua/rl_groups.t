@@ -158,18 +158,40 @@ t.near(hfr.rollout.host, 512 * (62 * 32 + 28) * op, 1e-9,
 -- and the dense cache's copies (gp.rl's HF_CACHE_COPIES = 6: the cat, the
 -- transposed reshape and the unpad gather, each a read and a write):
 -- itl(hf) - itl(hybrid) = (2012 - 11) x 24.84 us = 49.70 ms (the hybrid
--- step there is the GPU's plus its 11 serial ops; DeepSpeed's kernels
--- priced as the hf modules' launches) + the copies of the first step's
--- cache, 16 sequences x 257 tokens x 524288 B (Llama 2 7B's K and V,
--- 2 x 32 heads x 128 x 2 B x 32 layers) x 6 = 12.94 GB, at the A100's
--- memory roofline (gp.roofline's time for those bytes).
+-- step there is the GPU's plus its 11 serial ops) + the copies of the
+-- first step's cache, 16 sequences x 257 tokens x 524288 B (Llama 2 7B's
+-- K and V, 2 x 32 heads x 128 x 2 B x 32 layers) x 6 = 12.94 GB, at the
+-- A100's memory roofline (gp.roofline's time for those bytes), less the
+-- hybrid engine's own kernels beyond the serving step (hybrid_kernels,
+-- below), which the hf modules' step does not launch.
 t.is(rl.HF_CACHE_COPIES, 6, "six passes over the dense cache a step")
 local copies = gp.roofline { gpu = "a100-sxm-80gb",
   op = { flop = 0, bytes = 6 * 16 * 257 * 524288, prec = "bf16" } }.op.time
 t.ok(copies > 12.94e9 / 2.1e12 and copies < 12.94e9 / 1.0e12,
   "the copies at 1-2.1 TB/s")
-t.near(hfr.rollout.itl_first - g.rollout.itl_first, (62 * 32 + 28 - 11) * op + copies, 1e-12,
+t.near(hfr.rollout.itl_first - g.rollout.itl_first,
+  (62 * 32 + 28 - 11) * op + copies - g.hybrid_kernels, 1e-12,
   "hf: the GPU's step plus every op and the cache's copies, not the longer of the two")
+t.is(hfr.hybrid_kernels, nil, "hf: no DeepSpeed kernels")
+
+-- The hybrid engine's kernels beyond the serving step's (gp.rl's
+-- HYBRID_EXTRA_LAYER_KERNELS, HF_GENERATE_TAIL_KERNELS): DeepSpeed
+-- v0.9.0's pt_binding.cpp launches 14 kernels an OPT layer where the
+-- serving model prices 9 (the q/k/v bias add, the unfused attention's
+-- softmax, second batched GEMM and transform back, the bias residual:
+-- 5), and generate()'s 17 tail ops less the final norm, LM head and
+-- argmax the serving step has (14).  Llama 2 7B, 32 layers: 5 x 32 + 14
+-- = 174 kernels a decode step, each the A100's time for a small op (16
+-- sequences x 4096 x 2 B, read and written: 262144 B) without CUDA graphs.
+t.is(rl.HYBRID_EXTRA_LAYER_KERNELS, 5, "5 kernels a layer beyond the serving step")
+t.is(rl.HF_GENERATE_TAIL_KERNELS, 14, "14 of generate()'s tail ops beyond it")
+local small = gp.roofline { gpu = "a100-sxm-80gb",
+  op = { flop = 0, bytes = 2 * 16 * 4096 * 2, prec = "bf16", graphs = false } }.op.time
+t.ok(small > 2e-6 and small < 20e-6, "a small kernel: a launch and a fill, 2-20 us")
+t.near(g.hybrid_kernels, 174 * small, 1e-12, "174 small kernels a decode step")
+-- on the GPU's timeline: a GPU-bound step (above) lasts that much longer
+-- than the same step would without them, and the host's share is unchanged
+t.near(g.rollout.host, 512 * 11 * op, 1e-9, "the host still adds only its prelude")
 -- OpenRLHF's actor ranks generate on their own (no collective between
 -- them before the update): under hf each engine's round ends at its own
 -- batch's longest response, the longest of 16 draws -- what one engine
