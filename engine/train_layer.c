@@ -1694,6 +1694,58 @@ static double hybridep_nvl_token(double ranks, double bytes)
 	return (1.0 - s) + s * HYBRIDEP_REF_BYTES / bytes;
 }
 
+/* DeepEP's own intranode (normal) dispatch and combine through its torch
+ * API, from the same README's DeepEP rows (4096 tokens, hidden 7168,
+ * top-8, 8 local experts; algorithm bandwidth, the mean of BF16 dispatch
+ * and combine, over NVLink 5's 900 GB/s): at 8 ranks the B200 table's
+ * 16, 24 and 32 SM rows (348 / 302, 494 / 420, 619 / 524 GB/s) and
+ * GB200's (362.01 / 310.21, 512.72 / 425.95, 615.78 / 519.57) -- a mean
+ * 0.367, 0.515, 0.633 of the link; at 16 ranks (GB200) 328.80 / 278.34,
+ * 442.47 / 378.32, 520.76 / 442.51 -- 0.337, 0.456, 0.535.  Unlike
+ * HybridEP's, DeepEP's rate follows its SMs in the domain (+40% from 16
+ * to 24), so it is read at the SMs given (by_sms; Megatron-Core's
+ * default 20, train_stage.c FLEX_SMS_DEEPEP).  Its per-token share
+ * (hybridep_nvl_token's FP8-against-BF16 split) from the same rows: B200
+ * 246 / 348, 349 / 494, 443 / 619 GB/s and GB200 248.86 / 362.01,
+ * 350.97 / 512.72, 447.76 / 615.78 at 8 ranks give s = 0.441, 0.442,
+ * 0.423, 0.484, 0.490, 0.400 -- a mean 0.447; 16 ranks 242.51 / 328.80,
+ * 338.87 / 442.47, 393.72 / 520.76 give 0.379, 0.326, 0.344 -- 0.349.
+ * Between 8 and 16 ranks both are interpolated, beyond 16 held. */
+static const double DEEPEP_NVL_SMS_AT[3] = { 16.0, 24.0, 32.0 };
+static const double DEEPEP_NVL_8[3] = { 0.367, 0.515, 0.633 };
+static const double DEEPEP_NVL_16[3] = { 0.337, 0.456, 0.535 };
+#define DEEPEP_TOKEN_8 0.447
+#define DEEPEP_TOKEN_16 0.349
+#define FLEX_SMS_DEEPEP_NVL 20.0  /* Megatron-Core: "historical default 20" */
+
+/* by ranks between the 8- and 16-rank figures (held outside) */
+static double by_ranks(double r, double f8, double f16)
+{
+	if (r <= 8.0)
+		return f8;
+	if (r >= 16.0)
+		return f16;
+	return f8 + (f16 - f8) * (r - 8.0) / 8.0;
+}
+
+/* DeepEP's share of the link inside the domain at `sms` SMs, and its
+ * time per copy of a `bytes`-wide token relative to the bytes at that
+ * rate (above; as hybridep_nvl_token). */
+static double deepep_nvl_frac(double ranks, double sms)
+{
+	return by_ranks(ranks, by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_8, 3, sms),
+			by_sms(DEEPEP_NVL_SMS_AT, DEEPEP_NVL_16, 3, sms));
+}
+
+static double deepep_nvl_token(double ranks, double bytes)
+{
+	double s = by_ranks(ranks, DEEPEP_TOKEN_8, DEEPEP_TOKEN_16);
+
+	if (!(bytes > 0.0))
+		return 1.0;
+	return (1.0 - s) + s * HYBRIDEP_REF_BYTES / bytes;
+}
+
 /* The flex dispatcher across nodes.  DeepEP's internode (normal) dispatch
  * and HybridEP's send a token once to each NODE holding any of its top_k
  * experts over RDMA, and the receiving node forwards it over NVLink to
@@ -1928,14 +1980,21 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		a2a = k->ep > 1 ?
 			train_t_coll(e, GP_ALL_TO_ALL, disp, &k->g_ep) : 0;
 		/* The flex dispatcher inside one NVLink domain: no faster
-		 * than HybridEP's call at its measured share of the link
-		 * (above). */
+		 * than its backend's call at its measured share of the
+		 * link (above): HybridEP's, or DeepEP's at its SMs. */
 		if (k->ep > 1 && k->ep_flex &&
 		    k->g_ep.per_node >= k->g_ep.ranks &&
-		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0)
-			a2a = fmax(a2a, disp * hybridep_nvl_token(k->ep,
-								  h * 2.0) /
-				   (hybridep_nvl_frac(k->ep) * e->t.up.bw));
+		    e->t.up_kind == GP_LINK_NVLINK && e->t.up.bw > 0) {
+			double sms = k->flex_sms > 0 ? k->flex_sms :
+				FLEX_SMS_DEEPEP_NVL;
+			double f = k->ep_hybridep ? hybridep_nvl_frac(k->ep) :
+				deepep_nvl_frac(k->ep, sms);
+			double w = k->ep_hybridep ?
+				hybridep_nvl_token(k->ep, h * 2.0) :
+				deepep_nvl_token(k->ep, h * 2.0);
+
+			a2a = fmax(a2a, disp * w / (f * e->t.up.bw));
+		}
 		/* Across nodes: once a node, at DeepEP's or HybridEP's
 		 * published internode rate (flex_internode). */
 		if (k->ep > 1 && k->ep_flex) {

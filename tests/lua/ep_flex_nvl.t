@@ -5,12 +5,14 @@
 -- token's whatever its width (0.326 at 8 ranks, 0.202 from 16: the FP8
 -- against the BF16 dispatch of docs/README_Hybrid-EP.md) -- so a token of
 -- b bytes costs the 7168-wide reference token's time times
--- (1 - s) + s x 7168 x 2 / b.
+-- (1 - s) + s x 7168 x 2 / b.  DeepEP (the default backend) runs at its
+-- own rows of the same README, which follow its SMs (deepep_nvl_frac,
+-- deepep_nvl_token).
 -- Run with ./gpuplan run tests/lua/ep_flex_nvl.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(7)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -31,11 +33,11 @@ end
 -- backward), each 4096 tokens x the ranks each reaches x hidden x 2 B at
 -- frac x the link's rate a direction (NVLink 5: 900 GB/s, NVLink 4: 450),
 -- times the width's factor.  1e-9: the engine's own sums of the same terms.
-local function ep(model, gpu, gpus)
+local function ep(model, gpu, gpus, backend, sms)
   return part(gp.train { model = model, gpu = gpu, gpus = gpus, ep = gpus, seq = 4096,
                          batch = 1, global_batch = gpus, stack = "megatron", zero = 1,
-                         moe_dispatcher = "flex", moe_flex_backend = "hybridep",
-                         ep_overlap = false }, "ep_comm")
+                         moe_dispatcher = "flex", moe_flex_backend = backend or "hybridep",
+                         moe_flex_sms = sms, ep_overlap = false }, "ep_comm")
 end
 local function expect(layers, hidden, ranks, frac, s, link)
   return layers * 4 * 4096 * ranks_hit(128, 8, ranks) * hidden * 2 / (frac * link) *
@@ -61,3 +63,14 @@ t.near(ep("qwen3-235b-a22b", "b200", 8), expect(94, 4096, 8, 0.599, 0.326, 900e9
 local per_copy = ep("qwen3-30b-a3b", "b200", 8) / (48 * 4 * 4096 * ranks_hit(128, 8, 8))
 t.near(per_copy / (7168 * 2 / (0.599 * 900e9)), (0.674 + 0.326 * 3.5) / 3.5, 1e-9,
        "a 2048-wide copy: 0.519 of the reference copy's time, not 0.286")
+
+-- DeepEP's own rows (engine/train_layer.c DEEPEP_NVL_8/16): its share
+-- follows its SMs, at Megatron-Core's default 20 between the 16 and 24 SM
+-- rows, 0.367 + (0.515 - 0.367) x 4 / 8 = 0.441 at 8 ranks, its per-token
+-- share 0.447.
+t.near(ep("qwen3-30b-a3b", "b200", 8, "deepep"), expect(48, 2048, 8, 0.441, 0.447, 900e9),
+       1e-9, "DeepEP, 8 B200s, 20 SMs: 0.441 of the link, s 0.447")
+-- 16 GB200s at 32 SMs: the 16-rank 32 SM row, 0.535, s 0.349.
+t.near(ep("qwen3-30b-a3b", "gb200", 16, "deepep", 32),
+       expect(48, 2048, 16, 0.535, 0.349, 900e9), 1e-9,
+       "DeepEP, 16 GB200s, 32 SMs: 0.535 of the link, s 0.349")

@@ -181,31 +181,33 @@ local miss = 1
 for i = 0, 7 do miss = miss * (112 - i) / (128 - i) end
 t.near(part(a2a, "ep_comm").seconds, a2a_s(8) + probs_s, 1e-12,
        "alltoall: a copy per expert, and the probabilities")
--- Inside the node the flex call is no faster than HybridEP's torch API:
--- 0.599 of B200's 900 GB/s link for 7168-wide tokens, a share 0.326 of a
--- copy's time the token's whatever its width (engine/train_layer.c
--- hybridep_nvl_token), so a 2048-wide copy takes 0.674 + 0.326 x 7168 /
--- 2048 = 1.815 times its bytes at that rate -- above NCCL's all-to-all of
--- the same copies here, so it prices the call.
+-- Inside the node the flex call is no faster than its backend's torch
+-- API: DeepEP (the default) at Megatron-Core's 20 SMs runs 0.367 + (0.515
+-- - 0.367) x 4 / 8 = 0.441 of B200's 900 GB/s link for 7168-wide tokens,
+-- a share 0.447 of a copy's time the token's whatever its width
+-- (engine/train_layer.c deepep_nvl_frac, deepep_nvl_token), so a
+-- 2048-wide copy takes 0.553 + 0.447 x 7168 / 2048 = 2.118 times its
+-- bytes at that rate -- above NCCL's all-to-all of the same copies here,
+-- so it prices the call.
 local copies = 8 * (1 - miss)
-local hyb = 64 * 48 * 4 * 4096 * copies * 2048 * 2 / (0.599 * 900e9) *
-  (0.674 + 0.326 * 7168 / 2048)
-t.near(part(flex, "ep_comm").seconds, math.max(a2a_s(copies), hyb), 1e-12,
-       "flex: a copy per rank reached, 5.34 of the 8, at HybridEP's call")
+local dep = 64 * 48 * 4 * 4096 * copies * 2048 * 2 / (0.441 * 900e9) *
+  (0.553 + 0.447 * 7168 / 2048)
+t.near(part(flex, "ep_comm").seconds, math.max(a2a_s(copies), dep), 1e-12,
+       "flex: a copy per rank reached, 5.34 of the 8, at DeepEP's call")
 -- Mixtral-8x7B at EP 8 holds one expert a rank: a token's 2 experts sit
 -- on 2 ranks, 8 x (1 - 7/8 x 6/7) = 2 copies either way, B = 4096 tokens
 -- x 2 x 4096 hidden x 2 bytes.  Inside an H100 node the flex dispatcher
--- is HybridEP's call at 0.599 of the 450 GB/s link (engine/train_layer.c
--- HYBRIDEP_NVL_8, its torch-API benchmark), its 4096-wide tokens at 0.674
--- + 0.326 x 7168 / 4096 = 1.245 times their bytes (hybridep_nvl_token),
--- slower than the NCCL all-to-all of the same bytes the alltoall
--- dispatcher runs: 8 micro-batches x 32 layers x 4 of B / (0.599 x
--- 450e9) x 1.245 (1e-12: the same arithmetic).
+-- is DeepEP's call (the default backend) at 0.441 of the 450 GB/s link at
+-- its 20 SMs (engine/train_layer.c DEEPEP_NVL_8, its torch-API rows), its
+-- 4096-wide tokens at 0.553 + 0.447 x 7168 / 4096 = 1.335 times their
+-- bytes (deepep_nvl_token), slower than the NCCL all-to-all of the same
+-- bytes the alltoall dispatcher runs: 8 micro-batches x 32 layers x 4 of
+-- B / (0.441 x 450e9) x 1.335 (1e-12: the same arithmetic).
 local mj = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, ep = 8, method = "pretrain",
              seq = 4096, global_batch = 64 }
 local B = 4096 * 2 * 4096 * 2
 local fl = part(gp.train(t.with(mj, { moe_dispatcher = "flex" })), "ep_comm").seconds
-t.near(fl, 8 * 32 * 4 * B / (0.599 * 450e9) * (0.674 + 0.326 * 7168 / 4096), 1e-12,
-       "flex in a node: HybridEP's call at 0.599 of the link")
+t.near(fl, 8 * 32 * 4 * B / (0.441 * 450e9) * (0.553 + 0.447 * 7168 / 4096), 1e-12,
+       "flex in a node: DeepEP's call at 0.441 of the link")
 t.ok(fl > part(gp.train(mj), "ep_comm").seconds,
      "flex in an H100 node: slower than NCCL's all-to-all of the same copies")
