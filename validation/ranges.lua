@@ -63,10 +63,10 @@ return {
         ["stack=megatron/moe=dense/style=pipeline/scale=nodes/gen=hopper"] = { cases = 13, lo = 0.853, hi = 1.287 },
         ["stack=megatron/moe=moe"] = { cases = 41, lo = 0.822, hi = 1.281 },
         ["stack=megatron/moe=moe/style=data"] = { cases = 10, lo = 0.822, hi = 1.265 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.795, hi = 1.297 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.794, hi = 1.297 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.780, hi = 1.281 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.780, hi = 1.281 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.795, hi = 1.361 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.794, hi = 1.355 },
       },
     },
     train = {

@@ -314,6 +314,36 @@ predict(shipped["nemo-rl-0.6-grpo-deepseek-v3-gb200-128-onpolicy"], cat)
 t.is(opts.rollout_fused_topk_softmax, nil, "DeepSeek-V3 (grouped router): not set")
 predict(v6, cat)
 t.is(opts.rollout_fused_topk_softmax, nil, "Llama 3.1 8B (dense): not set")
+-- grpo_math_1B.yaml's megatron_cfg routes every MoE policy in float64
+-- (moe_router_dtype: "fp64", v0.4.0 to v0.6.0, no recipe but the
+-- DeepSeek-V3 fp8 one overriding it): the profile's default for a MoE
+-- model; a dense model has no router; a case stating fp32 (that fp8
+-- recipe, with the fused activation) keeps nothing to price.
+predict(shipped["nemo-rl-0.6-grpo-qwen3-235b-gb200-64-onpolicy"], cat)
+t.is(opts.moe_router_dtype, "fp64", "Qwen3-235B: the base config's fp64 router")
+predict(shipped["nemo-rl-0.5-grpo-deepseek-v3-h100-256-onpolicy"], cat)
+t.is(opts.moe_router_dtype, "fp64", "DeepSeek-V3 bf16: the base config's fp64 router")
+predict(shipped["nemo-rl-0.6-grpo-deepseek-v3-h100-512-1off-fp8"], cat)
+t.is(opts.moe_router_dtype, nil, "the fp8 recipe's stated fp32 beside the fused activation")
+predict(v6, cat)
+t.is(opts.moe_router_dtype, nil, "Llama 3.1 8B (dense): no router")
+-- The fp64 router's DGEMMs are on the update's path: the same case with
+-- the router stated in 16 bits (nil: moe_router_dtype absent) trains
+-- faster.  Only the sign is asserted: the size is gp.train's
+-- router_fp64 (engine/train_layer.c), tested with the training model.
+local function update_s(r)
+  for _, ph in ipairs(r.phases) do
+    if ph.name == "actor_update" then return ph.seconds end
+  end
+end
+local q16 = copy(shipped["nemo-rl-0.5-grpo-qwen3-30b-a3b-h100-32-onpolicy"])
+predict(q16, cat)
+local upd64 = update_s(seen)
+q16.parallel.moe_router_dtype = "fp32"
+q16.parallel.bias_activation_fusion = true
+predict(q16, cat)
+t.is(opts.moe_router_dtype, nil, "stated fp32 with the fused activation: nothing to price")
+t.ok(upd64 > update_s(seen), "the fp64 router's update is the slower")
 local vn = copy(base)
 vn.notes = "examples/configs/grpo_math_8B_megatron.yaml at tag v0.3.0"
 predict(vn, cat)

@@ -126,6 +126,38 @@ qb.rl.base_checkpoint, qb.rl.response_len = true, 2000
 predict(qb, cat)
 t.is(seen.response_len, 2000, "a stated response_len wins")
 
+-- verl's rollout asks vLLM for each sampled token's log-probability
+-- (vllm_rollout_spmd.py at 65c59c7: logprobs=0) in the worker's own
+-- process (external_launcher): the profile charges logprob_host,
+-- rl.ENGINE_LOGPROB a sequence a decode step.  The test case's 8 one-GPU
+-- engines hold 256 / 8 = 32 samples each, every response 900 tokens
+-- (response_max 900), so each engine runs 32 sequences through 900
+-- decode steps: 28,800 sequence-steps; the host time beside the GPU's
+-- grows by 28,800 x ENGINE_LOGPROB against the same options without it.
+-- 0.2%: a prefill step of the 32 would add 32 sequence-steps (0.11%).
+rl.rl = function(o)
+  local r = orig(o)
+  local o2 = {}
+  for k, x in pairs(o) do o2[k] = x end
+  o2.logprob_host = nil
+  seen = { with = r, opts = o, without = orig(o2) }
+  return r
+end
+local function copy(x)
+  if type(x) ~= "table" then return x end
+  local y = {}
+  for k, v in pairs(x) do y[k] = copy(v) end
+  return y
+end
+local cl = copy(case)
+cl.workload.precision = "bf16"
+cl.measured = { metric = "step_time_s", unit = "s", value = 100 }
+predict(cl, cat)
+t.is(seen.opts.logprob_host, rl.ENGINE_LOGPROB, "verl: the log-probabilities' host work charged")
+t.near((seen.with.rollout.host - seen.without.rollout.host) / rl.ENGINE_LOGPROB, 32 * 900, 0.002,
+  "about 32 x 900 sequence-steps of it")
+rl.rl = function(o) seen = orig(o); return seen end
+
 -- gp.rl's own base_checkpoint (the option the case field maps to): with
 -- response_max alone the same 929 of 8192, said in its defaults; a
 -- non-boolean refused by name.

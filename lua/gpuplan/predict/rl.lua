@@ -69,6 +69,17 @@ local PROFILES = {
     -- 0.0 -- nothing balances the experts' ranks (gp.train's moe_balance).
     { "moe_balance", "none", "moe_router_load_balancing_type: none, router frozen",
       function(o, model) return model.moe ~= nil and (o.ep or 1) > 1 end },
+    -- The same megatron_cfg sets 'moe_router_dtype: "fp64"' (v0.4.0 to
+    -- v0.6.0; the v0.3.0 MoE recipe grpo_math_qwen30ba3b_megatron.yaml
+    -- too), which the worker hands to the model ("model_cfg.
+    -- moe_router_dtype = ...['moe_router_dtype']", megatron_policy_worker.py
+    -- v0.4.0/v0.5.0, megatron/setup.py v0.6.0); of the performance recipes
+    -- only grpo-deepseek-v3-64n8g-fp8-async-1off.yaml overrides it (fp32).
+    -- Megatron-Core then runs the gating GEMMs as torch.mm in float64
+    -- (gp.train's moe_router_dtype; the router frozen, its weight gradient
+    -- is still computed by RouterGatingLinearFunction's backward).
+    { "moe_router_dtype", "fp64", "megatron_cfg moe_router_dtype: fp64 (the gating GEMMs as "
+      .. "torch.mm in float64)", function(o, model) return model.moe ~= nil end },
     -- The framework's host work per step between the GPU phases, from NeMo
     -- RL's own per-step timing of an async GRPO step (github NVIDIA-NeMo/RL
     -- PR #1052): data_processing 0.23 s + logprob_inference_prep 1.34 s +
@@ -271,6 +282,16 @@ PROFILES.verl = {
   -- which it did not.
   { "frontend_host", rl.ENGINE_FRONTEND, "vLLM's frontend in the worker's process "
     .. "(external_launcher: VLLM_ENABLE_V1_MULTIPROCESSING=0)" },
+  -- That log-probability (vllm_rollout_spmd.py at 65c59c7: "kwargs =
+  -- dict(n=1, logprobs=0,  # can be set to 0 and let actor to recompute",
+  -- no rollout config key overrides it) is sliced and packed per request
+  -- by the engine core and turned into Logprob objects by the output
+  -- processor, both on the worker's one thread between two decode steps
+  -- under external_launcher: NeMo RL's synchronous engine's case
+  -- (gpuplan.rl.ENGINE_LOGPROB, vLLM PR #57442).
+  { "logprob_host", rl.ENGINE_LOGPROB, "vLLM's engine core and frontend in the worker's "
+    .. "process handle each sampled token's log-probability (logprobs=0), per sequence per "
+    .. "decode step (vLLM PR #57442; external_launcher)" },
 }
 
 -- OpenRLHF (train_ppo_ray.py): the actor's and the critic's Hugging Face
