@@ -1184,6 +1184,14 @@ opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train pl
   suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
+opt { name = "packed_len", type = "number", metavar = "L", commands = "train plan",
+  range = { 0, 1 << 24 },
+  default = "0: not packed, attention over --seq",
+  help = "each --seq-token sequence packs samples of L tokens that attend only within "
+    .. "themselves (variable-length attention over cu_seqlens: NeMo's and Megatron's "
+    .. "packed SFT/PEFT, FlashAttention's varlen kernels); attention runs over L keys a "
+    .. "token, not --seq; for samples of unequal length give E[L^2] / E[L]; at most --seq",
+  suggest = { "packing", "sample_len", "packed_sequence", "cu_seqlens" } }
 opt { name = "unfused_loss", type = "flag", commands = "train plan",
   help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "
     .. "(cross_entropy_loss_fusion off, its default at core_r0.8.0): fp32 logits, "

@@ -329,6 +329,17 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg[k] = v
   end
   cfg.causal_flops = o.causal_flops == true
+  -- Packed samples attend within themselves (varlen attention over
+  -- cu_seqlens): the engine's attention and model FLOPs run over
+  -- packed_len keys a token (token-weighted, E[L^2] / E[L]), not seq.
+  if o.packed_len ~= nil and o.packed_len > 0 then
+    if cfg.seq and o.packed_len > cfg.seq then
+      fail("train: packed_len is the length of the samples packed into each sequence: "
+        .. "at most seq (got packed_len %s, seq %s)", args.shown(o.packed_len),
+        tostring(cfg.seq))
+    end
+    cfg.packed_len = o.packed_len
+  end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true

@@ -87,6 +87,7 @@ local function declared(name)
   if d.type == "flag" or d.type == "boolean" then return T.boolean() end
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
+  if d.type == "number" and d.range then return T.number { min = d.range[1], max = d.range[2] } end
   error("gpuplan.validate: option '" .. name .. "' declares no case type", 2)
 end
 
@@ -236,6 +237,8 @@ local case_schema = T.record {
     fp8_activations = declared("fp8_activations"),
     -- where an fp8 cast's scale comes from (gp.train's fp8_scaling)
     fp8_scaling = declared("fp8_scaling"),
+    -- packed samples' length, attention within each (gp.train's packed_len)
+    packed_len = declared("packed_len"),
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)

@@ -739,6 +739,9 @@ for my $t (
     # fp8_scaling's values are its declaration's, checked where the flag is read.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp8', '--fp8-scaling', 'tensorwise'],
      "gpuplan: train: --fp8-scaling must be delayed, current or block (got string 'tensorwise')\n"],
+    # Packed samples longer than the sequence they are packed into.
+    [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '5000'],
+     "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n"],
     [['infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--single-batch-overlap',
       '--two-batch-overlap'],
      "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],

@@ -12,7 +12,7 @@ local FIELDS = {
   { "parallel", "gradient_accumulation_fusion" },
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
-  { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
+  { "workload", "fp8_scaling" }, { "workload", "attn_kernel" }, { "workload", "packed_len" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
   { "parallel", "tp_overlap" }, { "workload", "fp8_activations" },
@@ -58,9 +58,10 @@ for _, f in ipairs(FIELDS) do
   local path = f[1] .. "." .. f[2]
   t.ok(spec ~= nil, path .. " is a case field")
   -- the option's values: a flag's true and false, an enum's declared
-  -- names; nothing else
+  -- names, a number's range ends; nothing else
   local d = options.get(f[2])
-  local values = d.values or { true, false }
+  local values = d.values or (d.type == "number" and d.range and { d.range[1], d.range[2] })
+    or { true, false }
   local all = true
   for _, x in ipairs(values) do all = all and pcall(spec.check, x, path) end
   t.ok(all, path .. " takes the option's values")
