@@ -81,7 +81,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 205, lo = 0.923, hi = 1.282 },
+        [""] = { cases = 205, lo = 0.923, hi = 1.286 },
         ["stack=deepspeed"] = { cases = 51, lo = 0.947, hi = 1.293 },
         ["stack=deepspeed/moe=dense"] = { cases = 38, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 35, lo = 0.939, hi = 1.319 },
