@@ -45,6 +45,27 @@ local function text()
   end }
 end
 
+-- workload.weight_dtype: a format name, or what gp.infer's --weights also
+-- takes where the source states more than the name -- a group size and
+-- scale dtype ("int4-g32-bf16": gpt-fast's and AutoAWQ's group sizes other
+-- than 128) or GGUF-style bits per weight (4.5 for llama.cpp's Q4_0) --
+-- read by gpuplan.memory.weight_format, the one parser of the option.
+local WEIGHT_NAMES = { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" }
+local function weight_format()
+  local names = T.enum(WEIGHT_NAMES)
+  return { name = "weight format", check = function(v, path)
+    if type(v) == "string" and not v:find("%-g%d") then return names.check(v, path) end
+    if type(v) ~= "string" and math.type(v) == nil then return names.check(v, path) end
+    local ok, err = pcall(require("gpuplan.memory").weight_format, v)
+    if not ok then
+      error({ path = path, msg = "expected one of " .. table.concat(WEIGHT_NAMES, ", ")
+        .. ", a group variant (int4-g32-bf16) or bits per weight (4.5): "
+        .. tostring(err):gsub("^[^\n]-:%d+: ", "") }, 0)
+    end
+    return v
+  end }
+end
+
 -- A vision tower (model.vision): a catalog model id whose tower and
 -- projector the case's decoder takes, or the tower itself in the
 -- catalog's fields (catalog/models/multimodal.lua, engine gp_vision).
@@ -248,7 +269,7 @@ local case_schema = T.record {
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },
-    weight_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "int4", "nf4", "fp4" },
+    weight_dtype = weight_format(),
     kv_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4" },
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.

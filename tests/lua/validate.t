@@ -217,6 +217,11 @@ local bad = {
   { '"value": 1.5', '"value": 1e300', "field 'measured.value': must be <= 1e+15" },
   { '"metric": "peak_memory_gib"', '"metric": "busbw_gbps"', "field 'measured.metric': 'busbw_gbps' is not a memory metric" },
   { '"unit": "GiB"', '"unit": 3', "field 'measured.unit': expected a string, got a number" },
+  { '"seq_len": 128', '"seq_len": 128, "weight_dtype": "int4-gx"', "field 'workload.weight_dtype': "
+    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, got \"int4-gx\"" },
+  { '"seq_len": 128', '"seq_len": 128, "weight_dtype": 40', "field 'workload.weight_dtype': "
+    .. "expected one of fp32, bf16, fp16, fp8, int8, int4, nf4, fp4, a group variant (int4-g32-bf16) "
+    .. "or bits per weight (4.5): weights: 40.0 bits per weight is out of [1, 32]" },
   { '"kind": "memory",', '"kind": "memory", "notes": [1],', "field 'notes': expected a string, got a table" },
   { '"kind": "memory",', '"kind": "memory", "source": "paper",', "field 'source': expected a table" },
   { '"kind": "memory",', '"kind": "collective",', "field 'measured.metric': 'peak_memory_gib' is not a collective metric" },
@@ -226,6 +231,28 @@ for i, b in ipairs(bad) do
   local path = put("bad" .. i .. ".json", "[" .. text .. "]")
   t.raises(function() v.read(path) end, "bad" .. i .. ".json: case 'c1': " .. b[3],
     "malformed " .. b[2], true)
+end
+-- A weight format stated beyond its name, as gp.infer's --weights takes it
+-- (gpt-fast's int4 at group 32, llama.cpp's Q4_0 as 4.5 bits): read, and
+-- predicted as the option predicts it -- the same call, so equal to the
+-- last digit.
+do
+  local inf = [[{"id": "w", "kind": "infer",
+    "model": {"name": "m", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 32,
+              "ffn_hidden": 11008, "ffn_gated": true, "vocab": 32000},
+    "hardware": {"gpu": "a100-sxm-80gb", "gpus": 1},
+    "workload": {"method": "infer", "weight_dtype": WD, "batch": 1, "input_len": 5, "output_len": 200},
+    "measured": {"metric": "decode_tokens_per_s", "value": 200}}]]
+  local cat_ = require("gpuplan.catalog").get()
+  for _, w in ipairs { { '"int4-g32-bf16"', "int4-g32-bf16" }, { "4.5", 4.5 } } do
+    local c = v.read(put("w.json", "[" .. inf:gsub("WD", w[1]) .. "]"))[1]
+    t.is(c.workload.weight_dtype, w[2], "weight_dtype " .. w[1] .. " is read")
+    local r = require("gpuplan.infer").infer { model = { layers = 32, hidden = 4096, heads = 32,
+      kv_heads = 32, ffn_hidden = 11008, ffn_gated = true, vocab = 32000 },
+      gpu = "a100-sxm-80gb", weights = w[2], batch = 1, input = 5, output = 200 }
+    t.near(v.predict(c, cat_).predicted, 1 / r.itl_s, 1e-9,
+      "weight_dtype " .. w[1] .. ": gp.infer's --weights " .. w[1])
+  end
 end
 local coll = put("coll.json", [=[[{"id": "k", "kind": "collective", "hardware": {"gpu": "h100-sxm", "gpus": 8},
   "measured": {"metric": "busbw_gbps", "value": 100}}]]=])
