@@ -274,6 +274,11 @@ int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N]);
 
 /* ---- train_prep.c: a layout checked, placed, its phase opened ---- */
 
+/* Whether ep_overlap hides the expert all-to-alls of a layout run with
+ * schedule sched (train_prep.c). */
+int train_ep_hides(const train_cfg *c, int sched);
+
+
 int train_phase_get(const gp_model *m, const roof_device *d,
 		    const gp_topo *t, const train_cfg *c, train_cache *cache,
 		    int taken, int moved, phase *local, phase **php,

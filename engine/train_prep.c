@@ -265,7 +265,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.graph_router = c->graph_router;
 	xp->k.graph_prep = c->graph_prep;
 	xp->k.graph_full = c->graph_full;
-	xp->k.ep_overlap = c->ep_overlap;
+	xp->k.ep_overlap = train_ep_hides(c, xp->y.schedule);
 	xp->k.fp8_current = c->compute == GP_FP8 && c->fp8_current;
 	xp->k.fp8_block = c->compute == GP_FP8 && c->fp8_block;
 	xp->k.moe_fp8_copy = c->compute == GP_FP8 && c->moe_fp8_copy;
@@ -301,6 +301,41 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.g_cp = groups[GP_GRP_CP];
 	xp->k.g_ep = groups[GP_GRP_EP];
 	xp->k.g_etp = groups[GP_GRP_ETP];
+}
+
+/* Megatron-Core's combined 1F1B (ep_overlap) on a Grace host hides none
+ * of the expert all-to-alls unless a full-iteration graph replays the
+ * step.  The overlap splits each layer's forward and backward into
+ * schedule nodes that the host runs one by one (model_chunk_schedule_
+ * plan.py TransformerLayerSchedulePlan.run: combine backward, the other
+ * micro-batch's attention forward, the mlp backward, the dispatch
+ * forward, the mlp's weight gradient, ...), each node's backward its
+ * own autograd call, and the dropless dispatch's wait for the token
+ * counts between them ("HybridEP sizes buffers dynamically (CPU sync in
+ * dispatch)", token_dispatcher.py) -- so the host, not the GPU, sets the
+ * pace where its ops are slow.  Megatron-LM's account of DeepSeek-V3 on
+ * GB200 NVL72 (docs/discussions/deepseek-v3-gb200-optimization, commit
+ * cdee7a5, Nov 2025, sec. 3.2): "1F1B AlltoAll overlap is not a free
+ * lunch either. It divides the forward and backward into multiple stages
+ * for scheduling, and there is some synchronization between different
+ * stages, which aggravates the CPU overhead, so the overall benefit is
+ * negative on the GB200", with partial CUDA graphs (attention, router,
+ * preprocess) on.  A negative benefit is at least none: the step is
+ * priced as without the overlap (the CPU overhead beyond that has no
+ * figure and is left out, a lower bound).  A Grace host is what the
+ * catalog marks slower than an x86 server's (host_op_scale > 1: the
+ * GB200 and GB300 NVL72 racks), host_op_time above GP_EAGER_OP_TIME.
+ * Megatron-LM's Qwen3-235B-A22B recipes show both sides on GB200: the
+ * full-iteration graph (no host work in a layer, layer_extras) with the
+ * overlap 1208.3 TFLOP/s a GPU, the partial graphs with it 876.2
+ * (examples/moe_recipes README, PR #5728).  DualPipe is DeepSeek's own
+ * schedule and keeps its pairing. */
+int train_ep_hides(const train_cfg *c, int sched)
+{
+	if (!c->ep_overlap)
+		return 0;
+	return sched == GP_SCHED_DUALPIPE || c->graph_full ||
+		!(c->host_op_time > GP_EAGER_OP_TIME);
 }
 
 /* Megatron-Core's conditions on overlap_moe_expert_parallel_comm, the

@@ -311,6 +311,9 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	double eps = ep_slowdown(x), fw, bw;
 	int oneq = c->cuda_connections == 1 &&
 		x->y.schedule != GP_SCHED_DUALPIPE;
+	/* ep_overlap, unless a Grace host's CPU overhead eats it
+	 * (train_prep.c train_ep_hides) */
+	int hides = train_ep_hides(c, x->y.schedule);
 
 	memset(s, 0, sizeof *s);
 	s->layers = nl;
@@ -374,15 +377,14 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 			fw = fmin(fw, EP_OVERLAP_ONE_QUEUE * l->ep_fwd);
 			bw = fmin(bw, EP_OVERLAP_ONE_QUEUE * l->ep_bwd);
 		}
-		if (c->ep_overlap && es < 1.0) {
+		if (hides && es < 1.0) {
 			pass_overlap(s, TRAIN_EP, n * es, l->ep_fwd, fw,
 				     l->ep_bwd, bw, 1, rec, eps);
 			pass_overlap(s, TRAIN_EP, n * (1.0 - es), l->ep_fwd,
 				     fw, l->ep_bwd, bw, 0, rec, eps);
 		} else {
 			pass_overlap(s, TRAIN_EP, n, l->ep_fwd, fw,
-				     l->ep_bwd, bw, c->ep_overlap, rec,
-				     eps);
+				     l->ep_bwd, bw, hides, rec, eps);
 		}
 		s->params += n * l->params;
 		s->eparams += n * l->eparams;

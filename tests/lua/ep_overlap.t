@@ -11,7 +11,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(25)
+t.plan(28)
 
 local function part(r, n)
   for _, p in ipairs(r.parts) do if p.name == n then return p.seconds end end
@@ -137,5 +137,26 @@ t.ok(all_on > 0, "... and it still finds layouts")
 t.raises(function() gp.sweep(t.with(sw, { ep_overlap = true, ep_max = 1 })) end,
   "sweep: ep_overlap needs expert parallelism (ep >= 2): give ep_max 2 or more (got 1)",
   "ep_max 1: nothing to search, refused", true)
+
+-- On a Grace host (GB200 NVL72: host_op_scale 2.75) Megatron-Core's
+-- combined 1F1B hides nothing unless a full-iteration graph replays the
+-- step (engine/train_prep.c train_ep_hides: "the overall benefit is
+-- negative on the GB200", priced as none).  The same job as above on 8
+-- GB200s, 4 micro-batches: with the per-layer graphs the overlap leaves
+-- the all-to-alls and the step exactly as without it (ratio 1, the same
+-- sums: 1e-12); with the full-iteration graph it hides them as on a
+-- B200-class card of 148 SMs, 3/4 x 32 / (148 - 32) + 1/4 (1e-9).
+local gb = t.with(job, { gpu = "gb200", global_batch = 32 })
+local function gb_pair(scope)
+  local x = t.with(gb, { cuda_graph_scope = scope })
+  return gp.train(t.with(x, { ep_overlap = true })), gp.train(t.with(x, { ep_overlap = false }))
+end
+local gon, goff = gb_pair("attn,moe_router,moe_preprocess")
+t.near(part(gon, "ep_comm") / part(goff, "ep_comm"), 1, 1e-12,
+       "gb200, per-layer graphs: the overlap hides none of the all-to-alls")
+t.near(gon.step_s / goff.step_s, 1, 1e-12, "gb200, per-layer graphs: the same step as without it")
+gon, goff = gb_pair("full_iteration")
+t.near(part(gon, "ep_comm") / part(goff, "ep_comm"), 3 / 4 * (32 / (148 - 32)) + 1 / 4, 1e-9,
+       "gb200, full-iteration graph: the overlap hides them as on an x86 host")
 
 t.done_testing()
