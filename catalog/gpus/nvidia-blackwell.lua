@@ -258,7 +258,8 @@ gpu {
   -- 0.804.  The GB300 / GB200 sustained ratio, 3308.5 / 2906.9 = 1.138, is
   -- the larger power budget's clock (1400 W against 1200 W) on tensor
   -- cores of the same dense rate (both 5000); the two runs' CUDA releases
-  -- differ (13.0 against 12.8), which this ratio does not separate.  bf16 was not run on GB300: GB200's MAMF bf16 (0.729) times
+  -- differ (13.0 against 12.8), which this ratio does not separate.
+  -- bf16 was not run on GB300: GB200's MAMF bf16 (0.729) times
   -- that measured ratio, 0.830 -- both precisions draw the tensor cores'
   -- power and settle at the power-bound clock alike (B200 MAMF 0.776 /
   -- 0.763, GB200 0.729 / 0.723).  fp4: the same run's NVFP4 GEMM, 8640.3
