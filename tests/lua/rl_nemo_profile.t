@@ -270,7 +270,9 @@ t.ok(p6 and table.concat(p6.defaults, "; "):find("async_scheduling=true (NeMo RL
 -- v0.6.0's grpo_math_1B.yaml sets megatron_cfg gradient_accumulation_fusion:
 -- false (kept in the converted checkpoint's config): the wgrad GEMMs write
 -- a 16-bit .grad that the DDP hook adds into the main grad, more bytes a
--- step than the fused accumulation; v0.5.0 leaves it to the default.
+-- step than the fused accumulation.  v0.3.0 to v0.5.0 leave it to the
+-- model config's default, itself false without Apex, which no release
+-- installs: the profile sets it false there too, with its own words.
 t.is(opts.gradient_accumulation_fusion, false, "0.6.0: gradient_accumulation_fusion false")
 t.ok(p6 and table.concat(p6.defaults, "; "):find("gradient_accumulation_fusion=false (NeMo RL "
      .. "v0.6.0", 1, true), "said with the defaults")
@@ -280,8 +282,18 @@ fused.gradient_accumulation_fusion = true
 local unfused_s, fused_s = seen.step_s, orig(fused).step_s
 t.ok(unfused_s > fused_s, string.format("unfused accumulation costs time: %.6f > %.6f s",
      unfused_s, fused_s))
-predict(v5, cat)
-t.is(opts.gradient_accumulation_fusion, nil, "0.5.0: not set by the profile")
+local p5g = predict(v5, cat)
+t.is(opts.gradient_accumulation_fusion, false, "0.5.0: false, the config's default without Apex")
+t.ok(p5g and table.concat(p5g.defaults, "; "):find("gradient_accumulation_fusion=false (NeMo RL "
+     .. "v0.3-v0.5: no Apex", 1, true), "said with the defaults, the v0.3-v0.5 reason")
+local v4g = copy(v5)
+v4g.source.version = "0.4.0"
+predict(v4g, cat)
+t.is(opts.gradient_accumulation_fusion, false, "0.4.0: false as well")
+local v3g = copy(v5)
+v3g.source.version = "0.3.0"
+predict(v3g, cat)
+t.is(opts.gradient_accumulation_fusion, false, "0.3.0 (NeMo 2.0's GPTConfig): false as well")
 local v6t = copy(v6)
 v6t.rl.rollout_tp = 2
 predict(v6t, cat)

@@ -567,6 +567,26 @@ local RELEASE_FLAGS = {
   { "gradient_accumulation_fusion", { ["0.6"] = true }, function() return true end,
     "NeMo RL v0.6.0's grpo_math_1B.yaml: megatron_cfg gradient_accumulation_fusion: false, "
       .. "kept in the converted checkpoint's config", false },
+  -- v0.3.0 to v0.5.0 set nothing, and the model config's own default is
+  -- off too: it is on only where Apex's fused wgrad kernel imports --
+  -- NeMo 2.0's GPTConfig (v0.3.0's NeMo pin 33259f25, llm/gpt/model/
+  -- base.py: "gradient_accumulation_fusion: bool =
+  -- _grad_accum_fusion_available", False on "import
+  -- fused_weight_gradient_mlp_cuda" failing) and Megatron-Bridge's
+  -- GPTModelProvider (v0.4.0's pin 62f4704b and v0.5.0's 1e9a459b:
+  -- "field(default_factory=fusions.can_enable_gradient_accumulation_
+  -- fusion)", the same import) -- and no NeMo RL release installs Apex
+  -- (no apex in pyproject.toml, uv.lock or docker/Dockerfile at v0.3.0
+  -- to v0.6.0, whose base image nvcr.io/nvidia/cuda-dl-base carries no
+  -- PyTorch).  The Llama and Qwen3 configs and providers keep that
+  -- default; Megatron-Bridge's DeepSeek bridge sets it false
+  -- (deepseek/common.py "configs['gradient_accumulation_fusion'] =
+  -- False").  The default is saved with the converted checkpoint's run
+  -- config, which the worker trains with.
+  { "gradient_accumulation_fusion", { ["0.3"] = true, ["0.4"] = true, ["0.5"] = true },
+    function() return true end,
+    "NeMo RL v0.3-v0.5: no Apex, so the model config's default (fused_weight_gradient_mlp_cuda "
+      .. "importable) is false", false },
   -- v0.3.0's refit gathers each tensor whole over TP and then broadcasts
   -- it over the pipeline (nemo_rl/models/megatron/refit_utils.py
   -- gather_params); from v0.4 on Megatron-Bridge's export broadcasts the
