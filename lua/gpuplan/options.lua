@@ -1191,7 +1191,7 @@ opt { name = "packed_len", type = "number", metavar = "L", commands = "train pla
   help = "each --seq-token sequence packs samples of L tokens that attend only within "
     .. "themselves (variable-length attention over cu_seqlens: NeMo's and Megatron's "
     .. "packed SFT/PEFT, FlashAttention's varlen kernels); attention runs over L keys a "
-    .. "token, not --seq; for samples of unequal length give E[L^2] / E[L]; at most --seq",
+    .. "token, not --seq; for samples of unequal length give E[L^2] / E[L]; 1 to --seq",
   suggest = { "packing", "sample_len", "packed_sequence", "cu_seqlens" } }
 opt { name = "unfused_loss", type = "flag", commands = "train plan",
   help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "

@@ -333,6 +333,11 @@ local function step_choices(o, p, cfg, sweep, default)
   -- cu_seqlens): the engine's attention and model FLOPs run over
   -- packed_len keys a token (token-weighted, E[L^2] / E[L]), not seq.
   if o.packed_len ~= nil and o.packed_len > 0 then
+    -- a sample holds at least one token (0 is the default: not packed)
+    if o.packed_len < 1 then
+      fail("train: packed_len is the length of the samples packed into each sequence: "
+        .. "at least 1 token, or 0 for none (got packed_len %s)", args.shown(o.packed_len))
+    end
     if cfg.seq and o.packed_len > cfg.seq then
       fail("train: packed_len is the length of the samples packed into each sequence: "
         .. "at most seq (got packed_len %s, seq %s)", args.shown(o.packed_len),

@@ -742,6 +742,9 @@ for my $t (
     # Packed samples longer than the sequence they are packed into.
     [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '5000'],
      "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at most seq (got --packed-len 5000, --seq 4096)\n"],
+    # ... and shorter than one token (0 alone means not packed).
+    [['train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--seq', '4096', '--packed-len', '0.5'],
+     "gpuplan: train: --packed-len is the length of the samples packed into each sequence: at least 1 token, or 0 for none (got --packed-len 0.5)\n"],
     [['infer', 'deepseek-v3', '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--single-batch-overlap',
       '--two-batch-overlap'],
      "gpuplan: infer: --single-batch-overlap is the overlap of a step without --two-batch-overlap; give one of them\n"],

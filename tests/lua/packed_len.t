@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 -- Llama 2 7B full SFT on 8 H100s, 4096-token sequences, fp8.
 local job = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, method = "full", seq = 4096,
@@ -50,9 +50,12 @@ local sw0 = gp.sweep { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, method =
   seq = 4096, top = 1 }
 t.ok(sw.results[1].step_s < sw0.results[1].step_s, "plan: the best packed layout is faster")
 
--- Refused: samples longer than their sequence, and a value that is not a
--- number.
+-- Refused: samples longer than their sequence,
 t.raises(function() gp.train(t.with(job, { packed_len = 5000 })) end,
   "at most seq (got packed_len 5000, seq 4096)", "longer than seq", true)
+-- ... shorter than one token (0 alone means not packed),
+t.raises(function() gp.train(t.with(job, { packed_len = 0.5 })) end,
+  "at least 1 token, or 0 for none (got packed_len 0.5)", "below one token", true)
+-- and a value that is not a number.
 t.raises(function() gp.train(t.with(job, { packed_len = "short" })) end,
   "train: packed_len must be a finite number (got string 'short')", "a string refused", true)
