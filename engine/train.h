@@ -301,6 +301,15 @@ typedef struct train_lcost {
 	 * first stage's embedding, the last stage's head forward and
 	 * backward, and the TP collectives of each. */
 	double emb, head_f, head_b, emb_tp, head_tp;
+	/* A forward that waits for the GPU on the host (fwd_sync: the
+	 * Hugging Face MoE loop's torch.nonzero, train_layer.c
+	 * layer_extras): the GPU seconds still queued after the host has
+	 * launched the layer's last kernel following its last wait
+	 * (fwd_tail), the window under which the next layer's gather,
+	 * issued by the host at that layer's pre-forward, can run.
+	 * Without a wait the host runs ahead and the window is fwd.t. */
+	int fwd_sync;
+	double fwd_tail;
 } train_lcost;
 
 

@@ -1163,10 +1163,18 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 
 			if (s - lc->fwd.t > wf)
 				wf = s - lc->fwd.t;
+			/* After the last expert's sync the host launches
+			 * its stretch (he) while the GPU runs it from one
+			 * launch on (tau + g1): what the GPU has left when
+			 * the host moves on to the next layer. */
+			lc->fwd_sync = 1;
+			lc->fwd_tail = tau + g1 > he ? tau + g1 - he : 0.0;
 		}
 		/* a full-iteration graph: no host work in the layer */
-		if (k->graph_full)
+		if (k->graph_full) {
 			wf = wb = 0.0;
+			lc->fwd_sync = 0;
+		}
 		if (wf > 0 || wb > 0)
 			add_op(lc, "host_wait", wf, wb, 0, 0);
 	}

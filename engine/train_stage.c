@@ -807,6 +807,41 @@ static void per_param_block(ctx *x, const train_lcost *l, double n,
 }
 
 
+/* Whether the backward's ZeRO-3 / FSDP collectives run under the
+ * backward's compute.  FSDP's backward gathers are issued by its own
+ * backward prefetch (backward_prefetch) and its reduce-scatters after
+ * each unit's gradients, none of them by the forward's gather: under
+ * FSDP the backward follows overlap_grad_reduce alone ("the DP gradient
+ * reduction under backward"), overlap_param_gather being the forward's
+ * ("the ZeRO parameter all-gather under forward").  Elsewhere (DeepSpeed
+ * stage 3, Megatron's distributed optimizer) either flag puts it there. */
+static int fsdp_bwd_overlap(const train_cfg *c)
+{
+	return c->fsdp ? c->overlap_grad_reduce :
+		c->overlap_param_gather || c->overlap_grad_reduce;
+}
+
+/* The forward compute a layer's gather can hide under.  FSDP without
+ * forward prefetch (Accelerate's "fsdp_forward_prefetch: false", the
+ * FullyShardedDataParallel default forward_prefetch=False; FSDP2's
+ * implicit prefetch alike) issues a unit's all-gather from the host at
+ * that unit's pre-forward hook, on its own stream
+ * (torch/distributed/fsdp/_runtime_utils.py _pre_forward_unshard ->
+ * _unshard "with state._device_handle.stream(unshard_stream)"), and the
+ * host gets there while the previous unit's kernels still run on the
+ * GPU: the rate limiter (limit_all_gathers, default True: _unshard's
+ * "state._free_event_queue.dequeue_if_needed()" with
+ * _FreeEventQueue's limit of 2) lets two gathers be in flight before
+ * the host waits for a freed one.  So the gather hides under the
+ * previous layer's forward only as far as the host is ahead of it: all
+ * of it when the forward never waits for the GPU on the host, only what
+ * the GPU has left after the host's last wait in the layer (fwd_tail,
+ * the Hugging Face MoE loop's torch.nonzero) when it does. */
+static double fsdp_fwd_window(const ctx *x, const train_lcost *l)
+{
+	return x->c->fsdp && l->fwd_sync ? l->fwd_tail : l->fwd.t;
+}
+
 /* The ends' share of zero_block: the embedding (first stage) and the
  * output layer (last stage) are sharded like the layers -- DeepSpeed's
  * stage 3 partitions every parameter of the model it wraps, FSDP keeps
@@ -847,13 +882,15 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 			(x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
 	if (emb <= 0 && head <= 0)
 		return;	/* a middle stage holds neither end */
-	on_b = c->overlap_param_gather || c->overlap_grad_reduce;
+	on_b = fsdp_bwd_overlap(c);
 	if (gathered) {
 		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
 
 		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
 			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
-			c->overlap_param_gather, &z[TRAIN_ZB_ZERO_HID]);
+			c->overlap_param_gather && !(c->fsdp &&
+						     c->fsdp_version == 1),
+			&z[TRAIN_ZB_ZERO_HID]);
 		if (zero == 3 && !c->fsdp && !c->forward_only)
 			g2 = ge;
 	}
@@ -874,9 +911,19 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
  * stream.  reduced: this micro-batch reduce-scatters gradients.
  *
  * FSDP1 (torch/distributed/fsdp/_runtime_utils.py, torch 2.6): the
- * gather lands in the flat parameter whose views the module reads, and
- * autograd accumulates into flat_param.grad -- no copy either way.  But
- * _reduce_grad divides the unsharded gradient in place before the
+ * gather lands in the flat parameter whose views the module reads -- no
+ * copy out.  Those views are autograd's: _flat_param.py
+ * _get_unflat_views_unaligned / _aligned build them as
+ * "torch.split(tensor, flat_param._numels, dim=0)" and ".view(shape)"
+ * of the flat parameter, which _use_unsharded_views sets on the module
+ * (as_params=False) for the forward, so the gradient reaching
+ * flat_param.grad is split_with_sizes' backward: a cat of every
+ * parameter's gradient (zeros for the alignment padding) into one flat
+ * tensor, once all of the unit's are computed.  A read and a write of
+ * the layer's gradient in the dtype the layer computes in
+ * (MixedPrecision param_dtype: the activations' bytes, k.A), whatever
+ * the reduction's, on the compute stream where autograd runs it, before
+ * the post-backward hook: *cin, serial time.  And _reduce_grad divides the unsharded gradient in place before the
  * reduce-scatter, "_div_if_needed(padded_unsharded_grad,
  * state._gradient_predivide_factor)", the factor the power of two near
  * sqrt(world size) (set in _init_utils.py from
@@ -919,9 +966,10 @@ static void fsdp_copies(ctx *x, const train_lcost *l, int reduced,
 	if (!c->fsdp || w <= 0 || x->y.shard <= 1.0)
 		return;
 	wb = x->k.frozen && x->k.quant > 0 ? x->k.quant / 8.0 : 2.0;
-	if (c->fsdp_version == 1 && grads)
+	if (c->fsdp_version == 1 && grads) {
 		*rsw += mem_time(x, 2.0 * w * x->rb);
-	else if (c->fsdp_version == 2) {
+		*cin = mem_time(x, 2.0 * w * x->k.A);
+	} else if (c->fsdp_version == 2) {
 		*cout = mem_time(x, 2.0 * w * wb);
 		if (grads)
 			*cin = mem_time(x, w * (2.0 + x->rb));
@@ -999,8 +1047,9 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		x3 = c->ckpt_outside_fsdp && c->fsdp && fsdp_full &&
 			!c->forward_only &&
 			c->mem.recompute == GP_RECOMPUTE_FULL ? agw : 0.0;
-		ef = overlap(f, l->fwd.t, c->overlap_param_gather, &hz);
-		on_b = c->overlap_param_gather || c->overlap_grad_reduce;
+		ef = overlap(f, fsdp_fwd_window(x, l),
+			     c->overlap_param_gather, &hz);
+		on_b = fsdp_bwd_overlap(c);
 		eb = overlap(b, l->bwd.t, on_b, &hd);
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */

@@ -43,13 +43,16 @@ t.near(ds.dp_comm, 80 * (ag(L) + R + rs(L)) + ag(E) + rs(E) + rs(H), 1e-6,
 -- gradient in place ahead of its reduce-scatter, on the path with it: a
 -- read and a write of L bytes, one memory-bound pass on the roofline
 -- (bytes / (mem_bw x hbm) + ROOF_MEM_FILL 3.9 us + the graph-launch gap,
--- as tests/lua/fsdp_version.t).  The ends are not divided there.
+-- as tests/lua/fsdp_version.t).  Autograd's backward of the flat
+-- parameter's split views concatenates each layer's bf16 gradient into
+-- the flat gradient: the same pass again, D, on the compute stream.  The
+-- ends are neither divided nor concatenated there.
 local dev = gp.roofline { gpu = "h100-sxm" }.device
 local D = 2 * L / (dev.mem_bw * dev.hbm) + 3.9e-6 + dev.graph_launch
 local fs = parts(gp.train(t.with(job, { stack = "hf", fsdp = "full_shard",
   overlap_param_gather = false, overlap_grad_reduce = false })))
-t.near(fs.dp_comm, 80 * (ag(L) + rs(L) + D) + rs(E) + rs(H), 1e-6,
-  "FSDP: the root gathered once; FSDP1's divide beside each layer's reduce-scatter")
+t.near(fs.dp_comm, 80 * (ag(L) + rs(L) + 2 * D) + rs(E) + rs(H), 1e-6,
+  "FSDP: the root gathered once; FSDP1's divide and gradient concatenation each layer")
 
 -- LoRA: the frozen ends are gathered as before, never reduced; each
 -- layer reduce-scatters only its adapters' gradients (gp.train's

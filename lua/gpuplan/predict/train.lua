@@ -387,9 +387,17 @@ local PROFILES = {
   -- the Hugging Face modules: torch.optim over the sharded fp32 parameters,
   -- and Accelerate's FSDP plugin turns "mixed_precision: bf16" into
   -- "MixedPrecision(param_dtype=dtype, reduce_dtype=dtype,
-  -- buffer_dtype=dtype)" -- bf16 gathers and bf16 reduce-scatters.  Its
-  -- traffic is priced on the path as DeepSpeed ZeRO-3's is (the deepspeed
-  -- profile below): DeepCompile's authors put both in one class -- "fully
+  -- buffer_dtype=dtype)" -- bf16 gathers and bf16 reduce-scatters.  The
+  -- forward's gathers run under the forward: FullyShardedDataParallel
+  -- (FSDP1, Accelerate's default) issues each unit's all-gather on its
+  -- own stream from the unit's pre-forward hook, and the host reaches it
+  -- while the previous unit's kernels still run (the rate limiter,
+  -- limit_all_gathers, lets two be in flight) -- unless the layer's
+  -- forward waits for the GPU on the host, as the Hugging Face MoE loop
+  -- does (the engine's train_stage.c fsdp_fwd_window).  The backward's
+  -- gathers and reduce-scatters are priced on the path as DeepSpeed
+  -- ZeRO-3's are (the deepspeed profile below): DeepCompile's authors
+  -- put both in one class -- "fully
   -- sharded approaches like DeepSpeed ZeRO-3 and FSDP ... rely on
   -- optimizations such as prefetching ... these systems lack the
   -- flexibility to control it, which limits the benefits of prefetching"
@@ -402,8 +410,10 @@ local PROFILES = {
     { "stack", "hf", "PyTorch FSDP through Hugging Face Accelerate" },
     { "kernels", "eager", "the Hugging Face modules' unfused operators" },
     { "grad_reduce", "bf16", "Accelerate's FSDP MixedPrecision: reduce_dtype bf16" },
-    { "overlap_param_gather", false, "Accelerate's FSDP: gathers on the path, as DeepSpeed ZeRO-3's" },
-    { "overlap_grad_reduce", false, "Accelerate's FSDP: reduce-scatters on the path, as DeepSpeed ZeRO-3's" },
+    { "overlap_param_gather", true, "FSDP's forward gathers: issued from each unit's pre-forward hook "
+      .. "while the previous unit's kernels run" },
+    { "overlap_grad_reduce", false, "Accelerate's FSDP: the backward's gathers and reduce-scatters on "
+      .. "the path, as DeepSpeed ZeRO-3's" },
     -- transformers' gradient_checkpointing_enable (before v4.52's
     -- GradientCheckpointingLayer, PR #37223 of April 2025) checkpoints
     -- each decoder layer from the model's loop,
