@@ -107,6 +107,8 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("micro_batch", offsetof(S, P lay.micro_batch), 1),          \
 	F_INT("recompute_layers", offsetof(S, P recompute_layers), 0, 0,  \
 	      2147483647.0),                                              \
+	F_INT("activation_offload_layers",                                \
+	      offsetof(S, P act_offload_layers), 0, 0, 2147483647.0),     \
 	F_INT("first_stage_layers", offsetof(S, P first_stage_layers), 0, \
 	      0, 2147483647.0),                                           \
 	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \
@@ -223,6 +225,7 @@ static const lgp_field train_fields[] = {
 	       offsetof(train_cfg, grad_acc_fusion), 0),
 	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),
 	F_NUM("cpu_adam_s", offsetof(train_cfg, cpu_adam_s), 0),
+	F_NUM("act_offload_bw", offsetof(train_cfg, act_offload_bw), 0),
 	F_NUM("cpu_step_s", offsetof(train_cfg, cpu_step_s), 0),
 	F_NUM("reduce_bytes", offsetof(train_cfg, reduce_bytes), 0),
 	F_NUM("host_op_time", offsetof(train_cfg, host_op_time),

@@ -41,6 +41,11 @@ typedef struct gp_train_cfg {
 				  * of each stage (Megatron --recompute-
 				  * method block); 0 = every layer */
 	unsigned recompute_modules; /* GP_RECMOD_* (act.h) */
+	int act_offload_layers;  /* Megatron-Core's cpu_offloading_num_layers
+				  * (Transformer Engine's activation
+				  * offload): the first N layers' saved
+				  * activations go to host memory; 0 =
+				  * none (memory_train.c, train.c) */
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */

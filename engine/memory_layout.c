@@ -213,6 +213,32 @@ int mem_check_train_cfg(const gp_model *m, const gp_train_cfg *c,
 	}
 	if (stage_ends_check(m, c, y, err))
 		return GP_EINVAL;
+	/* Megatron-Core's conditions on cpu_offloading (TransformerConfig.
+	 * __post_init__, megatron/core/transformer/transformer_config.py
+	 * at core_v0.15.0): "CPU offloading can be done only for layers
+	 * less than {num_layers}", "Currently there is no support for
+	 * Pipeline parallelism with CPU offloading", "CPU offloading does
+	 * not work when activation recomputation is enabled". */
+	if (c->act_offload_layers < 0)
+		return gp_fail(err, "activation_offload_layers must be >= 0 "
+			       "(got %d)", c->act_offload_layers);
+	if (c->act_offload_layers > 0) {
+		if (c->act_offload_layers >= m->layers)
+			return gp_fail(err, "activation_offload_layers %d: "
+				       "Megatron-Core offloads fewer layers "
+				       "than the model's %d", c->act_offload_layers,
+				       m->layers);
+		if (y->pp > 1)
+			return gp_fail(err, "activation_offload_layers needs "
+				       "pp 1 (got pp %d): Megatron-Core has "
+				       "\"no support for Pipeline parallelism "
+				       "with CPU offloading\"", y->pp);
+		if (c->recompute != GP_RECOMPUTE_NONE)
+			return gp_fail(err, "activation_offload_layers needs "
+				       "recompute none: Megatron-Core's \"CPU "
+				       "offloading does not work when activation "
+				       "recomputation is enabled\"");
+	}
 	if (gp_check_count(c->lora_rank, 0, "lora_rank", err) ||
 	    gp_check_nonneg(c->act_bytes, "act_bytes", err) ||
 	    gp_check_nonneg(c->logit_bytes, "logit_bytes", err))

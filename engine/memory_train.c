@@ -320,6 +320,27 @@ static double stage_activations(const gp_model *m,
 			c->recompute_layers + keep * (nl - c->recompute_layers) +
 			(first ? sa->enc_extra : 0)) * inflight;
 	}
+	if (c->act_offload_layers > 0 && nl > 1) {
+		/* Transformer Engine's activation offload (transformer_
+		 * engine/pytorch/cpu_offload.py, v2.9, AsyncDoubleBuffer
+		 * GroupOffloadHandler, which Megatron-Core's cpu_offloading
+		 * builds through get_cpu_offload_context): the saved tensors
+		 * of the first N layers are copied to pinned host memory on
+		 * a side stream, group i's copy freed at the commit of
+		 * layer layer_window_map[i] ("Time to free the activation
+		 * memory after usage").  While the stage's last layer runs
+		 * its forward, groups 0..N-2 are freed and group N-1 is
+		 * still being copied: nl - N + 1 layers are resident, and
+		 * the backward's reloads come back one group a window, as
+		 * later layers free theirs. */
+		int n = c->act_offload_layers < nl ? c->act_offload_layers :
+			nl - 1;
+
+		o->bytes[GP_MEM_ACTIVATIONS] -= sa->act_layer * (n - 1) *
+			inflight;
+		if (o->bytes[GP_MEM_ACTIVATIONS] < 0)
+			o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	}
 	if (first && c->dropout)
 		/* Embedding dropout mask (Korthikanti sec. 4.3: sbhp). */
 		o->bytes[GP_MEM_ACTIVATIONS] += tok * m->hidden * inflight /

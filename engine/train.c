@@ -596,7 +596,56 @@ static void step_clear(const phase *ph, const train_cfg *c, int brief,
  * stage's, with what of them overlap hides. */
 typedef struct step_post {
 	double dp, dp_hid, zero, zero_hid, opt;
+	double act_off;    /* s a micro-batch the activation offload's
+			    * copies add (act_offload_time) */
 } step_post;
+
+/* Transformer Engine's activation offload, as Megatron-Core's
+ * cpu_offloading runs it (TransformerBlock: get_cpu_offload_context
+ * (cpu_offloading, cpu_offloading_num_layers, num_layers, ...);
+ * transformer_engine/pytorch/cpu_offload.py v2.9, AsyncDoubleBuffer
+ * GroupOffloadHandler: "D2h and h2d copying are completely hidden
+ * behind computation if computation time of a layer is longer than
+ * host-device communication time").  The first n of the stage's L
+ * layers are offloaded, one group a layer, their copies spread over
+ * the pass by layer_window_map[i] = (L / n)(i + 1) - 1, the first
+ * L % n windows a layer longer.  Forward: group 0's copy starts after
+ * layer 0; at the commit of layer window_map[i] the compute stream and
+ * the d2h stream wait for each other ("Stream synchronization both
+ * ways"), then group i+1's copy starts.  Backward: group j's reload
+ * starts at layer window_map[j] and the compute waits for it at
+ * window_map[j-1] (group 0: before layer 0).  Each window of w layers
+ * lasts max(w x a layer's pass, one layer's saved bytes over the host
+ * link), so the copies add the excess per window, forward (lf a
+ * layer) and backward (lb). */
+static double act_offload_time(int L, int n, double t, double lf,
+			       double lb)
+{
+	int i, q, r, wm, prev = 0, c = 0;
+	double e = 0.0;
+
+	if (n <= 0 || L <= 1 || !(t > 0))
+		return 0.0;
+	if (n >= L)
+		n = L - 1;
+	q = L / n;
+	r = L % n;
+	for (i = 0; i < n; i++) {
+		double w;
+
+		wm = q * (i + 1) - 1;
+		if (i < r) {
+			wm += i + 1;
+			c = i + 1;
+		} else {
+			wm += c;
+		}
+		w = i == 0 ? wm : wm - prev;
+		prev = wm;
+		e += fmax(0.0, t - w * lf) + fmax(0.0, t - w * lb);
+	}
+	return e;
+}
 
 static void post_of(phase *ph, const train_cfg *c, const scost *base,
 		    struct zslot *zs, step_post *pp)
@@ -704,8 +753,11 @@ static void step_sum(const phase *ph, const train_cfg *c, const scost *base,
 		out->hidden[TRAIN_DP] = hd + pp->dp_hid;
 		out->part[TRAIN_BUBBLE] = bubble;
 		out->part[TRAIN_OPTIMIZER] = pp->opt;
+		/* The offload's copies stall the passes: compute time. */
+		out->part[TRAIN_COMPUTE] += per_step * pp->act_off;
 	}
 	out->step = jw >= 0 ? base[jw].step05 : 0.0;
+	out->step += per_step * pp->act_off;
 	out->step += pd;
 	out->step += pz;
 	out->step += bubble;
@@ -775,7 +827,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	struct zslot *zs;
 	struct stage_loop *sl;
 	scost s;
-	step_post pp = { 0, 0, 0, 0, 0 };
+	step_post pp = { 0, 0, 0, 0, 0, 0 };
 	double per_step = ph->per_step, tmax = 0, tsum = 0, rb = x->rb;
 	int j, k, G = x->e.t.gpus_per_node, post, jw = -1;
 
@@ -803,7 +855,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			return GP_OK;
 		}
 	}
-	if (phase_mem(ph, m, c, cache, brief, &out->mem, err))
+	/* The activation offload's copies need a layer's saved bytes
+	 * (the full memory result). */
+	if (phase_mem(ph, m, c, cache, brief && !c->mem.act_offload_layers,
+		      &out->mem, err))
 		return GP_EINVAL;
 	out->fits = out->mem.fits;
 	if (!out->fits && c->skip_unfit) {
@@ -890,6 +945,15 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 				x->e.p.embedding / x->y.tp * rb, &eg);
 		if (x->e.bad)
 			return GP_EINVAL;
+	}
+	if (c->mem.act_offload_layers > 0 && jw >= 0 &&
+	    base[jw].layers > 1 && !c->forward_only) {
+		int L = base[jw].layers;
+
+		pp.act_off = act_offload_time(L, c->mem.act_offload_layers,
+			out->mem.act_layer / (c->act_offload_bw > 0 ?
+				c->act_offload_bw : host_link_bw(x)),
+			base[jw].lfwd / L, base[jw].lbwd / L);
 	}
 	step_sum(ph, c, base, blk, jw, tsum, tmax, &pp, brief, out);
 	return step_rates(ph, m, d, c, cache, brief, out, err);

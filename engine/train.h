@@ -238,6 +238,11 @@ typedef struct train_cfg {
 				  * update (ZeRO-Offload's DPU): the CPU
 				  * step and its copies run beside the next
 				  * step's forward and backward */
+	double act_offload_bw;   /* B/s each way of the GPU's copies to host
+				  * memory that mem.act_offload_layers
+				  * moves (catalog host_link: NVLink-C2C
+				  * on Grace superchips, else PCIe); 0:
+				  * the topology's host link */
 	double cpu_adam_s;       /* offload: seconds per parameter of the
 				  * host's optimizer step on the rank's
 				  * own CPU thread (Megatron-Core's

@@ -51,6 +51,7 @@ typedef struct train_scost {
 	double step05;         /* the step's sum of those parts, each
 				* per_step times, as far as they go */
 	double fwd, bwd;       /* compute */
+	double lfwd, lbwd;     /* of it, the layers' (not the ends') */
 	double params, eparams; /* on this GPU */
 	double linw;            /* of them, the layers' linears (fp8's
 				 * weight casts: train.c phase_post) */

@@ -337,6 +337,8 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->part[TRAIN_COMPUTE] += n * (l->fwd.t + l->bwd.t);
 		s->fwd += n * l->fwd.t;
 		s->bwd += n * l->bwd.t;
+		s->lfwd += n * l->fwd.t;
+		s->lbwd += n * l->bwd.t;
 		s->part[TRAIN_RECOMPUTE] += n * (rec * l->rec_full + l->rec_sel);
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward

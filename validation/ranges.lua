@@ -81,7 +81,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 205, lo = 0.943, hi = 1.282 },
+        [""] = { cases = 205, lo = 0.941, hi = 1.282 },
         ["stack=deepspeed"] = { cases = 51, lo = 0.947, hi = 1.293 },
         ["stack=deepspeed/moe=dense"] = { cases = 38, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 35, lo = 0.939, hi = 1.319 },
@@ -106,7 +106,7 @@ return {
         ["stack=hf/moe=moe/style=sharded"] = { cases = 9, lo = 1.068, hi = 1.133 },
         ["stack=hf/moe=moe/style=sharded/scale=nodes"] = { cases = 9, lo = 1.068, hi = 1.133 },
         ["stack=hf/moe=moe/style=sharded/scale=nodes/gen=hopper"] = { cases = 9, lo = 1.068, hi = 1.133 },
-        ["stack=megatron"] = { cases = 112, lo = 0.926, hi = 1.331 },
+        ["stack=megatron"] = { cases = 112, lo = 0.924, hi = 1.331 },
         ["stack=megatron/moe=dense"] = { cases = 52, lo = 0.914, hi = 1.109 },
         ["stack=megatron/moe=dense/style=data"] = { cases = 13, lo = 0.886, hi = 1.132 },
         ["stack=megatron/moe=dense/style=data/scale=node"] = { cases = 11, lo = 0.886, hi = 1.094 },

@@ -586,6 +586,31 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   if o.partition == nil and pp > 1 then
     dflt("partition", { stack = stack })
   end
+  -- Megatron-Core's cpu_offloading_num_layers (engine/memory_train.c,
+  -- train.c act_offload_time; its layer and pp checks memory_layout.c's).
+  if o.activation_offload_layers ~= nil then
+    cfg.activation_offload_layers = posint("activation_offload_layers",
+      o.activation_offload_layers)
+    if stack ~= "megatron" then
+      fail("activation_offload_layers is Megatron-Core's cpu_offloading (Transformer "
+        .. "Engine's offload context); stack = %s has no such option (the megatron stack "
+        .. "takes it)", stack)
+    end
+    if pp > 1 then
+      fail("activation_offload_layers needs pp = 1 (got pp %d): Megatron-Core has \"no "
+        .. "support for Pipeline parallelism with CPU offloading\"", pp)
+    end
+    if cfg.recompute ~= "none" then
+      fail("activation_offload_layers needs recompute = none (got recompute = %s): "
+        .. "Megatron-Core's \"CPU offloading does not work when activation recomputation "
+        .. "is enabled\"", tostring(cfg.recompute))
+    end
+    if model.layers and cfg.activation_offload_layers >= model.layers then
+      fail("activation_offload_layers %d: Megatron-Core offloads fewer layers than the "
+        .. "model's %d (\"CPU offloading can be done only for layers less than %d\")",
+        cfg.activation_offload_layers, model.layers, model.layers)
+    end
+  end
   -- Megatron-Core's num_layers_in_first/last_pipeline_stage: these ends
   -- hold N layers, the other stages the rest evenly (engine/
   -- memory_layout.c mem_stage_split, which checks they divide).

@@ -324,6 +324,14 @@ opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train 
   help = "with --recompute full: only the first N layers of each stage (Megatron's "
     .. "block method)",
   suggest = { "recompute_num_layers" } }
+opt { name = "activation_offload_layers", type = "int", metavar = "N", commands = "train",
+  lua = "fit", kind = "count", range = { 1, 100000 },
+  help = "Megatron-Core's CPU activation offloading (cpu_offloading_num_layers, Transformer "
+    .. "Engine's offload context): the saved activations of the first N layers go to host "
+    .. "memory over the GPU's host link in the forward and come back in the backward, each "
+    .. "copy under (layers / N) layers' compute, what it outlasts added; N - 1 layers' "
+    .. "activations leave the GPU; pp 1, recompute none, fewer than the model's layers",
+  suggest = { "cpu_offloading_num_layers", "cpu_offloading", "activation_offload" } }
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl",
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "

@@ -213,6 +213,7 @@ local case_schema = T.record {
     -- Megatron's block recompute: the first N layers of each stage (or
     -- chunk) recompute, the rest keep their activations (gp.train's)
     recompute_layers = count(),
+    activation_offload_layers = declared("activation_offload_layers"),
     first_stage_layers = count(), last_stage_layers = count(),
     -- the embedding and the loss each take a layer's place in the
     -- pipeline split (gp.train's split_ends)
@@ -363,7 +364,7 @@ local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
-    recompute_layers recompute_modules first_stage_layers
+    recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     offload]],

@@ -292,4 +292,29 @@ like($eb, qr/^gpuplan: train: --fsdp-version must be a whole number 1\.\.2 \(got
 like($eb, qr/^gpuplan: train: --fsdp-version is PyTorch FSDP's \(1 or 2\): it needs --stack hf with fsdp/m,
      '--fsdp-version on stack deepspeed: refused, naming the flag');
 
+# --activation-offload-layers (Megatron-Core's cpu_offloading_num_layers):
+# Llama 3.2 1B on one B200 at seq 8192, every copy exposed (its 50.4 GB/s
+# PCIe link against a few ms of a layer's compute; tests/lua/act_offload.t
+# derives it): offloading slows the step and the defaults line names the
+# link's rate; bad values are refused naming the flag.
+my @off = ('llama3.2-1b', '--gpu', 'b200', '--seq', '8192', '--global-batch', '1',
+           '--stack', 'megatron', '--recompute', 'none');
+my ($c0, $o0) = run_gp('train', @off);
+my ($c8, $o8) = run_gp('train', @off, '--activation-offload-layers', '8');
+is($c8, 0, '--activation-offload-layers 8 exits 0');
+my ($s0) = $o0 =~ /^step\s+([\d.]+)/m;
+my ($s8) = $o8 =~ /^step\s+([\d.]+)/m;
+ok(defined $s0 && defined $s8 && $s8 > $s0, 'the exposed copies lengthen the step');
+like($o8, qr/activation offload over the host link at 50\.4 GB\/s a direction/,
+     'the defaults line states the host link');
+my ($cz, undef, $ez) = run_gp('train', @off, '--activation-offload-layers', '0');
+isnt($cz, 0, '--activation-offload-layers 0: non-zero exit');
+like($ez, qr/^gpuplan: train: --activation-offload-layers must be a whole number/m,
+     '--activation-offload-layers 0: refused, naming the flag');
+my ($cr, undef, $er) = run_gp('train', @off[0 .. 8], '--recompute', 'full',
+                              '--activation-offload-layers', '4');
+isnt($cr, 0, '--activation-offload-layers with --recompute full: non-zero exit');
+like($er, qr/^gpuplan: train: --activation-offload-layers needs --recompute none \(got --recompute full\)/m,
+     'recompute full refused, naming both flags');
+
 done_testing();

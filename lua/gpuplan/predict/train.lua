@@ -554,6 +554,7 @@ local function predict(case, cat)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   o.recompute_layers = v(par.recompute_layers)
+  o.activation_offload_layers = v(par.activation_offload_layers)
   o.first_stage_layers = v(par.first_stage_layers)
   o.last_stage_layers = v(par.last_stage_layers)
   o.split_ends = v(par.split_ends)
