@@ -322,8 +322,8 @@ double roof_expected_tiles(double mean, double tile, int touched)
 
 	memcpy(&a, &mean, sizeof a);
 	memcpy(&b, &tile, sizeof b);
-	slot = (unsigned)(((a ^ (b * 0x9E3779B97F4A7C15ULL) ^ (unsigned)touched) *
-			   0xBF58476D1CE4E5B9ULL) >> 58) % TILES_MEMO;
+	a ^= (b * 0x9E3779B97F4A7C15ULL) ^ (unsigned)touched;
+	slot = (unsigned)((a * 0xBF58476D1CE4E5B9ULL) >> 58) % TILES_MEMO;
 	if (!memo[slot].used || memo[slot].mean != mean ||
 	    memo[slot].tile != tile || memo[slot].touched != touched) {
 		memo[slot].mean = mean;

@@ -925,8 +925,8 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
  * the layer's gradient in the dtype the layer computes in
  * (MixedPrecision param_dtype: the activations' bytes, k.A), whatever
  * the reduction's, on the compute stream where autograd runs it, before
- * the post-backward hook: *cin, serial time.  And _reduce_grad divides the unsharded gradient in place before the
- * reduce-scatter, "_div_if_needed(padded_unsharded_grad,
+ * the post-backward hook: *cin, serial time.  And _reduce_grad divides
+ * the unsharded gradient in place before the reduce-scatter, "_div_if_needed(padded_unsharded_grad,
  * state._gradient_predivide_factor)", the factor the power of two near
  * sqrt(world size) (set in _init_utils.py from
  * algorithms/_comm_hooks/default_hooks.py
