@@ -298,6 +298,15 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		want(L, arg, d, f, t, LUA_TTABLE, "a table");
 		lgp_read(L, lua_gettop(L), arg, f->sub, AT(dst, f->off, void),
 			 mode | LGP_DEFAULTS);
+		/* A sub-table is read by its description alone, so it is
+		 * judged here, as a strict read would: no caller judges it
+		 * later, and its notes left in the buffer outlived the
+		 * table -- a later table at the same address took them as
+		 * its own names (a key the sub-description names accepted,
+		 * and enough of them crowded a config's own names out of
+		 * lgp_strict's list: "memory: unknown field ..."). */
+		if (!(mode & LGP_STRICT))
+			lgp_strict(L, lua_gettop(L), arg, f->sub->what);
 		break;
 	case LGP_F_CUSTOM: {
 		int vi = lua_gettop(L);

@@ -230,4 +230,26 @@ t.ok(pcall(core.comm_cost, { gpus_per_node = 1, nodes = 2, nics = 1, nic_bw = 5e
 t.raises(function() core.comm_cost({ gpus_per_node = 8, up_bw = 0 / 0 }, "all_reduce", 1e6, 8) end,
   "topology.up_bw must be finite", "a NaN bandwidth is refused, not taken as absent", true)
 
+-- A sub-table is judged where its description reads it, and leaves no
+-- names behind for a later table: the same table passed next as a config
+-- must not have the optimizer's keys ("states", "foreach_adamw") accepted
+-- as core.memory's own.  Before, the optimizer's names stayed noted on its
+-- address and a config there took them (with enough of them, a config's
+-- own names were crowded out: "memory: unknown field 'eager_softmax'").
+do
+  local opt = {}
+  for k, v in pairs(O) do opt[k] = v end
+  t.ok(core.memory(model(), { capacity = 80e9, seq = 512, recipe = R, optimizer = opt }).total > 0,
+       "memory with a copied optimizer table")
+  opt.capacity, opt.seq, opt.recipe, opt.optimizer = 80e9, 512, R, O
+  t.raises(function() core.memory(model(), opt) end, "memory: unknown field",
+           "an optimizer's keys in a memory config are refused after the table served as an optimizer",
+           true)
+  t.raises(function()
+             core.memory(model(), { capacity = 80e9, seq = 512, recipe = R,
+                                    optimizer = { states = 2, state = 4, bogus = 1 } })
+           end, "optimizer: unknown field 'bogus'",
+           "an optimizer sub-table's unknown key is refused naming it", true)
+end
+
 t.done_testing()
