@@ -796,7 +796,7 @@ function M.setup(o, sweep)
   -- fsdp_version's answer by (rule, at_zero): the same for every step of
   -- this job, so a loop over stages asks options.default once each.
   local versions = {}
-  local function step_sharding(fsdp, given, zero)
+  local function sharding_of(fsdp, given, zero)
     if fsdp == nil then fsdp = o.fsdp end
     local ok, st, z, whole = pcall(memory.sharding, fsdp, grad_sync, given)
     if not ok then
@@ -816,6 +816,31 @@ function M.setup(o, sweep)
     if bad then return bad end
     return st and z or nil, st == "hybrid_shard" and topo.gpus_per_node or 0, whole == true,
       rule, fv
+  end
+  -- Its answer by (fsdp, given, zero): the same for every step of this job
+  -- that asks it, and a sweep's memoised job asks it at every step (a
+  -- pcall and memory.sharding each time cost gp.rl_job a fifth of its
+  -- rate).  Only plain keys are kept: a strategy given as a table is asked
+  -- anew.
+  local answers = {}
+  local function step_sharding(fsdp, given, zero)
+    local f = fsdp == nil and "\0nil" or fsdp
+    local tf, tg = type(f), type(given)
+    if (tf ~= "string" and tf ~= "boolean") or (tg ~= "number" and tg ~= "nil")
+        or type(zero) ~= "number" or given ~= given or zero ~= zero then
+      return sharding_of(fsdp, given, zero)
+    end
+    local by_f = answers[f]
+    if not by_f then by_f = {}; answers[f] = by_f end
+    local g = given == nil and -1 or given
+    local by_g = by_f[g]
+    if not by_g then by_g = {}; by_f[g] = by_g end
+    local a = by_g[zero]
+    if not a then
+      a = table.pack(sharding_of(fsdp, given, zero))
+      by_g[zero] = a
+    end
+    return table.unpack(a, 1, a.n)
   end
   return { p = p, model = model, gpu = gpu, cfg = cfg, topo = topo, device = device,
            defaults = defaults, currency = currency, precision = precision, cat = cat,
