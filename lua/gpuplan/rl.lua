@@ -1455,18 +1455,18 @@ local function step_flags(o, dflt)
   end
   local token_host = bounded("token_host", o.token_host, 1,
     "seconds per generated token, 0 to 1")
-  local frontend = bounded("frontend_host", o.frontend_host, 1,
-    "seconds per sequence per decode step, 0 to 1")
-  if hybrid and frontend then
-    fail("rl: frontend_host is vLLM's in-process frontend; the hybrid engine generates with "
-      .. "Hugging Face's generate")
+  -- vLLM's own host work per sequence per decode step: the hybrid engine
+  -- generates with Hugging Face's generate, which has neither part.
+  local function vllm_host(key, whose)
+    local v = bounded(key, o[key], 1, "seconds per sequence per decode step, 0 to 1")
+    if hybrid and v then
+      fail("rl: %s is vLLM's %s; the hybrid engine generates with Hugging Face's generate",
+        key, whose)
+    end
+    return v
   end
-  local logprob = bounded("logprob_host", o.logprob_host, 1,
-    "seconds per sequence per decode step, 0 to 1")
-  if hybrid and logprob then
-    fail("rl: logprob_host is vLLM's engine core's; the hybrid engine generates with "
-      .. "Hugging Face's generate")
-  end
+  local frontend = vllm_host("frontend_host", "in-process frontend")
+  local logprob = vllm_host("logprob_host", "engine core's")
   local sync_tensor = bounded("sync_tensor_time", o.sync_tensor_time, 1,
     "seconds per weight tensor, 0 to 1")
   local keep = o.filter_keep
