@@ -281,7 +281,22 @@ local PROFILES = {
     -- 5b/20b.yaml no grad_sync_dtype: apex's fp32 default): each GPT case
     -- states them (parallel.tp_overlap, parallel.grad_reduce), quoting its
     -- yaml; no model is recognised here by its shape.
-    { "grad_reduce", "fp32", "apex grad_sync_dtype: the fp32 optimizer dtype", gated },
+    -- Every Llama pretraining script of the launcher's performance
+    -- examples (24.07 examples/training/llama/h100/llama{2_7b,2_13b,2_70b,
+    -- 3_8b,3_70b}_{bf16,fp8}.sh) passes
+    -- "+training.model.optim.grad_sync_dtype=bf16": apex's
+    -- DistributedFusedAdam then reduce-scatters in bf16 and its
+    -- contiguous grad buffer, the main grad the wgrad GEMMs accumulate
+    -- into, is bf16 (NeMo r2.0.0 MegatronDistributedFusedAdam.zero_grad:
+    -- "param.main_grad = self.grad_buffer_view(param)").
+    { "grad_reduce", "bf16", "launcher llama pretraining scripts: optim.grad_sync_dtype=bf16",
+      function(o, m) return pretrain(o) and m.ffn_gated end },
+    -- LoRA (examples/peft/llama/h100/*_lora.sh: "optim.name=fused_adam",
+    -- the distributed keys removed): megatron_amp_O2 wraps fused_adam in
+    -- MainParamsOptimizerWrapper with fp32 main grads (NeMo r2.0.0
+    -- megatron_base_model.py configure_optimizers: bf16 ->
+    -- "fp32_grad_accum = True").
+    { "grad_reduce", "fp32", "fused_adam under megatron_amp_O2: fp32 main grads", gated },
     { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
     { "recompute", "none", "activations_checkpoint_granularity: null" },
     { "lora_rank", 32, "peft adapter_dim 32", lora },
