@@ -956,12 +956,110 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * torch.nonzero documentation): the host learns an expert's row count
  * only once the GPU has run everything launched before.  So the host
  * cannot launch ahead across the experts: each expert's stretch takes
- * the longer of its launches and its GPU work (begun one launch after
- * the sync), the rest of the layer the longer of its own two, and the
- * forward (and its recompute) their sum.  The backward needs no count
- * on the host (the index ops' gradients take the saved indices). */
+ * the longer of its launches and its GPU work (begun once the host has
+ * launched its first linear: HF_EXPERT_LEAD_OPS), the rest of the layer
+ * the longer of its own two, and the forward (and its recompute) their
+ * sum.  The backward needs no count on the host (the index ops'
+ * gradients take the saved indices). */
 #define HF_MOE_ROUTE_OPS 7.0
 #define HF_EXPERT_OPS 5.0
+
+/* The sync leaves the GPU's queue empty: an expert's GPU work starts in
+ * earnest only when the host has launched its first linear.  From the
+ * sync on the host runs torch.where's remaining launch, the gather
+ * "hidden_states[None, top_x]" and the expert's w1 (MixtralBlockSparse
+ * Top2MLP.forward: "self.act_fn(self.w1(hidden_states)) * self.w3(
+ * hidden_states)"), and under DeepSpeed stage 3 the forward pre-hooks of
+ * the expert module and of w1 before w1's launch (DS_Z3_MODULE_PRE_OPS,
+ * DS_Z3_PARAM_PRE_OPS): the GPU idles that long (the gather's few
+ * microseconds of work aside) before the expert's GEMMs, whose later
+ * launches the host makes while the GPU runs the earlier ones. */
+#define HF_EXPERT_LEAD_OPS 3.0
+
+/* The GPU work of that block beyond the gate and the experts' MLPs, in
+ * the kernels PyTorch runs for it (memory-bound, each t_mem with its
+ * fill), on T tokens of which each picks K of E experts: R = T K
+ * dispatched rows over the El local experts, n = R / El each, h wide,
+ * A bytes an activation element, the routing in fp32 (4 B) and int64
+ * indices (8 B).
+ * Forward, once: the softmax ("dtype=torch.float": read A E, write 4 E
+ * a token), topk (read 4 E, write the K weights and their int64
+ * indices), the renormalising sum and "/=", the cast back to A, the
+ * output's "torch.zeros" (write A h) and one_hot (ATen's one_hot:
+ * "at::zeros(shape, kLong)" then "scatter_(-1, self.unsqueeze(-1),
+ * 1)": 8 K E written, then K ones).  Per expert: torch.where on its [K,
+ * T] int64 mask row (read 8 K T, write two int64 indices a row); the
+ * gather "hidden_states[None, top_x]" (read and write A h a row); the
+ * routing weights' gather and the product with them (read and write A
+ * h a row); "index_add_" (read the rows and the output's rows, write
+ * them: 3 A h).  These per-expert kernels sit in the expert's stretch
+ * between two torch.where syncs (*gx: their forward time, all experts).
+ * Backward (autograd's formulas, PyTorch tools/autograd/
+ * derivatives.yaml): index_add_'s gradient to its source is
+ * "grad.index_select(dim, index)" (2 A h a row); the product's two,
+ * grad x weights (2 A h) and grad x the expert's output summed over h
+ * (3 A h, then read A h); and "index.Tensor": "index_backward(grad.
+ * new_zeros_symint(self.sym_sizes(), ...), indices, grad)", which
+ * FunctionsManual.cpp runs as "at::_index_put_impl_(zeros_like_self,
+ * indices, grad, true, true)" -- a zero tensor as large as the whole
+ * input, A h a token written per expert, then the expert's rows
+ * accumulated into it (sorted indices: read the gradient and the rows,
+ * write them, 3 A h a row).  Each expert's gather so hands autograd a
+ * whole [T, h] gradient, and autograd's input buffer sums the E of them
+ * and the gate's into hidden_states' gradient: E adds of read two,
+ * write one (3 A h a token each).  The routing's own gradients (the
+ * cast, the sum and divide, topk's scatter into zeros, the softmax's)
+ * are a few fp32 values a token.  So forward A h (1 + 7 K) a token,
+ * backward A h (4 E + 11 K): 15 and 54 A h for Mixtral (E 8, K 2), the
+ * E term growing with the experts whatever their width. */
+static void hf_moe_costs(tenv *e, const train_lkey *k, train_lcost *lc,
+			 double *gx)
+{
+	const gp_model *m = e->m;
+	double A = k->A, h = m->hidden, E = m->moe.experts;
+	double K = m->moe.top_k, T = k->T;
+	double El = E / (k->ep > 1 ? k->ep : 1.0), R = T * K * El / E;
+	double n = R / El, f, fx, b, bx;
+	gp_dtype p = k->half;
+
+	/* softmax, topk, sum, divide, cast, zeros, one_hot's two */
+	f = t_mem(e, p, T * (A + 4.0) * E) +
+		t_mem(e, p, T * (4.0 * E + 12.0 * K)) +
+		t_mem(e, p, T * (4.0 * K + 4.0)) +
+		t_mem(e, p, T * (8.0 * K + 4.0)) +
+		t_mem(e, p, T * (4.0 + A) * K) +
+		t_mem(e, p, T * A * h) +
+		t_mem(e, p, T * 8.0 * K * E) +
+		t_mem(e, p, T * 16.0 * K);
+	/* per expert: where, the gather, the weights' gather, the
+	 * product, index_add_ */
+	fx = El * (t_mem(e, p, 8.0 * K * T + 16.0 * n) +
+		   t_mem(e, p, n * (8.0 + 2.0 * A * h)) +
+		   t_mem(e, p, n * (16.0 + 2.0 * A)) +
+		   t_mem(e, p, n * (2.0 * A * h + A)) +
+		   t_mem(e, p, n * (8.0 + 3.0 * A * h)));
+	/* per expert: index_select; grad x weights; grad x output and
+	 * its sum; the weights' gather's zeros and accumulate; the
+	 * gather's zeros and accumulate; the sum into the input's
+	 * gradient */
+	bx = El * (t_mem(e, p, n * (8.0 + 2.0 * A * h)) +
+		   t_mem(e, p, n * (2.0 * A * h + A)) +
+		   t_mem(e, p, n * 3.0 * A * h) +
+		   t_mem(e, p, n * (A * h + A)) +
+		   t_mem(e, p, T * K * A) +
+		   t_mem(e, p, n * (16.0 + 2.0 * A)) +
+		   t_mem(e, p, T * A * h) +
+		   t_mem(e, p, n * (8.0 + 3.0 * A * h)) +
+		   t_mem(e, p, 3.0 * T * A * h));
+	/* the routing's: the cast's, the divide's and sum's, topk's zeros
+	 * and scatter, the softmax's (read its output and gradient, write
+	 * A) */
+	b = t_mem(e, p, T * (4.0 + A) * K) + t_mem(e, p, T * 20.0 * K) +
+		t_mem(e, p, T * 4.0 * E) + t_mem(e, p, T * 12.0 * K) +
+		t_mem(e, p, T * (8.0 + A) * E);
+	add_op(lc, "moe_index", f + fx, b + bx, 0, 0);
+	*gx = fx;
+}
 
 /* DeepSpeed's stage 3 gathers and frees parameters from Python hooks on
  * every module of the model it wraps (deepspeed/runtime/zero/
@@ -1014,6 +1112,16 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
 #define DS_Z3_MODULE_HOOK_OPS 3.0
 #define DS_Z3_PARAM_HOOK_OPS 10.0
 #define DS_Z3_PARAM_BWD_HOOK_OPS (DS_Z3_PARAM_HOOK_OPS + 3.0)
+
+/* Of those, the ones a module runs before its own forward (the forward
+ * pre-hooks): without a weight, PostBackwardFunctionModule's apply and
+ * fetch's wait_stream (2 of 3; the forward hook's
+ * PreBackwardFunctionForModule is after); with one, also fetch's event
+ * query, the handle's wait, the event's record and the prefetch's
+ * torch.empty and all-gather launch (7 of 10; release's record_stream
+ * and torch.empty(0) are after). */
+#define DS_Z3_MODULE_PRE_OPS 2.0
+#define DS_Z3_PARAM_PRE_OPS 7.0
 
 static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
 			double *hl)
@@ -1158,8 +1266,11 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			double he = (ne + HF_EXPERT_OPS + hx) * tau;
 			double g1 = ge / El;
 			double hr = (nk - ne + hl) * tau, gr = lc->fwd.t - ge;
+			double lead = (HF_EXPERT_LEAD_OPS + (k->ds_hooks ?
+				DS_Z3_MODULE_PRE_OPS + DS_Z3_PARAM_PRE_OPS :
+				0.0)) * tau;
 			double s = (hr > gr ? hr : gr) +
-				El * (he > tau + g1 ? he : tau + g1);
+				El * (he > lead + g1 ? he : lead + g1);
 
 			if (s - lc->fwd.t > wf)
 				wf = s - lc->fwd.t;
@@ -1168,7 +1279,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			 * launch on (tau + g1): what the GPU has left when
 			 * the host moves on to the next layer. */
 			lc->fwd_sync = 1;
-			lc->fwd_tail = tau + g1 > he ? tau + g1 - he : 0.0;
+			lc->fwd_tail = lead + g1 > he ? lead + g1 - he : 0.0;
 		}
 		/* a full-iteration graph: no host work in the layer */
 		if (k->graph_full) {
@@ -1529,9 +1640,16 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 		ne += MOE_FP8_PAD_OPS;
 		ge += lc->ops[lc->nops - 1].fwd;
 	}
-	/* The eager MoE block's routing ops (HF_MOE_ROUTE_OPS). */
-	if (moe && eager)
+	/* The eager MoE block's routing ops (HF_MOE_ROUTE_OPS) and its
+	 * kernels beyond the experts' MLPs (hf_moe_costs), the
+	 * per-expert ones in the experts' stretch. */
+	if (moe && eager) {
+		double gx;
+
 		nk += HF_MOE_ROUTE_OPS;
+		hf_moe_costs(e, k, lc, &gx);
+		ge += gx;
+	}
 	/* The layer's collectives (CP's reads the attention priced above)
 	 * before its host wait, whose stretch after the dispatcher's wait
 	 * holds the dispatch all-to-all. */

@@ -3,12 +3,16 @@
 -- a nonzero that syncs the host with the GPU (engine/train_layer.c
 -- HF_MOE_ROUTE_OPS, HF_EXPERT_OPS): the host cannot launch ahead across
 -- the experts, so each expert's stretch takes the longer of its launches
--- and its GPU work begun one launch after the sync.
+-- and its GPU work, begun once the host has launched the expert's first
+-- linear (HF_EXPERT_LEAD_OPS).  The block's own kernels beyond the gate
+-- and the experts' MLPs -- the routing, the token gather, the product
+-- with the routing weights, index_add_, and their gradients -- are priced
+-- from their bytes (hf_moe_costs) as the op moe_index.
 -- Run with ./gpuplan run tests/lua/hf_moe_loop.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(4)
+t.plan(8)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
 local function op(r, name)
@@ -26,11 +30,51 @@ local job = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, zero = 3, fsdp
 
 -- Four sequences of 4096 tokens: every expert's GEMMs (about 4096 rows
 -- each) outlast its ten launches, and attention's work the rest's
--- launches, so each of the 8 experts waits one launch after its sync
--- and the layer's forward waits 8 x tau for the host (1e-9: the same
--- sums).
+-- launches, so each of the 8 experts waits for three launches after its
+-- sync (torch.where's, the gather's, w1's) and the layer's forward waits
+-- 8 x 3 tau for the host (1e-9: the same sums).
 local big = gp.train(t.with(job, { seq = 4096, batch = 4, global_batch = 32 }))
-t.near(op(big, "host_wait").fwd, 8 * tau, 1e-9, "GPU-bound: one launch an expert")
+t.near(op(big, "host_wait").fwd, 8 * 3 * tau, 1e-9, "GPU-bound: three launches an expert")
+
+-- The block's kernels (moe_index), T = 16384 tokens, K = 2 of E = 8
+-- experts, R = T K rows, h = 4096, A = 2 B; fp32 routing (4 B), int64
+-- indices (8 B).  H100 SXM streams at 3.35e12 x 0.84 B/s, and a kernel
+-- pays the fill 3.9 us and the 1 us graph-launch gap
+-- (tests/lua/unfused_act.t).  Forward: the softmax (A + 4) E, topk 4 E
+-- + 12 K, the sum 4 K + 4, the divide 8 K + 4, the cast (4 + A) K, the
+-- output's zeros A h, one_hot's zeros 8 K E and scatter 16 K, a token,
+-- in 8 kernels; each expert's where (8 K T + 16 a row), gather (8 + 2 A
+-- h a row), weights' gather (16 + 2 A), product (2 A h + A) and
+-- index_add_ (8 + 3 A h), 5 kernels: R (48 + 3 A + 7 A h) + 8 K T E.
+-- Backward: per expert index_select (8 + 2 A h a row), grad x weights
+-- (2 A h + A), grad x output (3 A h) and its sum (A h + A), the weights'
+-- zeros (T K A) and accumulate (16 + 2 A a row), the gather's zeros (T A
+-- h) and accumulate (8 + 3 A h a row), the sum into the input's
+-- gradient (3 T A h), 9 kernels: R (32 + 4 A + 11 A h) + E T (K A + 4 A
+-- h); the routing's five, T ((4 + A) K + 20 K + 4 E + 12 K + (8 + A) E).
+-- 1e-6: float rounding.
+local bw, k1 = 3.35e12 * 0.84, 3.9e-6 + 1e-6
+local T, K, E, h, A = 16384, 2, 8, 4096, 2
+local R = T * K
+local route = T * ((A + 4) * E + 4 * E + 12 * K + 4 * K + 4 + 8 * K + 4 + (4 + A) * K + A * h
+                   + 8 * K * E + 16 * K)
+local per = R * (48 + 3 * A + 7 * A * h) + 8 * K * T * E
+t.near(op(big, "moe_index").fwd, (route + per) / bw + (8 + 5 * E) * k1, 1e-6,
+  "moe_index forward: the routing, and per expert where, gathers, product, index_add_")
+local back = R * (32 + 4 * A + 11 * A * h) + E * T * (K * A + 4 * A * h)
+  + T * ((4 + A) * K + 20 * K + 4 * E + 12 * K + (8 + A) * E)
+t.near(op(big, "moe_index").bwd, back / bw + (9 * E + 5) * k1, 1e-6,
+  "moe_index backward: E whole-input zeros and sums, the rows' gradients")
+
+-- DeepSpeed stage 3 (no FSDP), the same GPU-bound job: before w1's
+-- launch the host also runs the forward pre-hooks of the expert module
+-- (2: PostBackwardFunctionModule's apply, fetch's wait_stream) and of w1
+-- (7: those and fetch's event query, handle wait, event record, the
+-- prefetch's torch.empty and all-gather launch), so each expert waits 3
+-- + 2 + 7 = 12 launches: 8 x 12 tau (1e-9).
+local ds = gp.train(t.with(job, { seq = 4096, batch = 4, global_batch = 32, stack = "deepspeed",
+                                  fsdp = false }))
+t.near(op(ds, "host_wait").fwd, 8 * 12 * tau, 1e-9, "DeepSpeed stage 3: twelve launches an expert")
 
 -- One sequence of 16 tokens: the host's launches outlast everything.
 -- The rest of the layer: the two RMSNorms 8 each, q, k, v 3, rope 10 (5
@@ -51,3 +95,4 @@ t.near(fwd(small2), fwd(small), 1e-12, "host-bound: the same at 32 tokens")
 local fused = gp.train(t.with(job, { seq = 4096, batch = 4, global_batch = 32, kernels = "fused" }))
 local hw = op(fused, "host_wait")
 t.near(hw and hw.fwd or 0, 0, 0, "fused: no wait")
+t.is(op(fused, "moe_index"), nil, "fused: no Hugging Face block kernels")
