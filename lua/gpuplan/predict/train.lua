@@ -171,6 +171,14 @@ local PROFILES = {
     -- fp16 keeps fp16 main grads and all-reduces them in fp16
     -- (arguments.py: accumulate_allreduce_grads_in_fp32 only for bf16).
     { "grad_reduce", "fp16", "fp16 grads all-reduced in fp16", fp16 },
+    -- The loss is mpu/cross_entropy.py's _VocabParallelCrossEntropy on
+    -- "output.float()" (gpt_model.py post_language_model_processing,
+    -- fp16_lm_cross_entropy off by default): max, "sub_", "torch.exp(...,
+    -- out=exp_logits)", "sum", "div_" over fp32 logits, and backward
+    -- "grad_input.mul_(grad_output...)" -- the op sequence Megatron-Core
+    -- kept unfused until its cross_entropy_loss_fusion (Megatron-LM commit
+    -- 6985e58, the SC21 scripts' pinned commit; also the 2022 code).
+    { "unfused_loss", true, "vocab-parallel cross-entropy over fp32 logits, op by op" },
   },
   -- Megatron-Core as Megatron-LM's pretrain_gpt.py runs it at core_r0.8.0
   -- (megatron/training/arguments.py) with the flags the README's H100
