@@ -107,7 +107,7 @@ return {
         ["stack=hf/moe=moe/style=sharded/scale=nodes"] = { cases = 9, lo = 1.047, hi = 1.093 },
         ["stack=hf/moe=moe/style=sharded/scale=nodes/gen=hopper"] = { cases = 9, lo = 1.047, hi = 1.093 },
         ["stack=megatron"] = { cases = 112, lo = 0.941, hi = 1.331 },
-        ["stack=megatron/moe=dense"] = { cases = 52, lo = 0.941, hi = 1.113 },
+        ["stack=megatron/moe=dense"] = { cases = 52, lo = 0.941, hi = 1.122 },
         ["stack=megatron/moe=dense/style=data"] = { cases = 13, lo = 0.987, hi = 1.187 },
         ["stack=megatron/moe=dense/style=data/scale=node"] = { cases = 11, lo = 0.987, hi = 1.187 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 28, lo = 0.941, hi = 1.109 },

@@ -1,14 +1,14 @@
 -- The gradient-sync dtype and TP overlap of the NeMo-Framework-Launcher
--- 24.07 GPT-3 rows, as each case states them from its yaml
--- (parallel.grad_reduce, parallel.tp_overlap): only 175b_fp8.yaml names
--- "grad_sync_dtype: bf16"; 5b.yaml and 20b.yaml name none, so apex's
--- DistributedFusedAdam syncs in its fp32 optimizer dtype; 20b.yaml has
--- "ub_tp_comm_overlap: True", 175b.yaml "False".  The Llama pretraining
--- rows take the NeMo profile's bf16: every Llama script of the launcher's
--- 24.07 performance examples (examples/training/llama/h100/*.sh) passes
--- "+training.model.optim.grad_sync_dtype=bf16"; the LoRA rows (fused_adam
--- under megatron_amp_O2) keep fp32 main grads.  The shipped rows are
--- predicted and the options each is handed are read back.  Run with ./gpuplan run tests/lua/nemo_gpt_sync.t.
+-- 24.07 rows.  Every non-FSDP H100 script of the launcher's performance
+-- examples (examples/training/gpt/h100/*.sh, examples/training/llama/
+-- h100/*.sh) passes "+training.model.optim.grad_sync_dtype=bf16", over
+-- the yamls (only 175b_fp8.yaml names it; 5b.yaml and 20b.yaml leave
+-- apex's fp32 default): the GPT-3 cases state it (parallel.grad_reduce),
+-- the Llama pretraining rows take it from the NeMo profile; the LoRA rows
+-- (fused_adam under megatron_amp_O2) keep fp32 main grads.  20b.yaml has
+-- "ub_tp_comm_overlap: True", 175b.yaml "False".  The shipped rows are
+-- predicted and the options each is handed are read back.  Run with
+-- ./gpuplan run tests/lua/nemo_gpt_sync.t.
 local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
@@ -43,8 +43,8 @@ local function handed(id)
   error("no case " .. id)
 end
 
-t.is(handed("nemo2407-pretrain-gpt3-5b-64"), "fp32", "GPT-3 5B (5b.yaml): apex's fp32 default")
-t.is(handed("nemo2407-pretrain-gpt3-20b-64"), "fp32", "GPT-3 20B (20b.yaml): apex's fp32 default")
+t.is(handed("nemo2407-pretrain-gpt3-5b-64"), "bf16", "GPT-3 5B (5b_fp8_8node.sh): bf16")
+t.is(handed("nemo2407-pretrain-gpt3-20b-64"), "bf16", "GPT-3 20B (20b_fp8_*.sh): bf16")
 t.is(handed("nemo2407-pretrain-gpt3-175b-128"), "bf16", "GPT-3 175B (175b_fp8.yaml): bf16")
 t.is(handed("nemo2407-pretrain-gpt3-175b-512"), "bf16", "GPT-3 175B at 512 GPUs: bf16")
 -- The Llama pretraining scripts override the yaml: bf16.
