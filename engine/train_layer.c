@@ -1003,15 +1003,21 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * FunctionsManual.cpp runs as "at::_index_put_impl_(zeros_like_self,
  * indices, grad, true, true)" -- a zero tensor as large as the whole
  * input, A h a token written per expert, then the expert's rows
- * accumulated into it (sorted indices: read the gradient and the rows,
- * write them, 3 A h a row).  Each expert's gather so hands autograd a
- * whole [T, h] gradient, and autograd's input buffer sums the E of them
+ * accumulated into it (on CUDA a sort-based kernel for every
+ * accumulating index_put_ until PyTorch PR #171381, December 2025: its
+ * indices' sort is a few kernels of n int64 values, not counted; then
+ * read the gradient and the rows, write them, 3 A h a row) -- its rows'
+ * gradient being the sum of w1's and w3's input gradients, the two
+ * linears sharing the gathered rows (read two, write one: 3 A h a row,
+ * as eager_copies sums a dense gated MLP's).  Each expert's gather so
+ * hands autograd a whole [T, h] gradient, and autograd's input buffer
+ * sums the E of them
  * and the gate's into hidden_states' gradient: E adds of read two,
  * write one (3 A h a token each).  The routing's own gradients (the
  * cast, the sum and divide, topk's scatter into zeros, the softmax's)
  * are a few fp32 values a token.  So forward A h (1 + 7 K) a token,
- * backward A h (4 E + 11 K): 15 and 54 A h for Mixtral (E 8, K 2), the
- * E term growing with the experts whatever their width. */
+ * backward A h (4 E + 14 K) gated: 15 and 60 A h for Mixtral (E 8, K
+ * 2), the E term growing with the experts whatever their width. */
 static void hf_moe_costs(tenv *e, const train_lkey *k, train_lcost *lc,
 			 double *gx)
 {
@@ -1039,15 +1045,16 @@ static void hf_moe_costs(tenv *e, const train_lkey *k, train_lcost *lc,
 		   t_mem(e, p, n * (2.0 * A * h + A)) +
 		   t_mem(e, p, n * (8.0 + 3.0 * A * h)));
 	/* per expert: index_select; grad x weights; grad x output and
-	 * its sum; the weights' gather's zeros and accumulate; the
-	 * gather's zeros and accumulate; the sum into the input's
-	 * gradient */
+	 * its sum; the weights' gather's zeros and accumulate; w1's and
+	 * w3's input gradients summed (gated); the gather's zeros and
+	 * accumulate; the sum into the input's gradient */
 	bx = El * (t_mem(e, p, n * (8.0 + 2.0 * A * h)) +
 		   t_mem(e, p, n * (2.0 * A * h + A)) +
 		   t_mem(e, p, n * 3.0 * A * h) +
 		   t_mem(e, p, n * (A * h + A)) +
 		   t_mem(e, p, T * K * A) +
 		   t_mem(e, p, n * (16.0 + 2.0 * A)) +
+		   (m->ffn_gated ? t_mem(e, p, n * 3.0 * A * h) : 0.0) +
 		   t_mem(e, p, T * A * h) +
 		   t_mem(e, p, n * (8.0 + 3.0 * A * h)) +
 		   t_mem(e, p, 3.0 * T * A * h));
