@@ -489,11 +489,33 @@ static int phase_stages(phase *ph, gp_error *err)
  * master and both moments, reads the gradient (and zeroes it), writes
  * the 16-bit weights (apex/Megatron multi-tensor fused Adam).  Before
  * it, the gradient norm for clipping reads every gradient once
- * (Megatron clip_grad_norm_fp32, torch clip_grad_norm_; with fp16 the
- * inf/nan check rides on it). */
+ * (Megatron clip_grad_norm_fp32, torch clip_grad_norm_).
+ *
+ * fp16 on the megatron stack adds two things.  Its loss scaler unscales
+ * the fp32 main grads in a pass of their own before the norm:
+ * _unscale_main_grads_and_check_for_nan runs "torch._amp_foreach_non_
+ * finite_check_and_unscale_(main_grads, self.found_inf, self.grad_scaler.
+ * inv_scale)" (megatron/optimizer/optimizer.py at Megatron-LM 6985e58,
+ * the SC21 scripts' commit; megatron/core/optimizer/optimizer.py keeps
+ * it), reading and writing each 4 B: FP16_UNSCALE_BYTES.  And its 16-bit
+ * main grads are Megatron-LM's 2021 runs (train_wgrad_acc), whose data-
+ * parallel reduction copies the gradients twice around the collective:
+ * --DDP-impl local without contiguous buffers (megatron/model/
+ * distributed.py allreduce_gradients) does "coalesced =
+ * _flatten_dense_tensors(grads)", "coalesced /= ...world_size()" and
+ * "buf.copy_(synced)" back, and torch DDP (the PP = 1 runs) the same
+ * three: its Reducer copies each gradient into its bucket
+ * ("bucket_view.copy_(grad.view({-1}), ...)"), divides the bucket
+ * ("replica.contents.div_(process_group_->getSize())") and copies it
+ * back after the all-reduce (torch/csrc/distributed/c10d/reducer.cpp,
+ * gradient_as_bucket_view off, the PyTorch 1.8 of the scripts'
+ * 20.12 container) -- each a read and a write of g: 6 g. */
+#define FP16_UNSCALE_BYTES 8.0
 static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 			   int ddp)
 {
+	double fp16 = ddp && c->compute == GP_FP16 ? FP16_UNSCALE_BYTES : 0.0;
+
 	if (c->eager_optim && c->mem.optim.foreach_adamw) {
 		/* torch.optim.AdamW's foreach path (_multi_tensor_adamw,
 		 * the default on CUDA) is eight passes, each a kernel over
@@ -525,9 +547,10 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 		 * (train_ddp_buffer); Megatron-FSDP's own copy path is not
 		 * read here: it keeps 3 g. */
 		return 2.0 * (sb->master + sb->optimizer) + 12.0 +
-			2.0 * sb->grads + sb->weights;
+			2.0 * sb->grads + sb->weights +
+			(fp16 > 0 ? fp16 + 6.0 * sb->grads : 0.0);
 	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
-		sb->weights;
+		sb->weights + fp16;
 }
 
 /* The config as the phase's key: what the phase does not read cleared. */
