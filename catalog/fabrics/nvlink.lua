@@ -15,13 +15,22 @@
 -- src/graph/topo.h times the link count, over the line rate) and the reason
 -- says so.
 
--- nccl.channels: NCCL runs two ring/tree channels per NVLink, at most 32.
-local CHANNELS_SRC = "NCCL runs two ring/tree channels per NVLink, at most 32 (its "
-  .. "search finds one per link, ncclTopoDupChannels doubles them): HGX A100 "
-  .. "logs 'Channel 23/24' (nccl-tests#100), 8 x H800 '16 coll channels' "
-  .. "(nccl#892), an H100 PCIe pair 24 (nccl#1161); 'the number of NCCL "
-  .. "channels is directly related to' the NVLink count (NCCL maintainer, "
-  .. "nccl#1429)"
+-- nccl.channels: the ring/tree channels NCCL's own search gives the links.
+-- ncclTopoCompute (src/graph/search.cc, 2.18-2.30.7) runs as many channels
+-- as the GPU's NVLink bandwidth (links x 20 GB/s on Ampere, x 20.6 on
+-- Hopper, topo.h) holds at the fastest speed of its table (Ampere's from
+-- 40 GB/s, Hopper's from 60), and stops there once they fill it;
+-- ncclTopoDupChannels doubles them at half the speed (on Hopper only from
+-- 50 GB/s, or with 4 channels or fewer); ncclTopoPostset (connect.cc)
+-- doubles them again.  12 A100 links: 6 at 40 -> 24; 8 H800 links: 4 at 40
+-- -> 16; 18 H100 links (370.8 GB/s): 6 at 60 -> 24, not two a link.
+local CHANNELS_SRC = "NCCL's search (ncclTopoCompute, ncclTopoDupChannels in "
+  .. "src/graph/search.cc, ncclTopoPostset in connect.cc, 2.18-2.30.7): the "
+  .. "channels its speed table's fastest speed fills the links with (Ampere 40 "
+  .. "GB/s on links x 20, Hopper 60 on links x 20.6), doubled at half the "
+  .. "speed, doubled again: HGX A100 logs 'Channel 23/24' (nccl-tests#100), "
+  .. "8 x H800 '16 coll channels' (nccl#892); 'the number of NCCL channels is "
+  .. "directly related to' the NVLink count (NCCL maintainer, nccl#1429)"
 
 fabric {
   id = "nvlink2", name = "NVLink 2 (6 links, V100 SXM2)",
@@ -94,7 +103,11 @@ fabric {
   achievable_reason = "8x H100 ring all-reduce plateaus at 365-371 GB/s busbw of "
                    .. "450 GB/s per direction (NCCL's model: 18 x 20.6 = 370.8; "
                    .. "ASTRA-sim's validated HGX-H100 input notes 370.67)",
-  nccl = { channels = 32,  -- 18 links, two each up to the cap
+  -- 18 links x 20.6 GB/s = 370.8: 6 search channels at 60 GB/s carry 360
+  -- of it (50, 40 and 30 GB/s do no better, and the search stops at 24,
+  -- below 0.49 x 60), doubled to 12 at 30 and again to 24: not two a link
+  -- (36, capped at 32), which only Ampere's table gives.
+  nccl = { channels = 24,
            source = CHANNELS_SRC },
   in_switch_reduction = "nvls",
   nvls_tree_bw = { nodes2 = "57.7GB/s", nodes3 = "45.5GB/s",
@@ -166,7 +179,11 @@ fabric {
   achievable_reason = "an A100 PCIe pair on its NV12 bridge runs all_reduce_perf "
                    .. "-t 2 at 'Bus_BW: 208 GBps' (nccl-tests#178): 208 of "
                    .. "the 12 links' 300 GB/s per direction = 0.69",
-  nccl = { channels = 24,  -- 12 links, logged on an H100 PCIe pair
+  -- 12 links: an A100 pair gets 6 search channels at 40 GB/s, doubled
+  -- twice, 24.  A Hopper pair's 12 x 20.6 = 247.2 holds 4 at 60, doubled
+  -- twice, 16 from 2.18 on; nccl#1161's H100 PCIe pair logged 24, which
+  -- the search gives 12 Hopper links only up to 2.16.2 (docs/validation.md).
+  nccl = { channels = 24,
            source = CHANNELS_SRC },
   source = "hpctech.co.jp copy of NVIDIA's H100 table (H100 PCIe NVLink 600 GB/s); "
         .. "nvidia.com H100 page transcription (H100 NVL bridge pairs)",

@@ -123,8 +123,8 @@ t.near(r.busbw, r.algbw * 7 / 8, 1e-12, "all_gather busbw factor 7/8")
 
 -- Small message: latency, tens of microseconds at most, never 0.
 -- 8 bytes on NVLink: LL ring 6.6 + 14 x 0.6 us (nvlink latency) = 15 us.
--- 1e-3: the bandwidth term, 8 B on one of nvlink4's 32 channels at NCCL's LL
--- rate per channel, 8 / (0.5 x 450e9 x 0.82 / 32 x 8/14) = 2.4 ns, is 1.6e-4
+-- 1e-3: the bandwidth term, 8 B on one of nvlink4's 24 channels at NCCL's LL
+-- rate per channel, 8 / (0.5 x 450e9 x 0.82 / 24 x 8/14) = 1.8 ns, is 1.2e-4
 -- of the time.
 r = gp.comm { op = "all_reduce", bytes = 8, system = "dgx-h100" }
 t.near(r.time, 6.6e-6 + 14 * nvl4.latency, 1e-3, "8-byte all_reduce = LL ring latency")
@@ -295,7 +295,15 @@ t.ok((read_date("2024-02-29")), "source.date 2024-02-29 (a leap day) read")
 -- gives only its channels).
 t.is(comm.topology("dgx-b200").up_nccl.nvls_efficiency, 0.74, "nvlink5's own NVLS efficiency")
 t.is(comm.topology("dgx-h100").up_nccl.nvls_efficiency, nil, "nvlink4 keeps the default NVLS terms")
-t.is(comm.topology("dgx-h100").up_nccl.channels, 32, "nvlink4: NCCL's 32 channels")
+-- nvlink4's channels are what NCCL's search gives 18 Hopper links (search.cc,
+-- connect.cc, 2.18-2.30.7): 18 x 20.6 = 370.8 GB/s holds 6 channels at the
+-- Hopper table's first speed, 60 GB/s (360); 50, 40 and 30 GB/s give no
+-- more (350, 360, 360) and 24 is below 0.49 x 60, so the search keeps 6;
+-- ncclTopoDupChannels doubles them (60 >= 50) to 12 at 30 and
+-- ncclTopoPostset to 24.  Not two a link (36, capped at 32): that is
+-- Ampere's table (12 x 20 = 240: 6 at 40 -> 24), whose dgx-a100 keeps 24.
+t.is(comm.topology("dgx-h100").up_nccl.channels, 24, "nvlink4: NCCL's 24 channels on 18 links")
+t.is(comm.topology("dgx-a100").up_nccl.channels, 24, "nvlink3: NCCL's 24 channels on 12 links")
 -- NVLS on one DGX H100, 1 GiB: nvls_latency + S (1 + 1/8) / (450e9 x
 -- achievable x eff) (engine/comm.c); with up_nccl overriding eff to 0.5
 -- and the latency to 5 us the bandwidth term is 0.85 / 0.5 = 1.7 times
