@@ -85,7 +85,7 @@ return {
         ["stack=deepspeed"] = { cases = 51, lo = 0.947, hi = 1.293 },
         ["stack=deepspeed/moe=dense"] = { cases = 38, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 35, lo = 0.939, hi = 1.319 },
-        ["stack=deepspeed/moe=dense/style=sharded/scale=node"] = { cases = 22, lo = 0.888, hi = 1.334 },
+        ["stack=deepspeed/moe=dense/style=sharded/scale=node"] = { cases = 22, lo = 0.870, hi = 1.334 },
         ["stack=deepspeed/moe=dense/style=sharded/scale=node/gen=ampere"] = { cases = 19, lo = 0.850, hi = 1.334 },
         ["stack=deepspeed/moe=dense/style=sharded/scale=nodes"] = { cases = 12, lo = 0.947, hi = 1.022 },
         ["stack=deepspeed/moe=dense/style=sharded/scale=nodes/gen=hopper"] = { cases = 12, lo = 0.947, hi = 1.022 },

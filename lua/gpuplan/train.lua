@@ -741,12 +741,34 @@ function M.setup(o, sweep)
   if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
   end
-  local okd, device = pcall(require("gpuplan.roofline").device, gpu, cat, o.attn_kernel)
+  local roofline = require("gpuplan.roofline")
+  local okd, device = pcall(roofline.device, gpu, cat, o.attn_kernel)
   -- roofline.device is a public function: its error already names the
   -- caller's line, which fail names again.
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
+  local attn_note = ""
+  if device.attn_kernel == "cudnn" and o.attn_kernel == nil and cfg.eager and cfg.flash ~= false then
+    -- The arch's kernel is cuDNN's (what Transformer Engine and the
+    -- Megatron / NeMo stacks run on Hopper and Blackwell), but eager
+    -- kernels are transformers' modules, which reach a fused kernel only
+    -- through attn_implementation: "flash_attention_2" (Dao's
+    -- FlashAttention-2) or "sdpa" (their default from v4.36), whose
+    -- backends PyTorch tries flash (FlashAttention-2's code), efficient,
+    -- math, then cuDNN: pytorch PR #138522, cherry-picked onto 2.5, "puts
+    -- the CuDNN backend as the lowest precedence in the backend list"
+    -- (2.5.0 alone had tried it first on H100).  So FlashAttention-2's
+    -- measured fractions, where the arch has them; a source that names
+    -- cuDNN states attn_kernel (NeMo Automodel's SDPA with
+    -- CUDNN_ATTENTION first does).
+    local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2")
+    if okf then
+      device = fa2
+      attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "
+        .. "PyTorch tries cuDNN's last)"
+    end
+  end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
-    default("attn_kernel=" .. device.attn_kernel)
+    default("attn_kernel=" .. device.attn_kernel .. attn_note)
   end
   -- The flex dispatcher's kernels hold SMs of the card: no more than it
   -- has (the catalog's sms, else its arch's).

@@ -190,6 +190,14 @@ like($e, qr/^gpuplan: train: --attn-kernel must be fa2, fa3, fa4, cudnn, triton 
 ($c, $o, $e) = run_gp('train', '--help');
 like($o, qr/--attn-kernel K\s+fa2\|fa3\|fa4\|cudnn\|triton\|efficient \(efficient:/,
      '--help lists the same kernels');
+# transformers' modules on Hopper: SDPA's flash backend (FlashAttention-2),
+# not the arch's cuDNN kernel, unless --attn-kernel names it.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'hf');
+is($c, 0, 'hf stack on H100 exits 0') or diag $e;
+like($o, qr/attn_kernel=fa2 \(transformers' modules: /, 'hf stack: FlashAttention-2 said, with why');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'hf',
+                      '--attn-kernel', 'cudnn');
+unlike($o, qr/attn_kernel=/, 'hf stack with --attn-kernel cudnn: stated, not a default');
 
 # --price takes a bare amount, as its help says ("2.49, '$2.49/h' or a
 # catalog price id"): the buyer's currency, the same cost as '$2.49/h'.

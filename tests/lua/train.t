@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(110)
+t.plan(114)
 
 local part = t.step_part
 
@@ -107,6 +107,27 @@ t.is(r1.scaling.gpus, 1, "1B: from 1 GPU")
 local said = table.concat(r.defaults, ", ")
 t.ok(said:find("system=dgx-h100", 1, true), "the node is a default said")
 t.ok(said:find("attn_kernel=cudnn", 1, true), "the attention kernel is said")
+-- transformers' modules (eager kernels) do not reach Hopper's cuDNN kernel
+-- unless told: SDPA tries its flash backend (FlashAttention-2) first and
+-- cuDNN's last, so the same job on the hf stack prices FlashAttention-2,
+-- exactly what naming it prices; naming cudnn still gets cudnn, and
+-- FlashAttention-2 (0.39 / 0.345 of peak against 0.53 / 0.45) is slower.
+do
+  local j = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, seq = 4096, stack = "hf",
+              method = "full", global_batch = 64, recompute = "full", zero = 3 }
+  local hf = gp.train(j)
+  local hs = table.concat(hf.defaults, ", ")
+  t.ok(hs:find("attn_kernel=fa2 (transformers' modules", 1, true), "hf stack: fa2 said, with why")
+  j.attn_kernel = "fa2"
+  t.is(gp.train(j).step_s, hf.step_s, "hf stack unstated = fa2 named")
+  j.attn_kernel = "cudnn"
+  local cu = gp.train(j)
+  t.ok(cu.step_s < hf.step_s and not table.concat(cu.defaults, ", "):find("attn_kernel=", 1, true),
+    "hf stack with cudnn named: cuDNN's faster kernel, not a default")
+  j.attn_kernel, j.kernels = nil, "fused"
+  t.ok(table.concat(gp.train(j).defaults, ", "):find("attn_kernel=cudnn", 1, true),
+    "fused kernels on the hf stack (torch.compile, Liger): the arch's kernel")
+end
 
 -- Warnings: ZeRO-1 over DP 1.
 o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 1, zero = 1, seq = 2048, method = "pretrain",

@@ -322,10 +322,12 @@ do
 end
 
 -- workload.attn_kernel reaches gp.train: the cuDNN-frontend H200 row
--- (SDPA's CUDNN_ATTENTION, stated) prices what the same case without the
--- field prices, since cuDNN is Hopper's own kernel (catalog/archs.lua);
--- naming FlashAttention-2 (0.39 / 0.345 of peak against cuDNN's 0.53 /
--- 0.45) only slows the attention.  By hand: a layer's causal forward is
+-- (transformers' modules, SDPA's CUDNN_ATTENTION, stated) prices cuDNN,
+-- Hopper's own kernel (catalog/archs.lua); without the field its eager
+-- modules run what SDPA tries first, FlashAttention-2 (PyTorch tries
+-- cuDNN's backend last: gp.train), so the unstated case prices what
+-- naming fa2 does, and FlashAttention-2 (0.39 / 0.345 of peak against
+-- cuDNN's 0.53 / 0.45) only slows the attention.  By hand: a layer's causal forward is
 -- 4 B s^2 (heads x head_dim) / 2 = 2 x 3 x 4096^2 x 2048 = 2.06e11 FLOP,
 -- its backward 2.5 times that; at the sustained 989 x 0.82 = 811 TFLOP/s
 -- the forward takes 0.480 ms (cuDNN) or 0.652 (FA2), the backward 1.412 or
@@ -342,9 +344,11 @@ do
     "a stated attn_kernel is not listed among the defaults")
   fe.workload.attn_kernel = nil
   local unstated = v.predict(fe, cat_)
-  t.is(stated.predicted, unstated.predicted, "cudnn stated = Hopper's own kernel")
+  t.ok((unstated.defaults or ""):find("attn_kernel=fa2 (transformers' modules", 1, true),
+    "unstated on transformers' modules: FlashAttention-2, said among the defaults")
   fe.workload.attn_kernel = "fa2"
   local fa2 = v.predict(fe, cat_)
+  t.is(unstated.predicted, fa2.predicted, "unstated = fa2 named, not Hopper's cuDNN")
   -- 10% around the hand figure (the model prints ~4.7% more: the causal
   -- diagonal and head_dim 64 tiles lengthen both kernels a little).
   t.near(fa2.predicted - stated.predicted, 0.00963, 0.10, "fa2 named: the attention slows")
