@@ -130,6 +130,12 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	int pad_mask;            /* micro-batches padded to their longest
+				  * sample, the mask handed to transformers'
+				  * FlashAttention-2 path: q, k, v gathered
+				  * into the varlen layout and the output
+				  * scattered back (train_layer.c
+				  * layer_extras) */
 	int unfused_permute;     /* the alltoall dispatcher's token
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
@@ -401,6 +407,7 @@ typedef struct train_lkey {
 				  * zero3_per_param */
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
+	int pad_mask;            /* train_cfg's, eager flash only */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */

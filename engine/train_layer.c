@@ -122,6 +122,10 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
  * layer 5 (dropout, lora_A, lora_B, * scaling, +=). */
 #define FUSED_LORA_OPS 3.0
 #define EAGER_LORA_OPS 5.0
+/* transformers' _upad_input and pad_input on a padded micro-batch's
+ * forward (layer_extras): _get_unpad_data's sum, nonzero, max, the
+ * .item() copy, cumsum and pad; three gathers; zeros and index_put. */
+#define PAD_MASK_OPS 11.0
 
 /* LoRA adapter of one targeted matrix (in -> out) at rank r on T
  * tokens: A (in x r) then B (r x out), added to the base output.
@@ -1183,6 +1187,38 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 
 		add_op(lc, "eager_copies", cp, cp + sums, 0, 0);
 		nk += 1;
+	}
+	/* A padded micro-batch under transformers' FlashAttention-2
+	 * (pad_mask).  LlamaModel.forward keeps the 2-D mask "if
+	 * (attention_mask is not None and 0 in attention_mask)" (v4.36 to
+	 * v4.39), and LlamaFlashAttention2._flash_attention_forward then
+	 * runs _upad_input: _get_unpad_data's sum, nonzero, max().item(),
+	 * cumsum and pad on the mask, q, k and v each gathered into the
+	 * varlen layout (flash_attn.bert_padding index_first_axis:
+	 * torch.gather, read and write), flash_attn_varlen_func, and the
+	 * output scattered back by pad_input ("torch.zeros((batch *
+	 * seqlen), ...)" then index_put: write, read and write).  The
+	 * backward: pad_input's gather (read, write) and each of q, k and
+	 * v through index_first_axis's backward ("grad_input =
+	 * torch.zeros(...)", "grad_input.scatter_(0, ...)": write, read
+	 * and write).  Forward 5 q + 4 kv elements moved, 11 launches;
+	 * backward 5 q + 6 kv.  The rows are taken at the padded T (the
+	 * micro-batch's real tokens are as many less as it has padding). */
+	if (eager && k->pad_mask) {
+		double eq = k->T * m->heads / (double)k->tp * m->head_dim *
+			k->A;
+		double ekv = k->T * model_kv_heads_rank(m, k->tp) *
+			m->head_dim * k->A;
+		double f = t_mem(e, k->half, 2.0 * eq) +
+			2.0 * t_mem(e, k->half, 2.0 * ekv) +
+			t_mem(e, k->half, eq) + t_mem(e, k->half, 2.0 * eq);
+		double b = t_mem(e, k->half, 2.0 * eq) +
+			t_mem(e, k->half, eq) + t_mem(e, k->half, 2.0 * eq) +
+			2.0 * (t_mem(e, k->half, ekv) +
+			       t_mem(e, k->half, 2.0 * ekv));
+
+		add_op(lc, "pad_mask", f, b, 0, 0);
+		nk += PAD_MASK_OPS;
 	}
 	/* The host launches the forward's kernels one by one from Python
 	 * (no CUDA graph): below GP_EAGER_OP_TIME of GPU work per kernel

@@ -1201,6 +1201,12 @@ opt { name = "packed_len", type = "number", metavar = "L", commands = "train pla
     .. "packed SFT/PEFT, FlashAttention's varlen kernels); attention runs over L keys a "
     .. "token, not --seq; for samples of unequal length give E[L^2] / E[L]; 1 to --seq",
   suggest = { "packing", "sample_len", "packed_sequence", "cu_seqlens" } }
+opt { name = "pad_mask", type = "flag", commands = "train plan",
+  help = "each micro-batch padded to its longest sample and the padding mask handed to "
+    .. "transformers' FlashAttention-2 path (kernels eager, flash): per layer q, k and v "
+    .. "gathered into the varlen layout and the output scattered back (_upad_input, "
+    .. "pad_input), forward 5 q + 4 kv elements moved and 11 launches, backward 5 q + 6 kv",
+  suggest = { "padding_mask", "attention_mask", "padded", "upad" } }
 opt { name = "unfused_loss", type = "flag", commands = "train plan",
   help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "
     .. "(cross_entropy_loss_fusion off, its default at core_r0.8.0): fp32 logits, "

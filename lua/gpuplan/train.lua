@@ -25,6 +25,10 @@
 --                 false: Megatron's and PaLM's full s^2)
 --   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
 --                 cross-entropy (default false: a fused loss kernel)
+--   pad_mask      micro-batches padded to their longest sample, the mask
+--                 handed to transformers' FlashAttention-2 path (kernels eager,
+--                 flash): the varlen gathers and scatter of q, k, v and the
+--                 output (default false: unpadded, flash_attn_func)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf and
 --                 deepspeed stacks (transformers' modules), fused on megatron
@@ -304,7 +308,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "unfused_permute", "unfused_act",
+  local flags = { "causal_flops", "unfused_loss", "pad_mask", "unfused_permute", "unfused_act",
     "ckpt_outside_fsdp",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -346,6 +350,7 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg.packed_len = o.packed_len
   end
   cfg.unfused_loss = o.unfused_loss == true
+  cfg.pad_mask = o.pad_mask == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
   -- the router's dtype in bytes (the declared values checked it)
@@ -642,6 +647,18 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "unfused activation: it needs unfused_act and moe_probs = activation (the fused "
         .. "kernel casts in registers; the router's GEMM stays Transformer Engine's)")
     end
+  end
+  -- The padding mask's gathers are transformers' FlashAttention-2 path
+  -- (engine/train_layer.c layer_extras): fused modules pack or mask
+  -- inside their kernel, and without flash the mask is added to the
+  -- eager scores -- either would change nothing, in silence.
+  if o.pad_mask and not cfg.eager then
+    fail("train: pad_mask is transformers' FlashAttention-2 path under a padding mask; with "
+      .. "kernels = fused (stack = %s) there is none: give kernels = eager", tostring(cfg.stack))
+  end
+  if o.pad_mask and p.cfg.flash == false then
+    fail("train: pad_mask prices transformers' FlashAttention-2 gathers of a padded "
+      .. "micro-batch: it needs flash (without it the mask is added to the eager scores)")
   end
   if cfg.eager and cfg.unfused_loss then
     fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "

@@ -261,6 +261,9 @@ local case_schema = T.record {
     fp8_scaling = declared("fp8_scaling"),
     -- packed samples' length, attention within each (gp.train's packed_len)
     packed_len = declared("packed_len"),
+    -- micro-batches padded to their longest sample, the mask handed to
+    -- transformers' FlashAttention-2 path (gp.train's pad_mask)
+    pad_mask = declared("pad_mask"),
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)

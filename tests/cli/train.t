@@ -325,4 +325,21 @@ isnt($cr, 0, '--activation-offload-layers with --recompute full: non-zero exit')
 like($er, qr/^gpuplan: train: --activation-offload-layers needs --recompute none \(got --recompute full\)/m,
      'recompute full refused, naming both flags');
 
+# --pad-mask (transformers' FlashAttention-2 path under a padding mask):
+# Llama 2 7B on one A100 with the eager modules; the varlen gathers and
+# scatters (tests/lua/pad_mask.t derives their bytes) lengthen the step,
+# and a fused stack is refused naming both flags.
+my @pm = ('llama2-7b', '--gpu', 'a100-sxm-80gb', '--seq', '1024', '--global-batch', '1',
+          '--method', 'full', '--stack', 'hf', '--recompute', 'full');
+my ($cp0, $op0) = run_gp('train', @pm);
+my ($cp1, $op1) = run_gp('train', @pm, '--pad-mask');
+is($cp1, 0, '--pad-mask exits 0');
+my ($sp0) = $op0 =~ /^step\s+([\d.]+)/m;
+my ($sp1) = $op1 =~ /^step\s+([\d.]+)/m;
+ok(defined $sp0 && defined $sp1 && $sp1 > $sp0, '--pad-mask: the gathers lengthen the step');
+my ($cpf, undef, $epf) = run_gp('train', @pm, '--stack', 'megatron', '--pad-mask');
+isnt($cpf, 0, '--pad-mask on a fused stack: non-zero exit');
+like($epf, qr/^gpuplan: train: --pad-mask is transformers' FlashAttention-2 path under a padding mask; with --kernels fused \(--stack megatron\)/m,
+     '--pad-mask on megatron: refused, naming the flags');
+
 done_testing();
