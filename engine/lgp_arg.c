@@ -97,6 +97,7 @@ int lgp_subtable(lua_State *L, int idx, const char *what,
 	if (t != LUA_TTABLE)
 		return luaL_error(L, "%s.%s must be a table (got %s)", what,
 				  key, lua_typename(L, t));
+	lgp_forget(L, -1);	/* its reader judges it next */
 	return lua_gettop(L);
 }
 

@@ -296,6 +296,7 @@ static void read_value(lua_State *L, int arg, const lgp_desc *d,
 		if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1))
 			break;
 		want(L, arg, d, f, t, LUA_TTABLE, "a table");
+		lgp_forget(L, -1);
 		lgp_read(L, lua_gettop(L), arg, f->sub, AT(dst, f->off, void),
 			 mode | LGP_DEFAULTS);
 		/* A sub-table is read by its description alone, so it is
@@ -424,6 +425,22 @@ static lgp_marks *marks(lua_State *L)
 	return m;
 }
 
+void lgp_forget(lua_State *L, int idx)
+{
+	lgp_marks *m;
+	const void *t;
+	int i, j;
+
+	if (lua_type(L, idx) != LUA_TTABLE)
+		return;
+	m = marks(L);
+	t = lua_topointer(L, idx);
+	for (i = j = 0; i < m->n; i++)
+		if (m->e[i].t != t)
+			m->e[j++] = m->e[i];
+	m->n = j;
+}
+
 void lgp_mark(lua_State *L, int idx, const char *key)
 {
 	lgp_marks *m;
@@ -510,6 +527,22 @@ void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d)
 		lgp_mark(L, idx, d->fields[i].name);
 }
 
+/* names[0..n) without repeats, the first of each kept in its place;
+ * returns the new count. */
+static int distinct(const char **names, int n)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k && (names[j][0] != names[i][0] ||
+				      strcmp(names[j], names[i])); j++)
+			;
+		if (j == k)
+			names[k++] = names[i];
+	}
+	return k;
+}
+
 void lgp_strict(lua_State *L, int idx, int arg, const char *what)
 {
 	const char *bad = NULL, *nonstr = NULL, *names[LGP_NAMES_MAX];
@@ -530,9 +563,18 @@ void lgp_strict(lua_State *L, int idx, int arg, const char *what)
 			continue;
 		}
 		/* a name noted twice is kept twice: one more string to
-		 * pass over, cheaper than looking for it on every read */
-		if (n < LGP_NAMES_MAX)
-			names[n++] = m->e[i].key;
+		 * pass over, cheaper than looking for it on every read.
+		 * The list fills only with the notes of reads that raised
+		 * (a pcall loop over one table leaves each try's); then
+		 * the repeats go, and past 256 names the oldest, so the
+		 * read being judged -- the newest notes -- keeps its own
+		 * names (before, a valid config was refused: "memory:
+		 * unknown field 'frag' (gpus, kind, capacity, gpus, ...)"). */
+		if (n == LGP_NAMES_MAX)
+			n = distinct(names, n);
+		if (n == LGP_NAMES_MAX)
+			memmove(names, names + 1, sizeof names[0] * (size_t)--n);
+		names[n++] = m->e[i].key;
 	}
 	m->n = j;
 	/* the first unknown key by name: the same message every run */

@@ -94,6 +94,13 @@ const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
  * The notes live in the registry, keyed weakly by the table. */
 void lgp_mark(lua_State *L, int idx, const char *key);
 void lgp_strict(lua_State *L, int idx, int arg, const char *what);
+/* The notes of the table at idx dropped unjudged.  A read that raises
+ * (under pcall) leaves its notes behind: on the table, and on its address
+ * once the table is collected, where a later table would take another
+ * reader's names as its own (an infer config's weight_bits accepted in a
+ * memory config).  Each reader that judges a table forgets it before its
+ * first read of it. */
+void lgp_forget(lua_State *L, int idx);
 /* lgp_mark of every field name of d. */
 void lgp_mark_desc(lua_State *L, int idx, const lgp_desc *d);
 

@@ -51,6 +51,7 @@ static void c_weights(lua_State *L, int v, void *dst, const char *path)
 	if (lua_type(L, v) != LUA_TTABLE)
 		luaL_error(L, "%s must be a table (got %s)", path,
 			   luaL_typename(L, v));
+	lgp_forget(L, v);
 	lgp_read(L, v, 0, &weights_desc, q, LGP_DEFAULTS);
 	lgp_strict(L, v, 0, "weights");
 	if (mem_quant_bits(q) < 0)
@@ -191,6 +192,7 @@ int lgp_memory(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	luaL_checktype(L, 2, LUA_TTABLE);
+	lgp_forget(L, 2);
 	lgp_read(L, 2, 0, &memory_head_desc, &h, LGP_DEFAULTS);
 	if (h.kind == 1) {
 		/* A serving replica talks over NCCL only inside its tp * pp

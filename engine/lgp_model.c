@@ -206,6 +206,7 @@ void lgp_tomodel(lua_State *L, int idx, gp_model *m)
 	}
 	idx = lua_absindex(L, idx);
 	luaL_checktype(L, idx, LUA_TTABLE);
+	lgp_forget(L, idx);
 	memset(m, 0, sizeof *m);
 	lgp_read(L, idx, 0, &model_desc, m, LGP_DEFAULTS);
 	if (m->kv_heads < 0)
@@ -399,6 +400,7 @@ void lgp_totopo(lua_State *L, int idx, gp_topo *t)
 		return;
 	}
 	luaL_checktype(L, idx, LUA_TTABLE);
+	lgp_forget(L, idx);
 	comm_topo_init(t, lgp_field_option(L, idx, w, "up_kind", kinds,
 					   "'nvlink' or 'pcie'") == 1 ?
 			  GP_LINK_PCIE : GP_LINK_NVLINK);
@@ -543,6 +545,7 @@ void lgp_todevice(lua_State *L, int idx, roof_device *d)
 		return;
 	}
 	luaL_checktype(L, idx, LUA_TTABLE);
+	lgp_forget(L, idx);
 	memset(d, 0, sizeof *d);
 	if (!lgp_field_perdtype(L, idx, w, "peak", d->peak))
 		luaL_error(L, "device.peak is required");
@@ -615,6 +618,7 @@ int lgp_roof_op(lua_State *L)
 
 	lgp_todevice(L, 1, &d);
 	luaL_checktype(L, 2, LUA_TTABLE);
+	lgp_forget(L, 2);
 	memset(&in, 0, sizeof in);
 	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS);
 	lgp_strict(L, 2, 2, "op");

@@ -49,6 +49,7 @@ static void c_rl_rollout(lua_State *L, int v, void *dst, const char *path)
 	rl_in *in = dst;
 
 	rl_table(L, v, path);
+	lgp_forget(L, v);
 	lgp_toserve(L, v, &in->c.roll, in->rt);
 	lgp_strict(L, v, 0, path);
 }
@@ -162,6 +163,7 @@ int lgp_torlcfg(lua_State *L, int idx, rl_cfg *c, gp_topo *rt,
 	rl_in in;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
+	lgp_forget(L, idx);
 	rl_defaults(&in.c);
 	in.rt = rt;
 	in.own = own;

@@ -175,6 +175,7 @@ int lgp_infer(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
+	lgp_forget(L, 3);
 	lgp_toserve(L, 3, &c, &t);
 	lgp_strict(L, 3, 3, "infer");
 	if (infer_run(&m, &d, &c, &r, &err) != GP_OK)
@@ -229,6 +230,7 @@ int lgp_infer_gpus_for(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
+	lgp_forget(L, 3);
 	lgp_toserve(L, 3, &c, &t);
 	lgp_strict(L, 3, 3, "infer");
 	target = luaL_checknumber(L, 4);
@@ -442,6 +444,7 @@ int lgp_serve(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
+	lgp_forget(L, 3);
 	lgp_toservemoe(L, 3, &c);
 	lgp_strict(L, 3, 3, "serve");
 	if (serve_run(&m, &d, &c, &r, &err) != GP_OK)
@@ -465,6 +468,7 @@ int lgp_serve_target(lua_State *L)
 
 	lgp_tomodel(L, 1, &m);
 	lgp_todevice(L, 2, &d);
+	lgp_forget(L, 3);
 	lgp_toservemoe(L, 3, &c);
 	lgp_strict(L, 3, 3, "serve");
 	target = luaL_checknumber(L, 4);

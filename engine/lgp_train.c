@@ -32,6 +32,9 @@ static void lgp_totraincfg_arg(lua_State *L, int idx, int arg, train_cfg *c)
 	mem_reserve_default(&c->reserve, gpus > 1 ? 2 : 1);
 	c->reserve.margin = lgp_field_num(L, idx, "train", "margin", 0,
 					  c->reserve.margin);
+	/* the strict read judged every key; these two reads' notes would
+	 * stay behind, two more on every call */
+	lgp_forget(L, idx);
 }
 
 void lgp_totraincfg(lua_State *L, int idx, train_cfg *c)
@@ -366,6 +369,7 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 	gp_error err;
 
 	luaL_checktype(L, idx, LUA_TTABLE);
+	lgp_forget(L, idx);
 	memset(s, 0, sizeof *s);
 	s->ngpus = lgp_field_ints(L, idx, w, "gpus", in->gpus, 64);
 	s->gpus = in->gpus;

@@ -252,4 +252,30 @@ do
            "an optimizer sub-table's unknown key is refused naming it", true)
 end
 
+-- A read that raises under pcall leaves its notes behind; the next reader
+-- of that table (or of a table later at its address) must not take them.
+-- (1) 300 raised reads of one config, then the config fixed: before, the
+-- stale names (gpus, kind, capacity, ... 300 times) filled lgp_strict's
+-- 256-name list and the config's own 'frag', noted after them, was
+-- refused: "memory: unknown field 'frag' (gpus, kind, capacity, gpus, ...)".
+do
+  local cfg = { capacity = 80e9, seq = 512, recipe = R, optimizer = O, gpus = "x", frag = 0.1 }
+  for _ = 1, 300 do pcall(core.memory, model(), cfg) end
+  cfg.gpus = 8
+  local ok, r = pcall(core.memory, model(), cfg)
+  t.ok(ok and r.total > 0, "a config read after 300 raised reads of it is taken")
+end
+-- (2) an infer config whose read raised at batch, after noting the keys
+-- before it (weight_bits ...), then passed as a training memory config:
+-- weight_bits is no training field, and before it was accepted in silence
+-- on the infer read's notes.
+do
+  local cfg = { capacity = 80e9, batch = -1, weight_bits = 4 }
+  t.raises(function() core.infer(model(), device(), cfg) end, "infer.batch must be an integer",
+           "the infer read raises at batch", true)
+  cfg.batch, cfg.seq, cfg.recipe, cfg.optimizer = nil, 512, R, O
+  t.raises(function() core.memory(model(), cfg) end, "memory: unknown field 'weight_bits'",
+           "an infer read's notes left by its raise are not a memory config's names", true)
+end
+
 t.done_testing()
