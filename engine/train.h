@@ -136,6 +136,12 @@ typedef struct train_cfg {
 				  * into the varlen layout and the output
 				  * scattered back (train_layer.c
 				  * layer_extras) */
+	int async_tp;            /* Megatron-LM's asynchronous TP all-
+				  * reduce: a column-parallel linear's
+				  * input-gradient collective under its
+				  * weight-gradient GEMM (the
+				  * async_tp_allreduce option;
+				  * train_layer.c layer_comm) */
 	int unfused_permute;     /* the alltoall dispatcher's token
 				  * permutation as Megatron-Core's unfused
 				  * PyTorch ops (moe_permute_fusion off;
@@ -408,6 +414,7 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int pad_mask;            /* train_cfg's, eager flash only */
+	int async_tp;            /* train_cfg's */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */

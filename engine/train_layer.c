@@ -2076,6 +2076,42 @@ static double a2a_meta(tenv *e, const train_lkey *k, train_lcost *lc)
 		0.0;
 }
 
+/* The backward's TP collectives with Megatron-LM's asynchronous
+ * all-reduce (async_tp_allreduce): a column-parallel linear (qkv, the
+ * MLP's up projection) launches its input gradient's collective and then
+ * its weight-gradient GEMM beside it -- LinearWithGradAccumulationAnd
+ * AsyncAllreduce.backward: "handle = torch.distributed.all_reduce(
+ * grad_input, group=..., async_op=True)", then "grad_weight =
+ * grad_output.t().matmul(total_input)", then "handle.wait()"
+ * (megatron/mpu/layers.py, Megatron-LM 16c90445 and f3e57f6f, September
+ * 2021; on unless --no-async-tensor-model-parallel-allreduce).  Without
+ * SP both of the backward's two collectives are these (the row-parallel
+ * linears' backward is the identity); with SP the column-parallel
+ * backward's reduce-scatter is, and the row-parallel linears'
+ * all-gathers stay on the path: half.  Each runs under its linear's
+ * weight gradient, half of that op's backward (dgrad and wgrad the same
+ * FLOPs), what the window cannot hide exposed and the compute under it
+ * slowed by OVERLAP_SLOWDOWN (overlap_at).  pass is one of the two
+ * collectives of the backward (tp_fwd / 2). */
+static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
+			   double pass)
+{
+	static const char *const col[2] = { "qkv", "mlp_up" };
+	double t = k->sp ? pass : 0.0, h = 0, each = k->sp ? pass / 2.0 : pass;
+	int i, j;
+
+	for (j = 0; j < 2; j++) {
+		double win = -1.0;
+
+		for (i = 0; i < lc->nops; i++)
+			if (strcmp(lc->ops[i].name, col[j]) == 0)
+				win = 0.5 * lc->ops[i].bwd;
+		t += win < 0 ? each : overlap_at(each, win, 1,
+						  OVERLAP_SLOWDOWN, &h);
+	}
+	return t;
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -2099,6 +2135,8 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		lc->tp_fwd = 2.0 * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
 	}
 	lc->tp_bwd = lc->tp_fwd;
+	if (k->async_tp && k->tp > 1)
+		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_fwd / 2.0);
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;

@@ -1213,6 +1213,13 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
+  help = "Megatron-LM's asynchronous TP all-reduce (September 2021 on; "
+    .. "--no-async-tensor-model-parallel-allreduce turns it off): each column-parallel "
+    .. "linear's input-gradient collective runs under its weight-gradient GEMM in the "
+    .. "backward -- both of a layer's backward all-reduces without --sp, the "
+    .. "reduce-scatters with it; with tp > 1",
+  suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
 opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
   help = "the alltoall dispatcher's token permutation as Megatron-Core's PyTorch ops "
     .. "(moe_permute_fusion off, NeMo RL's grpo_math_1B.yaml from v0.4): masked_select, "

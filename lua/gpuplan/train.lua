@@ -29,6 +29,9 @@
 --                 handed to transformers' FlashAttention-2 path (kernels eager,
 --                 flash): the varlen gathers and scatter of q, k, v and the
 --                 output (default false: unpadded, flash_attn_func)
+--   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
+--                 column-parallel linears' input-gradient collectives under
+--                 their weight-gradient GEMMs (default false)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf and
 --                 deepspeed stacks (transformers' modules), fused on megatron
@@ -308,7 +311,8 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "pad_mask", "unfused_permute", "unfused_act",
+  local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
+    "unfused_permute", "unfused_act",
     "ckpt_outside_fsdp",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -351,6 +355,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.pad_mask = o.pad_mask == true
+  cfg.async_tp_allreduce = o.async_tp_allreduce == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
   -- the router's dtype in bytes (the declared values checked it)

@@ -342,4 +342,21 @@ isnt($cpf, 0, '--pad-mask on a fused stack: non-zero exit');
 like($epf, qr/^gpuplan: train: --pad-mask is transformers' FlashAttention-2 path under a padding mask; with --kernels fused \(--stack megatron\)/m,
      '--pad-mask on megatron: refused, naming the flags');
 
+# --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
+# 175B at TP 8 with four sequences a micro-batch hides both backward
+# all-reduces under the weight-gradient GEMMs (tests/lua/async_tp_allreduce.t
+# derives it): the step shortens; a value is refused, naming the flag.
+my @atp = ('gpt3-175b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--tp', '8', '--stack',
+           'megatron', '--method', 'pretrain', '--batch', '4', '--global-batch', '4',
+           '--recompute', 'full');
+my ($ca0, $oa0) = run_gp('train', @atp);
+my ($ca1, $oa1) = run_gp('train', @atp, '--async-tp-allreduce');
+is($ca1, 0, '--async-tp-allreduce exits 0');
+my ($sa0) = $oa0 =~ /^step\s+([\d.]+)/m;
+my ($sa1) = $oa1 =~ /^step\s+([\d.]+)/m;
+ok(defined $sa0 && defined $sa1 && $sa1 < $sa0, 'the hidden all-reduces shorten the step');
+my ($cav, undef, $eav) = run_gp('train', @atp, '--async-tp-allreduce=yes');
+isnt($cav, 0, '--async-tp-allreduce=yes: non-zero exit');
+like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming the flag');
+
 done_testing();

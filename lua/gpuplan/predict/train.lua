@@ -34,6 +34,9 @@ local FRAMEWORKS = {
   -- Megatron-Core's own runs (Megatron-LM's README since core_r0.8.0)
   -- before the 2021-22 papers' Megatron-LM.
   { "megatron%-core", "megatron-core" },
+  -- Korthikanti et al. 2022 ran Megatron-LM of 2022, the 2021 paper's code
+  -- a year on: its own profile, the 2021 one's settings and what came since.
+  { "reducing activation recomputation", "megatron-lm-2022" },
   { "megatron%-lm", "megatron-lm" }, { "megatron", "megatron-lm" },
   -- Accelerate's FSDP before DeepSpeed: DeepSpeed's own benchmarks run it
   -- as their FSDP baseline, so their text names both.
@@ -513,6 +516,21 @@ local PROFILES = {
 -- attention_mask; attn_weights = torch.max(attn_weights,
 -- torch.tensor(torch.finfo(attn_weights.dtype).min,
 -- device=attn_weights.device))" (attn_clamp).
+-- Megatron-LM as Korthikanti et al. 2022 ran it (arXiv 2205.05198): the
+-- 2021 profile's settings, and the asynchronous TP all-reduce, which came
+-- between the two papers: Megatron-LM 16c90445 and f3e57f6f (September
+-- 2021) put each column-parallel linear's input-gradient all-reduce beside
+-- its weight-gradient GEMM, on by default ('--no-async-tensor-model-
+-- parallel-allreduce' turns it off); the SC21 scripts' commit 6985e58
+-- (August 2021) does not have it.
+PROFILES["megatron-lm-2022"] = {
+  { "async_tp_allreduce", true, "Megatron-LM since September 2021: the column-parallel "
+    .. "input-gradient all-reduce under the weight-gradient GEMM", tp2 },
+}
+for _, e in ipairs(PROFILES["megatron-lm"]) do
+  table.insert(PROFILES["megatron-lm-2022"], e)
+end
+
 PROFILES["deepspeed-chat"] = { { "flash", false, "transformers' 2023 OPTAttention: bmm, "
   .. "fp32 softmax, bmm" },
   { "attn_clamp", true, "OPTAttention: torch.max(attn_weights, finfo.min) after the mask" },
