@@ -1127,6 +1127,13 @@ opt { name = "cuda_device_max_connections", type = "int", metavar = "N",
     .. "the overlap, 191.1 with it at 1 connection, 198.5 at 32: 3.6% and 7.2% of the step "
     .. "hidden); DualPipe is not affected",
   suggest = { "max_connections", "cuda_max_connections" } }
+opt { name = "numa_bind", type = "flag", commands = "train plan rl", form = "both",
+  default = "off",
+  help = "each rank's CPU and memory bound to its GPU's NUMA node (numactl --cpunodebind "
+    .. "--membind, as Megatron-Bridge's performance launcher and NeMo RL from v0.7 do): on "
+    .. "a system with host_op_scale_bound (the Grace racks) the host's ops take that "
+    .. "factor instead of host_op_scale; elsewhere it changes nothing",
+  suggest = { "numactl", "bindpcie", "cpu_bind", "numa_binding" } }
 opt { name = "moe_balance", type = "string", metavar = "B", commands = "train plan rl",
   value = "balanced", kind = "enum", values = { "balanced", "none" },
   help = "how evenly a MoE router spreads tokens over the expert-parallel ranks: balanced "

@@ -392,6 +392,9 @@ M.system = T.record {
   -- launches) over an x86 server CPU's, which gpuplan's host-time figures
   -- are measured on; absent: 1.
   host_op_scale = num { min = 0.1, max = 100 },
+  -- The same with each rank bound to its GPU's NUMA node (the job's
+  -- numa_bind); absent: host_op_scale.
+  host_op_scale_bound = num { min = 0.1, max = 100 },
   -- GPUs under one operating system (one host, one Ray node) where that
   -- is fewer than the NVLink domain's gpus (a GB200 NVL72 tray: 4);
   -- absent: gpus.

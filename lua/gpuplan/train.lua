@@ -706,6 +706,12 @@ function M.setup(o, sweep)
   -- The host's launch time per op is an x86 server's; the system's
   -- host_op_scale stretches it on a slower host core (catalog/FORMAT.md).
   local host_scale = sys and sys.host_op_scale or 1
+  -- numa_bind: each rank bound to its GPU's NUMA node, where the catalog
+  -- has a factor for that (host_op_scale_bound, catalog/FORMAT.md).
+  if o.numa_bind ~= nil and type(o.numa_bind) ~= "boolean" then
+    fail("train: numa_bind must be a boolean (got %s)", args.shown(o.numa_bind))
+  end
+  if o.numa_bind and sys and sys.host_op_scale_bound then host_scale = sys.host_op_scale_bound end
   if host_scale ~= 1 then cfg.host_op_time = core().DEFAULTS.host_op_time * host_scale end
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"

@@ -237,6 +237,9 @@ local case_schema = T.record {
     -- CUDA_DEVICE_MAX_CONNECTIONS as the run sets it (gp.train's
     -- cuda_device_max_connections)
     cuda_device_max_connections = declared("cuda_device_max_connections"),
+    -- each rank bound to its GPU's NUMA node, where the launcher's source
+    -- shows it (gp.train's and gp.rl's numa_bind)
+    numa_bind = declared("numa_bind"),
     -- the flex dispatcher's SMs (gp.train's moe_flex_sms; Megatron-Core's
     -- moe_flex_dispatcher_num_sms)
     moe_flex_sms = declared("moe_flex_sms"),
@@ -369,12 +372,12 @@ M.PARALLEL_READ = {
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
-    moe_flex_backend cuda_device_max_connections moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
+    moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
     recompute recompute_modules schedule offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
-    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype offload]],
+    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }

@@ -359,4 +359,23 @@ my ($cav, undef, $eav) = run_gp('train', @atp, '--async-tp-allreduce=yes');
 isnt($cav, 0, '--async-tp-allreduce=yes: non-zero exit');
 like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming the flag');
 
+# --numa-bind: on a GB200 rack (host_op_scale 2.75, host_op_scale_bound
+# 2.0) a host-bound MoE step is shorter bound; --no-numa-bind is the
+# default's step; on DGX H100 (no bound factor) nothing changes.
+{
+    my @moe = ('qwen3-30b-a3b', '--gpus', '8', '--ep', '8', '--seq', '512', '--batch', '1',
+               '--global-batch', '8', '--stack', 'megatron', '--zero', '1');
+    my %s;
+    for my $g ('gb200', 'h100-sxm') {
+        for my $f ('', '--numa-bind', '--no-numa-bind') {
+            my ($c, $o) = run_gp('train', @moe, '--gpu', $g, ($f ? ($f) : ()));
+            is($c, 0, "$g $f: exits 0");
+            ($s{"$g$f"}) = $o =~ /^step\s+([\d.]+)/m;
+        }
+    }
+    ok($s{'gb200--numa-bind'} < $s{'gb200'}, 'GB200 --numa-bind: a shorter step');
+    is($s{'gb200--no-numa-bind'}, $s{'gb200'}, 'GB200 --no-numa-bind: the default (unbound)');
+    is($s{'h100-sxm--numa-bind'}, $s{'h100-sxm'}, 'H100 --numa-bind: unchanged');
+}
+
 done_testing();

@@ -163,6 +163,16 @@ function M.framework(case, rules)
   return nil
 end
 
+-- Whether the case's GPU sits on a host whose catalog entry prices NUMA
+-- binding (host_op_scale_bound: the Grace racks), where a stack's or a
+-- release's numa_bind says something; o.cat, else the shipped catalog.
+function M.numa_host(o)
+  local cat = o.cat or require("gpuplan.catalog").get()
+  local g = cat.gpus[o.gpu]
+  local sys = g and require("gpuplan.train").default_node(g, cat)
+  return sys ~= nil and sys.host_op_scale_bound ~= nil
+end
+
 -- A framework profile's settings into the options o: each {key, value,
 -- note, when} whose key the case leaves open (o[key] == nil) and whose
 -- when(o, model), if any, holds; a value that is a function is asked

@@ -604,6 +604,18 @@ local RELEASE_FLAGS = {
     function(o) return not o.colocated end,
     "NeMo RL v0.4.0's prepare_for_lp_inference: the optimizer states to host memory and back "
       .. "each step" },
+  -- NUMA binding of the workers (nemo_rl/distributed/numa_utils.py
+  -- bind_to_gpu_numa: os.sched_setaffinity to the GPU's NUMA-local CPUs
+  -- and numa_set_membind, called by the Megatron, DTensor and vLLM
+  -- workers at init) came with PR #2613, first in v0.7.0; v0.3.0 to
+  -- v0.6.0 have no numa_utils and their ray.sub binds nothing.  Said
+  -- where it is priced (case.numa_host: a catalog host_op_scale_bound).
+  { "numa_bind", { ["0.3"] = true, ["0.4"] = true, ["0.5"] = true, ["0.6"] = true },
+    function(o) return case_.numa_host(o) end,
+    "NeMo RL v0.3-v0.6 bind no worker: NUMA binding came with PR #2613, r0.7.0", false },
+  { "numa_bind", { ["0.7"] = true }, function(o) return case_.numa_host(o) end,
+    "NeMo RL v0.7.0 numa_utils.bind_to_gpu_numa: each worker's CPUs and memory on its "
+      .. "GPU's NUMA node" },
   -- v0.3.0's DistributedLogprob.backward builds the chosen tokens' one-hot
   -- (torch.nn.functional.one_hot, int64) over the vocabulary; PR #761
   -- ("skip `torch.nn.functional.one_hot`", first in v0.4.0) scatters the
@@ -718,6 +730,7 @@ return function(case, cat)
     -- unfused_act, the probabilities' product in the router's dtype.
     unfused_act = v(par.bias_activation_fusion) == false or nil,
     moe_router_dtype = v(par.moe_router_dtype),
+    numa_bind = v(par.numa_bind),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
     precision = v(wl.precision), fp8_scaling = v(wl.fp8_scaling),

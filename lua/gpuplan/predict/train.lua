@@ -340,6 +340,16 @@ local PROFILES = {
       end, "perf_plugins.py: 32 on Blackwell or with DeepEP/HybridEP, 1 at TP or CP > 1 "
         .. "without EP overlap on Hopper, else 8" },
     { "recompute", "none", "no recompute in the perf configs", gated },
+    -- scripts/performance/utils/executors.py (since #403, 2025-08-28)
+    -- slurm_executor: "numactl --cpunodebind=$((SLURM_LOCALID/
+    -- {numa_divisor})) --membind=$((SLURM_LOCALID/{numa_divisor}))" before
+    -- every rank, numa_divisor 2 on gb200 (two GPUs a Grace) -- on gb300
+    -- too only from 487bbaa8f ("gb300 numa enabled", 2025-12-19, first in
+    -- v0.3.0), 4 before, which put a GB300 tray's four ranks on the first
+    -- Grace (the 25.11 GB300 cases state false).  Said where it is priced
+    -- (case.numa_host: a catalog host_op_scale_bound).
+    { "numa_bind", true, "scripts/performance executors.py: numactl --cpunodebind --membind "
+        .. "to the GPU's Grace", function(o) return case_.numa_host(o) end },
     -- DeepSeek-V3 (an MLA model): scripts/performance/configs/deepseek/
     -- deepseek_workload_base_configs.py recompute_modules ["mla_up_proj"]
     -- (GB200 and B200; ["mla_up_proj", "mlp"] on H100 and GB200 MXFP8, the
@@ -613,6 +623,7 @@ local function predict(case, cat)
   o.moe_dispatcher = v(par.moe_dispatcher)
   o.moe_flex_backend = v(par.moe_flex_backend)
   o.cuda_device_max_connections = v(par.cuda_device_max_connections)
+  o.numa_bind = v(par.numa_bind)
   o.moe_flex_sms = v(par.moe_flex_sms)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
