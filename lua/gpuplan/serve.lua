@@ -242,7 +242,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
   local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max)
   if msg then fail("infer: %s", msg) end
   if itl ~= nil and (type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600) then
-    fail("infer: itl_max must be a positive time (got %s)", shown(a.itl_max))
+    fail("infer: itl_max must be a positive time, at most an hour (got %s)", shown(a.itl_max))
   end
   local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
   local s = {
@@ -690,7 +690,8 @@ function M.plan(a)
   local itl, msg = require("gpuplan.options").quantity("itl_max", a.itl_max or 0.050)
   if msg then fail("infer: %s", msg) end
   if type(itl) ~= "number" or itl ~= itl or itl <= 0 or itl > 3600 then
-    error("infer_plan: itl_max must be a positive time (got " .. shown(a.itl_max) .. ")", 2)
+    error("infer_plan: itl_max must be a positive time, at most an hour (got "
+          .. shown(a.itl_max) .. ")", 2)
   end
   local b = {}
   for k, v in pairs(a) do b[k] = v end

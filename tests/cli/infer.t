@@ -265,4 +265,15 @@ like($e, qr/^gpuplan: infer: unknown option '--out' \(did you mean '--output'\?\
 like($o, qr/^  --input N +prompt tokens per request \(default 2048\)$/m, 'infer --help: --input');
 like($o, qr/^  --output N +generated tokens per request \(default 256\)$/m, 'infer --help: --output');
 
+# --itl-max is milliseconds in (0, 1 h]: a 0 typed was quoted back as the
+# string the command passed on ("got string '0ms'"), and 1e300 as
+# "1.0000000000000001e+300ms".  Both now name the flag, its unit and bound.
+for my $bad (['0', '0'], ['1e300', '1e\+300']) {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '1000',
+                          '--itl-max', $bad->[0]);
+    is($c, 1, "--itl-max $bad->[0]: exit 1");
+    like($e, qr/^gpuplan: infer: --itl-max must be a number of milliseconds in \(0, 3600000\] \(got $bad->[1]\)$/m,
+         "--itl-max $bad->[0]: names the flag, its unit and its bound");
+}
+
 done_testing();

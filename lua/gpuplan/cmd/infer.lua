@@ -234,6 +234,13 @@ local function checked(opts, args)
   if opts.margin and (opts.margin < 0 or opts.margin >= 1) then
     error(cli.usage("infer: --margin must be in [0, 1)"), 0)
   end
+  -- --itl-max is milliseconds, passed on as "<MS>ms": the Lua side's check
+  -- quoted that string for a 0 typed here ("itl_max must be a positive
+  -- time (got string '0ms')").  Its bound, an hour, said in the flag's unit.
+  if opts.itl_max and not (opts.itl_max > 0 and opts.itl_max <= 3.6e6) then
+    error(cli.fail(string.format("infer: --itl-max must be a number of milliseconds in "
+      .. "(0, 3600000] (got %s)", require("gpuplan.args").shown(opts.itl_max))), 0)
+  end
   local a = args_of(opts, model)
   local moe = moe_opts(a)
   needs("svg", "--sweep-batch", opts.sweep_batch)
