@@ -52,6 +52,16 @@ gp.json = report.json
 -- is a usage error (exit 2) naming the argument.
 function gp.options(params, argv)
   local cli = require "gpuplan.cli"
+  local shown = require("gpuplan.args").shown
+  -- before, a non-table raised inside gpuplan ("init.lua:67: attempt to
+  -- index a number value (local 'argv')")
+  if type(params) ~= "table" then
+    error("gp.options: params must be a table {name = {description, default}} (got "
+          .. shown(params) .. ")", 2)
+  end
+  if argv ~= nil and type(argv) ~= "table" then
+    error("gp.options: arg must be the script's arg table (got " .. shown(argv) .. ")", 2)
+  end
   local spec, names = {}, {}
   for name, p in pairs(params) do
     if type(p) ~= "table" or type(p[1]) ~= "string" then

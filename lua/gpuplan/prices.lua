@@ -16,11 +16,29 @@
 
 local M = {}
 
+-- The catalog and buyer arguments of the public functions checked, named
+-- at the caller's line: before, gp.prices.quote(5, ...) raised "prices.lua:25:
+-- attempt to index a number value (local 'cat')", a line of gpuplan's.
+local function need_catalog(cat, who)
+  if type(cat) ~= "table" or type(cat.ids) ~= "function" then
+    error(string.format("prices.%s: cat must be a catalog, as gp.catalog() returns (got %s)",
+      who, require("gpuplan.args").shown(cat)), 3)
+  end
+end
+
+local function need_buyer(buyer, who)
+  if type(buyer) ~= "table" or type(buyer.currency) ~= "string" then
+    error(string.format("prices.%s: buyer must be gp.prices.buyer's {currency, markets, ...} "
+      .. "(got %s)", who, require("gpuplan.args").shown(buyer)), 3)
+  end
+end
+
 -- The amount of one price entry in currency `to` (nil: the entry's own),
 -- as a record: amount, currency, id, entry, market, quoted (the price as
 -- the source quoted it, "$0.95/h"), converted (boolean), guide (a seed
 -- guide's rule of thumb, not an offer).
 function M.quote(cat, id, to)
+  need_catalog(cat, "quote")
   local units = require "gpuplan.units"
   local e = cat.prices[id]
   if not e then error("unknown price '" .. tostring(id) .. "'", 2) end
@@ -38,6 +56,7 @@ end
 -- one region ("cn"); ties go to the price quoted in the wanted currency,
 -- then to the id, so the choice does not depend on table order.
 function M.cheapest(cat, gpu, opts)
+  need_catalog(cat, "cheapest")
   opts = opts or {}
   local to = opts.currency or cat.settings.currency
   local best
@@ -81,6 +100,7 @@ end
 -- market = "us,global,overseas" (the list as given or derived), said =
 -- where the market came from, or nil when the caller gave it}.
 function M.buyer(cat, o, who)
+  need_catalog(cat, "buyer")
   o = o or {}
   local cur, cfrom = o.currency, nil
   if cur == nil then
@@ -136,6 +156,7 @@ end
 -- table {amount, currency}, a catalog price id; nil for a bare number or
 -- a string that does not parse (the caller's check reports it).
 function M.currency_of(cat, p)
+  need_catalog(cat, "currency_of")
   if type(p) == "table" then return p.currency end
   if type(p) ~= "string" then return nil end
   if cat.prices and cat.prices[p] then return cat.prices[p].price.currency end
@@ -149,6 +170,8 @@ end
 -- is offered instead ("h800-sxm is offered in cn only: --market cn or
 -- --price"), or nil and nil when the catalog prices it nowhere.
 function M.offer(cat, gpu, buyer)
+  need_catalog(cat, "offer")
+  need_buyer(buyer, "offer")
   local q = M.cheapest(cat, gpu, { currency = buyer.currency, markets = buyer.markets })
   if q then return q end
   local elsewhere, seen = {}, {}
@@ -170,6 +193,8 @@ end
 -- market when the caller did not name it, the price and where it is from,
 -- or where the card is offered instead.  Returns the amount, or nil.
 function M.default_price(cat, gpu, buyer, default)
+  need_catalog(cat, "default_price")
+  need_buyer(buyer, "default_price")
   if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
   local q, elsewhere = M.offer(cat, gpu, buyer)
   if q then
@@ -190,6 +215,8 @@ end
 -- A bad price raises a message without a position, naming price (the
 -- caller puts its own name before it).
 function M.per_hour(cat, p, gpu, buyer, default)
+  need_catalog(cat, "per_hour")
+  need_buyer(buyer, "per_hour")
   local shown = require("gpuplan.args").shown
   local cur = buyer.currency
   if p == nil then return M.default_price(cat, gpu, buyer, default) end
@@ -230,6 +257,7 @@ end
 
 -- The rate a conversion used, as a phrase: "7.0197 CNY/USD, 2026-01-08".
 function M.rate(cat, from, to)
+  need_catalog(cat, "rate")
   local parts = {}
   for _, c in ipairs { from, to } do
     if c ~= "USD" then
@@ -244,6 +272,10 @@ end
 -- "us, converted from $0.95/h" when converted.
 function M.origin(q)
   if not q then return nil end
+  if type(q) ~= "table" then
+    error("prices.origin: q must be a quote, as gp.prices.cheapest returns (got "
+          .. require("gpuplan.args").shown(q) .. ")", 2)
+  end
   if q.converted then return q.market .. ", converted from " .. q.quoted end
   return q.market
 end

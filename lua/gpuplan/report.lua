@@ -319,8 +319,38 @@ local function render_table(rows, cols, opts, markdown)
   return table.concat(out, "\n") .. "\n"
 end
 
--- Render rows to a string.
-function M.render(rows, opts)
+-- rows a list of tables and opts nil or a table, else an error naming the
+-- argument at the public function's caller (who: "render", "report"):
+-- before, gp.report(5) raised "report.lua:92: attempt to index a number
+-- value (local 'rows')", a line of gpuplan's, as a bug would.
+local function check_args(rows, opts, who)
+  local shown = require("gpuplan.args").shown
+  if type(rows) ~= "table" then
+    error(string.format("%s: rows must be a list of tables (got %s)", who, shown(rows)), 3)
+  end
+  for i, r in ipairs(rows) do
+    if type(r) ~= "table" then
+      error(string.format("%s: row %d must be a table (got %s)", who, i, shown(r)), 3)
+    end
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error(string.format("%s: opts must be a table (got %s)", who, shown(opts)), 3)
+  end
+  if opts and opts.columns ~= nil then
+    if type(opts.columns) ~= "table" then
+      error(string.format("%s: opts.columns must be a list (got %s)", who,
+        shown(opts.columns)), 3)
+    end
+    for i, c in ipairs(opts.columns) do
+      if type(c) ~= "string" and type(c) ~= "table" then
+        error(string.format("%s: column %d must be a key or {key = ..., label = ...} (got %s)",
+          who, i, shown(c)), 3)
+      end
+    end
+  end
+end
+
+local function render(rows, opts)
   opts = opts or {}
   local format = opts.format or "text"
   if not M.formats[format] then
@@ -355,9 +385,16 @@ function M.versus(x, worse, better, times)
   return string.format("%.1f%% %s", 100 * (1 - x), better)
 end
 
+-- Render rows to a string.
+function M.render(rows, opts)
+  check_args(rows, opts, "render")
+  return render(rows, opts)
+end
+
 -- Render rows to stdout.
 function M.print(rows, opts)
-  io.stdout:write(M.render(rows, opts))
+  check_args(rows, opts, "report")
+  io.stdout:write(render(rows, opts))
 end
 
 -- A document of several tables in one format, as scripts print them:

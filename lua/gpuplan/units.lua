@@ -167,7 +167,10 @@ end
 -- Parse s as a quantity of the given kind; raises with the value quoted.
 function M.parse(s, kind)
   local p = parsers[kind]
-  if not p then error("units.parse: unknown kind '" .. tostring(kind) .. "'", 2) end
+  if not p then
+    error("units.parse: unknown kind " .. (type(kind) == "string" and ("'" .. kind .. "'")
+      or require("gpuplan.args").shown(kind)), 2)
+  end
   return p(s)
 end
 
@@ -200,9 +203,12 @@ function M.fmt_bytes(n, unit)
   local nf = nonfinite(n)
   if nf then return nf end
   if unit then
-    local p = unit:match("^(%a-)B$")
+    local p = type(unit) == "string" and unit:match("^(%a-)B$")
     local f = p and prefix_factor(p)
-    assert(f, "fmt_bytes: unknown unit " .. tostring(unit))
+    if not f then
+      error("units.fmt_bytes: unknown unit " .. require("gpuplan.args").shown(unit)
+        .. " (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB ...)", 2)
+    end
     return trim(n / f) .. unit
   end
   for _, u in ipairs { "TB", "GB", "MB", "KB" } do
@@ -236,7 +242,8 @@ function M.fmt(n, kind)
     if n.currency == "USD" then return string.format("$%.2f/h", n.amount) end
     return string.format("%.2f%s/h", n.amount, n.currency)
   end
-  error("units.fmt: unknown kind '" .. tostring(kind) .. "'", 2)
+  error("units.fmt: unknown kind " .. (type(kind) == "string" and ("'" .. kind .. "'")
+    or require("gpuplan.args").shown(kind)), 2)
 end
 
 return M

@@ -559,6 +559,10 @@ end
 
 -- Predict one case.  Returns a result row.
 function M.predict(case, cat)
+  if type(case) ~= "table" or type(case.measured) ~= "table" or M.kinds[case.kind] == nil then
+    error("validate.predict: case must be a case as gp.validate.read returns (got "
+          .. require("gpuplan.args").shown(case) .. ")", 2)
+  end
   local row = { id = case.id, kind = case.kind, metric = case.measured.metric,
                 measured = case.measured.value, unit = case.measured.unit,
                 bytes = case.kind == "collective" and tonumber(case.bytes) or nil }
@@ -594,6 +598,14 @@ end
 
 -- Nearest-rank percentile of a sorted list (q in (0, 1]).
 function M.percentile(sorted, q)
+  local shown = require("gpuplan.args").shown
+  if type(sorted) ~= "table" then
+    error("validate.percentile: sorted must be a sorted list of numbers (got " .. shown(sorted)
+          .. ")", 2)
+  end
+  if type(q) ~= "number" or not (q > 0 and q <= 1) then
+    error("validate.percentile: q must be a number in (0, 1] (got " .. shown(q) .. ")", 2)
+  end
   local n = #sorted
   if n == 0 then return nil end
   local k = math.ceil(q * n)
@@ -616,6 +628,16 @@ M.subsets = {
 -- (cases with one), coverage (the share of those whose measured value lies
 -- inside) and width (the mean of (hi - lo) / predicted).
 function M.summarise(rows)
+  local shown = require("gpuplan.args").shown
+  if type(rows) ~= "table" then
+    error("validate.summarise: rows must be gp.validate.predict's rows (got " .. shown(rows)
+          .. ")", 2)
+  end
+  for i, r in ipairs(rows) do
+    if type(r) ~= "table" then
+      error(string.format("validate.summarise: row %d must be a table (got %s)", i, shown(r)), 2)
+    end
+  end
   local by = {}
   local function add(name, r)
     local s = by[name] or { kind = name, cases = 0, predicted = 0, errs = {},

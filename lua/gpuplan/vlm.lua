@@ -54,6 +54,13 @@ end
 -- { model, units, tokens_per_unit, patches_per_unit, image_tokens,
 -- video_tokens, tokens, patches, size, defaults }.
 function M.media(model, o)
+  if type(model) ~= "table" then
+    fail("vlm.media: model must be a model table (got %s)", shown(model))
+  end
+  if o ~= nil and type(o) ~= "table" then
+    fail("vlm.media: o must be a table of options (got %s)", shown(o))
+  end
+  o = o or {}
   local v = model.vision
   if not v then
     fail("%s has no vision tower (images, video_frames, image_size, frame_size)",
@@ -151,7 +158,16 @@ function M.plan(o)
   local train = require "gpuplan.train"
   local cat = o.cat or require("gpuplan").catalog()
   local model = type(o.model) == "string" and cat:get("models", o.model) or o.model
+  if type(model) ~= "table" then
+    fail("vlm.plan: model must be a model id or table (got %s)", shown(o.model))
+  end
   local gpus = o.gpus or 8
+  if math.type(gpus) ~= "integer" and not (type(gpus) == "number" and gpus == math.floor(gpus)) then
+    fail("vlm.plan: gpus must be a whole number 1..16777216 (got %s)", shown(gpus))
+  end
+  if gpus < 1 or gpus > 2 ^ 24 then
+    fail("vlm.plan: gpus must be a whole number 1..16777216 (got %s)", shown(gpus))
+  end
   local rows = {}
   local search = { tps = true, cps = true, pps = true, recomputes = true, top = true }
   -- Every other key is gp.train's: a misspelt one would fail each layout's

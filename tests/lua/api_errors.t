@@ -159,4 +159,27 @@ t.ok(r.fits == false and r.total == r.total and r.total < math.huge,
   "a 9e14-parameter model on 12 DeepSpeed stages: an answer (does not fit)")
 t.ok(r.stage_layers >= 1 and r.stage_layers <= 70, "with a stage split of whole layers")
 
+-- The helpers a script prints and prices with: a wrong type named at the
+-- script's line, not "attempt to index a number value" at a line of
+-- gpuplan's (report.lua, prices.lua, init.lua, validate.lua, vlm.lua).
+check(function() gp.report(5) end, "report: rows must be a list of tables (got 5)", "report: rows a number")
+check(function() gp.render({ 1 }) end, "render: row 1 must be a table (got 1)", "render: a row a number")
+check(function() gp.render({ { a = 1 } }, "json") end, "render: opts must be a table (got string 'json')", "render: opts a string")
+check(function() gp.report({ { a = 1 } }, { columns = "a" }) end, "report: opts.columns must be a list (got string 'a')", "report: columns a string")
+check(function() gp.options({ n = { "count", 1 } }, 5) end, "gp.options: arg must be the script's arg table (got 5)", "options: arg a number")
+check(function() gp.options(nil) end, "gp.options: params must be a table", "options: no params")
+check(function() gp.prices.cheapest(nil, H) end, "prices.cheapest: cat must be a catalog, as gp.catalog() returns (got nil)", "prices.cheapest: no catalog")
+check(function() gp.prices.quote("x", "y") end, "prices.quote: cat must be a catalog", "prices.quote: a string for the catalog")
+check(function() gp.prices.offer(gp.catalog(), H, nil) end, "prices.offer: buyer must be gp.prices.buyer's", "prices.offer: no buyer")
+check(function() gp.prices.origin(3) end, "prices.origin: q must be a quote", "prices.origin: a number")
+check(function() gp.units.fmt_bytes(1e9, 5) end, "units.fmt_bytes: unknown unit 5", "fmt_bytes: a number for the unit")
+check(function() gp.parse("1GB", {}) end, "units.parse: unknown kind a table", "parse: a table for the kind, not its address")
+check(function() gp.validate.percentile({ 1, 2 }, 0 / 0) end, "validate.percentile: q must be a number in (0, 1] (got NaN)", "percentile: NaN q")
+check(function() gp.validate.percentile(nil, 0.5) end, "validate.percentile: sorted must be a sorted list of numbers (got nil)", "percentile: no list")
+check(function() gp.validate.summarise(5) end, "validate.summarise: rows must be", "summarise: a number")
+check(function() gp.validate.predict({}) end, "validate.predict: case must be a case as gp.validate.read returns", "predict: an empty case")
+check(function() gp.vlm.media(nil, {}) end, "vlm.media: model must be a model table (got nil)", "vlm.media: no model")
+check(function() gp.vlm.plan{ gpus = 8 } end, "vlm.plan: model must be a model id or table (got nil)", "vlm.plan: no model")
+check(function() gp.vlm.plan{ model = "llava-1.5-7b", gpus = 0.5 } end, "vlm.plan: gpus must be a whole number 1..16777216 (got 0.5)", "vlm.plan: half a GPU")
+
 t.done_testing()
