@@ -42,6 +42,11 @@ function M.oneline(s)
   return (tostring(s):gsub("%c", function(c) return escapes[c] or string.format("\\%03d", c:byte()) end))
 end
 local function quoted(s)
+  -- NaN in one spelling (the C library prints "nan" or "-nan": a catalog's
+  -- memory = 0/0 read "bad bytes '-nan'"), a table or a function by its
+  -- kind, not its address (as gpuplan.args.shown)
+  if s ~= s then return "NaN" end
+  if type(s) == "table" or type(s) == "function" then return "a " .. type(s) end
   s = tostring(s)
   if #s > 40 then s = s:sub(1, 40) .. "..." end
   return M.oneline(s)

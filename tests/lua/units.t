@@ -79,4 +79,11 @@ t.raises(function() u.parse("9TFLOPS x\ny", "compute") end, "unexpected 'x\\ny'"
 t.raises(function() u.parse("1e300TB/s", "bandwidth") end, "bad bandwidth '1e300TB/s': too large",
   "a bandwidth past a double is too large, not inf", true)
 
+-- A NaN or a table where a quantity goes is quoted the same on every
+-- platform, never '-nan' (glibc's tostring of 0/0) or a table's address.
+t.raises(function() u.parse(0 / 0, "bytes") end, "bad bytes 'NaN': expected a string with a unit",
+  "NaN bytes quoted as NaN", true)
+t.raises(function() u.parse({}, "bandwidth") end, "bad bandwidth 'a table': expected a string",
+  "a table quoted by its kind", true)
+
 t.done_testing()
