@@ -119,7 +119,16 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
  * B GEMMs and the add.  Eager (HF, above): an RMSNorm 8, q/k/v 3, the
  * rotary 10, attention and its layout copy 2, gate and up 2, SwiGLU 2,
  * and the rest one each (LlamaDecoderLayer: 39 for Llama); PEFT's LoRA
- * layer 5 (dropout, lora_A, lora_B, * scaling, +=). */
+ * layer 5 (dropout, lora_A, lora_B, * scaling, +=) for each adapted
+ * matrix: PEFT wraps every targeted nn.Linear in a LoRA layer of its own
+ * (peft/tuners/lora/layer.py update_layer: "self.lora_A[adapter_name] =
+ * nn.Linear(self.in_features, r, bias=False)", its own lora_B and
+ * lora_dropout), so the eager modules' separate q, k, v and gate, up
+ * each run the five; at lora_dropout 0 the dropout is "nn.Identity()"
+ * ("if lora_dropout > 0.0: lora_dropout_layer = nn.Dropout(p=
+ * lora_dropout) else: ... nn.Identity()"), which launches nothing: 4.
+ * The fused stacks' adapter (Megatron's on the fused linear_qkv and
+ * linear_fc1) is one per op: A, B and the add. */
 #define FUSED_LORA_OPS 3.0
 #define EAGER_LORA_OPS 5.0
 /* transformers' _upad_input and pad_input on a padded micro-batch's
@@ -647,7 +656,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			((b & GP_LORA_DOWN) != 0);
 
 		lora_costs(e, k, o->k, o->n, nd, lc);
-		*nk += eager ? EAGER_LORA_OPS : FUSED_LORA_OPS;
+		*nk += eager ? nd * (EAGER_LORA_OPS -
+				     (k->lora_dropout ? 0.0 : 1.0)) :
+			FUSED_LORA_OPS;
 	}
 }
 

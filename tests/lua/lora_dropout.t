@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(5)
+t.plan(9)
 
 local function lora(r)
   for _, o in ipairs(r.ops) do if o.name == "lora" then return o end end
@@ -44,3 +44,27 @@ local fus = gp.train(t.with(job, { lora_dropout = 0, kernels = "fused" }))
 t.near(lora(eag).fwd - lora(fus).fwd, 436.2e6 / 1.733e12, 0.1, "eager forward: the scaling and the add")
 t.near(lora(eag).bwd - lora(fus).bwd, 268.4e6 / 1.733e12, 0.1,
        "eager backward: each matrix's input gradient written and summed")
+
+-- The host's launches: PEFT wraps each targeted nn.Linear in a LoRA layer
+-- of its own (peft/tuners/lora/layer.py update_layer), and the eager
+-- modules' q, k, v, gate and up are linears apart, so each of the seven
+-- adapted matrices of a Llama layer launches dropout, lora_A, lora_B,
+-- "* scaling" and "+=" (5), or 4 at lora_dropout 0 (nn.Identity launches
+-- nothing).  Llama 3.2 1B, one sequence of 2048 tokens on an H100: the
+-- layer's forward kernels are shorter than their launches, so the forward
+-- is (39 + 7 x 5) x 24.84 us = 1838.2 us (common.h GP_EAGER_OP_TIME), and
+-- (39 + 7 x 4) x 24.84 = 1664.3 us without dropout; q and v alone,
+-- (39 + 2 x 5) x 24.84 = 1217.2 us.  Tolerance 1e-9: the host's count,
+-- exact (train.t's host floor test).
+do
+  local small = { model = "llama3.2-1b", gpu = "h100-sxm", gpus = 1, method = "lora",
+                  seq = 2048, batch = 1, global_batch = 8, recompute = "none",
+                  kernels = "eager", lora_targets = "q,k,v,o,gate,up,down" }
+  local f, wait = t.layer_fwd(gp.train(t.with(small, { lora_dropout = 0.05 })))
+  t.ok(wait > 0, "1B eager LoRA: the GPU waits for the host")
+  t.near(f, (39 + 7 * 5) * 24.84e-6, 1e-9, "seven adapted matrices: five launches each")
+  f = t.layer_fwd(gp.train(t.with(small, { lora_dropout = 0 })))
+  t.near(f, (39 + 7 * 4) * 24.84e-6, 1e-9, "lora_dropout 0: nn.Identity, four launches each")
+  f = t.layer_fwd(gp.train(t.with(small, { lora_dropout = 0.05, lora_targets = "q,v" })))
+  t.near(f, (39 + 2 * 5) * 24.84e-6, 1e-9, "q and v: two adapted matrices")
+end
