@@ -296,3 +296,29 @@ static const lgp_field rl_step_fields[] = {
 	F_END
 };
 const lgp_desc lgp_rl_step_desc = { "step", rl_step_fields };
+
+/* A step's batch and global_batch, as read into the config, in the
+ * ranges gp.train's options take, named as job:step takes them (argument
+ * arg).  Read as plain numbers, a bad one reached the kernels' checks,
+ * which name their own fields: "step: micro_batch must be a positive
+ * number up to 1e+15 (got -1)" for batch = -1, "minibatch" for an RL
+ * step's global_batch -- names job:step does not take. */
+/* v as a message says it: a whole number as one ("-1", not "-1.0"). */
+static const char *said(lua_State *L, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		return lua_pushfstring(L, "%I", (lua_Integer)v);
+	return lua_pushfstring(L, "%f", (lua_Number)v);
+}
+
+void lgp_step_batches(lua_State *L, int arg, double batch, double global)
+{
+	if (!(batch > 0 && batch <= GP_COUNT_MAX))
+		luaL_argerror(L, arg, lua_pushfstring(L, "step.batch must be a "
+			"number of sequences in (0, %d] (got %s)", GP_COUNT_MAX,
+			said(L, batch)));
+	if (!(global >= 0 && global <= 1e15))
+		luaL_argerror(L, arg, lua_pushfstring(L, "step.global_batch "
+			"must be a number in [0, 1e+15] (got %s)",
+			said(L, global)));
+}

@@ -135,6 +135,7 @@ extern const lgp_desc lgp_mem_train_desc;
 extern const lgp_desc lgp_train_desc;
 extern const lgp_desc lgp_step_desc;
 extern const lgp_desc lgp_rl_step_desc;
+void lgp_step_batches(lua_State *L, int arg, double batch, double global);
 
 /* ---- lgp_memory.c ---- */
 

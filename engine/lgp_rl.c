@@ -400,8 +400,11 @@ static int lgp_rl_job_step(lua_State *L)
 
 	if (j->follow_tp)
 		c.roll.tp = 0;
-	if (!lua_isnoneornil(L, 2))
+	if (!lua_isnoneornil(L, 2)) {
 		lgp_read(L, 2, 2, &lgp_rl_step_desc, &c, LGP_STRICT);
+		lgp_step_batches(L, 2, c.train.mem.lay.micro_batch,
+				 c.minibatch);
+	}
 	lgp_job_sharding(L, 1, 2, &c.train);
 	c.train.grad_acc_fusion = j->fusion[c.train.fsdp != 0];
 	lgp_job_refusal(L, 1, &c.train);

@@ -704,8 +704,10 @@ static int lgp_job_step(lua_State *L)
 	gp_error err;
 	int rep;
 
-	if (!lua_isnoneornil(L, 2))
+	if (!lua_isnoneornil(L, 2)) {
 		lgp_read(L, 2, 2, &lgp_step_desc, &c, LGP_STRICT);
+		lgp_step_batches(L, 2, c.mem.lay.micro_batch, c.global_batch);
+	}
 	lgp_job_sharding(L, 1, 2, &c);
 	c.grad_acc_fusion = j->fusion[c.fsdp != 0];
 	lgp_job_refusal(L, 1, &c);

@@ -182,4 +182,17 @@ check(function() gp.vlm.media(nil, {}) end, "vlm.media: model must be a model ta
 check(function() gp.vlm.plan{ gpus = 8 } end, "vlm.plan: model must be a model id or table (got nil)", "vlm.plan: no model")
 check(function() gp.vlm.plan{ model = "llava-1.5-7b", gpus = 0.5 } end, "vlm.plan: gpus must be a whole number 1..16777216 (got 0.5)", "vlm.plan: half a GPU")
 
+-- job:step's batch and global_batch are named as job:step takes them: a
+-- bad one reached the kernels' checks, which said "micro_batch" (and an RL
+-- step's "minibatch") for a key the script never wrote.
+do
+  local tj = gp.train_job{ model = M7, gpu = H, gpus = 8 }
+  local rj = gp.rl_job{ model = "qwen2.5-7b", gpu = H, gpus = 16, prompts = 64, group = 8,
+                        response_len = 2048, response_max = 8192 }
+  check(function() tj:step{ batch = -1 } end, "step.batch must be a number of sequences in (0, 16777216] (got -1)", "train step: batch -1")
+  check(function() tj:step{ batch = 0 } end, "step.batch must be a number of sequences in (0, 16777216] (got 0)", "train step: batch 0")
+  check(function() rj:step{ batch = 1e20 } end, "step.batch must be a number of sequences in (0, 16777216] (got 1e+20)", "rl step: batch 1e20")
+  check(function() rj:step{ global_batch = -5 } end, "step.global_batch must be a number in [0, 1e+15] (got -5)", "rl step: global_batch -5, not 'minibatch'")
+end
+
 t.done_testing()
