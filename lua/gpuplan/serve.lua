@@ -507,6 +507,22 @@ function M.setup(a)
       .. "85-90%%), x%.2f a draft deeper (one MTP module applied again)", M.ACCEPT_DECAY)
       or "acceptance=0.85 (DeepSeek-V3: 85-90%)")
   end
+  -- A model table that does not state mtp_layers (nil, not 0) takes the MTP
+  -- module of the catalog model of its architecture, as a validation case's
+  -- inline model does (gpuplan.predict.case.architecture_mtp: DeepSeek-R1's
+  -- and V3-0324's config.json ship V3's one layer); the copy leaves the
+  -- caller's table as it was.
+  if mtp > 0 and model.mtp_layers == nil then
+    local n, id = require("gpuplan.predict.case").architecture_mtp(model, cat)
+    if n then
+      local m = setmetatable({}, getmetatable(model))
+      for k, v in pairs(model) do m[k] = v end
+      m.mtp_layers = n
+      model = m
+      default(string.format("mtp=%d, drafted by the MTP module of %s's architecture (%d "
+        .. "layer%s: the model gives no mtp_layers)", mtp, id, n, n == 1 and "" or "s"))
+    end
+  end
   if mtp > 0 and (model.mtp_layers or 0) == 0 then
     fail("infer: mtp %d: model '%s' has no MTP module (mtp_layers)", mtp,
          tostring(model.id or model.name))

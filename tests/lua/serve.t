@@ -318,6 +318,32 @@ end
 t.raises(function() gp.infer { model = "qwen3-235b-a22b", gpu = "h200-sxm", gpus = 8, ep = 8,
                                mtp = 1 } end,
          "has no MTP module", "MTP needs the model's module")
+-- A model table that leaves mtp_layers out takes its architecture's MTP
+-- module, as a case's inline model does: DeepSeek-V3's shape without the
+-- field prices what the catalog's deepseek-v3 (mtp_layers 1) prices, to the
+-- byte and the millisecond (the same engine inputs: equal up to 1e-12), and
+-- says it assumed it; the caller's table keeps no mtp_layers.  A shape no
+-- catalog model shares is still refused.
+do
+  local shape = {}
+  for k, v in pairs(gp.catalog():get("models", "deepseek-v3")) do shape[k] = v end
+  shape.mtp_layers, shape.id = nil, nil
+  local a = with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1 }
+  local want = gp.infer(a)
+  a.model = shape
+  local got = gp.infer(a)
+  t.near(got.step_ms, want.step_ms, 1e-12, "inline DeepSeek-V3 without mtp_layers: V3's MTP step")
+  t.near(got.memory.mtp, want.memory.mtp, 1e-12, "and its MTP module's weights")
+  local said = false
+  for _, d in ipairs(got.defaults) do
+    if d == "mtp=1, drafted by the MTP module of deepseek-v3's architecture (1 layer: the "
+         .. "model gives no mtp_layers)" then said = true end
+  end
+  t.ok(said, "the assumed module is named")
+  t.is(shape.mtp_layers, nil, "the caller's table is left as it was")
+  shape.layers = 60
+  t.raises(function() gp.infer(a) end, "has no MTP module", "no catalog model of that shape")
+end
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, a2a = "mpi" }) end,
          "a2a must be 'deepep' or 'nccl'", "unknown all-to-all")
 -- concurrency: requests in flight, each decoded by its attention group.
