@@ -319,6 +319,9 @@ local case_schema = T.record {
     logprob_batch = count(), sequence_packing = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = declared("base_checkpoint"),
+    -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep): 0 passes here
+    -- and gp.rl refuses it by name (the kept share is in (0, 1])
+    filter_keep = T.number { min = 0, max = 1 },
     ema = declared("ema"),
     -- verl's trainer.test_freq and the validation set's prompts (SCHEMA.md
     -- rl.val_every)

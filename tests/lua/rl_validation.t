@@ -11,7 +11,7 @@ local cjson = require "cjson"
 
 local with, phase = t.with, t.phase
 
-t.plan(21)
+t.plan(24)
 
 local base = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3, prompts = 64,
                group = 8, prompt_len = 512, response_len = 1024, response_max = 4096,
@@ -136,3 +136,25 @@ local ro = gp.rl(old)
 local rnew = gp.rl(seen)
 t.near(rnew.validation.pass_s, phase(ro, "rollout").seconds + phase(ro, "weight_sync").seconds,
   1e-9, "verl DeepSeek-V3: the pass as the first pricing's 960-prompt job")
+
+-- DAPO's dynamic sampling in a case (SCHEMA.md rl.filter_keep): the case's
+-- job reaches gp.rl with the kept share.  Keeping half the groups
+-- generates the responses of twice the prompts: a longer rollout, so a
+-- longer step than the same case without it.  A share above 1 is refused
+-- by the case reader, naming the field.
+local nemo
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "nemo-rl-0.3-grpo-llama3.1-8b-h100-8" then nemo = c end
+end
+local dapo = cjson.decode(cjson.encode(nemo))
+dapo.rl.filter_keep = 0.5
+seen = nil
+rlmod.rl = function(o) seen = o; return orig(o) end
+local okf, pf = pcall(require("gpuplan.predict.rl"), dapo, gp.catalog())
+rlmod.rl = orig
+t.ok(okf and seen and seen.filter_keep == 0.5, "case rl.filter_keep 0.5 reaches gp.rl")
+local p0 = require("gpuplan.predict.rl")(nemo, gp.catalog())
+t.ok(okf and pf.value > p0.value, "filter_keep 0.5: a longer step than without the filter")
+dapo.rl.filter_keep = 1.5
+local okb, eb = t.read_case(dapo)
+t.ok(not okb and tostring(eb):find("filter_keep", 1, true), "case: rl.filter_keep 1.5 refused, named")

@@ -755,6 +755,9 @@ return function(case, cat)
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
     -- DeepSpeed-Chat's --enable_ema (SCHEMA.md rl.ema)
     ema = v(c.ema),
+    -- DAPO's dynamic sampling where the source states it (SCHEMA.md
+    -- rl.filter_keep)
+    filter_keep = v(c.filter_keep),
     -- the engine's vLLM max_num_seqs and max_num_batched_tokens where the
     -- source or its recipe sets them (SCHEMA.md rl.max_batch)
     max_batch = v(c.max_batch), max_num_tokens = v(c.max_num_tokens),
