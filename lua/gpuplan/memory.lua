@@ -1166,6 +1166,19 @@ end
 
 -- One-line verdict: "fits: yes (headroom 3.2 GiB)" or
 -- "fits: no (short by 27.9 GiB; largest term optimizer 50.2 GiB)".
+-- The host memory an offloaded training job holds (ZeRO-Offload: the
+-- optimizer's, and with params+optimizer the parameters'): per GPU by kind
+-- and the job's sum, the line `gpuplan fit` and `gpuplan train` print.
+-- m: a memory result with cpu_bytes and host; nil when nothing is offloaded.
+function M.host_line(m, gpus)
+  if (m.cpu_bytes or 0) <= 0 or not m.host then return nil end
+  local h, g = m.host, units.GiB
+  return string.format("host memory (offload): %.2f GiB per GPU (weights "
+    .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
+    m.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
+    m.cpu_bytes * gpus / g, gpus, gpus == 1 and "" or "s")
+end
+
 function M.verdict(r)
   local big
   for _, c in ipairs(r.components) do

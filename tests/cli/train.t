@@ -378,4 +378,21 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     is($s{'h100-sxm--numa-bind'}, $s{'h100-sxm'}, 'H100 --numa-bind: unchanged');
 }
 
+# --offload: train prints what the host holds, the line and figures
+# gpuplan fit prints for the same job (tests/cli/fit.t derives them:
+# Llama-2-7B, ZeRO-3 over 8 GPUs, params and optimizer offloaded, 15.69 GiB
+# per GPU, 125.51 GiB for the 8); no line without an offload.
+{
+    my @job = ('llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+               '--offload', 'params+optimizer');
+    my ($c, $o, $e) = run_gp('train', @job);
+    is($c, 0, 'train --offload params+optimizer') or diag $e;
+    my $line = qr/^host memory \(offload\): 15\.69 GiB per GPU \(weights 1\.57 \+ grads 4\.71 \+ master 3\.14 \+ optimizer 6\.28 GiB\), 125\.51 GiB for the 8 GPUs$/m;
+    like($o, $line, 'train --offload: the host memory per GPU, by kind, and for the job');
+    my ($fc, $fo) = run_gp('fit', @job);
+    like($fo, $line, 'the same line as fit prints');
+    ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3');
+    unlike($o, qr/^host memory/m, 'no offload: no host memory line');
+}
+
 done_testing();

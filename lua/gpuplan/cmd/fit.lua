@@ -151,11 +151,7 @@ local function detail_lines(r, opts)
   elseif r.cpu_bytes > 0 then
     -- Offloaded training: host bytes per GPU by kind, and the job's sum
     -- (a node needs its GPUs' share).
-    local h, g = r.host, units.GiB
-    details[#details + 1] = string.format("host memory (offload): %.2f GiB per GPU (weights "
-      .. "%.2f + grads %.2f + master %.2f + optimizer %.2f GiB), %.2f GiB for the %d GPU%s",
-      r.cpu_bytes / g, h.weights / g, h.grads / g, h.master / g, h.optimizer / g,
-      r.cpu_bytes * r.gpus / g, r.gpus, r.gpus == 1 and "" or "s")
+    details[#details + 1] = memory.host_line(r, r.gpus)
   end
   if r.rl_state then
     details[#details + 1] = string.format("RL step: the %s state needs the most of the "

@@ -87,6 +87,9 @@ function C.run(opts, args)
     m.method = r.method
     io.write(string.format("memory: %.1f GiB of %.1f GiB per GPU; %s\n", m.total / units.GiB,
       m.capacity / units.GiB, memory.verdict(m)))
+    -- --offload: what the host holds, as gpuplan fit prints it
+    local hl = memory.host_line(m, r.gpus)
+    if hl then io.write(hl, "\n") end
     if r.days then
       io.write(string.format("time to train %.3g tokens%s: %s on %d GPUs", r.tokens, iff,
         ranges.text(r, "days", "%.1f", "days"), r.gpus))
