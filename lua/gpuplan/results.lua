@@ -74,9 +74,9 @@ field("warnings", "", "codes of what runs but wastes something (zero_dp1, tp_lea
 field("tp", "count", "tensor-parallel degree", LAYOUT .. " infer")
 field("pp", "count", "pipeline-parallel stages", LAYOUT .. " infer")
 field("cp", "count", "context-parallel degree", LAYOUT)
-field("ep", "count", "expert-parallel degree", "train plan candidate infer")
+field("ep", "count", "expert-parallel degree", "train plan candidate infer rl")
 field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 = as tp)",
-  "train plan candidate")
+  "train plan candidate rl")
 field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
 field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
 field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the node each "

@@ -1722,6 +1722,7 @@ run = function(o, job)
     rollout_gpus = math.tointeger(r.pools.rollout.gpus),
     train_gpus = math.tointeger(r.pools.train.gpus),
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
+    ep = cfg.ep or 1, etp = cfg.etp or tp,
     zero = cfg.zero, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
     rollout_dp_attention = rdp,
     rollout_weights = roll_weights,

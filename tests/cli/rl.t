@@ -269,4 +269,18 @@ ok(defined $l0 && defined $l1 && $l1 - $l0 > 0.5 && $l1 - $l0 < 3,
 isnt($c, 0, 'two seconds a sequence-step refused');
 like($e, qr/^gpuplan: rl: --logprob-host must be seconds per sequence per decode step, 0 to 1 \(got 2\)$/m,
      'one line naming the flag and the value');
+# An MoE actor's title names its expert grid: ep, and etp where the expert
+# layers fold apart from attention's TP (Megatron-Core's parallel folding:
+# TP2 CP2 with EP16 over 32 GPUs, dp = 32 / (2 x 2) = 8); an expert-parallel
+# engine its ep (and DP attention). A dense job keeps the title above.
+($c, $o, $e) = run_gp('rl', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--tp', '2',
+                      '--cp', '2', '--ep', '16', '--etp', '1', '--sp', '--stack', 'megatron',
+                      '--recompute', 'full', '--zero', '1');
+is($c, 0, 'rl with a folded MoE actor exits 0') or diag $e;
+like($o, qr/^qwen3-30b-a3b GRPO on 32 x h100-sxm, colocated \(train tp 2, pp 1, dp 8, cp 2, ep 16, etp 1, zero 1; rollout tp 2, 16 engines\):/m,
+     'title: the actor\'s ep 16 and etp 1');
+($c, $o, $e) = run_gp('rl', 'qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--rollout-gpus', '16',
+                      '--rollout-tp', '16', '--rollout-ep', '16', '--tp', '4', '--ep', '4');
+like($o, qr/\(train tp 4, pp 1, dp 4, cp 1, ep 4, zero 0; rollout tp 16 ep 16, 1 engines\)/m,
+     'title: ep 4 at etp = tp (not repeated), the engine\'s ep 16');
 done_testing();

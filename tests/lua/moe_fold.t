@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(29)
+t.plan(32)
 
 local function job(over)
   local o = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
@@ -211,3 +211,15 @@ t.near(fl, 8 * 32 * 4 * B / (0.441 * 450e9) * (0.553 + 0.447 * 7168 / 4096), 1e-
        "flex in a node: DeepEP's call at 0.441 of the link")
 t.ok(fl > part(gp.train(mj), "ep_comm").seconds,
      "flex in an H100 node: slower than NCCL's all-to-all of the same copies")
+
+-- gp.rl's actor folds the same way and its result names the grid: ep and
+-- etp as given, etp = tp where not (Megatron-Core's default, as gp.train
+-- reports it), ep 1 for a dense actor.
+local rj = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 32, stack = "megatron",
+             recompute = "full", zero = 1 }
+local rf = gp.rl(t.with(rj, { tp = 2, cp = 2, ep = 16, etp = 1, sp = true }))
+t.ok(rf.ep == 16 and rf.etp == 1 and rf.dp == 8, "gp.rl: the folded actor's ep 16, etp 1, dp 8")
+local ru = gp.rl(t.with(rj, { tp = 2, ep = 8 }))
+t.ok(ru.ep == 8 and ru.etp == 2, "gp.rl: etp unset is tp")
+local rd = gp.rl { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3 }
+t.ok(rd.ep == 1 and rd.etp == 1, "gp.rl: a dense actor, ep 1 and etp = tp 1")

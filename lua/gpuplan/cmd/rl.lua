@@ -51,11 +51,17 @@ local function title_of(r)
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d%s", r.rollout_gpus, r.train_gpus, r.staleness,
     r.refit_drain and " (each refit draining the engines)" or "")
-  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d, zero %d; "
-    .. "rollout tp %d%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %g "
+  -- an MoE actor's expert grid (ep, and etp where it folds apart from tp)
+  -- and an expert-parallel engine, where they differ from the default
+  local experts = (r.ep or 1) > 1 and string.format(", ep %d%s", r.ep,
+    r.etp ~= r.tp and string.format(", etp %d", r.etp) or "") or ""
+  local engine_ep = (r.rollout_ep or 1) > 1 and string.format(" ep %d%s", r.rollout_ep,
+    r.rollout_dp_attention and ", DP attention" or "") or ""
+  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, zero %d; "
+    .. "rollout tp %d%s%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
-    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, r.zero,
-    r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "",
+    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts, r.zero,
+    r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
     r.rollout.engines, r.prompts, r.group, r.samples,
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
