@@ -111,4 +111,14 @@ like($e, qr/--ranges prints a Lua data file; it takes no --format/, 'and says so
     like($out, qr/^not ok \d+ - infer: predicted as the README states$/m,
          'a predicted count the README does not state fails too');
 }
+# --summary, --coverage and --ranges are one view each: two given printed
+# one and dropped the other in silence; now a usage error naming both.
+for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summary', '--ranges']) {
+    ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', @$two);
+    is($c, 2, "validate @$two: a usage error");
+    like($e, qr/^gpuplan: validate: \Q$two->[0] and $two->[1]\E do not go together/m,
+         "validate @$two: names both");
+    is($o, '', "validate @$two: prints nothing");
+}
+
 done_testing();

@@ -144,6 +144,16 @@ function C.run(opts, args)
   if opts.kind and not validate.kinds[opts.kind] then
     error(cli.usage("validate: --kind must be train, memory, infer, collective or rl"), 0)
   end
+  -- One view at a time (the usage's [--summary | --coverage | --ranges]):
+  -- with two, one was printed and the other dropped in silence.
+  local views = {}
+  for _, v in ipairs { "summary", "coverage", "ranges" } do
+    if opts[v] then views[#views + 1] = "--" .. v end
+  end
+  if #views > 1 then
+    error(cli.usage("validate: " .. table.concat(views, " and ") .. " do not go together "
+                    .. "(one of --summary, --coverage, --ranges)"), 0)
+  end
   local cases, seen = {}, {}
   for _, path in ipairs(args) do
     for _, c in ipairs(validate.read(path, seen)) do
