@@ -452,7 +452,18 @@ local function job_of(o, a)
   for _, d in ipairs(core().SWEEP_DIMS) do
     local k = d.name
     if o[k] ~= nil and M.SWEEP_OPTIONS[k] == nil and not d.base then
-      fail("sweep: %s is swept; bound it with %s_max or a list", k, k)
+      -- the bound that keeps what was given: its value, a list's largest
+      local top = o[k]
+      if type(top) == "table" then
+        local m
+        for _, x in ipairs(top) do
+          if type(x) == "number" and (m == nil or x > m) then m = x end
+        end
+        top = m
+      end
+      fail("sweep: %s is searched, not given; bound it with %s_max%s", k, k,
+           type(top) == "number" and string.format(" (e.g. %s_max = %s)", k,
+             tostring(math.tointeger(top) or top)) or "")
     end
   end
   if o.batch ~= nil then fail("sweep: batch is swept; give micro_batch a list") end

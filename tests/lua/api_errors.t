@@ -116,6 +116,12 @@ local function with(extra)
   for k, v in pairs(extra) do o[k] = v end
   return o
 end
+-- A searched dimension given a value names its bound: ep has ep_max, no
+-- list form (the message once offered "or a list", which ep does not take).
+check(function() gp.sweep(with { ep = { 1, 2 } }) end,
+  "sweep: ep is searched, not given; bound it with ep_max (e.g. ep_max = 2)", "sweep: ep a list")
+check(function() gp.sweep(with { tp = 4 }) end,
+  "sweep: tp is searched, not given; bound it with tp_max (e.g. tp_max = 4)", "sweep: tp 4")
 check(function() gp.sweep(with { policy = function() error({}) end }) end,
   "sweep: error in the policy function: an error object that is a table, not a message",
   "sweep: a policy raising error({})")
