@@ -150,16 +150,21 @@ system {
   -- 762.12 TFLOP/s a GPU (DeepSeek-V3 MXFP8 on 256 GB200, TP1 PP8 VPP4
   -- EP32, MBS 1, GBS 2048, DeepEP, CUDA graphs on attention, router and
   -- preprocess): the bound step 1 - 691.49 / 762.12 = 9.27% shorter.
-  -- Through gpuplan's own host share of that run (that layout, flex
-  -- deepep, recompute moe_act, those graph scopes): 989.97 TFLOP/s at
-  -- 2.75, 1001.39 at 2.5, so 12.5% of its step scales with the factor, and
-  -- 1024.5 from 2.01 down, no host work left on its path.  The measured
-  -- 9.27% would take 2.75 x (1 - 0.0927 / 0.125) = 0.72, below that floor:
-  -- the model reaches the whole of its gain at 2.01, and the bound factor
-  -- is that, 2.0 (the model prices this run's level 30% high, not its
-  -- host share).  The measurement alone bounds it too: were the whole
-  -- step the host's, 2.75 x 691.49 / 762.12 = 2.50; any smaller share
-  -- needs a smaller factor.
+  -- Through gpuplan's own host share of that run (gp.train deepseek-v3
+  -- on 256 gb200, tp 1, pp 8, vpp 4, ep 32, batch 1, global_batch 2048,
+  -- seq 4096, precision fp8, fp8_scaling block, stack megatron,
+  -- moe_dispatcher flex, moe_flex_backend deepep, recompute_modules
+  -- moe_act, cuda_graph_scope attn, moe_router, moe_preprocess;
+  -- tests/lua/numa_bind.t): 1098.90 model TFLOP/s a GPU at 2.75, 1111.44
+  -- at 2.5, so 1 - 1098.90 / 1111.44 = 1.13% of the step per 9.09% of the
+  -- factor, 12.4% of its step scales with it, and 1136.79 from 2.01 down,
+  -- no host work left on its path.  The measured 9.27% would take 2.75 x
+  -- (1 - 0.0927 / 0.124) = 0.69, below that floor: the model reaches the
+  -- whole of its gain at 2.01, and the bound factor is that, 2.0 (the
+  -- model prices this run's level 49-59% high, 1136.79 / 762.12 and
+  -- 1098.90 / 691.49, not its host share).  The measurement alone bounds
+  -- it too: were the whole step the host's, 2.75 x 691.49 / 762.12 =
+  -- 2.50; any smaller share needs a smaller factor.
   host_op_scale_bound = 2.0,
   -- 18 compute trays of two GB200 superchips (2 Grace, 4 Blackwell) each,
   -- one operating system a tray: NeMo RL's GB200 recipes give Ray 4 GPUs a

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(11)
 
 -- Qwen3-30B-A3B, EP 8, one 512-token sequence a micro-batch: the layer's
 -- forward is the host's time, (12 + 32) launches of GP_EAGER_OP_TIME
@@ -38,3 +38,31 @@ t.ok(rl("gb200", true) < rl("gb200", false), "gp.rl on GB200: bound, a shorter s
 t.near(rl("b200", true), rl("b200", false), 1e-12, "gp.rl on B200 (x86 host): unchanged")
 t.raises(function() layer("gb200", "yes") end, "train: numa_bind must be true or false (got string 'yes')",
   "a non-boolean numa_bind is refused, naming the key", true)
+
+-- The bound factor's derivation (catalog/systems/nvidia-hgx.lua, gb200-
+-- nvl72): Megatron-LM's DeepSeek-V3 GB200 run, priced with the catalog's
+-- factor swapped.  12.4% of its step scales with the factor (2.75 -> 2.5
+-- shortens it 1 - 1098.90 / 1111.44 = 1.13%, 0.25 / 2.75 = 9.09% of the
+-- factor), and from 2.01 down no host work is left on its path: 2.0 is
+-- that floor, the same step as a factor of 1.  Tolerances: 1e-9 where the
+-- floor is the same sum; 0.01 on the share (a step is not linear in the
+-- factor where host work starts to hide).
+do
+  local sys = require("gpuplan.catalog").get().systems["gb200-nvl72"]
+  local keep = sys.host_op_scale_bound
+  local function tf(f)
+    sys.host_op_scale_bound = f
+    local r = gp.train { model = "deepseek-v3", gpu = "gb200", gpus = 256, tp = 1, pp = 8,
+      vpp = 4, ep = 32, batch = 1, global_batch = 2048, seq = 4096, precision = "fp8",
+      fp8_scaling = "block", stack = "megatron", moe_dispatcher = "flex",
+      moe_flex_backend = "deepep", recompute_modules = "moe_act",
+      cuda_graph_scope = { "attn", "moe_router", "moe_preprocess" }, numa_bind = true }
+    return r.model_tflops_gpu
+  end
+  local t275, t25, t202, t20, t1 = tf(2.75), tf(2.5), tf(2.02), tf(keep), tf(1.0)
+  sys.host_op_scale_bound = keep
+  t.near((1 - t275 / t25) / (0.25 / 2.75), 0.124, 0.01 / 0.124,
+    "DSv3 GB200: 12.4% of the step scales with the host factor")
+  t.near(t20, t1, 1e-9, "DSv3 GB200: at the bound factor no host work is left on the path")
+  t.ok(t202 < t20, "DSv3 GB200: just above 2.01 some host work is still on the path")
+end
