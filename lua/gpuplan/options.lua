@@ -1286,8 +1286,9 @@ opt { name = "fsdp_version", type = "int", metavar = "N", commands = "train plan
 -- (gpuplan.roofline's list, which the case reader types them by too).
 local ATTENTION_KERNELS = require("gpuplan.roofline").attention_kernels
 opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train plan rl",
-  default = "the arch's; fa2 for eager kernels where the arch's is cudnn (transformers' SDPA "
-    .. "tries cuDNN's backend last)", kind = "enum", values = ATTENTION_KERNELS,
+  default = "the arch's; fa2 for eager kernels where the arch's is cudnn and the arch has a "
+    .. "fa2 measurement (Hopper: transformers' SDPA tries cuDNN's backend last)",
+  kind = "enum", values = ATTENTION_KERNELS,
   help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
     .. "backend, what SDPA runs under a padding mask: every tile of the square)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }

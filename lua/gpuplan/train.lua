@@ -793,6 +793,10 @@ function M.setup(o, sweep)
       device = fa2
       attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "
         .. "PyTorch tries cuDNN's last)"
+    else
+      -- Blackwell's arch has no FlashAttention-2 fractions (fa4 and
+      -- cudnn only): the arch's kernel stays, and the line says why.
+      attn_note = " (the arch's: no FlashAttention-2 measurement on " .. gpu.arch .. ")"
     end
   end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
