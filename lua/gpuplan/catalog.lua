@@ -218,6 +218,10 @@ end
 -- Sorted ids of one table.
 function methods.ids(cat, kind)
   local out = {}
+  -- as get: an unknown table raised "bad argument #1 to 'for iterator'"
+  if type(cat[kind]) ~= "table" or not singular[kind] then
+    error("unknown catalog table '" .. tostring(kind) .. "'", 2)
+  end
   for k in pairs(cat[kind]) do out[#out + 1] = k end
   table.sort(out)
   return out

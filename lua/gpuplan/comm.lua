@@ -502,7 +502,8 @@ function M.comm(a)
   local bytes = a.bytes
   if type(bytes) == "string" then bytes = units.parse(bytes, "bytes") end
   if type(bytes) ~= "number" or bytes ~= bytes or bytes < 0 or bytes == math.huge then
-    error("comm: bytes must be a number >= 0 (got " .. tostring(a.bytes) .. ")", 2)
+    error("comm: bytes must be a number >= 0 (got " .. require("gpuplan.args").shown(a.bytes)
+          .. ")", 2)
   end
   local given = {}
   for _, k in ipairs { "system", "gpu", "topology" } do

@@ -28,6 +28,17 @@ function gp.catalog(opts)
   if opts ~= nil then
     if type(opts) ~= "table" then error("catalog: expected nothing or {dirs = {...}}", 2) end
     require("gpuplan.args").check_keys(opts, { "dirs" }, "catalog")
+    -- a string was taken for an empty list (a catalog of nothing, in
+    -- silence) and a number inside raised at a line of catalog.lua
+    local dirs, shown = opts.dirs, require("gpuplan.args").shown
+    if dirs ~= nil and type(dirs) ~= "table" then
+      error("catalog: dirs must be a list of directories (got " .. shown(dirs) .. ")", 2)
+    end
+    for i, d in ipairs(dirs or {}) do
+      if type(d) ~= "string" then
+        error(string.format("catalog: dirs[%d] must be a directory path (got %s)", i, shown(d)), 2)
+      end
+    end
   end
   if opts and opts.dirs then
     local cat, errs = catalog.load(opts.dirs)

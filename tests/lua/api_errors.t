@@ -201,4 +201,12 @@ do
   check(function() rj:step{ global_batch = -5 } end, "step.global_batch must be a number in [0, 1e+15] (got -5)", "rl step: global_batch -5, not 'minibatch'")
 end
 
+-- gp.catalog{dirs = ...} and cat:ids: a string for the list was a catalog of
+-- nothing, in silence; a number in it, or an unknown table for ids, raised
+-- inside gpuplan.  comm's NaN bytes said "-nan" (glibc's spelling).
+check(function() gp.catalog{ dirs = "catalog" } end, "catalog: dirs must be a list of directories (got string 'catalog')", "catalog: dirs a string")
+check(function() gp.catalog{ dirs = { 5 } } end, "catalog: dirs[1] must be a directory path (got 5)", "catalog: a number in dirs")
+check(function() gp.catalog():ids("gpu") end, "unknown catalog table 'gpu'", "cat:ids of an unknown table")
+check(function() gp.comm{ system = "dgx-h100", op = "all_reduce", bytes = 0 / 0 } end, "comm: bytes must be a number >= 0 (got NaN)", "comm: NaN bytes")
+
 t.done_testing()
