@@ -931,10 +931,20 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	if (post)
 		post_of(ph, c, base, zs, &pp);
 	/* Tied embeddings across the pipeline: the first and last stage
-	 * all-reduce the embedding gradient (Megatron's embedding group). */
+	 * all-reduce the embedding gradient (Megatron's embedding group).
+	 * Under DeepSpeed's BF16_Optimizer it is the fp32 copy that goes:
+	 * the pipeline engine's ReduceTiedGrads instruction runs "grad =
+	 * weight._hp_grad if self.bfloat16_enabled() else weight.grad;
+	 * dist.all_reduce(grad, group=group)" (deepspeed/runtime/pipe/
+	 * engine.py _exec_reduce_tied_grads, from PR #1801 "bf16+pipeline
+	 * parallelism", 2022-04-19), _hp_grad being the parameter's view
+	 * of the optimizer's fp32 gradient buffer (bf16_optimizer.py
+	 * update_hp_grads): 4 bytes an element, not the 16-bit reduce
+	 * dtype. */
 	if (x->y.pp > 1 && x->e.p.lm_head == 0 && !x->k.frozen &&
 	    !c->forward_only) {
 		gp_group eg;
+		double tb = train_hp_acc(c) ? 4.0 : rb;
 
 		eg.ranks = 2;
 		eg.per_node = ph->groups[GP_GRP_PP].per_node > 1 ? 2 : 1;
@@ -942,7 +952,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		if (eg.sharing < 1)
 			eg.sharing = 1;
 		pp.dp += coll(x, GP_ALL_REDUCE,
-				x->e.p.embedding / x->y.tp * rb, &eg);
+				x->e.p.embedding / x->y.tp * tb, &eg);
 		if (x->e.bad)
 			return GP_EINVAL;
 	}

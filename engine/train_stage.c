@@ -439,7 +439,26 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 				     &x->g[GP_GRP_TP]);
 			x->pp_ok = !x->e.bad;
 		}
-		all = (c->forward_only ? 1.0 : 2.0) * v * (x->pp_sr +
+		/* DeepSpeed's pipeline engine (its only PP; the
+		 * deepspeed stack) sends one way at a time: each step of
+		 * its TrainSchedule (deepspeed/runtime/pipe/schedule.py)
+		 * receives the activation and then sends the gradient
+		 * (a forward step) or sends the activation and then
+		 * receives the gradient (a backward step), each a blocking
+		 * p2p.send / p2p.recv the neighbour's matching step
+		 * answers in the same order, and the compute waits for
+		 * both -- four transfers a micro-batch one after the
+		 * other, where Megatron's 1F1B pairs each send with the
+		 * opposite receive in one batched exchange
+		 * (send_forward_recv_backward), two.  An event
+		 * simulation of that schedule (12 stages, 128
+		 * micro-batches, forward 1, backward 3, each transfer c)
+		 * lengthens the step by 3.8c a micro-batch slot.  The
+		 * all-gather of the partitioned tensor (pipe_partitioned,
+		 * PartitionedTensor.full) stays once per tensor. */
+		double sends = c->ds_buckets && !c->forward_only ? 2.0 : 1.0;
+
+		all = (c->forward_only ? 1.0 : 2.0) * v * (sends * x->pp_sr +
 							   x->pp_gat);
 
 		s->part[TRAIN_PP] += overlap(all, s->fwd + s->bwd,
