@@ -575,6 +575,13 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 
 		if (mla && strcmp(o->name, "qkv") == 0)
 			continue;      /* mla_decode's */
+		/* TensorRT-LLM's Qwen3Attention is a QKNormRoPEAttention
+		 * built with "fuse_qk_norm_rope: bool = True"
+		 * (tensorrt_llm/_torch/models/modeling_qwen3.py, which
+		 * modeling_qwen3_moe.py's layers use): the norm is done in
+		 * the rope kernel's pass over q and k, priced as rope_kv. */
+		if (c->fused_qk_norm_rope && strcmp(o->name, "qk_norm") == 0)
+			continue;
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && T <= c->gemv_max;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,

@@ -82,6 +82,11 @@ typedef struct infer_cfg {
 	                         Mixtral's) casts, selects and renormalises
 	                         in one kernel (vLLM PR #26717); 0: the
 	                         cast, topk_softmax, sum and division */
+	int fused_qk_norm_rope; /* 1: a QK-norm model's norm runs inside
+	                         the rope kernel (TensorRT-LLM's
+	                         QKNormRoPEAttention, fuse_qk_norm_rope):
+	                         no qk_norm kernel of its own (infer.c
+	                         step_layers) */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

@@ -104,8 +104,14 @@ static int check_dense(const gp_model *m, gp_error *err)
 	    check_switch(m->tied_embeddings, "tied_embeddings", err) ||
 	    check_switch(m->qkv_bias, "qkv_bias", err) ||
 	    check_switch(m->linear_bias, "linear_bias", err) ||
-	    check_switch(m->ffn_clamp, "ffn_clamp", err))
+	    check_switch(m->ffn_clamp, "ffn_clamp", err) ||
+	    check_switch(m->qk_norm, "qk_norm", err))
 		return GP_EINVAL;
+	/* MLA normalises its q and kv latents instead (priced with its
+	 * projections); the encoder-decoder layers (T5) have none. */
+	if (m->qk_norm && (m->mla.kv_lora_rank > 0 || m->encoder_layers > 0))
+		return gp_fail(err, "qk_norm needs per-head q and k: not with "
+			       "mla or an encoder-decoder");
 	/* 2.0 *: twice a hidden near INT_MAX does not fit an int. */
 	if (m->norm_params != m->hidden &&
 	    m->norm_params != 2.0 * m->hidden)

@@ -97,6 +97,10 @@ typedef struct gp_model {
 	int ffn_gelu;         /* 1: the MLP's activation is a GeLU (ffn_act
 			       * "gelu"); an encoder-decoder's gated GeLU is
 			       * Hugging Face's gelu_new (memory_act.c) */
+	int qk_norm;          /* 1: an RMSNorm over each head's q and each
+			       * KV head's k after the projection, before
+			       * rope (Qwen3's q_norm and k_norm; Megatron-
+			       * Core's qk_layernorm): model_ops.c qk_norm */
 	int ffn_clamp;        /* 1: the gated activation clamps its two
 			       * halves first (GPT-OSS's swiglu_limit,
 			       * Megatron-Core's activation_func_clamp_value);

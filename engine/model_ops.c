@@ -231,6 +231,23 @@ int model_layer_ops(const gp_model *m, const gp_op_cfg *c,
 
 	op_elem(&ops[n++], "attn_norm", GP_SCOPE_ALL, Tn * h, 4.0);
 	op_gemm(&ops[n++], "qkv", GP_SCOPE_ALL, T, qkv_n, h);
+	if (m->qk_norm)
+		/* QK-norm (Qwen3): an RMSNorm over each of this GPU's
+		 * query heads and KV heads, after the projection and
+		 * before rope -- Hugging Face modeling_qwen3.py's
+		 * Qwen3Attention "self.q_norm = Qwen3RMSNorm(self.head_dim,
+		 * ...)  # unlike olmo, only on the head dim!" and k_norm,
+		 * vLLM's qwen3.py q_norm and k_norm (RMSNorm(self.head_dim))
+		 * on "q_by_head" and "k_by_head", Megatron-Core's
+		 * qk_layernorm (q_layernorm, k_layernorm).  Memory-bound:
+		 * q and k read and written once, the RMSNorm's 4 FLOP an
+		 * element (attn_norm's); one kernel over both in serving
+		 * (vLLM PR #26682, Inductor's horizontal fusion: "After
+		 * qkv_proj, we reduces from 5 kernels to 2 kernels: 1 for
+		 * qk-norm and 1 for qk-rope"), training's stacks as
+		 * train_layer.c has them. */
+		op_elem(&ops[n++], "qk_norm", GP_SCOPE_ALL,
+			T * (nh + nkv) * hd, 4.0);
 	if (m->positions == GP_POS_ROPE) {
 		/* Rope on q and k, K and V written to the cache
 		 * (inference). */

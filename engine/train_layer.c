@@ -210,6 +210,26 @@ static void rope_kernels(const tenv *e, const train_lkey *k, const gp_op *o,
 		ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
 }
 
+/* QK-norm (model qk_norm) by the eager modules: Hugging Face's
+ * Qwen3Attention runs its Qwen3RMSNorm -- LlamaRMSNorm's eight kernels
+ * each way (rms_fwd, rms_bwd) -- once on q's heads ("self.q_norm(
+ * self.q_proj(hidden_states).view(hidden_shape))") and once on k's, a
+ * row per head: *t forward, *tb backward, *nk counting the forward's
+ * launches. */
+static void qk_norm_kernels(const tenv *e, const train_lkey *k,
+			    const gp_op *o, double *t, double *tb, double *nk)
+{
+	const gp_model *m = e->m;
+	double nh = m->heads / (double)k->tp, nkv = model_kv_heads_rank(m, k->tp);
+	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+	double hd = m->head_dim, nb = 0;
+
+	*t = ekernels(e, k, rms_fwd, NK(rms_fwd), eq, eq / hd, nk) +
+		ekernels(e, k, rms_fwd, NK(rms_fwd), ek, ek / hd, nk);
+	*tb = ekernels(e, k, rms_bwd, NK(rms_bwd), eq, eq / hd, &nb) +
+		ekernels(e, k, rms_bwd, NK(rms_bwd), ek, ek / hd, &nb);
+}
+
 /* Megatron-Core's RoPE when YaRN scales its cos and sin (model
  * rope_attn_factor != 1: GPT-OSS's rope_scaling factor 32 gives 0.1 ln 32
  * + 1 = 1.3466).  Its fused path does not take the factor:
@@ -323,6 +343,8 @@ static void eager_elem(const tenv *e, const train_lkey *k, const gp_op *o,
 			       o->elems / h, &nb);
 	} else if (strcmp(o->name, "rope_kv") == 0) {
 		rope_kernels(e, k, o, t, tb, nk);
+	} else if (strcmp(o->name, "qk_norm") == 0) {
+		qk_norm_kernels(e, k, o, t, tb, nk);
 	} else if ((strcmp(o->name, "mlp_act") == 0 ||
 		    strcmp(o->name, "moe_act") == 0) && m->ffn_gated) {
 		/* The op's elems are 1.5 per ffn element (gate and up in,
@@ -1381,7 +1403,8 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 static int graphed(const train_lkey *k, int moe, const char *name)
 {
 	static const char *const attn[] = {
-		"attn_norm", "qkv", "rope_kv", "attention", "o_proj"
+		"attn_norm", "qkv", "qk_norm", "rope_kv", "attention",
+		"o_proj"
 	};
 	size_t i;
 
@@ -1643,6 +1666,13 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			else if (strcmp(o->name, "rope_kv") == 0 &&
 				 rope_unfused(m, k))
 				rope_unfused_costs(e, k, o, &t, &tb_, &nk);
+			else if (strcmp(o->name, "qk_norm") == 0)
+				/* Megatron-Core's q_layernorm and k_layernorm
+				 * are two modules (TENorm each with the TE
+				 * spec: core gpt_layer_specs "q_layernorm=
+				 * TENorm if qk_layernorm else IdentityOp"),
+				 * one kernel each on q and on k. */
+				nk += 2;
 			else
 				nk += 1;
 			add_op(lc, o->name, t, tb_, 0, 0);

@@ -37,6 +37,8 @@ local M = {}
 -- What config.json does not say, per model_type.
 --   gated:  SwiGLU/GeGLU MLP (gate, up, down)    norm: "rms" | "layer"
 --   qkv_bias: q/k/v biases (Qwen2 family)          linear_bias: every linear
+--   qk_norm: an RMSNorm over each head's q and k (Qwen3: modeling_qwen3.py
+--     Qwen3Attention's q_norm and k_norm, which no config field states)
 --   ffn_mult: intermediate width when the config has none (GPT-2, BLOOM: 4h)
 --   tied: tie_word_embeddings when the config omits it (the class default)
 --   positions: "learned" (GPT2Model's wpe, an n_positions x n_embd table
@@ -53,8 +55,8 @@ M.rules = {
   qwen2_5_vl = { gated = true, norm = "rms", qkv_bias = true, tied = false },
   qwen2_5_vl_text = { gated = true, norm = "rms", qkv_bias = true,
                       tied = false },
-  qwen3 = { gated = true, norm = "rms", tied = false },
-  qwen3_moe = { gated = true, norm = "rms", tied = false },
+  qwen3 = { gated = true, norm = "rms", tied = false, qk_norm = true },
+  qwen3_moe = { gated = true, norm = "rms", tied = false, qk_norm = true },
   deepseek_v2 = { gated = true, norm = "rms", tied = false },
   deepseek_v3 = { gated = true, norm = "rms", tied = false },
   -- gpt-oss (transformers modeling_gpt_oss.py): GptOssAttention's q, k, v
@@ -587,6 +589,7 @@ local function basics_of(e, rd, rule, notes)
   local mb = rd.bool("mlp_bias")
   if rule.linear_bias or (ab and mb) then e.linear_bias = true end
   e.norm = rule.norm or "rms"
+  if rule.qk_norm then e.qk_norm = true end
   e.max_seq = rd.int({ "max_position_embeddings", "n_positions",
                        "seq_length" })
   e.positions = rule.positions
@@ -791,7 +794,7 @@ end
 local order = {
   top = { "id", "name", "family", "layers", "encoder_layers", "hidden", "heads",
           "kv_heads", "head_dim", "ffn_hidden", "ffn_gated", "ffn_act", "vocab",
-          "tied_embeddings", "qkv_bias", "linear_bias", "norm", "rel_buckets",
+          "tied_embeddings", "qkv_bias", "linear_bias", "qk_norm", "norm", "rel_buckets",
           "ffn_clamp", "positions", "pos_embeddings", "rope_attention_factor", "max_seq", "dtype", "moe", "mla", "mtp_layers",
           "sliding_window", "vision", "params_b", "active_params_b",
           "source", "notes" },

@@ -127,6 +127,15 @@ M.gemv_max = {
   ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8,
 }
 
+-- Runtimes whose QK-norm (model qk_norm: Qwen3's q_norm and k_norm) runs
+-- inside the rope kernel: TensorRT-LLM's PyTorch backend builds Qwen3's
+-- attention as a QKNormRoPEAttention with "fuse_qk_norm_rope: bool = True"
+-- (tensorrt_llm/_torch/models/modeling_qwen3.py; Qwen3-MoE's layers use
+-- it), and NIM runs that backend (M.gemv_max's note).  vLLM runs the norm
+-- as a kernel of its own (PR #26682: "1 for qk-norm and 1 for qk-rope"),
+-- SGLang as its q_norm and k_norm modules: engine/infer.c prices it there.
+M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
+
 -- Where host-resident layers run (--offload), by runtime: llama.cpp
 -- computes them on the CPU for steps of fewer than 32 tokens (ggml's
 -- backend scheduler sends larger batches to the GPU: PR 6083 "offload large
@@ -397,6 +406,7 @@ function M.setup(a)
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
+    fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "

@@ -966,7 +966,9 @@ end
 -- at 05be9924, v1/attention/backends/mla/common.py and flashmla.py):
 --  * attention with grouped KV 6: the fused add-RMSNorm, qkv_proj, the
 --    rotary kernel (RotaryEmbedding.forward_cuda), the KV cache write,
---    the attention kernel, o_proj;
+--    the attention kernel, o_proj; with QK-norm 2 more (vLLM's qwen3.py
+--    Qwen3Attention: "q_by_head = self.q_norm(q_by_head)" and
+--    "k_by_head = self.k_norm(k_by_head)", an RMSNorm kernel each);
 --  * MLA 29: the norm; q_a_proj, q_a_layernorm, q_b_proj (one q_proj
 --    without a q LoRA: 2 fewer), kv_a_proj_with_mqa, the
 --    kv_c.contiguous() copy and kv_a_layernorm; the YaRN rotary,
@@ -1009,7 +1011,8 @@ end
 function M.eager_ops_per_layer(model, rtp, fused, fused_softmax)
   local ar = rtp > 1 and 2 or 0
   local a, moe, L = model.mla, model.moe, model.layers
-  local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or 6
+  local attn = a and (29 - ((a.q_lora_rank or 0) > 0 and 0 or 2)) or
+    (6 + (model.qk_norm and 2 or 0))
   if not moe then return attn + 4 + ar end
   local dense = math.min(L, moe.dense_layers or 0)
   local moe_mlp = 1 + 1 + (a and (fused and 1 or 8 + 1) or (fused_softmax and 1 or 4)) + 7
@@ -1031,7 +1034,7 @@ end
 -- s over DeepSeek-V3's 45,337 tensors (M.weight_tensors), is 0.1006 ms
 -- a tensor, the host's work per tensor on an x86 server.  Cross-check:
 -- the same PR's Qwen3-235B refit, 5.5 s measured, prices at 3.2656 s of
--- transfers + 36,757 x 0.1006 ms = 6.96 s (grpo-qwen3-235b-32n8g-async-
+-- transfers + 36,945 x 0.1006 ms = 6.98 s (grpo-qwen3-235b-32n8g-async-
 -- 1off's layout assumed: TP4 PP8 EP16, 128 + 128 H100s, rollout TP8).
 M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
 
@@ -1062,8 +1065,10 @@ M.NEMO_RL_IPC_TRANSFER = (35 - 10.3618) / 175
 -- kv_b and o), a dense MLP's gate, up and down (no gate: two), a MoE
 -- layer's router, every routed expert's and the shared experts' MLP
 -- (one MLP for all the shared ones); the embedding, the final norm and
--- an untied LM head.  DeepSeek-V3: 61 x 9 + 3 x 3 + 58 x (1 + 256 x 3 +
--- 3) + 3 = 45,337.
+-- an untied LM head; with QK-norm (qk_norm) the q_norm and k_norm weights
+-- of each layer (Qwen3's checkpoints: self_attn.q_norm.weight,
+-- self_attn.k_norm.weight).  DeepSeek-V3: 61 x 9 + 3 x 3 + 58 x (1 + 256
+-- x 3 + 3) + 3 = 45,337.
 function M.weight_tensors(model)
   local mlp = model.ffn_gated == false and 2 or 3
   local a = model.mla
@@ -1072,7 +1077,7 @@ function M.weight_tensors(model)
   local dense = moe and math.min(L, moe.dense_layers or 0) or L
   local moe_layer = moe and (1 + moe.experts * mlp + ((moe.shared_experts or 0) > 0 and mlp or 0))
     or 0
-  return L * (2 + attn) + dense * mlp + (L - dense) * moe_layer + 2
+  return L * (2 + attn + (model.qk_norm and 2 or 0)) + dense * mlp + (L - dense) * moe_layer + 2
     + (model.tied_embeddings and 0 or 1)
 end
 
@@ -1092,7 +1097,8 @@ function M.param_tensors(model)
   if model.linear_bias then
     -- every linear but the embedding and the head: the weight tensors
     -- less the norms and those two (no MLA model has linear biases)
-    n = n + (M.weight_tensors(model) - norms - 1 - (model.tied_embeddings and 0 or 1))
+    n = n + (M.weight_tensors(model) - norms - (model.qk_norm and 2 * L or 0) - 1
+      - (model.tied_embeddings and 0 or 1))
   elseif model.qkv_bias then
     n = n + 3 * L
   end

@@ -453,6 +453,9 @@ M.model = T.record {
   -- The gated activation clamps its two halves first (GPT-OSS's
   -- swiglu_limit; engine ffn_clamp).
   ffn_clamp = bool(),
+  -- An RMSNorm over each head's q and k before rope (Qwen3's q_norm and
+  -- k_norm; Megatron-Core's qk_layernorm; engine qk_norm).
+  qk_norm = bool(),
   -- YaRN's attention factor on rope's cos and sin (Hugging Face's
   -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
   -- Megatron-Core's concentration factor); absent: 1.

@@ -140,8 +140,10 @@ local model_spec = T.record {
   ffn_act = T.enum { "relu", "gelu", "silu" },
   -- The catalog's fields, as gpuplan.schema declares them once: the gated
   -- activation clamps its two halves first, YaRN's attention factor on
-  -- rope's cos and sin, every linear has a bias.
+  -- rope's cos and sin, every linear has a bias, each head's q and k are
+  -- RMS-normalised (Qwen3's QK-norm).
   ffn_clamp = schema.model.fields.ffn_clamp,
+  qk_norm = schema.model.fields.qk_norm,
   rope_attention_factor = schema.model.fields.rope_attention_factor,
   linear_bias = schema.model.fields.linear_bias,
   -- How positions are encoded (absent: rope), the catalog's field.

@@ -29,16 +29,17 @@ local r0 = gp.train(job)
 local r1 = gp.train(t.with(job, { cuda_graph_scope = "moe_router,moe_preprocess" }))
 t.near(host_wait(r0) - host_wait(r1), 19 * 24.84e-6, 1e-9,
        "moe_router,moe_preprocess: 21 launches in one replay of 2")
--- attn adds the input norm, qkv, rope, attention, o_proj and the residual
--- add (6) to the same capture, and with them the fp8 host share of the
--- two quantizing modules it holds (train_layer.c TE_FP8_*: qkv, a
+-- attn adds the input norm, qkv, Qwen3's q_layernorm and k_layernorm
+-- (model qk_norm), rope, attention, o_proj and the residual add (8) to
+-- the same capture, and with them the fp8 host share of the two
+-- quantizing modules it holds (train_layer.c TE_FP8_*: qkv, a
 -- LayerNormLinear, (135.42 - 83.48) / 59.19 = 0.878 of a launch; o_proj,
--- a Linear, (114.51 - 59.19) / 59.19 = 0.935): 7.813 x 24.84 us =
--- 194.07 us less.
+-- a Linear, (114.51 - 59.19) / 59.19 = 0.935): 9.813 x 24.84 us =
+-- 243.75 us less.
 local r2 = gp.train(t.with(job, { cuda_graph_scope = { "attn", "moe_router", "moe_preprocess" } }))
 t.near(host_wait(r1) - host_wait(r2),
-       (6 + (135.42 - 83.48) / 59.19 + (114.51 - 59.19) / 59.19) * 24.84e-6, 1e-9,
-       "attn: 6 more launches and their fp8 share in the same replay")
+       (8 + (135.42 - 83.48) / 59.19 + (114.51 - 59.19) / 59.19) * 24.84e-6, 1e-9,
+       "attn: 8 more launches and their fp8 share in the same replay")
 -- The backward replays the capture too: the graphed modules' Python
 -- backward goes with it (TE PR #3523, in launches: qkv's LayerNormLinear
 -- (397.73 - 83.48) / 59.19 = 5.309, o_proj's Linear (311.30 - 59.19) /

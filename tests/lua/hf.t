@@ -29,7 +29,7 @@ local pairs_ = {
 }
 local shape = { "layers", "hidden", "heads", "kv_heads", "ffn_gated",
                 "tied_embeddings", "qkv_bias", "norm", "encoder_layers",
-                "rel_buckets", "ffn_act" }
+                "rel_buckets", "ffn_act", "qk_norm" }
 for _, pr in ipairs(pairs_) do
   local file, id = pr[1], pr[2]
   local ok, e = pcall(hf.model_from_hf, F .. file)
@@ -70,6 +70,7 @@ t.is(e.id, "mixtral-8x7b", "id from the file name")
 e = hf.model_from_hf(F .. "qwen3-30b-a3b.json")
 t.is(e.moe.experts, 128, "qwen3 moe: num_experts")
 t.is(e.moe.ffn_hidden, 768, "qwen3 moe: moe_intermediate_size")
+t.is(e.qk_norm, true, "qwen3 moe: q_norm and k_norm from the model type (no config field)")
 
 e = hf.model_from_hf(F .. "deepseek-v3.json")
 t.is(string.format("%d/%d/%d", e.moe.experts, e.moe.shared_experts,

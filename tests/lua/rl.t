@@ -378,8 +378,9 @@ t.raises(function() gp.rl(copy(base, { rollout_piecewise = "yes" })) end,
 -- a decode step.  Ops per layer (rl.eager_ops_per_layer, the kernel
 -- launches counted in vLLM's code): grouped-KV attention 6 + a dense MLP
 -- 4 = 10, + 2 TP all-reduces = 12 at TP 4; Qwen3-30B-A3B (48 MoE layers,
--- no shared expert) at TP 4: 6 + 2 + a MoE MLP of 1 norm + 1 router +
--- fused_topk 4 + fused_experts 7 = 13, 21; DeepSeek-V3 (MLA with a q
+-- no shared expert) at TP 4: 6 + its q_norm and k_norm 2 (model qk_norm)
+-- + 2 + a MoE MLP of 1 norm + 1 router + fused_topk 4 + fused_experts 7 =
+-- 13, 23; DeepSeek-V3 (MLA with a q
 -- LoRA: 29; 3 dense and 58 MoE layers, grouped top-k 8, the routed
 -- scale 1, a shared expert 4: 1 + 1 + 8 + 1 + 7 + 4 = 22) at TP 32:
 -- 29 + 2 + (3 x 4 + 58 x 22) / 61 = 31 + 1288 / 61 = 52.115.  Exact
@@ -387,8 +388,8 @@ t.raises(function() gp.rl(copy(base, { rollout_piecewise = "yes" })) end,
 local cat = gp.catalog()
 t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 1), 10, "dense GQA layer: 10 ops")
 t.is(rl.eager_ops_per_layer(cat:get("models", "qwen2.5-7b"), 4), 12, "TP 4: 2 all-reduces more")
-t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4), 21,
-     "Qwen3-30B-A3B at TP 4: 21 ops a layer")
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4), 23,
+     "Qwen3-30B-A3B at TP 4: 23 ops a layer")
 t.near(rl.eager_ops_per_layer(cat:get("models", "deepseek-v3"), 32), 31 + 1288 / 61, 1e-12,
        "DeepSeek-V3 at TP 32: 52.1 ops a layer")
 -- Without a q LoRA (DeepSeek-V2-Lite's q_proj) the attention has one
@@ -401,16 +402,16 @@ t.near(rl.eager_ops_per_layer(noq, 32), 29 + 1288 / 61, 1e-12,
 -- vLLM's fused grouped top-k (rollout_fused_grouped_topk) routes a MoE
 -- layer of DeepSeek-V3 in 1 launch where the native path takes 8 + 1: a
 -- MoE MLP of 14, 31 + (3 x 4 + 58 x 14) / 61 = 31 + 824 / 61; a softmax
--- top-k router (Qwen3-30B-A3B) keeps its 21.  Exact arithmetic.
+-- top-k router (Qwen3-30B-A3B) keeps its 23.  Exact arithmetic.
 t.near(rl.eager_ops_per_layer(v3, 32, true), 31 + 824 / 61, 1e-12,
        "fused grouped top-k: 8 ops fewer a DeepSeek-V3 MoE layer")
-t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, true), 21,
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, true), 23,
      "a softmax top-k router is not grouped: unchanged")
 -- vLLM's fused topk_softmax (rollout_fused_topk_softmax): Qwen3-30B-A3B's
--- routing in 1 launch of 4, 21 - 3 = 18 at TP 4; DeepSeek-V3's grouped
+-- routing in 1 launch of 4, 23 - 3 = 20 at TP 4; DeepSeek-V3's grouped
 -- router is not a softmax top-k: unchanged.  Exact.
-t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, false, true), 18,
-     "fused topk_softmax: Qwen3-30B-A3B 18 ops a layer at TP 4")
+t.is(rl.eager_ops_per_layer(cat:get("models", "qwen3-30b-a3b"), 4, false, true), 20,
+     "fused topk_softmax: Qwen3-30B-A3B 20 ops a layer at TP 4")
 t.near(rl.eager_ops_per_layer(v3, 32, false, true), 31 + 1288 / 61, 1e-12,
        "DeepSeek-V3's grouped router unchanged by it")
 -- With CUDA graphs the fused kernel shortens DeepSeek-V3's decode (the

@@ -34,15 +34,16 @@ end
 local a2a_tokens, a2a_probs = a2a(512 * 8 * 2048 * 2), a2a(512 * 8 * 2)
 local op = 24.84e-6        -- GP_EAGER_OP_TIME: the host's time per launched op
 local te = 0.267e-3 / 8    -- TE_EXPERT_GEMM: the host's time per expert GEMM
--- The layer's op list launches 12 kernels (norms 2, qkv, rope, attention,
--- o_proj, router, the two expert GEMMs, the activation, residual adds 2);
--- with EP the dispatcher's 32 more.  EP 8 puts 16 experts on a GPU; its
+-- The layer's op list launches 14 kernels (norms 2, qkv, Qwen3's
+-- q_layernorm and k_layernorm 2 (model qk_norm), rope, attention, o_proj,
+-- router, the two expert GEMMs, the activation, residual adds 2); with EP
+-- the dispatcher's 32 more.  EP 8 puts 16 experts on a GPU; its
 -- 512 x 8 tokens' 8 picks each miss a given expert with probability
 -- (120/128)^4096 ~ 1e-115, so all 16 are reached: 2 x 16 expert GEMMs.
--- The forward is (12 + 32) x 24.84 us + 32 x 33.375 us = 2.161 ms.
+-- The forward is (14 + 32) x 24.84 us + 32 x 33.375 us = 2.211 ms.
 local f8, b8, w8 = layer(8)
 t.ok(w8 > 0, "EP 8: the host is the bound (a host_wait op)")
-t.near(f8, (12 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 44 launches + 32 expert GEMMs")
+t.near(f8, (14 + 32) * op + 32 * te, 1e-9, "EP 8: a layer's forward = 46 launches + 32 expert GEMMs")
 -- The backward's 64 expert GEMMs (dgrad and wgrad of each) cost the host
 -- 2.136 ms, and each Transformer Engine module's Python backward its own
 -- (TE_BWD_HOST, TE PR #3523: a Linear's (311.30 - 59.19) / 59.19 = 4.259
@@ -69,14 +70,14 @@ local a2ad = 2 * a2a_tokens
 t.near(bd, 64 * te - a2ad, 1e-9, "torch modules: no Python backward per module")
 -- Without EP the dispatcher skips the all-to-all and its splits (not
 -- charged), but all 128 experts are local: (1 - 8/128)^512 ~ 4.5e-15
--- leaves every one reached, 2 x 128 expert GEMMs: 12 x 24.84 us +
--- 256 x 33.375 us = 8.84 ms.
+-- leaves every one reached, 2 x 128 expert GEMMs: 14 x 24.84 us +
+-- 256 x 33.375 us = 8.89 ms.
 local f1 = layer(1)
-t.near(f1, 12 * op + 256 * te, 1e-9, "EP 1: 12 launches + 256 expert GEMMs, no dispatcher ops")
+t.near(f1, 14 * op + 256 * te, 1e-9, "EP 1: 14 launches + 256 expert GEMMs, no dispatcher ops")
 -- A GB200 rack's Grace host takes 2.75x an x86 server's time for the same
 -- Transformer Engine linear (catalog host_op_scale): every host term scales.
 local fg = layer(8, "gb200")
-t.near(fg, 2.75 * ((12 + 32) * op + 32 * te), 1e-9, "GB200: the host's forward x 2.75")
+t.near(fg, 2.75 * ((14 + 32) * op + 32 * te), 1e-9, "GB200: the host's forward x 2.75")
 
 -- The dispatcher's host wait splits the forward (engine/train_layer.c
 -- MOE_A2A_POST_OPS): after it the host starts with nothing queued, so the

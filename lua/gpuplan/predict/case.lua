@@ -68,6 +68,7 @@ function M.model(cm, cat)
     norm = (cm.ffn_gated or encdec) and "rms" or "layer",
     positions = v(cm.positions),
     ffn_clamp = v(cm.ffn_clamp) == true or nil,
+    qk_norm = v(cm.qk_norm) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
   }
