@@ -1755,6 +1755,7 @@ local KIND_RANGE = {
   number = { -math.huge, math.huge }, bytes = { 0, math.huge },
   bandwidth = { 0, math.huge }, duration = { 0, math.huge },
 }
+M.KIND_RANGE = KIND_RANGE
 
 -- Is flag name one gp.sweep searches as a list ({false, true})?  The
 -- engine's sweep dimensions that default to the job's own value.

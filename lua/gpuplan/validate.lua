@@ -109,6 +109,11 @@ local function declared(name)
   if d.kind == "enum" and d.values then return T.enum(d.values) end
   if d.type == "int" and d.range then return T.integer { min = d.range[1], max = d.range[2] } end
   if d.type == "number" and d.range then return T.number { min = d.range[1], max = d.range[2] } end
+  -- a share of a whole: its kind's range, [0, 1]
+  local kr = require("gpuplan.options").KIND_RANGE
+  if d.type == "number" and d.kind == "fraction" then
+    return T.number { min = kr.fraction[1], max = kr.fraction[2] }
+  end
   error("gpuplan.validate: option '" .. name .. "' declares no case type", 2)
 end
 
@@ -321,9 +326,10 @@ local case_schema = T.record {
     logprob_batch = count(), sequence_packing = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     response_clip = T.number { min = 0, max = 1 }, base_checkpoint = declared("base_checkpoint"),
-    -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep): 0 passes here
-    -- and gp.rl refuses it by name (the kept share is in (0, 1])
-    filter_keep = T.number { min = 0, max = 1 },
+    -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep; gp.rl's
+    -- filter_keep): 0 passes here and gp.rl refuses it by name (the kept
+    -- share is in (0, 1])
+    filter_keep = declared("filter_keep"),
     ema = declared("ema"),
     -- verl's trainer.test_freq and the validation set's prompts (SCHEMA.md
     -- rl.val_every)
