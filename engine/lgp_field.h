@@ -91,7 +91,9 @@ const lgp_field *lgp_index_field(lua_State *L, int names, const char *what,
  * mean 'hidden'?)" -- as luaL_argerror on arg (a plain error when arg is
  * 0), and forgets the notes.  A key that begins with '_' is the Lua
  * side's own (the catalog loader's _file, _line ...) and never refused.
- * The notes live in the registry, keyed weakly by the table. */
+ * The notes live in one C buffer in the registry, keyed by the table's
+ * address (not a reference: the table may be collected and its address
+ * reused, hence lgp_forget below). */
 void lgp_mark(lua_State *L, int idx, const char *key);
 void lgp_strict(lua_State *L, int idx, int arg, const char *what);
 /* The notes of the table at idx dropped unjudged.  A read that raises
