@@ -243,6 +243,21 @@ double train_attn_time(const tenv *e, const train_lkey *k, const gp_op *o,
 			       8.0 * k->A - (fused16 ? 8.0 : 0.0) :
 			       7.0 * k->A + 4.0 + cast + conv - 4.0 * k->A);
 	}
+	/* Megatron-DeepSpeed's ALiBi on its fused path (BigScience's
+	 * megatron/model/transformer.py ParallelAttention, BLOOM's: the
+	 * bias tensor is [b * np, 1, sk], "matmul_result = alibi[:
+	 * output_size[0]*output_size[1], :, :output_size[3]]", then
+	 * "torch.baddbmm(matmul_result, q, k^T, beta=beta, alpha=(1.0 /
+	 * self.norm_factor))" with beta 1): PyTorch's baddbmm expands the
+	 * bias to the scores' shape (baddbmm_out_cuda: "expand_size(self,
+	 * {batch1.size(0), batch1.size(1), batch2.size(2)})") and, beta
+	 * not 0, copies it into the result ("result.copy_(self)",
+	 * baddbmm_out_cuda_impl) that the batched GEMM then reads back as
+	 * C -- a write and a read of A a score beside op_attn's.  Forward
+	 * only (the bias takes no gradient); the eager path counts its
+	 * baddbmm in place of its scale (above). */
+	if (!k->flash && !k->eager && !bwd && e->m->positions == GP_POS_ALIBI)
+		bytes += s2 * 2.0 * k->A;
 	if (!k->flash && k->eager) {
 		if (k->attn_clamp)
 			bytes += s2 * (bwd ? 9.0 * k->A + 4.0 : 2.0 * k->A);
