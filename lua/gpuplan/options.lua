@@ -652,8 +652,7 @@ opt { name = "algo", type = "string", metavar = "A", commands = "rl comm", defau
   variants = { comm = { group = "collective", default = "the one NCCL's tuner picks",
     help = "force ring, tree, nvls, sharp, hierarchical, p2p or pxn" } } }
 opt { name = "prompts", type = "int", metavar = "N", commands = "fit rl",
-  default = { "64", fit = "8 per DP rank" }, methods = RL,
-  value = function(j) return 8 * j.dp end,
+  value = 64, methods = RL,
   help = "prompts per step",
   suggest = { "num_prompts", "prompts_per_step", "train_batch_size" } }
 opt { name = "group", type = "int", metavar = "N", commands = "fit rl", value = 8, methods = RL,

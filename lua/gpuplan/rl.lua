@@ -654,15 +654,21 @@ end
 -- Prompts, group, prompt length and the responses' mean, limit and
 -- distribution.
 local function lengths(o, dflt)
-  local prompts = posint("prompts", o.prompts) or 64
-  local group = posint("group", o.group) or 8
-  local plen = posint("prompt_len", o.prompt_len) or 512
+  -- The declared defaults (gpuplan.options): fit --method grpo takes the
+  -- same ones, so both commands price the same batch.
+  local function declared(name)
+    local v = posint(name, o[name])
+    if v then return v end
+    local d, text = options.default(name)
+    dflt(text)
+    return d
+  end
+  local prompts = declared("prompts")
+  local group = declared("group")
+  local plen = declared("prompt_len")
   local rlen = posint("response_len", o.response_len)
   local rmax = posint("response_max", o.response_max)
   local rmin = posint("response_min", o.response_min)
-  if o.prompts == nil then dflt("prompts=64") end
-  if o.group == nil then dflt("group=8") end
-  if o.prompt_len == nil then dflt("prompt_len=512") end
   local base = boolean("base_checkpoint", o.base_checkpoint, false)
   -- A stated range (a source that bounds every response between two
   -- lengths): the lengths uniform from response_min to response_max, the

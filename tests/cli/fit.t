@@ -177,6 +177,23 @@ like($o, qr/^most loaded pipeline stage: 0 of 4/m, 'the first stage is the most 
 is($c, 0, 'GRPO options accepted');
 like($o, qr/^defaults: .*prompt_len=512/m, 'an unset RL option is a listed default');
 unlike($o, qr/^defaults: .*(prompts=|group=|response_len=)/m, 'given RL options are not defaults');
+# One memory model, one default: without --prompts, fit --method grpo and rl
+# price the same batch (64 prompts, the one declaration's value) and so the
+# same peak.  dp 2 here (16 GPUs / tp 8): fit's old default of 8 per DP
+# rank gave 16 prompts and 60.46 GiB where rl's 64 gave 69.5 GiB.
+my @job = ('qwen3-32b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '8', '--zero', '1',
+           '--recompute', 'full');
+($c, $o, $e) = run_gp('fit', @job, '--method', 'grpo');
+is($c, 0, 'fit --method grpo without --prompts exits 0');
+like($o, qr/^defaults: .*prompts=64,/m, 'fit lists the default prompts=64');
+my ($fit) = $o =~ /^total\s+(\d+\.\d+)/m;
+($c, $o, $e) = run_gp('rl', @job);
+is($c, 0, 'rl on the same flags exits 0');
+like($o, qr/^defaults: .*prompts=64,/m, 'rl lists the same default');
+my ($rl) = $o =~ /^memory: peak (\d+\.\d) GiB/m;
+ok(defined $fit && defined $rl, 'both print a peak');
+# rl prints one decimal, fit two: equal to rl's rounding (0.05 GiB).
+ok(abs($fit - $rl) <= 0.05, "fit --method grpo $fit GiB = rl's peak $rl GiB");
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--prompts', '16');
 is($c, 2, 'an RL option on full fine-tuning is a usage error');
 like($e, qr/--prompts applies to --method grpo\|ppo/, 'and says which methods');

@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(130)
+t.plan(132)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -438,6 +438,26 @@ do
                      rollout_gpus = 8, prompts = 64 }
   t.is(sep.total, math.max(rs.memory.rollout.total, rs.memory.update.total,
        rs.memory.forward.total), "separate pools: the fit's GPUs train, as many roll out")
+end
+
+-- ... and one default: without prompts both take the declared 64 (fit's
+-- was 8 per DP rank: 16 at dp 2 here, a smaller rollout KV cache and a
+-- lower peak than gp.rl's for the same job).  Equal to the byte: one
+-- engine result.
+do
+  local function job(extra)
+    local o = { model = "qwen3-32b", gpu = "h100-sxm", gpus = 16, tp = 8, zero = 1,
+                recompute = "full" }
+    for k, v in pairs(extra) do o[k] = v end
+    return o
+  end
+  local m = gp.memory(job { method = "grpo" })
+  local r = gp.rl(job {})
+  local top = math.max(r.memory.rollout.total, r.memory.forward.total, r.memory.update.total)
+  t.is(m.total, top, "no prompts given: fit --method grpo = gp.rl's peak")
+  local listed = false
+  for _, d in ipairs(m.defaults) do if d == "prompts=64" then listed = true end end
+  t.ok(listed, "gp.memory lists prompts=64")
 end
 
 -- Grouped integer formats by name: GPTQ/AWQ group size and scale dtype
