@@ -289,9 +289,12 @@ local PROFILES = {
     -- The GPT-3 yamls of the same launcher (conf/training/gpt3, 24.07) set
     -- ub_tp_comm_overlap and grad_sync_dtype per model (20b.yaml
     -- "ub_tp_comm_overlap: True", 175b_fp8.yaml "grad_sync_dtype: bf16",
-    -- 5b/20b.yaml no grad_sync_dtype: apex's fp32 default): each GPT case
-    -- states them (parallel.tp_overlap, parallel.grad_reduce), quoting its
-    -- yaml; no model is recognised here by its shape.
+    -- 5b/20b.yaml none), and the launcher's H100 scripts override
+    -- grad_sync_dtype to bf16 for 5B and 20B too: each GPT case states
+    -- them (parallel.tp_overlap, parallel.grad_reduce), quoting its yaml
+    -- or script.  The Llama rules here (tp_overlap above, grad_reduce
+    -- below) take a gated FFN for "a Llama script": a shape gate, true of
+    -- every NeMo 24.07 pretraining case that states neither field.
     -- Every Llama pretraining script of the launcher's performance
     -- examples (24.07 examples/training/llama/h100/llama{2_7b,2_13b,2_70b,
     -- 3_8b,3_70b}_{bf16,fp8}.sh) passes
