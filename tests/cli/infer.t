@@ -276,4 +276,15 @@ for my $bad (['0', '0'], ['1e300', '1e\+300']) {
          "--itl-max $bad->[0]: names the flag, its unit and its bound");
 }
 
+# --sweep-batch --svg for a model that does not fit: no curve, and the
+# answer says the file was not written (it was left out in silence).
+{
+    my $d = tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', "$d/c.svg");
+    is($c, 0, 'a sweep that does not fit: an answer');
+    like($o, qr/^does not fit: .*; no curve, so nothing written to \Q$d\E\/c\.svg$/m,
+         'it says the SVG was not written');
+    ok(!-e "$d/c.svg", 'and no file is there');
+}
+
 done_testing();

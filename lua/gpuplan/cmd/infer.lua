@@ -271,7 +271,10 @@ local function sweep_batch(opts, a)
   local ok, rows, top = pcall(infer.sweep, a)
   if not ok then error(clean(rows), 0) end
   if not top.fits then
-    io.stdout:write(report.does_not_fit(top.why))
+    -- no curve to plot: said, where --svg FILE was asked for and is not
+    -- written (before, it was left out in silence)
+    io.stdout:write(report.does_not_fit(tostring(top.why) .. (opts.svg and
+      ("; no curve, so nothing written to " .. opts.svg) or "")))
     return 0
   end
   report.print(rows, {
