@@ -223,6 +223,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("eager_optim", offsetof(train_cfg, eager_optim), 0),
 	F_BOOL("ds_buckets", offsetof(train_cfg, ds_buckets), 0),
 	F_BOOL("te_modules", offsetof(train_cfg, te_modules), 0),
+	F_BOOL("master_copy", offsetof(train_cfg, master_copy), 0),
 	F_BOOL("gradient_accumulation_fusion",
 	       offsetof(train_cfg, grad_acc_fusion), 0),
 	F_BOOL("delayed_update", offsetof(train_cfg, delayed_update), 0),

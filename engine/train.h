@@ -228,6 +228,10 @@ typedef struct train_cfg {
 				  * option; train_prep.c train_wgrad_acc);
 				  * 0: into an fp32 .grad, or a 16-bit
 				  * .grad a hook adds (WGRAD_ACC_BYTES) */
+	int master_copy;         /* 1: the optimizer copies its fp32
+				  * master to the 16-bit weights in a pass
+				  * of its own after Adam (the master_copy
+				  * option; train_prep.c opt_bytes_of) */
 	int ds_buckets;          /* 1: DeepSpeed's stage 1/2 optimizer
 				  * (stage_1_and_2.py) owns the gradient
 				  * reduction: at zero 2 each micro-batch's

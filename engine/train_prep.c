@@ -511,7 +511,25 @@ static int phase_stages(phase *ph, gp_error *err)
  * ("replica.contents.div_(process_group_->getSize())") and copies it
  * back after the all-reduce (torch/csrc/distributed/c10d/reducer.cpp,
  * gradient_as_bucket_view off, the PyTorch 1.8 of the scripts'
- * 20.12 container) -- each a read and a write of g: 6 g. */
+ * 20.12 container) -- each a read and a write of g: 6 g.
+ *
+ * Where the fused Adam writes the 16-bit weights, that write is the
+ * weights term.  Megatron's own optimizers step only the fp32 master and
+ * write the weights in a pass of their own after Adam, which reads the
+ * master again (master_copy): Megatron-Core's DistributedOptimizer.
+ * _copy_main_params_to_model_params runs "shard_model_param.data.copy_(
+ * shard_main_param)" over its shard into the param buffer the all-gather
+ * then sends (megatron/core/optimizer/distrib_optimizer.py), and
+ * Float16OptimizerWithFloat16Params the same copy with "_multi_tensor_
+ * copy_this_to_that(this=main_data, that=model_data, ...)" (megatron/
+ * core/optimizer/optimizer.py; megatron/optimizer/optimizer.py at
+ * 6985e58): the master's read, sb->master more.  apex's
+ * DistributedFusedAdam (NeMo's distributed_fused_adam) has none: its
+ * kernel takes the weights' shard as its fifth list (its
+ * distributed_adam_cuda extension binds multi_tensor_fused_adam as "CUDA
+ * kernels for multi-tensor Adam, with param copy"); nor Transformer Engine's FusedAdam under use_
+ * precision_aware_optimizer (it keeps the master and writes the model
+ * weights itself). */
 #define FP16_UNSCALE_BYTES 8.0
 static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 			   int ddp)
@@ -535,6 +553,8 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 
 		return 4.0 * p + 3.0 * mv + 11.0 * mv + 6.0 * p;
 	}
+	double copy = ddp && c->master_copy ? sb->master : 0.0;
+
 	if (ddp && sb->master > 0 && sb->grads < 4.0)
 		/* Megatron's optimizers step fp32 copies of 16-bit main
 		 * grads: _copy_model_grads_to_main_grads sets
@@ -549,10 +569,10 @@ static double opt_bytes_of(const train_cfg *c, const gp_state_bytes *sb,
 		 * (train_ddp_buffer); Megatron-FSDP's own copy path is not
 		 * read here: it keeps 3 g. */
 		return 2.0 * (sb->master + sb->optimizer) + 12.0 +
-			2.0 * sb->grads + sb->weights +
+			2.0 * sb->grads + sb->weights + copy +
 			(fp16 > 0 ? fp16 + 6.0 * sb->grads : 0.0);
 	return 2.0 * (sb->master + sb->optimizer) + 3.0 * sb->grads +
-		sb->weights + fp16;
+		sb->weights + copy + fp16;
 }
 
 /* The config as the phase's key: what the phase does not read cleared. */

@@ -1317,6 +1317,22 @@ opt { name = "grad_reduce", type = "string", metavar = "D", commands = "train pl
   help = "fp32|bf16|fp16: dtype of the DP gradient reduction (stack megatron: also of "
     .. "its main-grad buffer, grad_reduce_in_fp32)",
   suggest = { "grad_reduce_dtype", "reduce_dtype" } }
+opt { name = "master_copy", type = "flag", commands = "train plan rl", form = "both",
+  default = "on with stack megatron and kernels fused, else off",
+  -- Megatron's optimizers step the fp32 master, then copy it to the
+  -- 16-bit weights: DistributedOptimizer._copy_main_params_to_model_params
+  -- "shard_model_param.data.copy_(shard_main_param)" (megatron/core/
+  -- optimizer/distrib_optimizer.py), Float16OptimizerWithFloat16Params
+  -- "_multi_tensor_copy_this_to_that(this=main_data, that=model_data)"
+  -- (megatron/core/optimizer/optimizer.py).  apex's DistributedFusedAdam
+  -- and Transformer Engine's precision-aware FusedAdam write the weights
+  -- in the Adam kernel (engine/train_prep.c opt_bytes_of).
+  value = function(j) return j.stack == "megatron" and not j.eager, false end,
+  help = "the optimizer copies its fp32 master to the 16-bit weights in a pass of its own "
+    .. "after Adam (Megatron's _copy_main_params_to_model_params: the master read again, 4 B "
+    .. "a parameter); off, the Adam kernel writes them (apex DistributedFusedAdam, Transformer "
+    .. "Engine's precision-aware FusedAdam); needs stack megatron with kernels fused",
+  suggest = { "copy_main_params", "main_param_copy", "precision_aware_optimizer" } }
 opt { name = "gradient_accumulation_fusion", type = "flag", commands = "train plan rl",
   form = "both",
   default = "on with stack megatron and kernels fused, off with fsdp there (Megatron-FSDP) "

@@ -32,6 +32,9 @@
 --   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs (default false)
+--   master_copy   the optimizer copies its fp32 master to the 16-bit weights
+--                 after Adam, the master read again (default on with stack
+--                 megatron and kernels fused: Megatron's optimizers)
 --   kernels       eager (Hugging Face modules, one kernel per tensor op) or
 --                 fused (one per operator); default eager on the hf and
 --                 deepspeed stacks (transformers' modules), fused on megatron
@@ -560,6 +563,18 @@ local function step_choices(o, p, cfg, sweep, default)
       cfg.eager and "eager" or "fused")
   end
   cfg.gradient_accumulation_fusion = fusion
+  -- The optimizer's master -> weights copy (engine/train_prep.c
+  -- opt_bytes_of): the option as given, else its declared default from
+  -- the stack and the kernels.
+  local mcopy = o.master_copy
+  if mcopy == nil then
+    mcopy = options.default("master_copy", { stack = cfg.stack, eager = cfg.eager })
+  elseif mcopy and (not cfg.te_modules or cfg.eager) then
+    fail("train: master_copy is Megatron's optimizer copying its fp32 master to the 16-bit "
+      .. "weights after Adam: it needs stack = megatron with kernels = fused (got stack = %s, "
+      .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+  end
+  cfg.master_copy = mcopy
   -- fp8 experts' row counts (engine/train_layer.c moe_fp8_pad_costs):
   -- Megatron-Core's grouped MLP copies them to aligned counts where the
   -- dispatcher hands them over unaligned -- alltoall and allgather

@@ -342,6 +342,26 @@ isnt($cpf, 0, '--pad-mask on a fused stack: non-zero exit');
 like($epf, qr/^gpuplan: train: --pad-mask is transformers' FlashAttention-2 path under a padding mask; with --kernels fused \(--stack megatron\)/m,
      '--pad-mask on megatron: refused, naming the flags');
 
+# --master-copy / --no-master-copy (Megatron's optimizer copying its fp32
+# master to the 16-bit weights after Adam: the master read again, 4 B a
+# parameter; tests/lua/master_copy.t derives it): on by default with
+# --stack megatron, so turning it off shortens the step; a value is
+# refused, naming the flag; on the hf stack it is refused too.
+my @mcp = ('llama3.2-1b', '--gpu', 'a100-sxm-80gb', '--gpus', '1', '--stack', 'megatron',
+           '--method', 'pretrain', '--batch', '1', '--global-batch', '1', '--seq', '2048');
+my ($cm0, $om0) = run_gp('train', @mcp);
+my ($cm1, $om1) = run_gp('train', @mcp, '--no-master-copy');
+is($cm1, 0, '--no-master-copy exits 0');
+my ($sm0) = $om0 =~ /^optimizer\s+([\d.]+)/m;
+my ($sm1) = $om1 =~ /^optimizer\s+([\d.]+)/m;
+ok(defined $sm0 && defined $sm1 && $sm1 < $sm0, 'without the copy the optimizer step is shorter');
+my ($cmv, undef, $emv) = run_gp('train', @mcp, '--master-copy=yes');
+isnt($cmv, 0, '--master-copy=yes: non-zero exit');
+like($emv, qr/master-copy/, '--master-copy=yes: refused, naming the flag');
+my ($cmh, undef, $emh) = run_gp('train', @mcp, '--stack', 'hf', '--master-copy');
+isnt($cmh, 0, '--master-copy with --stack hf: non-zero exit');
+like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused, naming it');
+
 # --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
 # 175B at TP 8 with four sequences a micro-batch hides both backward
 # all-reduces under the weight-gradient GEMMs (tests/lua/async_tp_allreduce.t

@@ -46,6 +46,12 @@ local PROFILES = {
       .. "fp8 weight copy, 16-bit master remainders, fp32 Adam",
       function(o) return o.precision == "fp8" end },
     { "zero", 1, "use_distributed_optimizer: true" },
+    -- use_precision_aware_optimizer: Transformer Engine's FusedAdam keeps
+    -- the master and writes the bf16 weights itself; Megatron-Core's
+    -- _copy_main_params_to_model_params has nothing to copy
+    -- (engine/train_prep.c opt_bytes_of).
+    { "master_copy", false, "use_precision_aware_optimizer: true (TE FusedAdam writes the "
+      .. "bf16 weights)" },
     { "overlap_grad_reduce", true, "ddp overlap_grad_reduce: true" },
     { "overlap_param_gather", true, "ddp overlap_param_gather: true" },
     -- "colocated generation will always offload optimizer to cuda before

@@ -283,6 +283,11 @@ local PROFILES = {
       function(o) return o.method == "full" end },
     { "flash", true, "TE fused attention (cuDNN on sm90)" },
     { "zero", 1, "distributed_fused_adam", function(o) return not lora(o) end },
+    -- apex's DistributedFusedAdam writes the bf16 weights' shard in its
+    -- Adam kernel (multi_tensor_fused_adam, "with param copy"): no copy of
+    -- the master after it (engine/train_prep.c opt_bytes_of).
+    { "master_copy", false, "distributed_fused_adam: Adam writes the bf16 weights",
+      function(o) return not lora(o) end },
     { "sp", true, "sequence_parallel: true", function(o) return pretrain(o) and tp2(o) end },
     { "tp_overlap", true, "llama yamls: ub_tp_comm_overlap: true",
       function(o, m) return pretrain(o) and tp2(o) and m.ffn_gated end },
