@@ -58,11 +58,11 @@ local function title_of(r)
   local engine_ep = (r.rollout_ep or 1) > 1 and string.format(" ep %d%s", r.rollout_ep,
     r.rollout_dp_attention and ", DP attention" or "") or ""
   return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, zero %d; "
-    .. "rollout tp %d%s%s, %d engines): %d prompts x %d = %d samples%s, prompt %d + response %g "
+    .. "rollout tp %d%s%s, %d engine%s): %d prompts x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
     r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts, r.zero,
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
-    r.rollout.engines, r.prompts, r.group, r.samples,
+    r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.group, r.samples,
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
       r.generated, r.filter_keep) or "", r.prompt_len,
     r.response_len, r.response_dist,
@@ -77,12 +77,12 @@ end
 -- warnings, ranges and the defaults assumed; iff: "if it fit" when not.
 local function write_lines(r, noroll, iff)
   local ro = r.rollout
-  if not noroll then io.write(string.format("rollout%s: %d engines x %d samples (%s), prefill %.2f s%s, decode %.2f s "
+  if not noroll then io.write(string.format("rollout%s: %d engine%s x %d samples (%s), prefill %.2f s%s, decode %.2f s "
     .. "over %.0f steps (mean batch %.1f); tail %.2f s after 90%% of the samples finished, "
     .. "longest response %.0f tokens; decode step %.1f ms at the start, %.1f ms in the tail; "
     .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
     .. "%.2f s%s\n",
-    iff, ro.engines, ro.samples,
+    iff, ro.engines, ro.engines == 1 and "" or "s", ro.samples,
     r.rollout_engine == "hybrid" and string.format("static batches of %d, each run to its "
       .. "longest", ro.batch)
     or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
