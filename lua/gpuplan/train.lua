@@ -727,6 +727,12 @@ function M.setup(o, sweep)
     fail("train: numa_bind must be a boolean (got %s)", args.shown(o.numa_bind))
   end
   if o.numa_bind and sys and sys.host_op_scale_bound then host_scale = sys.host_op_scale_bound end
+  -- Where binding changes the price (a Grace rack), an unstated one is
+  -- an assumption the defaults line says.
+  if o.numa_bind == nil and sys and sys.host_op_scale_bound then
+    default(string.format("numa_bind=false (ranks not bound to their NUMA node: host ops x%g, "
+      .. "x%g bound)", sys.host_op_scale or 1, sys.host_op_scale_bound))
+  end
   if host_scale ~= 1 then cfg.host_op_time = core().DEFAULTS.host_op_time * host_scale end
   -- The offloaded optimizer steps on the host at its DRAM bandwidth.
   local offloaded = o.offload ~= nil and o.offload ~= "none"

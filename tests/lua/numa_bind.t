@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(14)
 
 -- Qwen3-30B-A3B, EP 8, one 512-token sequence a micro-batch: the layer's
 -- forward is the host's time, (14 + 32) launches of GP_EAGER_OP_TIME
@@ -66,4 +66,19 @@ do
     "DSv3 GB200: 12.4% of the step scales with the host factor")
   t.near(t20, t1, 1e-9, "DSv3 GB200: at the bound factor no host work is left on the path")
   t.ok(t202 < t20, "DSv3 GB200: just above 2.01 some host work is still on the path")
+end
+
+-- An unstated numa_bind on a Grace rack is an assumption the defaults
+-- line says (2.75 against 2.0 moves a host-bound step by a quarter); a
+-- stated one, or an x86 host where binding changes nothing, says nothing.
+do
+  local j = { model = "qwen3-30b-a3b", gpu = "gb200", gpus = 8, ep = 8, seq = 512, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1 }
+  local said = function(r) return table.concat(r.defaults, ", ") end
+  t.ok(said(gp.train(j)):find("numa_bind=false (ranks not bound to their NUMA node: host ops "
+    .. "x2.75, x2 bound)", 1, true), "GB200, numa_bind unstated: said, with both factors")
+  j.numa_bind = false
+  t.ok(not said(gp.train(j)):find("numa_bind", 1, true), "GB200, numa_bind stated: not a default")
+  j.numa_bind, j.gpu = nil, "h100-sxm"
+  t.ok(not said(gp.train(j)):find("numa_bind", 1, true), "DGX H100: nothing to say")
 end
