@@ -52,8 +52,19 @@ unlike($o, qr/^defaults: .*global_batch=/m, 'a global batch given is not a defau
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
                       '--fsdp', 'hybrid_shard', '--global-batch', '64');
 is($c, 0, 'train --fsdp hybrid_shard exits 0') or diag $e;
-like($o, qr/^llama3-8b on 16 x h100-sxm \(tp 1, pp 1, dp 16, cp 1, zero 3 hybrid in 8-GPU nodes\)/m,
-     'hybrid_shard: the title names the shard group');
+like($o, qr/^llama3-8b on 16 x h100-sxm \(tp 1, pp 1, dp 16, cp 1, fsdp hybrid_shard \(= zero 3 hybrid in 8-GPU nodes\)\)/m,
+     'hybrid_shard: the title names the strategy and the shard group');
+# The title names the sharding the user asked for: shard_grad_op with the
+# gradients synced once a step prices as ZeRO 1 (memory.sharding), and
+# says both.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--fsdp', 'shard_grad_op', '--grad-sync', 'step');
+is($c, 0, 'train --fsdp shard_grad_op --grad-sync step exits 0') or diag $e;
+like($o, qr/^llama3-8b on 16 x h100-sxm \(tp 1, pp 1, dp 16, cp 1, fsdp shard_grad_op, grad-sync step \(= zero 1\)\),/m,
+     'title: fsdp shard_grad_op, grad-sync step (= zero 1), not a bare "zero 1"');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--zero', '1');
+like($o, qr/^llama3-8b on 16 x h100-sxm \(tp 1, pp 1, dp 16, cp 1, zero 1\),/m,
+     'title: --zero 1 without FSDP stays "zero 1"');
 # tp 8 leaves one data-parallel rank in each node: nothing is sharded.
 ($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--tp', '8',
                       '--sp', '--fsdp', 'hybrid_shard', '--global-batch', '64');
