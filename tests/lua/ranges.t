@@ -167,4 +167,37 @@ t.ok(not ranges.coin_flip(a, { days = 125, days_lo = 112.5, days_hi = 150 }, "da
   "125 outside 90-120: not a coin flip")
 t.ok(not ranges.coin_flip(a, { days = 101 }, "days"), "no range: no coin flip")
 
+-- 10. A range holds its own point.  Factors all on one side of 1 (log
+-- factors sorted: -0.04 .. -0.01, measured 1-4% under every prediction)
+-- give conformal ends both below 0; the span widens the top to 0, the
+-- point, and leaves the bottom: exp(-0.04) = 0.961.  A two-sided list
+-- keeps its ends exactly.
+local below = { -0.04, -0.035, -0.03, -0.025, -0.02, -0.018, -0.015, -0.012, -0.01 }
+local slo, shi = ranges.span(below)
+t.ok(slo == -0.04 and shi == 0, "one-sided factors: the range reaches up to the point")
+local above = { 0.045, 0.05, 0.06, 0.07, 0.08, 0.085, 0.087, 0.09, 0.095 }
+slo, shi = ranges.span(above)
+t.ok(slo == 0 and shi == 0.095, "and down to it from above")
+local both = { -0.2, -0.1, -0.05, -0.02, 0.01, 0.03, 0.06, 0.1, 0.3 }
+local elo, ehi = ranges.ends(both)
+slo, shi = ranges.span(both)
+t.ok(slo == elo and shi == ehi, "a range straddling the point is unchanged")
+-- Every shipped regime: lo <= 1 <= hi, so v * lo <= v <= v * hi.
+local data = dofile("validation/ranges.lua")
+local bad = {}
+for kind, k in pairs(data.kinds) do
+  for key, iv in pairs(k.regimes) do
+    if not (iv.lo <= 1 and iv.hi >= 1) then bad[#bad + 1] = kind .. ":" .. key end
+  end
+end
+t.is(#bad, 0, "every shipped range holds the point: " .. table.concat(bad, ", "))
+-- The hf multi-node FSDP job plan printed as "0.91 (0.87-0.90)": its
+-- range now holds its step time.
+local hf = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 16, stack = "hf",
+                      fsdp = "full_shard", seq = 2048, global_batch = 64, batch = 4,
+                      cat = cat }
+t.ok(hf.step_s_lo <= hf.step_s and hf.step_s <= hf.step_s_hi,
+  string.format("hf FSDP on 2 nodes: %.3f in %.3f-%.3f (%s)", hf.step_s, hf.step_s_lo,
+    hf.step_s_hi, hf.range.regime))
+
 t.done_testing()
