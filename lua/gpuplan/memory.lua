@@ -295,6 +295,20 @@ function M.sharding(fsdp, grad_sync, zero)
   return fsdp, z, false
 end
 
+-- The sharding as the user asked for it, for the commands' titles: FSDP's
+-- strategy (and its gradient sync) by name, then the ZeRO stage it prices
+-- as -- shard_grad_op with grad_sync step is ZeRO 1 (M.sharding above),
+-- and "zero 1" alone would lose the words the user typed.  hsdp: the
+-- hybrid shard group's GPUs (0 or nil: none).
+function M.sharding_words(fsdp, grad_sync, zero, hsdp)
+  if fsdp == true then fsdp = "full_shard" elseif fsdp == false then fsdp = nil end
+  local s = string.format("zero %d%s", zero,
+    (hsdp or 0) > 0 and string.format(" hybrid in %d-GPU nodes", hsdp) or "")
+  if not fsdp then return s end
+  return string.format("fsdp %s%s (= %s)", fsdp, grad_sync and (", grad-sync " .. grad_sync) or "",
+    s)
+end
+
 local function boolean(name, v)
   if v ~= nil and type(v) ~= "boolean" then
     fail("%s must be a boolean (got %s)", name, type(v))

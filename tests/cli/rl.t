@@ -287,4 +287,10 @@ like($o, qr/\(train tp 4, pp 1, dp 4, cp 1, ep 4, zero 0; rollout tp 16 ep 16, 1
      'title: ep 4 at etp = tp (not repeated), the engine\'s ep 16, "1 engine"');
 like($o, qr/^rollout: 1 engine x 512 samples /m, 'rollout line: "1 engine", singular');
 unlike($o, qr/\b1 engines\b/, 'no "1 engines" anywhere');
+# The actor's sharding as asked: --fsdp shard_grad_op --grad-sync step
+# prices as ZeRO 1 and the title says both (as train's does).
+($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--fsdp', 'shard_grad_op', '--grad-sync', 'step');
+like($o, qr/\(train tp 1, pp 1, dp 16, cp 1, fsdp shard_grad_op, grad-sync step \(= zero 1\); rollout tp 1, 16 engines\)/m,
+     'rl title: fsdp shard_grad_op, grad-sync step (= zero 1)');
 done_testing();

@@ -1,6 +1,7 @@
 -- gpuplan rl MODEL --algo grpo|ppo --gpu ID --gpus N [...]: one RL step --
 -- the phases, where the GPUs wait, memory per phase, throughput and cost.
 local rl = require "gpuplan.rl"
+local memory = require "gpuplan.memory"
 local report = require "gpuplan.report"
 local units = require "gpuplan.units"
 local cli = require "gpuplan.cli"
@@ -47,7 +48,7 @@ local function phase_rows(r, noroll)
 end
 
 -- The table's title: the job, its placement and layouts, its batch.
-local function title_of(r)
+local function title_of(r, o)
   local placement = r.colocated and "colocated" or string.format(
     "rollout %d + training %d GPUs, staleness %d%s", r.rollout_gpus, r.train_gpus, r.staleness,
     r.refit_drain and " (each refit draining the engines)" or "")
@@ -57,10 +58,11 @@ local function title_of(r)
     r.etp ~= r.tp and string.format(", etp %d", r.etp) or "") or ""
   local engine_ep = (r.rollout_ep or 1) > 1 and string.format(" ep %d%s", r.rollout_ep,
     r.rollout_dp_attention and ", DP attention" or "") or ""
-  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, zero %d; "
+  return string.format("%s %s on %d x %s, %s (train tp %d, pp %d, dp %d, cp %d%s, %s; "
     .. "rollout tp %d%s%s, %d engine%s): %d prompts x %d = %d samples%s, prompt %d + response %g "
     .. "(%s%s)",
-    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts, r.zero,
+    r.model, r.algo:upper(), r.gpus, r.gpu, placement, r.tp, r.pp, r.dp, r.cp, experts,
+    memory.sharding_words(o.fsdp, o.grad_sync, r.zero),
     r.rollout_tp, r.rollout_pp > 1 and string.format(" pp %d", r.rollout_pp) or "", engine_ep,
     r.rollout.engines, r.rollout.engines == 1 and "" or "s", r.prompts, r.group, r.samples,
     r.generated > r.samples and string.format(" (%d generated: dynamic sampling keeps %g)",
@@ -171,7 +173,7 @@ function C.run(opts, args)
     io.write(report.does_not_fit(r.why, not noroll and "if" or nil))
   end
   local rows = phase_rows(r, noroll)
-  local title = title_of(r)
+  local title = title_of(r, o)
   report.print(rows, { format = format, title = title, columns = {
     { key = "phase", label = "phase" },
     { key = "pool", label = "pool" },

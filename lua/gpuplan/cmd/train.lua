@@ -50,17 +50,7 @@ function C.run(opts, args)
   end
   rows[#rows + 1] = { part = "step", seconds = r.step_s, share = "100.0%", hidden = "",
     range = r.step_s_lo and string.format("%.4f-%.4f", r.step_s_lo, r.step_s_hi) }
-  -- The sharding as the user asked for it: FSDP's strategy (and its
-  -- gradient sync) by name, then the ZeRO stage it prices as --
-  -- shard_grad_op with grad_sync step is ZeRO 1 (memory.sharding), and a
-  -- title saying only "zero 1" would lose the words the user typed.
-  local fsdp = o.fsdp == true and "full_shard" or o.fsdp or nil
-  local sharding = string.format("zero %d%s", r.zero,
-    r.hsdp > 0 and string.format(" hybrid in %d-GPU nodes", r.hsdp) or "")
-  if fsdp then
-    sharding = string.format("fsdp %s%s (= %s)", fsdp,
-      o.grad_sync and (", grad-sync " .. o.grad_sync) or "", sharding)
-  end
+  local sharding = memory.sharding_words(o.fsdp, o.grad_sync, r.zero, r.hsdp)
   local title = string.format("%s on %d x %s (tp %d, pp %d%s, dp %d, cp %d%s, %s%s), %s %s, "
     .. "seq %d, global batch %d (%d micro-batches of %d)",
     r.model, r.gpus, r.gpu, r.tp, r.pp, r.vpp > 1 and (", vpp " .. r.vpp) or "", r.dp, r.cp,
