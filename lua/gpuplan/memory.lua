@@ -1104,9 +1104,18 @@ local function rl_memory(o, p)
   if o.seq ~= nil then
     fail("memory: seq: an RL step trains on prompt_len + response_len tokens per sample")
   end
-  local ro = {}
-  for k, v in pairs(o) do
-    if options.unknown({ [k] = v }, "rl") == nil then ro[k] = v end
+  -- The step's own options pass on, those the caller's table inherits
+  -- through an __index table too (a script's setmetatable({ method =
+  -- "grpo" }, { __index = job })): pairs sees only the table's own keys, and
+  -- an inherited tp or recompute left behind would price another job.
+  local ro, src = {}, o
+  while type(src) == "table" do
+    for k in pairs(src) do
+      local v = o[k]
+      if ro[k] == nil and options.unknown({ [k] = v }, "rl") == nil then ro[k] = v end
+    end
+    local mt = getmetatable(src)
+    src = mt and type(mt.__index) == "table" and mt.__index or nil
   end
   local cfg = p.cfg
   -- The actor trains an adapter where the step's options give one (their

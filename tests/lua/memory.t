@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(132)
+t.plan(133)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -432,6 +432,16 @@ do
   local top = math.max(r.memory.rollout.total, r.memory.forward.total, r.memory.update.total)
   t.is(m.total, top, "fit --method grpo = gp.rl's largest state")
   t.is(r.memory[m.rl_state].total, top, "and names it")
+  -- Keys inherited through __index reach the RL step as given ones do: the
+  -- same job read from a plain table and through setmetatable gives the
+  -- same bytes (tp 8 and full recompute inherited; were they dropped the
+  -- step would price TP 1 without recompute, about 3x the bytes).
+  local j = { model = "qwen3-32b", gpu = "h100-sxm", gpus = 16, tp = 8, zero = 1,
+              recompute = "full" }
+  local plain = gp.memory { model = "qwen3-32b", gpu = "h100-sxm", gpus = 16, tp = 8,
+                            zero = 1, recompute = "full", method = "grpo" }
+  local inh = gp.memory(setmetatable({ method = "grpo" }, { __index = j }))
+  t.is(inh.total, plain.total, "inherited tp and recompute are the job's")
   local sep = gp.memory { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
                           method = "grpo", colocated = false }
   local rs = gp.rl { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 16, zero = 3,
