@@ -10,9 +10,7 @@ local gp = require "gpuplan"
 
 t.plan(3)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 local function run(pos, flash)
   return gp.train { model = { name = "t", layers = 24, hidden = 1024, heads = 16, kv_heads = 16,
                               ffn_hidden = 4096, ffn_gated = false, vocab = 32768,

@@ -31,9 +31,7 @@ local P = 128256 * 2048 + 16 * layer + 2048
 t.ok(math.abs(P - 1.2358e9) < 1e6, "Llama 3.2 1B: 1.2358B parameters")
 local want = 4 * 18 * P / (2.039e12 * 0.85)
 t.near(z1.step_s - z2.step_s, want, 0.02, "ZeRO 1: four micro-batches' passes over 1.24B grads")
-local part = function(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 t.near(part(z1, "compute") - part(z2, "compute"), want, 0.02, "priced as compute")
 
 -- No pass where BF16_Optimizer is not the optimizer: another recipe at

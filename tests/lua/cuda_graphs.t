@@ -12,9 +12,7 @@ local function host_wait(r)
   for _, o in ipairs(r.ops) do if o.name == "host_wait" then return o.fwd end end
   return 0
 end
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
 -- Qwen3-30B-A3B on 8 B200 (x86 host: 24.84 us a launch), EP8, one
 -- 4096-token micro-batch, alltoall dispatcher: the MoE layer's forward is

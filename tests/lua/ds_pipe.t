@@ -10,9 +10,7 @@ local gp = require "gpuplan"
 
 t.plan(4)
 
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 
 -- Llama 3.2 1B (tied embeddings) over two pipeline stages of one A100
 -- node, TP 1, 8 micro-batches of one 2048-token sequence.  With TP 1

@@ -17,9 +17,7 @@ local function ag(model)
   local L = 2 * gp.params(model).per_layer_max
   return gp.comm { op = "all_gather", bytes = L, gpus = 32, system = "dgx-h100" }.time
 end
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p end end
-end
+local part = t.step_part  -- the part's table (seconds, hidden, ...)
 local function op(r, name)
   for _, o in ipairs(r.ops) do if o.name == name then return o end end
 end

@@ -9,10 +9,8 @@ local gp = require "gpuplan"
 
 t.plan(7)
 
-local part = function(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-  return 0
-end
+-- A step part's seconds, 0 when the step has none (tap.lua's parts).
+local function part(r, name) return t.parts(r)[name] or 0 end
 -- Llama 3.2 1B on one A100-80GB, one micro-batch: the optimizer step is
 -- memory-bound over every parameter, P = 1.2358B (tests/lua/bf16_hp_acc.t
 -- derives it), at the A100's streaming rate 2.039 TB/s x 0.85 (the

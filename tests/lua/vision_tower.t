@@ -41,9 +41,7 @@ t.ok(ratio > 2.4 and ratio < 3.2,
 -- tower's backward adds (exact but for rounding), and the optimizer's
 -- pass by the tower's share of the parameters it steps (the same bytes
 -- a parameter: 303.5M more on the frozen run's trainable count; 1%).
-local function part(r, name)
-  for _, p in ipairs(r.parts) do if p.name == name then return p.seconds end end
-end
+local function part(r, name) return t.parts(r)[name] end  -- tap.lua's parts
 t.near(part(trained, "compute") - part(frozen, "compute"),
   trained.vision_s - frozen.vision_s, 1e-6, "the compute part grows by the tower's backward")
 t.near(part(trained, "optimizer") / part(frozen, "optimizer"),
