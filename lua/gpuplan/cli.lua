@@ -118,11 +118,14 @@ function M.parse(cmdname, spec, argv, first, hint)
           end
         end
         local v = value
+        -- Lua's tonumber reads "0x10" as 16: a count or size on a command
+        -- line is decimal, so a hexadecimal one is refused, not read.
+        local hex = (ty == "int" or ty == "number") and value:match("^%s*[%+%-]?0[xX]")
         if ty == "int" then
-          v = math.tointeger(tonumber(value))
+          v = not hex and math.tointeger(tonumber(value))
           if not v then error(M.usage(string.format("%s: option '--%s' expects an integer, got '%s'", cmdname, name, value)), 0) end
         elseif ty == "number" then
-          v = tonumber(value)
+          v = not hex and tonumber(value)
           if not v or v ~= v or v == math.huge or v == -math.huge then
             error(M.usage(string.format("%s: option '--%s' expects a number, got '%s'", cmdname, name, value)), 0)
           end

@@ -12,6 +12,11 @@ t.is(math.type(o.gpus), "integer", "integer option stays an integer")
 t.is(o[0][1], "extra", "positional arguments kept")
 t.raises(function() gp.options(P, { [0] = "s.lua", "--gpus", "many" }) end,
   "option '--gpus' expects an integer, got 'many'", "bad value names the argument", true)
+-- Lua's tonumber would read "0x10" as 16; a command line's counts are decimal.
+t.raises(function() gp.options(P, { [0] = "s.lua", "--gpus", "0x10" }) end,
+  "option '--gpus' expects an integer, got '0x10'", "hexadecimal integer refused", true)
+t.raises(function() gp.options(P, { [0] = "s.lua", "--margin", "0x1p-3" }) end,
+  "option '--margin' expects a number, got '0x1p-3'", "hexadecimal number refused", true)
 t.raises(function() gp.options(P, { [0] = "s.lua", "--nodes", "2" }) end,
   "unknown option '--nodes'", "unknown option named", true)
 
