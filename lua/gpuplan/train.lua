@@ -723,9 +723,7 @@ function M.setup(o, sweep)
   local host_scale = sys and sys.host_op_scale or 1
   -- numa_bind: each rank bound to its GPU's NUMA node, where the catalog
   -- has a factor for that (host_op_scale_bound, catalog/FORMAT.md).
-  if o.numa_bind ~= nil and type(o.numa_bind) ~= "boolean" then
-    fail("train: numa_bind must be a boolean (got %s)", args.shown(o.numa_bind))
-  end
+  -- Its type was checked with the other declared flags (options.lua).
   if o.numa_bind and sys and sys.host_op_scale_bound then host_scale = sys.host_op_scale_bound end
   -- Where binding changes the price (a Grace rack), an unstated one is
   -- an assumption the defaults line says.
