@@ -492,10 +492,37 @@ static double rl_peak(const rl_result *r)
 	return peak;
 }
 
-/* result:table() -> the whole table core.rl returns. */
+/* The table's names of rl_roll_fields' and rl_price_fields' members
+ * (core.rl's "step" is the handle's step_s). */
+static const char *const rl_roll_keys[] = {
+	"step", "samples_per_s", "tokens_per_s", "tokens_per_s_gpu",
+	"gen_tokens_per_s", NULL
+};
+static const char *const rl_price_keys[] = {
+	"cost_step", "cost_1k_prompts", NULL
+};
+
+/* result:table() -> the whole table core.rl returns, with the times and
+ * costs nil where the handle's are (lgp_rl_result_index): a step whose
+ * rollout cannot run has no time, and no number a script could take
+ * for one. */
 static int lgp_rl_result_table(lua_State *L)
 {
-	lgp_pushrl(L, luaL_checkudata(L, 1, LGP_RL_RESULT));
+	const rl_result *r = luaL_checkudata(L, 1, LGP_RL_RESULT);
+	int roll = r->roll.steps > 0;
+	const char *const *k;
+
+	lgp_pushrl(L, r);
+	if (!roll)
+		for (k = rl_roll_keys; *k; k++) {
+			lua_pushnil(L);
+			lua_setfield(L, -2, *k);
+		}
+	if (!(roll && r->cost_step > 0))
+		for (k = rl_price_keys; *k; k++) {
+			lua_pushnil(L);
+			lua_setfield(L, -2, *k);
+		}
 	return 1;
 }
 

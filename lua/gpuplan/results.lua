@@ -34,7 +34,7 @@ M.RESULTS = {
   { "rl", "gp.rl", "one GRPO / PPO step and the run" },
   { "rl_job_step", "gp.rl_job(...):step(...)",
     "an RL step priced by a resolved job (a userdata: these fields, and :table() for all "
-      .. "of core.rl's)" },
+      .. "of core.rl's, its step, throughputs and costs nil where these are)" },
   { "infer", "gp.infer", "serving: a dense model, or a MoE model across many GPUs" },
   { "infer_plan", "gp.infer_plan", "the cheapest MoE serving deployment for a target" },
   { "comm", "gp.comm", "one collective on placed ranks" },

@@ -62,6 +62,15 @@ t.is(rb.step_s, nil, "no step time then")
 t.is(rb.samples_per_s, nil, "nor throughput")
 t.is(rb.fits, false, "and it does not fit")
 t.like(rb.why, "rollout", "why names the rollout", true)
+-- Its whole table says the same: no step, throughput or cost to misread
+-- (the trainer's phases alone used to come back as "step").
+local tb = rb:table()
+t.is(tb.step, nil, ":table() has no step either")
+t.is(tb.samples_per_s, nil, ":table() has no throughput")
+t.is(tb.cost_step, nil, ":table() has no cost")
+t.ok(type(tb.phases) == "table" and tb.fits == false, ":table() keeps the phases and fits")
+-- A step that runs keeps its time in the table, equal to the handle's.
+t.is(r1:table().step, r1.step_s, ":table().step is the handle's step_s")
 
 -- Every field declared for the result (gpuplan.results) reads.
 local declared = require "gpuplan.results"
