@@ -288,7 +288,7 @@ local case_schema = T.record {
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
-    mtp = count(0), acceptance = T.number { min = 0, max = 1 },
+    mtp = count(0), acceptance = declared("acceptance"),
     two_batch_overlap = declared("two_batch_overlap"),
     single_batch_overlap = declared("single_batch_overlap"),
     swap_ab = declared("swap_ab"), prefill_tokens = count(),
@@ -307,7 +307,7 @@ local case_schema = T.record {
     train_global_batch = count(), colocated = declared("colocated"), rollout_gpus = count(),
     rollout_tp = count(), rollout_pp = count(), rollout_ep = count(), staleness = count(0),
     refit_drain = declared("refit_drain"),
-    rollout_memory = T.number { min = 0, max = 1 },
+    rollout_memory = declared("rollout_memory"),
     -- PPO's reward model (true: of the actor's shape) and critic: model
     -- records of their own, read by model_spec (one place for its fields)
     reward_model = { name = "boolean or model", check = function(x, path)
@@ -325,7 +325,7 @@ local case_schema = T.record {
     ref_host = declared("ref_host"), ref_model = declared("ref_model"), async_engine = T.boolean(),
     logprob_batch = count(), sequence_packing = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
-    response_clip = T.number { min = 0, max = 1 }, base_checkpoint = declared("base_checkpoint"),
+    response_clip = declared("response_clip"), base_checkpoint = declared("base_checkpoint"),
     -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep; gp.rl's
     -- filter_keep): 0 passes here and gp.rl refuses it by name (the kept
     -- share is in (0, 1])
