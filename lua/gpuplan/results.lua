@@ -80,7 +80,7 @@ field("etp", "count", "expert-tensor-parallel degree (the experts' TP; plan: 0 =
 field("dp", "count", "data-parallel replicas", LAYOUT .. " memory")
 field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
 field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the node each "
-  .. "shard group stays in; 0: none", "train")
+  .. "shard group stays in; 0: none", "train rl")
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
 field("sp", "", "sequence parallelism on", "train plan candidate")
 field("hybrid", "", "hybrid sharding (fsdp hybrid_shard): ZeRO-3 shard groups inside each "

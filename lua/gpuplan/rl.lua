@@ -1735,7 +1735,7 @@ run = function(o, job)
     train_gpus = math.tointeger(r.pools.train.gpus),
     tp = tp, pp = pp, cp = cp, dp = math.tointeger(r.pools.train.gpus // unit),
     ep = cfg.ep or 1, etp = cfg.etp or tp,
-    zero = cfg.zero, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
+    zero = cfg.zero, hsdp = cfg.hsdp or 0, rollout_tp = rtp, rollout_pp = rpp, rollout_ep = rep,
     rollout_dp_attention = rdp,
     rollout_weights = roll_weights,
     prompts = prompts, group = group, samples = samples, prompt_len = plen,

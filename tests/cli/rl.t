@@ -293,4 +293,13 @@ unlike($o, qr/\b1 engines\b/, 'no "1 engines" anywhere');
                       '--fsdp', 'shard_grad_op', '--grad-sync', 'step');
 like($o, qr/\(train tp 1, pp 1, dp 16, cp 1, fsdp shard_grad_op, grad-sync step \(= zero 1\); rollout tp 1, 16 engines\)/m,
      'rl title: fsdp shard_grad_op, grad-sync step (= zero 1)');
+# hybrid_shard's shard groups stay in the 8-GPU H100 nodes: the title says
+# so as train's does (the result carries hsdp = 8).
+($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                      '--fsdp', 'hybrid_shard');
+like($o, qr/\(train tp 1, pp 1, dp 16, cp 1, fsdp hybrid_shard \(= zero 3 hybrid in 8-GPU nodes\); /m,
+     'rl title: fsdp hybrid_shard names its 8-GPU node groups');
+($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--fsdp', 'hybrid_shard',
+                      '--format', 'json');
+like($o, qr/"hsdp":\s*8\b/, 'rl json: hsdp 8');
 done_testing();
