@@ -835,11 +835,36 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * the output per added row (u + 3 us where the fused reads us and
  * writes u: 2 us more); the backward's gather and index_add the same
  * in reverse: 3 us - u more each way.  The chunk sorts' torch.cat
- * moves what the fused sorts move.  Bytes only: scatter_add_'s atomic
- * adds run below the memory's rate, so a lower bound.  Returns the
- * forward seconds of the passes before the experts: half of the fused
- * passes' (permutation 1 and the sort), and of the unfused ones'
- * surplus index_select's us - u share. */
+ * moves what the fused sorts move.  Two of the unfused passes add with
+ * atomics, one per element: the forward's scatter_add_ of the us rows
+ * into the u outputs (moe_utils.py unpermute: "output_tokens.
+ * scatter_add_(0, sorted_indices.unsqueeze(1).expand(-1, hidden),
+ * permuted_tokens)", index_add_ under deterministic algorithms -- the
+ * same in core_r0.12.0 to main) and the backward of permute()'s
+ * "tokens.index_select(0, sorted_indices)", which PyTorch runs as
+ * index_add_ of the us gradient rows into u zeros.  Both are PyTorch's
+ * element-wise atomic kernels (fastAtomicAdd) in the releases these runs
+ * use: "the serial atomicAdd stall that limits both the existing
+ * scatter_add and index_add" (PyTorch PR #182675, May 2026, whose
+ * TMA-reduce replacement postdates them).  ATOMIC_SCATTER_SLOWDOWN is
+ * that stall, measured: DeepLink-org/DLBlas PR #66 runs grouped_gemm's
+ * tests/test_permuteTopK.py benchmark (8192 tokens, hidden 4096, top 8,
+ * fp16, a Hopper card: its fused kernel moves the 512 MiB of copies and
+ * 64 MiB of tokens in 0.207 ms, 2.9 TB/s) -- "pytorch bwd: 2.304 ms"
+ * for the backward of that test's "tokens.index_select(0, sorted_indices
+ * // expand_factor)", i.e. index_add_ of the us rows into u, against
+ * "cuda bwd: 0.207 ms" for a kernel streaming the same rows without
+ * atomics: 11.1x the streaming time of us + u (fp32 in the same table,
+ * 1.968 ms for twice the bytes, shows the element count, not the bytes,
+ * binding).  scatter_add_'s kernel adds the same way (fastAtomicAdd per
+ * element), so each of the two passes takes ATOMIC_SCATTER_SLOWDOWN - 1
+ * times its rows' streaming time more than their bytes alone.  Returns
+ * the forward seconds of the passes before the experts: half of the
+ * fused passes' (permutation 1 and the sort), and of the unfused ones'
+ * surplus index_select's us - u share (the scatter_add_ is after the
+ * experts). */
+#define ATOMIC_SCATTER_SLOWDOWN (2.304 / 0.207)
+
 static double moe_permute_costs(tenv *e, const train_lkey *k,
 				train_lcost *lc)
 {
@@ -855,8 +880,12 @@ static double moe_permute_costs(tenv *e, const train_lkey *k,
 	double fused = 2.0 * u + 2.0 * us + (El > 1.0 ? 4.0 * ur : 0.0);
 	double more = k->unfused_permute ? 3.0 * us - u : 0.0;
 	double tf = t_mem(e, k->half, fused), t = t_mem(e, k->half, fused + more);
+	/* the atomic pass's surplus: its rows' streaming time (without a
+	 * second launch and fill) times the stall beyond it */
+	double atom = k->unfused_permute ? (ATOMIC_SCATTER_SLOWDOWN - 1.0) *
+		(t_mem(e, k->half, fused + more + us + u) - t) : 0.0;
 
-	add_op(lc, "moe_permute", t, t, 0, 0);
+	add_op(lc, "moe_permute", t + atom, t + atom, 0, 0);
 	return 0.5 * tf + (more > 0 ? (t - tf) * (us - u) / more : 0.0);
 }
 

@@ -81,7 +81,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 206, lo = 0.948, hi = 1.280 },
+        [""] = { cases = 206, lo = 0.948, hi = 1.272 },
         ["stack=deepspeed"] = { cases = 51, lo = 0.947, hi = 1.286 },
         ["stack=deepspeed/moe=dense"] = { cases = 38, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 35, lo = 0.939, hi = 1.319 },
@@ -119,7 +119,7 @@ return {
         ["stack=megatron/moe=moe/style=data/scale=node/gen=blackwell"] = { cases = 13, lo = 0.916, hi = 1.532 },
         ["stack=megatron/moe=moe/style=data/scale=nodes"] = { cases = 17, lo = 0.964, hi = 1.777 },
         ["stack=megatron/moe=moe/style=data/scale=nodes/gen=blackwell"] = { cases = 8, lo = 0.983, hi = 1.777 },
-        ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.964, hi = 1.300 },
+        ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.964, hi = 1.187 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 29, lo = 0.908, hi = 1.482 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 14, lo = 0.893, hi = 1.482 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 15, lo = 0.953, hi = 2.396 },

@@ -3,7 +3,8 @@
 -- tokens with PyTorch ops -- masked_select and index_select, split and
 -- cat, zeros and scatter_add_ -- where the fused path runs one Transformer
 -- Engine kernel each (engine/train_layer.c MOE_UNFUSED_PERMUTE_OPS and
--- moe_permute_costs).
+-- moe_permute_costs), and two of them add with atomics
+-- (ATOMIC_SCATTER_SLOWDOWN).
 -- Run with ./gpuplan run tests/lua/unfused_permute.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -25,14 +26,22 @@ local function run(x) return gp.train(t.with(job, x)) end
 -- zero-fills u rows and scatter_add_s the us rows into them, reading and
 -- writing the output per added row (u + 3 us against us + u: 2 us more):
 -- 3 k u - u = 23 u.  At 4096 tokens u = 4096 x 2048 x 2 B = 16.78 MB:
--- 385.9 MB / 2.814e12 B/s = 137.1 us.  One op either way, so its fixed
--- fill and launch cancel: float rounding only, 1e-6.
+-- 385.9 MB / 2.814e12 B/s = 137.1 us.  The atomics: the forward's
+-- scatter_add_ (and the backward's index_add_) of the us rows into u
+-- take 2.304 / 0.207 = 11.13x their rows' streaming time (DLBlas PR #66's
+-- index_add_ against a streaming kernel), 10.13 x (us + u) = 10.13 x 9 u
+-- = 10.13 x 151.0 MB / 2.814e12 B/s = 543.6 us more each way: 680.7 us.
+-- One op either way, so its fixed fill and launch cancel: float rounding
+-- only, 1e-6.
 local u = 4096 * h * 2
+local stall = 2.304 / 0.207 - 1
 local f, n = run { seq = 4096 }, run { seq = 4096, unfused_permute = true }
-t.near(op(n, "moe_permute").fwd - op(f, "moe_permute").fwd, (3 * k - 1) * u / bw, 1e-6,
-       "unfused: 3 us - u more rows moved in the forward")
-t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd, (3 * k - 1) * u / bw, 1e-6,
-       "and in the backward (gather and index_add, the reverse)")
+t.near(op(n, "moe_permute").fwd - op(f, "moe_permute").fwd,
+       ((3 * k - 1) * u + stall * (k + 1) * u) / bw, 1e-6,
+       "unfused: 3 us - u more rows moved, and the scatter_add_'s atomic stall, in the forward")
+t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd,
+       ((3 * k - 1) * u + stall * (k + 1) * u) / bw, 1e-6,
+       "and in the backward (gather and index_add_, the reverse)")
 
 -- The host: 8 launches more a MoE layer's forward (permute 6 against 1,
 -- the chunk sorts' cats 3 against 2, zeros and scatter_add_ 2 against 1,
@@ -41,19 +50,24 @@ t.near(op(n, "moe_permute").bwd - op(f, "moe_permute").bwd, (3 * k - 1) * u / bw
 -- views, one per chunk of num_experts x etp = 128, 0.93 us each
 -- (engine/train_layer.c SORT_VIEW_GRAD, PyTorch issue #64407's view op
 -- with autograd; x86: host_op_time / GP_EAGER_OP_TIME = 1): 3 x 128 x
--- 0.93 us = 357.12 us, 555.84 us in all.  This layer is host-bound (the
--- dispatcher's wait for its splits keeps the host from running ahead,
--- layer_extras' rule), so the forward grows by exactly that -- the GPU's
--- 137.1 us more hides under it -- and the host wait by 555.84 - 137.1 =
--- 418.7 us.  1e-6: float rounding.
+-- 0.93 us = 357.12 us, 555.84 us in all.  At 1024 tokens this layer is
+-- host-bound (the dispatcher's wait for its splits keeps the host from
+-- running ahead, layer_extras' rule), so the forward grows by exactly
+-- that -- the GPU's growth hides under it: u = 1024 x 2048 x 2 B =
+-- 4.194 MB, (23 u + 10.13 x 9 u) / 2.814e12 B/s = 34.3 + 135.9 = 170.2 us
+-- -- and the host wait by 555.84 - 170.2 = 385.7 us.  1e-6: float
+-- rounding.
 local hostop, view = 24.84e-6, 0.93e-6
-local ff, wf = t.layer_fwd(f)
-local fn, wn = t.layer_fwd(n)
-t.ok(wf > 0, "the fused layer already waits for its host")
-t.near(fn - ff, 8 * hostop + 3 * 128 * view, 1e-6,
-       "8 host launches and 3 sorts' 128 views more a layer's forward")
-t.near(wn - wf, 8 * hostop + 3 * 128 * view - (3 * k - 1) * u / bw, 1e-6,
-       "the host wait grows by them less the GPU's own growth")
+do
+  local u1 = 1024 * h * 2
+  local ff, wf = t.layer_fwd(run { seq = 1024 })
+  local fn, wn = t.layer_fwd(run { seq = 1024, unfused_permute = true })
+  t.ok(wf > 0, "the fused layer already waits for its host")
+  t.near(fn - ff, 8 * hostop + 3 * 128 * view, 1e-6,
+         "8 host launches and 3 sorts' 128 views more a layer's forward")
+  t.near(wn - wf, 8 * hostop + 3 * 128 * view - ((3 * k - 1) + stall * (k + 1)) * u1 / bw,
+         1e-6, "the host wait grows by them less the GPU's own growth")
+end
 
 -- The stretch after the dispatcher's host wait (engine/train_layer.c
 -- MOE_A2A_POST_OPS, MOE_UNFUSED_POST_OPS): with ep_overlap on (the
@@ -86,17 +100,18 @@ end
 -- (engine/train_layer.c SORT_VIEW_PLAIN, PyTorch PR #61466): 3 x 128 x
 -- 0.58 us = 222.72 us more host time.  With ep_overlap (the all-to-alls
 -- beside another micro-batch, so none sits between the kernels the host
--- runs ahead under) and 2048 tokens the backward is host-bound fused and
+-- runs ahead under) and 1024 tokens the backward is host-bound fused and
 -- unfused alike, and its wait grows by that less the unfused backward's
--- 23 u more bytes on the GPU: u = 2048 x 2048 x 2 B = 8.39 MB,
--- 23 u / 2.814e12 B/s = 68.6 us; 154.1 us.  1e-6: float rounding.
+-- GPU growth, the 23 u more bytes and index_add_'s atomic stall on 9 u:
+-- u = 1024 x 2048 x 2 B = 4.194 MB, (23 u + 10.13 x 9 u) / 2.814e12 B/s
+-- = 170.2 us; 52.5 us.  1e-6: float rounding.
 do
-  local u2 = 2048 * h * 2
-  local fb = run { seq = 2048, ep_overlap = true }
-  local nb = run { seq = 2048, ep_overlap = true, unfused_permute = true }
-  t.ok(op(fb, "host_wait").bwd > 0, "2048 tokens, ep_overlap: the fused backward waits")
+  local u1 = 1024 * h * 2
+  local fb = run { seq = 1024, ep_overlap = true }
+  local nb = run { seq = 1024, ep_overlap = true, unfused_permute = true }
+  t.ok(op(fb, "host_wait").bwd > 0, "1024 tokens, ep_overlap: the fused backward waits")
   t.near(op(nb, "host_wait").bwd - op(fb, "host_wait").bwd,
-         3 * 128 * 0.58e-6 - (3 * k - 1) * u2 / bw, 1e-6,
+         3 * 128 * 0.58e-6 - ((3 * k - 1) + stall * (k + 1)) * u1 / bw, 1e-6,
          "the backward's wait grows by the 3 sorts' plain views less the GPU's growth")
 end
 
