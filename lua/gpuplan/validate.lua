@@ -388,7 +388,8 @@ M.PARALLEL_READ = {
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
     recompute recompute_modules schedule offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
-    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload]],
+    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload
+    moe_dispatcher moe_flex_backend moe_flex_sms]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }

@@ -1,6 +1,6 @@
 -- A case's parallel fields are those its kind's predictor reads
 -- (gpuplan.validate PARALLEL_READ): one of another kind's -- tp_overlap,
--- ep_overlap, moe_dispatcher, split_ends, cuda_graph_scope, moe_fp8_pad
+-- ep_overlap, cuda_device_max_connections, split_ends, cuda_graph_scope, moe_fp8_pad
 -- in an rl or infer case -- is refused naming the case and the field,
 -- where it passed the one schema of all kinds and was ignored in silence.
 -- Run with ./gpuplan run tests/lua/validate_kind_fields.t.
@@ -58,7 +58,7 @@ local function read_with(kind, field, value)
   return ok, tostring(err), c.id, path
 end
 for _, x in ipairs {
-  { "rl", "tp_overlap", true }, { "rl", "ep_overlap", true }, { "rl", "moe_dispatcher", "allgather" },
+  { "rl", "tp_overlap", true }, { "rl", "ep_overlap", true }, { "rl", "cuda_device_max_connections", 1 },
   { "rl", "split_ends", true }, { "rl", "cuda_graph_scope", { "attn" } },
   { "rl", "moe_fp8_pad", cjson.decode('"' .. require("gpuplan.options").get("moe_fp8_pad").values[1] .. '"') },
   { "infer", "tp_overlap", true }, { "infer", "ep_overlap", false }, { "infer", "split_ends", true },

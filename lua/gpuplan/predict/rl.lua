@@ -731,6 +731,12 @@ return function(case, cat)
     -- (SCHEMA.md parallel.moe_permute_fusion): false, gp.train's
     -- unfused_permute.
     unfused_permute = v(par.moe_permute_fusion) == false or nil,
+    -- the MoE token dispatcher as the case's recipe sets it (SCHEMA.md
+    -- parallel.moe_dispatcher, moe_flex_backend, moe_flex_sms): the
+    -- trainer's all-to-alls and permutes are those of the dispatcher the
+    -- run used, as in a train case.
+    moe_dispatcher = v(par.moe_dispatcher), moe_flex_backend = v(par.moe_flex_backend),
+    moe_flex_sms = v(par.moe_flex_sms),
     -- Megatron-Core's bias_activation_fusion and moe_router_dtype as the
     -- case's model config leaves them (SCHEMA.md): false, gp.train's
     -- unfused_act, the probabilities' product in the router's dtype.
