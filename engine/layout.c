@@ -319,7 +319,7 @@ int layout_check(const gp_model *m, const gp_layout *in, gp_layout *out,
 		return gp_fail(err, "unknown pipeline schedule %d",
 			       (int)in->schedule);
 	if (in->schedule == GP_SCHED_DUALPIPE &&
-	    (in->pp < 2 || in->pp % 2 != 0 || in->vpp > 1))
+	    !layout_dualpipe_ok(in->pp, in->vpp, 0))
 		return gp_fail(err, "dualpipe needs an even pp of 2 or more "
 			       "and no vpp (got pp %d, vpp %d)", in->pp,
 			       in->vpp);

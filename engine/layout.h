@@ -156,6 +156,20 @@ static inline int layout_vpp_ok(const gp_model *m, int pp, int vpp)
 	return vpp <= 1 || (pp > 1 && (double)pp * vpp <= m->layers);
 }
 
+/* DualPipe's rules, as its code asserts them (deepseek-ai/DualPipe
+ * dualpipe/dualpipe.py DualPipe.step: "assert num_ranks % 2 == 0" and
+ * "assert num_chunks > 0 and num_chunks % 2 == 0 and num_chunks >=
+ * num_ranks * 2", half the chunks fed from each end): an even pp of 2
+ * or more, one chunk a stage (a rank's two are stage r and pp - 1 - r,
+ * no vpp), and the step's micro-batches per pipeline (per; 0: not known
+ * here) an even count of at least 2 pp.  One rule for gp.train
+ * (layout_check, train_prep.c) and the search (sweep.c ok_sched). */
+static inline int layout_dualpipe_ok(int pp, int vpp, double per)
+{
+	return pp >= 2 && pp % 2 == 0 && vpp <= 1 &&
+		(per == 0 || (per >= 2.0 * pp && per / 2 == (long long)(per / 2)));
+}
+
 /* long long: two counts up to 2^24 multiply past INT_MAX.  stage: the
  * tp * cp * dp ranks of a stage. */
 static inline int layout_ep_ok(const gp_model *m, int ep, int etp,

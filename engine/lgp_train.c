@@ -162,12 +162,14 @@ static void lgp_pushcand(lua_State *L, const sweep_cand *c)
 #define PUSH_bool(key, v) lgp_setbool(L, key, v)
 #define PUSH_num(key, v) lgp_setnum(L, key, v)
 #define PUSH_rec(key, v) lgp_setstr(L, key, mem_recompute_name(v))
+#define PUSH_sched(key, v) lgp_setstr(L, key, mem_schedule_name(v))
 	SWEEP_DIMS(PUSH)
 #undef PUSH
 #undef PUSH_int
 #undef PUSH_bool
 #undef PUSH_num
 #undef PUSH_rec
+#undef PUSH_sched
 	lgp_push(L, &cand_desc, c);
 }
 
@@ -297,16 +299,29 @@ static unsigned lgp_field_mask_int(lua_State *L, int idx, const char *what,
 	return mask;
 }
 
-/* A recompute policy's name into a mask (out: {mask, hi}). */
-typedef struct lgp_recmask {
+/* A name of a MASK dimension's value into a mask (out: {mask, hi, the
+ * engine's name of each value 0..hi}): a recompute policy's, a pipeline
+ * schedule's. */
+typedef struct lgp_namemask {
 	unsigned mask;
 	int hi;
-} lgp_recmask;
+	const char *(*name)(int v);
+} lgp_namemask;
 
-static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
-			 int i, void *out)
+static const char *rec_name(int v)
 {
-	lgp_recmask *m = out;
+	return mem_recompute_name((gp_recompute)v);
+}
+
+static const char *sched_name(int v)
+{
+	return mem_schedule_name((gp_schedule)v);
+}
+
+static void lgp_elem_named(lua_State *L, const char *what, const char *key,
+			   int i, void *out)
+{
+	lgp_namemask *m = out;
 	/* The key and the value named, not a stack index
 	 * (luaL_checkoption's "#-1"). */
 	const char *r = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) :
@@ -314,9 +329,7 @@ static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
 	int ri;
 
 	(void)what;
-	for (ri = 0; r && ri <= m->hi &&
-		     strcmp(r, mem_recompute_name((gp_recompute)ri));
-	     ri++)
+	for (ri = 0; r && ri <= m->hi && strcmp(r, m->name(ri)); ri++)
 		;
 	if (!r || ri > m->hi) {
 		/* The names the list takes, from the engine's own. */
@@ -325,7 +338,7 @@ static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
 		for (ri = 0; ri <= m->hi; ri++) {
 			if (ri)
 				luaL_addstring(&b, ri < m->hi ? ", " : " or ");
-			luaL_addstring(&b, mem_recompute_name((gp_recompute)ri));
+			luaL_addstring(&b, m->name(ri));
 		}
 		luaL_pushresult(&b);
 		luaL_error(L, "%s[%d] must be %s (got %s%s%s)", key, i + 1,
@@ -338,9 +351,18 @@ static void lgp_elem_rec(lua_State *L, const char *what, const char *key,
 static unsigned lgp_field_mask_rec(lua_State *L, int idx, const char *what,
 				   const char *key, int hi)
 {
-	lgp_recmask m = { 0, hi };
+	lgp_namemask m = { 0, hi, rec_name };
 
-	lgp_field_list(L, idx, what, key, &m, INT_MAX, lgp_elem_rec);
+	lgp_field_list(L, idx, what, key, &m, INT_MAX, lgp_elem_named);
+	return m.mask;
+}
+
+static unsigned lgp_field_mask_sched(lua_State *L, int idx, const char *what,
+				     const char *key, int hi)
+{
+	lgp_namemask m = { 0, hi, sched_name };
+
+	lgp_field_list(L, idx, what, key, &m, INT_MAX, lgp_elem_named);
 	return m.mask;
 }
 
@@ -390,6 +412,9 @@ static void lgp_tospace(lua_State *L, int idx, sweep_space *s,
 #undef SPACE_RANGE
 #undef SPACE_MASK
 #undef SPACE_LIST
+	/* DualPipe's overlaps where the job leaves them out (sweep.h) */
+	s->dual_on = (lgp_field_bool(L, idx, w, "dual_ep_overlap", 0) ? 1u : 0u) |
+		(lgp_field_bool(L, idx, w, "dual_overlap_p2p", 0) ? 2u : 0u);
 	s->no_bound = !lgp_field_bool(L, idx, w, "bound", 1);
 	{
 		int sh[2], nsh = lgp_field_ints(L, idx, w, "shard", sh, 2);

@@ -104,13 +104,37 @@ static const luaL_Reg corelib[] = {
 	{NULL, NULL}
 };
 
+static const char *rec_name(int v)
+{
+	return mem_recompute_name((gp_recompute)v);
+}
+
+static const char *sched_name(int v)
+{
+	return mem_schedule_name((gp_schedule)v);
+}
+
+/* A named dimension's names, values 0..hi, as t.names. */
+static void push_names(lua_State *L, int hi, const char *(*name)(int))
+{
+	int v;
+
+	lua_createtable(L, hi + 1, 0);
+	for (v = 0; v <= hi; v++) {
+		lua_pushstring(L, name(v));
+		lua_rawseti(L, -2, v + 1);
+	}
+	lua_setfield(L, -2, "names");
+}
+
 /* Tables the Lua side walks instead of listing them again:
  * TRAIN_PARTS  the parts of a step in train.h's order (train_part_name);
  * SWEEP_DIMS   the layout search's dimensions, outermost first (sweep.h's
  *              SWEEP_DIMS): {name, values = "range" (the space bounds it
  *              by name_max) | "list" | "mask", type = how a result holds
  *              it ("int", "bool", "num", "rec": a recompute policy's
- *              name), hi = a mask's top value, base = true when a mask
+ *              name, "sched": a pipeline schedule's), names = a named
+ *              one's names (value 0 first), hi = a mask's top value, base = true when a mask
  *              left unset is the job's own value}. */
 static void lgp_push_tables(lua_State *L)
 {
@@ -131,7 +155,13 @@ static void lgp_push_tables(lua_State *L)
 	lgp_setstr(L, "type", #lua); \
 	lgp_setint(L, "hi", hi); \
 	lgp_setbool(L, "base", strcmp(#def, "BASE") == 0); \
+	NAMES_##lua(hi); \
 	lua_rawseti(L, -2, ++i);
+#define NAMES_int(hi)
+#define NAMES_bool(hi)
+#define NAMES_num(hi)
+#define NAMES_rec(hi) push_names(L, hi, rec_name)
+#define NAMES_sched(hi) push_names(L, hi, sched_name)
 #define VALS_RANGE "range"
 #define VALS_LIST "list"
 #define VALS_MASK "mask"
@@ -142,6 +172,11 @@ static void lgp_push_tables(lua_State *L)
 #undef VALS_LIST
 #undef VALS_MASK
 #undef VALS_NODE
+#undef NAMES_int
+#undef NAMES_bool
+#undef NAMES_num
+#undef NAMES_rec
+#undef NAMES_sched
 	lua_setfield(L, -2, "SWEEP_DIMS");
 }
 

@@ -77,6 +77,9 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	for (i = 0; i < s->nmb; i++)
 		if (gp_check_pos(s->mbs[i], "micro_batch", err))
 			return GP_EINVAL;
+	if (s->dual_on >> 2)
+		return gp_fail(err, "sweep: dual_on %u out of range",
+			       s->dual_on);
 	if (gp_check_nonneg(s->max_time, "deadline", err) ||
 	    gp_check_nonneg(s->max_cost, "budget", err))
 		return GP_EINVAL;
@@ -120,6 +123,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	} while (0);
 #define MASK_DFLT_1(from_base) 1u
 #define MASK_DFLT_2(from_base) 2u
+#define MASK_DFLT_3(from_base) 3u
 #define MASK_DFLT_BASE(from_base) ((from_base) ? 2u : 1u)
 #define BEGIN_RANGE(lv, what, given, top, def, from_base) \
 	do { \
@@ -135,8 +139,18 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 #undef BEGIN_MASK
 #undef BEGIN_RANGE
 #undef BEGIN_LIST
+#undef MASK_DFLT_1
+#undef MASK_DFLT_2
+#undef MASK_DFLT_3
+#undef MASK_DFLT_BASE
 #undef CFG
 #undef NOCFG
+	/* 1F1B and interleaved are one choice of the grid, told apart by
+	 * vpp (ok_vpp): each vpp passes one of them, so together they
+	 * count once. */
+	if ((it->mask[LV_SCH] & 3u) == 3u)
+		it->st.space *= (popcount(it->mask[LV_SCH]) - 1.0) /
+			popcount(it->mask[LV_SCH]);
 	/* ep_overlap: Megatron-Core refuses full recompute with it
 	 * (train_prep.c check_ep_overlap), so the policy is not tried. */
 	if (base->ep_overlap && (it->mask[LV_R] >> GP_RECOMPUTE_FULL & 1u)) {
@@ -307,24 +321,48 @@ static inline int ok_mb(const sweep_iter *it, int lv)
 	return per >= 1 && per == floor(per);
 }
 
+static inline int ok_mask(const sweep_iter *it, int lv)
+{
+	return it->mask[lv] >> it->cur[lv] & 1u;
+}
+
+/* The pipeline schedule (layout.h): 1F1B and interleaved are Megatron-
+ * LM's, told apart by vpp (ok_vpp); DualPipe (DeepSeek-V3 report arXiv:
+ * 2412.19437 sec. 3.2.1) pairs stage r with pp - 1 - r on a rank and
+ * feeds half the micro-batches from each end.  Its rules are
+ * layout_dualpipe_ok's (layout.c), the ones gp.train refuses by. */
+static inline int ok_sched(const sweep_iter *it, int lv)
+{
+	const int *v = it->cur;
+
+	if (!ok_mask(it, lv))
+		return 0;
+	switch (v[lv]) {
+	case GP_SCHED_INTERLEAVED:
+		/* some vpp > 1 to run over */
+		return v[LV_PP] > 1 && it->hi[LV_V] > 1;
+	case GP_SCHED_DUALPIPE:
+		return layout_dualpipe_ok(v[LV_PP], 1, level_per(it));
+	}
+	return 1;
+}
+
 /* Interleaving as Megatron-LM takes it: the layers divide into pp x vpp
  * chunks and the micro-batches into groups of pp.  ep_overlap at pp > 1
- * needs it (train_prep.c check_ep_overlap). */
+ * needs it (train_prep.c check_ep_overlap), unless DualPipe runs the
+ * overlap.  1F1B and DualPipe run one chunk a stage (vpp 1), the
+ * interleaved schedule more. */
 static inline int ok_vpp(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
 	int pp = v[LV_PP], vpp = v[lv];
 
-	if (vpp == 1)
-		return pp == 1 || !it->base->ep_overlap;
-	return (layout_vpp_ok(it->m, pp, vpp) &&
-			    it->m->layers % (pp * vpp) == 0 &&
-			    fmod(level_per(it), pp) == 0);
-}
-
-static inline int ok_mask(const sweep_iter *it, int lv)
-{
-	return it->mask[lv] >> it->cur[lv] & 1u;
+	if (v[LV_SCH] != GP_SCHED_INTERLEAVED)
+		return vpp == 1 && (pp == 1 || !it->base->ep_overlap ||
+				    v[LV_SCH] == GP_SCHED_DUALPIPE);
+	return vpp > 1 && (layout_vpp_ok(it->m, pp, vpp) &&
+			   it->m->layers % (pp * vpp) == 0 &&
+			   fmod(level_per(it), pp) == 0);
 }
 
 /* Without TP there is no sequence to split nor a TP collective to
@@ -381,7 +419,8 @@ static int level_past(const sweep_iter *it, int lv)
 	/* etp x ep divides the stage's N / pp GPUs (ok_ep) */
 	case LV_EP: return v[lv] > N / v[LV_PP] /
 			(v[LV_ETP] ? 1 : v[LV_TP]);
-	case LV_V: return v[lv] > 1 && !layout_vpp_ok(it->m, v[LV_PP], v[lv]);
+	case LV_V: return v[lv] > 1 && (v[LV_SCH] != GP_SCHED_INTERLEAVED ||
+					!layout_vpp_ok(it->m, v[LV_PP], v[lv]));
 	}
 	return 0;
 }
@@ -468,8 +507,17 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 #undef CFG
 #undef NOCFG
 	out->mem.lay.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
-	out->mem.lay.schedule = v[LV_V] > 1 ?
-		GP_SCHED_INTERLEAVED : GP_SCHED_1F1B;
+	/* DualPipe runs the all-to-all and the pipeline sends under the
+	 * paired chunk's compute: the overlaps the space turns on for it
+	 * (gp.train's defaults under dualpipe), the base's elsewhere. */
+	{
+		int dual = v[LV_SCH] == GP_SCHED_DUALPIPE;
+
+		out->ep_overlap = it->base->ep_overlap ||
+			(dual && (it->s->dual_on & 1u));
+		out->overlap_p2p = it->base->overlap_p2p ||
+			(dual && (it->s->dual_on & 2u));
+	}
 	out->mem.lay.microbatches = 0;
 	c->index = idx;
 	c->dp = out->mem.lay.dp;

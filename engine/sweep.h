@@ -2,15 +2,18 @@
  * sweep.h - enumerate the layouts of a training job on one GPU type and
  * keep the best: every TP x PP x CP x EP x DP split of each GPU count
  * that divides the model and the nodes, x ZeRO stage x micro-batch x
- * recompute x interleaving x sequence parallelism.  What cannot divide is
+ * recompute x pipeline schedule x interleaving x sequence parallelism.  What cannot divide is
  * skipped before anything is priced, what does not fit memory before it
  * is timed; the rest are timed by train_step_cached.
  *
  * The enumeration order is fixed (GPU counts as given, then tp, pp, cp,
- * etp (as tp, then 1), ep ascending, micro-batch, recompute, vpp, sp, zero, TP overlap, DP
- * overlap), so results and shards are deterministic: candidate i
- * belongs to shard i mod n.  The last three innermost: what differs only
- * in them shares the step's phase (train.c).
+ * etp (as tp, then 1), ep ascending, micro-batch, recompute, pipeline
+ * schedule, vpp, sp, zero, TP overlap, DP overlap), so results and
+ * shards are deterministic: candidate i belongs to shard i mod n.  The
+ * last three innermost: what differs only in them shares the step's
+ * phase (train.c).  The schedule's default, 1F1B or interleaved as vpp
+ * says, passes one value per vpp: a space without a schedule list
+ * enumerates as it did before the level.
  * Caller-owned structs; nothing allocates; GP_OK or GP_EINVAL.
  */
 #ifndef GP_SWEEP_H
@@ -44,6 +47,15 @@ typedef struct sweep_space {
 	const double *mbs;   /* micro-batch sizes to try */
 	int nmb;             /* 0: {1} */
 	unsigned rec_mask;   /* bits of gp_recompute (0 = {none}) */
+	unsigned sched_mask; /* bits of gp_schedule: 1F1B (vpp 1),
+			      * interleaved (vpp > 1), DualPipe (0 =
+			      * {1F1B, interleaved}: vpp decides, as
+			      * gp.train's --vpp does) */
+	unsigned dual_on;    /* what a DualPipe layout turns on: bit 0
+			      * ep_overlap, bit 1 overlap_p2p (gp.train's
+			      * defaults under dualpipe, where the job
+			      * leaves them out: "both all-to-all and PP
+			      * communication can be fully hidden") */
 	int vpp_max;         /* interleaving 1..vpp_max (0 = 1) */
 	int sp_mask;         /* bit 0: SP off, bit 1: SP on (0 = {on}) */
 	unsigned hybrid_mask; /* bit 0: ZeRO shards over the whole dp * cp
@@ -87,7 +99,8 @@ typedef struct sweep_space {
  *   name   the Lua/CLI name: the candidate's field and the results'
  *          key; the space's key is name (a list) or name_max (a range)
  *   type   the candidate's field's C type; lua: how the binding
- *          pushes it (int, bool, num, or rec: the recompute's name)
+ *          pushes it (int, bool, num, rec: the recompute's name, or
+ *          sched: the pipeline schedule's)
  *   at     where it lives in a train_cfg: CFG(member), or NOCFG (the
  *          GPU count, which sets dp)
  *   vals   RANGE: 1 .. the space's `bound` (0 reads as 1);
@@ -95,7 +108,8 @@ typedef struct sweep_space {
  *          MASK: the bits of the space's mask `bound`, values 0..hi;
  *          NODE: a MASK of 0 and 1 whose 1 sets the node's GPU count
  *          (hybrid sharding's shard group, layout.h hsdp)
- *   dflt   MASK: the mask when the space's is 0 (BASE: the base
+ *   dflt   MASK: the mask when the space's is 0 (1, 2, 3: that mask;
+ *          BASE: the base
  *          config's value); RANGE: the binding's bound when the space
  *          gives none
  *   ok     its check in sweep.c against the levels outside it (the
@@ -120,6 +134,8 @@ typedef struct sweep_space {
 	  mbs, nmb, 0, 0, ok_mb)                                          \
 	X(R, recompute, gp_recompute, rec, CFG(mem.recompute), MASK,      \
 	  rec_mask, -, GP_RECOMPUTE_COUNT - 1, 1, ok_mask)                \
+	X(SCH, schedule, gp_schedule, sched, CFG(mem.lay.schedule), MASK, \
+	  sched_mask, -, GP_SCHED_COUNT - 1, 3, ok_sched)                 \
 	X(V, vpp, int, int, CFG(mem.lay.vpp), RANGE, vpp_max, -, 0, 1,    \
 	  ok_vpp)                                                         \
 	X(SP, sp, int, bool, CFG(mem.lay.sp), MASK, sp_mask, -, 1, 2,     \

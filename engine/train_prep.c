@@ -192,6 +192,13 @@ static int micro_per_step(const ctx *xp, const train_cfg *c, double mb,
 		return gp_fail(err, "global batch %g is too large",
 			       c->global_batch);
 	*per_step_out = per_step;
+	if (xp->y.schedule == GP_SCHED_DUALPIPE &&
+	    !layout_dualpipe_ok(xp->y.pp, 1, per_step))
+		return gp_fail(err, "dualpipe feeds half the micro-batches "
+			       "from each end: it needs an even count of at "
+			       "least 2 x pp = %d a step (DualPipe's "
+			       "num_chunks), got %g (global batch / (dp x "
+			       "micro_batch))", 2 * xp->y.pp, per_step);
 	if (xp->y.schedule == GP_SCHED_INTERLEAVED && xp->y.vpp > 1 &&
 	    fmod(per_step, xp->y.pp) != 0)
 		*warn |= TRAIN_WARN_UNEVEN_MB;

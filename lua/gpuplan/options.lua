@@ -220,13 +220,18 @@ opt { name = "cat", type = "table", lua_only = true, commands = ALL .. " comm",
   help = "the catalog (gp.catalog{dirs = ...}) instead of the search path's" }
 opt { name = "catalog", type = "table", lua_only = true, commands = "infer comm",
   help = "as cat (the name gp.roofline takes too)" }
-opt { name = "schedule", type = "string", metavar = "S", commands = "fit train", kind = "enum",
-  values = { "1f1b", "interleaved", "dualpipe" },
+opt { name = "schedule", type = "string", metavar = "S", commands = "fit train plan",
+  kind = "enum", values = { "1f1b", "interleaved", "dualpipe" },
   methods = TRAINING, default = "1f1b; interleaved with --vpp",
   help = "pipeline schedule: 1f1b, interleaved (--vpp > 1 sets it) or dualpipe "
     .. "(DeepSeek-V3: each rank holds stage r and pp-1-r, micro-batches from both ends, "
-    .. "pp+1 in flight, the all-to-all under the paired chunk's compute; even --pp)",
-  suggest = { "pipeline_schedule", "pp_schedule", "dual_pipe" } }
+    .. "pp+1 in flight, the all-to-all under the paired chunk's compute; even --pp, an "
+    .. "even count of at least 2 x pp micro-batches a step)",
+  suggest = { "pipeline_schedule", "pp_schedule", "dual_pipe" },
+  variants = { plan = { metavar = "LIST", default = "1f1b", own = true,
+    help = "pipeline schedules to try, e.g. 1f1b,dualpipe (1f1b: interleaved too where "
+      .. "--vpp-max allows it; interleaved: only those; dualpipe: the layouts DualPipe "
+      .. "runs, DualPipe in the layout; Lua: a list)" } } }
 
 ---------------------------------------------------------------------------
 section "layout"

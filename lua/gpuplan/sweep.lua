@@ -15,6 +15,10 @@
 --   zero         stages to try (default {1}: the distributed optimizer)
 --   micro_batch  sizes to try (default {1, 2, 4})
 --   recompute    policies to try (default {"none", "selective", "full"})
+--   schedule     pipeline schedules to try (default {"1f1b"}: 1F1B, and
+--                interleaved where vpp_max allows it; "interleaved" alone
+--                keeps those; "dualpipe": DeepSeek-V3's, on an even pp
+--                with an even count of at least 2 x pp micro-batches)
 --   sp           {true} (default), {false, true} ...
 --   tp_overlap, overlap_grad_reduce   a list ({false, true}) sweeps them
 --   key          time | cost | per_dollar | mfu | gpus (default time)
@@ -37,7 +41,7 @@
 -- Result: results (ranked, best first): gpu, gpu_order (its place in the
 -- gpu list), index (the layout's place in that card's enumeration), score
 -- (what they are ranked by, lower first), gpus, tp, pp, cp, ep, dp,
--- zero, vpp, sp, micro_batch, recompute, layout (a label), step_s,
+-- zero, vpp, sp, micro_batch, recompute, schedule, layout (a label), step_s,
 -- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (efficiency
 -- against one node of the same layout), flags (scaling below 0.6); stats
 -- per GPU
@@ -186,10 +190,42 @@ local function etp_list(v)
   return out
 end
 
--- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective".
+-- The pipeline schedules to search (engine/sweep.h's schedule level,
+-- gp_schedule's names): "1f1b" is gp.train's default schedule, 1F1B or
+-- interleaved as vpp says (both levels); "interleaved" the layouts with
+-- vpp > 1 alone; "dualpipe" DeepSeek-V3's.  nil: the engine's default,
+-- that of "1f1b".
+local function sched_list(v, a)
+  if type(v) == "string" and v:find(",", 1, true) then
+    local l = {}
+    for x in v:gmatch("[^,]+") do l[#l + 1] = x end
+    v = l
+  end
+  v = list_of(v, "schedule")
+  if v == nil then return nil end
+  local out, seen = {}, {}
+  local function add(x) if not seen[x] then seen[x] = true; out[#out + 1] = x end end
+  for i, x in ipairs(v) do
+    if x == "1f1b" then add("1f1b"); add("interleaved")
+    elseif x == "interleaved" or x == "dualpipe" then add(x)
+    else
+      fail("sweep: schedule[%d] must be 1f1b, interleaved or dualpipe (got %s)", i,
+           args.shown(x))
+    end
+  end
+  if #out == 1 and out[1] == "interleaved" and (a.vpp_max or 1) < 2 then
+    fail("sweep: schedule interleaved runs vpp >= 2 model chunks a stage: give vpp_max 2 or "
+      .. "more (got %s)", args.shown(a.vpp_max or 1))
+  end
+  return out
+end
+
+-- A label for a layout: "TP4 PP2 DP8 ZeRO-1 mb1 selective"; DualPipe
+-- after its pipeline: "TP1 PP16 DualPipe EP64 DP128 ...".
 function M.label(c)
   local s = { "TP" .. c.tp }
   if c.pp > 1 then s[#s + 1] = "PP" .. c.pp .. (c.vpp > 1 and ("x" .. c.vpp) or "") end
+  if c.schedule == "dualpipe" then s[#s + 1] = "DualPipe" end
   if c.cp > 1 then s[#s + 1] = "CP" .. c.cp end
   if c.ep > 1 then s[#s + 1] = "EP" .. c.ep end
   if c.etp == 1 and c.tp > 1 then s[#s + 1] = "ETP1" end
@@ -262,6 +298,8 @@ function M.train_options(o, c)
   t.hybrid = nil
   t.etp = c.etp == 1 and 1 or nil  -- the level's 0 is etp = tp
   if t.vpp == 1 then t.vpp = nil end
+  -- 1F1B and interleaved are what vpp gives gp.train; DualPipe is named
+  t.schedule = c.schedule == "dualpipe" and "dualpipe" or nil
   return t
 end
 
@@ -525,8 +563,21 @@ local function space_of(a, job, counts, policy)
     recompute = list_of(a.recompute, "recompute") or { "none", "selective", "full" },
     sp = list_of(a.sp, "sp") or { true },
     etp = etp_list(a.etp),
+    schedule = sched_list(a.schedule, a),
     key = a.key or "time", top = a.top or 10,
   }
+  -- DualPipe runs the expert all-to-all and the pipeline sends under the
+  -- paired chunk's compute: its layouts turn ep_overlap and overlap_p2p
+  -- on where the job leaves them out, as gp.train's schedule = dualpipe
+  -- does (gpuplan.train step_choices).
+  if space.schedule then
+    for _, x in ipairs(space.schedule) do
+      if x == "dualpipe" then
+        space.dual_ep_overlap = a.ep_overlap == nil
+        space.dual_overlap_p2p = a.overlap_p2p == nil
+      end
+    end
+  end
   fsdp_space(a, space, job)
   -- Each list's values, refused by the key and the place in the list: the
   -- engine's binding named its own field ("sweep.zero: values are 0..3",
@@ -654,7 +705,15 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- layout, which the enumeration then replaces.
   job.gpu, job.gpus = gid, counts[1]
   local s = train.setup(job, math.max(table.unpack(counts)))
+  local first = defaults == nil
   defaults = card_defaults(defaults, s, gid, method_default)
+  -- DualPipe's overlaps where the stack leaves them off, as gp.train
+  -- states them under dualpipe.
+  for _, k in ipairs { "ep_overlap", "overlap_p2p" } do
+    if first and space["dual_" .. k] and not s.cfg[k] then
+      defaults[#defaults + 1] = k .. "=true in DualPipe layouts (dualpipe overlaps it)"
+    end
+  end
   local sp = card_space(a, space, s, gid)
   local collected = {}
   -- Which of the script's functions is running (where, policy):

@@ -238,6 +238,41 @@ like($o, qr/^scaling efficiency against: h100-sxm 64 GPUs \(--scaling-base: /m, 
 is($c, 1, 'a base where nothing fits: an error');
 like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
 
+# DualPipe in the search: --schedule 1f1b,dualpipe lists DeepSeek-V3's
+# schedule beside 1F1B (an even pp, an even count >= 2 x pp of micro-
+# batches: 256 / (dp 8 x mb 1) = 32 >= 8 at pp 4), labelled; its shards
+# merge to the whole search (--scaling-base 32: each row against its own
+# count); a name it does not know is refused, naming the flag.
+{
+    my @dj = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--pp-max', '4',
+              '--ep-max', '8', '--seq', '4096', '--global-batch', '256',
+              '--schedule', '1f1b,dualpipe', '--scaling-base', '32');
+    my ($cd, $od, $ed) = run_gp('plan', @dj);
+    is($cd, 0, 'plan --schedule 1f1b,dualpipe exits 0') or diag $ed;
+    like($od, qr/^h100-sxm\s+32\s+TP1 PP4 DualPipe EP8 DP8 ZeRO-1 mb1 /m, 'a DualPipe layout, labelled');
+    like($od, qr/^h100-sxm\s+32\s+TP1 EP8 DP32 /m, 'beside the 1F1B ones');
+    like($od, qr/^defaults: .*ep_overlap=true in DualPipe layouts \(dualpipe overlaps it\)/m,
+         'its overlap stated, as train states it');
+    my ($c0, $o0) = run_gp('plan', @dj[0 .. $#dj - 4]);
+    unlike($o0, qr/DualPipe/, 'without --schedule: no DualPipe layout');
+    for my $k (1, 2) {
+        my ($ck, $ok) = run_gp('plan', @dj, '--format', 'json', '--shard', "$k/2");
+        open my $fh, '>', "$dir/dual-$k.jsonl" or die $!;
+        print $fh $ok;
+        close $fh;
+    }
+    my ($cm, $om, $em) = run_gp('merge', "$dir/dual-1.jsonl", "$dir/dual-2.jsonl");
+    is($cm, 0, 'DualPipe shards merge') or diag $em;
+    my $strip = sub { join "\n", grep { !/^searched/ } split /\n/, shift };
+    is($strip->($om), $strip->($od), 'merged == the whole search');
+    my ($cb, undef, $eb) = run_gp('plan', @dj[0 .. $#dj - 4], '--schedule', 'gpipe');
+    is($cb, 1, '--schedule gpipe: exit 1');
+    like($eb, qr/--schedule must be 1f1b, interleaved or dualpipe \(got string 'gpipe'\)/,
+         'names the flag and the values');
+    my (undef, $oh) = run_gp('plan', '--help');
+    like($oh, qr/^  --schedule LIST\s+pipeline schedules to try, e\.g\. 1f1b,dualpipe/m, 'plan --help: --schedule');
+}
+
 # --per-card: the best layout of each card side by side (tests/lua/cards.t
 # checks each row is the card's own best): text with the deadline column
 # and what each loses, JSON lines (the run, then a line per card), an HTML

@@ -124,6 +124,7 @@ for _, d in ipairs(require("gpuplan.core").SWEEP_DIMS) do
   RESULT[d.name] = d.type == "bool" and { "boolean" }
     or d.type == "num" and { "number", 0, 2 ^ 24, gt = true }
     or d.type == "rec" and { "string", values = { none = true, selective = true, full = true } }
+    or d.type == "sched" and { "string", values = args_.set(table.concat(d.names, " ")) }
     or d.values == "mask" and { "int", 0, d.hi }
     or COUNT
 end
