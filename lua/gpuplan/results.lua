@@ -82,6 +82,8 @@ field("zero", "count", "ZeRO stage (1: the distributed optimizer)", LAYOUT)
 field("hsdp", "count", "hybrid sharding (fsdp hybrid_shard): the GPUs of the node each "
   .. "shard group stays in; 0: none", "train rl")
 field("vpp", "count", "interleaved virtual stages per pipeline rank", "train plan candidate")
+field("schedule", "", "the pipeline schedule: 1f1b, interleaved (vpp > 1) or dualpipe "
+  .. "(DeepSeek-V3's)", "plan candidate")
 field("sp", "", "sequence parallelism on", "train plan candidate")
 field("hybrid", "", "hybrid sharding (fsdp hybrid_shard): ZeRO-3 shard groups inside each "
   .. "node", "plan candidate")
