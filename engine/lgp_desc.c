@@ -143,7 +143,12 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("images", offsetof(S, P images), 0),                        \
 	F_NUM("enc_seq", offsetof(S, P enc_seq), 0),                      \
 	F_BOOL("vision_frozen", offsetof(S, P vision_frozen), 0),        \
-	F_BOOL("llm_frozen", offsetof(S, P llm_frozen), 0)
+	F_BOOL("llm_frozen", offsetof(S, P llm_frozen), 0),              \
+	F_BOOL("ds_zero", offsetof(S, P ds_zero), 0),                     \
+	F_NUM("reduce_bucket_size", offsetof(S, P ds_reduce_bucket),      \
+	      DS_REDUCE_BUCKET),                                          \
+	F_NUM("prefetch_bucket_size", offsetof(S, P ds_prefetch_bucket),  \
+	      DS_PREFETCH_BUCKET)
 
 static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
 {

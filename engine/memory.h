@@ -19,6 +19,16 @@
 #include "model.h"
 #include "memory_states.h"
 
+/* DeepSpeed's ZeRO bucket defaults, in elements (deepspeed/runtime/zero/
+ * config.py DeepSpeedZeroConfig, v0.9-0.16: "reduce_bucket_size: int =
+ * Field(pp_int(5e8), ge=0)", "prefetch_bucket_size: int =
+ * Field(pp_int(5e7), ge=0, alias=\"stage3_prefetch_bucket_size\")";
+ * deepspeed.ai/docs/config-json the same).  Hugging Face's Trainer and
+ * accelerate fill a config's "auto" values with hidden^2 and
+ * 0.9 hidden^2; a config without them gets these. */
+#define DS_REDUCE_BUCKET 5e8
+#define DS_PREFETCH_BUCKET 5e7
+
 typedef struct gp_train_cfg {
 	gp_recipe recipe;        /* the precision recipe (catalog data) */
 	gp_optim optim;          /* the optimizer (catalog data) */
@@ -66,6 +76,16 @@ typedef struct gp_train_cfg {
 	 * layers. */
 	int offload_optimizer;
 	int offload_params;
+	/* DeepSpeed's ZeRO engine (stack deepspeed; ds_zero 0: another
+	 * stack's sharding, a one-layer gradient bucket and two gathered
+	 * layers).  Its buckets, in elements (deepspeed/runtime/zero/
+	 * config.py DeepSpeedZeroConfig): reduce_bucket_size, the flat
+	 * gradient buffer of stages 2 and 3 and the most one reduction
+	 * carries; stage3_prefetch_bucket_size, what stage 3 gathers ahead
+	 * of use (0: nothing prefetched). */
+	int ds_zero;
+	double ds_reduce_bucket;
+	double ds_prefetch_bucket;
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;

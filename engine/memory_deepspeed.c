@@ -173,8 +173,9 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
 	}
 	o->bytes[GP_MEM_MASTER] = 0;
 	o->bytes[GP_MEM_OPTIMIZER] = 0;
-	o->bytes[GP_MEM_GRADS] = (DS_REDUCE_BUCKET + (z3 ? 1.0 : 2.0) * big) *
-		pb;
+	o->bytes[GP_MEM_GRADS] = ((c->ds_zero ? c->ds_reduce_bucket :
+				   DS_REDUCE_BUCKET) +
+				  (z3 ? 1.0 : 2.0) * big) * pb;
 	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
 		o->host_optimizer;
 }

@@ -158,12 +158,10 @@ int mem_memo_acts(const gp_model *m, const gp_train_cfg *c,
 
 /* ---- memory_deepspeed.c: DeepSpeed's engines' own buffers ---- */
 
-/* DeepSpeed's ZeRO defaults (deepspeed/runtime/zero/config.py,
- * DeepSpeedZeroConfig): reduce_bucket_size 5e8 elements and
- * stage3_max_reuse_distance 1e9 elements.  (Hugging Face's Trainer and
- * accelerate fill a config's "auto" values with hidden^2 and leave the
- * reuse distance alone; a config without "auto" gets these.) */
-#define DS_REDUCE_BUCKET 5e8
+/* DeepSpeed's ZeRO default stage3_max_reuse_distance, 1e9 elements
+ * (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig; Hugging Face's
+ * Trainer and accelerate leave it alone).  The bucket sizes' defaults:
+ * memory.h. */
 #define DS_REUSE_DISTANCE 1e9
 
 /* The pipeline engine's stage buffers (bytes) of a stage with inflight

@@ -257,21 +257,38 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		mem_ds_offload(c, so.tr, so.pb, so.big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
-	 * limit_all_gathers keeps two in flight); ZeRO-2 and up also fill
-	 * a 16-bit bucket of one layer's grads before reduce-scatter.
-	 * Offloaded (DeepSpeed's coordinator, mem_ds_offload): the reuse
-	 * window instead, and the gradient bucket is in grads. */
+	 * limit_all_gathers keeps two in flight); DeepSpeed with
+	 * stage3_prefetch_bucket_size 0 prefetches nothing
+	 * (partitioned_param_coordinator.py fetch_sub_module: "if
+	 * self.__prefetch_bucket_sz > 0:" guards the prefetch), so only the
+	 * layer being computed is gathered.  ZeRO-2 and up also fill a
+	 * 16-bit bucket of one layer's grads before reduce-scatter; under
+	 * DeepSpeed's engine that bucket is its flat buffer of
+	 * reduce_bucket_size elements of the parameter dtype, whatever the
+	 * model (stage3.py: "self.__ipg_bucket_flat_buffer: Tensor =
+	 * torch.empty(self.reduce_bucket_size, dtype=self.dtype, ...)" at
+	 * init; stage_1_and_2.py: "buf_0 = torch.empty(int(self.
+	 * reduce_bucket_size), dtype=self.dtype, ...)" at each backward,
+	 * with contiguous_gradients, the default; v0.14.2), adapters and
+	 * frozen bases included (the second buffer overlap_comm adds at
+	 * stage 2 is not counted: the memory model does not see the
+	 * overlap).  Offloaded (DeepSpeed's coordinator, mem_ds_offload):
+	 * the reuse window instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
 	if (zero == 3) {
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
+		double ahead = c->ds_zero && !(c->ds_prefetch_bucket > 0) ?
+			0.0 : 1.0;
 
 		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
 			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
 			     per_layer_w) :
-			2.0 * per_layer_w);
+			(1.0 + ahead) * per_layer_w);
 	}
-	if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
-	    !c->grads_whole)
+	if (zero >= 2 && c->ds_zero && !off)
+		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb;
+	else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
+		 !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 }
 

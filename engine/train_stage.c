@@ -566,6 +566,115 @@ static double ds_offload_accum(const ctx *x, double n)
 		host_link_bw(x);
 }
 
+/* DeepSpeed's gradient buckets (stage_1_and_2.py and stage3.py
+ * reduce_independent_p_g_buckets_and_remove_grads, v0.14.2): each
+ * gradient joins the open bucket, and the bucket is reduced first when
+ * it would pass reduce_bucket_size S -- "if self.elements_in_ipg_bucket +
+ * param.ds_numel > self.reduce_bucket_size and self.elements_in_ipg_
+ * bucket > 0: ... self.__reduce_and_partition_ipg_grads()" (stage 3;
+ * stage 2 the same test) -- so a weight larger than S goes alone, whole,
+ * and smaller ones share buckets across layers.  The collectives one
+ * layer issues, over k groups of cnt[i] weights of w[i] elements each
+ * in the order the backward produces them: the buckets it closes, and
+ * the open one's share of S (the next layer's gradients fill it). */
+static double ds_layer_buckets(double S, const double *w, const double *cnt,
+			       int k)
+{
+	double n = 0.0, fill = 0.0, j;
+	int i;
+
+	for (i = 0; i < k; i++) {
+		if (!(w[i] > 0))
+			continue;
+		for (j = 0; j < cnt[i]; j += 1.0) {
+			if (fill > 0 && fill + w[i] > S) {
+				n += 1.0;
+				fill = 0.0;
+			}
+			fill += w[i];
+		}
+	}
+	return n + (fill >= S ? 1.0 : fill / S);
+}
+
+/* The reduction of one layer's gradients in DeepSpeed's buckets
+ * (ds_layer_buckets) at stages 2 and 3: n collectives of the layer's
+ * bytes / n each, where one per layer was priced -- latency-bound
+ * messages when reduce_bucket_size is small or the group wide, fewer
+ * launches when a bucket spans layers.  The layer's weights on this GPU:
+ * the dense MLP's matrices (gated: gate, up and down) of h x ffn / tp
+ * each, the rest of the dense part as attention's q, k, v and o in four
+ * equal parts (a MoE layer's router and shared experts ride with them);
+ * the routed experts' matrices of h x expert ffn / etp each, reduced over
+ * the expert data-parallel group in buckets of their own (DeepSpeed
+ * keeps expert parameters in separate groups).  rs: the collective;
+ * frozen: the adapters' elements alone (LoRA), one weight a layer. */
+static double ds_reduce_time(ctx *x, const train_lcost *l, gp_coll rs,
+			     double adapters)
+{
+	const gp_model *m = x->e.m;
+	double S = x->c->mem.ds_reduce_bucket, t = 0, n;
+	double dense = l->params - l->eparams, h = m->hidden;
+	double nmat = m->ffn_gated ? 3.0 : 2.0, w[2], cnt[2];
+	/* A bucket fills at most with the stage's gradients: the
+	 * backward's end reduces what it holds (stage3.py
+	 * "__reduce_and_partition_ipg_grads" at the end of the backward;
+	 * stage 2's reduce_ipg_grads likewise), so a bucket larger than the
+	 * stage's layers carries them in one collective a micro-batch. */
+	double nl = ceil((double)m->layers / (x->y.pp > 0 ? x->y.pp : 1));
+	double all = (adapters >= 0 ? adapters : l->params) * (nl > 1 ? nl :
+							       1.0);
+
+	if (S > all && all > 0)
+		S = all;
+	if (adapters >= 0) {
+		w[0] = adapters;
+		cnt[0] = 1.0;
+		n = ds_layer_buckets(S, w, cnt, 1);
+		return n > 0 ? n * train_zero_coll(x, rs, adapters * x->rb /
+						    n, 0) : 0.0;
+	}
+	if (dense > 0) {
+		double ffn = l->eparams <= 0 ? (m->moe.experts > 0 &&
+			m->moe.dense_ffn_hidden > 0 ?
+			m->moe.dense_ffn_hidden : m->ffn_hidden) : 0.0;
+		double mlp = nmat * h * ffn / x->y.tp;
+
+		if (!(mlp < dense))
+			mlp = 0.0;
+		w[0] = mlp / nmat;
+		cnt[0] = mlp > 0 ? nmat : 0.0;
+		w[1] = (dense - mlp) / 4.0;
+		cnt[1] = 4.0;
+		n = ds_layer_buckets(S, w, cnt, 2);
+		if (n > 0)
+			t += n * train_zero_coll(x, rs, dense * x->rb / n, 0);
+	}
+	if (l->eparams > 0) {
+		double etp = x->y.etp > 0 ? x->y.etp : x->y.tp;
+		double we = h * (m->moe.ffn_hidden > 0 ? m->moe.ffn_hidden :
+				 m->ffn_hidden) / etp;
+
+		w[0] = we;
+		cnt[0] = we > 0 ? floor(l->eparams / we + 0.5) : 0.0;
+		if (!(cnt[0] >= 1.0)) {
+			w[0] = l->eparams;
+			cnt[0] = 1.0;
+		}
+		n = ds_layer_buckets(S, w, cnt, 1);
+		if (n > 0)
+			t += n * train_zero_coll(x, rs, l->eparams * x->rb /
+						 n, 1);
+	}
+	return t;
+}
+
+/* DeepSpeed's engine reduces in its own buckets (ds_reduce_time). */
+static int ds_bucketed(const ctx *x)
+{
+	return x->c->mem.ds_zero && !x->c->fsdp && x->y.zero >= 2;
+}
+
 static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 {
 	double dense = l->params - l->eparams;
@@ -607,12 +716,14 @@ static void kind_colls(ctx *x, const train_lcost *l, double kc[2])
 					    x->c->mem.lora_targets) /
 			((double)m->layers + m->encoder_layers) / x->y.tp;
 
-		kc[1] = train_zero_coll(x, rs, (ad > 0 ? ad : 0.0) * x->rb, 0) +
-			ds_bucket_time(x, ad);
+		kc[1] = (ds_bucketed(x) ? (ad > 0 ? ds_reduce_time(x, l, rs,
+			ad) : 0.0) : train_zero_coll(x, rs, (ad > 0 ? ad :
+			0.0) * x->rb, 0)) + ds_bucket_time(x, ad);
 		return;
 	}
-	kc[1] = train_zero_coll(x, rs, dense * x->rb, 0) +
-		train_zero_coll(x, rs, l->eparams * x->rb, 1) +
+	kc[1] = (ds_bucketed(x) ? ds_reduce_time(x, l, rs, -1.0) :
+		 train_zero_coll(x, rs, dense * x->rb, 0) +
+		 train_zero_coll(x, rs, l->eparams * x->rb, 1)) +
 		ds_bucket_time(x, dense + l->eparams) +
 		ds_offload_accum(x, dense / x->y.shard +
 				 l->eparams / x->y.eshard);
@@ -863,6 +974,21 @@ static double fsdp_fwd_window(const ctx *x, const train_lcost *l)
 	return x->c->fsdp && l->fwd_sync ? l->fwd_tail : l->fwd.t;
 }
 
+/* DeepSpeed's stage 3 with stage3_prefetch_bucket_size 0: its
+ * coordinator gathers no parameter ahead of use
+ * (partitioned_param_coordinator.py fetch_sub_module, v0.14.2: "if
+ * self.__prefetch_bucket_sz > 0:" guards the prefetch of the next
+ * modules' parameters; the current module's are gathered and waited
+ * on -- "self.__inflight_param_registry.pop(param).wait()" and
+ * "current_stream().wait_stream(self.__allgather_stream)" -- before its
+ * forward or backward runs), so no gather can run under compute,
+ * whatever overlap_param_gather says. */
+static int ds_no_prefetch(const ctx *x)
+{
+	return x->c->mem.ds_zero && !x->c->fsdp && x->y.zero == 3 &&
+		!(x->c->mem.ds_prefetch_bucket > 0);
+}
+
 /* The ends' share of zero_block: the embedding (first stage) and the
  * output layer (last stage) are sharded like the layers -- DeepSpeed's
  * stage 3 partitions every parameter of the model it wraps, FSDP keeps
@@ -910,10 +1036,15 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
 		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
 			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
 			c->overlap_param_gather && !(c->fsdp &&
-						     c->fsdp_version == 1),
-			&z[TRAIN_ZB_ZERO_HID]);
+						     c->fsdp_version == 1) &&
+			!ds_no_prefetch(x), &z[TRAIN_ZB_ZERO_HID]);
 		if (zero == 3 && !c->fsdp && !c->forward_only)
 			g2 = ge;
+	}
+	if (ds_no_prefetch(x)) {
+		/* the second embedding gather: issued when reached */
+		z[TRAIN_ZB_DP] += g2;
+		g2 = 0.0;
 	}
 	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
 		head * x->rb, 0) + ds_bucket_time(x, head) +
@@ -1068,10 +1199,21 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		x3 = c->ckpt_outside_fsdp && c->fsdp && fsdp_full &&
 			!c->forward_only &&
 			c->mem.recompute == GP_RECOMPUTE_FULL ? agw : 0.0;
-		ef = overlap(f, fsdp_fwd_window(x, l),
-			     c->overlap_param_gather, &hz);
 		on_b = fsdp_bwd_overlap(c);
-		eb = overlap(b, l->bwd.t, on_b, &hd);
+		if (ds_no_prefetch(x)) {
+			/* Nothing gathered ahead: each gather is issued
+			 * when its module is reached and waited on at
+			 * once, under no compute, forward and backward;
+			 * the reduce-scatters still run beside. */
+			double bg = b - rsw;
+
+			ef = f;
+			eb = bg + overlap(b - bg, l->bwd.t, on_b, &hd);
+		} else {
+			ef = overlap(f, fsdp_fwd_window(x, l),
+				     c->overlap_param_gather, &hz);
+			eb = overlap(b, l->bwd.t, on_b, &hd);
+		}
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */
 		mid = i == (nd > 0 ? 0 : 1) ? n - 1.0 : n;
@@ -1092,8 +1234,9 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 			double rs1 = c->forward_only ? 0.0 : rsw;
 
 			z[TRAIN_ZB_ZERO] += f;
-			z[TRAIN_ZB_DP] += overlap(b - rs1, l->bwd.t, on_b,
-						  &h1) + rs1;
+			z[TRAIN_ZB_DP] += (ds_no_prefetch(x) ? b - rs1 :
+					   overlap(b - rs1, l->bwd.t, on_b,
+						   &h1)) + rs1;
 			z[TRAIN_ZB_DP_HID] += h1;
 		}
 	}

@@ -625,6 +625,21 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
         cfg.activation_offload_layers, model.layers, model.layers)
     end
   end
+  -- DeepSpeed's ZeRO buckets (engine/memory_train.c stage_states,
+  -- train_stage.c ds_reduce_time and ds_no_prefetch): the engine's own
+  -- config, so the deepspeed stack's alone.
+  cfg.ds_zero = stack == "deepspeed"
+  for _, k in ipairs { "reduce_bucket_size", "prefetch_bucket_size" } do
+    if o[k] ~= nil then
+      if stack ~= "deepspeed" then
+        fail("%s is DeepSpeed's ZeRO config (zero_optimization); stack = %s has no such "
+          .. "option (the deepspeed stack takes it)", k, stack)
+      end
+      cfg[k] = o[k]
+    elseif stack == "deepspeed" then
+      cfg[k] = dflt(k, { stack = stack, zero = cfg.zero })
+    end
+  end
   -- Megatron-Core's num_layers_in_first/last_pipeline_stage: these ends
   -- hold N layers, the other stages the rest evenly (engine/
   -- memory_layout.c mem_stage_split, which checks they divide).

@@ -1192,7 +1192,7 @@ opt { name = "zero3_gather", type = "string", metavar = "G", commands = "train p
     .. "each parameter gathered on its own after a device synchronize, nothing under "
     .. "compute, the GPU drained at every submodule); per_param needs --zero 3 "
     .. "without --fsdp",
-  suggest = { "stage3_prefetch_bucket_size", "allgather_param", "zero3_impl" } }
+  suggest = { "allgather_param", "zero3_impl" } }
 opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train plan rl",
   value = "reduce_scatter", kind = "enum", values = { "reduce_scatter", "allreduce" },
   help = "the collective ZeRO 1 and 2 reduce gradients with: reduce_scatter (each rank "
@@ -1202,6 +1202,44 @@ opt { name = "zero_reduce", type = "string", metavar = "C", commands = "train pl
     .. "rank keeps its slice -- twice the bytes); allreduce needs --zero 1 or 2 "
     .. "without --fsdp",
   suggest = { "use_multi_rank_bucket_allreduce", "reduce_scatter", "grad_collective" } }
+-- DeepSpeed's ZeRO buckets (engine/memory.h ds_reduce_bucket,
+-- ds_prefetch_bucket; deepspeed/runtime/zero/config.py DeepSpeedZeroConfig
+-- and deepspeed.ai/docs/config-json give the defaults, 5e8 and 5e7
+-- elements).  Stated on the defaults line where they act: the deepspeed
+-- stack at ZeRO 2 and up (the reduce bucket), at ZeRO 3 (the prefetch).
+-- allgather_bucket_size is not an option: ZeRO 1/2 gather the updated
+-- parameters through runtime/utils.py all_gather_dp_groups, which takes
+-- "if dist.has_all_gather_into_tensor(): return
+-- all_gather_into_tensor_dp_groups(...)" -- one collective a group,
+-- the bucket unread -- on every PyTorch with all_gather_into_tensor.
+local function ds_bucket_value(name, v, zero_min)
+  return function(j)
+    if j.stack ~= "deepspeed" or (j.zero ~= nil and j.zero < zero_min) then
+      return v, false
+    end
+    return v, string.format("%s=%s (DeepSpeed's default, zero/config.py)", name,
+      (string.format("%g", v):gsub("e%+0*", "e")))
+  end
+end
+opt { name = "reduce_bucket_size", type = "number", metavar = "N", commands = TRAIN4,
+  methods = TRAINING, kind = "number", range = { 0, 1e15 },
+  value = ds_bucket_value("reduce_bucket_size", 5e8, 2),
+  default = "5e8 (DeepSpeed's default) on stack deepspeed",
+  help = "DeepSpeed's zero_optimization.reduce_bucket_size, in elements (stack deepspeed, "
+    .. "ZeRO 2 and 3): gradients are reduced a bucket at a time, a weight larger than "
+    .. "the bucket alone, so a small bucket issues many small (latency-bound) "
+    .. "collectives and a large one spans layers; the bucket is a buffer of this many "
+    .. "16-bit elements on every GPU (Hugging Face's \"auto\": hidden^2)",
+  suggest = { "reduce_bucket", "ds_reduce_bucket", "grad_bucket_size" } }
+opt { name = "prefetch_bucket_size", type = "number", metavar = "N", commands = TRAIN4,
+  methods = TRAINING, kind = "number", range = { 0, 1e15 },
+  value = ds_bucket_value("prefetch_bucket_size", 5e7, 3),
+  default = "5e7 (DeepSpeed's default) on stack deepspeed",
+  help = "DeepSpeed's stage3_prefetch_bucket_size, in elements (stack deepspeed, ZeRO 3): "
+    .. "parameters gathered ahead of the module that needs them; 0 prefetches nothing, "
+    .. "so every gather waits in the open and only the layer being computed is "
+    .. "gathered (Hugging Face's \"auto\": 0.9 hidden^2)",
+  suggest = { "stage3_prefetch_bucket_size", "prefetch_bucket", "ds_prefetch_bucket" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "packed_len", type = "number", metavar = "L", commands = "train plan",

@@ -209,6 +209,10 @@ local case_schema = T.record {
     zero3_gather = declared("zero3_gather"),
     -- the collective ZeRO 1/2 reduce gradients with (gp.train's zero_reduce)
     zero_reduce = declared("zero_reduce"),
+    -- DeepSpeed's reduce_bucket_size and stage3_prefetch_bucket_size, in
+    -- elements (gp.train's of the same names)
+    reduce_bucket_size = declared("reduce_bucket_size"),
+    prefetch_bucket_size = declared("prefetch_bucket_size"),
     -- the DP gradient reduction's dtype, on the megatron stack also its
     -- main-grad buffer's (gp.train's grad_reduce)
     grad_reduce = declared("grad_reduce"),
@@ -380,6 +384,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
+    reduce_bucket_size prefetch_bucket_size
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher

@@ -373,6 +373,40 @@ my ($cmh, undef, $emh) = run_gp('train', @mcp, '--stack', 'hf', '--master-copy')
 isnt($cmh, 0, '--master-copy with --stack hf: non-zero exit');
 like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused, naming it');
 
+# --reduce-bucket-size / --prefetch-bucket-size (DeepSpeed's ZeRO buckets,
+# stack deepspeed; tests/lua/ds_bucket_size.t derives them): Llama 2 7B at
+# ZeRO-3 on 8 A800s.  A 1e7-element bucket reduces each of a layer's seven
+# weights alone where the default 5e8 bucket spans layers: dp_comm grows;
+# its flat buffer is (5e8 - 1e7) x 2 B = 0.91 GiB smaller, so memory drops;
+# the defaults line states DeepSpeed's defaults; the hf stack has no such
+# config; a bad value names the flag.
+{
+    my @ds = ('llama2-7b', '--gpu', 'a800-sxm-80gb', '--gpus', '8', '--zero', '3',
+              '--stack', 'deepspeed', '--seq', '4096', '--batch', '2', '--global-batch', '64');
+    my ($c0, $o0) = run_gp('train', @ds);
+    my ($c1, $o1, $e1) = run_gp('train', @ds, '--reduce-bucket-size', '1e7');
+    is($c1, 0, '--reduce-bucket-size 1e7 exits 0') or diag $e1;
+    my ($d0) = $o0 =~ /^dp_comm\s+([\d.]+)/m;
+    my ($d1) = $o1 =~ /^dp_comm\s+([\d.]+)/m;
+    ok(defined $d0 && defined $d1 && $d1 > $d0, 'seven reductions a layer: dp_comm grows');
+    my ($m0) = $o0 =~ /^memory: ([\d.]+) GiB/m;
+    my ($m1) = $o1 =~ /^memory: ([\d.]+) GiB/m;
+    ok(defined $m0 && defined $m1 && abs(($m0 - $m1) - 0.91) <= 0.11,
+       'the smaller bucket holds 0.91 GiB less (to the printed 0.1 GiB)') or diag "$m0 $m1";
+    like($o0, qr/reduce_bucket_size=5e8 \(DeepSpeed's default, zero\/config\.py\), prefetch_bucket_size=5e7/,
+         'the defaults line states DeepSpeed\'s buckets');
+    my ($cp, $op) = run_gp('train', @ds, '--prefetch-bucket-size', '0');
+    is($cp, 0, '--prefetch-bucket-size 0 exits 0');
+    my ($mp) = $op =~ /^memory: ([\d.]+) GiB/m;
+    ok(defined $mp && $mp < $m0, 'nothing prefetched: one gathered layer less');
+    my ($ch, undef, $eh) = run_gp('train', @ds, '--stack', 'hf', '--reduce-bucket-size', '1e7');
+    isnt($ch, 0, '--reduce-bucket-size with --stack hf: non-zero exit');
+    like($eh, qr/--reduce-bucket-size is DeepSpeed's ZeRO config/, 'refused, naming the flag');
+    my ($cn, undef, $en) = run_gp('train', @ds, '--prefetch-bucket-size', '-5');
+    isnt($cn, 0, '--prefetch-bucket-size -5: non-zero exit');
+    like($en, qr/--prefetch-bucket-size/, 'refused, naming the flag');
+}
+
 # --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
 # 175B at TP 8 with four sequences a micro-batch hides both backward
 # all-reduces under the weight-gradient GEMMs (tests/lua/async_tp_allreduce.t

@@ -11,6 +11,7 @@ local cjson = require "cjson"
 local FIELDS = {
   { "parallel", "gradient_accumulation_fusion" },
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
+  { "parallel", "reduce_bucket_size" }, { "parallel", "prefetch_bucket_size" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" }, { "workload", "packed_len" },
   -- the layout's and the linears' flags

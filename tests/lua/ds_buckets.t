@@ -34,16 +34,21 @@ local function passes(n, elems) return n * 2 * 2 * elems / BW + 3.9e-6 + dev.gra
 -- Hand derivation.  A layer holds P = 12h^2 + 13h parameters, the
 -- embedding E = (51200 + 2048) h.  ZeRO 2 reduces every layer's and the
 -- embedding's bf16 gradients (2 B an element) each micro-batch, nothing
--- under the backward, so dp_comm is mbs x (L x (RS(2P) + B(P)) +
--- RS(2E) + B(E)).  B(n), DeepSpeed's passes over the bucket
+-- under the backward, the layers' in DeepSpeed's buckets of
+-- reduce_bucket_size S = 5e8 elements (its default): every weight is
+-- below S, so a bucket spans S / P layers and a layer's share is P / S
+-- of a reduction of 2S bytes (train_stage.c ds_reduce_time; P = 63.7M, so
+-- 0.127 of one).  dp_comm is mbs x (L x ((P/S) RS(2S) + B(P)) + RS(2E) +
+-- B(E)).  B(n), DeepSpeed's passes over the bucket
 -- (stage_1_and_2.py): the hook's copy into it and average_tensor's div_,
 -- two reads and writes of 2 B, and copy_grads_in_partition's copy of
 -- this rank's 1/dp: 2 + 1/8 passes.  Tolerance 1e-5 relative: the
 -- engine's layer parameter count agrees with 12h^2 + 13h to about 1e-6.
 local P = 12 * h * h + 13 * h
 local E = (51200 + 2048) * h
+local S = 5e8
 local rs = with {}
-local want = mbs * (L * (coll("reduce_scatter", 2 * P) + passes(2 + 1 / dp, P)) +
+local want = mbs * (L * (P / S * coll("reduce_scatter", 2 * S) + passes(2 + 1 / dp, P)) +
   coll("reduce_scatter", 2 * E) + passes(2 + 1 / dp, E))
 t.near(part(rs, "dp_comm").seconds / want, 1, 1e-5,
   "zero 2 (reduce_scatter, DeepSpeed <= 0.12.3): bucket copy, div_ and the partition's copy")
@@ -53,7 +58,7 @@ t.near(part(rs, "dp_comm").seconds / want, 1, 1e-5,
 -- this rank's slices back (1/dp more): 3 + 2/8 passes, and the
 -- collective an all-reduce of the same bytes.  Tolerance as above.
 local ar = with { zero_reduce = "allreduce" }
-local want_ar = mbs * (L * (coll("all_reduce", 2 * P) + passes(3 + 2 / dp, P)) +
+local want_ar = mbs * (L * (P / S * coll("all_reduce", 2 * S) + passes(3 + 2 / dp, P)) +
   coll("all_reduce", 2 * E) + passes(3 + 2 / dp, E))
 t.near(part(ar, "dp_comm").seconds / want_ar, 1, 1e-5,
   "zero 2 allreduce: the flatten and the slices' copy back added")

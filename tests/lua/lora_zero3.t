@@ -17,9 +17,14 @@ local function part(r, name)
 end
 
 -- Llama 2 7B on 8 A100s, ZeRO-3, 4096 tokens, 2 micro-batches of 1.
+-- DeepSpeed's reduce bucket holds one layer's adapters (rank 16 on q and
+-- v: 2 x 16 x (4096 + 4096) = 262144 elements), so each layer reduces
+-- its own as the derivation below reads (at the default 5e8 one bucket
+-- carries every layer's: tests/lua/ds_bucket_size.t).
 local job = { model = "llama2-7b", gpu = "a100-sxm-80gb", gpus = 8, zero = 3, seq = 4096,
               batch = 1, global_batch = 16, recompute = "full", stack = "deepspeed",
-              overlap_param_gather = true, overlap_grad_reduce = true }
+              overlap_param_gather = true, overlap_grad_reduce = true,
+              reduce_bucket_size = 262144 }
 local full = gp.train(t.with(job, { method = "full" }))
 local lora = gp.train(t.with(job, { method = "lora", lora_rank = 16 }))
 

@@ -24,10 +24,12 @@ end
 -- Hand derivation.  A layer holds P = 12h^2 + 13h parameters (qkv 3h^2,
 -- output h^2, MLP 8h^2, 13 vectors of h: biases and two LayerNorms).
 -- ZeRO 2 reduces each layer's 2P bytes of bf16 gradients every
--- micro-batch; with nothing under the backward the L x mbs reductions
--- all add to dp_comm.  allreduce replaces each reduce_scatter by an
--- all_reduce of the same bytes (gp.comm's prices on the 8 GPUs of a
--- DGX H100), so dp_comm grows by L x mbs x (AR(2P) - RS(2P)) and
+-- micro-batch, in DeepSpeed's buckets of S = 5e8 elements (its default
+-- reduce_bucket_size): a layer's share is P / S of a reduction of 2S
+-- bytes (tests/lua/ds_buckets.t); with nothing under the backward the
+-- reductions all add to dp_comm.  allreduce replaces each reduce_scatter
+-- by an all_reduce of the same bytes (gp.comm's prices on the 8 GPUs of
+-- a DGX H100), so dp_comm grows by L x mbs x (P/S) (AR(2S) - RS(2S)) and
 -- nothing else in the step moves.  The embedding's gradients too (its
 -- word and 2048 position tables, (51200 + 2048) h; tied, so no output
 -- layer of its own), each micro-batch (train_stage.c ends_block).
@@ -43,7 +45,9 @@ local E = (51200 + 2048) * h
 local dev = gp.roofline { gpu = "h100-sxm" }.device
 local flat = (1 + 1 / 8) * 2 * 2 / (dev.mem_bw * dev.hbm)
 local rs, ar = with {}, with { zero_reduce = "allreduce" }
-local grow = L * mbs * (coll("all_reduce", 2 * P) - coll("reduce_scatter", 2 * P) + flat * P) +
+local S = 5e8
+local grow = L * mbs * (P / S * (coll("all_reduce", 2 * S) - coll("reduce_scatter", 2 * S)) +
+  flat * P) +
   mbs * (coll("all_reduce", 2 * E) - coll("reduce_scatter", 2 * E) + flat * E)
 t.near((part(ar, "dp_comm").seconds - part(rs, "dp_comm").seconds) / grow, 1, 1e-5,
   "zero 2 allreduce: each micro-batch's layer reductions cost an all-reduce and the flatten")

@@ -608,6 +608,8 @@ local function predict(case, cat)
   o.overlap_param_gather = v(par.overlap_param_gather)
   o.zero3_gather = v(par.zero3_gather)
   o.zero_reduce = v(par.zero_reduce)
+  o.reduce_bucket_size = v(par.reduce_bucket_size)
+  o.prefetch_bucket_size = v(par.prefetch_bucket_size)
   o.grad_reduce = v(par.grad_reduce)
   o.gradient_accumulation_fusion = v(par.gradient_accumulation_fusion)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
