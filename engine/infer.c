@@ -656,7 +656,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	shape s;
 	builder b;
 	double T, L = m ? m->layers : 0, eb, hb;
-	gp_dtype cp;
+	gp_dtype cp, lp;
 
 	if (check_cfg(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
@@ -685,12 +685,20 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	if (step_layers(&b, m, &s, batch, q, step_kv_mean(m, q, ctx)))
 		return GP_EINVAL;
 	/* Once per step: embedding gather, final norm, logits of the last
-	 * token of each sequence, sampling over the vocabulary slice. */
+	 * token of each sequence, sampling over the vocabulary slice.  The
+	 * lm_head is held at embed_bits; at 16 bits its GEMM multiplies on
+	 * the 16-bit tensor cores whatever format the layers compute in:
+	 * quantised checkpoints leave it unquantised (ModelOpt's
+	 * _default_disabled_quantizer_cfg, merged into its INT8, FP8 and
+	 * NVFP4 configs: "*lm_head*": {"enable": False}, TensorRT-Model-
+	 * Optimizer modelopt/torch/quantization/config.py), so the runtime
+	 * builds it as a plain 16-bit linear. */
 	hb = m->vocab / (double)c->tp;
+	lp = eb >= ACT_BYTES ? infer_compute_dtype(d, NULL) : cp;
 	if (add(&b, "embed", 1.0, 0.0, 2.0 * T * s.h * ACT_BYTES, 0, 0, 0, 0,
 	        cp) ||
 	    elem(&b, "final_norm", 1.0, batch * s.h, 4.0) ||
-	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, cp) ||
+	    gemm(&b, "logits", 1.0, batch, hb, s.h, eb, lp) ||
 	    add(&b, "sample", 1.0, 5.0 * batch * hb, batch * hb * 4.0, 0, 0,
 	        0, 0, cp))
 		return GP_EINVAL;

@@ -103,12 +103,17 @@ double sx_tile(const sx *x, double wbytes)
 	return wbytes < ACT ? x->m_tile : 0.0;
 }
 
+/* A GEMM over weights of wbytes each.  Held at 16 bits (the lm_head at
+ * embed_bits: quantised checkpoints leave it unquantised, infer.c
+ * infer_step) it multiplies on the 16-bit tensor cores, whatever format
+ * the layers compute in. */
 int sx_gemm(sx *x, const char *name, double count, double T, double n,
             double k, double wbytes, double *t)
 {
 	return sx_row_mt(x, name, count, 2.0 * T * n * k,
 	                 n * k * wbytes + T * (k + n) * ACT, T, n, k, 1.0,
-	                 x->cp, sx_tile(x, wbytes), t);
+	                 wbytes >= ACT ? x->half : x->cp, sx_tile(x, wbytes),
+	                 t);
 }
 
 /* nb GEMMs of T x n x k over 16-bit weights (per-head batched GEMMs). */

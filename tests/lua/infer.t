@@ -517,4 +517,28 @@ do
   if ok then t.is(r.replicas, 1, "binding: gpus = tp * pp, one replica") end
 end
 
+-- The lm_head stays 16-bit in quantised checkpoints (ModelOpt's default
+-- configs: "*lm_head*": {"enable": False}; embed_bits 16), so its GEMM
+-- multiplies at the 16-bit rate whatever the layers compute in.  Llama
+-- 3.1 8B on one H100 at batch 512: the logits GEMM is 2 x 512 x 128256 x
+-- 4096 = 537.9 GFLOP over 128256 x 4096 x 2 B of weights.  Its compute
+-- time is that over the bf16 rate, 989e12 x 0.80 x 0.82 (the hopper
+-- fractions above) x the op's own shape term: 859.6 us, where the fp8
+-- rate (1979e12) gave 484.0.  The same op of a bf16 run (same flop, bytes
+-- and shape) takes the same time.  Exact arithmetic: 1e-12.
+do
+  local function logits(w)
+    local r = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", weights = w,
+                            batch = 512, input = 128, output = 128 }
+    for _, op in ipairs(r.ops) do
+      if op.name == "logits" then return op end
+    end
+  end
+  local q, b = logits("fp8"), logits("bf16")
+  t.near(q.flop, 2 * 512 * 128256 * 4096, 1e-12, "logits GEMM: 2 x 512 x 128256 x 4096 FLOP")
+  t.near(q.t_compute, q.flop / (989e12 * 0.80 * 0.82 * q.shape_eff), 1e-12,
+         "fp8 weights: the 16-bit lm_head's logits GEMM computes at the bf16 rate")
+  t.near(q.time, b.time, 1e-12, "... the same op as a bf16 run's")
+end
+
 t.done_testing()

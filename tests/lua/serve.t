@@ -473,4 +473,27 @@ t.raises(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", swap_ab = 
 -- With EP they are the step's (DeepSeek-V3 on 16 H20 takes each).
 t.ok(pcall(gp.infer, with { gpus = 16, ep = 16, dp_attention = true, batch = 32, a2a = "nccl",
   imbalance = 1.2, redundant_experts = 16, swap_ab = true }), "with EP 16: taken")
+-- The lm_head at embed_bits (16) multiplies at the 16-bit rate in the MoE
+-- serving model too (serve_row.c sx_gemm).  DeepSeek-V3 on 16 H200, EP16
+-- with DP attention, batch 256 a rank run as two-batch overlap's two
+-- passes of 128 rows: the logits GEMM is 2 x 128 x 129280 x 7168 = 237.2
+-- GFLOP a pass over the whole vocabulary (DP attention); its compute time
+-- is that over 989e12 x 0.80 x 0.82 (the hopper GEMM and sustained-load
+-- fractions) x the op's shape term (0.962), 380.1 us, where the fp8 rate
+-- gave half.  Exact arithmetic: 1e-12.
+do
+  local function logits(w)
+    local r = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16,
+                         dp_attention = true, weights = w, kv = "fp8", batch = 256,
+                         input = 1024, output = 1024 }
+    for _, op in ipairs(r.ops) do
+      if op.name == "logits" then return op end
+    end
+  end
+  local q, b = logits("fp8"), logits("bf16")
+  t.near(q.flop, 2 * 128 * 129280 * 7168, 1e-12, "MoE serving logits: 2 x 128 x 129280 x 7168 FLOP a pass")
+  t.near(q.t_compute, q.flop / (989e12 * 0.80 * 0.82 * q.shape_eff), 1e-12,
+         "MoE serving, fp8 weights: the 16-bit lm_head's logits GEMM at the bf16 rate")
+  t.near(q.time, b.time, 1e-12, "... the same op as a bf16 run's")
+end
 t.done_testing()
