@@ -257,11 +257,14 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		mem_ds_offload(c, so.tr, so.pb, so.big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
 	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
-	 * limit_all_gathers keeps two in flight); DeepSpeed with
-	 * stage3_prefetch_bucket_size 0 prefetches nothing
-	 * (partitioned_param_coordinator.py fetch_sub_module: "if
-	 * self.__prefetch_bucket_sz > 0:" guards the prefetch), so only the
-	 * layer being computed is gathered.  ZeRO-2 and up also fill a
+	 * limit_all_gathers keeps two in flight).  DeepSpeed with
+	 * stage3_prefetch_bucket_size 0 prefetches nothing, but its
+	 * coordinator still keeps every parameter reused within
+	 * stage3_max_reuse_distance (1e9 elements) of its use
+	 * (partitioned_param_coordinator.py __params_to_release), so at the
+	 * turn from the forward to the backward -- the activations' peak
+	 * -- the last layers stay gathered all the same: two layers are
+	 * counted either way.  ZeRO-2 and up also fill a
 	 * 16-bit bucket of one layer's grads before reduce-scatter; under
 	 * DeepSpeed's engine that bucket is its flat buffer of
 	 * reduce_bucket_size elements of the parameter dtype, whatever the
@@ -277,13 +280,11 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	per_layer_w = (p->per_layer_max / y->tp);
 	if (zero == 3) {
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
-		double ahead = c->ds_zero && !(c->ds_prefetch_bucket > 0) ?
-			0.0 : 1.0;
 
 		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
 			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
 			     per_layer_w) :
-			(1.0 + ahead) * per_layer_w);
+			2.0 * per_layer_w);
 	}
 	if (zero >= 2 && c->ds_zero && !off)
 		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb;

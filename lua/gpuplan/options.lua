@@ -1237,8 +1237,8 @@ opt { name = "prefetch_bucket_size", type = "number", metavar = "N", commands = 
   default = "5e7 (DeepSpeed's default) on stack deepspeed",
   help = "DeepSpeed's stage3_prefetch_bucket_size, in elements (stack deepspeed, ZeRO 3): "
     .. "parameters gathered ahead of the module that needs them; 0 prefetches nothing, "
-    .. "so every gather waits in the open and only the layer being computed is "
-    .. "gathered (Hugging Face's \"auto\": 0.9 hidden^2)",
+    .. "so every gather waits in the open, whatever --overlap-param-gather says "
+    .. "(Hugging Face's \"auto\": 0.9 hidden^2)",
   suggest = { "stage3_prefetch_bucket_size", "prefetch_bucket", "ds_prefetch_bucket" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
