@@ -1347,6 +1347,7 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
 opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
   default = "eager on the hf and deepspeed stacks (transformers' modules, as the Trainer, "
     .. "Accelerate and TRL hand them to DeepSpeed), fused on megatron", kind = "enum",
+  values = { "eager", "fused" },
   value = function(j)
     if j.stack == "deepspeed" then
       return "eager", "kernels=eager (stack deepspeed: transformers' modules under the "

@@ -284,6 +284,9 @@ local case_schema = T.record {
     attn_kernel = declared("attn_kernel"),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
+    -- the run's kernels where its source says (gp.train's kernels: eager
+    -- for a PyTorch model run without torch.compile)
+    kernels = declared("kernels"),
     method = T.enum { "pretrain", "full", "lora", "qlora", "infer", "grpo", "ppo" },
     lora = T.record { rank = count(), targets = T.array(T.string()) },
     optimizer = T.enum { "adamw", "adamw8bit", "sgd" },

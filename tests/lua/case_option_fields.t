@@ -22,6 +22,8 @@ local FIELDS = {
   { "workload", "single_batch_overlap" }, { "workload", "swap_ab" },
   -- a model's own eager attention code (the Baichuan rows)
   { "workload", "attn_clamp" }, { "workload", "eager_softmax" },
+  -- a PyTorch model run without torch.compile (torchtitan's rows)
+  { "workload", "kernels" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },
@@ -29,7 +31,7 @@ local FIELDS = {
   { "rl", "base_checkpoint" }, { "rl", "ema" },
 }
 
-t.plan(4 * #FIELDS + 2)
+t.plan(4 * #FIELDS + 4)
 
 -- The case schema built after the declarations of FIELDS were swapped for
 -- an enum of one made-up value: a field typed from its declaration
@@ -96,3 +98,23 @@ t.ok(table.concat(plain.defaults, ";"):find("gradient_accumulation_fusion=false"
   "unstated: the Megatron-FSDP default, said")
 t.ok(handed == true and not table.concat(stated.defaults, ";"):find(
   "gradient_accumulation_fusion", 1, true), "stated: handed on as the option, no default said")
+
+-- kernels: torchtitan's end-2024 Llama 3.1 8B row without torch.compile
+-- states eager; the stack profile's fused (torch.compile) is then not
+-- said, and the step is slower than the same row compiled (the eager
+-- modules launch one kernel per PyTorch op: more memory-bound passes).
+local eager, compiled
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "torchtitan2412-h100-llama31-8b-8gpu-fsdp" then eager = c end
+end
+compiled = cjson.decode(cjson.encode(eager))
+compiled.workload.kernels = nil
+local kept
+train.train = function(o) kept = o.kernels; return orig(o) end
+local pe = predict(eager, gp.catalog())
+train.train = orig
+local pc = predict(compiled, gp.catalog())
+t.ok(kept == "eager" and not table.concat(pe.defaults, ";"):find("kernels=", 1, true)
+  and table.concat(pc.defaults, ";"):find("kernels=fused", 1, true),
+  "kernels stated: handed on as the option, the profile's fused not said")
+t.ok(pe.value < pc.value, "eager kernels: fewer tokens/s than the compiled row")

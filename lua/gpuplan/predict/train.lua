@@ -627,6 +627,7 @@ local function predict(case, cat)
   o.attn_kernel = v(wl.attn_kernel)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
+  o.kernels = v(wl.kernels)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
   o.tp_overlap = v(par.tp_overlap)
