@@ -799,7 +799,9 @@ static void roll_inflight(rollctx *r, const infer_cfg *roll, double n,
  * the longest of the B x engines responses generated together
  * (deepspeed-chat ppo_trainer._generate_sequence).  Rounds run one after
  * another; the KV cache grows for all B to p + that longest.  The tail:
- * each round's decode after 90% of the responses have ended. */
+ * each round's decode after 90% of the responses have ended.  OpenRLHF's
+ * vLLM engines of 2024 run the same rounds: each generate call is one
+ * actor rank's micro-batch, the engine's calls one at a time. */
 static int roll_static(rollctx *r, double n, double B, double engines,
 		       double kvtok, double kv_budget, char *why,
 		       rl_rollout *o)

@@ -60,7 +60,10 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 67, lo = 0.817, hi = 1.291 },
+        [""] = { cases = 71, lo = 0.819, hi = 1.281 },
+        ["stack=deepspeed"] = { cases = 8, lo = 0.771, hi = 1.420 },
+        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.771, hi = 1.420 },
+        ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 8, lo = 0.771, hi = 1.420 },
         ["stack=megatron"] = { cases = 63, lo = 0.848, hi = 1.281 },
         ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.853, hi = 1.291 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.853, hi = 1.291 },

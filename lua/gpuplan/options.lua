@@ -779,7 +779,9 @@ opt { name = "rollout_engine", type = "string", metavar = "E", commands = "rl",
 opt { name = "generation_batch", type = "int", metavar = "N", commands = "rl",
   default = "16 (DeepSpeed-Chat's)",
   help = "hybrid or hf engine: sequences each GPU generates at once (DeepSpeed-Chat's "
-    .. "per_device_generation_batch_size, OpenRLHF's micro_rollout_batch_size)",
+    .. "per_device_generation_batch_size, OpenRLHF's micro_rollout_batch_size); vllm: "
+    .. "sequences an engine generates at once, one actor rank's micro-batch a call "
+    .. "(OpenRLHF 2024's vLLM engines); default for vllm: continuous batching",
   suggest = { "per_device_generation_batch_size" } }
 opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit rl",
   methods = RL, default = "bf16",

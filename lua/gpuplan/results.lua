@@ -236,7 +236,7 @@ field("reward_model", "", "the reward model's id (actor: the actor's shape; nil:
   .. "rewards)", "rl")
 field("colocate_critic_reward", "", "the reward model on the critic's group", "rl")
 field("rollout_engine", "", "vllm or hybrid (DeepSpeed-Chat's hybrid engine)", "rl")
-field("generation_batch", "count", "hybrid engine: sequences each GPU generates at once", "rl")
+field("generation_batch", "count", "static batches: sequences each GPU (hybrid, hf) or each vLLM engine generates at once", "rl")
 field("rollout_gpus", "count", "GPUs that generate", "rl")
 field("rollout_tp", "count", "TP of a rollout engine", "rl")
 field("rollout_pp", "count", "pipeline stages of a rollout engine", "rl")

@@ -828,6 +828,13 @@ end
 -- (Hugging Face generate on the actor's eager modules, the same static
 -- batches: OpenRLHF without vLLM, M.HF_LLAMA_LAYER_OPS).  The second
 -- result is true for both static engines, the third is hf's.
+-- generation_batch with vLLM's engine: OpenRLHF's vLLM engines of 2024
+-- (v0.2-v0.3, RemoteExperienceMaker._generate_vllm: each actor rank sends
+-- its micro_rollout_batch_size prompts to engine rank % vllm_num_engines,
+-- a Ray actor whose generate calls run one at a time, and waits for the
+-- answers): static batches of that many sequences an engine, each round
+-- ended by its own batch's longest (engine_static_own); without it
+-- vLLM batches every prompt of the step continuously.
 M.GENERATION_BATCH = 16   -- DeepSpeed-Chat step 3's per_device_generation_batch_size
 local function engine_of(o, dflt)
   local e = o.rollout_engine
@@ -836,10 +843,6 @@ local function engine_of(o, dflt)
   end
   local hybrid = e == "hybrid" or e == "hf"
   local gb = posint("generation_batch", o.generation_batch)
-  if gb and not hybrid then
-    fail("rl: generation_batch is the static batch of the hybrid or hf engine; give "
-      .. "rollout_engine = hybrid or hf")
-  end
   if hybrid and not gb then
     gb = M.GENERATION_BATCH
     dflt(string.format("generation_batch=%d (DeepSpeed-Chat's per_device_generation_batch_"
@@ -1688,13 +1691,15 @@ run = function(o, job)
       + M.HF_GENERATE_TAIL_OPS) * op_t or hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
     -- hf's dense cache, copied whole every step (M.HF_CACHE_COPIES)
     engine_cache_copies = hf and M.HF_CACHE_COPIES or 0,
-    -- each TP rank's per-device batch, gathered over the inference TP group
-    static_batch = hybrid and gen_batch * rtp or nil,
+    -- each TP rank's per-device batch, gathered over the inference TP group;
+    -- vLLM's: one actor rank's micro-batch an engine call (engine_of)
+    static_batch = hybrid and gen_batch * rtp or gen_batch,
     engine_host_overlap = async or hybrid, engine_graph_gaps = gaps + hybrid_kernels,
     -- OpenRLHF's actor ranks each generate their own micro-batches
     -- (ppo_trainer.py fit: make_experience per micro-batch on every rank,
     -- no collective before ppo_train): their rounds end on their own
-    engine_static_own = hf,
+    -- ... and so do OpenRLHF's vLLM calls, one rank's micro-batch each
+    engine_static_own = hf or (not hybrid and gen_batch ~= nil),
     -- ... on the actor's own modules (openrlhf/models/actor.py generate:
     -- self.model.generate on the rank's ZeRO-2 copy): the engine's
     -- weights are the trainer's, held once (engine/rl_mem.c)

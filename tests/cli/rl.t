@@ -302,4 +302,16 @@ like($o, qr/\(train tp 1, pp 1, dp 16, cp 1, fsdp hybrid_shard \(= zero 3 hybrid
 ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16', '--fsdp', 'hybrid_shard',
                       '--format', 'json');
 like($o, qr/"hsdp":\s*8\b/, 'rl json: hsdp 8');
+# OpenRLHF's vLLM engines of 2024, fed one actor rank's micro-batch a call
+# (--generation-batch without --rollout-engine): static batches of 8 an
+# engine.  256 prompts x group 8 over 4 engines are 512 each: 64 rounds of
+# 256 decode steps (fixed 256-token responses) = 16384 steps.
+($c, $o, $e) = run_gp('rl', 'llama2-7b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--algo', 'ppo',
+                      '--reward-model', 'llama2-7b', '--zero', '3', '--prompts', '256',
+                      '--prompt-len', '256', '--response-len', '256', '--response-max', '256',
+                      '--rollout-gpus', '4', '--staleness', '0', '--generation-batch', '8');
+is($c, 0, 'vLLM engines with --generation-batch exit 0');
+like($o, qr/^rollout: 4 engines x 512 samples \(static batches of 8, each run to its longest\), .* over 16384 steps \(mean batch 8\.0\)/m,
+     'vLLM fed micro-batches: static batches of 8 an engine, 64 rounds of 256 steps');
+
 done_testing();

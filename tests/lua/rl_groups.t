@@ -99,11 +99,26 @@ t.ok(t.said(h, "generation_batch=16"), "and the default is said")
 t.raises(function() gp.rl(with(ds, { colocated = false, rollout_gpus = 4 })) end,
   "rollout_engine = hybrid generates with the actor's own weights: colocated only",
   "hybrid: colocated only", true)
-local vllm = with(ds, { generation_batch = 8 })
+-- vLLM engines fed one actor rank's micro-batch a call (OpenRLHF before
+-- v0.4: _generate_vllm sends each rank's micro_rollout_batch_size prompts
+-- to engine rank % engines, a Ray actor whose calls run one at a time):
+-- static batches of generation_batch sequences an engine, not per GPU.
+-- 256 prompts over 4 engines of tp 1 are 64 an engine, 8 rounds of 8;
+-- every response is 256 tokens (response_len 256 at seq 512), so each
+-- round is 256 decode steps: 8 x 256 = 2048.  At rollout_tp 2 the batch
+-- stays 8 (2 engines: 128 each, 16 rounds, 4096 steps).
+local vllm = with(ds, { generation_batch = 8, colocated = false, rollout_gpus = 4,
+                        rollout_tp = 1, staleness = 0 })
 vllm.rollout_engine = nil
-t.raises(function() gp.rl(vllm) end,
-  "generation_batch is the static batch of the hybrid or hf engine",
-  "generation_batch needs hybrid or hf", true)
+local vs = gp.rl(vllm)
+t.is(vs.rollout_engine, "vllm", "generation_batch keeps vLLM's engine")
+t.is(vs.rollout.batch, 8, "vLLM static: a call's micro-batch of 8 an engine")
+t.is(vs.rollout.steps, 8 * 256, "64 prompts an engine: 8 rounds of 256 steps")
+local vs2 = gp.rl(with(vllm, { rollout_tp = 2 }))
+t.is(vs2.rollout.batch, 8, "at rollout_tp 2 the batch is still the call's 8")
+t.is(vs2.rollout.steps, 16 * 256, "2 engines of 128 prompts: 16 rounds of 256 steps")
+t.ok(vs2.rollout.decode > gp.rl(with(vllm, { generation_batch = nil })).rollout.decode,
+  "continuous batching of all 256 decodes faster than 8 at a time")
 t.raises(function() gp.rl(with(ds, { rollout_engine = "deepspeed" })) end,
   "rollout_engine must be vllm, hybrid or hf", "an unknown engine", true)
 t.raises(function() gp.rl(with(ds, { async_scheduling = true })) end,

@@ -85,7 +85,9 @@ local function write_lines(r, noroll, iff)
     .. "of the decode, the engine's host work %.2f s%s, sampling with log-probabilities "
     .. "%.2f s%s\n",
     iff, ro.engines, ro.engines == 1 and "" or "s", ro.samples,
-    r.rollout_engine == "hybrid" and string.format("static batches of %d, each run to its "
+    -- the static engines (hybrid, hf, vLLM fed micro-batches) all have a
+    -- generation_batch; vLLM's continuous batching has none
+    r.generation_batch and string.format("static batches of %d, each run to its "
       .. "longest", ro.batch)
     or ro.queued and (ro.preempted > 0 and string.format("at most %d at once, %.0f preempted "
       .. "and re-prefilled in %.2f s", ro.batch, ro.preempted, ro.recompute)
