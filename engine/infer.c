@@ -506,6 +506,77 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	return GP_OK;
 }
 
+/* The activation-quantise kernel a linear's fp8 or fp4 GEMM needs before
+ * it, where the runtime runs one (infer_cfg.act_quant): TensorRT-LLM's
+ * PyTorch flow quantises a linear's bf16 input in a kernel of its own
+ * unless the input arrives quantised -- the NVFP4 linear's apply: "if
+ * isinstance(input, Fp4QuantizedTensor): act_fp4, act_sf = ... else:
+ * act_fp4, act_sf = torch.ops.trtllm.fp4_quantize(input,
+ * module.input_scale, module.scaling_vector_size, False)"; the FP8 linear
+ * likewise through static_quantize_e4m3_per_tensor
+ * (tensorrt_llm/_torch/modules/linear.py) -- and the CUTLASS fused MoE
+ * quantises its input the same way ("if not isinstance(x,
+ * Fp4QuantizedTensor): x, x_sf = torch.ops.trtllm.fp4_quantize(x,
+ * self.fc31_input_scale, ...)", fused_moe_cutlass.py).  Which producers
+ * already write the format:
+ *  - o_proj's input: no pass.  The TRT-LLM attention backend writes its
+ *    output in NVFP4 for an NVFP4 o_proj ("support_nvfp4_output ...
+ *    Default enabled", out_dtype torch.uint8) and in FP8 for an FP8 one
+ *    with an FP8 cache (out_dtype torch.float8_e4m3fn),
+ *    tensorrt_llm/_torch/attention_backend/trtllm.py;
+ *  - the routed experts' second GEMM: no pass, the fused MoE kernel's
+ *    activation writes the quantised intermediate itself;
+ *  - qkv and the dense MLP's up projection take the RMSNorm's output:
+ *    with tp > 1 the all-reduce fuses the residual add, the norm and the
+ *    quantisation, on one GPU the norm is a plain RMSNorm writing bf16
+ *    (modeling_llama.py LlamaDecoderLayer: "self.PRE_MLP_FUSION =
+ *    self.mapping.has_tp() and not self.enable_attention_dp and
+ *    self.enable_fusion", pre_mlp_fusion_op and post_mlp_fusion_op
+ *    RESIDUAL_RMS_NORM_QUANT_NVFP4 / _FP8, "else: hidden_states, residual
+ *    = self.post_attention_layernorm(hidden_states, residual)"; the
+ *    fusion is off at hidden_size <= 4096, "Disable fusion for small
+ *    models due to accuracy issues"): a pass each at tp 1 or a hidden of
+ *    at most 4096;
+ *  - the routed experts' input: a pass at every tp (the router needs the
+ *    norm's bf16 output, so the norm is not fused with the quantisation);
+ *  - the dense MLP's down projection: in FP8 no pass, the SwiGLU writes
+ *    FP8 ("swiglu(x, quant_scale=self.down_proj.input_scale,
+ *    quant_type=torch.float8_e4m3fn)" when down_proj.has_fp8_qdq,
+ *    gated_mlp.py _apply_activation); in NVFP4 a pass, the SwiGLU's
+ *    output is bf16 ("else: return swiglu(x)").
+ * A pass reads the T x k bf16 activations and writes them at the
+ * format's bytes with their block scales (weight_bits / 8 per element:
+ * NVFP4 4 bits + an e4m3 scale per 16, FP8 per-tensor 8 bits), priced as
+ * every other kernel of the step. */
+#define ACT_QUANT_FUSION_MIN_HIDDEN 4096.0
+
+static int act_quant(builder *b, const gp_op *o, double count, double T,
+		     double hidden)
+{
+	const infer_cfg *c = b->c;
+	const char *name = NULL;
+	int norm = c->tp == 1 || hidden <= ACT_QUANT_FUSION_MIN_HIDDEN;
+	double elems;
+
+	if (!c->act_quant || (c->compute != GP_FP8 && c->compute != GP_FP4) ||
+	    o->wclass != GP_W_LINEAR || o->weights <= 0)
+		return GP_OK;
+	if (strcmp(o->name, "qkv") == 0 && norm)
+		name = "qkv_quant";
+	else if (strcmp(o->name, "mlp_up") == 0 && norm)
+		name = "mlp_up_quant";
+	else if (strcmp(o->name, "mlp_down") == 0 && c->compute == GP_FP4)
+		name = "mlp_down_quant";
+	else if (strcmp(o->name, "moe_up") == 0)
+		name = "moe_quant";
+	if (!name)
+		return GP_OK;
+	elems = T * o->k;
+	return add(b, name, count, 4.0 * elems,
+		   elems * (ACT_BYTES + c->weight_bits / 8.0), 0, 0, 0, 0,
+		   c->compute);
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -582,6 +653,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		 * the rope kernel's pass over q and k, priced as rope_kv. */
 		if (c->fused_qk_norm_rope && strcmp(o->name, "qk_norm") == 0)
 			continue;
+		if (!wo && act_quant(b, o, count, T, m->hidden))
+			return GP_EINVAL;
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && T <= c->gemv_max;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,

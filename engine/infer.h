@@ -87,6 +87,11 @@ typedef struct infer_cfg {
 	                         QKNormRoPEAttention, fuse_qk_norm_rope):
 	                         no qk_norm kernel of its own (infer.c
 	                         step_layers) */
+	int act_quant;        /* 1: a linear that multiplies fp8 or fp4
+	                         activations quantises its bf16 input in a
+	                         kernel of its own unless the producer
+	                         already wrote that format (TensorRT-LLM's
+	                         PyTorch flow; infer.c act_quant) */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

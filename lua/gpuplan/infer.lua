@@ -136,6 +136,14 @@ M.gemv_max = {
 -- SGLang as its q_norm and k_norm modules: engine/infer.c prices it there.
 M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
 
+-- Runtimes that quantise an fp8/fp4 linear's bf16 input in a kernel of its
+-- own where its producer did not write the format (engine/infer.c
+-- act_quant): TensorRT-LLM's PyTorch flow, which trtllm-bench --backend
+-- pytorch runs (modules/linear.py: torch.ops.trtllm.fp4_quantize unless
+-- the input is an Fp4QuantizedTensor).  NIM's profiles are TensorRT engines
+-- whose plugins fuse the quantisation into the norm: not counted there.
+M.act_quant = { trtllm = true }
+
 -- Where host-resident layers run (--offload), by runtime: llama.cpp
 -- computes them on the CPU for steps of fewer than 32 tokens (ggml's
 -- backend scheduler sends larger batches to the GPU: PR 6083 "offload large
@@ -407,6 +415,7 @@ function M.setup(a)
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
+    act_quant = M.act_quant[a.runtime or "graphs"] or nil,
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
