@@ -1145,9 +1145,11 @@ opt { name = "moe_balance", type = "string", metavar = "B", commands = "train pl
   help = "how evenly a MoE router spreads tokens over the expert-parallel ranks: balanced "
     .. "(an auxiliary loss, bias updates or forced balancing keep each rank near the mean, "
     .. "as pretraining and the benchmarks run) or none (Megatron-Core's "
-    .. "moe_router_load_balancing_type none with the router frozen, as NeMo RL runs it: the "
-    .. "hottest rank receives what TensorRT-LLM measured without balancing, 2.56x the mean "
-    .. "at EP 32 with 8 experts a rank, and every layer waits for it)",
+    .. "moe_router_load_balancing_type none with the router frozen, as NeMo RL runs it, or "
+    .. "with an expert bias too slow to rebalance one domain's batches, as verl's mbridge "
+    .. "DeepSeek-V3 config: the hottest rank receives what TensorRT-LLM measured without "
+    .. "balancing, 2.56x the mean at EP 32 with 8 experts a rank, and every layer waits for "
+    .. "it)",
   suggest = { "moe_router_load_balancing_type", "load_balancing", "router_balance" } }
 opt { name = "moe_fp8_pad", type = "string", metavar = "P", commands = "train plan rl",
   kind = "enum", values = { "copy", "none" },

@@ -260,6 +260,10 @@ local case_schema = T.record {
     bias_activation_fusion = T.boolean(),
     -- Megatron-Core's moe_router_dtype (gp.train's moe_router_dtype)
     moe_router_dtype = declared("moe_router_dtype"),
+    -- how evenly the router spreads tokens over the expert-parallel ranks
+    -- as the recipe's router config leaves it (gp.train's and gp.rl's
+    -- moe_balance; Megatron-Core's moe_router_load_balancing_type)
+    moe_balance = declared("moe_balance"),
     -- Transformer Engine's CUDA graph scopes (gp.train's cuda_graph_scope)
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "full_iteration" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
@@ -392,12 +396,12 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    offload]],
+    moe_balance offload]],
   memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
     recompute recompute_modules schedule offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload
-    moe_dispatcher moe_flex_backend moe_flex_sms]],
+    moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }

@@ -13,6 +13,7 @@ local FIELDS = {
   { "parallel", "grad_reduce" }, { "parallel", "zero_reduce" }, { "parallel", "zero3_gather" },
   { "parallel", "reduce_bucket_size" }, { "parallel", "prefetch_bucket_size" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
+  { "parallel", "moe_balance" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" }, { "workload", "packed_len" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },

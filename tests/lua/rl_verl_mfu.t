@@ -101,6 +101,32 @@ t.like(table.concat(p64.defaults, "; "), "moe_router_dtype=fp64 %(config_convert
   "not stated: the verl profile's fp64")
 t.ok(t64 > tds, string.format("fp64's gating GEMMs lengthen the update: %.1f s over %.1f", t64, tds))
 
+-- The same mbridge config leaves the router unbalanced: "moe_router_load_
+-- balancing_type=none" with an expert bias that moves 0.001 an optimizer
+-- step (ISEEKYAN/mbridge d7ddea6, quoted in the case's notes); the case
+-- states parallel.moe_balance none, which the predictor hands on to gp.rl
+-- as the option, and no profile default is said for it.  The hottest of
+-- the 8 EP ranks (256 / 8 = 32 experts each) then receives model_ep_skew
+-- = 1 + 1.564 sqrt(8 / 32) sqrt(ln 8 / ln 32) = 1.6057 times the mean
+-- (engine/model.c): the experts' GEMMs and the dispatch grow by at most
+-- that, the attention and the CPU optimizer step not at all, so the
+-- update lengthens by more than 1 and less than 1.6057 times.
+local opts_seen
+rl.rl = function(o) opts_seen = o; seen = orig(o); return seen end
+predict(ds, cat)
+t.is(opts_seen.moe_balance, "none", "the stated moe_balance none handed on to gp.rl")
+t.ok(not dds:find("moe_balance=", 1, true), "stated: no profile default said for it")
+local dbal = {}
+for k, v in pairs(ds) do dbal[k] = v end
+dbal.parallel = t.with(ds.parallel, { moe_balance = "balanced" })
+predict(dbal, cat)
+local tbal = actor_s(seen)
+local skew = 1 + 1.564 * math.sqrt(8 / 32) * math.sqrt(math.log(8) / math.log(32))
+t.ok(tds > tbal and tds < skew * tbal, string.format(
+  "unbalanced routing lengthens the update: %.1f s over %.1f balanced, under x %.4f",
+  tds, tbal, skew))
+rl.rl = function(o) seen = orig(o); return seen end
+
 -- A policy from a base checkpoint (rl.base_checkpoint) without a stated
 -- mean: the mean response is rl.BASE_RESPONSE_SHARE of the limit, the
 -- median of 16 published base-checkpoint DAPO runs, (1827.308 +

@@ -247,7 +247,12 @@ PROFILES.verl = {
   -- config_converter.py at f6f9100, hf_to_mcore_config_qwen3moe:
   -- moe_router_load_balancing_type="none",  # turn off aux_loss as it
   -- hurts perf in RL"); DeepSeek-V3's keeps "seq_aux_loss"
-  -- (hf_to_mcore_config_dpskv3).
+  -- (hf_to_mcore_config_dpskv3).  A recipe that builds DeepSeek-V3
+  -- through mbridge (use_mbridge=True) takes DeepseekV3Bridge's config
+  -- instead, 'moe_router_load_balancing_type="none",  # default None for
+  -- RL' with an expert bias moving 0.001 an optimizer step (ISEEKYAN/
+  -- mbridge d7ddea6): such a case states parallel.moe_balance none, which
+  -- this default does not override.
   { "moe_balance", "none", "config_converter: moe_router_load_balancing_type none for "
     .. "Qwen/Mixtral MoE ('turn off aux_loss as it hurts perf in RL')",
     function(o, model) return model.moe ~= nil and model.mla == nil and (o.ep or 1) > 1 end },
@@ -742,6 +747,10 @@ return function(case, cat)
     -- unfused_act, the probabilities' product in the router's dtype.
     unfused_act = v(par.bias_activation_fusion) == false or nil,
     moe_router_dtype = v(par.moe_router_dtype),
+    -- the router's balance as the case's recipe configures it (SCHEMA.md
+    -- parallel.moe_balance): a stated value wins over the framework
+    -- profile's
+    moe_balance = v(par.moe_balance),
     numa_bind = v(par.numa_bind),
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),

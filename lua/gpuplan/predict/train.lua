@@ -639,6 +639,9 @@ local function predict(case, cat)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
   o.moe_router_dtype = v(par.moe_router_dtype)
+  -- the router's balance as the recipe configures it (SCHEMA.md
+  -- parallel.moe_balance)
+  o.moe_balance = v(par.moe_balance)
   o.moe_fp8_pad = v(par.moe_fp8_pad)
   if type(v(par.cuda_graph_scope)) == "table" then o.cuda_graph_scope = par.cuda_graph_scope end
   if o.vpp == 1 then o.vpp = nil end
