@@ -68,7 +68,9 @@ t.like(out, string.format("validation +both +8 +%.3f", pass / 5), "CLI: the vali
 -- 960 answers.  Hand: the pass is 960 answers to the 9632-token limit on
 -- the three TP-32 engines, 963 s (the step's own 768-sample rollout is
 -- 788 s), and the weight sync 127 s (the row's own sync): 1090 s / 10 =
--- 109.0 s a step, on the 1143.4 s step without it: 1252.4 s.  Tolerance
+-- 109.0 s a step, on the 1180.3 s step without it (its update and two
+-- forwards at the unbalanced router the case states, parallel.moe_balance
+-- none): 1289.3 s.  Tolerance
 -- 2%: the rollout and sync models may move a little under other changes;
 -- without the phase the step is 8.7% lower.
 local f = assert(io.open("validation/cases.json", "rb"))
@@ -79,7 +81,7 @@ for _, c in ipairs(doc.cases or doc) do
   if c.id == "verl-0.5-grpo-deepseek-v3-h20-96" then ds = c end
 end
 local pr = require("gpuplan.predict.rl")(ds, gp.catalog())
-t.near(pr.value, 1143.4 + 109.0, 0.02, "verl DeepSeek-V3: the step with a tenth of a pass")
+t.near(pr.value, 1180.3 + 109.0, 0.02, "verl DeepSeek-V3: the step with a tenth of a pass")
 -- the case field takes the option's declared range: 0 is refused
 local bad = cjson.decode(cjson.encode(ds))
 bad.rl.val_every = 0
