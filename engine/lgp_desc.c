@@ -148,7 +148,11 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("reduce_bucket_size", offsetof(S, P ds_reduce_bucket),      \
 	      DS_REDUCE_BUCKET),                                          \
 	F_NUM("prefetch_bucket_size", offsetof(S, P ds_prefetch_bucket),  \
-	      DS_PREFETCH_BUCKET)
+	      DS_PREFETCH_BUCKET),                                        \
+	F_NUM("max_live_parameters", offsetof(S, P ds_max_live),          \
+	      DS_MAX_LIVE),                                               \
+	F_NUM("max_reuse_distance", offsetof(S, P ds_max_reuse),          \
+	      DS_REUSE_DISTANCE)
 
 static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
 {

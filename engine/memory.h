@@ -28,6 +28,13 @@
  * 0.9 hidden^2; a config without them gets these. */
 #define DS_REDUCE_BUCKET 5e8
 #define DS_PREFETCH_BUCKET 5e7
+/* ZeRO-3's live and reuse limits, in elements (the same config.py:
+ * "max_live_parameters: int = Field(pp_int(1e9), ge=0, alias=
+ * \"stage3_max_live_parameters\")", "max_reuse_distance: int =
+ * Field(pp_int(1e9), ge=0, alias=\"stage3_max_reuse_distance\")";
+ * Hugging Face's Trainer and accelerate leave both alone). */
+#define DS_MAX_LIVE 1e9
+#define DS_REUSE_DISTANCE 1e9
 
 typedef struct gp_train_cfg {
 	gp_recipe recipe;        /* the precision recipe (catalog data) */
@@ -86,6 +93,10 @@ typedef struct gp_train_cfg {
 	int ds_zero;
 	double ds_reduce_bucket;
 	double ds_prefetch_bucket;
+	/* stage3_max_live_parameters and stage3_max_reuse_distance:
+	 * ZeRO-3's gathered window (memory_train.c ds_gather_window). */
+	double ds_max_live;
+	double ds_max_reuse;
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;

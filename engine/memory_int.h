@@ -158,12 +158,6 @@ int mem_memo_acts(const gp_model *m, const gp_train_cfg *c,
 
 /* ---- memory_deepspeed.c: DeepSpeed's engines' own buffers ---- */
 
-/* DeepSpeed's ZeRO default stage3_max_reuse_distance, 1e9 elements
- * (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig; Hugging Face's
- * Trainer and accelerate leave it alone).  The bucket sizes' defaults:
- * memory.h. */
-#define DS_REUSE_DISTANCE 1e9
-
 /* The pipeline engine's stage buffers (bytes) of a stage with inflight
  * micro-batches of tok tokens, A bytes an activation element. */
 double mem_ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,

@@ -237,6 +237,45 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
 	}
 }
 
+/* DeepSpeed ZeRO-3's gathered parameters at the forward's end, in
+ * elements on one GPU, as partitioned_param_coordinator.py (v0.14.2 and
+ * current) keeps them:
+ *  - prefetch: at every submodule's fetch (every module of the trace,
+ *    containers, norms and activations included -- about twice a layer's
+ *    weights in the Hugging Face modules) it gathers the next parameters
+ *    of the trace while "numel_prefetching < max_params_to_prefetch",
+ *    max_params_to_prefetch = "min(self.__max_n_available_params -
+ *    self.__n_available_params, self.__prefetch_bucket_sz)": at least
+ *    one parameter a module, so it gathers ahead faster than the modules
+ *    release, until stage3_max_live_parameters (L) are live; the
+ *    parameter that crosses the limit is gathered whole, so up to L plus
+ *    the largest weight (big);
+ *  - reuse: __params_to_release keeps a parameter used again within
+ *    stage3_max_reuse_distance (R) elements of the trace.  At the turn
+ *    a layer j layers from the forward's end is next used after about
+ *    2 j layers (the rest of the forward, then the backward back down to
+ *    it), so about R/2 of the last layers stay gathered, plus the module
+ *    being computed (at most the largest weight);
+ *  - prefetch 0 (stage3_prefetch_bucket_size 0): the reuse alone.
+ * Both are capped by the stage's own parameters.  Priced at the
+ * activations' peak, the turn from forward to backward. */
+static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
+			       const gp_layout *y, const gp_params *p,
+			       const double *sh, int first, int last)
+{
+	double big = largest_linear(m), w;
+
+	if (first && p->embedding > big)
+		big = p->embedding;
+	if (last && p->lm_head > big)
+		big = p->lm_head;
+	big /= y->tp;
+	w = c->ds_max_reuse / 2.0 + big;
+	if (c->ds_prefetch_bucket > 0)
+		w = fmax(w, c->ds_max_live + big);
+	return fmin(sh[SH_MINE], w);
+}
+
 /* What the ZeRO stage changes on a stage: its states (LoRA's or full
  * training's), their offload, the ZeRO-3 / FSDP gathers. */
 static void stage_states(const gp_model *m, const gp_train_cfg *c,
@@ -256,15 +295,12 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	if (off)
 		mem_ds_offload(c, so.tr, so.pb, so.big, o);
 	/* ZeRO-3 / FSDP gather: the layer being computed and the one being
-	 * prefetched, in full (DeepSpeed stage3_prefetch_bucket_size; FSDP
-	 * limit_all_gathers keeps two in flight).  DeepSpeed with
-	 * stage3_prefetch_bucket_size 0 prefetches nothing, but its
-	 * coordinator still keeps every parameter reused within
-	 * stage3_max_reuse_distance (1e9 elements) of its use
-	 * (partitioned_param_coordinator.py __params_to_release), so at the
-	 * turn from the forward to the backward -- the activations' peak
-	 * -- the last layers stay gathered all the same: two layers are
-	 * counted either way.  ZeRO-2 and up also fill a
+	 * prefetched, in full (FSDP limit_all_gathers keeps two in
+	 * flight).  DeepSpeed's engine (ds_zero): its coordinator's window,
+	 * ds_gather_window -- up to stage3_max_live_parameters gathered
+	 * ahead, and what stage3_max_reuse_distance keeps.  Another
+	 * stack's offload (DeepSpeed's coordinator at its defaults under
+	 * accelerate): the reuse window, as before.  ZeRO-2 and up also fill a
 	 * 16-bit bucket of one layer's grads before reduce-scatter; under
 	 * DeepSpeed's engine that bucket is its flat buffer of
 	 * reduce_bucket_size elements of the parameter dtype, whatever the
@@ -281,7 +317,8 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	if (zero == 3) {
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
 
-		o->bytes[GP_MEM_PARAM_GATHER] += gb * (off ?
+		o->bytes[GP_MEM_PARAM_GATHER] += gb * (c->ds_zero ?
+			ds_gather_window(m, c, y, p, sh, first, last) : off ?
 			fmin(sh[SH_MINE], DS_REUSE_DISTANCE / 2.0 +
 			     per_layer_w) :
 			2.0 * per_layer_w);

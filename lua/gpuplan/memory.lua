@@ -629,7 +629,8 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   -- train_stage.c ds_reduce_time and ds_no_prefetch): the engine's own
   -- config, so the deepspeed stack's alone.
   cfg.ds_zero = stack == "deepspeed"
-  for _, k in ipairs { "reduce_bucket_size", "prefetch_bucket_size" } do
+  for _, k in ipairs { "reduce_bucket_size", "prefetch_bucket_size", "max_live_parameters",
+                       "max_reuse_distance" } do
     if o[k] ~= nil then
       if stack ~= "deepspeed" then
         fail("%s is DeepSpeed's ZeRO config (zero_optimization); stack = %s has no such "

@@ -1244,6 +1244,32 @@ opt { name = "prefetch_bucket_size", type = "number", metavar = "N", commands = 
     .. "so every gather waits in the open, whatever --overlap-param-gather says "
     .. "(Hugging Face's \"auto\": 0.9 hidden^2)",
   suggest = { "stage3_prefetch_bucket_size", "prefetch_bucket", "ds_prefetch_bucket" } }
+-- ZeRO-3's gathered-parameter window (deepspeed/runtime/zero/
+-- partitioned_param_coordinator.py, v0.14-0.18): fetch_sub_module
+-- prefetches "min(self.__max_n_available_params - self.__n_available_params,
+-- self.__prefetch_bucket_sz)" more elements at every submodule, so the
+-- gathered set grows until stage3_max_live_parameters are live;
+-- __params_to_release keeps a parameter reused within
+-- stage3_max_reuse_distance elements of the trace.  Defaults 1e9 each
+-- (zero/config.py "Field(pp_int(1e9), ge=0, alias=...)").
+opt { name = "max_live_parameters", type = "number", metavar = "N", commands = TRAIN4,
+  methods = TRAINING, kind = "number", range = { 0, 1e15 },
+  value = ds_bucket_value("max_live_parameters", 1e9, 3),
+  default = "1e9 (DeepSpeed's default) on stack deepspeed",
+  help = "DeepSpeed's stage3_max_live_parameters, in elements (stack deepspeed, ZeRO 3): "
+    .. "the prefetch gathers ahead until this many parameters are live, so the GPU "
+    .. "holds this many gathered 16-bit parameters (plus the one that crosses the "
+    .. "limit) whatever the layer size, up to the whole stage",
+  suggest = { "stage3_max_live_parameters", "max_live_params", "max_live" } }
+opt { name = "max_reuse_distance", type = "number", metavar = "N", commands = TRAIN4,
+  methods = TRAINING, kind = "number", range = { 0, 1e15 },
+  value = ds_bucket_value("max_reuse_distance", 1e9, 3),
+  default = "1e9 (DeepSpeed's default) on stack deepspeed",
+  help = "DeepSpeed's stage3_max_reuse_distance, in elements (stack deepspeed, ZeRO 3): "
+    .. "a gathered parameter used again within this many elements of the module trace "
+    .. "is kept, so at the turn from forward to backward the last layers, about half "
+    .. "this many parameters, stay gathered",
+  suggest = { "stage3_max_reuse_distance", "reuse_distance" } }
 opt { name = "causal_flops", type = "flag", commands = "train plan rl",
   help = "model FLOPs count causal attention at half" }
 opt { name = "packed_len", type = "number", metavar = "L", commands = "train plan",

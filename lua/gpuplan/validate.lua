@@ -213,6 +213,10 @@ local case_schema = T.record {
     -- elements (gp.train's of the same names)
     reduce_bucket_size = declared("reduce_bucket_size"),
     prefetch_bucket_size = declared("prefetch_bucket_size"),
+    -- DeepSpeed's stage3_max_live_parameters and stage3_max_reuse_distance
+    -- (gp.train's max_live_parameters, max_reuse_distance)
+    max_live_parameters = declared("max_live_parameters"),
+    max_reuse_distance = declared("max_reuse_distance"),
     -- the DP gradient reduction's dtype, on the megatron stack also its
     -- main-grad buffer's (gp.train's grad_reduce)
     grad_reduce = declared("grad_reduce"),
@@ -391,7 +395,7 @@ M.case_schema = case_schema
 local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
-    reduce_bucket_size prefetch_bucket_size
+    reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher

@@ -412,6 +412,34 @@ like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused,
     like($en, qr/--prefetch-bucket-size/, 'refused, naming the flag');
 }
 
+# --max-live-parameters / --max-reuse-distance (DeepSpeed's ZeRO-3 gathered
+# window; tests/lua/ds_live_window.t derives it): the same Llama 2 7B job.
+# By default 1e9 parameters are live plus the output layer that crosses
+# the limit (V h = 131,072,000); at 3e8 live and a reuse distance of 0 the
+# window is 3e8 + V h, so memory drops by 7e8 x 2 B = 1.30 GiB (to the
+# printed 0.1 GiB); the defaults line states both; the hf stack has no
+# such config; a bad value names the flag.
+{
+    my @ds = ('llama2-7b', '--gpu', 'a800-sxm-80gb', '--gpus', '8', '--zero', '3',
+              '--stack', 'deepspeed', '--seq', '4096', '--batch', '2', '--global-batch', '64');
+    my ($c0, $o0) = run_gp('train', @ds);
+    my ($c1, $o1, $e1) = run_gp('train', @ds, '--max-live-parameters', '3e8',
+                                '--max-reuse-distance', '0');
+    is($c1, 0, '--max-live-parameters 3e8 --max-reuse-distance 0 exits 0') or diag $e1;
+    my ($m0) = $o0 =~ /^memory: ([\d.]+) GiB/m;
+    my ($m1) = $o1 =~ /^memory: ([\d.]+) GiB/m;
+    ok(defined $m0 && defined $m1 && abs(($m0 - $m1) - 1.30) <= 0.11,
+       'a 3e8 live limit holds 1.30 GiB less (to the printed 0.1 GiB)') or diag "$m0 $m1";
+    like($o0, qr/max_live_parameters=1e9 \(DeepSpeed's default, zero\/config\.py\), max_reuse_distance=1e9/,
+         'the defaults line states DeepSpeed\'s limits');
+    my ($ch, undef, $eh) = run_gp('train', @ds, '--stack', 'hf', '--max-live-parameters', '3e8');
+    isnt($ch, 0, '--max-live-parameters with --stack hf: non-zero exit');
+    like($eh, qr/--max-live-parameters is DeepSpeed's ZeRO config/, 'refused, naming the flag');
+    my ($cn, undef, $en) = run_gp('train', @ds, '--max-reuse-distance', '-5');
+    isnt($cn, 0, '--max-reuse-distance -5: non-zero exit');
+    like($en, qr/--max-reuse-distance/, 'refused, naming the flag');
+}
+
 # --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
 # 175B at TP 8 with four sequences a micro-batch hides both backward
 # all-reduces under the weight-gradient GEMMs (tests/lua/async_tp_allreduce.t

@@ -55,10 +55,14 @@ t.is(with { reduce_bucket_size = 1e12 }.step_s, with { reduce_bucket_size = 1e10
 
 -- Memory: the flat bucket is reduce_bucket_size 16-bit elements on every
 -- GPU (stage3.py __ipg_bucket_flat_buffer), whatever the model: 5e8 x 2 B
--- = 1 GB at the default, beside two gathered layers (the one computed and
--- the one prefetched), 2 x 2P bytes.  Exact to the byte: integers.
-t.is(comp(def, "param_gather"), 2 * 2 * P + 2 * 5e8,
-  "param_gather: two layers and the 5e8-element bucket")
+-- = 1 GB at the default, beside the gathered window: the prefetch runs
+-- ahead to stage3_max_live_parameters (1e9) plus the weight that crosses
+-- it, here the output layer, V h = 32000 x 4096 (tests/lua/
+-- ds_live_window.t derives it): 2 x (1e9 + V h) bytes.  Exact to the
+-- byte: integers.
+local Vh = 32000 * h
+t.is(comp(def, "param_gather"), 2 * (1e9 + Vh) + 2 * 5e8,
+  "param_gather: the live window and the 5e8-element bucket")
 t.is(comp(def, "param_gather") - comp(small, "param_gather"), 2 * (5e8 - 1e7),
   "a 1e7 bucket holds 2 x (5e8 - 1e7) bytes less")
 
@@ -66,9 +70,11 @@ t.is(comp(def, "param_gather") - comp(small, "param_gather"), 2 * (5e8 - 1e7),
 -- overlap_param_gather asked the forward's gathers hide under nothing:
 -- zero_gather shows every gather in full, the same total as with the
 -- overlap off, none hidden.  Exact: the same collectives summed the same
--- way.  Its memory stays two gathered layers: DeepSpeed keeps what it
--- reuses within stage3_max_reuse_distance (1e9 elements), the last
--- layers at the turn from the forward to the backward, prefetch or not.
+-- way.  Its memory is the reuse window alone: DeepSpeed keeps what it
+-- reuses within stage3_max_reuse_distance (1e9 elements), about half of
+-- it in the last layers at the turn from the forward to the backward,
+-- beside the module computed (at most the output layer): 2 x (1e9 / 2 +
+-- V h) bytes and the bucket.  Exact: integers.
 local ov = with { overlap_param_gather = true }
 local ov0 = with { overlap_param_gather = true, prefetch_bucket_size = 0 }
 t.ok((part(ov, "zero_gather").hidden or 0) > 0,
@@ -76,8 +82,8 @@ t.ok((part(ov, "zero_gather").hidden or 0) > 0,
 t.is(part(ov0, "zero_gather").hidden or 0, 0, "prefetch_bucket_size 0: none hidden")
 t.is(part(ov0, "zero_gather").seconds, part(def, "zero_gather").seconds,
   "the gathers in full, as with the overlap off")
-t.is(comp(with { prefetch_bucket_size = 0 }, "param_gather"), comp(def, "param_gather"),
-  "prefetch_bucket_size 0: the reuse window keeps two layers all the same")
+t.is(comp(with { prefetch_bucket_size = 0 }, "param_gather"), 2 * (1e9 / 2 + Vh) + 2 * 5e8,
+  "prefetch_bucket_size 0: the reuse window alone")
 
 -- Refusals name the user's key: another stack has no such config, and a
 -- negative size is no size.

@@ -1,0 +1,70 @@
+-- DeepSpeed ZeRO-3's gathered window (gp.train's max_live_parameters and
+-- max_reuse_distance on the deepspeed stack; engine/memory_train.c
+-- ds_gather_window): what partitioned_param_coordinator.py keeps gathered
+-- at the turn from the forward to the backward.
+-- Run with ./gpuplan run tests/lua/ds_live_window.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(9)
+
+-- Llama 2 7B on 8 A800s, ZeRO-3, one stage: its parameters are 32 layers
+-- of P = 4h^2 + 3 h ffn + 2h = 202,383,360, the embedding and the output
+-- layer of V h = 32000 x 4096 = 131,072,000 each, and the final norm h:
+-- N = 6,738,415,616.  The largest weight is the output layer (V h > the
+-- MLP's h ffn = 45,088,768).  param_gather is 2 bytes (bf16) a gathered
+-- element plus the 5e8-element gradient bucket, 2 x 5e8 bytes.
+local h, ffn, L, V = 4096, 11008, 32, 32000
+local P = 4 * h * h + 3 * h * ffn + 2 * h
+local Vh = V * h
+local N = L * P + 2 * Vh + h
+local bucket = 2 * 5e8
+local base = { model = "llama2-7b", gpu = "a800-sxm-80gb", gpus = 8, zero = 3, seq = 4096,
+  batch = 2, global_batch = 64, recompute = "full", stack = "deepspeed", precision = "bf16" }
+local function with(extra) return gp.train(t.with(base, extra)) end
+local function pg(r) return t.part(r.memory, "param_gather") end
+
+-- Default (both limits 1e9): the prefetch gathers ahead until 1e9 are
+-- live, the parameter that crosses the limit whole: 1e9 + V h, more
+-- than the reuse window's 1e9 / 2 + V h.  Exact: integers.
+local def = with {}
+t.is(pg(def), 2 * (1e9 + Vh) + bucket, "default: 1e9 live plus the output layer")
+
+-- max_live_parameters 3e8 with max_reuse_distance 0: the live limit alone,
+-- 3e8 + V h.
+t.is(pg(with { max_live_parameters = 3e8, max_reuse_distance = 0 }), 2 * (3e8 + Vh) + bucket,
+  "max_live_parameters 3e8: 3e8 plus the weight that crosses it")
+
+-- max_live_parameters 3e8 at the default reuse distance: the reuse window,
+-- 1e9 / 2 + V h, is the larger -- what the coordinator keeps for reuse
+-- counts against the limit but is not released by it.
+t.is(pg(with { max_live_parameters = 3e8 }), 2 * (1e9 / 2 + Vh) + bucket,
+  "a small live limit: the reuse window is the larger")
+
+-- max_reuse_distance 4e9: the last 2e9 elements stay for reuse, beyond the
+-- live limit: 4e9 / 2 + V h.
+t.is(pg(with { max_reuse_distance = 4e9 }), 2 * (4e9 / 2 + Vh) + bucket,
+  "max_reuse_distance 4e9: half of it kept at the turn")
+
+-- A limit past the model's N parameters gathers the whole stage: 2 N.
+-- Tolerance 1e-6 relative: the engine's parameter count may differ from N
+-- by its norms' rounding (a few thousand elements).
+t.near((pg(with { max_live_parameters = 1e12 }) - bucket) / (2 * N), 1, 1e-6,
+  "max_live_parameters 1e12: the whole stage, N parameters")
+
+-- The limits price memory only: the step time does not move.  Exact.
+t.is(with { max_live_parameters = 3e8 }.step_s, def.step_s, "the step time is the same")
+
+-- The defaults line states both at ZeRO 3 on the deepspeed stack.
+local d = table.concat(def.defaults, "; ")
+t.ok(d:find("max_live_parameters=1e9 (DeepSpeed's default, zero/config.py)", 1, true) and
+  d:find("max_reuse_distance=1e9 (DeepSpeed's default, zero/config.py)", 1, true),
+  "the defaults line states DeepSpeed's limits")
+
+-- Refusals name the user's key: another stack has no such config, and a
+-- negative count is no count.
+t.raises(function() with { stack = "hf", max_live_parameters = 3e8 } end,
+  "max_live_parameters is DeepSpeed's ZeRO config (zero_optimization); stack = hf has no "
+    .. "such option (the deepspeed stack takes it)", "hf stack refused", true)
+t.raises(function() with { max_reuse_distance = -1 } end, "max_reuse_distance",
+  "a negative distance refused, naming the key", true)
