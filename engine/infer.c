@@ -437,6 +437,33 @@ static int moe_route(builder *b, const gp_model *m, const shape *s,
 	           b->c->compute);
 }
 
+/* TensorRT-LLM's CUTLASS fused MoE copies every token's row to each of
+ * its k experts' contiguous blocks before the first grouped GEMM
+ * (infer_cfg.moe_expand): runMoe's "// Actually permute the data" calls
+ * expandInputRowsKernelLauncher(input_activations, permuted_data_, ...)
+ * ahead of gemm1, the kernel that "Duplicated and permutes rows for MoE
+ * ... 'expanded_x_row' simply means that the number of values is num_rows
+ * x k" (cpp/tensorrt_llm/kernels/cutlass_kernels/moe_gemm/
+ * moe_kernels.cu), with the rows' block scales in NVFP4.  vLLM's and
+ * SGLang's Triton fused_moe read the tokens through sorted_token_ids
+ * inside the GEMM instead (moe_route's align kernels).  The pass writes
+ * the T k rows at the GEMM's input format (fp4 with its scales:
+ * weight_bits / 8 a value; fp8 1 B; otherwise bf16) and reads the T
+ * source rows once from HBM (a row's k copies are read back from L2, as
+ * moe_sum's k reads are counted once each). */
+static int moe_expand(builder *b, const gp_model *m, const shape *s,
+		      double T, int wo)
+{
+	const infer_cfg *c = b->c;
+	double xb = wo ? ACT_BYTES : c->compute == GP_FP4 ?
+		    c->weight_bits / 8.0 : c->compute == GP_FP8 ? 1.0 :
+		    ACT_BYTES;
+
+	return add(b, "moe_expand", s->nmoe, 0.0,
+		   T * (m->moe.top_k + 1.0) * s->h * xb, 0, 0, 0, 0,
+		   c->compute);
+}
+
 /* MLA's decode in a tensor-parallel engine, as vLLM runs it (the
  * absorbed form: vllm/model_executor/models/deepseek_v2.py's
  * DeepseekV2MLAAttention through the MultiHeadLatentAttention wrapper,
@@ -666,6 +693,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	if (mla && mla_decode(b, m, s, T, wo))
 		return GP_EINVAL;
 	if (s->nmoe > 0 && moe_route(b, m, s, T))
+		return GP_EINVAL;
+	if (s->nmoe > 0 && c->moe_expand && moe_expand(b, m, s, T, wo))
 		return GP_EINVAL;
 	return GP_OK;
 }

@@ -92,6 +92,11 @@ typedef struct infer_cfg {
 	                         kernel of its own unless the producer
 	                         already wrote that format (TensorRT-LLM's
 	                         PyTorch flow; infer.c act_quant) */
+	int moe_expand;       /* 1: the fused MoE copies each token's row
+	                         to its k experts' blocks in a kernel of
+	                         its own before the first grouped GEMM
+	                         (TensorRT-LLM's CUTLASS MoE
+	                         expandInputRows; infer.c moe_expand) */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

@@ -33,7 +33,7 @@ return {
         ["stack=graphs/moe=dense/style=tensor"] = { cases = 9, lo = 0.921, hi = 1.054 },
         ["stack=graphs/moe=dense/style=tensor/scale=node"] = { cases = 9, lo = 0.921, hi = 1.054 },
         ["stack=graphs/moe=dense/style=tensor/scale=node/gen=hopper"] = { cases = 8, lo = 0.921, hi = 1.054 },
-        ["stack=graphs/moe=moe"] = { cases = 30, lo = 0.888, hi = 1.413 },
+        ["stack=graphs/moe=moe"] = { cases = 30, lo = 0.888, hi = 1.394 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 26, lo = 0.887, hi = 1.238 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes"] = { cases = 19, lo = 0.888, hi = 1.216 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes/gen=hopper"] = { cases = 17, lo = 0.888, hi = 1.216 },

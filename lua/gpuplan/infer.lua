@@ -144,6 +144,14 @@ M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
 -- whose plugins fuse the quantisation into the norm: not counted there.
 M.act_quant = { trtllm = true }
 
+-- Runtimes whose fused MoE permutes the tokens' rows into the experts'
+-- blocks in a kernel of its own before the first grouped GEMM
+-- (engine/infer.c moe_expand): TensorRT-LLM's CUTLASS MoE, the PyTorch
+-- flow's default MoE backend (expandInputRowsKernel).  NIM's engines run the
+-- same MoE plugin; its rows here are dense, so it is left to the runtime
+-- named trtllm until a NIM MoE case says otherwise.
+M.moe_expand = { trtllm = true }
+
 -- Where host-resident layers run (--offload), by runtime: llama.cpp
 -- computes them on the CPU for steps of fewer than 32 tokens (ggml's
 -- backend scheduler sends larger batches to the GPU: PR 6083 "offload large
@@ -416,6 +424,7 @@ function M.setup(a)
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
+    moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "

@@ -6,11 +6,13 @@
 -- down projection in NVFP4 only (the FP8 SwiGLU writes FP8); never before
 -- o_proj (the attention writes the format).  Other runtimes, 16-bit and
 -- weight-only formats: no such kernel.
+-- TensorRT-LLM's CUTLASS fused MoE also permutes the tokens' rows into the
+-- experts' blocks before its first grouped GEMM (infer.c moe_expand).
 -- Run with ./gpuplan run tests/lua/act_quant.t.
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(15)
 
 local function ops(x)
   local r = gp.infer(t.with({ batch = 64, input = 1024, output = 2, runtime = "trtllm" }, x))
@@ -57,3 +59,11 @@ t.is(s2.qkv_quant and s2.qkv_quant.bytes, 64 * 4096 * 2.5625,
 -- bf16 and weight-only int4 multiply 16-bit activations: nothing to cast.
 t.is(ops({ model = "llama3.1-8b", gpu = "h100-sxm", weights = "bf16" }).qkv_quant, nil, "bf16: no pass")
 t.is(ops({ model = "llama3.1-8b", gpu = "h100-sxm", weights = "awq" }).qkv_quant, nil, "weight-only int4: no pass")
+
+-- The MoE's permute: 64 tokens x (top-k 8 copies written + the source row
+-- read once) x 2048 at NVFP4's 0.5625 B = 663,552 B; in bf16 2 B a value.
+t.is(q.moe_expand and q.moe_expand.bytes, 64 * 9 * 2048 * 0.5625, "NVFP4 MoE: the k-fold row copy in NVFP4")
+local qb = ops { model = "qwen3-30b-a3b", gpu = "b200", weights = "bf16" }
+t.is(qb.moe_expand and qb.moe_expand.bytes, 64 * 9 * 2048 * 2, "bf16 MoE: the copy in bf16")
+t.is(v.moe_expand, nil, "vLLM: Triton's fused_moe gathers inside the GEMM, no copy")
+t.is(l4.moe_expand, nil, "a dense model: no MoE copy")
