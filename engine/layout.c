@@ -472,6 +472,18 @@ int layout_stage_layers(const gp_layout *y, int L, int k)
 	return (int)left;
 }
 
+int layout_stage_first(const gp_layout *y, int L, int k)
+{
+	double f;
+
+	if (y->pp == 1 || k <= 0)
+		return 0;
+	if (!y->balanced)
+		return k * (L / y->pp) + (k < L % y->pp ? k : L % y->pp);
+	f = (double)y->n0 + (double)(k - 1) * y->m;
+	return f > L ? L : (int)f;
+}
+
 /* ---- placement --------------------------------------------------------- */
 
 /* Ranks of a dimension of `size` at `stride` that share a node of G

@@ -236,6 +236,25 @@ void layout_split(gp_layout *y, int L, int balanced, double e0, double w,
 /* Transformer layers on stage k (0-based) of a split layout. */
 int layout_stage_layers(const gp_layout *y, int L, int k);
 
+/* The first layer (0-based) of stage k of a split layout: the layers of
+ * the stages before it. */
+int layout_stage_first(const gp_layout *y, int L, int k);
+
+/* Dense layers among layers [first, first + nl): the first
+ * moe.dense_layers of an MoE model (DeepSeek's first_k_dense_replace),
+ * every layer of a dense one.  The training step's stages
+ * (train_stage_dense) and memory's (memory_train.c) count them by it. */
+static inline int layout_dense_in(const gp_model *m, int first, int nl)
+{
+	int dl, hi;
+
+	if (model_moe_layers(m) == 0)
+		return nl;
+	dl = m->moe.dense_layers;
+	hi = first + nl < dl ? first + nl : dl;
+	return hi > first ? hi - first : 0;
+}
+
 /* Where the groups of each kind sit when ranks fill nodes of
  * gpus_per_node GPUs in the layout's rank order (a job smaller than a
  * node sits in one node).  out[k] for every gp_grp k.  GP_OK or

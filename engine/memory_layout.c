@@ -155,11 +155,11 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "%s: the uneven split is priced "
 			       "without interleaving (vpp %d)", given,
 			       y->vpp);
-	/* DualPipe pairs stage r with pp - 1 - r on a rank (stage_dual),
-	 * which the ends' own counts would unbalance unpriced. */
-	if (y->schedule == GP_SCHED_DUALPIPE)
-		return gp_fail(err, "%s: the uneven split is priced for "
-			       "1F1B, not DualPipe's paired stages", given);
+	/* DualPipe pairs stage r with pp - 1 - r on a rank: its memory
+	 * prices each chunk by its own stage's layers (memory_train.c
+	 * stage_dual), its step the slowest stage (train.c), which the
+	 * slowest pair of chunks runs at most: exact where the uneven ends
+	 * pair with each other (rank 0 holds both), as DeepSeek-V3's do. */
 	/* The ends' counts are the split: another partition rule given
 	 * with them would be ignored. */
 	if (c->partition != GP_PART_AUTO && c->partition != GP_PART_UNIFORM)

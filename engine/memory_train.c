@@ -34,6 +34,21 @@ enum { ST_REST = 1, ST_ZERO = 2, ST_ALL = 3 };
  * from its rest half (the memo keeps them as head[SH_N]). */
 enum { SH_FRAC, SH_EXPERT, SH_DENSE, SH_MINE, SH_TOK, SH_N };
 
+/* Dense layers on stage `stage` of nl layers (layout.h layout_dense_in:
+ * the first moe.dense_layers of a dense-first MoE model). */
+static int stage_dense(const gp_model *m, const gp_layout *y, int stage,
+		       int nl)
+{
+	/* a dense model's are all, an MoE model's without dense ones none:
+	 * no stage's first layer to find */
+	if (m->moe.experts <= 0)
+		return nl;
+	if (m->moe.dense_layers <= 0)
+		return 0;
+	return layout_dense_in(m, layout_stage_first(y, m->layers, stage),
+			       nl);
+}
+
 /* The shares of stage `stage` of nl layers into sh[SH_N]: its fraction of
  * the layers, its routed-expert and other parameters on one GPU, their
  * sum, and its tokens per micro-batch. */
@@ -42,15 +57,23 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 			 int nl, double *sh)
 {
 	int first = stage == 0, last = stage == y->pp - 1;
+	int nd = stage_dense(m, y, stage, nl), lm = model_moe_layers(m);
 	double frac, expert, dense, emb;
 
 	frac = (double)nl / m->layers;
 	/* Per-layer parameters split into routed experts (sharded over
-	 * EP and the experts' TP, etp) and the rest (TP only); norms are counted with the
-	 * rest (replicated in truth; < 0.01%). */
-	expert = p->experts * frac / ((double)y->etp * y->ep);
-	dense = (p->attention + p->dense_mlp + p->router + p->norms) * frac /
-		y->tp;
+	 * EP and the experts' TP, etp) and the rest (TP only); norms are
+	 * counted with the rest (replicated in truth; < 0.01%).  Each by
+	 * the layers that hold it: the attention and norms every layer's,
+	 * the dense MLPs the dense layers' (a dense-first MoE model's sit
+	 * on the first stages: DeepSeek-V3's 3 of 61, 396M each, where an
+	 * average over the layers would put 4/61 of them on a 4-layer
+	 * first stage), the experts and routers the MoE layers'. */
+	expert = lm > 0 ? p->experts * (nl - nd) / lm /
+		((double)y->etp * y->ep) : 0.0;
+	dense = ((p->attention + p->norms) * frac +
+		 (m->layers > lm ? p->dense_mlp * nd / (m->layers - lm) : 0.0) +
+		 (lm > 0 ? p->router * (nl - nd) / lm : 0.0)) / y->tp;
 	/* First stage: vocabulary-parallel input embedding (Shoeybi et al.
 	 * 2019 sec. 3) and the vision tower; last stage: the output layer,
 	 * or with pp > 1 and tied embeddings Megatron's copy of the
@@ -340,8 +363,15 @@ static double stage_activations(const gp_model *m,
 {
 	const gp_act_layer *al = &sa->al, *alm = &sa->alm;
 	int first = stage == 0, last = stage == y->pp - 1;
-	int nmoe = sa->nmoe, ndense = sa->ndense;
+	/* The stage's own dense and MoE layers: a dense layer of a
+	 * dense-first MoE model saves no expert tensors (DeepSeek-V3's
+	 * first 3 keep a 18432-wide MLP's, not 8 routed copies of each
+	 * token), so a stage's activations are its layers', not nl
+	 * average layers. */
+	int ndense = stage_dense(m, y, stage, nl), nmoe = nl - ndense;
 	double inflight, A = sa->A;
+	double act = ndense * al->total + nmoe * alm->total;
+	double avg = nl > 0 ? act / nl : sa->act_layer;
 
 	/* Micro-batches in flight on this stage.  1F1B (Narayanan et al.
 	 * 2021 sec. 2.2.1): stage k holds min(m, p - k); interleaved with
@@ -360,7 +390,7 @@ static double stage_activations(const gp_model *m,
 		inflight = c->lay.microbatches;
 	o->inflight = inflight;
 	o->act_layer = sa->act_layer;
-	o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer * nl -
+	o->bytes[GP_MEM_ACTIVATIONS] = (act -
 		(first && nl > 0 ? sa->first_less : 0) +
 		(first ? sa->enc_extra : 0)) * inflight;
 	if (c->recompute == GP_RECOMPUTE_FULL && c->recompute_layers > 0 &&
@@ -368,10 +398,10 @@ static double stage_activations(const gp_model *m,
 		/* Megatron's block method: the first recompute_layers layers
 		 * of the stage keep their input only, the others all they
 		 * save without recompute (al.full). */
-		double keep = ((double)sa->ndense * al->full +
-			       (double)sa->nmoe * alm->full) / m->layers;
+		double keep = ((double)ndense * al->full +
+			       (double)nmoe * alm->full) / nl;
 
-		o->bytes[GP_MEM_ACTIVATIONS] = (sa->act_layer *
+		o->bytes[GP_MEM_ACTIVATIONS] = (avg *
 			c->recompute_layers + keep * (nl - c->recompute_layers) +
 			(first ? sa->enc_extra : 0)) * inflight;
 	}
@@ -391,8 +421,7 @@ static double stage_activations(const gp_model *m,
 		int n = c->act_offload_layers < nl ? c->act_offload_layers :
 			nl - 1;
 
-		o->bytes[GP_MEM_ACTIVATIONS] -= sa->act_layer * (n - 1) *
-			inflight;
+		o->bytes[GP_MEM_ACTIVATIONS] -= avg * (n - 1) * inflight;
 		if (o->bytes[GP_MEM_ACTIVATIONS] < 0)
 			o->bytes[GP_MEM_ACTIVATIONS] = 0;
 	}
@@ -459,12 +488,23 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
  * rank r holds stage r and its mirror pp-1-r -- "two copies of the
  * model parameters" over the pipeline, the shallowest and deepest
  * layers (embedding and head) on one rank (sec. 3.2.3) -- and feeds
- * micro-batches from both ends; its activation memory is PP+1
- * micro-batches of a stage's layers where 1F1B's first stage holds PP:
- * here half of them each chunk's.  Each chunk's states, the logits and
- * the vision tower's tensors add; one layer re-runs at a time.  The
- * whole result is written whatever the parts asked (the ZeRO split's
- * shortcut prices the two chunks as one). */
+ * micro-batches from both ends; PP+1 micro-batches of a chunk in
+ * flight where 1F1B's first stage holds PP.  Each chunk holds what
+ * 1F1B's stage of the same place does, stage s pp - s: DualPipe's step
+ * (deepseek-ai/DualPipe dualpipe/dualpipe.py DualPipe.step, half_rank
+ * h = min(r, pp-1-r), phase 0 the rank's stage h) runs "Step 1: nF0",
+ * (pp/2 - h - 1) x 2 forwards of stage h, "Step 2: nF0F1", h + 1 of
+ * each chunk, and "Step 3: nB1W1F1", a backward then a forward of the
+ * mirror each round, so the main step's first overlapped pair
+ * (_forward_backward_chunk(0, 1)) holds pp - h micro-batches of stage
+ * h and h + 1 of stage pp-1-h: pp + 1 in all, Table 2's count, split
+ * by stage.  Where the chunks differ (the embedding's stage and the
+ * head's, dense layers first) that split decides the peak: rank 0
+ * holds pp micro-batches of the first stage and one of the last.  Each
+ * chunk's states, the logits and the vision tower's tensors add; one
+ * layer re-runs at a time.  The whole result is written whatever the
+ * parts asked (the ZeRO split's shortcut prices the two chunks as
+ * one). */
 static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 		       const gp_layout *y, const gp_params *p,
 		       const stage_acts *sa, const gp_state_bytes *sbp,
@@ -472,27 +512,19 @@ static void stage_dual(const gp_model *m, const gp_train_cfg *c,
 {
 	gp_mem_result b;
 	int i, k = y->pp - 1 - stage;
-	double f = y->pp + 1.0, act;
 
-	if (c->lay.microbatches > 0 && f > c->lay.microbatches)
-		f = c->lay.microbatches;
 	/* nl: the stage's own layers (a result handed back holds the
 	 * rank's two chunks'). */
 	nl = stage_layers(m, y, stage);
 	stage_one(m, c, y, p, sa, sbp, stage, nl, ST_ALL, NULL, o);
 	stage_one(m, c, y, p, sa, sbp, k, stage_layers(m, y, k), ST_ALL,
 		  NULL, &b);
-	act = 0.5 * f * ((o->inflight > 0 ? o->bytes[GP_MEM_ACTIVATIONS] /
-			  o->inflight : 0) +
-			 (b.inflight > 0 ? b.bytes[GP_MEM_ACTIVATIONS] /
-			  b.inflight : 0));
 	for (i = 0; i < GP_MEM_NTENSOR; i++)
 		if (i == GP_MEM_RECOMPUTE)
 			o->bytes[i] = fmax(o->bytes[i], b.bytes[i]);
 		else
 			o->bytes[i] += b.bytes[i];
-	o->bytes[GP_MEM_ACTIVATIONS] = act;
-	o->inflight = f;
+	o->inflight += b.inflight;
 	o->params += b.params;
 	o->stage_layers = nl + b.stage_layers;
 	o->cpu_bytes += b.cpu_bytes;
@@ -582,18 +614,55 @@ static double tensor_sum(const gp_mem_result *r)
 	return s;
 }
 
+/* What a stage's memory depends on besides its place: its layers and
+ * how many of them are dense. */
+static long long stage_key(const gp_model *m, const gp_layout *y, int k)
+{
+	int nl = stage_layers(m, y, k);
+
+	return (long long)nl << 32 | (unsigned)stage_dense(m, y, k, nl);
+}
+
 /* The stage train_stages prices after stage k (k -1: the first), or -1
- * when none is left; *nl its layers.  Middle stages with the same layer
- * count differ only in micro-batches in flight, which fall with k (p -
- * k), so the first stage of each run of equal counts stands for its run
- * (stage 1 always starts one). */
-static int next_stage(const gp_model *m, const gp_layout *y, int k, int *nl)
+ * when none is left; *nl its layers.  Middle stages with the same layers
+ * (count and dense share) differ only in micro-batches in flight, which
+ * fall with k (p - k), so the first stage of each run of equal ones
+ * stands for its run (stage 1 always starts one).  DualPipe's ranks
+ * (stage_dual) are 0 .. pp/2 - 1 (rank pp-1-r holds rank r's two
+ * stages, with the same micro-batches in flight); along a run of ranks
+ * whose two stages are alike one stage's in-flight count falls as the
+ * other's rises, so the first and the last rank of each run stand for
+ * it. */
+static int next_stage(const gp_model *m, const gp_train_cfg *c,
+		      const gp_layout *y, int k, int *nl)
 {
 	int j, prev = k <= 0 ? -1 : stage_layers(m, y, k);
+	long long pk = k < 0 ? -1 : stage_key(m, y, k), key;
 
+	if (c->lay.schedule == GP_SCHED_DUALPIPE && y->pp > 1) {
+		int half = y->pp / 2;
+
+		for (j = k + 1; j < half; j++) {
+			long long pm, km, nk, nm;
+
+			*nl = stage_layers(m, y, j);
+			if (j == 0 || j == half - 1)
+				return j;
+			key = stage_key(m, y, j);
+			km = stage_key(m, y, y->pp - 1 - j);
+			pk = stage_key(m, y, j - 1);
+			pm = stage_key(m, y, y->pp - j);
+			nk = stage_key(m, y, j + 1);
+			nm = stage_key(m, y, y->pp - 2 - j);
+			if (key != pk || km != pm || key != nk || km != nm)
+				return j;
+		}
+		return -1;
+	}
 	for (j = k + 1; j < y->pp; j++) {
 		*nl = stage_layers(m, y, j);
-		if (j > 0 && j < y->pp - 1 && *nl == prev)
+		key = stage_key(m, y, j);
+		if (j > 0 && j < y->pp - 1 && *nl == prev && key == pk)
 			continue;
 		return j;
 	}
@@ -614,10 +683,10 @@ static int train_stages(const gp_model *m, const gp_params *p,
 
 	if (mem_state_bytes(&c->recipe, &c->optim, &sb, err))
 		return GP_EINVAL;
-	k = next_stage(m, y, -1, &nl);
+	k = next_stage(m, c, y, -1, &nl);
 	train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, out);
 	best = tensor_sum(out);
-	while ((k = next_stage(m, y, k, &nl)) >= 0) {
+	while ((k = next_stage(m, c, y, k, &nl)) >= 0) {
 		train_stage(m, c, y, p, sa, &sb, k, nl, ST_ALL, NULL, &r0);
 		v = tensor_sum(&r0);
 		if (v > best) {
@@ -692,8 +761,8 @@ int mem_train_split(const gp_model *m, const gp_params *p,
 	memcpy(s->acts, sa, sizeof *sa);
 	/* The stages train_stages prices, in its order. */
 	s->n = 0;
-	for (k = next_stage(m, y, -1, &nl); k >= 0;
-	     k = next_stage(m, y, k, &nl)) {
+	for (k = next_stage(m, c, y, -1, &nl); k >= 0;
+	     k = next_stage(m, c, y, k, &nl)) {
 		if (s->n == GP_MEM_SPLIT_N)
 			return gp_fail(err, "mem_train_split: pp %d has more "
 				       "than %d distinct stages", y->pp,

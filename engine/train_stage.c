@@ -156,14 +156,7 @@ static void tower_costs(ctx *x, scost *s)
  * moe.dense_layers of an MoE model, all of a dense one. */
 int train_stage_dense(const gp_model *m, int first_layer, int nl)
 {
-	int dl, hi, nd;
-
-	if (model_moe_layers(m) == 0)
-		return nl;
-	dl = m->moe.dense_layers;
-	hi = first_layer + nl;
-	nd = (hi < dl ? hi : dl) - first_layer;
-	return nd > 0 ? nd : 0;
+	return layout_dense_in(m, first_layer, nl);
 }
 
 

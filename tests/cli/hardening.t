@@ -274,11 +274,13 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--last-stage-layers', '5'],
      qr/^gpuplan: train: --last-stage-layers is Megatron-Core's split \(num_layers_in_last_pipeline_stage\); --stack hf partitions by its own rule \(the megatron stack takes it\)$/m],
-    # DualPipe pairs stages on a rank; another partition rule would be
-    # overridden by the ends' counts: both refused, not ignored.
+    # DualPipe pairs stages on a rank: the ends' counts are priced per
+    # chunk (memory_train.c stage_dual), split_ends' slots are not; another
+    # partition rule would be overridden by the ends' counts: refused, not
+    # ignored.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
-      '--stack', 'megatron', '--last-stage-layers', '5', '--schedule', 'dualpipe'],
-     qr/^gpuplan: train: --last-stage-layers 5: the uneven split is priced for 1F1B, not DualPipe's paired stages$/m],
+      '--stack', 'megatron', '--split-ends', '--schedule', 'dualpipe'],
+     qr/^gpuplan: train: --split-ends: priced for 1F1B and the interleaved schedule, not DualPipe's paired stages$/m],
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--last-stage-layers', '5', '--partition', 'parameters'],
      qr/^gpuplan: train: --last-stage-layers 5: the uneven split replaces the partition rule \(--partition parameters\); give one or the other$/m],

@@ -91,13 +91,14 @@ local function part(r, n) for _, p in ipairs(r.parts) do if p.name == n then ret
 t.ok(part(rl, "recompute") > 0 and part(r0, "recompute") == 0,
      "layernorm, moe_act: their forward re-runs as recompute time")
 
--- DeepSeek-V3's layout as the report describes it (sec. 3.2.1-3.3): 148 GiB
--- per GPU as 1F1B on Megatron-Core with TE's fp8 linears (165 GiB with
--- everything kept in 16 bits).  With the recomputation, the report's fp8
--- caching, the 14 B/param recipe (bf16 moments, no fp8 weight copy) and
--- DualPipe (two chunks a rank, PP+1 micro-batches in flight) it falls to
--- about 98 GiB, 0.66 of it: each expert copy's output is still kept for the
--- combine.
+-- DeepSeek-V3's layout as the report describes it (sec. 3.2.1-3.3): 136 GiB
+-- per GPU as 1F1B on Megatron-Core with TE's fp8 linears, on stage 1 (4 MoE
+-- layers x 15 micro-batches in flight; stage 0's 3 of 4 layers are the dense
+-- ones, which keep no expert copies).  With the recomputation, the report's
+-- fp8 caching, the 14 B/param recipe (bf16 moments, no fp8 weight copy) and
+-- DualPipe (two chunks a rank, pp - s micro-batches of stage s in flight) it
+-- falls to about 98 GiB, 0.72 of it: each expert copy's output is still kept
+-- for the combine.
 -- With the router weights applied inside the activation (moe_probs
 -- activation, as Megatron-Core's grouped experts do; the report does not say
 -- where DeepSeek applies them) it holds within the card's 79.1 GiB.
@@ -105,8 +106,8 @@ local dsj = t.with(base, { recompute_modules = "layernorm,mla_up_proj,moe_act",
                            fp8_activations = true, recipe = "deepseek-fp8",
                            schedule = "dualpipe" })
 local ds = gp.train(dsj)
-t.ok(r0.memory.total / 2^30 > 140, "as 1F1B with TE's fp8 inputs: over 140 GiB")
-t.ok(ds.memory.total < 0.67 * r0.memory.total, "with the report's savings: under 67% of that")
+t.ok(r0.memory.total / 2^30 > 130, "as 1F1B with TE's fp8 inputs: over 130 GiB")
+t.ok(ds.memory.total < 0.75 * r0.memory.total, "with the report's savings: under 75% of that")
 local dsa = gp.train(t.with(dsj, { moe_probs = "activation" }))
 t.ok(dsa.memory.total < dsa.memory.capacity, "and with the weights in the activation: in the card")
 -- Published: 2.664M H800 GPU-hours for 14.8T tokens of pre-training (report

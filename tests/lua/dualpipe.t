@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(16)
 
 local function comp(r, n)
   for _, c in ipairs(r.components) do if c.name == n then return c.bytes end end
@@ -60,3 +60,47 @@ t.raises(function() gp.train(t.with(tj, { pp = 3, gpus = 24, schedule = "dualpip
          "dualpipe needs an even pp", "odd pp", true)
 t.raises(function() gp.train(t.with(tj, { vpp = 2, schedule = "dualpipe" })) end,
          "schedule dualpipe holds two chunks a rank by itself", "not with vpp", true)
+
+-- Each chunk holds what 1F1B's stage of its place holds, stage s pp - s
+-- micro-batches (DualPipe's dualpipe.py: rank 0 runs pp - 2 forwards of
+-- its own stage, one more with the mirror's first, then a backward and a
+-- forward of the mirror each round: pp of stage 0 and 1 of stage pp-1 in
+-- flight at the main step's first overlapped pair).  llama3-8b, pp 4, 32
+-- layers, split 4 + 8 + 8 + 12: rank 0 holds 4 x 4 + 1 x 12 = 28 layer-
+-- micro-batches of a (a = 1F1B's uniform stage 0, 4 x 8 layers, over 32);
+-- split 12 + 8 + 8 + 4: 4 x 12 + 1 x 4 = 52.  Table 2's (pp + 1) / 2 of
+-- each chunk would say 2.5 x 16 = 40 for both.  1e-12: the same sums.
+local u = { model = "llama3-8b", gpu = "h100-sxm", gpus = 32, pp = 4, method = "pretrain",
+            seq = 4096, global_batch = 64, zero = 1 }
+local a = comp(gp.train(u).memory, "activations") / 32
+local e1 = gp.train(t.with(u, { schedule = "dualpipe", first_stage_layers = 4,
+                                last_stage_layers = 12 })).memory
+local e2 = gp.train(t.with(u, { schedule = "dualpipe", first_stage_layers = 12,
+                                last_stage_layers = 4 })).memory
+t.near(comp(e1, "activations") / a, 28, 1e-12, "rank 0: 4 x stage 0 + 1 x stage 3 (4 + 12 layers)")
+t.near(comp(e2, "activations") / a, 52, 1e-12, "rank 0: 4 x 12 + 1 x 4 layers")
+t.is(e1.inflight, 5, "pp + 1 micro-batches of a chunk in flight in all")
+
+-- DeepSeek-V3's pre-training layout (report sec. 3.2; tests/lua/
+-- act_modules.t has its options).  DeepSeek's profile of it (deepseek-ai/
+-- profile-data README: "Each chunk contains 4 MoE (Mixture of Experts)
+-- layers", "aligns with DeepSeek-V3 pretraining settings") puts 14 x 4 of
+-- the 58 MoE layers on the middle stages; the 3 dense layers open the
+-- first stage and 2 MoE layers the last (NeMo RL's DeepSeek-V3 recipes on
+-- pp 16 split it so too: the nemo-rl-*-deepseek-v3-h100-256 cases' 3 and 2
+-- ends).  So split, every rank's two
+-- chunks within the card's default 10% margin; a uniform split (4 layers
+-- on stages 0-12, 3 on 13-15) puts 4 layers x 16 micro-batches on rank 0
+-- and does not.
+local ds = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp = 1, pp = 16, ep = 64,
+             zero = 1, precision = "fp8", seq = 4096, global_batch = 15360, method = "pretrain",
+             stack = "megatron", recipe = "deepseek-fp8",
+             recompute_modules = "layernorm,mla_up_proj,moe_act", fp8_activations = true,
+             schedule = "dualpipe" }
+local split = gp.train(t.with(ds, { first_stage_layers = 3, last_stage_layers = 2 }))
+t.ok(split.memory.fits, "DeepSeek-V3, 3 + 14 x 4 + 2 layers: fits at the default margin")
+t.ok(not gp.train(ds).memory.fits, "uniform split: rank 0's first stage too deep to fit")
+-- Its step against the published cost (act_modules.t): 2.664M H800
+-- GPU-hours for 14.8T tokens is 19.9 s a step; within 10%.
+t.near(split.step_s, 15360 * 4096 / (14.8e12 / (2.664e6 * 3600) * 2048), 0.10,
+       "the split's step: the published 19.9 s within 10%")
