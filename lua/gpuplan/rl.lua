@@ -1062,9 +1062,10 @@ M.NEMO_RL_EXPORT_TENSOR = (14 - 9.4413) / 45337
 -- DeepSeek-V3 refit (then driven by Ray, ~20 s of it the offload) fall
 -- from 105 s to 55 s when NRL_REFIT_BUFFER_MEMORY_RATIO went from 10% to
 -- 20% -- half the buffers, less than half the time.  gp.rl's own count
--- for that layout is 271 hand-offs at vLLM TP 32 and 166 at TP 64 (the
--- free memory its model leaves, the engine holding MLA's down-projections
--- whole), on either side of the review's.
+-- for that layout is 273 hand-offs at vLLM TP 32 and 167 at TP 64 (the
+-- free memory its model leaves beside the training states of a middle
+-- stage's 4 MoE layers, the engine holding MLA's down-projections whole),
+-- on either side of the review's.
 M.NEMO_RL_IPC_TRANSFER = (35 - 10.3618) / 175
 
 -- The weight tensors of a model's Hugging Face checkpoint, what a

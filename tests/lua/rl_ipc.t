@@ -91,8 +91,8 @@ t.near(10.3618 + 175 * rl.NEMO_RL_IPC_TRANSFER, 35, 1e-12, "175 hand-offs make P
 -- rank: infer.c mla_decode; more free memory), as the constant's comment
 -- states.
 local d1 = gp.rl(with(dsv3, { ipc_transfer = rl.NEMO_RL_IPC_TRANSFER }))
-t.is(d1.ipc_transfers, 271, "TP 32: 271 hand-offs")
+t.is(d1.ipc_transfers, 273, "TP 32: 273 hand-offs")
 t.is(gp.rl(with(dsv3, { ipc_transfer = rl.NEMO_RL_IPC_TRANSFER, rollout_tp = 64 })).ipc_transfers,
-     166, "TP 64: 166")
-t.near(sync(d1) - sync(d0), 271 * rl.NEMO_RL_IPC_TRANSFER, 1e-9, "each at the derived time")
+     167, "TP 64: 167")
+t.near(sync(d1) - sync(d0), 273 * rl.NEMO_RL_IPC_TRANSFER, 1e-9, "each at the derived time")
 t.done_testing()
