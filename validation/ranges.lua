@@ -74,7 +74,7 @@ return {
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 28, lo = 0.783, hi = 1.281 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 12, lo = 0.781, hi = 1.281 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 12, lo = 0.781, hi = 1.281 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.794, hi = 1.318 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 14, lo = 0.783, hi = 1.316 },
       },
     },
     train = {
