@@ -254,6 +254,29 @@ t.ok(not has(predict(nb, gp.catalog()), "kv=fp8"), "... a stated bf16 KV wins")
 local n16 = trt_case { weight_dtype = "bf16" }
 n16.source.title = nc.source.title
 t.ok(not has(predict(n16, gp.catalog()), "kv=fp8"), "... a bf16 NIM model keeps a bf16 KV")
+-- vLLM's max_num_seqs where a case does not set it: the V0 engine (releases
+-- before 0.8.0, by source.version or source.date) caps the running batch
+-- at 256 on every GPU; the V1 defaults at 1024 on a GPU of >= 70 GiB that
+-- is not an A100, else 256.  The same 128 in / 2048 out FP8 case on H200
+-- holds far more than 256 sequences in its KV cache (bf16 KV: 2 x 32 x 8 x
+-- 128 x 2 B x 2176 = 0.27 GB each in ~118 GB), so the cap is what binds
+-- and the V0 run is the slower.
+local function vllm_case(src)
+  local c = trt_case()
+  c.source = src
+  return c
+end
+local v0 = predict(vllm_case { title = "vLLM benchmark_throughput", date = "2024-10-10" }, gp.catalog())
+t.ok(has(v0, "max_batch=256 (vLLM V0 engine"), "vLLM before 0.8.0 (by date): max_num_seqs 256")
+t.ok(has(predict(vllm_case { title = "vLLM benchmark_throughput", version = "0.6.3" }, gp.catalog()),
+         "max_batch=256 (vLLM V0"), "... and by version 0.6.3")
+local v1 = predict(vllm_case { title = "vLLM benchmark_throughput", version = "0.10.1" }, gp.catalog())
+t.ok(has(v1, "max_batch=1024 (vLLM V1 engine"), "vLLM V1 on a 141 GB H200: 1024")
+t.ok(v0.value < v1.value, "... the V0 cap of 256 delivers fewer tokens/s than 1024")
+local a100 = vllm_case { title = "vLLM benchmark_throughput" }
+a100.hardware.gpu = "a100-sxm-80gb"
+t.ok(has(predict(a100, gp.catalog()), "max_batch=256 (vLLM V1 engine"),
+     "V1 on an 80 GB A100: 256 ('a100' not in device_name)")
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
          "unknown runtime 'onnx'", "unknown runtime name refused")
 

@@ -113,6 +113,38 @@ local PROFILES = {
       end
     end
   end,
+  -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
+  -- does not set it.  Releases before 0.8.0 ran the V0 engine, whose
+  -- EngineArgs default is "max_num_seqs: int = 256" at every GPU (vllm
+  -- engine/arg_utils.py, 0.4-0.7).  From 0.8.0 the V1 engine is the
+  -- default and takes its defaults by device (arg_utils.py
+  -- get_batch_defaults: "if device_memory >= 70 * GiB_bytes and 'a100' not
+  -- in device_name: # For GPUs like H100 and MI300x, use larger default
+  -- values", max_num_seqs 1024 for LLM_CLASS and OPENAI_API_SERVER, else
+  -- 256).  The release is the case's source.version, else the newest by its
+  -- source.date (0.8.0: 2025-03-18), else the V1 defaults.  A cap only:
+  -- the KV cache may hold fewer.
+  vllm = function(a, _, g, defaults, case)
+    local src = case and case.source or {}
+    local ver, date = v(src.version), v(src.date)
+    local v0
+    if ver then
+      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
+      v0 = maj ~= nil and (tonumber(maj) == 0 and tonumber(min) < 8)
+    elseif date then
+      v0 = tostring(date) < "2025-03-18"
+    end
+    local big = (g.memory or 0) >= 70 * 2 ^ 30 and
+      not tostring(g.name or g.id or ""):lower():find("a100", 1, true)
+    if v0 then
+      a.max_batch = 256
+      defaults[#defaults + 1] = "max_batch=256 (vLLM V0 engine: EngineArgs max_num_seqs default 256)"
+    else
+      a.max_batch = big and 1024 or 256
+      defaults[#defaults + 1] = string.format(
+        "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
+    end
+  end,
   -- NVIDIA NIM's FP8/NVFP4 profiles: TensorRT-LLM engines of NVIDIA's
   -- ModelOpt checkpoints, which carry kv_cache_quant_algo FP8 in
   -- hf_quant_config.json (ModelOpt hf_ptq.py --kv_cache_qformat default
@@ -264,7 +296,7 @@ return function(case, cat)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
   if PROFILES[runtime] then
     local g = type(hw.gpu) == "table" and hw.gpu or (cat or require("gpuplan").catalog()):get("gpus", hw.gpu)
-    PROFILES[runtime](a, model, g, defaults)
+    PROFILES[runtime](a, model, g, defaults, case)
   end
   local ok, r = pcall(infer.infer, a)
   if not ok then return nil, require("gpuplan.cli").clean(r) end
