@@ -918,6 +918,17 @@ end
 -- gpuplan.train, which reads its own itself; who names the caller in
 -- errors.  Returns a table {model, gpu, capacity, cfg, defaults, method,
 -- gpus}; raises on a bad option.
+-- The first of DeepSpeed's stage3_* buckets o gives (prefetch_bucket_size,
+-- max_live_parameters, max_reuse_distance), or nil: ZeRO-3's coordinator
+-- alone reads them (deepspeed/runtime/zero/config.py declares them with
+-- the aliases stage3_prefetch_bucket_size, stage3_max_live_parameters,
+-- stage3_max_reuse_distance), so another stage would take them in silence.
+function M.stage3_key(o)
+  for _, k in ipairs { "prefetch_bucket_size", "max_live_parameters", "max_reuse_distance" } do
+    if o[k] ~= nil then return k end
+  end
+end
+
 function M.prepare(o, cmd, who)
   who = who or "memory"
   return prepare_fn(o, cmd, who)
@@ -995,6 +1006,14 @@ prepare_fn = function(o, cmd, who)
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
     local stack = prepare_stack(o, cfg, model, method, pp, dflt)
+    -- The stage3_* buckets at another ZeRO stage: refused as zero3_gather
+    -- per_param is (gp.train's, gp.sweep's and the jobs' in train.lua
+    -- sharding_rule; fit's here).
+    local s3 = cmd == "fit" and M.stage3_key(o)
+    if s3 and cfg.zero ~= 3 then
+      fail("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 (got zero %s)", s3, s3,
+        tostring(cfg.zero))
+    end
     local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)

@@ -244,7 +244,8 @@ local function global_batch(o, p, cfg, sweep, default)
 end
 
 -- The rule of the options that hold under one sharding only (DeepSpeed's
--- zero_reduce allreduce and zero3_gather per_param, FSDP's
+-- zero_reduce allreduce, zero3_gather per_param and the stage3_* buckets
+-- prefetch_bucket_size, max_live_parameters, max_reuse_distance, FSDP's
 -- ckpt_outside_fsdp), as cfg (a setup's) states them: a function
 -- (zero, fsdp, recompute, sweep) -> why a layout at ZeRO stage zero, with
 -- the FSDP rule fsdp (the engine reads it at zero 2 and 3 only: cfg.fsdp),
@@ -252,8 +253,9 @@ end
 -- own layout (sweep: a plan's, where only the stated zero and fsdp are
 -- checked: each layout it searches takes an option where it can), and a
 -- job's step (gp.train_job, gp.rl_job: engine lgp_job_refusal) of each
--- layout it prices.  given_fsdp: the user's fsdp, for the message.
-local function sharding_rule(cfg, given_fsdp)
+-- layout it prices.  given_fsdp: the user's fsdp, for the message;
+-- stage3: the stage3_* bucket given (memory.stage3_key), or nil.
+local function sharding_rule(cfg, given_fsdp, stage3)
   local allreduce, per_param, ckpt = cfg.zero_allreduce, cfg.zero3_per_param,
     cfg.ckpt_outside_fsdp
   local stack = tostring(cfg.stack)
@@ -265,6 +267,10 @@ local function sharding_rule(cfg, given_fsdp)
     end
     if per_param and (fsdp or (not sweep and zero ~= 3)) then
       return "zero3_gather per_param is DeepSpeed's stage 3: it needs zero 3 without fsdp"
+    end
+    if stage3 and not sweep and zero ~= 3 then
+      return string.format("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 "
+        .. "(got zero %s)", stage3, stage3, tostring(zero))
     end
     if ckpt and not sweep and (not fsdp or zero ~= 3 or recompute ~= "full") then
       -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
@@ -500,7 +506,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- it is given the rule itself (below, after the checks), and a plan's
   -- ZeRO-2/3 layouts on the hf stack are FSDP's as gp.train's are.
   local fsdp_rule = p.sharding ~= nil or cfg.stack == "hf"
-  local refusal = sharding_rule(cfg, o.fsdp)
+  local refusal = sharding_rule(cfg, o.fsdp, require("gpuplan.memory").stage3_key(o))
   local why = refusal(cfg.zero, fsdp_rule, cfg.recompute, sweep)
   if why then fail("train: %s", why) end
   cfg.fsdp = fsdp_rule

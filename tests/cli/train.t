@@ -410,6 +410,19 @@ like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused,
     my ($cn, undef, $en) = run_gp('train', @ds, '--prefetch-bucket-size', '-5');
     isnt($cn, 0, '--prefetch-bucket-size -5: non-zero exit');
     like($en, qr/--prefetch-bucket-size/, 'refused, naming the flag');
+    # The stage3_* keys at ZeRO 2: DeepSpeed reads them at stage 3 only,
+    # so the option would change nothing; refused as --zero3-gather
+    # per_param is, naming the flag and the stage (train and fit).
+    my @z2 = map { $_ eq '3' ? '2' : $_ } @ds;
+    for my $f ('--prefetch-bucket-size', '--max-live-parameters', '--max-reuse-distance') {
+        for my $cmd ('train', 'fit') {
+            my @a = $cmd eq 'fit' ? @z2[0 .. $#z2 - 2] : @z2;  # fit takes no --global-batch
+            my ($cz, undef, $ez) = run_gp($cmd, @a, $f, '1e7');
+            isnt($cz, 0, "$cmd $f at --zero 2: non-zero exit");
+            like($ez, qr/\Q$f\E is DeepSpeed's stage 3 .*needs --zero 3 \(got --zero 2\)/,
+                 "$cmd $f at --zero 2: refused, naming the flag and the stage");
+        }
+    }
 }
 
 # --max-live-parameters / --max-reuse-distance (DeepSpeed's ZeRO-3 gathered

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(11)
 
 -- Llama 2 7B on 8 A800s, ZeRO-3, one stage: its parameters are 32 layers
 -- of P = 4h^2 + 3 h ffn + 2h = 202,383,360, the embedding and the output
@@ -68,3 +68,14 @@ t.raises(function() with { stack = "hf", max_live_parameters = 3e8 } end,
     .. "such option (the deepspeed stack takes it)", "hf stack refused", true)
 t.raises(function() with { max_reuse_distance = -1 } end, "max_reuse_distance",
   "a negative distance refused, naming the key", true)
+-- ZeRO-3's own keys at another stage change nothing in DeepSpeed (only
+-- stage 3 reads stage3_*): refused, naming the key and the stage, in
+-- gp.train and gp.memory at ZeRO 2.
+t.raises(function() with { zero = 2, max_live_parameters = 3e8 } end,
+  "max_live_parameters is DeepSpeed's stage 3 (stage3_max_live_parameters): it needs zero 3 "
+    .. "(got zero 2)", "gp.train at zero 2 refused", true)
+local mem = t.with(base, { zero = 2, max_reuse_distance = 0 })
+mem.global_batch = nil  -- gp.memory prices one micro-batch, no step
+t.raises(function() gp.memory(mem) end,
+  "max_reuse_distance is DeepSpeed's stage 3 (stage3_max_reuse_distance): it needs zero 3 "
+    .. "(got zero 2)", "gp.memory at zero 2 refused", true)
