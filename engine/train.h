@@ -311,6 +311,13 @@ typedef struct train_lcost {
 	train_op ops[TRAIN_MAX_OPS];
 	double rec_full, rec_sel;   /* recomputed forward */
 	double tp_fwd, tp_bwd;      /* TP collectives per pass */
+	/* The TP collectives left on the path by PyTorch's micro-pipelined
+	 * async TP (train_layer.c symm_tp: tp_overlap without Transformer
+	 * Engine's modules), per pass: exposed (tps_f, of which the
+	 * all-gathers tps_fag; tps_b) and hidden (tps_hf, tps_hfag,
+	 * tps_hb); tps_on when priced (a dense layer under SP). */
+	double tps_f, tps_fag, tps_b, tps_hf, tps_hfag, tps_hb;
+	int tps_on;
 	double cp_fwd, cp_bwd;      /* CP exchange left exposed per pass */
 	double cp_hid;              /* CP exchange hidden, fwd + bwd */
 	double ep_fwd, ep_bwd;      /* EP all-to-all per pass */

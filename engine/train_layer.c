@@ -2182,13 +2182,97 @@ static double async_tp_bwd(const train_lkey *k, const train_lcost *lc,
 	return t;
 }
 
+/* The seconds of op `name` in one pass of the layer (bwd: its
+ * backward), -1 when the layer has no such op. */
+static double op_pass(const train_lcost *lc, const char *name, int bwd)
+{
+	int i;
+
+	for (i = 0; i < lc->nops; i++)
+		if (strcmp(lc->ops[i].name, name) == 0)
+			return bwd ? lc->ops[i].bwd : lc->ops[i].fwd;
+	return -1.0;
+}
+
+/* The TP collectives of a dense layer under SP with PyTorch's
+ * micro-pipelined async TP (torchtitan's enable_async_tensor_parallel:
+ * torch.compile's micro_pipeline_tp pass over torch.distributed.
+ * _symmetric_memory), into lc's tps_* fields.  Unlike one window of
+ * the whole layer's GEMMs, each collective hides only under its own
+ * matmuls:
+ *  - an all-gather is fused with the matmuls that read its output
+ *    (torch/_inductor/fx_passes/micro_pipeline_tp.py fuse_all_gather_
+ *    matmul: "A = all_gather_tensor(A_shard) ... C_0 = torch.matmul(A,
+ *    B_0) ... into ... fused_all_gather_matmul(A_shard, [B_0, B_1,
+ *    ...])"): the attention's q, k and v projections, the MLP's up
+ *    projection(s); in the backward the gathered output gradient under
+ *    the o_proj's and mlp_down's input-gradient matmul (half of the
+ *    op's backward);
+ *  - a reduce-scatter is fused with the matmul that produces its input
+ *    only (fuse_matmul_reduce_scatter via _find_producer_matmul: mm,
+ *    _scaled_mm or a reshape of one, else "return None"): the o_proj's
+ *    and mlp_down's outputs in the forward.  In the backward the
+ *    input gradient of the attention is the sum of the q, k and v
+ *    projections' (torchtitan's wq, wk, wv; transformers' q_proj,
+ *    k_proj, v_proj are separate linears), and a gated MLP's of its
+ *    two up projections (w1, w3): an add, not a matmul, so those two
+ *    reduce-scatters stay NCCL's, on the path;
+ *  - the pipeline runs a matmul per rank's chunk (_symmetric_memory
+ *    _fused_all_gather_matmul_impl: "mm_out_op(shard, B, ...,
+ *    out=output_shards[idx][rank])" as each shard arrives; the local
+ *    shard first): tp - 1 of the tp chunk matmuls run beside the
+ *    transfers, so the window is (tp - 1) / tp of the matmuls;
+ *  - the fused reduce-scatter ends with a local reduction over the
+ *    group's partials (_fused_matmul_reduce_scatter_impl: "reduce_fn =
+ *    partial(torch.sum, dim=0)"): it reads the whole T x h buffer and
+ *    writes its 1 / tp share, memory-bound, after the last transfer.
+ * What a window cannot hide is exposed and the compute under a hidden
+ * second slowed by OVERLAP_SLOWDOWN (overlap_at).  ag, rs: one
+ * all-gather and one reduce-scatter of the T x h buffer (tb bytes). */
+static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
+		    double ag, double rs, double tb)
+{
+	const double sl = OVERLAP_SLOWDOWN;
+	double q = (k->tp - 1.0) / k->tp;
+	double qkv = op_pass(lc, "qkv", 0), op = op_pass(lc, "o_proj", 0);
+	double up = op_pass(lc, "mlp_up", 0), dn = op_pass(lc, "mlp_down", 0);
+	double opb = op_pass(lc, "o_proj", 1), dnb = op_pass(lc, "mlp_down", 1);
+	double upb = op_pass(lc, "mlp_up", 1);
+	double red = t_mem(e, k->half, tb * (1.0 + 1.0 / k->tp));
+	double h = 0, t;
+
+	if (qkv < 0 || op < 0 || up < 0 || dn < 0)
+		return;
+	lc->tps_on = 1;
+	/* forward: the two all-gathers, then the two reduce-scatters */
+	t = overlap_at(ag, q * qkv, 1, sl, &h) + overlap_at(ag, q * up, 1,
+							    sl, &h);
+	lc->tps_fag = t;
+	lc->tps_hfag = h;
+	t += overlap_at(rs, q * op, 1, sl, &h) + overlap_at(rs, q * dn, 1,
+							    sl, &h) + 2.0 * red;
+	lc->tps_f = t;
+	lc->tps_hf = h;
+	/* backward: the output gradients gathered under the input-gradient
+	 * matmuls of o_proj and mlp_down; the attention's input gradient
+	 * reduce-scattered on the path, the MLP's too when gated (else
+	 * under its one up projection's input-gradient matmul) */
+	h = 0;
+	t = overlap_at(ag, q * 0.5 * opb, 1, sl, &h) +
+		overlap_at(ag, q * 0.5 * dnb, 1, sl, &h) + rs;
+	t += e->m->ffn_gated ? rs :
+		overlap_at(rs, q * 0.5 * upb, 1, sl, &h) + red;
+	lc->tps_b = t;
+	lc->tps_hb = h;
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
 		       train_lcost *lc)
 {
 	const gp_model *m = e->m;
-	double h = m->hidden, tb, ag, rs, kvb, t_sr;
+	double h = m->hidden, tb, ag = 0, rs = 0, kvb, t_sr;
 	double topk = m->moe.top_k;
 
 	/* Tensor parallelism: the activations cross the TP group in the
@@ -2207,6 +2291,8 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 	lc->tp_bwd = lc->tp_fwd;
 	if (k->async_tp && k->tp > 1)
 		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_fwd / 2.0);
+	if (k->sp && k->tp > 1 && !k->te_modules && !moe)
+		symm_tp(e, k, lc, ag, rs, tb);
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;
@@ -2321,6 +2407,7 @@ void train_layer_costs(tenv *e, const train_lkey *k, int moe,
 		memset(&lc->bwd, 0, sizeof lc->bwd);
 		lc->rec_full = lc->rec_sel = 0;
 		lc->tp_bwd = lc->cp_bwd = lc->ep_bwd = 0;
+		lc->tps_b = lc->tps_hb = 0;
 		for (i = 0; i < lc->nops; i++)
 			lc->ops[i].bwd = 0;
 	}

@@ -336,9 +336,23 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* TP: exposed per pass beyond the GEMMs it overlaps with
 		 * (Userbuffers), else all of it; the recomputed forward
 		 * runs its collectives again. */
-		pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm, l->tp_bwd,
-			     l->bwd.gemm, c->tp_overlap, tprec,
-			     OVERLAP_SLOWDOWN);
+		if (c->tp_overlap && l->tps_on) {
+			/* PyTorch's async TP, each collective under its own
+			 * matmuls (train_layer.c symm_tp); the recomputed
+			 * forward runs them again, only its all-gathers
+			 * under recompute op with SP (tprec above) */
+			int ago = c->mem.recompute == GP_RECOMPUTE_OP &&
+				!c->forward_only && c->mem.lay.sp;
+
+			s->part[TRAIN_TP] += n * (l->tps_f + l->tps_b +
+				(ago ? l->tps_fag : tprec * l->tps_f));
+			s->hidden[TRAIN_TP] += n * (l->tps_hf + l->tps_hb +
+				(ago ? l->tps_hfag : tprec * l->tps_hf));
+		} else {
+			pass_overlap(s, TRAIN_TP, n, l->tp_fwd, l->fwd.gemm,
+				     l->tp_bwd, l->bwd.gemm, c->tp_overlap,
+				     tprec, OVERLAP_SLOWDOWN);
+		}
 		s->part[TRAIN_CP] += n * (l->cp_fwd * (1.0 + rec) +
 					  l->cp_bwd + OVERLAP_SLOWDOWN *
 					  l->cp_hid);

@@ -1085,8 +1085,9 @@ opt { name = "overlap_param_gather", type = "flag", commands = "train plan rl", 
   help = "the ZeRO parameter all-gather under forward" }
 opt { name = "tp_overlap", type = "flag", commands = "train plan rl", form = "both",
   default = "off",
-  help = "TP collectives under the GEMMs (Userbuffers; plan, Lua: {false, true} searches "
-    .. "both)",
+  help = "TP collectives under the GEMMs (megatron stack: Userbuffers, the layer's GEMMs; "
+    .. "else PyTorch's async TP, each under its own matmuls; plan, Lua: {false, true} "
+    .. "searches both)",
   suggest = { "tp_comm_overlap" } }
 opt { name = "overlap_p2p", type = "flag", commands = "train plan rl", form = "both",
   default = "by stack",
