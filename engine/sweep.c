@@ -517,6 +517,10 @@ static void write_layout(const sweep_iter *it, train_cfg *out,
 			(dual && (it->s->dual_on & 1u));
 		out->overlap_p2p = it->base->overlap_p2p ||
 			(dual && (it->s->dual_on & 2u));
+		/* DualPipe is DeepSeek's own framework, not Megatron-Core's
+		 * grouped MLP: no fp8 row padding copies (gp.train's
+		 * moe_fp8_pad default under dualpipe, which refuses copy) */
+		out->moe_fp8_copy = !dual && it->base->moe_fp8_copy;
 	}
 	out->mem.lay.microbatches = 0;
 	c->index = idx;

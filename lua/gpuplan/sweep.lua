@@ -575,6 +575,13 @@ local function space_of(a, job, counts, policy)
       if x == "dualpipe" then
         space.dual_ep_overlap = a.ep_overlap == nil
         space.dual_overlap_p2p = a.overlap_p2p == nil
+        -- its experts' fp8 rows are not Megatron-Core's grouped MLP's to
+        -- pad (the engine drops the copy in its layouts), as gp.train
+        -- refuses the copy with dualpipe
+        if a.moe_fp8_pad == "copy" then
+          fail("sweep: moe_fp8_pad copy with schedule dualpipe: DualPipe is DeepSeek's own "
+            .. "framework, not Megatron-Core's grouped MLP")
+        end
       end
     end
   end

@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local sweep = require "gpuplan.sweep"
 
-t.plan(16)
+t.plan(18)
 
 -- The rule, counted by hand.  qwen3-30b-a3b on 16 GPUs, tp 1, pp 1..4,
 -- global batch 32, micro-batches 1 or 2: the micro-batches a step are
@@ -100,3 +100,22 @@ t.like(err(t.with(moe, { schedule = { "interleaved" }, vpp_max = 1 })),
 t.like(err(t.with(moe, { schedule = {} })), "schedule must not be empty", "an empty list")
 t.like(err(t.with(moe, { schedule = { "1f1b", 2 } })),
        "schedule%[2%] must be 1f1b, interleaved or dualpipe %(got 2%)", "not a name")
+
+-- fp8 on the megatron stack: Megatron-Core's grouped MLP pads the experts'
+-- rows by a copy (moe_fp8_pad's default), DualPipe's layouts do not
+-- (DeepSeek's own framework; gp.train's default under dualpipe).
+-- DeepSeek-V3's report layout, margin 0 (it needs 77.7 GiB on the uniform
+-- split the search takes): the DualPipe candidate is gp.train's job, step
+-- and memory to 1e-12, and a copy asked for beside dualpipe is refused.
+local ds = { model = "deepseek-v3", gpu = "h800-sxm", gpus = 2048, tp_max = 1, pp_max = 16,
+             ep_max = 64, seq = 4096, global_batch = 15360, precision = "fp8",
+             recipe = "deepseek-fp8", recompute_modules = "layernorm,mla_up_proj,moe_act",
+             fp8_activations = true, schedule = { "dualpipe" }, micro_batch = { 1 },
+             recompute = { "none" }, margin = 0, scaling = false, top = 1 }
+local dc = gp.sweep(ds).results[1]
+local dt = dc and gp.train(sweep.train_options(ds, dc))
+t.ok(dt and math.abs(dt.step_s / dc.step_s - 1) < 1e-12 and
+     math.abs(dt.memory.total / dc.mem_bytes - 1) < 1e-12,
+     "fp8 DualPipe candidate: no grouped-MLP padding, as gp.train")
+t.like(err(t.with(ds, { moe_fp8_pad = "copy" })), "moe_fp8_pad copy with schedule dualpipe",
+       "a padding copy beside dualpipe: refused")
