@@ -1012,7 +1012,7 @@ prepare_fn = function(o, cmd, who)
     local s3 = cmd == "fit" and M.stage3_key(o)
     if s3 and cfg.zero ~= 3 then
       fail("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 (got zero %s)", s3, s3,
-        tostring(cfg.zero))
+        tostring(math.tointeger(cfg.zero) or cfg.zero))
     end
     local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     prepare_vision(o, cfg, model, method, lora, media, dflt)

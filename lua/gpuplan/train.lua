@@ -270,7 +270,7 @@ local function sharding_rule(cfg, given_fsdp, stage3)
     end
     if stage3 and not sweep and zero ~= 3 then
       return string.format("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 "
-        .. "(got zero %s)", stage3, stage3, tostring(zero))
+        .. "(got zero %s)", stage3, stage3, tostring(math.tointeger(zero) or zero))
     end
     if ckpt and not sweep and (not fsdp or zero ~= 3 or recompute ~= "full") then
       -- zero 3 without FSDP is DeepSpeed's stage 3 (the deepspeed and
