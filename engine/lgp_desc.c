@@ -152,7 +152,8 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_NUM("max_live_parameters", offsetof(S, P ds_max_live),          \
 	      DS_MAX_LIVE),                                               \
 	F_NUM("max_reuse_distance", offsetof(S, P ds_max_reuse),          \
-	      DS_REUSE_DISTANCE)
+	      DS_REUSE_DISTANCE),                                         \
+	F_BOOL("ds_overlap_comm", offsetof(S, P ds_overlap_comm), 0)
 
 static void c_mem_offload(lua_State *L, int v, void *dst, const char *path)
 {

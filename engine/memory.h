@@ -97,6 +97,12 @@ typedef struct gp_train_cfg {
 	 * ZeRO-3's gathered window (memory_train.c ds_gather_window). */
 	double ds_max_live;
 	double ds_max_reuse;
+	/* overlap_comm at stage 2: the flat gradient buffer is doubled
+	 * (stage_1_and_2.py backward: "Use double buffers to avoid data
+	 * access conflict when overlap_comm is enabled", buf_1 of
+	 * reduce_bucket_size elements).  gp.train sets it from
+	 * overlap_grad_reduce (train.c phase_mem). */
+	int ds_overlap_comm;
 	/* LoRA / QLoRA: lora_rank 0 = every weight trainable. */
 	int lora_rank;
 	unsigned lora_targets;

@@ -332,9 +332,9 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	 * init; stage_1_and_2.py: "buf_0 = torch.empty(int(self.
 	 * reduce_bucket_size), dtype=self.dtype, ...)" at each backward,
 	 * with contiguous_gradients, the default; v0.14.2), adapters and
-	 * frozen bases included (the second buffer overlap_comm adds at
-	 * stage 2 is not counted: the memory model does not see the
-	 * overlap).  Offloaded (DeepSpeed's coordinator, mem_ds_offload):
+	 * frozen bases included; with overlap_comm stage 2 makes a second
+	 * buffer of the same size (ds_overlap_comm; stage 3 keeps its one
+	 * flat buffer).  Offloaded (DeepSpeed's coordinator, mem_ds_offload):
 	 * the reuse window instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
 	if (zero == 3) {
@@ -347,7 +347,8 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 			2.0 * per_layer_w);
 	}
 	if (zero >= 2 && c->ds_zero && !off)
-		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb;
+		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb *
+			(zero == 2 && c->ds_overlap_comm ? 2.0 : 1.0);
 	else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
 		 !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;

@@ -104,14 +104,16 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 		     train_cache *cache, int brief, gp_mem_result *out,
 		     gp_error *err)
 {
-	struct zslot *zs = &ph->z[c->mem.lay.zero];
+	struct zslot *zs = train_zslot(ph, c, c->mem.lay.zero);
 	const gp_mem_result *res;
+	int ovl = train_ds_overlap_comm(c, c->mem.lay.zero);
 
 	if (!zs->mem_ok && !(brief && zs->brief_ok) && cache &&
 	    ph->msplit_ok) {
 		/* The ZeRO stage's share only, on the config and layout the
 		 * split was made with. */
 		ph->mc.lay.zero = ph->my.zero = c->mem.lay.zero;
+		ph->mc.ds_overlap_comm = ovl;
 		if ((brief ? mem_train_zero_fit : mem_train_zero)(m,
 			&ph->x.e.p, &ph->mc, &ph->my, c->capacity,
 			&c->reserve, &ph->msplit, &res, err))
@@ -127,6 +129,7 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
 	if (!zs->mem_ok && !(brief && zs->brief_ok)) {
 		gp_train_cfg mc = c->mem;
 
+		mc.ds_overlap_comm = ovl;
 		mc.lay.microbatches = mc.lay.microbatches > 0 ?
 			mc.lay.microbatches : ph->per_step;
 		if (cache && !mc.offload_optimizer && !mc.offload_params) {
@@ -323,7 +326,7 @@ static int phase_post(phase *ph, const scost *base)
 {
 	ctx *x = &ph->x;
 	const train_cfg *c = x->c;
-	struct zslot *zs = &ph->z[x->y.zero];
+	struct zslot *zs = train_zslot(ph, c, x->y.zero);
 	struct train_post_memo *pm = NULL;
 	double rb = x->rb;
 	/* Local states: sharded over dp x cp (experts over the expert-
@@ -835,7 +838,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	x->e.err = err;
 	x->e.bad = 0;
 	x->y.zero = c->mem.lay.zero;
-	zs = &ph->z[x->y.zero];
+	zs = train_zslot(ph, c, x->y.zero);
 	step_clear(ph, c, brief, out);
 	/* The lower bound (see train_bound): per_step x the time of the
 	 * stage with the most layers.  The step is per_step x the slowest

@@ -39,6 +39,23 @@ static inline int train_ddp_buffer(const train_cfg *c, int zero)
 	return c->te_modules && !c->eager && zero <= 1;
 }
 
+/* DeepSpeed's stage 2 with overlap_comm (overlap_grad_reduce on the
+ * deepspeed stack): its memory holds a second flat gradient buffer
+ * (memory.h ds_overlap_comm), so its memory has a ZeRO slot of its own,
+ * ph->z[4]; every other term of the slot is the same as zero 2's (none
+ * reads the overlap). */
+static inline int train_ds_overlap_comm(const train_cfg *c, int zero)
+{
+	return c->mem.ds_zero && !c->fsdp && zero == 2 &&
+		c->overlap_grad_reduce;
+}
+
+static inline struct zslot *train_zslot(phase *ph, const train_cfg *c,
+					int zero)
+{
+	return &ph->z[train_ds_overlap_comm(c, zero) ? 4 : zero];
+}
+
 /* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py; the
  * recipe's reduce_phase), which DeepSpeed's engine picks for a bf16
  * model at ZeRO 0 (engine.py _configure_optimizer: "elif

@@ -146,7 +146,9 @@ struct train_phase {
 		double post_dp[2], post_dp_hid[2];
 		double post_zero, post_zero_hid, post_opt;
 		double blk[2][TRAIN_PHASE_STAGES][TRAIN_ZB_N];
-	} z[4];
+	} z[5];                 /* [4]: zero 2 under DeepSpeed with
+				 * overlap_comm, whose memory holds a
+				 * second gradient buffer (train_zslot) */
 };
 
 /* phase_post's terms under one ZeRO stage, kept across phases (train.h

@@ -641,7 +641,7 @@ int train_phase_get(const gp_model *m, const roof_device *d,
 	ph->ag_ok = 0;
 	ph->sl_ok[0] = ph->sl_ok[1] = 0;
 	memset(ph->base_ok, 0, sizeof ph->base_ok);
-	for (z = 0; z < 4; z++) {
+	for (z = 0; z < 5; z++) {
 		ph->z[z].mem_ok = ph->z[z].post_ok = ph->z[z].brief_ok = 0;
 		ph->z[z].blk_ok[0] = ph->z[z].blk_ok[1] = 0;
 		ph->z[z].pd_ok[0] = ph->z[z].pd_ok[1] = ph->z[z].pz_ok = 0;

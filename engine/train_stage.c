@@ -1288,7 +1288,7 @@ const double train_no_blocks[TRAIN_PHASE_STAGES][TRAIN_ZB_N];
 int train_phase_blocks(phase *ph, const double (**blk)[TRAIN_ZB_N])
 {
 	const train_cfg *c = ph->x.c;
-	struct zslot *zs = &ph->z[ph->x.y.zero];
+	struct zslot *zs = train_zslot(ph, c, ph->x.y.zero);
 	int o = block_set(c), j;
 
 	/* Unsharded parameters and gradients: no ZeRO terms (zero_block's

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(14)
 
 -- Llama 2 7B on 8 A800s, ZeRO-3, one stage: its parameters are 32 layers
 -- of P = 4h^2 + 3 h ffn + 2h = 202,383,360, the embedding and the output
@@ -79,3 +79,35 @@ mem.global_batch = nil  -- gp.memory prices one micro-batch, no step
 t.raises(function() gp.memory(mem) end,
   "max_reuse_distance is DeepSpeed's stage 3 (stage3_max_reuse_distance): it needs zero 3 "
     .. "(got zero 2)", "gp.memory at zero 2 refused", true)
+
+-- overlap_comm at stage 2 (overlap_grad_reduce on the deepspeed stack):
+-- stage_1_and_2.py's backward makes a second flat buffer "to avoid data
+-- access conflict when overlap_comm is enabled", buf_1 of
+-- reduce_bucket_size 16-bit elements: 2 x 5e8 bytes more.  Stage 3 keeps
+-- its one __ipg_bucket_flat_buffer: no change there.  Exact: integers.
+local z2 = { zero = 2, recompute = "full" }
+local off2 = with(t.with(z2, { overlap_grad_reduce = false }))
+local on2 = with(t.with(z2, { overlap_grad_reduce = true }))
+t.is(pg(on2) - pg(off2), 2 * 5e8, "stage 2 with overlap_comm: a second 5e8-element buffer")
+t.is(pg(with { overlap_grad_reduce = true }), pg(def), "stage 3: one flat buffer either way")
+
+-- gp.sweep searching the overlap prices the second buffer per row, as
+-- gp.train does (its ZeRO-2 memory under overlap_comm has a slot of its
+-- own in the sweep's memo, train_int.h train_zslot): every row's memory
+-- against gp.train with the row's layout.  The same sums: 1e-9 relative.
+local sw = gp.sweep { model = "llama2-7b", gpu = "a800-sxm-80gb", gpus = "8", stack = "deepspeed",
+  seq = 4096, global_batch = 64, top = 120, zero = { 1, 2 }, overlap_grad_reduce = { false, true } }
+local bad, on = {}, 0
+for _, c in ipairs(sw.results) do
+  if c.zero == 2 and c.overlap_grad_reduce then on = on + 1 end
+  local r = gp.train { model = "llama2-7b", gpu = "a800-sxm-80gb", gpus = 8, stack = "deepspeed",
+    seq = 4096, global_batch = 64, zero = c.zero, batch = c.micro_batch, recompute = c.recompute,
+    tp = c.tp, pp = c.pp, sp = c.sp, vpp = c.vpp, overlap_grad_reduce = c.overlap_grad_reduce,
+    tp_overlap = c.tp_overlap }
+  if math.abs(r.memory.total - c.mem_bytes) > 1e-9 * r.memory.total then
+    bad[#bad + 1] = string.format("%s ovl %s: sweep %.0f, train %.0f", c.layout,
+      tostring(c.overlap_grad_reduce), c.mem_bytes, r.memory.total)
+  end
+end
+t.ok(on > 0 and #bad == 0, "sweep rows' memory is gp.train's, ZeRO-2 overlap rows included")
+if #bad > 0 then t.diag(table.concat(bad, "\n")) end
