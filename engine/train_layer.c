@@ -2228,9 +2228,10 @@ static double op_pass(const train_lcost *lc, const char *name, int bwd)
  *    writes its 1 / tp share, memory-bound, after the last transfer.
  * What a window cannot hide is exposed and the compute under a hidden
  * second slowed by OVERLAP_SLOWDOWN (overlap_at).  ag, rs: one
- * all-gather and one reduce-scatter of the T x h buffer (tb bytes). */
+ * all-gather and one reduce-scatter of the T x h buffer (tb bytes);
+ * agf: the forward's all-gather (float8 under torchao's TP). */
 static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
-		    double ag, double rs, double tb)
+		    double agf, double ag, double rs, double tb)
 {
 	const double sl = OVERLAP_SLOWDOWN;
 	double q = (k->tp - 1.0) / k->tp;
@@ -2245,8 +2246,8 @@ static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
 		return;
 	lc->tps_on = 1;
 	/* forward: the two all-gathers, then the two reduce-scatters */
-	t = overlap_at(ag, q * qkv, 1, sl, &h) + overlap_at(ag, q * up, 1,
-							    sl, &h);
+	t = overlap_at(agf, q * qkv, 1, sl, &h) + overlap_at(agf, q * up, 1,
+							     sl, &h);
 	lc->tps_fag = t;
 	lc->tps_hfag = h;
 	t += overlap_at(rs, q * op, 1, sl, &h) + overlap_at(rs, q * dn, 1,
@@ -2282,17 +2283,35 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 	 * with SP -- the same bytes per rank as one all-reduce). */
 	tb = k->T * h * (k->A > 2.0 ? k->A : 2.0);
 	if (k->sp) {
+		double agf;
+
 		ag = train_t_coll(e, GP_ALL_GATHER, tb, &k->g_tp);
 		rs = train_t_coll(e, GP_REDUCE_SCATTER, tb, &k->g_tp);
-		lc->tp_fwd = 2.0 * (ag + rs);
+		/* torchao's float8 TP (tensorwise scaling, PyTorch's
+		 * modules: torchtitan's apply_tp with float8) gathers the
+		 * forward's inputs in float8, one byte an element:
+		 * PrepareFloat8ModuleInput "cast the input to
+		 * DTensor(Float8Tensor) ... to ensure the float8 cast
+		 * happens before the all-gather (i.e. Shard -> Replicate)"
+		 * (torchao/float8/float8_tensor_parallel.py, on the
+		 * attention's and the feed-forward's input).  The
+		 * backward's gathers and every reduce-scatter (a matmul's
+		 * output) stay 16-bit: Float8RowwiseParallel's backward
+		 * cast before the gather is commented out there. */
+		agf = k->fp8_current && !k->te_modules ?
+			train_t_coll(e, GP_ALL_GATHER, tb / (k->A > 2.0 ?
+							     k->A : 2.0),
+				     &k->g_tp) : ag;
+		lc->tp_fwd = 2.0 * (agf + rs);
+		lc->tp_bwd = 2.0 * (ag + rs);
+		if (k->tp > 1 && !k->te_modules && !moe)
+			symm_tp(e, k, lc, agf, ag, rs, tb);
 	} else {
 		lc->tp_fwd = 2.0 * train_t_coll(e, GP_ALL_REDUCE, tb, &k->g_tp);
+		lc->tp_bwd = lc->tp_fwd;
 	}
-	lc->tp_bwd = lc->tp_fwd;
 	if (k->async_tp && k->tp > 1)
-		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_fwd / 2.0);
-	if (k->sp && k->tp > 1 && !k->te_modules && !moe)
-		symm_tp(e, k, lc, ag, rs, tb);
+		lc->tp_bwd = async_tp_bwd(k, lc, lc->tp_bwd / 2.0);
 	if (lc->tp_fwd > 0 && lc->nops < TRAIN_MAX_OPS) {
 		lc->ops[lc->nops].name = "tp_comm";
 		lc->ops[lc->nops].fwd = lc->tp_fwd;
