@@ -279,7 +279,8 @@ static void stage_full(const gp_model *m, const gp_train_cfg *c,
  *    2 j layers (the rest of the forward, then the backward back down to
  *    it), so about R/2 of the last layers stay gathered, plus the module
  *    being computed (at most the largest weight);
- *  - prefetch 0 (stage3_prefetch_bucket_size 0): the reuse alone.
+ *  - prefetch 0 (stage3_prefetch_bucket_size 0, or a live limit of 0,
+ *    where the prefetch never asks for more than 0): the reuse alone.
  * Both are capped by the stage's own parameters.  Priced at the
  * activations' peak, the turn from forward to backward. */
 static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
@@ -294,7 +295,7 @@ static double ds_gather_window(const gp_model *m, const gp_train_cfg *c,
 		big = p->lm_head;
 	big /= y->tp;
 	w = c->ds_max_reuse / 2.0 + big;
-	if (c->ds_prefetch_bucket > 0)
+	if (c->ds_prefetch_bucket > 0 && c->ds_max_live > 0)
 		w = fmax(w, c->ds_max_live + big);
 	return fmin(sh[SH_MINE], w);
 }

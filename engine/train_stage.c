@@ -989,11 +989,16 @@ static double fsdp_fwd_window(const ctx *x, const train_lcost *l)
  * on -- "self.__inflight_param_registry.pop(param).wait()" and
  * "current_stream().wait_stream(self.__allgather_stream)" -- before its
  * forward or backward runs), so no gather can run under compute,
- * whatever overlap_param_gather says. */
+ * whatever overlap_param_gather says.  The same with
+ * stage3_max_live_parameters 0: the prefetch asks for
+ * "min(self.__max_n_available_params - self.__n_available_params,
+ * self.__prefetch_bucket_sz)" elements, never above 0 then, and its loop
+ * runs only "while ... numel_prefetching < max_params_to_prefetch". */
 static int ds_no_prefetch(const ctx *x)
 {
 	return x->c->mem.ds_zero && !x->c->fsdp && x->y.zero == 3 &&
-		!(x->c->mem.ds_prefetch_bucket > 0);
+		!(x->c->mem.ds_prefetch_bucket > 0 &&
+		  x->c->mem.ds_max_live > 0);
 }
 
 /* The ends' share of zero_block: the embedding (first stage) and the

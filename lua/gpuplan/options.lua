@@ -1260,7 +1260,8 @@ opt { name = "max_live_parameters", type = "number", metavar = "N", commands = T
   help = "DeepSpeed's stage3_max_live_parameters, in elements (stack deepspeed, ZeRO 3): "
     .. "the prefetch gathers ahead until this many parameters are live, so the GPU "
     .. "holds this many gathered 16-bit parameters (plus the one that crosses the "
-    .. "limit) whatever the layer size, up to the whole stage",
+    .. "limit) whatever the layer size, up to the whole stage; 0 prefetches nothing, as "
+    .. "--prefetch-bucket-size 0 does",
   suggest = { "stage3_max_live_parameters", "max_live_params", "max_live" } }
 opt { name = "max_reuse_distance", type = "number", metavar = "N", commands = TRAIN4,
   methods = TRAINING, kind = "number", range = { 0, 1e15 },

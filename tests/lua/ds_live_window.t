@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(14)
+t.plan(17)
 
 -- Llama 2 7B on 8 A800s, ZeRO-3, one stage: its parameters are 32 layers
 -- of P = 4h^2 + 3 h ffn + 2h = 202,383,360, the embedding and the output
@@ -111,3 +111,16 @@ for _, c in ipairs(sw.results) do
 end
 t.ok(on > 0 and #bad == 0, "sweep rows' memory is gp.train's, ZeRO-2 overlap rows included")
 if #bad > 0 then t.diag(table.concat(bad, "\n")) end
+
+-- max_live_parameters 0: the prefetch asks for min(0 - live, bucket) <= 0
+-- elements and gathers nothing ahead, as prefetch_bucket_size 0 does:
+-- under overlap_param_gather no forward gather hides (zero_gather the
+-- same as with prefetch_bucket_size 0, exact: the same sums), and memory
+-- is the reuse window alone, 2 x (1e9 / 2 + V h) and the bucket (exact).
+local part = t.step_part
+local l0 = with { overlap_param_gather = true, max_live_parameters = 0 }
+local p0 = with { overlap_param_gather = true, prefetch_bucket_size = 0 }
+t.is(part(l0, "zero_gather").hidden or 0, 0, "max_live_parameters 0: no gather hidden")
+t.is(part(l0, "zero_gather").seconds, part(p0, "zero_gather").seconds,
+  "the gathers as with prefetch_bucket_size 0")
+t.is(pg(l0), 2 * (1e9 / 2 + Vh) + bucket, "max_live_parameters 0: the reuse window alone")
