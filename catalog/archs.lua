@@ -303,6 +303,44 @@ arch {
             .. "Llama 3 Herd of Models (arXiv 2407.21783) sec. 3.3.4",
     },
   },
+  -- A board power limit below the TDP (gp.train's power_limit; Meta's
+  -- Grand Teton H100s ship at 500 W of the SXM5's 700): the governor
+  -- lowers the SM clock until the board's draw fits (nvidia-smi -pl is
+  -- a clock throttle), so tensor-bound work (GEMMs, fused attention)
+  -- slows with the clock while memory-bound kernels and the links keep
+  -- their rate (the memory clock is not throttled).  The board's draw at
+  -- full tensor load is P = static + n_SM c f^exponent; at a limit L the
+  -- sustained clock is the TDP's times ((L - static) / (TDP - static))
+  -- ^ (1 / exponent) (roofline.lua clock_at).  From two GH100 boards'
+  -- GEMM rates, both MAMF (best iteration of a shape sweep): the SXM5 at
+  -- 700 W, 794.5 TFLOP/s on 132 SMs (6.019 a SM), and the PCIe card at
+  -- 350 W, 499.5 on 114 (4.382 a SM): its tensor clock is 0.7280 of the
+  -- SXM5's for (350 - 140) / 114 = 1.842 W a SM above static against
+  -- (700 - 140) / 132 = 4.242 (0.4342), so exponent = ln 0.4342 /
+  -- ln 0.7280 = 2.63.  static: an H100 SXM5's idle draw with its memory
+  -- allocated, 140-145 W of its 700 W limit.  Check: 500 W gives
+  -- (360 / 560) ^ (1 / 2.63) = 0.845 of the 700 W clock, inside the
+  -- measured span (0.728 at the PCIe card's 0.434 share); the static
+  -- draw at 100 or 160 W instead gives 0.838 / 0.849.
+  power_curve = {
+    static = "140W", exponent = 2.63,
+    reason = "Tensor-bound rate per SM, H100 PCIe 350 W / H100 SXM5 700 W (MAMF "
+          .. "499.5 / 114 SMs over 794.5 / 132) = 0.728 at a 0.434 share of the "
+          .. "per-SM draw above a 140 W static board draw: exponent ln 0.434 / "
+          .. "ln 0.728 = 2.63. Memory clock: unchanged under a binding cap (an "
+          .. "RTX 3090 at its 315 W cap: SM clock lowered, 'memory clock never "
+          .. "moves', 9501 MHz in every sample). A Blackwell Ultra board agrees in "
+          .. "kind: GB300 capped at 500 W, 'measured cuBLAS GEMM ~617 tflops at "
+          .. "500 W vs ~1600-2174 tflops at 1400 W'",
+    source = "stas00/ml-engineering compute/accelerator/README.md (MAMF, H100 SXM "
+          .. "794.5); mag-/gpu_benchmark README (MAMF, H100 PCIe 499.5); "
+          .. "wilicc/gpu-burn issue #114 (H100 80GB HBM3 idle, nvidia-smi '145W / "
+          .. "700W', '140W / 700W'); ashalliants/ninfer-3090 PR #72 (memory "
+          .. "clock under the cap); facebookexperimental/triton PR #2023 (GB300 at "
+          .. "500 W); pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md "
+          .. "('default 500W power limit, although tuning it up to 700W TDP can "
+          .. "potentially provide further speedups')",
+  },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },

@@ -376,11 +376,18 @@ function M.setup(a)
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
   local g = type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu)
   local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
-  local d = roofline.device(g, cat)
+  -- The board's power limit (the job's, else the card's default): the
+  -- tensor-bound ops at the clock it leaves (roofline.lua clock_at).
+  local okd, d, clock, limit = pcall(roofline.device, g, cat, nil, a.power_limit)
+  if not okd then error("infer: " .. tostring(d), 3) end
   bool_arg(a, "flash")
   bool_arg(a, "offload")
   local defaults = {}
   local function default(s) defaults[#defaults + 1] = s end
+  if a.power_limit == nil and clock < 1 then
+    default(string.format("power_limit=%gW (%s's default limit, TDP %gW: tensor clock %.3f "
+      .. "of the TDP's)", limit, tostring(g.id), g.tdp, clock))
+  end
 
   -- One rule for --weights with `gpuplan fit` (gpuplan.memory.weight_format):
   -- a name (gptq-g64, nf4-dq ...) or GGUF-style bits per weight (4.85).

@@ -1368,6 +1368,16 @@ opt { name = "attn_kernel", type = "string", metavar = "K", commands = "train pl
   help = table.concat(ATTENTION_KERNELS, "|") .. " (efficient: PyTorch SDPA's memory-efficient "
     .. "backend, what SDPA runs under a padding mask: every tile of the square)",
   suggest = { "attention", "attention_backend", "attn_implementation" } }
+-- The GPUs' board power limit (nvidia-smi -pl): below the TDP the SM
+-- clock falls until the board's draw fits, and the tensor-bound work
+-- with it (roofline.lua clock_at, the arch's power_curve).
+opt { name = "power_limit", type = "number", metavar = "W", commands = "train plan rl infer",
+  range = { 1, 1e5 },
+  default = "the card's default limit (catalog power_limit), else its TDP",
+  help = "the GPUs' board power limit in W (nvidia-smi -pl; at most the TDP): below the TDP "
+    .. "the SM clock falls until the board's draw fits, slowing GEMMs and attention with it; "
+    .. "memory-bound kernels and communication keep their rate",
+  suggest = { "power_cap", "power", "tdp", "pl" } }
 -- The deepspeed stack runs the Hugging Face modules unless told otherwise:
 -- DeepSpeed's ZeRO engine is mostly driven by transformers' Trainer,
 -- Accelerate or TRL on transformers' models ("DeepSpeed is integrated with

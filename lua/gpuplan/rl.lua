@@ -1179,6 +1179,8 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
     kv = o.kv, runtime = hybrid and "kernels" or eager and "eager" or "vllm",
     max_batch = maxb, max_num_tokens = maxt,
     memory = s.p.capacity, system = o.system, cat = o.cat,
+    -- the same boards: the job's power limit holds the engine's clock too
+    power_limit = o.power_limit,
     host_ops_per_layer = eager and M.eager_ops_per_layer(model, rtp, fused_topk, fused_softmax)
       or nil,
     -- the actor's host: the same CPU launches the engine's ops

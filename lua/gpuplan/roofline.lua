@@ -41,10 +41,51 @@ M.attention_kernels = { "fa2", "fa3", "fa4", "cudnn", "triton", "efficient" }
 -- the masked tiles from the others.
 M.square_kernels = { efficient = true }
 
+-- The sustained tensor clock under a board power limit, as a share of
+-- the clock at the card's TDP (what the achievable and sustained
+-- fractions stand for), and the limit in W.  limit: W (gp.train's
+-- power_limit), else the card's default limit (catalog power_limit),
+-- else its TDP.  The arch's power_curve (catalog/archs.lua hopper, with
+-- its measurements): the board's draw at full tensor load is static +
+-- k f^e, so a limit L below the TDP holds the clock at
+-- ((L - static) / (TDP - static)) ^ (1 / e) of the TDP's.  A limit at or
+-- above the TDP: 1 (the TDP's sustained clock is already priced; boards
+-- refuse a limit above their maximum).  Errors name what is missing.
+function M.clock_at(g, arch, limit)
+  local tdp = g.tdp
+  limit = limit or g.power_limit
+  if limit == nil then return 1, tdp end
+  if type(limit) ~= "number" or limit ~= limit or limit <= 0 or limit == math.huge then
+    error("power_limit must be a positive number of W (got " .. tostring(limit) .. ")", 0)
+  end
+  if not tdp then
+    error(string.format("power_limit %g W: the catalog gives %s no tdp to set it against",
+      limit, tostring(g.id)), 0)
+  end
+  if limit > tdp then
+    error(string.format("power_limit %g W is above %s's TDP, %g W (its board's maximum limit)",
+      limit, tostring(g.id), tdp), 0)
+  end
+  if limit == tdp then return 1, limit end
+  local pc = arch and arch.power_curve
+  if not pc then
+    error(string.format("power_limit %g W is below %s's TDP (%g W), and its arch '%s' gives "
+      .. "no power_curve to price the lower clock by", limit, tostring(g.id), tdp,
+      tostring(g.arch)), 0)
+  end
+  if limit <= pc.static then
+    error(string.format("power_limit %g W is at or below the board's static draw, %g W "
+      .. "(arch %s power_curve): no clock fits it", limit, pc.static, tostring(g.arch)), 0)
+  end
+  return ((limit - pc.static) / (tdp - pc.static)) ^ (1 / pc.exponent), limit
+end
+
 -- The roofline device table of a catalog GPU (id or entry).  attn_kernel
 -- (optional) picks the fused attention kernel whose measured fractions
--- the training step uses; default the arch's `kernel`.
-function M.device(gpu, cat, attn_kernel)
+-- the training step uses; default the arch's `kernel`.  power_limit
+-- (optional, W): the board's limit (M.clock_at); default the card's.
+-- Returns the table, the clock share and the limit (W) it was priced at.
+function M.device(gpu, cat, attn_kernel, power_limit)
   cat = catalog(cat)
   local g = type(gpu) == "table" and gpu or cat:get("gpus", gpu)
   local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
@@ -64,6 +105,11 @@ function M.device(gpu, cat, attn_kernel)
   local sus = (g.achievable and g.achievable.sustained)
     or (arch.achievable and arch.achievable.sustained)
   local sus_gemm, sus_attn = sus and sus.gemm or 1, sus and sus.attention or 1
+  -- Under a board power limit below the TDP the tensor clock falls
+  -- further (M.clock_at): the GEMM and attention fractions with it; the
+  -- streaming fractions (hbm, stream, eager) keep theirs.
+  local clock, limit = M.clock_at(g, arch, power_limit)
+  sus_gemm, sus_attn = sus_gemm * clock, sus_attn * clock
   -- The fused attention kernel's fractions: the GPU's own, else its arch's.
   local at = (g.achievable and g.achievable.attention) or (arch.achievable and arch.achievable.attention)
   if at then
@@ -107,7 +153,7 @@ function M.device(gpu, cat, attn_kernel)
   local eg = (g.achievable and g.achievable.eager)
     or (arch.achievable and arch.achievable.eager)
   d.eager_hbm = eg and eg.hbm or nil
-  return d
+  return d, clock, limit
 end
 
 -- The per-precision streaming fractions of memory-bound GEMMs

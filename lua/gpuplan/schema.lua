@@ -319,6 +319,10 @@ M.gpu = T.record {
   -- One card's board power: 0.3-1.2 kW today (a GB200 superchip is
   -- 2.7 kW with its CPU); 100 kW is a rack, not a GPU.
   tdp = T.unit("power", { max = 1e5, what = "at most 100 kW" }),
+  -- The board power limit the card ships with where it is below its TDP
+  -- (nvidia-smi's "Default Power Limit"); absent: the TDP.  gp.train's
+  -- power_limit overrides it (roofline.lua clock_at).
+  power_limit = T.unit("power", { max = 1e5, what = "at most 100 kW" }),
   sms = int { min = 1 },           -- streaming multiprocessors (GEMM wave model)
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),
@@ -340,6 +344,13 @@ M.arch = T.record {
   -- no ceiling
   nccl_tree_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
                                nodes3 = R(T.unit("bandwidth")) },
+  -- How the sustained tensor clock falls under a board power limit below
+  -- the TDP (roofline.lua clock_at): the board's draw that does not scale
+  -- with the SM clock (static), and the exponent of the clock in the
+  -- rest; absent: a power limit below the TDP is refused
+  power_curve = T.record { static = R(T.unit("power", { max = 1e5, what = "at most 100 kW" })),
+                           exponent = R(num { min = 1, max = 4 }),
+                           reason = R(str()), source = R(str()) },
   source = str(), notes = str(),
 }
 

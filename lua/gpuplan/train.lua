@@ -794,8 +794,13 @@ function M.setup(o, sweep)
   if o.attn_kernel ~= nil and type(o.attn_kernel) ~= "string" then
     fail("train: attn_kernel must be a kernel name (got %s)", type(o.attn_kernel))
   end
+  if o.power_limit ~= nil and (type(o.power_limit) ~= "number" or o.power_limit ~= o.power_limit
+      or o.power_limit <= 0 or o.power_limit == math.huge) then
+    fail("train: power_limit must be a positive number of W (got %s)", args.shown(o.power_limit))
+  end
   local roofline = require("gpuplan.roofline")
-  local okd, device = pcall(roofline.device, gpu, cat, o.attn_kernel)
+  local okd, device, clock, limit = pcall(roofline.device, gpu, cat, o.attn_kernel,
+    o.power_limit)
   -- roofline.device is a public function: its error already names the
   -- caller's line, which fail names again.
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
@@ -813,7 +818,7 @@ function M.setup(o, sweep)
     -- measured fractions, where the arch has them; a source that names
     -- cuDNN states attn_kernel (NeMo Automodel's SDPA with
     -- CUDNN_ATTENTION first does).
-    local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2")
+    local okf, fa2 = pcall(roofline.device, gpu, cat, "fa2", o.power_limit)
     if okf then
       device = fa2
       attn_note = " (transformers' modules: SDPA's flash backend or FlashAttention-2; "
@@ -823,6 +828,12 @@ function M.setup(o, sweep)
       -- cudnn only): the arch's kernel stays, and the line says why.
       attn_note = " (the arch's: no FlashAttention-2 measurement on " .. gpu.arch .. ")"
     end
+  end
+  -- A board limit below the TDP (the card's default or the job's):
+  -- the line says the clock it leaves the tensor work.
+  if o.power_limit == nil and okd and clock < 1 then
+    default(string.format("power_limit=%gW (%s's default limit, TDP %gW: tensor clock %.3f "
+      .. "of the TDP's)", limit, tostring(gpu.id), gpu.tdp, clock))
   end
   if device.attn_kernel and o.attn_kernel == nil and cfg.flash ~= false then
     default("attn_kernel=" .. device.attn_kernel .. attn_note)

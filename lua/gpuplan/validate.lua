@@ -188,6 +188,9 @@ local case_schema = T.record {
     cpu_vendor = T.enum { "intel", "amd", "arm" },
     -- a collective case: the GPUs one nccl-tests thread drove (-g N)
     gpus_per_thread = count(),
+    -- the GPUs' board power limit, W, where the source states it
+    -- (gp.train's power_limit)
+    power_limit = declared("power_limit"),
   },
   parallel = T.record {
     tp = count(), pp = count(), dp = count(), cp = count(), ep = count(), etp = count(),

@@ -506,4 +506,29 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     unlike($o, qr/^host memory/m, 'no offload: no host memory line');
 }
 
+# --power-limit: the boards' limit in W (roofline.lua clock_at).  The
+# Grand Teton H100 ships at 500 W of its 700 W TDP: the defaults line says
+# so; 600 W (clock (460 / 560) ^ (1 / 2.63) = 0.928 of the TDP's against
+# 0.845 at 500) runs the step faster; above the TDP and a bare word are
+# refused, naming the flag.
+{
+    my @job = ('llama3-8b', '--gpu', 'h100-sxm-96gb', '--gpus', '8', '--zero', '3');
+    my ($c, $o, $e) = run_gp('train', @job);
+    is($c, 0, 'train on h100-sxm-96gb') or diag $e;
+    like($o, qr/power_limit=500W \(h100-sxm-96gb's default limit, TDP 700W: tensor clock 0\.845 of the TDP's\)/,
+         'the card\'s 500 W default limit, said with its clock');
+    my ($s500) = $o =~ /^step\s+([\d.]+)/m;
+    ($c, $o, $e) = run_gp('train', @job, '--power-limit', '600');
+    is($c, 0, 'train --power-limit 600') or diag $e;
+    my ($s600) = $o =~ /^step\s+([\d.]+)/m;
+    ok($s600 < $s500, "600 W: a shorter step ($s600 s) than 500 W ($s500 s)");
+    unlike($o, qr/power_limit=/, 'a stated limit is not a default');
+    ($c, $o, $e) = run_gp('train', @job, '--power-limit', '800');
+    is($c, 1, 'above the TDP: exit 1');
+    like($e, qr/--power-limit 800 W is above h100-sxm-96gb's TDP, 700 W/, 'the flag and the TDP named');
+    ($c, $o, $e) = run_gp('train', @job, '--power-limit', '5OO');
+    is($c, 2, 'not a number: exit 2');
+    like($e, qr/option '--power-limit' expects a number, got '5OO'/, 'the flag named');
+}
+
 done_testing();

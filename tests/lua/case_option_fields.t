@@ -30,6 +30,8 @@ local FIELDS = {
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },
   { "rl", "param_offload" }, { "rl", "ref_host" }, { "rl", "ref_model" },
   { "rl", "base_checkpoint" }, { "rl", "ema" },
+  -- the boards' power limit (torchtitan's Grand Teton rows: 500 W)
+  { "hardware", "power_limit" },
 }
 
 t.plan(4 * #FIELDS + 4)

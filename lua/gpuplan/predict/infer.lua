@@ -252,6 +252,10 @@ return function(case, cat)
     if v(wl.offload) then
       return nil, "workload.offload: MoE serving (gpuplan.serve) keeps every layer on the GPUs"
     end
+    if v(hw.power_limit) then
+      return nil, "hardware.power_limit: MoE serving (gpuplan.serve) does not price a board "
+        .. "power limit (gp.infer and gp.train do)"
+    end
     local defaults = {}
     local _, rnote = runtime_of(case)
     defaults[1] = rnote
@@ -270,6 +274,7 @@ return function(case, cat)
   defaults[#defaults + 1] = rnote
   local a = {
     model = model, gpu = hw.gpu, gpus = v(hw.gpus) or 1, tp = v(par.tp) or 1,
+    power_limit = v(hw.power_limit),
     pp = v(par.pp) or 1, weights = v(wl.weight_dtype) or v(wl.precision) or "bf16",
     kv = v(wl.kv_dtype), runtime = runtime, cat = cat,
     input = v(wl.input_len), output = v(wl.output_len),

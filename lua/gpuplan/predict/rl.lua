@@ -755,7 +755,7 @@ return function(case, cat)
     zero = v(par.zero), batch = v(par.micro_batch), recompute = v(par.recompute),
     first_stage_layers = v(par.first_stage_layers), last_stage_layers = v(par.last_stage_layers),
     precision = v(wl.precision), fp8_scaling = v(wl.fp8_scaling),
-    gpus_per_node = v(hw.gpus_per_node), cat = cat,
+    gpus_per_node = v(hw.gpus_per_node), cat = cat, power_limit = v(hw.power_limit),
     prompts = prompts, group = group, prompt_len = plen,
     response_len = resp and math.floor(resp + 0.5),
     global_batch = v(c.train_global_batch) or v(par.global_batch),
