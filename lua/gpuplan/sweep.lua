@@ -217,6 +217,12 @@ local function sched_list(v, a)
     fail("sweep: schedule interleaved runs vpp >= 2 model chunks a stage: give vpp_max 2 or "
       .. "more (got %s)", args.shown(a.vpp_max or 1))
   end
+  -- DualPipe alone runs one chunk a stage (each rank its stages r and
+  -- pp-1-r): a vpp_max above 1 would search nothing, taken in silence.
+  if #out == 1 and out[1] == "dualpipe" and (a.vpp_max or 1) > 1 then
+    fail("sweep: schedule dualpipe runs one model chunk a stage: vpp_max %s searches "
+      .. "nothing (give 1f1b or interleaved too)", args.shown(a.vpp_max))
+  end
   return out
 end
 

@@ -269,6 +269,12 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
     is($cb, 1, '--schedule gpipe: exit 1');
     like($eb, qr/--schedule must be 1f1b, interleaved or dualpipe \(got string 'gpipe'\)/,
          'names the flag and the values');
+    # DualPipe alone with --vpp-max 2: no layout would take a second chunk
+    my ($cv, undef, $ev) = run_gp('plan', @dj[0 .. $#dj - 4], '--schedule', 'dualpipe',
+                                  '--vpp-max', '2');
+    is($cv, 1, '--schedule dualpipe --vpp-max 2: exit 1');
+    like($ev, qr/--schedule dualpipe runs one model chunk a stage: --vpp-max 2 searches nothing/,
+         'names both flags');
     my (undef, $oh) = run_gp('plan', '--help');
     like($oh, qr/^  --schedule LIST\s+pipeline schedules to try, e\.g\. 1f1b,dualpipe/m, 'plan --help: --schedule');
 }

@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local sweep = require "gpuplan.sweep"
 
-t.plan(18)
+t.plan(19)
 
 -- The rule, counted by hand.  qwen3-30b-a3b on 16 GPUs, tp 1, pp 1..4,
 -- global batch 32, micro-batches 1 or 2: the micro-batches a step are
@@ -119,3 +119,8 @@ t.ok(dt and math.abs(dt.step_s / dc.step_s - 1) < 1e-12 and
      "fp8 DualPipe candidate: no grouped-MLP padding, as gp.train")
 t.like(err(t.with(ds, { moe_fp8_pad = "copy" })), "moe_fp8_pad copy with schedule dualpipe",
        "a padding copy beside dualpipe: refused")
+-- DualPipe alone runs one chunk a stage: a vpp_max above 1 would search
+-- nothing, so it is refused rather than taken in silence.
+t.like(err(t.with(moe, { schedule = { "dualpipe" }, vpp_max = 2 })),
+       "schedule dualpipe runs one model chunk a stage: vpp_max 2 searches nothing",
+       "dualpipe alone with vpp_max 2: refused")
