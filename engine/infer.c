@@ -218,6 +218,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
 	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
+	    gp_check_count(c->custom_ar_gpus, 0, "custom_ar_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||
 	    gp_check_count(c->concurrency, 0, "concurrency", err) ||
 	    gp_check_count(c->max_batch, 1, "max_batch", err) ||
@@ -267,6 +268,58 @@ int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	return check_cfg(m, d, c, err);
 }
 
+/* vLLM's custom all-reduce (vllm/distributed/device_communicators/
+ * custom_all_reduce.py and csrc/custom_all_reduce.cuh; SGLang runs the
+ * same kernels): within one host whose GPUs form a full NVLink mesh each
+ * rank reads its peers' buffers directly over NVLink, one kernel a call,
+ * where NCCL runs its ring or tree protocol.  It serves a TP group of 2,
+ * 4, 6 or 8 GPUs (_SUPPORTED_WORLD_SIZES) on one host ("Custom allreduce
+ * is disabled because this process group spans across nodes") and
+ * messages below its buffer, max_size = 8192 * 1024 bytes; larger ones,
+ * and groups over hosts, go to NCCL (pynccl).  The kernel takes the
+ * one-stage form -- every rank reads all n - 1 peers' whole buffers and
+ * reduces -- for n = 2, or n <= 4 below 512 KiB, or n <= 8 below 256 KiB
+ * ("(world_size_ <= 4 && bytes < 512 * 1024) || (world_size_ <= 8 &&
+ * bytes < 256 * 1024)"), else the two-stage reduce-scatter + all-gather,
+ * 2 (n - 1) / n of the buffer through each rank.  Each is priced as a
+ * latency a call plus those bytes at a share of the scale-up link's rate,
+ * fitted to vLLM's own timing on H100 (vLLM PR #24111,
+ * benchmark_device_communicators.py, TP 6, bf16 tensors of 0.5, 1, 1.5,
+ * 2, 3 and 4 MiB: ca_1stage 13, 21, 30, 38, 53, 70 us and ca_2stage 15,
+ * 17, 20, 26, 29, 37 us; the least-squares lines are 5.15 us + 5 S /
+ * (0.720 x 450 GB/s) and 11.41 us + (5/3) S / (0.617 x 450 GB/s), within
+ * 1.3 us of every point).  The same table's pynccl column (23, 25, 43
+ * and 53 us at 0.5, 1, 2 and 4 MiB) is within 18% of what comm_cost
+ * prices NCCL at for those 6 H100s (21.0, 29.4, 44.5 and 52.3 us), so the
+ * two backends stand on the same footing. */
+#define CUSTOM_AR_MAX_BYTES (8192.0 * 1024.0)
+#define CUSTOM_AR_1STAGE_LAT 5.15e-6
+#define CUSTOM_AR_1STAGE_EFF 0.720
+#define CUSTOM_AR_2STAGE_LAT 11.41e-6
+#define CUSTOM_AR_2STAGE_EFF 0.617
+
+/* 1 and the custom all-reduce's seconds in *t when it serves this call;
+ * 0 when NCCL does. */
+static int custom_ar_time(const infer_cfg *c, double bytes, double *t)
+{
+	double n = c->tp, bw;
+	int one;
+
+	if (c->custom_ar_gpus < c->tp || !c->topo ||
+	    c->topo->up_kind != GP_LINK_NVLINK ||
+	    (c->tp != 2 && c->tp != 4 && c->tp != 6 && c->tp != 8) ||
+	    bytes >= CUSTOM_AR_MAX_BYTES || !(c->topo->up.bw > 0.0))
+		return 0;
+	bw = c->topo->up.bw;
+	one = c->tp == 2 || (c->tp <= 4 && bytes < 512.0 * 1024.0) ||
+	      (c->tp <= 8 && bytes < 256.0 * 1024.0);
+	*t = one ? CUSTOM_AR_1STAGE_LAT + (n - 1.0) * bytes /
+		   (CUSTOM_AR_1STAGE_EFF * bw) :
+		   CUSTOM_AR_2STAGE_LAT + 2.0 * (n - 1.0) / n * bytes /
+		   (CUSTOM_AR_2STAGE_EFF * bw);
+	return 1;
+}
+
 /* All-reduce of `bytes` over the TP group. */
 static int allreduce(const infer_cfg *c, double bytes, double *t,
                      gp_error *err)
@@ -276,6 +329,8 @@ static int allreduce(const infer_cfg *c, double bytes, double *t,
 
 	*t = 0.0;
 	if (c->tp <= 1 || bytes <= 0.0)
+		return GP_OK;
+	if (custom_ar_time(c, bytes, t))
 		return GP_OK;
 	if (c->topo) {
 		if (comm_cost(c->topo, GP_ALL_REDUCE, bytes, c->tp, &r, err)

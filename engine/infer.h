@@ -97,6 +97,13 @@ typedef struct infer_cfg {
 	                         its own before the first grouped GEMM
 	                         (TensorRT-LLM's CUTLASS MoE
 	                         expandInputRows; infer.c moe_expand) */
+	int custom_ar_gpus;   /* > 1: a TP group of at most this many GPUs
+	                         (2, 4, 6 or 8, one host's, on a full
+	                         NVLink mesh) all-reduces messages up to
+	                         8 MiB with the runtime's own peer-to-peer
+	                         kernels (vLLM's custom all-reduce, which
+	                         SGLang shares) instead of NCCL (infer.c
+	                         allreduce); 0: NCCL always */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

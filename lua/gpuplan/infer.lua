@@ -152,6 +152,41 @@ M.act_quant = { trtllm = true }
 -- named trtllm until a NIM MoE case says otherwise.
 M.moe_expand = { trtllm = true }
 
+-- Runtimes that all-reduce a TP group within one host with their own
+-- peer-to-peer kernels rather than NCCL: vLLM's custom all-reduce
+-- (vllm/distributed/device_communicators/custom_all_reduce.py, on by
+-- default: disable_custom_all_reduce = False) and SGLang's, which runs the
+-- same kernels (sgl-kernel's custom_all_reduce); engine/infer.c prices it
+-- (custom_ar_time).  TensorRT-LLM's own one-shot / two-shot kernels are
+-- not modelled: NCCL's price stands there.
+M.custom_ar = { vllm = true, sglang = true }
+
+-- Scale-up fabrics on which every GPU pair of a host is NVLink-connected
+-- through NVSwitch, what vLLM's custom all-reduce needs beyond two GPUs
+-- (custom_all_reduce.py: "Custom allreduce is disabled because it's not
+-- supported on more than two PCIe-only GPUs" unless
+-- cuda_platform.is_full_nvlink finds every pair NVLink-connected).  Not
+-- the V100 hybrid cube-mesh (nvlink2) nor the bridges, which join GPUs in
+-- pairs.
+M.custom_ar_fabrics = { nvlink3 = true, ["nvlink3-a800"] = true, nvlink4 = true,
+                        ["nvlink4-h800"] = true, nvlink5 = true }
+
+-- The largest TP group `runtime`'s custom all-reduce serves on GPU g of
+-- system sys (nil: the catalog system holding g, else its NVLink
+-- domain): the GPUs of one host (the system's host_gpus, e.g. a GB200
+-- NVL72 compute tray's 4), at most 8 (the kernels' _SUPPORTED_WORLD_SIZES
+-- are 2, 4, 6 and 8); 0 where the runtime has none or the fabric is not a
+-- full NVLink mesh.
+function M.custom_ar_gpus(runtime, g, sys, cat)
+  if not M.custom_ar[runtime or ""] then return 0 end
+  local host
+  if not sys and cat then sys = require("gpuplan.train").default_node(g, cat) end
+  local fab = sys and sys.scaleup or (g.scaleup and g.scaleup.fabric)
+  if not M.custom_ar_fabrics[fab or ""] then return 0 end
+  host = sys and (sys.host_gpus or sys.gpus) or (g.scaleup and g.scaleup.domain) or 8
+  return math.min(8, host)
+end
+
 -- Where host-resident layers run (--offload), by runtime: llama.cpp
 -- computes them on the CPU for steps of fewer than 32 tokens (ggml's
 -- backend scheduler sends larger batches to the GPU: PR 6083 "offload large
@@ -357,6 +392,7 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   if tp > 1 or pp > 1 then
     c.topo = tp_topology(g, sys, cat)
     if not c.topo then default("tp all-reduce: alpha-beta placeholder (no scale-up fabric)") end
+    if c.topo then c.custom_ar_gpus = M.custom_ar_gpus(a.runtime, g, sys, cat) end
     if c.topo then c.p2p_bw = c.topo.up_bw * (c.topo.up_achievable or 1) end
   end
   local okb, buyer = pcall(require("gpuplan.prices").buyer, cat, a, "infer")

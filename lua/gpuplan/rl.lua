@@ -1191,6 +1191,15 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   rc.gemv_max = infer.gemv_max.vllm
   rc.fused_grouped_topk = fused_topk
   rc.fused_topk_softmax = fused_softmax
+  -- vLLM's custom all-reduce within one host, eager or not (SGLang runs
+  -- the same kernels; engine/infer.c custom_ar_time), for the GPUs one
+  -- host runs; the hybrid engine all-reduces through NCCL.
+  rc.custom_ar_gpus = 0
+  if not hybrid and rc.topo then
+    local sys = o.system and (type(o.system) == "table" and o.system
+      or s.cat:get("systems", o.system)) or nil
+    rc.custom_ar_gpus = math.min(infer.custom_ar_gpus("vllm", gpu, sys, s.cat), s.host_gpus)
+  end
   -- An engine larger than a node (vLLM / SGLang TP 16-32 over nodes, as
   -- multi-node serving of 405B / 671B models runs): its ranks fill whole
   -- nodes and its TP all-reduces run on the job's topology -- across the
@@ -1412,6 +1421,8 @@ local function job_of(o, model, s, c, follow_tp)
     o2.rollout_tp, o2.rollout_ep, o2.rollout_dp_attention = 2, nil, nil
     local _, _, rc2 = rollout_setup(o2, s, 2, function() end)
     c.rollout.topo, c.rollout.p2p_bw = rc2.topo, rc2.p2p_bw
+    -- and the host's custom all-reduce, which a step's TP within it uses
+    c.rollout.custom_ar_gpus = rc2.custom_ar_gpus
   end
   local h = core()
   local ok, j = pcall(h.rl_job, h.model(model), h.device(s.device), h.topology(s.topo), c,
