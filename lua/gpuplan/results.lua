@@ -12,11 +12,14 @@
 -- tests/lua/results.t fails when a function returns a field that is not
 -- declared here for it.
 --
--- A declaration: field(name, unit, help, results)
+-- A declaration: field(name, unit, help, results[, range])
 --   unit     what the number is in ("s", "B", "GiB", "days", "fraction",
 --            "count", "FLOP", "tokens/s", "currency" -- the result's
 --            currency field --, or "" for names, flags and tables)
 --   results  the results that carry it, by their key in M.RESULTS
+--   range    where a plan row's number may lie, {min, max, gt = the least
+--            excluded}, as `gpuplan merge` checks a shard's rows; absent:
+--            any finite number >= 0 (a unit) or any plain value (none)
 
 local M = {}
 
@@ -42,10 +45,10 @@ M.RESULTS = {
 
 M.FIELDS = {}
 M.BY_NAME = {}
-local function field(name, unit, help, results)
+local function field(name, unit, help, results, range)
   local set = {}
   for r in results:gmatch("%S+") do set[r] = true end
-  local f = { name = name, unit = unit, help = help, results = set }
+  local f = { name = name, unit = unit, help = help, results = set, range = range }
   assert(not M.BY_NAME[name], "results: " .. name .. " declared twice")
   M.FIELDS[#M.FIELDS + 1] = f
   M.BY_NAME[name] = f
@@ -142,7 +145,13 @@ field("vision_patches", "count", "image patches per step", "train job_step")
 field("scaling", "", "train: {gpus, layout, tokens_per_s_gpu, efficiency, base} (with "
   .. "scaling = true or scaling_base): tokens/s per GPU against the job's fastest layout on "
   .. "the base count, base saying which ('the smallest count that fits', 'scaling_base', "
-  .. "'no smaller count fits'); plan: that efficiency", "train plan")
+  .. "'no smaller count fits'); plan: that efficiency, > 0 and unbounded above", "train plan",
+  -- A ratio of two positive, finite throughputs per GPU.  It has no upper
+  -- bound: the base is the smallest count that fits, where the job may fit
+  -- only by recompute, a small micro-batch or few experts' shards, so a
+  -- larger count can be several times faster per GPU (Qwen3-30B-A3B on
+  -- 32 H100s against the 8 it first fits on: above 5).
+  { 0, 2 ^ 53, gt = true })
 field("scaling_base", "count", "the GPU count the scaling efficiency is against", "plan")
 field("per_card", "", "per_card = true (gp.sweep) or a list of cards (gp.infer): a row per "
   .. "card, side by side, the winner first -- the card's best (gp.sweep: its layout's fields; "

@@ -42,8 +42,9 @@
 -- gpu list), index (the layout's place in that card's enumeration), score
 -- (what they are ranked by, lower first), gpus, tp, pp, cp, ep, dp,
 -- zero, vpp, sp, micro_batch, recompute, schedule, layout (a label), step_s,
--- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (efficiency
--- against one node of the same layout), flags (scaling below 0.6); stats
+-- tokens_per_s, mfu, days, cost, currency, mem_gib, scaling (tokens/s
+-- per GPU against the fastest layout on the base count, > 0, above 1
+-- where the base fits only by recompute or the like), flags (scaling below 0.6); stats
 -- per GPU
 -- type (space: combinations enumerated, each bound clamped to what the model,
 -- node and largest count allow; layouts: of them dividing the

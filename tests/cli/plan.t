@@ -238,6 +238,35 @@ like($o, qr/^scaling efficiency against: h100-sxm 64 GPUs \(--scaling-base: /m, 
 is($c, 1, 'a base where nothing fits: an error');
 like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 'naming the base and the card');
 
+# A scaling efficiency far above 1 is a plan row's value, and merge takes
+# it: Qwen3-30B-A3B first fits on 8 H100s (the smallest count that fits),
+# where its fastest layout is several times slower per GPU than on 32, so
+# the 32-GPU rows' efficiency is above 2 (5.0-5.4 today).  The shards of
+# that search merge to the whole search (merge once refused any value
+# above 2).
+{
+    my @sj = ('qwen3-30b-a3b', '--gpu', 'h100-sxm', '--gpus', '32', '--pp-max', '4',
+              '--ep-max', '8', '--global-batch', '256');
+    my ($cw, $ow, $ew) = run_gp('plan', @sj);
+    is($cw, 0, 'plan qwen3-30b-a3b on 32 exits 0') or diag $ew;
+    like($ow, qr/^scaling efficiency against: h100-sxm 8 GPUs \(the smallest count that fits/m,
+         'against 8 GPUs');
+    my $top = 0;
+    for my $k (1, 2) {
+        my ($ck, $ok, $ek) = run_gp('plan', @sj, '--format', 'json', '--shard', "$k/2");
+        is($ck, 0, "shard $k/2 exits 0") or diag $ek;
+        for ($ok =~ /"scaling":([\d.e+-]+)/g) { $top = $_ if $_ > $top }
+        open my $fh, '>', "$dir/scal-$k.jsonl" or die $!;
+        print $fh $ok;
+        close $fh;
+    }
+    ok($top > 2, "a shard row's scaling is above 2 (got $top)");
+    my ($cm, $om, $em) = run_gp('merge', "$dir/scal-1.jsonl", "$dir/scal-2.jsonl");
+    is($cm, 0, 'shards with scaling above 2 merge') or diag $em;
+    my $strip = sub { join "\n", grep { !/^searched/ } split /\n/, shift };
+    is($strip->($om), $strip->($ow), 'merged == the whole search');
+}
+
 # DualPipe in the search: --schedule 1f1b,dualpipe lists DeepSeek-V3's
 # schedule beside 1F1B (an even pp, an even count >= 2 x pp of micro-
 # batches: 256 / (dp 8 x mb 1) = 32 >= 8 at pp 4), labelled; its shards

@@ -130,4 +130,17 @@ for _, f in ipairs(results.FIELDS) do
   t.ok(f.help ~= "" and next(f.results) ~= nil, f.name .. ": has help and a result")
 end
 
+-- A declared range is what `gpuplan merge` checks a plan row's number by,
+-- from the one declaration: scaling > 0 with no bound above 2 (a row of
+-- Qwen3-30B-A3B on 32 H100s is above 5 against the 8 it first fits on).
+do
+  local R = require("gpuplan.cmd.merge").RESULT
+  local d = results.BY_NAME.scaling.range
+  t.is(string.format("%s %.17g %.17g %s", R.scaling[1], R.scaling[2], R.scaling[3],
+                     tostring(R.scaling.gt)),
+       string.format("number %.17g %.17g %s", d[1], d[2], tostring(d.gt)),
+       "merge checks scaling by its declared range")
+  t.ok(R.scaling[3] > 5 and R.scaling.gt and R.scaling[2] == 0, "scaling: > 0, above 5 taken")
+end
+
 t.done_testing()

@@ -108,9 +108,6 @@ local RESULT = {
   days = { "number", 0, BIG, opt = true }, cost = { "number", 0, BIG, opt = true },
   price = { "number", 0, BIG, gt = true, opt = true },
   currency = { "string", opt = true, pattern = "^%u%u%u$" },
-  -- tokens/s per GPU against one node of the same layout: a fraction,
-  -- a little above 1 where the larger job's collectives are cheaper
-  scaling = { "number", 0, 2, gt = true, opt = true },
   flags = { "strings", opt = true },
   -- where the _lo/_hi ranges came from (gpuplan.ranges)
   range = { "record", opt = true, spec = {
@@ -128,12 +125,15 @@ for _, d in ipairs(require("gpuplan.core").SWEEP_DIMS) do
     or d.values == "mask" and { "int", 0, d.hi }
     or COUNT
 end
--- Every other field gpuplan.results declares for a plan row (the 80%
--- ranges' F_lo and F_hi, where they came from): by its unit, a number of
--- that unit (finite, >= 0) or a value whose strings are each one line.
+-- Every other field gpuplan.results declares for a plan row (the scaling
+-- efficiency, the 80% ranges' F_lo and F_hi, where they came from): in
+-- the range it declares, else by its unit, a number of that unit (finite,
+-- >= 0) or a value whose strings are each one line.
 for _, f in ipairs(require("gpuplan.results").FIELDS) do
   if f.results.plan and not RESULT[f.name] then
-    RESULT[f.name] = f.unit ~= "" and { "number", 0, BIG, opt = true } or { "any", opt = true }
+    RESULT[f.name] = f.range
+      and { "number", f.range[1], f.range[2], gt = f.range.gt, opt = true }
+      or f.unit ~= "" and { "number", 0, BIG, opt = true } or { "any", opt = true }
   end
 end
 C.RESULT = RESULT
