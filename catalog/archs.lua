@@ -580,7 +580,9 @@ arch {
           .. "(TunableOp on), MI300X 781.9 = 0.598 (ROCm 6.2); a later MI300X run "
           .. "(torch 2.5.1, ROCm 6.3) found 668.4 = 0.511. The part cannot hold "
           .. "its peak clock at 750 W under full matrix load (AMD ROCm blog). "
-          .. "fp8/int8/tf32 not measured, taken equal; memory not measured",
+          .. "fp8/int8/tf32 not measured, taken equal; memory not measured. "
+          .. "The MI300X and MI325X entries carry AMD's own measured values "
+          .. "(bf16 and fp8 both); this arch value is the fallback",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum Achievable "
           .. "Matmul FLOPS table; rocm.blogs.amd.com 'Understanding Peak and "
           .. "Max-Achievable FLOPS'",

@@ -275,4 +275,18 @@ t.near(cat:convert({ amount = 70.197, currency = "CNY" }, "USD"), 10.0, EXACT, "
 t.is(cat.settings.currency, "USD", "default currency USD")
 t.is(cat.settings.safety_margin, 0.10, "default safety margin 10%")
 
+-- CDNA 3 matrix fractions from AMD's Max-Achievable FLOPs table (ROCm blog
+-- "Measuring Max-Achievable FLOPs - Part 2", 2025-02-28): achieved = the
+-- stored fraction x the stored peak.  MI300X bf16 708 TFLOPs, fp8 1273;
+-- MI325X bf16 843, fp8 1519.  The fractions are rounded to two places, so
+-- 0.005 / 0.49 = 1.1% relative is the most the product can miss by.
+local function maf(id, p)
+  local g = cat:get("gpus", id)
+  return g.achievable.gemm[p] * g.peak[p]
+end
+t.near(maf("mi300x", "bf16"), 708e12, 0.011, "mi300x bf16 0.54 x 1307.4 = AMD's MAF 708")
+t.near(maf("mi300x", "fp8"), 1273e12, 0.011, "mi300x fp8 0.49 x 2614.9 = AMD's MAF 1273")
+t.near(maf("mi325x", "bf16"), 843e12, 0.011, "mi325x bf16 0.64 x 1307.4 = AMD's MAF 843")
+t.near(maf("mi325x", "fp8"), 1519e12, 0.011, "mi325x fp8 0.58 x 2614.9 = AMD's MAF 1519")
+
 t.done_testing()
