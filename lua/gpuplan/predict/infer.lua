@@ -116,14 +116,24 @@ local PROFILES = {
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
   -- does not set it.  Releases before 0.8.0 ran the V0 engine, whose
   -- EngineArgs default is "max_num_seqs: int = 256" at every GPU (vllm
-  -- engine/arg_utils.py, 0.4-0.7).  From 0.8.0 the V1 engine is the
-  -- default and takes its defaults by device (arg_utils.py
-  -- get_batch_defaults: "if device_memory >= 70 * GiB_bytes and 'a100' not
-  -- in device_name: # For GPUs like H100 and MI300x, use larger default
-  -- values", max_num_seqs 1024 for LLM_CLASS and OPENAI_API_SERVER, else
-  -- 256).  The release is the case's source.version, else the newest by its
-  -- source.date (0.8.0: 2025-03-18), else the V1 defaults.  A cap only:
-  -- the KV cache may hold fewer.
+  -- engine/arg_utils.py, 0.4-0.7).  0.8.0 made V1 the default (its release
+  -- notes: "We have now enabled V1 engine by default (#13726)", quoted by
+  -- dependabot bumps to 0.8.0 dated 2025-03-19, so released by then; the
+  -- 2025-03-18 boundary below is a day early at most).  V1 takes its
+  -- defaults by device; the rule modelled is the one since vllm PR #17073
+  -- (2025-04-23, "Use larger batch sizes for A100/B100/B200/MI300x", made
+  -- memory-based in review), arg_utils.py get_batch_defaults: "if
+  -- device_memory >= 70 * GiB_bytes and 'a100' not in device_name: # For
+  -- GPUs like H100 and MI300x, use larger default values", max_num_seqs
+  -- 1024 for LLM_CLASS and OPENAI_API_SERVER, else 256.  Not modelled: the
+  -- first V1 releases raised it to 1024 at every GPU (vllm PR #15357,
+  -- 2025-03-24: "It's raised from 256 to 1024 by default"), and PR #16158
+  -- (2025-04-07) then "reverts the default max_num_seqs from 1024 to 256
+  -- for hardware other than H100/200" until #17073: a 0.8.0-0.8.4 run on a
+  -- small card (1024, not 256) or on an MI300X/B200 after #16158 (256, not
+  -- 1024) is priced with the later rule.  The release is the case's
+  -- source.version, else the newest by its source.date, else the V1
+  -- defaults.  A cap only: the KV cache may hold fewer.
   vllm = function(a, _, g, defaults, case)
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
