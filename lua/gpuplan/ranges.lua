@@ -55,7 +55,7 @@ M.NOVEL = { "stack", "moe", "gen" }
 -- -1 rate-like (f = predicted / measured).  Memory is a size: 1.
 M.ORIENT = {
   step_time_s = 1, ttft_ms = 1, itl_ms = 1, time_us = 1,
-  peak_memory_gb = 1, peak_memory_gib = 1,
+  peak_memory_gb = 1, peak_memory_gib = 1, peak_reserved_gib = 1,
   hfu_tflops_per_gpu = -1, mfu_tflops_per_gpu = -1, mfu = -1,
   tokens_per_s_per_gpu = -1, output_tokens_per_s = -1, decode_tokens_per_s = -1,
   output_tokens_per_s_per_gpu = -1, input_tokens_per_s_per_gpu = -1, busbw_gbps = -1,

@@ -120,7 +120,10 @@ end
 M.metrics = {
   train = { "hfu_tflops_per_gpu", "mfu_tflops_per_gpu", "mfu", "tokens_per_s_per_gpu",
             "step_time_s" },
-  memory = { "peak_memory_gb", "peak_memory_gib" },
+  -- peak_memory_*: torch.cuda.max_memory_allocated; peak_reserved_gib:
+  -- the caching allocator's reserved_bytes.all.peak (torchtitan's
+  -- "memory: ... GiB" log line, its Memory(GiB) columns)
+  memory = { "peak_memory_gb", "peak_memory_gib", "peak_reserved_gib" },
   infer = { "output_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "itl_ms",
             "output_tokens_per_s_per_gpu", "input_tokens_per_s_per_gpu" },
   collective = { "busbw_gbps", "time_us" },
@@ -404,14 +407,28 @@ M.PARALLEL_READ = {
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     moe_balance offload]],
-  memory = set [[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch
-    recompute recompute_modules schedule offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload
     moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }
+-- The memory kind reads the training layout's fields that size the
+-- breakdown (lua/gpuplan/predict/memory.lua hands each to gpuplan.memory,
+-- as gp.train's memory does): a subset of train's, taken from that set so
+-- a memory case and its training sibling state a field under one name and
+-- one case type (the schema above).  The rest of train's -- overlaps,
+-- bucket sizes, dispatchers -- set the step's time, not its bytes.
+do
+  local mem = {}
+  for name in ([[tp pp cp ep etp vpp sp zero fsdp grad_sync micro_batch global_batch recompute
+      recompute_layers recompute_modules activation_offload_layers first_stage_layers
+      last_stage_layers split_ends schedule offload]]):gmatch("%S+") do
+    assert(M.PARALLEL_READ.train[name], "memory reads train's parallel." .. name)
+    mem[name] = true
+  end
+  M.PARALLEL_READ.memory = mem
+end
 -- A field a kind does not read may still state the value its predictor
 -- takes without it -- no context parallelism, no sequence parallelism, no
 -- FSDP, no ZeRO -- as the inference and RL cases write their layouts in

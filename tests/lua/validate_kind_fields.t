@@ -67,9 +67,11 @@ for _, x in ipairs {
   local kind, field = x[1], x[2]
   local ok, err, id, path = read_with(kind, field, x[3])
   t.ok(not ok, kind .. " case with parallel." .. field .. ": refused")
+  -- split_ends sizes a pipeline stage, so the memory kind reads it too
+  local who = validate.PARALLEL_READ.memory[field] and "train and memory" or "train"
   t.is(err, string.format("%s: case '%s': field 'parallel.%s': %s cases do not use it (only "
-    .. "train cases do), so it would be ignored; remove it or model it for %s", path, id, field,
-    kind, kind), kind .. " " .. field .. ": the message names the case, the field and who reads it")
+    .. "%s cases do), so it would be ignored; remove it or model it for %s", path, id, field,
+    kind, who, kind), kind .. " " .. field .. ": the message names the case, the field and who reads it")
 end
 -- The neutral values an unread field may state (no CP, no SP, no FSDP)
 -- pass; another value of it is refused.
@@ -81,6 +83,21 @@ t.ok(not ok and err:find("field 'parallel.cp': infer cases do not use it (only t
 ok, err = read_with("rl", "fsdp", "full_shard")
 t.ok(not ok and err:find("field 'parallel.fsdp': rl cases do not use it", 1, true),
   "rl: fsdp full_shard refused (gp.rl prices the actor's layout without it)")
+-- The memory kind reads the training layout's fields that size the
+-- breakdown, a subset of train's; one that only sets the step's time (the
+-- TP collectives under the GEMMs) is refused in a memory case.
+local sub = {}
+for k in pairs(validate.PARALLEL_READ.memory) do
+  if not validate.PARALLEL_READ.train[k] then sub[#sub + 1] = k end
+end
+t.is(table.concat(sub, ","), "", "memory's parallel fields are all train's")
+for _, k in ipairs { "split_ends", "first_stage_layers", "last_stage_layers", "recompute_layers",
+                     "activation_offload_layers", "fsdp", "grad_sync", "schedule" } do
+  t.ok(validate.PARALLEL_READ.memory[k], "memory reads train's parallel." .. k)
+end
+ok, err = read_with("memory", "tp_overlap", true)
+t.ok(not ok and err:find("field 'parallel.tp_overlap': memory cases do not use it (only train "
+  .. "cases do)", 1, true), "memory: tp_overlap refused (a time, not bytes)")
 os.execute("rm -rf " .. dir)
 
 -- 4. The memory kind reads global_batch: the step's micro-batches on a
@@ -103,5 +120,29 @@ end
 t.is(peak[192], peak[2048], "memory: 12 and 128 micro-batches hold pp = 12 in flight alike")
 t.ok(peak[96] < peak[192], string.format("memory: 6 micro-batches in flight peak lower (%.2f < %.2f GB)",
   peak[96] or 0, peak[192] or 0))
+
+-- 5. peak_reserved_gib (torchtitan's Memory(GiB): torch.cuda.memory_stats
+-- reserved_bytes.all.peak) is the allocated peak plus the allocator's
+-- cache, the breakdown's fragmentation: frag 0.05 x the tensors (no paged
+-- optimizer states here; engine/memory.c mem_reserve_default,
+-- memory_int.h finish_pick), so reserved = 1.05 x allocated.  Tolerance
+-- 1e-9 relative: the same sum in floating point.
+local titan
+for _, c in ipairs(cases) do
+  if c.id == "torchtitan2412-h100-llama31-8b-8gpu-fsdp-mem" then titan = c end
+end
+t.ok(titan and titan.measured.metric == "peak_reserved_gib", "the torchtitan memory row is reserved's")
+local reserved = validate.predict(titan, cat).predicted
+titan.measured.metric = "peak_memory_gib"
+local allocated = validate.predict(titan, cat).predicted
+t.ok(reserved and allocated and math.abs(reserved / allocated - 1.05) < 1e-9,
+  string.format("reserved %.3f GiB = 1.05 x allocated %.3f GiB", reserved or 0, allocated or 0))
+
+-- 6. A memory case and its training sibling are sized on one stack: the
+-- torchtitan rows take the train predictor's torchtitan profile (FSDP2 on
+-- PyTorch modules: stack hf), not the pre-training default (megatron).
+local r = validate.predict(titan, cat)
+t.ok(r.defaults and r.defaults:find("stack=hf (FSDP2", 1, true),
+  "torchtitan memory row: stack=hf from the train profile")
 
 t.done_testing()

@@ -2,7 +2,8 @@
 -- peak allocated bytes per GPU, as torch.cuda.max_memory_allocated reports
 -- it -- the tensor components of the breakdown (r.allocated), without the
 -- CUDA context, library workspaces or allocator cache, which that counter
--- does not see.
+-- does not see -- or, for metric peak_reserved_gib, the allocator's peak
+-- reserved bytes: those tensors plus its cache (below).
 --
 -- Everything not stated by the case is a documented default of
 -- gpuplan.memory and is listed in `defaults`.
@@ -23,7 +24,7 @@ local v, model_of = case_.v, case_.model
 -- to inference.
 local FRAMEWORKS = {
   { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" },
-  { "torchtune", "torchtune" }, { "peft", "peft" },
+  { "torchtune", "torchtune" }, { "peft", "peft" }, { "torchtitan", "torchtitan" },
 }
 local PROFILES = {
   -- LitGPT (lit-gpt, 2023; the resource tables' commit 8641822):
@@ -148,6 +149,21 @@ local PROFILES = {
   },
 }
 
+-- A stack the train predictor profiles (torchtitan: FSDP2 on PyTorch
+-- modules): its entries that gpu memory takes, from the train predictor's
+-- table (lua/gpuplan/predict/train.lua), so a memory case and its training
+-- sibling are sized on one stack.  Filled on first use (the train predictor
+-- is loaded then).
+local TRAIN_STACKS = { torchtitan = true }
+local function train_profile(fw)
+  local options = require "gpuplan.options"
+  local all = {}
+  for _, e in ipairs(require("gpuplan.predict.train").profiles[fw]) do
+    if options.takes("fit", e[1], "lua") then all[#all + 1] = e end
+  end
+  return { all = all }
+end
+
 return function(case, cat)
   local model, why = model_of(case.model or {}, cat)
   if not model then return nil, why end
@@ -164,13 +180,20 @@ return function(case, cat)
     input_len = v(wl.input_len), output_len = v(wl.output_len),
   }, wl)
   local metric = case.measured and case.measured.metric
-  if metric ~= "peak_memory_gib" and metric ~= "peak_memory_gb" then
+  if metric ~= "peak_memory_gib" and metric ~= "peak_memory_gb" and metric ~= "peak_reserved_gib" then
     return nil, "metric " .. tostring(metric) .. " is not a memory peak"
   end
   if v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
+  -- The training layout's fields that size the breakdown, as the train
+  -- predictor hands them to gp.train (gpuplan.validate PARALLEL_READ.memory).
+  o.recompute_layers = v(par.recompute_layers)
+  o.activation_offload_layers = v(par.activation_offload_layers)
+  o.first_stage_layers = v(par.first_stage_layers)
+  o.last_stage_layers = v(par.last_stage_layers)
+  o.split_ends = v(par.split_ends)
   o.fp8_activations = v(wl.fp8_activations)
   o.moe_probs = v(wl.moe_probs)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
@@ -216,6 +239,7 @@ return function(case, cat)
   -- The framework's stack profile fills what the case leaves open.
   local fw = case_.framework(case, FRAMEWORKS)
   if fw then
+    if TRAIN_STACKS[fw] and not PROFILES[fw] then PROFILES[fw] = train_profile(fw) end
     local prof = PROFILES[fw]
     local parts = o.method == "infer" and { "infer" }
       or { "all", (o.method == "lora" or o.method == "qlora") and "lora"
@@ -248,12 +272,22 @@ return function(case, cat)
   o.margin = 0
   local r = memory.memory(o)
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
-  local unit = metric == "peak_memory_gib" and units.GiB or units.GB
+  local unit = metric == "peak_memory_gb" and units.GB or units.GiB
   local parts = {}
+  -- peak_reserved_gib: what the caching allocator holds from the driver at
+  -- the peak (torch.cuda.memory_stats reserved_bytes.all.peak) -- the
+  -- tensors plus the breakdown's fragmentation, the segments' unused
+  -- splits that the allocator keeps cached (engine/memory.c frag); the
+  -- CUDA context and NCCL's buffers are outside the allocator.
+  local value = r.allocated
   for _, c in ipairs(r.components) do
-    if c.tensor then parts[#parts + 1] = string.format("%s %.1f", c.name, c.bytes / unit) end
+    if c.tensor then parts[#parts + 1] = string.format("%s %.1f", c.name, c.bytes / unit)
+    elseif c.name == "fragmentation" and metric == "peak_reserved_gib" then
+      value = value + c.bytes
+      parts[#parts + 1] = string.format("allocator cache %.1f", c.bytes / unit)
+    end
   end
-  return { value = r.allocated / unit, defaults = defaults,
+  return { value = value / unit, defaults = defaults,
            regime = require("gpuplan.ranges").regime("memory", o, r, cat),
            detail = table.concat(parts, ", ") }
 end
