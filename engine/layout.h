@@ -170,6 +170,28 @@ static inline int layout_dualpipe_ok(int pp, int vpp, double per)
 		(per == 0 || (per >= 2.0 * pp && per / 2 == (long long)(per / 2)));
 }
 
+/* Megatron-Core's uneven pipeline split (num_layers_in_first_ and
+ * _last_pipeline_stage; f, l: 0 when not given, both 0 fits any pp): the
+ * ends on pipeline stages (pp >= 2), the other stages sharing the rest
+ * of the model's layers evenly, one at least ("number of layers at
+ * middle stage ... must be divisible by the middle pipeline model
+ * parallel size", TransformerConfig __post_init__), two ends alone
+ * holding them all.  One rule for gp.train (memory_layout.c
+ * stage_ends_check words why) and the search (sweep.c ok_pp). */
+static inline int layout_ends_ok(int layers, int pp, int f, int l)
+{
+	int mid = pp - (f > 0) - (l > 0);
+	long long rest = (long long)layers - f - l;
+
+	if (f == 0 && l == 0)
+		return 1;
+	if (f < 0 || l < 0 || pp < 2 || rest < 0)
+		return 0;
+	if (mid == 0)
+		return rest == 0;
+	return rest >= mid && rest % mid == 0;
+}
+
 /* long long: two counts up to 2^24 multiply past INT_MAX.  stage: the
  * tp * cp * dp ranks of a stage. */
 static inline int layout_ep_ok(const gp_model *m, int ep, int etp,

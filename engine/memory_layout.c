@@ -176,7 +176,7 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "%s: with pp %d the two ends are every "
 			       "stage, so they hold all %d layers", given,
 			       y->pp, m->layers);
-	if (rest < mid || (mid > 0 && rest % mid != 0))
+	if (!layout_ends_ok(m->layers, y->pp, f, l))
 		return gp_fail(err, "%s %s %d of the model's %d layers for "
 			       "%d other stage%s: they must divide evenly, "
 			       "one layer each at least", given,

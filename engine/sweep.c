@@ -4,6 +4,7 @@
 #include "sweep.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const key_names[SWEEP_KEYS] = {
@@ -52,6 +53,56 @@ enum {
 };
 
 static void level_range(const sweep_iter *it, int lv, int *lo, int *hi);
+
+/* The job's uneven ends (first_stage_layers, last_stage_layers) keep
+ * only the pp they fit (ok_pp): refused, naming them and the pp that
+ * would fit, when none of the search's does, rather than searched to no
+ * layout. */
+static int divides_a_count(const sweep_iter *it, int pp)
+{
+	int i;
+
+	for (i = 0; i < it->s->ngpus; i++)
+		if (it->s->gpus[i] % pp == 0)
+			return 1;
+	return 0;
+}
+
+static int ends_fit(const sweep_iter *it, gp_error *err)
+{
+	int f = it->base->mem.first_stage_layers;
+	int l = it->base->mem.last_stage_layers;
+	int L = it->m->layers, lo, hi, pp;
+	const char *verb = f > 0 && l > 0 ? "fit" : "fits";
+	char given[96];
+
+	if (f == 0 && l == 0)
+		return GP_OK;
+	level_range(it, LV_PP, &lo, &hi);
+	for (pp = lo; pp <= hi; pp++)
+		if (layout_ends_ok(L, pp, f, l))
+			return GP_OK;
+	if (f > 0 && l > 0)
+		snprintf(given, sizeof given, "first_stage_layers %d and "
+			 "last_stage_layers %d", f, l);
+	else
+		snprintf(given, sizeof given, "%s %d", f > 0 ?
+			 "first_stage_layers" : "last_stage_layers",
+			 f > 0 ? f : l);
+	/* the least larger pp that fits them and divides a GPU count */
+	for (pp = hi + 1; pp <= L; pp++)
+		if (layout_ends_ok(L, pp, f, l) && divides_a_count(it, pp))
+			return gp_fail(err, "%s %s no pp up to %d (pp_max, "
+				       "clamped to the GPUs and layers): the "
+				       "other stages must share the rest of "
+				       "the model's %d layers evenly; pp %d "
+				       "fits (pp_max %d)", given, verb, hi, L,
+				       pp, pp);
+	return gp_fail(err, "%s %s no pp that divides the GPU counts: "
+		       "the other stages must share the rest of the "
+		       "model's %d layers evenly, one layer each at least",
+		       given, verb, L);
+}
 
 int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		const train_cfg *base, const sweep_space *s, gp_error *err)
@@ -103,6 +154,8 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
+	if (ends_fit(it, err))
+		return GP_EINVAL;
 	/* The masks in force, and the grid: the product of the
 	 * dimensions' sizes, each split clamped (split_cap), in floating
 	 * point: 64 GPU counts x 2^24 CP x ... passes 2^63, never
@@ -266,7 +319,10 @@ static inline int ok_pp(const sweep_iter *it, int lv)
 	const int *v = it->cur;
 	int N = it->s->gpus[v[LV_G]];
 
-	return (N / v[LV_TP]) % v[lv] == 0 && layout_pp_ok(it->m, v[lv]);
+	return (N / v[LV_TP]) % v[lv] == 0 && layout_pp_ok(it->m, v[lv]) &&
+		layout_ends_ok(it->m->layers, v[lv],
+			       it->base->mem.first_stage_layers,
+			       it->base->mem.last_stage_layers);
 }
 
 /* Megatron's CP splits each sequence into 2 cp chunks. */
@@ -360,6 +416,11 @@ static inline int ok_vpp(const sweep_iter *it, int lv)
 	if (v[LV_SCH] != GP_SCHED_INTERLEAVED)
 		return vpp == 1 && (pp == 1 || !it->base->ep_overlap ||
 				    v[LV_SCH] == GP_SCHED_DUALPIPE);
+	/* the uneven ends are priced without interleaving
+	 * (memory_layout.c stage_ends_check) */
+	if (it->base->mem.first_stage_layers > 0 ||
+	    it->base->mem.last_stage_layers > 0)
+		return 0;
 	return vpp > 1 && (layout_vpp_ok(it->m, pp, vpp) &&
 			   it->m->layers % (pp * vpp) == 0 &&
 			   fmod(level_per(it), pp) == 0);

@@ -571,7 +571,8 @@ end
 
 -- The software stack and what follows from it, framework switches,
 -- the MoE capacity factor; returns the stack.
-local function prepare_stack(o, cfg, model, method, pp, dflt)
+-- searched: the layout is the search's (gp.sweep), pp not yet known.
+local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- Software stack: Megatron-style pre-training fuses SiLU*up (saves gate
   -- and up only) and keeps fp32 logits for its vocab-parallel loss (4 B,
   -- Korthikanti et al. 2022 sec. 4.3).  Fine-tuning stacks (HF
@@ -643,11 +644,13 @@ local function prepare_stack(o, cfg, model, method, pp, dflt)
   end
   -- Megatron-Core's num_layers_in_first/last_pipeline_stage: these ends
   -- hold N layers, the other stages the rest evenly (engine/
-  -- memory_layout.c mem_stage_split, which checks they divide).
+  -- memory_layout.c mem_stage_split, which checks they divide).  In a
+  -- search they are the job's: the search keeps the pp they fit
+  -- (engine/sweep.c ok_pp, by layout_ends_ok).
   for _, k in ipairs { "first_stage_layers", "last_stage_layers" } do
     if o[k] ~= nil then
       cfg[k] = posint(k, o[k])
-      if pp < 2 then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
+      if pp < 2 and not searched then fail("%s applies to pipeline stages (pp >= 2; got pp %d)", k, pp) end
       if stack ~= "megatron" then
         fail("%s is Megatron-Core's split (num_layers_in_%s_pipeline_stage); stack = %s "
           .. "partitions by its own rule (the megatron stack takes it)", k, k:match("^(%a+)_"),
@@ -1005,7 +1008,7 @@ prepare_fn = function(o, cmd, who)
     end
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
-    local stack = prepare_stack(o, cfg, model, method, pp, dflt)
+    local stack = prepare_stack(o, cfg, model, method, pp, dflt, who == "sweep")
     -- The stage3_* buckets at another ZeRO stage: refused as zero3_gather
     -- per_param is (gp.train's, gp.sweep's and the jobs' in train.lua
     -- sharding_rule; fit's here).

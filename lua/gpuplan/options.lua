@@ -337,15 +337,17 @@ opt { name = "activation_offload_layers", type = "int", metavar = "N", commands 
     .. "copy under (layers / N) layers' compute, what it outlasts added; N - 1 layers' "
     .. "activations leave the GPU; pp 1, recompute none, fewer than the model's layers",
   suggest = { "cpu_offloading_num_layers", "cpu_offloading", "activation_offload" } }
-opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl",
+opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "
-    .. "(Megatron-Core's num_layers_in_first_pipeline_stage)",
+    .. "(Megatron-Core's num_layers_in_first_pipeline_stage; plan: the job's, the search "
+    .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_first_pipeline_stage" } }
-opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train rl",
+opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the last pipeline stage, the other stages the rest evenly "
-    .. "(Megatron-Core's num_layers_in_last_pipeline_stage)",
+    .. "(Megatron-Core's num_layers_in_last_pipeline_stage; plan: the job's, the search "
+    .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
 opt { name = "split_ends", type = "flag", commands = "train rl", lua = "fit",
   help = "the embedding and the loss each take a layer's place in the pipeline split: "

@@ -267,6 +267,32 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
     is($strip->($om), $strip->($ow), 'merged == the whole search');
 }
 
+# DeepSeek-V3's own layout found by the search: the README's options for
+# the report's setup on 2048 H800s, DualPipe, and the 3 dense layers on
+# the first stage and 2 MoE layers on the last (--first-stage-layers 3
+# --last-stage-layers 2): 56 layers over 14 middle stages at pp 16.  The
+# best is PP16 DualPipe EP64 DP128 at 67.2 GiB a GPU (gp.train's,
+# tests/lua/dualpipe.t), within the default 10% margin of 79 GiB; a
+# --pp-max no pp of which the ends fit is refused, naming them and pp 4
+# (56 / 2), the least that does.
+{
+    my @ds = ('deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '2048', '--precision', 'fp8',
+              '--seq', '4096', '--global-batch', '15360', '--stack', 'megatron',
+              '--recipe', 'deepseek-fp8', '--recompute-modules', 'layernorm,mla_up_proj,moe_act',
+              '--fp8-activations', '--schedule', 'dualpipe', '--tp-max', '1',
+              '--ep-max', '64', '--micro-batch', '1', '--recompute', 'none', '--zero', '1');
+    my ($ce, $oe, $ee) = run_gp('plan', @ds, '--pp-max', '16', '--first-stage-layers', '3',
+                                '--last-stage-layers', '2');
+    is($ce, 0, 'plan deepseek-v3 with the 3/2 ends exits 0') or diag $ee;
+    like($oe, qr/^h800-sxm\s+2048\s+TP1 PP16 DualPipe EP64 DP128 ZeRO-1 mb1 none\s+20\.\d\d .*\s67\.2\s*$/m,
+         'the first row: DeepSeek-V3\'s PP16 DualPipe layout, 67.2 GiB');
+    my ($cp, undef, $ep) = run_gp('plan', @ds, '--pp-max', '2', '--first-stage-layers', '3',
+                                  '--last-stage-layers', '2');
+    is($cp, 1, '--pp-max 2 with the ends: exit 1');
+    like($ep, qr/^gpuplan: plan: --first-stage-layers 3 and --last-stage-layers 2 fit no pp up to 2 .*; pp 4 fits \(--pp-max 4\)$/m,
+         'names the options and the pp that fits');
+}
+
 # DualPipe in the search: --schedule 1f1b,dualpipe lists DeepSeek-V3's
 # schedule beside 1F1B (an even pp, an even count >= 2 x pp of micro-
 # batches: 256 / (dp 8 x mb 1) = 32 >= 8 at pp 4), labelled; its shards
