@@ -246,6 +246,18 @@ function M.label(c)
   return table.concat(s, " ")
 end
 
+-- A scaling efficiency under the floor as the flag prints it: two
+-- decimals, more where two would round up to the floor itself ("0.60 <
+-- 0.6" for 0.597 said nothing), up to six.
+function M.scaling_shown(x)
+  local digits, shown = 2, string.format("%.2f", x)
+  while tonumber(shown) >= M.SCALING_FLOOR and digits < 6 do
+    digits = digits + 1
+    shown = string.format("%." .. digits .. "f", x)
+  end
+  return shown
+end
+
 -- The scaling efficiency below which a result is flagged (the seed guides'
 -- rule: "below 0.6, change the layout or the cards").
 M.SCALING_FLOOR = 0.6
@@ -825,8 +837,9 @@ local function finish(c, o, a, counts, bases)
       c.scaling = c.tokens_per_s / c.gpus / b.tokens_per_s_gpu
       c.scaling_base = b.gpus
       if c.scaling < M.SCALING_FLOOR then
-        c.flags = { string.format("scaling efficiency %.2f < %.1f against %d GPU%s (%s): "
-          .. "change the layout or the cards", c.scaling, M.SCALING_FLOOR, b.gpus,
+        local shown = M.scaling_shown(c.scaling)
+        c.flags = { string.format("scaling efficiency %s < %.1f against %d GPU%s (%s): "
+          .. "change the layout or the cards", shown, M.SCALING_FLOOR, b.gpus,
           b.gpus == 1 and "" or "s", b.given and "scaling_base" or "the smallest count that fits") }
       end
     end
