@@ -47,13 +47,13 @@ return {
         gen = { "ada", "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 30, lo = 0.981, hi = 1.707 },
-        ["stack=hf"] = { cases = 29, lo = 0.976, hi = 1.707 },
-        ["stack=hf/moe=dense"] = { cases = 29, lo = 0.976, hi = 1.707 },
+        [""] = { cases = 30, lo = 0.981, hi = 1.597 },
+        ["stack=hf"] = { cases = 29, lo = 0.976, hi = 1.597 },
+        ["stack=hf/moe=dense"] = { cases = 29, lo = 0.976, hi = 1.597 },
         ["stack=hf/moe=dense/style=data"] = { cases = 8, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=data/scale=node"] = { cases = 8, lo = 0.913, hi = 1.109 },
-        ["stack=hf/moe=dense/style=sharded"] = { cases = 15, lo = 1.000, hi = 2.345 },
-        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 1.000, hi = 1.752 },
+        ["stack=hf/moe=dense/style=sharded"] = { cases = 15, lo = 0.999, hi = 1.707 },
+        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 0.999, hi = 1.367 },
       },
     },
     rl = {

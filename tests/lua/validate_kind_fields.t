@@ -145,4 +145,34 @@ local r = validate.predict(titan, cat)
 t.ok(r.defaults and r.defaults:find("stack=hf (FSDP2", 1, true),
   "torchtitan memory row: stack=hf from the train profile")
 
+-- 7. torchtitan 9dec370's loss runs eager (train.py: "TODO: compiling
+-- loss function causes CUDA errors"; "del pred" before backward): at the
+-- backward's start log_softmax's fp32 output and two fp32 gradients, 12 B
+-- a logit, where the stack's eager default is 6 B (memory.lua: bf16
+-- logits + fp32 log-softmax).  The row (local batch 2 x seq 8192 = 16384
+-- tokens, tp 1, vocab 128256) with its notes naming 9dec370 against the
+-- same row with that name removed: allocated differs by
+-- (12 - 6) x 128256 x 16384 B = 12,608,077,824 B = 11.742 GiB.  Tolerance
+-- 1e-6 GiB: one component's bytes added in floating point.
+titan.measured.metric = "peak_memory_gib"
+local r12 = validate.predict(titan, cat)
+t.ok(r12.defaults and r12.defaults:find("logit_bytes=12 (torchtitan 9dec370", 1, true),
+  "torchtitan 9dec370 row: logit_bytes=12 from the eager-loss release")
+local notes = titan.notes
+titan.notes = notes:gsub("torchtitan 9dec370", "torchtitan")
+local r6 = validate.predict(titan, cat)
+titan.notes = notes
+local want = 6 * 128256 * 16384 / 2^30
+t.ok(math.abs((r12.predicted - r6.predicted) - want) < 1e-6,
+  string.format("eager loss adds %.4f GiB (want %.4f)", r12.predicted - r6.predicted, want))
+-- A later release (e7c0cae compiles the loss under --training.compile)
+-- keeps the stack's figure.
+local h200
+for _, c in ipairs(cases) do
+  if c.id == "torchtitan2506-h200-llama31-8b-fsdp32-mem" then h200 = c end
+end
+local rh = validate.predict(h200, cat)
+t.ok(rh.defaults and not rh.defaults:find("logit_bytes", 1, true),
+  "torchtitan e7c0cae row: no eager-loss logit_bytes")
+
 t.done_testing()
