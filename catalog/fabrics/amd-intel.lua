@@ -4,7 +4,12 @@
 -- xGMI on MI2xx/MI3xx boards is a full mesh: each OAM has 7 links, one to
 -- each peer, so a single pair talks over ONE link (1/7 of the aggregate)
 -- while collectives over all 8 use all 7 at once.
--- latency: NCCL's NVLink LL figure (0.6 us) stands in for RCCL's (not read).
+-- latency: NCCL's NVLink LL figure (0.6 us) stands in for RCCL's.  Checked
+-- on xgmi4 against a measured rccl-tests all_reduce_perf log, 8 x MI300X of
+-- one host (hisohara/ai-scripts training/01_rccl-smoketest/README.md, AAC8,
+-- -g 1, graph 0): 13.4-15.7 us from 1 KiB to 128 KiB, 28.4 us at 1 MiB; the
+-- model prices 15.0-17.4 and 34.4 us, and 335.6 GB/s busbw at 8 GiB against
+-- 315.7 measured.  Its rows are the coll-allreduce-mi300x-8g-*-aac8 cases.
 
 fabric {
   id = "xgmi3", name = "Infinity Fabric xGMI (MI250X, 7 x 50 GB/s)",
