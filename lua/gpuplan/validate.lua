@@ -357,8 +357,17 @@ local case_schema = T.record {
     val_every = declared("val_every"), val_prompts = declared("val_prompts"),
   },
   -- version: the release the run used (SCHEMA.md), major.minor[.patch];
-  -- date: the day the source published the run, YYYY-MM-DD
-  source = T.record { title = text(), where = text(), id = text(), version = {
+  -- commit: the commit of a project without releases the source names
+  -- (7 to 40 hex digits); date: the day the source published the run,
+  -- YYYY-MM-DD
+  source = T.record { title = text(), where = text(), id = text(), commit = {
+    name = "commit", check = function(x, path)
+      if type(x) ~= "string" or not x:match("^%x+$") or #x < 7 or #x > 40 then
+        error({ path = path, msg = 'expected a git commit as "9dec370" (7 to 40 hex digits), got '
+          .. (type(x) == "string" and string.format("%q", x) or tostring(x)) }, 0)
+      end
+      return x:lower()
+    end }, version = {
     name = "release", check = function(x, path)
       if type(x) ~= "string" or not (x:match("^%d+%.%d+$") or x:match("^%d+%.%d+%.%d+$")) then
         error({ path = path, msg = 'expected a release as "0.3.0" (major.minor[.patch]), got '

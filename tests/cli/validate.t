@@ -121,4 +121,21 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
     is($o, '', "validate @$two: prints nothing");
 }
 
+# source.commit is a git commit (7 to 40 hex digits); anything else is
+# refused naming the case and the field, exit non-zero.
+{
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    my $case = '[{"id": "c1", "kind": "memory", '
+      . '"model": {"name": "llama3-8b"}, "hardware": {"gpu": "h100-sxm", "gpus": 8}, '
+      . '"workload": {"method": "pretrain", "seq_len": 2048, "micro_batch": 1}, '
+      . '"parallel": {"dp": 8}, '
+      . '"measured": {"metric": "peak_memory_gib", "value": 40, "unit": "GiB"}, '
+      . '"source": {"title": "t", "id": "x", "commit": "tip-of-main"}}]';
+    write_file("$dir/bad.json", $case);
+    my ($c, $o, $e) = run_gp('validate', "$dir/bad.json");
+    isnt($c, 0, 'validate: a source.commit that is not hex exits non-zero');
+    like($e, qr/case 'c1': field 'source\.commit': expected a git commit as "9dec370"/,
+         'and names the case and the field');
+}
+
 done_testing();

@@ -150,18 +150,22 @@ t.ok(r.defaults and r.defaults:find("stack=hf (FSDP2", 1, true),
 -- backward's start log_softmax's fp32 output and two fp32 gradients, 12 B
 -- a logit, where the stack's eager default is 6 B (memory.lua: bf16
 -- logits + fp32 log-softmax).  The row (local batch 2 x seq 8192 = 16384
--- tokens, tp 1, vocab 128256) with its notes naming 9dec370 against the
--- same row with that name removed: allocated differs by
+-- tokens, tp 1, vocab 128256) with its source.commit 9dec370 against the
+-- same row with the commit removed: allocated differs by
 -- (12 - 6) x 128256 x 16384 B = 12,608,077,824 B = 11.742 GiB.  Tolerance
 -- 1e-6 GiB: one component's bytes added in floating point.
 titan.measured.metric = "peak_memory_gib"
 local r12 = validate.predict(titan, cat)
 t.ok(r12.defaults and r12.defaults:find("logit_bytes=12 (torchtitan 9dec370", 1, true),
   "torchtitan 9dec370 row: logit_bytes=12 from the eager-loss release")
-local notes = titan.notes
-titan.notes = notes:gsub("torchtitan 9dec370", "torchtitan")
+t.is(titan.source.commit, "9dec370", "the row states the commit its source names")
+local commit = titan.source.commit
+titan.source.commit = nil
 local r6 = validate.predict(titan, cat)
-titan.notes = notes
+-- The notes alone do not set it: they are prose, source.commit is the field.
+t.ok(titan.notes:find("9dec370", 1, true) and not r6.defaults:find("logit_bytes", 1, true),
+  "notes naming the commit without source.commit: the stack's figure")
+titan.source.commit = commit
 local want = 6 * 128256 * 16384 / 2^30
 t.ok(math.abs((r12.predicted - r6.predicted) - want) < 1e-6,
   string.format("eager loss adds %.4f GiB (want %.4f)", r12.predicted - r6.predicted, want))

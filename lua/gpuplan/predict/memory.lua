@@ -156,8 +156,9 @@ local PROFILES = {
 -- is loaded then).
 local TRAIN_STACKS = { torchtitan = true }
 
--- torchtitan releases whose loss runs eager, named by the commit a case
--- states ("torchtitan 9dec370" in its notes).  At 9dec370 train.py's
+-- torchtitan commits whose loss runs eager, as a case states the commit
+-- its source names (source.commit; torchtitan has no releases for
+-- source.version to name).  At 9dec370 train.py's
 -- loss_fn is F.cross_entropy(pred.flatten(0, 1).float(), ...) under
 -- "TODO: compiling loss function causes CUDA errors, turning off for
 -- now" (only the TransformerBlocks compile), and the step runs "loss =
@@ -173,9 +174,11 @@ local EAGER_LOSS = {
   torchtitan = { "9dec370" },
 }
 local function eager_loss_release(fw, case)
-  local notes = tostring(v(case.notes) or ""):lower()
+  local stated = case.source and v(case.source.commit)
+  if not stated then return nil end
   for _, commit in ipairs(EAGER_LOSS[fw] or {}) do
-    if notes:find(fw .. " " .. commit, 1, true) then return commit end
+    -- a commit named by any prefix of 7 or more of its digits
+    if stated:sub(1, #commit) == commit or commit:sub(1, #stated) == stated then return commit end
   end
   return nil
 end
