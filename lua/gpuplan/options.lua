@@ -852,6 +852,13 @@ opt { name = "rollout_eager", type = "flag", commands = "rl",
   help = "the rollout engine runs without CUDA graphs (vLLM enforce_eager, verl's default "
     .. "before 2025-08): the host dispatches every op of a decode step",
   suggest = { "enforce_eager", "eager" } }
+opt { name = "rollout_custom_ar", type = "flag", commands = "rl", form = "both",
+  default = "on: vLLM's own custom all-reduce within one host (disable_custom_all_reduce "
+    .. "False, vLLM's default, kept by NeMo RL's vllm_worker.py)",
+  help = "the rollout engine's TP all-reduces within one host run vLLM's custom all-reduce "
+    .. "kernels on a full NVLink mesh; --no-rollout-custom-ar: NCCL's, as verl's vLLM rollout "
+    .. "asks (vllm_rollout_spmd.py: disable_custom_all_reduce=True)",
+  suggest = { "disable_custom_all_reduce", "custom_all_reduce", "custom_ar" } }
 opt { name = "rollout_piecewise", type = "flag", commands = "rl",
   default = "off: one CUDA graph a decode step",
   help = "the rollout engine replays each decode step as piecewise CUDA graphs, each layer's "

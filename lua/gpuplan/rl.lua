@@ -1193,9 +1193,10 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
   rc.fused_topk_softmax = fused_softmax
   -- vLLM's custom all-reduce within one host, eager or not (SGLang runs
   -- the same kernels; engine/infer.c custom_ar_time), for the GPUs one
-  -- host runs; the hybrid engine all-reduces through NCCL.
+  -- host runs; the hybrid engine all-reduces through NCCL, and so does an
+  -- engine asked for NCCL (rollout_custom_ar false: verl's).
   rc.custom_ar_gpus = 0
-  if not hybrid and rc.topo then
+  if not hybrid and rc.topo and o.rollout_custom_ar ~= false then
     local sys = o.system and (type(o.system) == "table" and o.system
       or s.cat:get("systems", o.system)) or nil
     rc.custom_ar_gpus = math.min(infer.custom_ar_gpus("vllm", gpu, sys, s.cat), s.host_gpus)

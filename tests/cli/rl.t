@@ -314,4 +314,12 @@ is($c, 0, 'vLLM engines with --generation-batch exit 0');
 like($o, qr/^rollout: 4 engines x 512 samples \(static batches of 8, each run to its longest\), .* over 16384 steps \(mean batch 8\.0\)/m,
      'vLLM fed micro-batches: static batches of 8 an engine, 64 rounds of 256 steps');
 
+# --no-rollout-custom-ar: the engine's in-host TP all-reduces run NCCL (verl's
+# disable_custom_all_reduce=True), a longer rollout than vLLM's default.
+my @j = ('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1', '--rollout-tp', '8');
+my ($c1, $o1) = run_gp(@j);
+my ($c2, $o2) = run_gp(@j, '--no-rollout-custom-ar');
+my ($r1) = $o1 =~ /^rollout\s+\S+\s+\d+\s+([\d.]+)/m;
+my ($r2) = $o2 =~ /^rollout\s+\S+\s+\d+\s+([\d.]+)/m;
+ok(defined $r1 && defined $r2 && $r2 > $r1, "--no-rollout-custom-ar: rollout $r2 s > $r1 s");
 done_testing();

@@ -11,7 +11,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
 
-t.plan(11)
+t.plan(13)
 
 local cat = gp.catalog()
 -- Llama-3.1-8B: 32 layers of hidden 4096; a decode step all-reduces the
@@ -61,3 +61,22 @@ t.near(comm { gpu = "gb200", gpus = 4, tp = 4 }, 64 * (5.15e-6 + 3 * 131072 / (0
 t.is(span("v100-sxm2-32gb") + span("h100-pcie"), 0, "no custom all-reduce without NVSwitch")
 t.is(infer.custom_ar_gpus("trtllm", cat:get("gpus", "h100-sxm"), nil, cat), 0,
      "TensorRT-LLM: NCCL (its own kernels are not modelled)")
+
+-- An RL rollout engine asked for NCCL (rollout_custom_ar false, what verl's
+-- vLLM rollout passes: disable_custom_all_reduce=True) all-reduces through
+-- NCCL, whose per-call latency at decode sizes is above the custom
+-- kernel's 5-11 us, so the same job's rollout decode is longer; on, the
+-- default, equals the unstated job's.  Llama-3-8B on 8 H100s, one TP-8
+-- engine in the host.
+local job = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, rollout_tp = 8,
+              prompts = 64, response_len = 1024 }
+local on = gp.rl(job)
+local offj = {}
+for k, v in pairs(job) do offj[k] = v end
+offj.rollout_custom_ar = false
+local off = gp.rl(offj)
+t.ok(off.rollout.decode > on.rollout.decode,
+  string.format("rollout_custom_ar false: NCCL's decode %.3f s > custom %.3f s", off.rollout.decode,
+    on.rollout.decode))
+offj.rollout_custom_ar = true
+t.is(gp.rl(offj).rollout.decode, on.rollout.decode, "rollout_custom_ar true: vLLM's default")

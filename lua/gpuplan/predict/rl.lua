@@ -279,6 +279,10 @@ PROFILES.verl = {
   -- DeepSeek-V3's 45,337 tensors (rl.weight_tensors), 2.65 ms each.
   { "sync_tensor_time", 120 / 45337, "per-tensor Megatron export to vLLM: 120 s for "
     .. "DeepSeek-V3 (verl issue #5311)", function(o) return not o.fsdp end },
+  -- verl builds its vLLM engine with "disable_custom_all_reduce=True"
+  -- (workers/rollout/vllm_rollout/vllm_rollout_spmd.py): the TP
+  -- all-reduces within a host run NCCL's kernels, not vLLM's own.
+  { "rollout_custom_ar", false, "vllm_rollout_spmd.py: disable_custom_all_reduce=True" },
   -- verl's rollout runs vLLM in the worker's own process as one rank of
   -- the engine ("distributed_executor_backend=\"external_launcher\"",
   -- workers/rollout/vllm_rollout/vllm_rollout_spmd.py at 65c59c7), and
