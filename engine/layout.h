@@ -14,6 +14,7 @@
 #ifndef GP_LAYOUT_H
 #define GP_LAYOUT_H
 
+#include <stdio.h>
 #include "comm.h"
 #include "common.h"
 #include "model.h"
@@ -190,6 +191,18 @@ static inline int layout_ends_ok(int layers, int pp, int f, int l)
 	if (mid == 0)
 		return rest == 0;
 	return rest >= mid && rest % mid == 0;
+}
+
+/* The ends given (f, l > 0 where stated) as the messages name them:
+ * "first_stage_layers 3 and last_stage_layers 2", or the one given. */
+static inline void layout_ends_words(char *buf, size_t n, int f, int l)
+{
+	if (f > 0 && l > 0)
+		snprintf(buf, n, "first_stage_layers %d and last_stage_layers %d",
+			 f, l);
+	else
+		snprintf(buf, n, "%s %d", f > 0 ? "first_stage_layers" :
+			 "last_stage_layers", f > 0 ? f : l);
 }
 
 /* long long: two counts up to 2^24 multiply past INT_MAX.  stage: the

@@ -140,13 +140,7 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 	if (f == 0 && l == 0)
 		return GP_OK;
 	/* The option(s) given, as the messages below name them. */
-	if (f > 0 && l > 0)
-		snprintf(given, sizeof given, "first_stage_layers %d and "
-			 "last_stage_layers %d", f, l);
-	else
-		snprintf(given, sizeof given, "%s %d", f > 0 ?
-			 "first_stage_layers" : "last_stage_layers",
-			 f > 0 ? f : l);
+	layout_ends_words(given, sizeof given, f, l);
 	if (y->pp < 2)
 		return gp_fail(err, "%s applies to pipeline stages (pp >= "
 			       "2; got pp %d)", f > 0 ? "first_stage_layers"

@@ -82,13 +82,7 @@ static int ends_fit(const sweep_iter *it, gp_error *err)
 	for (pp = lo; pp <= hi; pp++)
 		if (layout_ends_ok(L, pp, f, l))
 			return GP_OK;
-	if (f > 0 && l > 0)
-		snprintf(given, sizeof given, "first_stage_layers %d and "
-			 "last_stage_layers %d", f, l);
-	else
-		snprintf(given, sizeof given, "%s %d", f > 0 ?
-			 "first_stage_layers" : "last_stage_layers",
-			 f > 0 ? f : l);
+	layout_ends_words(given, sizeof given, f, l);
 	/* the least larger pp that fits them and divides a GPU count */
 	for (pp = hi + 1; pp <= L; pp++)
 		if (layout_ends_ok(L, pp, f, l) && divides_a_count(it, pp))
