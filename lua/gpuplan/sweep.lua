@@ -172,7 +172,7 @@ end
 local function list_of(v, name)
   if v == nil then return nil end
   if type(v) ~= "table" then v = { v } end
-  if #v == 0 then fail("%s must not be empty", name) end
+  if #v == 0 then fail("sweep: %s must not be empty", name) end
   return v
 end
 

@@ -365,4 +365,11 @@ unlike($o, qr/<script|<link |src=/, 'html: nothing fetched');
 ($c, $o, $e) = run_gp('plan', @cards, '--shard', '1/2');
 is($c, 2, '--per-card with --shard: a usage error');
 
+# An empty list names the command, as every other plan error does.
+{
+    my ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',
+                             '--schedule', ',');
+    isnt($c, 0, 'plan --schedule , exits non-zero');
+    like($e, qr/^gpuplan: plan: --schedule must not be empty/m, 'and says plan: first');
+}
 done_testing();

@@ -97,7 +97,8 @@ t.like(err(t.with(moe, { schedule = { "gpipe" } })),
        "schedule%[1%] must be 1f1b, interleaved or dualpipe %(got string 'gpipe'%)", "an unknown name")
 t.like(err(t.with(moe, { schedule = { "interleaved" }, vpp_max = 1 })),
        "schedule interleaved runs vpp >= 2", "interleaved without vpp_max")
-t.like(err(t.with(moe, { schedule = {} })), "schedule must not be empty", "an empty list")
+t.like(err(t.with(moe, { schedule = {} })), "sweep: schedule must not be empty",
+  "an empty list, named as the other sweep errors are")
 t.like(err(t.with(moe, { schedule = { "1f1b", 2 } })),
        "schedule%[2%] must be 1f1b, interleaved or dualpipe %(got 2%)", "not a name")
 
