@@ -51,9 +51,8 @@ local function want(prec, extra)
 end
 local function attn(extra)
   local r = gp.train(t.with(base, extra))
-  for _, op in ipairs(r.ops) do
-    if op.name == "attention" then return op.fwd, op.bwd, r end
-  end
+  local op = t.op(r, "attention")
+  if op then return op.fwd, op.bwd, r end
 end
 local function check(extra, what)
   local f, b = attn(extra)

@@ -102,8 +102,7 @@ t.near(d.decode.bytes, w13, 0.001, "13B decode reads 25.70 GB per token")
 -- rather than 0.79 of the bandwidth are left out of the hand time (the
 -- engine is 0.05% slower).
 t.near(d.stream_tokens_per_s, 1 / itl13, 0.005, "13B H200 batch 1: 116.75 tok/s")
-local mlp
-for _, op in ipairs(d.ops) do if op.name == "mlp_up" then mlp = op end end
+local mlp = t.op(d, "mlp_up")
 t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
 
 -- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
@@ -129,7 +128,7 @@ t.near(a.itl_s / h.itl_s, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 +
 -- (2 + 4 dequant) x 57344 x 8192 / 44e12 = 64.06 us, below its 81.2 us
 -- stream; on tiles the padded MMAs take >= 939524096 / (148e12 x 0.80 / 16)
 -- = 127 us: compute-bound.
-local function up(r) for _, op in ipairs(r.ops) do if op.name == "mlp_up" then return op end end end
+local function up(r) return t.op(r, "mlp_up") end
 local h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
                            output = 256, runtime = "trtllm" }
 local h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
@@ -557,9 +556,7 @@ do
   local function logits(w)
     local r = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", weights = w,
                             batch = 512, input = 128, output = 128 }
-    for _, op in ipairs(r.ops) do
-      if op.name == "logits" then return op end
-    end
+    return t.op(r, "logits")
   end
   local q, b = logits("fp8"), logits("bf16")
   t.near(q.flop, 2 * 512 * 128256 * 4096, 1e-12, "logits GEMM: 2 x 512 x 128256 x 4096 FLOP")

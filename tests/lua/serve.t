@@ -486,9 +486,7 @@ do
     local r = gp.infer { model = "deepseek-v3", gpu = "h200-sxm", gpus = 16, ep = 16,
                          dp_attention = true, weights = w, kv = "fp8", batch = 256,
                          input = 1024, output = 1024 }
-    for _, op in ipairs(r.ops) do
-      if op.name == "logits" then return op end
-    end
+    return t.op(r, "logits")
   end
   local q, b = logits("fp8"), logits("bf16")
   t.near(q.flop, 2 * 128 * 129280 * 7168, 1e-12, "MoE serving logits: 2 x 128 x 129280 x 7168 FLOP a pass")

@@ -421,7 +421,7 @@ do
   local function att(kern)
     local r = gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 1, seq = 4096,
                          method = "full", global_batch = 8, flash = false, kernels = kern }
-    for _, op in ipairs(r.ops) do if op.name == "attention" then return op end end
+    return t.op(r, "attention")
   end
   local e, f = att("eager"), att("fused")
   local s2, qkvo = 32 * 4096 ^ 2, 4096 * 32 * 256
