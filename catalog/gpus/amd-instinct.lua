@@ -42,6 +42,28 @@ gpu {
   achievable = {
     gemm = { bf16 = 0.54, fp16 = 0.50, tf32 = 0.54, fp8 = 0.49, int8 = 0.49 },
     hbm = 0.85,
+    -- A memory-bound fp8 GEMM (decode's linears) streams its weights
+    -- well below the common weight-streaming rate (ROOF_GEMV_BW 0.94):
+    -- AMD's tuned CK kernels for the Llama 70B/405B serving shapes reach
+    -- 0.66-3.9 TB/s at 1 and 16 tokens, not the 4.2 TB/s of a copy.
+    stream = {
+      fp8 = 0.70,
+      reason = "AMD's tuned a8w8 (fp8 e4m3fnuz, rowwise-scaled) CK GEMMs on "
+            .. "MI300X (gfx942, 304 CUs), the fastest kernel of each shape: at "
+            .. "M = 1 and 16 tokens over the 24 N x K of Llama 2/3 70B and "
+            .. "405B at TP 1/4/8, bytes (N K + M K + 2 M N) / (us - the "
+            .. "model's 3.9 us fill) / (5.3 TB/s x 0.85) has median 0.70 "
+            .. "(0.19 at N = 1280, 0.92 at 16384 x 13312); Llama 3.1 405B "
+            .. "TP8's four linears (qkv 2304 x 16384 28.7 us, o 16384 x 2048 "
+            .. "12.3, gate_up 13312 x 16384 71.8, down 16384 x 6656 31.3 at "
+            .. "M = 1) sum to 0.69, Llama 2 70B TP1's to 0.69 (0.71 and 0.69 "
+            .. "at M = 16). Tuned kernels of 2025; the hipBLASLt fp8 path "
+            .. "vLLM ran on ROCm in 2024 is taken to stream no faster. Other "
+            .. "precisions (not in the table) keep ROOF_GEMV_BW",
+      source = "ROCm/aiter PR 1092 '[MI300X] tune Gemm performance for llama "
+            .. "70b/405b' (2025-09-26, commit fbb52dd): aiter/configs/"
+            .. "a8w8_tuned_gemm.csv rows of cu_num 304 (M, N, K, us, tflops, bw)",
+    },
     reason = "AMD's own Max-Achievable FLOPs (hipBLASLt-bench, normal-like "
           .. "'trig_float' data, cold caches, thermally settled, 4096x4864x32896 "
           .. "bf16/fp16 and 4096x3648x32896 fp8): MI300X fp16 654 TFLOPs at a "
