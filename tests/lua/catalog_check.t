@@ -153,6 +153,21 @@ do
   local d = require("gpuplan.roofline").device("b200", cb)
   t.is(d.stream and d.stream.fp4, 0.70, "b200's device carries its fp4 streaming fraction")
   t.is(d.stream and d.stream.reason, nil, "... without the entry's reason")
+  -- MI300X states 0.70 for fp8 (AMD's tuned CK GEMMs, ROCm/aiter PR
+  -- 1092).  A one-token gate_up GEMM of Llama 3.1 405B at TP8 (N 13312,
+  -- K 16384) reads 13312 x 16384 + 16384 + 2 x 13312 = 218,146,816 B:
+  -- at 5.3 TB/s x 0.85 x 0.70 = 3.1535 TB/s that is 69.18 us, plus the
+  -- 3.9 us fill and the 1 us graph launch = 74.08 us (the table's kernel:
+  -- 71.8 us); its 2 x 13312 x 16384 FLOP on a 16-token tile (shape term
+  -- 0.055) at 0.38 of the fp8 peak take 8.0 us, so the memory-bound
+  -- overlap exposes (8.0 / 73.1)^2 of the p-norm's 0.44 us excess: 0.005
+  -- us.  Tolerance 0.3% (0.2 us) for the rounding of the hand steps.
+  local m3 = require("gpuplan.roofline").device("mi300x", cb)
+  t.is(m3.stream and m3.stream.fp8, 0.70, "mi300x's device carries its fp8 streaming fraction")
+  local n, k = 13312, 16384
+  local op = require("gpuplan.core").roof_op(m3, { flop = 2 * n * k, bytes = n * k + k + 2 * n,
+    m = 1, n = n, k = k, prec = "fp8" })
+  t.near(op.time * 1e6, 74.08, 3e-3, "mi300x: a one-token fp8 405B gate_up GEMM at the fp8 stream rate")
 end
 
 -- achievable.attention.fp8 (an FP8 attention kernel's share of the 16-bit
