@@ -10,12 +10,12 @@ return {
         gen = { "ada", "ampere", "blackwell", "cdna3", "hopper" },
       },
       regimes = {
-        [""] = { cases = 67, lo = 0.893, hi = 1.278 },
-        ["style=all_reduce"] = { cases = 63, lo = 0.893, hi = 1.278 },
+        [""] = { cases = 87, lo = 0.894, hi = 1.323 },
+        ["style=all_reduce"] = { cases = 83, lo = 0.894, hi = 1.323 },
         ["style=all_reduce/scale=node"] = { cases = 42, lo = 0.874, hi = 1.249 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 24, lo = 0.874, hi = 1.255 },
-        ["style=all_reduce/scale=nodes"] = { cases = 21, lo = 0.893, hi = 1.342 },
-        ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 18, lo = 0.852, hi = 1.471 },
+        ["style=all_reduce/scale=nodes"] = { cases = 37, lo = 0.894, hi = 1.359 },
+        ["style=all_reduce/scale=nodes/gen=hopper"] = { cases = 34, lo = 0.897, hi = 1.359 },
       },
     },
     infer = {
