@@ -243,6 +243,12 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->price != 0.0 && c->price < 1e-6)
 		return gp_fail(err, "price must be 0 or at least 1e-06 per "
 		               "GPU-hour (got %g)", c->price);
+	/* A fraction of the streaming copy: 0 (the device's rate) or a
+	 * share a kernel can reach, as roof_op.stream takes it. */
+	if (!gp_finite(c->wo_stream) || c->wo_stream < 0.0 ||
+	    (c->wo_stream > 0.0 && c->wo_stream < 0.01) || c->wo_stream > 1.0)
+		return gp_fail(err, "wo_stream must be 0 or in [0.01, 1] "
+		               "(got %g)", c->wo_stream);
 	if (!gp_finite(c->capacity) || c->capacity <= 0 ||
 	    c->capacity > GP_AMOUNT_MAX)
 		return gp_fail(err, "capacity must be a positive number of "
@@ -354,6 +360,8 @@ typedef struct builder {
 	int graphs;
 	int gemv;             /* the next op runs as a CUDA-core GEMV */
 	double dequant;       /* and dequantises this many FLOP per weight */
+	double stream;        /* and streams at this fraction (0: the
+	                         device's GEMM rate) */
 } builder;
 
 static int add(builder *b, const char *name, double count, double flop,
@@ -377,6 +385,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.prec = prec;
 	op.gemv = b->gemv;
 	op.dequant = b->dequant;
+	op.stream = b->stream;
 	op.m_tile = 0.0;        /* the library's tiles (roofline.c) */
 	op.spread = 0;
 	row = &b->ph->ops[b->ph->nops];
@@ -566,6 +575,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 
 	b->dequant = wo ? INFER_DEQUANT_FLOP : 0.0;
 	b->gemv = wo && T <= c->gemv_max;
+	b->stream = wo ? c->wo_stream : 0.0;
 	if (gemm(b, "q_kv_a", L, T, (qr > 0 ? qr : 0.0) + r + dr, h, wb,
 	         cp) ||
 	    (qr > 0 ? gemm(b, "q_b", L, T, nh * (dn + dr), qr, wb, cp) :
@@ -573,6 +583,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 		return GP_EINVAL;
 	b->dequant = 0.0;
 	b->gemv = 0;
+	b->stream = 0.0;
 	if ((qr > 0 && elem(b, "q_latent_norm", L, T * qr, 4.0)) ||
 	    elem(b, "kv_latent_norm", L, T * r, 4.0) ||
 	    add(b, "q_absorb", L, 2.0 * T * nh * dn * r,
@@ -739,12 +750,14 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 			return GP_EINVAL;
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && T <= c->gemv_max;
+		b->stream = lin && wo ? c->wo_stream : 0.0;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
 		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
 			return GP_EINVAL;
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;
+	b->stream = 0.0;
 	if (mla && mla_decode(b, m, s, T, wo))
 		return GP_EINVAL;
 	if (s->nmoe > 0 && moe_route(b, m, s, T))
@@ -833,6 +846,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.graphs = c->runtime == INFER_GRAPHS;
 	b.gemv = 0;
 	b.dequant = 0.0;
+	b.stream = 0.0;
 	cp = c->compute;
 	eb = c->embed_bits / 8.0;
 	T = batch * q;

@@ -108,6 +108,13 @@ typedef struct infer_cfg {
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-
 	                         core tiles at every batch (roofline.h) */
+	double wo_stream;     /* > 0: the fraction of the streaming copy at
+	                         which the runtime's own weight-only linear
+	                         kernels read their weights (gpt-fast's
+	                         tinygemm int4 and compiled int8 kernels,
+	                         lua/gpuplan/infer.lua M.wo_stream);
+	                         0: the device's GEMM rate (roofline.h
+	                         roof_op.stream) */
 	double offload_bw;    /* B/s of host memory the CPU reads the
 	                         host-resident layers at when it computes
 	                         them (steps of at most offload_cpu_max

@@ -70,6 +70,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("max_num_tokens", max_num_tokens),
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),
+	IF_NUM("wo_stream", wo_stream),
 	IF_BOOL("fused_grouped_topk", fused_grouped_topk),
 	IF_BOOL("fused_topk_softmax", fused_topk_softmax),
 	IF_BOOL("fused_qk_norm_rope", fused_qk_norm_rope),

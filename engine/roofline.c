@@ -547,11 +547,15 @@ static int op_peak(const roof_device *d, const roof_op *op, double *peak,
 	return gemm;
 }
 
-/* The streaming rate an op reads and writes at (roof_eval_time). */
-static double mem_rate(const roof_device *d, int gemm, gp_dtype prec)
+/* The streaming rate an op reads and writes at (roof_eval_time): a GEMM
+ * at its kernel's own measured fraction where the op gives one
+ * (roof_op.stream), else at the device's for its precision. */
+static double mem_rate(const roof_device *d, int gemm, gp_dtype prec,
+                       double stream)
 {
 	return d->mem_bw * d->hbm_frac *
-		(!gemm ? 1.0 : d->stream_frac[prec] > 0.0 ?
+		(!gemm ? 1.0 : stream > 0.0 ? stream :
+		 d->stream_frac[prec] > 0.0 ?
 		 d->stream_frac[prec] : ROOF_GEMV_BW);
 }
 
@@ -588,7 +592,7 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	 * or the device's measured rate for GEMMs at the op's precision,
 	 * roof_device.stream_frac), other ops at the streaming rate; every
 	 * kernel that moves bytes pays the pipeline fill (ROOF_MEM_FILL). */
-	out->mem_rate = mem_rate(d, gemm, op->prec);
+	out->mem_rate = mem_rate(d, gemm, op->prec, op->stream);
 	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
 	if (dq > 0.0)
 		out->t_compute = gemv ? (op->flop + dq) / vec :
@@ -662,6 +666,9 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	    (op->gemv != 0 && op->gemv != 1))
 		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
 		               "weight and gemv 0 or 1", nm, ROOF_MAX_DEQUANT);
+	if (bad_frac(op->stream))
+		return gp_fail(err, "op %s: stream must be 0 or in [%g, 1] "
+		               "(got %g)", nm, ROOF_MIN_FRAC, op->stream);
 	/* A fixed tile is at least the MMA's smallest N, 8 ("N must be a
 	 * multiple of 8", Ant Group's H20 blog on WGMMA). */
 	if (bad(op->m_tile) || op->m_tile > ROOF_TILE ||
@@ -693,7 +700,7 @@ double roof_mem_time(const roof_device *d, double bytes, int graphs)
 	/* roof_eval_time's lines for an op of bytes alone: not a GEMM, no
 	 * FLOP (t_compute 0, no dequantisation), the longer of the two
 	 * sides and the launch. */
-	return fmax(0.0, mem_side(bytes, mem_rate(d, 0, GP_FP32))) +
+	return fmax(0.0, mem_side(bytes, mem_rate(d, 0, GP_FP32, 0.0))) +
 		(graphs ? d->graph_launch : d->launch);
 }
 

@@ -103,6 +103,13 @@ typedef struct roof_op {
 	                         any m (DeepGEMM's swapAB masked GEMM:
 	                         32); 0: the edge of roof_gemm_eff (16-row
 	                         swapped tiles at small m) */
+	double stream;        /* > 0: the rate this GEMM kernel streams
+	                         its bytes at, as a fraction of the
+	                         device's streaming copy, in place of the
+	                         device's GEMM rate (stream_frac, else
+	                         ROOF_GEMV_BW): a runtime's measured
+	                         weight-only kernel (infer_cfg.wo_stream);
+	                         0: the device's */
 	int spread;           /* 1: a grouped GEMM of `count` groups whose
 	                         row counts vary about their mean m (the
 	                         experts a routed batch touches): each

@@ -32,6 +32,7 @@ double train_t_gemm(const tenv *e, double flop, double bytes, double m,
 	op.gemv = 0;
 	op.dequant = 0.0;
 	op.m_tile = 0.0;
+	op.stream = 0.0;
 	op.spread = spread;
 	/* The host launches kernels ahead of the GPU in training; what a
 	 * kernel costs beyond its work is the GPU-side gap between

@@ -26,7 +26,9 @@
 --   runtime   graphs (CUDA graphs, TensorRT-LLM/vLLM; default) | kernels | eager,
 --             or a runtime name: trtllm, vllm, sglang, nim-http (= graphs),
 --             eager-pytorch (= eager), litgpt (= eager, LitGPT's op count),
---             llama.cpp (= kernels); see M.runtimes and M.host_ops
+--             llama.cpp (= kernels), gpt-fast (= graphs, its own int4 and
+--             int8 weight-only kernels: M.wo_stream); see M.runtimes and
+--             M.host_ops
 --   flash     fused attention (default true)
 --   memory    bytes per GPU the runtime may allocate (default: the GPU's usable
 --             memory, the rule of gpuplan fit); the CUDA context, library
@@ -90,6 +92,7 @@ M.runtimes = {
   graphs = "graphs", kernels = "kernels", eager = "eager",
   trtllm = "graphs", vllm = "graphs", sglang = "graphs", ["nim-http"] = "graphs",
   ["eager-pytorch"] = "eager", litgpt = "eager", ["llama.cpp"] = "kernels",
+  ["gpt-fast"] = "graphs",
 }
 
 -- Kernel-launching framework ops per Llama block at decode, for eager
@@ -124,8 +127,60 @@ M.host_ops = { litgpt = 36 }
 M.gemv_max = {
   graphs = 0, kernels = 8, eager = 1,
   trtllm = 4, ["nim-http"] = 4, vllm = 0, sglang = 0,
-  ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8,
+  ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8, ["gpt-fast"] = 0,
 }
+
+-- Weight-only kernels that read their weights below the device's GEMM
+-- streaming rate, by runtime: the fraction of the streaming copy (the
+-- catalog's bandwidth x achievable.hbm) at which the runtime's int4 and
+-- int8 weight-only linears stream their stored bytes (codes, scales and
+-- zeros) at decode; engine/roofline.c prices every other GEMM at the
+-- device's rate (achievable.stream, else ROOF_GEMV_BW 0.94, measured on
+-- gpt-fast's own bf16 decode).  A format below 8 bits runs the runtime's
+-- int4 kernel, 8 bits up to 16 its int8 one.
+--   gpt-fast (torch.compile'd decode under CUDA graphs; torchao's
+--   _models/llama/generate.py runs the same loop).  int4 is
+--   torch.ops.aten._weight_int4pack_mm, the tinygemm kernel
+--   (pytorch aten/src/ATen/native/cuda/int4mm.cu): one 256-thread block
+--   of 8 warps per 8 output columns (grid "dim3(postKernelKTiles, nTiles,
+--   mTiles)", HANDLE_Q_GROUP(8, 8, ...)), the token padded to the
+--   m16n8k16 MMA's 16 rows, each warp loading its k-tiles' packed codes
+--   and the group's bf16 scale and zero straight into registers and
+--   converting 8 codes with 4 lop3 and 4 fma.bf16x2, then 4 __hfma2 for
+--   the group's scale and zero, before its MMAs: no shared-memory stage
+--   or asynchronous copy keeps the next k-tiles' loads in flight while it
+--   converts.  Measured by torchao's README benchmarks (pytorch/ao
+--   torchao/quantization/README.md at commit 317392d, "run on a machine
+--   with a single A100 GPU using the script in _models/llama which
+--   generates text in a latency optimized way (batchsize=1)"):
+--   int4wo-64 (a bf16 scale and zero per 64: 4.5 bits) 201.14 tokens/s on
+--   Llama-2-7B and 180.80 on Llama-3-8B, which this model's decode step
+--   (a100-sxm-80gb, batch 1) meets with the linears at 0.635 and 0.666 of
+--   the streaming copy: 0.65.  int8 is gpt-fast's WeightOnlyInt8Linear,
+--   F.linear(x, weight.to(x.dtype)) * scales, which Inductor compiles
+--   (generate.py: coordinate_descent_tuning = True) into one Triton
+--   reduction that loads the int8 weight, casts and multiplies -- the
+--   bf16 decode's kernel family reading 1-byte elements.  Measured by
+--   gpt-fast's README (pytorch-labs/gpt-fast, "8xA100-80GB, power limited
+--   to 330W", batch 1): "8-bit" Llama-3.1-8B 137.64 tokens/s and
+--   Llama-3.1-70B 18.04, met at 0.780 and 0.784: 0.78 (its Llama-2 int8
+--   rows, the validation cases, are not used).  torchao's int8wo rows run
+--   faster (0.89-0.91 of the copy): its recommended_inductor_config_setter
+--   also sets coordinate_descent_check_all_directions and
+--   force_fuse_int_mm_with_mul, which gpt-fast's generate.py does not.
+--   Measured on A100 only: the same fractions stand for the kernels on
+--   every card until a run elsewhere says otherwise.
+M.wo_stream = {
+  ["gpt-fast"] = { int4 = 0.65, int8 = 0.78 },
+}
+
+-- The streaming fraction of runtime rt's weight-only kernel for a format
+-- of `bits` per weight; nil for 16-bit weights or a runtime without one.
+function M.wo_stream_of(rt, bits)
+  local k = M.wo_stream[rt or ""]
+  if not k or bits >= 16 then return nil end
+  return bits < 8 and k.int4 or k.int8
+end
 
 -- Runtimes whose QK-norm (model qk_norm: Qwen3's q_norm and k_norm) runs
 -- inside the rope kernel: TensorRT-LLM's PyTorch backend builds Qwen3's
@@ -465,13 +520,14 @@ function M.setup(a)
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
+    wo_stream = M.wo_stream_of(a.runtime, bits),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,
   }
   if not c.runtime then
     error("infer: unknown runtime '" .. tostring(a.runtime) .. "' (graphs, kernels, eager, "
-          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp)", 3)
+          .. "trtllm, vllm, sglang, nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast)", 3)
   end
   if a.kv_policy ~= nil and a.kv_policy ~= "max" and a.kv_policy ~= "mean" then
     error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)

@@ -538,7 +538,7 @@ opt { name = "output", type = "int", metavar = "N", commands = "infer", value = 
   suggest = { "out", "output_len", "output_tokens", "output_length", "osl", "max_tokens" } }
 opt { name = "runtime", type = "string", metavar = "R", commands = "infer", default = "graphs",
   help = "graphs (CUDA graphs) | kernels | eager (plain PyTorch), or trtllm, vllm, sglang, "
-    .. "nim-http, eager-pytorch, litgpt, llama.cpp",
+    .. "nim-http, eager-pytorch, litgpt, llama.cpp, gpt-fast",
   suggest = { "engine", "backend", "framework" } }
 opt { name = "memory", type = "string", metavar = "SIZE", commands = "infer", kind = "bytes",
   default = "the GPU's usable memory",

@@ -155,6 +155,35 @@ t.near(b1.itl_s - aq, b2.itl_s, 1e-12, "fp8 on H20: the same step whatever the G
 -- The bound: never more than the peak-bandwidth ratio 4.8 / 2.039 = 2.35.
 t.ok(a.itl_s / h.itl_s < 4.8 / 2.039, "... below the 2.35 peak-bandwidth ratio")
 
+-- gpt-fast's weight-only kernels stream below the bf16 GEMV rate
+-- (M.wo_stream): tinygemm int4 at 0.65 of the streaming copy, the
+-- compiled int8 kernel at 0.78, where the default runtime reads every
+-- GEMM at ROOF_GEMV_BW 0.94.  The same bytes at the same copy rate, so
+-- the memory side less its 3.9 us fill scales by 0.94 / 0.65 and
+-- 0.94 / 0.78 (exact but for float rounding: 1e-9 relative).
+local function gf(w, rt)
+  return infer.infer { model = "llama2-7b", gpu = "a100-sxm-80gb", weights = w, batch = 1,
+                       input = 5, output = 200, runtime = rt }
+end
+local function mem(r) return t.op(r, "mlp_up").t_memory - 3.9e-6 end
+t.near(mem(gf(5, "gpt-fast")) / mem(gf(5)), 0.94 / 0.65, 1e-9,
+       "gpt-fast int4 (tinygemm): mlp_up streams at 0.65, not 0.94")
+t.near(mem(gf("int8", "gpt-fast")) / mem(gf("int8")), 0.94 / 0.78, 1e-9,
+       "gpt-fast int8 (compiled Triton): 0.78")
+t.near(gf("bf16", "gpt-fast").itl_s, gf("bf16").itl_s, 1e-15,
+       "gpt-fast bf16: the default runtime's step (0.94 is its own measurement)")
+-- Only the weight-only linears: attention and the 16-bit lm_head keep
+-- the device's rate.
+t.near(t.op(gf(5, "gpt-fast"), "logits").t_memory, t.op(gf(5), "logits").t_memory, 1e-15,
+       "... the bf16 lm_head is not a weight-only kernel")
+local sm2, sd2, sc2 = infer.setup { model = "llama3-8b", gpu = "h100-sxm", weights = "int4" }
+sc2.wo_stream = 2
+t.raises(function() require("gpuplan.core").infer(sm2, sd2, sc2) end,
+         "wo_stream must be 0 or in [0.01, 1] (got 2)", "engine: a streaming fraction above 1", true)
+t.raises(function() require("gpuplan.core").roof_op(roofline.device("h100-sxm"),
+           { flop = 1, bytes = 1, m = 1, n = 1, k = 1, stream = 0.001 }) end,
+         "op op: stream must be 0 or in [0.01, 1] (got 0.001)", "roof_op: a stream below 1%", true)
+
 -- Eager PyTorch (plain PyTorch / HF generate): the host dispatches
 -- (40 x 49 + 10) kernel-launching ops x 24.84 us = 48.93 ms per token (49
 -- ops per gpt-fast block, the per-op cost from the PyTorch blog's
@@ -191,6 +220,8 @@ t.is(rt("HF transformers generate"), "eager-pytorch", "transformers -> eager-pyt
 t.is(rt("AIPerf against NIM 1.8"), "nim-http", "NIM -> nim-http")
 t.is(rt("minimum latency run with TensorRT-LLM"), "trtllm", "'minimum' is not NIM; TensorRT-LLM -> trtllm")
 t.is(rt("an unnamed server"), "graphs", "no framework named -> CUDA graphs")
+t.is(rt("gpt-fast README, Benchmarks"), "gpt-fast", "gpt-fast -> gpt-fast")
+t.is(rt("torchao README benchmarks"), "gpt-fast", "torchao's generate.py is gpt-fast's loop")
 -- The title names the tool that ran; the notes may name a kernel it borrowed
 -- (SGLang's --attention-backend trtllm_mla): the title decides.
 local borrowed = case_with("LMSYS blog, SGLang Team")

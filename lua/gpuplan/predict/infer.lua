@@ -22,12 +22,16 @@ local v, model_of = case_.v, case_.model
 -- tools (HF transformers generate, "Python eager") -> eager-pytorch, LitGPT
 -- -> litgpt (eager with the ops of LitGPT's own block);
 -- NIM (measured over HTTP, e.g. with AIPerf) -> nim-http; TensorRT-LLM,
--- vLLM, SGLang -> their names; otherwise a CUDA-graph serving engine.
+-- vLLM, SGLang -> their names; gpt-fast, and torchao's benchmark script
+-- (_models/llama/generate.py, gpt-fast's loop) -> gpt-fast (its
+-- weight-only kernels: gpuplan.infer's wo_stream); otherwise a CUDA-graph
+-- serving engine.
 local runtime_rules = {   -- whole words (Lua frontier patterns), first match wins
   { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" }, { "transformers", "eager-pytorch" },
   { "python eager", "eager-pytorch" }, { "pytorch eager", "eager-pytorch" },
   { "nim", "nim-http" }, { "tensorrt%-llm", "trtllm" }, { "trtllm", "trtllm" },
   { "vllm", "vllm" }, { "sglang", "sglang" },
+  { "gpt%-fast", "gpt-fast" }, { "torchao", "gpt-fast" },
   -- llama.cpp and its benchmark tool: ggml's kernels, and offloaded layers
   -- computed on the CPU (gpuplan.infer's offload_cpu_max)
   { "llama%.cpp", "llama.cpp" }, { "llama%-bench", "llama.cpp" },
