@@ -164,7 +164,9 @@ M.gemv_max = {
 --   gpt-fast's README (pytorch-labs/gpt-fast, "8xA100-80GB, power limited
 --   to 330W", batch 1): "8-bit" Llama-3.1-8B 137.64 tokens/s and
 --   Llama-3.1-70B 18.04, met at 0.780 and 0.784: 0.78 (its Llama-2 int8
---   rows, the validation cases, are not used).  torchao's int8wo rows run
+--   rows, the validation cases, are not used; a user's A100 rerun of the
+--   Llama-2-7B one with a late-2024 nightly, gpt-fast issue 207, "reached
+--   158.68 tokens/sec" against the README's 155.58).  torchao's int8wo rows run
 --   faster (0.89-0.91 of the copy): its recommended_inductor_config_setter
 --   also sets coordinate_descent_check_all_directions and
 --   force_fuse_int_mm_with_mul, which gpt-fast's generate.py does not.
