@@ -202,6 +202,8 @@ static const lgp_field train_fields[] = {
 	F_BOOL("overlap_p2p", offsetof(train_cfg, overlap_p2p), 0),
 	F_BOOL("ep_overlap", offsetof(train_cfg, ep_overlap), 0),
 	F_BOOL("moe_allgather", offsetof(train_cfg, ep_allgather), 0),
+	F_INT("cp_rotate", offsetof(train_cfg, cp_rotate), GP_CP_P2P,
+	      GP_CP_P2P, GP_CP_ALLTOALL),
 	F_BOOL("moe_flex", offsetof(train_cfg, ep_flex), 0),
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),

@@ -52,6 +52,13 @@ enum {
 				       * not a multiple of pp */
 };
 
+/* How a context-parallel ring moves K and V (the cp_rotate option):
+ * P2P, Transformer Engine's ring (Megatron-Core's p2p CP: each step
+ * sends the K/V chunk at its kv heads to the next rank); ALLGATHER and
+ * ALLTOALL, PyTorch's context_parallel (torch.distributed.tensor.
+ * experimental, _templated_ring_attention) with its two rotaters. */
+enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL };
+
 typedef struct train_cfg {
 	gp_train_cfg mem;        /* the memory model's config: recipe,
 				  * optimizer, layout (mem.lay), seq,
@@ -136,6 +143,9 @@ typedef struct train_cfg {
 				  * into the varlen layout and the output
 				  * scattered back (train_layer.c
 				  * layer_extras) */
+	int cp_rotate;           /* how the CP ring moves K and V
+				  * (GP_CP_*, the cp_rotate option;
+				  * train_layer.c layer_comm) */
 	int async_tp;            /* Megatron-LM's asynchronous TP all-
 				  * reduce: a column-parallel linear's
 				  * input-gradient collective under its
@@ -426,6 +436,7 @@ typedef struct train_lkey {
 	int unfused_loss;        /* train_cfg's */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	int async_tp;            /* train_cfg's */
+	int cp_rotate;           /* train_cfg's, with cp > 1 */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */

@@ -1420,6 +1420,37 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 		return;
 	model_widths(e->m, &w);
 	eq = k->T * w.o / k->tp;
+	if (k->cp_rotate != GP_CP_P2P) {
+		/* PyTorch's context_parallel (torch/distributed/tensor/
+		 * experimental/_attention.py, torch_cp_comm below): the
+		 * merger upcasts ("convert_to_f32: bool = True", "out
+		 * = out.to(torch.float32)") and keeps the running output
+		 * in fp32, "out = out - F.sigmoid(block_lse - lse) * (out
+		 * - block_out)": at the fewest bytes, a step reads its
+		 * output (A) and the running one (4) and writes it (4).
+		 * The backward accumulates in fp32 too ("accum_dtype =
+		 * torch.float32 if _cp_options.convert_to_f32";
+		 * "grad_query += grad_query_": A + 4 read, 4 written a
+		 * query element) and adds each step's dK and dV into the
+		 * received fp32 ones, then concatenates them to send on
+		 * ("next_grad_kv = torch.cat([grad_key.flatten(),
+		 * grad_value.flatten()])": A + 4 + 4, then 4 + 4).  Every
+		 * step but the last, forward and backward, concatenates
+		 * the K and V in hand ("next_kv = torch.cat([key.flatten(),
+		 * value.flatten()])": A read, A written).  K and V are
+		 * what SDPA was handed: torchtitan's Llama repeats them to
+		 * every query head first (model.py "keys = repeat_kv(xk,
+		 * self.n_rep)"), 2 query widths a token. */
+		ekv = 2.0 * eq;
+		add_op(lc, "cp_merge",
+		       t_mem(e, k->half, k->cp * (eq * (k->A + 8.0) +
+						  ekv * 2.0 * k->A)),
+		       t_mem(e, k->half, k->cp * (eq * (k->A + 8.0) +
+						  ekv * (3.0 * k->A +
+							 16.0))),
+		       0, 0);
+		return;
+	}
 	ekv = k->T * model_kv_elems_layer(e->m, k->tp);
 	add_op(lc, "cp_merge",
 	       t_mem(e, k->half, k->cp * k->A * (3.0 * eq + 2.0 * ekv)),
@@ -2267,6 +2298,59 @@ static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
 	lc->tps_hb = h;
 }
 
+/* PyTorch's context_parallel ring into lc: torch/distributed/tensor/
+ * experimental/_attention.py, _templated_ring_attention and its backward,
+ * alike in both versions read (pytorch/pytorch 0123248, 2025, and the
+ * older one taking a DeviceMesh that a merge conflict of ROCm/pytorch
+ * 10b22ea shows); torchtitan 9dec370, whose end-2024 runs used torch
+ * 1963fc8, picks the rotater (set_rotate_method).
+ * K and V are the SDPA call's, every query head wide in torchtitan's
+ * Llama (cp_merge above): kvb bytes a rank in the 16-bit type.
+ * Forward, allgather ("Allgather the kv and return the only the required
+ * kv. Only one communication will be done."): one all-gather of the K/V
+ * chunks, issued before the first step's kernel and waited for at the
+ * second ("all-gather all kv shards on ranks after the first sub-SDPA
+ * computation", torchtitan 9dec370 config_manager.py), so only that
+ * step's kernel, attn / cp, runs beside it; alltoall: cp - 1 shifts of
+ * the chunk to the next rank (ft_c.permute_tensor), each beside one
+ * step's kernel.  Backward: K and V come round again by the same rotater,
+ * and the gradients of K and V travel by the alltoall one whatever the
+ * method ("dkv_rotater = _create_rotater(group, 2,
+ * method=_RotateMethod.ALL_TO_ALL)"), accumulated in fp32 (4 / A the
+ * K/V bytes): one shift after each of the cp steps, each waited for after
+ * the next step's kernel, the last after the loop ("next_grad_kv =
+ * dkv_rotater.next_buffer()"), beside no kernel. */
+static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
+{
+	gp_widths w;
+	double n = k->cp, kvb, t_kv, t_dkv, af, ab, ef, eb, hf, hb, x;
+
+	model_widths(e->m, &w);
+	kvb = k->T * 2.0 * w.o / k->tp * k->A;
+	af = lc->fwd.attn / n;
+	ab = lc->bwd.attn / n;
+	if (k->cp_rotate == GP_CP_ALLGATHER) {
+		t_kv = train_t_coll(e, GP_ALL_GATHER, n * kvb, &k->g_cp);
+		ef = fmax(0.0, t_kv - af);
+		eb = fmax(0.0, t_kv - ab);
+		hf = t_kv - ef;
+		hb = t_kv - eb;
+	} else {
+		t_kv = train_t_coll(e, GP_SEND_RECV, kvb, &k->g_cp);
+		ef = (n - 1.0) * fmax(0.0, t_kv - af);
+		eb = (n - 1.0) * fmax(0.0, t_kv - ab);
+		hf = (n - 1.0) * t_kv - ef;
+		hb = (n - 1.0) * t_kv - eb;
+	}
+	t_dkv = train_t_coll(e, GP_SEND_RECV, kvb * 4.0 / k->A, &k->g_cp);
+	x = fmax(0.0, t_dkv - ab);
+	eb += (n - 1.0) * x + t_dkv;
+	hb += (n - 1.0) * (t_dkv - x);
+	lc->cp_fwd = ef;
+	lc->cp_bwd = eb;
+	lc->cp_hid = hf + (k->forward_only ? 0.0 : hb);
+}
+
 /* A layer's communication into lc: TP's collectives, CP's ring, EP's
  * all-to-all (and the experts' TP gathers). */
 static void layer_comm(tenv *e, const train_lkey *k, int moe,
@@ -2322,7 +2406,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
 	/* Context parallelism: cp - 1 ring steps per pass, each sending
 	 * this rank's K and V chunk (backward: K, V and their gradients,
 	 * twice the bytes) while the attention of one chunk runs. */
-	if (k->cp > 1) {
+	if (k->cp > 1 && k->cp_rotate != GP_CP_P2P) {
+		torch_cp_comm(e, k, lc);
+	} else if (k->cp > 1) {
 		double steps = k->cp - 1, ef, eb, t_sb;
 
 		kvb = k->T * model_kv_elems_layer(m, k->tp) * k->A;

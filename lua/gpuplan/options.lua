@@ -1310,6 +1310,17 @@ opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
     .. "backward -- both of a layer's backward all-reduces without --sp, the "
     .. "reduce-scatters with it; with tp > 1",
   suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
+opt { name = "cp_rotate", type = "string", metavar = "R", commands = "train plan",
+  value = "p2p", kind = "enum", values = { "p2p", "allgather", "alltoall" },
+  help = "how the context-parallel ring moves K and V: p2p (Transformer Engine's ring, "
+    .. "Megatron-Core's CP: each step sends the K/V chunk at its kv heads to the next rank "
+    .. "beside one step's attention) or PyTorch's context_parallel, torchtitan's "
+    .. "context_parallel_rotate_method: allgather (one all-gather of the chunks beside the "
+    .. "first step's attention only) or alltoall (a shift a step); both on the K and V "
+    .. "SDPA is handed, every query head wide in torchtitan's Llama (repeat_kv), and both "
+    .. "send the K/V gradients on each step in fp32, the last shift beside no kernel, and "
+    .. "merge the steps' outputs in fp32; with cp > 1",
+  suggest = { "context_parallel_rotate_method", "rotate_method", "cp_comm_type" } }
 opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
   help = "the alltoall dispatcher's token permutation as Megatron-Core's PyTorch ops "
     .. "(moe_permute_fusion off, NeMo RL's grpo_math_1B.yaml from v0.4): masked_select, "

@@ -32,6 +32,9 @@
 --   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs (default false)
+--   cp_rotate     how the CP ring moves K and V: p2p (Transformer Engine's
+--                 ring, the default), allgather or alltoall (PyTorch's
+--                 context_parallel with that rotater, on q-wide K and V)
 --   master_copy   the optimizer copies its fp32 master to the 16-bit weights
 --                 after Adam, the master read again (default on with stack
 --                 megatron and kernels fused: Megatron's optimizers)
@@ -369,6 +372,9 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_act = o.unfused_act == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
+  -- the CP ring's rotation: the engine's GP_CP_* (train.h), one of the
+  -- declared values (the resolve step checked it)
+  cfg.cp_rotate = ({ p2p = 0, allgather = 1, alltoall = 2 })[o.cp_rotate] or 0
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   cfg.attn_scale_q = o.attn_scale_q == true
   -- the dispatcher: one of its declared values (the resolve step checked it)

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(116)
+t.plan(121)
 
 local part = t.step_part
 
@@ -485,6 +485,55 @@ do
   t.near(m.bwd, 369098752 / bw + 4.9e-6, 1e-6, "cp 2: the backward accumulates dq (3 A) and dK, dV (5 A) per step")
   o.cp = 1
   t.ok(t.op(gp.train(o), "cp_merge") == nil, "cp 1: no merge")
+end
+
+-- PyTorch's context_parallel (cp_rotate allgather or alltoall;
+-- train_layer.c cp_merge and torch_cp_comm) merges and accumulates in fp32
+-- on K and V every query head wide (torchtitan's repeat_kv).  The job
+-- above: query elements eq = 16,777,216, K and V 2 eq = 33,554,432 (not
+-- the kv heads' 8,388,608).  Forward 2 steps x (eq (A + 8) + 2 eq x 2 A)
+-- = 2 x (167,772,160 + 134,217,728) = 603,979,776 B; backward 2 x (eq
+-- (A + 8) + 2 eq (3 A + 16)) = 2 x (167,772,160 + 738,197,504) =
+-- 1,811,939,328 B; at 3.35 TB/s x 0.84 plus 4.9 us as above.  1e-6: the
+-- same arithmetic.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cp = 2, seq = 8192,
+              method = "pretrain", global_batch = 8, zero = 1, cp_rotate = "allgather" }
+  local m = t.op(gp.train(o), "cp_merge")
+  local bw = 3.35e12 * 0.84
+  t.near(m.fwd, 603979776 / bw + 4.9e-6, 1e-6, "allgather: the forward merges in fp32 on q-wide K and V")
+  t.near(m.bwd, 1811939328 / bw + 4.9e-6, 1e-6, "allgather: the backward accumulates dq, dK, dV in fp32")
+end
+
+-- PyTorch's ring exposes the last fp32 shift of dK and dV and hides the
+-- rest beside the steps' attention.  Same job, recompute none: 32 layers
+-- x 2 micro-batches = 64 layer passes; K and V a rank 4096 tokens x 2 x
+-- 4096 x 2 B = 64 MiB (kvb), their gradients in fp32 128 MiB.  allgather:
+-- the forward's and the backward's all-gathers of 2 x 64 MiB (0.19 ms on
+-- 2 H100s by gp.comm) each run beside one step's attention (0.33 ms
+-- forward, 0.96 ms backward: hidden); the 2 dK/dV shifts (send_recv of 128
+-- MiB, 0.61 ms) run the first beside the second step's kernel (hidden),
+-- the last after the loop (exposed).  cp_comm = 64 x (t_dkv + 0.189 x
+-- (2 t_ag + t_dkv)), hidden time costing OVERLAP_SLOWDOWN (0.189) of
+-- itself.  alltoall: one shift of 64 MiB (send_recv) a pass in place of
+-- the all-gather.  p2p, at the kv heads' 16 MiB, hides all of it: less.
+-- 1e-3 relative: the same arithmetic, gp.comm's times unrounded.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cp = 2, seq = 8192,
+              method = "pretrain", global_batch = 8, zero = 1, recompute = "none",
+              cp_rotate = "allgather" }
+  local kvb = 4096 * 2 * 4096 * 2
+  local function ct(op, b) return gp.comm { op = op, bytes = b, gpu = "h100-sxm", gpus = 2 }.time end
+  local dkv = ct("send_recv", 2 * kvb)
+  local ag = gp.train(o)
+  t.near(part(ag, "cp_comm").seconds / (64 * (dkv + 0.189 * (2 * ct("all_gather", 2 * kvb) + dkv))),
+    1, 1e-3, "allgather: the last dK/dV shift exposed, the all-gathers and the first shift hidden")
+  o.cp_rotate = "alltoall"
+  t.near(part(gp.train(o), "cp_comm").seconds / (64 * (dkv + 0.189 * (2 * ct("send_recv", kvb) + dkv))),
+    1, 1e-3, "alltoall: one K/V shift a pass, hidden; the last dK/dV shift exposed")
+  o.cp_rotate = nil
+  t.ok(part(gp.train(o), "cp_comm").seconds < part(ag, "cp_comm").seconds,
+    "p2p: Transformer Engine's ring at the kv heads costs less")
 end
 
 -- The embedding table's gradient is dense (train_layer.c train_ends_costs):

@@ -481,6 +481,10 @@ local PROFILES = {
         return blackwell(o) and "cudnn" or "fa2"
       end, "SDPA backends: FlashAttention-2 first, cuDNN first on sm100 or newer" },
     { "grad_reduce", "fp32", "mixed_precision_reduce: float32 (the default)" },
+    -- config_manager.py at 9dec370 (the end-2024 runs'):
+    -- "--experimental.context_parallel_rotate_method ... default="allgather""
+    { "cp_rotate", "allgather", "context_parallel_rotate_method: allgather (the default)",
+      function(o) return (o.cp or 1) > 1 end },
   },
   -- NeMo AutoModel's benchmark recipes (NVIDIA-NeMo/Automodel
   -- examples/llm_benchmark, at the commit of the row's table): FSDP2 over
