@@ -146,6 +146,10 @@ typedef struct train_cfg {
 	int cp_rotate;           /* how the CP ring moves K and V
 				  * (GP_CP_*, the cp_rotate option;
 				  * train_layer.c layer_comm) */
+	int split_proj;          /* q, k, v and the gated MLP's gate and
+				  * up are linears of their own, each its
+				  * own GEMMs (the split_proj option;
+				  * train_layer.c gemm_costs) */
 	int async_tp;            /* Megatron-LM's asynchronous TP all-
 				  * reduce: a column-parallel linear's
 				  * input-gradient collective under its
@@ -437,6 +441,7 @@ typedef struct train_lkey {
 	int pad_mask;            /* train_cfg's, eager flash only */
 	int async_tp;            /* train_cfg's */
 	int cp_rotate;           /* train_cfg's, with cp > 1 */
+	int split_proj;          /* train_cfg's */
 	int attn_clamp;          /* the memory cfg's, eager unfused only */
 	int softmax16;           /* eager unfused only: the softmax runs in
 				  * the 16-bit type (no fp32 upcast) */

@@ -505,6 +505,57 @@ static void router_fp64_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		r * h * (8.0 + A) + E * h * (8.0 + 2.0));
 }
 
+/* The GEMMs op o runs as, their output widths into wn, how many: one of
+ * its width, or with split_proj (train_cfg) the linears the model's
+ * modules keep apart -- q, k and v (the attention's q width and the kv
+ * heads' each), the gated MLP's gate and up (half each).  torchtitan's
+ * Llama (models/llama/model.py at 9dec370, models/llama3/model.py at
+ * 820504e) builds "self.wq = nn.Linear(", "self.wk = nn.Linear(
+ * model_args.dim, self.n_kv_heads * self.head_dim, bias=False)", the
+ * same wv, and "self.w1 = nn.Linear(dim, hidden_dim, bias=False)", the
+ * same w3, and calls "xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)"
+ * and "self.w2(F.silu(self.w1(x)) * self.w3(x))": each a matmul of its
+ * own forward, dgrad and wgrad, whose tiles and waves (roofline.c) are
+ * those of its own narrower output.  torch.compile fuses no matmuls
+ * (they stay calls of their own); the same input's identical fp8 casts
+ * of torchao's Float8Linear are one computation to its common
+ * subexpression elimination, so the casts are priced once. */
+static int split_widths(const tenv *e, const train_lkey *k, const gp_op *o,
+			double wn[3])
+{
+	const gp_model *m = e->m;
+
+	wn[0] = o->n;
+	if (!k->split_proj)
+		return 1;
+	if (strcmp(o->name, "qkv") == 0 && m->mla.kv_lora_rank <= 0) {
+		double kv = model_kv_heads_rank(m, k->tp) * m->head_dim;
+
+		if (!(kv > 0.0) || !(o->n > 2.0 * kv))
+			return 1;
+		wn[0] = o->n - 2.0 * kv;
+		wn[1] = wn[2] = kv;
+		return 3;
+	}
+	if (strcmp(o->name, "mlp_up") == 0 && m->ffn_gated) {
+		wn[0] = wn[1] = o->n / 2.0;
+		return 2;
+	}
+	return 1;
+}
+
+/* Elements of activation a GEMM of output width n of op o moves: the
+ * op's input (m x k) whole, its own share of the output (the op's act
+ * counts both once). */
+static double act_share(const gp_op *o, double n)
+{
+	double in = o->m * o->batch * o->k, out = o->m * o->batch * o->n;
+
+	if (!(in + out > 0.0))
+		return 0.0;
+	return o->act * (in + out * n / o->n) / (in + out);
+}
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -514,14 +565,13 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		       train_lcost *lc, double *nk, double *nb, double *o_k)
 {
 	const gp_model *m = e->m;
-	double wbytes, bytes, t, tb_, flop;
+	double wbytes, t, tb_, flop, wn[3];
 	gp_dtype p;
-	int fp8 = k->lin == GP_FP8, eager = k->eager, spread;
+	int fp8 = k->lin == GP_FP8, eager = k->eager, spread, np, i;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
 
 	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
 	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
-	bytes = o->weights * wbytes + o->act * k->A;
 	/* A block-scaled fp8 GEMM (fp8_block: MXFP8 on Blackwell) runs at
 	 * the device's block_fp8 share of the per-tensor fp8 GEMM the
 	 * catalog's gemm fraction measures (catalog achievable.block_scaled:
@@ -543,17 +593,35 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * (roofline.c roof_expected_tiles), not ceil(mean / T); the
 	 * wgrad has the tokens along K and pays no M tiles for them. */
 	spread = o->scope == GP_SCOPE_MOE && o->batch > 1.0;
-	t = train_t_gemm(e, flop, bytes, o->m, o->n, o->k,
-		    o->batch, p, spread);
-	/* dgrad: dX = dY W, output m x k, depth n. */
-	tb_ = train_t_gemm(e, flop, bytes, o->m, o->k, o->n,
-		      o->batch, p, spread);
-	/* wgrad: dW = dY^T X, output n x k, depth m, the
-	 * main grad read and written (k->wacc). */
-	if (!k->frozen || o->wclass != GP_W_LINEAR)
-		tb_ += train_t_op(e, flop, o->weights *
-			       k->wacc + o->act * k->A,
-			       o->n, o->k, o->m, o->batch, p);
+	np = split_widths(e, k, o, wn);
+	t = tb_ = 0.0;
+	for (i = 0; i < np; i++) {
+		/* this GEMM's share of the op: its columns' FLOPs and
+		 * weights, the whole input and its own output */
+		double fr = wn[i] / o->n;
+		double by = o->weights * wbytes * fr +
+			act_share(o, wn[i]) * k->A;
+
+		t += train_t_gemm(e, flop * fr, by, o->m, wn[i], o->k,
+				  o->batch, p, spread);
+		/* dgrad: dX = dY W, output m x k, depth n. */
+		tb_ += train_t_gemm(e, flop * fr, by, o->m, o->k, wn[i],
+				    o->batch, p, spread);
+		/* wgrad: dW = dY^T X, output n x k, depth m, the
+		 * main grad read and written (k->wacc). */
+		if (!k->frozen || o->wclass != GP_W_LINEAR)
+			tb_ += train_t_op(e, flop * fr, o->weights * fr *
+					  k->wacc + act_share(o, wn[i]) *
+					  k->A, wn[i], o->k, o->m, o->batch,
+					  p);
+	}
+	/* Split linears' input gradients are summed by autograd (the
+	 * input feeds np modules): eager, np - 1 adds of two (read 2,
+	 * write 1 A each); compiled, one kernel reading np and writing
+	 * one. */
+	if (np > 1)
+		tb_ += t_mem(e, k->half, o->m * o->batch * o->k * k->A *
+			     (eager ? 3.0 * (np - 1.0) : np + 1.0));
 	if (k->router_fp64 && strcmp(o->name, "moe_router") == 0 &&
 	    e->d->fp64 > 0)
 		router_fp64_costs(e, k, o, &t, &tb_);
@@ -661,7 +729,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		*nb += strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0 ? TE_LN_BWD_HOST :
 			TE_BWD_HOST;
-	*nk += !eager ? 1.0 : strcmp(o->name, "qkv") == 0 ?
+	*nk += !eager ? (double)np : strcmp(o->name, "qkv") == 0 ?
 		3.0 : (strcmp(o->name, "mlp_up") == 0 ||
 		       strcmp(o->name, "moe_up") == 0) &&
 		m->ffn_gated ? 2.0 : 1.0;

@@ -1321,6 +1321,12 @@ opt { name = "cp_rotate", type = "string", metavar = "R", commands = "train plan
     .. "send the K/V gradients on each step in fp32, the last shift beside no kernel, and "
     .. "merge the steps' outputs in fp32; with cp > 1",
   suggest = { "context_parallel_rotate_method", "rotate_method", "cp_comm_type" } }
+opt { name = "split_proj", type = "flag", commands = "train plan",
+  help = "q, k and v, and the gated MLP's gate and up, are linears of their own "
+    .. "(torchtitan's Llama: wq, wk, wv, w1, w3), each its own GEMMs forward, dgrad and "
+    .. "wgrad at its narrower width, the input's gradients summed after; default: one "
+    .. "GEMM each (fused qkv and gate-up weights, Megatron-Core's)",
+  suggest = { "separate_qkv", "unfused_qkv", "split_projections" } }
 opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
   help = "the alltoall dispatcher's token permutation as Megatron-Core's PyTorch ops "
     .. "(moe_permute_fusion off, NeMo RL's grpo_math_1B.yaml from v0.4): masked_select, "

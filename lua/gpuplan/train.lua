@@ -32,6 +32,8 @@
 --   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs (default false)
+--   split_proj    q, k, v and the gated MLP's gate and up as linears of
+--                 their own, a GEMM each (default false: fused weights)
 --   cp_rotate     how the CP ring moves K and V: p2p (Transformer Engine's
 --                 ring, the default), allgather or alltoall (PyTorch's
 --                 context_parallel with that rotater, on q-wide K and V)
@@ -325,7 +327,7 @@ local function step_choices(o, p, cfg, sweep, default)
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act",
-    "ckpt_outside_fsdp",
+    "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
   for _, k in ipairs(flags) do
@@ -376,6 +378,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- declared values (the resolve step checked it)
   cfg.cp_rotate = ({ p2p = 0, allgather = 1, alltoall = 2 })[o.cp_rotate] or 0
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
+  cfg.split_proj = o.split_proj == true
   cfg.attn_scale_q = o.attn_scale_q == true
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"

@@ -485,6 +485,10 @@ local PROFILES = {
     -- "--experimental.context_parallel_rotate_method ... default="allgather""
     { "cp_rotate", "allgather", "context_parallel_rotate_method: allgather (the default)",
       function(o) return (o.cp or 1) > 1 end },
+    -- models/llama/model.py (9dec370), models/llama3/model.py (820504e):
+    -- "xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)",
+    -- "self.w2(F.silu(self.w1(x)) * self.w3(x))"
+    { "split_proj", true, "Llama's wq, wk, wv, w1, w3: nn.Linear each" },
   },
   -- NeMo AutoModel's benchmark recipes (NVIDIA-NeMo/Automodel
   -- examples/llm_benchmark, at the commit of the row's table): FSDP2 over
