@@ -143,9 +143,13 @@ typedef struct train_cfg {
 				  * into the varlen layout and the output
 				  * scattered back (train_layer.c
 				  * layer_extras) */
-	int cp_rotate;           /* how the CP ring moves K and V
-				  * (GP_CP_*, the cp_rotate option;
-				  * train_layer.c layer_comm) */
+	int cp_allgather;        /* the CP ring is PyTorch's
+				  * context_parallel with its allgather
+				  * rotater, cp_alltoall with its alltoall
+				  * one; neither: Transformer Engine's p2p
+				  * ring (the cp_rotate option; train_layer.c
+				  * layer_comm) */
+	int cp_alltoall;
 	int split_proj;          /* q, k, v and the gated MLP's gate and
 				  * up are linears of their own, each its
 				  * own GEMMs (the split_proj option;

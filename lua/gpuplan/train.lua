@@ -374,9 +374,10 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_act = o.unfused_act == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
-  -- the CP ring's rotation: the engine's GP_CP_* (train.h), one of the
-  -- declared values (the resolve step checked it)
-  cfg.cp_rotate = ({ p2p = 0, allgather = 1, alltoall = 2 })[o.cp_rotate] or 0
+  -- the CP ring's rotater: one of the declared values (the resolve step
+  -- checked it), p2p neither flag
+  cfg.cp_allgather = o.cp_rotate == "allgather"
+  cfg.cp_alltoall = o.cp_rotate == "alltoall"
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   cfg.split_proj = o.split_proj == true
   cfg.attn_scale_q = o.attn_scale_q == true
