@@ -257,6 +257,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (gp_check_num(c->max_num_tokens, 1, GP_AMOUNT_MAX,
 	                 "max_num_tokens", err))
 		return GP_EINVAL;
+	if (c->requests != 0.0 &&
+	    gp_check_num(c->requests, 1, GP_COUNT_MAX, "requests", err))
+		return GP_EINVAL;
 	if ((int)c->compute < 0 || c->compute >= GP_DTYPE_COUNT ||
 	    !(d->peak[c->compute] > 0.0) || !(d->gemm_frac[c->compute] > 0))
 		return gp_fail(err, "device has no %s tensor compute",

@@ -70,6 +70,13 @@ typedef struct infer_cfg {
 	                         mean length input + output / 2 per sequence
 	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
+	double requests;      /* > 0: the run is this many requests issued
+	                         at once, throughput = their output tokens
+	                         over the run from the first one's start to
+	                         the last one's end, ramp and drain
+	                         included (trtllm-bench's Total Output
+	                         Throughput; infer_run.c run_finite);
+	                         0: the steady state */
 	int max_batch;        /* the engine's cap on sequences per batch */
 	int fused_grouped_topk; /* 1: a grouped-top-k router (the MLA
 	                         models', DeepSeek's) routes in one fused

@@ -160,6 +160,133 @@ static int run_batch(const infer_cfg *c, infer_result *r)
 	return B;
 }
 
+/* A finite run (infer_cfg.requests): cohorts of requests that end their
+ * prefill within one window of RUN_WINDOWS-th of the output length leave
+ * decode together, so a run is followed in fixed memory (STYLE 3) to
+ * within 1/RUN_WINDOWS of a request's life; at most RUN_ITER_MAX steps
+ * are followed (a longer run stays at the steady state, where the ramp
+ * and the drain weigh < 1 / 1000 of it). */
+#define RUN_WINDOWS 256
+#define RUN_COHORTS (2 * RUN_WINDOWS + 2)
+#define RUN_ITER_MAX 5e7
+#define RUN_TABLE 40
+
+/* Decode step time at micro-batch x: piecewise linear over the priced
+ * batches b[0] = 1 < ... < b[n-1] (step_layers' costs are affine in the
+ * batch between the points a kernel's tiles or the touched experts
+ * change; the points double). */
+static double run_itl(const double *b, const double *t, int n, double x)
+{
+	int k;
+
+	if (x <= b[0] || n == 1)
+		return t[0];
+	for (k = 1; k < n - 1 && x > b[k]; k++)
+		;
+	return t[k - 1] + (t[k] - t[k - 1]) * (x - b[k - 1]) /
+		(b[k] - b[k - 1]);
+}
+
+/* The run of c->requests requests issued at once, as trtllm-bench
+ * measures it: "Output throughput (total output (OSL) tokens / end-to-end
+ * latency)", the latency "last request end - 1st request start"
+ * (tensorrt_llm/bench/dataclasses/reporting.py, total_latency_ns =
+ * end_time - start_time over every request).  The engine admits requests
+ * while the batch has room (B: the KV-bound batch, GUARANTEED_NO_EVICT
+ * reserving each request's whole length) and prefills their prompts in
+ * the tokens a step has beside its decodes (max_num_tokens counts both:
+ * TensorRT-LLM's "maximum number of tokens (context + generation)" of a
+ * batch), at share seconds a prompt; each step decodes every running
+ * request once.  The batch fills over the first steps and empties over
+ * the last output steps after the queue runs dry, both at a smaller
+ * batch than the steady state's, which pays the step's fixed costs
+ * (weights, launches) for fewer tokens.  A replica serves requests /
+ * replicas of them.  Sets r->tokens_per_s. */
+static int run_finite(const gp_model *m, const roof_device *d,
+                      const infer_cfg *c, int B, double n_off,
+                      double share, double cavg, infer_result *r,
+                      gp_error *err)
+{
+	double tb[RUN_TABLE], tt[RUN_TABLE];
+	double cn[RUN_COHORTS], ce[RUN_COHORTS];
+	double N, L = c->output, P = c->input, W, bm, x, t = 0.0, it;
+	double queue, pend = 0.0, adm = 0.0, dec = 0.0, done = 0.0;
+	double start, budget, proc, fin, step;
+	int nt = 0, head = 0, cnt = 0, last = -1;
+	infer_phase ph;
+
+	N = c->requests / r->replicas;
+	bm = ceil((double)B / c->pp);
+	/* N L / B decode steps, the prompts' N P / max_num_tokens and a
+	 * request's L: past RUN_ITER_MAX keep the steady state. */
+	if (N * L / B + N * P / c->max_num_tokens + L > RUN_ITER_MAX)
+		return GP_OK;
+	for (x = 1.0; nt < RUN_TABLE; x *= 2.0) {
+		double b = x < bm ? x : bm;
+
+		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK)
+			return GP_EINVAL;
+		tb[nt] = b;
+		tt[nt++] = ph.time;
+		if (b >= bm)
+			break;
+	}
+	W = ceil(L / RUN_WINDOWS);
+	queue = N;
+	for (it = 0.0; done < N * (1.0 - 1e-12); it += 1.0) {
+		/* Admission: the requests the batch has room for start;
+		 * their prompts join the prefill queue (fluid: a prompt may
+		 * span steps, as a chunked prefill does). */
+		start = fmin(queue, B - adm);
+		queue -= start;
+		adm += start;
+		pend += start * P;
+		budget = fmax(c->max_num_tokens - dec, 0.0);
+		proc = fmin(pend, budget);
+		pend -= proc;
+		fin = proc / P;
+		step = (dec > 0.0 ? run_itl(tb, tt, nt, ceil(dec / c->pp))
+		                  : 0.0) + share * fin;
+		if (!(step > 0.0))
+			break;
+		t += step;
+		/* Cohorts whose last decode was this step leave. */
+		while (cnt > 0 && ce[head] <= it) {
+			done += cn[head];
+			adm -= cn[head];
+			dec -= cn[head];
+			head = (head + 1) % RUN_COHORTS;
+			cnt--;
+		}
+		if (cnt == 0)
+			last = -1;
+		if (fin <= 0.0)
+			continue;
+		if (L <= 1.0) {
+			/* The prefill's token was the whole output. */
+			done += fin;
+			adm -= fin;
+			continue;
+		}
+		/* Prefilled this step: first token now, L - 1 decodes in
+		 * steps it + 1 ... it + L - 1; a window's cohort keeps its
+		 * first member's end. */
+		if (last >= 0 && (cnt == RUN_COHORTS ||
+		    floor(ce[last] / W) == floor((it + L - 1.0) / W))) {
+			cn[last] += fin;
+		} else {
+			last = (head + cnt) % RUN_COHORTS;
+			cn[last] = fin;
+			ce[last] = it + L - 1.0;
+			cnt++;
+		}
+		dec += fin;
+	}
+	if (t > 0.0)
+		r->tokens_per_s = c->requests * L / t;
+	return GP_OK;
+}
+
 /* Prefill, decode and steady-state throughput at batch B. */
 static int run_times(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, int B, double n_off,
@@ -200,6 +327,9 @@ static int run_times(const gp_model *m, const roof_device *d,
 	steps = c->output - 1.0;
 	r->tokens_per_s = (double)r->replicas * B * c->output /
 		(B * share + steps * r->itl);
+	if (c->requests > 0 && run_finite(m, d, c, B, n_off, share, cavg,
+	                                  r, err) != GP_OK)
+		return GP_EINVAL;
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
 	return GP_OK;
 }

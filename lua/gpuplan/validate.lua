@@ -307,6 +307,8 @@ local case_schema = T.record {
     weight_dtype = weight_format(),
     kv_dtype = T.enum { "fp32", "bf16", "fp16", "fp8", "int8", "fp4", "int4" },
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),
+    -- a run of this many requests issued at once (gp.infer's requests)
+    num_requests = count(),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),

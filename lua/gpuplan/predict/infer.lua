@@ -270,6 +270,10 @@ return function(case, cat)
       return nil, "hardware.power_limit: MoE serving (gpuplan.serve) does not price a board "
         .. "power limit (gp.infer and gp.train do)"
     end
+    if v(wl.num_requests) then
+      return nil, "workload.num_requests: MoE serving (gpuplan.serve) prices the steady "
+        .. "state, not a finite run's fill and drain (gp.infer does)"
+    end
     local defaults = {}
     local _, rnote = runtime_of(case)
     defaults[1] = rnote
@@ -310,6 +314,9 @@ return function(case, cat)
     if mem then a.host_memory = mem end
     a.offload_layers = v(wl.offload_layers)
   end
+  -- A run of num_requests requests issued at once, measured over the run
+  -- (gp.infer's requests): the batch's fill and drain count.
+  a.requests = v(wl.num_requests)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end

@@ -1,0 +1,43 @@
+-- A finite run (gp.infer's requests; engine/infer_run.c run_finite): the
+-- requests are issued at once and tokens/s is their output over the run,
+-- from the first request's start to the last one's end, as trtllm-bench
+-- reports its Total Output Throughput.  The batch fills over the first
+-- steps (the prompts share max_num_tokens with the decodes) and empties
+-- over the last ones, at a smaller batch than the steady state's.
+-- Run with ./gpuplan run tests/lua/infer_requests.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(6)
+
+local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1000,
+              output = 200, runtime = "trtllm", max_num_tokens = 4096 }
+local steady = gp.infer(job)
+
+-- One request: its prompt's prefill (the prefill share: the pb-prompt
+-- batch's time over its pb prompts) gives the first token, then output - 1
+-- decode steps at batch 1: 200 / (share + 199 x itl_batch1).  The same
+-- arithmetic in another order: within 1e-9.
+local one = gp.infer(t.with(job, { requests = 1 }))
+t.near(one.tokens_per_s, 200 / (one.prefill_share_s + 199 * one.itl_batch1_s), 1e-9,
+  "one request: its prefill and 199 decode steps at batch 1")
+
+-- Two waves of the batch: the first requests start one prompt after
+-- another (4096 tokens a step hold 4 of the 1000-token prompts beside the
+-- decodes) and the last ones drain alone: slower than the steady state.
+local two = gp.infer(t.with(job, { requests = 2 * steady.batch }))
+t.ok(two.tokens_per_s < steady.tokens_per_s, "two waves: below the steady state")
+t.ok(two.tokens_per_s > 0.5 * steady.tokens_per_s, "two waves: the fill and drain cost less than half")
+
+-- A run of 10^6 requests is all steady state: the fill and the drain take
+-- about 2 x 200 steps of the run's 10^6 x 200 / batch (batch in the
+-- hundreds: ~10^6 steps), < 0.1%; the cohorts' window (a 256th of a
+-- request's life) adds < 0.4%: within 0.5%.
+local long = gp.infer(t.with(job, { requests = 1000000 }))
+t.near(long.tokens_per_s, steady.tokens_per_s, 0.005, "10^6 requests: the steady state")
+
+-- The same batch and steps: only the throughput is the run's.
+t.is(two.itl_s, steady.itl_s, "the decode step at batch is the steady state's")
+
+t.raises(function() gp.infer(t.with(job, { requests = 0 })) end, "requests",
+  "requests = 0: refused, naming it")
