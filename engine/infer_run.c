@@ -233,11 +233,12 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	}
 	W = ceil(L / RUN_WINDOWS);
 	queue = N;
-	for (it = 0.0; done < N * (1.0 - 1e-12); it += 1.0) {
+	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
+	for (it = 0.0; done < N - 1e-9 * fmax(N, 1.0); it += 1.0) {
 		/* Admission: the requests the batch has room for start;
 		 * their prompts join the prefill queue (fluid: a prompt may
 		 * span steps, as a chunked prefill does). */
-		start = fmin(queue, B - adm);
+		start = fmax(fmin(queue, B - adm), 0.0);
 		queue -= start;
 		adm += start;
 		pend += start * P;
@@ -245,7 +246,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		proc = fmin(pend, budget);
 		pend -= proc;
 		fin = proc / P;
-		step = (dec > 0.0 ? run_itl(tb, tt, nt, ceil(dec / c->pp))
+		step = (dec > 1e-9 ? run_itl(tb, tt, nt, ceil(dec / c->pp))
 		                  : 0.0) + share * fin;
 		if (!(step > 0.0))
 			break;
