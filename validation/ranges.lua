@@ -91,7 +91,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 233, lo = 0.943, hi = 1.268 },
+        [""] = { cases = 235, lo = 0.943, hi = 1.268 },
         ["stack=deepspeed"] = { cases = 52, lo = 0.943, hi = 1.310 },
         ["stack=deepspeed/moe=dense"] = { cases = 39, lo = 0.939, hi = 1.319 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 36, lo = 0.939, hi = 1.334 },
