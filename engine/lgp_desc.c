@@ -120,7 +120,6 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("fp8_activations", offsetof(S, P fp8_cache), 0),           \
 	F_BOOL("fp8_te", offsetof(S, P fp8_te), 0),                       \
 	F_BOOL("moe_probs_in_act", offsetof(S, P probs_in_act), 0),       \
-	F_BOOL("fp8_linears", offsetof(S, P fp8_linears), 0),             \
 	F_BOOL("flash", offsetof(S, P flash), 1),                         \
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \

@@ -66,7 +66,6 @@ typedef struct gp_train_cfg {
 	int fp8_cache;           /* linear inputs cached in fp8 (act.h) */
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
-	int fp8_linears;         /* the linears run fp8 GEMMs (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;
 	int attn_clamp;          /* eager attention clamps the masked
 				  * scores (act.h) */

@@ -57,8 +57,6 @@ typedef struct gp_act_cfg {
 	int probs_in_act;    /* 1: MoE router weights scale the experts'
 			      * activation output, not their outputs at
 			      * the combine (see memory_act.c) */
-	int fp8_linears;     /* 1: the linears run fp8 GEMMs (torch's
-			      * _scaled_mm; read by recompute op only) */
 	int fp8_cache;       /* 1: the linears' inputs kept in fp8 for
 			      * the fp8 weight-gradient GEMM (DeepSeek-V3
 			      * sec. 3.3.3, see act.c) */

@@ -115,7 +115,6 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->fp8_cache = c->fp8_cache;
 	ac->fp8_te = c->fp8_te;
 	ac->probs_in_act = c->probs_in_act;
-	ac->fp8_linears = c->fp8_linears;
 	ac->capacity_factor = c->capacity_factor;
 	ac->eager_swiglu = c->eager_swiglu;
 	ac->eager_softmax = c->eager_softmax;

@@ -490,16 +490,15 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 			rec = attn;
 		else if (c->mem.recompute == GP_RECOMPUTE_OP) {
 			/* the layers' forward but fused attention and the
-			 * kept 16-bit GEMMs, 2 FLOPs per weight per token
-			 * (act.c: wq, wv, w1 or fc1, w2) */
+			 * kept GEMMs, fp8 ones too, 2 FLOPs per weight per
+			 * token (act.c: wq, wv, w1 or fc1, w2) */
 			gp_widths w;
 
 			model_widths(m, &w);
 			rec = layer_fwd - (c->mem.flash ? attn : 0.0);
-			if (c->compute != GP_FP8)
-				rec -= 2.0 * m->layers * m->hidden *
-					(w.q + w.v + w.dense_f *
-					 (m->ffn_gated ? 2.0 : 1.0));
+			rec -= 2.0 * m->layers * m->hidden *
+				(w.q + w.v + w.dense_f *
+				 (m->ffn_gated ? 2.0 : 1.0));
 		}
 		/* recompute_modules' mla_up_proj re-runs the MLA
 		 * up-projections (their 2 FLOPs per weight per token). */

@@ -1722,10 +1722,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	if ((rm & GP_RECMOD_MLA_UP) && m->mla.kv_lora_rank > 0)
 		up = model_mla_up_weights(m) / (model_attn_weights(m) -
 			m->heads * (double)m->mla.v_head_dim * h);
-	/* recompute op keeps the odd-numbered aten.mm outputs of 16-bit
-	 * linears (act.c: q and v of wq, wk, wv; the gate, or fc1; w2):
-	 * their share of each fused GEMM here, by output width. */
-	if (k->recompute == GP_RECOMPUTE_OP && k->lin != GP_FP8) {
+	/* recompute op keeps the odd-numbered aten.mm outputs, of fp8
+	 * linears too (act.c: q and v of wq, wk, wv; the gate, or fc1;
+	 * w2): their share of each fused GEMM here, by output width. */
+	if (k->recompute == GP_RECOMPUTE_OP) {
 		gp_widths w;
 
 		model_widths(m, &w);

@@ -790,12 +790,11 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
     end
     cfg.fp8_activations = o.fp8_activations
   end
-  -- recompute = "op" keeps no fp8 matmul's output (engine/memory_act.c).
-  cfg.fp8_linears = precision == "fp8" or o.recipe == "fp8" or nil
   -- The megatron stack's fp8 linears are Transformer Engine's: each
   -- keeps its quantised fp8 input for the weight gradient
   -- (engine/memory_act.c).
-  cfg.fp8_te = (cfg.fp8_linears and stack == "megatron" and not lora) or nil
+  cfg.fp8_te = ((precision == "fp8" or o.recipe == "fp8") and stack == "megatron"
+    and not lora) or nil
   -- The engine reads the recipe and the optimizer as their catalog
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
