@@ -51,13 +51,13 @@ return {
         gen = { "ada", "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 30, lo = 0.922, hi = 1.176 },
-        ["stack=hf"] = { cases = 29, lo = 0.913, hi = 1.140 },
-        ["stack=hf/moe=dense"] = { cases = 29, lo = 0.913, hi = 1.140 },
+        [""] = { cases = 30, lo = 0.981, hi = 1.196 },
+        ["stack=hf"] = { cases = 29, lo = 0.971, hi = 1.146 },
+        ["stack=hf/moe=dense"] = { cases = 29, lo = 0.971, hi = 1.146 },
         ["stack=hf/moe=dense/style=data"] = { cases = 8, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=data/scale=node"] = { cases = 8, lo = 0.913, hi = 1.109 },
-        ["stack=hf/moe=dense/style=sharded"] = { cases = 15, lo = 0.901, hi = 1.251 },
-        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 0.965, hi = 1.081 },
+        ["stack=hf/moe=dense/style=sharded"] = { cases = 15, lo = 0.971, hi = 1.272 },
+        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 0.971, hi = 1.081 },
       },
     },
     rl = {

@@ -458,9 +458,9 @@ end
 -- recompute, attention kernel, encoder length; returns the RL prompt and
 -- response lengths given.
 -- Whether the eager kernels run (the Hugging Face modules, one PyTorch
--- kernel per tensor op): gp.train's kernels, else its default from the
--- stack, gpuplan.options' one declaration (the hf stack eager, the others
--- fused).  gp.memory and fit take no kernels: the stack says which.
+-- kernel per tensor op): the job's kernels (gp.train, gp.memory, fit),
+-- else its default from the stack, gpuplan.options' one declaration (the
+-- hf stack eager, the others fused).
 local function eager_kernels(o, stack)
   return (o.kernels or options.get("kernels").value({ stack = stack })) == "eager"
 end
@@ -679,7 +679,7 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   -- hf stack (FSDP, the Trainer) or DeepSpeed's engine drives them
   -- (transformers' LlamaForCausalLM under deepspeed.initialize is the same
   -- module); fused modules (Megatron/TE, torch.compile, Liger) keep
-  -- neither.  Without kernels (gp.memory, fit) the stack says which.
+  -- neither.  Without kernels the stack says which.
   local eager = eager_kernels(o, stack)
   cfg.eager_swiglu = o.eager_swiglu
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager end

@@ -1417,7 +1417,10 @@ opt { name = "power_limit", type = "number", metavar = "W", commands = "train pl
 -- DeepSpeed integration: "No modifications to your training script are
 -- required"), whose modules are eager PyTorch ops; Megatron-DeepSpeed's
 -- fused modules are the exception, given as kernels fused.
-opt { name = "kernels", type = "string", metavar = "K", commands = "train plan rl",
+-- gp.memory and fit take it too: what autograd keeps follows the modules
+-- that run (eager SwiGLU's silu(gate), the eager softmax's fp32 copy, the
+-- loss's logit bytes; lua/gpuplan/memory.lua).
+opt { name = "kernels", type = "string", metavar = "K", commands = TRAIN4, methods = TRAINING,
   default = "eager on the hf and deepspeed stacks (transformers' modules, as the Trainer, "
     .. "Accelerate and TRL hand them to DeepSpeed), fused on megatron", kind = "enum",
   values = { "eager", "fused" },

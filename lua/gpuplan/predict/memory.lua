@@ -212,6 +212,9 @@ return function(case, cat)
   end
   if v(par.fsdp) then o.fsdp = par.fsdp end
   o.grad_sync = v(par.grad_sync)
+  -- How the model's operators ran (SCHEMA.md workload.kernels), as the
+  -- training sibling reads it: the stack profile fills it when unstated.
+  if o.method ~= "infer" then o.kernels = v(wl.kernels) end
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   -- The training layout's fields that size the breakdown, as the train
