@@ -227,7 +227,7 @@ static const lgp_field train_fields[] = {
 	F_BOOL("unfused_act", offsetof(train_cfg, unfused_act), 0),
 	F_NUM("router_bytes", offsetof(train_cfg, router_bytes), 0),
 	F_BOOL("ckpt_outside_fsdp", offsetof(train_cfg, ckpt_outside_fsdp), 0),
-	F_BOOL("split_proj", offsetof(train_cfg, split_proj), 0),
+	F_INT("split_proj", offsetof(train_cfg, split_proj), 0, 0, 3),
 	F_INT("fsdp_version", offsetof(train_cfg, fsdp_version), 0, 0, 2),
 	F_BOOL("attn_scale_q", offsetof(train_cfg, attn_scale_q), 0),
 	F_BOOL("forward_only", offsetof(train_cfg, forward_only), 0),

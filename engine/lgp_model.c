@@ -53,6 +53,7 @@ static const lgp_field model_fields[] = {
 	/* the catalog's fields the Lua side reads, not priced here */
 	F_IGNORE("id"), F_IGNORE("name"), F_IGNORE("family"),
 	F_IGNORE("max_seq"), F_IGNORE("mtp_layers"), F_IGNORE("params_b"),
+	F_IGNORE("split_proj"),  /* the split_proj option's default */
 	F_IGNORE("active_params_b"), F_IGNORE("dtype"), F_IGNORE("source"),
 	F_IGNORE("notes"), F_END
 };

@@ -58,6 +58,9 @@ enum {
  * ALLTOALL, PyTorch's context_parallel (torch.distributed.tensor.
  * experimental, _templated_ring_attention) with its two rotaters. */
 enum { GP_CP_P2P = 0, GP_CP_ALLGATHER, GP_CP_ALLTOALL };
+/* The projections kept apart (train_cfg split_proj, a mask): q, k and v;
+ * the gated MLP's gate and up. */
+enum { GP_SPLIT_QKV = 1, GP_SPLIT_MLP = 2 };
 
 typedef struct train_cfg {
 	gp_train_cfg mem;        /* the memory model's config: recipe,
@@ -150,10 +153,12 @@ typedef struct train_cfg {
 				  * ring (the cp_rotate option; train_layer.c
 				  * layer_comm) */
 	int cp_alltoall;
-	int split_proj;          /* q, k, v and the gated MLP's gate and
-				  * up are linears of their own, each its
-				  * own GEMMs (the split_proj option;
-				  * train_layer.c gemm_costs) */
+	int split_proj;          /* which of the layer's projections are
+				  * linears of their own, each its own
+				  * GEMMs: GP_SPLIT_QKV (q, k, v),
+				  * GP_SPLIT_MLP (the gated MLP's gate and
+				  * up), or both (the split_proj option or
+				  * the model's; train_layer.c gemm_costs) */
 	int async_tp;            /* Megatron-LM's asynchronous TP all-
 				  * reduce: a column-parallel linear's
 				  * input-gradient collective under its

@@ -506,9 +506,9 @@ static void router_fp64_costs(tenv *e, const train_lkey *k, const gp_op *o,
 }
 
 /* The GEMMs op o runs as, their output widths into wn, how many: one of
- * its width, or with split_proj (train_cfg) the linears the model's
- * modules keep apart -- q, k and v (the attention's q width and the kv
- * heads' each), the gated MLP's gate and up (half each).  torchtitan's
+ * its width, or with split_proj (train_cfg, a mask of GP_SPLIT_*) the
+ * linears the model's modules keep apart -- q, k and v (the attention's q
+ * width and the kv heads' each), the gated MLP's gate and up (half each).  torchtitan's
  * Llama (models/llama/model.py at 9dec370, models/llama3/model.py at
  * 820504e) builds "self.wq = nn.Linear(", "self.wk = nn.Linear(
  * model_args.dim, self.n_kv_heads * self.head_dim, bias=False)", the
@@ -528,7 +528,8 @@ static int split_widths(const tenv *e, const train_lkey *k, const gp_op *o,
 	wn[0] = o->n;
 	if (!k->split_proj)
 		return 1;
-	if (strcmp(o->name, "qkv") == 0 && m->mla.kv_lora_rank <= 0) {
+	if ((k->split_proj & GP_SPLIT_QKV) && strcmp(o->name, "qkv") == 0 &&
+	    m->mla.kv_lora_rank <= 0) {
 		double kv = model_kv_heads_rank(m, k->tp) * m->head_dim;
 
 		if (!(kv > 0.0) || !(o->n > 2.0 * kv))
@@ -537,7 +538,8 @@ static int split_widths(const tenv *e, const train_lkey *k, const gp_op *o,
 		wn[1] = wn[2] = kv;
 		return 3;
 	}
-	if (strcmp(o->name, "mlp_up") == 0 && m->ffn_gated) {
+	if ((k->split_proj & GP_SPLIT_MLP) && strcmp(o->name, "mlp_up") == 0 &&
+	    m->ffn_gated) {
 		wn[0] = wn[1] = o->n / 2.0;
 		return 2;
 	}

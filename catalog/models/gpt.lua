@@ -12,6 +12,10 @@
 
 local function megatron(t)
   t.family = "gpt"
+  -- one fused query_key_value and one dense_h_to_4h (Megatron-LM's
+  -- ParallelAttention and ParallelMLP; transformers' GPT-2 "self.c_attn =
+  -- Conv1D(3 * self.embed_dim, self.embed_dim)")
+  t.split_proj = "none"
   t.kv_heads = t.heads
   t.ffn_hidden = 4 * t.hidden
   t.ffn_gated = false
@@ -72,6 +76,7 @@ megatron { id = "megatron-gpt-1t", name = "Megatron GPT 1T",
 
 model {
   id = "gpt3-175b", name = "GPT-3 175B", family = "gpt",
+  split_proj = "none",
   layers = 96, hidden = 12288, heads = 96, kv_heads = 96, head_dim = 128,
   ffn_hidden = 49152, ffn_gated = false, vocab = 50257,
   tied_embeddings = true, linear_bias = true, qkv_bias = true,
@@ -86,6 +91,9 @@ model {
 
 model {
   id = "bloom-176b", name = "BLOOM 176B", family = "bloom",
+  -- transformers' BloomAttention: "self.query_key_value = nn.Linear(
+  -- self.hidden_size, 3 * self.hidden_size, bias=True)"
+  split_proj = "none",
   layers = 70, hidden = 14336, heads = 112, kv_heads = 112, head_dim = 128,
   ffn_hidden = 57344, ffn_gated = false, vocab = 250880,
   tied_embeddings = true, linear_bias = true, qkv_bias = true,

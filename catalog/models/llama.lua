@@ -2,9 +2,17 @@
 -- biases).  Shapes from the config.json files of the meta-llama/* repos on
 -- Hugging Face; params_b is the parameter count those repos publish for the
 -- safetensors checkpoint (three significant figures or the exact count).
+--
+-- split_proj "both": transformers' modeling_llama.py (the modules the
+-- Hugging Face stacks run) builds "self.q_proj = nn.Linear(", the same
+-- k_proj and v_proj, and LlamaMLP "self.gate_proj = nn.Linear(
+-- self.hidden_size, self.intermediate_size", the same up_proj, called as
+-- "self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))";
+-- Meta's and torchtitan's model.py the same as wq, wk, wv, w1, w3.
 
 model {
   id = "llama2-7b", name = "Llama 2 7B", family = "llama",
+  split_proj = "both",
   layers = 32, hidden = 4096, heads = 32, kv_heads = 32, head_dim = 128,
   ffn_hidden = 11008, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 4096,
@@ -16,6 +24,7 @@ model {
 
 model {
   id = "llama2-13b", name = "Llama 2 13B", family = "llama",
+  split_proj = "both",
   layers = 40, hidden = 5120, heads = 40, kv_heads = 40, head_dim = 128,
   ffn_hidden = 13824, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 4096,
@@ -26,6 +35,7 @@ model {
 
 model {
   id = "llama2-70b", name = "Llama 2 70B", family = "llama",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 28672, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 4096,
@@ -38,6 +48,7 @@ model {
 
 model {
   id = "llama3-8b", name = "Llama 3 8B", family = "llama",
+  split_proj = "both",
   layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
   ffn_hidden = 14336, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 8192,
@@ -48,6 +59,7 @@ model {
 
 model {
   id = "llama3-70b", name = "Llama 3 70B", family = "llama",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 28672, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 8192,
@@ -58,6 +70,7 @@ model {
 
 model {
   id = "llama3.1-8b", name = "Llama 3.1 8B", family = "llama",
+  split_proj = "both",
   layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
   ffn_hidden = 14336, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 131072,
@@ -68,6 +81,7 @@ model {
 
 model {
   id = "llama3.1-70b", name = "Llama 3.1 70B", family = "llama",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 28672, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 131072,
@@ -78,6 +92,7 @@ model {
 
 model {
   id = "llama3.3-70b", name = "Llama 3.3 70B", family = "llama",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 28672, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 131072,
@@ -88,6 +103,7 @@ model {
 
 model {
   id = "llama3.1-405b", name = "Llama 3.1 405B", family = "llama",
+  split_proj = "both",
   layers = 126, hidden = 16384, heads = 128, kv_heads = 8, head_dim = 128,
   ffn_hidden = 53248, ffn_gated = true, vocab = 128256,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 131072,
@@ -99,6 +115,7 @@ model {
 
 model {
   id = "llama3.2-1b", name = "Llama 3.2 1B", family = "llama",
+  split_proj = "both",
   layers = 16, hidden = 2048, heads = 32, kv_heads = 8, head_dim = 64,
   ffn_hidden = 8192, ffn_gated = true, vocab = 128256,
   tied_embeddings = true, qkv_bias = false, norm = "rms", max_seq = 131072,
@@ -111,6 +128,7 @@ model {
 
 model {
   id = "llama3.2-3b", name = "Llama 3.2 3B", family = "llama",
+  split_proj = "both",
   layers = 28, hidden = 3072, heads = 24, kv_heads = 8, head_dim = 128,
   ffn_hidden = 8192, ffn_gated = true, vocab = 128256,
   tied_embeddings = true, qkv_bias = false, norm = "rms", max_seq = 131072,

@@ -1,7 +1,12 @@
 -- Sparse mixture-of-experts models other than Qwen's.
+--
+-- Mixtral's split_proj "both": transformers' MixtralAttention is
+-- MistralAttention, q_proj, k_proj and v_proj nn.Linear each (as Llama's,
+-- models/llama.lua); its experts (w1, w3) are priced as grouped GEMMs.
 
 model {
   id = "mixtral-8x7b", name = "Mixtral 8x7B", family = "mixtral",
+  split_proj = "both",
   layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
   ffn_hidden = 14336, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 32768,

@@ -10,9 +10,14 @@
 -- image becomes (H/14)(W/14) patches and (H/28)(W/28) LLM tokens after the
 -- 2x2 merge (Wang et al. 2024, arXiv:2409.12191 section 2.1).  image_size
 -- 448 is a representative square setting (256 tokens), not a limit.
+--
+-- split_proj "both": the decoder LLM's modules (LLaVA-1.5's Vicuna is
+-- transformers' Llama, Qwen2-VL's and Qwen2.5-VL's are Qwen2's: q_proj,
+-- k_proj, v_proj, gate_proj, up_proj each an nn.Linear).
 
 model {
   id = "qwen2-vl-7b", name = "Qwen2-VL 7B", family = "qwen2_vl",
+  split_proj = "both",
   layers = 28, hidden = 3584, heads = 28, kv_heads = 4, head_dim = 128,
   ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 32768,
@@ -31,6 +36,7 @@ model {
 
 model {
   id = "qwen2-vl-72b", name = "Qwen2-VL 72B", family = "qwen2_vl",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 29568, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 32768,
@@ -47,6 +53,7 @@ model {
 
 model {
   id = "qwen2.5-vl-7b", name = "Qwen2.5-VL 7B", family = "qwen2_5_vl",
+  split_proj = "both",
   layers = 28, hidden = 3584, heads = 28, kv_heads = 4, head_dim = 128,
   ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 128000,
@@ -66,6 +73,7 @@ model {
 
 model {
   id = "qwen2.5-vl-72b", name = "Qwen2.5-VL 72B", family = "qwen2_5_vl",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 29568, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 128000,
@@ -82,6 +90,7 @@ model {
 
 model {
   id = "llava-1.5-7b", name = "LLaVA-1.5 7B", family = "llava",
+  split_proj = "both",
   layers = 32, hidden = 4096, heads = 32, kv_heads = 32, head_dim = 128,
   ffn_hidden = 11008, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 4096,
@@ -102,6 +111,7 @@ model {
 
 model {
   id = "llava-1.5-13b", name = "LLaVA-1.5 13B", family = "llava",
+  split_proj = "both",
   layers = 40, hidden = 5120, heads = 40, kv_heads = 40, head_dim = 128,
   ffn_hidden = 13824, ffn_gated = true, vocab = 32000,
   tied_embeddings = false, qkv_bias = false, norm = "rms", max_seq = 4096,

@@ -5,9 +5,16 @@
 -- Qwen2/2.5 put biases on q, k and v (no config field says so: a rule of
 -- model_type qwen2).  Qwen3 drops them and adds a per-head RMSNorm on q and
 -- k (2 * head_dim per layer, < 0.001% of the total, not counted).
+--
+-- split_proj "both": transformers' Qwen2Attention and Qwen3Attention build
+-- q_proj, k_proj and v_proj as nn.Linear each (Qwen3's with q_norm and
+-- k_norm on the two), their MLPs gate_proj and up_proj, as Llama's
+-- (models/llama.lua); the MoE models' experts are priced as grouped GEMMs
+-- whatever their modules.
 
 model {
   id = "qwen2.5-7b", name = "Qwen2.5 7B", family = "qwen2",
+  split_proj = "both",
   layers = 28, hidden = 3584, heads = 28, kv_heads = 4, head_dim = 128,
   ffn_hidden = 18944, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 131072,
@@ -19,6 +26,7 @@ model {
 
 model {
   id = "qwen2.5-14b", name = "Qwen2.5 14B", family = "qwen2",
+  split_proj = "both",
   layers = 48, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,
   ffn_hidden = 13824, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 131072,
@@ -29,6 +37,7 @@ model {
 
 model {
   id = "qwen2.5-32b", name = "Qwen2.5 32B", family = "qwen2",
+  split_proj = "both",
   layers = 64, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,
   ffn_hidden = 27648, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 131072,
@@ -42,6 +51,7 @@ model {
 
 model {
   id = "qwen2.5-72b", name = "Qwen2.5 72B", family = "qwen2",
+  split_proj = "both",
   layers = 80, hidden = 8192, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 29568, ffn_gated = true, vocab = 152064,
   tied_embeddings = false, qkv_bias = true, norm = "rms", max_seq = 131072,
@@ -52,6 +62,7 @@ model {
 
 model {
   id = "qwen3-8b", name = "Qwen3 8B", family = "qwen3",
+  split_proj = "both",
   layers = 36, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
   ffn_hidden = 12288, ffn_gated = true, vocab = 151936,
   tied_embeddings = false, qkv_bias = false, qk_norm = true, norm = "rms",
@@ -63,6 +74,7 @@ model {
 
 model {
   id = "qwen3-32b", name = "Qwen3 32B", family = "qwen3",
+  split_proj = "both",
   layers = 64, hidden = 5120, heads = 64, kv_heads = 8, head_dim = 128,
   ffn_hidden = 25600, ffn_gated = true, vocab = 151936,
   tied_embeddings = false, qkv_bias = false, qk_norm = true, norm = "rms",
@@ -76,6 +88,7 @@ model {
 
 model {
   id = "qwen3-30b-a3b", name = "Qwen3 30B-A3B", family = "qwen3_moe",
+  split_proj = "both",
   layers = 48, hidden = 2048, heads = 32, kv_heads = 4, head_dim = 128,
   ffn_hidden = 6144, ffn_gated = true, vocab = 151936,
   tied_embeddings = false, qkv_bias = false, qk_norm = true, norm = "rms",
@@ -93,6 +106,7 @@ model {
 
 model {
   id = "qwen3-235b-a22b", name = "Qwen3 235B-A22B", family = "qwen3_moe",
+  split_proj = "both",
   layers = 94, hidden = 4096, heads = 64, kv_heads = 4, head_dim = 128,
   ffn_hidden = 12288, ffn_gated = true, vocab = 151936,
   tied_embeddings = false, qkv_bias = false, qk_norm = true, norm = "rms",

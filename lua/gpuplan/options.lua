@@ -1326,11 +1326,29 @@ opt { name = "cp_rotate", type = "string", metavar = "R", commands = "train plan
     .. "send the K/V gradients on each step in fp32, the last shift beside no kernel, and "
     .. "merge the steps' outputs in fp32; with cp > 1",
   suggest = { "context_parallel_rotate_method", "rotate_method", "cp_comm_type" } }
-opt { name = "split_proj", type = "flag", commands = "train plan",
+opt { name = "split_proj", type = "flag", commands = "train plan rl", form = "both",
+  default = "the model's split_proj on stacks hf and deepspeed, off on megatron",
+  -- The PyTorch modules a stack runs are the model's own (Hugging Face
+  -- transformers' modeling file, torchtitan's model.py): whether they keep
+  -- the projections apart is the model's declaration (catalog FORMAT.md
+  -- model.split_proj, validation/SCHEMA.md).  Megatron-Core builds its own
+  -- modules, fused whatever the checkpoint: "self.linear_qkv =
+  -- build_module(submodules.linear_qkv, ..., self.query_projection_size +
+  -- 2 * self.kv_projection_size" (megatron/core/transformer/attention.py)
+  -- and "if self.config.gated_linear_unit: ffn_hidden_size *= 2" for
+  -- linear_fc1 (megatron/core/transformer/mlp.py).
+  value = function(j)
+    local sp = j.stack ~= "megatron" and j.model and j.model.split_proj or nil
+    if sp == nil or sp == "none" then return false, false end
+    return sp, "split_proj=" .. sp .. " (" .. tostring(j.model.id or j.model.name or "the model")
+      .. "'s own modules: " .. (sp == "qkv" and "q, k, v" or sp == "mlp" and "gate, up"
+        or "q, k, v and gate, up") .. " linears of their own)"
+  end,
   help = "q, k and v, and the gated MLP's gate and up, are linears of their own "
-    .. "(torchtitan's Llama: wq, wk, wv, w1, w3), each its own GEMMs forward, dgrad and "
-    .. "wgrad at its narrower width, the input's gradients summed after; default: one "
-    .. "GEMM each (fused qkv and gate-up weights, Megatron-Core's)",
+    .. "(torchtitan's Llama: wq, wk, wv, w1, w3; Hugging Face's Llama, Mistral, Qwen2, Qwen3: "
+    .. "q_proj, k_proj, v_proj, gate_proj, up_proj), each its own GEMMs forward, dgrad and "
+    .. "wgrad at its narrower width, the input's gradients summed after; off: one GEMM each "
+    .. "(fused qkv and gate-up weights, Megatron-Core's)",
   suggest = { "separate_qkv", "unfused_qkv", "split_projections" } }
 opt { name = "unfused_permute", type = "flag", commands = "train plan rl",
   help = "the alltoall dispatcher's token permutation as Megatron-Core's PyTorch ops "

@@ -443,6 +443,8 @@ local pos = function() return int { min = 1 } end
 -- gp_pos): rotary q and k in every layer, a learned table added at the
 -- input, ALiBi's bias inside attention.  The case format's too.
 M.POSITIONS = { "rope", "learned", "alibi" }
+-- The model's split projections (FORMAT.md `split_proj`).
+M.SPLIT_PROJ = { "none", "qkv", "mlp", "both" }
 -- Parameters (vision.params, projector_params) as the engine bounds them.
 local params = function(min) return num { min = min, max = M.AMOUNT_MAX } end
 
@@ -471,6 +473,12 @@ M.model = T.record {
   -- rope_scaling attention_factor, default 0.1 ln(factor) + 1;
   -- Megatron-Core's concentration factor); absent: 1.
   rope_attention_factor = num { positive = true, max = 1e6 },
+  -- Which projections the model's own PyTorch modules (its Hugging Face
+  -- modeling file) keep as linears of their own: q, k and v ("qkv"), the
+  -- gated MLP's gate and up ("mlp"), both, or none (fused weights; the
+  -- default).  Stacks that run those modules price them so (the
+  -- split_proj option; FORMAT.md).
+  split_proj = T.enum(M.SPLIT_PROJ),
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },

@@ -379,7 +379,20 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.cp_allgather = o.cp_rotate == "allgather"
   cfg.cp_alltoall = o.cp_rotate == "alltoall"
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
-  cfg.split_proj = o.split_proj == true
+  -- the projections kept apart, the engine's mask (GP_SPLIT_QKV 1,
+  -- GP_SPLIT_MLP 2): the option both or neither, else the model's own
+  -- modules' (its declaration, the stack permitting)
+  if o.split_proj ~= nil then
+    cfg.split_proj = o.split_proj and 3 or 0
+  else
+    local sp, text = options.default("split_proj", { stack = cfg.stack, model = p.model })
+    cfg.split_proj = ({ qkv = 1, mlp = 2, both = 3 })[sp] or 0
+    if sp and cfg.split_proj == 0 then
+      fail("train: model.split_proj must be one of %s (got %s)",
+        table.concat(require("gpuplan.schema").SPLIT_PROJ, ", "), args.shown(sp))
+    end
+    if text then default(text) end
+  end
   cfg.attn_scale_q = o.attn_scale_q == true
   -- the dispatcher: one of its declared values (the resolve step checked it)
   cfg.moe_allgather = o.moe_dispatcher == "allgather"

@@ -154,6 +154,9 @@ local model_spec = T.record {
   qk_norm = schema.model.fields.qk_norm,
   rope_attention_factor = schema.model.fields.rope_attention_factor,
   linear_bias = schema.model.fields.linear_bias,
+  -- which projections the model's own modules keep apart (absent: none;
+  -- the catalog's field, SCHEMA.md)
+  split_proj = schema.model.fields.split_proj,
   -- How positions are encoded (absent: rope), the catalog's field.
   positions = T.enum(schema.POSITIONS),
   moe = T.record {

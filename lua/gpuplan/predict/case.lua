@@ -39,6 +39,35 @@ local function tower(cv, cat, missing)
   return t
 end
 
+-- The projections a case's model keeps apart when the case does not say
+-- (model.split_proj, SCHEMA.md): the catalog family its name names --
+-- the family's id at the start of a word of the name ("Meta-Llama-3-70B",
+-- "Qwen2.5-32B", "LLaMA-7B"), the longest such when more match -- whose
+-- models declare split_proj (catalog FORMAT.md), or nil.
+function M.family_split(cm, cat)
+  local name = tostring(v(cm.name) or ""):lower()
+  if name == "" then return nil end
+  cat = cat or require("gpuplan").catalog()
+  local best, sp
+  for _, id in ipairs(cat:ids("models")) do
+    local c = cat:get("models", id)
+    local f = type(c.family) == "string" and c.split_proj and c.family:lower()
+    if f and (not best or #f > #best) then
+      local at = 1
+      while true do
+        local i = name:find(f, at, true)
+        if not i then break end
+        if i == 1 or name:sub(i - 1, i - 1):match("[^%w]") then
+          best, sp = f, c.split_proj
+          break
+        end
+        at = i + 1
+      end
+    end
+  end
+  return sp
+end
+
 function M.model(cm, cat)
   cm = cm or {}
   local missing = {}
@@ -71,6 +100,7 @@ function M.model(cm, cat)
     qk_norm = v(cm.qk_norm) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),
     linear_bias = v(cm.linear_bias) == true or nil,
+    split_proj = v(cm.split_proj) or M.family_split(cm, cat),
   }
   if encdec then
     m.encoder_layers, m.rel_buckets, m.ffn_act = cm.encoder_layers, v(cm.rel_buckets),
