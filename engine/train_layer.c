@@ -1504,20 +1504,21 @@ static void cp_merge(tenv *e, const train_lkey *k, train_lcost *lc)
 		 * query element) and adds each step's dK and dV into the
 		 * received fp32 ones, then concatenates them to send on
 		 * ("next_grad_kv = torch.cat([grad_key.flatten(),
-		 * grad_value.flatten()])": A + 4 + 4, then 4 + 4).  Every
-		 * step but the last, forward and backward, concatenates
-		 * the K and V in hand ("next_kv = torch.cat([key.flatten(),
-		 * value.flatten()])": A read, A written).  K and V are
+		 * grad_value.flatten()])": A + 4 + 4, then 4 + 4) on
+		 * each of the cp steps.  Every step but the last, forward
+		 * and backward, concatenates the K and V in hand to send
+		 * ("if i < (size - 1): next_kv = torch.cat([key.flatten(),
+		 * value.flatten()])": A read, A written): cp - 1 of them.  K and V are
 		 * what SDPA was handed: torchtitan's Llama repeats them to
 		 * every query head first (model.py "keys = repeat_kv(xk,
 		 * self.n_rep)"), 2 query widths a token. */
 		ekv = 2.0 * eq;
 		add_op(lc, "cp_merge",
+		       t_mem(e, k->half, k->cp * eq * (k->A + 8.0) +
+			     (k->cp - 1.0) * ekv * 2.0 * k->A),
 		       t_mem(e, k->half, k->cp * (eq * (k->A + 8.0) +
-						  ekv * 2.0 * k->A)),
-		       t_mem(e, k->half, k->cp * (eq * (k->A + 8.0) +
-						  ekv * (3.0 * k->A +
-							 16.0))),
+						  ekv * (k->A + 16.0)) +
+			     (k->cp - 1.0) * ekv * 2.0 * k->A),
 		       0, 0);
 		return;
 	}
