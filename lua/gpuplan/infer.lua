@@ -564,6 +564,12 @@ function M.infer(a)
     return M.cards(a)
   end
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
+    -- gpuplan.serve prices the steady state only: a finite run's fill and
+    -- drain (requests, run_finite) would be dropped in silence.
+    if a.requests ~= nil then
+      error("infer: requests (a finite run's fill and drain) is priced for one model on "
+        .. "its replicas, not by the MoE serving model, which prices the steady state", 2)
+    end
     -- The 80% ranges of the latencies, throughputs and cost (gpuplan.ranges).
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end

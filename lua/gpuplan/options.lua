@@ -521,10 +521,12 @@ opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua
   default = { infer = "as many as fit" }, value = 1,
   help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
   suggest = { "max_concurrency" } }
-opt { name = "requests", type = "int", lua_only = true, commands = "infer",
+opt { name = "requests", type = "int", metavar = "N", commands = "infer",
+  default = "the steady state",
   help = "the run is this many requests issued at once: tokens/s over the run from the "
     .. "first request's start to the last one's end, the batch's fill and drain included "
-    .. "(trtllm-bench's Total Output Throughput); without it the steady state",
+    .. "(trtllm-bench's Total Output Throughput, its --num_requests); not with the MoE "
+    .. "serving options, --sweep-batch or --target",
   suggest = { "num_requests", "num_prompts" } }
 opt { name = "chunk_tokens", type = "number", lua_only = true, commands = "fit",
   help = "tokens per forward (prefill chunk) for the activation workspace" }

@@ -196,13 +196,36 @@ is($c, 2, 'an empty id in the list: a usage error');
 for my $bad (['--itl-max', '10'], ['--ops', '--sweep-batch'], ['--sweep-batch', '--target', '100'],
              ['--sweep-batch', '--batch', '4'], ['--sweep-batch', '--concurrency', '4'],
              ['--host-bw', '5GB/s'], ['--host-memory', '64GB'], ['--target', '100', '--batch', '4'],
-             ['--target', '100', '--gpus', '4']) {
+             ['--target', '100', '--gpus', '4'], ['--sweep-batch', '--requests', '100'],
+             ['--target', '100', '--requests', '100']) {
     ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$bad);
     is($c, 2, "infer @$bad: usage error");
     like($e, qr/^gpuplan: infer: --/, "infer @$bad: names the option");
 }
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', 'llama3-70b', '--gpu', 'h100-sxm');
 is($c, 2, 'infer with two models: usage error');
+
+# --requests N (gp.infer's requests): a finite run.  One request is its
+# prompt's prefill (prefill_share_s) and output - 1 = 199 decode steps at
+# batch 1: tokens/s = 200 / (share + 199 x itl_batch1), the engine's own
+# figures from the same JSON (1e-9 relative: the same arithmetic in
+# another order).  A count below 1 or not whole names the flag; the MoE
+# serving model prices the steady state and refuses it.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--runtime', 'trtllm',
+                      '--weights', 'fp8', '--input', '1000', '--output', '200',
+                      '--requests', '1', '--format', 'json');
+is($c, 0, '--requests 1: exit 0');
+my %rq = map { my ($v) = $o =~ /"$_":([-\d.eE+]+)/; ($_ => $v) }
+    qw(tokens_per_s prefill_share_s itl_batch1_s);
+ok(defined $rq{tokens_per_s} && abs($rq{tokens_per_s} * ($rq{prefill_share_s}
+   + 199 * $rq{itl_batch1_s}) / 200 - 1) < 1e-9, '--requests 1: one prefill and 199 decode steps');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--requests', '0');
+is($c, 1, '--requests 0: exit 1');
+like($e, qr/^gpuplan: infer: --requests must be a whole number/, '--requests 0: names the flag');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
+                      '--dp-attention', '--requests', '100');
+is($c, 1, '--requests with the MoE serving options: exit 1');
+like($e, qr/^gpuplan: infer: --requests .*MoE serving model/, '... naming the flag and why');
 
 # An SVG that cannot be written: exit 1 naming the path, nothing left.
 my $ro = tempdir(CLEANUP => 1);

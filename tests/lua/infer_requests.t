@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(7)
 
 local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1000,
               output = 200, runtime = "trtllm", max_num_tokens = 4096 }
@@ -41,3 +41,8 @@ t.is(two.itl_s, steady.itl_s, "the decode step at batch is the steady state's")
 
 t.raises(function() gp.infer(t.with(job, { requests = 0 })) end, "requests",
   "requests = 0: refused, naming it")
+-- The MoE serving model prices the steady state: a finite run given to it
+-- is refused, not dropped in silence.
+t.raises(function() gp.infer { model = "deepseek-v3", gpu = "h800-sxm", gpus = 16, ep = 16,
+                               dp_attention = true, requests = 100 } end,
+  "requests (a finite run's fill and drain)", "MoE serving options: requests refused", true)

@@ -252,8 +252,12 @@ local function checked(opts, args)
   needs("host_memory", "--offload", opts.offload)
   -- the sweep sets the batch itself and prints no operator table; the
   -- target search picks GPUs and batch itself
-  for _, o in ipairs { "ops", "target", "batch", "concurrency" } do excludes("sweep_batch", o) end
-  for _, o in ipairs { "ops", "batch", "concurrency", "gpus", "prefill_gpus" } do
+  -- a finite run prices one deployment's batch: the sweep and the search
+  -- set the batch and GPUs themselves
+  for _, o in ipairs { "ops", "target", "batch", "concurrency", "requests" } do
+    excludes("sweep_batch", o)
+  end
+  for _, o in ipairs { "ops", "batch", "concurrency", "gpus", "prefill_gpus", "requests" } do
     excludes("target", o)
   end
   if opts.itl_max then a.itl_max = string.format("%.17gms", opts.itl_max) end
