@@ -375,9 +375,16 @@ local function step_choices(o, p, cfg, sweep, default)
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
-  -- checked it), p2p neither flag
-  cfg.cp_allgather = o.cp_rotate == "allgather"
-  cfg.cp_alltoall = o.cp_rotate == "alltoall"
+  -- checked it), p2p neither flag; left out, the declared default, which a
+  -- job with a CP ring (cp > 1) says on its defaults line
+  local rotate = o.cp_rotate
+  if rotate == nil then
+    local text
+    rotate, text = options.default("cp_rotate")
+    if not sweep and math.type(o.cp) == "integer" and o.cp > 1 then default(text) end
+  end
+  cfg.cp_allgather = rotate == "allgather"
+  cfg.cp_alltoall = rotate == "alltoall"
   cfg.ckpt_outside_fsdp = o.ckpt_outside_fsdp == true
   -- the projections kept apart, the engine's mask (GP_SPLIT_QKV 1,
   -- GP_SPLIT_MLP 2): the option both or neither, else the model's own

@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(121)
+t.plan(123)
 
 local part = t.step_part
 
@@ -534,8 +534,15 @@ do
   t.near(part(gp.train(o), "cp_comm").seconds / (64 * (dkv + 0.189 * (2 * ct("send_recv", kvb) + dkv))),
     1, 1e-3, "alltoall: one K/V shift a pass, hidden; the last dK/dV shift exposed")
   o.cp_rotate = nil
-  t.ok(part(gp.train(o), "cp_comm").seconds < part(ag, "cp_comm").seconds,
+  local p2p = gp.train(o)
+  t.ok(part(p2p, "cp_comm").seconds < part(ag, "cp_comm").seconds,
     "p2p: Transformer Engine's ring at the kv heads costs less")
+  -- the ring left out is the declared default, said on the defaults line;
+  -- given, or without a ring (cp 1), nothing is said
+  local function says(r) return table.concat(r.defaults, ", "):find("cp_rotate=p2p", 1, true) ~= nil end
+  t.ok(says(p2p) and not says(ag), "cp 2, cp_rotate left out: cp_rotate=p2p on the defaults line")
+  o.cp, o.gpus = 1, 4
+  t.ok(not says(gp.train(o)), "cp 1: no ring, nothing said")
 end
 
 -- The embedding table's gradient is dense (train_layer.c train_ends_costs):
