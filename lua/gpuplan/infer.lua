@@ -565,8 +565,10 @@ function M.infer(a)
   end
   if type(a) == "table" and require("gpuplan.serve").wants(a) then
     -- gpuplan.serve prices the steady state only: a finite run's fill and
-    -- drain (requests, run_finite) would be dropped in silence.
-    if a.requests ~= nil then
+    -- drain (requests, run_finite) would be dropped in silence.  A value
+    -- of the wrong kind is left to the serving model's resolve step, which
+    -- says what requests takes.
+    if type(a.requests) == "number" then
       error("infer: requests (a finite run's fill and drain) is priced for one model on "
         .. "its replicas, not by the MoE serving model, which prices the steady state", 2)
     end
