@@ -321,9 +321,9 @@ my @off = ('llama3.2-1b', '--gpu', 'b200', '--seq', '8192', '--global-batch', '1
 my ($c0, $o0) = run_gp('train', @off);
 my ($c8, $o8) = run_gp('train', @off, '--activation-offload-layers', '8');
 is($c8, 0, '--activation-offload-layers 8 exits 0');
-my ($s0) = $o0 =~ /^step\s+([\d.]+)/m;
+my ($so0) = $o0 =~ /^step\s+([\d.]+)/m;
 my ($s8) = $o8 =~ /^step\s+([\d.]+)/m;
-ok(defined $s0 && defined $s8 && $s8 > $s0, 'the exposed copies lengthen the step');
+ok(defined $so0 && defined $s8 && $s8 > $so0, 'the exposed copies lengthen the step');
 like($o8, qr/activation offload over the host link at 50\.4 GB\/s a direction/,
      'the defaults line states the host link');
 my ($cz, undef, $ez) = run_gp('train', @off, '--activation-offload-layers', '0');
