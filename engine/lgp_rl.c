@@ -112,6 +112,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_BOOL("param_offload", param_offload),
 	RL_BOOL("logprob_offload", logprob_offload),
 	RL_BOOL("ref_host", ref_host),
+	RL_BOOL("ref_reward_offload", ref_reward_offload),
 	RL_BOOL("rank_skew", rank_skew),
 	RL_NUM("host_bw", host_bw),
 	RL_NUM("engine_memory", engine_memory),

@@ -152,10 +152,25 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       "sequences at their own lengths",
 			       c->pad ? "pad" : "pack_tokens");
 	if ((c->offload_states || c->ref_host || c->param_offload ||
-	     c->logprob_offload) && !(c->host_bw > 0))
+	     c->logprob_offload || c->ref_reward_offload) &&
+	    !(c->host_bw > 0))
 		return gp_fail(err, "offload_states, param_offload, "
-			       "logprob_offload and ref_host need host_bw (the "
-			       "GPU's link to host memory)");
+			       "logprob_offload, ref_host and "
+			       "ref_reward_offload need host_bw (the GPU's "
+			       "link to host memory)");
+	/* DeepSpeed's offload_param is "Valid only with stage 3"
+	 * (docs/_pages/config-json.md); DeepSpeed-Chat builds the frozen
+	 * models' config at stage 3 only when the trainer runs it
+	 * (rlhf_engine.py _init_ref: "zero_stage = 0" otherwise). */
+	if (c->ref_reward_offload &&
+	    (c->train.mem.lay.zero != 3 || c->ref_host ||
+	     c->group_gpus[RL_GRP_REF] || c->group_gpus[RL_GRP_REWARD] ||
+	     c->critic_reward || !(c->ref_model || c->reward_model)))
+		return gp_fail(err, "ref_reward_offload: ZeRO-3's parameter "
+			       "offload of a reference or reward model on "
+			       "the actor's GPUs; it needs zero 3, a "
+			       "reference or a reward model, and neither "
+			       "ref_host nor their own groups");
 	if (c->ipc_transfer > 0 && !c->colocated)
 		return gp_fail(err, "ipc_transfer is a colocated weight "
 			       "sync's (its engines on the trainer's GPUs); "

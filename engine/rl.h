@@ -281,6 +281,14 @@ typedef struct rl_cfg {
 			     * policy's for its forward (NeMo RL's Megatron
 			     * worker, use_reference_model): the policy's
 			     * out, the reference's in, the policy's back */
+	int ref_reward_offload; /* 1: the reference's and the reward
+				 * model's ZeRO-3 partitions live in host
+				 * memory (DeepSpeed's offload_param,
+				 * DeepSpeed-Chat's --offload_reference_model
+				 * and --offload_reward_model): none of their
+				 * weights stay on the GPU, and each of their
+				 * forwards copies every rank's partition in
+				 * over the host link (rl_sched.c) */
 	double host_bw;     /* B/s per GPU to host memory (its PCIe link);
 			     * needed with offload_states or ref_host */
 	double engine_memory; /* bytes per GPU the rollout engine may hold
@@ -486,6 +494,10 @@ typedef struct rl_result {
 	double ipc_transfers; /* staging-buffer hand-offs of the weight
 			       * sync (rl_cfg.ipc_transfer; 0: none) */
 	double swap_bytes;  /* per GPU, each way (RL_SWAP) */
+	double frozen_in[2]; /* with ref_reward_offload: bytes per GPU
+			      * each forward of the reference ([0]) and of
+			      * the reward model ([1]) copies in from host
+			      * memory, its ZeRO-3 partition */
 	double qkv_copy;    /* bytes per GPU of the engine's own fused
 			     * q, k and v (rl_cfg.engine_qkv_copy) */
 	double sync_bytes;  /* per rollout GPU: its slice of the weights */

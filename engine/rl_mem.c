@@ -42,6 +42,16 @@ double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
 		!c->group_gpus[RL_GRP_REWARD] && !c->critic_reward ?
 		(c->reward_shape ? o->act[RL_GRP_REWARD].frozen : frozen) :
 		0.0;
+	/* ZeRO-3 parameter offload (rl_cfg.ref_reward_offload): each
+	 * rank's partition of the frozen models waits in host memory, the
+	 * GPU holds only the layer its forward gathers (below the
+	 * activations' margin). */
+	out->frozen_in[0] = out->frozen_in[1] = 0.0;
+	if (c->ref_reward_offload) {
+		out->frozen_in[0] = mu->bytes[GP_MEM_REF];
+		out->frozen_in[1] = mu->bytes[GP_MEM_REWARD];
+		mu->bytes[GP_MEM_REF] = mu->bytes[GP_MEM_REWARD] = 0.0;
+	}
 	mu->bytes[GP_MEM_CRITIC] = critic;
 	/* The actor's moving average (DeepSpeed-Chat's --enable_ema, rl.c
 	 * rl_ema): a 16-bit copy laid out as the reference, on the GPUs

@@ -146,6 +146,37 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 		o->act[RL_GRP_REWARD].fwd : fwd) * out->generated / N : 0.0;
 	out->ph[RL_VALUES].time = !c->ppo ? 0.0 : c->critic_model ?
 		o->act[RL_GRP_CRITIC].fwd : fwd;
+	/* ZeRO-3 parameter offload of the frozen models
+	 * (rl_cfg.ref_reward_offload; DeepSpeed's offload_param, which
+	 * DeepSpeed-Chat's --offload_reference_model and
+	 * --offload_reward_model set in get_eval_ds_config).  Each rank's
+	 * partition of a parameter (ds_tensor) stays in host memory, pinned
+	 * ("pin_memory now defaults to true for both offload_param and
+	 * offload_optimizer", docs/_pages/config-json.md), and every
+	 * gather of the parameter for a module's forward copies it in
+	 * first -- "dist.all_gather_into_tensor(flat_tensor,
+	 * param.ds_tensor.to(get_accelerator().device_name()), ...)"
+	 * (deepspeed/runtime/zero/partition_parameters.py _all_gather,
+	 * DeepSpeed edaa722) -- and frees the gathered copy after the
+	 * module runs: each forward call streams the rank's whole
+	 * partition over the host link once, on the gather's path before
+	 * the all-gather the forward already prices.  DeepSpeed-Chat
+	 * calls the frozen models once per generated batch
+	 * (generate_experience on each of the engine's static batches;
+	 * otherwise the training micro-batch), the reward model on the
+	 * generated share as its forward above. */
+	if (c->ref_reward_offload) {
+		double b = c->static_batch >= 1 ? c->static_batch :
+			lay->micro_batch > 0 ? lay->micro_batch : 1;
+		double calls = ceil(N / (dp * b));
+
+		if (c->ref_model && !c->ref_host)
+			out->ph[RL_REF].time += calls * out->frozen_in[0] /
+				c->host_bw;
+		if (c->reward_model)
+			out->ph[RL_REWARD].time += calls * out->frozen_in[1] /
+				c->host_bw * out->generated / N;
+	}
 	/* A loss run one sequence at a time (NeMo RL's
 	 * SequencePackingLossWrapper, loss/wrapper.py r0.6.0, its default
 	 * while sequence_packing.fuse_loss is off): per sequence the host

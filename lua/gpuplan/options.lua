@@ -820,6 +820,11 @@ opt { name = "ref_host", type = "flag", commands = "rl",
   help = "the reference model waits in host memory, swapped in for its forward (NeMo RL's "
     .. "Megatron worker)",
   suggest = { "ref_offload", "offload_reference" } }
+opt { name = "ref_reward_offload", type = "flag", commands = "rl",
+  help = "ZeRO-3: the reference's and the reward model's partitions wait in host memory, "
+    .. "each forward copies them in over the host link (DeepSpeed's offload_param: "
+    .. "DeepSpeed-Chat's --offload_reference_model and --offload_reward_model)",
+  suggest = { "offload_reference_model", "offload_reward_model", "offload_param" } }
 opt { name = "rank_skew", type = "flag", commands = "rl",
   help = "each DP rank trains an unbalanced draw of each mini-batch and every optimizer step "
     .. "waits for the busiest (verl's dynamic batch: the step's batch is balanced over the "

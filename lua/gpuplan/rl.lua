@@ -94,6 +94,9 @@
 --   ref_host      the reference waits in host memory and is swapped into
 --                 the policy's weights for its forward (NeMo RL's Megatron
 --                 worker; default false)
+--   ref_reward_offload  ZeRO-3: the reference's and the reward model's
+--                 partitions in host memory, copied in for each forward
+--                 (DeepSpeed's offload_param; default false)
 --   pad           training sequences padded to the limit (default false:
 --                 packed to their length); pad_batch: each micro-batch
 --                 padded to its own longest response (OpenRLHF), the
@@ -1687,6 +1690,7 @@ run = function(o, job)
     staleness = window, refit_drain = refit_drain, offload_states = offload,
     param_offload = param_offload, logprob_offload = lp_offload,
     ref_host = ref_host, host_bw = host_bw,
+    ref_reward_offload = boolean("ref_reward_offload", o.ref_reward_offload, false),
     rank_skew = boolean("rank_skew", o.rank_skew, false),
     fp32_logits = boolean("fp32_logits", o.fp32_logits, false),
     logit_onehot = onehot,

@@ -29,7 +29,7 @@ local FIELDS = {
   { "rl", "colocated" }, { "rl", "refit_drain" }, { "rl", "colocate_critic_reward" },
   { "rl", "rollout_eager" }, { "rl", "rollout_dp_attention" }, { "rl", "offload_states" },
   { "rl", "param_offload" }, { "rl", "ref_host" }, { "rl", "ref_model" },
-  { "rl", "base_checkpoint" }, { "rl", "ema" },
+  { "rl", "base_checkpoint" }, { "rl", "ema" }, { "rl", "ref_reward_offload" },
   -- the boards' power limit (torchtitan's Grand Teton rows: 500 W)
   { "hardware", "power_limit" },
 }

@@ -776,6 +776,7 @@ return function(case, cat)
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
     offload = v(par.offload), rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
+    ref_reward_offload = v(c.ref_reward_offload),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),
     logprob_batch = v(c.logprob_batch), response_clip = v(c.response_clip),
     -- DeepSpeed-Chat's --enable_ema (SCHEMA.md rl.ema)
