@@ -161,7 +161,8 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 	/* DeepSpeed's offload_param is "Valid only with stage 3"
 	 * (docs/_pages/config-json.md); DeepSpeed-Chat builds the frozen
 	 * models' config at stage 3 only when the trainer runs it
-	 * (rlhf_engine.py _init_ref: "zero_stage = 0" otherwise). */
+	 * (dschat/rlhf/rlhf_engine.py _init_ref, DeepSpeedExamples
+	 * 144e9137: "if zero_stage != 3: ... zero_stage = 0"). */
 	if (c->ref_reward_offload &&
 	    (c->train.mem.lay.zero != 3 || c->ref_host ||
 	     c->group_gpus[RL_GRP_REF] || c->group_gpus[RL_GRP_REWARD] ||
