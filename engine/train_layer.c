@@ -1112,6 +1112,29 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * launches the host makes while the GPU runs the earlier ones. */
 #define HF_EXPERT_LEAD_OPS 3.0
 
+/* The forward's index_add_ adds each of the expert's n h output
+ * elements into final_hidden_states with an atomic: PyTorch 2.x's
+ * index_add_cuda_impl (aten/src/ATen/native/cuda/Indexing.cu) launches
+ * indexFuncSmallIndex / indexFuncLargeIndex with reduce_add, whose
+ * ReduceAdd does "fastAtomicAdd(self_data_start, index, numel,
+ * *src_data, true)" per element (the older index_add_cuda_: "Nondeter-
+ * ministic because of atomicAdd usage") -- the "serial atomicAdd stall
+ * that limits both the existing scatter_add and index_add" (PyTorch PR
+ * #182675, whose replacement postdates these runs).  Its rate is the one
+ * moe_permute_costs takes for Megatron's unfused permute, DLBlas PR
+ * #66's index_add_ of 8192 x 8 rows into 8192 (hidden 4096, 16-bit, the
+ * same kernel): 2.304 ms against 0.207 ms for streaming those rows and
+ * the outputs, i.e. ATOMIC_SCATTER_SLOWDOWN times the streaming of 1 +
+ * 1/8 elements per added one; the element count binds there (fp32,
+ * twice the bytes, is no slower).  So an added element takes the
+ * streaming time of HF_INDEX_ADD_STREAM of its own bytes (12.5), where a
+ * plain pass reading the rows and the output's rows and writing them
+ * would take 3.  That test adds 8 rows into each output row, where an
+ * expert's index_add_ adds one (its top_x are distinct tokens): the same
+ * per-element atomics, fewer of them on one address (so, if anything,
+ * an upper bound). */
+#define HF_INDEX_ADD_STREAM (ATOMIC_SCATTER_SLOWDOWN * (1.0 + 1.0 / 8.0))
+
 /* The GPU work of that block beyond the gate and the experts' MLPs, in
  * the kernels PyTorch runs for it (memory-bound, each t_mem with its
  * fill), on T tokens of which each picks K of E experts: R = T K
@@ -1128,7 +1151,7 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * gather "hidden_states[None, top_x]" (read and write A h a row); the
  * routing weights' gather and the product with them (read and write A
  * h a row); "index_add_" (read the rows and the output's rows, write
- * them: 3 A h).  These per-expert kernels sit in the expert's stretch
+ * them: 3 A h, but atomically: HF_INDEX_ADD_STREAM A h).  These per-expert kernels sit in the expert's stretch
  * between two torch.where syncs (*gx: their forward time, all experts).
  * Backward (autograd's formulas, PyTorch tools/autograd/
  * derivatives.yaml): index_add_'s gradient to its source is
@@ -1151,9 +1174,10 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * and the gate's into hidden_states' gradient: E adds of read two,
  * write one (3 A h a token each).  The routing's own gradients (the
  * cast, the sum and divide, topk's scatter into zeros, the softmax's)
- * are a few fp32 values a token.  So forward A h (1 + 7 K) a token,
- * backward A h (4 E + 14 K) gated: 15 and 60 A h for Mixtral (E 8, K
- * 2), the E term growing with the experts whatever their width. */
+ * are a few fp32 values a token.  So forward A h (1 + 16.5 K) a token
+ * in streamed bytes (the atomic index_add_ 12.5 of it), backward A h (4
+ * E + 14 K) gated: 34 and 60 A h for Mixtral (E 8, K 2), the E term
+ * growing with the experts whatever their width. */
 static void hf_moe_costs(tenv *e, const train_lkey *k, train_lcost *lc,
 			 double *gx)
 {
@@ -1179,7 +1203,7 @@ static void hf_moe_costs(tenv *e, const train_lkey *k, train_lcost *lc,
 		   t_mem(e, p, n * (8.0 + 2.0 * A * h)) +
 		   t_mem(e, p, n * (16.0 + 2.0 * A)) +
 		   t_mem(e, p, n * (2.0 * A * h + A)) +
-		   t_mem(e, p, n * (8.0 + 3.0 * A * h)));
+		   t_mem(e, p, n * (8.0 + HF_INDEX_ADD_STREAM * A * h)));
 	/* per expert: index_select; grad x weights; grad x output and
 	 * its sum; the weights' gather's zeros and accumulate; w1's and
 	 * w3's input gradients summed (gated); the gather's zeros and

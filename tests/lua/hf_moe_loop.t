@@ -6,8 +6,9 @@
 -- and its GPU work, begun once the host has launched the expert's first
 -- linear (HF_EXPERT_LEAD_OPS).  The block's own kernels beyond the gate
 -- and the experts' MLPs -- the routing, the token gather, the product
--- with the routing weights, index_add_, and their gradients -- are priced
--- from their bytes (hf_moe_costs) as the op moe_index.
+-- with the routing weights, index_add_ (element-wise atomic adds), and
+-- their gradients -- are priced from their bytes (hf_moe_costs) as the op
+-- moe_index.
 -- Run with ./gpuplan run tests/lua/hf_moe_loop.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -45,7 +46,10 @@ t.near(op(big, "host_wait").fwd, 8 * 3 * tau, 1e-9, "GPU-bound: three launches a
 -- output's zeros A h, one_hot's zeros 8 K E and scatter 16 K, a token,
 -- in 8 kernels; each expert's where (8 K T + 16 a row), gather (8 + 2 A
 -- h a row), weights' gather (16 + 2 A), product (2 A h + A) and
--- index_add_ (8 + 3 A h), 5 kernels: R (48 + 3 A + 7 A h) + 8 K T E.
+-- index_add_ (8 + S A h: its atomic adds at S = 2.304 / 0.207 x (1 +
+-- 1/8) of an element's bytes, HF_INDEX_ADD_STREAM, against the 3 A h a
+-- plain read-read-write pass would stream), 5 kernels: R (48 + 3 A + 4 A
+-- h + S A h) + 8 K T E.
 -- Backward: per expert index_select (8 + 2 A h a row), grad x weights
 -- (2 A h + A), grad x output (3 A h) and its sum (A h + A), the weights'
 -- zeros (T K A) and accumulate (16 + 2 A a row), w1's and w3's input
@@ -59,9 +63,10 @@ local T, K, E, h, A = 16384, 2, 8, 4096, 2
 local R = T * K
 local route = T * ((A + 4) * E + 4 * E + 12 * K + 4 * K + 4 + 8 * K + 4 + (4 + A) * K + A * h
                    + 8 * K * E + 16 * K)
-local per = R * (48 + 3 * A + 7 * A * h) + 8 * K * T * E
+local S = 2.304 / 0.207 * (1 + 1 / 8)
+local per = R * (48 + 3 * A + 4 * A * h + S * A * h) + 8 * K * T * E
 t.near(op(big, "moe_index").fwd, (route + per) / bw + (8 + 5 * E) * k1, 1e-6,
-  "moe_index forward: the routing, and per expert where, gathers, product, index_add_")
+  "moe_index forward: the routing, and per expert where, gathers, product, atomic index_add_")
 local back = R * (32 + 4 * A + 14 * A * h) + E * T * (K * A + 4 * A * h)
   + T * ((4 + A) * K + 20 * K + 4 * E + 12 * K + (8 + A) * E)
 t.near(op(big, "moe_index").bwd, back / bw + (10 * E + 5) * k1, 1e-6,
