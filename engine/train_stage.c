@@ -1001,75 +1001,10 @@ static int ds_no_prefetch(const ctx *x)
 		  x->c->mem.ds_max_live > 0);
 }
 
-/* The ends' share of zero_block: the embedding (first stage) and the
- * output layer (last stage) are sharded like the layers -- DeepSpeed's
- * stage 3 partitions every parameter of the model it wraps, FSDP keeps
- * them in the root unit (Accelerate's TRANSFORMER_BASED_WRAP wraps the
- * decoder layers; the rest stays in the root) or in units of their own
- * (torchtitan) -- so each micro-batch gathers them and reduce-scatters
- * their gradients as it does a layer's.  One gather each a micro-batch
- * where parameters are gathered at all (FSDP's root is not resharded
- * after the forward: "Do not free the root's parameters in the
- * post-forward for FULL_SHARD with the intention that they are
- * immediately used for backward computation", torch/distributed/fsdp/
- * _runtime_utils.py; DeepSpeed's output layer is used again at once in
- * the backward, within stage3_max_reuse_distance), and under
- * DeepSpeed's stage 3 the embedding's once more for its backward: its
- * pre-backward hook (parameter_offload.py PreBackwardFunction) fetches
- * the module's parameters whether its backward reads them or not, the
- * forward's copy released (its next use is the whole model away).  As
- * zero_block's ends: the embedding's gather precedes the first layer
- * and its reduce-scatter follows the last backward, nothing beside
- * either; the output layer's gather and reduce-scatter, and DeepSpeed's
- * second embedding gather, run beside a layer's forward or backward
- * when overlap is on.  A frozen base's ends (LoRA) are gathered, never
- * reduced; they stay 16-bit.  l: the stage's first layer kind. */
-static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
-		       double z[TRAIN_ZB_N])
-{
-	const train_cfg *c = x->c;
-	double tp = x->y.tp, emb = 0, head = 0, g2 = 0;
-	int zero = x->y.zero, on_b;
-	int gathered = zero == 3 || (zero == 2 && c->fsdp);
-	int reduce = !x->k.frozen && !c->forward_only && !c->mem.grads_whole;
-	gp_coll rs = c->zero_allreduce ? GP_ALL_REDUCE : GP_REDUCE_SCATTER;
-
-	if (r->k == 0)
-		emb = x->e.p.embedding / tp;
-	if (r->k == x->y.pp - 1)
-		head = (x->e.p.lm_head > 0 ? x->e.p.lm_head :
-			(x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
-	if (emb <= 0 && head <= 0)
-		return;	/* a middle stage holds neither end */
-	on_b = fsdp_bwd_overlap(c);
-	if (gathered) {
-		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
-
-		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
-			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
-			c->overlap_param_gather && !(c->fsdp &&
-						     c->fsdp_version == 1) &&
-			!ds_no_prefetch(x), &z[TRAIN_ZB_ZERO_HID]);
-		if (zero == 3 && !c->fsdp && !c->forward_only)
-			g2 = ge;
-	}
-	if (ds_no_prefetch(x)) {
-		/* the second embedding gather: issued when reached */
-		z[TRAIN_ZB_DP] += g2;
-		g2 = 0.0;
-	}
-	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
-		head * x->rb, 0) + ds_bucket_time(x, head) +
-		ds_offload_accum(x, head / x->y.shard) : 0.0), l->bwd.t,
-		on_b, &z[TRAIN_ZB_DP_HID]);
-	if (reduce)
-		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0) +
-			ds_bucket_time(x, emb) +
-			ds_offload_accum(x, emb / x->y.shard);
-}
-
-/* PyTorch FSDP's own passes over a layer's unsharded parameters and
- * gradients beside its collectives, each micro-batch (fsdp_version).
+/* PyTorch FSDP's own passes over a unit's w unsharded parameters and
+ * their gradients beside its collectives, each micro-batch
+ * (fsdp_version): a layer's (zero_block), the embedding's and the output
+ * layer's (ends_block).
  * *rsw, the layer's reduction on its side stream, takes FSDP1's; *cout
  * (each gather) and *cin (the reduction) are FSDP2's, on the compute
  * stream.  reduced: this micro-batch reduce-scatters gradients.
@@ -1119,11 +1054,11 @@ static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
  * Both run where compute would, so they are serial time, not hidden.
  * Memory-bound passes at the GPU's streaming rate (mem_time).  A frozen
  * base (LoRA) reduces only its adapters: no gradient pass priced. */
-static void fsdp_copies(ctx *x, const train_lcost *l, int reduced,
+static void fsdp_copies(ctx *x, double w, int reduced,
 			double *rsw, double *cout, double *cin)
 {
 	const train_cfg *c = x->c;
-	double w = l->params, wb;
+	double wb;
 	int grads = reduced && !x->k.frozen && !c->forward_only;
 
 	*cout = *cin = 0.0;
@@ -1138,6 +1073,86 @@ static void fsdp_copies(ctx *x, const train_lcost *l, int reduced,
 		if (grads)
 			*cin = mem_time(x, w * (2.0 + x->rb));
 	}
+}
+
+/* The ends' share of zero_block: the embedding (first stage) and the
+ * output layer (last stage) are sharded like the layers -- DeepSpeed's
+ * stage 3 partitions every parameter of the model it wraps, FSDP keeps
+ * them in the root unit (Accelerate's TRANSFORMER_BASED_WRAP wraps the
+ * decoder layers; the rest stays in the root) or in units of their own
+ * (torchtitan) -- so each micro-batch gathers them and reduce-scatters
+ * their gradients as it does a layer's.  One gather each a micro-batch
+ * where parameters are gathered at all (FSDP's root is not resharded
+ * after the forward: "Do not free the root's parameters in the
+ * post-forward for FULL_SHARD with the intention that they are
+ * immediately used for backward computation", torch/distributed/fsdp/
+ * _runtime_utils.py; DeepSpeed's output layer is used again at once in
+ * the backward, within stage3_max_reuse_distance), and under
+ * DeepSpeed's stage 3 the embedding's once more for its backward: its
+ * pre-backward hook (parameter_offload.py PreBackwardFunction) fetches
+ * the module's parameters whether its backward reads them or not, the
+ * forward's copy released (its next use is the whole model away).  As
+ * zero_block's ends: the embedding's gather precedes the first layer
+ * and its reduce-scatter follows the last backward, nothing beside
+ * either; the output layer's gather and reduce-scatter, and DeepSpeed's
+ * second embedding gather, run beside a layer's forward or backward
+ * when overlap is on.  A frozen base's ends (LoRA) are gathered, never
+ * reduced; they stay 16-bit.  l: the stage's first layer kind. */
+static void ends_block(ctx *x, const stage_rec *r, const train_lcost *l,
+		       double z[TRAIN_ZB_N])
+{
+	const train_cfg *c = x->c;
+	double tp = x->y.tp, emb = 0, head = 0, g2 = 0, re = 0, rh = 0;
+	int zero = x->y.zero, on_b;
+	int gathered = zero == 3 || (zero == 2 && c->fsdp);
+	int reduce = !x->k.frozen && !c->forward_only && !c->mem.grads_whole;
+	gp_coll rs = c->zero_allreduce ? GP_ALL_REDUCE : GP_REDUCE_SCATTER;
+
+	if (r->k == 0)
+		emb = x->e.p.embedding / tp;
+	if (r->k == x->y.pp - 1)
+		head = (x->e.p.lm_head > 0 ? x->e.p.lm_head :
+			(x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+	if (emb <= 0 && head <= 0)
+		return;	/* a middle stage holds neither end */
+	on_b = fsdp_bwd_overlap(c);
+	/* FSDP's own passes over the ends, as over a layer (fsdp_copies):
+	 * their unit's gather and gradients are copied and reduced the same
+	 * way, once each a micro-batch as the ends are gathered.  The
+	 * copy-out and copy-in on the compute stream (serial); FSDP1's
+	 * divide joins each end's reduction. */
+	if (gathered && c->fsdp) {
+		double ce, ie, ch, ih;
+
+		fsdp_copies(x, emb, reduce, &re, &ce, &ie);
+		fsdp_copies(x, head, reduce, &rh, &ch, &ih);
+		z[TRAIN_ZB_ZERO] += ce + ch;
+		z[TRAIN_ZB_DP] += ie + ih;
+	}
+	if (gathered) {
+		double ge = train_zero_coll(x, GP_ALL_GATHER, emb * 2.0, 0);
+
+		z[TRAIN_ZB_ZERO] += ge + overlap(train_zero_coll(x,
+			GP_ALL_GATHER, head * 2.0, 0), l->fwd.t,
+			c->overlap_param_gather && !(c->fsdp &&
+						     c->fsdp_version == 1) &&
+			!ds_no_prefetch(x), &z[TRAIN_ZB_ZERO_HID]);
+		if (zero == 3 && !c->fsdp && !c->forward_only)
+			g2 = ge;
+	}
+	if (ds_no_prefetch(x)) {
+		/* the second embedding gather: issued when reached */
+		z[TRAIN_ZB_DP] += g2;
+		g2 = 0.0;
+	}
+	z[TRAIN_ZB_DP] += overlap(g2 + (reduce ? train_zero_coll(x, rs,
+		head * x->rb, 0) + rh + ds_bucket_time(x, head) +
+		ds_offload_accum(x, head / x->y.shard) : 0.0), l->bwd.t,
+		on_b, &z[TRAIN_ZB_DP_HID]);
+	if (reduce)
+		z[TRAIN_ZB_DP] += train_zero_coll(x, rs, emb * x->rb, 0) + re +
+			ds_bucket_time(x, emb) +
+			ds_offload_accum(x, emb / x->y.shard);
 }
 
 /* The ZeRO terms of a stage: its ZeRO and DP parts and their hidden
@@ -1188,7 +1203,7 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* Whole gradients: reduce-scattered once per step
 		 * (phase_post), not per micro-batch. */
 		rsw = c->mem.grads_whole ? 0.0 : kc[i][1];
-		fsdp_copies(x, l, rsw > 0, &rsw, &cout, &cin);
+		fsdp_copies(x, l->params, rsw > 0, &rsw, &cout, &cin);
 		f = agw;
 		b = c->forward_only ? 0.0 : (fsdp_full ? agw : 0.0) + rsw;
 		/* DeepSpeed's stage 3 gathers again in the backward what

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(9)
 
 -- Llama 3 70B on 32 H100s, FSDP full_shard on the hf stack, full
 -- recompute, 2 micro-batches of 1024 tokens, both overlaps off, bf16
@@ -73,6 +73,25 @@ local on = t.with(job, { overlap_param_gather = true, overlap_grad_reduce = true
 local on1, on2 = gp.train(t.with(on, { fsdp_version = 1 })), gp.train(t.with(on, { fsdp_version = 2 }))
 t.ok(on2.step_s - on1.step_s >= (80 * 2 * K(4 * P) - 2 * agH) * (1 - 1e-9),
   "FSDP2's copies on the compute stream: not hidden")
+
+-- The ends get FSDP's passes too: FSDP2 copies the embedding's and the
+-- output layer's gather out (split_with_sizes_copy) each micro-batch as
+-- it does a layer's.  Isolated with LoRA, where nothing is reduced:
+-- FSDP1 then adds no pass (its gather lands in the flat parameter), and
+-- FSDP2 adds only its copy-outs, a read and a write of the 16-bit
+-- weights -- per micro-batch (2), each layer's two gathers (80 x 2 x
+-- K(4P)) and each end's one (K(4E) + K(4H), E = H = 128256 x 8192
+-- weights, llama3-70b's untied embedding and output layer):
+-- v2 - v1 = 2 (80 x 2 K(4P) + K(4E) + K(4H)); what remains after the
+-- layers' share over the ends' is 1 (0 were the ends not priced).
+-- Tolerance 1e-4: the step's sums taken in another order, the ends'
+-- share being 1.5% of d.
+local pr = gp.params("llama3-70b")
+local lora = t.with(job, { method = "lora" })
+local d = gp.train(t.with(lora, { fsdp_version = 2 })).step_s -
+  gp.train(t.with(lora, { fsdp_version = 1 })).step_s
+t.near((d - 2 * 80 * 2 * K(4 * P)) / (2 * (K(4 * pr.embedding) + K(4 * pr.lm_head))), 1, 1e-4,
+  "FSDP2 copies the ends' gathers out too (LoRA: no gradient passes)")
 
 -- Refused: another stack's sharding is not PyTorch FSDP, and 1 or 2 only.
 t.raises(function() gp.train(t.with(job, { stack = "deepspeed", fsdp = false, fsdp_version = 2 })) end,
