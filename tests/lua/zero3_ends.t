@@ -55,13 +55,16 @@ t.near(ds.dp_comm, 80 * (ag(L) + R + n * rs(L / n)) + ag(E) + rs(E) + rs(H), 1e-
 -- as tests/lua/fsdp_version.t).  Autograd's backward of the flat
 -- parameter's split views concatenates each layer's bf16 gradient into
 -- the flat gradient: the same pass again, D, on the compute stream.  The
--- ends are neither divided nor concatenated there.
+-- root unit's flat parameter (the embedding and the output layer) gets
+-- the same two passes over its own gradient: DE, DH for E and H bytes,
+-- both on the path here.
 local dev = gp.roofline { gpu = "h100-sxm" }.device
-local D = 2 * L / (dev.mem_bw * dev.hbm) + 3.9e-6 + dev.graph_launch
+local function pass(b) return 2 * b / (dev.mem_bw * dev.hbm) + 3.9e-6 + dev.graph_launch end
+local D, DE, DH = pass(L), pass(E), pass(H)
 local fs = parts(gp.train(t.with(job, { stack = "hf", fsdp = "full_shard",
   overlap_param_gather = false, overlap_grad_reduce = false })))
-t.near(fs.dp_comm, 80 * (ag(L) + rs(L) + 2 * D) + rs(E) + rs(H), 1e-6,
-  "FSDP: the root gathered once; FSDP1's divide and gradient concatenation each layer")
+t.near(fs.dp_comm, 80 * (ag(L) + rs(L) + 2 * D) + rs(E) + rs(H) + 2 * (DE + DH), 1e-6,
+  "FSDP: the root gathered once; FSDP1's divide and gradient concatenation each layer and end")
 
 -- LoRA: the frozen ends are gathered as before, never reduced; the
 -- layers reduce-scatter only their adapters' gradients (gp.train's
