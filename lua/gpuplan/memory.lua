@@ -1008,6 +1008,10 @@ prepare_fn = function(o, cmd, who)
     local prompt_len, response_len =
       prepare_shape(o, cfg, model, method, dflt)
     local stack = prepare_stack(o, cfg, model, method, pp, dflt, who == "sweep")
+    -- The kernels the stack's default runs (eager_kernels above) change
+    -- what autograd keeps, so gp.memory and fit say the one they assumed
+    -- on the defaults line; gp.train's step says it itself (train.lua).
+    if who == "memory" and o.kernels == nil then dflt("kernels", { stack = stack }) end
     -- The stage3_* buckets at another ZeRO stage: refused as zero3_gather
     -- per_param is (gp.train's, gp.sweep's and the jobs' in train.lua
     -- sharding_rule; fit's here).

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(3)
+t.plan(5)
 
 local base = { model = "llama3.1-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
                fsdp = "full_shard", stack = "hf", seq = 8192, batch = 2 }
@@ -25,3 +25,8 @@ t.near(part(eager, "logits") - part(fused, "logits"), 16384 * 128256 * 2, 1e-9,
 t.near(gp.memory(base).total, eager.total, 1e-12, "the hf stack's default is eager")
 -- The fused modules keep no silu(gate) nor fp32 softmax: less saved.
 t.ok(part(fused, "activations") < part(eager, "activations"), "fused: fewer activations kept")
+-- The stack's default changes the breakdown (above), so the defaults line
+-- says it, as gp.train's does; given, nothing is said.
+local function says(r) return table.concat(r.defaults, ", "):find("kernels=", 1, true) ~= nil end
+t.ok(says(gp.memory(base)), "kernels left out: kernels=eager on the defaults line")
+t.ok(not says(eager), "kernels given: not a default")
