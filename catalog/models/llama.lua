@@ -4,7 +4,8 @@
 -- safetensors checkpoint (three significant figures or the exact count).
 --
 -- split_proj "both": transformers' modeling_llama.py (the modules the
--- Hugging Face stacks run) builds "self.q_proj = nn.Linear(", the same
+-- Hugging Face stacks run; src/transformers/models/llama/, transformers
+-- 0022728) builds "self.q_proj = nn.Linear(", the same
 -- k_proj and v_proj, and LlamaMLP "self.gate_proj = nn.Linear(
 -- self.hidden_size, self.intermediate_size", the same up_proj, called as
 -- "self.down_proj(self.act_fn(self.gate_proj(x)) * self.up_proj(x))";
