@@ -268,6 +268,12 @@ local PROFILES = {
     { "flash", false, "fused softmax kernels, pre-FlashAttention" },
     { "dropout", false, "BLOOM: hidden/attention dropout 0.0" },
     { "partition", "type:transformer|embedding", "tr11 --pp-partition-method" },
+    -- Megatron-DeepSpeed builds Megatron's own fused modules whatever the
+    -- checkpoint's names: ParallelAttention's one query_key_value
+    -- ColumnParallelLinear and ParallelMLP's dense_h_to_4h, "if
+    -- config.gated_linear_unit: ffn_hidden_size *= 2" (megatron/model/
+    -- transformer.py), so a Llama-named model does not run split projections.
+    { "split_proj", false, "Megatron's fused query_key_value and dense_h_to_4h" },
   },
   -- NeMo 24.07 (NeMo-Framework-Launcher 24.07 training / peft yamls).
   nemo = {
