@@ -4,15 +4,9 @@
 -- one qkv GEMM and one gate-up GEMM there.  Run with ./gpuplan run
 -- tests/lua/megatron_deepspeed_split.t.
 local t = require "tap"
-local gp = require "gpuplan"
-local train = require "gpuplan.train"
-local predict = require "gpuplan.predict.train"
 
 t.plan(2)
 
-local seen
-local orig = train.train
-train.train = function(o) seen = o; return orig(o) end
 local case = {
   id = "t", kind = "train",
   model = { name = "Llama 2 7B", layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
@@ -24,13 +18,11 @@ local case = {
   measured = { metric = "tokens_per_s_per_gpu", value = 3000 },
   source = { title = "Megatron-DeepSpeed Llama 2 run" },
 }
-predict(case, gp.catalog())
+local seen = t.handed(case)
 t.ok(seen and seen.stack == "deepspeed" and seen.split_proj == false,
      "Megatron-DeepSpeed: fused qkv and gate-up whatever the model's family declares")
 case.source.title = "DeepSpeed ZeRO-1 Llama 2 run with the Hugging Face Trainer"
-seen = nil
-predict(case, gp.catalog())
-train.train = orig
+seen = t.handed(case)
 -- left unset, the option's default takes the model's declaration (options.lua
 -- split_proj: "the model's split_proj on stacks hf and deepspeed").
 t.ok(seen and seen.split_proj == nil and seen.model.split_proj == "both",

@@ -172,6 +172,19 @@ function M.read_case(c)
   return false, tostring(e)
 end
 
+-- The options the train predictor (gpuplan.predict.train) hands gp.train
+-- for the train case c, caught on the way: the options table as handed
+-- (nil when gp.train was never called) and the prediction.
+function M.handed(c)
+  local train = require "gpuplan.train"
+  local orig, seen = train.train, nil
+  train.train = function(o) seen = o; return orig(o) end
+  local okp, pred = pcall(require("gpuplan.predict.train"), c, require("gpuplan").catalog())
+  train.train = orig
+  if not okp then error(pred, 0) end
+  return seen, pred
+end
+
 function M.done_testing()
   if not planned then io.write("1..", n, "\n") end
   io.stdout:flush()
