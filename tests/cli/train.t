@@ -404,12 +404,6 @@ like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused,
     my ($zp) = $op =~ /^zero_gather\s+([\d.]+)/m;
     ok(defined $zq && defined $zp && $zp > $zq,
        'nothing prefetched: the forward gathers stay in the open under --overlap-param-gather');
-    my ($ch, undef, $eh) = run_gp('train', @ds, '--stack', 'hf', '--reduce-bucket-size', '1e7');
-    isnt($ch, 0, '--reduce-bucket-size with --stack hf: non-zero exit');
-    like($eh, qr/--reduce-bucket-size is DeepSpeed's ZeRO config/, 'refused, naming the flag');
-    my ($cn, undef, $en) = run_gp('train', @ds, '--prefetch-bucket-size', '-5');
-    isnt($cn, 0, '--prefetch-bucket-size -5: non-zero exit');
-    like($en, qr/--prefetch-bucket-size/, 'refused, naming the flag');
     # The stage3_* keys at ZeRO 2: DeepSpeed reads them at stage 3 only,
     # so the option would change nothing; refused as --zero3-gather
     # per_param is, naming the flag and the stage (train and fit).
@@ -445,12 +439,17 @@ like($emh, qr/master_copy|master-copy/, '--master-copy with --stack hf: refused,
        'a 3e8 live limit holds 1.30 GiB less (to the printed 0.1 GiB)') or diag "$m0 $m1";
     like($o0, qr/max_live_parameters=1e9 \(DeepSpeed's default, zero\/config\.py\), max_reuse_distance=1e9/,
          'the defaults line states DeepSpeed\'s limits');
-    my ($ch, undef, $eh) = run_gp('train', @ds, '--stack', 'hf', '--max-live-parameters', '3e8');
-    isnt($ch, 0, '--max-live-parameters with --stack hf: non-zero exit');
-    like($eh, qr/--max-live-parameters is DeepSpeed's ZeRO config/, 'refused, naming the flag');
-    my ($cn, undef, $en) = run_gp('train', @ds, '--max-reuse-distance', '-5');
-    isnt($cn, 0, '--max-reuse-distance -5: non-zero exit');
-    like($en, qr/--max-reuse-distance/, 'refused, naming the flag');
+    # Every DeepSpeed ZeRO config flag: the hf stack has no such config,
+    # and a negative size or count is refused; both errors name the flag.
+    for my $f ('--reduce-bucket-size', '--prefetch-bucket-size', '--max-live-parameters',
+               '--max-reuse-distance') {
+        my ($ch, undef, $eh) = run_gp('train', @ds, '--stack', 'hf', $f, '3e8');
+        isnt($ch, 0, "$f with --stack hf: non-zero exit");
+        like($eh, qr/\Q$f\E is DeepSpeed's ZeRO config/, "$f with --stack hf: refused, naming the flag");
+        my ($cn, undef, $en) = run_gp('train', @ds, $f, '-5');
+        isnt($cn, 0, "$f -5: non-zero exit");
+        like($en, qr/\Q$f\E must be a number/, "$f -5: refused, naming the flag");
+    }
 }
 
 # --async-tp-allreduce (Megatron-LM's asynchronous TP all-reduce): GPT-3
