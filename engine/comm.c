@@ -132,6 +132,10 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 		c->nic_use = min2((double)t->nics / g->sharing,
 				  min2((double)t->nics, g->per_node * per_gpu));
 		c->bn = c->nic_use * c->bnic;
+		/* A plugin that joins the NICs on a GPU's switch shows NCCL
+		 * one device of per_gpu rails (nccl.rails): NCCL's channel
+		 * search and its proxy see nic_use / rails NICs. */
+		c->rails = t->nic_nccl.rails ? ceil(per_gpu) : 1.0;
 		if (t->nic_path_bw > 0 && c->bn > g->per_node * t->nic_path_bw)
 			c->bn = g->per_node * t->nic_path_bw;
 		if (t->nic_path_bw > 0 && c->bnic > t->nic_path_bw)

@@ -114,6 +114,10 @@ typedef struct gp_nccl {
 			       * fewer channels at small sizes */
 	double nvls_channels; /* NCCL's NVLS channels (thread blocks), 1..64;
 			       * read only when the link has NVLS */
+	int rails;            /* 1: the network plugin shows NCCL the NICs
+			       * nearest each GPU as one device at their
+			       * summed speed (aws-ofi-nccl's multi-rail
+			       * RDMA protocol); read only for the network */
 } gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),

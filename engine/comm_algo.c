@@ -169,7 +169,16 @@ static double net_post(const comm_ctx *c)
  * channels per search channel").  4 x 400 Gb/s on H100: 4 -> 8 -> 16,
  * as logged on two such nodes (16 trees, nccl#1357); 8 x 400 Gb/s: 8 ->
  * 16.  A small message
- * runs on fewer (channels_in_use). */
+ * runs on fewer (channels_in_use).
+ *
+ * The NICs are those NCCL sees.  aws-ofi-nccl's RDMA protocol (P5's,
+ * platform-aws.cpp v1.16.3: "p5/p5e" .default_protocol = "RDMA") groups
+ * the NICs by "the locality of NICs and GPUs in the hardware topology"
+ * (nccl_ofi_topo.cpp) into one device per GPU and reports its speed x
+ * the group ("Scale speed by the total number of rails", nccl_ofi_rdma.cpp
+ * get_properties): a P5's 32 x 100 Gb/s EFA are 8 devices of 400 Gb/s to
+ * NCCL, 8 -> 16 channels, two on each GPU's proxy (nccl.rails;
+ * comm_ctx.rails NICs a device). */
 static const double net_speeds[] = {
 	48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
 	3.0, 2.4, 1.2, 0.24, 0.12
@@ -181,7 +190,9 @@ static const double net_speeds[] = {
  * (graphs[a]->nChannels); *speed gets their GB/s. */
 static double net_graph_channels(const comm_ctx *c, double *speed)
 {
-	double line = c->t->nic.bw / 1e9, v = 0.0, g = max2(1.0, c->nic_use);
+	double r = max2(1.0, c->rails);
+	double line = r * c->t->nic.bw / 1e9, v = 0.0;
+	double g = max2(1.0, c->nic_use / r);
 	size_t i;
 
 	for (i = 0; i < sizeof net_speeds / sizeof net_speeds[0]; i++)
@@ -219,16 +230,18 @@ static double post(const comm_ctx *c, gp_proto p)
 }
 
 /* The posts a ring step waits for on one proxy thread: k = the channels
- * of the ring in use at this size over the NICs the group drives; each
- * post after the first overlaps the NIC moving the channel before it (a
- * step's share S / (n nc) at the NIC's rate), so a post shows only by what
+ * of the ring in use at this size over the NICs the group drives, as NCCL
+ * sees them (one device of `rails` NICs each); each post after the first
+ * overlaps the device moving the channel before it (a step's share
+ * S / (n nc) at the device's rate), so a post shows only by what
  * it outlasts that transfer.  A large message hides them all; 1 MiB on 40
  * ranks (1.6 KB a channel a step, 0.04 us) hides 4% of them. */
 static double proxy_subs(const comm_ctx *c, gp_proto p)
 {
 	double nc = channels_in_use(c, GP_ALGO_RING, p, net_ring_channels(c));
-	double k = ceil(nc / max2(1.0, c->nic_use));
-	double x = c->bytes / (c->n * nc) / (c->bnic * proto_eff[p]);
+	double r = max2(1.0, c->rails);
+	double k = ceil(nc / max2(1.0, c->nic_use / r));
+	double x = c->bytes / (c->n * nc) / (r * c->bnic * proto_eff[p]);
 
 	return 1.0 + (k - 1.0) * max2(0.0, 1.0 - x / post(c, p));
 }

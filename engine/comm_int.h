@@ -19,6 +19,8 @@ typedef struct comm_ctx {
 	double bn;      /* achievable NIC B/s per node per direction */
 	double bnic;    /* achievable B/s of one NIC */
 	double nic_use; /* NICs per node the group drives (bn / NIC rate) */
+	double rails;   /* NICs in each device NCCL sees (1 unless the
+			 * plugin joins a GPU's NICs: nccl.rails) */
 	double lat_up;  /* scale-up hop latency, s */
 	double lat_net; /* network hop latency, s */
 	gp_link_kind kind_up; /* GP_LINK_NVLINK or GP_LINK_PCIE */

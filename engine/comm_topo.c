@@ -86,6 +86,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->nvls_lat = NVLS_LAT_US * US;
 	out->nvls_channels = NVLS_CHANNELS;
 	out->channels = 0.0;
+	out->rails = 0;
 }
 
 void comm_topo_init(gp_topo *t, gp_link_kind up_kind)

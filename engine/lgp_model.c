@@ -334,6 +334,7 @@ static const lgp_field nccl_fields[] = {
 	F_NUM("nvls_latency", offsetof(gp_nccl, nvls_lat), 0),
 	F_NUM("channels", offsetof(gp_nccl, channels), 0),
 	F_NUM("nvls_channels", offsetof(gp_nccl, nvls_channels), 0),
+	F_BOOL("rails", offsetof(gp_nccl, rails), 0),
 	F_IGNORE("source"),
 	F_END
 };

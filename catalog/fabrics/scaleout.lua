@@ -119,6 +119,18 @@ fabric {
   achievable = 0.85,
   achievable_reason = "no measurement read; SRD over Ethernet assumed below "
                    .. "RoCE",
+  -- NCCL sees a P5's 32 adapters as 8 devices, one per GPU at 4 x 100 Gb/s:
+  -- the plugin's RDMA protocol (P5's default) joins the NICs nearest each
+  -- GPU and reports "Scale speed by the total number of rails".
+  nccl = {
+    rails = true,
+    source = "aws/aws-ofi-nccl v1.16.3 (b9e4cc42) src/platform-aws.cpp "
+          .. "('p5/p5e' .default_protocol = \"RDMA\"); src/nccl_ofi_topo.cpp "
+          .. "('The libfabric NIC grouping algorithm uses the locality of NICs "
+          .. "and GPUs in the hardware topology to group NICs'); "
+          .. "src/nccl_ofi_rdma.cpp get_properties ('Scale speed by the total "
+          .. "number of rails', port_speed x max_group_size)",
+  },
   source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA); "
         .. "aws/aws-ofi-nccl include/nccl_ofi_tuner.h (TUNER_NET_LATENCY 20)",
   notes = "P5's EFAv2. The plugin also reports 75 us to NCCL for p4d, p4de "

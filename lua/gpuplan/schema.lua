@@ -377,6 +377,9 @@ M.fabric = T.record {
     channels = int { min = 1, max = 64 },
     -- NCCL's NVLS channels (NVLS_NCHANNELS_SM90 16, SM100 32)
     nvls_channels = int { min = 1, max = 64 },
+    -- the network plugin shows NCCL the NICs nearest each GPU as one
+    -- device at their summed speed (aws-ofi-nccl's RDMA protocol)
+    rails = bool(),
     source = R(str()),
   },
   bw = R(T.unit("link")),

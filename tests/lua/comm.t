@@ -558,4 +558,24 @@ do
   t.is(gp.comm(a).time, plain, "comm: catalog = gp.catalog() still taken")
 end
 
+-- aws-ofi-nccl's RDMA protocol shows NCCL a P5's 32 x 100 Gb/s EFA as 8
+-- devices of 400 Gb/s (efa-100's nccl.rails): 8 -> 16 ring channels rather
+-- than 32 at 12 GB/s, so each GPU's proxy posts k = 16 / 8 = 2 sends a ring
+-- step where it posted one.  32 MiB all_gather on 32 x 8 H100 (LL128 ring):
+-- the 256 - 1 - 32 = 223 steps inside the nodes each wait for the second
+-- post, 2 us on AMD hosts, less what it overlaps, the device moving the
+-- first channel's 32 MiB / (256 x 16) = 8192 B at 4 x 12.5 GB/s x 0.85 x
+-- 120/128 = 0.2056 us: 223 x (2 - 0.2056) us = 400.2 us more than with the
+-- NICs seen one by one.  Tolerance 0.1 us: the hand figure's rounding.
+local p5 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 32, nics = 32,
+                               nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                               cpu_vendor = "amd" }, cat)
+local joined = gp.comm { op = "all_gather", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5 }
+p5.nic_nccl = nil
+local apart = gp.comm { op = "all_gather", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5 }
+t.is(joined.algo .. "/" .. joined.proto, "ring/ll128", "P5 32 MiB all_gather: the LL128 ring")
+t.is(apart.algo .. "/" .. apart.proto, "ring/ll128", "the same ring with the NICs apart")
+t.near(joined.time - apart.time, 223 * (2e-6 - 8192 / (4 * 12.5e9 * 0.85 * 120 / 128)), 1e-7,
+       "P5's joined rails: a second post on each of the 223 steps inside the nodes")
+
 t.done_testing()
