@@ -140,6 +140,11 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	double pad_share;        /* the share of each micro-batch's tokens
+				  * that are padding of one pad id, routed
+				  * by a MoE router as one token (train_
+				  * layer.c, the eager expert loop); 0:
+				  * none */
 	int pad_mask;            /* micro-batches padded to their longest
 				  * sample, the mask handed to transformers'
 				  * FlashAttention-2 path: q, k, v gathered
@@ -448,6 +453,7 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int pad_mask;            /* train_cfg's, eager flash only */
+	double pad_share;        /* train_cfg's, eager only */
 	int async_tp;            /* train_cfg's */
 	int cp_rotate;           /* train_cfg's, with cp > 1 */
 	int split_proj;          /* train_cfg's */

@@ -1112,6 +1112,56 @@ static void sort_chunks_host(const tenv *e, const train_lkey *k, int moe,
  * launches the host makes while the GPU runs the earlier ones. */
 #define HF_EXPERT_LEAD_OPS 3.0
 
+/* The expert loop's stretches, after each expert's torch.where sync:
+ * each the longer of its host launches (he) and its GPU work, begun once
+ * the host has launched its first linear (lead), ge the experts'
+ * forward time at the balanced rows.  Padding of one pad id (pad_share p
+ * of the tokens: a tokenizer padding every row to max_length, as the
+ * DeepSpeedExamples DeepCompile benchmark tokenizes ag_news with
+ * "padding='max_length'") enters the router as one token repeated and
+ * goes to the same top-k experts: "all padding tokens are routed to a
+ * singular expert" (PrimeIntellect-ai/prime-rl issue #1331, SFT on
+ * padded rows; its fix, PR #1332, leaves out "the top-k routed experts"
+ * as the "padding experts").  Routing is per token, so the rows stay T K
+ * in all; what changes is how they fall on the loop's stretches: K
+ * experts take the pads (p T rows each) beside their share of the rest,
+ * the other El - K only the rest's, (1 - p) T K / E each.  An expert's
+ * GPU work is a part its rows do not change -- its weights' read (the
+ * gated MLP's three matrices, or two, streamed once) and the fill of
+ * each of its nx kernels -- at most the balanced expert's g1, plus the
+ * rest of g1 in proportion to its rows; an expert without rows runs its
+ * kernels on none (their fills).  A stretch short of GPU work costs its
+ * host time whatever its rows, so emptying El - K of them into K others
+ * lengthens the loop: the pads do not cut the host's work, they move
+ * the GPU's.  One rank with all experts
+ * (ep 1, the Hugging Face modules); with fewer than K local experts the
+ * balanced split stands. */
+static double hf_expert_stretches(tenv *e, const train_lkey *k, double El,
+				  double nx, double he, double lead,
+				  double ge)
+{
+	const gp_model *m = e->m;
+	double K = m->moe.top_k > 0 ? m->moe.top_k : 1.0;
+	double p = k->pad_share, E = m->moe.experts, g1 = ge / El;
+	double f = m->moe.ffn_hidden > 0 ? m->moe.ffn_hidden : m->ffn_hidden;
+	double fill, w, gh, gc;
+
+	if (!(p > 0) || k->ep > 1 || El < K || !(E > 0))
+		return El * (he > lead + g1 ? he : lead + g1);
+	/* a kernel's fill: t_mem of one byte */
+	fill = t_mem(e, k->half, 1.0);
+	w = t_mem(e, k->lin, (m->ffn_gated ? 3.0 : 2.0) * m->hidden * f *
+		  k->wb) + (nx > 1.0 ? nx - 1.0 : 0.0) * fill;
+	if (w > g1)
+		w = g1;
+	/* rows over the balanced expert's T K / E: a hot expert's
+	 * p T + (1 - p) T K / E, a cold one's (1 - p) T K / E */
+	gh = w + (g1 - w) * (p * E / K + 1.0 - p);
+	gc = p < 1.0 ? w + (g1 - w) * (1.0 - p) : nx * fill;
+	return K * (he > lead + gh ? he : lead + gh) +
+		(El - K) * (he > lead + gc ? he : lead + gc);
+}
+
 /* The forward's index_add_ adds each of the expert's n h output
  * elements into final_hidden_states with an atomic: PyTorch 2.x's
  * index_add_cuda_impl (aten/src/ATen/native/cuda/Indexing.cu) launches
@@ -1469,7 +1519,8 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 				DS_Z3_MODULE_PRE_OPS + DS_Z3_PARAM_PRE_OPS :
 				0.0)) * tau;
 			double s = (hr > gr ? hr : gr) +
-				El * (he > lead + g1 ? he : lead + g1);
+				hf_expert_stretches(e, k, El, ne + HF_EXPERT_OPS,
+						    he, lead, ge);
 
 			if (s - lc->fwd.t > wf)
 				wf = s - lc->fwd.t;

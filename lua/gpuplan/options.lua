@@ -1309,6 +1309,15 @@ opt { name = "pad_mask", type = "flag", commands = "train plan",
     .. "gathered into the varlen layout and the output scattered back (_upad_input, "
     .. "pad_input), forward 5 q + 4 kv elements moved and 11 launches, backward 5 q + 6 kv",
   suggest = { "padding_mask", "attention_mask", "padded", "upad" } }
+opt { name = "pad_share", type = "number", metavar = "P", commands = "train plan",
+  range = { 0, 1 },
+  default = "0: no padding",
+  help = "the share of each micro-batch's tokens that are padding of one pad id (a "
+    .. "collator padding every row to max_length): a MoE router sends them all to the same "
+    .. "top-k experts, so the Hugging Face modules' expert loop (kernels eager), which waits "
+    .. "for each expert's row count, runs K experts long and the rest short of GPU work; "
+    .. "0 to 1",
+  suggest = { "padding", "pad_fraction", "max_length", "padding_share" } }
 opt { name = "unfused_loss", type = "flag", commands = "train plan",
   help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "
     .. "(cross_entropy_loss_fusion off, its default at core_r0.8.0): fp32 logits, "

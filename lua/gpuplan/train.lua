@@ -29,6 +29,10 @@
 --                 handed to transformers' FlashAttention-2 path (kernels eager,
 --                 flash): the varlen gathers and scatter of q, k, v and the
 --                 output (default false: unpadded, flash_attn_func)
+--   pad_share     the share of each micro-batch's tokens that are padding of
+--                 one pad id, which a MoE router sends to the same top-k
+--                 experts: the eager expert loop's stretches (train_layer.c
+--                 hf_expert_stretches; default 0)
 --   async_tp_allreduce  Megatron-LM's asynchronous TP all-reduce: the
 --                 column-parallel linears' input-gradient collectives under
 --                 their weight-gradient GEMMs (default false)
@@ -369,6 +373,14 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.pad_mask = o.pad_mask == true
+  if o.pad_share ~= nil then
+    if type(o.pad_share) ~= "number" or o.pad_share ~= o.pad_share or o.pad_share < 0
+        or o.pad_share > 1 then
+      fail("train: pad_share is the share of a micro-batch's tokens that are padding: "
+        .. "a number from 0 to 1 (got %s)", args.shown(o.pad_share))
+    end
+    cfg.pad_share = o.pad_share
+  end
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true

@@ -295,6 +295,8 @@ local case_schema = T.record {
     -- micro-batches padded to their longest sample, the mask handed to
     -- transformers' FlashAttention-2 path (gp.train's pad_mask)
     pad_mask = declared("pad_mask"),
+    -- the padding's share of the tokens (gp.train's pad_share)
+    pad_share = declared("pad_share"),
     -- where MoE router weights multiply (gp.train's moe_probs)
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)

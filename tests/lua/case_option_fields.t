@@ -15,6 +15,7 @@ local FIELDS = {
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
   { "parallel", "moe_balance" },
   { "workload", "fp8_scaling" }, { "workload", "attn_kernel" }, { "workload", "packed_len" },
+  { "workload", "pad_share" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
   { "parallel", "tp_overlap" }, { "workload", "fp8_activations" },
