@@ -178,6 +178,9 @@ typedef struct train_cfg {
 				  * Megatron-Core's PyTorch ops
 				  * (bias_activation_fusion off;
 				  * train_layer.c act_unfused_costs) */
+	int unfused_rope;        /* RoPE as Megatron-Core's PyTorch ops
+				  * (apply_rope_fusion off; train_layer.c
+				  * rope_thd_costs) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -366,6 +369,10 @@ typedef struct train_lcost {
 	 * Without a wait the host runs ahead and the window is fwd.t. */
 	int fwd_sync;
 	double fwd_tail;
+	/* Megatron-Core's unfused RoPE on packed sequences (unfused_rope,
+	 * train_layer.c rope_thd_costs): the forward's GPU seconds of its
+	 * kernels, which run in the host's stretch after its waits. */
+	double rope_gpu;
 } train_lcost;
 
 
@@ -463,6 +470,7 @@ typedef struct train_lkey {
 	int attn_scale_q;        /* train_cfg's, eager unfused only */
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
+	int unfused_rope;        /* train_cfg's, fused stacks only */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

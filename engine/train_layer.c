@@ -196,18 +196,26 @@ static unsigned lora_bit(const char *name)
 /* RoPE on q's and k's heads of this GPU, rotated apart, by the eager
  * kernels above (rope_fwd, rope_bwd): *t forward, *tb backward, *nk
  * counting the forward's launches. */
+static void rope_kernels_el(const tenv *e, const train_lkey *k, double eq,
+			    double ek, double rows, double *t, double *tb,
+			    double *nk)
+{
+	double nb = 0;
+
+	*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
+		ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
+	*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
+		ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+}
+
 static void rope_kernels(const tenv *e, const train_lkey *k, const gp_op *o,
 			 double *t, double *tb, double *nk)
 {
 	const gp_model *m = e->m;
 	double nh = m->heads / (double)k->tp, nkv = model_kv_heads_rank(m, k->tp);
 	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
-	double rows = eq / (nh * m->head_dim), nb = 0;
 
-	*t = ekernels(e, k, rope_fwd, NK(rope_fwd), eq, rows, nk) +
-		ekernels(e, k, rope_fwd, NK(rope_fwd), ek, rows, nk);
-	*tb = ekernels(e, k, rope_bwd, NK(rope_bwd), eq, rows, &nb) +
-		ekernels(e, k, rope_bwd, NK(rope_bwd), ek, rows, &nb);
+	rope_kernels_el(e, k, eq, ek, eq / (nh * m->head_dim), t, tb, nk);
 }
 
 /* QK-norm (model qk_norm) by the eager modules: Hugging Face's
@@ -251,10 +259,80 @@ static void qk_norm_kernels(const tenv *e, const train_lkey *k,
 #define ROPE_MSCALE_OPS 6.0
 static const ekernel rope_cat[] = { { 2, 0, 0, 0 } };
 
+/* Megatron-Core's RoPE with apply_rope_fusion off (unfused_rope) on
+ * packed sequences (the THD layout: cu_seqlens, here attn_seq > 0), at
+ * the Megatron-LM NeMo RL v0.6.0 pins (3rdparty Megatron-LM d30c3ae5,
+ * megatron/core/models/common/embeddings/rope_utils.py).  Every
+ * DeepSeek-V3 performance recipe of NeMo RL v0.4.0 to v0.6.0 sets it:
+ * grpo-deepseek-v3-32n8g.yaml "apply_rope_fusion: false", which the
+ * 32n4g, 64n8g and async-1off recipes take as their defaults, while
+ * grpo_math_1B.yaml keeps it on with "#gives ~20% training perf speedup
+ * with sequence packing".  Each call of apply_rotary_pos_emb with
+ * cu_seqlens runs _apply_rotary_pos_emb_thd, and the host waits for
+ * the GPU twice in it: "seqlens = ((cu_seqlens[1:] - cu_seqlens[:-1])
+ * // cp_size).tolist()" and the truth value of "freqs.size(0) ==
+ * cu_seqlens[-1]" (a 0-d CUDA tensor) -- ROPE_THD_WAIT_OPS host ops
+ * with the subtraction, the division and the comparison.  Then per
+ * sequence a view of freqs, "torch.cat(...)" of them, and
+ * _apply_rotary_pos_emb_bshd on the packed tensor: cos and sin of freqs
+ * each "* mscale" and ".to(t.dtype)" (ROPE_MSCALE_OPS, six), the rope's
+ * own kernels (rope_fwd: x * cos, -x2, cat, * sin, the sum) and the
+ * final "torch.cat((t, t_pass), dim=-1)"; MLA first de-interleaves t
+ * ("t = torch.cat((x1, x2), dim=-1)").  Two calls a layer: q and k
+ * (attention.py's apply_rotary_pos_emb on query and key;
+ * multi_latent_attention.py's on q_pos_emb and k_pos_emb, whose query
+ * and key it then builds by two more torch.cat).  Each wait leaves the
+ * GPU's queue empty, and the kernels after it are small: the GPU idles
+ * while the host launches them, the calls' host time less the
+ * kernels' own (layer_extras).  MLA rotates only the rope slices:
+ * qk_rope_head_dim of each query head and one shared key head.  The
+ * per-sequence views and the backward's kernels for the slices are
+ * left out: a lower bound. */
+#define ROPE_THD_WAIT_OPS 5.0
+
+/* Of a call's host ops, those from its first wait on: the .tolist()
+ * copy, the comparison and its truth value (3 of ROPE_THD_WAIT_OPS),
+ * freqs' cat 1, cos and sin ROPE_MSCALE_OPS, the rope's kernels
+ * (rope_fwd) and the final cat 1, MLA's de-interleave 1 more. */
+static double rope_thd_post_ops(const gp_model *m)
+{
+	return 3.0 + 1.0 + ROPE_MSCALE_OPS + NK(rope_fwd) + 1.0 +
+		(m->mla.kv_lora_rank > 0 ? 1.0 : 0.0);
+}
+
+static void rope_thd_costs(const tenv *e, const train_lkey *k,
+			   const gp_op *o, double *t, double *tb, double *nk,
+			   double *gpu)
+{
+	const gp_model *m = e->m;
+	double nh = m->heads / (double)k->tp, nkv = model_kv_heads_rank(m, k->tp);
+	double T = o->elems / ((nh + nkv) * m->head_dim);
+	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
+	int mla = m->mla.kv_lora_rank > 0;
+	double calls = 2.0;
+
+	if (mla) {
+		eq = T * nh * m->mla.qk_rope_head_dim;
+		ek = T * m->mla.qk_rope_head_dim;
+	}
+	rope_kernels_el(e, k, eq, ek, T, t, tb, nk);
+	*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, nk);
+	if (mla)   /* the de-interleave's cat */
+		*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, nk);
+	/* freqs' cat (its rows, a few KB: launches only), cos and sin,
+	 * the waits; MLA's query and key cats (the fused kernels write
+	 * query, key and value too: launches only) */
+	*nk += calls * (1.0 + ROPE_MSCALE_OPS + ROPE_THD_WAIT_OPS) +
+		(mla ? 2.0 : 0.0);
+	*gpu = *t;
+}
+
 static int rope_unfused(const gp_model *m, const train_lkey *k)
 {
-	return k->te_modules && !k->eager && m->rope_attn_factor > 0 &&
-		m->rope_attn_factor != 1.0;
+	/* or apply_rope_fusion off (unfused_rope) on unpacked sequences:
+	 * the same _apply_rotary_pos_emb_bshd */
+	return k->te_modules && !k->eager && ((m->rope_attn_factor > 0 &&
+		m->rope_attn_factor != 1.0) || k->unfused_rope);
 }
 
 static void rope_unfused_costs(const tenv *e, const train_lkey *k,
@@ -1531,6 +1609,19 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			lc->fwd_sync = 1;
 			lc->fwd_tail = lead + g1 > he ? lead + g1 - he : 0.0;
 		}
+		/* Megatron-Core's unfused RoPE on packed sequences
+		 * (rope_thd_costs): after its waits the host launches the
+		 * rest of each call, the GPU running only those small
+		 * kernels meanwhile -- the calls' host time less their GPU
+		 * time, at least, on the layer's path (the waits' own
+		 * stretch, as the dispatcher's above). */
+		if (k->unfused_rope && k->attn_seq > 0 && !eager) {
+			double hr = 2.0 * rope_thd_post_ops(m) *
+				k->host_op_time;
+
+			if (hr - lc->rope_gpu > wf)
+				wf = hr - lc->rope_gpu;
+		}
 		/* a full-iteration graph: no host work in the layer */
 		if (k->graph_full) {
 			wf = wb = 0.0;
@@ -1869,6 +1960,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 				act_unfused_costs(e, k, o, moe && k->probs_act &&
 						  strcmp(o->name, "moe_act") == 0,
 						  &t, &tb_, &nk);
+			else if (strcmp(o->name, "rope_kv") == 0 &&
+				 k->unfused_rope && k->attn_seq > 0)
+				rope_thd_costs(e, k, o, &t, &tb_, &nk,
+					       &lc->rope_gpu);
 			else if (strcmp(o->name, "rope_kv") == 0 &&
 				 rope_unfused(m, k))
 				rope_unfused_costs(e, k, o, &t, &tb_, &nk);

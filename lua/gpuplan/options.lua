@@ -1383,6 +1383,13 @@ opt { name = "unfused_act", type = "flag", commands = "train plan rl",
     .. "probabilities then multiply the activation in their dtype (moe_router_dtype) and "
     .. "the product is cast back",
   suggest = { "bias_activation_fusion", "no_bias_activation_fusion", "unfused_swiglu" } }
+opt { name = "unfused_rope", type = "flag", commands = "train plan rl",
+  help = "RoPE as Megatron-Core's PyTorch ops (apply_rope_fusion off, as NeMo RL's DeepSeek-V3 "
+    .. "recipes set it): on packed sequences (packed_len, or gp.rl's packing) each of the "
+    .. "two calls a layer waits twice for the GPU on the host (.tolist() of the sequence "
+    .. "lengths) and then launches its 16 small kernels one by one while the GPU idles; "
+    .. "Transformer Engine modules only",
+  suggest = { "apply_rope_fusion", "no_rope_fusion", "rope_fusion" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "

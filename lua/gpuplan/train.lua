@@ -330,7 +330,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
-    "unfused_permute", "unfused_act",
+    "unfused_permute", "unfused_act", "unfused_rope",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -384,6 +384,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
+  cfg.unfused_rope = o.unfused_rope == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -701,6 +702,25 @@ local function step_choices(o, p, cfg, sweep, default)
     elseif not p.model.ffn_gated then
       fail("train: unfused_act prices a gated activation's two kernels; %s's MLP is not "
         .. "gated (one activation kernel either way)", id)
+    end
+  end
+  -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off
+  -- (engine/train_layer.c rope_thd_costs): eager modules already run
+  -- Hugging Face's rotary op by op, and a model without rotary positions
+  -- has none to run -- both would change nothing, in silence.
+  if cfg.unfused_rope then
+    local id = tostring(p.model.id or p.model.name)
+    if cfg.eager then
+      fail("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
+        .. "kernels = eager (stack = %s) the rotary embedding is already Hugging Face's, op "
+        .. "by op: give kernels = fused", tostring(cfg.stack))
+    else
+      local pos = p.model.positions or ((p.model.pos_embeddings or 0) > 0 and "learned"
+        or "rope")
+      if pos ~= "rope" then
+        fail("train: unfused_rope prices Megatron-Core's rotary embedding; %s has %s "
+          .. "positions", id, pos)
+      end
     end
   end
   if o.moe_router_dtype ~= nil then
