@@ -271,6 +271,8 @@ local case_schema = T.record {
     moe_permute_fusion = T.boolean(),
     -- Megatron-Core's bias_activation_fusion: false is gp.train's unfused_act
     bias_activation_fusion = T.boolean(),
+    -- Megatron-Core's apply_rope_fusion: false is gp.train's unfused_rope
+    apply_rope_fusion = T.boolean(),
     -- Megatron-Core's moe_router_dtype (gp.train's moe_router_dtype)
     moe_router_dtype = declared("moe_router_dtype"),
     -- how evenly the router spreads tokens over the expert-parallel ranks
@@ -422,10 +424,10 @@ M.PARALLEL_READ = {
     grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
-    moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
+    moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     moe_balance offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
-    last_stage_layers moe_permute_fusion bias_activation_fusion moe_router_dtype numa_bind offload
+    last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},

@@ -750,6 +750,9 @@ return function(case, cat)
     -- case's model config leaves them (SCHEMA.md): false, gp.train's
     -- unfused_act, the probabilities' product in the router's dtype.
     unfused_act = v(par.bias_activation_fusion) == false or nil,
+    -- Megatron-Core's apply_rope_fusion as the recipe sets it (SCHEMA.md):
+    -- false, gp.train's unfused_rope (NeMo RL's DeepSeek-V3 recipes).
+    unfused_rope = v(par.apply_rope_fusion) == false or nil,
     moe_router_dtype = v(par.moe_router_dtype),
     -- the router's balance as the case's recipe configures it (SCHEMA.md
     -- parallel.moe_balance): a stated value wins over the framework

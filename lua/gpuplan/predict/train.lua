@@ -656,6 +656,7 @@ local function predict(case, cat)
   o.moe_flex_sms = v(par.moe_flex_sms)
   if v(par.moe_permute_fusion) == false then o.unfused_permute = true end
   if v(par.bias_activation_fusion) == false then o.unfused_act = true end
+  if v(par.apply_rope_fusion) == false then o.unfused_rope = true end
   o.moe_router_dtype = v(par.moe_router_dtype)
   -- the router's balance as the recipe configures it (SCHEMA.md
   -- parallel.moe_balance)
