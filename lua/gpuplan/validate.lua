@@ -354,7 +354,7 @@ local case_schema = T.record {
     offload_states = declared("offload_states"), param_offload = declared("param_offload"),
     ref_host = declared("ref_host"), ref_reward_offload = declared("ref_reward_offload"),
     ref_model = declared("ref_model"), async_engine = T.boolean(),
-    logprob_batch = count(), sequence_packing = T.boolean(),
+    logprob_batch = count(), sequence_packing = T.boolean(), fuse_loss = T.boolean(),
     max_batch = count(), max_num_tokens = count(),
     response_clip = declared("response_clip"), base_checkpoint = declared("base_checkpoint"),
     -- DAPO's dynamic sampling (SCHEMA.md rl.filter_keep; gp.rl's

@@ -800,6 +800,12 @@ return function(case, cat)
     -- (megatron_policy_worker.py train: make_microbatch_iterator(mbs),
     -- seq_dim_size = data["input_ids"].shape[1]), gp.rl's pad.
     pad = v(c.sequence_packing) == false or nil,
+    -- NeMo RL's sequence_packing.fuse_loss: true (SCHEMA.md rl.fuse_loss):
+    -- SequencePackingFusionLossWrapper "calls prepare_fn once on the
+    -- packed logits ... then calls the loss function once" (nemo_rl/
+    -- algorithms/loss/wrapper.py r0.6.0), one loss a micro-batch: no
+    -- per-sequence loss (the profile's loss_ops).
+    loss_ops = v(c.fuse_loss) and 0 or nil,
   }
   if o.colocated == nil then o.colocated = v(c.rollout_gpus) == nil end
   if not o.colocated then o.rollout_gpus = v(c.rollout_gpus) or "auto" end
