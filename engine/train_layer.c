@@ -287,7 +287,11 @@ static const ekernel rope_cat[] = { { 2, 0, 0, 0 } };
  * kernels' own (layer_extras).  MLA rotates only the rope slices:
  * qk_rope_head_dim of each query head and one shared key head.  The
  * per-sequence views and the backward's kernels for the slices are
- * left out: a lower bound. */
+ * left out: a lower bound.  So is v0.4.0's pin (Megatron-LM af73aa2c),
+ * whose function waited once and then ran _apply_rotary_pos_emb_bshd on
+ * each sequence in turn ("for x in torch.split(t, seqlens)"): its
+ * launches grow with the sequences a micro-batch holds, priced here as
+ * the later pin's one pass. */
 #define ROPE_THD_WAIT_OPS 5.0
 
 /* Of a call's host ops, those from its first wait on: the .tolist()
