@@ -249,6 +249,12 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    (c->wo_stream > 0.0 && c->wo_stream < 0.01) || c->wo_stream > 1.0)
 		return gp_fail(err, "wo_stream must be 0 or in [0.01, 1] "
 		               "(got %g)", c->wo_stream);
+	/* An M tile as roof_op.m_tile takes it: 0 (the library's) or
+	 * 8 to 128 rows. */
+	if (!gp_finite(c->m_tile) || c->m_tile < 0.0 ||
+	    (c->m_tile > 0.0 && c->m_tile < 8.0) || c->m_tile > 128.0)
+		return gp_fail(err, "m_tile must be 0 or in [8, 128] rows "
+		               "(got %g)", c->m_tile);
 	if (!gp_finite(c->capacity) || c->capacity <= 0 ||
 	    c->capacity > GP_AMOUNT_MAX)
 		return gp_fail(err, "capacity must be a positive number of "
@@ -362,6 +368,8 @@ typedef struct builder {
 	gp_error *err;
 	int graphs;
 	int gemv;             /* the next op runs as a CUDA-core GEMV */
+	double m_tile;        /* and pads its tokens to this M tile (0:
+	                         the library's; infer_cfg.m_tile) */
 	double dequant;       /* and dequantises this many FLOP per weight */
 	double stream;        /* and streams at this fraction (0: the
 	                         device's GEMM rate) */
@@ -389,7 +397,7 @@ static int add(builder *b, const char *name, double count, double flop,
 	op.gemv = b->gemv;
 	op.dequant = b->dequant;
 	op.stream = b->stream;
-	op.m_tile = 0.0;        /* the library's tiles (roofline.c) */
+	op.m_tile = b->m_tile;  /* 0: the library's tiles (roofline.c) */
 	op.spread = 0;
 	row = &b->ph->ops[b->ph->nops];
 	if (roof_op_time(b->d, &op, b->graphs, &row->r, b->err) != GP_OK)
@@ -754,9 +762,16 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
 		b->gemv = lin && wo && T <= c->gemv_max;
 		b->stream = lin && wo ? c->wo_stream : 0.0;
+		/* The runtime's fp8 dense linears on its own M tile; the
+		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */
+		b->m_tile = lin && !wo && c->weight_bits < 16.0 &&
+			strncmp(o->name, "moe_", 4) != 0 ? c->m_tile : 0.0;
 		if (add(b, o->name, count, o->flop, bytes, o->m, o->n, o->k,
-		        o->batch, o->kind == GP_OP_ATTN ? ap : cp))
+		        o->batch, o->kind == GP_OP_ATTN ? ap : cp)) {
+			b->m_tile = 0.0;
 			return GP_EINVAL;
+		}
+		b->m_tile = 0.0;
 	}
 	b->dequant = 0.0;
 	b->gemv = 0;
@@ -848,6 +863,7 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	b.err = err;
 	b.graphs = c->runtime == INFER_GRAPHS;
 	b.gemv = 0;
+	b.m_tile = 0.0;
 	b.dequant = 0.0;
 	b.stream = 0.0;
 	cp = c->compute;

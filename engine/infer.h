@@ -122,6 +122,12 @@ typedef struct infer_cfg {
 	                         lua/gpuplan/infer.lua M.wo_stream);
 	                         0: the device's GEMM rate (roofline.h
 	                         roof_op.stream) */
+	double m_tile;        /* > 0: rows of the M tile the runtime's fp8
+	                         dense linears (multiplied as stored) pad
+	                         a step's tokens to (SGLang's DeepGEMM on
+	                         Hopper: 64; lua/gpuplan/infer.lua
+	                         M.m_tile); 0: the library's tiles
+	                         (roofline.h roof_op.m_tile) */
 	double offload_bw;    /* B/s of host memory the CPU reads the
 	                         host-resident layers at when it computes
 	                         them (steps of at most offload_cpu_max

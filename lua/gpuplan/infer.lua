@@ -188,6 +188,39 @@ function M.wo_stream_of(rt, bits)
   return bits < 8 and k.int4 or k.int8
 end
 
+-- The M tile a runtime's fp8 dense linears pad a decode step's tokens to,
+-- by GPU arch (engine infer_cfg.m_tile; roofline.c ROOF_MIN_EDGE: the
+-- library's 16 otherwise).  SGLang multiplies a block-scaled fp8
+-- checkpoint's linears (DeepSeek-V3's, Qwen3-FP8's 128 x 128 blocks) with
+-- DeepGEMM on Hopper: its DeepGEMM wrapper turns it on for sm90 unless
+-- told otherwise ("if sm_version == 90: if get_bool_env_var(
+-- "SGL_ENABLE_JIT_DEEPGEMM", default="true")", python/sglang/srt/layers/
+-- quantization/deep_gemm.py of spring 2025; the later deep_gemm_wrapper's
+-- _compute_enable_deep_gemm keeps that default; the 0.4.6.post1 tag itself
+-- was not read) and w8a8_block_fp8_matmul_deepgemm calls its
+-- gemm_fp8_fp8_bf16_nt, which keeps the tokens on the M side of a 64-row
+-- WGMMA tile up to 64 tokens ("block_ms = (64 if m <= 64 else 128, )",
+-- deep_gemm/jit_kernels/config.py get_best_configs) -- the rule
+-- gpuplan.serve applies to the same kernels (serve.lua m_tile).  On a
+-- card whose fp8 tensor rate is cut against its bandwidth (H20: 296
+-- TFLOP/s over 4.0 TB/s, a ridge of 63 FLOP/B at the achievable rates) a
+-- batch-1 step pays 128 FLOP per weight byte and is compute-bound; on
+-- H100/H200 (ridge 294 on the H200) it stays memory-bound.  Measured: the
+-- Qwen speed benchmark's FP8 rows on one H20 under SGLang 0.4.6.post1
+-- (validation qwen3-speedbench-*-fp8-*) run at 150.25 and 46.17 tokens/s
+-- for Qwen3-8B and -32B, a third of the bandwidth bound, as the padded
+-- tile gives (141 and 37 predicted).  The fused MoE's expert GEMMs keep their own kernel (Triton
+-- fused_moe) and the 16-bit lm_head the library's tiles.  A per-tensor fp8
+-- checkpoint runs sgl-kernel's CUTLASS fp8_scaled_mm instead; --weights
+-- does not say which, so fp8 under SGLang is taken as block-scaled.
+M.m_tile = { sglang = { hopper = { fp8 = 64 } } }
+
+function M.m_tile_of(rt, arch, base)
+  local r = M.m_tile[rt or ""]
+  local a = r and r[arch or ""]
+  return a and a[base or ""] or nil
+end
+
 -- Runtimes whose QK-norm (model qk_norm: Qwen3's q_norm and k_norm) runs
 -- inside the rope kernel: TensorRT-LLM's PyTorch backend builds Qwen3's
 -- attention as a QKNormRoPEAttention with "fuse_qk_norm_rope: bool = True"
@@ -528,6 +561,7 @@ function M.setup(a)
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     wo_stream = M.wo_stream_of(a.runtime, bits),
+    m_tile = M.m_tile_of(a.runtime, g.arch, base),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,
     act_quant = M.act_quant[a.runtime or "graphs"] or nil,
     moe_expand = M.moe_expand[a.runtime or "graphs"] or nil,

@@ -184,6 +184,38 @@ t.raises(function() require("gpuplan.core").roof_op(roofline.device("h100-sxm"),
            { flop = 1, bytes = 1, m = 1, n = 1, k = 1, stream = 0.001 }) end,
          "op op: stream must be 0 or in [0.01, 1] (got 0.001)", "roof_op: a stream below 1%", true)
 
+-- SGLang's fp8 dense linears run DeepGEMM on Hopper (infer.lua M.m_tile):
+-- a decode step of 1..64 tokens pays for a 64-row M tile where the
+-- library's kernels pay for 16 (roofline.c ROOF_MIN_EDGE), so Qwen3-8B's
+-- mlp_up at batch 1 computes 64 / 16 = 4 times vLLM's padded FLOP (exact:
+-- the same op, only the tile differs; 1e-12 relative for float rounding).
+-- On the H20 (fp8 ridge 63 FLOP/B as priced) that is 128 FLOP per weight
+-- byte: compute-bound, where 32 stays memory-bound; on the H200 (ridge
+-- 294) both stay memory-bound.
+local function q8(gpu, w, rt, model)
+  return infer.infer { model = model or "qwen3-8b", gpu = gpu, weights = w, batch = 1,
+                       input = 1, output = 2048, runtime = rt }
+end
+local sg, vl = q8("h20", "fp8", "sglang"), q8("h20", "fp8", "vllm")
+t.near(t.op(sg, "mlp_up").t_compute / t.op(vl, "mlp_up").t_compute, 64 / 16, 1e-12,
+       "SGLang fp8 on H20: mlp_up pays a 64-row tile, 4x vLLM's 16")
+t.is(t.op(sg, "mlp_up").bound .. "/" .. t.op(vl, "mlp_up").bound, "compute/memory",
+     "... compute-bound on the H20, where vLLM's 16-row tile is memory-bound")
+t.is(t.op(q8("h200-sxm", "fp8", "sglang"), "mlp_up").bound, "memory",
+     "... memory-bound on the H200 (128 FLOP/B under its 294 ridge)")
+t.near(t.op(sg, "logits").time, t.op(vl, "logits").time, 1e-15,
+       "... the 16-bit lm_head keeps the library's tiles")
+t.near(t.op(q8("h20", "bf16", "sglang"), "mlp_up").time, t.op(q8("h20", "bf16", "vllm"), "mlp_up").time,
+       1e-15, "... bf16 linears (cuBLAS) keep the library's tiles")
+t.near(t.op(q8("h20", "fp8", "sglang", "qwen3-30b-a3b"), "moe_up").time,
+       t.op(q8("h20", "fp8", "vllm", "qwen3-30b-a3b"), "moe_up").time, 1e-15,
+       "... the fused MoE's expert GEMMs keep their own kernel's tiles")
+t.is(infer.m_tile_of("sglang", "blackwell", "fp8"), nil, "M.m_tile: Hopper only (DeepGEMM's sm90 kernels)")
+local sm3, sd3, sc3 = infer.setup { model = "llama3-8b", gpu = "h100-sxm", weights = "fp8" }
+sc3.m_tile = 4
+t.raises(function() require("gpuplan.core").infer(sm3, sd3, sc3) end,
+         "m_tile must be 0 or in [8, 128] rows (got 4)", "engine: an M tile under 8 rows", true)
+
 -- Eager PyTorch (plain PyTorch / HF generate): the host dispatches
 -- (40 x 49 + 10) kernel-launching ops x 24.84 us = 48.93 ms per token (49
 -- ops per gpt-fast block, the per-op cost from the PyTorch blog's
