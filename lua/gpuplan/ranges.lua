@@ -19,6 +19,14 @@
 --           (ZeRO >= 2 or FSDP) | tensor | data; infer: expert | tensor |
 --           single; collective: the operation)
 --   scale   node (one node) | nodes (2-16 nodes) | cluster (more)
+--   balance (infer) full | cut: the card's ridge point, dense bf16 peak over memory
+--           bandwidth in flop per byte.  A bf16 decode GEMM of M token rows
+--           does about M flop per byte of weights, and runtimes pad a small
+--           batch to a 16- to 64-row tile (Marlin 16, DeepGEMM 64: gp.infer),
+--           so on a card whose ridge point is under CUT_RIDGE = 64 (H20: 148
+--           TFLOP/s over 4.0 TB/s = 37) small-batch decode can be bound by
+--           compute where every other card streams weights: its errors are
+--           another population and do not widen the full cards' ranges
 --   gen     the card's architecture (catalog arch: ampere, hopper, ...)
 -- The range comes from the deepest prefix of that path (kind, kind/stack,
 -- kind/stack/moe, ...) that holds at least MIN_CASES cases, so a regime
@@ -47,7 +55,8 @@ local M = {}
 
 M.LEVEL = 0.8
 M.MIN_CASES = 8
-M.FEATURES = { "stack", "moe", "style", "scale", "gen" }
+M.FEATURES = { "stack", "moe", "style", "scale", "balance", "gen" }
+M.CUT_RIDGE = 64
 -- A job is "like no published run" when one of these is new to its kind.
 M.NOVEL = { "stack", "moe", "gen" }
 
@@ -127,6 +136,11 @@ function M.regime(kind, job, res, cat)
     (gpu and gpu.scaleup and gpu.scaleup.domain) or 8
   f.scale = scale_of(tonumber(get("gpus")), per_node)
   f.gen = gpu and gpu.arch or nil
+  local peak = gpu and type(gpu.peak) == "table" and tonumber(gpu.peak.bf16)
+  local bw = gpu and tonumber(gpu.mem_bw)
+  if kind == "infer" and peak and bw and bw > 0 then
+    f.balance = peak / bw < M.CUT_RIDGE and "cut" or "full"
+  end
   return f
 end
 

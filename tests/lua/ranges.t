@@ -113,6 +113,20 @@ t.ok(r.stack == "hf" and r.style == "sharded" and r.scale == "node",
 r = ranges.regime("train", { model = "llama3-8b", gpu = "h100-sxm", gpus = 256 }, nil, cat)
 t.is(r.scale, "cluster", "256 GPUs = 32 nodes of 8: cluster")
 
+-- The card's balance, for serving only: the ridge point dense bf16 peak /
+-- memory bandwidth against CUT_RIDGE = 64 FLOP/B.  H20: 148e12 / 4.0e12 =
+-- 37 -> cut; H200: 989e12 / 4.8e12 = 206 -> full (catalog figures, exact
+-- comparisons, no tolerance needed).  A training job has no balance.
+r = ranges.regime("infer", { model = "llama3-8b", gpu = "h20", gpus = 1 }, nil, cat)
+t.is(r.balance, "cut", "infer on h20: ridge 37 FLOP/B < 64, cut")
+t.is(table.concat(ranges.path(r), ";"):match("[^;]*$"),
+  "stack=graphs/moe=dense/style=single/scale=node/balance=cut/gen=hopper",
+  "balance sits before gen in the path")
+r = ranges.regime("infer", { model = "llama3-8b", gpu = "h200-sxm" }, nil, cat)
+t.is(r.balance, "full", "infer on h200-sxm: ridge 206 FLOP/B, full")
+r = ranges.regime("train", { model = "llama3-8b", gpu = "h20", gpus = 8 }, nil, cat)
+t.is(r.balance, nil, "train on h20: no balance feature")
+
 -- 7. The shipped model: a card of an architecture no training case has
 -- (MI300X, cdna3) is "no published run like this" and gets the kind's
 -- range, whatever regime the rest of its features would reach.
