@@ -706,14 +706,19 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   -- The unfused RoPE is Megatron-Core's with apply_rope_fusion off
   -- (engine/train_layer.c rope_thd_costs): eager modules already run
-  -- Hugging Face's rotary op by op, and a model without rotary positions
-  -- has none to run -- both would change nothing, in silence.
+  -- Hugging Face's rotary op by op, the fused kernels of the other stacks
+  -- are not Megatron-Core's modules (train_prep.c prices it only with
+  -- te_modules), and a model without rotary positions has none to run --
+  -- each would change nothing, in silence.
   if cfg.unfused_rope then
     local id = tostring(p.model.id or p.model.name)
     if cfg.eager then
       fail("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
         .. "kernels = eager (stack = %s) the rotary embedding is already Hugging Face's, op "
         .. "by op: give kernels = fused", tostring(cfg.stack))
+    elseif not cfg.te_modules then
+      fail("train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
+        .. "stack = megatron (got stack = %s)", tostring(cfg.stack))
     else
       local pos = p.model.positions or ((p.model.pos_embeddings or 0) > 0 and "learned"
         or "rope")

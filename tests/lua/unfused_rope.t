@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
@@ -74,6 +74,13 @@ end
 t.raises(function() runj(dense, { unfused_rope = true, stack = "hf" }) end,
   "train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion; with "
     .. "kernels = eager (stack = hf)", "eager modules refused", true)
+-- The other stacks' fused kernels are not Megatron-Core's modules: the
+-- option would leave their step as it is (deepspeed, packed: the same
+-- step with and without it before this refusal).
+t.raises(function() runj(dense, { unfused_rope = true, stack = "deepspeed", kernels = "fused",
+                                  packed_len = 1024 }) end,
+  "train: unfused_rope is Megatron-Core's RoPE without apply_rope_fusion: it needs "
+    .. "stack = megatron (got stack = deepspeed)", "deepspeed's fused kernels refused", true)
 t.raises(function() runj(dense, { unfused_rope = true, model = "gpt3-175b", gpus = 64,
                                   tp = 8, pp = 8 }) end,
   "train: unfused_rope prices Megatron-Core's rotary embedding; gpt3-175b has learned "
