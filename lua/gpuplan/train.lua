@@ -373,14 +373,8 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.pad_mask = o.pad_mask == true
-  if o.pad_share ~= nil then
-    if type(o.pad_share) ~= "number" or o.pad_share ~= o.pad_share or o.pad_share < 0
-        or o.pad_share > 1 then
-      fail("train: pad_share is the share of a micro-batch's tokens that are padding: "
-        .. "a number from 0 to 1 (got %s)", args.shown(o.pad_share))
-    end
-    cfg.pad_share = o.pad_share
-  end
+  -- (its type and range 0 to 1 checked where options.lua declares it)
+  cfg.pad_share = o.pad_share
   cfg.async_tp_allreduce = o.async_tp_allreduce == true
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true

@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
 local function op(r, name)
@@ -89,3 +89,8 @@ t.near(gp.train(t.with(dense, { pad_share = 1 })).step_s, gp.train(dense).step_s
 
 t.raises(function() gp.train(t.with(big, { pad_share = 1.5 })) end,
   "pad_share", "above 1 refused", true)
+-- Not a share: named, never priced (options.lua's range 0 to 1).
+t.raises(function() gp.train(t.with(big, { pad_share = 0 / 0 })) end,
+  "train: pad_share must be a finite number (got NaN)", "NaN refused", true)
+t.raises(function() gp.train(t.with(big, { pad_share = "0.5" })) end,
+  "train: pad_share must be a finite number (got string '0.5')", "a string refused", true)
