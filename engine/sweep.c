@@ -349,8 +349,11 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 	int etp = v[LV_ETP] ? 1 : v[LV_TP];
 
 	/* the stage's ranks tp * cp * dp = N / pp; ep_overlap needs
-	 * ep > 1 (train_prep.c check_ep_overlap) */
+	 * ep > 1 (train_prep.c check_ep_overlap), pad_share on a MoE
+	 * model ep 1 (check_pad_share) */
 	return (v[lv] > 1 || !it->base->ep_overlap) &&
+		(v[lv] < 2 || !(it->base->pad_share > 0.0) ||
+		 !(it->m->moe.experts > 0)) &&
 		layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]);
 }
 

@@ -396,6 +396,22 @@ static int check_ep_overlap(const train_cfg *c, const gp_layout *y,
 	return GP_OK;
 }
 
+/* pad_share is priced in the Hugging Face expert loop with every expert
+ * on the rank (train_layer.c hf_expert_stretches, ep 1).  With experts
+ * spread over ranks the pads' one set of top-k experts lives on at most
+ * K of them, whose load the step does not price: refused, as the sweep
+ * skips such layouts (sweep.c ok_ep). */
+static int check_pad_share(const gp_model *m, const train_cfg *c,
+			   const gp_layout *y, gp_error *err)
+{
+	if (!(c->pad_share > 0.0) || !(m->moe.experts > 0) || y->ep < 2)
+		return GP_OK;
+	return gp_fail(err, "pad_share %g with ep %d: the pads' top-k experts "
+		       "sit on a few expert-parallel ranks, a load not priced "
+		       "(pad_share prices the expert loop of one rank holding "
+		       "every expert, ep 1)", c->pad_share, y->ep);
+}
+
 /* What every use of a config shares: the checks, the layout and its
  * placement, the precisions, and the two kinds of layer's costs (from
  * the memo when it has them).  Fills *xp, out's groups and warnings,
@@ -437,6 +453,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	}
 	if (check_ep_overlap(c, &xp->y, err) ||
+	    check_pad_share(m, c, &xp->y, err) ||
 	    mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
 		return GP_EINVAL;
 	if (c->mem.seq < xp->y.cp)

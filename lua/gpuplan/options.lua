@@ -1316,7 +1316,8 @@ opt { name = "pad_share", type = "number", metavar = "P", commands = "train plan
     .. "collator padding every row to max_length): a MoE router sends them all to the same "
     .. "top-k experts, so the Hugging Face modules' expert loop (kernels eager), which waits "
     .. "for each expert's row count, runs K experts long and the rest short of GPU work; "
-    .. "0 to 1",
+    .. "0 to 1; with a MoE model, ep 1 only (spread over ranks the pads' experts load a "
+    .. "few of them, not priced)",
   suggest = { "padding", "pad_fraction", "max_length", "padding_share" } }
 opt { name = "unfused_loss", type = "flag", commands = "train plan",
   help = "the loss as Megatron-Core's unfused vocab-parallel cross-entropy "

@@ -12,7 +12,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(15)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
 local function op(r, name)
@@ -94,3 +94,26 @@ t.raises(function() gp.train(t.with(big, { pad_share = 0 / 0 })) end,
   "train: pad_share must be a finite number (got NaN)", "NaN refused", true)
 t.raises(function() gp.train(t.with(big, { pad_share = "0.5" })) end,
   "train: pad_share must be a finite number (got string '0.5')", "a string refused", true)
+
+-- Experts spread over ranks (ep > 1): the pads' top-k experts sit on at
+-- most K ranks, a load the expert loop's one-rank pricing does not see --
+-- refused by name (engine/train_prep.c check_pad_share), where before it
+-- priced the balanced split in silence.  Stage 2: ep 2 on 8 H100s.
+t.raises(function() gp.train(t.with(big, { zero = 2, ep = 2, pad_share = 0.5 })) end,
+  "pad_share 0.5 with ep 2", "ep 2 refused", true)
+t.ok(pcall(gp.train, t.with(big, { zero = 2, ep = 2 })), "... the same job without padding runs")
+-- gp.sweep skips such layouts rather than failing: none listed has ep > 1,
+-- where the same search without padding lists some.
+local sw = { model = "qwen3-30b-a3b", gpu = "h100-sxm", gpus = 16, seq = 4096,
+             method = "pretrain", ep_max = 8, top = 1000, scaling = false }
+local function spread(res)
+  local n = 0
+  for _, c in ipairs(res.results) do if c.ep > 1 then n = n + 1 end end
+  return n, #res.results
+end
+local n_plain = spread(gp.sweep(sw))
+local n_pad, all_pad = spread(gp.sweep(t.with(sw, { pad_share = 0.5 })))
+t.ok(n_plain > 0 and n_pad == 0 and all_pad > 0,
+  string.format("sweep with pad_share: ep 1 layouts only (%d with ep > 1 without padding, "
+    .. "%d with, of %d)", n_plain, n_pad, all_pad))
+
