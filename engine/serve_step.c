@@ -73,6 +73,7 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 	double qr = m->mla.q_lora_rank, r = m->mla.kv_lora_rank;
 	double dn = m->mla.qk_nope_head_dim, dr = m->mla.qk_rope_head_dim;
 	double dv = m->mla.v_head_dim, dq = dn + dr, wb = s->wb, t, act, kvb;
+	double packq = 0.0;
 
 	kvb = x->c->base.kv_bytes;
 	if (sx_gemm(x, "q_kv_a", L, absorb ? Tg : Tg / s->a,
@@ -100,6 +101,29 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 		/* Rope on q_pe and the shared k_pe; the latent and k_pe
 		 * written to the cache. */
 		act = 2.0 * Tg * (nh + 1.0) * dr;
+		/* ... and the query packed for the core.  The latent-form
+		 * decode kernels take it as one tensor of kv_lora_rank +
+		 * rope per head (FlashInfer's trtllm_batch_decode_with_kv_
+		 * cache_mla, TensorRT-LLM's and SGLang's trtllm_mla on
+		 * Blackwell: "query ... should be concated q_nope + q_rope";
+		 * CUTLASS MLA; FlashMLA's q of head dim 576 on Hopper), so
+		 * the absorbed q_nope is read once more and the whole query
+		 * written in the format the kernel multiplies, the cache's
+		 * (the FP8 kernels take an FP8 query: SGLang's FP8 path
+		 * fuses the rope, the cast and the packing into one kernel,
+		 * TensorRT-LLM its MLA rope-generation kernel's quant_q
+		 * buffer).  Measured: SGLang PR 10473, the CUDA
+		 * concat_mla_absorb_q that replaced torch.cat in trtllm_mla,
+		 * packs 768 tokens of 128 heads in 0.036864 ms (its 226 MB
+		 * at 6.1 TB/s, over any Hopper's HBM: a Blackwell part);
+		 * this pass, 768 x 128 x (512 x 2 + 576 x 2) = 214 MB, adds
+		 * 33 us a layer to rope_kv at 768 sequences on a B200
+		 * (8.8 -> 41.7 us).  Not every kernel needs it
+		 * (SGLang's FA3 and FlashInfer MLA backends take q_nope and
+		 * q_pe apart); no case field names the backend, and the
+		 * kernels of the published rows but the Eigen AI H200 ones
+		 * (FA3) do. */
+		packq = Tg * nh * (r * ACT + (r + dr) * kvb);
 	} else {
 		if (sx_quant(x, "kv_b_quant", L, Tg * r, &t))
 			return GP_EINVAL;
@@ -111,7 +135,8 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 		act = 2.0 * Tg * (nh + 1.0) * dr + Tg * nh * (dn + dq);
 	}
 	if (sx_row(x, "rope_kv", L, 6.0 * Tg * (nh + 1.0) * dr,
-	           act * ACT + Tg * (r + dr) * kvb, 0, 0, 0, 0, x->cp, &t))
+	           act * ACT + Tg * (r + dr) * kvb + packq, 0, 0, 0, 0,
+	           x->cp, &t))
 		return GP_EINVAL;
 	b->prep += t;
 	if (absorb) {

@@ -48,6 +48,26 @@ local function attn_frac(res, peak)
   end
 end
 t.near(attn_frac(r, 148e12), 0.862, 1e-9, "Hopper: the attention at FA3's fraction (the H20's own)")
+
+-- MLA decode's rope row also packs the query for the latent-form kernel
+-- (serve_step.c mla_attention): per token, the rope on q_pe and k_pe read
+-- and written at 2 B, 2 x (128 + 1) x 64 x 2 = 33,024 B; the latent and
+-- k_pe written to the cache, (512 + 64) x kv bytes; the absorbed q_nope
+-- read again, 128 x 512 x 2 = 131,072 B, and the packed query written in
+-- the cache's format, 128 x 576 x kv bytes.  Batch 32 per GPU, one token
+-- each, without two-batch overlap (which prices each half apart).  Exact
+-- (bytes, not time).
+local function rope_bytes(res)
+  for _, o in ipairs(res.ops) do if o.name == "rope_kv" then return o.bytes end end
+end
+local r16 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32,
+                            two_batch_overlap = false })
+t.near(rope_bytes(r16), 32 * (33024 + 576 * 2 + 131072 + 128 * 576 * 2), 1e-12,
+       "rope_kv packs the query: bf16 cache, a bf16 query")
+local r8 = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, kv = "fp8",
+                           two_batch_overlap = false })
+t.near(rope_bytes(r8), 32 * (33024 + 576 + 131072 + 128 * 576), 1e-12,
+       "rope_kv packs the query: fp8 cache, an fp8 query")
 t.ok(t.said(r, "^attn_kernel=fa3"), "and says so among the assumptions")
 local amp = gp.infer { model = "qwen3-235b-a22b", gpu = "a100-sxm-80gb", gpus = 8, ep = 8,
                        dp_attention = true, weights = "fp8", input = 4096, output = 1536,
