@@ -181,6 +181,9 @@ typedef struct train_cfg {
 	int unfused_rope;        /* RoPE as Megatron-Core's PyTorch ops
 				  * (apply_rope_fusion off; train_layer.c
 				  * rope_thd_costs) */
+	int rope_seq_loop;       /* with unfused_rope: the packed path's
+				  * loop over the sequences (Megatron-LM
+				  * before 6fe43ce281; rope_thd_costs) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -471,6 +474,7 @@ typedef struct train_lkey {
 	int unfused_permute;     /* train_cfg's */
 	int unfused_act;         /* train_cfg's */
 	int unfused_rope;        /* train_cfg's, fused stacks only */
+	int rope_seq_loop;       /* train_cfg's, with unfused_rope */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

@@ -287,21 +287,57 @@ static const ekernel rope_cat[] = { { 2, 0, 0, 0 } };
  * kernels' own (layer_extras).  MLA rotates only the rope slices:
  * qk_rope_head_dim of each query head and one shared key head.  The
  * per-sequence views and the backward's kernels for the slices are
- * left out: a lower bound.  So is v0.4.0's pin (Megatron-LM af73aa2c),
- * whose function waited once and then ran _apply_rotary_pos_emb_bshd on
- * each sequence in turn ("for x in torch.split(t, seqlens)"): its
- * launches grow with the sequences a micro-batch holds, priced here as
- * the later pin's one pass. */
+ * left out: a lower bound.  v0.4.0's pin (Megatron-LM af73aa2c) waited
+ * once and then ran _apply_rotary_pos_emb_bshd on each sequence in turn
+ * ("for x in torch.split(t, seqlens)"): rope_seq_loop, below. */
 #define ROPE_THD_WAIT_OPS 5.0
 
-/* Of a call's host ops, those from its first wait on: the .tolist()
- * copy, the comparison and its truth value (3 of ROPE_THD_WAIT_OPS),
- * freqs' cat 1, cos and sin ROPE_MSCALE_OPS, the rope's kernels
- * (rope_fwd) and the final cat 1, MLA's de-interleave 1 more. */
-static double rope_thd_post_ops(const gp_model *m)
+/* The older pins' loop (rope_seq_loop): Megatron-LM af73aa2c, NeMo RL
+ * v0.4.0's, and 2ff0f099, v0.3.0's and the pin of NeMo RL PR #608 ("enable
+ * mcore rope fusion", 2025-07-05), which wrote grpo_math_1B's "#gives ~20%
+ * training perf speedup with sequence packing".  Their
+ * _apply_rotary_pos_emb_thd runs "cu_seqlens = cu_seqlens // cp_size",
+ * "seqlens = (cu_seqlens[1:] - cu_seqlens[:-1]).tolist()" -- one wait,
+ * ROPE_LOOP_WAIT_OPS with the division and the subtraction, no
+ * comparison -- and then "torch.cat([_apply_rotary_pos_emb_bshd(
+ * x.unsqueeze(1), _get_thd_freqs_on_this_cp_rank(...), ...) for x in
+ * torch.split(t, seqlens)])": the whole bshd pass (cos and sin, the
+ * rope's kernels, the cat; MLA's de-interleave) once per sequence of the
+ * micro-batch, each sequence's freqs a slice ("freqs[: x.size(0)]", a
+ * view), and one more cat of the sequences' outputs.  Megatron-LM
+ * 6fe43ce281 (2025-10-06, "Add Non-1D RoPE Frequency Indexing") replaced
+ * the loop by the one pass above. */
+#define ROPE_LOOP_WAIT_OPS 3.0
+
+/* The sequences a packed micro-batch holds: its tokens over the keys a
+ * token's own sequence holds (attn_seq, E[L^2] / E[L] for unequal
+ * lengths, so at most the true count: a lower bound); one without the
+ * loop, which runs a single pass whatever the count. */
+static double rope_thd_seqs(const train_lkey *k)
 {
-	return 3.0 + 1.0 + ROPE_MSCALE_OPS + NK(rope_fwd) + 1.0 +
+	double n;
+
+	if (!k->rope_seq_loop || k->attn_seq <= 0)
+		return 1.0;
+	n = k->seq * k->micro_batch / k->attn_seq;
+	return n > 1.0 ? n : 1.0;
+}
+
+/* Of a call's host ops, those from its first wait on.  One pass: the
+ * .tolist() copy, the comparison and its truth value (3 of
+ * ROPE_THD_WAIT_OPS), freqs' cat 1, cos and sin ROPE_MSCALE_OPS, the
+ * rope's kernels (rope_fwd) and the final cat 1, MLA's de-interleave 1
+ * more.  The loop (rope_seq_loop, n sequences): the .tolist() copy 1,
+ * then per sequence cos and sin, the rope's kernels, the cat and MLA's
+ * de-interleave, then the sequences' cat 1. */
+static double rope_thd_post_ops(const gp_model *m, const train_lkey *k)
+{
+	double seq_ops = ROPE_MSCALE_OPS + NK(rope_fwd) + 1.0 +
 		(m->mla.kv_lora_rank > 0 ? 1.0 : 0.0);
+
+	if (k->rope_seq_loop)
+		return 1.0 + rope_thd_seqs(k) * seq_ops + 1.0;
+	return 3.0 + 1.0 + seq_ops;
 }
 
 static void rope_thd_costs(const tenv *e, const train_lkey *k,
@@ -313,21 +349,34 @@ static void rope_thd_costs(const tenv *e, const train_lkey *k,
 	double T = o->elems / ((nh + nkv) * m->head_dim);
 	double eq = o->elems * nh / (nh + nkv), ek = o->elems - eq;
 	int mla = m->mla.kv_lora_rank > 0;
-	double calls = 2.0;
+	double calls = 2.0, n = rope_thd_seqs(k), ts = 0, tbs = 0, nks = 0;
 
 	if (mla) {
 		eq = T * nh * m->mla.qk_rope_head_dim;
 		ek = T * m->mla.qk_rope_head_dim;
 	}
-	rope_kernels_el(e, k, eq, ek, T, t, tb, nk);
-	*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, nk);
+	/* one sequence's kernels (the whole micro-batch's without the
+	 * loop, n = 1), n times */
+	rope_kernels_el(e, k, eq / n, ek / n, T / n, &ts, &tbs, &nks);
+	ts += ekernels(e, k, rope_cat, NK(rope_cat), (eq + ek) / n, 0, &nks);
 	if (mla)   /* the de-interleave's cat */
+		ts += ekernels(e, k, rope_cat, NK(rope_cat), (eq + ek) / n, 0,
+			       &nks);
+	*t = n * ts;
+	*tb = n * tbs;
+	*nk += n * nks;
+	if (k->rope_seq_loop) {
+		/* the sequences' cat (its backward: views of the gradient);
+		 * cos and sin per sequence, the waits' ops */
 		*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, nk);
-	/* freqs' cat (its rows, a few KB: launches only), cos and sin,
-	 * the waits; MLA's query and key cats (the fused kernels write
-	 * query, key and value too: launches only) */
-	*nk += calls * (1.0 + ROPE_MSCALE_OPS + ROPE_THD_WAIT_OPS) +
-		(mla ? 2.0 : 0.0);
+		*nk += calls * (n * ROPE_MSCALE_OPS + ROPE_LOOP_WAIT_OPS) +
+			(mla ? 2.0 : 0.0);
+	} else
+		/* freqs' cat (its rows, a few KB: launches only), cos and
+		 * sin, the waits; MLA's query and key cats (the fused
+		 * kernels write query, key and value too: launches only) */
+		*nk += calls * (1.0 + ROPE_MSCALE_OPS + ROPE_THD_WAIT_OPS) +
+			(mla ? 2.0 : 0.0);
 	*gpu = *t;
 }
 
@@ -1620,7 +1669,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		 * time, at least, on the layer's path (the waits' own
 		 * stretch, as the dispatcher's above). */
 		if (k->unfused_rope && k->attn_seq > 0 && !eager) {
-			double hr = 2.0 * rope_thd_post_ops(m) *
+			double hr = 2.0 * rope_thd_post_ops(m, k) *
 				k->host_op_time;
 
 			if (hr - lc->rope_gpu > wf)

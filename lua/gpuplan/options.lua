@@ -1391,6 +1391,12 @@ opt { name = "unfused_rope", type = "flag", commands = "train plan rl",
     .. "lengths) and then launches its 16 small kernels one by one while the GPU idles; "
     .. "Transformer Engine modules only",
   suggest = { "apply_rope_fusion", "no_rope_fusion", "rope_fusion" } }
+opt { name = "rope_seq_loop", type = "flag", commands = "train plan rl",
+  help = "with unfused_rope on packed sequences: Megatron-LM's thd RoPE before 6fe43ce281 "
+    .. "(2025-10-06; NeMo RL v0.3.0's and v0.4.0's pins), which waits once and then runs "
+    .. "the whole unfused pass (cos, sin, the rope's kernels, the cat: 12 launches) once "
+    .. "per sequence of the micro-batch (seq x batch / packed_len of them), and cats them",
+  suggest = { "rope_thd_loop", "per_sequence_rope" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "

@@ -330,7 +330,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
-    "unfused_permute", "unfused_act", "unfused_rope",
+    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -379,6 +379,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_permute = o.unfused_permute == true
   cfg.unfused_act = o.unfused_act == true
   cfg.unfused_rope = o.unfused_rope == true
+  cfg.rope_seq_loop = o.rope_seq_loop == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -721,6 +722,11 @@ local function step_choices(o, p, cfg, sweep, default)
           .. "positions", id, pos)
       end
     end
+  end
+  -- The loop is the unfused thd path's: alone it would change nothing.
+  if cfg.rope_seq_loop and not cfg.unfused_rope then
+    fail("train: rope_seq_loop is a form of the unfused RoPE's packed path: it needs "
+      .. "unfused_rope")
   end
   if o.moe_router_dtype ~= nil then
     local id = tostring(p.model.id or p.model.name)

@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(16)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm); a
@@ -85,3 +85,63 @@ t.raises(function() runj(dense, { unfused_rope = true, model = "gpt3-175b", gpus
                                   tp = 8, pp = 8 }) end,
   "train: unfused_rope prices Megatron-Core's rotary embedding; gpt3-175b has learned "
     .. "positions", "a model without rotary positions refused", true)
+
+-- The one magnitude a source gives.  NeMo RL's grpo_math_1B_megatron.yaml
+-- (v0.4.0 to v0.6.0; the comment came with PR #608, 2025-07-05, at
+-- Megatron-LM 2ff0f099) keeps "#gives ~20% training perf speedup with
+-- sequence packing" over "apply_rope_fusion: True", with model_name
+-- Qwen/Qwen2.5-1.5B, tensor/pipeline/context parallel 1, one GPU
+-- (cluster gpus_per_node 1), sequence_packing train_mb_tokens =
+-- max_total_sequence_length 512 x train_micro_batch_size 4 = 2048, and
+-- train_global_batch_size 512 sequences.  No card is stated: h100-sxm.
+-- Samples of 256 tokens: 8 a micro-batch, 512 x 256 / 2048 = 64
+-- micro-batches a step.  Qwen2.5-1.5B from its config.json (28 layers,
+-- hidden 1536, 12 heads and 2 KV heads of 128, ffn 8960, vocab 151936,
+-- tied).
+local q15 = { id = "qwen2.5-1.5b", name = "Qwen2.5 1.5B", family = "qwen2",
+  split_proj = "both", layers = 28, hidden = 1536, heads = 12, kv_heads = 2, head_dim = 128,
+  ffn_hidden = 8960, ffn_gated = true, vocab = 151936, tied_embeddings = true,
+  qkv_bias = true, norm = "rms", max_seq = 32768, params_b = 1.54 }
+local grpo1b = { model = q15, gpu = "h100-sxm", gpus = 1, batch = 1, seq = 2048,
+                 packed_len = 256, global_batch = 64, stack = "megatron", zero = 1 }
+do
+  local f = runj(grpo1b, {})
+  local u = runj(grpo1b, { unfused_rope = true })
+  local l = runj(grpo1b, { unfused_rope = true, rope_seq_loop = true })
+  local rf, ru, rl = op(f, "rope_kv"), op(u, "rope_kv"), op(l, "rope_kv")
+  -- q and k: 2048 x (12 + 2) x 128 elements.  The loop's kernels: the
+  -- one pass's 12 el A in 8 x 11 launches, and the sequences' cat (2 el
+  -- A, one launch).
+  local e15 = 2048 * 14 * 128
+  t.near(rl.fwd, 14 * e15 * A / bw + (8 * 11 + 1) * k1, 1e-6,
+         "loop: each sequence's kernels and the sequences' cat")
+  -- A layer's forward grows by the host's stretch, which covers the
+  -- kernels, less the fused kernel it replaces: one pass 2 x 16 x tau,
+  -- the loop 2 x (1 + 8 x 12 + 1) x tau; its backward by the unfused
+  -- kernels' less the fused one's.  28 layers, 64 micro-batches, the
+  -- rest of the step unchanged.  One pass: 28 x 64 x (794.9 - 10.1 +
+  -- 114.6 us) = 1.611 s on a 2.904 s step, 1.55x; the loop: 4.44x.
+  -- 1e-3: the step's other terms (the optimizer, the loss) do not move.
+  local function grown(r, rr, post)
+    return 28 * 64 * (2 * post * tau - rf.fwd + rr.bwd - rf.bwd)
+  end
+  t.near(u.step_s - f.step_s, grown(u, ru, 16), 1e-3,
+         "one pass (v0.6.0's pin): the step grows by 32 host ops a layer")
+  t.near(l.step_s - f.step_s, grown(l, rl, 98), 1e-3,
+         "loop (v0.3.0/v0.4.0's pins): 196 host ops a layer at 8 sequences")
+  -- The comparison: the comment's ~20% is fused 1/1.2 of unfused; the
+  -- model gives unfused/fused 1.55 for the one pass and 4.4 for the loop
+  -- the comment's own pin ran.  The gap is the host's price of these
+  -- bare tensor ops (GP_EAGER_OP_TIME, gpt-fast's module-level 24.84 us),
+  -- not their count, which the code fixes (docs/train.md).
+  t.ok(u.step_s / f.step_s > 1.5 and l.step_s / u.step_s > 2.5,
+       "the model's fused speed-up is well above the comment's ~20% on this recipe")
+end
+
+-- The loop is a form of the unfused path: alone it is refused.
+t.raises(function() runj(dense, { rope_seq_loop = true, packed_len = 1024 }) end,
+  "train: rope_seq_loop is a form of the unfused RoPE's packed path: it needs unfused_rope",
+  "the loop without unfused_rope refused", true)
+-- Unpacked, no loop: the bshd pass as before.
+t.near(op(runj(dense, { unfused_rope = true, rope_seq_loop = true }), "rope_kv").fwd,
+       12 * el * A / bw + 11 * k1, 1e-6, "unpacked: the loop changes nothing")
