@@ -602,6 +602,16 @@ local RELEASE_FLAGS = {
     function() return true end,
     "NeMo RL v0.3-v0.5: no Apex, so the model config's default (fused_weight_gradient_mlp_cuda "
       .. "importable) is false", false },
+  -- With apply_rope_fusion false (unfused_rope), the Megatron-LM pins of
+  -- v0.3.0 (2ff0f099) and v0.4.0 (af73aa2c) run the packed RoPE's unfused
+  -- pass once per sequence of the micro-batch (rope_utils.py
+  -- _apply_rotary_pos_emb_thd: "for x in torch.split(t, seqlens)"), until
+  -- Megatron-LM 6fe43ce281 (2025-10-06) made it one pass, as v0.6.0's pin
+  -- d30c3ae5 runs it; v0.5.0's pin b73ae5cd (a fork branch) was not read.
+  { "rope_seq_loop", { ["0.3"] = true, ["0.4"] = true },
+    function(o) return o.unfused_rope == true end,
+    "NeMo RL v0.3/v0.4's Megatron-LM pins: the unfused thd RoPE loops over the packed "
+      .. "sequences" },
   -- v0.3.0's refit gathers each tensor whole over TP and then broadcasts
   -- it over the pipeline (nemo_rl/models/megatron/refit_utils.py
   -- gather_params); from v0.4 on Megatron-Bridge's export broadcasts the
