@@ -32,7 +32,8 @@
 -- 18.5 / 10.0, Ampere 23.6 / 17.8, Hopper 41.4 / 36.0, Blackwell 42.8 /
 -- 24.0 GB/s; "busBw = std::min(busBw * .92, graphs[a]->nChannels *
 -- perChMaxTreeBw)"). With few NICs it is what keeps NCCL on the ring
--- (engine/comm_algo.c, nccl_algbw). Ada takes Ampere's row, Turing
+-- (engine/comm_algo.c, nccl_algbw), and it bounds the tree's own time: one
+-- block drives each tree (tree_sm_time). Ada takes Ampere's row, Turing
 -- Volta's; AMD and Gaudi none.
 
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host

@@ -513,6 +513,38 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	return 0;
 }
 
+/* The tree's own ceiling across nodes: each of NCCL's channels is one
+ * thread block (SM) driving one tree -- the connect code duplicates the
+ * search's channels, the copy carrying the second tree ("Duplicate
+ * channels trees", channel1 = channel0 + nChannels, connectTrees;
+ * "nChannels*2", ncclTopoPostset; NVIDIA/nccl src/graph/connect.cc,
+ * 2.27.7 and 2.30.7) -- and NCCL bounds what a search channel's pair of
+ * blocks carries by the generation's perChMaxTreeBw ("busBw =
+ * std::min(busBw * .92, graphs[a]->nChannels * perChMaxTreeBw)" for the
+ * all-reduce tree, every protocol; src/graph/tuning.cc, same tags; the
+ * topology's tree_ch_bw).  It is the SM limit NCCL's maintainer names:
+ * "tree would require 32 SMs to achieve the same performance [as
+ * NVLSTree]. Given the default number of SMs is 16 ... Tree usually
+ * achieves significantly lower bandwidth" (sjeaugey, NVIDIA/nccl#1649).
+ * The channels follow the NICs as NCCL sees them (net_graph_channels:
+ * one per NIC or rail group at its speed, doubled when slow), so a node of
+ * few fast NICs reaches the ceiling and one of many slow ones does not
+ * (8 x 400 Gb/s H100: 8 x 36 GB/s = 288 GB/s bus, under the NICs'
+ * 319 GB/s at 0.85 x 120/128).  A tree's algbw is half its busBw
+ * (tuning.cc "ratio ... .5"), so S bytes take 2S / busBw.  NCCL's
+ * second ceiling for LL128 (perChMaxTreeLL128Bws) is not modelled.
+ * PR #645's rule giving one block both trees below 100 Gb/s NICs was
+ * closed unmerged: every release since gives each tree its own block.
+ * 0: one node, or no ceiling known. */
+static double tree_sm_time(const comm_ctx *c)
+{
+	double cap = c->t->tree_ch_bw[c->nn > 2];
+
+	if (c->nn < 2 || cap <= 0.0)
+		return 0.0;
+	return 2.0 * c->bytes / (net_graph_channels(c, NULL) * cap);
+}
+
 /* Tree: NCCL's double binary tree, all-reduce only. */
 static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -541,6 +573,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
+	*bwt = max2(*bwt, tree_sm_time(c));
 	*bwt = on_channels(c, GP_ALGO_TREE, p, *bwt / tree_factor(p, S));
 	return 0;
 }

@@ -578,4 +578,31 @@ t.is(apart.algo .. "/" .. apart.proto, "ring/ll128", "the same ring with the NIC
 t.near(joined.time - apart.time, 223 * (2e-6 - 8192 / (4 * 12.5e9 * 0.85 * 120 / 128)), 1e-7,
        "P5's joined rails: a second post on each of the 223 steps inside the nodes")
 
+-- The tree's SM ceiling follows the NICs NCCL sees (tree_sm_time): each
+-- channel is one block driving one tree, a search channel's pair at most
+-- the arch's perChMaxTreeBw (H100 across 3+ nodes: 36 GB/s).  P5 joined:
+-- 8 devices of 400 Gb/s -> 8 search channels at 48 GB/s (not doubled:
+-- Hopper, < 50 GB/s with more than 4), so 256 MiB all_reduce on 16 x 8
+-- H100 (tree/LL128, tree factor 1 at 2^22 x 64 B) takes 2S / (8 x 36e9) =
+-- 1864.1 us where the NICs alone give 2S / (32 x 12.5e9 x 0.85 x 120/128)
+-- = 1684.3 us: 179.8 us more, the latency unchanged.  With the 32 rails
+-- apart (100 Gb/s, 12 GB/s each) the 32 channels' 1152 GB/s sit far over
+-- the NICs, and the ceiling changes nothing.  Tolerance 0.1 us: the hand
+-- figures' rounding.
+local function tree_time(topo, ceiling)
+  topo.tree_ch_bw3 = ceiling
+  return gp.comm { op = "all_reduce", bytes = 256 * 2 ^ 20, gpus = 128, topology = topo,
+                   algo = "tree" }.time
+end
+local p5t = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 16, nics = 32,
+                                nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                                cpu_vendor = "amd" }, cat)
+local S = 256 * 2 ^ 20
+t.near(tree_time(p5t, 36e9) - tree_time(p5t, 0),
+       2 * S / (8 * 36e9) - 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-7,
+       "P5 joined rails: the tree's 8 channels x 36 GB/s bound 256 MiB under the NICs' rate")
+p5t.nic_nccl = nil
+t.is(tree_time(p5t, 36e9), tree_time(p5t, 0),
+     "P5 rails apart: 32 channels x 36 GB/s are over the NICs, the ceiling changes nothing")
+
 t.done_testing()
