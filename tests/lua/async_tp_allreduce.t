@@ -8,9 +8,7 @@ local gp = require "gpuplan"
 
 t.plan(7)
 
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 -- GPT-3 175B's layer (hidden 12288) at TP 8, four 2048-token sequences a
 -- micro-batch: each of the backward's two all-reduces (8192 x 12288 x 2 B
 -- = 201 MB, about 1.7 ms over the DGX A100's NVLink) runs beside the

@@ -13,11 +13,7 @@ local gp = require "gpuplan"
 t.plan(8)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
-local function fwd(r)
-  local s = 0
-  for _, o in ipairs(r.ops) do s = s + o.fwd end
-  return s
-end
+local fwd = t.fwd_total
 local function bwd(r)
   local s = 0
   for _, o in ipairs(r.ops) do s = s + o.bwd end

@@ -9,9 +9,7 @@ local gp = require "gpuplan"
 
 t.plan(4)
 
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 
 -- Llama 3 8B at TP 8 with SP, four 8192-token sequences (T = 32768): a
 -- pass has two all-gathers and two reduce-scatters of the T x h buffer,

@@ -18,9 +18,7 @@ local function ag(model)
   return gp.comm { op = "all_gather", bytes = L, gpus = 32, system = "dgx-h100" }.time
 end
 local part = t.step_part  -- the part's table (seconds, hidden, ...)
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 
 -- Llama 3 70B, FSDP1 full_shard over 32 H100s (4 DGX H100 nodes), one
 -- sequence of 2048 tokens, the eager modules, the backward's traffic on

@@ -16,14 +16,8 @@ local gp = require "gpuplan"
 t.plan(8)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
-local function fwd(r)
-  local s = 0
-  for _, o in ipairs(r.ops) do s = s + o.fwd end
-  return s
-end
+local op = t.op
+local fwd = t.fwd_total
 
 -- Mixtral 8x7B, Hugging Face FSDP on 8 H100s, the eager kernels.
 local job = { model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 8, zero = 3, fsdp = "full_shard",

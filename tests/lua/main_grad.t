@@ -21,7 +21,7 @@ local function with(extra) return gp.train(t.with(base, extra)) end
 -- 2 T n k, shape n x k, depth T) at the two byte counts: gp.roofline on
 -- the same device, its launch term cancelling.  1e-9 relative: the same
 -- arithmetic on both sides.
-local function op(r, name) return t.op(r, name) end
+local op = t.op
 local f32, b16 = with { grad_reduce = "fp32" }, with { grad_reduce = "bf16" }
 local T, n, k = 8192, 6144, 4096
 local function wgrad(bytes)

@@ -147,9 +147,7 @@ t.like(not okd and tostring(ed) or "", "moe_dispatcher must be alltoall, allgath
 -- the host's launches cover; flex has neither) against flex's wait.  The grouped MLP's fp8 padding copies
 -- (moe_fp8_pad copy, alltoall's default) are held off: their launches are
 -- the experts', not the dispatcher's.
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 local bj = { model = "qwen3-30b-a3b", gpu = "b200", gpus = 8, ep = 8, method = "pretrain",
              seq = 4096, global_batch = 512, precision = "fp8", fp8_scaling = "block",
              moe_fp8_pad = "none" }

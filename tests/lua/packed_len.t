@@ -28,9 +28,7 @@ t.near(whole.model_flops - packed.model_flops, lost, 1e-9,
 
 -- The layers' operators: attention is cheaper forward and backward, every
 -- linear and elementwise operator is unchanged (same shapes, same tokens).
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 t.ok(op(packed, "attention").fwd < op(whole, "attention").fwd
   and op(packed, "attention").bwd < op(whole, "attention").bwd, "attention cheaper both ways")
 t.near(op(packed, "qkv").fwd + op(packed, "qkv").bwd,

@@ -15,14 +15,8 @@ local gp = require "gpuplan"
 t.plan(15)
 
 local tau = 24.84e-6   -- common.h GP_EAGER_OP_TIME: an x86 host's launch
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
-local function fwd(r)
-  local s = 0
-  for _, o in ipairs(r.ops) do s = s + o.fwd end
-  return s
-end
+local op = t.op
+local fwd = t.fwd_total
 
 -- Mixtral 8x7B (E = 8 experts, top K = 2) under DeepSpeed stage 3 on 8
 -- H100s, the eager kernels (tests/lua/hf_moe_loop.t's job): before w1's

@@ -11,9 +11,7 @@ local gp = require "gpuplan"
 
 t.plan(6)
 
-local function op(r, name)
-  for _, o in ipairs(r.ops) do if o.name == name then return o end end
-end
+local op = t.op
 local function part(r, name)
   for _, p in ipairs(r.parts) do if p.name == name then return p end end
 end

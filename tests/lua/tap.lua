@@ -185,6 +185,13 @@ function M.handed(c)
   return seen, pred
 end
 
+-- The forward seconds of a gp.train result r summed over its op rows.
+function M.fwd_total(r)
+  local s = 0
+  for _, o in ipairs(r.ops) do s = s + o.fwd end
+  return s
+end
+
 function M.done_testing()
   if not planned then io.write("1..", n, "\n") end
   io.stdout:flush()
