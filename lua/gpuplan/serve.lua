@@ -292,10 +292,13 @@ local function setup_kernels(a, model, d, c, info, cat, default, L)
     fail("infer: swap_ab is the routed experts' grouped GEMM: model '%s' has no routed experts",
       tostring(model.id or model.name))
   end
+  -- The dense tile is the one rule gp.infer prices SGLang's linears with
+  -- (infer.lua M.m_tile: SGLang's block-fp8 linears on Hopper).
   local m_tile, m_tile_grouped = 0, 0
-  if info.weights == "fp8" and info.gpu.arch == "hopper" then
-    m_tile = 64
-    m_tile_grouped = swap and 32 or 64
+  local dense_tile = infer.m_tile_of("sglang", info.gpu.arch, info.weights)
+  if dense_tile then
+    m_tile = dense_tile
+    m_tile_grouped = swap and 32 or dense_tile
     if swap == nil then
       default("swap_ab=false (DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles up to 64 tokens)")
     end
