@@ -290,6 +290,68 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 	return comm_group_cost(t, op, bytes, &g, out, err);
 }
 
+/* 1 when (x, y) lies inside region r or on its edge, 0 outside: even-odd
+ * ray casting along +x, after an edge test (a region also holds its
+ * border: "finds the first one which has the specific (message size,
+ * number of ranks) point inside or on its edge", aws-ofi-nccl bacae0ce). */
+static int in_region(const gp_region *r, double x, double y)
+{
+	int i, j, in = 0;
+
+	for (i = 0, j = r->nv - 1; i < r->nv; j = i++) {
+		double ex = r->x[i] - r->x[j], ey = r->y[i] - r->y[j];
+		double cr = ex * (y - r->y[j]) - ey * (x - r->x[j]);
+		double tol = 1e-12 * (fabs(ex) + fabs(ey)) *
+			     (fabs(x) + fabs(y) + 1.0);
+
+		if (fabs(cr) <= tol &&
+		    x >= fmin(r->x[i], r->x[j]) && x <= fmax(r->x[i], r->x[j]) &&
+		    y >= fmin(r->y[i], r->y[j]) && y <= fmax(r->y[i], r->y[j]))
+			return 1;
+		if ((r->y[i] > y) != (r->y[j] > y) &&
+		    x < r->x[j] + ex * (y - r->y[j]) / ey)
+			in = !in;
+	}
+	return in;
+}
+
+/* The network plugin's tuner (the NIC fabric's nccl.regions): on more
+ * than two nodes of region_ppn ranks each, an all-reduce runs the
+ * algorithm and protocol of the first region holding (bytes, ranks) that
+ * applies here; 0 with *out set, 1 when none does (NCCL's own tuner
+ * picks).  aws-ofi-nccl's region tuner forces its pick by setting that
+ * pair's cost to 0 ("table[algorithm][protocol] = 0.0"), skips pairs
+ * NCCL marks inapplicable, and leaves 2 nodes or fewer to NCCL ("Skip
+ * when two nodes or lesser", nccl_ofi_regions.cpp v1.16.3).  NCCL loads
+ * the plugin's bundled tuner from 2.21 ("By bundling the tuner in the net
+ * plugin, we cause the tuner to be used by default on NCCL 2.21 or
+ * later", src/Makefile.am), so an older release named by the topology
+ * picks for itself. */
+static int region_pick(const comm_ctx *c, gp_comm_result *out)
+{
+	const gp_nccl *n = &c->t->nic_nccl;
+	int i, v = c->t->nccl_version;
+
+	if (n->nregions == 0 || c->op != GP_ALL_REDUCE || c->nn <= 2 ||
+	    c->g != n->region_ppn || (v != 0 && v < 22100))
+		return 1;
+	for (i = 0; i < n->nregions; i++) {
+		const gp_region *r = &n->region[i];
+		double lat, bwt;
+		const char *why;
+
+		if (!in_region(r, c->bytes, (double)c->n))
+			continue;
+		if (!may_apply(c, (gp_algo)r->algo) ||
+		    comm_price(c, (gp_algo)r->algo, (gp_proto)r->proto, &lat,
+			       &bwt, &why))
+			continue;
+		finish(c, (gp_algo)r->algo, (gp_proto)r->proto, lat, bwt, out);
+		return 0;
+	}
+	return 1;
+}
+
 int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 		    const gp_group *g, gp_comm_result *out, gp_error *err)
 {
@@ -302,7 +364,7 @@ int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 	if (setup(t, op, bytes, g, &c, err))
 		return GP_EINVAL;
 	memset(&best, 0, sizeof best);
-	if (!trivial(&c, &best)) {
+	if (!trivial(&c, &best) && region_pick(&c, &best)) {
 		for (a = 0; a < GP_ALGO_COUNT; a++) {
 			if (!may_apply(&c, (gp_algo)a))
 				continue;

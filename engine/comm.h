@@ -102,6 +102,19 @@ typedef enum gp_link_kind {
  * rate NVLS's multimem operations reach and its per-call latency, and the
  * ring/tree channels NCCL runs on the link.
  * comm_nccl_default fills NCCL 2.30.7's figures for a link kind. */
+/* One region of a network plugin's tuner (nccl.regions): the polygon in
+ * the (message bytes, ranks) plane where it makes NCCL run algo with
+ * proto.  Vertices in order, x bytes and y ranks. */
+#define GP_REGION_VERTICES 24
+#define GP_REGIONS 8
+typedef struct gp_region {
+	int algo;             /* gp_algo */
+	int proto;            /* gp_proto */
+	int nv;               /* vertices, 3..GP_REGION_VERTICES */
+	double x[GP_REGION_VERTICES];
+	double y[GP_REGION_VERTICES];
+} gp_region;
+
 typedef struct gp_nccl {
 	double ring_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
 	double tree_step[GP_PROTO_COUNT]; /* s: LL, LL128, Simple */
@@ -118,6 +131,15 @@ typedef struct gp_nccl {
 			       * nearest each GPU as one device at their
 			       * summed speed (aws-ofi-nccl's multi-rail
 			       * RDMA protocol); read only for the network */
+	double tree_share;    /* (0, 1]: the share of the network rate the
+			       * all-reduce tree reaches against the ring
+			       * (1 by default); read only for the network */
+	int region_ppn;       /* ranks per node the regions are for (0:
+			       * no regions); read only for the network */
+	int nregions;         /* 0..GP_REGIONS */
+	gp_region region[GP_REGIONS]; /* the plugin tuner's all-reduce
+			       * regions, first match wins, on 3 nodes or
+			       * more (nccl.regions) */
 } gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),

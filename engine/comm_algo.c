@@ -570,7 +570,8 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	*lat = tree_base_lat_us[p] * US +
 	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
 		      ilog2(c->nn) * tree_hop_net(c, p));
-	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S / net);
+	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S /
+		    (net * c->t->nic_nccl.tree_share));
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
 	*bwt = max2(*bwt, tree_sm_time(c));

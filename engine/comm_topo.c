@@ -87,6 +87,9 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->nvls_channels = NVLS_CHANNELS;
 	out->channels = 0.0;
 	out->rails = 0;
+	out->tree_share = 1.0;
+	out->region_ppn = 0;
+	out->nregions = 0;
 }
 
 void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
@@ -239,6 +242,41 @@ static int link_check(const gp_link *l, const char *what, gp_error *err)
 	return GP_OK;
 }
 
+
+/* A tuner's regions: each a known algorithm and protocol and 3 or more
+ * finite vertices, bytes >= 0 and ranks >= 1. */
+static int region_check(const gp_nccl *n, const char *what, gp_error *err)
+{
+	int i, k;
+
+	if (n->nregions < 0 || n->nregions > GP_REGIONS)
+		return gp_fail(err, "%s nccl regions: 0..%d of them (got %d)",
+			       what, GP_REGIONS, n->nregions);
+	if (n->nregions > 0 && n->region_ppn < 1)
+		return gp_fail(err, "%s nccl regions need region_ppn >= 1 "
+			       "(got %d)", what, n->region_ppn);
+	for (i = 0; i < n->nregions; i++) {
+		const gp_region *r = &n->region[i];
+
+		if (r->algo < 0 || r->algo >= GP_ALGO_COUNT ||
+		    r->proto < 0 || r->proto >= GP_PROTO_COUNT)
+			return gp_fail(err, "%s nccl region %d: unknown "
+				       "algorithm or protocol", what, i + 1);
+		if (r->nv < 3 || r->nv > GP_REGION_VERTICES)
+			return gp_fail(err, "%s nccl region %d: 3..%d "
+				       "vertices (got %d)", what, i + 1,
+				       GP_REGION_VERTICES, r->nv);
+		for (k = 0; k < r->nv; k++)
+			if (!gp_finite(r->x[k]) || r->x[k] < 0.0 ||
+			    !gp_finite(r->y[k]) || r->y[k] < 1.0)
+				return gp_fail(err, "%s nccl region %d vertex "
+					       "%d: bytes >= 0 and ranks >= 1 "
+					       "(got %g, %g)", what, i + 1,
+					       k + 1, r->x[k], r->y[k]);
+	}
+	return GP_OK;
+}
+
 /* A link's NCCL terms: step latencies 0..1 s (as a hop's), an NVLS
  * efficiency in (0, 1] where the switch reduces. */
 static int nccl_check(const gp_nccl *n, int nvls, const char *what,
@@ -277,7 +315,11 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 		     n->nvls_lat > LINK_MAX_LAT))
 		return gp_fail(err, "%s nccl nvls_latency must be 0..%g s "
 			       "(got %g)", what, LINK_MAX_LAT, n->nvls_lat);
-	return GP_OK;
+	if (!gp_finite(n->tree_share) || n->tree_share <= 0.0 ||
+	    n->tree_share > 1.0)
+		return gp_fail(err, "%s nccl tree_share must be in (0, 1] "
+			       "(got %g)", what, n->tree_share);
+	return region_check(n, what, err);
 }
 
 int comm_topo_check(const gp_topo *t, gp_error *err)

@@ -320,6 +320,84 @@ int lgp_model_cross_kv(lua_State *L)
 
 /* A fabric's `nccl` block (catalog/FORMAT.md), SI units, over the link
  * kind's defaults: what it leaves out keeps comm_nccl_default's value. */
+/* nccl.regions: a list of {algo=, proto=, vertices={{bytes, ranks}, ...}}
+ * (catalog/FORMAT.md), into gp_nccl.region; the kernel checks the
+ * numbers (comm_topo_check). */
+static void c_region_vertices(lua_State *L, int v, gp_region *r,
+			      const char *path)
+{
+	int k, n;
+
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s.vertices must be a table (got %s)", path,
+			   luaL_typename(L, v));
+	n = (int)lua_rawlen(L, v);
+	if (n < 3 || n > GP_REGION_VERTICES)
+		luaL_error(L, "%s.vertices: 3..%d of them (got %d)", path,
+			   GP_REGION_VERTICES, n);
+	r->nv = n;
+	for (k = 1; k <= n; k++) {
+		lua_rawgeti(L, v, k);
+		if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != 2)
+			luaL_error(L, "%s.vertices[%d] must be {bytes, ranks}",
+				   path, k);
+		lua_rawgeti(L, -1, 1);
+		lua_rawgeti(L, -2, 2);
+		if (!lua_isnumber(L, -2) || !lua_isnumber(L, -1))
+			luaL_error(L, "%s.vertices[%d] must be two numbers",
+				   path, k);
+		r->x[k - 1] = lua_tonumber(L, -2);
+		r->y[k - 1] = lua_tonumber(L, -1);
+		lua_pop(L, 3);
+	}
+}
+
+static void c_regions(lua_State *L, int v, void *dst, const char *path)
+{
+	gp_nccl *n = dst;
+	int i, p, vi, count;
+
+	if (lua_type(L, v) != LUA_TTABLE)
+		luaL_error(L, "%s must be a table (got %s)", path,
+			   luaL_typename(L, v));
+	count = (int)lua_rawlen(L, v);
+	if (count > GP_REGIONS)
+		luaL_error(L, "%s: at most %d regions (got %d)", path,
+			   GP_REGIONS, count);
+	n->nregions = count;
+	for (i = 1; i <= count; i++) {
+		gp_region *r = &n->region[i - 1];
+		const char *a, *pr;
+		gp_algo algo;
+
+		lua_rawgeti(L, v, i);
+		if (lua_type(L, -1) != LUA_TTABLE)
+			luaL_error(L, "%s[%d] must be a table", path, i);
+		lua_getfield(L, -1, "algo");
+		a = lua_tostring(L, -1);
+		if (!a || comm_algo_parse(a, &algo))
+			luaL_error(L, "%s[%d].algo: unknown algorithm '%s'",
+				   path, i, a ? a : "nil");
+		r->algo = (int)algo;
+		lua_pop(L, 1);
+		lua_getfield(L, -1, "proto");
+		pr = lua_tostring(L, -1);
+		r->proto = -1;
+		for (p = 0; pr && p < GP_PROTO_COUNT; p++)
+			if (!strcmp(pr, comm_proto_name((gp_proto)p)))
+				r->proto = p;
+		if (r->proto < 0)
+			luaL_error(L, "%s[%d].proto: unknown protocol '%s'",
+				   path, i, pr ? pr : "nil");
+		lua_pop(L, 1);
+		lua_getfield(L, -1, "vertices");
+		vi = lua_gettop(L);
+		c_region_vertices(L, vi, r,
+				  lua_pushfstring(L, "%s[%d]", path, i));
+		lua_pop(L, 3);
+	}
+}
+
 #define F_STEP(n, a, p) F_NUM(n, offsetof(gp_nccl, a) + \
 			      (p) * sizeof(double), 0)
 static const lgp_field nccl_fields[] = {
@@ -335,6 +413,9 @@ static const lgp_field nccl_fields[] = {
 	F_NUM("channels", offsetof(gp_nccl, channels), 0),
 	F_NUM("nvls_channels", offsetof(gp_nccl, nvls_channels), 0),
 	F_BOOL("rails", offsetof(gp_nccl, rails), 0),
+	F_NUM("tree_share", offsetof(gp_nccl, tree_share), 1.0),
+	F_INT("region_ppn", offsetof(gp_nccl, region_ppn), 0, 1, 1024),
+	F_CUSTOM("regions", c_regions),
 	F_IGNORE("source"),
 	F_END
 };

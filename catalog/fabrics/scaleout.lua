@@ -124,12 +124,65 @@ fabric {
   -- GPU and reports "Scale speed by the total number of rails".
   nccl = {
     rails = true,
+    -- The tree reaches half the ring's network rate on a P5: AWS's own
+    -- cost model for "P5 & P5e" in the same plugin prices the all-reduce
+    -- ring's bandwidth at "internode_bw * num_rails * num_channels" and
+    -- the tree's at "(internode_bw * num_rails * num_channels) / 2", over
+    -- the same message size (src/tuner/nccl_ofi_model.cpp,
+    -- nccl_ofi_tuner_compute_cost).  AWS's measured regions below agree:
+    -- that model, with the half rate, picks the regions' pair at 32 and
+    -- 256 MiB on 4-32 nodes (Tree/LL128 or Ring/LL128); at the full rate
+    -- it would pick the tree up to ~1.7 GB on 4 nodes, where the regions
+    -- run the ring from 36 MiB.  The model's other constants are not
+    -- taken: its 20 us network step is `latency` here already, and its
+    -- NVLS_TREE rate (min(20, 25) GiB/s x channels, 0.4 of the ring)
+    -- is what AWS overrides with measured picks (the model's own 16-node
+    -- 3-5 GiB NVLS_TREE quirk; the regions' NVLS_TREE above 2 GiB).
+    tree_share = 0.5,
+    -- AWS's region tuner, which the plugin loads on a p5.48xlarge ("Region"
+    -- is TUNER_TYPE's default, nccl_ofi_param.h): the all-reduce regions
+    -- for 8 ranks a node, in its order, first match wins, a point on an
+    -- edge inside (src/tuner/nccl_ofi_regions.cpp
+    -- region_init_internal_p5_p5e, nRanks == 8 * nNodes).  x bytes, y
+    -- ranks.  Its extend_region corners are written out: a vertical edge
+    -- at 402653184 B runs up to TUNER_MAX_RANKS (1048576), and the line
+    -- through (8053063680, 160) and (9663676416, 192) meets TUNER_MAX_SIZE
+    -- (100 GiB) at 6400/3 ranks.  NVLS_TREE is the engine's nvls across
+    -- nodes.
+    region_ppn = 8,
+    regions = {
+      { algo = "tree", proto = "ll128", vertices = {
+        { 0, 16 }, { 31457280, 16 }, { 37748736, 32 }, { 117440512, 64 },
+        { 301989888, 128 }, { 301989888, 256 }, { 335544320, 512 },
+        { 536870912, 1024 }, { 402653184, 2048 }, { 402653184, 4096 },
+        { 402653184, 1048576 }, { 0, 1048576 } } },
+      { algo = "nvls", proto = "simple", vertices = {
+        { 31457281, 16 }, { 107374182400, 16 }, { 31457281, 16 } } },
+      { algo = "ring", proto = "ll128", vertices = {
+        { 31457280, 17 }, { 1073741824, 17 }, { 2147483648, 64 },
+        { 2147483648, 128 }, { 1342177280, 160 }, { 2147483648, 256 },
+        { 1074790400, 256 }, { 444596224, 160 }, { 301989888, 128 },
+        { 117440512, 64 }, { 37748736, 32 } } },
+      { algo = "nvls", proto = "simple", vertices = {
+        { 2147483648, 128 }, { 6442450944, 128 }, { 8053063680, 160 },
+        { 9663676416, 192 }, { 107374182400, 6400 / 3 },
+        { 402653184, 1048576 }, { 402653184, 4096 }, { 402653184, 2048 },
+        { 536870912, 1024 }, { 335544320, 512 }, { 301989888, 256 },
+        { 310378496, 160 }, { 444596224, 160 }, { 1074790400, 256 },
+        { 2684354560, 256 }, { 2147483648, 224 }, { 1342177280, 160 } } },
+      { algo = "ring", proto = "simple", vertices = {
+        { 1073741824, 17 }, { 107374182400, 17 }, { 107374182400, 6400 / 3 },
+        { 9663676416, 192 }, { 8053063680, 160 }, { 2684354560, 64 },
+        { 1610612736, 32 } } },
+    },
     source = "aws/aws-ofi-nccl v1.16.3 (b9e4cc42) src/platform-aws.cpp "
           .. "('p5/p5e' .default_protocol = \"RDMA\"); src/nccl_ofi_topo.cpp "
           .. "('The libfabric NIC grouping algorithm uses the locality of NICs "
           .. "and GPUs in the hardware topology to group NICs'); "
           .. "src/nccl_ofi_rdma.cpp get_properties ('Scale speed by the total "
-          .. "number of rails', port_speed x max_group_size)",
+          .. "number of rails', port_speed x max_group_size); "
+          .. "src/tuner/nccl_ofi_model.cpp (P5 tree bandwidth '/ 2'); "
+          .. "src/tuner/nccl_ofi_regions.cpp (P5 all-reduce regions)",
   },
   source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA); "
         .. "aws/aws-ofi-nccl include/nccl_ofi_tuner.h (TUNER_NET_LATENCY 20)",

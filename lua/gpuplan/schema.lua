@@ -380,6 +380,18 @@ M.fabric = T.record {
     -- the network plugin shows NCCL the NICs nearest each GPU as one
     -- device at their summed speed (aws-ofi-nccl's RDMA protocol)
     rails = bool(),
+    -- the share of the network rate the all-reduce tree reaches against
+    -- the ring's (1 unless given)
+    tree_share = frac(),
+    -- the network plugin's tuner: on 3 nodes or more of region_ppn ranks
+    -- each, an all-reduce runs the algorithm and protocol of the first
+    -- region whose polygon in the (bytes, ranks) plane holds it
+    region_ppn = int { min = 1, max = 1024 },
+    regions = T.array(T.record {
+      algo = R(T.enum { "ring", "tree", "nvls" }),
+      proto = R(T.enum { "ll", "ll128", "simple" }),
+      vertices = R(T.array(T.array(num { min = 0 }))),
+    }),
     source = R(str()),
   },
   bw = R(T.unit("link")),

@@ -598,11 +598,71 @@ local p5t = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 
                                 nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
                                 cpu_vendor = "amd" }, cat)
 local S = 256 * 2 ^ 20
+-- efa-100's nccl block less its tree_share (below), so the ceiling shows.
+local function nccl_with(over)
+  local n = {}
+  for k, v in pairs(cat.fabrics["efa-100"].nccl) do n[k] = v end
+  for k, v in pairs(over) do n[k] = v end
+  return n
+end
+local efa_nccl = p5t.nic_nccl
+p5t.nic_nccl = nccl_with { tree_share = 1 }
 t.near(tree_time(p5t, 36e9) - tree_time(p5t, 0),
        2 * S / (8 * 36e9) - 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-7,
        "P5 joined rails: the tree's 8 channels x 36 GB/s bound 256 MiB under the NICs' rate")
 p5t.nic_nccl = nil
 t.is(tree_time(p5t, 36e9), tree_time(p5t, 0),
      "P5 rails apart: 32 channels x 36 GB/s are over the NICs, the ceiling changes nothing")
+
+-- AWS's cost model for P5 prices the all-reduce tree at half the ring's
+-- network rate (efa-100's nccl.tree_share 0.5, nccl_ofi_model.cpp "/ 2").
+-- 256 MiB tree all_reduce on 16 x 8 P5 (LL128, tree factor 1): each node
+-- sends 2S across the network at half of 32 x 12.5 GB/s x 0.85 x 120/128 =
+-- 318.75 GB/s, 2 x 2S / 318.75e9 = 3368.6 us, over the 8 x 36 GB/s
+-- ceiling's 2S / 288e9 = 1864.1 us; the latency is unchanged.  Tolerance
+-- 1 ns: the hand figure is exact but for float rounding.
+p5t.nic_nccl = efa_nccl
+p5t.tree_ch_bw3 = 36e9
+local half = gp.comm { op = "all_reduce", bytes = S, gpus = 128, topology = p5t, algo = "tree" }
+p5t.nic_nccl = nccl_with { tree_share = 1 }
+local full = gp.comm { op = "all_reduce", bytes = S, gpus = 128, topology = p5t, algo = "tree" }
+t.is(half.proto, "ll128", "P5 256 MiB tree: LL128")
+t.near(half.bw_time, 2 * 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-9,
+       "P5 tree at half the ring's network rate: 4S / 318.75 GB/s")
+t.near(full.bw_time, 2 * S / (8 * 36e9), 1e-9, "at the full rate the SM ceiling binds")
+t.is(half.latency, full.latency, "the share moves the bandwidth term alone")
+
+-- AWS's region tuner (efa-100's nccl.regions, nccl_ofi_regions.cpp
+-- v1.16.3, 8 ranks a node): on 16 x 8 P5 (128 ranks) 32 and 256 MiB lie
+-- in the Tree/LL128 polygon (its edge from (301989888, 128) up: 256 MiB =
+-- 268435456 < 301989888); 4 GiB lies on the NVLS_TREE polygon's bottom
+-- edge y = 128 from 2 GiB to 6 GiB (an edge is inside); 8 GiB lies in the
+-- Ring/Simple polygon (right of its edge from (2684354560, 64) to
+-- (8053063680, 160): at y = 128 that edge is at 6.5e9 B).  On 2 nodes the
+-- tuner leaves the choice to NCCL, and NCCL 2.20 does not load the
+-- bundled tuner: NCCL's own pick there (the engine's: NVLS at 32 MiB, not
+-- the region's tree).
+p5t.nic_nccl = efa_nccl
+local function pick(gpus, bytes, nccl)
+  local r = gp.comm { op = "all_reduce", bytes = bytes, gpus = gpus, topology = p5t, nccl = nccl }
+  return r.algo .. "/" .. r.proto
+end
+t.is(pick(128, 32 * 2 ^ 20), "tree/ll128", "P5 128 ranks 32 MiB: the region's Tree/LL128")
+t.is(pick(128, S), "tree/ll128", "P5 128 ranks 256 MiB: Tree/LL128")
+t.is(pick(128, 4 * GiB), "nvls/simple", "P5 128 ranks 4 GiB: on NVLS_TREE's edge")
+t.is(pick(128, 8 * GiB), "ring/simple", "P5 128 ranks 8 GiB: Ring/Simple")
+t.is(pick(16, 32 * 2 ^ 20), "nvls/simple", "P5 2 nodes: NCCL's own pick, not the region's")
+t.is(pick(128, 32 * 2 ^ 20, "2.20.5"), "nvls/simple", "NCCL 2.20.5: no bundled tuner, NCCL's own pick")
+
+-- A bad region is an error naming it.
+p5t.nic_nccl = nccl_with { regions = { { algo = "tre", proto = "ll128", vertices = { { 0, 1 }, { 1, 1 }, { 1, 2 } } } } }
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
+  "topology.nic_nccl.regions[1].algo: unknown algorithm 'tre'", "an unknown region algorithm named", true)
+p5t.nic_nccl = nccl_with { regions = { { algo = "tree", proto = "ll128", vertices = { { 0, 1 }, { 1, 1 } } } } }
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
+  "topology.nic_nccl.regions[1].vertices: 3..24 of them (got 2)", "a region of 2 vertices refused", true)
+p5t.nic_nccl = nccl_with { tree_share = 0 }
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
+  "nic nccl tree_share must be in (0, 1] (got 0)", "tree_share 0 refused", true)
 
 t.done_testing()
