@@ -132,8 +132,9 @@ typedef struct gp_nccl {
 			       * summed speed (aws-ofi-nccl's multi-rail
 			       * RDMA protocol); read only for the network */
 	double tree_share;    /* (0, 1]: the share of the network rate the
-			       * all-reduce tree reaches against the ring
-			       * (1 by default); read only for the network */
+			       * all-reduce tree reaches across 3 or more
+			       * nodes against the ring (1 by default); read
+			       * only for the network */
 	int region_ppn;       /* ranks per node the regions are for (0:
 			       * no regions); read only for the network */
 	int nregions;         /* 0..GP_REGIONS */

@@ -545,6 +545,21 @@ static double tree_sm_time(const comm_ctx *c)
 	return 2.0 * c->bytes / (net_graph_channels(c, NULL) * cap);
 }
 
+/* The share of the network rate the tree reaches across 3 or more nodes
+ * (the NIC fabric's nccl.tree_share; 1 on 2 nodes or fewer).  AWS's cost
+ * model for P5 prices the tree's bandwidth at half the ring's
+ * ("(internode_bw * num_rails * num_channels) / 2", aws-ofi-nccl v1.16.3
+ * src/tuner/nccl_ofi_model.cpp) and is consulted only beyond 2 nodes
+ * ("Skip runs smaller than 2 nodes and fallback to NCCL's internal
+ * tunings"); on 2 nodes, where each node is root of one tree and leaf of
+ * the other, 2 x 8 A100 on 4 x 100 Gb/s EFA reach 78.3 GB/s busbw at 2 GiB
+ * (aws-samples/awsome-distributed-training nccl-tests README), the tree
+ * at the links' full rate. */
+static double tree_share(const comm_ctx *c)
+{
+	return c->nn > 2 ? c->t->nic_nccl.tree_share : 1.0;
+}
+
 /* Tree: NCCL's double binary tree, all-reduce only. */
 static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -571,7 +586,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
 		      ilog2(c->nn) * tree_hop_net(c, p));
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S /
-		    (net * c->t->nic_nccl.tree_share));
+		    (net * tree_share(c)));
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
 	*bwt = max2(*bwt, tree_sm_time(c));

@@ -380,8 +380,8 @@ M.fabric = T.record {
     -- the network plugin shows NCCL the NICs nearest each GPU as one
     -- device at their summed speed (aws-ofi-nccl's RDMA protocol)
     rails = bool(),
-    -- the share of the network rate the all-reduce tree reaches against
-    -- the ring's (1 unless given)
+    -- the share of the network rate the all-reduce tree reaches across 3
+    -- or more nodes against the ring's (1 unless given)
     tree_share = frac(),
     -- the network plugin's tuner: on 3 nodes or more of region_ppn ranks
     -- each, an all-reduce runs the algorithm and protocol of the first

@@ -631,6 +631,13 @@ t.near(half.bw_time, 2 * 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-9,
        "P5 tree at half the ring's network rate: 4S / 318.75 GB/s")
 t.near(full.bw_time, 2 * S / (8 * 36e9), 1e-9, "at the full rate the SM ceiling binds")
 t.is(half.latency, full.latency, "the share moves the bandwidth term alone")
+-- On 2 nodes AWS's model is not consulted and each node is root of one
+-- tree and leaf of the other: the share changes nothing there.
+local function two_nodes(n)
+  p5t.nic_nccl = n
+  return gp.comm { op = "all_reduce", bytes = S, gpus = 16, topology = p5t, algo = "tree" }.time
+end
+t.is(two_nodes(efa_nccl), two_nodes(nccl_with { tree_share = 1 }), "P5 2 nodes: the tree at the full rate")
 
 -- AWS's region tuner (efa-100's nccl.regions, nccl_ofi_regions.cpp
 -- v1.16.3, 8 ranks a node): on 16 x 8 P5 (128 ranks) 32 and 256 MiB lie
