@@ -124,7 +124,9 @@ fabric {
   -- GPU and reports "Scale speed by the total number of rails".
   nccl = {
     rails = true,
-    -- The tree reaches half the ring's network rate on a P5: AWS's own
+    -- The tree reaches half the ring's network rate on a P5 across 3 or
+    -- more nodes, where the model is consulted ("Skip runs smaller than 2
+    -- nodes", the engine's tree_share): AWS's own
     -- cost model for "P5 & P5e" in the same plugin prices the all-reduce
     -- ring's bandwidth at "internode_bw * num_rails * num_channels" and
     -- the tree's at "(internode_bw * num_rails * num_channels) / 2", over
