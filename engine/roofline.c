@@ -218,6 +218,15 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.eager.hbm must be "
 		               "0 or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
 		               d->eager_hbm);
+	if (bad(d->cta_latency) || d->cta_latency > ROOF_MAX_LAUNCH ||
+	    bad(d->cta_stage) || d->cta_stage > ROOF_MAX_WORK ||
+	    bad(d->cta_stage_k) || d->cta_stage_k > ROOF_MAX_WORK ||
+	    (d->cta_latency > 0.0 &&
+	     !(d->cta_stage >= 1.0 && d->cta_stage_k >= 1.0)))
+		return gp_fail(err, "device cta_latency must be 0..%g s, with "
+		               "cta_stage and cta_stage_k at least 1 byte when "
+		               "set (got %g s, %g B, %g B)", ROOF_MAX_LAUNCH,
+		               d->cta_latency, d->cta_stage, d->cta_stage_k);
 	return GP_OK;
 }
 
@@ -566,6 +575,71 @@ static double mem_side(double bytes, double rate)
 	return bytes > 0.0 ? bytes / rate + ROOF_MEM_FILL : 0.0;
 }
 
+/* A GEMM library that never splits K (roof_device.cta_latency set)
+ * runs one CTA per output tile, from the tile edges its kernel list has,
+ * and each CTA walks K one stage at a time.  A stage holds the A and B
+ * slices of its tile in the CU's LDS, (tm + tn) kb bytes for a K depth
+ * of kb bytes, so kb is the largest power of two with the stage within
+ * the LDS (cta_stage) and within the kernels' deepest stage
+ * (cta_stage_k).  With the LDS full there is no second buffer: the next
+ * stage's load waits for this stage's MFMAs, and a CTA's time is its
+ * stages' memory latency plus its MFMAs, not the larger of the two.
+ * Little's law reads the same: one stage in flight per CU, so a CU
+ * streams stage / latency whatever the device's bandwidth, and a GEMM
+ * of few tiles (Llama 3.1 405B's qkv, N 2304 at TP 8: 36 tiles of 64 on
+ * 304 CUs) streams far below it.  The tuned a8w8 kernels AMD ships for
+ * MI300X have splitK 0 in every row (ROCm/aiter a8w8_tuned_gemm.csv,
+ * cu_num 304) and stages that fit the 64 KiB LDS: "a8w8_rowwise_256x
+ * 16x64x512" (block size, MPerBlock, NPerBlock, KPerBlock: 80 x 512 B),
+ * 32x128x256, 128x128x256, 256x256x128 (512 x 128 B = 64 KiB).  The
+ * tuner picks the fastest kernel of its list for each shape; the model
+ * takes the tile pair whose time is least: the waves' MFMAs at the
+ * card's per-CU rate (gemm_eff's wave and K-fill terms without a split)
+ * plus their stages' latency, and no less than the device's stream
+ * overlapped with the MFMAs (roof_overlap). */
+static const double unsplit_edges[] = { 16.0, 32.0, 64.0, 128.0, 256.0 };
+#define UNSPLIT_EDGES (sizeof unsplit_edges / sizeof unsplit_edges[0])
+
+static double unsplit_time(const roof_device *d, const roof_op *op,
+                           double peak, double frac, double t_mem,
+                           roof_result *out)
+{
+	double m = fmax(op->m, 1.0), n = fmax(op->n, 1.0),
+	       k = fmax(op->k, 1.0), count = op->count >= 1.0 ? op->count : 1.0,
+	       el = gp_dtype_bytes(op->prec),
+	       fill = fmin(1.0, k_fill(k) / k_fill(ROOF_K_REF)),
+	       best = -1.0;
+	size_t i, j;
+
+	for (i = 0; i < UNSPLIT_EDGES; i++) {
+		for (j = 0; j < UNSPLIT_EDGES; j++) {
+			double a = unsplit_edges[i], b = unsplit_edges[j];
+			double tiles = ceil(m / a) * ceil(n / b) * count;
+			double waves = ceil(tiles / d->sms);
+			double eff = m * n * count / (waves * d->sms * a * b) *
+				fill;
+			double tc = op->flop > 0.0 ?
+				op->flop / (peak * frac * eff) : 0.0;
+			/* K bytes of a stage: a power of two, the stage
+			 * within the LDS and the deepest stage */
+			double kb = exp2(floor(log2(fmin(d->cta_stage_k,
+			                d->cta_stage / (a + b)))));
+			double walk = kb >= 1.0 ? waves * ceil(k * el / kb) *
+				d->cta_latency + ROOF_MEM_FILL : 0.0;
+			double t = fmax(tc + walk, roof_overlap(tc, t_mem));
+
+			if (best < 0.0 || t < best) {
+				best = t;
+				out->shape_eff = eff;
+				out->compute_rate = peak * frac * eff;
+				out->t_compute = tc;
+				out->t_memory = fmax(t_mem, walk);
+			}
+		}
+	}
+	return best;
+}
+
 /* The op's time and what it is made of (the fields roof_time reads);
  * roof_eval adds the ratios a report shows. */
 static void roof_eval_time(const roof_device *d, const roof_op *op,
@@ -599,6 +673,18 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 			fmax(out->t_compute, dq / vec);
 	out->t_memory = mem_side(op->bytes, out->mem_rate);
 	out->t_launch = graphs ? d->graph_launch : d->launch;
+	/* An unsplit library's dense GEMM (not a grouped one with its own
+	 * M tile or spread rows, not a GEMV, no dequantisation): its tile,
+	 * its waves and its CTAs' K stages (unsplit_time). */
+	if (gemm && !gemv && d->cta_latency > 0.0 && d->sms > 0 &&
+	    op->m_tile == 0.0 && !op->spread && !(dq > 0.0)) {
+		double t = unsplit_time(d, op, peak, frac, out->t_memory, out);
+
+		out->bound = out->t_compute >= out->t_memory ? ROOF_COMPUTE
+		                                             : ROOF_MEMORY;
+		out->time = t + out->t_launch;
+		return;
+	}
 	/* Williams et al. 2009: the op runs at the lower of the two roofs,
 	 * i.e. takes the longer of the two times; a GEMM overlaps the two
 	 * imperfectly near the ridge (ROOF_OVERLAP_P). */

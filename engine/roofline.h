@@ -66,6 +66,15 @@ typedef struct roof_device {
 	                         the FP64 tensor cores' peak where the GPU
 	                         has them, else its FP64 units'); 0 =
 	                         unknown */
+	double cta_latency;   /* s a CTA waits for each K stage when the
+	                         GEMM library runs every GEMM unsplit (no
+	                         split-K), one CTA per output tile
+	                         (roofline.c unsplit_time); 0 = the library
+	                         splits K to fill the SMs, not priced */
+	double cta_stage;     /* bytes of A and B one K stage holds at most
+	                         (the CU's LDS), with cta_latency */
+	double cta_stage_k;   /* bytes of K one stage spans at most, with
+	                         cta_latency */
 	double eager_hbm;     /* the rate PyTorch's own memory-bound kernels
 	                         (eager ATen elementwise, reductions,
 	                         norms) stream at, as a share of hbm_frac,

@@ -153,6 +153,14 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local eg = (g.achievable and g.achievable.eager)
     or (arch.achievable and arch.achievable.eager)
   d.eager_hbm = eg and eg.hbm or nil
+  -- A GEMM library that never splits K (achievable.unsplit): the latency
+  -- a CTA waits per K stage and the stage's bounds, the GPU's own, else
+  -- its arch's; nil: the library splits K and no stage walk is priced.
+  local us = (g.achievable and g.achievable.unsplit)
+    or (arch.achievable and arch.achievable.unsplit)
+  if us then
+    d.cta_latency, d.cta_stage, d.cta_stage_k = us.latency, us.lds, us.stage_k
+  end
   return d, clock, limit
 end
 

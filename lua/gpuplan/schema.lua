@@ -298,6 +298,12 @@ local achievable = T.record {
   -- reduction and norm kernels): the share of the streaming rate above
   -- (hbm) they reach on this hardware; absent: the same rate
   eager = T.record { hbm = R(frac()), reason = R(str()), source = R(str()) },
+  -- GEMM libraries that never split K: each CTA walks K one stage at a
+  -- time, a stage of at most `lds` bytes of A and B and `stage_k` bytes
+  -- of K, and waits `latency` for each (roofline.c unsplit_time);
+  -- absent: the library splits K to fill the SMs
+  unsplit = T.record { lds = R(T.unit("bytes")), stage_k = R(T.unit("bytes")),
+                       latency = R(T.unit("time")), reason = R(str()), source = R(str()) },
   reason = R(str()),
   source = R(str()),
 }

@@ -168,6 +168,21 @@ do
   local op = require("gpuplan.core").roof_op(m3, { flop = 2 * n * k, bytes = n * k + k + 2 * n,
     m = 1, n = n, k = k, prec = "fp8" })
   t.near(op.time * 1e6, 74.08, 3e-3, "mi300x: a one-token fp8 405B gate_up GEMM at the fp8 stream rate")
+  -- MI300X's tuned kernels never split K (achievable.unsplit: 64 KiB LDS,
+  -- stages of at most 512 B of K, 0.55 us a stage).  The 405B qkv GEMM at
+  -- 16 tokens (N 2304, K 16384) has few tiles: every tile of edges up to
+  -- 64 + 64 runs in one wave with 512 B stages, 16384 / 512 = 32 stages x
+  -- 0.55 us = 17.6 us + the 3.9 us fill = 21.5 us of walk; the 16 x 16
+  -- tile (144 tiles, shape term 16 x 2304 / (304 x 256) = 0.47368) has the
+  -- fewest MFMAs, 2 x 16 x 2304 x 16384 / (0.47 x 2614.9e12 x 0.47368) =
+  -- 2.075 us, added to the walk: 23.575 us, above the device's stream
+  -- (38,084,608 B at 3.1535 TB/s + 3.9 us = 15.98 us); with the 1 us graph
+  -- launch 24.575 us (aiter's kernel: 23.27 us).  Split-K, as the other
+  -- cards price it, would have put it at the stream's 16 us.  Tolerance
+  -- 0.3% for the rounding of the hand steps.
+  local q = require("gpuplan.core").roof_op(m3, { flop = 2 * 16 * 2304 * k,
+    bytes = 2304 * k + 16 * k + 2 * 16 * 2304, m = 16, n = 2304, k = k, prec = "fp8" })
+  t.near(q.time * 1e6, 24.575, 3e-3, "mi300x: the 405B qkv GEMM at 16 tokens walks its K stages unsplit")
 end
 
 -- achievable.attention.fp8 (an FP8 attention kernel's share of the 16-bit
