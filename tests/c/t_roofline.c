@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(78);
+	plan(81);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -430,5 +430,40 @@ int main(void)
 	d.mem_bw = NAN;
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
 	   strstr(err.msg, "mem_bw") != NULL, "NaN bandwidth is refused");
+	d.mem_bw = 3.35e12;
+
+	/* An unsplit library (cta_latency set) needs its stage's bounds. */
+	d.cta_latency = 1e-6;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "cta_stage") != NULL,
+	   "a stage latency without the stage's bounds is refused");
+	/* The H100 taken as unsplit, 64 KiB stages of at most 512 B of K,
+	 * 1 us a stage.  An fp8 GEMM of 16 x 1024 x 8192 (a skinny N at 16
+	 * tokens): every tile of edges up to 64 + 64 holds 512 B of K, so
+	 * 8192 / 512 = 16 stages x 1 us + the 3.9 us fill = 19.9 us of walk
+	 * in one wave; the 16 x 16 tile (64 tiles on 132 SMs, shape term
+	 * 16 x 1024 / (132 x 256) = 0.484848, K at the reference depth) has
+	 * the fewest MFMAs, 2 x 16 x 1024 x 8192 / (1979e12 x 0.71 x
+	 * 0.484848) = 0.394018 us, added to the walk: 20.294 us, above the
+	 * stream overlapped (8,552,448 B at 3.35e12 x 0.84 x 0.94 = 3.233 us
+	 * + 3.9); with the 4 us launch 24.294 us.  Split (cta_latency 0) it
+	 * is the stream's 7.133 us + 4 us (the MFMAs' overlap adds 0.0001).
+	 * Tolerance 1e-4 relative for the rounding of the hand steps. */
+	d.cta_stage = 65536.0;
+	d.cta_stage_k = 512.0;
+	memset(&op, 0, sizeof op);
+	op.m = 16;
+	op.n = 1024;
+	op.k = 8192;
+	op.flop = 2.0 * 16 * 1024 * 8192;
+	op.bytes = 1024.0 * 8192 + 16.0 * 8192 + 2.0 * 16 * 1024;
+	op.prec = GP_FP8;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_OK &&
+	   fabs(r.time / 24.294018e-6 - 1.0) < 1e-4,
+	   "unsplit: a 16-token GEMM of 16 K stages takes their latency");
+	d.cta_latency = 0.0;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_OK &&
+	   fabs(r.time / 11.1334e-6 - 1.0) < 1e-4,
+	   "split: the same GEMM at the device's stream");
 	return done();
 }

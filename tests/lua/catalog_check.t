@@ -190,6 +190,18 @@ end
 -- reach the device table: Hopper's 0.85 (FP8 FlashMLA ~1.70x BF16 on
 -- H20), Blackwell's and GB200's own 0.90 (SGLang's GB200 decode: FP8 MLA
 -- 1.8x), none where no FP8 kernel was measured (Ampere).
+-- achievable.unsplit (a GEMM library that never splits K) needs all three
+-- of its bounds: a stage latency without its LDS is refused by path.
+put("aun.lua", [[
+arch { id = "su", name = "x", launch_overhead = "4us",
+  achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
+    unsplit = { stage_k = "512B", latency = "0.5us", reason = "t", source = "t" } } }
+]])
+local _, eun = catalog.load { tmp }
+t.is(#eun, 1, "an unsplit entry without its LDS: one error")
+t.like(eun[1] or "", "aun.lua:1: arch 'su': field 'achievable.unsplit.lds': required field "
+  .. "is missing", "names the missing field", true)
+clean()
 put("af8.lua", [[
 arch { id = "sa", name = "x", launch_overhead = "4us",
   achievable = { gemm = { bf16 = 0.8 }, hbm = 0.85, reason = "t", source = "t",
