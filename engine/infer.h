@@ -196,6 +196,12 @@ typedef struct infer_result {
 	double itl;           /* s, decode step at batch, mean context */
 	double itl_batch1;    /* s, same at batch 1 */
 	double prefill_share; /* s of replica time per request for prefill */
+	double eager_steps;   /* graphs runtime: the share of decode steps
+	                         that carry prompt tokens, run without the
+	                         CUDA graph (run_times) */
+	double eager;         /* s those steps add to a decode step on
+	                         average (eager_steps x their extra launch
+	                         time) */
 	double tokens_per_s;  /* output tokens/s, whole system */
 	double tokens_per_s_gpu;
 	double stream_tokens_per_s; /* 1 / itl: what one user sees */

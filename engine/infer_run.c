@@ -187,6 +187,36 @@ static double run_itl(const double *b, const double *t, int n, double x)
 		(b[k] - b[k - 1]);
 }
 
+/* The decode step at batch b and context ctx as a step that carries
+ * prompt tokens runs it: without the CUDA graph.  TensorRT-LLM's PyTorch
+ * flow graphs a batch only when it holds no context request
+ * (ScheduledRequests.can_run_cuda_graph: "return (not
+ * self.context_requests)", tensorrt_llm/_torch/pyexecutor/scheduler.py;
+ * cuda_graph_runner.py runs the graph only then), SGLang captures decode
+ * batches only (cuda_graph_runner.py can_run), and vLLM V1 captures steps
+ * of at most its compilation_config max_capture_size tokens (512 in its
+ * logged defaults), fewer than a step that prefills a prompt chunk
+ * beside its decodes usually holds.  Such a step launches the same
+ * kernels from the stream:
+ * priced at the device's stream launch instead of its graph launch
+ * (roof_device launch, graph_launch: catalog/archs.lua), as gpuplan.serve
+ * prices a colocated step that carries a chunk (serve_plan.c eager_cost).
+ * The kernels and eager runtimes launch every step that way already. */
+static int eager_step(const gp_model *m, const roof_device *d,
+                      const infer_cfg *c, double b, double ctx,
+                      double n_off, double *t, gp_error *err)
+{
+	infer_cfg k = *c;
+	infer_phase ph;
+
+	if (k.runtime == INFER_GRAPHS)
+		k.runtime = INFER_KERNELS;
+	if (infer_step(m, d, &k, b, 1, ctx, n_off, &ph, err) != GP_OK)
+		return GP_EINVAL;
+	*t = ph.time;
+	return GP_OK;
+}
+
 /* The run of c->requests requests issued at once, as trtllm-bench
  * measures it: "Output throughput (total output (OSL) tokens / end-to-end
  * latency)", the latency "last request end - 1st request start"
@@ -200,14 +230,15 @@ static double run_itl(const double *b, const double *t, int n, double x)
  * request once.  The batch fills over the first steps and empties over
  * the last output steps after the queue runs dry, both at a smaller
  * batch than the steady state's, which pays the step's fixed costs
- * (weights, launches) for fewer tokens.  A replica serves requests /
- * replicas of them.  Sets r->tokens_per_s. */
+ * (weights, launches) for fewer tokens; a step that prefills beside its
+ * decodes launches its kernels one by one (eager_step).  A replica
+ * serves requests / replicas of them.  Sets r->tokens_per_s. */
 static int run_finite(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, int B, double n_off,
                       double share, double cavg, infer_result *r,
                       gp_error *err)
 {
-	double tb[RUN_TABLE], tt[RUN_TABLE];
+	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE];
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double N, L = c->output, P = c->input, W, bm, x, t = 0.0, it;
 	double queue, pend = 0.0, adm = 0.0, dec = 0.0, done = 0.0;
@@ -224,7 +255,8 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	for (x = 1.0; nt < RUN_TABLE; x *= 2.0) {
 		double b = x < bm ? x : bm;
 
-		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK)
+		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK ||
+		    eager_step(m, d, c, b, cavg, n_off, &te[nt], err) != GP_OK)
 			return GP_EINVAL;
 		tb[nt] = b;
 		tt[nt++] = ph.time;
@@ -246,8 +278,11 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		proc = fmin(pend, budget);
 		pend -= proc;
 		fin = proc / P;
-		step = (dec > 1e-9 ? run_itl(tb, tt, nt, ceil(dec / c->pp))
-		                  : 0.0) + share * fin;
+		/* A step that carries prompt tokens runs off the graph
+		 * (eager_step). */
+		step = (dec > 1e-9 ? run_itl(tb, proc > 0.0 ? te : tt, nt,
+		                             ceil(dec / c->pp)) : 0.0) +
+			share * fin;
 		if (!(step > 0.0))
 			break;
 		t += step;
@@ -324,10 +359,25 @@ static int run_times(const gp_model *m, const roof_device *d,
 	r->stream_tokens_per_s = 1.0 / r->itl;
 	/* Steady state: B requests produce B * output tokens in B prefill
 	 * shares plus output - 1 decode steps (the first token comes from
-	 * the prefill). */
+	 * the prefill).  Of those steps, the ones that carry the next
+	 * requests' prompts run off the graph (eager_step): B prompts of
+	 * input tokens per output - 1 steps, in the tokens a step has beside
+	 * its B decodes (max_num_tokens counts both), so a share B x input /
+	 * ((output - 1) x (max_num_tokens - B)) of the steps, at most all
+	 * (gpuplan.serve's chunk_steps, the same count).  Runtimes without
+	 * graphs run every step so already: none is counted apart. */
 	steps = c->output - 1.0;
+	if (steps > 0.0 && c->runtime == INFER_GRAPHS) {
+		double room = c->max_num_tokens - B, te;
+
+		if (eager_step(m, d, c, bm, cavg, n_off, &te, err) != GP_OK)
+			return GP_EINVAL;
+		r->eager_steps = room > 0.0 ?
+			fmin(1.0, B * c->input / (steps * room)) : 1.0;
+		r->eager = r->eager_steps * (te - r->itl);
+	}
 	r->tokens_per_s = (double)r->replicas * B * c->output /
-		(B * share + steps * r->itl);
+		(B * share + steps * (r->itl + r->eager));
 	if (c->requests > 0 && run_finite(m, d, c, B, n_off, share, cavg,
 	                                  r, err) != GP_OK)
 		return GP_EINVAL;

@@ -207,6 +207,8 @@ int lgp_infer(lua_State *L)
 		lgp_setnum(L, "itl", r.itl);
 		lgp_setnum(L, "itl_batch1", r.itl_batch1);
 		lgp_setnum(L, "prefill_share", r.prefill_share);
+		lgp_setnum(L, "eager_steps", r.eager_steps);
+		lgp_setnum(L, "eager", r.eager);
 		lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
 		lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
 		lgp_setnum(L, "stream_tokens_per_s", r.stream_tokens_per_s);

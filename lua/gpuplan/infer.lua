@@ -628,6 +628,7 @@ function M.infer(a)
     out.tokens_per_s, out.per_gpu = r.tokens_per_s, r.tokens_per_s_gpu
     out.stream_tokens_per_s = r.stream_tokens_per_s
     out.prefill_share_s = r.prefill_share
+    out.eager_steps, out.eager_s = r.eager_steps, r.eager
     out.cost_per_mtok = r.cost_per_mtok
     out.tokens_per_s_per_dollar_hour = r.tokens_per_s_per_price
     out.ops, out.prefill_ops = M.op_rows(r.decode), M.op_rows(r.prefill)
