@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(69);
+	plan(70);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -189,9 +189,13 @@ int main(void)
 	MUST(infer_run(&m, &d, &c, &r, &err));
 	ok(r.itl > r.itl_batch1 && r.tokens_per_s > 1.0 / r.itl_batch1,
 	   "a bigger batch: slower steps, more tokens/s");
-	/* tokens/s = B out / (B share + (out - 1) itl), B = r.batch. */
+	/* tokens/s = B out / (B share + (out - 1) (itl + eager)), B =
+	 * r.batch; eager: the steps that prefill beside their decodes, off
+	 * the graph (a share B x 2048 / (255 x (8192 - B)) of them). */
+	is_num(r.eager_steps, r.batch * 2048.0 / (255.0 * (8192.0 - r.batch)),
+	       1e-12, "steps that prefill beside decodes");
 	is_num(r.tokens_per_s, r.batch * 256.0 / (r.batch * r.prefill_share +
-	       255.0 * r.itl), 1e-12, "throughput identity");
+	       255.0 * (r.itl + r.eager)), 1e-12, "throughput identity");
 	/* Price $2/h per GPU: cost per 1e6 tokens = 2 / 3600 / tps x 1e6. */
 	c.price = 2.0;
 	MUST(infer_run(&m, &d, &c, &r, &err));
