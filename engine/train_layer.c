@@ -340,6 +340,25 @@ static double rope_thd_post_ops(const gp_model *m, const train_lkey *k)
 	return 3.0 + 1.0 + seq_ops;
 }
 
+/* The host's seconds for a call's ops from its first wait on
+ * (rope_thd_post_ops).  _apply_rotary_pos_emb_thd and
+ * _apply_rotary_pos_emb_bshd are plain functions of bare tensor ops
+ * (torch.cos, "* mscale", ".to", the rope's products, torch.cat): each
+ * launch at GP_EAGER_BARE_OP_TIME, not gpt-fast's module-level
+ * GP_EAGER_OP_TIME, scaled with the job's host as host_op_time is.  The
+ * reads back to the host -- the .tolist() copy, and in the one pass the
+ * truth value of the comparison -- copy and synchronize rather than
+ * launch: no bare figure covers them, and they keep host_op_time. */
+#define ROPE_BARE_OP (GP_EAGER_BARE_OP_TIME / GP_EAGER_OP_TIME)
+
+static double rope_thd_post_host(const gp_model *m, const train_lkey *k)
+{
+	double reads = k->rope_seq_loop ? 1.0 : 2.0;
+
+	return (reads + (rope_thd_post_ops(m, k) - reads) * ROPE_BARE_OP) *
+		k->host_op_time;
+}
+
 static void rope_thd_costs(const tenv *e, const train_lkey *k,
 			   const gp_op *o, double *t, double *tb, double *nk,
 			   double *gpu)
@@ -364,19 +383,28 @@ static void rope_thd_costs(const tenv *e, const train_lkey *k,
 			       &nks);
 	*t = n * ts;
 	*tb = n * tbs;
-	*nk += n * nks;
+	nks *= n;
 	if (k->rope_seq_loop) {
 		/* the sequences' cat (its backward: views of the gradient);
-		 * cos and sin per sequence, the waits' ops */
-		*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, nk);
-		*nk += calls * (n * ROPE_MSCALE_OPS + ROPE_LOOP_WAIT_OPS) +
-			(mla ? 2.0 : 0.0);
-	} else
+		 * cos and sin per sequence, the waits' ops: the division,
+		 * the subtraction and the .tolist() read */
+		*t += ekernels(e, k, rope_cat, NK(rope_cat), eq + ek, 0, &nks);
+		nks += calls * (n * ROPE_MSCALE_OPS + ROPE_LOOP_WAIT_OPS -
+				1.0) + (mla ? 2.0 : 0.0);
+		*nk += calls * 1.0;
+	} else {
 		/* freqs' cat (its rows, a few KB: launches only), cos and
-		 * sin, the waits; MLA's query and key cats (the fused
-		 * kernels write query, key and value too: launches only) */
-		*nk += calls * (1.0 + ROPE_MSCALE_OPS + ROPE_THD_WAIT_OPS) +
-			(mla ? 2.0 : 0.0);
+		 * sin, the waits (the subtraction, the division, the
+		 * comparison; the .tolist() read and the truth value's);
+		 * MLA's query and key cats (the fused kernels write query,
+		 * key and value too: launches only) */
+		nks += calls * (1.0 + ROPE_MSCALE_OPS + ROPE_THD_WAIT_OPS -
+				2.0) + (mla ? 2.0 : 0.0);
+		*nk += calls * 2.0;
+	}
+	/* the launches are bare tensor ops (rope_thd_post_host), in units
+	 * of host_op_time; the reads keep a whole one each */
+	*nk += nks * ROPE_BARE_OP;
 	*gpu = *t;
 }
 
@@ -392,9 +420,12 @@ static void rope_unfused_costs(const tenv *e, const train_lkey *k,
 			       const gp_op *o, double *t, double *tb,
 			       double *nk)
 {
-	rope_kernels(e, k, o, t, tb, nk);
-	*t += ekernels(e, k, rope_cat, NK(rope_cat), o->elems, 0, nk);
-	*nk += 2.0 * ROPE_MSCALE_OPS;
+	double nks = 2.0 * ROPE_MSCALE_OPS;
+
+	rope_kernels(e, k, o, t, tb, &nks);
+	*t += ekernels(e, k, rope_cat, NK(rope_cat), o->elems, 0, &nks);
+	/* _apply_rotary_pos_emb_bshd's bare tensor ops (ROPE_BARE_OP) */
+	*nk += nks * ROPE_BARE_OP;
 }
 
 /* The gated activation with Megatron-Core's bias_activation_fusion off
@@ -1669,8 +1700,7 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		 * time, at least, on the layer's path (the waits' own
 		 * stretch, as the dispatcher's above). */
 		if (k->unfused_rope && k->attn_seq > 0 && !eager) {
-			double hr = 2.0 * rope_thd_post_ops(m, k) *
-				k->host_op_time;
+			double hr = 2.0 * rope_thd_post_host(m, k);
 
 			if (hr - lc->rope_gpu > wf)
 				wf = hr - lc->rope_gpu;
