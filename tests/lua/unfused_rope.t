@@ -138,8 +138,9 @@ do
   -- The comparison: the comment's ~20% is fused 1/1.2 of unfused.  The
   -- one pass (v0.6.0's pin) comes out 1.27x; the loop that the comment's
   -- own pin ran comes out 2.45x at 8 sequences a micro-batch (1.74x at
-  -- 4, the fewest 512-token samples fill 2048 tokens with): its count of
-  -- launches, not their price, keeps it above the comment (docs/train.md).
+  -- 4, the fewest that fill 2048 tokens at the recipe's 512-token
+  -- maximum): its count of launches, not their price, keeps it above the
+  -- comment (docs/train.md).
   t.ok(u.step_s / f.step_s < 1.3 and l.step_s / f.step_s > 2,
        "one pass near the comment's ~20%, the loop well above it")
 end
