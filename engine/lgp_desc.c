@@ -124,6 +124,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("dropout", offsetof(S, P dropout), 0),                     \
 	F_BOOL("eager_swiglu", offsetof(S, P eager_swiglu), 0),           \
 	F_BOOL("eager_softmax", offsetof(S, P eager_softmax), 0),         \
+	F_BOOL("eager_norm", offsetof(S, P eager_norm), 0),               \
 	F_BOOL("attn_clamp", offsetof(S, P attn_clamp), 0),               \
 	F_NUM("act_bytes", offsetof(S, P act_bytes), 0),                  \
 	F_NUM("logit_bytes", offsetof(S, P logit_bytes), 0),              \

@@ -67,6 +67,8 @@ typedef struct gp_train_cfg {
 	int fp8_te;              /* Transformer Engine fp8 linears (act.h) */
 	int probs_in_act;        /* MoE weights in the activation (act.h) */
 	int flash, dropout, eager_swiglu, eager_softmax;
+	int eager_norm;          /* Hugging Face's RMSNorm modules keep an
+				  * fp32 copy of their input (act.h) */
 	int attn_clamp;          /* eager attention clamps the masked
 				  * scores (act.h) */
 	double act_bytes;        /* 0: the recipe's activation bytes */

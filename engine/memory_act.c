@@ -387,6 +387,34 @@ static void act_ctx_of(const gp_model *m, const gp_act_cfg *c, act_ctx *x)
 	x->ld = nbits(tg & GP_LORA_DOWN);
 }
 
+/* Hugging Face's RMSNorm (transformers
+ * src/transformers/models/llama/modeling_llama.py, LlamaRMSNorm.forward,
+ * the same at commit 0022728 of the v4.38 modules and in later releases;
+ * Mistral's and Qwen2's modules copy it; torchtitan's own RMSNorm,
+ * torchtitan/models/norms.py, is the same chain: "output =
+ * self._norm(x.float()).type_as(x)", "return output * self.weight"):
+ *   hidden_states = hidden_states.to(torch.float32)
+ *   variance = hidden_states.pow(2).mean(-1, keepdim=True)
+ *   hidden_states = hidden_states * torch.rsqrt(variance + eps)
+ *   return self.weight * hidden_states.to(input_dtype)
+ * What autograd keeps (PyTorch tools/autograd/derivatives.yaml): pow's
+ * backward reads its input, the fp32 copy, 4 B an element (mul keeps
+ * the same tensor and the per-row rsqrt); _to_copy's backward keeps no
+ * tensor, so the 16-bit input itself is not held by the norm; the last
+ * mul keeps its other operand for the weight's gradient only when the
+ * weight requires grad ("other: mul_tensor_backward(grad, self, ...)"):
+ * the normalised tensor in the activation dtype, a tensor apart from the
+ * norm's output, which the next linear keeps (counted with it).  A fused
+ * norm keeps its A-byte input and the per-row statistic.  Only an RMSNorm
+ * decoder: LayerNorm (nn.LayerNorm) is one kernel, and T5's norm orders
+ * its casts differently. */
+double mem_norm_bytes(const gp_model *m, int eager, int frozen, double A)
+{
+	if (!eager || m->norm_params != m->hidden || m->encoder_layers > 0)
+		return A;
+	return (A > 4.0 ? A : 4.0) + (frozen ? 0.0 : A);
+}
+
 /* The norms' inputs, the attention block's tensors and core
  * attention's. */
 static void act_attention(const gp_model *m, const gp_act_cfg *c,
@@ -401,8 +429,8 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 	 * input (and the per-row rstd) for the input gradient whether or
 	 * not its weight trains.  A layer whose input needs no grad (the
 	 * first one above a frozen embedding) keeps no first-norm input. */
-	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden * A * tok *
-		rep;
+	out->norms = (c->input_nograd ? 1.0 : 2.0) * m->hidden *
+		mem_norm_bytes(m, c->eager_norm, c->frozen, A) * tok * rep;
 	/* QKV input (the first norm's output) is replicated; Q, K, V and
 	 * the projection input are split over heads.  Core attention
 	 * (flash or the unfused QK^T and softmax.V) keeps Q, K, V

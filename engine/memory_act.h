@@ -64,6 +64,10 @@ typedef struct gp_act_cfg {
 			      * their quantised input (1 B) for the
 			      * weight gradient (see act.c) */
 	int eager_swiglu;    /* 1: unfused SiLU*up saves silu(gate) too */
+	int eager_norm;      /* 1: eager RMSNorm keeps the fp32 upcast of
+			      * its input, and the normalised 16-bit
+			      * tensor its weight multiplies (Hugging
+			      * Face LlamaRMSNorm; see act.c) */
 	int eager_softmax;   /* 1: unfused attention saves the fp32
 			      * softmax output and its 16-bit copy
 			      * (Hugging Face eager attention) */
@@ -136,6 +140,15 @@ typedef struct gp_act_layer {
  * GP_OK or GP_EINVAL (bad sizes, tp not dividing heads, ...). */
 int mem_act_layer(const gp_model *m, const gp_act_cfg *c, int moe,
 		  gp_act_layer *out, gp_error *err);
+
+/* Bytes a norm keeps per element of its input for backward, its
+ * activations at A bytes: A (a fused kernel keeps the input and a
+ * per-row statistic), or with eager = 1 on an RMSNorm decoder what
+ * Hugging Face's LlamaRMSNorm leaves autograd -- the fp32 upcast of the
+ * input (4 B; the input itself when A is 4) and, where the norm's weight
+ * trains (frozen = 0), the normalised A-byte tensor the weight
+ * multiplies (memory_act.c). */
+double mem_norm_bytes(const gp_model *m, int eager, int frozen, double A);
 
 /* LoRA adapter targets (bit mask). */
 enum {

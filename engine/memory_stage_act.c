@@ -117,6 +117,7 @@ static void act_cfg_of(const gp_model *m, const gp_train_cfg *c,
 	ac->probs_in_act = c->probs_in_act;
 	ac->capacity_factor = c->capacity_factor;
 	ac->eager_swiglu = c->eager_swiglu;
+	ac->eager_norm = c->eager_norm;
 	ac->eager_softmax = c->eager_softmax;
 	ac->attn_clamp = c->attn_clamp;
 	ac->fused_qkv_view = c->fused_qkv_view;

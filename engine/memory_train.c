@@ -471,11 +471,17 @@ static double stage_activations(const gp_model *m,
 		 * and the projection input, h each, and the logits kept
 		 * for the loss, vocab-parallel over t.  A frozen 16-bit
 		 * output layer (LoRA, and QLoRA unless quant_head) keeps
-		 * no input; a 4-bit one keeps it (MatMul4Bit). */
+		 * no input; a 4-bit one keeps it (MatMul4Bit).  The final
+		 * norm keeps what a layer's norm does (mem_norm_bytes:
+		 * Hugging Face's eager RMSNorm its fp32 upcast). */
 		double lb = c->logit_bytes > 0 ? c->logit_bytes : 4.0;
 		double nin = c->lora_rank > 0 && !qhead ? 1.0 : 2.0;
-		o->bytes[GP_MEM_LOGITS] = tok * (nin * m->hidden * A /
-			(c->lay.sp ? y->tp : 1) + (double)m->vocab * lb / y->tp);
+		double fn = mem_norm_bytes(m, c->eager_norm,
+					   c->lora_rank > 0 || c->llm_frozen, A);
+
+		o->bytes[GP_MEM_LOGITS] = tok * ((fn + (nin - 1.0) * A) *
+			m->hidden / (c->lay.sp ? y->tp : 1) +
+			(double)m->vocab * lb / y->tp);
 	}
 	return inflight;
 }

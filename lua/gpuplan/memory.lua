@@ -367,7 +367,7 @@ M.METHODS = METHODS
 --   reward_model, margin, capacity (bytes, overrides the GPU's),
 --   paged_optimizer, grads_in_bwd, fused_qkv_view, lora_zero_pad, quant_head (booleans,
 --   memory.h gp_train_cfg), stack (megatron|deepspeed|hf), logit_bytes,
---   eager_swiglu, eager_softmax, partition (auto|uniform|parameters|type:transformer|
+--   eager_swiglu, eager_softmax, eager_norm, partition (auto|uniform|parameters|type:transformer|
 --   type:transformer|embedding: layers per pipeline stage), images (per
 --   sequence, vision-language models; seq counts their tokens),
 --   train_vision (boolean: the ViT tower trains), video_frames (frames per
@@ -685,6 +685,13 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
   if cfg.eager_swiglu == nil then cfg.eager_swiglu = eager end
   cfg.eager_softmax = o.eager_softmax
   if cfg.eager_softmax == nil then cfg.eager_softmax = eager end
+  -- ... and the fp32 upcast each RMSNorm keeps (engine/memory_act.c
+  -- mem_norm_bytes: transformers' LlamaRMSNorm).
+  if o.eager_norm ~= nil and type(o.eager_norm) ~= "boolean" then
+    fail("eager_norm must be true or false (got %s)", shown(o.eager_norm))
+  end
+  cfg.eager_norm = o.eager_norm
+  if cfg.eager_norm == nil then cfg.eager_norm = eager end
   cfg.logit_bytes = o.logit_bytes or (eager and 6 or 4)
   -- transformers' 2023 eager attention clamps the masked scores
   -- (engine/memory_act.c, train_price.c): unfused attention only.

@@ -442,6 +442,9 @@ opt { name = "act_bytes", type = "number", lua_only = true, commands = TRAIN4,
 opt { name = "eager_swiglu", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "gated MLP (SwiGLU, T5's gelu_new) saved as eager PyTorch saves it (default with "
     .. "kernels eager, the hf stack's default)" }
+opt { name = "eager_norm", type = "boolean", lua_only = true, commands = TRAIN4,
+  help = "RMSNorm saved as Hugging Face's eager LlamaRMSNorm saves it: the fp32 upcast of "
+    .. "its input (default with kernels eager, the hf stack's default)" }
 opt { name = "attn_clamp", type = "boolean", lua_only = true, commands = TRAIN4,
   help = "unfused eager attention (flash false) clamps the masked scores, "
     .. "torch.max(scores, finfo.min), as transformers' OPT and Llama did in 2023: keeps "

@@ -25,6 +25,7 @@ local v, model_of = case_.v, case_.model
 local FRAMEWORKS = {
   { "litgpt", "litgpt" }, { "lit%-gpt", "litgpt" },
   { "torchtune", "torchtune" }, { "peft", "peft" }, { "torchtitan", "torchtitan" },
+  { "deepspeed", "deepspeed" },
 }
 local PROFILES = {
   -- LitGPT (lit-gpt, 2023; the resource tables' commit 8641822):
@@ -42,6 +43,13 @@ local PROFILES = {
       -- without an upcast: the chunks (2 B, held by the loop's `logits`
       -- through backward) and cross_entropy's bf16 log-softmax (2 B).
       { "logit_bytes", 4, "chunked bf16 cross-entropy, no fp32 upcast" },
+      -- lit_gpt/rmsnorm.py RMSNorm.forward (read at 3c51a20, the 2023
+      -- lit_gpt tree): "norm_x = torch.mean(x * x, dim=self.dim,
+      -- keepdim=True)", "x_normed = x * torch.rsqrt(norm_x + self.eps)",
+      -- "return self.weight * x_normed" -- no fp32 upcast: the norm keeps
+      -- its 16-bit input, not Hugging Face's fp32 copy (engine/memory_act.c
+      -- mem_norm_bytes).
+      { "eager_norm", false, "lit_gpt/rmsnorm.py: no fp32 upcast" },
     },
     lora = {
       -- finetune/lora.py hyperparameters: lora_r = 8, lora_dropout =
@@ -96,6 +104,12 @@ local PROFILES = {
       -- upcasting one chunk at a time": 2 B per logit for the kept bf16
       -- chunks plus 4 B for one chunk in eight.
       { "logit_bytes", 2 + 4 / 8, "CEWithChunkedOutputLoss, 8 chunks, one fp32 at a time" },
+      -- compile: True runs each layer through inductor, whose partitioner
+      -- (torch/_functorch/partitioners.py min_cut_rematerialization_
+      -- partition) recomputes cheap pointwise ops in the backward rather
+      -- than save their outputs: the norm's fp32 upcast is fused into its
+      -- kernel, not kept (engine/memory_act.c mem_norm_bytes).
+      { "eager_norm", false, "torch.compile fuses the RMSNorm's upcast" },
     },
     full = {
       -- 8B_full_single_device.yaml: optimizer
@@ -154,7 +168,7 @@ local PROFILES = {
 -- table (lua/gpuplan/predict/train.lua), so a memory case and its training
 -- sibling are sized on one stack.  Filled on first use (the train predictor
 -- is loaded then).
-local TRAIN_STACKS = { torchtitan = true }
+local TRAIN_STACKS = { torchtitan = true, deepspeed = true }
 
 -- torchtitan commits whose loss runs eager, as a case states the commit
 -- its source names (source.commit; torchtitan has no releases for
