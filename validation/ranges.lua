@@ -58,13 +58,15 @@ return {
         gen = { "ada", "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 30, lo = 0.981, hi = 1.196 },
+        [""] = { cases = 37, lo = 0.814, hi = 1.253 },
+        ["stack=deepspeed"] = { cases = 8, lo = 0.725, hi = 1.515 },
+        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.725, hi = 1.515 },
         ["stack=hf"] = { cases = 29, lo = 0.971, hi = 1.146 },
         ["stack=hf/moe=dense"] = { cases = 29, lo = 0.971, hi = 1.146 },
         ["stack=hf/moe=dense/style=data"] = { cases = 8, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=data/scale=node"] = { cases = 8, lo = 0.913, hi = 1.109 },
         ["stack=hf/moe=dense/style=sharded"] = { cases = 15, lo = 0.971, hi = 1.272 },
-        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 0.971, hi = 1.081 },
+        ["stack=hf/moe=dense/style=sharded/scale=node"] = { cases = 8, lo = 0.971, hi = 1.070 },
       },
     },
     rl = {

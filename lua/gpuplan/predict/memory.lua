@@ -164,9 +164,13 @@ local PROFILES = {
 }
 
 -- A stack the train predictor profiles (torchtitan: FSDP2 on PyTorch
--- modules): its entries that gpu memory takes, from the train predictor's
--- table (lua/gpuplan/predict/train.lua), so a memory case and its training
--- sibling are sized on one stack.  Filled on first use (the train predictor
+-- modules; deepspeed: DeepSpeed's ZeRO engine over the Hugging Face
+-- modules, stack deepspeed with kernels eager): its entries that gpu
+-- memory takes, from the train predictor's table
+-- (lua/gpuplan/predict/train.lua), so a memory case and its training
+-- sibling are sized on one stack.  "deepspeed" comes after the other
+-- rules, as in the train predictor: a source that names PEFT or LitGPT
+-- and DeepSpeed ran that tool's example on it.  Filled on first use (the train predictor
 -- is loaded then).
 local TRAIN_STACKS = { torchtitan = true, deepspeed = true }
 
