@@ -124,6 +124,8 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("engine_graph_gaps", host.gaps),
 	RL_NUM("engine_host_serial", host.serial),
 	RL_NUM("engine_cache_copies", host.cache_copies),
+	RL_NUM("engine_wait_copies", host.wait_copies),
+	RL_NUM("engine_wait_lead", host.wait_lead),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
 	RL_NUM("gae_ops", gae_ops),
@@ -277,7 +279,9 @@ void lgp_pushrl(lua_State *L, const rl_result *out)
  * own batch's longest, rl.h),
  * engine_graph_gaps (s per decode step's forward, rl.h),
  * engine_host_serial (s per engine step the host works with the GPU
- * idle, rl.h), step_overhead (s per step), loss_ops (host ops per trained sequence
+ * idle, rl.h), engine_cache_copies, engine_wait_copies and
+ * engine_wait_lead (a generate() loop's dense-cache passes, those of
+ * them the host waits on and its lead before the wait, rl.h), step_overhead (s per step), loss_ops (host ops per trained sequence
  * of a per-sequence loss), fp32_logits (boolean: the log-probabilities
  * from fp32 logits, unfused), logit_onehot (boolean: their backward
  * through an int64 one-hot), sync_tp_first (boolean: the weight sync

@@ -153,6 +153,19 @@ typedef struct rl_engine_host {
 			     * (Hugging Face generate's DynamicCache cat and
 			     * FlashAttention-2 unpad copies); part of the
 			     * GPU's step; 0 for a paged engine */
+	double wait_copies; /* 0..cache_copies: of those passes, the ones
+			     * the host waits for soon after issuing them:
+			     * a generate() loop whose every layer reads a
+			     * device value back (transformers'
+			     * _get_unpad_data: nonzero, .item()) just
+			     * after its cache's torch.cat */
+	double wait_lead;   /* s per decode step, >= 0: what the host
+			     * dispatches between issuing those passes and
+			     * its wait, summed over the layers.  The host's
+			     * path a decode step is then its dispatch plus
+			     * what of those passes outlasts the lead; the
+			     * step, the longer of that path and the GPU's
+			     * (overlap 1) */
 } rl_engine_host;
 
 /* Pools and the memory states of a step. */

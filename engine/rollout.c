@@ -185,7 +185,7 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 {
 	roof_op op;
 	dparts o;
-	double gpu, h, t;
+	double gpu, h, t, waited = 0;
 
 	memset(&o, 0, sizeof o);
 	if (r->bad)
@@ -212,15 +212,24 @@ static dparts dstep(rollctx *r, double batch, double ctx)
 	 * cache each step (rl.h host.cache_copies): batch x ctx tokens of
 	 * cache, that many times over, on the GPU's timeline. */
 	if (r->host.cache_copies > 0 && r->kvtok > 0) {
+		double copies;
+
 		memset(&op, 0, sizeof op);
 		op.name = "rl_cache_copies";
 		op.prec = r->ic.compute;
 		op.bytes = r->host.cache_copies * batch * ctx * r->kvtok;
-		t += roof_time(r->d, &op, 1);
+		copies = roof_time(r->d, &op, 1);
+		t += copies;
+		/* The passes the host waits on right after issuing them
+		 * (rl.h wait_copies): what of them its lead does not
+		 * cover is on the host's path too. */
+		waited = copies * r->host.wait_copies /
+			r->host.cache_copies;
 	}
 	/* A piecewise CUDA graph's gaps are the forward's own (rl.h). */
 	gpu = t + o.sampler + r->host.gaps;
-	h = r->host.step + r->host.seq * batch;
+	h = r->host.step + r->host.seq * batch +
+		fmax(0.0, waited - r->host.wait_lead);
 	o.time = (r->host.overlap ? fmax(gpu, h) : gpu + h) +
 		r->host.serial;
 	o.host = o.time - gpu;
@@ -527,11 +536,22 @@ static int roll_args(double prompts, double group, double prompt_len,
 		    gp_check_num(host->serial, 0, 3600, "engine serial host "
 				 "time per step", err) ||
 		    gp_check_num(host->cache_copies, 0, 64, "engine cache "
-				 "copies per decode step", err))
+				 "copies per decode step", err) ||
+		    gp_check_num(host->wait_copies, 0, host->cache_copies,
+				 "engine cache copies waited on per decode "
+				 "step", err) ||
+		    gp_check_num(host->wait_lead, 0, 3600, "engine host "
+				 "lead before its wait per decode step", err))
 			return GP_EINVAL;
 		if (host->overlap != 0 && host->overlap != 1)
 			return gp_fail(err, "engine host overlap must be 0 "
 				       "or 1 (got %d)", host->overlap);
+		/* Serial with the GPU, every copy is already on the path. */
+		if (host->wait_copies > 0 && !host->overlap)
+			return gp_fail(err, "engine cache copies waited on "
+				       "(%g) need the host's overlap: serial "
+				       "with the GPU, every copy is already "
+				       "on the step's path", host->wait_copies);
 		r->host = *host;
 	}
 	return GP_OK;

@@ -474,9 +474,25 @@ M.HF_GENERATE_TAIL_KERNELS = M.HF_GENERATE_TAIL_OPS - 3
 -- modeling_llama.py, the stored copy at 0022728): "indices =
 -- torch.nonzero(attention_mask.flatten(), as_tuple=False).flatten();
 -- max_seqlen_in_batch = seqlens_in_batch.max().item()" -- nonzero and
--- .item() both wait for the GPU, so within each layer the host cannot run
--- ahead of it: the layer's host dispatch and its kernels add up.  Ops that
--- launch a kernel, per LlamaDecoderLayer of a decode step (q_len 1):
+-- .item() both wait for the GPU, so the host cannot run more than a layer
+-- ahead of it.  Between two such waits its kernels still run while it
+-- dispatches: "By default, GPU operations are asynchronous. When you call
+-- a function that uses the GPU, the operations are enqueued to the
+-- particular device, but not necessarily executed until later" (PyTorch
+-- docs, notes/cuda.rst, "Asynchronous execution").  A layer then lasts
+-- the longer of its dispatch and its kernels (the max rule
+-- GP_EAGER_OP_TIME itself is measured under: gpt-fast's eager decode,
+-- "CPU-overhead bound", its kernels hidden behind its 24.84 us an op),
+-- and the layers being alike, the step the longer of all the layers'
+-- dispatch and all their kernels -- the hybrid engine's rule, here with
+-- every layer's wait in it -- save what the wait itself exposes: the
+-- cache's two torch.cat (HF_CACHE_WAITED) are issued just before it, with
+-- only the second cat, the sum and the nonzero dispatched after the
+-- first (HF_WAIT_LEAD_OPS), so what of their copies outlasts those three
+-- ops is on the host's path (engine/rl.h wait_copies).  Still a lower
+-- bound: a kernel's own tail after the last dispatch before a wait, and
+-- the read back's latency, are not counted.  Ops that launch a kernel,
+-- per LlamaDecoderLayer of a decode step (q_len 1):
 --   input RMSNorm 8 (to fp32, pow, mean, + eps, rsqrt, mul, to, * weight);
 --   q, k, v projections 3; LlamaRotaryEmbedding.forward 7 (position_ids
 --   float, the matmul, cat, cos, sin, two casts); apply_rotary_pos_emb 10
@@ -509,6 +525,11 @@ M.HF_LLAMA_LAYER_OPS = 62
 -- prices.  Six passes over the batch's cache a step beyond it, at the
 -- card's memory bandwidth.
 M.HF_CACHE_COPIES = 6
+-- Of them the cat's two (its read and its write) are issued right before
+-- the layer's wait (above), three ops ahead of it: the cat of V, the sum
+-- and the nonzero of _get_unpad_data.
+M.HF_CACHE_WAITED = 2
+M.HF_WAIT_LEAD_OPS = 3
 
 -- A vLLM engine larger than a host runs its workers under vLLM's Ray
 -- executor (NeMo RL passes distributed_executor_backend="ray" for every
@@ -1700,16 +1721,19 @@ run = function(o, job)
     price = cfg.price, split_gpus = auto and gpus or nil,
     -- vLLM's engine loop; the hybrid engine's: generate()'s ops around
     -- DeepSpeed's kernels (M.HYBRID_LAYER_OPS), the first ones serial;
-    -- hf's: every op serial with the GPU, each layer waiting on its
-    -- _get_unpad_data (M.HF_LLAMA_LAYER_OPS)
-    engine_host_step = hf and 0 or hybrid and (M.HYBRID_LAYER_OPS * model.layers
-      + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
+    -- hf's: the same around the Hugging Face layers (M.HF_LLAMA_LAYER_OPS),
+    -- each layer waiting on its _get_unpad_data, the longer of a layer's
+    -- dispatch and its kernels
+    engine_host_step = hybrid and ((hf and M.HF_LLAMA_LAYER_OPS or M.HYBRID_LAYER_OPS)
+      * model.layers + M.HF_GENERATE_TAIL_OPS) * op_t or M.ENGINE_HOST.step * hs + xh,
     engine_host_seq = hybrid and 0 or (M.ENGINE_HOST.seq + (logprob or 0) + (frontend or 0))
       * hs,
-    engine_host_serial = hf and (M.HF_LLAMA_LAYER_OPS * model.layers + M.HF_GENERATE_PRELUDE_OPS
-      + M.HF_GENERATE_TAIL_OPS) * op_t or hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
-    -- hf's dense cache, copied whole every step (M.HF_CACHE_COPIES)
+    engine_host_serial = hybrid and M.HF_GENERATE_PRELUDE_OPS * op_t or 0,
+    -- hf's dense cache, copied whole every step (M.HF_CACHE_COPIES), the
+    -- cat's passes waited on three ops after they are issued, every layer
     engine_cache_copies = hf and M.HF_CACHE_COPIES or 0,
+    engine_wait_copies = hf and M.HF_CACHE_WAITED or 0,
+    engine_wait_lead = hf and M.HF_WAIT_LEAD_OPS * model.layers * op_t or 0,
     -- each TP rank's per-device batch, gathered over the inference TP group;
     -- vLLM's: one actor rank's micro-batch an engine call (engine_of)
     static_batch = hybrid and gen_batch * rtp or gen_batch,

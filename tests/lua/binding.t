@@ -174,6 +174,16 @@ t.raises(function() core.rl(model(), device(), topo, rlcfg { rollout_ep = 0 }) e
   "rl.rollout_ep must be an integer in 1..2147483647 (got 0)", "core.rl: rollout_ep's range", true)
 t.raises(function() core.rl(model(), device(), topo, rlcfg { response_dist = "gauss" }) end,
   "response distribution", "core.rl: an unknown response distribution", true)
+-- The dense cache's passes the host waits on (engine_wait_copies) are a
+-- share of engine_cache_copies, and only an overlapped host can expose
+-- them: serial with the GPU, every pass is already on the step's path.
+t.raises(function() core.rl(model(), device(), topo, rlcfg { engine_cache_copies = 6,
+  engine_wait_copies = 7, engine_host_overlap = true }) end,
+  "engine cache copies waited on per decode step", "core.rl: wait_copies within cache_copies",
+  true)
+t.raises(function() core.rl(model(), device(), topo, rlcfg { engine_cache_copies = 6,
+  engine_wait_copies = 2 }) end,
+  "need the host's overlap", "core.rl: wait_copies with a serial host refused", true)
 -- core.memory's inference config and core.roof_op's operator are
 -- descriptions too (infer_mem_fields, roof_op_fields): a misspelt key of
 -- the config, of its weights sub-table and of the operator is named.
