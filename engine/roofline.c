@@ -133,6 +133,11 @@ static int bad(double x)
  * 1e15 keep m n count in range. */
 #define ROOF_MAX_WORK 1e30
 #define ROOF_MAX_DIM 1e15
+/* The smallest tile edge of an unsplit GEMM library's kernels, the first
+ * of unsplit_time's edges (16 to 256): AMD's tuned a8w8 kernels for
+ * MI300X go down to MPerBlock 16 ("a8w8_rowwise_256x16x64x512", ROCm/aiter
+ * a8w8_tuned_gemm.csv, commit fbb52dd). */
+#define UNSPLIT_EDGE_MIN 16.0
 
 /* A per-precision fraction (achievable.gemm, achievable.stream): 0 (not
  * given) or in [ROOF_MIN_FRAC, 1]. */
@@ -218,15 +223,22 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device achievable.eager.hbm must be "
 		               "0 or in [%g, 1] (got %g)", ROOF_MIN_FRAC,
 		               d->eager_hbm);
+	/* achievable.unsplit: the LDS must hold a stage of the smallest
+	 * tile pair, 1 B of K of each of its two 16-row edges
+	 * (unsplit_time), or no tile could run. */
 	if (bad(d->cta_latency) || d->cta_latency > ROOF_MAX_LAUNCH ||
 	    bad(d->cta_stage) || d->cta_stage > ROOF_MAX_WORK ||
 	    bad(d->cta_stage_k) || d->cta_stage_k > ROOF_MAX_WORK ||
 	    (d->cta_latency > 0.0 &&
-	     !(d->cta_stage >= 1.0 && d->cta_stage_k >= 1.0)))
-		return gp_fail(err, "device cta_latency must be 0..%g s, with "
-		               "cta_stage and cta_stage_k at least 1 byte when "
-		               "set (got %g s, %g B, %g B)", ROOF_MAX_LAUNCH,
-		               d->cta_latency, d->cta_stage, d->cta_stage_k);
+	     !(d->cta_stage >= 2.0 * UNSPLIT_EDGE_MIN &&
+	       d->cta_stage_k >= 1.0)))
+		return gp_fail(err, "device achievable.unsplit: latency must "
+		               "be 0..%g s, with lds at least %g B (a stage of "
+		               "the %gx%g tile) and stage_k at least 1 B (got "
+		               "%g s, %g B, %g B)", ROOF_MAX_LAUNCH,
+		               2.0 * UNSPLIT_EDGE_MIN, UNSPLIT_EDGE_MIN,
+		               UNSPLIT_EDGE_MIN, d->cta_latency, d->cta_stage,
+		               d->cta_stage_k);
 	return GP_OK;
 }
 
@@ -597,7 +609,9 @@ static double mem_side(double bytes, double rate)
  * card's per-CU rate (gemm_eff's wave and K-fill terms without a split)
  * plus their stages' latency, and no less than the device's stream
  * overlapped with the MFMAs (roof_overlap). */
-static const double unsplit_edges[] = { 16.0, 32.0, 64.0, 128.0, 256.0 };
+static const double unsplit_edges[] = {
+	UNSPLIT_EDGE_MIN, 32.0, 64.0, 128.0, 256.0
+};
 #define UNSPLIT_EDGES (sizeof unsplit_edges / sizeof unsplit_edges[0])
 
 static double unsplit_time(const roof_device *d, const roof_op *op,
@@ -624,9 +638,15 @@ static double unsplit_time(const roof_device *d, const roof_op *op,
 			 * within the LDS and the deepest stage */
 			double kb = exp2(floor(log2(fmin(d->cta_stage_k,
 			                d->cta_stage / (a + b)))));
-			double walk = kb >= 1.0 ? waves * ceil(k * el / kb) *
-				d->cta_latency + ROOF_MEM_FILL : 0.0;
-			double t = fmax(tc + walk, roof_overlap(tc, t_mem));
+			double walk, t;
+
+			/* a tile whose stage cannot hold 1 B of K within
+			 * the LDS does not run (not one without a walk) */
+			if (!(kb >= 1.0))
+				continue;
+			walk = waves * ceil(k * el / kb) * d->cta_latency +
+				ROOF_MEM_FILL;
+			t = fmax(tc + walk, roof_overlap(tc, t_mem));
 
 			if (best < 0.0 || t < best) {
 				best = t;

@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(81);
+	plan(83);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -435,8 +435,15 @@ int main(void)
 	/* An unsplit library (cta_latency set) needs its stage's bounds. */
 	d.cta_latency = 1e-6;
 	ok(roof_device_check(&d, &err) == GP_EINVAL &&
-	   strstr(err.msg, "cta_stage") != NULL,
+	   strstr(err.msg, "achievable.unsplit") != NULL,
 	   "a stage latency without the stage's bounds is refused");
+	/* An LDS of 16 B holds no stage of the smallest tile, 16 x 16 (1 B
+	 * of K each: 32 B): refused, not priced without a walk. */
+	d.cta_stage = 16.0;
+	d.cta_stage_k = 512.0;
+	ok(roof_device_check(&d, &err) == GP_EINVAL &&
+	   strstr(err.msg, "lds at least 32 B") != NULL,
+	   "an LDS below the 16 x 16 tile's stage is refused");
 	/* The H100 taken as unsplit, 64 KiB stages of at most 512 B of K,
 	 * 1 us a stage.  An fp8 GEMM of 16 x 1024 x 8192 (a skinny N at 16
 	 * tokens): every tile of edges up to 64 + 64 holds 512 B of K, so
@@ -465,5 +472,18 @@ int main(void)
 	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_OK &&
 	   fabs(r.time / 11.1334e-6 - 1.0) < 1e-4,
 	   "split: the same GEMM at the device's stream");
+	/* A 64 B LDS: only tiles of edges summing to 64 or less hold 1 B of
+	 * K; the larger ones do not run (they are not free of the walk).
+	 * 16 x 16 holds 64 / 32 = 2 B of K a stage, 8192 / 2 = 4096 stages
+	 * x 1 us + 3.9 us fill = 4099.9 us, plus its 0.394018 us of MFMAs
+	 * (above) and the 4 us launch: 4104.294 us; 16 x 32 and 32 x 32 hold
+	 * 1 B (8192 stages), slower.  Pricing the larger tiles walk-free
+	 * would give the split figure, 11.13 us.  Tolerance 1e-4 relative
+	 * for the rounding of the hand steps. */
+	d.cta_latency = 1e-6;
+	d.cta_stage = 64.0;
+	ok(roof_op_time(&d, &op, 0, &r, &err) == GP_OK &&
+	   fabs(r.time / 4104.294018e-6 - 1.0) < 1e-4,
+	   "unsplit: tiles whose stage exceeds the LDS do not run");
 	return done();
 }
