@@ -158,10 +158,12 @@ do
   -- K 16384) reads 13312 x 16384 + 16384 + 2 x 13312 = 218,146,816 B:
   -- at 5.3 TB/s x 0.85 x 0.70 = 3.1535 TB/s that is 69.18 us, plus the
   -- 3.9 us fill and the 1 us graph launch = 74.08 us (the table's kernel:
-  -- 71.8 us); its 2 x 13312 x 16384 FLOP on a 16-token tile (shape term
-  -- 0.055) at 0.38 of the fp8 peak take 8.0 us, so the memory-bound
-  -- overlap exposes (8.0 / 73.1)^2 of the p-norm's 0.44 us excess: 0.005
-  -- us.  Tolerance 0.3% (0.2 us) for the rounding of the hand steps.
+  -- 71.8 us); its 2 x 13312 x 16384 FLOP on the unsplit 16 x 16 tile
+  -- (achievable.unsplit: 832 tiles in 3 waves of 304 CUs, shape term
+  -- 13312 / (3 x 304 x 256) = 0.0570) at 0.47 of the fp8 peak take 6.2 us,
+  -- and its K walk, 3 waves x 32 stages x 0.55 us + 3.9 us = 56.7 us, is
+  -- under the stream, so the memory-bound overlap adds 0.002 us.
+  -- Tolerance 0.3% (0.2 us) for the rounding of the hand steps.
   local m3 = require("gpuplan.roofline").device("mi300x", cb)
   t.is(m3.stream and m3.stream.fp8, 0.70, "mi300x's device carries its fp8 streaming fraction")
   local n, k = 13312, 16384
