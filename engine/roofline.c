@@ -613,6 +613,8 @@ static const double unsplit_edges[] = {
 	UNSPLIT_EDGE_MIN, 32.0, 64.0, 128.0, 256.0
 };
 #define UNSPLIT_EDGES (sizeof unsplit_edges / sizeof unsplit_edges[0])
+/* The operands the unsplit tables cover: 8-bit (roof_eval_time). */
+#define UNSPLIT_PREC(p) (gp_dtype_bytes(p) <= 1.0)
 
 static double unsplit_time(const roof_device *d, const roof_op *op,
                            double peak, double frac, double t_mem,
@@ -695,8 +697,15 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	out->t_launch = graphs ? d->graph_launch : d->launch;
 	/* An unsplit library's dense GEMM (not a grouped one with its own
 	 * M tile or spread rows, not a GEMV, no dequantisation): its tile,
-	 * its waves and its CTAs' K stages (unsplit_time). */
+	 * its waves and its CTAs' K stages (unsplit_time).  Only 8-bit
+	 * operands: the source is AMD's a8w8 tuned table (aiter
+	 * a8w8_tuned_gemm.csv, "a8w8_rowwise_..." kernels); no table shows
+	 * that the 16-bit GEMMs (hipBLASLt's) skip split-K, and with the
+	 * walk they would come out below AMD's own measured bf16/fp16 rates
+	 * (its MI300X GEMM benchmark: 708 / 654 TFLOPs), so they keep the
+	 * split pricing every other card has. */
 	if (gemm && !gemv && d->cta_latency > 0.0 && d->sms > 0 &&
+	    UNSPLIT_PREC(op->prec) &&
 	    op->m_tile == 0.0 && !op->spread && !(dq > 0.0)) {
 		double t = unsplit_time(d, op, peak, frac, out->t_memory, out);
 

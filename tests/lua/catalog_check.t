@@ -185,6 +185,21 @@ do
   local q = require("gpuplan.core").roof_op(m3, { flop = 2 * 16 * 2304 * k,
     bytes = 2304 * k + 16 * k + 2 * 16 * 2304, m = 16, n = 2304, k = k, prec = "fp8" })
   t.near(q.time * 1e6, 24.575, 3e-3, "mi300x: the 405B qkv GEMM at 16 tokens walks its K stages unsplit")
+  -- The walk is priced for 8-bit operands only (its source is AMD's
+  -- a8w8 table): the same GEMM in bf16 is priced as on a device without
+  -- achievable.unsplit, to the last bit (the same code path), while the
+  -- fp8 one above is not (24.575 us against the stream's ~16 us).
+  local m3s = {}
+  for key, v in pairs(m3) do m3s[key] = v end
+  m3s.cta_latency, m3s.cta_stage, m3s.cta_stage_k = nil, nil, nil
+  local qb = { flop = 2 * 16 * 2304 * k, bytes = 2 * (2304 * k + 16 * k + 16 * 2304),
+    m = 16, n = 2304, k = k, prec = "bf16" }
+  t.is(require("gpuplan.core").roof_op(m3, qb).time, require("gpuplan.core").roof_op(m3s, qb).time,
+    "mi300x: a bf16 GEMM keeps the split pricing (the unsplit walk is the a8w8 kernels')")
+  local qf = { flop = q.flop or 2 * 16 * 2304 * k, bytes = 2304 * k + 16 * k + 2 * 16 * 2304,
+    m = 16, n = 2304, k = k, prec = "fp8" }
+  t.ok(require("gpuplan.core").roof_op(m3s, qf).time < q.time,
+    "... and without the unsplit entry the fp8 one would be faster (the walk is what the test above prices)")
 end
 
 -- achievable.attention.fp8 (an FP8 attention kernel's share of the 16-bit
