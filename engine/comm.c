@@ -294,22 +294,25 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
  * ray casting along +x, after an edge test (a region also holds its
  * border: "finds the first one which has the specific (message size,
  * number of ranks) point inside or on its edge", aws-ofi-nccl bacae0ce). */
-static int in_region(const gp_region *r, double x, double y)
+static int in_region(const gp_nccl *n, const gp_region *r, double x,
+		     double y)
 {
+	const double *rx = n->region_x + r->first,
+		     *ry = n->region_y + r->first;
 	int i, j, in = 0;
 
 	for (i = 0, j = r->nv - 1; i < r->nv; j = i++) {
-		double ex = r->x[i] - r->x[j], ey = r->y[i] - r->y[j];
-		double cr = ex * (y - r->y[j]) - ey * (x - r->x[j]);
+		double ex = rx[i] - rx[j], ey = ry[i] - ry[j];
+		double cr = ex * (y - ry[j]) - ey * (x - rx[j]);
 		double tol = 1e-12 * (fabs(ex) + fabs(ey)) *
 			     (fabs(x) + fabs(y) + 1.0);
 
 		if (fabs(cr) <= tol &&
-		    x >= fmin(r->x[i], r->x[j]) && x <= fmax(r->x[i], r->x[j]) &&
-		    y >= fmin(r->y[i], r->y[j]) && y <= fmax(r->y[i], r->y[j]))
+		    x >= fmin(rx[i], rx[j]) && x <= fmax(rx[i], rx[j]) &&
+		    y >= fmin(ry[i], ry[j]) && y <= fmax(ry[i], ry[j]))
 			return 1;
-		if ((r->y[i] > y) != (r->y[j] > y) &&
-		    x < r->x[j] + ex * (y - r->y[j]) / ey)
+		if ((ry[i] > y) != (ry[j] > y) &&
+		    x < rx[j] + ex * (y - ry[j]) / ey)
 			in = !in;
 	}
 	return in;
@@ -340,7 +343,7 @@ static int region_pick(const comm_ctx *c, gp_comm_result *out)
 		double lat, bwt;
 		const char *why;
 
-		if (!in_region(r, c->bytes, (double)c->n))
+		if (!in_region(n, r, c->bytes, (double)c->n))
 			continue;
 		if (!may_apply(c, (gp_algo)r->algo) ||
 		    comm_price(c, (gp_algo)r->algo, (gp_proto)r->proto, &lat,

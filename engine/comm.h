@@ -104,15 +104,18 @@ typedef enum gp_link_kind {
  * comm_nccl_default fills NCCL 2.30.7's figures for a link kind. */
 /* One region of a network plugin's tuner (nccl.regions): the polygon in
  * the (message bytes, ranks) plane where it makes NCCL run algo with
- * proto.  Vertices in order, x bytes and y ranks. */
+ * proto.  Its vertices, in order, are nv points of the gp_nccl's shared
+ * pool from `first` on (x bytes, y ranks): one pool sized for all the
+ * regions together keeps the topology small, which the training memo
+ * copies and compares on every evaluation. */
 #define GP_REGION_VERTICES 24
 #define GP_REGIONS 8
+#define GP_REGION_POINTS 64
 typedef struct gp_region {
 	int algo;             /* gp_algo */
 	int proto;            /* gp_proto */
 	int nv;               /* vertices, 3..GP_REGION_VERTICES */
-	double x[GP_REGION_VERTICES];
-	double y[GP_REGION_VERTICES];
+	int first;            /* its first vertex in the pool */
 } gp_region;
 
 typedef struct gp_nccl {
@@ -141,6 +144,9 @@ typedef struct gp_nccl {
 	gp_region region[GP_REGIONS]; /* the plugin tuner's all-reduce
 			       * regions, first match wins, on 3 nodes or
 			       * more (nccl.regions) */
+	int region_points;    /* vertices in the pool, 0..GP_REGION_POINTS */
+	double region_x[GP_REGION_POINTS]; /* their bytes */
+	double region_y[GP_REGION_POINTS]; /* their ranks */
 } gp_nccl;
 
 /* One link class.  bw > 0 (B/s per direction), latency >= 0 (s per hop),

@@ -90,6 +90,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->tree_share = 1.0;
 	out->region_ppn = 0;
 	out->nregions = 0;
+	out->region_points = 0;
 }
 
 void comm_topo_init(gp_topo *t, gp_link_kind up_kind)
@@ -266,13 +267,22 @@ static int region_check(const gp_nccl *n, const char *what, gp_error *err)
 			return gp_fail(err, "%s nccl region %d: 3..%d "
 				       "vertices (got %d)", what, i + 1,
 				       GP_REGION_VERTICES, r->nv);
-		for (k = 0; k < r->nv; k++)
-			if (!gp_finite(r->x[k]) || r->x[k] < 0.0 ||
-			    !gp_finite(r->y[k]) || r->y[k] < 1.0)
+		if (r->first < 0 || n->region_points > GP_REGION_POINTS ||
+		    r->first + r->nv > n->region_points)
+			return gp_fail(err, "%s nccl region %d: its vertices "
+				       "lie outside the %d of all regions "
+				       "together (at most %d)", what, i + 1,
+				       n->region_points, GP_REGION_POINTS);
+		for (k = r->first; k < r->first + r->nv; k++)
+			if (!gp_finite(n->region_x[k]) ||
+			    n->region_x[k] < 0.0 ||
+			    !gp_finite(n->region_y[k]) ||
+			    n->region_y[k] < 1.0)
 				return gp_fail(err, "%s nccl region %d vertex "
 					       "%d: bytes >= 0 and ranks >= 1 "
 					       "(got %g, %g)", what, i + 1,
-					       k + 1, r->x[k], r->y[k]);
+					       k - r->first + 1,
+					       n->region_x[k], n->region_y[k]);
 	}
 	return GP_OK;
 }

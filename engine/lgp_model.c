@@ -323,8 +323,8 @@ int lgp_model_cross_kv(lua_State *L)
 /* nccl.regions: a list of {algo=, proto=, vertices={{bytes, ranks}, ...}}
  * (catalog/FORMAT.md), into gp_nccl.region; the kernel checks the
  * numbers (comm_topo_check). */
-static void c_region_vertices(lua_State *L, int v, gp_region *r,
-			      const char *path)
+static void c_region_vertices(lua_State *L, int v, gp_nccl *nc,
+			      gp_region *r, const char *path)
 {
 	int k, n;
 
@@ -335,7 +335,13 @@ static void c_region_vertices(lua_State *L, int v, gp_region *r,
 	if (n < 3 || n > GP_REGION_VERTICES)
 		luaL_error(L, "%s.vertices: 3..%d of them (got %d)", path,
 			   GP_REGION_VERTICES, n);
+	if (nc->region_points + n > GP_REGION_POINTS)
+		luaL_error(L, "%s.vertices: at most %d vertices over all the "
+			   "regions together (got %d)", path, GP_REGION_POINTS,
+			   nc->region_points + n);
 	r->nv = n;
+	r->first = nc->region_points;
+	nc->region_points += n;
 	for (k = 1; k <= n; k++) {
 		lua_rawgeti(L, v, k);
 		if (lua_type(L, -1) != LUA_TTABLE || lua_rawlen(L, -1) != 2)
@@ -346,8 +352,8 @@ static void c_region_vertices(lua_State *L, int v, gp_region *r,
 		if (!lua_isnumber(L, -2) || !lua_isnumber(L, -1))
 			luaL_error(L, "%s.vertices[%d] must be two numbers",
 				   path, k);
-		r->x[k - 1] = lua_tonumber(L, -2);
-		r->y[k - 1] = lua_tonumber(L, -1);
+		nc->region_x[r->first + k - 1] = lua_tonumber(L, -2);
+		nc->region_y[r->first + k - 1] = lua_tonumber(L, -1);
 		lua_pop(L, 3);
 	}
 }
@@ -365,6 +371,7 @@ static void c_regions(lua_State *L, int v, void *dst, const char *path)
 		luaL_error(L, "%s: at most %d regions (got %d)", path,
 			   GP_REGIONS, count);
 	n->nregions = count;
+	n->region_points = 0;
 	for (i = 1; i <= count; i++) {
 		gp_region *r = &n->region[i - 1];
 		const char *a, *pr;
@@ -392,7 +399,7 @@ static void c_regions(lua_State *L, int v, void *dst, const char *path)
 		lua_pop(L, 1);
 		lua_getfield(L, -1, "vertices");
 		vi = lua_gettop(L);
-		c_region_vertices(L, vi, r,
+		c_region_vertices(L, vi, n, r,
 				  lua_pushfstring(L, "%s[%d]", path, i));
 		lua_pop(L, 3);
 	}

@@ -668,6 +668,20 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology
 p5t.nic_nccl = nccl_with { regions = { { algo = "tree", proto = "ll128", vertices = { { 0, 1 }, { 1, 1 } } } } }
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
   "topology.nic_nccl.regions[1].vertices: 3..24 of them (got 2)", "a region of 2 vertices refused", true)
+-- The regions' vertices share one pool of 64 (GP_REGION_POINTS): three
+-- regions of 22 vertices each (66) are refused at the third, naming it.
+local function poly(nv)
+  local v = {}
+  for i = 1, nv do v[i] = { i, 1 + i % 2 } end
+  return v
+end
+p5t.nic_nccl = nccl_with { regions = {
+  { algo = "tree", proto = "ll128", vertices = poly(22) },
+  { algo = "ring", proto = "ll128", vertices = poly(22) },
+  { algo = "ring", proto = "simple", vertices = poly(22) } } }
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
+  "topology.nic_nccl.regions[3].vertices: at most 64 vertices over all the regions together (got 66)",
+  "more vertices than the pool holds refused, naming the region", true)
 p5t.nic_nccl = nccl_with { tree_share = 0 }
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
   "nic nccl tree_share must be in (0, 1] (got 0)", "tree_share 0 refused", true)
