@@ -255,7 +255,11 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	for (x = 1.0; nt < RUN_TABLE; x *= 2.0) {
 		double b = x < bm ? x : bm;
 
-		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK ||
+		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK)
+			return GP_EINVAL;
+		/* without graphs every step launches so already: the same */
+		te[nt] = ph.time;
+		if (c->runtime == INFER_GRAPHS &&
 		    eager_step(m, d, c, b, cavg, n_off, &te[nt], err) != GP_OK)
 			return GP_EINVAL;
 		tb[nt] = b;
