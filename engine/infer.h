@@ -240,6 +240,17 @@ int infer_check(const gp_model *m, const roof_device *d, const infer_cfg *c,
  * lasts at least this long.  0 for the other runtimes. */
 double infer_eager_host(const infer_cfg *c, double layers);
 
+/* The share of a batch's decode steps that also carry prompt tokens:
+ * `prompts` prompts of `len` tokens arrive over `steps` steps, each step
+ * with `room` tokens beside its decodes for them (max_num_tokens less
+ * the batch, or a rank's chunked-prefill size), so prompts x len /
+ * (steps x room) of the steps, at most all.  The one rule behind the
+ * graphs runtime's eager steps (infer_run), colocated serving's chunk
+ * steps (serve_plan.c) and the rollout's DP stall (rollout.c); 1 when
+ * there is no room or no step to spread over. */
+double infer_prompt_share(double prompts, double len, double steps,
+                          double room);
+
 /* Time one step on one GPU of a replica: `batch` sequences each
  * processing q tokens (q = prompt length for a prefill, 1 for decode)
  * with ctx tokens in the KV cache at the end of the step.  n_off layers

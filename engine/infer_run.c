@@ -368,7 +368,7 @@ static int run_times(const gp_model *m, const roof_device *d,
 	 * input tokens per output - 1 steps, in the tokens a step has beside
 	 * its B decodes (max_num_tokens counts both), so a share B x input /
 	 * ((output - 1) x (max_num_tokens - B)) of the steps, at most all
-	 * (gpuplan.serve's chunk_steps, the same count).  Runtimes without
+	 * (infer_prompt_share).  Runtimes without
 	 * graphs run every step so already: none is counted apart. */
 	steps = c->output - 1.0;
 	if (steps > 0.0 && c->runtime == INFER_GRAPHS) {
@@ -376,8 +376,8 @@ static int run_times(const gp_model *m, const roof_device *d,
 
 		if (eager_step(m, d, c, bm, cavg, n_off, &te, err) != GP_OK)
 			return GP_EINVAL;
-		r->eager_steps = room > 0.0 ?
-			fmin(1.0, B * c->input / (steps * room)) : 1.0;
+		r->eager_steps = infer_prompt_share(B, c->input, steps,
+		                                    room);
 		r->eager = r->eager_steps * (te - r->itl);
 	}
 	r->tokens_per_s = (double)r->replicas * B * c->output /
@@ -387,6 +387,14 @@ static int run_times(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
 	return GP_OK;
+}
+
+double infer_prompt_share(double prompts, double len, double steps,
+                          double room)
+{
+	if (!(steps > 0.0) || !(room > 0.0))
+		return 1.0;
+	return fmin(1.0, prompts * len / (steps * room));
 }
 
 int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,

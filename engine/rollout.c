@@ -963,7 +963,7 @@ static void dp_stall(const rollctx *r, const infer_cfg *roll, double n,
 	    !(o->prompts > 0))
 		return;
 	q = o->prompts * (1.0 - o->batch / n);
-	p = q * r->p / (roll->max_num_tokens * o->steps);
+	p = infer_prompt_share(q, r->p, o->steps, roll->max_num_tokens);
 	o->prefill_stall = serve_prefill_stall(p, r->ic.tp);
 	o->prefill += (o->prefill_stall - 1.0) * o->prefill * q / o->prompts *
 		(1.0 - r->pre_routed);

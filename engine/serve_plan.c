@@ -109,8 +109,10 @@ static double coloc_stall(const serve_cfg *c, const serve_layout *L,
 	    c->base.output <= 1 || !(B > 0))
 		return 1.0;
 	steps = (c->base.output - 1.0) / accept;
-	return serve_prefill_stall(B / steps * c->base.input /
-	                           c->prefill_tokens, L->tp);
+	return serve_prefill_stall(infer_prompt_share(B, c->base.input,
+	                                              steps,
+	                                              c->prefill_tokens),
+	                           L->tp);
 }
 
 /* The share of an instance's decode steps that carry a prompt chunk on
@@ -127,7 +129,8 @@ static double chunk_steps(const serve_cfg *c, const serve_layout *L,
 	if (c->base.output <= 1 || !(B > 0))
 		return 1.0;
 	steps = (c->base.output - 1.0) / accept;
-	p = B * a / steps * c->base.input / c->prefill_tokens;
+	p = infer_prompt_share(B * a, c->base.input, steps,
+	                       c->prefill_tokens);
 	return fmin(1.0, p * coloc_stall(c, L, B, accept));
 }
 

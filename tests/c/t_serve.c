@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(114);
+	plan(116);
 	dsv3(&m);
 	hopper(&d);
 
@@ -996,6 +996,19 @@ int main(void)
 	   serve_prefill_stall(0.3, 1.0) == 1.0 &&
 	   serve_prefill_stall(0.0, 8.0) == 1.0,
 	   "every step prefilling, one rank, or no prompts: no stall");
+
+	/* The shared prompt-step rule (infer_prompt_share, behind gp.infer's
+	 * eager steps, the chunk steps here and the rollout's DP stall):
+	 * 4 prompts of 1000 tokens over 100 steps with 200 tokens of room
+	 * a step: 4 x 1000 / (100 x 200) = 0.2 of the steps; 40 prompts
+	 * would need 2.0, capped at every step; no room or no step: every
+	 * step.  Exact arithmetic (1e-12). */
+	is_num(infer_prompt_share(4.0, 1000.0, 100.0, 200.0), 0.2, 1e-12,
+	       "prompt share: 4 x 1000 / (100 x 200) = 0.2 (hand value)");
+	ok(infer_prompt_share(40.0, 1000.0, 100.0, 200.0) == 1.0 &&
+	   infer_prompt_share(4.0, 1000.0, 100.0, 0.0) == 1.0 &&
+	   infer_prompt_share(4.0, 1000.0, 0.0, 200.0) == 1.0,
+	   "prompt share: capped at every step; no room or step: every step");
 
 	/* The search: the fewest GPUs for 100k output tokens/s within 50 ms
 	 * deliver at least that, within the bound, in whole instances. */
