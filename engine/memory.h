@@ -35,6 +35,11 @@
  * Hugging Face's Trainer and accelerate leave both alone). */
 #define DS_MAX_LIVE 1e9
 #define DS_REUSE_DISTANCE 1e9
+/* ZeRO-3's optimizer sub-group, in elements: the step builds one
+ * sub-group's fp32 gradient at a time (config.py v0.14.2:
+ * "sub_group_size: int = Field(pp_int(1e9), ge=0)"; stage3.py step()
+ * "update parameters one sub group at a time"). */
+#define DS_SUB_GROUP 1e9
 
 typedef struct gp_train_cfg {
 	gp_recipe recipe;        /* the precision recipe (catalog data) */

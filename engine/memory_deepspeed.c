@@ -179,3 +179,61 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
 	o->cpu_bytes = o->host_weights + o->host_grads + o->host_master +
 		o->host_optimizer;
 }
+
+/* DeepSpeed's ZeRO optimizer at stages 2 and 3 (not offloaded): where
+ * its gradients live, phase by phase (deepspeed/runtime/zero/
+ * stage_1_and_2.py and stage3.py at v0.14.2, tag commit 5f631abc).
+ * With ZeRO on, the gradients accumulate in the model dtype (engine.py
+ * get_data_types: "if model_dtype == torch.bfloat16 and not
+ * self.zero_optimization(): grad_accum_dtype = torch.float32 else:
+ * grad_accum_dtype = model_dtype"); the fp32 gradient exists only in
+ * the optimizer step.
+ *
+ * Backward (with the activations):
+ *  - stage 3: grad_partitions_flat_buffer, "torch.zeros(sum(p.
+ *    partition_numel() ...), dtype=self.gradient_accumulation_dtype"
+ *    made at init: pb per partition element;
+ *  - stage 2: each backward copies the reduced partition into
+ *    grads_in_partition ("torch.empty(int(total_size), dtype=self.
+ *    dtype"), and independent_gradient_partition_epilogue keeps the
+ *    first micro-batch's as averaged_gradients (views of it) and adds
+ *    every later one's into them ("accumulated_grad.add_(new_avg_grad)")
+ *    : pb per element, 2 pb from the second micro-batch of a step on.
+ * Step (the activations, the recompute, the loss's tensors and stage
+ * 3's gathered layers gone: stage3.py step() starts with
+ * "self._partition_all_parameters()"; stage 2's flat bucket released
+ * by _release_ipg_buffers at the backward's end, stage 3's kept):
+ *  - "single_grad_partition = self.flatten(self.averaged_gradients[i])
+ *    .to(self.single_partition_of_fp32_groups[i].dtype)" (stage 2
+ *    step(); stage 3 _prepare_fp32_grad_for_sub_group likewise, one
+ *    sub_group_size = 1e9 elements at a time, config.py): the 16-bit
+ *    partition, its flattened 16-bit copy and the fp32 gradient live
+ *    together, pb + pb + 4 per element.
+ * o holds the stage's tensors as the recipe sized them (grads: g
+ * elements x sb->grads); the larger phase replaces them.  bucket: the
+ * flat gradient bucket's bytes the step keeps (stage 3's). */
+void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
+			double bucket, gp_mem_result *o)
+{
+	int z3 = c->lay.zero == 3;
+	double pb = sb->weights;
+	double g = o->bytes[GP_MEM_GRADS] / sb->grads;
+	double acc = !z3 && c->lay.microbatches > 1 ? 2.0 : 1.0;
+	double sub = z3 ? fmin(g, DS_SUB_GROUP) : g;
+	double bwd, step, gstep;
+
+	o->bytes[GP_MEM_GRADS] = g * pb * acc;
+	gstep = g * pb + sub * (pb + 4.0);
+	bwd = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_PARAM_GATHER] +
+		o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
+		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION];
+	step = gstep + bucket;
+	if (step <= bwd)
+		return;
+	o->bytes[GP_MEM_GRADS] = gstep;
+	o->bytes[GP_MEM_PARAM_GATHER] = bucket;
+	o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	o->bytes[GP_MEM_RECOMPUTE] = 0;
+	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_VISION] = 0;
+}

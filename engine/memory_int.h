@@ -168,6 +168,12 @@ double mem_ds_pipe_buffers(const gp_model *m, const gp_train_cfg *c,
 void mem_ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
 			 const gp_layout *y, double tok, double A,
 			 double mine, int first, int last, gp_mem_result *o);
+/* DeepSpeed's ZeRO optimizer at stage 2 or 3: its 16-bit gradient
+ * partition in the backward, or the step's fp32 gradient without the
+ * activations when that is the larger (o's grads sized by the recipe's
+ * sb->grads; bucket: the flat bucket's bytes the step keeps). */
+void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
+			double bucket, gp_mem_result *o);
 /* ZeRO-Offload's host bytes and GPU buffers into o: tr trainable
  * elements of the partition, pb bytes of their dtype, big the largest
  * trainable tensor (elements). */

@@ -599,6 +599,18 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 			mem_ds_reduce_phase(m, c, y, sh[SH_TOK], A, sh[SH_MINE],
 					first, last, o);
 	}
+	/* DeepSpeed's ZeRO optimizer (stages 2, 3, not offloaded, no
+	 * LoRA): its gradients by phase, the backward's 16-bit partition
+	 * or the step's fp32 one (memory_deepspeed.c), a frozen language
+	 * model's trained projector alike.  Last: it reads what ST_REST
+	 * filled. */
+	if ((parts & ST_ZERO) && c->ds_zero && zero >= 2 &&
+	    c->lora_rank == 0 && !c->grads_in_bwd &&
+	    !c->paged_optimizer && !c->grads_whole &&
+	    !c->offload_optimizer && !c->offload_params &&
+	    sbp->weights < 4 && sbp->grads > 0)
+		mem_ds_zero_phases(c, sbp, zero == 3 ? c->ds_reduce_bucket *
+				   sbp->weights : 0, o);
 }
 
 /* The tensors' bytes added in order, four a round: the same sums as

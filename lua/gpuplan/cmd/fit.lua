@@ -90,7 +90,7 @@ end
 
 -- The table's rows: each component with its note, the total, the
 -- capacity and the budget.
-local function component_rows(r)
+local function component_rows(r, zero)
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.
   local notes = {
@@ -107,6 +107,17 @@ local function component_rows(r)
     end
   end
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
+  -- DeepSpeed's ZeRO optimizer at stage 2/3 (engine/memory_deepspeed.c
+  -- mem_ds_zero_phases): a 16-bit partition, fp32 only in the step.
+  if r.stack == "deepspeed" and (zero or 0) >= 2 and r.method ~= "infer" then
+    -- The step's phase has no activations (a zero component is not listed).
+    local step = true
+    for _, c in ipairs(r.components or {}) do
+      if c.name == "activations" and c.bytes > 0 then step = false end
+    end
+    notes.grads = step and "the step's fp32 grad + 16-bit partition and its flat copy"
+      or "16-bit grad partition (fp32 only in the step)"
+  end
   if r.cpu_bytes > 0 and r.method ~= "infer" then
     notes.grads = "DeepSpeed gradient bucket (5e8 elements) + one tensor's .grad"
     notes.param_gather = "layers gathered within the reuse distance (DeepSpeed, 1e9/2)"
@@ -172,7 +183,7 @@ function C.run(opts, args)
   local o = fit_options(opts, args)
   local ok, r = pcall(memory.memory, o)
   if not ok then error(cli.clean(r), 0) end
-  local rows = component_rows(r)
+  local rows = component_rows(r, select(2, memory.sharding(o.fsdp, o.grad_sync, o.zero)))
   local format = opts.format or "text"
   if format == "json" then
     io.write(report.json(json_result(r)), "\n")
