@@ -58,9 +58,9 @@ return {
         gen = { "ada", "ampere", "hopper" },
       },
       regimes = {
-        [""] = { cases = 37, lo = 0.814, hi = 1.253 },
-        ["stack=deepspeed"] = { cases = 8, lo = 0.725, hi = 1.515 },
-        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.725, hi = 1.515 },
+        [""] = { cases = 37, lo = 0.913, hi = 1.253 },
+        ["stack=deepspeed"] = { cases = 8, lo = 0.765, hi = 1.647 },
+        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.765, hi = 1.647 },
         ["stack=hf"] = { cases = 29, lo = 0.971, hi = 1.146 },
         ["stack=hf/moe=dense"] = { cases = 29, lo = 0.971, hi = 1.146 },
         ["stack=hf/moe=dense/style=data"] = { cases = 8, lo = 0.913, hi = 1.109 },
