@@ -184,6 +184,12 @@ typedef struct train_cfg {
 	int rope_seq_loop;       /* with unfused_rope: the packed path's
 				  * loop over the sequences (Megatron-LM
 				  * before 6fe43ce281; rope_thd_costs) */
+	int fused_mlp;           /* the routed experts as Transformer
+				  * Engine's fused grouped MLP
+				  * (fused_grouped_mlp: Megatron-Core's
+				  * use_transformer_engine_op_fuser with
+				  * NVTE_CUTEDSL_FUSED_GROUPED_MLP;
+				  * train_layer.c gemm_costs) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -475,6 +481,8 @@ typedef struct train_lkey {
 	int unfused_act;         /* train_cfg's */
 	int unfused_rope;        /* train_cfg's, fused stacks only */
 	int rope_seq_loop;       /* train_cfg's, with unfused_rope */
+	int fused_mlp;           /* train_cfg's, fused stacks with MXFP8
+				  * compute only */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */
 	int probs_act;           /* the memory cfg's probs_in_act: the MoE

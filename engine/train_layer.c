@@ -720,6 +720,48 @@ static double act_share(const gp_op *o, double n)
 	return o->act * (in + out * n / o->n) / (in + out);
 }
 
+/* Transformer Engine's fused grouped MLP (fused_grouped_mlp): Megatron-
+ * Core's TEGroupedMLP with use_transformer_engine_op_fuser (core_v0.18.0
+ * transformer/moe/experts.py _make_fused_ops) runs the routed experts as
+ * te.pytorch.ops.Sequential of "te.pytorch.ops.GroupedLinear(...,
+ * bias=self.linear_fc1.use_bias", the gated activation with the router's
+ * probabilities ("ScaledSwiGLU(glu_interleave_size=glu_interleave)", or
+ * for quick_gelu with a clamp "ScaledClampedQGeGLU(glu_interleave_size=
+ * glu_interleave, limit=clamp)") and fc2's biased GroupedLinear, and
+ * returns "output_bias = None".  With NVTE_CUTEDSL_FUSED_GROUPED_MLP=1,
+ * an MXFP8 recipe (ops/_common.py fuse_grouped_mlp_ops: "if recipe is
+ * None or not recipe.mxfp8(): return ops") and a compute capability 10
+ * GPU, TE v2.16 replaces the three ops by ForwardGroupedMLP_CuTeGEMM
+ * SwiGLU_MXFP8 (ops/fused/forward_grouped_mlp.py) and its backward
+ * (ops/fused/backward_grouped_mlp.py), cuDNN front-end's CuTe DSL
+ * kernels, one launch for all the local experts ("padded_offsets",
+ * "use_dynamic_sched": True):
+ *  forward: "tex.group_quantize(fc1_x, ...)" (the input's cast, one call
+ *   for the groups); "grouped_gemm_glu_wrapper_sm100" -- fc1 with
+ *   "bias_tensor": fc1_bias_packed, the activation (act_func "geglu" or
+ *   "swiglu") and "prob_tensor" in its epilogue, which writes the
+ *   pre-activation ("c_dtype": torch.bfloat16, saved as swiglu_in) and
+ *   fc2's input in MXFP8 both ways ("d_tensor", "d_col_tensor",
+ *   "d_dtype": torch.float8_e4m3fn); "grouped_gemm_quant_wrapper_sm100"
+ *   -- fc2 with "bias_tensor": fc2_bias_packed;
+ *  backward: "tex.bgrad_group_quantize(fc2_dy, ...)" (dY's cast with
+ *   fc2's bias gradient); "grouped_gemm_dglu_wrapper_sm100" -- fc2's
+ *   dgrad reading "c_tensor": swiglu_in in its epilogue ("dgeglu" or
+ *   "dswiglu"), "generate_dbias": fc1_op.has_bias, the probabilities'
+ *   gradient ("dprob_tensor") and fc1's dY in MXFP8 both ways
+ *   ("d_row_tensor", "d_col_tensor"); fc1's dgrad and the wgrads.
+ * So of what TEGroupedMLP runs, the activation kernel (moe_act), the
+ * clamp before it (moe_clamp), fc2's per-expert bias loop (moe_bias),
+ * fc2's input cast, fc1's dY cast and the per-expert launches
+ * (expert_loop) do not run (layer_compute, below).  What runs instead
+ * is the epilogues' traffic, priced in their GEMMs' bytes: fc1's writes
+ * fc2's input twice in 1 B besides its 16-bit output (FUSED_MLP_FWD_B a
+ * product element, a = fc2's input); fc2's dgrad reads the saved
+ * pre-activation (2 a in A) and writes fc1's dY twice in 1 B (2 a x 2 B)
+ * where a dgrad writes its output (a in A).  The scales (1 B a 32) and
+ * the probabilities (one a row) are left out. */
+#define FUSED_MLP_FWD_B 2.0
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -733,6 +775,10 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	gp_dtype p;
 	int fp8 = k->lin == GP_FP8, eager = k->eager, spread, np, i;
 	unsigned tg = k->frozen ? k->lora_targets : 0;
+	/* fc1 and fc2 of the fused grouped MLP (FUSED_MLP_FWD_B) */
+	int fm_up = k->fused_mlp && strcmp(o->name, "moe_up") == 0;
+	int fm_down = k->fused_mlp && strcmp(o->name, "moe_down") == 0;
+	double epi_f = 0.0, epi_d = 0.0;
 
 	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
 	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
@@ -758,6 +804,13 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * wgrad has the tokens along K and pays no M tiles for them. */
 	spread = o->scope == GP_SCOPE_MOE && o->batch > 1.0;
 	np = split_widths(e, k, o, wn);
+	/* the fused grouped MLP's epilogues (FUSED_MLP_FWD_B): a = fc2's
+	 * input, half of fc1's gated output */
+	if (fm_up)
+		epi_f = FUSED_MLP_FWD_B * o->m * o->batch * o->n / 2.0;
+	if (fm_down)
+		epi_d = o->m * o->batch * o->k * (2.0 * k->A + 2.0 * 2.0 -
+						  k->A);
 	t = tb_ = 0.0;
 	for (i = 0; i < np; i++) {
 		/* this GEMM's share of the op: its columns' FLOPs and
@@ -766,11 +819,11 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		double by = o->weights * wbytes * fr +
 			act_share(o, wn[i]) * k->A;
 
-		t += train_t_gemm(e, flop * fr, by, o->m, wn[i], o->k,
-				  o->batch, p, spread);
+		t += train_t_gemm(e, flop * fr, by + epi_f * fr, o->m, wn[i],
+				  o->k, o->batch, p, spread);
 		/* dgrad: dX = dY W, output m x k, depth n. */
-		tb_ += train_t_gemm(e, flop * fr, by, o->m, o->k, wn[i],
-				    o->batch, p, spread);
+		tb_ += train_t_gemm(e, flop * fr, by + epi_d * fr, o->m, o->k,
+				    wn[i], o->batch, p, spread);
 		/* wgrad: dW = dY^T X, output n x k, depth m, the
 		 * main grad read and written (k->wacc). */
 		if (!k->frozen || o->wclass != GP_W_LINEAR)
@@ -845,8 +898,8 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 
 		/* the module's quantizing calls: one, or an expert's
 		 * each but with delayed scaling's fused cast */
-		double calls = !eager && o->batch > 1.0 &&
-			(k->fp8_current || k->fp8_block) &&
+		double calls = !eager && o->batch > 1.0 && !fm_up &&
+			!fm_down && (k->fp8_current || k->fp8_block) &&
 			(strcmp(o->name, "moe_up") == 0 ||
 			 strcmp(o->name, "moe_down") == 0) ? o->batch : 1.0;
 		/* a block-scaled cast to both copies (MXFP8_BOTH_EXTRA):
@@ -854,12 +907,16 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		double mx = k->fp8_block && tr > 0 ? MXFP8_BOTH_EXTRA :
 			0.0;
 
-		t += t_mem(e, k->half, in * (!fused ?
-			k->A + 1.0 + tr + amax + mx :
-			k->fp8_current || k->fp8_block ?
-			k->A + 1.0 + tr + mx : 1.0));
-		tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax +
-			(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
+		/* the fused grouped MLP's fc2 input and fc1 dY come
+		 * cast from the epilogues (FUSED_MLP_FWD_B) */
+		if (!fm_down)
+			t += t_mem(e, k->half, in * (!fused ?
+				k->A + 1.0 + tr + amax + mx :
+				k->fp8_current || k->fp8_block ?
+				k->A + 1.0 + tr + mx : 1.0));
+		if (!fm_up)
+			tb_ += t_mem(e, k->half, outv * (k->A + 2.0 + amax +
+				(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
 		if (!eager) {
 			*nk += (fused ? TE_FP8_LN_FWD_HOST :
 				TE_FP8_FWD_HOST) +
@@ -869,8 +926,9 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 				(calls - 1.0) * TE_FP8_EXPERT_HOST;
 		}
 	}
-	if (!eager && o->batch > 1.0 && (strcmp(o->name, "moe_up") == 0 ||
-					 strcmp(o->name, "moe_down") == 0))
+	if (!eager && o->batch > 1.0 && !fm_up && !fm_down &&
+	    (strcmp(o->name, "moe_up") == 0 ||
+	     strcmp(o->name, "moe_down") == 0))
 		expert_loop(e, k, o, p == GP_FP8 && fp8, &t, &tb_);
 	if (k->quant > 0 && o->wclass == GP_W_LINEAR) {
 		/* A 4-bit base is dequantised to 16 bits
@@ -1999,8 +2057,10 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			if (strcmp(o->name, "moe_up") == 0 ||
 			    strcmp(o->name, "moe_down") == 0)
 				eg += o->batch;
-			/* fc2's bias, added per local expert after it */
+			/* fc2's bias, added per local expert after it
+			 * (the fused grouped MLP's is in its epilogue) */
 			if (moe && !eager && m->linear_bias &&
+			    !k->fused_mlp &&
 			    strcmp(o->name, "moe_down") == 0)
 				nk += moe_bias_costs(e, k, o, lc);
 			if (up > 0 && strcmp(o->name, "qkv") == 0)
@@ -2030,6 +2090,12 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			/* Training writes no KV cache (o->kv): an op that
 			 * only writes it does not run. */
 			if (strcmp(o->name, "kv_write") == 0)
+				continue;
+			/* The fused grouped MLP's activation (and its
+			 * clamp) run in fc1's epilogue, backward in fc2's
+			 * dgrad's (gemm_costs, FUSED_MLP_FWD_B). */
+			if (moe && k->fused_mlp &&
+			    strcmp(o->name, "moe_act") == 0)
 				continue;
 			bytes = o->act * k->A;
 			t = train_t_op(e, o->flop, bytes, 0, 0, 0, 0, k->half);

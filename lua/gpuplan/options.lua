@@ -1400,6 +1400,18 @@ opt { name = "rope_seq_loop", type = "flag", commands = "train plan rl",
     .. "the whole unfused pass (cos, sin, the rope's kernels, the cat: 12 launches) once "
     .. "per sequence of the micro-batch (seq x batch / packed_len of them), and cats them",
   suggest = { "rope_thd_loop", "per_sequence_rope" } }
+-- The routed experts as Transformer Engine's fused grouped MLP
+-- (engine/train_layer.c gemm_costs, FUSED_MLP_FWD_B).
+opt { name = "fused_grouped_mlp", type = "flag", commands = "train",
+  help = "the MoE experts as Transformer Engine's fused grouped MLP (Megatron-Core's "
+    .. "use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1, "
+    .. "Megatron-Bridge's cutedsl_fused_grouped_mlp; MXFP8 on compute capability 10 "
+    .. "Blackwell, expert TP 1): fc1, the gated activation with its clamp and the "
+    .. "router's weights, fc1's and fc2's biases and the casts between them in cuDNN's "
+    .. "grouped GEMM epilogues, one launch for the local experts -- no separate "
+    .. "activation, clamp, per-expert bias loop, fc2 input or fc1 dY cast",
+  suggest = { "use_transformer_engine_op_fuser", "cutedsl_fused_grouped_mlp",
+              "fused_mlp", "op_fuser" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "

@@ -330,7 +330,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
-    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop",
+    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -380,6 +380,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_act = o.unfused_act == true
   cfg.unfused_rope = o.unfused_rope == true
   cfg.rope_seq_loop = o.rope_seq_loop == true
+  cfg.fused_grouped_mlp = o.fused_grouped_mlp == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -656,6 +657,33 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "moe_router_padding_for_quantization off)")
     end
   end
+  -- Transformer Engine's fused grouped MLP (engine/train_layer.c
+  -- gemm_costs) is Megatron-Core's TEGroupedMLP under the op fuser, and
+  -- TE v2.16 fuses it only for an MXFP8 recipe (ops/_common.py
+  -- fuse_grouped_mlp_ops: "if recipe is None or not recipe.mxfp8():
+  -- return ops") and a gated activation (ScaledSwiGLU or
+  -- ScaledClampedQGeGLU between the two GroupedLinears); Megatron-Core
+  -- asserts "Fused GroupedMLP is not supported for this configuration"
+  -- with expert tensor parallelism ("if self.tp_group.size() > 1: return
+  -- False", core_v0.18.0 experts.py _is_fused_impl_supported).  Anything
+  -- else would price kernels that do not run, in silence.
+  if cfg.fused_grouped_mlp then
+    local id = tostring(p.model.id or p.model.name)
+    if not has_moe then
+      fail("train: fused_grouped_mlp is the MoE experts' fused MLP; %s has no experts", id)
+    elseif not cfg.te_modules or cfg.eager then
+      fail("train: fused_grouped_mlp is Megatron-Core's TEGroupedMLP under Transformer "
+        .. "Engine's op fuser: it needs stack = megatron with kernels = fused (got stack = %s, "
+        .. "kernels = %s)", tostring(cfg.stack), cfg.eager and "eager" or "fused")
+    elseif cfg.compute ~= "fp8" or not cfg.fp8_block then
+      fail("train: fused_grouped_mlp runs only with an MXFP8 recipe: it needs precision = "
+        .. "fp8 with fp8_scaling = block (got precision %s%s)", tostring(cfg.compute),
+        cfg.compute == "fp8" and ", fp8_scaling " .. tostring(fs or "delayed") or "")
+    elseif not p.model.ffn_gated then
+      fail("train: fused_grouped_mlp fuses a gated activation (SwiGLU or GPT-OSS's clamped "
+        .. "GEGLU) between the experts' GEMMs; %s's experts are not gated", id)
+    end
+  end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
@@ -784,6 +812,21 @@ function M.setup(o, sweep)
   local gb = global_batch(o, p, cfg, sweep, default)
   cfg.global_batch = gb
   local fusion, refusal = step_choices(o, p, cfg, sweep, default)
+  -- The fused grouped MLP's kernels are cuDNN's SM100 ones: TE v2.16
+  -- ForwardGroupedMLP_CuTeGEMMSwiGLU_MXFP8.is_supported "if
+  -- get_device_compute_capability()[0] != 10: return False" (the catalog
+  -- carries the arch, not the compute capability: a consumer Blackwell,
+  -- 12.0, is not told apart); and the experts unsplit (above).
+  if cfg.fused_grouped_mlp then
+    if gpu.arch ~= "blackwell" then
+      fail("train: fused_grouped_mlp runs cuDNN's SM100 kernels (compute capability 10, "
+        .. "Blackwell); %s is %s", tostring(gpu.id), tostring(gpu.arch))
+    end
+    if (o.etp or o.tp or 1) > 1 then
+      fail("train: fused_grouped_mlp needs the experts unsplit: Megatron-Core refuses it "
+        .. "with expert tensor parallelism (got etp %s)", tostring(o.etp or o.tp))
+    end
+  end
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node
   -- without NICs it is refused as one job would be, naming what to give.

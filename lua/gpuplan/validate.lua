@@ -283,6 +283,9 @@ local case_schema = T.record {
     cuda_graph_scope = T.array(T.enum { "attn", "moe_router", "moe_preprocess", "full_iteration" }),
     -- how fp8 experts get aligned row counts (gp.train's moe_fp8_pad)
     moe_fp8_pad = declared("moe_fp8_pad"),
+    -- the experts as Transformer Engine's fused grouped MLP (gp.train's
+    -- fused_grouped_mlp; Megatron-Core's use_transformer_engine_op_fuser)
+    fused_grouped_mlp = declared("fused_grouped_mlp"),
     offload = T.enum { "optimizer", "params+optimizer" },
     dp_attention = declared("dp_attention"), redundant_experts = count(0),
   },
@@ -425,7 +428,7 @@ M.PARALLEL_READ = {
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
-    moe_balance offload]],
+    fused_grouped_mlp moe_balance offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
     moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],

@@ -1,0 +1,86 @@
+-- fused_grouped_mlp: the routed experts as Transformer Engine's fused
+-- grouped MLP (Megatron-Core's use_transformer_engine_op_fuser with
+-- NVTE_CUTEDSL_FUSED_GROUPED_MLP=1, MXFP8 on Blackwell).  fc1, the gated
+-- activation with its clamp and the router's weights, both biases and the
+-- casts between the GEMMs run in cuDNN's grouped GEMM epilogues, one
+-- launch for the local experts (engine/train_layer.c gemm_costs,
+-- FUSED_MLP_FWD_B): no moe_act, moe_clamp or moe_bias op, no cast of
+-- fc2's input, no cast of fc1's dY, no per-expert launches.
+-- Run with ./gpuplan run tests/lua/fused_grouped_mlp.t.
+local t = require "tap"
+local gp = require "gpuplan"
+
+t.plan(12)
+
+local op = t.op
+-- GB200 streams at 8e12 B/s x 0.85 (catalog achievable.hbm).
+local bw = 8e12 * 0.85
+-- A block-scaled cast to both copies moves MXFP8_BOTH_EXTRA bytes an
+-- element beyond the 2 read and 1 + 1 written (engine/train_int.h: the
+-- B200 cast measured at 52.34 us for 8192^2 at 7.67e12 x 0.85 B/s, less
+-- the 3.9 us fill, less 4 B).
+local mx = (52.34e-6 - 3.9e-6) * 7.67e12 * 0.85 / 8192 ^ 2 - 4
+-- gpt-oss-120b (top 4 of 128 experts, 2880 wide, clamped GEGLU, biased
+-- linears) on 8 GB200s, EP 8, one sequence a micro-batch, MXFP8.
+local job = { model = "gpt-oss-120b", gpu = "gb200", gpus = 8, ep = 8, batch = 1,
+              global_batch = 8, stack = "megatron", zero = 1, precision = "fp8",
+              fp8_scaling = "block", method = "pretrain" }
+local function run(x) return gp.train(t.with(job, x)) end
+local u4, u8 = run { seq = 4096 }, run { seq = 8192 }
+local f4, f8 = run { seq = 4096, fused_grouped_mlp = true },
+  run { seq = 8192, fused_grouped_mlp = true }
+
+t.ok(op(u4, "moe_act") and op(u4, "moe_clamp") and op(u4, "moe_bias"),
+     "TEGroupedMLP: the activation, the clamp and fc2's bias loop are ops of their own")
+t.ok(op(f4, "moe_act") == nil and op(f4, "moe_clamp") == nil and op(f4, "moe_bias") == nil,
+     "fused: none of them runs")
+
+-- A balanced router at capacity factor 1: a = Tn k ffn elements of fc2's
+-- input per GPU.  Doubling the tokens adds 4096 x 4 x 2880 = 47,185,920.
+-- fc2's forward without its input's cast: the cast read A = 2 B and wrote
+-- 1 + 1 B and mx more an element, (4 + mx) x 47.19 MB / 6.8e12 B/s =
+-- 32.6 us.  The per-expert launches (expert_loop) and the cast's fill do
+-- not depend on the tokens: they cancel in the difference, as does the
+-- GEMM, priced alike both ways.  Float rounding only, 1e-6.
+local da = 4096 * 4 * 2880
+local function dd(a8, a4, b8, b4, name, dir)
+  return (op(a8, name)[dir] - op(a4, name)[dir]) - (op(b8, name)[dir] - op(b4, name)[dir])
+end
+t.near(dd(u8, u4, f8, f4, "moe_down", "fwd"), (4 + mx) * da / bw, 1e-6,
+       "fc2's input comes cast from fc1's epilogue")
+-- fc1's backward without dY's cast: dY is fc1's gated output, 2 a
+-- elements, the cast (2 + 2 + mx) B each: 65.2 us for the added tokens.
+t.near(dd(u8, u4, f8, f4, "moe_up", "bwd"), (4 + mx) * 2 * da / bw, 1e-6,
+       "fc1's dY comes cast from fc2's dgrad epilogue")
+
+-- The per-expert launches: the fused kernels are one launch for the 16
+-- local experts, where TEGroupedMLP pays 15 more GEMM gaps (GB200's
+-- graph launch, 1 us) and 15 more cast fills forward.  So at one token
+-- count the fused fc2 forward is shorter than TEGroupedMLP's by its cast
+-- and 15 x (1 us + a cast's fixed part) more: at least the cast plus 15 us.
+local cast4 = (4 + mx) * da / 2 / bw
+t.ok(op(u4, "moe_down").fwd - op(f4, "moe_down").fwd > cast4 + 15e-6,
+     "no per-expert launches")
+t.ok(f4.step_s < u4.step_s and f4.tokens_per_s_gpu > u4.tokens_per_s_gpu,
+     "the fused MLP's step is shorter")
+
+-- Where Transformer Engine would not fuse, refused by name.
+local function err(x, j)
+  local ok, e = pcall(gp.train, t.with(j or job, t.with({ seq = 4096, fused_grouped_mlp = true },
+                                                         x)))
+  return not ok and tostring(type(e) == "table" and e.msg or e) or ""
+end
+local job16 = t.with(job, { precision = "bf16" })
+job16.fp8_scaling = nil
+t.like(err({}, job16), "fused_grouped_mlp runs only with an MXFP8 recipe", "bf16 refused")
+t.like(err { fp8_scaling = "current" },
+       "fused_grouped_mlp runs only with an MXFP8 recipe", "per-tensor fp8 refused")
+t.like(err { gpu = "h100-sxm" }, "fused_grouped_mlp runs cuDNN's SM100 kernels",
+       "Hopper refused")
+t.like(err { model = "llama3-8b", ep = 1 },
+       "fused_grouped_mlp is the MoE experts' fused MLP; llama3%-8b has no experts",
+       "a dense model refused")
+t.like(err { stack = "hf" }, "it needs stack = megatron with kernels = fused",
+       "Hugging Face's modules refused")
+t.like(err { tp = 2 }, "fused_grouped_mlp needs the experts unsplit",
+       "expert tensor parallelism refused")
