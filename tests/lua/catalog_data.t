@@ -285,6 +285,25 @@ local function maf(id, p)
   return g.achievable.gemm[p] * g.peak[p]
 end
 t.near(maf("mi300x", "bf16"), 708e12, 0.011, "mi300x bf16 0.54 x 1307.4 = AMD's MAF 708")
+-- The same GEMM the MAF was measured on, 4096 x 4864 x 32896 bf16, through
+-- the engine: the unsplit K walk (achievable.unsplit) is AMD's a8w8 table's
+-- and prices 8-bit GEMMs only, so this one keeps the split pricing.  256 x
+-- 256 tiles: 16 x 19 = 304 tiles, one full wave of the 304 CUs, K past the
+-- K-fill reference: 2 x 4096 x 4864 x 32896 = 1.31077e15 FLOP / 705.996e12
+-- (0.54 x 1307.4) = 1856.63 us of MFMAs; the stream, (4864 + 4096) x 32896
+-- x 2 B + 4096 x 4864 x 2 B = 629.34 MB at 5.3e12 x 0.85 x 0.94 = 148.62
+-- us + the 3.9 us fill = 152.52 us, overlapped (1856.63 x sqrt(1 + (152.52
+-- / 1856.63)^2) = 1862.88 us) and the graph launch 1 us: 1863.88 us, 703.2
+-- TFLOPs against AMD's measured 708.  With the walk it comes out at 611
+-- TFLOPs (2145 us), so this fails if 16-bit GEMMs take the walk again.  Tolerance 0.1% for the
+-- rounding of the hand steps.
+do
+  local m3 = require("gpuplan.roofline").device("mi300x", cat)
+  local M, N, K = 4096, 4864, 32896
+  local op = require("gpuplan.core").roof_op(m3, { flop = 2 * M * N * K,
+    bytes = 2 * (N * K + M * K) + 2 * M * N, m = M, n = N, k = K, prec = "bf16" })
+  t.near(op.time * 1e6, 1863.88, 1e-3, "mi300x: AMD's bf16 MAF shape at 703 TFLOPs (measured 708), split pricing")
+end
 -- MI300X fp8 is stored at what AMD's tuned fp8 GEMMs reach on Llama shapes
 -- (ROCm/aiter PR 1092) once their K stages' latency is priced apart
 -- (achievable.unsplit): 0.47 x 2614.9 = 1229.0 TFLOPs, near the MAF's
