@@ -70,6 +70,11 @@ typedef struct infer_cfg {
 	                         mean length input + output / 2 per sequence
 	                         in steady state (vLLM PagedAttention) */
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
+	int chunked;          /* 1: chunked prefill mixes prompt tokens into
+	                         the decode steps, max_num_tokens a step in
+	                         all (vLLM's chunked prefill); 0: prompts
+	                         are prefilled in steps of their own
+	                         (infer_run.c run_times) */
 	double requests;      /* > 0: the run is this many requests issued
 	                         at once, throughput = their output tokens
 	                         over the run from the first one's start to

@@ -327,6 +327,64 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The steady state of a chunked-prefill engine (c->chunked): the prompts
+ * are not prefilled in steps of their own but ride in the decode steps,
+ * which hold max_num_tokens tokens in all, decodes first (vLLM's docs,
+ * as vllm PR #7874 quotes them: "By default, vLLM scheduler prioritizes
+ * prefills ... Once chunked prefill is enabled, the policy is changed to
+ * prioritize decode requests"; the prompts fill the rest).  Over a
+ * request's output - 1 decode steps the batch's B requests are replaced,
+ * B / steps new prompts a step, each in ceil(input / room) chunks of the
+ * room max_num_tokens - B a step leaves: a share f = B / steps x
+ * ceil(input / room) of the steps (at most all) carries B input / (steps
+ * f) prompt tokens beside its B decodes, the others decode alone.  Where
+ * the prompts need more than the room of every step (B input / steps >
+ * room) the run is budget-bound: B input / room steps, each full.  A step
+ * of B decodes and k prompt tokens is priced as a step of B + k tokens:
+ * its linears read the weights once for all of them, where a prefill step
+ * of its own (run_times' prefill share) reads them again; its attention
+ * reads each prompt token's share as a decode's at the mean context, an
+ * upper bound (the prompt's own keys are fewer).  A step that carries a
+ * prompt runs off the CUDA graph on a graphs runtime (eager_step: vLLM V0
+ * captures decode-only batches). */
+static int mixed_steps(const gp_model *m, const roof_device *d,
+                       const infer_cfg *c, int B, double bm, double cavg,
+                       double steps, double n_off, infer_result *r,
+                       gp_error *err)
+{
+	infer_phase ph;
+	double room = c->max_num_tokens - bm, P, n = steps, f, k, t, tc;
+
+	if (!(room >= 1.0))
+		return gp_fail(err, "chunked prefill needs max_num_tokens "
+		               "(%g) above the decode batch (%g)",
+		               c->max_num_tokens, bm);
+	P = bm * c->input / steps;
+	if (P >= room) {
+		n = bm * c->input / room;
+		f = 1.0;
+		k = room;
+	} else {
+		f = fmin(1.0, bm / steps * ceil(c->input / room));
+		k = P / f;
+	}
+	if (infer_step(m, d, c, bm + k, 1, cavg, n_off, &ph, err) != GP_OK)
+		return GP_EINVAL;
+	t = tc = ph.time;
+	if (c->runtime == INFER_GRAPHS &&
+	    eager_step(m, d, c, bm + k, cavg, n_off, &tc, err) != GP_OK)
+		return GP_EINVAL;
+	r->eager_steps = f;
+	r->eager = f * fmax(0.0, tc - t);
+	r->tokens_per_s = (double)r->replicas * B * c->output /
+		(n * ((1.0 - f) * r->itl + f * tc));
+	if (c->requests > 0 && run_finite(m, d, c, B, n_off, r->prefill_share,
+	                                  cavg, r, err) != GP_OK)
+		return GP_EINVAL;
+	r->tokens_per_s_gpu = r->tokens_per_s / c->gpus;
+	return GP_OK;
+}
+
 /* Prefill, decode and steady-state throughput at batch B. */
 static int run_times(const gp_model *m, const roof_device *d,
                      const infer_cfg *c, int B, double n_off,
@@ -371,6 +429,8 @@ static int run_times(const gp_model *m, const roof_device *d,
 	 * (infer_prompt_share).  Runtimes without
 	 * graphs run every step so already: none is counted apart. */
 	steps = c->output - 1.0;
+	if (c->chunked && steps > 0.0)
+		return mixed_steps(m, d, c, B, bm, cavg, steps, n_off, r, err);
 	if (steps > 0.0 && c->runtime == INFER_GRAPHS) {
 		double room = c->max_num_tokens - B, te;
 

@@ -55,6 +55,8 @@
 --             us,global,overseas): what prices are converted to and where
 --             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
+--   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
+--             a step in all (vLLM's chunked prefill; infer_run.c mixed_steps)
 --   requests  a run of this many requests issued at once: tokens_per_s over
 --             the run, the batch's fill and drain included (trtllm-bench's
 --             Total Output Throughput; infer_run.c run_finite); absent: the
@@ -555,6 +557,7 @@ function M.setup(a)
     output = tokens_arg(a, "output") or options.default("output"),
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
+    chunked = a.chunked_prefill == true or nil,
     requests = int_arg(a, "requests", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],

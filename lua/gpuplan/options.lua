@@ -571,6 +571,9 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
     .. "them (llama.cpp: the layers less -ngl, divided over the stages when it splits "
     .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
+opt { name = "chunked_prefill", type = "boolean", lua_only = true, commands = "infer",
+  help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's chunked "
+    .. "prefill) instead of prefill steps of their own (default false)" }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }

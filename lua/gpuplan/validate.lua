@@ -157,6 +157,10 @@ local model_spec = T.record {
   -- which projections the model's own modules keep apart (absent: none;
   -- the catalog's field, SCHEMA.md)
   split_proj = schema.model.fields.split_proj,
+  -- The positions the model was trained for (its config's
+  -- max_position_embeddings), the catalog's field: a serving engine's
+  -- default context (vLLM V0's chunked-prefill switch, SCHEMA.md).
+  max_seq = schema.model.fields.max_seq,
   -- How positions are encoded (absent: rope), the catalog's field.
   positions = T.enum(schema.POSITIONS),
   moe = T.record {

@@ -341,6 +341,59 @@ t.ok(has(predict(a100, gp.catalog()), "max_batch=256 (vLLM V1 engine"),
      "V1 on an 80 GB A100: 256 ('a100' not in device_name)")
 t.raises(function() infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "onnx" } end,
          "unknown runtime 'onnx'", "unknown runtime name refused")
+-- vLLM V0 turned chunked prefill on for a model whose context exceeds 32K
+-- (PR #6666, 2024-07-23) with a 512-token budget (SchedulerConfig), on
+-- ROCm too until PR #11146 (2024-12-12).  The same case with max_seq
+-- 131072 takes it in October 2024 on H200 and MI300X, not before the PR,
+-- not on MI300X after #11146, not under V1, not with a 32K context or
+-- none stated.
+local function cp_case(src, gpu, ms)
+  local c = vllm_case(src)
+  c.model.max_seq = ms
+  if gpu then c.hardware.gpu = gpu end
+  return c
+end
+local CP = "chunked_prefill, max_num_tokens=512 (vLLM V0"
+local oct = { title = "vLLM benchmark_throughput", date = "2024-10-10" }
+t.ok(has(predict(cp_case(oct, nil, 131072), gp.catalog()), CP), "V0, 128K context: chunked prefill")
+t.ok(has(predict(cp_case(oct, "mi300x", 131072), gp.catalog()), CP), "... on MI300X before #11146")
+t.ok(has(predict(cp_case({ title = "vLLM", version = "0.6.3" }, "mi300x", 131072), gp.catalog()), CP),
+     "... and by version 0.6.3")
+t.ok(not has(predict(cp_case({ title = "vLLM", date = "2025-01-10" }, "mi300x", 131072), gp.catalog()), CP),
+     "not on MI300X after #11146 (2024-12-12)")
+t.ok(has(predict(cp_case({ title = "vLLM", date = "2025-01-10" }, nil, 131072), gp.catalog()), CP),
+     "... still on an NVIDIA card then")
+t.ok(not has(predict(cp_case({ title = "vLLM", date = "2024-06-01" }, nil, 131072), gp.catalog()), CP),
+     "not before #6666")
+t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.10.1" }, nil, 131072), gp.catalog()), CP),
+     "not under V1")
+t.ok(not has(predict(cp_case(oct, nil, 32768), gp.catalog()), CP), "not at a 32K context")
+t.ok(not has(predict(cp_case(oct, nil, nil), gp.catalog()), CP), "not without a stated context")
+-- The mixed steps (infer_run.c mixed_steps).  Llama 3.1 8B bf16 on one
+-- H100, 256 requests of 128 in / 128 out, a 512-token budget: the room
+-- beside the 256 decodes is 256 tokens, and the prompts need 256 x 128 /
+-- 127 = 258.0 a step, more than the room, so the run is budget-bound:
+-- 256 x 128 / 256 = 128 steps of 256 decodes + 256 prompt tokens, each
+-- off the graph.  tokens/s = 256 x 128 / (128 x t512) = 256 / t512, where
+-- t512 is the eager step of 512 tokens at the mean context 128 + 128 / 2
+-- = 192: the ITL of a kernels runtime at batch 512 with the same input and
+-- output.  Same code path, so to rounding (1e-9).
+local ck = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 256, input = 128,
+                         output = 128, max_num_tokens = 512, chunked_prefill = true }
+local k512 = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512, input = 128,
+                           output = 128, runtime = "kernels" }
+t.near(ck.tokens_per_s, 256 / k512.itl_s, 1e-9, "chunked prefill, budget-bound: 256 / t(512 tokens, eager)")
+t.ok(ck.eager_steps == 1, "... every step carries a prompt")
+-- Below the room the prompts ride in B / steps x ceil(input / room) of
+-- the steps: 64 requests of 128 in / 2048 out, room 512 - 64 = 448, 64 /
+-- 2047 x 1 = 0.03127 of the steps carry a 128-token prompt.
+local cl = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 64, input = 128,
+                         output = 2048, max_num_tokens = 512, chunked_prefill = true }
+t.near(cl.eager_steps, 64 / 2047, 1e-12, "a prompt in 64 / 2047 of the steps")
+t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512,
+  input = 128, output = 128, max_num_tokens = 512, chunked_prefill = true } end,
+  "chunked prefill needs max_num_tokens (512) above the decode batch (512)",
+  "a budget no larger than the batch is refused", true)
 
 -- Serving: result table fields and cost per token at $2/h per GPU:
 -- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.

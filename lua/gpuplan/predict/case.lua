@@ -96,6 +96,7 @@ function M.model(cm, cat)
     tied_embeddings = cm.tied_embeddings == true,
     norm = (cm.ffn_gated or encdec) and "rms" or "layer",
     positions = v(cm.positions),
+    max_seq = v(cm.max_seq),
     ffn_clamp = v(cm.ffn_clamp) == true or nil,
     qk_norm = v(cm.qk_norm) == true or nil,
     rope_attention_factor = v(cm.rope_attention_factor),

@@ -138,7 +138,7 @@ local PROFILES = {
   -- 1024) is priced with the later rule.  The release is the case's
   -- source.version, else the newest by its source.date, else the V1
   -- defaults.  A cap only: the KV cache may hold fewer.
-  vllm = function(a, _, g, defaults, case)
+  vllm = function(a, model, g, defaults, case)
     local src = case and case.source or {}
     local ver, date = v(src.version), v(src.date)
     local v0
@@ -153,6 +153,46 @@ local PROFILES = {
     if v0 then
       a.max_batch = 256
       defaults[#defaults + 1] = "max_batch=256 (vLLM V0 engine: EngineArgs max_num_seqs default 256)"
+      -- V0 turned chunked prefill on by itself for a model whose context
+      -- exceeds 32K (vllm PR #6666, 2024-07-23, "enables chunked prefill by
+      -- default for long context (>32K) models"; engine/arg_utils.py: "if
+      -- use_long_context: is_gpu = device_config.device_type == "cuda" ...
+      -- self.enable_chunked_prefill = True", unless sliding window,
+      -- speculative decoding, LoRA or a multimodal model), and with it
+      -- SchedulerConfig's token budget "max_num_batched_tokens = 512" ("It is
+      -- the values that have the best balance between ITL and TTFT on A100.
+      -- Note it is not optimized for throughput").  ROCm was "cuda" to that
+      -- test until vllm PR #11146 (2024-12-12, "[ROCm][AMD] Disable auto
+      -- enabling chunked prefill on ROCm": "On ROCm platform chunked prefill
+      -- is showing poor performance due to a suboptimal triton kernel").  A
+      -- step then holds at most 512 tokens, the running decodes first and the
+      -- prompts in what is left (gpuplan.infer's chunked_prefill), and a step
+      -- that carries a prompt runs off the CUDA graph (V0's model runner:
+      -- "if is_prompt: ... self.decode_only = False", and _use_captured_graph
+      -- returns "decode_only and not ... enforce_eager and ...").  The release is
+      -- the case's source.version (0.5.4, the first after the merge, to
+      -- 0.7.x; on AMD before 0.6.5, the first after #11146), else its date;
+      -- a case that states neither, or a model without max_seq, keeps the
+      -- engine's budget.  Not modelled: the Triton prefix-prefill kernel's
+      -- own speed, for which no rate was found.
+      local ms = model.max_seq
+      local amd = tostring(g.vendor or ""):upper() == "AMD"
+      local on
+      if ver then
+        local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
+        local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
+        on = n ~= nil and n >= 504 and (not amd or n < 605)
+      elseif date then
+        on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12")
+      end
+      local wl = case and case.workload or {}
+      if on and type(ms) == "number" and ms > 32768 and a.max_num_tokens == nil and
+         not model.vision and not model.sliding_window and v(wl.lora) == nil and
+         (v(wl.mtp) or 0) == 0 then
+        a.max_num_tokens, a.chunked_prefill = 512, true
+        defaults[#defaults + 1] = "chunked_prefill, max_num_tokens=512 (vLLM V0 turns chunked "
+          .. "prefill on for a context over 32K: SchedulerConfig max_num_batched_tokens 512)"
+      end
     else
       a.max_batch = big and 1024 or 256
       defaults[#defaults + 1] = string.format(
