@@ -138,6 +138,10 @@ typedef struct gp_nccl {
 			       * all-reduce tree reaches across 3 or more
 			       * nodes against the ring (1 by default); read
 			       * only for the network */
+	double completion;    /* s, 0..1: how long a message's completion
+			       * takes to reach the proxy once the message
+			       * has crossed (0 by default); read only for
+			       * the network */
 	int region_ppn;       /* ranks per node the regions are for (0:
 			       * no regions); read only for the network */
 	int nregions;         /* 0..GP_REGIONS */

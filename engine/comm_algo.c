@@ -486,6 +486,61 @@ static double ring_net_extra(const comm_ctx *c, gp_proto p)
 	       (hop_net(c, p) - ring_intra_step(c, p, 1.0));
 }
 
+/* ---- NCCL's window on a network connection -----------------------------
+ *
+ * Each network connection has NCCL_STEPS = 8 buffer slots (device.h), and
+ * a slot is used again only once its last message has gone round: the
+ * sender's proxy keeps at most 8 steps in flight ("sub->transmitted <
+ * sub->done + NCCL_STEPS", net.cc sendProxyProgress, NCCL 2.27.7), the
+ * receiver's posts at most maxDepth = min(NCCL_STEPS, NCCL_SHARED_STEPS /
+ * nsubs) receives ahead (8 with the 2 channels a P5 proxy drives,
+ * recvProxyProgress) and frees a slot only after the network has
+ * completed its receive and the GPU has consumed it.  Its next receive on
+ * that slot is what lets the sender write: the network plugin sends the
+ * sender a control message when NCCL posts a receive, and a message is
+ * written only once that has arrived (NCCL's IB transport writes the
+ * receive's FIFO entry to the sender, ncclIbIrecv -> ncclIbPostFifo, and
+ * ncclIbIsend "Wait[s] for the receiver to have posted the corresponding
+ * receive", net_ib.cc 2.27.7; aws-ofi-nccl's RDMA protocol, P5's:
+ * "Allocate a request so that we are able to send RDMA write as soon as
+ * we receive the RDMA control message", nccl_ofi_rdma.cpp send(), v1.16.3,
+ * and even an eager send completes only with "one extra completion for the
+ * ctrl msg recv").  So a slot turns over once per round trip: the data
+ * crossing (the network step, hop_net), the control message crossing back
+ * (the network's latency), each seen by the proxy only once its completion
+ * has come up (the fabric's nccl.completion), and the two posts that
+ * start them (the receiver's receive, the sender's send; post()).  A ring
+ * step moves one message a connection, so no step runs faster than an
+ * eighth of that round trip.  On InfiniBand (2.7 us) that is 1.1-1.4 us,
+ * about what the proxy's own posts (1-2 us) already cost a step; over
+ * EFA's 20 us it is 5.7-6.4 us, more than a small step costs.  A step the engine already prices at more -- its posts, or
+ * its transfer when the message is large -- hides the wait. */
+#define NET_SLOTS 8.0
+
+/* The round trip of one slot over eight, s. */
+static double ring_window(const comm_ctx *c, gp_proto p)
+{
+	double done = c->t->nic_nccl.completion;
+
+	return (hop_net(c, p) + done + c->lat_net + done + 2.0 * post(c, p)) /
+	       NET_SLOTS;
+}
+
+/* What the ring's steps inside the nodes wait for the window beyond what
+ * the engine prices them at (their posts, ring_intra_step, or their share
+ * of the transfer, bwt / steps), s (0 on one node). */
+static double ring_window_wait(const comm_ctx *c, gp_proto p, double bwt)
+{
+	int steps, inter;
+	double busy;
+
+	if (c->nn < 2)
+		return 0.0;
+	ring_steps(c, &steps, &inter);
+	busy = max2(ring_intra_step(c, p, proxy_subs(c, p)), bwt / steps);
+	return (steps - inter) * max2(0.0, ring_window(c, p) - busy);
+}
+
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
 static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -510,6 +565,7 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		*bwt = max2(*bwt, S * comm_bus_factor(c->op, c->n) /
 			    ll_net(c));
 	*bwt = on_channels(c, GP_ALGO_RING, p, *bwt);
+	*lat += ring_window_wait(c, p, *bwt);
 	return 0;
 }
 

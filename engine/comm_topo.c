@@ -88,6 +88,7 @@ void comm_nccl_default(gp_link_kind k, gp_nccl *out)
 	out->channels = 0.0;
 	out->rails = 0;
 	out->tree_share = 1.0;
+	out->completion = 0.0;
 	out->region_ppn = 0;
 	out->nregions = 0;
 	out->region_points = 0;
@@ -329,6 +330,10 @@ static int nccl_check(const gp_nccl *n, int nvls, const char *what,
 	    n->tree_share > 1.0)
 		return gp_fail(err, "%s nccl tree_share must be in (0, 1] "
 			       "(got %g)", what, n->tree_share);
+	if (!gp_finite(n->completion) || n->completion < 0.0 ||
+	    n->completion > LINK_MAX_LAT)
+		return gp_fail(err, "%s nccl completion must be 0..%g s "
+			       "(got %g)", what, LINK_MAX_LAT, n->completion);
 	return region_check(n, what, err);
 }
 

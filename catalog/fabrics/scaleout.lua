@@ -141,6 +141,18 @@ fabric {
     -- is what AWS overrides with measured picks (the model's own 16-node
     -- 3-5 GiB NVLS_TREE quirk; the regions' NVLS_TREE above 2 GiB).
     tree_share = 0.5,
+    -- A message's completion reaches the proxy 3 us after it has crossed:
+    -- "With EFA, we expect a ~2µsec cost in the device and ~1µsec cost to
+    -- write that completion up to the host stack" (aws-ofi-nccl v1.16.3
+    -- include/nccl_ofi_param.h, TUNER_NET_COMP_OVERHEAD 3, which AWS's
+    -- model adds to the network step of Simple, whose proxy waits for the
+    -- completion).  The RDMA protocol completes a receive on the data and
+    -- on its control message ("total_num_compls = recv_completion_optional
+    -- ? 1 : 2", nccl_ofi_rdma.cpp; early completion is off while eager
+    -- sends are on, EAGER_MAX_SIZE 8192) and a send once the control
+    -- message is in, so both crossings of a slot's round trip pay it (the
+    -- engine's ring_window).
+    completion = "3us",
     -- AWS's region tuner, which the plugin loads on a p5.48xlarge ("Region"
     -- is TUNER_TYPE's default, nccl_ofi_param.h): the all-reduce regions
     -- for 8 ranks a node, in its order, first match wins, a point on an
@@ -184,7 +196,8 @@ fabric {
           .. "src/nccl_ofi_rdma.cpp get_properties ('Scale speed by the total "
           .. "number of rails', port_speed x max_group_size); "
           .. "src/tuner/nccl_ofi_model.cpp (P5 tree bandwidth '/ 2'); "
-          .. "src/tuner/nccl_ofi_regions.cpp (P5 all-reduce regions)",
+          .. "src/tuner/nccl_ofi_regions.cpp (P5 all-reduce regions); "
+          .. "include/nccl_ofi_param.h (TUNER_NET_COMP_OVERHEAD: completion)",
   },
   source = "stas00/ml-engineering inter-node table (AWS P5: 32 x 100G EFA); "
         .. "aws/aws-ofi-nccl include/nccl_ofi_tuner.h (TUNER_NET_LATENCY 20)",

@@ -389,6 +389,9 @@ M.fabric = T.record {
     -- the share of the network rate the all-reduce tree reaches across 3
     -- or more nodes against the ring's (1 unless given)
     tree_share = frac(),
+    -- how long a message's completion takes to reach the proxy once the
+    -- message has crossed (0 unless given)
+    completion = step_time(),
     -- the network plugin's tuner: on 3 nodes or more of region_ppn ranks
     -- each, an all-reduce runs the algorithm and protocol of the first
     -- region whose polygon in the (bytes, ranks) plane holds it

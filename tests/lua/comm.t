@@ -567,9 +567,15 @@ end
 -- first channel's 32 MiB / (256 x 16) = 8192 B at 4 x 12.5 GB/s x 0.85 x
 -- 120/128 = 0.2056 us: 223 x (2 - 0.2056) us = 400.2 us more than with the
 -- NICs seen one by one.  Tolerance 0.1 us: the hand figure's rounding.
+-- The network here is a 2 us one (InfiniBand-like), so that NCCL's window
+-- (below) stays under the posts: (2 + 1.3 + 2 x 3 + 2 x 2) / 8 = 1.66 us
+-- joined, (2 + 1.3 + 2 + 2 x 2) / 8 = 1.16 us apart, both under the 2 us
+-- post.
 local p5 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 32, nics = 32,
                                nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
                                cpu_vendor = "amd" }, cat)
+local p5_nccl, p5_lat = p5.nic_nccl, p5.nic_latency
+p5.nic_latency = 2e-6
 local joined = gp.comm { op = "all_gather", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5 }
 p5.nic_nccl = nil
 local apart = gp.comm { op = "all_gather", bytes = 32 * 2 ^ 20, gpus = 256, topology = p5 }
@@ -577,6 +583,39 @@ t.is(joined.algo .. "/" .. joined.proto, "ring/ll128", "P5 32 MiB all_gather: th
 t.is(apart.algo .. "/" .. apart.proto, "ring/ll128", "the same ring with the NICs apart")
 t.near(joined.time - apart.time, 223 * (2e-6 - 8192 / (4 * 12.5e9 * 0.85 * 120 / 128)), 1e-7,
        "P5's joined rails: a second post on each of the 223 steps inside the nodes")
+
+-- NCCL's window on a network connection (ring_window): 8 slots, each
+-- turning over once per round trip of the data step (20 us + LL128's 1.3
+-- us), the receiver's control message back (20 us), the completion of
+-- each (efa-100's nccl.completion, 3 us) and two 2 us posts (AMD hosts):
+-- (21.3 + 3 + 20 + 3 + 2 x 2) / 8 = 6.4125 us a step, over what the same
+-- 32 MiB all_gather on 32 x 8 P5 prices a step inside a node at: its
+-- posts, 2 x (2 - 0.2056) + 0.2056 = 3.7944 us (above), and its transfer,
+-- 104.9 us / 255 = 0.41 us.  Each of the 223 steps inside the nodes waits
+-- 6.4125 - 3.7944 = 2.6181 us more: 583.8 us.  Without the completion the
+-- round trip is 45.3 us, 5.6625 a step: 223 x 0.75 us = 167.25 us less.
+-- The whole latency: LL128's 14 us base, 223 steps at 6.4125 us and 32
+-- network steps at 21.3 us.  Tolerances relative: 1e-6 for the exact
+-- difference (float rounding), 1e-4 where the 3.7944 us is rounded.
+p5.nic_nccl, p5.nic_latency = p5_nccl, p5_lat
+local function ag(bytes, nccl)
+  p5.nic_nccl = nccl
+  return gp.comm { op = "all_gather", bytes = bytes, gpus = 256, topology = p5 }
+end
+local with_done = ag(32 * 2 ^ 20, p5_nccl)
+local no_done = {}
+for k, v in pairs(p5_nccl) do no_done[k] = v end
+no_done.completion = 0
+local without_done = ag(32 * 2 ^ 20, no_done)
+t.near(with_done.latency - without_done.latency, 223 * 2 * 3e-6 / 8, 1e-6,
+       "P5 window: each completion adds 3 us / 8 to each of the 223 steps inside the nodes")
+t.near(with_done.latency, 14e-6 + 223 * 6.4125e-6 + 32 * 21.3e-6, 1e-4,
+       "P5 window: the 223 steps inside the nodes at 6.4125 us, not their posts' 3.7944")
+-- At 2 GiB a step moves 2 GiB / 256 over 16 channels, its transfer (6.7
+-- ms / 255 = 26 us) far over the 6.4 us window: the window hides.
+t.is(ag(2 * GiB, p5_nccl).time, ag(2 * GiB, no_done).time,
+     "P5 2 GiB all_gather: the step's transfer hides the window")
+p5.nic_nccl = p5_nccl
 
 -- The tree's SM ceiling follows the NICs NCCL sees (tree_sm_time): each
 -- channel is one block driving one tree, a search channel's pair at most
@@ -685,5 +724,8 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology
 p5t.nic_nccl = nccl_with { tree_share = 0 }
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
   "nic nccl tree_share must be in (0, 1] (got 0)", "tree_share 0 refused", true)
+p5t.nic_nccl = nccl_with { completion = -1e-6 }
+t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
+  "nic nccl completion must be 0..1 s (got -1e-06)", "a negative completion refused", true)
 
 t.done_testing()
