@@ -506,7 +506,8 @@ static double ring_net_extra(const comm_ctx *c, gp_proto p)
  * we receive the RDMA control message", nccl_ofi_rdma.cpp send(), v1.16.3,
  * and even an eager send completes only with "one extra completion for the
  * ctrl msg recv").  So a slot turns over once per round trip: the data
- * crossing (the network step, hop_net), the control message crossing back
+ * crossing (the network step, hop_net, and the step's bytes, its share of
+ * the transfer), the control message crossing back
  * (the network's latency), each seen by the proxy only once its completion
  * has come up (the fabric's nccl.completion), and the two posts that
  * start them (the receiver's receive, the sender's send; post()).  A ring
@@ -526,9 +527,10 @@ static double ring_window(const comm_ctx *c, gp_proto p)
 	       NET_SLOTS;
 }
 
-/* What the ring's steps inside the nodes wait for the window beyond what
- * the engine prices them at (their posts, ring_intra_step, or their share
- * of the transfer, bwt / steps), s (0 on one node). */
+/* What the ring's steps inside the nodes wait for the window (its round
+ * trip, the step's bytes in it, over eight) beyond what the engine prices
+ * them at (their posts, ring_intra_step, or their share of the transfer,
+ * bwt / steps), s (0 on one node). */
 static double ring_window_wait(const comm_ctx *c, gp_proto p, double bwt)
 {
 	int steps, inter;
@@ -538,7 +540,8 @@ static double ring_window_wait(const comm_ctx *c, gp_proto p, double bwt)
 		return 0.0;
 	ring_steps(c, &steps, &inter);
 	busy = max2(ring_intra_step(c, p, proxy_subs(c, p)), bwt / steps);
-	return (steps - inter) * max2(0.0, ring_window(c, p) - busy);
+	return (steps - inter) *
+	       max2(0.0, ring_window(c, p) + bwt / steps / NET_SLOTS - busy);
 }
 
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
