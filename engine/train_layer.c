@@ -128,8 +128,9 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
  * ("if lora_dropout > 0.0: lora_dropout_layer = nn.Dropout(p=
  * lora_dropout) else: ... nn.Identity()"), which launches nothing: 4.
  * The fused stacks' adapter (Megatron's on the fused linear_qkv and
- * linear_fc1) is one per op: A, B and the add. */
-#define FUSED_LORA_OPS 3.0
+ * linear_fc1) is one per op: A, B, the scaling and the add (NeMo 24.07,
+ * lora_costs). */
+#define FUSED_LORA_OPS 4.0
 #define EAGER_LORA_OPS 5.0
 /* transformers' _upad_input and pad_input on a padded micro-batch's
  * forward (layer_extras): _get_unpad_data's sum, nonzero, max, the
@@ -147,36 +148,38 @@ static double ekernels(const tenv *e, const train_lkey *k, const ekernel *ek,
  * nn.Dropout, nn.Identity at p = 0): each copies the input with a
  * 1-byte mask (torch's native_dropout: read x, write x' and the bool
  * mask) and passes its gradient back through the mask (read the
- * gradient and the mask, write) -- q, k and v each their own. */
+ * gradient and the mask, write) -- q, k and v each their own.
+ * Kernel by kernel: lora_A reads the (dropped-out) input of each adapted
+ * matrix and writes r; lora_B reads r and writes the output; "* scaling"
+ * reads and writes it; "result +=" reads both and writes one -- in + 2 r
+ * + 6 out.  Backward: the scaling's gradient (read and write out),
+ * lora_B's dgrad and wgrad (each reading the output's gradient, out
+ * twice), lora_A's dgrad (writes in) and wgrad (reads the input, in), and
+ * each adapted matrix's input gradient summed into the input's (read two,
+ * write one: 3 in) -- 5 in + 4 out + 3 r.  The fused stacks' adapter runs
+ * the same four kernels once over the fused op's whole width (nd 1):
+ * NeMo 24.07 (r2.0.0rc1) adapts the fused linear_qkv with one
+ * ParallelLinearAdapter whose forward ends "x = x * (self.alpha /
+ * self.dim)" (adapters/parallel_adapters.py), added in
+ * MCoreSelfAttentionMixin.get_query_key_value_tensors by "mixed_qkv =
+ * mixed_qkv + lora_mixed_qkv" (adapters/mcore_mixins.py), and its input,
+ * the norm's output the module returns (return_layernorm_output), takes
+ * the adapter's gradient in Transformer Engine's backward as "dgrad =
+ * dgrad + grad_outputs[1].view_as(dgrad)" (TE 1.8
+ * module/layernorm_linear.py) -- the 3 in. */
 static void lora_costs(const tenv *e, const train_lkey *k, double in,
 		       double out, double nd, train_lcost *lc)
 {
 	double r = k->lora_rank, T = k->T;
 	double f = 2.0 * T * r * (in + out);
-	double bytes = T * (in + 2.0 * r + 2.0 * out) * k->A;
-	double tf = train_t_op(e, f, bytes, T, r, in, 1, k->half);
-	double tb = 2.0 * tf;
+	double na = k->eager ? nd : 1.0;
+	double fb = T * (na * in + 2.0 * r + 6.0 * out) * k->A;
+	double bb = T * (5.0 * na * in + 4.0 * out + 3.0 * r) * k->A;
+	double tf = train_t_op(e, f, fb, T, r, in, 1, k->half);
+	double tb = train_t_op(e, 2.0 * f, bb, T, r, in, 1, k->half);
 	double td = k->lora_dropout ?
 		t_mem(e, k->half, nd * T * in * (2.0 * k->A + 1.0)) : 0.0;
 
-	if (k->eager) {
-		/* PEFT's eager modules, kernel by kernel: lora_A reads
-		 * the (dropped-out) input of each adapted matrix and
-		 * writes r; lora_B reads r and writes the output; "*
-		 * scaling" reads and writes it; "result +=" reads both
-		 * and writes one -- in + 2 r + 6 out.  Backward: the
-		 * scaling's gradient (read and write out), lora_B's
-		 * dgrad and wgrad (each reading the output's gradient,
-		 * out twice), lora_A's dgrad (writes in) and wgrad (reads
-		 * the input, in), and each adapted matrix's input
-		 * gradient summed into the input's (read two, write one:
-		 * 3 in) -- 5 in + 4 out + 3 r. */
-		double fb = T * (nd * in + 2.0 * r + 6.0 * out) * k->A;
-		double bb = T * (5.0 * nd * in + 4.0 * out + 3.0 * r) * k->A;
-
-		tf = train_t_op(e, f, fb, T, r, in, 1, k->half);
-		tb = train_t_op(e, 2.0 * f, bb, T, r, in, 1, k->half);
-	}
 	add_op(lc, "lora", tf + td, tb + td, 1, 0);
 }
 
@@ -895,6 +898,22 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		double fused = strcmp(o->name, "qkv") == 0 ||
 			strcmp(o->name, "mlp_up") == 0;
 		double amax = k->fp8_current ? k->A : 0.0;
+		/* A fused stack's LoRA adapter on a norm-fused linear
+		 * reads the norm's output in 16 bits: NeMo 24.07 sets
+		 * "self.linear_qkv.return_layernorm_output = True  # need
+		 * layernorm output for lora" (and linear_fc1's, mcore_
+		 * mixins.py), and TE 1.8's _LayerNormLinear then writes the
+		 * norm in the activation dtype ("ln_out_dtype = torch.uint8
+		 * if (fp8 and not return_layernorm_output) else
+		 * inputmat.dtype") and casts it apart ("If residual
+		 * connection is after LN, we need `ln_out_return` tensor in
+		 * higher precision, this comes at the cost of an extra fp8
+		 * cast": tex.cast_to_fp8) -- the cast of a plain Linear's
+		 * input, one kernel more.  Delayed scaling only (TE 1.8's
+		 * recipe; the later quantizers' norms already write 16
+		 * bits above). */
+		int lnret = fused > 0 && !eager && (tg & lora_bit(o->name)) &&
+			!k->fp8_current && !k->fp8_block;
 
 		/* the module's quantizing calls: one, or an expert's
 		 * each but with delayed scaling's fused cast */
@@ -910,7 +929,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 		/* the fused grouped MLP's fc2 input and fc1 dY come
 		 * cast from the epilogues (FUSED_MLP_FWD_B) */
 		if (!fm_down)
-			t += t_mem(e, k->half, in * (!fused ?
+			t += t_mem(e, k->half, in * (!fused || lnret ?
 				k->A + 1.0 + tr + amax + mx :
 				k->fp8_current || k->fp8_block ?
 				k->A + 1.0 + tr + mx : 1.0));
@@ -919,7 +938,7 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 				(k->fp8_block ? MXFP8_BOTH_EXTRA : 0.0)));
 		if (!eager) {
 			*nk += (fused ? TE_FP8_LN_FWD_HOST :
-				TE_FP8_FWD_HOST) +
+				TE_FP8_FWD_HOST) + (lnret ? 1.0 : 0.0) +
 				(calls - 1.0) * TE_FP8_EXPERT_HOST;
 			*nb += (fused ? TE_FP8_LN_BWD_HOST :
 				TE_FP8_BWD_HOST) +

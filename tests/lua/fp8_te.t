@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, tp = 4, pp = 8, vpp = 5,
               sp = true, zero = 1, precision = "fp8", seq = 8192, batch = 1,
@@ -64,10 +64,17 @@ t.near(gp.train(lora).memory.act_layer,
 -- over the memory-bound rate, per layer: tokens x in-width x 1 B.  Llama 2
 -- 7B, TP 1: o_proj's input 4096 wide, mlp_down's 11008, so the savings
 -- stand as 4096 / 11008 (exact, 1e-9: a memory-bound time is fill plus
--- bytes over one rate, the fill cancels).  The norm-fused qkv and mlp_up
--- casts (delayed scaling: the norm writes the fp8 copy, no transpose
--- priced) save nothing; under current scaling their separate cast saves
--- the same byte, so qkv's saving equals o_proj's (both 4096 wide).
+-- bytes over one rate, the fill cancels).  The norm-fused mlp_up cast
+-- (delayed scaling: the norm writes the fp8 copy, no transpose priced)
+-- saves nothing.  qkv, which the adapter reads the norm's output of, costs
+-- more: NeMo 24.07 has linear_qkv return its norm's output for the LoRA
+-- adapter (mcore_mixins.py "return_layernorm_output = True"), and TE 1.8
+-- then writes the norm in 16 bits and casts it apart ("this comes at the
+-- cost of an extra fp8 cast", layernorm_linear.py): read 2 B and write 1 B
+-- an element where the fused norm priced 1 B, 2 B more, twice o_proj's
+-- 1-B saving at the same 4096-wide input (exact, 1e-9, as above).  Under
+-- current scaling their separate cast saves the same byte, so qkv's saving
+-- equals o_proj's (both 4096 wide).
 do
   local function job7(x)
     local j = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, precision = "fp8",
@@ -86,8 +93,9 @@ do
   local dO, dD = fa.o_proj.fwd - la.o_proj.fwd, fa.mlp_down.fwd - la.mlp_down.fwd
   t.ok(dO > 0 and math.abs(dO / dD - 4096 / 11008) < 1e-9,
        string.format("frozen fp8 Linear: no input transpose (%.3g / %.3g s)", dO, dD))
-  t.ok(fa.qkv.fwd == la.qkv.fwd and fa.mlp_up.fwd == la.mlp_up.fwd,
-       "delayed scaling: the norm-fused casts unchanged")
+  t.ok(fa.mlp_up.fwd == la.mlp_up.fwd, "delayed scaling: the norm-fused mlp_up cast unchanged")
+  t.ok(math.abs((la.qkv.fwd - fa.qkv.fwd) / dO - 2) < 1e-9,
+       "delayed scaling: the adapted qkv's norm output cast apart, 2 B an element")
   lo.fp8_scaling = "current"
   local fc = ops(gp.train(job7 { method = "full", fp8_scaling = "current" }))
   local lc = ops(gp.train(job7(lo)))
