@@ -323,6 +323,17 @@ local PROFILES = {
     -- "fp32_grad_accum = True").
     { "grad_reduce", "fp32", "fused_adam under megatron_amp_O2: fp32 main grads", gated },
     { "dropout", true, "gpt3 yamls: hidden_dropout 0.1, attention_dropout 0.1", gpt },
+    -- The loss: Megatron-Core's LanguageModule.compute_language_model_loss
+    -- fuses it only "if self.config.cross_entropy_loss_fusion", a field
+    -- whose default is False (model_parallel_config.py
+    -- "cross_entropy_loss_fusion: bool = False", both at core_r0.8.0 and
+    -- at 338af51, the Megatron-LM commit NeMo r2.0.0rc1's Dockerfile.ci
+    -- pins).  NeMo r2.0.0rc1 never names the field (it copies
+    -- TransformerConfig's fields from the model config,
+    -- megatron_base_model.py build_transformer_config) and neither do
+    -- the launcher's 24.07 training and peft yamls: every NeMo 24.07 row
+    -- runs tensor_parallel.vocab_parallel_cross_entropy op by op.
+    { "unfused_loss", true, "cross_entropy_loss_fusion off (Megatron-Core's default)" },
     { "recompute", "none", "activations_checkpoint_granularity: null" },
     { "lora_rank", 32, "peft adapter_dim 32", lora },
     { "lora_targets", "q,k,v", "peft target_modules [attention_qkv]", lora },
