@@ -330,7 +330,10 @@ static inline int ok_cp(const sweep_iter *it, int lv)
 }
 
 /* The experts' TP (layout.h): 0 as tp, 1 folded.  Folding with tp 1 is
- * the same layout again, and a dense model has no experts to fold. */
+ * the same layout again, and a dense model has no experts to fold.  The
+ * fused grouped MLP (fused_grouped_mlp) runs only with the experts
+ * unsplit: etp as tp > 1 is skipped, as gp.train refuses it
+ * (train_prep.c check_fused_mlp). */
 static inline int ok_etp(const sweep_iter *it, int lv)
 {
 	int tp = it->cur[LV_TP];
@@ -338,7 +341,8 @@ static inline int ok_etp(const sweep_iter *it, int lv)
 	if (!(it->mask[lv] >> it->cur[lv] & 1u))
 		return 0;
 	if (it->cur[lv] == 0)
-		return 1;
+		return tp == 1 || !it->base->fused_mlp ||
+			!(it->m->moe.experts > 0);
 	return tp == 1 ? !(it->mask[lv] & 1u) : it->m->moe.experts > 0;
 }
 

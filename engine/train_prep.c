@@ -399,6 +399,24 @@ static int check_ep_overlap(const train_cfg *c, const gp_layout *y,
 	return GP_OK;
 }
 
+/* The fused grouped MLP (fused_grouped_mlp) needs the experts unsplit:
+ * Megatron-Core core_v0.18.0 transformer/moe/experts.py
+ * _is_fused_impl_supported "if self.tp_group.size() > 1: return False",
+ * and with the op fuser on __init__ asserts "Fused GroupedMLP is not
+ * supported for this configuration".  gp.train refuses it by name; the
+ * sweep skips such layouts (sweep.c ok_etp). */
+static int check_fused_mlp(const gp_model *m, const train_cfg *c,
+			   const gp_layout *y, gp_error *err)
+{
+	int etp = y->etp > 0 ? y->etp : y->tp;
+
+	if (!c->fused_mlp || !(m->moe.experts > 0) || etp <= 1)
+		return GP_OK;
+	return gp_fail(err, "fused_grouped_mlp needs the experts unsplit: "
+		       "Megatron-Core refuses it with expert tensor "
+		       "parallelism (got etp %d; give etp 1)", etp);
+}
+
 /* pad_share is priced in the Hugging Face expert loop with every expert
  * on the rank (train_layer.c hf_expert_stretches, ep 1).  With experts
  * spread over ranks the pads' one set of top-k experts lives on at most
@@ -456,6 +474,7 @@ static int prepare(const gp_model *m, const roof_device *d,
 		return GP_EINVAL;
 	}
 	if (check_ep_overlap(c, &xp->y, err) ||
+	    check_fused_mlp(m, c, &xp->y, err) ||
 	    check_pad_share(m, c, &xp->y, err) ||
 	    mem_state_bytes(&c->mem.recipe, &c->mem.optim, sb, err))
 		return GP_EINVAL;

@@ -1405,7 +1405,7 @@ opt { name = "rope_seq_loop", type = "flag", commands = "train plan rl",
   suggest = { "rope_thd_loop", "per_sequence_rope" } }
 -- The routed experts as Transformer Engine's fused grouped MLP
 -- (engine/train_layer.c gemm_costs, FUSED_MLP_FWD_B).
-opt { name = "fused_grouped_mlp", type = "flag", commands = "train",
+opt { name = "fused_grouped_mlp", type = "flag", commands = "train plan rl",
   help = "the MoE experts as Transformer Engine's fused grouped MLP (Megatron-Core's "
     .. "use_transformer_engine_op_fuser with NVTE_CUTEDSL_FUSED_GROUPED_MLP=1, "
     .. "Megatron-Bridge's cutedsl_fused_grouped_mlp; MXFP8 on compute capability 10 "
@@ -1413,6 +1413,8 @@ opt { name = "fused_grouped_mlp", type = "flag", commands = "train",
     .. "router's weights, fc1's and fc2's biases and the casts between them in cuDNN's "
     .. "grouped GEMM epilogues, one launch for the local experts -- no separate "
     .. "activation, clamp, per-expert bias loop, fc2 input or fc1 dY cast",
+  notes = { plan = "the search skips the layouts whose experts split over tp > 1 (give "
+    .. "--etp tp,1 to search them folded)" },
   suggest = { "use_transformer_engine_op_fuser", "cutedsl_fused_grouped_mlp",
               "fused_mlp", "op_fuser" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",

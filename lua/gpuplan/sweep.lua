@@ -740,6 +740,19 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       defaults[#defaults + 1] = k .. "=true in DualPipe layouts (dualpipe overlaps it)"
     end
   end
+  -- The fused grouped MLP runs only with the experts unsplit (gp.train
+  -- refuses etp > 1 with it): the engine skips the layouts whose experts
+  -- split over tp > 1 (engine/sweep.c ok_etp), which the output says.
+  if first and s.cfg.fused_grouped_mlp and space.tp_max > 1 then
+    local folded = false
+    for _, x in ipairs(space.etp or {}) do folded = folded or x == 1 end
+    defaults[#defaults + 1] = folded
+      and "etp=1 at tp > 1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with "
+        .. "the experts split over TP; layouts with etp = tp > 1 skipped)"
+      or "tp=1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with the experts "
+        .. "split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search "
+        .. "tp > 1 with the experts folded)"
+  end
   local sp = card_space(a, space, s, gid)
   local collected = {}
   -- Which of the script's functions is running (where, policy):

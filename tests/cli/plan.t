@@ -365,6 +365,26 @@ unlike($o, qr/<script|<link |src=/, 'html: nothing fetched');
 ($c, $o, $e) = run_gp('plan', @cards, '--shard', '1/2');
 is($c, 2, '--per-card with --shard: a usage error');
 
+# --fused-grouped-mlp: Megatron-Core fuses the experts' MLP only unsplit,
+# so the search skips the layouts whose experts split over tp > 1 and
+# says so; with --etp tp,1 the tp > 1 layouts come back folded (ETP1).
+{
+    my @fj = ('gpt-oss-120b', '--gpu', 'gb200', '--gpus', '32', '--seq', '4096',
+              '--global-batch', '64', '--stack', 'megatron', '--precision', 'fp8',
+              '--fp8-scaling', 'block', '--ep-max', '8', '--tp-max', '2', '--top', '100');
+    my ($c, $o, $e) = run_gp('plan', @fj, '--fused-grouped-mlp');
+    is($c, 0, 'plan --fused-grouped-mlp exits 0') or diag $e;
+    my @fr = grep { /^gb200\s+32\s/ } split /\n/, $o;
+    ok(@fr > 0 && !grep({ /\sTP[2-9]/ } @fr), 'no layout with the experts split over TP');
+    like($o, qr/tp=1 \(fused_grouped_mlp: Megatron-Core refuses the fused MLP with the experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search tp > 1 with the experts folded\)/,
+         'the defaults say why');
+    ($c, $o, $e) = run_gp('plan', @fj, '--fused-grouped-mlp', '--etp', 'tp,1');
+    my @t2 = grep { /^gb200\s+32\s+TP2/ } split /\n/, $o;
+    ok(@t2 > 0 && !grep({ !/ ETP1 / } @t2), '--etp tp,1: the TP2 layouts, every one ETP1');
+    ($c, $o, $e) = run_gp('plan', @fj);
+    ok(grep({ /^gb200\s+32\s+TP2 (?!.*ETP1)/ } split /\n/, $o), 'without it: TP2 with the experts split');
+}
+
 # An empty list names the command, as every other plan error does.
 {
     my ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8',

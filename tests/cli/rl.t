@@ -322,4 +322,19 @@ my ($c2, $o2) = run_gp(@j, '--no-rollout-custom-ar');
 my ($r1) = $o1 =~ /^rollout\s+\S+\s+\d+\s+([\d.]+)/m;
 my ($r2) = $o2 =~ /^rollout\s+\S+\s+\d+\s+([\d.]+)/m;
 ok(defined $r1 && defined $r2 && $r2 > $r1, "--no-rollout-custom-ar: rollout $r2 s > $r1 s");
+
+# --fused-grouped-mlp: the actor trains with gp.train's layer pricing, so
+# the fused experts' MLP shortens its optimizer step; expert TP refused.
+my @fm = ('rl', 'qwen3-30b-a3b', '--gpu', 'gb200', '--gpus', '8', '--ep', '8', '--stack',
+          'megatron', '--precision', 'fp8', '--fp8-scaling', 'block', '--prompts', '64',
+          '--zero', '1');
+my ($cf0, $of0) = run_gp(@fm);
+my ($cf1, $of1, $ef1) = run_gp(@fm, '--fused-grouped-mlp');
+is($cf1, 0, 'rl --fused-grouped-mlp exits 0') or diag $ef1;
+my ($u0) = $of0 =~ /1 optimizer step of ([\d.]+) s/;
+my ($u1) = $of1 =~ /1 optimizer step of ([\d.]+) s/;
+ok(defined $u0 && defined $u1 && $u1 < $u0, "--fused-grouped-mlp: optimizer step $u1 s < $u0 s");
+my ($cf2, $of2, $ef2) = run_gp(@fm, '--fused-grouped-mlp', '--tp', '2');
+is($cf2, 1, 'rl --fused-grouped-mlp --tp 2: exit 1');
+like($ef2, qr/^gpuplan: rl: --fused-grouped-mlp needs the experts unsplit/m, '... naming why');
 done_testing();

@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(22)
 
 local op = t.op
 -- GB200 streams at 8e12 B/s x 0.85 (catalog achievable.hbm).
@@ -84,3 +84,64 @@ t.like(err { stack = "hf" }, "it needs stack = megatron with kernels = fused",
        "Hugging Face's modules refused")
 t.like(err { tp = 2 }, "fused_grouped_mlp needs the experts unsplit",
        "expert tensor parallelism refused")
+
+-- The sweep (gpuplan plan, gp.sweep): Megatron-Core fuses the experts'
+-- MLP only unsplit, so the layouts whose experts split over tp > 1 (etp
+-- as tp, the sweep's default) are skipped (engine/sweep.c ok_etp), and
+-- the defaults say so.  The same space without the option has TP2
+-- layouts among its best, so the test can fail.
+local space = { model = "gpt-oss-120b", gpu = "gb200", gpus = { 32 }, seq = 4096,
+                global_batch = 64, stack = "megatron", precision = "fp8",
+                fp8_scaling = "block", ep_max = 8, tp_max = 2, top = 100 }
+local function tps(r, etp)
+  local n = 0
+  for _, c in ipairs(r.results) do
+    if c.tp > 1 and (etp == nil or c.etp == etp) then n = n + 1 end
+  end
+  return n
+end
+local function said(r, pat)
+  for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
+  return false
+end
+local plain = gp.sweep(space)
+local fused = gp.sweep(t.with(space, { fused_grouped_mlp = true }))
+t.ok(tps(plain) > 0 and #fused.results > 0 and tps(fused) == 0,
+     "sweep: no layout with the experts split over tp > 1")
+t.ok(said(fused, "tp=1 (fused_grouped_mlp: Megatron-Core refuses the fused MLP with the "
+  .. "experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1"),
+     "sweep: the defaults say why tp stays 1")
+-- With the experts folded searched too (etp = {"tp", 1}) the tp > 1
+-- layouts come back, each with its experts unsplit (the etp level's 1).
+local folded = gp.sweep(t.with(space, { fused_grouped_mlp = true, etp = { "tp", 1 } }))
+t.ok(tps(folded) > 0 and tps(folded) == tps(folded, 1),
+     "sweep: etp tp,1 searches tp > 1 with the experts folded only")
+t.ok(said(folded, "etp=1 at tp > 1 (fused_grouped_mlp"), "sweep: the defaults say etp=1")
+-- Each result is gp.train's job: its best layout priced again by gp.train
+-- gives its step (the same engine, so float rounding only).
+local best = folded.results[1]
+local again = gp.train(require("gpuplan.sweep").train_options(
+  t.with(space, { fused_grouped_mlp = true }), best))
+t.near(again.step_s, best.step_s, 1e-9 * best.step_s, "sweep: the best layout is gp.train's")
+
+-- gp.train_job's step prices layouts without gp.train's Lua checks: the
+-- engine refuses the split experts itself (train_prep.c check_fused_mlp).
+local job32 = gp.train_job { model = "gpt-oss-120b", gpu = "gb200", gpus = 32, seq = 4096,
+  global_batch = 64, stack = "megatron", precision = "fp8", fp8_scaling = "block",
+  fused_grouped_mlp = true }
+local ok2, e2 = pcall(job32.step, job32, { tp = 2, ep = 8, batch = 4 })
+t.ok(not ok2 and tostring(e2):find("fused_grouped_mlp needs the experts unsplit", 1, true)
+     and tostring(e2):find("got etp 2", 1, true), "train_job: etp 2 refused by the engine")
+
+-- gp.rl's actor trains with gp.train's layer pricing: the fused MLP takes
+-- its update phase (and only its training) down, as in gp.train.
+local rl = { model = "qwen3-30b-a3b", gpu = "gb200", gpus = 8, ep = 8, stack = "megatron",
+             precision = "fp8", fp8_scaling = "block", prompts = 64, group = 8,
+             prompt_len = 512, response_len = 1024 }
+local r0, r1 = gp.rl(rl), gp.rl(t.with(rl, { fused_grouped_mlp = true }))
+t.ok(r1.update.stage_time_s < r0.update.stage_time_s, "rl: the update is shorter")
+t.is(r1.update.parts.ep_comm, r0.update.parts.ep_comm, "rl: the all-to-all is unchanged")
+local ok3, e3 = pcall(gp.rl, t.with(rl, { fused_grouped_mlp = true, tp = 2 }))
+t.like(tostring(e3), "rl: fused_grouped_mlp needs the experts unsplit", "rl: etp 2 refused")
+local ok4, e4 = pcall(gp.rl, t.with(rl, { fused_grouped_mlp = true, gpu = "h100-sxm" }))
+t.like(tostring(e4), "rl: fused_grouped_mlp runs cuDNN's SM100 kernels", "rl: Hopper refused")
