@@ -56,7 +56,9 @@
 --             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
 --   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
---             a step in all (vLLM's chunked prefill; infer_run.c mixed_steps)
+--             a step in all (vLLM's chunked prefill; infer_run.c mixed_steps;
+--             the CLI's --chunked-prefill); the MoE serving model refuses it
+--             (it chunks its prompts by prefill_tokens itself)
 --   requests  a run of this many requests issued at once: tokens_per_s over
 --             the run, the batch's fill and drain included (trtllm-bench's
 --             Total Output Throughput; infer_run.c run_finite); absent: the
@@ -590,6 +592,12 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  -- With chunked_prefill the step's token budget decides how many steps
+  -- carry a prompt (engine/infer_run.c mixed_steps): the engine's default
+  -- (engine/infer.c, TensorRT-LLM's 8192) is said, not taken in silence.
+  if c.chunked and a.max_num_tokens == nil then
+    default("max_num_tokens=8192 (TensorRT-LLM's; the chunked prefill's tokens a step)")
+  end
   return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
     { defaults = defaults, weights = weights, kv = kv })
 end

@@ -571,9 +571,12 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
     .. "them (llama.cpp: the layers less -ngl, divided over the stages when it splits "
     .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
-opt { name = "chunked_prefill", type = "boolean", lua_only = true, commands = "infer",
-  help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's chunked "
-    .. "prefill) instead of prefill steps of their own (default false)" }
+opt { name = "chunked_prefill", type = "flag", commands = "infer",
+  default = "off: prefill steps of their own",
+  help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's "
+    .. "--enable-chunked-prefill); one model on its replicas: the MoE serving model "
+    .. "(--ep, --dp-attention, --disagg ...) refuses it, it chunks by --prefill-tokens",
+  suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }

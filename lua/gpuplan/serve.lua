@@ -15,7 +15,8 @@
 --   print(p.gpus, p.layout, p.prefill_layout, p.cost_per_mtok)
 --
 -- Arguments (besides gp.infer's model, gpu, gpus, weights, kv, kv_policy,
--- batch, input, output, runtime, memory, system, price, max_batch):
+-- batch, input, output, runtime, memory, system, price, max_batch; its
+-- chunked_prefill is refused: prefill_tokens chunks the prompts here):
 --   tp          GPUs of one instance (default: ep, else all GPUs)
 --   ep          experts split over the instance (= tp), 1 (experts sliced by
 --               TP, the default), or a divisor of tp with TP attention: ep
@@ -384,6 +385,16 @@ function M.setup(a)
     for k, v in pairs(a) do b[k] = v end
     b.concurrency = nil
     a = b
+  end
+  -- chunked_prefill is the one-model engine's mixed step (engine/
+  -- infer_run.c mixed_steps: B decodes and the prompts' tokens in one step
+  -- of max_num_tokens, one weight pass).  This model chunks its colocated
+  -- prompts by prefill_tokens itself (engine/serve_plan.c chunk_steps)
+  -- and prices them apart: the flag would change nothing, in silence.
+  if a.chunked_prefill ~= nil and a.chunked_prefill ~= false then
+    fail("infer: chunked_prefill is priced for one model on its replicas; the MoE serving "
+      .. "model always chunks its prompts itself, "
+      .. "prefill_tokens a step (default 16384): give prefill_tokens instead")
   end
   local model, d, c, info = infer.setup(a)
   local cat = catalog(a.cat or a.catalog)

@@ -227,6 +227,34 @@ like($e, qr/^gpuplan: infer: --requests must be a whole number/, '--requests 0: 
 is($c, 1, '--requests with the MoE serving options: exit 1');
 like($e, qr/^gpuplan: infer: --requests .*MoE serving model/, '... naming the flag and why');
 
+# --chunked-prefill (gp.infer's chunked_prefill): the prompts ride in the
+# decode steps within max_num_tokens a step (engine/infer_run.c
+# mixed_steps).  64 requests of 2048 in / 256 out at the default budget
+# 8192: the room beside the decodes is 8192 - 64 = 8128 tokens, a prompt
+# fits in ceil(2048 / 8128) = 1 chunk, and 64 prompts arrive over 255
+# decode steps, so 64 / 255 = 0.250980 of the steps carry one (off the
+# graph).  Without the flag the prompts are prefilled apart and the steps
+# that hold their share are 64 x 2048 / (255 x 8128) = 0.063239.  The
+# same arithmetic as the engine's: 1e-12.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64',
+                      '--chunked-prefill', '--format', 'json');
+is($c, 0, '--chunked-prefill: exit 0');
+my ($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
+ok(defined $ck && abs($ck - 64 / 255) < 1e-12, '--chunked-prefill: a prompt chunk in 64 / 255 of the steps')
+    or diag($o);
+like($o, qr/max_num_tokens=8192 \(TensorRT-LLM's; the chunked prefill's tokens a step\)/,
+     '--chunked-prefill: the assumed budget is said');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64', '--format', 'json');
+my ($nk) = $o =~ /"eager_steps":([-\d.eE+]+)/;
+ok(defined $nk && abs($nk - 64 * 2048 / (255 * 8128)) < 1e-12, 'without it: the prefill apart');
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
+                      '--dp-attention', '--chunked-prefill');
+is($c, 1, '--chunked-prefill with the MoE serving options: exit 1');
+like($e, qr/^gpuplan: infer: --chunked-prefill is priced for one model on its replicas; the MoE serving model always chunks its prompts itself, --prefill-tokens a step \(default 16384\): give --prefill-tokens instead$/m,
+     '... naming the flag and what to give');
+($c, $o, $e) = run_gp('infer', '--help');
+like($o, qr/^  --chunked-prefill  prompts ride in the decode steps/m, 'infer --help: --chunked-prefill');
+
 # An SVG that cannot be written: exit 1 naming the path, nothing left.
 my $ro = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', $ro);

@@ -394,6 +394,15 @@ t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch
   input = 128, output = 128, max_num_tokens = 512, chunked_prefill = true } end,
   "chunked prefill needs max_num_tokens (512) above the decode batch (512)",
   "a budget no larger than the batch is refused", true)
+-- The MoE serving model chunks its colocated prompts by prefill_tokens
+-- itself (engine/serve_plan.c chunk_steps): chunked_prefill would change
+-- nothing there, so it is refused, naming what to give instead.
+t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
+  weights = "fp8", chunked_prefill = true } end,
+  "infer: chunked_prefill is priced for one model on its replicas; the MoE serving model "
+    .. "always chunks its prompts itself, prefill_tokens a step (default 16384): give "
+    .. "prefill_tokens instead",
+  "the MoE serving model refuses chunked_prefill", true)
 
 -- Serving: result table fields and cost per token at $2/h per GPU:
 -- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.
