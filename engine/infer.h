@@ -72,7 +72,9 @@ typedef struct infer_cfg {
 	double max_num_tokens; /* tokens per prefill batch (chunk), > 0 */
 	int chunked;          /* 1: chunked prefill mixes prompt tokens into
 	                         the decode steps, max_num_tokens a step in
-	                         all (vLLM's chunked prefill); 0: prompts
+	                         all, one forward pass of both (vLLM's
+	                         chunked prefill, TensorRT-LLM's in-flight
+	                         batching: infer_run.c mixed_time); 0: prompts
 	                         are prefilled in steps of their own
 	                         (infer_run.c run_times) */
 	double requests;      /* > 0: the run is this many requests issued

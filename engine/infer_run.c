@@ -217,6 +217,171 @@ static int eager_step(const gp_model *m, const roof_device *d,
 	return GP_OK;
 }
 
+/* The time of a step's attention rows (model_layer_ops' "attention":
+ * scores and values against the cached keys), s. */
+static double attn_time(const infer_phase *ph)
+{
+	double t = 0.0;
+	int i;
+
+	for (i = 0; i < ph->nops; i++)
+		if (strcmp(ph->ops[i].name, "attention") == 0)
+			t += ph->ops[i].total;
+	return t;
+}
+
+/* The time of a step's per-sequence head: the lm_head GEMM and the
+ * sampling over the vocabulary (infer_step's "logits" and "sample",
+ * priced for each sequence's last token), s. */
+static double head_time(const infer_phase *ph)
+{
+	double t = 0.0;
+	int i;
+
+	for (i = 0; i < ph->nops; i++)
+		if (strcmp(ph->ops[i].name, "logits") == 0 ||
+		    strcmp(ph->ops[i].name, "sample") == 0)
+			t += ph->ops[i].total;
+	return t;
+}
+
+/* The attention of k prompt tokens of prompts of plen tokens, s: whole
+ * prompts when k holds one (k / plen of them, each attending causally to
+ * its own keys), else one chunk of k tokens of a prompt cut into chunks
+ * of k, whose ends fall on average at (plen + k) / 2 (step_kv_mean: a
+ * chunk's tokens see the keys before it and their own, causal). */
+static int prompt_attn(const gp_model *m, const roof_device *d,
+                       const infer_cfg *c, double k, double plen,
+                       double n_off, double *t, gp_error *err)
+{
+	infer_cfg e = *c;
+	infer_phase ph;
+	double q = fmin(k, plen);
+
+	if (e.runtime == INFER_GRAPHS)
+		e.runtime = INFER_KERNELS;
+	if (infer_step(m, d, &e, k / q, q, k >= plen ? plen :
+	               (plen + q) / 2.0, n_off, &ph, err) != GP_OK)
+		return GP_EINVAL;
+	*t = attn_time(&ph);
+	return GP_OK;
+}
+
+/* The prices of a mixed step (mixed_time), at x doubling from 1 to tmax:
+ * of a step of x decodes at context ctx as a step that carries prompt
+ * tokens runs it (eager_step), the part that every token pays alike (all
+ * but the attention and the head), the attention, the head and the host
+ * pace; and the attention of x prompt tokens (prompt_attn). */
+typedef struct mixed_table {
+	int n;
+	double x[RUN_TABLE], tok[RUN_TABLE], attn[RUN_TABLE];
+	double head[RUN_TABLE], host[RUN_TABLE], pattn[RUN_TABLE];
+} mixed_table;
+
+static int mixed_prices(const gp_model *m, const roof_device *d,
+                        const infer_cfg *c, double tmax, double ctx,
+                        double n_off, mixed_table *mt, gp_error *err)
+{
+	infer_cfg e = *c;
+	infer_phase ph;
+	double x;
+
+	if (e.runtime == INFER_GRAPHS)
+		e.runtime = INFER_KERNELS;
+	mt->n = 0;
+	for (x = 1.0; mt->n < RUN_TABLE; x *= 2.0) {
+		double b = fmin(x, tmax);
+
+		if (infer_step(m, d, &e, b, 1, ctx, n_off, &ph, err) != GP_OK ||
+		    prompt_attn(m, d, c, b, c->input, n_off,
+		                &mt->pattn[mt->n], err) != GP_OK)
+			return GP_EINVAL;
+		mt->x[mt->n] = b;
+		mt->attn[mt->n] = attn_time(&ph);
+		mt->head[mt->n] = head_time(&ph);
+		mt->tok[mt->n] = ph.gpu_time + ph.comm_time + ph.offload_time -
+			mt->attn[mt->n] - mt->head[mt->n];
+		mt->host[mt->n++] = ph.host_time;
+		if (b >= tmax)
+			break;
+	}
+	return GP_OK;
+}
+
+/* One step that carries k prompt tokens beside dec decodes, in an engine
+ * that runs them in one forward pass (infer_cfg.chunked): vLLM's chunked
+ * prefill -- V0 where it is on ("the policy is changed to prioritize
+ * decode requests", the prompts filling what the budget leaves) and V1,
+ * where it always is ("In vLLM V1, chunked prefill is always enabled by
+ * default", vLLM docs, configuration/optimization.md, Chunked Prefill) --
+ * and TensorRT-LLM's in-flight batching ("sequences in the context phase
+ * can be processed together with sequences in the generation phase",
+ * TensorRT-LLM docs, Paged Attention, IFB, and Request Scheduling).
+ * SGLang runs a prefill batch of its own unless --enable-mixed-chunk is
+ * given (python/sglang/srt/server_args.py: "Enabling mixing prefill and
+ * decode in a batch when using chunked prefill.", default False), so it
+ * keeps the separate prefill share.  The step's linears, norms and
+ * all-reduces run over the dec + k tokens at once -- one pass over the
+ * weights, where a prefill step of its own (run_times' prefill share)
+ * reads them again -- priced as in a step of dec + k decodes run off the
+ * CUDA graph (eager_step); its attention is the dec decodes' at the mean
+ * context ctx and the k prompt tokens' own (prompt_attn), and the lm_head and sampling run for the sequences that emit a
+ * token, the dec decodes and the k / plen prompts the step completes,
+ * not for every prompt token (TensorRT-LLM and vLLM compute the logits
+ * of each sequence's last token only).  vLLM V1 replays a piecewise
+ * graph for a mixed step of at most its largest capture size (vLLM docs,
+ * design/cuda_graphs.md: piecewise capture "excluding
+ * cudagraph-unsupported operations (mainly attention)", used for
+ * "non-uniform batches (i.e., prefill or mixed prefill-decode
+ * batches)"): such small steps are priced with all their launches from
+ * the stream, an overcharge of their non-attention launches.  The eager
+ * runtime's host pace bounds the step as infer_step's does. */
+static double mixed_of(double tok, double host, double attn, double pattn,
+                       double head)
+{
+	return fmax(tok + attn + pattn + head, host);
+}
+
+/* From the table: dec decodes (fluid: a fraction of one pays that share
+ * of one's attention) and k prompt tokens of prompts of plen tokens. */
+static double mixed_time(const mixed_table *mt, double dec, double k,
+                         double plen)
+{
+	double T = dec + k;
+
+	return mixed_of(run_itl(mt->x, mt->tok, mt->n, T),
+	                run_itl(mt->x, mt->host, mt->n, T),
+	                dec >= 1.0 ? run_itl(mt->x, mt->attn, mt->n, dec) :
+	                dec * mt->attn[0],
+	                k > 0.0 ? run_itl(mt->x, mt->pattn, mt->n, k) : 0.0,
+	                run_itl(mt->x, mt->head, mt->n,
+	                        fmax(1.0, dec + k / plen)));
+}
+
+/* mixed_time priced at one point: dec >= 1 decodes and k > 0 prompt
+ * tokens. */
+static int mixed_step(const gp_model *m, const roof_device *d,
+                      const infer_cfg *c, double dec, double k, double ctx,
+                      double n_off, double *t, gp_error *err)
+{
+	infer_cfg e = *c;
+	infer_phase ph, pd, hs;
+	double p;
+
+	if (e.runtime == INFER_GRAPHS)
+		e.runtime = INFER_KERNELS;
+	if (infer_step(m, d, &e, dec + k, 1, ctx, n_off, &ph, err) != GP_OK ||
+	    infer_step(m, d, &e, dec, 1, ctx, n_off, &pd, err) != GP_OK ||
+	    infer_step(m, d, &e, dec + k / c->input, 1, ctx, n_off, &hs,
+	               err) != GP_OK ||
+	    prompt_attn(m, d, c, k, c->input, n_off, &p, err) != GP_OK)
+		return GP_EINVAL;
+	*t = mixed_of(ph.gpu_time + ph.comm_time + ph.offload_time -
+	              attn_time(&ph) - head_time(&ph), ph.host_time,
+	              attn_time(&pd), p, head_time(&hs));
+	return GP_OK;
+}
+
 /* The run of c->requests requests issued at once, as trtllm-bench
  * measures it: "Output throughput (total output (OSL) tokens / end-to-end
  * latency)", the latency "last request end - 1st request start"
@@ -231,8 +396,12 @@ static int eager_step(const gp_model *m, const roof_device *d,
  * the last output steps after the queue runs dry, both at a smaller
  * batch than the steady state's, which pays the step's fixed costs
  * (weights, launches) for fewer tokens; a step that prefills beside its
- * decodes launches its kernels one by one (eager_step).  A replica
- * serves requests / replicas of them.  Sets r->tokens_per_s. */
+ * decodes launches its kernels one by one (eager_step).  Where the engine
+ * runs the prompts in the decodes' forward pass (c->chunked, as
+ * TensorRT-LLM's in-flight batching does) a step of dec decodes and proc
+ * prompt tokens is one step of both (mixed_time); where it runs them in
+ * steps of their own, a decode step plus share seconds a prompt.  A
+ * replica serves requests / replicas of them.  Sets r->tokens_per_s. */
 static int run_finite(const gp_model *m, const roof_device *d,
                       const infer_cfg *c, int B, double n_off,
                       double share, double cavg, infer_result *r,
@@ -245,6 +414,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 	double start, budget, proc, fin, step;
 	int nt = 0, head = 0, cnt = 0, last = -1;
 	infer_phase ph;
+	mixed_table mt;
 
 	N = c->requests / r->replicas;
 	bm = ceil((double)B / c->pp);
@@ -267,6 +437,9 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		if (b >= bm)
 			break;
 	}
+	if (c->chunked && mixed_prices(m, d, c, fmax(bm, c->max_num_tokens),
+	                               cavg, n_off, &mt, err) != GP_OK)
+		return GP_EINVAL;
 	W = ceil(L / RUN_WINDOWS);
 	queue = N;
 	/* Fluid counts: 1e-9 of a request is rounding, not a request. */
@@ -283,10 +456,19 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		pend -= proc;
 		fin = proc / P;
 		/* A step that carries prompt tokens runs off the graph
-		 * (eager_step). */
-		step = (dec > 1e-9 ? run_itl(tb, proc > 0.0 ? te : tt, nt,
-		                             ceil(dec / c->pp)) : 0.0) +
-			share * fin;
+		 * (eager_step); where the engine runs them in the decodes'
+		 * forward pass (c->chunked) it is one step of both
+		 * (mixed_time), else a decode step plus the prompts'
+		 * prefill share. */
+		if (c->chunked && proc > 0.0)
+			step = mixed_time(&mt, dec > 1e-9 ?
+			                  ceil(dec / c->pp) : 0.0, proc / c->pp,
+			                  P);
+		else
+			step = (dec > 1e-9 ?
+			        run_itl(tb, proc > 0.0 ? te : tt, nt,
+			                ceil(dec / c->pp)) : 0.0) +
+				share * fin;
 		if (!(step > 0.0))
 			break;
 		t += step;
@@ -340,20 +522,18 @@ static int run_finite(const gp_model *m, const roof_device *d,
  * f) prompt tokens beside its B decodes, the others decode alone.  Where
  * the prompts need more than the room of every step (B input / steps >
  * room) the run is budget-bound: B input / room steps, each full.  A step
- * of B decodes and k prompt tokens is priced as a step of B + k tokens:
- * its linears read the weights once for all of them, where a prefill step
- * of its own (run_times' prefill share) reads them again; its attention
- * reads each prompt token's share as a decode's at the mean context, an
- * upper bound (the prompt's own keys are fewer).  A step that carries a
- * prompt runs off the CUDA graph on a graphs runtime (eager_step: vLLM V0
- * captures decode-only batches). */
+ * of B decodes and k prompt tokens is one step of both (mixed_step): its
+ * linears read the weights once for all of them, where a prefill step of
+ * its own (run_times' prefill share) reads them again.  r->eager is the
+ * launch time such steps add over the graph (eager_step: vLLM V0 and
+ * TensorRT-LLM graph decode-only batches). */
 static int mixed_steps(const gp_model *m, const roof_device *d,
                        const infer_cfg *c, int B, double bm, double cavg,
                        double steps, double n_off, infer_result *r,
                        gp_error *err)
 {
 	infer_phase ph;
-	double room = c->max_num_tokens - bm, P, n = steps, f, k, t, tc;
+	double room = c->max_num_tokens - bm, P, n = steps, f, k, t, te, tc;
 
 	if (!(room >= 1.0))
 		return gp_fail(err, "chunked prefill needs max_num_tokens "
@@ -370,12 +550,14 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	}
 	if (infer_step(m, d, c, bm + k, 1, cavg, n_off, &ph, err) != GP_OK)
 		return GP_EINVAL;
-	t = tc = ph.time;
+	t = te = ph.time;
 	if (c->runtime == INFER_GRAPHS &&
-	    eager_step(m, d, c, bm + k, cavg, n_off, &tc, err) != GP_OK)
+	    eager_step(m, d, c, bm + k, cavg, n_off, &te, err) != GP_OK)
+		return GP_EINVAL;
+	if (mixed_step(m, d, c, bm, k, cavg, n_off, &tc, err) != GP_OK)
 		return GP_EINVAL;
 	r->eager_steps = f;
-	r->eager = f * fmax(0.0, tc - t);
+	r->eager = f * fmax(0.0, te - t);
 	r->tokens_per_s = (double)r->replicas * B * c->output /
 		(n * ((1.0 - f) * r->itl + f * tc));
 	if (c->requests > 0 && run_finite(m, d, c, B, n_off, r->prefill_share,

@@ -56,9 +56,10 @@
 --             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
 --   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
---             a step in all (vLLM's chunked prefill; infer_run.c mixed_steps;
---             the CLI's --chunked-prefill); the MoE serving model refuses it
---             (it chunks its prompts by prefill_tokens itself)
+--             a step in all (vLLM's chunked prefill, TensorRT-LLM's in-flight
+--             batching; infer_run.c mixed_steps, run_finite; the CLI's
+--             --chunked-prefill); the MoE serving model refuses it (it
+--             chunks its prompts by prefill_tokens itself)
 --   requests  a run of this many requests issued at once: tokens_per_s over
 --             the run, the batch's fill and drain included (trtllm-bench's
 --             Total Output Throughput; infer_run.c run_finite); absent: the

@@ -574,8 +574,9 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
 opt { name = "chunked_prefill", type = "flag", commands = "infer",
   default = "off: prefill steps of their own",
   help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's "
-    .. "--enable-chunked-prefill); one model on its replicas: the MoE serving model "
-    .. "(--ep, --dp-attention, --disagg ...) refuses it, it chunks by --prefill-tokens",
+    .. "--enable-chunked-prefill, TensorRT-LLM's in-flight batching); one model on its "
+    .. "replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, "
+    .. "it chunks by --prefill-tokens",
   suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "

@@ -335,6 +335,16 @@ t.ok(has(predict(vllm_case { title = "vLLM benchmark_throughput", version = "0.6
 local v1 = predict(vllm_case { title = "vLLM benchmark_throughput", version = "0.10.1" }, gp.catalog())
 t.ok(has(v1, "max_batch=1024 (vLLM V1 engine"), "vLLM V1 on a 141 GB H200: 1024")
 t.ok(v0.value < v1.value, "... the V0 cap of 256 delivers fewer tokens/s than 1024")
+-- Where the runtime runs the prompts in the decodes' forward pass the
+-- case takes chunked_prefill (infer_run.c mixed_time): vLLM V1 ("In vLLM
+-- V1, chunked prefill is always enabled by default") and TensorRT-LLM's
+-- in-flight batching; not V0 at a short context, nor SGLang, which mixes
+-- only under --enable-mixed-chunk.
+t.ok(has(v1, "chunked_prefill (vLLM V1"), "vLLM V1: prompts in the decode steps")
+t.ok(has(tr, "chunked_prefill (in-flight batching"), "TensorRT-LLM: in-flight batching")
+t.ok(not has(v0, "chunked_prefill"), "vLLM V0 at an unstated context: prefill steps of their own")
+t.ok(not has(predict(vllm_case { title = "SGLang bench_offline_throughput" }, gp.catalog()),
+             "chunked_prefill"), "SGLang: prefill batches of their own")
 local a100 = vllm_case { title = "vLLM benchmark_throughput" }
 a100.hardware.gpu = "a100-sxm-80gb"
 t.ok(has(predict(a100, gp.catalog()), "max_batch=256 (vLLM V1 engine"),
@@ -369,20 +379,39 @@ t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.10.1" }, nil, 131072
      "not under V1")
 t.ok(not has(predict(cp_case(oct, nil, 32768), gp.catalog()), CP), "not at a 32K context")
 t.ok(not has(predict(cp_case(oct, nil, nil), gp.catalog()), CP), "not without a stated context")
--- The mixed steps (infer_run.c mixed_steps).  Llama 3.1 8B bf16 on one
--- H100, 256 requests of 128 in / 128 out, a 512-token budget: the room
--- beside the 256 decodes is 256 tokens, and the prompts need 256 x 128 /
--- 127 = 258.0 a step, more than the room, so the run is budget-bound:
--- 256 x 128 / 256 = 128 steps of 256 decodes + 256 prompt tokens, each
--- off the graph.  tokens/s = 256 x 128 / (128 x t512) = 256 / t512, where
--- t512 is the eager step of 512 tokens at the mean context 128 + 128 / 2
--- = 192: the ITL of a kernels runtime at batch 512 with the same input and
--- output.  Same code path, so to rounding (1e-9).
-local ck = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 256, input = 128,
+-- The mixed steps (infer_run.c mixed_steps, mixed_step).  Llama 3.1 8B
+-- bf16 on one H100, 384 requests of 128 in / 128 out, a 512-token budget:
+-- the room beside the 384 decodes is 128 tokens, and the prompts need 384
+-- x 128 / 127 = 387.0 a step, more than the room, so the run is
+-- budget-bound: 384 x 128 / 128 = 384 steps of 384 decodes + one whole
+-- 128-token prompt, each off the graph.  tokens/s = 384 x 128 / (384 x t)
+-- = 128 / t, where t is one step of both: what every token pays in an
+-- eager step of 512 tokens at the mean context 128 + 128 / 2 = 192 (its
+-- rows but attention, logits and sample), the attention of the 384
+-- decodes at 192, the prompt's own attention (the prefill of one
+-- 128-token prompt) and the logits and sampling of the 384 + 1 sequences
+-- that emit a token -- each a row of a kernels runtime's step (batch 512,
+-- 384, 385; the prefill).  Same rows, so to rounding (1e-9).
+local function krows(b)
+  local r = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = b, input = 128,
+                          output = 128, runtime = "kernels" }
+  local s = {}
+  for _, o in ipairs(r.ops) do s[o.name] = (s[o.name] or 0) + o.total end
+  local p = {}
+  for _, o in ipairs(r.prefill_ops) do p[o.name] = (p[o.name] or 0) + o.total end
+  return r, s, p
+end
+local k512, s512 = krows(512)
+local _, s384, p384 = krows(384)
+local _, s385 = krows(385)
+local tmix = k512.itl_s - s512.attention - s512.logits - s512.sample + s384.attention +
+  p384.attention + s385.logits + s385.sample
+local ck = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 384, input = 128,
                          output = 128, max_num_tokens = 512, chunked_prefill = true }
-local k512 = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512, input = 128,
-                           output = 128, runtime = "kernels" }
-t.near(ck.tokens_per_s, 256 / k512.itl_s, 1e-9, "chunked prefill, budget-bound: 256 / t(512 tokens, eager)")
+t.near(ck.tokens_per_s, 128 / tmix, 1e-9, "chunked prefill, budget-bound: 128 / t(one mixed step)")
+-- The old pricing of such a step, the eager step of 512 decodes, charged
+-- the prompt's tokens a decode's attention and lm_head: it is slower.
+t.ok(128 / k512.itl_s < ck.tokens_per_s, "... faster than 512 decodes' step")
 t.ok(ck.eager_steps == 1, "... every step carries a prompt")
 -- Below the room the prompts ride in B / steps x ceil(input / room) of
 -- the steps: 64 requests of 128 in / 2048 out, room 512 - 64 = 448, 64 /

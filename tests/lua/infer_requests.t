@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(7)
+t.plan(8)
 
 local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1000,
               output = 200, runtime = "trtllm", max_num_tokens = 4096 }
@@ -21,6 +21,31 @@ local steady = gp.infer(job)
 local one = gp.infer(t.with(job, { requests = 1 }))
 t.near(one.tokens_per_s, 200 / (one.prefill_share_s + 199 * one.itl_batch1_s), 1e-9,
   "one request: its prefill and 199 decode steps at batch 1")
+
+-- One request where the prompt rides in the decodes' forward pass
+-- (chunked_prefill; infer_run.c mixed_time): the first step carries the
+-- whole 256-token prompt and no decode, one step of 256 tokens -- what
+-- every token pays in an eager step of 256 decodes (its rows but
+-- attention, logits and sample), the prompt's own attention (the prefill
+-- of one prompt) and the logits and sampling of the one sequence -- then
+-- 199 decode steps at batch 1 on the graph: 200 / (t0 + 199 x
+-- itl_batch1).  256 tokens is a point of the run's price table (powers
+-- of 2), so the rows are the table's: within 1e-9.
+local cjob = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 256,
+               output = 200, max_num_tokens = 4096, chunked_prefill = true }
+local k256 = gp.infer(t.with(cjob, { batch = 256, chunked_prefill = false, runtime = "kernels" }))
+local k1 = gp.infer(t.with(cjob, { batch = 1, chunked_prefill = false, runtime = "kernels" }))
+local function row(ops, name)
+  local x = 0
+  for _, o in ipairs(ops) do if o.name == name then x = x + o.total end end
+  return x
+end
+local t0 = k256.itl_s - row(k256.ops, "attention") - row(k256.ops, "logits") -
+  row(k256.ops, "sample") + row(k256.prefill_ops, "attention") + row(k1.ops, "logits") +
+  row(k1.ops, "sample")
+local c1 = gp.infer(t.with(cjob, { requests = 1 }))
+t.near(c1.tokens_per_s, 200 / (t0 + 199 * c1.itl_batch1_s), 1e-9,
+  "one request, prompt in a mixed step: one step of its 256 tokens, 199 decodes")
 
 -- Two waves of the batch: the first requests start one prompt after
 -- another (4096 tokens a step hold 4 of the 1000-token prompts beside the

@@ -99,6 +99,15 @@ local PROFILES = {
     -- Capacity Scheduler Policy).
     a.kv_policy = "max"
     defaults[#defaults + 1] = "kv_policy=max (GUARANTEED_NO_EVICT, the capacity scheduler default)"
+    -- In-flight batching: "sequences in the context phase can be processed
+    -- together with sequences in the generation phase" (docs, Paged
+    -- Attention, IFB, and Request Scheduling), max_num_tokens counting both:
+    -- a step that carries prompt tokens is one step of them and the
+    -- decodes (gpuplan.infer's chunked_prefill; infer_run.c mixed_time).
+    if a.chunked_prefill == nil then
+      a.chunked_prefill = true
+      defaults[#defaults + 1] = "chunked_prefill (in-flight batching: prompts run in the decode steps)"
+    end
     -- KvCacheConfig.free_gpu_memory_fraction: the KV pool is 0.90 of the
     -- memory free once the model is loaded (perf-overview: "the default
     -- setting of 0.90"; some rows ran 0.95, the page does not say which).
@@ -197,6 +206,12 @@ local PROFILES = {
       a.max_batch = big and 1024 or 256
       defaults[#defaults + 1] = string.format(
         "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
+      -- "In vLLM V1, chunked prefill is always enabled by default" (docs,
+      -- configuration/optimization.md): the prompts ride in the decode steps.
+      if a.chunked_prefill == nil then
+        a.chunked_prefill = true
+        defaults[#defaults + 1] = "chunked_prefill (vLLM V1 always chunks the prefill)"
+      end
     end
   end,
   -- NVIDIA NIM's FP8/NVFP4 profiles: TensorRT-LLM engines of NVIDIA's
