@@ -256,14 +256,17 @@ static int prompt_attn(const gp_model *m, const roof_device *d,
 {
 	infer_cfg e = *c;
 	infer_phase ph;
-	double q = fmin(k, plen);
+	double f = fmin(k, 1.0), q;
 
+	/* Fluid counts: under one token, that share of one token's. */
+	k = fmax(k, 1.0);
+	q = fmin(k, plen);
 	if (e.runtime == INFER_GRAPHS)
 		e.runtime = INFER_KERNELS;
 	if (infer_step(m, d, &e, k / q, q, k >= plen ? plen :
 	               (plen + q) / 2.0, n_off, &ph, err) != GP_OK)
 		return GP_EINVAL;
-	*t = attn_time(&ph);
+	*t = f * attn_time(&ph);
 	return GP_OK;
 }
 
