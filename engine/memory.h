@@ -252,6 +252,12 @@ typedef struct gp_mem_result {
 			     * rows once the weights and the workspace of
 			     * the engine's token budget are placed */
 	int cpu_layers;     /* layers offloaded to the CPU to fit */
+	/* DeepSpeed's ZeRO optimizer at stage 2/3 (mem_ds_zero_phases):
+	 * the phase whose gradients bytes[GP_MEM_GRADS] holds, 1 the
+	 * backward's, 2 the step's (0: the recipe's gradients), and the
+	 * bytes per partition element it holds then. */
+	int ds_grad_phase;
+	double ds_grad_bytes;
 } gp_mem_result;
 
 /* Sum the tensors of *o (its bytes[] of the tensor components), add the

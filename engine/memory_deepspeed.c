@@ -223,6 +223,8 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	double bwd, step, gstep;
 
 	o->bytes[GP_MEM_GRADS] = g * pb * acc;
+	o->ds_grad_phase = 1;
+	o->ds_grad_bytes = pb * acc;
 	gstep = g * pb + sub * (pb + 4.0);
 	bwd = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_PARAM_GATHER] +
 		o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
@@ -231,6 +233,10 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	if (step <= bwd)
 		return;
 	o->bytes[GP_MEM_GRADS] = gstep;
+	o->ds_grad_phase = 2;
+	/* per element of the partition: pb + pb + 4 but for stage 3's
+	 * sub-groups (none on a stage that trains nothing) */
+	o->ds_grad_bytes = g > 0 ? gstep / g : 0;
 	o->bytes[GP_MEM_PARAM_GATHER] = bucket;
 	o->bytes[GP_MEM_ACTIVATIONS] = 0;
 	o->bytes[GP_MEM_RECOMPUTE] = 0;

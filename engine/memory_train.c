@@ -604,6 +604,11 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 	 * or the step's fp32 one (memory_deepspeed.c), a frozen language
 	 * model's trained projector alike.  Last: it reads what ST_REST
 	 * filled. */
+	if (parts & ST_ZERO) {
+		/* a ZeRO split's scratch result keeps these between stages */
+		o->ds_grad_phase = 0;
+		o->ds_grad_bytes = 0;
+	}
 	if ((parts & ST_ZERO) && c->ds_zero && zero >= 2 &&
 	    c->lora_rank == 0 && !c->grads_in_bwd &&
 	    !c->paged_optimizer && !c->grads_whole &&

@@ -1228,6 +1228,16 @@ function M.memory(o)
   -- Bytes per parameter of the (trainable) model states before sharding,
   -- {weights, grads, master, optimizer, total} (memory.h's recipe table).
   if cfg.recipe then r.state_bytes = core.state_bytes(cfg.recipe, cfg.optimizer) end
+  -- DeepSpeed's ZeRO-2/3 optimizer keeps no recipe gradient: the grads
+  -- component holds its 16-bit partition (the backward) or the step's
+  -- fp32 gradient with it (engine/memory_deepspeed.c mem_ds_zero_phases),
+  -- and the bytes per parameter say the same as that row.
+  if r.grad_phase and r.state_bytes then
+    local b = r.state_bytes
+    b.total = b.total - b.grads + r.grad_bytes
+    b.grads = r.grad_bytes
+  end
+  r.grad_bytes = nil
   r.dp = cfg.dp
   r.defaults = defaults
   r.warnings, r.job = {}, { tp = cfg.tp }

@@ -188,6 +188,9 @@ field("cpu_bytes", "B", "weights held in host memory (inference offload)", "memo
 field("cpu_layers", "count", "layers held in host memory", "memory")
 field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
   "memory")
+field("grad_phase", "", "DeepSpeed ZeRO-2/3: the phase whose gradients the grads component "
+  .. "and state_bytes.grads hold, \"backward\" (16-bit partition) or \"step\" (with the fp32 "
+  .. "gradient); absent: the recipe's", "memory")
 field("params", "count", "the model's parameters", "memory")
 field("trainable", "count", "parameters that train (LoRA: the adapter's)", "memory")
 field("act_layer", "B", "activations saved by one layer", "memory")

@@ -54,6 +54,19 @@ like($o, qr/^model states: 18\.0 B\/param before sharding .*recipe megatron-18\)
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--recipe', 'deepspeed-bf16',
                       '--format', 'json');
 like($o, qr/"state_bytes":\{[^}]*"total":20[,}]/, 'json carries state_bytes.total = 20');
+# DeepSpeed ZeRO-3 (tests/lua/ds_zero_grads.t): the backward holds a
+# 16-bit gradient partition, so the states line counts grads 2, 2 + 2 + 4
+# + 8 = 16 B/param, as the grads row does, not BF16_Optimizer's 6 (20).
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'a800-sxm-80gb', '--gpus', '8',
+                      '--stack', 'deepspeed', '--zero', '3', '--seq', '4096', '--batch', '2',
+                      '--recompute', 'full');
+like($o, qr/^grads .*16-bit grad partition \(fp32 only in the step\)$/m, 'zero 3: grads row');
+like($o, qr/^model states: 16\.0 B\/param before sharding \(weights 2 \+ grads 2 \+ master 4 \+ optimizer 8; recipe deepspeed-bf16, grads as ZeRO's backward holds them\)/m,
+     'zero 3: the states line counts the 16-bit partition');
+# fp32 weights keep the recipe's gradients: no ZeRO note on the row.
+($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'a800-sxm-80gb', '--gpus', '8',
+                      '--stack', 'deepspeed', '--zero', '3', '--precision', 'fp32');
+like($o, qr/^grads +[\d.]+ +[\d.]+\n/m, 'zero 3 fp32: the grads row has no ZeRO note');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--stack', 'jax');
 is($c, 1, 'unknown stack exits 1');
 like($e, qr/unknown stack 'jax' \(expected megatron\|deepspeed\|hf\)/, 'names the stacks');

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(15)
 
 local function comp(r, name) return t.part(r, name) end
 
@@ -58,3 +58,28 @@ t.is(comp(z2s, "activations") + comp(z2s, "param_gather"), 0,
 local one = mem { zero = 3, gpus = 1, seq = 128, batch = 1, recompute = "none" }
 t.near(comp(one, "grads"), 2 * N + 6e9, 1e-9, "zero 3 step: one 1e9-element sub-group in fp32")
 t.near(comp(one, "param_gather"), 1e9, 1e-9, "zero 3 step: the flat bucket stays")
+
+-- The result says which phase the grads component holds, and the bytes
+-- per parameter before sharding count the grads as that component does
+-- (gpuplan fit's "model states" line): the backward's partition 2 B, so
+-- 2 + 2 + 4 + 8 = 16 B/param, not the recipe's 20; stage 2 accumulating
+-- holds two, 4 B (18); stage 2's step 2 + 2 + 4 = 8 B (22).  Exact.
+t.is(z3.grad_phase, "backward", "zero 3 backward: grad_phase")
+t.is(z3.state_bytes.grads .. "/" .. z3.state_bytes.total, "2.0/16.0",
+  "zero 3 backward: 2 B of grads, 16 B/param")
+local z2a = mem { zero = 2, microbatches = 4 }
+t.is(z2a.state_bytes.grads .. "/" .. z2a.state_bytes.total, "4.0/18.0",
+  "zero 2 accumulating: 4 B of grads, 18 B/param")
+t.is(z2s.grad_phase .. " " .. z2s.state_bytes.grads .. "/" .. z2s.state_bytes.total,
+  "step 8.0/22.0", "zero 2 step: 8 B of grads, 22 B/param")
+-- Stage 3's step on one GPU, per element: (2 N + 6e9) / N = 2.890...;
+-- tolerance: rounding only.
+t.near(one.state_bytes.grads, (2 * N + 6e9) / N, 1e-12, "zero 3 step, one sub-group: per element")
+-- Where the ZeRO optimizer's gradients do not apply (fp32 weights; zero
+-- 1's BF16_Optimizer) the recipe's bytes stand and no phase is named.
+local f32 = mem { zero = 3, precision = "fp32" }
+t.is(tostring(f32.grad_phase) .. " " .. f32.state_bytes.grads, "nil 4.0",
+  "zero 3 fp32: the recipe's 4 B, no phase")
+local z1 = mem { zero = 1 }
+t.is(tostring(z1.grad_phase) .. " " .. z1.state_bytes.grads, "nil 6.0",
+  "zero 1: BF16_Optimizer's 6 B, no phase")

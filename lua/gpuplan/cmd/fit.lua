@@ -43,7 +43,8 @@ local function states_line(r)
   return string.format("%s: %.1f B/param before sharding (weights %s + grads %s + " ..
     "master %s + optimizer %s; recipe %s)%s",
     lora and "adapter states" or "model states",
-    b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe, here)
+    b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe
+      .. (r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
 end
 
 local function row(name, bytes, note)
@@ -90,7 +91,7 @@ end
 
 -- The table's rows: each component with its note, the total, the
 -- capacity and the budget.
-local function component_rows(r, zero)
+local function component_rows(r)
   local rows = {}
   -- deepspeed-bf16 grads are two buffers; say so where the number is.
   local notes = {
@@ -108,14 +109,14 @@ local function component_rows(r, zero)
   end
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
   -- DeepSpeed's ZeRO optimizer at stage 2/3 (engine/memory_deepspeed.c
-  -- mem_ds_zero_phases): a 16-bit partition, fp32 only in the step.
-  if r.stack == "deepspeed" and (zero or 0) >= 2 and r.method ~= "infer" then
-    -- The step's phase has no activations (a zero component is not listed).
-    local step = true
-    for _, c in ipairs(r.components or {}) do
-      if c.name == "activations" and c.bytes > 0 then step = false end
-    end
-    notes.grads = step and "the step's fp32 grad + 16-bit partition and its flat copy"
+  -- mem_ds_zero_phases, where it applies): a 16-bit partition, fp32
+  -- only in the step.
+  if r.grad_phase == "step" then
+    notes.grads = "the step's fp32 grad + 16-bit partition and its flat copy"
+  elseif r.grad_phase == "backward" then
+    -- stage 2 from a step's second micro-batch on: two partitions
+    local two = r.state_bytes and r.state_bytes.grads > r.state_bytes.weights
+    notes.grads = two and "two 16-bit grad partitions, accumulating (fp32 only in the step)"
       or "16-bit grad partition (fp32 only in the step)"
   end
   if r.cpu_bytes > 0 and r.method ~= "infer" then
@@ -183,7 +184,7 @@ function C.run(opts, args)
   local o = fit_options(opts, args)
   local ok, r = pcall(memory.memory, o)
   if not ok then error(cli.clean(r), 0) end
-  local rows = component_rows(r, select(2, memory.sharding(o.fsdp, o.grad_sync, o.zero)))
+  local rows = component_rows(r)
   local format = opts.format or "text"
   if format == "json" then
     io.write(report.json(json_result(r)), "\n")
