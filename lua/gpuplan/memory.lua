@@ -1237,7 +1237,6 @@ function M.memory(o)
     b.total = b.total - b.grads + r.grad_bytes
     b.grads = r.grad_bytes
   end
-  r.grad_bytes = nil
   r.dp = cfg.dp
   r.defaults = defaults
   r.warnings, r.job = {}, { tp = cfg.tp }

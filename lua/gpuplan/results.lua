@@ -191,6 +191,8 @@ field("state_bytes", "", "bytes per parameter by state (weights, grads, master, 
 field("grad_phase", "", "DeepSpeed ZeRO-2/3: the phase whose gradients the grads component "
   .. "and state_bytes.grads hold, \"backward\" (16-bit partition) or \"step\" (with the fp32 "
   .. "gradient); absent: the recipe's", "memory")
+field("grad_bytes", "B", "with grad_phase: the grads component's bytes per element of the "
+  .. "gradient partition", "memory")
 field("params", "count", "the model's parameters", "memory")
 field("trainable", "count", "parameters that train (LoRA: the adapter's)", "memory")
 field("act_layer", "B", "activations saved by one layer", "memory")

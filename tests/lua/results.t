@@ -34,6 +34,9 @@ declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", method = "
   "memory infer")
 declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", recompute = "auto" },
   "memory auto")
+-- DeepSpeed ZeRO-3: the gradients' phase (grad_phase, grad_bytes)
+declared("memory", gp.memory { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                               stack = "deepspeed" }, "memory deepspeed zero 3")
 
 -- Tolerances: 1e-12 relative where one side is the other after one
 -- division (rounding only); 1e-9 where the two come from separate runs of
