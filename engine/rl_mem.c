@@ -126,6 +126,10 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 		if (!c->offload_states) {
 			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
 				mr->bytes[i] = mu->bytes[i];
+			/* the grads as the update holds them (DeepSpeed
+			 * ZeRO-2/3's phase, mem_ds_zero_phases), named so */
+			mr->ds_grad_phase = mu->ds_grad_phase;
+			mr->ds_grad_bytes = mu->ds_grad_bytes;
 			/* the trainer's weights are the engine's, counted
 			 * once, as the engine's (below) */
 			if (c->shared_weights)

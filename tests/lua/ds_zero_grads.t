@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(15)
+t.plan(16)
 
 local function comp(r, name) return t.part(r, name) end
 
@@ -83,3 +83,18 @@ t.is(tostring(f32.grad_phase) .. " " .. f32.state_bytes.grads, "nil 4.0",
 local z1 = mem { zero = 1 }
 t.is(tostring(z1.grad_phase) .. " " .. z1.state_bytes.grads, "nil 6.0",
   "zero 1: BF16_Optimizer's 6 B, no phase")
+
+-- An RL step's rollout state keeps the trainer's states as its update
+-- holds them (engine/rl_mem.c rl_rollout_mem) and names their phase too:
+-- Llama 3 8B (8,030,261,248 parameters) over 8 GPUs at ZeRO-3, a short
+-- sample, so the update's peak is the step: the partition 2 B an element
+-- and one 1e9-element sub-group's copy and fp32 gradient, (2 g + 6e9) / g
+-- with g = N / 8.  Rounding only, 1e-12.
+local rl = gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
+  method = "grpo", stack = "deepspeed", prompts = 64, group = 8, prompt_len = 1024,
+  response_len = 1024, recompute = "full" }
+local g8 = 8030261248 / 8
+t.ok(rl.rl_state == "rollout" and rl.grad_phase == "step" and
+     math.abs(rl.state_bytes.grads - (2 * g8 + 6e9) / g8) < 1e-12 * rl.state_bytes.grads and
+     math.abs(comp(rl, "grads") - (2 * g8 + 6e9)) < 1e-9 * comp(rl, "grads"),
+     "RL rollout state: the update's step-phase grads, named and counted so")
