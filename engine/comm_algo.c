@@ -619,6 +619,85 @@ static double tree_share(const comm_ctx *c)
 	return c->nn > 2 ? c->t->nic_nccl.tree_share : 1.0;
 }
 
+/* ---- a tree's network step crosses as one message ----------------------
+ *
+ * Across nodes NCCL's proxy sends a step only once the GPU has written all
+ * of it: the LL128 primitive loops its warps over the whole step, then
+ * "barrier(); ... postSend()" moves the tail (prims_ll128.h), and the
+ * proxy's "Data is ready, try to send" isends that step's `size` bytes as
+ * one message (transport/net.cc sendProxyProgress; NCCL 2.27.7), as for LL
+ * and Simple.  Inside a node LL and LL128 forward line by line (the reader
+ * polls each line's flag), so only the network hops are store-and-forward:
+ * the first chunk of a tree crosses each of the 2 log2 N network hops whole
+ * before the next node can forward it, a fill the alpha-beta terms leave
+ * out (a pipelined tree of depth d and k pieces takes (d + k) piece times,
+ * Sanders, Speck and Traeff, Parallel Computing 35(12) 2009).
+ *
+ * The step is NCCL's chunk for the tree (enqueue.cc calcCollChunking,
+ * 2.27.7): the buffer over NCCL_STEPS = 8 -- LL128 120 x 640 x 8 B x 8 /
+ * 8 = 614400 B of which 120/128 data (576000), LL 8 x 512 x 16 B x 8 / 8
+ * halved (32 KiB of data in 64 KiB of lines), Simple 4 MiB / 8 (init.cc
+ * DEFAULT_*BUFFSIZE) -- with LL128 halved "while (nBytes /
+ * (nChannels*chunkSize) < nstepsLL128*64/ppn && chunkSize > 131072)",
+ * then "*16/ppn ... > 32768", nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn; a
+ * channel's share smaller than the chunk is one step.
+ *
+ * The message crosses at the rate of the NICs it takes: AWS's plugin
+ * stripes a message over at most its device's rails, one stripe per
+ * MIN_STRIPE_SIZE (128 KiB, "Messages sized larger than this threshold will
+ * be striped across multiple rails", include/nccl_ofi_param.h), the count
+ * lowered to a divisor of the rails (nccl_ofi_scheduler.cpp
+ * get_num_stripes; aws-ofi-nccl v1.16.3), so a P5 step under 128 KiB
+ * crosses one 100 Gb/s NIC; any other network's device is one NIC.
+ * 32 MiB on 4 x 8 P5 (LL128, 16 channels): 72000 B of data, 76800 on the
+ * wire, 7.2 us a hop at 12.5 GB/s x 0.85. */
+#define NET_STRIPE_BYTES 131072.0
+
+/* The bytes on the wire of one tree step across nodes for protocol p. */
+static double tree_net_step_bytes(const comm_ctx *c, gp_proto p, double nc)
+{
+	double chunk, steps, ppn = c->g;
+
+	if (p == GP_PROTO_LL128) {
+		chunk = 576000.0;
+		steps = 1.0 + ilog2(c->nn) + 0.1 * ppn;
+		while (floor(c->bytes / (nc * chunk)) < steps * 64.0 / ppn &&
+		       chunk > 131072.0)
+			chunk /= 2.0;
+		while (floor(c->bytes / (nc * chunk)) < steps * 16.0 / ppn &&
+		       chunk > 32768.0)
+			chunk /= 2.0;
+		return min2(chunk, c->bytes / nc) * 128.0 / 120.0;
+	}
+	if (p == GP_PROTO_LL)
+		return min2(32768.0, c->bytes / nc) * 2.0;
+	return min2(524288.0, c->bytes / nc);
+}
+
+/* The time one network message of `wire` bytes takes to cross, s: over
+ * the stripes the plugin cuts it into (rails), each NIC at its rate. */
+static double net_msg_time(const comm_ctx *c, double wire)
+{
+	double r = max2(1.0, c->rails);
+	double k = min2(max2(1.0, ceil(wire / NET_STRIPE_BYTES)), r);
+
+	while (k > 1.0 && fmod(r, k) != 0.0)
+		k -= 1.0;
+	return wire / (k * c->bnic);
+}
+
+/* A tree step's crossing of one network hop, s (0 on one node). */
+static double tree_net_fill(const comm_ctx *c, gp_proto p)
+{
+	double nc;
+
+	if (c->nn < 2)
+		return 0.0;
+	nc = channels_in_use(c, GP_ALGO_TREE, p,
+			     2.0 * net_graph_channels(c, NULL));
+	return net_msg_time(c, tree_net_step_bytes(c, p, nc));
+}
+
 /* Tree: NCCL's double binary tree, all-reduce only. */
 static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		      const char **why)
@@ -640,10 +719,12 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * of one tree and leaf of the other: S egress; with N >= 3 an
 	 * interior node sends S/2 up and S down in one tree and S/2
 	 * up in the other: 2S (why tree beats ring at 2 nodes,
-	 * nccl-tests#196). */
+	 * nccl-tests#196).  Each network hop also carries its first
+	 * step whole (tree_net_fill). */
 	*lat = tree_base_lat_us[p] * US +
 	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
-		      ilog2(c->nn) * tree_hop_net(c, p));
+		      ilog2(c->nn) * (tree_hop_net(c, p) +
+				      tree_net_fill(c, p)));
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S /
 		    (net * tree_share(c)));
 	if (c->nn > 1 && p == GP_PROTO_LL)
@@ -1161,7 +1242,8 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
  * (nvls_fill) or the proxy's posts (nvls_tree_posts), so its estimate
  * is the streaming time; across nodes it ranks NVLS_TREE with its
  * release's network step (nvls_tree_rank_us), not the tree's that the
- * time has (a release without NVLS is refused by price_nvls). */
+ * time has (a release without NVLS is refused by price_nvls).  Its tree
+ * has no fill of the network hops (tree_net_fill). */
 double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			  double lat, double bwt)
 {
@@ -1175,6 +1257,8 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 			w *= RING_PLATEAU;
 		lat -= w;
 	}
+	if (a == GP_ALGO_TREE)
+		lat -= 2.0 * ilog2(c->nn) * tree_net_fill(c, p);
 	if (a == GP_ALGO_NVLS && c->op == GP_ALL_REDUCE) {
 		double step = nvls_tree_rank_us(c);
 

@@ -680,6 +680,26 @@ local function two_nodes(n)
 end
 t.is(two_nodes(efa_nccl), two_nodes(nccl_with { tree_share = 1 }), "P5 2 nodes: the tree at the full rate")
 
+-- Each network hop of the tree carries its first step whole
+-- (tree_net_fill): NCCL's LL128 tree chunk on 16 x 8 P5 over 16 channels
+-- (nstepsLL128 = 1 + 4 + 0.8 = 5.8) is 72000 B at 32 MiB (576000 halved
+-- while 32 MiB / (16 chunk) < 5.8 x 64 / 8 = 46.4 and chunk > 131072) and
+-- 288000 B at 256 MiB (58 >= 46.4 after one halving); on the wire x
+-- 128/120: 76800 B, under the plugin's 128 KiB stripe, on one 100 Gb/s
+-- NIC (12.5e9 x 0.85), and 307200 B, ceil(307200 / 131072) = 3 stripes
+-- lowered to 2 (a divisor of the 4 rails).  The latencies differ by the 2
+-- log2 16 = 8 hops' crossings alone: 8 x (307200 / (2 x 10.625e9) - 76800
+-- / 10.625e9) = 8 x 7.2282 = 57.83 us.  Tolerance 1 ns: exact but for
+-- float rounding.
+p5t.nic_nccl = efa_nccl
+local function tree_at(bytes)
+  return gp.comm { op = "all_reduce", bytes = bytes, gpus = 128, topology = p5t, algo = "tree" }
+end
+local t32, t256 = tree_at(32 * 2 ^ 20), tree_at(S)
+t.is(t32.proto .. "/" .. t256.proto, "ll128/ll128", "P5 tree fill: both sizes run LL128")
+t.near(t256.latency - t32.latency, 8 * (307200 / (2 * 12.5e9 * 0.85) - 76800 / (12.5e9 * 0.85)), 1e-9,
+       "P5 tree: each of the 8 network hops carries its first step whole, on the rails it is striped over")
+
 -- AWS's region tuner (efa-100's nccl.regions, nccl_ofi_regions.cpp
 -- v1.16.3, 8 ranks a node): on 16 x 8 P5 (128 ranks) 32 and 256 MiB lie
 -- in the Tree/LL128 polygon (its edge from (301989888, 128) up: 256 MiB =
