@@ -231,11 +231,15 @@ int main(void)
 	 * busbw = 90 x 1.875 = 168.75 > the NIC bound (nccl-tests#196).
 	 * Latency (Simple, tree hwLat): 8.4 + 2 x ((8 - 1) x 4.0 + log2(2) x
 	 * 14) = 92.4 us against S / 90e9 = 47.72 ms: 0.19%; 4 GiB is past
-	 * the tree correction table (64 B .. 256 MiB).  So busbw = 1.875 S /
-	 * (92.4 us + S / 90e9) = 168.42 GB/s.  Exact arithmetic: tolerance
-	 * 1e-9. */
+	 * the tree correction table (64 B .. 256 MiB).  Each of the 2 network
+	 * hops also carries its first step whole (tree_net_fill): NCCL's
+	 * Simple tree step, 4 MiB / 8 = 524288 B (a channel's share, 4 GiB / 8
+	 * channels, is larger), on one 45 GB/s NIC: 2 x 11.65 us.  So busbw =
+	 * 1.875 S / (92.4 us + 2 x 524288 / 45e9 + S / 90e9) = 168.34 GB/s.
+	 * Exact arithmetic: tolerance 1e-9. */
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e));
-	is_num(r.busbw, 1.875 * S / (92.4 * US + S / 90e9), 1e-9,
+	is_num(r.busbw,
+	       1.875 * S / (92.4 * US + 2 * 524288.0 / 45e9 + S / 90e9), 1e-9,
 	       "tree busbw 1.875 x 90 GB/s, less 0.19% of latency");
 	/* NCCL does not run it on A100s: its tuner prices the ring on its
 	 * graph's network speed, 90 GB/s (algbw 90 x 16/30 = 48), the tree
@@ -483,22 +487,31 @@ int main(void)
 	is_num(r.latency, 531.44 * US, 1e-9,
 	       "1 GiB on 5 nodes: the transfer hides the posts");
 	/* Tree, 8 B (LL): 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us (NCCL's
-	 * 25.2), the cheaper of the two: the auto choice. */
+	 * 25.2), the cheaper of the two: the auto choice.  Its 2 network
+	 * hops each carry the step whole: 8 B of data in 16 B of LL lines on
+	 * a 45 GB/s NIC, 2 x 16 / 45e9 s. */
 	MUST(comm_cost(&t, GP_ALL_REDUCE, 8, 16, &r, &e));
 	ok(r.algo == GP_ALGO_TREE && r.proto == GP_PROTO_LL,
 	   "8 B across 2 nodes: LL tree");
-	is_num(r.latency, 25.2 * US, 1e-9, "2-node LL tree latency 25.2 us");
+	is_num(r.latency, 25.2 * US + 2 * 16 / 45e9, 1e-9,
+	       "2-node LL tree latency 25.2 us");
 	/* Tree correction at medium sizes: 1 MiB is index log2(2^20 / 64)
 	 * = 14 of NCCL's table, 0.6 for LL128.  LL128 tree bandwidth term:
 	 * max(2S / (240e9 x 120/128), S / (360e9 x 120/128)) / 0.6 =
 	 * 2S / 225e9 / 0.6; latency 14 + 2 x (7 x 1.25 + 8.5) = 48.5 us
-	 * (NCCL's 48.5). */
+	 * (NCCL's 48.5), and each of the 2 network hops carries its first
+	 * step whole: NCCL's LL128 tree chunk on 16 channels (8 NICs in
+	 * NCCL's 48 GB/s class, not doubled), nstepsLL128 = 1 + 1 + 0.8 = 2.8, 576000 B
+	 * halved to 72000 (the 131072 floor) then, 1 MiB / (16 chunk) < 2.8 x
+	 * 16 / 8, to 18000 (the 32768 floor): 19200 B on the wire at 45 GB/s,
+	 * 2 x 0.4267 us. */
 	S = MiB;
 	MUST(comm_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_TREE, S, 16, &r, &e));
 	ok(r.proto == GP_PROTO_LL128, "1 MiB tree: LL128");
 	is_num(r.bw_time, 2 * S / 225e9 / 0.6, 1e-9,
 	       "1 MiB tree bandwidth derated by NCCL's factor 0.6");
-	is_num(r.latency, 48.5 * US, 1e-9, "LL128 tree latency 48.5 us");
+	is_num(r.latency, 48.5 * US + 2 * 19200 / 45e9, 1e-9,
+	       "LL128 tree latency 48.5 us and the 2 hops' 18000 B steps");
 	/* One rank per node: the network step costs the tree's value.
 	 * 2 ranks, ring LL, 8 B: 6.6 + 2 x 5.0 = 16.6 us (nccl-tests#150
 	 * measures 19.9 us between two A100 nodes). */
