@@ -675,15 +675,19 @@ static double tree_net_step_bytes(const comm_ctx *c, gp_proto p, double nc)
 }
 
 /* The time one network message of `wire` bytes takes to cross, s: over
- * the stripes the plugin cuts it into (rails), each NIC at its rate. */
+ * the stripes the plugin cuts it into (rails), each NIC at its rate, all
+ * of them no faster than the GPU's path to them (nic_path_bw). */
 static double net_msg_time(const comm_ctx *c, double wire)
 {
-	double r = max2(1.0, c->rails);
+	double r = max2(1.0, c->rails), rate;
 	double k = min2(max2(1.0, ceil(wire / NET_STRIPE_BYTES)), r);
 
 	while (k > 1.0 && fmod(r, k) != 0.0)
 		k -= 1.0;
-	return wire / (k * c->bnic);
+	rate = k * c->bnic;
+	if (c->t->nic_path_bw > 0.0)
+		rate = min2(rate, c->t->nic_path_bw);
+	return wire / rate;
 }
 
 /* A tree step's crossing of one network hop, s (0 on one node). */
