@@ -140,6 +140,9 @@ typedef struct train_cfg {
 				  * vocab-parallel cross-entropy
 				  * (cross_entropy_loss_fusion off;
 				  * train_layer.c train_ends_costs) */
+	int eager_loss;          /* the loss op by op outside the compiled
+				  * layers (torch.compile of each block
+				  * only; train_layer.c train_ends_costs) */
 	double pad_share;        /* the share of each micro-batch's tokens
 				  * that are padding of one pad id, routed
 				  * by a MoE router as one token (train_
@@ -468,6 +471,7 @@ typedef struct train_lkey {
 				  * zero3_per_param */
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
+	int eager_loss;          /* train_cfg's, fused kernels only */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */
 	int async_tp;            /* train_cfg's */

@@ -2973,13 +2973,28 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	}
 	norm_f = t_mem(e, k->half, 2.0 * el * k->A);
 	norm_b = t_mem(e, k->half, 3.0 * el * k->A);
-	if (k->eager) {
+	/* eager_loss: the layers compiled, the loss not -- torchtitan
+	 * compiles each TransformerBlock alone ("for layer_id,
+	 * transformer_block in model.layers.named_children():
+	 * transformer_block = torch.compile(transformer_block,
+	 * fullgraph=True)", parallelize_llama.py apply_compile at 9dec370)
+	 * and from e8977b0 (2024-12-18, PR #755: "# TODO: compiling loss
+	 * function causes CUDA errors, turning off for now / # if
+	 * job_config.training.compile: / #     loss_fn =
+	 * torch.compile(loss_fn)") to bbb1b616 (2025-04-02, PR #1033,
+	 * build_cross_entropy_loss: "Compiling the loss function with
+	 * torch.compile") its loss_fn "torch.nn.functional.cross_entropy(
+	 * pred.flatten(0, 1).float(), labels.flatten(0, 1))" ran op by op:
+	 * the eager loss's bytes below. */
+	if (k->eager || k->eager_loss) {
 		double up = k->A < 4.0 ?
 			t_mem(e, k->half, lv * (k->A + 4.0)) : 0.0;
 
 		loss_f = up + t_mem(e, k->half, lv * 8.0);
 		loss_b = t_mem(e, k->half, lv * 4.0) +
 			t_mem(e, k->half, lv * 12.0) + up;
+	}
+	if (k->eager) {
 		if (m->norm_params == m->hidden) {
 			norm_f = ekernels(e, k, rms_fwd, NK(rms_fwd), el,
 					  el / hid, &nk);

@@ -289,6 +289,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.ds_hooks = c->eager && xp->y.zero == 3 && !c->fsdp &&
 		!c->zero3_per_param && gathers(xp);
 	xp->k.unfused_loss = c->unfused_loss;
+	xp->k.eager_loss = c->eager_loss && !c->eager;
 	xp->k.pad_mask = c->pad_mask && c->eager && c->mem.flash;
 	xp->k.pad_share = c->eager ? c->pad_share : 0.0;
 	xp->k.async_tp = c->async_tp;

@@ -1335,6 +1335,13 @@ opt { name = "unfused_loss", type = "flag", commands = "train plan",
     .. "max, subtract, exp, sum and divide, A + 36 B a logit forward and A + 12 "
     .. "back where a fused loss moves A + 8 and A + 4",
   suggest = { "cross_entropy_loss_fusion", "loss_fusion", "unfused_ce" } }
+opt { name = "eager_loss", type = "flag", commands = "train plan",
+  help = "the loss op by op outside the compiled layers (kernels fused): torchtitan "
+    .. "compiles each TransformerBlock alone and from December 2024 to April 2025 "
+    .. "left its F.cross_entropy(logits.float()) uncompiled: the fp32 cast, log-softmax "
+    .. "and nll, A + 12 B a logit forward and A + 20 back where a fused loss moves A + 8 "
+    .. "and A + 4",
+  suggest = { "uncompiled_loss", "compile_loss", "loss_eager" } }
 opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
   help = "Megatron-LM's asynchronous TP all-reduce (September 2021 on; "
     .. "--no-async-tensor-model-parallel-allreduce turns it off): each column-parallel "

@@ -25,6 +25,8 @@
 --                 false: Megatron's and PaLM's full s^2)
 --   unfused_loss  the loss as Megatron-Core's unfused vocab-parallel
 --                 cross-entropy (default false: a fused loss kernel)
+--   eager_loss    the loss op by op outside the compiled layers (kernels
+--                 fused; default false: compiled with them)
 --   pad_mask      micro-batches padded to their longest sample, the mask
 --                 handed to transformers' FlashAttention-2 path (kernels eager,
 --                 flash): the varlen gathers and scatter of q, k, v and the
@@ -329,7 +331,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "unfused_loss", "eager_loss", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
@@ -372,6 +374,7 @@ local function step_choices(o, p, cfg, sweep, default)
     cfg.packed_len = o.packed_len
   end
   cfg.unfused_loss = o.unfused_loss == true
+  cfg.eager_loss = o.eager_loss == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it)
   cfg.pad_share = o.pad_share
@@ -785,6 +788,15 @@ local function step_choices(o, p, cfg, sweep, default)
     fail("train: unfused_loss is Megatron-Core's vocab-parallel cross-entropy; with kernels = "
       .. "eager (stack = %s) the loss is already Hugging Face's, op by op: give kernels = fused",
       tostring(cfg.stack))
+  end
+  if cfg.eager and cfg.eager_loss then
+    fail("train: eager_loss is a loss left out of the compiled layers; with kernels = eager "
+      .. "(stack = %s) every operator already runs op by op: give kernels = fused",
+      tostring(cfg.stack))
+  end
+  if cfg.unfused_loss and cfg.eager_loss then
+    fail("train: unfused_loss (Megatron-Core's vocab-parallel cross-entropy) and eager_loss "
+      .. "(torch's cross_entropy outside torch.compile) are two different losses: give one")
   end
   return by_fsdp, refusal
 end
