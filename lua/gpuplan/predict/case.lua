@@ -212,6 +212,35 @@ end
 -- defaults as "key=value (note)", a list value comma-joined.  Returns
 -- the settings taken, by key: { at = their line's index in defaults,
 -- note = the note }, for a caller that adds to a line it wrote.
+-- torchtitan commits whose loss runs eager, as a case states the commit
+-- its source names (source.commit; torchtitan has no releases for
+-- source.version to name).  torchtitan compiles each TransformerBlock
+-- alone (parallelize_llama.py apply_compile), and from e8977b0
+-- (2024-12-18, PR #755) to bbb1b616 (2025-04-02, PR #1033) its train.py
+-- left the loss out too: "# TODO: compiling loss function causes CUDA
+-- errors, turning off for now / # if job_config.training.compile: / #
+-- loss_fn = torch.compile(loss_fn)" over loss_fn =
+-- "torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(),
+-- labels.flatten(0, 1))" -- at 9dec370, the end-2024 benchmarks' commit.
+-- PR #1033's build_cross_entropy_loss compiles it again under
+-- --training.compile ("Compiling the loss function with torch.compile"),
+-- so a later commit keeps the compiled loss.  The training predictor
+-- prices its bytes (gp.train eager_loss), the memory predictor its fp32
+-- buffers (logit_bytes).
+M.EAGER_LOSS = {
+  torchtitan = { "9dec370" },
+}
+-- The commit of M.EAGER_LOSS[fw] the case names, or nil.
+function M.eager_loss_commit(fw, case)
+  local stated = case.source and M.v(case.source.commit)
+  if not stated then return nil end
+  for _, commit in ipairs(M.EAGER_LOSS[fw] or {}) do
+    -- a commit named by any prefix of 7 or more of its digits
+    if stated:sub(1, #commit) == commit or commit:sub(1, #stated) == stated then return commit end
+  end
+  return nil
+end
+
 function M.profile(o, model, sets, defaults)
   local taken = {}
   for _, set in ipairs(sets) do

@@ -174,32 +174,14 @@ local PROFILES = {
 -- is loaded then).
 local TRAIN_STACKS = { torchtitan = true, deepspeed = true }
 
--- torchtitan commits whose loss runs eager, as a case states the commit
--- its source names (source.commit; torchtitan has no releases for
--- source.version to name).  At 9dec370 train.py's
--- loss_fn is F.cross_entropy(pred.flatten(0, 1).float(), ...) under
--- "TODO: compiling loss function causes CUDA errors, turning off for
--- now" (only the TransformerBlocks compile), and the step runs "loss =
--- loss_fn(pred, labels) ... del pred ... loss.backward()": after the
--- forward only log_softmax's fp32 output is held (4 B a logit); the
--- backward's first nodes make nll_loss's dense fp32 gradient (4 B) and
--- then log_softmax_backward_data's fp32 gradient (4 B) while that output
--- is still saved: 12 B a logit at the start of the backward, with every
--- layer's activations held.  From e7c0cae on, components/loss.py
--- compiles the loss under --training.compile (inductor fuses it), so a
--- later release keeps the stack's own figure.
-local EAGER_LOSS = {
-  torchtitan = { "9dec370" },
-}
-local function eager_loss_release(fw, case)
-  local stated = case.source and v(case.source.commit)
-  if not stated then return nil end
-  for _, commit in ipairs(EAGER_LOSS[fw] or {}) do
-    -- a commit named by any prefix of 7 or more of its digits
-    if stated:sub(1, #commit) == commit or commit:sub(1, #stated) == stated then return commit end
-  end
-  return nil
-end
+-- A torchtitan commit whose loss runs eager (case_.eager_loss_commit):
+-- after the forward only log_softmax's fp32 output is held (4 B a logit);
+-- the step runs "loss = loss_fn(pred, labels) ... del pred ...
+-- loss.backward()", whose first nodes make nll_loss's dense fp32 gradient
+-- (4 B) and then log_softmax_backward_data's fp32 gradient (4 B) while
+-- that output is still saved: 12 B a logit at the start of the backward,
+-- with every layer's activations held.  A commit whose loss compiles
+-- keeps the stack's own figure.
 local function train_profile(fw)
   local options = require "gpuplan.options"
   local all = {}
@@ -294,7 +276,7 @@ return function(case, cat)
                   or ((o.method == "full" or o.method == "pretrain") and "full" or nil) }
     defaults[#defaults + 1] = "stack profile=" .. fw
     for _, part in ipairs(parts) do case_.profile(o, model, prof[part] or {}, defaults) end
-    local rel = o.method ~= "infer" and eager_loss_release(fw, case)
+    local rel = o.method ~= "infer" and case_.eager_loss_commit(fw, case)
     if rel then
       case_.profile(o, model, { { "logit_bytes", 12, fw .. " " .. rel
         .. ": eager fp32 cross-entropy, log-softmax output + two fp32 gradients" } }, defaults)

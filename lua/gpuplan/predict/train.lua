@@ -689,6 +689,15 @@ local function predict(case, cat)
   if fw then
     defaults[#defaults + 1] = "stack profile=" .. fw
     case_.profile(o, model, PROFILES[fw], defaults)
+    -- A commit whose loss ran outside torch.compile (case_.EAGER_LOSS:
+    -- torchtitan 9dec370's "TODO: compiling loss function causes CUDA
+    -- errors"), where the layers compiled.
+    local rel = case_.eager_loss_commit(fw, case)
+    if rel then
+      case_.profile(o, model, { { "eager_loss", true, fw .. " " .. rel
+        .. ": the loss left out of torch.compile", function(oo) return oo.kernels ~= "eager" end } },
+        defaults)
+    end
   end
 
   if o.precision == nil then
