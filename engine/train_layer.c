@@ -1873,6 +1873,42 @@ static int graphed(const train_lkey *k, int moe, const char *name)
 					  strcmp(name, "moe_router") == 0);
 }
 
+/* K and V repeated to every query head before the attention kernel
+ * (kv_repeat): torchtitan's Llama (models/llama/model.py at 9dec370,
+ * models/llama3/model.py at 820504e) runs "keys = repeat_kv(xk,
+ * self.n_rep)", "values = repeat_kv(xv, self.n_rep)" before
+ * F.scaled_dot_product_attention, with no enable_gqa, and repeat_kv is
+ * "torch.unsqueeze(x, dim=3).expand(bs, slen, n_kv_heads, n_rep,
+ * head_dim).reshape(bs, slen, n_kv_heads * n_rep, head_dim)": the reshape
+ * of an expanded tensor is a copy, q wide (the query heads' width on the
+ * rank) from kv.  Per token, in A-byte elements:
+ *   forward, eager: K and V each read kv, write q: 2 (kv + q); compiled,
+ *   K's copy is the rope kernel's write made q wide (q - kv more) and V's
+ *   a copy of its own (kv + q): 2 q;
+ *   backward: the attention kernel writes dK and dV q wide (2 (q - kv)
+ *   more), and expand's gradient sums each over n_rep (read q, write
+ *   kv): eager 2 (q + kv) more, 4 q in all; compiled, K's sum folds into
+ *   the rope's backward, which reads q where it read kv (q - kv), V's
+ *   stays (q + kv): 4 q - 2 kv.
+ * The recompute policies re-run the forward copy as any op of the layer
+ * (op SAC keeps SDPA's outputs, not its inputs). */
+static void kv_repeat_costs(tenv *e, const train_lkey *k, train_lcost *lc)
+{
+	const gp_model *m = e->m;
+	double q, kv, f, b;
+
+	if (!k->kv_repeat || !k->flash)
+		return;
+	q = m->heads * (double)m->head_dim / k->tp;
+	kv = model_kv_heads_rank(m, k->tp) * m->head_dim;
+	if (!(kv > 0.0) || !(q > kv))
+		return;
+	f = k->eager ? 2.0 * (kv + q) : 2.0 * q;
+	b = k->eager ? 4.0 * q : 4.0 * q - 2.0 * kv;
+	add_op(lc, "kv_repeat", t_mem(e, k->half, k->T * f * k->A),
+	       t_mem(e, k->half, k->T * b * k->A), 0, 0);
+}
+
 /* What recompute re-runs in the backward of a layer whose forward is
  * priced in lc: all of it (full), its attention (selective), the
  * recompute_modules' share mod, or (op) all but fused attention
@@ -2099,6 +2135,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			lc->rec_sel = t;
 			attn_t += t;
 			cp_merge(e, k, lc);
+			kv_repeat_costs(e, k, lc);
 			/* Eager unfused: QK^T, scale, mask, (clamp,)
 			 * softmax, cast, (dropout,) PV -- attn_time's
 			 * kernels. */

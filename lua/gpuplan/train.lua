@@ -27,6 +27,8 @@
 --                 cross-entropy (default false: a fused loss kernel)
 --   eager_loss    the loss op by op outside the compiled layers (kernels
 --                 fused; default false: compiled with them)
+--   kv_repeat     K and V copied to every query head before the attention
+--                 kernel (default false: the kernel reads the GQA heads)
 --   pad_mask      micro-batches padded to their longest sample, the mask
 --                 handed to transformers' FlashAttention-2 path (kernels eager,
 --                 flash): the varlen gathers and scatter of q, k, v and the
@@ -331,7 +333,7 @@ local function step_choices(o, p, cfg, sweep, default)
   if cfg.vpp and cfg.vpp > 1 then cfg.schedule = "interleaved" end
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
-  local flags = { "causal_flops", "unfused_loss", "eager_loss", "pad_mask", "async_tp_allreduce",
+  local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
     "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
@@ -375,6 +377,7 @@ local function step_choices(o, p, cfg, sweep, default)
   end
   cfg.unfused_loss = o.unfused_loss == true
   cfg.eager_loss = o.eager_loss == true
+  cfg.kv_repeat = o.kv_repeat == true
   cfg.pad_mask = o.pad_mask == true
   -- (its type and range 0 to 1 checked where options.lua declares it)
   cfg.pad_share = o.pad_share

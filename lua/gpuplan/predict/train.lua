@@ -506,6 +506,11 @@ local PROFILES = {
     -- "xq, xk, xv = self.wq(x), self.wk(x), self.wv(x)",
     -- "self.w2(F.silu(self.w1(x)) * self.w3(x))"
     { "split_proj", true, "Llama's wq, wk, wv, w1, w3: nn.Linear each" },
+    -- models/llama/model.py (9dec370), models/llama3/model.py (820504e):
+    -- "keys = repeat_kv(xk, self.n_rep)", "values = repeat_kv(xv,
+    -- self.n_rep)" before F.scaled_dot_product_attention (no enable_gqa)
+    { "kv_repeat", true, "Llama's repeat_kv: K and V copied to every query head before SDPA",
+      function(_, m) return (m.kv_heads or m.heads) < m.heads end },
   },
   -- NeMo AutoModel's benchmark recipes (NVIDIA-NeMo/Automodel
   -- examples/llm_benchmark, at the commit of the row's table): FSDP2 over
