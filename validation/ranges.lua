@@ -49,6 +49,10 @@ return {
         ["stack=graphs/moe=moe/style=expert/scale=nodes/balance=cut/gen=hopper"] = { cases = 9, lo = 0.887, hi = 1.196 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes/balance=full"] = { cases = 10, lo = 1.000, hi = 1.215 },
         ["stack=graphs/moe=moe/style=expert/scale=nodes/balance=full/gen=hopper"] = { cases = 8, lo = 1.000, hi = 1.215 },
+        ["stack=graphs/moe=moe/style=single"] = { cases = 10, lo = 1.000, hi = 1.842 },
+        ["stack=graphs/moe=moe/style=single/scale=node"] = { cases = 10, lo = 1.000, hi = 1.842 },
+        ["stack=graphs/moe=moe/style=single/scale=node/balance=full"] = { cases = 9, lo = 1.000, hi = 1.842 },
+        ["stack=graphs/moe=moe/style=single/scale=node/balance=full/gen=blackwell"] = { cases = 9, lo = 1.000, hi = 1.842 },
       },
     },
     memory = {
