@@ -1255,7 +1255,28 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
  * HybridEP's dispatch pads the rows itself (pad_multiple).  Each copy is
  * a Python module call (the autograd Function's backward too): one host
  * launch each way per copy.  The padded buffer is freed once the grouped
- * linear has cast it: nothing more is kept for the backward. */
+ * linear has cast it: nothing more is kept for the backward.
+ *
+ * The fused grouped MLP (fused_grouped_mlp, TEGroupedMLP under the op
+ * fuser) runs the same copies: Megatron-Core core_v0.18.0 (ba7b5eb)
+ * experts.py builds the padding for both paths ("align_size = 256 if
+ * self._with_fused_impl else None; self.quantization_padding =
+ * Fp8Padding(self.num_local_experts, align_size=align_size)"), and
+ * _fused_forward calls it before the fused ops ("# Apply padding if
+ * needed ... permuted_local_hidden_states, tokens_per_expert =
+ * self.quantization_padding(...)", then "output =
+ * self.quantization_unpadding(output, unpadded_tokens_per_expert)"),
+ * skipped only where skip_routed_expert_padding holds (router padding
+ * or HybridEP, moe_utils.py: "padding is already applied by the router
+ * or the HybridEP dispatcher") -- the same cases moe_fp8_pad none and
+ * the flex dispatcher already leave out.  Transformer Engine v2.16's
+ * fused kernel (ops/fused/forward_grouped_mlp.py, 4220403) takes the
+ * split sizes it is handed ("split_points = base_split_offsets[1:]",
+ * passed as "padded_offsets"): the already padded counts, so it pads
+ * nothing itself and the copy is Megatron-Core's, charged here whether
+ * the MLP is fused or not.  Fp8Padding still copies nothing when every
+ * count is already a multiple ("# no padding needed"); at 256 rows
+ * that is rarer than at 32, so the copy is charged as always. */
 #define MOE_FP8_PAD_OPS 3.0
 
 static void moe_fp8_pad_costs(tenv *e, const train_lkey *k, double *nk,

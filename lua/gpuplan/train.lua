@@ -631,7 +631,12 @@ local function step_choices(o, p, cfg, sweep, default)
   -- dispatcher hands them over unaligned -- alltoall and allgather
   -- without moe_router_padding_for_quantization, its default; HybridEP
   -- pads in its dispatch, and DualPipe is DeepSeek's own framework, not
-  -- Megatron-Core's grouped MLP.
+  -- Megatron-Core's grouped MLP.  fused_grouped_mlp keeps the copy:
+  -- Megatron-Core core_v0.18.0 experts.py _fused_forward runs the same
+  -- quantization_padding (Fp8Padding with "align_size = 256 if
+  -- self._with_fused_impl") before the fused ops, and TE v2.16's fused
+  -- kernel takes the padded counts as its split points (the comment at
+  -- moe_fp8_pad_costs quotes both).
   local has_moe = p.model.moe and (p.model.moe.experts or 0) > 0
   local grouped = has_moe and cfg.compute == "fp8" and cfg.te_modules and not cfg.eager
   local pad = o.moe_fp8_pad
