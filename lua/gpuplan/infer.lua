@@ -54,7 +54,9 @@
 --             the catalog's settings; USD, and cn for a CNY buyer, else
 --             us,global,overseas): what prices are converted to and where
 --             the default price is offered
---   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048)
+--   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048;
+--             max_num_tokens is also the CLI's --max-num-tokens); the MoE
+--             serving model refuses max_num_tokens (it reads no step budget)
 --   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
 --             a step in all (vLLM's chunked prefill, TensorRT-LLM's in-flight
 --             batching; infer_run.c mixed_steps, run_finite; the CLI's

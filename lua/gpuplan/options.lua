@@ -593,10 +593,14 @@ opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "i
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048" },
   help = "the engine's sequences per step at most",
   suggest = { "max_num_seqs", "max_batch_size" } }
-opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl", lua = "infer",
+opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl infer",
   kind = "tokens",
   default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192" },
   help = "the engine's tokens per step at most",
+  notes = { infer = "the prompts batched into a prefill step, and with --chunked-prefill "
+    .. "the decodes and prompt chunks of a step (vLLM's --max-num-batched-tokens); one "
+    .. "model on its replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) "
+    .. "refuses it, it chunks by --prefill-tokens" },
   suggest = { "max_num_batched_tokens" } }
 
 ---------------------------------------------------------------------------

@@ -16,7 +16,8 @@
 --
 -- Arguments (besides gp.infer's model, gpu, gpus, weights, kv, kv_policy,
 -- batch, input, output, runtime, memory, system, price, max_batch; its
--- chunked_prefill is refused: prefill_tokens chunks the prompts here):
+-- chunked_prefill and max_num_tokens are refused: prefill_tokens chunks
+-- the prompts here):
 --   tp          GPUs of one instance (default: ep, else all GPUs)
 --   ep          experts split over the instance (= tp), 1 (experts sliced by
 --               TP, the default), or a divisor of tp with TP attention: ep
@@ -397,6 +398,17 @@ function M.setup(a)
       .. "prefill_tokens a step (default 16384): give prefill_tokens instead")
   end
   local model, d, c, info = infer.setup(a)
+  -- max_num_tokens is the one-model engine's step budget (engine/
+  -- infer_run.c: the prompts of a prefill step, the mixed step's tokens);
+  -- nothing in engine/serve*.c reads it: this model's prompt chunks are
+  -- prefill_tokens a step and its decode batch is the itl_max search's or
+  -- the batch given.  Taken, it would change nothing, in silence.  After
+  -- infer.setup, which refuses a value of the wrong kind in its words.
+  if a.max_num_tokens ~= nil then
+    fail("infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
+      .. "serving model does not read it: its prompts go prefill_tokens a step (default "
+      .. "16384): give prefill_tokens instead")
+  end
   local cat = catalog(a.cat or a.catalog)
   local defaults = info.defaults
   local function default(s) defaults[#defaults + 1] = s end

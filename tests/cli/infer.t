@@ -255,6 +255,32 @@ like($e, qr/^gpuplan: infer: --chunked-prefill is priced for one model on its re
 ($c, $o, $e) = run_gp('infer', '--help');
 like($o, qr/^  --chunked-prefill  prompts ride in the decode steps/m, 'infer --help: --chunked-prefill');
 
+# --max-num-tokens (gp.infer's max_num_tokens) sets that budget from the
+# command line.  At 1024 the room beside the 64 decodes is 1024 - 64 = 960
+# tokens, a 2048-token prompt takes ceil(2048 / 960) = 3 chunks, and the
+# 64 / 255 prompts a step need 64 x 2048 / 255 = 514 tokens < 960, so
+# 64 / 255 x 3 = 192 / 255 = 0.752941 of the steps carry a chunk.  The
+# engine's arithmetic: 1e-12.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64',
+                      '--chunked-prefill', '--max-num-tokens', '1024', '--format', 'json');
+is($c, 0, '--max-num-tokens: exit 0');
+($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
+ok(defined $ck && abs($ck - 192 / 255) < 1e-12, '--max-num-tokens 1024: 3 chunks a prompt, 192 / 255 of the steps')
+    or diag($o);
+unlike($o, qr/max_num_tokens=8192/, '--max-num-tokens given: no assumed budget');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--max-num-tokens', '0');
+is($c, 1, '--max-num-tokens 0: exit 1');
+like($e, qr/--max-num-tokens/, '... naming the flag');
+# The MoE serving model reads no step budget (its prompts go
+# prefill_tokens a step): refused, not ignored.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
+                      '--dp-attention', '--max-num-tokens', '4096');
+is($c, 1, '--max-num-tokens with the MoE serving options: exit 1');
+like($e, qr/^gpuplan: infer: --max-num-tokens is the step budget of one model on its replicas; the MoE serving model does not read it: its prompts go --prefill-tokens a step \(default 16384\): give --prefill-tokens instead$/m,
+     '... naming the flag and what to give');
+($c, $o, $e) = run_gp('infer', '--help');
+like($o, qr/^  --max-num-tokens N  the engine's tokens per step at most/m, 'infer --help: --max-num-tokens');
+
 # An SVG that cannot be written: exit 1 naming the path, nothing left.
 my $ro = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch', '--svg', $ro);

@@ -432,6 +432,21 @@ t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16,
     .. "always chunks its prompts itself, prefill_tokens a step (default 16384): give "
     .. "prefill_tokens instead",
   "the MoE serving model refuses chunked_prefill", true)
+-- Nor does it read max_num_tokens (engine/serve*.c never does; its
+-- prompt chunks are prefill_tokens a step): refused too, by gp.infer and
+-- by gp.infer_plan, which searches the same model for a MoE model.
+local MNT = "infer: max_num_tokens is the step budget of one model on its replicas; the MoE "
+  .. "serving model does not read it: its prompts go prefill_tokens a step (default 16384): "
+  .. "give prefill_tokens instead"
+t.raises(function() infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
+  weights = "fp8", max_num_tokens = 4096 } end, MNT,
+  "the MoE serving model refuses max_num_tokens", true)
+t.raises(function() require("gpuplan").infer_plan { model = "deepseek-v3", gpu = "h800-sxm",
+  target = 1e5, itl_max = "50ms", weights = "fp8", max_num_tokens = 4096 } end, MNT,
+  "gp.infer_plan on a MoE model refuses it the same", true)
+-- Without it the same deployment prices (the refusal is the key's).
+t.ok(infer.infer { model = "deepseek-v3", gpu = "h20", gpus = 16, ep = 16,
+  weights = "fp8" }.tokens_per_s > 0, "the same deployment without max_num_tokens prices")
 
 -- Serving: result table fields and cost per token at $2/h per GPU:
 -- cost = 2 x gpus / 3600 / tokens_per_s x 1e6.

@@ -115,6 +115,11 @@ local PROFILES = {
     defaults[#defaults + 1] = "kv_free_fraction=0.90 (kv_cache_free_gpu_mem_fraction default)"
     -- Batch limits: trtllm-bench's heuristic for the tuned formats (FP8,
     -- NVFP4, unquantised: TUNED_QUANTS), else TensorRT-LLM's defaults.
+    -- Only the one-model engine reads max_num_tokens (the MoE serving
+    -- model refuses it, gpuplan.serve): the profiles run only for the
+    -- cases that is_serve below leaves to gp.infer without the serving
+    -- options; the serving cases go to serve_case, which runs no
+    -- profile, so these limits never reach that model.
     local wb = ({ fp8 = 1, fp4 = 0.5, bf16 = 2, fp16 = 2 })[a.weights]
     if wb then
       local bs, tok = trtllm_bench_limits(model, g, a.tp or 1, a.pp or 1, a.input, a.output,
