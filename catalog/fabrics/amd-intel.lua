@@ -28,8 +28,11 @@ fabric {
   bw = "448GB/s per-dir",
   latency = "0.6us",
   achievable = 0.75,
-  achievable_reason = "no RCCL measurement found; assumed near the measured "
-                   .. "NVLink ring fractions (0.76-0.82)",
+  achievable_reason = "AMD ROCm blog 'Understanding RCCL Bandwidth and xGMI "
+                   .. "Performance on AMD Instinct MI300X' (2025-03-02): CRC and "
+                   .. "protocol overhead 'reduce the usable bandwidth to "
+                   .. "approximately 48 GB/s per link. This represents about 75% "
+                   .. "of the theoretical peak bandwidth'",
   source = "stas00/ml-engineering network/README.md (64 GB/s x 7 = 448 uni / 896 duplex)",
 }
 
