@@ -149,7 +149,8 @@ void lgp_pushmem(lua_State *L, const gp_mem_result *r)
 	lua_setfield(L, -2, "components");
 	/* DeepSpeed's ZeRO-2/3 gradients by phase, where they apply */
 	if (r->ds_grad_phase > 0) {
-		lua_pushstring(L, r->ds_grad_phase == 1 ? "backward" : "step");
+		lua_pushstring(L, r->ds_grad_phase == 1 ? "backward" :
+			       r->ds_grad_phase == 2 ? "step" : "idle");
 		lua_setfield(L, -2, "grad_phase");
 		lgp_setnum(L, "grad_bytes", r->ds_grad_bytes);
 	}

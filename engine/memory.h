@@ -254,10 +254,16 @@ typedef struct gp_mem_result {
 	int cpu_layers;     /* layers offloaded to the CPU to fit */
 	/* DeepSpeed's ZeRO optimizer at stage 2/3 (mem_ds_zero_phases):
 	 * the phase whose gradients bytes[GP_MEM_GRADS] holds, 1 the
-	 * backward's, 2 the step's (0: the recipe's gradients), and the
-	 * bytes per partition element it holds then. */
+	 * backward's, 2 the step's, 3 between them (an RL step's rollout
+	 * and forwards; 0: the recipe's gradients), and the bytes per
+	 * partition element it holds then.  Set with them (a training
+	 * result, phase 1 or 2): what stays outside the backward and the
+	 * step -- idle_grads the gradient bytes, idle_bucket the flat
+	 * reduction bucket -- and fwd_gather the gathered layers and
+	 * buffers a forward without backward holds. */
 	int ds_grad_phase;
 	double ds_grad_bytes;
+	double ds_idle_grads, ds_idle_bucket, ds_fwd_gather;
 } gp_mem_result;
 
 /* Sum the tensors of *o (its bytes[] of the tensor components), add the

@@ -209,6 +209,23 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
  *    sub_group_size = 1e9 elements at a time, config.py): the 16-bit
  *    partition, its flattened 16-bit copy and the fp32 gradient live
  *    together, pb + pb + 4 per element.
+ * Between the step and the next backward (an RL step's rollout and its
+ * log-prob forwards, mem ds_idle_*): no fp32 gradient -- the step's
+ * "self.fp32_partitioned_groups_flat[sub_group_id].grad = None" (stage
+ * 3) and "Step 4:- get rid of the fp32 gradients ... .grad = None"
+ * (stage 2) drop it.
+ *  - stage 3 keeps grad_partitions_flat_buffer and
+ *    __ipg_bucket_flat_buffer, both made at init and never released
+ *    (its _release_ipg_buffers sets only ipg_buffer = None): pb per
+ *    partition element, and the bucket; a forward gathers its layers
+ *    as the backward's forward did;
+ *  - stage 2 keeps nothing: its step frees the partition's .grad
+ *    ("release all the gradient ... free_grad_in_param_list", "self.
+ *    averaged_gradients[i] = None"), _release_ipg_buffers at the
+ *    backward's end sets "self.ipg_buffer = None; self.
+ *    grads_in_partition = None", and backward() makes the buckets anew
+ *    ("self.ipg_buffer = []; buf_0 = torch.empty(int(self.
+ *    reduce_bucket_size) ..."): a forward alone holds neither.
  * o holds the stage's tensors as the recipe sized them (grads: g
  * elements x sb->grads); the larger phase replaces them.  bucket: the
  * flat gradient bucket's bytes the step keeps (stage 3's). */
@@ -222,6 +239,9 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	double sub = z3 ? fmin(g, DS_SUB_GROUP) : g;
 	double bwd, step, gstep;
 
+	o->ds_idle_grads = z3 ? g * pb : 0.0;
+	o->ds_idle_bucket = z3 ? bucket : 0.0;
+	o->ds_fwd_gather = z3 ? o->bytes[GP_MEM_PARAM_GATHER] : 0.0;
 	o->bytes[GP_MEM_GRADS] = g * pb * acc;
 	o->ds_grad_phase = 1;
 	o->ds_grad_bytes = pb * acc;

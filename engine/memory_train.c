@@ -608,6 +608,8 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 		/* a ZeRO split's scratch result keeps these between stages */
 		o->ds_grad_phase = 0;
 		o->ds_grad_bytes = 0;
+		o->ds_idle_grads = o->ds_idle_bucket = 0;
+		o->ds_fwd_gather = 0;
 	}
 	if ((parts & ST_ZERO) && c->ds_zero && zero >= 2 &&
 	    c->lora_rank == 0 && !c->grads_in_bwd &&

@@ -17,6 +17,39 @@ static double rl_states(const gp_mem_result *m)
 		m->bytes[GP_MEM_ADAPTER];
 }
 
+/* DeepSpeed ZeRO-2/3 (mu's gradients by phase, mem_ds_zero_phases): a
+ * state between the step and the next backward -- the rollout, the
+ * log-prob forwards -- holds no fp32 gradient, only what the optimizer
+ * keeps then (stage 3: its 16-bit partition buffer and flat bucket;
+ * stage 2: nothing); gather: its gathered layers and buffers.  Other
+ * stacks keep the update's gradients as they are (Megatron's DDP grad
+ * buffer is made once, with the model, and kept unless offloaded:
+ * rl_rollout_cap). */
+static void rl_ds_between(const gp_mem_result *mu, double gather,
+			  gp_mem_result *m)
+{
+	double g;
+
+	if (mu->ds_grad_phase != 1 && mu->ds_grad_phase != 2)
+		return;
+	/* partition elements: the phase's bytes over its bytes each */
+	g = mu->ds_grad_bytes > 0 ? mu->bytes[GP_MEM_GRADS] /
+		mu->ds_grad_bytes : 0.0;
+	m->bytes[GP_MEM_GRADS] = mu->ds_idle_grads;
+	m->bytes[GP_MEM_PARAM_GATHER] = gather;
+	m->ds_grad_phase = 3;
+	m->ds_grad_bytes = g > 0 ? mu->ds_idle_grads / g : 0.0;
+}
+
+/* The gradient bytes the update's states leave resident beside the
+ * rollout engine (rl_ds_between's, with stage 3's bucket). */
+static double rl_idle_grads(const gp_mem_result *mu)
+{
+	if (mu->ds_grad_phase == 1 || mu->ds_grad_phase == 2)
+		return mu->ds_idle_grads + mu->ds_idle_bucket;
+	return mu->bytes[GP_MEM_GRADS];
+}
+
 /* The update pass's memory with the frozen models and the critic added
  * (o: those of their own shape); returns the critic's bytes. */
 double rl_frozen(const rl_cfg *c, const rl_others_t *o, rl_result *out)
@@ -93,7 +126,7 @@ double rl_rollout_cap(const rl_cfg *c, const gp_mem_result *mu,
 		if (!c->offload_states && !c->shared_weights)
 			resident += mu->bytes[GP_MEM_WEIGHTS];
 		if (!c->offload_states)
-			resident += mu->bytes[GP_MEM_GRADS] +
+			resident += rl_idle_grads(mu) +
 				mu->bytes[GP_MEM_MASTER] +
 				mu->bytes[GP_MEM_OPTIMIZER] +
 				mu->bytes[GP_MEM_REF] +
@@ -126,10 +159,8 @@ void rl_rollout_mem(const rl_cfg *c, rl_result *out, double critic)
 		if (!c->offload_states) {
 			for (i = GP_MEM_WEIGHTS; i <= GP_MEM_OPTIMIZER; i++)
 				mr->bytes[i] = mu->bytes[i];
-			/* the grads as the update holds them (DeepSpeed
-			 * ZeRO-2/3's phase, mem_ds_zero_phases), named so */
-			mr->ds_grad_phase = mu->ds_grad_phase;
-			mr->ds_grad_bytes = mu->ds_grad_bytes;
+			/* DeepSpeed ZeRO-2/3: what stays between steps */
+			rl_ds_between(mu, mu->ds_idle_bucket, mr);
 			/* the trainer's weights are the engine's, counted
 			 * once, as the engine's (below) */
 			if (c->shared_weights)
@@ -183,6 +214,9 @@ void rl_mem_fits(const rl_cfg *c, rl_result *out)
 	mf->bytes[GP_MEM_RECOMPUTE] = 0;
 	mf->bytes[GP_MEM_VISION] = 0;
 	mf->bytes[GP_MEM_PIPE_BUFFERS] = 0;
+	/* DeepSpeed ZeRO-2/3: no fp32 gradient; stage 3's layers gathered
+	 * with its kept buffers, stage 2's buckets not made */
+	rl_ds_between(mu, mu->ds_fwd_gather, mf);
 	mem_finish(mf, c->train.capacity, &rs, 0.0);
 	/* The engine's weights and its KV pool are allocated once at
 	 * start-up and kept (memory_infer.c's rule, by which the engine

@@ -189,8 +189,9 @@ field("cpu_layers", "count", "layers held in host memory", "memory")
 field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
   "memory")
 field("grad_phase", "", "DeepSpeed ZeRO-2/3: the phase whose gradients the grads component "
-  .. "and state_bytes.grads hold, \"backward\" (16-bit partition) or \"step\" (with the fp32 "
-  .. "gradient); absent: the recipe's", "memory")
+  .. "and state_bytes.grads hold, \"backward\" (16-bit partition), \"step\" (with the fp32 "
+  .. "gradient) or \"idle\" (between step and backward: an RL step's rollout and forwards; "
+  .. "stage 3's kept 16-bit partition, nothing at stage 2); absent: the recipe's", "memory")
 field("grad_bytes", "B", "with grad_phase: the grads component's bytes per element of the "
   .. "gradient partition", "memory")
 field("params", "count", "the model's parameters", "memory")

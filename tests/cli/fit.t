@@ -207,6 +207,36 @@ my ($rl) = $o =~ /^memory: peak (\d+\.\d) GiB/m;
 ok(defined $fit && defined $rl, 'both print a peak');
 # rl prints one decimal, fit two: equal to rl's rounding (0.05 GiB).
 ok(abs($fit - $rl) <= 0.05, "fit --method grpo $fit GiB = rl's peak $rl GiB");
+# DeepSpeed ZeRO-2/3 under RL: the rollout (and the log-prob forwards)
+# run between the optimizer step and the next backward, where no fp32
+# gradient lives (engine/memory_deepspeed.c mem_ds_zero_phases, v0.14.2's
+# stage3.py and stage_1_and_2.py).  llama2-7b (6,738,415,616 parameters)
+# on 8 GPUs, colocated, zero 3: the rollout state is the peak, and it holds
+# stage 3's 16-bit partition buffer made at init, 6738415616 * 2 / 8 =
+# 1,684,603,904 B = 1.57 GiB, and its flat bucket, reduce_bucket_size 5e8
+# * 2 B = 1e9 B = 0.93 GiB; zero 2 holds no gradient there (its step
+# frees the partition, its buckets live in the backward only).  fit and
+# rl price the same state: fit's total equals rl's peak to rl's rounding.
+for my $z (2, 3) {
+  my @ds = ('llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--stack', 'deepspeed',
+            '--zero', $z);
+  ($c, $o, $e) = run_gp('fit', @ds, '--method', 'grpo');
+  is($c, 0, "fit --method grpo --zero $z exits 0");
+  like($o, qr/^RL step: the rollout state needs the most/m, "zero $z: the rollout state peaks");
+  if ($z == 3) {
+    like($o, qr/^grads\s+1\.57\s+1\.68\s+16-bit grad partition, kept between steps$/m,
+         'zero 3: the 16-bit partition, no fp32 gradient');
+    like($o, qr/^param_gather\s+0\.93\s+1\.00\s*$/m, 'zero 3: the kept flat bucket');
+  } else {
+    unlike($o, qr/^grads\s/m, 'zero 2: no gradient between steps');
+  }
+  my ($f) = $o =~ /^total\s+(\d+\.\d+)/m;
+  ($c, $o, $e) = run_gp('rl', @ds);
+  is($c, 0, "rl --zero $z exits 0");
+  my ($r) = $o =~ /^memory: peak (\d+\.\d) GiB/m;
+  ok(defined $f && defined $r && abs($f - $r) <= 0.05,
+     "zero $z: fit --method grpo $f GiB = rl's peak $r GiB");
+}
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--prompts', '16');
 is($c, 2, 'an RL option on full fine-tuning is a usage error');
 like($e, qr/--prompts applies to --method grpo\|ppo/, 'and says which methods');

@@ -84,17 +84,18 @@ local z1 = mem { zero = 1 }
 t.is(tostring(z1.grad_phase) .. " " .. z1.state_bytes.grads, "nil 6.0",
   "zero 1: BF16_Optimizer's 6 B, no phase")
 
--- An RL step's rollout state keeps the trainer's states as its update
--- holds them (engine/rl_mem.c rl_rollout_mem) and names their phase too:
--- Llama 3 8B (8,030,261,248 parameters) over 8 GPUs at ZeRO-3, a short
--- sample, so the update's peak is the step: the partition 2 B an element
--- and one 1e9-element sub-group's copy and fp32 gradient, (2 g + 6e9) / g
--- with g = N / 8.  Rounding only, 1e-12.
+-- An RL step's rollout state runs between the optimizer step and the next
+-- backward (engine/rl_mem.c rl_ds_between): no fp32 gradient, only what
+-- stage 3 keeps from init, its 16-bit partition buffer (2 B an element)
+-- and its flat bucket (reduce_bucket_size 5e8 x 2 B = 1e9 B), named
+-- "idle".  Llama 3 8B (8,030,261,248 parameters) over 8 GPUs at ZeRO-3,
+-- g = N / 8: grads 2 g, state_bytes.grads 2.  Rounding only, 1e-12.
 local rl = gp.memory { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, zero = 3,
   method = "grpo", stack = "deepspeed", prompts = 64, group = 8, prompt_len = 1024,
   response_len = 1024, recompute = "full" }
 local g8 = 8030261248 / 8
-t.ok(rl.rl_state == "rollout" and rl.grad_phase == "step" and
-     math.abs(rl.state_bytes.grads - (2 * g8 + 6e9) / g8) < 1e-12 * rl.state_bytes.grads and
-     math.abs(comp(rl, "grads") - (2 * g8 + 6e9)) < 1e-9 * comp(rl, "grads"),
-     "RL rollout state: the update's step-phase grads, named and counted so")
+t.ok(rl.rl_state == "rollout" and rl.grad_phase == "idle" and
+     math.abs(rl.state_bytes.grads - 2) < 1e-12 and
+     math.abs(comp(rl, "grads") - 2 * g8) < 1e-12 * comp(rl, "grads") and
+     math.abs(comp(rl, "param_gather") - 1e9) < 1e-12 * 1e9,
+     "RL rollout state: stage 3's kept 16-bit partition and bucket, no fp32 gradient")

@@ -44,7 +44,8 @@ local function states_line(r)
     "master %s + optimizer %s; recipe %s)%s",
     lora and "adapter states" or "model states",
     b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe
-      .. (r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
+      .. (r.grad_phase == "idle" and ", grads as ZeRO holds them between steps"
+        or r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
 end
 
 local function row(name, bytes, note)
@@ -113,6 +114,11 @@ local function component_rows(r)
   -- only in the step.
   if r.grad_phase == "step" then
     notes.grads = "the step's fp32 grad + 16-bit partition and its flat copy"
+  elseif r.grad_phase == "idle" then
+    -- between the step and the next backward (an RL step's rollout and
+    -- forwards): stage 3's buffer is made at init and kept
+    notes.grads = r.grad_bytes > 0 and "16-bit grad partition, kept between steps"
+      or "none between steps (freed after the step)"
   elseif r.grad_phase == "backward" then
     -- stage 2 from a step's second micro-batch on: two partitions
     local two = r.state_bytes and r.state_bytes.grads > r.state_bytes.weights
