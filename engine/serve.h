@@ -93,6 +93,14 @@ typedef struct serve_cfg {
 	double prefill_tokens; /* prompt tokens per attention group (a GPU
 	                          with dp_attention, else the instance) per
 	                          prefill step */
+	int mixed;            /* colocated: 1: a step that carries a prompt
+	                         chunk is one forward pass of the chunk and
+	                         the decodes (TensorRT-LLM's in-flight
+	                         batching), priced as the decode step plus
+	                         the chunk's marginal tokens
+	                         (serve_mixed_time); 0: the chunk is a
+	                         prefill step of its own (SGLang without
+	                         --enable-mixed-chunk) */
 	int redundant;        /* redundant expert slots over an EP group
 	                         (EPLB replicas of hot experts), or
 	                         SERVE_REDUNDANT_AUTO */
@@ -306,6 +314,17 @@ double serve_prefill_stall(double p, double N);
  * part of a step that expert parallelism runs on every rank's tokens
  * together. */
 double serve_step_routed(const serve_step *st);
+
+/* A colocated step of `batch` decodes per GPU that also carries a prompt
+ * chunk of k tokens on one attention group (serve_cfg.mixed): one pass,
+ * the token-wise operators (linears, MoE, all-to-all) over the decodes
+ * and the chunk's tokens together, the decodes' latent attention beside
+ * the chunk's prefill attention, the head over the decodes and the
+ * prompts the chunk completes.  Its rows and time in *out. */
+int serve_mixed_time(const gp_model *m, const roof_device *d,
+                     const serve_cfg *c, const serve_layout *L,
+                     double batch, double k, serve_step *out,
+                     gp_error *err);
 
 /* The whole deployment: memory, batch, steps, TTFT, ITL, tokens/s and
  * cost, disaggregated or colocated (and the colocated comparison).

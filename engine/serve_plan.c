@@ -174,10 +174,59 @@ static double prompt_cost(const serve_cfg *c, const serve_layout *L,
 	            coloc_stall(c, L, B, o->accept) + o->share_ep);
 }
 
+/* GPU-seconds a request's prompt costs its GPU, colocated (share), and
+ * of them the routed experts' (share_ep), at B decodes per GPU (st): a
+ * request's prompt is input / prefill_tokens chunks of its attention
+ * group, a GPU's B sequences B x a of the group's.  A chunk costs
+ *  - where the runtime runs it in the decodes' step (c->mixed), what it
+ *    adds to that step: serve_mixed_time at B less the decode step, one
+ *    weight pass for both.  TensorRT-LLM: "With this feature, sequences
+ *    in the context phase can be processed together with sequences in
+ *    the generation phase" (docs, Paged Attention, IFB, and Request
+ *    Scheduling), max_num_tokens counting both; gp.infer prices its
+ *    mixed step the same way (infer_run.c mixed_of);
+ *  - otherwise a prefill step of its own (o->pst), weights read again:
+ *    SGLang mixes only with --enable-mixed-chunk ("Enabling mixing
+ *    prefill and decode in a batch when using chunked prefill.",
+ *    server_args.py, default False). */
+static int prompt_share(const gp_model *m, const roof_device *d,
+                        const serve_cfg *c, const serve_layout *L,
+                        double B, const serve_step *st, dec *o,
+                        gp_error *err)
+{
+	double per = c->base.input / c->prefill_tokens *
+		(L->dp_attention ? 1.0 : L->tp), dt, de;
+	serve_step mx;
+
+	if (!c->mixed) {
+		o->share = o->pst.time * per;
+		o->share_ep = o->share * serve_step_routed(&o->pst) /
+			o->pst.time;
+		return GP_OK;
+	}
+	if (serve_mixed_time(m, d, c, L, B, c->prefill_tokens, &mx, err))
+		return GP_EINVAL;
+	/* What the chunk adds to the step: its rank's own part (attention,
+	 * dense and shared linears, the all-to-all it sends), which
+	 * coloc_stall stalls, and the routed experts' part, which every GPU
+	 * of the instance runs for it (the chunk's tokens spread over
+	 * their experts), the same work whenever it comes: with DP
+	 * attention each of the instance's tp ranks' chunks adds it to
+	 * every GPU, so a GPU's own chunk costs its GPU tp times the one
+	 * chunk's (the separate prefill step's routed part, where every
+	 * rank prefills at once, counts the same). */
+	dt = fmax(0.0, mx.time - st->time);
+	de = fmin(dt, fmax(0.0, serve_step_routed(&mx) -
+	                   serve_step_routed(st)));
+	o->share_ep = de * per * (L->dp_attention ? L->tp : 1.0);
+	o->share = (dt - de) * per + o->share_ep;
+	return GP_OK;
+}
+
 /* ITL a user sees at batch B. */
 static int itl_at(const gp_model *m, const roof_device *d,
                   const serve_cfg *c, const serve_layout *L, int coloc,
-                  double B, const dec *o, serve_step *st, double *itl,
+                  double B, dec *o, serve_step *st, double *itl,
                   gp_error *err)
 {
 	double eager, share;
@@ -185,6 +234,8 @@ static int itl_at(const gp_model *m, const roof_device *d,
 	if (serve_step_time(m, d, c, L, SERVE_DECODE, B, st, err))
 		return GP_EINVAL;
 	*itl = st->time / o->accept;
+	if (coloc && prompt_share(m, d, c, L, B, st, o, err))
+		return GP_EINVAL;
 	if (coloc && c->base.output > 1) {
 		if (eager_cost(m, d, c, L, B, st, o->accept, &eager, &share,
 		               err))
@@ -213,13 +264,7 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		if (serve_step_time(m, d, c, L, SERVE_PREFILL, 0, &o->pst,
 		                    err))
 			return GP_EINVAL;
-		/* A request's prompt costs input / chunk of a chunk's step
-		 * of its attention group; a GPU's B sequences are B x a of
-		 * the group's. */
-		o->share = o->pst.time * c->base.input / c->prefill_tokens *
-			(L->dp_attention ? 1.0 : L->tp);
-		o->share_ep = o->share * serve_step_routed(&o->pst) /
-			o->pst.time;
+		/* The prompts' share at the batch: itl_at. */
 	}
 	if (o->mem.max_batch < 1) {
 		no_fit_mem(o->why, sizeof o->why, &o->mem, c, "decode");

@@ -147,6 +147,7 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 		                q * nh, r, kv, Bg, 0.0, &t))
 			return GP_EINVAL;
 		b->core += t;
+		b->attn += t;
 		if (sx_bmm16(x, "v_absorb", L, nh, Tg, dv, r, &t))
 			return GP_EINVAL;
 	} else {
@@ -156,6 +157,7 @@ static int mla_attention(sx *x, double Bg, double q, double kv, int absorb,
 		                 Bg * q * nh * (dq + dv)) * ACT,
 		                q, dv, kv, Bg * nh, q, &t))
 			return GP_EINVAL;
+		b->attn += t;
 	}
 	b->core += t;
 	return GP_OK;
@@ -195,6 +197,34 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 		if (s->mla && (strcmp(o.name, "qkv") == 0 ||
 		               strcmp(o.name, "rope_kv") == 0))
 			continue;      /* mla_attention's */
+		if (s->mla && o.kind == GP_OP_ATTN && x->mix > 0.0 &&
+		    decode) {
+			/* A mixed step (block_mixed): the decodes' latent
+			 * attention, and the chunk's in the MHA form a
+			 * prefill runs it (its up-projection, its rank's
+			 * 1/a of the down-projection); MLA's projections
+			 * are read once for each, a small part of the
+			 * layer's weights (the linears after it are the
+			 * step's, read once). */
+			double k = x->mix / x->passes, qp = fmin(
+				x->c->base.input, k);
+			blk bp;
+			sx y = *x;
+
+			memset(&bp, 0, sizeof bp);
+			y.st = NULL;
+			if (mla_attention(x, x->mix_bg, q, kv, 1, b) ||
+			    mla_attention(&y, k / qp, qp, (qp + 1.0) / 2.0,
+			                  0, &bp))
+				return GP_EINVAL;
+			b->prep += bp.prep;
+			b->core += bp.core;
+			b->attn += bp.attn;
+			if (x->st)
+				x->st->compute += s->L * x->passes *
+					(bp.prep + bp.core);
+			continue;
+		}
 		if (s->mla && o.kind == GP_OP_ATTN) {
 			if (mla_attention(x, Bg, q, kv, absorb, b))
 				return GP_EINVAL;
@@ -231,6 +261,8 @@ static int layer_ops(sx *x, double B, double q, double kv, int decode,
 			b->core += t;
 		else
 			b->prep += t;
+		if (all && o.kind == GP_OP_ATTN)
+			b->attn += t;
 	}
 	return GP_OK;
 }
@@ -379,8 +411,10 @@ static double group_hot(double n, double E, double eg)
 }
 
 /* The routed experts of the GPU's Tr tokens (Tinst on the instance) and
- * the all-to-all that dispatches and combines them. */
-static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
+ * the all-to-all that dispatches and combines the Ts it sends (Tr but in
+ * a mixed step, block_mixed). */
+static int moe_routed(sx *x, double Tr, double Ts, double Tinst, int decode,
+                      blk *b)
 {
 	const shp *s = &x->s;
 	double E = s->E, k = s->k, fx = s->fx, h = s->h, xb = s->xb, t;
@@ -464,13 +498,13 @@ static int moe_routed(sx *x, double Tr, double Tinst, int decode, blk *b)
 		return GP_EINVAL;
 	b->routed += t;
 	b->down = t;
-	if (sx_a2a(x, Tr, x->c->dispatch_bytes, decode, &b->disp,
+	if (sx_a2a(x, Ts, x->c->dispatch_bytes, decode, &b->disp,
 	           &b->dbytes, &b->remote, &b->hdisp))
 		return GP_EINVAL;
 	{
 		double lg, rm;
 
-		if (sx_a2a(x, Tr, x->c->combine_bytes, decode, &b->comb,
+		if (sx_a2a(x, Ts, x->c->combine_bytes, decode, &b->comb,
 		           &lg, &rm, &b->hcomb))
 			return GP_EINVAL;
 		b->cbytes = lg;
@@ -514,6 +548,68 @@ static int outer_pass(sx *x, double Bg, double Tg, int decode, blk *b)
 	return GP_OK;
 }
 
+/* A micro-batch's decode pass that also carries k = x->mix / passes
+ * prompt tokens on one attention group (serve_mixed_time): TensorRT-
+ * LLM's in-flight batching, "sequences in the context phase can be
+ * processed together with sequences in the generation phase" (docs,
+ * Paged Attention, IFB, and Request Scheduling), one forward pass of
+ * both, as gp.infer's mixed step (infer_run.c mixed_of) prices it:
+ *  - token-wise: the layer's linears over the group's Tg + k tokens
+ *    (o_proj, dense MLP, norms), one weight read for both;
+ *  - attention: the decodes' attention at B plus the chunk's own prefill
+ *    attention, the shape serve_step_time's prefill step gives it (whole
+ *    prompts of min(input, k), causal), so the chunk's attention is what
+ *    the separate prefill step charged; with MLA (layer_ops) the
+ *    decodes' latent form and the chunk's MHA form, each with its own
+ *    projections;
+ *  - MoE: the gate and the shared experts over the rank's own tokens
+ *    (the group's k / a more a GPU), the routed experts over the
+ *    instance's tokens and the chunk's (Tinst + k, spread over the N
+ *    GPUs' experts), the all-to-all of what the rank sends (its
+ *    decodes and its share of the chunk): with DP attention the chunk's
+ *    rank is the one every other waits for;
+ *  - head: the embedding of every token, the logits and sampling of the
+ *    decodes and of the k / input prompts the chunk completes. */
+static int block_mixed(sx *x, double B, double q, double kv, blk *b)
+{
+	const shp *s = &x->s;
+	const serve_cfg *c = x->c;
+	double k = x->mix / x->passes, a = s->a, qp, Bg = B * a, Tg = Bg * q;
+	double Tr = B * q, Tinst = Tr * s->N + k, d_attn;
+	blk bd, bp;
+	sx y = *x;
+
+	qp = fmin(c->base.input, k);
+	memset(b, 0, sizeof *b);
+	x->mix_bg = Bg;
+	if (layer_ops(x, B + k / (a * q), q, kv, 1, b))
+		return GP_EINVAL;
+	if (!s->mla) {
+		/* The attention rows layer_ops priced over Tg + k decodes
+		 * become the decodes' and the chunk's (the step's compute
+		 * sums the rows; MLA's are split in layer_ops). */
+		y.st = NULL;
+		y.mix = 0.0;
+		memset(&bd, 0, sizeof bd);
+		memset(&bp, 0, sizeof bp);
+		if (layer_ops(&y, B, q, kv, 1, &bd) ||
+		    layer_ops(&y, k / qp / a, qp, (qp + 1.0) / 2.0, 0, &bp))
+			return GP_EINVAL;
+		d_attn = bd.attn + bp.attn - b->attn;
+		b->core += d_attn;
+		b->attn += d_attn;
+		if (x->st)
+			x->st->compute += s->L * x->passes * d_attn;
+	}
+	if (sx_tp_colls(x, Tg + k, Tinst, b))
+		return GP_EINVAL;
+	if (s->nm > 0 && (moe_gate_shared(x, Tr + k / a, Tg + k, b) ||
+	                  moe_routed(x, Tinst / s->N, Tr + k / a, Tinst, 1,
+	                             b)))
+		return GP_EINVAL;
+	return outer_pass(x, Tg + k / c->base.input, Tg + k, 0, b);
+}
+
 /* One pass of the model over a micro-batch of B sequences per GPU, each
  * bringing q query tokens at a mean KV length kv. */
 static int block(sx *x, double B, double q, double kv, int decode, blk *b)
@@ -521,12 +617,14 @@ static int block(sx *x, double B, double q, double kv, int decode, blk *b)
 	const shp *s = &x->s;
 	double Bg = B * s->a, Tg = Bg * q, Tr = B * q, Tinst = Tr * s->N;
 
+	if (decode && x->mix > 0.0)
+		return block_mixed(x, B, q, kv, b);
 	memset(b, 0, sizeof *b);
 	if (layer_ops(x, B, q, kv, decode, b) ||
 	    sx_tp_colls(x, Tg, Tinst, b))
 		return GP_EINVAL;
 	if (s->nm > 0 && (moe_gate_shared(x, Tr, Tg, b) ||
-	                  moe_routed(x, Tr, Tinst, decode, b)))
+	                  moe_routed(x, Tr, Tr, Tinst, decode, b)))
 		return GP_EINVAL;
 	return outer_pass(x, Bg, Tg, decode, b);
 }
@@ -704,6 +802,7 @@ static int pass(sx *x, double B, double q, double kv, int decode,
 		double e, l, one, ext;
 
 		y.st = NULL;
+		y.mix = 0.0;   /* the drafts run the decodes alone */
 		if (block(&y, B / mb, 1.0, kv, decode, &bd) ||
 		    block(&y, B / mb, q, kv, decode, &bx))
 			return GP_EINVAL;
@@ -770,6 +869,30 @@ int serve_step_time(const gp_model *m, const roof_device *d,
 	out->batch = B;
 	out->tokens = Tg / x.s.a;
 	return pass(&x, B, q, kv, 0, 1, out, &layer);
+}
+
+int serve_mixed_time(const gp_model *m, const roof_device *d,
+                     const serve_cfg *c, const serve_layout *L,
+                     double batch, double k, serve_step *out,
+                     gp_error *err)
+{
+	sx x;
+	double layer;
+
+	if (!out || !L)
+		return gp_fail(err, "serve_mixed_time: NULL argument");
+	if (!gp_finite(k) || k <= 0.0 || k > GP_AMOUNT_MAX)
+		return gp_fail(err, "serve_mixed_time: the chunk must be a "
+		               "positive number of tokens (got %g)", k);
+	if (serve_step_time(m, d, c, L, SERVE_DECODE, batch, out, err))
+		return GP_EINVAL;
+	setup(&x, m, d, c, L, err);
+	x.mix = k;
+	memset(out, 0, sizeof *out);
+	out->batch = batch;
+	out->tokens = batch * (1.0 + c->mtp) + k / x.s.a;
+	return pass(&x, batch, 1.0 + c->mtp, c->base.input +
+	            c->base.output / 2.0, 1, 1, out, &layer);
 }
 
 double serve_accept_length(int mtp, double a, double r)

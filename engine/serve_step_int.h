@@ -32,6 +32,11 @@ typedef struct sx {
 	                        (serve_cfg.m_tile; roofline.h) */
 	double m_tile_grouped; /* the masked grouped GEMM's
 	                        (serve_cfg.m_tile_grouped) */
+	double mix;          /* prompt tokens of a chunk one attention group
+	                        carries in this decode step (serve_mixed_
+	                        time); 0: none */
+	double mix_bg;       /* with mix: the decodes' sequences in the
+	                        attention group */
 } sx;
 
 /* Per layer (one pass of one micro-batch), split as the stages of the
@@ -47,6 +52,7 @@ typedef struct blk {
 	double shared;       /* s, shared experts */
 	double routed;       /* s, routed experts and their permutation */
 	double down;         /* s, of which the down GEMM */
+	double attn;         /* s, of core, the attention kernels */
 	double outer;        /* s, embed, norm, logits, sample */
 	double proj;         /* s, the MTP projection (draft passes) */
 	double tp_dense, tp_moe; /* s, TP collectives per layer */

@@ -247,6 +247,19 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     fail("infer: itl_max must be a positive time, at most an hour (got %s)", shown(a.itl_max))
   end
   local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
+  -- Colocated, TensorRT-LLM runs a prompt chunk in the decodes' step
+  -- (in-flight batching: "sequences in the context phase can be processed
+  -- together with sequences in the generation phase", docs, Paged
+  -- Attention, IFB, and Request Scheduling): one weight pass for both
+  -- (engine/serve_plan.c prompt_share).  SGLang, this model's default,
+  -- prefills a chunk in a step of its own unless --enable-mixed-chunk
+  -- ("Enabling mixing prefill and decode in a batch when using chunked
+  -- prefill.", server_args.py, default False).
+  local mixed = a.runtime == "trtllm" and not disagg
+  if mixed then
+    default("mixed steps (TensorRT-LLM's in-flight batching: a prompt chunk runs in the "
+      .. "decodes' step)")
+  end
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
@@ -256,7 +269,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
-    itl_max = itl, prefill_tokens = pt, redundant = red, imbalance = imb,
+    itl_max = itl, prefill_tokens = pt, mixed = mixed, redundant = red, imbalance = imb,
     mtp = mtp, mtp_layers = model.mtp_layers or 0, acceptance = acc, a2a = a2a,
     accept_decay = (mtp > 1 and acc == nil) and M.ACCEPT_DECAY or 1.0,
     spec_host = L.spec_host, spec_host_dp = L.spec_host_dp,

@@ -123,10 +123,58 @@ t.near(m.spec_host_ms, 6.10310, 1e-4, "SGLang's host work a speculative step, DP
 local mtp_tp = gp.infer(with { gpus = 16, ep = 16, batch = 4, mtp = 1 })
 t.near(mtp_tp.spec_host_ms, 1.10677, 1e-4, "TP attention: the single-GPU figure")
 local mt = gp.infer(with { gpus = 16, ep = 16, dp_attention = true, batch = 32, mtp = 1,
-                           runtime = "trtllm" })
+                           runtime = "trtllm", two_batch_overlap = m.two_batch_overlap })
 t.is(mt.spec_host_ms, 0, "none for TensorRT-LLM")
 t.near(m.step_ms - mt.step_ms, m.spec_host_ms, 1e-9, "the host's part adds to the step")
 t.is(r.spec_host_ms, 0, "none without drafts")
+-- Colocated under TensorRT-LLM a prompt chunk rides in the decodes' step
+-- (in-flight batching: serve.lua sets the engine's `mixed`); under SGLang,
+-- without --enable-mixed-chunk, it is a prefill step of its own.  The same
+-- captured config both ways (core.serve), here one H200 node, EP8, DP
+-- attention, 64 decodes a rank, 1024-token prompts in 1024-token chunks
+-- (the shape of the TensorRT-LLM ADP rows): mixed, a chunk costs what it
+-- adds to the step of 64 decodes (serve_plan.c prompt_share), so a
+-- prompt's GPU-seconds are fewer than in prefill steps that read every
+-- weight again, and its routed experts' part fewer too (their weights are
+-- read for the decodes anyway); the decode step is the same, and the ITL
+-- keeps its form.  The comparisons fail if the flag is not read (equal
+-- shares); the identity is exact but for rounding (1e-12).
+do
+  local core = require "gpuplan.core"
+  local real, cap = core.serve, {}
+  local one = { model = "deepseek-v3", gpu = "h200-sxm", weights = "fp8", input = 1024,
+                output = 2048, gpus = 8, ep = 8, dp_attention = true, batch = 64,
+                prefill_tokens = 1024 }
+  local function node(x)
+    local a = {}
+    for k, v in pairs(one) do a[k] = v end
+    for k, v in pairs(x) do a[k] = v end
+    return a
+  end
+  core.serve = function(m, d, s) cap[#cap + 1] = { m, d, s }; return real(m, d, s) end
+  local mx = gp.infer(node { runtime = "trtllm", two_batch_overlap = false })
+  local sg = gp.infer(node { runtime = "sglang", two_batch_overlap = false })
+  local dg = gp.infer(node { runtime = "trtllm", gpus = 16, disagg = true,
+                             two_batch_overlap = false })
+  core.serve = real
+  t.ok(mx.fits and sg.fits and dg.fits, "the three fit")
+  t.is(cap[1][3].mixed, true, "TensorRT-LLM colocated: mixed steps")
+  t.ok(t.said(mx, "^mixed steps"), "... and says so")
+  t.ok(not cap[2][3].mixed and not t.said(sg, "^mixed steps"), "SGLang: a prefill step apart")
+  t.ok(not cap[3][3].mixed, "disaggregated: no decodes to mix with")
+  local c = {}
+  for k, v in pairs(cap[1][3]) do c[k] = v end
+  c.mixed = false
+  local add, mix = real(cap[1][1], cap[1][2], c), real(cap[1][1], cap[1][2], cap[1][3])
+  t.is(mix.decode.step.time, add.decode.step.time, "the decode step is the same")
+  t.ok(mix.prefill_share < add.prefill_share,
+       "a prompt's chunks cost less in the decodes' step than in steps of their own")
+  t.ok(mix.prefill_experts > 0 and mix.prefill_experts < add.prefill_experts,
+       "... the routed experts' part too")
+  t.near(mx.itl_s, mx.tpot_s + mx.batch * ((mx.prefill_share_s - mx.prefill_experts_s)
+           * mx.prefill_stall + mx.prefill_experts_s) / (2048 - 1) + mx.eager_s, 1e-12,
+         "mixed: ITL = decode step + the instance's prompt chunks over the output")
+end
 
 -- Disaggregated: the pools split, the ratio that balances them.
 local dg = gp.infer(with { gpu = "h800-sxm", gpus = 96, ep = 64, dp_attention = true,
