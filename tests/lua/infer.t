@@ -379,6 +379,70 @@ t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.10.1" }, nil, 131072
      "not under V1")
 t.ok(not has(predict(cp_case(oct, nil, 32768), gp.catalog()), CP), "not at a 32K context")
 t.ok(not has(predict(cp_case(oct, nil, nil), gp.catalog()), CP), "not without a stated context")
+-- The rule's edges, each a case that flips when its bound moves: the
+-- context test is "max_model_len > 32768", so 32769 takes it; the first
+-- release after PR #6666 is 0.5.4 (0.5.3 does not); on ROCm the last
+-- release before PR #11146 is 0.6.4 (0.6.5 does not).
+t.ok(has(predict(cp_case(oct, nil, 32769), gp.catalog()), CP), "a 32769-token context takes it")
+t.ok(has(predict(cp_case({ title = "vLLM", version = "0.5.4" }, nil, 131072), gp.catalog()), CP),
+     "from 0.5.4, the first release after #6666")
+t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.5.3" }, nil, 131072), gp.catalog()), CP),
+     "not in 0.5.3")
+t.ok(has(predict(cp_case({ title = "vLLM", version = "0.6.4" }, "mi300x", 131072), gp.catalog()), CP),
+     "on MI300X in 0.6.4")
+t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.6.5" }, "mi300x", 131072), gp.catalog()), CP),
+     "not on MI300X from 0.6.5, the first release after #11146")
+t.ok(has(predict(cp_case({ title = "vLLM", version = "0.6.5" }, nil, 131072), gp.catalog()), CP),
+     "... still on an NVIDIA card in 0.6.5")
+-- arg_utils.py's exclusions: "not use_sliding_window ... and not
+-- self.enable_lora" (and not a multimodal model, below the MLA rows).
+local swc = cp_case(oct, nil, 131072)
+swc.model.sliding_window = { size = 4096 }
+t.ok(not has(predict(swc, gp.catalog()), CP), "not for a sliding-window model")
+local lrc = cp_case(oct, nil, 131072)
+lrc.workload.lora = { rank = 8, targets = { "q", "v" } }
+t.ok(not has(predict(lrc, gp.catalog()), CP), "not with LoRA")
+-- The budget is SchedulerConfig's 512 tokens a step, not the engine's
+-- default: the predicted tokens/s is gp.infer's at the same case's
+-- arguments (V0's max_num_seqs 256, the FP8 H200 case, here 1024 in /
+-- 2048 out) with max_num_tokens 512 and chunked_prefill, the same run, so
+-- equal to rounding (1e-9).  The budget binds: the room beside 256
+-- decodes is 512 - 256 = 256 tokens, so a 1024-token prompt takes
+-- ceil(1024 / 256) = 4 steps; at a 1024 budget the room is 768 and it
+-- takes 2, a different share of mixed steps and so a different rate.
+local function cpc()
+  local c = cp_case(oct, nil, 131072)
+  c.workload.input_len = 1024
+  return c
+end
+local cpr = predict(cpc(), gp.catalog())
+local function cpi(tok)
+  return infer.infer { model = cpc().model, gpu = "h200-sxm", weights = "fp8", runtime = "vllm",
+                       input = 1024, output = 2048, max_batch = 256, max_num_tokens = tok,
+                       chunked_prefill = true }.tokens_per_s
+end
+t.near(cpr.value, cpi(512), 1e-9, "the V0 budget is 512 tokens a step")
+t.ok(math.abs(cpi(1024) / cpr.value - 1) > 1e-6, "... which a 1024 budget would not match")
+-- An MLA model (DeepSeek-V2 Lite's attention, from its config.json:
+-- q_lora_rank 0, kv_lora_rank 512, qk_nope 128, qk_rope 64, v 128):
+-- vllm PR #12642 (2025-02-01, in 0.7.1) forces chunked prefill off when
+-- MLA is enabled, and V0 kept it off ("Chunked prefill not supported for
+-- Multimodal or MLA in V0").  Before 0.7.1 vLLM had no MLA path, and the
+-- long-context rule applied.
+local function mla_case(src)
+  local c = cp_case(src, nil, 163840)
+  c.model.mla = { q_lora_rank = 0, kv_lora_rank = 512, qk_nope_head_dim = 128,
+                  qk_rope_head_dim = 64, v_head_dim = 128 }
+  return c
+end
+t.ok(has(predict(mla_case { title = "vLLM", version = "0.7.0" }, gp.catalog()), CP),
+     "MLA model in 0.7.0 (no MLA path yet): chunked prefill")
+t.ok(not has(predict(mla_case { title = "vLLM", version = "0.7.1" }, gp.catalog()), CP),
+     "MLA model from 0.7.1: not (PR #12642)")
+t.ok(has(predict(mla_case { title = "vLLM", date = "2025-01-31" }, gp.catalog()), CP),
+     "... by date: on 2025-01-31")
+t.ok(not has(predict(mla_case { title = "vLLM", date = "2025-02-01" }, gp.catalog()), CP),
+     "... not from 2025-02-01")
 -- The mixed steps (infer_run.c mixed_steps, mixed_step).  Llama 3.1 8B
 -- bf16 on one H100, 384 requests of 128 in / 128 out, a 512-token budget:
 -- the room beside the 384 decodes is 128 tokens, and the prompts need 384

@@ -189,15 +189,26 @@ local PROFILES = {
       -- a case that states neither, or a model without max_seq, keeps the
       -- engine's budget.  Not modelled: the Triton prefix-prefill kernel's
       -- own speed, for which no rate was found.
+      -- An MLA model (DeepSeek V2/V3) is left out from 0.7.1, the release
+      -- that brought vLLM's MLA attention (PR #12601): vllm PR #12642
+      -- (2025-02-01, "Disable chunked prefill and/or prefix caching when MLA
+      -- is enabled") made VllmConfig log "MLA is enabled; forcing chunked
+      -- prefill and prefix caching to be disabled" and set
+      -- enable_chunked_prefill = False, and the later V0 defaults
+      -- (engine/arg_utils.py _set_default_args_v0) keep it: "Chunked prefill
+      -- not supported for Multimodal or MLA in V0".  Before 0.7.1 vLLM ran
+      -- these models without MLA, so the long-context rule applied to them.
       local ms = model.max_seq
       local amd = tostring(g.vendor or ""):upper() == "AMD"
+      local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
       local on
       if ver then
         local maj, min, pat = tostring(ver):match("^(%d+)%.(%d+)%.?(%d*)")
         local n = maj and tonumber(maj) * 10000 + tonumber(min) * 100 + (tonumber(pat) or 0)
-        on = n ~= nil and n >= 504 and (not amd or n < 605)
+        on = n ~= nil and n >= 504 and (not amd or n < 605) and not (mla and n >= 701)
       elseif date then
-        on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12")
+        on = tostring(date) >= "2024-07-23" and (not amd or tostring(date) < "2024-12-12") and
+          not (mla and tostring(date) >= "2025-02-01")
       end
       local wl = case and case.workload or {}
       if on and type(ms) == "number" and ms > 32768 and a.max_num_tokens == nil and
