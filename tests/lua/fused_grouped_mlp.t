@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(22)
+t.plan(24)
 
 local op = t.op
 -- GB200 streams at 8e12 B/s x 0.85 (catalog achievable.hbm).
@@ -52,6 +52,29 @@ t.near(dd(u8, u4, f8, f4, "moe_down", "fwd"), (4 + mx) * da / bw, 1e-6,
 -- elements, the cast (2 + 2 + mx) B each: 65.2 us for the added tokens.
 t.near(dd(u8, u4, f8, f4, "moe_up", "bwd"), (4 + mx) * 2 * da / bw, 1e-6,
        "fc1's dY comes cast from fc2's dgrad epilogue")
+
+-- The epilogues' own bytes, where the GEMMs stream (few tokens): fc1's
+-- forward writes fc2's input twice in 1 B (FUSED_MLP_FWD_B = 2 B an
+-- element of a) and fc2's dgrad reads the saved 16-bit pre-activation
+-- (2 a x 2 B) and writes fc1's dY twice in 1 B (2 a x 2 B) where a dgrad
+-- writes its 2 a x 2 B output: (2 A + 4 - A) a = 6 a bytes.  A grouped
+-- fp8 GEMM streams at GB200's 6.8e12 B/s x ROOF_GEMV_BW 0.94 (roofline.c:
+-- no fp8 stream fraction in the catalog).  From 64 to 128 tokens a
+-- sequence the fused GEMMs' time grows by these bytes over TEGroupedMLP's
+-- (the rest cancels as above): 2 da / rate forward, 6 da / rate for fc2's
+-- dgrad, da = 64 x 4 x 2880 = 737,280.  Tolerance 3%: at 16 to 32 tokens
+-- an expert the MMAs still overlap the stream (roofline.c roof_overlap,
+-- d time / d bytes = 1 - 1.5 (t_compute / t_memory)^4 there, and the
+-- experts' expected tiles move with the tokens), measured 0.995 and 0.997
+-- of the bytes' time; a 1 B or 3 B epilogue would be 50% off.
+local s64, s128 = run { seq = 64 }, run { seq = 128 }
+local g64, g128 = run { seq = 64, fused_grouped_mlp = true },
+  run { seq = 128, fused_grouped_mlp = true }
+local rate, de = bw * 0.94, 64 * 4 * 2880
+t.near(dd(g128, g64, s128, s64, "moe_up", "fwd") / (2 * de / rate), 1, 0.03,
+       "fc1's epilogue writes fc2's input twice in 1 B (FUSED_MLP_FWD_B)")
+t.near(dd(g128, g64, s128, s64, "moe_down", "bwd") / (6 * de / rate), 1, 0.03,
+       "fc2's dgrad epilogue reads the pre-activation and writes fc1's dY twice")
 
 -- The per-expert launches: the fused kernels are one launch for the 16
 -- local experts, where TEGroupedMLP pays 15 more GEMM gaps (GB200's
