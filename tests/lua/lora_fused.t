@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(2)
+t.plan(4)
 
 local function job(x)
   local j = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, precision = "fp8", seq = 4096,
@@ -43,3 +43,31 @@ t.near(got, 77888 / 69728, 1e-4, "adapter traffic: forward in + 2r + 6out, backw
 -- targets name (NeMo adapts linear_qkv with one adapter): q,v costs what
 -- q,k,v does.
 t.is(lora(gp.train(job { lora_targets = "q,v" })).fwd, a.fwd, "one adapter over the fused qkv")
+
+-- Its launches (FUSED_LORA_OPS): the adapter is four kernels a fused op
+-- (A, B, the scaling, the add).  Where the host sets the layer's pace
+-- (bf16, 64 tokens a micro-batch), the forward's ops with the host's wait
+-- (host_wait = host time - GPU time) sum to the host's time, nk launches
+-- x 24.84 us (GP_EAGER_OP_TIME, engine/common.h, no per-host figure in
+-- the job), so one adapted op more (gate,up: the fused linear_fc1, or o:
+-- linear_proj) adds 4 x 24.84 = 99.36 us to that sum, whatever its GPU
+-- time.  Float rounding only (1e-9 of the 4).
+local function fwd_sum(r)
+  local s, wait = 0, false
+  for _, o in ipairs(r.ops) do
+    s = s + o.fwd
+    if o.name == "host_wait" and o.fwd > 0 then wait = true end
+  end
+  return s, wait
+end
+local function h16(targets)
+  local j = job { precision = "bf16", seq = 64, lora_targets = targets }
+  j.fp8_scaling = nil
+  return gp.train(j)
+end
+local s0, w0 = fwd_sum(h16 "q,k,v")
+local s1, w1 = fwd_sum(h16 "q,k,v,gate,up")
+local s2, w2 = fwd_sum(h16 "q,k,v,o")
+t.ok(w0 and w1 and w2, "the host sets the pace at 64 tokens")
+t.ok(math.abs((s1 - s0) / 24.84e-6 - 4) < 4e-9 and math.abs((s2 - s0) / 24.84e-6 - 4) < 4e-9,
+     "an adapted fused op launches 4 kernels: A, B, the scaling, the add")
