@@ -699,6 +699,48 @@ local t32, t256 = tree_at(32 * 2 ^ 20), tree_at(S)
 t.is(t32.proto .. "/" .. t256.proto, "ll128/ll128", "P5 tree fill: both sizes run LL128")
 t.near(t256.latency - t32.latency, 8 * (307200 / (2 * 12.5e9 * 0.85) - 76800 / (12.5e9 * 0.85)), 1e-9,
        "P5 tree: each of the 8 network hops carries its first step whole, on the rails it is striped over")
+-- The striped step leaves through the one GPU's path to its NICs
+-- (nic_path_bw caps the rails' sum, comm_algo.c net_msg_time).  With that
+-- path at 15 GB/s -- above one NIC's 10.625 GB/s, so the 32 MiB step's
+-- single stripe and the per-NIC and per-node rates stay as they are
+-- (comm.c caps those only above the path) -- the 256 MiB step's two
+-- stripes cross at 15 GB/s, not 21.25: 8 x (307200 / 15e9 - 76800 /
+-- 10.625e9) = 8 x 13.252 = 106.0 us.  Same 1 ns.
+local path0 = p5t.nic_path_bw
+p5t.nic_path_bw = 15e9
+local c32, c256 = tree_at(32 * 2 ^ 20), tree_at(S)
+p5t.nic_path_bw = path0
+t.near(c256.latency - c32.latency, 8 * (307200 / 15e9 - 76800 / (12.5e9 * 0.85)), 1e-9,
+       "P5 tree: the striped step no faster than the GPU's path to its NICs")
+-- The other protocols' steps (tree_net_step_bytes): LL's 32 KiB chunk
+-- (NCCL's DEFAULT_LL_BUFFSIZE / NCCL_STEPS, 8-byte lines of 4 data bytes:
+-- x 2 on the wire) and Simple's 512 KiB (DEFAULT_BUFFSIZE 4 MiB /
+-- NCCL_STEPS 8).  A channel's share below the chunk is one step.  On the
+-- same P5 over 16 channels: LL at 32 MiB: min(32768, 2 MiB) x 2 = 65536
+-- B, one stripe, 65536 / 10.625e9 = 6.168 us a hop; at 256 KiB: 16384 x
+-- 2 = 32768 B, 3.084 us.  Simple at 256 MiB: 524288 B, four 128 KiB
+-- stripes; at 2 MiB 131072 B, one stripe, 12.34 us.  Striped over the
+-- rails a chunk of 256 or 512 KiB crosses in the same time, so the
+-- path is held at 15 GB/s (above): 524288 / 15e9 = 34.95 us.  Each
+-- difference is the 8 hops' crossings (the rest of the latency does not
+-- depend on the size); 1 ns.
+-- The protocol is set by a tuner region over every size and rank count
+-- (nic_nccl.regions, as AWS's tuner sets it).
+local function tree_proto(bytes, proto)
+  p5t.nic_nccl = nccl_with { regions = { { algo = "tree", proto = proto,
+    vertices = { { 0, 1 }, { 2 ^ 40, 1 }, { 2 ^ 40, 2 ^ 20 }, { 0, 2 ^ 20 } } } } }
+  local r = gp.comm { op = "all_reduce", bytes = bytes, gpus = 128, topology = p5t }
+  p5t.nic_nccl = efa_nccl
+  assert(r.algo == "tree" and r.proto == proto, r.algo .. "/" .. r.proto)
+  return r
+end
+t.near(tree_proto(32 * 2 ^ 20, "ll").latency - tree_proto(256 * 2 ^ 10, "ll").latency,
+       8 * (65536 - 32768) / (12.5e9 * 0.85), 1e-9, "P5 tree, LL: a 32 KiB chunk, twice on the wire")
+p5t.nic_path_bw = 15e9
+local sl = tree_proto(S, "simple").latency - tree_proto(2 * 2 ^ 20, "simple").latency
+p5t.nic_path_bw = path0
+t.near(sl, 8 * (524288 / 15e9 - 131072 / (12.5e9 * 0.85)), 1e-9,
+       "P5 tree, Simple: a 512 KiB chunk")
 
 -- AWS's region tuner (efa-100's nccl.regions, nccl_ofi_regions.cpp
 -- v1.16.3, 8 ranks a node): on 16 x 8 P5 (128 ranks) 32 and 256 MiB lie
