@@ -483,6 +483,24 @@ t.ok(ck.eager_steps == 1, "... every step carries a prompt")
 local cl = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 64, input = 128,
                          output = 2048, max_num_tokens = 512, chunked_prefill = true }
 t.near(cl.eager_steps, 64 / 2047, 1e-12, "a prompt in 64 / 2047 of the steps")
+-- What those steps add over the graph (eager_s: infer_run.c mixed_steps,
+-- r->eager): the share of steps with a prompt x (the step of decodes and
+-- prompt tokens launched from the stream - the same step replayed as a
+-- graph), each a step of dec + k rows at the run's mean context.  The
+-- budget-bound run: every step, 384 + 128 = 512 rows at 128 + 128 / 2 =
+-- 192; the light one: 64 / 2047 of the steps, 64 decodes + 64 x 128 /
+-- 2047 / (64 / 2047) = 128 prompt tokens = 192 rows at 128 + 2048 / 2 =
+-- 1152.  Each side is a kernels and a graphs step of gp.infer at that
+-- batch and lengths, the same rows, so to rounding (1e-9).
+local function rt_gap(b, out)
+  local function itl(rt)
+    return infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = b, input = 128,
+                         output = out, runtime = rt }.itl_s
+  end
+  return itl("kernels") - itl(nil)
+end
+t.near(ck.eager_s, rt_gap(512, 128), 1e-9, "budget-bound: every step off the graph")
+t.near(cl.eager_s, 64 / 2047 * rt_gap(192, 2048), 1e-9, "light: 64 / 2047 of the steps off it")
 t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512,
   input = 128, output = 128, max_num_tokens = 512, chunked_prefill = true } end,
   "chunked prefill needs max_num_tokens (512) above the decode batch (512)",
