@@ -395,13 +395,18 @@ t.ok(not has(predict(cp_case({ title = "vLLM", version = "0.6.5" }, "mi300x", 13
 t.ok(has(predict(cp_case({ title = "vLLM", version = "0.6.5" }, nil, 131072), gp.catalog()), CP),
      "... still on an NVIDIA card in 0.6.5")
 -- arg_utils.py's exclusions: "not use_sliding_window ... and not
--- self.enable_lora" (and not a multimodal model, below the MLA rows).
+-- self.enable_lora", and a multimodal model (a vision tower), as the
+-- rule's comment in predict/infer.lua states them.
 local swc = cp_case(oct, nil, 131072)
 swc.model.sliding_window = { size = 4096 }
 t.ok(not has(predict(swc, gp.catalog()), CP), "not for a sliding-window model")
 local lrc = cp_case(oct, nil, 131072)
 lrc.workload.lora = { rank = 8, targets = { "q", "v" } }
 t.ok(not has(predict(lrc, gp.catalog()), CP), "not with LoRA")
+local vic = cp_case(oct, nil, 131072)
+vic.model.vision = { layers = 24, hidden = 1024, heads = 16, ffn_hidden = 4096,
+                     image_size = 336, patch_size = 14 }
+t.ok(not has(predict(vic, gp.catalog()), CP), "not for a multimodal model")
 -- The budget is SchedulerConfig's 512 tokens a step, not the engine's
 -- default: the predicted tokens/s is gp.infer's at the same case's
 -- arguments (V0's max_num_seqs 256, the FP8 H200 case, here 1024 in /
