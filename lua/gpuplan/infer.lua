@@ -60,7 +60,8 @@
 --   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
 --             a step in all (vLLM's chunked prefill, TensorRT-LLM's in-flight
 --             batching; infer_run.c mixed_steps, run_finite; the CLI's
---             --chunked-prefill); the MoE serving model refuses it (it
+--             --chunked-prefill; on by default for runtime trtllm and vllm,
+--             M.mixes); the MoE serving model refuses it (it
 --             chunks its prompts by prefill_tokens itself)
 --   requests  a run of this many requests issued at once: tokens_per_s over
 --             the run, the batch's fill and drain included (trtllm-bench's
@@ -244,6 +245,21 @@ M.fused_qk_norm_rope = { trtllm = true, ["nim-http"] = true }
 -- the input is an Fp4QuantizedTensor).  NIM's profiles are TensorRT engines
 -- whose plugins fuse the quantisation into the norm: not counted there.
 M.act_quant = { trtllm = true }
+
+-- Runtimes that run a request's prompt tokens inside the decode steps
+-- rather than in prefill steps of their own (chunked_prefill's pricing,
+-- engine/infer_run.c mixed_time), said on the defaults line: TensorRT-LLM's
+-- in-flight batching ("sequences in the context phase can be processed
+-- together with sequences in the generation phase", docs, Paged Attention,
+-- IFB, and Request Scheduling) and vLLM's V1 engine, the one vLLM runs
+-- since 0.8 ("In vLLM V1, chunked prefill is always enabled by default",
+-- docs, configuration/optimization.md).  SGLang mixes only with
+-- --enable-mixed-chunk (server_args.py, default False); a V0 release is a
+-- validation profile's to state (predict/infer.lua).
+M.mixes = {
+  trtllm = "in-flight batching, TensorRT-LLM: prompts run in the decode steps",
+  vllm = "vLLM V1 always chunks the prefill: prompts run in the decode steps",
+}
 
 -- Runtimes whose fused MoE permutes the tokens' rows into the experts'
 -- blocks in a kernel of its own before the first grouped GEMM
@@ -553,6 +569,10 @@ function M.setup(a)
   if kv_said then default(kv_said) end
   local tp = int_arg(a, "tp", 1) or options.default("tp")
   local pp = int_arg(a, "pp", 1) or options.default("pp")
+  -- The runtime's own mixing (M.mixes), where the user did not say; the
+  -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
+  local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
+    M.mixes[a.runtime or ""] or nil
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
     compute = core().infer_compute_dtype(d, base or "bf16"),
@@ -562,7 +582,7 @@ function M.setup(a)
     output = tokens_arg(a, "output") or options.default("output"),
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
-    chunked = a.chunked_prefill == true or nil,
+    chunked = a.chunked_prefill == true or (mixes and true) or nil,
     requests = int_arg(a, "requests", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
@@ -595,6 +615,7 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  if mixes then default("chunked_prefill (" .. mixes .. ")") end
   -- With chunked_prefill the step's token budget decides how many steps
   -- carry a prompt (engine/infer_run.c mixed_steps): the engine's default
   -- (engine/infer.c, TensorRT-LLM's 8192) is said, not taken in silence.

@@ -572,7 +572,7 @@ opt { name = "offload_layers", type = "int", metavar = "N", commands = "infer",
     .. "layers over GPUs; accelerate's device_map)",
   suggest = { "cpu_layers", "n_cpu_layers" } }
 opt { name = "chunked_prefill", type = "flag", commands = "infer",
-  default = "off: prefill steps of their own",
+  default = "on for runtime trtllm and vllm, which mix; else prefill steps of their own",
   help = "prompts ride in the decode steps, max_num_tokens a step in all (vLLM's "
     .. "--enable-chunked-prefill, TensorRT-LLM's in-flight batching); one model on its "
     .. "replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, "

@@ -211,9 +211,12 @@ is($c, 2, 'infer with two models: usage error');
 # figures from the same JSON (1e-9 relative: the same arithmetic in
 # another order).  A count below 1 or not whole names the flag; the MoE
 # serving model prices the steady state and refuses it.
+# TensorRT-LLM mixes prompts into decode steps by default (gp.infer's
+# M.mixes); --no-chunked-prefill keeps the prefill apart, the formula
+# checked here.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--runtime', 'trtllm',
                       '--weights', 'fp8', '--input', '1000', '--output', '200',
-                      '--requests', '1', '--format', 'json');
+                      '--requests', '1', '--no-chunked-prefill', '--format', 'json');
 is($c, 0, '--requests 1: exit 0');
 my %rq = map { my ($v) = $o =~ /"$_":([-\d.eE+]+)/; ($_ => $v) }
     qw(tokens_per_s prefill_share_s itl_batch1_s);

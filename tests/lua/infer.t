@@ -345,6 +345,29 @@ t.ok(has(tr, "chunked_prefill (in-flight batching"), "TensorRT-LLM: in-flight ba
 t.ok(not has(v0, "chunked_prefill"), "vLLM V0 at an unstated context: prefill steps of their own")
 t.ok(not has(predict(vllm_case { title = "SGLang bench_offline_throughput" }, gp.catalog()),
              "chunked_prefill"), "SGLang: prefill batches of their own")
+-- The same rule where a user names the runtime (gp.infer's M.mixes, one
+-- table for the CLI, Lua and the profiles above): runtime trtllm or vllm
+-- without chunked_prefill prices exactly the run chunked_prefill = true
+-- prices (equal to rounding, 1e-12), says so on the defaults line, and
+-- chunked_prefill = false takes it back; sglang and graphs keep prefill
+-- steps of their own, as chunked_prefill = false does.  A 2048-token
+-- prompt beside 64 decodes is where the two pricings differ (the mixed
+-- step reads the weights once for both), so the last check can fail.
+local function run(rt, ch)
+  return infer.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = rt, input = 2048,
+                       output = 256, batch = 64, chunked_prefill = ch }
+end
+for _, rt in ipairs { "trtllm", "vllm" } do
+  local d = run(rt)
+  t.near(d.tokens_per_s, run(rt, true).tokens_per_s, 1e-12, rt .. ": chunked by default")
+  t.ok(has({ defaults = d.defaults }, "chunked_prefill ("), rt .. ": ... and says so")
+  t.ok(not has({ defaults = run(rt, false).defaults }, "chunked_prefill ("),
+       rt .. ": chunked_prefill = false takes it back")
+end
+t.near(run("sglang").tokens_per_s, run("sglang", false).tokens_per_s, 1e-12,
+       "sglang: prefill steps of their own")
+t.ok(math.abs(run("sglang").tokens_per_s / run("sglang", true).tokens_per_s - 1) > 1e-6,
+     "... which the mixed step would not match")
 local a100 = vllm_case { title = "vLLM benchmark_throughput" }
 a100.hardware.gpu = "a100-sxm-80gb"
 t.ok(has(predict(a100, gp.catalog()), "max_batch=256 (vLLM V1 engine"),

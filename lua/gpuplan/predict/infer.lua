@@ -104,10 +104,7 @@ local PROFILES = {
     -- Attention, IFB, and Request Scheduling), max_num_tokens counting both:
     -- a step that carries prompt tokens is one step of them and the
     -- decodes (gpuplan.infer's chunked_prefill; infer_run.c mixed_time).
-    if a.chunked_prefill == nil then
-      a.chunked_prefill = true
-      defaults[#defaults + 1] = "chunked_prefill (in-flight batching: prompts run in the decode steps)"
-    end
+    -- (gpuplan.infer's runtime table M.mixes says it for trtllm.)
     -- KvCacheConfig.free_gpu_memory_fraction: the KV pool is 0.90 of the
     -- memory free once the model is loaded (perf-overview: "the default
     -- setting of 0.90"; some rows ran 0.95, the page does not say which).
@@ -217,6 +214,11 @@ local PROFILES = {
         a.max_num_tokens, a.chunked_prefill = 512, true
         defaults[#defaults + 1] = "chunked_prefill, max_num_tokens=512 (vLLM V0 turns chunked "
           .. "prefill on for a context over 32K: SchedulerConfig max_num_batched_tokens 512)"
+      elseif a.chunked_prefill == nil then
+        -- otherwise V0 prefills in steps of its own, where gpuplan.infer's
+        -- runtime vllm (V1) would chunk
+        a.chunked_prefill = false
+        defaults[#defaults + 1] = "no chunked prefill (vLLM V0: prefill steps of their own)"
       end
     else
       a.max_batch = big and 1024 or 256
@@ -224,10 +226,7 @@ local PROFILES = {
         "max_batch=%d (vLLM V1 engine: max_num_seqs default by device memory)", a.max_batch)
       -- "In vLLM V1, chunked prefill is always enabled by default" (docs,
       -- configuration/optimization.md): the prompts ride in the decode steps.
-      if a.chunked_prefill == nil then
-        a.chunked_prefill = true
-        defaults[#defaults + 1] = "chunked_prefill (vLLM V1 always chunks the prefill)"
-      end
+      -- (gpuplan.infer's runtime table M.mixes says it for vllm.)
     end
   end,
   -- NVIDIA NIM's FP8/NVFP4 profiles: TensorRT-LLM engines of NVIDIA's
