@@ -20,8 +20,12 @@ local function kernels(r)
 end
 local extra = dev.launch - dev.graph_launch
 
+-- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
+-- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
+-- pricing this file derives by hand.
 local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1000,
-              output = 200, runtime = "trtllm", max_num_tokens = 4096 }
+              output = 200, runtime = "trtllm", max_num_tokens = 4096,
+              chunked_prefill = false }
 local r = gp.infer(job)
 
 -- Steady state: B requests bring B prompts of 1000 tokens per 199 decode

@@ -10,8 +10,12 @@ local gp = require "gpuplan"
 
 t.plan(8)
 
+-- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
+-- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
+-- pricing this file derives by hand.
 local job = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 1000,
-              output = 200, runtime = "trtllm", max_num_tokens = 4096 }
+              output = 200, runtime = "trtllm", max_num_tokens = 4096,
+              chunked_prefill = false }
 local steady = gp.infer(job)
 
 -- One request: its prompt's prefill (the prefill share: the pb-prompt
