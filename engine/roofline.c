@@ -392,7 +392,7 @@ static double expected_tiles(double mean, double tile, int touched)
 static double gemm_eff(const roof_device *d, double m, double n, double k,
                        double count, double mt, int spread)
 {
-	double tm, tn, tiles, tile_eff, best = 0.0, kref;
+	double tm, tn, q, tiles, tile_eff, best = 0.0, kref;
 	int s;
 
 	if (!(m > 0.0) || !(n > 0.0) || !(k > 0.0))
@@ -410,8 +410,15 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 	tn = tile_edge(n);
 	/* Tile quantisation (DU-09799-001 sec. 3.1): work is done for whole
 	 * tiles, so useful / computed = m n / (ceil(m/tm) tm ceil(n/tn) tn). */
-	tiles = (spread ? roof_expected_tiles(m, tm, 1) : ceil(m / tm)) *
-		ceil(n / tn);
+	/* A spread above 1 is the row count each group is padded up to a
+	 * multiple of before the kernel (roof_op.spread): a padding
+	 * coarser than the tile, and a multiple of it, runs whole padded
+	 * blocks of q / tm tiles each; a finer one ends inside the tile
+	 * the group's last rows take anyway and costs nothing more. */
+	q = spread > 1 && (double)spread > tm &&
+		fmod((double)spread, tm) == 0.0 ? (double)spread : tm;
+	tiles = (spread ? roof_expected_tiles(m, q, 1) * (q / tm) :
+		 ceil(m / tm)) * ceil(n / tn);
 	tile_eff = (m * n) / (tiles * tm * tn);
 	tiles *= count;
 	kref = k_fill(ROOF_K_REF);

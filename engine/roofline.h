@@ -124,8 +124,12 @@ typedef struct roof_op {
 	                         experts a routed batch touches): each
 	                         group pays its own whole M tiles, priced
 	                         as their expected number (roofline.c
-	                         roof_expected_tiles); 0: every group has
-	                         m rows */
+	                         roof_expected_tiles); above 1: the same,
+	                         each group's rows first padded up to a
+	                         multiple of `spread` rows (Megatron-Core's
+	                         fp8 row padding), which costs whole
+	                         padded blocks when coarser than the M
+	                         tile; 0: every group has m rows */
 } roof_op;
 
 typedef struct roof_result {

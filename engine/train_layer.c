@@ -765,6 +765,15 @@ static double act_share(const gp_op *o, double n)
  * the probabilities (one a row) are left out. */
 #define FUSED_MLP_FWD_B 2.0
 
+/* The row alignment of Megatron-Core's fp8 padding (moe_fp8_pad_costs):
+ * the fused grouped MLP's 256 (core_v0.18.0 experts.py "align_size = 256
+ * if self._with_fused_impl else None"), else Transformer Engine's
+ * get_align_size_for_quantization ("if recipe.mxfp8(): return 32 ...
+ * return 16"). */
+#define MOE_FP8_ALIGN_FUSED 256
+#define MOE_FP8_ALIGN_MX 32
+#define MOE_FP8_ALIGN 16
+
 /* A GEMM's forward and backward (dgrad, wgrad) into lc, with fp8's
  * casts, a 4-bit base's dequantisation and its LoRA adapter; *nk counts
  * the forward's kernel launches (and fp8's host work in launches), *nb
@@ -781,7 +790,8 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	/* fc1 and fc2 of the fused grouped MLP (FUSED_MLP_FWD_B) */
 	int fm_up = k->fused_mlp && strcmp(o->name, "moe_up") == 0;
 	int fm_down = k->fused_mlp && strcmp(o->name, "moe_down") == 0;
-	double epi_f = 0.0, epi_d = 0.0;
+	double epi_f = 0.0, epi_d = 0.0, wk;
+	int pad;
 
 	p = o->wclass == GP_W_LINEAR ? k->lin : k->half;
 	wbytes = o->wclass == GP_W_LINEAR ? k->wb : 2.0;
@@ -806,6 +816,32 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * (roofline.c roof_expected_tiles), not ceil(mean / T); the
 	 * wgrad has the tokens along K and pays no M tiles for them. */
 	spread = o->scope == GP_SCOPE_MOE && o->batch > 1.0;
+	/* The rows Megatron-Core's fp8 padding adds (moe_fp8_pad_costs'
+	 * copy, same conditions): the expert GEMMs run over each expert's
+	 * padded count, fc1 and fc2 both ways -- Fp8Padding hands
+	 * GroupedLinear the padded m_splits ("permuted_local_hidden_states,
+	 * tokens_per_expert = self.quantization_padding(...)"), and the
+	 * fused kernel its "padded_offsets".  The alignment: "align_size =
+	 * 256 if self._with_fused_impl else None" (Megatron-Core
+	 * core_v0.18.0 experts.py), None being Transformer Engine's
+	 * get_align_size_for_quantization ("if recipe.mxfp8(): return 32
+	 * ... return 16"; fp8_block is taken as MXFP8, as the casts
+	 * above take it).  Forward and dgrad carry the rows on M: the
+	 * alignment goes to the tile count as roof_op.spread (whole
+	 * 256-row blocks, where a 16- or 32-row padding ends inside the
+	 * tile the last rows take anyway).  The wgrad carries them on K:
+	 * its FLOPs and depth grow by the expected padded count over the
+	 * mean, E[ceil(X / a)] a with X the expert's rows, Poisson about
+	 * the mean as roof_expected_tiles takes them (about (a - 1) / 2
+	 * rows more an expert once the spread covers a, the remainder
+	 * then uniform). */
+	pad = spread && fp8 && p == GP_FP8 && k->moe_fp8_copy && !eager &&
+		(strcmp(o->name, "moe_up") == 0 ||
+		 strcmp(o->name, "moe_down") == 0) ?
+		(k->fused_mlp ? MOE_FP8_ALIGN_FUSED : k->fp8_block ?
+		 MOE_FP8_ALIGN_MX : MOE_FP8_ALIGN) : 0;
+	wk = pad && o->m > 0.0 ?
+		roof_expected_tiles(o->m, (double)pad, 1) * pad / o->m : 1.0;
 	np = split_widths(e, k, o, wn);
 	/* the fused grouped MLP's epilogues (FUSED_MLP_FWD_B): a = fc2's
 	 * input, half of fc1's gated output */
@@ -823,17 +859,17 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			act_share(o, wn[i]) * k->A;
 
 		t += train_t_gemm(e, flop * fr, by + epi_f * fr, o->m, wn[i],
-				  o->k, o->batch, p, spread);
+				  o->k, o->batch, p, pad ? pad : spread);
 		/* dgrad: dX = dY W, output m x k, depth n. */
 		tb_ += train_t_gemm(e, flop * fr, by + epi_d * fr, o->m, o->k,
-				    wn[i], o->batch, p, spread);
-		/* wgrad: dW = dY^T X, output n x k, depth m, the
-		 * main grad read and written (k->wacc). */
+				    wn[i], o->batch, p, pad ? pad : spread);
+		/* wgrad: dW = dY^T X, output n x k, depth m (padded:
+		 * wk), the main grad read and written (k->wacc). */
 		if (!k->frozen || o->wclass != GP_W_LINEAR)
-			tb_ += train_t_op(e, flop * fr, o->weights * fr *
+			tb_ += train_t_op(e, flop * fr * wk, o->weights * fr *
 					  k->wacc + act_share(o, wn[i]) *
-					  k->A, wn[i], o->k, o->m, o->batch,
-					  p);
+					  k->A, wn[i], o->k, o->m * wk,
+					  o->batch, p);
 	}
 	/* Split linears' input gradients are summed by autograd (the
 	 * input feeds np modules): eager, np - 1 adds of two (read 2,
@@ -1276,7 +1312,9 @@ static void layer_comm(tenv *e, const train_lkey *k, int moe,
  * nothing itself and the copy is Megatron-Core's, charged here whether
  * the MLP is fused or not.  Fp8Padding still copies nothing when every
  * count is already a multiple ("# no padding needed"); at 256 rows
- * that is rarer than at 32, so the copy is charged as always. */
+ * that is rarer than at 32, so the copy is charged as always.  The
+ * padded rows the expert GEMMs then multiply are theirs (gemm_costs,
+ * MOE_FP8_ALIGN_FUSED). */
 #define MOE_FP8_PAD_OPS 3.0
 
 static void moe_fp8_pad_costs(tenv *e, const train_lkey *k, double *nk,

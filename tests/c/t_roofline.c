@@ -31,7 +31,7 @@ int main(void)
 	gp_error err;
 	double e;
 
-	plan(83);
+	plan(87);
 	h100(&d);
 	ok(roof_device_check(&d, &err) == GP_OK, "H100 device is valid");
 
@@ -398,6 +398,24 @@ int main(void)
 	   "33 rows a group, spread over the groups");
 	is_num(r.shape_eff / e, 2.0 / 1.523153, 1e-6,
 	       "... 1.523 expected tiles a group, not 2");
+	/* Each group's rows padded up to a multiple of 64 first (spread
+	 * 64, Megatron-Core's fp8 row padding): a group runs whole 64-row
+	 * blocks of two 32-row tiles, E = 2 E[ceil(X/64)] = 2 (1 + P(X >
+	 * 64)) = 2 (1 + 5.629114e-7) at lambda = 33 (exact Poisson sum):
+	 * the efficiency is 2 / 2.0000011 of the mean's, not 2 / 1.523.
+	 * Tolerance 1e-9 (P's digits). */
+	op.spread = 64;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK,
+	   "33 rows a group padded to 64");
+	is_num(r.shape_eff / e, 2.0 / (2.0 * (1.0 + 5.629114e-7)), 1e-9,
+	       "... two 32-row tiles a group, whatever its count");
+	/* Padded to 16 rows, finer than the 32-row tile: the padding ends
+	 * inside the tile the last rows take, 1.523153 tiles as unpadded. */
+	op.spread = 16;
+	ok(roof_op_time(&d, &op, 1, &r, &err) == GP_OK,
+	   "33 rows a group padded to 16");
+	is_num(r.shape_eff / e, 2.0 / 1.523153, 1e-6,
+	       "... a padding inside the tile costs nothing more");
 	op.spread = 0;
 	op.count = 1;
 	op.m_tile = 0;

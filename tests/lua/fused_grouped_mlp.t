@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(24)
+t.plan(26)
 
 local op = t.op
 -- GB200 streams at 8e12 B/s x 0.85 (catalog achievable.hbm).
@@ -29,6 +29,13 @@ local function run(x) return gp.train(t.with(job, x)) end
 local u4, u8 = run { seq = 4096 }, run { seq = 8192 }
 local f4, f8 = run { seq = 4096, fused_grouped_mlp = true },
   run { seq = 8192, fused_grouped_mlp = true }
+-- The same with the rows arriving aligned (moe_fp8_pad none): the fp8
+-- padding's extra rows (256 an expert fused, 32 unfused) then change
+-- neither path's GEMMs, which price alike both ways.
+local un4, un8 = run { seq = 4096, moe_fp8_pad = "none" },
+  run { seq = 8192, moe_fp8_pad = "none" }
+local fn4, fn8 = run { seq = 4096, fused_grouped_mlp = true, moe_fp8_pad = "none" },
+  run { seq = 8192, fused_grouped_mlp = true, moe_fp8_pad = "none" }
 
 t.ok(op(u4, "moe_act") and op(u4, "moe_clamp") and op(u4, "moe_bias"),
      "TEGroupedMLP: the activation, the clamp and fc2's bias loop are ops of their own")
@@ -46,11 +53,11 @@ local da = 4096 * 4 * 2880
 local function dd(a8, a4, b8, b4, name, dir)
   return (op(a8, name)[dir] - op(a4, name)[dir]) - (op(b8, name)[dir] - op(b4, name)[dir])
 end
-t.near(dd(u8, u4, f8, f4, "moe_down", "fwd"), (4 + mx) * da / bw, 1e-6,
+t.near(dd(un8, un4, fn8, fn4, "moe_down", "fwd"), (4 + mx) * da / bw, 1e-6,
        "fc2's input comes cast from fc1's epilogue")
 -- fc1's backward without dY's cast: dY is fc1's gated output, 2 a
 -- elements, the cast (2 + 2 + mx) B each: 65.2 us for the added tokens.
-t.near(dd(u8, u4, f8, f4, "moe_up", "bwd"), (4 + mx) * 2 * da / bw, 1e-6,
+t.near(dd(un8, un4, fn8, fn4, "moe_up", "bwd"), (4 + mx) * 2 * da / bw, 1e-6,
        "fc1's dY comes cast from fc2's dgrad epilogue")
 
 -- The epilogues' own bytes, where the GEMMs stream (few tokens): fc1's
@@ -67,14 +74,33 @@ t.near(dd(u8, u4, f8, f4, "moe_up", "bwd"), (4 + mx) * 2 * da / bw, 1e-6,
 -- d time / d bytes = 1 - 1.5 (t_compute / t_memory)^4 there, and the
 -- experts' expected tiles move with the tokens), measured 0.995 and 0.997
 -- of the bytes' time; a 1 B or 3 B epilogue would be 50% off.
-local s64, s128 = run { seq = 64 }, run { seq = 128 }
-local g64, g128 = run { seq = 64, fused_grouped_mlp = true },
-  run { seq = 128, fused_grouped_mlp = true }
+-- The rows arrive aligned here too (moe_fp8_pad none), so the fused
+-- path's 256-row padded blocks do not move its GEMMs' shapes.
+local s64, s128 = run { seq = 64, moe_fp8_pad = "none" }, run { seq = 128, moe_fp8_pad = "none" }
+local g64, g128 = run { seq = 64, fused_grouped_mlp = true, moe_fp8_pad = "none" },
+  run { seq = 128, fused_grouped_mlp = true, moe_fp8_pad = "none" }
 local rate, de = bw * 0.94, 64 * 4 * 2880
 t.near(dd(g128, g64, s128, s64, "moe_up", "fwd") / (2 * de / rate), 1, 0.03,
        "fc1's epilogue writes fc2's input twice in 1 B (FUSED_MLP_FWD_B)")
 t.near(dd(g128, g64, s128, s64, "moe_down", "bwd") / (6 * de / rate), 1, 0.03,
        "fc2's dgrad epilogue reads the pre-activation and writes fc1's dY twice")
+
+-- The fused path pads each expert's rows to 256 (Megatron-Core
+-- core_v0.18.0 experts.py "align_size = 256 if self._with_fused_impl"):
+-- 4096 tokens x top 4 over 16 local experts is 1024 rows an expert,
+-- Poisson (lambda 1024, the zero truncation nil): E[ceil(X/256)] =
+-- 4.491690 blocks of two 128-row tiles, 8.983379 tiles, where unpadded
+-- they pay E[ceil(X/128)] = 8.491706 (exact Poisson sums): fc1's and
+-- fc2's GEMMs 5.79% more tile work.  The forward op also holds work the
+-- rows do not touch (fc1's input cast), so it grows by more than nothing
+-- and at most 5.79%.
+local function grew(name)
+  return op(f4, name).fwd / op(fn4, name).fwd
+end
+t.ok(grew("moe_up") > 1 and grew("moe_up") <= 8.983379 / 8.491706,
+     "fused fc1 runs 256-row padded blocks: 0 < growth <= 5.79%")
+t.ok(grew("moe_down") > 1 and grew("moe_down") <= 8.983379 / 8.491706,
+     "fused fc2 runs 256-row padded blocks: 0 < growth <= 5.79%")
 
 -- The per-expert launches: the fused kernels are one launch for the 16
 -- local experts, where TEGroupedMLP pays 15 more GEMM gaps (GB200's

@@ -13,7 +13,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(11)
+t.plan(13)
 
 local op = t.op
 -- H100 SXM streams at 3.35e12 B/s x 0.84 (the hopper arch's hbm).
@@ -54,6 +54,23 @@ t.is(op(gp.train(t.with(job16, { seq = 4096 })), "moe_fp8_pad"), nil,
 -- The copies only add time: the same job without them is faster.
 t.ok(run({ seq = 4096, moe_fp8_pad = "none" }).step_s < s4.step_s,
      "the copies make the step longer")
+
+-- The padded rows in the expert GEMMs (gemm_costs' pad): current
+-- scaling pads each expert's count to 16 rows.  The forward's rows sit on
+-- M, where the padding ends inside the 64- or 128-row tile the last rows
+-- take anyway: the same time to the bit.  The wgrad's sit on K: 4096
+-- tokens x top 8 over 16 local experts is 2048 rows an expert, Poisson
+-- with sd 45 > 2 x 16, so the remainder is uniform and the padded count
+-- is 2048 + 15/2 (roofline.c poisson_tiles): the wgrad's FLOPs grow by
+-- 7.5 / 2048 = 0.37%; the deeper K fills its pipeline no worse, and the
+-- wgrad is one part of the backward, so the backward grows by more than
+-- nothing and less than 7.5 / 2048 of itself.
+local none4 = run { seq = 4096, moe_fp8_pad = "none" }
+t.is(op(s4, "moe_up").fwd, op(none4, "moe_up").fwd,
+     "16-row padding inside the forward's tile: fc1's forward unchanged")
+local dup = op(s4, "moe_up").bwd - op(none4, "moe_up").bwd
+t.ok(dup > 0 and dup < 7.5 / 2048 * op(none4, "moe_up").bwd,
+     "fc1's wgrad runs over the padded rows: 0 < delta < 0.37% of the backward")
 
 local function err(x, base)
   local ok, e = pcall(gp.train, t.with(base or job, x))
