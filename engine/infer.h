@@ -77,6 +77,10 @@ typedef struct infer_cfg {
 	                         batching: infer_run.c mixed_time); 0: prompts
 	                         are prefilled in steps of their own
 	                         (infer_run.c run_times) */
+	int whole_prompts;    /* 1 (with chunked): a step takes a prompt only
+	                         whole, where it fits beside the decodes
+	                         (TensorRT-LLM without chunked context:
+	                         infer_run.c run_finite); 0: any split */
 	double requests;      /* > 0: the run is this many requests issued
 	                         at once, throughput = their output tokens
 	                         over the run from the first one's start to

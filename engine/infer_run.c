@@ -455,6 +455,20 @@ static int run_finite(const gp_model *m, const roof_device *d,
 		adm += start;
 		pend += start * P;
 		budget = fmax(c->max_num_tokens - dec, 0.0);
+		/* Without chunked context a prompt enters a step only whole:
+		 * TensorRT-LLM's MicroBatchScheduler, without a chunk config,
+		 * counts a context request's whole prompt and stops ("if
+		 * (maxNumTokensRuntime && batchNumTokens + reqNumTokens >
+		 * maxNumTokensRuntime.value()) break;", cpp/tensorrt_llm/
+		 * batch_manager/microBatchScheduler.cpp), the decodes counted
+		 * first.  So the step takes the whole prompts its leftover
+		 * budget holds.  A prompt longer than max_num_tokens never
+		 * fits (the LLM API rejects it: "should not exceed
+		 * max_num_tokens", llmapi/llm.py _check_arguments; trtllm-bench
+		 * raises max_num_tokens to max ISL + max batch so it never
+		 * happens there): such a run is priced as chunked. */
+		if (c->whole_prompts && P <= c->max_num_tokens)
+			budget = floor(budget / P) * P;
 		proc = fmin(pend, budget);
 		pend -= proc;
 		fin = proc / P;

@@ -69,6 +69,7 @@ static const lgp_field infer_fields[] = {
 	IF_BOOL("kv_reserve_max", kv_reserve_max),
 	IF_NUM("max_num_tokens", max_num_tokens),
 	IF_BOOL("chunked", chunked),
+	IF_BOOL("whole_prompts", whole_prompts),
 	IF_NUM("requests", requests),
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),

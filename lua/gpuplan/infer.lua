@@ -261,6 +261,16 @@ M.mixes = {
   vllm = "vLLM V1 always chunks the prefill: prompts run in the decode steps",
 }
 
+-- Runtimes whose mixing (M.mixes) takes a prompt only whole: TensorRT-LLM
+-- runs without chunked context unless asked (TorchLlmArgs
+-- enable_chunked_prefill defaults False; trtllm-bench's
+-- --enable_chunked_context is "disabled by default in pytorch backend",
+-- PR #6956), and its MicroBatchScheduler then schedules a context request
+-- only when its whole prompt fits the step's leftover max_num_tokens
+-- (engine/infer_run.c run_finite quotes it).  chunked_prefill = true (the
+-- user's chunked context) splits the prompts as vLLM V1 does.
+M.whole_prompts = { trtllm = true }
+
 -- Runtimes whose fused MoE permutes the tokens' rows into the experts'
 -- blocks in a kernel of its own before the first grouped GEMM
 -- (engine/infer.c moe_expand): TensorRT-LLM's CUTLASS MoE, the PyTorch
@@ -583,6 +593,7 @@ function M.setup(a)
     runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     chunked = a.chunked_prefill == true or (mixes and true) or nil,
+    whole_prompts = mixes and M.whole_prompts[a.runtime] or nil,
     requests = int_arg(a, "requests", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],

@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(10)
 
 -- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
 -- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
@@ -50,6 +50,26 @@ local t0 = k256.itl_s - row(k256.ops, "attention") - row(k256.ops, "logits") -
 local c1 = gp.infer(t.with(cjob, { requests = 1 }))
 t.near(c1.tokens_per_s, 200 / (t0 + 199 * c1.itl_batch1_s), 1e-9,
   "one request, prompt in a mixed step: one step of its 256 tokens, 199 decodes")
+
+-- TensorRT-LLM without chunked context (its default; gp.infer's
+-- M.whole_prompts) takes a prompt into a step only whole, where it fits
+-- the budget the decodes leave (engine/infer_run.c run_finite).  Two
+-- 3000-token prompts and a one-token output at max_num_tokens 4096: the
+-- 4096 tokens hold one whole prompt (floor(4096 / 3000) = 1), so the run
+-- is two steps of one prompt each, twice the one-request run: 2 x 1 /
+-- (2 x t1) = 1 / t1, the same tokens/s as one request, within 1e-9 (the
+-- same table rows).  Split freely (chunked_prefill = true) the steps are
+-- 4096 and 1904 prompt tokens, another price (mixed_time is not linear in
+-- the tokens: a chunk's attention, the table's segments): it differs.
+local wjob = { model = "llama3.1-8b", gpu = "h100-sxm", weights = "fp8", input = 3000,
+               output = 1, max_num_tokens = 4096, runtime = "trtllm" }
+local w1 = gp.infer(t.with(wjob, { requests = 1 }))
+local w2 = gp.infer(t.with(wjob, { requests = 2 }))
+t.near(w2.tokens_per_s, w1.tokens_per_s, 1e-9,
+  "whole prompts: two 3000-token prompts at 4096 a step are two one-prompt steps")
+local f2 = gp.infer(t.with(wjob, { requests = 2, chunked_prefill = true }))
+t.ok(math.abs(f2.tokens_per_s / w1.tokens_per_s - 1) > 1e-6,
+  "chunked_prefill = true splits the second prompt: another price")
 
 -- Two waves of the batch: the first requests start one prompt after
 -- another (4096 tokens a step hold 4 of the 1000-token prompts beside the

@@ -122,6 +122,15 @@ local PROFILES = {
       local bs, tok = trtllm_bench_limits(model, g, a.tp or 1, a.pp or 1, a.input, a.output,
                                           wb, a.kv == "fp8" and 1 or 2)
       if bs then
+        -- Without chunked context (the PyTorch backend's default, M.mixes'
+        -- whole prompts in gpuplan.infer) trtllm-bench raises the budget to
+        -- hold a whole prompt beside a full batch: "If chunked prefill is
+        -- disabled, we need to ensure that the max_num_tokens is at least
+        -- the max_isl", max_num_tokens = max(max_num_tokens, max_isl +
+        -- max_batch_size) (bench/benchmark/utils/general.py get_settings,
+        -- PR #5625 "sets the maximum number of tokens to the max of
+        -- ISL+MBS when chunking is disabled").
+        tok = math.max(tok, math.tointeger(a.input + bs) or a.input + bs)
         a.max_batch, a.max_num_tokens = bs, tok
         defaults[#defaults + 1] = string.format(
           "max_batch=%d, max_num_tokens=%d (trtllm-bench tuning heuristic)", bs, tok)
