@@ -296,6 +296,21 @@ t.ok(has(tr, "kv_free_fraction=0.90"), "... 0.90 of the free memory")
 t.ok(has(tr, "max_batch=1024, max_num_tokens=2048 (trtllm-bench tuning heuristic)"),
      "... trtllm-bench's own batch limits: 1024 and 2048")
 t.ok(not has(tr, "margin="), "... and no capacity margin beside the free fraction")
+-- Without chunked context trtllm-bench raises max_num_tokens to hold a
+-- whole prompt beside a full batch, max(tuned, max_isl + max_batch_size)
+-- (bench/benchmark/utils/general.py get_settings).  At 5000/500 on an
+-- H200 (FP8) the tuned batch is 384, whose b x (1 + 5000 / 500) = 4224
+-- tokens round up to 4608 (a multiple of 512 below 8192), under 5000 + 384
+-- = 5384: the budget is 5000 + b, read against the batch the same line
+-- states (exact integers).
+local tr5 = predict(trt_case { input_len = 5000, output_len = 500 }, gp.catalog())
+local b5, n5
+for _, d in ipairs(tr5.defaults) do
+  local b, n = d:match("^max_batch=(%d+), max_num_tokens=(%d+) %(trtllm%-bench")
+  if b then b5, n5 = tonumber(b), tonumber(n) end
+end
+t.ok(b5 and n5 == 5000 + b5, "5000-token prompts: max_num_tokens = ISL + max_batch ("
+     .. tostring(n5) .. " = 5000 + " .. tostring(b5) .. ")")
 local trb = predict(trt_case { kv_dtype = "bf16" }, gp.catalog())
 t.ok(not has(trb, "kv=fp8") and trb.value < tr.value, "a stated bf16 KV wins (and holds fewer sequences)")
 local vc = trt_case()
