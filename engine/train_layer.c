@@ -834,8 +834,25 @@ static void gemm_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	 * mean, E[ceil(X / a)] a with X the expert's rows, Poisson about
 	 * the mean as roof_expected_tiles takes them (about (a - 1) / 2
 	 * rows more an expert once the spread covers a, the remainder
-	 * then uniform). */
-	pad = spread && fp8 && p == GP_FP8 && k->moe_fp8_copy && !eager &&
+	 * then uniform).  HybridEP's dispatch pads the same counts to the
+	 * same multiple where the grouped MLP's copy is skipped
+	 * (Megatron-Core core_v0.18.0 token_dispatcher.py
+	 * _HybridEPManager.dispatch: "if self.config.fp8 or
+	 * self.config.fp4: self.pad_multiple =
+	 * get_align_size_for_quantization(self.config)", handed to
+	 * hybrid_ep_dispatch, whose pad_multiple is the "Alignment
+	 * multiple required for FP8 GEMM", fused_a2a.py; the field:
+	 * "Used for padding the output for each expert"), and
+	 * moe_utils.py get_align_size_for_quantization gives the fused
+	 * MLP's 256 ("# CUTLASS kernel for grouped GEMM assumes 256
+	 * alignment. if config.use_transformer_engine_op_fuser: return
+	 * 256"), else get_fp8_align_size's 32 for MXFP8 and 16 otherwise
+	 * (fp8_utils.py) -- the alignments above.  Router padding
+	 * (moe_router_padding_for_quantization, pad_routing_map) pads to
+	 * that same multiple before the dispatch, so HybridEP adds no
+	 * rows to it and the padded count is one rule either way. */
+	pad = spread && fp8 && p == GP_FP8 && !eager &&
+		(k->moe_fp8_copy || (k->ep_flex && k->ep_hybridep)) &&
 		(strcmp(o->name, "moe_up") == 0 ||
 		 strcmp(o->name, "moe_down") == 0) ?
 		(k->fused_mlp ? MOE_FP8_ALIGN_FUSED : k->fp8_block ?

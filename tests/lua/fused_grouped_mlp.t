@@ -10,7 +10,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(26)
+t.plan(29)
 
 local op = t.op
 -- GB200 streams at 8e12 B/s x 0.85 (catalog achievable.hbm).
@@ -101,6 +101,24 @@ t.ok(grew("moe_up") > 1 and grew("moe_up") <= 8.983379 / 8.491706,
      "fused fc1 runs 256-row padded blocks: 0 < growth <= 5.79%")
 t.ok(grew("moe_down") > 1 and grew("moe_down") <= 8.983379 / 8.491706,
      "fused fc2 runs 256-row padded blocks: 0 < growth <= 5.79%")
+
+-- HybridEP's dispatch pads the rows itself, to the same multiple
+-- (Megatron-Core core_v0.18.0 token_dispatcher.py: "self.pad_multiple =
+-- get_align_size_for_quantization(self.config)", 256 under the op fuser,
+-- moe_utils.py), where the grouped MLP then copies nothing: the expert
+-- GEMMs are the copy path's padded ones, bit for bit (the same counts, the
+-- same 256-row blocks).  DeepEP's flex backend pads nothing here (no
+-- router padding): its GEMMs are the unpadded ones.
+local hy = run { seq = 4096, fused_grouped_mlp = true, moe_dispatcher = "flex",
+                 moe_flex_backend = "hybridep" }
+local dp = run { seq = 4096, fused_grouped_mlp = true, moe_dispatcher = "flex",
+                 moe_flex_backend = "deepep" }
+t.is(op(hy, "moe_up").fwd, op(f4, "moe_up").fwd,
+     "HybridEP's 256-row padding: fused fc1's forward as the copy path's")
+t.is(op(hy, "moe_down").bwd, op(f4, "moe_down").bwd,
+     "HybridEP's 256-row padding: fused fc2's backward (wgrad's K too) as the copy path's")
+t.is(op(dp, "moe_up").fwd, op(fn4, "moe_up").fwd,
+     "DeepEP without router padding: fused fc1's forward unpadded")
 
 -- The per-expert launches: the fused kernels are one launch for the 16
 -- local experts, where TEGroupedMLP pays 15 more GEMM gaps (GB200's
