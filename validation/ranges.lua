@@ -105,7 +105,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 243, lo = 0.943, hi = 1.291 },
+        [""] = { cases = 243, lo = 0.943, hi = 1.286 },
         ["stack=deepspeed"] = { cases = 52, lo = 0.938, hi = 1.303 },
         ["stack=deepspeed/moe=dense"] = { cases = 39, lo = 0.928, hi = 1.311 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 36, lo = 0.928, hi = 1.326 },
@@ -148,7 +148,7 @@ return {
         ["stack=megatron/moe=moe/style=data/scale=nodes/gen=blackwell"] = { cases = 8, lo = 1.000, hi = 1.777 },
         ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.964, hi = 1.187 },
         ["stack=megatron/moe=moe/style=pipeline"] = { cases = 35, lo = 0.952, hi = 1.481 },
-        ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 19, lo = 0.893, hi = 1.386 },
+        ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 19, lo = 0.893, hi = 1.385 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=blackwell"] = { cases = 11, lo = 0.908, hi = 1.481 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 8, lo = 0.893, hi = 1.329 },
         ["stack=megatron/moe=moe/style=pipeline/scale=nodes"] = { cases = 16, lo = 0.953, hi = 2.396 },
