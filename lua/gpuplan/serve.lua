@@ -247,18 +247,17 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     fail("infer: itl_max must be a positive time, at most an hour (got %s)", shown(a.itl_max))
   end
   local pt = num_of(a, "prefill_tokens", 1, 2 ^ 24)
-  -- Colocated, TensorRT-LLM runs a prompt chunk in the decodes' step
-  -- (in-flight batching: "sequences in the context phase can be processed
-  -- together with sequences in the generation phase", docs, Paged
-  -- Attention, IFB, and Request Scheduling): one weight pass for both
+  -- Colocated, a runtime that mixes (gpuplan.infer's M.mixes, the one
+  -- table with its sources: TensorRT-LLM's in-flight batching, vLLM V1)
+  -- runs a prompt chunk in the decodes' step: one weight pass for both
   -- (engine/serve_plan.c prompt_share).  SGLang, this model's default,
   -- prefills a chunk in a step of its own unless --enable-mixed-chunk
   -- ("Enabling mixing prefill and decode in a batch when using chunked
   -- prefill.", server_args.py, default False).
-  local mixed = a.runtime == "trtllm" and not disagg
+  local mixes = require("gpuplan.infer").mixes[a.runtime or ""]
+  local mixed = mixes ~= nil and not disagg
   if mixed then
-    default("mixed steps (TensorRT-LLM's in-flight batching: a prompt chunk runs in the "
-      .. "decodes' step)")
+    default("mixed steps (" .. mixes .. ")")
   end
   local s = {
     weight_bits = c.weight_bits, embed_bits = c.embed_bits, kv_bytes = c.kv_bytes,

@@ -156,12 +156,17 @@ do
   local sg = gp.infer(node { runtime = "sglang", two_batch_overlap = false })
   local dg = gp.infer(node { runtime = "trtllm", gpus = 16, disagg = true,
                              two_batch_overlap = false })
+  -- vLLM V1 mixes too, by the same table gp.infer reads (M.mixes).
+  local nv = #cap + 1
+  local vl = gp.infer(node { runtime = "vllm", two_batch_overlap = false })
   core.serve = real
   t.ok(mx.fits and sg.fits and dg.fits, "the three fit")
   t.is(cap[1][3].mixed, true, "TensorRT-LLM colocated: mixed steps")
   t.ok(t.said(mx, "^mixed steps"), "... and says so")
   t.ok(not cap[2][3].mixed and not t.said(sg, "^mixed steps"), "SGLang: a prefill step apart")
   t.ok(not cap[3][3].mixed, "disaggregated: no decodes to mix with")
+  t.ok(cap[nv][3].mixed == true and t.said(vl, "^mixed steps %(vLLM V1"),
+       "vLLM V1 colocated: mixed steps, said")
   local c = {}
   for k, v in pairs(cap[1][3]) do c[k] = v end
   c.mixed = false
