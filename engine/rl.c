@@ -146,11 +146,15 @@ static int check(const gp_model *m, const roof_device *d, const gp_topo *t,
 			       c->pad_batch ? "pad_batch = true pads them to "
 			       "each micro-batch's longest" : "pack_tokens "
 			       "packs them into first-fit bins");
-	if (c->rank_skew && (c->pad || c->pack_tokens > 0))
-		return gp_fail(err, "%s makes every rank's share even; "
+	if (c->rank_skew && c->pad)
+		return gp_fail(err, "pad makes every rank's share even; "
 			       "rank_skew is each rank's unbalanced share of "
-			       "sequences at their own lengths",
-			       c->pad ? "pad" : "pack_tokens");
+			       "sequences at their own lengths");
+	if (c->rank_skew && c->pack_tokens > 0)
+		return gp_fail(err, "pack_tokens deals its bins out evenly "
+			       "and prices the busiest rank's tokens itself; "
+			       "rank_skew is each rank's unbalanced share of "
+			       "sequences at their own lengths");
 	if ((c->offload_states || c->ref_host || c->param_offload ||
 	     c->logprob_offload || c->ref_reward_offload) &&
 	    !(c->host_bw > 0))
@@ -246,20 +250,92 @@ void rl_defaults(rl_cfg *c)
  * data.py r0.6.0; the fullest of many bins is the capacity); *attn: the
  * keys a token's own sequence holds, sum L^2 / the bin's tokens.
  * Returns the bins. */
+/* The fluid bin count, max(mb P(L > C/2), mb E[L] / C), and into *big
+ * the share of sequences longer than half a bin. */
+static double rl_pack_fluid(const rl_cfg *c, double C, double mb,
+			    double *big)
+{
+	double p = c->prompt_len, EL = p + c->response.mean;
+
+	*big = C / 2.0 > p ? rl_len_survival(&c->response, C / 2.0 - p) :
+		1.0;
+	return fmax(mb * *big, mb * EL / C);
+}
+
 static double rl_pack(const rl_cfg *c, double C, double mb, int dp,
 		      double *seq, double *attn)
 {
 	double p = c->prompt_len, r = c->response.mean;
 	double EL = p + r, EL2 = p * p + 2.0 * p * r +
 		rl_len_moment2(&c->response);
-	double big = C / 2.0 > p ?
-		rl_len_survival(&c->response, C / 2.0 - p) : 1.0;
-	double bins = fmax(mb * big, mb * EL / C);
+	double big;
+	double bins = rl_pack_fluid(c, C, mb, &big);
 
 	bins = fmax(1.0, ceil(bins / dp - 1e-9)) * dp;
 	*seq = c->train.mem.lay.pp > 1 ? C : mb * EL / bins;
 	*attn = mb * EL2 / (bins * *seq);
 	return bins;
+}
+
+/* The busiest DP rank's packed tokens over the mean rank's, when the
+ * bins are not padded (pp = 1).  NeMo RL's packer (shard_by_batch_size,
+ * nemo_rl/distributed/batched_data_dict.py, tags v0.3.0-v0.6.0) deals
+ * the bins out in the packer's order, "shard_idx = bin_idx % shards":
+ * every rank gets as many bins (v0.4.0 on: bin_count_multiple=shards;
+ * v0.3.0: the first ranks one more), not as many tokens.  The first-fit
+ * bins fill in order -- a bin opens only when no earlier one holds the
+ * sequence (ModifiedFirstFitDecreasingPacker, nemo_rl/data/packing/
+ * algorithms.py) -- so all but the last few are full, the fluid fill
+ * mb E[L] / F of F fluid bins (rl_pack); the last few, and the bins
+ * _adjust_bin_count appends to reach a multiple of the ranks (each
+ * takes one sequence from the bin holding the most), come last and go
+ * to the last ranks.  The first rank holds its ceil(X / dp) bins of the
+ * step's draw X all full.  X varies step to step: near normal, mean F,
+ * deviation sqrt(mb var L) / C when the tokens set the count, sqrt(mb q
+ * (1 - q)) when the q = P(L > C/2) long ones do (one a bin), so its
+ * bins are E[max(1, ceil(X / dp))] = 1 + sum_j>=1 Phi((F - j dp) / s).
+ * Each bin holds a sequence at least ("Each bin must contain at least
+ * one sequence", _adjust_bin_count): the first rank's B / dp bins hold
+ * at most mb - B + B / dp of the mb sequences, at their mean.  The
+ * phase waits for that rank: the update's gradient reduction meets
+ * every rank at each optimizer step, and get_logprobs and train return
+ * once every worker has (worker_group.get_all_worker_results,
+ * nemo_rl/models/policy/lm_policy.py v0.5.0).  Returns that rank's
+ * tokens over the mean rank's, mb E[L] / dp, which rl_pack's bins
+ * price.  Under a pipeline every bin is padded to C (rl_pack): the
+ * ranks' work is even, B / dp bins of C each, against the ceil(F / dp)
+ * rl_pack prices, so the ratio of the two counts (below 1 where the
+ * draws fall short of the multiple F rounds up to).  Fixed lengths
+ * pack alike step after step: 1.  Against the v0.5.0 packer itself run
+ * on 10-20 draws of exp lengths (8-128 ranks, bins of 4096-16384
+ * tokens) the law is within a point of skew, but where the bins hold a
+ * sequence each (the cap binds): the sorted deal's spread there, 12%
+ * at 128 ranks, is not priced. */
+double rl_pack_skew(const rl_cfg *c, double C, double mb, int dp)
+{
+	double p = c->prompt_len, r = c->response.mean, EL = p + r;
+	double var = rl_len_moment2(&c->response) - r * r;
+	double big, F, s, B, lo, hi, j, busy;
+
+	if (dp < 2 || !(C > 0) ||
+	    c->response.dist == RL_LEN_FIXED || !(var > 0))
+		return 1.0;
+	F = rl_pack_fluid(c, C, mb, &big);
+	s = mb * EL / C >= mb * big ? sqrt(mb * var) / C :
+		sqrt(mb * big * (1.0 - big));
+	if (!(s > 0))
+		return 1.0;
+	/* Phi below F - 8 s is 1 to 1e-15, above F + 8 s 0 */
+	lo = fmax(0.0, floor((F - 8.0 * s) / dp));
+	hi = ceil((F + 8.0 * s) / dp);
+	B = 1.0 + lo;
+	for (j = lo + 1; j <= hi; j++)
+		B += 0.5 * erfc(-(F - j * dp) / (s * sqrt(2.0)));
+	B = fmin(B * dp, mb);
+	if (c->train.mem.lay.pp > 1)
+		return B / (fmax(1.0, ceil(F / dp - 1e-9)) * dp);
+	busy = fmin(mb * EL / F, (mb - B + B / dp) * dp * EL / B);
+	return fmax(1.0, B * busy / (mb * EL));
 }
 
 /* verl's dynamic batch size (rl_cfg.token_batch, C tokens a GPU): each

@@ -287,8 +287,8 @@ typedef struct rl_cfg {
 			     * (verl's dynamic batch: the step's batch is
 			     * balanced over the ranks, its mini-batches
 			     * are not; rl_rank_skew); 0: the shares are
-			     * even (NeMo RL packs each mini-batch over the
-			     * ranks) */
+			     * even, or packed (pack_tokens) as its bins
+			     * deal them (rl_pack_skew) */
 	int ref_host;       /* 1: the reference's 16-bit weights live in
 			     * host memory and are swapped into the
 			     * policy's for its forward (NeMo RL's Megatron
@@ -494,7 +494,8 @@ typedef struct rl_result {
 	double gen_tokens_per_s; /* generated response tokens per second
 				  * (the filtered ones included) */
 	double rank_skew;   /* the busiest DP rank's tokens of a mini-batch
-			     * over the mean's (rl_cfg.rank_skew; else 1) */
+			     * over the mean's (rl_cfg.rank_skew; packed:
+			     * rl_pack_skew; else 1) */
 	double loss_host;   /* s of the actor update the per-sequence loss
 			     * adds (rl_cfg.loss_ops) */
 	double gae_host;    /* s the advantage estimate's loop adds

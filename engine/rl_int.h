@@ -55,6 +55,13 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 /* Whether any of PPO's other models has a group of its own (rl.c). */
 int rl_any_group(const rl_cfg *c);
 
+/* The busiest DP rank's packed work over what rl_pack's bins price
+ * when mb sequences are packed into bins of C tokens over dp ranks
+ * (rl.c: its tokens over the mean rank's, or under a pipeline, whose
+ * bins are padded to C, the expected bin count over the one priced;
+ * 1 for fixed lengths or one rank). */
+double rl_pack_skew(const rl_cfg *c, double C, double mb, int dp);
+
 /* rl_sched.c: the phases' times but the weight sync's into out (N
  * samples; o: PPO's other models on groups of their own or of their own
  * shapes, rl.c's rl_others). */

@@ -43,10 +43,12 @@
 #define RL_PARAM_OUTS 3.0
 
 /* An optimizer step of the update when each DP rank trains its own
- * share of the mini-batch (rl_cfg.rank_skew): the ranks meet at every
- * step's gradient reduction, so the step lasts as long as the busiest
- * rank's forward and backward -- skew times the mean's -- before the
- * reduction and the optimizer, which do not scale with the tokens. */
+ * share of the mini-batch (rl_cfg.rank_skew, or packed bins:
+ * rl_pack_skew): the ranks meet at every step's gradient reduction, so
+ * the step lasts as long as the busiest rank's forward and backward --
+ * skew times the mean's -- before the reduction and the optimizer,
+ * which do not scale with the tokens.  A forward-only pass so shared
+ * ends when its busiest rank returns. */
 static double rl_skewed(const train_result *u, double skew)
 {
 	double fixed = u->part[TRAIN_OPTIMIZER] + u->part[TRAIN_DP] +
@@ -61,9 +63,19 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 		    const rl_others_t *o)
 {
 	const gp_layout *lay = &c->train.mem.lay;
-	double fwd = out->forward.step;
 	double dp = lay->dp > 0 ? lay->dp : 1;
 	double epochs = c->epochs > 0 ? c->epochs : 1;
+	double mb = c->minibatch > 0 ? c->minibatch : N;
+	int packed = c->pack_tokens > 0 && !c->pad;
+	/* Packed bins: as many a rank, not as many tokens; each pass
+	 * waits for the rank with the most (rl.c rl_pack_skew).  The
+	 * forwards pack the whole step at logprob_pack_tokens, else each
+	 * mini-batch as the update does (rl_pass_cfgs). */
+	double fwd = rl_skewed(&out->forward, !packed ? 1.0 :
+			       c->logprob_pack_tokens > 0 ?
+			       rl_pack_skew(c, c->logprob_pack_tokens, N,
+					    (int)dp) :
+			       rl_pack_skew(c, c->pack_tokens, mb, (int)dp));
 
 	/* The framework's handling of the engine's outputs, token by
 	 * token, once the batch returns: NeMo RL's vLLM worker (vllm_worker
@@ -189,10 +201,11 @@ void rl_phase_times(const rl_cfg *c, rl_result *out, double N,
 	out->loss_host = N * epochs / dp * c->loss_ops *
 		c->train.host_op_time;
 	/* verl's dynamic batch: each rank's share of a mini-batch, mb /
-	 * dp samples, an unbalanced draw (rl_rank_skew). */
+	 * dp samples, an unbalanced draw (rl_rank_skew); NeMo RL's
+	 * packed bins, as many a rank (rl_pack_skew). */
 	out->rank_skew = c->rank_skew ? rl_rank_skew(&c->response,
-		c->prompt_len, dp, (c->minibatch > 0 ? c->minibatch : N) /
-		dp) : 1.0;
+		c->prompt_len, dp, mb / dp) : packed ?
+		rl_pack_skew(c, c->pack_tokens, mb, (int)dp) : 1.0;
 	/* PPO's advantage estimate in a Python loop over the response
 	 * positions, "for t in reversed(range(...))" in DeepSpeed-Chat's
 	 * ppo_trainer.get_advantages_and_returns (once per train_rlhf

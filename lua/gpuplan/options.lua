@@ -855,8 +855,9 @@ opt { name = "pack_tokens", type = "int", metavar = "N", commands = "rl",
   kind = "tokens", range = { 0, 1 << 24 },
   default = "0: --batch sequences at the mean length",
   help = "training sequences packed into micro-batches of at most N tokens by first-fit "
-    .. "decreasing, a multiple of the DP ranks of them per optimizer step; with --pp > 1 "
-    .. "each padded to N (NeMo RL's sequence packing: max_total_sequence_length x "
+    .. "decreasing, a multiple of the DP ranks of them per optimizer step, dealt out in turn "
+    .. "(as many a rank, not as many tokens: each pass waits for the rank with the most); "
+    .. "with --pp > 1 each padded to N (NeMo RL's sequence packing: max_total_sequence_length x "
     .. "train_micro_batch_size)",
   suggest = { "packing", "train_mb_tokens", "max_tokens_per_microbatch" } }
 opt { name = "logprob_pack_tokens", type = "int", metavar = "N", commands = "rl",

@@ -104,11 +104,13 @@
 --   rank_skew     each DP rank trains an unbalanced draw of each
 --                 mini-batch and every optimizer step waits for the
 --                 busiest (verl's dynamic batch; default false: even
---                 shares, as NeMo RL packs each mini-batch over the ranks)
+--                 shares, or pack_tokens' own skew)
 --   pack_tokens   packed into micro-batches of at most this many tokens by
 --                 first-fit decreasing (NeMo RL's sequence packing), the
---                 bins a multiple of the DP ranks, each padded to the full
---                 bin under pp > 1 (default 0: batch sequences at the mean
+--                 bins a multiple of the DP ranks dealt out in turn (as
+--                 many a rank, not as many tokens: each pass waits for the
+--                 busiest rank's, the step's bins a draw), each padded to
+--                 the full bin under pp > 1 (default 0: batch sequences at the mean
 --                 length); result pack_bins: micro-batches per optimizer
 --                 step
 --   token_batch   micro-batches cut by tokens (verl's use_dynamic_bsz,

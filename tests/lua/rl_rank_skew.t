@@ -42,12 +42,14 @@ t.is(phase(gp.rl(with(base, { rank_skew = true, gpus = 4, tp = 4 })), "actor_upd
 local fixed = { response_dist = "fixed", response_max = 1000 }
 t.is(phase(gp.rl(with(with(base, fixed), { rank_skew = true })), "actor_update").seconds,
   phase(gp.rl(with(base, fixed)), "actor_update").seconds, "rank_skew: equal lengths are even")
--- Padded or packed sequences are even shares: refused together.
+-- Padded sequences are even shares, packed ones price their own skew
+-- (rl_pack_skew.t): refused together.
 t.raises(function() gp.rl(with(base, { rank_skew = true, pad = true })) end,
   "rl: pad makes every rank's share even; rank_skew is each rank's unbalanced share",
   "rank_skew with pad", true)
 t.raises(function() gp.rl(with(base, { rank_skew = true, pack_tokens = 4096 })) end,
-  "rl: pack_tokens makes every rank's share even", "rank_skew with pack_tokens", true)
+  "rl: pack_tokens deals its bins out evenly and prices the busiest rank's tokens itself",
+  "rank_skew with pack_tokens", true)
 t.raises(function() gp.rl(with(base, { rank_skew = 1 })) end, "rank_skew",
   "rank_skew must be a boolean", true)
 t.done_testing()
