@@ -454,7 +454,7 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 		       train_cache *cache, gp_error *err)
 {
 	const ctx *x = &ph->x;
-	double fpt, ctx_len, mb = x->y.micro_batch;
+	double fpt, ctx_len, mb = x->y.micro_batch, mtpf = 0;
 
 	if (ph->flops_ok)
 		return GP_OK;
@@ -474,6 +474,24 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	}
 	if (fpt < 0)
 		return gp_fail(err, "train: cannot count the model's FLOPs");
+	/* Multi-token prediction modules (train_stage.c stage_base): each
+	 * one more layer of the model's last kind, eh_proj (2 FLOPs per
+	 * weight of 2h x h) and the logits once more -- as Megatron-
+	 * Bridge's flop_utils.py counts them ("MTH eh proj", "Logit ...
+	 * (mtp_num_layers + 1)"; its norms' 3h are left out here as the
+	 * model's own norms are).  The layer: the model with mtp_layers
+	 * more layers, less the model (its dense layers come first). */
+	if (c->mtp_layers > 0) {
+		gp_model mm = *m;
+
+		mm.layers += c->mtp_layers;
+		mtpf = model_fwd_flops_per_token(&mm, ctx_len) - fpt;
+		if (!(mtpf >= 0))
+			return gp_fail(err, "train: cannot count the MTP "
+				       "modules' FLOPs");
+		mtpf += c->mtp_layers * (2.0 * 2.0 * m->hidden * m->hidden +
+					 2.0 * (double)m->vocab * m->hidden);
+	}
 	{
 		double attn = fpt - 2.0 * x->e.p.matmul_active;
 		double layer_fwd = fpt - 2.0 * (double)m->vocab * m->hidden;
@@ -523,7 +541,7 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 				     !bt ? 1.0 : 2.0)) *
 				c->mem.images / c->mem.seq;
 		}
-		ph->model_flops = ph->tokens_per_step * (mult * fpt + vis +
+		ph->model_flops = ph->tokens_per_step * (mult * (fpt + mtpf) + vis +
 			(x->k.frozen ? (c->forward_only ? 2.0 : 6.0) *
 			 mem_lora_params(m, c->mem.lora_rank,
 					 c->mem.lora_targets) : 0.0));

@@ -111,6 +111,10 @@ typedef struct train_cfg {
 	int flex_sms;            /* SMs the flex dispatcher's kernels take
 				  * (Megatron's moe_flex_dispatcher_num_sms);
 				  * 0: the backend's default */
+	int mtp_layers;          /* multi-token prediction modules trained
+				  * on the last stage (Megatron-Core's
+				  * mtp_num_layers; train_stage.c
+				  * stage_base), 0: none */
 	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
 				  * hardware queues the streams share (1
 				  * serialises them: ep_overlap hides less) */
@@ -376,6 +380,11 @@ typedef struct train_lcost {
 	 * first stage's embedding, the last stage's head forward and
 	 * backward, and the TP collectives of each. */
 	double emb, head_f, head_b, emb_tp, head_tp;
+	/* What one multi-token prediction module adds to the last stage
+	 * beside its transformer layer (train_ends_costs): its two input
+	 * norms, eh_proj, and the shared head and loss over its own
+	 * logits, forward and backward. */
+	double mtp_f, mtp_b;
 	/* A forward that waits for the GPU on the host (fwd_sync: the
 	 * Hugging Face MoE loop's torch.nonzero, train_layer.c
 	 * layer_extras): the GPU seconds still queued after the host has

@@ -3172,4 +3172,36 @@ void train_ends_costs(tenv *e, const train_lkey *k, train_lcost *ld)
 	ld->head_tp = k->sp ? train_t_coll(e, GP_ALL_GATHER, act, tpg) +
 		(fo ? 0.0 : train_t_coll(e, GP_REDUCE_SCATTER, act, tpg)) :
 		(fo ? 0.0 : train_t_coll(e, GP_ALL_REDUCE, act, tpg));
+	/* One multi-token prediction module beside its transformer layer
+	 * (DeepSeek-V3 report, arXiv 2412.19437 sec. 2.2: "the k-th MTP
+	 * module consists of a shared embedding layer Emb, a shared
+	 * output head OutHead, a Transformer block TRM_k, and a
+	 * projection matrix M_k in R^{d x 2d}"; "we combine the
+	 * representation of the i-th token at the (k-1)-th depth ... and
+	 * the embedding of the (i+k)-th token ... with the linear
+	 * projection" after "RMSNorm" of each).  Megatron-Core's
+	 * MultiTokenPredictionLayer runs the same: enorm and hnorm, the
+	 * eh_proj linear from 2h to h, the layer, the final layernorm and
+	 * the shared output layer with its own loss -- Megatron-Bridge's
+	 * flop_utils.py counts "MTP eh norm + final nrom", "MTH eh proj"
+	 * and "Logit ... (mtp_num_layers + 1)".  So: two more input norms,
+	 * eh_proj's three 16-bit GEMMs (forward, data and weight
+	 * gradient; its output split over TP as the head's), and the
+	 * head's logits, loss and norm once more (its TP collectives
+	 * once more too: train_stage.c stage_base). */
+	{
+		double ht = hid / (double)k->tp, ef = 2.0 * k->T * 2.0 * hid * ht;
+
+		ld->mtp_f = ld->head_f + 2.0 * norm_f +
+			train_t_op(e, ef, 2.0 * hid * ht * 2.0 +
+				   k->T * (2.0 * hid + ht) * k->A,
+				   k->T, ht, 2.0 * hid, 1, k->half);
+		ld->mtp_b = fo ? 0.0 : ld->head_b + 2.0 * norm_b +
+			train_t_op(e, ef, 2.0 * hid * ht * 2.0 +
+				   k->T * (2.0 * hid + ht) * k->A,
+				   k->T, 2.0 * hid, ht, 1, k->half) +
+			(head_trains ? train_t_op(e, ef, 2.0 * hid * ht *
+				   k->wacc + k->T * (2.0 * hid + ht) * k->A,
+				   ht, 2.0 * hid, k->T, 1, k->half) : 0.0);
+	}
 }

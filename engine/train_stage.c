@@ -314,6 +314,17 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	L[1] = lm;
 	cnt[0] = r->nd;
 	cnt[1] = nl - r->nd;
+	/* Multi-token prediction: Megatron-Core builds the MTP block on
+	 * the last pipeline stage (gpt_model.py: "if self.mtp_process"
+	 * from mtp_on_this_rank, the post-process stage; Megatron-Bridge's
+	 * DeepSeek-V3 pipeline layouts end in ["decoder", "mtp", "loss"]),
+	 * each module one transformer layer of the model's last kind --
+	 * Megatron-Bridge's flop_utils.py "num_moe_layers +=
+	 * last_layer_is_moe * mtp_num_layers" -- priced as the stage's own
+	 * layers (compute, recompute, TP, EP), its norms, eh_proj and
+	 * second head below. */
+	if (k == x->y.pp - 1 && c->mtp_layers > 0)
+		cnt[model_moe_layers(m) > 0 ? 1 : 0] += c->mtp_layers;
 	rec = rec_share(x, nl);
 	/* recompute op (act.c) keeps reduce_scatter_tensor's outputs: with
 	 * SP the forward's all-gathers (half its TP traffic) run again;
@@ -416,6 +427,15 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		s->part[TRAIN_TP] += ld->head_tp;
 		s->params += (x->e.p.lm_head > 0 ? x->e.p.lm_head :
 			      (x->y.pp > 1 ? x->e.p.embedding : 0.0)) / tp;
+		/* The MTP modules' own work beside their layers
+		 * (train_ends_costs) and their eh_proj weights, 2h x h
+		 * split over TP; the embedding and head are shared. */
+		s->part[TRAIN_COMPUTE] += c->mtp_layers *
+			(ld->mtp_f + ld->mtp_b);
+		s->fwd += c->mtp_layers * ld->mtp_f;
+		s->bwd += c->mtp_layers * ld->mtp_b;
+		s->part[TRAIN_TP] += c->mtp_layers * ld->head_tp;
+		s->params += c->mtp_layers * 2.0 * hid * hid / tp;
 	}
 	/* BF16_Optimizer folds each micro-batch's bf16 gradients into its
 	 * fp32 buffers after the backward (train_hp_acc): a memory-bound

@@ -425,6 +425,9 @@ local function step_choices(o, p, cfg, sweep, default)
   -- CUDA_DEVICE_MAX_CONNECTIONS (the resolve step checked its range; the
   -- engine caps ep_overlap's hiding at 1)
   cfg.cuda_device_max_connections = o.cuda_device_max_connections
+  -- multi-token prediction modules on the last stage (the resolve step
+  -- checked the range; the engine takes 0, none, when left out)
+  cfg.mtp_layers = o.mtp_layers
   -- the flex dispatcher's SMs (the engine takes the backend's default when
   -- none is given); given beside another dispatcher they would change
   -- nothing, in silence

@@ -381,6 +381,27 @@ local PROFILES = {
     -- "mlp" of the 3 dense layers left out here).
     { "recompute_modules", { "mla_up_proj" }, "deepseek_workload_base_configs.py",
       function(_, m) return m.mla end },
+    -- DeepSeek-V3 trains its multi-token prediction module: the recipe
+    -- the performance scripts build on (src/megatron/bridge/recipes/
+    -- deepseek/deepseek_v3.py) defaults "mtp_num_layers: Optional[int] =
+    -- 1" at 00b7660 (25.11) and 1fd34b18c, and sets
+    -- "cfg.model.mtp_num_layers = 1  # Set to 0 or None to disable MTP"
+    -- from c0b9a0003 (26.02) through 21d102f (26.04.01); no
+    -- scripts/performance file names mtp_num_layers at those commits.
+    -- Its pipeline layouts put it on the last stage: "[\"decoder\"] +
+    -- last_layer" with "last_layer = [\"mtp\"] * mtp_layers +
+    -- [\"loss\"]", that stage holding fewer decoder layers (a case
+    -- states them: parallel.first_stage_layers, last_stage_layers).
+    -- Not under interleaving: the layouts (8, 2) and (4, 4) give the
+    -- MTP's rank three fewer decoder layers than the others (5 of 8,
+    -- 13 of 16), which the model's interleaved split cannot place (it
+    -- takes uneven ends without interleaving only, memory_layout.c):
+    -- the MTP module on its even split's last rank would carry two
+    -- decoder layers too many.
+    { "mtp_layers", 1, "deepseek_v3.py: mtp_num_layers = 1",
+      function(o, m) return pretrain(o) and m.mla and m.moe ~= nil
+        and (o.vpp or 1) <= 1
+        and tostring(m.id or ""):find("DeepSeek%-V3") ~= nil end },
   },
   -- llm-foundry's throughput tables (scripts/train/benchmarking).
   ["llm-foundry"] = {

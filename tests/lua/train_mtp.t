@@ -1,0 +1,73 @@
+-- mtp_layers: multi-token prediction modules trained with the model
+-- (Megatron-Core's mtp_num_layers; DeepSeek-V3 report sec. 2.2), each one
+-- more transformer layer of the model's last kind on the last pipeline
+-- stage with its two norms, its 2h x h eh_proj and the shared head's
+-- logits and loss once more.
+-- Run with ./gpuplan run tests/lua/train_mtp.t.
+local t = require "tap"
+local gp = require "gpuplan"
+local validate = require "gpuplan.validate"
+
+t.plan(7)
+
+local function train(o)
+  local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, seq = 4096,
+                 global_batch = 64, stack = "megatron" }
+  for k, v in pairs(o) do base[k] = v end
+  return pcall(gp.train, base)
+end
+
+local _, without = train {}
+local _, with = train { mtp_layers = 1 }
+-- Model FLOPs per token the module adds, forward (times 3 for the
+-- training step), Llama 3 8B (h 4096, 8 KV heads of 128, FFN 14336
+-- gated, vocab 128256), attention over the whole 4096 keys (no
+-- causal_flops here):
+--   the layer's weights: q 4096^2 + k, v 2 x 4096 x 1024 + o 4096^2
+--     + 3 x 4096 x 14336 = 218,103,808, 2 FLOPs each: 436,207,616
+--   attention: 2 (QK) + 2 (AV) x 4096 keys x 4096 = 67,108,864
+--   eh_proj: 2 x (2h x h) = 4 x 4096^2 = 67,108,864
+--   logits: 2 x 128256 x 4096 = 1,050,673,152
+--   sum 1,621,098,496.  Exact integers in doubles: 1e-9 relative.
+local per_tok = (with.model_flops - without.model_flops) / (3 * with.tokens_per_step)
+t.ok(math.abs(per_tok / 1621098496 - 1) < 1e-9,
+  string.format("MTP FLOPs a token: %.0f (hand: 1,621,098,496)", per_tok))
+-- The step: at least the one more layer of 32 (1/32 of the layers'
+-- time), at most twice the module's share of the forward FLOPs (1.62 of
+-- 32 x 0.503 + 1.05 = 17.15 GFLOP a token): (1 + 1/32, 1 + 2 x 0.0945).
+local grow = with.step_s / without.step_s
+t.ok(grow > 1 + 1 / 32 and grow < 1 + 2 * 1.621 / 17.15,
+  string.format("the step grows by one layer and a head: x%.4f", grow))
+
+-- Refusals, naming the option.
+local ok, e = train { mtp_layers = -1 }
+t.ok(not ok and tostring(e):find("mtp_layers must be a whole number 0..16 (got -1)", 1, true),
+  "mtp_layers -1: refused")
+ok, e = train { mtp_layers = 1.5 }
+t.ok(not ok and tostring(e):find("mtp_layers must be a whole number 0..16 (got 1.5)", 1, true),
+  "mtp_layers 1.5: refused")
+
+-- The Megatron-Bridge DeepSeek-V3 rows train the module (the recipe's
+-- mtp_num_layers 1; the stack profile gives it without interleaving):
+-- the 25.11 B200 row, PP 16 with the (16, 1) layout's ends, lists it
+-- among its defaults.
+local cases = validate.read("validation/cases.json")
+local base
+for _, c in ipairs(cases) do
+  if c.id == "mbridge2511-b200-deepseekv3-fp8mx" then base = c end
+end
+local cat = gp.catalog()
+local r = validate.predict(base, cat)
+t.ok(r.defaults and r.defaults:find("mtp_layers=1 (deepseek_v3.py", 1, true),
+  "the stack profile trains the MTP module")
+t.ok(base.parallel.first_stage_layers == 4 and base.parallel.last_stage_layers == 1,
+  "the row states the (16, 1) layout's ends")
+-- Under interleaving the profile leaves it out (the layouts (8, 2) and
+-- (4, 4) cannot be placed): the 26.04.01 GB200 row, PP 4 VP 4.
+local gb
+for _, c in ipairs(cases) do
+  if c.id == "mbridge2604-gb200-deepseekv3-fp8mx" then gb = c end
+end
+local rg = validate.predict(gb, cat)
+t.ok(rg.defaults and not rg.defaults:find("mtp_layers", 1, true),
+  "interleaved (vpp 4): no MTP from the profile")
