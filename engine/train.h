@@ -201,6 +201,9 @@ typedef struct train_cfg {
 				  * use_transformer_engine_op_fuser with
 				  * NVTE_CUTEDSL_FUSED_GROUPED_MLP;
 				  * train_layer.c gemm_costs) */
+	int fp8_attn;            /* the fused attention in FP8 (fp8_attention:
+				  * Transformer Engine's fp8_dpa, cuDNN's FP8
+				  * SDPA; train_layer.c attn_layers_time) */
 	double router_bytes;     /* bytes of the MoE router's dtype
 				  * (moe_router_dtype): the probabilities'
 				  * under unfused_act; 0: the activations' */
@@ -500,6 +503,8 @@ typedef struct train_lkey {
 	int unfused_rope;        /* train_cfg's, fused stacks only */
 	int rope_seq_loop;       /* train_cfg's, with unfused_rope */
 	int fused_mlp;           /* train_cfg's, fused stacks with MXFP8
+				  * compute only */
+	int fp8_attn;            /* train_cfg's, fused stacks with FP8
 				  * compute only */
 	double router_bytes;     /* train_cfg's */
 	int router_fp64;         /* train_cfg's */

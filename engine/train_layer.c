@@ -2115,7 +2115,32 @@ static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * forward 0.210 ms, backward 0.465 ms (non-deterministic), this 0.129 and
  * 0.416; cuDNN 9.19 on H200 (results/h200_919_only_cudnn, GPT-OSS's 64
  * query and 8 KV heads, window 1024, 2 sequences of 4096: 9 tiles, 1152
- * keys) 0.358 and 1.042 ms, this 0.395 and 1.160. */
+ * keys) 0.358 and 1.042 ms, this 0.395 and 1.160.
+ *
+ * In FP8 (fp8_attention: Transformer Engine's fp8_dpa, which
+ * Megatron-Core hands the MXFP8 recipe from config.fp8_dot_product_attention,
+ * core_v0.18.0 fp8_utils.py "MXFP8BlockScaling(fp8_format=fp8_format,
+ * fp8_dpa=config.fp8_dot_product_attention)"; TE v2.16 passes the window
+ * to the FP8 graphs too, fused_attn_fp8.cu "sdpa_backward_options.
+ * set_diagonal_band_left_bound(window_size_left + 1)") the backward of a
+ * sliding layer walks every key tile up to the diagonal, as a full causal
+ * layer's does: cuDNN 9.22's FP8 and MXFP8 backward with window 128
+ * (the same cudnn-frontend results, GB200, 2 x 128 heads of dim 64) take
+ * 1.731 / 6.176 / 23.231 / 90.348 ms (fp8) and 2.080 / 7.427 / 27.940 /
+ * 108.370 ms (mxfp8) at 4096 / 8192 / 16384 / 32768 tokens -- 3.6 to 3.9
+ * times per doubling, the causal square's growth (4), where the bf16
+ * backward's 0.465 / 0.911 / 1.818 / 3.692 doubles with the band (GB300
+ * alike: mxfp8 1.871 / 6.648 / 24.996 / 96.913).  The FP8 forwards grow
+ * with the band (mxfp8 0.210 / 0.417 / 0.826 / 1.637): windowed here.  At
+ * 32768 the mxfp8 backward is 812 TFLOPS counted over the causal
+ * triangle (2.5 x 4 x 2 x 128 x 32768^2 / 2 x 64 FLOPs), the 16-bit
+ * causal kernel's rate at head dim 64 (the llama3.1 results, head dim
+ * 128, causal, bf16 backward 1148 TFLOPS, times this catalog's hd64 share
+ * 0.72: 827).  So a sliding layer's FP8 backward is priced as a full
+ * layer's.  The FP8 kernel's rate is not priced apart from the 16-bit
+ * one's: MXFP8 causal attention runs within 3% of it, forward and
+ * backward together (llama3.1 at 4096: mxfp8 0.326 + 1.305 ms, bf16
+ * 0.391 + 1.198 ms). */
 #define ATTN_KEY_TILE 128.0
 
 static double attn_layers_time(const tenv *e, const train_lkey *k,
@@ -2126,7 +2151,8 @@ static double attn_layers_time(const tenv *e, const train_lkey *k,
 	gp_op w;
 
 	ls = m->sliding_window > 0 ? m->sliding_layers : 0;
-	if (!(ls > 0) || !k->flash || e->d->attn_square || !(o->k > 0))
+	if (!(ls > 0) || !k->flash || e->d->attn_square || !(o->k > 0) ||
+	    (bwd && k->fp8_attn))
 		return t;
 	span = (1.0 + ceil((m->sliding_window - 1.0) / ATTN_KEY_TILE)) *
 		ATTN_KEY_TILE;

@@ -307,6 +307,8 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 	xp->k.rope_seq_loop = xp->k.unfused_rope && c->rope_seq_loop;
 	xp->k.fused_mlp = c->fused_mlp && c->te_modules && !c->eager &&
 		c->compute == GP_FP8 && c->fp8_block;
+	xp->k.fp8_attn = c->fp8_attn && c->te_modules && !c->eager &&
+		c->compute == GP_FP8;
 	xp->k.router_bytes = c->router_bytes;
 	xp->k.router_fp64 = c->router_fp64;
 	xp->k.te_modules = c->te_modules && !c->eager;

@@ -1448,6 +1448,13 @@ opt { name = "fused_grouped_mlp", type = "flag", commands = "train plan rl",
     .. "--etp tp,1 to search them folded)" },
   suggest = { "use_transformer_engine_op_fuser", "cutedsl_fused_grouped_mlp",
               "fused_mlp", "op_fuser" } }
+-- The fused attention in FP8 (engine/train_layer.c attn_layers_time).
+opt { name = "fp8_attention", type = "flag", commands = "train",
+  help = "the fused attention in FP8 (Transformer Engine's fp8_dpa: Megatron's "
+    .. "fp8_dot_product_attention under an fp8 recipe; cuDNN's FP8 or MXFP8 kernel, "
+    .. "Blackwell): priced as the 16-bit kernel, except that a sliding-window layer's "
+    .. "backward walks every key tile up to the diagonal, as a full causal layer's does",
+  suggest = { "fp8_dot_product_attention", "fp8_dpa", "fp8_attn" } }
 opt { name = "moe_router_dtype", type = "string", metavar = "D", commands = "train plan rl",
   kind = "enum", values = { "fp32", "fp64" }, default = "the activations' dtype",
   help = "fp32|fp64: the MoE router's dtype (Megatron-Core's moe_router_dtype; NeMo RL's "

@@ -334,7 +334,7 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
-    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
+    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp", "fp8_attention",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }
@@ -387,6 +387,7 @@ local function step_choices(o, p, cfg, sweep, default)
   cfg.unfused_rope = o.unfused_rope == true
   cfg.rope_seq_loop = o.rope_seq_loop == true
   cfg.fused_grouped_mlp = o.fused_grouped_mlp == true
+  cfg.fp8_attention = o.fp8_attention == true
   -- the router's dtype in bytes (the declared values checked it)
   cfg.router_bytes = ({ fp32 = 4, fp64 = 8 })[o.moe_router_dtype] or 0
   -- the CP ring's rotater: one of the declared values (the resolve step
@@ -698,6 +699,24 @@ local function step_choices(o, p, cfg, sweep, default)
         .. "GEGLU) between the experts' GEMMs; %s's experts are not gated", id)
     end
   end
+  -- FP8 attention (engine/train_layer.c attn_layers_time) is Transformer
+  -- Engine's DotProductAttention under the run's fp8 recipe: the recipe's
+  -- fp8_dpa (core_v0.18.0 fp8_utils.py "fp8_dpa=config.
+  -- fp8_dot_product_attention"), cuDNN's fused FP8 kernel.  Without the
+  -- fused modules, an fp8 recipe or the fused kernel nothing runs in FP8.
+  if cfg.fp8_attention then
+    if not cfg.te_modules or cfg.eager then
+      fail("train: fp8_attention is Transformer Engine's fused attention in FP8: it needs "
+        .. "stack = megatron with kernels = fused (got stack = %s, kernels = %s)",
+        tostring(cfg.stack), cfg.eager and "eager" or "fused")
+    elseif cfg.compute ~= "fp8" then
+      fail("train: fp8_attention is part of the fp8 recipe (Transformer Engine's fp8_dpa): "
+        .. "it needs precision = fp8 (got %s)", tostring(cfg.compute))
+    elseif p.cfg.flash == false then
+      fail("train: fp8_attention is cuDNN's fused FP8 attention; the run's attention is "
+        .. "unfused (flash = false)")
+    end
+  end
   -- The graphs capture Transformer Engine's fused layer (the engine
   -- skips them for eager modules): asked for with eager kernels they
   -- would change nothing, in silence.
@@ -849,6 +868,17 @@ function M.setup(o, sweep)
       fail("train: fused_grouped_mlp needs the experts unsplit: Megatron-Core refuses it "
         .. "with expert tensor parallelism (got etp %s)", tostring(o.etp or o.tp))
     end
+  end
+  -- FP8 attention is priced from cuDNN's Blackwell FP8 kernels (the
+  -- cudnn-frontend GB200 and GB300 results, train_layer.c
+  -- attn_layers_time); Transformer Engine v2.16 runs FP8 attention with a
+  -- learnable softmax or a sliding window only there ("Disabling
+  -- FusedAttention for softmax_type = %s in FP8 on sm < 100 with cuDNN
+  -- version < 9.21"), and cuDNN's Hopper FP8 backward takes head dim 128
+  -- only (the H200 results: "hidden_dim shoud be equal to 128").
+  if cfg.fp8_attention and gpu.arch ~= "blackwell" then
+    fail("train: fp8_attention is priced from cuDNN's Blackwell FP8 attention kernels; "
+      .. "%s is %s", tostring(gpu.id), tostring(gpu.arch))
   end
   if o.order ~= nil then cfg.order = o.order end
   -- A sweep passes its largest GPU count (a number): past one node

@@ -310,6 +310,9 @@ local case_schema = T.record {
     moe_probs = T.enum { "combine", "activation" },
     -- the fused attention kernel the source names (gp.train's attn_kernel)
     attn_kernel = declared("attn_kernel"),
+    -- the fused attention in FP8 (gp.train's fp8_attention; Transformer
+    -- Engine's fp8_dpa)
+    fp8_attention = declared("fp8_attention"),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
     -- the run's kernels where its source says (gp.train's kernels: eager
