@@ -334,7 +334,8 @@ local function step_choices(o, p, cfg, sweep, default)
   -- Overlaps: the stack's defaults, each overridable.
   local ov = M.OVERLAPS[cfg.stack] or M.OVERLAPS.hf
   local flags = { "causal_flops", "unfused_loss", "eager_loss", "kv_repeat", "pad_mask", "async_tp_allreduce",
-    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp", "fp8_attention",
+    "unfused_permute", "unfused_act", "unfused_rope", "rope_seq_loop", "fused_grouped_mlp",
+    "fp8_attention",
     "ckpt_outside_fsdp", "split_proj",
     "scaling", "attn_scale_q",
     table.unpack(M.OVERLAP_KEYS) }

@@ -14,7 +14,8 @@ local FIELDS = {
   { "parallel", "reduce_bucket_size" }, { "parallel", "prefetch_bucket_size" },
   { "parallel", "moe_dispatcher" }, { "parallel", "moe_flex_backend" }, { "parallel", "moe_fp8_pad" },
   { "parallel", "moe_balance" }, { "parallel", "fused_grouped_mlp" },
-  { "workload", "fp8_scaling" }, { "workload", "attn_kernel" }, { "workload", "fp8_attention" }, { "workload", "packed_len" },
+  { "workload", "fp8_scaling" }, { "workload", "attn_kernel" },
+  { "workload", "fp8_attention" }, { "workload", "packed_len" },
   { "workload", "pad_share" },
   -- the layout's and the linears' flags
   { "parallel", "sp" }, { "parallel", "split_ends" }, { "parallel", "ep_overlap" },
