@@ -105,7 +105,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 243, lo = 0.943, hi = 1.282 },
+        [""] = { cases = 243, lo = 0.943, hi = 1.267 },
         ["stack=deepspeed"] = { cases = 52, lo = 0.938, hi = 1.303 },
         ["stack=deepspeed/moe=dense"] = { cases = 39, lo = 0.928, hi = 1.311 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 36, lo = 0.928, hi = 1.326 },
@@ -133,7 +133,7 @@ return {
         ["stack=hf/moe=moe/style=sharded"] = { cases = 9, lo = 1.000, hi = 1.085 },
         ["stack=hf/moe=moe/style=sharded/scale=nodes"] = { cases = 9, lo = 1.000, hi = 1.085 },
         ["stack=hf/moe=moe/style=sharded/scale=nodes/gen=hopper"] = { cases = 9, lo = 1.000, hi = 1.085 },
-        ["stack=megatron"] = { cases = 122, lo = 0.949, hi = 1.350 },
+        ["stack=megatron"] = { cases = 122, lo = 0.949, hi = 1.330 },
         ["stack=megatron/moe=dense"] = { cases = 52, lo = 0.940, hi = 1.109 },
         ["stack=megatron/moe=dense/style=data"] = { cases = 13, lo = 0.987, hi = 1.177 },
         ["stack=megatron/moe=dense/style=data/scale=node"] = { cases = 11, lo = 0.987, hi = 1.177 },
