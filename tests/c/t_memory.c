@@ -176,7 +176,7 @@ int main(void)
 	unsigned mask;
 	int rc;
 
-	plan(165);
+	plan(168);
 	mem_reserve_default(&rs, 1);
 
 	/* --- recipes: bytes per parameter (exact sums) --- */
@@ -1275,6 +1275,58 @@ int main(void)
 				   &err) == GP_EINVAL &&
 		   strstr(err.msg, "offload") != NULL,
 		   "split: an offloaded config refused");
+	}
+	/* DeepSpeed's ZeRO-2/3 gradient phase on the ZeRO split: a sweep
+	 * prices the ZeRO stages on one split's scratch results
+	 * (train.c phase_mem), so a stage 3 priced first must not leave its
+	 * phase, its grad bytes or stage 3's idle tensors on the stages
+	 * priced after it (memory_train.c stage_one clears them).  Llama 2
+	 * 7B, deepspeed-bf16 with DeepSpeed's ZeRO engine, dp 8, pp 1: each
+	 * stage's fields equal a fresh mem_train's, in the order 3, 2, 1,
+	 * 0, 3; and stages 0 and 1 name no phase (the rule is stages 2 and
+	 * 3's, memory_deepspeed.c mem_ds_zero_phases). */
+	{
+		static gp_mem_split sp;
+		static const int order[] = { 3, 2, 1, 0, 3 };
+		gp_params pp;
+		gp_layout y;
+		const gp_mem_result *res = NULL;
+		int i, z, same = 1, none = 1;
+
+		tc = train_cfg();
+		tc.recipe = FX_DSBF16;
+		tc.ds_zero = 1;
+		tc.lay.dp = 8;
+		tc.lay.zero = 3;
+		ok(model_params(&l7, &pp, &err) == GP_OK &&
+		   mem_layout_prepared(&l7, &pp, &tc, &y, &err) == GP_OK &&
+		   mem_train_split(&l7, &pp, &tc, &y, 80e9, &rs, NULL, &sp,
+				   &err) == GP_OK,
+		   "split: deepspeed-bf16, DeepSpeed's ZeRO engine, dp 8");
+		for (i = 0; i < 5; i++) {
+			z = order[i];
+			tc.lay.zero = y.zero = z;
+			if (mem_train_zero(&l7, &pp, &tc, &y, 80e9, &rs, &sp,
+					   &res, &err) != GP_OK ||
+			    mem_train(&l7, &tc, 80e9, &rs, &r, &err) != GP_OK ||
+			    res->ds_grad_phase != r.ds_grad_phase ||
+			    res->ds_grad_bytes != r.ds_grad_bytes ||
+			    res->ds_idle_grads != r.ds_idle_grads ||
+			    res->ds_idle_bucket != r.ds_idle_bucket ||
+			    res->ds_fwd_gather != r.ds_fwd_gather ||
+			    res->total != r.total)
+				same = 0;
+			if (z < 2 && (res->ds_grad_phase != 0 ||
+				      res->ds_grad_bytes != 0 ||
+				      res->ds_idle_grads != 0))
+				none = 0;
+			if (z == 3 && res->ds_grad_phase == 0)
+				none = 0;
+		}
+		ok(same, "split under ZeRO 3, 2, 1, 0, 3: mem_train's grad "
+		   "phase, grad bytes and stage 3's idle tensors");
+		ok(none, "split: stages 0 and 1 after 3 and 2 name no grad "
+		   "phase; stage 3 names one");
 	}
 	return done();
 }
