@@ -6,7 +6,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(6)
+t.plan(8)
 
 -- Llama 3 8B (32 layers, 32 query heads and 8 KV heads of 128: q = 4096,
 -- kv = 1024 elements a token), one sequence of T = 4096 tokens on one
@@ -42,6 +42,13 @@ t.near(extra(full) - extra(job), 32 * 2 * 4096 * 2 * 4096 / rate + 32 * (3.9e-6 
        "full recompute: the forward copy again")
 -- Llama 2 7B has as many KV heads as query heads: nothing to repeat.
 t.is(extra(t.with(job, { model = "llama2-7b" })), 0.0, "MHA: no copy")
+-- The copy is priced beside the flash kernel only (the option's help:
+-- "with flash and fewer KV heads than query heads"; train_layer.c
+-- kv_repeat_costs returns without flash): unfused attention, compiled
+-- or eager, adds nothing.  Exact: the same step either way.
+t.is(extra(t.with(job, { flash = false })), 0.0, "unfused attention, compiled: no copy")
+t.is(extra(t.with(job, { flash = false, kernels = "eager" })), 0.0,
+     "unfused attention, eager: no copy")
 t.raises(function() gp.train(t.with(job, { kv_repeat = "yes" })) end,
          "kv_repeat must be true or false", "a non-boolean is refused", true)
 
