@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(16)
+t.plan(18)
 
 local function comp(r, name) return t.part(r, name) end
 
@@ -99,3 +99,27 @@ t.ok(rl.rl_state == "rollout" and rl.grad_phase == "idle" and
      math.abs(comp(rl, "grads") - 2 * g8) < 1e-12 * comp(rl, "grads") and
      math.abs(comp(rl, "param_gather") - 1e9) < 1e-12 * 1e9,
      "RL rollout state: stage 3's kept 16-bit partition and bucket, no fp32 gradient")
+
+-- The log-prob forwards run between steps too (rl_mem.c rl_ds_between on
+-- the forward state): at ZeRO-2 no gradient lives there -- the step frees
+-- the partition and backward() makes the buckets anew -- where the
+-- update, 8 micro-batches of 1, holds averaged_gradients and
+-- grads_in_partition, 4 B a partition element.  Llama 2 7B on 8 H100s,
+-- colocated: the update's grads 4 g, the forward's none.  Exact.
+local rlj = { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, stack = "deepspeed", zero = 2,
+  prompts = 64, group = 8, prompt_len = 1024, response_len = 4096, batch = 8 }
+local r8 = gp.rl(rlj)
+t.ok(r8.memory.update.grad_phase == "backward" and
+     math.abs(comp(r8.memory.update, "grads") - 4 * g) < 1e-12 * 4 * g and
+     r8.memory.forward.grad_phase == "idle" and comp(r8.memory.forward, "grads") == 0,
+     "RL forward state, zero 2: no gradient between steps (the update's 4 g is the backward's)")
+-- The rollout engine's share (rl_mem.c rl_rollout_cap) counts the same
+-- idle state beside its pool, not the update's phase: with one
+-- micro-batch of 64 the update holds 2 g, with 8 it holds 4 g, and the
+-- KV budget is the same to the byte (counting the update's grads would
+-- take 2 g x (1 + the reserve's fragmentation), about 1.7 GB, from the
+-- accumulating one).
+local r64 = gp.rl(t.with(rlj, { batch = 64 }))
+t.ok(math.abs(comp(r64.memory.update, "grads") - 2 * g) < 1e-12 * 2 * g and
+     r64.rollout.kv_budget == r8.rollout.kv_budget,
+     "RL rollout KV budget, zero 2: the same whatever the update's accumulation")
