@@ -20,6 +20,8 @@ local function show(v)
     local q = #v > 60 and string.format("%q...", v:sub(1, 60)) or string.format("%q", v)
     return (q:gsub("\\\n", "\\n"):gsub("\r", "\\r"))
   end
+  -- a JSON array or object, or a Lua table: what it is, not its address
+  if type(v) == "table" then return "a table" end
   -- tostring(0/0) is "-nan" or "nan" depending on the platform.
   if v ~= v then return "nan" end
   -- 2^25 is a float in Lua; a whole number prints as one.

@@ -196,7 +196,9 @@ local bad = {
   { '"layers": 2', '"layers": 2.5', "field 'model.layers': expected an integer, got 2.5" },
   { '"layers": 2', '"layers": 0', "field 'model.layers': must be >= 1, got 0" },
   { '"layers": 2', '"layers": 1e300', "field 'model.layers': must be <= 16777216, got 1e+300" },
-  { '"hidden": 64', '"hidden": {"a": 1}', "field 'model.hidden': expected a finite number, got table" },
+  { '"hidden": 64', '"hidden": {"a": 1}', "field 'model.hidden': expected a finite number, got a table" },
+  { '"ffn_hidden": 256}', '"ffn_hidden": 256, "max_seq": [4096]}', "field 'model.max_seq': expected "
+    .. "a finite number, got a table" },
   { '"model": {"name": "m", "layers": 2, "hidden": 64, "heads": 2, "vocab": 100, "ffn_hidden": 256}',
     '"model": 7', "field 'model': expected a table, got 7" },
   { '"gpus": 1', '"gpus": -8', "field 'hardware.gpus': must be >= 1, got -8" },
