@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 local job = { model = "llama3-70b", gpu = "h100-sxm", gpus = 64, tp = 4, pp = 8, vpp = 5,
               sp = true, zero = 1, precision = "fp8", seq = 8192, batch = 1,
@@ -102,4 +102,26 @@ do
   local dq, dp = fc.qkv.fwd - lc.qkv.fwd, fc.o_proj.fwd - lc.o_proj.fwd
   t.ok(dq > 0 and math.abs(dq / dp - 1) < 1e-9,
        "current scaling: the qkv cast saves its transpose too")
+end
+
+-- The separate cast of an adapted qkv's norm output is one kernel more a
+-- layer's forward (train_layer.c: lnret adds a launch beside its bytes).
+-- Llama 2 7B, 128 tokens a micro-batch: the host paces every layer (its
+-- launches, GP_EAGER_OP_TIME = 24.84 us each, take longer than the GPU's
+-- work), so its step is the launches' time.  An adapter on q, k, v (the
+-- norm-fused linear_qkv) and one on o (a plain Linear) launch the same
+-- four kernels (FUSED_LORA_OPS); under delayed scaling only the first
+-- casts its norm output apart: 32 layers x 24.84 us more.  Under current
+-- scaling both norms' casts run apart already: no difference.  Exact but
+-- for rounding: 1e-9 relative.
+do
+  local function step(targets, scaling)
+    return gp.train { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, precision = "fp8",
+      seq = 128, batch = 1, global_batch = 8, stack = "megatron", fp8_scaling = scaling,
+      method = "lora", lora_rank = 32, lora_targets = targets }.step_s
+  end
+  t.near(step("q,k,v", "delayed") - step("o", "delayed"), 32 * 24.84e-6, 1e-9,
+         "delayed scaling, host-paced: the adapted qkv's norm cast is one launch a layer")
+  t.is(step("q,k,v", "current") - step("o", "current"), 0.0,
+       "current scaling: the cast runs apart either way, no launch more")
 end
