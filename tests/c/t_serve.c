@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(116);
+	plan(120);
 	dsv3(&m);
 	hopper(&d);
 
@@ -960,6 +960,41 @@ int main(void)
 		        (r.decode.step.time + ge)), 1e-12, "DP attention: "
 		       "every rank waits for each rank's prompt chunks, "
 		       "off the graph");
+		/* Mixed (TensorRT-LLM's in-flight batching, serve_cfg.mixed):
+		 * a chunk costs what it adds to the step of 32 decodes
+		 * (serve_mixed_time at 32 with the 16384-token chunk, mx,
+		 * less the decode step): dt in all, de of it the routed
+		 * experts', at most dt.  A request brings 4096 / 16384
+		 * chunks (per).  Its rank's own part, dt - de, is its GPU's;
+		 * the routed part runs on every GPU of the instance for each
+		 * of the 32 ranks' chunks, so a GPU's share of it is 32 x de
+		 * x per (serve_plan.c prompt_share: as the separate prefill
+		 * step's routed part, where all 32 ranks prefill at once).
+		 * Exact (1e-12): the engine's own steps. */
+		{
+			serve_result rm;
+			serve_step mx;
+			double per = 4096.0 / 16384.0, dt, de;
+
+			k = c;
+			k.mixed = 1;
+			ok(serve_run(&m, &d, &k, &rm, &err) == GP_OK &&
+			   rm.fits && serve_mixed_time(&m, &d, &k,
+			   &rm.decode.lay, 32.0, k.prefill_tokens, &mx,
+			   &err) == GP_OK, "mixed: EP32 with DP attention, "
+			   "the step with a chunk");
+			dt = mx.time - rm.decode.step.time;
+			de = fmin(dt, serve_step_routed(&mx) -
+			          serve_step_routed(&rm.decode.step));
+			ok(dt > 0 && de > 0 && de < dt, "the chunk adds to "
+			   "the step, its routed experts part of it");
+			is_num(rm.prefill_experts, 32.0 * de * per, 1e-12,
+			       "mixed, DP attention: a GPU's routed part is "
+			       "the 32 ranks' chunks'");
+			is_num(rm.prefill_share, (dt - de) * per +
+			       32.0 * de * per, 1e-12, "mixed: the rank's "
+			       "own part and the routed part");
+		}
 		c.decode.dp_attention = 0;
 		c.batch = 2;   /* TP attention keeps every latent on every GPU */
 		ok(serve_run(&m, &d, &c, &r, &err) == GP_OK && r.fits,
