@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(120);
+	plan(122);
 	dsv3(&m);
 	hopper(&d);
 
@@ -991,6 +991,39 @@ int main(void)
 			is_num(rm.prefill_experts, 32.0 * de * per, 1e-12,
 			       "mixed, DP attention: a GPU's routed part is "
 			       "the 32 ranks' chunks'");
+			/* The chunk's latent attention runs in prefill form
+			 * beside the decodes' absorbed one (serve_step.c
+			 * layer_ops' mixed branch): its q_kv_a, latent_norm,
+			 * q_b_quant, q_b, kv_b_quant, kv_b, rope_kv and
+			 * attention, priced as the prefill step prices one
+			 * chunk of 16384 tokens at the mean causal context
+			 * (q + 1) / 2, and carried in the step's compute
+			 * beside its rows (the rows are the decodes').  Exact
+			 * but for summing order: 1e-12. */
+			{
+				static const char *pre[] = { "q_kv_a",
+					"latent_norm", "q_b_quant", "q_b",
+					"kv_b_quant", "kv_b", "rope_kv",
+					"attention" };
+				double rows = 0.0, pa = 0.0;
+				int j;
+				size_t z;
+
+				for (j = 0; j < mx.nops; j++)
+					rows += mx.ops[j].total;
+				for (j = 0; j < rm.prefill.step.nops; j++)
+					for (z = 0; z < sizeof pre / sizeof *pre;
+					     z++)
+						if (strcmp(rm.prefill.step.ops[j]
+							   .name, pre[z]) == 0)
+							pa += rm.prefill.step
+								.ops[j].total;
+				ok(pa > 0, "the prefill step's latent "
+				   "attention rows");
+				is_num(mx.compute - rows, pa, 1e-12, "mixed: "
+				       "the chunk's latent attention is the "
+				       "prefill step's for one chunk");
+			}
 			is_num(rm.prefill_share, (dt - de) * per +
 			       32.0 * de * per, 1e-12, "mixed: the rank's "
 			       "own part and the routed part");
