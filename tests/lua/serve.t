@@ -163,6 +163,11 @@ do
   t.ok(mx.fits and sg.fits and dg.fits, "the three fit")
   t.is(cap[1][3].mixed, true, "TensorRT-LLM colocated: mixed steps")
   t.ok(t.said(mx, "^mixed steps"), "... and says so")
+  -- gp.infer's own mixing (its chunked_prefill and max_num_tokens) is
+  -- the one-model engine's: the serving model mixes by its own rule and
+  -- reads no step budget, so its defaults line names neither.
+  t.ok(not t.said(mx, "^chunked_prefill") and not t.said(mx, "^max_num_tokens"),
+       "... not gp.infer's chunked_prefill or max_num_tokens")
   t.ok(not cap[2][3].mixed and not t.said(sg, "^mixed steps"), "SGLang: a prefill step apart")
   t.ok(not cap[3][3].mixed, "disaggregated: no decodes to mix with")
   t.ok(cap[nv][3].mixed == true and t.said(vl, "^mixed steps %(vLLM V1"),
