@@ -2165,6 +2165,13 @@ function M.flags_named(cmd, msg)
     i = e
     local d = BY[w]
     local rep = w
+    -- The values a message lists after "must be" ("grad_sync must be
+    -- micro_batch or step") are values, though one may also be another
+    -- option's name (plan's --micro-batch read "--grad-sync must be
+    -- --micro-batch or step"): a word whose text back to "must be" is
+    -- only such a list ("a, b or ") is one of them.
+    local listed = msg:sub(1, s - 1):match("must be ([%w_, ]*)$")
+    if listed and listed:gsub("[%w_]+, ", ""):gsub("[%w_]+ or ", "") == "" then d = nil end
     -- A list's entry, "zero[2]" (a Lua script's key and index): the
     -- command line gave the list as one flag's comma-joined values.
     local idx, past = msg:match("^%[(%d+)%]()", e)

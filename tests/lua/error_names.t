@@ -68,6 +68,17 @@ named("train", "train: host_bw needs it; give offload = optimizer or params+opti
   "offload = optimizer, though optimizer is an option too")
 named("infer", "infer: offload_layers needs it; give offload = true too",
   "infer: --offload-layers needs it; give --offload too", "infer's offload is a flag")
+-- The values listed after "must be" stay values, though micro_batch is
+-- also plan's option (its --micro-batch list of sizes): the plan error
+-- read "--grad-sync must be --micro-batch or step".
+named("plan", "plan: grad_sync must be micro_batch or step (got string 'x')",
+  "plan: --grad-sync must be micro_batch or step (got string 'x')",
+  "a listed value that is another option's name")
+named("plan", "plan: fsdp must be micro_batch, step or micro_batch (got 1)",
+  "plan: --fsdp must be micro_batch, step or micro_batch (got 1)", "every value of the list")
+-- Only a list: an option named after "must be" in a sentence is the option.
+named("plan", "plan: grad_sync must be given with micro_batch 2",
+  "plan: --grad-sync must be given with --micro-batch 2", "not a list of values")
 -- A chain of equalities is no assignment: its words stay.
 named("infer", "infer: ep 8: the experts are split (ep = tp = 4)",
   "infer: --ep 8: the experts are split (ep = tp = 4)", "a chain of '='")
