@@ -550,6 +550,12 @@ local function fsdp_space(a, space, job)
     if a.zero ~= nil then fail("sweep: fsdp fixes the ZeRO stage; give no zero list") end
     space.zero = {}
     local named = {}
+    -- A bad grad_sync is the job's, not a strategy's: checked once by the
+    -- same reader (with full_shard, which takes either value) before the
+    -- list, whose entries' errors say "fsdp[i]" (it read "value 1 of
+    -- --fsdp: --grad-sync must be ..." on the command line).
+    local gok, gerr = pcall(require("gpuplan.memory").sharding, "full_shard", a.grad_sync, nil)
+    if not gok then fail("sweep: %s", (tostring(gerr):gsub("^.-:%d+: ", ""))) end
     for i, x in ipairs(list) do
       local ok, st, z = pcall(require("gpuplan.memory").sharding, x, a.grad_sync, nil)
       if not ok then fail("sweep: fsdp[%d]: %s", i, (tostring(st):gsub("^.-:%d+: ", ""))) end

@@ -392,4 +392,14 @@ is($c, 2, '--per-card with --shard: a usage error');
     isnt($c, 0, 'plan --schedule , exits non-zero');
     like($e, qr/^gpuplan: plan: --schedule must not be empty/m, 'and says plan: first');
 }
+# A bad --grad-sync names its values as the user types them: micro_batch
+# is also plan's --micro-batch (the sizes to try), and the message read
+# "--grad-sync must be --micro-batch or step".
+{
+    my ($c, undef, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '16',
+                                '--fsdp', 'full_shard', '--grad-sync', 'bogus');
+    is($c, 1, 'plan --grad-sync bogus: exit 1');
+    like($e, qr/^gpuplan: plan: --grad-sync must be micro_batch or step \(got string 'bogus'\)$/m,
+         'lists the values, not the --micro-batch option');
+}
 done_testing();

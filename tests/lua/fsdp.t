@@ -3,7 +3,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(45)
+t.plan(46)
 
 local part = t.step_part
 
@@ -194,6 +194,14 @@ do
   o.fsdp, o.grad_sync = { "full_shard", "shard_grad_op" }, "step"
   t.raises(function() gp.sweep(o) end, "grad_sync step takes one fsdp strategy",
     "sweep: grad_sync step with one strategy", true)
+  -- A bad grad_sync is the job's, said once and not as a strategy's
+  -- (it read "fsdp[1]: grad_sync must be ...", on the command line
+  -- "value 1 of --fsdp: --grad-sync must be ...").
+  o.grad_sync = "bogus"
+  local ok, err = pcall(gp.sweep, o)
+  t.ok(not ok and err:find("sweep: grad_sync must be micro_batch or step (got string "
+    .. "'bogus')", 1, true) and not err:find("fsdp[", 1, true),
+    "sweep: a bad grad_sync named as the job's: " .. tostring(err))
 end
 
 -- The hf stack's ZeRO 2/3 are FSDP's (shard_grad_op / full_shard) in a
