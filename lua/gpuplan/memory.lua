@@ -1173,6 +1173,20 @@ local function rl_memory(o, p)
   ro.model, ro.gpu, ro.cat = p.model, p.gpu, o.cat
   ro.prompts, ro.group = cfg.prompts, cfg.group
   ro.prompt_len, ro.response_len = cfg.prompt_len, cfg.response_len
+  -- A mean response not given is gp.rl's to assume (given only the
+  -- limit: 0.696 of it, 0.113 from a base checkpoint, the response_len
+  -- declaration), not the fixed 1024 the training shape took: the
+  -- rollout's KV cache grows with it.  The shape's defaults that said
+  -- 1024 make way for gp.rl's assumed one.
+  if o.response_len == nil then
+    ro.response_len = nil
+    for i = #p.defaults, 1, -1 do
+      local k = p.defaults[i]:match("^([%w_]+)=")
+      if o.response_max ~= nil and (k == "seq" or k == "response_len") then
+        table.remove(p.defaults, i)
+      end
+    end
+  end
   ro.zero = cfg.zero
   ro.recompute = cfg.recompute
   if cfg.colocated then

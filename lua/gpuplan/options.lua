@@ -698,25 +698,28 @@ opt { name = "response_len", type = "int", metavar = "N", commands = "fit rl",
   methods = RL,
   help = "mean response tokens",
   suggest = { "response_length", "completion_len" } }
-opt { name = "base_checkpoint", type = "flag", commands = "rl",
+opt { name = "base_checkpoint", type = "flag", commands = "fit rl", methods = RL,
   default = "off: with --response-max alone the mean is a reasoning policy's 0.696 of it",
   help = "the policy starts from a pretrained-only (base) checkpoint, as DAPO runs do: with "
     .. "--response-max alone its mean response is assumed at 0.113 of the limit, the median of "
     .. "published verl DAPO runs from base checkpoints",
   suggest = { "base_model", "from_base" } }
-opt { name = "response_max", type = "int", metavar = "N", commands = "rl", kind = "tokens",
+opt { name = "response_max", type = "int", metavar = "N", commands = "fit rl", methods = RL,
+  kind = "tokens",
   default = "--response-len: all responses that long",
   help = "the generation limit",
   suggest = { "max_response_length", "max_new_tokens", "max_completion_length" } }
-opt { name = "response_min", type = "int", metavar = "N", commands = "rl", kind = "tokens",
+opt { name = "response_min", type = "int", metavar = "N", commands = "fit rl", methods = RL,
+  kind = "tokens",
   default = "none: the lengths as --response-dist spreads them",
   help = "the shortest response of a stated range: the lengths uniform from it to "
     .. "--response-max, their mean the middle (a source that bounds every response between two lengths)",
   suggest = { "min_response_length", "response_range" } }
-opt { name = "response_dist", type = "string", metavar = "D", commands = "rl",
+opt { name = "response_dist", type = "string", metavar = "D", commands = "fit rl", methods = RL,
   default = "exp: clipped at the limit, the longest response sets the rollout's tail",
   help = "fixed|uniform|exp: response lengths up to --response-max" }
-opt { name = "response_clip", type = "number", metavar = "F", commands = "rl", kind = "fraction",
+opt { name = "response_clip", type = "number", metavar = "F", commands = "fit rl", methods = RL,
+  kind = "fraction",
   default = "0.01 with exp (at most response_len / (2 response_max), 0 at response_len 1): "
     .. "published GRPO runs cut several percent at the limit",
   help = "exp: share of the responses that never end and are cut at --response-max",

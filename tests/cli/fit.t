@@ -207,6 +207,23 @@ my ($rl) = $o =~ /^memory: peak (\d+\.\d) GiB/m;
 ok(defined $fit && defined $rl, 'both print a peak');
 # rl prints one decimal, fit two: equal to rl's rounding (0.05 GiB).
 ok(abs($fit - $rl) <= 0.05, "fit --method grpo $fit GiB = rl's peak $rl GiB");
+# ... and the same generation limit: fit takes --response-max (it refused
+# it, so a job of 8192-token limits could only be fit at a fixed 1024
+# each), and given alone its mean is rl's assumption, said the same way.
+my @lim = ('qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--recompute', 'full',
+           '--response-max', '8192');
+($c, $o, $e) = run_gp('fit', @lim, '--method', 'grpo');
+is($c, 0, 'fit --method grpo --response-max exits 0') or diag $e;
+like($o, qr/^defaults: .*response_len=5702 \(assumed: 0\.696 x response_max/m,
+     'fit says the mean it assumed from the limit');
+($fit) = $o =~ /^total\s+(\d+\.\d+)/m;
+($c, $o, $e) = run_gp('rl', @lim);
+($rl) = $o =~ /^memory: peak (\d+\.\d) GiB/m;
+ok(defined $fit && defined $rl && abs($fit - $rl) <= 0.05,
+   "fit --response-max 8192: $fit GiB = rl's peak " . ($rl // '?') . " GiB");
+($c, $o, $e) = run_gp('fit', @lim);
+is($c, 2, 'fit --response-max without an RL method: a usage error (exit 2)');
+like($e, qr/^gpuplan: fit: --response-max applies to --method grpo\|ppo$/m, '... naming it');
 # DeepSpeed ZeRO-2/3 under RL: the rollout (and the log-prob forwards)
 # run between the optimizer step and the next backward, where no fp32
 # gradient lives (engine/memory_deepspeed.c mem_ds_zero_phases, v0.14.2's

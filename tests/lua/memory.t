@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(133)
+t.plan(139)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -471,6 +471,50 @@ do
   local listed = false
   for _, d in ipairs(m.defaults) do if d == "prompts=64" then listed = true end end
   t.ok(listed, "gp.memory lists prompts=64")
+end
+
+-- ... and the same response lengths: the rollout's KV cache follows the
+-- limit and the mean gp.rl takes, so fit takes response_max (and its
+-- family) for an RL step.  Given only the limit, the mean is gp.rl's
+-- assumption (0.696 x 8192 = 5702 tokens; 0.113 x 8192 = 929 from a base
+-- checkpoint), not the training shape's fixed 1024, and the defaults say
+-- that one mean, with no seq of prompt + 1024 beside it.  Equal to the
+-- byte: one engine result.  Before, fit refused response_max, and a job
+-- of 8192-token limits was 36.5 GiB in fit against 48.2 in gp.rl.
+do
+  local function job(extra)
+    local o = { model = "qwen2.5-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
+                recompute = "full" }
+    for k, v in pairs(extra) do o[k] = v end
+    return o
+  end
+  local function peak(r)
+    return math.max(r.memory.rollout.total, r.memory.forward.total, r.memory.update.total)
+  end
+  for _, x in ipairs {
+    { response_max = 8192, mean = "response_len=5702 (assumed: 0.696" },
+    { response_max = 8192, base_checkpoint = true, mean = "response_len=929 (assumed: 0.113" },
+    { response_max = 8192, response_len = 5000, response_dist = "uniform" },
+  } do
+    local mean = x.mean
+    x.mean = nil
+    local r = gp.rl(job(x))
+    x.method = "grpo"
+    local m = gp.memory(job(x))
+    t.is(m.total, peak(r), string.format("fit = gp.rl's peak at response_max 8192, %s",
+      mean or "response_len 5000 uniform"))
+    if mean then
+      local said, seq = false, false
+      for _, d in ipairs(m.defaults) do
+        if d:sub(1, #mean) == mean then said = true end
+        if d:match("^seq=") then seq = true end
+      end
+      t.ok(said and not seq, "fit says gp.rl's assumed mean, " .. mean .. "), and no seq")
+    end
+  end
+  t.ok(gp.memory(job { method = "grpo", response_max = 8192 }).total
+       > gp.memory(job { method = "grpo" }).total + 2^30,
+    "the limit's longer responses hold more KV cache than 1024 each (by over 1 GiB)")
 end
 
 -- Grouped integer formats by name: GPTQ/AWQ group size and scale dtype
