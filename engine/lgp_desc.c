@@ -138,6 +138,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("grads_in_bwd", offsetof(S, P grads_in_bwd), 0),           \
 	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
+	F_BOOL("kv_repeat", offsetof(S, P kv_repeat), 0),                 \
 	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
 	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
 	F_NUM("images", offsetof(S, P images), 0),                        \
@@ -224,7 +225,6 @@ static const lgp_field train_fields[] = {
 	F_NUM("packed_len", offsetof(train_cfg, attn_seq), 0),
 	F_BOOL("unfused_loss", offsetof(train_cfg, unfused_loss), 0),
 	F_BOOL("eager_loss", offsetof(train_cfg, eager_loss), 0),
-	F_BOOL("kv_repeat", offsetof(train_cfg, kv_repeat), 0),
 	F_BOOL("pad_mask", offsetof(train_cfg, pad_mask), 0),
 	F_NUM("pad_share", offsetof(train_cfg, pad_share), 0),
 	F_BOOL("async_tp_allreduce", offsetof(train_cfg, async_tp), 0),

@@ -127,6 +127,11 @@ typedef struct gp_train_cfg {
 				  * once per step (PyTorch FSDP no_sync /
 				  * set_requires_gradient_sync(False)) */
 	int fused_qkv_view;      /* see gp_act_cfg */
+	int kv_repeat;           /* K and V copied to every query head before
+				  * the attention (torchtitan's repeat_kv):
+				  * the copy's time (train_layer.c
+				  * kv_repeat_costs) and the query-wide K and
+				  * V kept (see gp_act_cfg) */
 	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the
 				  * output layer too (every nn.Linear) */

@@ -475,6 +475,28 @@ static void act_attention(const gp_model *m, const gp_act_cfg *c,
 		double extra = w->k == w->q ? w->q + w->k : 2.0 * (w->q - w->k);
 
 		out->attention += tok * extra * par * A;
+	} else if (c->kv_repeat && w->latent == 0 && w->q > w->k) {
+		/* torchtitan's Llama (models/llama/model.py at 9dec370):
+		 * "keys = repeat_kv(xk, self.n_rep)", "values =
+		 * repeat_kv(xv, self.n_rep)", then
+		 * "F.scaled_dot_product_attention(xq, xk, xv,
+		 * is_causal=True)" on their transposes; repeat_kv is
+		 * "torch.unsqueeze(x, dim=3).expand(...).reshape(bs, slen,
+		 * n_kv_heads * n_rep, head_dim)", a copy q wide.  The
+		 * attention keeps the tensors it is handed (flash: q, k,
+		 * v and the output for its backward; the math path's
+		 * matmuls their operands), so K and V stay q wide; the
+		 * kv-wide K after RoPE is kept by nothing (its complex
+		 * multiply by freqs_cis, which needs no grad, saves only
+		 * freqs_cis: PyTorch derivatives.yaml mul "other:
+		 * mul_tensor_backward(grad, self, ...)" only when other
+		 * requires grad), nor is V's (reshape's backward keeps
+		 * no tensor).  2 q - k - v more than the kv-wide pair.
+		 * Under op SAC and full recompute the copy is not kept
+		 * across layers (neither repeat_kv's reshape nor its
+		 * expand is in the op policy's save list) and this only
+		 * widens one layer's rebuilt set (out->full). */
+		out->attention += tok * (2.0 * w->q - w->k - w->v) * par * A;
 	}
 	/* Core attention.  Unfused: the softmax output 2as^2b; with
 	 * dropout also its mask as^2b and the dropout output 2as^2b

@@ -94,6 +94,10 @@ typedef struct gp_act_cfg {
 			      * fused output stays alive beside the roped
 			      * q and k copies; with GQA, k and v are
 			      * expanded to all heads by copy */
+	int kv_repeat;       /* 1: K and V copied to every query head
+			      * before the attention (torchtitan's
+			      * repeat_kv): the attention keeps them
+			      * query-wide (act_attention) */
 	int lora_zero_pad;   /* 1: a fused-QKV adapter that covers only
 			      * some of q, k, v scatters its output into
 			      * a zero q+k+v buffer with index_copy, whose

@@ -147,10 +147,6 @@ typedef struct train_cfg {
 	int eager_loss;          /* the loss op by op outside the compiled
 				  * layers (torch.compile of each block
 				  * only; train_layer.c train_ends_costs) */
-	int kv_repeat;           /* K and V copied to every query head
-				  * before the attention kernel
-				  * (torchtitan's repeat_kv; train_layer.c
-				  * kv_repeat_costs) */
 	double pad_share;        /* the share of each micro-batch's tokens
 				  * that are padding of one pad id, routed
 				  * by a MoE router as one token (train_
@@ -488,7 +484,7 @@ typedef struct train_lkey {
 	int te_modules;          /* train_cfg's */
 	int unfused_loss;        /* train_cfg's */
 	int eager_loss;          /* train_cfg's, fused kernels only */
-	int kv_repeat;           /* train_cfg's */
+	int kv_repeat;           /* the memory config's (gp_train_cfg) */
 	int pad_mask;            /* train_cfg's, eager flash only */
 	double pad_share;        /* train_cfg's, eager only */
 	int async_tp;            /* train_cfg's */

@@ -1967,13 +1967,16 @@ static int graphed(const train_lkey *k, int moe, const char *name)
  *   the rope's backward, which reads q where it read kv (q - kv), V's
  *   stays (q + kv): 4 q - 2 kv.
  * The recompute policies re-run the forward copy as any op of the layer
- * (op SAC keeps SDPA's outputs, not its inputs). */
+ * (op SAC keeps SDPA's outputs, not its inputs).  repeat_kv runs
+ * whatever SDPA backend then takes the tensors: unfused (the math
+ * path's QK^T and PV matmuls) is handed the same q-wide K and V and
+ * writes q-wide dK and dV, so the copy is priced beside either. */
 static void kv_repeat_costs(tenv *e, const train_lkey *k, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double q, kv, f, b;
 
-	if (!k->kv_repeat || !k->flash)
+	if (!k->kv_repeat)
 		return;
 	q = m->heads * (double)m->head_dim / k->tp;
 	kv = model_kv_heads_rank(m, k->tp) * m->head_dim;

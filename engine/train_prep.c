@@ -290,7 +290,7 @@ static void layer_key(ctx *xp, const roof_device *d, const train_cfg *c,
 		!c->zero3_per_param && gathers(xp);
 	xp->k.unfused_loss = c->unfused_loss;
 	xp->k.eager_loss = c->eager_loss && !c->eager;
-	xp->k.kv_repeat = c->kv_repeat;
+	xp->k.kv_repeat = c->mem.kv_repeat;
 	xp->k.pad_mask = c->pad_mask && c->eager && c->mem.flash;
 	xp->k.pad_share = c->eager ? c->pad_share : 0.0;
 	xp->k.async_tp = c->async_tp;

@@ -1359,11 +1359,12 @@ opt { name = "eager_loss", type = "flag", commands = "train plan",
     .. "and nll, A + 12 B a logit forward and A + 20 back where a fused loss moves A + 8 "
     .. "and A + 4",
   suggest = { "uncompiled_loss", "compile_loss", "loss_eager" } }
-opt { name = "kv_repeat", type = "flag", commands = "train plan",
+opt { name = "kv_repeat", type = "flag", commands = "fit train plan",
   help = "K and V copied to every query head before the attention kernel (torchtitan's "
     .. "Llama: repeat_kv, an expand then reshape, ahead of F.scaled_dot_product_attention "
     .. "without enable_gqa): the copy forward, the attention's query-wide dK and dV and "
-    .. "their sum over the repeats backward; with flash and fewer KV heads than query heads",
+    .. "their sum over the repeats backward, and K and V kept query-wide for the "
+    .. "attention's backward; with fewer KV heads than query heads, fused or unfused attention",
   suggest = { "repeat_kv", "gqa_repeat", "expand_kv" } }
 opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
   help = "Megatron-LM's asynchronous TP all-reduce (September 2021 on; "
