@@ -580,14 +580,35 @@ static double ds_bucket_time(ctx *x, double elems)
  * of the micro-batches on average over g; the last micro-batch's fp32
  * copy down is the step's
  * (train.c offload_step).  Stage 1 reduces at the boundary only, and
- * one micro-batch a step accumulates nothing.  Seconds for n of the
- * rank's partition parameters over its host link. */
+ * one micro-batch a step accumulates nothing.
+ *
+ * Stage 3 keeps its running sum on the host too, and moves it in every
+ * micro-batch, the first included (deepspeed/runtime/zero/stage3.py
+ * v0.13.5, the version OpenRLHF's requirements.txt pins at 391e1de4, and
+ * unchanged to v0.16.6): with the optimizer offloaded "self.device = ...
+ * OffloadDeviceEnum.cpu" and grad_partitions_flat_buffer, the
+ * partition's accumulator, is "torch.zeros(sum(p.partition_numel() ...),
+ * dtype=self.gradient_accumulation_dtype, device=self.device)" (the
+ * model's 16 bits under ZeRO: engine.py get_data_types).  partition_grads,
+ * on the reduce-and-partition stream after each bucket's reduce-scatter,
+ * copies the first micro-batch's partition down ("grad_buffer.copy_(
+ * grad_partition, non_blocking=True)") and back up ("grad_buffer =
+ * grad_buffer.to(grad_partition.device, non_blocking=True)"), and each
+ * later one up, adds and down again ("if dst is CPU, copy first to src
+ * device, do the addition there, then move back to dst. adding directly
+ * to cpu is very slow"): the partition's bytes up and down in every
+ * micro-batch; the boundary's fp32 copy down is the step's (offload_step).
+ * Seconds for n of the rank's partition parameters over its host link. */
 static double ds_offload_accum(const ctx *x, double n)
 {
 	double g = x->per_step;
 
-	if (x->y.zero != 2 || x->c->fsdp || !x->c->mem.offload_optimizer ||
-	    x->c->forward_only || !(g > 1.0) || !(n > 0))
+	if (x->y.zero < 2 || x->c->fsdp || !x->c->mem.offload_optimizer ||
+	    x->c->forward_only || !(n > 0))
+		return 0.0;
+	if (x->y.zero == 3)
+		return n * 2.0 * x->c->mem.recipe.offload / host_link_bw(x);
+	if (!(g > 1.0))
 		return 0.0;
 	return n * 2.0 * x->c->mem.recipe.offload * (g - 1.0) / g /
 		host_link_bw(x);

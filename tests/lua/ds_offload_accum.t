@@ -1,4 +1,4 @@
--- DeepSpeed's stage 2 with the optimizer offloaded and gradients
+-- DeepSpeed's stages 2 and 3 with the optimizer offloaded and gradients
 -- accumulated over micro-batches: the running sum of each rank's gradient
 -- partition lives in pinned host memory, 16-bit, and every micro-batch
 -- after the first copies it up to add the new gradient on the GPU, every
@@ -61,5 +61,26 @@ t.ok(grow > 0 and grow < 0.5 * P / 8 * 4 * 7 / bw,
 local f32 = with(base, { precision = "tf32", recipe = "fp32" })
 t.near(dp(gp.train(f32)) - dp(gp.train(with(f32, { offload = "none" }))), P / 8 * 8 * 7 / bw,
   1e-9, "fp32 parameters: P/8 x 8 B x 7")
+
+-- Stage 3 keeps the running sum on the host as well (stage3.py v0.13.5
+-- partition_grads: grad_partitions_flat_buffer on the offload device, the
+-- model's 16 bits under ZeRO) and moves it in every micro-batch, the
+-- first too: the first copies the partition down and back up ("grad_buffer
+-- = grad_buffer.to(grad_partition.device, ...)"), each later one up, adds
+-- and down.  Not overlapped, the step's DP part grows by g x P / 8 x
+-- (2 B up + 2 B down) over PCIe: g = 8, P / 8 x 4 B x 8 (1.27 s).  1e-9: as
+-- above.
+local z3 = with(base, { zero = 3 })
+t.near(dp(gp.train(z3)) - dp(gp.train(with(z3, { offload = "none" }))), P / 8 * 4 * 8 / bw,
+  1e-9, "ZeRO-3, g = 8: P/8 x 4 B x 8")
+-- One micro-batch a step still copies down and up once: P / 8 x 4 B.
+local z31 = with(z3, { global_batch = 8 })
+t.near(dp(gp.train(z31)) - dp(gp.train(with(z31, { offload = "none" }))), P / 8 * 4 / bw,
+  1e-9, "ZeRO-3, g = 1: P/8 x 4 B once")
+-- Overlapped (stage 3's reduce-and-partition stream beside the backward),
+-- the layers' copies hide in part: more than nothing, less than all.
+local z3o = with(z3, { overlap_grad_reduce = true })
+local g3 = dp(gp.train(z3o)) - dp(gp.train(with(z3o, { offload = "none" })))
+t.ok(g3 > 0 and g3 < P / 8 * 4 * 8 / bw, "ZeRO-3 overlapped: some of the copies show")
 
 t.done_testing()
