@@ -598,6 +598,11 @@ static double ds_bucket_time(ctx *x, double elems)
  * device, do the addition there, then move back to dst. adding directly
  * to cpu is very slow"): the partition's bytes up and down in every
  * micro-batch; the boundary's fp32 copy down is the step's (offload_step).
+ * A ds_config's "data_types": {"grad_accum_dtype": "fp32"} makes that
+ * buffer fp32 (engine.py get_data_types), 4 B each way; OpenRLHF's
+ * get_train_ds_config sets it (openrlhf/utils/deepspeed_utils.py since
+ * 2024-01), and gpuplan has no option for it yet: such a run's copies are
+ * twice these.
  * Seconds for n of the rank's partition parameters over its host link. */
 static double ds_offload_accum(const ctx *x, double n)
 {
