@@ -81,7 +81,7 @@ return {
         gen = { "ampere", "blackwell", "hopper", "volta" },
       },
       regimes = {
-        [""] = { cases = 71, lo = 0.853, hi = 1.261 },
+        [""] = { cases = 71, lo = 0.853, hi = 1.223 },
         ["stack=deepspeed"] = { cases = 8, lo = 1.000, hi = 1.412 },
         ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 1.000, hi = 1.412 },
         ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 8, lo = 1.000, hi = 1.412 },
