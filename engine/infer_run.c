@@ -258,7 +258,9 @@ static int prompt_attn(const gp_model *m, const roof_device *d,
 	infer_phase ph;
 	double f = fmin(k, 1.0), q;
 
-	/* Fluid counts: under one token, that share of one token's. */
+	/* Fluid counts: under one token, that share of one token's.  The
+	 * callers pass k >= 1 (mixed_prices' points, mixed_steps' chunks);
+	 * a run's fraction of a token is mixed_time's. */
 	k = fmax(k, 1.0);
 	q = fmin(k, plen);
 	if (e.runtime == INFER_GRAPHS)
@@ -345,8 +347,10 @@ static double mixed_of(double tok, double host, double attn, double pattn,
 	return fmax(tok + attn + pattn + head, host);
 }
 
-/* From the table: dec decodes (fluid: a fraction of one pays that share
- * of one's attention) and k prompt tokens of prompts of plen tokens. */
+/* From the table: dec decodes and k prompt tokens of prompts of plen
+ * tokens, each fluid: a fraction of one pays that share of one's
+ * attention (a run's last step may carry a fraction of a prompt token:
+ * run_finite's requests per replica, or a token over pp stages). */
 static double mixed_time(const mixed_table *mt, double dec, double k,
                          double plen)
 {
@@ -356,7 +360,8 @@ static double mixed_time(const mixed_table *mt, double dec, double k,
 	                run_itl(mt->x, mt->host, mt->n, T),
 	                dec >= 1.0 ? run_itl(mt->x, mt->attn, mt->n, dec) :
 	                dec * mt->attn[0],
-	                k > 0.0 ? run_itl(mt->x, mt->pattn, mt->n, k) : 0.0,
+	                k >= 1.0 ? run_itl(mt->x, mt->pattn, mt->n, k) :
+	                k * mt->pattn[0],
 	                run_itl(mt->x, mt->head, mt->n,
 	                        fmax(1.0, dec + k / plen)));
 }

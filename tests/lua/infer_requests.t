@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 -- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
 -- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
@@ -84,6 +84,27 @@ t.ok(two.tokens_per_s > 0.5 * steady.tokens_per_s, "two waves: the fill and drai
 -- request's life) adds < 0.4%: within 0.5%.
 local long = gp.infer(t.with(job, { requests = 1000000 }))
 t.near(long.tokens_per_s, steady.tokens_per_s, 0.005, "10^6 requests: the steady state")
+
+-- A fraction of a prompt token in a mixed step pays that share of one
+-- token's prompt attention (infer_run.c mixed_time), as a fraction of a
+-- decode pays that share of one's.  One request of a 1-token prompt over
+-- g replicas is 1 / g of a request each (run_finite's fluid N): its one
+-- mixed step carries 1 / g prompt token, at batch and head <= 1 priced as
+-- one token's (the table's first point), its decode steps at batch
+-- ceil(1 / g) = 1 as g = 1's.  So the run's time t_g = requests x output /
+-- tokens_per_s differs from t_1 only by the prompt attention A of one
+-- token: t_1 - t_g = (1 - 1 / g) A, and (t_1 - t_4) / (t_1 - t_2) =
+-- 0.75 / 0.5 = 1.5 (before, a fraction paid a whole token's: t_g = t_1).
+-- Within 1e-6: the ratio of two differences of times near 29 ms.
+local fjob = { model = "llama3-8b", gpu = "h100-sxm", runtime = "vllm", input = 1,
+               output = 4, requests = 1, batch = 1 }
+local ft = {}
+for _, g in ipairs { 1, 2, 4 } do
+  ft[g] = 4 / gp.infer(t.with(fjob, { gpus = g })).tokens_per_s
+end
+t.ok(ft[1] - ft[2] > 0, "half a prompt token in a mixed step: less than a whole one's attention")
+t.near((ft[1] - ft[4]) / (ft[1] - ft[2]), 1.5, 1e-6,
+  "a fraction of a prompt token pays that share of one token's attention")
 
 -- The same batch and steps: only the throughput is the run's.
 t.is(two.itl_s, steady.itl_s, "the decode step at batch is the steady state's")
