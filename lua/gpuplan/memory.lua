@@ -966,10 +966,16 @@ prepare_fn = function(o, cmd, who)
   end
   -- A LoRA adapter's options with a method that trains none planned an
   -- adapter in silence under the method's name (lora_rank with method
-  -- full: "full bf16" over a LoRA step): refused against their declared
-  -- methods, naming the option.
-  local bad, methods = options.misplaced({ lora_rank = o.lora_rank,
-    lora_targets = o.lora_targets, lora_dropout = o.lora_dropout }, method)
+  -- full: "full bf16" over a LoRA step), and an RL step's (prompts,
+  -- response_max ...) with a method that runs no rollout were dropped in
+  -- silence: refused against their declared methods, naming the option,
+  -- as gpuplan fit refuses their flags.
+  local given = { lora_rank = o.lora_rank, lora_targets = o.lora_targets,
+    lora_dropout = o.lora_dropout }
+  for _, d in ipairs(options.list) do
+    if d.methods == options.get("prompts").methods then given[d.name] = o[d.name] end
+  end
+  local bad, methods = options.misplaced(given, method)
   if bad then
     fail("%s applies to method %s (got %s)", bad, (methods:gsub(" ", "|")), method)
   end

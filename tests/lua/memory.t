@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(139)
+t.plan(142)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -549,6 +549,16 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, lora_rank = 16 } end,
   "lora_rank applies to method lora|qlora|grpo|ppo (got full)", "lora_rank under full refused",
   true)
+-- An RL step's options with a method that runs no rollout were dropped in
+-- silence (response_max under full planned a full step as if never
+-- given): refused against their declared methods, as fit's flags are.
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, response_max = 8192 } end,
+  "response_max applies to method grpo|ppo (got full)", "response_max under full refused", true)
+t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer",
+  prompts = 32 } end,
+  "prompts applies to method grpo|ppo (got infer)", "prompts under infer refused", true)
+t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", method = "grpo",
+  response_max = 8192 }), "response_max under grpo taken")
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
   method = "pretrain", lora_targets = "q,k,v" } end,
   "train: lora_targets applies to method lora|qlora|grpo|ppo (got pretrain)",
