@@ -56,7 +56,8 @@
 --             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048;
 --             max_num_tokens is also the CLI's --max-num-tokens); the MoE
---             serving model refuses max_num_tokens (it reads no step budget)
+--             serving model refuses max_num_tokens (it reads no step budget);
+--             one below input is refused unless the prompts are chunked
 --   chunked_prefill  true: the prompts ride in the decode steps, max_num_tokens
 --             a step in all (vLLM's chunked prefill, TensorRT-LLM's in-flight
 --             batching; infer_run.c mixed_steps, run_finite; the CLI's
@@ -626,6 +627,23 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  -- A step budget below the prompt, where the prompt is not cut into
+  -- chunks, leaves the prompt no step to run in: vLLM refuses the
+  -- configuration ("max_num_batched_tokens ... is smaller than
+  -- max_model_len ... makes vLLM reject longer sequences", SchedulerConfig
+  -- _verify_args, when chunked prefill is not enabled) and TensorRT-LLM's
+  -- LLM API the request ("should not exceed max_num_tokens", llmapi/llm.py
+  -- _check_arguments, without enable_chunked_prefill).  Refused, where it
+  -- was priced as one prompt a prefill step (engine/infer_run.c run_times'
+  -- pb) or as chunked (run_finite).  The engine's default budget is not the
+  -- user's: a longer prompt under it keeps that pricing.
+  if a.max_num_tokens ~= nil and c.input > c.max_num_tokens and
+     (not c.chunked or c.whole_prompts) then
+    error(string.format("infer: max_num_tokens (%s) is below the prompt (input %d tokens): "
+      .. "without chunked prefill no step can hold that prompt (vLLM and TensorRT-LLM refuse "
+      .. "it); give chunked_prefill, or max_num_tokens of %d or more", shown(a.max_num_tokens),
+      c.input, c.input), 3)
+  end
   if mixes then default("chunked_prefill (" .. mixes .. ")") end
   -- With chunked_prefill the step's token budget decides how many steps
   -- carry a prompt (engine/infer_run.c mixed_steps): the engine's default

@@ -274,6 +274,22 @@ unlike($o, qr/max_num_tokens=8192/, '--max-num-tokens given: no assumed budget')
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--max-num-tokens', '0');
 is($c, 1, '--max-num-tokens 0: exit 1');
 like($e, qr/--max-num-tokens/, '... naming the flag');
+# A budget below the prompt where the prompt is not chunked leaves it no
+# step to run in (vLLM refuses max_num_batched_tokens below max_model_len
+# without chunked prefill, TensorRT-LLM's LLM API a prompt over
+# max_num_tokens): refused, naming the flag, where it was priced as one
+# prompt a prefill step.  Runtime trtllm takes prompts whole unless
+# --chunked-prefill is given; vllm (V1) always chunks: priced.
+for my $rt ([], ['--runtime', 'trtllm'], ['--runtime', 'vllm', '--no-chunked-prefill']) {
+  ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$rt, '--max-num-tokens', '16');
+  is($c, 1, "--max-num-tokens 16 below the 2048-token prompt (@$rt): exit 1");
+  like($e, qr/^gpuplan: infer: --max-num-tokens \(16\) is below the prompt \(--input 2048 tokens\): without chunked prefill no step can hold that prompt .*give --chunked-prefill, or --max-num-tokens of 2048 or more$/m,
+       '... naming the flag and what to give');
+}
+for my $rt (['--runtime', 'vllm'], ['--runtime', 'trtllm', '--chunked-prefill']) {
+  ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', @$rt, '--max-num-tokens', '1024');
+  is($c, 0, "--max-num-tokens 1024 below the prompt, chunked (@$rt): exit 0");
+}
 # The MoE serving model reads no step budget (its prompts go
 # prefill_tokens a step): refused, not ignored.
 ($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h800-sxm', '--gpus', '16', '--ep', '16',
