@@ -55,6 +55,7 @@
 --             us,global,overseas): what prices are converted to and where
 --             the default price is offered
 --   max_num_tokens, max_batch   engine limits (TensorRT-LLM defaults 8192, 2048;
+--             runtime vllm: vLLM's max_num_tokens for the card, M.vllm_limits;
 --             max_num_tokens is also the CLI's --max-num-tokens); the MoE
 --             serving model refuses max_num_tokens (it reads no step budget);
 --             one below input is refused unless the prompts are chunked
@@ -271,6 +272,26 @@ M.mixes = {
 -- (engine/infer_run.c run_finite quotes it).  chunked_prefill = true (the
 -- user's chunked context) splits the prompts as vLLM V1 does.
 M.whole_prompts = { trtllm = true }
+
+-- vLLM's batch limits where the caller leaves them at their default
+-- (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults): "if
+-- device_memory >= 70 * GiB_bytes and "a100" not in device_name: # For
+-- GPUs like H100 and MI300x, use larger default values",
+-- max_num_batched_tokens { LLM_CLASS: 16384, OPENAI_API_SERVER: 8192 } and
+-- max_num_seqs 1024; else { LLM_CLASS: 8192, OPENAI_API_SERVER: 2048 } and
+-- 256.  server: the API server's (vllm serve, what gp.infer's runtime vllm
+-- serves), else the offline LLM class's (what RL frameworks drive).  vLLM
+-- tests the device's name, so the catalog entry's name is asked, not its
+-- id: a user's A100 under another id is still an A100.  Returns
+-- max_num_seqs, max_num_batched_tokens.
+function M.vllm_limits(gpu, server)
+  local mem = gpu.memory
+  if type(mem) == "string" then mem = units.parse(mem, "bytes") end
+  local name = tostring(gpu.name or gpu.id):lower()
+  local big = (mem or 0) >= 70 * 2 ^ 30 and not name:find("a100", 1, true)
+  if big then return 1024, server and 8192 or 16384 end
+  return 256, server and 2048 or 8192
+end
 
 -- Runtimes whose fused MoE permutes the tokens' rows into the experts'
 -- blocks in a kernel of its own before the first grouped GEMM
@@ -627,6 +648,25 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  -- vLLM's own step budget (M.vllm_limits, its API server's), not the
+  -- engine's TensorRT-LLM default, where the user gives none.  Without
+  -- chunked prefill vLLM raises it to hold the longest sequence ("if not
+  -- self.enable_chunked_prefill: # If max_model_len is too short, use the
+  -- default for higher throughput. self.max_num_batched_tokens =
+  -- max(model_config.max_model_len, self.max_num_batched_tokens)",
+  -- engine/arg_utils.py; V0's SchedulerConfig: max(max_model_len, 2048)),
+  -- max_model_len defaulting to the model's context (max_seq).
+  local budget_said = "TensorRT-LLM's"
+  if a.runtime == "vllm" and a.max_num_tokens == nil then
+    local _, tok = M.vllm_limits(g, true)
+    budget_said = "vLLM's API server's on " .. tostring(g.id or g.name)
+    if not c.chunked and (model.max_seq or 0) > tok then
+      tok = model.max_seq
+      default(string.format("max_num_tokens=%d (vLLM without chunked prefill: max_model_len, "
+        .. "the model's context)", tok))
+    end
+    c.max_num_tokens = tok
+  end
   -- A step budget below the prompt, where the prompt is not cut into
   -- chunks, leaves the prompt no step to run in: vLLM refuses the
   -- configuration ("max_num_batched_tokens ... is smaller than
@@ -646,10 +686,12 @@ function M.setup(a)
   end
   if mixes then default("chunked_prefill (" .. mixes .. ")") end
   -- With chunked_prefill the step's token budget decides how many steps
-  -- carry a prompt (engine/infer_run.c mixed_steps): the engine's default
-  -- (engine/infer.c, TensorRT-LLM's 8192) is said, not taken in silence.
+  -- carry a prompt (engine/infer_run.c mixed_steps): the default (engine/
+  -- infer.c, TensorRT-LLM's 8192; runtime vllm: vLLM's) is said, not taken
+  -- in silence.
   if c.chunked and a.max_num_tokens == nil then
-    default("max_num_tokens=8192 (TensorRT-LLM's; the chunked prefill's tokens a step)")
+    default(string.format("max_num_tokens=%d (%s; the chunked prefill's tokens a step)",
+      c.max_num_tokens or 8192, budget_said))
   end
   return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
     { defaults = defaults, weights = weights, kv = kv })

@@ -595,7 +595,9 @@ opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "i
   suggest = { "max_num_seqs", "max_batch_size" } }
 opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl infer",
   kind = "tokens",
-  default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192" },
+  default = { "vLLM's for the card", infer = "TensorRT-LLM's 8192; --runtime vllm: vLLM's API "
+    .. "server's for the card (8192, or 2048 under 70 GiB or on an A100; without chunked prefill at "
+    .. "least the model's context)" },
   help = "the engine's tokens per step at most",
   notes = { infer = "the prompts batched into a prefill step, and with --chunked-prefill "
     .. "the decodes and prompt chunks of a step (vLLM's --max-num-batched-tokens); one "

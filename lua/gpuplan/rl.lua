@@ -299,17 +299,10 @@ end
 -- max_num_batched_tokens 16384; elsewhere 256 and 8192.  An engine built
 -- with AsyncLLM.from_engine_args (the engine context, NeMo RL's
 -- asynchronous one) gets the scheduler's 128 and 2048 instead: the
--- caller states them (max_batch, max_num_tokens).  vLLM tests the
--- device's name ('"a100" not in device_name', current_platform.
--- get_device_name().lower()), so the catalog entry's name is asked, not
--- its id: a user's A100 under another id is still an A100.
+-- caller states them (max_batch, max_num_tokens).  The rule is
+-- gpuplan.infer's vllm_limits, the LLM class's column.
 function M.engine_limits(gpu)
-  local mem = gpu.memory
-  if type(mem) == "string" then mem = units.parse(mem, "bytes") end
-  local name = tostring(gpu.name or gpu.id):lower()
-  local big = (mem or 0) >= 70 * 2 ^ 30 and not name:find("a100", 1, true)
-  if big then return 1024, 16384 end
-  return 256, 8192
+  return require("gpuplan.infer").vllm_limits(gpu, false)
 end
 
 -- vLLM V1's host work per decode step, serial with the GPU unless the

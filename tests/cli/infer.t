@@ -247,6 +247,36 @@ ok(defined $ck && abs($ck - 64 / 255) < 1e-12, '--chunked-prefill: a prompt chun
     or diag($o);
 like($o, qr/max_num_tokens=8192 \(TensorRT-LLM's; the chunked prefill's tokens a step\)/,
      '--chunked-prefill: the assumed budget is said');
+# --runtime vllm takes vLLM's own budget, its API server's default
+# (EngineArgs.get_batch_defaults): 8192 on a card of >= 70 GiB other than
+# an A100, else 2048; not TensorRT-LLM's.  On an A100 the room beside the 64
+# decodes is 2048 - 64 = 1984 tokens, a 2048-token prompt takes
+# ceil(2048 / 1984) = 2 chunks, and 64 x 2048 / 255 = 514 tokens a step
+# fit in 1984, so 64 / 255 x 2 = 128 / 255 of the steps carry a chunk (at
+# 8192: 64 / 255).  The engine's arithmetic: 1e-12.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--batch', '64',
+                      '--runtime', 'vllm', '--format', 'json');
+is($c, 0, '--runtime vllm on an A100: exit 0');
+($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
+ok(defined $ck && abs($ck - 128 / 255) < 1e-12, "--runtime vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
+    or diag($o);
+like($o, qr/max_num_tokens=2048 \(vLLM's API server's on a100-sxm-80gb; the chunked prefill's tokens a step\)/,
+     "--runtime vllm: vLLM's budget is said");
+unlike($o, qr/TensorRT-LLM's; the chunked/, "--runtime vllm: not TensorRT-LLM's");
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64',
+                      '--runtime', 'vllm', '--format', 'json');
+like($o, qr/max_num_tokens=8192 \(vLLM's API server's on h100-sxm;/,
+     "--runtime vllm on an H100: vLLM's 8192");
+# Without chunked prefill vLLM raises its budget to max_model_len (the
+# model's context, 131072 for Llama 3.1): the steps that hold the prompts'
+# prefill share are 64 x 2048 / (255 x (131072 - 64)), as below at 8192.
+($c, $o, $e) = run_gp('infer', 'llama3.1-8b', '--gpu', 'h100-sxm', '--batch', '64',
+                      '--runtime', 'vllm', '--no-chunked-prefill', '--format', 'json');
+($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
+ok(defined $ck && abs($ck - 64 * 2048 / (255 * (131072 - 64))) < 1e-12,
+   "--runtime vllm --no-chunked-prefill: vLLM's budget is max_model_len") or diag($o);
+like($o, qr/max_num_tokens=131072 \(vLLM without chunked prefill: max_model_len/,
+     '... and said');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64', '--format', 'json');
 my ($nk) = $o =~ /"eager_steps":([-\d.eE+]+)/;
 ok(defined $nk && abs($nk - 64 * 2048 / (255 * 8128)) < 1e-12, 'without it: the prefill apart');

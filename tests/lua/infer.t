@@ -859,4 +859,26 @@ do
   t.near(q.time, b.time, 1e-12, "... the same op as a bf16 run's")
 end
 
+-- runtime = "vllm" prices and says vLLM's own step budget, its API
+-- server's (infer.vllm_limits: 2048 below 70 GiB or on an A100, else
+-- 8192), not TensorRT-LLM's 8192; the budget the engine priced shows in the
+-- chunked steps: on an A100 a 2048-token prompt beside 64 decodes takes
+-- ceil(2048 / (2048 - 64)) = 2 chunks, so 64 / 255 x 2 = 128 / 255 of the
+-- 255 decode steps carry one (1e-12: the engine's arithmetic).
+do
+  local function said(r, pat)
+    for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
+    return false
+  end
+  local a = gp.infer { model = "llama3-8b", gpu = "a100-sxm-80gb", runtime = "vllm", batch = 64 }
+  t.near(a.eager_steps, 128 / 255, 1e-12, "vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
+  t.ok(said(a, "max_num_tokens=2048 (vLLM's API server's on a100-sxm-80gb;"),
+    "vllm on an A100: vLLM's budget said")
+  local h = gp.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "vllm", batch = 64 }
+  t.ok(said(h, "max_num_tokens=8192 (vLLM's API server's on h100-sxm;") and
+    not said(h, "TensorRT-LLM's; the chunked"), "vllm on an H100: vLLM's 8192, not TensorRT-LLM's")
+  local tr = gp.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "trtllm", batch = 64 }
+  t.ok(said(tr, "max_num_tokens=8192 (TensorRT-LLM's;"), "trtllm: TensorRT-LLM's 8192")
+end
+
 t.done_testing()

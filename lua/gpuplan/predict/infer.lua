@@ -11,6 +11,7 @@
 --   a runtime profile below may say otherwise, e.g. TensorRT-LLM's);
 --   input 128 / output 256 tokens when not given;
 --   runtime from the framework the case names (runtime_of below); the engine limits of gpuplan.infer (max_num_tokens 8192,
+--   vLLM's for the card under runtime vllm,
 --   max_batch 2048, KV reserved for input + output per sequence).
 
 local infer = require "gpuplan.infer"
