@@ -107,6 +107,53 @@ for _, kind in ipairs(order) do
   t.ok(got[kind] ~= nil, "README row '" .. kind .. "' is a kind of validation/cases.json")
 end
 
+-- docs/validation.md names the worst three cases of each kind with their
+-- errors ("The worst three cases of each kind ..."): they must be the three
+-- largest |error| of the kind, in that order, at the printed 0.1% (ROUND),
+-- so that a change which moves them fails here until the list is
+-- regenerated (the diag prints the line as it stands now).
+do
+  local f = assert(io.open("docs/validation.md", "rb"))
+  local text = f:read("a")
+  f:close()
+  local list = text:match("The worst three cases of each kind[^\n]*\n[^\n]*\n(.-)\n\n")
+  t.ok(list ~= nil, "docs/validation.md lists the worst three cases of each kind")
+  local named = {}
+  for line in (list or ""):gmatch("[^\n]+") do
+    local kind, rest = line:match("^(%S+) (.*)$")
+    named[kind] = {}
+    for id, e in rest:gmatch("`([^`]+)` ([+-]%d+%.%d)%%") do
+      named[kind][#named[kind] + 1] = { id = id, error = tonumber(e) / 100 }
+    end
+  end
+  local by = {}
+  for _, r in ipairs(results) do
+    if r.error then
+      by[r.kind] = by[r.kind] or {}
+      table.insert(by[r.kind], r)
+    end
+  end
+  local kinds = {}
+  for kind in pairs(by) do kinds[#kinds + 1] = kind end
+  table.sort(kinds)
+  for _, kind in ipairs(kinds) do
+    local rs = by[kind]
+    table.sort(rs, function(a, b) return math.abs(a.error) > math.abs(b.error) end)
+    local now = {}
+    for i = 1, math.min(3, #rs) do
+      now[i] = string.format("`%s` %+.1f%%", rs[i].id, rs[i].error * 100)
+    end
+    local ok = named[kind] ~= nil and #named[kind] == #now
+    for i = 1, #now do
+      local n = named[kind] and named[kind][i]
+      ok = ok and n ~= nil and n.id == rs[i].id and math.abs(n.error - rs[i].error) <= ROUND
+    end
+    if not t.ok(ok, kind .. ": docs/validation.md's worst three as validate gives them") then
+      t.diag("now: " .. kind .. " " .. table.concat(now, ", "))
+    end
+  end
+end
+
 -- The comparison on made-up figures: 11.9% is worse than a stated
 -- 10.0%; 11.94% and 11.85% both print as the stated 11.9%; 11.96% prints
 -- 12.0% and is worse; no figure at all is worse than any stated one.
