@@ -26,7 +26,13 @@
  * populated pageable memory runs near the pinned one (GH200: 92.6 against
  * 97.4 GiB/s, vortex-data/vortex PR #7815); a copy into fresh pages still
  * faults each one in, and no measurement of that on Grace was found, so
- * this figure stands there too. */
+ * this figure stands there too.  Grace kernels may fault in fewer, larger
+ * pages ("The 64K page size can benefit the applications that allocate a
+ * large amount of memory because there will be fewer page faults ... The
+ * recommended default value for the page size is 64K", NVIDIA Grace
+ * performance tuning guide, Operating System Settings), but neither that
+ * guide nor any measurement found gives the rate of a copy into fresh
+ * pageable memory on Grace, nor the page size the GB200 runs used. */
 #define RL_PAGEABLE_D2H 1.4e9
 
 /* verl's Megatron worker with megatron.param_offload (verl commit
