@@ -59,4 +59,34 @@ t.is(phase(rf, "logprob").seconds, rf.forward.step_s, "packed fixed lengths: eve
 -- Without packing the forwards are the mean rank's.
 local r0 = gp.rl(with(base, { pack_tokens = 0 }))
 t.is(phase(r0, "logprob").seconds, r0.forward.step_s, "unpacked: the mean rank's")
+-- Long sequences set the bin count: responses uniform 100..3900
+-- (response_min 100, mean 2000) after the 100-token prompt, E[L] = 2100,
+-- q = P(L > C / 2) = (3900 - 1948) / 3800 = 0.513684 of them one a bin:
+-- 512 q = 263.006316 bins, above the tokens' 512 x 2100 / 4096 = 262.5,
+-- so the draw's deviation is the long ones' count's, sqrt(512 q (1 - q))
+-- = 11.309471 (the tokens' would be sqrt(512 x 3800^2 / 12) / 4096 =
+-- 6.06).  On 64 ranks (gpus 64), where the deviation decides how often
+-- the draw passes 256 bins: E[max(1, ceil(X / 64))] = 1 + 3 (Phi at 17.6,
+-- 11.9, 6.28: 1 within 1e-9)
+-- + Phi((263.006316 - 256) / 11.309471 = 0.61951) = 0.732210 (the rest
+-- below 1e-6) = 4.732210, B = 302.861414 bins; the fluid fill 512 x 2100
+-- / 263.006316 = 4088.1148 tokens a bin (the cap (512 - B + B / 64) x 64
+-- x 2100 / B = 94909 does not bind): f = 302.861414 x 4088.1148 / (512 x
+-- 2100) = 1.151537 (half the deviation would give 1.190501).  Tolerance
+-- 1e-6 relative: f rounded to six places.
+local long = with(base, { response_len = 2000, response_min = 100, response_max = 3900 })
+local rl = gp.rl(with(long, { gpus = 64 }))
+t.near(phase(rl, "logprob").seconds, 1.151537 * rl.forward.step_s, 1e-6 * rl.forward.step_s,
+  "packed long sequences: the long ones' count sets the draw")
+-- A sequence a bin: one prompt of 8 (mb 8) on the 8 ranks, the same
+-- lengths.  q = 0.513684 again: F = 8 q = 4.109474 bins, s = sqrt(8 q
+-- (1 - q)) = 1.413684; E[max(1, ceil(X / 8))] = 1 + Phi(-2.7517) =
+-- 1.002964, x 8 = 8.02 bins, more than the 8 sequences: B = 8, one
+-- sequence a bin ("Each bin must contain at least one sequence").  The
+-- first rank's one bin holds at most 8 - 8 + 1 = 1 sequence, E[L] = 2100
+-- tokens, not the fluid fill 8 x 2100 / 4.109474 = 4088 (which would
+-- price f = 8 / 4.109474 = 1.9467): f = 8 x 2100 / (8 x 2100) = 1.
+local one = gp.rl(with(long, { prompts = 1 }))
+t.near(phase(one, "logprob").seconds, one.forward.step_s, 1e-9 * one.forward.step_s,
+  "packed a sequence a bin: the busiest rank holds one sequence, the mean's")
 t.done_testing()
