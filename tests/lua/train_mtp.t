@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(7)
+t.plan(11)
 
 local function train(o)
   local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, seq = 4096,
@@ -38,6 +38,53 @@ t.ok(math.abs(per_tok / 1621098496 - 1) < 1e-9,
 local grow = with.step_s / without.step_s
 t.ok(grow > 1 + 1 / 32 and grow < 1 + 2 * 1.621 / 17.15,
   string.format("the step grows by one layer and a head: x%.4f", grow))
+
+-- The step's parts, module by module (the bounds above hold without the
+-- layer or the second head: the head alone is 1.05 of 1.62 GFLOP).  The
+-- same shape as a table, with 33 layers beside 32 and a vocabulary of
+-- 1024 beside 128256: compute(32 layers + MTP) - compute(33 layers) is
+-- the module less its layer, 64 micro-batches of its norms, eh_proj and
+-- second head; tp_comm's the same difference, its head's TP all-reduce.
+local function shape(layers, vocab, mtp)
+  local _, r = train { model = { name = "llama3-8b-shape", layers = layers, hidden = 4096,
+    heads = 32, kv_heads = 8, head_dim = 128, ffn_hidden = 14336, ffn_gated = true,
+    vocab = vocab, tied_embeddings = false }, mtp_layers = mtp }
+  local p = {}
+  for _, x in ipairs(r.parts) do p[x.name] = x.seconds end
+  return p
+end
+local function extras(vocab)
+  local l33, m = shape(33, vocab), shape(32, vocab, 1)
+  return m.compute - l33.compute, m.tp_comm - l33.tp_comm
+end
+local e_big, tp_big = extras(128256)
+local e_small = extras(1024)
+local layer = shape(33, 1024).compute - shape(32, 1024).compute
+-- Vocabulary 1024: the norms and eh_proj (its three GEMMs, 6 T 2h h / tp
+-- = 6 x 4096 x 8192 x 512 FLOPs a micro-batch, x 64 at the H100's dense
+-- BF16 989 TFLOPS: 6.67 ms at least) and a head of 1024: more than
+-- eh_proj at peak, less than the module's own layer (were the layer not
+-- counted, the difference would be below zero).
+t.ok(e_small > 6 * 4096 * 8192 * 512 * 64 / 989e12 and e_small < layer,
+  string.format("the module's layer and eh_proj: %.4f s beside a layer's %.4f s", e_small, layer))
+-- The second head: the 127232 more logits' three GEMMs, 6 T dV h / tp =
+-- 6 x 4096 x 127232 x 512 FLOPs, x 64 at 989 TFLOPS = 0.1036 s at least;
+-- at most what the same vocabulary adds to the model itself (its own head
+-- and its embedding's vocabulary-wide gradient).
+local own = shape(32, 128256).compute - shape(32, 1024).compute
+t.ok(e_big - e_small > 6 * 4096 * 127232 * 512 * 64 / 989e12 and e_big - e_small <= own,
+  string.format("the shared head once more: %.4f s (the model's own: %.4f s)", e_big - e_small, own))
+-- Its TP collective: SP off, the head's backward all-reduce, once more.
+t.ok(tp_big > 0, "the second head's TP all-reduce")
+-- eh_proj's weights on the last stage, which the optimizer steps: 2h x h
+-- / tp = 2 x 4096^2 / 8 = 4,194,304 a rank, against a layer's (218,103,808
+-- + its two norms' 8192) / 8 = 27,264,000: the optimizer's time grows by
+-- 0.153840 of a layer's.  Tolerance 1e-4 relative: the optimizer's time
+-- is linear in the parameters to within that here (0.153841).
+local o32, o33, om = shape(32, 1024).optimizer, shape(33, 1024).optimizer,
+  shape(32, 1024, 1).optimizer
+t.near((om - o33) / (o33 - o32), 4194304 / 27264000, 1e-4 * 0.15384,
+  "eh_proj's 2h x h weights on the last stage")
 
 -- Refusals, naming the option.
 local ok, e = train { mtp_layers = -1 }
