@@ -41,6 +41,17 @@ t.near(phase(r, "actor_update").seconds, r.update.step_s + (f - 1) * per,
 t.near(phase(r, "logprob").seconds, f * r.forward.step_s, 1e-6 * r.forward.step_s,
   "packed: the log-probability pass waits for the busiest rank")
 
+-- The log-probability forwards packed apart (logprob_pack_tokens 8192,
+-- NeMo RL's logprob_mb_tokens): the step's 512 samples into bins of 8192,
+-- F = 512 x 1100 / 8192 = 68.75, s = sqrt(512 x 270000) / 8192 = 1.435248;
+-- E[max(1, ceil(X / 8))] = 1 + 7 (Phi at >= 8.88) + Phi(3.3096) = 0.999533
+-- + Phi(-2.2644) = 0.011774 = 9.011307, B = 72.090456 bins of 8192 tokens
+-- (the cap, 54799 tokens, does not bind): f = 72.090456 x 8192 / (512 x
+-- 1100) = 1.048588, where the update's bins of 4096 give 1.030439.
+-- Tolerance 1e-6 relative: f rounded to six places.
+local rl8 = gp.rl(with(base, { logprob_pack_tokens = 8192 }))
+t.near(phase(rl8, "logprob").seconds, 1.048588 * rl8.forward.step_s, 1e-6 * rl8.forward.step_s,
+  "packed apart: the log-probability forwards' own bins")
 -- A pipeline pads every bin to C: the ranks are even, but the step's
 -- bins are a draw.  pp 2 (dp 4): F = 137.5 rounds up to 140 priced;
 -- E[max(1, ceil(X / 4))] = 1 + 31 + Phi at 128..148 (0.999533, 0.972319,
