@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(9)
+t.plan(10)
 
 local op = t.op
 -- A GPT-OSS-120B-shaped model (OpenAI's config.json: 36 layers, 2880
@@ -71,3 +71,7 @@ t.like(err { gpu = "h100-sxm", ep = 8 }, "fp8_attention.*Blackwell",
        "Hopper: refused, priced from Blackwell's kernels")
 t.like(err { stack = "hf" }, "fp8_attention.*stack = megatron", "hf stack: refused")
 t.like(err { kernels = "eager" }, "fp8_attention.*kernels = fused", "eager kernels: refused")
+-- Unfused attention (the math path's matmuls) has no FP8 fused kernel to
+-- run: refused, where the engine would price nothing (attn_layers_time
+-- walks the window for flash only).
+t.like(err { flash = false }, "fp8_attention.*unfused %(flash = false%)", "unfused attention: refused")
