@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(11)
+t.plan(12)
 
 local function train(o)
   local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, seq = 4096,
@@ -85,6 +85,24 @@ local o32, o33, om = shape(32, 1024).optimizer, shape(33, 1024).optimizer,
   shape(32, 1024, 1).optimizer
 t.near((om - o33) / (o33 - o32), 4194304 / 27264000, 1e-4 * 0.15384,
   "eh_proj's 2h x h weights on the last stage")
+
+-- The second head's forward alone: gp.rl's log-probability forward
+-- (forward only, no embedding gradient) of the same shapes, 64 samples of
+-- 1024 tokens.  What the vocabulary adds to the module beside its layer
+-- is what it adds to the model's own forward: its head's logits and loss,
+-- the same ops (train_ends_costs: mtp_f = head_f + ...).  The same sums
+-- in another order: 1e-9 of the forward's compute.
+local function fwd(layers, vocab, mtp)
+  local r = gp.rl { model = { name = "llama3-8b-shape", layers = layers, hidden = 4096,
+    heads = 32, kv_heads = 8, head_dim = 128, ffn_hidden = 14336, ffn_gated = true,
+    vocab = vocab, tied_embeddings = false }, gpu = "h100-sxm", gpus = 8, tp = 8,
+    prompts = 8, group = 8, prompt_len = 512, response_len = 512, mtp_layers = mtp }
+  return r.forward.parts.compute
+end
+local f32 = fwd(32, 128256)
+local head_more = (fwd(32, 128256, 1) - fwd(33, 128256)) - (fwd(32, 1024, 1) - fwd(33, 1024))
+t.near(head_more, f32 - fwd(32, 1024), 1e-9 * f32,
+  "forward: the module's head is the model's head once more")
 
 -- Refusals, naming the option.
 local ok, e = train { mtp_layers = -1 }
