@@ -98,6 +98,55 @@ static int ends_fit(const sweep_iter *it, gp_error *err)
 		       given, verb, L);
 }
 
+/* The job's split_ends (the embedding and the loss each take a layer's
+ * place in the pipeline split) keeps the pp >= 2 that divide the layers
+ * and the two ends, as gp.train refuses the others (memory_layout.c
+ * split_ends_check, Megatron-Core's TransformerConfig check "must be
+ * divisible by pipeline_model_parallel_size"); its activation_offload_
+ * layers keeps pp 1 (Megatron-Core: "no support for Pipeline parallelism
+ * with CPU offloading", memory_layout.c mem_check_train_cfg). */
+static inline int job_pp_ok(const sweep_iter *it, int pp)
+{
+	if (it->base->mem.split_ends)
+		return pp > 1 && (it->m->layers + 2) % pp == 0;
+	if (it->base->mem.act_offload_layers > 0)
+		return pp == 1;
+	return 1;
+}
+
+/* Refused, naming the option, when no pp the search tries (or no
+ * recompute policy) can take it, rather than searched to no layout. */
+static int job_opts_fit(const sweep_iter *it, gp_error *err)
+{
+	int lo, hi, pp;
+
+	level_range(it, LV_PP, &lo, &hi);
+	if (it->base->mem.split_ends) {
+		for (pp = lo; pp <= hi; pp++)
+			if (job_pp_ok(it, pp))
+				return GP_OK;
+		if (hi < 2)
+			return gp_fail(err, "split_ends applies to pipeline "
+				       "stages (pp >= 2); the search tries "
+				       "pp up to %d (pp_max, clamped to the "
+				       "GPUs and layers)", hi);
+		return gp_fail(err, "split_ends: the model's %d layers and "
+			       "the two ends (%d) divide over no pp from 2 "
+			       "to %d (pp_max, clamped to the GPUs and "
+			       "layers)", it->m->layers, it->m->layers + 2,
+			       hi);
+	}
+	if (it->base->mem.act_offload_layers > 0 &&
+	    it->s->rec_mask != 0 &&
+	    !(it->s->rec_mask & 1u << GP_RECOMPUTE_NONE))
+		return gp_fail(err, "activation_offload_layers needs "
+			       "recompute none (Megatron-Core's \"CPU "
+			       "offloading does not work when activation "
+			       "recomputation is enabled\"): give none among "
+			       "the recompute policies to try");
+	return GP_OK;
+}
+
 int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 		const train_cfg *base, const sweep_space *s, gp_error *err)
 {
@@ -148,7 +197,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
-	if (ends_fit(it, err))
+	if (ends_fit(it, err) || job_opts_fit(it, err))
 		return GP_EINVAL;
 	/* The masks in force, and the grid: the product of the
 	 * dimensions' sizes, each split clamped (split_cap), in floating
@@ -316,7 +365,8 @@ static inline int ok_pp(const sweep_iter *it, int lv)
 	return (N / v[LV_TP]) % v[lv] == 0 && layout_pp_ok(it->m, v[lv]) &&
 		layout_ends_ok(it->m->layers, v[lv],
 			       it->base->mem.first_stage_layers,
-			       it->base->mem.last_stage_layers);
+			       it->base->mem.last_stage_layers) &&
+		job_pp_ok(it, v[lv]);
 }
 
 /* Megatron's CP splits each sequence into 2 cp chunks. */
@@ -383,6 +433,16 @@ static inline int ok_mask(const sweep_iter *it, int lv)
 	return it->mask[lv] >> it->cur[lv] & 1u;
 }
 
+/* The recompute policies as the mask gives them; with activation_
+ * offload_layers none alone (job_pp_ok's Megatron-Core check: "CPU
+ * offloading does not work when activation recomputation is
+ * enabled"). */
+static inline int ok_rec(const sweep_iter *it, int lv)
+{
+	return ok_mask(it, lv) && (it->base->mem.act_offload_layers <= 0 ||
+				   it->cur[lv] == GP_RECOMPUTE_NONE);
+}
+
 /* The pipeline schedule (layout.h): 1F1B and interleaved are Megatron-
  * LM's, told apart by vpp (ok_vpp); DualPipe (DeepSeek-V3 report arXiv:
  * 2412.19437 sec. 3.2.1) pairs stage r with pp - 1 - r on a rank and
@@ -399,7 +459,10 @@ static inline int ok_sched(const sweep_iter *it, int lv)
 		/* some vpp > 1 to run over */
 		return v[LV_PP] > 1 && it->hi[LV_V] > 1;
 	case GP_SCHED_DUALPIPE:
-		return layout_dualpipe_ok(v[LV_PP], 1, level_per(it));
+		/* split_ends is priced for 1F1B and the interleaved
+		 * schedule (memory_layout.c split_ends_check) */
+		return !it->base->mem.split_ends &&
+			layout_dualpipe_ok(v[LV_PP], 1, level_per(it));
 	}
 	return 1;
 }
@@ -422,6 +485,12 @@ static inline int ok_vpp(const sweep_iter *it, int lv)
 	if (it->base->mem.first_stage_layers > 0 ||
 	    it->base->mem.last_stage_layers > 0)
 		return 0;
+	/* split_ends: a stage's layers + ends slots divide into its vpp
+	 * model chunks, a chunk possibly the embedding or the loss alone
+	 * (memory_layout.c split_ends_check, layout.c check_vpp) */
+	if (it->base->mem.split_ends)
+		return vpp > 1 && ((it->m->layers + 2) / pp) % vpp == 0 &&
+			fmod(level_per(it), pp) == 0;
 	return vpp > 1 && (layout_vpp_ok(it->m, pp, vpp) &&
 			   it->m->layers % (pp * vpp) == 0 &&
 			   fmod(level_per(it), pp) == 0);
@@ -482,7 +551,10 @@ static int level_past(const sweep_iter *it, int lv)
 	case LV_EP: return v[lv] > N / v[LV_PP] /
 			(v[LV_ETP] ? 1 : v[LV_TP]);
 	case LV_V: return v[lv] > 1 && (v[LV_SCH] != GP_SCHED_INTERLEAVED ||
-					!layout_vpp_ok(it->m, v[LV_PP], v[lv]));
+					v[LV_PP] < 2 ||
+					(double)v[LV_PP] * v[lv] >
+					it->m->layers +
+					(it->base->mem.split_ends ? 2 : 0));
 	}
 	return 0;
 }

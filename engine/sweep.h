@@ -133,7 +133,7 @@ typedef struct sweep_space {
 	X(MB, micro_batch, double, num, CFG(mem.lay.micro_batch), LIST,   \
 	  mbs, nmb, 0, 0, ok_mb)                                          \
 	X(R, recompute, gp_recompute, rec, CFG(mem.recompute), MASK,      \
-	  rec_mask, -, GP_RECOMPUTE_COUNT - 1, 1, ok_mask)                \
+	  rec_mask, -, GP_RECOMPUTE_COUNT - 1, 1, ok_rec)                 \
 	X(SCH, schedule, gp_schedule, sched, CFG(mem.lay.schedule), MASK, \
 	  sched_mask, -, GP_SCHED_COUNT - 1, 3, ok_sched)                 \
 	X(V, vpp, int, int, CFG(mem.lay.vpp), RANGE, vpp_max, -, 0, 1,    \

@@ -611,11 +611,13 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
         .. "Engine's offload context); stack = %s has no such option (the megatron stack "
         .. "takes it)", stack)
     end
-    if pp > 1 then
+    -- In a search pp and recompute are the search's: it keeps pp 1 and
+    -- recompute none (engine/sweep.c job_pp_ok, ok_rec).
+    if pp > 1 and not searched then
       fail("activation_offload_layers needs pp = 1 (got pp %d): Megatron-Core has \"no "
         .. "support for Pipeline parallelism with CPU offloading\"", pp)
     end
-    if cfg.recompute ~= "none" then
+    if cfg.recompute ~= "none" and not searched then
       fail("activation_offload_layers needs recompute = none (got recompute = %s): "
         .. "Megatron-Core's \"CPU offloading does not work when activation recomputation "
         .. "is enabled\"", tostring(cfg.recompute))
@@ -665,7 +667,8 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     if type(o.split_ends) ~= "boolean" then
       fail("split_ends must be true or false (got %s)", shown(o.split_ends))
     end
-    if o.split_ends and pp < 2 then
+    -- in a search the pp it divides over (engine/sweep.c job_pp_ok)
+    if o.split_ends and pp < 2 and not searched then
       fail("split_ends applies to pipeline stages (pp >= 2; got pp %d)", pp)
     end
     if o.split_ends and stack == "deepspeed" then

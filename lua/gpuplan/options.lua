@@ -329,8 +329,9 @@ opt { name = "recompute_layers", type = "int", metavar = "N", commands = "train 
   help = "with --recompute full: only the first N layers of each stage (Megatron's "
     .. "block method)",
   suggest = { "recompute_num_layers" } }
-opt { name = "activation_offload_layers", type = "int", metavar = "N", commands = "train",
+opt { name = "activation_offload_layers", type = "int", metavar = "N", commands = "train plan",
   lua = "fit", kind = "count", range = { 1, 100000 },
+  notes = { plan = "the job's: the search keeps pp 1 and recompute none" },
   help = "Megatron-Core's CPU activation offloading (cpu_offloading_num_layers, Transformer "
     .. "Engine's offload context): the saved activations of the first N layers go to host "
     .. "memory over the GPU's host link in the forward and come back in the backward, each "
@@ -349,7 +350,9 @@ opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train
     .. "(Megatron-Core's num_layers_in_last_pipeline_stage; plan: the job's, the search "
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
-opt { name = "split_ends", type = "flag", commands = "train rl", lua = "fit",
+opt { name = "split_ends", type = "flag", commands = "train rl plan", lua = "fit",
+  notes = { plan = "the job's: the search keeps the pp that divide the layers + 2, "
+    .. "without DualPipe" },
   help = "the embedding and the loss each take a layer's place in the pipeline split: "
     .. "the first and last stages hold one layer fewer, and pp x vpp may reach the layers "
     .. "+ 2 (Megatron-Core's account_for_embedding_in_pipeline_split and "
@@ -1455,7 +1458,7 @@ opt { name = "fused_grouped_mlp", type = "flag", commands = "train plan rl",
   suggest = { "use_transformer_engine_op_fuser", "cutedsl_fused_grouped_mlp",
               "fused_mlp", "op_fuser" } }
 -- The fused attention in FP8 (engine/train_layer.c attn_layers_time).
-opt { name = "fp8_attention", type = "flag", commands = "train",
+opt { name = "fp8_attention", type = "flag", commands = "train plan",
   help = "the fused attention in FP8 (Transformer Engine's fp8_dpa: Megatron's "
     .. "fp8_dot_product_attention under an fp8 recipe; cuDNN's FP8 or MXFP8 kernel, "
     .. "Blackwell): priced as the 16-bit kernel, except that a sliding-window layer's "

@@ -402,4 +402,47 @@ is($c, 2, '--per-card with --shard: a usage error');
     like($e, qr/^gpuplan: plan: --grad-sync must be micro_batch or step \(got string 'bogus'\)$/m,
          'lists the values, not the --micro-batch option');
 }
+# The job's split_ends, activation_offload_layers, fp8_attention and
+# mtp_layers are plan's options too, fixed in every layout it prices.
+# Megatron GPT 3.6B (30 layers) with --split-ends: 32 slots, which pp 2
+# and 4 divide (pp 1 has no stages); at pp 4 the ends hold 7 layers and
+# the middle stages 8.  The PP4 row is gpuplan train's step and memory
+# for that layout with --split-ends (the same engine path; the table
+# rounds the step to 2 decimals and the memory to 0.1 GiB).
+{
+    my @b = ('megatron-gpt-3.6b', '--gpus', '4', '--seq', '2048', '--global-batch', '64',
+             '--recompute', 'none', '--zero', '1');
+    my @j = (@b, '--gpu', 'h100-sxm');
+    my ($cs, $os, $es) = run_gp('plan', @j, '--split-ends', '--tp-max', '1', '--pp-max', '4',
+                                '--micro-batch', '1');
+    is($cs, 0, 'plan --split-ends exits 0') or diag $es;
+    my ($ct, $ot, $et) = run_gp('train', @j, '--split-ends', '--pp', '4', '--batch', '1',
+                                '--method', 'pretrain');
+    is($ct, 0, 'train --split-ends --pp 4 exits 0') or diag $et;
+    my ($step) = $ot =~ /^step\s+([\d.]+)/m;
+    my ($mem) = $ot =~ /^memory: ([\d.]+) GiB/m;
+    my $row = sprintf('TP1 PP4 DP1 ZeRO-1 mb1 none\s+%.2f .*\s%.1f', $step // 0, $mem // 0);
+    like($os, qr/^h100-sxm\s+4\s+$row\s*$/m, "the PP4 row is train's step $step and $mem GiB");
+    unlike($os, qr/^h100-sxm\s+4\s+TP1 DP4 /m, 'no pp 1 layout with --split-ends');
+    my ($c1, undef, $e1) = run_gp('plan', @j, '--split-ends', '--pp-max', '1');
+    is($c1, 1, 'plan --split-ends --pp-max 1: exit 1');
+    like($e1, qr/^gpuplan: plan: --split-ends applies to pipeline stages \(pp >= 2\); the search tries pp up to 1 \(--pp-max, /m,
+         'names --split-ends and --pp-max');
+    my ($ca, $oa, $ea) = run_gp('plan', @j, '--activation-offload-layers', '2', '--pp-max', '4',
+                                '--recompute', 'none,full');
+    is($ca, 0, 'plan --activation-offload-layers exits 0') or diag $ea;
+    unlike($oa, qr/ PP\d| full/, 'with the offload: pp 1 and recompute none only');
+    my ($cf, undef, $ef) = run_gp('plan', @j, '--activation-offload-layers', '2',
+                                  '--recompute', 'full');
+    is($cf, 1, 'plan --activation-offload-layers --recompute full: exit 1');
+    like($ef, qr/^gpuplan: plan: --activation-offload-layers needs recompute none .*: give none among the recompute policies to try$/m,
+         'names the option and what to give');
+    # fp8_attention is priced from cuDNN's Blackwell kernels: a B200.
+    for my $x (['--gpu', 'h100-sxm', '--mtp-layers', '1'],
+               ['--gpu', 'b200', '--fp8-attention', '--precision', 'fp8']) {
+        my ($cx, undef, $ex) = run_gp('plan', @b, @$x);
+        is($cx, 0, "plan @$x exits 0") or diag $ex;
+    }
+}
+
 done_testing();
