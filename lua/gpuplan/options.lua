@@ -1458,7 +1458,7 @@ opt { name = "fused_grouped_mlp", type = "flag", commands = "train plan rl",
   suggest = { "use_transformer_engine_op_fuser", "cutedsl_fused_grouped_mlp",
               "fused_mlp", "op_fuser" } }
 -- The fused attention in FP8 (engine/train_layer.c attn_layers_time).
-opt { name = "fp8_attention", type = "flag", commands = "train plan",
+opt { name = "fp8_attention", type = "flag", commands = "train plan rl",
   help = "the fused attention in FP8 (Transformer Engine's fp8_dpa: Megatron's "
     .. "fp8_dot_product_attention under an fp8 recipe; cuDNN's FP8 or MXFP8 kernel, "
     .. "Blackwell): priced as the 16-bit kernel, except that a sliding-window layer's "

@@ -9,7 +9,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(12)
 
 local op = t.op
 -- A GPT-OSS-120B-shaped model (OpenAI's config.json: 36 layers, 2880
@@ -75,3 +75,21 @@ t.like(err { kernels = "eager" }, "fp8_attention.*kernels = fused", "eager kerne
 -- run: refused, where the engine would price nothing (attn_layers_time
 -- walks the window for flash only).
 t.like(err { flash = false }, "fp8_attention.*unfused %(flash = false%)", "unfused attention: refused")
+
+-- RL: the policy update is a training pass of the same layers, so the
+-- option reaches it as it reaches gp.train (GRPO on the same 64 GB200s,
+-- 4096-token responses).  The update's attention op of the windowed model
+-- in FP8 is the windowless model's backward (the argument above: 18 full
+-- layers at t, 18 sliding ones now at t too); float rounding only, 1e-12.
+local rjob = { gpu = "gb200", gpus = 64, ep = 64, zero = 1, precision = "fp8",
+               fp8_scaling = "block", stack = "megatron", kernels = "fused",
+               recompute = "full", prompts = 32, group = 8, prompt_len = 512,
+               response_len = 4096, response_max = 4096 }
+local function rl(window, x) return gp.rl(t.with(t.with(rjob, { model = model(window) }), x)) end
+local rw8, rf16 = rl(true, { fp8_attention = true }), rl(false)
+t.near(op(rw8.update, "attention").bwd / op(rf16.update, "attention").bwd, 1, 1e-12,
+       "rl: the update's sliding layers' FP8 backward is a full layer's")
+local ok, e = pcall(gp.rl, t.with(t.with(rjob, { model = model(true), fp8_attention = true }),
+                                  { stack = "hf", kernels = "eager" }))
+t.like(not ok and tostring(type(e) == "table" and e.msg or e) or "",
+       "^rl: fp8_attention.*stack = megatron", "rl: refused by name off Megatron's fused kernels")
