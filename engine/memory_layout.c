@@ -82,7 +82,7 @@ void mem_stage_split(const gp_model *m, const gp_train_cfg *c,
  * split whose middle stages cannot share the remaining layers evenly
  * ("number of layers at middle stage ... must be divisible by the
  * middle pipeline model parallel size", TransformerConfig
- * __post_init__); without interleaving here. */
+ * __post_init__); under interleaving, a rank's totals (below). */
 /* split_ends: Megatron-Core's own checks (TransformerConfig
  * __post_init__): the layers and the two ends divide over the stages
  * ("num_layers ... after enable account_for_embedding_in_pipeline_split
@@ -145,10 +145,16 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "%s applies to pipeline stages (pp >= "
 			       "2; got pp %d)", f > 0 ? "first_stage_layers"
 			       : "last_stage_layers", y->pp);
-	if (y->vpp > 1)
-		return gp_fail(err, "%s: the uneven split is priced "
-			       "without interleaving (vpp %d)", given,
-			       y->vpp);
+	/* Under interleaving (vpp > 1) the counts are a rank's totals,
+	 * all its model chunks together: what a pipeline_model_parallel_
+	 * layout sums to on each rank, its chunk i sitting on rank i mod pp
+	 * (Megatron-Bridge's DeepSeek-V3 layouts, recipes/deepseek/
+	 * deepseek_v3.py at 00b7660 and 21d102f: "(4, 4): [[\"embedding\"] +
+	 * [\"decoder\"] * 4] + [[\"decoder\"] * 4] * 14 + [[\"decoder\"] +
+	 * last_layer]", 16 chunks whose ranks hold 16, 16, 16 and 13 layers
+	 * and the last rank the MTP module and the loss).  The step prices a
+	 * rank's layers together (train_stage.c) and its memory a rank's
+	 * layers in flight (memory_train.c), so the totals are the split. */
 	/* DualPipe pairs stage r with pp - 1 - r on a rank: its memory
 	 * prices each chunk by its own stage's layers (memory_train.c
 	 * stage_dual), its step the slowest stage (train.c), which the

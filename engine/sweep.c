@@ -480,8 +480,9 @@ static inline int ok_vpp(const sweep_iter *it, int lv)
 	if (v[LV_SCH] != GP_SCHED_INTERLEAVED)
 		return vpp == 1 && (pp == 1 || !it->base->ep_overlap ||
 				    v[LV_SCH] == GP_SCHED_DUALPIPE);
-	/* the uneven ends are priced without interleaving
-	 * (memory_layout.c stage_ends_check) */
+	/* the uneven ends under interleaving are a given layout's rank
+	 * totals (memory_layout.c stage_ends_check): the search keeps to
+	 * the even chunks it enumerates */
 	if (it->base->mem.first_stage_layers > 0 ||
 	    it->base->mem.last_stage_layers > 0)
 		return 0;

@@ -341,13 +341,15 @@ opt { name = "activation_offload_layers", type = "int", metavar = "N", commands 
 opt { name = "first_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the first pipeline stage, the other stages the rest evenly "
-    .. "(Megatron-Core's num_layers_in_first_pipeline_stage; plan: the job's, the search "
+    .. "(Megatron-Core's num_layers_in_first_pipeline_stage; with --vpp, a rank's total over "
+    .. "its chunks, as a pipeline_model_parallel_layout sums them; plan: the job's, the search "
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_first_pipeline_stage" } }
 opt { name = "last_stage_layers", type = "int", metavar = "N", commands = "train rl plan",
   lua = "fit",
   help = "layers on the last pipeline stage, the other stages the rest evenly "
-    .. "(Megatron-Core's num_layers_in_last_pipeline_stage; plan: the job's, the search "
+    .. "(Megatron-Core's num_layers_in_last_pipeline_stage; with --vpp, a rank's total over "
+    .. "its chunks, as a pipeline_model_parallel_layout sums them; plan: the job's, the search "
     .. "keeps the pp it fits, without interleaving)",
   suggest = { "num_layers_in_last_pipeline_stage" } }
 opt { name = "split_ends", type = "flag", commands = "train rl plan", lua = "fit",

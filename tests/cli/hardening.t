@@ -261,14 +261,10 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--last-stage-layers', '4'],
      qr/^gpuplan: train: --last-stage-layers 4 leaves 28 of the model's 32 layers for 3 other stages: they must divide evenly, one layer each at least$/m],
-    # More layers at the ends than the model has, and the interleaved
-    # schedule the split is not priced for: each names what was typed.
+    # More layers at the ends than the model has: it names what was typed.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
       '--stack', 'megatron', '--first-stage-layers', '20', '--last-stage-layers', '20'],
      qr/^gpuplan: train: --first-stage-layers 20 and --last-stage-layers 20: more than the model's 32 layers$/m],
-    [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',
-      '--stack', 'megatron', '--first-stage-layers', '5', '--vpp', '2'],
-     qr/^gpuplan: train: --first-stage-layers 5: the uneven split is priced without interleaving \(--vpp 2\)$/m],
     # The split is Megatron-Core's: the default hf stack partitions by its
     # own rule, and the message says which stack takes the option.
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--pp', '4', '--tp', '2',

@@ -8,7 +8,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local validate = require "gpuplan.validate"
 
-t.plan(12)
+t.plan(13)
 
 local function train(o)
   local base = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tp = 8, seq = 4096,
@@ -113,7 +113,7 @@ t.ok(not ok and tostring(e):find("mtp_layers must be a whole number 0..16 (got 1
   "mtp_layers 1.5: refused")
 
 -- The Megatron-Bridge DeepSeek-V3 rows train the module (the recipe's
--- mtp_num_layers 1; the stack profile gives it without interleaving):
+-- mtp_num_layers 1; under interleaving where the layout is stated):
 -- the 25.11 B200 row, PP 16 with the (16, 1) layout's ends, lists it
 -- among its defaults.
 local cases = validate.read("validation/cases.json")
@@ -127,12 +127,23 @@ t.ok(r.defaults and r.defaults:find("mtp_layers=1 (deepseek_v3.py", 1, true),
   "the stack profile trains the MTP module")
 t.ok(base.parallel.first_stage_layers == 4 and base.parallel.last_stage_layers == 1,
   "the row states the (16, 1) layout's ends")
--- Under interleaving the profile leaves it out (the layouts (8, 2) and
--- (4, 4) cannot be placed): the 26.04.01 GB200 row, PP 4 VP 4.
+-- Under interleaving the profile gives it where the row states the
+-- layout's rank totals: the 26.04.01 GB200 row, PP 4 VP 4, layout (4, 4)
+-- (16 chunks, chunk i on rank i mod 4: ranks 16, 16, 16 and 13 + MTP).
 local gb
 for _, c in ipairs(cases) do
   if c.id == "mbridge2604-gb200-deepseekv3-fp8mx" then gb = c end
 end
 local rg = validate.predict(gb, cat)
-t.ok(rg.defaults and not rg.defaults:find("mtp_layers", 1, true),
-  "interleaved (vpp 4): no MTP from the profile")
+t.ok(gb.parallel.last_stage_layers == 13 and rg.defaults
+  and rg.defaults:find("mtp_layers=1 (deepseek_v3.py", 1, true),
+  "interleaved (vpp 4) with the layout's totals: the profile trains MTP")
+-- The 25.11 GB200 BF16 row ("DeepSeekV3 (w/o MTP)" in the corrected
+-- table) states no layout: no MTP from the profile.
+local gbb
+for _, c in ipairs(cases) do
+  if c.id == "mbridge2511-gb200-deepseekv3-bf16" then gbb = c end
+end
+local rb = validate.predict(gbb, cat)
+t.ok(rb.defaults and not rb.defaults:find("mtp_layers", 1, true),
+  "interleaved (vpp 4) without the layout's totals: no MTP from the profile")

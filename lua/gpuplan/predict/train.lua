@@ -392,15 +392,15 @@ local PROFILES = {
     -- last_layer" with "last_layer = [\"mtp\"] * mtp_layers +
     -- [\"loss\"]", that stage holding fewer decoder layers (a case
     -- states them: parallel.first_stage_layers, last_stage_layers).
-    -- Not under interleaving: the layouts (8, 2) and (4, 4) give the
-    -- MTP's rank three fewer decoder layers than the others (5 of 8,
-    -- 13 of 16), which the model's interleaved split cannot place (it
-    -- takes uneven ends without interleaving only, memory_layout.c):
-    -- the MTP module on its even split's last rank would carry two
-    -- decoder layers too many.
+    -- Under interleaving only where the case states the layout's rank
+    -- totals: the layouts (8, 2) and (4, 4) give the MTP's rank three
+    -- fewer decoder layers than the others (5 of 8, 13 of 16; chunk i on
+    -- rank i mod pp), "Et*4|(t*4|)*14tmL" at PP 2 VP 8 29 of 32, and
+    -- the even split would put the module on a rank carrying two or
+    -- three decoder layers too many.
     { "mtp_layers", 1, "deepseek_v3.py: mtp_num_layers = 1",
       function(o, m) return pretrain(o) and m.mla and m.moe ~= nil
-        and (o.vpp or 1) <= 1
+        and ((o.vpp or 1) <= 1 or (o.last_stage_layers or 0) > 0)
         and tostring(m.id or ""):find("DeepSeek%-V3") ~= nil end },
   },
   -- llm-foundry's throughput tables (scripts/train/benchmarking).
