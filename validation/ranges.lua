@@ -147,7 +147,7 @@ return {
         ["stack=megatron/moe=moe/style=data/scale=nodes"] = { cases = 17, lo = 0.964, hi = 1.777 },
         ["stack=megatron/moe=moe/style=data/scale=nodes/gen=blackwell"] = { cases = 8, lo = 1.000, hi = 1.777 },
         ["stack=megatron/moe=moe/style=data/scale=nodes/gen=hopper"] = { cases = 9, lo = 0.964, hi = 1.187 },
-        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 35, lo = 0.952, hi = 1.437 },
+        ["stack=megatron/moe=moe/style=pipeline"] = { cases = 35, lo = 0.951, hi = 1.437 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster"] = { cases = 19, lo = 0.893, hi = 1.329 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=blackwell"] = { cases = 11, lo = 0.942, hi = 1.437 },
         ["stack=megatron/moe=moe/style=pipeline/scale=cluster/gen=hopper"] = { cases = 8, lo = 0.893, hi = 1.329 },
