@@ -103,6 +103,14 @@ typedef struct gp_train_cfg {
 	 * ZeRO-3's gathered window (memory_train.c ds_gather_window). */
 	double ds_max_live;
 	double ds_max_reuse;
+	/* ds_config "data_types": {"grad_accum_dtype"}: bytes per element
+	 * of stage 3's gradient accumulator, grad_partitions_flat_buffer
+	 * (stage3.py v0.13.5: "dtype=self.gradient_accumulation_dtype");
+	 * 0 = the model's 16 bits, DeepSpeed's default under ZeRO (engine.py
+	 * get_data_types: "grad_accum_dtype = model_dtype" unless bf16
+	 * without ZeRO).  Stage 2 keeps the parameter's dtype whatever it
+	 * says (stage_1_and_2.py: its accumulator attribute is stage 1's). */
+	double ds_accum_bytes;
 	/* overlap_comm at stage 2: the flat gradient buffer is doubled
 	 * (stage_1_and_2.py backward: "Use double buffers to avoid data
 	 * access conflict when overlap_comm is enabled", buf_1 of

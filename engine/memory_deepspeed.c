@@ -133,8 +133,9 @@ void mem_ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
  *    fp32_partitioned_groups_flat): 4 tr;
  *  - grads: its fp32 gradient (the partition's .grad, zeros on the CPU
  *    device): 4 tr; at stage 3 also grad_partitions_flat_buffer, the
- *    partitioned gradients in the parameter dtype, on the CPU when the
- *    optimizer is offloaded: pb tr;
+ *    partitioned gradients in the accumulation dtype (grad_accum_dtype,
+ *    memory.h ds_accum_bytes; the parameter's by default), on the CPU
+ *    when the optimizer is offloaded: pb tr;
  *  - optimizer: DeepSpeedCPUAdam's fp32 exp_avg and exp_avg_sq (4 + 4),
  *    SGD's fp32 momentum (4), an 8-bit AdamW's two 8-bit states with
  *    their block scales (memory_states.c), per trainable element;
@@ -162,7 +163,8 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
 	int z3 = c->lay.zero == 3;
 
 	o->host_master = 4.0 * tr;
-	o->host_grads = (4.0 + (z3 ? pb : 0.0)) * tr;
+	o->host_grads = (4.0 + (z3 ? (c->ds_accum_bytes > 0 ?
+				      c->ds_accum_bytes : pb) : 0.0)) * tr;
 	o->host_optimizer = mem_offload_state_bytes(&c->optim) * tr;
 	o->host_weights = 0;
 	if (c->offload_params) {
@@ -233,7 +235,12 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 			double bucket, gp_mem_result *o)
 {
 	int z3 = c->lay.zero == 3;
-	double pb = sb->weights;
+	/* stage 3's partition and its flattened copy at the step are the
+	 * accumulator's dtype (grad_accum_dtype, memory.h ds_accum_bytes);
+	 * .to(fp32) of an fp32 flat copy is that copy, no third tensor */
+	double pb = z3 && c->ds_accum_bytes > 0 ? c->ds_accum_bytes :
+		sb->weights;
+	double cast = pb < 4.0 ? 4.0 : 0.0;
 	double g = o->bytes[GP_MEM_GRADS] / sb->grads;
 	double acc = !z3 && c->lay.microbatches > 1 ? 2.0 : 1.0;
 	double sub = z3 ? fmin(g, DS_SUB_GROUP) : g;
@@ -245,7 +252,7 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	o->bytes[GP_MEM_GRADS] = g * pb * acc;
 	o->ds_grad_phase = 1;
 	o->ds_grad_bytes = pb * acc;
-	gstep = g * pb + sub * (pb + 4.0);
+	gstep = g * pb + sub * (pb + cast);
 	bwd = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_PARAM_GATHER] +
 		o->bytes[GP_MEM_ACTIVATIONS] + o->bytes[GP_MEM_RECOMPUTE] +
 		o->bytes[GP_MEM_LOGITS] + o->bytes[GP_MEM_VISION];

@@ -599,10 +599,10 @@ static double ds_bucket_time(ctx *x, double elems)
  * to cpu is very slow"): the partition's bytes up and down in every
  * micro-batch; the boundary's fp32 copy down is the step's (offload_step).
  * A ds_config's "data_types": {"grad_accum_dtype": "fp32"} makes that
- * buffer fp32 (engine.py get_data_types), 4 B each way; OpenRLHF's
- * get_train_ds_config sets it (openrlhf/utils/deepspeed_utils.py since
- * 2024-01), and gpuplan has no option for it yet: such a run's copies are
- * twice these.
+ * buffer fp32 (engine.py get_data_types; gp.train's grad_accum_dtype,
+ * mem.ds_accum_bytes), 4 B each way; OpenRLHF's get_train_ds_config sets
+ * it (predict/rl.lua PROFILES.openrlhf).  Stage 2's host buffer keeps the
+ * parameter's dtype whatever the config says.
  * Seconds for n of the rank's partition parameters over its host link. */
 static double ds_offload_accum(const ctx *x, double n)
 {
@@ -612,7 +612,9 @@ static double ds_offload_accum(const ctx *x, double n)
 	    x->c->forward_only || !(n > 0))
 		return 0.0;
 	if (x->y.zero == 3)
-		return n * 2.0 * x->c->mem.recipe.offload / host_link_bw(x);
+		return n * 2.0 * (x->c->mem.ds_accum_bytes > 0 ?
+				  x->c->mem.ds_accum_bytes :
+				  x->c->mem.recipe.offload) / host_link_bw(x);
 	if (!(g > 1.0))
 		return 0.0;
 	return n * 2.0 * x->c->mem.recipe.offload * (g - 1.0) / g /
@@ -1047,6 +1049,39 @@ static int ds_no_prefetch(const ctx *x)
 		  x->c->mem.ds_max_live > 0);
 }
 
+/* DeepSpeed's stage 3 backward beside its compute, with overlap_comm
+ * (v0.13.5): the parameter gathers run on their own stream
+ * (parameter_offload.py: "self.__allgather_stream = ... Stream() if
+ * overlap_comm else ... default_stream()"; partitioned_param_coordinator.py
+ * fetch_sub_module issues all_gather_coalesced "with get_accelerator().
+ * stream(self.__allgather_stream)"), the gradient reduce-scatters and
+ * partition_grads on another (stage3.py: "self.reduce_and_partition_stream
+ * = ... Stream() if overlap_comm else ... default_stream()",
+ * __reduce_and_partition_ipg_grads "with get_accelerator().stream(self.
+ * reduce_and_partition_stream)").  Gathers and reduce-scatters cross the
+ * same GPU links, so their bytes add (b); but an offloaded optimizer's
+ * accumulator copies (ds_offload_accum), on the reduce stream after
+ * their bucket's reduce-scatter, cross the host link, and run while the
+ * gather stream moves the next layers' weights: the layer's side work is
+ * the longer of the links' chains, gathers + reduce-scatter on the GPU
+ * links and reduce-scatter + copies on the reduce stream.  b: the layer's
+ * backward side work summed; rsw: its reduction, copies included. */
+static double ds_side_streams(const ctx *x, const train_lcost *l, double b,
+			      double rsw)
+{
+	double acc;
+
+	if (x->y.zero != 3 || x->c->fsdp || !x->c->overlap_grad_reduce ||
+	    x->c->mem.offload_params || x->c->forward_only ||
+	    x->c->mem.grads_whole || x->k.frozen)
+		return b;
+	acc = ds_offload_accum(x, (l->params - l->eparams) / x->y.shard +
+			       l->eparams / x->y.eshard);
+	if (!(acc > 0) || !(acc <= rsw))
+		return b;
+	return fmax(b - acc, rsw);
+}
+
 /* PyTorch FSDP's own passes over a unit's w unsharded parameters and
  * their gradients beside its collectives, each micro-batch
  * (fsdp_version): a layer's (zero_block), the embedding's and the output
@@ -1285,7 +1320,8 @@ static void zero_block(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		} else {
 			ef = overlap(f, fsdp_fwd_window(x, l),
 				     c->overlap_param_gather, &hz);
-			eb = overlap(b, l->bwd.t, on_b, &hd);
+			eb = overlap(ds_side_streams(x, l, b, rsw), l->bwd.t,
+				     on_b, &hd);
 		}
 		/* The layers of this kind that have neighbours on both
 		 * sides, and the stage's first layer. */

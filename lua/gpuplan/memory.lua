@@ -644,6 +644,15 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
       cfg[k] = dflt(k, { stack = stack, zero = cfg.zero })
     end
   end
+  -- DeepSpeed's data_types.grad_accum_dtype (options.lua): stage 3's
+  -- accumulator bytes (engine/memory.h ds_accum_bytes), 0 the model's.
+  if o.grad_accum_dtype ~= nil and o.grad_accum_dtype ~= "model" then
+    if stack ~= "deepspeed" then
+      fail("grad_accum_dtype is DeepSpeed's ds_config (data_types); stack = %s has no such "
+        .. "option (the deepspeed stack takes it)", stack)
+    end
+    cfg.grad_accum_bytes = ({ fp32 = 4, bf16 = 2, fp16 = 2 })[o.grad_accum_dtype]
+  end
   -- Megatron-Core's num_layers_in_first/last_pipeline_stage: these ends
   -- hold N layers, the other stages the rest evenly (engine/
   -- memory_layout.c mem_stage_split, which checks they divide).  In a

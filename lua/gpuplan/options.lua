@@ -1300,6 +1300,23 @@ opt { name = "prefetch_bucket_size", type = "number", metavar = "N", commands = 
     .. "so every gather waits in the open, whatever --overlap-param-gather says "
     .. "(Hugging Face's \"auto\": 0.9 hidden^2)",
   suggest = { "stage3_prefetch_bucket_size", "prefetch_bucket", "ds_prefetch_bucket" } }
+-- DeepSpeed's "data_types": {"grad_accum_dtype": ...} (deepspeed/runtime/
+-- engine.py get_data_types, v0.13.5: "if self._config.grad_accum_dtype is
+-- None: if model_dtype == torch.bfloat16 and not self.zero_optimization():
+-- grad_accum_dtype = torch.float32 else: grad_accum_dtype = model_dtype"),
+-- which stage 3 takes as its gradient_accumulation_dtype: the dtype of
+-- grad_partitions_flat_buffer ("dtype=self.gradient_accumulation_dtype",
+-- stage3.py), on the host when the optimizer is offloaded.  "model" is
+-- DeepSpeed's default under ZeRO (engine/memory.h ds_accum_bytes).
+opt { name = "grad_accum_dtype", type = "string", metavar = "D", commands = TRAIN4,
+  methods = TRAINING, kind = "enum", values = { "model", "fp32", "bf16", "fp16" },
+  value = "model",
+  default = "model (DeepSpeed's default under ZeRO: the model's dtype)",
+  help = "model|fp32|bf16|fp16: DeepSpeed's data_types.grad_accum_dtype (stack deepspeed, "
+    .. "ZeRO 3): the dtype of the gradient partition that sums the micro-batches -- its "
+    .. "memory, and with --offload optimizer the bytes it crosses PCIe each way every "
+    .. "micro-batch; stage 2 keeps the parameter's dtype whatever it says",
+  suggest = { "gradient_accumulation_dtype", "accum_dtype" } }
 -- ZeRO-3's gathered-parameter window (deepspeed/runtime/zero/
 -- partitioned_param_coordinator.py, v0.14-0.18): fetch_sub_module
 -- prefetches "min(self.__max_n_available_params - self.__n_available_params,

@@ -230,6 +230,9 @@ local case_schema = T.record {
     -- (gp.train's max_live_parameters, max_reuse_distance)
     max_live_parameters = declared("max_live_parameters"),
     max_reuse_distance = declared("max_reuse_distance"),
+    -- DeepSpeed's data_types.grad_accum_dtype (gp.train's option of that
+    -- name) where the source's ds_config states it
+    grad_accum_dtype = declared("grad_accum_dtype"),
     -- the DP gradient reduction's dtype, on the megatron stack also its
     -- main-grad buffer's (gp.train's grad_reduce)
     grad_reduce = declared("grad_reduce"),
@@ -431,14 +434,14 @@ local function set(names) return require("gpuplan.args").set(names) end
 M.PARALLEL_READ = {
   train = set [[tp pp cp ep etp vpp sp zero fsdp fsdp_version overlap_grad_reduce overlap_param_gather grad_sync zero3_gather zero_reduce
     reduce_bucket_size prefetch_bucket_size max_live_parameters max_reuse_distance
-    grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
+    grad_accum_dtype grad_reduce gradient_accumulation_fusion micro_batch global_batch recompute
     recompute_layers recompute_modules activation_offload_layers first_stage_layers
     last_stage_layers split_ends schedule ep_overlap tp_overlap moe_dispatcher
     moe_flex_backend cuda_device_max_connections numa_bind moe_flex_sms moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype cuda_graph_scope moe_fp8_pad
     fused_grouped_mlp moe_balance offload]],
   rl = set [[tp pp cp ep etp sp zero micro_batch global_batch recompute first_stage_layers
     last_stage_layers moe_permute_fusion bias_activation_fusion apply_rope_fusion moe_router_dtype numa_bind offload
-    moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
+    grad_accum_dtype moe_dispatcher moe_flex_backend moe_flex_sms moe_balance]],
   infer = set [[tp pp ep micro_batch dp_attention redundant_experts]],
   collective = {},
 }

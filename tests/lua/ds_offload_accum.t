@@ -83,4 +83,44 @@ local z3o = with(z3, { overlap_grad_reduce = true })
 local g3 = dp(gp.train(z3o)) - dp(gp.train(with(z3o, { offload = "none" })))
 t.ok(g3 > 0 and g3 < P / 8 * 4 * 8 / bw, "ZeRO-3 overlapped: some of the copies show")
 
+-- A ds_config's "data_types": {"grad_accum_dtype": "fp32"} (gp.train's
+-- grad_accum_dtype) makes stage 3's accumulator fp32 ("dtype=self.
+-- gradient_accumulation_dtype", stage3.py v0.13.5): 4 B up and 4 B down,
+-- g = 8 not overlapped: P / 8 x 8 B x 8 (2.5 s).  1e-9: as above.
+local z3f = with(z3, { grad_accum_dtype = "fp32" })
+t.near(dp(gp.train(z3f)) - dp(gp.train(with(z3f, { offload = "none" }))), P / 8 * 8 * 8 / bw,
+  1e-9, "ZeRO-3, grad_accum_dtype fp32: P/8 x 8 B x 8")
+-- bf16 is the model's dtype, DeepSpeed's default under ZeRO (engine.py
+-- get_data_types): the same step as leaving it out.  1e-12: the same sums.
+t.near(dp(gp.train(with(z3, { grad_accum_dtype = "bf16" }))), dp(gp.train(z3)), 1e-12,
+  "grad_accum_dtype bf16 = the model's")
+-- Stage 2's host buffer keeps the parameter's dtype ("dtype=param.dtype",
+-- stage_1_and_2.py): the option changes nothing there.
+t.near(dp(gp.train(with(base, { grad_accum_dtype = "fp32" }))), dp(off8), 1e-12,
+  "ZeRO-2: grad_accum_dtype changes nothing")
+-- Its host memory: the fp32 gradient (4 B) and the accumulator (2 B, or
+-- 4 B in fp32) per element of the rank's P / 8 partition.  1e-9: the
+-- engine's sums of doubles.
+t.near(gp.train(z3f).memory.host.grads, P / 8 * (4 + 4), 1e-9, "host grads: P/8 x (4 + 4) B")
+t.near(gp.train(z3).memory.host.grads, P / 8 * (4 + 2), 1e-9, "host grads: P/8 x (4 + 2) B")
+-- DeepSpeed's own config: another stack refuses it by name.
+t.raises(function() gp.train(with(z3f, { stack = "hf" })) end, "grad_accum_dtype",
+  "stack hf: grad_accum_dtype refused")
+
+-- With overlap_comm the gathers and the reduce-scatters + copies run on
+-- two streams (engine/train_stage.c ds_side_streams): the copies cross
+-- PCIe while the gathers cross the GPU links.  64 A100s (8 nodes), where
+-- a layer's gather over InfiniBand outlasts its copies (P_layer / 64 x
+-- 4 B over PCIe, 0.5 ms): the layers' copies hide behind the gathers and
+-- only those after the last backward show -- the first layer's (its
+-- reduction follows the backward) and the embedding's and the output
+-- layer's (V h = 128256 x 4096 each): (P_layer + 2 V h) / 64 x 4 B over
+-- PCIe, 3.1 ms, where summed with the gathers every layer's would (19.9
+-- ms).  P_layer = (P - 2 V h) / 32.  1e-9: the same sums.
+local Vh = 128256 * 4096
+local wide = with(z3o, { gpus = 64, global_batch = 64 })
+t.near(dp(gp.train(wide)) - dp(gp.train(with(wide, { offload = "none" }))),
+  ((P - 2 * Vh) / 32 + 2 * Vh) / 64 * 4 / bw, 1e-9,
+  "64 GPUs, overlap_comm: the layers' copies hide behind their gathers")
+
 t.done_testing()

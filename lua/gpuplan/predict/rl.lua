@@ -338,6 +338,14 @@ PROFILES.verl = {
 -- its micro-batch's longest, the forwards at the generate batch's).
 PROFILES.openrlhf = {
   { "overlap_grad_reduce", true, "get_train_ds_config: overlap_comm True" },
+  -- The same function's ds_config sets the accumulation dtype: at
+  -- 35865c7e (January 2024) and 391e1de4 (May 2024) '"data_types":
+  -- {"grad_accum_dtype": grad_accum_dtype if grad_accum_dtype else
+  -- "fp32"}', and train_ppo_ray.py's '--grad_accum_dtype' defaults to
+  -- None (openrlhf/utils/deepspeed.py: 'getattr(args, "grad_accum_dtype",
+  -- "fp32")'): fp32 unless a script passes the flag, which none does.
+  -- It acts at ZeRO 3 only (options.lua grad_accum_dtype).
+  { "grad_accum_dtype", "fp32", "get_train_ds_config: data_types grad_accum_dtype fp32" },
   { "pad_batch", true, "make_experience_batch: zero_pad_sequences to the micro-batch's "
     .. "longest" },
   { "host_threads", 1, "Ray actors of num_cpus 1: OMP_NUM_THREADS=1, the offloaded step on "
@@ -787,7 +795,8 @@ return function(case, cat)
     reward_gpus = v(c.reward_gpus), critic_gpus = v(c.critic_gpus),
     colocate_critic_reward = v(c.colocate_critic_reward),
     rollout_engine = v(c.rollout_engine), generation_batch = v(c.generation_batch),
-    offload = v(par.offload), rollout_eager = v(c.rollout_eager),
+    offload = v(par.offload), grad_accum_dtype = v(par.grad_accum_dtype),
+    rollout_eager = v(c.rollout_eager),
     offload_states = v(c.offload_states), ref_host = v(c.ref_host),
     ref_reward_offload = v(c.ref_reward_offload),
     param_offload = v(c.param_offload), async_engine = v(c.async_engine),

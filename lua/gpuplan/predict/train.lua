@@ -663,6 +663,7 @@ local function predict(case, cat)
   o.prefetch_bucket_size = v(par.prefetch_bucket_size)
   o.max_live_parameters = v(par.max_live_parameters)
   o.max_reuse_distance = v(par.max_reuse_distance)
+  o.grad_accum_dtype = v(par.grad_accum_dtype)
   o.grad_reduce = v(par.grad_reduce)
   o.gradient_accumulation_fusion = v(par.gradient_accumulation_fusion)
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
