@@ -114,6 +114,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_INT("last_stage_layers", offsetof(S, P last_stage_layers), 0,   \
 	      0, 2147483647.0),                                           \
 	F_BOOL("split_ends", offsetof(S, P split_ends), 0),               \
+	F_INT("mtp_layers", offsetof(S, P mtp_layers), 0, 0, 16),         \
 	F_NUM("microbatches", offsetof(S, P lay.microbatches), 0),        \
 	F_PARSE("recompute_modules", offsetof(S, P recompute_modules),    \
 		p_recompute_modules, NULL),                               \
@@ -210,7 +211,6 @@ static const lgp_field train_fields[] = {
 	F_BOOL("moe_hybridep", offsetof(train_cfg, ep_hybridep), 0),
 	F_INT("moe_flex_sms", offsetof(train_cfg, flex_sms), 0, 0, 1024),
 	F_INT("cuda_device_max_connections", offsetof(train_cfg, cuda_connections), 8, 1, 32),
-	F_INT("mtp_layers", offsetof(train_cfg, mtp_layers), 0, 0, 16),
 	F_BOOL("moe_unbalanced", offsetof(train_cfg, moe_unbalanced), 0),
 	F_BOOL("router_fp64", offsetof(train_cfg, router_fp64), 0),
 	F_BOOL("graph_attn", offsetof(train_cfg, graph_attn), 0),

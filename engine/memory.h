@@ -58,6 +58,11 @@ typedef struct gp_train_cfg {
 				  * take a layer's place in the split
 				  * (Megatron-Core's account_for_
 				  * embedding/loss_in_pipeline_split) */
+	int mtp_layers;          /* multi-token prediction modules trained
+				  * on the last stage (Megatron-Core's
+				  * mtp_num_layers): their states and
+				  * activations there (memory_train.c), their
+				  * time (train_stage.c stage_base); 0: none */
 	gp_recompute recompute;
 	int recompute_layers;    /* full recompute of only the first N layers
 				  * of each stage (Megatron --recompute-

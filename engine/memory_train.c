@@ -87,6 +87,41 @@ static void stage_shares(const gp_model *m, const gp_train_cfg *c,
 		else if (y->pp > 1)
 			emb += p->embedding / y->tp;
 	}
+	if (last && c->mtp_layers > 0) {
+		/* Multi-token prediction modules (Megatron-Core's
+		 * mtp_num_layers) on the last stage, as the step prices
+		 * them (train_stage.c stage_base): each one more layer of
+		 * the model's last kind (DeepSeek-V3: MoE; Megatron-
+		 * Bridge flop_utils.py "num_moe_layers += last_layer_is_moe
+		 * * mtp_num_layers") and its eh_proj, "a projection matrix
+		 * M_k in R^{d x 2d}" (DeepSeek-V3 report arXiv:2412.19437
+		 * sec. 2.2), 2h x h split over TP; its two RMSNorms' 2h are
+		 * left out as the layers' norms' share is.  The module
+		 * needs the embedding too: Megatron-Core's gpt_model.py
+		 * builds one "if self.pre_process or self.mtp_process"
+		 * ("Multi-Token Prediction (MTP) need both embedding layer
+		 * and output layer. So there will be both embedding layer
+		 * and output layer in the mtp process stage"), so a last
+		 * stage that is not the first and has no tied embedding
+		 * copy already holds one more vocab x h.  DualPipe puts
+		 * the first and the last stage on one rank, which "enables
+		 * the physical sharing of parameters and gradients, of the
+		 * shared embedding and output head, between the MTP module
+		 * and the main model" (sec. 3.2.3): stage_dual adds the
+		 * first stage's embedding to this rank already. */
+		double n = c->mtp_layers;
+		int moe = lm > 0;
+
+		expert += moe ? n * p->experts / lm /
+			((double)y->etp * y->ep) : 0.0;
+		dense += n * ((p->attention + p->norms) / m->layers +
+			      (moe ? p->router / lm :
+			       p->dense_mlp / (m->layers - lm)) +
+			      2.0 * m->hidden * m->hidden) / y->tp;
+		if (!first && p->lm_head > 0 &&
+		    c->lay.schedule != GP_SCHED_DUALPIPE)
+			dense += p->embedding / y->tp;
+	}
 	dense += emb;
 	sh[SH_FRAC] = frac;
 	sh[SH_EXPERT] = expert;
@@ -482,6 +517,25 @@ static double stage_activations(const gp_model *m,
 		o->bytes[GP_MEM_LOGITS] = tok * ((fn + (nin - 1.0) * A) *
 			m->hidden / (c->lay.sp ? y->tp : 1) +
 			(double)m->vocab * lb / y->tp);
+		if (c->mtp_layers > 0) {
+			/* Each MTP module (stage_shares): its layer saves
+			 * what one of the model's last kind saves; its two
+			 * input RMSNorms keep their inputs (h each) and
+			 * eh_proj its 2h concatenated input; its own final
+			 * norm, head input and logits are kept for its loss
+			 * beside the main model's (the DeepSeek-V3 report
+			 * sec. 2.2: each depth's loss from the shared
+			 * OutHead).  The last stage holds inflight (1 under
+			 * 1F1B) micro-batches of them. */
+			double n = c->mtp_layers;
+			double lay = model_moe_layers(m) > 0 ? alm->total :
+				al->total;
+
+			o->bytes[GP_MEM_ACTIVATIONS] += n * (lay + tok *
+				(2.0 * fn + 2.0 * A) * m->hidden /
+				(c->lay.sp ? y->tp : 1)) * inflight;
+			o->bytes[GP_MEM_LOGITS] *= 1.0 + n;
+		}
 	}
 	return inflight;
 }

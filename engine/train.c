@@ -481,15 +481,15 @@ static int phase_flops(phase *ph, const gp_model *m, const train_cfg *c,
 	 * (mtp_num_layers + 1)"; its norms' 3h are left out here as the
 	 * model's own norms are).  The layer: the model with mtp_layers
 	 * more layers, less the model (its dense layers come first). */
-	if (c->mtp_layers > 0) {
+	if (c->mem.mtp_layers > 0) {
 		gp_model mm = *m;
 
-		mm.layers += c->mtp_layers;
+		mm.layers += c->mem.mtp_layers;
 		mtpf = model_fwd_flops_per_token(&mm, ctx_len) - fpt;
 		if (!(mtpf >= 0))
 			return gp_fail(err, "train: cannot count the MTP "
 				       "modules' FLOPs");
-		mtpf += c->mtp_layers * (2.0 * 2.0 * m->hidden * m->hidden +
+		mtpf += c->mem.mtp_layers * (2.0 * 2.0 * m->hidden * m->hidden +
 					 2.0 * (double)m->vocab * m->hidden);
 	}
 	{

@@ -111,10 +111,6 @@ typedef struct train_cfg {
 	int flex_sms;            /* SMs the flex dispatcher's kernels take
 				  * (Megatron's moe_flex_dispatcher_num_sms);
 				  * 0: the backend's default */
-	int mtp_layers;          /* multi-token prediction modules trained
-				  * on the last stage (Megatron-Core's
-				  * mtp_num_layers; train_stage.c
-				  * stage_base), 0: none */
 	int cuda_connections;    /* CUDA_DEVICE_MAX_CONNECTIONS, 1..32: the
 				  * hardware queues the streams share (1
 				  * serialises them: ep_overlap hides less) */

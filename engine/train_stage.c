@@ -323,8 +323,8 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 	 * last_layer_is_moe * mtp_num_layers" -- priced as the stage's own
 	 * layers (compute, recompute, TP, EP), its norms, eh_proj and
 	 * second head below. */
-	if (k == x->y.pp - 1 && c->mtp_layers > 0)
-		cnt[model_moe_layers(m) > 0 ? 1 : 0] += c->mtp_layers;
+	if (k == x->y.pp - 1 && c->mem.mtp_layers > 0)
+		cnt[model_moe_layers(m) > 0 ? 1 : 0] += c->mem.mtp_layers;
 	rec = rec_share(x, nl);
 	/* recompute op (act.c) keeps reduce_scatter_tensor's outputs: with
 	 * SP the forward's all-gathers (half its TP traffic) run again;
@@ -430,12 +430,12 @@ static void stage_base(ctx *x, const train_lcost *ld, const train_lcost *lm,
 		/* The MTP modules' own work beside their layers
 		 * (train_ends_costs) and their eh_proj weights, 2h x h
 		 * split over TP; the embedding and head are shared. */
-		s->part[TRAIN_COMPUTE] += c->mtp_layers *
+		s->part[TRAIN_COMPUTE] += c->mem.mtp_layers *
 			(ld->mtp_f + ld->mtp_b);
-		s->fwd += c->mtp_layers * ld->mtp_f;
-		s->bwd += c->mtp_layers * ld->mtp_b;
-		s->part[TRAIN_TP] += c->mtp_layers * ld->head_tp;
-		s->params += c->mtp_layers * 2.0 * hid * hid / tp;
+		s->fwd += c->mem.mtp_layers * ld->mtp_f;
+		s->bwd += c->mem.mtp_layers * ld->mtp_b;
+		s->part[TRAIN_TP] += c->mem.mtp_layers * ld->head_tp;
+		s->params += c->mem.mtp_layers * 2.0 * hid * hid / tp;
 	}
 	/* BF16_Optimizer folds each micro-batch's bf16 gradients into its
 	 * fp32 buffers after the backward (train_hp_acc): a memory-bound

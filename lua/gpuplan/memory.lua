@@ -685,6 +685,10 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     end
     cfg.split_ends = o.split_ends
   end
+  -- Multi-token prediction modules on the last stage (engine/
+  -- memory_train.c stage_shares and stage_activations; the option's
+  -- declaration checked the range)
+  cfg.mtp_layers = o.mtp_layers
   -- What autograd keeps follows the modules that run (gp.train's kernels):
   -- Hugging Face's eager modules keep silu(gate) beside gate and up, the
   -- fp32 softmax beside its 16-bit copy and the fp32 logits, whether the

@@ -1181,13 +1181,15 @@ opt { name = "cuda_device_max_connections", type = "int", metavar = "N",
     .. "hidden); DualPipe is not affected",
   suggest = { "max_connections", "cuda_max_connections" } }
 opt { name = "mtp_layers", type = "int", metavar = "N", commands = "train plan rl",
-  kind = "count", range = { 0, 16 }, default = "0",
+  lua = "fit", kind = "count", range = { 0, 16 }, default = "0",
   help = "multi-token prediction modules trained with the model (Megatron-Core's "
     .. "mtp_num_layers; DeepSeek-V3 report sec. 2.2): each one more transformer layer of "
     .. "the model's last kind on the last pipeline stage, with its two norms, its 2h x h "
     .. "eh_proj and the shared head's logits and loss once more; their FLOPs count in MFU "
-    .. "as Megatron-Bridge's flop_utils.py counts them (time only: the memory figures "
-    .. "leave the module's weights and activations out)",
+    .. "as Megatron-Bridge's flop_utils.py counts them; memory: the layer's and eh_proj's "
+    .. "states and activations, the head's logits once more, and with pp > 1 an embedding "
+    .. "copy on the last stage (Megatron-Core builds one for the MTP process) unless "
+    .. "DualPipe holds the first stage on the same rank",
   suggest = { "mtp_num_layers" } }
 opt { name = "numa_bind", type = "flag", commands = "train plan rl", form = "both",
   default = "off",
