@@ -9,15 +9,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local sweep = require "gpuplan.sweep"
 
--- Each result against gp.train of its layout with the same options: the
--- same engine path, so step and memory agree to rounding (1e-12
--- relative).
-local function same_as_train(job, c, what)
-  local r = gp.train(sweep.train_options(job, c))
-  t.near(c.step_s / r.step_s, 1, 1e-12, what .. ": step_s = gp.train's")
-  t.near(c.mem_bytes / r.memory.total, 1, 1e-12, what .. ": memory = gp.train's")
-  return r
-end
+local same_as_train = t.same_as_train
 local function values(r, f)
   local set, list = {}, {}
   for _, c in ipairs(r.results) do set[f(c)] = true end

@@ -192,6 +192,16 @@ function M.fwd_total(r)
   return s
 end
 
+-- A gp.sweep result c against gp.train of its layout with the job's
+-- options: the same engine path, so step and memory agree to rounding
+-- (1e-12 relative).  Two tests; returns gp.train's result.
+function M.same_as_train(job, c, what)
+  local r = require("gpuplan").train(require("gpuplan.sweep").train_options(job, c))
+  M.near(c.step_s / r.step_s, 1, 1e-12, what .. ": step_s = gp.train's")
+  M.near(c.mem_bytes / r.memory.total, 1, 1e-12, what .. ": memory = gp.train's")
+  return r
+end
+
 function M.done_testing()
   if not planned then io.write("1..", n, "\n") end
   io.stdout:flush()
