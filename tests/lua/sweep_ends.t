@@ -7,7 +7,6 @@
 -- does with them.  Run with ./gpuplan run tests/lua/sweep_ends.t.
 local t = require "tap"
 local gp = require "gpuplan"
-local sweep = require "gpuplan.sweep"
 
 local same_as_train = t.same_as_train
 
