@@ -178,8 +178,9 @@ static int phase_mem(phase *ph, const gp_model *m, const train_cfg *c,
  *  - grads down over the GPU's PCIe link: stages 1-2 upcast each
  *    gradient on the GPU and copy fp32 (async_inplace_copy_grad_to_
  *    fp32_buffer_from_gpu: src.float() then copy_), 4 B; stage 3 copies
- *    the partition in the parameter dtype (grad_partitions_flat_buffer)
- *    and the CPU upcasts it, 2 B;
+ *    the partition in the accumulator's dtype (grad_partitions_flat_
+ *    buffer: the parameter's, 2 B, and the CPU upcasts it; 4 B and no
+ *    upcast under grad_accum_dtype fp32);
  *  - the CPU step: DeepSpeedCPUAdam is AVX-vectorised and memory-bound
  *    (an Adam update is ~10 flops per element, a node's cores do ~1e13
  *    fp32 flop/s: ~1 ps per element against ~50 ps of DRAM traffic), so
@@ -223,9 +224,21 @@ static double offload_step(const ctx *x, double n)
 	double host = x->e.t.host_mem_bw > 0 ? x->e.t.host_mem_bw : HOST_BW_MIN;
 	double ranks = x->y.gpus < x->e.t.gpus_per_node ? x->y.gpus :
 		x->e.t.gpus_per_node;
-	double down = z3 ? 2.0 : 4.0;
+	/* Stage 3's boundary copy moves the accumulator as it is
+	 * (grad_accum_dtype: mem.ds_accum_bytes; the parameter's 2 B
+	 * unless set), and the CPU upcasts only a 16-bit one.  DeepSpeed
+	 * v0.13.5 stage3.py partition_grads, at the accumulation boundary:
+	 * "fp32_grad_tensor.copy_(grad_buffer)", grad_buffer the CUDA copy
+	 * of grad_partitions_flat_buffer ("dtype=self.gradient_
+	 * accumulation_dtype") and fp32_grad_tensor the fp32 CPU gradient;
+	 * an fp32 buffer (OpenRLHF's "grad_accum_dtype": "fp32") crosses at
+	 * 4 B and lands without a conversion. */
+	double acc = x->c->mem.ds_accum_bytes > 0 ? x->c->mem.ds_accum_bytes :
+		2.0;
+	double down = z3 ? acc : 4.0;
 	double hb = 12.0 + 2.0 * mem_offload_state_bytes(&x->c->mem.optim) +
-		(z3 ? 2.0 + 6.0 : 4.0) + 6.0 + (up ? 2.0 : 0.0);
+		(z3 ? acc + (acc < 4.0 ? acc + 4.0 : 0.0) : 4.0) + 6.0 +
+		(up ? 2.0 : 0.0);
 
 	if (ranks < 1)
 		ranks = 1;

@@ -123,4 +123,20 @@ t.near(dp(gp.train(wide)) - dp(gp.train(with(wide, { offload = "none" }))),
   ((P - 2 * Vh) / 32 + 2 * Vh) / 64 * 4 / bw, 1e-9,
   "64 GPUs, overlap_comm: the layers' copies hide behind their gathers")
 
+-- The boundary's copy down moves the accumulator as it is (stage3.py
+-- v0.13.5 partition_grads: "fp32_grad_tensor.copy_(grad_buffer)", the
+-- CUDA copy of the grad_accum_dtype buffer into the CPU's fp32 gradient;
+-- engine/train.c offload_step): a bf16 one at 2 B, which the CPU then
+-- upcasts (writes 2, reads 2, writes 4 B of host DRAM), an fp32 one at
+-- 4 B, landing as it is (writes 4).  At host_bw 200 GB/s and no thread
+-- limit the host side is the node's DRAM (8 ranks on one node), so fp32
+-- against bf16 moves the optimizer part by P / 8 x 2 B more over PCIe and
+-- P / 8 x 8 ranks x 4 B less of DRAM: P/8 x (2 / bw - 32 / 200e9).  1e-9:
+-- the same sums of doubles.
+local hz = with(z3, { host_bw = 200e9 })
+local function opt(r) return t.parts(r).optimizer end
+t.near(opt(gp.train(with(hz, { grad_accum_dtype = "fp32" }))) - opt(gp.train(hz)),
+  P / 8 * (2 / bw - 8 * 4 / 200e9), 1e-9,
+  "ZeRO-3 step: fp32 accumulator down at 4 B, no CPU upcast")
+
 t.done_testing()
