@@ -82,9 +82,9 @@ return {
       },
       regimes = {
         [""] = { cases = 71, lo = 0.853, hi = 1.223 },
-        ["stack=deepspeed"] = { cases = 8, lo = 0.956, hi = 1.412 },
-        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.956, hi = 1.412 },
-        ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 8, lo = 0.956, hi = 1.412 },
+        ["stack=deepspeed"] = { cases = 8, lo = 0.954, hi = 1.412 },
+        ["stack=deepspeed/moe=dense"] = { cases = 8, lo = 0.954, hi = 1.412 },
+        ["stack=deepspeed/moe=dense/style=sharded"] = { cases = 8, lo = 0.954, hi = 1.412 },
         ["stack=megatron"] = { cases = 63, lo = 0.851, hi = 1.223 },
         ["stack=megatron/moe=dense"] = { cases = 22, lo = 0.853, hi = 1.347 },
         ["stack=megatron/moe=dense/style=pipeline"] = { cases = 13, lo = 0.853, hi = 1.347 },
