@@ -193,6 +193,21 @@ static inline int layout_ends_ok(int layers, int pp, int f, int l)
 	return rest >= mid && rest % mid == 0;
 }
 
+/* split_ends (the embedding and the loss each take a layer's place in
+ * the split): the layers and the two ends divide over pp >= 2 stages,
+ * and a stage's slots into its vpp model chunks (Megatron-Core's
+ * TransformerConfig check "must be divisible by
+ * pipeline_model_parallel_size").  One rule for gp.train
+ * (memory_layout.c split_ends_check words why) and the search (sweep.c
+ * job_pp_ok with vpp 1, ok_vpp with the chunks). */
+static inline int layout_split_ends_ok(int layers, int pp, int vpp)
+{
+	int slots = layers + 2;
+
+	return pp >= 2 && slots % pp == 0 &&
+		(vpp <= 1 || (slots / pp) % vpp == 0);
+}
+
 /* The ends given (f, l > 0 where stated) as the messages name them:
  * "first_stage_layers 3 and last_stage_layers 2", or the one given. */
 static inline void layout_ends_words(char *buf, size_t n, int f, int l)

@@ -112,11 +112,11 @@ static int split_ends_check(const gp_model *m, const gp_train_cfg *c,
 		return gp_fail(err, "split_ends replaces the partition rule "
 			       "(partition %s); give one or the other",
 			       mem_partition_name(c->partition));
-	if (slots % y->pp != 0)
+	if (!layout_split_ends_ok(m->layers, y->pp, 1))
 		return gp_fail(err, "split_ends: the %d layers and the two "
 			       "ends (%d) do not divide over pp %d",
 			       m->layers, slots, y->pp);
-	if (y->vpp > 1 && (slots / y->pp) % y->vpp != 0)
+	if (!layout_split_ends_ok(m->layers, y->pp, y->vpp))
 		return gp_fail(err, "split_ends: a stage's %d slots do not "
 			       "divide into vpp %d model chunks",
 			       slots / y->pp, y->vpp);

@@ -100,15 +100,14 @@ static int ends_fit(const sweep_iter *it, gp_error *err)
 
 /* The job's split_ends (the embedding and the loss each take a layer's
  * place in the pipeline split) keeps the pp >= 2 that divide the layers
- * and the two ends, as gp.train refuses the others (memory_layout.c
- * split_ends_check, Megatron-Core's TransformerConfig check "must be
- * divisible by pipeline_model_parallel_size"); its activation_offload_
- * layers keeps pp 1 (Megatron-Core: "no support for Pipeline parallelism
+ * and the two ends, as gp.train refuses the others (layout.h
+ * layout_split_ends_ok, the rule memory_layout.c split_ends_check
+ * words); its activation_offload_layers keeps pp 1 (Megatron-Core: "no support for Pipeline parallelism
  * with CPU offloading", memory_layout.c mem_check_train_cfg). */
 static inline int job_pp_ok(const sweep_iter *it, int pp)
 {
 	if (it->base->mem.split_ends)
-		return pp > 1 && (it->m->layers + 2) % pp == 0;
+		return layout_split_ends_ok(it->m->layers, pp, 1);
 	if (it->base->mem.act_offload_layers > 0)
 		return pp == 1;
 	return 1;
@@ -490,7 +489,7 @@ static inline int ok_vpp(const sweep_iter *it, int lv)
 	 * model chunks, a chunk possibly the embedding or the loss alone
 	 * (memory_layout.c split_ends_check, layout.c check_vpp) */
 	if (it->base->mem.split_ends)
-		return vpp > 1 && ((it->m->layers + 2) / pp) % vpp == 0 &&
+		return vpp > 1 && layout_split_ends_ok(it->m->layers, pp, vpp) &&
 			fmod(level_per(it), pp) == 0;
 	return vpp > 1 && (layout_vpp_ok(it->m, pp, vpp) &&
 			   it->m->layers % (pp * vpp) == 0 &&
