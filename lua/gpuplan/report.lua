@@ -249,6 +249,10 @@ local function is_numeric_col(rows, c)
   return true
 end
 
+-- The width a text table's rule is drawn to at most (a terminal's 100
+-- columns; longer cells wrap there anyway).
+local TEXT_WIDTH = 100
+
 local function render_table(rows, cols, opts, markdown)
   -- One line per row: control characters become spaces (a newline is
   -- <br> in markdown) and markdown escapes its cell separator.
@@ -307,6 +311,21 @@ local function render_table(rows, cols, opts, markdown)
     else
       sep[i] = string.rep("-", widths[i])
     end
+  end
+  -- A left-aligned last text column is not padded, so its rule need not
+  -- run under a cell that wraps anyway: it spans the widest cell whose line
+  -- fits in TEXT_WIDTH columns (at least the heading).  Before, one long
+  -- cell (infer's "assumed" row, 500 characters) drew 500 dashes.
+  local n = #cols
+  if not markdown and n > 0 and not right[n] then
+    local prefix = 0
+    for i = 1, n - 1 do prefix = prefix + widths[i] + 2 end
+    local w = width(head[n])
+    for _, r in ipairs(cells) do
+      local cw = width(r[n])
+      if cw > w and prefix + cw <= TEXT_WIDTH then w = cw end
+    end
+    sep[n] = string.rep("-", w)
   end
   if markdown then
     local parts = {}
