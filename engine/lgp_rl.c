@@ -128,6 +128,7 @@ static const lgp_field rl_cfg_fields[] = {
 	RL_NUM("engine_wait_lead", host.wait_lead),
 	RL_NUM("step_overhead", step_overhead),
 	RL_NUM("loss_ops", loss_ops),
+	RL_NUM("fwd_bwd_scale", fwd_bwd_scale),
 	RL_NUM("gae_ops", gae_ops),
 	RL_NUM("ema_tensors", ema_tensors),
 	RL_BOOL("fp32_logits", fp32_logits),

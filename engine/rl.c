@@ -681,6 +681,32 @@ static int rl_train_pass(const gp_model *m, const roof_device *d,
 	return train_step_cached(m, d, t, c, tc, out, err);
 }
 
+/* A pass's compute, recompute and the pipeline bubble they set, times
+ * k (rl_cfg.fwd_bwd_scale), the step and its rates with them. */
+static void rl_pass_scale(train_result *r, double k)
+{
+	static const int parts[] = { TRAIN_COMPUTE, TRAIN_RECOMPUTE,
+				     TRAIN_BUBBLE };
+	double old = r->step, f;
+	size_t i;
+
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		double extra = (k - 1.0) * r->part[parts[i]];
+
+		r->part[parts[i]] += extra;
+		r->step += extra;
+	}
+	if (!(r->step > 0.0) || !(old > 0.0))
+		return;
+	f = old / r->step;
+	r->tokens_per_s *= f;
+	r->tokens_per_s_gpu *= f;
+	r->mfu *= f;
+	r->hfu *= f;
+	r->model_tflops_gpu *= f;
+	r->hw_tflops_gpu *= f;
+}
+
 /* The training engine's two passes: the update over a mini-batch and
  * the forward over all N samples. */
 static int rl_train_passes(const gp_model *m, const roof_device *d,
@@ -699,6 +725,10 @@ static int rl_train_passes(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "training step: %.200s", sub.msg);
 	if (cc)
 		cc->stepped = 1;
+	if (c->fwd_bwd_scale > 1.0) {
+		rl_pass_scale(&out->update, c->fwd_bwd_scale);
+		rl_pass_scale(&out->forward, c->fwd_bwd_scale);
+	}
 	return GP_OK;
 }
 

@@ -320,6 +320,13 @@ typedef struct rl_cfg {
 			     * host time (GP_EAGER_OP_TIME) with the GPU
 			     * idle; 0 = one loss per micro-batch, inside
 			     * the training step's price */
+	double fwd_bwd_scale; /* the training engine's forward and backward
+			       * compute (both passes: the update and the
+			       * log-probability forwards), its recompute
+			       * and the pipeline bubble they set, times
+			       * this: a framework's passes measured slower
+			       * than the training stack's own on the same
+			       * tokens (NeMo RL: 1.1); 0 or 1 = as priced */
 	int fp32_logits;    /* the actor's log-probabilities computed from
 			     * the vocabulary logits materialized in fp32,
 			     * unfused, the softmax kept for the backward

@@ -936,6 +936,13 @@ opt { name = "loss_ops", type = "number", metavar = "N", commands = "rl",
     .. "trained sequence, each an eager op's host time (NeMo RL's sequence-packing loss "
     .. "wrapper: 147)",
   suggest = { "seq_loss_ops", "loss_loop" } }
+opt { name = "fwd_bwd_scale", type = "number", metavar = "K", commands = "rl",
+  default = "1: as the training step prices them",
+  help = "the training engine's forward and backward compute (the update and the "
+    .. "log-probability forwards, their recompute and pipeline bubble) times K, 1 to 10: a "
+    .. "framework's passes measured slower than the training stack's own on the same tokens "
+    .. "(NeMo RL's Megatron backend: 1.1, the low end of the 1.1-1.3x its issue #2129 measures)",
+  suggest = { "pass_scale", "train_scale", "compute_scale" } }
 opt { name = "fp32_logits", type = "flag", commands = "rl",
   help = "the log-probabilities come from the vocabulary logits materialized in fp32, the "
     .. "log-softmax unfused and the softmax kept for the backward, in every pass (NeMo RL's "

@@ -269,6 +269,8 @@ field("validation", "", "the validation pass of val_every / val_prompts: every, 
   .. "nil without validation", "rl")
 field("loss_ops", "count", "host ops per trained sequence of a per-sequence loss (as given)",
   "rl")
+field("fwd_bwd_scale", "", "the multiple on the training engine's forward and backward "
+  .. "compute (as given; 1: none)", "rl")
 field("token_host", "s", "host seconds per generated token after the engine (as given)", "rl")
 field("frontend_host", "s", "the in-process engine frontend's seconds per sequence per decode "
   .. "step (as given)", "rl")

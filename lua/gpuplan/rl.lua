@@ -1533,6 +1533,10 @@ run = function(o, job)
   local defaults = {}
   local function dflt(s) defaults[#defaults + 1] = s end
   local algo, method = algo_method(o, dflt)
+  local fbs = o.fwd_bwd_scale
+  if fbs ~= nil and (type(fbs) ~= "number" or not (fbs >= 1 and fbs <= 10)) then
+    fail("rl: fwd_bwd_scale must be the passes' compute multiple, 1 to 10 (got %s)", shown(fbs))
+  end
   local prompts, group, plen, rlen, rmax, dist, clip = lengths(o, dflt)
   local samples = prompts * group
   local ppo = algo == "ppo"
@@ -1749,6 +1753,7 @@ run = function(o, job)
     engine_qkv_copy = qkv_copy,
     step_overhead = overhead and overhead * hs, keep = keep,
     loss_ops = loss_ops, gae_ops = gae_ops, token_host = token_host and token_host * hs,
+    fwd_bwd_scale = fbs,
     ema_tensors = ema and M.param_tensors(model) or 0,
     sync_host = sync_tensor and sync_tensor * M.weight_tensors(model) * hs,
     ipc_transfer = ipc and ipc * hs,
@@ -1802,6 +1807,7 @@ run = function(o, job)
     step_overhead = overhead or 0,
     rollout_engine = hf and "hf" or hybrid and "hybrid" or "vllm", generation_batch = gen_batch,
     loss_ops = loss_ops or 0, token_host = token_host or 0, loss_host = r.loss_host,
+    fwd_bwd_scale = fbs or 1,
     frontend_host = frontend or 0, logprob_host = logprob or 0,
     gae_ops = gae_ops or 0, gae_host = r.gae_host, ema = ema, ema_host = r.ema_host,
     fp32_logits = o.fp32_logits == true, sync_tp_first = o.sync_tp_first == true,
