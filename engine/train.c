@@ -727,6 +727,78 @@ static void post_of(phase *ph, const train_cfg *c, const scost *base,
 	pp->opt = zs->post_opt;
 }
 
+/* The record of pipeline stage k (phase_stages: a record stands for its
+ * stage and the `repeat` middle stages after it). */
+static int stage_rec_of(const phase *ph, int k)
+{
+	int j;
+
+	for (j = ph->nrec - 1; j > 0; j--)
+		if (ph->rec[j].k <= k)
+			break;
+	return j;
+}
+
+/* DualPipe's ranks (DeepSeek-V3 report arXiv:2412.19437 sec. 3.2.1;
+ * deepseek-ai/DualPipe): micro-batches enter from both ends of the
+ * pipeline, rank r holding stage r of one model copy and stage
+ * pp - 1 - r of the other ("the shallowest layers (including the
+ * embedding layer) and deepest layers (including the output head) on the
+ * same PP rank"), and each rank runs half the step's micro-batches
+ * through each.  A rank's micro-batch time is its two stages' mean; the
+ * slowest rank sets the step.  *pair and pblk get that rank's mean
+ * stage and ZeRO terms, *tmax its time; out->stage and stage_layers name
+ * its heavier stage.  Returns 0 when every rank is free (no stage
+ * costs anything). */
+static int dual_pair(const phase *ph, const scost *base,
+		     const double (*blk)[TRAIN_ZB_N], scost *pair,
+		     double pblk[TRAIN_ZB_N], double *tmax,
+		     train_result *out)
+{
+	int pp = ph->x.y.pp, r, i, best = -1, ba = 0, bb = 0;
+	double worst = 0.0;
+
+	for (r = 0; r < pp / 2; r++) {
+		int a = stage_rec_of(ph, r), b = stage_rec_of(ph, pp - 1 - r);
+		double t = 0.5 * (stage_total(&base[a], blk[a]) +
+				  stage_total(&base[b], blk[b]));
+
+		if (t > worst) {
+			worst = t;
+			best = r;
+			ba = a;
+			bb = b;
+		}
+	}
+	if (best < 0)
+		return 0;
+	*pair = base[ba];
+	for (i = 0; i < TRAIN_NPARTS; i++) {
+		pair->part[i] = 0.5 * (base[ba].part[i] + base[bb].part[i]);
+		pair->hidden[i] = 0.5 * (base[ba].hidden[i] +
+					 base[bb].hidden[i]);
+	}
+	pair->t = 0.5 * (base[ba].t + base[bb].t);
+	pair->t05 = 0.5 * (base[ba].t05 + base[bb].t05);
+	pair->step05 = 0.5 * (base[ba].step05 + base[bb].step05);
+	pair->fwd = 0.5 * (base[ba].fwd + base[bb].fwd);
+	pair->bwd = 0.5 * (base[ba].bwd + base[bb].bwd);
+	pair->lfwd = 0.5 * (base[ba].lfwd + base[bb].lfwd);
+	pair->lbwd = 0.5 * (base[ba].lbwd + base[bb].lbwd);
+	pair->layers = (base[ba].layers + base[bb].layers + 1) / 2;
+	for (i = 0; i < TRAIN_ZB_N; i++)
+		pblk[i] = 0.5 * (blk[ba][i] + blk[bb][i]);
+	*tmax = worst;
+	{
+		int heavy = stage_total(&base[bb], blk[bb]) >
+			stage_total(&base[ba], blk[ba]) ? bb : ba;
+
+		out->stage = heavy == ba ? best : pp - 1 - best;
+		out->stage_layers = ph->rec[heavy].nl;
+	}
+	return 1;
+}
+
 /* The step from its parts: the slowest stage jw's parts per_step times
  * (none when every stage is free, jw < 0) -- its base's, its ZeRO terms
  * -- plus the bubble (tsum, tmax: the stages' summed and largest
@@ -859,7 +931,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	const double (*blk)[TRAIN_ZB_N] = NULL;
 	struct zslot *zs;
 	struct stage_loop *sl;
-	scost s;
+	scost s, dual;
+	double dual_blk[TRAIN_ZB_N];
+	const scost *sbase;
+	const double (*sblk)[TRAIN_ZB_N];
 	step_post pp = { 0, 0, 0, 0, 0, 0 };
 	double per_step = ph->per_step, tmax = 0, tsum = 0, rb = x->rb;
 	int j, k, G = x->e.t.gpus_per_node, post, jw = -1;
@@ -881,6 +956,10 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		    train_phase_blocks(ph, &blk))
 			return GP_EINVAL;
 		stage_with(&base[ph->kb], blk[ph->kb], &s);
+		/* DualPipe's rank runs that stage for half its micro-batches
+		 * (dual_pair): a pair's mean is at least half its heavier. */
+		if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1)
+			s.t *= 0.5;
 		if (!gate(ud, per_step * s.t)) {
 			memset(&out->mem, 0, sizeof out->mem);
 			memset(out->ops, 0, sizeof out->ops);
@@ -963,6 +1042,16 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 	 * nothing. */
 	if (post)
 		post_of(ph, c, base, zs, &pp);
+	/* DualPipe: the slowest rank's pair of stages in place of the
+	 * slowest stage (dual_pair). */
+	sbase = base;
+	sblk = blk;
+	if (x->y.schedule == GP_SCHED_DUALPIPE && x->y.pp > 1 && jw >= 0 &&
+	    dual_pair(ph, base, blk, &dual, dual_blk, &tmax, out)) {
+		sbase = &dual;
+		sblk = (const double (*)[TRAIN_ZB_N])dual_blk;
+		jw = 0;
+	}
 	/* Tied embeddings across the pipeline: the first and last stage
 	 * all-reduce the embedding gradient (Megatron's embedding group).
 	 * Under DeepSpeed's BF16_Optimizer it is the fp32 copy that goes:
@@ -990,15 +1079,15 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 			return GP_EINVAL;
 	}
 	if (c->mem.act_offload_layers > 0 && jw >= 0 &&
-	    base[jw].layers > 1 && !c->forward_only) {
-		int L = base[jw].layers;
+	    sbase[jw].layers > 1 && !c->forward_only) {
+		int L = sbase[jw].layers;
 
 		pp.act_off = act_offload_time(L, c->mem.act_offload_layers,
 			out->mem.act_layer / (c->act_offload_bw > 0 ?
 				c->act_offload_bw : host_link_bw(x)),
-			base[jw].lfwd / L, base[jw].lbwd / L);
+			sbase[jw].lfwd / L, sbase[jw].lbwd / L);
 	}
-	step_sum(ph, c, base, blk, jw, tsum, tmax, &pp, brief, out);
+	step_sum(ph, c, sbase, sblk, jw, tsum, tmax, &pp, brief, out);
 	return step_rates(ph, m, d, c, cache, brief, out, err);
 }
 
