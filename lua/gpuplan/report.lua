@@ -249,9 +249,9 @@ local function is_numeric_col(rows, c)
   return true
 end
 
--- The width a text table's rule is drawn to at most (a terminal's 100
--- columns; longer cells wrap there anyway).
-local TEXT_WIDTH = 100
+-- The widest last-column cell a text table's rule is drawn under (a
+-- terminal line's 80 columns; a longer cell wraps on its own anyway).
+local TEXT_WIDTH = 80
 
 local function render_table(rows, cols, opts, markdown)
   -- One line per row: control characters become spaces (a newline is
@@ -313,17 +313,15 @@ local function render_table(rows, cols, opts, markdown)
     end
   end
   -- A left-aligned last text column is not padded, so its rule need not
-  -- run under a cell that wraps anyway: it spans the widest cell whose line
-  -- fits in TEXT_WIDTH columns (at least the heading).  Before, one long
-  -- cell (infer's "assumed" row, 500 characters) drew 500 dashes.
+  -- run under a cell that wraps on its own anyway: it spans the widest
+  -- cell of at most TEXT_WIDTH columns (at least the heading).  Before,
+  -- one long cell (infer's "assumed" row, 500 characters) drew 500 dashes.
   local n = #cols
   if not markdown and n > 0 and not right[n] then
-    local prefix = 0
-    for i = 1, n - 1 do prefix = prefix + widths[i] + 2 end
     local w = width(head[n])
     for _, r in ipairs(cells) do
       local cw = width(r[n])
-      if cw > w and prefix + cw <= TEXT_WIDTH then w = cw end
+      if cw > w and cw <= TEXT_WIDTH then w = cw end
     end
     sep[n] = string.rep("-", w)
   end

@@ -95,11 +95,10 @@ local chart = plot:render()
 t.ok(not chart:find("[%z\1-\8\11\12\14-\31]"), "svg: no C0 control but tab, newline, return")
 t.ok(chart:find("a\239\191\189[31mb\239\191\189c\td", 1, true) ~= nil,
   "svg: the title's ESC and NUL shown as U+FFFD, its tab kept")
--- A text table's left-aligned last column draws its rule under the cells
--- that fit in 100 columns, not under one long cell (infer's "assumed" row
--- drew ~500 dashes).  Column 1 is "quantity" (8 wide) + 2 blanks = 10, so
--- the rule spans the 11-character "short value" (10 + 11 <= 100) and not
--- the 200-character cell (10 + 200 > 100).
+-- A text table's left-aligned last column draws its rule under its cells
+-- of at most 80 columns, not under one long cell (infer's "assumed" row
+-- drew ~500 dashes): here the 11-character "short value" and not the
+-- 200-character cell.
 do
   local long = string.rep("x", 200)
   local txt = report.render({ { k = "a", v = "short value" }, { k = "b", v = long } },
