@@ -157,9 +157,9 @@ static int stage_ends_check(const gp_model *m, const gp_train_cfg *c,
 	 * layers in flight (memory_train.c), so the totals are the split. */
 	/* DualPipe pairs stage r with pp - 1 - r on a rank: its memory
 	 * prices each chunk by its own stage's layers (memory_train.c
-	 * stage_dual), its step the slowest stage (train.c), which the
-	 * slowest pair of chunks runs at most: exact where the uneven ends
-	 * pair with each other (rank 0 holds both), as DeepSeek-V3's do. */
+	 * stage_dual), its step the slowest rank's mean of its two stages
+	 * (train.c dual_pair), so uneven ends pair with each other (rank 0
+	 * holds both), as DeepSeek-V3's do. */
 	/* The ends' counts are the split: another partition rule given
 	 * with them would be ignored. */
 	if (c->partition != GP_PART_AUTO && c->partition != GP_PART_UNIFORM)
