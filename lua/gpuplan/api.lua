@@ -34,6 +34,7 @@ M.MODULES = {
 M.INTERNAL = {
   api = "these declarations",
   docgen = "the generator of the references (make docs)",
+  explain = "the case scripts behind gp.validate.explain (gpuplan validate --explain)",
   args = "argument checking shared by the API functions",
   cli = "the command line (gpuplan COMMAND ...)",
   files = "whole-or-nothing output files",
@@ -203,6 +204,10 @@ M.FUNCTIONS = {
   { name = "gp.validate.predict", call = "gp.validate.predict(case, cat) -> row",
     help = "One case predicted: {id, kind, metric, measured, predicted, error, reason, "
       .. "defaults ...}." },
+  { name = "gp.validate.explain", call = "gp.validate.explain(case, cat [, row]) -> script, row",
+    help = "One case as the Lua script of the job it was priced as (the planner call with "
+      .. "its options, the figures in comments); raises, naming the case, when it is not "
+      .. "predicted." },
   { name = "gp.validate.summarise", call = "gp.validate.summarise(rows) -> kinds",
     help = "Per kind: cases, predicted, median and p90 absolute error (and the 80% ranges' "
       .. "coverage)." },

@@ -670,10 +670,22 @@ function M.predict(case, cat)
     if res.defaults and #res.defaults > 0 then row.defaults = table.concat(res.defaults, "; ") end
     row.detail = res.detail
     row.regime = res.regime
+    -- The job as the predictor priced it (gpuplan.explain): the planner
+    -- call, its options, and the read of its result.
+    row.job, row.call, row.read, row.shows, row.reads = res.job, res.call, res.read, res.shows,
+      res.reads
   end
   -- A reason is one line of the report, whatever the case's strings hold.
   if row.reason then row.reason = require("gpuplan.units").oneline(row.reason) end
   return row
+end
+
+-- One case as the Lua script of the job it was priced as (gpuplan.explain):
+-- predicts it, and returns the script and the row.  row (optional) is the
+-- case's row already predicted, with its 80% range attached.
+function M.explain(case, cat, row)
+  row = row or M.predict(case, cat)
+  return require("gpuplan.explain").script(case, row, cat), row
 end
 
 -- Nearest-rank percentile of a sorted list (q in (0, 1]).

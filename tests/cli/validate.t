@@ -138,4 +138,38 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
          'and names the case and the field');
 }
 
+# --explain ID: the case as the script of its job; gpuplan run runs it and
+# prints the prediction validate scored (the same value, as validate's csv
+# writes it to 6 digits).
+{
+    my $id = 'torchtitan2506-h200-llama31-8b-fsdp64';
+    my ($c, $o, $e) = run_gp('validate', '--explain', $id);
+    is($c, 0, 'validate --explain: exit 0');
+    like($o, qr/^-- gpuplan validate --explain \Q$id\E$/m, 'the script names the case');
+    like($o, qr/^local r = gp\.train\{$/m, 'and calls the planner');
+    my $dir = File::Temp::tempdir(CLEANUP => 1);
+    write_file("$dir/job.lua", $o);
+    my ($c2, $o2) = run_gp('run', "$dir/job.lua");
+    is($c2, 0, 'the script runs');
+    my ($c3, $csv) = run_gp('validate', '--kind', 'train', '--format', 'csv');
+    my ($pred) = $csv =~ /^\Q$id\E,train,[^,]*,[^,]*,([^,]*),/m;
+    ok(defined $pred && $o2 =~ /^([\d.e+-]+)$/m && abs($1 - $pred) <= 1e-5 * $pred,
+       'and prints the predicted value validate scored');
+    ($c, $o, $e) = run_gp('validate', '--explain', 'torchtitan2506-h200');
+    is($c, 2, 'an unknown id: a usage error');
+    like($e, qr/no case 'torchtitan2506-h200' in the shipped cases .*did you mean .*\Q$id\E/,
+         'naming the id and the cases that contain it');
+    ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', '--explain',
+                          'mini-train');
+    is($c, 1, 'a case not predicted: an error');
+    like($e, qr/case 'mini-train' is not predicted \(.*\): there is no job to explain/,
+         'saying why');
+    is($o, '', 'and no script');
+    for my $with (['--format', 'csv'], ['--kind', 'train'], ['--summary']) {
+        ($c, $o, $e) = run_gp('validate', '--explain', $id, @$with);
+        is($c, 2, "--explain with $with->[0]: a usage error");
+        is($o, '', "--explain with $with->[0]: prints nothing");
+    }
+}
+
 done_testing();

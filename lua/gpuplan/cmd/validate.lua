@@ -8,7 +8,7 @@ local C = {
   summary = "predict published measurements and report the error per case and per kind",
   usage = [[
 usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kind K]
-                        [--summary | --coverage | --ranges]
+                        [--summary | --coverage | --ranges | --explain ID]
 
   Predicts every case (format: validation/SCHEMA.md; the published cases
   ship as validation/cases.json) with the models that exist and prints
@@ -18,7 +18,14 @@ usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kin
   apart ("collective >= 1 MiB": bandwidth-bound sizes, without the
   small-message latency cases).  Without a file: the shipped
   validation/cases.json.  --kind keeps one kind (train, memory, infer,
-  collective).  --summary prints only the per-kind table.
+  collective, rl).  --summary prints only the per-kind table.
+  --explain ID prints one case as the Lua script of the job it was
+  priced as: the planner call (gp.train, gp.infer, gp.rl, gp.memory,
+  gp.comm) with every option the case set or the predictor assumed, and
+  the read of the result its metric is compared with; its comments give
+  the source, measured, predicted, the 80% range, where the time goes and
+  the defaults.  `gpuplan run` runs it (it prints the prediction); edited,
+  it is the case's job on another card, layout or option.
   Each predicted case carries its 80% range (predicted_lo, predicted_hi):
   a case of the shipped record from the other shipped cases of its kind
   and regime (leave-one-out), any other case from the shipped error model
@@ -34,7 +41,7 @@ usage: gpuplan validate [CASES.json...] [--format text|markdown|csv|json] [--kin
   predicted, median, p90, coverage}; --coverage: of {kind, predicted,
   ranged, coverage, width}).]],
   options = { format = "format", kind = "string", summary = "flag", coverage = "flag",
-              ranges = "flag" },
+              ranges = "flag", explain = "string" },
 }
 
 local ranges = require "gpuplan.ranges"
@@ -138,6 +145,7 @@ local function print_report(rows, summary, format)
 end
 
 function C.run(opts, args)
+  local named = #args > 0
   if #args == 0 then
     args = { require("gpuplan.config").root .. "/validation/cases.json" }
   end
@@ -147,12 +155,19 @@ function C.run(opts, args)
   -- One view at a time (the usage's [--summary | --coverage | --ranges]):
   -- with two, one was printed and the other dropped in silence.
   local views = {}
-  for _, v in ipairs { "summary", "coverage", "ranges" } do
+  for _, v in ipairs { "summary", "coverage", "ranges", "explain" } do
     if opts[v] then views[#views + 1] = "--" .. v end
   end
   if #views > 1 then
     error(cli.usage("validate: " .. table.concat(views, " and ") .. " do not go together "
-                    .. "(one of --summary, --coverage, --ranges)"), 0)
+                    .. "(one of --summary, --coverage, --ranges, --explain)"), 0)
+  end
+  if opts.explain and opts.format and opts.format ~= "text" then
+    error(cli.usage("validate: --explain prints a Lua script; it takes no --format"), 0)
+  end
+  if opts.explain and opts.kind then
+    error(cli.usage("validate: --explain and --kind do not go together (the case has its "
+                    .. "own kind)"), 0)
   end
   local cases, seen = {}, {}
   for _, path in ipairs(args) do
@@ -163,6 +178,31 @@ function C.run(opts, args)
   -- A broken catalog is an error naming its file and line, as in every
   -- command: predictions against part of a catalog would be wrong.
   local cat = catalog.get()
+  local target
+  if opts.explain then
+    -- The case's own kind is predicted whole: a shipped case's 80% range
+    -- is left out of the others of its kind (leave-one-out).
+    local ids = {}
+    for _, c in ipairs(cases) do
+      ids[#ids + 1] = c.id
+      if c.id == opts.explain then target = c end
+    end
+    if not target then
+      local near = {}
+      for _, id in ipairs(ids) do
+        if id:find(opts.explain, 1, true) then near[#near + 1] = id end
+      end
+      table.sort(near)
+      while #near > 6 do table.remove(near) end
+      error(cli.usage(string.format("validate: --explain: no case '%s' in %s%s",
+        require("gpuplan.units").oneline(opts.explain),
+        named and table.concat(args, ", ") or "the shipped cases (validation/cases.json)",
+        #near > 0 and (" (did you mean " .. table.concat(near, ", ") .. "?)") or "")), 0)
+    end
+    local same = {}
+    for _, c in ipairs(cases) do if c.kind == target.kind then same[#same + 1] = c end end
+    cases = same
+  end
   local rows = {}
   for _, c in ipairs(cases) do rows[#rows + 1] = validate.predict(c, cat) end
   table.sort(rows, function(a, b)
@@ -178,6 +218,14 @@ function C.run(opts, args)
     return 0
   end
   ranges.attach(rows, record_ids(args))
+  if target then
+    for _, r in ipairs(rows) do
+      if r.id == target.id then
+        io.stdout:write((validate.explain(target, cat, r)))
+        return 0
+      end
+    end
+  end
   local summary = validate.summarise(rows)
   if opts.coverage then
     print_coverage(summary, format)

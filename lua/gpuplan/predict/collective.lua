@@ -88,10 +88,13 @@ return function(case, cat)
   if nccl and not comm.nccl_code(nccl) then
     return nil, "source.version " .. nccl .. " is not an NCCL 2.x release"
   end
-  local r = comm.comm { op = case.collective, bytes = case.bytes, gpus = gpus,
-                        topology = topo, algo = algo, gpus_per_thread = gpt, nccl = nccl }
+  local job = { op = case.collective, bytes = case.bytes, gpus = gpus,
+                topology = topo, algo = algo, gpus_per_thread = gpt, nccl = nccl }
+  local r = comm.comm(job)
   local value = metric == "busbw_gbps" and r.busbw / 1e9 or r.time * 1e6
   return { value = value, defaults = defaults,
+           job = job, call = "comm",
+           shows = metric == "busbw_gbps" and "r.busbw / 1e9" or "r.time * 1e6",
            regime = require("gpuplan.ranges").regime("collective",
              { op = case.collective, gpu = gpu, gpus = gpus, gpus_per_node = ppn }, nil, cat),
            detail = string.format("%s/%s, %.1f us", r.algo, r.proto, r.time * 1e6) }

@@ -321,7 +321,11 @@ local function serve_case(case, cat, model, defaults)
   if pick[metric] == nil then return nil, "metric " .. tostring(metric) .. " is not a MoE serving metric" end
   defaults[#defaults + 1] = string.format("batch=%s per GPU",
     math.tointeger(r.batch) and string.format("%d", r.batch) or string.format("%.4g", r.batch))
+  local shows = { output_tokens_per_s_per_gpu = "r.decode_per_gpu",
+                  input_tokens_per_s_per_gpu = "r.prefill_per_gpu",
+                  itl_ms = "r.itl_s * 1e3", output_tokens_per_s = "r.tokens_per_s" }
   return { value = pick[metric], defaults = defaults,
+           job = a, call = "infer", shows = shows[metric],
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end
 
@@ -409,6 +413,10 @@ return function(case, cat)
   if not r.fits then return nil, "does not fit: " .. tostring(r.why) end
   for _, d in ipairs(r.defaults) do defaults[#defaults + 1] = d end
   defaults[#defaults + 1] = string.format("batch=%d", r.batch)
+  local shows = { output_tokens_per_s = "r.tokens_per_s",
+                  decode_tokens_per_s = "r.stream_tokens_per_s", itl_ms = "r.itl_s * 1e3",
+                  ttft_ms = "r.ttft_s * 1e3" }
   return { value = pick[metric](r), defaults = defaults,
+           job = a, call = "infer", read = pick[metric], shows = shows[metric],
            regime = require("gpuplan.ranges").regime("infer", a, r, cat) }
 end

@@ -322,7 +322,15 @@ return function(case, cat)
       parts[#parts + 1] = string.format("allocator cache %.1f", c.bytes / unit)
     end
   end
+  -- The same read as a script writes it (gpuplan.explain).
+  local shows = "r.allocated"
+  if metric == "peak_reserved_gib" then
+    shows = "(r.allocated + (function() for _, c in ipairs(r.components) do "
+      .. "if c.name == \"fragmentation\" then return c.bytes end end return 0 end)())"
+  end
+  shows = shows .. (metric == "peak_memory_gb" and " / 1e9" or " / 2^30")
   return { value = value / unit, defaults = defaults,
+           job = o, call = "memory", shows = shows,
            regime = require("gpuplan.ranges").regime("memory", o, r, cat),
            detail = table.concat(parts, ", ") }
 end

@@ -942,6 +942,10 @@ return function(case, cat)
     if p.share >= 0.005 then parts[#parts + 1] = string.format("%s %.0f%%", p.name, 100 * p.share) end
   end
   return { value = pick[metric](r), defaults = defaults,
+           job = o, call = "rl", read = pick[metric],
+           shows = ({ step_time_s = "r.step_s", tokens_per_s_per_gpu = "r.tokens_per_s_gpu" })[metric],
+           reads = "verl's actor MFU (perf/mfu/actor): the update's model FLOPs over its time "
+             .. "and the card's dense bf16 peak",
            regime = require("gpuplan.ranges").regime("rl", o, r, cat),
            detail = string.format("step %.3g s; %s%s", r.step_s, table.concat(parts, ", "),
              r.colocated and "" or string.format("; rollout %d + train %d GPUs",

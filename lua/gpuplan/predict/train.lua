@@ -633,6 +633,10 @@ local function predict(case, cat)
     mfu = function(r) return r.mfu end,
   }
   if not pick[metric] then return nil, "metric " .. tostring(metric) .. " is not a training metric" end
+  -- The read of gp.train's result a script prints (gpuplan.explain).
+  local shows = { step_time_s = "r.step_s", tokens_per_s_per_gpu = "r.tokens_per_s_gpu",
+                  hfu_tflops_per_gpu = "r.hw_tflops_gpu", mfu_tflops_per_gpu = "r.model_tflops_gpu",
+                  mfu = "r.mfu" }
   if not v(hw.gpu) then return nil, "hardware.gpu not given" end
   if model.moe and not v(model.moe.ffn_hidden) then
     return nil, "model.moe without its expert width"
@@ -754,6 +758,7 @@ local function predict(case, cat)
       r.vision_patches)
   end
   return { value = pick[metric](r), defaults = defaults,
+           job = o, call = "train", read = pick[metric], shows = shows[metric],
            regime = require("gpuplan.ranges").regime("train", o, r, cat),
            detail = string.format("step %.3g s; %s; mfu %.1f%%%s", r.step_s,
                                   table.concat(parts, ", "), 100 * r.mfu, media) }
