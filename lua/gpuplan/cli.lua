@@ -278,7 +278,14 @@ function M.run_script(path, args)
       if info.what ~= "C" then lib = argmod.is_library(info.source) break end
       if argmod.is_core(info.func) then lib = true break end
     end
-    return { msg = s, traceback = debug.traceback(s, 2),
+    -- The script's frames, not the runner's: below the script's chunk
+    -- come this xpcall and gpuplan's own dispatch (cli.lua, with the
+    -- path it was built from), which say nothing about the script.
+    local tb = debug.traceback(s, 2)
+    if not os.getenv("GPUPLAN_DEBUG") then
+      tb = tb:match("^(.-)\n\t%[C%]: in function 'xpcall'") or tb
+    end
+    return { msg = s, traceback = tb,
              positioned = type(m) == "string" and s:match("^[^\n]-:%d+: ") ~= nil
                           and not lib }
   end, table.unpack(args))

@@ -83,6 +83,14 @@ write_file("$dir/raise.lua", "local x = 1\nerror('boom')\n");
 is($c, 1, 'script that raises exits 1');
 like($e, qr/^gpuplan: \Q$dir\E\/raise.lua:2: boom$/m, 'one-line message names file:line');
 like($e, qr/stack traceback/, 'traceback follows');
+like($e, qr/^\t\Q$dir\E\/raise.lua:2: in main chunk$/m, 'through the script\'s own line');
+unlike($e, qr/xpcall|cli\.lua/, 'and not through the runner (gpuplan\'s own frames)');
+{
+    local $ENV{GPUPLAN_DEBUG} = 1;
+    ($c, $o, $e) = run_gp('run', "$dir/raise.lua");
+    like($e, qr/cli\.lua:\d+: in function 'gpuplan\.cli\.run_script'/,
+         'GPUPLAN_DEBUG keeps the whole traceback');
+}
 
 write_file("$dir/args.lua", "#!/usr/bin/env gpuplan\nprint(arg[0], arg[1], arg[2], select('#', ...))\nreturn 0\n");
 ($c, $o, $e) = run_gp('run', "$dir/args.lua", 'a', 'b c');
