@@ -9,8 +9,9 @@
 -- hbm: the fraction of the rated memory bandwidth that a streaming kernel
 -- (BabelStream copy/triad, large arrays) sustains.
 --
--- No measurement was made on our own devices yet; every figure below is a
--- published measurement, and an unmeasured precision says so in `reason`.
+-- Every figure below is a published measurement, and an unmeasured
+-- precision says so in `reason`; a card's own entry may carry one of ours
+-- (the H200 SXM's hbm: measured on a lent H200, dated, with its method).
 --
 -- sms: streaming multiprocessors (compute units on AMD) of the flagship
 -- part, for the GEMM wave model of a GPU entry that gives no `sms` of its

@@ -274,12 +274,26 @@ gpu {
   },
   achievable = {
     gemm = { bf16 = 0.80, fp16 = 0.80, tf32 = 0.80, fp8 = 0.73, int8 = 0.73 },
-    hbm = 0.84,
+    -- hbm measured on an H200 SXM lent to this project (2026-12-04):
+    -- torch 2.11 (CUDA 13.0), B.copy_(A) of two 2 GiB bf16 tensors, the
+    -- kernel's time from the CUDA profiler (CUPTI), median of three after
+    -- a warm-up: 4 GiB read + written in 1.00 ms = 4.28 TB/s, 0.892 of
+    -- the rated 4.8 TB/s.  The same session timed cuBLAS's one-token bf16
+    -- linears (F.linear, x [1, K], weights rotated through >= 600 MB so
+    -- L2 holds none): Qwen3-8B's shapes N x K 6144x4096 3.44 TB/s,
+    -- 4096x4096 2.77 (split-K + reduce), 24576x4096 4.13, 4096x12288
+    -- 3.56, 151936x4096 4.16; 5120x25600 3.70 -- 0.65-0.97 of the copy,
+    -- the smaller the matrix the lower (what ROOF_GEMV_BW and the
+    -- pipeline fill in engine/roofline.c price).
+    hbm = 0.89,
     reason = "fp8 MAMF measured on H200 SXM: 1453.4 of 1979 = 0.73; bf16 "
           .. "'H200 is the same' as H100 SXM (794.5 of 989 = 0.80); tf32/int8 "
-          .. "not measured, taken from the bf16/fp8 rows; hbm as the hopper arch",
+          .. "not measured, taken from the bf16/fp8 rows; hbm measured on an H200 "
+          .. "SXM on 2026-12-04: a 2 GiB device-to-device copy at 4.28 TB/s "
+          .. "(read + write) of 4.8 = 0.89 (torch 2.11, CUDA 13.0, CUPTI kernel time)",
     source = "stas00/ml-engineering compute/accelerator/README.md, Maximum "
-          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128)",
+          .. "Achievable Matmul FLOPS table (torch 2.7.1+cu128); hbm: this "
+          .. "project's own measurement (method in the comment above)",
   },
   scaleup = { fabric = "nvlink4", domain = 8 },
   pcie = { gen = 5, lanes = 16 },
