@@ -87,40 +87,46 @@ end
 -- 13B bf16 decode, batch 1, H200: weights (40 x (4 h^2 + 3 h f + 2h) + V h)
 -- x 2 B with h 5120, f 13824, V 32000 = (12.688e9 + 0.164e9) x 2 B =
 -- 25,704,038,400 B read per token through GEMMs at 0.94 of the streaming
--- rate: / (4.8e12 x 0.84 x 0.94) = 6.782 ms, + 364 kernels (9 per layer + 4)
--- x (1 us launch + 3.9 us memory fill) = 1.784 ms -> 8.566 ms, 116.75 tok/s;
+-- rate (the H200's measured 0.89 of 4.8 TB/s, catalog h200-sxm):
+-- / (4.8e12 x 0.89 x 0.94) = 6.401 ms, + 364 kernels (9 per layer + 4)
+-- x (1 us launch + 3.9 us memory fill) = 1.784 ms -> 8.185 ms, 122.18 tok/s;
 -- the issue's "<= 160 tok/s before overheads".
 local w13 = (40 * (4 * 5120 ^ 2 + 3 * 5120 * 13824 + 2 * 5120) + 32000 * 5120) * 2
-local itl13 = w13 / (4.8e12 * 0.84 * 0.94) + 364 * 4.9e-6
+local itl13 = w13 / (4.8e12 * 0.89 * 0.94) + 364 * 4.9e-6
 local d = infer.infer { model = "llama2-13b", gpu = "h200-sxm", batch = 1, input = 1, output = 2 }
 t.ok(d.fits, "13B fits on H200")
 -- 0.1%: the hand sum is the weights only; each layer also moves its
 -- activations and one token's K and V (about 0.4 MB), the step the logits
 -- and sampling buffers: 16 MB in all, 0.06%.
 t.near(d.decode.bytes, w13, 0.001, "13B decode reads 25.70 GB per token")
--- 0.5%: the activation bytes above and the non-GEMM ops streaming at 0.84
--- rather than 0.79 of the bandwidth are left out of the hand time (the
+-- 0.5%: the activation bytes above and the non-GEMM ops streaming at 0.89
+-- rather than 0.84 of the bandwidth are left out of the hand time (the
 -- engine is 0.05% slower).
-t.near(d.stream_tokens_per_s, 1 / itl13, 0.005, "13B H200 batch 1: 116.75 tok/s")
+t.near(d.stream_tokens_per_s, 1 / itl13, 0.005, "13B H200 batch 1: 122.18 tok/s")
 local mlp = t.op(d, "mlp_up")
 t.is(mlp and mlp.bound, "memory", "batch-1 decode GEMMs are memory-bound")
 
 -- 70B int4 decode: A100 80GB / H200 time ratio ~ bandwidth ratio
--- (4.8 x 0.84) / (2.039 x 0.85) = 2.33, less with the equal per-kernel
+-- (4.8 x 0.89) / (2.039 x 0.85) = 2.46, less with the equal per-kernel
 -- costs.  Both read 35.56 GB of int4 linears (4.156 bits) and the 2.10 GB
 -- bf16 lm_head through GEMMs at 0.94 of the streaming rate, + 724 kernels
 -- (9 x 80 + 4) x 4.9 us = 3.548 ms; each int4 weight costs 4 vector FLOP to
--- dequantise beside the MMAs, which the batch-1 overlap exposes, x 1.0137
--- on H200 and x 1.0709 on A100 (the lm_head x 1.0037 and x 1.0091; derived
--- in tests/c/t_infer.c): A100 35.56 / 1.62921 x 1.0709 + 2.101 / 1.62921 x
--- 1.0091 + 3.548 = 28.224 ms, H200 35.56 / 3.79008 x 1.0137 + 2.101 /
--- 3.79008 x 1.0037 + 3.548 = 13.615 ms, ratio 2.073.  0.5%: the smaller
--- GEMMs' overlap differs from mlp_up's (the engine is 0.2% below).
+-- dequantise beside the MMAs, which the batch-1 overlap exposes (derived
+-- in tests/c/t_infer.c at the H200's former 0.84): the memory-bound overlap
+-- adds r^2 (sqrt(1 + r^2) - 1) of the streaming time, r = t_c / t_m; on the
+-- H200 at 0.89 (4.01568 TB/s through GEMMs) mlp_up's t_m = 244.0 MB /
+-- 4.01568 TB/s + 3.9 us = 64.67 us against the dequantisation's 28.05 us,
+-- r = 0.4337, x 1.0169 (the lm_head's tensor-core r 0.295 at 0.84 grows by
+-- 0.89 / 0.84 to 0.3126, x 1.0047); A100 x 1.0709 and x 1.0091 as there.
+-- A100 35.56 / 1.62921 x 1.0709 + 2.101 / 1.62921 x 1.0091 + 3.548 =
+-- 28.224 ms, H200 35.56 / 4.01568 x 1.0169 + 2.101 / 4.01568 x 1.0047 +
+-- 3.548 = 13.079 ms, ratio 2.158.  0.5%: the smaller GEMMs' overlap differs
+-- from mlp_up's (the engine is 0.2% below).
 local a = infer.infer { model = "llama3-70b", gpu = "a100-sxm-80gb", weights = "int4", batch = 1, input = 1, output = 2 }
 local h = infer.infer { model = "llama3-70b", gpu = "h200-sxm", weights = "int4", batch = 1, input = 1, output = 2 }
 t.near(a.itl_s / h.itl_s, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 + 3.548) /
-       (35.56 / 3.79008 * 1.0137 + 2.101 / 3.79008 * 1.0037 + 3.548), 0.005,
-       "70B int4: A100 2.07x slower than H200")
+       (35.56 / 4.01568 * 1.0169 + 2.101 / 4.01568 * 1.0047 + 3.548), 0.005,
+       "70B int4: A100 2.16x slower than H200")
 -- Small-M kernels follow the runtime, the same rule for every dtype
 -- (engine/roofline.c, M.gemv_max): on H20 (bf16 148 TFLOPS, fp32 44) a
 -- 70B int4 decode step at batch 1 runs TensorRT-LLM's CUDA-core GEMV (m < 5)
