@@ -162,6 +162,11 @@ local g = { id = "g8", kind = "collective", collective = "all_reduce", bytes = 8
 local gr = v.predict(g, cat)
 t.near(gr.predicted, 33.6, 1e-9, "-g 8: eight launches of 4.2 us")
 t.like(gr.defaults or "", "gpus_per_thread=8 %(the case's %-g%)", "and the assumption is said")
+-- A case file's numbers are JSON's (floats): said as the count the case
+-- file wrote, not "8.0".
+g.hardware.gpus_per_thread = 8.0
+t.like(v.predict(g, cat).defaults or "", "gpus_per_thread=8 %(", "a JSON 8.0 said as 8")
+g.hardware.gpus_per_thread = 8
 -- A thread drives the GPUs of its own node: 16 on 8-GPU nodes is not a
 -- run that can be, and the reason names the case's fields.
 g.hardware.gpus, g.hardware.gpus_per_thread, g.hardware.inter_node = 16, 16, "ib-hdr-200"

@@ -72,7 +72,7 @@ return function(case, cat)
       .. "(hardware.gpus, hardware.gpus_per_node): one nccl-tests thread drives GPUs of its "
       .. "own node", gpt, math.min(gpus, ppn))
   end
-  if gpt and gpt > 1 then defaults[#defaults + 1] = "gpus_per_thread=" .. gpt .. " (the case's -g)" end
+  if gpt and gpt > 1 then defaults[#defaults + 1] = string.format("gpus_per_thread=%d (the case's -g)", gpt) end
   local src = case.source or {}
   local nccl = src.version
   if not nccl and src.date then
