@@ -510,21 +510,48 @@ static double ring_net_extra(const comm_ctx *c, gp_proto p)
  * the transfer), the control message crossing back
  * (the network's latency), each seen by the proxy only once its completion
  * has come up (the fabric's nccl.completion), and the two posts that
- * start them (the receiver's receive, the sender's send; post()).  A ring
- * step moves one message a connection, so no step runs faster than an
- * eighth of that round trip.  On InfiniBand (2.7 us) that is 1.1-1.4 us,
- * about what the proxy's own posts (1-2 us) already cost a step; over
- * EFA's 20 us it is 5.7-6.4 us, more than a small step costs.  A step the engine already prices at more -- its posts, or
- * its transfer when the message is large -- hides the wait. */
+ * start them (the receiver's receive, the sender's send; post()).  An LL
+ * or LL128 ring step takes one slot a connection, so no step runs faster
+ * than an eighth of that round trip; a Simple ring step takes four
+ * (ring_inflight), so no step runs faster than half of it.  On
+ * InfiniBand (2.7 us) an eighth is 1.1-1.4 us, about what the proxy's own
+ * posts (1-2 us) already cost a step; over EFA's 20 us it is 5.7-6.4 us,
+ * more than a small step costs, and half of Simple's 69 us round trip on
+ * a P5 is 35 us.  A step the engine already prices at more -- its posts,
+ * or its transfer when the message is large -- hides the wait.  NCCL's
+ * tuner has no such term (tuning.cc prices a step by hwLat and the bytes
+ * by busBw), so the estimate it ranks by leaves the wait out
+ * (comm_nccl_estimate). */
 #define NET_SLOTS 8.0
 
-/* The round trip of one slot over eight, s. */
+/* The ring steps a connection holds in flight.  A ring step is one chunk,
+ * and NCCL's Simple ring cuts a chunk into SlicePerChunk = 2 slices of
+ * StepPerSlice = 2 slots each: ALLREDUCE_CHUNKSTEPS = ALLGATHER_CHUNKSTEPS =
+ * REDUCESCATTER_CHUNKSTEPS = NCCL_STEPS / 2 and their SLICESTEPS
+ * NCCL_STEPS / 4 (src/include/collectives.h), so a chunk takes 4 of the 8
+ * slots; the GPU writes a slice only once "connStepCache + NCCL_STEPS >=
+ * step + StepPerSlice" (src/device/prims_simple.h) and the proxy keeps
+ * "sub->transmitted < sub->done + NCCL_STEPS", advancing sliceSteps a
+ * message (src/transport/net.cc; NVIDIA/nccl master, as in 2.27.7).  A
+ * connection thus holds two Simple ring steps at once.  LL and LL128 run
+ * one slot a step ("chunkSteps = ... PROTO_SIMPLE && ALGO_RING ?
+ * info->chunkSteps : 1", enqueue.cc calcCollChunking), as do Simple
+ * broadcast and reduce (BROADCAST_CHUNKSTEPS, REDUCE_CHUNKSTEPS 1). */
+static double ring_inflight(const comm_ctx *c, gp_proto p)
+{
+	int split = c->op == GP_ALL_REDUCE || c->op == GP_ALL_GATHER ||
+		    c->op == GP_REDUCE_SCATTER;
+
+	return p == GP_PROTO_SIMPLE && split ? NET_SLOTS / 4.0 : NET_SLOTS;
+}
+
+/* The round trip of one slot over the ring steps in flight, s. */
 static double ring_window(const comm_ctx *c, gp_proto p)
 {
 	double done = c->t->nic_nccl.completion;
 
 	return (hop_net(c, p) + done + c->lat_net + done + 2.0 * post(c, p)) /
-	       NET_SLOTS;
+	       ring_inflight(c, p);
 }
 
 /* What the ring's steps inside the nodes wait for the window (its round
@@ -541,7 +568,8 @@ static double ring_window_wait(const comm_ctx *c, gp_proto p, double bwt)
 	ring_steps(c, &steps, &inter);
 	busy = max2(ring_intra_step(c, p, proxy_subs(c, p)), bwt / steps);
 	return (steps - inter) *
-	       max2(0.0, ring_window(c, p) + bwt / steps / NET_SLOTS - busy);
+	       max2(0.0, ring_window(c, p) +
+			    bwt / steps / ring_inflight(c, p) - busy);
 }
 
 /* Ring: latency and bandwidth term of the flat pipelined ring. */
@@ -1159,7 +1187,9 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
  * by llMaxBw (ll_max).  The tree
  * keeps its correction factor per size (tree_corr).  Latencies are the
  * ones priced already (NCCL's), a ring's with NCCL's count of network
- * steps (ring_net_extra).  Other algorithms: their price. */
+ * steps (ring_net_extra) and without the wait for its connections' slots
+ * (ring_window_wait), which NCCL's tuner does not price.  Other
+ * algorithms: their price. */
 /* NCCL's llMaxBw: across nodes the network's (ll_net_max_busbw), on one
  * node the GPU generation's (the topology's ll_max_bw), none unknown. */
 static double ll_max(const comm_ctx *c)
@@ -1259,7 +1289,7 @@ double comm_nccl_estimate(const comm_ctx *c, gp_algo a, gp_proto p,
 		if (c->nn > 1 && p == GP_PROTO_SIMPLE &&
 		    c->op == GP_ALL_REDUCE)
 			w *= RING_PLATEAU;
-		lat -= w;
+		lat -= w + ring_window_wait(c, p, bwt);
 	}
 	if (a == GP_ALGO_TREE)
 		lat -= 2.0 * ilog2(c->nn) * tree_net_fill(c, p);

@@ -619,6 +619,48 @@ t.is(ag(2 * GiB, p5_nccl).time, ag(2 * GiB, no_done).time,
      "P5 2 GiB all_gather: the step's transfer hides the window")
 p5.nic_nccl = p5_nccl
 
+-- A Simple ring step takes four of the eight slots (NCCL's
+-- ALLGATHER_CHUNKSTEPS = NCCL_STEPS / 2: two slices of NCCL_STEPS / 4),
+-- so a connection holds two steps and each waits for half the round trip
+-- (ring_inflight).  256 MiB all_gather on 2 x 8 P5 runs the Simple ring
+-- (NCCL's tuner, which has no window, ranks it under LL128 there).  Round
+-- trip: the Simple network step 20 + 11.3 us, the control message back 20
+-- us, two completions of 3 us and two Simple posts of 3 x 2 us (AMD):
+-- 69.3 us, half 34.65; the step's transfer t = bwt / 15 (S x 15/16 over
+-- the 32 x 12.5 x 0.85 = 340 GB/s of NICs: 49.35 us), half of it in the
+-- round trip.  Each of the 15 - 2 steps inside the nodes waits 34.65 +
+-- t/2 - t = 9.97 us beyond its transfer; with one slot a step (LL128's
+-- eighth) it would wait nothing, 8.66 + t/8 being under t.  The whole
+-- latency: Simple's 8.4 us base, the 2 network steps at 31.3 us, the 13
+-- steps inside at their 2 Simple posts' 6 us (the second post hides
+-- under the 24.7 us transfer of the first channel's slice) and the 13
+-- waits.  Without the completions half of 6 us less on each of the 13
+-- steps: 39 us.  Tolerances: 1e-9 s on the exact difference (float
+-- rounding), 1e-8 s on the sum of rounded catalog figures.
+do
+  local p2 = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 2, nics = 32,
+                                 nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                                 cpu_vendor = "amd" }, cat)
+  local function ag2(nccl)
+    p2.nic_nccl = nccl
+    return gp.comm { op = "all_gather", bytes = 256 * 2 ^ 20, gpus = 16, topology = p2 }
+  end
+  local nccl2 = p2.nic_nccl
+  local r = ag2(nccl2)
+  local nd = {}
+  for k, v in pairs(nccl2) do nd[k] = v end
+  nd.completion = 0
+  local r0 = ag2(nd)
+  t.is(r.algo .. "/" .. r.proto, "ring/simple", "P5 2-node 256 MiB all_gather: the Simple ring")
+  local step = r.bw_time / 15
+  t.near(step, 256 * 2 ^ 20 * 15 / 16 / (32 * 12.5e9 * 0.85) / 15, 1e-12,
+         "P5 2-node 256 MiB all_gather: a step's transfer over the 340 GB/s of NICs")
+  t.near(r.latency, 8.4e-6 + 2 * 31.3e-6 + 13 * 6e-6 + 13 * (69.3e-6 / 2 + step / 2 - step), 1e-8,
+         "P5 Simple ring: each of the 13 steps inside the nodes waits for half a slot's round trip")
+  t.near(r.latency - r0.latency, 13 * 6e-6 / 2, 1e-9,
+         "P5 Simple ring: two 3 us completions over the two steps in flight, 13 steps")
+end
+
 -- The tree's SM ceiling follows the NICs NCCL sees (tree_sm_time): each
 -- channel is one block driving one tree, a search channel's pair at most
 -- the arch's perChMaxTreeBw (H100 across 3+ nodes: 36 GB/s).  P5 joined:
