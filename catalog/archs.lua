@@ -36,6 +36,15 @@
 -- (engine/comm_algo.c, nccl_algbw), and it bounds the tree's own time: one
 -- block drives each tree (tree_sm_time). Ada takes Ampere's row, Turing
 -- Volta's; AMD and Gaudi none.
+--
+-- nccl_ring_ll128_ch_bw: the bus bandwidth NCCL's tuner lets one channel of
+-- the ring carry with LL128 (NVIDIA/nccl src/graph/tuning.cc, 2.30.7,
+-- perChMaxRingLL128Bws, the same on 1, 2 and 4+ nodes: Volta 20.0, Ampere
+-- 20.0, Hopper 36.7, Blackwell 40.0 GB/s; "busBw = std::min(busBw * (0.92
+-- /*120.0/128.0*/), graphs[a]->nChannels * perChMaxRingLL128Bw)"). It sets
+-- the size where NCCL leaves the LL128 ring for Simple across nodes
+-- (engine/comm_algo.c, nccl_algbw); it is not a rate LL128 reaches. Ada
+-- takes Ampere's row, Turing Volta's; AMD and Gaudi none.
 
 -- Launch overheads: a kernel launched from a stream costs about 4 us of host
 -- time (measured 4-6 us per launch + synchronise on an RTX 5070 Ti with
@@ -64,6 +73,7 @@ arch {
   sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
   nccl_ll_max_bw = "39GB/s",
   nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
+  nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -83,6 +93,7 @@ arch {
   -- compCapIndex: >= 90 Hopper, >= 80 Ampere, else Volta)
   nccl_ll_max_bw = "39GB/s",
   nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
+  nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -142,6 +153,7 @@ arch {
   sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
   nccl_ll_max_bw = "87.7GB/s",
   nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
+  nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -357,6 +369,7 @@ arch {
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
+  nccl_ring_ll128_ch_bw = "36.7GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -376,6 +389,7 @@ arch {
   },
   nccl_ll_max_bw = "87.7GB/s",
   nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
+  nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }
@@ -563,6 +577,7 @@ arch {
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   nccl_ll_max_bw = "282GB/s",
   nccl_tree_ch_bw = { nodes2 = "42.8GB/s", nodes3 = "24GB/s" },
+  nccl_ring_ll128_ch_bw = "40GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
 }

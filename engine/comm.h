@@ -186,6 +186,12 @@ typedef struct gp_topo {
 			       * [0] on 2 nodes, [1] on 3 or more: its
 			       * perChMaxTreeBws row for the GPU generation,
 			       * which it ranks the tree by; 0 = no ceiling */
+	double ring_ll128_ch_bw; /* the most bus bandwidth NCCL's tuner lets
+			       * one ring channel carry with LL128, B/s: its
+			       * perChMaxRingLL128Bws row for the GPU
+			       * generation, which it ranks the LL128 ring
+			       * by across nodes; not a rate LL128 reaches;
+			       * 0 = no ceiling */
 	int host_amd;         /* 1: the nodes' CPUs are AMD x86, whose proxy
 			       * threads NCCL prices slower (2 us a network
 			       * post, LL across nodes <= 22.5 / 19.0 GB/s);

@@ -1179,8 +1179,19 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
  * 4 x 100 Gb/s EFA: 78.3 GB/s busbw at 2 GiB, over the NICs' 50 GB/s,
  * aws-samples/awsome-distributed-training nccl-tests README); with 4 x
  * 200 Gb/s the cap keeps the ring (nccl-tests#100's HGX A100s, 91 GB/s,
- * a ring's).  The LL128 caps (perChMaxRingLL128Bws,
- * perChMaxTreeLL128Bws) are not modelled.  Protocols: LL at half the bus
+ * a ring's).  Across nodes the LL128 ring's busBw is capped at its
+ * graph's channels x perChMaxRingLL128Bw (the topology's
+ * ring_ll128_ch_bw, "busBw = std::min(busBw * (0.92 [120/128]),
+ * graphs[a]->nChannels * perChMaxRingLL128Bw)"): on 8 devices of 400 Gb/s
+ * (a P5's joined EFA) 8 x 36.7 = 293.6 GB/s against Simple's 340, so NCCL
+ * leaves LL128 for Simple at 16 MiB a rank on any node count, as the P5
+ * all_gather curves dip there (crazyguitar/aws-gpu-communication-benchmark
+ * data/nccl_all_gather.csv: 2, 4, 8 nodes at 256, 512, 1024 MiB), where
+ * 0.92 alone put it at 32 MiB from 4 nodes on.  On one node the cap
+ * (graph channels x 20 GB/s on A100, x 36.7 on H100) sits above 0.92 of
+ * the link and is left out; before 2.23.4 a ring of one rank a node had
+ * 0.7 for 0.92, not modelled.  perChMaxTreeLL128Bws is not modelled.
+ * Protocols: LL at half the bus
  * bandwidth ("busBw * .5" for the ring, a quarter or a third before 2.21.5:
  * nccl_ring_ll_share; "1.0 / 3.8" for the tree), LL128
  * at 0.92 (ring; tree 7/9 on one node, 120/128 across nodes), LL capped
@@ -1252,6 +1263,10 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 		bus = p == GP_PROTO_LL ?
 			(release ? nccl_ring_ll_share(c) : 0.5) * B :
 		      p == GP_PROTO_LL128 ? 0.92 * B : B;
+		if (p == GP_PROTO_LL128 && release && c->nn > 1 &&
+		    c->t->ring_ll128_ch_bw > 0.0)
+			bus = min2(bus, net_graph_channels(c, NULL) *
+				   c->t->ring_ll128_ch_bw);
 		if (p == GP_PROTO_LL)
 			bus = min2(bus, ll_max(c));
 		alg = bus * c->n / nsteps;

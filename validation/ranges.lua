@@ -11,9 +11,9 @@ return {
       },
       regimes = {
         [""] = { cases = 102, lo = 0.906, hi = 1.245 },
-        ["style=all_gather"] = { cases = 15, lo = 0.980, hi = 1.262 },
-        ["style=all_gather/scale=nodes"] = { cases = 12, lo = 0.980, hi = 1.262 },
-        ["style=all_gather/scale=nodes/gen=hopper"] = { cases = 12, lo = 0.980, hi = 1.262 },
+        ["style=all_gather"] = { cases = 15, lo = 0.940, hi = 1.262 },
+        ["style=all_gather/scale=nodes"] = { cases = 12, lo = 0.940, hi = 1.262 },
+        ["style=all_gather/scale=nodes/gen=hopper"] = { cases = 12, lo = 0.940, hi = 1.262 },
         ["style=all_reduce"] = { cases = 83, lo = 0.897, hi = 1.249 },
         ["style=all_reduce/scale=node"] = { cases = 42, lo = 0.874, hi = 1.249 },
         ["style=all_reduce/scale=node/gen=hopper"] = { cases = 24, lo = 0.874, hi = 1.255 },

@@ -27,7 +27,10 @@
 --   the GPU's generation, which its tuner ranks LL by: the arch's
 --   nccl_ll_max_bw), tree_ch_bw2 / tree_ch_bw3 (NCCL's ceiling on the bus
 --   B/s one tree channel carries across 2 / 3+ nodes, which its tuner ranks
---   the tree by: the arch's nccl_tree_ch_bw), host_amd (the nodes' CPUs
+--   the tree by: the arch's nccl_tree_ch_bw), ring_ll128_ch_bw (NCCL's
+--   ceiling on the bus B/s one ring channel carries with LL128, which its
+--   tuner ranks LL128 by across nodes: the arch's nccl_ring_ll128_ch_bw),
+--   host_amd (the nodes' CPUs
 --   are AMD x86: NCCL posts network messages slower there; the system's
 --   cpu_vendor)
 -- built by M.topology from catalog `system` and `fabric` entries; any field
@@ -78,7 +81,7 @@ local field_kind = {
   up_bw = "link", nic_bw = "link", up_latency = "time", nic_latency = "time",
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
   host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
-  tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth",
+  tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -87,7 +90,7 @@ local topo_fields = {
   nic_latency = "number", nic_achievable = "number", nic_sharp = "boolean",
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
-  tree_ch_bw2 = "number", tree_ch_bw3 = "number",
+  tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -244,6 +247,7 @@ function M.from_fabrics(spec, cat)
   if arch and arch.nccl_tree_ch_bw then
     t.tree_ch_bw2, t.tree_ch_bw3 = arch.nccl_tree_ch_bw.nodes2, arch.nccl_tree_ch_bw.nodes3
   end
+  t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
   if spec.nic_fabric and (spec.nics or 0) > 0 then
     local nic = cat:get("fabrics", spec.nic_fabric)

@@ -1083,6 +1083,9 @@ for _, f in ipairs {
   { "tree_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel carries "
     .. "across 2 nodes, which its tuner ranks the tree by (perChMaxTreeBws); 0: none" },
   { "tree_ch_bw3", "number|string", "the same across 3 or more nodes" },
+  { "ring_ll128_ch_bw", "number|string", "NCCL's ceiling on the bus B/s one ring channel "
+    .. "carries with LL128, which its tuner ranks LL128 by across nodes "
+    .. "(perChMaxRingLL128Bws); 0: none" },
   { "ll_max_bw", "number|string", "NCCL's ceiling on LL's bus B/s on one node, which its "
     .. "tuner ranks LL by (llMaxBws); 0: none" },
   { "host_mem_bw", "number|string", "B/s of host DRAM: traffic staged through host memory "

@@ -352,6 +352,9 @@ M.arch = T.record {
   -- no ceiling
   nccl_tree_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
                                nodes3 = R(T.unit("bandwidth")) },
+  -- NCCL's ceiling on the bus bandwidth one ring channel carries with LL128
+  -- (its tuner's perChMaxRingLL128Bws row); absent: no ceiling
+  nccl_ring_ll128_ch_bw = T.unit("bandwidth"),
   -- How the sustained tensor clock falls under a board power limit below
   -- the TDP (roofline.lua clock_at): the board's draw that does not scale
   -- with the SM clock (static), and the exponent of the clock in the

@@ -454,6 +454,37 @@ do
     "without the ceiling the tree would win there")
 end
 
+-- NCCL's tuner ranks the LL128 ring across nodes at no more than its
+-- graph's channels x perChMaxRingLL128Bw (catalog arch
+-- nccl_ring_ll128_ch_bw, Hopper 36.7 GB/s).  A P5's joined EFA are 8
+-- devices of 400 Gb/s, 8 search channels (not doubled: < 50 GB/s with
+-- more than 4): LL128 at min(0.92 x 340, 8 x 36.7) = 293.6 GB/s of bus
+-- bandwidth against Simple's 340 (32 x 12.5 GB/s x 0.85), 0.86 where 0.92
+-- alone left LL128 at 0.92.  All_gather on 16 x 8 P5 at 2 GiB, 16 MiB a
+-- rank: the estimate's bandwidth terms differ by S x 127/128 x (1/293.6 -
+-- 1/340) = 990 us, over the ~600 us more latency the Simple ring's 127
+-- steps carry (1175 against 577 us), so NCCL runs Simple there -- where
+-- the source's curves dip on 2, 4 and 8 nodes (16 MiB a rank;
+-- docs/validation.md) -- while at 0.92 alone the difference, S x 127/128
+-- x (1/312.8 - 1/340) = 545 us, is under it and LL128 would stay.
+do
+  local cat = gp.catalog()
+  t.is(cat.archs.hopper.nccl_ring_ll128_ch_bw, 36.7e9, "Hopper's LL128 ring channel ceiling")
+  t.is(cat.archs.ampere.nccl_ring_ll128_ch_bw, 20e9, "Ampere's LL128 ring channel ceiling")
+  local function p5(cap)
+    local topo = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 16, nics = 32,
+                                     nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                                     cpu_vendor = "amd" }, cat)
+    topo.ring_ll128_ch_bw = cap
+    return gp.comm { op = "all_gather", bytes = 2 * GiB, gpus = 128, topology = topo }
+  end
+  local capped, free = p5(36.7e9), p5(0)
+  t.is(capped.proto, "simple", "P5 16 nodes, 2 GiB all_gather: the ceiling ranks Simple first")
+  t.is(free.proto, "ll128", "without the ceiling LL128 would stay")
+  t.raises(function() p5(-1) end, "ring_ll128_ch_bw must be a finite number >= 0",
+           "a negative ceiling is refused, naming the field", true)
+end
+
 -- gpu = ID: the node built from the GPU alone.  An H100 PCIe's is its
 -- bridged pair (catalog: scaleup nvlink-bridge, domain 2): 2 ranks, the
 -- bridge's per-direction rate and achievable fraction.  A 2-rank ring
