@@ -2022,11 +2022,22 @@ static void layer_recompute(const train_lkey *k, double mod, double attn_t,
  * two halves of a.  Forward: each clamp reads and writes its half (2 a),
  * the cat reads and writes the whole (4 a): 8 a elements moved in three
  * kernels.  Backward (autograd): cat's gradient is a view; each clamp's
- * backward reads its saved input and the gradient and writes the
- * gradient (3 a), and chunk's backward writes the two halves' gradients
- * into one tensor (reads 2 a, writes 2 a): 10 a in three kernels.
- * Memory-bound, in the activations' dtype.  Under moe_act recompute the
- * forward re-runs with the activation (layer_compute). */
+ * gradient is PyTorch's clamp_backward (torch/csrc/autograd/
+ * FunctionsManual.cpp, the Scalar overload), which builds a mask and
+ * selects: "auto zero = at::scalar_tensor(0., grad.options()); return
+ * where((self >= *min).logical_and_(self <= *max), grad, zero);" with
+ * both bounds, "return where(self <= *max, grad, zero);" with max alone.
+ * The masks are bool tensors, 1 B an element; scalar_tensor on a CUDA
+ * device is "at::empty({}, options).fill_(s)" (aten TensorFactories.cpp),
+ * one fill kernel of one element.  Per element of a half, x_linear: ge
+ * and le read the input and write a mask (A + 1 each), logical_and_
+ * reads two masks and writes one in place (3), where reads the mask and
+ * the gradient and writes the gradient (1 + 2 A); x_glu: le (A + 1) and
+ * where (1 + 2 A).  Then chunk's backward writes the two halves'
+ * gradients into one tensor (reads 2 a, writes 2 a elements): in bytes
+ * a (11 A + 8), nine kernels with the two fills.  Memory-bound.  Under
+ * moe_act recompute the forward re-runs with the activation
+ * (layer_compute). */
 static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			      train_lcost *lc)
 {
@@ -2034,8 +2045,18 @@ static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	double half = a * k->A;      /* bytes of one half, or of the output */
 	double t = 2.0 * t_mem(e, k->half, 2.0 * half) +
 		t_mem(e, k->half, 4.0 * half);
-	double tb = 2.0 * t_mem(e, k->half, 3.0 * half) +
-		t_mem(e, k->half, 4.0 * half);
+	/* a mask's bytes (bool) */
+	double mk = a;
+	double tb =
+		/* x_linear: ge, le, logical_and_, where */
+		2.0 * t_mem(e, k->half, half + mk) + t_mem(e, k->half, 3.0 * mk) +
+		t_mem(e, k->half, mk + 2.0 * half) +
+		/* x_glu: le, where */
+		t_mem(e, k->half, half + mk) + t_mem(e, k->half, mk + 2.0 * half) +
+		/* chunk's backward: the halves into one gradient */
+		t_mem(e, k->half, 4.0 * half) +
+		/* the two zeros' fills */
+		2.0 * t_mem(e, k->half, k->A);
 
 	add_op(lc, "moe_clamp", t, tb, 0, 0);
 	return t;

@@ -1,10 +1,14 @@
 -- A clamped gated activation (model ffn_clamp: GPT-OSS's swiglu_limit 7.0,
 -- Megatron-Core's activation_func_clamp_value) on the routed experts:
 -- Megatron-Core's weighted_bias_quick_geglu_impl clamps the two halves of
--- fc1's output and torch.cats them back outside its fused Function, three
--- memory-bound kernels each way (engine/train_layer.c moe_clamp_costs:
--- forward 8 a elements, backward 10 a, a the activation's output
--- elements), and again in the backward under moe_act recompute.
+-- fc1's output and torch.cats them back outside its fused Function
+-- (engine/train_layer.c moe_clamp_costs): forward three memory-bound
+-- kernels, 8 a elements, a the activation's output elements; backward
+-- PyTorch's clamp_backward (ge, le, logical_and_ and where on the
+-- two-sided half, le and where on the other, bool masks of 1 B, and a
+-- scalar zero filled for each) and chunk's cat, a (11 A + 8) bytes at A
+-- bytes an activation; and again in the backward under moe_act
+-- recompute.
 -- Run with ./gpuplan run tests/lua/moe_clamp.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -25,13 +29,17 @@ local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
 -- A balanced router at capacity factor 1: a = Tn k ffn per GPU.  Doubling
 -- the tokens adds 4096 x 4 x 2880 = 47,185,920 output elements; the
 -- forward moves 8 of them each, 2 B apiece: 754.97 MB / 2.814e12 B/s =
--- 268.3 us; the backward 10: 335.3 us.  The three kernels' fixed fills
--- cancel in the difference: float rounding only, 1e-6.
+-- 268.3 us.  The backward, per element of a half: x_linear's ge and le
+-- (2 + 1 B each), logical_and_ (3), where (1 + 2 + 2); x_glu's le (3) and
+-- where (5); chunk's cat (8, both halves' gradients read and written):
+-- 30 B, 11 x 2 + 8: 1.4156 GB / 2.814e12 B/s = 503.1 us.  The kernels'
+-- fixed fills (and the two one-element zeros) cancel in the difference:
+-- float rounding only, 1e-6.
 local da = 4096 * 4 * 2880
 t.near(op(s8, "moe_clamp").fwd - op(s4, "moe_clamp").fwd, 8 * da * 2 / bw, 1e-6,
        "forward: two clamps of a half each and the cat, 8 a elements moved")
-t.near(op(s8, "moe_clamp").bwd - op(s4, "moe_clamp").bwd, 10 * da * 2 / bw, 1e-6,
-       "backward: two clamp gradients (3 a) and chunk's (4 a), 10 a elements")
+t.near(op(s8, "moe_clamp").bwd - op(s4, "moe_clamp").bwd, 30 * da / bw, 1e-6,
+       "backward: clamp_backward's masks and wheres and chunk's cat, 30 B a element")
 
 -- Without the clamp the op is not there, and nothing else in the layer
 -- moves: the step differs by the clamp's forward and backward over the
