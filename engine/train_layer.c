@@ -2083,14 +2083,20 @@ static double moe_clamp_costs(tenv *e, const train_lkey *k, const gp_op *o,
  * element of the rows, forward: b * p writes q, the add reads a + q and
  * writes q, the cat reads and writes q, the cast (q > a only) reads q and
  * writes a -- 6 a with 16-bit probabilities, 14 a (28 B) with fp32 ones.
- * Backward (autograd; the split and the cat's gradients are views): the
- * cast's backward (q > a) reads a and writes q, the add's gradient to t
- * is cast back to t's dtype (q > a: reads q, writes a), and per expert
- * the bias's gradient (g * p written and read, g read: 3 q) and the
- * probability's (g * b, summed over the width: 3 q) -- 6 a, or 18 a
- * (36 B) with fp32 ones.  Memory-bound kernels, two a local expert and
- * the cat (and the cast) forward, four (five) a local expert and the
- * cast backward.  Returns the forward's kernel launches (the host's). */
+ * Backward (autograd; the cat's gradient is a view, narrowed per
+ * expert): the cast's backward (q > a) reads a and writes q, the add's
+ * gradient to t is cast back to t's dtype (q > a: reads q, writes a), per
+ * expert the bias's gradient (g * p written and read, g read: 3 q) and
+ * the probability's (g * b, summed over the width: 3 q), and the split's
+ * gradient is not a view: torch.split with a list of sizes is
+ * split_with_sizes, whose backward (PyTorch torch/csrc/autograd/
+ * FunctionsManual.cpp split_with_sizes_backward) ends "auto ret =
+ * at::cat(grads_all_defined, dim); return ret;", one kernel copying the
+ * experts' row gradients into fc2's output gradient (reads a, writes a)
+ * -- 8 a, or 20 a (40 B) with fp32 ones.  Memory-bound kernels, two a
+ * local expert and the cat (and the cast) forward, four (five) a local
+ * expert, the split's cat and the cast backward.  Returns the forward's
+ * kernel launches (the host's). */
 static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
 			     train_lcost *lc)
 {
@@ -2106,7 +2112,9 @@ static double moe_bias_costs(tenv *e, const train_lkey *k, const gp_op *o,
 	double tb = (cast ? t_mem(e, k->half, (a + q) * n * el) : 0.0) +
 		el * ((cast ? t_mem(e, k->half, (q + a) * n) : 0.0) +
 		      2.0 * (t_mem(e, k->half, 2.0 * q * n) +
-			     t_mem(e, k->half, q * n)));
+			     t_mem(e, k->half, q * n))) +
+		/* the split's backward: cat of the row gradients */
+		t_mem(e, k->half, 2.0 * a * n * el);
 
 	add_op(lc, "moe_bias", t, tb, 0, 0);
 	return 2.0 * el + 1.0 + cast;

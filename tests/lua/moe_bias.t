@@ -2,14 +2,17 @@
 -- Megatron-Core adds after the grouped GEMM one local expert at a time
 -- (TEGroupedMLP._apply_bias: t + b * p per expert, then torch.cat):
 -- engine/train_layer.c moe_bias_costs, forward 6 R bytes (b * p writes R,
--- the add moves 3 R, the cat 2 R), backward 6 R (the bias's and the
--- probability's gradients, 3 R each), R the routed rows' bytes at the
--- model's width; two kernels a local expert and the cat forward.
+-- the add moves 3 R, the cat 2 R), backward 8 R (the bias's and the
+-- probability's gradients, 3 R each, and the split's gradient, PyTorch's
+-- split_with_sizes_backward: a cat of the experts' row gradients, 2 R),
+-- R the routed rows' bytes at the model's width; two kernels a local
+-- expert and the cat forward.
 -- Under the flex dispatcher the probabilities are fp32 (HybridEP and
 -- DeepEP upcast them: token_dispatcher.py "self.token_probs =
 -- self.token_probs.float()"), so b * p, the add and the cat run in fp32
 -- and a cast back follows: forward 28 B an element of the rows, backward
--- 36 B (the casts' gradients and the two products in fp32).
+-- 40 B (the casts' gradients, the two products in fp32 and the split's
+-- cat in bf16).
 -- Run with ./gpuplan run tests/lua/moe_bias.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -29,15 +32,16 @@ local function run(x) return gp.train(t.with(job, x)) end
 local s4, s8 = run { seq = 4096 }, run { seq = 8192 }
 
 -- A balanced router at capacity factor 1: R = Tn k h A.  Doubling the
--- tokens adds 4096 x 4 x 2880 x 2 B = 94.37 MB of rows; the forward and
--- the backward each move 6 of them: 566.2 MB / 2.814e12 B/s = 201.2 us.
+-- tokens adds 4096 x 4 x 2880 x 2 B = 94.37 MB of rows; the forward
+-- moves 6 of them: 566.2 MB / 2.814e12 B/s = 201.2 us, the backward 8:
+-- 755.0 MB, 268.3 us.
 -- Every local expert is touched at either length (16 of 16), so the
 -- kernels and their fills are the same and cancel: float rounding, 1e-6.
 local dR = 4096 * 4 * 2880 * 2
 t.near(op(s8, "moe_bias").fwd - op(s4, "moe_bias").fwd, 6 * dR / bw, 1e-6,
        "forward: b * p, the add and the cat, 6 R")
-t.near(op(s8, "moe_bias").bwd - op(s4, "moe_bias").bwd, 6 * dR / bw, 1e-6,
-       "backward: the bias's and the probabilities' gradients, 6 R")
+t.near(op(s8, "moe_bias").bwd - op(s4, "moe_bias").bwd, 8 * dR / bw, 1e-6,
+       "backward: the bias's and the probabilities' gradients and the split's cat, 8 R")
 
 -- Without the biases there is no such op, and the GEMM itself is the same.
 local m = {}
@@ -51,16 +55,17 @@ t.near(op(n4, "moe_down").fwd, op(s4, "moe_down").fwd, 1e-12,
 -- The flex dispatcher: fp32 probabilities.  Per element of the rows the
 -- forward moves 4 (b * p) + 2 + 8 (the add) + 8 (the cat) + 6 (the cast
 -- back) = 28 B, the backward 6 (the cast's gradient) + 6 (t's gradient
--- cast back) + 12 + 12 (the two products and their sums, fp32) = 36 B,
--- against 12 and 12 with bf16 ones.  Doubling the tokens adds 4096 x 4 x
+-- cast back) + 12 + 12 (the two products and their sums, fp32) + 4 (the
+-- split's cat of the bf16 row gradients) = 40 B, against 12 and 16 with
+-- bf16 ones.  Doubling the tokens adds 4096 x 4 x
 -- 2880 elements of rows; kernels and fills cancel as above: 1e-6.
 local f4, f8 = run { seq = 4096, moe_dispatcher = "flex" },
                run { seq = 8192, moe_dispatcher = "flex" }
 local dN = 4096 * 4 * 2880
 t.near(op(f8, "moe_bias").fwd - op(f4, "moe_bias").fwd, 28 * dN / bw, 1e-6,
        "flex forward: fp32 b * p, add and cat, then the cast back, 28 B an element")
-t.near(op(f8, "moe_bias").bwd - op(f4, "moe_bias").bwd, 36 * dN / bw, 1e-6,
-       "flex backward: the casts' gradients and the fp32 products, 36 B an element")
+t.near(op(f8, "moe_bias").bwd - op(f4, "moe_bias").bwd, 40 * dN / bw, 1e-6,
+       "flex backward: the casts' gradients, the fp32 products and the split's cat, 40 B an element")
 -- The kernel count: at 4096 tokens the rows are dN elements, so the
 -- bf16 forward is 12 dN / bw plus 2 x 16 + 1 = 33 launches, which gives
 -- one launch's time; the flex forward adds the cast's kernel: 28 dN / bw
