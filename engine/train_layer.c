@@ -1676,9 +1676,36 @@ static void ds_hook_ops(const gp_model *m, int moe, double pw, double *hx,
  * for its nk forward kernels and eg expert GEMMs, and for the backward's
  * nb launches of host work beside the expert GEMMs' (o_k: the attention
  * output projection's input width). */
+/* The clamped GEGLU's host wait.  Megatron-Core's
+ * weighted_bias_quick_geglu_impl (core_v0.16.0 and core_v0.17.0
+ * fusions/fused_bias_geglu.py; TEGroupedMLP's bias_act_func calls it with
+ * bias_activation_fusion on, as the GPT-OSS bridge sets, and the model's
+ * clamp: moe_clamp_costs) makes its linear offset a device tensor on every
+ * call, after the clamp and before the fused Function: "linear_offset =
+ * torch.tensor(linear_offset, dtype=input.dtype, device=input.device)".
+ * torch.tensor of a Python scalar on a CUDA device copies it from the host
+ * and synchronizes: "x_tensor = torch.tensor(3.14, device=dev)  # sync",
+ * where torch.full does not (PyTorch issue #120996, under
+ * torch.cuda.set_sync_debug_mode), "torch.tensor(3.14., device="cuda")
+ * should avoid h2d sync when the input is a scalar" (PyTorch issue
+ * #190217, open).  So each MoE layer's forward waits there a second time
+ * after the dispatcher's: the host resumes with the GPU idle and launches
+ * the activation, fc2's expert GEMMs and their bias loop against the GPU's
+ * time on them (layer_extras).  The fused grouped MLP (fused_mlp) does
+ * not call it, nor the unfused activation (unfused_act: bias_act_func's
+ * plain glu), nor an eager stack. */
+static int moe_act_sync(const tenv *e, const train_lkey *k, int moe)
+{
+	const gp_model *m = e->m;
+
+	return moe && !k->eager && m->ffn_gated && m->ffn_clamp &&
+		!k->fused_mlp && !k->unfused_act;
+}
+
 static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 			 double ng, double eg, double nb, double o_k,
-			 double ne, double ge, train_lcost *lc)
+			 double ne, double ge, int act_sync, double ne2,
+			 double ge2, double egd, double gb2, train_lcost *lc)
 {
 	const gp_model *m = e->m;
 	double h = m->hidden;
@@ -1806,10 +1833,43 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 		double wf = hf > lc->fwd.t ? hf - lc->fwd.t : 0.0;
 		double wb = hb > lc->bwd.t + cb ? hb - lc->bwd.t - cb : 0.0;
 
+		/* Under moe_act recompute (gb2 >= 0) the clamped GEGLU
+		 * runs again in the backward (CheckpointWithoutOutput,
+		 * before fc2's backward), its offset's copy waiting for
+		 * the GPU there too: the host, ahead until then, resumes
+		 * with the GPU idle and launches the activation and fc2's
+		 * backward (a Transformer Engine module's Python,
+		 * TE_BWD_HOST, and its dgrad and wgrad expert calls)
+		 * against their GPU time, the GPU idle at least until the
+		 * activation is launched.  Where the backward's host is
+		 * behind anyway (wb) the wait adds nothing of its own. */
+		if (act_sync && gb2 >= 0 && !eager) {
+			double hr = (2.0 + TE_BWD_HOST) * k->host_op_time +
+				2.0 * egd * TE_EXPERT_GEMM *
+				k->host_op_time / GP_EAGER_OP_TIME;
+			double wr = hr - gb2 > k->host_op_time ? hr - gb2 :
+				k->host_op_time;
+
+			if (wr > wb)
+				wb = wr;
+		}
+
 		/* The stretch after the dispatcher's host wait (above
 		 * MOE_A2A_POST_OPS): its host time against its GPU time,
 		 * the alltoall dispatcher's dispatch all-to-all with it
-		 * unless EP overlap runs that beside another micro-batch. */
+		 * unless EP overlap runs that beside another micro-batch.
+		 * With the clamped GEGLU's wait (moe_act_sync) inside it,
+		 * it is two stretches, the GPU's lead in the first not
+		 * carried past the wait: up to the clamp, and from the
+		 * activation through fc2's bias loop (the offset's copy
+		 * one host call, fc2's expert GEMMs theirs), the GPU idle
+		 * at least until the activation is launched. */
+		double te2 = act_sync ? egd * TE_EXPERT_GEMM *
+			k->host_op_time / GP_EAGER_OP_TIME : 0.0;
+		double h2 = (ne2 + 1.0) * k->host_op_time + te2;
+		double w2 = act_sync ? (h2 - ge2 > k->host_op_time ?
+					h2 - ge2 : k->host_op_time) : 0.0;
+
 		if (moe && k->ep > 1 && !eager && !k->ep_allgather) {
 			double he = (ne + (k->ep_flex ? MOE_FLEX_POST_OPS :
 					   MOE_A2A_POST_OPS) +
@@ -1818,9 +1878,15 @@ static void layer_extras(tenv *e, const train_lkey *k, int moe, double nk,
 				k->host_op_time + te + 2.0 * cf_;
 			double gd = !k->ep_flex && !k->ep_overlap ?
 				0.5 * lc->ep_fwd : 0.0;
+			double w1 = act_sync ? (he - h2 + k->host_op_time) -
+				(ge - ge2) - gd : he - ge - gd;
 
-			if (he - ge - gd > wf)
-				wf = he - ge - gd;
+			if (w1 < 0)
+				w1 = 0;
+			if (w1 + w2 > wf)
+				wf = w1 + w2;
+		} else if (w2 > wf) {
+			wf = w2;
 		}
 
 		/* The eager modules' expert loop (HF_EXPERT_OPS): a
@@ -2211,8 +2277,11 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	double h = m->hidden, nk = 0, o_k = 0, mod = 0, up = 0;
 	double attn_t = 0, kept_t = 0, qv = 0, eg = 0, ng = 0, nb = 0;
 	double ne = 0, ge = 0;   /* the experts' host launches, GPU time */
+	double ne2 = 0, ge2 = 0, egd = 0;  /* of them after act_sync's wait */
+	double gb2 = 0;   /* the activation's recompute and fc2's backward */
 	int i, n, eager = k->eager;
 	unsigned rm = k->recompute == GP_RECOMPUTE_FULL ? 0 : k->rec_mods;
+	int act_sync = moe_act_sync(e, k, moe);
 
 	/* recompute_modules re-run in backward (act.c): the norms, MLA's
 	 * up-projections and rope, the MoE activation.  The up-projections
@@ -2235,6 +2304,7 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	for (i = 0; i < n; i++) {
 		const gp_op *o = &ops[i];
 		double bytes, t, tb_, nk0 = nk, nb0 = nb;
+		int nops0 = lc->nops;
 
 		if (o->scope == (moe ? GP_SCOPE_DENSE : GP_SCOPE_MOE))
 			continue;
@@ -2246,6 +2316,8 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			if (strcmp(o->name, "moe_up") == 0 ||
 			    strcmp(o->name, "moe_down") == 0)
 				eg += o->batch;
+			if (strcmp(o->name, "moe_down") == 0)
+				egd += o->batch;
 			/* fc2's bias, added per local expert after it
 			 * (the fused grouped MLP's is in its epilogue) */
 			if (moe && !eager && m->linear_bias &&
@@ -2336,13 +2408,31 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 			break;
 		}
 		/* The experts' stretch after the dispatcher's host wait
-		 * (MOE_A2A_POST_OPS): their linears and activation. */
+		 * (MOE_A2A_POST_OPS): their linears and activation, every
+		 * op this one added (fc2's bias loop after its GEMM, the
+		 * clamp after the activation).  Of it, after the clamp's
+		 * host wait (act_sync): the activation itself, fc2 and
+		 * its bias loop. */
 		if (moe && (strcmp(o->name, "moe_up") == 0 ||
 			    strcmp(o->name, "moe_act") == 0 ||
 			    strcmp(o->name, "moe_down") == 0) &&
-		    lc->nops > 0) {
+		    lc->nops > nops0) {
+			int j;
+
 			ne += nk - nk0;
-			ge += lc->ops[lc->nops - 1].fwd;
+			for (j = nops0; j < lc->nops; j++)
+				ge += lc->ops[j].fwd;
+			if (act_sync && strcmp(o->name, "moe_act") == 0) {
+				ne2 += 1.0;
+				ge2 += lc->ops[nops0].fwd;
+				gb2 += lc->ops[nops0].fwd;
+			} else if (act_sync &&
+				   strcmp(o->name, "moe_down") == 0) {
+				ne2 += nk - nk0;
+				for (j = nops0; j < lc->nops; j++)
+					ge2 += lc->ops[j].fwd;
+				gb2 += lc->ops[nops0].bwd;
+			}
 		}
 		/* A captured module's host work, fp8's share with it, is
 		 * the replay's, both ways (the backward replays its own
@@ -2378,7 +2468,11 @@ static void layer_compute(tenv *e, const train_lkey *k, int moe,
 	 * before its host wait, whose stretch after the dispatcher's wait
 	 * holds the dispatch all-to-all. */
 	layer_comm(e, k, moe, lc);
-	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, ne, ge, lc);
+	/* the offset tensor's copy, a host call of its own */
+	if (act_sync)
+		nk += 1.0;
+	layer_extras(e, k, moe, nk, ng, eg, nb, o_k, ne, ge, act_sync, ne2,
+		     ge2, egd, (rm & GP_RECMOD_MOE_ACT) ? gb2 : -1.0, lc);
 	layer_recompute(k, mod, attn_t, kept_t, lc);
 }
 
