@@ -189,6 +189,9 @@ function M.node_spec(sys, gpu, default, who, o)
     spec = { scaleup = fab, gpus_per_node = gpu.scaleup and gpu.scaleup.domain or 8, nics = 0,
              name = string.format("the node built from %s (%s, no catalog system)", gpu.id, fab) }
   end
+  -- The card itself: from_fabrics reads its arch's NCCL ceilings and its PCIe
+  -- path to the NICs, as gpuplan comm's node has them.
+  spec.gpu = gpu
   if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
   if o.nics ~= nil then spec.nics = o.nics end
   if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end

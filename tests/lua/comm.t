@@ -865,4 +865,24 @@ p5t.nic_nccl = nccl_with { completion = -1e-6 }
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 128, topology = p5t } end,
   "nic nccl completion must be 0..1 s (got -1e-06)", "a negative completion refused", true)
 
+-- The node a training step prices its collectives on (comm.node_spec, as
+-- gp.train builds it from a system or a card) carries the card's NCCL
+-- ceilings, as gpuplan comm's node does: on Hopper the LL protocol's
+-- per-channel cap and the tree's (catalog/archs.lua nccl_ll_max_bw,
+-- nccl_tree_ch_bw).  It had none: the same all-reduce was priced by two
+-- rules, one for gp.comm and one for the step.
+do
+  local cat = gp.catalog()
+  local h100 = cat:get("gpus", "h100-sxm")
+  local hopper = cat.archs.hopper
+  for _, sys in ipairs { false, true } do
+    local spec = comm.node_spec(sys and cat:get("systems", "dgx-h100") or nil, h100,
+                                function() end, "train", {})
+    local topo = comm.from_fabrics(spec, cat)
+    local what = sys and "a system's node" or "a card's node"
+    t.is(topo.ll_max_bw, hopper.nccl_ll_max_bw, what .. ": the arch's LL ceiling")
+    t.is(topo.tree_ch_bw2, hopper.nccl_tree_ch_bw.nodes2, what .. ": the arch's tree ceiling")
+  end
+end
+
 t.done_testing()
