@@ -789,6 +789,16 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
       .. "its weight's smaller side)", lora_rank, model.hidden)
   end
   local lora = method == "lora" or method == "qlora" or lora_rank ~= nil
+  -- A weight format is the frozen base's of an adapter (cfg.base below)
+  -- or a served replica's (prepare_infer); a step that trains every
+  -- weight holds them in its recipe's dtype, and a given format was
+  -- dropped in silence (--weights int4, even --weights foo, planned a
+  -- bf16 full fine-tune): refused, naming what sets that dtype.
+  if o.weights ~= nil and not lora then
+    fail("weights applies to an adapter's frozen base (method lora|qlora, or lora_rank with "
+      .. "method grpo|ppo) and to inference; method %s trains every weight in its recipe's "
+      .. "dtype (precision, recipe)", method)
+  end
   if o.recipe then
     cfg.recipe = o.recipe
   elseif lora then
