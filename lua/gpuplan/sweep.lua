@@ -736,7 +736,15 @@ local function search_card(a, job, space, counts, policy, gi, gid,
   -- The job, resolved once per card: the first count stands in for the
   -- layout, which the enumeration then replaces.
   job.gpu, job.gpus = gid, counts[1]
-  local s = train.setup(job, math.max(table.unpack(counts)))
+  -- gp.train's setup names itself ("train: price must be ..."); the
+  -- search the user ran is gp.sweep's (gpuplan plan's), as gp.rl says
+  -- "rl: " of its actor's setup.
+  local oks, s = pcall(train.setup, job, math.max(table.unpack(counts)))
+  if not oks then
+    local msg = type(s) == "string" and s:gsub("^[^\n]-:%d+: ", "")
+    if not (msg and msg:find("^train: ")) then error(s, 0) end
+    error("sweep: " .. msg:sub(#"train: " + 1), 0)
+  end
   local first = defaults == nil
   defaults = card_defaults(defaults, s, gid, method_default)
   -- DualPipe's overlaps where the stack leaves them off, as gp.train

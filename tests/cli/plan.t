@@ -445,4 +445,16 @@ is($c, 2, '--per-card with --shard: a usage error');
     }
 }
 
+# A refusal of the job's own setup (gp.train's, which the search runs
+# once per card) is the plan's: it said "train: --price ...", the name
+# of a command the user did not run.
+for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative number \(got -1\)$/m],
+           ['--tokens', '0', qr/^gpuplan: plan: --tokens must be a positive number/m],
+           ['--method', 'infer', qr/^gpuplan: plan: --method 'infer' is not a training step/m],
+           ['--currency', 'XYZ', qr/^gpuplan: plan: --currency 'XYZ': no exchange rate/m]) {
+    my ($cx, undef, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', $x->[0], $x->[1]);
+    is($cx, 1, "plan $x->[0] $x->[1]: exit 1");
+    like($ex, $x->[2], "plan $x->[0] $x->[1]: the plan's error, not train's");
+}
+
 done_testing();
