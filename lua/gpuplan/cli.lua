@@ -317,6 +317,10 @@ M.command = load_cmd
 M.help_text = help_text
 M.RUN_USAGE = RUN_USAGE
 
+-- The commands that price against the catalog of the search path.
+local CATALOG_COMMANDS = { fit = true, train = true, plan = true, rl = true, infer = true,
+                           comm = true, roofline = true, validate = true }
+
 local function dispatch(argv)
   local name = argv[1]
   if name == nil then
@@ -374,6 +378,17 @@ local function dispatch(argv)
   if options.FUNCTION[name] then
     local bad = options.check_cli(name, opts)
     if bad then return report_error(M.fail(name .. ": " .. bad), mod.usage, name) end
+  end
+  -- A broken catalog (a user file on the search path) is one error naming
+  -- its file and line, loaded here before the command runs: inside it the
+  -- error was taken for the command's own and rewritten -- comm dropped
+  -- the file's line, comm --system blamed --system, rl kept only the
+  -- reason, validate blamed the first case's model.  `catalog` checks
+  -- and lists directories of its own, `model import` and `merge` need
+  -- none.
+  if CATALOG_COMMANDS[name] then
+    local okc, err = pcall(require("gpuplan.catalog").get)
+    if not okc then return report_error(err, mod.usage, name) end
   end
   local rok, res = xpcall(mod.run, function(m)
     if type(m) == "table" then return m end

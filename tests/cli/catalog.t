@@ -2,6 +2,7 @@
 use strict;
 use warnings;
 use Test::More;
+use File::Temp qw(tempdir);
 require './tests/cli/lib.pl';
 
 my $F = 'tests/fixtures/catalog';
@@ -90,5 +91,30 @@ is($o, "ok: 4 entries in $F/good\n", 'check counts the directory\'s entries');
 like($o, qr/^usable_memory\s+101945343738 \(derived: memory x 0\.989\)$/m, 'show h20: derived usable_memory');
 ($c, $o, $e) = run_gp('catalog', 'show', 'h100-sxm');
 unlike($o, qr/derived/, 'show h100-sxm: its measured usable_memory, not derived');
+
+# A broken user catalog is the same error in every command that prices
+# against it: its file and line, exit 1.  Inside a command it was taken
+# for the command's own: comm dropped the line (or blamed --system), rl
+# kept the reason alone, validate blamed the first case's model.
+{
+    my $dir = tempdir(CLEANUP => 1);
+    write_file("$dir/mine.lua", "model { id = \"tiny\", name = \"Tiny\", layers = 2, hidden = 96, "
+        . "heads = 3, kv_heads = 3, vocab = 1000, ffn_hidden = 256, max_seq = 1024, source = \"x\" }\n");
+    local $ENV{GPUPLAN_CATALOG} = $dir;
+    my $want = qr/^gpuplan: \Q$dir\E\/mine\.lua:1: model 'tiny': field 'params_b': required field is missing$/;
+    for my $cmd (['comm', '--gpu', 'h100-sxm', '--max', '64'],
+                 ['comm', '--system', 'dgx-h100', '--max', '64'],
+                 ['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8'],
+                 ['validate'],
+                 ['fit', 'llama3-8b', '--gpu', 'h100-sxm'],
+                 ['roofline', '--gpu', 'h100-sxm']) {
+        ($c, $o, $e) = run_gp(@$cmd);
+        is($c, 1, "@$cmd with a broken user catalog: exit 1");
+        like($e, $want, "@$cmd: the catalog file's line and the reason") or diag $e;
+    }
+    # catalog check reads the directories it is given, not the search path
+    ($c, $o, $e) = run_gp('catalog', 'check', "$F/good");
+    is($c, 0, 'catalog check DIR does not need the search path to load');
+}
 
 done_testing();

@@ -654,15 +654,16 @@ LUA
 
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e300');
     is($c, 1, 'plan --tokens 1e300: an error');
-    is($e, "gpuplan: train: --tokens must be a positive number up to 1e+15 (got 1e+300)\n",
-       'naming the input and its bound, as train does');
+    is($e, "gpuplan: plan: --tokens must be a positive number up to 1e+15 (got 1e+300)\n",
+       'naming the input and its bound, as train does, as the plan\'s own');
     is($o, '', 'no "no layout fits"');
     (my $c2, my $o2, my $e2) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e300');
-    is($e2, $e, 'train says the same');
+    (my $same = $e2) =~ s/^gpuplan: train: /gpuplan: plan: /;
+    is($same, $e, 'train says the same, as its own');
     ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--nics', '0', '--gpus', '8,64',
                           '--format', 'json');
     is($c, 1, 'plan --nics 0 --gpus 8,64: an error, not a JSON that counts errors');
-    like($e, qr/^gpuplan: train: 64 GPUs span 8 nodes of 8, but system 'dgx-h100' has no NICs: give --nics N and --nic-fabric ID \(scale-out fabrics: /,
+    like($e, qr/^gpuplan: plan: 64 GPUs span 8 nodes of 8, but system 'dgx-h100' has no NICs: give --nics N and --nic-fabric ID \(scale-out fabrics: /,
          'naming the count and what to give');
     clean_error($e, 'plan --nics 0');
 
