@@ -165,8 +165,13 @@ opt { name = "global_batch", type = "int", metavar = "N", commands = "train plan
     local pre = j.method == "pretrain"
     local want = pre and math.ceil(4 * 1024 * 1024 / j.seq) or 128
     local gb = j.per and j.per * math.max(1, math.ceil(want / j.per)) or want
-    return gb, string.format("global_batch=%d (%s)", gb,
-      pre and "about 4M tokens per step" or "128 sequences per step")
+    -- Rounded up, the count is not the run's kind's: say by how much
+    -- ("global_batch=16777216 (128 sequences per step)" read as a
+    -- contradiction at dp 16777216).
+    return gb, string.format("global_batch=%d (%s%s)", gb,
+      pre and "about 4M tokens per step" or "128 sequences per step",
+      gb ~= want and string.format(", rounded up to a multiple of dp x batch = %d", j.per)
+        or "")
   end,
   help = "sequences per optimizer step (rl: samples)",
   suggest = { "global_batch_size", "gbs" } }

@@ -46,6 +46,17 @@ ok(defined $flo && abs($clo - $cost * $flo) <= 1 + 0.0005 * $cost * $flo
    'cost range = cost x the same factors');
 like($o, qr/^defaults: .*system=dgx-h100/m, 'defaults name the node');
 unlike($o, qr/^defaults: .*global_batch=/m, 'a global batch given is not a default');
+# The default global batch is the kind's count rounded up to a multiple
+# of dp x batch: 128 fine-tuning sequences on dp 6 are 22 x 6 = 132, and
+# the defaults say it was rounded (they said "132 (128 sequences per
+# step)", and at dp 16777216 "16777216 (128 sequences per step)").
+{
+    my ($cg, $og, $eg) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '6', '--zero', '1');
+    like($og, qr/global_batch=132 \(128 sequences per step, rounded up to a multiple of dp x batch = 6\)/,
+         'dp 6: 128 rounded up to 132, said');
+    ($cg, $og, $eg) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1');
+    like($og, qr/global_batch=128 \(128 sequences per step\),/, 'dp 8: 128 as it is');
+}
 
 # Hybrid sharding says so in the title: its shard groups are the node's
 # (a DGX H100 node: 8 GPUs; 16 GPUs are 2 nodes of them).
