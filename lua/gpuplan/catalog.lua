@@ -189,11 +189,20 @@ local helpers = {
 local methods = {}
 
 -- Suggest near ids (shared prefix or substring) for an unknown one.
+-- Ids are lower case: an id typed in another case (H100-SXM, the
+-- datasheets' spelling) is that id, suggested alone; it found nothing
+-- before.  An empty name is near nothing (it listed the first six ids).
 local function suggest(tbl, name)
   local out = {}
+  name = name:lower()
+  for k in pairs(tbl) do
+    if k:lower() == name then return { k } end
+  end
+  if name == "" then return out end
   local key = name:sub(1, 3)
   for k in pairs(tbl) do
-    if k:sub(1, #key) == key or k:find(name, 1, true) then out[#out + 1] = k end
+    local lk = k:lower()
+    if lk:sub(1, #key) == key or lk:find(name, 1, true) then out[#out + 1] = k end
   end
   table.sort(out)
   while #out > 6 do table.remove(out) end

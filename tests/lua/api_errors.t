@@ -72,6 +72,11 @@ check(function() gp.parse("1e300TB/s", "bandwidth") end, "bad bandwidth '1e300TB
 check(function() gp.parse("1GB", "volume") end, "units.parse: unknown kind 'volume'", "parse: unknown kind")
 check(function() gp.render({ { a = 1 } }, { format = "xml" }) end, "unknown format 'xml'", "render: unknown format")
 check(function() gp.catalog():get("gpus", "h100-sxmm") end, "unknown gpu 'h100-sxmm' (did you mean", "cat:get: unknown id")
+-- Ids are lower case: one typed in another case is that id, suggested
+-- alone (H100-SXM found no suggestion); an empty id is near nothing.
+check(function() gp.catalog():get("gpus", "H100-SXM") end, "unknown gpu 'H100-SXM' (did you mean h100-sxm?)", "cat:get: the id in upper case")
+check(function() gp.catalog():get("models", "Llama3-8B") end, "unknown model 'Llama3-8B' (did you mean llama3-8b?)", "cat:get: a model id in mixed case")
+check(function() gp.catalog():get("models", "") end, "unknown model '' (see 'gpuplan catalog list models')", "cat:get: an empty id lists nothing")
 check(function() gp.catalog():get("gpuz", "x") end, "unknown catalog table 'gpuz'", "cat:get: unknown table")
 check(function() gp.catalog():get("gpus", "a100\nsxm") end, "unknown gpu 'a100\\nsxm'", "cat:get: an id with a newline stays one line")
 check(function() gp.model_from_hf(42) end, "model_from_hf: expected a config.json path or a table, got number", "model_from_hf: a number")
