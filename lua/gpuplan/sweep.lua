@@ -78,11 +78,16 @@ function M.duration(v, what)
   end
   if type(v) ~= "string" then fail("%s must be a duration like '30d' (got %s)", what, type(v)) end
   local n, u = v:match("^%s*([%d.eE+]+)%s*([smhdw]?)%s*$")
-  local mult = { s = 1, m = 60, h = 3600, d = 86400, w = 7 * 86400, [""] = 1 }
+  local mult = { s = 1, m = 60, h = 3600, d = 86400, w = 7 * 86400 }
   n = tonumber(n)
   if not n or not (n > 0 and n < math.huge) then
     fail("%s '%s': expected a duration like 30d, 12h or 2w", what, v)
   end
+  -- A string without its unit is refused, as every quantity option's
+  -- bare number is (gpuplan.options quantity): --deadline 30 was 30
+  -- seconds, which no layout meets ("no layout fits"), where the user
+  -- meant days.  A Lua number is seconds.
+  if u == "" then fail("%s '%s' needs a unit, e.g. 30d (s, m, h, d or w)", what, v) end
   return n * mult[u]
 end
 

@@ -457,4 +457,19 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     like($ex, $x->[2], "plan $x->[0] $x->[1]: the plan's error, not train's");
 }
 
+# A deadline without its unit: --deadline 30 was 30 seconds, which no
+# layout meets, and the plan said only "no layout fits" where the user
+# meant 30 days.  Refused as every quantity's bare number is.
+{
+    my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e9',
+                                '--deadline', '30');
+    is($cx, 1, 'plan --deadline 30: exit 1');
+    like($ex, qr/^gpuplan: --deadline '30' needs a unit, e\.g\. 30d \(s, m, h, d or w\)$/m,
+         'names the option and the units');
+    is($ox, '', 'and no "no layout fits"');
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e9',
+                             '--deadline', '30d');
+    is($cx, 0, 'plan --deadline 30d: as before') or diag $ex;
+}
+
 done_testing();
