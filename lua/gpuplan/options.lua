@@ -39,6 +39,7 @@
 --             fraction, bytes, bandwidth, duration, dtype, enum, name,
 --             flag ...; when left out, the one its type implies
 --   range     { lo, hi } of a number: what the resolve step accepts
+--             (open = true: hi itself refused, [lo, hi))
 --   values    { "a", "b", ... } of an enum: the names the resolve step
 --             accepts (an enum without them is checked by its reader)
 --   value     the default the engine takes when the option is left out:
@@ -214,7 +215,11 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL, default = "0.1",
-  kind = "fraction",
+  -- A margin of the whole capacity leaves no budget: each command
+  -- refused 1 its own way (fit and infer "must be in [0, 1)" as a usage
+  -- error, train "must be below 1", plan naming a layout), and -0.5 as
+  -- "in [0, 1]".
+  kind = "fraction", range = { 0, 1, open = true },
   help = "safety margin, fraction of capacity",
   suggest = { "safety_margin" } }
 opt { name = "capacity", type = "number|string", lua_only = true, commands = TRAIN4,
@@ -480,7 +485,7 @@ opt { name = "lora_targets", type = "string", metavar = "LIST", commands = TRAIN
   help = "the adapted projections, e.g. q,k,v,o",
   suggest = { "target_modules", "lora_target_modules" } }
 opt { name = "lora_dropout", type = "number", metavar = "P", commands = TRAIN4,
-  value = 0.05, kind = "fraction", range = { 0, 1 }, methods = ADAPTER, switch = true,
+  value = 0.05, kind = "fraction", range = { 0, 1, open = true }, methods = ADAPTER, switch = true,
   help = "adapter dropout (0 keeps no dropout output or mask, as PEFT's default)" }
 
 ---------------------------------------------------------------------------
@@ -2096,6 +2101,7 @@ function M.check(name, v, cmd, shown_name)
   end
   shown_name = shown_name or name
   local lo, hi = table.unpack(d.range or range)
+  local open = d.range and d.range.open
   -- A boolean where a number goes: the kind's own message below (the
   -- readers compared it with numbers, "attempt to compare number with
   -- boolean", or the engine's binding named itself).
@@ -2113,13 +2119,13 @@ function M.check(name, v, cmd, shown_name)
   if type(n) ~= "number" or n ~= n or n == math.huge or n == -math.huge then
     return nil, string.format("%s must be a finite number (got %s)", shown_name, shown(v))
   end
-  if n < lo or n > hi then
+  if n < lo or n > hi or (open and n == hi) then
     local function bound(x)
       if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
       return math.tointeger(x) and string.format("%d", x) or string.format("%g", x)
     end
-    return nil, string.format("%s must be a number in [%s, %s] (got %s)", shown_name,
-      bound(lo), bound(hi), shown(v))
+    return nil, string.format("%s must be a number in [%s, %s%s (got %s)", shown_name,
+      bound(lo), bound(hi), open and ")" or "]", shown(v))
   end
   return n
 end

@@ -330,4 +330,18 @@ is($c, 2, 'a synonym of --sp is a usage error');
 like($e, qr/^gpuplan: fit: unknown option '--sequence-parallel' \(did you mean '--sp'\?\)$/m,
      '... naming --sp');
 
+# --margin 1 leaves no budget: every command refused it its own way
+# (fit and infer a usage error "must be in [0, 1)", train "must be below
+# 1", plan naming a layout) and -0.5 as outside "[0, 1]".  One declared
+# range, open at 1, says it for all of them.
+for my $cmd (['fit'], ['train'], ['plan'], ['rl', '--gpus', '8'], ['infer']) {
+    for my $m ('1', '-0.5') {
+        my ($cm, $om, $em) = run_gp($cmd->[0], 'llama3-8b', '--gpu', 'h100-sxm',
+                                    @$cmd[1 .. $#$cmd], '--margin', $m);
+        is($cm, 1, "$cmd->[0] --margin $m: exit 1");
+        like($em, qr/^gpuplan: $cmd->[0]: --margin must be a number in \[0, 1\) \(got \Q$m\E\)$/m,
+             "$cmd->[0] --margin $m: the range, open at 1");
+    }
+}
+
 done_testing();

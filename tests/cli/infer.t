@@ -358,7 +358,7 @@ ok(!-e "$ro/r.svg", 'no chart written');
 # offloads more than its 80 layers (it once said "offloading 88 layers").
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--margin', '1.5');
 is($c, 1, 'infer --margin out of range is an error');
-like($e, qr/--margin must be a number in \[0, 1\] \(got 1\.5\)/, '... and says the range');
+like($e, qr/--margin must be a number in \[0, 1\) \(got 1\.5\)/, '... and says the range');
 # Llama 3.1 70B: 80 layers and a 128k context, so 100,000 prompt tokens
 # are a request it takes (Llama 2's 4096 refuses them).
 ($c, $o, $e) = run_gp('infer', 'llama3.1-70b', '--gpu', 'rtx-4090', '--offload',

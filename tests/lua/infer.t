@@ -780,7 +780,7 @@ mm = gp.memory(with { method = "infer", ctx = 2304, concurrency = 64, kv_free_fr
 t.is(im.max_batch_kv, 414, "kv_free_fraction 0.9: 414 sequences")
 t.is(mm.max_seqs, 414, "... the same in gp.memory")
 t.raises(function() gp.infer(with { margin = 1 }) end,
-  "infer: margin must be below 1 (got 1)", "margin 1 refused", true)
+  "infer: margin must be a number in [0, 1) (got 1)", "margin 1 refused by its range", true)
 t.raises(function() gp.infer(with { kv_free_fraction = 1.5 }) end,
   "infer: kv_free_fraction must be a number in [0, 1] (got 1.5)", "kv_free_fraction checked", true)
 -- The use's own open end, inside the declared [0, 1]: no KV room at all.

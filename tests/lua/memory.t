@@ -82,12 +82,11 @@ t.ok(table.concat(qd.defaults, " "):find("lora_dropout=0.05", 1, true) ~= nil,
   "the dropout default is recorded")
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora",
                                 lora_dropout = 1.5 } end,
-  "lora_dropout must be a number in %[0, 1%] %(got 1.5%)", "lora_dropout out of range")
--- Inside the declared [0, 1], the use's own open end: a dropout of 1
--- drops every input.
+  "lora_dropout must be a number in %[0, 1%) %(got 1.5%)", "lora_dropout out of range")
+-- The declared range is open at 1: a dropout of 1 drops every input.
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "lora",
                                 lora_dropout = 1 } end,
-  "lora_dropout must be in %[0, 1%)", "lora_dropout 1 refused by its use")
+  "lora_dropout must be a number in %[0, 1%) %(got 1%)", "lora_dropout 1 refused by its range")
 
 -- DeepSpeed BF16_Optimizer: 2 + (2 + 4) + 4 + 8 = 20 B/param before
 -- sharding; 7B on one GPU: 6,738,415,616 * 20 = 134,768,312,320 B.
