@@ -38,7 +38,7 @@ local TPS, CPS = { 1, 2, 4, 8 }, { 1, 2, 4 }
 -- The fastest fitting layout of one placement (else the fastest of all);
 -- extra: options that change the job (algo, rollout_tp, ...).
 local function best(model, resp, gpu, colocated, extra)
-  local top
+  local top, why
   for _, tp in ipairs(TPS) do
     for _, cp in ipairs(CPS) do
       if opt.gpus % (tp * cp) == 0 then
@@ -51,12 +51,20 @@ local function best(model, resp, gpu, colocated, extra)
         if colocated then o.offload_states = true else o.rollout_gpus = "auto" end
         for k, v in pairs(extra or {}) do o[k] = v end
         local ok, r = pcall(gp.rl, o)
+        if not ok then why = why or r end
         if ok and (not top or (r.fits and not top.fits) or
                    (r.fits == top.fits and (r.step_s or math.huge) < (top.step_s or math.huge))) then
           top = r
         end
       end
     end
+  end
+  -- Not one layout priced: gp.rl refused the job itself (--prompts 0,
+  -- --gpus 3 that no rollout engine fills ...), which is the message; the
+  -- tables below read a result of every cell.
+  if not top then
+    error(string.format("grpo: %s on %d x %s: %s", model, opt.gpus, gpu,
+      tostring(why):gsub("^[^\n]-:%d+: ", "")), 0)
   end
   return top
 end
