@@ -187,6 +187,7 @@ function M.plan(o)
   local cps = list(o.cps, { 1, 2, 4, 8 })
   local pps = list(o.pps, { 1, 2, 4, 8 })
   local rcs = list(o.recomputes, { "selective", "full" })
+  local refused
   for _, tp in ipairs(tps) do
     for _, cp in ipairs(cps) do
       for _, pp in ipairs(pps) do
@@ -201,6 +202,7 @@ function M.plan(o)
             local dp = gpus // n
             if a.global_batch == nil then a.global_batch = dp * math.max(1, 64 // dp) end
             local ok, r = pcall(train.train, a)
+            if not ok then refused = refused or r end
             if ok then
               rows[#rows + 1] = {
                 layout = string.format("tp%d cp%d pp%d%s", tp, cp, pp, tp > 1 and " sp" or ""),
@@ -214,6 +216,13 @@ function M.plan(o)
         end
       end
     end
+  end
+  -- gp.train refused every layout: the job itself is wrong (tokens = 0
+  -- from no samples, an unknown price ...), which an empty list hid as
+  -- "no layout fits".  Its first reason, as gp.sweep fails on a layout
+  -- the training step refused.
+  if #rows == 0 and refused ~= nil then
+    fail("vlm.plan: %s", tostring(refused):gsub("^[^\n]-:%d+: ", ""))
   end
   table.sort(rows, function(x, y)
     if x.fits ~= y.fits then return x.fits end

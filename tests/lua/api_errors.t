@@ -190,6 +190,9 @@ check(function() gp.validate.percentile(nil, 0.5) end, "validate.percentile: sor
 check(function() gp.validate.summarise(5) end, "validate.summarise: rows must be", "summarise: a number")
 check(function() gp.validate.predict({}) end, "validate.predict: case must be a case as gp.validate.read returns", "predict: an empty case")
 check(function() gp.vlm.media(nil, {}) end, "vlm.media: model must be a model table (got nil)", "vlm.media: no model")
+-- A job gp.train refuses in every layout (no tokens to train on) is its
+-- reason, not an empty list the caller reads as "no layout fits".
+check(function() gp.vlm.plan{ model = "qwen2-vl-7b", gpu = H, gpus = 8, images = 1, tokens = 0 } end, "vlm.plan: train: tokens must be a positive number up to 1e+15 (got 0)", "vlm.plan: a refused job, not rows of nothing")
 check(function() gp.vlm.plan{ gpus = 8 } end, "vlm.plan: model must be a model id or table (got nil)", "vlm.plan: no model")
 check(function() gp.vlm.plan{ model = "llava-1.5-7b", gpus = 0.5 } end, "vlm.plan: gpus must be a whole number 1..16777216 (got 0.5)", "vlm.plan: half a GPU")
 
