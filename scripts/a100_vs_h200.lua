@@ -17,6 +17,10 @@ local opt = gp.options({
   min_speed = { "tokens/s each user must see", 20 },
   format = { "output format: text, markdown, csv or json", "text" },
 }, arg)
+if not (opt.min_speed > 0) then
+  error(require("gpuplan.cli").usage("a100_vs_h200: --min-speed must be a positive rate "
+    .. "(tokens/s), got " .. opt.min_speed), 0)
+end
 
 -- {model, card, GPUs (TP), weights}: what each card needs to hold the model.
 local SETUPS = {
@@ -25,10 +29,13 @@ local SETUPS = {
   { "llama3.1-70b", "h200-sxm", 1, "fp8" }, { "llama3.1-70b", "h200-sxm", 2, "bf16" },
 }
 
+-- A setup that does not fit is nil; gp.infer's refusal of the job (an
+-- --output of 0, an --input past the models' context) is the script's
+-- error: under pcall it was a table of '-' for every setup, exit 0.
 local function run(model, gpu, n, w, batch)
-  local ok, r = pcall(gp.infer, { model = model, gpu = gpu, gpus = n, tp = n, weights = w,
-                                  batch = batch, input = opt.input, output = opt.output })
-  return ok and r.fits and r or nil
+  local r = gp.infer { model = model, gpu = gpu, gpus = n, tp = n, weights = w,
+                       batch = batch, input = opt.input, output = opt.output }
+  return r.fits and r or nil
 end
 
 -- The largest batch whose users each see min_speed (bisection on the

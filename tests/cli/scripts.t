@@ -84,4 +84,16 @@ is($c, 1, 'a bad price in the user catalog: exit 1');
 like($e, qr/^gpuplan: the user catalog does not check: \S+\/my-cluster\.lua:\d+: price 'h800-sxm\/my-contract'/m,
      'the error names the file, the line and the entry');
 
+# a100_vs_h200.lua: a job gp.infer refuses is the script's error, not a
+# table of '-' under exit 0 (an --output of 0, an --input past the
+# models' 128k context); a speed that is no speed is refused.
+for my $x (['--output', '0', 1, qr/^gpuplan: \S*a100_vs_h200\.lua:\d+: infer: output must be a whole number of tokens/m],
+           ['--input', '200000', 1, qr/^gpuplan: \S*a100_vs_h200\.lua:\d+: infer: input 200000 \+ output 512 tokens exceed llama3\.1-8b's context/m],
+           ['--min-speed', '-1', 2, qr/^gpuplan: a100_vs_h200: --min-speed must be a positive rate \(tokens\/s\), got -1$/m]) {
+    ($c, $o, $e) = run_gp('run', 'scripts/a100_vs_h200.lua', $x->[0], $x->[1]);
+    is($c, $x->[2], "a100_vs_h200 $x->[0] $x->[1]: exit $x->[2]");
+    like($e, $x->[3], "a100_vs_h200 $x->[0] $x->[1]: says why");
+    is($o, '', "a100_vs_h200 $x->[0] $x->[1]: no table of dashes");
+}
+
 done_testing();
