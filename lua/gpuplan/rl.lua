@@ -955,6 +955,13 @@ local function batches_of(o, gpus, colocated, rgpus, auto, samples)
   if not auto then
     local dp = tgpus // unit
     if minib % (dp * mbs) ~= 0 or samples % (dp * mbs) ~= 0 then
+      -- Without a global_batch the mini-batch is the samples: name only
+      -- what the user gave ("--global-batch 1" for --prompts 1 --group 1
+      -- named an option the command line never had).
+      if o.global_batch == nil then
+        fail("rl: the %d samples (prompts x group) must be a multiple of dp x batch = %d x %d",
+          samples, dp, mbs)
+      end
       fail("rl: global_batch %d and the %d samples must be multiples of dp x batch = %d x %d",
         minib, samples, dp, mbs)
     end

@@ -162,11 +162,22 @@ like($o, qr/^  Eight steps ahead the 7B's 32k-response step takes \Q$ah{'8 in fl
 my ($said) = $o =~ /one step ahead \((\d+)% less\)/;
 ok(defined $said && abs($said - $save) <= 1, 'grpo.lua: the saving from the printed steps');
 
+# Samples that no data-parallel split divides: without --global-batch the
+# error names the samples, not a --global-batch the user never gave.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '1', '--group', '1');
+is($c, 1, 'rl --prompts 1 --group 1 on dp 8: exit 1');
+like($e, qr/^gpuplan: rl: the 1 samples \(prompts x group\) must be a multiple of dp x batch = 8 x 1$/m,
+     'names the samples, no --global-batch');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--prompts', '8', '--group', '1',
+                      '--global-batch', '4');
+like($e, qr/^gpuplan: rl: --global-batch 4 and the 8 samples must be multiples of dp x batch = 8 x 1$/m,
+     'a --global-batch given is named');
+
 # A job gp.rl refuses in every layout (no prompts; 3 GPUs that split no
 # 1024 samples) is its message, one line: the script indexed the missing
 # result and died with a traceback of its own line 70.
 for my $x (['--prompts', '0', qr/^gpuplan: grpo: qwen2\.5-7b on 32 x h100-sxm: rl: prompts must be a whole number 1\.\.16777216 \(got 0\)$/],
-           ['--gpus', '3', qr/^gpuplan: grpo: qwen2\.5-7b on 3 x h100-sxm: rl: global_batch 1024 and the 1024 samples must be multiples of dp x batch = 3 x 1$/]) {
+           ['--gpus', '3', qr/^gpuplan: grpo: qwen2\.5-7b on 3 x h100-sxm: rl: the 1024 samples \(prompts x group\) must be a multiple of dp x batch = 3 x 1$/]) {
     my ($cx, undef, $ex) = run_gp('run', 'scripts/grpo.lua', $x->[0], $x->[1]);
     is($cx, 1, "grpo.lua $x->[0] $x->[1]: exit 1");
     like($ex, $x->[2], "grpo.lua $x->[0] $x->[1]: gp.rl's reason");
