@@ -8,7 +8,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(12)
+t.plan(17)
 
 -- TensorRT-LLM mixes prompts into its decode steps by default (gp.infer's
 -- M.mixes); chunked_prefill = false keeps the prefill steps apart, the
@@ -116,3 +116,18 @@ t.raises(function() gp.infer(t.with(job, { requests = 0 })) end, "requests",
 t.raises(function() gp.infer { model = "deepseek-v3", gpu = "h800-sxm", gpus = 16, ep = 16,
                                dp_attention = true, requests = 100 } end,
   "requests (a finite run's fill and drain)", "MoE serving options: requests refused", true)
+
+-- Fewer requests than the steady state's batch: a replica never batches
+-- more sequences than it holds, ceil(requests / replicas).  The steady
+-- job above holds 1000 + 200 tokens a sequence, far more than 10 in the
+-- KV budget, so the batch is the requests': 10 on one GPU, ceil(10 / 2)
+-- = 5 a replica on two.  Its ITL is a step at that batch, and the rate a
+-- user sees is 1 / ITL (it was the KV-bound batch's, beside the run's
+-- throughput of 10).
+t.ok(steady.batch > 10, "the steady state batches more than 10")
+local ten = gp.infer(t.with(job, { requests = 10 }))
+t.is(ten.batch, 10, "10 requests: a batch of 10")
+t.ok(ten.itl_s < steady.itl_s, "its ITL is a smaller batch's than the steady state's")
+t.near(ten.stream_tokens_per_s, 1 / ten.itl_s, 1e-9, "a user sees 1 / ITL")
+local two = gp.infer(t.with(job, { requests = 10, gpus = 2 }))
+t.is(two.batch, 5, "10 requests over 2 replicas: 5 a replica")
