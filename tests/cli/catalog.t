@@ -117,4 +117,25 @@ unlike($o, qr/derived/, 'show h100-sxm: its measured usable_memory, not derived'
     is($c, 0, 'catalog check DIR does not need the search path to load');
 }
 
+# A user model whose fields miss its stated size by 2x or more: every
+# command prices the fields, and only the listing showed params_b, so a
+# wrong field went unseen.  Llama 2 7B's fields (32 layers, hidden 4096,
+# 32 heads, ffn_hidden 11008, vocab 32000, the head tied to the embedding
+# as the schema defaults it) count within 2% of 6.74e9; with 3 layers for
+# 32 (a dropped digit) 3 x 0.20e9 (4 x 4096^2 + 3 x 4096 x 11008 a layer)
+# and the 0.13e9 embedding: about 0.74e9, 9x under.
+{
+    my $dir = tempdir(CLEANUP => 1);
+    my $m = 'model { id = "my-7b", name = "Mine", layers = %d, hidden = 4096, heads = 32, kv_heads = 32, '
+          . 'ffn_hidden = 11008, vocab = 32000, params_b = 6.74, source = "x" }' . "\n";
+    write_file("$dir/m.lua", sprintf($m, 32));
+    ($c, $o, $e) = run_gp('catalog', 'check', $dir);
+    is($c, 0, 'fields that count the stated 6.74 B: accepted') or diag $e;
+    write_file("$dir/m.lua", sprintf($m, 3));
+    ($c, $o, $e) = run_gp('catalog', 'check', $dir);
+    is($c, 1, '3 layers for 32: refused');
+    like($e, qr/^\Q$dir\E\/m\.lua:1: model 'my-7b': field 'params_b': 6\.74 B, but the architecture \(layers, hidden, heads, ffn_hidden, vocab, moe, vision\) counts 0\.7\d+ B: a field is wrong$/m,
+         'names the file, the line, the field and both counts');
+}
+
 done_testing();

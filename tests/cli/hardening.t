@@ -854,7 +854,7 @@ like($e, qr/^\Q$lo\E\/a.lua:1: gpu 'no-gemm': field 'achievable.gemm' \(gpu\): n
     # A shard of another catalog: a user directory adds a model.
     my $other = "$tmp/othercat";
     make_path($other);
-    write_file("$other/m.lua", 'model { id = "extra-tiny", name = "x", layers = 2, hidden = 64, heads = 1, ffn_hidden = 128, vocab = 100, params_b = 0.001, norm = "layer", source = "t" }' . "\n");
+    write_file("$other/m.lua", 'model { id = "extra-tiny", name = "x", layers = 2, hidden = 64, heads = 1, ffn_hidden = 128, vocab = 100, params_b = 0.0001, norm = "layer", source = "t" }' . "\n");
     {
         local $ENV{GPUPLAN_CATALOG} = $other;
         ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--gpus', '8,16',
