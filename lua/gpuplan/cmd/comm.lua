@@ -166,6 +166,15 @@ function C.run(opts, args)
                               (opts.system or opts.gpu) .. (opts.fabric and (" over " .. opts.fabric) or ""),
                               r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn, r1.ppn == 1 and "" or "s")
   report.print(rows, { columns = columns, format = opts.format, title = title })
+  -- One rank moves nothing over a link: every row is 0 us and 0 GB/s
+  -- under an algorithm that never ran, which read as a failed estimate.
+  -- (NCCL's src/enqueue.cc ncclLaunchOneRank: a single rank's collective
+  -- is a copy from the send to the receive buffer, none in place.)
+  local fmt = opts.format or "text"
+  if r1.gpus == 1 and (fmt == "text" or fmt == "markdown") then
+    io.write("one rank: nothing crosses a link, so no time is priced (NCCL runs a "
+      .. "one-rank collective as a copy within the GPU)\n")
+  end
 
   if opts.svg then
     local svg = require "gpuplan.svg"
