@@ -697,6 +697,20 @@ function M.setup(a)
     { defaults = defaults, weights = weights, kv = kv })
 end
 
+-- A replica's TP group is priced on one node's scale-up fabric (c.topo,
+-- M.setup's): a group past it was refused by the collective's pricing,
+-- "16 gpus exceed the topology (1 nodes x 8 gpus)", naming neither tp nor
+-- what to give instead.  (gp.rl's rollout engines, which set up their own
+-- topology beyond a node, do not come here.)
+local function tp_within_node(d, c)
+  local per = c.topo and c.topo.gpus_per_node
+  if per and c.tp > per then
+    error(string.format("infer: tp %d is more than the %d GPUs of a %s node, whose scale-up "
+      .. "fabric the TP group's all-reduces run on; for more GPUs a replica give pp "
+      .. "(tp %d, pp %d)", c.tp, per, d.id, per, c.tp // per * c.pp), 3)
+  end
+end
+
 -- gp.infer{...}: see the header; the MoE serving options (ep, dp_attention,
 -- disagg, mtp, ...: gpuplan.serve) take the MoE serving model.
 function M.infer(a)
@@ -716,6 +730,7 @@ function M.infer(a)
     return require("gpuplan.ranges").apply("infer", a, require("gpuplan.serve").infer(a))
   end
   local model, d, c, info = M.setup(a)
+  tp_within_node(d, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
   local out = {
@@ -827,6 +842,7 @@ end
 -- x gpus / 3600 / (tokens/s) x 1e6, nil without a price.
 function M.gpus_for(a, target, itl_limit)
   local model, d, c, info = M.setup(a)
+  tp_within_node(d, c)
   local ok, g, b, tps = pcall(core().infer_gpus_for, model, d, c, target, itl_limit)
   if not ok then error("infer: " .. tostring(g), 2) end
   return { gpus = g, batch = b, tokens_per_s = tps, currency = info.currency,

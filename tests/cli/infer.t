@@ -413,4 +413,19 @@ for my $bad (['0', '0'], ['1e300', '1e\+300']) {
     ok(!-e "$d/c.svg", 'and no file is there');
 }
 
+# A TP group past a node's scale-up fabric: it was the collective's
+# refusal, "16 gpus exceed the topology (1 nodes x 8 gpus)", naming
+# neither --tp nor what to give.  8 GPUs an H100 node: --tp 16 is two
+# nodes, --tp 8 --pp 2 the same 16 GPUs; an H100 PCIe pair is 2.
+for my $x ([['--gpu', 'h100-sxm', '--tp', '16'], 16, 8, 'h100-sxm', 8, 2],
+           [['--gpu', 'h100-pcie', '--tp', '4'], 4, 2, 'h100-pcie', 2, 2]) {
+    my ($a, $tp, $per, $id, $t2, $p2) = @$x;
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', @$a);
+    is($c, 1, "infer @$a: exit 1");
+    like($e, qr/^gpuplan: infer: --tp $tp is more than the $per GPUs of a $id node, whose scale-up fabric the TP group's all-reduces run on; for more GPUs a replica give pp \(--tp $t2, --pp $p2\)$/m,
+         "infer @$a: names --tp, the node and what to give");
+}
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '8', '--pp', '2');
+is($c, 0, 'infer --tp 8 --pp 2: 16 GPUs a replica, priced') or diag $e;
+
 done_testing();
