@@ -419,6 +419,14 @@ local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
     o.concurrency or o.batch) or dflt("concurrency")
   cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
     or dflt("ctx", job)
+  -- A served sequence holds its tokens in the model's context, as gp.infer
+  -- refuses input + output past max_seq; here a context of a million
+  -- tokens for an 8k model was priced.  Not for an encoder-decoder (its
+  -- max_seq is a training length; gp.infer's rule).
+  if model.max_seq and (model.encoder_layers or 0) == 0 and cfg.ctx > model.max_seq then
+    fail("%s %d tokens exceed %s's context of %d tokens (max_seq)",
+      o.ctx ~= nil and "ctx" or "seq", cfg.ctx, model.id or "the model", model.max_seq)
+  end
   cfg.block = o.block
   cfg.chunk_tokens = o.chunk_tokens
   -- The KV pool as a fraction of the memory free after loading

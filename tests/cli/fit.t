@@ -344,4 +344,14 @@ for my $cmd (['fit'], ['train'], ['plan'], ['rl', '--gpus', '8'], ['infer']) {
     }
 }
 
+# fit --method infer: a context past the model's, as gpuplan infer
+# refuses input + output past max_seq (it priced a million tokens of KV
+# for Llama 3 8B's 8192); at the context itself, as before.
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--seq', '1000000');
+is($c, 1, 'fit --method infer --seq 1000000: exit 1');
+like($e, qr/^gpuplan: --seq 1000000 tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m,
+     'names --seq and the context');
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--seq', '8192');
+is($c, 0, 'fit --method infer --seq 8192: the whole context') or diag $e;
+
 done_testing();
