@@ -191,7 +191,8 @@ for my $f (['--deadline', '30d'], ['--budget', '$5']) {
 }
 ($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '$5',
                       '--tokens', '1e12');
-like($o, qr/^no layout fits within the deadline and budget$/m, 'a budget nothing meets: said so');
+like($o, qr/^no layout fits within the deadline and budget \(--per-card shows each card's best layout and what it misses by\)$/m,
+     'a budget nothing meets: said so, and where to see how far');
 
 # One market rule (gpuplan.prices.buyer, the guide's): the H800 is offered
 # in China only (catalog/prices/cny.lua), so a USD buyer gets no price for

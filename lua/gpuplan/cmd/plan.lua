@@ -515,8 +515,12 @@ function C.show(r, job, head, format, top)
     head.deadline and (", deadline " .. head.deadline) or "",
     head.budget and (", budget " .. head.budget) or "")
   if #shown == 0 then
+    -- Nothing within a deadline or budget said nothing of how far the
+    -- nearest layout is: --per-card shows each card's best and by how
+    -- much it misses.
     io.write(title, "\n", "no layout fits",
-             (head.deadline or head.budget) and " within the deadline and budget" or "", "\n")
+             (head.deadline or head.budget) and " within the deadline and budget (--per-card "
+               .. "shows each card's best layout and what it misses by)" or "", "\n")
   else
     -- The 80% ranges (gpuplan.ranges): beside the value in a table, as
     -- columns of their own in a CSV.
