@@ -288,12 +288,23 @@ function M.fingerprint(job, cat)
                                     require("gpuplan.report").json(j) }, "\n"))
 end
 
+-- GPU-seconds a token: what a card's engine search ranks cost by
+-- (engine/sweep.c sweep_score: price x gpus / tokens/s at one price per
+-- GPU-hour), and the order of results whose scores tie.
+local function gpu_s(c) return c.gpus / c.tokens_per_s end
+
 -- The order of results across cards: by score (lower first), then the
--- card's place in the gpu list, then the layout's place in the card's
--- enumeration -- what gpuplan merge sorts shards by.
+-- GPU-seconds a token, then the card's place in the gpu list, then the
+-- layout's place in the card's enumeration -- what gpuplan merge sorts
+-- shards by.  Scores tie where cards have no price (cheapest and
+-- best-per-dollar rank them all last, at math.huge): by the list's order
+-- alone a layout 75% slower was ranked first, and the engine's own order
+-- within a card was lost.
 function M.before(x, y)
   local a, b = x._s or x.score, y._s or y.score
   if a ~= b then return a < b end
+  local ga, gb = gpu_s(x), gpu_s(y)
+  if ga ~= gb then return ga < gb end
   if x.gpu_order ~= y.gpu_order then return x.gpu_order < y.gpu_order end
   return x.index < y.index
 end
@@ -973,6 +984,7 @@ function M.per_card(o, a, gpus_list, bests)
     local ry = y.meets and 0 or y.fits and 1 or 2
     if rx ~= ry then return rx < ry end
     if rx == 0 and x.score ~= y.score then return x.score < y.score end
+    if rx == 0 and gpu_s(x) ~= gpu_s(y) then return gpu_s(x) < gpu_s(y) end
     if rx == 1 and x.tokens_per_s ~= y.tokens_per_s then return x.tokens_per_s > y.tokens_per_s end
     return x.gpu_order < y.gpu_order
   end)

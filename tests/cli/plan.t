@@ -473,4 +473,24 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     is($cx, 0, 'plan --deadline 30d: as before') or diag $ex;
 }
 
+# Cards with no price in the buyer's market (H20 and H800 for a USD
+# buyer) all score math.huge under cheapest: the list's order alone
+# ranked them, and the H20 (4x slower) was the winner for being named
+# first, its layouts in enumeration order.  Ties now go by GPU-seconds a
+# token, as the engine ranks cost within a card at one price per GPU-hour.
+{
+    my @j = ('plan', 'llama3-8b', '--gpu', 'h20,h800-sxm', '--tokens', '1e9', '--policy', 'cheapest');
+    my ($cx, $ox, $ex) = run_gp(@j, '--per-card');
+    is($cx, 0, 'plan, unpriced cards, --per-card') or diag $ex;
+    like($ox, qr/^winner: h800-sxm x 8 /m, 'the faster card wins a tie of no prices');
+    ($cx, $ox, $ex) = run_gp(@j, '--format', 'csv');
+    my @rows = grep { /^h(20|800)/ } split /\n/, $ox;
+    my ($head) = split /\n/, $ox;
+    my @cols = split /,/, $head;
+    my ($si) = grep { $cols[$_] eq 'step_s' } 0 .. $#cols;
+    my @steps = map { (split /,/)[$si] } @rows;
+    ok(@steps >= 2 && !grep({ $steps[$_] > $steps[$_ + 1] } 0 .. $#steps - 1),
+       'one card count: the layouts from the shortest step') or diag "@steps";
+}
+
 done_testing();
