@@ -217,6 +217,15 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->pp > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
+	if (c->n_graph < 0 || c->n_graph > INFER_GRAPH_MAX)
+		return gp_fail(err, "graph_sizes: %d sizes, at most %d",
+		               c->n_graph, INFER_GRAPH_MAX);
+	for (int i = 0; i < c->n_graph; i++)
+		if (c->graph_sizes[i] < 1 || c->graph_sizes[i] > GP_COUNT_MAX ||
+		    (i > 0 && c->graph_sizes[i] <= c->graph_sizes[i - 1]))
+			return gp_fail(err, "graph_sizes must ascend, each in "
+			               "1..%d (got %d at %d)", GP_COUNT_MAX,
+			               c->graph_sizes[i], i + 1);
 	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
 	    gp_check_count(c->custom_ar_gpus, 0, "custom_ar_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||

@@ -23,6 +23,9 @@
 #include "roofline.h"
 
 #define INFER_MAX_OPS 32
+/* Captured decode batch sizes a runtime may hold (infer_cfg.graph_sizes):
+ * vLLM's default list has 67, SGLang's at most 78 below 1024. */
+#define INFER_GRAPH_MAX 128
 
 /* How kernels reach the GPU. */
 typedef enum infer_runtime {
@@ -122,6 +125,18 @@ typedef struct infer_cfg {
 	                         kernels (vLLM's custom all-reduce, which
 	                         SGLang shares) instead of NCCL (infer.c
 	                         allreduce); 0: NCCL always */
+	int n_graph;          /* > 0: a decode-only step of b sequences
+	                         replays the graph captured at the smallest
+	                         of graph_sizes >= b, its padded slots
+	                         computed too (GEMMs, norms, MoE, all-
+	                         reduces, lm_head and sampling; attention at
+	                         b: they hold no KV), and runs without a
+	                         graph (eager_step) above the largest
+	                         (infer_run.c graph_batch); 0: a graph at
+	                         every batch, no padding */
+	int graph_sizes[INFER_GRAPH_MAX]; /* ascending, >= 1 (n_graph of
+	                         them): the runtime's captured batch sizes
+	                         (lua/gpuplan/infer.lua M.graph_sizes) */
 	int gemv_max;         /* steps of at most this many tokens run the
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-

@@ -256,6 +256,60 @@ static double head_time(const infer_phase *ph)
 	return t;
 }
 
+/* The batch a decode-only step of b sequences runs at (b >= 1, whole):
+ * with the runtime's captured sizes (infer_cfg.graph_sizes) the smallest
+ * of them >= b, the graph's b sequences and its empty slots -- "if the
+ * batch size does not match any captured size, the runtime pads it up to
+ * the nearest larger captured size, running the model over some empty
+ * slots.  The wasted computation is proportional to the gap between the
+ * actual batch and the next captured size" (TensorRT-LLM tech blog 20,
+ * Tuning CUDA Graph Batch Sizes); vLLM's pad_for_cudagraph
+ * (bs_to_padded_graph_size) and SGLang's cuda_graph_runner (bisect over
+ * capture_bs) pad alike.  0 above the largest: the step runs without a
+ * graph (TensorRT-LLM's cuda_graph_runner has no graph for it, vLLM's
+ * gpu_model_runner runs a batch over max_capture_size eagerly, SGLang's
+ * can_run refuses bs > max_bs), priced as eager_step.  Without a list,
+ * or for a runtime that launches every kernel anyway, b itself. */
+static double graph_batch(const infer_cfg *c, double b)
+{
+	int i;
+
+	if (c->runtime != INFER_GRAPHS || c->n_graph == 0)
+		return b;
+	for (i = 0; i < c->n_graph; i++)
+		if (c->graph_sizes[i] >= b)
+			return c->graph_sizes[i];
+	return 0.0;
+}
+
+/* The decode-only step of b sequences at context ctx as the graph runs
+ * it, s: every row at the padded batch g = graph_batch(b) but the
+ * attention, which runs over the b sequences' KV only (the padded slots
+ * are dummy requests of no context: TensorRT-LLM's
+ * add_dummy_requests, vLLM's slot_mapping -1 and zero seq_lens); above the
+ * largest captured size the step launched from the stream (eager_step).
+ * ph: the step at b (its rows, as the result shows them). */
+static int graph_step(const gp_model *m, const roof_device *d,
+                      const infer_cfg *c, double b, double ctx,
+                      double n_off, infer_phase *ph, double *t,
+                      gp_error *err)
+{
+	infer_phase pg;
+	double g = graph_batch(c, b);
+
+	if (infer_step(m, d, c, b, 1, ctx, n_off, ph, err) != GP_OK)
+		return GP_EINVAL;
+	*t = ph->time;
+	if (g == 0.0)
+		return eager_step(m, d, c, b, ctx, n_off, t, err);
+	if (g > b) {
+		if (infer_step(m, d, c, g, 1, ctx, n_off, &pg, err) != GP_OK)
+			return GP_EINVAL;
+		*t = pg.time - attn_time(&pg) + attn_time(ph);
+	}
+	return GP_OK;
+}
+
 /* The attention of k prompt tokens of prompts of plen tokens, s: whole
  * prompts when k holds one (k / plen of them, each attending causally to
  * its own keys), else one chunk of k tokens of a prompt cut into chunks
@@ -426,26 +480,31 @@ static int run_finite(const gp_model *m, const roof_device *d,
                       double share, double cavg, infer_result *r,
                       gp_error *err)
 {
-	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE];
+	double tb[RUN_TABLE], tt[RUN_TABLE], te[RUN_TABLE], ta[RUN_TABLE];
 	double cn[RUN_COHORTS], ce[RUN_COHORTS];
 	double N, L = c->output, P = c->input, W, bm, x, t = 0.0, it;
 	double queue, pend = 0.0, adm = 0.0, dec = 0.0, done = 0.0;
-	double start, budget, proc, fin, step;
+	double start, budget, proc, fin, step, tmax, xd, g;
 	int nt = 0, head = 0, cnt = 0, last = -1;
 	infer_phase ph;
 	mixed_table mt;
 
 	N = c->requests / r->replicas;
 	bm = ceil((double)B / c->pp);
+	/* The table reaches the captured size the full batch pads to
+	 * (graph_batch), so a padded step is read at a priced point or
+	 * between two. */
+	tmax = fmax(bm, graph_batch(c, bm));
 	/* N L / B decode steps, the prompts' N P / max_num_tokens and a
 	 * request's L: past RUN_ITER_MAX keep the steady state. */
 	if (N * L / B + N * P / c->max_num_tokens + L > RUN_ITER_MAX)
 		return GP_OK;
 	for (x = 1.0; nt < RUN_TABLE; x *= 2.0) {
-		double b = x < bm ? x : bm;
+		double b = x < tmax ? x : tmax;
 
 		if (infer_step(m, d, c, b, 1, cavg, n_off, &ph, err) != GP_OK)
 			return GP_EINVAL;
+		ta[nt] = attn_time(&ph);
 		/* without graphs every step launches so already: the same */
 		te[nt] = ph.time;
 		if (c->runtime == INFER_GRAPHS &&
@@ -453,7 +512,7 @@ static int run_finite(const gp_model *m, const roof_device *d,
 			return GP_EINVAL;
 		tb[nt] = b;
 		tt[nt++] = ph.time;
-		if (b >= bm)
+		if (b >= tmax)
 			break;
 	}
 	if (c->chunked && mixed_prices(m, d, c, fmax(bm, c->max_num_tokens),
@@ -497,11 +556,20 @@ static int run_finite(const gp_model *m, const roof_device *d,
 			step = mixed_time(&mt, dec > 1e-9 ?
 			                  ceil(dec / c->pp) : 0.0, proc / c->pp,
 			                  P);
-		else
-			step = (dec > 1e-9 ?
-			        run_itl(tb, proc > 0.0 ? te : tt, nt,
-			                ceil(dec / c->pp)) : 0.0) +
-				share * fin;
+		else {
+			/* A decode-only step replays the graph at the
+			 * captured size its batch pads to, its attention at
+			 * the batch (graph_step); above the largest, or with
+			 * prompt tokens, it runs off the graph. */
+			step = share * fin;
+			xd = ceil(dec / c->pp);
+			g = proc > 0.0 ? 0.0 : graph_batch(c, xd);
+			if (dec > 1e-9)
+				step += g == 0.0 ? run_itl(tb, te, nt, xd) :
+					run_itl(tb, tt, nt, g) -
+					run_itl(tb, ta, nt, g) +
+					run_itl(tb, ta, nt, xd);
+		}
 		if (!(step > 0.0))
 			break;
 		t += step;
@@ -627,12 +695,11 @@ static int run_times(const gp_model *m, const roof_device *d,
 	 * one pass of a micro-batch through all stages. */
 	cavg = c->input + c->output / 2.0;
 	bm = ceil((double)B / c->pp);
-	if (infer_step(m, d, c, bm, 1, cavg, n_off, &r->decode, err) != GP_OK)
+	if (graph_step(m, d, c, bm, cavg, n_off, &r->decode, &r->itl, err)
+	    != GP_OK ||
+	    graph_step(m, d, c, 1, cavg, n_off, &ph, &r->itl_batch1, err)
+	    != GP_OK)
 		return GP_EINVAL;
-	r->itl = r->decode.time;
-	if (infer_step(m, d, c, 1, 1, cavg, n_off, &ph, err) != GP_OK)
-		return GP_EINVAL;
-	r->itl_batch1 = ph.time;
 	r->stream_tokens_per_s = 1.0 / r->itl;
 	/* Steady state: B requests produce B * output tokens in B prefill
 	 * shares plus output - 1 decode steps (the first token comes from

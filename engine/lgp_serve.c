@@ -105,6 +105,42 @@ static const lgp_field infer_after_fields[] = {
 static const lgp_desc infer_desc = { "infer", infer_fields };
 static const lgp_desc infer_after_desc = { "infer", infer_after_fields };
 
+/* infer.graph_sizes: absent, or a list of the captured batch sizes,
+ * whole numbers ascending (lua/gpuplan/infer.lua resolves and sorts the
+ * user's; infer_check judges the values). */
+static void lgp_graph_sizes(lua_State *L, int idx, infer_cfg *c)
+{
+	lua_Integer n, i;
+
+	lgp_mark(L, idx, "graph_sizes");
+	lua_getfield(L, idx, "graph_sizes");
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "infer.graph_sizes must be a list of batch sizes "
+			   "(got %s)", luaL_typename(L, -1));
+	n = (lua_Integer)lua_rawlen(L, -1);
+	if (n < 1 || n > INFER_GRAPH_MAX)
+		luaL_error(L, "infer.graph_sizes must hold 1 to %d sizes (got "
+			   "%d)", INFER_GRAPH_MAX, (int)n);
+	for (i = 1; i <= n; i++) {
+		int ok;
+		lua_Integer v;
+
+		lua_rawgeti(L, -1, i);
+		v = lua_tointegerx(L, -1, &ok);
+		if (!ok || v < 1 || v > GP_COUNT_MAX)
+			luaL_error(L, "infer.graph_sizes[%d] must be a whole "
+				   "number 1..%d", (int)i, GP_COUNT_MAX);
+		c->graph_sizes[i - 1] = (int)v;
+		lua_pop(L, 1);
+	}
+	c->n_graph = (int)n;
+	lua_pop(L, 1);
+}
+
 /* Read an infer config table (lua/gpuplan/infer.lua fills it: SI units,
  * field names as infer_cfg; runtime "graphs"|"kernels"|"eager", compute a
  * dtype name, topo an optional topology table as for comm_cost). */
@@ -115,6 +151,7 @@ void lgp_toserve(lua_State *L, int idx, infer_cfg *c, gp_topo *t)
 	luaL_checktype(L, idx, LUA_TTABLE);
 	infer_defaults(c);
 	lgp_read(L, idx, 0, &infer_desc, c, 0);
+	lgp_graph_sizes(L, idx, c);
 	/* The default gpus is tp * pp: an int product that overflowed for
 	 * tp = pp = 65536.  Formed in double and bounded like the kernel's
 	 * counts. */
