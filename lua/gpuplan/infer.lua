@@ -273,6 +273,89 @@ M.mixes = {
 -- user's chunked context) splits the prompts as vLLM V1 does.
 M.whole_prompts = { trtllm = true }
 
+-- CUDA-graph batch sizes by runtime (engine infer_cfg.graph_sizes,
+-- infer_run.c graph_batch): a decode-only step replays the graph of the
+-- smallest captured size >= its batch, the empty slots computed too, and
+-- runs without a graph above the largest.  Each function takes the
+-- engine's max_batch and max_num_tokens, the card and tp and returns the
+-- list its runtime captures by default:
+--   trtllm: trtllm-bench's own setting, the runtime gp.infer's trtllm
+--     models (bench/benchmark/utils/general.py get_settings:
+--     cuda_graph_config = {"padding_enabled": True, "max_batch_size":
+--     max_batch_size}), whose list CudaGraphConfig.
+--     _generate_cuda_graph_batch_sizes makes: "[1, 2, 4] + [i * 8 for i
+--     in range(1, 17)]" with padding, "2**i for i in range(8,
+--     math.ceil(math.log(max_batch_size, 2)))", those <= max_batch_size,
+--     and max_batch_size itself (tensorrt_llm/llmapi/llm_args.py); then
+--     M.trtllm_graph_cap.
+--   vllm: V1's cuda_graph_sizes default "[min(max_num_seqs * 2, 512)]"
+--     (vllm/config/scheduler.py) and its list "[1, 2, 4] + [i for i in
+--     range(8, cuda_graph_sizes[0] + 1, 8)]" (vllm/config/__init__.py
+--     VllmConfig), no size above max_num_batched_tokens.
+--   sglang: ServerArgs._generate_cuda_graph_batch_sizes (python/sglang/
+--     srt/server_args.py): "[1, 2, 4, 8, 12] + list(range(16, 257, 8)) +
+--     list(range(272, 512, 16)) + list(range(512, self.cuda_graph_max_bs +
+--     1, 32))" up to cuda_graph_max_bs, which _handle_gpu_memory_settings
+--     sets by the card's memory and tp: under 20 GiB 8; under 35 GiB 24
+--     (tp < 4) or 80; under 60 GiB 32 or 160; under 160 GiB (H100, H200,
+--     H20) 256 (tp < 4) or 512; larger (B200, MI300) 512.
+--   graphs (the generic runtime), nim-http, gpt-fast: none -- no one
+--     runtime's list stands for them, so a graph at every batch as before
+--     (a named runtime or graph_sizes says more).
+local function trtllm_graph_list(max_bs)
+  local t = { 1, 2, 4 }
+  for i = 1, 16 do t[#t + 1] = 8 * i end
+  for i = 8, math.ceil(math.log(max_bs, 2)) - 1 do t[#t + 1] = 1 << i end
+  local r = {}
+  for _, v in ipairs(t) do if v <= max_bs then r[#r + 1] = v end end
+  if r[#r] ~= max_bs then r[#r + 1] = max_bs end
+  return r
+end
+M.graph_sizes = {
+  trtllm = function(max_bs) return trtllm_graph_list(max_bs) end,
+  vllm = function(max_bs, max_tok)
+    local top, r = math.min(max_bs * 2, 512), { 1, 2, 4 }
+    for i = 8, top, 8 do r[#r + 1] = i end
+    local k = {}
+    for _, v in ipairs(r) do if v <= max_tok then k[#k + 1] = v end end
+    return k
+  end,
+  sglang = function(_, _, g, tp)
+    local mem = g.memory
+    if type(mem) == "string" then mem = units.parse(mem, "bytes") end
+    local gib, top = (mem or 0) / 2 ^ 30, nil
+    if gib < 20 then top = 8
+    elseif gib < 35 then top = tp < 4 and 24 or 80
+    elseif gib < 60 then top = tp < 4 and 32 or 160
+    elseif gib < 160 then top = tp < 4 and 256 or 512
+    else top = 512 end
+    local t = { 1, 2, 4, 8, 12 }
+    for i = 16, 256, 8 do t[#t + 1] = i end
+    for i = 272, 511, 16 do t[#t + 1] = i end
+    for i = 512, top, 32 do t[#t + 1] = i end
+    local r = {}
+    for _, v in ipairs(t) do if v <= top then r[#r + 1] = v end end
+    return r
+  end,
+}
+
+-- TensorRT-LLM's PyTorch flow keeps the sizes a decode-only batch can
+-- reach and pads to its cap above them (tensorrt_llm/_torch/pyexecutor/
+-- model_engine.py _filter_cuda_graph_batch_sizes: "max_cuda_graph_bs =
+-- min(max_batch_size, int(max_num_tokens / (1 + max_draft_len)))", the
+-- sizes <= it kept, and where a larger one was given "padding to
+-- max_cuda_graph_bs is acceptable", the cap appended), to the user's list
+-- as to its own.
+function M.trtllm_graph_cap(list, max_bs, max_tok)
+  local cap = math.min(max_bs, math.floor(max_tok))
+  local r, over = {}, false
+  for _, v in ipairs(list) do
+    if v <= cap then r[#r + 1] = v else over = true end
+  end
+  if over and r[#r] ~= cap then r[#r + 1] = cap end
+  return r
+end
+
 -- vLLM's batch limits where the caller leaves them at their default
 -- (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults): "if
 -- device_memory >= 70 * GiB_bytes and "a100" not in device_name: # For
@@ -442,6 +525,50 @@ local function check_args(a, level)
   if type(a) ~= "table" then error("infer: expected a table of arguments", level + 1) end
   -- The resolve step of every command: keys, and quantities' units.
   options.resolve("infer", a, "infer", level + 1, "argument")
+end
+
+-- graph_sizes as the user gave it: a list of whole numbers or their
+-- comma-joined string ("1,2,4,8"); sorted, each once.  Nil when absent.
+local function graph_sizes_arg(a)
+  local v = a.graph_sizes
+  if v == nil then return nil end
+  local t = {}
+  if type(v) == "string" then
+    for w in (v .. ","):gmatch("([^,]*),") do
+      local n = tonumber(w)
+      if n == nil then
+        error(string.format("infer: graph_sizes must be whole numbers joined by commas "
+          .. "(got '%s')", v), 4)
+      end
+      t[#t + 1] = n
+    end
+  elseif type(v) == "table" and #v > 0 then
+    for k in pairs(v) do
+      if math.type(k) ~= "integer" or k < 1 or k > #v then
+        error("infer: graph_sizes must be a list of batch sizes (got a table with key "
+          .. args.shown(k) .. ")", 4)
+      end
+    end
+    for i = 1, #v do t[i] = v[i] end
+  else
+    error("infer: graph_sizes must be a list of batch sizes or a string such as '1,2,4,8' (got "
+      .. args.shown(v) .. ")", 4)
+  end
+  local seen = {}
+  for i, n in ipairs(t) do
+    if type(n) ~= "number" or n ~= n or n < 1 or n > options.COUNT_MAX or n % 1 ~= 0 then
+      error(string.format("infer: graph_sizes[%d] must be a whole number 1..%d (got %s)", i,
+        options.COUNT_MAX, args.shown(n)), 4)
+    end
+    if seen[n] then error(string.format("infer: graph_sizes names %d twice", n), 4) end
+    seen[n] = true
+    t[i] = math.tointeger(n)
+  end
+  if #t > 128 then
+    error(string.format("infer: graph_sizes holds %d sizes, at most 128", #t), 4)
+  end
+  table.sort(t)
+  return t
 end
 
 -- The format a weight name computes in: its base name (gptq-g64 -> gptq,
@@ -692,6 +819,32 @@ function M.setup(a)
   if c.chunked and a.max_num_tokens == nil then
     default(string.format("max_num_tokens=%d (%s; the chunked prefill's tokens a step)",
       c.max_num_tokens or 8192, budget_said))
+  end
+  -- The CUDA-graph batch sizes a decode-only step pads to (M.graph_sizes;
+  -- engine/infer_run.c graph_batch): the user's list, else the named
+  -- runtime's own, TensorRT-LLM's capped by its engine limits
+  -- (M.trtllm_graph_cap).  The MoE serving model prices its own steps.
+  local serve_model = require("gpuplan.serve").wants(a)
+  if a.graph_sizes ~= nil and (c.runtime ~= "graphs" or serve_model) then
+    error("infer: graph_sizes is the batch sizes a CUDA-graph runtime captures for one model "
+      .. "on its replicas (runtime graphs, trtllm, vllm, sglang, nim-http, gpt-fast); "
+      .. (serve_model and "the MoE serving model does not read it" or
+          ("runtime " .. tostring(a.runtime) .. " runs no graphs")), 3)
+  end
+  if c.runtime == "graphs" and not serve_model then
+    local gs, rt = graph_sizes_arg(a), a.runtime or "graphs"
+    local mb, mt = c.max_batch or 2048, c.max_num_tokens or 8192
+    local said = nil
+    if gs == nil and M.graph_sizes[rt] then
+      gs = M.graph_sizes[rt](mb, mt, g, tp)
+      said = ({ trtllm = "trtllm-bench's", vllm = "vLLM's", sglang = "SGLang's" })[rt]
+    end
+    if gs and rt == "trtllm" then gs = M.trtllm_graph_cap(gs, mb, mt) end
+    if said and #gs > 0 then
+      default(string.format("graph_sizes=%d sizes %d..%d (%s captured CUDA-graph batches; a "
+        .. "decode step pads to the next, runs eager above)", #gs, gs[1], gs[#gs], said))
+    end
+    if gs and #gs > 0 then c.graph_sizes = gs end
   end
   return setup_memory(a, cat, model, g, sys, d, c, tp, pp, default,
     { defaults = defaults, weights = weights, kv = kv })

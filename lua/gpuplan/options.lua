@@ -593,6 +593,15 @@ opt { name = "chunked_prefill", type = "flag", commands = "infer",
     .. "replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, "
     .. "it chunks by --prefill-tokens",
   suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
+opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
+  default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
+  help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "
+    .. "list): a decode-only step runs the graph of the next size up, its empty slots "
+    .. "computed too (attention at the real batch), and without a graph above the largest "
+    .. "(TensorRT-LLM's cuda_graph_config batch_sizes with enable_padding, vLLM's "
+    .. "cudagraph_capture_sizes, SGLang's --cuda-graph-bs)",
+  suggest = { "cuda_graph_batch_sizes", "cuda_graph_bs", "cudagraph_capture_sizes",
+              "capture_sizes" } }
 opt { name = "kv_policy", type = "string", lua_only = true, commands = "infer",
   help = "mean (default: paged KV, each running sequence holds input + output/2, vLLM) | "
     .. "max (input + output reserved per sequence, TensorRT-LLM GUARANTEED_NO_EVICT)" }
