@@ -329,6 +329,8 @@ local case_schema = T.record {
     batch = count(), input_len = count(), output_len = count(), concurrency = count(),
     -- a run of this many requests issued at once (gp.infer's requests)
     num_requests = count(),
+    -- the batch sizes the run captured CUDA graphs at (gp.infer's graph_sizes)
+    graph_sizes = T.array(count()),
     -- MoE serving (SCHEMA.md): one pool measured alone, MTP, the overlap.
     phase = T.enum { "decode", "prefill" }, itl_max_ms = T.number { positive = true, max = 1e6 },
     mtp = count(0), acceptance = declared("acceptance"),

@@ -401,6 +401,9 @@ return function(case, cat)
   -- A run of num_requests requests issued at once, measured over the run
   -- (gp.infer's requests): the batch's fill and drain count.
   a.requests = v(wl.num_requests)
+  -- The batch sizes the run captured CUDA graphs at, where its config
+  -- states them (gp.infer's graph_sizes; else the runtime's own).
+  a.graph_sizes = v(wl.graph_sizes)
   local batch = v(wl.batch) or v(par.micro_batch)
   local conc = v(wl.concurrency)
   if conc then a.concurrency = conc elseif batch then a.batch = batch end
