@@ -278,7 +278,23 @@ gpu {
     -- torch 2.11 (CUDA 13.0), B.copy_(A) of two 2 GiB bf16 tensors, the
     -- kernel's time from the CUDA profiler (CUPTI), median of three after
     -- a warm-up: 4 GiB read + written in 1.00 ms = 4.28 TB/s, 0.892 of
-    -- the rated 4.8 TB/s.  The same session timed cuBLAS's one-token bf16
+    -- the rated 4.8 TB/s.  Rerun the same day over 0.25-4 GiB a tensor
+    -- (kernel time, median of 20): 4.23-4.30 TB/s; timed with CUDA
+    -- events around each copy (median of 50, launch included) 3.90 at
+    -- 0.25 GiB rising to 4.25 at 4 GiB.
+    -- GEMM rates measured the same day on the same card (torch 2.11,
+    -- cuBLAS 13, A @ B with CUDA events, median of 20 after 3 warm-ups;
+    -- driver 580.159.04, 700 W, 1980 MHz max SM clock), TFLOP/s:
+    -- bf16 square M=N=K 1024 97, 2048 446, 3072 648, 4096 734, 6144 787,
+    -- 8192 766, 12288 716, 16384 698 (best 787 = 0.795 of 989: the
+    -- gemm.bf16 0.80 below, borrowed from the H100, holds; the largest
+    -- squares fall back as the card holds its 700 W); Llama-shaped
+    -- M x N x K 4096x6144x4096 615, 4096x28672x8192 687,
+    -- 4096x8192x28672 699, 8192x57344x8192 703, 16384x4096x14336 601,
+    -- 1024x8192x8192 597, 128x8192x8192 339, 64x8192x8192 174; fp8
+    -- (torch._scaled_mm, e4m3, per-tensor scales, bf16 out) square 2048
+    -- 517, 4096 1152, 8192 1456 (0.736 of 1979: the gemm.fp8 0.73 below,
+    -- stas00's H200 MAMF, holds), 16384 1304.  The same session timed cuBLAS's one-token bf16
     -- linears (F.linear, x [1, K], weights rotated through >= 600 MB so
     -- L2 holds none): Qwen3-8B's shapes N x K 6144x4096 3.44 TB/s,
     -- 4096x4096 2.77 (split-K + reduce), 24576x4096 4.13, 4096x12288
