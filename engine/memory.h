@@ -270,7 +270,8 @@ typedef struct gp_mem_result {
 			     * rows once the weights and the workspace of
 			     * the engine's token budget are placed */
 	int cpu_layers;     /* layers offloaded to the CPU to fit */
-	/* DeepSpeed's ZeRO optimizer at stage 2/3 (mem_ds_zero_phases):
+	/* DeepSpeed's ZeRO optimizer at stage 2/3, and stage 1's step
+	 * (mem_ds_zero_phases):
 	 * the phase whose gradients bytes[GP_MEM_GRADS] holds, 1 the
 	 * backward's, 2 the step's, 3 between them (an RL step's rollout
 	 * and forwards; 0: the recipe's gradients), and the bytes per

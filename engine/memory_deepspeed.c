@@ -228,13 +228,52 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
  *    grads_in_partition = None", and backward() makes the buckets anew
  *    ("self.ipg_buffer = []; buf_0 = torch.empty(int(self.
  *    reduce_bucket_size) ..."): a forward alone holds neither.
+ * Stage 1 (partition_gradients false) runs the same class and the same
+ * step(): its backward keeps every parameter's whole 16-bit .grad (the
+ * recipe's grads: nothing reduce-scattered), the epilogue
+ * (independent_gradient_partition_epilogue, shared with stage 2) takes
+ * averaged_gradients as get_flat_partition(..., return_tensor_list=True)
+ * -- narrow views of this rank's partition of those .grad tensors -- and
+ * "self.zero_grad(set_to_none=True)" drops the rest; step() then makes
+ * the same flat 16-bit copy and its .to(fp32): pb + pb + 4 per element
+ * of the partition, as at stage 2.  Without that moment a ZeRO-1 job
+ * read smaller than the same job at ZeRO-2, whose step holds exactly
+ * it.  Only the step is priced here at stage 1 (its backward is the
+ * recipe's whole gradient); not for DeepSpeed's BF16_Optimizer
+ * (master_shard0), a different class.
  * o holds the stage's tensors as the recipe sized them (grads: g
- * elements x sb->grads); the larger phase replaces them.  bucket: the
+ * elements x sb->grads, at stage 1 the whole gradient; master: the
+ * partition's fp32 copy); the larger phase replaces them.  bucket: the
  * flat gradient bucket's bytes the step keeps (stage 3's). */
 void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 			double bucket, gp_mem_result *o)
 {
 	int z3 = c->lay.zero == 3;
+	if (c->lay.zero == 1) {
+		/* the partition: the fp32 master's elements (sharded at
+		 * stage 1), else the optimizer states' */
+		double gp = sb->master > 0 ? o->bytes[GP_MEM_MASTER] /
+			sb->master : sb->optimizer > 0 ?
+			o->bytes[GP_MEM_OPTIMIZER] / sb->optimizer : 0.0;
+		double pb1 = sb->weights, gs, bw1;
+
+		if (!(gp > 0))
+			return;
+		gs = gp * (pb1 + pb1 + (pb1 < 4.0 ? 4.0 : 0.0));
+		bw1 = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_ACTIVATIONS] +
+			o->bytes[GP_MEM_RECOMPUTE] + o->bytes[GP_MEM_LOGITS] +
+			o->bytes[GP_MEM_VISION];
+		if (gs <= bw1)
+			return;
+		o->bytes[GP_MEM_GRADS] = gs;
+		o->ds_grad_phase = 2;
+		o->ds_grad_bytes = gs / gp;
+		o->bytes[GP_MEM_ACTIVATIONS] = 0;
+		o->bytes[GP_MEM_RECOMPUTE] = 0;
+		o->bytes[GP_MEM_LOGITS] = 0;
+		o->bytes[GP_MEM_VISION] = 0;
+		return;
+	}
 	/* stage 3's partition and its flattened copy at the step are the
 	 * accumulator's dtype (grad_accum_dtype, memory.h ds_accum_bytes);
 	 * .to(fp32) of an fp32 flat copy is that copy, no third tensor */

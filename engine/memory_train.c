@@ -653,7 +653,7 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 			mem_ds_reduce_phase(m, c, y, sh[SH_TOK], A, sh[SH_MINE],
 					first, last, o);
 	}
-	/* DeepSpeed's ZeRO optimizer (stages 2, 3, not offloaded, no
+	/* DeepSpeed's ZeRO optimizer (stages 2, 3 and stage 1's step, not offloaded, no
 	 * LoRA): its gradients by phase, the backward's 16-bit partition
 	 * or the step's fp32 one (memory_deepspeed.c), a frozen language
 	 * model's trained projector alike.  Last: it reads what ST_REST
@@ -665,7 +665,8 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 		o->ds_idle_grads = o->ds_idle_bucket = 0;
 		o->ds_fwd_gather = 0;
 	}
-	if ((parts & ST_ZERO) && c->ds_zero && zero >= 2 &&
+	if ((parts & ST_ZERO) && c->ds_zero &&
+	    (zero >= 2 || (zero == 1 && !sbp->master_shard0)) &&
 	    c->lora_rank == 0 && !c->grads_in_bwd &&
 	    !c->paged_optimizer && !c->grads_whole &&
 	    !c->offload_optimizer && !c->offload_params &&

@@ -21,7 +21,7 @@ static double rl_states(const gp_mem_result *m)
  * state between the step and the next backward -- the rollout, the
  * log-prob forwards -- holds no fp32 gradient, only what the optimizer
  * keeps then (stage 3: its 16-bit partition buffer and flat bucket;
- * stage 2: nothing); gather: its gathered layers and buffers.  Other
+ * stages 1 and 2: nothing); gather: its gathered layers and buffers.  Other
  * stacks keep the update's gradients as they are (Megatron's DDP grad
  * buffer is made once, with the model, and kept unless offloaded:
  * rl_rollout_cap). */

@@ -109,7 +109,7 @@ local function component_rows(r)
     end
   end
   if r.recipe == "deepspeed-bf16" then notes.grads = "bf16 .grad + fp32 accumulation" end
-  -- DeepSpeed's ZeRO optimizer at stage 2/3 (engine/memory_deepspeed.c
+  -- DeepSpeed's ZeRO optimizer at stage 2/3 and stage 1's step (engine/memory_deepspeed.c
   -- mem_ds_zero_phases, where it applies): a 16-bit partition, fp32
   -- only in the step.
   if r.grad_phase == "step" then
