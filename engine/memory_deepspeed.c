@@ -259,13 +259,16 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 
 		if (!(gp > 0))
 			return;
+		/* the step after _release_ipg_buffers: no bucket either */
 		gs = gp * (pb1 + pb1 + (pb1 < 4.0 ? 4.0 : 0.0));
 		bw1 = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_ACTIVATIONS] +
 			o->bytes[GP_MEM_RECOMPUTE] + o->bytes[GP_MEM_LOGITS] +
-			o->bytes[GP_MEM_VISION];
+			o->bytes[GP_MEM_VISION] +
+			o->bytes[GP_MEM_PARAM_GATHER];
 		if (gs <= bw1)
 			return;
 		o->bytes[GP_MEM_GRADS] = gs;
+		o->bytes[GP_MEM_PARAM_GATHER] = 0;
 		o->ds_grad_phase = 2;
 		o->ds_grad_bytes = gs / gp;
 		o->bytes[GP_MEM_ACTIVATIONS] = 0;

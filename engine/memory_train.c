@@ -370,8 +370,14 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 	 * with contiguous_gradients, the default; v0.14.2), adapters and
 	 * frozen bases included; with overlap_comm stage 2 makes a second
 	 * buffer of the same size (ds_overlap_comm; stage 3 keeps its one
-	 * flat buffer).  Offloaded (DeepSpeed's coordinator, mem_ds_offload):
-	 * the reuse window instead, and the gradient bucket is in grads. */
+	 * flat buffer).  Stage 1 runs the same backward() -- "if self.
+	 * contiguous_gradients: self.ipg_buffer = []; buf_0 = torch.empty(
+	 * int(self.reduce_bucket_size) ...", no test of the stage, and
+	 * contiguous_gradients defaults true at every stage (DeepSpeedZero-
+	 * Config) -- so its bucket is the same; DeepSpeed's BF16_Optimizer
+	 * (master_shard0, bf16 at ZeRO 0/1) has none.  Offloaded
+	 * (DeepSpeed's coordinator, mem_ds_offload): the reuse window
+	 * instead, and the gradient bucket is in grads. */
 	per_layer_w = (p->per_layer_max / y->tp);
 	if (zero == 3) {
 		double gb = c->lora_rank > 0 ? frozen_bits / 8.0 : wb;
@@ -382,9 +388,10 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 			     per_layer_w) :
 			2.0 * per_layer_w);
 	}
-	if (zero >= 2 && c->ds_zero && !off)
+	if ((zero >= 2 || (zero == 1 && !sb->master_shard0)) &&
+	    c->ds_zero && !off)
 		o->bytes[GP_MEM_PARAM_GATHER] += c->ds_reduce_bucket * wb *
-			(zero == 2 && c->ds_overlap_comm ? 2.0 : 1.0);
+			(zero <= 2 && c->ds_overlap_comm ? 2.0 : 1.0);
 	else if (zero >= 2 && c->lora_rank == 0 && !c->llm_frozen && !off &&
 		 !c->grads_whole)
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;

@@ -14,7 +14,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(8)
+t.plan(10)
 
 local function comp(r, name) return t.part(r, name) end
 
@@ -37,6 +37,11 @@ local g = N / 8
 local z1 = mem { zero = 1, seq = 128, batch = 1, recompute = "none" }
 t.ok(comp(z1, "activations") > 0, "zero 1 on 8 ranks: the backward (with activations) is the peak")
 t.near(comp(z1, "grads"), 2 * N, 1e-9, "zero 1 backward: the whole 16-bit .grad")
+-- The backward's flat bucket: stage_1_and_2.py backward() makes buf_0 of
+-- reduce_bucket_size (5e8) elements of the 16-bit dtype at every stage
+-- (contiguous_gradients defaults true): 5e8 x 2 B = 1e9 B.  Tolerance as
+-- above.
+t.near(comp(z1, "param_gather"), 1e9, 1e-9, "zero 1 backward: the 5e8-element ipg bucket")
 
 -- On 2 ranks g = N / 2: the step's 8 g = 4 N = 26.95 GB outweighs the
 -- backward's 2 N + activations: grads 8 g, no activations listed.
@@ -44,6 +49,7 @@ local g2 = N / 2
 local s1 = mem { zero = 1, gpus = 2, seq = 128, batch = 1, recompute = "none" }
 t.near(comp(s1, "grads"), 8 * g2, 1e-9, "zero 1 step: 16-bit partition, its flat copy, fp32")
 t.is(comp(s1, "activations"), 0, "zero 1 step: the activations are gone")
+t.is(comp(s1, "param_gather"), 0, "zero 1 step: the bucket is released before it")
 t.is(s1.grad_phase, "step", "zero 1: grad_phase says the step")
 
 -- The invariant: ZeRO-2 shards what ZeRO-1 holds whole, and its step is
