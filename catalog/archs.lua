@@ -367,6 +367,10 @@ arch {
           .. "potentially provide further speedups')",
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
+  -- wgmma's N side takes "N = 8..256" in steps of 8 (PTX ISA, wgmma
+  -- shapes): a library GEMM of few tokens pads them to 8, not a 64-row
+  -- tile (engine/roofline.c, the swapped tiles above k_fill)
+  mma_n_step = 8,
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
   nccl_ring_ll128_ch_bw = "36.7GB/s",

@@ -26,6 +26,9 @@
  * 16-row CTA tile, cuBLAS its small-N tiles.  So a decode batch of 1-16 on
  * tensor cores pays for 16 tokens (roof_gemm_eff's tile term). */
 #define ROOF_MIN_EDGE 16.0
+/* The widest N of a Hopper warpgroup MMA, "N = 8..256" (PTX ISA wgmma
+ * shapes): the most tokens a swapped tile covers (the swapped tiles, above k_fill). */
+#define SWAP_MAX_N 256.0
 /* Not every kernel swaps: DeepGEMM's SM90 GEMMs (the block-scaled fp8
  * linears and grouped expert GEMMs SGLang and DeepSeek run for
  * DeepSeek-V3's checkpoint) keep the tokens on the M side of a 64-row
@@ -226,6 +229,13 @@ int roof_device_check(const roof_device *d, gp_error *err)
 	/* achievable.unsplit: the LDS must hold a stage of the smallest
 	 * tile pair, 1 B of K of each of its two 16-row edges
 	 * (unsplit_time), or no tile could run. */
+	/* An MMA's N step is a whole number of rows, at least 1 and at
+	 * most the widest N (SWAP_MAX_N). */
+	if (bad(d->mma_n_step) || d->mma_n_step > SWAP_MAX_N ||
+	    d->mma_n_step != floor(d->mma_n_step))
+		return gp_fail(err, "device mma_n_step must be 0 or a whole "
+		               "number of rows 1..%g (got %g)", SWAP_MAX_N,
+		               d->mma_n_step);
 	if (bad(d->cta_latency) || d->cta_latency > ROOF_MAX_LAUNCH ||
 	    bad(d->cta_stage) || d->cta_stage > ROOF_MAX_WORK ||
 	    bad(d->cta_stage_k) || d->cta_stage_k > ROOF_MAX_WORK ||
@@ -258,6 +268,38 @@ static double tile_edge(double x)
 		return 64.0;
 	return ROOF_TILE;
 }
+
+/* Swapped small-M tiles on Hopper and newer (roof_device.mma_n_step).
+ * Hopper's warpgroup MMA multiplies a 64-row A slice by a B slice of N
+ * columns, "wgmma.mma_async ... .m64nNk16 / .m64nNk32, N = 8..256 in
+ * steps of 8" (PTX ISA, "Matrix shape" of wgmma; Blackwell's
+ * tcgen05.mma keeps M = 64 with N = 8..256, steps of 8).  A library GEMM
+ * of few tokens therefore computes C^T = W X^T: the weight rows on the
+ * 64-row M side of a 64- or 128-row tile (CUTLASS's sm90 tile shapes:
+ * 64 x N and 128 x N, one or two consumer warpgroups, N up to 256) and
+ * the tokens on the N side, padded to a multiple of 8 instead of a
+ * 64-row tile.  cuBLAS does this: a bf16 M = 1 linear on this project's
+ * lent H200 (cuBLAS 13.0 via torch 2.11, CUPTI kernel names, measured
+ * 2026-12-04) ran nvjet_sm90_tst_64x8_64x16_4x1, "nvjet 192x8", "128x8
+ * splitK", "384x8", "512x8 splitK" -- tiles whose token edge is 8.  The
+ * library picks the cheaper of the two layouts (its heuristic's tile
+ * list holds both), so gemm_eff prices both -- tiles, waves over the
+ * SMs, split-K -- and keeps the better.  Calibration, not validation:
+ * the same device's FP8 linears of a Llama 3.3 70B layer (torch.
+ * _scaled_mm, cuBLASLt, e4m3 per-tensor, bf16 out; qkv 10240 x 8192,
+ * o 8192 x 8192, up 57344 x 8192, down 8192 x 28672; 30 iterations,
+ * about +-5% noise) took, in us per layer, 240.1 at M = 128, 265.7 at
+ * 160, 297.1 at 176, 306.4 at 192, 303.8 at 200, 314.1 at 208, 318.2 at
+ * 216, 346.0 at 224, 389.8 at 240, 356.9 at 256: no 64-row step (200
+ * is no slower than 192, where 64-row tiles would pad 200 to 256).
+ * Only from 17 to SWAP_MAX_N tokens (the largest N), and only for a
+ * library GEMM: ops that state their own M tile (roof_op.m_tile:
+ * DeepGEMM's 64 rows) or spread rows, dequantising weight-only kernels
+ * and the attention kernels' tiles keep theirs.  A batch of 1-16 keeps
+ * the 16-wide edge (ROOF_MIN_EDGE): cuBLAS's 64x8 tile would pay 8 there,
+ * but vLLM's CUTLASS fp8 GEMM (sm90_fp8_config_M16: "TileShape =
+ * Shape<_64, _16, _256>", swap AB), Marlin and Machete pay 16, and an op
+ * does not say which library runs it. */
 
 /* Pipeline-fill efficiency of a K loop of depth k (see ROOF_K_FILL). */
 static double k_fill(double k)
@@ -389,11 +431,50 @@ static double expected_tiles(double mean, double tile, int touched)
  * rather than switching tiles: DeepGEMM PR 192's swapAB masked GEMM,
  * "Significantly improve the performance for BLOCK_M = 32 or M%64<32
  * ... Use multi-math_warp_groups and multi-wave MMAs". */
-static double gemm_eff(const roof_device *d, double m, double n, double k,
-                       double count, double mt, int spread)
+/* Wave quantisation (DU-09799-001 sec. 3.2) with split-K of `tiles`
+ * output tiles over the SMs, times the K loop's fill; see gemm_eff. */
+static double wave_eff(const roof_device *d, double tiles, double k)
 {
-	double tm, tn, q, tiles, tile_eff, best = 0.0, kref;
+	double best = 0.0, kref = k_fill(ROOF_K_REF);
 	int s;
+
+	if (!d || d->sms <= 0)
+		return fmin(1.0, k_fill(k) / kref);
+	/* Tiles run in waves of `sms` CTAs, the last wave partly idle: eff =
+	 * tiles / (ceil(tiles / sms) sms).  A library may split K into s
+	 * slices to fill the SMs (split-K), at the price of shorter K loops;
+	 * take the best s, as its heuristics do. */
+	for (s = 1; s <= ROOF_MAX_SPLIT; s++) {
+		double units = tiles * s, waves, e, fill;
+
+		if (s > 1 && k / s < ROOF_MIN_SLICE)
+			break;
+		fill = fmin(1.0, k_fill(k / s) / kref);
+		/* The fill term falls with s and the wave term is at most 1,
+		 * so no larger split can beat `best` once it reaches this
+		 * split's fill: stop (the same answer, fewer steps). */
+		if (best >= fill)
+			break;
+		waves = ceil(units / d->sms);
+		e = units / (waves * d->sms) * fill;
+		if (e > best)
+			best = e;
+	}
+	return best;
+}
+
+/* roof_gemm_eff with the M tile fixed by the kernel when mt > 0: mt rows
+ * up to mt tokens, ROOF_TILE above (roof_op.m_tile).  A tile under 64
+ * rows is a swapped kernel's token block (the tokens on the WGMMA's N
+ * side), which covers more tokens with more blocks of the same width
+ * rather than switching tiles: DeepGEMM PR 192's swapAB masked GEMM,
+ * "Significantly improve the performance for BLOCK_M = 32 or M%64<32
+ * ... Use multi-math_warp_groups and multi-wave MMAs".  lib: a library
+ * GEMM, which on a device with mma_n_step may swap (SWAP_MAX_N). */
+static double gemm_eff(const roof_device *d, double m, double n, double k,
+                       double count, double mt, int spread, int lib)
+{
+	double tm, tn, q, tiles, tile_eff, eff;
 
 	if (!(m > 0.0) || !(n > 0.0) || !(k > 0.0))
 		return 1.0;
@@ -420,37 +501,32 @@ static double gemm_eff(const roof_device *d, double m, double n, double k,
 	tiles = (spread ? roof_expected_tiles(m, q, 1) * (q / tm) :
 		 ceil(m / tm)) * ceil(n / tn);
 	tile_eff = (m * n) / (tiles * tm * tn);
-	tiles *= count;
-	kref = k_fill(ROOF_K_REF);
-	if (!d || d->sms <= 0)
-		return tile_eff * fmin(1.0, k_fill(k) / kref);
-	/* Wave quantisation (sec. 3.2): tiles run in waves of `sms` CTAs, the
-	 * last wave partly idle: eff = tiles / (ceil(tiles / sms) sms).  A
-	 * library may split K into s slices to fill the SMs (split-K), at the
-	 * price of shorter K loops; take the best s, as its heuristics do. */
-	for (s = 1; s <= ROOF_MAX_SPLIT; s++) {
-		double units = tiles * s, waves, e, fill;
+	eff = tile_eff * wave_eff(d, tiles * count, k);
+	/* The swapped layout (SWAP_MAX_N): the m tokens on one N edge of
+	 * whole steps and at least ROOF_MIN_EDGE (a decode batch of 1-16
+	 * keeps the 16-wide edge and its sources), the n weight rows on 64-
+	 * or 128-row tiles (the fewer padded rows, a tie 128, as
+	 * tile_edge). */
+	if (lib && d && d->mma_n_step > 0.0 && mt == 0.0 && !spread &&
+	    m <= SWAP_MAX_N) {
+		double sm = fmax(ROOF_MIN_EDGE,
+		                 ceil(m / d->mma_n_step) * d->mma_n_step);
+		double sn = ceil(n / 64.0) * 64.0 < ceil(n / ROOF_TILE) *
+			ROOF_TILE ? 64.0 : ROOF_TILE;
+		double st = ceil(n / sn);
+		double se = (m * n) / (st * sm * sn) *
+			wave_eff(d, st * count, k);
 
-		if (s > 1 && k / s < ROOF_MIN_SLICE)
-			break;
-		fill = fmin(1.0, k_fill(k / s) / kref);
-		/* The fill term falls with s and the wave term is at most 1,
-		 * so no larger split can beat `best` once it reaches this
-		 * split's fill: stop (the same answer, fewer steps). */
-		if (best >= fill)
-			break;
-		waves = ceil(units / d->sms);
-		e = units / (waves * d->sms) * fill;
-		if (e > best)
-			best = e;
+		if (se > eff)
+			eff = se;
 	}
-	return tile_eff * best;
+	return eff;
 }
 
 double roof_gemm_eff(const roof_device *d, double m, double n, double k,
                      double count)
 {
-	return gemm_eff(d, m, n, k, count, 0.0, 0);
+	return gemm_eff(d, m, n, k, count, 0.0, 0, 1);
 }
 
 /* Pipeline fill of a fused attention kernel's loop over the keys, and the
@@ -512,8 +588,8 @@ double roof_attn_eff(const roof_device *d, double m, double n, double k,
 	double ref, eff;
 
 	ref = gemm_eff(d, ATTN_REF_Q, n, (ATTN_REF_Q + 1.0) / 2.0, count,
-	               0.0, 0) * causal_diag(ATTN_REF_Q);
-	eff = gemm_eff(d, m, n, k, count, 0.0, 0) *
+	               0.0, 0, 0) * causal_diag(ATTN_REF_Q);
+	eff = gemm_eff(d, m, n, k, count, 0.0, 0, 0) *
 		(causal_q > 0 ? causal_diag(causal_q) : 1.0) / ref;
 	if (d->attn_exp_dim > 0.0 && n > 0.0)
 		eff *= exp_bound(n, d->attn_exp_dim) /
@@ -680,9 +756,13 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	gemm = op_peak(d, op, &peak, &frac);
 	vec = d->peak[GP_FP32];
 	gemv = gemm && op->gemv && vec > 0.0;
+	/* A dequantising GEMM runs its weight-only kernel's own 16-row
+	 * tiles (Marlin, Machete, fpA_intB: ROOF_MIN_EDGE), not a library's
+	 * swapped ones. */
 	out->shape_eff = gemm && !gemv ? gemm_eff(d, op->m, op->n, op->k,
 	                                          op->count, op->m_tile,
-	                                          op->spread) : 1.0;
+	                                          op->spread,
+	                                          !(op->dequant > 0.0)) : 1.0;
 	rate = gemv ? vec : peak * frac * out->shape_eff;
 	out->compute_rate = rate;
 	/* Dequantisation: vector FLOP per weight element; on the GEMV path

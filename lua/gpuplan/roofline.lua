@@ -97,7 +97,8 @@ function M.device(gpu, cat, attn_kernel, power_limit)
   local d = { id = g.id, name = g.name, peak = {}, gemm = {}, mem_bw = g.mem_bw,
               hbm = ach.hbm, launch = arch.launch_overhead or 4e-6,
               graph_launch = arch.graph_launch_overhead or 1e-6,
-              sms = g.sms or arch.sms or 0, memory = (require("gpuplan.memory").capacity(g)) }
+              sms = g.sms or arch.sms or 0, mma_n_step = arch.mma_n_step,
+              memory = (require("gpuplan.memory").capacity(g)) }
   -- Sustained load (achievable.sustained, the GPU's own, else its arch's):
   -- the GEMM and attention fractions are short-burst benchmark rates; a
   -- training step keeps the tensor cores busy at the power limit, where

@@ -344,6 +344,10 @@ M.arch = T.record {
   -- SMs (compute units on AMD) of the architecture's flagship, for the
   -- GEMM wave model of its GPUs that give no `sms`; absent: no wave term
   sms = int { min = 1 },
+  -- The tokens step of the tensor-core MMA's N side a library GEMM of few
+  -- tokens swaps them onto (Hopper's wgmma: 8; engine/roofline.c);
+  -- absent: no swapped tiles priced
+  mma_n_step = int { min = 1, max = 256 },
   -- NCCL's ceiling on the LL protocol's bus bandwidth on one node for this
   -- generation (its tuner's llMaxBws row); absent: no ceiling
   nccl_ll_max_bw = T.unit("bandwidth"),
