@@ -368,8 +368,9 @@ arch {
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
   -- wgmma's N side takes "N = 8..256" in steps of 8 (PTX ISA, wgmma
-  -- shapes): a library GEMM of few tokens pads them to 8, not a 64-row
-  -- tile (engine/roofline.c, the swapped tiles above k_fill)
+  -- shapes): a library GEMM of 17-256 tokens pads them to a multiple of
+  -- 8, not of a 64-row tile (engine/roofline.c, the swapped tiles above
+  -- k_fill)
   mma_n_step = 8,
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },

@@ -272,8 +272,7 @@ static double tile_edge(double x)
 /* Swapped small-M tiles on Hopper and newer (roof_device.mma_n_step).
  * Hopper's warpgroup MMA multiplies a 64-row A slice by a B slice of N
  * columns, "wgmma.mma_async ... .m64nNk16 / .m64nNk32, N = 8..256 in
- * steps of 8" (PTX ISA, "Matrix shape" of wgmma; Blackwell's
- * tcgen05.mma keeps M = 64 with N = 8..256, steps of 8).  A library GEMM
+ * steps of 8" (PTX ISA, "Matrix shape" of wgmma).  A library GEMM
  * of few tokens therefore computes C^T = W X^T: the weight rows on the
  * 64-row M side of a 64- or 128-row tile (CUTLASS's sm90 tile shapes:
  * 64 x N and 128 x N, one or two consumer warpgroups, N up to 256) and

@@ -77,9 +77,9 @@ typedef struct roof_device {
 	                         cta_latency */
 	double mma_n_step;    /* tokens step of the tensor-core MMA's N
 	                         side when a library GEMM of few tokens
-	                         swaps them onto it (Hopper's wgmma and
-	                         Blackwell's tcgen05: 8, roofline.c
-	                         SWAP_MAX_N); 0 = no swapped tiles priced */
+	                         swaps them onto it (Hopper's wgmma: 8,
+	                         roofline.c SWAP_MAX_N); 0 = no swapped
+	                         tiles priced */
 	double eager_hbm;     /* the rate PyTorch's own memory-bound kernels
 	                         (eager ATen elementwise, reductions,
 	                         norms) stream at, as a share of hbm_frac,
