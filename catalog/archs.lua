@@ -367,8 +367,8 @@ arch {
           .. "potentially provide further speedups')",
   },
   sms = 132,  -- NVIDIA H100 whitepaper (GH100 in H100 SXM5: 132 SMs)
-  -- wgmma's N side takes "N = 8..256" in steps of 8 (PTX ISA, wgmma
-  -- shapes): a library GEMM of 17-256 tokens pads them to a multiple of
+  -- wgmma's N side takes 8..256 in steps of 8 (PTX ISA wgmma.mma_async:
+  -- ".m64n8k16, .m64n16k16, ... .m64n256k16"): a library GEMM of 17-256 tokens pads them to a multiple of
   -- 8, not of a 64-row tile (engine/roofline.c, the swapped tiles above
   -- k_fill)
   mma_n_step = 8,

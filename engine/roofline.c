@@ -26,8 +26,8 @@
  * 16-row CTA tile, cuBLAS its small-N tiles.  So a decode batch of 1-16 on
  * tensor cores pays for 16 tokens (roof_gemm_eff's tile term). */
 #define ROOF_MIN_EDGE 16.0
-/* The widest N of a Hopper warpgroup MMA, "N = 8..256" (PTX ISA wgmma
- * shapes): the most tokens a swapped tile covers (the swapped tiles, above k_fill). */
+/* The widest N of a Hopper warpgroup MMA, .m64n256k16 (PTX ISA
+ * wgmma.mma_async shapes): the most tokens a swapped tile covers (the swapped tiles, above k_fill). */
 #define SWAP_MAX_N 256.0
 /* Not every kernel swaps: DeepGEMM's SM90 GEMMs (the block-scaled fp8
  * linears and grouped expert GEMMs SGLang and DeepSeek run for
@@ -271,8 +271,10 @@ static double tile_edge(double x)
 
 /* Swapped small-M tiles on Hopper and newer (roof_device.mma_n_step).
  * Hopper's warpgroup MMA multiplies a 64-row A slice by a B slice of N
- * columns, "wgmma.mma_async ... .m64nNk16 / .m64nNk32, N = 8..256 in
- * steps of 8" (PTX ISA, "Matrix shape" of wgmma).  A library GEMM
+ * columns, N = 8..256 in steps of 8: "wgmma.mma_async.sync.aligned.
+ * shape.dtype.bf16.bf16 ... .shape = {.m64n8k16, .m64n16k16, .m64n24k16,
+ * ... .m64n248k16, .m64n256k16}" (PTX ISA, wgmma.mma_async; the fp8
+ * forms likewise .m64n8k32 ... .m64n256k32).  A library GEMM
  * of few tokens therefore computes C^T = W X^T: the weight rows on the
  * 64-row M side of a 64- or 128-row tile (CUTLASS's sm90 tile shapes:
  * 64 x N and 128 x N, one or two consumer warpgroups, N up to 256) and
