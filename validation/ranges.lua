@@ -40,7 +40,7 @@ return {
         ["stack=graphs/moe=dense/style=tensor/scale=node"] = { cases = 23, lo = 0.920, hi = 1.195 },
         ["stack=graphs/moe=dense/style=tensor/scale=node/balance=full"] = { cases = 23, lo = 0.920, hi = 1.195 },
         ["stack=graphs/moe=dense/style=tensor/scale=node/balance=full/gen=cdna3"] = { cases = 11, lo = 0.990, hi = 1.257 },
-        ["stack=graphs/moe=dense/style=tensor/scale=node/balance=full/gen=hopper"] = { cases = 11, lo = 0.919, hi = 1.195 },
+        ["stack=graphs/moe=dense/style=tensor/scale=node/balance=full/gen=hopper"] = { cases = 11, lo = 0.920, hi = 1.195 },
         ["stack=graphs/moe=moe"] = { cases = 42, lo = 0.897, hi = 1.345 },
         ["stack=graphs/moe=moe/style=expert"] = { cases = 30, lo = 0.888, hi = 1.209 },
         ["stack=graphs/moe=moe/style=expert/scale=node"] = { cases = 9, lo = 0.897, hi = 1.233 },
