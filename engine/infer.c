@@ -247,7 +247,7 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	    rate(c->p2p_bw, "p2p_bw", err) ||
 	    amount(c->price, "price", err))
 		return GP_EINVAL;
-	/* A price is 0 (no cost figures) or at least 1e-6 units per
+	/* A price is 0 (a free card: cost 0) or at least 1e-6 units per
 	 * GPU-hour: tokens/s per price of 1e-308 was inf. */
 	if (c->price != 0.0 && c->price < 1e-6)
 		return gp_fail(err, "price must be 0 or at least 1e-06 per "

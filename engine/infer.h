@@ -176,7 +176,7 @@ typedef struct infer_cfg {
 	double ar_latency;    /* s per all-reduce step (topo == NULL) */
 	double ar_bw;         /* achievable B/s per direction (topo == NULL) */
 	double p2p_bw;        /* PP send B/s; 0 = ar_bw */
-	double price;         /* per GPU-hour; 0 = no cost figures */
+	double price;         /* per GPU-hour; 0 = free (cost 0) */
 } infer_cfg;
 
 /* One operator row of a step on one GPU. */
@@ -231,8 +231,9 @@ typedef struct infer_result {
 	double tokens_per_s;  /* output tokens/s, whole system */
 	double tokens_per_s_gpu;
 	double stream_tokens_per_s; /* 1 / itl: what one user sees */
-	double cost_per_mtok; /* price units per 1e6 output tokens; 0 = none */
-	double tokens_per_s_per_price; /* tokens/s per (price unit / hour) */
+	double cost_per_mtok; /* price units per 1e6 output tokens */
+	double tokens_per_s_per_price; /* tokens/s per (price unit / hour);
+					* 0 at price 0 (no value) */
 	infer_phase prefill;  /* the single-prompt prefill (TTFT) */
 	infer_phase decode;   /* the decode step at batch */
 } infer_result;

@@ -251,11 +251,13 @@ int lgp_infer(lua_State *L)
 		lgp_setnum(L, "tokens_per_s", r.tokens_per_s);
 		lgp_setnum(L, "tokens_per_s_gpu", r.tokens_per_s_gpu);
 		lgp_setnum(L, "stream_tokens_per_s", r.stream_tokens_per_s);
-		if (c.price > 0) {
-			lgp_setnum(L, "cost_per_mtok", r.cost_per_mtok);
+		/* price 0 is a free card: cost 0 a token; tokens/s per
+		 * price has no value there (gpuplan.infer says which price
+		 * was given) */
+		lgp_setnum(L, "cost_per_mtok", r.cost_per_mtok);
+		if (c.price > 0)
 			lgp_setnum(L, "tokens_per_s_per_price",
 				   r.tokens_per_s_per_price);
-		}
 		lgp_pushphase(L, &r.prefill);
 		lua_setfield(L, -2, "prefill");
 		lgp_pushphase(L, &r.decode);

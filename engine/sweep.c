@@ -179,8 +179,6 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	if ((s->max_time > 0 || s->max_cost > 0) && !(base->tokens > 0))
 		return gp_fail(err, "sweep: a deadline or budget needs the "
 			       "tokens to train on");
-	if (s->max_cost > 0 && !(base->price > 0))
-		return gp_fail(err, "sweep: a budget needs a price");
 	if (s->shard_n < 0 || (s->shard_n > 0 &&
 			       (s->shard_k < 0 || s->shard_k >= s->shard_n)))
 		return gp_fail(err, "shard %d/%d: K must be in 0..N-1",
@@ -798,7 +796,10 @@ int sweep_within(const sweep_space *s, const sweep_cand *c)
 	if (s->max_time > 0 && !(c->train_time > 0 &&
 				 c->train_time <= s->max_time))
 		return 0;
-	if (s->max_cost > 0 && !(c->cost > 0 && c->cost <= s->max_cost))
+	/* price 0 is a free card: cost 0 meets any budget (a budget
+	 * without a price is gpuplan.sweep's refusal: the engine's 0 is
+	 * the price given) */
+	if (s->max_cost > 0 && !(c->cost >= 0 && c->cost <= s->max_cost))
 		return 0;
 	return 1;
 }
@@ -836,7 +837,7 @@ static int may_enter(const sweep_space *s, sweep_key key, const train_cfg *c,
 		if (s->max_time > 0 && b.train_time > s->max_time)
 			return 0;
 		b.cost = b.train_time / 3600.0 * b.gpus * c->price;
-		if (s->max_cost > 0 && c->price > 0 && b.cost > s->max_cost)
+		if (s->max_cost > 0 && b.cost > s->max_cost)
 			return 0;
 	}
 	/* MFU's score needs the FLOPs: no bound on it here. */

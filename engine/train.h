@@ -323,7 +323,7 @@ typedef struct train_cfg {
 	gp_mem_reserve reserve;
 	/* Money and time: */
 	double tokens;           /* tokens to train on; 0 = no time/cost */
-	double price;            /* per GPU-hour; 0 = no cost */
+	double price;            /* per GPU-hour; 0 = free (cost 0) */
 	int skip_unfit;          /* 1: a layout that does not fit memory
 				  * returns with its memory and placement
 				  * only (fits 0, no time): a sweep's
@@ -423,7 +423,8 @@ typedef struct train_result {
 	double vision_patches;   /* patches one micro-batch sends through
 				  * the tower on one GPU */
 	double train_time;       /* s to train cfg.tokens (0: none) */
-	double cost;             /* price units for them (0: none) */
+	double cost;             /* price units for them (0: free or
+				  * no tokens) */
 	gp_mem_result mem;       /* most loaded GPU */
 	int fits;
 	unsigned warn;           /* TRAIN_WARN_* */

@@ -903,8 +903,10 @@ function M.infer(a)
     out.stream_tokens_per_s = r.stream_tokens_per_s
     out.prefill_share_s = r.prefill_share
     out.eager_steps, out.eager_s = r.eager_steps, r.eager
-    out.cost_per_mtok = r.cost_per_mtok
-    out.tokens_per_s_per_dollar_hour = r.tokens_per_s_per_price
+    -- price 0 is a free card: cost 0 a token (tokens/s per price has
+    -- no value there); no price (nil): neither
+    out.cost_per_mtok = c.price and (r.cost_per_mtok or 0) or nil
+    out.tokens_per_s_per_dollar_hour = c.price and c.price > 0 and r.tokens_per_s_per_price or nil
     out.ops, out.prefill_ops = M.op_rows(r.decode), M.op_rows(r.prefill)
     out.decode, out.prefill = r.decode, r.prefill
     require("gpuplan.ranges").apply("infer", { model = model, gpu = info.gpu,
@@ -978,8 +980,8 @@ function M.cards(a)
     else
       local t = {}
       if r.cost_per_mtok and w.cost_per_mtok then
-        t[#t + 1] = rel(r.cost_per_mtok / w.cost_per_mtok, "more cost per token",
-                        "less cost per token", "the cost per token")
+        t[#t + 1] = require("gpuplan.report").against(r.cost_per_mtok, w.cost_per_mtok,
+          "more cost per token", "less cost per token", "the cost per token")
       elseif w.cost_per_mtok then t[#t + 1] = "no price in the buyer's market" end
       t[#t + 1] = rel(w.stream_tokens_per_s / r.stream_tokens_per_s, "slower per user",
                       "faster per user", "slower per user")

@@ -1707,7 +1707,7 @@ opt { name = "steps", type = "number", metavar = "N", commands = "rl",
   suggest = { "total_steps", "num_steps", "total_training_steps" } }
 opt { name = "price", type = "string", metavar = "P", commands = "train plan rl infer",
   default = "the cheapest catalog offer in the buyer's market",
-  help = "per GPU-hour: 2.49, '$2.49/h' or a catalog price id",
+  help = "per GPU-hour: 2.49, '$2.49/h' or a catalog price id (0: the GPUs are free, cost 0)",
   suggest = { "cost", "price_per_hour", "gpu_price" } }
 opt { name = "currency", type = "string", metavar = "C", commands = "train plan rl infer",
   default = "$GPUPLAN_CURRENCY, else the catalog settings'",

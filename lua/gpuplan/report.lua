@@ -402,6 +402,15 @@ function M.versus(x, worse, better, times)
   return string.format("%.1f%% %s", 100 * (1 - x), better)
 end
 
+-- A loser's amount x against the winner's w in M.versus's words, where w
+-- may be 0: a card given price 0 is free (--price 0), and its cost is 0,
+-- not a missing one.  x / 0 has no percentage -- it printed "-nan% less
+-- cost" and "inf% more cost" -- so the words say the winner's is 0.
+function M.against(x, w, worse, better, times)
+  if w == 0 then return x == 0 and "the same (both 0)" or (worse .. " (the winner's is 0)") end
+  return M.versus(x / w, worse, better, times)
+end
+
 -- Render rows to a string.
 function M.render(rows, opts)
   check_args(rows, opts, "render")

@@ -629,7 +629,8 @@ function M.result(r, model, d, s, info)
   out.prefill_stall = not r.disagg and r.prefill_stall or nil
   out.eager_steps = not r.disagg and r.eager_steps or nil
   out.eager_s = not r.disagg and r.eager or nil
-  out.cost_per_mtok = r.cost_per_mtok > 0 and r.cost_per_mtok or nil
+  -- price 0 is a free card: cost 0 (gpuplan.infer); nil: no price
+  out.cost_per_mtok = s.price and r.cost_per_mtok or nil
   if s.price and s.price > 0 then
     out.tokens_per_s_per_dollar_hour = r.tokens_per_s / (s.price * s.gpus)
   end

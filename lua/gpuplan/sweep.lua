@@ -416,7 +416,8 @@ function M.why(best, second, job)
     if d > diff then worst, diff, sa, sb = p.name, d, a.parts[i].share, p.share end
   end
   local cost = (best.cost and second.cost)
-    and ", " .. more(second.cost / best.cost, "cost") or ""
+    and ", " .. (best.cost == 0 and require("gpuplan.report").against(second.cost, 0,
+      "more cost") or more(second.cost / best.cost, "cost")) or ""
   if cost ~= "" and best.price and second.price and best.price ~= second.price then
     cost = cost .. string.format(" (%.2f against %.2f %s/GPU-h)", second.price, best.price,
                                  second.currency or "")
@@ -488,7 +489,8 @@ function M.name_fields(c)
   c.mem_gib = c.mem_bytes / units.GiB
   if c.train_s == 0 then c.train_s = nil end
   if c.train_s then c.days = c.train_s / 86400 end
-  if c.cost == 0 then c.cost = nil end
+  -- price 0 is a free card (cost 0); no price (nil) or no tokens: no cost
+  if c.price == nil or c.train_s == nil then c.cost = nil end
 end
 
 -- gp.sweep's parts.  The options with a policy table's merged in
@@ -937,7 +939,9 @@ end
 local function loses(c, w)
   local rel = require("gpuplan.report").versus
   local t = { rel(w.tokens_per_s / c.tokens_per_s, "slower", "faster") }
-  if c.cost and w.cost then t[#t + 1] = rel(c.cost / w.cost, "more cost", "less cost", "the cost")
+  if c.cost and w.cost then
+    t[#t + 1] = require("gpuplan.report").against(c.cost, w.cost, "more cost", "less cost",
+                                                  "the cost")
   elseif w.cost then t[#t + 1] = "no price in the buyer's market" end
   return table.concat(t, ", ")
 end

@@ -437,11 +437,13 @@ local function replica_report(r, opts)
     table.insert(rows, 2, { k = "layers in host memory", v = string.format("%d (%.2f GB per GPU)",
                             r.offload_layers, r.offload_bytes / 1e9) })
   end
-  if r.cost_per_mtok and r.cost_per_mtok > 0 then
+  if r.cost_per_mtok then
     rows[#rows + 1] = { k = "cost per 1M output tokens",
                         v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
+    -- a free card (price 0): tokens/s per unit of price has no value
     rows[#rows + 1] = { k = "tokens/s per " .. cur .. "/h",
-                        v = ranges.text(r, "tokens_per_s_per_dollar_hour", "%.1f") }
+                        v = ranges.text(r, "tokens_per_s_per_dollar_hour", "%.1f")
+                            or "- (price 0: the GPUs are free)" }
   end
   return finish(rows, r, opts, title, string.format("decode step, batch %d, one GPU", r.batch))
 end

@@ -1,0 +1,73 @@
+# --price 0: a free card is a legitimate input.  Every command that prices
+# GPU-hours takes it the same way -- cost 0, shown as 0 -- and a comparison
+# that divides by a cost says the winner's is 0 instead of printing a
+# percentage of 0 ("-nan% less cost per token", as infer's cards printed).
+# Before, train showed "cost 0", while infer dropped its cost line and plan
+# showed "-", as for a card with no price, and a budget at price 0 was
+# refused ("a budget needs a price").
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# train: cost = tokens x GPU-seconds a token x price = 0.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--tokens', '1e9', '--price', '0');
+is($c, 0, 'train --price 0 exits 0') or diag $e;
+like($o, qr/; cost 0 USD at 0\.00 USD\/GPU-h$/m, 'train: cost 0');
+
+# infer, one card: cost per 1M tokens = 0 x gpus / 3600 / tokens/s x 1e6 = 0;
+# tokens/s per price has no value at price 0, and says why.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--price', '0');
+is($c, 0, 'infer --price 0 exits 0') or diag $e;
+like($o, qr/^cost per 1M output tokens\s+0\.000 USD$/m, 'infer: cost per token 0');
+like($o, qr/^tokens\/s per USD\/h\s+- \(price 0: the GPUs are free\)$/m,
+     'infer: tokens/s per price is not a number at price 0');
+unlike($o, qr/nan|inf/i, 'infer: no nan or inf');
+
+# infer, two cards, both free: the cost comparison is "the same (both 0)",
+# the winner the faster one.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,a100-sxm-80gb', '--price', '0');
+is($c, 0, 'infer cards --price 0 exits 0') or diag $e;
+like($o, qr/winner h100-sxm \(cost per token\)/, 'infer cards: ranked by cost, the tie by speed');
+like($o, qr/^a100-sxm-80gb .*0\.000 USD\s+yes\s+the same \(both 0\), [\d.]+% slower per user$/m,
+     'infer cards: both free, said so');
+unlike($o, qr/nan|inf/i, 'infer cards: no nan or inf');
+
+# infer --target: the GPUs for a throughput, at cost 0.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--price', '0', '--target', '10000');
+is($c, 0, 'infer --target --price 0 exits 0') or diag $e;
+like($o, qr/\s0\.000 USD$/m, 'infer --target: cost 0');
+
+# plan: cost 0 in every row, not "-" (no price).
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
+                      '--price', '0');
+is($c, 0, 'plan --price 0 exits 0') or diag $e;
+my @rows = grep { /^h100-sxm\s+8\s/ } split /\n/, $o;
+ok(@rows && !(grep { !/\s0\s+USD\s/ } @rows), 'plan: every row costs 0 USD') or diag $o;
+
+# plan with a budget: a free card meets any budget.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
+                      '--price', '0', '--budget', '$5');
+is($c, 0, 'plan --price 0 --budget exits 0') or diag $e;
+like($o, qr/^h100-sxm\s+8\s.*\s0\s+USD\s/m, 'plan: a free card is within a $5 budget');
+
+# plan --per-card, both free: cheapest ties go to the faster card, and the
+# loser's cost against the winner's 0 is "the same (both 0)".
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'a100-sxm-80gb,h100-sxm', '--gpus', '8',
+                      '--tokens', '1e9', '--price', '0', '--per-card', '--policy', 'cheapest');
+is($c, 0, 'plan --per-card --price 0 exits 0') or diag $e;
+like($o, qr/^winner: h100-sxm x 8/m, 'plan per card: the faster free card wins');
+like($o, qr/^a100-sxm-80gb .*slower, the same \(both 0\)$/m, 'plan per card: both free, said so');
+unlike($o, qr/nan|inf/i, 'plan per card: no nan or inf');
+
+# rl: cost per step and per 1k prompts 0.
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--price', '0', '--steps', '10');
+is($c, 0, 'rl --price 0 exits 0') or diag $e;
+like($o, qr/^cost: 0\.000 USD .*per step, 0\.00 USD .*per 1k prompts at 0\.00 USD\/GPU-h$/m,
+     'rl: cost 0');
+
+done_testing();
