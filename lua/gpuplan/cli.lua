@@ -116,6 +116,15 @@ function M.parse(cmdname, spec, argv, first, hint)
           if value == nil then
             error(M.usage(string.format("%s: option '--%s' needs a value", cmdname, name)), 0)
           end
+          -- the next word is another of the command's options: the value
+          -- was left out ("--explain --kind train" read --kind as the case
+          -- id, then train as a case file); --name=--x still gives one
+          local nxt = value:match("^%-%-([%w][%w%-]*)$")
+          local nk = nxt and nxt:gsub("%-", "_")
+          if nk and (spec[nk] or nk == "help" or (nk:match("^no_.") and spec[nk:sub(4)] == "flag")) then
+            error(M.usage(string.format("%s: option '--%s' needs a value (got the option '%s')",
+              cmdname, name, value)), 0)
+          end
         end
         local v = value
         -- Lua's tonumber reads "0x10" as 16: a count or size on a command

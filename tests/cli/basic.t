@@ -126,6 +126,19 @@ is($c, 2, '--format= exits 2');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/mini.json', '--kind=');
 is($c, 2, 'an empty string option exits 2');
 like($e, qr/^gpuplan: validate: option '--kind' needs a value$/m, 'empty value named');
+# A value left out before another option: that option is not the value.
+# Before, "validate --explain --kind train" took --kind as the case id and
+# then said "cannot open case file 'train'"; "train --gpu --gpus 8" said
+# "expected one MODEL id".  --name=--x still gives the value as written.
+($c, $o, $e) = run_gp('validate', '--explain', '--kind', 'train');
+is($c, 2, 'a value left out before an option exits 2');
+like($e, qr/^gpuplan: validate: option '--explain' needs a value \(got the option '--kind'\)$/m,
+     'and names both options');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', '--gpus', '8');
+like($e, qr/^gpuplan: train: option '--gpu' needs a value \(got the option '--gpus'\)$/m,
+     'train: the same');
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu=--gpus', '--gpus', '8');
+like($e, qr/unknown gpu '--gpus'/, '--gpu=--gpus is a value');
 # After --, everything is an argument.
 ($c, $o, $e) = run_gp('catalog', 'show', '--', '--explain');
 is($c, 1, 'an option-like argument after -- is an argument');
