@@ -70,4 +70,26 @@ is($c, 0, 'rl --price 0 exits 0') or diag $e;
 like($o, qr/^cost: 0\.000 USD .*per step, 0\.00 USD .*per 1k prompts at 0\.00 USD\/GPU-h$/m,
      'rl: cost 0');
 
+# plan --shard and merge: a shard of free cards is a plan's output, and the
+# merged ranking is the whole search's.  Before, merge refused the lines
+# ("result field 'price' must be > 0"), and best-per-dollar's score of a
+# free card (-tokens/s / (gpus x 0) = -inf, written as null) was refused.
+{
+    use File::Temp qw(tempdir);
+    my $dir = tempdir(CLEANUP => 1);
+    my @pj = ('plan', 'llama3-8b', '--gpu', 'h100-sxm,a100-sxm-80gb', '--gpus', '8',
+              '--tokens', '1e9', '--price', '0');
+    for my $pol ('cheapest', 'best-per-dollar') {
+        for my $k (1, 2) {
+            my ($sc, $so, $se) = run_gp(@pj, '--policy', $pol, '--shard', "$k/2", '--format', 'json');
+            write_file("$dir/s$k.json", $so);
+        }
+        ($c, $o, $e) = run_gp('merge', "$dir/s1.json", "$dir/s2.json");
+        is($c, 0, "merge of free-card shards ($pol) exits 0") or diag $e;
+        my (undef, $whole) = run_gp(@pj, '--policy', $pol);
+        my $strip = sub { join "\n", grep { !/^(searched|defaults)\b/ } split /\n/, $_[0] };
+        is($strip->($o), $strip->($whole), "merge ($pol): the whole search's table");
+    }
+}
+
 done_testing();

@@ -98,7 +98,8 @@ local COUNT = { "int", 1, 2 ^ 24 }
 local NONNEG = { "number", 0, BIG }
 local POS = { "number", 0, BIG, gt = true }
 local RESULT = {
-  -- absent: JSON's null for an infinite score (cost without a price)
+  -- absent: JSON's null for an infinite score (cost without a price;
+  -- -inf: best-per-dollar on a free card)
   score = { "number", -BIG, BIG, opt = true }, gpu_order = { "int", 1, sweep.GPUS_MAX },
   index = { "int", 0, BIG }, gpu = { "string" }, dp = COUNT,
   layout = { "string" }, step_s = POS, tokens_per_s = POS,
@@ -106,7 +107,8 @@ local RESULT = {
   mfu = { "number", 0, 1 }, mem_gib = NONNEG, mem_bytes = NONNEG,
   train_s = { "number", 0, BIG, opt = true },
   days = { "number", 0, BIG, opt = true }, cost = { "number", 0, BIG, opt = true },
-  price = { "number", 0, BIG, gt = true, opt = true },
+  -- 0: a free card (--price 0), its cost 0
+  price = { "number", 0, BIG, opt = true },
   currency = { "string", opt = true, pattern = "^%u%u%u$" },
   flags = { "strings", opt = true },
   -- where the _lo/_hi ranges came from (gpuplan.ranges)
@@ -280,7 +282,7 @@ local function check_result(c, plan, where)
     wrong("tp x pp x cp x dp = %d x %d x %d x %d is not its gpus %d", c.tp, c.pp, c.cp, c.dp, c.gpus)
   end
   local score = sweep.score(plan.key, c)
-  if c.score == nil and score == math.huge then
+  if c.score == nil and (score == math.huge or score == -math.huge) then
     c.score = score
   elseif c.score == nil or not agree(c.score, score) then
     wrong("score %s is not its %s score %s", shown(c.score), plan.key, shown(score))
