@@ -1750,7 +1750,8 @@ opt { name = "svg", type = "string", metavar = "FILE", commands = "plan infer co
     plan = { metavar = "BASE",
     help = "write BASE-pareto.svg (the cost-vs-time Pareto front of every fitting layout "
       .. "on every card), BASE-memory.svg (stacked memory per GPU of the best layouts) and "
-      .. "BASE-step.svg (where their step goes)" } } }
+      .. "BASE-step.svg (where their step goes); with --per-card BASE-cards.svg; a "
+      .. "BASE ending in .svg is read without it" } } }
 opt { name = "systems", type = "string", metavar = "LIST", commands = "comm", cli_only = true,
   default = "--system",
   help = "comma-separated system ids, one line each on the --svg chart; the first is the "

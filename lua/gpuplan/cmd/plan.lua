@@ -132,6 +132,9 @@ function C.run(opts, args)
   local okc, cards = pcall(sweep.cards, gpus)
   if not okc then error(cli.clean(cards), 0) end
   o.gpu = cards
+  -- --svg BASE names three files (BASE-pareto.svg ...): a BASE given as
+  -- a file name, plan.svg, wrote plan.svg-pareto.svg; its .svg is dropped
+  if opts.svg then opts.svg = opts.svg:gsub("%.[sS][vV][gG]$", "") end
   if opts.top ~= nil and opts.top < 1 then
     error(cli.usage("plan: --top must be at least 1, got " .. opts.top), 0)
   end
