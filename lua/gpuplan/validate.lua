@@ -617,6 +617,10 @@ end
 -- run): id -> { file, index }, so an id given twice is an error naming
 -- both places.
 function M.read(path, seen)
+  if type(path) ~= "string" then
+    error("validate.read: path must be a case file's name (got "
+          .. require("gpuplan.args").shown(path) .. ")", 2)
+  end
   local ok, r = pcall(read, path, seen)
   if ok then return r end
   error(type(r) == "string" and require("gpuplan.units").oneline(r) or r, 0)
@@ -640,11 +644,25 @@ local function predictor(kind)
 end
 
 -- Predict one case.  Returns a result row.
-function M.predict(case, cat)
+-- The arguments of predict and explain checked, named at the caller's
+-- line (level: the caller's, from here): a catalog of another type was
+-- priced until it failed inside a predictor ("prediction failed:
+-- predict/collective.lua:27: attempt to index a number value").  cat may
+-- be nil (the case's row then says the catalog did not load).
+local function check_case(case, cat, who, level)
+  local shown = require("gpuplan.args").shown
   if type(case) ~= "table" or type(case.measured) ~= "table" or M.kinds[case.kind] == nil then
-    error("validate.predict: case must be a case as gp.validate.read returns (got "
-          .. require("gpuplan.args").shown(case) .. ")", 2)
+    error(string.format("validate.%s: case must be a case as gp.validate.read returns (got %s)",
+      who, shown(case)), level + 1)
   end
+  if cat ~= nil and (type(cat) ~= "table" or type(cat.ids) ~= "function") then
+    error(string.format("validate.%s: cat must be a catalog, as gp.catalog() returns (got %s)",
+      who, shown(cat)), level + 1)
+  end
+end
+
+function M.predict(case, cat)
+  check_case(case, cat, "predict", 2)
   local row = { id = case.id, kind = case.kind, metric = case.measured.metric,
                 measured = case.measured.value, unit = case.measured.unit,
                 bytes = case.kind == "collective" and tonumber(case.bytes) or nil }
@@ -686,6 +704,14 @@ end
 -- predicts it, and returns the script and the row.  row (optional) is the
 -- case's row already predicted, with its 80% range attached.
 function M.explain(case, cat, row)
+  check_case(case, cat, "explain", 2)
+  -- another case's row gave this case's script with its figures
+  if row ~= nil and (type(row) ~= "table" or row.id ~= case.id) then
+    error(string.format("validate.explain: row must be the case's own row, as "
+      .. "gp.validate.predict(case, cat) returns (got %s)", type(row) == "table"
+      and ("the row of case '" .. tostring(row.id) .. "'")
+      or require("gpuplan.args").shown(row)), 2)
+  end
   row = row or M.predict(case, cat)
   return require("gpuplan.explain").script(case, row, cat), row
 end
@@ -730,6 +756,11 @@ function M.summarise(rows)
   for i, r in ipairs(rows) do
     if type(r) ~= "table" then
       error(string.format("validate.summarise: row %d must be a table (got %s)", i, shown(r)), 2)
+    end
+    -- a row is summed under its kind ("table index is nil" without one)
+    if type(r.kind) ~= "string" then
+      error(string.format("validate.summarise: row %d has no kind (got %s); rows are "
+        .. "gp.validate.predict's", i, shown(r.kind)), 2)
     end
   end
   local by = {}

@@ -71,4 +71,36 @@ local ok, err = pcall(validate.explain, { id = "x-1", kind = "train", model = {}
   hardware = { gpu = "h100-sxm" }, measured = { metric = "step_time_s", value = 1 } }, cat)
 t.ok(not ok, "a case that is not predicted has no script")
 t.like(tostring(err), "case 'x%-1' is not predicted", "the error names the case")
+
+-- Misuse, named at the caller's line as gp.validate.explain's: before,
+-- a bad case raised "validate.lua:687: validate.predict: ...", a catalog
+-- of another type failed inside a predictor ("prediction failed:
+-- predict/collective.lua:27: attempt to index a number value"), and
+-- another case's row gave this case's script with that case's figures.
+local function raises_here(fn, pat, name)
+  local ok2, e = pcall(fn)
+  t.ok(not ok2 and tostring(e):find(pat, 1, true) ~= nil
+       and not tostring(e):find("validate%.lua:") and not tostring(e):find("predict/"),
+       name .. " (" .. tostring(e) .. ")")
+end
+local c2
+for _, c in ipairs(cases) do if c.kind == "infer" then c2 = c break end end
+raises_here(function() validate.explain(c1.id, cat) end,
+  "validate.explain: case must be a case as gp.validate.read returns (got string", "an id for the case")
+raises_here(function() validate.explain(c1, 5) end,
+  "validate.explain: cat must be a catalog, as gp.catalog() returns (got 5)", "a number for the catalog")
+raises_here(function() validate.predict(c1, "cat") end,
+  "validate.predict: cat must be a catalog", "predict: a string for the catalog")
+raises_here(function() validate.explain(c1, cat, validate.predict(c2, cat)) end,
+  "validate.explain: row must be the case's own row, as gp.validate.predict(case, cat) returns "
+  .. "(got the row of case '" .. c2.id .. "')", "another case's row")
+raises_here(function() validate.explain(c1, cat, 5) end,
+  "validate.explain: row must be the case's own row", "a number for the row")
+raises_here(function() validate.summarise { {} } end,
+  "validate.summarise: row 1 has no kind", "summarise: a row without a kind")
+raises_here(function() validate.read(nil) end,
+  "validate.read: path must be a case file's name (got nil)", "read: no path")
+-- the error is at the caller's line
+local ok3, e3 = pcall(function() validate.explain(c1, 5) end)
+t.like(tostring(e3), "^[^:]*validate_explain%.t:%d+: ", "the position is the caller's line")
 t.done_testing()
