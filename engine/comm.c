@@ -86,6 +86,20 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	if (g->ranks % g->per_node != 0)
 		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
 			       g->ranks, g->per_node);
+	/* A group within the topology's GPUs can still need more nodes
+	 * than it has: one of 20 ranks over nodes of 8 places 5 a node
+	 * (layout.c in_node: equal shares), 4 nodes where the job has 3.
+	 * "20 gpus exceed the topology (3 nodes x 8 gpus)" said a count
+	 * below 24 was too many. */
+	if (g->ranks / g->per_node > t->nodes &&
+	    (double)g->ranks <= (double)t->nodes * t->gpus_per_node)
+		return gp_fail(err, "a group of %d GPUs is placed in equal "
+			       "shares of %d a node, on %d nodes, but the "
+			       "job has %d nodes of %d: give a GPU count "
+			       "whose groups fill whole nodes (a multiple "
+			       "of %d)", g->ranks, g->per_node,
+			       g->ranks / g->per_node, t->nodes,
+			       t->gpus_per_node, t->gpus_per_node);
 	if (g->ranks / g->per_node > t->nodes)
 		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
 			       "%d gpus)", g->ranks, t->nodes,

@@ -541,4 +541,17 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     like($e, qr/option '--power-limit' expects a number, got '5OO'/, 'the flag named');
 }
 
+# 20 GPUs on 8-GPU nodes: 3 nodes hold them, but the data-parallel group
+# of 20 is placed in equal shares (engine/layout.c in_node: the largest
+# divisor of 20 a node holds, 5), on 20 / 5 = 4 nodes.  Before, the
+# refusal said "20 gpus exceed the topology (3 nodes x 8 gpus)": a count
+# below the 24 GPUs of 3 nodes called too many.
+{
+    my ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20', '--zero', '3');
+    is($c20, 1, '20 GPUs on 8-GPU nodes: refused');
+    like($e20, qr/a group of 20 GPUs is placed in equal shares of 5 a node, on 4 nodes, but the job has 3 nodes of 8: give a GPU count whose groups fill whole nodes \(a multiple of 8\)/,
+         'and says why: equal shares need 4 nodes');
+    unlike($e20, qr/exceed/, 'not "exceed the topology"');
+}
+
 done_testing();
