@@ -114,7 +114,14 @@ is($c, 2, 'model params --name: usage error');
 like($e, qr/^gpuplan: model params: --name /, 'names the option');
 ($c, $o, $e) = run_gp('model', 'import', 'x.json', '--image-size', '0');
 is($c, 2, '--image-size 0: usage error');
-like($e, qr/^gpuplan: model: --image-size must be a positive integer/, 'names the option');
+like($e, qr/^gpuplan: model: --image-size must be an integer in 1\.\.16777216 \(got 0\)/, 'names the option');
+# past the import's bound (gpuplan.hf COUNT_MAX = 2^24): the option, not
+# the Lua API ("model_from_hf: opts.image_size must be ..."), and exit 2
+($c, $o, $e) = run_gp('model', 'import', 'x.json', '--image-size', '1e9');
+is($c, 2, '--image-size 1e9: usage error');
+like($e, qr/^gpuplan: model: --image-size must be an integer in 1\.\.16777216 \(got 1000000000\)/,
+     'a size past the bound names the option');
+unlike($e, qr/model_from_hf/, 'not the Lua function');
 # A directory is not a config file: say so, not a JSON decoder's internals.
 my $dd = tempdir(CLEANUP => 1);
 ($c, $o, $e) = run_gp('model', 'import', $dd);

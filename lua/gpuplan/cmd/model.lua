@@ -107,9 +107,12 @@ end
 
 function C.run(opts, args)
   local sub, target = args[1], args[2]
-  if opts.image_size ~= nil and opts.image_size < 1 then
-    error(cli.usage("model: --image-size must be a positive integer (got "
-                    .. opts.image_size .. ")"), 0)
+  -- the import's own bound (gpuplan.hf COUNT_MAX), named as the option:
+  -- past it, 1e9 was refused as "model_from_hf: opts.image_size ..."
+  local max = require("gpuplan.hf").COUNT_MAX
+  if opts.image_size ~= nil and (opts.image_size < 1 or opts.image_size > max) then
+    error(cli.usage(string.format("model: --image-size must be an integer in 1..%d (got %s)",
+                    max, opts.image_size)), 0)
   end
   if sub == "import" then
     if not target then error(cli.usage("model import: missing CONFIG.json"), 0) end
