@@ -349,9 +349,10 @@ local function rule_of(file, cfg, rd, mtype, notes)
   if not rule then
     local act = text(file, "hidden_act", rd.get({ "hidden_act", "activation_function" }))
     if type(act) ~= "string" then
-      fail(file, "unknown model_type '%s' and no hidden_act: cannot tell a "
+      -- a config without model_type said "unknown model_type 'nil'"
+      fail(file, "%s and no hidden_act: cannot tell a "
         .. "gated MLP from a plain one (add a rule to gpuplan.hf.rules)",
-        tostring(mtype))
+        mtype == nil and "no model_type" or ("unknown model_type '" .. tostring(mtype) .. "'"))
     end
     local gated = act == "silu" or act == "swiglu" or act:match("glu$") ~= nil
     rule = { gated = gated,

@@ -217,6 +217,11 @@ t.raises(function()
     num_attention_heads = 4, num_hidden_layers = 2, vocab_size = 10,
     intermediate_size = 128 }, { id = "m" })
 end, "unknown model_type 'mystery' and no hidden_act", "unknown model_type")
+-- no model_type at all: said so (it read "unknown model_type 'nil'")
+t.raises(function()
+  hf.model_from_hf({ hidden_size = 64, num_attention_heads = 4, num_hidden_layers = 2,
+    vocab_size = 10, intermediate_size = 128 }, { id = "m" })
+end, ": no model_type and no hidden_act", "no model_type")
 t.raises(function() hf.model_from_hf(42) end,
   "expected a config.json path or a table", "wrong argument type")
 
