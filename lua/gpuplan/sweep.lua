@@ -796,16 +796,34 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       -- and the result names of gp.train (gpuplan.results)
       c.gpu, c.price, c.currency = gid, s.cfg.price, s.currency
       M.name_fields(c)
+      -- The candidate is the result the search returns: a function that
+      -- overwrote one of its figures (c.gpus = 0) changed the row it
+      -- printed.  A field of its own (gp.policy.monthly's per_month) is
+      -- its to add; one of the search's is refused, named.
+      local given = {}
+      for k, v in pairs(c) do given[k] = v end
+      local function unchanged(who)
+        for k, v in pairs(given) do
+          local now = c[k]
+          if now ~= v and not (now ~= now and v ~= v) then
+            error(string.format("the %s changed the candidate's %s (%s to %s): its fields are "
+              .. "the search's result; add a field of your own instead", who, k,
+              require("gpuplan.args").shown(v), require("gpuplan.args").shown(now)), 0)
+          end
+        end
+      end
       if where_user then
         calling = "where function"
         local keep = where_user(c)
         calling = nil
+        unchanged("where function")
         if not keep then return false end
       end
       if type(policy) == "function" then
         calling = "policy function"
         local score = policy(c)
         calling = nil
+        unchanged("policy function")
         if score == nil then return false end
         if type(score) ~= "number" or score ~= score then
           error(string.format("policy must return a number or nil (got %s)",
@@ -1033,9 +1051,15 @@ end
 -- A monthly budget: the fastest layout whose GPUs cost at most `budget` a
 -- month (30 days of 24 h), and how long the run then takes.
 function M.policy.monthly(t)
-  if type(t) ~= "table" or t.budget == nil then fail("policy.monthly{budget = ...}: budget is required") end
+  if type(t) ~= "table" or t.budget == nil then
+    fail("policy.monthly{budget = ...}: budget is required%s", type(t) ~= "table"
+      and string.format(" (got %s, not a table)", require("gpuplan.args").shown(t)) or "")
+  end
   policy_keys(t, "policy.monthly", { "budget" })
   local b = t.budget
+  -- checked here, once: a budget of -1, 0 or NaN was taken and raised (or
+  -- kept nothing) only inside the search, at each layout
+  M.money(b, "policy.monthly: budget", "USD")
   return function(c)
     local m = M.money(b, "monthly budget", c.currency)
     local cat = require("gpuplan").catalog()
