@@ -246,6 +246,13 @@ end
 
 -- Convert a price {amount, currency} to currency `to` (default: settings).
 function methods.convert(cat, price, to)
+  -- a price that is not {amount, currency} failed inside here ("attempt
+  -- to index a nil value"), and a NaN amount converted to -nan
+  if type(price) ~= "table" or type(price.amount) ~= "number" or price.amount ~= price.amount
+     or type(price.currency) ~= "string" then
+    error("convert: price must be {amount = a number, currency = 'USD' ...} (got "
+      .. require("gpuplan.args").shown(type(price) == "table" and price.amount or price) .. ")", 0)
+  end
   to = to or cat.settings.currency
   local function per_usd(c)
     if c == "USD" then return 1 end

@@ -57,6 +57,10 @@ end
 -- then to the id, so the choice does not depend on table order.
 function M.cheapest(cat, gpu, opts)
   need_catalog(cat, "cheapest")
+  if opts ~= nil and type(opts) ~= "table" then
+    error("prices.cheapest: opts must be a table {currency, market, markets} (got "
+      .. require("gpuplan.args").shown(opts) .. ")", 2)
+  end
   opts = opts or {}
   local to = opts.currency or cat.settings.currency
   local best
@@ -195,6 +199,13 @@ end
 function M.default_price(cat, gpu, buyer, default)
   need_catalog(cat, "default_price")
   need_buyer(buyer, "default_price")
+  -- default says each assumption; none given: nothing is said (it was
+  -- called, "attempt to call a nil value (local 'default')")
+  if default == nil then default = function() end
+  elseif type(default) ~= "function" then
+    error("prices.default_price: default must be a function(text) (got "
+      .. require("gpuplan.args").shown(default) .. ")", 2)
+  end
   if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
   local q, elsewhere = M.offer(cat, gpu, buyer)
   if q then
@@ -219,6 +230,10 @@ function M.per_hour(cat, p, gpu, buyer, default)
   need_buyer(buyer, "per_hour")
   local shown = require("gpuplan.args").shown
   local cur = buyer.currency
+  if default ~= nil and type(default) ~= "function" then
+    error("prices.per_hour: default must be a function(text) (got "
+      .. shown(default) .. ")", 2)
+  end
   if p == nil then return M.default_price(cat, gpu, buyer, default) end
   if type(p) == "string" and tonumber(p) then p = tonumber(p) end
   local v
@@ -261,7 +276,11 @@ function M.rate(cat, from, to)
   local parts = {}
   for _, c in ipairs { from, to } do
     if c ~= "USD" then
-      local e = cat.currencies[c]
+      local e = type(c) == "string" and cat.currencies[c]
+      if not e then
+        error(string.format("prices.rate: no exchange rate in the catalog for %s",
+          require("gpuplan.args").shown(c)), 2)
+      end
       parts[#parts + 1] = string.format("%s %s/USD, %s", tostring(e.per_usd), c, e.date)
     end
   end
