@@ -147,18 +147,23 @@ local function encode_number(v)
   return string.format("%.17g", v)
 end
 
-encode = function(v, out)
+-- open: the tables being encoded on the way here; one met again contains
+-- itself (it overflowed the stack inside this file)
+encode = function(v, out, open)
   local t = type(v)
   if v == nil or v == M.null then out[#out + 1] = "null"
   elseif t == "boolean" then out[#out + 1] = tostring(v)
   elseif t == "number" then out[#out + 1] = encode_number(v)
   elseif t == "string" then out[#out + 1] = json_string(v)
   elseif t == "table" then
+    open = open or {}
+    if open[v] then error("cannot encode a table that contains itself as JSON", 0) end
+    open[v] = true
     if is_array(v) then
       out[#out + 1] = "["
       for i = 1, #v do
         if i > 1 then out[#out + 1] = "," end
-        encode(v[i], out)
+        encode(v[i], out, open)
       end
       out[#out + 1] = "]"
     else
@@ -171,10 +176,11 @@ encode = function(v, out)
       for i, k in ipairs(keys) do
         if i > 1 then out[#out + 1] = "," end
         out[#out + 1] = json_string(k) .. ":"
-        encode(v[k], out)
+        encode(v[k], out, open)
       end
       out[#out + 1] = "}"
     end
+    open[v] = nil
   else
     error("cannot encode a " .. t .. " as JSON", 2)
   end
