@@ -65,8 +65,16 @@ end
 
 -- Why path cannot be an output file, or nil: the checks outfile_write
 -- makes, run before any work so a command fails before it prints.
-function M.output_problem(path)
+-- ext (optional): the extension the file is written as ("svg"); a name
+-- that ends in another one (chart.png, out.txt) is refused: the SVG went
+-- into it in silence.  A name without an extension is taken as given.
+function M.output_problem(path, ext)
   if type(path) ~= "string" or path == "" then return "the file name is empty" end
+  local has = path:match("%.([%w]+)$")
+  if ext and has and has:lower() ~= ext then
+    return string.format("it ends in .%s, but the file is %s (name it .%s)", has,
+      ext:upper(), ext)
+  end
   local mode = lfs.symlinkattributes(path, "mode")
   if mode == nil or mode == "file" then return nil end
   if mode == "link" then
@@ -80,8 +88,8 @@ function M.output_problem(path)
 end
 
 -- Raise "cannot write 'PATH': why" when path cannot be an output file.
-function M.check_output(path)
-  local why = M.output_problem(path)
+function M.check_output(path, ext)
+  local why = M.output_problem(path, ext)
   if why then error(string.format("cannot write '%s': %s", tostring(path), why), 0) end
 end
 

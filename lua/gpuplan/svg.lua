@@ -425,7 +425,7 @@ end
 -- directory or a device is refused).
 function Plot:write(path)
   local files = require "gpuplan.files"
-  files.check_output(path)
+  files.check_output(path, "svg")
   files.write(path, self:render())
   return path
 end
@@ -550,7 +550,7 @@ end
 
 function Bars:write(path)
   local files = require "gpuplan.files"
-  files.check_output(path)
+  files.check_output(path, "svg")
   files.write(path, self:render())
   return path
 end

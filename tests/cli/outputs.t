@@ -32,4 +32,23 @@ is($c, 1, 'a blocked third file exits 1');
 like($e, qr/cannot write '\Q$dir\E\/b-step\.svg': it is a directory/, 'and names it');
 ok(!-e "$dir/b-pareto.svg" && !-e "$dir/b-memory.svg", 'and none of the three is written');
 
+# An SVG written under another extension (chart.png, r.txt) went there in
+# silence; it is refused before anything is printed, naming the file.  A
+# name without an extension, or .SVG, is taken as given.
+for my $cmd (['roofline', '--gpu', 'h100-sxm'],
+             ['comm', '--gpu', 'h100-sxm', '--gpus', '8'],
+             ['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--sweep-batch']) {
+    ($c, $o, $e) = run_gp(@$cmd, '--svg', "$dir/chart.png");
+    is($c, 1, "$cmd->[0] --svg chart.png exits 1");
+    like($e, qr/cannot write '\Q$dir\E\/chart\.png': it ends in \.png, but the file is SVG \(name it \.svg\)/,
+         "$cmd->[0]: says why");
+    is($o, '', "$cmd->[0]: nothing printed");
+    ok(!-e "$dir/chart.png", "$cmd->[0]: nothing written");
+}
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$dir/roof.SVG");
+is($c, 0, 'roofline --svg roof.SVG exits 0') or diag $e;
+ok(-s "$dir/roof.SVG", 'roof.SVG written');
+($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--svg', "$dir/roofchart");
+ok($c == 0 && -s "$dir/roofchart", 'a name without an extension: written');
+
 done_testing();

@@ -157,7 +157,7 @@ function C.run(opts, args)
   end
   -- An output file that cannot be written fails before the table prints.
   if opts.svg then
-    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
+    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg, "svg")
     if not okf then error(why, 0) end
   end
   local rows = sweep(opts.system)

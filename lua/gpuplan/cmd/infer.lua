@@ -269,7 +269,7 @@ end
 local function sweep_batch(opts, a)
   -- An output file that cannot be written fails before the table prints.
   if opts.svg then
-    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg)
+    local okf, why = pcall(require("gpuplan.files").check_output, opts.svg, "svg")
     if not okf then error(why, 0) end
   end
   local ok, rows, top = pcall(infer.sweep, a)
