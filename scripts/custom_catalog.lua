@@ -19,6 +19,15 @@ local opt = gp.options({
   price = { "the contract price per GPU-hour", "7.5CNY/h" },
 }, arg)
 
+-- The price is checked here, naming --price: a bad one failed in the
+-- catalog file written from it ("/tmp/lua_x/my-cluster.lua:14: price
+-- ...: field 'price'"), a file the user never named, left behind.
+local okp, pv = gp.units.try(opt.price, "price")
+if not okp or not (pv.amount > 0) then
+  error(require("gpuplan.cli").usage(string.format("custom_catalog: --price '%s': %s", opt.price,
+    okp and "must be positive" or tostring(pv))), 0)
+end
+
 local dir = opt.dir
 local temp = dir == ""
 if temp then
@@ -50,8 +59,15 @@ price {
 ]], opt.price))
 
 local builtin = require("gpuplan.config").root .. "/catalog"
+local function remove_temp()
+  if not temp then return end
+  for f in lfs.dir(dir) do if f ~= "." and f ~= ".." then os.remove(dir .. "/" .. f) end end
+  lfs.rmdir(dir)
+end
 local ok, cat = pcall(gp.catalog, { dirs = { builtin, dir } })
 if not ok then
+  -- the temporary directory goes with the run (it was left behind)
+  remove_temp()
   error(require("gpuplan.cli").fail("the user catalog does not check: " .. tostring(cat)), 0)
 end
 
@@ -93,8 +109,5 @@ print(string.format("On your nodes the step is %.1f%% %s and the run %.0f CNY %s
                     b.layout, a.layout))
 print(string.format("the catalog files are in %s (gpuplan catalog check %s).", temp and "a temporary directory" or dir,
                     temp and "DIR" or dir))
-if temp then
-  for f in lfs.dir(dir) do if f ~= "." and f ~= ".." then os.remove(dir .. "/" .. f) end end
-  lfs.rmdir(dir)
-end
+remove_temp()
 return 0

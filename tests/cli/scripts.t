@@ -79,10 +79,22 @@ is($cc[1][6], '7.50', 'own node at the contract price');
 my $pct = 100 * abs($cc[1][2] / $cc[0][2] - 1);
 my ($said) = $o =~ /step is ([\d.]+)% (longer|shorter)/;
 ok(defined $said && abs($said - $pct) < 0.2, 'the step difference stated is the table\'s');
+# A price that is no price names --price (exit 2): it failed in the
+# catalog file written from it, a temporary file the user never named.
 ($c, $o, $e) = run_gp('run', 'scripts/custom_catalog.lua', '--price', 'cheap');
+is($c, 2, 'a bad --price: usage error');
+like($e, qr/^gpuplan: custom_catalog: --price 'cheap': bad price 'cheap'/m, 'names --price');
+($c, $o, $e) = run_gp('run', 'scripts/custom_catalog.lua', '--price', '0CNY/h');
+like($e, qr/^gpuplan: custom_catalog: --price '0CNY\/h': must be positive/m, 'a price of 0: names --price');
+# A price the catalog cannot take (no rate for XYZ): the catalog's error,
+# naming the file, the line and the entry -- and the temporary directory
+# is removed (it was left behind).
+($c, $o, $e) = run_gp('run', 'scripts/custom_catalog.lua', '--price', '7.5XYZ/h');
 is($c, 1, 'a bad price in the user catalog: exit 1');
 like($e, qr/^gpuplan: the user catalog does not check: \S+\/my-cluster\.lua:\d+: price 'h800-sxm\/my-contract'/m,
      'the error names the file, the line and the entry');
+my ($tmpd) = $e =~ /check: (\S+)\/my-cluster\.lua/;
+ok(defined $tmpd && !-e $tmpd, 'the temporary directory is removed');
 
 # a100_vs_h200.lua: a job gp.infer refuses is the script's error, not a
 # table of '-' under exit 0 (an --output of 0, an --input past the
