@@ -92,4 +92,23 @@ like($o, qr/^cost: 0\.000 USD .*per step, 0\.00 USD .*per 1k prompts at 0\.00 US
     }
 }
 
+# The pictures: a cost of 0 has no place on a log axis, so a free card's
+# layouts were counted in the Pareto chart's note ("300 layouts") and drawn
+# nowhere (the only circles were the legend's 2).  The cost axis is linear
+# then, each layout a circle, and the note says why.
+{
+    use File::Temp qw(tempdir);
+    my $dir = tempdir(CLEANUP => 1);
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,a100-sxm-80gb', '--gpus', '8..16',
+                          '--tokens', '1e9', '--price', '0', '--svg', "$dir/z");
+    is($c, 0, 'plan --price 0 --svg exits 0') or diag $e;
+    open(my $fh, '<', "$dir/z-pareto.svg") or die;
+    my $svg = do { local $/; <$fh> };
+    my ($n) = $svg =~ /(\d+) layouts; the line joins/;
+    my $circles = () = $svg =~ /<circle/g;
+    ok(defined $n && $circles >= $n, "every layout drawn ($circles circles for $n layouts)");
+    like($svg, qr/price 0: a free card's layouts cost 0/, 'the note says why the axis is linear');
+    unlike($svg, qr/nan|inf/i, 'no nan or inf in the chart');
+}
+
 done_testing();

@@ -273,12 +273,16 @@ function C.cards_chart(rows, job, head)
       left[#left + 1] = row.gpu .. (row.fits and " (no price)" or " (no fit)")
     end
   end
+  -- a free card (price 0) costs 0: a linear cost axis (C.pictures)
+  local free = false
+  for _, q in ipairs(pts) do if q[2] == 0 then free = true end end
   local p = svg.plot { title = head.model .. ": the best layout of each card, time against cost",
     xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
     ylabel = "cost" .. (per_b and " per 1B tokens" or "") .. " (" .. (cur or "USD") .. ")",
-    xlog = true, ylog = true, legend = "right",
-    note = #left > 0 and ("not drawn: " .. table.concat(left, ", ")) or
-      "each card's best layout; lower left is better" }
+    xlog = true, ylog = not free, legend = "right",
+    note = (#left > 0 and ("not drawn: " .. table.concat(left, ", ")) or
+      "each card's best layout; lower left is better")
+      .. (free and "; price 0: a free card's layouts cost 0" or "") }
   for i, q in ipairs(pts) do
     p:points({ q }, { label = q.row.gpu .. (q.row.winner and " (winner)" or ""),
                       color = svg.palette[(i - 1) % #svg.palette + 1],
@@ -371,12 +375,18 @@ function C.pictures(r, job, head, top)
   for k, v in pairs(job) do pj[k] = v end
   local okp, par = pcall(sweep.pareto, pj)
   local per_b = not job.tokens
+  -- A free card (price 0) costs 0, which a log axis has no place for: its
+  -- layouts were counted in the note and drawn nowhere.  Then the cost
+  -- axis is linear, and the note says why.
+  local free = false
+  for _, q in ipairs(okp and par.points or {}) do if q.cost == 0 then free = true end end
   local pareto = svg.plot { title = head.model .. ": every fitting layout, time against cost",
     xlabel = per_b and "days per 1B tokens" or string.format("days to train %.3g tokens", job.tokens),
     ylabel = "cost (" .. (r.results[1] and r.results[1].currency or "USD") .. ")",
-    xlog = true, ylog = true, legend = "right",
-    note = okp and string.format("%d layouts; the line joins those no other beats on both",
-                                 #par.points) or "no priced layout to plot" }
+    xlog = true, ylog = not free, legend = "right",
+    note = okp and string.format("%d layouts; the line joins those no other beats on both%s",
+                                 #par.points, free and "; price 0: a free card's layouts cost 0"
+                                 or "") or "no priced layout to plot" }
   if okp then
     local by = {}
     local order = {}
