@@ -267,7 +267,16 @@ function M.per_hour(cat, p, gpu, buyer, default)
     error(string.format("price: unknown currency '%s' (the catalog has %s)", tostring(v.currency),
       table.concat(names, ", ")), 0)
   end
-  return cat:convert(v, cur)
+  -- One range for every command, in the buyer's currency: 0 (a free
+  -- card, cost 0) or what the engine prices, 1e-6 to 1e15 per GPU-hour
+  -- (engine/infer.c: tokens/s per a price of 1e-308 was inf).  Before,
+  -- 1e-7 was refused by infer alone and 1e16 by plan as a layout's fault.
+  local amount = cat:convert(v, cur)
+  if amount ~= 0 and not (amount >= 1e-6 and amount <= require("gpuplan.schema").AMOUNT_MAX) then
+    error(string.format("price must be 0 (the GPUs are free) or from 1e-06 to 1e+15 %s per "
+      .. "GPU-hour (got %.6g)", cur, amount), 0)
+  end
+  return amount
 end
 
 -- The rate a conversion used, as a phrase: "7.0197 CNY/USD, 2026-01-08".

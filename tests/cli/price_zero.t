@@ -92,6 +92,22 @@ like($o, qr/^cost: 0\.000 USD .*per step, 0\.00 USD .*per 1k prompts at 0\.00 US
     }
 }
 
+# One range for a price in every command: 0 (free) or 1e-6 to 1e15 per
+# GPU-hour, what the engine prices.  Before, 1e-7 was refused by infer
+# alone (train, plan and rl showed "cost 0 (0-0)"), and 1e16 was refused by
+# plan as a layout's fault ("h100-sxm x 8 (TP1 DP8 ...): price must be").
+for my $p ('1e-7', '1e16') {
+    for my $cmd (['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3', '--tokens', '1e9'],
+                 ['infer', 'llama3-8b', '--gpu', 'h100-sxm'],
+                 ['plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9'],
+                 ['rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3']) {
+        ($c, $o, $e) = run_gp(@$cmd, '--price', $p);
+        is($c, 1, "$cmd->[0] --price $p: refused");
+        like($e, qr/^gpuplan: $cmd->[0]: --price must be 0 \(the GPUs are free\) or from 1e-06 to 1e\+15 USD per GPU-hour/m,
+             "$cmd->[0] --price $p: one message, naming --price");
+    }
+}
+
 # The pictures: a cost of 0 has no place on a log axis, so a free card's
 # layouts were counted in the Pareto chart's note ("300 layouts") and drawn
 # nowhere (the only circles were the legend's 2).  The cost axis is linear
