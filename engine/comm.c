@@ -93,11 +93,11 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	 * below 24 was too many. */
 	if (g->ranks / g->per_node > t->nodes &&
 	    (double)g->ranks <= (double)t->nodes * t->gpus_per_node)
-		return gp_fail(err, "a group of %d GPUs is placed in equal "
-			       "shares of %d a node, on %d nodes, but the "
-			       "job has %d nodes of %d: give a GPU count "
-			       "whose groups fill whole nodes (a multiple "
-			       "of %d)", g->ranks, g->per_node,
+		return gp_fail(err, "a group of %d GPUs, placed in equal "
+			       "shares of %d a node, needs %d nodes: that "
+			       "exceeds the job's %d nodes of %d (give a GPU "
+			       "count whose groups fill whole nodes: a "
+			       "multiple of %d)", g->ranks, g->per_node,
 			       g->ranks / g->per_node, t->nodes,
 			       t->gpus_per_node, t->gpus_per_node);
 	if (g->ranks / g->per_node > t->nodes)

@@ -549,9 +549,9 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
 {
     my ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20', '--zero', '3');
     is($c20, 1, '20 GPUs on 8-GPU nodes: refused');
-    like($e20, qr/a group of 20 GPUs is placed in equal shares of 5 a node, on 4 nodes, but the job has 3 nodes of 8: give a GPU count whose groups fill whole nodes \(a multiple of 8\)/,
+    like($e20, qr/a group of 20 GPUs, placed in equal shares of 5 a node, needs 4 nodes: that exceeds the job's 3 nodes of 8 \(give a GPU count whose groups fill whole nodes: a multiple of 8\)/,
          'and says why: equal shares need 4 nodes');
-    unlike($e20, qr/exceed/, 'not "exceed the topology"');
+    unlike($e20, qr/20 gpus exceed the topology/, 'not "20 gpus exceed the topology"');
 }
 
 done_testing();
