@@ -20,7 +20,7 @@ local opt = gp.options({
 }, arg)
 
 -- The price is checked here, naming --price: a bad one failed in the
--- catalog file written from it ("/tmp/lua_x/my-cluster.lua:14: price
+-- catalog file written from it ("TMPDIR/lua_x/my-cluster.lua:14: price
 -- ...: field 'price'"), a file the user never named, left behind.
 local okp, pv = gp.units.try(opt.price, "price")
 if not okp or not (pv.amount > 0) then
