@@ -372,6 +372,11 @@ arch {
   -- 8, not of a 64-row tile (engine/roofline.c, the swapped tiles above
   -- k_fill)
   mma_n_step = 8,
+  -- Non-tensor bf16/fp16 (packed f16x2, bf16x2 FMA) over fp32: 2 (NVIDIA,
+  -- "NVIDIA Hopper Architecture In-Depth" table 3: H100 SXM5 "Peak FP16
+  -- TFLOPS (non-Tensor)" 120 and "Peak BF16 TFLOPS (non-Tensor)" 120
+  -- against "Peak FP32 TFLOPS (non-Tensor)" 60; H100 PCIe 96, 96, 48)
+  vec16_x = 2,
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
   nccl_ring_ll128_ch_bw = "36.7GB/s",

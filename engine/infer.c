@@ -130,6 +130,7 @@ void infer_defaults(infer_cfg *c)
 	 * Machete, CUTLASS); a runtime with small-M GEMV kernels sets its
 	 * limit (lua/gpuplan/infer.lua M.gemv_max). */
 	c->gemv_max = 0;
+	c->gemv_packed = 0;
 }
 
 /* Shape facts shared by the step and the run (the step's operators come
@@ -226,6 +227,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 			return gp_fail(err, "graph_sizes must ascend, each in "
 			               "1..%d (got %d at %d)", GP_COUNT_MAX,
 			               c->graph_sizes[i], i + 1);
+	if (c->gemv_packed != 0 && c->gemv_packed != 1)
+		return gp_fail(err, "gemv_packed must be 0 or 1 (got %d)",
+		               c->gemv_packed);
 	if (gp_check_count(c->gemv_max, 0, "gemv_max", err) ||
 	    gp_check_count(c->custom_ar_gpus, 0, "custom_ar_gpus", err) ||
 	    gp_check_count(c->batch, 0, "batch", err) ||
@@ -594,7 +598,7 @@ static int mla_decode(builder *b, const gp_model *m, const shape *s,
 	gp_dtype cp = c->compute, b16 = infer_compute_dtype(b->d, NULL);
 
 	b->dequant = wo ? INFER_DEQUANT_FLOP : 0.0;
-	b->gemv = wo && T <= c->gemv_max;
+	b->gemv = wo && T <= c->gemv_max ? 1 + c->gemv_packed : 0;
 	b->stream = wo ? c->wo_stream : 0.0;
 	if (gemm(b, "q_kv_a", L, T, (qr > 0 ? qr : 0.0) + r + dr, h, wb,
 	         cp) ||
@@ -769,7 +773,8 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		if (!wo && act_quant(b, o, count, T, m->hidden))
 			return GP_EINVAL;
 		b->dequant = lin && wo ? INFER_DEQUANT_FLOP : 0.0;
-		b->gemv = lin && wo && T <= c->gemv_max;
+		b->gemv = lin && wo && T <= c->gemv_max ?
+			1 + c->gemv_packed : 0;
 		b->stream = lin && wo ? c->wo_stream : 0.0;
 		/* The runtime's fp8 dense linears on its own M tile; the
 		 * fused MoE's expert GEMMs (moe_*) keep their kernel's. */

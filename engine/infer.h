@@ -141,6 +141,9 @@ typedef struct infer_cfg {
 	                         weight-only linears as CUDA-core GEMVs
 	                         (TensorRT-LLM 4, llama.cpp 8); 0: tensor-
 	                         core tiles at every batch (roofline.h) */
+	int gemv_packed;      /* 1: those GEMVs multiply in packed 16-bit
+	                         FMAs (TensorRT-LLM's HFMA2, roof_op.gemv
+	                         2); 0: priced on the fp32 lanes */
 	double wo_stream;     /* > 0: the fraction of the streaming copy at
 	                         which the runtime's own weight-only linear
 	                         kernels read their weights (gpt-fast's

@@ -606,7 +606,7 @@ static int lgp_field_perdtype(lua_State *L, int idx, const char *what,
  * stream = {fp4 = fraction, ...} (optional), mem_bw (B/s), hbm
  * (fraction), launch, graph_launch (s), sms, block_fp8 and eager_hbm
  * (fractions, optional), cta_latency (s), cta_stage and cta_stage_k (bytes;
- * optional), mma_n_step (rows, optional). */
+ * optional), mma_n_step (rows, optional), vec16_x (ratio, optional). */
 #define D_NUM(n, f) F_NUM(n, offsetof(roof_device, f), 0)
 static const lgp_field device_fields[] = {
 	F_REQNUM("mem_bw", offsetof(roof_device, mem_bw)),
@@ -617,6 +617,7 @@ static const lgp_field device_fields[] = {
 	D_NUM("attn_fp8", attn_fp8), D_NUM("attn_exp_dim", attn_exp_dim),
 	D_NUM("attn_dropout", attn_dropout), D_NUM("block_fp8", block_fp8),
 	D_NUM("fp64", fp64), D_NUM("mma_n_step", mma_n_step),
+	D_NUM("vec16_x", vec16_x),
 	D_NUM("eager_hbm", eager_hbm), D_NUM("cta_latency", cta_latency),
 	D_NUM("cta_stage", cta_stage), D_NUM("cta_stage_k", cta_stage_k),
 	F_BOOL("attn_square", offsetof(roof_device, attn_square), 0),

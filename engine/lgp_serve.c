@@ -73,6 +73,7 @@ static const lgp_field infer_fields[] = {
 	IF_NUM("requests", requests),
 	IF_INT("max_batch", max_batch, 1),
 	IF_INT("gemv_max", gemv_max, 0),
+	IF_INT("gemv_packed", gemv_packed, 0),
 	IF_NUM("wo_stream", wo_stream),
 	IF_NUM("m_tile", m_tile),
 	IF_BOOL("fused_grouped_topk", fused_grouped_topk),

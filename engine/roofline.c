@@ -52,6 +52,18 @@
  * priced the same way whichever kernel runs; infer.c has the counts).
  * Which family runs is the runtime's choice and comes in roof_op.gemv;
  * the arithmetic is the same for every dtype. */
+/* ROOF_VEC16: TensorRT-LLM's batched GEMV (roof_op.gemv 2) does not use
+ * the fp32 lanes for its dot products: weightOnlyBatchedGemv/utility.h
+ * mma() issues one "fma2" -- "__hfma2(a, b, c)" on half2 or bf162 -- per
+ * weight pair per row of m into a 16-bit accumulator (kernel.h
+ * "TypeA tile_acc[CtaM * CtaN]"), so its m 2 FLOP per weight run at the
+ * card's non-tensor 16-bit rate: roof_device.vec16_x times the fp32 one
+ * (NVIDIA, "NVIDIA Hopper Architecture In-Depth", table 3: A100 "Peak
+ * BF16 TFLOPS (non-Tensor)" 39 against FP32 19.5 (FP16 78), H100 SXM5
+ * 120 / 60, H100 PCIe 96 / 48).  A card without vec16_x is priced at
+ * the fp32 rate (x1: GA102 and Ada run f16x2 at the fp32 rate).  The
+ * dequantisation keeps its FP32-slot count (infer.c), the converter's
+ * lop3s issuing on the integer lanes. */
 #define ROOF_MAX_DEQUANT 64.0
 /* Pipeline fill + epilogue of one output tile, in K elements: a
  * multistage mainloop (CUTLASS "Efficient GEMM", software pipelining)
@@ -236,6 +248,12 @@ int roof_device_check(const roof_device *d, gp_error *err)
 		return gp_fail(err, "device mma_n_step must be 0 or a whole "
 		               "number of rows 1..%g (got %g)", SWAP_MAX_N,
 		               d->mma_n_step);
+	/* The packed 16-bit rate is at least the fp32 rate and, on every
+	 * NVIDIA table, at most 4 times it (A100's fp16). */
+	if (bad(d->vec16_x) || (d->vec16_x != 0.0 &&
+	    (d->vec16_x < 1.0 || d->vec16_x > 4.0)))
+		return gp_fail(err, "device vec16_x must be 0 or in [1, 4] "
+		               "(got %g)", d->vec16_x);
 	if (bad(d->cta_latency) || d->cta_latency > ROOF_MAX_LAUNCH ||
 	    bad(d->cta_stage) || d->cta_stage > ROOF_MAX_WORK ||
 	    bad(d->cta_stage_k) || d->cta_stage_k > ROOF_MAX_WORK ||
@@ -751,7 +769,7 @@ static double unsplit_time(const roof_device *d, const roof_op *op,
 static void roof_eval_time(const roof_device *d, const roof_op *op,
                            int graphs, roof_result *out)
 {
-	double rate, peak, frac, vec, dq;
+	double rate, peak, frac, vec, vec16, dq;
 	int gemm, gemv;
 
 	gemm = op_peak(d, op, &peak, &frac);
@@ -764,7 +782,10 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	                                          op->count, op->m_tile,
 	                                          op->spread,
 	                                          !(op->dequant > 0.0)) : 1.0;
-	rate = gemv ? vec : peak * frac * out->shape_eff;
+	vec16 = gemv && op->gemv == 2 && d->vec16_x > 0.0 &&
+		(op->prec == GP_BF16 || op->prec == GP_FP16) ?
+		vec * d->vec16_x : vec;
+	rate = gemv ? vec16 : peak * frac * out->shape_eff;
 	out->compute_rate = rate;
 	/* Dequantisation: vector FLOP per weight element; on the GEMV path
 	 * on top of the dot products, beside the tensor-core MMAs else
@@ -779,7 +800,7 @@ static void roof_eval_time(const roof_device *d, const roof_op *op,
 	out->mem_rate = mem_rate(d, gemm, op->prec, op->stream);
 	out->t_compute = op->flop > 0.0 ? op->flop / rate : 0.0;
 	if (dq > 0.0)
-		out->t_compute = gemv ? (op->flop + dq) / vec :
+		out->t_compute = gemv ? op->flop / vec16 + dq / vec :
 			fmax(out->t_compute, dq / vec);
 	out->t_memory = mem_side(op->bytes, out->mem_rate);
 	out->t_launch = graphs ? d->graph_launch : d->launch;
@@ -866,9 +887,9 @@ int roof_checked_op_time(const roof_device *d, const roof_op *op,
 	if ((int)op->prec < 0 || op->prec >= GP_DTYPE_COUNT)
 		return gp_fail(err, "op %s: unknown precision", nm);
 	if (bad(op->dequant) || op->dequant > ROOF_MAX_DEQUANT ||
-	    (op->gemv != 0 && op->gemv != 1))
+	    op->gemv < 0 || op->gemv > 2)
 		return gp_fail(err, "op %s: dequant must be 0..%g FLOP per "
-		               "weight and gemv 0 or 1", nm, ROOF_MAX_DEQUANT);
+		               "weight and gemv 0, 1 or 2", nm, ROOF_MAX_DEQUANT);
 	if (bad_frac(op->stream))
 		return gp_fail(err, "op %s: stream must be 0 or in [%g, 1] "
 		               "(got %g)", nm, ROOF_MIN_FRAC, op->stream);

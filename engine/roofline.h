@@ -80,6 +80,11 @@ typedef struct roof_device {
 	                         swaps them onto it (Hopper's wgmma: 8,
 	                         roofline.c SWAP_MAX_N); 0 = no swapped
 	                         tiles priced */
+	double vec16_x;       /* the packed 16-bit (f16x2 / bf16x2) FMA's
+	                         non-tensor rate over the fp32 rate, the
+	                         units a weight-only GEMV's dot products run
+	                         on (roofline.c ROOF_VEC16); 0 = not known,
+	                         priced at the fp32 rate */
 	double eager_hbm;     /* the rate PyTorch's own memory-bound kernels
 	                         (eager ATen elementwise, reductions,
 	                         norms) stream at, as a share of hbm_frac,
@@ -104,8 +109,10 @@ typedef struct roof_op {
 	int gemv;             /* 1: a CUDA-core GEMV kernel -- no tensor-
 	                         core tile, no padding of m; its FLOP and
 	                         the dequantisation run on the fp32 vector
-	                         units.  0: tensor-core tiles (m padded to
-	                         the 16-wide tile edge) */
+	                         units.  2: the same, its dot products as
+	                         packed 16-bit FMAs (roof_device.vec16_x;
+	                         roofline.c ROOF_VEC16).  0: tensor-core
+	                         tiles (m padded to the 16-wide tile edge) */
 	double dequant;       /* vector-unit FLOP per weight element (n k
 	                         count of them) spent converting a stored
 	                         weight format to the MMA's inputs; 0 when
@@ -203,7 +210,8 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * A GEMM's compute is t_c = FLOP / (peak f_gemm shape_eff) on the tensor
  * cores, or its dequantisation dequant n k count / fp32 peak on the
  * vector units if that is longer (the two pipelines overlap); with
- * op->gemv, (FLOP + dequant n k count) / fp32 peak and shape_eff 1.
+ * op->gemv, (FLOP + dequant n k count) / fp32 peak and shape_eff 1
+ * (gemv 2: the FLOP at vec16_x times the fp32 peak).
  * t_memory = bytes / (mem_bw * hbm_frac * g) + fill, g = 0.94 for a GEMM
  * (weight-streaming GEMV) and 1 otherwise, fill = 3.9 us per kernel that
  * moves bytes (constants and their source in roofline.c).  time =
@@ -211,7 +219,7 @@ double roof_ridge(const roof_device *d, gp_dtype p, int achievable);
  * max(t_compute, t_memory) + t_launch otherwise.
  * d is checked with roof_device_check.  GP_OK, or GP_EINVAL for a bad
  * device, negative / NaN FLOP or bytes (or over 1e30), GEMM dimensions
- * over 1e15, dequant outside 0..64, gemv not 0/1, m_tile outside 0..128,
+ * over 1e15, dequant outside 0..64, gemv not 0..2, m_tile outside 0..128,
  * or a precision the device has no peak for. */
 int roof_op_time(const roof_device *d, const roof_op *op, int graphs,
                  roof_result *out, gp_error *err);

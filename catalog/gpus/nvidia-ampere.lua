@@ -18,6 +18,9 @@ gpu {
   memory = "40GiB", memory_type = "HBM2",
   mem_bw = "1.555TB/s",
   sms = 108,
+  -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
+  -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
+  vec16_x = 2,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -43,6 +46,9 @@ gpu {
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   sms = 108,
+  -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
+  -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
+  vec16_x = 2,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -69,6 +75,9 @@ gpu {
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   sms = 108,
+  -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
+  -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
+  vec16_x = 2,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -102,6 +111,9 @@ gpu {
   usable_memory = "79.15GiB",
   mem_bw = "2.039TB/s",
   sms = 108,
+  -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
+  -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
+  vec16_x = 2,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",
@@ -127,6 +139,9 @@ gpu {
   memory = "80GiB", memory_type = "HBM2e",
   mem_bw = "1.935TB/s",
   sms = 108,
+  -- GA100: "Peak BF16 TFLOPS (non-Tensor)" 39 = 2 x FP32 19.5 (FP16 78 = 4x; the
+  -- bf16 figure taken) -- NVIDIA "Hopper Architecture In-Depth" table 3
+  vec16_x = 2,
   peak = {
     fp64 = "9.7TFLOPS", fp64_tensor = "19.5TFLOPS", fp32 = "19.5TFLOPS",
     tf32 = "156TFLOPS", bf16 = "312TFLOPS", fp16 = "312TFLOPS",

@@ -144,6 +144,16 @@ M.gemv_max = {
   ["eager-pytorch"] = 1, litgpt = 1, ["llama.cpp"] = 8, ["gpt-fast"] = 0,
 }
 
+-- Runtimes whose small-M GEMVs multiply in packed 16-bit FMAs, priced at
+-- the card's non-tensor f16x2/bf16x2 rate (engine/roofline.c ROOF_VEC16):
+-- TensorRT-LLM's weightOnlyBatchedGemv kernel (kernels/weightOnlyBatchedGemv
+-- utility.h: mma() accumulates every weight pair of every row with
+-- "MathWrapper<...>::fma2", which is "__hfma2(a, b, c)" for half and
+-- bf16, in a TypeA -- 16-bit -- tile_acc).  llama.cpp's mul_mat_vec_q
+-- multiplies int8-quantised activations with dp4a and bitsandbytes'
+-- gemv_4bit was not read here: both keep the fp32-lane pricing.
+M.gemv_packed = { trtllm = 1, ["nim-http"] = 1 }
+
 -- Weight-only kernels that read their weights below the device's GEMM
 -- streaming rate, by runtime: the fraction of the streaming copy (the
 -- catalog's bandwidth x achievable.hbm) at which the runtime's int4 and
@@ -748,6 +758,7 @@ function M.setup(a)
     host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
+    gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
     wo_stream = M.wo_stream_of(a.runtime, bits),
     m_tile = M.m_tile_of(a.runtime, g.arch, base),
     fused_qk_norm_rope = M.fused_qk_norm_rope[a.runtime or "graphs"] or nil,

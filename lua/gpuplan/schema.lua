@@ -332,6 +332,7 @@ M.gpu = T.record {
   -- power_limit overrides it (roofline.lua clock_at).
   power_limit = T.unit("power", { max = 1e5, what = "at most 100 kW" }),
   sms = int { min = 1 },           -- streaming multiprocessors (GEMM wave model)
+  vec16_x = num { min = 1, max = 4 }, -- non-tensor f16x2/bf16x2 rate / fp32 rate
   mig = T.record { max = R(int { min = 1 }), profiles = T.array(str()) },
   source = R(str()), notes = str(),
 }
@@ -348,6 +349,9 @@ M.arch = T.record {
   -- tokens swaps them onto (Hopper's wgmma: 8; engine/roofline.c);
   -- absent: no swapped tiles priced
   mma_n_step = int { min = 1, max = 256 },
+  -- The packed 16-bit (f16x2/bf16x2) FMA's non-tensor rate over the fp32
+  -- rate (engine/roofline.c ROOF_VEC16); absent: the fp32 rate
+  vec16_x = num { min = 1, max = 4 },
   -- NCCL's ceiling on the LL protocol's bus bandwidth on one node for this
   -- generation (its tuner's llMaxBws row); absent: no ceiling
   nccl_ll_max_bw = T.unit("bandwidth"),
