@@ -693,7 +693,9 @@ static const lgp_field roof_op_fields[] = {
 	OP_NUM("m", m, 0), OP_NUM("n", n, 0), OP_NUM("k", k, 0),
 	OP_NUM("count", count, 1),
 	F_DTYPE("prec", offsetof(roof_op_in, op.prec), GP_BF16),
-	F_BOOL("gemv", offsetof(roof_op_in, op.gemv), 0),
+	/* 0 tiles, 1 a GEMV on the fp32 lanes, 2 one on packed 16-bit
+	 * FMAs (roofline.h roof_op.gemv) */
+	F_INT("gemv", offsetof(roof_op_in, op.gemv), 0, 0, 2),
 	OP_NUM("dequant", dequant, 0),
 	OP_NUM("m_tile", m_tile, 0),
 	OP_NUM("stream", stream, 0),

@@ -130,19 +130,59 @@ t.near(a.itl_s / h.itl_s, (35.56 / 1.62921 * 1.0709 + 2.101 / 1.62921 * 1.0091 +
 -- Small-M kernels follow the runtime, the same rule for every dtype
 -- (engine/roofline.c, M.gemv_max): on H20 (bf16 148 TFLOPS, fp32 44) a
 -- 70B int4 decode step at batch 1 runs TensorRT-LLM's CUDA-core GEMV (m < 5)
--- and vLLM's Marlin 16-row tiles.  GEMV compute of mlp_up, exactly:
--- (2 + 4 dequant) x 57344 x 8192 / 44e12 = 64.06 us, below its 81.2 us
--- stream; on tiles the padded MMAs take >= 939524096 / (148e12 x 0.80 / 16)
--- = 127 us: compute-bound.
+-- and vLLM's Marlin 16-row tiles.  GEMV compute of mlp_up, exactly: the
+-- 2 FLOP per weight as packed bf16x2 FMAs at vec16_x = 2 times fp32 (88e12,
+-- roofline.c ROOF_VEC16), the 4 dequant FLOP at fp32: (2 / 88e12 + 4 /
+-- 44e12) x 57344 x 8192 = 53.38 us, below its 81.2 us stream; on tiles the
+-- padded MMAs take >= 939524096 / (148e12 x 0.80 / 16) = 127 us:
+-- compute-bound.
 local function up(r) return t.op(r, "mlp_up") end
 local h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
                            output = 256, runtime = "trtllm" }
 local h20v = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 1, input = 512,
                            output = 256, runtime = "vllm" }
-t.near(up(h20t).t_compute, 6 * 57344 * 8192 / 44e12, 1e-12, "H20 int4 GEMV: 64.06 us of vector work")
+t.near(up(h20t).t_compute, (2 / 88e12 + 4 / 44e12) * 57344 * 8192, 1e-12,
+       "H20 int4 GEMV: 53.38 us of vector work")
 t.is(up(h20t).bound, "memory", "... TensorRT-LLM's batch-1 int4 decode streams")
 t.ok(up(h20v).bound == "compute" and up(h20v).t_compute > 127e-6, "... vLLM's Marlin tiles are compute-bound")
 t.ok(h20v.itl_s / h20t.itl_s > 1.4, "H20 70B int4 batch 1: the GEMV runtime is > 1.4x faster")
+-- Batch 2, by hand: 2 rows x 2 FLOP per weight on the bf16x2 FMAs, the
+-- dequantisation once per weight (the kernel converts each weight tile once
+-- for all CtaM rows, weightOnlyBatchedGemv/kernel.h):
+-- (4 / 88e12 + 4 / 44e12) x 57344 x 8192 = 64.06 us -- what batch 1 cost
+-- on the fp32 lanes.  1e-12: float rounding only.
+local h20t2 = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 2, input = 512,
+                            output = 256, runtime = "trtllm" }
+t.near(up(h20t2).t_compute, (4 / 88e12 + 4 / 44e12) * 57344 * 8192, 1e-12,
+       "H20 int4 GEMV batch 2: 64.06 us of vector work")
+-- llama.cpp's mul_mat_vec_q (dp4a on int8 activations) keeps the fp32
+-- lanes: (4 + 4) / 44e12 x 57344 x 8192 = 85.41 us.
+local h20k = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 2, input = 512,
+                           output = 256, runtime = "llama.cpp" }
+t.near(up(h20k).t_compute, 8 / 44e12 * 57344 * 8192, 1e-12, "llama.cpp's batch-2 GEMV: the fp32 rate")
+-- The invariant: under TensorRT-LLM a decode step of more sequences is never
+-- faster, GEMV (batch 1-4) into tiles (5-8) included.  Qwen3-32B int4, one
+-- H100 SXM or H20; before the packed rate H100's batch 3 and 4 (11.49,
+-- 11.71 ms) were slower than batch 5 (10.75).  A800 still breaks it (see
+-- the report of this change: its dequantisation on the fp32 lanes).
+for _, g in ipairs { "h100-sxm", "h20" } do
+  local prev, ok, at = 0, true, nil
+  for bs = 1, 8 do
+    local r = infer.infer { model = "qwen3-32b", gpu = g, weights = "int4", batch = bs, runtime = "trtllm" }
+    if r.itl_s < prev then ok, at = false, bs end
+    prev = r.itl_s
+  end
+  t.ok(ok, g .. ": trtllm int4 ITL non-decreasing in batch 1..8" .. (at and (" (drops at " .. at .. ")") or ""))
+end
+-- A packed rate outside [1, 4] x fp32 (A100's fp16, the widest NVIDIA
+-- lists) and a GEMV kind beyond 2 are refused, not priced.
+local dv = roofline.device("h100-sxm")
+dv.vec16_x = 5
+t.raises(function() require("gpuplan.core").roof_op(dv, { flop = 1, bytes = 1, m = 1, n = 1, k = 1 }) end,
+         "device vec16_x must be 0 or in [1, 4] (got 5)", "roof_op: vec16_x 5", true)
+t.raises(function() require("gpuplan.core").roof_op(roofline.device("h100-sxm"),
+           { flop = 1, bytes = 1, m = 1, n = 1, k = 1, gemv = 3 }) end,
+         "op.gemv must be an integer in 0..2 (got 3)", "roof_op: gemv 3", true)
 -- Batch 8 is past TensorRT-LLM's GEMV limit: both on tiles, the same step.
 h20t = infer.infer { model = "llama2-70b", gpu = "h20", weights = "int4", batch = 8, input = 512,
                      output = 256, runtime = "trtllm" }
