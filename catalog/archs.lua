@@ -37,6 +37,17 @@
 -- block drives each tree (tree_sm_time). Ada takes Ampere's row, Turing
 -- Volta's; AMD and Gaudi none.
 --
+-- nccl_tree_ll128_ch_bw: the bus bandwidth NCCL's tuner lets one channel of
+-- the tree carry with LL128 across 2 nodes and across 3 or more (NVIDIA/nccl
+-- src/graph/tuning.cc, 2.30.7, perChMaxTreeLL128Bws columns N2 and N4:
+-- Volta 20.0 / 20.0, Ampere 20.0 / 20.0, Hopper 36.7 / 29.0, Blackwell
+-- 31.67 / 20.0 GB/s; "busBw = std::min(busBw * (nNodes == 1 ? 7.0 / 9.0 :
+-- 120.0 / 128.0), graphs[a]->nChannels * perChMaxTreeLL128Bw)", after the
+-- perChMaxTreeBw cap). It is the LL128 form of nccl_tree_ch_bw: the block
+-- driving each tree moves no more with LL128 (tree_sm_time), and NCCL ranks
+-- the LL128 tree by it (nccl_algbw). Ada takes Ampere's row, Turing
+-- Volta's; AMD and Gaudi none.
+--
 -- nccl_ring_ll128_ch_bw: the bus bandwidth NCCL's tuner lets one channel of
 -- the ring carry with LL128 (NVIDIA/nccl src/graph/tuning.cc, 2.30.7,
 -- perChMaxRingLL128Bws, the same on 1, 2 and 4+ nodes: Volta 20.0, Ampere
@@ -73,6 +84,7 @@ arch {
   sms = 80,  -- NVIDIA V100 whitepaper (V100 SXM2: 80 SMs)
   nccl_ll_max_bw = "39GB/s",
   nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "20GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -93,6 +105,7 @@ arch {
   -- compCapIndex: >= 90 Hopper, >= 80 Ampere, else Volta)
   nccl_ll_max_bw = "39GB/s",
   nccl_tree_ch_bw = { nodes2 = "18.5GB/s", nodes3 = "10GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "20GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -153,6 +166,7 @@ arch {
   sms = 108,  -- NVIDIA A100 whitepaper (GA100 in A100: 108 SMs)
   nccl_ll_max_bw = "87.7GB/s",
   nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "20GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -379,6 +393,7 @@ arch {
   vec16_x = 2,
   nccl_ll_max_bw = "141GB/s",
   nccl_tree_ch_bw = { nodes2 = "41.4GB/s", nodes3 = "36GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "36.7GB/s", nodes3 = "29GB/s" },
   nccl_ring_ll128_ch_bw = "36.7GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -399,6 +414,7 @@ arch {
   },
   nccl_ll_max_bw = "87.7GB/s",
   nccl_tree_ch_bw = { nodes2 = "23.6GB/s", nodes3 = "17.8GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "20GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "20GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",
@@ -587,6 +603,7 @@ arch {
   sms = 148,  -- NVIDIA Blackwell datasheets (B200: 148 SMs)
   nccl_ll_max_bw = "282GB/s",
   nccl_tree_ch_bw = { nodes2 = "42.8GB/s", nodes3 = "24GB/s" },
+  nccl_tree_ll128_ch_bw = { nodes2 = "31.67GB/s", nodes3 = "20GB/s" },
   nccl_ring_ll128_ch_bw = "40GB/s",
   launch_overhead = "4us",
   graph_launch_overhead = "1us",

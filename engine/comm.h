@@ -186,6 +186,13 @@ typedef struct gp_topo {
 			       * [0] on 2 nodes, [1] on 3 or more: its
 			       * perChMaxTreeBws row for the GPU generation,
 			       * which it ranks the tree by; 0 = no ceiling */
+	double tree_ll128_ch_bw[2]; /* the most bus bandwidth NCCL's tuner
+			       * lets one tree channel carry with LL128
+			       * across nodes, B/s, [0] on 2 nodes, [1] on 3
+			       * or more: its perChMaxTreeLL128Bws row for
+			       * the GPU generation; with tree_ch_bw x
+			       * 120/128 it bounds the LL128 tree's time and
+			       * ranks it; 0 = no ceiling */
 	double ring_ll128_ch_bw; /* the most bus bandwidth NCCL's tuner lets
 			       * one ring channel carry with LL128, B/s: its
 			       * perChMaxRingLL128Bws row for the GPU

@@ -618,14 +618,31 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
  * few fast NICs reaches the ceiling and one of many slow ones does not
  * (8 x 400 Gb/s H100: 8 x 36 GB/s = 288 GB/s bus, under the NICs'
  * 319 GB/s at 0.85 x 120/128).  A tree's algbw is half its busBw
- * (tuning.cc "ratio ... .5"), so S bytes take 2S / busBw.  NCCL's
- * second ceiling for LL128 (perChMaxTreeLL128Bws) is not modelled.
+ * (tuning.cc "ratio ... .5"), so S bytes take 2S / busBw.  With LL128
+ * the same block moves less: NCCL takes the capped busBw's 120/128 (the
+ * data in each 128-byte line) and bounds it by a second per-channel
+ * figure of the generation, "busBw = std::min(busBw * (nNodes == 1 ?
+ * 7.0 / 9.0 : 120.0 / 128.0), graphs[a]->nChannels *
+ * perChMaxTreeLL128Bw)" (tuning.cc 2.27.7 and 2.30.7; the topology's
+ * tree_ll128_ch_bw: Hopper 36.7 GB/s on 2 nodes, 29.0 on 3 or more,
+ * against 41.4 x 120/128 = 38.8 and 36 x 120/128 = 33.75), so the LL128
+ * tree's block carries min(tree_ch_bw x 120/128, tree_ll128_ch_bw).
  * PR #645's rule giving one block both trees below 100 Gb/s NICs was
  * closed unmerged: every release since gives each tree its own block.
  * 0: one node, or no ceiling known. */
-static double tree_sm_time(const comm_ctx *c)
+static double tree_ch_cap(const comm_ctx *c, gp_proto p)
 {
 	double cap = c->t->tree_ch_bw[c->nn > 2];
+	double ll128 = c->t->tree_ll128_ch_bw[c->nn > 2];
+
+	if (p == GP_PROTO_LL128 && cap > 0.0 && ll128 > 0.0)
+		cap = min2(cap * 120.0 / 128.0, ll128);
+	return cap;
+}
+
+static double tree_sm_time(const comm_ctx *c, gp_proto p)
+{
+	double cap = tree_ch_cap(c, p);
 
 	if (c->nn < 2 || cap <= 0.0)
 		return 0.0;
@@ -761,7 +778,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 		    (net * tree_share(c)));
 	if (c->nn > 1 && p == GP_PROTO_LL)
 		*bwt = max2(*bwt, 2.0 * S / ll_net(c));
-	*bwt = max2(*bwt, tree_sm_time(c));
+	*bwt = max2(*bwt, tree_sm_time(c, p));
 	*bwt = on_channels(c, GP_ALGO_TREE, p, *bwt / tree_factor(p, S));
 	return 0;
 }
@@ -1190,7 +1207,9 @@ int comm_price(const comm_ctx *c, gp_algo a, gp_proto p, double *lat,
  * 0.92 alone put it at 32 MiB from 4 nodes on.  On one node the cap
  * (graph channels x 20 GB/s on A100, x 36.7 on H100) sits above 0.92 of
  * the link and is left out; before 2.23.4 a ring of one rank a node had
- * 0.7 for 0.92, not modelled.  perChMaxTreeLL128Bws is not modelled.
+ * 0.7 for 0.92, not modelled.  The LL128 tree's busBw is capped again at
+ * its graph's channels x perChMaxTreeLL128Bw (the topology's
+ * tree_ll128_ch_bw, across nodes; tree_sm_time).
  * Protocols: LL at half the bus
  * bandwidth ("busBw * .5" for the ring, a quarter or a third before 2.21.5:
  * nccl_ring_ll_share; "1.0 / 3.8" for the tree), LL128
@@ -1279,6 +1298,10 @@ static double nccl_algbw(const comm_ctx *c, gp_algo a, gp_proto p,
 			bus /= 3.8;
 		if (p == GP_PROTO_LL128)
 			bus *= c->nn == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
+		if (p == GP_PROTO_LL128 && c->nn > 1 &&
+		    c->t->tree_ll128_ch_bw[c->nn > 2] > 0.0)
+			bus = min2(bus, net_graph_channels(c, NULL) *
+				   c->t->tree_ll128_ch_bw[c->nn > 2]);
 		if (p == GP_PROTO_LL)
 			bus = min2(bus, ll_max(c));
 		alg = 0.5 * bus * tree_factor(p, S);

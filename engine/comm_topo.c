@@ -381,6 +381,12 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 		return gp_fail(err, "tree_ch_bw must be finite numbers >= 0 "
 			       "(got %g, %g)", t->tree_ch_bw[0],
 			       t->tree_ch_bw[1]);
+	if (!gp_finite(t->tree_ll128_ch_bw[0]) ||
+	    t->tree_ll128_ch_bw[0] < 0.0 ||
+	    !gp_finite(t->tree_ll128_ch_bw[1]) || t->tree_ll128_ch_bw[1] < 0.0)
+		return gp_fail(err, "tree_ll128_ch_bw must be finite numbers "
+			       ">= 0 (got %g, %g)", t->tree_ll128_ch_bw[0],
+			       t->tree_ll128_ch_bw[1]);
 	if (!gp_finite(t->ring_ll128_ch_bw) || t->ring_ll128_ch_bw < 0.0)
 		return gp_fail(err, "ring_ll128_ch_bw must be a finite number "
 			       ">= 0 (got %g)", t->ring_ll128_ch_bw);

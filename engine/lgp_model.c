@@ -453,6 +453,8 @@ static const lgp_field topo_fields[] = {
 	T_NUM("ll_max_bw", ll_max_bw, 0),
 	T_NUM("tree_ch_bw2", tree_ch_bw[0], 0),
 	T_NUM("tree_ch_bw3", tree_ch_bw[1], 0),
+	T_NUM("tree_ll128_ch_bw2", tree_ll128_ch_bw[0], 0),
+	T_NUM("tree_ll128_ch_bw3", tree_ll128_ch_bw[1], 0),
 	T_NUM("ring_ll128_ch_bw", ring_ll128_ch_bw, 0),
 	F_BOOL("host_amd", offsetof(gp_topo, host_amd), 0),
 	F_INT("nccl_version", offsetof(gp_topo, nccl_version), 0, 0,
@@ -476,7 +478,8 @@ static void lgp_given(lua_State *L, double *v, int need, const char *path)
  * gpus_per_node, nodes, up_kind ("nvlink"|"pcie"), up_bw, up_latency,
  * up_achievable, up_nvls, up_crosses_cpu, nics, nic_bw, nic_latency,
  * nic_achievable, nic_sharp, nic_path_bw, nvls_tree_bw2, nvls_tree_bw3,
- * ll_max_bw, tree_ch_bw2, tree_ch_bw3, ring_ll128_ch_bw, host_amd,
+ * ll_max_bw, tree_ch_bw2, tree_ch_bw3, tree_ll128_ch_bw2,
+ * tree_ll128_ch_bw3, ring_ll128_ch_bw, host_amd,
  * host_mem_bw,
  * nccl_version, and the links' NCCL
  * terms up_nccl, nic_nccl (tables, nccl_fields).  Range checks are the

@@ -27,7 +27,9 @@
 --   the GPU's generation, which its tuner ranks LL by: the arch's
 --   nccl_ll_max_bw), tree_ch_bw2 / tree_ch_bw3 (NCCL's ceiling on the bus
 --   B/s one tree channel carries across 2 / 3+ nodes, which its tuner ranks
---   the tree by: the arch's nccl_tree_ch_bw), ring_ll128_ch_bw (NCCL's
+--   the tree by: the arch's nccl_tree_ch_bw), tree_ll128_ch_bw2 /
+--   tree_ll128_ch_bw3 (the same with LL128: the arch's
+--   nccl_tree_ll128_ch_bw), ring_ll128_ch_bw (NCCL's
 --   ceiling on the bus B/s one ring channel carries with LL128, which its
 --   tuner ranks LL128 by across nodes: the arch's nccl_ring_ll128_ch_bw),
 --   host_amd (the nodes' CPUs
@@ -82,6 +84,7 @@ local field_kind = {
   nic_path_bw = "bandwidth", nvls_tree_bw2 = "bandwidth", nvls_tree_bw3 = "bandwidth",
   host_mem_bw = "bandwidth", ll_max_bw = "bandwidth",
   tree_ch_bw2 = "bandwidth", tree_ch_bw3 = "bandwidth", ring_ll128_ch_bw = "bandwidth",
+  tree_ll128_ch_bw2 = "bandwidth", tree_ll128_ch_bw3 = "bandwidth",
 }
 local topo_fields = {
   gpus_per_node = "int", nodes = "int", up_kind = "string", up_bw = "number",
@@ -91,6 +94,7 @@ local topo_fields = {
   nic_path_bw = "number", nvls_tree_bw2 = "number", nvls_tree_bw3 = "number",
   host_mem_bw = "number", ll_max_bw = "number", host_amd = "boolean",
   tree_ch_bw2 = "number", tree_ch_bw3 = "number", ring_ll128_ch_bw = "number",
+  tree_ll128_ch_bw2 = "number", tree_ll128_ch_bw3 = "number",
   up_nccl = "table", nic_nccl = "table",
 }
 M.topology_fields = topo_fields
@@ -249,6 +253,10 @@ function M.from_fabrics(spec, cat)
   t.ll_max_bw = arch and arch.nccl_ll_max_bw or nil
   if arch and arch.nccl_tree_ch_bw then
     t.tree_ch_bw2, t.tree_ch_bw3 = arch.nccl_tree_ch_bw.nodes2, arch.nccl_tree_ch_bw.nodes3
+  end
+  if arch and arch.nccl_tree_ll128_ch_bw then
+    t.tree_ll128_ch_bw2 = arch.nccl_tree_ll128_ch_bw.nodes2
+    t.tree_ll128_ch_bw3 = arch.nccl_tree_ll128_ch_bw.nodes3
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"

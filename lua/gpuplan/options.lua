@@ -1102,6 +1102,10 @@ for _, f in ipairs {
   { "tree_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel carries "
     .. "across 2 nodes, which its tuner ranks the tree by (perChMaxTreeBws); 0: none" },
   { "tree_ch_bw3", "number|string", "the same across 3 or more nodes" },
+  { "tree_ll128_ch_bw2", "number|string", "NCCL's ceiling on the bus B/s one tree channel "
+    .. "carries with LL128 across 2 nodes, which bounds and ranks the LL128 tree "
+    .. "(perChMaxTreeLL128Bws); 0: none" },
+  { "tree_ll128_ch_bw3", "number|string", "the same across 3 or more nodes" },
   { "ring_ll128_ch_bw", "number|string", "NCCL's ceiling on the bus B/s one ring channel "
     .. "carries with LL128, which its tuner ranks LL128 by across nodes "
     .. "(perChMaxRingLL128Bws); 0: none" },

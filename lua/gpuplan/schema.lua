@@ -360,6 +360,11 @@ M.arch = T.record {
   -- no ceiling
   nccl_tree_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
                                nodes3 = R(T.unit("bandwidth")) },
+  -- NCCL's ceiling on the bus bandwidth one tree channel carries with LL128
+  -- across 2 and across 3 or more nodes (its tuner's perChMaxTreeLL128Bws
+  -- row); absent: no ceiling
+  nccl_tree_ll128_ch_bw = T.record { nodes2 = R(T.unit("bandwidth")),
+                                     nodes3 = R(T.unit("bandwidth")) },
   -- NCCL's ceiling on the bus bandwidth one ring channel carries with LL128
   -- (its tuner's perChMaxRingLL128Bws row); absent: no ceiling
   nccl_ring_ll128_ch_bw = T.unit("bandwidth"),

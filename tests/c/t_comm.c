@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(119);
+	plan(120);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -755,6 +755,10 @@ int main(void)
 	t.tree_ch_bw[1] = NAN;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
 	einval(rc, &e, "NaN tree_ch_bw is EINVAL");
+	t = a100;
+	t.tree_ll128_ch_bw[0] = NAN;
+	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
+	einval(rc, &e, "NaN tree_ll128_ch_bw is EINVAL");
 
 	/* The cost of a call is measured by `make bench` (bench/sweep_bench:
 	 * the collective sweep), not here: a timed test fails on a loaded

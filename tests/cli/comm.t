@@ -128,16 +128,17 @@ unlike($e, qr/traceback|\.lua:\d/, 'no traceback, no internal file:line');
 is($c, 2, '--gpus-per-thread x: usage error');
 # --nccl X.Y.Z: that release's tuner picks the algorithm.  2 x DGX H100 at
 # 1 MiB: the latest ranks NVLS_TREE's network step at 20.9 us and keeps the
-# LL128 tree (59.87 us, its bandwidth term the tree's ceiling of 8
-# channels x 41.4 GB/s on 2 H100 nodes: 2 x 1 MiB / 331.2 GB/s / tree
-# factor 0.6 = 10.55 us, over the NVLink chain's 10.10; its 2 network hops
+# LL128 tree (61.22 us, its bandwidth term the LL128 tree's ceiling of 8
+# channels x min(41.4 x 120/128, 36.7) GB/s on 2 H100 nodes: 2 x 1 MiB /
+# 293.6 GB/s / tree factor 0.6 = 11.90 us, over the NVLink chain's 10.10;
+# its 2 network hops
 # each carry NCCL's 18000 B LL128 step whole, 19200 B on a 47 GB/s NDR NIC:
 # 0.82 us); 2.20.5 ranks it at 14 us and runs NVLS_TREE: 25 +
 # 2 x 14 = 53 us of latency and its 2 network steps' 15 further proxy
 # posts at 3 us (16 NVLS channels, Intel hosts), 90 us: 143.00 us.
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv');
-like($o, qr/^1048576,262144,59\.87,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
+like($o, qr/^1048576,262144,61\.22,.*,tree,ll128$/m, '2 x DGX H100, 1 MiB, latest NCCL: the LL128 tree');
 ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nodes', '2', '--min', '1MiB', '--max', '1MiB',
                       '--format', 'csv', '--nccl', '2.20.5');
 is($c, 0, '--nccl 2.20.5 exits 0');

@@ -485,6 +485,54 @@ do
            "a negative ceiling is refused, naming the field", true)
 end
 
+-- NCCL caps the LL128 tree's bus bandwidth again, at its graph's channels
+-- x perChMaxTreeLL128Bw, after taking 120/128 of the tree's capped busBw
+-- (tuning.cc; catalog arch nccl_tree_ll128_ch_bw, Hopper 36.7 GB/s on 2
+-- nodes, 29.0 on 3 or more), and the block that drives each tree moves no
+-- more (tree_sm_time).  256 MiB tree/LL128 all_reduce on 16 x 8 P5 (tree
+-- factor 1 at 2^22 x 64 B; a region holds the tree on LL128, tree_share
+-- 1 so the channels bind): 8 search channels x min(36 x 120/128 = 33.75,
+-- 29) GB/s: 2S / (8 x 29e9) = 2314.2 us, against 2S / (8 x 36e9) =
+-- 1864.1 us without it.  On 2 nodes min(41.4 x 120/128 = 38.81, 36.7) =
+-- 36.7 GB/s: 2S / (8 x 36.7e9) = 1828.6 us, over the NICs' S / 318.75
+-- GB/s = 842.1 us.  With an A100's ceilings on the same nodes (3 or more)
+-- the tree's x 120/128 binds: min(17.8 x 120/128 = 16.69, 20) GB/s,
+-- 2S / (8 x 16.69e9) = 4021.5 us.  Tolerance 1 ns: the
+-- hand figures are exact but for float rounding.
+do
+  local function ll128_tree(nodes, cap, gpu)
+    local topo = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = nodes,
+                                     nics = 32, nic_fabric = "efa-100",
+                                     gpu = cat.gpus[gpu or "h100-sxm"], cpu_vendor = "amd" }, cat)
+    local n = {}
+    for k, v in pairs(cat.fabrics["efa-100"].nccl) do n[k] = v end
+    n.tree_share = 1
+    n.regions = { { algo = "tree", proto = "ll128",
+      vertices = { { 0, 1 }, { 2 ^ 40, 1 }, { 2 ^ 40, 2 ^ 20 }, { 0, 2 ^ 20 } } } }
+    topo.nic_nccl = n
+    if cap then topo.tree_ll128_ch_bw2, topo.tree_ll128_ch_bw3 = cap, cap end
+    -- On 2 nodes AWS's tuner leaves the choice to NCCL's (no region):
+    -- the tree is forced there, and NCCL's ranking keeps it on LL128.
+    local r = gp.comm { op = "all_reduce", bytes = 256 * 2 ^ 20, gpus = 8 * nodes, topology = topo,
+                        algo = nodes == 2 and "tree" or nil }
+    assert(r.algo == "tree" and r.proto == "ll128", r.algo .. "/" .. r.proto)
+    return r
+  end
+  local S256 = 256 * 2 ^ 20
+  t.is(cat.archs.hopper.nccl_tree_ll128_ch_bw.nodes3, 29e9, "Hopper's LL128 tree channel ceiling, 3+ nodes")
+  t.is(cat.archs.ampere.nccl_tree_ll128_ch_bw.nodes2, 20e9, "Ampere's LL128 tree channel ceiling, 2 nodes")
+  t.near(ll128_tree(16).bw_time, 2 * S256 / (8 * 29e9), 1e-9,
+         "P5 16 nodes, LL128 tree: 8 channels x 29 GB/s")
+  t.near(ll128_tree(16, 0).bw_time, 2 * S256 / (8 * 36e9), 1e-9,
+         "without the LL128 ceiling: the tree ceiling's 8 x 36 GB/s")
+  t.near(ll128_tree(2).bw_time, 2 * S256 / (8 * 36.7e9), 1e-9,
+         "P5 2 nodes, LL128 tree: 8 channels x 36.7 GB/s, over the NICs' rate")
+  t.near(ll128_tree(16, nil, "a100-sxm-80gb").bw_time, 2 * S256 / (8 * 17.8e9 * 120 / 128), 1e-9,
+         "A100's ceilings on the same nodes: the tree's 17.8 GB/s x 120/128 under LL128's 20")
+  t.raises(function() ll128_tree(16, -1) end, "tree_ll128_ch_bw must be finite numbers >= 0",
+           "a negative ceiling is refused, naming the field", true)
+end
+
 -- gpu = ID: the node built from the GPU alone.  An H100 PCIe's is its
 -- bridged pair (catalog: scaleup nvlink-bridge, domain 2): 2 ranks, the
 -- bridge's per-direction rate and achievable fraction.  A 2-rank ring
@@ -711,6 +759,9 @@ end
 local p5t = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 16, nics = 32,
                                 nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
                                 cpu_vendor = "amd" }, cat)
+-- These blocks price the tree's other terms; its LL128 ceiling
+-- (tree_ll128_ch_bw) has a block of its own below.
+p5t.tree_ll128_ch_bw3 = 0
 local S = 256 * 2 ^ 20
 -- efa-100's nccl block less its tree_share (below), so the ceiling shows.
 local function nccl_with(over)
