@@ -140,6 +140,7 @@ const lgp_desc lgp_optim_desc = { "optimizer", optim_fields };
 	F_BOOL("grads_whole", offsetof(S, P grads_whole), 0),             \
 	F_BOOL("fused_qkv_view", offsetof(S, P fused_qkv_view), 0),       \
 	F_BOOL("kv_repeat", offsetof(S, P kv_repeat), 0),                 \
+	F_INT("cp_ring", offsetof(S, P cp_ring), 0, 0, 2),               \
 	F_BOOL("lora_zero_pad", offsetof(S, P lora_zero_pad), 0),         \
 	F_BOOL("quant_head", offsetof(S, P quant_head), 0),               \
 	F_NUM("images", offsetof(S, P images), 0),                        \

@@ -145,6 +145,11 @@ typedef struct gp_train_cfg {
 				  * the copy's time (train_layer.c
 				  * kv_repeat_costs) and the query-wide K and
 				  * V kept (see gp_act_cfg) */
+	int cp_ring;             /* PyTorch's context_parallel ring and its
+				  * K/V rotater (memory_train.c cp_ring_bytes):
+				  * 0 none (cp 1, or Transformer Engine's p2p
+				  * ring, not priced here), 1 allgather, 2
+				  * alltoall */
 	int lora_zero_pad;       /* see gp_act_cfg */
 	int quant_head;          /* a quantised frozen base quantises the
 				  * output layer too (every nn.Linear) */

@@ -397,6 +397,50 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
 		o->bytes[GP_MEM_PARAM_GATHER] += per_layer_w * 2.0;
 }
 
+/* The buffers PyTorch's context_parallel ring holds while one layer's
+ * attention backward runs, beyond what a plain SDPA backward holds
+ * (torch/distributed/tensor/experimental/_attention.py,
+ * _templated_ring_attention_backward, the version the torchtitan runs of
+ * end-2024 called; pytorch/pytorch 0123248 reads the same), in bytes a
+ * rank for tok tokens:
+ *  - the K and V SDPA was handed (kvb, in the 16-bit type; query-wide
+ *    under kv_repeat): "key = key.contiguous()" copies the transposed
+ *    views torchtitan's Llama hands it; each step's "next_kv =
+ *    torch.cat([key.flatten(), value.flatten()])" holds a concatenated
+ *    copy; the allgather rotater keeps every rank's chunk ("Allgather
+ *    the kv ... Only one communication will be done": cp chunks, held
+ *    to the loop's end), the alltoall one the chunk arriving beside the
+ *    one in hand: cp + 2 (allgather) or 3 (alltoall) kvb;
+ *  - the K and V gradients in fp32 ("accum_dtype = torch.float32",
+ *    "grad_key = torch.zeros_like(key, dtype=accum_dtype)"), always on
+ *    the all-to-all rotater ("dkv_rotater = _create_rotater(group, 2,
+ *    method=_RotateMethod.ALL_TO_ALL)"): the received pair the step
+ *    adds into (or _partial_update's torch.cat copy of it), the
+ *    concatenated pair sent on ("next_grad_kv = torch.cat([grad_key.
+ *    flatten(), grad_value.flatten()])") and the next arriving -- three
+ *    fp32 copies, 3 x 4 / A kvb;
+ *  - the query gradient in fp32 ("grad_query = torch.zeros_like(query,
+ *    dtype=accum_dtype)"): 4 bytes a query element.
+ * The step kernels' own dQ, dK, dV are what a plain SDPA backward writes
+ * too, and are not counted again.  Transformer Engine's p2p ring
+ * (cp_ring 0) keeps other buffers, not priced here. */
+static double cp_ring_bytes(const gp_model *m, const gp_train_cfg *c,
+			    const gp_layout *y, double tok, double A)
+{
+	gp_widths w;
+	double kvw, kvb;
+
+	if (y->cp <= 1 || c->cp_ring == 0 || !c->flash)
+		return 0.0;
+	model_widths(m, &w);
+	/* repeat_kv copies K and V to every query head (memory_act.c) */
+	kvw = c->kv_repeat && w.latent == 0 && w.q > w.k ? w.q + w.o :
+		w.k + w.v;
+	kvb = tok * kvw / y->tp * A;
+	return (c->cp_ring == 1 ? y->cp + 2.0 : 3.0) * kvb +
+		3.0 * 4.0 / A * kvb + 4.0 * tok * w.q / y->tp;
+}
+
 /* What the ZeRO stage does not change on a stage: its micro-batches in
  * flight, activations, the layer re-run in backward, the vision tower's
  * and the output layer's tensors; returns the micro-batches in flight. */
@@ -543,6 +587,20 @@ static double stage_activations(const gp_model *m,
 				(c->lay.sp ? y->tp : 1)) * inflight;
 			o->bytes[GP_MEM_LOGITS] *= 1.0 + n;
 		}
+	}
+	/* The CP ring's backward buffers (cp_ring_bytes) live while a
+	 * layer's attention backward runs, beside the layer re-run and the
+	 * activations still held.  The logits never meet them: the loss's
+	 * backward and the output layer's free the logits and their
+	 * gradients before the last layer's backward starts, so the stage
+	 * holds the larger of the two, what the ring needs beyond the
+	 * logits. */
+	if (nl > 0) {
+		double ring = cp_ring_bytes(m, c, y, tok, A);
+
+		if (ring > o->bytes[GP_MEM_LOGITS])
+			o->bytes[GP_MEM_RECOMPUTE] += ring -
+				o->bytes[GP_MEM_LOGITS];
 	}
 	return inflight;
 }

@@ -743,6 +743,13 @@ local function prepare_stack(o, cfg, model, method, pp, dflt, searched)
     end
     cfg[k] = o[k] or nil
   end
+  -- PyTorch's context_parallel ring (torchtitan's
+  -- context_parallel_rotate_method) holds its rotater's K/V chunks and the
+  -- fp32 gradients it passes on while a layer's attention backward runs
+  -- (engine/memory_train.c cp_ring_bytes); Transformer Engine's p2p ring
+  -- (the default) is not priced.  The declared values were checked by the
+  -- resolve step.
+  cfg.cp_ring = ({ allgather = 1, alltoall = 2 })[o.cp_rotate] or nil
   -- The MoE token buffer per expert over its even share: an MoE
   -- option, which a dense model would ignore in silence.
   if o.capacity_factor ~= nil then

@@ -1432,7 +1432,7 @@ opt { name = "async_tp_allreduce", type = "flag", commands = "train plan",
     .. "backward -- both of a layer's backward all-reduces without --sp, the "
     .. "reduce-scatters with it; with tp > 1",
   suggest = { "async_tensor_model_parallel_allreduce", "async_allreduce", "async_tp" } }
-opt { name = "cp_rotate", type = "string", metavar = "R", commands = "train plan",
+opt { name = "cp_rotate", type = "string", metavar = "R", commands = "fit train plan",
   value = "p2p", kind = "enum", values = { "p2p", "allgather", "alltoall" },
   help = "how the context-parallel ring moves K and V: p2p (Transformer Engine's ring, "
     .. "Megatron-Core's CP: each step sends the K/V chunk at its kv heads to the next rank "
@@ -1441,7 +1441,9 @@ opt { name = "cp_rotate", type = "string", metavar = "R", commands = "train plan
     .. "first step's attention only) or alltoall (a shift a step); both on the K and V "
     .. "SDPA is handed, every query head wide in torchtitan's Llama (repeat_kv), and both "
     .. "send the K/V gradients on each step in fp32, the last shift beside no kernel, and "
-    .. "merge the steps' outputs in fp32; with cp > 1",
+    .. "merge the steps' outputs in fp32; memory: PyTorch's ring holds its rotater's K/V "
+    .. "chunks (allgather: every rank's) and three fp32 copies of the K/V gradients while a "
+    .. "layer's attention backward runs; with cp > 1",
   suggest = { "context_parallel_rotate_method", "rotate_method", "cp_comm_type" } }
 opt { name = "split_proj", type = "flag", commands = "train plan rl", form = "both",
   default = "the model's split_proj on stacks hf and deepspeed, off on megatron",
