@@ -2993,7 +2993,20 @@ static void symm_tp(tenv *e, const train_lkey *k, train_lcost *lc,
  * method=_RotateMethod.ALL_TO_ALL)"), accumulated in fp32 (4 / A the
  * K/V bytes): one shift after each of the cp steps, each waited for after
  * the next step's kernel, the last after the loop ("next_grad_kv =
- * dkv_rotater.next_buffer()"), beside no kernel. */
+ * dkv_rotater.next_buffer()"), beside no kernel.
+ * That overlap is eager PyTorch's: a functional collective hands back an
+ * AsyncCollectiveTensor whose wait comes at its first use.  Compiled
+ * (kernels fused: torchtitan compiles each TransformerBlock, fullgraph,
+ * and the ring is traced into it through the DTensor dispatch of SDPA),
+ * the wait is put right after the collective -- torch/distributed/
+ * _functional_collectives.py: "Under torch.compile/dynamo: ...
+ * _maybe_wrap_tensor(...) - wait_tensor() op is immediately called", and
+ * "Compiled tracing currently relies on the compiler to perform this
+ * optimization" -- and Inductor moves no wait unless asked
+ * (torch/_inductor/config.py: "reorder_for_compute_comm_overlap = False";
+ * torchtitan 9dec370 sets only _micro_pipeline_tp).  So every all-gather
+ * or shift of K and V and every dK/dV shift holds the compute stream for
+ * its whole time: none hidden. */
 static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 {
 	gp_widths w;
@@ -3003,6 +3016,18 @@ static void torch_cp_comm(tenv *e, const train_lkey *k, train_lcost *lc)
 	kvb = k->T * 2.0 * w.o / k->tp * k->A;
 	af = lc->fwd.attn / n;
 	ab = lc->bwd.attn / n;
+	if (!k->eager) {
+		t_kv = k->cp_rotate == GP_CP_ALLGATHER ?
+			train_t_coll(e, GP_ALL_GATHER, n * kvb, &k->g_cp) :
+			(n - 1.0) * train_t_coll(e, GP_SEND_RECV, kvb,
+						 &k->g_cp);
+		t_dkv = train_t_coll(e, GP_SEND_RECV, kvb * 4.0 / k->A,
+				     &k->g_cp);
+		lc->cp_fwd = t_kv;
+		lc->cp_bwd = t_kv + n * t_dkv;
+		lc->cp_hid = 0.0;
+		return;
+	}
 	if (k->cp_rotate == GP_CP_ALLGATHER) {
 		t_kv = train_t_coll(e, GP_ALL_GATHER, n * kvb, &k->g_cp);
 		ef = fmax(0.0, t_kv - af);

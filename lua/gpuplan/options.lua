@@ -1441,7 +1441,8 @@ opt { name = "cp_rotate", type = "string", metavar = "R", commands = "fit train 
     .. "first step's attention only) or alltoall (a shift a step); both on the K and V "
     .. "SDPA is handed, every query head wide in torchtitan's Llama (repeat_kv), and both "
     .. "send the K/V gradients on each step in fp32, the last shift beside no kernel, and "
-    .. "merge the steps' outputs in fp32; memory: PyTorch's ring holds its rotater's K/V "
+    .. "merge the steps' outputs in fp32; that overlap is eager PyTorch's: compiled (kernels "
+    .. "fused) each collective is waited for where it is issued, none hidden; memory: PyTorch's ring holds its rotater's K/V "
     .. "chunks (allgather: every rank's) and three fp32 copies of the K/V gradients while a "
     .. "layer's attention backward runs; with cp > 1",
   suggest = { "context_parallel_rotate_method", "rotate_method", "cp_comm_type" } }

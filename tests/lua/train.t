@@ -4,7 +4,7 @@ local t = require "tap"
 local gp = require "gpuplan"
 local train = require "gpuplan.train"
 
-t.plan(123)
+t.plan(126)
 
 local part = t.step_part
 
@@ -507,8 +507,10 @@ do
   t.near(m.bwd, 1677721600 / bw + 4.9e-6, 1e-6, "allgather: the backward accumulates dq, dK, dV in fp32")
 end
 
--- PyTorch's ring exposes the last fp32 shift of dK and dV and hides the
--- rest beside the steps' attention.  Same job, recompute none: 32 layers
+-- PyTorch's ring run eager (kernels eager: its collectives hand back
+-- AsyncCollectiveTensors, waited at first use) exposes the last fp32
+-- shift of dK and dV and hides the rest beside the steps' attention.
+-- Same job on the eager Hugging Face modules, recompute none: 32 layers
 -- x 2 micro-batches = 64 layer passes; K and V a rank 4096 tokens x 2 x
 -- 4096 x 2 B = 64 MiB (kvb), their gradients in fp32 128 MiB.  allgather:
 -- the forward's and the backward's all-gathers of 2 x 64 MiB (0.19 ms on
@@ -523,7 +525,7 @@ end
 do
   local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cp = 2, seq = 8192,
               method = "pretrain", global_batch = 8, zero = 1, recompute = "none",
-              cp_rotate = "allgather" }
+              cp_rotate = "allgather", stack = "hf", kernels = "eager" }
   local kvb = 4096 * 2 * 4096 * 2
   local function ct(op, b) return gp.comm { op = op, bytes = b, gpu = "h100-sxm", gpus = 2 }.time end
   local dkv = ct("send_recv", 2 * kvb)
@@ -543,6 +545,31 @@ do
   t.ok(says(p2p) and not says(ag), "cp 2, cp_rotate left out: cp_rotate=p2p on the defaults line")
   o.cp, o.gpus = 1, 4
   t.ok(not says(gp.train(o)), "cp 1: no ring, nothing said")
+end
+
+-- Compiled (kernels fused), the ring is traced into the block and each
+-- functional collective is waited for where it is issued
+-- (_functional_collectives.py: "wait_tensor() op is immediately called"),
+-- Inductor reordering nothing: all of it exposed, none hidden.  The job
+-- above with its fused kernels, 64 layer passes: allgather, forward one
+-- all-gather of 2 x 64 MiB, backward another and cp = 2 fp32 dK/dV shifts
+-- of 128 MiB: 64 x (2 t_ag + 2 t_dkv); alltoall, one 64 MiB shift each
+-- way in place of the all-gather: 64 x (2 t_sr + 2 t_dkv).  1e-3
+-- relative: the same arithmetic, gp.comm's times unrounded.
+do
+  local o = { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, cp = 2, seq = 8192,
+              method = "pretrain", global_batch = 8, zero = 1, recompute = "none",
+              cp_rotate = "allgather", stack = "hf", kernels = "fused" }
+  local kvb = 4096 * 2 * 4096 * 2
+  local function ct(op, b) return gp.comm { op = op, bytes = b, gpu = "h100-sxm", gpus = 2 }.time end
+  local dkv = ct("send_recv", 2 * kvb)
+  local r = gp.train(o)
+  t.near(part(r, "cp_comm").seconds / (64 * (2 * ct("all_gather", 2 * kvb) + 2 * dkv)), 1, 1e-3,
+    "compiled allgather: the all-gathers and every dK/dV shift exposed")
+  t.is(part(r, "cp_comm").hidden, 0.0, "compiled: nothing hidden")
+  o.cp_rotate = "alltoall"
+  t.near(part(gp.train(o), "cp_comm").seconds / (64 * (2 * ct("send_recv", kvb) + 2 * dkv)), 1,
+    1e-3, "compiled alltoall: the K/V shifts and every dK/dV shift exposed")
 end
 
 -- The embedding table's gradient is dense (train_layer.c train_ends_costs):
