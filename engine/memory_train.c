@@ -422,7 +422,11 @@ static void stage_states(const gp_model *m, const gp_train_cfg *c,
  *  - the query gradient in fp32 ("grad_query = torch.zeros_like(query,
  *    dtype=accum_dtype)"): 4 bytes a query element.
  * The step kernels' own dQ, dK, dV are what a plain SDPA backward writes
- * too, and are not counted again.  Transformer Engine's p2p ring
+ * too, and are not counted again.  Counted as eager PyTorch holds them at
+ * the end of the first step (its K and V copies still referenced, the
+ * dK/dV pair in flight); traced into a compiled block, a buffer dies at
+ * its last use, so the contiguous copy can go after the first step's
+ * kernel: up to 2 kvb less there, not priced apart.  Transformer Engine's p2p ring
  * (cp_ring 0) keeps other buffers, not priced here. */
 static double cp_ring_bytes(const gp_model *m, const gp_train_cfg *c,
 			    const gp_layout *y, double tok, double A)
