@@ -311,6 +311,13 @@ static double tile_edge(double x)
  * 160, 297.1 at 176, 306.4 at 192, 303.8 at 200, 314.1 at 208, 318.2 at
  * 216, 346.0 at 224, 389.8 at 240, 356.9 at 256: no 64-row step (200
  * is no slower than 192, where 64-row tiles would pad 200 to 256).
+ * Those timings are bursts (30 iterations, about 10 ms of GPU work a
+ * shape), which the Hopper entry's sustained-clock factor (catalog
+ * archs.lua achievable.sustained.gemm 0.82: "Burst kernel timings ...
+ * are met without the factor") is not for: priced at the burst rate the
+ * model's four linears take 1.00-1.15x (median 1.11x) the measured, at
+ * the sustained rate 1.14-1.30x.  The rest is the compute/stream overlap
+ * (roof_overlap), fitted to DeepGEMM's H800 table at the burst rate.
  * Only from 17 to SWAP_MAX_N tokens (the largest N), and only for a
  * library GEMM: ops that state their own M tile (roof_op.m_tile:
  * DeepGEMM's 64 rows) or spread rows, dequantising weight-only kernels
