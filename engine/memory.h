@@ -116,6 +116,14 @@ typedef struct gp_train_cfg {
 	 * without ZeRO).  Stage 2 keeps the parameter's dtype whatever it
 	 * says (stage_1_and_2.py: its accumulator attribute is stage 1's). */
 	double ds_accum_bytes;
+	/* DeepSpeed without ZeRO in fp16 (stage 0, its FP16 optimizers,
+	 * deepspeed/runtime/fp16/ at v0.14.2): the bytes per gradient
+	 * element the step makes beside the 16-bit .grad -- 8 for
+	 * FP16_Optimizer (DeepSpeed's own FusedAdam: a per-parameter fp32
+	 * copy and their flat concatenation), 4 for FP16_UnfusedOptimizer
+	 * (a client optimizer: one fp32 .grad per parameter); 0 none
+	 * (mem_ds_fp16_step). */
+	double ds_fp16_step;
 	/* overlap_comm at stage 2: the flat gradient buffer is doubled
 	 * (stage_1_and_2.py backward: "Use double buffers to avoid data
 	 * access conflict when overlap_comm is enabled", buf_1 of

@@ -312,3 +312,53 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	o->bytes[GP_MEM_LOGITS] = 0;
 	o->bytes[GP_MEM_VISION] = 0;
 }
+
+/* DeepSpeed without ZeRO in fp16 (stage 0: engine.py _configure_
+ * optimizer takes the FP16 wrapper, _configure_fp16_optimizer, v0.14.2).
+ * Its backward keeps every parameter's whole 16-bit .grad (the recipe's
+ * grads); its step builds the fp32 gradient the master weights step
+ * with, whole, beside them:
+ *  - FP16_Optimizer (runtime/fp16/fused_optimizer.py), taken when the
+ *    optimizer is DeepSpeed's FusedAdam -- what an "optimizer": {"type":
+ *    "AdamW"} config builds (engine.py _configure_basic_optimizer, not
+ *    torch_adam):
+ *      grads_groups_flat.append(_flatten_dense_tensors([... p.grad.
+ *          to(data_type) for p in group]))
+ *    the list of per-parameter fp32 copies (4 B) and their flat
+ *    concatenation (4 B) exist together beside the 16-bit .grad (2 B),
+ *    which "for p in group: p.grad = None" drops only after: 2 + 4 + 4
+ *    = 10 B per element at that moment (one parameter group; with
+ *    several, the groups' flats accumulate while the later groups'
+ *    copies are made -- no more than this);
+ *  - FP16_UnfusedOptimizer (runtime/fp16/unfused_optimizer.py), any
+ *    other optimizer: "fp32_param.grad = fp16_param.grad.to(fp32_param.
+ *    dtype)" for every parameter before self.optimizer.step(), the
+ *    16-bit .grad kept: 2 + 4 = 6 B.
+ * The activations, the loss's tensors and the bucket of the all-reduce
+ * (engine.py allreduce_gradients runs after the backward) are gone by
+ * then; after the step "group.grad = None" and the .grad release leave
+ * no gradient until the next backward (an RL step's rollout: none,
+ * ds_idle_grads 0).  The step replaces the backward's tensors when it is
+ * the larger, as stage 1's (mem_ds_zero_phases). */
+void mem_ds_fp16_step(const gp_train_cfg *c, const gp_state_bytes *sb,
+		      gp_mem_result *o)
+{
+	double g = o->bytes[GP_MEM_GRADS] / sb->grads;
+	double pb = sb->weights;
+	double gs = g * (pb + c->ds_fp16_step);
+	double bwd = o->bytes[GP_MEM_GRADS] + o->bytes[GP_MEM_ACTIVATIONS] +
+		o->bytes[GP_MEM_RECOMPUTE] + o->bytes[GP_MEM_LOGITS] +
+		o->bytes[GP_MEM_VISION] + o->bytes[GP_MEM_PARAM_GATHER];
+
+	if (!(g > 0) || gs <= bwd)
+		return;
+	o->bytes[GP_MEM_GRADS] = gs;
+	o->bytes[GP_MEM_PARAM_GATHER] = 0;
+	o->bytes[GP_MEM_ACTIVATIONS] = 0;
+	o->bytes[GP_MEM_RECOMPUTE] = 0;
+	o->bytes[GP_MEM_LOGITS] = 0;
+	o->bytes[GP_MEM_VISION] = 0;
+	o->ds_grad_phase = 2;
+	o->ds_grad_bytes = gs / g;
+	o->ds_idle_grads = o->ds_idle_bucket = o->ds_fwd_gather = 0;
+}

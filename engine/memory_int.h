@@ -174,6 +174,10 @@ void mem_ds_reduce_phase(const gp_model *m, const gp_train_cfg *c,
  * sb->grads; bucket: the flat bucket's bytes the step keeps). */
 void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 			double bucket, gp_mem_result *o);
+/* DeepSpeed's FP16 optimizer without ZeRO: the step's fp32 gradient
+ * beside the whole 16-bit one when that is the larger phase. */
+void mem_ds_fp16_step(const gp_train_cfg *c, const gp_state_bytes *sb,
+		      gp_mem_result *o);
 /* ZeRO-Offload's host bytes and GPU buffers into o: tr trainable
  * elements of the partition, pb bytes of their dtype, big the largest
  * trainable tensor (elements). */

@@ -742,6 +742,12 @@ static void stage_one(const gp_model *m, const gp_train_cfg *c,
 	    sbp->weights < 4 && sbp->grads > 0)
 		mem_ds_zero_phases(c, sbp, zero == 3 ? c->ds_reduce_bucket *
 				   sbp->weights : 0, o);
+	/* ZeRO off, fp16: DeepSpeed's FP16_Optimizer (memory_deepspeed.c) */
+	if ((parts & ST_ZERO) && c->ds_zero && zero == 0 &&
+	    c->ds_fp16_step > 0 && !sbp->master_shard0 &&
+	    c->lora_rank == 0 && !c->grads_in_bwd && !c->paged_optimizer &&
+	    sbp->weights < 4 && sbp->grads > 0)
+		mem_ds_fp16_step(c, sbp, o);
 }
 
 /* The tensors' bytes added in order, four a round: the same sums as

@@ -849,6 +849,15 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
   -- records (catalog/recipes.lua); an unknown name is refused there.
   cfg.recipe = M.recipe_record("recipe", cfg.recipe, o.cat)
   cfg.optimizer = M.recipe_record("optimizer", cfg.optimizer, o.cat)
+  -- DeepSpeed in fp16 without ZeRO steps through its FP16 optimizers
+  -- (engine/memory_deepspeed.c mem_ds_fp16_step): FP16_Optimizer when the
+  -- optimizer is DeepSpeed's FusedAdam (AdamW from the ds_config), 8 B of
+  -- fp32 per gradient element at its step; FP16_UnfusedOptimizer for a
+  -- client optimizer (8-bit Adam, SGD), 4 B.  The recipe is the stack's
+  -- (mixed-16); a recipe given by name is taken as its own account.
+  if stack == "deepspeed" and precision == "fp16" and not o.recipe and not lora then
+    cfg.ds_fp16_step = cfg.optimizer.id == "adamw" and 8 or 4
+  end
   if lora then
     cfg.lora_rank = lora_rank or dflt("lora_rank")
     cfg.lora_targets = o.lora_targets or dflt("lora_targets")

@@ -188,7 +188,7 @@ field("cpu_bytes", "B", "weights held in host memory (inference offload)", "memo
 field("cpu_layers", "count", "layers held in host memory", "memory")
 field("state_bytes", "", "bytes per parameter by state (weights, grads, master, optimizer)",
   "memory")
-field("grad_phase", "", "DeepSpeed ZeRO-2/3 (ZeRO-1: its step alone): the phase whose gradients the grads component "
+field("grad_phase", "", "DeepSpeed ZeRO-2/3 (ZeRO-1, and ZeRO-0 in fp16: its step alone): the phase whose gradients the grads component "
   .. "and state_bytes.grads hold, \"backward\" (16-bit partition), \"step\" (with the fp32 "
   .. "gradient) or \"idle\" (between step and backward: an RL step's rollout and forwards; "
   .. "stage 3's kept 16-bit partition, nothing at stage 2); absent: the recipe's", "memory")

@@ -45,6 +45,7 @@ local function states_line(r)
     lora and "adapter states" or "model states",
     b.total, n(b.weights), n(b.grads), n(b.master), n(b.optimizer), r.recipe
       .. (r.grad_phase == "idle" and ", grads as ZeRO holds them between steps"
+        or r.grad_phase and r.job and r.job.zero == 0 and ", grads as DeepSpeed's fp16 step holds them"
         or r.grad_phase and ", grads as ZeRO's " .. r.grad_phase .. " holds them" or ""), here)
 end
 
@@ -112,7 +113,13 @@ local function component_rows(r)
   -- DeepSpeed's ZeRO optimizer at stage 2/3 and stage 1's step (engine/memory_deepspeed.c
   -- mem_ds_zero_phases, where it applies): a 16-bit partition, fp32
   -- only in the step.
-  if r.grad_phase == "step" then
+  -- ZeRO 0 (DeepSpeed's FP16 optimizers, mem_ds_fp16_step): the whole
+  -- 16-bit .grad with their fp32 copies (and FP16_Optimizer's flat one).
+  local z0 = r.job and r.job.zero == 0
+  if r.grad_phase == "step" and z0 then
+    notes.grads = r.grad_bytes > 6 and "the step's 16-bit .grad, fp32 copies and flat fp32 grad"
+      or "the step's 16-bit .grad and fp32 .grad"
+  elseif r.grad_phase == "step" then
     notes.grads = "the step's fp32 grad + 16-bit partition and its flat copy"
   elseif r.grad_phase == "idle" then
     -- between the step and the next backward (an RL step's rollout and
