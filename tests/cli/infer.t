@@ -402,6 +402,21 @@ for my $bad (['0', '0'], ['1e300', '1e\+300']) {
          "--itl-max $bad->[0]: names the flag, its unit and its bound");
 }
 
+# --itl-max stated at its default is the same search as left out: a dense
+# model's --target takes it as its own limit.  It read as a MoE serving
+# option (serve.wants), which dropped vLLM's chunked prefill (vLLM V1
+# always chunks): with --itl-max 50 142 GPUs, batch 377, "max_num_tokens=
+# 8192 (vLLM without chunked prefill ...)"; without it 146 GPUs, batch 100.
+{
+    my @job = ('infer', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--tp', '2', '--input', '2048',
+               '--output', '128', '--runtime', 'vllm', '--target', '100000');
+    my ($c1, $o1, $e1) = run_gp(@job);
+    my ($c2, $o2, $e2) = run_gp(@job, '--itl-max', '50');
+    is($c2, 0, '--target --itl-max 50: exit 0') or diag $e2;
+    is($o2, $o1, '--itl-max 50 said: the same answer as the default 50');
+    like($o2, qr/chunked_prefill \(vLLM V1 always chunks/, '--itl-max keeps vLLM\'s chunked prefill');
+}
+
 # --sweep-batch --svg for a model that does not fit: no curve, and the
 # answer says the file was not written (it was left out in silence).
 {

@@ -358,6 +358,15 @@ end
 
 -- --target for a dense model: replicas for the throughput.
 local function dense_target(opts, a)
+  -- --itl-max is this search's limit (gpus_for's argument below), not a
+  -- MoE serving option: left in the arguments it read as one
+  -- (serve.wants), which turned off the runtime's own chunked prefill
+  -- (infer.lua M.mixes) -- vLLM priced without it when --itl-max 50 was
+  -- said and with it when the same 50 was the default.
+  local da = {}
+  for k, v in pairs(a) do da[k] = v end
+  da.itl_max = nil
+  a = da
   -- One replica that does not fit is an answer (as below), not an error.
   local okf, one = pcall(infer.infer, a)
   if not okf then error(clean(one), 0) end
