@@ -1,15 +1,15 @@
 -- A dense model's --target search (gpuplan.infer gpus_for; engine/
 -- infer_run.c infer_gpus_for): each replica runs the batch, within the ITL
 -- limit, that gives it the most tokens/s -- not simply the largest batch
--- within the limit.  With chunked prefill a step's token budget
--- (max_num_tokens, vLLM's 2048 on an A100) holds the B decodes and leaves
--- max_num_tokens - B for the prompts; a request here brings 2048 prompt
--- tokens for 128 output tokens, so past ~2048 / 17 decodes a step the
--- prompts cannot be fed as fast as the decodes finish and a replica's
--- tokens/s falls as the batch grows (gp.infer at batch 376: 942 tokens/s;
--- at 128: 1329).  The invariant this restores: a tighter ITL limit never
--- needs fewer GPUs for the same target (before: 214 GPUs at 50 ms, batch
--- 376, and 160 at 25 ms, batch 167).
+-- within the limit.  With chunked prefill a step's mix of decodes and
+-- prompt tokens changes with the batch (vLLM's 2048-token budget on an
+-- A100; a request brings 2048 prompt tokens for 128 output tokens), so a
+-- replica's tokens/s is not monotone in it: gp.infer gives 1374 tokens/s
+-- at batch 100 and 1352 at batch 376, the largest within 50 ms.  The
+-- invariant this keeps: a tighter ITL limit never needs fewer GPUs for
+-- the same target (found: 214 GPUs at 50 ms, batch 376, and 160 at 25 ms,
+-- batch 167, while the steady state still priced queued sequences as
+-- decoding, tests/lua/infer_budget_bound.t).
 -- Run with ./gpuplan run tests/lua/infer_target_batch.t.
 local t = require "tap"
 local gp = require "gpuplan"
@@ -39,12 +39,12 @@ t.near(loose.tokens_per_s / (loose.gpus / 2), one.tokens_per_s, 1e-9,
 t.ok(one.itl_s <= 0.050, string.format("the chosen batch %d is within 50 ms (%.2f ms)",
   loose.batch, one.itl_s * 1e3))
 
--- Not the largest batch within 50 ms: batch 376 is (49.88 ms) and gives
--- fewer tokens/s than the chosen one -- the choice is at least as good as
--- it and as a batch of 128.
+-- Not the largest batch within 50 ms: batch 376 is (49.88 ms), and batch
+-- 100 gives more tokens/s than it (1374 against 1352): the choice is at
+-- least as good as both.
 local b376 = gp.infer(t.with(q, { batch = 376 }))
-local b128 = gp.infer(t.with(q, { batch = 128 }))
+local b100 = gp.infer(t.with(q, { batch = 100 }))
 t.ok(one.tokens_per_s >= b376.tokens_per_s, string.format(
   "batch %d: %.1f tokens/s >= batch 376's %.1f", loose.batch, one.tokens_per_s, b376.tokens_per_s))
-t.ok(one.tokens_per_s >= b128.tokens_per_s, string.format(
-  "batch %d: %.1f tokens/s >= batch 128's %.1f", loose.batch, one.tokens_per_s, b128.tokens_per_s))
+t.ok(one.tokens_per_s >= b100.tokens_per_s, string.format(
+  "batch %d: %.1f tokens/s >= batch 100's %.1f", loose.batch, one.tokens_per_s, b100.tokens_per_s))
