@@ -848,37 +848,6 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	if (lo == 0)
 		return gp_fail(err, "no batch meets ITL %.3g ms (batch 1 "
 		               "takes longer)", itl_limit * 1e3);
-	/* Every batch up to lo meets the limit, but the largest is not
-	 * always the most tokens/s a replica: where the prompts ride in
-	 * the decode steps (chunked prefill) a step's mix of decodes and
-	 * prompt tokens changes with B (mixed_steps: the prompts' share of
-	 * the step and its chunks, flat past the budget-bound batch), the
-	 * eager steps that carry the prompts grow with B
-	 * (infer_prompt_share), and a decode step pads to a captured graph
-	 * size.  A scheduler's max_num_seqs can stop at any batch, so the
-	 * replica runs the batch within the limit that gives the most
-	 * tokens/s (the largest of equals): the fewest replicas for the
-	 * target.  Llama 3 8B, vLLM, TP 2 on A100-SXM 80GB, 2048 in, 128
-	 * out: batch 100 gives 1374 tokens/s a replica, batch 376 (the
-	 * largest within 50 ms) 1352.  Taking the largest, a tighter limit
-	 * could need fewer GPUs than a looser one (214 GPUs at 50 ms and
-	 * 160 at 25 ms while mixed_steps still priced queued sequences as
-	 * decoding). */
-	{
-		int b, best = lo;
-		double top = -1.0;
-
-		for (b = lo; b >= 1; b--) {
-			k.batch = b;
-			if (infer_run(m, d, &k, &r, err) != GP_OK)
-				return GP_EINVAL;
-			if (r.fits && r.tokens_per_s > top) {
-				top = r.tokens_per_s;
-				best = b;
-			}
-		}
-		lo = best;
-	}
 	k.batch = lo;
 	if (infer_run(m, d, &k, &r, err) != GP_OK)
 		return GP_EINVAL;
