@@ -245,6 +245,22 @@ void mem_ds_offload(const gp_train_cfg *c, double tr, double pb,
  * elements x sb->grads, at stage 1 the whole gradient; master: the
  * partition's fp32 copy); the larger phase replaces them.  bucket: the
  * flat gradient bucket's bytes the step keeps (stage 3's). */
+/* The bytes of an element of the trainable parameters' own dtype: what
+ * their .grad, ZeRO's gradient partition and its flat copy hold.  A
+ * recipe's weights can count more than that dtype: the fp8 recipes' 3 B
+ * are the bf16 parameter and Transformer Engine's cached fp8 cast of it
+ * (catalog/recipes.lua "fp8": "bf16 params plus the fp8 cast of each
+ * weight cached between micro-batches (2 + 1)"), and the cast has no
+ * gradient.  The recipe's offload field is that dtype (the trainable
+ * partition the GPU keeps under ZeRO-Offload); the weights where it is
+ * not given. */
+static double ds_partition_bytes(const gp_train_cfg *c,
+				 const gp_state_bytes *sb)
+{
+	return c->recipe.offload > 0 && c->recipe.offload < sb->weights ?
+		c->recipe.offload : sb->weights;
+}
+
 void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 			double bucket, gp_mem_result *o)
 {
@@ -255,7 +271,7 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 		double gp = sb->master > 0 ? o->bytes[GP_MEM_MASTER] /
 			sb->master : sb->optimizer > 0 ?
 			o->bytes[GP_MEM_OPTIMIZER] / sb->optimizer : 0.0;
-		double pb1 = sb->weights, gs, bw1;
+		double pb1 = ds_partition_bytes(c, sb), gs, bw1;
 
 		if (!(gp > 0))
 			return;
@@ -281,7 +297,7 @@ void mem_ds_zero_phases(const gp_train_cfg *c, const gp_state_bytes *sb,
 	 * accumulator's dtype (grad_accum_dtype, memory.h ds_accum_bytes);
 	 * .to(fp32) of an fp32 flat copy is that copy, no third tensor */
 	double pb = z3 && c->ds_accum_bytes > 0 ? c->ds_accum_bytes :
-		sb->weights;
+		ds_partition_bytes(c, sb);
 	double cast = pb < 4.0 ? 4.0 : 0.0;
 	double g = o->bytes[GP_MEM_GRADS] / sb->grads;
 	double acc = !z3 && c->lay.microbatches > 1 ? 2.0 : 1.0;
