@@ -533,21 +533,24 @@ t.ok(has(predict(mla_case { title = "vLLM", date = "2025-01-31" }, gp.catalog())
 t.ok(not has(predict(mla_case { title = "vLLM", date = "2025-02-01" }, gp.catalog()), CP),
      "... not from 2025-02-01")
 -- The mixed steps (infer_run.c mixed_steps, mixed_step).  Llama 3.1 8B
--- bf16 on one H100, 384 requests of 128 in / 128 out, a 512-token budget:
--- the room beside the 384 decodes is 128 tokens, and the prompts need 384
--- x 128 / 127 = 387.0 a step, more than the room, so the run is
--- budget-bound: 384 x 128 / 128 = 384 steps of 384 decodes + one whole
--- 128-token prompt, each off the graph.  tokens/s = 384 x 128 / (384 x t)
--- = 128 / t, where t is one step of both: what every token pays in an
--- eager step of 512 tokens at the mean context 128 + 128 / 2 = 192 (its
--- rows but attention, logits and sample), the attention of the 384
--- decodes at 192, the prompt's own attention (the prefill of one
--- 128-token prompt) and the logits and sampling of the 384 + 1 sequences
--- that emit a token -- each a row of a kernels runtime's step (batch 512,
--- 384, 385; the prefill).  Same rows, so to rounding (1e-9).
+-- bf16 on one H100, 448 requests of 128 in / 385 out, a 512-token budget:
+-- the room beside 448 decodes is 64 tokens, and the prompts need 448 x
+-- 128 / 384 = 149.3 a step, more than the room, so the run is
+-- budget-bound.  In its steady state a step admits X prompts and X
+-- requests finish, X x 384 sequences decode in it (Little's law) and X
+-- (128 + 384) = 512 fills it: X = 1, D = 384 decodes and one whole
+-- 128-token prompt a step, off the graph, the other 64 requests waiting
+-- for their prompts.  tokens/s = D x 385 / (384 x t) = 385 / t, where t is
+-- one step of both: what every token pays in an eager step of 512 tokens
+-- at the mean context 128 + 385 / 2 = 320.5 (its rows but attention,
+-- logits and sample), the attention of the 384 decodes at 320.5, the
+-- prompt's own attention (the prefill of one 128-token prompt) and the
+-- logits and sampling of the 384 + 1 sequences that emit a token -- each a
+-- row of a kernels runtime's step (batch 512, 384, 385; the prefill).
+-- Same rows, so to rounding (1e-9).
 local function krows(b)
   local r = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = b, input = 128,
-                          output = 128, runtime = "kernels" }
+                          output = 385, runtime = "kernels" }
   local s = {}
   for _, o in ipairs(r.ops) do s[o.name] = (s[o.name] or 0) + o.total end
   local p = {}
@@ -559,12 +562,12 @@ local _, s384, p384 = krows(384)
 local _, s385 = krows(385)
 local tmix = k512.itl_s - s512.attention - s512.logits - s512.sample + s384.attention +
   p384.attention + s385.logits + s385.sample
-local ck = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 384, input = 128,
-                         output = 128, max_num_tokens = 512, chunked_prefill = true }
-t.near(ck.tokens_per_s, 128 / tmix, 1e-9, "chunked prefill, budget-bound: 128 / t(one mixed step)")
+local ck = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 448, input = 128,
+                         output = 385, max_num_tokens = 512, chunked_prefill = true }
+t.near(ck.tokens_per_s, 385 / tmix, 1e-9, "chunked prefill, budget-bound: 385 / t(one mixed step)")
 -- The old pricing of such a step, the eager step of 512 decodes, charged
 -- the prompt's tokens a decode's attention and lm_head: it is slower.
-t.ok(128 / k512.itl_s < ck.tokens_per_s, "... faster than 512 decodes' step")
+t.ok(385 / k512.itl_s < ck.tokens_per_s, "... faster than 512 decodes' step")
 t.ok(ck.eager_steps == 1, "... every step carries a prompt")
 -- Below the room the prompts ride in B / steps x ceil(input / room) of
 -- the steps: 64 requests of 128 in / 2048 out, room 512 - 64 = 448, 64 /
