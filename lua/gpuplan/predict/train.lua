@@ -45,6 +45,24 @@ local FRAMEWORKS = {
   -- (the Hugging Face Trainer handing the step to a DeepSpeed ZeRO config).
   { "deepspeed%-chat", "deepspeed-chat" },
   { "deepspeed", "deepspeed" },
+  -- IBM's fms-fsdp (foundation-model-stack/fms-fsdp): PyTorch's
+  -- FullyShardedDataParallel over the Foundation Model Stack's modules.
+  -- Its sources name no stack above, and the PyTorch blog that reports
+  -- its runs names fms-fsdp only in its code link (the case's source id).
+  { "fms%-fsdp", "fms-fsdp" },
+}
+
+-- Asked only where no rule above matches the title, id or notes (not
+-- merely where none matches first: case.framework reads the title before
+-- the id): a run whose source names PyTorch FSDP and no framework is
+-- PyTorch's own FSDP wrapper over PyTorch modules.  Its optimizer is
+-- torch.optim over FSDP's sharded fp32 parameters -- the hf stack's
+-- model state (16 B a parameter under bf16 mixed precision), not
+-- Megatron's (gp.train's pretraining default, 18) -- and its modules are
+-- whatever the run's code holds, so the profile sets the stack and
+-- leaves the rest to gp.train's hf defaults and to what the case states.
+local FALLBACK = {
+  { "pytorch fsdp", "pytorch-fsdp" }, { "fullyshardeddataparallel", "pytorch-fsdp" },
 }
 
 -- Stack profiles: { option, value, why [, when] }; `when(o, m)` (the
@@ -547,6 +565,85 @@ local PROFILES = {
     -- reduce_dtype=torch.bfloat16, ...) unless the recipe gives one.
     { "grad_reduce", "bf16", "FSDP2 mp_policy reduce_dtype bfloat16 (the default)" },
   },
+  -- fms-fsdp (foundation-model-stack/fms-fsdp at 0d31998, the README
+  -- table's commit, and f9e34d1 of 2024-03-13, the PyTorch blog's date;
+  -- the model code: foundation-model-stack 006bd7e, 2024-03-11).
+  -- main_training.py: "from torch.distributed.fsdp import
+  -- FullyShardedDataParallel as FSDP", "model = FSDP(model,
+  -- auto_wrap_policy=wrapping_policy, mixed_precision=
+  -- mixed_precision_policy, sharding_strategy=sharding_strategy_policy,
+  -- use_orig_params=cfg.use_torch_compile, ..., limit_all_gathers=True,
+  -- ...)" with "optim.AdamW(model.parameters(), ...)" over its sharded
+  -- fp32 flat parameters.  No backward_prefetch is passed: FSDP1's own
+  -- default, "backward_prefetch: Optional[BackwardPrefetch] =
+  -- BackwardPrefetch.BACKWARD_PRE" (torch/distributed/fsdp/
+  -- fully_sharded_data_parallel.py, PyTorch 2.x), issues the next unit's
+  -- backward gather before the current unit's gradient kernels, and each
+  -- unit's reduce-scatter goes on FSDP's own stream; limit_all_gathers
+  -- (the rate limiter) keeps two gathers in flight.  The sharding
+  -- strategy is the case's to state (train_utils.py get_policies:
+  -- "fsdp" -> "ShardingStrategy.FULL_SHARD", "hsdp" ->
+  -- "ShardingStrategy.HYBRID_SHARD").
+  ["fms-fsdp"] = {
+    { "stack", "hf", "main_training.py: FullyShardedDataParallel over FMS modules, torch.optim AdamW" },
+    { "fsdp_version", 1, "main_training.py: torch.distributed.fsdp.FullyShardedDataParallel (FSDP1)",
+      function(o) return o.fsdp ~= nil or (o.zero or 0) >= 2 end },
+    -- config/training.py "mixed_precision: bool = True"; train_utils.py
+    -- get_policies "mixed_precision_policy = bfSixteen", and
+    -- policies/mixed_precision.py "bfSixteen = MixedPrecision(
+    -- param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16,
+    -- buffer_dtype=torch.bfloat16)": bf16 gathers, bf16 reduce-scatters.
+    { "grad_reduce", "bf16", "policies/mixed_precision.py bfSixteen: reduce_dtype=torch.bfloat16" },
+    -- Both FSDP1 overlaps, the hf stack's own: forward gathers from each
+    -- unit's pre-forward hook under the previous unit's kernels, backward
+    -- gathers prefetched (BACKWARD_PRE) and reduce-scatters on FSDP's
+    -- stream.  The checkpoint sits inside each FSDP unit (below), so a
+    -- recomputed forward gathers nothing of its own.  The blog's
+    -- appendix describes the same: "overlapping backward computation
+    -- with the next unit gathering and gradient scattering".
+    { "overlap_param_gather", true, "FSDP1 forward gathers from each unit's pre-forward hook "
+      .. "(limit_all_gathers=True: two in flight)" },
+    { "overlap_grad_reduce", true, "FSDP1 default backward_prefetch=BACKWARD_PRE; reduce-scatter "
+      .. "on FSDP's stream" },
+    -- policies/ac_handler.py apply_fsdp_checkpointing wraps each
+    -- LLaMABlock with "checkpoint_wrapper, checkpoint_impl=
+    -- CheckpointImpl.NO_REENTRANT" through apply_activation_checkpointing,
+    -- which main_training.py calls on the model already wrapped by FSDP:
+    -- FSDP(checkpoint(block)), the checkpoint inside the unit -- not
+    -- transformers' checkpoint around an FSDP unit.  (Every block at
+    -- selective_checkpointing's default 1; a case states recompute.)
+    { "ckpt_outside_fsdp", false, "ac_handler.py: checkpoint_wrapper applied inside each "
+      .. "FSDP-wrapped LLaMABlock", function(o) return o.recompute == "full" end },
+    -- config/training.py "use_torch_compile: bool = False"; docs/
+    -- configurations.md: "It is recommended to NOT use compile at this
+    -- stage".  FMS's modules unfused: modules/layernorm.py
+    -- LayerNormParameterized is "xf * torch.rsqrt(xf.pow(2).mean(-1,
+    -- keepdim=True) + self.eps)" op by op, the rotary embedding and the
+    -- GLU's "self.a(self.wg(x)) * self.w1(x)" likewise.
+    { "kernels", "eager", "use_torch_compile: False (FMS modules op by op)" },
+    -- modules/attention.py: "F.scaled_dot_product_attention(queries,
+    -- keys_e, values_e, attn_mask=attn_mask, ..., is_causal=
+    -- is_causal_mask)" with no mask in training (models/llama.py: "if
+    -- mask is None: ... is_causal_mask = True"): SDPA's flash backend,
+    -- PyTorch's FlashAttention-2 ("SDPA implementation of Flash attention
+    -- v2", the README).
+    { "flash", true, "modules/attention.py: F.scaled_dot_product_attention, is_causal" },
+    { "attn_kernel", "fa2", "SDPA's flash backend (FlashAttention-2), causal without a mask" },
+    -- modules/attention.py "self.query = nn.Linear(", "self.key =
+    -- nn.Linear(", "self.value = nn.Linear("; modules/feedforward.py
+    -- GatedLinearUnit "self.w1 = nn.Linear(emb_dim, self.hidden_dim",
+    -- "self.wg = nn.Linear(emb_dim, self.hidden_dim".
+    { "split_proj", true, "FMS modules: query, key, value and w1, wg nn.Linear each" },
+    -- modules/attention.py: "keys_e = keys.unsqueeze(2).expand(-1, -1,
+    -- expansion, -1, -1).flatten(1, 2)" (and values) "# Expand kv so
+    -- black-box attn will work", before SDPA.
+    { "kv_repeat", true, "modules/attention.py: K and V expanded to every query head before SDPA",
+      function(_, m) return (m.kv_heads or m.heads) < m.heads end },
+  },
+  -- A source that names PyTorch FSDP and no framework (FALLBACK above).
+  ["pytorch-fsdp"] = {
+    { "stack", "hf", "PyTorch FSDP on PyTorch modules: torch.optim over the sharded parameters" },
+  },
   -- Llama 3's own 4D-parallel stack (Llama 3 paper sec. 3.3.2).
   llama3 = {
     { "stack", "hf", "FSDP in the data-parallel dimension" },
@@ -611,7 +708,7 @@ for _, e in ipairs(PROFILES.deepspeed) do
 end
 
 local function predict(case, cat)
-  local fw = case_.framework(case, FRAMEWORKS)
+  local fw = case_.framework(case, FRAMEWORKS) or case_.framework(case, FALLBACK)
   local cm, vocab_note = case.model or {}, nil
   if fw == "nemo" and v(cm.vocab) == nil and v(cm.ffn_gated) == false then
     -- NeMo's GPT-3 configs: the GPT-2 BPE tokenizer padded to 51200
