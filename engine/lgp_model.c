@@ -73,14 +73,26 @@ static const lgp_desc window_desc = { "model.sliding_window",
 
 #define S_INT(S, n, d, lo) F_INT(#n, offsetof(S, n), d, lo, IMAX)
 #define S_REQ(S, n) F_REQINT(#n, offsetof(S, n), 1, IMAX)
+/* moe.capacity_factor: the token buffer per expert is the run's choice,
+ * priced from the job's capacity_factor option (gpuplan.memory); a model's
+ * was read by nothing, so it is refused rather than ignored. */
+static void c_moe_capacity_factor(lua_State *L, int v, void *dst,
+				  const char *path)
+{
+	(void)v;
+	(void)dst;
+	luaL_error(L, "%s: not a model field: the MoE capacity factor is the "
+		   "job's (--capacity-factor F, Lua capacity_factor = F)", path);
+}
+
 static const lgp_field moe_fields[] = {
 	S_REQ(gp_moe, experts), S_REQ(gp_moe, top_k),
 	S_INT(gp_moe, shared_experts, 0, 0), S_REQ(gp_moe, ffn_hidden),
 	S_INT(gp_moe, dense_layers, 0, 0),
 	S_INT(gp_moe, dense_ffn_hidden, 0, 0),
 	S_INT(gp_moe, shared_ffn_hidden, 0, 0),
-	/* the Lua side's (gpuplan.train's token buffer) */
-	F_IGNORE("capacity_factor"), F_END
+	/* the job's option, not the model's (gpuplan.schema says the same) */
+	F_CUSTOM("capacity_factor", c_moe_capacity_factor), F_END
 };
 static const lgp_desc moe_desc = { "model.moe", moe_fields };
 

@@ -481,6 +481,13 @@ M.settings = T.record {
 }
 
 local pos = function() return int { min = 1 } end
+-- A model's moe.capacity_factor: the job's option, not the model's (the
+-- engine's model reader, engine/lgp_model.c, refuses it in the same words).
+M.CAPACITY_FACTOR_MSG = "not a model field: the MoE capacity factor is the job's "
+  .. "(--capacity-factor F, Lua capacity_factor = F)"
+M.CAPACITY_FACTOR_REFUSED = { name = "refused", check = function(_, path)
+  fail(path, "%s", M.CAPACITY_FACTOR_MSG)
+end }
 -- How a model encodes positions (FORMAT.md `positions`; the engine's
 -- gp_pos): rotary q and k in every layer, a learned table added at the
 -- input, ALiBi's bias inside attention.  The case format's too.
@@ -524,10 +531,12 @@ M.model = T.record {
   moe = T.record {
     experts = R(pos()), top_k = R(pos()), shared_experts = int { min = 0 },
     ffn_hidden = R(pos()), dense_layers = int { min = 0 },
-    -- Token buffer per expert over the even share (GShard 2, Switch
-    -- Transformer 1.0-2.0); past 64 no framework sizes buffers.
-    dense_ffn_hidden = pos(), capacity_factor = num { positive = true, max = 64 },
-    shared_ffn_hidden = pos(),
+    dense_ffn_hidden = pos(), shared_ffn_hidden = pos(),
+    -- The token buffer per expert is the run's choice (Megatron-Core's
+    -- --moe-expert-capacity-factor is a training argument, not a config.json
+    -- field), priced from the job's capacity_factor option; a model's was
+    -- read by nothing, so it is refused rather than ignored.
+    capacity_factor = M.CAPACITY_FACTOR_REFUSED,
   },
   mla = T.record {
     q_lora_rank = int { min = 0 }, kv_lora_rank = R(pos()),

@@ -30,6 +30,13 @@ check(function() gp.memory { model = M7, gpu = H, method = "infer", weights = { 
 check(function() gp.memory { model = M7, gpu = H, vpp = 2 } end, "vpp 2 needs a pipeline (pp > 1; got pp 1)", "memory: vpp without pp")
 check(function() gp.memory { model = M7, gpu = H, capacity_factor = 1.25 } end, "capacity_factor applies to MoE models; llama2-7b has no experts", "memory: capacity_factor on a dense model")
 check(function() gp.memory { model = "mixtral-8x7b", gpu = H, gpus = 8, tp = 8, capacity_factor = 1e300 } end, "capacity_factor must be a number in [0, 64] (got 1e+300)", "memory: capacity_factor 1e300")
+-- The capacity factor is the job's (the option above); a model's
+-- moe.capacity_factor was accepted and read by nothing, so a model that set
+-- it planned as if it had not (catalog/FORMAT.md names no such field).
+local moe_cf = { id = "x", name = "x", layers = 2, hidden = 512, heads = 8, ffn_hidden = 1024,
+  vocab = 1000, params_b = 0.01152, source = "t",
+  moe = { experts = 4, top_k = 2, ffn_hidden = 1024, capacity_factor = 1.25 } }
+check(function() gp.memory { model = moe_cf, gpu = H, gpus = 4, ep = 4 } end, "model.moe.capacity_factor: not a model field: the MoE capacity factor is the job's (--capacity-factor F, Lua capacity_factor = F)", "memory: an inline model's moe.capacity_factor is refused")
 check(function() gp.memory { model = "llama2-7bb", gpu = H } end, "unknown model 'llama2-7bb'", "memory: unknown model")
 check(function() gp.memory { model = M7, gpu = H, method = "grpo", prompt_len = 2 ^ 30 } end, "prompt_len must be a whole number of tokens", "memory: prompt_len 2^30")
 check(function() gp.memory(7) end, "expected a table of options", "memory: not a table")
