@@ -721,7 +721,7 @@ local function card_space(a, space, s, gid)
     local b = M.money(a.budget, "budget", s.currency)
     local amount = s.cat:convert(b, s.currency)
     if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
-    if not s.cfg.price then fail("sweep: a budget needs a price for %s (give price =)", gid) end
+    if not s.cfg.price then fail("sweep: a budget needs a price for %s (price = P)", gid) end
     sp.budget = amount
   end
   if sp.deadline or sp.budget then

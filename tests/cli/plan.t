@@ -193,6 +193,15 @@ for my $f (['--deadline', '30d'], ['--budget', '$5']) {
                       '--tokens', '1e12');
 like($o, qr/^no layout fits within the deadline and budget \(--per-card shows each card's best layout and what it misses by\)$/m,
      'a budget nothing meets: said so, and where to see how far');
+# A budget on a card with no offer in the buyer's market (a CNY buyer rents
+# in cn, where the H100 has none): the refusal names the flag that gives a
+# price (docs/output.md: an error names an option as it was given), not
+# gp.sweep's Lua key with nothing after its "=".
+($c, $o, $e) = run_gp('plan', 'llama3-70b', '--gpu', 'h100-sxm', '--gpus', '8', '--budget', '5000',
+                      '--tokens', '1e12', '--currency', 'CNY');
+is($c, 1, 'a budget without a price: an error');
+like($e, qr/^gpuplan: plan: a budget needs a price for h100-sxm \(--price P\)$/m,
+     'a budget without a price: names --price');
 
 # One market rule (gpuplan.prices.buyer, the guide's): the H800 is offered
 # in China only (catalog/prices/cny.lua), so a USD buyer gets no price for
