@@ -100,7 +100,8 @@ M.FUNCTIONS = {
   { name = "gp.comm", call = "gp.comm{...} -> r", options = "comm", result = "comm",
     help = "One collective on placed ranks, as nccl-tests measures it (`gpuplan comm`)." },
   { name = "gp.roofline", call = "gp.roofline{...} -> {device, ridges, op, ops, infer}",
-    args = "gpu (an id or entry), op = {flop, bytes, precision} (one operator), model "
+    args = "gpu (an id or entry), op = {flop, bytes, prec, m, n, k, count} (one operator: "
+      .. "its FLOP and bytes, the precision, a GEMM's shape, how many), model "
       .. "(an id or entry: its prefill and decode operators), infer = {...} (gp.infer's "
       .. "options for them), cat",
     help = "The card's roofline: ridges per precision (peak and achievable FLOP/B), and "
@@ -109,8 +110,9 @@ M.FUNCTIONS = {
   { name = "gp.catalog", call = "gp.catalog([{dirs = {...}}]) -> cat",
     args = "nothing: the search path (built-in, $GPUPLAN_CATALOG, the user's), loaded "
       .. "once; or dirs: exactly those directories",
-    result = "the catalog: cat:get(kind, id), cat:list(kind), cat:convert(amount, "
-      .. "currency); kinds gpus, archs, fabrics, systems, prices, currencies, models",
+    result = "the catalog: cat:get(kind, id), cat:ids(kind) (sorted), cat:achievable(gpu), "
+      .. "cat:convert({amount, currency}, to) -> amount, to; kinds gpus, archs, fabrics, "
+      .. "systems, prices, currencies, models, recipes, optimizers",
     help = "The catalog of GPUs, fabrics, systems, prices and models." },
   { name = "gp.params", call = "gp.params(model) -> counts",
     args = "a catalog model id or a model table",

@@ -68,6 +68,29 @@ for n in pairs(api.INTERNAL) do
   t.ok(type(gp[n]) == "table", "gp." .. n .. ", internal, is a module")
 end
 
+-- What the reference says a catalog holds is what gp.catalog returns: each
+-- cat:METHOD its result names is a method, and each kind it lists is a
+-- table of entries (the sandbox's kinds, gpuplan.schema.kinds, all of them).
+local cat = gp.catalog()
+local cat_doc = api.BY_NAME["gp.catalog"].result
+for m in cat_doc:gmatch("cat:([%w_]+)") do
+  t.ok(type(cat[m]) == "function", "gp.catalog's result: cat:" .. m .. " is a method")
+end
+local kinds_doc = {}
+for k in (cat_doc:match("kinds ([%w_, ]+)$") or ""):gmatch("[%w_]+") do kinds_doc[k] = true end
+for _, tbl in pairs(require("gpuplan.schema").kinds) do
+  t.ok(kinds_doc[tbl] and type(cat[tbl]) == "table", "gp.catalog's result lists the kind " .. tbl)
+end
+-- gp.roofline's op takes the fields its arguments name: each given (a
+-- number, or a precision for prec) is accepted.
+local op_doc = api.BY_NAME["gp.roofline"].args:match("op = {([^}]*)}")
+local op = {}
+for f in (op_doc or ""):gmatch("[%w_]+") do op[f] = f == "prec" and "bf16" or 1e9 end
+t.ok(op.flop and op.bytes, "gp.roofline's op fields are listed")
+local ok, e = pcall(gp.roofline, { gpu = "h100-sxm", op = op })
+t.ok(ok, "gp.roofline takes the op fields docs/lua.md names")
+if not ok then t.diag(e) end
+
 -- The reference lists every function, every option of the planners and
 -- every result field (docs/lua.md is checked to be current by
 -- tests/cli/docs.t).
