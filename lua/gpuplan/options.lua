@@ -214,7 +214,10 @@ opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", va
   kind = "dtype",
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
-opt { name = "margin", type = "number", metavar = "F", commands = ALL, default = "0.1",
+opt { name = "margin", type = "number", metavar = "F", commands = ALL,
+  -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a
+  -- user catalog's settings set it; memory.lua and infer.lua read it)
+  default = "the catalog settings' safety_margin, 0.1 built in",
   -- A margin of the whole capacity leaves no budget: each command
   -- refused 1 its own way (fit and infer "must be in [0, 1)" as a usage
   -- error, train "must be below 1", plan naming a layout), and -0.5 as

@@ -69,4 +69,19 @@ like($o, qr/^h100-sxm\s.*\s1\.80\s+global$/m, 'built-in cheapest H100 price is $
     like($o, qr/market=cn \(the catalog's settings\), price=6\.98 CNY\/GPU-h \(h20\/autodl\/cn, cn\)/,
          'settings: the China-market offer, and where the market came from');
 }
+# The settings' safety_margin is every command's default --margin, as
+# --help says: llama2-7b on an H100 (usable 79.10 GiB) keeps 79.10 x
+# (1 - 0.2) = 63.28 GiB at 0.2 (fit's budget row prints 2 decimals).
+{
+    my $m = tempdir(CLEANUP => 1);
+    make_path("$m/gpuplan/catalog");
+    write_file("$m/gpuplan/catalog/settings.lua", qq(settings { safety_margin = 0.2 }\n));
+    local $ENV{XDG_CONFIG_HOME} = $m;
+    ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm');
+    like($o, qr/^budget\s+63\.28\s+[\d.]+\s+capacity - 20% margin$/m,
+         'settings: safety_margin 0.2 is the default margin');
+    ($c, $o, $e) = run_gp('fit', '--help');
+    like($o, qr/--margin F .*\(default\s+the\s+catalog\s+settings'\s+safety_margin/s,
+         '--help names the settings\' safety_margin as the default');
+}
 done_testing();
