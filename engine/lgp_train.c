@@ -473,6 +473,7 @@ static void lgp_pushsweep(lua_State *L, const sweep_cand *top, int ntop,
 	lgp_setint(L, "fitting", st->fitting);
 	lgp_setint(L, "within", st->within);
 	lgp_setint(L, "errors", st->errors);
+	lgp_setint(L, "unplaced", st->unplaced);
 	lgp_setint(L, "cache_hits", cache->hits);
 	lua_setfield(L, -2, "stats");
 	if (st->errors > 0) {

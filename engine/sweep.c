@@ -194,6 +194,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
+	it->nodes = t->nodes;
 	if (ends_fit(it, err) || job_opts_fit(it, err))
 		return GP_EINVAL;
 	/* The masks in force, and the grid: the product of the
@@ -393,6 +394,50 @@ static inline int ok_etp(const sweep_iter *it, int lv)
 	return tp == 1 ? !(it->mask[lv] & 1u) : it->m->moe.experts > 0;
 }
 
+/* Do the split's groups fit the job's nodes as layout_place places
+ * them?  Ranks fill nodes of G in the rank order and each group takes
+ * equal shares a node (layout.c in_node), so a group whose stride does
+ * not divide the node takes one rank a node: a 20-GPU job of TP1 PP5 DP4
+ * on 8-GPU nodes puts its PP groups 1 a node over 5 nodes where the job
+ * has 3 (ceil(20 / 8)), which the collective's pricing refuses (comm.c
+ * setup).  Such a split is not a layout of this GPU count, as one whose
+ * degrees do not divide it is not: skipped (counted in unplaced), so
+ * that the counts' other splits are still searched.  The job's nodes
+ * are train_prep.c place_job's: the system's, or as many as the GPUs
+ * need. */
+static int places(sweep_iter *it, int ep, int etp)
+{
+	const int *v = it->cur;
+	int N = it->s->gpus[v[LV_G]], i;
+	double nodes = ceil((double)N / it->G);
+	gp_layout y, c;
+	gp_group g[GP_GRP_COUNT];
+	gp_error e;
+
+	if (nodes < it->nodes)
+		nodes = it->nodes;
+	memset(&y, 0, sizeof y);
+	y.tp = v[LV_TP];
+	y.pp = v[LV_PP];
+	y.cp = v[LV_CP];
+	y.dp = N / v[LV_TP] / v[LV_PP] / v[LV_CP];
+	y.ep = ep;
+	y.etp = etp;
+	y.micro_batch = 1;
+	memcpy(y.order, it->base->mem.lay.order, sizeof y.order);
+	/* a layout the step refuses for another reason is its to report */
+	if (layout_check(it->m, &y, &c, &e) ||
+	    layout_place(&c, it->G, g, &e))
+		return 1;
+	for (i = 0; i < GP_GRP_COUNT; i++)
+		if (g[i].ranks > 1 && g[i].per_node >= 1 &&
+		    (double)g[i].ranks / g[i].per_node > nodes) {
+			it->st.unplaced++;
+			return 0;
+		}
+	return 1;
+}
+
 static inline int ok_ep(const sweep_iter *it, int lv)
 {
 	const int *v = it->cur;
@@ -405,7 +450,8 @@ static inline int ok_ep(const sweep_iter *it, int lv)
 	return (v[lv] > 1 || !it->base->ep_overlap) &&
 		(v[lv] < 2 || !(it->base->pad_share > 0.0) ||
 		 !(it->m->moe.experts > 0)) &&
-		layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]);
+		layout_ep_ok(it->m, v[lv], etp, N / v[LV_PP]) &&
+		places((sweep_iter *)it, v[lv], etp);
 }
 
 /* Micro-batches per pipeline per step: global_batch / (dp mb). */

@@ -184,6 +184,10 @@ typedef struct sweep_stats {
 			      * bound on their step already ranked them
 			      * below the k kept or past the deadline or
 			      * budget (sweep_run) */
+	long unplaced;       /* splits whose degrees divide the GPU count
+			      * but whose groups, placed in equal shares
+			      * a node, need more nodes than the job's
+			      * (sweep.c places): not layouts, skipped */
 	long errors;         /* refused by the training step */
 	gp_error error;      /* the first refusal's reason ("" if none) */
 	sweep_cand error_at; /* the layout it refused */
@@ -198,6 +202,8 @@ typedef struct sweep_iter {
 	const train_cfg *base;
 	const sweep_space *s;
 	int G;               /* GPUs per node */
+	int nodes;           /* the system's nodes (the job takes more
+			      * when its GPUs need them) */
 	long index;
 	int cur[SWEEP_NDIMS];/* the odometer, one value per level */
 	int lo[SWEEP_NDIMS], hi[SWEEP_NDIMS]; /* each level's range */

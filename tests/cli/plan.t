@@ -502,4 +502,55 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
        'one card count: the layouts from the shortest step') or diag "@steps";
 }
 
+# A GPU count short of whole nodes: `plan --gpus 12` (or 20) on 8-GPU
+# H100 nodes stopped the whole plan on the first split whose group the
+# placement (layout.c in_node: equal shares a node) cannot fit in the
+# job's nodes -- TP1 PP3 DP4 at 12 GPUs puts its PP groups (stride 4,
+# size 3: 3 is no multiple of 8 / 4 = 2 a node) 1 a node over 3 nodes
+# where the job has ceil(12 / 8) = 2.  Such a split is skipped and
+# counted; the counts' other splits are ranked: TP1 PP6 DP2 (PP stride 2,
+# 3 a node, 2 nodes) places.  With nothing placed at all (20 GPUs: every
+# split of 20 over Llama 3 8B's 32 layers and 512 sequences has a PP of 5
+# or 10, 1 a node over 5 or more nodes), the plan says so, not "no layout
+# fits" (memory).
+{
+    my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '12');
+    is($cx, 0, 'plan --gpus 12 on 8-GPU nodes: exit 0') or diag $ex;
+    my @rows = grep { /^h100-sxm\s+12\s/ } split /\n/, $ox;
+    ok(@rows >= 1, 'and ranks the layouts that place') or diag $ox;
+    ok(!(grep { /TP\d+ PP3 DP4 / } @rows), 'not TP1 PP3 DP4, whose PP groups need 3 nodes');
+    like($ox, qr/^searched: h100-sxm \d+ layouts, .*, \d+ splits not placed \(a group in equal shares a node needs more nodes than the job's\)$/m,
+         'the splits left out are counted');
+    # every layout shown is one gp.train runs
+    my ($tp, $pp) = $rows[0] =~ /TP(\d+) PP(\d+)/;
+    my ($ct, undef, $et) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '12',
+                                  '--tp', $tp, '--pp', $pp);
+    is($ct, 0, "train runs #1's layout (TP$tp PP$pp)") or diag $et;
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20');
+    is($cx, 0, 'plan --gpus 20: exit 0') or diag $ex;
+    like($ox, qr/^no layout: no split of these GPU counts divides the model's heads and layers, the node and the global batch and places its groups in the job's nodes \(a GPU count that is a multiple of the node's GPUs places them\)$/m,
+         'nothing placed: said, with what places') or diag $ox;
+    unlike($ox, qr/no layout fits/, 'not blamed on memory');
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8,20');
+    is($cx, 0, 'plan --gpus 8,20: exit 0') or diag $ex;
+    like($ox, qr/^h100-sxm\s+8\s+TP/m, "the 8-GPU layouts are ranked");
+    # shards count the splits not placed on the whole grid, as space: the
+    # merged count is the whole search's
+    my ($ca, $wa) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '12');
+    my @sh;
+    for my $k (1, 2) {
+        my ($cs, $os, $es) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '12',
+                                    '--shard', "$k/2", '--format', 'json');
+        is($cs, 0, "shard $k/2 exits 0") or diag $es;
+        open(my $fh, '>', "$dir/unplaced-$k.jsonl") or die $!;
+        print $fh $os;
+        close $fh;
+    }
+    my ($cm, $om, $em) = run_gp('merge', "$dir/unplaced-1.jsonl", "$dir/unplaced-2.jsonl");
+    is($cm, 0, 'merge exits 0') or diag $em;
+    my ($nw) = $wa =~ /(\d+) splits not placed/;
+    my ($nm) = $om =~ /(\d+) splits not placed/;
+    is($nm, $nw, 'the merged count of splits not placed is the whole search\'s');
+}
+
 done_testing();

@@ -141,7 +141,8 @@ end
 C.RESULT = RESULT
 local STATS = { space = NONNEG, layouts = { "int", 0, BIG }, bounded = { "int", 0, BIG },
                 fitting = { "int", 0, BIG }, within = { "int", 0, BIG },
-                errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true } }
+                errors = { "int", 0, BIG }, cache_hits = { "int", 0, BIG, opt = true },
+                unplaced = { "int", 0, BIG, opt = true } }
 local KEYS = args_.set("time cost per_dollar mfu gpus")
 local PLAN = {
   model = { "string" }, policy = { "string" }, job = { "table" }, stats = { "table" },
@@ -409,6 +410,9 @@ function C.run(opts, args)
              args[1], shown(t.space))
       end
       t = t or { space = s.space, layouts = 0, bounded = 0, fitting = 0, within = 0, errors = 0 }
+      -- the splits that do not place are counted on the whole grid, as
+      -- space is: every shard's count is the search's
+      t.unplaced = s.unplaced
       for _, f in ipairs { "layouts", "bounded", "fitting", "within", "errors" } do
         t[f] = t[f] + s[f]
       end

@@ -88,6 +88,12 @@ local function searched(r, head)
     local x = r.stats[g]
     st[#st + 1] = string.format("%s %d layouts, %d fit and %d within of %d timed (%d skipped by the bound)",
       g, x.layouts, x.fitting, x.within, x.layouts - x.bounded, x.bounded)
+      -- splits whose groups need more nodes than the job's (sweep.c
+      -- places): said, so that a count short of a whole node is not
+      -- "no layout fits" alone
+      .. ((x.unplaced or 0) > 0 and string.format(", %d split%s not placed (a group in equal "
+        .. "shares a node needs more nodes than the job's)", x.unplaced, x.unplaced == 1 and "" or "s")
+        or "")
   end
   return (head.shards and string.format("searched (%d shards): ", head.shards) or "searched: ")
     .. table.concat(st, "; ")
@@ -479,8 +485,8 @@ function C.html(r, job, head, top, pics)
   local shown = {}
   for i = 1, math.min(top, #r.results) do shown[i] = r.results[i] end
   if #shown == 0 then
-    w("<p>No layout fits" .. ((head.deadline or head.budget) and " within the deadline and budget" or "")
-      .. ".</p>")
+    local why = C.none_reason(r, head)
+    w("<p>" .. esc(why:sub(1, 1):upper() .. why:sub(2)) .. ".</p>")
   else
     w("<table><tr><th>#</th><th class=\"l\">gpu</th><th>GPUs</th><th class=\"l\">layout</th>"
       .. "<th>step (s)</th><th>MFU</th><th>days</th><th>cost</th><th>GiB/GPU</th></tr>")
@@ -518,6 +524,24 @@ function C.html(r, job, head, top, pics)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Why nothing is shown.  With no layout at all (no split of the counts
+-- divides the model, the nodes and the global batch, or places in the
+-- job's nodes), "no layout fits" would blame memory: it says which.
+function C.none_reason(r, head)
+  local layouts, unplaced = 0, 0
+  for _, x in pairs(r.stats) do
+    layouts = layouts + x.layouts
+    unplaced = unplaced + (x.unplaced or 0)
+  end
+  if layouts == 0 then
+    return "no layout: no split of these GPU counts divides the model's heads and layers, "
+      .. "the node and the global batch" .. (unplaced > 0 and (" and places its groups in the "
+      .. "job's nodes (a GPU count that is a multiple of the node's GPUs places them)") or "")
+  end
+  return "no layout fits" .. ((head.deadline or head.budget) and " within the deadline and budget "
+    .. "(--per-card shows each card's best layout and what it misses by)" or "")
+end
+
 -- Print a plan: the best layouts, why the runner-up lost, what was
 -- searched and the defaults.  r = {results, stats, defaults}; job: the
 -- sweep's options; head = {model, policy, deadline, budget}.
@@ -531,9 +555,7 @@ function C.show(r, job, head, format, top)
     -- Nothing within a deadline or budget said nothing of how far the
     -- nearest layout is: --per-card shows each card's best and by how
     -- much it misses.
-    io.write(title, "\n", "no layout fits",
-             (head.deadline or head.budget) and " within the deadline and budget (--per-card "
-               .. "shows each card's best layout and what it misses by)" or "", "\n")
+    io.write(title, "\n", C.none_reason(r, head), "\n")
   else
     -- The 80% ranges (gpuplan.ranges): beside the value in a table, as
     -- columns of their own in a CSV.
