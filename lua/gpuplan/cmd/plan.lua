@@ -535,8 +535,9 @@ function C.none_reason(r, head)
   end
   if layouts == 0 then
     return "no layout: no split of these GPU counts divides the model's heads and layers, "
-      .. "the node and the global batch" .. (unplaced > 0 and (" and places its groups in the "
-      .. "job's nodes (a GPU count that is a multiple of the node's GPUs places them)") or "")
+      .. "the node and the global batch" .. (unplaced > 0 and (" and places each of its groups "
+      .. "in equal shares a node within the job's nodes (" .. unplaced .. " split"
+      .. (unplaced == 1 and "" or "s") .. " did not)") or "")
   end
   return "no layout fits" .. ((head.deadline or head.budget) and " within the deadline and budget "
     .. "(--per-card shows each card's best layout and what it misses by)" or "")
