@@ -151,7 +151,7 @@ opt { name = "enc_seq", type = "int", metavar = "N", commands = TRAIN4, default 
   help = "encoder-decoder: encoder tokens per sequence",
   suggest = { "encoder_seq", "enc_seq_len" } }
 opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infer",
-  default = { infer = "as many as fit" }, kind = "number", range = { 0, 1 << 24 },
+  default = { infer = "as many as fit" }, kind = "number", range = { 1, 1 << 24 },
   value = 1,
   help = "micro-batch (training), or sequences decoded together (fit --method infer: "
     .. "concurrent sequences; infer: a fixed decode batch per replica)",
@@ -693,6 +693,8 @@ opt { name = "prefill_tokens", type = "int", metavar = "N", commands = "infer", 
   help = "prompt tokens per attention group per step",
   suggest = { "chunked_prefill_size" } }
 opt { name = "mtp", type = "int", metavar = "N", commands = "infer", serve = true,
+  -- the engine's bound (serve.c: mtp 0..16; 0 is leaving it out)
+  range = { 1, 16 },
   help = "MTP draft tokens per step (models with an MTP module)",
   suggest = { "speculative_tokens", "num_speculative_tokens", "draft_tokens" } }
 opt { name = "acceptance", type = "number", metavar = "P", commands = "infer", serve = true, kind = "fraction",

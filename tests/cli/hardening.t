@@ -700,15 +700,28 @@ for my $t (
     [['train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--global-batch', '1099511627776'], 1,
      qr/^gpuplan: train: --global-batch must be a whole number 1\.\.16777216 \(got 1099511627776\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '2147483648'], 1,
-     qr/^gpuplan: fit: --batch must be a number in \[0, 16777216\] \(got 2147483648\)$/],
+     qr/^gpuplan: fit: --batch must be a number in \[1, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--batch', '2147483648'], 1,
-     qr/^gpuplan: fit: --batch must be a number in \[0, 16777216\] \(got 2147483648\)$/],
+     qr/^gpuplan: fit: --batch must be a number in \[1, 16777216\] \(got 2147483648\)$/],
     [['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'lora', '--lora-rank', '100000'], 1,
      qr/^gpuplan: --lora-rank 100000 is above the model's hidden size 4096/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--disagg'], 1,
      qr/^gpuplan: infer: --disagg needs --gpus N: the prefill and decode pools together \(at least 2\)$/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--mtp', '0'], 1,
-     qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16777216 \(got 0\)$/],
+     qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16 \(got 0\)$/],
+    # --mtp's declared range is the engine's (serve.c: 0..16, 0 left out):
+    # 0 said 1..16777216, 100 said [0, 16], each range letting in what
+    # the other refused.
+    [['infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--gpus', '8', '--mtp', '100'], 1,
+     qr/^gpuplan: infer: --mtp must be a whole number 1\.\.16 \(got 100\)$/],
+    # --batch 0 was refused by every command in its own words, while -1
+    # said "[0, 16777216]", a range that lets 0 in: one range, [1, 2^24].
+    (map { my $c = $_;
+           ([[@$c, '--batch', '0'], 1, qr/--batch must be a number in \[1, 16777216\] \(got 0\)$/],
+            [[@$c, '--batch', '-1'], 1, qr/--batch must be a number in \[1, 16777216\] \(got -1\)$/]) }
+     ['train', 'llama3-8b', '--gpu', 'h100-sxm'], ['rl', 'llama3-8b', '--gpu', 'h100-sxm'],
+     ['infer', 'llama3-8b', '--gpu', 'h100-sxm'], ['fit', 'llama3-8b', '--gpu', 'h100-sxm'],
+     ['fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer']),
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--acceptance', '0.5'], 1,
      qr/^gpuplan: infer: --acceptance is the MTP drafts' acceptance: it needs --mtp N/],
     [['infer', 'llama3-8b', '--gpu', 'h100-sxm', '--dp-attention'], 1,
