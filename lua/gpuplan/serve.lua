@@ -224,6 +224,24 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     L.tbo_auto, L.tbo_at
   local ptp, pep, pdp, pg, gpus, a2a, mtp, acc = L.ptp, L.pep, L.pdp, L.pg, L.gpus, L.a2a,
     L.mtp, L.acc
+  -- tp follows ep (the experts over the whole instance): the engine's
+  -- refusals of that tp (serve.c) named a tp the caller never gave
+  -- ("--tp 3 does not divide the 128 attention heads" for ep 3), so
+  -- they are said here of ep.
+  if L.tp_of_ep and model.moe and (model.moe.experts or 0) > 0 then
+    local n = not disagg and int_of(a, "gpus", 1)
+    if n and n % ep ~= 0 then
+      fail("infer: gpus %d is not a multiple of ep %d, the instance's GPUs (without tp, "
+        .. "the experts' split sets the instance)", n, ep)
+    end
+    local h, kv = model.heads, model.kv_heads or model.heads
+    if not dp and h and (h % ep ~= 0 or (kv % ep ~= 0 and ep % kv ~= 0)) then
+      fail("infer: ep %d without tp runs attention TP over the instance's %d GPUs, and %d "
+        .. "must divide the %d attention heads%s: give dp_attention, or tp with ep dividing "
+        .. "it", ep, ep, ep, h, h % ep == 0 and string.format(" and divide or be a multiple "
+        .. "of the %d kv heads", kv) or "")
+    end
+  end
   local m_tile, m_tile_grouped, ew = L.m_tile, L.m_tile_grouped, L.ew
   local expert_bits, expert_compute, dispatch_bytes = L.expert_bits, L.expert_compute,
     L.dispatch_bytes
@@ -443,9 +461,10 @@ function M.setup(a)
   local ep = int_of(a, "ep", 1) or 1
   local dp = bool_of(a, "dp_attention") or false
   local disagg = bool_of(a, "disagg") or false
-  local tp = int_of(a, "tp", 1)
+  local tp, tp_of_ep = int_of(a, "tp", 1), false
   if not tp then
     tp = ep > 1 and ep or (not disagg and int_of(a, "gpus", 1)) or 1
+    tp_of_ep = ep > 1
   end
   -- ep dividing tp (TP attention): ep groups of experts, each sliced
   -- over tp / ep GPUs (TensorRT-LLM's moe_tensor_parallel_size = tp / ep);
@@ -579,7 +598,7 @@ function M.setup(a)
   end
   return setup_kernels(a, model, d, c, info, cat, default, {
     ep = ep, groups = groups, dp = dp, disagg = disagg, tp = tp, tbo = tbo,
-    tbo_auto = tbo_auto,
+    tbo_auto = tbo_auto, tp_of_ep = tp_of_ep,
     tbo_at = tbo_at, ptp = ptp, pep = pep, pdp = pdp, pg = pg, gpus = gpus, a2a = a2a,
     mtp = mtp, acc = acc, spec_host = spec_host, spec_host_dp = spec_host_dp,
     batch = batch })

@@ -443,4 +443,22 @@ for my $x ([['--gpu', 'h100-sxm', '--tp', '16'], 16, 8, 'h100-sxm', 8, 2],
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--tp', '8', '--pp', '2');
 is($c, 0, 'infer --tp 8 --pp 2: 16 GPUs a replica, priced') or diag $e;
 
+# --ep without --tp sets the instance (tp = ep): the engine's refusals of
+# that tp named a --tp the user never gave -- "--tp 3 does not divide the
+# 128 attention heads" for `--gpus 8 --ep 3`, "--gpus 8 is not a multiple
+# of the instance (--tp 16)" for `--ep 16`.  Mixtral has 32 heads: 6 does
+# not divide them; 8 GPUs are no multiple of 3.
+for my $x ([['--gpus', '8', '--ep', '3'],
+            qr/^gpuplan: infer: --gpus 8 is not a multiple of --ep 3, the instance's GPUs \(without tp, the experts' split sets the instance\)$/m],
+           [['--gpus', '6', '--ep', '6'],
+            qr/^gpuplan: infer: --ep 6 without tp runs attention TP over the instance's 6 GPUs, and 6 must divide the 32 attention heads: give --dp-attention, or tp with ep dividing it$/m]) {
+    my ($a, $re) = @$x;
+    ($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h100-sxm', @$a);
+    is($c, 1, "infer mixtral @$a: exit 1");
+    like($e, $re, "infer mixtral @$a: names --ep, not a --tp the user did not give");
+    unlike($e, qr/--tp \d/, "infer mixtral @$a: no --tp N");
+}
+($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep', '8');
+is($c, 0, 'infer mixtral --gpus 8 --ep 8: priced') or diag $e;
+
 done_testing();
