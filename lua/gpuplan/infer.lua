@@ -715,7 +715,14 @@ function M.setup(a)
   -- a name (gptq-g64, nf4-dq ...) or GGUF-style bits per weight (4.85).
   -- The compute dtype follows the format's base name; bits alone are a
   -- weight-only format (dequantised, multiplied in 16 bits, as llama.cpp).
-  local weights = a.weights or "bf16"
+  -- A card without bf16 (Volta, Turing) serves in fp16: vLLM refuses
+  -- bf16 there ("Bfloat16 is only supported on GPUs with compute
+  -- capability of at least 8.0 ... You can use float16 instead"), so the
+  -- defaults are fp16 weights and KV, not bf16 ones it cannot hold (the
+  -- same 2 bytes: only the names change).
+  local no_bf16 = type(g.peak) == "table" and not ((g.peak.bf16 or 0) > 0)
+    and (g.peak.fp16 or 0) > 0
+  local weights = a.weights or (no_bf16 and "fp16" or "bf16")
   if type(weights) ~= "string" and type(weights) ~= "number" then
     error("infer: weights must be a format name or bits per weight (got "
           .. shown(weights) .. ")", 3)
@@ -731,7 +738,12 @@ function M.setup(a)
   weights = tostring(weights)
   -- The defaults are the declared ones (gpuplan.options).
   local kv, kv_said = a.kv, nil
-  if kv == nil then kv, kv_said = options.default("kv") end
+  if kv == nil then
+    kv, kv_said = options.default("kv")
+    if no_bf16 and kv == "bf16" then
+      kv, kv_said = "fp16", string.format("kv=fp16 (%s has no bf16)", tostring(g.id))
+    end
+  end
   if not kv_bytes[kv] then
     error("infer: unknown kv dtype '" .. tostring(kv) .. "' (bf16, fp16, fp8, int8, fp4)", 3)
   end

@@ -783,9 +783,25 @@ end
 
 -- Optimizer, precision recipe and LoRA adapter; returns whether the
 -- run trains adapters.
-local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
+local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
   cfg.optimizer = o.optimizer or dflt("optimizer")
-  local precision = o.precision or dflt("precision")
+  local precision = o.precision
+  -- The declared default is bf16, which a card without bf16 tensor cores
+  -- (Volta, Turing) cannot train in: the training step refused the job
+  -- with "bf16 training needs bf16 tensor cores" although the user chose
+  -- no precision.  Such cards train in fp16 mixed precision with loss
+  -- scaling (Micikevicius et al. 2018, arXiv:1710.03740, "Mixed Precision
+  -- Training", on Volta; Megatron-LM's --fp16, DeepSpeed's "fp16":
+  -- {"enabled": true}), the same 2-byte params and activations; the
+  -- defaults line says so.
+  if precision == nil and gpu and type(gpu.peak) == "table" and not ((gpu.peak.bf16 or 0) > 0)
+     and (gpu.peak.fp16 or 0) > 0 then
+    precision = "fp16"
+    defaults[#defaults + 1] = string.format("precision=fp16 (%s has no bf16 tensor cores: fp16 "
+      .. "mixed precision)", tostring(gpu.id))
+  elseif precision == nil then
+    precision = dflt("precision")
+  end
   -- fp8 compute needs fp8 tensor cores (Hopper, Ada, Blackwell); the
   -- catalog lists a dense fp8 peak only for those.  The training step
   -- (engine/train.c) refuses the same; say it here in the same words.
@@ -793,6 +809,12 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
      not (type(gpu.peak) == "table" and (gpu.peak.fp8 or 0) > 0) then
     fail("fp8 training needs fp8 tensor cores; gpu %s has none (bf16 or fp16 instead)",
       tostring(gpu.id))
+  end
+  -- bf16 likewise (Volta and Turing have fp16 tensor cores only): the
+  -- step's refusal said "this device has none", naming neither.
+  if (precision == "bf16" or o.recipe == "bf16") and gpu and type(gpu.peak) == "table"
+     and not ((gpu.peak.bf16 or 0) > 0) then
+    fail("bf16 training needs bf16 tensor cores; gpu %s has none (fp16 instead)", tostring(gpu.id))
   end
   -- A rank-0 adapter has no parameters: a given rank is a positive one.
   -- And at most hidden: an adapter B A of a d_in x d_out weight has rank
@@ -881,7 +903,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
       cfg.base = M.weight_format(o.weights or (precision == "fp32" and "fp32" or "bf16"))
     end
   end
-  return lora
+  return lora, precision
 end
 
 -- Vision-language models: images per sequence, the tower frozen or not.
@@ -1002,7 +1024,7 @@ prepare_fn = function(o, cmd, who)
   local ok, r = pcall(options.resolve, cmd, o, who)
   if not ok then fail("%s", r) end
   o = r.values
-  local defaults, sharding, dflt = r.defaults, nil, r.dflt
+  local defaults, sharding, dflt, precision = r.defaults, nil, r.dflt, nil
   local model = get("model", o.model or fail("memory: model is required"), o.cat)
   local capacity = o.capacity
   local gpu
@@ -1085,7 +1107,8 @@ prepare_fn = function(o, cmd, who)
       fail("%s is DeepSpeed's stage 3 (stage3_%s): it needs zero 3 (got zero %s)", s3, s3,
         tostring(math.tointeger(cfg.zero) or cfg.zero))
     end
-    local lora = prepare_recipe(o, cfg, model, gpu, method, stack, dflt)
+    local lora
+    lora, precision = prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     prepare_vision(o, cfg, model, method, lora, media, dflt)
     prepare_rl(o, cfg, method, prompt_len, response_len, dflt)
     -- torchtitan's op policy is priced from its dense decoder block
@@ -1103,7 +1126,8 @@ prepare_fn = function(o, cmd, who)
     end
   end
   return { model = model, gpu = gpu, capacity = capacity, cfg = cfg, defaults = defaults,
-           method = method, gpus = gpus, media = media, sharding = sharding }
+           method = method, gpus = gpus, media = media, sharding = sharding,
+           precision = precision }
 end
 
 -- The policies recompute = "auto" tries, least first, for a training

@@ -849,7 +849,9 @@ function M.setup(o, sweep)
   end
   if not gpu then fail("train: gpu is required") end
   local cat = catalog(o.cat)
-  local precision = o.precision or options.default("precision")
+  -- memory.prepare's: the declared default, or fp16 on a card without
+  -- bf16 tensor cores (prepare_recipe)
+  local precision = o.precision or p.precision or options.default("precision")
   cfg.compute = COMPUTE[precision]
   if not cfg.compute then fail("train: unknown precision '%s'", tostring(precision)) end
   local gb = global_batch(o, p, cfg, sweep, default)

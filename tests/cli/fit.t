@@ -301,6 +301,33 @@ like($e, qr/^gpuplan: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has
                       '--precision', 'fp8');
 like($e, qr/^gpuplan: train: fp8 training needs fp8 tensor cores; gpu a100-sxm-80gb has none/m,
      'gpuplan train: the same words, opening as its other refusals');
+# A V100 has fp16 tensor cores and no bf16 ones.  The declared default
+# precision, bf16, made train, plan and rl refuse a job whose user chose
+# no precision ("bf16 training needs bf16 tensor cores; this device has
+# none", plan blaming one layout); the card's own mixed precision, fp16,
+# is now the default there, said on the defaults line.  A bf16 the user
+# gives is refused naming the card, as fp8 on an A100 is.
+for my $cmd (['train', '--gpus', '8'], ['plan', '--gpus', '8'], ['rl', '--gpus', '8'], ['fit']) {
+    my ($name, @rest) = @$cmd;
+    ($c, $o, $e) = run_gp($name, 'llama3-8b', '--gpu', 'v100-sxm2-32gb', '--method', 'lora', @rest);
+    is($c, 0, "$name on a V100 without --precision: priced") or diag $e;
+    like($o, qr/precision=fp16 \(v100-sxm2-32gb has no bf16 tensor cores: fp16 mixed precision\)/,
+         "$name: the defaults line says fp16 and why");
+    ($c, $o, $e) = run_gp($name, 'llama3-8b', '--gpu', 'v100-sxm2-32gb', '--method', 'lora', @rest,
+                          '--precision', 'bf16');
+    is($c, 1, "$name --precision bf16 on a V100: exit 1");
+    like($e, qr/bf16 training needs bf16 tensor cores; gpu v100-sxm2-32gb has none \(fp16 instead\)$/m,
+         "$name --precision bf16: names the card");
+}
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8');
+like($o, qr/precision=bf16,/, 'an H100 keeps the declared bf16');
+# infer on a V100: fp16 weights and KV by default (vLLM refuses bf16 below
+# compute capability 8.0); the same 2 bytes, so the same figures.
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'v100-sxm2-32gb');
+is($c, 0, 'infer on a V100: exit 0') or diag $e;
+like($o, qr/^llama3-8b on 1 x v100-sxm2-32gb \(tp 1, pp 1\), fp16 weights, fp16 KV,/m,
+     'infer on a V100: fp16 weights and KV');
+like($o, qr/kv=fp16 \(v100-sxm2-32gb has no bf16\)/, 'and the assumed line says why');
 ($c, $o, $e) = run_gp('train', 'llama2-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--tp', '8',
                       '--zero', '1');
 like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/m,
