@@ -184,7 +184,7 @@ opt { name = "microbatches", type = "int", metavar = "N", commands = "fit train"
     .. "this x dp x --batch; 0: as if not given)",
   suggest = { "num_microbatches", "micro_batches", "gradient_accumulation_steps" } }
 opt { name = "precision", type = "string", metavar = "P", commands = TRAIN4, value = "bf16",
-  kind = "dtype",
+  kind = "dtype", default = "bf16; fp16 on a card without bf16 tensor cores",
   methods = TRAINING,
   help = "bf16|fp16|fp8|fp32|tf32; --recipe overrides",
   suggest = { "dtype", "mixed_precision", "compute_dtype" } }
@@ -203,7 +203,7 @@ opt { name = "optimizer", type = "string", metavar = "O", commands = TRAIN4, val
   help = "adamw|adam8bit|sgd or a catalog optimizer",
   suggest = { "optim" } }
 opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "dtype",
-  default = "bf16; qlora: nf4-dq",
+  default = { "bf16; qlora: nf4-dq", infer = "bf16; fp16 on a card without bf16" },
   value = function(j) return j.method == "qlora" and "nf4-dq" or "bf16" end,
   help = "weight format: bf16|fp16|fp32|fp8|int8|w8a8|int4|gptq|awq|nf4|nf4-dq|fp4|mxfp4|"
     .. "fp6 or bits per weight (GGUF-style, e.g. 4.85); group size and scale dtype: "
@@ -211,7 +211,7 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
     .. "nf4 is 4.5)",
   suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
 opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", value = "bf16",
-  kind = "dtype",
+  kind = "dtype", default = { infer = "bf16; fp16 on a card without bf16" },
   help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
