@@ -1584,6 +1584,17 @@ run = function(o, job)
   local s = actor_setup(o, method, tgpus,
     plen + (pad and (rmax or rlen) or math.floor(rlen + 0.5)), minib, defaults)
   local cfg, gpu, model = s.cfg, s.gpu, s.model
+  -- The rollout engine holds each prompt and its longest response in one
+  -- sequence: past the model's context its positions run out, and vLLM
+  -- refuses the engine ("User-specified max_model_len ... is greater than
+  -- the derived max_model_len", vllm/config.py _get_and_verify_max_len).
+  -- gp.infer refuses input + output past max_seq alike.
+  local longest = plen + (rmax or rlen)
+  if model.max_seq and (model.encoder_layers or 0) == 0 and longest > model.max_seq then
+    fail("rl: prompt_len %d + %s %d tokens exceed %s's context of %d tokens (max_seq)",
+      plen, o.response_max ~= nil and "response_max" or "response_len", rmax or rlen,
+      tostring(model.id or model.name), model.max_seq)
+  end
   if hf and (model.moe or model.mla or model.ffn_gated == false or model.positions == "learned")
   then
     fail("rl: rollout_engine = hf counts the ops of a Llama decoder layer (rotary positions, "

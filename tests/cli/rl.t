@@ -359,4 +359,24 @@ ok(defined $u0 && defined $u1 && $u1 < $u0, "--fused-grouped-mlp: optimizer step
 my ($cf2, $of2, $ef2) = run_gp(@fm, '--fused-grouped-mlp', '--tp', '2');
 is($cf2, 1, 'rl --fused-grouped-mlp --tp 2: exit 1');
 like($ef2, qr/^gpuplan: rl: --fused-grouped-mlp needs the experts unsplit/m, '... naming why');
+# The rollout holds each prompt and its longest response in one sequence:
+# `fit --method grpo` and `infer` refused a sequence past the model's
+# context (Llama 3 8B: 8192 tokens), `rl` priced it (prompt 8000 +
+# response 1000, or 100000-token prompts).
+for my $x ([['--prompt-len', '8000', '--response-len', '1000'], 'response-len 1000'],
+           [['--prompt-len', '8000'], 'response-len 1024'],
+           [['--response-len', '1000', '--response-max', '9000'], 'response-max 9000']) {
+    my ($a, $what) = @$x;
+    my ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora', @$a);
+    is($c, 1, "rl @$a: exit 1");
+    my $p = $a->[0] eq '--prompt-len' ? $a->[1] : 512;
+    like($e, qr/^gpuplan: rl: --prompt-len $p \+ --$what tokens exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m,
+         "rl @$a: names both lengths and the context");
+}
+{
+    my ($c, $o, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora',
+                             '--prompt-len', '7168', '--response-len', '1024');
+    is($c, 0, 'rl: 7168 + 1024 = 8192, the whole context: priced') or diag $e;
+}
+
 done_testing();
