@@ -461,4 +461,19 @@ for my $x ([['--gpus', '8', '--ep', '3'],
 ($c, $o, $e) = run_gp('infer', 'mixtral-8x7b', '--gpu', 'h100-sxm', '--gpus', '8', '--ep', '8');
 is($c, 0, 'infer mixtral --gpus 8 --ep 8: priced') or diag $e;
 
+# roofline places a model's operators through gp.infer, whose refusals
+# read as another command's, by Lua keys, with an output the user never
+# gave ("gpuplan: infer: batch must be ...", "input 100000 + output 1
+# tokens exceed ..."): roofline's own words and flags now.
+for my $x ([['--batch', '0'], qr/^gpuplan: roofline: --batch must be a number in \[1, 16777216\] \(got 0\)$/m],
+           [['--input', '0'], qr/^gpuplan: roofline: --input must be a whole number of tokens, 1\.\.16777216 \(got 0\)$/m],
+           [['--input', '100000'], qr/^gpuplan: roofline: --input 100000 tokens and the decoded one exceed llama3-8b's context of 8192 tokens \(max_seq\)$/m],
+           [['--weights', 'fp32'], qr/^gpuplan: roofline: --weights 'fp32': serving multiplies/m]) {
+    my ($a, $re) = @$x;
+    ($c, $o, $e) = run_gp('roofline', '--gpu', 'h100-sxm', '--model', 'llama3-8b', @$a);
+    is($c, 1, "roofline @$a: exit 1");
+    like($e, $re, "roofline @$a: roofline's words and flags");
+    unlike($e, qr/infer:|output 1/, "roofline @$a: no 'infer:' nor an output never given");
+}
+
 done_testing();

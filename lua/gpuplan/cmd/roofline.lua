@@ -41,14 +41,25 @@ function C.run(opts, args)
   end
   local infer = opts.model and { weights = opts.weights, batch = opts.batch,
                                  input = opts.input, output = 1 } or nil
+  -- The model's operators are gp.infer's, whose refusals said "infer:
+  -- batch must be ..." and "input 100000 + output 1 tokens exceed ...":
+  -- another command, Lua keys, and an output the user never gave (the one
+  -- decode step roofline places).  Said as roofline's, by its flags.
+  local function own(e)
+    e = clean(e)
+    if type(e) ~= "string" or not e:match("^infer: ") then return e end
+    e = e:gsub(" %+ output 1 tokens exceed", " tokens and the decoded one exceed")
+    e = require("gpuplan.options").flags_named("infer", e)
+    return "roofline: " .. e:sub(#"infer: " + 1)
+  end
   local ok, r = pcall(roofline.roofline, { gpu = opts.gpu, model = opts.model, infer = infer })
-  if not ok then error(clean(r), 0) end
+  if not ok then error(own(r), 0) end
   -- The chart first: an unwritable file fails before the table is
   -- printed, so a failed run prints nothing.
   if opts.svg then
     local okw, err = pcall(roofline.svg, opts.svg, { gpu = opts.gpu, model = opts.model,
                                                      infer = infer })
-    if not okw then error(clean(err), 0) end
+    if not okw then error(own(err), 0) end
   end
   local rows = {}
   for _, p in ipairs(roofline.precisions) do
