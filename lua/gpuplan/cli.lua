@@ -47,7 +47,8 @@ local function help_text()
     "",
     "Plans large-model GPU jobs before you rent them: does it fit, how fast,",
     "which layout, how long, what it costs.  Without a command, runs the",
-    "default guide (scripts/guide.lua).",
+    "default guide (scripts/guide.lua), with its options: gpuplan --currency CNY",
+    "--market cn --format markdown.",
     "",
     "commands:",
     string.format("  %-10s %s", "run", "run a Lua script: gpuplan run FILE.lua [ARGS...] (or a #!/usr/bin/env gpuplan line)"),
@@ -246,7 +247,7 @@ end
 -- a position (file:line: ...) is a bug in the script and gets a traceback;
 -- one without (error("msg", 0), a library's message about user input) is
 -- the one line, the traceback only with GPUPLAN_DEBUG set.
-function M.run_script(path, args)
+function M.run_script(path, args, shown)
   local f = io.open(path, "rb")
   if not f then
     error(M.fail(string.format("cannot open script '%s'", path)), 0)
@@ -267,7 +268,7 @@ function M.run_script(path, args)
   end
   local dir = path:match("^(.*)/[^/]*$") or "."
   package.path = dir .. "/?.lua;" .. package.path
-  local argt = { [0] = path }
+  local argt = { [0] = shown or path }
   for i, a in ipairs(args) do argt[i] = a end
   _G.arg = argt
   local ok, res = xpcall(chunk, function(m)
@@ -354,6 +355,13 @@ local function dispatch(argv)
   if name == "--version" or name == "-V" then
     io.stdout:write("gpuplan ", config.version, "\n")
     return 0
+  end
+  -- Options without a command are the default guide's (--format, which
+  -- the help lists as common to all, --currency, --market): `gpuplan
+  -- --format markdown` said "unknown command '--format'".  Its errors
+  -- name it "guide", not the installed script's path.
+  if name:match("^%-") then
+    return M.run_script(config.root .. "/scripts/guide.lua", argv, "guide")
   end
   if name == "run" then
     if argv[2] == nil then error(M.usage("run: missing script (gpuplan run FILE.lua [args...])"), 0) end

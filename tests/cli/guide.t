@@ -79,4 +79,20 @@ is($c, 2, 'bad format is a usage error');
 ($c, $o, $e) = run_gp('run', 'scripts/guide.lua', 'extra');
 is($c, 2, 'a stray argument is a usage error');
 like($e, qr/unexpected argument 'extra'/, 'the argument is named');
+# The help: "Without a command, runs the default guide" and "common
+# options: --format ..."; `gpuplan --format markdown` said "unknown command
+# '--format'".  Options without a command are the guide's, its errors
+# naming it "guide" (not the installed script's path).
+{
+    my ($cg, $og, $eg) = run_gp('run', 'scripts/guide.lua', '--format', 'markdown', '--currency', 'CNY');
+    my ($ct, $ot, $et) = run_gp('--format', 'markdown', '--currency', 'CNY');
+    is($ct, 0, 'gpuplan --format markdown --currency CNY: exit 0') or diag $et;
+    is($ot, $og, 'the guide with those options');
+    ($ct, $ot, $et) = run_gp('--foo');
+    is($ct, 2, 'gpuplan --foo: a usage error');
+    is($et, "gpuplan: guide: unknown option '--foo'\n", "named as the guide's option, no path");
+    ($ct, $ot, $et) = run_gp('--market', 'mars');
+    like($et, qr/^gpuplan: guide: --market: no price in the catalog is from 'mars'/m, 'the guide\'s own refusal');
+}
+
 done_testing();
