@@ -130,6 +130,19 @@ M.metrics = {
   rl = { "step_time_s", "tokens_per_s_per_gpu", "mfu" },
 }
 
+-- The unit each metric is measured in, as the shipped cases write it: a
+-- case's measured.unit (optional) that names another one is a mix-up the
+-- prediction would not see -- "peak_memory_gb" with "GiB" is 7% off, an
+-- "mfu" in percent 100x -- and is refused, naming both.
+M.metric_units = {
+  hfu_tflops_per_gpu = "TFLOP/s/GPU", mfu_tflops_per_gpu = "TFLOP/s/GPU", mfu = "fraction",
+  tokens_per_s_per_gpu = "tokens/s/GPU", step_time_s = "s",
+  peak_memory_gb = "GB", peak_memory_gib = "GiB", peak_reserved_gib = "GiB",
+  output_tokens_per_s = "tokens/s", decode_tokens_per_s = "tokens/s", ttft_ms = "ms",
+  itl_ms = "ms", output_tokens_per_s_per_gpu = "tokens/s/GPU",
+  input_tokens_per_s_per_gpu = "tokens/s/GPU", busbw_gbps = "GB/s", time_us = "us",
+}
+
 -- The measured value: 1e-6 .. 1e15 of its unit.  No metric of SCHEMA.md
 -- is measured in millionths of its unit (the smallest, mfu, is a
 -- fraction like 0.3; times are in s, ms or us), and within these bounds
@@ -524,7 +537,11 @@ local function read(path, seen)
   strip_nulls(data)
   for i, c in ipairs(data) do
     local where = string.format("%s: case %d", path, i)
-    if type(c.id) ~= "string" then error(where .. ": missing 'id'", 0) end
+    if c.id == nil then error(where .. ": missing 'id'", 0) end
+    if type(c.id) ~= "string" then
+      error(string.format("%s: field 'id': expected a string, got %s", where,
+        type(c.id) == "number" and string.format("%g", c.id) or type(c.id)), 0)
+    end
     where = string.format("%s: case '%s'", path, short(c.id))
     local first = seen[c.id]
     if first and first[1] == path and first[2] == i then
@@ -534,6 +551,9 @@ local function read(path, seen)
         first[1] == path and "" or first[1] .. " ", first[2]), 0)
     end
     seen[c.id] = { path, i }
+    if c.kind == nil then
+      error(where .. ": missing 'kind' (train, memory, infer, collective, rl)", 0)
+    end
     if not M.kinds[c.kind] then
       error(string.format("%s: unknown kind '%s' (train, memory, infer, collective, rl)", where,
         tostring(c.kind)), 0)
@@ -555,6 +575,17 @@ local function read(path, seen)
     if not known then
       error(string.format("%s: field 'measured.metric': '%s' is not a %s metric (%s)", where,
         short(m.metric), c.kind, table.concat(M.metrics[c.kind], ", ")), 0)
+    end
+    local unit = M.metric_units[m.metric]
+    if m.unit ~= nil and unit and m.unit ~= unit then
+      error(string.format("%s: field 'measured.unit': '%s', but %s's unit is '%s'", where,
+        short(tostring(m.unit)), m.metric, unit), 0)
+    end
+    -- MFU is a share of the peak: past 1 it is another unit (percent,
+    -- or TFLOP/s: mfu_tflops_per_gpu).
+    if m.metric == "mfu" and m.value > 1 then
+      error(string.format("%s: field 'measured.value': mfu is a fraction of the peak, at most 1 "
+        .. "(got %g; a percentage is value / 100, TFLOP/s mfu_tflops_per_gpu)", where, m.value), 0)
     end
     local unread = unread_field(c)
     if unread then

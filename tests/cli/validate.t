@@ -172,4 +172,48 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
     }
 }
 
+# A user's case file written from SCHEMA.md, one field wrong at a time:
+# an id of the wrong type read as "missing 'id'", no kind as "unknown kind
+# 'nil'"; an mfu of 1.5 (a percentage or TFLOP/s mistaken) and a unit
+# that is not the metric's were predicted as if right.
+{
+    use File::Temp qw(tempdir);
+    my $vdir = tempdir(CLEANUP => 1);
+    my $case = sub {
+        my (%o) = @_;
+        my $id = exists $o{id} ? $o{id} : '"user-train-1"';
+        my $kind = exists $o{kind} ? $o{kind} : '"train"';
+        my $value = $o{value} // '0.45';
+        my $unit = $o{unit} // '"fraction"';
+        my @f = ('"model": {"name": "Llama 3 8B", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, '
+                 . '"ffn_hidden": 14336, "ffn_gated": true, "vocab": 128256, "params_b": 8.03}',
+                 '"hardware": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8}',
+                 '"parallel": {"tp": 1, "pp": 1, "dp": 8, "zero": 1, "micro_batch": 1, "global_batch": 64, "recompute": "none"}',
+                 '"workload": {"seq_len": 8192, "precision": "bf16", "method": "pretrain"}',
+                 qq{"measured": {"metric": "mfu", "value": $value, "unit": $unit}},
+                 '"source": {"title": "my run", "where": "log", "id": "internal"}');
+        unshift @f, qq{"id": $id} if defined $id;
+        unshift @f, qq{"kind": $kind} if defined $kind;
+        my $path = "$vdir/c" . int(rand(1e9)) . ".json";
+        open(my $fh, '>', $path) or die $!;
+        print $fh '[{' . join(', ', @f) . '}]';
+        close $fh;
+        return $path;
+    };
+    my ($cv, $ov, $ev) = run_gp('validate', $case->());
+    is($cv, 0, 'a user case as SCHEMA.md writes it: predicted') or diag $ev;
+    like($ov, qr/^user-train-1\s+train\s+mfu\s+0\.45\s/m, 'and listed');
+    for my $t ([{ id => '5' }, qr/: case 1: field 'id': expected a string, got 5$/m],
+               [{ id => undef }, qr/: case 1: missing 'id'$/m],
+               [{ kind => undef }, qr/: case 'user-train-1': missing 'kind' \(train, memory, infer, collective, rl\)$/m],
+               [{ value => '1.5' }, qr/: case 'user-train-1': field 'measured.value': mfu is a fraction of the peak, at most 1 \(got 1\.5; /m],
+               [{ unit => '"%"' }, qr/: case 'user-train-1': field 'measured.unit': '%', but mfu's unit is 'fraction'$/m]) {
+        my ($o, $re) = @$t;
+        my $what = join(', ', map { "$_ = " . ($o->{$_} // 'absent') } sort keys %$o);
+        ($cv, $ov, $ev) = run_gp('validate', $case->(%$o));
+        is($cv, 1, "validate, $what: exit 1");
+        like($ev, $re, "validate, $what: names the field");
+    }
+}
+
 done_testing();
