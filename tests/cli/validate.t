@@ -214,6 +214,14 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
         is($cv, 1, "validate, $what: exit 1");
         like($ev, $re, "validate, $what: names the field");
     }
+    # --ranges of a user's file: the header said "from validation/cases.json"
+    my $f = $case->();
+    ($cv, $ov, $ev) = run_gp('validate', $f, '--ranges');
+    is($cv, 0, 'validate FILE --ranges: exit 0') or diag $ev;
+    like($ov, qr/^-- \(gpuplan validate --ranges\) from \Q$f\E; do not edit\.$/m, '--ranges names the file it read');
+    ($cv, $ov, $ev) = run_gp('validate', '--ranges');
+    like($ov, qr/^-- \(gpuplan validate --ranges\) from validation\/cases\.json; do not edit\.$/m,
+         'and the shipped record without one');
 }
 
 done_testing();

@@ -214,7 +214,8 @@ function C.run(opts, args)
     if opts.format and format ~= "text" then
       error(cli.usage("validate: --ranges prints a Lua data file; it takes no --format"), 0)
     end
-    io.stdout:write(ranges.generate(rows))
+    -- the files given, not the shipped record the header named always
+    io.stdout:write(ranges.generate(rows, named and table.concat(args, ", ") or nil))
     return 0
   end
   ranges.attach(rows, record_ids(args))
