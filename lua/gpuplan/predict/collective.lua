@@ -32,6 +32,13 @@ return function(case, cat)
   if not cat.fabrics[intra] then return nil, "unknown fabric '" .. intra .. "'" end
   local gpus = h.gpus
   if type(gpus) ~= "number" or gpus < 1 then return nil, "hardware.gpus missing" end
+  -- One rank: NCCL runs the collective as a local copy (src/enqueue.cc
+  -- ncclLaunchOneRank), nothing crosses a link and nccl-tests prints a
+  -- bus bandwidth of 0 (its factor (n - 1) / n): a measured busbw there is
+  -- not a collective's, and a prediction of 0 against it scored -100%.
+  if gpus == 1 and metric == "busbw_gbps" then
+    return nil, "one GPU: nothing crosses a link (NCCL copies locally; nccl-tests' busbw is 0)"
+  end
   local ppn = h.gpus_per_node
   if not ppn then
     ppn = math.min(gpus, gpu.scaleup and gpu.scaleup.domain or gpus)
