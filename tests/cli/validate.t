@@ -241,4 +241,24 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
     unlike($oc, qr/-100\.0%/, 'no -100% error');
 }
 
+# A serving case with a training method: the train predictor refuses
+# "method 'infer'", the infer one priced a "lora" case as serving.
+{
+    use File::Temp qw(tempdir);
+    my $idir = tempdir(CLEANUP => 1);
+    for my $m ('lora', 'infer') {
+        open(my $fh, '>', "$idir/$m.json") or die $!;
+        print $fh qq{[{"id": "u-inf-$m", "kind": "infer", "model": {"name": "Llama 3 8B", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, }
+            . qq{"ffn_hidden": 14336, "ffn_gated": true, "vocab": 128256, "params_b": 8.03}, "hardware": {"gpu": "h100-sxm", "gpus": 1}, }
+            . qq{"parallel": {"tp": 1}, "workload": {"precision": "bf16", "method": "$m", "batch": 8, "input_len": 1024, "output_len": 128}, }
+            . qq{"measured": {"metric": "output_tokens_per_s", "value": 1000, "unit": "tokens/s"}, "source": {"title": "x", "where": "y", "id": "z"}}]};
+        close $fh;
+    }
+    my ($ci, $oi, $ei) = run_gp('validate', "$idir/lora.json");
+    like($oi, qr/^u-inf-lora\s+infer\s+output_tokens_per_s\s+workload\.method 'lora' is not serving/m,
+         'an infer case with method lora: not predicted, saying why');
+    ($ci, $oi, $ei) = run_gp('validate', "$idir/infer.json");
+    like($oi, qr/^u-inf-infer\s+infer\s+output_tokens_per_s\s+1000\s+\d+/m, 'with method infer: predicted');
+}
+
 done_testing();

@@ -345,6 +345,12 @@ return function(case, cat)
   if not model then return nil, why end
   local hw, par, wl = case.hardware or {}, case.parallel or {}, case.workload or {}
   local metric = case.measured and case.measured.metric
+  -- A training method on a serving case contradicts its kind: the train
+  -- predictor refuses "method 'infer'"; this one read past "lora".
+  if v(wl.method) and wl.method ~= "infer" then
+    return nil, "workload.method '" .. tostring(wl.method) .. "' is not serving: an infer case's "
+      .. "method is infer (or not given)"
+  end
   if is_serve(case) then
     if not v(hw.gpu) then return nil, "hardware.gpu not given" end
     if v(wl.offload) then
