@@ -248,10 +248,12 @@ for my $two (['--summary', '--coverage'], ['--coverage', '--ranges'], ['--summar
     my $idir = tempdir(CLEANUP => 1);
     for my $m ('lora', 'infer') {
         open(my $fh, '>', "$idir/$m.json") or die $!;
-        print $fh qq{[{"id": "u-inf-$m", "kind": "infer", "model": {"name": "Llama 3 8B", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, }
-            . qq{"ffn_hidden": 14336, "ffn_gated": true, "vocab": 128256, "params_b": 8.03}, "hardware": {"gpu": "h100-sxm", "gpus": 1}, }
-            . qq{"parallel": {"tp": 1}, "workload": {"precision": "bf16", "method": "$m", "batch": 8, "input_len": 1024, "output_len": 128}, }
-            . qq{"measured": {"metric": "output_tokens_per_s", "value": 1000, "unit": "tokens/s"}, "source": {"title": "x", "where": "y", "id": "z"}}]};
+        print $fh '[{"id": "u-inf-' . $m . '", "kind": "infer", "model": {"name": "Llama 3 8B", "layers": 32, '
+            . '"hidden": 4096, "heads": 32, "kv_heads": 8, "ffn_hidden": 14336, "ffn_gated": true, "vocab": 128256, '
+            . '"params_b": 8.03}, "hardware": {"gpu": "h100-sxm", "gpus": 1}, "parallel": {"tp": 1}, '
+            . '"workload": {"precision": "bf16", "method": "' . $m . '", "batch": 8, "input_len": 1024, "output_len": 128}, '
+            . '"measured": {"metric": "output_tokens_per_s", "value": 1000, "unit": "tokens/s"}, '
+            . '"source": {"title": "x", "where": "y", "id": "z"}}]';
         close $fh;
     }
     my ($ci, $oi, $ei) = run_gp('validate', "$idir/lora.json");
