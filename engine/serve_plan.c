@@ -284,8 +284,11 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		if (itl_at(m, d, c, L, coloc, 1.0, o, &o->st, &itl, err))
 			return GP_EINVAL;
 		if (itl > c->itl_max) {
+			/* "one sequence alone", not "batch 1": the CLI
+			 * names options by their flags, and read "--batch
+			 * 1 takes" where the user gave no --batch */
 			snprintf(o->why, sizeof o->why, "no batch meets ITL "
-			         "%.3g ms (batch 1 takes %.3g ms)",
+			         "%.3g ms (one sequence alone takes %.3g ms)",
 			         c->itl_max * 1e3, itl * 1e3);
 			o->itl = itl;
 			return GP_OK;

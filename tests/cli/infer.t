@@ -476,4 +476,16 @@ for my $x ([['--batch', '0'], qr/^gpuplan: roofline: --batch must be a number in
     unlike($e, qr/infer:|output 1/, "roofline @$a: no 'infer:' nor an output never given");
 }
 
+# --target with an --itl-max no layout meets: a MoE model's search said
+# "gpuplan: infer_plan: ... (--batch 1 takes 14.9 ms)", naming the Lua
+# function and a --batch the user never gave.
+($c, $o, $e) = run_gp('infer', 'deepseek-v3', '--gpu', 'h200-sxm', '--target', '10000', '--itl-max', '1',
+                      '--weights', 'fp8');
+is($c, 1, 'infer deepseek-v3 --target --itl-max 1: exit 1');
+like($e, qr/^gpuplan: infer: no layout meets ITL 1 ms: no batch meets ITL 1 ms \(one sequence alone takes [\d.]+ ms\)$/m,
+     'the command\'s prefix, no --batch');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '1000', '--itl-max', '1');
+like($o, qr/^does not fit: no batch meets ITL 1 ms \(one sequence alone takes [\d.]+ ms\)/m,
+     'a dense model says it in the same words');
+
 done_testing();

@@ -328,7 +328,13 @@ local function moe_target(opts, a)
   pa.target = opts.target
   pa.itl_max = string.format("%.17gms", opts.itl_max or 50)
   local ok, p = pcall(require("gpuplan.serve").plan, pa)
-  if not ok then error(clean(p), 0) end
+  -- gp.infer_plan's refusals are this command's ("gpuplan: infer_plan:
+  -- no layout meets ITL ..." named the Lua function)
+  if not ok then
+    p = clean(p)
+    if type(p) == "string" then p = p:gsub("^infer_plan: ", "infer: ") end
+    error(p, 0)
+  end
   local r = p.result
   report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = p.gpus,
                    decode = p.disagg and string.format("%d x %s", p.decode_gpus, p.layout)
