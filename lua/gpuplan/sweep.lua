@@ -942,7 +942,7 @@ function M.sweep(o)
   local per_card
   if a.per_card then
     for _, c in pairs(bests) do finish(c, o, a, counts, bases) end
-    per_card = M.per_card(o, a, gpus_list, bests)
+    per_card = M.per_card(o, a, gpus_list, bests, stats)
   end
   local scaling = {}
   for _, gid in ipairs(gpus_list) do
@@ -972,7 +972,7 @@ end
 -- to say by how much it misses.  Each row: gpu, fits, meets_deadline,
 -- meets_budget (nil without a deadline, a budget), winner, loses (what
 -- it loses to the winner, or why it is out) and the candidate's fields.
-function M.per_card(o, a, gpus_list, bests)
+function M.per_card(o, a, gpus_list, bests, stats)
   local deadline = a.deadline ~= nil and M.duration(a.deadline, "deadline") or nil
   local budget
   local rows = {}
@@ -1013,7 +1013,12 @@ function M.per_card(o, a, gpus_list, bests)
   local w = rows[1] and rows[1].meets and rows[1] or nil
   for _, row in ipairs(rows) do
     if row == w then row.winner, row.loses = true, "(the winner)"
-    elseif not row.fits then row.loses = "no layout fits"
+    elseif not row.fits then
+      -- a card with no layout at all (no split divides or places, the
+      -- searched line's count) is not one whose layouts overflow memory
+      local st = stats and stats[row.gpu]
+      row.loses = st and st.layouts == 0 and "no layout: no split divides and places"
+        or "no layout fits"
     elseif not row.meets then
       local why = {}
       if row.meets_deadline == false then

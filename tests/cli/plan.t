@@ -551,6 +551,14 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     my ($nw) = $wa =~ /(\d+) splits not placed/;
     my ($nm) = $om =~ /(\d+) splits not placed/;
     is($nm, $nw, 'the merged count of splits not placed is the whole search\'s');
+    # --per-card: a card with no layout at all said "no layout fits"
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,b200', '--gpus', '20', '--per-card');
+    is($cx, 0, 'plan --gpus 20 --per-card: exit 0') or diag $ex;
+    like($ox, qr/^h100-sxm\s+-\s.*\s+no layout: no split divides and places$/m, 'the card\'s row says why');
+    like($ox, qr/^no card meets the job: no layout: no split of these GPU counts divides/m, 'and the verdict');
+    unlike($ox, qr/no layout fits/, 'not memory');
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '1', '--per-card');
+    like($ox, qr/^h100-sxm\s+-\s.*\s+no layout fits$/m, '1 GPU: layouts that overflow memory still "no layout fits"');
 }
 
 done_testing();

@@ -332,7 +332,7 @@ function C.cards(r, job, head, opts)
   local w = rows[1] and rows[1].winner and rows[1] or nil
   local verdict = w and string.format("winner: %s x %d (%s)", w.gpu, w.gpus, w.layout)
     or "no card meets the " .. ((head.deadline or head.budget) and "deadline and budget"
-                                or "job: no layout fits")
+                                or "job: " .. C.none_reason(r, head))
   if format == "html" then
     local out = {}
     local function o(x) out[#out + 1] = x end
