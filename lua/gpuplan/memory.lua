@@ -416,7 +416,7 @@ local function prepare_infer(o, cfg, model, gpus, tp, pp, dflt)
   cfg.kv_bytes = kv_elem(o.kv)
   if o.kv == nil then dflt("kv") end
   cfg.seqs = posint(o.concurrency ~= nil and "concurrency" or "batch",
-    o.concurrency or o.batch) or dflt("concurrency")
+    o.concurrency or o.batch) or dflt("batch")
   cfg.ctx = tokens(o.ctx ~= nil and "ctx" or "seq", o.ctx or o.seq)
     or dflt("ctx", job)
   -- A served sequence holds its tokens in the model's context, as gp.infer

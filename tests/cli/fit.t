@@ -381,4 +381,12 @@ like($e, qr/^gpuplan: --seq 1000000 tokens exceed llama3-8b's context of 8192 to
 ($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--seq', '8192');
 is($c, 0, 'fit --method infer --seq 8192: the whole context') or diag $e;
 
+# fit --method infer: the concurrent sequences are --batch (fit has no
+# --concurrency, gp.memory's Lua key): the defaults line said
+# "concurrency=1", an option the command refuses.
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer');
+like($o, qr/^defaults: weights=bf16, kv=bf16, batch=1, ctx=8192$/m, 'fit --method infer: the defaults name --batch');
+($c, $o, $e) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'infer', '--concurrency', '1');
+is($c, 2, 'and fit has no --concurrency');
+
 done_testing();
