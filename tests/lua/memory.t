@@ -413,13 +413,14 @@ do
 end
 
 -- RL trains on whole rollouts: with no seq given the actor's sequence is
--- prompt + response (1024 + 4096 = 5120), and says so.
+-- prompt + response (1024 + 2048 = 3072, within Llama 2's 4096-token
+-- context, which the rollout engine refuses to pass), and says so.
 do
   local r = gp.memory { model = "llama2-7b", gpu = "h100-sxm", gpus = 8, zero = 3,
-                        method = "grpo", prompt_len = 1024, response_len = 4096 }
+                        method = "grpo", prompt_len = 1024, response_len = 2048 }
   local listed = false
   for _, d in ipairs(r.defaults) do
-    if d == "seq=5120 (prompt 1024 + response 4096)" then listed = true end
+    if d == "seq=3072 (prompt 1024 + response 2048)" then listed = true end
   end
   t.ok(listed, "GRPO actor seq defaults to prompt + response")
 end
@@ -556,8 +557,9 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, response_m
 t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, method = "infer",
   prompts = 32 } end,
   "prompts applies to method grpo|ppo (got infer)", "prompts under infer refused", true)
+-- (512 + 3072 tokens: within Llama 2's 4096-token context)
 t.ok(pcall(gp.memory, { model = "llama2-7b", gpu = "h100-sxm", method = "grpo",
-  response_max = 8192 }), "response_max under grpo taken")
+  response_max = 3072 }), "response_max under grpo taken")
 t.raises(function() gp.train { model = "llama3-8b", gpu = "h100-sxm", gpus = 8,
   method = "pretrain", lora_targets = "q,k,v" } end,
   "train: lora_targets applies to method lora|qlora|grpo|ppo (got pretrain)",
