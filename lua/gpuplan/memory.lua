@@ -843,7 +843,7 @@ local function prepare_recipe(o, cfg, model, gpu, method, stack, dflt, defaults)
     cfg.recipe = precision == "fp32" and "fp32" or "mixed-16"
   else
     if not M.stack_recipe(stack, precision) then
-      fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32)", tostring(precision))
+      fail("unknown precision '%s' (expected bf16|fp16|fp8|fp32|tf32)", tostring(precision))
     end
     cfg.recipe = dflt("recipe", { stack = stack, precision = precision })
   end

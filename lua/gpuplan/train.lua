@@ -970,6 +970,19 @@ function M.setup(o, sweep)
   -- roofline.device is a public function: its error already names the
   -- caller's line, which fail names again.
   if not okd then fail("train: %s", (tostring(device):gsub("^[^%s:]+:%d+: ", "", 1))) end
+  -- The step's GEMMs run at the catalog's measured fraction of the
+  -- precision's peak (achievable.gemm); without one the engine refused
+  -- "fp32 training needs fp32 tensor cores; this device has none" -- on
+  -- every card, fp32 having no tensor cores and no arch a measured fp32
+  -- GEMM, a sentence naming neither the card nor what to give.
+  local cp = cfg.compute
+  if cp and not (device.peak[cp] and device.gemm[cp]) then
+    fail("train: %s training is not priced on %s: the catalog has no %s%s%s (give --precision %s)",
+      cp, tostring(gpu.id), device.peak[cp] and "measured GEMM rate for " or "peak in ", cp,
+      device.peak[cp] and string.format(" on arch %s", tostring(gpu.arch)) or "",
+      device.gemm.tf32 and cp == "fp32" and "tf32: fp32 weights, tensor-core matmuls"
+        or device.gemm.bf16 and "bf16" or "fp16")
+  end
   local attn_note = ""
   if device.attn_kernel == "cudnn" and o.attn_kernel == nil and cfg.eager and cfg.flash ~= false then
     -- The arch's kernel is cuDNN's (what Transformer Engine and the

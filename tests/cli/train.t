@@ -554,4 +554,23 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     unlike($e20, qr/20 gpus exceed the topology/, 'not "20 gpus exceed the topology"');
 }
 
+# --precision fp32 (the help lists it) was refused on every card as
+# "fp32 training needs fp32 tensor cores; this device has none": fp32 has
+# no tensor cores, no arch carries a measured fp32 GEMM rate, and the
+# sentence named neither the card nor what to give.  tf32 on a V100 (no
+# tf32 peak) likewise.  fit, memory only, still takes fp32.
+for my $x (['h100-sxm', 'fp32', qr/^gpuplan: train: fp32 training is not priced on h100-sxm: the catalog has no measured GEMM rate for fp32 on arch hopper \(give --precision tf32: fp32 weights, tensor-core matmuls\)$/m],
+           ['v100-sxm2-32gb', 'tf32', qr/^gpuplan: train: tf32 training is not priced on v100-sxm2-32gb: the catalog has no peak in tf32 \(give --precision fp16\)$/m]) {
+    my ($g, $p, $re) = @$x;
+    my ($cx, $ox, $ex) = run_gp('train', 'llama3-8b', '--gpu', $g, '--gpus', '8', '--precision', $p);
+    is($cx, 1, "train --gpu $g --precision $p: exit 1");
+    like($ex, $re, "train --gpu $g --precision $p: names the card and what to give");
+}
+{
+    my ($cx, $ox, $ex) = run_gp('fit', 'llama3-8b', '--gpu', 'h100-sxm', '--precision', 'fp32');
+    is($cx, 0, 'fit --precision fp32: memory, priced') or diag $ex;
+    ($cx, $ox, $ex) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--precision', 'fp4');
+    like($ex, qr/unknown precision 'fp4' \(expected bf16\|fp16\|fp8\|fp32\|tf32\)$/m, 'the list of precisions has tf32');
+}
+
 done_testing();
