@@ -109,6 +109,13 @@ function M.money(v, what, default_currency)
     fail("%s '%s': expected an amount like $50k, 100kCNY or 1.2MUSD", what, v)
   end
   local mult = ({ k = 1e3, K = 1e3, m = 1e6, M = 1e6 })[suffix] or 1
+  -- A currency the catalog has no rate for: named here with the amount,
+  -- not later by the conversion ("no exchange rate for currency XYZ",
+  -- which said neither the option nor the value).
+  if cur and cur ~= "USD" and not require("gpuplan").catalog().currencies[cur] then
+    fail("%s '%s': no exchange rate for %s in the catalog (see 'gpuplan catalog list currencies')",
+      what, v, cur)
+  end
   return { amount = n * mult, currency = cur or default_currency }
 end
 

@@ -561,4 +561,17 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     like($ox, qr/^h100-sxm\s+-\s.*\s+no layout fits$/m, '1 GPU: layouts that overflow memory still "no layout fits"');
 }
 
+# A budget in a currency the catalog has no rate for said "gpuplan: no
+# exchange rate for currency XYZ": neither the option nor the value.
+{
+    my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e10',
+                                '--budget', '1kXYZ');
+    is($cx, 1, 'plan --budget 1kXYZ: exit 1');
+    like($ex, qr/^gpuplan: --budget '1kXYZ': no exchange rate for XYZ in the catalog \(see 'gpuplan catalog list currencies'\)$/m,
+         'names --budget, the value and where the rates are');
+    ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e10',
+                             '--budget', '1kCNY');
+    is($cx, 0, 'a budget in CNY: priced') or diag $ex;
+}
+
 done_testing();
