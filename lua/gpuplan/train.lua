@@ -844,7 +844,7 @@ function M.setup(o, sweep)
   local model, gpu, cfg, defaults = p.model, p.gpu, p.cfg, p.defaults
   local function default(s) defaults[#defaults + 1] = s end
   if not M.METHODS[p.method] then
-    fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; RL: gp.rl)",
+    fail("train: method '%s' is not a training step (pretrain|full|lora|qlora; an RL step: gpuplan rl, gp.rl)",
       p.method)
   end
   if not gpu then fail("train: gpu is required") end

@@ -573,4 +573,13 @@ for my $x (['h100-sxm', 'fp32', qr/^gpuplan: train: fp32 training is not priced 
     like($ex, qr/unknown precision 'fp4' \(expected bf16\|fp16\|fp8\|fp32\|tf32\)$/m, 'the list of precisions has tf32');
 }
 
+# --method grpo to train or plan pointed a command-line user at "gp.rl",
+# a Lua function: the command is gpuplan rl.
+{
+    my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--method', 'grpo');
+    is($cx, 1, 'plan --method grpo: exit 1');
+    like($ex, qr/is not a training step \(pretrain\|full\|lora\|qlora; an RL step: gpuplan rl, gp\.rl\)$/m,
+         'names the command that plans an RL step');
+}
+
 done_testing();
