@@ -126,6 +126,11 @@ function M.counts(v)
     local a, b = v:match("^%s*(%d+)%s*%.%.%s*(%d+)%s*$")
     if not a then
       local list = {}
+      -- an empty entry ("8,", ",8", "8,,16") is a count left out, as
+      -- --gpu's "h100-sxm," is refused; gmatch("[^,]+") skipped it
+      if (v .. ","):find("^%s*,") or (v .. ","):find(",%s*,") then
+        fail("gpus '%s': expected counts like 64..1024 or 8,16,32 (an empty entry)", v)
+      end
       for x in v:gmatch("[^,]+") do
         local n = math.tointeger(tonumber(x))
         if not n then fail("gpus '%s': expected counts like 64..1024 or 8,16,32", v) end

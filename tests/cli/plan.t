@@ -574,4 +574,13 @@ for my $x (['--price', '-1', qr/^gpuplan: plan: --price must be a non-negative n
     is($cx, 0, 'a budget in CNY: priced') or diag $ex;
 }
 
+# --gpus '8,' (a count left out) was read as 8, while --gpu 'h100-sxm,'
+# is refused: an empty entry is refused alike.
+for my $g ('8,', ',8', '8,,16') {
+    my ($cx, $ox, $ex) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', $g);
+    is($cx, 1, "plan --gpus '$g': exit 1");
+    like($ex, qr/^gpuplan: --gpus '\Q$g\E': expected counts like 64\.\.1024 or 8,16,32 \(an empty entry\)$/m,
+         "plan --gpus '$g': names the value");
+}
+
 done_testing();
