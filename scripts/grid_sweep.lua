@@ -41,6 +41,22 @@ gp.report(rows, { format = opt.format,
               { key = "cost", label = "cost (USD)", fmt = "%.0f" },
               { key = "mfu", label = "MFU", fmt = "%.3f" } } })
 
+-- No point at all: say per card whether it had no layout (no split of
+-- the counts divides and places) or none that fits, rather than an empty
+-- table ("--gpus 20" on 8-GPU nodes).
+if #par.points == 0 and (opt.format == "text" or opt.format == "markdown") then
+  for _, c in ipairs(cards) do
+    local st = par.stats and par.stats[c]
+    if st and st.layouts == 0 then
+      io.write(string.format("%s: no layout: no split of the GPU counts divides the model, the "
+        .. "node and the batch and places its groups in the job's nodes%s\n", c,
+        (st.unplaced or 0) > 0 and string.format(" (%d splits did not place)", st.unplaced) or ""))
+    elseif st then
+      io.write(string.format("%s: %d layouts, none fits memory\n", c, st.layouts))
+    end
+  end
+end
+
 if opt.svg ~= "" then
   local svg = require "gpuplan.svg"
   local p = svg.plot { title = opt.model .. ": every fitting layout, time against cost",

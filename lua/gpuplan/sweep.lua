@@ -459,7 +459,7 @@ function M.pareto(o)
     end
     return false
   end
-  M.sweep(a)
+  local r = M.sweep(a)
   table.sort(points, function(x, y)
     if x.days ~= y.days then return x.days < y.days end
     return x.cost < y.cost
@@ -471,7 +471,9 @@ function M.pareto(o)
       best = q.cost
     end
   end
-  return { points = points, front = front, tokens = a.tokens }
+  -- stats: gp.sweep's per card, to say why there are no points (no
+  -- layout at all, or none that fits)
+  return { points = points, front = front, tokens = a.tokens, stats = r.stats }
 end
 
 -- A progress bar on stderr: drawn once the search has run a second, only
