@@ -698,6 +698,13 @@ function M.setup(a)
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
   local g = type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu)
   local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
+  -- A system of another card: its host memory, NICs and NVLink domain
+  -- priced this card's serving in silence ("--gpu h100-sxm --system
+  -- dgx-a100"); gp.train refuses it in the same words.
+  if sys and sys.gpu and g and sys.gpu ~= g.id then
+    error(string.format("infer: system '%s' holds %s, not %s", tostring(sys.id or a.system),
+      tostring(sys.gpu), tostring(g.id)), 3)
+  end
   -- The board's power limit (the job's, else the card's default): the
   -- tensor-bound ops at the clock it leaves (roofline.lua clock_at).
   local okd, d, clock, limit = pcall(roofline.device, g, cat, nil, a.power_limit)

@@ -488,4 +488,15 @@ like($e, qr/^gpuplan: infer: no layout meets ITL 1 ms: no batch meets ITL 1 ms \
 like($o, qr/^does not fit: no batch meets ITL 1 ms \(one sequence alone takes [\d.]+ ms\)/m,
      'a dense model says it in the same words');
 
+# --system of another card: train and plan refuse it; infer priced an
+# H100's serving with a DGX A100's host memory, NICs and NVLink domain in
+# silence.
+for my $a (['llama3-8b'], ['mixtral-8x7b', '--gpus', '8', '--ep', '8']) {
+    ($c, $o, $e) = run_gp('infer', @$a, '--gpu', 'h100-sxm', '--system', 'dgx-a100');
+    is($c, 1, "infer @$a --gpu h100-sxm --system dgx-a100: exit 1");
+    like($e, qr/^gpuplan: infer: --system 'dgx-a100' holds a100-sxm-80gb, not h100-sxm$/m, 'names the system and both cards');
+}
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--system', 'dgx-h100');
+is($c, 0, 'infer --system dgx-h100 on an H100: priced') or diag $e;
+
 done_testing();
