@@ -499,4 +499,12 @@ for my $a (['llama3-8b'], ['mixtral-8x7b', '--gpus', '8', '--ep', '8']) {
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--system', 'dgx-h100');
 is($c, 0, 'infer --system dgx-h100 on an H100: priced') or diag $e;
 
+# --offload on a model whose weights fit offloads nothing: the table read
+# as if the option were ignored (no row for it).
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--offload');
+is($c, 0, 'infer llama3-8b --offload: exit 0') or diag $e;
+like($o, qr/^layers in host memory\s+0 \(the weights fit on the GPU\)$/m, 'says none went to host memory');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
+unlike($o, qr/layers in host memory/, 'without --offload: no such row');
+
 done_testing();

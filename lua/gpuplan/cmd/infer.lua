@@ -451,6 +451,10 @@ local function replica_report(r, opts)
   if r.offload_layers > 0 then
     table.insert(rows, 2, { k = "layers in host memory", v = string.format("%d (%.2f GB per GPU)",
                             r.offload_layers, r.offload_bytes / 1e9) })
+  elseif opts.offload then
+    -- --offload given, nothing offloaded: said, not a table that reads as
+    -- if the option were ignored
+    table.insert(rows, 2, { k = "layers in host memory", v = "0 (the weights fit on the GPU)" })
   end
   if r.cost_per_mtok then
     rows[#rows + 1] = { k = "cost per 1M output tokens",
