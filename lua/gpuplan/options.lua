@@ -39,7 +39,8 @@
 --             fraction, bytes, bandwidth, duration, dtype, enum, name,
 --             flag ...; when left out, the one its type implies
 --   range     { lo, hi } of a number: what the resolve step accepts
---             (open = true: hi itself refused, [lo, hi))
+--             (open = true: hi itself refused, [lo, hi); gt = true: lo
+--             itself refused, (lo, hi])
 --   values    { "a", "b", ... } of an enum: the names the resolve step
 --             accepts (an enum without them is checked by its reader)
 --   value     the default the engine takes when the option is left out:
@@ -844,6 +845,9 @@ opt { name = "rollout_weights", type = "string", metavar = "W", commands = "fit 
   methods = RL, default = "bf16",
   help = "the rollout engine's weight format (as --weights)" }
 opt { name = "rollout_memory", type = "number", metavar = "F", commands = "rl", kind = "fraction",
+  -- a share of the card: 0 holds no engine (rl.lua refused it, "(0, 1]",
+  -- where 1.5 said "[0, 1]")
+  range = { 0, 1, gt = true },
   default = "what the trainer leaves",
   help = "share of a card the rollout engine may hold (vLLM's gpu_memory_utilization)",
   suggest = { "gpu_memory_utilization" } }
@@ -950,6 +954,8 @@ opt { name = "engine_xhost_step", type = "number", metavar = "S", commands = "rl
     .. "ray PR #49755's cross-node round trip)",
   suggest = { "executor_xhost", "ray_cgraph_xhost", "xhost_step" } }
 opt { name = "filter_keep", type = "number", metavar = "F", commands = "rl", kind = "fraction",
+  -- keeping no group trains on nothing (rl.lua refused 0 as "(0, 1]")
+  range = { 0, 1, gt = true },
   default = "1: no filter",
   help = "DAPO dynamic sampling: the share of generated prompt groups kept (0-1]; the "
     .. "rollout generates prompts / F groups",
@@ -2124,6 +2130,7 @@ function M.check(name, v, cmd, shown_name)
   shown_name = shown_name or name
   local lo, hi = table.unpack(d.range or range)
   local open = d.range and d.range.open
+  local gt = d.range and d.range.gt
   -- A boolean where a number goes: the kind's own message below (the
   -- readers compared it with numbers, "attempt to compare number with
   -- boolean", or the engine's binding named itself).
@@ -2141,13 +2148,13 @@ function M.check(name, v, cmd, shown_name)
   if type(n) ~= "number" or n ~= n or n == math.huge or n == -math.huge then
     return nil, string.format("%s must be a finite number (got %s)", shown_name, shown(v))
   end
-  if n < lo or n > hi or (open and n == hi) then
+  if n < lo or n > hi or (open and n == hi) or (gt and n == lo) then
     local function bound(x)
       if x == math.huge or x == -math.huge then return x > 0 and "inf" or "-inf" end
       return math.tointeger(x) and string.format("%d", x) or string.format("%g", x)
     end
-    return nil, string.format("%s must be a number in [%s, %s%s (got %s)", shown_name,
-      bound(lo), bound(hi), open and ")" or "]", shown(v))
+    return nil, string.format("%s must be a number in %s%s, %s%s (got %s)", shown_name,
+      gt and "(" or "[", bound(lo), bound(hi), open and ")" or "]", shown(v))
   end
   return n
 end

@@ -1489,7 +1489,7 @@ local function step_flags(o, dflt)
       .. "generates within the actor's processes")
   end
   local overhead = bounded("step_overhead", o.step_overhead, 1e6,
-    "seconds per step, 0 or more")
+    "seconds per step, 0 to 1000000")
   -- A whole number of tokens 0..2^24: its declaration's kind and range
   -- (gpuplan.options), checked when the job's options were resolved.
   local pack = o.pack_tokens

@@ -379,4 +379,21 @@ for my $x ([['--prompt-len', '8000', '--response-len', '1000'], 'response-len 10
     is($c, 0, 'rl: 7168 + 1024 = 8192, the whole context: priced') or diag $e;
 }
 
+# --rollout-memory and --filter-keep: 0 was refused as "(0, 1]" while 1.5
+# said "[0, 1]", a range that lets 0 in; their declarations now exclude 0
+# (range gt), one message for both.  --step-overhead 1e9 was refused as
+# "0 or more", which it is.
+for my $o ('--rollout-memory', '--filter-keep') {
+    for my $v ('0', '1.5') {
+        my ($c, $out, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora', $o, $v);
+        is($c, 1, "rl $o $v: exit 1");
+        like($e, qr/^gpuplan: rl: $o must be a number in \(0, 1\] \(got $v\)$/m, "rl $o $v: one range, 0 excluded");
+    }
+}
+{
+    my ($c, $out, $e) = run_gp('rl', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--method', 'lora',
+                               '--step-overhead', '1e9');
+    like($e, qr/--step-overhead must be seconds per step, 0 to 1000000 \(got /m, '--step-overhead: its bound said');
+}
+
 done_testing();
