@@ -511,7 +511,7 @@ t.is(phase(dk, "rollout").seconds, phase(gp.rl(copy(base, { prompts = 128 })), "
 t.is(phase(dk, "actor_update").seconds, phase(r, "actor_update").seconds,
      "the update of the kept samples")
 t.raises(function() gp.rl(copy(base, { filter_keep = 0 })) end,
-         "rl: filter_keep must be the kept share", "filter_keep 0", true)
+         "rl: filter_keep must be a number in (0, 1] (got 0)", "filter_keep 0", true)
 
 -- Errors name the option.
 t.raises(function() gp.rl(copy(base, { step_overhead = -1 })) end,
@@ -576,7 +576,7 @@ t.raises(function() gp.rl(copy(base, { prompt_lenn = 3 })) end, "rl: unknown opt
 t.raises(function() gp.rl(copy(base, { capacity = "80" })) end,
          "rl: capacity '80' needs a unit, e.g. 6GB", "bare-number quantity", true)
 t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
-         "rl: rollout_memory must be a number in [0, 1] (got 1.5)", "rollout memory out of range", true)
+         "rl: rollout_memory must be a number in (0, 1] (got 1.5)", "rollout memory out of range", true)
 -- An error of a nested setup (the rollout engine's, the actor's) carries
 -- no position in its middle: neither gpuplan's nor this script's line that
 -- the inner error level pointed at ("rl: rollout: <script>:N: infer: ...").
