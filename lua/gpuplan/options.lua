@@ -1782,6 +1782,10 @@ opt { name = "target", type = "number", metavar = "TPS", commands = "infer", cli
   help = "GPUs needed for TPS output tokens/s (Lua: gp.infer_plan{target = ...})" }
 opt { name = "itl_max", type = "number", metavar = "MS", commands = "infer", serve = true,
   kind = "duration",
+  -- the command line's is a plain number of milliseconds, checked where
+  -- infer reads it, (0, 3600000]: the duration kind's range (seconds,
+  -- [0, inf]) refused -1 in other words than 0
+  variants = { infer = { type = "number" } },
   default = "50",
   help = "with --target, every decode step within MS milliseconds; MoE serving: also the "
     .. "largest batch within MS without --target (Lua: a time, \"50ms\" or seconds)",

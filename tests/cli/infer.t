@@ -507,4 +507,13 @@ like($o, qr/^layers in host memory\s+0 \(the weights fit on the GPU\)$/m, 'says 
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm');
 unlike($o, qr/layers in host memory/, 'without --offload: no such row');
 
+# --itl-max -1 said "must be a number in [0, inf]" (the duration kind's
+# range, in seconds), 0 "(0, 3600000]" milliseconds: one range now.
+for my $v ('-1', '0', '1e300') {
+    ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--target', '1000', '--itl-max', $v);
+    is($c, 1, "infer --itl-max $v: exit 1");
+    like($e, qr/^gpuplan: infer: --itl-max must be a number of milliseconds in \(0, 3600000\] \(got \S+\)$/m,
+         "infer --itl-max $v: one range, in milliseconds");
+}
+
 done_testing();
