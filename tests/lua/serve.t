@@ -485,7 +485,7 @@ t.raises(function() gp.infer_plan(with { target = 1e4, concurrency = 8 }) end,
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, prefill_gpus = 8 }) end,
          "prefill_gpus needs disagg = true", "prefill pool needs disagg")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, itl_max = -1 }) end,
-         "itl_max must be a number in %[0, inf%] %(got %-1%)", "bad itl_max")
+         "itl_max must be a positive time, at most an hour %(got %-1%)", "bad itl_max")
 t.raises(function() gp.infer(with { gpus = 16, ep = 16, imbalance = 0.5 }) end,
          "imbalance must be a number in %[1, 64%]", "imbalance below 1")
 t.raises(function() gp.infer(with { gpus = 20, ep = 20, dp_attention = true }) end,
