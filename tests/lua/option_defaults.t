@@ -119,7 +119,7 @@ refused(function() gp.infer { model = "llama3-8b", gpu = "h100-sxm", pcie_bw = -
 refused(function() gp.memory { model = "llama3-8b", gpu = "h100-sxm", microbatches = 1.5 } end,
   "memory: microbatches must be a whole number 0..16777216 (got 1.5)", "1.5 micro-batches refused")
 refused(function() gp.rl { model = "llama3-8b", gpu = "h100-sxm", gpus = 8, filter_keep = 2 } end,
-  "rl: filter_keep must be a number in [0, 1] (got 2)", "a fraction above 1 refused")
+  "rl: filter_keep must be a number in (0, 1] (got 2)", "a fraction above 1 refused")
 t.ok(pcall(gp.memory, { model = "llama3-8b", gpu = "h100-sxm", images = 0 }),
   "images 0: a declared range's low end accepted")
 -- options.check itself: the value back (a quantity as its number), or
