@@ -845,9 +845,19 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 		else
 			hi = mid - 1;
 	}
-	if (lo == 0)
-		return gp_fail(err, "no batch meets ITL %.3g ms (batch 1 "
-		               "takes longer)", itl_limit * 1e3);
+	if (lo == 0) {
+		/* "one sequence alone", as serve_plan.c says it: the CLI
+		 * names options by their flags, and "batch 1" read as a
+		 * --batch the user never gave. */
+		k.batch = 1;
+		if (infer_run(m, d, &k, &r, err) != GP_OK)
+			return GP_EINVAL;
+		if (!r.fits)
+			return gp_fail(err, "%s", r.why);
+		return gp_fail(err, "no batch meets ITL %.3g ms (one "
+		               "sequence alone takes %.3g ms)",
+		               itl_limit * 1e3, r.itl * 1e3);
+	}
 	k.batch = lo;
 	if (infer_run(m, d, &k, &r, err) != GP_OK)
 		return GP_EINVAL;
