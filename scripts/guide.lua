@@ -159,7 +159,9 @@ local function ranged(res, field, fmt)
 end
 local function money(x, lo, hi, novel)
   if not x then return "-" end
-  local d, f = 1, "%.0f"
+  -- below 10, two significant digits (gp.units.amount_fmt): a small
+  -- job's cost read "0 USD"
+  local d, f = 1, gp.units.amount_fmt(x, 0)
   if x >= 1e6 then d, f = 1e6, "%.2fM" elseif x >= 1e3 then d, f = 1e3, "%.1fk" end
   local s = string.format(f .. " %s", x / d, opt.currency)
   if not lo then return s end

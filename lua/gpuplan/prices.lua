@@ -209,7 +209,8 @@ function M.default_price(cat, gpu, buyer, default)
   if buyer.said then default(string.format("market=%s (%s)", buyer.market, buyer.said)) end
   local q, elsewhere = M.offer(cat, gpu, buyer)
   if q then
-    default(string.format("price=%.2f %s/GPU-h (%s, %s%s)", q.amount, buyer.currency, q.id,
+    default(string.format("price=%s %s/GPU-h (%s, %s%s)",
+      require("gpuplan.units").fmt_amount(q.amount, 2), buyer.currency, q.id,
       M.origin(q), q.guide and "; a seed guide's rule of thumb" or ""))
     return q.amount
   end

@@ -1035,12 +1035,17 @@ function M.per_card(o, a, gpus_list, bests, stats)
         or "no layout fits"
     elseif not row.meets then
       local why = {}
+      -- as many decimals as tell the figure from the limit it is past:
+      -- 3.034 days past a 3d deadline read "(3.0 days)"
       if row.meets_deadline == false then
-        why[#why + 1] = string.format("misses the deadline (%.1f days)", row.days or 0)
+        why[#why + 1] = row.days and string.format("misses the deadline (" .. units.past_fmt(
+          row.days, deadline / 86400, 1) .. " days)", row.days) or "misses the deadline"
       end
       if row.meets_budget == false then
-        why[#why + 1] = row.cost and string.format("over the budget (%.0f %s)", row.cost,
-          row.currency or "") or "no price in the buyer's market"
+        local limit = row.cost and require("gpuplan").catalog():convert(budget, row.currency)
+        why[#why + 1] = row.cost and string.format("over the budget (" .. units.past_fmt(
+          row.cost, limit, 0) .. " %s)", row.cost, row.currency or "")
+          or "no price in the buyer's market"
       end
       row.loses = #why > 0 and table.concat(why, ", ") or "not within the deadline and budget"
     else

@@ -203,6 +203,52 @@ local function nonfinite(n)
   return nil
 end
 
+-- The string.format format for an amount x (a cost, a price, a time) with
+-- at least min_dec decimals and at least two significant digits: "%.0f"
+-- for a cost of 62, "%.3f" for one of 0.071, "%.1f" for 3.4 days and
+-- "%.4f" for 0.0069.  Before, each command printed a fixed number of
+-- decimals, and a small job read "0.0 days ... cost 0 USD (0-0)" at a
+-- price of 1.80 USD/GPU-h: a buyer read it as free, and a plan ranked by
+-- cost showed every row as 0.  Values of 10^(1 - min_dec) and above keep
+-- the fixed form they had.  Past 9 decimals (below 1e-8): "%.2g".
+function M.amount_fmt(x, min_dec)
+  min_dec = min_dec or 0
+  if type(min_dec) ~= "number" or min_dec < 0 or min_dec ~= math.floor(min_dec) then
+    error("units.amount_fmt: min_dec must be a whole number of decimals >= 0 (got "
+      .. require("gpuplan.args").shown(min_dec) .. ")", 2)
+  end
+  local base = "%." .. min_dec .. "f"
+  if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge or x == 0 then
+    return base
+  end
+  local a = math.abs(x)
+  if a >= 10 ^ (1 - min_dec) then return base end
+  -- the decimals that show two significant digits of a
+  local d = 1 - math.floor(math.log(a, 10))
+  if d > 9 then return "%.2g" end
+  if d < min_dec then d = min_dec end
+  return "%." .. d .. "f"
+end
+
+-- x formatted by amount_fmt: "62", "0.071", "0.0069".
+function M.fmt_amount(x, min_dec)
+  return string.format(M.amount_fmt(x, min_dec), x)
+end
+
+-- The format that tells x from limit, a value it is past: min_dec
+-- decimals, more while the two read the same (a cost of 1048.592 over a
+-- budget of 1048.59 read "over the budget (1049 USD)"; 3.034 days past a
+-- 3-day deadline read "misses the deadline (3.0 days)"), at most 6.
+function M.past_fmt(x, limit, min_dec)
+  local f = M.amount_fmt(x, min_dec)
+  if f == "%.2g" then return f end
+  local d = tonumber(f:match("^%%%.(%d+)f$"))
+  while d < 6 and string.format("%." .. d .. "f", x) == string.format("%." .. d .. "f", limit) do
+    d = d + 1
+  end
+  return "%." .. d .. "f"
+end
+
 -- fmt_bytes(n, "GiB") -> "1.25GiB"; unit defaults to the best decimal one.
 function M.fmt_bytes(n, unit)
   local nf = nonfinite(n)

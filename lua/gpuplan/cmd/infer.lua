@@ -116,7 +116,8 @@ local function moe_report(r, opts)
   end
   if r.cost_per_mtok then
     rows[#rows + 1] = { k = "cost per 1M output tokens",
-                        v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
+                        v = ranges.text(r, "cost_per_mtok",
+                          require("gpuplan.units").amount_fmt(r.cost_per_mtok, 3), cur) }
   end
   return finish(rows, r, opts, title,
     string.format("decode step, batch %s per GPU, the most loaded GPU", per_gpu_batch(r.batch)))
@@ -181,7 +182,8 @@ function C.cards(opts, a)
   for _, x in ipairs(rows) do
     x.layout_name = x.layout or string.format("TP%d%s", x.tp or 1,
       (x.pp or 1) > 1 and (" PP" .. x.pp) or "")
-    x.cost = x.cost_per_mtok and string.format("%.3f %s", x.cost_per_mtok, x.currency or "")
+    x.cost = x.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(x.cost_per_mtok, 3) .. " %s",
+                     x.cost_per_mtok, x.currency or "")
     if not x.fits then x.batch = nil end
   end
   local w = rows[1] and rows[1].winner and rows[1] or nil
@@ -343,7 +345,8 @@ local function moe_target(opts, a)
                      p.prefill_layout) or "colocated",
                    batch = p.batch, tokens_per_s = p.tokens_per_s, itl_ms = p.itl_s * 1e3,
                    ttft_ms = p.ttft_s * 1e3,
-                   cost = p.cost_per_mtok and string.format("%.3f %s", p.cost_per_mtok,
+                   cost = p.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(p.cost_per_mtok, 3) .. " %s",
+                     p.cost_per_mtok,
                      p.currency or "USD") or "-" } },
                { format = opts.format, title = "GPUs for a target throughput",
                  columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
@@ -384,7 +387,8 @@ local function dense_target(opts, a)
   if not ok then error(clean(g), 0) end
   report.print({ { target = opts.target, itl_max_ms = opts.itl_max or 50, gpus = g.gpus,
                    batch = g.batch, tokens_per_s = g.tokens_per_s,
-                   cost = g.cost_per_mtok and string.format("%.3f %s", g.cost_per_mtok,
+                   cost = g.cost_per_mtok and string.format(require("gpuplan.units").amount_fmt(g.cost_per_mtok, 3) .. " %s",
+                     g.cost_per_mtok,
                      g.currency) or "-" } },
                { format = opts.format, title = "GPUs for a target throughput",
                  columns = { { key = "target", label = "target tok/s", fmt = "%.0f" },
@@ -458,7 +462,8 @@ local function replica_report(r, opts)
   end
   if r.cost_per_mtok then
     rows[#rows + 1] = { k = "cost per 1M output tokens",
-                        v = ranges.text(r, "cost_per_mtok", "%.3f", cur) }
+                        v = ranges.text(r, "cost_per_mtok",
+                          require("gpuplan.units").amount_fmt(r.cost_per_mtok, 3), cur) }
     -- a free card (price 0): tokens/s per unit of price has no value
     rows[#rows + 1] = { k = "tokens/s per " .. cur .. "/h",
                         v = ranges.text(r, "tokens_per_s_per_dollar_hour", "%.1f")

@@ -38,6 +38,7 @@ C.POLICIES = POLICIES
 
 local why = sweep.why
 local ranges = require "gpuplan.ranges"
+local units = require "gpuplan.units"
 
 -- "deadline: ...": when the deadline lies inside the best result's 80%
 -- range of days, more than one run in ten like it would miss it (the
@@ -46,8 +47,9 @@ function C.deadline_risk(c, deadline)
   if not (deadline and c.days_hi) then return nil end
   local dl = sweep.duration(deadline, "deadline") / 86400
   if c.days_hi <= dl then return nil end
-  return string.format("deadline: #1's 80%% range reaches %.1f days, past the %s deadline: "
-    .. "more than one run in ten like it would miss it", c.days_hi, deadline)
+  return string.format("deadline: #1's 80%% range reaches %s days, past the %s deadline: "
+    .. "more than one run in ten like it would miss it",
+    string.format(units.past_fmt(c.days_hi, dl, 1), c.days_hi), deadline)
 end
 
 -- "coin flip: ...": when the best two results' 80% ranges of what the
@@ -70,7 +72,8 @@ function C.coin_flip(a, b, policy)
   if a.gpu == b.gpu and a.range and b.range and a.range.regime == b.range.regime then
     return nil
   end
-  local fmt = field == "days" and "%.1f" or "%.0f"
+  local fmt = field == "days" and units.amount_fmt(math.min(a.days, b.days), 1)
+    or field == "cost" and units.amount_fmt(math.min(a.cost, b.cost), 0) or "%.0f"
   local unit = field == "tokens_per_s" and "tokens/s" or field == "cost" and a.currency or field
   return string.format("coin flip: #1 and #2 lie inside each other's 80%% range of %s (%s "
     .. "against %s): the published runs do not tell them apart", field == "tokens_per_s" and
@@ -243,9 +246,9 @@ local CARD_COLUMNS = {
   { key = "layout", label = "layout" },
   { key = "step_s", label = "step (s)", fmt = "%.2f" },
   { key = "mfu", label = "MFU", fmt = "%.3f" },
-  { key = "days", label = "days", fmt = "%.1f" },
+  { key = "days", label = "days", fmt = function(v) return units.fmt_amount(v, 1) end },
   { key = "cost", label = "cost", fmt = function(v, row)
-      return string.format("%.0f %s", v, row.currency or "") end },
+      return units.fmt_amount(v, 0) .. " " .. (row.currency or "") end },
   { key = "mem_gib", label = "GiB/GPU", fmt = "%.1f" },
   { key = "meets_deadline", label = "deadline", fmt = yes_no, only = "deadline" },
   { key = "meets_budget", label = "budget", fmt = yes_no, only = "budget" },
@@ -495,8 +498,9 @@ function C.html(r, job, head, top, pics)
       w(string.format("<tr><td>%d</td><td class=\"l\">%s</td><td>%d</td><td class=\"l\">%s</td>"
         .. "<td>%s</td><td>%.3f</td><td>%s</td><td>%s</td><td>%.1f</td></tr>", i, esc(c.gpu),
         c.gpus, esc(c.layout), ranges.text(c, "step_s", "%.2f"), c.mfu,
-        ranges.text(c, "days", "%.1f") or "-",
-        c.cost and esc(ranges.text(c, "cost", "%.0f", c.currency or "")) or "-", c.mem_gib))
+        ranges.text(c, "days", c.days and units.amount_fmt(c.days, 1)) or "-",
+        c.cost and esc(ranges.text(c, "cost", units.amount_fmt(c.cost, 0), c.currency or ""))
+          or "-", c.mem_gib))
     end
     w("</table>")
     local note = ranges.note(shown[1])
@@ -563,18 +567,23 @@ function C.show(r, job, head, format, top)
     local csv = format == "csv"
     local function ranged(key, label, fmt)
       if csv then
-        return { key = key, label = label, fmt = fmt }, { key = key .. "_lo", fmt = fmt },
-          { key = key .. "_hi", fmt = fmt }
+        -- a function gives the format of each value (units.amount_fmt)
+        local cf = type(fmt) == "function"
+          and function(v) return string.format(fmt(v), v) end or fmt
+        return { key = key, label = label, fmt = cf }, { key = key .. "_lo", fmt = cf },
+          { key = key .. "_hi", fmt = cf }
       end
-      for _, c in ipairs(shown) do c[key .. "_text"] = ranges.text(c, key, fmt) end
+      for _, c in ipairs(shown) do
+        c[key .. "_text"] = ranges.text(c, key, type(fmt) == "function" and fmt(c[key]) or fmt)
+      end
       return { key = key .. "_text", label = label, align = "right" }
     end
     local cols = { { key = "gpu", label = "gpu" }, { key = "gpus", label = "GPUs" },
       { key = "layout", label = "layout" } }
     for _, t in ipairs { { ranged("step_s", "step (s)", "%.2f") },
                          { { key = "mfu", label = "MFU", fmt = "%.3f" } },
-                         { ranged("days", "days", "%.1f") },
-                         { ranged("cost", "cost", "%.0f") } } do
+                         { ranged("days", "days", function(v) return units.amount_fmt(v, 1) end) },
+                         { ranged("cost", "cost", function(v) return units.amount_fmt(v, 0) end) } } do
       for _, col in ipairs(t) do cols[#cols + 1] = col end
     end
     -- no currency beside a cost that is not there (a card without an

@@ -127,14 +127,17 @@ local function write_lines(r, noroll, iff)
     r.peak_memory / units.GiB, r.capacity / units.GiB,
     r.fits and "fits: yes" or ("fits: no (" .. tostring(r.why) .. ")")))
   if r.cost_step then
-    io.write(string.format("cost%s: %s per step, %s per 1k prompts at %.2f %s/GPU-h\n", iff,
-      ranges.text(r, "cost_step", "%.3f", r.currency),
-      ranges.text(r, "cost_1k_prompts", "%.2f", r.currency), r.price, r.currency))
+    io.write(string.format("cost%s: %s per step, %s per 1k prompts at %s %s/GPU-h\n", iff,
+      ranges.text(r, "cost_step", units.amount_fmt(r.cost_step, 3), r.currency),
+      ranges.text(r, "cost_1k_prompts", units.amount_fmt(r.cost_1k_prompts, 2), r.currency),
+      units.fmt_amount(r.price, 2), r.currency))
   end
   if r.hours then
-    io.write(string.format("run%s: %.0f steps in %s on %d GPUs%s\n", iff, r.steps,
-      ranges.text(r, "hours", "%.1f", "hours"), r.gpus,
-      r.cost and ("; cost " .. ranges.text(r, "cost", "%.0f", r.currency)) or ""))
+    io.write(string.format("run%s: %.0f step%s in %s on %d GPUs%s\n", iff, r.steps,
+      r.steps == 1 and "" or "s",
+      ranges.text(r, "hours", units.amount_fmt(r.hours, 1), "hours"), r.gpus,
+      r.cost and ("; cost " .. ranges.text(r, "cost", units.amount_fmt(r.cost, 0), r.currency))
+        or ""))
   end
   if #r.update.warnings > 0 then
     io.write("warnings: ", table.concat(r.update.warnings, ", "), "\n")

@@ -92,10 +92,11 @@ function C.run(opts, args)
     if hl then io.write(hl, "\n") end
     if r.days then
       io.write(string.format("time to train %.3g tokens%s: %s on %d GPUs", r.tokens, iff,
-        ranges.text(r, "days", "%.1f", "days"), r.gpus))
+        ranges.text(r, "days", units.amount_fmt(r.days, 1), "days"), r.gpus))
       if r.cost then
-        io.write(string.format("; cost %s at %.2f %s/GPU-h",
-          ranges.text(r, "cost", "%.0f", r.currency), r.price, r.currency))
+        io.write(string.format("; cost %s at %s %s/GPU-h",
+          ranges.text(r, "cost", units.amount_fmt(r.cost, 0), r.currency),
+          units.fmt_amount(r.price, 2), r.currency))
       end
       io.write("\n")
     end

@@ -1,0 +1,76 @@
+# What a buyer reads: a small job's time and cost are not printed as 0,
+# and a card that misses the deadline or the budget by a little does not
+# read as meeting it.  Before, train printed "0.0 days (0.0-0.0) ...
+# cost 0 USD (0-0) at 1.80 USD/GPU-h" for a LoRA run of 1M tokens, plan
+# ranked a cheapest search whose every row read "0 (0-0)", rl "1 steps
+# in 0.0 hours ... cost 0 USD", and plan --per-card said "misses the
+# deadline (3.0 days)" under --deadline 3d and "over the budget (1049
+# USD)" under --budget 1048.59 (gpuplan.units.amount_fmt, past_fmt).
+use strict;
+use warnings;
+use Test::More;
+use JSON::PP;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# train: cost = train_s x gpus x price / 3600, from the JSON's own train_s
+# (days x 86400); the text shows it to two significant digits.
+my @job = ('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '1', '--method', 'lora',
+           '--tokens', '1e6', '--price', '1.80');
+($c, $o, $e) = run_gp(@job, '--format', 'json');
+is($c, 0, 'train json exits 0') or diag $e;
+my $j = decode_json($o);
+my $cost = $j->{days} * 86400 * 1 * 1.80 / 3600;
+# tolerance: the JSON's cost is the same product, to rounding
+ok(abs($j->{cost} - $cost) < 1e-9 * $cost, "train: cost = days x 24 x 1 GPU x 1.80 ($cost)");
+ok($cost > 0.01 && $cost < 1, 'the job costs cents: the case this test is about');
+($c, $o, $e) = run_gp(@job);
+is($c, 0, 'train exits 0') or diag $e;
+my ($shown) = $o =~ /; cost (\S+) USD \(/;
+ok(defined $shown && $shown > 0, 'train: the cost is not shown as 0') or diag $o;
+# two significant digits: within 5% of the exact cost (0.045: half a unit
+# of the last digit is 0.0005, about 1%)
+ok(defined $shown && abs($shown - $cost) <= 0.05 * $cost, "train: shown $shown ~ $cost");
+my ($days) = $o =~ /time to train 1e\+06 tokens: (\S+) days/;
+ok(defined $days && $days > 0, 'train: the days are not shown as 0.0') or diag $o;
+
+# rl, one step at a price of 0.01: cost = step_s x 8 GPUs x 0.01 / 3600.
+@job = ('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+        '--recompute', 'full', '--steps', '1', '--price', '0.01');
+($c, $o, $e) = run_gp(@job, '--format', 'json');
+is($c, 0, 'rl json exits 0') or diag $e;
+$j = decode_json($o);
+$cost = $j->{step_s} * 8 * 0.01 / 3600;
+ok(abs($j->{cost} - $cost) < 1e-9 * $cost, "rl: cost = step_s x 8 x 0.01 / 3600 ($cost)");
+($c, $o, $e) = run_gp(@job);
+like($o, qr/^run: 1 step in /m, 'rl: one step, not "1 steps"') or diag $o;
+($shown) = $o =~ /^run: .*; cost (\S+) USD/m;
+ok(defined $shown && $shown > 0 && abs($shown - $cost) <= 0.05 * $cost,
+   'rl: the run cost shown to two digits, not 0') or diag $o;
+
+# plan ranked by cost: the rows differ in cost and are not all "0".
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,a100-sxm-80gb', '--gpus', '1,2',
+                      '--method', 'lora', '--tokens', '1e7', '--policy', 'cheapest');
+is($c, 0, 'plan exits 0') or diag $e;
+unlike($o, qr/\s0 \(0-0\)\s/, 'plan: no cost shown as 0 (0-0)') or diag $o;
+unlike($o, qr/\s0\.0 \(0\.0-0\.0\)\s/, 'plan: no days shown as 0.0 (0.0-0.0)');
+
+# plan --per-card: the h100 layout misses 3 days by under 0.05 days, and
+# one costs just over a budget set 0.002 USD under it.
+my @pc = ('plan', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm', '--tokens', '2e10', '--per-card');
+($c, $o, $e) = run_gp(@pc, '--deadline', '3d', '--format', 'json');
+is($c, 0, 'plan --per-card --deadline json exits 0') or diag $e;
+my ($h100) = grep { ($_->{gpu} // '') eq 'h100-sxm' } map { decode_json($_) } split /\n/, $o;
+ok($h100 && !$h100->{meets_deadline} && $h100->{days} < 3.05,
+   'h100 misses 3 days by less than the one decimal shows (the case this test is about)');
+($c, $o, $e) = run_gp(@pc, '--deadline', '3d');
+my ($miss) = $o =~ /misses the deadline \((\S+) days\)/;
+ok(defined $miss && $miss > 3, "the miss reads as past 3 days ($miss)") or diag $o;
+my $budget = sprintf('%.3f', $h100->{cost} - 0.002);
+($c, $o, $e) = run_gp(@pc, '--budget', $budget);
+my ($over) = $o =~ /^h100-sxm .*over the budget \((\S+) USD\)/m;
+ok(defined $over && $over > $budget, "the cost over a budget of $budget reads as over it ($over)")
+  or diag $o;
+
+done_testing();
