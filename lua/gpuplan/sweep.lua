@@ -100,23 +100,42 @@ function M.money(v, what, default_currency)
   if type(v) ~= "string" then fail("%s must be an amount like '$50k' (got %s)", what, type(v)) end
   local s, cur = v:gsub("%s", ""), nil
   if s:match("^%$") then cur, s = "USD", s:sub(2)
+  elseif s:match("%$$") then cur, s = "USD", s:sub(1, -2)
   elseif s:match("^\u{a5}") then cur, s = "CNY", s:sub(3)
   elseif s:match("^\u{ffe5}") then cur, s = "CNY", s:sub(4) end
-  local n, suffix, code = s:match("^([%d.eE+]+)([kKmM]?)(%a*)$")
-  if code and code ~= "" then cur = code:upper() end
-  n = tonumber(n)
+  -- the number, its exponent only with digits after the e: "1000EUR"
+  -- was read as the number "1000E" and refused as no amount
+  local n, rest = s:match("^(%d*%.?%d*[eE][+-]?%d+)(.*)$")
+  if not n then n, rest = s:match("^(%d*%.?%d*)(.*)$") end
+  local suffix, code = rest:match("^([kKmM]?)(%a*)$")
+  -- a currency is a three-letter code (ISO 4217): "1e" is not one
+  if code and code ~= "" and #code ~= 3 then suffix = nil end
+  if code and code ~= "" then
+    if cur then suffix = nil else cur = code:upper() end
+  end
+  n = suffix and tonumber(n)
+  if n and n == 0 then
+    -- "0" read "expected an amount like $50k": it is one, and refused
+    fail("%s '%s': must be a positive amount (a free card, --price 0, meets any budget)",
+         what, v)
+  end
   if not n or not (n > 0 and n < math.huge) then
     fail("%s '%s': expected an amount like $50k, 100kCNY or 1.2MUSD", what, v)
   end
-  local mult = ({ k = 1e3, K = 1e3, m = 1e6, M = 1e6 })[suffix] or 1
-  -- A currency the catalog has no rate for: named here with the amount,
-  -- not later by the conversion ("no exchange rate for currency XYZ",
-  -- which said neither the option nor the value).
-  if cur and cur ~= "USD" and not require("gpuplan").catalog().currencies[cur] then
-    fail("%s '%s': no exchange rate for %s in the catalog (see 'gpuplan catalog list currencies')",
-      what, v, cur)
+  -- a currency the catalog cannot convert, named with the argument
+  -- (it was "no exchange rate for currency XYZ", raised later, from the
+  -- conversion, without saying which option held it)
+  local c = cur or default_currency
+  local cat = require("gpuplan").catalog()
+  if c and c ~= "USD" and not (cat.currencies and cat.currencies[c]) then
+    local names = { "USD" }
+    for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
+    table.sort(names)
+    fail("%s '%s': no exchange rate for %s in the catalog (%s)", what, v, c,
+         table.concat(names, ", "))
   end
-  return { amount = n * mult, currency = cur or default_currency }
+  local mult = ({ k = 1e3, K = 1e3, m = 1e6, M = 1e6 })[suffix] or 1
+  return { amount = n * mult, currency = c }
 end
 
 -- GPU counts: a list, a number, or "A..B" doubling from A to B.
