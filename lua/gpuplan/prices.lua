@@ -277,6 +277,14 @@ function M.per_hour(cat, p, gpu, buyer, default)
     error(string.format("price must be 0 (the GPUs are free) or from 1e-06 to 1e+15 %s per "
       .. "GPU-hour (got %.6g)", cur, amount), 0)
   end
+  -- A price given in another currency than the buyer's is converted,
+  -- and said, as a catalog offer's is (M.origin): --price '$2/h' for a
+  -- CNY buyer printed "at 14.04 CNY/GPU-h" with no word of the rate.
+  if v.currency ~= cur and default then
+    local units = require "gpuplan.units"
+    default(string.format("price=%s %s/GPU-h (converted from %s at %s)",
+      units.fmt_amount(amount, 2), cur, units.fmt(v, "price"), M.rate(cat, v.currency, cur)))
+  end
   return amount
 end
 

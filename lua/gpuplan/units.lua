@@ -290,8 +290,9 @@ function M.fmt(n, kind)
     return trim(n * 1e6) .. "us"
   end
   if kind == "price" then
-    if n.currency == "USD" then return string.format("$%.2f/h", n.amount) end
-    return string.format("%.2f%s/h", n.amount, n.currency)
+    -- two decimals, more below 0.1 (M.amount_fmt): $0.004/h read "$0.00/h"
+    if n.currency == "USD" then return "$" .. M.fmt_amount(n.amount, 2) .. "/h" end
+    return M.fmt_amount(n.amount, 2) .. n.currency .. "/h"
   end
   error("units.fmt: unknown kind " .. (type(kind) == "string" and ("'" .. kind .. "'")
     or require("gpuplan.args").shown(kind)), 2)

@@ -76,4 +76,21 @@ my $dec = defined $over && $over =~ /\.(\d+)$/ ? length $1 : 0;
 ok(defined $over && $over > $budget && $over ne sprintf("%.${dec}f", $budget),
    "the cost over a budget of $budget reads as over it ($over)") or diag $o;
 
+# A price given in another currency than the buyer's is converted at the
+# catalog's rate and says so, as a catalog offer does: $2/h for a CNY
+# buyer is 2 x 7.0197 = 14.04 CNY/GPU-h (catalog/currency.lua, PBOC
+# central parity 2026-01-08).  Before: "at 14.04 CNY/GPU-h", no rate.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--gpus', '8', '--zero', '3',
+                      '--tokens', '1e9', '--price', '$2/h', '--currency', 'CNY');
+is($c, 0, 'train --price $2/h --currency CNY exits 0') or diag $e;
+like($o, qr/; cost \S+ CNY \(.*\) at 14\.04 CNY\/GPU-h$/m, 'train: 2 x 7.0197 = 14.04 CNY');
+like($o, qr/price=14\.04 CNY\/GPU-h \(converted from \$2\.00\/h at 7\.0197 CNY\/USD, 2026-01-08\)/,
+     'train: the conversion and its rate are said');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--price', '14CNY/h',
+                      '--currency', 'USD');
+is($c, 0, 'infer --price 14CNY/h --currency USD exits 0') or diag $e;
+# 14 / 7.0197 = 1.9944 -> 1.99
+like($o, qr/price=1\.99 USD\/GPU-h \(converted from 14\.00CNY\/h at 7\.0197 CNY\/USD/,
+     'infer: 14 CNY in USD, said');
+
 done_testing();
