@@ -93,4 +93,19 @@ is($c, 0, 'infer --price 14CNY/h --currency USD exits 0') or diag $e;
 like($o, qr/price=1\.99 USD\/GPU-h \(converted from 14\.00CNY\/h at 7\.0197 CNY\/USD/,
      'infer: 14 CNY in USD, said');
 
+# plan without --gpus searches 8 GPUs only.  A 36-hour deadline for 2e10
+# tokens of llama3-8b: at 8 h100s the best layout takes 3.03 days (above),
+# 16 would take about half; before, it read "no layout fits within the
+# deadline and budget" and no line said that only 8 GPUs were tried.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '2e10',
+                      '--deadline', '36h');
+is($c, 0, 'plan --deadline 36h exits 0') or diag $e;
+like($o, qr/^no layout of 8 GPUs \(the default --gpus; --gpus 8\.\.64 tries more counts\) fits within/m,
+     'plan: the miss names the one count searched') or diag $o;
+like($o, qr/^defaults: .*gpus=8 \(--gpus 8\.\.64 tries more counts\)/m, 'plan: gpus=8 is a default said');
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '2e10',
+                      '--deadline', '36h', '--gpus', '8,16');
+like($o, qr/^h100-sxm\s+16\s/m, 'plan: with --gpus 8,16 a 16-GPU layout meets it') or diag $o;
+unlike($o, qr/gpus=8 \(/, 'plan: no default said when --gpus is given');
+
 done_testing();

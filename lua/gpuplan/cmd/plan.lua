@@ -183,6 +183,12 @@ function C.run(opts, args)
   if not ok then error(cli.clean(r), 0) end
   local head = { model = args[1], policy = pname, deadline = opts.deadline,
                  budget = opts.budget }
+  -- Without --gpus the search tries 8 GPUs only, which no line said: a
+  -- deadline that 16 GPUs meet read "no layout fits within the deadline".
+  if not opts.gpus then
+    head.one_count = "8 GPUs (the default --gpus; --gpus 8..64 tries more counts)"
+    r.defaults[#r.defaults + 1] = "gpus=8 (--gpus 8..64 tries more counts)"
+  end
   if opts.per_card then return C.cards(r, o, head, opts) end
   if (opts.format or "text") == "json" then
     -- JSON lines, what gpuplan merge reads: one line for the run (the
@@ -543,7 +549,9 @@ function C.none_reason(r, head)
       .. "in equal shares a node within the job's nodes (" .. unplaced .. " split"
       .. (unplaced == 1 and "" or "s") .. " did not)") or "")
   end
-  return "no layout fits" .. ((head.deadline or head.budget) and " within the deadline and budget "
+  -- plan without --gpus searched one count: the miss names it
+  return "no layout" .. (head.one_count and (" of " .. head.one_count) or "") .. " fits"
+    .. ((head.deadline or head.budget) and " within the deadline and budget "
     .. "(--per-card shows each card's best layout and what it misses by)" or "")
 end
 
