@@ -108,4 +108,19 @@ like($o, qr/^defaults: .*gpus=8 \(--gpus 8\.\.64 tries more counts\)/m, 'plan: g
 like($o, qr/^h100-sxm\s+16\s/m, 'plan: with --gpus 8,16 a 16-GPU layout meets it') or diag $o;
 unlike($o, qr/gpus=8 \(/, 'plan: no default said when --gpus is given');
 
+# plan --per-card --format csv: the cost is a number and the currency a
+# column, as plan's own CSV has them (it was "0.42 USD" in one cell).
+# h100-sxm x2 at 1.80: 0.0049 days x 24 x 2 x 1.80 = 0.42 USD.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,h800-sxm', '--gpus', '2',
+                      '--method', 'lora', '--tokens', '1e7', '--per-card', '--format', 'csv',
+                      '--price', '1.80');
+is($c, 0, 'plan --per-card csv exits 0') or diag $e;
+my @lines = split /\n/, $o;
+like($lines[0], qr/^gpu,gpus,layout,step_s,mfu,days,cost,currency,mem_gib,loses$/,
+     'per-card csv: cost and currency are columns');
+my ($d, $cc, $cur) = $lines[1] =~ /^h100-sxm,2,[^,]+,[^,]+,[^,]+,([^,]+),([^,]+),([^,]+),/;
+ok(defined $cc && $cc =~ /^[\d.]+$/ && $cur eq 'USD', "per-card csv: cost $cc is a number") or diag $o;
+# tolerance: days and cost are each printed to two significant digits
+ok(defined $cc && abs($cc - $d * 24 * 2 * 1.80) <= 0.02 * $cc, 'per-card csv: cost = days x 24 x 2 x 1.80');
+
 done_testing();

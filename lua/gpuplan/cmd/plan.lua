@@ -261,10 +261,21 @@ local CARD_COLUMNS = {
   { key = "loses", label = "against the winner" },
 }
 -- The columns for this run: the deadline's and budget's only when given.
-local function card_columns(head)
+-- A CSV's cost is a number and its currency a column of its own, as the
+-- plan's CSV has them: "0.42 USD" in one cell was text to a spreadsheet.
+local function card_columns(head, format)
   local cols = {}
   for _, c in ipairs(CARD_COLUMNS) do
-    if not c.only or head[c.only] then cols[#cols + 1] = c end
+    if not c.only or head[c.only] then
+      if c.key == "cost" and format == "csv" then
+        cols[#cols + 1] = { key = "cost", label = "cost",
+                            fmt = function(v) return units.fmt_amount(v, 0) end }
+        cols[#cols + 1] = { key = "currency", label = "currency",
+                            fmt = function(v, row) return row.cost and v or "" end }
+      else
+        cols[#cols + 1] = c
+      end
+    end
   end
   return cols
 end
@@ -372,7 +383,7 @@ function C.cards(r, job, head, opts)
     io.write(table.concat(out, "\n"), "\n")
     return 0
   end
-  report.print(rows, { format = format, title = title, columns = card_columns(head) })
+  report.print(rows, { format = format, title = title, columns = card_columns(head, format) })
   if format == "text" or format == "markdown" then
     io.write(verdict, "\n")
     io.write(searched(r, head), "\n")
