@@ -398,6 +398,24 @@ end
 -- " (if it fit)" after the label of a figure of a result that does not fit.
 function M.if_fit(fits) return fits and "" or " (if it fit)" end
 
+-- A CSV's run-wide figures (the lines text prints under the table: the
+-- throughput, days, cost, price and currency), as columns repeated on
+-- every row, as fit's CSV repeats its verdict: train's and rl's CSV held
+-- the step's parts only, and a buyer's --format csv had no cost.  keys:
+-- the result's fields, each added where r has it; numbers in %.6g.
+function M.csv_totals(rows, columns, r, keys)
+  for _, k in ipairs(keys) do
+    local v = r[k]
+    if v ~= nil then
+      if type(v) == "boolean" then v = v and "yes" or "no"
+      elseif type(v) == "number" then v = string.format("%.6g", v) end
+      for _, row in ipairs(rows) do row[k] = v end
+      columns[#columns + 1] = { key = k, label = k }
+    end
+  end
+  return columns
+end
+
 -- A ratio x of a loser's figure to the winner's, in words: "12.0% slower"
 -- (x above 1: worse), "3.0% faster" (below 1: better), "2.5x slower"
 -- (from 2: times, e.g. "the cost"), "the same".

@@ -123,4 +123,29 @@ ok(defined $cc && $cc =~ /^[\d.]+$/ && $cur eq 'USD', "per-card csv: cost $cc is
 # tolerance: days and cost are each printed to two significant digits
 ok(defined $cc && abs($cc - $d * 24 * 2 * 1.80) <= 0.02 * $cc, 'per-card csv: cost = days x 24 x 2 x 1.80');
 
+# train's and rl's CSV carry the run's totals on every row (as fit's CSV
+# carries its verdict): before, the parts only, and no cost.  train:
+# cost = days x 24 x 8 GPUs x 1.80; rl: cost = hours x 8 x 1.80.
+($c, $o, $e) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--tokens', '1e9',
+                      '--price', '1.80', '--format', 'csv');
+is($c, 0, 'train csv exits 0') or diag $e;
+@lines = split /\n/, $o;
+my @h = split /,/, $lines[0];
+my %col; @col{@h} = (0 .. $#h);
+ok(defined $col{cost} && defined $col{days} && defined $col{currency}, 'train csv: cost, days, currency')
+  or diag $lines[0];
+my @f = split /,/, $lines[-1];
+# tolerance: %.6g cells, 1e-5 relative
+ok(defined $col{cost} && abs($f[$col{cost}] - $f[$col{days}] * 24 * 8 * 1.80) <= 1e-5 * $f[$col{cost}],
+   'train csv: cost = days x 24 x 8 x 1.80');
+($c, $o, $e) = run_gp('rl', 'qwen2.5-7b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '3',
+                      '--recompute', 'full', '--steps', '10', '--price', '1.80', '--format', 'csv');
+is($c, 0, 'rl csv exits 0') or diag $e;
+@lines = split /\n/, $o;
+@h = split /,/, $lines[0];
+%col = (); @col{@h} = (0 .. $#h);
+@f = split /,/, $lines[1];
+ok(defined $col{cost} && abs($f[$col{cost}] - $f[$col{hours}] * 8 * 1.80) <= 1e-5 * $f[$col{cost}],
+   'rl csv: cost = hours x 8 x 1.80') or diag $o;
+
 done_testing();

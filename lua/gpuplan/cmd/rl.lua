@@ -179,7 +179,7 @@ function C.run(opts, args)
   end
   local rows = phase_rows(r, noroll)
   local title = title_of(r, o)
-  report.print(rows, { format = format, title = title, columns = {
+  local columns = {
     { key = "phase", label = "phase" },
     { key = "pool", label = "pool" },
     { key = "gpus", label = "GPUs", align = "right" },
@@ -188,7 +188,13 @@ function C.run(opts, args)
     { key = "idle", label = "idle (s)", align = "right" },
     { key = "mem_gib", label = "memory GiB", fmt = "%.1f" },
     r.range and { key = "range", label = "80% range", align = "right" } or nil,
-  } })
+  }
+  if format == "csv" then
+    -- a step without its rollout has no time or cost (as text shows none)
+    report.csv_totals(rows, columns, r, noroll and { "fits" } or { "fits", "step_s",
+      "tokens_per_s", "cost_step", "cost_1k_prompts", "hours", "cost", "price", "currency" })
+  end
+  report.print(rows, { format = format, title = title, columns = columns })
   if text then write_lines(r, noroll, iff) end
   return 0
 end

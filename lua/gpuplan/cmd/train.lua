@@ -58,13 +58,18 @@ function C.run(opts, args)
     sharding, r.sp and ", sp" or "", r.method .. (o.train_llm == false and " (LLM frozen)" or ""),
     r.precision,
     r.seq, r.global_batch, r.microbatches, r.micro_batch)
-  report.print(rows, { format = format, title = title, columns = {
+  local columns = {
     { key = "part", label = "part" },
     { key = "seconds", label = "seconds", fmt = "%.4f" },
     { key = "share", label = "share", align = "right" },
     { key = "hidden", label = "hidden (s)", align = "right" },
     r.range and { key = "range", label = "80% range", align = "right" } or nil,
-  } })
+  }
+  if format == "csv" then
+    report.csv_totals(rows, columns, r, { "fits", "tokens_per_s", "mfu", "days", "days_lo",
+      "days_hi", "cost", "cost_lo", "cost_hi", "price", "currency" })
+  end
+  report.print(rows, { format = format, title = title, columns = columns })
   if text then
     io.write(string.format("throughput%s: %s, %.0f per GPU; MFU %s, HFU %s of %.0f "
       .. "TFLOPS %s dense; %.1f model TFLOP/s per GPU\n", iff,
