@@ -196,6 +196,14 @@ M.FUNCTIONS = {
     help = "A number with an SI prefix and the kind's unit." },
   { name = "gp.units.fmt_bytes", call = "gp.units.fmt_bytes(n [, unit]) -> string",
     help = "Bytes in a unit (\"1.25GiB\"); default the best decimal one." },
+  { name = "gp.units.amount_fmt", call = "gp.units.amount_fmt(x [, min_dec]) -> format",
+    help = "The format of an amount (cost, price, time): min_dec decimals (default 0), "
+      .. "more below 10^(1 - min_dec) to show two significant digits (\"%.3f\" for 0.071)." },
+  { name = "gp.units.fmt_amount", call = "gp.units.fmt_amount(x [, min_dec]) -> string",
+    help = "x formatted by gp.units.amount_fmt: \"62\", \"0.071\", \"0.0069\"." },
+  { name = "gp.units.past_fmt", call = "gp.units.past_fmt(x, limit [, min_dec]) -> format",
+    help = "The format that tells x from a limit it is past: more decimals while the two "
+      .. "print the same (1048.592 over 1048.59)." },
   { name = "gp.units.oneline", call = "gp.units.oneline(s) -> string",
     help = "s with its control characters escaped: one line." },
   { name = "gp.units.quoted", call = "gp.units.quoted(v) -> string",
