@@ -634,15 +634,32 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
                        gp_error *err)
 {
 	infer_phase ph;
-	double room = c->max_num_tokens - bm, P, n = steps, f, k, t, te, tc;
+	double room = c->max_num_tokens - bm, P, n, f, k, t, te, tc, chunks;
+	double dm;  /* the decodes of a step that carries prompt tokens */
 	double scale = 1.0;  /* the decoding share of the B sequences */
 
 	if (!(room >= 1.0))
 		return gp_fail(err, "chunked prefill needs max_num_tokens "
 		               "(%g) above the decode batch (%g)",
 		               c->max_num_tokens, bm);
-	P = bm * c->input / steps;
-	if (P >= room) {
+	/* The B sequences are the running batch (vLLM's max_num_seqs,
+	 * the sequences the KV pool holds): one whose prompt is still in
+	 * chunks holds a slot and emits no token until the step that
+	 * carries its last chunk, which emits its first.  A slot so turns
+	 * over every output - 1 decode steps plus the ceil(input / room)
+	 * steps of its prompt, output tokens a turn, and a step carries
+	 * B steps / n decodes and B input / n prompt tokens (n the turn).
+	 * Counted over the decode steps alone, a step gave B decodes and
+	 * the first tokens of the prompts beside them: more tokens than
+	 * the batch has sequences (tokens/s 1.67 x B / ITL at 16 in /
+	 * 2 out, batch 4, on vLLM).  Those exceed the step's budget
+	 * exactly where the budget-bound branch's D + X sequences (its
+	 * decodes and the prompts it admits) reach B: the branches meet
+	 * there. */
+	chunks = ceil(c->input / room);
+	n = steps + chunks;
+	P = bm * c->input / n;
+	if (bm * steps / n + P >= c->max_num_tokens) {
 		/* Budget-bound: the prompts cannot be fed as fast as B
 		 * decodes would finish them, so B sequences are not all
 		 * decoding.  In the steady state a step admits X requests'
@@ -658,8 +675,11 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 		 * the batch grew past D, below what the same engine's finite
 		 * run of those requests gives (run_finite: 16,698 tokens/s
 		 * against 9,914 steady, Llama 3.2 3B int4 on an MI355X,
-		 * vLLM, batch 2048, 1024 in / 128 out).  D equals bm where
-		 * P = room: the two branches meet. */
+		 * vLLM, batch 2048, 1024 in / 128 out).  Its D decodes and
+		 * the X = D / steps prompts it admits are D output / steps
+		 * sequences: B where the slots' decodes and prompt tokens
+		 * just fill max_num_tokens (a prompt in one chunk), where
+		 * the two branches meet. */
 		double D = c->max_num_tokens * steps / (c->input + steps);
 
 		scale = D / bm;
@@ -667,17 +687,24 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 		n = steps;
 		f = 1.0;
 		k = c->max_num_tokens - D;
+		dm = bm;
 	} else {
-		f = fmin(1.0, bm / steps * ceil(c->input / room));
+		/* The bm chunks / n slots in their prompts ride in the share
+		 * f of the steps, so such a step decodes the other slots (at
+		 * least one: a batch of one whose prompt step decodes
+		 * nothing is priced a decode over) and the steps without a
+		 * prompt all bm. */
+		f = fmin(1.0, bm / n * chunks);
 		k = P / f;
+		dm = fmax(1.0, bm - bm * chunks / (n * f));
 	}
-	if (infer_step(m, d, c, bm + k, 1, cavg, n_off, &ph, err) != GP_OK)
+	if (infer_step(m, d, c, dm + k, 1, cavg, n_off, &ph, err) != GP_OK)
 		return GP_EINVAL;
 	t = te = ph.time;
 	if (c->runtime == INFER_GRAPHS &&
-	    eager_step(m, d, c, bm + k, cavg, n_off, &te, err) != GP_OK)
+	    eager_step(m, d, c, dm + k, cavg, n_off, &te, err) != GP_OK)
 		return GP_EINVAL;
-	if (mixed_step(m, d, c, bm, k, cavg, n_off, &tc, err) != GP_OK)
+	if (mixed_step(m, d, c, dm, k, cavg, n_off, &tc, err) != GP_OK)
 		return GP_EINVAL;
 	r->eager_steps = f;
 	r->eager = f * fmax(0.0, te - t);

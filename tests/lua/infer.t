@@ -569,19 +569,22 @@ t.near(ck.tokens_per_s, 385 / tmix, 1e-9, "chunked prefill, budget-bound: 385 / 
 -- the prompt's tokens a decode's attention and lm_head: it is slower.
 t.ok(385 / k512.itl_s < ck.tokens_per_s, "... faster than 512 decodes' step")
 t.ok(ck.eager_steps == 1, "... every step carries a prompt")
--- Below the room the prompts ride in B / steps x ceil(input / room) of
--- the steps: 64 requests of 128 in / 2048 out, room 512 - 64 = 448, 64 /
--- 2047 x 1 = 0.03127 of the steps carry a 128-token prompt.
+-- Below the room the prompts ride in B / n x ceil(input / room) of the
+-- steps, n = output - 1 + ceil(input / room) the steps a sequence's slot
+-- turns over in (its prompt's chunks, then its decodes): 64 requests of
+-- 128 in / 2048 out, room 512 - 64 = 448, one chunk, n = 2047 + 1 =
+-- 2048, 64 / 2048 x 1 = 0.03125 of the steps carry a 128-token prompt.
 local cl = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 64, input = 128,
                          output = 2048, max_num_tokens = 512, chunked_prefill = true }
-t.near(cl.eager_steps, 64 / 2047, 1e-12, "a prompt in 64 / 2047 of the steps")
+t.near(cl.eager_steps, 64 / 2048, 1e-12, "a prompt in 64 / 2048 of the steps")
 -- What those steps add over the graph (eager_s: infer_run.c mixed_steps,
 -- r->eager): the share of steps with a prompt x (the step of decodes and
 -- prompt tokens launched from the stream - the same step replayed as a
 -- graph), each a step of dec + k rows at the run's mean context.  The
 -- budget-bound run: every step, 384 + 128 = 512 rows at 128 + 128 / 2 =
--- 192; the light one: 64 / 2047 of the steps, 64 decodes + 64 x 128 /
--- 2047 / (64 / 2047) = 128 prompt tokens = 192 rows at 128 + 2048 / 2 =
+-- 192; the light one: 64 / 2048 of the steps, each 64 x 128 / 2048 /
+-- (64 / 2048) = 128 prompt tokens beside the 64 - 64 / 2048 / (64 /
+-- 2048) = 63 slots not in their prompt: 191 rows at 128 + 2048 / 2 =
 -- 1152.  Each side is a kernels and a graphs step of gp.infer at that
 -- batch and lengths, the same rows, so to rounding (1e-9).
 local function rt_gap(b, out)
@@ -592,7 +595,7 @@ local function rt_gap(b, out)
   return itl("kernels") - itl(nil)
 end
 t.near(ck.eager_s, rt_gap(512, 128), 1e-9, "budget-bound: every step off the graph")
-t.near(cl.eager_s, 64 / 2047 * rt_gap(192, 2048), 1e-9, "light: 64 / 2047 of the steps off it")
+t.near(cl.eager_s, 64 / 2048 * rt_gap(191, 2048), 1e-9, "light: 64 / 2048 of the steps off it")
 t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512,
   input = 128, output = 128, max_num_tokens = 512, chunked_prefill = true } end,
   "chunked prefill needs max_num_tokens (512) above the decode batch (512)",
@@ -912,15 +915,16 @@ end
 -- server's (infer.vllm_limits: 2048 below 70 GiB or on an A100, else
 -- 8192), not TensorRT-LLM's 8192; the budget the engine priced shows in the
 -- chunked steps: on an A100 a 2048-token prompt beside 64 decodes takes
--- ceil(2048 / (2048 - 64)) = 2 chunks, so 64 / 255 x 2 = 128 / 255 of the
--- 255 decode steps carry one (1e-12: the engine's arithmetic).
+-- ceil(2048 / (2048 - 64)) = 2 chunks, a slot turns over in 255 decode
+-- steps + 2 = 257, so 64 / 257 x 2 = 128 / 257 of the steps carry one
+-- (1e-12: the engine's arithmetic).
 do
   local function said(r, pat)
     for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
     return false
   end
   local a = gp.infer { model = "llama3-8b", gpu = "a100-sxm-80gb", runtime = "vllm", batch = 64 }
-  t.near(a.eager_steps, 128 / 255, 1e-12, "vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
+  t.near(a.eager_steps, 128 / 257, 1e-12, "vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
   t.ok(said(a, "max_num_tokens=2048 (vLLM's API server's on a100-sxm-80gb;"),
     "vllm on an A100: vLLM's budget said")
   local h = gp.infer { model = "llama3-8b", gpu = "h100-sxm", runtime = "vllm", batch = 64 }
