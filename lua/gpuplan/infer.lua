@@ -824,6 +824,20 @@ function M.setup(a)
     end
     c.max_num_tokens = tok
   end
+  -- vLLM's running sequences at most, its max_num_seqs (M.vllm_limits:
+  -- 1024 on cards of >= 70 GiB other than A100, else 256), not
+  -- TensorRT-LLM's max_batch_size of 2048 (engine/infer.c), where the user
+  -- gives none: the scheduler admits no more ("if len(self.running) ==
+  -- self.max_num_running_reqs: break", vllm/v1/core/sched/scheduler.py).
+  -- Without it a 40 GiB card's as-many-as-fit batch reached 2048, its
+  -- 2048-token budget held no prompt beside them, and the job was refused
+  -- for a conflict of two defaults.  A batch or concurrency the user gives
+  -- is the user's max_num_seqs (vLLM runs what it is told to hold).
+  if a.runtime == "vllm" and a.max_batch == nil and a.batch == nil and a.concurrency == nil then
+    c.max_batch = M.vllm_limits(g, true)
+    default(string.format("max_batch=%d (vLLM's max_num_seqs on %s)", c.max_batch,
+      tostring(g.id or g.name)))
+  end
   -- A step budget below the prompt, where the prompt is not cut into
   -- chunks, leaves the prompt no step to run in: vLLM refuses the
   -- configuration ("max_num_batched_tokens ... is smaller than

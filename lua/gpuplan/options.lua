@@ -618,7 +618,8 @@ opt { name = "host_op_time", type = "number|string", lua_only = true, commands =
 opt { name = "host_ops_per_layer", type = "number", lua_only = true, commands = "infer",
   help = "host ops per layer (default the runtime's)" }
 opt { name = "max_batch", type = "int", metavar = "N", commands = "rl", lua = "infer",
-  default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048" },
+  default = { "vLLM's for the card", infer = "TensorRT-LLM's 2048; --runtime vllm: vLLM's max_num_seqs "
+    .. "for the card (1024, or 256 under 70 GiB or on an A100) where batch and concurrency are not given" },
   help = "the engine's sequences per step at most",
   suggest = { "max_num_seqs", "max_batch_size" } }
 opt { name = "max_num_tokens", type = "int", metavar = "N", commands = "rl infer",
