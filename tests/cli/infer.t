@@ -234,8 +234,9 @@ like($e, qr/^gpuplan: infer: --requests .*MoE serving model/, '... naming the fl
 # decode steps within max_num_tokens a step (engine/infer_run.c
 # mixed_steps).  64 requests of 2048 in / 256 out at the default budget
 # 8192: the room beside the decodes is 8192 - 64 = 8128 tokens, a prompt
-# fits in ceil(2048 / 8128) = 1 chunk, and 64 prompts arrive over 255
-# decode steps, so 64 / 255 = 0.250980 of the steps carry one (off the
+# fits in ceil(2048 / 8128) = 1 chunk, and a sequence's slot of the
+# batch turns over in its prompt's step and 255 decode steps, 64 prompts
+# every 256 steps, so 64 / 256 = 0.25 of the steps carry one (off the
 # graph).  Without the flag the prompts are prefilled apart and the steps
 # that hold their share are 64 x 2048 / (255 x 8128) = 0.063239.  The
 # same arithmetic as the engine's: 1e-12.
@@ -243,7 +244,7 @@ like($e, qr/^gpuplan: infer: --requests .*MoE serving model/, '... naming the fl
                       '--chunked-prefill', '--format', 'json');
 is($c, 0, '--chunked-prefill: exit 0');
 my ($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
-ok(defined $ck && abs($ck - 64 / 255) < 1e-12, '--chunked-prefill: a prompt chunk in 64 / 255 of the steps')
+ok(defined $ck && abs($ck - 64 / 256) < 1e-12, '--chunked-prefill: a prompt chunk in 64 / 256 of the steps')
     or diag($o);
 like($o, qr/max_num_tokens=8192 \(TensorRT-LLM's; the chunked prefill's tokens a step\)/,
      '--chunked-prefill: the assumed budget is said');
@@ -251,14 +252,14 @@ like($o, qr/max_num_tokens=8192 \(TensorRT-LLM's; the chunked prefill's tokens a
 # (EngineArgs.get_batch_defaults): 8192 on a card of >= 70 GiB other than
 # an A100, else 2048; not TensorRT-LLM's.  On an A100 the room beside the 64
 # decodes is 2048 - 64 = 1984 tokens, a 2048-token prompt takes
-# ceil(2048 / 1984) = 2 chunks, and 64 x 2048 / 255 = 514 tokens a step
-# fit in 1984, so 64 / 255 x 2 = 128 / 255 of the steps carry a chunk (at
-# 8192: 64 / 255).  The engine's arithmetic: 1e-12.
+# ceil(2048 / 1984) = 2 chunks, a slot turns over in 2 + 255 = 257 steps,
+# and 64 x 2048 / 257 = 510 tokens a step fit in 1984, so 64 / 257 x 2 =
+# 128 / 257 of the steps carry a chunk (at 8192: 64 / 256).  The engine's arithmetic: 1e-12.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'a100-sxm-80gb', '--batch', '64',
                       '--runtime', 'vllm', '--format', 'json');
 is($c, 0, '--runtime vllm on an A100: exit 0');
 ($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
-ok(defined $ck && abs($ck - 128 / 255) < 1e-12, "--runtime vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
+ok(defined $ck && abs($ck - 128 / 257) < 1e-12, "--runtime vllm on an A100: vLLM's 2048 a step, 2 chunks a prompt")
     or diag($o);
 like($o, qr/max_num_tokens=2048 \(vLLM's API server's on a100-sxm-80gb; the chunked prefill's tokens a step\)/,
      "--runtime vllm: vLLM's budget is said");
@@ -290,15 +291,16 @@ like($o, qr/^  --chunked-prefill  prompts ride in the decode steps/m, 'infer --h
 
 # --max-num-tokens (gp.infer's max_num_tokens) sets that budget from the
 # command line.  At 1024 the room beside the 64 decodes is 1024 - 64 = 960
-# tokens, a 2048-token prompt takes ceil(2048 / 960) = 3 chunks, and the
-# 64 / 255 prompts a step need 64 x 2048 / 255 = 514 tokens < 960, so
-# 64 / 255 x 3 = 192 / 255 = 0.752941 of the steps carry a chunk.  The
+# tokens, a 2048-token prompt takes ceil(2048 / 960) = 3 chunks, a slot
+# turns over in 3 + 255 = 258 steps, and the 64 / 258 prompts a step need
+# 64 x 2048 / 258 = 508 tokens < 960, so 64 / 258 x 3 = 192 / 258 =
+# 0.744186 of the steps carry a chunk.  The
 # engine's arithmetic: 1e-12.
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--batch', '64',
                       '--chunked-prefill', '--max-num-tokens', '1024', '--format', 'json');
 is($c, 0, '--max-num-tokens: exit 0');
 ($ck) = $o =~ /"eager_steps":([-\d.eE+]+)/;
-ok(defined $ck && abs($ck - 192 / 255) < 1e-12, '--max-num-tokens 1024: 3 chunks a prompt, 192 / 255 of the steps')
+ok(defined $ck && abs($ck - 192 / 258) < 1e-12, '--max-num-tokens 1024: 3 chunks a prompt, 192 / 258 of the steps')
     or diag($o);
 unlike($o, qr/max_num_tokens=8192/, '--max-num-tokens given: no assumed budget');
 ($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--max-num-tokens', '0');
