@@ -189,6 +189,20 @@ function M.model_ops(o, cat)
   for k, v in pairs(o.infer or {}) do a[k] = v end
   a.model, a.gpu, a.cat = o.model, o.gpu, cat
   if a.batch == nil and a.concurrency == nil then a.batch = 1 end
+  -- The prompt of the prefill points where none is given: gp.infer's
+  -- default (2048 tokens), cut to what the model's context leaves beside the
+  -- output, where it does not fit (a 2048-token GPT-3, BLOOM or
+  -- Megatron-GPT: 2048 + 1 or 2048 + 256 tokens were refused as past
+  -- max_seq, a roofline of the model unplaceable without an input, and the
+  -- command line's output of 1 is none the user can change).
+  local m = type(o.model) == "table" and o.model or (cat and cat.models or {})[o.model]
+  if a.input == nil and type(m) == "table" and type(m.max_seq) == "number"
+     and (m.encoder_layers or 0) == 0 then
+    local options = require "gpuplan.options"
+    local out = tonumber(a.output) or options.default("output")
+    local inp = options.default("input")
+    if inp + out > m.max_seq and m.max_seq > out then a.input = m.max_seq - out end
+  end
   local res = require("gpuplan.infer").infer(a)
   local rows = {}
   if not res.fits then return rows, res end

@@ -14,7 +14,8 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
                   --svg points on the chart
   --weights W     weight format for the model's ops (default bf16)
   --batch B       decode batch for the points (default 1)
-  --input N       prompt tokens for the prefill points (default 2048)
+  --input N       prompt tokens for the prefill points (default 2048, or
+                  the model's context less one where that is shorter)
   --svg FILE      write the roofline chart (log-log) as SVG
   --format F      text (default), markdown, csv, json (with --model: csv
                   the operators' table only, json {roofline, ops})
