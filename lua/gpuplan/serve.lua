@@ -174,7 +174,7 @@ end
 
 -- The node the instances run on: the catalog system (given, or the first
 -- whose GPU this is), its NICs overridable.  A flat topology table.
-local function node_of(a, g, cat, default)
+local function node_of(a, g, cat, default, span)
   local comm = require "gpuplan.comm"
   local sys
   if a.system ~= nil then
@@ -190,6 +190,24 @@ local function node_of(a, g, cat, default)
   end
   local spec = comm.node_spec(sys, g, default, "infer",
                               { nics = int_of(a, "nics", 0), nic_fabric = a.nic_fabric })
+  -- An instance (span: its largest pool's TP, which its EP group fills)
+  -- past one node of a node without NICs is refused here, naming the node
+  -- and what to give, as train's is; the engine's own refusal ("decode tp
+  -- 16 spans 2 nodes, but the system has no NICs") named neither.
+  local bad = span and comm.no_nics(spec, span, "infer", cat)
+  if bad then fail("%s", bad) end
+  -- Disaggregation's KV moves between pools over the NICs (engine/serve.c
+  -- refuses a node without: "the system has none", naming neither it nor
+  -- what to give).
+  if a.disagg and (spec.nics or 0) <= 0 then
+    local fabs = {}
+    for _, id in ipairs(cat:ids("fabrics")) do
+      if cat.fabrics[id].scope == "scaleout" then fabs[#fabs + 1] = id end
+    end
+    fail("infer: disaggregation moves the KV cache between pools over the NICs, but %s has no "
+      .. "NICs: give nics = N and nic_fabric = ID (scale-out fabrics: %s), or a system with NICs",
+      spec.name, table.concat(fabs, ", "))
+  end
   local t = comm.from_fabrics(spec, cat)
   t.nic_path_bw = require("gpuplan.train").pcie_bw(g) or nil
   return t
@@ -282,7 +300,7 @@ local function setup_config(a, model, d, c, info, cat, default, L)
     compute = c.compute, input = c.input, output = c.output, flash = c.flash,
     runtime = c.runtime, capacity = c.capacity, kv_reserve_max = c.kv_reserve_max,
     max_batch = c.max_batch, price = c.price,
-    topo = node_of(a, info.gpu, cat, default),
+    topo = node_of(a, info.gpu, cat, default, math.max(tp, ptp or tp)),
     decode = { tp = tp, ep = L.groups > 1 and L.groups or ep, dp_attention = dp, tbo = tbo },
     prefill = { tp = ptp, ep = pep, dp_attention = pdp, tbo = tbo },
     disagg = disagg, gpus = gpus, prefill_gpus = pg, batch_per_gpu = L.batch,
