@@ -793,7 +793,17 @@ function M.setup(a)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
   if c.batch and c.concurrency then error("infer: give batch = N or concurrency = N, not both", 3) end
-  if a.input == nil then default("input=2048") end
+  -- The default prompt in a model whose context is shorter than it and the
+  -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context
+  -- less the output, said, where it was refused as "input 2048 + output 256
+  -- tokens exceed ...'s context", a prompt the user never gave.
+  local ctx_cut = a.input == nil and model.max_seq and (model.encoder_layers or 0) == 0
+    and c.input + c.output > model.max_seq and model.max_seq > c.output
+  if ctx_cut then
+    c.input = model.max_seq - c.output
+    default(string.format("input=%d (the model's context, %d, less the output)", c.input,
+      model.max_seq))
+  elseif a.input == nil then default("input=2048") end
   if a.output == nil then default("output=256") end
   -- A request holds its prompt and its output in the model's context: past
   -- max_seq the positions the model was trained on run out.  Not for an

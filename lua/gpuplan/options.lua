@@ -558,6 +558,7 @@ opt { name = "kv_free_fraction", type = "number", lua_only = true, commands = "f
     .. "(TensorRT-LLM kv_cache_free_gpu_mem_fraction), instead of what the margin leaves "
     .. "of the whole" }
 opt { name = "input", type = "int", metavar = "N", commands = "infer", value = 2048,
+  default = { infer = "2048, or the model's context less --output where that is shorter" },
   kind = "tokens",
   help = "prompt tokens per request",
   suggest = { "in", "input_len", "input_tokens", "input_length", "isl", "prompt_tokens" } }

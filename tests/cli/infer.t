@@ -390,7 +390,8 @@ is($o, '', '... and prints no answer');
 like($e, qr/^gpuplan: infer: unknown option '--out' \(did you mean '--output'\?\)$/m,
      '--out names --output');
 ($c, $o, $e) = run_gp('infer', '--help');
-like($o, qr/^  --input N +prompt tokens per request \(default 2048\)$/m, 'infer --help: --input');
+like($o, qr/^  --input N +prompt tokens per request \(default 2048, or the model's\n +context less --output where that is shorter\)$/m,
+     'infer --help: --input');
 like($o, qr/^  --output N +generated tokens per request \(default 256\)$/m, 'infer --help: --output');
 
 # --itl-max is milliseconds in (0, 1 h]: a 0 typed was quoted back as the
