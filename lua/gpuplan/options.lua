@@ -2302,6 +2302,38 @@ function M.flags_named(cmd, msg)
   return table.concat(out)
 end
 
+-- The "defaults assumed" line of command cmd's command line, from
+-- entries (a Lua function's r.defaults: "name=value[ (why)]", plan's
+-- "card: name=value"): one name per option, the one the user can type
+-- on that surface.  gp.* results keep the Lua key; here an option the
+-- command line takes keeps its name=value (the flag is the name with
+-- "_" -> "-"), a flag is written as typed (flash=true is --flash, its
+-- help's --no-flash the other way; async_scheduling=false is
+-- --no-async-scheduling), and one the command line does not take at all
+-- (infer's kv_policy, fit's max_num_tokens: Lua keys only there) is said
+-- in words, "kv policy: mean", naming no key the command refuses.
+-- Entries that are no option (a catalog note) are kept as they are.
+local function cli_entry(cmd, e)
+  local pre, name, v, rest = e:match("^(.-)([%a][%w_]*)=([^%s,]*)(.*)$")
+  local d = name and BY[name]
+  if not (d and (pre == "" or pre:match("^[%w%.%-]+: $"))) then return e end
+  -- one entry may carry two ("max_batch=1024, max_num_tokens=...")
+  local more = rest:match("^, ([%a][%w_]*=.*)$")
+  if more then rest = ", " .. cli_entry(cmd, more) end
+  if M.takes(cmd, name, "cli") then
+    local ty = M.view(d, cmd).type
+    local typed = ty == "flag" and flag_form(ty, name, v)
+    return pre .. (typed or (name .. "=" .. v)) .. rest
+  end
+  return pre .. name:gsub("_", " ") .. ": " .. v .. rest
+end
+
+function M.cli_defaults(cmd, entries)
+  local out = {}
+  for i, e in ipairs(entries) do out[i] = cli_entry(cmd, e) end
+  return table.concat(out, ", ")
+end
+
 -- The resolve step of one call: o's keys checked against command cmd's
 -- (unknown ones refused with the nearest, naming who), each value
 -- checked by its declared kind and range (M.check: a quantity parsed, a

@@ -86,7 +86,7 @@ like(col($r, 'details')->[0], qr/max concurrent sequences at this context/, 'fit
 
 # infer: one row with its defaults; --ops the operator table.
 $r = one_table('infer', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--format', 'csv');
-like(col($r, 'defaults')->[0], qr/kv=bf16, kv_policy=mean/, 'infer: the defaults column');
+like(col($r, 'defaults')->[0], qr/kv=bf16, kv policy: mean/, 'infer: the defaults column');
 $r = one_table('infer --ops', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--ops', '--format', 'csv');
 is(col($r, 'name')->[0], 'attn_norm', 'infer --ops: the decode operators');
 one_table('infer --sweep-batch', 'infer', 'llama3.1-8b', '--gpu', 'h200-sxm', '--sweep-batch', '--format', 'csv');

@@ -150,7 +150,7 @@ like($e, qr/^gpuplan: fit: --offload for --method infer is 'layers'/, 'names the
 is($c, 0, 'fit with images exits 0');
 like($o, qr/^vision_activations\s+0\.04\s+0\.04\s+saved by the vision tower/m,
      'frozen tower: the merger inputs only');
-like($o, qr/^defaults: .*train_vision=false/m, 'frozen tower listed as a default');
+like($o, qr/^defaults: .*--no-train-vision/m, 'frozen tower listed as a default');
 # --train-vision, full recompute: + 32 layer inputs of 4 * 1024 * 1280 * 2 B
 # = 335,544,320 B; with the merger 377,487,360 B = 0.35 GiB / 0.38 GB.
 ($c, $o, $e) = run_gp('fit', 'qwen2-vl-7b', '--gpu', 'h100-sxm', '--seq', '4096',
@@ -337,7 +337,7 @@ like($o, qr/^warnings: zero_dp1 \(ZeRO-1 over a data-parallel group of one rank/
 ($c, $o, $e) = run_gp('fit', 't0-3b', '--gpu', 'a100-sxm-80gb', '--method', 'lora',
                       '--seq', '8', '--enc-seq', '256');
 is($c, 0, 'T0 3B LoRA') or diag $e;
-like($o, qr/^defaults: .*flash=false \(T5 position-bias attention runs unfused\)/m,
+like($o, qr/^defaults: .*--no-flash \(T5 position-bias attention runs unfused\)/m,
      'T5 attention unfused by default');
 ($c, $o, $e) = run_gp('fit', 'llama2-7b', '--gpu', 'h100-sxm', '--enc-seq', '256');
 is($c, 1, '--enc-seq on a decoder-only model: an error');

@@ -61,7 +61,7 @@ like($o, qr/"layout":"EP16, DP attention, single-batch overlap"/, '... and the j
                       '--kv', 'fp8', '--itl-max', '50');
 like($o, qr/^deepseek-v3 on 16 x h800-sxm: EP16, DP attention, fp8 weights/m,
      'small batches: one micro-batch');
-like($o, qr/^assumed .*two_batch_overlap=false \(faster here/m, 'and the reason, assumed');
+like($o, qr/^assumed .*--no-two-batch-overlap \(faster here/m, 'and the reason, assumed');
 my ($nb) = $o =~ /^batch per GPU\s+(\d+) /m;
 ok(defined $nb && $nb >= 3, 'a batch of 3 within 50 ms, more than two micro-batches reach');
 
@@ -72,7 +72,7 @@ ok(defined $nb && $nb >= 3, 'a batch of 3 within 50 ms, more than two micro-batc
 my @one = (@ds, '--gpu', 'h20', '--gpus', '16', '--ep', '16', '--dp-attention', '--kv', 'fp8',
            '--batch', '1', '--no-two-batch-overlap');
 ($c, $o, $e) = run_gp(@one);
-like($o, qr/^assumed .*swap_ab=false \(DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles/m,
+like($o, qr/^assumed .*--no-swap-ab \(DeepGEMM's fp8 GEMMs on Hopper: 64-row tiles/m,
      'the tile rule among the assumptions');
 my ($s64) = $o =~ /^decode step\s+([\d.]+) ms/m;
 ($c, $o, $e) = run_gp(@one, '--swap-ab');

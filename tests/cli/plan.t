@@ -316,7 +316,7 @@ like($e, qr/^gpuplan: plan: --scaling-base 4: no layout of the job fits 4 x /m, 
     is($cd, 0, 'plan --schedule 1f1b,dualpipe exits 0') or diag $ed;
     like($od, qr/^h100-sxm\s+32\s+TP1 PP4 DualPipe EP8 DP8 ZeRO-1 mb1 /m, 'a DualPipe layout, labelled');
     like($od, qr/^h100-sxm\s+32\s+TP1 EP8 DP32 /m, 'beside the 1F1B ones');
-    like($od, qr/^defaults: .*ep_overlap=true in DualPipe layouts \(dualpipe overlaps it\)/m,
+    like($od, qr/^defaults: .*--ep-overlap in DualPipe layouts \(dualpipe overlaps it\)/m,
          'its overlap stated, as train states it');
     my ($c0, $o0) = run_gp('plan', @dj[0 .. $#dj - 4]);
     unlike($o0, qr/DualPipe/, 'without --schedule: no DualPipe layout');
@@ -386,7 +386,7 @@ is($c, 2, '--per-card with --shard: a usage error');
     is($c, 0, 'plan --fused-grouped-mlp exits 0') or diag $e;
     my @fr = grep { /^gb200\s+32\s/ } split /\n/, $o;
     ok(@fr > 0 && !grep({ /\sTP[2-9]/ } @fr), 'no layout with the experts split over TP');
-    like($o, qr/tp=1 \(fused_grouped_mlp: Megatron-Core refuses the fused MLP with the experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search tp > 1 with the experts folded\)/,
+    like($o, qr/tp: 1 \(fused_grouped_mlp: Megatron-Core refuses the fused MLP with the experts split over TP; layouts with etp = tp > 1 skipped: give etp tp,1 to search tp > 1 with the experts folded\)/,
          'the defaults say why');
     ($c, $o, $e) = run_gp('plan', @fj, '--fused-grouped-mlp', '--etp', 'tp,1');
     my @t2 = grep { /^gb200\s+32\s+TP2/ } split /\n/, $o;

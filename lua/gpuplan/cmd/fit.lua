@@ -219,7 +219,7 @@ function C.run(opts, args)
     for _, row in ipairs(rows) do
       row.job, row.fits, row.verdict = job, r.fits and "yes" or "no", verdict
       row.details = table.concat(details, "; ")
-      row.defaults = table.concat(r.defaults, ", ")
+      row.defaults = options.cli_defaults("fit", r.defaults)
     end
     columns[#columns + 1] = { key = "fits", label = "fits" }
     columns[#columns + 1] = { key = "verdict", label = "verdict" }
@@ -234,7 +234,7 @@ function C.run(opts, args)
   report.print(rows, { format = format, title = title, columns = columns })
   for _, line in ipairs(details) do io.write(line, "\n") end
   if #r.defaults > 0 then
-    io.write("defaults: ", table.concat(r.defaults, ", "), "\n")
+    io.write("defaults: ", options.cli_defaults("fit", r.defaults), "\n")
   end
   io.write(verdict, "\n")
   return 0

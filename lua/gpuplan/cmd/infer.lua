@@ -2,6 +2,7 @@
 local infer = require "gpuplan.infer"
 local report = require "gpuplan.report"
 local ranges = require "gpuplan.ranges"
+local options = require "gpuplan.options"
 
 -- The operators of a decode step (--ops), after a blank line.
 local function print_ops(r, opts, title)
@@ -19,14 +20,13 @@ end
 -- operators of the decode step ops_title names.
 local function finish(rows, r, opts, title, ops_title)
   if r.range then rows[#rows + 1] = { k = "ranges", v = ranges.note(r) } end
-  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = table.concat(r.defaults, ", ") } end
+  if #r.defaults > 0 then rows[#rows + 1] = { k = "assumed", v = options.cli_defaults("infer", r.defaults) } end
   report.print(rows, { format = opts.format, title = title,
                        columns = { { key = "k", label = "quantity" }, { key = "v", label = "value" } } })
   if opts.ops then print_ops(r, opts, ops_title) end
   return 0
 end
 local cli = require "gpuplan.cli"
-local options = require "gpuplan.options"
 
 local C = {
   summary = "LLM serving on the roofline: TTFT, inter-token latency, tokens/s, $/Mtok",
@@ -360,7 +360,7 @@ local function moe_target(opts, a)
                              { key = "ttft_ms", label = "TTFT ms", fmt = "%.0f" },
                              { key = "cost", label = "cost/Mtok" } } })
   if r and #r.defaults > 0 and (opts.format or "text") == "text" then
-    io.stdout:write("assumed: ", table.concat(r.defaults, ", "), "\n")
+    io.stdout:write("assumed: ", options.cli_defaults("infer", r.defaults), "\n")
   end
   return 0
 end
@@ -398,7 +398,7 @@ local function dense_target(opts, a)
                              { key = "tokens_per_s", label = "tok/s", fmt = "%.0f" },
                              { key = "cost", label = "cost/Mtok" } } })
   if #g.defaults > 0 and (opts.format or "text") == "text" then
-    io.stdout:write("assumed: ", table.concat(g.defaults, ", "), "\n")
+    io.stdout:write("assumed: ", options.cli_defaults("infer", g.defaults), "\n")
   end
   return 0
 end
@@ -423,7 +423,7 @@ local function machine_report(r, opts)
     io.stdout:write(report.json(row), "\n")
     return 0
   end
-  row.defaults = table.concat(r.defaults, ", ")
+  row.defaults = options.cli_defaults("infer", r.defaults)
   report.print({ row }, { format = opts.format })
   return 0
 end

@@ -378,7 +378,7 @@ function C.cards(r, job, head, opts)
     o("</table>")
     o("<figure>" .. chart:render() .. "</figure>")
     o("<p>" .. esc(searched(r, head)) .. "</p>")
-    if #r.defaults > 0 then o("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
+    if #r.defaults > 0 then o("<p>defaults: " .. esc(options.cli_defaults("plan", r.defaults)) .. "</p>") end
     o("</body></html>")
     io.write(table.concat(out, "\n"), "\n")
     return 0
@@ -387,7 +387,7 @@ function C.cards(r, job, head, opts)
   if format == "text" or format == "markdown" then
     io.write(verdict, "\n")
     io.write(searched(r, head), "\n")
-    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+    if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("plan", r.defaults), "\n") end
   end
   return 0
 end
@@ -540,7 +540,7 @@ function C.html(r, job, head, top, pics)
   local sl = scaling_line(r.results, job.scaling_base ~= nil)
   if sl then w("<p>" .. esc(sl) .. "</p>") end
   w("<p>" .. esc(searched(r, head)) .. "</p>")
-  if #r.defaults > 0 then w("<p>defaults: " .. esc(table.concat(r.defaults, ", ")) .. "</p>") end
+  if #r.defaults > 0 then w("<p>defaults: " .. esc(options.cli_defaults("plan", r.defaults)) .. "</p>") end
   w("</body></html>")
   return table.concat(out, "\n") .. "\n"
 end
@@ -631,7 +631,7 @@ function C.show(r, job, head, format, top)
     local sl = scaling_line(shown, job.scaling_base ~= nil)
     if sl then io.write(sl, "\n") end
     io.write(searched(r, head), "\n")
-    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+    if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("plan", r.defaults), "\n") end
   end
 end
 

@@ -144,7 +144,7 @@ local function write_lines(r, noroll, iff)
   end
   local note = r.step_s_lo and ranges.note(r)
   if note then io.write("ranges: ", note, "\n") end
-  if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+  if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("rl", r.defaults), "\n") end
 end
 
 function C.run(opts, args)

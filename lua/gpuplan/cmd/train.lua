@@ -119,7 +119,7 @@ function C.run(opts, args)
     if wl then io.write(wl, "\n") end
     local note = ranges.note(r)
     if note then io.write("ranges: ", note, "\n") end
-    if #r.defaults > 0 then io.write("defaults: ", table.concat(r.defaults, ", "), "\n") end
+    if #r.defaults > 0 then io.write("defaults: ", options.cli_defaults("train", r.defaults), "\n") end
   end
   return 0
 end
