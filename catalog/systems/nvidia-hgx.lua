@@ -8,6 +8,26 @@
 -- product spec, the DGX sibling's host is used and the notes say so.
 
 system {
+  id = "dgx-2", name = "NVIDIA DGX-2", gpu = "v100-sxm2-32gb", gpus = 16,
+  -- 12 NVSwitches join the 16 V100s (two baseboards of 8, 6 switches
+  -- each, the boards joined switch to switch): every GPU reaches every
+  -- other at its full six NVLink 2 links, not DGX-1's cube-mesh.
+  scaleup = "nvlink2",
+  nics = 8, nic_fabric = "ib-edr-100",
+  host_memory = "1.5TB", host_mem_bw = "255.9GB/s",
+  cpu = "2x Intel Xeon Platinum 8168 (24 cores)",
+  cpu_vendor = "intel",
+  source = "NVIDIA DGX-2 datasheet ('16X NVIDIA Tesla V100', 'GPU Memory 512GB total', "
+        .. "'NVIDIA NVSwitch 12', 'CPUs Dual Intel Xeon Platinum 8168, 2.7 GHz, 24-cores', "
+        .. "'System Memory 1.5TB', 'Networking 8X 100Gb/sec Infiniband/100GigE'); "
+        .. "host_mem_bw derived: 2 sockets x 6 channels x DDR4-2666 x 8 B = 255.9 GB/s",
+  notes = "DGX-2's V100s are SXM3 modules (32 GB, 350 W; DGX-2H 450 W) on NVSwitch "
+       .. "baseboards; the catalog prices them as the SXM2 32 GB card (the same GV100, "
+       .. "80 SMs, 900 GB/s HBM2, six NVLink 2 links).  DeepSpeed-Chat's V100 runs were "
+       .. "on one DGX-2 node (16 GPUs).",
+}
+
+system {
   id = "dgx-a100", name = "NVIDIA DGX A100 640GB", gpu = "a100-sxm-80gb", gpus = 8,
   scaleup = "nvlink3",
   nics = 8, nic_fabric = "ib-hdr-200",

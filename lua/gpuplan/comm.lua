@@ -196,6 +196,14 @@ function M.node_spec(sys, gpu, default, who, o)
   -- The card itself: from_fabrics reads its arch's NCCL ceilings and its PCIe
   -- path to the NICs, as gpuplan comm's node has them.
   spec.gpu = gpu
+  -- A node holds what its system (or the GPU's scale-up domain) holds:
+  -- more GPUs per node than that are not one node of it (100 H100s on a
+  -- DGX H100 priced as one NVLink node).  gpuplan comm refuses the same.
+  if o.gpus_per_node ~= nil and math.type(o.gpus_per_node) == "integer"
+      and o.gpus_per_node > spec.gpus_per_node then
+    error(string.format("%s: gpus_per_node %d exceeds the %d GPUs of a node of %s (give a "
+      .. "system with larger nodes)", who, o.gpus_per_node, spec.gpus_per_node, spec.name:gsub("^the ", "")), 0)
+  end
   if o.gpus_per_node ~= nil then spec.gpus_per_node = o.gpus_per_node end
   if o.nics ~= nil then spec.nics = o.nics end
   if o.nic_fabric ~= nil then spec.nic_fabric = o.nic_fabric end
