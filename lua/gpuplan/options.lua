@@ -2315,6 +2315,11 @@ end
 -- Entries that are no option (a catalog note) are kept as they are.
 local function cli_entry(cmd, e)
   local pre, name, v, rest = e:match("^(.-)([%a][%w_]*)=([^%s,]*)(.*)$")
+  -- a flag said on by its bare name: "chunked_prefill (vLLM V1 ...)"
+  local bare, brest = e:match("^([%a][%w_]*)(.*)$")
+  if bare and BY[bare] and BY[bare].type == "flag" and (brest == "" or brest:match("^ %(")) then
+    pre, name, v, rest = "", bare, "true", brest
+  end
   local d = name and BY[name]
   if not (d and (pre == "" or pre:match("^[%w%.%-]+: $"))) then return e end
   -- one entry may carry two ("max_batch=1024, max_num_tokens=...")

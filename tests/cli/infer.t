@@ -417,7 +417,7 @@ for my $bad (['0', '0'], ['1e300', '1e\+300']) {
     my ($c2, $o2, $e2) = run_gp(@job, '--itl-max', '50');
     is($c2, 0, '--target --itl-max 50: exit 0') or diag $e2;
     is($o2, $o1, '--itl-max 50 said: the same answer as the default 50');
-    like($o2, qr/chunked_prefill \(vLLM V1 always chunks/, '--itl-max keeps vLLM\'s chunked prefill');
+    like($o2, qr/--chunked-prefill \(vLLM V1 always chunks/, '--itl-max keeps vLLM\'s chunked prefill');
 }
 
 # --sweep-batch --svg for a model that does not fit: no curve, and the
