@@ -339,6 +339,24 @@ function M.nccl_code(s)
   return code
 end
 
+-- Whether release s ("2.20.5", or "2.20": that minor's) is one of
+-- M.NCCL_RELEASES: the tuner rules gp.comm follows are those releases';
+-- past the newest (2.99) or between tags (2.20.9) no source says what it
+-- picks.  nil and the releases known, by minor ("2.4.2/6/7/8"), when not.
+function M.nccl_known(s)
+  local groups, order = {}, {}
+  for _, r in ipairs(M.NCCL_RELEASES) do
+    if r[1] == s or (r[1]:match("^(%d+%.%d+)") == s) then return true end
+    local m, p = r[1]:match("^(%d+%.%d+)%.(%d+)$")
+    if not groups[m] then groups[m] = {}; order[#order + 1] = m end
+    table.insert(groups[m], p)
+  end
+  local parts = {}
+  for _, m in ipairs(order) do parts[#parts + 1] = m .. "." .. table.concat(groups[m], "/") end
+  return nil, string.format("%s is not an NCCL release gpuplan knows (known: %s)", s,
+    table.concat(parts, ", "))
+end
+
 -- The newest NCCL release tagged on or before date "YYYY-MM-DD"
 -- (M.NCCL_RELEASES), nil before the first.
 function M.nccl_at(date)
@@ -616,6 +634,8 @@ function M.comm(a)
       local got = type(a.nccl) == "string" and string.format("%q", a.nccl) or tostring(a.nccl)
       error("comm: nccl " .. why .. " (got " .. got .. ")", 2)
     end
+    local known, which = M.nccl_known(a.nccl)
+    if not known then error("comm: nccl " .. which, 2) end
     topo.nccl_version = code
   end
   local ok, r = pcall(core().comm_cost, topo, op, bytes, gpus, a.algo, per)
