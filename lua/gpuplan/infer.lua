@@ -620,6 +620,12 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   end
   c.margin = margin
   if a.offload then
+    -- What the offload assumes (host memory, the link, host DRAM) is said
+    -- only where a layer is offloaded: M.infer drops these entries when
+    -- the engine places none in host memory (the weights fit).
+    local said, outer = {}, default
+    info.offload_said = said
+    local function default(s) said[s] = true; outer(s) end
     c.offload_cpu_max = M.offload_cpu_max[a.runtime or "graphs"] or 0
     if c.offload_cpu_max > 0 then
       -- The CPU computing the layers reads them from host DRAM
@@ -940,6 +946,13 @@ function M.infer(a)
   tp_within_node(d, c)
   local ok, r = pcall(core().infer, model, d, c)
   if not ok then error("infer: " .. tostring(r), 2) end
+  if info.offload_said and (r.offload_layers or 0) == 0 then
+    local kept = {}
+    for _, e in ipairs(info.defaults) do
+      if not info.offload_said[e] then kept[#kept + 1] = e end
+    end
+    info.defaults = kept
+  end
   local out = {
     fits = r.fits, why = r.why, model = model.id or model.name or "model",
     gpu = d.id, gpus = c.gpus, tp = c.tp, pp = c.pp, weights = info.weights, kv = info.kv,

@@ -1,0 +1,57 @@
+# Small ones a new user met: each said the wrong thing or nothing.
+use strict;
+use warnings;
+use Test::More;
+require './tests/cli/lib.pl';
+
+my ($c, $o, $e);
+
+# --budget 0 (or below) is an amount: what is wrong is its size.  Before:
+# "expected an amount like $50k", as for a word that is no amount.
+for my $b ('0', '$0', '0k', '-5k') {
+    ($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e12', '--budget', $b);
+    isnt($c, 0, "--budget $b: refused");
+    like($e, qr/^gpuplan: --budget '\Q$b\E' must be a positive amount$/m, "--budget $b: must be positive") or diag $e;
+}
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm', '--tokens', '1e12', '--budget', 'abc');
+like($e, qr/--budget 'abc': expected an amount like \$50k/, '--budget abc: still not an amount');
+
+# A card listed twice (h100-sxm,h100-sxm, perhaps a slip for
+# h100-sxm,h200-sxm) is priced once, as gp.sweep dedupes (hardening.t 16),
+# and now said on stderr.  Before: deduplicated in silence.
+($c, $o, $e) = run_gp('plan', 'llama3-8b', '--gpu', 'h100-sxm,h100-sxm');
+is($c, 0, 'plan --gpu h100-sxm,h100-sxm: answers') or diag $e;
+like($e, qr/^gpuplan: note: plan: --gpu names 'h100-sxm' twice; it is priced once$/m, 'plan: the note names the card');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm,h100-sxm,h100-sxm');
+is($c, 0, 'infer --gpu with a repeat: answers') or diag $e;
+like($e, qr/^gpuplan: note: infer: --gpu names 'h100-sxm' 3 times; it is priced once$/m, 'infer: the note');
+is(scalar(() = $o =~ /^h100-sxm /mg), 1, 'infer: one h100-sxm row');
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm,h200-sxm');
+is($e, '', 'two different cards: no note');
+
+# comm --nccl: a release the table of NCCL tags does not hold has no tuner
+# rules to follow.  Before: 2.99 priced as the newest.
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '2.99');
+isnt($c, 0, 'comm --nccl 2.99: refused');
+like($e, qr/--nccl 2\.99 is not an NCCL release gpuplan knows \(known: 2\.3\.7, .*2\.20\.3\/5, .*2\.30\.3\/4\/7\)/,
+     'comm --nccl 2.99: the releases known') or diag $e;
+($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', '2.20.9');
+isnt($c, 0, 'comm --nccl 2.20.9 (no such tag): refused');
+for my $v ('2.20.5', '2.20') {
+    ($c, $o, $e) = run_gp('comm', '--system', 'dgx-h100', '--nccl', $v);
+    is($c, 0, "comm --nccl $v: a release (or its minor) known") or diag $e;
+}
+
+# infer --offload when the weights fit: no layer is in host memory, so the
+# host memory and the link it would copy over are not assumptions of the
+# answer.  Before: "host_memory=32GB, pcie_bw=50.4GB/s (offloaded layers
+# copied ...)" beside "layers in host memory 0".
+($c, $o, $e) = run_gp('infer', 'llama3-8b', '--gpu', 'h100-sxm', '--offload');
+like($o, qr/^layers in host memory\s+0 /m, 'llama3-8b on an H100: nothing offloaded');
+unlike($o, qr/host_memory|pcie.bw/, 'so no host memory or link on the assumed line');
+($c, $o, $e) = run_gp('infer', 'llama3-70b', '--gpu', 'rtx-4090', '--offload', '--runtime', 'vllm',
+                      '--weights', '4.85', '--batch', '1');
+like($o, qr/^layers in host memory\s+47 /m, 'llama3-70b on a 4090: 47 layers offloaded');
+like($o, qr/^assumed .*host_memory=32GB, pcie bw: 25\.2GB\/s/m, 'its host memory and link said');
+
+done_testing();
