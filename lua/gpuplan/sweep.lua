@@ -103,6 +103,9 @@ function M.money(v, what, default_currency)
   elseif s:match("%$$") then cur, s = "USD", s:sub(1, -2)
   elseif s:match("^\u{a5}") then cur, s = "CNY", s:sub(3)
   elseif s:match("^\u{ffe5}") then cur, s = "CNY", s:sub(4) end
+  -- a sign: "-5k" is an amount of the wrong size, said as such below
+  local neg = s:match("^%-") ~= nil
+  if neg then s = s:sub(2) end
   -- the number, its exponent only with digits after the e: "1000EUR"
   -- was read as the number "1000E" and refused as no amount
   local n, rest = s:match("^(%d*%.?%d*[eE][+-]?%d+)(.*)$")
@@ -114,7 +117,7 @@ function M.money(v, what, default_currency)
     if cur then suffix = nil else cur = code:upper() end
   end
   n = suffix and tonumber(n)
-  if n and n == 0 then
+  if n and (n == 0 or neg) then
     -- "0" read "expected an amount like $50k": it is one, and refused
     fail("%s '%s': must be a positive amount (a free card, --price 0, meets any budget)",
          what, v)
