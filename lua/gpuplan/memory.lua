@@ -76,7 +76,13 @@ function M.weight_bits(f)
 end
 
 -- Bytes per cached K/V element.
-M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5, int4 = 0.5 }
+-- fp4 is NVFP4's E2M1 nibble and one 8-bit block scale per 16 elements:
+-- FlashInfer's nvfp4_kv_dequantize takes "block_scales ... [M, K/16]"
+-- uint8 beside the "[M, K/2]" packed data, SGLang's MHATokenToKVPoolFP4
+-- allocates "(m, (n * k) // scale_block_size)" uint8 scales with
+-- scale_block_size = 16: 0.5 + 1/16 B an element (the per-tensor fp32
+-- global scale is negligible).
+M.kv_bytes = { fp32 = 4, bf16 = 2, fp16 = 2, fp8 = 1, int8 = 1, fp4 = 0.5 + 1 / 16, int4 = 0.5 }
 
 -- The caller a refusal names: the `who` of the M.prepare on the stack
 -- (gp.train's "train", gp.sweep's "sweep"), so every option's refusal
