@@ -218,6 +218,13 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->pp > m->layers)
 		return gp_fail(err, "pp %d exceeds the %d layers", c->pp,
 		               m->layers);
+	if (!gp_finite(c->kv_pool) || c->kv_pool < 0 ||
+	    c->kv_pool > GP_AMOUNT_MAX)
+		return gp_fail(err, "kv_pool must be 0 to %g bytes (got %g)",
+		               GP_AMOUNT_MAX, c->kv_pool);
+	if (c->kv_unfused && m->mla.kv_lora_rank > 0)
+		return gp_fail(err, "kv_unfused: an unfused dequantisation of "
+		               "an MLA latent cache is not modelled");
 	if (c->n_graph < 0 || c->n_graph > INFER_GRAPH_MAX)
 		return gp_fail(err, "graph_sizes: %d sizes, at most %d",
 		               c->n_graph, INFER_GRAPH_MAX);
@@ -694,6 +701,40 @@ static int act_quant(builder *b, const gp_op *o, double count, double T,
 		   c->compute);
 }
 
+/* An unfused KV dequantisation (kv_unfused): SGLang's FP4 pool off
+ * Blackwell.  MHATokenToKVPoolFP4 (python/sglang/srt/mem_cache/
+ * memory_pool.py) keeps each layer's K and V as packed E2M1 nibbles,
+ * "(m, n, k // 2)" uint8, beside "(m, (n * k) // scale_block_size)"
+ * uint8 scales (scale_block_size = 16) for the pool's m = size +
+ * page_size token slots; its _get_key_buffer and _get_value_buffer
+ * return "KVFP4QuantizeUtil.batched_dequantize(cache_k_nope_fp4,
+ * cache_k_nope_fp4_sf)" of the whole layer buffer, a bf16 tensor the
+ * attention backend then reads.  The backends that take an FP4 MHA
+ * cache are "triton", "torch_native", "flex_attention" and the SM100
+ * "trtllm_mha" (server_args.py KV4_ATTENTION_MHA_BACKEND_CHOICES), so
+ * off Blackwell the attention is one of the three that call
+ * get_key_buffer and get_value_buffer once per layer per forward.
+ * batched_dequantize is @torch.compile'd elementwise code: one pass
+ * that reads the pool at kv_bytes (0.5 + 1/16 B an element) and writes
+ * 2 B, priced at the memory roof as two kernels a layer (K and V) --
+ * the least that pass can cost (SGLang's docs: "performance can be
+ * extremely slow if dequantization is not fused with the attention
+ * kernel").  Its size is the pool's (kv_pool, the KV budget of every
+ * one of the pp stages), not the running sequences': the pool is
+ * allocated whole at start. */
+static int kv_dequant(builder *b, const gp_model *m)
+{
+	const infer_cfg *c = b->c;
+	double L = m->layers, per;
+
+	if (!c->kv_unfused || c->kv_pool <= 0.0)
+		return GP_OK;
+	per = c->kv_pool * c->pp / (2.0 * L);
+	return add(b, "kv_dequant", 2.0 * L, 0.0,
+		   per * (1.0 + ACT_BYTES / c->kv_bytes), 0, 0, 0, 0,
+		   infer_compute_dtype(b->d, NULL));
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -705,6 +746,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	double L = m->layers, wb = c->weight_bits / 8.0, T = batch * q;
 	gp_dtype cp = c->compute, ap;
 	int i, nops, wo, mla;
+	/* The attention reads the cache as stored, or the 16-bit copy an
+	 * unfused dequantisation wrote (kv_dequant). */
+	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
 
 	/* The layer's operators (model_layer_ops), priced at this step's
 	 * dtypes: linears at the weight format, the router in 16 bits,
@@ -714,9 +758,12 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	 * 8-bit cache on a chip with FP8 tensor cores (vLLM "Quantized KV
 	 * Cache": with FlashAttention-3 and an FP8 cache the attention is
 	 * computed in FP8; TensorRT-LLM's FP8 context FMHA likewise needs
-	 * the FP8 cache), else bf16 (fp16 without bf16). */
-	ap = c->kv_bytes <= 1.0 && has(b->d, GP_FP8) ?
-	     GP_FP8 : infer_compute_dtype(b->d, NULL);
+	 * the FP8 cache), else bf16 (fp16 without bf16).  A cache the
+	 * kernel converts to 16 bits (kv_half_math: TensorRT-LLM's INT8 KV,
+	 * its masked MHA kernels' convert-on-load) or one a pass of its
+	 * own dequantised (kv_unfused) multiplies in 16 bits. */
+	ap = c->kv_bytes <= 1.0 && has(b->d, GP_FP8) && !c->kv_half_math &&
+	     !c->kv_unfused ? GP_FP8 : infer_compute_dtype(b->d, NULL);
 	oc.seqs = batch;
 	oc.q = q;
 	oc.kv_len = kv_mean;
@@ -757,7 +804,7 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 		double count = o->scope == GP_SCOPE_ALL ? L :
 			o->scope == GP_SCOPE_DENSE ? s->ndense : s->nmoe;
 		int lin = o->wclass == GP_W_LINEAR && o->weights > 0;
-		double bytes = o->act * ACT_BYTES + o->kv * c->kv_bytes +
+		double bytes = o->act * ACT_BYTES + o->kv * kvb +
 			o->weights * (o->wclass == GP_W_LINEAR ? wb :
 				      ACT_BYTES);
 
@@ -886,7 +933,8 @@ int infer_step(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	out->batch = batch;
 	out->tokens = T;
 	out->ctx = ctx;
-	if (step_layers(&b, m, &s, batch, q, step_kv_mean(m, q, ctx)))
+	if (step_layers(&b, m, &s, batch, q, step_kv_mean(m, q, ctx)) ||
+	    kv_dequant(&b, m))
 		return GP_EINVAL;
 	/* Once per step: embedding gather, final norm, logits of the last
 	 * token of each sequence, sampling over the vocabulary slice.  The

@@ -40,7 +40,21 @@ typedef struct infer_cfg {
 	                         included (infer_weight_format) */
 	double embed_bits;    /* embedding and lm_head bits (GPTQ/AWQ/ModelOpt
 	                         keep them at 16) */
-	double kv_bytes;      /* bytes per cached K or V element */
+	double kv_bytes;      /* bytes per cached K or V element, block
+	                         scales included */
+	int kv_half_math;     /* 1: the attention converts the cache to
+	                         16 bits in its kernel and multiplies there
+	                         (int8 KV; fp8 KV without fp8 tensor cores),
+	                         never on the fp8 tensor cores (infer.c
+	                         step_layers) */
+	int kv_unfused;       /* 1: the runtime dequantises its whole KV
+	                         pool to 16 bits in a pass of its own before
+	                         each layer's attention, every forward step,
+	                         and the attention reads that copy (SGLang's
+	                         FP4 pool off Blackwell: infer.c
+	                         kv_dequant) */
+	double kv_pool;       /* with kv_unfused: the pool's bytes per GPU
+	                         (infer_run sets it from the KV budget) */
 	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */
 	int tp, pp;           /* per replica; tp * pp GPUs per replica */
 	int gpus;             /* total GPUs; a multiple of tp * pp */

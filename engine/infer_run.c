@@ -792,6 +792,7 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
               infer_result *r, gp_error *err)
 {
 	gp_mem_result mr;
+	infer_cfg k;
 	double n_off = 0.0;
 	int B, stage;
 
@@ -815,10 +816,15 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 		return GP_OK;
 	r->fits = 1;
 	r->batch = B;
+	/* An unfused dequantisation passes over the whole pool, the KV
+	 * budget the runtime allocated at start (infer.c kv_dequant). */
+	k = *c;
+	if (k.kv_unfused)
+		k.kv_pool = r->kv_budget;
 	/* A step passes through every stage, and each of the pp stages
 	 * keeps n_off of its layers in host memory (at most the model's
 	 * layers in all). */
-	if (run_times(m, d, c, B, fmin(n_off * c->pp, (double)m->layers),
+	if (run_times(m, d, &k, B, fmin(n_off * c->pp, (double)m->layers),
 	              r, err))
 		return GP_EINVAL;
 	if (c->price > 0) {

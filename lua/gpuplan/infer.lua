@@ -695,6 +695,60 @@ local function setup_memory(a, cat, model, g, sys, d, c, tp, pp, default, info)
   return model, d, c, info
 end
 
+-- How the runtime attends over a cache of dtype kv on card g (M.kv_path):
+-- {half_math = true} where the kernel converts the cache to 16 bits and
+-- multiplies there, {unfused = true} where a pass of its own dequantises
+-- the whole pool every step (engine/infer.c kv_dequant), {} where it
+-- multiplies as stored; raises, naming --kv, where no runtime attends
+-- over it on that card.
+--   fp4: an NVFP4 cache (E2M1, an E4M3 scale per 16 elements) is read by
+--     Blackwell kernels only: FlashInfer's nvfp4_quantize_paged_kv_cache
+--     is "for the SM100 trtllm-gen MHA kernel", SGLang's FP4 MHA backends
+--     are "triton", "torch_native", "flex_attention" and the SM100
+--     "trtllm_mha" (server_args.py KV4_ATTENTION_MHA_BACKEND_CHOICES), and
+--     vLLM's cache dtypes are "auto", "bfloat16" and fp8 ones (fp8,
+--     fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla: vllm/config/cache.py
+--     CacheDType).  Off Blackwell only SGLang's first three take it, over
+--     MHATokenToKVPoolFP4, whose get_key_buffer dequantises the whole
+--     layer pool to bf16 for them (engine/infer.c kv_dequant); its MLA
+--     pool (MLATokenToKVPoolFP4) was not read, so an MLA model is refused.
+--     llama.cpp's 4-bit caches are q4_0/q4_1 (integer blocks), not fp4.
+--   int8: converted to 16 bits in the attention kernel (TensorRT-LLM's
+--     INT8 KV cache; lmdeploy's int8 KV likewise), never fp8 math.
+--   fp8: multiplied in fp8 with fp8 tensor cores (FlashAttention-3, FP8
+--     FMHA); without them converted in the kernel and multiplied in 16 bits
+--     (vLLM's paged attention on Ampere, its fp8 "scaled_convert" in
+--     csrc/attention), the cache read at 1 B an element either way.
+function M.kv_path(kv, g, runtime, model, serve_model)
+  local peak = type(g.peak) == "table" and g.peak or {}
+  if kv == "int8" then return { half_math = true } end
+  if kv == "fp8" and not ((tonumber(peak.fp8) or 0) > 0) then
+    return { half_math = true }
+  end
+  if kv ~= "fp4" then return {} end
+  local name = tostring(g.id or g.name or "this card")
+  if g.arch == "blackwell" and (g.vendor == nil or g.vendor == "NVIDIA") then return {} end
+  local why = string.format("infer: --kv fp4 on %s (arch %s): an NVFP4 KV cache is attended "
+    .. "only by Blackwell kernels (FlashInfer's nvfp4_quantize_paged_kv_cache is \"for the "
+    .. "SM100 trtllm-gen MHA kernel\"; vLLM's cache dtypes are bf16 and fp8 ones)", name,
+    tostring(g.arch))
+  if runtime ~= "sglang" then
+    error(why .. "; off Blackwell only SGLang takes it (gpuplan infer --runtime sglang), dequantising "
+      .. "its whole pool to bf16 every step (or give --kv fp8)", 3)
+  end
+  if type(model) == "table" and type(model.mla) == "table" then
+    error(why .. "; SGLang's FP4 pool for an MLA cache (MLATokenToKVPoolFP4) is not "
+      .. "modelled: give --kv fp8", 3)
+  end
+  if serve_model then
+    error(why .. "; SGLang's unfused FP4 pool is priced by the dense serving model only, "
+      .. "not with --ep, --dp-attention or disaggregation: give --kv fp8", 3)
+  end
+  return { unfused = true, note = string.format("kv=fp4 on %s: SGLang dequantises its whole "
+    .. "FP4 pool to bf16 before every step's attention (MHATokenToKVPoolFP4; its docs: "
+    .. "\"extremely slow if dequantization is not fused\")", name) }
+end
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
   check_args(a, 3)
@@ -761,6 +815,8 @@ function M.setup(a)
     error("infer: unknown kv dtype '" .. tostring(kv) .. "' (bf16, fp16, fp8, int8, fp4)", 3)
   end
   if kv_said then default(kv_said) end
+  local kv_path = M.kv_path(kv, g, a.runtime, model, require("gpuplan.serve").wants(a))
+  if kv_path.note then default(kv_path.note) end
   local tp = int_arg(a, "tp", 1) or options.default("tp")
   local pp = int_arg(a, "pp", 1) or options.default("pp")
   -- The runtime's own mixing (M.mixes), where the user did not say; the
@@ -769,6 +825,7 @@ function M.setup(a)
     M.mixes[a.runtime or ""] or nil
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
+    kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
