@@ -213,7 +213,9 @@ opt { name = "weights", type = "string", metavar = "W", commands = ALL, kind = "
   suggest = { "quant", "quantization", "weight_format", "weight_dtype" } }
 opt { name = "kv", type = "string", metavar = "K", commands = "fit rl infer", value = "bf16",
   kind = "dtype", default = { infer = "bf16; fp16 on a card without bf16" },
-  help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's)",
+  help = "KV-cache dtype: bf16|fp16|fp8|int8|fp4 (rl: the rollout engine's); fp4 is NVFP4, "
+    .. "0.5625 B an element with its scales, attended by Blackwell kernels only: elsewhere "
+    .. "infer takes it only with --runtime sglang, which dequantises its whole pool every step",
   suggest = { "kv_dtype", "kv_cache_dtype" } }
 opt { name = "margin", type = "number", metavar = "F", commands = ALL,
   -- the catalog's settings.safety_margin (catalog.lua: 0.10 unless a
