@@ -714,7 +714,7 @@ end
 --     pool (MLATokenToKVPoolFP4) was not read, so an MLA model is refused.
 --     llama.cpp's 4-bit caches are q4_0/q4_1 (integer blocks), not fp4.
 --   int8: converted to 16 bits in the attention kernel (TensorRT-LLM's
---     INT8 KV cache; lmdeploy's int8 KV likewise), never fp8 math.
+--     INT8 KV cache, dequantised in its attention kernels), never fp8 math.
 --   fp8: multiplied in fp8 with fp8 tensor cores (FlashAttention-3, FP8
 --     FMHA); without them converted in the kernel and multiplied in 16 bits
 --     (vLLM's paged attention on Ampere, its fp8 "scaled_convert" in
