@@ -20,7 +20,7 @@ like($o, qr/"reason":/, 'json has reason');
 # Without a file: the shipped cases (validation/cases.json).
 ($c, $o, $e) = run_gp('validate', '--summary');
 is($c, 0, 'no case file: the shipped cases');
-like($o, qr/^collective\s+102\s+102\s/m, 'all 102 collective cases of validation/cases.json');
+like($o, qr/^collective\s+105\s+105\s/m, 'all 105 collective cases of validation/cases.json');
 ($c, $o, $e) = run_gp('validate', 'tests/fixtures/validation/bad_json.json');
 is($c, 1, 'bad JSON exits 1');
 like($e, qr/^gpuplan: tests\/fixtures\/validation\/bad_json.json: invalid JSON/, 'bad JSON names the file');
@@ -48,7 +48,7 @@ unlike($e, qr/traceback/, 'without a traceback');
 # The cases ship with the project: the README's line works from a clone.
 ($c, $o, $e) = run_gp('validate', 'validation/cases.json');
 is($c, 0, 'validation/cases.json validates') or diag $e;
-like($o, qr/^collective\s+102\s/m, 'all 102 collective cases counted');
+like($o, qr/^collective\s+105\s/m, 'all 105 collective cases counted');
 ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
 
 # 80% ranges (lua/gpuplan/ranges.lua).  --coverage: per kind the cases
@@ -56,7 +56,7 @@ ok(-f 'validation/SCHEMA.md', 'validation/SCHEMA.md ships with the cases');
 ($c, $o, $e) = run_gp('validate', '--coverage');
 is($c, 0, 'validate --coverage exits 0') or diag $e;
 like($o, qr/^kind\s+predicted\s+with range\s+measured inside\s+mean width/m, 'coverage header');
-like($o, qr/^train\s+252\s+252\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 252 cases, each with a range');
+like($o, qr/^train\s+256\s+256\s+\d+\.\d%\s+\d+\.\d%$/m, 'train: 256 cases, each with a range');
 # JSON rows carry the range; every shipped predicted case has one.
 ($c, $o, $e) = run_gp('validate', '--format', 'json');
 my @lo = $o =~ /"predicted_lo":([-0-9.e+]+),"predicted_hi":([-0-9.e+]+)/g;
