@@ -328,4 +328,27 @@ void layout_place_key(const gp_layout *y, int gpus_per_node,
 int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 		    gp_error *err);
 
+/* The placement a launcher makes (torchrun, or Slurm --ntasks-per-node):
+ * rank r on node floor(r / gpus_per_node), the last node partial when
+ * the node size does not divide the GPUs; ranks numbered by the key's
+ * order, the first fastest (Megatron-Core parallel_state.py
+ * RankGenerator, order "tp-cp-ep-dp-pp").  Per group kind, over every
+ * group of that kind: */
+typedef struct gp_fill {
+	int ranks;      /* a group's members */
+	int nodes;      /* the most nodes one group spans */
+	int max_share;  /* the most members of one group on one node */
+	int min_share;  /* the fewest, over the nodes a group is on */
+	int sharing;    /* the most groups of the kind on one node */
+} gp_fill;
+
+/* Fills out[k] for every gp_grp k from the key (degrees as layout_check
+ * leaves them).  Where every group sits in equal shares (max_share ==
+ * min_share) on whole nodes this is layout_place_of's answer: per_node
+ * = max_share, ranks / per_node = nodes, sharing = G / per_node (tests/
+ * c/t_layout.c holds the two to it).  Walks every rank: O(GPUs) a kind,
+ * nothing allocated; GP_EINVAL for gpus_per_node < 1 or past 2^24 GPUs. */
+int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
+		   gp_error *err);
+
 #endif

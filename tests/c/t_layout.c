@@ -59,6 +59,97 @@ static int group_is(const gp_group *g, int ranks, int per_node, int sharing,
 	return good;
 }
 
+static int fill_is(const gp_fill *f, int ranks, int nodes, int max_share,
+		   int min_share, int sharing, const char *name)
+{
+	int good = f->ranks == ranks && f->nodes == nodes &&
+		f->max_share == max_share && f->min_share == min_share &&
+		f->sharing == sharing;
+
+	if (!ok(good, name))
+		printf("#   got ranks %d nodes %d shares %d..%d sharing %d, "
+		       "want %d %d %d..%d %d\n", f->ranks, f->nodes,
+		       f->min_share, f->max_share, f->sharing, ranks, nodes,
+		       min_share, max_share, sharing);
+	return good;
+}
+
+static gp_place_key key(int tp, int cp, int dp, int pp, int ep, int G)
+{
+	gp_place_key k;
+	gp_error e;
+
+	memset(&k, 0, sizeof k);
+	k.size[GP_DIM_TP] = tp;
+	k.size[GP_DIM_CP] = cp;
+	k.size[GP_DIM_DP] = dp;
+	k.size[GP_DIM_PP] = pp;
+	k.ep = ep;
+	k.etp = tp;
+	k.gpus_per_node = G;
+	layout_order_parse("tp-cp-dp-pp", k.order, &e);
+	return k;
+}
+
+/* Every layout of up to `most` GPUs (tp 1..8, cp 1..4, dp 1..24, pp
+ * 1..12; ep 1 or all of dp x cp) on nodes of G, in two rank orders:
+ * where layout_place_of places every kind within the job's ceil(GPUs /
+ * G) nodes and the launcher places every group of every kind in equal
+ * shares (min_share == max_share), the two agree: per_node, nodes and
+ * sharing alike.  (Per kind it does not hold: TP 1 CP 3 DP 8 on 8-GPU
+ * nodes has DP x CP groups of 24 consecutive ranks, 8 a node, which
+ * in_node's product 3 x 2 takes as 6 a node; but its CP groups straddle
+ * nodes, 6, 7 | 8.)  Returns the number of disagreements (the first
+ * few printed), and counts in *unequal the layouts layout_place_of
+ * places where some kind's shares are not equal (priced today as if
+ * they were). */
+static int fill_agrees(int G, int most, int *unequal)
+{
+	static const char *ords[] = { "tp-cp-dp-pp", "dp-tp-cp-pp" };
+	int tp, cp, dp, pp, ep, o, i, bad = 0;
+	gp_group g[GP_GRP_COUNT];
+	gp_fill f[GP_GRP_COUNT];
+	gp_place_key k;
+	gp_error e;
+
+	*unequal = 0;
+	for (o = 0; o < 2; o++)
+	for (tp = 1; tp <= 8; tp++)
+	for (cp = 1; cp <= 4; cp++)
+	for (dp = 1; dp <= 24; dp++)
+	for (pp = 1; pp <= 12; pp++)
+	for (ep = 1; ep <= dp * cp;
+	     ep = ep == 1 && dp * cp > 1 ? dp * cp : dp * cp + 1) {
+		int s = tp * cp * dp * pp, nodes = (s + G - 1) / G;
+		int placed, equal, same;
+
+		if (s > most)
+			continue;
+		k = key(tp, cp, dp, pp, ep, G);
+		layout_order_parse(ords[o], k.order, &e);
+		if (layout_place_of(&k, g, &e) || layout_fill_of(&k, f, &e))
+			return bad + 1000;
+		placed = equal = same = 1;
+		for (i = 0; i < GP_GRP_COUNT; i++) {
+			if (f[i].nodes > nodes || f[i].ranks != g[i].ranks)
+				return bad + 1000;
+			placed &= g[i].ranks / g[i].per_node <= nodes;
+			equal &= f[i].min_share == f[i].max_share;
+			same &= f[i].max_share == g[i].per_node &&
+				f[i].nodes * f[i].max_share == g[i].ranks &&
+				f[i].sharing == g[i].sharing;
+		}
+		if (!placed)
+			continue;
+		if (!equal)
+			(*unequal)++;
+		else if (!same && bad++ < 5)
+			printf("#   G %d %s tp %d cp %d dp %d pp %d ep %d\n",
+			       G, ords[o], tp, cp, dp, pp, ep);
+	}
+	return bad;
+}
+
 /* 8 GPUs per node on NVLink (450 GB/s, 0.8), 8 NICs of 50 GB/s at 0.9. */
 static gp_topo dgx(int nodes)
 {
@@ -89,7 +180,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(43);
+	plan(58);
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);
@@ -257,6 +348,75 @@ int main(void)
 		ok(comm_group_cost(&t, GP_ALL_REDUCE, S, &dpg, &r1, &e) ==
 		   GP_EINVAL && strstr(e.msg, "exceed"),
 		   "16 nodes exceed an 8-node topology");
+	}
+	/* --- the launcher's placement (layout_fill_of) -------------------- */
+	{
+		gp_fill f[GP_GRP_COUNT];
+		gp_place_key k;
+		int unequal;
+
+		/* 20 H100s on 8-GPU nodes (8 + 8 + 4), TP 4 x DP 5: rank r
+		 * on node r / 8.  A TP group is 4 consecutive ranks, inside
+		 * a node; 2 of them on each full node.  The DP group of TP
+		 * rank 0 is ranks 0, 4, 8, 12, 16 on nodes 0, 0, 1, 1, 2:
+		 * shares 2, 2, 1 over 3 nodes, and the 4 DP groups each
+		 * have 2 ranks on node 0.  Equal shares place DP at 1 a
+		 * node over 5 nodes, past the job's 3. */
+		k = key(4, 1, 5, 1, 1, 8);
+		MUST(layout_fill_of(&k, f, &e));
+		fill_is(&f[GP_GRP_TP], 4, 1, 4, 4, 2, "20 GPUs: tp 4 in a node");
+		fill_is(&f[GP_GRP_DP], 5, 3, 2, 1, 4,
+			"20 GPUs: dp 5 placed 2 + 2 + 1 over 3 nodes");
+		MUST(layout_place_of(&k, g, &e));
+		ok(g[GP_GRP_DP].ranks / g[GP_GRP_DP].per_node == 5,
+		   "equal shares need 5 nodes for it");
+		/* The sweep's example (sweep.c places): TP 1 PP 5 DP 4 on
+		 * 20 GPUs.  DP is ranks 4j..4j+3, in a node; PP stride 4:
+		 * 0, 4, 8, 12, 16 again, 2 + 2 + 1. */
+		k = key(1, 1, 4, 5, 1, 8);
+		MUST(layout_fill_of(&k, f, &e));
+		fill_is(&f[GP_GRP_DP], 4, 1, 4, 4, 2, "20 GPUs: dp 4 in a node");
+		fill_is(&f[GP_GRP_PP], 5, 3, 2, 1, 4,
+			"20 GPUs: pp 5 placed 2 + 2 + 1");
+		/* 144 GB200s in two NVL72 domains, TP 4 x DP 4 x PP 9: PP
+		 * stride 16.  Stage ranks of TP 0 DP 0: 0, 16, 32, 48, 64
+		 * on domain 0 and 80, 96, 112, 128 on domain 1 (5 + 4);
+		 * of TP 3 DP 3: 15 .. 63 then 79 .. 143 (4 + 5).  All 16
+		 * PP groups reach domain 0.  A DP group (stride 4) of
+		 * stage 4 is 64, 68 | 72, 76: 2 + 2 across the domains,
+		 * where equal shares (72 / 4 = 18 >= 4) keep it whole.
+		 * Domain 0 holds stages 0-3 whole (16 DP groups) and a
+		 * share of each of stage 4's 4: 20 DP groups. */
+		k = key(4, 1, 4, 9, 1, 72);
+		MUST(layout_fill_of(&k, f, &e));
+		fill_is(&f[GP_GRP_PP], 9, 2, 5, 4, 16,
+			"144 GB200s: pp 9 placed 5 + 4");
+		fill_is(&f[GP_GRP_DP], 4, 2, 4, 2, 20,
+			"144 GB200s: a dp group straddles the domains");
+		fill_is(&f[GP_GRP_TP], 4, 1, 4, 4, 18,
+			"144 GB200s: tp 4 in a domain");
+		/* Wherever the launcher's shares are equal, the equal-shares
+		 * model already says the same (so pricing by the launcher's
+		 * placement moves none of those answers). */
+		ok(fill_agrees(8, 192, &unequal) == 0,
+		   "8-GPU nodes: equal shares agree");
+		ok(fill_agrees(4, 96, &unequal) == 0,
+		   "4-GPU nodes: equal shares agree");
+		ok(fill_agrees(72, 288, &unequal) == 0,
+		   "NVL72: equal shares agree");
+		/* ... and where they are not equal, layout_place_of still
+		 * places some (priced as if equal): 128 GB200s, TP 1 DP 8
+		 * PP 16, PP stride 8: 9 + 7 stages a domain, priced 8. */
+		ok(unequal > 0, "NVL72: some unequal kinds are placed");
+		k = key(1, 1, 8, 16, 1, 72);
+		MUST(layout_fill_of(&k, f, &e));
+		fill_is(&f[GP_GRP_PP], 16, 2, 9, 7, 8,
+			"128 GB200s: pp 16 placed 9 + 7");
+		MUST(layout_place_of(&k, g, &e));
+		group_is(&g[GP_GRP_PP], 16, 8, 9, "equal shares say 8 + 8");
+		k.gpus_per_node = 0;
+		ok(layout_fill_of(&k, f, &e) == GP_EINVAL,
+		   "gpus_per_node 0 refused");
 	}
 	return done();
 }
