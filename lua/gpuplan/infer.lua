@@ -121,6 +121,20 @@ M.runtimes = {
 -- revisions that upcast to fp32 add 2 casts each: 40.)
 M.host_ops = { litgpt = 36 }
 
+-- Graph runtimes that can also run every step eagerly (enforce_eager), and
+-- the kernel-launching ops a layer then dispatches from Python, by model
+-- and TP size.  vLLM's --enforce-eager ("Always use eager-mode PyTorch",
+-- the flag vllm PR #1926 added with its CUDA graphs, 2023-12) runs its
+-- model classes op by op: the same launches gpuplan.rl counts for a vLLM
+-- rollout engine without graphs (rl.eager_ops_per_layer: a dense Llama
+-- layer's fused add-RMSNorm, qkv_proj, rotary, KV cache write, attention,
+-- o_proj, the second norm, gate_up_proj, SiluAndMul, down_proj, and 2 TP
+-- all-reduces at TP > 1).  Each op at host_op_time (GP_EAGER_OP_TIME);
+-- the runtime keeps its own kernels (M.gemv_max, M.custom_ar by name).
+M.eager_host_ops = {
+  vllm = function(model, tp) return require("gpuplan.rl").eager_ops_per_layer(model, tp) end,
+}
+
 -- Small-M kernels by runtime: a decode step of at most this many tokens runs
 -- the weight-only linears (int4/GPTQ/AWQ, NF4, int8 weight-only, GGUF bits)
 -- as CUDA-core GEMVs, larger ones -- and every step at 0 -- on tensor-core
@@ -819,6 +833,25 @@ function M.setup(a)
   if kv_path.note then default(kv_path.note) end
   local tp = int_arg(a, "tp", 1) or options.default("tp")
   local pp = int_arg(a, "pp", 1) or options.default("pp")
+  -- Eager steps on a graph runtime (M.eager_host_ops): only where the
+  -- runtime's eager op count is known; the MoE serving model prices its
+  -- own steps.
+  if a.enforce_eager ~= nil and type(a.enforce_eager) ~= "boolean" then
+    error("infer: enforce_eager must be true or false (got " .. tostring(a.enforce_eager) .. ")", 3)
+  end
+  if a.enforce_eager and not M.eager_host_ops[a.runtime or ""] then
+    error("infer: enforce_eager runs a graph runtime's steps eagerly, and its host ops are "
+      .. "counted for runtime vllm only (got runtime " .. tostring(a.runtime or "graphs")
+      .. "; runtime eager, eager-pytorch or litgpt price plain PyTorch)", 3)
+  end
+  if a.enforce_eager and require("gpuplan.serve").wants(a) then
+    error("infer: enforce_eager: the MoE serving model (gpuplan.serve) prices its own steps "
+      .. "under CUDA graphs", 3)
+  end
+  if a.enforce_eager and a.graph_sizes ~= nil then
+    error("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
+      .. "CUDA graphs", 3)
+  end
   -- The runtime's own mixing (M.mixes), where the user did not say; the
   -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
   local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
@@ -831,13 +864,16 @@ function M.setup(a)
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
     input = tokens_arg(a, "input") or options.default("input"),
     output = tokens_arg(a, "output") or options.default("output"),
-    runtime = M.runtimes[a.runtime or "graphs"], flash = a.flash ~= false,
+    runtime = a.enforce_eager and "eager" or M.runtimes[a.runtime or "graphs"],
+    flash = a.flash ~= false,
     max_num_tokens = num_arg(a, "max_num_tokens"), max_batch = int_arg(a, "max_batch", 1),
     chunked = a.chunked_prefill == true or (mixes and true) or nil,
     whole_prompts = mixes and M.whole_prompts[a.runtime] or nil,
     requests = int_arg(a, "requests", 1),
     host_op_time = num_arg(a, "host_op_time", "time"),
-    host_ops_per_layer = num_arg(a, "host_ops_per_layer") or M.host_ops[a.runtime or ""],
+    host_ops_per_layer = num_arg(a, "host_ops_per_layer") or
+      (a.enforce_eager and M.eager_host_ops[a.runtime or ""] and
+       M.eager_host_ops[a.runtime](model, tp)) or M.host_ops[a.runtime or ""],
     kv_reserve_max = a.kv_policy == "max",
     gemv_max = M.gemv_max[a.runtime or "graphs"],
     gemv_packed = M.gemv_packed[a.runtime or "graphs"] or 0,
@@ -878,6 +914,10 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  if a.enforce_eager then
+    default(string.format("enforce_eager: %.4g host ops a layer at %.4g us (%s's eager launches)",
+      c.host_ops_per_layer, (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6, a.runtime))
+  end
   -- vLLM's own step budget (M.vllm_limits, its API server's), not the
   -- engine's TensorRT-LLM default, where the user gives none.  Without
   -- chunked prefill vLLM raises it to hold the longest sequence ("if not

@@ -600,6 +600,10 @@ opt { name = "chunked_prefill", type = "flag", commands = "infer",
     .. "replicas: the MoE serving model (--ep, --dp-attention, --disagg ...) refuses it, "
     .. "it chunks by --prefill-tokens",
   suggest = { "enable_chunked_prefill", "chunked_prefill_enabled", "enable_chunked_context" } }
+opt { name = "enforce_eager", type = "flag", commands = "infer",
+  help = "the runtime dispatches every step's kernels from Python, no CUDA graphs (vLLM's "
+    .. "--enforce-eager, and every vLLM before its graphs); --runtime vllm only",
+  suggest = { "eager_mode", "disable_cuda_graph", "no_cuda_graph" } }
 opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
   default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
   help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "

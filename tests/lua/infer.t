@@ -279,6 +279,64 @@ local l = infer.infer { model = "llama2-13b", gpu = "a100-sxm-40gb", batch = 1, 
 t.near(l.itl_s, 1450 * 24.84e-6, 1e-9, "LitGPT 13B: ITL = 1450 host ops x 24.84 us")
 t.ok(l.decode.gpu_time < l.itl_s, "... the GPU still waits on the host")
 
+-- vLLM with enforce_eager (infer.lua M.eager_host_ops): the runtime's own
+-- kernels, every op dispatched from Python at GP_EAGER_OP_TIME.  A dense
+-- Llama layer of today's eager vLLM launches 10 ops (gpuplan.rl
+-- eager_ops_per_layer: norm, qkv, rotary, cache write, attention, o_proj,
+-- norm, gate_up, SiluAndMul, down) and 2 TP all-reduces at TP > 1.
+-- Llama-2-7B bf16 on one H100 at batch 1: host (32 x 10 + 10) x 24.84 us
+-- = 8.197 ms, above the GPU's ~6.5 ms (13.5 GB of weights at ~2.2 TB/s), so
+-- the host sets the ITL; at TP 2 (32 x 12 + 10) x 24.84 us = 9.787 ms.
+-- Exact to rounding (1e-9 s): the ITL is the host's sum when it binds.
+local function ve(tp, extra)
+  local a = { model = "llama2-7b", gpu = "h100-sxm", gpus = tp, tp = tp, batch = 1,
+              input = 128, output = 256, runtime = "vllm", enforce_eager = true }
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return infer.infer(a)
+end
+local v1, v2 = ve(1), ve(2)
+t.near(v1.itl_s, 330 * 24.84e-6, 1e-9, "vLLM eager 7B TP1: ITL = 330 host ops x 24.84 us")
+t.ok(v1.decode.gpu_time < v1.itl_s, "... the GPU waits on the host")
+t.near(v2.itl_s, 394 * 24.84e-6, 1e-9, "vLLM eager 7B TP2: 2 all-reduces a layer more")
+local vg = infer.infer { model = "llama2-7b", gpu = "h100-sxm", batch = 1, input = 128,
+                         output = 256, runtime = "vllm" }
+t.ok(vg.itl_s < v1.itl_s / 1.2, "vLLM with its CUDA graphs is GPU-bound, well under eager")
+t.raises(function() ve(1, { runtime = "trtllm" }) end, "enforce_eager.*runtime vllm only",
+         "enforce_eager on a runtime whose eager ops are not counted: refused")
+t.raises(function() ve(1, { graph_sizes = { 1, 2 } }) end, "enforce_eager or graph_sizes",
+         "enforce_eager with graph_sizes: refused")
+t.raises(function() ve(1, { enforce_eager = "yes" }) end, "enforce_eager must be true or false",
+         "enforce_eager not a boolean: refused")
+
+-- The era rule of the validation predictor's vLLM profile: a run dated
+-- before vllm PR #1926 (2023-12-17) is eager; before PR #1667
+-- (2023-11-19) its Llama layer adds the 2 residuals in Python as well.
+-- Same 7B bf16 H100 TP1 case: 2023-10-06 -> 12 ops a layer, ITL (32 x 12
+-- + 10) x 24.84 us = 9.787 ms; 2023-11-30 -> 10 ops, 8.197 ms; 2024-01-10
+-- -> CUDA graphs (the profile's V0 rules only).
+do
+  local pv = require "gpuplan.predict.infer"
+  local function era(date)
+    local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
+                          ffn_hidden = 11008, ffn_gated = true, vocab = 32000 },
+                hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = {},
+                workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 256 },
+                measured = { metric = "itl_ms" },
+                source = { title = "vLLM benchmark_latency.py", date = date } }
+    local r = pv(c, gp.catalog())
+    local eager = false
+    for _, d in ipairs(r.defaults) do if d:match("^enforce_eager %(") then eager = true end end
+    return r.value, eager
+  end
+  local oct, e_oct = era("2023-10-06")
+  local nov, e_nov = era("2023-11-30")
+  local jan, e_jan = era("2024-01-10")
+  t.ok(e_oct and e_nov and not e_jan, "eager before 2023-12-17 only")
+  t.near(oct, 394 * 24.84e-3, 1e-6, "2023-10: 12 ops a layer (residual adds in Python)")
+  t.near(nov, 330 * 24.84e-3, 1e-6, "2023-11-30: fused add-RMSNorm, 10 ops a layer")
+  t.ok(jan < nov / 1.2, "2024: CUDA graphs, GPU-bound")
+end
+
 -- The validation predictor picks the runtime from the framework a case
 -- names, as a whole word ("minimum" is not NIM).
 local predict = require "gpuplan.predict.infer"

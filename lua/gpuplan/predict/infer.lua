@@ -230,6 +230,45 @@ local PROFILES = {
         a.chunked_prefill = false
         defaults[#defaults + 1] = "no chunked prefill (vLLM V0: prefill steps of their own)"
       end
+      -- A vLLM from before its CUDA graphs dispatched every decode step's
+      -- kernels from Python: graphs came with vllm PR #1926 ("Optimize
+      -- model execution with CUDA graph", approved 2023-12-17, which added
+      -- enforce_eager: "If True, we will disable CUDA graph and always
+      -- execute the model in eager mode"), so a run dated before
+      -- 2023-12-17, or of a release before 0.2 (mid-2023), is priced as
+      -- gp.infer's enforce_eager (its model classes op by op, each op at
+      -- GP_EAGER_OP_TIME; the runtime's own kernels kept: AWQ ran vLLM's
+      -- awq_gemm, a tensor-core GEMM at every batch, as gemv_max's 0
+      -- says).  Before vllm PR #1667 ("Support fused add rmsnorm for
+      -- LLaMA", approved 2023-11-19: "This PR reduces CPU overhead") the
+      -- Llama layer added each residual in Python, "hidden_states =
+      -- residual + hidden_states" after the attention and after the MLP,
+      -- where fused_add_rms_norm now takes the residual: 2 ops a layer
+      -- more than gp.infer's count of today's eager vLLM, for a run dated
+      -- before 2023-11-19 (the count is a Llama-family layer's; the
+      -- other models of that vLLM are left at today's).  A release 0.2.0
+      -- to 0.2.6 is not placed against the merges (not checked): the
+      -- date decides there.  Not modelled: that vLLM's per-step Python
+      -- outside the model (scheduler, sampler, Ray workers at TP > 1).
+      local nograph, unfused
+      if ver then
+        local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
+        nograph = maj ~= nil and tonumber(maj) == 0 and tonumber(min) < 2
+        unfused = nograph
+      end
+      if not ver and date then
+        nograph = tostring(date) < "2023-12-17"
+        unfused = tostring(date) < "2023-11-19"
+      end
+      if nograph and a.graph_sizes == nil and not model.moe then
+        a.enforce_eager = true
+        local why = "vLLM before its CUDA graphs (PR #1926, 2023-12)"
+        if unfused then
+          a.host_ops_per_layer = require("gpuplan.infer").eager_host_ops.vllm(model, a.tp or 1) + 2
+          why = why .. ", residual adds in Python before PR #1667 (2023-11): 2 ops a layer more"
+        end
+        defaults[#defaults + 1] = "enforce_eager (" .. why .. ")"
+      end
     else
       a.max_batch = big and 1024 or 256
       defaults[#defaults + 1] = string.format(
