@@ -316,13 +316,13 @@ t.raises(function() ve(1, { enforce_eager = "yes" }) end, "enforce_eager must be
 -- -> CUDA graphs (the profile's V0 rules only).
 do
   local pv = require "gpuplan.predict.infer"
-  local function era(date)
+  local function era(date, version)
     local c = { model = { layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
                           ffn_hidden = 11008, ffn_gated = true, vocab = 32000 },
                 hardware = { gpu = "h100-sxm", gpus = 1 }, parallel = {},
                 workload = { weight_dtype = "bf16", batch = 1, input_len = 128, output_len = 256 },
                 measured = { metric = "itl_ms" },
-                source = { title = "vLLM benchmark_latency.py", date = date } }
+                source = { title = "vLLM benchmark_latency.py", date = date, version = version } }
     local r = pv(c, gp.catalog())
     local eager = false
     for _, d in ipairs(r.defaults) do if d:match("^enforce_eager %(") then eager = true end end
@@ -335,6 +335,20 @@ do
   t.near(oct, 394 * 24.84e-3, 1e-6, "2023-10: 12 ops a layer (residual adds in Python)")
   t.near(nov, 330 * 24.84e-3, 1e-6, "2023-11-30: fused add-RMSNorm, 10 ops a layer")
   t.ok(jan < nov / 1.2, "2024: CUDA graphs, GPU-bound")
+  -- A release says the era where it places the run: 0.1.x before both
+  -- merges (12 ops, as 2023-10), 0.3.0 after (graphs, as 2024-01), each
+  -- whatever the date.  0.2.x straddles them, so its date decides: 0.2.1
+  -- dated 2023-10-06 is the October run (it read as graphs before).
+  -- Same hand figures as above; 1e-6 ms is float noise only.
+  local v01, e01 = era("2024-01-10", "0.1.7")
+  local v03, e03 = era("2023-10-06", "0.3.0")
+  local v02, e02 = era("2023-10-06", "0.2.1")
+  local v02j, e02j = era("2024-01-10", "0.2.7")
+  t.ok(e01 and not e03 and e02 and not e02j, "version decides but for 0.2.x, where the date does")
+  t.near(v01, 394 * 24.84e-3, 1e-6, "0.1.7: 12 ops a layer")
+  t.near(v02, 394 * 24.84e-3, 1e-6, "0.2.1 dated 2023-10-06: 12 ops a layer")
+  t.near(v03, jan, 1e-9, "0.3.0: the 2024 figure, CUDA graphs")
+  t.near(v02j, jan, 1e-9, "0.2.7 dated 2024-01-10: the 2024 figure")
 end
 
 -- The validation predictor picks the runtime from the framework a case

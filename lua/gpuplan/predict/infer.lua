@@ -253,10 +253,15 @@ local PROFILES = {
       local nograph, unfused
       if ver then
         local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
-        nograph = maj ~= nil and tonumber(maj) == 0 and tonumber(min) < 2
-        unfused = nograph
+        maj, min = tonumber(maj), tonumber(min)
+        -- 0.2.x straddles both merges: left nil, for the date to decide
+        -- (as said above); it read as a release with graphs
+        if not (maj == 0 and min == 2) then
+          nograph = maj ~= nil and maj == 0 and min < 2
+          unfused = nograph
+        end
       end
-      if not ver and date then
+      if nograph == nil and date then
         nograph = tostring(date) < "2023-12-17"
         unfused = tostring(date) < "2023-11-19"
       end
