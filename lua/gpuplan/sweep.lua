@@ -92,7 +92,8 @@ function M.duration(v, what)
 end
 
 -- Money: "$50k", "50000USD", "100kCNY", "¥100k", "1.2M$" -> {amount, currency}.
-function M.money(v, what, default_currency)
+-- cat: the catalog whose rates convert it (the job's; default gp.catalog()).
+function M.money(v, what, default_currency, cat)
   if type(v) == "number" then
     if not (v > 0 and v < math.huge) then fail("%s must be a positive amount", what) end
     return { amount = v, currency = default_currency }
@@ -128,8 +129,10 @@ function M.money(v, what, default_currency)
   -- a currency the catalog cannot convert, named with the argument
   -- (it was "no exchange rate for currency XYZ", raised later, from the
   -- conversion, without saying which option held it)
+  -- the job's catalog, not the built-in one: a currency a catalog given
+  -- as cat = ... adds was refused as having no rate
   local c = cur or default_currency
-  local cat = require("gpuplan").catalog()
+  cat = cat or require("gpuplan").catalog()
   if c and c ~= "USD" and not (cat.currencies and cat.currencies[c]) then
     local names = { "USD" }
     for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
@@ -754,7 +757,7 @@ local function card_space(a, space, s, gid)
   local sp = {}
   for k, v in pairs(space) do sp[k] = v end
   if a.budget ~= nil then
-    local b = M.money(a.budget, "budget", s.currency)
+    local b = M.money(a.budget, "budget", s.currency, s.cat)
     local amount = s.cat:convert(b, s.currency)
     if not amount then fail("sweep: budget: no exchange rate for %s", tostring(b.currency)) end
     if not s.cfg.price then fail("sweep: a budget needs a price for %s (price = P)", gid) end
@@ -1029,8 +1032,9 @@ function M.per_card(o, a, gpus_list, bests, stats)
       for k, v in pairs(c) do if row[k] == nil then row[k] = v end end
       if deadline then row.meets_deadline = c.train_s ~= nil and c.train_s <= deadline end
       if a.budget ~= nil then
-        budget = budget or M.money(a.budget, "budget", c.currency)
-        local amount = c.currency and require("gpuplan").catalog():convert(budget, c.currency)
+        budget = budget or M.money(a.budget, "budget", c.currency, o.cat)
+        local amount = c.currency and (o.cat or require("gpuplan").catalog()):convert(budget,
+          c.currency)
         row.meets_budget = c.cost ~= nil and amount ~= nil and c.cost <= amount
       end
       row.meets = meets and row.meets_deadline ~= false and row.meets_budget ~= false
@@ -1064,7 +1068,8 @@ function M.per_card(o, a, gpus_list, bests, stats)
           row.days, deadline / 86400, 1) .. " days)", row.days) or "misses the deadline"
       end
       if row.meets_budget == false then
-        local limit = row.cost and require("gpuplan").catalog():convert(budget, row.currency)
+        local limit = row.cost and (o.cat or require("gpuplan").catalog()):convert(budget,
+          row.currency)
         why[#why + 1] = row.cost and string.format("over the budget (" .. units.past_fmt(
           row.cost, limit, 0) .. " %s)", row.cost, row.currency or "")
           or "no price in the buyer's market"

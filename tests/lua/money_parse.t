@@ -8,7 +8,7 @@
 local t = require "tap"
 local money = require("gpuplan.sweep").money
 
-t.plan(11)
+t.plan(14)
 
 local function amount(v)
   local ok, m = pcall(money, v, "budget", "USD")
@@ -38,3 +38,25 @@ t.like(err("$0"), "must be a positive amount", "$0 likewise")
 t.like(err("1e"), "expected an amount like", "1e: no digits after e, and 'e' is no currency")
 t.like(err("$5CNY"), "expected an amount like", "two currencies")
 t.like(err("abc"), "expected an amount like", "no number")
+
+-- The rates are the job's catalog's: a currency that a catalog given as
+-- cat = ... adds is converted, where it was refused as having no rate
+-- (the check read the built-in catalog).  EUR at 0.9 a dollar: 900 EUR is
+-- 1000 USD (cat:convert), exact.
+do
+  local gp = require "gpuplan"
+  local s = t.scratch()
+  s.put("eur.lua", 'currency { id = "EUR", per_usd = 0.9, date = "2026-01-01", '
+    .. 'source = "test rate" }\n')
+  local cat = gp.catalog { dirs = { require("gpuplan.config").root .. "/catalog", s.dir } }
+  local ok, m = pcall(money, "900EUR", "budget", "USD", cat)
+  t.ok(ok and m.amount == 900 and m.currency == "EUR", "900EUR with a catalog that has EUR: "
+    .. (ok and "taken" or tostring(m)))
+  t.near(cat:convert(m, "USD"), 1000, 1e-12, "converted at the catalog's rate: 900 / 0.9 USD")
+  -- gp.sweep with that catalog and a EUR budget runs (it was refused).
+  local okw, r = pcall(gp.sweep, { model = "llama2-7b", gpu = { "h100-sxm" }, gpus = "8",
+    tokens = 1e9, budget = "1000000EUR", cat = cat })
+  t.ok(okw and type(r.results) == "table", "gp.sweep{cat = ..., budget in EUR} runs: "
+    .. (okw and "ran" or tostring(r)))
+  s.remove()
+end
