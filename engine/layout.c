@@ -570,25 +570,9 @@ int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 	/* The experts' grid (layout.h): etp where tp sits in the order, ep
 	 * then edp where dp does, cp 1; the same ranks, the same nodes. */
 	{
-		double es = 1, st[3] = { 1, 1, 1 }, e[3];
+		double st[3], e[3];
 
-		e[0] = k->etp;
-		e[1] = k->ep;
-		e[2] = size[GP_DIM_TP] * size[GP_DIM_CP] * size[GP_DIM_DP] /
-			((double)k->etp * k->ep);
-		for (i = 0; i < GP_DIM_COUNT; i++) {
-			d = k->order[i];
-			if (d == GP_DIM_TP) {
-				st[0] = es;
-				es *= e[0];
-			} else if (d == GP_DIM_DP) {
-				st[1] = es;
-				st[2] = es * e[1];
-				es *= e[1] * e[2];
-			} else if (d == GP_DIM_PP) {
-				es *= size[GP_DIM_PP];
-			}
-		}
+		layout_expert_grid(k, size, e, st);
 		PLACE(GP_GRP_ETP, e[0], in_node(e[0], st[0], G));
 		PLACE(GP_GRP_EP, e[1], in_node(e[1], st[1], G));
 		PLACE(GP_GRP_EDP, e[2], in_node(e[2], st[2], G));

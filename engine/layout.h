@@ -325,6 +325,37 @@ typedef struct gp_place_key {
 
 void layout_place_key(const gp_layout *y, int gpus_per_node,
 		      gp_place_key *k);
+
+/* The experts' grid over the same ranks: e = {etp, ep, edp} (edp =
+ * tp*cp*dp / (etp*ep)) and their rank strides st, etp where tp sits in
+ * the key's order, ep then edp where dp does, cp 1.  One rule for
+ * layout_place_of and layout_fill_of. */
+static inline void layout_expert_grid(const gp_place_key *k,
+				      const double size[GP_DIM_COUNT],
+				      double e[3], double st[3])
+{
+	double es = 1;
+	int i, d;
+
+	e[0] = k->etp;
+	e[1] = k->ep;
+	e[2] = size[GP_DIM_TP] * size[GP_DIM_CP] * size[GP_DIM_DP] /
+		((double)k->etp * k->ep);
+	st[0] = st[1] = st[2] = 1;
+	for (i = 0; i < GP_DIM_COUNT; i++) {
+		d = k->order[i];
+		if (d == GP_DIM_TP) {
+			st[0] = es;
+			es *= e[0];
+		} else if (d == GP_DIM_DP) {
+			st[1] = es;
+			st[2] = es * e[1];
+			es *= e[1] * e[2];
+		} else if (d == GP_DIM_PP) {
+			es *= size[GP_DIM_PP];
+		}
+	}
+}
 int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 		    gp_error *err);
 

@@ -93,8 +93,8 @@ static void fill_kind(const fill_grp *f, double s, double G, gp_fill *o)
 int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 		   gp_error *err)
 {
-	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1, es = 1;
-	double e[3], st[3] = { 1, 1, 1 };
+	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], s = 1;
+	double e[3], st[3];
 	fill_grp f[GP_GRP_COUNT];
 	int i, d, G = k->gpus_per_node;
 
@@ -129,23 +129,7 @@ int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 	f[GP_GRP_DPCP].sz[1] = size[i ? GP_DIM_DP : GP_DIM_CP];
 	f[GP_GRP_DPCP].st[1] = stride[i ? GP_DIM_DP : GP_DIM_CP];
 	/* The experts' grid, strides as layout_place_of gives them. */
-	e[0] = k->etp;
-	e[1] = k->ep;
-	e[2] = size[GP_DIM_TP] * size[GP_DIM_CP] * size[GP_DIM_DP] /
-		((double)k->etp * k->ep);
-	for (i = 0; i < GP_DIM_COUNT; i++) {
-		d = k->order[i];
-		if (d == GP_DIM_TP) {
-			st[0] = es;
-			es *= e[0];
-		} else if (d == GP_DIM_DP) {
-			st[1] = es;
-			st[2] = es * e[1];
-			es *= e[1] * e[2];
-		} else if (d == GP_DIM_PP) {
-			es *= size[GP_DIM_PP];
-		}
-	}
+	layout_expert_grid(k, size, e, st);
 	for (i = 0; i < 3; i++) {
 		static const gp_grp of[3] = {
 			GP_GRP_ETP, GP_GRP_EP, GP_GRP_EDP
