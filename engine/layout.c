@@ -543,13 +543,7 @@ int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 	if (gpus_per_node < 1)
 		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)",
 			       gpus_per_node);
-	for (d = 0; d < GP_DIM_COUNT; d++)
-		size[d] = k->size[d];
-	for (i = 0; i < GP_DIM_COUNT; i++) {
-		d = k->order[i];
-		stride[d] = s;
-		s *= size[d];
-	}
+	s = layout_rank_strides(k, size, stride);
 	/* A job smaller than a node sits in one node. */
 	G = s < gpus_per_node ? s : gpus_per_node;
 #define PLACE(k, n_, pn_) do { \

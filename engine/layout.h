@@ -326,6 +326,26 @@ typedef struct gp_place_key {
 void layout_place_key(const gp_layout *y, int gpus_per_node,
 		      gp_place_key *k);
 
+/* The key's degrees as doubles and each dimension's rank stride, the
+ * first of the key's order fastest; returns the GPUs (their product).
+ * One rule for layout_place_of and layout_fill_of. */
+static inline double layout_rank_strides(const gp_place_key *k,
+					 double size[GP_DIM_COUNT],
+					 double stride[GP_DIM_COUNT])
+{
+	double s = 1;
+	int i, d;
+
+	for (d = 0; d < GP_DIM_COUNT; d++)
+		size[d] = k->size[d];
+	for (i = 0; i < GP_DIM_COUNT; i++) {
+		d = k->order[i];
+		stride[d] = s;
+		s *= size[d];
+	}
+	return s;
+}
+
 /* The experts' grid over the same ranks: e = {etp, ep, edp} (edp =
  * tp*cp*dp / (etp*ep)) and their rank strides st, etp where tp sits in
  * the key's order, ep then edp where dp does, cp 1.  One rule for

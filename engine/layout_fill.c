@@ -100,13 +100,7 @@ int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 
 	if (G < 1)
 		return gp_fail(err, "gpus_per_node must be >= 1 (got %d)", G);
-	for (d = 0; d < GP_DIM_COUNT; d++)
-		size[d] = k->size[d];
-	for (i = 0; i < GP_DIM_COUNT; i++) {
-		d = k->order[i];
-		stride[d] = s;
-		s *= size[d];
-	}
+	s = layout_rank_strides(k, size, stride);
 	if (s > 1 << 24)
 		return gp_fail(err, "the launcher's placement walks every "
 			       "rank: %.0f GPUs is past 2^24", s);
