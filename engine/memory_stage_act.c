@@ -28,8 +28,7 @@ static int vision_act(const gp_model *m, const gp_acts_key *k, double A,
 	gp_model v;
 	gp_act_cfg ac;
 	gp_act_layer al;
-	double merge = m->vision.merge > 0 ? m->vision.merge : 1;
-	double P = model_vision_tokens(m) * merge * merge;
+	double P = model_vision_patches(m);
 	double imgs = k->images * k->ac.micro_batch;
 	int tower = !k->vision_frozen && k->ac.lora_rank == 0;
 

@@ -696,10 +696,43 @@ double model_vision_tokens(const gp_model *m)
 	return side * side;
 }
 
+double model_vision_patches(const gp_model *m)
+{
+	const gp_vision *v;
+	double tokens, merge, side, grid, own;
+
+	tokens = model_vision_tokens(m);
+	if (tokens <= 0)
+		return tokens;
+	v = &m->vision;
+	merge = v->merge > 1 ? v->merge : 1;
+	/* The tower's patch grid: its patch embedding (Qwen-VL's and CLIP's
+	 * conv1, kernel and stride patch_size) cuts a side of image_size
+	 * pixels into floor(image / patch) patches, whole merge x merge
+	 * groups of them where a merger follows (Qwen2-VL's smart_resize
+	 * makes a side a multiple of patch x merge).  Every ViT layer runs
+	 * over all of them: Qwen-VL's VisionTransformer.forward (visual.py)
+	 * runs "x = self.conv1(x)  # shape = [*, width, grid, grid]",
+	 * "x = self.transformer(x)" over the grid ** 2 patches and only
+	 * then "x = self.attn_pool(x)", the resampler whose 256 learned
+	 * queries cross-attend to them (Bai et al. 2023, arXiv:2308.12966
+	 * sec. 2.1, the position-aware adapter: one cross-attention layer
+	 * that compresses the image features to a fixed 256) -- 1024
+	 * patches at 448 px, 256 tokens.  A
+	 * tower whose tokens outnumber its grid (LLaVA's "full" feature
+	 * strategy keeps the CLS token) encodes at least those. */
+	side = v->image_size > 0 && v->patch_size > 0 ?
+		floor(floor((double)v->image_size / v->patch_size) / merge) *
+		merge : 0.0;
+	grid = side * side;
+	own = tokens * merge * merge;
+	return grid > own ? grid : own;
+}
+
 double model_vision_flops_per_image(const gp_model *m)
 {
 	const gp_vision *v;
-	double patches, side, h, f, mm, merge, tp, tokens;
+	double patches, h, f, mm, tp, tokens;
 
 	if (model_check(m, NULL) != GP_OK)
 		return -1.0;
@@ -708,10 +741,8 @@ double model_vision_flops_per_image(const gp_model *m)
 		return 0.0;
 	if (v->layers <= 0 || v->image_size <= 0)
 		return -1.0; /* an opaque params-only tower has no shape */
-	side = floor((double)v->image_size / v->patch_size);
-	patches = side * side;
-	merge = v->merge > 1 ? v->merge : 1;
-	tokens = patches / (merge * merge);
+	patches = model_vision_patches(m);
+	tokens = model_vision_tokens(m);
 	tp = v->temporal_patch > 1 ? v->temporal_patch : 1;
 	h = v->hidden;
 	f = v->ffn_hidden;

@@ -216,10 +216,18 @@ double model_vision_tokens(const gp_model *m);
  * (no embedding to speak of). */
 void model_vision_tower(const gp_model *m, gp_model *v);
 
+/* Patches the vision tower encodes per image, what every ViT layer runs
+ * over: its grid, (image_size / patch_size)^2 in whole merge x merge
+ * groups, or tokens * merge^2 where the tokens are more (or the tower has
+ * no image size).  More than the tokens where a resampler follows the
+ * tower (Qwen-VL: 1024 patches, 256 tokens).  0 for a model without a
+ * vision tower, -1 when invalid. */
+double model_vision_patches(const gp_model *m);
+
 /* Forward FLOP of the vision tower for one image: 2 * matmul params *
  * patches + 4 * patches^2 * hidden per ViT layer (full attention over the
- * patches) + 2 * projector params * patches.  0 without a vision tower,
- * -1 when invalid. */
+ * patches, model_vision_patches) + 2 * projector params per LLM token
+ * (model_vision_tokens).  0 without a vision tower, -1 when invalid. */
 double model_vision_flops_per_image(const gp_model *m);
 
 /* KV-cache bytes per token for the whole model at elem_bytes per element:

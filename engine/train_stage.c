@@ -32,7 +32,9 @@ static void tower_gemm(const ctx *x, double flop, double w, double act,
 /* The encoder tower on the first stage, one micro-batch (Wang et al.
  * 2024, Qwen2-VL sec. 2.1; Liu et al. 2023, LLaVA sec. 4.1).  Each
  * image -- or slice of temporal_patch video frames, which Qwen2-VL's
- * 3-D patch embedding encodes like one image -- is P patches: a linear
+ * 3-D patch embedding encodes like one image -- is P patches (its
+ * grid, model_vision_patches: more than its tokens where a resampler
+ * follows, Qwen-VL's 1024 for 256): a linear
  * patch embedding over 3 x temporal_patch x patch^2 pixel values per
  * patch, every ViT layer with full attention among the image's own
  * patches (the model_layer_ops list of the tower, kv length P, not
@@ -55,7 +57,7 @@ static void tower_costs(ctx *x, scost *s)
 	gp_op ops[GP_MAX_LAYER_OPS];
 	gp_op_cfg oc;
 	double merge = m->vision.merge > 1 ? m->vision.merge : 1;
-	double tokens = model_vision_tokens(m), P = tokens * merge * merge;
+	double tokens = model_vision_tokens(m), P = model_vision_patches(m);
 	double imgs = c->mem.images * c->mem.lay.micro_batch / x->y.cp;
 	double hv = m->vision.hidden, tpt, kin, pk;
 	double lf = 0, lb = 0, la = 0, f, b, rec = 0, tpc = 0, pf = 0, pb = 0;

@@ -109,10 +109,16 @@ function M.media(model, o)
       frames, (frames + tpt - 1) // tpt * tpt, tpt)
   end
   local vunits = units - images
+  -- The patches the tower encodes, the engine's model_vision_patches: its
+  -- grid in whole merge x merge groups, or the tokens' own patches where
+  -- they are more (a resampler such as Qwen-VL's leaves fewer tokens than
+  -- patches: 1024 patches at 448 px, 256 tokens).
+  local gside = (v2.image_size // patch) // merge * merge
+  local ppu = math.max(gside * gside, tok * merge * merge)
   return {
     model = m2, units = units, size = v2.image_size, tokens_per_unit = tok,
-    patches_per_unit = tok * merge * merge, image_tokens = images * tok,
-    video_tokens = vunits * tok, tokens = units * tok, patches = units * tok * merge * merge,
+    patches_per_unit = ppu, image_tokens = images * tok,
+    video_tokens = vunits * tok, tokens = units * tok, patches = units * ppu,
     frames_per_unit = tpt, defaults = defaults,
   }
 end
