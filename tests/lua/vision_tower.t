@@ -5,7 +5,7 @@
 local t = require "tap"
 local gp = require "gpuplan"
 
-t.plan(10)
+t.plan(13)
 
 -- LLaVA-1.5-7B fine-tuned on 8 A100s, one sequence a GPU, no recompute:
 -- the tower (CLIP ViT-L/14-336) and its mlp2x_gelu projector on the only
@@ -62,3 +62,32 @@ t.ok(not ok and tostring(err):match("train_vision: no image reaches the tower"),
 -- RL prices no tower: its default stays none (rl refuses images).
 local rl = require("gpuplan.options").default("images", { model = { vision = {} } })
 t.is(rl, 1, "the declared default for a vision-language model is 1")
+
+-- A resampler after the tower (Qwen-VL: OpenCLIP ViT-bigG/14 at 448 px,
+-- its attn_pool's 256 queries cross-attending to the patches): every ViT
+-- layer runs over the whole (448/14)^2 = 32^2 = 1024-patch grid, the LLM
+-- sees 256 tokens.  LoRA freezes the tower: forward only.
+local qvl = { id = "qwen-vl-shape", layers = 32, hidden = 4096, heads = 32, kv_heads = 32,
+  ffn_hidden = 11008, ffn_gated = true, vocab = 151936, tied_embeddings = false,
+  vision = { layers = 48, hidden = 1664, heads = 16, ffn_hidden = 8192, ffn_gated = false,
+             image_size = 448, patch_size = 14, merge = 1, tokens_per_image = 256,
+             projector_params = 91791360 } }
+local qjob = { model = qvl, gpu = "a100-sxm-80gb", gpus = 1, seq = 2048, method = "lora",
+               recompute = "full" }
+local resampled = gp.train(qjob)
+t.is(resampled.vision_patches, 1024, "Qwen-VL's tower encodes its 32^2 = 1024 patches, not 256")
+-- The same tower whose 1024 patches each became a token (no resampler):
+-- the ViT's work is the same; only the projector GEMM's rows differ,
+-- 2 * 91.79M * (1024 - 256) = 141e9 FLOP an image of the tower's
+-- forward, 48 x 1024 x (2 (4 h^2 + 2 h f) + 4 x 1024 h) = 4.11e12 FLOP
+-- (h 1664, f 8192): the resampled tower costs (4.11 + 0.05) / (4.11 +
+-- 0.19) = 0.97 of it; above 0.9 leaves the projector's other efficiency
+-- room, where pricing 256 patches gave ~0.25.
+local whole = gp.train(t.with(qjob, { model = t.with(qvl, {
+  vision = t.with(qvl.vision, { tokens_per_image = 1024 }) }) }))
+local r = resampled.vision_s / whole.vision_s
+t.ok(r > 0.9 and r < 1.0, string.format("the ViT's time does not shrink with the resampler's "
+  .. "tokens (ratio %.3f, 0.97 by FLOPs)", r))
+local media = require("gpuplan.vlm").media(qvl, { images = 1 })
+t.ok(media.tokens_per_unit == 256 and media.patches_per_unit == 1024,
+  "vlm.media: 256 tokens from 1024 patches an image")
