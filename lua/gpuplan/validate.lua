@@ -331,6 +331,10 @@ local case_schema = T.record {
     fp8_attention = declared("fp8_attention"),
     -- the model's own eager attention code (gp.train's attn_clamp, eager_softmax)
     attn_clamp = declared("attn_clamp"), eager_softmax = declared("eager_softmax"),
+    -- false where the model's own code has no fused attention to run
+    -- (gp.train's flash; Qwen-VL's remote QWenAttention always calls its
+    -- matmul-softmax _attn)
+    flash = declared("flash"),
     -- the run's kernels where its source says (gp.train's kernels: eager
     -- for a PyTorch model run without torch.compile)
     kernels = declared("kernels"),

@@ -23,8 +23,9 @@ local FIELDS = {
   -- gp.infer's serving flags
   { "parallel", "dp_attention" }, { "workload", "two_batch_overlap" },
   { "workload", "single_batch_overlap" }, { "workload", "swap_ab" },
-  -- a model's own eager attention code (the Baichuan rows)
-  { "workload", "attn_clamp" }, { "workload", "eager_softmax" },
+  -- a model's own eager attention code (the Baichuan rows; Qwen-VL's,
+  -- which has no fused attention at all)
+  { "workload", "attn_clamp" }, { "workload", "eager_softmax" }, { "workload", "flash" },
   -- a PyTorch model run without torch.compile (torchtitan's rows)
   { "workload", "kernels" },
   -- the RL flags (rl.ema: DeepSpeed-Chat's --enable_ema)
@@ -36,7 +37,7 @@ local FIELDS = {
   { "hardware", "power_limit" },
 }
 
-t.plan(4 * #FIELDS + 4)
+t.plan(4 * #FIELDS + 6)
 
 -- The case schema built after the declarations of FIELDS were swapped for
 -- an enum of one made-up value: a field typed from its declaration
@@ -123,3 +124,24 @@ t.ok(kept == "eager" and not table.concat(pe.defaults, ";"):find("kernels=", 1, 
   and table.concat(pc.defaults, ";"):find("kernels=fused", 1, true),
   "kernels stated: handed on as the option, the profile's fused not said")
 t.ok(pe.value < pc.value, "eager kernels: fewer tokens/s than the compiled row")
+
+-- flash: Qwen-VL-Chat's remote modeling_qwen.py has only its matmul-softmax
+-- _attn, which the rows state as flash false; handed on as the option, the
+-- hf stack's flash default then not applied, and the step slower than the
+-- same row on a fused kernel (the s^2 scores written, read and saved: at
+-- 2048 tokens 32 heads x 2048^2 of them a layer).
+local qvl
+for _, c in ipairs(doc.cases or doc) do
+  if c.id == "qwenvl-readme-chat-lora-a100-s2048" then qvl = c end
+end
+local fused = cjson.decode(cjson.encode(qvl))
+fused.workload.flash = nil
+local fl
+train.train = function(o) fl = o.flash; return orig(o) end
+local pu = predict(qvl, gp.catalog())
+train.train = orig
+local pf = predict(fused, gp.catalog())
+t.ok(fl == false and not table.concat(pu.defaults, ";"):find("flash=", 1, true)
+  and table.concat(pf.defaults, ";"):find("flash=true", 1, true),
+  "flash stated false: handed on as the option, the stack's flash not said")
+t.ok(pu.value > pf.value, "unfused attention: a longer step than the fused kernel's")

@@ -215,6 +215,9 @@ return function(case, cat)
   -- How the model's operators ran (SCHEMA.md workload.kernels), as the
   -- training sibling reads it: the stack profile fills it when unstated.
   if o.method ~= "infer" then o.kernels = v(wl.kernels) end
+  -- A model whose own code has no fused attention (SCHEMA.md
+  -- workload.flash), as the training sibling reads it.
+  if o.method ~= "infer" then o.flash = v(wl.flash) end
   -- DeepSeek-V3's savings (SCHEMA.md): the modules' list, the fp8 cache.
   if type(v(par.recompute_modules)) == "table" then o.recompute_modules = par.recompute_modules end
   -- The training layout's fields that size the breakdown, as the train

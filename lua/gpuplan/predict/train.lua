@@ -141,9 +141,11 @@ local SFT = "launcher examples/peft/llama/h100"
 -- A model's own eager attention code (Baichuan's remote modeling_baichuan.py
 -- clamps the masked scores and takes its softmax in the 16-bit type) is the
 -- case's to state: workload.attn_clamp and workload.eager_softmax
--- (SCHEMA.md), gp.train's options of those names.  No model is recognised
--- here by its shape.  (flash itself is gpuplan.options' default for an
--- ALiBi model on the eager kernels, which the profile sets.)
+-- (SCHEMA.md), gp.train's options of those names, and workload.flash
+-- false where the model's code has no fused attention at all (Qwen-VL's
+-- remote modeling_qwen.py).  No model is recognised here by its shape.
+-- (flash is otherwise gpuplan.options' default for an ALiBi model on the
+-- eager kernels, which the profile sets.)
 
 local PROFILES = {
   -- Megatron-LM as Narayanan et al. 2021 and Korthikanti et al. 2022 ran
@@ -785,6 +787,7 @@ local function predict(case, cat)
   o.power_limit = v(hw.power_limit)
   o.attn_clamp = v(wl.attn_clamp)
   o.eager_softmax = v(wl.eager_softmax)
+  o.flash = v(wl.flash)
   o.kernels = v(wl.kernels)
   if v(par.schedule) == "dualpipe" then o.schedule = "dualpipe" end
   o.ep_overlap = v(par.ep_overlap)
