@@ -638,9 +638,19 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	double dm;  /* the decodes of a step that carries prompt tokens */
 	double scale = 1.0;  /* the decoding share of the B sequences */
 
-	if (!(room >= 1.0))
+	/* vLLM takes a token budget equal to max_num_seqs (SchedulerConfig
+	 * refuses only "max_num_batched_tokens (...) must be greater than
+	 * or equal to max_num_seqs", vllm/config/scheduler.py): every
+	 * running sequence then decodes a token a step and the budget has
+	 * none left for a prompt, so a prompt enters only in a step where
+	 * fewer decode.  That is the budget-bound state below (room < 1:
+	 * B decodes and a prompt's chunk never share a step), not a
+	 * refusal; a batch above the budget is refused as vLLM refuses
+	 * it. */
+	if (!(room >= 0.0))
 		return gp_fail(err, "chunked prefill needs max_num_tokens "
-		               "(%g) above the decode batch (%g)",
+		               "(%g) at least the decode batch (%g): a step "
+		               "holds one token of each decoding sequence",
 		               c->max_num_tokens, bm);
 	/* The B sequences are the running batch (vLLM's max_num_seqs,
 	 * the sequences the KV pool holds): one whose prompt is still in
@@ -656,10 +666,10 @@ static int mixed_steps(const gp_model *m, const roof_device *d,
 	 * exactly where the budget-bound branch's D + X sequences (its
 	 * decodes and the prompts it admits) reach B: the branches meet
 	 * there. */
-	chunks = ceil(c->input / room);
+	chunks = room >= 1.0 ? ceil(c->input / room) : 0.0;
 	n = steps + chunks;
 	P = bm * c->input / n;
-	if (bm * steps / n + P >= c->max_num_tokens) {
+	if (room < 1.0 || bm * steps / n + P >= c->max_num_tokens) {
 		/* Budget-bound: the prompts cannot be fed as fast as B
 		 * decodes would finish them, so B sequences are not all
 		 * decoding.  In the steady state a step admits X requests'

@@ -668,10 +668,22 @@ local function rt_gap(b, out)
 end
 t.near(ck.eager_s, rt_gap(512, 128), 1e-9, "budget-bound: every step off the graph")
 t.near(cl.eager_s, 64 / 2048 * rt_gap(191, 2048), 1e-9, "light: 64 / 2048 of the steps off it")
-t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512,
+-- A budget equal to the batch is one vLLM takes (SchedulerConfig refuses
+-- only "max_num_batched_tokens ... must be greater than or equal to
+-- max_num_seqs", vllm/config/scheduler.py): 512 decodes fill a step, so a
+-- prompt enters only where fewer decode -- the budget-bound state of ck
+-- above, whose throughput does not depend on the batch (D = 512 x 384 /
+-- (128 + 384) = 384 decodes a step beside 128 prompt tokens): 385 / tmix
+-- again, to rounding (1e-9).  It was refused.
+local eq = infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 512, input = 128,
+                         output = 385, max_num_tokens = 512, chunked_prefill = true }
+t.near(eq.tokens_per_s, 385 / tmix, 1e-9, "batch = max_num_tokens: budget-bound, priced")
+-- One above the budget vLLM refuses ("must be greater than or equal to
+-- max_num_seqs"): so is it here.
+t.raises(function() infer.infer { model = "llama3.1-8b", gpu = "h100-sxm", batch = 513,
   input = 128, output = 128, max_num_tokens = 512, chunked_prefill = true } end,
-  "chunked prefill needs max_num_tokens (512) above the decode batch (512)",
-  "a budget no larger than the batch is refused", true)
+  "chunked prefill needs max_num_tokens (512) at least the decode batch (513)",
+  "a budget below the batch is refused", true)
 -- The MoE serving model chunks its colocated prompts by prefill_tokens
 -- itself (engine/serve_plan.c chunk_steps): chunked_prefill would change
 -- nothing there, so it is refused, naming what to give instead.
