@@ -1697,7 +1697,7 @@ opt { name = "micro_batch", type = "string", metavar = "LIST", commands = "plan"
 opt { name = "policy", type = "string", metavar = "P", commands = "plan",
   default = "fastest; cheapest with a deadline",
   help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
-    .. "function(candidate) -> score)" }
+    .. "function(candidate, cat) -> score; cat: the job's catalog)" }
 opt { name = "deadline", type = "string", metavar = "D", commands = "plan",
   help = "train --tokens within D (30d, 12h, 2w)" }
 opt { name = "budget", type = "string", metavar = "B", commands = "plan",

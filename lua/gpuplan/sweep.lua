@@ -34,7 +34,9 @@
 --   bound        false: time every fitting layout (default true: a lower
 --                bound on a layout's step skips those that cannot rank)
 --   policy       a gp.policy.* table (sets key, deadline, budget), or a
---                function(candidate) -> score (lower is better; nil drops it)
+--                function(candidate, cat) -> score (lower is better; nil
+--                drops it; cat: the job's catalog, whose rates convert
+--                the candidate's currency)
 --   top          how many to keep (default 10)
 --   shard        "K/N": this shard of a deterministic split of the space
 --
@@ -92,7 +94,9 @@ function M.duration(v, what)
 end
 
 -- Money: "$50k", "50000USD", "100kCNY", "¥100k", "1.2M$" -> {amount, currency}.
--- cat: the catalog whose rates convert it (the job's; default gp.catalog()).
+-- cat: the catalog whose rates convert it (the job's; default gp.catalog());
+-- false: the amount's form only, its currency checked later against the
+-- job's catalog (gp.policy.monthly, made before it knows the job).
 function M.money(v, what, default_currency, cat)
   if type(v) == "number" then
     if not (v > 0 and v < math.huge) then fail("%s must be a positive amount", what) end
@@ -132,8 +136,8 @@ function M.money(v, what, default_currency, cat)
   -- the job's catalog, not the built-in one: a currency a catalog given
   -- as cat = ... adds was refused as having no rate
   local c = cur or default_currency
-  cat = cat or require("gpuplan").catalog()
-  if c and c ~= "USD" and not (cat.currencies and cat.currencies[c]) then
+  if cat == nil then cat = require("gpuplan").catalog() end
+  if cat and c and c ~= "USD" and not (cat.currencies and cat.currencies[c]) then
     local names = { "USD" }
     for k in pairs(cat.currencies or {}) do names[#names + 1] = k end
     table.sort(names)
@@ -860,7 +864,10 @@ local function search_card(a, job, space, counts, policy, gi, gid,
       end
       if type(policy) == "function" then
         calling = "policy function"
-        local score = policy(c)
+        -- the job's catalog beside the candidate: gp.policy.monthly
+        -- converted its budget at the built-in catalog's rates, and a
+        -- currency the user's catalog adds had none there
+        local score = policy(c, s.cat)
         calling = nil
         unchanged("policy function")
         if score == nil then return false end
@@ -1109,13 +1116,17 @@ function M.policy.monthly(t)
   policy_keys(t, "policy.monthly", { "budget" })
   local b = t.budget
   -- checked here, once: a budget of -1, 0 or NaN was taken and raised (or
-  -- kept nothing) only inside the search, at each layout
-  M.money(b, "policy.monthly: budget", "USD")
-  return function(c)
-    local m = M.money(b, "monthly budget", c.currency)
-    local cat = require("gpuplan").catalog()
-    local amount = cat:convert(m, c.currency)
+  -- kept nothing) only inside the search, at each layout.  Its form only:
+  -- the rates are the job's catalog's (gp.sweep's cat), which the policy
+  -- meets at the search, not here -- a budget in a currency the user's
+  -- catalog adds was refused here, and a candidate priced in one raised
+  -- "no exchange rate" at its first layout, both at the built-in rates.
+  M.money(b, "policy.monthly: budget", "USD", false)
+  return function(c, cat)
     if not c.price then return nil end
+    cat = cat or require("gpuplan").catalog()
+    local m = M.money(b, "policy.monthly: budget", c.currency, cat)
+    local amount = cat:convert(m, c.currency)
     local per_month = c.price * c.gpus * 24 * 30
     if per_month > amount then return nil end
     c.per_month = per_month
