@@ -629,14 +629,32 @@ static int price_ring(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
  * tree's block carries min(tree_ch_bw x 120/128, tree_ll128_ch_bw).
  * PR #645's rule giving one block both trees below 100 Gb/s NICs was
  * closed unmerged: every release since gives each tree its own block.
- * 0: one node, or no ceiling known. */
+ * The 120/128 is NCCL's whenever it caps the LL128 tree ("busBw *
+ * (nNodes == 1 ? 7.0/9.0 : 120.0/128.0)" stands before the min, with or
+ * without the LL128 figure): a topology that gives the tree's ceiling and
+ * not LL128's took the Simple block's rate for LL128's.
+ * These ceilings are NCCL's tuner, and only a runtime with NCCL's tree
+ * and LL128 has them: RCCL's AMD build compiles them out ("#if
+ * defined(__HIP_PLATFORM_AMD__) ... busBw *= rcclTuningModel[comm->
+ * topo->tuning].bwRatio[...][a][p]; #else [NCCL's perChMaxTreeBw and
+ * perChMaxTreeLL128Bw caps] #endif", ROCm/rccl src/graph/tuning.cc; it
+ * enables LL128 by default "only on gfx90a with available tuning table",
+ * gfx942 and gfx950 added in ROCm/rocm-systems projects/rccl), and
+ * Gaudi's HCCL runs none of NCCL's protocols.  The catalog gives the
+ * figures for NVIDIA's generations alone (catalog/archs.lua: "AMD and
+ * Gaudi none"), so there neither ceiling applies.
+ * 0: one node, or no ceiling known (no NCCL tuner). */
 static double tree_ch_cap(const comm_ctx *c, gp_proto p)
 {
 	double cap = c->t->tree_ch_bw[c->nn > 2];
 	double ll128 = c->t->tree_ll128_ch_bw[c->nn > 2];
 
-	if (p == GP_PROTO_LL128 && cap > 0.0 && ll128 > 0.0)
-		cap = min2(cap * 120.0 / 128.0, ll128);
+	if (p != GP_PROTO_LL128)
+		return cap;
+	if (cap > 0.0)
+		cap *= 120.0 / 128.0;
+	if (ll128 > 0.0)
+		cap = cap > 0.0 ? min2(cap, ll128) : ll128;
 	return cap;
 }
 

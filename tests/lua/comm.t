@@ -493,7 +493,9 @@ end
 -- factor 1 at 2^22 x 64 B; a region holds the tree on LL128, tree_share
 -- 1 so the channels bind): 8 search channels x min(36 x 120/128 = 33.75,
 -- 29) GB/s: 2S / (8 x 29e9) = 2314.2 us, against 2S / (8 x 36e9) =
--- 1864.1 us without it.  On 2 nodes min(41.4 x 120/128 = 38.81, 36.7) =
+-- 1988.4 us without it (2S / (8 x 36e9 x 120/128): NCCL takes 120/128
+-- of the tree's ceiling with or without the LL128 figure).  On 2 nodes
+-- min(41.4 x 120/128 = 38.81, 36.7) =
 -- 36.7 GB/s: 2S / (8 x 36.7e9) = 1828.6 us, over the NICs' S / 318.75
 -- GB/s = 842.1 us.  With an A100's ceilings on the same nodes (3 or more)
 -- the tree's x 120/128 binds: min(17.8 x 120/128 = 16.69, 20) GB/s,
@@ -523,14 +525,48 @@ do
   t.is(cat.archs.ampere.nccl_tree_ll128_ch_bw.nodes2, 20e9, "Ampere's LL128 tree channel ceiling, 2 nodes")
   t.near(ll128_tree(16).bw_time, 2 * S256 / (8 * 29e9), 1e-9,
          "P5 16 nodes, LL128 tree: 8 channels x 29 GB/s")
-  t.near(ll128_tree(16, 0).bw_time, 2 * S256 / (8 * 36e9), 1e-9,
-         "without the LL128 ceiling: the tree ceiling's 8 x 36 GB/s")
+  t.near(ll128_tree(16, 0).bw_time, 2 * S256 / (8 * 36e9 * 120 / 128), 1e-9,
+         "without the LL128 ceiling: the tree ceiling's 8 x 36 GB/s x 120/128")
   t.near(ll128_tree(2).bw_time, 2 * S256 / (8 * 36.7e9), 1e-9,
          "P5 2 nodes, LL128 tree: 8 channels x 36.7 GB/s, over the NICs' rate")
   t.near(ll128_tree(16, nil, "a100-sxm-80gb").bw_time, 2 * S256 / (8 * 17.8e9 * 120 / 128), 1e-9,
          "A100's ceilings on the same nodes: the tree's 17.8 GB/s x 120/128 under LL128's 20")
   t.raises(function() ll128_tree(16, -1) end, "tree_ll128_ch_bw must be finite numbers >= 0",
            "a negative ceiling is refused, naming the field", true)
+  -- The ceilings are NCCL's tuner: where only the LL128 figure is given
+  -- it binds alone, 2S / (8 x 29e9) = 2314.2 us (it was dropped with the
+  -- tree's figure absent, leaving the NICs' 2S / 318.75e9 = 1684.3 us).
+  local h = comm.from_fabrics({ scaleup = "nvlink4", gpus_per_node = 8, nodes = 16, nics = 32,
+                                nic_fabric = "efa-100", gpu = cat.gpus["h100-sxm"],
+                                cpu_vendor = "amd" }, cat)
+  local function forced(topo)
+    local n = {}
+    for k, v in pairs(cat.fabrics["efa-100"].nccl) do n[k] = v end
+    n.tree_share = 1
+    n.regions = { { algo = "tree", proto = "ll128",
+      vertices = { { 0, 1 }, { 2 ^ 40, 1 }, { 2 ^ 40, 2 ^ 20 }, { 0, 2 ^ 20 } } } }
+    topo.nic_nccl = n
+    local r = gp.comm { op = "all_reduce", bytes = S256, gpus = 128, topology = topo }
+    assert(r.algo == "tree" and r.proto == "ll128", r.algo .. "/" .. r.proto)
+    return r
+  end
+  h.tree_ch_bw3 = 0
+  t.near(forced(h).bw_time, 2 * S256 / (8 * 29e9), 1e-9,
+         "the LL128 figure alone: 8 channels x 29 GB/s")
+  -- RCCL compiles NCCL's per-channel caps out of its AMD build (its
+  -- bwRatio tables instead, ROCm/rccl src/graph/tuning.cc) and HCCL runs
+  -- no NCCL protocol: the catalog gives AMD's and Gaudi's archs no
+  -- figure, and an MI300X node on the same NICs runs its LL128 tree at
+  -- its links' rate: xGMI's 448 GB/s x 0.75 x 120/128 = 315 GB/s, just
+  -- under the NICs' 318.75, 2S / 315e9 = 1704.4 us -- where Hopper's
+  -- ceiling would give 2314.2 us.
+  local amd = comm.from_fabrics({ scaleup = "xgmi4", gpus_per_node = 8, nodes = 16, nics = 32,
+                                  nic_fabric = "efa-100", gpu = cat.gpus["mi300x"],
+                                  cpu_vendor = "amd" }, cat)
+  t.ok(amd.tree_ch_bw3 == nil and amd.tree_ll128_ch_bw3 == nil, "an MI300X's topology: no "
+    .. "NCCL tree ceiling")
+  t.near(forced(amd).bw_time, 2 * S256 / (448e9 * 0.75 * 120 / 128), 1e-9,
+         "MI300X (RCCL): the LL128 tree at its links' rate, no NCCL channel ceiling")
 end
 
 -- gpu = ID: the node built from the GPU alone.  An H100 PCIe's is its
@@ -745,9 +781,11 @@ end
 -- the arch's perChMaxTreeBw (H100 across 3+ nodes: 36 GB/s).  P5 joined:
 -- 8 devices of 400 Gb/s -> 8 search channels at 48 GB/s (not doubled:
 -- Hopper, < 50 GB/s with more than 4), so 256 MiB all_reduce on 16 x 8
--- H100 (tree/LL128, tree factor 1 at 2^22 x 64 B) takes 2S / (8 x 36e9) =
--- 1864.1 us where the NICs alone give 2S / (32 x 12.5e9 x 0.85 x 120/128)
--- = 1684.3 us: 179.8 us more, the latency unchanged.  With the 32 rails
+-- H100 (tree/LL128, tree factor 1 at 2^22 x 64 B; the LL128 ceiling set
+-- to 0 below, so NCCL's 120/128 of the tree's applies) takes 2S / (8 x
+-- 36e9 x 120/128) = 1988.4 us where the NICs alone give 2S / (32 x
+-- 12.5e9 x 0.85 x 120/128) = 1684.3 us: 304.1 us more, the latency
+-- unchanged.  With the 32 rails
 -- apart (100 Gb/s, 12 GB/s each) the 32 channels' 1152 GB/s sit far over
 -- the NICs, and the ceiling changes nothing.  Tolerance 0.1 us: the hand
 -- figures' rounding.
@@ -773,8 +811,9 @@ end
 local efa_nccl = p5t.nic_nccl
 p5t.nic_nccl = nccl_with { tree_share = 1 }
 t.near(tree_time(p5t, 36e9) - tree_time(p5t, 0),
-       2 * S / (8 * 36e9) - 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-7,
-       "P5 joined rails: the tree's 8 channels x 36 GB/s bound 256 MiB under the NICs' rate")
+       2 * S / (8 * 36e9 * 120 / 128) - 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-7,
+       "P5 joined rails: the tree's 8 channels x 36 GB/s x 120/128 bound 256 MiB under the "
+         .. "NICs' rate")
 p5t.nic_nccl = nil
 t.is(tree_time(p5t, 36e9), tree_time(p5t, 0),
      "P5 rails apart: 32 channels x 36 GB/s are over the NICs, the ceiling changes nothing")
@@ -783,8 +822,8 @@ t.is(tree_time(p5t, 36e9), tree_time(p5t, 0),
 -- network rate (efa-100's nccl.tree_share 0.5, nccl_ofi_model.cpp "/ 2").
 -- 256 MiB tree all_reduce on 16 x 8 P5 (LL128, tree factor 1): each node
 -- sends 2S across the network at half of 32 x 12.5 GB/s x 0.85 x 120/128 =
--- 318.75 GB/s, 2 x 2S / 318.75e9 = 3368.6 us, over the 8 x 36 GB/s
--- ceiling's 2S / 288e9 = 1864.1 us; the latency is unchanged.  Tolerance
+-- 318.75 GB/s, 2 x 2S / 318.75e9 = 3368.6 us, over the 8 x 36 GB/s x
+-- 120/128 ceiling's 2S / 270e9 = 1988.4 us; the latency is unchanged.  Tolerance
 -- 1 ns: the hand figure is exact but for float rounding.
 p5t.nic_nccl = efa_nccl
 p5t.tree_ch_bw3 = 36e9
@@ -794,7 +833,8 @@ local full = gp.comm { op = "all_reduce", bytes = S, gpus = 128, topology = p5t,
 t.is(half.proto, "ll128", "P5 256 MiB tree: LL128")
 t.near(half.bw_time, 2 * 2 * S / (32 * 12.5e9 * 0.85 * 120 / 128), 1e-9,
        "P5 tree at half the ring's network rate: 4S / 318.75 GB/s")
-t.near(full.bw_time, 2 * S / (8 * 36e9), 1e-9, "at the full rate the SM ceiling binds")
+t.near(full.bw_time, 2 * S / (8 * 36e9 * 120 / 128), 1e-9,
+       "at the full rate the SM ceiling binds, 120/128 of it with LL128")
 t.is(half.latency, full.latency, "the share moves the bandwidth term alone")
 -- On 2 nodes AWS's model is not consulted and each node is root of one
 -- tree and leaf of the other: the share changes nothing there.
