@@ -195,11 +195,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 		return gp_fail(err, "infer: missing argument");
 	if (roof_device_check(d, err) != GP_OK)
 		return GP_EINVAL;
-	if (model_check(m, err) != GP_OK)
+	if (model_check(m, err) != GP_OK ||
+	    mem_infer_model_ok(m, err) != GP_OK)
 		return GP_EINVAL;
-	if (m->encoder_layers > 0)
-		return gp_fail(err, "inference of an encoder-decoder model is "
-		               "not modelled (its training memory is)");
 	/* Bits per weight from 1 (BitNet) to 32 (fp32); a KV element from
 	 * one bit to 16 B.  Amounts are bounded at GP_AMOUNT_MAX and
 	 * counts at GP_COUNT_MAX so that every product below is finite

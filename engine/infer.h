@@ -320,4 +320,14 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
                    const infer_cfg *c, double target, double itl_limit,
                    int *gpus, int *batch, double *tps, gp_error *err);
 
+/* The refusals the two target searches share (infer_gpus_for, and the
+ * MoE serving model's serve_target), each said in one place: the target
+ * (tokens/s, 0 < target <= GP_AMOUNT_MAX) and the ITL bound (s, at most
+ * an hour) checked (GP_OK or GP_EINVAL); a target past GP_COUNT_MAX GPUs
+ * (GP_EINVAL); and why no batch meets the bound, one sequence alone
+ * taking itl1 s, written into buf. */
+int infer_target_check(double target, double itl_limit, gp_error *err);
+int infer_target_too_big(double target, gp_error *err);
+void infer_no_batch_why(char *buf, size_t n, double itl_limit, double itl1);
+
 #endif

@@ -847,6 +847,30 @@ int infer_run(const gp_model *m, const roof_device *d, const infer_cfg *c,
 	return GP_OK;
 }
 
+int infer_target_check(double target, double itl_limit, gp_error *err)
+{
+	if (!gp_finite(target) || target <= 0 || target > GP_AMOUNT_MAX ||
+	    !gp_finite(itl_limit) || itl_limit <= 0 || itl_limit > 3600)
+		return gp_fail(err, "target tokens/s must be in (0, %g] and "
+		               "the ITL limit in (0, 3600] s (got %g, %g)",
+		               GP_AMOUNT_MAX, target, itl_limit);
+	return GP_OK;
+}
+
+int infer_target_too_big(double target, gp_error *err)
+{
+	return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
+	               target, GP_COUNT_MAX);
+}
+
+/* "one sequence alone", not "batch 1": the CLI names options by their
+ * flags, and "batch 1 takes" read as a --batch the user never gave. */
+void infer_no_batch_why(char *buf, size_t n, double itl_limit, double itl1)
+{
+	snprintf(buf, n, "no batch meets ITL %.3g ms (one sequence alone "
+	         "takes %.3g ms)", itl_limit * 1e3, itl1 * 1e3);
+}
+
 int infer_gpus_for(const gp_model *m, const roof_device *d,
                    const infer_cfg *c, double target, double itl_limit,
                    int *gpus, int *batch, double *tps, gp_error *err)
@@ -861,10 +885,8 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	if (infer_check(m, d, c, err) != GP_OK)
 		return GP_EINVAL;
 	k = *c;
-	if (!gp_finite(target) || target <= 0 || !gp_finite(itl_limit) ||
-	    itl_limit <= 0)
-		return gp_fail(err, "target tokens/s and ITL limit must be "
-		               "positive");
+	if (infer_target_check(target, itl_limit, err) != GP_OK)
+		return GP_EINVAL;
 	per = c->tp * c->pp;
 	k.gpus = per;
 	k.batch = 0;
@@ -889,17 +911,15 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 			hi = mid - 1;
 	}
 	if (lo == 0) {
-		/* "one sequence alone", as serve_plan.c says it: the CLI
-		 * names options by their flags, and "batch 1" read as a
-		 * --batch the user never gave. */
+		char why[160];
+
 		k.batch = 1;
 		if (infer_run(m, d, &k, &r, err) != GP_OK)
 			return GP_EINVAL;
 		if (!r.fits)
 			return gp_fail(err, "%s", r.why);
-		return gp_fail(err, "no batch meets ITL %.3g ms (one "
-		               "sequence alone takes %.3g ms)",
-		               itl_limit * 1e3, r.itl * 1e3);
+		infer_no_batch_why(why, sizeof why, itl_limit, r.itl);
+		return gp_fail(err, "%s", why);
 	}
 	k.batch = lo;
 	if (infer_run(m, d, &k, &r, err) != GP_OK)
@@ -909,8 +929,7 @@ int infer_gpus_for(const gp_model *m, const roof_device *d,
 	rep = fmax(1.0, ceil(target / r.tokens_per_s));
 	/* target 1e308 made rep too large for an int (UB in the cast). */
 	if (rep * per > GP_COUNT_MAX)
-		return gp_fail(err, "target %g tokens/s needs more than %d "
-		               "GPUs", target, GP_COUNT_MAX);
+		return infer_target_too_big(target, err);
 	*gpus = (int)rep * per;
 	*batch = lo;
 	*tps = rep * r.tokens_per_s;

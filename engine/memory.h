@@ -401,6 +401,10 @@ int mem_train_zero_fit(const gp_model *m, const gp_params *p,
 		       gp_mem_split *s, const gp_mem_result **res,
 		       gp_error *err);
 
+/* Inference is priced for decoder-only models: GP_OK, or GP_EINVAL for
+ * an encoder-decoder one (mem_infer's and infer_run's one refusal). */
+int mem_infer_model_ok(const gp_model *m, gp_error *err);
+
 /* Inference serving: the one inference-memory model (infer_run sizes its
  * replica with it).  Weights, workspace (one forward of chunk_tokens plus
  * the fp32 logits of c->seqs sequences) and c->seqs sequences of c->ctx

@@ -31,16 +31,22 @@ typedef struct mem_infer_parts {
 	int L_s;
 } mem_infer_parts;
 
+int mem_infer_model_ok(const gp_model *m, gp_error *err)
+{
+	if (m->encoder_layers > 0)
+		return gp_fail(err, "inference of an encoder-decoder model is "
+			       "not modelled (its training memory is)");
+	return GP_OK;
+}
+
 static int mem_infer_check(const gp_model *m, const gp_infer_cfg *c,
 			   gp_error *err)
 {
 	if (!c)
 		return gp_fail(err, "inference config: NULL");
-	if (model_check(m, err) != GP_OK)
+	if (model_check(m, err) != GP_OK ||
+	    mem_infer_model_ok(m, err) != GP_OK)
 		return GP_EINVAL;
-	if (m->encoder_layers > 0)
-		return gp_fail(err, "inference of an encoder-decoder model is "
-			       "not modelled (its training memory is)");
 	if (gp_check_count(c->tp, 0, "tp", err) ||
 	    gp_check_count(c->pp, 0, "pp", err) ||
 	    gp_check_count(c->block, 0, "block", err) ||

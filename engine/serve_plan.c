@@ -284,12 +284,8 @@ static int decode_side(const gp_model *m, const roof_device *d,
 		if (itl_at(m, d, c, L, coloc, 1.0, o, &o->st, &itl, err))
 			return GP_EINVAL;
 		if (itl > c->itl_max) {
-			/* "one sequence alone", not "batch 1": the CLI
-			 * names options by their flags, and read "--batch
-			 * 1 takes" where the user gave no --batch */
-			snprintf(o->why, sizeof o->why, "no batch meets ITL "
-			         "%.3g ms (one sequence alone takes %.3g ms)",
-			         c->itl_max * 1e3, itl * 1e3);
+			infer_no_batch_why(o->why, sizeof o->why, c->itl_max,
+			                   itl);
 			o->itl = itl;
 			return GP_OK;
 		}
@@ -625,10 +621,8 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 
 	if (!c || !cfg_out || !best)
 		return gp_fail(err, "serve_target: NULL argument");
-	if (!gp_finite(target) || target <= 0 || target > GP_AMOUNT_MAX ||
-	    !gp_finite(itl_max) || itl_max <= 0 || itl_max > 3600)
-		return gp_fail(err, "target tokens/s and ITL limit must be "
-		               "positive");
+	if (infer_target_check(target, itl_max, err) != GP_OK)
+		return GP_EINVAL;
 	if (serve_check(m, d, c, err))
 		return GP_EINVAL;
 	t = *c;
@@ -696,8 +690,7 @@ int serve_target(const gp_model *m, const roof_device *d, const serve_cfg *c,
 		}
 	}
 	if (!found && big)
-		return gp_fail(err, "target %g tokens/s needs more than %d GPUs",
-		               target, GP_COUNT_MAX);
+		return infer_target_too_big(target, err);
 	if (!found)
 		return gp_fail(err, "no layout meets ITL %.3g ms%s%s",
 		               itl_max * 1e3, why[0] ? ": " : "", why);

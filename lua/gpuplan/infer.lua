@@ -763,6 +763,10 @@ function M.kv_path(kv, g, runtime, model, serve_model)
     .. "\"extremely slow if dequantization is not fused\")", name) }
 end
 
+-- Both a fixed batch and a concurrency: refused by gp.infer's one-model
+-- setup and by the MoE serving model's (gpuplan.serve), in these words.
+M.BATCH_AND_CONCURRENCY = "infer: give batch = N or concurrency = N, not both"
+
 -- Build the engine's (model, device, cfg) from gp.infer arguments.
 function M.setup(a)
   check_args(a, 3)
@@ -891,7 +895,7 @@ function M.setup(a)
     error("infer: kv_policy must be 'mean' or 'max' (got " .. tostring(a.kv_policy) .. ")", 3)
   end
   if a.kv_policy == nil then default("kv_policy=mean") end
-  if c.batch and c.concurrency then error("infer: give batch = N or concurrency = N, not both", 3) end
+  if c.batch and c.concurrency then error(M.BATCH_AND_CONCURRENCY, 3) end
   -- The default prompt in a model whose context is shorter than it and the
   -- output (2048-token GPT-3, BLOOM, the Megatron-GPT family): the context
   -- less the output, said, where it was refused as "input 2048 + output 256

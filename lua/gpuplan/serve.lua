@@ -426,7 +426,7 @@ function M.setup(a)
   local conc
   if a.concurrency ~= nil then
     conc = int_of(a, "concurrency", 1)
-    if a.batch ~= nil then fail("infer: give batch = N or concurrency = N, not both") end
+    if a.batch ~= nil then fail("%s", infer.BATCH_AND_CONCURRENCY) end
     if a.itl_max ~= nil then
       fail("infer: concurrency fixes the batch; itl_max searches it: give one of them")
     end

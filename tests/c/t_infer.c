@@ -74,7 +74,7 @@ int main(void)
 	gp_dtype t;
 	int g, b;
 
-	plan(70);
+	plan(72);
 
 	/* --- 13B bf16 decode, batch 1, H200 (4.8 TB/s) -------------------
 	 * Llama 2 13B: 40 layers x (4 h^2 + 3 h f + 2h) with h 5120,
@@ -212,6 +212,21 @@ int main(void)
 	ok(infer_gpus_for(&m, &d, &c, 1000.0, 5e-3, &g, &b, &th, &err) ==
 	   GP_EINVAL && strstr(err.msg, "ITL") != NULL,
 	   "an ITL limit below batch-1 decode is refused");
+	/* The target search's refusals are the MoE serving model's too
+	 * (serve_target), each said in one place: a target of 0, an ITL
+	 * bound past an hour (it was taken here, refused there). */
+	{
+		gp_error e1;
+
+		infer_target_check(0.0, 1.0, &e1);
+		ok(infer_gpus_for(&m, &d, &c, 0.0, 1.0, &g, &b, &th, &err) ==
+		   GP_EINVAL && strcmp(err.msg, e1.msg) == 0,
+		   "target 0: infer_target_check's words");
+		ok(infer_gpus_for(&m, &d, &c, 1000.0, 7200.0, &g, &b, &th,
+		                  &err) == GP_EINVAL &&
+		   strstr(err.msg, "the ITL limit in (0, 3600] s"),
+		   "an ITL bound of two hours: refused, as serve_target does");
+	}
 
 	/* --- MoE: distinct experts read -----------------------------------
 	 * Mixtral-like, 8 experts top-2: one token touches 8 (1 - 6/8) = 2

@@ -210,7 +210,7 @@ int main(void)
 	double attn, down, want, t_disp, t_comb, ll[6][2], x;
 	int i, ep;
 
-	plan(122);
+	plan(123);
 	dsv3(&m);
 	hopper(&d);
 
@@ -1089,6 +1089,18 @@ int main(void)
 		   r.itl <= 0.050, "target 100k tok/s at ITL <= 50 ms met");
 		ok(out.gpus % out.decode.tp == 0 || out.disagg,
 		   "in whole instances");
+		/* A bad target is refused in the words gp.infer's search
+		 * uses (infer_target_check, one place for both). */
+		{
+			gp_error e1;
+
+			infer_target_check(-1.0, 0.050, &e1);
+			ok(serve_target(&m, &d, &c, -1.0, 0.050, 0, 0, &out, &r,
+			                &err) == GP_EINVAL &&
+			   strcmp(err.msg, e1.msg) == 0 &&
+			   strstr(err.msg, "target tokens/s must be in (0, "),
+			   "a negative target: infer_target_check's words");
+		}
 	}
 
 	/* --- bad input -------------------------------------------------------- */

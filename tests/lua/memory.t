@@ -5,7 +5,7 @@ local gp = require "gpuplan"
 local memory = require "gpuplan.memory"
 local core = require "gpuplan.core"
 
-t.plan(142)
+t.plan(143)
 
 local GiB = 2 ^ 30
 -- Llama-2-7B params: 32 (4 h^2 + 3 h f + 2h) + h + 2 V h = 6,738,415,616.
@@ -643,6 +643,11 @@ t.raises(function() gp.memory { model = "llama2-7b", capacity = 80e9, enc_seq = 
   "enc_seq applies to encoder%-decoder models; llama2%-7b is decoder%-only", "enc_seq on a decoder-only model")
 t.raises(function() gp.memory { model = "t0-3b", capacity = 80e9, method = "infer" } end,
   "inference of an encoder%-decoder model is not modelled", "t5 inference refused")
+-- gp.infer refuses it in the same words (engine/memory_infer.c
+-- mem_infer_model_ok, one place for gp.memory's and gp.infer's paths).
+t.raises(function() gp.infer { model = "t0-3b", gpu = "a100-sxm-80gb" } end,
+  "infer: inference of an encoder%-decoder model is not modelled %(its training memory is%)",
+  "t5 refused by gp.infer, the same words")
 
 -- Offload: host memory by kind; ZeRO carrying the offload is no zero_dp1.
 r = gp.memory { model = "llama2-7b", gpu = "a100-sxm-80gb", zero = 3, offload = "params+optimizer" }
