@@ -1695,7 +1695,7 @@ opt { name = "micro_batch", type = "string", metavar = "LIST", commands = "plan"
   help = "micro-batch sizes to try",
   suggest = { "batch", "micro_batch_size", "mbs" } }
 opt { name = "policy", type = "string", metavar = "P", commands = "plan",
-  default = "fastest; cheapest with a deadline",
+  default = "fastest; on the command line cheapest with --deadline and no --budget",
   help = "fastest|cheapest|fewest-gpus|best-per-dollar (Lua: a gp.policy.* table or a "
     .. "function(candidate, cat) -> score; cat: the job's catalog)" }
 opt { name = "deadline", type = "string", metavar = "D", commands = "plan",

@@ -12,7 +12,8 @@ usage: gpuplan roofline --gpu ID [--model M] [--svg FILE] [options]
   --model M       this model's prefill and decode operators on the roofline:
                   a table (intensity, attained TFLOP/s, bound), and with
                   --svg points on the chart
-  --weights W     weight format for the model's ops (default bf16)
+  --weights W     weight format for the model's ops (default bf16; fp16
+                  on a card without bf16, as gpuplan infer)
   --batch B       decode batch for the points (default 1)
   --input N       prompt tokens for the prefill points (default 2048, or
                   the model's context less one where that is shorter)
