@@ -146,9 +146,12 @@ opt { name = "seq", type = "int", metavar = "N", commands = "fit train plan", ki
   end,
   help = "tokens per sequence; for an encoder-decoder (t5-3b, flan-t5-xxl) the decoder's",
   suggest = { "seq_len", "seq_length", "sequence_length", "max_seq_len", "seqlen" } }
-opt { name = "enc_seq", type = "int", metavar = "N", commands = TRAIN4, default = "--seq",
+-- fit's only (gp.memory's): the training step of an encoder-decoder model
+-- is not modelled (train, plan and rl refuse every one), and an RL step's
+-- memory is its training step's, so there it set nothing any of them run.
+opt { name = "enc_seq", type = "int", metavar = "N", commands = "fit", default = "--seq",
   kind = "tokens", value = function(j) return j.seq end,
-  methods = TRAINING,
+  methods = "pretrain full lora qlora",
   help = "encoder-decoder: encoder tokens per sequence",
   suggest = { "encoder_seq", "enc_seq_len" } }
 opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infer",

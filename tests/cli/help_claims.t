@@ -30,4 +30,20 @@ like($o, qr/best layouts by cheapest, deadline 30d/, 'a deadline alone: cheapest
 ($c, $o, $e) = run_gp(@job, '--deadline', '30d', '--budget', '$1M');
 like($o, qr/best layouts by fastest, deadline 30d, budget \$1M/, 'a deadline and a budget: fastest');
 
+# --enc-seq: the encoder's tokens of an encoder-decoder model.  train,
+# plan and rl listed it, but each refuses every encoder-decoder model ("the
+# training step of an encoder-decoder model is not modelled") and the
+# option on any other: it set nothing they run.  fit (its memory) keeps it.
+for my $cmd (qw(train plan rl)) {
+    ($c, $o, $e) = run_gp($cmd, '--help');
+    unlike($o, qr/--enc-seq/, "$cmd --help: no --enc-seq");
+}
+($c, $o, $e) = run_gp('fit', '--help');
+like($o, qr/--enc-seq N\s+encoder-decoder: encoder tokens per sequence/, 'fit --help: --enc-seq');
+($c, $o, $e) = run_gp('train', 't5-3b', '--gpu', 'h100-sxm', '--gpus', '8', '--enc-seq', '64');
+is($c, 2, 'train --enc-seq: a usage error');
+like($e, qr/train: unknown option '--enc-seq' \(an option of gpuplan fit\)/, '... naming fit');
+($c, $o, $e) = run_gp('fit', 't5-3b', '--gpu', 'h100-sxm', '--enc-seq', '64');
+is($c, 0, 'fit t5-3b --enc-seq 64 runs');
+
 done_testing();
