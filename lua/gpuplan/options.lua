@@ -155,7 +155,9 @@ opt { name = "enc_seq", type = "int", metavar = "N", commands = "fit", default =
   help = "encoder-decoder: encoder tokens per sequence",
   suggest = { "encoder_seq", "enc_seq_len" } }
 opt { name = "batch", type = "int", metavar = "N", commands = "fit train rl infer",
-  default = { infer = "as many as fit" }, kind = "number", range = { 1, 1 << 24 },
+  default = { infer = "as many as fit, at most the engine's max_batch: TensorRT-LLM's 2048; "
+    .. "--runtime vllm: vLLM's max_num_seqs for the card" }, kind = "number",
+  range = { 1, 1 << 24 },
   value = 1,
   help = "micro-batch (training), or sequences decoded together (fit --method infer: "
     .. "concurrent sequences; infer: a fixed decode batch per replica)",
@@ -545,7 +547,8 @@ opt { name = "block", type = "int", metavar = "N", commands = "fit", default = "
   help = "paged KV block in tokens",
   suggest = { "block_size", "page_size" } }
 opt { name = "concurrency", type = "int", metavar = "C", commands = "infer", lua = "fit",
-  default = { infer = "as many as fit" }, value = 1,
+  default = { infer = "as many as fit, at most the engine's max_batch a replica, as "
+    .. "--batch" }, value = 1,
   help = "requests in flight over the system (gp.memory: concurrent sequences, as batch)",
   suggest = { "max_concurrency" } }
 opt { name = "requests", type = "int", metavar = "N", commands = "infer",

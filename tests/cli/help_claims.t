@@ -46,4 +46,20 @@ like($e, qr/train: unknown option '--enc-seq' \(an option of gpuplan fit\)/, '..
 ($c, $o, $e) = run_gp('fit', 't5-3b', '--gpu', 'h100-sxm', '--enc-seq', '64');
 is($c, 0, 'fit t5-3b --enc-seq 64 runs');
 
+# infer --batch: left out, the batch is as many as fit, but no more than
+# the engine's max_batch (engine/infer.c: TensorRT-LLM's max_batch_size
+# 2048; runtime vllm: vLLM's max_num_seqs, 1024 on an H200).  The help
+# said "as many as fit".  Llama 3.2 1B, 128 in / 128 out: 32 KiB of KV a
+# token (16 layers x 8 KV heads x 64 x 2 x 2 B) x (128 + 128 / 2) tokens =
+# 6 MiB a sequence, so the H200's ~131 GB budget holds some 20,000: the
+# cap, not the memory, sets the batch.
+($c, $o, $e) = run_gp('infer', '--help');
+like($o, qr/\(default as many as fit,\s+at most the engine's max_batch: TensorRT-LLM's 2048;\s+--runtime vllm: vLLM's max_num_seqs for the card\)/,
+     'infer --help: the batch default names the engine cap');
+my @inf = ('infer', 'llama3.2-1b', '--gpu', 'h200-sxm', '--input', '128', '--output', '128');
+($c, $o, $e) = run_gp(@inf);
+like($o, qr/batch per replica\s+2048 /, 'infer: batch 2048, TensorRT-LLM\'s cap');
+($c, $o, $e) = run_gp(@inf, '--runtime', 'vllm');
+like($o, qr/batch per replica\s+1024 /, 'infer --runtime vllm: vLLM\'s max_num_seqs 1024');
+
 done_testing();
