@@ -223,6 +223,9 @@ static int check_cfg(const gp_model *m, const roof_device *d,
 	if (c->kv_unfused && m->mla.kv_lora_rank > 0)
 		return gp_fail(err, "kv_unfused: an unfused dequantisation of "
 		               "an MLA latent cache is not modelled");
+	if (c->kv_per_qhead && m->mla.kv_lora_rank > 0)
+		return gp_fail(err, "kv_per_qhead: the masked MHA kernel of a "
+		               "latent (MLA) cache is not modelled");
 	if (c->n_graph < 0 || c->n_graph > INFER_GRAPH_MAX)
 		return gp_fail(err, "graph_sizes: %d sizes, at most %d",
 		               c->n_graph, INFER_GRAPH_MAX);
@@ -733,6 +736,38 @@ static int kv_dequant(builder *b, const gp_model *m)
 		   infer_compute_dtype(b->d, NULL));
 }
 
+/* The decode attention of TensorRT-LLM's masked multi-head attention
+ * kernel (kv_per_qhead), the generation kernel of every release before
+ * XQA.  Its launcher (decoderMaskedMultiheadAttentionLaunch.h, release
+ * 0.5.0) sets "dim3 grid{static_cast<unsigned>(params.num_heads),
+ * static_cast<unsigned>(params.batch_size), seq_len_tile}": one thread
+ * block per query head of each sequence, and the kernel
+ * (decoderMaskedMultiheadAttentionTemplate.h) reads the K and V of
+ * "hi_kv{hi / qhead_per_kv}" at every step of its loops over the
+ * cache ("kvCacheBuffer.getKVLocalIdx(valid_time_now, hi_kv, Dh, jj)"),
+ * nothing shared between the blocks of a group.  So each of the
+ * heads / kv_heads query heads of a GQA group loads its KV head's whole
+ * cache: the cache is read that many times a step, and every element
+ * converted and multiplied once per query head on the CUDA cores (its
+ * dot products are FMAs, the one mma.sync behind a commented-out
+ * MMHA_USE_HMMA_FOR_REDUCTION).  XQA, which replaced it for GQA, is
+ * described by what it removes: "Using tensor cores for acceleration,
+ * reducing data loading and conversion" (TensorRT-LLM
+ * docs/source/blogs/XQA-kernel.md).  Priced: the cache bytes times the
+ * group, at the memory rate, and the attention's FLOP (already counted
+ * per query head) on the fp32 vector units.  The repeated loads of a
+ * group's blocks may be served by L2, whose rate the device table does
+ * not hold: at the HBM rate they are the most the loads can cost.
+ * MHA (a group of one) reads the cache once either way: its attention
+ * keeps the fused kernel's price, so the flag moves GQA/MQA models only. */
+static int mmha_decode(builder *b, const gp_op *o, double count,
+                       double kvb, double group)
+{
+	return add(b, o->name, count, o->flop,
+		   o->act * ACT_BYTES + o->kv * kvb * group, 0, 0, 0, 0,
+		   b->c->compute);
+}
+
 /* Price the layer's operators (model_layer_ops) for batch sequences of
  * q tokens at a mean KV length kv_mean. */
 static int step_layers(builder *b, const gp_model *m, const shape *s,
@@ -747,6 +782,9 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 	/* The attention reads the cache as stored, or the 16-bit copy an
 	 * unfused dequantisation wrote (kv_dequant). */
 	double kvb = c->kv_unfused ? ACT_BYTES : c->kv_bytes;
+	/* Query heads a KV head serves on this rank (mmha_decode). */
+	double qgroup = (m->heads / (double)c->tp) /
+		model_kv_heads_rank(m, c->tp);
 
 	/* The layer's operators (model_layer_ops), priced at this step's
 	 * dtypes: linears at the weight format, the router in 16 bits,
@@ -808,6 +846,12 @@ static int step_layers(builder *b, const gp_model *m, const shape *s,
 
 		if (mla && strcmp(o->name, "qkv") == 0)
 			continue;      /* mla_decode's */
+		if (c->kv_per_qhead && q <= 1.0 && o->kind == GP_OP_ATTN &&
+		    qgroup > 1.0) {
+			if (mmha_decode(b, o, count, kvb, qgroup))
+				return GP_EINVAL;
+			continue;
+		}
 		/* TensorRT-LLM's Qwen3Attention is a QKNormRoPEAttention
 		 * built with "fuse_qk_norm_rope: bool = True"
 		 * (tensorrt_llm/_torch/models/modeling_qwen3.py, which

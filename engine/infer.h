@@ -53,6 +53,11 @@ typedef struct infer_cfg {
 	                         and the attention reads that copy (SGLang's
 	                         FP4 pool off Blackwell: infer.c
 	                         kv_dequant) */
+	int kv_per_qhead;     /* 1: the decode attention runs one thread
+	                         block per query head, each reading its KV
+	                         head's whole cache and multiplying on the
+	                         CUDA cores (TensorRT-LLM's masked MHA
+	                         kernel before XQA: infer.c step_layers) */
 	double kv_pool;       /* with kv_unfused: the pool's bytes per GPU
 	                         (infer_run sets it from the KV budget) */
 	gp_dtype compute;     /* GEMM precision (infer_compute_dtype) */

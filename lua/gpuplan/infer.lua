@@ -856,6 +856,26 @@ function M.setup(a)
     error("infer: give enforce_eager or graph_sizes, not both: an eager run captures no "
       .. "CUDA graphs", 3)
   end
+  -- TensorRT-LLM's generation attention without XQA (engine/infer.c
+  -- mmha_decode): its masked MHA kernel, whose KV reads are counted per
+  -- query head; a runtime of its own kernels only, and not the MoE
+  -- serving model's steps.
+  if a.xqa ~= nil and type(a.xqa) ~= "boolean" then
+    error("infer: xqa must be true or false (got " .. tostring(a.xqa) .. ")", 3)
+  end
+  if a.xqa ~= nil and a.runtime ~= "trtllm" then
+    error("infer: xqa picks TensorRT-LLM's generation attention (its XQA kernel or the "
+      .. "masked MHA kernel before it): --runtime trtllm only (got runtime "
+      .. tostring(a.runtime or "graphs") .. ")", 3)
+  end
+  if a.xqa == false and require("gpuplan.serve").wants(a) then
+    error("infer: xqa = false: the MoE serving model (gpuplan.serve) prices its own "
+      .. "attention; TensorRT-LLM's masked MHA kernel is priced for one model only", 3)
+  end
+  if a.xqa == false and type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0 then
+    error("infer: xqa = false: TensorRT-LLM's masked MHA kernel over a latent (MLA) "
+      .. "cache is not modelled", 3)
+  end
   -- The runtime's own mixing (M.mixes), where the user did not say; the
   -- MoE serving model (gpuplan.serve) decides its colocated steps itself.
   local mixes = a.chunked_prefill == nil and not require("gpuplan.serve").wants(a) and
@@ -863,6 +883,7 @@ function M.setup(a)
   local c = {
     weight_bits = bits, embed_bits = 16, kv_bytes = kv_bytes[kv],
     kv_half_math = kv_path.half_math, kv_unfused = kv_path.unfused,
+    kv_per_qhead = a.xqa == false,
     compute = core().infer_compute_dtype(d, base or "bf16"),
     tp = tp, pp = pp, gpus = int_arg(a, "gpus", 1) or tp * pp,
     batch = int_arg(a, "batch", 1), concurrency = int_arg(a, "concurrency", 1),
@@ -918,6 +939,17 @@ function M.setup(a)
       .. "(max_seq)", c.input, c.output, model.id or "the model", model.max_seq), 3)
   end
   if a.runtime == nil then default("runtime=graphs") end
+  if a.xqa == false then
+    local group = (model.heads / tp) / math.max(1, (model.kv_heads or model.heads) / tp)
+    if group > 1 then
+      default(string.format("xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a "
+        .. "query head: the KV cache read %.4g times a decode step (%.4g query heads a KV "
+        .. "head), on the CUDA cores", group, group))
+    else
+      default("xqa=false: no change for a model of one query head a KV head (MHA): the "
+        .. "masked MHA kernel reads its cache once, as XQA would")
+    end
+  end
   if a.enforce_eager then
     default(string.format("enforce_eager: %.4g host ops a layer at %.4g us (%s's eager launches)",
       c.host_ops_per_layer, (c.host_op_time or core().DEFAULTS.host_op_time) * 1e6, a.runtime))

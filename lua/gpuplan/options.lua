@@ -610,6 +610,13 @@ opt { name = "enforce_eager", type = "flag", commands = "infer",
   help = "the runtime dispatches every step's kernels from Python, no CUDA graphs (vLLM's "
     .. "--enforce-eager, and every vLLM before its graphs); --runtime vllm only",
   suggest = { "eager_mode", "disable_cuda_graph", "no_cuda_graph" } }
+opt { name = "xqa", type = "flag", commands = "infer", default = true,
+  help = "TensorRT-LLM without its XQA kernel: a GQA model decodes on the masked MHA "
+    .. "kernel, one thread block per query head, each reading its KV head's whole cache "
+    .. "(the cache read heads/kv_heads times a decode step, multiplied on the CUDA cores), "
+    .. "as in every release before 0.6 (XQA came in 0.6-0.7 behind TRTLLM_ENABLE_XQA=1, on "
+    .. "by default from 0.8) and engines built with --disable_xqa; --runtime trtllm only",
+  suggest = { "disable_xqa", "enable_xqa", "use_xqa", "trtllm_enable_xqa" } }
 opt { name = "graph_sizes", type = "string", metavar = "LIST", commands = "infer",
   default = "the runtime's: trtllm-bench's, vLLM's, SGLang's lists; none for runtime graphs",
   help = "the batch sizes the runtime captures CUDA graphs at, e.g. 1,2,4,8,16 (Lua also a "

@@ -523,4 +523,19 @@ for my $v ('-1', '0', '1e300') {
          "infer --itl-max $v: one range, in milliseconds");
 }
 
+# --no-xqa: TensorRT-LLM's masked MHA kernel (engine/infer.c mmha_decode).
+# Llama 2 70B at TP 1: 64 query heads over 8 KV heads, the cache read 8
+# times a decode step, said on the assumed line; on another runtime the
+# flag is refused, exit 1, naming it.
+($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'h200-sxm', '--weights', 'fp8', '--kv', 'fp8',
+                      '--runtime', 'trtllm', '--batch', '64', '--input', '128', '--output', '2048',
+                      '--no-xqa');
+is($c, 0, 'infer --no-xqa: exit 0');
+like($o, qr/xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a query head: the KV cache read 8 times a decode step \(8 query heads a KV head\), on the CUDA cores/,
+     '--no-xqa: the assumed line says the kernel and the factor');
+($c, $o, $e) = run_gp('infer', 'llama2-70b', '--gpu', 'h200-sxm', '--runtime', 'vllm', '--no-xqa');
+is($c, 1, 'infer --no-xqa --runtime vllm: exit 1');
+like($e, qr/^gpuplan: infer: --xqa picks TensorRT-LLM's generation attention .*--runtime trtllm only \(got runtime vllm\)$/m,
+     '--no-xqa on vLLM: refused, naming the flag and the runtime');
+
 done_testing();

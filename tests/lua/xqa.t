@@ -1,0 +1,98 @@
+-- TensorRT-LLM without XQA (gp.infer xqa = false, engine/infer.c
+-- mmha_decode): the masked MHA kernel runs one thread block per query
+-- head, each reading its KV head's whole cache, so a GQA model's decode
+-- attention reads the cache heads/kv_heads times, multiplied on the fp32
+-- vector units; prefill, MHA models and other runtimes are untouched or
+-- refused.
+local t = require "tap"
+local gp = require "gpuplan"
+local infer = require "gpuplan.infer"
+
+local function run(extra)
+  local a = { model = "llama2-70b", gpu = "h200-sxm", weights = "fp8", kv = "fp8",
+              runtime = "trtllm", batch = 64, input = 128, output = 2048 }
+  for k, v in pairs(extra or {}) do a[k] = v end
+  return infer.infer(a)
+end
+local function row(phase, name)
+  for _, o in ipairs(phase.ops) do if o.name == name then return o end end
+end
+local function said(r, pat)
+  for _, d in ipairs(r.defaults) do if d:find(pat, 1, true) then return true end end
+  return false
+end
+
+-- Llama 2 70B (64 query heads, 8 KV heads of 128, 80 layers) on one H200,
+-- FP8 KV, a decode step of 64 sequences at context ctx (the decode
+-- phase's, q = 1, so the mean KV length is ctx).  One layer's attention
+-- moves Q in and O out, 64 x 64 x (128 + 128) x 2 B = 2,097,152 B, and
+-- the cache: K and V of 8 heads of 128 at 1 B, 2048 B a token, 64 x ctx x
+-- 2048 B with XQA; without it each of the 8 query heads of a group reads
+-- it again: 8 x 64 x ctx x 2048 B.  Exact (1e-9 relative): the same sum.
+local on, off = run(), run { xqa = false }
+local ctx = off.decode.ctx
+t.is(on.decode.ctx, ctx, "the same decode context with and without XQA")
+local act = 64 * 64 * 256 * 2
+local a_on, a_off = row(on.decode, "attention"), row(off.decode, "attention")
+t.near(a_on.bytes, act + 64 * ctx * 2048, 1e-9 * a_on.bytes, "XQA: the cache read once a step")
+t.near(a_off.bytes, act + 8 * 64 * ctx * 2048, 1e-9 * a_off.bytes,
+       "no XQA: the cache read 8 times (64 query heads / 8 KV heads)")
+t.is(a_off.flop, a_on.flop, "... the same FLOP (already counted per query head)")
+-- The masked MHA kernel's dot products are FMAs on the CUDA cores: the
+-- H200's fp32 vector peak, 67 TFLOP/s (catalog h200-sxm), not a tensor
+-- rate; XQA's tensor-core path runs above it.
+t.near(a_off.compute_rate, 67e12, 1e-9 * 67e12, "no XQA: attention on the fp32 vector units")
+t.ok(a_on.compute_rate > 67e12, "... XQA on the tensor cores")
+t.is(a_off.bound, "memory", "... and memory-bound (2 FLOP per cache byte read)")
+-- Only the attention moves: the step's GPU time grows by the 80 layers'
+-- attention difference and nothing else (1e-12 s: float sums).
+t.near(off.decode.gpu_time - on.decode.gpu_time, a_off.total - a_on.total, 1e-12,
+       "only the decode attention changes")
+t.ok(off.tokens_per_s < on.tokens_per_s / 1.5, "... a long decode runs well under half as fast")
+-- The prompt's attention runs the context kernel (FMHA), not the masked
+-- MHA kernel: the prefill phase is the same to the byte.
+t.is(row(off.prefill, "attention").bytes, row(on.prefill, "attention").bytes,
+     "prefill attention untouched")
+t.ok(said(off, "xqa=false: TensorRT-LLM's masked MHA kernel, one thread block a query head: "
+          .. "the KV cache read 8 times a decode step (8 query heads a KV head)"),
+     "the defaults line says the kernel and the factor")
+t.ok(not said(on, "xqa"), "with XQA (the default) nothing is said")
+
+-- The group on a rank is its query heads over its KV heads, a KV head
+-- replicated where there are fewer than TP ranks (model_kv_heads_rank): a
+-- model of 32 query heads and 2 KV heads (head 128) at TP 4 holds 32 / 4 =
+-- 8 query heads and 1 KV head a rank, so 8, not the model's 16.  Its
+-- attention's Q and O: 16 x 8 x 256 x 2 B; the cache part 8 times XQA's.
+local gqa2 = { layers = 32, hidden = 4096, heads = 32, kv_heads = 2, ffn_hidden = 14336,
+               ffn_gated = true, vocab = 32000 }
+local t4 = run { model = gqa2, gpus = 4, tp = 4, batch = 16 }
+local t4n = run { model = gqa2, gpus = 4, tp = 4, batch = 16, xqa = false }
+local b4, b4n = row(t4.decode, "attention"), row(t4n.decode, "attention")
+local act4 = 16 * 8 * 256 * 2
+t.near(b4n.bytes - act4, 8 * (b4.bytes - act4), 1e-9 * b4n.bytes,
+       "TP 4 over 2 KV heads: a KV head a rank serves 8 query heads, the cache read 8 times")
+t.ok(said(t4n, "read 8 times a decode step (8 query heads a KV head)"),
+     "... as the defaults line says")
+
+-- MHA (Llama 2 13B: 40 heads, 40 KV heads): a group of one reads the
+-- cache once either way, so nothing moves.
+local m_on = run { model = "llama2-13b" }
+local m_off = run { model = "llama2-13b", xqa = false }
+t.is(m_off.tokens_per_s, m_on.tokens_per_s, "MHA: the same throughput without XQA")
+t.ok(said(m_off, "xqa=false: no change for a model of one query head a KV head (MHA)"),
+     "... and the defaults line says why")
+
+-- Refused: another runtime (XQA is TensorRT-LLM's), a non-boolean, a
+-- latent (MLA) cache, the MoE serving model's own steps.
+t.raises(function() run { runtime = "vllm", xqa = false } end,
+         "xqa picks TensorRT%-LLM's generation attention.*runtime trtllm only %(got runtime vllm%)",
+         "xqa on vLLM: refused")
+t.raises(function() run { runtime = "graphs", xqa = true } end,
+         "runtime trtllm only %(got runtime graphs%)", "xqa on the plain graphs runtime: refused")
+t.raises(function() run { xqa = "no" } end, "xqa must be true or false", "xqa not a boolean: refused")
+t.raises(function() run { model = "deepseek-v3", gpus = 8, tp = 8, xqa = false } end,
+         "latent %(MLA%) cache is not modelled", "xqa = false on an MLA model: refused")
+t.raises(function() run { model = "deepseek-v3", gpus = 16, ep = 16, xqa = false } end,
+         "MoE serving model", "xqa = false with the MoE serving model: refused")
+
+t.done_testing()
