@@ -3,7 +3,8 @@
 -- head, each reading its KV head's whole cache, so a GQA model's decode
 -- attention reads the cache heads/kv_heads times, multiplied on the fp32
 -- vector units; prefill, MHA models and other runtimes are untouched or
--- refused.
+-- refused.  And the validation predictor's release rule (predict/infer.lua,
+-- TensorRT-LLM profile): before 0.6 a GQA run is priced without XQA.
 local t = require "tap"
 local gp = require "gpuplan"
 local infer = require "gpuplan.infer"
@@ -94,5 +95,46 @@ t.raises(function() run { model = "deepseek-v3", gpus = 8, tp = 8, xqa = false }
          "latent %(MLA%) cache is not modelled", "xqa = false on an MLA model: refused")
 t.raises(function() run { model = "deepseek-v3", gpus = 16, ep = 16, xqa = false } end,
          "MoE serving model", "xqa = false with the MoE serving model: refused")
+
+-- The predictor's TensorRT-LLM release rule.  XQA reached the main branch
+-- on 2023-12-01 (version 0.6.0) behind TRTLLM_ENABLE_XQA and was on by
+-- default from 0.8: a release before 0.6, or a run of no release dated
+-- before 2023-12-01, is priced without it on a GQA model; 0.7 (the
+-- Falcon180B-H200 blog's v0.7a, XQA's own figure) keeps it; an MHA model
+-- is left alone.
+do
+  local predict = require "gpuplan.predict.infer"
+  -- (the MHA variant at batch 8: 64 of its 1.3 MB-a-token sequences
+  -- would not fit)
+  local function case(src, kv_heads)
+    local b = kv_heads and 8 or 64
+    return { model = { layers = 80, hidden = 8192, heads = 64, kv_heads = kv_heads or 8,
+                       ffn_hidden = 28672, ffn_gated = true, vocab = 32000 },
+             hardware = { gpu = "h200-sxm", gpus = 1 }, parallel = { tp = 1 },
+             workload = { weight_dtype = "fp8", batch = b, input_len = 128, output_len = 2048,
+                          num_requests = b },
+             measured = { metric = "output_tokens_per_s" },
+             source = src }
+  end
+  local function off(src, kv_heads)
+    local r, why = predict(case(src, kv_heads), gp.catalog())
+    assert(r, why)
+    for _, d in ipairs(r.defaults) do
+      if d:find("xqa=false (TensorRT-LLM before 0.6", 1, true) then return true, r.value end
+    end
+    return false, r.value
+  end
+  local title = "TensorRT-LLM H200 blog"
+  local v05, p05 = off { title = title, version = "0.5.0" }
+  local v07, p07 = off { title = title, version = "0.7.0" }
+  t.ok(v05 and not v07, "0.5.0: no XQA; 0.7.0: XQA")
+  t.ok(p05 < p07 / 1.5, "... and 0.5.0's long decode is priced well under 0.7.0's")
+  t.ok(not (off({ title = title, version = "0.5.0" }, 64)), "an MHA model keeps its price")
+  t.ok(off { title = title, date = "2023-11-15" }, "no release, dated 2023-11-15: no XQA")
+  t.ok(not off { title = title, date = "2023-12-15" }, "no release, dated 2023-12-15: XQA")
+  t.ok(not off { title = title }, "neither release nor date: XQA")
+  t.ok(not off { title = "vLLM benchmark_throughput.py", version = "0.2.1" },
+       "the rule is TensorRT-LLM's alone")
+end
 
 t.done_testing()

@@ -83,7 +83,7 @@ end
 local PROFILES = {
   -- TensorRT-LLM's max-throughput benchmark (trtllm-bench throughput, the
   -- perf-overview workflow).
-  trtllm = function(a, model, g, defaults)
+  trtllm = function(a, model, g, defaults, case)
     local fp8 = a.weights == "fp8" or a.weights == "fp4"
     -- trtllm-bench: "If the quantization is NVFP4 or FP8, force the KV cache
     -- dtype to FP8" (bench/build/build.py); NVIDIA's ModelOpt FP8
@@ -136,6 +136,40 @@ local PROFILES = {
         defaults[#defaults + 1] = string.format(
           "max_batch=%d, max_num_tokens=%d (trtllm-bench tuning heuristic)", bs, tok)
       end
+    end
+    -- A TensorRT-LLM from before XQA decoded a GQA model on its masked MHA
+    -- kernel, one thread block per query head (gp.infer's xqa = false,
+    -- engine/infer.c mmha_decode).  XQA's code (decoderXQARunner) came
+    -- into the main branch on 2023-12-01 ("Update TensorRT-LLM (#524)",
+    -- version 0.6.0) behind an environment variable, "getenv(
+    -- "TRTLLM_ENABLE_XQA")" in gptAttentionCommon.cpp, off unless it is
+    -- "1", then a build flag "--enable_xqa, default=False" (2024-01-16),
+    -- and on by default from 0.8.0.dev20240123 ("--disable_xqa"; the 0.8
+    -- docs: "This is default enabled"); the release notes of 0.7.1 list
+    -- "FP8 KV cache support for XQA kernel".  A release before 0.6 had no
+    -- XQA, so its GQA runs are priced without it; a case of neither
+    -- version nor date, or of 0.6-0.7, keeps XQA: the one such source
+    -- priced, NVIDIA's Falcon180B-H200 blog (v0.7a), ran "improved ...
+    -- GQA kernels, in the generation phase, providing up to 2.4x
+    -- improvement on Llama-70B over TensorRT-LLM v0.5", the XQA blog's
+    -- "w/ XQA" figure.  A run dated before 2023-12-01 without a release
+    -- had no XQA to turn on.  MHA models are left alone: their group of
+    -- one reads the cache once either way.
+    local src = case and case.source or {}
+    local ver, date = v(src.version), v(src.date)
+    local pre
+    if ver then
+      local maj, min = tostring(ver):match("^(%d+)%.(%d+)")
+      pre = maj ~= nil and tonumber(maj) == 0 and tonumber(min) < 6
+    elseif date then
+      pre = tostring(date) < "2023-12-01"
+    end
+    local gqa = (model.kv_heads or model.heads) < model.heads
+    local mla = type(model.mla) == "table" and (model.mla.kv_lora_rank or 0) > 0
+    if pre and gqa and not mla and a.xqa == nil then
+      a.xqa = false
+      defaults[#defaults + 1] = "xqa=false (TensorRT-LLM before 0.6: no XQA kernel, the masked "
+        .. "MHA kernel decodes GQA one query head a thread block)"
     end
   end,
   -- vLLM's scheduler cap on the running batch, max_num_seqs, where the case
