@@ -83,15 +83,34 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	if (g->per_node < 1 || g->per_node > t->gpus_per_node)
 		return gp_fail(err, "a group's GPUs per node must be 1..%d "
 			       "(got %d)", t->gpus_per_node, g->per_node);
-	if (g->ranks % g->per_node != 0)
+	if (g->nodes < 0)
+		return gp_fail(err, "a group's nodes must be >= 0 (got %d)",
+			       g->nodes);
+	if (g->nodes > 0) {
+		/* The launcher's placement (gp_group): per_node the
+		 * fewest ranks on one of the group's nodes. */
+		if (g->nodes > t->nodes)
+			return gp_fail(err, "a group of %d GPUs on %d nodes "
+				       "exceeds the topology's %d nodes",
+				       g->ranks, g->nodes, t->nodes);
+		if ((double)g->per_node * g->nodes > g->ranks ||
+		    (double)g->ranks > (double)g->nodes * t->gpus_per_node ||
+		    (g->nodes == 1 && g->per_node != g->ranks))
+			return gp_fail(err, "a group of %d GPUs cannot span %d "
+				       "nodes of %d with at least %d on each",
+				       g->ranks, g->nodes, t->gpus_per_node,
+				       g->per_node);
+	} else if (g->ranks % g->per_node != 0) {
 		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
 			       g->ranks, g->per_node);
+	}
 	/* A group within the topology's GPUs can still need more nodes
-	 * than it has: one of 20 ranks over nodes of 8 places 5 a node
-	 * (layout.c in_node: equal shares), 4 nodes where the job has 3.
-	 * "20 gpus exceed the topology (3 nodes x 8 gpus)" said a count
-	 * below 24 was too many. */
-	if (g->ranks / g->per_node > t->nodes &&
+	 * than it has: one of 20 ranks over nodes of 8 in equal shares of
+	 * 5 a node needs 4 nodes where the job has 3 (the launcher's
+	 * placement, layout_fill_of, puts it on 3: nodes > 0).  "20 gpus
+	 * exceed the topology (3 nodes x 8 gpus)" said a count below 24
+	 * was too many. */
+	if (g->nodes == 0 && g->ranks / g->per_node > t->nodes &&
 	    (double)g->ranks <= (double)t->nodes * t->gpus_per_node)
 		return gp_fail(err, "a group of %d GPUs, placed in equal "
 			       "shares of %d a node, needs %d nodes: that "
@@ -100,7 +119,7 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 			       "multiple of %d)", g->ranks, g->per_node,
 			       g->ranks / g->per_node, t->nodes,
 			       t->gpus_per_node, t->gpus_per_node);
-	if (g->ranks / g->per_node > t->nodes)
+	if (g->nodes == 0 && g->ranks / g->per_node > t->nodes)
 		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
 			       "%d gpus)", g->ranks, t->nodes,
 			       t->gpus_per_node);
@@ -119,7 +138,10 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	c->bytes = bytes;
 	c->n = g->ranks;
 	c->g = g->per_node;
-	c->nn = g->ranks / g->per_node;
+	c->nn = g->nodes > 0 ? g->nodes : g->ranks / g->per_node;
+	/* Uneven shares: the other nodes hold at least per_node each, so
+	 * one holds at most the rest (exact on 2 nodes: 8 + 4). */
+	c->gmax = g->ranks - (c->nn - 1) * g->per_node;
 	c->kind_up = t->up_kind;
 	c->bu = t->up.bw * t->up.achievable;
 	c->lat_up = t->up.latency;
@@ -159,10 +181,15 @@ static int setup(const gp_topo *t, gp_coll op, double bytes,
 	return GP_OK;
 }
 
-/* Ranks filling nodes in order, the only group on its nodes: *g, or
- * GP_EINVAL when gpus do not fill whole nodes of t. */
+/* Ranks filling nodes in order, the only group on its nodes: *g, the
+ * last node partial when gpus_per_node does not divide gpus (the
+ * launcher's placement of one group of consecutive ranks, layout.h
+ * layout_fill_of: 20 GPUs on nodes of 8 are 8 + 8 + 4, priced on the
+ * node of 4), or GP_EINVAL when they exceed t. */
 static int filled(const gp_topo *t, int gpus, gp_group *g, gp_error *err)
 {
+	int G = t->gpus_per_node;
+
 	if (comm_topo_check(t, err))
 		return GP_EINVAL;
 	if (gpus < 1)
@@ -171,11 +198,9 @@ static int filled(const gp_topo *t, int gpus, gp_group *g, gp_error *err)
 	    (double)gpus > (double)t->gpus_per_node * t->nodes)
 		return gp_fail(err, "%d gpus exceed the topology (%d nodes x "
 			       "%d gpus)", gpus, t->nodes, t->gpus_per_node);
-	if (gpus > t->gpus_per_node && gpus % t->gpus_per_node != 0)
-		return gp_fail(err, "%d gpus do not fill whole nodes of %d",
-			       gpus, t->gpus_per_node);
 	g->ranks = gpus;
-	g->per_node = gpus > t->gpus_per_node ? t->gpus_per_node : gpus;
+	g->nodes = (gpus + G - 1) / G;
+	g->per_node = gpus - (g->nodes - 1) * G;
 	g->sharing = 1;
 	return GP_OK;
 }

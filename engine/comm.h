@@ -241,11 +241,29 @@ void comm_topo_init(gp_topo *t, gp_link_kind up_kind);
  * never more NICs than its GPUs reach (a GPU drives the NICs on its own
  * PCIe switch: nics / gpus_per_node of them, at least one; NICs of GPUs
  * outside the group stay idle), and never more than per_node GPUs' paths
- * to the NICs (nic_path_bw). */
+ * to the NICs (nic_path_bw).
+ *
+ * A launcher fills nodes rank by rank (layout.h layout_fill_of), so a
+ * group can sit unevenly: DP 5 at stride 4 on 8-GPU nodes holds 2 + 2 + 1
+ * ranks on 3 nodes.  nodes > 0 gives the nodes it spans, and per_node is
+ * then the fewest of its ranks on one of them (ranks >= per_node x nodes;
+ * sharing the most groups of the kind on one node).  The collective is
+ * priced on that node: each of NCCL's rings enters and leaves every node
+ * once (comm_algo.c ring_steps), so every node's NICs carry the same
+ * ring-width of traffic, and the node whose few GPUs reach the fewest
+ * NICs is the ring's slowest hop; and NCCL itself runs every rank on the
+ * poorest rank's search, taking after its all-gather of each rank's
+ * graph "graphs[a]->nChannels = std::min(allGather3Data[i].graphInfo[a].
+ * nChannels, ...)" and "graphs[a]->bwInter = std::min(allGather3Data[i].
+ * graphInfo[a].bwInter, graphs[a]->bwInter)" (NVIDIA/nccl src/init.cc
+ * initTransportsRank).  A group on one node (nodes 1, per_node = ranks)
+ * stays on the scale-up links.  nodes 0: equal shares, ranks / per_node
+ * nodes. */
 typedef struct gp_group {
 	int ranks;
 	int per_node;
 	int sharing;
+	int nodes;
 } gp_group;
 
 typedef struct gp_comm_result {
@@ -267,8 +285,10 @@ int comm_topo_check(const gp_topo *t, gp_error *err);
 
 /* Cost of collective `op` on `gpus` ranks of topology t moving `bytes`
  * (see the conventions above).  Ranks fill nodes in order: gpus <=
- * gpus_per_node stays in one node; more must be a multiple of
- * gpus_per_node and at most gpus_per_node * nodes.  Chooses the algorithm
+ * gpus_per_node stays in one node; more span ceil(gpus / gpus_per_node)
+ * nodes, at most t->nodes, the last one partial when gpus_per_node does
+ * not divide gpus, and price on it (gp_group: the launcher's placement of
+ * one group of consecutive ranks).  Chooses the algorithm
  * and protocol NCCL's tuner would (see above).  bytes == 0 costs 0 (as
  * nccl-tests skips empty calls).  GP_OK and *out filled, or GP_EINVAL (bad topology,
  * gpus < 1, too many gpus, bytes negative or not finite, op out of range)
@@ -279,9 +299,10 @@ int comm_cost(const gp_topo *t, gp_coll op, double bytes, int gpus,
 /* Cost of collective `op` on the placed group g of topology t (see
  * gp_group): per_node in 1..gpus_per_node dividing ranks, the nodes it
  * spans at most t->nodes, sharing >= 1 with per_node * sharing <=
- * gpus_per_node.  Otherwise as comm_cost, which is this function with
- * ranks filling nodes in order (per_node = min(gpus, gpus_per_node),
- * sharing 1). */
+ * gpus_per_node; with nodes > 0, ranks >= per_node * nodes and at most
+ * nodes * gpus_per_node.  Otherwise as comm_cost, which is this function
+ * with ranks filling nodes in order (nodes = ceil(gpus / gpus_per_node),
+ * per_node the last node's, sharing 1). */
 int comm_group_cost(const gp_topo *t, gp_coll op, double bytes,
 		    const gp_group *g, gp_comm_result *out, gp_error *err);
 

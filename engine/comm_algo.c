@@ -381,14 +381,14 @@ static double on_channels(const comm_ctx *c, gp_algo a, gp_proto p,
 }
 
 /* The per-GPU intra-node rate at protocol p; infinite with no intra
- * traffic (one GPU per node).  LL128's share is the link's own
+ * traffic (one GPU on every node).  LL128's share is the link's own
  * (nccl.ll128_efficiency, 120/128 unless a fabric measures less). */
 static double up_rate(const comm_ctx *c, gp_proto p)
 {
 	double eff = p == GP_PROTO_LL128 ? c->t->up_nccl.ll128_eff :
 		     proto_eff[p];
 
-	return c->g > 1 ? c->bu * eff : HUGE_VAL;
+	return c->gmax > 1 ? c->bu * eff : HUGE_VAL;
 }
 
 /* The node's network rate at protocol p; infinite with no inter-node
@@ -428,7 +428,8 @@ static double ring_intra_step(const comm_ctx *c, gp_proto p, double subs)
  * 2N ("nNodes > 1 ? 2*nNodes : 0", tuning.cc nInterSteps); 2.23.4 went back
  * to 2(N-1), its release note naming no change to the ring kernel, so the
  * estimate NCCL ranks algorithms by counts as the release did
- * (ring_steps_nccl) while the time counts the chain. */
+ * (ring_steps_nccl) while the time counts the chain.  With uneven shares
+ * the node that leaves hops out is the fullest (gmax). */
 static void ring_steps(const comm_ctx *c, int *steps, int *inter)
 {
 	int ar = c->op == GP_ALL_REDUCE, N = c->nn;
@@ -437,10 +438,10 @@ static void ring_steps(const comm_ctx *c, int *steps, int *inter)
 	*steps = ar ? 2 * (c->n - 1) : c->n - 1;
 	if (N < 2)
 		*inter = 0;
-	else if (bc || c->g == 1)
+	else if (bc || c->gmax == 1)
 		*inter = ar ? 2 * (N - 1) : N - 1;
 	else if (ar)
-		*inter = c->g == 2 ? 2 * N - 1 : 2 * N;
+		*inter = c->gmax == 2 ? 2 * N - 1 : 2 * N;
 	else
 		*inter = N;
 }
@@ -780,6 +781,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * half the data (Sanders et al., Parallel Computing 35(12)
 	 * 2009; NCCL 2.4).  Latency: up and down the chain and the
 	 * tree, 2((g-1) + floor(log2 N)) hops (tuning.cc).
+	 * The chain is the longest node's (gmax: uneven shares).
 	 * Per GPU in the chain each half is received and sent once
 	 * going up and once going down: 2S egress -> algbw = up/2.
 	 * Per node across the network: with N = 2 each node is root
@@ -789,7 +791,7 @@ static int price_tree(const comm_ctx *c, gp_proto p, double *lat, double *bwt,
 	 * nccl-tests#196).  Each network hop also carries its first
 	 * step whole (tree_net_fill). */
 	*lat = tree_base_lat_us[p] * US +
-	       2.0 * ((c->g - 1) * tree_hop_up(c, p) +
+	       2.0 * ((c->gmax - 1) * tree_hop_up(c, p) +
 		      ilog2(c->nn) * (tree_hop_net(c, p) +
 				      tree_net_fill(c, p)));
 	*bwt = max2(2.0 * S / up, (c->nn == 2 ? 1.0 : 2.0) * S /

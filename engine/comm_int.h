@@ -13,7 +13,11 @@ typedef struct comm_ctx {
 	gp_coll op;
 	double bytes;
 	int n;          /* ranks */
-	int g;          /* ranks per node */
+	int g;          /* ranks per node: the fewest on one of its nodes
+			 * (comm.h gp_group), which bounds the NICs */
+	int gmax;       /* the most on one node, at most ranks - (nn - 1)
+			 * x g: the longest chain inside a node (a tree's
+			 * chain, a ring's hops between crossings) */
 	int nn;         /* nodes used */
 	double bu;      /* achievable scale-up B/s per GPU per direction */
 	double bn;      /* achievable NIC B/s per node per direction */

@@ -550,6 +550,7 @@ int layout_place_of(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
 		out[k].ranks = (int)(n_); \
 		out[k].per_node = (int)(pn_); \
 		out[k].sharing = (int)(G / (pn_)); \
+		out[k].nodes = 0; \
 	} while (0)
 	for (d = 0; d < GP_DIM_COUNT; d++) {
 		static const gp_grp of[GP_DIM_COUNT] = {

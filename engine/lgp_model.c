@@ -580,6 +580,7 @@ int lgp_comm_cost(lua_State *L)
 		luaL_argcheck(L, sh >= 1 && sh <= GP_COUNT_MAX, 7,
 			      "sharing must be an integer in 1..16777216");
 		g.ranks = (int)gpus;
+		g.nodes = 0;
 		g.per_node = (int)pn;
 		g.sharing = (int)sh;
 		rc = forced ? comm_group_cost_algo(&t, op, algo, bytes, &g,

@@ -138,6 +138,8 @@ int rl_weight_sync(const gp_model *m, const roof_device *d,
 			      &u->groups[GP_GRP_EP], &s, err))
 			return GP_EINVAL;
 	}
+	/* The groups built here sit in equal shares (nodes 0). */
+	memset(&g, 0, sizeof g);
 	if (c->sync_tp_first) {
 		/* whole tensors already on every rank */
 	} else if (tp > rtp) {

@@ -43,19 +43,16 @@
 #define DEEPEP_HT_RDMA 0.93
 
 /* Collective on `ranks` GPUs filling nodes in order (the instance's
- * ranks are contiguous), alone on its nodes' NICs. */
+ * ranks are contiguous), alone on its nodes' NICs: comm_cost's
+ * placement, the launcher's (the last node partial). */
 int sx_coll(sx *x, gp_coll op, double bytes, double ranks, double *t)
 {
-	gp_group g;
 	gp_comm_result r;
 
 	*t = 0.0;
 	if (ranks <= 1 || bytes <= 0)
 		return GP_OK;
-	g.ranks = (int)ranks;
-	g.per_node = ranks > x->s.G ? (int)x->s.G : (int)ranks;
-	g.sharing = 1;
-	if (comm_group_cost(&x->t, op, bytes, &g, &r, x->err) != GP_OK)
+	if (comm_cost(&x->t, op, bytes, (int)ranks, &r, x->err) != GP_OK)
 		return GP_EINVAL;
 	*t = r.time;
 	return GP_OK;

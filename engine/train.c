@@ -258,7 +258,7 @@ static int same_bits(double a, double b)
 static int same_group(const gp_group *a, const gp_group *b)
 {
 	return a->ranks == b->ranks && a->per_node == b->per_node &&
-		a->sharing == b->sharing;
+		a->sharing == b->sharing && a->nodes == b->nodes;
 }
 
 /* 1 when pm holds phase_post's terms for this phase's ZeRO stage: its
@@ -1069,6 +1069,7 @@ static int step_of(phase *ph, const gp_model *m, const roof_device *d,
 		double tb = train_hp_acc(c) ? 4.0 : rb;
 
 		eg.ranks = 2;
+		eg.nodes = 0;
 		eg.per_node = ph->groups[GP_GRP_PP].per_node > 1 ? 2 : 1;
 		eg.sharing = G / eg.per_node;
 		if (eg.sharing < 1)

@@ -510,7 +510,8 @@ double train_zero_coll_of(ctx *x, gp_coll op, double bytes, int expert)
 	 * shard is then all-reduced on the inter-node replicate group,
 	 * whose ranks sit one per node, each of the node's G GPUs driving
 	 * its own such group over the node's NICs. */
-	G = (double)g->per_node * g->sharing;
+	G = fmin(x->y.gpus, x->e.t.gpus_per_node);
+	in.nodes = across.nodes = 0;
 	in.ranks = (int)sh;
 	in.per_node = (int)sh;
 	in.sharing = (int)(G / sh);

@@ -67,7 +67,7 @@ int main(void)
 	double S, want, intra;
 	int i, rc, mono;
 
-	plan(120);
+	plan(126);
 
 	/* --- bus factors (nccl-tests doc/PERFORMANCE.md) --- */
 	is_num(comm_bus_factor(GP_ALL_REDUCE, 8), 1.75, 1e-12,
@@ -367,7 +367,7 @@ int main(void)
 	is_num(r.busbw, 10e9, 0.01, "staged ring capped by host DRAM: "
 	       "160 / (2 x 8) = 10 GB/s");
 	{
-		gp_group half = {4, 4, 1}, pair = {4, 4, 2};
+		gp_group half = {4, 4, 1, 0}, pair = {4, 4, 2, 0};
 
 		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &half, &r, &e));
 		is_num(r.busbw, 32e9 * 0.8 * STAGED, 0.01, "4 staged flows: "
@@ -518,7 +518,7 @@ int main(void)
 	t = nvl(8, 2, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
 	{
-		gp_group two = {2, 1, 1};
+		gp_group two = {2, 1, 1, 0};
 
 		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, 8,
 					  &two,
@@ -663,7 +663,7 @@ int main(void)
 	t = nvl(8, 2, 450e9, 0.82);
 	add_nics(&t, 4, 50e9, 0.9);
 	{
-		gp_group one = {2, 1, 1}, four = {8, 4, 1};
+		gp_group one = {2, 1, 1, 0}, four = {8, 4, 1, 0};
 
 		S = 4 * GiB;
 		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S,
@@ -740,8 +740,36 @@ int main(void)
 	einval(rc, &e, "16 gpus on a 1-node topology is EINVAL");
 	t = nvl(8, 4, 300e9, 0.8);
 	add_nics(&t, 8, 50e9, 0.9);
-	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 12, &r, &e);
-	einval(rc, &e, "12 gpus on nodes of 8 is EINVAL");
+	/* 12 GPUs on nodes of 8: the launcher fills 8 + 4 (comm.h
+	 * gp_group), and the ring prices on the node of 4, whose 4 GPUs
+	 * drive 4 of its NICs: net = 4 x 50e9 x 0.9 = 180 GB/s against
+	 * NVLink's 300e9 x 0.8 = 240 GB/s.  Ring all-reduce of 1 GiB with
+	 * Simple: bw_time = S x 2(n-1)/n / 180e9 = GiB x 22/12 / 180e9
+	 * (exact: no channel share across nodes; 1e-9 for rounding). */
+	{
+		gp_group part = {12, 4, 1, 2};
+
+		rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 12, &r, &e);
+		ok(rc == GP_OK && r.nodes == 2 && r.ppn == 4,
+		   "12 gpus on nodes of 8: 8 + 4 on 2 nodes, priced on the 4");
+		rc = comm_group_cost(&t, GP_ALL_REDUCE, GiB, &part, &r2, &e);
+		ok(rc == GP_OK && r2.time == r.time,
+		   "comm_cost of 12 is the group {12, 4 a node, 2 nodes}");
+		rc = comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, GiB,
+					  &part, &r2, &e);
+		ok(rc == GP_OK && r2.proto == GP_PROTO_SIMPLE, "ring: Simple");
+		is_num(r2.bw_time, GiB * 22.0 / 12.0 / 180e9, 1e-9,
+		       "8 + 4: the ring at the 4-GPU node's NICs");
+		part.nodes = 4;
+		einval(comm_group_cost(&t, GP_ALL_REDUCE, GiB, &part, &r2, &e),
+		       &e, "4 nodes of at least 4 hold more than 12");
+		part.nodes = 1;
+		einval(comm_group_cost(&t, GP_ALL_REDUCE, GiB, &part, &r2, &e),
+		       &e, "one node holds all of a group on one node");
+		part.nodes = -1;
+		einval(comm_group_cost(&t, GP_ALL_REDUCE, GiB, &part, &r2, &e),
+		       &e, "negative nodes is EINVAL");
+	}
 	t.up.achievable = NAN;
 	rc = comm_cost(&t, GP_ALL_REDUCE, GiB, 8, &r, &e);
 	einval(rc, &e, "NaN achievable is EINVAL");

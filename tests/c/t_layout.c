@@ -308,7 +308,7 @@ int main(void)
 	 * 0.28616 ms + 41.757 ms for S = 1 GiB. */
 	t = dgx(8);
 	{
-		gp_group dpg = {8, 1, 8};
+		gp_group dpg = {8, 1, 8, 0};
 
 		ok(comm_group_cost(&t, GP_ALL_REDUCE, S, &dpg, &r, &e) ==
 		   GP_OK, "all-reduce over the DP group");

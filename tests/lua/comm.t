@@ -184,8 +184,12 @@ t.raises(function() gp.comm { op = "all_reduce", bytes = 0 / 0, system = "dgx-h1
          "bytes must be a number >= 0", "NaN bytes", true)
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 0, system = "dgx-h100" } end,
          "gpus must be >= 1", "zero gpus", true)
-t.raises(function() gp.comm { op = "all_reduce", bytes = 1, gpus = 12, system = "dgx-h100" } end,
-         "12 gpus do not fill whole nodes of 8", "partial node", true)
+-- 12 GPUs of 8-GPU nodes: the launcher fills 8 + 4 (engine/comm.h gp_group),
+-- and the collective prices on the node of 4.
+do
+  local r = gp.comm { op = "all_reduce", bytes = GiB, gpus = 12, system = "dgx-h100" }
+  t.ok(r.nodes == 2 and r.ppn == 4, "12 gpus of dgx-h100: 8 + 4, priced on the 4")
+end
 t.raises(function() gp.comm { op = "all_reduce", bytes = 1 } end,
          "give system = ID, gpu = ID or topology", "no topology", true)
 t.raises(function() core.comm_cost({ gpus_per_node = "8" }, "all_reduce", 1, 8) end,

@@ -162,9 +162,14 @@ function C.run(opts, args)
   end
   local rows = sweep(opts.system)
   local r1 = rows[1]
-  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s)", canon, r1.gpus,
+  -- The last node partial (engine/comm.c filled: 12 GPUs of 8-GPU nodes
+  -- are 8 + 4, ppn the last node's): the full nodes' GPUs, then its.
+  local full = r1.nodes > 1 and r1.nodes * r1.ppn ~= r1.gpus and
+    (r1.gpus - r1.ppn) // (r1.nodes - 1) or r1.ppn
+  local title = string.format("%s on %d x %s (%d node%s x %d GPU%s%s)", canon, r1.gpus,
                               (opts.system or opts.gpu) .. (opts.fabric and (" over " .. opts.fabric) or ""),
-                              r1.nodes, r1.nodes == 1 and "" or "s", r1.ppn, r1.ppn == 1 and "" or "s")
+                              r1.nodes, r1.nodes == 1 and "" or "s", full, full == 1 and "" or "s",
+                              full ~= r1.ppn and string.format(", %d on the last", r1.ppn) or "")
   report.print(rows, { columns = columns, format = opts.format, title = title })
   -- One rank moves nothing over a link: every row is 0 us and 0 GB/s
   -- under an algorithm that never ran, which read as a failed estimate.
