@@ -216,6 +216,12 @@ typedef struct gp_topo {
 			       * unknown (train.c's HOST_BW_MIN, no bound) */
 	gp_nccl up_nccl;      /* NCCL's terms for the scale-up link */
 	gp_nccl nic_nccl;     /* and for the network (NET defaults) */
+	int host_gpus;        /* GPUs of one host (the OS a launcher starts
+			       * ranks on), 0..gpus_per_node; 0: the node
+			       * is one host.  Fewer: a node is an NVLink
+			       * domain of several hosts (GB200 NVL72: 4),
+			       * where training places its groups in equal
+			       * shares (layout.h layout_fill_place) */
 	int nccl_version;     /* the NCCL release whose tuner picks the
 			       * algorithm, as NCCL_VERSION_CODE (2.20.5 =
 			       * 22005), 20000..99999; 0 = the latest

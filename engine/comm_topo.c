@@ -372,6 +372,9 @@ int comm_topo_check(const gp_topo *t, gp_error *err)
 	if (!gp_finite(t->ll_max_bw) || t->ll_max_bw < 0.0)
 		return gp_fail(err, "ll_max_bw must be a finite number >= 0 "
 			       "(got %g)", t->ll_max_bw);
+	if (t->host_gpus < 0 || t->host_gpus > t->gpus_per_node)
+		return gp_fail(err, "host_gpus must be 0..gpus_per_node %d "
+			       "(got %d)", t->gpus_per_node, t->host_gpus);
 	if (t->nccl_version != 0 &&
 	    (t->nccl_version < 20000 || t->nccl_version > 99999))
 		return gp_fail(err, "nccl_version must be 0 or a release code "

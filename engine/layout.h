@@ -307,8 +307,10 @@ static inline int layout_dense_in(const gp_model *m, int first, int nl)
 
 /* Where the groups of each kind sit when ranks fill nodes of
  * gpus_per_node GPUs in the layout's rank order (a job smaller than a
- * node sits in one node).  out[k] for every gp_grp k.  GP_OK or
- * GP_EINVAL for gpus_per_node < 1. */
+ * node sits in one node), in equal shares a node (out[k].nodes 0:
+ * ranks / per_node).  out[k] for every gp_grp k.  GP_OK or GP_EINVAL
+ * for gpus_per_node < 1.  What the collectives are priced on is the
+ * launcher's placement, layout_fill_place. */
 int layout_place(const gp_layout *y, int gpus_per_node,
 		 gp_group out[GP_GRP_COUNT], gp_error *err);
 
@@ -320,6 +322,11 @@ typedef struct gp_place_key {
 	int size[GP_DIM_COUNT];
 	int ep, etp;
 	int gpus_per_node;
+	int domain;             /* 1: a node is an NVLink domain of several
+				 * hosts (gp_topo host_gpus): the launcher
+				 * fills hosts, and how many of the job's
+				 * hosts a domain holds is the scheduler's
+				 * (layout_fill_place); 0: a node is a host */
 	unsigned char order[GP_DIM_COUNT];
 } gp_place_key;
 
@@ -401,5 +408,26 @@ typedef struct gp_fill {
  * nothing allocated; GP_EINVAL for gpus_per_node < 1 or past 2^24 GPUs. */
 int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 		   gp_error *err);
+
+/* The groups every command prices its collectives on (comm.h gp_group):
+ * layout_fill_of's placement, a kind's group spanning its `nodes` (the
+ * most one group spans), per_node the fewest members of one group on a
+ * node (min_share), sharing the most groups of the kind on one node.
+ * Where every rank stride of the key's order and the experts' grid, and
+ * every group's extent, divides the node or is a multiple of it, and the
+ * nodes are whole (or the job is within one), shares are equal and
+ * layout_place_of's answer is the launcher's: taken without walking the
+ * ranks (tests/c/t_layout.c holds the two equal there).
+ *
+ * Where a node is an NVLink domain of several hosts (k->domain: GB200
+ * NVL72, 18 trays of 4 GPUs), the launcher fills hosts, and how many of
+ * the job's hosts each domain holds is the scheduler's choice (Slurm's
+ * block topology allocates a job in blocks of hosts, whose size the
+ * cluster sets), which no source of a run states: the groups are placed
+ * in equal shares a domain (layout_place_of), nodes = ranks / per_node,
+ * until a topology says the job's hosts per domain.  GP_OK or GP_EINVAL
+ * as layout_fill_of. */
+int layout_fill_place(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
+		      gp_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * layout_fill.c - the placement a launcher makes (layout.h
- * layout_fill_of): ranks fill nodes in order, the last node partial.
- * Its own file: nothing in the step's pricing calls it yet, so the
- * binary that sweeps does not link it.
+ * layout_fill_of): ranks fill nodes in order, the last node partial;
+ * and the groups every command prices its collectives on
+ * (layout_fill_place).
  */
 #include "layout.h"
 #include <math.h>
@@ -134,5 +134,67 @@ int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 	}
 	for (i = 0; i < GP_GRP_COUNT; i++)
 		fill_kind(&f[i], s, G, &out[i]);
+	return GP_OK;
+}
+
+/* ---- the groups the collectives are priced on ---------------------- */
+
+/* 1 when a and G divide one another. */
+static int nests(double a, double G)
+{
+	return fmod(a, G) == 0 || fmod(G, a) == 0;
+}
+
+/* 1 when the launcher's shares are equal for every kind and within the
+ * job's nodes, so that layout_place_of's answer is the launcher's: the
+ * job within one node, or whole nodes with every dimension's rank
+ * stride and its groups' extent (stride x size) nesting with the node
+ * size G.  A group of extent P at stride st then sits in aligned blocks
+ * of P ranks: inside one node when P divides G; G / st of its members
+ * on each of its nodes when G divides P and st divides G; one a node
+ * when G divides st.  DPCP's two dimensions are each of these, and the
+ * node holds the product of their shares. */
+static int fill_equal(const gp_place_key *k)
+{
+	double size[GP_DIM_COUNT], stride[GP_DIM_COUNT], e[3], st[3], s;
+	double G = k->gpus_per_node;
+	int d;
+
+	s = layout_rank_strides(k, size, stride);
+	if (s <= G)
+		return 1;
+	if (fmod(s, G) != 0)
+		return 0;
+	for (d = 0; d < GP_DIM_COUNT; d++)
+		if (!nests(stride[d], G) || !nests(stride[d] * size[d], G))
+			return 0;
+	layout_expert_grid(k, size, e, st);
+	for (d = 0; d < 3; d++)
+		if (!nests(st[d], G) || !nests(st[d] * e[d], G))
+			return 0;
+	return 1;
+}
+
+int layout_fill_place(const gp_place_key *k, gp_group out[GP_GRP_COUNT],
+		      gp_error *err)
+{
+	gp_fill f[GP_GRP_COUNT];
+	int i;
+
+	if (k->gpus_per_node >= 1 && (k->domain || fill_equal(k))) {
+		if (layout_place_of(k, out, err))
+			return GP_EINVAL;
+		for (i = 0; i < GP_GRP_COUNT; i++)
+			out[i].nodes = out[i].ranks / out[i].per_node;
+		return GP_OK;
+	}
+	if (layout_fill_of(k, f, err))
+		return GP_EINVAL;
+	for (i = 0; i < GP_GRP_COUNT; i++) {
+		out[i].ranks = f[i].ranks;
+		out[i].per_node = f[i].min_share;
+		out[i].sharing = f[i].sharing;
+		out[i].nodes = f[i].nodes;
+	}
 	return GP_OK;
 }

@@ -469,6 +469,7 @@ static const lgp_field topo_fields[] = {
 	T_NUM("tree_ll128_ch_bw3", tree_ll128_ch_bw[1], 0),
 	T_NUM("ring_ll128_ch_bw", ring_ll128_ch_bw, 0),
 	F_BOOL("host_amd", offsetof(gp_topo, host_amd), 0),
+	F_INT("host_gpus", offsetof(gp_topo, host_gpus), 0, 0, 2147483647.0),
 	F_INT("nccl_version", offsetof(gp_topo, nccl_version), 0, 0,
 	      99999.0),
 	F_IGNORE("up_kind"), F_IGNORE("up_nccl"), F_IGNORE("nic_nccl"), F_END

@@ -94,9 +94,10 @@ void lgp_pushtrain(lua_State *L, const train_result *r)
 	lua_setfield(L, -2, "warnings");
 	lua_createtable(L, 0, GP_GRP_COUNT);
 	for (i = 0; i < GP_GRP_COUNT; i++) {
-		lua_createtable(L, 0, 3);
+		lua_createtable(L, 0, 4);
 		lgp_setint(L, "ranks", r->groups[i].ranks);
 		lgp_setint(L, "per_node", r->groups[i].per_node);
+		lgp_setint(L, "nodes", r->groups[i].nodes);
 		lgp_setint(L, "sharing", r->groups[i].sharing);
 		lua_setfield(L, -2, layout_grp_name((gp_grp)i));
 	}

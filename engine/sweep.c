@@ -194,6 +194,7 @@ int sweep_begin(sweep_iter *it, const gp_model *m, const gp_topo *t,
 	it->base = base;
 	it->s = s;
 	it->G = t->gpus_per_node;
+	it->domain = t->host_gpus > 0 && t->host_gpus < t->gpus_per_node;
 	it->nodes = t->nodes;
 	if (ends_fit(it, err) || job_opts_fit(it, err))
 		return GP_EINVAL;
@@ -394,16 +395,15 @@ static inline int ok_etp(const sweep_iter *it, int lv)
 	return tp == 1 ? !(it->mask[lv] & 1u) : it->m->moe.experts > 0;
 }
 
-/* Do the split's groups fit the job's nodes as layout_place places
- * them?  Ranks fill nodes of G in the rank order and each group takes
- * equal shares a node (layout.c in_node), so a group whose stride does
- * not divide the node takes one rank a node: a 20-GPU job of TP1 PP5 DP4
- * on 8-GPU nodes puts its PP groups 1 a node over 5 nodes where the job
- * has 3 (ceil(20 / 8)), which the collective's pricing refuses (comm.c
- * setup).  Such a split is not a layout of this GPU count, as one whose
- * degrees do not divide it is not: skipped (counted in unplaced), so
- * that the counts' other splits are still searched.  The job's nodes
- * are train_prep.c place_job's: the system's, or as many as the GPUs
+/* Do the split's groups fit the job's nodes as the step places them
+ * (layout_fill_place, the launcher's placement)?  Ranks fill nodes of G
+ * in the rank order, the last node partial, so every group lies within
+ * the job's ceil(N / G) nodes: a 20-GPU job of TP1 PP5 DP4 on 8-GPU
+ * nodes puts each PP group 2 + 2 + 1 on 3 nodes, priced on the node of 1
+ * (comm.h gp_group).  The check stays as a guard: a split whose group
+ * would need more nodes than the job's is not a layout of this GPU
+ * count, skipped (counted in unplaced).  The job's nodes are
+ * train_prep.c place_job's: the system's, or as many as the GPUs
  * need. */
 static int places(sweep_iter *it, int ep, int etp)
 {
@@ -411,6 +411,7 @@ static int places(sweep_iter *it, int ep, int etp)
 	int N = it->s->gpus[v[LV_G]], i;
 	double nodes = ceil((double)N / it->G);
 	gp_layout y, c;
+	gp_place_key key;
 	gp_group g[GP_GRP_COUNT];
 	gp_error e;
 
@@ -426,12 +427,14 @@ static int places(sweep_iter *it, int ep, int etp)
 	y.micro_batch = 1;
 	memcpy(y.order, it->base->mem.lay.order, sizeof y.order);
 	/* a layout the step refuses for another reason is its to report */
-	if (layout_check(it->m, &y, &c, &e) ||
-	    layout_place(&c, it->G, g, &e))
+	if (layout_check(it->m, &y, &c, &e))
+		return 1;
+	layout_place_key(&c, it->G, &key);
+	key.domain = it->domain;
+	if (layout_fill_place(&key, g, &e))
 		return 1;
 	for (i = 0; i < GP_GRP_COUNT; i++)
-		if (g[i].ranks > 1 && g[i].per_node >= 1 &&
-		    (double)g[i].ranks / g[i].per_node > nodes) {
+		if (g[i].ranks > 1 && g[i].nodes > nodes) {
 			it->st.unplaced++;
 			return 0;
 		}

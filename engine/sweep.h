@@ -202,6 +202,8 @@ typedef struct sweep_iter {
 	const train_cfg *base;
 	const sweep_space *s;
 	int G;               /* GPUs per node */
+	int domain;          /* 1: a node is an NVLink domain of several
+			      * hosts (gp_place_key domain) */
 	int nodes;           /* the system's nodes (the job takes more
 			      * when its GPUs need them) */
 	long index;

@@ -149,23 +149,25 @@ static int cache_open(train_cache *cc, const gp_model *m,
 	return GP_OK;
 }
 
-/* layout_place, remembered for the last few layouts (a sweep visits each
- * split with many ZeRO stages, micro-batches and recompute policies). */
+/* The launcher's placement (layout_fill_place), remembered for the last
+ * few layouts (a sweep visits each split with many ZeRO stages,
+ * micro-batches and recompute policies). */
 static int place(const ctx *x, train_cache *cc, int G,
 		 gp_group g[GP_GRP_COUNT], gp_error *err)
 {
 	gp_place_key key;
 	int i;
 
-	if (!cc)
-		return layout_place(&x->y, G, g, err);
 	layout_place_key(&x->y, G, &key);
+	key.domain = x->e.t.host_gpus > 0 && x->e.t.host_gpus < G;
+	if (!cc)
+		return layout_fill_place(&key, g, err);
 	for (i = 0; i < cc->nplace; i++)
 		if (memcmp(&cc->place[i].key, &key, sizeof key) == 0) {
 			memcpy(g, cc->place[i].g, sizeof cc->place[i].g);
 			return GP_OK;
 		}
-	if (layout_place_of(&key, g, err))
+	if (layout_fill_place(&key, g, err))
 		return GP_EINVAL;
 	i = cc->nplace < TRAIN_PLACE_N ? cc->nplace++ : cc->next_place;
 	cc->next_place = (cc->next_place + 1) % TRAIN_PLACE_N;

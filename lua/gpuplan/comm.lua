@@ -184,7 +184,7 @@ function M.node_spec(sys, gpu, default, who, o)
   if sys then
     spec = { scaleup = sys.scaleup, gpus_per_node = sys.gpus, nics = sys.nics,
              nic_fabric = sys.nic_fabric, cpu_vendor = sys.cpu_vendor,
-             name = "system '" .. sys.id .. "'" }
+             host_gpus = sys.host_gpus, name = "system '" .. sys.id .. "'" }
   else
     local fab = gpu.scaleup and gpu.scaleup.fabric or (gpu.pcie and ("pcie" .. gpu.pcie.gen))
     if not fab then
@@ -240,7 +240,9 @@ end
 -- nodes, nics, nic_fabric = fabric id or nil, sharp = true to enable SHARP
 -- where the NIC fabric has it, gpu = gpu entry or id (its PCIe link bounds
 -- the path to the NICs), cpu_vendor = "intel" | "amd" | "arm" (the hosts'
--- CPUs, as a system's cpu_vendor) }.  Returns the flat table.
+-- CPUs, as a system's cpu_vendor), host_gpus = the GPUs of one host where a
+-- node is an NVLink domain of several (a system's host_gpus) }.  Returns the
+-- flat table.
 function M.from_fabrics(spec, cat)
   cat = catalog(cat)
   local up = cat:get("fabrics", spec.scaleup)
@@ -268,6 +270,11 @@ function M.from_fabrics(spec, cat)
   end
   t.ring_ll128_ch_bw = arch and arch.nccl_ring_ll128_ch_bw or nil
   t.host_amd = spec.cpu_vendor == "amd"
+  -- A node that is an NVLink domain of several hosts: training places its
+  -- groups in equal shares a domain (engine/layout.h layout_fill_place).
+  if spec.host_gpus and spec.host_gpus < spec.gpus_per_node then
+    t.host_gpus = spec.host_gpus
+  end
   if spec.nic_fabric and (spec.nics or 0) > 0 then
     local nic = cat:get("fabrics", spec.nic_fabric)
     t.nics = spec.nics

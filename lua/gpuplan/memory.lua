@@ -1172,8 +1172,9 @@ end
 
 -- Warnings of a plan that runs but wastes something, by code (the codes
 -- the training step reports, engine/train.c TRAIN_WARN_*), each a sentence
--- for a job j = { zero, tp, ep, pp, tp_per_node, ep_per_node } (the
--- ranks of one TP / EP group on a node).
+-- for a job j = { zero, tp, ep, pp, tp_per_node, ep_per_node, tp_nodes,
+-- ep_nodes } (the fewest ranks of one TP / EP group on a node, and the
+-- nodes it spans: the launcher's placement, engine/layout_fill.c).
 M.WARNINGS = {
   zero_dp1 = function(j)
     if (j.hsdp or 0) > 0 then
@@ -1185,13 +1186,15 @@ M.WARNINGS = {
   end,
   tp_leaves_node = function(j)
     local tp, per = j.tp or 1, j.tp_per_node or 8
-    return string.format("tp %d spans %d nodes, %d ranks on each: every layer's TP "
-      .. "collectives cross the NICs", tp, math.ceil(tp / per), per)
+    local nodes = j.tp_nodes or math.ceil(tp / per)
+    return string.format("tp %d spans %d nodes, %s%d ranks on each: every layer's TP "
+      .. "collectives cross the NICs", tp, nodes, nodes * per < tp and "at least " or "", per)
   end,
   ep_leaves_node = function(j)
     local ep, per = j.ep or 1, j.ep_per_node or 8
-    return string.format("an ep %d group spans %d nodes, %d ranks on each: the expert "
-      .. "all-to-alls cross the NICs", ep, math.ceil(ep / per), per)
+    local nodes = j.ep_nodes or math.ceil(ep / per)
+    return string.format("an ep %d group spans %d nodes, %s%d ranks on each: the expert "
+      .. "all-to-alls cross the NICs", ep, nodes, nodes * per < ep and "at least " or "", per)
   end,
   microbatches_not_multiple_of_pp = function(j)
     return string.format("the interleaved schedule's micro-batches are not a multiple "

@@ -133,8 +133,9 @@ field("parts", "", "{name, seconds, hidden, share}: where the step goes, in the 
 field("ops", "", "each operator: train: of a layer, forward and backward seconds; infer: "
   .. "of a decode step on one GPU, {name, count, time, total, bound, intensity, flop, "
   .. "bytes, shape_eff}", "train infer")
-field("groups", "", "the placed communication groups: ranks, per_node and the NICs they "
-  .. "share", "train")
+field("groups", "", "the placed communication groups (the launcher's placement, the last "
+  .. "node partial): ranks, the nodes one spans, per_node (the fewest of its ranks on one of "
+  .. "them) and the NICs they share", "train")
 field("bubble_frac", "fraction", "the pipeline's fill and drain, of the step",
   "train job_step")
 field("stage", "count", "the most loaded pipeline stage (0-based)", "memory train job_step")

@@ -150,6 +150,65 @@ static int fill_agrees(int G, int most, int *unequal)
 	return bad;
 }
 
+/* layout_fill_place, the groups every command prices its collectives
+ * on, against the launcher's placement it stands for (layout_fill_of):
+ * per kind, per_node the fewest members on a node, nodes, sharing and
+ * ranks alike, for every layout of up to `most` GPUs on nodes of G in
+ * three rank orders (the grid of fill_agrees).  Its shortcut, equal
+ * shares where the strides nest with the node, must give what the walk
+ * gives.  Returns the disagreements (the first few printed). */
+static int fill_place_agrees(int G, int most)
+{
+	static const char *ords[] = {
+		"tp-cp-dp-pp", "dp-tp-cp-pp", "tp-dp-pp-cp"
+	};
+	int tp, cp, dp, pp, ep, o, i, bad = 0;
+	gp_group g[GP_GRP_COUNT];
+	gp_fill f[GP_GRP_COUNT];
+	gp_place_key k;
+	gp_error e;
+
+	for (o = 0; o < 3; o++)
+	for (tp = 1; tp <= 8; tp++)
+	for (cp = 1; cp <= 4; cp++)
+	for (dp = 1; dp <= 24; dp++)
+	for (pp = 1; pp <= 12; pp++)
+	for (ep = 1; ep <= dp * cp;
+	     ep = ep == 1 && dp * cp > 1 ? dp * cp : dp * cp + 1) {
+		int same = 1;
+
+		if (tp * cp * dp * pp > most)
+			continue;
+		k = key(tp, cp, dp, pp, ep, G);
+		layout_order_parse(ords[o], k.order, &e);
+		if (layout_fill_of(&k, f, &e) || layout_fill_place(&k, g, &e))
+			return bad + 1000;
+		for (i = 0; i < GP_GRP_COUNT; i++)
+			same &= g[i].ranks == f[i].ranks &&
+				g[i].per_node == f[i].min_share &&
+				g[i].nodes == f[i].nodes &&
+				g[i].sharing == f[i].sharing;
+		if (!same && bad++ < 5)
+			printf("#   G %d %s tp %d cp %d dp %d pp %d ep %d\n",
+			       G, ords[o], tp, cp, dp, pp, ep);
+	}
+	return bad;
+}
+
+/* A placed group: ranks, nodes, the fewest on a node, sharing. */
+static int place_is(const gp_group *g, int ranks, int nodes, int per_node,
+		    int sharing, const char *name)
+{
+	int good = g->ranks == ranks && g->nodes == nodes &&
+		g->per_node == per_node && g->sharing == sharing;
+
+	if (!ok(good, name))
+		printf("#   got ranks %d nodes %d per_node %d sharing %d, "
+		       "want %d %d %d %d\n", g->ranks, g->nodes, g->per_node,
+		       g->sharing, ranks, nodes, per_node, sharing);
+	return good;
+}
+
 /* 8 GPUs per node on NVLink (450 GB/s, 0.8), 8 NICs of 50 GB/s at 0.9. */
 static gp_topo dgx(int nodes)
 {
@@ -180,7 +239,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(58);
+	plan(72);
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);
@@ -417,6 +476,88 @@ int main(void)
 		k.gpus_per_node = 0;
 		ok(layout_fill_of(&k, f, &e) == GP_EINVAL,
 		   "gpus_per_node 0 refused");
+	}
+	/* --- the groups the collectives are priced on (layout_fill_place) */
+	{
+		gp_group h[GP_GRP_COUNT];
+		gp_place_key k;
+		gp_topo t6;
+
+		/* TP 8 on nodes of 6 GPUs, 48 GPUs (TP 8 x DP 6): rank r on
+		 * node r / 6, TP group j ranks 8j .. 8j+7.  Group 0: 0-5 on
+		 * node 0, 6-7 on node 1 (6 + 2); group 1: 8-11 on node 1,
+		 * 12-15 on node 2 (4 + 4); group 2: 16-17 on node 2, 18-23
+		 * on node 3 (2 + 6); every 24 ranks the same.  Each group
+		 * spans 2 nodes, 2 members on its poorer one, and nodes 1
+		 * and 2 hold parts of 2 groups.  Equal shares said 4 + 4 (the
+		 * largest divisor of 8 a node of 6 holds), 1 group a node. */
+		k = key(8, 1, 6, 1, 1, 6);
+		MUST(layout_fill_place(&k, h, &e));
+		place_is(&h[GP_GRP_TP], 8, 2, 2, 2,
+			 "TP 8 on nodes of 6: 2 nodes, 2 on the poorer one");
+		MUST(layout_place_of(&k, g, &e));
+		group_is(&g[GP_GRP_TP], 8, 4, 1, "equal shares said 4 + 4");
+		/* Priced on 6-GPU nodes with 6 NICs of 50 GB/s x 0.9: on
+		 * node 1 the group drives min(6 NICs / 2 groups, 2 GPUs x 1
+		 * NIC) = 2 NICs, 90 GB/s, under NVLink's 450 x 0.8 = 360.
+		 * Ring all-reduce of 1 GiB, Simple: bw_time = S x 2 x 7/8 /
+		 * 90e9 (equal shares priced min(6 / 1, 4) = 4 NICs, 180e9).
+		 * 1e-9: the same arithmetic, rounding only. */
+		t6 = dgx(8);
+		t6.gpus_per_node = 6;
+		t6.nics = 6;
+		MUST(comm_group_cost_algo(&t6, GP_ALL_REDUCE, GP_ALGO_RING, S,
+					  &h[GP_GRP_TP], &r, &e));
+		ok(r.nodes == 2 && r.ppn == 2 && r.proto == GP_PROTO_SIMPLE,
+		   "TP 8 on nodes of 6: the ring crosses 2 nodes, Simple");
+		is_num(r.bw_time, S * 2 * 7 / 8 / 90e9, 1e-9,
+		       "TP 8 on nodes of 6: the ring at the 2-GPU share's NICs");
+		/* DP across 3 nodes of 8 with 20 GPUs (TP 4 x DP 5, the
+		 * launcher's 2 + 2 + 1 above; 4 DP groups a node): priced on
+		 * the node of 1, min(8 NICs / 4 groups, 1 GPU x 1 NIC) = 1
+		 * NIC, 45 GB/s, no NVLink hop priced (1 a node): ring
+		 * all-reduce bw_time = S x 2 x 4/5 / 45e9.  Equal shares
+		 * placed it on 5 nodes of the job's 3 (refused). */
+		k = key(4, 1, 5, 1, 1, 8);
+		MUST(layout_fill_place(&k, h, &e));
+		place_is(&h[GP_GRP_DP], 5, 3, 1, 4,
+			 "20 GPUs: DP 5 on 3 nodes, 1 on the poorest");
+		t = dgx(3);
+		MUST(comm_group_cost_algo(&t, GP_ALL_REDUCE, GP_ALGO_RING, S,
+					  &h[GP_GRP_DP], &r, &e));
+		ok(r.nodes == 3 && r.proto == GP_PROTO_SIMPLE,
+		   "20 GPUs: the DP ring crosses 3 nodes, Simple");
+		is_num(r.bw_time, S * 2 * 4 / 5 / 45e9, 1e-9,
+		       "20 GPUs: the DP ring at one NIC");
+		/* Its TP groups of 4 fit a node: on NVLink (1 node; node 2
+		 * holds ranks 16-19, one group, nodes 0 and 1 two). */
+		place_is(&h[GP_GRP_TP], 4, 1, 4, 2,
+			 "20 GPUs: TP 4 inside a node");
+		MUST(comm_group_cost(&t, GP_ALL_REDUCE, S, &h[GP_GRP_TP], &r,
+				     &e));
+		ok(r.nodes == 1, "20 GPUs: TP 4 stays on NVLink");
+		/* An NVLink domain of several hosts (GB200 NVL72): the
+		 * scheduler decides how many of the job's hosts a domain
+		 * holds, so the groups stay in equal shares.  144 GB200s,
+		 * TP 4 x DP 4 x PP 9 (above: the launcher's PP 5 + 4). */
+		k = key(4, 1, 4, 9, 1, 72);
+		k.domain = 1;
+		MUST(layout_fill_place(&k, h, &e));
+		MUST(layout_place_of(&k, g, &e));
+		for (i = 0, mono = 1; i < GP_GRP_COUNT; i++)
+			mono &= h[i].ranks == g[i].ranks &&
+				h[i].per_node == g[i].per_node &&
+				h[i].sharing == g[i].sharing &&
+				h[i].nodes == g[i].ranks / g[i].per_node;
+		ok(mono, "an NVL72 domain of hosts: equal shares");
+		ok(fill_place_agrees(8, 192) == 0,
+		   "8-GPU nodes: the priced groups are the launcher's");
+		ok(fill_place_agrees(6, 144) == 0,
+		   "6-GPU nodes: the priced groups are the launcher's");
+		ok(fill_place_agrees(4, 96) == 0,
+		   "4-GPU nodes: the priced groups are the launcher's");
+		ok(fill_place_agrees(72, 288) == 0,
+		   "72-GPU nodes: the priced groups are the launcher's");
 	}
 	return done();
 }

@@ -3,6 +3,7 @@
 use strict;
 use warnings;
 use Test::More;
+use JSON::PP qw(decode_json);
 require './tests/cli/lib.pl';
 
 my @job = ('llama3-8b', '--gpu', 'h100-sxm', '--gpus', '8', '--zero', '1',
@@ -541,17 +542,39 @@ like($eav, qr/async-tp-allreduce/, '--async-tp-allreduce=yes: refused, naming th
     like($e, qr/option '--power-limit' expects a number, got '5OO'/, 'the flag named');
 }
 
-# 20 GPUs on 8-GPU nodes: 3 nodes hold them, but the data-parallel group
-# of 20 is placed in equal shares (engine/layout.c in_node: the largest
-# divisor of 20 a node holds, 5), on 20 / 5 = 4 nodes.  Before, the
-# refusal said "20 gpus exceed the topology (3 nodes x 8 gpus)": a count
-# below the 24 GPUs of 3 nodes called too many.
+# 20 GPUs on 8-GPU nodes: the launcher fills 8 + 8 + 4 (engine/
+# layout_fill.c), and each group is priced where it sits.  Equal shares a
+# node (engine/layout.c in_node: the largest divisor of 20 a node holds,
+# 5) needed 4 nodes of the job's 3 and the job was refused.  DP 20 at
+# stride 1: ranks 0-7, 8-15, 16-19, 3 nodes, 4 on the last.  TP 4 x DP 5:
+# the DP group of TP rank 0 is ranks 0, 4, 8, 12, 16 on nodes 0, 0, 1, 1,
+# 2 (2 + 2 + 1), and the 4 DP groups each have ranks on every node.
 {
-    my ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20', '--zero', '3');
-    is($c20, 1, '20 GPUs on 8-GPU nodes: refused');
-    like($e20, qr/a group of 20 GPUs, placed in equal shares of 5 a node, needs 4 nodes: that exceeds the job's 3 nodes of 8 \(give a GPU count whose groups fill whole nodes: a multiple of 8\)/,
-         'and says why: equal shares need 4 nodes');
-    unlike($e20, qr/20 gpus exceed the topology/, 'not "20 gpus exceed the topology"');
+    my ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20',
+                                   '--zero', '3', '--format', 'json');
+    is($c20, 0, '20 GPUs on 8-GPU nodes: priced') or diag $e20;
+    my $g = decode_json($o20)->{groups}{dp};
+    is_deeply($g, { ranks => 20, nodes => 3, per_node => 4, sharing => 1 },
+              'DP 20: 8 + 8 + 4 on 3 nodes, 4 on the poorest');
+    ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '20',
+                                '--tp', '4', '--format', 'json');
+    is($c20, 0, 'TP 4 x DP 5 on 20 GPUs: priced') or diag $e20;
+    my $r = decode_json($o20);
+    is_deeply($r->{groups}{dp}, { ranks => 5, nodes => 3, per_node => 1, sharing => 4 },
+              'DP 5: 2 + 2 + 1 on 3 nodes, 4 groups a node');
+    is_deeply($r->{groups}{tp}, { ranks => 4, nodes => 1, per_node => 4, sharing => 2 },
+              'TP 4: inside a node');
+    # TP 8 on nodes of 6 (48 GPUs): group 0 is ranks 0-5 + 6-7, group 1
+    # 8-11 + 12-15, group 2 16-17 + 18-23: 2 nodes each, 2 ranks on the
+    # poorer one, 2 groups on nodes 1 and 2; the warning says "at least".
+    ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '48',
+                                '--tp', '8', '--gpus-per-node', '6', '--format', 'json');
+    is($c20, 0, 'TP 8 on nodes of 6: priced') or diag $e20;
+    is_deeply(decode_json($o20)->{groups}{tp}, { ranks => 8, nodes => 2, per_node => 2, sharing => 2 },
+              'TP 8 on nodes of 6: 6 + 2, 4 + 4, 2 + 6');
+    ($c20, $o20, $e20) = run_gp('train', 'llama3-8b', '--gpu', 'h100-sxm', '--gpus', '48',
+                                '--tp', '8', '--gpus-per-node', '6');
+    like($o20, qr/tp 8 spans 2 nodes, at least 2 ranks on each/, 'the warning: uneven shares');
 }
 
 # --precision fp32 (the help lists it) was refused on every card as

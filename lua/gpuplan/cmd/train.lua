@@ -115,7 +115,9 @@ function C.run(opts, args)
     local wl = memory.warning_line(r.warnings, {
       zero = r.zero, hsdp = r.hsdp, tp = r.tp, ep = r.ep, pp = r.pp,
       tp_per_node = r.groups.tp and r.groups.tp.per_node,
-      ep_per_node = r.groups.ep and r.groups.ep.per_node })
+      tp_nodes = r.groups.tp and r.groups.tp.nodes,
+      ep_per_node = r.groups.ep and r.groups.ep.per_node,
+      ep_nodes = r.groups.ep and r.groups.ep.nodes })
     if wl then io.write(wl, "\n") end
     local note = ranges.note(r)
     if note then io.write("ranges: ", note, "\n") end
