@@ -239,7 +239,7 @@ int main(void)
 	double S = GiB, want;
 	int i, mono;
 
-	plan(72);
+	plan(73);
 
 	/* --- layout_check ------------------------------------------------ */
 	y = lay(8, 1, 8, 1);
@@ -550,6 +550,31 @@ int main(void)
 				h[i].sharing == g[i].sharing &&
 				h[i].nodes == g[i].ranks / g[i].per_node;
 		ok(mono, "an NVL72 domain of hosts: equal shares");
+		/* comm_cost (gpuplan comm, serving's and infer's collectives
+		 * on n consecutive ranks) places as the launcher does: for
+		 * a job of one TP group of n, its nodes and poorest share are
+		 * layout_fill_place's, and so is its price. */
+		for (i = 1, mono = 1; i <= 40; i++) {
+			int G;
+
+			for (G = 4; G <= 8; G += 2) {
+				gp_comm_result a, b;
+
+				t6 = dgx(10);
+				t6.gpus_per_node = G;
+				t6.nics = G;
+				k = key(i, 1, 1, 1, 1, G);
+				if (layout_fill_place(&k, h, &e) ||
+				    comm_cost(&t6, GP_ALL_REDUCE, S, i, &a, &e) ||
+				    comm_group_cost(&t6, GP_ALL_REDUCE, S,
+						    &h[GP_GRP_TP], &b, &e) ||
+				    a.nodes != h[GP_GRP_TP].nodes ||
+				    a.ppn != h[GP_GRP_TP].per_node ||
+				    a.time != b.time)
+					mono = 0;
+			}
+		}
+		ok(mono, "comm_cost of n ranks: the launcher's placement");
 		ok(fill_place_agrees(8, 192) == 0,
 		   "8-GPU nodes: the priced groups are the launcher's");
 		ok(fill_place_agrees(6, 144) == 0,
