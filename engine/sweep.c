@@ -396,15 +396,18 @@ static inline int ok_etp(const sweep_iter *it, int lv)
 }
 
 /* Do the split's groups fit the job's nodes as the step places them
- * (layout_fill_place, the launcher's placement)?  Ranks fill nodes of G
+ * (layout_fill_place)?  On nodes that are hosts the launcher fills them
  * in the rank order, the last node partial, so every group lies within
  * the job's ceil(N / G) nodes: a 20-GPU job of TP1 PP5 DP4 on 8-GPU
  * nodes puts each PP group 2 + 2 + 1 on 3 nodes, priced on the node of 1
- * (comm.h gp_group).  The check stays as a guard: a split whose group
- * would need more nodes than the job's is not a layout of this GPU
- * count, skipped (counted in unplaced).  The job's nodes are
- * train_prep.c place_job's: the system's, or as many as the GPUs
- * need. */
+ * (comm.h gp_group).  On NVLink domains of several hosts (it->domain)
+ * the groups keep equal shares a domain, and a group whose stride does
+ * not divide the domain takes one rank a domain: 144 GB200s with a PP 9
+ * group at stride 16 needs 3 domains of the job's 2.  Such a split is
+ * not a layout of this GPU count, as one whose degrees do not divide it
+ * is not: skipped (counted in unplaced), so that the counts' other
+ * splits are still searched.  The job's nodes are train_prep.c
+ * place_job's: the system's, or as many as the GPUs need. */
 static int places(sweep_iter *it, int ep, int etp)
 {
 	const int *v = it->cur;
