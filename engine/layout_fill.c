@@ -139,10 +139,16 @@ int layout_fill_of(const gp_place_key *k, gp_fill out[GP_GRP_COUNT],
 
 /* ---- the groups the collectives are priced on ---------------------- */
 
-/* 1 when a and G divide one another. */
+/* 1 when a and G divide one another (whole counts up to the job's GPUs,
+ * which layout_check holds to 2^24: integer remainders, cheaper than
+ * fmod on the sweep's path). */
 static int nests(double a, double G)
 {
-	return fmod(a, G) == 0 || fmod(G, a) == 0;
+	long long x = (long long)a, g = (long long)G;
+
+	if (x < 1 || (double)x != a)
+		return 0;
+	return x % g == 0 || g % x == 0;
 }
 
 /* 1 when the launcher's shares are equal for every kind and within the
@@ -163,7 +169,7 @@ static int fill_equal(const gp_place_key *k)
 	s = layout_rank_strides(k, size, stride);
 	if (s <= G)
 		return 1;
-	if (fmod(s, G) != 0)
+	if ((long long)s % (long long)G != 0)
 		return 0;
 	for (d = 0; d < GP_DIM_COUNT; d++)
 		if (!nests(stride[d], G) || !nests(stride[d] * size[d], G))
