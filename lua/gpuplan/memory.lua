@@ -1286,7 +1286,7 @@ local function rl_memory(o, p)
     ro.colocated, ro.gpus, ro.rollout_gpus = nil, 2 * p.gpus, p.gpus
   end
   local ok, r = pcall(require("gpuplan.rl").rl, ro)
-  if not ok then error((tostring(r):gsub("^rl: ", "memory: ")), 0) end
+  if not ok then error((require("gpuplan.cli").clean(r):gsub("^rl: ", "memory: ")), 0) end
   local worst
   for _, st in ipairs { "rollout", "forward", "update" } do
     local m = r.memory[st]

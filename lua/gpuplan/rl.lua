@@ -1883,4 +1883,11 @@ function M.compare(o)
            speedup = math.max(r1.step_s, r2.step_s) / math.min(r1.step_s, r2.step_s) }
 end
 
+-- The API functions name the line of the script that called them, as
+-- gp.train's and gp.infer's do, under pcall too: their error(msg, 2)
+-- named pcall's caller only when called directly, and under pcall no
+-- line at all (the module's other functions are the planners' helpers).
+local args = require "gpuplan.args"
+for _, k in ipairs { "rl", "rl_job", "compare" } do M[k] = args.api(M[k]) end
+
 return M
