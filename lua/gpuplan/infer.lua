@@ -786,7 +786,9 @@ function M.setup(a)
   -- The board's power limit (the job's, else the card's default): the
   -- tensor-bound ops at the clock it leaves (roofline.lua clock_at).
   local okd, d, clock, limit = pcall(roofline.device, g, cat, nil, a.power_limit)
-  if not okd then error("infer: " .. tostring(d), 3) end
+  -- roofline.device is an API function: its error already names the
+  -- script's line, which "infer: " would put in the middle
+  if not okd then error("infer: " .. tostring(d):gsub("^[^%s:]+:%d+: ", "", 1), 3) end
   bool_arg(a, "flash")
   bool_arg(a, "offload")
   local defaults = {}
