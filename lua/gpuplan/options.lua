@@ -2130,6 +2130,12 @@ end
 -- bound that depends on the job).
 function M.check(name, v, cmd, shown_name)
   local d = BY[name]
+  -- The catalog a script passes: anything else failed inside the planner
+  -- as a Lua error ("attempt to index a number value (local 'cat')").
+  if (name == "cat" or name == "catalog") and not M.is_catalog(v) then
+    return nil, string.format("%s must be a catalog, as gp.catalog() returns (got %s)",
+      shown_name or name, shown(v))
+  end
   local range = d and KIND_RANGE[d.kind]
   local variant = d and cmd and d.variants and d.variants[cmd]
   -- An enum that declares its values: one of them.
@@ -2398,6 +2404,11 @@ function M.resolve(cmd, o, who, level, noun, also)
     return v
   end
   return r
+end
+
+-- Whether v is a catalog (gp.catalog's): a table with the catalog's methods.
+function M.is_catalog(v)
+  return type(v) == "table" and type(v.get) == "function" and type(v.ids) == "function"
 end
 
 -- Did-you-mean ----------------------------------------------------------

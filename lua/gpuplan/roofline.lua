@@ -234,6 +234,10 @@ function M.roofline(a)
     error("roofline: infer must be a table of gp.infer arguments, with model", 2)
   end
   local cat = a.cat or a.catalog
+  if cat ~= nil and not require("gpuplan.options").is_catalog(cat) then
+    error("roofline: " .. (a.cat and "cat" or "catalog") .. " must be a catalog, as "
+      .. "gp.catalog() returns (got " .. require("gpuplan.args").shown(cat) .. ")", 2)
+  end
   local d = M.device(a.gpu, cat)
   local r = { device = d, ridges = {} }
   for _, p in ipairs(M.precisions) do

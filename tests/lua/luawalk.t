@@ -48,4 +48,27 @@ end
 local noarch = { id = "my-gpu", memory = 80 * 2 ^ 30, mem_bw = 3.35e12, peak = { bf16 = 989e12 },
   scaleup = { domain = 8, fabric = "nvlink4" } }
 check(function() gp.infer { model = "llama3-8b", gpu = noarch } end, "infer: gpu 'my-gpu': no achievable fractions", "infer: a user GPU without an arch, one position")
+
+-- 3. cat that is not a catalog: every planner raised a Lua error from
+-- inside gpuplan ("attempt to index a number value (local 'cat')",
+-- "attempt to call a nil value (method 'get')").
+local L8 = { model = "llama3-8b", gpu = H, gpus = 8 }
+local function with(o, k, v) local c = {} for a, b in pairs(o) do c[a] = b end c[k] = v return c end
+check(function() gp.train(with(L8, "cat", 5)) end, "train: cat must be a catalog, as gp.catalog() returns (got 5)", "train: cat = 5")
+check(function() gp.memory(with(L8, "cat", {})) end, "memory: cat must be a catalog, as gp.catalog() returns (got a table)", "memory: cat = {}")
+check(function() gp.infer(with(L8, "cat", "x")) end, "infer: cat must be a catalog, as gp.catalog() returns (got string 'x')", "infer: cat = 'x'")
+check(function() gp.sweep(with(L8, "cat", 5)) end, "sweep: cat must be a catalog", "sweep: cat = 5")
+check(function() gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 8, cat = 5 } end, "rl: cat must be a catalog", "rl: cat = 5")
+check(function() gp.comm { gpu = H, bytes = 1e6, cat = 5 } end, "comm: cat must be a catalog", "comm: cat = 5")
+check(function() gp.comm { gpu = H, bytes = 1e6, catalog = {} } end, "comm: catalog must be a catalog", "comm: catalog = {}")
+check(function() gp.roofline { gpu = H, cat = 5 } end, "roofline: cat must be a catalog", "roofline: cat = 5")
+t.ok(pcall(gp.train, with(L8, "cat", gp.catalog())), "... and gp.catalog() itself is taken")
+
+-- 4. gp.comm's algo as a table was quoted by its address ("unknown algo
+-- 'table: 0x55...'"); a topology table's misspelt field was named with
+-- no suggestion, where every other table's names the nearest.
+check(function() gp.comm { gpu = H, bytes = 1e6, algo = {} } end, "comm: algo must be a string (got a table) (one of ring, tree", "comm: algo = {}")
+check(function() gp.comm { gpu = H, bytes = 1e6, algo = "rng" } end, "comm: unknown algo 'rng' (one of ring", "comm: algo misspelt")
+check(function() gp.comm { bytes = 1e6, topology = { gpus_per_node = 8, nodes = 1, up_kind = "nvlink", up_bww = 450e9, up_latency = 1e-6 } } end, "comm: unknown topology field 'up_bww' (did you mean 'up_bw'?)", "comm: a topology's misspelt field is suggested")
+
 t.done_testing()
