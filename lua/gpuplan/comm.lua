@@ -119,7 +119,13 @@ local function apply_overrides(t, o, strict)
       end
       t[k] = v
     elseif strict then
-      error("comm: unknown topology field '" .. tostring(k) .. "'", 3)
+      -- the nearest field named, as every other table's misspelt key is
+      local names = {}
+      for n in pairs(topo_fields) do names[#names + 1] = n end
+      table.sort(names)
+      local near = type(k) == "string" and require("gpuplan.args").nearest(k, names)
+      error("comm: unknown topology field '" .. tostring(k) .. "'"
+        .. (near and " (did you mean '" .. near .. "'?)" or ""), 3)
     end
   end
   return t
@@ -402,6 +408,12 @@ local function check_args(a, sweep)
     error(options.unknown_message("comm", bad, "comm", "argument",
       sweep and { "min", "max", "factor" } or nil), 3)
   end
+  for _, k in ipairs { "cat", "catalog" } do
+    if a[k] ~= nil then
+      local _, msg = options.check(k, a[k], "comm")
+      if msg then error("comm: " .. msg, 3) end
+    end
+  end
 end
 
 -- A count argument (an integer in 1..2^24, the engine's bound) or nil;
@@ -617,7 +629,9 @@ function M.comm(a)
     topo.nic_achievable = M.nic_achievable(topo.nic_bw, catalog(a.cat))
   end
   if a.algo ~= nil and not is_in(M.algos, a.algo) then
-    error("comm: unknown algo '" .. tostring(a.algo) .. "' (one of " .. table.concat(M.algos, ", ") .. ")", 2)
+    -- a table was quoted by its address ("unknown algo 'table: 0x55...'")
+    error("comm: " .. (type(a.algo) == "string" and "unknown algo '" .. a.algo .. "'"
+      or "algo must be a string (got " .. require("gpuplan.args").shown(a.algo) .. ")") .. " (one of " .. table.concat(M.algos, ", ") .. ")", 2)
   end
   local gpt = count_arg(a, "gpus_per_thread")
   if gpt and gpt > gpus then
