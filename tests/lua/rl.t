@@ -579,14 +579,17 @@ t.raises(function() gp.rl(copy(base, { rollout_memory = 1.5 })) end,
          "rl: rollout_memory must be a number in (0, 1] (got 1.5)", "rollout memory out of range", true)
 -- An error of a nested setup (the rollout engine's, the actor's) carries
 -- no position in its middle: neither gpuplan's nor this script's line that
--- the inner error level pointed at ("rl: rollout: <script>:N: infer: ...").
+-- the inner error level pointed at ("rl: rollout: <script>:N: infer: ...");
+-- its one position is in front, the line of this script's pcall, as
+-- gp.train's and gp.infer's are.
 do
-  local _, e = pcall(gp.rl, copy(base, { kv = "xx" }))
-  t.is(e, "rl: rollout: unknown kv dtype 'xx' (bf16, fp16, fp8, int8, fp4)",
-       "rollout's error without a position")
-  _, e = pcall(gp.rl, copy(base, { system = "nope" }))
-  t.is(e, "rl: unknown system 'nope' (see 'gpuplan catalog list systems')",
-       "actor's error without a position")
+  local src = debug.getinfo(1, "S").short_src
+  local _, e = pcall(gp.rl, copy(base, { kv = "xx" })); local line = debug.getinfo(1, "l").currentline
+  t.is(e, src .. ":" .. line .. ": rl: rollout: unknown kv dtype 'xx' (bf16, fp16, fp8, int8, fp4)",
+       "rollout's error without a position in its middle")
+  _, e = pcall(gp.rl, copy(base, { system = "nope" })); line = debug.getinfo(1, "l").currentline
+  t.is(e, src .. ":" .. line .. ": rl: unknown system 'nope' (see 'gpuplan catalog list systems')",
+       "actor's error without a position in its middle")
 end
 
 -- --- multimodal media -------------------------------------------------
