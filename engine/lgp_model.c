@@ -734,10 +734,10 @@ int lgp_roof_op(lua_State *L)
 
 	lgp_todevice(L, 1, &d);
 	luaL_checktype(L, 2, LUA_TTABLE);
-	lgp_forget(L, 2);
 	memset(&in, 0, sizeof in);
-	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS);
-	lgp_strict(L, 2, 2, "op");
+	/* strict while reading: a misspelt key (flops) is named before
+	 * the field it stands for is missed ("op.flop is required") */
+	lgp_read(L, 2, 0, &roof_op_desc, &in, LGP_DEFAULTS | LGP_STRICT);
 	in.op.name = "op";
 	if (roof_op_time(&d, &in.op, in.graphs, &r, &err) != GP_OK)
 		return luaL_error(L, "%s", err.msg);

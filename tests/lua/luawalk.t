@@ -71,4 +71,14 @@ check(function() gp.comm { gpu = H, bytes = 1e6, algo = {} } end, "comm: algo mu
 check(function() gp.comm { gpu = H, bytes = 1e6, algo = "rng" } end, "comm: unknown algo 'rng' (one of ring", "comm: algo misspelt")
 check(function() gp.comm { bytes = 1e6, topology = { gpus_per_node = 8, nodes = 1, up_kind = "nvlink", up_bww = 450e9, up_latency = 1e-6 } } end, "comm: unknown topology field 'up_bww' (did you mean 'up_bw'?)", "comm: a topology's misspelt field is suggested")
 
+-- 5. gp.roofline's op with a misspelt key: "op.flop is required", which
+-- does not name the key the user wrote (flops); now the read is strict.
+check(function() gp.roofline { gpu = H, op = { flops = 1e9, bytes = 1e6 } } end, "roofline: op: unknown field 'flops' (did you mean 'flop'?)", "roofline: op's misspelt key named")
+check(function() gp.roofline { gpu = H, op = { flop = 1e9, bytes = 1e6, counts = 2 } } end, "roofline: op: unknown field 'counts' (did you mean 'count'?)", "roofline: op's misspelt optional key is not ignored")
+check(function() gp.roofline { gpu = H, op = { bytes = 1e6 } } end, "roofline: op.flop is required", "roofline: op without flop")
+do
+  local r = gp.roofline { gpu = H, op = { flop = 1e12, bytes = 1e9, count = 2 } }
+  t.ok(r.op.time > 0 and r.op.time < math.huge, "... and a good op is priced")
+end
+
 t.done_testing()
