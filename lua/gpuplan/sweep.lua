@@ -685,9 +685,14 @@ local function space_of(a, job, counts, policy)
   each("micro_batch", function(x) local m = math.tointeger(x); return m and m >= 1
     and m <= options.COUNT_MAX end, "a whole number 1..16777216")
   each("sp", function(x) return type(x) == "boolean" end, "true or false")
-  if math.type(space.top) ~= "integer" or space.top < 1 or space.top > 100000 then
+  -- a whole number is a count however Lua holds it (top = 2.0, as gpus =
+  -- 8.0 is taken): 2.0 was refused as "must be an integer (got 2.0)"
+  local top = math.tointeger(space.top)
+  if not top or top < 1 or top > 100000 then
     fail("sweep: top must be an integer 1..100000 (got %s)", args.shown(a.top))
   end
+  space.top = top
+  if a.top ~= nil then a.top = top end
   -- Each split's bound: a whole number 1..2^24 (GP_COUNT_MAX); the engine
   -- clamps it to what the model, the node and the counts allow.
   for _, d in ipairs(core().SWEEP_DIMS) do

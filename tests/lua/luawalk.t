@@ -81,4 +81,16 @@ do
   t.ok(r.op.time > 0 and r.op.time < math.huge, "... and a good op is priced")
 end
 
+-- 6. gp.sweep's top = 2.0 was refused ("top must be an integer 1..100000
+-- (got 2.0)") while gpus = 8.0 is taken: a whole number is a count
+-- however Lua holds it.  top = 2.5 stays refused.
+do
+  local a = gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, top = 2 }
+  local b = gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, top = 2.0 }
+  t.is(#b.results, #a.results, "sweep: top = 2.0 keeps as many rows as top = 2")
+  t.is(#b.results, 2, "... two")
+  t.is(b.results[1].step_s, a.results[1].step_s, "... the same best layout")
+end
+check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, top = 2.5 } end, "sweep: top must be an integer 1..100000 (got 2.5)", "sweep: top = 2.5 refused")
+
 t.done_testing()
