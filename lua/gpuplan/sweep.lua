@@ -1108,6 +1108,10 @@ for name, key in pairs { cheapest = "cost", fastest = "time", fewest_gpus = "gpu
                          best_per_dollar = "per_dollar" } do
   M.policy[name] = function(t)
     t = policy_keys(t, "policy." .. name)
+    -- checked here, once, as policy.monthly's budget is: a NaN deadline
+    -- or a budget of {} was taken and refused (or not) only by the search
+    if t.deadline ~= nil then M.duration(t.deadline, "policy." .. name .. ": deadline") end
+    if t.budget ~= nil then M.money(t.budget, "policy." .. name .. ": budget", "USD") end
     return { key = key, deadline = t.deadline, budget = t.budget }
   end
 end

@@ -93,4 +93,14 @@ do
 end
 check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, top = 2.5 } end, "sweep: top must be an integer 1..100000 (got 2.5)", "sweep: top = 2.5 refused")
 
+-- 7. A ranking policy's deadline and budget are checked when it is made,
+-- as policy.monthly's budget is: policy.cheapest{deadline = 0/0} and
+-- policy.fastest{budget = "abc"} (or {}) were taken, and refused (or
+-- not) only inside the search, without the policy's name.
+check(function() gp.policy.cheapest { deadline = 0 / 0 } end, "policy.cheapest: deadline must be a positive duration", "policy.cheapest: NaN deadline, when made")
+check(function() gp.policy.fastest { budget = "abc" } end, "policy.fastest: budget 'abc': expected an amount like $50k", "policy.fastest: budget 'abc', when made")
+check(function() gp.policy.fewest_gpus { budget = {} } end, "policy.fewest_gpus: budget must be an amount like '$50k' (got table)", "policy.fewest_gpus: budget {}, when made")
+check(function() gp.policy.best_per_dollar { deadline = "3 days" } end, "policy.best_per_dollar: deadline '3 days': expected a duration like 30d", "policy.best_per_dollar: deadline '3 days', when made")
+t.ok(pcall(gp.policy.cheapest, { deadline = "30d", budget = "$50k" }), "... and good ones are made")
+
 t.done_testing()
