@@ -15,9 +15,22 @@ local units = require "gpuplan.units"
 local report = require "gpuplan.report"
 local catalog = require "gpuplan.catalog"
 
+-- The API's module tables (gpuplan.api MODULES: gp.units, gp.prices,
+-- gp.policy ...) are copies whose functions name the script's line, as
+-- the planners do (gpuplan.args api).  The modules themselves stay
+-- unwrapped for gpuplan's own callers.  gp.units.fmt("x") named
+-- units.lua:266, and gp.prices' and gp.vlm's errors under pcall no line.
+local MODULES = {}
+for _, m in ipairs(require("gpuplan.api").MODULES) do MODULES[m[1]:match("^gp%.(.+)$")] = true end
+local function api_copy(v)
+  local w = {}
+  for name, f in pairs(v) do w[name] = f end
+  return require("gpuplan.args").api_module(w)
+end
+
 local gp = {
   version = config.version,
-  units = units,
+  units = api_copy(units),
   KB = units.KB, MB = units.MB, GB = units.GB, TB = units.TB,
   KiB = units.KiB, MiB = units.MiB, GiB = units.GiB, TiB = units.TiB,
 }
@@ -140,6 +153,7 @@ return setmetatable(gp, {
     end
     local v = mod
     if type(mod) == "table" and mod[k] ~= nil then v = mod[k] end
+    if MODULES[k] and type(v) == "table" then v = api_copy(v) end
     rawset(t, k, v)
     return v
   end,

@@ -103,4 +103,21 @@ check(function() gp.policy.fewest_gpus { budget = {} } end, "policy.fewest_gpus:
 check(function() gp.policy.best_per_dollar { deadline = "3 days" } end, "policy.best_per_dollar: deadline '3 days': expected a duration like 30d", "policy.best_per_dollar: deadline '3 days', when made")
 t.ok(pcall(gp.policy.cheapest, { deadline = "30d", budget = "$50k" }), "... and good ones are made")
 
+-- 8. The API's module tables name the script's line as the planners do:
+-- gp.units.fmt_amount(5, -1) named units.lua:235, gp.units.fmt("x")
+-- units.lua:266; gp.prices', gp.vlm's and gp.policy.monthly's errors
+-- under pcall named no line at all.
+check(function() gp.units.fmt_amount(5, -1) end, "units.amount_fmt: min_dec must be a whole number of decimals >= 0 (got -1)", "units.fmt_amount: min_dec -1 names the script's line")
+check(function() gp.units.fmt("x", "bytes") end, "number expected, got string", "units.fmt of a string names the script's line")
+check(function() gp.units.fmt(5, "byts") end, "units.fmt: unknown kind 'byts'", "units.fmt: unknown kind")
+check(function() gp.vlm.tokens { model = "qwen2-vl-7b", images = 1.5 } end, "images must be a whole number >= 0 (got 1.5)", "vlm.tokens: 1.5 images")
+check(function() gp.validate.percentile({ 1, 2 }, 2) end, "validate.percentile: q must be a number in (0, 1] (got 2)", "validate.percentile: q 2")
+check(function() gp.policy.monthly {} end, "policy.monthly{budget = ...}: budget is required", "policy.monthly without a budget")
+do
+  local cat = gp.catalog()
+  local ok, e = pcall(gp.prices.rate, cat, "USD", "XYZ"); local line = debug.getinfo(1, "l").currentline
+  placed(ok, e, line, "prices.rate: no exchange rate in the catalog for string 'XYZ'", "prices.rate under pcall names the script's line")
+end
+t.is(gp.units.fmt_bytes(5e9, "GB"), "5GB", "... and a good call answers as before")
+
 t.done_testing()
