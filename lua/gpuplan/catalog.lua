@@ -224,6 +224,32 @@ function methods.get(cat, kind, id)
     require("gpuplan.units").oneline(tostring(id)), hint), 0)
 end
 
+-- A script's own entry of kind ctor ("gpu"), given as a table where an id
+-- goes (gp.train{gpu = {...}}): checked by the schema the catalog's
+-- constructor checks a file's with, and returned converted ("80GiB" in
+-- bytes).  A catalog entry (it carries _kind) is returned as it is.  An
+-- unchecked table was priced as given: a misspelt field (mem_bww) was
+-- ignored, a peak of "989TFLOPS" raised "attempt to compare number with
+-- string" and a scale-up domain of 0 "attempt to divide by zero" from
+-- inside gpuplan.
+function M.entry(ctor, v)
+  if type(v) ~= "table" or v._kind ~= nil then return v end
+  schema.si = true
+  local val, e = schema.check(v, schema[ctor])
+  schema.si = false
+  local id = type(v.id) == "string" and (" '" .. require("gpuplan.units").oneline(v.id) .. "'") or ""
+  -- the cross-field check a catalog's gpu gets (check_refs)
+  if val and ctor == "gpu" and val.usable_memory and val.usable_memory > val.memory then
+    val, e = nil, { path = "usable_memory", msg = "larger than memory" }
+  end
+  if val then
+    val._kind = ctor
+    return val
+  end
+  error(string.format("%s%s: %s%s (the fields of a catalog %s{...}: catalog/FORMAT.md)", ctor, id,
+    e.path ~= "" and ("field '" .. e.path .. "': ") or "", e.msg, ctor), 0)
+end
+
 -- Sorted ids of one table.
 function methods.ids(cat, kind)
   local out = {}

@@ -528,6 +528,10 @@ local function node_topology(a)
     local okg, g = pcall(cat.get, cat, "gpus", gpu)
     if not okg then error("comm: gpu: " .. tostring(g):gsub("^[^\n:]-:%d+: ", ""), 0) end
     gpu = g
+  else
+    local okg, g = pcall(require("gpuplan.catalog").entry, "gpu", gpu)
+    if not okg then error("comm: " .. tostring(g), 0) end
+    gpu = g
   end
   local spec = M.node_spec(nil, gpu, function() end, "comm")
   spec.scaleup, spec.gpu, spec.nodes = fab or spec.scaleup, gpu, 1

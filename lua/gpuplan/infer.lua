@@ -774,7 +774,8 @@ function M.setup(a)
   if a.model == nil then error("infer: model is required", 3) end
   if a.gpu == nil then error("infer: gpu is required", 3) end
   local model = type(a.model) == "table" and a.model or cat:get("models", a.model)
-  local g = type(a.gpu) == "table" and a.gpu or cat:get("gpus", a.gpu)
+  local g = type(a.gpu) == "table" and require("gpuplan.catalog").entry("gpu", a.gpu)
+    or cat:get("gpus", a.gpu)
   local sys = a.system and (type(a.system) == "table" and a.system or cat:get("systems", a.system))
   -- A system of another card: its host memory, NICs and NVLink domain
   -- priced this card's serving in silence ("--gpu h100-sxm --system

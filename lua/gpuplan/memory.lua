@@ -209,7 +209,10 @@ local function kv_elem(k)
 end
 
 local function get(cat_kind, v, cat)
-  if type(v) == "table" then return v end
+  -- a script's own gpu table is checked as a catalog file's gpu{} is
+  if type(v) == "table" then
+    return cat_kind == "gpu" and require("gpuplan.catalog").entry("gpu", v) or v
+  end
   if type(v) ~= "string" then fail("%s must be an id or a table", cat_kind) end
   cat = cat or require("gpuplan").catalog()
   return cat:get(cat_kind .. "s", v)

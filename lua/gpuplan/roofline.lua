@@ -87,7 +87,8 @@ end
 -- Returns the table, the clock share and the limit (W) it was priced at.
 function M.device(gpu, cat, attn_kernel, power_limit)
   cat = catalog(cat)
-  local g = type(gpu) == "table" and gpu or cat:get("gpus", gpu)
+  local g = type(gpu) == "table" and require("gpuplan.catalog").entry("gpu", gpu)
+    or cat:get("gpus", gpu)
   local arch = g.arch and cat.archs and cat.archs[g.arch] or {}
   local ach = g.achievable or arch.achievable
   if not ach or not ach.hbm then

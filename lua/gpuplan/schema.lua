@@ -31,6 +31,12 @@ local function show(v)
   return tostring(v)
 end
 
+-- The fields a script's own entry (M.si) may leave out: they describe
+-- the entry for its reader (a catalog file's are required so that every
+-- figure names where it comes from) and price nothing, as a script's
+-- model table needs no name or source.
+M.SI_OPTIONAL = { name = true, vendor = true, source = true, reason = true }
+
 -- Type constructors.  Each returns { check = function(v, path) -> v' }.
 local T = {}
 M.T = T
@@ -115,7 +121,18 @@ end
 function T.unit(kind, opts)
   opts = opts or {}
   return { name = kind, check = function(v, path)
-    local ok, r = pcall(units.parse, v, kind)
+    local ok, r
+    -- M.si (a script's own entry, catalog.entry): a number is the
+    -- quantity in SI units, as gpuplan's results and cat:get's entries
+    -- hold it; a catalog file's needs its unit
+    if M.si and type(v) == "number" then
+      if v ~= v or v == math.huge or v == -math.huge then
+        fail(path, "must be a finite number, got %s", show(v))
+      end
+      ok, r = true, v
+    else
+      ok, r = pcall(units.parse, v, kind)
+    end
     if not ok then fail(path, "%s", r) end
     local n = type(r) == "table" and r.amount or r
     if opts.positive ~= false and n <= 0 then fail(path, "must be positive, got %s", show(v)) end
@@ -178,6 +195,8 @@ function T.record(fields)
     for _, k in ipairs(keys) do
       if type(k) ~= "string" or not fields[k] then
         local sub = path == "" and k or path .. "." .. k
+        local near = require("gpuplan.args").nearest(k, names)
+        if near then fail(sub, "unknown field (did you mean '%s'?)", near) end
         fail(sub, "unknown field (known: %s)", table.concat(names, ", "))
       end
     end
@@ -185,7 +204,9 @@ function T.record(fields)
     for _, k in ipairs(names) do
       local spec, sub = fields[k], path == "" and k or path .. "." .. k
       if v[k] == nil then
-        if spec.required then fail(sub, "required field is missing") end
+        if spec.required and not (M.si and M.SI_OPTIONAL[k]) then
+          fail(sub, "required field is missing")
+        end
       else
         out[k] = spec.check(v[k], sub)
       end

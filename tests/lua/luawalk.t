@@ -43,9 +43,9 @@ do
   placed(ok, e, line, "rl: gpus must be a whole number", "rl_job under pcall names the script's line")
 end
 
--- 2. A user GPU table without an arch: gp.infer put the script's
+-- 2. A user GPU table of an unknown arch: gp.infer put the script's
 -- position in the middle of its message ("infer: x.lua:6: gpu ...").
-local noarch = { id = "my-gpu", memory = 80 * 2 ^ 30, mem_bw = 3.35e12, peak = { bf16 = 989e12 },
+local noarch = { id = "my-gpu", arch = "hoper", memory = 80 * 2 ^ 30, mem_bw = 3.35e12, peak = { bf16 = 989e12 },
   scaleup = { domain = 8, fabric = "nvlink4" } }
 check(function() gp.infer { model = "llama3-8b", gpu = noarch } end, "infer: gpu 'my-gpu': no achievable fractions", "infer: a user GPU without an arch, one position")
 
@@ -119,5 +119,44 @@ do
   placed(ok, e, line, "prices.rate: no exchange rate in the catalog for string 'XYZ'", "prices.rate under pcall names the script's line")
 end
 t.is(gp.units.fmt_bytes(5e9, "GB"), "5GB", "... and a good call answers as before")
+
+-- 9. A script's own GPU table (gpu = {...} where an id goes) was priced
+-- unchecked: a misspelt field (mem_bww) was ignored, peak.bf16 =
+-- "989TFLOPS" raised "attempt to compare number with string", a scale-up
+-- domain of 0 "attempt to divide by zero", and a usable_memory above the
+-- memory sized the KV cache.  It is checked by the catalog's gpu{}
+-- schema, numbers read as SI (as cat:get's entries hold them).
+local function mygpu(over)
+  local g = { id = "my-h100", arch = "hopper", memory = 80 * 2 ^ 30, mem_bw = 3.35e12,
+    peak = { bf16 = 989e12, fp16 = 989e12, fp8 = 1979e12 }, tdp = 700, sms = 132,
+    usable_memory = 79.1 * 2 ^ 30, scaleup = { domain = 8, fabric = "nvlink4" } }
+  for k, v in pairs(over or {}) do g[k] = v end
+  return g
+end
+check(function() gp.train { model = "llama3-8b", gpu = mygpu { mem_bww = 1 }, gpus = 8 } end, "gpu 'my-h100': field 'mem_bww': unknown field (did you mean 'mem_bw'?)", "train: a user GPU's misspelt field")
+check(function() gp.infer { model = "llama3-8b", gpu = mygpu { scaleup = { domain = 0, fabric = "nvlink4" } } } end, "gpu 'my-h100': field 'scaleup.domain': must be >= 1, got 0", "infer: a user GPU's scale-up domain 0")
+check(function() gp.rl { model = "qwen2.5-7b", gpu = mygpu { scaleup = { domain = 0, fabric = "nvlink4" } }, gpus = 8 } end, "rl: gpu 'my-h100': field 'scaleup.domain': must be >= 1, got 0", "rl: a user GPU's scale-up domain 0")
+check(function() gp.memory { model = "llama3-8b", gpu = mygpu { usable_memory = 100 * 2 ^ 30 } } end, "gpu 'my-h100': field 'usable_memory': larger than memory", "memory: a user GPU's usable memory above its memory")
+check(function() gp.roofline { gpu = mygpu { mem_bw = 0 / 0 } } end, "gpu 'my-h100': field 'mem_bw': must be a finite number, got nan", "roofline: a user GPU's NaN bandwidth")
+check(function() gp.comm { gpu = mygpu { memory = -1 }, bytes = 1e6 } end, "comm: gpu 'my-h100': field 'memory': must be positive, got -1", "comm: a user GPU's negative memory")
+do
+  local g = mygpu()
+  g.arch = nil
+  check(function() gp.train { model = "llama3-8b", gpu = g, gpus = 8 } end, "gpu 'my-h100': field 'arch': required field is missing", "train: a user GPU without arch")
+end
+-- The same card as the catalog's h100-sxm (its figures, in SI numbers or
+-- with their units) prices the same job the same: nothing is lost in the
+-- conversion.  Exact: the same inputs through the same arithmetic.
+do
+  local ref = gp.train { model = "llama3-8b", gpu = H, gpus = 8 }
+  local mine = gp.train { model = "llama3-8b", gpu = mygpu(), gpus = 8 }
+  local units = gp.train { model = "llama3-8b", gpu = mygpu { peak = { bf16 = "989TFLOPS", fp16 = "989TFLOPS", fp8 = "1979TFLOPS" }, memory = "80GiB", mem_bw = "3.35TB/s" }, gpus = 8 }
+  t.is(mine.step_s, ref.step_s, "train: a user table of h100-sxm's figures prices the catalog's step")
+  t.is(units.step_s, ref.step_s, "... and with units in strings")
+  local ri = gp.infer { model = "llama3-8b", gpu = H }
+  local mi = gp.infer { model = "llama3-8b", gpu = mygpu() }
+  t.is(mi.tokens_per_s, ri.tokens_per_s, "infer: the same tokens/s")
+  t.is(mi.batch, ri.batch, "infer: the same batch (the same usable memory)")
+end
 
 t.done_testing()
