@@ -265,6 +265,15 @@ end
 -- The GPU's achievable fractions: its own, else its arch's defaults.
 -- Returns the table and where it came from ("gpu" or "arch hopper").
 function methods.achievable(cat, gpu)
+  -- an id is the catalog's entry (the API reference's call,
+  -- cat:achievable(gpu), read "h100-sxm" as a table: "attempt to
+  -- concatenate a nil value (field 'arch')" from inside here)
+  if type(gpu) == "string" then gpu = methods.get(cat, "gpus", gpu) end
+  if type(gpu) ~= "table" then
+    error("achievable: gpu must be a GPU id or entry (got " .. require("gpuplan.args").shown(gpu)
+      .. ")", 2)
+  end
+  gpu = M.entry("gpu", gpu)
   if gpu.achievable then return gpu.achievable, "gpu" end
   local a = cat.archs[gpu.arch]
   return a and a.achievable, "arch " .. gpu.arch

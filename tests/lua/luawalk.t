@@ -159,4 +159,15 @@ do
   t.is(mi.batch, ri.batch, "infer: the same batch (the same usable memory)")
 end
 
+-- 10. cat:achievable(gpu) given an id (how a script names a card) raised
+-- "attempt to concatenate a nil value (field 'arch')" from catalog.lua.
+do
+  local cat = gp.catalog()
+  local a1, w1 = cat:achievable("h100-sxm")
+  local a2, w2 = cat:achievable(cat:get("gpus", "h100-sxm"))
+  t.ok(a1 == a2 and w1 == w2 and a1 ~= nil, "cat:achievable of an id is that of its entry")
+  check(function() cat:achievable("h10-sxm") end, "unknown gpu 'h10-sxm' (did you mean", "cat:achievable of an unknown id")
+  check(function() cat:achievable(5) end, "achievable: gpu must be a GPU id or entry (got 5)", "cat:achievable of a number")
+end
+
 t.done_testing()
