@@ -1109,9 +1109,13 @@ for name, key in pairs { cheapest = "cost", fastest = "time", fewest_gpus = "gpu
   M.policy[name] = function(t)
     t = policy_keys(t, "policy." .. name)
     -- checked here, once, as policy.monthly's budget is: a NaN deadline
-    -- or a budget of {} was taken and refused (or not) only by the search
+    -- or a budget of {} was taken and refused (or not) only by the search.
+    -- A budget string's currency is the job's catalog's to convert, so
+    -- its form is checked here and its currency by the search.
     if t.deadline ~= nil then M.duration(t.deadline, "policy." .. name .. ": deadline") end
-    if t.budget ~= nil then M.money(t.budget, "policy." .. name .. ": budget", "USD") end
+    if t.budget ~= nil and type(t.budget) ~= "string" then
+      M.money(t.budget, "policy." .. name .. ": budget", "USD")
+    end
     return { key = key, deadline = t.deadline, budget = t.budget }
   end
 end

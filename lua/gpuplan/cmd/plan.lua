@@ -186,6 +186,8 @@ function C.run(opts, args)
   if not POLICIES[pname] then
     error(cli.usage("plan: --policy must be fastest, cheapest, fewest-gpus or best-per-dollar"), 0)
   end
+  -- the deadline named as the option (the policy checks it as its own)
+  if opts.deadline then sweep.duration(opts.deadline, "deadline") end
   o.policy = sweep.policy[POLICIES[pname]] { deadline = opts.deadline, budget = opts.budget }
   o.deadline, o.budget = nil, nil
   o.top = math.max(opts.top or 5, 2)
@@ -289,7 +291,7 @@ local function card_columns(head, format)
         cols[#cols + 1] = { key = "currency", label = "currency",
                             fmt = function(v, row) return row.cost and v or "" end }
       else
-        cols[#cols + 1] = c
+        cols[#cols + 1] = { key = c.key, label = c.label, fmt = c.fmt }
       end
     end
   end
