@@ -62,6 +62,9 @@ function M.cheapest(cat, gpu, opts)
       .. require("gpuplan.args").shown(opts) .. ")", 2)
   end
   opts = opts or {}
+  -- a misspelt key (curency) priced in the catalog's currency in silence
+  require("gpuplan.args").check_keys(opts, { "currency", "market", "markets" },
+    "prices.cheapest: opts", 2, "key")
   local to = opts.currency or cat.settings.currency
   local best
   for _, id in ipairs(cat:ids("prices")) do
