@@ -359,6 +359,10 @@ local function check_args(rows, opts, who)
   if opts ~= nil and type(opts) ~= "table" then
     error(string.format("%s: opts must be a table (got %s)", who, shown(opts)), 3)
   end
+  -- a misspelt key (colums, kye, lable) was ignored: the table printed
+  -- every key, or a column headed "nil" with "-" in every row
+  local args = require "gpuplan.args"
+  if opts then args.check_keys(opts, { "columns", "format", "title" }, who .. ": opts", 3, "key") end
   if opts and opts.columns ~= nil then
     if type(opts.columns) ~= "table" then
       error(string.format("%s: opts.columns must be a list (got %s)", who,
@@ -368,6 +372,13 @@ local function check_args(rows, opts, who)
       if type(c) ~= "string" and type(c) ~= "table" then
         error(string.format("%s: column %d must be a key or {key = ..., label = ...} (got %s)",
           who, i, shown(c)), 3)
+      end
+      if type(c) == "table" then
+        args.check_keys(c, { "key", "label", "fmt", "align", "csv" },
+          string.format("%s: column %d", who, i), 3, "key")
+        if c.key == nil then
+          error(string.format("%s: column %d has no key", who, i), 3)
+        end
       end
     end
   end

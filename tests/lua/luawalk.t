@@ -95,10 +95,10 @@ check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, top = 2.5 } 
 
 -- 7. A ranking policy's deadline and budget are checked when it is made,
 -- as policy.monthly's budget is: policy.cheapest{deadline = 0/0} and
--- policy.fastest{budget = "abc"} (or {}) were taken, and refused (or
+-- policy.fastest{budget = -5} (or {}) were taken, and refused (or
 -- not) only inside the search, without the policy's name.
 check(function() gp.policy.cheapest { deadline = 0 / 0 } end, "policy.cheapest: deadline must be a positive duration", "policy.cheapest: NaN deadline, when made")
-check(function() gp.policy.fastest { budget = "abc" } end, "policy.fastest: budget 'abc': expected an amount like $50k", "policy.fastest: budget 'abc', when made")
+check(function() gp.policy.fastest { budget = -5 } end, "policy.fastest: budget must be a positive amount", "policy.fastest: budget -5, when made")
 check(function() gp.policy.fewest_gpus { budget = {} } end, "policy.fewest_gpus: budget must be an amount like '$50k' (got table)", "policy.fewest_gpus: budget {}, when made")
 check(function() gp.policy.best_per_dollar { deadline = "3 days" } end, "policy.best_per_dollar: deadline '3 days': expected a duration like 30d", "policy.best_per_dollar: deadline '3 days', when made")
 t.ok(pcall(gp.policy.cheapest, { deadline = "30d", budget = "$50k" }), "... and good ones are made")
@@ -169,5 +169,22 @@ do
   check(function() cat:achievable("h10-sxm") end, "unknown gpu 'h10-sxm' (did you mean", "cat:achievable of an unknown id")
   check(function() cat:achievable(5) end, "achievable: gpu must be a GPU id or entry (got 5)", "cat:achievable of a number")
 end
+
+-- 11. gp.prices.cheapest's misspelt option (curency) was ignored: the
+-- offer came in the catalog's currency, as if none was asked for.
+do
+  local cat = gp.catalog()
+  check(function() gp.prices.cheapest(cat, H, { curency = "CNY" }) end, "prices.cheapest: opts: unknown key 'curency' (did you mean 'currency'?)", "prices.cheapest: a misspelt option")
+  local q = gp.prices.cheapest(cat, H, { currency = "CNY" })
+  t.is(q and q.currency, "CNY", "... and currency = 'CNY' is priced in CNY")
+end
+
+-- 12. gp.report's and gp.render's misspelt keys were ignored: opts.colums
+-- printed every key of the rows, a column's kye a column headed "nil".
+check(function() gp.render({ { a = 1 } }, { colums = { "a" } }) end, "render: opts: unknown key 'colums' (did you mean 'columns'?)", "render: a misspelt opts key")
+check(function() gp.render({ { a = 1 } }, { columns = { { kye = "a" } } }) end, "render: column 1: unknown key 'kye' (did you mean 'key'?)", "render: a column's misspelt key")
+check(function() gp.render({ { a = 1 } }, { columns = { { label = "A" } } }) end, "render: column 1 has no key", "render: a column without a key")
+check(function() gp.report({ { a = 1 } }, { titel = "x" }) end, "report: opts: unknown key 'titel' (did you mean 'title'?)", "report: a misspelt title")
+t.is(gp.render({ { a = 1.5 } }, { columns = { { key = "a", label = "A", fmt = "%.2f" } }, format = "csv" }), "a\n1.50\n", "... and good columns render")
 
 t.done_testing()
