@@ -15,10 +15,13 @@ local argmod = require "gpuplan.args"
 local M = {}
 
 -- An error object for a usage problem: error(cli.usage("..."), 0) -> exit 2.
-function M.usage(msg) return { usage = true, msg = msg } end
+-- Both print as their message (a script that catches one with pcall and
+-- prints it read "table: 0x55..."); gpuplan's handler reads their fields.
+local ERROR = { __tostring = function(e) return tostring(e.msg) end }
+function M.usage(msg) return setmetatable({ usage = true, msg = msg }, ERROR) end
 
 -- An error object for a user-facing failure: exit 1, no traceback.
-function M.fail(msg) return { msg = msg } end
+function M.fail(msg) return setmetatable({ msg = msg }, ERROR) end
 
 local builtin = { "run", "catalog", "validate", "model", "fit", "infer", "plan",
                   "roofline", "comm", "train", "rl", "merge" }

@@ -187,4 +187,13 @@ check(function() gp.render({ { a = 1 } }, { columns = { { label = "A" } } }) end
 check(function() gp.report({ { a = 1 } }, { titel = "x" }) end, "report: opts: unknown key 'titel' (did you mean 'title'?)", "report: a misspelt title")
 t.is(gp.render({ { a = 1.5 } }, { columns = { { key = "a", label = "A", fmt = "%.2f" } }, format = "csv" }), "a\n1.50\n", "... and good columns render")
 
+-- 13. gp.options' usage error caught by pcall printed as "table: 0x55...":
+-- the error object (cli.usage, cli.fail) now prints as its message, and
+-- gpuplan's own handler still reads its fields.
+do
+  local ok, e = pcall(gp.options, { n = { "a count", 1 } }, { "--n", "abc" })
+  t.ok(not ok and type(e) == "table" and e.usage == true, "gp.options: a bad argument is a usage error")
+  t.is(tostring(e), "script: option '--n' expects an integer, got 'abc'", "... that prints as its message")
+end
+
 t.done_testing()
