@@ -1142,6 +1142,17 @@ function M.param_tensors(model)
   return n
 end
 
+-- The refusal of an engine of `gpus` GPUs past a node without NICs, naming
+-- the node and what to give, as the actor's (gpuplan.train) and gp.infer's
+-- are (comm.no_nics): "the system has no NICs" named neither.
+local function no_nics(o, s, gpus, who)
+  local comm, train = require "gpuplan.comm", require "gpuplan.train"
+  local sys = o.system ~= nil and s.cat:get("systems", o.system) or train.default_node(s.gpu, s.cat)
+  local spec = comm.node_spec(sys, s.gpu, function() end, "rl", o)
+  return comm.no_nics(spec, gpus, who, s.cat)
+    or string.format("%s spans nodes, but the node has no NICs", who)
+end
+
 local function rollout_setup(o, s, tp, dflt, hybrid)
   local gpu, model = s.gpu, s.model
   local rtp = posint("rollout_tp", o.rollout_tp) or tp
@@ -1271,8 +1282,8 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
         .. "whole nodes (a multiple of %d)", rtp, rpp, rtp * rpp, G, G)
     end
     if (s.topo.nics or 0) == 0 then
-      fail("rl: rollout_tp %d x rollout_pp %d spans %d nodes, but the system has no NICs", rtp,
-        rpp, rtp * rpp // G)
+      fail("%s", no_nics(o, s, rtp * rpp,
+        string.format("rl: the rollout engine (rollout_tp %d x rollout_pp %d)", rtp, rpp)))
     end
     rc.p2p_bw = s.topo.nic_bw * (s.topo.nic_achievable or 1)
   end
@@ -1282,7 +1293,7 @@ local function rollout_setup(o, s, tp, dflt, hybrid)
         .. "of %d)", rtp, G, G)
     end
     if (s.topo.nics or 0) == 0 then
-      fail("rl: rollout_tp %d spans %d nodes, but the system has no NICs", rtp, rtp // G)
+      fail("%s", no_nics(o, s, rtp, string.format("rl: the rollout engine (rollout_tp %d)", rtp)))
     end
     local t = {}
     for k, v in pairs(s.topo) do t[k] = v end

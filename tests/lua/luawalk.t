@@ -196,4 +196,10 @@ do
   t.is(tostring(e), "script: option '--n' expects an integer, got 'abc'", "... that prints as its message")
 end
 
+-- 14. gp.rl's rollout engine past a node without NICs said "rollout_tp 16
+-- spans 2 nodes, but the system has no NICs": neither which node nor
+-- what to give, where the actor's and gp.infer's refusals name both.
+check(function() gp.rl { model = "qwen2.5-7b", gpu = "rtx-4090", gpus = 8, rollout_tp = 16 } end, "rl: the rollout engine (rollout_tp 16): 16 GPUs span 2 nodes of 8, but system 'pcie-8x-4090' has no NICs: give nics = N and nic_fabric = ID (scale-out fabrics: ", "rl: a rollout TP past a NIC-less node names the node and the fix")
+t.ok(pcall(gp.rl, { model = "qwen2.5-7b", gpu = "rtx-4090", gpus = 16, rollout_tp = 16, nics = 8, nic_fabric = "roce-100" }), "... and with the NICs it names, it runs")
+
 t.done_testing()
