@@ -977,6 +977,17 @@ local function actor_setup(o, method, tgpus, seq, minib, defaults)
   end
   ot.method = method
   ot.gpus = tgpus
+  -- The trainer's sequence and mini-batch come from the RL options: past
+  -- the engine's bounds they are refused under the names the user gave
+  -- (train refused "seq ..." and "global_batch ...", options gp.rl takes
+  -- no seq and the user may not have given).
+  if seq > options.TOKENS_MAX then
+    fail("rl: prompt_len + response_len = %d tokens is past a sequence's %d", seq,
+      options.TOKENS_MAX)
+  end
+  if o.global_batch == nil and minib > options.COUNT_MAX then
+    fail("rl: prompts x group = %d samples is past a step's %d", minib, options.COUNT_MAX)
+  end
   ot.seq = seq
   ot.global_batch = minib
   local oks, s = pcall(train.setup, ot)

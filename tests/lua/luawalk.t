@@ -202,4 +202,13 @@ end
 check(function() gp.rl { model = "qwen2.5-7b", gpu = "rtx-4090", gpus = 8, rollout_tp = 16 } end, "rl: the rollout engine (rollout_tp 16): 16 GPUs span 2 nodes of 8, but system 'pcie-8x-4090' has no NICs: give nics = N and nic_fabric = ID (scale-out fabrics: ", "rl: a rollout TP past a NIC-less node names the node and the fix")
 t.ok(pcall(gp.rl, { model = "qwen2.5-7b", gpu = "rtx-4090", gpus = 16, rollout_tp = 16, nics = 8, nic_fabric = "roce-100" }), "... and with the NICs it names, it runs")
 
+-- 15. gp.rl's trainer sequence and mini-batch past the engine's bounds
+-- were refused as "seq must be ... (got 16778240)" and "global_batch must
+-- be ... (got 134217728)": options gp.rl takes no seq of, and a
+-- global_batch the user never gave.  They are named as given.
+-- 16777216 + the default 1024-token response = 16778240 > 2^24.
+check(function() gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 8, prompt_len = 16777216 } end, "rl: prompt_len + response_len = 16778240 tokens is past a sequence's 16777216", "rl: a prompt past the sequence bound named as the RL lengths")
+-- 16777216 prompts x the default group of 8 = 134217728 samples.
+check(function() gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 8, prompts = 16777216 } end, "rl: prompts x group = 134217728 samples is past a step's 16777216", "rl: samples past the count bound named as prompts x group")
+
 t.done_testing()
