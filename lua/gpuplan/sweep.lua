@@ -876,9 +876,13 @@ local function search_card(a, job, space, counts, policy, gi, gid,
         calling = nil
         unchanged("policy function")
         if score == nil then return false end
-        if type(score) ~= "number" or score ~= score then
-          error(string.format("policy must return a number or nil (got %s)",
-            score ~= score and "nan" or type(score)), 0)
+        -- an infinite score ranked, and came back as the row's
+        -- policy_score (null in JSON): nil is how a policy drops one
+        if type(score) ~= "number" or score ~= score or score == math.huge
+           or score == -math.huge then
+          error(string.format("policy must return a finite number or nil (got %s)",
+            type(score) ~= "number" and type(score) or score ~= score and "nan"
+              or tostring(score)), 0)
         end
         c.policy_score = score
         collected[#collected + 1] = c

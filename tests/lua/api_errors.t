@@ -150,9 +150,9 @@ check(function() gp.sweep(with { recompute = { "x" } }) end,
 check(function() gp.sweep(with { recompute = { "full", 3 } }) end,
   "sweep: recompute[2] must be none, selective, full or op (got a number)", "sweep: recompute {'full', 3}")
 check(function() gp.sweep(with { policy = function() return 0 / 0 end }) end,
-  "sweep: policy must return a number or nil (got nan)", "sweep: a NaN score")
+  "sweep: policy must return a finite number or nil (got nan)", "sweep: a NaN score")
 check(function() gp.sweep(with { policy = function() return "1" end }) end,
-  "sweep: policy must return a number or nil (got string)", "sweep: a string score")
+  "sweep: policy must return a finite number or nil (got string)", "sweep: a string score")
 check(function() gp.sweep(with { gpus = 1.5 }) end,
   "gpus[1] must be a whole number 1..16777216 (got 1.5)", "sweep: gpus 1.5")
 -- One rule with the CLI (`plan --gpus 1e6`): a float holding a whole

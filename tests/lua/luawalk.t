@@ -211,4 +211,11 @@ check(function() gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 8, prompt_len = 1
 -- 16777216 prompts x the default group of 8 = 134217728 samples.
 check(function() gp.rl { model = "qwen2.5-7b", gpu = H, gpus = 8, prompts = 16777216 } end, "rl: prompts x group = 134217728 samples is past a step's 16777216", "rl: samples past the count bound named as prompts x group")
 
+-- 16. A policy function's infinite score was ranked and came back as the
+-- row's policy_score, inf (null in JSON); nil is how a policy drops a
+-- candidate, and NaN was already refused.
+check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = false, policy = function() return math.huge end } end, "sweep: policy must return a finite number or nil (got inf)", "sweep: a policy's inf score")
+check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = false, policy = function() return -math.huge end } end, "sweep: policy must return a finite number or nil (got -inf)", "sweep: a policy's -inf score")
+check(function() gp.sweep { model = "llama3-8b", gpu = H, gpus = 8, progress = false, policy = function() return 0 / 0 end } end, "sweep: policy must return a finite number or nil (got nan)", "sweep: a policy's NaN score, spelt one way")
+
 t.done_testing()
